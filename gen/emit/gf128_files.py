@@ -56,12 +56,13 @@ def gcm_program(ctr_form, target):
     """GCM's stitched form of a kernel (gen/ir/stitch.py): its CTR counter form
     (params rk, in, out, src) with GHASH over one batch of `hashed` beside it,
     in steps of ghash.BLOCKS blocks (fewer for a smaller batch) chained in
-    registers; GHASH's y at GCM_Y_OFFSET in `in`, its table a parameter.  The
-    batch it hashes is the one it decrypts, or (encryption) the one the call
-    before encrypted."""
+    registers; GHASH's y at GCM_Y_OFFSET in `in`, in phi's byte order (the
+    mode layer reverses it once per call, not each batch twice), its table a
+    parameter.  The batch it hashes is the one it decrypts, or (encryption)
+    the one the call before encrypted."""
     batch = ctr_form.info["batch_blocks"]
     blocks = min(ghash.BLOCKS, batch)
-    side = ghash.update_program(target.bits, blocks, batch // blocks)
+    side = ghash.update_program(target.bits, blocks, batch // blocks, y_order="phi")
     return target.lower(stitch(ctr_form, side, f"{ctr_form.name}_gcm",
                                {"msg": "hashed", "y": ("in", GCM_Y_OFFSET)}))
 

@@ -14,7 +14,7 @@ its fused form from the same data flow as its plain one.
 from dataclasses import replace
 
 from .opcodes import MEMORY_READS
-from .program import Index, Loop, Op, Value
+from .program import Assign, Index, Loop, Op, Value
 
 SOURCE = "src"
 # CTR's counter blocks V + j for j below this differ from V only in the last
@@ -137,7 +137,11 @@ def counter_blocks(program, block_bytes, source="in"):
     into a byte mask and a third moves the new byte into place.  No branch and
     no compare: the counter is as secret as the key.  Blocks of 32 bytes take
     their high half from the pair and the carry from the low half, which every
-    lane reads.  Seven operations per register."""
+    lane reads.  Six operations per register (v + j0 is summed once, before
+    them).  Where the block only goes through a byte permutation (a table
+    lookup with a constant index: SM4's words to native order), the
+    permutation is folded into the pair and the tables that build it, so the
+    block is built already permuted and the lookup goes."""
     if block_bytes not in (16, 32):
         raise ValueError(f"counter blocks of {block_bytes} bytes: the IR builds 16- and 32-byte ones")
     if source not in program.params:
@@ -146,6 +150,7 @@ def counter_blocks(program, block_bytes, source="in"):
         raise ValueError(f"{program.name}: a batch of {program.info['batch_blocks']} blocks; the counters of one "
                          f"pass must lie in one group of {CTR_GROUP_BLOCKS}")
     group = _CounterGroup(program.bits, block_bytes, source, _Names(_names_in(program)))
+    group.find_permutations(program)
     body = group.rewrite(program.body)
     return replace(program, name=f"{program.name}_ctr", body=group.prologue + body,
                    info={**program.info, "input": "counter group"})
@@ -153,7 +158,7 @@ def counter_blocks(program, block_bytes, source="in"):
 
 class _CounterGroup:
     """The ops that build counter blocks: shared values first (the prologue),
-    then seven per loaded register."""
+    then six per loaded register."""
 
     def __init__(self, bits, block_bytes, source, fresh):
         self.bits, self.block_bytes, self.source, self.fresh = bits, block_bytes, source, fresh
@@ -162,9 +167,11 @@ class _CounterGroup:
         # v in byte 14, the low byte of the last 16-bit element, and 0 above it
         self.last = self.op("shr", (low,), "ctr_last", n=8, lane=16)
         first = self.memory("bcast8", 2 * block_bytes, "ctr_first")        # j0 in every byte
-        self.first = self.op("and", (first, self.const(_lanes(bits, lambda lane: _at(14, 0xFF)), "byte_14",
-                                                       "byte 14 of each lane: where v + j0 + k is summed")),
-                             "ctr_j0")
+        first = self.op("and", (first, self.const(_lanes(bits, lambda lane: _at(14, 0xFF)), "byte_14",
+                                                  "byte 14 of each lane: where v + j0 + k is summed")), "ctr_j0")
+        self.base = self.op("add", (self.last, first), "ctr_base", lane=16)  # v + j0, its carry in byte 15
+        self.permuted = {}  # load result name -> (the lookup it feeds, its constant index)
+        self.skipped = set()  # lookups whose permutation the counter blocks take
 
     # ---- building ops -------------------------------------------------------
     def op(self, opcode, args, hint, out=None, **attrs):
@@ -193,19 +200,40 @@ class _CounterGroup:
         return self.values[key]
 
     # ---- the rewrite -----------------------------------------------------------
+    def find_permutations(self, program):
+        """Notes each load from `source` whose one use is a lookup16 of it by
+        a constant index: the counter block is then built permuted."""
+        consts = {s.result.name: s.attrs["data"] for s in program.walk() if isinstance(s, Op) and s.opcode == "const"}
+        uses = {}
+        for stmt in program.walk():
+            args = stmt.args if isinstance(stmt, Op) else (stmt.value,) if isinstance(stmt, Assign) else ()
+            for arg in args:
+                if isinstance(arg, Value):
+                    uses.setdefault(arg.name, []).append(stmt)
+        for stmt in program.walk():
+            if not (isinstance(stmt, Op) and stmt.opcode == "load" and stmt.attrs["param"] == self.source):
+                continue
+            users = uses.get(stmt.result.name, [])
+            if len(users) == 1 and isinstance(users[0], Op) and users[0].opcode == "lookup16" \
+                    and users[0].args[0] == stmt.result and users[0].args[1].name in consts:
+                self.permuted[stmt.result.name] = (users[0], consts[users[0].args[1].name])
+                self.skipped.add(id(users[0]))
+
     def rewrite(self, stmts):
         out = []
         for stmt in stmts:
             if isinstance(stmt, Loop):
                 out.append(Loop(stmt.var, stmt.count, self.rewrite(stmt.body)))
             elif isinstance(stmt, Op) and stmt.opcode in MEMORY_READS and stmt.attrs["param"] == self.source:
-                self.counter_register(stmt, out)
-            else:
+                lookup, order = self.permuted.get(stmt.result.name, (None, None))
+                self.counter_register(stmt, out, lookup.result if lookup else stmt.result, order)
+            elif id(stmt) not in self.skipped:
                 out.append(stmt)
         return out
 
-    def counter_register(self, load, out):
-        """The ops that give `load`'s result the counter blocks it covers."""
+    def counter_register(self, load, out, result, order=None):
+        """The ops that give `result` the counter blocks `load` covers, their
+        bytes picked by the index `order` (per 128-bit lane) where given."""
         index = load.attrs["index"]
         if load.opcode != "load" or index.terms or load.result.bits != self.bits or "row" in load.attrs:
             raise ValueError(f"counter blocks replace whole-register loads at constant offsets, not {load}")
@@ -217,29 +245,37 @@ class _CounterGroup:
         start = index.base % self.block_bytes
         k = self.const(_per_lane(block, lambda k: _at(14, k)), "block_k",
                        "byte 14 of each lane: its block's number k in the batch")
-        offset = self.op("add", (k, self.first), "ctr_j", out, lane=8)
-        total = self.op("add", (self.last, offset), "ctr_sum", out, lane=16)  # byte 14: v + j0 + k, byte 15: carry
+        total = self.op("add", (self.base, k), "ctr_sum", out, lane=16)  # byte 14: v + j0 + k, byte 15: carry
+        picked = "" if order is None else " (in the order of the lookup the block feeds)"
         spread = self.op("lookup16", (total, self.const(
-            _per_lane(low, lambda last: bytes([15] * 15 + [0x80 if last else 15])), "carry_everywhere",
-            "every byte reads the carry (byte 15), a block's last byte reads zero")), "ctr_carry", out)
+            _permuted(_per_lane(low, lambda last: bytes([15] * 15 + [0x80 if last else 15])), order),
+            "carry_everywhere", "every byte reads the carry (byte 15), a block's last byte reads zero" + picked)),
+            "ctr_carry", out)
         mask = self.op("lookup16", (self.const(bytes([0, 0xFF]) + bytes(14), "carry_mask_table",
                                                "a carry as a byte mask: 0 -> 0x00, 1 -> 0xff"), spread),
                        "ctr_mask", out)
-        pair = (mask, self.open_pair(start, 0, low), self.open_pair(start, 1, low))
+        pair = (mask, self.open_pair(start, 0, low, order), self.open_pair(start, 1, low, order))
         if not any(low):  # a high half: the pair alone
-            out.append(Op("select", load.result, pair, {}))
+            out.append(Op("select", result, pair, {}))
             return
         chosen = self.op("select", pair, "ctr_pair", out)
         last = self.op("lookup16", (total, self.const(
-            _per_lane(low, lambda last: bytes([0x80] * 15 + [14 if last else 0x80])), "new_last_byte",
-            "byte 15 of a block's last lane reads byte 14, the new last byte; every other byte zero")),
-            "ctr_last_byte", out)
-        out.append(Op("or", load.result, (chosen, last), {}))
+            _permuted(_per_lane(low, lambda last: bytes([0x80] * 15 + [14 if last else 0x80])), order),
+            "new_last_byte", "byte 15 of a block's last lane reads byte 14, the new last byte; every other byte "
+            "zero" + picked)), "ctr_last_byte", out)
+        out.append(Op("or", result, (chosen, last), {}))
 
-    def open_pair(self, start, which, low):
+    def open_pair(self, start, which, low, order=None):
         """V's (which 0) or V + 256's (which 1) bytes for a register starting
         `start` bytes into a block, in every lane, the last byte cleared in the
-        lanes that hold it (`low`): made once, in the prologue."""
+        lanes that hold it (`low`), picked by `order` where given: made once,
+        in the prologue."""
+        if order is not None:
+            return self.once(("pair", start, which, low, order), lambda: self.op("lookup16", (
+                self.open_pair(start, which, low), self.const(order, "ctr_order", "the bytes' order of the lookup "
+                                                                                    "the counter block feeds")),
+                ("ctr_v", "ctr_w")[which] + "_ordered"))
+
         def make():
             base, names = which * self.block_bytes, ("ctr_v", "ctr_w")
             if self.block_bytes == 16:
@@ -254,6 +290,16 @@ class _CounterGroup:
                               "all_but_last", "every byte but a block's last")
             return self.op("and", (half, keep), names[which] + "_open")
         return self.once(("pair", start, which, low), make)
+
+
+def _permuted(table, order):
+    """The index `table` composed with the lookup `order` (per 128-bit lane):
+    lookup16(lookup16(x, table), order) == lookup16(x, _permuted(table, order))."""
+    if order is None:
+        return table
+    order = bytes(order) * (len(table) // len(order))
+    return bytes(0x80 if o >= 0x80 else table[lane - lane % 16 + o]
+                 for lane, o in enumerate(order))
 
 
 def _at(position, byte):

@@ -25,7 +25,10 @@ y^121 + 1.  Worked through, phi(A) phi(B) = y^127 phi(AB) mod Q, and:
   L + L c y^64 + L y^128, and the sum shifted down by 64 bits; twice.  In
   registers (lo and hi the two 128-bit halves of S, swap exchanging the
   64-bit halves of a block): p1 = clmul(lo.low, c); v = lo xor swap(p1);
-  p2 = clmul(v.high, c); phi(Y') = v xor hi xor p2.
+  p2 = clmul(v.high, c); phi(Y') = v xor hi xor p2.  With one block a
+  register the middle sum need not be split into lo and hi first
+  (_reduce_sums): p1 = clmul(lo.low, c); w = lo xor swap(p1 xor mid);
+  p2 = clmul(w.high, c); phi(Y') = w xor hi xor p2, three operations fewer.
 * the key program makes T_1 = phi(H) * y from phi(H) by the same product
   and reduction, with the constant y^129 mod Q (KEY_FORM below) as the other
   factor, and T_k = T_a T_b y^-128 for a + b = k, each one such product.
@@ -160,6 +163,23 @@ def _reduce(b, lo, hi):
     return b.xor(b.xor(v, hi, "v_hi"), p2, "reduced")
 
 
+def _reduce_sums(b, terms):
+    """S y^-128 mod Q from the three sums of products (lo + mid y^64 + hi
+    y^128) of one 128-bit block, mid never split into S's halves: the first
+    fold reads only lo's low 64 bits, which mid does not reach, and mid's two
+    halves then join the sum as one half swap together with the fold's:
+    w = lo + swap(p1 + mid), p2 = w.high c, S y^-128 = w + hi + p2.  Three
+    operations fewer than splitting mid first (_halves_of_sum, _reduce)."""
+    lo, mid, hi = (b.xor_tree(terms[part], part + "_sum") for part in ("lo", "mid", "hi"))
+    c = _halves_constant(b, fold(), "fold", "c = (Q - y^128 - 1) / y^64, Q = GHASH's polynomial reversed "
+                                            "(gen/kernels/ghash.py fold)")
+    swap = b.const(SWAP_HALVES, "swap_halves", "(a0, a1) -> (a1, a0)")
+    p1 = b.clmul(lo, c, (0, 0), "fold_lo")                    # L0 c, L0 = S's bits 0..63
+    w = b.xor(lo, b.lookup16(b.xor(p1, mid, "fold_mid"), swap, "fold_mid_sw"), "w")
+    p2 = b.clmul(w, c, (1, 1), "fold_hi")                     # L1 c, L1 = the next 64 bits
+    return b.xor(b.xor(w, hi, "w_hi"), p2, "reduced")
+
+
 def _add_blocks(b, value, hint):
     """Every 128-bit block of value replaced by the XOR of all its blocks."""
     span = b.bits // BLOCK_BITS // 2
@@ -170,14 +190,23 @@ def _add_blocks(b, value, hint):
     return value
 
 
-def update_program(bits=128, blocks=BLOCKS, steps=1):
+# The byte orders y may be kept in: GCM's, or phi's (GCM's reversed, the
+# register's own): a caller that calls the program over and over (GCM's
+# stitched form, a batch a call) reverses y once per message, not twice per call.
+Y_ORDERS = ("gcm", "phi")
+
+
+def update_program(bits=128, blocks=BLOCKS, steps=1, y_order="gcm"):
     """`steps` aggregated steps, each Y <- (Y xor X_1) H^n xor X_2 H^(n-1) ...
     xor X_n H, n = `blocks`, Y carried from step to step in a register.
-    params (y, table, msg): y is bits / 8 bytes, the program reads Y (GCM bytes)
-    from its first 16 and writes Y' into every 16-byte block of it; table holds
-    T_n .. T_1 (16 bytes each, key_program's form); msg the steps * n blocks.
+    params (y, table, msg): y is bits / 8 bytes, the program reads Y (in
+    `y_order`, one of Y_ORDERS) from its first 16 and writes Y' (the same
+    order) into every 16-byte block of it; table holds T_n .. T_1 (16 bytes
+    each, key_program's form); msg the steps * n blocks.
     Several steps in one program are GCM's stitched form: a chain of steps
     beside a batch of CTR rounds (gen/ir/stitch.py)."""
+    if y_order not in Y_ORDERS:
+        raise ValueError(f"y in {y_order!r} order: the orders are {Y_ORDERS}")
     per_register = bits // BLOCK_BITS
     if blocks < 1 or blocks % per_register:
         raise ValueError(f"{blocks} blocks per step do not fill whole {bits}-bit registers "
@@ -190,7 +219,9 @@ def update_program(bits=128, blocks=BLOCKS, steps=1):
     first = None
     if per_register > 1:
         first = b.const(bytes([0xFF] * 16) + bytes(bits // 8 - 16), "first_block", "Y joins X_1 alone")
-    y = b.lookup16(b.bcast128("y", 0, "y"), reverse, "phi_y")
+    y = b.bcast128("y", 0, "y")
+    if y_order == "gcm":
+        y = b.lookup16(y, reverse, "phi_y")
     per_step = blocks // per_register
     for step in range(steps):
         if first is not None:
@@ -204,11 +235,15 @@ def update_program(bits=128, blocks=BLOCKS, steps=1):
             if r == 0:
                 z = b.xor(z, y, "z1_y")
             _products(b, z, b.load("table", r * bits // 8, "h"), terms)
+        if per_register == 1:
+            b.comment("The sums and one reduction.")
+            y = _reduce_sums(b, terms)
+            continue
         b.comment("The sums, then S's halves, their blocks added, and one reduction.")
         lo, hi = (_add_blocks(b, half, name) for half, name in zip(_halves_of_sum(b, terms), ("s_lo", "s_hi")))
         y = _reduce(b, lo, hi)
-    b.store("y", 0, b.lookup16(y, reverse, "y_next"))
-    return b.finish(blocks=blocks, steps=steps)
+    b.store("y", 0, b.lookup16(y, reverse, "y_next") if y_order == "gcm" else y)
+    return b.finish(blocks=blocks, steps=steps, y_order=y_order)
 
 
 def _product_reduced(b, a, t, hint):
@@ -216,7 +251,7 @@ def _product_reduced(b, a, t, hint):
     terms = {"lo": [], "mid": [], "hi": []}
     _products(b, a, t, terms)
     b.comment(hint)
-    return _reduce(b, *_halves_of_sum(b, terms))
+    return _reduce_sums(b, terms)
 
 
 def key_program(blocks=BLOCKS):

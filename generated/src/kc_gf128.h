@@ -42,12 +42,20 @@ typedef void (*kc_ghash_fn)(uint8_t y[16], const uint8_t *table, const uint8_t *
  * the next batch starts from. */
 typedef void (*kc_xts_tweaks_fn)(int rule, int first, uint8_t *carry, uint8_t *out);
 
+/* out <- the 16 bytes at in, last first (GHASH's y between GCM's byte order
+ * and its register order, phi: gen/kernels/ghash.py). */
+static inline void kc_gf128_reverse(uint8_t out[16], const uint8_t in[16])
+{
+    for (int i = 0; i < 16; i++)
+        out[i] = in[15 - i];
+}
+
 /* A kernel's stitched GCM form (gen/ir/stitch.py) over one batch: CTR from
  * the group buffer at `in` (kc_batches.h's counter form: out = E(V + j0 + k) ^ src),
  * and beside it GHASH of the batch at `hashed` chained through y, which lies
  * KC_GCM_Y_OFFSET bytes into `in` (Y in its first block, Y' written into
- * every block of the kernel's width), under `table`'s last entries (a step's
- * powers). */
+ * every block of the kernel's width; both in reverse byte order, GHASH's
+ * register order), under `table`'s last entries (a step's powers). */
 #define KC_GCM_Y_OFFSET 64
 typedef void (*kc_gcm_batch_fn)(const uint8_t *key_form, uint8_t *in, uint8_t *out, const uint8_t *src,
                                 const uint8_t *table, const uint8_t *hashed);
@@ -67,14 +75,14 @@ static inline int kc_run_gcm_batches(kc_gcm_batch_fn batch, const uint8_t *key_f
         return -1;
     uint8_t group[KC_GCM_Y_OFFSET + KC_XTS_CARRY_BYTES] = {0}; /* V, V + 256, j0; then y */
     memcpy(group, counters, 32);
-    memcpy(group + KC_GCM_Y_OFFSET, y, 16);
+    kc_gf128_reverse(group + KC_GCM_Y_OFFSET, y);
     const uint8_t *powers = table + (KC_GHASH_BLOCKS - step_blocks) * 16;
     const size_t step = batch_blocks * 16;
     for (size_t j = 0; j < nblocks; j += batch_blocks, src += step, out += step, hashed += step) {
         group[32] = (uint8_t)j;
         batch(key_form, group, out, src, powers, hashed);
     }
-    memcpy(y, group + KC_GCM_Y_OFFSET, 16);
+    kc_gf128_reverse(y, group + KC_GCM_Y_OFFSET);
     kc_wipe(group, sizeof group);
     return 0;
 }

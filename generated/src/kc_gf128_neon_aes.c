@@ -21,12 +21,6 @@ static void kc_gf128_neon_aes_ghash_powers(uint8_t *table, const uint8_t *h)
     /* y^129 mod Q: phi(H) times it, reduced, is T_1 = phi(H) y (gen/kernels/ghash.py) */
     static const uint8_t y129_bytes[16] = {0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x46};
     const uint8x16_t y129 = vld1q_u8(y129_bytes);
-    /* (a0, a1) -> (0, a0): the middle sum's low half into S's bits 64..127 */
-    static const uint8_t half_up_bytes[16] = {0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07};
-    const uint8x16_t half_up = vld1q_u8(half_up_bytes);
-    /* (a0, a1) -> (a1, 0): its high half into S's bits 128..191 */
-    static const uint8_t half_down_bytes[16] = {0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80};
-    const uint8x16_t half_down = vld1q_u8(half_down_bytes);
     /* c = (Q - y^128 - 1) / y^64, Q = GHASH's polynomial reversed (gen/kernels/ghash.py fold) */
     static const uint8_t fold_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xc2, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xc2};
     const uint8x16_t fold = vld1q_u8(fold_bytes);
@@ -43,16 +37,13 @@ static void kc_gf128_neon_aes_ghash_powers(uint8_t *table, const uint8_t *h)
 
     /* T_1 = phi(H) y */
     const uint8x16_t mid_sum_acc = veorq_u8(mid, mid_1);
-    const uint8x16_t mid_lo = vqtbl1q_u8(mid_sum_acc, half_up);
-    const uint8x16_t s_lo = veorq_u8(lo, mid_lo);
-    const uint8x16_t mid_hi = vqtbl1q_u8(mid_sum_acc, half_down);
-    const uint8x16_t s_hi = veorq_u8(hi, mid_hi);
-    const uint8x16_t fold_lo = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(s_lo), 0), vgetq_lane_p64(vreinterpretq_p64_u8(fold), 0)));
-    const uint8x16_t fold_lo_sw = vqtbl1q_u8(fold_lo, swap_halves);
-    const uint8x16_t v = veorq_u8(s_lo, fold_lo_sw);
-    const uint8x16_t fold_hi = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(v), vreinterpretq_p64_u8(fold)));
-    const uint8x16_t v_hi = veorq_u8(v, s_hi);
-    const uint8x16_t reduced = veorq_u8(v_hi, fold_hi);
+    const uint8x16_t fold_lo = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(lo), 0), vgetq_lane_p64(vreinterpretq_p64_u8(fold), 0)));
+    const uint8x16_t fold_mid = veorq_u8(fold_lo, mid_sum_acc);
+    const uint8x16_t fold_mid_sw = vqtbl1q_u8(fold_mid, swap_halves);
+    const uint8x16_t w = veorq_u8(lo, fold_mid_sw);
+    const uint8x16_t fold_hi = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(w), vreinterpretq_p64_u8(fold)));
+    const uint8x16_t w_hi = veorq_u8(w, hi);
+    const uint8x16_t reduced = veorq_u8(w_hi, fold_hi);
     const uint8x16_t lo_1 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(reduced), 0), vgetq_lane_p64(vreinterpretq_p64_u8(reduced), 0)));
     const uint8x16_t reduced_swap = vqtbl1q_u8(reduced, swap_halves);
     const uint8x16_t mid_2 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(reduced_swap), vreinterpretq_p64_u8(reduced)));
@@ -61,16 +52,13 @@ static void kc_gf128_neon_aes_ghash_powers(uint8_t *table, const uint8_t *h)
 
     /* T_2 = T_1 T_1 */
     const uint8x16_t mid_sum_acc_1 = veorq_u8(mid_2, mid_3);
-    const uint8x16_t mid_lo_1 = vqtbl1q_u8(mid_sum_acc_1, half_up);
-    const uint8x16_t s_lo_1 = veorq_u8(lo_1, mid_lo_1);
-    const uint8x16_t mid_hi_1 = vqtbl1q_u8(mid_sum_acc_1, half_down);
-    const uint8x16_t s_hi_1 = veorq_u8(hi_1, mid_hi_1);
-    const uint8x16_t fold_lo_1 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(s_lo_1), 0), vgetq_lane_p64(vreinterpretq_p64_u8(fold), 0)));
-    const uint8x16_t fold_lo_sw_1 = vqtbl1q_u8(fold_lo_1, swap_halves);
-    const uint8x16_t v_1 = veorq_u8(s_lo_1, fold_lo_sw_1);
-    const uint8x16_t fold_hi_1 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(v_1), vreinterpretq_p64_u8(fold)));
-    const uint8x16_t v_hi_1 = veorq_u8(v_1, s_hi_1);
-    const uint8x16_t reduced_1 = veorq_u8(v_hi_1, fold_hi_1);
+    const uint8x16_t fold_lo_1 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(lo_1), 0), vgetq_lane_p64(vreinterpretq_p64_u8(fold), 0)));
+    const uint8x16_t fold_mid_1 = veorq_u8(fold_lo_1, mid_sum_acc_1);
+    const uint8x16_t fold_mid_sw_1 = vqtbl1q_u8(fold_mid_1, swap_halves);
+    const uint8x16_t w_1 = veorq_u8(lo_1, fold_mid_sw_1);
+    const uint8x16_t fold_hi_1 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(w_1), vreinterpretq_p64_u8(fold)));
+    const uint8x16_t w_hi_1 = veorq_u8(w_1, hi_1);
+    const uint8x16_t reduced_1 = veorq_u8(w_hi_1, fold_hi_1);
     const uint8x16_t lo_2 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(reduced_1), 0), vgetq_lane_p64(vreinterpretq_p64_u8(reduced), 0)));
     const uint8x16_t reduced_1_swap = vqtbl1q_u8(reduced_1, swap_halves);
     const uint8x16_t mid_4 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(reduced_1_swap), vreinterpretq_p64_u8(reduced)));
@@ -79,16 +67,13 @@ static void kc_gf128_neon_aes_ghash_powers(uint8_t *table, const uint8_t *h)
 
     /* T_3 = T_2 T_1 */
     const uint8x16_t mid_sum_acc_2 = veorq_u8(mid_4, mid_5);
-    const uint8x16_t mid_lo_2 = vqtbl1q_u8(mid_sum_acc_2, half_up);
-    const uint8x16_t s_lo_2 = veorq_u8(lo_2, mid_lo_2);
-    const uint8x16_t mid_hi_2 = vqtbl1q_u8(mid_sum_acc_2, half_down);
-    const uint8x16_t s_hi_2 = veorq_u8(hi_2, mid_hi_2);
-    const uint8x16_t fold_lo_2 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(s_lo_2), 0), vgetq_lane_p64(vreinterpretq_p64_u8(fold), 0)));
-    const uint8x16_t fold_lo_sw_2 = vqtbl1q_u8(fold_lo_2, swap_halves);
-    const uint8x16_t v_2 = veorq_u8(s_lo_2, fold_lo_sw_2);
-    const uint8x16_t fold_hi_2 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(v_2), vreinterpretq_p64_u8(fold)));
-    const uint8x16_t v_hi_2 = veorq_u8(v_2, s_hi_2);
-    const uint8x16_t reduced_2 = veorq_u8(v_hi_2, fold_hi_2);
+    const uint8x16_t fold_lo_2 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(lo_2), 0), vgetq_lane_p64(vreinterpretq_p64_u8(fold), 0)));
+    const uint8x16_t fold_mid_2 = veorq_u8(fold_lo_2, mid_sum_acc_2);
+    const uint8x16_t fold_mid_sw_2 = vqtbl1q_u8(fold_mid_2, swap_halves);
+    const uint8x16_t w_2 = veorq_u8(lo_2, fold_mid_sw_2);
+    const uint8x16_t fold_hi_2 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(w_2), vreinterpretq_p64_u8(fold)));
+    const uint8x16_t w_hi_2 = veorq_u8(w_2, hi_2);
+    const uint8x16_t reduced_2 = veorq_u8(w_hi_2, fold_hi_2);
     const uint8x16_t lo_3 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(reduced_1), 0), vgetq_lane_p64(vreinterpretq_p64_u8(reduced_1), 0)));
     const uint8x16_t mid_6 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(reduced_1_swap), vreinterpretq_p64_u8(reduced_1)));
     const uint8x16_t mid_7 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(reduced_1_swap), 0), vgetq_lane_p64(vreinterpretq_p64_u8(reduced_1), 0)));
@@ -96,16 +81,13 @@ static void kc_gf128_neon_aes_ghash_powers(uint8_t *table, const uint8_t *h)
 
     /* T_4 = T_2 T_2 */
     const uint8x16_t mid_sum_acc_3 = veorq_u8(mid_6, mid_7);
-    const uint8x16_t mid_lo_3 = vqtbl1q_u8(mid_sum_acc_3, half_up);
-    const uint8x16_t s_lo_3 = veorq_u8(lo_3, mid_lo_3);
-    const uint8x16_t mid_hi_3 = vqtbl1q_u8(mid_sum_acc_3, half_down);
-    const uint8x16_t s_hi_3 = veorq_u8(hi_3, mid_hi_3);
-    const uint8x16_t fold_lo_3 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(s_lo_3), 0), vgetq_lane_p64(vreinterpretq_p64_u8(fold), 0)));
-    const uint8x16_t fold_lo_sw_3 = vqtbl1q_u8(fold_lo_3, swap_halves);
-    const uint8x16_t v_3 = veorq_u8(s_lo_3, fold_lo_sw_3);
-    const uint8x16_t fold_hi_3 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(v_3), vreinterpretq_p64_u8(fold)));
-    const uint8x16_t v_hi_3 = veorq_u8(v_3, s_hi_3);
-    const uint8x16_t reduced_3 = veorq_u8(v_hi_3, fold_hi_3);
+    const uint8x16_t fold_lo_3 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(lo_3), 0), vgetq_lane_p64(vreinterpretq_p64_u8(fold), 0)));
+    const uint8x16_t fold_mid_3 = veorq_u8(fold_lo_3, mid_sum_acc_3);
+    const uint8x16_t fold_mid_sw_3 = vqtbl1q_u8(fold_mid_3, swap_halves);
+    const uint8x16_t w_3 = veorq_u8(lo_3, fold_mid_sw_3);
+    const uint8x16_t fold_hi_3 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(w_3), vreinterpretq_p64_u8(fold)));
+    const uint8x16_t w_hi_3 = veorq_u8(w_3, hi_3);
+    const uint8x16_t reduced_3 = veorq_u8(w_hi_3, fold_hi_3);
     const uint8x16_t lo_4 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(reduced_2), 0), vgetq_lane_p64(vreinterpretq_p64_u8(reduced_1), 0)));
     const uint8x16_t reduced_2_swap = vqtbl1q_u8(reduced_2, swap_halves);
     const uint8x16_t mid_8 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(reduced_2_swap), vreinterpretq_p64_u8(reduced_1)));
@@ -114,16 +96,13 @@ static void kc_gf128_neon_aes_ghash_powers(uint8_t *table, const uint8_t *h)
 
     /* T_5 = T_3 T_2 */
     const uint8x16_t mid_sum_acc_4 = veorq_u8(mid_8, mid_9);
-    const uint8x16_t mid_lo_4 = vqtbl1q_u8(mid_sum_acc_4, half_up);
-    const uint8x16_t s_lo_4 = veorq_u8(lo_4, mid_lo_4);
-    const uint8x16_t mid_hi_4 = vqtbl1q_u8(mid_sum_acc_4, half_down);
-    const uint8x16_t s_hi_4 = veorq_u8(hi_4, mid_hi_4);
-    const uint8x16_t fold_lo_4 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(s_lo_4), 0), vgetq_lane_p64(vreinterpretq_p64_u8(fold), 0)));
-    const uint8x16_t fold_lo_sw_4 = vqtbl1q_u8(fold_lo_4, swap_halves);
-    const uint8x16_t v_4 = veorq_u8(s_lo_4, fold_lo_sw_4);
-    const uint8x16_t fold_hi_4 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(v_4), vreinterpretq_p64_u8(fold)));
-    const uint8x16_t v_hi_4 = veorq_u8(v_4, s_hi_4);
-    const uint8x16_t reduced_4 = veorq_u8(v_hi_4, fold_hi_4);
+    const uint8x16_t fold_lo_4 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(lo_4), 0), vgetq_lane_p64(vreinterpretq_p64_u8(fold), 0)));
+    const uint8x16_t fold_mid_4 = veorq_u8(fold_lo_4, mid_sum_acc_4);
+    const uint8x16_t fold_mid_sw_4 = vqtbl1q_u8(fold_mid_4, swap_halves);
+    const uint8x16_t w_4 = veorq_u8(lo_4, fold_mid_sw_4);
+    const uint8x16_t fold_hi_4 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(w_4), vreinterpretq_p64_u8(fold)));
+    const uint8x16_t w_hi_4 = veorq_u8(w_4, hi_4);
+    const uint8x16_t reduced_4 = veorq_u8(w_hi_4, fold_hi_4);
     const uint8x16_t lo_5 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(reduced_2), 0), vgetq_lane_p64(vreinterpretq_p64_u8(reduced_2), 0)));
     const uint8x16_t mid_10 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(reduced_2_swap), vreinterpretq_p64_u8(reduced_2)));
     const uint8x16_t mid_11 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(reduced_2_swap), 0), vgetq_lane_p64(vreinterpretq_p64_u8(reduced_2), 0)));
@@ -131,16 +110,13 @@ static void kc_gf128_neon_aes_ghash_powers(uint8_t *table, const uint8_t *h)
 
     /* T_6 = T_3 T_3 */
     const uint8x16_t mid_sum_acc_5 = veorq_u8(mid_10, mid_11);
-    const uint8x16_t mid_lo_5 = vqtbl1q_u8(mid_sum_acc_5, half_up);
-    const uint8x16_t s_lo_5 = veorq_u8(lo_5, mid_lo_5);
-    const uint8x16_t mid_hi_5 = vqtbl1q_u8(mid_sum_acc_5, half_down);
-    const uint8x16_t s_hi_5 = veorq_u8(hi_5, mid_hi_5);
-    const uint8x16_t fold_lo_5 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(s_lo_5), 0), vgetq_lane_p64(vreinterpretq_p64_u8(fold), 0)));
-    const uint8x16_t fold_lo_sw_5 = vqtbl1q_u8(fold_lo_5, swap_halves);
-    const uint8x16_t v_5 = veorq_u8(s_lo_5, fold_lo_sw_5);
-    const uint8x16_t fold_hi_5 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(v_5), vreinterpretq_p64_u8(fold)));
-    const uint8x16_t v_hi_5 = veorq_u8(v_5, s_hi_5);
-    const uint8x16_t reduced_5 = veorq_u8(v_hi_5, fold_hi_5);
+    const uint8x16_t fold_lo_5 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(lo_5), 0), vgetq_lane_p64(vreinterpretq_p64_u8(fold), 0)));
+    const uint8x16_t fold_mid_5 = veorq_u8(fold_lo_5, mid_sum_acc_5);
+    const uint8x16_t fold_mid_sw_5 = vqtbl1q_u8(fold_mid_5, swap_halves);
+    const uint8x16_t w_5 = veorq_u8(lo_5, fold_mid_sw_5);
+    const uint8x16_t fold_hi_5 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(w_5), vreinterpretq_p64_u8(fold)));
+    const uint8x16_t w_hi_5 = veorq_u8(w_5, hi_5);
+    const uint8x16_t reduced_5 = veorq_u8(w_hi_5, fold_hi_5);
     const uint8x16_t lo_6 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(reduced_3), 0), vgetq_lane_p64(vreinterpretq_p64_u8(reduced_2), 0)));
     const uint8x16_t reduced_3_swap = vqtbl1q_u8(reduced_3, swap_halves);
     const uint8x16_t mid_12 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(reduced_3_swap), vreinterpretq_p64_u8(reduced_2)));
@@ -149,16 +125,13 @@ static void kc_gf128_neon_aes_ghash_powers(uint8_t *table, const uint8_t *h)
 
     /* T_7 = T_4 T_3 */
     const uint8x16_t mid_sum_acc_6 = veorq_u8(mid_12, mid_13);
-    const uint8x16_t mid_lo_6 = vqtbl1q_u8(mid_sum_acc_6, half_up);
-    const uint8x16_t s_lo_6 = veorq_u8(lo_6, mid_lo_6);
-    const uint8x16_t mid_hi_6 = vqtbl1q_u8(mid_sum_acc_6, half_down);
-    const uint8x16_t s_hi_6 = veorq_u8(hi_6, mid_hi_6);
-    const uint8x16_t fold_lo_6 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(s_lo_6), 0), vgetq_lane_p64(vreinterpretq_p64_u8(fold), 0)));
-    const uint8x16_t fold_lo_sw_6 = vqtbl1q_u8(fold_lo_6, swap_halves);
-    const uint8x16_t v_6 = veorq_u8(s_lo_6, fold_lo_sw_6);
-    const uint8x16_t fold_hi_6 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(v_6), vreinterpretq_p64_u8(fold)));
-    const uint8x16_t v_hi_6 = veorq_u8(v_6, s_hi_6);
-    const uint8x16_t reduced_6 = veorq_u8(v_hi_6, fold_hi_6);
+    const uint8x16_t fold_lo_6 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(lo_6), 0), vgetq_lane_p64(vreinterpretq_p64_u8(fold), 0)));
+    const uint8x16_t fold_mid_6 = veorq_u8(fold_lo_6, mid_sum_acc_6);
+    const uint8x16_t fold_mid_sw_6 = vqtbl1q_u8(fold_mid_6, swap_halves);
+    const uint8x16_t w_6 = veorq_u8(lo_6, fold_mid_sw_6);
+    const uint8x16_t fold_hi_6 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(w_6), vreinterpretq_p64_u8(fold)));
+    const uint8x16_t w_hi_6 = veorq_u8(w_6, hi_6);
+    const uint8x16_t reduced_6 = veorq_u8(w_hi_6, fold_hi_6);
     const uint8x16_t lo_7 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(reduced_3), 0), vgetq_lane_p64(vreinterpretq_p64_u8(reduced_3), 0)));
     const uint8x16_t mid_14 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(reduced_3_swap), vreinterpretq_p64_u8(reduced_3)));
     const uint8x16_t mid_15 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(reduced_3_swap), 0), vgetq_lane_p64(vreinterpretq_p64_u8(reduced_3), 0)));
@@ -166,16 +139,13 @@ static void kc_gf128_neon_aes_ghash_powers(uint8_t *table, const uint8_t *h)
 
     /* T_8 = T_4 T_4 */
     const uint8x16_t mid_sum_acc_7 = veorq_u8(mid_14, mid_15);
-    const uint8x16_t mid_lo_7 = vqtbl1q_u8(mid_sum_acc_7, half_up);
-    const uint8x16_t s_lo_7 = veorq_u8(lo_7, mid_lo_7);
-    const uint8x16_t mid_hi_7 = vqtbl1q_u8(mid_sum_acc_7, half_down);
-    const uint8x16_t s_hi_7 = veorq_u8(hi_7, mid_hi_7);
-    const uint8x16_t fold_lo_7 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(s_lo_7), 0), vgetq_lane_p64(vreinterpretq_p64_u8(fold), 0)));
-    const uint8x16_t fold_lo_sw_7 = vqtbl1q_u8(fold_lo_7, swap_halves);
-    const uint8x16_t v_7 = veorq_u8(s_lo_7, fold_lo_sw_7);
-    const uint8x16_t fold_hi_7 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(v_7), vreinterpretq_p64_u8(fold)));
-    const uint8x16_t v_hi_7 = veorq_u8(v_7, s_hi_7);
-    const uint8x16_t reduced_7 = veorq_u8(v_hi_7, fold_hi_7);
+    const uint8x16_t fold_lo_7 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(lo_7), 0), vgetq_lane_p64(vreinterpretq_p64_u8(fold), 0)));
+    const uint8x16_t fold_mid_7 = veorq_u8(fold_lo_7, mid_sum_acc_7);
+    const uint8x16_t fold_mid_sw_7 = vqtbl1q_u8(fold_mid_7, swap_halves);
+    const uint8x16_t w_7 = veorq_u8(lo_7, fold_mid_sw_7);
+    const uint8x16_t fold_hi_7 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(w_7), vreinterpretq_p64_u8(fold)));
+    const uint8x16_t w_hi_7 = veorq_u8(w_7, hi_7);
+    const uint8x16_t reduced_7 = veorq_u8(w_hi_7, fold_hi_7);
     const uint8x16_t lo_8 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(reduced_4), 0), vgetq_lane_p64(vreinterpretq_p64_u8(reduced_3), 0)));
     const uint8x16_t reduced_4_swap = vqtbl1q_u8(reduced_4, swap_halves);
     const uint8x16_t mid_16 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(reduced_4_swap), vreinterpretq_p64_u8(reduced_3)));
@@ -184,16 +154,13 @@ static void kc_gf128_neon_aes_ghash_powers(uint8_t *table, const uint8_t *h)
 
     /* T_9 = T_5 T_4 */
     const uint8x16_t mid_sum_acc_8 = veorq_u8(mid_16, mid_17);
-    const uint8x16_t mid_lo_8 = vqtbl1q_u8(mid_sum_acc_8, half_up);
-    const uint8x16_t s_lo_8 = veorq_u8(lo_8, mid_lo_8);
-    const uint8x16_t mid_hi_8 = vqtbl1q_u8(mid_sum_acc_8, half_down);
-    const uint8x16_t s_hi_8 = veorq_u8(hi_8, mid_hi_8);
-    const uint8x16_t fold_lo_8 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(s_lo_8), 0), vgetq_lane_p64(vreinterpretq_p64_u8(fold), 0)));
-    const uint8x16_t fold_lo_sw_8 = vqtbl1q_u8(fold_lo_8, swap_halves);
-    const uint8x16_t v_8 = veorq_u8(s_lo_8, fold_lo_sw_8);
-    const uint8x16_t fold_hi_8 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(v_8), vreinterpretq_p64_u8(fold)));
-    const uint8x16_t v_hi_8 = veorq_u8(v_8, s_hi_8);
-    const uint8x16_t reduced_8 = veorq_u8(v_hi_8, fold_hi_8);
+    const uint8x16_t fold_lo_8 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(lo_8), 0), vgetq_lane_p64(vreinterpretq_p64_u8(fold), 0)));
+    const uint8x16_t fold_mid_8 = veorq_u8(fold_lo_8, mid_sum_acc_8);
+    const uint8x16_t fold_mid_sw_8 = vqtbl1q_u8(fold_mid_8, swap_halves);
+    const uint8x16_t w_8 = veorq_u8(lo_8, fold_mid_sw_8);
+    const uint8x16_t fold_hi_8 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(w_8), vreinterpretq_p64_u8(fold)));
+    const uint8x16_t w_hi_8 = veorq_u8(w_8, hi_8);
+    const uint8x16_t reduced_8 = veorq_u8(w_hi_8, fold_hi_8);
     const uint8x16_t lo_9 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(reduced_4), 0), vgetq_lane_p64(vreinterpretq_p64_u8(reduced_4), 0)));
     const uint8x16_t mid_18 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(reduced_4_swap), vreinterpretq_p64_u8(reduced_4)));
     const uint8x16_t mid_19 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(reduced_4_swap), 0), vgetq_lane_p64(vreinterpretq_p64_u8(reduced_4), 0)));
@@ -201,16 +168,13 @@ static void kc_gf128_neon_aes_ghash_powers(uint8_t *table, const uint8_t *h)
 
     /* T_10 = T_5 T_5 */
     const uint8x16_t mid_sum_acc_9 = veorq_u8(mid_18, mid_19);
-    const uint8x16_t mid_lo_9 = vqtbl1q_u8(mid_sum_acc_9, half_up);
-    const uint8x16_t s_lo_9 = veorq_u8(lo_9, mid_lo_9);
-    const uint8x16_t mid_hi_9 = vqtbl1q_u8(mid_sum_acc_9, half_down);
-    const uint8x16_t s_hi_9 = veorq_u8(hi_9, mid_hi_9);
-    const uint8x16_t fold_lo_9 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(s_lo_9), 0), vgetq_lane_p64(vreinterpretq_p64_u8(fold), 0)));
-    const uint8x16_t fold_lo_sw_9 = vqtbl1q_u8(fold_lo_9, swap_halves);
-    const uint8x16_t v_9 = veorq_u8(s_lo_9, fold_lo_sw_9);
-    const uint8x16_t fold_hi_9 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(v_9), vreinterpretq_p64_u8(fold)));
-    const uint8x16_t v_hi_9 = veorq_u8(v_9, s_hi_9);
-    const uint8x16_t reduced_9 = veorq_u8(v_hi_9, fold_hi_9);
+    const uint8x16_t fold_lo_9 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(lo_9), 0), vgetq_lane_p64(vreinterpretq_p64_u8(fold), 0)));
+    const uint8x16_t fold_mid_9 = veorq_u8(fold_lo_9, mid_sum_acc_9);
+    const uint8x16_t fold_mid_sw_9 = vqtbl1q_u8(fold_mid_9, swap_halves);
+    const uint8x16_t w_9 = veorq_u8(lo_9, fold_mid_sw_9);
+    const uint8x16_t fold_hi_9 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(w_9), vreinterpretq_p64_u8(fold)));
+    const uint8x16_t w_hi_9 = veorq_u8(w_9, hi_9);
+    const uint8x16_t reduced_9 = veorq_u8(w_hi_9, fold_hi_9);
     const uint8x16_t lo_10 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(reduced_5), 0), vgetq_lane_p64(vreinterpretq_p64_u8(reduced_4), 0)));
     const uint8x16_t reduced_5_swap = vqtbl1q_u8(reduced_5, swap_halves);
     const uint8x16_t mid_20 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(reduced_5_swap), vreinterpretq_p64_u8(reduced_4)));
@@ -219,16 +183,13 @@ static void kc_gf128_neon_aes_ghash_powers(uint8_t *table, const uint8_t *h)
 
     /* T_11 = T_6 T_5 */
     const uint8x16_t mid_sum_acc_10 = veorq_u8(mid_20, mid_21);
-    const uint8x16_t mid_lo_10 = vqtbl1q_u8(mid_sum_acc_10, half_up);
-    const uint8x16_t s_lo_10 = veorq_u8(lo_10, mid_lo_10);
-    const uint8x16_t mid_hi_10 = vqtbl1q_u8(mid_sum_acc_10, half_down);
-    const uint8x16_t s_hi_10 = veorq_u8(hi_10, mid_hi_10);
-    const uint8x16_t fold_lo_10 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(s_lo_10), 0), vgetq_lane_p64(vreinterpretq_p64_u8(fold), 0)));
-    const uint8x16_t fold_lo_sw_10 = vqtbl1q_u8(fold_lo_10, swap_halves);
-    const uint8x16_t v_10 = veorq_u8(s_lo_10, fold_lo_sw_10);
-    const uint8x16_t fold_hi_10 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(v_10), vreinterpretq_p64_u8(fold)));
-    const uint8x16_t v_hi_10 = veorq_u8(v_10, s_hi_10);
-    const uint8x16_t reduced_10 = veorq_u8(v_hi_10, fold_hi_10);
+    const uint8x16_t fold_lo_10 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(lo_10), 0), vgetq_lane_p64(vreinterpretq_p64_u8(fold), 0)));
+    const uint8x16_t fold_mid_10 = veorq_u8(fold_lo_10, mid_sum_acc_10);
+    const uint8x16_t fold_mid_sw_10 = vqtbl1q_u8(fold_mid_10, swap_halves);
+    const uint8x16_t w_10 = veorq_u8(lo_10, fold_mid_sw_10);
+    const uint8x16_t fold_hi_10 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(w_10), vreinterpretq_p64_u8(fold)));
+    const uint8x16_t w_hi_10 = veorq_u8(w_10, hi_10);
+    const uint8x16_t reduced_10 = veorq_u8(w_hi_10, fold_hi_10);
     const uint8x16_t lo_11 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(reduced_5), 0), vgetq_lane_p64(vreinterpretq_p64_u8(reduced_5), 0)));
     const uint8x16_t mid_22 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(reduced_5_swap), vreinterpretq_p64_u8(reduced_5)));
     const uint8x16_t mid_23 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(reduced_5_swap), 0), vgetq_lane_p64(vreinterpretq_p64_u8(reduced_5), 0)));
@@ -236,16 +197,13 @@ static void kc_gf128_neon_aes_ghash_powers(uint8_t *table, const uint8_t *h)
 
     /* T_12 = T_6 T_6 */
     const uint8x16_t mid_sum_acc_11 = veorq_u8(mid_22, mid_23);
-    const uint8x16_t mid_lo_11 = vqtbl1q_u8(mid_sum_acc_11, half_up);
-    const uint8x16_t s_lo_11 = veorq_u8(lo_11, mid_lo_11);
-    const uint8x16_t mid_hi_11 = vqtbl1q_u8(mid_sum_acc_11, half_down);
-    const uint8x16_t s_hi_11 = veorq_u8(hi_11, mid_hi_11);
-    const uint8x16_t fold_lo_11 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(s_lo_11), 0), vgetq_lane_p64(vreinterpretq_p64_u8(fold), 0)));
-    const uint8x16_t fold_lo_sw_11 = vqtbl1q_u8(fold_lo_11, swap_halves);
-    const uint8x16_t v_11 = veorq_u8(s_lo_11, fold_lo_sw_11);
-    const uint8x16_t fold_hi_11 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(v_11), vreinterpretq_p64_u8(fold)));
-    const uint8x16_t v_hi_11 = veorq_u8(v_11, s_hi_11);
-    const uint8x16_t reduced_11 = veorq_u8(v_hi_11, fold_hi_11);
+    const uint8x16_t fold_lo_11 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(lo_11), 0), vgetq_lane_p64(vreinterpretq_p64_u8(fold), 0)));
+    const uint8x16_t fold_mid_11 = veorq_u8(fold_lo_11, mid_sum_acc_11);
+    const uint8x16_t fold_mid_sw_11 = vqtbl1q_u8(fold_mid_11, swap_halves);
+    const uint8x16_t w_11 = veorq_u8(lo_11, fold_mid_sw_11);
+    const uint8x16_t fold_hi_11 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(w_11), vreinterpretq_p64_u8(fold)));
+    const uint8x16_t w_hi_11 = veorq_u8(w_11, hi_11);
+    const uint8x16_t reduced_11 = veorq_u8(w_hi_11, fold_hi_11);
     const uint8x16_t lo_12 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(reduced_6), 0), vgetq_lane_p64(vreinterpretq_p64_u8(reduced_5), 0)));
     const uint8x16_t reduced_6_swap = vqtbl1q_u8(reduced_6, swap_halves);
     const uint8x16_t mid_24 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(reduced_6_swap), vreinterpretq_p64_u8(reduced_5)));
@@ -254,16 +212,13 @@ static void kc_gf128_neon_aes_ghash_powers(uint8_t *table, const uint8_t *h)
 
     /* T_13 = T_7 T_6 */
     const uint8x16_t mid_sum_acc_12 = veorq_u8(mid_24, mid_25);
-    const uint8x16_t mid_lo_12 = vqtbl1q_u8(mid_sum_acc_12, half_up);
-    const uint8x16_t s_lo_12 = veorq_u8(lo_12, mid_lo_12);
-    const uint8x16_t mid_hi_12 = vqtbl1q_u8(mid_sum_acc_12, half_down);
-    const uint8x16_t s_hi_12 = veorq_u8(hi_12, mid_hi_12);
-    const uint8x16_t fold_lo_12 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(s_lo_12), 0), vgetq_lane_p64(vreinterpretq_p64_u8(fold), 0)));
-    const uint8x16_t fold_lo_sw_12 = vqtbl1q_u8(fold_lo_12, swap_halves);
-    const uint8x16_t v_12 = veorq_u8(s_lo_12, fold_lo_sw_12);
-    const uint8x16_t fold_hi_12 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(v_12), vreinterpretq_p64_u8(fold)));
-    const uint8x16_t v_hi_12 = veorq_u8(v_12, s_hi_12);
-    const uint8x16_t reduced_12 = veorq_u8(v_hi_12, fold_hi_12);
+    const uint8x16_t fold_lo_12 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(lo_12), 0), vgetq_lane_p64(vreinterpretq_p64_u8(fold), 0)));
+    const uint8x16_t fold_mid_12 = veorq_u8(fold_lo_12, mid_sum_acc_12);
+    const uint8x16_t fold_mid_sw_12 = vqtbl1q_u8(fold_mid_12, swap_halves);
+    const uint8x16_t w_12 = veorq_u8(lo_12, fold_mid_sw_12);
+    const uint8x16_t fold_hi_12 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(w_12), vreinterpretq_p64_u8(fold)));
+    const uint8x16_t w_hi_12 = veorq_u8(w_12, hi_12);
+    const uint8x16_t reduced_12 = veorq_u8(w_hi_12, fold_hi_12);
     const uint8x16_t lo_13 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(reduced_6), 0), vgetq_lane_p64(vreinterpretq_p64_u8(reduced_6), 0)));
     const uint8x16_t mid_26 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(reduced_6_swap), vreinterpretq_p64_u8(reduced_6)));
     const uint8x16_t mid_27 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(reduced_6_swap), 0), vgetq_lane_p64(vreinterpretq_p64_u8(reduced_6), 0)));
@@ -271,16 +226,13 @@ static void kc_gf128_neon_aes_ghash_powers(uint8_t *table, const uint8_t *h)
 
     /* T_14 = T_7 T_7 */
     const uint8x16_t mid_sum_acc_13 = veorq_u8(mid_26, mid_27);
-    const uint8x16_t mid_lo_13 = vqtbl1q_u8(mid_sum_acc_13, half_up);
-    const uint8x16_t s_lo_13 = veorq_u8(lo_13, mid_lo_13);
-    const uint8x16_t mid_hi_13 = vqtbl1q_u8(mid_sum_acc_13, half_down);
-    const uint8x16_t s_hi_13 = veorq_u8(hi_13, mid_hi_13);
-    const uint8x16_t fold_lo_13 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(s_lo_13), 0), vgetq_lane_p64(vreinterpretq_p64_u8(fold), 0)));
-    const uint8x16_t fold_lo_sw_13 = vqtbl1q_u8(fold_lo_13, swap_halves);
-    const uint8x16_t v_13 = veorq_u8(s_lo_13, fold_lo_sw_13);
-    const uint8x16_t fold_hi_13 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(v_13), vreinterpretq_p64_u8(fold)));
-    const uint8x16_t v_hi_13 = veorq_u8(v_13, s_hi_13);
-    const uint8x16_t reduced_13 = veorq_u8(v_hi_13, fold_hi_13);
+    const uint8x16_t fold_lo_13 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(lo_13), 0), vgetq_lane_p64(vreinterpretq_p64_u8(fold), 0)));
+    const uint8x16_t fold_mid_13 = veorq_u8(fold_lo_13, mid_sum_acc_13);
+    const uint8x16_t fold_mid_sw_13 = vqtbl1q_u8(fold_mid_13, swap_halves);
+    const uint8x16_t w_13 = veorq_u8(lo_13, fold_mid_sw_13);
+    const uint8x16_t fold_hi_13 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(w_13), vreinterpretq_p64_u8(fold)));
+    const uint8x16_t w_hi_13 = veorq_u8(w_13, hi_13);
+    const uint8x16_t reduced_13 = veorq_u8(w_hi_13, fold_hi_13);
     const uint8x16_t lo_14 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(reduced_7), 0), vgetq_lane_p64(vreinterpretq_p64_u8(reduced_6), 0)));
     const uint8x16_t reduced_7_swap = vqtbl1q_u8(reduced_7, swap_halves);
     const uint8x16_t mid_28 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(reduced_7_swap), vreinterpretq_p64_u8(reduced_6)));
@@ -289,16 +241,13 @@ static void kc_gf128_neon_aes_ghash_powers(uint8_t *table, const uint8_t *h)
 
     /* T_15 = T_8 T_7 */
     const uint8x16_t mid_sum_acc_14 = veorq_u8(mid_28, mid_29);
-    const uint8x16_t mid_lo_14 = vqtbl1q_u8(mid_sum_acc_14, half_up);
-    const uint8x16_t s_lo_14 = veorq_u8(lo_14, mid_lo_14);
-    const uint8x16_t mid_hi_14 = vqtbl1q_u8(mid_sum_acc_14, half_down);
-    const uint8x16_t s_hi_14 = veorq_u8(hi_14, mid_hi_14);
-    const uint8x16_t fold_lo_14 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(s_lo_14), 0), vgetq_lane_p64(vreinterpretq_p64_u8(fold), 0)));
-    const uint8x16_t fold_lo_sw_14 = vqtbl1q_u8(fold_lo_14, swap_halves);
-    const uint8x16_t v_14 = veorq_u8(s_lo_14, fold_lo_sw_14);
-    const uint8x16_t fold_hi_14 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(v_14), vreinterpretq_p64_u8(fold)));
-    const uint8x16_t v_hi_14 = veorq_u8(v_14, s_hi_14);
-    const uint8x16_t reduced_14 = veorq_u8(v_hi_14, fold_hi_14);
+    const uint8x16_t fold_lo_14 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(lo_14), 0), vgetq_lane_p64(vreinterpretq_p64_u8(fold), 0)));
+    const uint8x16_t fold_mid_14 = veorq_u8(fold_lo_14, mid_sum_acc_14);
+    const uint8x16_t fold_mid_sw_14 = vqtbl1q_u8(fold_mid_14, swap_halves);
+    const uint8x16_t w_14 = veorq_u8(lo_14, fold_mid_sw_14);
+    const uint8x16_t fold_hi_14 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(w_14), vreinterpretq_p64_u8(fold)));
+    const uint8x16_t w_hi_14 = veorq_u8(w_14, hi_14);
+    const uint8x16_t reduced_14 = veorq_u8(w_hi_14, fold_hi_14);
     const uint8x16_t lo_15 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(reduced_7), 0), vgetq_lane_p64(vreinterpretq_p64_u8(reduced_7), 0)));
     const uint8x16_t mid_30 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(reduced_7_swap), vreinterpretq_p64_u8(reduced_7)));
     const uint8x16_t mid_31 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(reduced_7_swap), 0), vgetq_lane_p64(vreinterpretq_p64_u8(reduced_7), 0)));
@@ -306,16 +255,13 @@ static void kc_gf128_neon_aes_ghash_powers(uint8_t *table, const uint8_t *h)
 
     /* T_16 = T_8 T_8 */
     const uint8x16_t mid_sum_acc_15 = veorq_u8(mid_30, mid_31);
-    const uint8x16_t mid_lo_15 = vqtbl1q_u8(mid_sum_acc_15, half_up);
-    const uint8x16_t s_lo_15 = veorq_u8(lo_15, mid_lo_15);
-    const uint8x16_t mid_hi_15 = vqtbl1q_u8(mid_sum_acc_15, half_down);
-    const uint8x16_t s_hi_15 = veorq_u8(hi_15, mid_hi_15);
-    const uint8x16_t fold_lo_15 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(s_lo_15), 0), vgetq_lane_p64(vreinterpretq_p64_u8(fold), 0)));
-    const uint8x16_t fold_lo_sw_15 = vqtbl1q_u8(fold_lo_15, swap_halves);
-    const uint8x16_t v_15 = veorq_u8(s_lo_15, fold_lo_sw_15);
-    const uint8x16_t fold_hi_15 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(v_15), vreinterpretq_p64_u8(fold)));
-    const uint8x16_t v_hi_15 = veorq_u8(v_15, s_hi_15);
-    const uint8x16_t reduced_15 = veorq_u8(v_hi_15, fold_hi_15);
+    const uint8x16_t fold_lo_15 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(lo_15), 0), vgetq_lane_p64(vreinterpretq_p64_u8(fold), 0)));
+    const uint8x16_t fold_mid_15 = veorq_u8(fold_lo_15, mid_sum_acc_15);
+    const uint8x16_t fold_mid_sw_15 = vqtbl1q_u8(fold_mid_15, swap_halves);
+    const uint8x16_t w_15 = veorq_u8(lo_15, fold_mid_sw_15);
+    const uint8x16_t fold_hi_15 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(w_15), vreinterpretq_p64_u8(fold)));
+    const uint8x16_t w_hi_15 = veorq_u8(w_15, hi_15);
+    const uint8x16_t reduced_15 = veorq_u8(w_hi_15, fold_hi_15);
     vst1q_u8(table + 240, reduced);
     vst1q_u8(table + 224, reduced_1);
     vst1q_u8(table + 208, reduced_2);

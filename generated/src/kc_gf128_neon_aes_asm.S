@@ -10,7 +10,7 @@
  *   x0: table
  *   x1: h
  *   x16, x17: a row pointer, an address or a constant's page
- *   vectors: v0-v7, v16-v30 (23 used)
+ *   vectors: v0-v7, v16-v28 (21 used)
  *   frame: 0 bytes (0 spill slots of 16 bytes)
  */
 	.globl kc_gf128_neon_aes_ghash_powers_asm
@@ -34,301 +34,249 @@ kc_gf128_neon_aes_ghash_powers_asm:
 
 	/* T_1 = phi(H) y */
 	eor v1.16b, v5.16b, v4.16b /* mid_sum_acc = xor(mid, mid_1) */
-	adrp x17, .Lkc_gf128_neon_aes_asm_0_half_up
-	ldr q4, [x17, #:lo12:.Lkc_gf128_neon_aes_asm_0_half_up] /* half_up = const() */
-	tbl v5.16b, {v1.16b}, v4.16b /* mid_lo = lookup16(mid_sum_acc, half_up) */
-	eor v2.16b, v2.16b, v5.16b /* s_lo = xor(lo, mid_lo) */
-	adrp x17, .Lkc_gf128_neon_aes_asm_0_half_down
-	ldr q5, [x17, #:lo12:.Lkc_gf128_neon_aes_asm_0_half_down] /* half_down = const() */
-	tbl v1.16b, {v1.16b}, v5.16b /* mid_hi = lookup16(mid_sum_acc, half_down) */
-	eor v0.16b, v0.16b, v1.16b /* s_hi = xor(hi, mid_hi) */
 	adrp x17, .Lkc_gf128_neon_aes_asm_0_fold
-	ldr q1, [x17, #:lo12:.Lkc_gf128_neon_aes_asm_0_fold] /* fold = const() */
-	pmull v6.1q, v2.1d, v1.1d /* fold_lo = clmul(s_lo, fold) */
-	tbl v6.16b, {v6.16b}, v3.16b /* fold_lo_sw = lookup16(fold_lo, swap_halves) */
-	eor v2.16b, v2.16b, v6.16b /* v = xor(s_lo, fold_lo_sw) */
-	pmull2 v6.1q, v2.2d, v1.2d /* fold_hi = clmul(v, fold) */
-	eor v0.16b, v2.16b, v0.16b /* v_hi = xor(v, s_hi) */
-	eor v0.16b, v0.16b, v6.16b /* reduced = xor(v_hi, fold_hi) */
-	pmull v2.1q, v0.1d, v0.1d /* lo_1 = clmul(reduced, reduced) */
-	tbl v6.16b, {v0.16b}, v3.16b /* reduced_swap = lookup16(reduced, swap_halves) */
-	pmull2 v7.1q, v6.2d, v0.2d /* mid_2 = clmul(reduced_swap, reduced) */
-	pmull v6.1q, v6.1d, v0.1d /* mid_3 = clmul(reduced_swap, reduced) */
-	pmull2 v16.1q, v0.2d, v0.2d /* hi_1 = clmul(reduced, reduced) */
+	ldr q4, [x17, #:lo12:.Lkc_gf128_neon_aes_asm_0_fold] /* fold = const() */
+	pmull v5.1q, v2.1d, v4.1d /* fold_lo = clmul(lo, fold) */
+	eor v1.16b, v5.16b, v1.16b /* fold_mid = xor(fold_lo, mid_sum_acc) */
+	tbl v1.16b, {v1.16b}, v3.16b /* fold_mid_sw = lookup16(fold_mid, swap_halves) */
+	eor v1.16b, v2.16b, v1.16b /* w = xor(lo, fold_mid_sw) */
+	pmull2 v2.1q, v1.2d, v4.2d /* fold_hi = clmul(w, fold) */
+	eor v0.16b, v1.16b, v0.16b /* w_hi = xor(w, hi) */
+	eor v0.16b, v0.16b, v2.16b /* reduced = xor(w_hi, fold_hi) */
+	pmull v1.1q, v0.1d, v0.1d /* lo_1 = clmul(reduced, reduced) */
+	tbl v2.16b, {v0.16b}, v3.16b /* reduced_swap = lookup16(reduced, swap_halves) */
+	pmull2 v5.1q, v2.2d, v0.2d /* mid_2 = clmul(reduced_swap, reduced) */
+	pmull v2.1q, v2.1d, v0.1d /* mid_3 = clmul(reduced_swap, reduced) */
+	pmull2 v6.1q, v0.2d, v0.2d /* hi_1 = clmul(reduced, reduced) */
 
 	/* T_2 = T_1 T_1 */
-	eor v6.16b, v7.16b, v6.16b /* mid_sum_acc_1 = xor(mid_2, mid_3) */
-	tbl v7.16b, {v6.16b}, v4.16b /* mid_lo_1 = lookup16(mid_sum_acc_1, half_up) */
-	eor v2.16b, v2.16b, v7.16b /* s_lo_1 = xor(lo_1, mid_lo_1) */
-	tbl v6.16b, {v6.16b}, v5.16b /* mid_hi_1 = lookup16(mid_sum_acc_1, half_down) */
-	eor v6.16b, v16.16b, v6.16b /* s_hi_1 = xor(hi_1, mid_hi_1) */
-	pmull v7.1q, v2.1d, v1.1d /* fold_lo_1 = clmul(s_lo_1, fold) */
-	tbl v7.16b, {v7.16b}, v3.16b /* fold_lo_sw_1 = lookup16(fold_lo_1, swap_halves) */
-	eor v2.16b, v2.16b, v7.16b /* v_1 = xor(s_lo_1, fold_lo_sw_1) */
-	pmull2 v7.1q, v2.2d, v1.2d /* fold_hi_1 = clmul(v_1, fold) */
-	eor v2.16b, v2.16b, v6.16b /* v_hi_1 = xor(v_1, s_hi_1) */
-	eor v2.16b, v2.16b, v7.16b /* reduced_1 = xor(v_hi_1, fold_hi_1) */
-	pmull v6.1q, v2.1d, v0.1d /* lo_2 = clmul(reduced_1, reduced) */
-	tbl v7.16b, {v2.16b}, v3.16b /* reduced_1_swap = lookup16(reduced_1, swap_halves) */
-	pmull2 v16.1q, v7.2d, v0.2d /* mid_4 = clmul(reduced_1_swap, reduced) */
-	pmull v17.1q, v7.1d, v0.1d /* mid_5 = clmul(reduced_1_swap, reduced) */
-	pmull2 v18.1q, v2.2d, v0.2d /* hi_2 = clmul(reduced_1, reduced) */
+	eor v2.16b, v5.16b, v2.16b /* mid_sum_acc_1 = xor(mid_2, mid_3) */
+	pmull v5.1q, v1.1d, v4.1d /* fold_lo_1 = clmul(lo_1, fold) */
+	eor v2.16b, v5.16b, v2.16b /* fold_mid_1 = xor(fold_lo_1, mid_sum_acc_1) */
+	tbl v2.16b, {v2.16b}, v3.16b /* fold_mid_sw_1 = lookup16(fold_mid_1, swap_halves) */
+	eor v1.16b, v1.16b, v2.16b /* w_1 = xor(lo_1, fold_mid_sw_1) */
+	pmull2 v2.1q, v1.2d, v4.2d /* fold_hi_1 = clmul(w_1, fold) */
+	eor v1.16b, v1.16b, v6.16b /* w_hi_1 = xor(w_1, hi_1) */
+	eor v1.16b, v1.16b, v2.16b /* reduced_1 = xor(w_hi_1, fold_hi_1) */
+	pmull v2.1q, v1.1d, v0.1d /* lo_2 = clmul(reduced_1, reduced) */
+	tbl v5.16b, {v1.16b}, v3.16b /* reduced_1_swap = lookup16(reduced_1, swap_halves) */
+	pmull2 v6.1q, v5.2d, v0.2d /* mid_4 = clmul(reduced_1_swap, reduced) */
+	pmull v7.1q, v5.1d, v0.1d /* mid_5 = clmul(reduced_1_swap, reduced) */
+	pmull2 v16.1q, v1.2d, v0.2d /* hi_2 = clmul(reduced_1, reduced) */
 
 	/* T_3 = T_2 T_1 */
-	eor v16.16b, v16.16b, v17.16b /* mid_sum_acc_2 = xor(mid_4, mid_5) */
-	tbl v17.16b, {v16.16b}, v4.16b /* mid_lo_2 = lookup16(mid_sum_acc_2, half_up) */
-	eor v6.16b, v6.16b, v17.16b /* s_lo_2 = xor(lo_2, mid_lo_2) */
-	tbl v16.16b, {v16.16b}, v5.16b /* mid_hi_2 = lookup16(mid_sum_acc_2, half_down) */
-	eor v16.16b, v18.16b, v16.16b /* s_hi_2 = xor(hi_2, mid_hi_2) */
-	pmull v17.1q, v6.1d, v1.1d /* fold_lo_2 = clmul(s_lo_2, fold) */
-	tbl v17.16b, {v17.16b}, v3.16b /* fold_lo_sw_2 = lookup16(fold_lo_2, swap_halves) */
-	eor v6.16b, v6.16b, v17.16b /* v_2 = xor(s_lo_2, fold_lo_sw_2) */
-	pmull2 v17.1q, v6.2d, v1.2d /* fold_hi_2 = clmul(v_2, fold) */
-	eor v6.16b, v6.16b, v16.16b /* v_hi_2 = xor(v_2, s_hi_2) */
-	eor v6.16b, v6.16b, v17.16b /* reduced_2 = xor(v_hi_2, fold_hi_2) */
-	pmull v16.1q, v2.1d, v2.1d /* lo_3 = clmul(reduced_1, reduced_1) */
-	pmull2 v17.1q, v7.2d, v2.2d /* mid_6 = clmul(reduced_1_swap, reduced_1) */
-	pmull v7.1q, v7.1d, v2.1d /* mid_7 = clmul(reduced_1_swap, reduced_1) */
-	pmull2 v18.1q, v2.2d, v2.2d /* hi_3 = clmul(reduced_1, reduced_1) */
+	eor v6.16b, v6.16b, v7.16b /* mid_sum_acc_2 = xor(mid_4, mid_5) */
+	pmull v7.1q, v2.1d, v4.1d /* fold_lo_2 = clmul(lo_2, fold) */
+	eor v6.16b, v7.16b, v6.16b /* fold_mid_2 = xor(fold_lo_2, mid_sum_acc_2) */
+	tbl v6.16b, {v6.16b}, v3.16b /* fold_mid_sw_2 = lookup16(fold_mid_2, swap_halves) */
+	eor v2.16b, v2.16b, v6.16b /* w_2 = xor(lo_2, fold_mid_sw_2) */
+	pmull2 v6.1q, v2.2d, v4.2d /* fold_hi_2 = clmul(w_2, fold) */
+	eor v2.16b, v2.16b, v16.16b /* w_hi_2 = xor(w_2, hi_2) */
+	eor v2.16b, v2.16b, v6.16b /* reduced_2 = xor(w_hi_2, fold_hi_2) */
+	pmull v6.1q, v1.1d, v1.1d /* lo_3 = clmul(reduced_1, reduced_1) */
+	pmull2 v7.1q, v5.2d, v1.2d /* mid_6 = clmul(reduced_1_swap, reduced_1) */
+	pmull v5.1q, v5.1d, v1.1d /* mid_7 = clmul(reduced_1_swap, reduced_1) */
+	pmull2 v16.1q, v1.2d, v1.2d /* hi_3 = clmul(reduced_1, reduced_1) */
 
 	/* T_4 = T_2 T_2 */
-	eor v7.16b, v17.16b, v7.16b /* mid_sum_acc_3 = xor(mid_6, mid_7) */
-	tbl v17.16b, {v7.16b}, v4.16b /* mid_lo_3 = lookup16(mid_sum_acc_3, half_up) */
-	eor v16.16b, v16.16b, v17.16b /* s_lo_3 = xor(lo_3, mid_lo_3) */
-	tbl v7.16b, {v7.16b}, v5.16b /* mid_hi_3 = lookup16(mid_sum_acc_3, half_down) */
-	eor v7.16b, v18.16b, v7.16b /* s_hi_3 = xor(hi_3, mid_hi_3) */
-	pmull v17.1q, v16.1d, v1.1d /* fold_lo_3 = clmul(s_lo_3, fold) */
-	tbl v17.16b, {v17.16b}, v3.16b /* fold_lo_sw_3 = lookup16(fold_lo_3, swap_halves) */
-	eor v16.16b, v16.16b, v17.16b /* v_3 = xor(s_lo_3, fold_lo_sw_3) */
-	pmull2 v17.1q, v16.2d, v1.2d /* fold_hi_3 = clmul(v_3, fold) */
-	eor v7.16b, v16.16b, v7.16b /* v_hi_3 = xor(v_3, s_hi_3) */
-	eor v7.16b, v7.16b, v17.16b /* reduced_3 = xor(v_hi_3, fold_hi_3) */
-	pmull v16.1q, v6.1d, v2.1d /* lo_4 = clmul(reduced_2, reduced_1) */
-	tbl v17.16b, {v6.16b}, v3.16b /* reduced_2_swap = lookup16(reduced_2, swap_halves) */
-	pmull2 v18.1q, v17.2d, v2.2d /* mid_8 = clmul(reduced_2_swap, reduced_1) */
-	pmull v19.1q, v17.1d, v2.1d /* mid_9 = clmul(reduced_2_swap, reduced_1) */
-	pmull2 v20.1q, v6.2d, v2.2d /* hi_4 = clmul(reduced_2, reduced_1) */
+	eor v5.16b, v7.16b, v5.16b /* mid_sum_acc_3 = xor(mid_6, mid_7) */
+	pmull v7.1q, v6.1d, v4.1d /* fold_lo_3 = clmul(lo_3, fold) */
+	eor v5.16b, v7.16b, v5.16b /* fold_mid_3 = xor(fold_lo_3, mid_sum_acc_3) */
+	tbl v5.16b, {v5.16b}, v3.16b /* fold_mid_sw_3 = lookup16(fold_mid_3, swap_halves) */
+	eor v5.16b, v6.16b, v5.16b /* w_3 = xor(lo_3, fold_mid_sw_3) */
+	pmull2 v6.1q, v5.2d, v4.2d /* fold_hi_3 = clmul(w_3, fold) */
+	eor v5.16b, v5.16b, v16.16b /* w_hi_3 = xor(w_3, hi_3) */
+	eor v5.16b, v5.16b, v6.16b /* reduced_3 = xor(w_hi_3, fold_hi_3) */
+	pmull v6.1q, v2.1d, v1.1d /* lo_4 = clmul(reduced_2, reduced_1) */
+	tbl v7.16b, {v2.16b}, v3.16b /* reduced_2_swap = lookup16(reduced_2, swap_halves) */
+	pmull2 v16.1q, v7.2d, v1.2d /* mid_8 = clmul(reduced_2_swap, reduced_1) */
+	pmull v17.1q, v7.1d, v1.1d /* mid_9 = clmul(reduced_2_swap, reduced_1) */
+	pmull2 v18.1q, v2.2d, v1.2d /* hi_4 = clmul(reduced_2, reduced_1) */
 
 	/* T_5 = T_3 T_2 */
-	eor v18.16b, v18.16b, v19.16b /* mid_sum_acc_4 = xor(mid_8, mid_9) */
-	tbl v19.16b, {v18.16b}, v4.16b /* mid_lo_4 = lookup16(mid_sum_acc_4, half_up) */
-	eor v16.16b, v16.16b, v19.16b /* s_lo_4 = xor(lo_4, mid_lo_4) */
-	tbl v18.16b, {v18.16b}, v5.16b /* mid_hi_4 = lookup16(mid_sum_acc_4, half_down) */
-	eor v18.16b, v20.16b, v18.16b /* s_hi_4 = xor(hi_4, mid_hi_4) */
-	pmull v19.1q, v16.1d, v1.1d /* fold_lo_4 = clmul(s_lo_4, fold) */
-	tbl v19.16b, {v19.16b}, v3.16b /* fold_lo_sw_4 = lookup16(fold_lo_4, swap_halves) */
-	eor v16.16b, v16.16b, v19.16b /* v_4 = xor(s_lo_4, fold_lo_sw_4) */
-	pmull2 v19.1q, v16.2d, v1.2d /* fold_hi_4 = clmul(v_4, fold) */
-	eor v16.16b, v16.16b, v18.16b /* v_hi_4 = xor(v_4, s_hi_4) */
-	eor v16.16b, v16.16b, v19.16b /* reduced_4 = xor(v_hi_4, fold_hi_4) */
-	pmull v18.1q, v6.1d, v6.1d /* lo_5 = clmul(reduced_2, reduced_2) */
-	pmull2 v19.1q, v17.2d, v6.2d /* mid_10 = clmul(reduced_2_swap, reduced_2) */
-	pmull v17.1q, v17.1d, v6.1d /* mid_11 = clmul(reduced_2_swap, reduced_2) */
-	pmull2 v20.1q, v6.2d, v6.2d /* hi_5 = clmul(reduced_2, reduced_2) */
+	eor v16.16b, v16.16b, v17.16b /* mid_sum_acc_4 = xor(mid_8, mid_9) */
+	pmull v17.1q, v6.1d, v4.1d /* fold_lo_4 = clmul(lo_4, fold) */
+	eor v16.16b, v17.16b, v16.16b /* fold_mid_4 = xor(fold_lo_4, mid_sum_acc_4) */
+	tbl v16.16b, {v16.16b}, v3.16b /* fold_mid_sw_4 = lookup16(fold_mid_4, swap_halves) */
+	eor v6.16b, v6.16b, v16.16b /* w_4 = xor(lo_4, fold_mid_sw_4) */
+	pmull2 v16.1q, v6.2d, v4.2d /* fold_hi_4 = clmul(w_4, fold) */
+	eor v6.16b, v6.16b, v18.16b /* w_hi_4 = xor(w_4, hi_4) */
+	eor v6.16b, v6.16b, v16.16b /* reduced_4 = xor(w_hi_4, fold_hi_4) */
+	pmull v16.1q, v2.1d, v2.1d /* lo_5 = clmul(reduced_2, reduced_2) */
+	pmull2 v17.1q, v7.2d, v2.2d /* mid_10 = clmul(reduced_2_swap, reduced_2) */
+	pmull v7.1q, v7.1d, v2.1d /* mid_11 = clmul(reduced_2_swap, reduced_2) */
+	pmull2 v18.1q, v2.2d, v2.2d /* hi_5 = clmul(reduced_2, reduced_2) */
 
 	/* T_6 = T_3 T_3 */
-	eor v17.16b, v19.16b, v17.16b /* mid_sum_acc_5 = xor(mid_10, mid_11) */
-	tbl v19.16b, {v17.16b}, v4.16b /* mid_lo_5 = lookup16(mid_sum_acc_5, half_up) */
-	eor v18.16b, v18.16b, v19.16b /* s_lo_5 = xor(lo_5, mid_lo_5) */
-	tbl v17.16b, {v17.16b}, v5.16b /* mid_hi_5 = lookup16(mid_sum_acc_5, half_down) */
-	eor v17.16b, v20.16b, v17.16b /* s_hi_5 = xor(hi_5, mid_hi_5) */
-	pmull v19.1q, v18.1d, v1.1d /* fold_lo_5 = clmul(s_lo_5, fold) */
-	tbl v19.16b, {v19.16b}, v3.16b /* fold_lo_sw_5 = lookup16(fold_lo_5, swap_halves) */
-	eor v18.16b, v18.16b, v19.16b /* v_5 = xor(s_lo_5, fold_lo_sw_5) */
-	pmull2 v19.1q, v18.2d, v1.2d /* fold_hi_5 = clmul(v_5, fold) */
-	eor v17.16b, v18.16b, v17.16b /* v_hi_5 = xor(v_5, s_hi_5) */
-	eor v17.16b, v17.16b, v19.16b /* reduced_5 = xor(v_hi_5, fold_hi_5) */
-	pmull v18.1q, v7.1d, v6.1d /* lo_6 = clmul(reduced_3, reduced_2) */
-	tbl v19.16b, {v7.16b}, v3.16b /* reduced_3_swap = lookup16(reduced_3, swap_halves) */
-	pmull2 v20.1q, v19.2d, v6.2d /* mid_12 = clmul(reduced_3_swap, reduced_2) */
-	pmull v21.1q, v19.1d, v6.1d /* mid_13 = clmul(reduced_3_swap, reduced_2) */
-	pmull2 v22.1q, v7.2d, v6.2d /* hi_6 = clmul(reduced_3, reduced_2) */
+	eor v7.16b, v17.16b, v7.16b /* mid_sum_acc_5 = xor(mid_10, mid_11) */
+	pmull v17.1q, v16.1d, v4.1d /* fold_lo_5 = clmul(lo_5, fold) */
+	eor v7.16b, v17.16b, v7.16b /* fold_mid_5 = xor(fold_lo_5, mid_sum_acc_5) */
+	tbl v7.16b, {v7.16b}, v3.16b /* fold_mid_sw_5 = lookup16(fold_mid_5, swap_halves) */
+	eor v7.16b, v16.16b, v7.16b /* w_5 = xor(lo_5, fold_mid_sw_5) */
+	pmull2 v16.1q, v7.2d, v4.2d /* fold_hi_5 = clmul(w_5, fold) */
+	eor v7.16b, v7.16b, v18.16b /* w_hi_5 = xor(w_5, hi_5) */
+	eor v7.16b, v7.16b, v16.16b /* reduced_5 = xor(w_hi_5, fold_hi_5) */
+	pmull v16.1q, v5.1d, v2.1d /* lo_6 = clmul(reduced_3, reduced_2) */
+	tbl v17.16b, {v5.16b}, v3.16b /* reduced_3_swap = lookup16(reduced_3, swap_halves) */
+	pmull2 v18.1q, v17.2d, v2.2d /* mid_12 = clmul(reduced_3_swap, reduced_2) */
+	pmull v19.1q, v17.1d, v2.1d /* mid_13 = clmul(reduced_3_swap, reduced_2) */
+	pmull2 v20.1q, v5.2d, v2.2d /* hi_6 = clmul(reduced_3, reduced_2) */
 
 	/* T_7 = T_4 T_3 */
-	eor v20.16b, v20.16b, v21.16b /* mid_sum_acc_6 = xor(mid_12, mid_13) */
-	tbl v21.16b, {v20.16b}, v4.16b /* mid_lo_6 = lookup16(mid_sum_acc_6, half_up) */
-	eor v18.16b, v18.16b, v21.16b /* s_lo_6 = xor(lo_6, mid_lo_6) */
-	tbl v20.16b, {v20.16b}, v5.16b /* mid_hi_6 = lookup16(mid_sum_acc_6, half_down) */
-	eor v20.16b, v22.16b, v20.16b /* s_hi_6 = xor(hi_6, mid_hi_6) */
-	pmull v21.1q, v18.1d, v1.1d /* fold_lo_6 = clmul(s_lo_6, fold) */
-	tbl v21.16b, {v21.16b}, v3.16b /* fold_lo_sw_6 = lookup16(fold_lo_6, swap_halves) */
-	eor v18.16b, v18.16b, v21.16b /* v_6 = xor(s_lo_6, fold_lo_sw_6) */
-	pmull2 v21.1q, v18.2d, v1.2d /* fold_hi_6 = clmul(v_6, fold) */
-	eor v18.16b, v18.16b, v20.16b /* v_hi_6 = xor(v_6, s_hi_6) */
-	eor v18.16b, v18.16b, v21.16b /* reduced_6 = xor(v_hi_6, fold_hi_6) */
-	pmull v20.1q, v7.1d, v7.1d /* lo_7 = clmul(reduced_3, reduced_3) */
-	pmull2 v21.1q, v19.2d, v7.2d /* mid_14 = clmul(reduced_3_swap, reduced_3) */
-	pmull v19.1q, v19.1d, v7.1d /* mid_15 = clmul(reduced_3_swap, reduced_3) */
-	pmull2 v22.1q, v7.2d, v7.2d /* hi_7 = clmul(reduced_3, reduced_3) */
+	eor v18.16b, v18.16b, v19.16b /* mid_sum_acc_6 = xor(mid_12, mid_13) */
+	pmull v19.1q, v16.1d, v4.1d /* fold_lo_6 = clmul(lo_6, fold) */
+	eor v18.16b, v19.16b, v18.16b /* fold_mid_6 = xor(fold_lo_6, mid_sum_acc_6) */
+	tbl v18.16b, {v18.16b}, v3.16b /* fold_mid_sw_6 = lookup16(fold_mid_6, swap_halves) */
+	eor v16.16b, v16.16b, v18.16b /* w_6 = xor(lo_6, fold_mid_sw_6) */
+	pmull2 v18.1q, v16.2d, v4.2d /* fold_hi_6 = clmul(w_6, fold) */
+	eor v16.16b, v16.16b, v20.16b /* w_hi_6 = xor(w_6, hi_6) */
+	eor v16.16b, v16.16b, v18.16b /* reduced_6 = xor(w_hi_6, fold_hi_6) */
+	pmull v18.1q, v5.1d, v5.1d /* lo_7 = clmul(reduced_3, reduced_3) */
+	pmull2 v19.1q, v17.2d, v5.2d /* mid_14 = clmul(reduced_3_swap, reduced_3) */
+	pmull v17.1q, v17.1d, v5.1d /* mid_15 = clmul(reduced_3_swap, reduced_3) */
+	pmull2 v20.1q, v5.2d, v5.2d /* hi_7 = clmul(reduced_3, reduced_3) */
 
 	/* T_8 = T_4 T_4 */
-	eor v19.16b, v21.16b, v19.16b /* mid_sum_acc_7 = xor(mid_14, mid_15) */
-	tbl v21.16b, {v19.16b}, v4.16b /* mid_lo_7 = lookup16(mid_sum_acc_7, half_up) */
-	eor v20.16b, v20.16b, v21.16b /* s_lo_7 = xor(lo_7, mid_lo_7) */
-	tbl v19.16b, {v19.16b}, v5.16b /* mid_hi_7 = lookup16(mid_sum_acc_7, half_down) */
-	eor v19.16b, v22.16b, v19.16b /* s_hi_7 = xor(hi_7, mid_hi_7) */
-	pmull v21.1q, v20.1d, v1.1d /* fold_lo_7 = clmul(s_lo_7, fold) */
-	tbl v21.16b, {v21.16b}, v3.16b /* fold_lo_sw_7 = lookup16(fold_lo_7, swap_halves) */
-	eor v20.16b, v20.16b, v21.16b /* v_7 = xor(s_lo_7, fold_lo_sw_7) */
-	pmull2 v21.1q, v20.2d, v1.2d /* fold_hi_7 = clmul(v_7, fold) */
-	eor v19.16b, v20.16b, v19.16b /* v_hi_7 = xor(v_7, s_hi_7) */
-	eor v19.16b, v19.16b, v21.16b /* reduced_7 = xor(v_hi_7, fold_hi_7) */
-	pmull v20.1q, v16.1d, v7.1d /* lo_8 = clmul(reduced_4, reduced_3) */
-	tbl v21.16b, {v16.16b}, v3.16b /* reduced_4_swap = lookup16(reduced_4, swap_halves) */
-	pmull2 v22.1q, v21.2d, v7.2d /* mid_16 = clmul(reduced_4_swap, reduced_3) */
-	pmull v23.1q, v21.1d, v7.1d /* mid_17 = clmul(reduced_4_swap, reduced_3) */
-	pmull2 v24.1q, v16.2d, v7.2d /* hi_8 = clmul(reduced_4, reduced_3) */
+	eor v17.16b, v19.16b, v17.16b /* mid_sum_acc_7 = xor(mid_14, mid_15) */
+	pmull v19.1q, v18.1d, v4.1d /* fold_lo_7 = clmul(lo_7, fold) */
+	eor v17.16b, v19.16b, v17.16b /* fold_mid_7 = xor(fold_lo_7, mid_sum_acc_7) */
+	tbl v17.16b, {v17.16b}, v3.16b /* fold_mid_sw_7 = lookup16(fold_mid_7, swap_halves) */
+	eor v17.16b, v18.16b, v17.16b /* w_7 = xor(lo_7, fold_mid_sw_7) */
+	pmull2 v18.1q, v17.2d, v4.2d /* fold_hi_7 = clmul(w_7, fold) */
+	eor v17.16b, v17.16b, v20.16b /* w_hi_7 = xor(w_7, hi_7) */
+	eor v17.16b, v17.16b, v18.16b /* reduced_7 = xor(w_hi_7, fold_hi_7) */
+	pmull v18.1q, v6.1d, v5.1d /* lo_8 = clmul(reduced_4, reduced_3) */
+	tbl v19.16b, {v6.16b}, v3.16b /* reduced_4_swap = lookup16(reduced_4, swap_halves) */
+	pmull2 v20.1q, v19.2d, v5.2d /* mid_16 = clmul(reduced_4_swap, reduced_3) */
+	pmull v21.1q, v19.1d, v5.1d /* mid_17 = clmul(reduced_4_swap, reduced_3) */
+	pmull2 v22.1q, v6.2d, v5.2d /* hi_8 = clmul(reduced_4, reduced_3) */
 
 	/* T_9 = T_5 T_4 */
-	eor v22.16b, v22.16b, v23.16b /* mid_sum_acc_8 = xor(mid_16, mid_17) */
-	tbl v23.16b, {v22.16b}, v4.16b /* mid_lo_8 = lookup16(mid_sum_acc_8, half_up) */
-	eor v20.16b, v20.16b, v23.16b /* s_lo_8 = xor(lo_8, mid_lo_8) */
-	tbl v22.16b, {v22.16b}, v5.16b /* mid_hi_8 = lookup16(mid_sum_acc_8, half_down) */
-	eor v22.16b, v24.16b, v22.16b /* s_hi_8 = xor(hi_8, mid_hi_8) */
-	pmull v23.1q, v20.1d, v1.1d /* fold_lo_8 = clmul(s_lo_8, fold) */
-	tbl v23.16b, {v23.16b}, v3.16b /* fold_lo_sw_8 = lookup16(fold_lo_8, swap_halves) */
-	eor v20.16b, v20.16b, v23.16b /* v_8 = xor(s_lo_8, fold_lo_sw_8) */
-	pmull2 v23.1q, v20.2d, v1.2d /* fold_hi_8 = clmul(v_8, fold) */
-	eor v20.16b, v20.16b, v22.16b /* v_hi_8 = xor(v_8, s_hi_8) */
-	eor v20.16b, v20.16b, v23.16b /* reduced_8 = xor(v_hi_8, fold_hi_8) */
-	pmull v22.1q, v16.1d, v16.1d /* lo_9 = clmul(reduced_4, reduced_4) */
-	pmull2 v23.1q, v21.2d, v16.2d /* mid_18 = clmul(reduced_4_swap, reduced_4) */
-	pmull v21.1q, v21.1d, v16.1d /* mid_19 = clmul(reduced_4_swap, reduced_4) */
-	pmull2 v24.1q, v16.2d, v16.2d /* hi_9 = clmul(reduced_4, reduced_4) */
+	eor v20.16b, v20.16b, v21.16b /* mid_sum_acc_8 = xor(mid_16, mid_17) */
+	pmull v21.1q, v18.1d, v4.1d /* fold_lo_8 = clmul(lo_8, fold) */
+	eor v20.16b, v21.16b, v20.16b /* fold_mid_8 = xor(fold_lo_8, mid_sum_acc_8) */
+	tbl v20.16b, {v20.16b}, v3.16b /* fold_mid_sw_8 = lookup16(fold_mid_8, swap_halves) */
+	eor v18.16b, v18.16b, v20.16b /* w_8 = xor(lo_8, fold_mid_sw_8) */
+	pmull2 v20.1q, v18.2d, v4.2d /* fold_hi_8 = clmul(w_8, fold) */
+	eor v18.16b, v18.16b, v22.16b /* w_hi_8 = xor(w_8, hi_8) */
+	eor v18.16b, v18.16b, v20.16b /* reduced_8 = xor(w_hi_8, fold_hi_8) */
+	pmull v20.1q, v6.1d, v6.1d /* lo_9 = clmul(reduced_4, reduced_4) */
+	pmull2 v21.1q, v19.2d, v6.2d /* mid_18 = clmul(reduced_4_swap, reduced_4) */
+	pmull v19.1q, v19.1d, v6.1d /* mid_19 = clmul(reduced_4_swap, reduced_4) */
+	pmull2 v22.1q, v6.2d, v6.2d /* hi_9 = clmul(reduced_4, reduced_4) */
 
 	/* T_10 = T_5 T_5 */
-	eor v21.16b, v23.16b, v21.16b /* mid_sum_acc_9 = xor(mid_18, mid_19) */
-	tbl v23.16b, {v21.16b}, v4.16b /* mid_lo_9 = lookup16(mid_sum_acc_9, half_up) */
-	eor v22.16b, v22.16b, v23.16b /* s_lo_9 = xor(lo_9, mid_lo_9) */
-	tbl v21.16b, {v21.16b}, v5.16b /* mid_hi_9 = lookup16(mid_sum_acc_9, half_down) */
-	eor v21.16b, v24.16b, v21.16b /* s_hi_9 = xor(hi_9, mid_hi_9) */
-	pmull v23.1q, v22.1d, v1.1d /* fold_lo_9 = clmul(s_lo_9, fold) */
-	tbl v23.16b, {v23.16b}, v3.16b /* fold_lo_sw_9 = lookup16(fold_lo_9, swap_halves) */
-	eor v22.16b, v22.16b, v23.16b /* v_9 = xor(s_lo_9, fold_lo_sw_9) */
-	pmull2 v23.1q, v22.2d, v1.2d /* fold_hi_9 = clmul(v_9, fold) */
-	eor v21.16b, v22.16b, v21.16b /* v_hi_9 = xor(v_9, s_hi_9) */
-	eor v21.16b, v21.16b, v23.16b /* reduced_9 = xor(v_hi_9, fold_hi_9) */
-	pmull v22.1q, v17.1d, v16.1d /* lo_10 = clmul(reduced_5, reduced_4) */
-	tbl v23.16b, {v17.16b}, v3.16b /* reduced_5_swap = lookup16(reduced_5, swap_halves) */
-	pmull2 v24.1q, v23.2d, v16.2d /* mid_20 = clmul(reduced_5_swap, reduced_4) */
-	pmull v25.1q, v23.1d, v16.1d /* mid_21 = clmul(reduced_5_swap, reduced_4) */
-	pmull2 v26.1q, v17.2d, v16.2d /* hi_10 = clmul(reduced_5, reduced_4) */
+	eor v19.16b, v21.16b, v19.16b /* mid_sum_acc_9 = xor(mid_18, mid_19) */
+	pmull v21.1q, v20.1d, v4.1d /* fold_lo_9 = clmul(lo_9, fold) */
+	eor v19.16b, v21.16b, v19.16b /* fold_mid_9 = xor(fold_lo_9, mid_sum_acc_9) */
+	tbl v19.16b, {v19.16b}, v3.16b /* fold_mid_sw_9 = lookup16(fold_mid_9, swap_halves) */
+	eor v19.16b, v20.16b, v19.16b /* w_9 = xor(lo_9, fold_mid_sw_9) */
+	pmull2 v20.1q, v19.2d, v4.2d /* fold_hi_9 = clmul(w_9, fold) */
+	eor v19.16b, v19.16b, v22.16b /* w_hi_9 = xor(w_9, hi_9) */
+	eor v19.16b, v19.16b, v20.16b /* reduced_9 = xor(w_hi_9, fold_hi_9) */
+	pmull v20.1q, v7.1d, v6.1d /* lo_10 = clmul(reduced_5, reduced_4) */
+	tbl v21.16b, {v7.16b}, v3.16b /* reduced_5_swap = lookup16(reduced_5, swap_halves) */
+	pmull2 v22.1q, v21.2d, v6.2d /* mid_20 = clmul(reduced_5_swap, reduced_4) */
+	pmull v23.1q, v21.1d, v6.1d /* mid_21 = clmul(reduced_5_swap, reduced_4) */
+	pmull2 v24.1q, v7.2d, v6.2d /* hi_10 = clmul(reduced_5, reduced_4) */
 
 	/* T_11 = T_6 T_5 */
-	eor v24.16b, v24.16b, v25.16b /* mid_sum_acc_10 = xor(mid_20, mid_21) */
-	tbl v25.16b, {v24.16b}, v4.16b /* mid_lo_10 = lookup16(mid_sum_acc_10, half_up) */
-	eor v22.16b, v22.16b, v25.16b /* s_lo_10 = xor(lo_10, mid_lo_10) */
-	tbl v24.16b, {v24.16b}, v5.16b /* mid_hi_10 = lookup16(mid_sum_acc_10, half_down) */
-	eor v24.16b, v26.16b, v24.16b /* s_hi_10 = xor(hi_10, mid_hi_10) */
-	pmull v25.1q, v22.1d, v1.1d /* fold_lo_10 = clmul(s_lo_10, fold) */
-	tbl v25.16b, {v25.16b}, v3.16b /* fold_lo_sw_10 = lookup16(fold_lo_10, swap_halves) */
-	eor v22.16b, v22.16b, v25.16b /* v_10 = xor(s_lo_10, fold_lo_sw_10) */
-	pmull2 v25.1q, v22.2d, v1.2d /* fold_hi_10 = clmul(v_10, fold) */
-	eor v22.16b, v22.16b, v24.16b /* v_hi_10 = xor(v_10, s_hi_10) */
-	eor v22.16b, v22.16b, v25.16b /* reduced_10 = xor(v_hi_10, fold_hi_10) */
-	pmull v24.1q, v17.1d, v17.1d /* lo_11 = clmul(reduced_5, reduced_5) */
-	pmull2 v25.1q, v23.2d, v17.2d /* mid_22 = clmul(reduced_5_swap, reduced_5) */
-	pmull v23.1q, v23.1d, v17.1d /* mid_23 = clmul(reduced_5_swap, reduced_5) */
-	pmull2 v26.1q, v17.2d, v17.2d /* hi_11 = clmul(reduced_5, reduced_5) */
+	eor v22.16b, v22.16b, v23.16b /* mid_sum_acc_10 = xor(mid_20, mid_21) */
+	pmull v23.1q, v20.1d, v4.1d /* fold_lo_10 = clmul(lo_10, fold) */
+	eor v22.16b, v23.16b, v22.16b /* fold_mid_10 = xor(fold_lo_10, mid_sum_acc_10) */
+	tbl v22.16b, {v22.16b}, v3.16b /* fold_mid_sw_10 = lookup16(fold_mid_10, swap_halves) */
+	eor v20.16b, v20.16b, v22.16b /* w_10 = xor(lo_10, fold_mid_sw_10) */
+	pmull2 v22.1q, v20.2d, v4.2d /* fold_hi_10 = clmul(w_10, fold) */
+	eor v20.16b, v20.16b, v24.16b /* w_hi_10 = xor(w_10, hi_10) */
+	eor v20.16b, v20.16b, v22.16b /* reduced_10 = xor(w_hi_10, fold_hi_10) */
+	pmull v22.1q, v7.1d, v7.1d /* lo_11 = clmul(reduced_5, reduced_5) */
+	pmull2 v23.1q, v21.2d, v7.2d /* mid_22 = clmul(reduced_5_swap, reduced_5) */
+	pmull v21.1q, v21.1d, v7.1d /* mid_23 = clmul(reduced_5_swap, reduced_5) */
+	pmull2 v24.1q, v7.2d, v7.2d /* hi_11 = clmul(reduced_5, reduced_5) */
 
 	/* T_12 = T_6 T_6 */
-	eor v23.16b, v25.16b, v23.16b /* mid_sum_acc_11 = xor(mid_22, mid_23) */
-	tbl v25.16b, {v23.16b}, v4.16b /* mid_lo_11 = lookup16(mid_sum_acc_11, half_up) */
-	eor v24.16b, v24.16b, v25.16b /* s_lo_11 = xor(lo_11, mid_lo_11) */
-	tbl v23.16b, {v23.16b}, v5.16b /* mid_hi_11 = lookup16(mid_sum_acc_11, half_down) */
-	eor v23.16b, v26.16b, v23.16b /* s_hi_11 = xor(hi_11, mid_hi_11) */
-	pmull v25.1q, v24.1d, v1.1d /* fold_lo_11 = clmul(s_lo_11, fold) */
-	tbl v25.16b, {v25.16b}, v3.16b /* fold_lo_sw_11 = lookup16(fold_lo_11, swap_halves) */
-	eor v24.16b, v24.16b, v25.16b /* v_11 = xor(s_lo_11, fold_lo_sw_11) */
-	pmull2 v25.1q, v24.2d, v1.2d /* fold_hi_11 = clmul(v_11, fold) */
-	eor v23.16b, v24.16b, v23.16b /* v_hi_11 = xor(v_11, s_hi_11) */
-	eor v23.16b, v23.16b, v25.16b /* reduced_11 = xor(v_hi_11, fold_hi_11) */
-	pmull v24.1q, v18.1d, v17.1d /* lo_12 = clmul(reduced_6, reduced_5) */
-	tbl v25.16b, {v18.16b}, v3.16b /* reduced_6_swap = lookup16(reduced_6, swap_halves) */
-	pmull2 v26.1q, v25.2d, v17.2d /* mid_24 = clmul(reduced_6_swap, reduced_5) */
-	pmull v27.1q, v25.1d, v17.1d /* mid_25 = clmul(reduced_6_swap, reduced_5) */
-	pmull2 v28.1q, v18.2d, v17.2d /* hi_12 = clmul(reduced_6, reduced_5) */
+	eor v21.16b, v23.16b, v21.16b /* mid_sum_acc_11 = xor(mid_22, mid_23) */
+	pmull v23.1q, v22.1d, v4.1d /* fold_lo_11 = clmul(lo_11, fold) */
+	eor v21.16b, v23.16b, v21.16b /* fold_mid_11 = xor(fold_lo_11, mid_sum_acc_11) */
+	tbl v21.16b, {v21.16b}, v3.16b /* fold_mid_sw_11 = lookup16(fold_mid_11, swap_halves) */
+	eor v21.16b, v22.16b, v21.16b /* w_11 = xor(lo_11, fold_mid_sw_11) */
+	pmull2 v22.1q, v21.2d, v4.2d /* fold_hi_11 = clmul(w_11, fold) */
+	eor v21.16b, v21.16b, v24.16b /* w_hi_11 = xor(w_11, hi_11) */
+	eor v21.16b, v21.16b, v22.16b /* reduced_11 = xor(w_hi_11, fold_hi_11) */
+	pmull v22.1q, v16.1d, v7.1d /* lo_12 = clmul(reduced_6, reduced_5) */
+	tbl v23.16b, {v16.16b}, v3.16b /* reduced_6_swap = lookup16(reduced_6, swap_halves) */
+	pmull2 v24.1q, v23.2d, v7.2d /* mid_24 = clmul(reduced_6_swap, reduced_5) */
+	pmull v25.1q, v23.1d, v7.1d /* mid_25 = clmul(reduced_6_swap, reduced_5) */
+	pmull2 v26.1q, v16.2d, v7.2d /* hi_12 = clmul(reduced_6, reduced_5) */
 
 	/* T_13 = T_7 T_6 */
-	eor v26.16b, v26.16b, v27.16b /* mid_sum_acc_12 = xor(mid_24, mid_25) */
-	tbl v27.16b, {v26.16b}, v4.16b /* mid_lo_12 = lookup16(mid_sum_acc_12, half_up) */
-	eor v24.16b, v24.16b, v27.16b /* s_lo_12 = xor(lo_12, mid_lo_12) */
-	tbl v26.16b, {v26.16b}, v5.16b /* mid_hi_12 = lookup16(mid_sum_acc_12, half_down) */
-	eor v26.16b, v28.16b, v26.16b /* s_hi_12 = xor(hi_12, mid_hi_12) */
-	pmull v27.1q, v24.1d, v1.1d /* fold_lo_12 = clmul(s_lo_12, fold) */
-	tbl v27.16b, {v27.16b}, v3.16b /* fold_lo_sw_12 = lookup16(fold_lo_12, swap_halves) */
-	eor v24.16b, v24.16b, v27.16b /* v_12 = xor(s_lo_12, fold_lo_sw_12) */
-	pmull2 v27.1q, v24.2d, v1.2d /* fold_hi_12 = clmul(v_12, fold) */
-	eor v24.16b, v24.16b, v26.16b /* v_hi_12 = xor(v_12, s_hi_12) */
-	eor v24.16b, v24.16b, v27.16b /* reduced_12 = xor(v_hi_12, fold_hi_12) */
-	pmull v26.1q, v18.1d, v18.1d /* lo_13 = clmul(reduced_6, reduced_6) */
-	pmull2 v27.1q, v25.2d, v18.2d /* mid_26 = clmul(reduced_6_swap, reduced_6) */
-	pmull v25.1q, v25.1d, v18.1d /* mid_27 = clmul(reduced_6_swap, reduced_6) */
-	pmull2 v28.1q, v18.2d, v18.2d /* hi_13 = clmul(reduced_6, reduced_6) */
+	eor v24.16b, v24.16b, v25.16b /* mid_sum_acc_12 = xor(mid_24, mid_25) */
+	pmull v25.1q, v22.1d, v4.1d /* fold_lo_12 = clmul(lo_12, fold) */
+	eor v24.16b, v25.16b, v24.16b /* fold_mid_12 = xor(fold_lo_12, mid_sum_acc_12) */
+	tbl v24.16b, {v24.16b}, v3.16b /* fold_mid_sw_12 = lookup16(fold_mid_12, swap_halves) */
+	eor v22.16b, v22.16b, v24.16b /* w_12 = xor(lo_12, fold_mid_sw_12) */
+	pmull2 v24.1q, v22.2d, v4.2d /* fold_hi_12 = clmul(w_12, fold) */
+	eor v22.16b, v22.16b, v26.16b /* w_hi_12 = xor(w_12, hi_12) */
+	eor v22.16b, v22.16b, v24.16b /* reduced_12 = xor(w_hi_12, fold_hi_12) */
+	pmull v24.1q, v16.1d, v16.1d /* lo_13 = clmul(reduced_6, reduced_6) */
+	pmull2 v25.1q, v23.2d, v16.2d /* mid_26 = clmul(reduced_6_swap, reduced_6) */
+	pmull v23.1q, v23.1d, v16.1d /* mid_27 = clmul(reduced_6_swap, reduced_6) */
+	pmull2 v26.1q, v16.2d, v16.2d /* hi_13 = clmul(reduced_6, reduced_6) */
 
 	/* T_14 = T_7 T_7 */
-	eor v25.16b, v27.16b, v25.16b /* mid_sum_acc_13 = xor(mid_26, mid_27) */
-	tbl v27.16b, {v25.16b}, v4.16b /* mid_lo_13 = lookup16(mid_sum_acc_13, half_up) */
-	eor v26.16b, v26.16b, v27.16b /* s_lo_13 = xor(lo_13, mid_lo_13) */
-	tbl v25.16b, {v25.16b}, v5.16b /* mid_hi_13 = lookup16(mid_sum_acc_13, half_down) */
-	eor v25.16b, v28.16b, v25.16b /* s_hi_13 = xor(hi_13, mid_hi_13) */
-	pmull v27.1q, v26.1d, v1.1d /* fold_lo_13 = clmul(s_lo_13, fold) */
-	tbl v27.16b, {v27.16b}, v3.16b /* fold_lo_sw_13 = lookup16(fold_lo_13, swap_halves) */
-	eor v26.16b, v26.16b, v27.16b /* v_13 = xor(s_lo_13, fold_lo_sw_13) */
-	pmull2 v27.1q, v26.2d, v1.2d /* fold_hi_13 = clmul(v_13, fold) */
-	eor v25.16b, v26.16b, v25.16b /* v_hi_13 = xor(v_13, s_hi_13) */
-	eor v25.16b, v25.16b, v27.16b /* reduced_13 = xor(v_hi_13, fold_hi_13) */
-	pmull v26.1q, v19.1d, v18.1d /* lo_14 = clmul(reduced_7, reduced_6) */
-	tbl v27.16b, {v19.16b}, v3.16b /* reduced_7_swap = lookup16(reduced_7, swap_halves) */
-	pmull2 v28.1q, v27.2d, v18.2d /* mid_28 = clmul(reduced_7_swap, reduced_6) */
-	pmull v29.1q, v27.1d, v18.1d /* mid_29 = clmul(reduced_7_swap, reduced_6) */
-	pmull2 v30.1q, v19.2d, v18.2d /* hi_14 = clmul(reduced_7, reduced_6) */
+	eor v23.16b, v25.16b, v23.16b /* mid_sum_acc_13 = xor(mid_26, mid_27) */
+	pmull v25.1q, v24.1d, v4.1d /* fold_lo_13 = clmul(lo_13, fold) */
+	eor v23.16b, v25.16b, v23.16b /* fold_mid_13 = xor(fold_lo_13, mid_sum_acc_13) */
+	tbl v23.16b, {v23.16b}, v3.16b /* fold_mid_sw_13 = lookup16(fold_mid_13, swap_halves) */
+	eor v23.16b, v24.16b, v23.16b /* w_13 = xor(lo_13, fold_mid_sw_13) */
+	pmull2 v24.1q, v23.2d, v4.2d /* fold_hi_13 = clmul(w_13, fold) */
+	eor v23.16b, v23.16b, v26.16b /* w_hi_13 = xor(w_13, hi_13) */
+	eor v23.16b, v23.16b, v24.16b /* reduced_13 = xor(w_hi_13, fold_hi_13) */
+	pmull v24.1q, v17.1d, v16.1d /* lo_14 = clmul(reduced_7, reduced_6) */
+	tbl v25.16b, {v17.16b}, v3.16b /* reduced_7_swap = lookup16(reduced_7, swap_halves) */
+	pmull2 v26.1q, v25.2d, v16.2d /* mid_28 = clmul(reduced_7_swap, reduced_6) */
+	pmull v27.1q, v25.1d, v16.1d /* mid_29 = clmul(reduced_7_swap, reduced_6) */
+	pmull2 v28.1q, v17.2d, v16.2d /* hi_14 = clmul(reduced_7, reduced_6) */
 
 	/* T_15 = T_8 T_7 */
-	eor v28.16b, v28.16b, v29.16b /* mid_sum_acc_14 = xor(mid_28, mid_29) */
-	tbl v29.16b, {v28.16b}, v4.16b /* mid_lo_14 = lookup16(mid_sum_acc_14, half_up) */
-	eor v26.16b, v26.16b, v29.16b /* s_lo_14 = xor(lo_14, mid_lo_14) */
-	tbl v28.16b, {v28.16b}, v5.16b /* mid_hi_14 = lookup16(mid_sum_acc_14, half_down) */
-	eor v28.16b, v30.16b, v28.16b /* s_hi_14 = xor(hi_14, mid_hi_14) */
-	pmull v29.1q, v26.1d, v1.1d /* fold_lo_14 = clmul(s_lo_14, fold) */
-	tbl v29.16b, {v29.16b}, v3.16b /* fold_lo_sw_14 = lookup16(fold_lo_14, swap_halves) */
-	eor v26.16b, v26.16b, v29.16b /* v_14 = xor(s_lo_14, fold_lo_sw_14) */
-	pmull2 v29.1q, v26.2d, v1.2d /* fold_hi_14 = clmul(v_14, fold) */
-	eor v26.16b, v26.16b, v28.16b /* v_hi_14 = xor(v_14, s_hi_14) */
-	eor v26.16b, v26.16b, v29.16b /* reduced_14 = xor(v_hi_14, fold_hi_14) */
-	pmull v28.1q, v19.1d, v19.1d /* lo_15 = clmul(reduced_7, reduced_7) */
-	pmull2 v29.1q, v27.2d, v19.2d /* mid_30 = clmul(reduced_7_swap, reduced_7) */
-	pmull v27.1q, v27.1d, v19.1d /* mid_31 = clmul(reduced_7_swap, reduced_7) */
-	pmull2 v30.1q, v19.2d, v19.2d /* hi_15 = clmul(reduced_7, reduced_7) */
+	eor v26.16b, v26.16b, v27.16b /* mid_sum_acc_14 = xor(mid_28, mid_29) */
+	pmull v27.1q, v24.1d, v4.1d /* fold_lo_14 = clmul(lo_14, fold) */
+	eor v26.16b, v27.16b, v26.16b /* fold_mid_14 = xor(fold_lo_14, mid_sum_acc_14) */
+	tbl v26.16b, {v26.16b}, v3.16b /* fold_mid_sw_14 = lookup16(fold_mid_14, swap_halves) */
+	eor v24.16b, v24.16b, v26.16b /* w_14 = xor(lo_14, fold_mid_sw_14) */
+	pmull2 v26.1q, v24.2d, v4.2d /* fold_hi_14 = clmul(w_14, fold) */
+	eor v24.16b, v24.16b, v28.16b /* w_hi_14 = xor(w_14, hi_14) */
+	eor v24.16b, v24.16b, v26.16b /* reduced_14 = xor(w_hi_14, fold_hi_14) */
+	pmull v26.1q, v17.1d, v17.1d /* lo_15 = clmul(reduced_7, reduced_7) */
+	pmull2 v27.1q, v25.2d, v17.2d /* mid_30 = clmul(reduced_7_swap, reduced_7) */
+	pmull v25.1q, v25.1d, v17.1d /* mid_31 = clmul(reduced_7_swap, reduced_7) */
+	pmull2 v28.1q, v17.2d, v17.2d /* hi_15 = clmul(reduced_7, reduced_7) */
 
 	/* T_16 = T_8 T_8 */
-	eor v27.16b, v29.16b, v27.16b /* mid_sum_acc_15 = xor(mid_30, mid_31) */
-	tbl v4.16b, {v27.16b}, v4.16b /* mid_lo_15 = lookup16(mid_sum_acc_15, half_up) */
-	eor v4.16b, v28.16b, v4.16b /* s_lo_15 = xor(lo_15, mid_lo_15) */
-	tbl v5.16b, {v27.16b}, v5.16b /* mid_hi_15 = lookup16(mid_sum_acc_15, half_down) */
-	eor v5.16b, v30.16b, v5.16b /* s_hi_15 = xor(hi_15, mid_hi_15) */
-	pmull v27.1q, v4.1d, v1.1d /* fold_lo_15 = clmul(s_lo_15, fold) */
-	tbl v3.16b, {v27.16b}, v3.16b /* fold_lo_sw_15 = lookup16(fold_lo_15, swap_halves) */
-	eor v3.16b, v4.16b, v3.16b /* v_15 = xor(s_lo_15, fold_lo_sw_15) */
-	pmull2 v1.1q, v3.2d, v1.2d /* fold_hi_15 = clmul(v_15, fold) */
-	eor v3.16b, v3.16b, v5.16b /* v_hi_15 = xor(v_15, s_hi_15) */
-	eor v1.16b, v3.16b, v1.16b /* reduced_15 = xor(v_hi_15, fold_hi_15) */
+	eor v25.16b, v27.16b, v25.16b /* mid_sum_acc_15 = xor(mid_30, mid_31) */
+	pmull v27.1q, v26.1d, v4.1d /* fold_lo_15 = clmul(lo_15, fold) */
+	eor v25.16b, v27.16b, v25.16b /* fold_mid_15 = xor(fold_lo_15, mid_sum_acc_15) */
+	tbl v3.16b, {v25.16b}, v3.16b /* fold_mid_sw_15 = lookup16(fold_mid_15, swap_halves) */
+	eor v3.16b, v26.16b, v3.16b /* w_15 = xor(lo_15, fold_mid_sw_15) */
+	pmull2 v4.1q, v3.2d, v4.2d /* fold_hi_15 = clmul(w_15, fold) */
+	eor v3.16b, v3.16b, v28.16b /* w_hi_15 = xor(w_15, hi_15) */
+	eor v3.16b, v3.16b, v4.16b /* reduced_15 = xor(w_hi_15, fold_hi_15) */
 	str q0, [x0, #240] /* store reduced */
-	str q2, [x0, #224] /* store reduced_1 */
-	str q6, [x0, #208] /* store reduced_2 */
-	str q7, [x0, #192] /* store reduced_3 */
-	str q16, [x0, #176] /* store reduced_4 */
-	str q17, [x0, #160] /* store reduced_5 */
-	str q18, [x0, #144] /* store reduced_6 */
-	str q19, [x0, #128] /* store reduced_7 */
-	str q20, [x0, #112] /* store reduced_8 */
-	str q21, [x0, #96] /* store reduced_9 */
-	str q22, [x0, #80] /* store reduced_10 */
-	str q23, [x0, #64] /* store reduced_11 */
-	str q24, [x0, #48] /* store reduced_12 */
-	str q25, [x0, #32] /* store reduced_13 */
-	str q26, [x0, #16] /* store reduced_14 */
-	str q1, [x0] /* store reduced_15 */
+	str q1, [x0, #224] /* store reduced_1 */
+	str q2, [x0, #208] /* store reduced_2 */
+	str q5, [x0, #192] /* store reduced_3 */
+	str q6, [x0, #176] /* store reduced_4 */
+	str q7, [x0, #160] /* store reduced_5 */
+	str q16, [x0, #144] /* store reduced_6 */
+	str q17, [x0, #128] /* store reduced_7 */
+	str q18, [x0, #112] /* store reduced_8 */
+	str q19, [x0, #96] /* store reduced_9 */
+	str q20, [x0, #80] /* store reduced_10 */
+	str q21, [x0, #64] /* store reduced_11 */
+	str q22, [x0, #48] /* store reduced_12 */
+	str q23, [x0, #32] /* store reduced_13 */
+	str q24, [x0, #16] /* store reduced_14 */
+	str q3, [x0] /* store reduced_15 */
 	ret
 	.size kc_gf128_neon_aes_ghash_powers_asm, .-kc_gf128_neon_aes_ghash_powers_asm
 
@@ -392,18 +340,6 @@ kc_gf128_neon_aes_cmac_subkeys_asm:
 	.balign 16
 .Lkc_gf128_neon_aes_asm_0_swap_halves:
 	.byte 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07
-
-/* half_up: (a0, a1) -> (0, a0): the middle sum's low half into S's bits 64..127 */
-	.section .rodata
-	.balign 16
-.Lkc_gf128_neon_aes_asm_0_half_up:
-	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07
-
-/* half_down: (a0, a1) -> (a1, 0): its high half into S's bits 128..191 */
-	.section .rodata
-	.balign 16
-.Lkc_gf128_neon_aes_asm_0_half_down:
-	.byte 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80
 
 /* fold: c = (Q - y^128 - 1) / y^64, Q = GHASH's polynomial reversed (gen/kernels/ghash.py fold) */
 	.section .rodata

@@ -21,12 +21,6 @@ static void kc_gf128_ssse3_aesni_ghash_powers(uint8_t *table, const uint8_t *h)
     /* y^129 mod Q: phi(H) times it, reduced, is T_1 = phi(H) y (gen/kernels/ghash.py) */
     static const uint8_t y129_bytes[16] = {0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x46};
     const __m128i y129 = kc_bcast16_128(y129_bytes);
-    /* (a0, a1) -> (0, a0): the middle sum's low half into S's bits 64..127 */
-    static const uint8_t half_up_bytes[16] = {0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07};
-    const __m128i half_up = kc_bcast16_128(half_up_bytes);
-    /* (a0, a1) -> (a1, 0): its high half into S's bits 128..191 */
-    static const uint8_t half_down_bytes[16] = {0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80};
-    const __m128i half_down = kc_bcast16_128(half_down_bytes);
     /* c = (Q - y^128 - 1) / y^64, Q = GHASH's polynomial reversed (gen/kernels/ghash.py fold) */
     static const uint8_t fold_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xc2, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xc2};
     const __m128i fold = kc_bcast16_128(fold_bytes);
@@ -42,16 +36,13 @@ static void kc_gf128_ssse3_aesni_ghash_powers(uint8_t *table, const uint8_t *h)
 
     /* T_1 = phi(H) y */
     const __m128i mid_sum_acc = _mm_xor_si128(mid, mid_1);
-    const __m128i mid_lo = _mm_shuffle_epi8(mid_sum_acc, half_up);
-    const __m128i s_lo = _mm_xor_si128(lo, mid_lo);
-    const __m128i mid_hi = _mm_shuffle_epi8(mid_sum_acc, half_down);
-    const __m128i s_hi = _mm_xor_si128(hi, mid_hi);
-    const __m128i fold_lo = _mm_clmulepi64_si128(s_lo, fold, 0x00);
-    const __m128i fold_lo_sw = _mm_shuffle_epi8(fold_lo, swap_halves);
-    const __m128i v = _mm_xor_si128(s_lo, fold_lo_sw);
-    const __m128i fold_hi = _mm_clmulepi64_si128(v, fold, 0x11);
-    const __m128i v_hi = _mm_xor_si128(v, s_hi);
-    const __m128i reduced = _mm_xor_si128(v_hi, fold_hi);
+    const __m128i fold_lo = _mm_clmulepi64_si128(lo, fold, 0x00);
+    const __m128i fold_mid = _mm_xor_si128(fold_lo, mid_sum_acc);
+    const __m128i fold_mid_sw = _mm_shuffle_epi8(fold_mid, swap_halves);
+    const __m128i w = _mm_xor_si128(lo, fold_mid_sw);
+    const __m128i fold_hi = _mm_clmulepi64_si128(w, fold, 0x11);
+    const __m128i w_hi = _mm_xor_si128(w, hi);
+    const __m128i reduced = _mm_xor_si128(w_hi, fold_hi);
     const __m128i lo_1 = _mm_clmulepi64_si128(reduced, reduced, 0x00);
     const __m128i mid_2 = _mm_clmulepi64_si128(reduced, reduced, 0x10);
     const __m128i mid_3 = _mm_clmulepi64_si128(reduced, reduced, 0x01);
@@ -59,16 +50,13 @@ static void kc_gf128_ssse3_aesni_ghash_powers(uint8_t *table, const uint8_t *h)
 
     /* T_2 = T_1 T_1 */
     const __m128i mid_sum_acc_1 = _mm_xor_si128(mid_2, mid_3);
-    const __m128i mid_lo_1 = _mm_shuffle_epi8(mid_sum_acc_1, half_up);
-    const __m128i s_lo_1 = _mm_xor_si128(lo_1, mid_lo_1);
-    const __m128i mid_hi_1 = _mm_shuffle_epi8(mid_sum_acc_1, half_down);
-    const __m128i s_hi_1 = _mm_xor_si128(hi_1, mid_hi_1);
-    const __m128i fold_lo_1 = _mm_clmulepi64_si128(s_lo_1, fold, 0x00);
-    const __m128i fold_lo_sw_1 = _mm_shuffle_epi8(fold_lo_1, swap_halves);
-    const __m128i v_1 = _mm_xor_si128(s_lo_1, fold_lo_sw_1);
-    const __m128i fold_hi_1 = _mm_clmulepi64_si128(v_1, fold, 0x11);
-    const __m128i v_hi_1 = _mm_xor_si128(v_1, s_hi_1);
-    const __m128i reduced_1 = _mm_xor_si128(v_hi_1, fold_hi_1);
+    const __m128i fold_lo_1 = _mm_clmulepi64_si128(lo_1, fold, 0x00);
+    const __m128i fold_mid_1 = _mm_xor_si128(fold_lo_1, mid_sum_acc_1);
+    const __m128i fold_mid_sw_1 = _mm_shuffle_epi8(fold_mid_1, swap_halves);
+    const __m128i w_1 = _mm_xor_si128(lo_1, fold_mid_sw_1);
+    const __m128i fold_hi_1 = _mm_clmulepi64_si128(w_1, fold, 0x11);
+    const __m128i w_hi_1 = _mm_xor_si128(w_1, hi_1);
+    const __m128i reduced_1 = _mm_xor_si128(w_hi_1, fold_hi_1);
     const __m128i lo_2 = _mm_clmulepi64_si128(reduced_1, reduced, 0x00);
     const __m128i mid_4 = _mm_clmulepi64_si128(reduced_1, reduced, 0x10);
     const __m128i mid_5 = _mm_clmulepi64_si128(reduced_1, reduced, 0x01);
@@ -76,16 +64,13 @@ static void kc_gf128_ssse3_aesni_ghash_powers(uint8_t *table, const uint8_t *h)
 
     /* T_3 = T_2 T_1 */
     const __m128i mid_sum_acc_2 = _mm_xor_si128(mid_4, mid_5);
-    const __m128i mid_lo_2 = _mm_shuffle_epi8(mid_sum_acc_2, half_up);
-    const __m128i s_lo_2 = _mm_xor_si128(lo_2, mid_lo_2);
-    const __m128i mid_hi_2 = _mm_shuffle_epi8(mid_sum_acc_2, half_down);
-    const __m128i s_hi_2 = _mm_xor_si128(hi_2, mid_hi_2);
-    const __m128i fold_lo_2 = _mm_clmulepi64_si128(s_lo_2, fold, 0x00);
-    const __m128i fold_lo_sw_2 = _mm_shuffle_epi8(fold_lo_2, swap_halves);
-    const __m128i v_2 = _mm_xor_si128(s_lo_2, fold_lo_sw_2);
-    const __m128i fold_hi_2 = _mm_clmulepi64_si128(v_2, fold, 0x11);
-    const __m128i v_hi_2 = _mm_xor_si128(v_2, s_hi_2);
-    const __m128i reduced_2 = _mm_xor_si128(v_hi_2, fold_hi_2);
+    const __m128i fold_lo_2 = _mm_clmulepi64_si128(lo_2, fold, 0x00);
+    const __m128i fold_mid_2 = _mm_xor_si128(fold_lo_2, mid_sum_acc_2);
+    const __m128i fold_mid_sw_2 = _mm_shuffle_epi8(fold_mid_2, swap_halves);
+    const __m128i w_2 = _mm_xor_si128(lo_2, fold_mid_sw_2);
+    const __m128i fold_hi_2 = _mm_clmulepi64_si128(w_2, fold, 0x11);
+    const __m128i w_hi_2 = _mm_xor_si128(w_2, hi_2);
+    const __m128i reduced_2 = _mm_xor_si128(w_hi_2, fold_hi_2);
     const __m128i lo_3 = _mm_clmulepi64_si128(reduced_1, reduced_1, 0x00);
     const __m128i mid_6 = _mm_clmulepi64_si128(reduced_1, reduced_1, 0x10);
     const __m128i mid_7 = _mm_clmulepi64_si128(reduced_1, reduced_1, 0x01);
@@ -93,16 +78,13 @@ static void kc_gf128_ssse3_aesni_ghash_powers(uint8_t *table, const uint8_t *h)
 
     /* T_4 = T_2 T_2 */
     const __m128i mid_sum_acc_3 = _mm_xor_si128(mid_6, mid_7);
-    const __m128i mid_lo_3 = _mm_shuffle_epi8(mid_sum_acc_3, half_up);
-    const __m128i s_lo_3 = _mm_xor_si128(lo_3, mid_lo_3);
-    const __m128i mid_hi_3 = _mm_shuffle_epi8(mid_sum_acc_3, half_down);
-    const __m128i s_hi_3 = _mm_xor_si128(hi_3, mid_hi_3);
-    const __m128i fold_lo_3 = _mm_clmulepi64_si128(s_lo_3, fold, 0x00);
-    const __m128i fold_lo_sw_3 = _mm_shuffle_epi8(fold_lo_3, swap_halves);
-    const __m128i v_3 = _mm_xor_si128(s_lo_3, fold_lo_sw_3);
-    const __m128i fold_hi_3 = _mm_clmulepi64_si128(v_3, fold, 0x11);
-    const __m128i v_hi_3 = _mm_xor_si128(v_3, s_hi_3);
-    const __m128i reduced_3 = _mm_xor_si128(v_hi_3, fold_hi_3);
+    const __m128i fold_lo_3 = _mm_clmulepi64_si128(lo_3, fold, 0x00);
+    const __m128i fold_mid_3 = _mm_xor_si128(fold_lo_3, mid_sum_acc_3);
+    const __m128i fold_mid_sw_3 = _mm_shuffle_epi8(fold_mid_3, swap_halves);
+    const __m128i w_3 = _mm_xor_si128(lo_3, fold_mid_sw_3);
+    const __m128i fold_hi_3 = _mm_clmulepi64_si128(w_3, fold, 0x11);
+    const __m128i w_hi_3 = _mm_xor_si128(w_3, hi_3);
+    const __m128i reduced_3 = _mm_xor_si128(w_hi_3, fold_hi_3);
     const __m128i lo_4 = _mm_clmulepi64_si128(reduced_2, reduced_1, 0x00);
     const __m128i mid_8 = _mm_clmulepi64_si128(reduced_2, reduced_1, 0x10);
     const __m128i mid_9 = _mm_clmulepi64_si128(reduced_2, reduced_1, 0x01);
@@ -110,16 +92,13 @@ static void kc_gf128_ssse3_aesni_ghash_powers(uint8_t *table, const uint8_t *h)
 
     /* T_5 = T_3 T_2 */
     const __m128i mid_sum_acc_4 = _mm_xor_si128(mid_8, mid_9);
-    const __m128i mid_lo_4 = _mm_shuffle_epi8(mid_sum_acc_4, half_up);
-    const __m128i s_lo_4 = _mm_xor_si128(lo_4, mid_lo_4);
-    const __m128i mid_hi_4 = _mm_shuffle_epi8(mid_sum_acc_4, half_down);
-    const __m128i s_hi_4 = _mm_xor_si128(hi_4, mid_hi_4);
-    const __m128i fold_lo_4 = _mm_clmulepi64_si128(s_lo_4, fold, 0x00);
-    const __m128i fold_lo_sw_4 = _mm_shuffle_epi8(fold_lo_4, swap_halves);
-    const __m128i v_4 = _mm_xor_si128(s_lo_4, fold_lo_sw_4);
-    const __m128i fold_hi_4 = _mm_clmulepi64_si128(v_4, fold, 0x11);
-    const __m128i v_hi_4 = _mm_xor_si128(v_4, s_hi_4);
-    const __m128i reduced_4 = _mm_xor_si128(v_hi_4, fold_hi_4);
+    const __m128i fold_lo_4 = _mm_clmulepi64_si128(lo_4, fold, 0x00);
+    const __m128i fold_mid_4 = _mm_xor_si128(fold_lo_4, mid_sum_acc_4);
+    const __m128i fold_mid_sw_4 = _mm_shuffle_epi8(fold_mid_4, swap_halves);
+    const __m128i w_4 = _mm_xor_si128(lo_4, fold_mid_sw_4);
+    const __m128i fold_hi_4 = _mm_clmulepi64_si128(w_4, fold, 0x11);
+    const __m128i w_hi_4 = _mm_xor_si128(w_4, hi_4);
+    const __m128i reduced_4 = _mm_xor_si128(w_hi_4, fold_hi_4);
     const __m128i lo_5 = _mm_clmulepi64_si128(reduced_2, reduced_2, 0x00);
     const __m128i mid_10 = _mm_clmulepi64_si128(reduced_2, reduced_2, 0x10);
     const __m128i mid_11 = _mm_clmulepi64_si128(reduced_2, reduced_2, 0x01);
@@ -127,16 +106,13 @@ static void kc_gf128_ssse3_aesni_ghash_powers(uint8_t *table, const uint8_t *h)
 
     /* T_6 = T_3 T_3 */
     const __m128i mid_sum_acc_5 = _mm_xor_si128(mid_10, mid_11);
-    const __m128i mid_lo_5 = _mm_shuffle_epi8(mid_sum_acc_5, half_up);
-    const __m128i s_lo_5 = _mm_xor_si128(lo_5, mid_lo_5);
-    const __m128i mid_hi_5 = _mm_shuffle_epi8(mid_sum_acc_5, half_down);
-    const __m128i s_hi_5 = _mm_xor_si128(hi_5, mid_hi_5);
-    const __m128i fold_lo_5 = _mm_clmulepi64_si128(s_lo_5, fold, 0x00);
-    const __m128i fold_lo_sw_5 = _mm_shuffle_epi8(fold_lo_5, swap_halves);
-    const __m128i v_5 = _mm_xor_si128(s_lo_5, fold_lo_sw_5);
-    const __m128i fold_hi_5 = _mm_clmulepi64_si128(v_5, fold, 0x11);
-    const __m128i v_hi_5 = _mm_xor_si128(v_5, s_hi_5);
-    const __m128i reduced_5 = _mm_xor_si128(v_hi_5, fold_hi_5);
+    const __m128i fold_lo_5 = _mm_clmulepi64_si128(lo_5, fold, 0x00);
+    const __m128i fold_mid_5 = _mm_xor_si128(fold_lo_5, mid_sum_acc_5);
+    const __m128i fold_mid_sw_5 = _mm_shuffle_epi8(fold_mid_5, swap_halves);
+    const __m128i w_5 = _mm_xor_si128(lo_5, fold_mid_sw_5);
+    const __m128i fold_hi_5 = _mm_clmulepi64_si128(w_5, fold, 0x11);
+    const __m128i w_hi_5 = _mm_xor_si128(w_5, hi_5);
+    const __m128i reduced_5 = _mm_xor_si128(w_hi_5, fold_hi_5);
     const __m128i lo_6 = _mm_clmulepi64_si128(reduced_3, reduced_2, 0x00);
     const __m128i mid_12 = _mm_clmulepi64_si128(reduced_3, reduced_2, 0x10);
     const __m128i mid_13 = _mm_clmulepi64_si128(reduced_3, reduced_2, 0x01);
@@ -144,16 +120,13 @@ static void kc_gf128_ssse3_aesni_ghash_powers(uint8_t *table, const uint8_t *h)
 
     /* T_7 = T_4 T_3 */
     const __m128i mid_sum_acc_6 = _mm_xor_si128(mid_12, mid_13);
-    const __m128i mid_lo_6 = _mm_shuffle_epi8(mid_sum_acc_6, half_up);
-    const __m128i s_lo_6 = _mm_xor_si128(lo_6, mid_lo_6);
-    const __m128i mid_hi_6 = _mm_shuffle_epi8(mid_sum_acc_6, half_down);
-    const __m128i s_hi_6 = _mm_xor_si128(hi_6, mid_hi_6);
-    const __m128i fold_lo_6 = _mm_clmulepi64_si128(s_lo_6, fold, 0x00);
-    const __m128i fold_lo_sw_6 = _mm_shuffle_epi8(fold_lo_6, swap_halves);
-    const __m128i v_6 = _mm_xor_si128(s_lo_6, fold_lo_sw_6);
-    const __m128i fold_hi_6 = _mm_clmulepi64_si128(v_6, fold, 0x11);
-    const __m128i v_hi_6 = _mm_xor_si128(v_6, s_hi_6);
-    const __m128i reduced_6 = _mm_xor_si128(v_hi_6, fold_hi_6);
+    const __m128i fold_lo_6 = _mm_clmulepi64_si128(lo_6, fold, 0x00);
+    const __m128i fold_mid_6 = _mm_xor_si128(fold_lo_6, mid_sum_acc_6);
+    const __m128i fold_mid_sw_6 = _mm_shuffle_epi8(fold_mid_6, swap_halves);
+    const __m128i w_6 = _mm_xor_si128(lo_6, fold_mid_sw_6);
+    const __m128i fold_hi_6 = _mm_clmulepi64_si128(w_6, fold, 0x11);
+    const __m128i w_hi_6 = _mm_xor_si128(w_6, hi_6);
+    const __m128i reduced_6 = _mm_xor_si128(w_hi_6, fold_hi_6);
     const __m128i lo_7 = _mm_clmulepi64_si128(reduced_3, reduced_3, 0x00);
     const __m128i mid_14 = _mm_clmulepi64_si128(reduced_3, reduced_3, 0x10);
     const __m128i mid_15 = _mm_clmulepi64_si128(reduced_3, reduced_3, 0x01);
@@ -161,16 +134,13 @@ static void kc_gf128_ssse3_aesni_ghash_powers(uint8_t *table, const uint8_t *h)
 
     /* T_8 = T_4 T_4 */
     const __m128i mid_sum_acc_7 = _mm_xor_si128(mid_14, mid_15);
-    const __m128i mid_lo_7 = _mm_shuffle_epi8(mid_sum_acc_7, half_up);
-    const __m128i s_lo_7 = _mm_xor_si128(lo_7, mid_lo_7);
-    const __m128i mid_hi_7 = _mm_shuffle_epi8(mid_sum_acc_7, half_down);
-    const __m128i s_hi_7 = _mm_xor_si128(hi_7, mid_hi_7);
-    const __m128i fold_lo_7 = _mm_clmulepi64_si128(s_lo_7, fold, 0x00);
-    const __m128i fold_lo_sw_7 = _mm_shuffle_epi8(fold_lo_7, swap_halves);
-    const __m128i v_7 = _mm_xor_si128(s_lo_7, fold_lo_sw_7);
-    const __m128i fold_hi_7 = _mm_clmulepi64_si128(v_7, fold, 0x11);
-    const __m128i v_hi_7 = _mm_xor_si128(v_7, s_hi_7);
-    const __m128i reduced_7 = _mm_xor_si128(v_hi_7, fold_hi_7);
+    const __m128i fold_lo_7 = _mm_clmulepi64_si128(lo_7, fold, 0x00);
+    const __m128i fold_mid_7 = _mm_xor_si128(fold_lo_7, mid_sum_acc_7);
+    const __m128i fold_mid_sw_7 = _mm_shuffle_epi8(fold_mid_7, swap_halves);
+    const __m128i w_7 = _mm_xor_si128(lo_7, fold_mid_sw_7);
+    const __m128i fold_hi_7 = _mm_clmulepi64_si128(w_7, fold, 0x11);
+    const __m128i w_hi_7 = _mm_xor_si128(w_7, hi_7);
+    const __m128i reduced_7 = _mm_xor_si128(w_hi_7, fold_hi_7);
     const __m128i lo_8 = _mm_clmulepi64_si128(reduced_4, reduced_3, 0x00);
     const __m128i mid_16 = _mm_clmulepi64_si128(reduced_4, reduced_3, 0x10);
     const __m128i mid_17 = _mm_clmulepi64_si128(reduced_4, reduced_3, 0x01);
@@ -178,16 +148,13 @@ static void kc_gf128_ssse3_aesni_ghash_powers(uint8_t *table, const uint8_t *h)
 
     /* T_9 = T_5 T_4 */
     const __m128i mid_sum_acc_8 = _mm_xor_si128(mid_16, mid_17);
-    const __m128i mid_lo_8 = _mm_shuffle_epi8(mid_sum_acc_8, half_up);
-    const __m128i s_lo_8 = _mm_xor_si128(lo_8, mid_lo_8);
-    const __m128i mid_hi_8 = _mm_shuffle_epi8(mid_sum_acc_8, half_down);
-    const __m128i s_hi_8 = _mm_xor_si128(hi_8, mid_hi_8);
-    const __m128i fold_lo_8 = _mm_clmulepi64_si128(s_lo_8, fold, 0x00);
-    const __m128i fold_lo_sw_8 = _mm_shuffle_epi8(fold_lo_8, swap_halves);
-    const __m128i v_8 = _mm_xor_si128(s_lo_8, fold_lo_sw_8);
-    const __m128i fold_hi_8 = _mm_clmulepi64_si128(v_8, fold, 0x11);
-    const __m128i v_hi_8 = _mm_xor_si128(v_8, s_hi_8);
-    const __m128i reduced_8 = _mm_xor_si128(v_hi_8, fold_hi_8);
+    const __m128i fold_lo_8 = _mm_clmulepi64_si128(lo_8, fold, 0x00);
+    const __m128i fold_mid_8 = _mm_xor_si128(fold_lo_8, mid_sum_acc_8);
+    const __m128i fold_mid_sw_8 = _mm_shuffle_epi8(fold_mid_8, swap_halves);
+    const __m128i w_8 = _mm_xor_si128(lo_8, fold_mid_sw_8);
+    const __m128i fold_hi_8 = _mm_clmulepi64_si128(w_8, fold, 0x11);
+    const __m128i w_hi_8 = _mm_xor_si128(w_8, hi_8);
+    const __m128i reduced_8 = _mm_xor_si128(w_hi_8, fold_hi_8);
     const __m128i lo_9 = _mm_clmulepi64_si128(reduced_4, reduced_4, 0x00);
     const __m128i mid_18 = _mm_clmulepi64_si128(reduced_4, reduced_4, 0x10);
     const __m128i mid_19 = _mm_clmulepi64_si128(reduced_4, reduced_4, 0x01);
@@ -195,16 +162,13 @@ static void kc_gf128_ssse3_aesni_ghash_powers(uint8_t *table, const uint8_t *h)
 
     /* T_10 = T_5 T_5 */
     const __m128i mid_sum_acc_9 = _mm_xor_si128(mid_18, mid_19);
-    const __m128i mid_lo_9 = _mm_shuffle_epi8(mid_sum_acc_9, half_up);
-    const __m128i s_lo_9 = _mm_xor_si128(lo_9, mid_lo_9);
-    const __m128i mid_hi_9 = _mm_shuffle_epi8(mid_sum_acc_9, half_down);
-    const __m128i s_hi_9 = _mm_xor_si128(hi_9, mid_hi_9);
-    const __m128i fold_lo_9 = _mm_clmulepi64_si128(s_lo_9, fold, 0x00);
-    const __m128i fold_lo_sw_9 = _mm_shuffle_epi8(fold_lo_9, swap_halves);
-    const __m128i v_9 = _mm_xor_si128(s_lo_9, fold_lo_sw_9);
-    const __m128i fold_hi_9 = _mm_clmulepi64_si128(v_9, fold, 0x11);
-    const __m128i v_hi_9 = _mm_xor_si128(v_9, s_hi_9);
-    const __m128i reduced_9 = _mm_xor_si128(v_hi_9, fold_hi_9);
+    const __m128i fold_lo_9 = _mm_clmulepi64_si128(lo_9, fold, 0x00);
+    const __m128i fold_mid_9 = _mm_xor_si128(fold_lo_9, mid_sum_acc_9);
+    const __m128i fold_mid_sw_9 = _mm_shuffle_epi8(fold_mid_9, swap_halves);
+    const __m128i w_9 = _mm_xor_si128(lo_9, fold_mid_sw_9);
+    const __m128i fold_hi_9 = _mm_clmulepi64_si128(w_9, fold, 0x11);
+    const __m128i w_hi_9 = _mm_xor_si128(w_9, hi_9);
+    const __m128i reduced_9 = _mm_xor_si128(w_hi_9, fold_hi_9);
     const __m128i lo_10 = _mm_clmulepi64_si128(reduced_5, reduced_4, 0x00);
     const __m128i mid_20 = _mm_clmulepi64_si128(reduced_5, reduced_4, 0x10);
     const __m128i mid_21 = _mm_clmulepi64_si128(reduced_5, reduced_4, 0x01);
@@ -212,16 +176,13 @@ static void kc_gf128_ssse3_aesni_ghash_powers(uint8_t *table, const uint8_t *h)
 
     /* T_11 = T_6 T_5 */
     const __m128i mid_sum_acc_10 = _mm_xor_si128(mid_20, mid_21);
-    const __m128i mid_lo_10 = _mm_shuffle_epi8(mid_sum_acc_10, half_up);
-    const __m128i s_lo_10 = _mm_xor_si128(lo_10, mid_lo_10);
-    const __m128i mid_hi_10 = _mm_shuffle_epi8(mid_sum_acc_10, half_down);
-    const __m128i s_hi_10 = _mm_xor_si128(hi_10, mid_hi_10);
-    const __m128i fold_lo_10 = _mm_clmulepi64_si128(s_lo_10, fold, 0x00);
-    const __m128i fold_lo_sw_10 = _mm_shuffle_epi8(fold_lo_10, swap_halves);
-    const __m128i v_10 = _mm_xor_si128(s_lo_10, fold_lo_sw_10);
-    const __m128i fold_hi_10 = _mm_clmulepi64_si128(v_10, fold, 0x11);
-    const __m128i v_hi_10 = _mm_xor_si128(v_10, s_hi_10);
-    const __m128i reduced_10 = _mm_xor_si128(v_hi_10, fold_hi_10);
+    const __m128i fold_lo_10 = _mm_clmulepi64_si128(lo_10, fold, 0x00);
+    const __m128i fold_mid_10 = _mm_xor_si128(fold_lo_10, mid_sum_acc_10);
+    const __m128i fold_mid_sw_10 = _mm_shuffle_epi8(fold_mid_10, swap_halves);
+    const __m128i w_10 = _mm_xor_si128(lo_10, fold_mid_sw_10);
+    const __m128i fold_hi_10 = _mm_clmulepi64_si128(w_10, fold, 0x11);
+    const __m128i w_hi_10 = _mm_xor_si128(w_10, hi_10);
+    const __m128i reduced_10 = _mm_xor_si128(w_hi_10, fold_hi_10);
     const __m128i lo_11 = _mm_clmulepi64_si128(reduced_5, reduced_5, 0x00);
     const __m128i mid_22 = _mm_clmulepi64_si128(reduced_5, reduced_5, 0x10);
     const __m128i mid_23 = _mm_clmulepi64_si128(reduced_5, reduced_5, 0x01);
@@ -229,16 +190,13 @@ static void kc_gf128_ssse3_aesni_ghash_powers(uint8_t *table, const uint8_t *h)
 
     /* T_12 = T_6 T_6 */
     const __m128i mid_sum_acc_11 = _mm_xor_si128(mid_22, mid_23);
-    const __m128i mid_lo_11 = _mm_shuffle_epi8(mid_sum_acc_11, half_up);
-    const __m128i s_lo_11 = _mm_xor_si128(lo_11, mid_lo_11);
-    const __m128i mid_hi_11 = _mm_shuffle_epi8(mid_sum_acc_11, half_down);
-    const __m128i s_hi_11 = _mm_xor_si128(hi_11, mid_hi_11);
-    const __m128i fold_lo_11 = _mm_clmulepi64_si128(s_lo_11, fold, 0x00);
-    const __m128i fold_lo_sw_11 = _mm_shuffle_epi8(fold_lo_11, swap_halves);
-    const __m128i v_11 = _mm_xor_si128(s_lo_11, fold_lo_sw_11);
-    const __m128i fold_hi_11 = _mm_clmulepi64_si128(v_11, fold, 0x11);
-    const __m128i v_hi_11 = _mm_xor_si128(v_11, s_hi_11);
-    const __m128i reduced_11 = _mm_xor_si128(v_hi_11, fold_hi_11);
+    const __m128i fold_lo_11 = _mm_clmulepi64_si128(lo_11, fold, 0x00);
+    const __m128i fold_mid_11 = _mm_xor_si128(fold_lo_11, mid_sum_acc_11);
+    const __m128i fold_mid_sw_11 = _mm_shuffle_epi8(fold_mid_11, swap_halves);
+    const __m128i w_11 = _mm_xor_si128(lo_11, fold_mid_sw_11);
+    const __m128i fold_hi_11 = _mm_clmulepi64_si128(w_11, fold, 0x11);
+    const __m128i w_hi_11 = _mm_xor_si128(w_11, hi_11);
+    const __m128i reduced_11 = _mm_xor_si128(w_hi_11, fold_hi_11);
     const __m128i lo_12 = _mm_clmulepi64_si128(reduced_6, reduced_5, 0x00);
     const __m128i mid_24 = _mm_clmulepi64_si128(reduced_6, reduced_5, 0x10);
     const __m128i mid_25 = _mm_clmulepi64_si128(reduced_6, reduced_5, 0x01);
@@ -246,16 +204,13 @@ static void kc_gf128_ssse3_aesni_ghash_powers(uint8_t *table, const uint8_t *h)
 
     /* T_13 = T_7 T_6 */
     const __m128i mid_sum_acc_12 = _mm_xor_si128(mid_24, mid_25);
-    const __m128i mid_lo_12 = _mm_shuffle_epi8(mid_sum_acc_12, half_up);
-    const __m128i s_lo_12 = _mm_xor_si128(lo_12, mid_lo_12);
-    const __m128i mid_hi_12 = _mm_shuffle_epi8(mid_sum_acc_12, half_down);
-    const __m128i s_hi_12 = _mm_xor_si128(hi_12, mid_hi_12);
-    const __m128i fold_lo_12 = _mm_clmulepi64_si128(s_lo_12, fold, 0x00);
-    const __m128i fold_lo_sw_12 = _mm_shuffle_epi8(fold_lo_12, swap_halves);
-    const __m128i v_12 = _mm_xor_si128(s_lo_12, fold_lo_sw_12);
-    const __m128i fold_hi_12 = _mm_clmulepi64_si128(v_12, fold, 0x11);
-    const __m128i v_hi_12 = _mm_xor_si128(v_12, s_hi_12);
-    const __m128i reduced_12 = _mm_xor_si128(v_hi_12, fold_hi_12);
+    const __m128i fold_lo_12 = _mm_clmulepi64_si128(lo_12, fold, 0x00);
+    const __m128i fold_mid_12 = _mm_xor_si128(fold_lo_12, mid_sum_acc_12);
+    const __m128i fold_mid_sw_12 = _mm_shuffle_epi8(fold_mid_12, swap_halves);
+    const __m128i w_12 = _mm_xor_si128(lo_12, fold_mid_sw_12);
+    const __m128i fold_hi_12 = _mm_clmulepi64_si128(w_12, fold, 0x11);
+    const __m128i w_hi_12 = _mm_xor_si128(w_12, hi_12);
+    const __m128i reduced_12 = _mm_xor_si128(w_hi_12, fold_hi_12);
     const __m128i lo_13 = _mm_clmulepi64_si128(reduced_6, reduced_6, 0x00);
     const __m128i mid_26 = _mm_clmulepi64_si128(reduced_6, reduced_6, 0x10);
     const __m128i mid_27 = _mm_clmulepi64_si128(reduced_6, reduced_6, 0x01);
@@ -263,16 +218,13 @@ static void kc_gf128_ssse3_aesni_ghash_powers(uint8_t *table, const uint8_t *h)
 
     /* T_14 = T_7 T_7 */
     const __m128i mid_sum_acc_13 = _mm_xor_si128(mid_26, mid_27);
-    const __m128i mid_lo_13 = _mm_shuffle_epi8(mid_sum_acc_13, half_up);
-    const __m128i s_lo_13 = _mm_xor_si128(lo_13, mid_lo_13);
-    const __m128i mid_hi_13 = _mm_shuffle_epi8(mid_sum_acc_13, half_down);
-    const __m128i s_hi_13 = _mm_xor_si128(hi_13, mid_hi_13);
-    const __m128i fold_lo_13 = _mm_clmulepi64_si128(s_lo_13, fold, 0x00);
-    const __m128i fold_lo_sw_13 = _mm_shuffle_epi8(fold_lo_13, swap_halves);
-    const __m128i v_13 = _mm_xor_si128(s_lo_13, fold_lo_sw_13);
-    const __m128i fold_hi_13 = _mm_clmulepi64_si128(v_13, fold, 0x11);
-    const __m128i v_hi_13 = _mm_xor_si128(v_13, s_hi_13);
-    const __m128i reduced_13 = _mm_xor_si128(v_hi_13, fold_hi_13);
+    const __m128i fold_lo_13 = _mm_clmulepi64_si128(lo_13, fold, 0x00);
+    const __m128i fold_mid_13 = _mm_xor_si128(fold_lo_13, mid_sum_acc_13);
+    const __m128i fold_mid_sw_13 = _mm_shuffle_epi8(fold_mid_13, swap_halves);
+    const __m128i w_13 = _mm_xor_si128(lo_13, fold_mid_sw_13);
+    const __m128i fold_hi_13 = _mm_clmulepi64_si128(w_13, fold, 0x11);
+    const __m128i w_hi_13 = _mm_xor_si128(w_13, hi_13);
+    const __m128i reduced_13 = _mm_xor_si128(w_hi_13, fold_hi_13);
     const __m128i lo_14 = _mm_clmulepi64_si128(reduced_7, reduced_6, 0x00);
     const __m128i mid_28 = _mm_clmulepi64_si128(reduced_7, reduced_6, 0x10);
     const __m128i mid_29 = _mm_clmulepi64_si128(reduced_7, reduced_6, 0x01);
@@ -280,16 +232,13 @@ static void kc_gf128_ssse3_aesni_ghash_powers(uint8_t *table, const uint8_t *h)
 
     /* T_15 = T_8 T_7 */
     const __m128i mid_sum_acc_14 = _mm_xor_si128(mid_28, mid_29);
-    const __m128i mid_lo_14 = _mm_shuffle_epi8(mid_sum_acc_14, half_up);
-    const __m128i s_lo_14 = _mm_xor_si128(lo_14, mid_lo_14);
-    const __m128i mid_hi_14 = _mm_shuffle_epi8(mid_sum_acc_14, half_down);
-    const __m128i s_hi_14 = _mm_xor_si128(hi_14, mid_hi_14);
-    const __m128i fold_lo_14 = _mm_clmulepi64_si128(s_lo_14, fold, 0x00);
-    const __m128i fold_lo_sw_14 = _mm_shuffle_epi8(fold_lo_14, swap_halves);
-    const __m128i v_14 = _mm_xor_si128(s_lo_14, fold_lo_sw_14);
-    const __m128i fold_hi_14 = _mm_clmulepi64_si128(v_14, fold, 0x11);
-    const __m128i v_hi_14 = _mm_xor_si128(v_14, s_hi_14);
-    const __m128i reduced_14 = _mm_xor_si128(v_hi_14, fold_hi_14);
+    const __m128i fold_lo_14 = _mm_clmulepi64_si128(lo_14, fold, 0x00);
+    const __m128i fold_mid_14 = _mm_xor_si128(fold_lo_14, mid_sum_acc_14);
+    const __m128i fold_mid_sw_14 = _mm_shuffle_epi8(fold_mid_14, swap_halves);
+    const __m128i w_14 = _mm_xor_si128(lo_14, fold_mid_sw_14);
+    const __m128i fold_hi_14 = _mm_clmulepi64_si128(w_14, fold, 0x11);
+    const __m128i w_hi_14 = _mm_xor_si128(w_14, hi_14);
+    const __m128i reduced_14 = _mm_xor_si128(w_hi_14, fold_hi_14);
     const __m128i lo_15 = _mm_clmulepi64_si128(reduced_7, reduced_7, 0x00);
     const __m128i mid_30 = _mm_clmulepi64_si128(reduced_7, reduced_7, 0x10);
     const __m128i mid_31 = _mm_clmulepi64_si128(reduced_7, reduced_7, 0x01);
@@ -297,16 +246,13 @@ static void kc_gf128_ssse3_aesni_ghash_powers(uint8_t *table, const uint8_t *h)
 
     /* T_16 = T_8 T_8 */
     const __m128i mid_sum_acc_15 = _mm_xor_si128(mid_30, mid_31);
-    const __m128i mid_lo_15 = _mm_shuffle_epi8(mid_sum_acc_15, half_up);
-    const __m128i s_lo_15 = _mm_xor_si128(lo_15, mid_lo_15);
-    const __m128i mid_hi_15 = _mm_shuffle_epi8(mid_sum_acc_15, half_down);
-    const __m128i s_hi_15 = _mm_xor_si128(hi_15, mid_hi_15);
-    const __m128i fold_lo_15 = _mm_clmulepi64_si128(s_lo_15, fold, 0x00);
-    const __m128i fold_lo_sw_15 = _mm_shuffle_epi8(fold_lo_15, swap_halves);
-    const __m128i v_15 = _mm_xor_si128(s_lo_15, fold_lo_sw_15);
-    const __m128i fold_hi_15 = _mm_clmulepi64_si128(v_15, fold, 0x11);
-    const __m128i v_hi_15 = _mm_xor_si128(v_15, s_hi_15);
-    const __m128i reduced_15 = _mm_xor_si128(v_hi_15, fold_hi_15);
+    const __m128i fold_lo_15 = _mm_clmulepi64_si128(lo_15, fold, 0x00);
+    const __m128i fold_mid_15 = _mm_xor_si128(fold_lo_15, mid_sum_acc_15);
+    const __m128i fold_mid_sw_15 = _mm_shuffle_epi8(fold_mid_15, swap_halves);
+    const __m128i w_15 = _mm_xor_si128(lo_15, fold_mid_sw_15);
+    const __m128i fold_hi_15 = _mm_clmulepi64_si128(w_15, fold, 0x11);
+    const __m128i w_hi_15 = _mm_xor_si128(w_15, hi_15);
+    const __m128i reduced_15 = _mm_xor_si128(w_hi_15, fold_hi_15);
     _mm_storeu_si128((void *)(table + 240), reduced);
     _mm_storeu_si128((void *)(table + 224), reduced_1);
     _mm_storeu_si128((void *)(table + 208), reduced_2);

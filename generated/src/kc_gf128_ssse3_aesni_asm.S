@@ -32,19 +32,15 @@ kc_gf128_ssse3_aesni_ghash_powers_asm:
 
 	/* T_1 = phi(H) y */
 	pxor %xmm3, %xmm2 /* mid_sum_acc = xor(mid, mid_1) */
-	movdqa %xmm2, %xmm3 /* mid_sum_acc */
-	pshufb .Lkc_gf128_ssse3_aesni_asm_0_half_up(%rip), %xmm3 /* mid_lo = lookup16(mid_sum_acc, half_up) */
-	pxor %xmm3, %xmm1 /* s_lo = xor(lo, mid_lo) */
-	pshufb .Lkc_gf128_ssse3_aesni_asm_0_half_down(%rip), %xmm2 /* mid_hi = lookup16(mid_sum_acc, half_down) */
-	pxor %xmm2, %xmm0 /* s_hi = xor(hi, mid_hi) */
-	movdqa %xmm1, %xmm2 /* s_lo */
-	pclmulqdq $0x0, .Lkc_gf128_ssse3_aesni_asm_0_fold(%rip), %xmm2 /* fold_lo = clmul(s_lo, fold) */
-	pshufb .Lkc_gf128_ssse3_aesni_asm_0_swap_halves(%rip), %xmm2 /* fold_lo_sw = lookup16(fold_lo, swap_halves) */
-	pxor %xmm2, %xmm1 /* v = xor(s_lo, fold_lo_sw) */
-	movdqa %xmm1, %xmm2 /* v */
-	pclmulqdq $0x11, .Lkc_gf128_ssse3_aesni_asm_0_fold(%rip), %xmm2 /* fold_hi = clmul(v, fold) */
-	pxor %xmm0, %xmm1 /* v_hi = xor(v, s_hi) */
-	pxor %xmm2, %xmm1 /* reduced = xor(v_hi, fold_hi) */
+	movdqa %xmm1, %xmm3 /* lo */
+	pclmulqdq $0x0, .Lkc_gf128_ssse3_aesni_asm_0_fold(%rip), %xmm3 /* fold_lo = clmul(lo, fold) */
+	pxor %xmm2, %xmm3 /* fold_mid = xor(fold_lo, mid_sum_acc) */
+	pshufb .Lkc_gf128_ssse3_aesni_asm_0_swap_halves(%rip), %xmm3 /* fold_mid_sw = lookup16(fold_mid, swap_halves) */
+	pxor %xmm3, %xmm1 /* w = xor(lo, fold_mid_sw) */
+	movdqa %xmm1, %xmm2 /* w */
+	pclmulqdq $0x11, .Lkc_gf128_ssse3_aesni_asm_0_fold(%rip), %xmm2 /* fold_hi = clmul(w, fold) */
+	pxor %xmm0, %xmm1 /* w_hi = xor(w, hi) */
+	pxor %xmm2, %xmm1 /* reduced = xor(w_hi, fold_hi) */
 	movdqa %xmm1, %xmm0 /* reduced */
 	pclmulqdq $0x0, %xmm1, %xmm0 /* lo_1 = clmul(reduced, reduced) */
 	movdqa %xmm1, %xmm2 /* reduced */
@@ -56,19 +52,15 @@ kc_gf128_ssse3_aesni_ghash_powers_asm:
 
 	/* T_2 = T_1 T_1 */
 	pxor %xmm3, %xmm2 /* mid_sum_acc_1 = xor(mid_2, mid_3) */
-	movdqa %xmm2, %xmm3 /* mid_sum_acc_1 */
-	pshufb .Lkc_gf128_ssse3_aesni_asm_0_half_up(%rip), %xmm3 /* mid_lo_1 = lookup16(mid_sum_acc_1, half_up) */
-	pxor %xmm3, %xmm0 /* s_lo_1 = xor(lo_1, mid_lo_1) */
-	pshufb .Lkc_gf128_ssse3_aesni_asm_0_half_down(%rip), %xmm2 /* mid_hi_1 = lookup16(mid_sum_acc_1, half_down) */
-	pxor %xmm2, %xmm4 /* s_hi_1 = xor(hi_1, mid_hi_1) */
-	movdqa %xmm0, %xmm2 /* s_lo_1 */
-	pclmulqdq $0x0, .Lkc_gf128_ssse3_aesni_asm_0_fold(%rip), %xmm2 /* fold_lo_1 = clmul(s_lo_1, fold) */
-	pshufb .Lkc_gf128_ssse3_aesni_asm_0_swap_halves(%rip), %xmm2 /* fold_lo_sw_1 = lookup16(fold_lo_1, swap_halves) */
-	pxor %xmm2, %xmm0 /* v_1 = xor(s_lo_1, fold_lo_sw_1) */
-	movdqa %xmm0, %xmm2 /* v_1 */
-	pclmulqdq $0x11, .Lkc_gf128_ssse3_aesni_asm_0_fold(%rip), %xmm2 /* fold_hi_1 = clmul(v_1, fold) */
-	pxor %xmm4, %xmm0 /* v_hi_1 = xor(v_1, s_hi_1) */
-	pxor %xmm2, %xmm0 /* reduced_1 = xor(v_hi_1, fold_hi_1) */
+	movdqa %xmm0, %xmm3 /* lo_1 */
+	pclmulqdq $0x0, .Lkc_gf128_ssse3_aesni_asm_0_fold(%rip), %xmm3 /* fold_lo_1 = clmul(lo_1, fold) */
+	pxor %xmm2, %xmm3 /* fold_mid_1 = xor(fold_lo_1, mid_sum_acc_1) */
+	pshufb .Lkc_gf128_ssse3_aesni_asm_0_swap_halves(%rip), %xmm3 /* fold_mid_sw_1 = lookup16(fold_mid_1, swap_halves) */
+	pxor %xmm3, %xmm0 /* w_1 = xor(lo_1, fold_mid_sw_1) */
+	movdqa %xmm0, %xmm2 /* w_1 */
+	pclmulqdq $0x11, .Lkc_gf128_ssse3_aesni_asm_0_fold(%rip), %xmm2 /* fold_hi_1 = clmul(w_1, fold) */
+	pxor %xmm4, %xmm0 /* w_hi_1 = xor(w_1, hi_1) */
+	pxor %xmm2, %xmm0 /* reduced_1 = xor(w_hi_1, fold_hi_1) */
 	movdqa %xmm0, %xmm2 /* reduced_1 */
 	pclmulqdq $0x0, %xmm1, %xmm2 /* lo_2 = clmul(reduced_1, reduced) */
 	movdqa %xmm0, %xmm3 /* reduced_1 */
@@ -80,19 +72,15 @@ kc_gf128_ssse3_aesni_ghash_powers_asm:
 
 	/* T_3 = T_2 T_1 */
 	pxor %xmm4, %xmm3 /* mid_sum_acc_2 = xor(mid_4, mid_5) */
-	movdqa %xmm3, %xmm4 /* mid_sum_acc_2 */
-	pshufb .Lkc_gf128_ssse3_aesni_asm_0_half_up(%rip), %xmm4 /* mid_lo_2 = lookup16(mid_sum_acc_2, half_up) */
-	pxor %xmm4, %xmm2 /* s_lo_2 = xor(lo_2, mid_lo_2) */
-	pshufb .Lkc_gf128_ssse3_aesni_asm_0_half_down(%rip), %xmm3 /* mid_hi_2 = lookup16(mid_sum_acc_2, half_down) */
-	pxor %xmm3, %xmm5 /* s_hi_2 = xor(hi_2, mid_hi_2) */
-	movdqa %xmm2, %xmm3 /* s_lo_2 */
-	pclmulqdq $0x0, .Lkc_gf128_ssse3_aesni_asm_0_fold(%rip), %xmm3 /* fold_lo_2 = clmul(s_lo_2, fold) */
-	pshufb .Lkc_gf128_ssse3_aesni_asm_0_swap_halves(%rip), %xmm3 /* fold_lo_sw_2 = lookup16(fold_lo_2, swap_halves) */
-	pxor %xmm3, %xmm2 /* v_2 = xor(s_lo_2, fold_lo_sw_2) */
-	movdqa %xmm2, %xmm3 /* v_2 */
-	pclmulqdq $0x11, .Lkc_gf128_ssse3_aesni_asm_0_fold(%rip), %xmm3 /* fold_hi_2 = clmul(v_2, fold) */
-	pxor %xmm5, %xmm2 /* v_hi_2 = xor(v_2, s_hi_2) */
-	pxor %xmm3, %xmm2 /* reduced_2 = xor(v_hi_2, fold_hi_2) */
+	movdqa %xmm2, %xmm4 /* lo_2 */
+	pclmulqdq $0x0, .Lkc_gf128_ssse3_aesni_asm_0_fold(%rip), %xmm4 /* fold_lo_2 = clmul(lo_2, fold) */
+	pxor %xmm3, %xmm4 /* fold_mid_2 = xor(fold_lo_2, mid_sum_acc_2) */
+	pshufb .Lkc_gf128_ssse3_aesni_asm_0_swap_halves(%rip), %xmm4 /* fold_mid_sw_2 = lookup16(fold_mid_2, swap_halves) */
+	pxor %xmm4, %xmm2 /* w_2 = xor(lo_2, fold_mid_sw_2) */
+	movdqa %xmm2, %xmm3 /* w_2 */
+	pclmulqdq $0x11, .Lkc_gf128_ssse3_aesni_asm_0_fold(%rip), %xmm3 /* fold_hi_2 = clmul(w_2, fold) */
+	pxor %xmm5, %xmm2 /* w_hi_2 = xor(w_2, hi_2) */
+	pxor %xmm3, %xmm2 /* reduced_2 = xor(w_hi_2, fold_hi_2) */
 	movdqa %xmm0, %xmm3 /* reduced_1 */
 	pclmulqdq $0x0, %xmm0, %xmm3 /* lo_3 = clmul(reduced_1, reduced_1) */
 	movdqa %xmm0, %xmm4 /* reduced_1 */
@@ -104,19 +92,15 @@ kc_gf128_ssse3_aesni_ghash_powers_asm:
 
 	/* T_4 = T_2 T_2 */
 	pxor %xmm5, %xmm4 /* mid_sum_acc_3 = xor(mid_6, mid_7) */
-	movdqa %xmm4, %xmm5 /* mid_sum_acc_3 */
-	pshufb .Lkc_gf128_ssse3_aesni_asm_0_half_up(%rip), %xmm5 /* mid_lo_3 = lookup16(mid_sum_acc_3, half_up) */
-	pxor %xmm5, %xmm3 /* s_lo_3 = xor(lo_3, mid_lo_3) */
-	pshufb .Lkc_gf128_ssse3_aesni_asm_0_half_down(%rip), %xmm4 /* mid_hi_3 = lookup16(mid_sum_acc_3, half_down) */
-	pxor %xmm4, %xmm6 /* s_hi_3 = xor(hi_3, mid_hi_3) */
-	movdqa %xmm3, %xmm4 /* s_lo_3 */
-	pclmulqdq $0x0, .Lkc_gf128_ssse3_aesni_asm_0_fold(%rip), %xmm4 /* fold_lo_3 = clmul(s_lo_3, fold) */
-	pshufb .Lkc_gf128_ssse3_aesni_asm_0_swap_halves(%rip), %xmm4 /* fold_lo_sw_3 = lookup16(fold_lo_3, swap_halves) */
-	pxor %xmm4, %xmm3 /* v_3 = xor(s_lo_3, fold_lo_sw_3) */
-	movdqa %xmm3, %xmm4 /* v_3 */
-	pclmulqdq $0x11, .Lkc_gf128_ssse3_aesni_asm_0_fold(%rip), %xmm4 /* fold_hi_3 = clmul(v_3, fold) */
-	pxor %xmm6, %xmm3 /* v_hi_3 = xor(v_3, s_hi_3) */
-	pxor %xmm4, %xmm3 /* reduced_3 = xor(v_hi_3, fold_hi_3) */
+	movdqa %xmm3, %xmm5 /* lo_3 */
+	pclmulqdq $0x0, .Lkc_gf128_ssse3_aesni_asm_0_fold(%rip), %xmm5 /* fold_lo_3 = clmul(lo_3, fold) */
+	pxor %xmm4, %xmm5 /* fold_mid_3 = xor(fold_lo_3, mid_sum_acc_3) */
+	pshufb .Lkc_gf128_ssse3_aesni_asm_0_swap_halves(%rip), %xmm5 /* fold_mid_sw_3 = lookup16(fold_mid_3, swap_halves) */
+	pxor %xmm5, %xmm3 /* w_3 = xor(lo_3, fold_mid_sw_3) */
+	movdqa %xmm3, %xmm4 /* w_3 */
+	pclmulqdq $0x11, .Lkc_gf128_ssse3_aesni_asm_0_fold(%rip), %xmm4 /* fold_hi_3 = clmul(w_3, fold) */
+	pxor %xmm6, %xmm3 /* w_hi_3 = xor(w_3, hi_3) */
+	pxor %xmm4, %xmm3 /* reduced_3 = xor(w_hi_3, fold_hi_3) */
 	movdqa %xmm2, %xmm4 /* reduced_2 */
 	pclmulqdq $0x0, %xmm0, %xmm4 /* lo_4 = clmul(reduced_2, reduced_1) */
 	movdqa %xmm2, %xmm5 /* reduced_2 */
@@ -128,19 +112,15 @@ kc_gf128_ssse3_aesni_ghash_powers_asm:
 
 	/* T_5 = T_3 T_2 */
 	pxor %xmm6, %xmm5 /* mid_sum_acc_4 = xor(mid_8, mid_9) */
-	movdqa %xmm5, %xmm6 /* mid_sum_acc_4 */
-	pshufb .Lkc_gf128_ssse3_aesni_asm_0_half_up(%rip), %xmm6 /* mid_lo_4 = lookup16(mid_sum_acc_4, half_up) */
-	pxor %xmm6, %xmm4 /* s_lo_4 = xor(lo_4, mid_lo_4) */
-	pshufb .Lkc_gf128_ssse3_aesni_asm_0_half_down(%rip), %xmm5 /* mid_hi_4 = lookup16(mid_sum_acc_4, half_down) */
-	pxor %xmm5, %xmm7 /* s_hi_4 = xor(hi_4, mid_hi_4) */
-	movdqa %xmm4, %xmm5 /* s_lo_4 */
-	pclmulqdq $0x0, .Lkc_gf128_ssse3_aesni_asm_0_fold(%rip), %xmm5 /* fold_lo_4 = clmul(s_lo_4, fold) */
-	pshufb .Lkc_gf128_ssse3_aesni_asm_0_swap_halves(%rip), %xmm5 /* fold_lo_sw_4 = lookup16(fold_lo_4, swap_halves) */
-	pxor %xmm5, %xmm4 /* v_4 = xor(s_lo_4, fold_lo_sw_4) */
-	movdqa %xmm4, %xmm5 /* v_4 */
-	pclmulqdq $0x11, .Lkc_gf128_ssse3_aesni_asm_0_fold(%rip), %xmm5 /* fold_hi_4 = clmul(v_4, fold) */
-	pxor %xmm7, %xmm4 /* v_hi_4 = xor(v_4, s_hi_4) */
-	pxor %xmm5, %xmm4 /* reduced_4 = xor(v_hi_4, fold_hi_4) */
+	movdqa %xmm4, %xmm6 /* lo_4 */
+	pclmulqdq $0x0, .Lkc_gf128_ssse3_aesni_asm_0_fold(%rip), %xmm6 /* fold_lo_4 = clmul(lo_4, fold) */
+	pxor %xmm5, %xmm6 /* fold_mid_4 = xor(fold_lo_4, mid_sum_acc_4) */
+	pshufb .Lkc_gf128_ssse3_aesni_asm_0_swap_halves(%rip), %xmm6 /* fold_mid_sw_4 = lookup16(fold_mid_4, swap_halves) */
+	pxor %xmm6, %xmm4 /* w_4 = xor(lo_4, fold_mid_sw_4) */
+	movdqa %xmm4, %xmm5 /* w_4 */
+	pclmulqdq $0x11, .Lkc_gf128_ssse3_aesni_asm_0_fold(%rip), %xmm5 /* fold_hi_4 = clmul(w_4, fold) */
+	pxor %xmm7, %xmm4 /* w_hi_4 = xor(w_4, hi_4) */
+	pxor %xmm5, %xmm4 /* reduced_4 = xor(w_hi_4, fold_hi_4) */
 	movdqa %xmm2, %xmm5 /* reduced_2 */
 	pclmulqdq $0x0, %xmm2, %xmm5 /* lo_5 = clmul(reduced_2, reduced_2) */
 	movdqa %xmm2, %xmm6 /* reduced_2 */
@@ -152,19 +132,15 @@ kc_gf128_ssse3_aesni_ghash_powers_asm:
 
 	/* T_6 = T_3 T_3 */
 	pxor %xmm7, %xmm6 /* mid_sum_acc_5 = xor(mid_10, mid_11) */
-	movdqa %xmm6, %xmm7 /* mid_sum_acc_5 */
-	pshufb .Lkc_gf128_ssse3_aesni_asm_0_half_up(%rip), %xmm7 /* mid_lo_5 = lookup16(mid_sum_acc_5, half_up) */
-	pxor %xmm7, %xmm5 /* s_lo_5 = xor(lo_5, mid_lo_5) */
-	pshufb .Lkc_gf128_ssse3_aesni_asm_0_half_down(%rip), %xmm6 /* mid_hi_5 = lookup16(mid_sum_acc_5, half_down) */
-	pxor %xmm6, %xmm8 /* s_hi_5 = xor(hi_5, mid_hi_5) */
-	movdqa %xmm5, %xmm6 /* s_lo_5 */
-	pclmulqdq $0x0, .Lkc_gf128_ssse3_aesni_asm_0_fold(%rip), %xmm6 /* fold_lo_5 = clmul(s_lo_5, fold) */
-	pshufb .Lkc_gf128_ssse3_aesni_asm_0_swap_halves(%rip), %xmm6 /* fold_lo_sw_5 = lookup16(fold_lo_5, swap_halves) */
-	pxor %xmm6, %xmm5 /* v_5 = xor(s_lo_5, fold_lo_sw_5) */
-	movdqa %xmm5, %xmm6 /* v_5 */
-	pclmulqdq $0x11, .Lkc_gf128_ssse3_aesni_asm_0_fold(%rip), %xmm6 /* fold_hi_5 = clmul(v_5, fold) */
-	pxor %xmm8, %xmm5 /* v_hi_5 = xor(v_5, s_hi_5) */
-	pxor %xmm6, %xmm5 /* reduced_5 = xor(v_hi_5, fold_hi_5) */
+	movdqa %xmm5, %xmm7 /* lo_5 */
+	pclmulqdq $0x0, .Lkc_gf128_ssse3_aesni_asm_0_fold(%rip), %xmm7 /* fold_lo_5 = clmul(lo_5, fold) */
+	pxor %xmm6, %xmm7 /* fold_mid_5 = xor(fold_lo_5, mid_sum_acc_5) */
+	pshufb .Lkc_gf128_ssse3_aesni_asm_0_swap_halves(%rip), %xmm7 /* fold_mid_sw_5 = lookup16(fold_mid_5, swap_halves) */
+	pxor %xmm7, %xmm5 /* w_5 = xor(lo_5, fold_mid_sw_5) */
+	movdqa %xmm5, %xmm6 /* w_5 */
+	pclmulqdq $0x11, .Lkc_gf128_ssse3_aesni_asm_0_fold(%rip), %xmm6 /* fold_hi_5 = clmul(w_5, fold) */
+	pxor %xmm8, %xmm5 /* w_hi_5 = xor(w_5, hi_5) */
+	pxor %xmm6, %xmm5 /* reduced_5 = xor(w_hi_5, fold_hi_5) */
 	movdqa %xmm3, %xmm6 /* reduced_3 */
 	pclmulqdq $0x0, %xmm2, %xmm6 /* lo_6 = clmul(reduced_3, reduced_2) */
 	movdqa %xmm3, %xmm7 /* reduced_3 */
@@ -176,19 +152,15 @@ kc_gf128_ssse3_aesni_ghash_powers_asm:
 
 	/* T_7 = T_4 T_3 */
 	pxor %xmm8, %xmm7 /* mid_sum_acc_6 = xor(mid_12, mid_13) */
-	movdqa %xmm7, %xmm8 /* mid_sum_acc_6 */
-	pshufb .Lkc_gf128_ssse3_aesni_asm_0_half_up(%rip), %xmm8 /* mid_lo_6 = lookup16(mid_sum_acc_6, half_up) */
-	pxor %xmm8, %xmm6 /* s_lo_6 = xor(lo_6, mid_lo_6) */
-	pshufb .Lkc_gf128_ssse3_aesni_asm_0_half_down(%rip), %xmm7 /* mid_hi_6 = lookup16(mid_sum_acc_6, half_down) */
-	pxor %xmm7, %xmm9 /* s_hi_6 = xor(hi_6, mid_hi_6) */
-	movdqa %xmm6, %xmm7 /* s_lo_6 */
-	pclmulqdq $0x0, .Lkc_gf128_ssse3_aesni_asm_0_fold(%rip), %xmm7 /* fold_lo_6 = clmul(s_lo_6, fold) */
-	pshufb .Lkc_gf128_ssse3_aesni_asm_0_swap_halves(%rip), %xmm7 /* fold_lo_sw_6 = lookup16(fold_lo_6, swap_halves) */
-	pxor %xmm7, %xmm6 /* v_6 = xor(s_lo_6, fold_lo_sw_6) */
-	movdqa %xmm6, %xmm7 /* v_6 */
-	pclmulqdq $0x11, .Lkc_gf128_ssse3_aesni_asm_0_fold(%rip), %xmm7 /* fold_hi_6 = clmul(v_6, fold) */
-	pxor %xmm9, %xmm6 /* v_hi_6 = xor(v_6, s_hi_6) */
-	pxor %xmm7, %xmm6 /* reduced_6 = xor(v_hi_6, fold_hi_6) */
+	movdqa %xmm6, %xmm8 /* lo_6 */
+	pclmulqdq $0x0, .Lkc_gf128_ssse3_aesni_asm_0_fold(%rip), %xmm8 /* fold_lo_6 = clmul(lo_6, fold) */
+	pxor %xmm7, %xmm8 /* fold_mid_6 = xor(fold_lo_6, mid_sum_acc_6) */
+	pshufb .Lkc_gf128_ssse3_aesni_asm_0_swap_halves(%rip), %xmm8 /* fold_mid_sw_6 = lookup16(fold_mid_6, swap_halves) */
+	pxor %xmm8, %xmm6 /* w_6 = xor(lo_6, fold_mid_sw_6) */
+	movdqa %xmm6, %xmm7 /* w_6 */
+	pclmulqdq $0x11, .Lkc_gf128_ssse3_aesni_asm_0_fold(%rip), %xmm7 /* fold_hi_6 = clmul(w_6, fold) */
+	pxor %xmm9, %xmm6 /* w_hi_6 = xor(w_6, hi_6) */
+	pxor %xmm7, %xmm6 /* reduced_6 = xor(w_hi_6, fold_hi_6) */
 	movdqa %xmm3, %xmm7 /* reduced_3 */
 	pclmulqdq $0x0, %xmm3, %xmm7 /* lo_7 = clmul(reduced_3, reduced_3) */
 	movdqa %xmm3, %xmm8 /* reduced_3 */
@@ -200,19 +172,15 @@ kc_gf128_ssse3_aesni_ghash_powers_asm:
 
 	/* T_8 = T_4 T_4 */
 	pxor %xmm9, %xmm8 /* mid_sum_acc_7 = xor(mid_14, mid_15) */
-	movdqa %xmm8, %xmm9 /* mid_sum_acc_7 */
-	pshufb .Lkc_gf128_ssse3_aesni_asm_0_half_up(%rip), %xmm9 /* mid_lo_7 = lookup16(mid_sum_acc_7, half_up) */
-	pxor %xmm9, %xmm7 /* s_lo_7 = xor(lo_7, mid_lo_7) */
-	pshufb .Lkc_gf128_ssse3_aesni_asm_0_half_down(%rip), %xmm8 /* mid_hi_7 = lookup16(mid_sum_acc_7, half_down) */
-	pxor %xmm8, %xmm10 /* s_hi_7 = xor(hi_7, mid_hi_7) */
-	movdqa %xmm7, %xmm8 /* s_lo_7 */
-	pclmulqdq $0x0, .Lkc_gf128_ssse3_aesni_asm_0_fold(%rip), %xmm8 /* fold_lo_7 = clmul(s_lo_7, fold) */
-	pshufb .Lkc_gf128_ssse3_aesni_asm_0_swap_halves(%rip), %xmm8 /* fold_lo_sw_7 = lookup16(fold_lo_7, swap_halves) */
-	pxor %xmm8, %xmm7 /* v_7 = xor(s_lo_7, fold_lo_sw_7) */
-	movdqa %xmm7, %xmm8 /* v_7 */
-	pclmulqdq $0x11, .Lkc_gf128_ssse3_aesni_asm_0_fold(%rip), %xmm8 /* fold_hi_7 = clmul(v_7, fold) */
-	pxor %xmm10, %xmm7 /* v_hi_7 = xor(v_7, s_hi_7) */
-	pxor %xmm8, %xmm7 /* reduced_7 = xor(v_hi_7, fold_hi_7) */
+	movdqa %xmm7, %xmm9 /* lo_7 */
+	pclmulqdq $0x0, .Lkc_gf128_ssse3_aesni_asm_0_fold(%rip), %xmm9 /* fold_lo_7 = clmul(lo_7, fold) */
+	pxor %xmm8, %xmm9 /* fold_mid_7 = xor(fold_lo_7, mid_sum_acc_7) */
+	pshufb .Lkc_gf128_ssse3_aesni_asm_0_swap_halves(%rip), %xmm9 /* fold_mid_sw_7 = lookup16(fold_mid_7, swap_halves) */
+	pxor %xmm9, %xmm7 /* w_7 = xor(lo_7, fold_mid_sw_7) */
+	movdqa %xmm7, %xmm8 /* w_7 */
+	pclmulqdq $0x11, .Lkc_gf128_ssse3_aesni_asm_0_fold(%rip), %xmm8 /* fold_hi_7 = clmul(w_7, fold) */
+	pxor %xmm10, %xmm7 /* w_hi_7 = xor(w_7, hi_7) */
+	pxor %xmm8, %xmm7 /* reduced_7 = xor(w_hi_7, fold_hi_7) */
 	movdqa %xmm4, %xmm8 /* reduced_4 */
 	pclmulqdq $0x0, %xmm3, %xmm8 /* lo_8 = clmul(reduced_4, reduced_3) */
 	movdqa %xmm4, %xmm9 /* reduced_4 */
@@ -224,19 +192,15 @@ kc_gf128_ssse3_aesni_ghash_powers_asm:
 
 	/* T_9 = T_5 T_4 */
 	pxor %xmm10, %xmm9 /* mid_sum_acc_8 = xor(mid_16, mid_17) */
-	movdqa %xmm9, %xmm10 /* mid_sum_acc_8 */
-	pshufb .Lkc_gf128_ssse3_aesni_asm_0_half_up(%rip), %xmm10 /* mid_lo_8 = lookup16(mid_sum_acc_8, half_up) */
-	pxor %xmm10, %xmm8 /* s_lo_8 = xor(lo_8, mid_lo_8) */
-	pshufb .Lkc_gf128_ssse3_aesni_asm_0_half_down(%rip), %xmm9 /* mid_hi_8 = lookup16(mid_sum_acc_8, half_down) */
-	pxor %xmm9, %xmm11 /* s_hi_8 = xor(hi_8, mid_hi_8) */
-	movdqa %xmm8, %xmm9 /* s_lo_8 */
-	pclmulqdq $0x0, .Lkc_gf128_ssse3_aesni_asm_0_fold(%rip), %xmm9 /* fold_lo_8 = clmul(s_lo_8, fold) */
-	pshufb .Lkc_gf128_ssse3_aesni_asm_0_swap_halves(%rip), %xmm9 /* fold_lo_sw_8 = lookup16(fold_lo_8, swap_halves) */
-	pxor %xmm9, %xmm8 /* v_8 = xor(s_lo_8, fold_lo_sw_8) */
-	movdqa %xmm8, %xmm9 /* v_8 */
-	pclmulqdq $0x11, .Lkc_gf128_ssse3_aesni_asm_0_fold(%rip), %xmm9 /* fold_hi_8 = clmul(v_8, fold) */
-	pxor %xmm11, %xmm8 /* v_hi_8 = xor(v_8, s_hi_8) */
-	pxor %xmm9, %xmm8 /* reduced_8 = xor(v_hi_8, fold_hi_8) */
+	movdqa %xmm8, %xmm10 /* lo_8 */
+	pclmulqdq $0x0, .Lkc_gf128_ssse3_aesni_asm_0_fold(%rip), %xmm10 /* fold_lo_8 = clmul(lo_8, fold) */
+	pxor %xmm9, %xmm10 /* fold_mid_8 = xor(fold_lo_8, mid_sum_acc_8) */
+	pshufb .Lkc_gf128_ssse3_aesni_asm_0_swap_halves(%rip), %xmm10 /* fold_mid_sw_8 = lookup16(fold_mid_8, swap_halves) */
+	pxor %xmm10, %xmm8 /* w_8 = xor(lo_8, fold_mid_sw_8) */
+	movdqa %xmm8, %xmm9 /* w_8 */
+	pclmulqdq $0x11, .Lkc_gf128_ssse3_aesni_asm_0_fold(%rip), %xmm9 /* fold_hi_8 = clmul(w_8, fold) */
+	pxor %xmm11, %xmm8 /* w_hi_8 = xor(w_8, hi_8) */
+	pxor %xmm9, %xmm8 /* reduced_8 = xor(w_hi_8, fold_hi_8) */
 	movdqa %xmm4, %xmm9 /* reduced_4 */
 	pclmulqdq $0x0, %xmm4, %xmm9 /* lo_9 = clmul(reduced_4, reduced_4) */
 	movdqa %xmm4, %xmm10 /* reduced_4 */
@@ -248,19 +212,15 @@ kc_gf128_ssse3_aesni_ghash_powers_asm:
 
 	/* T_10 = T_5 T_5 */
 	pxor %xmm11, %xmm10 /* mid_sum_acc_9 = xor(mid_18, mid_19) */
-	movdqa %xmm10, %xmm11 /* mid_sum_acc_9 */
-	pshufb .Lkc_gf128_ssse3_aesni_asm_0_half_up(%rip), %xmm11 /* mid_lo_9 = lookup16(mid_sum_acc_9, half_up) */
-	pxor %xmm11, %xmm9 /* s_lo_9 = xor(lo_9, mid_lo_9) */
-	pshufb .Lkc_gf128_ssse3_aesni_asm_0_half_down(%rip), %xmm10 /* mid_hi_9 = lookup16(mid_sum_acc_9, half_down) */
-	pxor %xmm10, %xmm12 /* s_hi_9 = xor(hi_9, mid_hi_9) */
-	movdqa %xmm9, %xmm10 /* s_lo_9 */
-	pclmulqdq $0x0, .Lkc_gf128_ssse3_aesni_asm_0_fold(%rip), %xmm10 /* fold_lo_9 = clmul(s_lo_9, fold) */
-	pshufb .Lkc_gf128_ssse3_aesni_asm_0_swap_halves(%rip), %xmm10 /* fold_lo_sw_9 = lookup16(fold_lo_9, swap_halves) */
-	pxor %xmm10, %xmm9 /* v_9 = xor(s_lo_9, fold_lo_sw_9) */
-	movdqa %xmm9, %xmm10 /* v_9 */
-	pclmulqdq $0x11, .Lkc_gf128_ssse3_aesni_asm_0_fold(%rip), %xmm10 /* fold_hi_9 = clmul(v_9, fold) */
-	pxor %xmm12, %xmm9 /* v_hi_9 = xor(v_9, s_hi_9) */
-	pxor %xmm10, %xmm9 /* reduced_9 = xor(v_hi_9, fold_hi_9) */
+	movdqa %xmm9, %xmm11 /* lo_9 */
+	pclmulqdq $0x0, .Lkc_gf128_ssse3_aesni_asm_0_fold(%rip), %xmm11 /* fold_lo_9 = clmul(lo_9, fold) */
+	pxor %xmm10, %xmm11 /* fold_mid_9 = xor(fold_lo_9, mid_sum_acc_9) */
+	pshufb .Lkc_gf128_ssse3_aesni_asm_0_swap_halves(%rip), %xmm11 /* fold_mid_sw_9 = lookup16(fold_mid_9, swap_halves) */
+	pxor %xmm11, %xmm9 /* w_9 = xor(lo_9, fold_mid_sw_9) */
+	movdqa %xmm9, %xmm10 /* w_9 */
+	pclmulqdq $0x11, .Lkc_gf128_ssse3_aesni_asm_0_fold(%rip), %xmm10 /* fold_hi_9 = clmul(w_9, fold) */
+	pxor %xmm12, %xmm9 /* w_hi_9 = xor(w_9, hi_9) */
+	pxor %xmm10, %xmm9 /* reduced_9 = xor(w_hi_9, fold_hi_9) */
 	movdqa %xmm5, %xmm10 /* reduced_5 */
 	pclmulqdq $0x0, %xmm4, %xmm10 /* lo_10 = clmul(reduced_5, reduced_4) */
 	movdqa %xmm5, %xmm11 /* reduced_5 */
@@ -272,19 +232,15 @@ kc_gf128_ssse3_aesni_ghash_powers_asm:
 
 	/* T_11 = T_6 T_5 */
 	pxor %xmm12, %xmm11 /* mid_sum_acc_10 = xor(mid_20, mid_21) */
-	movdqa %xmm11, %xmm12 /* mid_sum_acc_10 */
-	pshufb .Lkc_gf128_ssse3_aesni_asm_0_half_up(%rip), %xmm12 /* mid_lo_10 = lookup16(mid_sum_acc_10, half_up) */
-	pxor %xmm12, %xmm10 /* s_lo_10 = xor(lo_10, mid_lo_10) */
-	pshufb .Lkc_gf128_ssse3_aesni_asm_0_half_down(%rip), %xmm11 /* mid_hi_10 = lookup16(mid_sum_acc_10, half_down) */
-	pxor %xmm11, %xmm13 /* s_hi_10 = xor(hi_10, mid_hi_10) */
-	movdqa %xmm10, %xmm11 /* s_lo_10 */
-	pclmulqdq $0x0, .Lkc_gf128_ssse3_aesni_asm_0_fold(%rip), %xmm11 /* fold_lo_10 = clmul(s_lo_10, fold) */
-	pshufb .Lkc_gf128_ssse3_aesni_asm_0_swap_halves(%rip), %xmm11 /* fold_lo_sw_10 = lookup16(fold_lo_10, swap_halves) */
-	pxor %xmm11, %xmm10 /* v_10 = xor(s_lo_10, fold_lo_sw_10) */
-	movdqa %xmm10, %xmm11 /* v_10 */
-	pclmulqdq $0x11, .Lkc_gf128_ssse3_aesni_asm_0_fold(%rip), %xmm11 /* fold_hi_10 = clmul(v_10, fold) */
-	pxor %xmm13, %xmm10 /* v_hi_10 = xor(v_10, s_hi_10) */
-	pxor %xmm11, %xmm10 /* reduced_10 = xor(v_hi_10, fold_hi_10) */
+	movdqa %xmm10, %xmm12 /* lo_10 */
+	pclmulqdq $0x0, .Lkc_gf128_ssse3_aesni_asm_0_fold(%rip), %xmm12 /* fold_lo_10 = clmul(lo_10, fold) */
+	pxor %xmm11, %xmm12 /* fold_mid_10 = xor(fold_lo_10, mid_sum_acc_10) */
+	pshufb .Lkc_gf128_ssse3_aesni_asm_0_swap_halves(%rip), %xmm12 /* fold_mid_sw_10 = lookup16(fold_mid_10, swap_halves) */
+	pxor %xmm12, %xmm10 /* w_10 = xor(lo_10, fold_mid_sw_10) */
+	movdqa %xmm10, %xmm11 /* w_10 */
+	pclmulqdq $0x11, .Lkc_gf128_ssse3_aesni_asm_0_fold(%rip), %xmm11 /* fold_hi_10 = clmul(w_10, fold) */
+	pxor %xmm13, %xmm10 /* w_hi_10 = xor(w_10, hi_10) */
+	pxor %xmm11, %xmm10 /* reduced_10 = xor(w_hi_10, fold_hi_10) */
 	movdqa %xmm5, %xmm11 /* reduced_5 */
 	pclmulqdq $0x0, %xmm5, %xmm11 /* lo_11 = clmul(reduced_5, reduced_5) */
 	movdqa %xmm5, %xmm12 /* reduced_5 */
@@ -296,19 +252,15 @@ kc_gf128_ssse3_aesni_ghash_powers_asm:
 
 	/* T_12 = T_6 T_6 */
 	pxor %xmm13, %xmm12 /* mid_sum_acc_11 = xor(mid_22, mid_23) */
-	movdqa %xmm12, %xmm13 /* mid_sum_acc_11 */
-	pshufb .Lkc_gf128_ssse3_aesni_asm_0_half_up(%rip), %xmm13 /* mid_lo_11 = lookup16(mid_sum_acc_11, half_up) */
-	pxor %xmm13, %xmm11 /* s_lo_11 = xor(lo_11, mid_lo_11) */
-	pshufb .Lkc_gf128_ssse3_aesni_asm_0_half_down(%rip), %xmm12 /* mid_hi_11 = lookup16(mid_sum_acc_11, half_down) */
-	pxor %xmm12, %xmm14 /* s_hi_11 = xor(hi_11, mid_hi_11) */
-	movdqa %xmm11, %xmm12 /* s_lo_11 */
-	pclmulqdq $0x0, .Lkc_gf128_ssse3_aesni_asm_0_fold(%rip), %xmm12 /* fold_lo_11 = clmul(s_lo_11, fold) */
-	pshufb .Lkc_gf128_ssse3_aesni_asm_0_swap_halves(%rip), %xmm12 /* fold_lo_sw_11 = lookup16(fold_lo_11, swap_halves) */
-	pxor %xmm12, %xmm11 /* v_11 = xor(s_lo_11, fold_lo_sw_11) */
-	movdqa %xmm11, %xmm12 /* v_11 */
-	pclmulqdq $0x11, .Lkc_gf128_ssse3_aesni_asm_0_fold(%rip), %xmm12 /* fold_hi_11 = clmul(v_11, fold) */
-	pxor %xmm14, %xmm11 /* v_hi_11 = xor(v_11, s_hi_11) */
-	pxor %xmm12, %xmm11 /* reduced_11 = xor(v_hi_11, fold_hi_11) */
+	movdqa %xmm11, %xmm13 /* lo_11 */
+	pclmulqdq $0x0, .Lkc_gf128_ssse3_aesni_asm_0_fold(%rip), %xmm13 /* fold_lo_11 = clmul(lo_11, fold) */
+	pxor %xmm12, %xmm13 /* fold_mid_11 = xor(fold_lo_11, mid_sum_acc_11) */
+	pshufb .Lkc_gf128_ssse3_aesni_asm_0_swap_halves(%rip), %xmm13 /* fold_mid_sw_11 = lookup16(fold_mid_11, swap_halves) */
+	pxor %xmm13, %xmm11 /* w_11 = xor(lo_11, fold_mid_sw_11) */
+	movdqa %xmm11, %xmm12 /* w_11 */
+	pclmulqdq $0x11, .Lkc_gf128_ssse3_aesni_asm_0_fold(%rip), %xmm12 /* fold_hi_11 = clmul(w_11, fold) */
+	pxor %xmm14, %xmm11 /* w_hi_11 = xor(w_11, hi_11) */
+	pxor %xmm12, %xmm11 /* reduced_11 = xor(w_hi_11, fold_hi_11) */
 	movdqa %xmm6, %xmm12 /* reduced_6 */
 	pclmulqdq $0x0, %xmm5, %xmm12 /* lo_12 = clmul(reduced_6, reduced_5) */
 	movdqa %xmm6, %xmm13 /* reduced_6 */
@@ -320,19 +272,15 @@ kc_gf128_ssse3_aesni_ghash_powers_asm:
 
 	/* T_13 = T_7 T_6 */
 	pxor %xmm14, %xmm13 /* mid_sum_acc_12 = xor(mid_24, mid_25) */
-	movdqa %xmm13, %xmm14 /* mid_sum_acc_12 */
-	pshufb .Lkc_gf128_ssse3_aesni_asm_0_half_up(%rip), %xmm14 /* mid_lo_12 = lookup16(mid_sum_acc_12, half_up) */
-	pxor %xmm14, %xmm12 /* s_lo_12 = xor(lo_12, mid_lo_12) */
-	pshufb .Lkc_gf128_ssse3_aesni_asm_0_half_down(%rip), %xmm13 /* mid_hi_12 = lookup16(mid_sum_acc_12, half_down) */
-	pxor %xmm13, %xmm15 /* s_hi_12 = xor(hi_12, mid_hi_12) */
-	movdqa %xmm12, %xmm13 /* s_lo_12 */
-	pclmulqdq $0x0, .Lkc_gf128_ssse3_aesni_asm_0_fold(%rip), %xmm13 /* fold_lo_12 = clmul(s_lo_12, fold) */
-	pshufb .Lkc_gf128_ssse3_aesni_asm_0_swap_halves(%rip), %xmm13 /* fold_lo_sw_12 = lookup16(fold_lo_12, swap_halves) */
-	pxor %xmm13, %xmm12 /* v_12 = xor(s_lo_12, fold_lo_sw_12) */
-	movdqa %xmm12, %xmm13 /* v_12 */
-	pclmulqdq $0x11, .Lkc_gf128_ssse3_aesni_asm_0_fold(%rip), %xmm13 /* fold_hi_12 = clmul(v_12, fold) */
-	pxor %xmm15, %xmm12 /* v_hi_12 = xor(v_12, s_hi_12) */
-	pxor %xmm13, %xmm12 /* reduced_12 = xor(v_hi_12, fold_hi_12) */
+	movdqa %xmm12, %xmm14 /* lo_12 */
+	pclmulqdq $0x0, .Lkc_gf128_ssse3_aesni_asm_0_fold(%rip), %xmm14 /* fold_lo_12 = clmul(lo_12, fold) */
+	pxor %xmm13, %xmm14 /* fold_mid_12 = xor(fold_lo_12, mid_sum_acc_12) */
+	pshufb .Lkc_gf128_ssse3_aesni_asm_0_swap_halves(%rip), %xmm14 /* fold_mid_sw_12 = lookup16(fold_mid_12, swap_halves) */
+	pxor %xmm14, %xmm12 /* w_12 = xor(lo_12, fold_mid_sw_12) */
+	movdqa %xmm12, %xmm13 /* w_12 */
+	pclmulqdq $0x11, .Lkc_gf128_ssse3_aesni_asm_0_fold(%rip), %xmm13 /* fold_hi_12 = clmul(w_12, fold) */
+	pxor %xmm15, %xmm12 /* w_hi_12 = xor(w_12, hi_12) */
+	pxor %xmm13, %xmm12 /* reduced_12 = xor(w_hi_12, fold_hi_12) */
 	movdqa %xmm6, %xmm13 /* reduced_6 */
 	pclmulqdq $0x0, %xmm6, %xmm13 /* lo_13 = clmul(reduced_6, reduced_6) */
 	movdqa %xmm6, %xmm14 /* reduced_6 */
@@ -345,19 +293,15 @@ kc_gf128_ssse3_aesni_ghash_powers_asm:
 
 	/* T_14 = T_7 T_7 */
 	pxor %xmm15, %xmm14 /* mid_sum_acc_13 = xor(mid_26, mid_27) */
-	movdqa %xmm14, %xmm15 /* mid_sum_acc_13 */
-	pshufb .Lkc_gf128_ssse3_aesni_asm_0_half_up(%rip), %xmm15 /* mid_lo_13 = lookup16(mid_sum_acc_13, half_up) */
-	pxor %xmm15, %xmm13 /* s_lo_13 = xor(lo_13, mid_lo_13) */
-	pshufb .Lkc_gf128_ssse3_aesni_asm_0_half_down(%rip), %xmm14 /* mid_hi_13 = lookup16(mid_sum_acc_13, half_down) */
-	pxor %xmm14, %xmm12 /* s_hi_13 = xor(hi_13, mid_hi_13) */
-	movdqa %xmm13, %xmm14 /* s_lo_13 */
-	pclmulqdq $0x0, .Lkc_gf128_ssse3_aesni_asm_0_fold(%rip), %xmm14 /* fold_lo_13 = clmul(s_lo_13, fold) */
-	pshufb .Lkc_gf128_ssse3_aesni_asm_0_swap_halves(%rip), %xmm14 /* fold_lo_sw_13 = lookup16(fold_lo_13, swap_halves) */
-	pxor %xmm14, %xmm13 /* v_13 = xor(s_lo_13, fold_lo_sw_13) */
-	movdqa %xmm13, %xmm14 /* v_13 */
-	pclmulqdq $0x11, .Lkc_gf128_ssse3_aesni_asm_0_fold(%rip), %xmm14 /* fold_hi_13 = clmul(v_13, fold) */
-	pxor %xmm12, %xmm13 /* v_hi_13 = xor(v_13, s_hi_13) */
-	pxor %xmm14, %xmm13 /* reduced_13 = xor(v_hi_13, fold_hi_13) */
+	movdqa %xmm13, %xmm15 /* lo_13 */
+	pclmulqdq $0x0, .Lkc_gf128_ssse3_aesni_asm_0_fold(%rip), %xmm15 /* fold_lo_13 = clmul(lo_13, fold) */
+	pxor %xmm14, %xmm15 /* fold_mid_13 = xor(fold_lo_13, mid_sum_acc_13) */
+	pshufb .Lkc_gf128_ssse3_aesni_asm_0_swap_halves(%rip), %xmm15 /* fold_mid_sw_13 = lookup16(fold_mid_13, swap_halves) */
+	pxor %xmm15, %xmm13 /* w_13 = xor(lo_13, fold_mid_sw_13) */
+	movdqa %xmm13, %xmm14 /* w_13 */
+	pclmulqdq $0x11, .Lkc_gf128_ssse3_aesni_asm_0_fold(%rip), %xmm14 /* fold_hi_13 = clmul(w_13, fold) */
+	pxor %xmm12, %xmm13 /* w_hi_13 = xor(w_13, hi_13) */
+	pxor %xmm14, %xmm13 /* reduced_13 = xor(w_hi_13, fold_hi_13) */
 	movdqa %xmm7, %xmm12 /* reduced_7 */
 	pclmulqdq $0x0, %xmm6, %xmm12 /* lo_14 = clmul(reduced_7, reduced_6) */
 	movdqa %xmm7, %xmm14 /* reduced_7 */
@@ -370,19 +314,15 @@ kc_gf128_ssse3_aesni_ghash_powers_asm:
 
 	/* T_15 = T_8 T_7 */
 	pxor %xmm15, %xmm14 /* mid_sum_acc_14 = xor(mid_28, mid_29) */
-	movdqa %xmm14, %xmm15 /* mid_sum_acc_14 */
-	pshufb .Lkc_gf128_ssse3_aesni_asm_0_half_up(%rip), %xmm15 /* mid_lo_14 = lookup16(mid_sum_acc_14, half_up) */
-	pxor %xmm15, %xmm12 /* s_lo_14 = xor(lo_14, mid_lo_14) */
-	pshufb .Lkc_gf128_ssse3_aesni_asm_0_half_down(%rip), %xmm14 /* mid_hi_14 = lookup16(mid_sum_acc_14, half_down) */
-	pxor %xmm14, %xmm13 /* s_hi_14 = xor(hi_14, mid_hi_14) */
-	movdqa %xmm12, %xmm14 /* s_lo_14 */
-	pclmulqdq $0x0, .Lkc_gf128_ssse3_aesni_asm_0_fold(%rip), %xmm14 /* fold_lo_14 = clmul(s_lo_14, fold) */
-	pshufb .Lkc_gf128_ssse3_aesni_asm_0_swap_halves(%rip), %xmm14 /* fold_lo_sw_14 = lookup16(fold_lo_14, swap_halves) */
-	pxor %xmm14, %xmm12 /* v_14 = xor(s_lo_14, fold_lo_sw_14) */
-	movdqa %xmm12, %xmm14 /* v_14 */
-	pclmulqdq $0x11, .Lkc_gf128_ssse3_aesni_asm_0_fold(%rip), %xmm14 /* fold_hi_14 = clmul(v_14, fold) */
-	pxor %xmm13, %xmm12 /* v_hi_14 = xor(v_14, s_hi_14) */
-	pxor %xmm14, %xmm12 /* reduced_14 = xor(v_hi_14, fold_hi_14) */
+	movdqa %xmm12, %xmm15 /* lo_14 */
+	pclmulqdq $0x0, .Lkc_gf128_ssse3_aesni_asm_0_fold(%rip), %xmm15 /* fold_lo_14 = clmul(lo_14, fold) */
+	pxor %xmm14, %xmm15 /* fold_mid_14 = xor(fold_lo_14, mid_sum_acc_14) */
+	pshufb .Lkc_gf128_ssse3_aesni_asm_0_swap_halves(%rip), %xmm15 /* fold_mid_sw_14 = lookup16(fold_mid_14, swap_halves) */
+	pxor %xmm15, %xmm12 /* w_14 = xor(lo_14, fold_mid_sw_14) */
+	movdqa %xmm12, %xmm14 /* w_14 */
+	pclmulqdq $0x11, .Lkc_gf128_ssse3_aesni_asm_0_fold(%rip), %xmm14 /* fold_hi_14 = clmul(w_14, fold) */
+	pxor %xmm13, %xmm12 /* w_hi_14 = xor(w_14, hi_14) */
+	pxor %xmm14, %xmm12 /* reduced_14 = xor(w_hi_14, fold_hi_14) */
 	movdqa %xmm7, %xmm13 /* reduced_7 */
 	pclmulqdq $0x0, %xmm7, %xmm13 /* lo_15 = clmul(reduced_7, reduced_7) */
 	movdqa %xmm7, %xmm14 /* reduced_7 */
@@ -395,19 +335,15 @@ kc_gf128_ssse3_aesni_ghash_powers_asm:
 
 	/* T_16 = T_8 T_8 */
 	pxor %xmm15, %xmm14 /* mid_sum_acc_15 = xor(mid_30, mid_31) */
-	movdqa %xmm14, %xmm15 /* mid_sum_acc_15 */
-	pshufb .Lkc_gf128_ssse3_aesni_asm_0_half_up(%rip), %xmm15 /* mid_lo_15 = lookup16(mid_sum_acc_15, half_up) */
-	pxor %xmm15, %xmm13 /* s_lo_15 = xor(lo_15, mid_lo_15) */
-	pshufb .Lkc_gf128_ssse3_aesni_asm_0_half_down(%rip), %xmm14 /* mid_hi_15 = lookup16(mid_sum_acc_15, half_down) */
-	pxor %xmm14, %xmm12 /* s_hi_15 = xor(hi_15, mid_hi_15) */
-	movdqa %xmm13, %xmm14 /* s_lo_15 */
-	pclmulqdq $0x0, .Lkc_gf128_ssse3_aesni_asm_0_fold(%rip), %xmm14 /* fold_lo_15 = clmul(s_lo_15, fold) */
-	pshufb .Lkc_gf128_ssse3_aesni_asm_0_swap_halves(%rip), %xmm14 /* fold_lo_sw_15 = lookup16(fold_lo_15, swap_halves) */
-	pxor %xmm14, %xmm13 /* v_15 = xor(s_lo_15, fold_lo_sw_15) */
-	movdqa %xmm13, %xmm14 /* v_15 */
-	pclmulqdq $0x11, .Lkc_gf128_ssse3_aesni_asm_0_fold(%rip), %xmm14 /* fold_hi_15 = clmul(v_15, fold) */
-	pxor %xmm12, %xmm13 /* v_hi_15 = xor(v_15, s_hi_15) */
-	pxor %xmm14, %xmm13 /* reduced_15 = xor(v_hi_15, fold_hi_15) */
+	movdqa %xmm13, %xmm15 /* lo_15 */
+	pclmulqdq $0x0, .Lkc_gf128_ssse3_aesni_asm_0_fold(%rip), %xmm15 /* fold_lo_15 = clmul(lo_15, fold) */
+	pxor %xmm14, %xmm15 /* fold_mid_15 = xor(fold_lo_15, mid_sum_acc_15) */
+	pshufb .Lkc_gf128_ssse3_aesni_asm_0_swap_halves(%rip), %xmm15 /* fold_mid_sw_15 = lookup16(fold_mid_15, swap_halves) */
+	pxor %xmm15, %xmm13 /* w_15 = xor(lo_15, fold_mid_sw_15) */
+	movdqa %xmm13, %xmm14 /* w_15 */
+	pclmulqdq $0x11, .Lkc_gf128_ssse3_aesni_asm_0_fold(%rip), %xmm14 /* fold_hi_15 = clmul(w_15, fold) */
+	pxor %xmm12, %xmm13 /* w_hi_15 = xor(w_15, hi_15) */
+	pxor %xmm14, %xmm13 /* reduced_15 = xor(w_hi_15, fold_hi_15) */
 	movdqu %xmm1, 240(%rdi) /* store reduced */
 	movdqu %xmm0, 224(%rdi) /* store reduced_1 */
 	movdqu %xmm2, 208(%rdi) /* store reduced_2 */
@@ -484,18 +420,6 @@ kc_gf128_ssse3_aesni_cmac_subkeys_asm:
 	.balign 16
 .Lkc_gf128_ssse3_aesni_asm_0_y129:
 	.byte 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x46
-
-/* half_up: (a0, a1) -> (0, a0): the middle sum's low half into S's bits 64..127 */
-	.section .rodata
-	.balign 16
-.Lkc_gf128_ssse3_aesni_asm_0_half_up:
-	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07
-
-/* half_down: (a0, a1) -> (a1, 0): its high half into S's bits 128..191 */
-	.section .rodata
-	.balign 16
-.Lkc_gf128_ssse3_aesni_asm_0_half_down:
-	.byte 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80
 
 /* fold: c = (Q - y^128 - 1) / y^64, Q = GHASH's polynomial reversed (gen/kernels/ghash.py fold) */
 	.section .rodata

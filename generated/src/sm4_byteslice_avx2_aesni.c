@@ -6587,13 +6587,13 @@ static void sm4_byteslice_avx2_aesni_batch_ctr(const uint8_t *rk, const uint8_t 
     const __m256i ctr_last = _mm256_srli_epi16(ctr_low, 8);
     const __m256i ctr_first = _mm256_set1_epi8((char)in[32]);
     const __m256i ctr_j0 = _mm256_and_si256(ctr_first, byte_14);
+    const __m256i ctr_base = _mm256_add_epi16(ctr_last, ctr_j0);
     const __m256i ctr_v_open = _mm256_and_si256(ctr_low, all_but_last);
     const __m256i ctr_w = kc_bcast16_256(in + 16);
     const __m256i ctr_w_open = _mm256_and_si256(ctr_w, all_but_last);
 
     /* Load 128 blocks and transpose: register j = byte j of every block (algorithm 3). */
-    const __m256i ctr_j = _mm256_add_epi8(block_k, ctr_j0);
-    const __m256i ctr_sum = _mm256_add_epi16(ctr_last, ctr_j);
+    const __m256i ctr_sum = _mm256_add_epi16(ctr_base, block_k);
     const __m256i ctr_carry = _mm256_shuffle_epi8(ctr_sum, carry_everywhere);
     const __m256i ctr_mask = _mm256_shuffle_epi8(carry_mask_table, ctr_carry);
     const __m256i ctr_pair_b = _mm256_and_si256(ctr_w_open, ctr_mask);
@@ -6601,8 +6601,7 @@ static void sm4_byteslice_avx2_aesni_batch_ctr(const uint8_t *rk, const uint8_t 
     const __m256i ctr_pair = _mm256_or_si256(ctr_pair_b, ctr_pair_a);
     const __m256i ctr_last_byte = _mm256_shuffle_epi8(ctr_sum, new_last_byte);
     const __m256i row = _mm256_or_si256(ctr_pair, ctr_last_byte);
-    const __m256i ctr_j_1 = _mm256_add_epi8(block_k_1, ctr_j0);
-    const __m256i ctr_sum_1 = _mm256_add_epi16(ctr_last, ctr_j_1);
+    const __m256i ctr_sum_1 = _mm256_add_epi16(ctr_base, block_k_1);
     const __m256i ctr_carry_1 = _mm256_shuffle_epi8(ctr_sum_1, carry_everywhere);
     const __m256i ctr_mask_1 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_1);
     const __m256i ctr_pair_1_b = _mm256_and_si256(ctr_w_open, ctr_mask_1);
@@ -6610,8 +6609,7 @@ static void sm4_byteslice_avx2_aesni_batch_ctr(const uint8_t *rk, const uint8_t 
     const __m256i ctr_pair_1 = _mm256_or_si256(ctr_pair_1_b, ctr_pair_1_a);
     const __m256i ctr_last_byte_1 = _mm256_shuffle_epi8(ctr_sum_1, new_last_byte);
     const __m256i row_1 = _mm256_or_si256(ctr_pair_1, ctr_last_byte_1);
-    const __m256i ctr_j_2 = _mm256_add_epi8(block_k_2, ctr_j0);
-    const __m256i ctr_sum_2 = _mm256_add_epi16(ctr_last, ctr_j_2);
+    const __m256i ctr_sum_2 = _mm256_add_epi16(ctr_base, block_k_2);
     const __m256i ctr_carry_2 = _mm256_shuffle_epi8(ctr_sum_2, carry_everywhere);
     const __m256i ctr_mask_2 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_2);
     const __m256i ctr_pair_2_b = _mm256_and_si256(ctr_w_open, ctr_mask_2);
@@ -6619,8 +6617,7 @@ static void sm4_byteslice_avx2_aesni_batch_ctr(const uint8_t *rk, const uint8_t 
     const __m256i ctr_pair_2 = _mm256_or_si256(ctr_pair_2_b, ctr_pair_2_a);
     const __m256i ctr_last_byte_2 = _mm256_shuffle_epi8(ctr_sum_2, new_last_byte);
     const __m256i row_2 = _mm256_or_si256(ctr_pair_2, ctr_last_byte_2);
-    const __m256i ctr_j_3 = _mm256_add_epi8(block_k_3, ctr_j0);
-    const __m256i ctr_sum_3 = _mm256_add_epi16(ctr_last, ctr_j_3);
+    const __m256i ctr_sum_3 = _mm256_add_epi16(ctr_base, block_k_3);
     const __m256i ctr_carry_3 = _mm256_shuffle_epi8(ctr_sum_3, carry_everywhere);
     const __m256i ctr_mask_3 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_3);
     const __m256i ctr_pair_3_b = _mm256_and_si256(ctr_w_open, ctr_mask_3);
@@ -6628,8 +6625,7 @@ static void sm4_byteslice_avx2_aesni_batch_ctr(const uint8_t *rk, const uint8_t 
     const __m256i ctr_pair_3 = _mm256_or_si256(ctr_pair_3_b, ctr_pair_3_a);
     const __m256i ctr_last_byte_3 = _mm256_shuffle_epi8(ctr_sum_3, new_last_byte);
     const __m256i row_3 = _mm256_or_si256(ctr_pair_3, ctr_last_byte_3);
-    const __m256i ctr_j_4 = _mm256_add_epi8(block_k_4, ctr_j0);
-    const __m256i ctr_sum_4 = _mm256_add_epi16(ctr_last, ctr_j_4);
+    const __m256i ctr_sum_4 = _mm256_add_epi16(ctr_base, block_k_4);
     const __m256i ctr_carry_4 = _mm256_shuffle_epi8(ctr_sum_4, carry_everywhere);
     const __m256i ctr_mask_4 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_4);
     const __m256i ctr_pair_4_b = _mm256_and_si256(ctr_w_open, ctr_mask_4);
@@ -6637,8 +6633,7 @@ static void sm4_byteslice_avx2_aesni_batch_ctr(const uint8_t *rk, const uint8_t 
     const __m256i ctr_pair_4 = _mm256_or_si256(ctr_pair_4_b, ctr_pair_4_a);
     const __m256i ctr_last_byte_4 = _mm256_shuffle_epi8(ctr_sum_4, new_last_byte);
     const __m256i row_4 = _mm256_or_si256(ctr_pair_4, ctr_last_byte_4);
-    const __m256i ctr_j_5 = _mm256_add_epi8(block_k_5, ctr_j0);
-    const __m256i ctr_sum_5 = _mm256_add_epi16(ctr_last, ctr_j_5);
+    const __m256i ctr_sum_5 = _mm256_add_epi16(ctr_base, block_k_5);
     const __m256i ctr_carry_5 = _mm256_shuffle_epi8(ctr_sum_5, carry_everywhere);
     const __m256i ctr_mask_5 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_5);
     const __m256i ctr_pair_5_b = _mm256_and_si256(ctr_w_open, ctr_mask_5);
@@ -6646,8 +6641,7 @@ static void sm4_byteslice_avx2_aesni_batch_ctr(const uint8_t *rk, const uint8_t 
     const __m256i ctr_pair_5 = _mm256_or_si256(ctr_pair_5_b, ctr_pair_5_a);
     const __m256i ctr_last_byte_5 = _mm256_shuffle_epi8(ctr_sum_5, new_last_byte);
     const __m256i row_5 = _mm256_or_si256(ctr_pair_5, ctr_last_byte_5);
-    const __m256i ctr_j_6 = _mm256_add_epi8(block_k_6, ctr_j0);
-    const __m256i ctr_sum_6 = _mm256_add_epi16(ctr_last, ctr_j_6);
+    const __m256i ctr_sum_6 = _mm256_add_epi16(ctr_base, block_k_6);
     const __m256i ctr_carry_6 = _mm256_shuffle_epi8(ctr_sum_6, carry_everywhere);
     const __m256i ctr_mask_6 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_6);
     const __m256i ctr_pair_6_b = _mm256_and_si256(ctr_w_open, ctr_mask_6);
@@ -6655,8 +6649,7 @@ static void sm4_byteslice_avx2_aesni_batch_ctr(const uint8_t *rk, const uint8_t 
     const __m256i ctr_pair_6 = _mm256_or_si256(ctr_pair_6_b, ctr_pair_6_a);
     const __m256i ctr_last_byte_6 = _mm256_shuffle_epi8(ctr_sum_6, new_last_byte);
     const __m256i row_6 = _mm256_or_si256(ctr_pair_6, ctr_last_byte_6);
-    const __m256i ctr_j_7 = _mm256_add_epi8(block_k_7, ctr_j0);
-    const __m256i ctr_sum_7 = _mm256_add_epi16(ctr_last, ctr_j_7);
+    const __m256i ctr_sum_7 = _mm256_add_epi16(ctr_base, block_k_7);
     const __m256i ctr_carry_7 = _mm256_shuffle_epi8(ctr_sum_7, carry_everywhere);
     const __m256i ctr_mask_7 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_7);
     const __m256i ctr_pair_7_b = _mm256_and_si256(ctr_w_open, ctr_mask_7);
@@ -6664,8 +6657,7 @@ static void sm4_byteslice_avx2_aesni_batch_ctr(const uint8_t *rk, const uint8_t 
     const __m256i ctr_pair_7 = _mm256_or_si256(ctr_pair_7_b, ctr_pair_7_a);
     const __m256i ctr_last_byte_7 = _mm256_shuffle_epi8(ctr_sum_7, new_last_byte);
     const __m256i row_7 = _mm256_or_si256(ctr_pair_7, ctr_last_byte_7);
-    const __m256i ctr_j_8 = _mm256_add_epi8(block_k_8, ctr_j0);
-    const __m256i ctr_sum_8 = _mm256_add_epi16(ctr_last, ctr_j_8);
+    const __m256i ctr_sum_8 = _mm256_add_epi16(ctr_base, block_k_8);
     const __m256i ctr_carry_8 = _mm256_shuffle_epi8(ctr_sum_8, carry_everywhere);
     const __m256i ctr_mask_8 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_8);
     const __m256i ctr_pair_8_b = _mm256_and_si256(ctr_w_open, ctr_mask_8);
@@ -6673,8 +6665,7 @@ static void sm4_byteslice_avx2_aesni_batch_ctr(const uint8_t *rk, const uint8_t 
     const __m256i ctr_pair_8 = _mm256_or_si256(ctr_pair_8_b, ctr_pair_8_a);
     const __m256i ctr_last_byte_8 = _mm256_shuffle_epi8(ctr_sum_8, new_last_byte);
     const __m256i row_8 = _mm256_or_si256(ctr_pair_8, ctr_last_byte_8);
-    const __m256i ctr_j_9 = _mm256_add_epi8(block_k_9, ctr_j0);
-    const __m256i ctr_sum_9 = _mm256_add_epi16(ctr_last, ctr_j_9);
+    const __m256i ctr_sum_9 = _mm256_add_epi16(ctr_base, block_k_9);
     const __m256i ctr_carry_9 = _mm256_shuffle_epi8(ctr_sum_9, carry_everywhere);
     const __m256i ctr_mask_9 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_9);
     const __m256i ctr_pair_9_b = _mm256_and_si256(ctr_w_open, ctr_mask_9);
@@ -6682,8 +6673,7 @@ static void sm4_byteslice_avx2_aesni_batch_ctr(const uint8_t *rk, const uint8_t 
     const __m256i ctr_pair_9 = _mm256_or_si256(ctr_pair_9_b, ctr_pair_9_a);
     const __m256i ctr_last_byte_9 = _mm256_shuffle_epi8(ctr_sum_9, new_last_byte);
     const __m256i row_9 = _mm256_or_si256(ctr_pair_9, ctr_last_byte_9);
-    const __m256i ctr_j_10 = _mm256_add_epi8(block_k_10, ctr_j0);
-    const __m256i ctr_sum_10 = _mm256_add_epi16(ctr_last, ctr_j_10);
+    const __m256i ctr_sum_10 = _mm256_add_epi16(ctr_base, block_k_10);
     const __m256i ctr_carry_10 = _mm256_shuffle_epi8(ctr_sum_10, carry_everywhere);
     const __m256i ctr_mask_10 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_10);
     const __m256i ctr_pair_10_b = _mm256_and_si256(ctr_w_open, ctr_mask_10);
@@ -6691,8 +6681,7 @@ static void sm4_byteslice_avx2_aesni_batch_ctr(const uint8_t *rk, const uint8_t 
     const __m256i ctr_pair_10 = _mm256_or_si256(ctr_pair_10_b, ctr_pair_10_a);
     const __m256i ctr_last_byte_10 = _mm256_shuffle_epi8(ctr_sum_10, new_last_byte);
     const __m256i row_10 = _mm256_or_si256(ctr_pair_10, ctr_last_byte_10);
-    const __m256i ctr_j_11 = _mm256_add_epi8(block_k_11, ctr_j0);
-    const __m256i ctr_sum_11 = _mm256_add_epi16(ctr_last, ctr_j_11);
+    const __m256i ctr_sum_11 = _mm256_add_epi16(ctr_base, block_k_11);
     const __m256i ctr_carry_11 = _mm256_shuffle_epi8(ctr_sum_11, carry_everywhere);
     const __m256i ctr_mask_11 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_11);
     const __m256i ctr_pair_11_b = _mm256_and_si256(ctr_w_open, ctr_mask_11);
@@ -6700,8 +6689,7 @@ static void sm4_byteslice_avx2_aesni_batch_ctr(const uint8_t *rk, const uint8_t 
     const __m256i ctr_pair_11 = _mm256_or_si256(ctr_pair_11_b, ctr_pair_11_a);
     const __m256i ctr_last_byte_11 = _mm256_shuffle_epi8(ctr_sum_11, new_last_byte);
     const __m256i row_11 = _mm256_or_si256(ctr_pair_11, ctr_last_byte_11);
-    const __m256i ctr_j_12 = _mm256_add_epi8(block_k_12, ctr_j0);
-    const __m256i ctr_sum_12 = _mm256_add_epi16(ctr_last, ctr_j_12);
+    const __m256i ctr_sum_12 = _mm256_add_epi16(ctr_base, block_k_12);
     const __m256i ctr_carry_12 = _mm256_shuffle_epi8(ctr_sum_12, carry_everywhere);
     const __m256i ctr_mask_12 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_12);
     const __m256i ctr_pair_12_b = _mm256_and_si256(ctr_w_open, ctr_mask_12);
@@ -6709,8 +6697,7 @@ static void sm4_byteslice_avx2_aesni_batch_ctr(const uint8_t *rk, const uint8_t 
     const __m256i ctr_pair_12 = _mm256_or_si256(ctr_pair_12_b, ctr_pair_12_a);
     const __m256i ctr_last_byte_12 = _mm256_shuffle_epi8(ctr_sum_12, new_last_byte);
     const __m256i row_12 = _mm256_or_si256(ctr_pair_12, ctr_last_byte_12);
-    const __m256i ctr_j_13 = _mm256_add_epi8(block_k_13, ctr_j0);
-    const __m256i ctr_sum_13 = _mm256_add_epi16(ctr_last, ctr_j_13);
+    const __m256i ctr_sum_13 = _mm256_add_epi16(ctr_base, block_k_13);
     const __m256i ctr_carry_13 = _mm256_shuffle_epi8(ctr_sum_13, carry_everywhere);
     const __m256i ctr_mask_13 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_13);
     const __m256i ctr_pair_13_b = _mm256_and_si256(ctr_w_open, ctr_mask_13);
@@ -6718,8 +6705,7 @@ static void sm4_byteslice_avx2_aesni_batch_ctr(const uint8_t *rk, const uint8_t 
     const __m256i ctr_pair_13 = _mm256_or_si256(ctr_pair_13_b, ctr_pair_13_a);
     const __m256i ctr_last_byte_13 = _mm256_shuffle_epi8(ctr_sum_13, new_last_byte);
     const __m256i row_13 = _mm256_or_si256(ctr_pair_13, ctr_last_byte_13);
-    const __m256i ctr_j_14 = _mm256_add_epi8(block_k_14, ctr_j0);
-    const __m256i ctr_sum_14 = _mm256_add_epi16(ctr_last, ctr_j_14);
+    const __m256i ctr_sum_14 = _mm256_add_epi16(ctr_base, block_k_14);
     const __m256i ctr_carry_14 = _mm256_shuffle_epi8(ctr_sum_14, carry_everywhere);
     const __m256i ctr_mask_14 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_14);
     const __m256i ctr_pair_14_b = _mm256_and_si256(ctr_w_open, ctr_mask_14);
@@ -6727,8 +6713,7 @@ static void sm4_byteslice_avx2_aesni_batch_ctr(const uint8_t *rk, const uint8_t 
     const __m256i ctr_pair_14 = _mm256_or_si256(ctr_pair_14_b, ctr_pair_14_a);
     const __m256i ctr_last_byte_14 = _mm256_shuffle_epi8(ctr_sum_14, new_last_byte);
     const __m256i row_14 = _mm256_or_si256(ctr_pair_14, ctr_last_byte_14);
-    const __m256i ctr_j_15 = _mm256_add_epi8(block_k_15, ctr_j0);
-    const __m256i ctr_sum_15 = _mm256_add_epi16(ctr_last, ctr_j_15);
+    const __m256i ctr_sum_15 = _mm256_add_epi16(ctr_base, block_k_15);
     const __m256i ctr_carry_15 = _mm256_shuffle_epi8(ctr_sum_15, carry_everywhere);
     const __m256i ctr_mask_15 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_15);
     const __m256i ctr_pair_15_b = _mm256_and_si256(ctr_w_open, ctr_mask_15);
@@ -6914,8 +6899,7 @@ static void sm4_byteslice_avx2_aesni_batch_ctr(const uint8_t *rk, const uint8_t 
     const __m256i xin_15_h = _mm256_shuffle_epi8(tbl_hi, tr3_15_hi);
     const __m256i xin_15 = _mm256_xor_si256(xin_15_l, xin_15_h);
     g0x15 = xin_15;
-    const __m256i ctr_j_16 = _mm256_add_epi8(block_k_16, ctr_j0);
-    const __m256i ctr_sum_16 = _mm256_add_epi16(ctr_last, ctr_j_16);
+    const __m256i ctr_sum_16 = _mm256_add_epi16(ctr_base, block_k_16);
     const __m256i ctr_carry_16 = _mm256_shuffle_epi8(ctr_sum_16, carry_everywhere);
     const __m256i ctr_mask_16 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_16);
     const __m256i ctr_pair_16_b = _mm256_and_si256(ctr_w_open, ctr_mask_16);
@@ -6923,8 +6907,7 @@ static void sm4_byteslice_avx2_aesni_batch_ctr(const uint8_t *rk, const uint8_t 
     const __m256i ctr_pair_16 = _mm256_or_si256(ctr_pair_16_b, ctr_pair_16_a);
     const __m256i ctr_last_byte_16 = _mm256_shuffle_epi8(ctr_sum_16, new_last_byte);
     const __m256i row_16 = _mm256_or_si256(ctr_pair_16, ctr_last_byte_16);
-    const __m256i ctr_j_17 = _mm256_add_epi8(block_k_17, ctr_j0);
-    const __m256i ctr_sum_17 = _mm256_add_epi16(ctr_last, ctr_j_17);
+    const __m256i ctr_sum_17 = _mm256_add_epi16(ctr_base, block_k_17);
     const __m256i ctr_carry_17 = _mm256_shuffle_epi8(ctr_sum_17, carry_everywhere);
     const __m256i ctr_mask_17 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_17);
     const __m256i ctr_pair_17_b = _mm256_and_si256(ctr_w_open, ctr_mask_17);
@@ -6932,8 +6915,7 @@ static void sm4_byteslice_avx2_aesni_batch_ctr(const uint8_t *rk, const uint8_t 
     const __m256i ctr_pair_17 = _mm256_or_si256(ctr_pair_17_b, ctr_pair_17_a);
     const __m256i ctr_last_byte_17 = _mm256_shuffle_epi8(ctr_sum_17, new_last_byte);
     const __m256i row_17 = _mm256_or_si256(ctr_pair_17, ctr_last_byte_17);
-    const __m256i ctr_j_18 = _mm256_add_epi8(block_k_18, ctr_j0);
-    const __m256i ctr_sum_18 = _mm256_add_epi16(ctr_last, ctr_j_18);
+    const __m256i ctr_sum_18 = _mm256_add_epi16(ctr_base, block_k_18);
     const __m256i ctr_carry_18 = _mm256_shuffle_epi8(ctr_sum_18, carry_everywhere);
     const __m256i ctr_mask_18 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_18);
     const __m256i ctr_pair_18_b = _mm256_and_si256(ctr_w_open, ctr_mask_18);
@@ -6941,8 +6923,7 @@ static void sm4_byteslice_avx2_aesni_batch_ctr(const uint8_t *rk, const uint8_t 
     const __m256i ctr_pair_18 = _mm256_or_si256(ctr_pair_18_b, ctr_pair_18_a);
     const __m256i ctr_last_byte_18 = _mm256_shuffle_epi8(ctr_sum_18, new_last_byte);
     const __m256i row_18 = _mm256_or_si256(ctr_pair_18, ctr_last_byte_18);
-    const __m256i ctr_j_19 = _mm256_add_epi8(block_k_19, ctr_j0);
-    const __m256i ctr_sum_19 = _mm256_add_epi16(ctr_last, ctr_j_19);
+    const __m256i ctr_sum_19 = _mm256_add_epi16(ctr_base, block_k_19);
     const __m256i ctr_carry_19 = _mm256_shuffle_epi8(ctr_sum_19, carry_everywhere);
     const __m256i ctr_mask_19 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_19);
     const __m256i ctr_pair_19_b = _mm256_and_si256(ctr_w_open, ctr_mask_19);
@@ -6950,8 +6931,7 @@ static void sm4_byteslice_avx2_aesni_batch_ctr(const uint8_t *rk, const uint8_t 
     const __m256i ctr_pair_19 = _mm256_or_si256(ctr_pair_19_b, ctr_pair_19_a);
     const __m256i ctr_last_byte_19 = _mm256_shuffle_epi8(ctr_sum_19, new_last_byte);
     const __m256i row_19 = _mm256_or_si256(ctr_pair_19, ctr_last_byte_19);
-    const __m256i ctr_j_20 = _mm256_add_epi8(block_k_20, ctr_j0);
-    const __m256i ctr_sum_20 = _mm256_add_epi16(ctr_last, ctr_j_20);
+    const __m256i ctr_sum_20 = _mm256_add_epi16(ctr_base, block_k_20);
     const __m256i ctr_carry_20 = _mm256_shuffle_epi8(ctr_sum_20, carry_everywhere);
     const __m256i ctr_mask_20 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_20);
     const __m256i ctr_pair_20_b = _mm256_and_si256(ctr_w_open, ctr_mask_20);
@@ -6959,8 +6939,7 @@ static void sm4_byteslice_avx2_aesni_batch_ctr(const uint8_t *rk, const uint8_t 
     const __m256i ctr_pair_20 = _mm256_or_si256(ctr_pair_20_b, ctr_pair_20_a);
     const __m256i ctr_last_byte_20 = _mm256_shuffle_epi8(ctr_sum_20, new_last_byte);
     const __m256i row_20 = _mm256_or_si256(ctr_pair_20, ctr_last_byte_20);
-    const __m256i ctr_j_21 = _mm256_add_epi8(block_k_21, ctr_j0);
-    const __m256i ctr_sum_21 = _mm256_add_epi16(ctr_last, ctr_j_21);
+    const __m256i ctr_sum_21 = _mm256_add_epi16(ctr_base, block_k_21);
     const __m256i ctr_carry_21 = _mm256_shuffle_epi8(ctr_sum_21, carry_everywhere);
     const __m256i ctr_mask_21 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_21);
     const __m256i ctr_pair_21_b = _mm256_and_si256(ctr_w_open, ctr_mask_21);
@@ -6968,8 +6947,7 @@ static void sm4_byteslice_avx2_aesni_batch_ctr(const uint8_t *rk, const uint8_t 
     const __m256i ctr_pair_21 = _mm256_or_si256(ctr_pair_21_b, ctr_pair_21_a);
     const __m256i ctr_last_byte_21 = _mm256_shuffle_epi8(ctr_sum_21, new_last_byte);
     const __m256i row_21 = _mm256_or_si256(ctr_pair_21, ctr_last_byte_21);
-    const __m256i ctr_j_22 = _mm256_add_epi8(block_k_22, ctr_j0);
-    const __m256i ctr_sum_22 = _mm256_add_epi16(ctr_last, ctr_j_22);
+    const __m256i ctr_sum_22 = _mm256_add_epi16(ctr_base, block_k_22);
     const __m256i ctr_carry_22 = _mm256_shuffle_epi8(ctr_sum_22, carry_everywhere);
     const __m256i ctr_mask_22 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_22);
     const __m256i ctr_pair_22_b = _mm256_and_si256(ctr_w_open, ctr_mask_22);
@@ -6977,8 +6955,7 @@ static void sm4_byteslice_avx2_aesni_batch_ctr(const uint8_t *rk, const uint8_t 
     const __m256i ctr_pair_22 = _mm256_or_si256(ctr_pair_22_b, ctr_pair_22_a);
     const __m256i ctr_last_byte_22 = _mm256_shuffle_epi8(ctr_sum_22, new_last_byte);
     const __m256i row_22 = _mm256_or_si256(ctr_pair_22, ctr_last_byte_22);
-    const __m256i ctr_j_23 = _mm256_add_epi8(block_k_23, ctr_j0);
-    const __m256i ctr_sum_23 = _mm256_add_epi16(ctr_last, ctr_j_23);
+    const __m256i ctr_sum_23 = _mm256_add_epi16(ctr_base, block_k_23);
     const __m256i ctr_carry_23 = _mm256_shuffle_epi8(ctr_sum_23, carry_everywhere);
     const __m256i ctr_mask_23 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_23);
     const __m256i ctr_pair_23_b = _mm256_and_si256(ctr_w_open, ctr_mask_23);
@@ -6986,8 +6963,7 @@ static void sm4_byteslice_avx2_aesni_batch_ctr(const uint8_t *rk, const uint8_t 
     const __m256i ctr_pair_23 = _mm256_or_si256(ctr_pair_23_b, ctr_pair_23_a);
     const __m256i ctr_last_byte_23 = _mm256_shuffle_epi8(ctr_sum_23, new_last_byte);
     const __m256i row_23 = _mm256_or_si256(ctr_pair_23, ctr_last_byte_23);
-    const __m256i ctr_j_24 = _mm256_add_epi8(block_k_24, ctr_j0);
-    const __m256i ctr_sum_24 = _mm256_add_epi16(ctr_last, ctr_j_24);
+    const __m256i ctr_sum_24 = _mm256_add_epi16(ctr_base, block_k_24);
     const __m256i ctr_carry_24 = _mm256_shuffle_epi8(ctr_sum_24, carry_everywhere);
     const __m256i ctr_mask_24 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_24);
     const __m256i ctr_pair_24_b = _mm256_and_si256(ctr_w_open, ctr_mask_24);
@@ -6995,8 +6971,7 @@ static void sm4_byteslice_avx2_aesni_batch_ctr(const uint8_t *rk, const uint8_t 
     const __m256i ctr_pair_24 = _mm256_or_si256(ctr_pair_24_b, ctr_pair_24_a);
     const __m256i ctr_last_byte_24 = _mm256_shuffle_epi8(ctr_sum_24, new_last_byte);
     const __m256i row_24 = _mm256_or_si256(ctr_pair_24, ctr_last_byte_24);
-    const __m256i ctr_j_25 = _mm256_add_epi8(block_k_25, ctr_j0);
-    const __m256i ctr_sum_25 = _mm256_add_epi16(ctr_last, ctr_j_25);
+    const __m256i ctr_sum_25 = _mm256_add_epi16(ctr_base, block_k_25);
     const __m256i ctr_carry_25 = _mm256_shuffle_epi8(ctr_sum_25, carry_everywhere);
     const __m256i ctr_mask_25 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_25);
     const __m256i ctr_pair_25_b = _mm256_and_si256(ctr_w_open, ctr_mask_25);
@@ -7004,8 +6979,7 @@ static void sm4_byteslice_avx2_aesni_batch_ctr(const uint8_t *rk, const uint8_t 
     const __m256i ctr_pair_25 = _mm256_or_si256(ctr_pair_25_b, ctr_pair_25_a);
     const __m256i ctr_last_byte_25 = _mm256_shuffle_epi8(ctr_sum_25, new_last_byte);
     const __m256i row_25 = _mm256_or_si256(ctr_pair_25, ctr_last_byte_25);
-    const __m256i ctr_j_26 = _mm256_add_epi8(block_k_26, ctr_j0);
-    const __m256i ctr_sum_26 = _mm256_add_epi16(ctr_last, ctr_j_26);
+    const __m256i ctr_sum_26 = _mm256_add_epi16(ctr_base, block_k_26);
     const __m256i ctr_carry_26 = _mm256_shuffle_epi8(ctr_sum_26, carry_everywhere);
     const __m256i ctr_mask_26 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_26);
     const __m256i ctr_pair_26_b = _mm256_and_si256(ctr_w_open, ctr_mask_26);
@@ -7013,8 +6987,7 @@ static void sm4_byteslice_avx2_aesni_batch_ctr(const uint8_t *rk, const uint8_t 
     const __m256i ctr_pair_26 = _mm256_or_si256(ctr_pair_26_b, ctr_pair_26_a);
     const __m256i ctr_last_byte_26 = _mm256_shuffle_epi8(ctr_sum_26, new_last_byte);
     const __m256i row_26 = _mm256_or_si256(ctr_pair_26, ctr_last_byte_26);
-    const __m256i ctr_j_27 = _mm256_add_epi8(block_k_27, ctr_j0);
-    const __m256i ctr_sum_27 = _mm256_add_epi16(ctr_last, ctr_j_27);
+    const __m256i ctr_sum_27 = _mm256_add_epi16(ctr_base, block_k_27);
     const __m256i ctr_carry_27 = _mm256_shuffle_epi8(ctr_sum_27, carry_everywhere);
     const __m256i ctr_mask_27 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_27);
     const __m256i ctr_pair_27_b = _mm256_and_si256(ctr_w_open, ctr_mask_27);
@@ -7022,8 +6995,7 @@ static void sm4_byteslice_avx2_aesni_batch_ctr(const uint8_t *rk, const uint8_t 
     const __m256i ctr_pair_27 = _mm256_or_si256(ctr_pair_27_b, ctr_pair_27_a);
     const __m256i ctr_last_byte_27 = _mm256_shuffle_epi8(ctr_sum_27, new_last_byte);
     const __m256i row_27 = _mm256_or_si256(ctr_pair_27, ctr_last_byte_27);
-    const __m256i ctr_j_28 = _mm256_add_epi8(block_k_28, ctr_j0);
-    const __m256i ctr_sum_28 = _mm256_add_epi16(ctr_last, ctr_j_28);
+    const __m256i ctr_sum_28 = _mm256_add_epi16(ctr_base, block_k_28);
     const __m256i ctr_carry_28 = _mm256_shuffle_epi8(ctr_sum_28, carry_everywhere);
     const __m256i ctr_mask_28 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_28);
     const __m256i ctr_pair_28_b = _mm256_and_si256(ctr_w_open, ctr_mask_28);
@@ -7031,8 +7003,7 @@ static void sm4_byteslice_avx2_aesni_batch_ctr(const uint8_t *rk, const uint8_t 
     const __m256i ctr_pair_28 = _mm256_or_si256(ctr_pair_28_b, ctr_pair_28_a);
     const __m256i ctr_last_byte_28 = _mm256_shuffle_epi8(ctr_sum_28, new_last_byte);
     const __m256i row_28 = _mm256_or_si256(ctr_pair_28, ctr_last_byte_28);
-    const __m256i ctr_j_29 = _mm256_add_epi8(block_k_29, ctr_j0);
-    const __m256i ctr_sum_29 = _mm256_add_epi16(ctr_last, ctr_j_29);
+    const __m256i ctr_sum_29 = _mm256_add_epi16(ctr_base, block_k_29);
     const __m256i ctr_carry_29 = _mm256_shuffle_epi8(ctr_sum_29, carry_everywhere);
     const __m256i ctr_mask_29 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_29);
     const __m256i ctr_pair_29_b = _mm256_and_si256(ctr_w_open, ctr_mask_29);
@@ -7040,8 +7011,7 @@ static void sm4_byteslice_avx2_aesni_batch_ctr(const uint8_t *rk, const uint8_t 
     const __m256i ctr_pair_29 = _mm256_or_si256(ctr_pair_29_b, ctr_pair_29_a);
     const __m256i ctr_last_byte_29 = _mm256_shuffle_epi8(ctr_sum_29, new_last_byte);
     const __m256i row_29 = _mm256_or_si256(ctr_pair_29, ctr_last_byte_29);
-    const __m256i ctr_j_30 = _mm256_add_epi8(block_k_30, ctr_j0);
-    const __m256i ctr_sum_30 = _mm256_add_epi16(ctr_last, ctr_j_30);
+    const __m256i ctr_sum_30 = _mm256_add_epi16(ctr_base, block_k_30);
     const __m256i ctr_carry_30 = _mm256_shuffle_epi8(ctr_sum_30, carry_everywhere);
     const __m256i ctr_mask_30 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_30);
     const __m256i ctr_pair_30_b = _mm256_and_si256(ctr_w_open, ctr_mask_30);
@@ -7049,8 +7019,7 @@ static void sm4_byteslice_avx2_aesni_batch_ctr(const uint8_t *rk, const uint8_t 
     const __m256i ctr_pair_30 = _mm256_or_si256(ctr_pair_30_b, ctr_pair_30_a);
     const __m256i ctr_last_byte_30 = _mm256_shuffle_epi8(ctr_sum_30, new_last_byte);
     const __m256i row_30 = _mm256_or_si256(ctr_pair_30, ctr_last_byte_30);
-    const __m256i ctr_j_31 = _mm256_add_epi8(block_k_31, ctr_j0);
-    const __m256i ctr_sum_31 = _mm256_add_epi16(ctr_last, ctr_j_31);
+    const __m256i ctr_sum_31 = _mm256_add_epi16(ctr_base, block_k_31);
     const __m256i ctr_carry_31 = _mm256_shuffle_epi8(ctr_sum_31, carry_everywhere);
     const __m256i ctr_mask_31 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_31);
     const __m256i ctr_pair_31_b = _mm256_and_si256(ctr_w_open, ctr_mask_31);
@@ -7234,8 +7203,7 @@ static void sm4_byteslice_avx2_aesni_batch_ctr(const uint8_t *rk, const uint8_t 
     const __m256i xin_31_h = _mm256_shuffle_epi8(tbl_hi, tr3_31_hi);
     const __m256i xin_31 = _mm256_xor_si256(xin_31_l, xin_31_h);
     g1x15 = xin_31;
-    const __m256i ctr_j_32 = _mm256_add_epi8(block_k_32, ctr_j0);
-    const __m256i ctr_sum_32 = _mm256_add_epi16(ctr_last, ctr_j_32);
+    const __m256i ctr_sum_32 = _mm256_add_epi16(ctr_base, block_k_32);
     const __m256i ctr_carry_32 = _mm256_shuffle_epi8(ctr_sum_32, carry_everywhere);
     const __m256i ctr_mask_32 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_32);
     const __m256i ctr_pair_32_b = _mm256_and_si256(ctr_w_open, ctr_mask_32);
@@ -7243,8 +7211,7 @@ static void sm4_byteslice_avx2_aesni_batch_ctr(const uint8_t *rk, const uint8_t 
     const __m256i ctr_pair_32 = _mm256_or_si256(ctr_pair_32_b, ctr_pair_32_a);
     const __m256i ctr_last_byte_32 = _mm256_shuffle_epi8(ctr_sum_32, new_last_byte);
     const __m256i row_32 = _mm256_or_si256(ctr_pair_32, ctr_last_byte_32);
-    const __m256i ctr_j_33 = _mm256_add_epi8(block_k_33, ctr_j0);
-    const __m256i ctr_sum_33 = _mm256_add_epi16(ctr_last, ctr_j_33);
+    const __m256i ctr_sum_33 = _mm256_add_epi16(ctr_base, block_k_33);
     const __m256i ctr_carry_33 = _mm256_shuffle_epi8(ctr_sum_33, carry_everywhere);
     const __m256i ctr_mask_33 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_33);
     const __m256i ctr_pair_33_b = _mm256_and_si256(ctr_w_open, ctr_mask_33);
@@ -7252,8 +7219,7 @@ static void sm4_byteslice_avx2_aesni_batch_ctr(const uint8_t *rk, const uint8_t 
     const __m256i ctr_pair_33 = _mm256_or_si256(ctr_pair_33_b, ctr_pair_33_a);
     const __m256i ctr_last_byte_33 = _mm256_shuffle_epi8(ctr_sum_33, new_last_byte);
     const __m256i row_33 = _mm256_or_si256(ctr_pair_33, ctr_last_byte_33);
-    const __m256i ctr_j_34 = _mm256_add_epi8(block_k_34, ctr_j0);
-    const __m256i ctr_sum_34 = _mm256_add_epi16(ctr_last, ctr_j_34);
+    const __m256i ctr_sum_34 = _mm256_add_epi16(ctr_base, block_k_34);
     const __m256i ctr_carry_34 = _mm256_shuffle_epi8(ctr_sum_34, carry_everywhere);
     const __m256i ctr_mask_34 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_34);
     const __m256i ctr_pair_34_b = _mm256_and_si256(ctr_w_open, ctr_mask_34);
@@ -7261,8 +7227,7 @@ static void sm4_byteslice_avx2_aesni_batch_ctr(const uint8_t *rk, const uint8_t 
     const __m256i ctr_pair_34 = _mm256_or_si256(ctr_pair_34_b, ctr_pair_34_a);
     const __m256i ctr_last_byte_34 = _mm256_shuffle_epi8(ctr_sum_34, new_last_byte);
     const __m256i row_34 = _mm256_or_si256(ctr_pair_34, ctr_last_byte_34);
-    const __m256i ctr_j_35 = _mm256_add_epi8(block_k_35, ctr_j0);
-    const __m256i ctr_sum_35 = _mm256_add_epi16(ctr_last, ctr_j_35);
+    const __m256i ctr_sum_35 = _mm256_add_epi16(ctr_base, block_k_35);
     const __m256i ctr_carry_35 = _mm256_shuffle_epi8(ctr_sum_35, carry_everywhere);
     const __m256i ctr_mask_35 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_35);
     const __m256i ctr_pair_35_b = _mm256_and_si256(ctr_w_open, ctr_mask_35);
@@ -7270,8 +7235,7 @@ static void sm4_byteslice_avx2_aesni_batch_ctr(const uint8_t *rk, const uint8_t 
     const __m256i ctr_pair_35 = _mm256_or_si256(ctr_pair_35_b, ctr_pair_35_a);
     const __m256i ctr_last_byte_35 = _mm256_shuffle_epi8(ctr_sum_35, new_last_byte);
     const __m256i row_35 = _mm256_or_si256(ctr_pair_35, ctr_last_byte_35);
-    const __m256i ctr_j_36 = _mm256_add_epi8(block_k_36, ctr_j0);
-    const __m256i ctr_sum_36 = _mm256_add_epi16(ctr_last, ctr_j_36);
+    const __m256i ctr_sum_36 = _mm256_add_epi16(ctr_base, block_k_36);
     const __m256i ctr_carry_36 = _mm256_shuffle_epi8(ctr_sum_36, carry_everywhere);
     const __m256i ctr_mask_36 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_36);
     const __m256i ctr_pair_36_b = _mm256_and_si256(ctr_w_open, ctr_mask_36);
@@ -7279,8 +7243,7 @@ static void sm4_byteslice_avx2_aesni_batch_ctr(const uint8_t *rk, const uint8_t 
     const __m256i ctr_pair_36 = _mm256_or_si256(ctr_pair_36_b, ctr_pair_36_a);
     const __m256i ctr_last_byte_36 = _mm256_shuffle_epi8(ctr_sum_36, new_last_byte);
     const __m256i row_36 = _mm256_or_si256(ctr_pair_36, ctr_last_byte_36);
-    const __m256i ctr_j_37 = _mm256_add_epi8(block_k_37, ctr_j0);
-    const __m256i ctr_sum_37 = _mm256_add_epi16(ctr_last, ctr_j_37);
+    const __m256i ctr_sum_37 = _mm256_add_epi16(ctr_base, block_k_37);
     const __m256i ctr_carry_37 = _mm256_shuffle_epi8(ctr_sum_37, carry_everywhere);
     const __m256i ctr_mask_37 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_37);
     const __m256i ctr_pair_37_b = _mm256_and_si256(ctr_w_open, ctr_mask_37);
@@ -7288,8 +7251,7 @@ static void sm4_byteslice_avx2_aesni_batch_ctr(const uint8_t *rk, const uint8_t 
     const __m256i ctr_pair_37 = _mm256_or_si256(ctr_pair_37_b, ctr_pair_37_a);
     const __m256i ctr_last_byte_37 = _mm256_shuffle_epi8(ctr_sum_37, new_last_byte);
     const __m256i row_37 = _mm256_or_si256(ctr_pair_37, ctr_last_byte_37);
-    const __m256i ctr_j_38 = _mm256_add_epi8(block_k_38, ctr_j0);
-    const __m256i ctr_sum_38 = _mm256_add_epi16(ctr_last, ctr_j_38);
+    const __m256i ctr_sum_38 = _mm256_add_epi16(ctr_base, block_k_38);
     const __m256i ctr_carry_38 = _mm256_shuffle_epi8(ctr_sum_38, carry_everywhere);
     const __m256i ctr_mask_38 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_38);
     const __m256i ctr_pair_38_b = _mm256_and_si256(ctr_w_open, ctr_mask_38);
@@ -7297,8 +7259,7 @@ static void sm4_byteslice_avx2_aesni_batch_ctr(const uint8_t *rk, const uint8_t 
     const __m256i ctr_pair_38 = _mm256_or_si256(ctr_pair_38_b, ctr_pair_38_a);
     const __m256i ctr_last_byte_38 = _mm256_shuffle_epi8(ctr_sum_38, new_last_byte);
     const __m256i row_38 = _mm256_or_si256(ctr_pair_38, ctr_last_byte_38);
-    const __m256i ctr_j_39 = _mm256_add_epi8(block_k_39, ctr_j0);
-    const __m256i ctr_sum_39 = _mm256_add_epi16(ctr_last, ctr_j_39);
+    const __m256i ctr_sum_39 = _mm256_add_epi16(ctr_base, block_k_39);
     const __m256i ctr_carry_39 = _mm256_shuffle_epi8(ctr_sum_39, carry_everywhere);
     const __m256i ctr_mask_39 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_39);
     const __m256i ctr_pair_39_b = _mm256_and_si256(ctr_w_open, ctr_mask_39);
@@ -7306,8 +7267,7 @@ static void sm4_byteslice_avx2_aesni_batch_ctr(const uint8_t *rk, const uint8_t 
     const __m256i ctr_pair_39 = _mm256_or_si256(ctr_pair_39_b, ctr_pair_39_a);
     const __m256i ctr_last_byte_39 = _mm256_shuffle_epi8(ctr_sum_39, new_last_byte);
     const __m256i row_39 = _mm256_or_si256(ctr_pair_39, ctr_last_byte_39);
-    const __m256i ctr_j_40 = _mm256_add_epi8(block_k_40, ctr_j0);
-    const __m256i ctr_sum_40 = _mm256_add_epi16(ctr_last, ctr_j_40);
+    const __m256i ctr_sum_40 = _mm256_add_epi16(ctr_base, block_k_40);
     const __m256i ctr_carry_40 = _mm256_shuffle_epi8(ctr_sum_40, carry_everywhere);
     const __m256i ctr_mask_40 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_40);
     const __m256i ctr_pair_40_b = _mm256_and_si256(ctr_w_open, ctr_mask_40);
@@ -7315,8 +7275,7 @@ static void sm4_byteslice_avx2_aesni_batch_ctr(const uint8_t *rk, const uint8_t 
     const __m256i ctr_pair_40 = _mm256_or_si256(ctr_pair_40_b, ctr_pair_40_a);
     const __m256i ctr_last_byte_40 = _mm256_shuffle_epi8(ctr_sum_40, new_last_byte);
     const __m256i row_40 = _mm256_or_si256(ctr_pair_40, ctr_last_byte_40);
-    const __m256i ctr_j_41 = _mm256_add_epi8(block_k_41, ctr_j0);
-    const __m256i ctr_sum_41 = _mm256_add_epi16(ctr_last, ctr_j_41);
+    const __m256i ctr_sum_41 = _mm256_add_epi16(ctr_base, block_k_41);
     const __m256i ctr_carry_41 = _mm256_shuffle_epi8(ctr_sum_41, carry_everywhere);
     const __m256i ctr_mask_41 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_41);
     const __m256i ctr_pair_41_b = _mm256_and_si256(ctr_w_open, ctr_mask_41);
@@ -7324,8 +7283,7 @@ static void sm4_byteslice_avx2_aesni_batch_ctr(const uint8_t *rk, const uint8_t 
     const __m256i ctr_pair_41 = _mm256_or_si256(ctr_pair_41_b, ctr_pair_41_a);
     const __m256i ctr_last_byte_41 = _mm256_shuffle_epi8(ctr_sum_41, new_last_byte);
     const __m256i row_41 = _mm256_or_si256(ctr_pair_41, ctr_last_byte_41);
-    const __m256i ctr_j_42 = _mm256_add_epi8(block_k_42, ctr_j0);
-    const __m256i ctr_sum_42 = _mm256_add_epi16(ctr_last, ctr_j_42);
+    const __m256i ctr_sum_42 = _mm256_add_epi16(ctr_base, block_k_42);
     const __m256i ctr_carry_42 = _mm256_shuffle_epi8(ctr_sum_42, carry_everywhere);
     const __m256i ctr_mask_42 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_42);
     const __m256i ctr_pair_42_b = _mm256_and_si256(ctr_w_open, ctr_mask_42);
@@ -7333,8 +7291,7 @@ static void sm4_byteslice_avx2_aesni_batch_ctr(const uint8_t *rk, const uint8_t 
     const __m256i ctr_pair_42 = _mm256_or_si256(ctr_pair_42_b, ctr_pair_42_a);
     const __m256i ctr_last_byte_42 = _mm256_shuffle_epi8(ctr_sum_42, new_last_byte);
     const __m256i row_42 = _mm256_or_si256(ctr_pair_42, ctr_last_byte_42);
-    const __m256i ctr_j_43 = _mm256_add_epi8(block_k_43, ctr_j0);
-    const __m256i ctr_sum_43 = _mm256_add_epi16(ctr_last, ctr_j_43);
+    const __m256i ctr_sum_43 = _mm256_add_epi16(ctr_base, block_k_43);
     const __m256i ctr_carry_43 = _mm256_shuffle_epi8(ctr_sum_43, carry_everywhere);
     const __m256i ctr_mask_43 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_43);
     const __m256i ctr_pair_43_b = _mm256_and_si256(ctr_w_open, ctr_mask_43);
@@ -7342,8 +7299,7 @@ static void sm4_byteslice_avx2_aesni_batch_ctr(const uint8_t *rk, const uint8_t 
     const __m256i ctr_pair_43 = _mm256_or_si256(ctr_pair_43_b, ctr_pair_43_a);
     const __m256i ctr_last_byte_43 = _mm256_shuffle_epi8(ctr_sum_43, new_last_byte);
     const __m256i row_43 = _mm256_or_si256(ctr_pair_43, ctr_last_byte_43);
-    const __m256i ctr_j_44 = _mm256_add_epi8(block_k_44, ctr_j0);
-    const __m256i ctr_sum_44 = _mm256_add_epi16(ctr_last, ctr_j_44);
+    const __m256i ctr_sum_44 = _mm256_add_epi16(ctr_base, block_k_44);
     const __m256i ctr_carry_44 = _mm256_shuffle_epi8(ctr_sum_44, carry_everywhere);
     const __m256i ctr_mask_44 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_44);
     const __m256i ctr_pair_44_b = _mm256_and_si256(ctr_w_open, ctr_mask_44);
@@ -7351,8 +7307,7 @@ static void sm4_byteslice_avx2_aesni_batch_ctr(const uint8_t *rk, const uint8_t 
     const __m256i ctr_pair_44 = _mm256_or_si256(ctr_pair_44_b, ctr_pair_44_a);
     const __m256i ctr_last_byte_44 = _mm256_shuffle_epi8(ctr_sum_44, new_last_byte);
     const __m256i row_44 = _mm256_or_si256(ctr_pair_44, ctr_last_byte_44);
-    const __m256i ctr_j_45 = _mm256_add_epi8(block_k_45, ctr_j0);
-    const __m256i ctr_sum_45 = _mm256_add_epi16(ctr_last, ctr_j_45);
+    const __m256i ctr_sum_45 = _mm256_add_epi16(ctr_base, block_k_45);
     const __m256i ctr_carry_45 = _mm256_shuffle_epi8(ctr_sum_45, carry_everywhere);
     const __m256i ctr_mask_45 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_45);
     const __m256i ctr_pair_45_b = _mm256_and_si256(ctr_w_open, ctr_mask_45);
@@ -7360,8 +7315,7 @@ static void sm4_byteslice_avx2_aesni_batch_ctr(const uint8_t *rk, const uint8_t 
     const __m256i ctr_pair_45 = _mm256_or_si256(ctr_pair_45_b, ctr_pair_45_a);
     const __m256i ctr_last_byte_45 = _mm256_shuffle_epi8(ctr_sum_45, new_last_byte);
     const __m256i row_45 = _mm256_or_si256(ctr_pair_45, ctr_last_byte_45);
-    const __m256i ctr_j_46 = _mm256_add_epi8(block_k_46, ctr_j0);
-    const __m256i ctr_sum_46 = _mm256_add_epi16(ctr_last, ctr_j_46);
+    const __m256i ctr_sum_46 = _mm256_add_epi16(ctr_base, block_k_46);
     const __m256i ctr_carry_46 = _mm256_shuffle_epi8(ctr_sum_46, carry_everywhere);
     const __m256i ctr_mask_46 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_46);
     const __m256i ctr_pair_46_b = _mm256_and_si256(ctr_w_open, ctr_mask_46);
@@ -7369,8 +7323,7 @@ static void sm4_byteslice_avx2_aesni_batch_ctr(const uint8_t *rk, const uint8_t 
     const __m256i ctr_pair_46 = _mm256_or_si256(ctr_pair_46_b, ctr_pair_46_a);
     const __m256i ctr_last_byte_46 = _mm256_shuffle_epi8(ctr_sum_46, new_last_byte);
     const __m256i row_46 = _mm256_or_si256(ctr_pair_46, ctr_last_byte_46);
-    const __m256i ctr_j_47 = _mm256_add_epi8(block_k_47, ctr_j0);
-    const __m256i ctr_sum_47 = _mm256_add_epi16(ctr_last, ctr_j_47);
+    const __m256i ctr_sum_47 = _mm256_add_epi16(ctr_base, block_k_47);
     const __m256i ctr_carry_47 = _mm256_shuffle_epi8(ctr_sum_47, carry_everywhere);
     const __m256i ctr_mask_47 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_47);
     const __m256i ctr_pair_47_b = _mm256_and_si256(ctr_w_open, ctr_mask_47);
@@ -7554,8 +7507,7 @@ static void sm4_byteslice_avx2_aesni_batch_ctr(const uint8_t *rk, const uint8_t 
     const __m256i xin_47_h = _mm256_shuffle_epi8(tbl_hi, tr3_47_hi);
     const __m256i xin_47 = _mm256_xor_si256(xin_47_l, xin_47_h);
     g2x15 = xin_47;
-    const __m256i ctr_j_48 = _mm256_add_epi8(block_k_48, ctr_j0);
-    const __m256i ctr_sum_48 = _mm256_add_epi16(ctr_last, ctr_j_48);
+    const __m256i ctr_sum_48 = _mm256_add_epi16(ctr_base, block_k_48);
     const __m256i ctr_carry_48 = _mm256_shuffle_epi8(ctr_sum_48, carry_everywhere);
     const __m256i ctr_mask_48 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_48);
     const __m256i ctr_pair_48_b = _mm256_and_si256(ctr_w_open, ctr_mask_48);
@@ -7563,8 +7515,7 @@ static void sm4_byteslice_avx2_aesni_batch_ctr(const uint8_t *rk, const uint8_t 
     const __m256i ctr_pair_48 = _mm256_or_si256(ctr_pair_48_b, ctr_pair_48_a);
     const __m256i ctr_last_byte_48 = _mm256_shuffle_epi8(ctr_sum_48, new_last_byte);
     const __m256i row_48 = _mm256_or_si256(ctr_pair_48, ctr_last_byte_48);
-    const __m256i ctr_j_49 = _mm256_add_epi8(block_k_49, ctr_j0);
-    const __m256i ctr_sum_49 = _mm256_add_epi16(ctr_last, ctr_j_49);
+    const __m256i ctr_sum_49 = _mm256_add_epi16(ctr_base, block_k_49);
     const __m256i ctr_carry_49 = _mm256_shuffle_epi8(ctr_sum_49, carry_everywhere);
     const __m256i ctr_mask_49 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_49);
     const __m256i ctr_pair_49_b = _mm256_and_si256(ctr_w_open, ctr_mask_49);
@@ -7572,8 +7523,7 @@ static void sm4_byteslice_avx2_aesni_batch_ctr(const uint8_t *rk, const uint8_t 
     const __m256i ctr_pair_49 = _mm256_or_si256(ctr_pair_49_b, ctr_pair_49_a);
     const __m256i ctr_last_byte_49 = _mm256_shuffle_epi8(ctr_sum_49, new_last_byte);
     const __m256i row_49 = _mm256_or_si256(ctr_pair_49, ctr_last_byte_49);
-    const __m256i ctr_j_50 = _mm256_add_epi8(block_k_50, ctr_j0);
-    const __m256i ctr_sum_50 = _mm256_add_epi16(ctr_last, ctr_j_50);
+    const __m256i ctr_sum_50 = _mm256_add_epi16(ctr_base, block_k_50);
     const __m256i ctr_carry_50 = _mm256_shuffle_epi8(ctr_sum_50, carry_everywhere);
     const __m256i ctr_mask_50 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_50);
     const __m256i ctr_pair_50_b = _mm256_and_si256(ctr_w_open, ctr_mask_50);
@@ -7581,8 +7531,7 @@ static void sm4_byteslice_avx2_aesni_batch_ctr(const uint8_t *rk, const uint8_t 
     const __m256i ctr_pair_50 = _mm256_or_si256(ctr_pair_50_b, ctr_pair_50_a);
     const __m256i ctr_last_byte_50 = _mm256_shuffle_epi8(ctr_sum_50, new_last_byte);
     const __m256i row_50 = _mm256_or_si256(ctr_pair_50, ctr_last_byte_50);
-    const __m256i ctr_j_51 = _mm256_add_epi8(block_k_51, ctr_j0);
-    const __m256i ctr_sum_51 = _mm256_add_epi16(ctr_last, ctr_j_51);
+    const __m256i ctr_sum_51 = _mm256_add_epi16(ctr_base, block_k_51);
     const __m256i ctr_carry_51 = _mm256_shuffle_epi8(ctr_sum_51, carry_everywhere);
     const __m256i ctr_mask_51 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_51);
     const __m256i ctr_pair_51_b = _mm256_and_si256(ctr_w_open, ctr_mask_51);
@@ -7590,8 +7539,7 @@ static void sm4_byteslice_avx2_aesni_batch_ctr(const uint8_t *rk, const uint8_t 
     const __m256i ctr_pair_51 = _mm256_or_si256(ctr_pair_51_b, ctr_pair_51_a);
     const __m256i ctr_last_byte_51 = _mm256_shuffle_epi8(ctr_sum_51, new_last_byte);
     const __m256i row_51 = _mm256_or_si256(ctr_pair_51, ctr_last_byte_51);
-    const __m256i ctr_j_52 = _mm256_add_epi8(block_k_52, ctr_j0);
-    const __m256i ctr_sum_52 = _mm256_add_epi16(ctr_last, ctr_j_52);
+    const __m256i ctr_sum_52 = _mm256_add_epi16(ctr_base, block_k_52);
     const __m256i ctr_carry_52 = _mm256_shuffle_epi8(ctr_sum_52, carry_everywhere);
     const __m256i ctr_mask_52 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_52);
     const __m256i ctr_pair_52_b = _mm256_and_si256(ctr_w_open, ctr_mask_52);
@@ -7599,8 +7547,7 @@ static void sm4_byteslice_avx2_aesni_batch_ctr(const uint8_t *rk, const uint8_t 
     const __m256i ctr_pair_52 = _mm256_or_si256(ctr_pair_52_b, ctr_pair_52_a);
     const __m256i ctr_last_byte_52 = _mm256_shuffle_epi8(ctr_sum_52, new_last_byte);
     const __m256i row_52 = _mm256_or_si256(ctr_pair_52, ctr_last_byte_52);
-    const __m256i ctr_j_53 = _mm256_add_epi8(block_k_53, ctr_j0);
-    const __m256i ctr_sum_53 = _mm256_add_epi16(ctr_last, ctr_j_53);
+    const __m256i ctr_sum_53 = _mm256_add_epi16(ctr_base, block_k_53);
     const __m256i ctr_carry_53 = _mm256_shuffle_epi8(ctr_sum_53, carry_everywhere);
     const __m256i ctr_mask_53 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_53);
     const __m256i ctr_pair_53_b = _mm256_and_si256(ctr_w_open, ctr_mask_53);
@@ -7608,8 +7555,7 @@ static void sm4_byteslice_avx2_aesni_batch_ctr(const uint8_t *rk, const uint8_t 
     const __m256i ctr_pair_53 = _mm256_or_si256(ctr_pair_53_b, ctr_pair_53_a);
     const __m256i ctr_last_byte_53 = _mm256_shuffle_epi8(ctr_sum_53, new_last_byte);
     const __m256i row_53 = _mm256_or_si256(ctr_pair_53, ctr_last_byte_53);
-    const __m256i ctr_j_54 = _mm256_add_epi8(block_k_54, ctr_j0);
-    const __m256i ctr_sum_54 = _mm256_add_epi16(ctr_last, ctr_j_54);
+    const __m256i ctr_sum_54 = _mm256_add_epi16(ctr_base, block_k_54);
     const __m256i ctr_carry_54 = _mm256_shuffle_epi8(ctr_sum_54, carry_everywhere);
     const __m256i ctr_mask_54 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_54);
     const __m256i ctr_pair_54_b = _mm256_and_si256(ctr_w_open, ctr_mask_54);
@@ -7617,8 +7563,7 @@ static void sm4_byteslice_avx2_aesni_batch_ctr(const uint8_t *rk, const uint8_t 
     const __m256i ctr_pair_54 = _mm256_or_si256(ctr_pair_54_b, ctr_pair_54_a);
     const __m256i ctr_last_byte_54 = _mm256_shuffle_epi8(ctr_sum_54, new_last_byte);
     const __m256i row_54 = _mm256_or_si256(ctr_pair_54, ctr_last_byte_54);
-    const __m256i ctr_j_55 = _mm256_add_epi8(block_k_55, ctr_j0);
-    const __m256i ctr_sum_55 = _mm256_add_epi16(ctr_last, ctr_j_55);
+    const __m256i ctr_sum_55 = _mm256_add_epi16(ctr_base, block_k_55);
     const __m256i ctr_carry_55 = _mm256_shuffle_epi8(ctr_sum_55, carry_everywhere);
     const __m256i ctr_mask_55 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_55);
     const __m256i ctr_pair_55_b = _mm256_and_si256(ctr_w_open, ctr_mask_55);
@@ -7626,8 +7571,7 @@ static void sm4_byteslice_avx2_aesni_batch_ctr(const uint8_t *rk, const uint8_t 
     const __m256i ctr_pair_55 = _mm256_or_si256(ctr_pair_55_b, ctr_pair_55_a);
     const __m256i ctr_last_byte_55 = _mm256_shuffle_epi8(ctr_sum_55, new_last_byte);
     const __m256i row_55 = _mm256_or_si256(ctr_pair_55, ctr_last_byte_55);
-    const __m256i ctr_j_56 = _mm256_add_epi8(block_k_56, ctr_j0);
-    const __m256i ctr_sum_56 = _mm256_add_epi16(ctr_last, ctr_j_56);
+    const __m256i ctr_sum_56 = _mm256_add_epi16(ctr_base, block_k_56);
     const __m256i ctr_carry_56 = _mm256_shuffle_epi8(ctr_sum_56, carry_everywhere);
     const __m256i ctr_mask_56 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_56);
     const __m256i ctr_pair_56_b = _mm256_and_si256(ctr_w_open, ctr_mask_56);
@@ -7635,8 +7579,7 @@ static void sm4_byteslice_avx2_aesni_batch_ctr(const uint8_t *rk, const uint8_t 
     const __m256i ctr_pair_56 = _mm256_or_si256(ctr_pair_56_b, ctr_pair_56_a);
     const __m256i ctr_last_byte_56 = _mm256_shuffle_epi8(ctr_sum_56, new_last_byte);
     const __m256i row_56 = _mm256_or_si256(ctr_pair_56, ctr_last_byte_56);
-    const __m256i ctr_j_57 = _mm256_add_epi8(block_k_57, ctr_j0);
-    const __m256i ctr_sum_57 = _mm256_add_epi16(ctr_last, ctr_j_57);
+    const __m256i ctr_sum_57 = _mm256_add_epi16(ctr_base, block_k_57);
     const __m256i ctr_carry_57 = _mm256_shuffle_epi8(ctr_sum_57, carry_everywhere);
     const __m256i ctr_mask_57 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_57);
     const __m256i ctr_pair_57_b = _mm256_and_si256(ctr_w_open, ctr_mask_57);
@@ -7644,8 +7587,7 @@ static void sm4_byteslice_avx2_aesni_batch_ctr(const uint8_t *rk, const uint8_t 
     const __m256i ctr_pair_57 = _mm256_or_si256(ctr_pair_57_b, ctr_pair_57_a);
     const __m256i ctr_last_byte_57 = _mm256_shuffle_epi8(ctr_sum_57, new_last_byte);
     const __m256i row_57 = _mm256_or_si256(ctr_pair_57, ctr_last_byte_57);
-    const __m256i ctr_j_58 = _mm256_add_epi8(block_k_58, ctr_j0);
-    const __m256i ctr_sum_58 = _mm256_add_epi16(ctr_last, ctr_j_58);
+    const __m256i ctr_sum_58 = _mm256_add_epi16(ctr_base, block_k_58);
     const __m256i ctr_carry_58 = _mm256_shuffle_epi8(ctr_sum_58, carry_everywhere);
     const __m256i ctr_mask_58 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_58);
     const __m256i ctr_pair_58_b = _mm256_and_si256(ctr_w_open, ctr_mask_58);
@@ -7653,8 +7595,7 @@ static void sm4_byteslice_avx2_aesni_batch_ctr(const uint8_t *rk, const uint8_t 
     const __m256i ctr_pair_58 = _mm256_or_si256(ctr_pair_58_b, ctr_pair_58_a);
     const __m256i ctr_last_byte_58 = _mm256_shuffle_epi8(ctr_sum_58, new_last_byte);
     const __m256i row_58 = _mm256_or_si256(ctr_pair_58, ctr_last_byte_58);
-    const __m256i ctr_j_59 = _mm256_add_epi8(block_k_59, ctr_j0);
-    const __m256i ctr_sum_59 = _mm256_add_epi16(ctr_last, ctr_j_59);
+    const __m256i ctr_sum_59 = _mm256_add_epi16(ctr_base, block_k_59);
     const __m256i ctr_carry_59 = _mm256_shuffle_epi8(ctr_sum_59, carry_everywhere);
     const __m256i ctr_mask_59 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_59);
     const __m256i ctr_pair_59_b = _mm256_and_si256(ctr_w_open, ctr_mask_59);
@@ -7662,8 +7603,7 @@ static void sm4_byteslice_avx2_aesni_batch_ctr(const uint8_t *rk, const uint8_t 
     const __m256i ctr_pair_59 = _mm256_or_si256(ctr_pair_59_b, ctr_pair_59_a);
     const __m256i ctr_last_byte_59 = _mm256_shuffle_epi8(ctr_sum_59, new_last_byte);
     const __m256i row_59 = _mm256_or_si256(ctr_pair_59, ctr_last_byte_59);
-    const __m256i ctr_j_60 = _mm256_add_epi8(block_k_60, ctr_j0);
-    const __m256i ctr_sum_60 = _mm256_add_epi16(ctr_last, ctr_j_60);
+    const __m256i ctr_sum_60 = _mm256_add_epi16(ctr_base, block_k_60);
     const __m256i ctr_carry_60 = _mm256_shuffle_epi8(ctr_sum_60, carry_everywhere);
     const __m256i ctr_mask_60 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_60);
     const __m256i ctr_pair_60_b = _mm256_and_si256(ctr_w_open, ctr_mask_60);
@@ -7671,8 +7611,7 @@ static void sm4_byteslice_avx2_aesni_batch_ctr(const uint8_t *rk, const uint8_t 
     const __m256i ctr_pair_60 = _mm256_or_si256(ctr_pair_60_b, ctr_pair_60_a);
     const __m256i ctr_last_byte_60 = _mm256_shuffle_epi8(ctr_sum_60, new_last_byte);
     const __m256i row_60 = _mm256_or_si256(ctr_pair_60, ctr_last_byte_60);
-    const __m256i ctr_j_61 = _mm256_add_epi8(block_k_61, ctr_j0);
-    const __m256i ctr_sum_61 = _mm256_add_epi16(ctr_last, ctr_j_61);
+    const __m256i ctr_sum_61 = _mm256_add_epi16(ctr_base, block_k_61);
     const __m256i ctr_carry_61 = _mm256_shuffle_epi8(ctr_sum_61, carry_everywhere);
     const __m256i ctr_mask_61 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_61);
     const __m256i ctr_pair_61_b = _mm256_and_si256(ctr_w_open, ctr_mask_61);
@@ -7680,8 +7619,7 @@ static void sm4_byteslice_avx2_aesni_batch_ctr(const uint8_t *rk, const uint8_t 
     const __m256i ctr_pair_61 = _mm256_or_si256(ctr_pair_61_b, ctr_pair_61_a);
     const __m256i ctr_last_byte_61 = _mm256_shuffle_epi8(ctr_sum_61, new_last_byte);
     const __m256i row_61 = _mm256_or_si256(ctr_pair_61, ctr_last_byte_61);
-    const __m256i ctr_j_62 = _mm256_add_epi8(block_k_62, ctr_j0);
-    const __m256i ctr_sum_62 = _mm256_add_epi16(ctr_last, ctr_j_62);
+    const __m256i ctr_sum_62 = _mm256_add_epi16(ctr_base, block_k_62);
     const __m256i ctr_carry_62 = _mm256_shuffle_epi8(ctr_sum_62, carry_everywhere);
     const __m256i ctr_mask_62 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_62);
     const __m256i ctr_pair_62_b = _mm256_and_si256(ctr_w_open, ctr_mask_62);
@@ -7689,8 +7627,7 @@ static void sm4_byteslice_avx2_aesni_batch_ctr(const uint8_t *rk, const uint8_t 
     const __m256i ctr_pair_62 = _mm256_or_si256(ctr_pair_62_b, ctr_pair_62_a);
     const __m256i ctr_last_byte_62 = _mm256_shuffle_epi8(ctr_sum_62, new_last_byte);
     const __m256i row_62 = _mm256_or_si256(ctr_pair_62, ctr_last_byte_62);
-    const __m256i ctr_j_63 = _mm256_add_epi8(block_k_63, ctr_j0);
-    const __m256i ctr_sum_63 = _mm256_add_epi16(ctr_last, ctr_j_63);
+    const __m256i ctr_sum_63 = _mm256_add_epi16(ctr_base, block_k_63);
     const __m256i ctr_carry_63 = _mm256_shuffle_epi8(ctr_sum_63, carry_everywhere);
     const __m256i ctr_mask_63 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_63);
     const __m256i ctr_pair_63_b = _mm256_and_si256(ctr_w_open, ctr_mask_63);
@@ -13885,8 +13822,7 @@ static void sm4_byteslice_avx2_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, u
     static const uint8_t tbl_hi_3_bytes[16] = {0x00, 0xc6, 0x50, 0x96, 0x36, 0xf0, 0x66, 0xa0, 0x0a, 0xcc, 0x5a, 0x9c, 0x3c, 0xfa, 0x6c, 0xaa};
     const __m256i tbl_hi_3 = kc_bcast16_256(tbl_hi_3_bytes);
     const __m256i y_1 = kc_bcast16_256(in + 64);
-    const __m256i phi_y = _mm256_shuffle_epi8(y_1, reverse16);
-    const __m256i y1_16 = _mm256_and_si256(phi_y, first_block);
+    const __m256i y1_16 = _mm256_and_si256(y_1, first_block);
 
     /* Step 1 of 8: 16 blocks, 2 per register: block i times T_(n - i), products unreduced. */
     const __m256i x = _mm256_loadu_si256((const void *)(hashed));
@@ -15560,18 +15496,17 @@ static void sm4_byteslice_avx2_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, u
     const __m256i fold_hi_7 = _mm256_set_m128i(fold_hi_7_1, fold_hi_7_0);
     const __m256i v_hi_7 = _mm256_xor_si256(v_7, s_hi_15);
     const __m256i reduced_7 = _mm256_xor_si256(v_hi_7, fold_hi_7);
-    const __m256i y_next = _mm256_shuffle_epi8(reduced_7, reverse16);
     const __m256i ctr_low = kc_bcast16_256(in);
     const __m256i ctr_last = _mm256_srli_epi16(ctr_low, 8);
     const __m256i ctr_first = _mm256_set1_epi8((char)in[32]);
     const __m256i ctr_j0 = _mm256_and_si256(ctr_first, byte_14);
+    const __m256i ctr_base = _mm256_add_epi16(ctr_last, ctr_j0);
     const __m256i ctr_v_open = _mm256_and_si256(ctr_low, all_but_last);
     const __m256i ctr_w = kc_bcast16_256(in + 16);
     const __m256i ctr_w_open = _mm256_and_si256(ctr_w, all_but_last);
 
     /* Load 128 blocks and transpose: register j = byte j of every block (algorithm 3). */
-    const __m256i ctr_j = _mm256_add_epi8(block_k, ctr_j0);
-    const __m256i ctr_sum = _mm256_add_epi16(ctr_last, ctr_j);
+    const __m256i ctr_sum = _mm256_add_epi16(ctr_base, block_k);
     const __m256i ctr_carry = _mm256_shuffle_epi8(ctr_sum, carry_everywhere);
     const __m256i ctr_mask = _mm256_shuffle_epi8(carry_mask_table, ctr_carry);
     const __m256i ctr_pair_b = _mm256_and_si256(ctr_w_open, ctr_mask);
@@ -15579,8 +15514,7 @@ static void sm4_byteslice_avx2_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, u
     const __m256i ctr_pair = _mm256_or_si256(ctr_pair_b, ctr_pair_a);
     const __m256i ctr_last_byte = _mm256_shuffle_epi8(ctr_sum, new_last_byte);
     const __m256i row = _mm256_or_si256(ctr_pair, ctr_last_byte);
-    const __m256i ctr_j_1 = _mm256_add_epi8(block_k_1, ctr_j0);
-    const __m256i ctr_sum_1 = _mm256_add_epi16(ctr_last, ctr_j_1);
+    const __m256i ctr_sum_1 = _mm256_add_epi16(ctr_base, block_k_1);
     const __m256i ctr_carry_1 = _mm256_shuffle_epi8(ctr_sum_1, carry_everywhere);
     const __m256i ctr_mask_1 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_1);
     const __m256i ctr_pair_1_b = _mm256_and_si256(ctr_w_open, ctr_mask_1);
@@ -15588,8 +15522,7 @@ static void sm4_byteslice_avx2_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, u
     const __m256i ctr_pair_1 = _mm256_or_si256(ctr_pair_1_b, ctr_pair_1_a);
     const __m256i ctr_last_byte_1 = _mm256_shuffle_epi8(ctr_sum_1, new_last_byte);
     const __m256i row_1 = _mm256_or_si256(ctr_pair_1, ctr_last_byte_1);
-    const __m256i ctr_j_2 = _mm256_add_epi8(block_k_2, ctr_j0);
-    const __m256i ctr_sum_2 = _mm256_add_epi16(ctr_last, ctr_j_2);
+    const __m256i ctr_sum_2 = _mm256_add_epi16(ctr_base, block_k_2);
     const __m256i ctr_carry_2 = _mm256_shuffle_epi8(ctr_sum_2, carry_everywhere);
     const __m256i ctr_mask_2 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_2);
     const __m256i ctr_pair_2_b = _mm256_and_si256(ctr_w_open, ctr_mask_2);
@@ -15597,8 +15530,7 @@ static void sm4_byteslice_avx2_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, u
     const __m256i ctr_pair_2 = _mm256_or_si256(ctr_pair_2_b, ctr_pair_2_a);
     const __m256i ctr_last_byte_2 = _mm256_shuffle_epi8(ctr_sum_2, new_last_byte);
     const __m256i row_2 = _mm256_or_si256(ctr_pair_2, ctr_last_byte_2);
-    const __m256i ctr_j_3 = _mm256_add_epi8(block_k_3, ctr_j0);
-    const __m256i ctr_sum_3 = _mm256_add_epi16(ctr_last, ctr_j_3);
+    const __m256i ctr_sum_3 = _mm256_add_epi16(ctr_base, block_k_3);
     const __m256i ctr_carry_3 = _mm256_shuffle_epi8(ctr_sum_3, carry_everywhere);
     const __m256i ctr_mask_3 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_3);
     const __m256i ctr_pair_3_b = _mm256_and_si256(ctr_w_open, ctr_mask_3);
@@ -15606,8 +15538,7 @@ static void sm4_byteslice_avx2_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, u
     const __m256i ctr_pair_3 = _mm256_or_si256(ctr_pair_3_b, ctr_pair_3_a);
     const __m256i ctr_last_byte_3 = _mm256_shuffle_epi8(ctr_sum_3, new_last_byte);
     const __m256i row_3 = _mm256_or_si256(ctr_pair_3, ctr_last_byte_3);
-    const __m256i ctr_j_4 = _mm256_add_epi8(block_k_4, ctr_j0);
-    const __m256i ctr_sum_4 = _mm256_add_epi16(ctr_last, ctr_j_4);
+    const __m256i ctr_sum_4 = _mm256_add_epi16(ctr_base, block_k_4);
     const __m256i ctr_carry_4 = _mm256_shuffle_epi8(ctr_sum_4, carry_everywhere);
     const __m256i ctr_mask_4 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_4);
     const __m256i ctr_pair_4_b = _mm256_and_si256(ctr_w_open, ctr_mask_4);
@@ -15615,8 +15546,7 @@ static void sm4_byteslice_avx2_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, u
     const __m256i ctr_pair_4 = _mm256_or_si256(ctr_pair_4_b, ctr_pair_4_a);
     const __m256i ctr_last_byte_4 = _mm256_shuffle_epi8(ctr_sum_4, new_last_byte);
     const __m256i row_4 = _mm256_or_si256(ctr_pair_4, ctr_last_byte_4);
-    const __m256i ctr_j_5 = _mm256_add_epi8(block_k_5, ctr_j0);
-    const __m256i ctr_sum_5 = _mm256_add_epi16(ctr_last, ctr_j_5);
+    const __m256i ctr_sum_5 = _mm256_add_epi16(ctr_base, block_k_5);
     const __m256i ctr_carry_5 = _mm256_shuffle_epi8(ctr_sum_5, carry_everywhere);
     const __m256i ctr_mask_5 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_5);
     const __m256i ctr_pair_5_b = _mm256_and_si256(ctr_w_open, ctr_mask_5);
@@ -15624,8 +15554,7 @@ static void sm4_byteslice_avx2_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, u
     const __m256i ctr_pair_5 = _mm256_or_si256(ctr_pair_5_b, ctr_pair_5_a);
     const __m256i ctr_last_byte_5 = _mm256_shuffle_epi8(ctr_sum_5, new_last_byte);
     const __m256i row_5 = _mm256_or_si256(ctr_pair_5, ctr_last_byte_5);
-    const __m256i ctr_j_6 = _mm256_add_epi8(block_k_6, ctr_j0);
-    const __m256i ctr_sum_6 = _mm256_add_epi16(ctr_last, ctr_j_6);
+    const __m256i ctr_sum_6 = _mm256_add_epi16(ctr_base, block_k_6);
     const __m256i ctr_carry_6 = _mm256_shuffle_epi8(ctr_sum_6, carry_everywhere);
     const __m256i ctr_mask_6 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_6);
     const __m256i ctr_pair_6_b = _mm256_and_si256(ctr_w_open, ctr_mask_6);
@@ -15633,8 +15562,7 @@ static void sm4_byteslice_avx2_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, u
     const __m256i ctr_pair_6 = _mm256_or_si256(ctr_pair_6_b, ctr_pair_6_a);
     const __m256i ctr_last_byte_6 = _mm256_shuffle_epi8(ctr_sum_6, new_last_byte);
     const __m256i row_6 = _mm256_or_si256(ctr_pair_6, ctr_last_byte_6);
-    const __m256i ctr_j_7 = _mm256_add_epi8(block_k_7, ctr_j0);
-    const __m256i ctr_sum_7 = _mm256_add_epi16(ctr_last, ctr_j_7);
+    const __m256i ctr_sum_7 = _mm256_add_epi16(ctr_base, block_k_7);
     const __m256i ctr_carry_7 = _mm256_shuffle_epi8(ctr_sum_7, carry_everywhere);
     const __m256i ctr_mask_7 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_7);
     const __m256i ctr_pair_7_b = _mm256_and_si256(ctr_w_open, ctr_mask_7);
@@ -15642,8 +15570,7 @@ static void sm4_byteslice_avx2_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, u
     const __m256i ctr_pair_7 = _mm256_or_si256(ctr_pair_7_b, ctr_pair_7_a);
     const __m256i ctr_last_byte_7 = _mm256_shuffle_epi8(ctr_sum_7, new_last_byte);
     const __m256i row_7 = _mm256_or_si256(ctr_pair_7, ctr_last_byte_7);
-    const __m256i ctr_j_8 = _mm256_add_epi8(block_k_8, ctr_j0);
-    const __m256i ctr_sum_8 = _mm256_add_epi16(ctr_last, ctr_j_8);
+    const __m256i ctr_sum_8 = _mm256_add_epi16(ctr_base, block_k_8);
     const __m256i ctr_carry_8 = _mm256_shuffle_epi8(ctr_sum_8, carry_everywhere);
     const __m256i ctr_mask_8 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_8);
     const __m256i ctr_pair_8_b = _mm256_and_si256(ctr_w_open, ctr_mask_8);
@@ -15651,8 +15578,7 @@ static void sm4_byteslice_avx2_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, u
     const __m256i ctr_pair_8 = _mm256_or_si256(ctr_pair_8_b, ctr_pair_8_a);
     const __m256i ctr_last_byte_8 = _mm256_shuffle_epi8(ctr_sum_8, new_last_byte);
     const __m256i row_8 = _mm256_or_si256(ctr_pair_8, ctr_last_byte_8);
-    const __m256i ctr_j_9 = _mm256_add_epi8(block_k_9, ctr_j0);
-    const __m256i ctr_sum_9 = _mm256_add_epi16(ctr_last, ctr_j_9);
+    const __m256i ctr_sum_9 = _mm256_add_epi16(ctr_base, block_k_9);
     const __m256i ctr_carry_9 = _mm256_shuffle_epi8(ctr_sum_9, carry_everywhere);
     const __m256i ctr_mask_9 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_9);
     const __m256i ctr_pair_9_b = _mm256_and_si256(ctr_w_open, ctr_mask_9);
@@ -15660,8 +15586,7 @@ static void sm4_byteslice_avx2_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, u
     const __m256i ctr_pair_9 = _mm256_or_si256(ctr_pair_9_b, ctr_pair_9_a);
     const __m256i ctr_last_byte_9 = _mm256_shuffle_epi8(ctr_sum_9, new_last_byte);
     const __m256i row_9 = _mm256_or_si256(ctr_pair_9, ctr_last_byte_9);
-    const __m256i ctr_j_10 = _mm256_add_epi8(block_k_10, ctr_j0);
-    const __m256i ctr_sum_10 = _mm256_add_epi16(ctr_last, ctr_j_10);
+    const __m256i ctr_sum_10 = _mm256_add_epi16(ctr_base, block_k_10);
     const __m256i ctr_carry_10 = _mm256_shuffle_epi8(ctr_sum_10, carry_everywhere);
     const __m256i ctr_mask_10 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_10);
     const __m256i ctr_pair_10_b = _mm256_and_si256(ctr_w_open, ctr_mask_10);
@@ -15669,8 +15594,7 @@ static void sm4_byteslice_avx2_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, u
     const __m256i ctr_pair_10 = _mm256_or_si256(ctr_pair_10_b, ctr_pair_10_a);
     const __m256i ctr_last_byte_10 = _mm256_shuffle_epi8(ctr_sum_10, new_last_byte);
     const __m256i row_10 = _mm256_or_si256(ctr_pair_10, ctr_last_byte_10);
-    const __m256i ctr_j_11 = _mm256_add_epi8(block_k_11, ctr_j0);
-    const __m256i ctr_sum_11 = _mm256_add_epi16(ctr_last, ctr_j_11);
+    const __m256i ctr_sum_11 = _mm256_add_epi16(ctr_base, block_k_11);
     const __m256i ctr_carry_11 = _mm256_shuffle_epi8(ctr_sum_11, carry_everywhere);
     const __m256i ctr_mask_11 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_11);
     const __m256i ctr_pair_11_b = _mm256_and_si256(ctr_w_open, ctr_mask_11);
@@ -15678,8 +15602,7 @@ static void sm4_byteslice_avx2_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, u
     const __m256i ctr_pair_11 = _mm256_or_si256(ctr_pair_11_b, ctr_pair_11_a);
     const __m256i ctr_last_byte_11 = _mm256_shuffle_epi8(ctr_sum_11, new_last_byte);
     const __m256i row_11 = _mm256_or_si256(ctr_pair_11, ctr_last_byte_11);
-    const __m256i ctr_j_12 = _mm256_add_epi8(block_k_12, ctr_j0);
-    const __m256i ctr_sum_12 = _mm256_add_epi16(ctr_last, ctr_j_12);
+    const __m256i ctr_sum_12 = _mm256_add_epi16(ctr_base, block_k_12);
     const __m256i ctr_carry_12 = _mm256_shuffle_epi8(ctr_sum_12, carry_everywhere);
     const __m256i ctr_mask_12 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_12);
     const __m256i ctr_pair_12_b = _mm256_and_si256(ctr_w_open, ctr_mask_12);
@@ -15687,8 +15610,7 @@ static void sm4_byteslice_avx2_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, u
     const __m256i ctr_pair_12 = _mm256_or_si256(ctr_pair_12_b, ctr_pair_12_a);
     const __m256i ctr_last_byte_12 = _mm256_shuffle_epi8(ctr_sum_12, new_last_byte);
     const __m256i row_12 = _mm256_or_si256(ctr_pair_12, ctr_last_byte_12);
-    const __m256i ctr_j_13 = _mm256_add_epi8(block_k_13, ctr_j0);
-    const __m256i ctr_sum_13 = _mm256_add_epi16(ctr_last, ctr_j_13);
+    const __m256i ctr_sum_13 = _mm256_add_epi16(ctr_base, block_k_13);
     const __m256i ctr_carry_13 = _mm256_shuffle_epi8(ctr_sum_13, carry_everywhere);
     const __m256i ctr_mask_13 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_13);
     const __m256i ctr_pair_13_b = _mm256_and_si256(ctr_w_open, ctr_mask_13);
@@ -15696,8 +15618,7 @@ static void sm4_byteslice_avx2_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, u
     const __m256i ctr_pair_13 = _mm256_or_si256(ctr_pair_13_b, ctr_pair_13_a);
     const __m256i ctr_last_byte_13 = _mm256_shuffle_epi8(ctr_sum_13, new_last_byte);
     const __m256i row_13 = _mm256_or_si256(ctr_pair_13, ctr_last_byte_13);
-    const __m256i ctr_j_14 = _mm256_add_epi8(block_k_14, ctr_j0);
-    const __m256i ctr_sum_14 = _mm256_add_epi16(ctr_last, ctr_j_14);
+    const __m256i ctr_sum_14 = _mm256_add_epi16(ctr_base, block_k_14);
     const __m256i ctr_carry_14 = _mm256_shuffle_epi8(ctr_sum_14, carry_everywhere);
     const __m256i ctr_mask_14 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_14);
     const __m256i ctr_pair_14_b = _mm256_and_si256(ctr_w_open, ctr_mask_14);
@@ -15705,8 +15626,7 @@ static void sm4_byteslice_avx2_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, u
     const __m256i ctr_pair_14 = _mm256_or_si256(ctr_pair_14_b, ctr_pair_14_a);
     const __m256i ctr_last_byte_14 = _mm256_shuffle_epi8(ctr_sum_14, new_last_byte);
     const __m256i row_14 = _mm256_or_si256(ctr_pair_14, ctr_last_byte_14);
-    const __m256i ctr_j_15 = _mm256_add_epi8(block_k_15, ctr_j0);
-    const __m256i ctr_sum_15 = _mm256_add_epi16(ctr_last, ctr_j_15);
+    const __m256i ctr_sum_15 = _mm256_add_epi16(ctr_base, block_k_15);
     const __m256i ctr_carry_15 = _mm256_shuffle_epi8(ctr_sum_15, carry_everywhere);
     const __m256i ctr_mask_15 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_15);
     const __m256i ctr_pair_15_b = _mm256_and_si256(ctr_w_open, ctr_mask_15);
@@ -15892,8 +15812,7 @@ static void sm4_byteslice_avx2_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, u
     const __m256i xin_15_h = _mm256_shuffle_epi8(tbl_hi, tr3_15_hi);
     const __m256i xin_15 = _mm256_xor_si256(xin_15_l, xin_15_h);
     g0x15 = xin_15;
-    const __m256i ctr_j_16 = _mm256_add_epi8(block_k_16, ctr_j0);
-    const __m256i ctr_sum_16 = _mm256_add_epi16(ctr_last, ctr_j_16);
+    const __m256i ctr_sum_16 = _mm256_add_epi16(ctr_base, block_k_16);
     const __m256i ctr_carry_16 = _mm256_shuffle_epi8(ctr_sum_16, carry_everywhere);
     const __m256i ctr_mask_16 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_16);
     const __m256i ctr_pair_16_b = _mm256_and_si256(ctr_w_open, ctr_mask_16);
@@ -15901,8 +15820,7 @@ static void sm4_byteslice_avx2_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, u
     const __m256i ctr_pair_16 = _mm256_or_si256(ctr_pair_16_b, ctr_pair_16_a);
     const __m256i ctr_last_byte_16 = _mm256_shuffle_epi8(ctr_sum_16, new_last_byte);
     const __m256i row_16 = _mm256_or_si256(ctr_pair_16, ctr_last_byte_16);
-    const __m256i ctr_j_17 = _mm256_add_epi8(block_k_17, ctr_j0);
-    const __m256i ctr_sum_17 = _mm256_add_epi16(ctr_last, ctr_j_17);
+    const __m256i ctr_sum_17 = _mm256_add_epi16(ctr_base, block_k_17);
     const __m256i ctr_carry_17 = _mm256_shuffle_epi8(ctr_sum_17, carry_everywhere);
     const __m256i ctr_mask_17 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_17);
     const __m256i ctr_pair_17_b = _mm256_and_si256(ctr_w_open, ctr_mask_17);
@@ -15910,8 +15828,7 @@ static void sm4_byteslice_avx2_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, u
     const __m256i ctr_pair_17 = _mm256_or_si256(ctr_pair_17_b, ctr_pair_17_a);
     const __m256i ctr_last_byte_17 = _mm256_shuffle_epi8(ctr_sum_17, new_last_byte);
     const __m256i row_17 = _mm256_or_si256(ctr_pair_17, ctr_last_byte_17);
-    const __m256i ctr_j_18 = _mm256_add_epi8(block_k_18, ctr_j0);
-    const __m256i ctr_sum_18 = _mm256_add_epi16(ctr_last, ctr_j_18);
+    const __m256i ctr_sum_18 = _mm256_add_epi16(ctr_base, block_k_18);
     const __m256i ctr_carry_18 = _mm256_shuffle_epi8(ctr_sum_18, carry_everywhere);
     const __m256i ctr_mask_18 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_18);
     const __m256i ctr_pair_18_b = _mm256_and_si256(ctr_w_open, ctr_mask_18);
@@ -15919,8 +15836,7 @@ static void sm4_byteslice_avx2_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, u
     const __m256i ctr_pair_18 = _mm256_or_si256(ctr_pair_18_b, ctr_pair_18_a);
     const __m256i ctr_last_byte_18 = _mm256_shuffle_epi8(ctr_sum_18, new_last_byte);
     const __m256i row_18 = _mm256_or_si256(ctr_pair_18, ctr_last_byte_18);
-    const __m256i ctr_j_19 = _mm256_add_epi8(block_k_19, ctr_j0);
-    const __m256i ctr_sum_19 = _mm256_add_epi16(ctr_last, ctr_j_19);
+    const __m256i ctr_sum_19 = _mm256_add_epi16(ctr_base, block_k_19);
     const __m256i ctr_carry_19 = _mm256_shuffle_epi8(ctr_sum_19, carry_everywhere);
     const __m256i ctr_mask_19 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_19);
     const __m256i ctr_pair_19_b = _mm256_and_si256(ctr_w_open, ctr_mask_19);
@@ -15928,8 +15844,7 @@ static void sm4_byteslice_avx2_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, u
     const __m256i ctr_pair_19 = _mm256_or_si256(ctr_pair_19_b, ctr_pair_19_a);
     const __m256i ctr_last_byte_19 = _mm256_shuffle_epi8(ctr_sum_19, new_last_byte);
     const __m256i row_19 = _mm256_or_si256(ctr_pair_19, ctr_last_byte_19);
-    const __m256i ctr_j_20 = _mm256_add_epi8(block_k_20, ctr_j0);
-    const __m256i ctr_sum_20 = _mm256_add_epi16(ctr_last, ctr_j_20);
+    const __m256i ctr_sum_20 = _mm256_add_epi16(ctr_base, block_k_20);
     const __m256i ctr_carry_20 = _mm256_shuffle_epi8(ctr_sum_20, carry_everywhere);
     const __m256i ctr_mask_20 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_20);
     const __m256i ctr_pair_20_b = _mm256_and_si256(ctr_w_open, ctr_mask_20);
@@ -15937,8 +15852,7 @@ static void sm4_byteslice_avx2_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, u
     const __m256i ctr_pair_20 = _mm256_or_si256(ctr_pair_20_b, ctr_pair_20_a);
     const __m256i ctr_last_byte_20 = _mm256_shuffle_epi8(ctr_sum_20, new_last_byte);
     const __m256i row_20 = _mm256_or_si256(ctr_pair_20, ctr_last_byte_20);
-    const __m256i ctr_j_21 = _mm256_add_epi8(block_k_21, ctr_j0);
-    const __m256i ctr_sum_21 = _mm256_add_epi16(ctr_last, ctr_j_21);
+    const __m256i ctr_sum_21 = _mm256_add_epi16(ctr_base, block_k_21);
     const __m256i ctr_carry_21 = _mm256_shuffle_epi8(ctr_sum_21, carry_everywhere);
     const __m256i ctr_mask_21 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_21);
     const __m256i ctr_pair_21_b = _mm256_and_si256(ctr_w_open, ctr_mask_21);
@@ -15946,8 +15860,7 @@ static void sm4_byteslice_avx2_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, u
     const __m256i ctr_pair_21 = _mm256_or_si256(ctr_pair_21_b, ctr_pair_21_a);
     const __m256i ctr_last_byte_21 = _mm256_shuffle_epi8(ctr_sum_21, new_last_byte);
     const __m256i row_21 = _mm256_or_si256(ctr_pair_21, ctr_last_byte_21);
-    const __m256i ctr_j_22 = _mm256_add_epi8(block_k_22, ctr_j0);
-    const __m256i ctr_sum_22 = _mm256_add_epi16(ctr_last, ctr_j_22);
+    const __m256i ctr_sum_22 = _mm256_add_epi16(ctr_base, block_k_22);
     const __m256i ctr_carry_22 = _mm256_shuffle_epi8(ctr_sum_22, carry_everywhere);
     const __m256i ctr_mask_22 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_22);
     const __m256i ctr_pair_22_b = _mm256_and_si256(ctr_w_open, ctr_mask_22);
@@ -15955,8 +15868,7 @@ static void sm4_byteslice_avx2_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, u
     const __m256i ctr_pair_22 = _mm256_or_si256(ctr_pair_22_b, ctr_pair_22_a);
     const __m256i ctr_last_byte_22 = _mm256_shuffle_epi8(ctr_sum_22, new_last_byte);
     const __m256i row_22 = _mm256_or_si256(ctr_pair_22, ctr_last_byte_22);
-    const __m256i ctr_j_23 = _mm256_add_epi8(block_k_23, ctr_j0);
-    const __m256i ctr_sum_23 = _mm256_add_epi16(ctr_last, ctr_j_23);
+    const __m256i ctr_sum_23 = _mm256_add_epi16(ctr_base, block_k_23);
     const __m256i ctr_carry_23 = _mm256_shuffle_epi8(ctr_sum_23, carry_everywhere);
     const __m256i ctr_mask_23 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_23);
     const __m256i ctr_pair_23_b = _mm256_and_si256(ctr_w_open, ctr_mask_23);
@@ -15964,8 +15876,7 @@ static void sm4_byteslice_avx2_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, u
     const __m256i ctr_pair_23 = _mm256_or_si256(ctr_pair_23_b, ctr_pair_23_a);
     const __m256i ctr_last_byte_23 = _mm256_shuffle_epi8(ctr_sum_23, new_last_byte);
     const __m256i row_23 = _mm256_or_si256(ctr_pair_23, ctr_last_byte_23);
-    const __m256i ctr_j_24 = _mm256_add_epi8(block_k_24, ctr_j0);
-    const __m256i ctr_sum_24 = _mm256_add_epi16(ctr_last, ctr_j_24);
+    const __m256i ctr_sum_24 = _mm256_add_epi16(ctr_base, block_k_24);
     const __m256i ctr_carry_24 = _mm256_shuffle_epi8(ctr_sum_24, carry_everywhere);
     const __m256i ctr_mask_24 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_24);
     const __m256i ctr_pair_24_b = _mm256_and_si256(ctr_w_open, ctr_mask_24);
@@ -15973,8 +15884,7 @@ static void sm4_byteslice_avx2_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, u
     const __m256i ctr_pair_24 = _mm256_or_si256(ctr_pair_24_b, ctr_pair_24_a);
     const __m256i ctr_last_byte_24 = _mm256_shuffle_epi8(ctr_sum_24, new_last_byte);
     const __m256i row_24 = _mm256_or_si256(ctr_pair_24, ctr_last_byte_24);
-    const __m256i ctr_j_25 = _mm256_add_epi8(block_k_25, ctr_j0);
-    const __m256i ctr_sum_25 = _mm256_add_epi16(ctr_last, ctr_j_25);
+    const __m256i ctr_sum_25 = _mm256_add_epi16(ctr_base, block_k_25);
     const __m256i ctr_carry_25 = _mm256_shuffle_epi8(ctr_sum_25, carry_everywhere);
     const __m256i ctr_mask_25 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_25);
     const __m256i ctr_pair_25_b = _mm256_and_si256(ctr_w_open, ctr_mask_25);
@@ -15982,8 +15892,7 @@ static void sm4_byteslice_avx2_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, u
     const __m256i ctr_pair_25 = _mm256_or_si256(ctr_pair_25_b, ctr_pair_25_a);
     const __m256i ctr_last_byte_25 = _mm256_shuffle_epi8(ctr_sum_25, new_last_byte);
     const __m256i row_25 = _mm256_or_si256(ctr_pair_25, ctr_last_byte_25);
-    const __m256i ctr_j_26 = _mm256_add_epi8(block_k_26, ctr_j0);
-    const __m256i ctr_sum_26 = _mm256_add_epi16(ctr_last, ctr_j_26);
+    const __m256i ctr_sum_26 = _mm256_add_epi16(ctr_base, block_k_26);
     const __m256i ctr_carry_26 = _mm256_shuffle_epi8(ctr_sum_26, carry_everywhere);
     const __m256i ctr_mask_26 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_26);
     const __m256i ctr_pair_26_b = _mm256_and_si256(ctr_w_open, ctr_mask_26);
@@ -15991,8 +15900,7 @@ static void sm4_byteslice_avx2_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, u
     const __m256i ctr_pair_26 = _mm256_or_si256(ctr_pair_26_b, ctr_pair_26_a);
     const __m256i ctr_last_byte_26 = _mm256_shuffle_epi8(ctr_sum_26, new_last_byte);
     const __m256i row_26 = _mm256_or_si256(ctr_pair_26, ctr_last_byte_26);
-    const __m256i ctr_j_27 = _mm256_add_epi8(block_k_27, ctr_j0);
-    const __m256i ctr_sum_27 = _mm256_add_epi16(ctr_last, ctr_j_27);
+    const __m256i ctr_sum_27 = _mm256_add_epi16(ctr_base, block_k_27);
     const __m256i ctr_carry_27 = _mm256_shuffle_epi8(ctr_sum_27, carry_everywhere);
     const __m256i ctr_mask_27 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_27);
     const __m256i ctr_pair_27_b = _mm256_and_si256(ctr_w_open, ctr_mask_27);
@@ -16000,8 +15908,7 @@ static void sm4_byteslice_avx2_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, u
     const __m256i ctr_pair_27 = _mm256_or_si256(ctr_pair_27_b, ctr_pair_27_a);
     const __m256i ctr_last_byte_27 = _mm256_shuffle_epi8(ctr_sum_27, new_last_byte);
     const __m256i row_27 = _mm256_or_si256(ctr_pair_27, ctr_last_byte_27);
-    const __m256i ctr_j_28 = _mm256_add_epi8(block_k_28, ctr_j0);
-    const __m256i ctr_sum_28 = _mm256_add_epi16(ctr_last, ctr_j_28);
+    const __m256i ctr_sum_28 = _mm256_add_epi16(ctr_base, block_k_28);
     const __m256i ctr_carry_28 = _mm256_shuffle_epi8(ctr_sum_28, carry_everywhere);
     const __m256i ctr_mask_28 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_28);
     const __m256i ctr_pair_28_b = _mm256_and_si256(ctr_w_open, ctr_mask_28);
@@ -16009,8 +15916,7 @@ static void sm4_byteslice_avx2_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, u
     const __m256i ctr_pair_28 = _mm256_or_si256(ctr_pair_28_b, ctr_pair_28_a);
     const __m256i ctr_last_byte_28 = _mm256_shuffle_epi8(ctr_sum_28, new_last_byte);
     const __m256i row_28 = _mm256_or_si256(ctr_pair_28, ctr_last_byte_28);
-    const __m256i ctr_j_29 = _mm256_add_epi8(block_k_29, ctr_j0);
-    const __m256i ctr_sum_29 = _mm256_add_epi16(ctr_last, ctr_j_29);
+    const __m256i ctr_sum_29 = _mm256_add_epi16(ctr_base, block_k_29);
     const __m256i ctr_carry_29 = _mm256_shuffle_epi8(ctr_sum_29, carry_everywhere);
     const __m256i ctr_mask_29 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_29);
     const __m256i ctr_pair_29_b = _mm256_and_si256(ctr_w_open, ctr_mask_29);
@@ -16018,8 +15924,7 @@ static void sm4_byteslice_avx2_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, u
     const __m256i ctr_pair_29 = _mm256_or_si256(ctr_pair_29_b, ctr_pair_29_a);
     const __m256i ctr_last_byte_29 = _mm256_shuffle_epi8(ctr_sum_29, new_last_byte);
     const __m256i row_29 = _mm256_or_si256(ctr_pair_29, ctr_last_byte_29);
-    const __m256i ctr_j_30 = _mm256_add_epi8(block_k_30, ctr_j0);
-    const __m256i ctr_sum_30 = _mm256_add_epi16(ctr_last, ctr_j_30);
+    const __m256i ctr_sum_30 = _mm256_add_epi16(ctr_base, block_k_30);
     const __m256i ctr_carry_30 = _mm256_shuffle_epi8(ctr_sum_30, carry_everywhere);
     const __m256i ctr_mask_30 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_30);
     const __m256i ctr_pair_30_b = _mm256_and_si256(ctr_w_open, ctr_mask_30);
@@ -16027,8 +15932,7 @@ static void sm4_byteslice_avx2_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, u
     const __m256i ctr_pair_30 = _mm256_or_si256(ctr_pair_30_b, ctr_pair_30_a);
     const __m256i ctr_last_byte_30 = _mm256_shuffle_epi8(ctr_sum_30, new_last_byte);
     const __m256i row_30 = _mm256_or_si256(ctr_pair_30, ctr_last_byte_30);
-    const __m256i ctr_j_31 = _mm256_add_epi8(block_k_31, ctr_j0);
-    const __m256i ctr_sum_31 = _mm256_add_epi16(ctr_last, ctr_j_31);
+    const __m256i ctr_sum_31 = _mm256_add_epi16(ctr_base, block_k_31);
     const __m256i ctr_carry_31 = _mm256_shuffle_epi8(ctr_sum_31, carry_everywhere);
     const __m256i ctr_mask_31 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_31);
     const __m256i ctr_pair_31_b = _mm256_and_si256(ctr_w_open, ctr_mask_31);
@@ -16212,8 +16116,7 @@ static void sm4_byteslice_avx2_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, u
     const __m256i xin_31_h = _mm256_shuffle_epi8(tbl_hi, tr3_31_hi);
     const __m256i xin_31 = _mm256_xor_si256(xin_31_l, xin_31_h);
     g1x15 = xin_31;
-    const __m256i ctr_j_32 = _mm256_add_epi8(block_k_32, ctr_j0);
-    const __m256i ctr_sum_32 = _mm256_add_epi16(ctr_last, ctr_j_32);
+    const __m256i ctr_sum_32 = _mm256_add_epi16(ctr_base, block_k_32);
     const __m256i ctr_carry_32 = _mm256_shuffle_epi8(ctr_sum_32, carry_everywhere);
     const __m256i ctr_mask_32 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_32);
     const __m256i ctr_pair_32_b = _mm256_and_si256(ctr_w_open, ctr_mask_32);
@@ -16221,8 +16124,7 @@ static void sm4_byteslice_avx2_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, u
     const __m256i ctr_pair_32 = _mm256_or_si256(ctr_pair_32_b, ctr_pair_32_a);
     const __m256i ctr_last_byte_32 = _mm256_shuffle_epi8(ctr_sum_32, new_last_byte);
     const __m256i row_32 = _mm256_or_si256(ctr_pair_32, ctr_last_byte_32);
-    const __m256i ctr_j_33 = _mm256_add_epi8(block_k_33, ctr_j0);
-    const __m256i ctr_sum_33 = _mm256_add_epi16(ctr_last, ctr_j_33);
+    const __m256i ctr_sum_33 = _mm256_add_epi16(ctr_base, block_k_33);
     const __m256i ctr_carry_33 = _mm256_shuffle_epi8(ctr_sum_33, carry_everywhere);
     const __m256i ctr_mask_33 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_33);
     const __m256i ctr_pair_33_b = _mm256_and_si256(ctr_w_open, ctr_mask_33);
@@ -16230,8 +16132,7 @@ static void sm4_byteslice_avx2_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, u
     const __m256i ctr_pair_33 = _mm256_or_si256(ctr_pair_33_b, ctr_pair_33_a);
     const __m256i ctr_last_byte_33 = _mm256_shuffle_epi8(ctr_sum_33, new_last_byte);
     const __m256i row_33 = _mm256_or_si256(ctr_pair_33, ctr_last_byte_33);
-    const __m256i ctr_j_34 = _mm256_add_epi8(block_k_34, ctr_j0);
-    const __m256i ctr_sum_34 = _mm256_add_epi16(ctr_last, ctr_j_34);
+    const __m256i ctr_sum_34 = _mm256_add_epi16(ctr_base, block_k_34);
     const __m256i ctr_carry_34 = _mm256_shuffle_epi8(ctr_sum_34, carry_everywhere);
     const __m256i ctr_mask_34 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_34);
     const __m256i ctr_pair_34_b = _mm256_and_si256(ctr_w_open, ctr_mask_34);
@@ -16239,8 +16140,7 @@ static void sm4_byteslice_avx2_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, u
     const __m256i ctr_pair_34 = _mm256_or_si256(ctr_pair_34_b, ctr_pair_34_a);
     const __m256i ctr_last_byte_34 = _mm256_shuffle_epi8(ctr_sum_34, new_last_byte);
     const __m256i row_34 = _mm256_or_si256(ctr_pair_34, ctr_last_byte_34);
-    const __m256i ctr_j_35 = _mm256_add_epi8(block_k_35, ctr_j0);
-    const __m256i ctr_sum_35 = _mm256_add_epi16(ctr_last, ctr_j_35);
+    const __m256i ctr_sum_35 = _mm256_add_epi16(ctr_base, block_k_35);
     const __m256i ctr_carry_35 = _mm256_shuffle_epi8(ctr_sum_35, carry_everywhere);
     const __m256i ctr_mask_35 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_35);
     const __m256i ctr_pair_35_b = _mm256_and_si256(ctr_w_open, ctr_mask_35);
@@ -16248,8 +16148,7 @@ static void sm4_byteslice_avx2_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, u
     const __m256i ctr_pair_35 = _mm256_or_si256(ctr_pair_35_b, ctr_pair_35_a);
     const __m256i ctr_last_byte_35 = _mm256_shuffle_epi8(ctr_sum_35, new_last_byte);
     const __m256i row_35 = _mm256_or_si256(ctr_pair_35, ctr_last_byte_35);
-    const __m256i ctr_j_36 = _mm256_add_epi8(block_k_36, ctr_j0);
-    const __m256i ctr_sum_36 = _mm256_add_epi16(ctr_last, ctr_j_36);
+    const __m256i ctr_sum_36 = _mm256_add_epi16(ctr_base, block_k_36);
     const __m256i ctr_carry_36 = _mm256_shuffle_epi8(ctr_sum_36, carry_everywhere);
     const __m256i ctr_mask_36 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_36);
     const __m256i ctr_pair_36_b = _mm256_and_si256(ctr_w_open, ctr_mask_36);
@@ -16257,8 +16156,7 @@ static void sm4_byteslice_avx2_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, u
     const __m256i ctr_pair_36 = _mm256_or_si256(ctr_pair_36_b, ctr_pair_36_a);
     const __m256i ctr_last_byte_36 = _mm256_shuffle_epi8(ctr_sum_36, new_last_byte);
     const __m256i row_36 = _mm256_or_si256(ctr_pair_36, ctr_last_byte_36);
-    const __m256i ctr_j_37 = _mm256_add_epi8(block_k_37, ctr_j0);
-    const __m256i ctr_sum_37 = _mm256_add_epi16(ctr_last, ctr_j_37);
+    const __m256i ctr_sum_37 = _mm256_add_epi16(ctr_base, block_k_37);
     const __m256i ctr_carry_37 = _mm256_shuffle_epi8(ctr_sum_37, carry_everywhere);
     const __m256i ctr_mask_37 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_37);
     const __m256i ctr_pair_37_b = _mm256_and_si256(ctr_w_open, ctr_mask_37);
@@ -16266,8 +16164,7 @@ static void sm4_byteslice_avx2_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, u
     const __m256i ctr_pair_37 = _mm256_or_si256(ctr_pair_37_b, ctr_pair_37_a);
     const __m256i ctr_last_byte_37 = _mm256_shuffle_epi8(ctr_sum_37, new_last_byte);
     const __m256i row_37 = _mm256_or_si256(ctr_pair_37, ctr_last_byte_37);
-    const __m256i ctr_j_38 = _mm256_add_epi8(block_k_38, ctr_j0);
-    const __m256i ctr_sum_38 = _mm256_add_epi16(ctr_last, ctr_j_38);
+    const __m256i ctr_sum_38 = _mm256_add_epi16(ctr_base, block_k_38);
     const __m256i ctr_carry_38 = _mm256_shuffle_epi8(ctr_sum_38, carry_everywhere);
     const __m256i ctr_mask_38 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_38);
     const __m256i ctr_pair_38_b = _mm256_and_si256(ctr_w_open, ctr_mask_38);
@@ -16275,8 +16172,7 @@ static void sm4_byteslice_avx2_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, u
     const __m256i ctr_pair_38 = _mm256_or_si256(ctr_pair_38_b, ctr_pair_38_a);
     const __m256i ctr_last_byte_38 = _mm256_shuffle_epi8(ctr_sum_38, new_last_byte);
     const __m256i row_38 = _mm256_or_si256(ctr_pair_38, ctr_last_byte_38);
-    const __m256i ctr_j_39 = _mm256_add_epi8(block_k_39, ctr_j0);
-    const __m256i ctr_sum_39 = _mm256_add_epi16(ctr_last, ctr_j_39);
+    const __m256i ctr_sum_39 = _mm256_add_epi16(ctr_base, block_k_39);
     const __m256i ctr_carry_39 = _mm256_shuffle_epi8(ctr_sum_39, carry_everywhere);
     const __m256i ctr_mask_39 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_39);
     const __m256i ctr_pair_39_b = _mm256_and_si256(ctr_w_open, ctr_mask_39);
@@ -16284,8 +16180,7 @@ static void sm4_byteslice_avx2_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, u
     const __m256i ctr_pair_39 = _mm256_or_si256(ctr_pair_39_b, ctr_pair_39_a);
     const __m256i ctr_last_byte_39 = _mm256_shuffle_epi8(ctr_sum_39, new_last_byte);
     const __m256i row_39 = _mm256_or_si256(ctr_pair_39, ctr_last_byte_39);
-    const __m256i ctr_j_40 = _mm256_add_epi8(block_k_40, ctr_j0);
-    const __m256i ctr_sum_40 = _mm256_add_epi16(ctr_last, ctr_j_40);
+    const __m256i ctr_sum_40 = _mm256_add_epi16(ctr_base, block_k_40);
     const __m256i ctr_carry_40 = _mm256_shuffle_epi8(ctr_sum_40, carry_everywhere);
     const __m256i ctr_mask_40 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_40);
     const __m256i ctr_pair_40_b = _mm256_and_si256(ctr_w_open, ctr_mask_40);
@@ -16293,8 +16188,7 @@ static void sm4_byteslice_avx2_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, u
     const __m256i ctr_pair_40 = _mm256_or_si256(ctr_pair_40_b, ctr_pair_40_a);
     const __m256i ctr_last_byte_40 = _mm256_shuffle_epi8(ctr_sum_40, new_last_byte);
     const __m256i row_40 = _mm256_or_si256(ctr_pair_40, ctr_last_byte_40);
-    const __m256i ctr_j_41 = _mm256_add_epi8(block_k_41, ctr_j0);
-    const __m256i ctr_sum_41 = _mm256_add_epi16(ctr_last, ctr_j_41);
+    const __m256i ctr_sum_41 = _mm256_add_epi16(ctr_base, block_k_41);
     const __m256i ctr_carry_41 = _mm256_shuffle_epi8(ctr_sum_41, carry_everywhere);
     const __m256i ctr_mask_41 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_41);
     const __m256i ctr_pair_41_b = _mm256_and_si256(ctr_w_open, ctr_mask_41);
@@ -16302,8 +16196,7 @@ static void sm4_byteslice_avx2_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, u
     const __m256i ctr_pair_41 = _mm256_or_si256(ctr_pair_41_b, ctr_pair_41_a);
     const __m256i ctr_last_byte_41 = _mm256_shuffle_epi8(ctr_sum_41, new_last_byte);
     const __m256i row_41 = _mm256_or_si256(ctr_pair_41, ctr_last_byte_41);
-    const __m256i ctr_j_42 = _mm256_add_epi8(block_k_42, ctr_j0);
-    const __m256i ctr_sum_42 = _mm256_add_epi16(ctr_last, ctr_j_42);
+    const __m256i ctr_sum_42 = _mm256_add_epi16(ctr_base, block_k_42);
     const __m256i ctr_carry_42 = _mm256_shuffle_epi8(ctr_sum_42, carry_everywhere);
     const __m256i ctr_mask_42 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_42);
     const __m256i ctr_pair_42_b = _mm256_and_si256(ctr_w_open, ctr_mask_42);
@@ -16311,8 +16204,7 @@ static void sm4_byteslice_avx2_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, u
     const __m256i ctr_pair_42 = _mm256_or_si256(ctr_pair_42_b, ctr_pair_42_a);
     const __m256i ctr_last_byte_42 = _mm256_shuffle_epi8(ctr_sum_42, new_last_byte);
     const __m256i row_42 = _mm256_or_si256(ctr_pair_42, ctr_last_byte_42);
-    const __m256i ctr_j_43 = _mm256_add_epi8(block_k_43, ctr_j0);
-    const __m256i ctr_sum_43 = _mm256_add_epi16(ctr_last, ctr_j_43);
+    const __m256i ctr_sum_43 = _mm256_add_epi16(ctr_base, block_k_43);
     const __m256i ctr_carry_43 = _mm256_shuffle_epi8(ctr_sum_43, carry_everywhere);
     const __m256i ctr_mask_43 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_43);
     const __m256i ctr_pair_43_b = _mm256_and_si256(ctr_w_open, ctr_mask_43);
@@ -16320,8 +16212,7 @@ static void sm4_byteslice_avx2_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, u
     const __m256i ctr_pair_43 = _mm256_or_si256(ctr_pair_43_b, ctr_pair_43_a);
     const __m256i ctr_last_byte_43 = _mm256_shuffle_epi8(ctr_sum_43, new_last_byte);
     const __m256i row_43 = _mm256_or_si256(ctr_pair_43, ctr_last_byte_43);
-    const __m256i ctr_j_44 = _mm256_add_epi8(block_k_44, ctr_j0);
-    const __m256i ctr_sum_44 = _mm256_add_epi16(ctr_last, ctr_j_44);
+    const __m256i ctr_sum_44 = _mm256_add_epi16(ctr_base, block_k_44);
     const __m256i ctr_carry_44 = _mm256_shuffle_epi8(ctr_sum_44, carry_everywhere);
     const __m256i ctr_mask_44 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_44);
     const __m256i ctr_pair_44_b = _mm256_and_si256(ctr_w_open, ctr_mask_44);
@@ -16329,8 +16220,7 @@ static void sm4_byteslice_avx2_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, u
     const __m256i ctr_pair_44 = _mm256_or_si256(ctr_pair_44_b, ctr_pair_44_a);
     const __m256i ctr_last_byte_44 = _mm256_shuffle_epi8(ctr_sum_44, new_last_byte);
     const __m256i row_44 = _mm256_or_si256(ctr_pair_44, ctr_last_byte_44);
-    const __m256i ctr_j_45 = _mm256_add_epi8(block_k_45, ctr_j0);
-    const __m256i ctr_sum_45 = _mm256_add_epi16(ctr_last, ctr_j_45);
+    const __m256i ctr_sum_45 = _mm256_add_epi16(ctr_base, block_k_45);
     const __m256i ctr_carry_45 = _mm256_shuffle_epi8(ctr_sum_45, carry_everywhere);
     const __m256i ctr_mask_45 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_45);
     const __m256i ctr_pair_45_b = _mm256_and_si256(ctr_w_open, ctr_mask_45);
@@ -16338,8 +16228,7 @@ static void sm4_byteslice_avx2_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, u
     const __m256i ctr_pair_45 = _mm256_or_si256(ctr_pair_45_b, ctr_pair_45_a);
     const __m256i ctr_last_byte_45 = _mm256_shuffle_epi8(ctr_sum_45, new_last_byte);
     const __m256i row_45 = _mm256_or_si256(ctr_pair_45, ctr_last_byte_45);
-    const __m256i ctr_j_46 = _mm256_add_epi8(block_k_46, ctr_j0);
-    const __m256i ctr_sum_46 = _mm256_add_epi16(ctr_last, ctr_j_46);
+    const __m256i ctr_sum_46 = _mm256_add_epi16(ctr_base, block_k_46);
     const __m256i ctr_carry_46 = _mm256_shuffle_epi8(ctr_sum_46, carry_everywhere);
     const __m256i ctr_mask_46 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_46);
     const __m256i ctr_pair_46_b = _mm256_and_si256(ctr_w_open, ctr_mask_46);
@@ -16347,8 +16236,7 @@ static void sm4_byteslice_avx2_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, u
     const __m256i ctr_pair_46 = _mm256_or_si256(ctr_pair_46_b, ctr_pair_46_a);
     const __m256i ctr_last_byte_46 = _mm256_shuffle_epi8(ctr_sum_46, new_last_byte);
     const __m256i row_46 = _mm256_or_si256(ctr_pair_46, ctr_last_byte_46);
-    const __m256i ctr_j_47 = _mm256_add_epi8(block_k_47, ctr_j0);
-    const __m256i ctr_sum_47 = _mm256_add_epi16(ctr_last, ctr_j_47);
+    const __m256i ctr_sum_47 = _mm256_add_epi16(ctr_base, block_k_47);
     const __m256i ctr_carry_47 = _mm256_shuffle_epi8(ctr_sum_47, carry_everywhere);
     const __m256i ctr_mask_47 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_47);
     const __m256i ctr_pair_47_b = _mm256_and_si256(ctr_w_open, ctr_mask_47);
@@ -16532,8 +16420,7 @@ static void sm4_byteslice_avx2_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, u
     const __m256i xin_47_h = _mm256_shuffle_epi8(tbl_hi, tr3_47_hi);
     const __m256i xin_47 = _mm256_xor_si256(xin_47_l, xin_47_h);
     g2x15 = xin_47;
-    const __m256i ctr_j_48 = _mm256_add_epi8(block_k_48, ctr_j0);
-    const __m256i ctr_sum_48 = _mm256_add_epi16(ctr_last, ctr_j_48);
+    const __m256i ctr_sum_48 = _mm256_add_epi16(ctr_base, block_k_48);
     const __m256i ctr_carry_48 = _mm256_shuffle_epi8(ctr_sum_48, carry_everywhere);
     const __m256i ctr_mask_48 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_48);
     const __m256i ctr_pair_48_b = _mm256_and_si256(ctr_w_open, ctr_mask_48);
@@ -16541,8 +16428,7 @@ static void sm4_byteslice_avx2_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, u
     const __m256i ctr_pair_48 = _mm256_or_si256(ctr_pair_48_b, ctr_pair_48_a);
     const __m256i ctr_last_byte_48 = _mm256_shuffle_epi8(ctr_sum_48, new_last_byte);
     const __m256i row_48 = _mm256_or_si256(ctr_pair_48, ctr_last_byte_48);
-    const __m256i ctr_j_49 = _mm256_add_epi8(block_k_49, ctr_j0);
-    const __m256i ctr_sum_49 = _mm256_add_epi16(ctr_last, ctr_j_49);
+    const __m256i ctr_sum_49 = _mm256_add_epi16(ctr_base, block_k_49);
     const __m256i ctr_carry_49 = _mm256_shuffle_epi8(ctr_sum_49, carry_everywhere);
     const __m256i ctr_mask_49 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_49);
     const __m256i ctr_pair_49_b = _mm256_and_si256(ctr_w_open, ctr_mask_49);
@@ -16550,8 +16436,7 @@ static void sm4_byteslice_avx2_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, u
     const __m256i ctr_pair_49 = _mm256_or_si256(ctr_pair_49_b, ctr_pair_49_a);
     const __m256i ctr_last_byte_49 = _mm256_shuffle_epi8(ctr_sum_49, new_last_byte);
     const __m256i row_49 = _mm256_or_si256(ctr_pair_49, ctr_last_byte_49);
-    const __m256i ctr_j_50 = _mm256_add_epi8(block_k_50, ctr_j0);
-    const __m256i ctr_sum_50 = _mm256_add_epi16(ctr_last, ctr_j_50);
+    const __m256i ctr_sum_50 = _mm256_add_epi16(ctr_base, block_k_50);
     const __m256i ctr_carry_50 = _mm256_shuffle_epi8(ctr_sum_50, carry_everywhere);
     const __m256i ctr_mask_50 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_50);
     const __m256i ctr_pair_50_b = _mm256_and_si256(ctr_w_open, ctr_mask_50);
@@ -16559,8 +16444,7 @@ static void sm4_byteslice_avx2_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, u
     const __m256i ctr_pair_50 = _mm256_or_si256(ctr_pair_50_b, ctr_pair_50_a);
     const __m256i ctr_last_byte_50 = _mm256_shuffle_epi8(ctr_sum_50, new_last_byte);
     const __m256i row_50 = _mm256_or_si256(ctr_pair_50, ctr_last_byte_50);
-    const __m256i ctr_j_51 = _mm256_add_epi8(block_k_51, ctr_j0);
-    const __m256i ctr_sum_51 = _mm256_add_epi16(ctr_last, ctr_j_51);
+    const __m256i ctr_sum_51 = _mm256_add_epi16(ctr_base, block_k_51);
     const __m256i ctr_carry_51 = _mm256_shuffle_epi8(ctr_sum_51, carry_everywhere);
     const __m256i ctr_mask_51 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_51);
     const __m256i ctr_pair_51_b = _mm256_and_si256(ctr_w_open, ctr_mask_51);
@@ -16568,8 +16452,7 @@ static void sm4_byteslice_avx2_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, u
     const __m256i ctr_pair_51 = _mm256_or_si256(ctr_pair_51_b, ctr_pair_51_a);
     const __m256i ctr_last_byte_51 = _mm256_shuffle_epi8(ctr_sum_51, new_last_byte);
     const __m256i row_51 = _mm256_or_si256(ctr_pair_51, ctr_last_byte_51);
-    const __m256i ctr_j_52 = _mm256_add_epi8(block_k_52, ctr_j0);
-    const __m256i ctr_sum_52 = _mm256_add_epi16(ctr_last, ctr_j_52);
+    const __m256i ctr_sum_52 = _mm256_add_epi16(ctr_base, block_k_52);
     const __m256i ctr_carry_52 = _mm256_shuffle_epi8(ctr_sum_52, carry_everywhere);
     const __m256i ctr_mask_52 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_52);
     const __m256i ctr_pair_52_b = _mm256_and_si256(ctr_w_open, ctr_mask_52);
@@ -16577,8 +16460,7 @@ static void sm4_byteslice_avx2_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, u
     const __m256i ctr_pair_52 = _mm256_or_si256(ctr_pair_52_b, ctr_pair_52_a);
     const __m256i ctr_last_byte_52 = _mm256_shuffle_epi8(ctr_sum_52, new_last_byte);
     const __m256i row_52 = _mm256_or_si256(ctr_pair_52, ctr_last_byte_52);
-    const __m256i ctr_j_53 = _mm256_add_epi8(block_k_53, ctr_j0);
-    const __m256i ctr_sum_53 = _mm256_add_epi16(ctr_last, ctr_j_53);
+    const __m256i ctr_sum_53 = _mm256_add_epi16(ctr_base, block_k_53);
     const __m256i ctr_carry_53 = _mm256_shuffle_epi8(ctr_sum_53, carry_everywhere);
     const __m256i ctr_mask_53 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_53);
     const __m256i ctr_pair_53_b = _mm256_and_si256(ctr_w_open, ctr_mask_53);
@@ -16586,8 +16468,7 @@ static void sm4_byteslice_avx2_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, u
     const __m256i ctr_pair_53 = _mm256_or_si256(ctr_pair_53_b, ctr_pair_53_a);
     const __m256i ctr_last_byte_53 = _mm256_shuffle_epi8(ctr_sum_53, new_last_byte);
     const __m256i row_53 = _mm256_or_si256(ctr_pair_53, ctr_last_byte_53);
-    const __m256i ctr_j_54 = _mm256_add_epi8(block_k_54, ctr_j0);
-    const __m256i ctr_sum_54 = _mm256_add_epi16(ctr_last, ctr_j_54);
+    const __m256i ctr_sum_54 = _mm256_add_epi16(ctr_base, block_k_54);
     const __m256i ctr_carry_54 = _mm256_shuffle_epi8(ctr_sum_54, carry_everywhere);
     const __m256i ctr_mask_54 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_54);
     const __m256i ctr_pair_54_b = _mm256_and_si256(ctr_w_open, ctr_mask_54);
@@ -16595,8 +16476,7 @@ static void sm4_byteslice_avx2_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, u
     const __m256i ctr_pair_54 = _mm256_or_si256(ctr_pair_54_b, ctr_pair_54_a);
     const __m256i ctr_last_byte_54 = _mm256_shuffle_epi8(ctr_sum_54, new_last_byte);
     const __m256i row_54 = _mm256_or_si256(ctr_pair_54, ctr_last_byte_54);
-    const __m256i ctr_j_55 = _mm256_add_epi8(block_k_55, ctr_j0);
-    const __m256i ctr_sum_55 = _mm256_add_epi16(ctr_last, ctr_j_55);
+    const __m256i ctr_sum_55 = _mm256_add_epi16(ctr_base, block_k_55);
     const __m256i ctr_carry_55 = _mm256_shuffle_epi8(ctr_sum_55, carry_everywhere);
     const __m256i ctr_mask_55 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_55);
     const __m256i ctr_pair_55_b = _mm256_and_si256(ctr_w_open, ctr_mask_55);
@@ -16604,8 +16484,7 @@ static void sm4_byteslice_avx2_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, u
     const __m256i ctr_pair_55 = _mm256_or_si256(ctr_pair_55_b, ctr_pair_55_a);
     const __m256i ctr_last_byte_55 = _mm256_shuffle_epi8(ctr_sum_55, new_last_byte);
     const __m256i row_55 = _mm256_or_si256(ctr_pair_55, ctr_last_byte_55);
-    const __m256i ctr_j_56 = _mm256_add_epi8(block_k_56, ctr_j0);
-    const __m256i ctr_sum_56 = _mm256_add_epi16(ctr_last, ctr_j_56);
+    const __m256i ctr_sum_56 = _mm256_add_epi16(ctr_base, block_k_56);
     const __m256i ctr_carry_56 = _mm256_shuffle_epi8(ctr_sum_56, carry_everywhere);
     const __m256i ctr_mask_56 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_56);
     const __m256i ctr_pair_56_b = _mm256_and_si256(ctr_w_open, ctr_mask_56);
@@ -16613,8 +16492,7 @@ static void sm4_byteslice_avx2_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, u
     const __m256i ctr_pair_56 = _mm256_or_si256(ctr_pair_56_b, ctr_pair_56_a);
     const __m256i ctr_last_byte_56 = _mm256_shuffle_epi8(ctr_sum_56, new_last_byte);
     const __m256i row_56 = _mm256_or_si256(ctr_pair_56, ctr_last_byte_56);
-    const __m256i ctr_j_57 = _mm256_add_epi8(block_k_57, ctr_j0);
-    const __m256i ctr_sum_57 = _mm256_add_epi16(ctr_last, ctr_j_57);
+    const __m256i ctr_sum_57 = _mm256_add_epi16(ctr_base, block_k_57);
     const __m256i ctr_carry_57 = _mm256_shuffle_epi8(ctr_sum_57, carry_everywhere);
     const __m256i ctr_mask_57 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_57);
     const __m256i ctr_pair_57_b = _mm256_and_si256(ctr_w_open, ctr_mask_57);
@@ -16622,8 +16500,7 @@ static void sm4_byteslice_avx2_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, u
     const __m256i ctr_pair_57 = _mm256_or_si256(ctr_pair_57_b, ctr_pair_57_a);
     const __m256i ctr_last_byte_57 = _mm256_shuffle_epi8(ctr_sum_57, new_last_byte);
     const __m256i row_57 = _mm256_or_si256(ctr_pair_57, ctr_last_byte_57);
-    const __m256i ctr_j_58 = _mm256_add_epi8(block_k_58, ctr_j0);
-    const __m256i ctr_sum_58 = _mm256_add_epi16(ctr_last, ctr_j_58);
+    const __m256i ctr_sum_58 = _mm256_add_epi16(ctr_base, block_k_58);
     const __m256i ctr_carry_58 = _mm256_shuffle_epi8(ctr_sum_58, carry_everywhere);
     const __m256i ctr_mask_58 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_58);
     const __m256i ctr_pair_58_b = _mm256_and_si256(ctr_w_open, ctr_mask_58);
@@ -16631,8 +16508,7 @@ static void sm4_byteslice_avx2_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, u
     const __m256i ctr_pair_58 = _mm256_or_si256(ctr_pair_58_b, ctr_pair_58_a);
     const __m256i ctr_last_byte_58 = _mm256_shuffle_epi8(ctr_sum_58, new_last_byte);
     const __m256i row_58 = _mm256_or_si256(ctr_pair_58, ctr_last_byte_58);
-    const __m256i ctr_j_59 = _mm256_add_epi8(block_k_59, ctr_j0);
-    const __m256i ctr_sum_59 = _mm256_add_epi16(ctr_last, ctr_j_59);
+    const __m256i ctr_sum_59 = _mm256_add_epi16(ctr_base, block_k_59);
     const __m256i ctr_carry_59 = _mm256_shuffle_epi8(ctr_sum_59, carry_everywhere);
     const __m256i ctr_mask_59 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_59);
     const __m256i ctr_pair_59_b = _mm256_and_si256(ctr_w_open, ctr_mask_59);
@@ -16640,8 +16516,7 @@ static void sm4_byteslice_avx2_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, u
     const __m256i ctr_pair_59 = _mm256_or_si256(ctr_pair_59_b, ctr_pair_59_a);
     const __m256i ctr_last_byte_59 = _mm256_shuffle_epi8(ctr_sum_59, new_last_byte);
     const __m256i row_59 = _mm256_or_si256(ctr_pair_59, ctr_last_byte_59);
-    const __m256i ctr_j_60 = _mm256_add_epi8(block_k_60, ctr_j0);
-    const __m256i ctr_sum_60 = _mm256_add_epi16(ctr_last, ctr_j_60);
+    const __m256i ctr_sum_60 = _mm256_add_epi16(ctr_base, block_k_60);
     const __m256i ctr_carry_60 = _mm256_shuffle_epi8(ctr_sum_60, carry_everywhere);
     const __m256i ctr_mask_60 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_60);
     const __m256i ctr_pair_60_b = _mm256_and_si256(ctr_w_open, ctr_mask_60);
@@ -16649,8 +16524,7 @@ static void sm4_byteslice_avx2_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, u
     const __m256i ctr_pair_60 = _mm256_or_si256(ctr_pair_60_b, ctr_pair_60_a);
     const __m256i ctr_last_byte_60 = _mm256_shuffle_epi8(ctr_sum_60, new_last_byte);
     const __m256i row_60 = _mm256_or_si256(ctr_pair_60, ctr_last_byte_60);
-    const __m256i ctr_j_61 = _mm256_add_epi8(block_k_61, ctr_j0);
-    const __m256i ctr_sum_61 = _mm256_add_epi16(ctr_last, ctr_j_61);
+    const __m256i ctr_sum_61 = _mm256_add_epi16(ctr_base, block_k_61);
     const __m256i ctr_carry_61 = _mm256_shuffle_epi8(ctr_sum_61, carry_everywhere);
     const __m256i ctr_mask_61 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_61);
     const __m256i ctr_pair_61_b = _mm256_and_si256(ctr_w_open, ctr_mask_61);
@@ -16658,8 +16532,7 @@ static void sm4_byteslice_avx2_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, u
     const __m256i ctr_pair_61 = _mm256_or_si256(ctr_pair_61_b, ctr_pair_61_a);
     const __m256i ctr_last_byte_61 = _mm256_shuffle_epi8(ctr_sum_61, new_last_byte);
     const __m256i row_61 = _mm256_or_si256(ctr_pair_61, ctr_last_byte_61);
-    const __m256i ctr_j_62 = _mm256_add_epi8(block_k_62, ctr_j0);
-    const __m256i ctr_sum_62 = _mm256_add_epi16(ctr_last, ctr_j_62);
+    const __m256i ctr_sum_62 = _mm256_add_epi16(ctr_base, block_k_62);
     const __m256i ctr_carry_62 = _mm256_shuffle_epi8(ctr_sum_62, carry_everywhere);
     const __m256i ctr_mask_62 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_62);
     const __m256i ctr_pair_62_b = _mm256_and_si256(ctr_w_open, ctr_mask_62);
@@ -16667,8 +16540,7 @@ static void sm4_byteslice_avx2_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, u
     const __m256i ctr_pair_62 = _mm256_or_si256(ctr_pair_62_b, ctr_pair_62_a);
     const __m256i ctr_last_byte_62 = _mm256_shuffle_epi8(ctr_sum_62, new_last_byte);
     const __m256i row_62 = _mm256_or_si256(ctr_pair_62, ctr_last_byte_62);
-    const __m256i ctr_j_63 = _mm256_add_epi8(block_k_63, ctr_j0);
-    const __m256i ctr_sum_63 = _mm256_add_epi16(ctr_last, ctr_j_63);
+    const __m256i ctr_sum_63 = _mm256_add_epi16(ctr_base, block_k_63);
     const __m256i ctr_carry_63 = _mm256_shuffle_epi8(ctr_sum_63, carry_everywhere);
     const __m256i ctr_mask_63 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_63);
     const __m256i ctr_pair_63_b = _mm256_and_si256(ctr_w_open, ctr_mask_63);
@@ -19254,7 +19126,7 @@ static void sm4_byteslice_avx2_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, u
     const __m256i msg_63 = _mm256_loadu_si256((const void *)(src + 2016));
     const __m256i ct_63 = _mm256_xor_si256(tro3_63, msg_63);
     _mm256_storeu_si256((void *)(out + 2016), ct_63);
-    _mm256_storeu_si256((void *)(in + 64), y_next);
+    _mm256_storeu_si256((void *)(in + 64), reduced_7);
 }
 
 /* The one-block form: out = E(in ^ src), or D with the decryption round keys

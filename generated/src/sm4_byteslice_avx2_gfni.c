@@ -2632,13 +2632,13 @@ static void sm4_byteslice_avx2_gfni_batch_ctr(const uint8_t *rk, const uint8_t *
     const __m256i ctr_last = _mm256_srli_epi16(ctr_low, 8);
     const __m256i ctr_first = _mm256_set1_epi8((char)in[32]);
     const __m256i ctr_j0 = _mm256_and_si256(ctr_first, byte_14);
+    const __m256i ctr_base = _mm256_add_epi16(ctr_last, ctr_j0);
     const __m256i ctr_v_open = _mm256_and_si256(ctr_low, all_but_last);
     const __m256i ctr_w = kc_bcast16_256(in + 16);
     const __m256i ctr_w_open = _mm256_and_si256(ctr_w, all_but_last);
 
     /* Load 64 blocks and transpose: register j = byte j of every block (algorithm 3). */
-    const __m256i ctr_j = _mm256_add_epi8(block_k, ctr_j0);
-    const __m256i ctr_sum = _mm256_add_epi16(ctr_last, ctr_j);
+    const __m256i ctr_sum = _mm256_add_epi16(ctr_base, block_k);
     const __m256i ctr_carry = _mm256_shuffle_epi8(ctr_sum, carry_everywhere);
     const __m256i ctr_mask = _mm256_shuffle_epi8(carry_mask_table, ctr_carry);
     const __m256i ctr_pair_b = _mm256_and_si256(ctr_w_open, ctr_mask);
@@ -2646,8 +2646,7 @@ static void sm4_byteslice_avx2_gfni_batch_ctr(const uint8_t *rk, const uint8_t *
     const __m256i ctr_pair = _mm256_or_si256(ctr_pair_b, ctr_pair_a);
     const __m256i ctr_last_byte = _mm256_shuffle_epi8(ctr_sum, new_last_byte);
     const __m256i row = _mm256_or_si256(ctr_pair, ctr_last_byte);
-    const __m256i ctr_j_1 = _mm256_add_epi8(block_k_1, ctr_j0);
-    const __m256i ctr_sum_1 = _mm256_add_epi16(ctr_last, ctr_j_1);
+    const __m256i ctr_sum_1 = _mm256_add_epi16(ctr_base, block_k_1);
     const __m256i ctr_carry_1 = _mm256_shuffle_epi8(ctr_sum_1, carry_everywhere);
     const __m256i ctr_mask_1 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_1);
     const __m256i ctr_pair_1_b = _mm256_and_si256(ctr_w_open, ctr_mask_1);
@@ -2655,8 +2654,7 @@ static void sm4_byteslice_avx2_gfni_batch_ctr(const uint8_t *rk, const uint8_t *
     const __m256i ctr_pair_1 = _mm256_or_si256(ctr_pair_1_b, ctr_pair_1_a);
     const __m256i ctr_last_byte_1 = _mm256_shuffle_epi8(ctr_sum_1, new_last_byte);
     const __m256i row_1 = _mm256_or_si256(ctr_pair_1, ctr_last_byte_1);
-    const __m256i ctr_j_2 = _mm256_add_epi8(block_k_2, ctr_j0);
-    const __m256i ctr_sum_2 = _mm256_add_epi16(ctr_last, ctr_j_2);
+    const __m256i ctr_sum_2 = _mm256_add_epi16(ctr_base, block_k_2);
     const __m256i ctr_carry_2 = _mm256_shuffle_epi8(ctr_sum_2, carry_everywhere);
     const __m256i ctr_mask_2 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_2);
     const __m256i ctr_pair_2_b = _mm256_and_si256(ctr_w_open, ctr_mask_2);
@@ -2664,8 +2662,7 @@ static void sm4_byteslice_avx2_gfni_batch_ctr(const uint8_t *rk, const uint8_t *
     const __m256i ctr_pair_2 = _mm256_or_si256(ctr_pair_2_b, ctr_pair_2_a);
     const __m256i ctr_last_byte_2 = _mm256_shuffle_epi8(ctr_sum_2, new_last_byte);
     const __m256i row_2 = _mm256_or_si256(ctr_pair_2, ctr_last_byte_2);
-    const __m256i ctr_j_3 = _mm256_add_epi8(block_k_3, ctr_j0);
-    const __m256i ctr_sum_3 = _mm256_add_epi16(ctr_last, ctr_j_3);
+    const __m256i ctr_sum_3 = _mm256_add_epi16(ctr_base, block_k_3);
     const __m256i ctr_carry_3 = _mm256_shuffle_epi8(ctr_sum_3, carry_everywhere);
     const __m256i ctr_mask_3 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_3);
     const __m256i ctr_pair_3_b = _mm256_and_si256(ctr_w_open, ctr_mask_3);
@@ -2673,8 +2670,7 @@ static void sm4_byteslice_avx2_gfni_batch_ctr(const uint8_t *rk, const uint8_t *
     const __m256i ctr_pair_3 = _mm256_or_si256(ctr_pair_3_b, ctr_pair_3_a);
     const __m256i ctr_last_byte_3 = _mm256_shuffle_epi8(ctr_sum_3, new_last_byte);
     const __m256i row_3 = _mm256_or_si256(ctr_pair_3, ctr_last_byte_3);
-    const __m256i ctr_j_4 = _mm256_add_epi8(block_k_4, ctr_j0);
-    const __m256i ctr_sum_4 = _mm256_add_epi16(ctr_last, ctr_j_4);
+    const __m256i ctr_sum_4 = _mm256_add_epi16(ctr_base, block_k_4);
     const __m256i ctr_carry_4 = _mm256_shuffle_epi8(ctr_sum_4, carry_everywhere);
     const __m256i ctr_mask_4 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_4);
     const __m256i ctr_pair_4_b = _mm256_and_si256(ctr_w_open, ctr_mask_4);
@@ -2682,8 +2678,7 @@ static void sm4_byteslice_avx2_gfni_batch_ctr(const uint8_t *rk, const uint8_t *
     const __m256i ctr_pair_4 = _mm256_or_si256(ctr_pair_4_b, ctr_pair_4_a);
     const __m256i ctr_last_byte_4 = _mm256_shuffle_epi8(ctr_sum_4, new_last_byte);
     const __m256i row_4 = _mm256_or_si256(ctr_pair_4, ctr_last_byte_4);
-    const __m256i ctr_j_5 = _mm256_add_epi8(block_k_5, ctr_j0);
-    const __m256i ctr_sum_5 = _mm256_add_epi16(ctr_last, ctr_j_5);
+    const __m256i ctr_sum_5 = _mm256_add_epi16(ctr_base, block_k_5);
     const __m256i ctr_carry_5 = _mm256_shuffle_epi8(ctr_sum_5, carry_everywhere);
     const __m256i ctr_mask_5 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_5);
     const __m256i ctr_pair_5_b = _mm256_and_si256(ctr_w_open, ctr_mask_5);
@@ -2691,8 +2686,7 @@ static void sm4_byteslice_avx2_gfni_batch_ctr(const uint8_t *rk, const uint8_t *
     const __m256i ctr_pair_5 = _mm256_or_si256(ctr_pair_5_b, ctr_pair_5_a);
     const __m256i ctr_last_byte_5 = _mm256_shuffle_epi8(ctr_sum_5, new_last_byte);
     const __m256i row_5 = _mm256_or_si256(ctr_pair_5, ctr_last_byte_5);
-    const __m256i ctr_j_6 = _mm256_add_epi8(block_k_6, ctr_j0);
-    const __m256i ctr_sum_6 = _mm256_add_epi16(ctr_last, ctr_j_6);
+    const __m256i ctr_sum_6 = _mm256_add_epi16(ctr_base, block_k_6);
     const __m256i ctr_carry_6 = _mm256_shuffle_epi8(ctr_sum_6, carry_everywhere);
     const __m256i ctr_mask_6 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_6);
     const __m256i ctr_pair_6_b = _mm256_and_si256(ctr_w_open, ctr_mask_6);
@@ -2700,8 +2694,7 @@ static void sm4_byteslice_avx2_gfni_batch_ctr(const uint8_t *rk, const uint8_t *
     const __m256i ctr_pair_6 = _mm256_or_si256(ctr_pair_6_b, ctr_pair_6_a);
     const __m256i ctr_last_byte_6 = _mm256_shuffle_epi8(ctr_sum_6, new_last_byte);
     const __m256i row_6 = _mm256_or_si256(ctr_pair_6, ctr_last_byte_6);
-    const __m256i ctr_j_7 = _mm256_add_epi8(block_k_7, ctr_j0);
-    const __m256i ctr_sum_7 = _mm256_add_epi16(ctr_last, ctr_j_7);
+    const __m256i ctr_sum_7 = _mm256_add_epi16(ctr_base, block_k_7);
     const __m256i ctr_carry_7 = _mm256_shuffle_epi8(ctr_sum_7, carry_everywhere);
     const __m256i ctr_mask_7 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_7);
     const __m256i ctr_pair_7_b = _mm256_and_si256(ctr_w_open, ctr_mask_7);
@@ -2709,8 +2702,7 @@ static void sm4_byteslice_avx2_gfni_batch_ctr(const uint8_t *rk, const uint8_t *
     const __m256i ctr_pair_7 = _mm256_or_si256(ctr_pair_7_b, ctr_pair_7_a);
     const __m256i ctr_last_byte_7 = _mm256_shuffle_epi8(ctr_sum_7, new_last_byte);
     const __m256i row_7 = _mm256_or_si256(ctr_pair_7, ctr_last_byte_7);
-    const __m256i ctr_j_8 = _mm256_add_epi8(block_k_8, ctr_j0);
-    const __m256i ctr_sum_8 = _mm256_add_epi16(ctr_last, ctr_j_8);
+    const __m256i ctr_sum_8 = _mm256_add_epi16(ctr_base, block_k_8);
     const __m256i ctr_carry_8 = _mm256_shuffle_epi8(ctr_sum_8, carry_everywhere);
     const __m256i ctr_mask_8 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_8);
     const __m256i ctr_pair_8_b = _mm256_and_si256(ctr_w_open, ctr_mask_8);
@@ -2718,8 +2710,7 @@ static void sm4_byteslice_avx2_gfni_batch_ctr(const uint8_t *rk, const uint8_t *
     const __m256i ctr_pair_8 = _mm256_or_si256(ctr_pair_8_b, ctr_pair_8_a);
     const __m256i ctr_last_byte_8 = _mm256_shuffle_epi8(ctr_sum_8, new_last_byte);
     const __m256i row_8 = _mm256_or_si256(ctr_pair_8, ctr_last_byte_8);
-    const __m256i ctr_j_9 = _mm256_add_epi8(block_k_9, ctr_j0);
-    const __m256i ctr_sum_9 = _mm256_add_epi16(ctr_last, ctr_j_9);
+    const __m256i ctr_sum_9 = _mm256_add_epi16(ctr_base, block_k_9);
     const __m256i ctr_carry_9 = _mm256_shuffle_epi8(ctr_sum_9, carry_everywhere);
     const __m256i ctr_mask_9 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_9);
     const __m256i ctr_pair_9_b = _mm256_and_si256(ctr_w_open, ctr_mask_9);
@@ -2727,8 +2718,7 @@ static void sm4_byteslice_avx2_gfni_batch_ctr(const uint8_t *rk, const uint8_t *
     const __m256i ctr_pair_9 = _mm256_or_si256(ctr_pair_9_b, ctr_pair_9_a);
     const __m256i ctr_last_byte_9 = _mm256_shuffle_epi8(ctr_sum_9, new_last_byte);
     const __m256i row_9 = _mm256_or_si256(ctr_pair_9, ctr_last_byte_9);
-    const __m256i ctr_j_10 = _mm256_add_epi8(block_k_10, ctr_j0);
-    const __m256i ctr_sum_10 = _mm256_add_epi16(ctr_last, ctr_j_10);
+    const __m256i ctr_sum_10 = _mm256_add_epi16(ctr_base, block_k_10);
     const __m256i ctr_carry_10 = _mm256_shuffle_epi8(ctr_sum_10, carry_everywhere);
     const __m256i ctr_mask_10 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_10);
     const __m256i ctr_pair_10_b = _mm256_and_si256(ctr_w_open, ctr_mask_10);
@@ -2736,8 +2726,7 @@ static void sm4_byteslice_avx2_gfni_batch_ctr(const uint8_t *rk, const uint8_t *
     const __m256i ctr_pair_10 = _mm256_or_si256(ctr_pair_10_b, ctr_pair_10_a);
     const __m256i ctr_last_byte_10 = _mm256_shuffle_epi8(ctr_sum_10, new_last_byte);
     const __m256i row_10 = _mm256_or_si256(ctr_pair_10, ctr_last_byte_10);
-    const __m256i ctr_j_11 = _mm256_add_epi8(block_k_11, ctr_j0);
-    const __m256i ctr_sum_11 = _mm256_add_epi16(ctr_last, ctr_j_11);
+    const __m256i ctr_sum_11 = _mm256_add_epi16(ctr_base, block_k_11);
     const __m256i ctr_carry_11 = _mm256_shuffle_epi8(ctr_sum_11, carry_everywhere);
     const __m256i ctr_mask_11 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_11);
     const __m256i ctr_pair_11_b = _mm256_and_si256(ctr_w_open, ctr_mask_11);
@@ -2745,8 +2734,7 @@ static void sm4_byteslice_avx2_gfni_batch_ctr(const uint8_t *rk, const uint8_t *
     const __m256i ctr_pair_11 = _mm256_or_si256(ctr_pair_11_b, ctr_pair_11_a);
     const __m256i ctr_last_byte_11 = _mm256_shuffle_epi8(ctr_sum_11, new_last_byte);
     const __m256i row_11 = _mm256_or_si256(ctr_pair_11, ctr_last_byte_11);
-    const __m256i ctr_j_12 = _mm256_add_epi8(block_k_12, ctr_j0);
-    const __m256i ctr_sum_12 = _mm256_add_epi16(ctr_last, ctr_j_12);
+    const __m256i ctr_sum_12 = _mm256_add_epi16(ctr_base, block_k_12);
     const __m256i ctr_carry_12 = _mm256_shuffle_epi8(ctr_sum_12, carry_everywhere);
     const __m256i ctr_mask_12 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_12);
     const __m256i ctr_pair_12_b = _mm256_and_si256(ctr_w_open, ctr_mask_12);
@@ -2754,8 +2742,7 @@ static void sm4_byteslice_avx2_gfni_batch_ctr(const uint8_t *rk, const uint8_t *
     const __m256i ctr_pair_12 = _mm256_or_si256(ctr_pair_12_b, ctr_pair_12_a);
     const __m256i ctr_last_byte_12 = _mm256_shuffle_epi8(ctr_sum_12, new_last_byte);
     const __m256i row_12 = _mm256_or_si256(ctr_pair_12, ctr_last_byte_12);
-    const __m256i ctr_j_13 = _mm256_add_epi8(block_k_13, ctr_j0);
-    const __m256i ctr_sum_13 = _mm256_add_epi16(ctr_last, ctr_j_13);
+    const __m256i ctr_sum_13 = _mm256_add_epi16(ctr_base, block_k_13);
     const __m256i ctr_carry_13 = _mm256_shuffle_epi8(ctr_sum_13, carry_everywhere);
     const __m256i ctr_mask_13 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_13);
     const __m256i ctr_pair_13_b = _mm256_and_si256(ctr_w_open, ctr_mask_13);
@@ -2763,8 +2750,7 @@ static void sm4_byteslice_avx2_gfni_batch_ctr(const uint8_t *rk, const uint8_t *
     const __m256i ctr_pair_13 = _mm256_or_si256(ctr_pair_13_b, ctr_pair_13_a);
     const __m256i ctr_last_byte_13 = _mm256_shuffle_epi8(ctr_sum_13, new_last_byte);
     const __m256i row_13 = _mm256_or_si256(ctr_pair_13, ctr_last_byte_13);
-    const __m256i ctr_j_14 = _mm256_add_epi8(block_k_14, ctr_j0);
-    const __m256i ctr_sum_14 = _mm256_add_epi16(ctr_last, ctr_j_14);
+    const __m256i ctr_sum_14 = _mm256_add_epi16(ctr_base, block_k_14);
     const __m256i ctr_carry_14 = _mm256_shuffle_epi8(ctr_sum_14, carry_everywhere);
     const __m256i ctr_mask_14 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_14);
     const __m256i ctr_pair_14_b = _mm256_and_si256(ctr_w_open, ctr_mask_14);
@@ -2772,8 +2758,7 @@ static void sm4_byteslice_avx2_gfni_batch_ctr(const uint8_t *rk, const uint8_t *
     const __m256i ctr_pair_14 = _mm256_or_si256(ctr_pair_14_b, ctr_pair_14_a);
     const __m256i ctr_last_byte_14 = _mm256_shuffle_epi8(ctr_sum_14, new_last_byte);
     const __m256i row_14 = _mm256_or_si256(ctr_pair_14, ctr_last_byte_14);
-    const __m256i ctr_j_15 = _mm256_add_epi8(block_k_15, ctr_j0);
-    const __m256i ctr_sum_15 = _mm256_add_epi16(ctr_last, ctr_j_15);
+    const __m256i ctr_sum_15 = _mm256_add_epi16(ctr_base, block_k_15);
     const __m256i ctr_carry_15 = _mm256_shuffle_epi8(ctr_sum_15, carry_everywhere);
     const __m256i ctr_mask_15 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_15);
     const __m256i ctr_pair_15_b = _mm256_and_si256(ctr_w_open, ctr_mask_15);
@@ -2879,8 +2864,7 @@ static void sm4_byteslice_avx2_gfni_batch_ctr(const uint8_t *rk, const uint8_t *
     g0x14 = xin_14;
     const __m256i xin_15 = _mm256_gf2p8affine_epi64_epi8(tr3_15, gfni_mat, 0x00);
     g0x15 = xin_15;
-    const __m256i ctr_j_16 = _mm256_add_epi8(block_k_16, ctr_j0);
-    const __m256i ctr_sum_16 = _mm256_add_epi16(ctr_last, ctr_j_16);
+    const __m256i ctr_sum_16 = _mm256_add_epi16(ctr_base, block_k_16);
     const __m256i ctr_carry_16 = _mm256_shuffle_epi8(ctr_sum_16, carry_everywhere);
     const __m256i ctr_mask_16 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_16);
     const __m256i ctr_pair_16_b = _mm256_and_si256(ctr_w_open, ctr_mask_16);
@@ -2888,8 +2872,7 @@ static void sm4_byteslice_avx2_gfni_batch_ctr(const uint8_t *rk, const uint8_t *
     const __m256i ctr_pair_16 = _mm256_or_si256(ctr_pair_16_b, ctr_pair_16_a);
     const __m256i ctr_last_byte_16 = _mm256_shuffle_epi8(ctr_sum_16, new_last_byte);
     const __m256i row_16 = _mm256_or_si256(ctr_pair_16, ctr_last_byte_16);
-    const __m256i ctr_j_17 = _mm256_add_epi8(block_k_17, ctr_j0);
-    const __m256i ctr_sum_17 = _mm256_add_epi16(ctr_last, ctr_j_17);
+    const __m256i ctr_sum_17 = _mm256_add_epi16(ctr_base, block_k_17);
     const __m256i ctr_carry_17 = _mm256_shuffle_epi8(ctr_sum_17, carry_everywhere);
     const __m256i ctr_mask_17 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_17);
     const __m256i ctr_pair_17_b = _mm256_and_si256(ctr_w_open, ctr_mask_17);
@@ -2897,8 +2880,7 @@ static void sm4_byteslice_avx2_gfni_batch_ctr(const uint8_t *rk, const uint8_t *
     const __m256i ctr_pair_17 = _mm256_or_si256(ctr_pair_17_b, ctr_pair_17_a);
     const __m256i ctr_last_byte_17 = _mm256_shuffle_epi8(ctr_sum_17, new_last_byte);
     const __m256i row_17 = _mm256_or_si256(ctr_pair_17, ctr_last_byte_17);
-    const __m256i ctr_j_18 = _mm256_add_epi8(block_k_18, ctr_j0);
-    const __m256i ctr_sum_18 = _mm256_add_epi16(ctr_last, ctr_j_18);
+    const __m256i ctr_sum_18 = _mm256_add_epi16(ctr_base, block_k_18);
     const __m256i ctr_carry_18 = _mm256_shuffle_epi8(ctr_sum_18, carry_everywhere);
     const __m256i ctr_mask_18 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_18);
     const __m256i ctr_pair_18_b = _mm256_and_si256(ctr_w_open, ctr_mask_18);
@@ -2906,8 +2888,7 @@ static void sm4_byteslice_avx2_gfni_batch_ctr(const uint8_t *rk, const uint8_t *
     const __m256i ctr_pair_18 = _mm256_or_si256(ctr_pair_18_b, ctr_pair_18_a);
     const __m256i ctr_last_byte_18 = _mm256_shuffle_epi8(ctr_sum_18, new_last_byte);
     const __m256i row_18 = _mm256_or_si256(ctr_pair_18, ctr_last_byte_18);
-    const __m256i ctr_j_19 = _mm256_add_epi8(block_k_19, ctr_j0);
-    const __m256i ctr_sum_19 = _mm256_add_epi16(ctr_last, ctr_j_19);
+    const __m256i ctr_sum_19 = _mm256_add_epi16(ctr_base, block_k_19);
     const __m256i ctr_carry_19 = _mm256_shuffle_epi8(ctr_sum_19, carry_everywhere);
     const __m256i ctr_mask_19 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_19);
     const __m256i ctr_pair_19_b = _mm256_and_si256(ctr_w_open, ctr_mask_19);
@@ -2915,8 +2896,7 @@ static void sm4_byteslice_avx2_gfni_batch_ctr(const uint8_t *rk, const uint8_t *
     const __m256i ctr_pair_19 = _mm256_or_si256(ctr_pair_19_b, ctr_pair_19_a);
     const __m256i ctr_last_byte_19 = _mm256_shuffle_epi8(ctr_sum_19, new_last_byte);
     const __m256i row_19 = _mm256_or_si256(ctr_pair_19, ctr_last_byte_19);
-    const __m256i ctr_j_20 = _mm256_add_epi8(block_k_20, ctr_j0);
-    const __m256i ctr_sum_20 = _mm256_add_epi16(ctr_last, ctr_j_20);
+    const __m256i ctr_sum_20 = _mm256_add_epi16(ctr_base, block_k_20);
     const __m256i ctr_carry_20 = _mm256_shuffle_epi8(ctr_sum_20, carry_everywhere);
     const __m256i ctr_mask_20 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_20);
     const __m256i ctr_pair_20_b = _mm256_and_si256(ctr_w_open, ctr_mask_20);
@@ -2924,8 +2904,7 @@ static void sm4_byteslice_avx2_gfni_batch_ctr(const uint8_t *rk, const uint8_t *
     const __m256i ctr_pair_20 = _mm256_or_si256(ctr_pair_20_b, ctr_pair_20_a);
     const __m256i ctr_last_byte_20 = _mm256_shuffle_epi8(ctr_sum_20, new_last_byte);
     const __m256i row_20 = _mm256_or_si256(ctr_pair_20, ctr_last_byte_20);
-    const __m256i ctr_j_21 = _mm256_add_epi8(block_k_21, ctr_j0);
-    const __m256i ctr_sum_21 = _mm256_add_epi16(ctr_last, ctr_j_21);
+    const __m256i ctr_sum_21 = _mm256_add_epi16(ctr_base, block_k_21);
     const __m256i ctr_carry_21 = _mm256_shuffle_epi8(ctr_sum_21, carry_everywhere);
     const __m256i ctr_mask_21 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_21);
     const __m256i ctr_pair_21_b = _mm256_and_si256(ctr_w_open, ctr_mask_21);
@@ -2933,8 +2912,7 @@ static void sm4_byteslice_avx2_gfni_batch_ctr(const uint8_t *rk, const uint8_t *
     const __m256i ctr_pair_21 = _mm256_or_si256(ctr_pair_21_b, ctr_pair_21_a);
     const __m256i ctr_last_byte_21 = _mm256_shuffle_epi8(ctr_sum_21, new_last_byte);
     const __m256i row_21 = _mm256_or_si256(ctr_pair_21, ctr_last_byte_21);
-    const __m256i ctr_j_22 = _mm256_add_epi8(block_k_22, ctr_j0);
-    const __m256i ctr_sum_22 = _mm256_add_epi16(ctr_last, ctr_j_22);
+    const __m256i ctr_sum_22 = _mm256_add_epi16(ctr_base, block_k_22);
     const __m256i ctr_carry_22 = _mm256_shuffle_epi8(ctr_sum_22, carry_everywhere);
     const __m256i ctr_mask_22 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_22);
     const __m256i ctr_pair_22_b = _mm256_and_si256(ctr_w_open, ctr_mask_22);
@@ -2942,8 +2920,7 @@ static void sm4_byteslice_avx2_gfni_batch_ctr(const uint8_t *rk, const uint8_t *
     const __m256i ctr_pair_22 = _mm256_or_si256(ctr_pair_22_b, ctr_pair_22_a);
     const __m256i ctr_last_byte_22 = _mm256_shuffle_epi8(ctr_sum_22, new_last_byte);
     const __m256i row_22 = _mm256_or_si256(ctr_pair_22, ctr_last_byte_22);
-    const __m256i ctr_j_23 = _mm256_add_epi8(block_k_23, ctr_j0);
-    const __m256i ctr_sum_23 = _mm256_add_epi16(ctr_last, ctr_j_23);
+    const __m256i ctr_sum_23 = _mm256_add_epi16(ctr_base, block_k_23);
     const __m256i ctr_carry_23 = _mm256_shuffle_epi8(ctr_sum_23, carry_everywhere);
     const __m256i ctr_mask_23 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_23);
     const __m256i ctr_pair_23_b = _mm256_and_si256(ctr_w_open, ctr_mask_23);
@@ -2951,8 +2928,7 @@ static void sm4_byteslice_avx2_gfni_batch_ctr(const uint8_t *rk, const uint8_t *
     const __m256i ctr_pair_23 = _mm256_or_si256(ctr_pair_23_b, ctr_pair_23_a);
     const __m256i ctr_last_byte_23 = _mm256_shuffle_epi8(ctr_sum_23, new_last_byte);
     const __m256i row_23 = _mm256_or_si256(ctr_pair_23, ctr_last_byte_23);
-    const __m256i ctr_j_24 = _mm256_add_epi8(block_k_24, ctr_j0);
-    const __m256i ctr_sum_24 = _mm256_add_epi16(ctr_last, ctr_j_24);
+    const __m256i ctr_sum_24 = _mm256_add_epi16(ctr_base, block_k_24);
     const __m256i ctr_carry_24 = _mm256_shuffle_epi8(ctr_sum_24, carry_everywhere);
     const __m256i ctr_mask_24 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_24);
     const __m256i ctr_pair_24_b = _mm256_and_si256(ctr_w_open, ctr_mask_24);
@@ -2960,8 +2936,7 @@ static void sm4_byteslice_avx2_gfni_batch_ctr(const uint8_t *rk, const uint8_t *
     const __m256i ctr_pair_24 = _mm256_or_si256(ctr_pair_24_b, ctr_pair_24_a);
     const __m256i ctr_last_byte_24 = _mm256_shuffle_epi8(ctr_sum_24, new_last_byte);
     const __m256i row_24 = _mm256_or_si256(ctr_pair_24, ctr_last_byte_24);
-    const __m256i ctr_j_25 = _mm256_add_epi8(block_k_25, ctr_j0);
-    const __m256i ctr_sum_25 = _mm256_add_epi16(ctr_last, ctr_j_25);
+    const __m256i ctr_sum_25 = _mm256_add_epi16(ctr_base, block_k_25);
     const __m256i ctr_carry_25 = _mm256_shuffle_epi8(ctr_sum_25, carry_everywhere);
     const __m256i ctr_mask_25 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_25);
     const __m256i ctr_pair_25_b = _mm256_and_si256(ctr_w_open, ctr_mask_25);
@@ -2969,8 +2944,7 @@ static void sm4_byteslice_avx2_gfni_batch_ctr(const uint8_t *rk, const uint8_t *
     const __m256i ctr_pair_25 = _mm256_or_si256(ctr_pair_25_b, ctr_pair_25_a);
     const __m256i ctr_last_byte_25 = _mm256_shuffle_epi8(ctr_sum_25, new_last_byte);
     const __m256i row_25 = _mm256_or_si256(ctr_pair_25, ctr_last_byte_25);
-    const __m256i ctr_j_26 = _mm256_add_epi8(block_k_26, ctr_j0);
-    const __m256i ctr_sum_26 = _mm256_add_epi16(ctr_last, ctr_j_26);
+    const __m256i ctr_sum_26 = _mm256_add_epi16(ctr_base, block_k_26);
     const __m256i ctr_carry_26 = _mm256_shuffle_epi8(ctr_sum_26, carry_everywhere);
     const __m256i ctr_mask_26 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_26);
     const __m256i ctr_pair_26_b = _mm256_and_si256(ctr_w_open, ctr_mask_26);
@@ -2978,8 +2952,7 @@ static void sm4_byteslice_avx2_gfni_batch_ctr(const uint8_t *rk, const uint8_t *
     const __m256i ctr_pair_26 = _mm256_or_si256(ctr_pair_26_b, ctr_pair_26_a);
     const __m256i ctr_last_byte_26 = _mm256_shuffle_epi8(ctr_sum_26, new_last_byte);
     const __m256i row_26 = _mm256_or_si256(ctr_pair_26, ctr_last_byte_26);
-    const __m256i ctr_j_27 = _mm256_add_epi8(block_k_27, ctr_j0);
-    const __m256i ctr_sum_27 = _mm256_add_epi16(ctr_last, ctr_j_27);
+    const __m256i ctr_sum_27 = _mm256_add_epi16(ctr_base, block_k_27);
     const __m256i ctr_carry_27 = _mm256_shuffle_epi8(ctr_sum_27, carry_everywhere);
     const __m256i ctr_mask_27 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_27);
     const __m256i ctr_pair_27_b = _mm256_and_si256(ctr_w_open, ctr_mask_27);
@@ -2987,8 +2960,7 @@ static void sm4_byteslice_avx2_gfni_batch_ctr(const uint8_t *rk, const uint8_t *
     const __m256i ctr_pair_27 = _mm256_or_si256(ctr_pair_27_b, ctr_pair_27_a);
     const __m256i ctr_last_byte_27 = _mm256_shuffle_epi8(ctr_sum_27, new_last_byte);
     const __m256i row_27 = _mm256_or_si256(ctr_pair_27, ctr_last_byte_27);
-    const __m256i ctr_j_28 = _mm256_add_epi8(block_k_28, ctr_j0);
-    const __m256i ctr_sum_28 = _mm256_add_epi16(ctr_last, ctr_j_28);
+    const __m256i ctr_sum_28 = _mm256_add_epi16(ctr_base, block_k_28);
     const __m256i ctr_carry_28 = _mm256_shuffle_epi8(ctr_sum_28, carry_everywhere);
     const __m256i ctr_mask_28 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_28);
     const __m256i ctr_pair_28_b = _mm256_and_si256(ctr_w_open, ctr_mask_28);
@@ -2996,8 +2968,7 @@ static void sm4_byteslice_avx2_gfni_batch_ctr(const uint8_t *rk, const uint8_t *
     const __m256i ctr_pair_28 = _mm256_or_si256(ctr_pair_28_b, ctr_pair_28_a);
     const __m256i ctr_last_byte_28 = _mm256_shuffle_epi8(ctr_sum_28, new_last_byte);
     const __m256i row_28 = _mm256_or_si256(ctr_pair_28, ctr_last_byte_28);
-    const __m256i ctr_j_29 = _mm256_add_epi8(block_k_29, ctr_j0);
-    const __m256i ctr_sum_29 = _mm256_add_epi16(ctr_last, ctr_j_29);
+    const __m256i ctr_sum_29 = _mm256_add_epi16(ctr_base, block_k_29);
     const __m256i ctr_carry_29 = _mm256_shuffle_epi8(ctr_sum_29, carry_everywhere);
     const __m256i ctr_mask_29 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_29);
     const __m256i ctr_pair_29_b = _mm256_and_si256(ctr_w_open, ctr_mask_29);
@@ -3005,8 +2976,7 @@ static void sm4_byteslice_avx2_gfni_batch_ctr(const uint8_t *rk, const uint8_t *
     const __m256i ctr_pair_29 = _mm256_or_si256(ctr_pair_29_b, ctr_pair_29_a);
     const __m256i ctr_last_byte_29 = _mm256_shuffle_epi8(ctr_sum_29, new_last_byte);
     const __m256i row_29 = _mm256_or_si256(ctr_pair_29, ctr_last_byte_29);
-    const __m256i ctr_j_30 = _mm256_add_epi8(block_k_30, ctr_j0);
-    const __m256i ctr_sum_30 = _mm256_add_epi16(ctr_last, ctr_j_30);
+    const __m256i ctr_sum_30 = _mm256_add_epi16(ctr_base, block_k_30);
     const __m256i ctr_carry_30 = _mm256_shuffle_epi8(ctr_sum_30, carry_everywhere);
     const __m256i ctr_mask_30 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_30);
     const __m256i ctr_pair_30_b = _mm256_and_si256(ctr_w_open, ctr_mask_30);
@@ -3014,8 +2984,7 @@ static void sm4_byteslice_avx2_gfni_batch_ctr(const uint8_t *rk, const uint8_t *
     const __m256i ctr_pair_30 = _mm256_or_si256(ctr_pair_30_b, ctr_pair_30_a);
     const __m256i ctr_last_byte_30 = _mm256_shuffle_epi8(ctr_sum_30, new_last_byte);
     const __m256i row_30 = _mm256_or_si256(ctr_pair_30, ctr_last_byte_30);
-    const __m256i ctr_j_31 = _mm256_add_epi8(block_k_31, ctr_j0);
-    const __m256i ctr_sum_31 = _mm256_add_epi16(ctr_last, ctr_j_31);
+    const __m256i ctr_sum_31 = _mm256_add_epi16(ctr_base, block_k_31);
     const __m256i ctr_carry_31 = _mm256_shuffle_epi8(ctr_sum_31, carry_everywhere);
     const __m256i ctr_mask_31 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_31);
     const __m256i ctr_pair_31_b = _mm256_and_si256(ctr_w_open, ctr_mask_31);
@@ -5612,8 +5581,7 @@ static void sm4_byteslice_avx2_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, ui
     static const uint8_t gfni_mat_3_bytes[16] = {0x11, 0x3a, 0x41, 0x62, 0x84, 0x5d, 0xdb, 0x01, 0x11, 0x3a, 0x41, 0x62, 0x84, 0x5d, 0xdb, 0x01};
     const __m256i gfni_mat_3 = kc_bcast16_256(gfni_mat_3_bytes);
     const __m256i y_1 = kc_bcast16_256(in + 64);
-    const __m256i phi_y = _mm256_shuffle_epi8(y_1, reverse16);
-    const __m256i y1_16 = _mm256_and_si256(phi_y, first_block);
+    const __m256i y1_16 = _mm256_and_si256(y_1, first_block);
 
     /* Step 1 of 4: 16 blocks, 2 per register: block i times T_(n - i), products unreduced. */
     const __m256i x = _mm256_loadu_si256((const void *)(hashed));
@@ -6033,18 +6001,17 @@ static void sm4_byteslice_avx2_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, ui
     const __m256i fold_hi_3 = kc_clmul256(v_3, fold, 0x11);
     const __m256i v_hi_3 = _mm256_xor_si256(v_3, s_hi_7);
     const __m256i reduced_3 = _mm256_xor_si256(v_hi_3, fold_hi_3);
-    const __m256i y_next = _mm256_shuffle_epi8(reduced_3, reverse16);
     const __m256i ctr_low = kc_bcast16_256(in);
     const __m256i ctr_last = _mm256_srli_epi16(ctr_low, 8);
     const __m256i ctr_first = _mm256_set1_epi8((char)in[32]);
     const __m256i ctr_j0 = _mm256_and_si256(ctr_first, byte_14);
+    const __m256i ctr_base = _mm256_add_epi16(ctr_last, ctr_j0);
     const __m256i ctr_v_open = _mm256_and_si256(ctr_low, all_but_last);
     const __m256i ctr_w = kc_bcast16_256(in + 16);
     const __m256i ctr_w_open = _mm256_and_si256(ctr_w, all_but_last);
 
     /* Load 64 blocks and transpose: register j = byte j of every block (algorithm 3). */
-    const __m256i ctr_j = _mm256_add_epi8(block_k, ctr_j0);
-    const __m256i ctr_sum = _mm256_add_epi16(ctr_last, ctr_j);
+    const __m256i ctr_sum = _mm256_add_epi16(ctr_base, block_k);
     const __m256i ctr_carry = _mm256_shuffle_epi8(ctr_sum, carry_everywhere);
     const __m256i ctr_mask = _mm256_shuffle_epi8(carry_mask_table, ctr_carry);
     const __m256i ctr_pair_b = _mm256_and_si256(ctr_w_open, ctr_mask);
@@ -6052,8 +6019,7 @@ static void sm4_byteslice_avx2_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, ui
     const __m256i ctr_pair = _mm256_or_si256(ctr_pair_b, ctr_pair_a);
     const __m256i ctr_last_byte = _mm256_shuffle_epi8(ctr_sum, new_last_byte);
     const __m256i row = _mm256_or_si256(ctr_pair, ctr_last_byte);
-    const __m256i ctr_j_1 = _mm256_add_epi8(block_k_1, ctr_j0);
-    const __m256i ctr_sum_1 = _mm256_add_epi16(ctr_last, ctr_j_1);
+    const __m256i ctr_sum_1 = _mm256_add_epi16(ctr_base, block_k_1);
     const __m256i ctr_carry_1 = _mm256_shuffle_epi8(ctr_sum_1, carry_everywhere);
     const __m256i ctr_mask_1 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_1);
     const __m256i ctr_pair_1_b = _mm256_and_si256(ctr_w_open, ctr_mask_1);
@@ -6061,8 +6027,7 @@ static void sm4_byteslice_avx2_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, ui
     const __m256i ctr_pair_1 = _mm256_or_si256(ctr_pair_1_b, ctr_pair_1_a);
     const __m256i ctr_last_byte_1 = _mm256_shuffle_epi8(ctr_sum_1, new_last_byte);
     const __m256i row_1 = _mm256_or_si256(ctr_pair_1, ctr_last_byte_1);
-    const __m256i ctr_j_2 = _mm256_add_epi8(block_k_2, ctr_j0);
-    const __m256i ctr_sum_2 = _mm256_add_epi16(ctr_last, ctr_j_2);
+    const __m256i ctr_sum_2 = _mm256_add_epi16(ctr_base, block_k_2);
     const __m256i ctr_carry_2 = _mm256_shuffle_epi8(ctr_sum_2, carry_everywhere);
     const __m256i ctr_mask_2 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_2);
     const __m256i ctr_pair_2_b = _mm256_and_si256(ctr_w_open, ctr_mask_2);
@@ -6070,8 +6035,7 @@ static void sm4_byteslice_avx2_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, ui
     const __m256i ctr_pair_2 = _mm256_or_si256(ctr_pair_2_b, ctr_pair_2_a);
     const __m256i ctr_last_byte_2 = _mm256_shuffle_epi8(ctr_sum_2, new_last_byte);
     const __m256i row_2 = _mm256_or_si256(ctr_pair_2, ctr_last_byte_2);
-    const __m256i ctr_j_3 = _mm256_add_epi8(block_k_3, ctr_j0);
-    const __m256i ctr_sum_3 = _mm256_add_epi16(ctr_last, ctr_j_3);
+    const __m256i ctr_sum_3 = _mm256_add_epi16(ctr_base, block_k_3);
     const __m256i ctr_carry_3 = _mm256_shuffle_epi8(ctr_sum_3, carry_everywhere);
     const __m256i ctr_mask_3 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_3);
     const __m256i ctr_pair_3_b = _mm256_and_si256(ctr_w_open, ctr_mask_3);
@@ -6079,8 +6043,7 @@ static void sm4_byteslice_avx2_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, ui
     const __m256i ctr_pair_3 = _mm256_or_si256(ctr_pair_3_b, ctr_pair_3_a);
     const __m256i ctr_last_byte_3 = _mm256_shuffle_epi8(ctr_sum_3, new_last_byte);
     const __m256i row_3 = _mm256_or_si256(ctr_pair_3, ctr_last_byte_3);
-    const __m256i ctr_j_4 = _mm256_add_epi8(block_k_4, ctr_j0);
-    const __m256i ctr_sum_4 = _mm256_add_epi16(ctr_last, ctr_j_4);
+    const __m256i ctr_sum_4 = _mm256_add_epi16(ctr_base, block_k_4);
     const __m256i ctr_carry_4 = _mm256_shuffle_epi8(ctr_sum_4, carry_everywhere);
     const __m256i ctr_mask_4 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_4);
     const __m256i ctr_pair_4_b = _mm256_and_si256(ctr_w_open, ctr_mask_4);
@@ -6088,8 +6051,7 @@ static void sm4_byteslice_avx2_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, ui
     const __m256i ctr_pair_4 = _mm256_or_si256(ctr_pair_4_b, ctr_pair_4_a);
     const __m256i ctr_last_byte_4 = _mm256_shuffle_epi8(ctr_sum_4, new_last_byte);
     const __m256i row_4 = _mm256_or_si256(ctr_pair_4, ctr_last_byte_4);
-    const __m256i ctr_j_5 = _mm256_add_epi8(block_k_5, ctr_j0);
-    const __m256i ctr_sum_5 = _mm256_add_epi16(ctr_last, ctr_j_5);
+    const __m256i ctr_sum_5 = _mm256_add_epi16(ctr_base, block_k_5);
     const __m256i ctr_carry_5 = _mm256_shuffle_epi8(ctr_sum_5, carry_everywhere);
     const __m256i ctr_mask_5 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_5);
     const __m256i ctr_pair_5_b = _mm256_and_si256(ctr_w_open, ctr_mask_5);
@@ -6097,8 +6059,7 @@ static void sm4_byteslice_avx2_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, ui
     const __m256i ctr_pair_5 = _mm256_or_si256(ctr_pair_5_b, ctr_pair_5_a);
     const __m256i ctr_last_byte_5 = _mm256_shuffle_epi8(ctr_sum_5, new_last_byte);
     const __m256i row_5 = _mm256_or_si256(ctr_pair_5, ctr_last_byte_5);
-    const __m256i ctr_j_6 = _mm256_add_epi8(block_k_6, ctr_j0);
-    const __m256i ctr_sum_6 = _mm256_add_epi16(ctr_last, ctr_j_6);
+    const __m256i ctr_sum_6 = _mm256_add_epi16(ctr_base, block_k_6);
     const __m256i ctr_carry_6 = _mm256_shuffle_epi8(ctr_sum_6, carry_everywhere);
     const __m256i ctr_mask_6 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_6);
     const __m256i ctr_pair_6_b = _mm256_and_si256(ctr_w_open, ctr_mask_6);
@@ -6106,8 +6067,7 @@ static void sm4_byteslice_avx2_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, ui
     const __m256i ctr_pair_6 = _mm256_or_si256(ctr_pair_6_b, ctr_pair_6_a);
     const __m256i ctr_last_byte_6 = _mm256_shuffle_epi8(ctr_sum_6, new_last_byte);
     const __m256i row_6 = _mm256_or_si256(ctr_pair_6, ctr_last_byte_6);
-    const __m256i ctr_j_7 = _mm256_add_epi8(block_k_7, ctr_j0);
-    const __m256i ctr_sum_7 = _mm256_add_epi16(ctr_last, ctr_j_7);
+    const __m256i ctr_sum_7 = _mm256_add_epi16(ctr_base, block_k_7);
     const __m256i ctr_carry_7 = _mm256_shuffle_epi8(ctr_sum_7, carry_everywhere);
     const __m256i ctr_mask_7 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_7);
     const __m256i ctr_pair_7_b = _mm256_and_si256(ctr_w_open, ctr_mask_7);
@@ -6115,8 +6075,7 @@ static void sm4_byteslice_avx2_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, ui
     const __m256i ctr_pair_7 = _mm256_or_si256(ctr_pair_7_b, ctr_pair_7_a);
     const __m256i ctr_last_byte_7 = _mm256_shuffle_epi8(ctr_sum_7, new_last_byte);
     const __m256i row_7 = _mm256_or_si256(ctr_pair_7, ctr_last_byte_7);
-    const __m256i ctr_j_8 = _mm256_add_epi8(block_k_8, ctr_j0);
-    const __m256i ctr_sum_8 = _mm256_add_epi16(ctr_last, ctr_j_8);
+    const __m256i ctr_sum_8 = _mm256_add_epi16(ctr_base, block_k_8);
     const __m256i ctr_carry_8 = _mm256_shuffle_epi8(ctr_sum_8, carry_everywhere);
     const __m256i ctr_mask_8 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_8);
     const __m256i ctr_pair_8_b = _mm256_and_si256(ctr_w_open, ctr_mask_8);
@@ -6124,8 +6083,7 @@ static void sm4_byteslice_avx2_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, ui
     const __m256i ctr_pair_8 = _mm256_or_si256(ctr_pair_8_b, ctr_pair_8_a);
     const __m256i ctr_last_byte_8 = _mm256_shuffle_epi8(ctr_sum_8, new_last_byte);
     const __m256i row_8 = _mm256_or_si256(ctr_pair_8, ctr_last_byte_8);
-    const __m256i ctr_j_9 = _mm256_add_epi8(block_k_9, ctr_j0);
-    const __m256i ctr_sum_9 = _mm256_add_epi16(ctr_last, ctr_j_9);
+    const __m256i ctr_sum_9 = _mm256_add_epi16(ctr_base, block_k_9);
     const __m256i ctr_carry_9 = _mm256_shuffle_epi8(ctr_sum_9, carry_everywhere);
     const __m256i ctr_mask_9 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_9);
     const __m256i ctr_pair_9_b = _mm256_and_si256(ctr_w_open, ctr_mask_9);
@@ -6133,8 +6091,7 @@ static void sm4_byteslice_avx2_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, ui
     const __m256i ctr_pair_9 = _mm256_or_si256(ctr_pair_9_b, ctr_pair_9_a);
     const __m256i ctr_last_byte_9 = _mm256_shuffle_epi8(ctr_sum_9, new_last_byte);
     const __m256i row_9 = _mm256_or_si256(ctr_pair_9, ctr_last_byte_9);
-    const __m256i ctr_j_10 = _mm256_add_epi8(block_k_10, ctr_j0);
-    const __m256i ctr_sum_10 = _mm256_add_epi16(ctr_last, ctr_j_10);
+    const __m256i ctr_sum_10 = _mm256_add_epi16(ctr_base, block_k_10);
     const __m256i ctr_carry_10 = _mm256_shuffle_epi8(ctr_sum_10, carry_everywhere);
     const __m256i ctr_mask_10 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_10);
     const __m256i ctr_pair_10_b = _mm256_and_si256(ctr_w_open, ctr_mask_10);
@@ -6142,8 +6099,7 @@ static void sm4_byteslice_avx2_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, ui
     const __m256i ctr_pair_10 = _mm256_or_si256(ctr_pair_10_b, ctr_pair_10_a);
     const __m256i ctr_last_byte_10 = _mm256_shuffle_epi8(ctr_sum_10, new_last_byte);
     const __m256i row_10 = _mm256_or_si256(ctr_pair_10, ctr_last_byte_10);
-    const __m256i ctr_j_11 = _mm256_add_epi8(block_k_11, ctr_j0);
-    const __m256i ctr_sum_11 = _mm256_add_epi16(ctr_last, ctr_j_11);
+    const __m256i ctr_sum_11 = _mm256_add_epi16(ctr_base, block_k_11);
     const __m256i ctr_carry_11 = _mm256_shuffle_epi8(ctr_sum_11, carry_everywhere);
     const __m256i ctr_mask_11 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_11);
     const __m256i ctr_pair_11_b = _mm256_and_si256(ctr_w_open, ctr_mask_11);
@@ -6151,8 +6107,7 @@ static void sm4_byteslice_avx2_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, ui
     const __m256i ctr_pair_11 = _mm256_or_si256(ctr_pair_11_b, ctr_pair_11_a);
     const __m256i ctr_last_byte_11 = _mm256_shuffle_epi8(ctr_sum_11, new_last_byte);
     const __m256i row_11 = _mm256_or_si256(ctr_pair_11, ctr_last_byte_11);
-    const __m256i ctr_j_12 = _mm256_add_epi8(block_k_12, ctr_j0);
-    const __m256i ctr_sum_12 = _mm256_add_epi16(ctr_last, ctr_j_12);
+    const __m256i ctr_sum_12 = _mm256_add_epi16(ctr_base, block_k_12);
     const __m256i ctr_carry_12 = _mm256_shuffle_epi8(ctr_sum_12, carry_everywhere);
     const __m256i ctr_mask_12 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_12);
     const __m256i ctr_pair_12_b = _mm256_and_si256(ctr_w_open, ctr_mask_12);
@@ -6160,8 +6115,7 @@ static void sm4_byteslice_avx2_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, ui
     const __m256i ctr_pair_12 = _mm256_or_si256(ctr_pair_12_b, ctr_pair_12_a);
     const __m256i ctr_last_byte_12 = _mm256_shuffle_epi8(ctr_sum_12, new_last_byte);
     const __m256i row_12 = _mm256_or_si256(ctr_pair_12, ctr_last_byte_12);
-    const __m256i ctr_j_13 = _mm256_add_epi8(block_k_13, ctr_j0);
-    const __m256i ctr_sum_13 = _mm256_add_epi16(ctr_last, ctr_j_13);
+    const __m256i ctr_sum_13 = _mm256_add_epi16(ctr_base, block_k_13);
     const __m256i ctr_carry_13 = _mm256_shuffle_epi8(ctr_sum_13, carry_everywhere);
     const __m256i ctr_mask_13 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_13);
     const __m256i ctr_pair_13_b = _mm256_and_si256(ctr_w_open, ctr_mask_13);
@@ -6169,8 +6123,7 @@ static void sm4_byteslice_avx2_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, ui
     const __m256i ctr_pair_13 = _mm256_or_si256(ctr_pair_13_b, ctr_pair_13_a);
     const __m256i ctr_last_byte_13 = _mm256_shuffle_epi8(ctr_sum_13, new_last_byte);
     const __m256i row_13 = _mm256_or_si256(ctr_pair_13, ctr_last_byte_13);
-    const __m256i ctr_j_14 = _mm256_add_epi8(block_k_14, ctr_j0);
-    const __m256i ctr_sum_14 = _mm256_add_epi16(ctr_last, ctr_j_14);
+    const __m256i ctr_sum_14 = _mm256_add_epi16(ctr_base, block_k_14);
     const __m256i ctr_carry_14 = _mm256_shuffle_epi8(ctr_sum_14, carry_everywhere);
     const __m256i ctr_mask_14 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_14);
     const __m256i ctr_pair_14_b = _mm256_and_si256(ctr_w_open, ctr_mask_14);
@@ -6178,8 +6131,7 @@ static void sm4_byteslice_avx2_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, ui
     const __m256i ctr_pair_14 = _mm256_or_si256(ctr_pair_14_b, ctr_pair_14_a);
     const __m256i ctr_last_byte_14 = _mm256_shuffle_epi8(ctr_sum_14, new_last_byte);
     const __m256i row_14 = _mm256_or_si256(ctr_pair_14, ctr_last_byte_14);
-    const __m256i ctr_j_15 = _mm256_add_epi8(block_k_15, ctr_j0);
-    const __m256i ctr_sum_15 = _mm256_add_epi16(ctr_last, ctr_j_15);
+    const __m256i ctr_sum_15 = _mm256_add_epi16(ctr_base, block_k_15);
     const __m256i ctr_carry_15 = _mm256_shuffle_epi8(ctr_sum_15, carry_everywhere);
     const __m256i ctr_mask_15 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_15);
     const __m256i ctr_pair_15_b = _mm256_and_si256(ctr_w_open, ctr_mask_15);
@@ -6285,8 +6237,7 @@ static void sm4_byteslice_avx2_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, ui
     g0x14 = xin_14;
     const __m256i xin_15 = _mm256_gf2p8affine_epi64_epi8(tr3_15, gfni_mat, 0x00);
     g0x15 = xin_15;
-    const __m256i ctr_j_16 = _mm256_add_epi8(block_k_16, ctr_j0);
-    const __m256i ctr_sum_16 = _mm256_add_epi16(ctr_last, ctr_j_16);
+    const __m256i ctr_sum_16 = _mm256_add_epi16(ctr_base, block_k_16);
     const __m256i ctr_carry_16 = _mm256_shuffle_epi8(ctr_sum_16, carry_everywhere);
     const __m256i ctr_mask_16 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_16);
     const __m256i ctr_pair_16_b = _mm256_and_si256(ctr_w_open, ctr_mask_16);
@@ -6294,8 +6245,7 @@ static void sm4_byteslice_avx2_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, ui
     const __m256i ctr_pair_16 = _mm256_or_si256(ctr_pair_16_b, ctr_pair_16_a);
     const __m256i ctr_last_byte_16 = _mm256_shuffle_epi8(ctr_sum_16, new_last_byte);
     const __m256i row_16 = _mm256_or_si256(ctr_pair_16, ctr_last_byte_16);
-    const __m256i ctr_j_17 = _mm256_add_epi8(block_k_17, ctr_j0);
-    const __m256i ctr_sum_17 = _mm256_add_epi16(ctr_last, ctr_j_17);
+    const __m256i ctr_sum_17 = _mm256_add_epi16(ctr_base, block_k_17);
     const __m256i ctr_carry_17 = _mm256_shuffle_epi8(ctr_sum_17, carry_everywhere);
     const __m256i ctr_mask_17 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_17);
     const __m256i ctr_pair_17_b = _mm256_and_si256(ctr_w_open, ctr_mask_17);
@@ -6303,8 +6253,7 @@ static void sm4_byteslice_avx2_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, ui
     const __m256i ctr_pair_17 = _mm256_or_si256(ctr_pair_17_b, ctr_pair_17_a);
     const __m256i ctr_last_byte_17 = _mm256_shuffle_epi8(ctr_sum_17, new_last_byte);
     const __m256i row_17 = _mm256_or_si256(ctr_pair_17, ctr_last_byte_17);
-    const __m256i ctr_j_18 = _mm256_add_epi8(block_k_18, ctr_j0);
-    const __m256i ctr_sum_18 = _mm256_add_epi16(ctr_last, ctr_j_18);
+    const __m256i ctr_sum_18 = _mm256_add_epi16(ctr_base, block_k_18);
     const __m256i ctr_carry_18 = _mm256_shuffle_epi8(ctr_sum_18, carry_everywhere);
     const __m256i ctr_mask_18 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_18);
     const __m256i ctr_pair_18_b = _mm256_and_si256(ctr_w_open, ctr_mask_18);
@@ -6312,8 +6261,7 @@ static void sm4_byteslice_avx2_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, ui
     const __m256i ctr_pair_18 = _mm256_or_si256(ctr_pair_18_b, ctr_pair_18_a);
     const __m256i ctr_last_byte_18 = _mm256_shuffle_epi8(ctr_sum_18, new_last_byte);
     const __m256i row_18 = _mm256_or_si256(ctr_pair_18, ctr_last_byte_18);
-    const __m256i ctr_j_19 = _mm256_add_epi8(block_k_19, ctr_j0);
-    const __m256i ctr_sum_19 = _mm256_add_epi16(ctr_last, ctr_j_19);
+    const __m256i ctr_sum_19 = _mm256_add_epi16(ctr_base, block_k_19);
     const __m256i ctr_carry_19 = _mm256_shuffle_epi8(ctr_sum_19, carry_everywhere);
     const __m256i ctr_mask_19 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_19);
     const __m256i ctr_pair_19_b = _mm256_and_si256(ctr_w_open, ctr_mask_19);
@@ -6321,8 +6269,7 @@ static void sm4_byteslice_avx2_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, ui
     const __m256i ctr_pair_19 = _mm256_or_si256(ctr_pair_19_b, ctr_pair_19_a);
     const __m256i ctr_last_byte_19 = _mm256_shuffle_epi8(ctr_sum_19, new_last_byte);
     const __m256i row_19 = _mm256_or_si256(ctr_pair_19, ctr_last_byte_19);
-    const __m256i ctr_j_20 = _mm256_add_epi8(block_k_20, ctr_j0);
-    const __m256i ctr_sum_20 = _mm256_add_epi16(ctr_last, ctr_j_20);
+    const __m256i ctr_sum_20 = _mm256_add_epi16(ctr_base, block_k_20);
     const __m256i ctr_carry_20 = _mm256_shuffle_epi8(ctr_sum_20, carry_everywhere);
     const __m256i ctr_mask_20 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_20);
     const __m256i ctr_pair_20_b = _mm256_and_si256(ctr_w_open, ctr_mask_20);
@@ -6330,8 +6277,7 @@ static void sm4_byteslice_avx2_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, ui
     const __m256i ctr_pair_20 = _mm256_or_si256(ctr_pair_20_b, ctr_pair_20_a);
     const __m256i ctr_last_byte_20 = _mm256_shuffle_epi8(ctr_sum_20, new_last_byte);
     const __m256i row_20 = _mm256_or_si256(ctr_pair_20, ctr_last_byte_20);
-    const __m256i ctr_j_21 = _mm256_add_epi8(block_k_21, ctr_j0);
-    const __m256i ctr_sum_21 = _mm256_add_epi16(ctr_last, ctr_j_21);
+    const __m256i ctr_sum_21 = _mm256_add_epi16(ctr_base, block_k_21);
     const __m256i ctr_carry_21 = _mm256_shuffle_epi8(ctr_sum_21, carry_everywhere);
     const __m256i ctr_mask_21 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_21);
     const __m256i ctr_pair_21_b = _mm256_and_si256(ctr_w_open, ctr_mask_21);
@@ -6339,8 +6285,7 @@ static void sm4_byteslice_avx2_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, ui
     const __m256i ctr_pair_21 = _mm256_or_si256(ctr_pair_21_b, ctr_pair_21_a);
     const __m256i ctr_last_byte_21 = _mm256_shuffle_epi8(ctr_sum_21, new_last_byte);
     const __m256i row_21 = _mm256_or_si256(ctr_pair_21, ctr_last_byte_21);
-    const __m256i ctr_j_22 = _mm256_add_epi8(block_k_22, ctr_j0);
-    const __m256i ctr_sum_22 = _mm256_add_epi16(ctr_last, ctr_j_22);
+    const __m256i ctr_sum_22 = _mm256_add_epi16(ctr_base, block_k_22);
     const __m256i ctr_carry_22 = _mm256_shuffle_epi8(ctr_sum_22, carry_everywhere);
     const __m256i ctr_mask_22 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_22);
     const __m256i ctr_pair_22_b = _mm256_and_si256(ctr_w_open, ctr_mask_22);
@@ -6348,8 +6293,7 @@ static void sm4_byteslice_avx2_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, ui
     const __m256i ctr_pair_22 = _mm256_or_si256(ctr_pair_22_b, ctr_pair_22_a);
     const __m256i ctr_last_byte_22 = _mm256_shuffle_epi8(ctr_sum_22, new_last_byte);
     const __m256i row_22 = _mm256_or_si256(ctr_pair_22, ctr_last_byte_22);
-    const __m256i ctr_j_23 = _mm256_add_epi8(block_k_23, ctr_j0);
-    const __m256i ctr_sum_23 = _mm256_add_epi16(ctr_last, ctr_j_23);
+    const __m256i ctr_sum_23 = _mm256_add_epi16(ctr_base, block_k_23);
     const __m256i ctr_carry_23 = _mm256_shuffle_epi8(ctr_sum_23, carry_everywhere);
     const __m256i ctr_mask_23 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_23);
     const __m256i ctr_pair_23_b = _mm256_and_si256(ctr_w_open, ctr_mask_23);
@@ -6357,8 +6301,7 @@ static void sm4_byteslice_avx2_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, ui
     const __m256i ctr_pair_23 = _mm256_or_si256(ctr_pair_23_b, ctr_pair_23_a);
     const __m256i ctr_last_byte_23 = _mm256_shuffle_epi8(ctr_sum_23, new_last_byte);
     const __m256i row_23 = _mm256_or_si256(ctr_pair_23, ctr_last_byte_23);
-    const __m256i ctr_j_24 = _mm256_add_epi8(block_k_24, ctr_j0);
-    const __m256i ctr_sum_24 = _mm256_add_epi16(ctr_last, ctr_j_24);
+    const __m256i ctr_sum_24 = _mm256_add_epi16(ctr_base, block_k_24);
     const __m256i ctr_carry_24 = _mm256_shuffle_epi8(ctr_sum_24, carry_everywhere);
     const __m256i ctr_mask_24 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_24);
     const __m256i ctr_pair_24_b = _mm256_and_si256(ctr_w_open, ctr_mask_24);
@@ -6366,8 +6309,7 @@ static void sm4_byteslice_avx2_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, ui
     const __m256i ctr_pair_24 = _mm256_or_si256(ctr_pair_24_b, ctr_pair_24_a);
     const __m256i ctr_last_byte_24 = _mm256_shuffle_epi8(ctr_sum_24, new_last_byte);
     const __m256i row_24 = _mm256_or_si256(ctr_pair_24, ctr_last_byte_24);
-    const __m256i ctr_j_25 = _mm256_add_epi8(block_k_25, ctr_j0);
-    const __m256i ctr_sum_25 = _mm256_add_epi16(ctr_last, ctr_j_25);
+    const __m256i ctr_sum_25 = _mm256_add_epi16(ctr_base, block_k_25);
     const __m256i ctr_carry_25 = _mm256_shuffle_epi8(ctr_sum_25, carry_everywhere);
     const __m256i ctr_mask_25 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_25);
     const __m256i ctr_pair_25_b = _mm256_and_si256(ctr_w_open, ctr_mask_25);
@@ -6375,8 +6317,7 @@ static void sm4_byteslice_avx2_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, ui
     const __m256i ctr_pair_25 = _mm256_or_si256(ctr_pair_25_b, ctr_pair_25_a);
     const __m256i ctr_last_byte_25 = _mm256_shuffle_epi8(ctr_sum_25, new_last_byte);
     const __m256i row_25 = _mm256_or_si256(ctr_pair_25, ctr_last_byte_25);
-    const __m256i ctr_j_26 = _mm256_add_epi8(block_k_26, ctr_j0);
-    const __m256i ctr_sum_26 = _mm256_add_epi16(ctr_last, ctr_j_26);
+    const __m256i ctr_sum_26 = _mm256_add_epi16(ctr_base, block_k_26);
     const __m256i ctr_carry_26 = _mm256_shuffle_epi8(ctr_sum_26, carry_everywhere);
     const __m256i ctr_mask_26 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_26);
     const __m256i ctr_pair_26_b = _mm256_and_si256(ctr_w_open, ctr_mask_26);
@@ -6384,8 +6325,7 @@ static void sm4_byteslice_avx2_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, ui
     const __m256i ctr_pair_26 = _mm256_or_si256(ctr_pair_26_b, ctr_pair_26_a);
     const __m256i ctr_last_byte_26 = _mm256_shuffle_epi8(ctr_sum_26, new_last_byte);
     const __m256i row_26 = _mm256_or_si256(ctr_pair_26, ctr_last_byte_26);
-    const __m256i ctr_j_27 = _mm256_add_epi8(block_k_27, ctr_j0);
-    const __m256i ctr_sum_27 = _mm256_add_epi16(ctr_last, ctr_j_27);
+    const __m256i ctr_sum_27 = _mm256_add_epi16(ctr_base, block_k_27);
     const __m256i ctr_carry_27 = _mm256_shuffle_epi8(ctr_sum_27, carry_everywhere);
     const __m256i ctr_mask_27 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_27);
     const __m256i ctr_pair_27_b = _mm256_and_si256(ctr_w_open, ctr_mask_27);
@@ -6393,8 +6333,7 @@ static void sm4_byteslice_avx2_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, ui
     const __m256i ctr_pair_27 = _mm256_or_si256(ctr_pair_27_b, ctr_pair_27_a);
     const __m256i ctr_last_byte_27 = _mm256_shuffle_epi8(ctr_sum_27, new_last_byte);
     const __m256i row_27 = _mm256_or_si256(ctr_pair_27, ctr_last_byte_27);
-    const __m256i ctr_j_28 = _mm256_add_epi8(block_k_28, ctr_j0);
-    const __m256i ctr_sum_28 = _mm256_add_epi16(ctr_last, ctr_j_28);
+    const __m256i ctr_sum_28 = _mm256_add_epi16(ctr_base, block_k_28);
     const __m256i ctr_carry_28 = _mm256_shuffle_epi8(ctr_sum_28, carry_everywhere);
     const __m256i ctr_mask_28 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_28);
     const __m256i ctr_pair_28_b = _mm256_and_si256(ctr_w_open, ctr_mask_28);
@@ -6402,8 +6341,7 @@ static void sm4_byteslice_avx2_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, ui
     const __m256i ctr_pair_28 = _mm256_or_si256(ctr_pair_28_b, ctr_pair_28_a);
     const __m256i ctr_last_byte_28 = _mm256_shuffle_epi8(ctr_sum_28, new_last_byte);
     const __m256i row_28 = _mm256_or_si256(ctr_pair_28, ctr_last_byte_28);
-    const __m256i ctr_j_29 = _mm256_add_epi8(block_k_29, ctr_j0);
-    const __m256i ctr_sum_29 = _mm256_add_epi16(ctr_last, ctr_j_29);
+    const __m256i ctr_sum_29 = _mm256_add_epi16(ctr_base, block_k_29);
     const __m256i ctr_carry_29 = _mm256_shuffle_epi8(ctr_sum_29, carry_everywhere);
     const __m256i ctr_mask_29 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_29);
     const __m256i ctr_pair_29_b = _mm256_and_si256(ctr_w_open, ctr_mask_29);
@@ -6411,8 +6349,7 @@ static void sm4_byteslice_avx2_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, ui
     const __m256i ctr_pair_29 = _mm256_or_si256(ctr_pair_29_b, ctr_pair_29_a);
     const __m256i ctr_last_byte_29 = _mm256_shuffle_epi8(ctr_sum_29, new_last_byte);
     const __m256i row_29 = _mm256_or_si256(ctr_pair_29, ctr_last_byte_29);
-    const __m256i ctr_j_30 = _mm256_add_epi8(block_k_30, ctr_j0);
-    const __m256i ctr_sum_30 = _mm256_add_epi16(ctr_last, ctr_j_30);
+    const __m256i ctr_sum_30 = _mm256_add_epi16(ctr_base, block_k_30);
     const __m256i ctr_carry_30 = _mm256_shuffle_epi8(ctr_sum_30, carry_everywhere);
     const __m256i ctr_mask_30 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_30);
     const __m256i ctr_pair_30_b = _mm256_and_si256(ctr_w_open, ctr_mask_30);
@@ -6420,8 +6357,7 @@ static void sm4_byteslice_avx2_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, ui
     const __m256i ctr_pair_30 = _mm256_or_si256(ctr_pair_30_b, ctr_pair_30_a);
     const __m256i ctr_last_byte_30 = _mm256_shuffle_epi8(ctr_sum_30, new_last_byte);
     const __m256i row_30 = _mm256_or_si256(ctr_pair_30, ctr_last_byte_30);
-    const __m256i ctr_j_31 = _mm256_add_epi8(block_k_31, ctr_j0);
-    const __m256i ctr_sum_31 = _mm256_add_epi16(ctr_last, ctr_j_31);
+    const __m256i ctr_sum_31 = _mm256_add_epi16(ctr_base, block_k_31);
     const __m256i ctr_carry_31 = _mm256_shuffle_epi8(ctr_sum_31, carry_everywhere);
     const __m256i ctr_mask_31 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_31);
     const __m256i ctr_pair_31_b = _mm256_and_si256(ctr_w_open, ctr_mask_31);
@@ -7541,7 +7477,7 @@ static void sm4_byteslice_avx2_gfni_batch_gcm(const uint8_t *rk, uint8_t *in, ui
     const __m256i msg_31 = _mm256_loadu_si256((const void *)(src + 992));
     const __m256i ct_31 = _mm256_xor_si256(tro3_31, msg_31);
     _mm256_storeu_si256((void *)(out + 992), ct_31);
-    _mm256_storeu_si256((void *)(in + 64), y_next);
+    _mm256_storeu_si256((void *)(in + 64), reduced_3);
 }
 
 /* The one-block form: out = E(in ^ src), or D with the decryption round keys

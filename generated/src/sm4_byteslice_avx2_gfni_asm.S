@@ -4994,689 +4994,643 @@ sm4_byteslice_avx2_gfni_batch_ctr_asm:
 	vpsrlw $8, %ymm0, %ymm1 /* ctr_last = shr(ctr_low) */
 	vpbroadcastb 32(%rsi), %ymm2 /* ctr_first = bcast8() */
 	vpand .Lsm4_byteslice_avx2_gfni_asm_7_byte_14(%rip), %ymm2, %ymm2 /* ctr_j0 = and(ctr_first, byte_14) */
+	vpaddw %ymm2, %ymm1, %ymm1 /* ctr_base = add(ctr_last, ctr_j0) */
 	vpand .Lsm4_byteslice_avx2_gfni_asm_7_all_but_last(%rip), %ymm0, %ymm0 /* ctr_v_open = and(ctr_low, all_but_last) */
-	vbroadcasti128 16(%rsi), %ymm3 /* ctr_w = bcast128() */
-	vpand .Lsm4_byteslice_avx2_gfni_asm_7_all_but_last(%rip), %ymm3, %ymm3 /* ctr_w_open = and(ctr_w, all_but_last) */
+	vbroadcasti128 16(%rsi), %ymm2 /* ctr_w = bcast128() */
+	vpand .Lsm4_byteslice_avx2_gfni_asm_7_all_but_last(%rip), %ymm2, %ymm2 /* ctr_w_open = and(ctr_w, all_but_last) */
 
 	/* Load 64 blocks and transpose: register j = byte j of every block (algorithm 3). */
-	vpaddb .Lsm4_byteslice_avx2_gfni_asm_7_block_k(%rip), %ymm2, %ymm4 /* ctr_j = add(ctr_j0, block_k) */
-	vpaddw %ymm4, %ymm1, %ymm4 /* ctr_sum = add(ctr_last, ctr_j) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_carry_everywhere(%rip), %ymm4, %ymm5 /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
-	vmovdqa .Lsm4_byteslice_avx2_gfni_asm_7_carry_mask_table(%rip), %ymm6 /* carry_mask_table = const() */
-	vpshufb %ymm5, %ymm6, %ymm5 /* ctr_mask = lookup16(carry_mask_table, ctr_carry) */
-	vpand %ymm5, %ymm3, %ymm7 /* ctr_pair_b = and(ctr_w_open, ctr_mask) */
-	vpandn %ymm0, %ymm5, %ymm5 /* ctr_pair_a = andnot(ctr_mask, ctr_v_open) */
-	vpor %ymm5, %ymm7, %ymm5 /* ctr_pair = or(ctr_pair_b, ctr_pair_a) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_new_last_byte(%rip), %ymm4, %ymm4 /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
-	vpor %ymm4, %ymm5, %ymm4 /* row = or(ctr_pair, ctr_last_byte) */
-	vpaddb .Lsm4_byteslice_avx2_gfni_asm_7_block_k_1(%rip), %ymm2, %ymm5 /* ctr_j_1 = add(ctr_j0, block_k_1) */
-	vpaddw %ymm5, %ymm1, %ymm5 /* ctr_sum_1 = add(ctr_last, ctr_j_1) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_carry_everywhere(%rip), %ymm5, %ymm7 /* ctr_carry_1 = lookup16(ctr_sum_1, carry_everywhere) */
-	vpshufb %ymm7, %ymm6, %ymm7 /* ctr_mask_1 = lookup16(carry_mask_table, ctr_carry_1) */
-	vpand %ymm7, %ymm3, %ymm8 /* ctr_pair_1_b = and(ctr_w_open, ctr_mask_1) */
-	vpandn %ymm0, %ymm7, %ymm7 /* ctr_pair_1_a = andnot(ctr_mask_1, ctr_v_open) */
-	vpor %ymm7, %ymm8, %ymm7 /* ctr_pair_1 = or(ctr_pair_1_b, ctr_pair_1_a) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_new_last_byte(%rip), %ymm5, %ymm5 /* ctr_last_byte_1 = lookup16(ctr_sum_1, new_last_byte) */
-	vpor %ymm5, %ymm7, %ymm5 /* row_1 = or(ctr_pair_1, ctr_last_byte_1) */
-	vpaddb .Lsm4_byteslice_avx2_gfni_asm_7_block_k_2(%rip), %ymm2, %ymm7 /* ctr_j_2 = add(ctr_j0, block_k_2) */
-	vpaddw %ymm7, %ymm1, %ymm7 /* ctr_sum_2 = add(ctr_last, ctr_j_2) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_carry_everywhere(%rip), %ymm7, %ymm8 /* ctr_carry_2 = lookup16(ctr_sum_2, carry_everywhere) */
-	vpshufb %ymm8, %ymm6, %ymm8 /* ctr_mask_2 = lookup16(carry_mask_table, ctr_carry_2) */
-	vpand %ymm8, %ymm3, %ymm9 /* ctr_pair_2_b = and(ctr_w_open, ctr_mask_2) */
-	vpandn %ymm0, %ymm8, %ymm8 /* ctr_pair_2_a = andnot(ctr_mask_2, ctr_v_open) */
-	vpor %ymm8, %ymm9, %ymm8 /* ctr_pair_2 = or(ctr_pair_2_b, ctr_pair_2_a) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_new_last_byte(%rip), %ymm7, %ymm7 /* ctr_last_byte_2 = lookup16(ctr_sum_2, new_last_byte) */
-	vpor %ymm7, %ymm8, %ymm7 /* row_2 = or(ctr_pair_2, ctr_last_byte_2) */
-	vpaddb .Lsm4_byteslice_avx2_gfni_asm_7_block_k_3(%rip), %ymm2, %ymm8 /* ctr_j_3 = add(ctr_j0, block_k_3) */
-	vpaddw %ymm8, %ymm1, %ymm8 /* ctr_sum_3 = add(ctr_last, ctr_j_3) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_carry_everywhere(%rip), %ymm8, %ymm9 /* ctr_carry_3 = lookup16(ctr_sum_3, carry_everywhere) */
-	vpshufb %ymm9, %ymm6, %ymm9 /* ctr_mask_3 = lookup16(carry_mask_table, ctr_carry_3) */
-	vpand %ymm9, %ymm3, %ymm10 /* ctr_pair_3_b = and(ctr_w_open, ctr_mask_3) */
-	vpandn %ymm0, %ymm9, %ymm9 /* ctr_pair_3_a = andnot(ctr_mask_3, ctr_v_open) */
-	vpor %ymm9, %ymm10, %ymm9 /* ctr_pair_3 = or(ctr_pair_3_b, ctr_pair_3_a) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_new_last_byte(%rip), %ymm8, %ymm8 /* ctr_last_byte_3 = lookup16(ctr_sum_3, new_last_byte) */
-	vpor %ymm8, %ymm9, %ymm8 /* row_3 = or(ctr_pair_3, ctr_last_byte_3) */
-	vpaddb .Lsm4_byteslice_avx2_gfni_asm_7_block_k_4(%rip), %ymm2, %ymm9 /* ctr_j_4 = add(ctr_j0, block_k_4) */
-	vpaddw %ymm9, %ymm1, %ymm9 /* ctr_sum_4 = add(ctr_last, ctr_j_4) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_carry_everywhere(%rip), %ymm9, %ymm10 /* ctr_carry_4 = lookup16(ctr_sum_4, carry_everywhere) */
-	vpshufb %ymm10, %ymm6, %ymm10 /* ctr_mask_4 = lookup16(carry_mask_table, ctr_carry_4) */
-	vpand %ymm10, %ymm3, %ymm11 /* ctr_pair_4_b = and(ctr_w_open, ctr_mask_4) */
-	vpandn %ymm0, %ymm10, %ymm10 /* ctr_pair_4_a = andnot(ctr_mask_4, ctr_v_open) */
-	vpor %ymm10, %ymm11, %ymm10 /* ctr_pair_4 = or(ctr_pair_4_b, ctr_pair_4_a) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_new_last_byte(%rip), %ymm9, %ymm9 /* ctr_last_byte_4 = lookup16(ctr_sum_4, new_last_byte) */
-	vpor %ymm9, %ymm10, %ymm9 /* row_4 = or(ctr_pair_4, ctr_last_byte_4) */
-	vpaddb .Lsm4_byteslice_avx2_gfni_asm_7_block_k_5(%rip), %ymm2, %ymm10 /* ctr_j_5 = add(ctr_j0, block_k_5) */
-	vpaddw %ymm10, %ymm1, %ymm10 /* ctr_sum_5 = add(ctr_last, ctr_j_5) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_carry_everywhere(%rip), %ymm10, %ymm11 /* ctr_carry_5 = lookup16(ctr_sum_5, carry_everywhere) */
-	vpshufb %ymm11, %ymm6, %ymm11 /* ctr_mask_5 = lookup16(carry_mask_table, ctr_carry_5) */
-	vpand %ymm11, %ymm3, %ymm12 /* ctr_pair_5_b = and(ctr_w_open, ctr_mask_5) */
-	vpandn %ymm0, %ymm11, %ymm11 /* ctr_pair_5_a = andnot(ctr_mask_5, ctr_v_open) */
-	vpor %ymm11, %ymm12, %ymm11 /* ctr_pair_5 = or(ctr_pair_5_b, ctr_pair_5_a) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_new_last_byte(%rip), %ymm10, %ymm10 /* ctr_last_byte_5 = lookup16(ctr_sum_5, new_last_byte) */
-	vpor %ymm10, %ymm11, %ymm10 /* row_5 = or(ctr_pair_5, ctr_last_byte_5) */
-	vpaddb .Lsm4_byteslice_avx2_gfni_asm_7_block_k_6(%rip), %ymm2, %ymm11 /* ctr_j_6 = add(ctr_j0, block_k_6) */
-	vpaddw %ymm11, %ymm1, %ymm11 /* ctr_sum_6 = add(ctr_last, ctr_j_6) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_carry_everywhere(%rip), %ymm11, %ymm12 /* ctr_carry_6 = lookup16(ctr_sum_6, carry_everywhere) */
-	vpshufb %ymm12, %ymm6, %ymm12 /* ctr_mask_6 = lookup16(carry_mask_table, ctr_carry_6) */
-	vpand %ymm12, %ymm3, %ymm13 /* ctr_pair_6_b = and(ctr_w_open, ctr_mask_6) */
-	vpandn %ymm0, %ymm12, %ymm12 /* ctr_pair_6_a = andnot(ctr_mask_6, ctr_v_open) */
-	vpor %ymm12, %ymm13, %ymm12 /* ctr_pair_6 = or(ctr_pair_6_b, ctr_pair_6_a) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_new_last_byte(%rip), %ymm11, %ymm11 /* ctr_last_byte_6 = lookup16(ctr_sum_6, new_last_byte) */
-	vpor %ymm11, %ymm12, %ymm11 /* row_6 = or(ctr_pair_6, ctr_last_byte_6) */
-	vpaddb .Lsm4_byteslice_avx2_gfni_asm_7_block_k_7(%rip), %ymm2, %ymm12 /* ctr_j_7 = add(ctr_j0, block_k_7) */
-	vpaddw %ymm12, %ymm1, %ymm12 /* ctr_sum_7 = add(ctr_last, ctr_j_7) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_carry_everywhere(%rip), %ymm12, %ymm13 /* ctr_carry_7 = lookup16(ctr_sum_7, carry_everywhere) */
-	vpshufb %ymm13, %ymm6, %ymm13 /* ctr_mask_7 = lookup16(carry_mask_table, ctr_carry_7) */
-	vpand %ymm13, %ymm3, %ymm14 /* ctr_pair_7_b = and(ctr_w_open, ctr_mask_7) */
-	vpandn %ymm0, %ymm13, %ymm13 /* ctr_pair_7_a = andnot(ctr_mask_7, ctr_v_open) */
-	vpor %ymm13, %ymm14, %ymm13 /* ctr_pair_7 = or(ctr_pair_7_b, ctr_pair_7_a) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_new_last_byte(%rip), %ymm12, %ymm12 /* ctr_last_byte_7 = lookup16(ctr_sum_7, new_last_byte) */
-	vpor %ymm12, %ymm13, %ymm12 /* row_7 = or(ctr_pair_7, ctr_last_byte_7) */
-	vpaddb .Lsm4_byteslice_avx2_gfni_asm_7_block_k_8(%rip), %ymm2, %ymm13 /* ctr_j_8 = add(ctr_j0, block_k_8) */
-	vpaddw %ymm13, %ymm1, %ymm13 /* ctr_sum_8 = add(ctr_last, ctr_j_8) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_carry_everywhere(%rip), %ymm13, %ymm14 /* ctr_carry_8 = lookup16(ctr_sum_8, carry_everywhere) */
-	vpshufb %ymm14, %ymm6, %ymm14 /* ctr_mask_8 = lookup16(carry_mask_table, ctr_carry_8) */
-	vpand %ymm14, %ymm3, %ymm15 /* ctr_pair_8_b = and(ctr_w_open, ctr_mask_8) */
-	vpandn %ymm0, %ymm14, %ymm14 /* ctr_pair_8_a = andnot(ctr_mask_8, ctr_v_open) */
-	vpor %ymm14, %ymm15, %ymm14 /* ctr_pair_8 = or(ctr_pair_8_b, ctr_pair_8_a) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_new_last_byte(%rip), %ymm13, %ymm13 /* ctr_last_byte_8 = lookup16(ctr_sum_8, new_last_byte) */
-	vpor %ymm13, %ymm14, %ymm13 /* row_8 = or(ctr_pair_8, ctr_last_byte_8) */
-	vpaddb .Lsm4_byteslice_avx2_gfni_asm_7_block_k_9(%rip), %ymm2, %ymm14 /* ctr_j_9 = add(ctr_j0, block_k_9) */
-	vpaddw %ymm14, %ymm1, %ymm14 /* ctr_sum_9 = add(ctr_last, ctr_j_9) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_9 = lookup16(ctr_sum_9, carry_everywhere) */
-	vpshufb %ymm15, %ymm6, %ymm15 /* ctr_mask_9 = lookup16(carry_mask_table, ctr_carry_9) */
-	vmovdqa %ymm12, 0(%rsp) /* spill row_7 */
-	vpand %ymm15, %ymm3, %ymm12 /* ctr_pair_9_b = and(ctr_w_open, ctr_mask_9) */
-	vpandn %ymm0, %ymm15, %ymm15 /* ctr_pair_9_a = andnot(ctr_mask_9, ctr_v_open) */
-	vpor %ymm15, %ymm12, %ymm12 /* ctr_pair_9 = or(ctr_pair_9_b, ctr_pair_9_a) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_9 = lookup16(ctr_sum_9, new_last_byte) */
-	vpor %ymm14, %ymm12, %ymm12 /* row_9 = or(ctr_pair_9, ctr_last_byte_9) */
-	vpaddb .Lsm4_byteslice_avx2_gfni_asm_7_block_k_10(%rip), %ymm2, %ymm14 /* ctr_j_10 = add(ctr_j0, block_k_10) */
-	vpaddw %ymm14, %ymm1, %ymm14 /* ctr_sum_10 = add(ctr_last, ctr_j_10) */
+	vpaddw .Lsm4_byteslice_avx2_gfni_asm_7_block_k(%rip), %ymm1, %ymm3 /* ctr_sum = add(ctr_base, block_k) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_carry_everywhere(%rip), %ymm3, %ymm4 /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
+	vmovdqa .Lsm4_byteslice_avx2_gfni_asm_7_carry_mask_table(%rip), %ymm5 /* carry_mask_table = const() */
+	vpshufb %ymm4, %ymm5, %ymm4 /* ctr_mask = lookup16(carry_mask_table, ctr_carry) */
+	vpand %ymm4, %ymm2, %ymm6 /* ctr_pair_b = and(ctr_w_open, ctr_mask) */
+	vpandn %ymm0, %ymm4, %ymm4 /* ctr_pair_a = andnot(ctr_mask, ctr_v_open) */
+	vpor %ymm4, %ymm6, %ymm4 /* ctr_pair = or(ctr_pair_b, ctr_pair_a) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_new_last_byte(%rip), %ymm3, %ymm3 /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
+	vpor %ymm3, %ymm4, %ymm3 /* row = or(ctr_pair, ctr_last_byte) */
+	vpaddw .Lsm4_byteslice_avx2_gfni_asm_7_block_k_1(%rip), %ymm1, %ymm4 /* ctr_sum_1 = add(ctr_base, block_k_1) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_carry_everywhere(%rip), %ymm4, %ymm6 /* ctr_carry_1 = lookup16(ctr_sum_1, carry_everywhere) */
+	vpshufb %ymm6, %ymm5, %ymm6 /* ctr_mask_1 = lookup16(carry_mask_table, ctr_carry_1) */
+	vpand %ymm6, %ymm2, %ymm7 /* ctr_pair_1_b = and(ctr_w_open, ctr_mask_1) */
+	vpandn %ymm0, %ymm6, %ymm6 /* ctr_pair_1_a = andnot(ctr_mask_1, ctr_v_open) */
+	vpor %ymm6, %ymm7, %ymm6 /* ctr_pair_1 = or(ctr_pair_1_b, ctr_pair_1_a) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_new_last_byte(%rip), %ymm4, %ymm4 /* ctr_last_byte_1 = lookup16(ctr_sum_1, new_last_byte) */
+	vpor %ymm4, %ymm6, %ymm4 /* row_1 = or(ctr_pair_1, ctr_last_byte_1) */
+	vpaddw .Lsm4_byteslice_avx2_gfni_asm_7_block_k_2(%rip), %ymm1, %ymm6 /* ctr_sum_2 = add(ctr_base, block_k_2) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_carry_everywhere(%rip), %ymm6, %ymm7 /* ctr_carry_2 = lookup16(ctr_sum_2, carry_everywhere) */
+	vpshufb %ymm7, %ymm5, %ymm7 /* ctr_mask_2 = lookup16(carry_mask_table, ctr_carry_2) */
+	vpand %ymm7, %ymm2, %ymm8 /* ctr_pair_2_b = and(ctr_w_open, ctr_mask_2) */
+	vpandn %ymm0, %ymm7, %ymm7 /* ctr_pair_2_a = andnot(ctr_mask_2, ctr_v_open) */
+	vpor %ymm7, %ymm8, %ymm7 /* ctr_pair_2 = or(ctr_pair_2_b, ctr_pair_2_a) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_new_last_byte(%rip), %ymm6, %ymm6 /* ctr_last_byte_2 = lookup16(ctr_sum_2, new_last_byte) */
+	vpor %ymm6, %ymm7, %ymm6 /* row_2 = or(ctr_pair_2, ctr_last_byte_2) */
+	vpaddw .Lsm4_byteslice_avx2_gfni_asm_7_block_k_3(%rip), %ymm1, %ymm7 /* ctr_sum_3 = add(ctr_base, block_k_3) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_carry_everywhere(%rip), %ymm7, %ymm8 /* ctr_carry_3 = lookup16(ctr_sum_3, carry_everywhere) */
+	vpshufb %ymm8, %ymm5, %ymm8 /* ctr_mask_3 = lookup16(carry_mask_table, ctr_carry_3) */
+	vpand %ymm8, %ymm2, %ymm9 /* ctr_pair_3_b = and(ctr_w_open, ctr_mask_3) */
+	vpandn %ymm0, %ymm8, %ymm8 /* ctr_pair_3_a = andnot(ctr_mask_3, ctr_v_open) */
+	vpor %ymm8, %ymm9, %ymm8 /* ctr_pair_3 = or(ctr_pair_3_b, ctr_pair_3_a) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_new_last_byte(%rip), %ymm7, %ymm7 /* ctr_last_byte_3 = lookup16(ctr_sum_3, new_last_byte) */
+	vpor %ymm7, %ymm8, %ymm7 /* row_3 = or(ctr_pair_3, ctr_last_byte_3) */
+	vpaddw .Lsm4_byteslice_avx2_gfni_asm_7_block_k_4(%rip), %ymm1, %ymm8 /* ctr_sum_4 = add(ctr_base, block_k_4) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_carry_everywhere(%rip), %ymm8, %ymm9 /* ctr_carry_4 = lookup16(ctr_sum_4, carry_everywhere) */
+	vpshufb %ymm9, %ymm5, %ymm9 /* ctr_mask_4 = lookup16(carry_mask_table, ctr_carry_4) */
+	vpand %ymm9, %ymm2, %ymm10 /* ctr_pair_4_b = and(ctr_w_open, ctr_mask_4) */
+	vpandn %ymm0, %ymm9, %ymm9 /* ctr_pair_4_a = andnot(ctr_mask_4, ctr_v_open) */
+	vpor %ymm9, %ymm10, %ymm9 /* ctr_pair_4 = or(ctr_pair_4_b, ctr_pair_4_a) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_new_last_byte(%rip), %ymm8, %ymm8 /* ctr_last_byte_4 = lookup16(ctr_sum_4, new_last_byte) */
+	vpor %ymm8, %ymm9, %ymm8 /* row_4 = or(ctr_pair_4, ctr_last_byte_4) */
+	vpaddw .Lsm4_byteslice_avx2_gfni_asm_7_block_k_5(%rip), %ymm1, %ymm9 /* ctr_sum_5 = add(ctr_base, block_k_5) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_carry_everywhere(%rip), %ymm9, %ymm10 /* ctr_carry_5 = lookup16(ctr_sum_5, carry_everywhere) */
+	vpshufb %ymm10, %ymm5, %ymm10 /* ctr_mask_5 = lookup16(carry_mask_table, ctr_carry_5) */
+	vpand %ymm10, %ymm2, %ymm11 /* ctr_pair_5_b = and(ctr_w_open, ctr_mask_5) */
+	vpandn %ymm0, %ymm10, %ymm10 /* ctr_pair_5_a = andnot(ctr_mask_5, ctr_v_open) */
+	vpor %ymm10, %ymm11, %ymm10 /* ctr_pair_5 = or(ctr_pair_5_b, ctr_pair_5_a) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_new_last_byte(%rip), %ymm9, %ymm9 /* ctr_last_byte_5 = lookup16(ctr_sum_5, new_last_byte) */
+	vpor %ymm9, %ymm10, %ymm9 /* row_5 = or(ctr_pair_5, ctr_last_byte_5) */
+	vpaddw .Lsm4_byteslice_avx2_gfni_asm_7_block_k_6(%rip), %ymm1, %ymm10 /* ctr_sum_6 = add(ctr_base, block_k_6) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_carry_everywhere(%rip), %ymm10, %ymm11 /* ctr_carry_6 = lookup16(ctr_sum_6, carry_everywhere) */
+	vpshufb %ymm11, %ymm5, %ymm11 /* ctr_mask_6 = lookup16(carry_mask_table, ctr_carry_6) */
+	vpand %ymm11, %ymm2, %ymm12 /* ctr_pair_6_b = and(ctr_w_open, ctr_mask_6) */
+	vpandn %ymm0, %ymm11, %ymm11 /* ctr_pair_6_a = andnot(ctr_mask_6, ctr_v_open) */
+	vpor %ymm11, %ymm12, %ymm11 /* ctr_pair_6 = or(ctr_pair_6_b, ctr_pair_6_a) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_new_last_byte(%rip), %ymm10, %ymm10 /* ctr_last_byte_6 = lookup16(ctr_sum_6, new_last_byte) */
+	vpor %ymm10, %ymm11, %ymm10 /* row_6 = or(ctr_pair_6, ctr_last_byte_6) */
+	vpaddw .Lsm4_byteslice_avx2_gfni_asm_7_block_k_7(%rip), %ymm1, %ymm11 /* ctr_sum_7 = add(ctr_base, block_k_7) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_carry_everywhere(%rip), %ymm11, %ymm12 /* ctr_carry_7 = lookup16(ctr_sum_7, carry_everywhere) */
+	vpshufb %ymm12, %ymm5, %ymm12 /* ctr_mask_7 = lookup16(carry_mask_table, ctr_carry_7) */
+	vpand %ymm12, %ymm2, %ymm13 /* ctr_pair_7_b = and(ctr_w_open, ctr_mask_7) */
+	vpandn %ymm0, %ymm12, %ymm12 /* ctr_pair_7_a = andnot(ctr_mask_7, ctr_v_open) */
+	vpor %ymm12, %ymm13, %ymm12 /* ctr_pair_7 = or(ctr_pair_7_b, ctr_pair_7_a) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_new_last_byte(%rip), %ymm11, %ymm11 /* ctr_last_byte_7 = lookup16(ctr_sum_7, new_last_byte) */
+	vpor %ymm11, %ymm12, %ymm11 /* row_7 = or(ctr_pair_7, ctr_last_byte_7) */
+	vpaddw .Lsm4_byteslice_avx2_gfni_asm_7_block_k_8(%rip), %ymm1, %ymm12 /* ctr_sum_8 = add(ctr_base, block_k_8) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_carry_everywhere(%rip), %ymm12, %ymm13 /* ctr_carry_8 = lookup16(ctr_sum_8, carry_everywhere) */
+	vpshufb %ymm13, %ymm5, %ymm13 /* ctr_mask_8 = lookup16(carry_mask_table, ctr_carry_8) */
+	vpand %ymm13, %ymm2, %ymm14 /* ctr_pair_8_b = and(ctr_w_open, ctr_mask_8) */
+	vpandn %ymm0, %ymm13, %ymm13 /* ctr_pair_8_a = andnot(ctr_mask_8, ctr_v_open) */
+	vpor %ymm13, %ymm14, %ymm13 /* ctr_pair_8 = or(ctr_pair_8_b, ctr_pair_8_a) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_new_last_byte(%rip), %ymm12, %ymm12 /* ctr_last_byte_8 = lookup16(ctr_sum_8, new_last_byte) */
+	vpor %ymm12, %ymm13, %ymm12 /* row_8 = or(ctr_pair_8, ctr_last_byte_8) */
+	vpaddw .Lsm4_byteslice_avx2_gfni_asm_7_block_k_9(%rip), %ymm1, %ymm13 /* ctr_sum_9 = add(ctr_base, block_k_9) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_carry_everywhere(%rip), %ymm13, %ymm14 /* ctr_carry_9 = lookup16(ctr_sum_9, carry_everywhere) */
+	vpshufb %ymm14, %ymm5, %ymm14 /* ctr_mask_9 = lookup16(carry_mask_table, ctr_carry_9) */
+	vpand %ymm14, %ymm2, %ymm15 /* ctr_pair_9_b = and(ctr_w_open, ctr_mask_9) */
+	vpandn %ymm0, %ymm14, %ymm14 /* ctr_pair_9_a = andnot(ctr_mask_9, ctr_v_open) */
+	vpor %ymm14, %ymm15, %ymm14 /* ctr_pair_9 = or(ctr_pair_9_b, ctr_pair_9_a) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_new_last_byte(%rip), %ymm13, %ymm13 /* ctr_last_byte_9 = lookup16(ctr_sum_9, new_last_byte) */
+	vpor %ymm13, %ymm14, %ymm13 /* row_9 = or(ctr_pair_9, ctr_last_byte_9) */
+	vpaddw .Lsm4_byteslice_avx2_gfni_asm_7_block_k_10(%rip), %ymm1, %ymm14 /* ctr_sum_10 = add(ctr_base, block_k_10) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_10 = lookup16(ctr_sum_10, carry_everywhere) */
-	vpshufb %ymm15, %ymm6, %ymm15 /* ctr_mask_10 = lookup16(carry_mask_table, ctr_carry_10) */
-	vmovdqa %ymm11, 32(%rsp) /* spill row_6 */
-	vpand %ymm15, %ymm3, %ymm11 /* ctr_pair_10_b = and(ctr_w_open, ctr_mask_10) */
+	vpshufb %ymm15, %ymm5, %ymm15 /* ctr_mask_10 = lookup16(carry_mask_table, ctr_carry_10) */
+	vmovdqa %ymm11, 0(%rsp) /* spill row_7 */
+	vpand %ymm15, %ymm2, %ymm11 /* ctr_pair_10_b = and(ctr_w_open, ctr_mask_10) */
 	vpandn %ymm0, %ymm15, %ymm15 /* ctr_pair_10_a = andnot(ctr_mask_10, ctr_v_open) */
 	vpor %ymm15, %ymm11, %ymm11 /* ctr_pair_10 = or(ctr_pair_10_b, ctr_pair_10_a) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_10 = lookup16(ctr_sum_10, new_last_byte) */
 	vpor %ymm14, %ymm11, %ymm11 /* row_10 = or(ctr_pair_10, ctr_last_byte_10) */
-	vpaddb .Lsm4_byteslice_avx2_gfni_asm_7_block_k_11(%rip), %ymm2, %ymm14 /* ctr_j_11 = add(ctr_j0, block_k_11) */
-	vpaddw %ymm14, %ymm1, %ymm14 /* ctr_sum_11 = add(ctr_last, ctr_j_11) */
+	vpaddw .Lsm4_byteslice_avx2_gfni_asm_7_block_k_11(%rip), %ymm1, %ymm14 /* ctr_sum_11 = add(ctr_base, block_k_11) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_11 = lookup16(ctr_sum_11, carry_everywhere) */
-	vpshufb %ymm15, %ymm6, %ymm15 /* ctr_mask_11 = lookup16(carry_mask_table, ctr_carry_11) */
-	vmovdqa %ymm10, 64(%rsp) /* spill row_5 */
-	vpand %ymm15, %ymm3, %ymm10 /* ctr_pair_11_b = and(ctr_w_open, ctr_mask_11) */
+	vpshufb %ymm15, %ymm5, %ymm15 /* ctr_mask_11 = lookup16(carry_mask_table, ctr_carry_11) */
+	vmovdqa %ymm10, 32(%rsp) /* spill row_6 */
+	vpand %ymm15, %ymm2, %ymm10 /* ctr_pair_11_b = and(ctr_w_open, ctr_mask_11) */
 	vpandn %ymm0, %ymm15, %ymm15 /* ctr_pair_11_a = andnot(ctr_mask_11, ctr_v_open) */
 	vpor %ymm15, %ymm10, %ymm10 /* ctr_pair_11 = or(ctr_pair_11_b, ctr_pair_11_a) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_11 = lookup16(ctr_sum_11, new_last_byte) */
 	vpor %ymm14, %ymm10, %ymm10 /* row_11 = or(ctr_pair_11, ctr_last_byte_11) */
-	vpaddb .Lsm4_byteslice_avx2_gfni_asm_7_block_k_12(%rip), %ymm2, %ymm14 /* ctr_j_12 = add(ctr_j0, block_k_12) */
-	vpaddw %ymm14, %ymm1, %ymm14 /* ctr_sum_12 = add(ctr_last, ctr_j_12) */
+	vpaddw .Lsm4_byteslice_avx2_gfni_asm_7_block_k_12(%rip), %ymm1, %ymm14 /* ctr_sum_12 = add(ctr_base, block_k_12) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_12 = lookup16(ctr_sum_12, carry_everywhere) */
-	vpshufb %ymm15, %ymm6, %ymm15 /* ctr_mask_12 = lookup16(carry_mask_table, ctr_carry_12) */
-	vmovdqa %ymm9, 96(%rsp) /* spill row_4 */
-	vpand %ymm15, %ymm3, %ymm9 /* ctr_pair_12_b = and(ctr_w_open, ctr_mask_12) */
+	vpshufb %ymm15, %ymm5, %ymm15 /* ctr_mask_12 = lookup16(carry_mask_table, ctr_carry_12) */
+	vmovdqa %ymm9, 64(%rsp) /* spill row_5 */
+	vpand %ymm15, %ymm2, %ymm9 /* ctr_pair_12_b = and(ctr_w_open, ctr_mask_12) */
 	vpandn %ymm0, %ymm15, %ymm15 /* ctr_pair_12_a = andnot(ctr_mask_12, ctr_v_open) */
 	vpor %ymm15, %ymm9, %ymm9 /* ctr_pair_12 = or(ctr_pair_12_b, ctr_pair_12_a) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_12 = lookup16(ctr_sum_12, new_last_byte) */
 	vpor %ymm14, %ymm9, %ymm9 /* row_12 = or(ctr_pair_12, ctr_last_byte_12) */
-	vpaddb .Lsm4_byteslice_avx2_gfni_asm_7_block_k_13(%rip), %ymm2, %ymm14 /* ctr_j_13 = add(ctr_j0, block_k_13) */
-	vpaddw %ymm14, %ymm1, %ymm14 /* ctr_sum_13 = add(ctr_last, ctr_j_13) */
+	vpaddw .Lsm4_byteslice_avx2_gfni_asm_7_block_k_13(%rip), %ymm1, %ymm14 /* ctr_sum_13 = add(ctr_base, block_k_13) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_13 = lookup16(ctr_sum_13, carry_everywhere) */
-	vpshufb %ymm15, %ymm6, %ymm15 /* ctr_mask_13 = lookup16(carry_mask_table, ctr_carry_13) */
-	vmovdqa %ymm9, 128(%rsp) /* spill row_12 */
-	vpand %ymm15, %ymm3, %ymm9 /* ctr_pair_13_b = and(ctr_w_open, ctr_mask_13) */
+	vpshufb %ymm15, %ymm5, %ymm15 /* ctr_mask_13 = lookup16(carry_mask_table, ctr_carry_13) */
+	vmovdqa %ymm8, 96(%rsp) /* spill row_4 */
+	vpand %ymm15, %ymm2, %ymm8 /* ctr_pair_13_b = and(ctr_w_open, ctr_mask_13) */
 	vpandn %ymm0, %ymm15, %ymm15 /* ctr_pair_13_a = andnot(ctr_mask_13, ctr_v_open) */
-	vpor %ymm15, %ymm9, %ymm9 /* ctr_pair_13 = or(ctr_pair_13_b, ctr_pair_13_a) */
+	vpor %ymm15, %ymm8, %ymm8 /* ctr_pair_13 = or(ctr_pair_13_b, ctr_pair_13_a) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_13 = lookup16(ctr_sum_13, new_last_byte) */
-	vpor %ymm14, %ymm9, %ymm9 /* row_13 = or(ctr_pair_13, ctr_last_byte_13) */
-	vpaddb .Lsm4_byteslice_avx2_gfni_asm_7_block_k_14(%rip), %ymm2, %ymm14 /* ctr_j_14 = add(ctr_j0, block_k_14) */
-	vpaddw %ymm14, %ymm1, %ymm14 /* ctr_sum_14 = add(ctr_last, ctr_j_14) */
+	vpor %ymm14, %ymm8, %ymm8 /* row_13 = or(ctr_pair_13, ctr_last_byte_13) */
+	vpaddw .Lsm4_byteslice_avx2_gfni_asm_7_block_k_14(%rip), %ymm1, %ymm14 /* ctr_sum_14 = add(ctr_base, block_k_14) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_14 = lookup16(ctr_sum_14, carry_everywhere) */
-	vpshufb %ymm15, %ymm6, %ymm15 /* ctr_mask_14 = lookup16(carry_mask_table, ctr_carry_14) */
-	vmovdqa %ymm9, 160(%rsp) /* spill row_13 */
-	vpand %ymm15, %ymm3, %ymm9 /* ctr_pair_14_b = and(ctr_w_open, ctr_mask_14) */
+	vpshufb %ymm15, %ymm5, %ymm15 /* ctr_mask_14 = lookup16(carry_mask_table, ctr_carry_14) */
+	vmovdqa %ymm8, 128(%rsp) /* spill row_13 */
+	vpand %ymm15, %ymm2, %ymm8 /* ctr_pair_14_b = and(ctr_w_open, ctr_mask_14) */
 	vpandn %ymm0, %ymm15, %ymm15 /* ctr_pair_14_a = andnot(ctr_mask_14, ctr_v_open) */
-	vpor %ymm15, %ymm9, %ymm9 /* ctr_pair_14 = or(ctr_pair_14_b, ctr_pair_14_a) */
+	vpor %ymm15, %ymm8, %ymm8 /* ctr_pair_14 = or(ctr_pair_14_b, ctr_pair_14_a) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_14 = lookup16(ctr_sum_14, new_last_byte) */
-	vpor %ymm14, %ymm9, %ymm9 /* row_14 = or(ctr_pair_14, ctr_last_byte_14) */
-	vpaddb .Lsm4_byteslice_avx2_gfni_asm_7_block_k_15(%rip), %ymm2, %ymm14 /* ctr_j_15 = add(ctr_j0, block_k_15) */
-	vpaddw %ymm14, %ymm1, %ymm14 /* ctr_sum_15 = add(ctr_last, ctr_j_15) */
+	vpor %ymm14, %ymm8, %ymm8 /* row_14 = or(ctr_pair_14, ctr_last_byte_14) */
+	vpaddw .Lsm4_byteslice_avx2_gfni_asm_7_block_k_15(%rip), %ymm1, %ymm14 /* ctr_sum_15 = add(ctr_base, block_k_15) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_15 = lookup16(ctr_sum_15, carry_everywhere) */
-	vpshufb %ymm15, %ymm6, %ymm15 /* ctr_mask_15 = lookup16(carry_mask_table, ctr_carry_15) */
-	vpand %ymm15, %ymm3, %ymm6 /* ctr_pair_15_b = and(ctr_w_open, ctr_mask_15) */
+	vpshufb %ymm15, %ymm5, %ymm15 /* ctr_mask_15 = lookup16(carry_mask_table, ctr_carry_15) */
+	vpand %ymm15, %ymm2, %ymm5 /* ctr_pair_15_b = and(ctr_w_open, ctr_mask_15) */
 	vpandn %ymm0, %ymm15, %ymm15 /* ctr_pair_15_a = andnot(ctr_mask_15, ctr_v_open) */
-	vpor %ymm15, %ymm6, %ymm6 /* ctr_pair_15 = or(ctr_pair_15_b, ctr_pair_15_a) */
+	vpor %ymm15, %ymm5, %ymm5 /* ctr_pair_15 = or(ctr_pair_15_b, ctr_pair_15_a) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_15 = lookup16(ctr_sum_15, new_last_byte) */
-	vpor %ymm14, %ymm6, %ymm6 /* row_15 = or(ctr_pair_15, ctr_last_byte_15) */
-	vpunpcklbw %ymm13, %ymm4, %ymm14 /* tr0 = unpacklo(row, row_8) */
-	vpunpckhbw %ymm13, %ymm4, %ymm4 /* tr0_1 = unpackhi(row, row_8) */
-	vpunpcklbw %ymm12, %ymm5, %ymm13 /* tr0_2 = unpacklo(row_1, row_9) */
-	vpunpckhbw %ymm12, %ymm5, %ymm5 /* tr0_3 = unpackhi(row_1, row_9) */
-	vpunpcklbw %ymm11, %ymm7, %ymm12 /* tr0_4 = unpacklo(row_2, row_10) */
-	vpunpckhbw %ymm11, %ymm7, %ymm7 /* tr0_5 = unpackhi(row_2, row_10) */
-	vpunpcklbw %ymm10, %ymm8, %ymm11 /* tr0_6 = unpacklo(row_3, row_11) */
-	vpunpckhbw %ymm10, %ymm8, %ymm8 /* tr0_7 = unpackhi(row_3, row_11) */
+	vpor %ymm14, %ymm5, %ymm5 /* row_15 = or(ctr_pair_15, ctr_last_byte_15) */
+	vpunpcklbw %ymm12, %ymm3, %ymm14 /* tr0 = unpacklo(row, row_8) */
+	vpunpckhbw %ymm12, %ymm3, %ymm3 /* tr0_1 = unpackhi(row, row_8) */
+	vpunpcklbw %ymm13, %ymm4, %ymm12 /* tr0_2 = unpacklo(row_1, row_9) */
+	vpunpckhbw %ymm13, %ymm4, %ymm4 /* tr0_3 = unpackhi(row_1, row_9) */
+	vpunpcklbw %ymm11, %ymm6, %ymm13 /* tr0_4 = unpacklo(row_2, row_10) */
+	vpunpckhbw %ymm11, %ymm6, %ymm6 /* tr0_5 = unpackhi(row_2, row_10) */
+	vpunpcklbw %ymm10, %ymm7, %ymm11 /* tr0_6 = unpacklo(row_3, row_11) */
+	vpunpckhbw %ymm10, %ymm7, %ymm7 /* tr0_7 = unpackhi(row_3, row_11) */
 	vmovdqa 96(%rsp), %ymm10 /* reload row_4 */
-	vpunpcklbw 128(%rsp), %ymm10, %ymm15 /* tr0_8 = unpacklo(row_4, row_12) */
-	vpunpckhbw 128(%rsp), %ymm10, %ymm10 /* tr0_9 = unpackhi(row_4, row_12) */
-	vmovdqa %ymm0, 128(%rsp) /* spill ctr_v_open */
-	vmovdqa 64(%rsp), %ymm0 /* reload row_5 */
-	vmovdqa %ymm3, 96(%rsp) /* spill ctr_w_open */
-	vpunpcklbw 160(%rsp), %ymm0, %ymm3 /* tr0_10 = unpacklo(row_5, row_13) */
-	vpunpckhbw 160(%rsp), %ymm0, %ymm0 /* tr0_11 = unpackhi(row_5, row_13) */
-	vmovdqa %ymm1, 160(%rsp) /* spill ctr_last */
-	vmovdqa 32(%rsp), %ymm1 /* reload row_6 */
-	vmovdqa %ymm2, 64(%rsp) /* spill ctr_j0 */
-	vpunpcklbw %ymm9, %ymm1, %ymm2 /* tr0_12 = unpacklo(row_6, row_14) */
-	vpunpckhbw %ymm9, %ymm1, %ymm1 /* tr0_13 = unpackhi(row_6, row_14) */
-	vmovdqa 0(%rsp), %ymm9 /* reload row_7 */
-	vmovdqa %ymm8, 32(%rsp) /* spill tr0_7 */
-	vpunpcklbw %ymm6, %ymm9, %ymm8 /* tr0_14 = unpacklo(row_7, row_15) */
-	vpunpckhbw %ymm6, %ymm9, %ymm6 /* tr0_15 = unpackhi(row_7, row_15) */
-	vpunpcklbw %ymm15, %ymm14, %ymm9 /* tr1 = unpacklo(tr0, tr0_8) */
+	vpunpcklbw %ymm9, %ymm10, %ymm15 /* tr0_8 = unpacklo(row_4, row_12) */
+	vpunpckhbw %ymm9, %ymm10, %ymm9 /* tr0_9 = unpackhi(row_4, row_12) */
+	vmovdqa 64(%rsp), %ymm10 /* reload row_5 */
+	vmovdqa %ymm0, 96(%rsp) /* spill ctr_v_open */
+	vpunpcklbw 128(%rsp), %ymm10, %ymm0 /* tr0_10 = unpacklo(row_5, row_13) */
+	vpunpckhbw 128(%rsp), %ymm10, %ymm10 /* tr0_11 = unpackhi(row_5, row_13) */
+	vmovdqa %ymm2, 128(%rsp) /* spill ctr_w_open */
+	vmovdqa 32(%rsp), %ymm2 /* reload row_6 */
+	vmovdqa %ymm1, 64(%rsp) /* spill ctr_base */
+	vpunpcklbw %ymm8, %ymm2, %ymm1 /* tr0_12 = unpacklo(row_6, row_14) */
+	vpunpckhbw %ymm8, %ymm2, %ymm2 /* tr0_13 = unpackhi(row_6, row_14) */
+	vmovdqa 0(%rsp), %ymm8 /* reload row_7 */
+	vmovdqa %ymm7, 32(%rsp) /* spill tr0_7 */
+	vpunpcklbw %ymm5, %ymm8, %ymm7 /* tr0_14 = unpacklo(row_7, row_15) */
+	vpunpckhbw %ymm5, %ymm8, %ymm5 /* tr0_15 = unpackhi(row_7, row_15) */
+	vpunpcklbw %ymm15, %ymm14, %ymm8 /* tr1 = unpacklo(tr0, tr0_8) */
 	vpunpckhbw %ymm15, %ymm14, %ymm14 /* tr1_1 = unpackhi(tr0, tr0_8) */
-	vpunpcklbw %ymm10, %ymm4, %ymm15 /* tr1_2 = unpacklo(tr0_1, tr0_9) */
-	vpunpckhbw %ymm10, %ymm4, %ymm4 /* tr1_3 = unpackhi(tr0_1, tr0_9) */
-	vpunpcklbw %ymm3, %ymm13, %ymm10 /* tr1_4 = unpacklo(tr0_2, tr0_10) */
-	vpunpckhbw %ymm3, %ymm13, %ymm3 /* tr1_5 = unpackhi(tr0_2, tr0_10) */
-	vpunpcklbw %ymm0, %ymm5, %ymm13 /* tr1_6 = unpacklo(tr0_3, tr0_11) */
-	vpunpckhbw %ymm0, %ymm5, %ymm0 /* tr1_7 = unpackhi(tr0_3, tr0_11) */
-	vpunpcklbw %ymm2, %ymm12, %ymm5 /* tr1_8 = unpacklo(tr0_4, tr0_12) */
-	vpunpckhbw %ymm2, %ymm12, %ymm2 /* tr1_9 = unpackhi(tr0_4, tr0_12) */
-	vpunpcklbw %ymm1, %ymm7, %ymm12 /* tr1_10 = unpacklo(tr0_5, tr0_13) */
-	vpunpckhbw %ymm1, %ymm7, %ymm1 /* tr1_11 = unpackhi(tr0_5, tr0_13) */
-	vpunpcklbw %ymm8, %ymm11, %ymm7 /* tr1_12 = unpacklo(tr0_6, tr0_14) */
-	vpunpckhbw %ymm8, %ymm11, %ymm8 /* tr1_13 = unpackhi(tr0_6, tr0_14) */
+	vpunpcklbw %ymm9, %ymm3, %ymm15 /* tr1_2 = unpacklo(tr0_1, tr0_9) */
+	vpunpckhbw %ymm9, %ymm3, %ymm3 /* tr1_3 = unpackhi(tr0_1, tr0_9) */
+	vpunpcklbw %ymm0, %ymm12, %ymm9 /* tr1_4 = unpacklo(tr0_2, tr0_10) */
+	vpunpckhbw %ymm0, %ymm12, %ymm0 /* tr1_5 = unpackhi(tr0_2, tr0_10) */
+	vpunpcklbw %ymm10, %ymm4, %ymm12 /* tr1_6 = unpacklo(tr0_3, tr0_11) */
+	vpunpckhbw %ymm10, %ymm4, %ymm4 /* tr1_7 = unpackhi(tr0_3, tr0_11) */
+	vpunpcklbw %ymm1, %ymm13, %ymm10 /* tr1_8 = unpacklo(tr0_4, tr0_12) */
+	vpunpckhbw %ymm1, %ymm13, %ymm1 /* tr1_9 = unpackhi(tr0_4, tr0_12) */
+	vpunpcklbw %ymm2, %ymm6, %ymm13 /* tr1_10 = unpacklo(tr0_5, tr0_13) */
+	vpunpckhbw %ymm2, %ymm6, %ymm2 /* tr1_11 = unpackhi(tr0_5, tr0_13) */
+	vpunpcklbw %ymm7, %ymm11, %ymm6 /* tr1_12 = unpacklo(tr0_6, tr0_14) */
+	vpunpckhbw %ymm7, %ymm11, %ymm7 /* tr1_13 = unpackhi(tr0_6, tr0_14) */
 	vmovdqa 32(%rsp), %ymm11 /* reload tr0_7 */
-	vmovdqa %ymm0, 0(%rsp) /* spill tr1_7 */
-	vpunpcklbw %ymm6, %ymm11, %ymm0 /* tr1_14 = unpacklo(tr0_7, tr0_15) */
-	vpunpckhbw %ymm6, %ymm11, %ymm6 /* tr1_15 = unpackhi(tr0_7, tr0_15) */
-	vpunpcklbw %ymm5, %ymm9, %ymm11 /* tr2 = unpacklo(tr1, tr1_8) */
-	vpunpckhbw %ymm5, %ymm9, %ymm5 /* tr2_1 = unpackhi(tr1, tr1_8) */
-	vpunpcklbw %ymm2, %ymm14, %ymm9 /* tr2_2 = unpacklo(tr1_1, tr1_9) */
-	vpunpckhbw %ymm2, %ymm14, %ymm2 /* tr2_3 = unpackhi(tr1_1, tr1_9) */
-	vpunpcklbw %ymm12, %ymm15, %ymm14 /* tr2_4 = unpacklo(tr1_2, tr1_10) */
-	vpunpckhbw %ymm12, %ymm15, %ymm12 /* tr2_5 = unpackhi(tr1_2, tr1_10) */
-	vpunpcklbw %ymm1, %ymm4, %ymm15 /* tr2_6 = unpacklo(tr1_3, tr1_11) */
-	vpunpckhbw %ymm1, %ymm4, %ymm1 /* tr2_7 = unpackhi(tr1_3, tr1_11) */
-	vpunpcklbw %ymm7, %ymm10, %ymm4 /* tr2_8 = unpacklo(tr1_4, tr1_12) */
-	vpunpckhbw %ymm7, %ymm10, %ymm7 /* tr2_9 = unpackhi(tr1_4, tr1_12) */
-	vpunpcklbw %ymm8, %ymm3, %ymm10 /* tr2_10 = unpacklo(tr1_5, tr1_13) */
-	vpunpckhbw %ymm8, %ymm3, %ymm3 /* tr2_11 = unpackhi(tr1_5, tr1_13) */
-	vpunpcklbw %ymm0, %ymm13, %ymm8 /* tr2_12 = unpacklo(tr1_6, tr1_14) */
-	vpunpckhbw %ymm0, %ymm13, %ymm0 /* tr2_13 = unpackhi(tr1_6, tr1_14) */
-	vmovdqa 0(%rsp), %ymm13 /* reload tr1_7 */
-	vmovdqa %ymm1, 32(%rsp) /* spill tr2_7 */
-	vpunpcklbw %ymm6, %ymm13, %ymm1 /* tr2_14 = unpacklo(tr1_7, tr1_15) */
-	vpunpckhbw %ymm6, %ymm13, %ymm6 /* tr2_15 = unpackhi(tr1_7, tr1_15) */
-	vpunpcklbw %ymm4, %ymm11, %ymm13 /* tr3 = unpacklo(tr2, tr2_8) */
-	vpunpckhbw %ymm4, %ymm11, %ymm4 /* tr3_1 = unpackhi(tr2, tr2_8) */
-	vpunpcklbw %ymm7, %ymm5, %ymm11 /* tr3_2 = unpacklo(tr2_1, tr2_9) */
-	vpunpckhbw %ymm7, %ymm5, %ymm5 /* tr3_3 = unpackhi(tr2_1, tr2_9) */
-	vpunpcklbw %ymm10, %ymm9, %ymm7 /* tr3_4 = unpacklo(tr2_2, tr2_10) */
-	vpunpckhbw %ymm10, %ymm9, %ymm9 /* tr3_5 = unpackhi(tr2_2, tr2_10) */
-	vpunpcklbw %ymm3, %ymm2, %ymm10 /* tr3_6 = unpacklo(tr2_3, tr2_11) */
-	vpunpckhbw %ymm3, %ymm2, %ymm2 /* tr3_7 = unpackhi(tr2_3, tr2_11) */
-	vpunpcklbw %ymm8, %ymm14, %ymm3 /* tr3_8 = unpacklo(tr2_4, tr2_12) */
-	vpunpckhbw %ymm8, %ymm14, %ymm8 /* tr3_9 = unpackhi(tr2_4, tr2_12) */
-	vpunpcklbw %ymm0, %ymm12, %ymm14 /* tr3_10 = unpacklo(tr2_5, tr2_13) */
-	vpunpckhbw %ymm0, %ymm12, %ymm0 /* tr3_11 = unpackhi(tr2_5, tr2_13) */
-	vpunpcklbw %ymm1, %ymm15, %ymm12 /* tr3_12 = unpacklo(tr2_6, tr2_14) */
-	vpunpckhbw %ymm1, %ymm15, %ymm1 /* tr3_13 = unpackhi(tr2_6, tr2_14) */
+	vmovdqa %ymm4, 0(%rsp) /* spill tr1_7 */
+	vpunpcklbw %ymm5, %ymm11, %ymm4 /* tr1_14 = unpacklo(tr0_7, tr0_15) */
+	vpunpckhbw %ymm5, %ymm11, %ymm5 /* tr1_15 = unpackhi(tr0_7, tr0_15) */
+	vpunpcklbw %ymm10, %ymm8, %ymm11 /* tr2 = unpacklo(tr1, tr1_8) */
+	vpunpckhbw %ymm10, %ymm8, %ymm8 /* tr2_1 = unpackhi(tr1, tr1_8) */
+	vpunpcklbw %ymm1, %ymm14, %ymm10 /* tr2_2 = unpacklo(tr1_1, tr1_9) */
+	vpunpckhbw %ymm1, %ymm14, %ymm1 /* tr2_3 = unpackhi(tr1_1, tr1_9) */
+	vpunpcklbw %ymm13, %ymm15, %ymm14 /* tr2_4 = unpacklo(tr1_2, tr1_10) */
+	vpunpckhbw %ymm13, %ymm15, %ymm13 /* tr2_5 = unpackhi(tr1_2, tr1_10) */
+	vpunpcklbw %ymm2, %ymm3, %ymm15 /* tr2_6 = unpacklo(tr1_3, tr1_11) */
+	vpunpckhbw %ymm2, %ymm3, %ymm2 /* tr2_7 = unpackhi(tr1_3, tr1_11) */
+	vpunpcklbw %ymm6, %ymm9, %ymm3 /* tr2_8 = unpacklo(tr1_4, tr1_12) */
+	vpunpckhbw %ymm6, %ymm9, %ymm6 /* tr2_9 = unpackhi(tr1_4, tr1_12) */
+	vpunpcklbw %ymm7, %ymm0, %ymm9 /* tr2_10 = unpacklo(tr1_5, tr1_13) */
+	vpunpckhbw %ymm7, %ymm0, %ymm0 /* tr2_11 = unpackhi(tr1_5, tr1_13) */
+	vpunpcklbw %ymm4, %ymm12, %ymm7 /* tr2_12 = unpacklo(tr1_6, tr1_14) */
+	vpunpckhbw %ymm4, %ymm12, %ymm4 /* tr2_13 = unpackhi(tr1_6, tr1_14) */
+	vmovdqa 0(%rsp), %ymm12 /* reload tr1_7 */
+	vmovdqa %ymm2, 32(%rsp) /* spill tr2_7 */
+	vpunpcklbw %ymm5, %ymm12, %ymm2 /* tr2_14 = unpacklo(tr1_7, tr1_15) */
+	vpunpckhbw %ymm5, %ymm12, %ymm5 /* tr2_15 = unpackhi(tr1_7, tr1_15) */
+	vpunpcklbw %ymm3, %ymm11, %ymm12 /* tr3 = unpacklo(tr2, tr2_8) */
+	vpunpckhbw %ymm3, %ymm11, %ymm3 /* tr3_1 = unpackhi(tr2, tr2_8) */
+	vpunpcklbw %ymm6, %ymm8, %ymm11 /* tr3_2 = unpacklo(tr2_1, tr2_9) */
+	vpunpckhbw %ymm6, %ymm8, %ymm6 /* tr3_3 = unpackhi(tr2_1, tr2_9) */
+	vpunpcklbw %ymm9, %ymm10, %ymm8 /* tr3_4 = unpacklo(tr2_2, tr2_10) */
+	vpunpckhbw %ymm9, %ymm10, %ymm9 /* tr3_5 = unpackhi(tr2_2, tr2_10) */
+	vpunpcklbw %ymm0, %ymm1, %ymm10 /* tr3_6 = unpacklo(tr2_3, tr2_11) */
+	vpunpckhbw %ymm0, %ymm1, %ymm0 /* tr3_7 = unpackhi(tr2_3, tr2_11) */
+	vpunpcklbw %ymm7, %ymm14, %ymm1 /* tr3_8 = unpacklo(tr2_4, tr2_12) */
+	vpunpckhbw %ymm7, %ymm14, %ymm7 /* tr3_9 = unpackhi(tr2_4, tr2_12) */
+	vpunpcklbw %ymm4, %ymm13, %ymm14 /* tr3_10 = unpacklo(tr2_5, tr2_13) */
+	vpunpckhbw %ymm4, %ymm13, %ymm4 /* tr3_11 = unpackhi(tr2_5, tr2_13) */
+	vpunpcklbw %ymm2, %ymm15, %ymm13 /* tr3_12 = unpacklo(tr2_6, tr2_14) */
+	vpunpckhbw %ymm2, %ymm15, %ymm2 /* tr3_13 = unpackhi(tr2_6, tr2_14) */
 	vmovdqa 32(%rsp), %ymm15 /* reload tr2_7 */
-	vmovdqa %ymm1, 0(%rsp) /* spill tr3_13 */
-	vpunpcklbw %ymm6, %ymm15, %ymm1 /* tr3_14 = unpacklo(tr2_7, tr2_15) */
-	vpunpckhbw %ymm6, %ymm15, %ymm6 /* tr3_15 = unpackhi(tr2_7, tr2_15) */
+	vmovdqa %ymm2, 0(%rsp) /* spill tr3_13 */
+	vpunpcklbw %ymm5, %ymm15, %ymm2 /* tr3_14 = unpacklo(tr2_7, tr2_15) */
+	vpunpckhbw %ymm5, %ymm15, %ymm5 /* tr3_15 = unpackhi(tr2_7, tr2_15) */
 
 	/* Into the sliced domain: X' = A1·X byte by byte (algorithm 1). */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat(%rip), %ymm13, %ymm13 /* xin = gf2p8affine(tr3, gfni_mat) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat(%rip), %ymm4, %ymm4 /* xin_1 = gf2p8affine(tr3_1, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat(%rip), %ymm12, %ymm12 /* xin = gf2p8affine(tr3, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat(%rip), %ymm3, %ymm3 /* xin_1 = gf2p8affine(tr3_1, gfni_mat) */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat(%rip), %ymm11, %ymm11 /* xin_2 = gf2p8affine(tr3_2, gfni_mat) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat(%rip), %ymm5, %ymm5 /* xin_3 = gf2p8affine(tr3_3, gfni_mat) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat(%rip), %ymm7, %ymm7 /* xin_4 = gf2p8affine(tr3_4, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat(%rip), %ymm6, %ymm6 /* xin_3 = gf2p8affine(tr3_3, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat(%rip), %ymm8, %ymm8 /* xin_4 = gf2p8affine(tr3_4, gfni_mat) */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat(%rip), %ymm9, %ymm9 /* xin_5 = gf2p8affine(tr3_5, gfni_mat) */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat(%rip), %ymm10, %ymm10 /* xin_6 = gf2p8affine(tr3_6, gfni_mat) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat(%rip), %ymm2, %ymm2 /* xin_7 = gf2p8affine(tr3_7, gfni_mat) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat(%rip), %ymm3, %ymm3 /* xin_8 = gf2p8affine(tr3_8, gfni_mat) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat(%rip), %ymm8, %ymm8 /* xin_9 = gf2p8affine(tr3_9, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat(%rip), %ymm0, %ymm0 /* xin_7 = gf2p8affine(tr3_7, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat(%rip), %ymm1, %ymm1 /* xin_8 = gf2p8affine(tr3_8, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat(%rip), %ymm7, %ymm7 /* xin_9 = gf2p8affine(tr3_9, gfni_mat) */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat(%rip), %ymm14, %ymm14 /* xin_10 = gf2p8affine(tr3_10, gfni_mat) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat(%rip), %ymm0, %ymm0 /* xin_11 = gf2p8affine(tr3_11, gfni_mat) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat(%rip), %ymm12, %ymm12 /* xin_12 = gf2p8affine(tr3_12, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat(%rip), %ymm4, %ymm4 /* xin_11 = gf2p8affine(tr3_11, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat(%rip), %ymm13, %ymm13 /* xin_12 = gf2p8affine(tr3_12, gfni_mat) */
 	vmovdqa 0(%rsp), %ymm15 /* reload tr3_13 */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat(%rip), %ymm15, %ymm15 /* xin_13 = gf2p8affine(tr3_13, gfni_mat) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat(%rip), %ymm1, %ymm1 /* xin_14 = gf2p8affine(tr3_14, gfni_mat) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat(%rip), %ymm6, %ymm6 /* xin_15 = gf2p8affine(tr3_15, gfni_mat) */
-	vmovdqa %ymm0, 0(%rsp) /* spill g0x11.1 */
-	vmovdqa .Lsm4_byteslice_avx2_gfni_asm_7_block_k_16(%rip), %ymm0 /* block_k_16 = const() */
-	vpaddb 64(%rsp), %ymm0, %ymm0 /* ctr_j_16 = add(block_k_16, ctr_j0) */
-	vpaddw 160(%rsp), %ymm0, %ymm0 /* ctr_sum_16 = add(ctr_j_16, ctr_last) */
-	vmovdqa %ymm1, 32(%rsp) /* spill g0x14.1 */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_carry_everywhere(%rip), %ymm0, %ymm1 /* ctr_carry_16 = lookup16(ctr_sum_16, carry_everywhere) */
-	vmovdqa %ymm2, 192(%rsp) /* spill g0x7.1 */
-	vmovdqa .Lsm4_byteslice_avx2_gfni_asm_7_carry_mask_table(%rip), %ymm2 /* carry_mask_table = const() */
-	vpshufb %ymm1, %ymm2, %ymm1 /* ctr_mask_16 = lookup16(carry_mask_table, ctr_carry_16) */
-	vmovdqa %ymm3, 224(%rsp) /* spill g0x8.1 */
-	vpand 96(%rsp), %ymm1, %ymm3 /* ctr_pair_16_b = and(ctr_mask_16, ctr_w_open) */
-	vpandn 128(%rsp), %ymm1, %ymm1 /* ctr_pair_16_a = andnot(ctr_mask_16, ctr_v_open) */
-	vpor %ymm1, %ymm3, %ymm1 /* ctr_pair_16 = or(ctr_pair_16_b, ctr_pair_16_a) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_new_last_byte(%rip), %ymm0, %ymm0 /* ctr_last_byte_16 = lookup16(ctr_sum_16, new_last_byte) */
-	vpor %ymm0, %ymm1, %ymm0 /* row_16 = or(ctr_pair_16, ctr_last_byte_16) */
-	vmovdqa .Lsm4_byteslice_avx2_gfni_asm_7_block_k_17(%rip), %ymm1 /* block_k_17 = const() */
-	vpaddb 64(%rsp), %ymm1, %ymm1 /* ctr_j_17 = add(block_k_17, ctr_j0) */
-	vpaddw 160(%rsp), %ymm1, %ymm1 /* ctr_sum_17 = add(ctr_j_17, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_carry_everywhere(%rip), %ymm1, %ymm3 /* ctr_carry_17 = lookup16(ctr_sum_17, carry_everywhere) */
-	vpshufb %ymm3, %ymm2, %ymm3 /* ctr_mask_17 = lookup16(carry_mask_table, ctr_carry_17) */
-	vmovdqa %ymm4, 256(%rsp) /* spill g0x1.1 */
-	vpand 96(%rsp), %ymm3, %ymm4 /* ctr_pair_17_b = and(ctr_mask_17, ctr_w_open) */
-	vpandn 128(%rsp), %ymm3, %ymm3 /* ctr_pair_17_a = andnot(ctr_mask_17, ctr_v_open) */
-	vpor %ymm3, %ymm4, %ymm3 /* ctr_pair_17 = or(ctr_pair_17_b, ctr_pair_17_a) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_new_last_byte(%rip), %ymm1, %ymm1 /* ctr_last_byte_17 = lookup16(ctr_sum_17, new_last_byte) */
-	vpor %ymm1, %ymm3, %ymm1 /* row_17 = or(ctr_pair_17, ctr_last_byte_17) */
-	vmovdqa .Lsm4_byteslice_avx2_gfni_asm_7_block_k_18(%rip), %ymm3 /* block_k_18 = const() */
-	vpaddb 64(%rsp), %ymm3, %ymm3 /* ctr_j_18 = add(block_k_18, ctr_j0) */
-	vpaddw 160(%rsp), %ymm3, %ymm3 /* ctr_sum_18 = add(ctr_j_18, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_carry_everywhere(%rip), %ymm3, %ymm4 /* ctr_carry_18 = lookup16(ctr_sum_18, carry_everywhere) */
-	vpshufb %ymm4, %ymm2, %ymm4 /* ctr_mask_18 = lookup16(carry_mask_table, ctr_carry_18) */
-	vmovdqa %ymm5, 288(%rsp) /* spill g0x3.1 */
-	vpand 96(%rsp), %ymm4, %ymm5 /* ctr_pair_18_b = and(ctr_mask_18, ctr_w_open) */
-	vpandn 128(%rsp), %ymm4, %ymm4 /* ctr_pair_18_a = andnot(ctr_mask_18, ctr_v_open) */
-	vpor %ymm4, %ymm5, %ymm4 /* ctr_pair_18 = or(ctr_pair_18_b, ctr_pair_18_a) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_new_last_byte(%rip), %ymm3, %ymm3 /* ctr_last_byte_18 = lookup16(ctr_sum_18, new_last_byte) */
-	vpor %ymm3, %ymm4, %ymm3 /* row_18 = or(ctr_pair_18, ctr_last_byte_18) */
-	vmovdqa .Lsm4_byteslice_avx2_gfni_asm_7_block_k_19(%rip), %ymm4 /* block_k_19 = const() */
-	vpaddb 64(%rsp), %ymm4, %ymm4 /* ctr_j_19 = add(block_k_19, ctr_j0) */
-	vpaddw 160(%rsp), %ymm4, %ymm4 /* ctr_sum_19 = add(ctr_j_19, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_carry_everywhere(%rip), %ymm4, %ymm5 /* ctr_carry_19 = lookup16(ctr_sum_19, carry_everywhere) */
-	vpshufb %ymm5, %ymm2, %ymm5 /* ctr_mask_19 = lookup16(carry_mask_table, ctr_carry_19) */
-	vmovdqa %ymm6, 320(%rsp) /* spill g0x15.1 */
-	vpand 96(%rsp), %ymm5, %ymm6 /* ctr_pair_19_b = and(ctr_mask_19, ctr_w_open) */
-	vpandn 128(%rsp), %ymm5, %ymm5 /* ctr_pair_19_a = andnot(ctr_mask_19, ctr_v_open) */
-	vpor %ymm5, %ymm6, %ymm5 /* ctr_pair_19 = or(ctr_pair_19_b, ctr_pair_19_a) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_new_last_byte(%rip), %ymm4, %ymm4 /* ctr_last_byte_19 = lookup16(ctr_sum_19, new_last_byte) */
-	vpor %ymm4, %ymm5, %ymm4 /* row_19 = or(ctr_pair_19, ctr_last_byte_19) */
-	vmovdqa .Lsm4_byteslice_avx2_gfni_asm_7_block_k_20(%rip), %ymm5 /* block_k_20 = const() */
-	vpaddb 64(%rsp), %ymm5, %ymm5 /* ctr_j_20 = add(block_k_20, ctr_j0) */
-	vpaddw 160(%rsp), %ymm5, %ymm5 /* ctr_sum_20 = add(ctr_j_20, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_carry_everywhere(%rip), %ymm5, %ymm6 /* ctr_carry_20 = lookup16(ctr_sum_20, carry_everywhere) */
-	vpshufb %ymm6, %ymm2, %ymm6 /* ctr_mask_20 = lookup16(carry_mask_table, ctr_carry_20) */
-	vmovdqa %ymm7, 352(%rsp) /* spill g0x4.1 */
-	vpand 96(%rsp), %ymm6, %ymm7 /* ctr_pair_20_b = and(ctr_mask_20, ctr_w_open) */
-	vpandn 128(%rsp), %ymm6, %ymm6 /* ctr_pair_20_a = andnot(ctr_mask_20, ctr_v_open) */
-	vpor %ymm6, %ymm7, %ymm6 /* ctr_pair_20 = or(ctr_pair_20_b, ctr_pair_20_a) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_new_last_byte(%rip), %ymm5, %ymm5 /* ctr_last_byte_20 = lookup16(ctr_sum_20, new_last_byte) */
-	vpor %ymm5, %ymm6, %ymm5 /* row_20 = or(ctr_pair_20, ctr_last_byte_20) */
-	vmovdqa .Lsm4_byteslice_avx2_gfni_asm_7_block_k_21(%rip), %ymm6 /* block_k_21 = const() */
-	vpaddb 64(%rsp), %ymm6, %ymm6 /* ctr_j_21 = add(block_k_21, ctr_j0) */
-	vpaddw 160(%rsp), %ymm6, %ymm6 /* ctr_sum_21 = add(ctr_j_21, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_carry_everywhere(%rip), %ymm6, %ymm7 /* ctr_carry_21 = lookup16(ctr_sum_21, carry_everywhere) */
-	vpshufb %ymm7, %ymm2, %ymm7 /* ctr_mask_21 = lookup16(carry_mask_table, ctr_carry_21) */
-	vmovdqa %ymm8, 384(%rsp) /* spill g0x9.1 */
-	vpand 96(%rsp), %ymm7, %ymm8 /* ctr_pair_21_b = and(ctr_mask_21, ctr_w_open) */
-	vpandn 128(%rsp), %ymm7, %ymm7 /* ctr_pair_21_a = andnot(ctr_mask_21, ctr_v_open) */
-	vpor %ymm7, %ymm8, %ymm7 /* ctr_pair_21 = or(ctr_pair_21_b, ctr_pair_21_a) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_new_last_byte(%rip), %ymm6, %ymm6 /* ctr_last_byte_21 = lookup16(ctr_sum_21, new_last_byte) */
-	vpor %ymm6, %ymm7, %ymm6 /* row_21 = or(ctr_pair_21, ctr_last_byte_21) */
-	vmovdqa .Lsm4_byteslice_avx2_gfni_asm_7_block_k_22(%rip), %ymm7 /* block_k_22 = const() */
-	vpaddb 64(%rsp), %ymm7, %ymm7 /* ctr_j_22 = add(block_k_22, ctr_j0) */
-	vpaddw 160(%rsp), %ymm7, %ymm7 /* ctr_sum_22 = add(ctr_j_22, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_carry_everywhere(%rip), %ymm7, %ymm8 /* ctr_carry_22 = lookup16(ctr_sum_22, carry_everywhere) */
-	vpshufb %ymm8, %ymm2, %ymm8 /* ctr_mask_22 = lookup16(carry_mask_table, ctr_carry_22) */
-	vmovdqa %ymm9, 416(%rsp) /* spill g0x5.1 */
-	vpand 96(%rsp), %ymm8, %ymm9 /* ctr_pair_22_b = and(ctr_mask_22, ctr_w_open) */
-	vpandn 128(%rsp), %ymm8, %ymm8 /* ctr_pair_22_a = andnot(ctr_mask_22, ctr_v_open) */
-	vpor %ymm8, %ymm9, %ymm8 /* ctr_pair_22 = or(ctr_pair_22_b, ctr_pair_22_a) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_new_last_byte(%rip), %ymm7, %ymm7 /* ctr_last_byte_22 = lookup16(ctr_sum_22, new_last_byte) */
-	vpor %ymm7, %ymm8, %ymm7 /* row_22 = or(ctr_pair_22, ctr_last_byte_22) */
-	vmovdqa .Lsm4_byteslice_avx2_gfni_asm_7_block_k_23(%rip), %ymm8 /* block_k_23 = const() */
-	vpaddb 64(%rsp), %ymm8, %ymm8 /* ctr_j_23 = add(block_k_23, ctr_j0) */
-	vpaddw 160(%rsp), %ymm8, %ymm8 /* ctr_sum_23 = add(ctr_j_23, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_carry_everywhere(%rip), %ymm8, %ymm9 /* ctr_carry_23 = lookup16(ctr_sum_23, carry_everywhere) */
-	vpshufb %ymm9, %ymm2, %ymm9 /* ctr_mask_23 = lookup16(carry_mask_table, ctr_carry_23) */
-	vmovdqa %ymm10, 448(%rsp) /* spill g0x6.1 */
-	vpand 96(%rsp), %ymm9, %ymm10 /* ctr_pair_23_b = and(ctr_mask_23, ctr_w_open) */
-	vpandn 128(%rsp), %ymm9, %ymm9 /* ctr_pair_23_a = andnot(ctr_mask_23, ctr_v_open) */
-	vpor %ymm9, %ymm10, %ymm9 /* ctr_pair_23 = or(ctr_pair_23_b, ctr_pair_23_a) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_new_last_byte(%rip), %ymm8, %ymm8 /* ctr_last_byte_23 = lookup16(ctr_sum_23, new_last_byte) */
-	vpor %ymm8, %ymm9, %ymm8 /* row_23 = or(ctr_pair_23, ctr_last_byte_23) */
-	vmovdqa .Lsm4_byteslice_avx2_gfni_asm_7_block_k_24(%rip), %ymm9 /* block_k_24 = const() */
-	vpaddb 64(%rsp), %ymm9, %ymm9 /* ctr_j_24 = add(block_k_24, ctr_j0) */
-	vpaddw 160(%rsp), %ymm9, %ymm9 /* ctr_sum_24 = add(ctr_j_24, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_carry_everywhere(%rip), %ymm9, %ymm10 /* ctr_carry_24 = lookup16(ctr_sum_24, carry_everywhere) */
-	vpshufb %ymm10, %ymm2, %ymm10 /* ctr_mask_24 = lookup16(carry_mask_table, ctr_carry_24) */
-	vmovdqa %ymm11, 480(%rsp) /* spill g0x2.1 */
-	vpand 96(%rsp), %ymm10, %ymm11 /* ctr_pair_24_b = and(ctr_mask_24, ctr_w_open) */
-	vpandn 128(%rsp), %ymm10, %ymm10 /* ctr_pair_24_a = andnot(ctr_mask_24, ctr_v_open) */
-	vpor %ymm10, %ymm11, %ymm10 /* ctr_pair_24 = or(ctr_pair_24_b, ctr_pair_24_a) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_new_last_byte(%rip), %ymm9, %ymm9 /* ctr_last_byte_24 = lookup16(ctr_sum_24, new_last_byte) */
-	vpor %ymm9, %ymm10, %ymm9 /* row_24 = or(ctr_pair_24, ctr_last_byte_24) */
-	vmovdqa .Lsm4_byteslice_avx2_gfni_asm_7_block_k_25(%rip), %ymm10 /* block_k_25 = const() */
-	vpaddb 64(%rsp), %ymm10, %ymm10 /* ctr_j_25 = add(block_k_25, ctr_j0) */
-	vpaddw 160(%rsp), %ymm10, %ymm10 /* ctr_sum_25 = add(ctr_j_25, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_carry_everywhere(%rip), %ymm10, %ymm11 /* ctr_carry_25 = lookup16(ctr_sum_25, carry_everywhere) */
-	vpshufb %ymm11, %ymm2, %ymm11 /* ctr_mask_25 = lookup16(carry_mask_table, ctr_carry_25) */
-	vmovdqa %ymm12, 512(%rsp) /* spill g0x12.1 */
-	vpand 96(%rsp), %ymm11, %ymm12 /* ctr_pair_25_b = and(ctr_mask_25, ctr_w_open) */
-	vpandn 128(%rsp), %ymm11, %ymm11 /* ctr_pair_25_a = andnot(ctr_mask_25, ctr_v_open) */
-	vpor %ymm11, %ymm12, %ymm11 /* ctr_pair_25 = or(ctr_pair_25_b, ctr_pair_25_a) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_new_last_byte(%rip), %ymm10, %ymm10 /* ctr_last_byte_25 = lookup16(ctr_sum_25, new_last_byte) */
-	vpor %ymm10, %ymm11, %ymm10 /* row_25 = or(ctr_pair_25, ctr_last_byte_25) */
-	vmovdqa .Lsm4_byteslice_avx2_gfni_asm_7_block_k_26(%rip), %ymm11 /* block_k_26 = const() */
-	vpaddb 64(%rsp), %ymm11, %ymm11 /* ctr_j_26 = add(block_k_26, ctr_j0) */
-	vpaddw 160(%rsp), %ymm11, %ymm11 /* ctr_sum_26 = add(ctr_j_26, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_carry_everywhere(%rip), %ymm11, %ymm12 /* ctr_carry_26 = lookup16(ctr_sum_26, carry_everywhere) */
-	vpshufb %ymm12, %ymm2, %ymm12 /* ctr_mask_26 = lookup16(carry_mask_table, ctr_carry_26) */
-	vmovdqa %ymm13, 544(%rsp) /* spill g0x0.1 */
-	vpand 96(%rsp), %ymm12, %ymm13 /* ctr_pair_26_b = and(ctr_mask_26, ctr_w_open) */
-	vpandn 128(%rsp), %ymm12, %ymm12 /* ctr_pair_26_a = andnot(ctr_mask_26, ctr_v_open) */
-	vpor %ymm12, %ymm13, %ymm12 /* ctr_pair_26 = or(ctr_pair_26_b, ctr_pair_26_a) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_new_last_byte(%rip), %ymm11, %ymm11 /* ctr_last_byte_26 = lookup16(ctr_sum_26, new_last_byte) */
-	vpor %ymm11, %ymm12, %ymm11 /* row_26 = or(ctr_pair_26, ctr_last_byte_26) */
-	vmovdqa .Lsm4_byteslice_avx2_gfni_asm_7_block_k_27(%rip), %ymm12 /* block_k_27 = const() */
-	vpaddb 64(%rsp), %ymm12, %ymm12 /* ctr_j_27 = add(block_k_27, ctr_j0) */
-	vpaddw 160(%rsp), %ymm12, %ymm12 /* ctr_sum_27 = add(ctr_j_27, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_carry_everywhere(%rip), %ymm12, %ymm13 /* ctr_carry_27 = lookup16(ctr_sum_27, carry_everywhere) */
-	vpshufb %ymm13, %ymm2, %ymm13 /* ctr_mask_27 = lookup16(carry_mask_table, ctr_carry_27) */
-	vmovdqa %ymm14, 576(%rsp) /* spill g0x10.1 */
-	vpand 96(%rsp), %ymm13, %ymm14 /* ctr_pair_27_b = and(ctr_mask_27, ctr_w_open) */
-	vpandn 128(%rsp), %ymm13, %ymm13 /* ctr_pair_27_a = andnot(ctr_mask_27, ctr_v_open) */
-	vpor %ymm13, %ymm14, %ymm13 /* ctr_pair_27 = or(ctr_pair_27_b, ctr_pair_27_a) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_new_last_byte(%rip), %ymm12, %ymm12 /* ctr_last_byte_27 = lookup16(ctr_sum_27, new_last_byte) */
-	vpor %ymm12, %ymm13, %ymm12 /* row_27 = or(ctr_pair_27, ctr_last_byte_27) */
-	vmovdqa .Lsm4_byteslice_avx2_gfni_asm_7_block_k_28(%rip), %ymm13 /* block_k_28 = const() */
-	vpaddb 64(%rsp), %ymm13, %ymm13 /* ctr_j_28 = add(block_k_28, ctr_j0) */
-	vpaddw 160(%rsp), %ymm13, %ymm13 /* ctr_sum_28 = add(ctr_j_28, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_carry_everywhere(%rip), %ymm13, %ymm14 /* ctr_carry_28 = lookup16(ctr_sum_28, carry_everywhere) */
-	vpshufb %ymm14, %ymm2, %ymm14 /* ctr_mask_28 = lookup16(carry_mask_table, ctr_carry_28) */
-	vmovdqa %ymm15, 608(%rsp) /* spill g0x13.1 */
-	vpand 96(%rsp), %ymm14, %ymm15 /* ctr_pair_28_b = and(ctr_mask_28, ctr_w_open) */
-	vpandn 128(%rsp), %ymm14, %ymm14 /* ctr_pair_28_a = andnot(ctr_mask_28, ctr_v_open) */
-	vpor %ymm14, %ymm15, %ymm14 /* ctr_pair_28 = or(ctr_pair_28_b, ctr_pair_28_a) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_new_last_byte(%rip), %ymm13, %ymm13 /* ctr_last_byte_28 = lookup16(ctr_sum_28, new_last_byte) */
-	vpor %ymm13, %ymm14, %ymm13 /* row_28 = or(ctr_pair_28, ctr_last_byte_28) */
-	vmovdqa .Lsm4_byteslice_avx2_gfni_asm_7_block_k_29(%rip), %ymm14 /* block_k_29 = const() */
-	vpaddb 64(%rsp), %ymm14, %ymm14 /* ctr_j_29 = add(block_k_29, ctr_j0) */
-	vpaddw 160(%rsp), %ymm14, %ymm14 /* ctr_sum_29 = add(ctr_j_29, ctr_last) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat(%rip), %ymm2, %ymm2 /* xin_14 = gf2p8affine(tr3_14, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat(%rip), %ymm5, %ymm5 /* xin_15 = gf2p8affine(tr3_15, gfni_mat) */
+	vmovdqa %ymm0, 0(%rsp) /* spill g0x7.1 */
+	vmovdqa 64(%rsp), %ymm0 /* reload ctr_base */
+	vmovdqa %ymm1, 32(%rsp) /* spill g0x8.1 */
+	vpaddw .Lsm4_byteslice_avx2_gfni_asm_7_block_k_16(%rip), %ymm0, %ymm1 /* ctr_sum_16 = add(ctr_base, block_k_16) */
+	vmovdqa %ymm2, 160(%rsp) /* spill g0x14.1 */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_carry_everywhere(%rip), %ymm1, %ymm2 /* ctr_carry_16 = lookup16(ctr_sum_16, carry_everywhere) */
+	vmovdqa %ymm3, 192(%rsp) /* spill g0x1.1 */
+	vmovdqa .Lsm4_byteslice_avx2_gfni_asm_7_carry_mask_table(%rip), %ymm3 /* carry_mask_table = const() */
+	vpshufb %ymm2, %ymm3, %ymm2 /* ctr_mask_16 = lookup16(carry_mask_table, ctr_carry_16) */
+	vmovdqa %ymm4, 224(%rsp) /* spill g0x11.1 */
+	vpand 128(%rsp), %ymm2, %ymm4 /* ctr_pair_16_b = and(ctr_mask_16, ctr_w_open) */
+	vpandn 96(%rsp), %ymm2, %ymm2 /* ctr_pair_16_a = andnot(ctr_mask_16, ctr_v_open) */
+	vpor %ymm2, %ymm4, %ymm2 /* ctr_pair_16 = or(ctr_pair_16_b, ctr_pair_16_a) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_new_last_byte(%rip), %ymm1, %ymm1 /* ctr_last_byte_16 = lookup16(ctr_sum_16, new_last_byte) */
+	vpor %ymm1, %ymm2, %ymm1 /* row_16 = or(ctr_pair_16, ctr_last_byte_16) */
+	vpaddw .Lsm4_byteslice_avx2_gfni_asm_7_block_k_17(%rip), %ymm0, %ymm2 /* ctr_sum_17 = add(ctr_base, block_k_17) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_carry_everywhere(%rip), %ymm2, %ymm4 /* ctr_carry_17 = lookup16(ctr_sum_17, carry_everywhere) */
+	vpshufb %ymm4, %ymm3, %ymm4 /* ctr_mask_17 = lookup16(carry_mask_table, ctr_carry_17) */
+	vmovdqa %ymm5, 256(%rsp) /* spill g0x15.1 */
+	vpand 128(%rsp), %ymm4, %ymm5 /* ctr_pair_17_b = and(ctr_mask_17, ctr_w_open) */
+	vpandn 96(%rsp), %ymm4, %ymm4 /* ctr_pair_17_a = andnot(ctr_mask_17, ctr_v_open) */
+	vpor %ymm4, %ymm5, %ymm4 /* ctr_pair_17 = or(ctr_pair_17_b, ctr_pair_17_a) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_new_last_byte(%rip), %ymm2, %ymm2 /* ctr_last_byte_17 = lookup16(ctr_sum_17, new_last_byte) */
+	vpor %ymm2, %ymm4, %ymm2 /* row_17 = or(ctr_pair_17, ctr_last_byte_17) */
+	vpaddw .Lsm4_byteslice_avx2_gfni_asm_7_block_k_18(%rip), %ymm0, %ymm4 /* ctr_sum_18 = add(ctr_base, block_k_18) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_carry_everywhere(%rip), %ymm4, %ymm5 /* ctr_carry_18 = lookup16(ctr_sum_18, carry_everywhere) */
+	vpshufb %ymm5, %ymm3, %ymm5 /* ctr_mask_18 = lookup16(carry_mask_table, ctr_carry_18) */
+	vmovdqa %ymm6, 288(%rsp) /* spill g0x3.1 */
+	vpand 128(%rsp), %ymm5, %ymm6 /* ctr_pair_18_b = and(ctr_mask_18, ctr_w_open) */
+	vpandn 96(%rsp), %ymm5, %ymm5 /* ctr_pair_18_a = andnot(ctr_mask_18, ctr_v_open) */
+	vpor %ymm5, %ymm6, %ymm5 /* ctr_pair_18 = or(ctr_pair_18_b, ctr_pair_18_a) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_new_last_byte(%rip), %ymm4, %ymm4 /* ctr_last_byte_18 = lookup16(ctr_sum_18, new_last_byte) */
+	vpor %ymm4, %ymm5, %ymm4 /* row_18 = or(ctr_pair_18, ctr_last_byte_18) */
+	vpaddw .Lsm4_byteslice_avx2_gfni_asm_7_block_k_19(%rip), %ymm0, %ymm5 /* ctr_sum_19 = add(ctr_base, block_k_19) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_carry_everywhere(%rip), %ymm5, %ymm6 /* ctr_carry_19 = lookup16(ctr_sum_19, carry_everywhere) */
+	vpshufb %ymm6, %ymm3, %ymm6 /* ctr_mask_19 = lookup16(carry_mask_table, ctr_carry_19) */
+	vmovdqa %ymm7, 320(%rsp) /* spill g0x9.1 */
+	vpand 128(%rsp), %ymm6, %ymm7 /* ctr_pair_19_b = and(ctr_mask_19, ctr_w_open) */
+	vpandn 96(%rsp), %ymm6, %ymm6 /* ctr_pair_19_a = andnot(ctr_mask_19, ctr_v_open) */
+	vpor %ymm6, %ymm7, %ymm6 /* ctr_pair_19 = or(ctr_pair_19_b, ctr_pair_19_a) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_new_last_byte(%rip), %ymm5, %ymm5 /* ctr_last_byte_19 = lookup16(ctr_sum_19, new_last_byte) */
+	vpor %ymm5, %ymm6, %ymm5 /* row_19 = or(ctr_pair_19, ctr_last_byte_19) */
+	vpaddw .Lsm4_byteslice_avx2_gfni_asm_7_block_k_20(%rip), %ymm0, %ymm6 /* ctr_sum_20 = add(ctr_base, block_k_20) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_carry_everywhere(%rip), %ymm6, %ymm7 /* ctr_carry_20 = lookup16(ctr_sum_20, carry_everywhere) */
+	vpshufb %ymm7, %ymm3, %ymm7 /* ctr_mask_20 = lookup16(carry_mask_table, ctr_carry_20) */
+	vmovdqa %ymm8, 352(%rsp) /* spill g0x4.1 */
+	vpand 128(%rsp), %ymm7, %ymm8 /* ctr_pair_20_b = and(ctr_mask_20, ctr_w_open) */
+	vpandn 96(%rsp), %ymm7, %ymm7 /* ctr_pair_20_a = andnot(ctr_mask_20, ctr_v_open) */
+	vpor %ymm7, %ymm8, %ymm7 /* ctr_pair_20 = or(ctr_pair_20_b, ctr_pair_20_a) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_new_last_byte(%rip), %ymm6, %ymm6 /* ctr_last_byte_20 = lookup16(ctr_sum_20, new_last_byte) */
+	vpor %ymm6, %ymm7, %ymm6 /* row_20 = or(ctr_pair_20, ctr_last_byte_20) */
+	vpaddw .Lsm4_byteslice_avx2_gfni_asm_7_block_k_21(%rip), %ymm0, %ymm7 /* ctr_sum_21 = add(ctr_base, block_k_21) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_carry_everywhere(%rip), %ymm7, %ymm8 /* ctr_carry_21 = lookup16(ctr_sum_21, carry_everywhere) */
+	vpshufb %ymm8, %ymm3, %ymm8 /* ctr_mask_21 = lookup16(carry_mask_table, ctr_carry_21) */
+	vmovdqa %ymm9, 384(%rsp) /* spill g0x5.1 */
+	vpand 128(%rsp), %ymm8, %ymm9 /* ctr_pair_21_b = and(ctr_mask_21, ctr_w_open) */
+	vpandn 96(%rsp), %ymm8, %ymm8 /* ctr_pair_21_a = andnot(ctr_mask_21, ctr_v_open) */
+	vpor %ymm8, %ymm9, %ymm8 /* ctr_pair_21 = or(ctr_pair_21_b, ctr_pair_21_a) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_new_last_byte(%rip), %ymm7, %ymm7 /* ctr_last_byte_21 = lookup16(ctr_sum_21, new_last_byte) */
+	vpor %ymm7, %ymm8, %ymm7 /* row_21 = or(ctr_pair_21, ctr_last_byte_21) */
+	vpaddw .Lsm4_byteslice_avx2_gfni_asm_7_block_k_22(%rip), %ymm0, %ymm8 /* ctr_sum_22 = add(ctr_base, block_k_22) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_carry_everywhere(%rip), %ymm8, %ymm9 /* ctr_carry_22 = lookup16(ctr_sum_22, carry_everywhere) */
+	vpshufb %ymm9, %ymm3, %ymm9 /* ctr_mask_22 = lookup16(carry_mask_table, ctr_carry_22) */
+	vmovdqa %ymm10, 416(%rsp) /* spill g0x6.1 */
+	vpand 128(%rsp), %ymm9, %ymm10 /* ctr_pair_22_b = and(ctr_mask_22, ctr_w_open) */
+	vpandn 96(%rsp), %ymm9, %ymm9 /* ctr_pair_22_a = andnot(ctr_mask_22, ctr_v_open) */
+	vpor %ymm9, %ymm10, %ymm9 /* ctr_pair_22 = or(ctr_pair_22_b, ctr_pair_22_a) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_new_last_byte(%rip), %ymm8, %ymm8 /* ctr_last_byte_22 = lookup16(ctr_sum_22, new_last_byte) */
+	vpor %ymm8, %ymm9, %ymm8 /* row_22 = or(ctr_pair_22, ctr_last_byte_22) */
+	vpaddw .Lsm4_byteslice_avx2_gfni_asm_7_block_k_23(%rip), %ymm0, %ymm9 /* ctr_sum_23 = add(ctr_base, block_k_23) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_carry_everywhere(%rip), %ymm9, %ymm10 /* ctr_carry_23 = lookup16(ctr_sum_23, carry_everywhere) */
+	vpshufb %ymm10, %ymm3, %ymm10 /* ctr_mask_23 = lookup16(carry_mask_table, ctr_carry_23) */
+	vmovdqa %ymm11, 448(%rsp) /* spill g0x2.1 */
+	vpand 128(%rsp), %ymm10, %ymm11 /* ctr_pair_23_b = and(ctr_mask_23, ctr_w_open) */
+	vpandn 96(%rsp), %ymm10, %ymm10 /* ctr_pair_23_a = andnot(ctr_mask_23, ctr_v_open) */
+	vpor %ymm10, %ymm11, %ymm10 /* ctr_pair_23 = or(ctr_pair_23_b, ctr_pair_23_a) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_new_last_byte(%rip), %ymm9, %ymm9 /* ctr_last_byte_23 = lookup16(ctr_sum_23, new_last_byte) */
+	vpor %ymm9, %ymm10, %ymm9 /* row_23 = or(ctr_pair_23, ctr_last_byte_23) */
+	vpaddw .Lsm4_byteslice_avx2_gfni_asm_7_block_k_24(%rip), %ymm0, %ymm10 /* ctr_sum_24 = add(ctr_base, block_k_24) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_carry_everywhere(%rip), %ymm10, %ymm11 /* ctr_carry_24 = lookup16(ctr_sum_24, carry_everywhere) */
+	vpshufb %ymm11, %ymm3, %ymm11 /* ctr_mask_24 = lookup16(carry_mask_table, ctr_carry_24) */
+	vmovdqa %ymm12, 480(%rsp) /* spill g0x0.1 */
+	vpand 128(%rsp), %ymm11, %ymm12 /* ctr_pair_24_b = and(ctr_mask_24, ctr_w_open) */
+	vpandn 96(%rsp), %ymm11, %ymm11 /* ctr_pair_24_a = andnot(ctr_mask_24, ctr_v_open) */
+	vpor %ymm11, %ymm12, %ymm11 /* ctr_pair_24 = or(ctr_pair_24_b, ctr_pair_24_a) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_new_last_byte(%rip), %ymm10, %ymm10 /* ctr_last_byte_24 = lookup16(ctr_sum_24, new_last_byte) */
+	vpor %ymm10, %ymm11, %ymm10 /* row_24 = or(ctr_pair_24, ctr_last_byte_24) */
+	vpaddw .Lsm4_byteslice_avx2_gfni_asm_7_block_k_25(%rip), %ymm0, %ymm11 /* ctr_sum_25 = add(ctr_base, block_k_25) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_carry_everywhere(%rip), %ymm11, %ymm12 /* ctr_carry_25 = lookup16(ctr_sum_25, carry_everywhere) */
+	vpshufb %ymm12, %ymm3, %ymm12 /* ctr_mask_25 = lookup16(carry_mask_table, ctr_carry_25) */
+	vmovdqa %ymm13, 512(%rsp) /* spill g0x12.1 */
+	vpand 128(%rsp), %ymm12, %ymm13 /* ctr_pair_25_b = and(ctr_mask_25, ctr_w_open) */
+	vpandn 96(%rsp), %ymm12, %ymm12 /* ctr_pair_25_a = andnot(ctr_mask_25, ctr_v_open) */
+	vpor %ymm12, %ymm13, %ymm12 /* ctr_pair_25 = or(ctr_pair_25_b, ctr_pair_25_a) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_new_last_byte(%rip), %ymm11, %ymm11 /* ctr_last_byte_25 = lookup16(ctr_sum_25, new_last_byte) */
+	vpor %ymm11, %ymm12, %ymm11 /* row_25 = or(ctr_pair_25, ctr_last_byte_25) */
+	vpaddw .Lsm4_byteslice_avx2_gfni_asm_7_block_k_26(%rip), %ymm0, %ymm12 /* ctr_sum_26 = add(ctr_base, block_k_26) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_carry_everywhere(%rip), %ymm12, %ymm13 /* ctr_carry_26 = lookup16(ctr_sum_26, carry_everywhere) */
+	vpshufb %ymm13, %ymm3, %ymm13 /* ctr_mask_26 = lookup16(carry_mask_table, ctr_carry_26) */
+	vmovdqa %ymm14, 544(%rsp) /* spill g0x10.1 */
+	vpand 128(%rsp), %ymm13, %ymm14 /* ctr_pair_26_b = and(ctr_mask_26, ctr_w_open) */
+	vpandn 96(%rsp), %ymm13, %ymm13 /* ctr_pair_26_a = andnot(ctr_mask_26, ctr_v_open) */
+	vpor %ymm13, %ymm14, %ymm13 /* ctr_pair_26 = or(ctr_pair_26_b, ctr_pair_26_a) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_new_last_byte(%rip), %ymm12, %ymm12 /* ctr_last_byte_26 = lookup16(ctr_sum_26, new_last_byte) */
+	vpor %ymm12, %ymm13, %ymm12 /* row_26 = or(ctr_pair_26, ctr_last_byte_26) */
+	vpaddw .Lsm4_byteslice_avx2_gfni_asm_7_block_k_27(%rip), %ymm0, %ymm13 /* ctr_sum_27 = add(ctr_base, block_k_27) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_carry_everywhere(%rip), %ymm13, %ymm14 /* ctr_carry_27 = lookup16(ctr_sum_27, carry_everywhere) */
+	vpshufb %ymm14, %ymm3, %ymm14 /* ctr_mask_27 = lookup16(carry_mask_table, ctr_carry_27) */
+	vmovdqa %ymm15, 576(%rsp) /* spill g0x13.1 */
+	vpand 128(%rsp), %ymm14, %ymm15 /* ctr_pair_27_b = and(ctr_mask_27, ctr_w_open) */
+	vpandn 96(%rsp), %ymm14, %ymm14 /* ctr_pair_27_a = andnot(ctr_mask_27, ctr_v_open) */
+	vpor %ymm14, %ymm15, %ymm14 /* ctr_pair_27 = or(ctr_pair_27_b, ctr_pair_27_a) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_new_last_byte(%rip), %ymm13, %ymm13 /* ctr_last_byte_27 = lookup16(ctr_sum_27, new_last_byte) */
+	vpor %ymm13, %ymm14, %ymm13 /* row_27 = or(ctr_pair_27, ctr_last_byte_27) */
+	vpaddw .Lsm4_byteslice_avx2_gfni_asm_7_block_k_28(%rip), %ymm0, %ymm14 /* ctr_sum_28 = add(ctr_base, block_k_28) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_28 = lookup16(ctr_sum_28, carry_everywhere) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_28 = lookup16(carry_mask_table, ctr_carry_28) */
+	vmovdqa %ymm9, 608(%rsp) /* spill row_23 */
+	vpand 128(%rsp), %ymm15, %ymm9 /* ctr_pair_28_b = and(ctr_mask_28, ctr_w_open) */
+	vpandn 96(%rsp), %ymm15, %ymm15 /* ctr_pair_28_a = andnot(ctr_mask_28, ctr_v_open) */
+	vpor %ymm15, %ymm9, %ymm9 /* ctr_pair_28 = or(ctr_pair_28_b, ctr_pair_28_a) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_28 = lookup16(ctr_sum_28, new_last_byte) */
+	vpor %ymm14, %ymm9, %ymm9 /* row_28 = or(ctr_pair_28, ctr_last_byte_28) */
+	vpaddw .Lsm4_byteslice_avx2_gfni_asm_7_block_k_29(%rip), %ymm0, %ymm14 /* ctr_sum_29 = add(ctr_base, block_k_29) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_29 = lookup16(ctr_sum_29, carry_everywhere) */
-	vpshufb %ymm15, %ymm2, %ymm15 /* ctr_mask_29 = lookup16(carry_mask_table, ctr_carry_29) */
-	vmovdqa %ymm8, 640(%rsp) /* spill row_23 */
-	vpand 96(%rsp), %ymm15, %ymm8 /* ctr_pair_29_b = and(ctr_mask_29, ctr_w_open) */
-	vpandn 128(%rsp), %ymm15, %ymm15 /* ctr_pair_29_a = andnot(ctr_mask_29, ctr_v_open) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_29 = lookup16(carry_mask_table, ctr_carry_29) */
+	vmovdqa %ymm8, 640(%rsp) /* spill row_22 */
+	vpand 128(%rsp), %ymm15, %ymm8 /* ctr_pair_29_b = and(ctr_mask_29, ctr_w_open) */
+	vpandn 96(%rsp), %ymm15, %ymm15 /* ctr_pair_29_a = andnot(ctr_mask_29, ctr_v_open) */
 	vpor %ymm15, %ymm8, %ymm8 /* ctr_pair_29 = or(ctr_pair_29_b, ctr_pair_29_a) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_29 = lookup16(ctr_sum_29, new_last_byte) */
 	vpor %ymm14, %ymm8, %ymm8 /* row_29 = or(ctr_pair_29, ctr_last_byte_29) */
-	vmovdqa .Lsm4_byteslice_avx2_gfni_asm_7_block_k_30(%rip), %ymm14 /* block_k_30 = const() */
-	vpaddb 64(%rsp), %ymm14, %ymm14 /* ctr_j_30 = add(block_k_30, ctr_j0) */
-	vpaddw 160(%rsp), %ymm14, %ymm14 /* ctr_sum_30 = add(ctr_j_30, ctr_last) */
+	vpaddw .Lsm4_byteslice_avx2_gfni_asm_7_block_k_30(%rip), %ymm0, %ymm14 /* ctr_sum_30 = add(ctr_base, block_k_30) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_30 = lookup16(ctr_sum_30, carry_everywhere) */
-	vpshufb %ymm15, %ymm2, %ymm15 /* ctr_mask_30 = lookup16(carry_mask_table, ctr_carry_30) */
-	vmovdqa %ymm7, 672(%rsp) /* spill row_22 */
-	vpand 96(%rsp), %ymm15, %ymm7 /* ctr_pair_30_b = and(ctr_mask_30, ctr_w_open) */
-	vpandn 128(%rsp), %ymm15, %ymm15 /* ctr_pair_30_a = andnot(ctr_mask_30, ctr_v_open) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_30 = lookup16(carry_mask_table, ctr_carry_30) */
+	vmovdqa %ymm7, 672(%rsp) /* spill row_21 */
+	vpand 128(%rsp), %ymm15, %ymm7 /* ctr_pair_30_b = and(ctr_mask_30, ctr_w_open) */
+	vpandn 96(%rsp), %ymm15, %ymm15 /* ctr_pair_30_a = andnot(ctr_mask_30, ctr_v_open) */
 	vpor %ymm15, %ymm7, %ymm7 /* ctr_pair_30 = or(ctr_pair_30_b, ctr_pair_30_a) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_30 = lookup16(ctr_sum_30, new_last_byte) */
 	vpor %ymm14, %ymm7, %ymm7 /* row_30 = or(ctr_pair_30, ctr_last_byte_30) */
-	vmovdqa .Lsm4_byteslice_avx2_gfni_asm_7_block_k_31(%rip), %ymm14 /* block_k_31 = const() */
-	vpaddb 64(%rsp), %ymm14, %ymm14 /* ctr_j_31 = add(block_k_31, ctr_j0) */
-	vpaddw 160(%rsp), %ymm14, %ymm14 /* ctr_sum_31 = add(ctr_j_31, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_31 = lookup16(ctr_sum_31, carry_everywhere) */
-	vpshufb %ymm15, %ymm2, %ymm2 /* ctr_mask_31 = lookup16(carry_mask_table, ctr_carry_31) */
-	vpand 96(%rsp), %ymm2, %ymm15 /* ctr_pair_31_b = and(ctr_mask_31, ctr_w_open) */
-	vpandn 128(%rsp), %ymm2, %ymm2 /* ctr_pair_31_a = andnot(ctr_mask_31, ctr_v_open) */
-	vpor %ymm2, %ymm15, %ymm2 /* ctr_pair_31 = or(ctr_pair_31_b, ctr_pair_31_a) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_31 = lookup16(ctr_sum_31, new_last_byte) */
-	vpor %ymm14, %ymm2, %ymm2 /* row_31 = or(ctr_pair_31, ctr_last_byte_31) */
-	vpunpcklbw %ymm9, %ymm0, %ymm14 /* tr0_16 = unpacklo(row_16, row_24) */
-	vpunpckhbw %ymm9, %ymm0, %ymm0 /* tr0_17 = unpackhi(row_16, row_24) */
-	vpunpcklbw %ymm10, %ymm1, %ymm9 /* tr0_18 = unpacklo(row_17, row_25) */
-	vpunpckhbw %ymm10, %ymm1, %ymm1 /* tr0_19 = unpackhi(row_17, row_25) */
-	vpunpcklbw %ymm11, %ymm3, %ymm10 /* tr0_20 = unpacklo(row_18, row_26) */
-	vpunpckhbw %ymm11, %ymm3, %ymm3 /* tr0_21 = unpackhi(row_18, row_26) */
-	vpunpcklbw %ymm12, %ymm4, %ymm11 /* tr0_22 = unpacklo(row_19, row_27) */
-	vpunpckhbw %ymm12, %ymm4, %ymm4 /* tr0_23 = unpackhi(row_19, row_27) */
-	vpunpcklbw %ymm13, %ymm5, %ymm12 /* tr0_24 = unpacklo(row_20, row_28) */
-	vpunpckhbw %ymm13, %ymm5, %ymm5 /* tr0_25 = unpackhi(row_20, row_28) */
-	vpunpcklbw %ymm8, %ymm6, %ymm13 /* tr0_26 = unpacklo(row_21, row_29) */
-	vpunpckhbw %ymm8, %ymm6, %ymm6 /* tr0_27 = unpackhi(row_21, row_29) */
-	vmovdqa 672(%rsp), %ymm8 /* reload row_22 */
-	vpunpcklbw %ymm7, %ymm8, %ymm15 /* tr0_28 = unpacklo(row_22, row_30) */
-	vpunpckhbw %ymm7, %ymm8, %ymm7 /* tr0_29 = unpackhi(row_22, row_30) */
-	vmovdqa 640(%rsp), %ymm8 /* reload row_23 */
-	vmovdqa %ymm4, 672(%rsp) /* spill tr0_23 */
-	vpunpcklbw %ymm2, %ymm8, %ymm4 /* tr0_30 = unpacklo(row_23, row_31) */
-	vpunpckhbw %ymm2, %ymm8, %ymm2 /* tr0_31 = unpackhi(row_23, row_31) */
-	vpunpcklbw %ymm12, %ymm14, %ymm8 /* tr1_16 = unpacklo(tr0_16, tr0_24) */
-	vpunpckhbw %ymm12, %ymm14, %ymm12 /* tr1_17 = unpackhi(tr0_16, tr0_24) */
-	vpunpcklbw %ymm5, %ymm0, %ymm14 /* tr1_18 = unpacklo(tr0_17, tr0_25) */
-	vpunpckhbw %ymm5, %ymm0, %ymm0 /* tr1_19 = unpackhi(tr0_17, tr0_25) */
-	vpunpcklbw %ymm13, %ymm9, %ymm5 /* tr1_20 = unpacklo(tr0_18, tr0_26) */
-	vpunpckhbw %ymm13, %ymm9, %ymm9 /* tr1_21 = unpackhi(tr0_18, tr0_26) */
-	vpunpcklbw %ymm6, %ymm1, %ymm13 /* tr1_22 = unpacklo(tr0_19, tr0_27) */
-	vpunpckhbw %ymm6, %ymm1, %ymm1 /* tr1_23 = unpackhi(tr0_19, tr0_27) */
-	vpunpcklbw %ymm15, %ymm10, %ymm6 /* tr1_24 = unpacklo(tr0_20, tr0_28) */
-	vpunpckhbw %ymm15, %ymm10, %ymm10 /* tr1_25 = unpackhi(tr0_20, tr0_28) */
-	vpunpcklbw %ymm7, %ymm3, %ymm15 /* tr1_26 = unpacklo(tr0_21, tr0_29) */
-	vpunpckhbw %ymm7, %ymm3, %ymm3 /* tr1_27 = unpackhi(tr0_21, tr0_29) */
-	vpunpcklbw %ymm4, %ymm11, %ymm7 /* tr1_28 = unpacklo(tr0_22, tr0_30) */
-	vpunpckhbw %ymm4, %ymm11, %ymm4 /* tr1_29 = unpackhi(tr0_22, tr0_30) */
-	vmovdqa 672(%rsp), %ymm11 /* reload tr0_23 */
-	vmovdqa %ymm1, 640(%rsp) /* spill tr1_23 */
-	vpunpcklbw %ymm2, %ymm11, %ymm1 /* tr1_30 = unpacklo(tr0_23, tr0_31) */
-	vpunpckhbw %ymm2, %ymm11, %ymm2 /* tr1_31 = unpackhi(tr0_23, tr0_31) */
-	vpunpcklbw %ymm6, %ymm8, %ymm11 /* tr2_16 = unpacklo(tr1_16, tr1_24) */
-	vpunpckhbw %ymm6, %ymm8, %ymm6 /* tr2_17 = unpackhi(tr1_16, tr1_24) */
-	vpunpcklbw %ymm10, %ymm12, %ymm8 /* tr2_18 = unpacklo(tr1_17, tr1_25) */
-	vpunpckhbw %ymm10, %ymm12, %ymm10 /* tr2_19 = unpackhi(tr1_17, tr1_25) */
-	vpunpcklbw %ymm15, %ymm14, %ymm12 /* tr2_20 = unpacklo(tr1_18, tr1_26) */
-	vpunpckhbw %ymm15, %ymm14, %ymm14 /* tr2_21 = unpackhi(tr1_18, tr1_26) */
-	vpunpcklbw %ymm3, %ymm0, %ymm15 /* tr2_22 = unpacklo(tr1_19, tr1_27) */
-	vpunpckhbw %ymm3, %ymm0, %ymm0 /* tr2_23 = unpackhi(tr1_19, tr1_27) */
-	vpunpcklbw %ymm7, %ymm5, %ymm3 /* tr2_24 = unpacklo(tr1_20, tr1_28) */
-	vpunpckhbw %ymm7, %ymm5, %ymm5 /* tr2_25 = unpackhi(tr1_20, tr1_28) */
-	vpunpcklbw %ymm4, %ymm9, %ymm7 /* tr2_26 = unpacklo(tr1_21, tr1_29) */
-	vpunpckhbw %ymm4, %ymm9, %ymm4 /* tr2_27 = unpackhi(tr1_21, tr1_29) */
-	vpunpcklbw %ymm1, %ymm13, %ymm9 /* tr2_28 = unpacklo(tr1_22, tr1_30) */
-	vpunpckhbw %ymm1, %ymm13, %ymm1 /* tr2_29 = unpackhi(tr1_22, tr1_30) */
-	vmovdqa 640(%rsp), %ymm13 /* reload tr1_23 */
-	vmovdqa %ymm0, 672(%rsp) /* spill tr2_23 */
-	vpunpcklbw %ymm2, %ymm13, %ymm0 /* tr2_30 = unpacklo(tr1_23, tr1_31) */
-	vpunpckhbw %ymm2, %ymm13, %ymm2 /* tr2_31 = unpackhi(tr1_23, tr1_31) */
-	vpunpcklbw %ymm3, %ymm11, %ymm13 /* tr3_16 = unpacklo(tr2_16, tr2_24) */
-	vpunpckhbw %ymm3, %ymm11, %ymm3 /* tr3_17 = unpackhi(tr2_16, tr2_24) */
-	vpunpcklbw %ymm5, %ymm6, %ymm11 /* tr3_18 = unpacklo(tr2_17, tr2_25) */
-	vpunpckhbw %ymm5, %ymm6, %ymm5 /* tr3_19 = unpackhi(tr2_17, tr2_25) */
-	vpunpcklbw %ymm7, %ymm8, %ymm6 /* tr3_20 = unpacklo(tr2_18, tr2_26) */
-	vpunpckhbw %ymm7, %ymm8, %ymm7 /* tr3_21 = unpackhi(tr2_18, tr2_26) */
-	vpunpcklbw %ymm4, %ymm10, %ymm8 /* tr3_22 = unpacklo(tr2_19, tr2_27) */
-	vpunpckhbw %ymm4, %ymm10, %ymm4 /* tr3_23 = unpackhi(tr2_19, tr2_27) */
-	vpunpcklbw %ymm9, %ymm12, %ymm10 /* tr3_24 = unpacklo(tr2_20, tr2_28) */
-	vpunpckhbw %ymm9, %ymm12, %ymm9 /* tr3_25 = unpackhi(tr2_20, tr2_28) */
-	vpunpcklbw %ymm1, %ymm14, %ymm12 /* tr3_26 = unpacklo(tr2_21, tr2_29) */
-	vpunpckhbw %ymm1, %ymm14, %ymm1 /* tr3_27 = unpackhi(tr2_21, tr2_29) */
-	vpunpcklbw %ymm0, %ymm15, %ymm14 /* tr3_28 = unpacklo(tr2_22, tr2_30) */
-	vpunpckhbw %ymm0, %ymm15, %ymm0 /* tr3_29 = unpackhi(tr2_22, tr2_30) */
-	vmovdqa 672(%rsp), %ymm15 /* reload tr2_23 */
-	vmovdqa %ymm0, 640(%rsp) /* spill tr3_29 */
-	vpunpcklbw %ymm2, %ymm15, %ymm0 /* tr3_30 = unpacklo(tr2_23, tr2_31) */
-	vpunpckhbw %ymm2, %ymm15, %ymm2 /* tr3_31 = unpackhi(tr2_23, tr2_31) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat(%rip), %ymm13, %ymm13 /* xin_16 = gf2p8affine(tr3_16, gfni_mat) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat(%rip), %ymm3, %ymm3 /* xin_17 = gf2p8affine(tr3_17, gfni_mat) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat(%rip), %ymm11, %ymm11 /* xin_18 = gf2p8affine(tr3_18, gfni_mat) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat(%rip), %ymm5, %ymm5 /* xin_19 = gf2p8affine(tr3_19, gfni_mat) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat(%rip), %ymm6, %ymm6 /* xin_20 = gf2p8affine(tr3_20, gfni_mat) */
+	vpaddw .Lsm4_byteslice_avx2_gfni_asm_7_block_k_31(%rip), %ymm0, %ymm0 /* ctr_sum_31 = add(ctr_base, block_k_31) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_carry_everywhere(%rip), %ymm0, %ymm14 /* ctr_carry_31 = lookup16(ctr_sum_31, carry_everywhere) */
+	vpshufb %ymm14, %ymm3, %ymm3 /* ctr_mask_31 = lookup16(carry_mask_table, ctr_carry_31) */
+	vpand 128(%rsp), %ymm3, %ymm14 /* ctr_pair_31_b = and(ctr_mask_31, ctr_w_open) */
+	vpandn 96(%rsp), %ymm3, %ymm3 /* ctr_pair_31_a = andnot(ctr_mask_31, ctr_v_open) */
+	vpor %ymm3, %ymm14, %ymm3 /* ctr_pair_31 = or(ctr_pair_31_b, ctr_pair_31_a) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_7_new_last_byte(%rip), %ymm0, %ymm0 /* ctr_last_byte_31 = lookup16(ctr_sum_31, new_last_byte) */
+	vpor %ymm0, %ymm3, %ymm0 /* row_31 = or(ctr_pair_31, ctr_last_byte_31) */
+	vpunpcklbw %ymm10, %ymm1, %ymm3 /* tr0_16 = unpacklo(row_16, row_24) */
+	vpunpckhbw %ymm10, %ymm1, %ymm1 /* tr0_17 = unpackhi(row_16, row_24) */
+	vpunpcklbw %ymm11, %ymm2, %ymm10 /* tr0_18 = unpacklo(row_17, row_25) */
+	vpunpckhbw %ymm11, %ymm2, %ymm2 /* tr0_19 = unpackhi(row_17, row_25) */
+	vpunpcklbw %ymm12, %ymm4, %ymm11 /* tr0_20 = unpacklo(row_18, row_26) */
+	vpunpckhbw %ymm12, %ymm4, %ymm4 /* tr0_21 = unpackhi(row_18, row_26) */
+	vpunpcklbw %ymm13, %ymm5, %ymm12 /* tr0_22 = unpacklo(row_19, row_27) */
+	vpunpckhbw %ymm13, %ymm5, %ymm5 /* tr0_23 = unpackhi(row_19, row_27) */
+	vpunpcklbw %ymm9, %ymm6, %ymm13 /* tr0_24 = unpacklo(row_20, row_28) */
+	vpunpckhbw %ymm9, %ymm6, %ymm6 /* tr0_25 = unpackhi(row_20, row_28) */
+	vmovdqa 672(%rsp), %ymm9 /* reload row_21 */
+	vpunpcklbw %ymm8, %ymm9, %ymm14 /* tr0_26 = unpacklo(row_21, row_29) */
+	vpunpckhbw %ymm8, %ymm9, %ymm8 /* tr0_27 = unpackhi(row_21, row_29) */
+	vmovdqa 640(%rsp), %ymm9 /* reload row_22 */
+	vpunpcklbw %ymm7, %ymm9, %ymm15 /* tr0_28 = unpacklo(row_22, row_30) */
+	vpunpckhbw %ymm7, %ymm9, %ymm7 /* tr0_29 = unpackhi(row_22, row_30) */
+	vmovdqa 608(%rsp), %ymm9 /* reload row_23 */
+	vmovdqa %ymm5, 640(%rsp) /* spill tr0_23 */
+	vpunpcklbw %ymm0, %ymm9, %ymm5 /* tr0_30 = unpacklo(row_23, row_31) */
+	vpunpckhbw %ymm0, %ymm9, %ymm0 /* tr0_31 = unpackhi(row_23, row_31) */
+	vpunpcklbw %ymm13, %ymm3, %ymm9 /* tr1_16 = unpacklo(tr0_16, tr0_24) */
+	vpunpckhbw %ymm13, %ymm3, %ymm3 /* tr1_17 = unpackhi(tr0_16, tr0_24) */
+	vpunpcklbw %ymm6, %ymm1, %ymm13 /* tr1_18 = unpacklo(tr0_17, tr0_25) */
+	vpunpckhbw %ymm6, %ymm1, %ymm1 /* tr1_19 = unpackhi(tr0_17, tr0_25) */
+	vpunpcklbw %ymm14, %ymm10, %ymm6 /* tr1_20 = unpacklo(tr0_18, tr0_26) */
+	vpunpckhbw %ymm14, %ymm10, %ymm10 /* tr1_21 = unpackhi(tr0_18, tr0_26) */
+	vpunpcklbw %ymm8, %ymm2, %ymm14 /* tr1_22 = unpacklo(tr0_19, tr0_27) */
+	vpunpckhbw %ymm8, %ymm2, %ymm2 /* tr1_23 = unpackhi(tr0_19, tr0_27) */
+	vpunpcklbw %ymm15, %ymm11, %ymm8 /* tr1_24 = unpacklo(tr0_20, tr0_28) */
+	vpunpckhbw %ymm15, %ymm11, %ymm11 /* tr1_25 = unpackhi(tr0_20, tr0_28) */
+	vpunpcklbw %ymm7, %ymm4, %ymm15 /* tr1_26 = unpacklo(tr0_21, tr0_29) */
+	vpunpckhbw %ymm7, %ymm4, %ymm4 /* tr1_27 = unpackhi(tr0_21, tr0_29) */
+	vpunpcklbw %ymm5, %ymm12, %ymm7 /* tr1_28 = unpacklo(tr0_22, tr0_30) */
+	vpunpckhbw %ymm5, %ymm12, %ymm5 /* tr1_29 = unpackhi(tr0_22, tr0_30) */
+	vmovdqa 640(%rsp), %ymm12 /* reload tr0_23 */
+	vmovdqa %ymm2, 608(%rsp) /* spill tr1_23 */
+	vpunpcklbw %ymm0, %ymm12, %ymm2 /* tr1_30 = unpacklo(tr0_23, tr0_31) */
+	vpunpckhbw %ymm0, %ymm12, %ymm0 /* tr1_31 = unpackhi(tr0_23, tr0_31) */
+	vpunpcklbw %ymm8, %ymm9, %ymm12 /* tr2_16 = unpacklo(tr1_16, tr1_24) */
+	vpunpckhbw %ymm8, %ymm9, %ymm8 /* tr2_17 = unpackhi(tr1_16, tr1_24) */
+	vpunpcklbw %ymm11, %ymm3, %ymm9 /* tr2_18 = unpacklo(tr1_17, tr1_25) */
+	vpunpckhbw %ymm11, %ymm3, %ymm3 /* tr2_19 = unpackhi(tr1_17, tr1_25) */
+	vpunpcklbw %ymm15, %ymm13, %ymm11 /* tr2_20 = unpacklo(tr1_18, tr1_26) */
+	vpunpckhbw %ymm15, %ymm13, %ymm13 /* tr2_21 = unpackhi(tr1_18, tr1_26) */
+	vpunpcklbw %ymm4, %ymm1, %ymm15 /* tr2_22 = unpacklo(tr1_19, tr1_27) */
+	vpunpckhbw %ymm4, %ymm1, %ymm1 /* tr2_23 = unpackhi(tr1_19, tr1_27) */
+	vpunpcklbw %ymm7, %ymm6, %ymm4 /* tr2_24 = unpacklo(tr1_20, tr1_28) */
+	vpunpckhbw %ymm7, %ymm6, %ymm6 /* tr2_25 = unpackhi(tr1_20, tr1_28) */
+	vpunpcklbw %ymm5, %ymm10, %ymm7 /* tr2_26 = unpacklo(tr1_21, tr1_29) */
+	vpunpckhbw %ymm5, %ymm10, %ymm5 /* tr2_27 = unpackhi(tr1_21, tr1_29) */
+	vpunpcklbw %ymm2, %ymm14, %ymm10 /* tr2_28 = unpacklo(tr1_22, tr1_30) */
+	vpunpckhbw %ymm2, %ymm14, %ymm2 /* tr2_29 = unpackhi(tr1_22, tr1_30) */
+	vmovdqa 608(%rsp), %ymm14 /* reload tr1_23 */
+	vmovdqa %ymm1, 640(%rsp) /* spill tr2_23 */
+	vpunpcklbw %ymm0, %ymm14, %ymm1 /* tr2_30 = unpacklo(tr1_23, tr1_31) */
+	vpunpckhbw %ymm0, %ymm14, %ymm0 /* tr2_31 = unpackhi(tr1_23, tr1_31) */
+	vpunpcklbw %ymm4, %ymm12, %ymm14 /* tr3_16 = unpacklo(tr2_16, tr2_24) */
+	vpunpckhbw %ymm4, %ymm12, %ymm4 /* tr3_17 = unpackhi(tr2_16, tr2_24) */
+	vpunpcklbw %ymm6, %ymm8, %ymm12 /* tr3_18 = unpacklo(tr2_17, tr2_25) */
+	vpunpckhbw %ymm6, %ymm8, %ymm6 /* tr3_19 = unpackhi(tr2_17, tr2_25) */
+	vpunpcklbw %ymm7, %ymm9, %ymm8 /* tr3_20 = unpacklo(tr2_18, tr2_26) */
+	vpunpckhbw %ymm7, %ymm9, %ymm7 /* tr3_21 = unpackhi(tr2_18, tr2_26) */
+	vpunpcklbw %ymm5, %ymm3, %ymm9 /* tr3_22 = unpacklo(tr2_19, tr2_27) */
+	vpunpckhbw %ymm5, %ymm3, %ymm3 /* tr3_23 = unpackhi(tr2_19, tr2_27) */
+	vpunpcklbw %ymm10, %ymm11, %ymm5 /* tr3_24 = unpacklo(tr2_20, tr2_28) */
+	vpunpckhbw %ymm10, %ymm11, %ymm10 /* tr3_25 = unpackhi(tr2_20, tr2_28) */
+	vpunpcklbw %ymm2, %ymm13, %ymm11 /* tr3_26 = unpacklo(tr2_21, tr2_29) */
+	vpunpckhbw %ymm2, %ymm13, %ymm2 /* tr3_27 = unpackhi(tr2_21, tr2_29) */
+	vpunpcklbw %ymm1, %ymm15, %ymm13 /* tr3_28 = unpacklo(tr2_22, tr2_30) */
+	vpunpckhbw %ymm1, %ymm15, %ymm1 /* tr3_29 = unpackhi(tr2_22, tr2_30) */
+	vmovdqa 640(%rsp), %ymm15 /* reload tr2_23 */
+	vmovdqa %ymm1, 608(%rsp) /* spill tr3_29 */
+	vpunpcklbw %ymm0, %ymm15, %ymm1 /* tr3_30 = unpacklo(tr2_23, tr2_31) */
+	vpunpckhbw %ymm0, %ymm15, %ymm0 /* tr3_31 = unpackhi(tr2_23, tr2_31) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat(%rip), %ymm14, %ymm14 /* xin_16 = gf2p8affine(tr3_16, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat(%rip), %ymm4, %ymm4 /* xin_17 = gf2p8affine(tr3_17, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat(%rip), %ymm12, %ymm12 /* xin_18 = gf2p8affine(tr3_18, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat(%rip), %ymm6, %ymm6 /* xin_19 = gf2p8affine(tr3_19, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat(%rip), %ymm8, %ymm8 /* xin_20 = gf2p8affine(tr3_20, gfni_mat) */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat(%rip), %ymm7, %ymm7 /* xin_21 = gf2p8affine(tr3_21, gfni_mat) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat(%rip), %ymm8, %ymm8 /* xin_22 = gf2p8affine(tr3_22, gfni_mat) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat(%rip), %ymm4, %ymm4 /* xin_23 = gf2p8affine(tr3_23, gfni_mat) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat(%rip), %ymm10, %ymm10 /* xin_24 = gf2p8affine(tr3_24, gfni_mat) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat(%rip), %ymm9, %ymm9 /* xin_25 = gf2p8affine(tr3_25, gfni_mat) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat(%rip), %ymm12, %ymm12 /* xin_26 = gf2p8affine(tr3_26, gfni_mat) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat(%rip), %ymm1, %ymm1 /* xin_27 = gf2p8affine(tr3_27, gfni_mat) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat(%rip), %ymm14, %ymm14 /* xin_28 = gf2p8affine(tr3_28, gfni_mat) */
-	vmovdqa 640(%rsp), %ymm15 /* reload tr3_29 */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat(%rip), %ymm9, %ymm9 /* xin_22 = gf2p8affine(tr3_22, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat(%rip), %ymm3, %ymm3 /* xin_23 = gf2p8affine(tr3_23, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat(%rip), %ymm5, %ymm5 /* xin_24 = gf2p8affine(tr3_24, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat(%rip), %ymm10, %ymm10 /* xin_25 = gf2p8affine(tr3_25, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat(%rip), %ymm11, %ymm11 /* xin_26 = gf2p8affine(tr3_26, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat(%rip), %ymm2, %ymm2 /* xin_27 = gf2p8affine(tr3_27, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat(%rip), %ymm13, %ymm13 /* xin_28 = gf2p8affine(tr3_28, gfni_mat) */
+	vmovdqa 608(%rsp), %ymm15 /* reload tr3_29 */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat(%rip), %ymm15, %ymm15 /* xin_29 = gf2p8affine(tr3_29, gfni_mat) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat(%rip), %ymm0, %ymm0 /* xin_30 = gf2p8affine(tr3_30, gfni_mat) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat(%rip), %ymm2, %ymm2 /* xin_31 = gf2p8affine(tr3_31, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat(%rip), %ymm1, %ymm1 /* xin_30 = gf2p8affine(tr3_30, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat(%rip), %ymm0, %ymm0 /* xin_31 = gf2p8affine(tr3_31, gfni_mat) */
 
 	/* Products per input byte: B'1, B'2; every other block of M'_L is a XOR of them. */
-	vmovdqa %ymm5, 640(%rsp) /* spill g1x3.2 */
-	vmovdqa 544(%rsp), %ymm5 /* reload g0x0.2 */
-	vmovdqa %ymm11, 672(%rsp) /* spill g1x2.2 */
-	vmovdqa 256(%rsp), %ymm11 /* reload g0x1.2 */
-	vmovdqa %ymm3, 128(%rsp) /* spill g1x1.2 */
-	vmovdqa 480(%rsp), %ymm3 /* reload g0x2.2 */
-	vmovdqa %ymm13, 96(%rsp) /* spill g1x0.2 */
-	vmovdqa 288(%rsp), %ymm13 /* reload g0x3.2 */
-	vmovdqa %ymm2, 160(%rsp) /* spill g1x15.2 */
-	vmovdqa 96(%rsp), %ymm2 /* reload g1x0.2 */
-	vmovdqa %ymm2, 64(%rsp) /* spill g1x0.2 */
-	vmovdqa 128(%rsp), %ymm2 /* reload g1x1.2 */
-	vmovdqa %ymm2, 704(%rsp) /* spill g1x1.2 */
-	vmovdqa 672(%rsp), %ymm2 /* reload g1x2.2 */
-	vmovdqa %ymm2, 736(%rsp) /* spill g1x2.2 */
-	vmovdqa 640(%rsp), %ymm2 /* reload g1x3.2 */
-	vmovdqa %ymm2, 768(%rsp) /* spill g1x3.2 */
-	vmovdqa 352(%rsp), %ymm2 /* reload g0x4.2 */
-	vmovdqa %ymm1, 800(%rsp) /* spill g1x11.2 */
-	vmovdqa 416(%rsp), %ymm1 /* reload g0x5.2 */
-	vmovdqa %ymm4, 832(%rsp) /* spill g1x7.2 */
-	vmovdqa 448(%rsp), %ymm4 /* reload g0x6.2 */
-	vmovdqa %ymm0, 864(%rsp) /* spill g1x14.2 */
-	vmovdqa 192(%rsp), %ymm0 /* reload g0x7.2 */
-	vmovdqa %ymm8, 896(%rsp) /* spill g1x6.2 */
-	vmovdqa 832(%rsp), %ymm8 /* reload g1x7.2 */
-	vmovdqa %ymm8, 928(%rsp) /* spill g1x7.2 */
-	vmovdqa 224(%rsp), %ymm8 /* reload g0x8.2 */
-	vmovdqa %ymm12, 960(%rsp) /* spill g1x10.2 */
-	vmovdqa 384(%rsp), %ymm12 /* reload g0x9.2 */
+	vmovdqa %ymm6, 608(%rsp) /* spill g1x3.2 */
+	vmovdqa 480(%rsp), %ymm6 /* reload g0x0.2 */
+	vmovdqa %ymm12, 640(%rsp) /* spill g1x2.2 */
+	vmovdqa 192(%rsp), %ymm12 /* reload g0x1.2 */
+	vmovdqa %ymm4, 672(%rsp) /* spill g1x1.2 */
+	vmovdqa 448(%rsp), %ymm4 /* reload g0x2.2 */
+	vmovdqa %ymm14, 96(%rsp) /* spill g1x0.2 */
+	vmovdqa 288(%rsp), %ymm14 /* reload g0x3.2 */
+	vmovdqa %ymm0, 128(%rsp) /* spill g1x15.2 */
+	vmovdqa 96(%rsp), %ymm0 /* reload g1x0.2 */
+	vmovdqa %ymm0, 64(%rsp) /* spill g1x0.2 */
+	vmovdqa 672(%rsp), %ymm0 /* reload g1x1.2 */
+	vmovdqa %ymm0, 704(%rsp) /* spill g1x1.2 */
+	vmovdqa 640(%rsp), %ymm0 /* reload g1x2.2 */
+	vmovdqa %ymm0, 736(%rsp) /* spill g1x2.2 */
+	vmovdqa 608(%rsp), %ymm0 /* reload g1x3.2 */
+	vmovdqa %ymm0, 768(%rsp) /* spill g1x3.2 */
+	vmovdqa 352(%rsp), %ymm0 /* reload g0x4.2 */
+	vmovdqa %ymm2, 800(%rsp) /* spill g1x11.2 */
+	vmovdqa 384(%rsp), %ymm2 /* reload g0x5.2 */
+	vmovdqa %ymm3, 832(%rsp) /* spill g1x7.2 */
+	vmovdqa 416(%rsp), %ymm3 /* reload g0x6.2 */
+	vmovdqa %ymm1, 864(%rsp) /* spill g1x14.2 */
+	vmovdqa 0(%rsp), %ymm1 /* reload g0x7.2 */
+	vmovdqa %ymm9, 896(%rsp) /* spill g1x6.2 */
+	vmovdqa 832(%rsp), %ymm9 /* reload g1x7.2 */
+	vmovdqa %ymm9, 928(%rsp) /* spill g1x7.2 */
+	vmovdqa 32(%rsp), %ymm9 /* reload g0x8.2 */
+	vmovdqa %ymm11, 960(%rsp) /* spill g1x10.2 */
+	vmovdqa 320(%rsp), %ymm11 /* reload g0x9.2 */
 	vmovdqa %ymm15, 992(%rsp) /* spill g1x13.2 */
-	vmovdqa 576(%rsp), %ymm15 /* reload g0x10.2 */
+	vmovdqa 544(%rsp), %ymm15 /* reload g0x10.2 */
 	vmovdqa %ymm7, 1024(%rsp) /* spill g1x5.2 */
-	vmovdqa 0(%rsp), %ymm7 /* reload g0x11.2 */
-	vmovdqa %ymm9, 1056(%rsp) /* spill g1x9.2 */
-	vmovdqa 960(%rsp), %ymm9 /* reload g1x10.2 */
-	vmovdqa %ymm9, 1088(%rsp) /* spill g1x10.2 */
-	vmovdqa 800(%rsp), %ymm9 /* reload g1x11.2 */
-	vmovdqa %ymm9, 1120(%rsp) /* spill g1x11.2 */
-	vmovdqa 512(%rsp), %ymm9 /* reload g0x12.2 */
-	vmovdqa %ymm14, 1152(%rsp) /* spill g1x12.2 */
-	vmovdqa 608(%rsp), %ymm14 /* reload g0x13.2 */
-	vmovdqa %ymm6, 1184(%rsp) /* spill g1x4.2 */
-	vmovdqa 32(%rsp), %ymm6 /* reload g0x14.2 */
-	vmovdqa %ymm10, 1216(%rsp) /* spill g1x8.2 */
-	vmovdqa 320(%rsp), %ymm10 /* reload g0x15.2 */
-	vmovdqa %ymm13, 1248(%rsp) /* spill g0x3.2 */
-	vmovdqa 1152(%rsp), %ymm13 /* reload g1x12.2 */
-	vmovdqa %ymm13, 1280(%rsp) /* spill g1x12.2 */
-	vmovdqa 992(%rsp), %ymm13 /* reload g1x13.2 */
-	vmovdqa %ymm13, 1312(%rsp) /* spill g1x13.2 */
-	vmovdqa 864(%rsp), %ymm13 /* reload g1x14.2 */
-	vmovdqa %ymm13, 1344(%rsp) /* spill g1x14.2 */
-	vmovdqa 160(%rsp), %ymm13 /* reload g1x15.2 */
-	vmovdqa %ymm5, 320(%rsp) /* spill g0x0.2 */
-	vmovdqa %ymm11, 32(%rsp) /* spill g0x1.2 */
-	vmovdqa %ymm3, 608(%rsp) /* spill g0x2.2 */
-	vmovdqa %ymm13, 512(%rsp) /* spill g1x15.2 */
+	vmovdqa 224(%rsp), %ymm7 /* reload g0x11.2 */
+	vmovdqa %ymm10, 1056(%rsp) /* spill g1x9.2 */
+	vmovdqa 960(%rsp), %ymm10 /* reload g1x10.2 */
+	vmovdqa %ymm10, 1088(%rsp) /* spill g1x10.2 */
+	vmovdqa 800(%rsp), %ymm10 /* reload g1x11.2 */
+	vmovdqa %ymm10, 1120(%rsp) /* spill g1x11.2 */
+	vmovdqa 512(%rsp), %ymm10 /* reload g0x12.2 */
+	vmovdqa %ymm13, 1152(%rsp) /* spill g1x12.2 */
+	vmovdqa 576(%rsp), %ymm13 /* reload g0x13.2 */
+	vmovdqa %ymm5, 1184(%rsp) /* spill g1x8.2 */
+	vmovdqa 160(%rsp), %ymm5 /* reload g0x14.2 */
+	vmovdqa %ymm8, 1216(%rsp) /* spill g1x4.2 */
+	vmovdqa 256(%rsp), %ymm8 /* reload g0x15.2 */
+	vmovdqa %ymm14, 1248(%rsp) /* spill g0x3.2 */
+	vmovdqa 1152(%rsp), %ymm14 /* reload g1x12.2 */
+	vmovdqa %ymm14, 1280(%rsp) /* spill g1x12.2 */
+	vmovdqa 992(%rsp), %ymm14 /* reload g1x13.2 */
+	vmovdqa %ymm14, 1312(%rsp) /* spill g1x13.2 */
+	vmovdqa 864(%rsp), %ymm14 /* reload g1x14.2 */
+	vmovdqa %ymm14, 1344(%rsp) /* spill g1x14.2 */
+	vmovdqa 128(%rsp), %ymm14 /* reload g1x15.2 */
+	vmovdqa %ymm6, 256(%rsp) /* spill g0x0.2 */
+	vmovdqa %ymm12, 160(%rsp) /* spill g0x1.2 */
+	vmovdqa %ymm4, 576(%rsp) /* spill g0x2.2 */
+	vmovdqa %ymm14, 512(%rsp) /* spill g1x15.2 */
 	xor %r8, %r8
 	.p2align 4
 .Lsm4_byteslice_avx2_gfni_asm_7_loop_r0:
 
 	/* Round 8r+0: slot 0 ^= M'_L·inv(slot 1 ^ slot 2 ^ slot 3 ^ rk') ^ C'. */
-	vpbroadcastd (%rdi,%r8), %ymm3 /* rk0 = bcast32() */
-	vpbroadcastd 4(%rdi,%r8), %ymm5 /* rk1 = bcast32() */
-	vpbroadcastd 8(%rdi,%r8), %ymm11 /* rk2 = bcast32() */
-	vpbroadcastd 12(%rdi,%r8), %ymm13 /* rk3 = bcast32() */
-	vmovdqa %ymm2, 0(%rsp) /* spill g0x4.2 */
-	vpxor %ymm8, %ymm2, %ymm2 /* t0_acc = xor(g0x4, g0x8) */
-	vpxor %ymm3, %ymm2, %ymm2 /* t0_acc_1 = xor(t0_acc, rk0) */
-	vpxor %ymm9, %ymm2, %ymm2 /* t0 = xor(t0_acc_1, g0x12) */
-	vmovdqa %ymm1, 576(%rsp) /* spill g0x5.2 */
-	vpxor %ymm12, %ymm1, %ymm1 /* t1_acc = xor(g0x5, g0x9) */
-	vpxor %ymm5, %ymm1, %ymm1 /* t1_acc_1 = xor(t1_acc, rk1) */
-	vpxor %ymm14, %ymm1, %ymm1 /* t1 = xor(t1_acc_1, g0x13) */
-	vmovdqa %ymm4, 384(%rsp) /* spill g0x6.2 */
-	vpxor %ymm15, %ymm4, %ymm4 /* t2_acc = xor(g0x6, g0x10) */
-	vpxor %ymm11, %ymm4, %ymm4 /* t2_acc_1 = xor(t2_acc, rk2) */
-	vpxor %ymm6, %ymm4, %ymm4 /* t2 = xor(t2_acc_1, g0x14) */
-	vmovdqa %ymm0, 224(%rsp) /* spill g0x7.2 */
-	vpxor %ymm7, %ymm0, %ymm0 /* t3_acc = xor(g0x7, g0x11) */
-	vpxor %ymm13, %ymm0, %ymm0 /* t3_acc_1 = xor(t3_acc, rk3) */
-	vpxor %ymm10, %ymm0, %ymm0 /* t3 = xor(t3_acc_1, g0x15) */
-	vmovdqa %ymm7, 192(%rsp) /* spill g0x11.2 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_1(%rip), %ymm2, %ymm7 /* p1_0 = gf2p8affineinv(t0, gfni_mat_1) */
-	vmovdqa %ymm10, 448(%rsp) /* spill g0x15.2 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_1(%rip), %ymm1, %ymm10 /* p1_1 = gf2p8affineinv(t1, gfni_mat_1) */
-	vmovdqa %ymm6, 416(%rsp) /* spill g0x14.2 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_1(%rip), %ymm4, %ymm6 /* p1_2 = gf2p8affineinv(t2, gfni_mat_1) */
+	vpbroadcastd (%rdi,%r8), %ymm4 /* rk0 = bcast32() */
+	vpbroadcastd 4(%rdi,%r8), %ymm6 /* rk1 = bcast32() */
+	vpbroadcastd 8(%rdi,%r8), %ymm12 /* rk2 = bcast32() */
+	vpbroadcastd 12(%rdi,%r8), %ymm14 /* rk3 = bcast32() */
+	vmovdqa %ymm0, 224(%rsp) /* spill g0x4.2 */
+	vpxor %ymm9, %ymm0, %ymm0 /* t0_acc = xor(g0x4, g0x8) */
+	vpxor %ymm4, %ymm0, %ymm0 /* t0_acc_1 = xor(t0_acc, rk0) */
+	vpxor %ymm10, %ymm0, %ymm0 /* t0 = xor(t0_acc_1, g0x12) */
+	vmovdqa %ymm2, 544(%rsp) /* spill g0x5.2 */
+	vpxor %ymm11, %ymm2, %ymm2 /* t1_acc = xor(g0x5, g0x9) */
+	vpxor %ymm6, %ymm2, %ymm2 /* t1_acc_1 = xor(t1_acc, rk1) */
+	vpxor %ymm13, %ymm2, %ymm2 /* t1 = xor(t1_acc_1, g0x13) */
+	vmovdqa %ymm3, 320(%rsp) /* spill g0x6.2 */
+	vpxor %ymm15, %ymm3, %ymm3 /* t2_acc = xor(g0x6, g0x10) */
+	vpxor %ymm12, %ymm3, %ymm3 /* t2_acc_1 = xor(t2_acc, rk2) */
+	vpxor %ymm5, %ymm3, %ymm3 /* t2 = xor(t2_acc_1, g0x14) */
+	vmovdqa %ymm1, 32(%rsp) /* spill g0x7.2 */
+	vpxor %ymm7, %ymm1, %ymm1 /* t3_acc = xor(g0x7, g0x11) */
+	vpxor %ymm14, %ymm1, %ymm1 /* t3_acc_1 = xor(t3_acc, rk3) */
+	vpxor %ymm8, %ymm1, %ymm1 /* t3 = xor(t3_acc_1, g0x15) */
+	vmovdqa %ymm7, 0(%rsp) /* spill g0x11.2 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_1(%rip), %ymm0, %ymm7 /* p1_0 = gf2p8affineinv(t0, gfni_mat_1) */
+	vmovdqa %ymm8, 416(%rsp) /* spill g0x15.2 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_1(%rip), %ymm2, %ymm8 /* p1_1 = gf2p8affineinv(t1, gfni_mat_1) */
+	vmovdqa %ymm5, 384(%rsp) /* spill g0x14.2 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_1(%rip), %ymm3, %ymm5 /* p1_2 = gf2p8affineinv(t2, gfni_mat_1) */
 	vmovdqa %ymm15, 352(%rsp) /* spill g0x10.2 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_1(%rip), %ymm0, %ymm15 /* p1_3 = gf2p8affineinv(t3, gfni_mat_1) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_2(%rip), %ymm2, %ymm2 /* p2_0 = gf2p8affineinv(t0, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_2(%rip), %ymm1, %ymm1 /* p2_1 = gf2p8affineinv(t1, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_2(%rip), %ymm4, %ymm4 /* p2_2 = gf2p8affineinv(t2, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_2(%rip), %ymm0, %ymm0 /* p2_3 = gf2p8affineinv(t3, gfni_mat_2) */
-	vmovdqa %ymm12, 288(%rsp) /* spill g0x9.2 */
-	vpxor %ymm1, %ymm7, %ymm12 /* m0_acc = xor(p1_0, p2_1) */
-	vmovdqa %ymm14, 480(%rsp) /* spill g0x13.2 */
-	vpxor %ymm15, %ymm4, %ymm14 /* m0_acc_1 = xor(p2_2, p1_3) */
-	vpxor %ymm14, %ymm12, %ymm12 /* m0_acc_2 = xor(m0_acc, m0_acc_1) */
-	vpxor %ymm0, %ymm12, %ymm12 /* m0_acc_3 = xor(m0_acc_2, p2_3) */
-	vpxor 320(%rsp), %ymm12, %ymm12 /* x0n = xor(m0_acc_3, g0x0.2) */
-	vpxor %ymm2, %ymm7, %ymm7 /* m1_acc = xor(p1_0, p2_0) */
-	vpxor %ymm4, %ymm10, %ymm14 /* m1_acc_1 = xor(p1_1, p2_2) */
-	vpxor %ymm14, %ymm7, %ymm7 /* m1_acc_2 = xor(m1_acc, m1_acc_1) */
-	vpxor %ymm0, %ymm7, %ymm7 /* m1_acc_3 = xor(m1_acc_2, p2_3) */
-	vpxor 32(%rsp), %ymm7, %ymm7 /* x1n = xor(m1_acc_3, g0x1.2) */
-	vpxor %ymm10, %ymm2, %ymm10 /* m2_acc = xor(p2_0, p1_1) */
-	vpxor %ymm6, %ymm1, %ymm14 /* m2_acc_1 = xor(p2_1, p1_2) */
-	vpxor %ymm14, %ymm10, %ymm10 /* m2_acc_2 = xor(m2_acc, m2_acc_1) */
-	vpxor %ymm0, %ymm10, %ymm0 /* m2_acc_3 = xor(m2_acc_2, p2_3) */
-	vpxor 608(%rsp), %ymm0, %ymm0 /* x2n = xor(m2_acc_3, g0x2.2) */
-	vpxor %ymm1, %ymm2, %ymm1 /* m3_acc = xor(p2_0, p2_1) */
-	vpxor %ymm4, %ymm6, %ymm2 /* m3_acc_1 = xor(p1_2, p2_2) */
-	vpxor %ymm2, %ymm1, %ymm1 /* m3_acc_2 = xor(m3_acc, m3_acc_1) */
-	vpxor %ymm15, %ymm1, %ymm1 /* m3_acc_3 = xor(m3_acc_2, p1_3) */
-	vpxor 1248(%rsp), %ymm1, %ymm1 /* x3n = xor(m3_acc_3, g0x3.2) */
-	vmovdqa 1184(%rsp), %ymm2 /* reload g1x4.2 */
-	vpxor 1216(%rsp), %ymm2, %ymm4 /* t0_acc_2 = xor(g1x4, g1x8) */
-	vpxor %ymm3, %ymm4, %ymm3 /* t0_acc_3 = xor(t0_acc_2, rk0) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_1(%rip), %ymm1, %ymm15 /* p1_3 = gf2p8affineinv(t3, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_2(%rip), %ymm0, %ymm0 /* p2_0 = gf2p8affineinv(t0, gfni_mat_2) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_2(%rip), %ymm2, %ymm2 /* p2_1 = gf2p8affineinv(t1, gfni_mat_2) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_2(%rip), %ymm3, %ymm3 /* p2_2 = gf2p8affineinv(t2, gfni_mat_2) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_2(%rip), %ymm1, %ymm1 /* p2_3 = gf2p8affineinv(t3, gfni_mat_2) */
+	vmovdqa %ymm11, 288(%rsp) /* spill g0x9.2 */
+	vpxor %ymm2, %ymm7, %ymm11 /* m0_acc = xor(p1_0, p2_1) */
+	vmovdqa %ymm13, 448(%rsp) /* spill g0x13.2 */
+	vpxor %ymm15, %ymm3, %ymm13 /* m0_acc_1 = xor(p2_2, p1_3) */
+	vpxor %ymm13, %ymm11, %ymm11 /* m0_acc_2 = xor(m0_acc, m0_acc_1) */
+	vpxor %ymm1, %ymm11, %ymm11 /* m0_acc_3 = xor(m0_acc_2, p2_3) */
+	vpxor 256(%rsp), %ymm11, %ymm11 /* x0n = xor(m0_acc_3, g0x0.2) */
+	vpxor %ymm0, %ymm7, %ymm7 /* m1_acc = xor(p1_0, p2_0) */
+	vpxor %ymm3, %ymm8, %ymm13 /* m1_acc_1 = xor(p1_1, p2_2) */
+	vpxor %ymm13, %ymm7, %ymm7 /* m1_acc_2 = xor(m1_acc, m1_acc_1) */
+	vpxor %ymm1, %ymm7, %ymm7 /* m1_acc_3 = xor(m1_acc_2, p2_3) */
+	vpxor 160(%rsp), %ymm7, %ymm7 /* x1n = xor(m1_acc_3, g0x1.2) */
+	vpxor %ymm8, %ymm0, %ymm8 /* m2_acc = xor(p2_0, p1_1) */
+	vpxor %ymm5, %ymm2, %ymm13 /* m2_acc_1 = xor(p2_1, p1_2) */
+	vpxor %ymm13, %ymm8, %ymm8 /* m2_acc_2 = xor(m2_acc, m2_acc_1) */
+	vpxor %ymm1, %ymm8, %ymm1 /* m2_acc_3 = xor(m2_acc_2, p2_3) */
+	vpxor 576(%rsp), %ymm1, %ymm1 /* x2n = xor(m2_acc_3, g0x2.2) */
+	vpxor %ymm2, %ymm0, %ymm0 /* m3_acc = xor(p2_0, p2_1) */
+	vpxor %ymm3, %ymm5, %ymm2 /* m3_acc_1 = xor(p1_2, p2_2) */
+	vpxor %ymm2, %ymm0, %ymm0 /* m3_acc_2 = xor(m3_acc, m3_acc_1) */
+	vpxor %ymm15, %ymm0, %ymm0 /* m3_acc_3 = xor(m3_acc_2, p1_3) */
+	vpxor 1248(%rsp), %ymm0, %ymm0 /* x3n = xor(m3_acc_3, g0x3.2) */
+	vmovdqa 1216(%rsp), %ymm2 /* reload g1x4.2 */
+	vpxor 1184(%rsp), %ymm2, %ymm3 /* t0_acc_2 = xor(g1x4, g1x8) */
+	vpxor %ymm4, %ymm3, %ymm3 /* t0_acc_3 = xor(t0_acc_2, rk0) */
 	vpxor 1280(%rsp), %ymm3, %ymm3 /* t0_1 = xor(t0_acc_3, g1x12) */
 	vmovdqa 1024(%rsp), %ymm4 /* reload g1x5.2 */
-	vpxor 1056(%rsp), %ymm4, %ymm6 /* t1_acc_2 = xor(g1x5, g1x9) */
-	vpxor %ymm5, %ymm6, %ymm5 /* t1_acc_3 = xor(t1_acc_2, rk1) */
+	vpxor 1056(%rsp), %ymm4, %ymm5 /* t1_acc_2 = xor(g1x5, g1x9) */
+	vpxor %ymm6, %ymm5, %ymm5 /* t1_acc_3 = xor(t1_acc_2, rk1) */
 	vpxor 1312(%rsp), %ymm5, %ymm5 /* t1_1 = xor(t1_acc_3, g1x13) */
 	vmovdqa 896(%rsp), %ymm6 /* reload g1x6.2 */
-	vpxor 1088(%rsp), %ymm6, %ymm10 /* t2_acc_2 = xor(g1x6, g1x10) */
-	vpxor %ymm11, %ymm10, %ymm10 /* t2_acc_3 = xor(t2_acc_2, rk2) */
-	vpxor 1344(%rsp), %ymm10, %ymm10 /* t2_1 = xor(t2_acc_3, g1x14) */
-	vmovdqa 928(%rsp), %ymm11 /* reload g1x7.2 */
-	vpxor 1120(%rsp), %ymm11, %ymm14 /* t3_acc_2 = xor(g1x7, g1x11) */
-	vpxor %ymm13, %ymm14, %ymm13 /* t3_acc_3 = xor(t3_acc_2, rk3) */
+	vpxor 1088(%rsp), %ymm6, %ymm8 /* t2_acc_2 = xor(g1x6, g1x10) */
+	vpxor %ymm12, %ymm8, %ymm8 /* t2_acc_3 = xor(t2_acc_2, rk2) */
+	vpxor 1344(%rsp), %ymm8, %ymm8 /* t2_1 = xor(t2_acc_3, g1x14) */
+	vmovdqa 928(%rsp), %ymm12 /* reload g1x7.2 */
+	vpxor 1120(%rsp), %ymm12, %ymm13 /* t3_acc_2 = xor(g1x7, g1x11) */
+	vpxor %ymm14, %ymm13, %ymm13 /* t3_acc_3 = xor(t3_acc_2, rk3) */
 	vpxor 512(%rsp), %ymm13, %ymm13 /* t3_1 = xor(t3_acc_3, g1x15) */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_1(%rip), %ymm3, %ymm14 /* p1_0_1 = gf2p8affineinv(t0_1, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_1(%rip), %ymm5, %ymm15 /* p1_1_1 = gf2p8affineinv(t1_1, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_1(%rip), %ymm10, %ymm11 /* p1_2_1 = gf2p8affineinv(t2_1, gfni_mat_1) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_1(%rip), %ymm8, %ymm12 /* p1_2_1 = gf2p8affineinv(t2_1, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_1(%rip), %ymm13, %ymm6 /* p1_3_1 = gf2p8affineinv(t3_1, gfni_mat_1) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_2(%rip), %ymm3, %ymm3 /* p2_0_1 = gf2p8affineinv(t0_1, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_2(%rip), %ymm5, %ymm5 /* p2_1_1 = gf2p8affineinv(t1_1, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_2(%rip), %ymm10, %ymm10 /* p2_2_1 = gf2p8affineinv(t2_1, gfni_mat_2) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_2(%rip), %ymm8, %ymm8 /* p2_2_1 = gf2p8affineinv(t2_1, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_2(%rip), %ymm13, %ymm13 /* p2_3_1 = gf2p8affineinv(t3_1, gfni_mat_2) */
 	vpxor %ymm5, %ymm14, %ymm4 /* m0_acc_4 = xor(p1_0_1, p2_1_1) */
-	vpxor %ymm6, %ymm10, %ymm2 /* m0_acc_5 = xor(p2_2_1, p1_3_1) */
+	vpxor %ymm6, %ymm8, %ymm2 /* m0_acc_5 = xor(p2_2_1, p1_3_1) */
 	vpxor %ymm2, %ymm4, %ymm2 /* m0_acc_6 = xor(m0_acc_4, m0_acc_5) */
 	vpxor %ymm13, %ymm2, %ymm2 /* m0_acc_7 = xor(m0_acc_6, p2_3_1) */
 	vpxor 64(%rsp), %ymm2, %ymm2 /* x0n_1 = xor(m0_acc_7, g1x0.2) */
 	vpxor %ymm3, %ymm14, %ymm4 /* m1_acc_4 = xor(p1_0_1, p2_0_1) */
-	vpxor %ymm10, %ymm15, %ymm14 /* m1_acc_5 = xor(p1_1_1, p2_2_1) */
+	vpxor %ymm8, %ymm15, %ymm14 /* m1_acc_5 = xor(p1_1_1, p2_2_1) */
 	vpxor %ymm14, %ymm4, %ymm4 /* m1_acc_6 = xor(m1_acc_4, m1_acc_5) */
 	vpxor %ymm13, %ymm4, %ymm4 /* m1_acc_7 = xor(m1_acc_6, p2_3_1) */
 	vpxor 704(%rsp), %ymm4, %ymm4 /* x1n_1 = xor(m1_acc_7, g1x1.2) */
 	vpxor %ymm15, %ymm3, %ymm14 /* m2_acc_4 = xor(p2_0_1, p1_1_1) */
-	vpxor %ymm11, %ymm5, %ymm15 /* m2_acc_5 = xor(p2_1_1, p1_2_1) */
+	vpxor %ymm12, %ymm5, %ymm15 /* m2_acc_5 = xor(p2_1_1, p1_2_1) */
 	vpxor %ymm15, %ymm14, %ymm14 /* m2_acc_6 = xor(m2_acc_4, m2_acc_5) */
 	vpxor %ymm13, %ymm14, %ymm13 /* m2_acc_7 = xor(m2_acc_6, p2_3_1) */
 	vpxor 736(%rsp), %ymm13, %ymm13 /* x2n_1 = xor(m2_acc_7, g1x2.2) */
 	vpxor %ymm5, %ymm3, %ymm3 /* m3_acc_4 = xor(p2_0_1, p2_1_1) */
-	vpxor %ymm10, %ymm11, %ymm5 /* m3_acc_5 = xor(p1_2_1, p2_2_1) */
+	vpxor %ymm8, %ymm12, %ymm5 /* m3_acc_5 = xor(p1_2_1, p2_2_1) */
 	vpxor %ymm5, %ymm3, %ymm3 /* m3_acc_6 = xor(m3_acc_4, m3_acc_5) */
 	vpxor %ymm6, %ymm3, %ymm3 /* m3_acc_7 = xor(m3_acc_6, p1_3_1) */
 	vpxor 768(%rsp), %ymm3, %ymm3 /* x3n_1 = xor(m3_acc_7, g1x3.2) */
@@ -5684,91 +5638,91 @@ sm4_byteslice_avx2_gfni_batch_ctr_asm:
 	/* Round 8r+1: slot 1 ^= M'_L·inv(slot 2 ^ slot 3 ^ slot 0 ^ rk') ^ C'. */
 	vpbroadcastd 16(%rdi,%r8), %ymm5 /* rk0_1 = bcast32() */
 	vpbroadcastd 20(%rdi,%r8), %ymm6 /* rk1_1 = bcast32() */
-	vpbroadcastd 24(%rdi,%r8), %ymm10 /* rk2_1 = bcast32() */
-	vpbroadcastd 28(%rdi,%r8), %ymm11 /* rk3_1 = bcast32() */
-	vpxor %ymm9, %ymm8, %ymm14 /* t0_acc_4 = xor(g0x8, g0x12) */
+	vpbroadcastd 24(%rdi,%r8), %ymm8 /* rk2_1 = bcast32() */
+	vpbroadcastd 28(%rdi,%r8), %ymm12 /* rk3_1 = bcast32() */
+	vpxor %ymm10, %ymm9, %ymm14 /* t0_acc_4 = xor(g0x8, g0x12) */
 	vpxor %ymm5, %ymm14, %ymm14 /* t0_acc_5 = xor(t0_acc_4, rk0_1) */
-	vpxor %ymm12, %ymm14, %ymm14 /* t0_2 = xor(t0_acc_5, g0x0) */
+	vpxor %ymm11, %ymm14, %ymm14 /* t0_2 = xor(t0_acc_5, g0x0) */
 	vmovdqa 288(%rsp), %ymm15 /* reload g0x9.2 */
-	vpxor 480(%rsp), %ymm15, %ymm15 /* t1_acc_4 = xor(g0x9, g0x13) */
+	vpxor 448(%rsp), %ymm15, %ymm15 /* t1_acc_4 = xor(g0x9, g0x13) */
 	vpxor %ymm6, %ymm15, %ymm15 /* t1_acc_5 = xor(t1_acc_4, rk1_1) */
 	vpxor %ymm7, %ymm15, %ymm15 /* t1_2 = xor(t1_acc_5, g0x1) */
-	vmovdqa %ymm8, 256(%rsp) /* spill g0x8.2 */
-	vmovdqa 352(%rsp), %ymm8 /* reload g0x10.2 */
-	vpxor 416(%rsp), %ymm8, %ymm8 /* t2_acc_4 = xor(g0x10, g0x14) */
-	vpxor %ymm10, %ymm8, %ymm8 /* t2_acc_5 = xor(t2_acc_4, rk2_1) */
-	vpxor %ymm0, %ymm8, %ymm8 /* t2_2 = xor(t2_acc_5, g0x2) */
-	vmovdqa %ymm0, 544(%rsp) /* spill g0x2.3 */
-	vmovdqa 192(%rsp), %ymm0 /* reload g0x11.2 */
-	vpxor 448(%rsp), %ymm0, %ymm0 /* t3_acc_4 = xor(g0x11, g0x15) */
-	vpxor %ymm11, %ymm0, %ymm0 /* t3_acc_5 = xor(t3_acc_4, rk3_1) */
-	vpxor %ymm1, %ymm0, %ymm0 /* t3_2 = xor(t3_acc_5, g0x3) */
-	vmovdqa %ymm1, 1376(%rsp) /* spill g0x3.3 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_1(%rip), %ymm14, %ymm1 /* p1_0_2 = gf2p8affineinv(t0_2, gfni_mat_1) */
+	vmovdqa %ymm9, 192(%rsp) /* spill g0x8.2 */
+	vmovdqa 352(%rsp), %ymm9 /* reload g0x10.2 */
+	vpxor 384(%rsp), %ymm9, %ymm9 /* t2_acc_4 = xor(g0x10, g0x14) */
+	vpxor %ymm8, %ymm9, %ymm9 /* t2_acc_5 = xor(t2_acc_4, rk2_1) */
+	vpxor %ymm1, %ymm9, %ymm9 /* t2_2 = xor(t2_acc_5, g0x2) */
+	vmovdqa %ymm1, 480(%rsp) /* spill g0x2.3 */
+	vmovdqa 0(%rsp), %ymm1 /* reload g0x11.2 */
+	vpxor 416(%rsp), %ymm1, %ymm1 /* t3_acc_4 = xor(g0x11, g0x15) */
+	vpxor %ymm12, %ymm1, %ymm1 /* t3_acc_5 = xor(t3_acc_4, rk3_1) */
+	vpxor %ymm0, %ymm1, %ymm1 /* t3_2 = xor(t3_acc_5, g0x3) */
+	vmovdqa %ymm0, 1376(%rsp) /* spill g0x3.3 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_1(%rip), %ymm14, %ymm0 /* p1_0_2 = gf2p8affineinv(t0_2, gfni_mat_1) */
 	vmovdqa %ymm7, 1408(%rsp) /* spill g0x1.3 */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_1(%rip), %ymm15, %ymm7 /* p1_1_2 = gf2p8affineinv(t1_2, gfni_mat_1) */
-	vmovdqa %ymm9, 1440(%rsp) /* spill g0x12.2 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_1(%rip), %ymm8, %ymm9 /* p1_2_2 = gf2p8affineinv(t2_2, gfni_mat_1) */
-	vmovdqa %ymm12, 1472(%rsp) /* spill g0x0.3 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_1(%rip), %ymm0, %ymm12 /* p1_3_2 = gf2p8affineinv(t3_2, gfni_mat_1) */
+	vmovdqa %ymm10, 1440(%rsp) /* spill g0x12.2 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_1(%rip), %ymm9, %ymm10 /* p1_2_2 = gf2p8affineinv(t2_2, gfni_mat_1) */
+	vmovdqa %ymm11, 1472(%rsp) /* spill g0x0.3 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_1(%rip), %ymm1, %ymm11 /* p1_3_2 = gf2p8affineinv(t3_2, gfni_mat_1) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_2(%rip), %ymm14, %ymm14 /* p2_0_2 = gf2p8affineinv(t0_2, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_2(%rip), %ymm15, %ymm15 /* p2_1_2 = gf2p8affineinv(t1_2, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_2(%rip), %ymm8, %ymm8 /* p2_2_2 = gf2p8affineinv(t2_2, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_2(%rip), %ymm0, %ymm0 /* p2_3_2 = gf2p8affineinv(t3_2, gfni_mat_2) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_2(%rip), %ymm9, %ymm9 /* p2_2_2 = gf2p8affineinv(t2_2, gfni_mat_2) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_2(%rip), %ymm1, %ymm1 /* p2_3_2 = gf2p8affineinv(t3_2, gfni_mat_2) */
 	vmovdqa %ymm3, 1504(%rsp) /* spill g1x3.3 */
-	vpxor %ymm15, %ymm1, %ymm3 /* m0_acc_8 = xor(p1_0_2, p2_1_2) */
-	vmovdqa %ymm11, 1536(%rsp) /* spill rk3_1 */
-	vpxor %ymm12, %ymm8, %ymm11 /* m0_acc_9 = xor(p2_2_2, p1_3_2) */
-	vpxor %ymm11, %ymm3, %ymm3 /* m0_acc_10 = xor(m0_acc_8, m0_acc_9) */
-	vpxor %ymm0, %ymm3, %ymm3 /* m0_acc_11 = xor(m0_acc_10, p2_3_2) */
-	vpxor 0(%rsp), %ymm3, %ymm3 /* x0n_2 = xor(m0_acc_11, g0x4.2) */
-	vpxor %ymm14, %ymm1, %ymm1 /* m1_acc_8 = xor(p1_0_2, p2_0_2) */
-	vpxor %ymm8, %ymm7, %ymm11 /* m1_acc_9 = xor(p1_1_2, p2_2_2) */
-	vpxor %ymm11, %ymm1, %ymm1 /* m1_acc_10 = xor(m1_acc_8, m1_acc_9) */
-	vpxor %ymm0, %ymm1, %ymm1 /* m1_acc_11 = xor(m1_acc_10, p2_3_2) */
-	vpxor 576(%rsp), %ymm1, %ymm1 /* x1n_2 = xor(m1_acc_11, g0x5.2) */
+	vpxor %ymm15, %ymm0, %ymm3 /* m0_acc_8 = xor(p1_0_2, p2_1_2) */
+	vmovdqa %ymm12, 1536(%rsp) /* spill rk3_1 */
+	vpxor %ymm11, %ymm9, %ymm12 /* m0_acc_9 = xor(p2_2_2, p1_3_2) */
+	vpxor %ymm12, %ymm3, %ymm3 /* m0_acc_10 = xor(m0_acc_8, m0_acc_9) */
+	vpxor %ymm1, %ymm3, %ymm3 /* m0_acc_11 = xor(m0_acc_10, p2_3_2) */
+	vpxor 224(%rsp), %ymm3, %ymm3 /* x0n_2 = xor(m0_acc_11, g0x4.2) */
+	vpxor %ymm14, %ymm0, %ymm0 /* m1_acc_8 = xor(p1_0_2, p2_0_2) */
+	vpxor %ymm9, %ymm7, %ymm12 /* m1_acc_9 = xor(p1_1_2, p2_2_2) */
+	vpxor %ymm12, %ymm0, %ymm0 /* m1_acc_10 = xor(m1_acc_8, m1_acc_9) */
+	vpxor %ymm1, %ymm0, %ymm0 /* m1_acc_11 = xor(m1_acc_10, p2_3_2) */
+	vpxor 544(%rsp), %ymm0, %ymm0 /* x1n_2 = xor(m1_acc_11, g0x5.2) */
 	vpxor %ymm7, %ymm14, %ymm7 /* m2_acc_8 = xor(p2_0_2, p1_1_2) */
-	vpxor %ymm9, %ymm15, %ymm11 /* m2_acc_9 = xor(p2_1_2, p1_2_2) */
-	vpxor %ymm11, %ymm7, %ymm7 /* m2_acc_10 = xor(m2_acc_8, m2_acc_9) */
-	vpxor %ymm0, %ymm7, %ymm0 /* m2_acc_11 = xor(m2_acc_10, p2_3_2) */
-	vpxor 384(%rsp), %ymm0, %ymm0 /* x2n_2 = xor(m2_acc_11, g0x6.2) */
+	vpxor %ymm10, %ymm15, %ymm12 /* m2_acc_9 = xor(p2_1_2, p1_2_2) */
+	vpxor %ymm12, %ymm7, %ymm7 /* m2_acc_10 = xor(m2_acc_8, m2_acc_9) */
+	vpxor %ymm1, %ymm7, %ymm1 /* m2_acc_11 = xor(m2_acc_10, p2_3_2) */
+	vpxor 320(%rsp), %ymm1, %ymm1 /* x2n_2 = xor(m2_acc_11, g0x6.2) */
 	vpxor %ymm15, %ymm14, %ymm7 /* m3_acc_8 = xor(p2_0_2, p2_1_2) */
-	vpxor %ymm8, %ymm9, %ymm8 /* m3_acc_9 = xor(p1_2_2, p2_2_2) */
-	vpxor %ymm8, %ymm7, %ymm7 /* m3_acc_10 = xor(m3_acc_8, m3_acc_9) */
-	vpxor %ymm12, %ymm7, %ymm7 /* m3_acc_11 = xor(m3_acc_10, p1_3_2) */
-	vpxor 224(%rsp), %ymm7, %ymm7 /* x3n_2 = xor(m3_acc_11, g0x7.2) */
-	vmovdqa 1216(%rsp), %ymm8 /* reload g1x8.2 */
-	vpxor 1280(%rsp), %ymm8, %ymm9 /* t0_acc_6 = xor(g1x8, g1x12) */
-	vpxor %ymm5, %ymm9, %ymm5 /* t0_acc_7 = xor(t0_acc_6, rk0_1) */
+	vpxor %ymm9, %ymm10, %ymm9 /* m3_acc_9 = xor(p1_2_2, p2_2_2) */
+	vpxor %ymm9, %ymm7, %ymm7 /* m3_acc_10 = xor(m3_acc_8, m3_acc_9) */
+	vpxor %ymm11, %ymm7, %ymm7 /* m3_acc_11 = xor(m3_acc_10, p1_3_2) */
+	vpxor 32(%rsp), %ymm7, %ymm7 /* x3n_2 = xor(m3_acc_11, g0x7.2) */
+	vmovdqa 1184(%rsp), %ymm9 /* reload g1x8.2 */
+	vpxor 1280(%rsp), %ymm9, %ymm10 /* t0_acc_6 = xor(g1x8, g1x12) */
+	vpxor %ymm5, %ymm10, %ymm5 /* t0_acc_7 = xor(t0_acc_6, rk0_1) */
 	vpxor %ymm2, %ymm5, %ymm5 /* t0_3 = xor(t0_acc_7, g1x0) */
-	vmovdqa 1056(%rsp), %ymm9 /* reload g1x9.2 */
-	vpxor 1312(%rsp), %ymm9, %ymm11 /* t1_acc_6 = xor(g1x9, g1x13) */
+	vmovdqa 1056(%rsp), %ymm10 /* reload g1x9.2 */
+	vpxor 1312(%rsp), %ymm10, %ymm11 /* t1_acc_6 = xor(g1x9, g1x13) */
 	vpxor %ymm6, %ymm11, %ymm6 /* t1_acc_7 = xor(t1_acc_6, rk1_1) */
 	vpxor %ymm4, %ymm6, %ymm6 /* t1_3 = xor(t1_acc_7, g1x1) */
 	vmovdqa 1088(%rsp), %ymm11 /* reload g1x10.2 */
 	vpxor 1344(%rsp), %ymm11, %ymm12 /* t2_acc_6 = xor(g1x10, g1x14) */
-	vpxor %ymm10, %ymm12, %ymm10 /* t2_acc_7 = xor(t2_acc_6, rk2_1) */
-	vpxor %ymm13, %ymm10, %ymm10 /* t2_3 = xor(t2_acc_7, g1x2) */
+	vpxor %ymm8, %ymm12, %ymm8 /* t2_acc_7 = xor(t2_acc_6, rk2_1) */
+	vpxor %ymm13, %ymm8, %ymm8 /* t2_3 = xor(t2_acc_7, g1x2) */
 	vmovdqa 1120(%rsp), %ymm12 /* reload g1x11.2 */
 	vpxor 512(%rsp), %ymm12, %ymm14 /* t3_acc_6 = xor(g1x11, g1x15) */
 	vpxor 1536(%rsp), %ymm14, %ymm14 /* t3_acc_7 = xor(t3_acc_6, rk3_1) */
 	vpxor 1504(%rsp), %ymm14, %ymm14 /* t3_3 = xor(t3_acc_7, g1x3) */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_1(%rip), %ymm5, %ymm15 /* p1_0_3 = gf2p8affineinv(t0_3, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_1(%rip), %ymm6, %ymm12 /* p1_1_3 = gf2p8affineinv(t1_3, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_1(%rip), %ymm10, %ymm11 /* p1_2_3 = gf2p8affineinv(t2_3, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_1(%rip), %ymm14, %ymm9 /* p1_3_3 = gf2p8affineinv(t3_3, gfni_mat_1) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_1(%rip), %ymm8, %ymm11 /* p1_2_3 = gf2p8affineinv(t2_3, gfni_mat_1) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_1(%rip), %ymm14, %ymm10 /* p1_3_3 = gf2p8affineinv(t3_3, gfni_mat_1) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_2(%rip), %ymm5, %ymm5 /* p2_0_3 = gf2p8affineinv(t0_3, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_2(%rip), %ymm6, %ymm6 /* p2_1_3 = gf2p8affineinv(t1_3, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_2(%rip), %ymm10, %ymm10 /* p2_2_3 = gf2p8affineinv(t2_3, gfni_mat_2) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_2(%rip), %ymm8, %ymm8 /* p2_2_3 = gf2p8affineinv(t2_3, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_2(%rip), %ymm14, %ymm14 /* p2_3_3 = gf2p8affineinv(t3_3, gfni_mat_2) */
-	vpxor %ymm6, %ymm15, %ymm8 /* m0_acc_12 = xor(p1_0_3, p2_1_3) */
+	vpxor %ymm6, %ymm15, %ymm9 /* m0_acc_12 = xor(p1_0_3, p2_1_3) */
 	vmovdqa %ymm13, 1536(%rsp) /* spill g1x2.3 */
-	vpxor %ymm9, %ymm10, %ymm13 /* m0_acc_13 = xor(p2_2_3, p1_3_3) */
-	vpxor %ymm13, %ymm8, %ymm8 /* m0_acc_14 = xor(m0_acc_12, m0_acc_13) */
-	vpxor %ymm14, %ymm8, %ymm8 /* m0_acc_15 = xor(m0_acc_14, p2_3_3) */
-	vpxor 1184(%rsp), %ymm8, %ymm8 /* x0n_3 = xor(m0_acc_15, g1x4.2) */
+	vpxor %ymm10, %ymm8, %ymm13 /* m0_acc_13 = xor(p2_2_3, p1_3_3) */
+	vpxor %ymm13, %ymm9, %ymm9 /* m0_acc_14 = xor(m0_acc_12, m0_acc_13) */
+	vpxor %ymm14, %ymm9, %ymm9 /* m0_acc_15 = xor(m0_acc_14, p2_3_3) */
+	vpxor 1216(%rsp), %ymm9, %ymm9 /* x0n_3 = xor(m0_acc_15, g1x4.2) */
 	vpxor %ymm5, %ymm15, %ymm13 /* m1_acc_12 = xor(p1_0_3, p2_0_3) */
-	vpxor %ymm10, %ymm12, %ymm15 /* m1_acc_13 = xor(p1_1_3, p2_2_3) */
+	vpxor %ymm8, %ymm12, %ymm15 /* m1_acc_13 = xor(p1_1_3, p2_2_3) */
 	vpxor %ymm15, %ymm13, %ymm13 /* m1_acc_14 = xor(m1_acc_12, m1_acc_13) */
 	vpxor %ymm14, %ymm13, %ymm13 /* m1_acc_15 = xor(m1_acc_14, p2_3_3) */
 	vpxor 1024(%rsp), %ymm13, %ymm13 /* x1n_3 = xor(m1_acc_15, g1x5.2) */
@@ -5778,99 +5732,99 @@ sm4_byteslice_avx2_gfni_batch_ctr_asm:
 	vpxor %ymm14, %ymm12, %ymm12 /* m2_acc_15 = xor(m2_acc_14, p2_3_3) */
 	vpxor 896(%rsp), %ymm12, %ymm12 /* x2n_3 = xor(m2_acc_15, g1x6.2) */
 	vpxor %ymm6, %ymm5, %ymm5 /* m3_acc_12 = xor(p2_0_3, p2_1_3) */
-	vpxor %ymm10, %ymm11, %ymm6 /* m3_acc_13 = xor(p1_2_3, p2_2_3) */
+	vpxor %ymm8, %ymm11, %ymm6 /* m3_acc_13 = xor(p1_2_3, p2_2_3) */
 	vpxor %ymm6, %ymm5, %ymm5 /* m3_acc_14 = xor(m3_acc_12, m3_acc_13) */
-	vpxor %ymm9, %ymm5, %ymm5 /* m3_acc_15 = xor(m3_acc_14, p1_3_3) */
+	vpxor %ymm10, %ymm5, %ymm5 /* m3_acc_15 = xor(m3_acc_14, p1_3_3) */
 	vpxor 928(%rsp), %ymm5, %ymm5 /* x3n_3 = xor(m3_acc_15, g1x7.2) */
 
 	/* Round 8r+2: slot 2 ^= M'_L·inv(slot 3 ^ slot 0 ^ slot 1 ^ rk') ^ C'. */
 	vpbroadcastd 32(%rdi,%r8), %ymm6 /* rk0_2 = bcast32() */
-	vpbroadcastd 36(%rdi,%r8), %ymm9 /* rk1_2 = bcast32() */
+	vpbroadcastd 36(%rdi,%r8), %ymm8 /* rk1_2 = bcast32() */
 	vpbroadcastd 40(%rdi,%r8), %ymm10 /* rk2_2 = bcast32() */
 	vpbroadcastd 44(%rdi,%r8), %ymm11 /* rk3_2 = bcast32() */
 	vmovdqa 1440(%rsp), %ymm14 /* reload g0x12.2 */
 	vpxor 1472(%rsp), %ymm14, %ymm15 /* t0_acc_8 = xor(g0x12, g0x0) */
 	vpxor %ymm6, %ymm15, %ymm15 /* t0_acc_9 = xor(t0_acc_8, rk0_2) */
 	vpxor %ymm3, %ymm15, %ymm15 /* t0_4 = xor(t0_acc_9, g0x4) */
-	vmovdqa 480(%rsp), %ymm14 /* reload g0x13.2 */
+	vmovdqa 448(%rsp), %ymm14 /* reload g0x13.2 */
 	vpxor 1408(%rsp), %ymm14, %ymm14 /* t1_acc_8 = xor(g0x13, g0x1) */
-	vpxor %ymm9, %ymm14, %ymm14 /* t1_acc_9 = xor(t1_acc_8, rk1_2) */
-	vpxor %ymm1, %ymm14, %ymm14 /* t1_4 = xor(t1_acc_9, g0x5) */
-	vmovdqa %ymm1, 224(%rsp) /* spill g0x5.3 */
-	vmovdqa 416(%rsp), %ymm1 /* reload g0x14.2 */
-	vpxor 544(%rsp), %ymm1, %ymm1 /* t2_acc_8 = xor(g0x14, g0x2) */
-	vpxor %ymm10, %ymm1, %ymm1 /* t2_acc_9 = xor(t2_acc_8, rk2_2) */
-	vpxor %ymm0, %ymm1, %ymm1 /* t2_4 = xor(t2_acc_9, g0x6) */
-	vmovdqa %ymm0, 384(%rsp) /* spill g0x6.3 */
-	vmovdqa 448(%rsp), %ymm0 /* reload g0x15.2 */
-	vpxor 1376(%rsp), %ymm0, %ymm0 /* t3_acc_8 = xor(g0x15, g0x3) */
-	vpxor %ymm11, %ymm0, %ymm0 /* t3_acc_9 = xor(t3_acc_8, rk3_2) */
-	vpxor %ymm7, %ymm0, %ymm0 /* t3_4 = xor(t3_acc_9, g0x7) */
-	vmovdqa %ymm7, 576(%rsp) /* spill g0x7.3 */
+	vpxor %ymm8, %ymm14, %ymm14 /* t1_acc_9 = xor(t1_acc_8, rk1_2) */
+	vpxor %ymm0, %ymm14, %ymm14 /* t1_4 = xor(t1_acc_9, g0x5) */
+	vmovdqa %ymm0, 32(%rsp) /* spill g0x5.3 */
+	vmovdqa 384(%rsp), %ymm0 /* reload g0x14.2 */
+	vpxor 480(%rsp), %ymm0, %ymm0 /* t2_acc_8 = xor(g0x14, g0x2) */
+	vpxor %ymm10, %ymm0, %ymm0 /* t2_acc_9 = xor(t2_acc_8, rk2_2) */
+	vpxor %ymm1, %ymm0, %ymm0 /* t2_4 = xor(t2_acc_9, g0x6) */
+	vmovdqa %ymm1, 320(%rsp) /* spill g0x6.3 */
+	vmovdqa 416(%rsp), %ymm1 /* reload g0x15.2 */
+	vpxor 1376(%rsp), %ymm1, %ymm1 /* t3_acc_8 = xor(g0x15, g0x3) */
+	vpxor %ymm11, %ymm1, %ymm1 /* t3_acc_9 = xor(t3_acc_8, rk3_2) */
+	vpxor %ymm7, %ymm1, %ymm1 /* t3_4 = xor(t3_acc_9, g0x7) */
+	vmovdqa %ymm7, 544(%rsp) /* spill g0x7.3 */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_1(%rip), %ymm15, %ymm7 /* p1_0_4 = gf2p8affineinv(t0_4, gfni_mat_1) */
-	vmovdqa %ymm3, 0(%rsp) /* spill g0x4.3 */
+	vmovdqa %ymm3, 224(%rsp) /* spill g0x4.3 */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_1(%rip), %ymm14, %ymm3 /* p1_1_4 = gf2p8affineinv(t1_4, gfni_mat_1) */
 	vmovdqa %ymm5, 1568(%rsp) /* spill g1x7.3 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_1(%rip), %ymm1, %ymm5 /* p1_2_4 = gf2p8affineinv(t2_4, gfni_mat_1) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_1(%rip), %ymm0, %ymm5 /* p1_2_4 = gf2p8affineinv(t2_4, gfni_mat_1) */
 	vmovdqa %ymm11, 1600(%rsp) /* spill rk3_2 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_1(%rip), %ymm0, %ymm11 /* p1_3_4 = gf2p8affineinv(t3_4, gfni_mat_1) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_1(%rip), %ymm1, %ymm11 /* p1_3_4 = gf2p8affineinv(t3_4, gfni_mat_1) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_2(%rip), %ymm15, %ymm15 /* p2_0_4 = gf2p8affineinv(t0_4, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_2(%rip), %ymm14, %ymm14 /* p2_1_4 = gf2p8affineinv(t1_4, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_2(%rip), %ymm1, %ymm1 /* p2_2_4 = gf2p8affineinv(t2_4, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_2(%rip), %ymm0, %ymm0 /* p2_3_4 = gf2p8affineinv(t3_4, gfni_mat_2) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_2(%rip), %ymm0, %ymm0 /* p2_2_4 = gf2p8affineinv(t2_4, gfni_mat_2) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_2(%rip), %ymm1, %ymm1 /* p2_3_4 = gf2p8affineinv(t3_4, gfni_mat_2) */
 	vmovdqa %ymm12, 1632(%rsp) /* spill g1x6.3 */
 	vpxor %ymm14, %ymm7, %ymm12 /* m0_acc_16 = xor(p1_0_4, p2_1_4) */
 	vmovdqa %ymm10, 1664(%rsp) /* spill rk2_2 */
-	vpxor %ymm11, %ymm1, %ymm10 /* m0_acc_17 = xor(p2_2_4, p1_3_4) */
+	vpxor %ymm11, %ymm0, %ymm10 /* m0_acc_17 = xor(p2_2_4, p1_3_4) */
 	vpxor %ymm10, %ymm12, %ymm10 /* m0_acc_18 = xor(m0_acc_16, m0_acc_17) */
-	vpxor %ymm0, %ymm10, %ymm10 /* m0_acc_19 = xor(m0_acc_18, p2_3_4) */
-	vpxor 256(%rsp), %ymm10, %ymm10 /* x0n_4 = xor(m0_acc_19, g0x8.2) */
+	vpxor %ymm1, %ymm10, %ymm10 /* m0_acc_19 = xor(m0_acc_18, p2_3_4) */
+	vpxor 192(%rsp), %ymm10, %ymm10 /* x0n_4 = xor(m0_acc_19, g0x8.2) */
 	vpxor %ymm15, %ymm7, %ymm7 /* m1_acc_16 = xor(p1_0_4, p2_0_4) */
-	vpxor %ymm1, %ymm3, %ymm12 /* m1_acc_17 = xor(p1_1_4, p2_2_4) */
+	vpxor %ymm0, %ymm3, %ymm12 /* m1_acc_17 = xor(p1_1_4, p2_2_4) */
 	vpxor %ymm12, %ymm7, %ymm7 /* m1_acc_18 = xor(m1_acc_16, m1_acc_17) */
-	vpxor %ymm0, %ymm7, %ymm7 /* m1_acc_19 = xor(m1_acc_18, p2_3_4) */
+	vpxor %ymm1, %ymm7, %ymm7 /* m1_acc_19 = xor(m1_acc_18, p2_3_4) */
 	vpxor 288(%rsp), %ymm7, %ymm7 /* x1n_4 = xor(m1_acc_19, g0x9.2) */
 	vpxor %ymm3, %ymm15, %ymm3 /* m2_acc_16 = xor(p2_0_4, p1_1_4) */
 	vpxor %ymm5, %ymm14, %ymm12 /* m2_acc_17 = xor(p2_1_4, p1_2_4) */
 	vpxor %ymm12, %ymm3, %ymm3 /* m2_acc_18 = xor(m2_acc_16, m2_acc_17) */
-	vpxor %ymm0, %ymm3, %ymm0 /* m2_acc_19 = xor(m2_acc_18, p2_3_4) */
-	vpxor 352(%rsp), %ymm0, %ymm0 /* x2n_4 = xor(m2_acc_19, g0x10.2) */
+	vpxor %ymm1, %ymm3, %ymm1 /* m2_acc_19 = xor(m2_acc_18, p2_3_4) */
+	vpxor 352(%rsp), %ymm1, %ymm1 /* x2n_4 = xor(m2_acc_19, g0x10.2) */
 	vpxor %ymm14, %ymm15, %ymm3 /* m3_acc_16 = xor(p2_0_4, p2_1_4) */
-	vpxor %ymm1, %ymm5, %ymm1 /* m3_acc_17 = xor(p1_2_4, p2_2_4) */
-	vpxor %ymm1, %ymm3, %ymm1 /* m3_acc_18 = xor(m3_acc_16, m3_acc_17) */
-	vpxor %ymm11, %ymm1, %ymm1 /* m3_acc_19 = xor(m3_acc_18, p1_3_4) */
-	vpxor 192(%rsp), %ymm1, %ymm1 /* x3n_4 = xor(m3_acc_19, g0x11.2) */
+	vpxor %ymm0, %ymm5, %ymm0 /* m3_acc_17 = xor(p1_2_4, p2_2_4) */
+	vpxor %ymm0, %ymm3, %ymm0 /* m3_acc_18 = xor(m3_acc_16, m3_acc_17) */
+	vpxor %ymm11, %ymm0, %ymm0 /* m3_acc_19 = xor(m3_acc_18, p1_3_4) */
+	vpxor 0(%rsp), %ymm0, %ymm0 /* x3n_4 = xor(m3_acc_19, g0x11.2) */
 	vpxor 1280(%rsp), %ymm2, %ymm3 /* t0_acc_10 = xor(g1x0.3, g1x12.2) */
 	vpxor %ymm6, %ymm3, %ymm3 /* t0_acc_11 = xor(t0_acc_10, rk0_2) */
-	vpxor %ymm8, %ymm3, %ymm3 /* t0_5 = xor(t0_acc_11, g1x4) */
+	vpxor %ymm9, %ymm3, %ymm3 /* t0_5 = xor(t0_acc_11, g1x4) */
 	vpxor 1312(%rsp), %ymm4, %ymm5 /* t1_acc_10 = xor(g1x1.3, g1x13.2) */
-	vpxor %ymm9, %ymm5, %ymm5 /* t1_acc_11 = xor(t1_acc_10, rk1_2) */
+	vpxor %ymm8, %ymm5, %ymm5 /* t1_acc_11 = xor(t1_acc_10, rk1_2) */
 	vpxor %ymm13, %ymm5, %ymm5 /* t1_5 = xor(t1_acc_11, g1x5) */
 	vmovdqa 1344(%rsp), %ymm6 /* reload g1x14.2 */
-	vpxor 1536(%rsp), %ymm6, %ymm9 /* t2_acc_10 = xor(g1x14, g1x2) */
-	vpxor 1664(%rsp), %ymm9, %ymm9 /* t2_acc_11 = xor(t2_acc_10, rk2_2) */
-	vpxor 1632(%rsp), %ymm9, %ymm9 /* t2_5 = xor(t2_acc_11, g1x6) */
+	vpxor 1536(%rsp), %ymm6, %ymm8 /* t2_acc_10 = xor(g1x14, g1x2) */
+	vpxor 1664(%rsp), %ymm8, %ymm8 /* t2_acc_11 = xor(t2_acc_10, rk2_2) */
+	vpxor 1632(%rsp), %ymm8, %ymm8 /* t2_5 = xor(t2_acc_11, g1x6) */
 	vmovdqa 512(%rsp), %ymm11 /* reload g1x15.2 */
 	vpxor 1504(%rsp), %ymm11, %ymm12 /* t3_acc_10 = xor(g1x15, g1x3) */
 	vpxor 1600(%rsp), %ymm12, %ymm12 /* t3_acc_11 = xor(t3_acc_10, rk3_2) */
 	vpxor 1568(%rsp), %ymm12, %ymm12 /* t3_5 = xor(t3_acc_11, g1x7) */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_1(%rip), %ymm3, %ymm14 /* p1_0_5 = gf2p8affineinv(t0_5, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_1(%rip), %ymm5, %ymm15 /* p1_1_5 = gf2p8affineinv(t1_5, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_1(%rip), %ymm9, %ymm11 /* p1_2_5 = gf2p8affineinv(t2_5, gfni_mat_1) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_1(%rip), %ymm8, %ymm11 /* p1_2_5 = gf2p8affineinv(t2_5, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_1(%rip), %ymm12, %ymm6 /* p1_3_5 = gf2p8affineinv(t3_5, gfni_mat_1) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_2(%rip), %ymm3, %ymm3 /* p2_0_5 = gf2p8affineinv(t0_5, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_2(%rip), %ymm5, %ymm5 /* p2_1_5 = gf2p8affineinv(t1_5, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_2(%rip), %ymm9, %ymm9 /* p2_2_5 = gf2p8affineinv(t2_5, gfni_mat_2) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_2(%rip), %ymm8, %ymm8 /* p2_2_5 = gf2p8affineinv(t2_5, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_2(%rip), %ymm12, %ymm12 /* p2_3_5 = gf2p8affineinv(t3_5, gfni_mat_2) */
 	vmovdqa %ymm4, 1600(%rsp) /* spill g1x1.3 */
 	vpxor %ymm5, %ymm14, %ymm4 /* m0_acc_20 = xor(p1_0_5, p2_1_5) */
 	vmovdqa %ymm13, 1664(%rsp) /* spill g1x5.3 */
-	vpxor %ymm6, %ymm9, %ymm13 /* m0_acc_21 = xor(p2_2_5, p1_3_5) */
+	vpxor %ymm6, %ymm8, %ymm13 /* m0_acc_21 = xor(p2_2_5, p1_3_5) */
 	vpxor %ymm13, %ymm4, %ymm4 /* m0_acc_22 = xor(m0_acc_20, m0_acc_21) */
 	vpxor %ymm12, %ymm4, %ymm4 /* m0_acc_23 = xor(m0_acc_22, p2_3_5) */
-	vpxor 1216(%rsp), %ymm4, %ymm4 /* x0n_5 = xor(m0_acc_23, g1x8.2) */
+	vpxor 1184(%rsp), %ymm4, %ymm4 /* x0n_5 = xor(m0_acc_23, g1x8.2) */
 	vpxor %ymm3, %ymm14, %ymm13 /* m1_acc_20 = xor(p1_0_5, p2_0_5) */
-	vpxor %ymm9, %ymm15, %ymm14 /* m1_acc_21 = xor(p1_1_5, p2_2_5) */
+	vpxor %ymm8, %ymm15, %ymm14 /* m1_acc_21 = xor(p1_1_5, p2_2_5) */
 	vpxor %ymm14, %ymm13, %ymm13 /* m1_acc_22 = xor(m1_acc_20, m1_acc_21) */
 	vpxor %ymm12, %ymm13, %ymm13 /* m1_acc_23 = xor(m1_acc_22, p2_3_5) */
 	vpxor 1056(%rsp), %ymm13, %ymm13 /* x1n_5 = xor(m1_acc_23, g1x9.2) */
@@ -5880,7 +5834,7 @@ sm4_byteslice_avx2_gfni_batch_ctr_asm:
 	vpxor %ymm12, %ymm14, %ymm12 /* m2_acc_23 = xor(m2_acc_22, p2_3_5) */
 	vpxor 1088(%rsp), %ymm12, %ymm12 /* x2n_5 = xor(m2_acc_23, g1x10.2) */
 	vpxor %ymm5, %ymm3, %ymm3 /* m3_acc_20 = xor(p2_0_5, p2_1_5) */
-	vpxor %ymm9, %ymm11, %ymm5 /* m3_acc_21 = xor(p1_2_5, p2_2_5) */
+	vpxor %ymm8, %ymm11, %ymm5 /* m3_acc_21 = xor(p1_2_5, p2_2_5) */
 	vpxor %ymm5, %ymm3, %ymm3 /* m3_acc_22 = xor(m3_acc_20, m3_acc_21) */
 	vpxor %ymm6, %ymm3, %ymm3 /* m3_acc_23 = xor(m3_acc_22, p1_3_5) */
 	vpxor 1120(%rsp), %ymm3, %ymm3 /* x3n_5 = xor(m3_acc_23, g1x11.2) */
@@ -5888,61 +5842,61 @@ sm4_byteslice_avx2_gfni_batch_ctr_asm:
 	/* Round 8r+3: slot 3 ^= M'_L·inv(slot 0 ^ slot 1 ^ slot 2 ^ rk') ^ C'. */
 	vpbroadcastd 48(%rdi,%r8), %ymm5 /* rk0_3 = bcast32() */
 	vpbroadcastd 52(%rdi,%r8), %ymm6 /* rk1_3 = bcast32() */
-	vpbroadcastd 56(%rdi,%r8), %ymm9 /* rk2_3 = bcast32() */
+	vpbroadcastd 56(%rdi,%r8), %ymm8 /* rk2_3 = bcast32() */
 	vpbroadcastd 60(%rdi,%r8), %ymm11 /* rk3_3 = bcast32() */
 	vmovdqa 1472(%rsp), %ymm14 /* reload g0x0.3 */
-	vpxor 0(%rsp), %ymm14, %ymm15 /* t0_acc_12 = xor(g0x0, g0x4) */
+	vpxor 224(%rsp), %ymm14, %ymm15 /* t0_acc_12 = xor(g0x0, g0x4) */
 	vpxor %ymm5, %ymm15, %ymm15 /* t0_acc_13 = xor(t0_acc_12, rk0_3) */
 	vpxor %ymm10, %ymm15, %ymm15 /* t0_6 = xor(t0_acc_13, g0x8) */
 	vmovdqa 1408(%rsp), %ymm14 /* reload g0x1.3 */
-	vpxor 224(%rsp), %ymm14, %ymm14 /* t1_acc_12 = xor(g0x1, g0x5) */
+	vpxor 32(%rsp), %ymm14, %ymm14 /* t1_acc_12 = xor(g0x1, g0x5) */
 	vpxor %ymm6, %ymm14, %ymm14 /* t1_acc_13 = xor(t1_acc_12, rk1_3) */
 	vpxor %ymm7, %ymm14, %ymm14 /* t1_6 = xor(t1_acc_13, g0x9) */
-	vmovdqa %ymm7, 192(%rsp) /* spill g0x9.3 */
-	vmovdqa 544(%rsp), %ymm7 /* reload g0x2.3 */
-	vpxor 384(%rsp), %ymm7, %ymm7 /* t2_acc_12 = xor(g0x2, g0x6) */
-	vpxor %ymm9, %ymm7, %ymm7 /* t2_acc_13 = xor(t2_acc_12, rk2_3) */
-	vpxor %ymm0, %ymm7, %ymm7 /* t2_6 = xor(t2_acc_13, g0x10) */
-	vmovdqa %ymm0, 352(%rsp) /* spill g0x10.3 */
-	vmovdqa 1376(%rsp), %ymm0 /* reload g0x3.3 */
-	vpxor 576(%rsp), %ymm0, %ymm0 /* t3_acc_12 = xor(g0x3, g0x7) */
-	vpxor %ymm11, %ymm0, %ymm0 /* t3_acc_13 = xor(t3_acc_12, rk3_3) */
-	vpxor %ymm1, %ymm0, %ymm0 /* t3_6 = xor(t3_acc_13, g0x11) */
-	vmovdqa %ymm1, 288(%rsp) /* spill g0x11.3 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_1(%rip), %ymm15, %ymm1 /* p1_0_6 = gf2p8affineinv(t0_6, gfni_mat_1) */
-	vmovdqa %ymm10, 256(%rsp) /* spill g0x8.3 */
+	vmovdqa %ymm7, 0(%rsp) /* spill g0x9.3 */
+	vmovdqa 480(%rsp), %ymm7 /* reload g0x2.3 */
+	vpxor 320(%rsp), %ymm7, %ymm7 /* t2_acc_12 = xor(g0x2, g0x6) */
+	vpxor %ymm8, %ymm7, %ymm7 /* t2_acc_13 = xor(t2_acc_12, rk2_3) */
+	vpxor %ymm1, %ymm7, %ymm7 /* t2_6 = xor(t2_acc_13, g0x10) */
+	vmovdqa %ymm1, 352(%rsp) /* spill g0x10.3 */
+	vmovdqa 1376(%rsp), %ymm1 /* reload g0x3.3 */
+	vpxor 544(%rsp), %ymm1, %ymm1 /* t3_acc_12 = xor(g0x3, g0x7) */
+	vpxor %ymm11, %ymm1, %ymm1 /* t3_acc_13 = xor(t3_acc_12, rk3_3) */
+	vpxor %ymm0, %ymm1, %ymm1 /* t3_6 = xor(t3_acc_13, g0x11) */
+	vmovdqa %ymm0, 288(%rsp) /* spill g0x11.3 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_1(%rip), %ymm15, %ymm0 /* p1_0_6 = gf2p8affineinv(t0_6, gfni_mat_1) */
+	vmovdqa %ymm10, 192(%rsp) /* spill g0x8.3 */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_1(%rip), %ymm14, %ymm10 /* p1_1_6 = gf2p8affineinv(t1_6, gfni_mat_1) */
 	vmovdqa %ymm3, 1696(%rsp) /* spill g1x11.3 */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_1(%rip), %ymm7, %ymm3 /* p1_2_6 = gf2p8affineinv(t2_6, gfni_mat_1) */
 	vmovdqa %ymm11, 1728(%rsp) /* spill rk3_3 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_1(%rip), %ymm0, %ymm11 /* p1_3_6 = gf2p8affineinv(t3_6, gfni_mat_1) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_1(%rip), %ymm1, %ymm11 /* p1_3_6 = gf2p8affineinv(t3_6, gfni_mat_1) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_2(%rip), %ymm15, %ymm15 /* p2_0_6 = gf2p8affineinv(t0_6, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_2(%rip), %ymm14, %ymm14 /* p2_1_6 = gf2p8affineinv(t1_6, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_2(%rip), %ymm7, %ymm7 /* p2_2_6 = gf2p8affineinv(t2_6, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_2(%rip), %ymm0, %ymm0 /* p2_3_6 = gf2p8affineinv(t3_6, gfni_mat_2) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_2(%rip), %ymm1, %ymm1 /* p2_3_6 = gf2p8affineinv(t3_6, gfni_mat_2) */
 	vmovdqa %ymm12, 1760(%rsp) /* spill g1x10.3 */
-	vpxor %ymm14, %ymm1, %ymm12 /* m0_acc_24 = xor(p1_0_6, p2_1_6) */
-	vmovdqa %ymm9, 1792(%rsp) /* spill rk2_3 */
-	vpxor %ymm11, %ymm7, %ymm9 /* m0_acc_25 = xor(p2_2_6, p1_3_6) */
-	vpxor %ymm9, %ymm12, %ymm9 /* m0_acc_26 = xor(m0_acc_24, m0_acc_25) */
-	vpxor %ymm0, %ymm9, %ymm9 /* m0_acc_27 = xor(m0_acc_26, p2_3_6) */
-	vpxor 1440(%rsp), %ymm9, %ymm9 /* x0n_6 = xor(m0_acc_27, g0x12.2) */
-	vpxor %ymm15, %ymm1, %ymm1 /* m1_acc_24 = xor(p1_0_6, p2_0_6) */
+	vpxor %ymm14, %ymm0, %ymm12 /* m0_acc_24 = xor(p1_0_6, p2_1_6) */
+	vmovdqa %ymm8, 1792(%rsp) /* spill rk2_3 */
+	vpxor %ymm11, %ymm7, %ymm8 /* m0_acc_25 = xor(p2_2_6, p1_3_6) */
+	vpxor %ymm8, %ymm12, %ymm8 /* m0_acc_26 = xor(m0_acc_24, m0_acc_25) */
+	vpxor %ymm1, %ymm8, %ymm8 /* m0_acc_27 = xor(m0_acc_26, p2_3_6) */
+	vpxor 1440(%rsp), %ymm8, %ymm8 /* x0n_6 = xor(m0_acc_27, g0x12.2) */
+	vpxor %ymm15, %ymm0, %ymm0 /* m1_acc_24 = xor(p1_0_6, p2_0_6) */
 	vpxor %ymm7, %ymm10, %ymm12 /* m1_acc_25 = xor(p1_1_6, p2_2_6) */
-	vpxor %ymm12, %ymm1, %ymm1 /* m1_acc_26 = xor(m1_acc_24, m1_acc_25) */
-	vpxor %ymm0, %ymm1, %ymm1 /* m1_acc_27 = xor(m1_acc_26, p2_3_6) */
-	vpxor 480(%rsp), %ymm1, %ymm1 /* x1n_6 = xor(m1_acc_27, g0x13.2) */
+	vpxor %ymm12, %ymm0, %ymm0 /* m1_acc_26 = xor(m1_acc_24, m1_acc_25) */
+	vpxor %ymm1, %ymm0, %ymm0 /* m1_acc_27 = xor(m1_acc_26, p2_3_6) */
+	vpxor 448(%rsp), %ymm0, %ymm0 /* x1n_6 = xor(m1_acc_27, g0x13.2) */
 	vpxor %ymm10, %ymm15, %ymm10 /* m2_acc_24 = xor(p2_0_6, p1_1_6) */
 	vpxor %ymm3, %ymm14, %ymm12 /* m2_acc_25 = xor(p2_1_6, p1_2_6) */
 	vpxor %ymm12, %ymm10, %ymm10 /* m2_acc_26 = xor(m2_acc_24, m2_acc_25) */
-	vpxor %ymm0, %ymm10, %ymm0 /* m2_acc_27 = xor(m2_acc_26, p2_3_6) */
-	vpxor 416(%rsp), %ymm0, %ymm0 /* x2n_6 = xor(m2_acc_27, g0x14.2) */
+	vpxor %ymm1, %ymm10, %ymm1 /* m2_acc_27 = xor(m2_acc_26, p2_3_6) */
+	vpxor 384(%rsp), %ymm1, %ymm1 /* x2n_6 = xor(m2_acc_27, g0x14.2) */
 	vpxor %ymm14, %ymm15, %ymm10 /* m3_acc_24 = xor(p2_0_6, p2_1_6) */
 	vpxor %ymm7, %ymm3, %ymm3 /* m3_acc_25 = xor(p1_2_6, p2_2_6) */
 	vpxor %ymm3, %ymm10, %ymm3 /* m3_acc_26 = xor(m3_acc_24, m3_acc_25) */
 	vpxor %ymm11, %ymm3, %ymm3 /* m3_acc_27 = xor(m3_acc_26, p1_3_6) */
-	vpxor 448(%rsp), %ymm3, %ymm3 /* x3n_6 = xor(m3_acc_27, g0x15.2) */
-	vpxor %ymm8, %ymm2, %ymm7 /* t0_acc_14 = xor(g1x0, g1x4) */
+	vpxor 416(%rsp), %ymm3, %ymm3 /* x3n_6 = xor(m3_acc_27, g0x15.2) */
+	vpxor %ymm9, %ymm2, %ymm7 /* t0_acc_14 = xor(g1x0, g1x4) */
 	vpxor %ymm5, %ymm7, %ymm5 /* t0_acc_15 = xor(t0_acc_14, rk0_3) */
 	vpxor %ymm4, %ymm5, %ymm5 /* t0_7 = xor(t0_acc_15, g1x8) */
 	vmovdqa 1600(%rsp), %ymm7 /* reload g1x1.3 */
@@ -5993,67 +5947,67 @@ sm4_byteslice_avx2_gfni_batch_ctr_asm:
 	vpbroadcastd 68(%rdi,%r8), %ymm7 /* rk1_4 = bcast32() */
 	vpbroadcastd 72(%rdi,%r8), %ymm10 /* rk2_4 = bcast32() */
 	vpbroadcastd 76(%rdi,%r8), %ymm11 /* rk3_4 = bcast32() */
-	vmovdqa 0(%rsp), %ymm14 /* reload g0x4.3 */
-	vpxor 256(%rsp), %ymm14, %ymm15 /* t0_acc_16 = xor(g0x4, g0x8) */
+	vmovdqa 224(%rsp), %ymm14 /* reload g0x4.3 */
+	vpxor 192(%rsp), %ymm14, %ymm15 /* t0_acc_16 = xor(g0x4, g0x8) */
 	vpxor %ymm6, %ymm15, %ymm15 /* t0_acc_17 = xor(t0_acc_16, rk0_4) */
-	vpxor %ymm9, %ymm15, %ymm15 /* t0_8 = xor(t0_acc_17, g0x12) */
-	vmovdqa 224(%rsp), %ymm14 /* reload g0x5.3 */
-	vpxor 192(%rsp), %ymm14, %ymm14 /* t1_acc_16 = xor(g0x5, g0x9) */
+	vpxor %ymm8, %ymm15, %ymm15 /* t0_8 = xor(t0_acc_17, g0x12) */
+	vmovdqa 32(%rsp), %ymm14 /* reload g0x5.3 */
+	vpxor 0(%rsp), %ymm14, %ymm14 /* t1_acc_16 = xor(g0x5, g0x9) */
 	vpxor %ymm7, %ymm14, %ymm14 /* t1_acc_17 = xor(t1_acc_16, rk1_4) */
-	vpxor %ymm1, %ymm14, %ymm14 /* t1_8 = xor(t1_acc_17, g0x13) */
-	vmovdqa %ymm1, 448(%rsp) /* spill g0x13.3 */
-	vmovdqa 384(%rsp), %ymm1 /* reload g0x6.3 */
-	vpxor 352(%rsp), %ymm1, %ymm1 /* t2_acc_16 = xor(g0x6, g0x10) */
-	vpxor %ymm10, %ymm1, %ymm1 /* t2_acc_17 = xor(t2_acc_16, rk2_4) */
-	vpxor %ymm0, %ymm1, %ymm1 /* t2_8 = xor(t2_acc_17, g0x14) */
-	vmovdqa %ymm0, 416(%rsp) /* spill g0x14.3 */
-	vmovdqa 576(%rsp), %ymm0 /* reload g0x7.3 */
-	vpxor 288(%rsp), %ymm0, %ymm0 /* t3_acc_16 = xor(g0x7, g0x11) */
-	vpxor %ymm11, %ymm0, %ymm0 /* t3_acc_17 = xor(t3_acc_16, rk3_4) */
-	vpxor %ymm3, %ymm0, %ymm0 /* t3_8 = xor(t3_acc_17, g0x15) */
-	vmovdqa %ymm3, 480(%rsp) /* spill g0x15.3 */
+	vpxor %ymm0, %ymm14, %ymm14 /* t1_8 = xor(t1_acc_17, g0x13) */
+	vmovdqa %ymm0, 416(%rsp) /* spill g0x13.3 */
+	vmovdqa 320(%rsp), %ymm0 /* reload g0x6.3 */
+	vpxor 352(%rsp), %ymm0, %ymm0 /* t2_acc_16 = xor(g0x6, g0x10) */
+	vpxor %ymm10, %ymm0, %ymm0 /* t2_acc_17 = xor(t2_acc_16, rk2_4) */
+	vpxor %ymm1, %ymm0, %ymm0 /* t2_8 = xor(t2_acc_17, g0x14) */
+	vmovdqa %ymm1, 384(%rsp) /* spill g0x14.3 */
+	vmovdqa 544(%rsp), %ymm1 /* reload g0x7.3 */
+	vpxor 288(%rsp), %ymm1, %ymm1 /* t3_acc_16 = xor(g0x7, g0x11) */
+	vpxor %ymm11, %ymm1, %ymm1 /* t3_acc_17 = xor(t3_acc_16, rk3_4) */
+	vpxor %ymm3, %ymm1, %ymm1 /* t3_8 = xor(t3_acc_17, g0x15) */
+	vmovdqa %ymm3, 448(%rsp) /* spill g0x15.3 */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_1(%rip), %ymm15, %ymm3 /* p1_0_8 = gf2p8affineinv(t0_8, gfni_mat_1) */
-	vmovdqa %ymm9, 1440(%rsp) /* spill g0x12.3 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_1(%rip), %ymm14, %ymm9 /* p1_1_8 = gf2p8affineinv(t1_8, gfni_mat_1) */
+	vmovdqa %ymm8, 1440(%rsp) /* spill g0x12.3 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_1(%rip), %ymm14, %ymm8 /* p1_1_8 = gf2p8affineinv(t1_8, gfni_mat_1) */
 	vmovdqa %ymm5, 1824(%rsp) /* spill g1x15.3 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_1(%rip), %ymm1, %ymm5 /* p1_2_8 = gf2p8affineinv(t2_8, gfni_mat_1) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_1(%rip), %ymm0, %ymm5 /* p1_2_8 = gf2p8affineinv(t2_8, gfni_mat_1) */
 	vmovdqa %ymm11, 1856(%rsp) /* spill rk3_4 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_1(%rip), %ymm0, %ymm11 /* p1_3_8 = gf2p8affineinv(t3_8, gfni_mat_1) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_1(%rip), %ymm1, %ymm11 /* p1_3_8 = gf2p8affineinv(t3_8, gfni_mat_1) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_2(%rip), %ymm15, %ymm15 /* p2_0_8 = gf2p8affineinv(t0_8, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_2(%rip), %ymm14, %ymm14 /* p2_1_8 = gf2p8affineinv(t1_8, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_2(%rip), %ymm1, %ymm1 /* p2_2_8 = gf2p8affineinv(t2_8, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_2(%rip), %ymm0, %ymm0 /* p2_3_8 = gf2p8affineinv(t3_8, gfni_mat_2) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_2(%rip), %ymm0, %ymm0 /* p2_2_8 = gf2p8affineinv(t2_8, gfni_mat_2) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_2(%rip), %ymm1, %ymm1 /* p2_3_8 = gf2p8affineinv(t3_8, gfni_mat_2) */
 	vmovdqa %ymm12, 1888(%rsp) /* spill g1x14.3 */
 	vpxor %ymm14, %ymm3, %ymm12 /* m0_acc_32 = xor(p1_0_8, p2_1_8) */
 	vmovdqa %ymm10, 1920(%rsp) /* spill rk2_4 */
-	vpxor %ymm11, %ymm1, %ymm10 /* m0_acc_33 = xor(p2_2_8, p1_3_8) */
+	vpxor %ymm11, %ymm0, %ymm10 /* m0_acc_33 = xor(p2_2_8, p1_3_8) */
 	vpxor %ymm10, %ymm12, %ymm10 /* m0_acc_34 = xor(m0_acc_32, m0_acc_33) */
-	vpxor %ymm0, %ymm10, %ymm10 /* m0_acc_35 = xor(m0_acc_34, p2_3_8) */
+	vpxor %ymm1, %ymm10, %ymm10 /* m0_acc_35 = xor(m0_acc_34, p2_3_8) */
 	vpxor 1472(%rsp), %ymm10, %ymm10 /* x0n_8 = xor(m0_acc_35, g0x0.3) */
 	vpxor %ymm15, %ymm3, %ymm3 /* m1_acc_32 = xor(p1_0_8, p2_0_8) */
-	vpxor %ymm1, %ymm9, %ymm12 /* m1_acc_33 = xor(p1_1_8, p2_2_8) */
+	vpxor %ymm0, %ymm8, %ymm12 /* m1_acc_33 = xor(p1_1_8, p2_2_8) */
 	vpxor %ymm12, %ymm3, %ymm3 /* m1_acc_34 = xor(m1_acc_32, m1_acc_33) */
-	vpxor %ymm0, %ymm3, %ymm3 /* m1_acc_35 = xor(m1_acc_34, p2_3_8) */
+	vpxor %ymm1, %ymm3, %ymm3 /* m1_acc_35 = xor(m1_acc_34, p2_3_8) */
 	vpxor 1408(%rsp), %ymm3, %ymm3 /* x1n_8 = xor(m1_acc_35, g0x1.3) */
-	vpxor %ymm9, %ymm15, %ymm9 /* m2_acc_32 = xor(p2_0_8, p1_1_8) */
+	vpxor %ymm8, %ymm15, %ymm8 /* m2_acc_32 = xor(p2_0_8, p1_1_8) */
 	vpxor %ymm5, %ymm14, %ymm12 /* m2_acc_33 = xor(p2_1_8, p1_2_8) */
-	vpxor %ymm12, %ymm9, %ymm9 /* m2_acc_34 = xor(m2_acc_32, m2_acc_33) */
-	vpxor %ymm0, %ymm9, %ymm0 /* m2_acc_35 = xor(m2_acc_34, p2_3_8) */
-	vpxor 544(%rsp), %ymm0, %ymm0 /* x2n_8 = xor(m2_acc_35, g0x2.3) */
-	vpxor %ymm14, %ymm15, %ymm9 /* m3_acc_32 = xor(p2_0_8, p2_1_8) */
-	vpxor %ymm1, %ymm5, %ymm1 /* m3_acc_33 = xor(p1_2_8, p2_2_8) */
-	vpxor %ymm1, %ymm9, %ymm1 /* m3_acc_34 = xor(m3_acc_32, m3_acc_33) */
-	vpxor %ymm11, %ymm1, %ymm1 /* m3_acc_35 = xor(m3_acc_34, p1_3_8) */
-	vpxor 1376(%rsp), %ymm1, %ymm1 /* x3n_8 = xor(m3_acc_35, g0x3.3) */
-	vpxor %ymm4, %ymm8, %ymm5 /* t0_acc_18 = xor(g1x4, g1x8) */
+	vpxor %ymm12, %ymm8, %ymm8 /* m2_acc_34 = xor(m2_acc_32, m2_acc_33) */
+	vpxor %ymm1, %ymm8, %ymm1 /* m2_acc_35 = xor(m2_acc_34, p2_3_8) */
+	vpxor 480(%rsp), %ymm1, %ymm1 /* x2n_8 = xor(m2_acc_35, g0x2.3) */
+	vpxor %ymm14, %ymm15, %ymm8 /* m3_acc_32 = xor(p2_0_8, p2_1_8) */
+	vpxor %ymm0, %ymm5, %ymm0 /* m3_acc_33 = xor(p1_2_8, p2_2_8) */
+	vpxor %ymm0, %ymm8, %ymm0 /* m3_acc_34 = xor(m3_acc_32, m3_acc_33) */
+	vpxor %ymm11, %ymm0, %ymm0 /* m3_acc_35 = xor(m3_acc_34, p1_3_8) */
+	vpxor 1376(%rsp), %ymm0, %ymm0 /* x3n_8 = xor(m3_acc_35, g0x3.3) */
+	vpxor %ymm4, %ymm9, %ymm5 /* t0_acc_18 = xor(g1x4, g1x8) */
 	vpxor %ymm6, %ymm5, %ymm5 /* t0_acc_19 = xor(t0_acc_18, rk0_4) */
 	vpxor %ymm2, %ymm5, %ymm5 /* t0_9 = xor(t0_acc_19, g1x12) */
 	vmovdqa 1664(%rsp), %ymm6 /* reload g1x5.3 */
-	vpxor 1792(%rsp), %ymm6, %ymm9 /* t1_acc_18 = xor(g1x5, g1x9) */
-	vpxor %ymm7, %ymm9, %ymm7 /* t1_acc_19 = xor(t1_acc_18, rk1_4) */
+	vpxor 1792(%rsp), %ymm6, %ymm8 /* t1_acc_18 = xor(g1x5, g1x9) */
+	vpxor %ymm7, %ymm8, %ymm7 /* t1_acc_19 = xor(t1_acc_18, rk1_4) */
 	vpxor %ymm13, %ymm7, %ymm7 /* t1_9 = xor(t1_acc_19, g1x13) */
-	vmovdqa 1632(%rsp), %ymm9 /* reload g1x6.3 */
-	vpxor 1760(%rsp), %ymm9, %ymm11 /* t2_acc_18 = xor(g1x6, g1x10) */
+	vmovdqa 1632(%rsp), %ymm8 /* reload g1x6.3 */
+	vpxor 1760(%rsp), %ymm8, %ymm11 /* t2_acc_18 = xor(g1x6, g1x10) */
 	vpxor 1920(%rsp), %ymm11, %ymm11 /* t2_acc_19 = xor(t2_acc_18, rk2_4) */
 	vpxor 1888(%rsp), %ymm11, %ymm11 /* t2_9 = xor(t2_acc_19, g1x14) */
 	vmovdqa 1568(%rsp), %ymm12 /* reload g1x7.3 */
@@ -6062,31 +6016,31 @@ sm4_byteslice_avx2_gfni_batch_ctr_asm:
 	vpxor 1824(%rsp), %ymm14, %ymm14 /* t3_9 = xor(t3_acc_19, g1x15) */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_1(%rip), %ymm5, %ymm15 /* p1_0_9 = gf2p8affineinv(t0_9, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_1(%rip), %ymm7, %ymm12 /* p1_1_9 = gf2p8affineinv(t1_9, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_1(%rip), %ymm11, %ymm9 /* p1_2_9 = gf2p8affineinv(t2_9, gfni_mat_1) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_1(%rip), %ymm11, %ymm8 /* p1_2_9 = gf2p8affineinv(t2_9, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_1(%rip), %ymm14, %ymm6 /* p1_3_9 = gf2p8affineinv(t3_9, gfni_mat_1) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_2(%rip), %ymm5, %ymm5 /* p2_0_9 = gf2p8affineinv(t0_9, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_2(%rip), %ymm7, %ymm7 /* p2_1_9 = gf2p8affineinv(t1_9, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_2(%rip), %ymm11, %ymm11 /* p2_2_9 = gf2p8affineinv(t2_9, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_2(%rip), %ymm14, %ymm14 /* p2_3_9 = gf2p8affineinv(t3_9, gfni_mat_2) */
-	vmovdqa %ymm8, 1856(%rsp) /* spill g1x4.3 */
-	vpxor %ymm7, %ymm15, %ymm8 /* m0_acc_36 = xor(p1_0_9, p2_1_9) */
+	vmovdqa %ymm9, 1856(%rsp) /* spill g1x4.3 */
+	vpxor %ymm7, %ymm15, %ymm9 /* m0_acc_36 = xor(p1_0_9, p2_1_9) */
 	vmovdqa %ymm13, 1920(%rsp) /* spill g1x13.3 */
 	vpxor %ymm6, %ymm11, %ymm13 /* m0_acc_37 = xor(p2_2_9, p1_3_9) */
-	vpxor %ymm13, %ymm8, %ymm8 /* m0_acc_38 = xor(m0_acc_36, m0_acc_37) */
-	vpxor %ymm14, %ymm8, %ymm8 /* m0_acc_39 = xor(m0_acc_38, p2_3_9) */
-	vpxor 1728(%rsp), %ymm8, %ymm8 /* x0n_9 = xor(m0_acc_39, g1x0.3) */
+	vpxor %ymm13, %ymm9, %ymm9 /* m0_acc_38 = xor(m0_acc_36, m0_acc_37) */
+	vpxor %ymm14, %ymm9, %ymm9 /* m0_acc_39 = xor(m0_acc_38, p2_3_9) */
+	vpxor 1728(%rsp), %ymm9, %ymm9 /* x0n_9 = xor(m0_acc_39, g1x0.3) */
 	vpxor %ymm5, %ymm15, %ymm13 /* m1_acc_36 = xor(p1_0_9, p2_0_9) */
 	vpxor %ymm11, %ymm12, %ymm15 /* m1_acc_37 = xor(p1_1_9, p2_2_9) */
 	vpxor %ymm15, %ymm13, %ymm13 /* m1_acc_38 = xor(m1_acc_36, m1_acc_37) */
 	vpxor %ymm14, %ymm13, %ymm13 /* m1_acc_39 = xor(m1_acc_38, p2_3_9) */
 	vpxor 1600(%rsp), %ymm13, %ymm13 /* x1n_9 = xor(m1_acc_39, g1x1.3) */
 	vpxor %ymm12, %ymm5, %ymm12 /* m2_acc_36 = xor(p2_0_9, p1_1_9) */
-	vpxor %ymm9, %ymm7, %ymm15 /* m2_acc_37 = xor(p2_1_9, p1_2_9) */
+	vpxor %ymm8, %ymm7, %ymm15 /* m2_acc_37 = xor(p2_1_9, p1_2_9) */
 	vpxor %ymm15, %ymm12, %ymm12 /* m2_acc_38 = xor(m2_acc_36, m2_acc_37) */
 	vpxor %ymm14, %ymm12, %ymm12 /* m2_acc_39 = xor(m2_acc_38, p2_3_9) */
 	vpxor 1536(%rsp), %ymm12, %ymm12 /* x2n_9 = xor(m2_acc_39, g1x2.3) */
 	vpxor %ymm7, %ymm5, %ymm5 /* m3_acc_36 = xor(p2_0_9, p2_1_9) */
-	vpxor %ymm11, %ymm9, %ymm7 /* m3_acc_37 = xor(p1_2_9, p2_2_9) */
+	vpxor %ymm11, %ymm8, %ymm7 /* m3_acc_37 = xor(p1_2_9, p2_2_9) */
 	vpxor %ymm7, %ymm5, %ymm5 /* m3_acc_38 = xor(m3_acc_36, m3_acc_37) */
 	vpxor %ymm6, %ymm5, %ymm5 /* m3_acc_39 = xor(m3_acc_38, p1_3_9) */
 	vpxor 1504(%rsp), %ymm5, %ymm5 /* x3n_9 = xor(m3_acc_39, g1x3.3) */
@@ -6094,63 +6048,63 @@ sm4_byteslice_avx2_gfni_batch_ctr_asm:
 	/* Round 8r+5: slot 1 ^= M'_L·inv(slot 2 ^ slot 3 ^ slot 0 ^ rk') ^ C'. */
 	vpbroadcastd 80(%rdi,%r8), %ymm6 /* rk0_5 = bcast32() */
 	vpbroadcastd 84(%rdi,%r8), %ymm7 /* rk1_5 = bcast32() */
-	vpbroadcastd 88(%rdi,%r8), %ymm9 /* rk2_5 = bcast32() */
+	vpbroadcastd 88(%rdi,%r8), %ymm8 /* rk2_5 = bcast32() */
 	vpbroadcastd 92(%rdi,%r8), %ymm11 /* rk3_5 = bcast32() */
-	vmovdqa 256(%rsp), %ymm14 /* reload g0x8.3 */
+	vmovdqa 192(%rsp), %ymm14 /* reload g0x8.3 */
 	vpxor 1440(%rsp), %ymm14, %ymm15 /* t0_acc_20 = xor(g0x8, g0x12) */
 	vpxor %ymm6, %ymm15, %ymm15 /* t0_acc_21 = xor(t0_acc_20, rk0_5) */
 	vpxor %ymm10, %ymm15, %ymm15 /* t0_10 = xor(t0_acc_21, g0x0) */
-	vmovdqa 192(%rsp), %ymm14 /* reload g0x9.3 */
-	vpxor 448(%rsp), %ymm14, %ymm14 /* t1_acc_20 = xor(g0x9, g0x13) */
+	vmovdqa 0(%rsp), %ymm14 /* reload g0x9.3 */
+	vpxor 416(%rsp), %ymm14, %ymm14 /* t1_acc_20 = xor(g0x9, g0x13) */
 	vpxor %ymm7, %ymm14, %ymm14 /* t1_acc_21 = xor(t1_acc_20, rk1_5) */
 	vpxor %ymm3, %ymm14, %ymm14 /* t1_10 = xor(t1_acc_21, g0x1) */
-	vmovdqa %ymm3, 32(%rsp) /* spill g0x1.4 */
+	vmovdqa %ymm3, 160(%rsp) /* spill g0x1.4 */
 	vmovdqa 352(%rsp), %ymm3 /* reload g0x10.3 */
-	vpxor 416(%rsp), %ymm3, %ymm3 /* t2_acc_20 = xor(g0x10, g0x14) */
-	vpxor %ymm9, %ymm3, %ymm3 /* t2_acc_21 = xor(t2_acc_20, rk2_5) */
-	vpxor %ymm0, %ymm3, %ymm3 /* t2_10 = xor(t2_acc_21, g0x2) */
-	vmovdqa %ymm0, 608(%rsp) /* spill g0x2.4 */
-	vmovdqa 288(%rsp), %ymm0 /* reload g0x11.3 */
-	vpxor 480(%rsp), %ymm0, %ymm0 /* t3_acc_20 = xor(g0x11, g0x15) */
-	vpxor %ymm11, %ymm0, %ymm0 /* t3_acc_21 = xor(t3_acc_20, rk3_5) */
-	vpxor %ymm1, %ymm0, %ymm0 /* t3_10 = xor(t3_acc_21, g0x3) */
-	vmovdqa %ymm1, 1248(%rsp) /* spill g0x3.4 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_1(%rip), %ymm15, %ymm1 /* p1_0_10 = gf2p8affineinv(t0_10, gfni_mat_1) */
-	vmovdqa %ymm10, 320(%rsp) /* spill g0x0.4 */
+	vpxor 384(%rsp), %ymm3, %ymm3 /* t2_acc_20 = xor(g0x10, g0x14) */
+	vpxor %ymm8, %ymm3, %ymm3 /* t2_acc_21 = xor(t2_acc_20, rk2_5) */
+	vpxor %ymm1, %ymm3, %ymm3 /* t2_10 = xor(t2_acc_21, g0x2) */
+	vmovdqa %ymm1, 576(%rsp) /* spill g0x2.4 */
+	vmovdqa 288(%rsp), %ymm1 /* reload g0x11.3 */
+	vpxor 448(%rsp), %ymm1, %ymm1 /* t3_acc_20 = xor(g0x11, g0x15) */
+	vpxor %ymm11, %ymm1, %ymm1 /* t3_acc_21 = xor(t3_acc_20, rk3_5) */
+	vpxor %ymm0, %ymm1, %ymm1 /* t3_10 = xor(t3_acc_21, g0x3) */
+	vmovdqa %ymm0, 1248(%rsp) /* spill g0x3.4 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_1(%rip), %ymm15, %ymm0 /* p1_0_10 = gf2p8affineinv(t0_10, gfni_mat_1) */
+	vmovdqa %ymm10, 256(%rsp) /* spill g0x0.4 */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_1(%rip), %ymm14, %ymm10 /* p1_1_10 = gf2p8affineinv(t1_10, gfni_mat_1) */
 	vmovdqa %ymm5, 768(%rsp) /* spill g1x3.4 */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_1(%rip), %ymm3, %ymm5 /* p1_2_10 = gf2p8affineinv(t2_10, gfni_mat_1) */
 	vmovdqa %ymm11, 1504(%rsp) /* spill rk3_5 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_1(%rip), %ymm0, %ymm11 /* p1_3_10 = gf2p8affineinv(t3_10, gfni_mat_1) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_1(%rip), %ymm1, %ymm11 /* p1_3_10 = gf2p8affineinv(t3_10, gfni_mat_1) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_2(%rip), %ymm15, %ymm15 /* p2_0_10 = gf2p8affineinv(t0_10, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_2(%rip), %ymm14, %ymm14 /* p2_1_10 = gf2p8affineinv(t1_10, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_2(%rip), %ymm3, %ymm3 /* p2_2_10 = gf2p8affineinv(t2_10, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_2(%rip), %ymm0, %ymm0 /* p2_3_10 = gf2p8affineinv(t3_10, gfni_mat_2) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_2(%rip), %ymm1, %ymm1 /* p2_3_10 = gf2p8affineinv(t3_10, gfni_mat_2) */
 	vmovdqa %ymm12, 736(%rsp) /* spill g1x2.4 */
-	vpxor %ymm14, %ymm1, %ymm12 /* m0_acc_40 = xor(p1_0_10, p2_1_10) */
-	vmovdqa %ymm9, 1536(%rsp) /* spill rk2_5 */
-	vpxor %ymm11, %ymm3, %ymm9 /* m0_acc_41 = xor(p2_2_10, p1_3_10) */
-	vpxor %ymm9, %ymm12, %ymm9 /* m0_acc_42 = xor(m0_acc_40, m0_acc_41) */
-	vpxor %ymm0, %ymm9, %ymm9 /* m0_acc_43 = xor(m0_acc_42, p2_3_10) */
-	vpxor 0(%rsp), %ymm9, %ymm9 /* x0n_10 = xor(m0_acc_43, g0x4.3) */
-	vpxor %ymm15, %ymm1, %ymm1 /* m1_acc_40 = xor(p1_0_10, p2_0_10) */
+	vpxor %ymm14, %ymm0, %ymm12 /* m0_acc_40 = xor(p1_0_10, p2_1_10) */
+	vmovdqa %ymm8, 1536(%rsp) /* spill rk2_5 */
+	vpxor %ymm11, %ymm3, %ymm8 /* m0_acc_41 = xor(p2_2_10, p1_3_10) */
+	vpxor %ymm8, %ymm12, %ymm8 /* m0_acc_42 = xor(m0_acc_40, m0_acc_41) */
+	vpxor %ymm1, %ymm8, %ymm8 /* m0_acc_43 = xor(m0_acc_42, p2_3_10) */
+	vpxor 224(%rsp), %ymm8, %ymm8 /* x0n_10 = xor(m0_acc_43, g0x4.3) */
+	vpxor %ymm15, %ymm0, %ymm0 /* m1_acc_40 = xor(p1_0_10, p2_0_10) */
 	vpxor %ymm3, %ymm10, %ymm12 /* m1_acc_41 = xor(p1_1_10, p2_2_10) */
-	vpxor %ymm12, %ymm1, %ymm1 /* m1_acc_42 = xor(m1_acc_40, m1_acc_41) */
-	vpxor %ymm0, %ymm1, %ymm1 /* m1_acc_43 = xor(m1_acc_42, p2_3_10) */
-	vpxor 224(%rsp), %ymm1, %ymm1 /* x1n_10 = xor(m1_acc_43, g0x5.3) */
+	vpxor %ymm12, %ymm0, %ymm0 /* m1_acc_42 = xor(m1_acc_40, m1_acc_41) */
+	vpxor %ymm1, %ymm0, %ymm0 /* m1_acc_43 = xor(m1_acc_42, p2_3_10) */
+	vpxor 32(%rsp), %ymm0, %ymm0 /* x1n_10 = xor(m1_acc_43, g0x5.3) */
 	vpxor %ymm10, %ymm15, %ymm10 /* m2_acc_40 = xor(p2_0_10, p1_1_10) */
 	vpxor %ymm5, %ymm14, %ymm12 /* m2_acc_41 = xor(p2_1_10, p1_2_10) */
 	vpxor %ymm12, %ymm10, %ymm10 /* m2_acc_42 = xor(m2_acc_40, m2_acc_41) */
-	vpxor %ymm0, %ymm10, %ymm0 /* m2_acc_43 = xor(m2_acc_42, p2_3_10) */
-	vpxor 384(%rsp), %ymm0, %ymm0 /* x2n_10 = xor(m2_acc_43, g0x6.3) */
+	vpxor %ymm1, %ymm10, %ymm1 /* m2_acc_43 = xor(m2_acc_42, p2_3_10) */
+	vpxor 320(%rsp), %ymm1, %ymm1 /* x2n_10 = xor(m2_acc_43, g0x6.3) */
 	vpxor %ymm14, %ymm15, %ymm10 /* m3_acc_40 = xor(p2_0_10, p2_1_10) */
 	vpxor %ymm3, %ymm5, %ymm3 /* m3_acc_41 = xor(p1_2_10, p2_2_10) */
 	vpxor %ymm3, %ymm10, %ymm3 /* m3_acc_42 = xor(m3_acc_40, m3_acc_41) */
 	vpxor %ymm11, %ymm3, %ymm3 /* m3_acc_43 = xor(m3_acc_42, p1_3_10) */
-	vpxor 576(%rsp), %ymm3, %ymm3 /* x3n_10 = xor(m3_acc_43, g0x7.3) */
+	vpxor 544(%rsp), %ymm3, %ymm3 /* x3n_10 = xor(m3_acc_43, g0x7.3) */
 	vpxor %ymm2, %ymm4, %ymm5 /* t0_acc_22 = xor(g1x8, g1x12) */
 	vpxor %ymm6, %ymm5, %ymm5 /* t0_acc_23 = xor(t0_acc_22, rk0_5) */
-	vpxor %ymm8, %ymm5, %ymm5 /* t0_11 = xor(t0_acc_23, g1x0) */
+	vpxor %ymm9, %ymm5, %ymm5 /* t0_11 = xor(t0_acc_23, g1x0) */
 	vmovdqa 1792(%rsp), %ymm6 /* reload g1x9.3 */
 	vpxor 1920(%rsp), %ymm6, %ymm10 /* t1_acc_22 = xor(g1x9, g1x13) */
 	vpxor %ymm7, %ymm10, %ymm7 /* t1_acc_23 = xor(t1_acc_22, rk1_5) */
@@ -6200,67 +6154,67 @@ sm4_byteslice_avx2_gfni_batch_ctr_asm:
 	vpbroadcastd 104(%rdi,%r8), %ymm10 /* rk2_6 = bcast32() */
 	vpbroadcastd 108(%rdi,%r8), %ymm11 /* rk3_6 = bcast32() */
 	vmovdqa 1440(%rsp), %ymm14 /* reload g0x12.3 */
-	vpxor 320(%rsp), %ymm14, %ymm15 /* t0_acc_24 = xor(g0x12, g0x0) */
+	vpxor 256(%rsp), %ymm14, %ymm15 /* t0_acc_24 = xor(g0x12, g0x0) */
 	vpxor %ymm6, %ymm15, %ymm15 /* t0_acc_25 = xor(t0_acc_24, rk0_6) */
-	vpxor %ymm9, %ymm15, %ymm15 /* t0_12 = xor(t0_acc_25, g0x4) */
-	vmovdqa 448(%rsp), %ymm14 /* reload g0x13.3 */
-	vpxor 32(%rsp), %ymm14, %ymm14 /* t1_acc_24 = xor(g0x13, g0x1) */
+	vpxor %ymm8, %ymm15, %ymm15 /* t0_12 = xor(t0_acc_25, g0x4) */
+	vmovdqa 416(%rsp), %ymm14 /* reload g0x13.3 */
+	vpxor 160(%rsp), %ymm14, %ymm14 /* t1_acc_24 = xor(g0x13, g0x1) */
 	vpxor %ymm7, %ymm14, %ymm14 /* t1_acc_25 = xor(t1_acc_24, rk1_6) */
-	vpxor %ymm1, %ymm14, %ymm14 /* t1_12 = xor(t1_acc_25, g0x5) */
-	vmovdqa %ymm1, 1568(%rsp) /* spill g0x5.4 */
-	vmovdqa 416(%rsp), %ymm1 /* reload g0x14.3 */
-	vpxor 608(%rsp), %ymm1, %ymm1 /* t2_acc_24 = xor(g0x14, g0x2) */
-	vpxor %ymm10, %ymm1, %ymm1 /* t2_acc_25 = xor(t2_acc_24, rk2_6) */
-	vpxor %ymm0, %ymm1, %ymm1 /* t2_12 = xor(t2_acc_25, g0x6) */
-	vmovdqa %ymm0, 1632(%rsp) /* spill g0x6.4 */
-	vmovdqa 480(%rsp), %ymm0 /* reload g0x15.3 */
-	vpxor 1248(%rsp), %ymm0, %ymm0 /* t3_acc_24 = xor(g0x15, g0x3) */
-	vpxor %ymm11, %ymm0, %ymm0 /* t3_acc_25 = xor(t3_acc_24, rk3_6) */
-	vpxor %ymm3, %ymm0, %ymm0 /* t3_12 = xor(t3_acc_25, g0x7) */
+	vpxor %ymm0, %ymm14, %ymm14 /* t1_12 = xor(t1_acc_25, g0x5) */
+	vmovdqa %ymm0, 1568(%rsp) /* spill g0x5.4 */
+	vmovdqa 384(%rsp), %ymm0 /* reload g0x14.3 */
+	vpxor 576(%rsp), %ymm0, %ymm0 /* t2_acc_24 = xor(g0x14, g0x2) */
+	vpxor %ymm10, %ymm0, %ymm0 /* t2_acc_25 = xor(t2_acc_24, rk2_6) */
+	vpxor %ymm1, %ymm0, %ymm0 /* t2_12 = xor(t2_acc_25, g0x6) */
+	vmovdqa %ymm1, 1632(%rsp) /* spill g0x6.4 */
+	vmovdqa 448(%rsp), %ymm1 /* reload g0x15.3 */
+	vpxor 1248(%rsp), %ymm1, %ymm1 /* t3_acc_24 = xor(g0x15, g0x3) */
+	vpxor %ymm11, %ymm1, %ymm1 /* t3_acc_25 = xor(t3_acc_24, rk3_6) */
+	vpxor %ymm3, %ymm1, %ymm1 /* t3_12 = xor(t3_acc_25, g0x7) */
 	vmovdqa %ymm3, 1664(%rsp) /* spill g0x7.4 */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_1(%rip), %ymm15, %ymm3 /* p1_0_12 = gf2p8affineinv(t0_12, gfni_mat_1) */
-	vmovdqa %ymm9, 1856(%rsp) /* spill g0x4.4 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_1(%rip), %ymm14, %ymm9 /* p1_1_12 = gf2p8affineinv(t1_12, gfni_mat_1) */
+	vmovdqa %ymm8, 1856(%rsp) /* spill g0x4.4 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_1(%rip), %ymm14, %ymm8 /* p1_1_12 = gf2p8affineinv(t1_12, gfni_mat_1) */
 	vmovdqa %ymm5, 928(%rsp) /* spill g1x7.4 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_1(%rip), %ymm1, %ymm5 /* p1_2_12 = gf2p8affineinv(t2_12, gfni_mat_1) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_1(%rip), %ymm0, %ymm5 /* p1_2_12 = gf2p8affineinv(t2_12, gfni_mat_1) */
 	vmovdqa %ymm11, 1536(%rsp) /* spill rk3_6 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_1(%rip), %ymm0, %ymm11 /* p1_3_12 = gf2p8affineinv(t3_12, gfni_mat_1) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_1(%rip), %ymm1, %ymm11 /* p1_3_12 = gf2p8affineinv(t3_12, gfni_mat_1) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_2(%rip), %ymm15, %ymm15 /* p2_0_12 = gf2p8affineinv(t0_12, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_2(%rip), %ymm14, %ymm14 /* p2_1_12 = gf2p8affineinv(t1_12, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_2(%rip), %ymm1, %ymm1 /* p2_2_12 = gf2p8affineinv(t2_12, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_2(%rip), %ymm0, %ymm0 /* p2_3_12 = gf2p8affineinv(t3_12, gfni_mat_2) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_2(%rip), %ymm0, %ymm0 /* p2_2_12 = gf2p8affineinv(t2_12, gfni_mat_2) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_2(%rip), %ymm1, %ymm1 /* p2_3_12 = gf2p8affineinv(t3_12, gfni_mat_2) */
 	vmovdqa %ymm12, 896(%rsp) /* spill g1x6.4 */
 	vpxor %ymm14, %ymm3, %ymm12 /* m0_acc_48 = xor(p1_0_12, p2_1_12) */
-	vmovdqa %ymm10, 576(%rsp) /* spill rk2_6 */
-	vpxor %ymm11, %ymm1, %ymm10 /* m0_acc_49 = xor(p2_2_12, p1_3_12) */
+	vmovdqa %ymm10, 544(%rsp) /* spill rk2_6 */
+	vpxor %ymm11, %ymm0, %ymm10 /* m0_acc_49 = xor(p2_2_12, p1_3_12) */
 	vpxor %ymm10, %ymm12, %ymm10 /* m0_acc_50 = xor(m0_acc_48, m0_acc_49) */
-	vpxor %ymm0, %ymm10, %ymm10 /* m0_acc_51 = xor(m0_acc_50, p2_3_12) */
-	vpxor 256(%rsp), %ymm10, %ymm10 /* x0n_12 = xor(m0_acc_51, g0x8.3) */
+	vpxor %ymm1, %ymm10, %ymm10 /* m0_acc_51 = xor(m0_acc_50, p2_3_12) */
+	vpxor 192(%rsp), %ymm10, %ymm10 /* x0n_12 = xor(m0_acc_51, g0x8.3) */
 	vpxor %ymm15, %ymm3, %ymm3 /* m1_acc_48 = xor(p1_0_12, p2_0_12) */
-	vpxor %ymm1, %ymm9, %ymm12 /* m1_acc_49 = xor(p1_1_12, p2_2_12) */
+	vpxor %ymm0, %ymm8, %ymm12 /* m1_acc_49 = xor(p1_1_12, p2_2_12) */
 	vpxor %ymm12, %ymm3, %ymm3 /* m1_acc_50 = xor(m1_acc_48, m1_acc_49) */
-	vpxor %ymm0, %ymm3, %ymm3 /* m1_acc_51 = xor(m1_acc_50, p2_3_12) */
-	vpxor 192(%rsp), %ymm3, %ymm3 /* x1n_12 = xor(m1_acc_51, g0x9.3) */
-	vpxor %ymm9, %ymm15, %ymm9 /* m2_acc_48 = xor(p2_0_12, p1_1_12) */
+	vpxor %ymm1, %ymm3, %ymm3 /* m1_acc_51 = xor(m1_acc_50, p2_3_12) */
+	vpxor 0(%rsp), %ymm3, %ymm3 /* x1n_12 = xor(m1_acc_51, g0x9.3) */
+	vpxor %ymm8, %ymm15, %ymm8 /* m2_acc_48 = xor(p2_0_12, p1_1_12) */
 	vpxor %ymm5, %ymm14, %ymm12 /* m2_acc_49 = xor(p2_1_12, p1_2_12) */
-	vpxor %ymm12, %ymm9, %ymm9 /* m2_acc_50 = xor(m2_acc_48, m2_acc_49) */
-	vpxor %ymm0, %ymm9, %ymm0 /* m2_acc_51 = xor(m2_acc_50, p2_3_12) */
-	vpxor 352(%rsp), %ymm0, %ymm0 /* x2n_12 = xor(m2_acc_51, g0x10.3) */
-	vpxor %ymm14, %ymm15, %ymm9 /* m3_acc_48 = xor(p2_0_12, p2_1_12) */
-	vpxor %ymm1, %ymm5, %ymm1 /* m3_acc_49 = xor(p1_2_12, p2_2_12) */
-	vpxor %ymm1, %ymm9, %ymm1 /* m3_acc_50 = xor(m3_acc_48, m3_acc_49) */
-	vpxor %ymm11, %ymm1, %ymm1 /* m3_acc_51 = xor(m3_acc_50, p1_3_12) */
-	vpxor 288(%rsp), %ymm1, %ymm1 /* x3n_12 = xor(m3_acc_51, g0x11.3) */
-	vpxor %ymm8, %ymm2, %ymm5 /* t0_acc_26 = xor(g1x12, g1x0) */
+	vpxor %ymm12, %ymm8, %ymm8 /* m2_acc_50 = xor(m2_acc_48, m2_acc_49) */
+	vpxor %ymm1, %ymm8, %ymm1 /* m2_acc_51 = xor(m2_acc_50, p2_3_12) */
+	vpxor 352(%rsp), %ymm1, %ymm1 /* x2n_12 = xor(m2_acc_51, g0x10.3) */
+	vpxor %ymm14, %ymm15, %ymm8 /* m3_acc_48 = xor(p2_0_12, p2_1_12) */
+	vpxor %ymm0, %ymm5, %ymm0 /* m3_acc_49 = xor(p1_2_12, p2_2_12) */
+	vpxor %ymm0, %ymm8, %ymm0 /* m3_acc_50 = xor(m3_acc_48, m3_acc_49) */
+	vpxor %ymm11, %ymm0, %ymm0 /* m3_acc_51 = xor(m3_acc_50, p1_3_12) */
+	vpxor 288(%rsp), %ymm0, %ymm0 /* x3n_12 = xor(m3_acc_51, g0x11.3) */
+	vpxor %ymm9, %ymm2, %ymm5 /* t0_acc_26 = xor(g1x12, g1x0) */
 	vpxor %ymm6, %ymm5, %ymm5 /* t0_acc_27 = xor(t0_acc_26, rk0_6) */
 	vpxor %ymm4, %ymm5, %ymm5 /* t0_13 = xor(t0_acc_27, g1x4) */
 	vmovdqa 1920(%rsp), %ymm6 /* reload g1x13.3 */
-	vpxor 704(%rsp), %ymm6, %ymm9 /* t1_acc_26 = xor(g1x13, g1x1) */
-	vpxor %ymm7, %ymm9, %ymm7 /* t1_acc_27 = xor(t1_acc_26, rk1_6) */
+	vpxor 704(%rsp), %ymm6, %ymm8 /* t1_acc_26 = xor(g1x13, g1x1) */
+	vpxor %ymm7, %ymm8, %ymm7 /* t1_acc_27 = xor(t1_acc_26, rk1_6) */
 	vpxor %ymm13, %ymm7, %ymm7 /* t1_13 = xor(t1_acc_27, g1x5) */
-	vmovdqa 1888(%rsp), %ymm9 /* reload g1x14.3 */
-	vpxor 736(%rsp), %ymm9, %ymm11 /* t2_acc_26 = xor(g1x14, g1x2) */
-	vpxor 576(%rsp), %ymm11, %ymm11 /* t2_acc_27 = xor(t2_acc_26, rk2_6) */
+	vmovdqa 1888(%rsp), %ymm8 /* reload g1x14.3 */
+	vpxor 736(%rsp), %ymm8, %ymm11 /* t2_acc_26 = xor(g1x14, g1x2) */
+	vpxor 544(%rsp), %ymm11, %ymm11 /* t2_acc_27 = xor(t2_acc_26, rk2_6) */
 	vpxor 896(%rsp), %ymm11, %ymm11 /* t2_13 = xor(t2_acc_27, g1x6) */
 	vmovdqa 1824(%rsp), %ymm12 /* reload g1x15.3 */
 	vpxor 768(%rsp), %ymm12, %ymm14 /* t3_acc_26 = xor(g1x15, g1x3) */
@@ -6268,7 +6222,7 @@ sm4_byteslice_avx2_gfni_batch_ctr_asm:
 	vpxor 928(%rsp), %ymm14, %ymm14 /* t3_13 = xor(t3_acc_27, g1x7) */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_1(%rip), %ymm5, %ymm15 /* p1_0_13 = gf2p8affineinv(t0_13, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_1(%rip), %ymm7, %ymm12 /* p1_1_13 = gf2p8affineinv(t1_13, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_1(%rip), %ymm11, %ymm9 /* p1_2_13 = gf2p8affineinv(t2_13, gfni_mat_1) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_1(%rip), %ymm11, %ymm8 /* p1_2_13 = gf2p8affineinv(t2_13, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_1(%rip), %ymm14, %ymm6 /* p1_3_13 = gf2p8affineinv(t3_13, gfni_mat_1) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_2(%rip), %ymm5, %ymm5 /* p2_0_13 = gf2p8affineinv(t0_13, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_2(%rip), %ymm7, %ymm7 /* p2_1_13 = gf2p8affineinv(t1_13, gfni_mat_2) */
@@ -6287,12 +6241,12 @@ sm4_byteslice_avx2_gfni_batch_ctr_asm:
 	vpxor %ymm14, %ymm13, %ymm13 /* m1_acc_55 = xor(m1_acc_54, p2_3_13) */
 	vpxor 1792(%rsp), %ymm13, %ymm13 /* x1n_13 = xor(m1_acc_55, g1x9.3) */
 	vpxor %ymm12, %ymm5, %ymm12 /* m2_acc_52 = xor(p2_0_13, p1_1_13) */
-	vpxor %ymm9, %ymm7, %ymm15 /* m2_acc_53 = xor(p2_1_13, p1_2_13) */
+	vpxor %ymm8, %ymm7, %ymm15 /* m2_acc_53 = xor(p2_1_13, p1_2_13) */
 	vpxor %ymm15, %ymm12, %ymm12 /* m2_acc_54 = xor(m2_acc_52, m2_acc_53) */
 	vpxor %ymm14, %ymm12, %ymm12 /* m2_acc_55 = xor(m2_acc_54, p2_3_13) */
 	vpxor 1760(%rsp), %ymm12, %ymm12 /* x2n_13 = xor(m2_acc_55, g1x10.3) */
 	vpxor %ymm7, %ymm5, %ymm5 /* m3_acc_52 = xor(p2_0_13, p2_1_13) */
-	vpxor %ymm11, %ymm9, %ymm7 /* m3_acc_53 = xor(p1_2_13, p2_2_13) */
+	vpxor %ymm11, %ymm8, %ymm7 /* m3_acc_53 = xor(p1_2_13, p2_2_13) */
 	vpxor %ymm7, %ymm5, %ymm5 /* m3_acc_54 = xor(m3_acc_52, m3_acc_53) */
 	vpxor %ymm6, %ymm5, %ymm5 /* m3_acc_55 = xor(m3_acc_54, p1_3_13) */
 	vpxor 1696(%rsp), %ymm5, %ymm5 /* x3n_13 = xor(m3_acc_55, g1x11.3) */
@@ -6300,61 +6254,61 @@ sm4_byteslice_avx2_gfni_batch_ctr_asm:
 	/* Round 8r+7: slot 3 ^= M'_L·inv(slot 0 ^ slot 1 ^ slot 2 ^ rk') ^ C'. */
 	vpbroadcastd 112(%rdi,%r8), %ymm6 /* rk0_7 = bcast32() */
 	vpbroadcastd 116(%rdi,%r8), %ymm7 /* rk1_7 = bcast32() */
-	vpbroadcastd 120(%rdi,%r8), %ymm9 /* rk2_7 = bcast32() */
+	vpbroadcastd 120(%rdi,%r8), %ymm8 /* rk2_7 = bcast32() */
 	vpbroadcastd 124(%rdi,%r8), %ymm11 /* rk3_7 = bcast32() */
-	vmovdqa 320(%rsp), %ymm14 /* reload g0x0.4 */
+	vmovdqa 256(%rsp), %ymm14 /* reload g0x0.4 */
 	vpxor 1856(%rsp), %ymm14, %ymm15 /* t0_acc_28 = xor(g0x0, g0x4) */
 	vpxor %ymm6, %ymm15, %ymm15 /* t0_acc_29 = xor(t0_acc_28, rk0_7) */
 	vpxor %ymm10, %ymm15, %ymm15 /* t0_14 = xor(t0_acc_29, g0x8) */
-	vmovdqa 32(%rsp), %ymm14 /* reload g0x1.4 */
+	vmovdqa 160(%rsp), %ymm14 /* reload g0x1.4 */
 	vpxor 1568(%rsp), %ymm14, %ymm14 /* t1_acc_28 = xor(g0x1, g0x5) */
 	vpxor %ymm7, %ymm14, %ymm14 /* t1_acc_29 = xor(t1_acc_28, rk1_7) */
 	vpxor %ymm3, %ymm14, %ymm14 /* t1_14 = xor(t1_acc_29, g0x9) */
 	vmovdqa %ymm3, 1696(%rsp) /* spill g0x9.4 */
-	vmovdqa 608(%rsp), %ymm3 /* reload g0x2.4 */
+	vmovdqa 576(%rsp), %ymm3 /* reload g0x2.4 */
 	vpxor 1632(%rsp), %ymm3, %ymm3 /* t2_acc_28 = xor(g0x2, g0x6) */
-	vpxor %ymm9, %ymm3, %ymm3 /* t2_acc_29 = xor(t2_acc_28, rk2_7) */
-	vpxor %ymm0, %ymm3, %ymm3 /* t2_14 = xor(t2_acc_29, g0x10) */
-	vmovdqa %ymm0, 1760(%rsp) /* spill g0x10.4 */
-	vmovdqa 1248(%rsp), %ymm0 /* reload g0x3.4 */
-	vpxor 1664(%rsp), %ymm0, %ymm0 /* t3_acc_28 = xor(g0x3, g0x7) */
-	vpxor %ymm11, %ymm0, %ymm0 /* t3_acc_29 = xor(t3_acc_28, rk3_7) */
-	vpxor %ymm1, %ymm0, %ymm0 /* t3_14 = xor(t3_acc_29, g0x11) */
-	vmovdqa %ymm1, 1792(%rsp) /* spill g0x11.4 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_1(%rip), %ymm15, %ymm1 /* p1_0_14 = gf2p8affineinv(t0_14, gfni_mat_1) */
+	vpxor %ymm8, %ymm3, %ymm3 /* t2_acc_29 = xor(t2_acc_28, rk2_7) */
+	vpxor %ymm1, %ymm3, %ymm3 /* t2_14 = xor(t2_acc_29, g0x10) */
+	vmovdqa %ymm1, 1760(%rsp) /* spill g0x10.4 */
+	vmovdqa 1248(%rsp), %ymm1 /* reload g0x3.4 */
+	vpxor 1664(%rsp), %ymm1, %ymm1 /* t3_acc_28 = xor(g0x3, g0x7) */
+	vpxor %ymm11, %ymm1, %ymm1 /* t3_acc_29 = xor(t3_acc_28, rk3_7) */
+	vpxor %ymm0, %ymm1, %ymm1 /* t3_14 = xor(t3_acc_29, g0x11) */
+	vmovdqa %ymm0, 1792(%rsp) /* spill g0x11.4 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_1(%rip), %ymm15, %ymm0 /* p1_0_14 = gf2p8affineinv(t0_14, gfni_mat_1) */
 	vmovdqa %ymm10, 1504(%rsp) /* spill g0x8.4 */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_1(%rip), %ymm14, %ymm10 /* p1_1_14 = gf2p8affineinv(t1_14, gfni_mat_1) */
 	vmovdqa %ymm5, 1120(%rsp) /* spill g1x11.4 */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_1(%rip), %ymm3, %ymm5 /* p1_2_14 = gf2p8affineinv(t2_14, gfni_mat_1) */
-	vmovdqa %ymm11, 576(%rsp) /* spill rk3_7 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_1(%rip), %ymm0, %ymm11 /* p1_3_14 = gf2p8affineinv(t3_14, gfni_mat_1) */
+	vmovdqa %ymm11, 544(%rsp) /* spill rk3_7 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_1(%rip), %ymm1, %ymm11 /* p1_3_14 = gf2p8affineinv(t3_14, gfni_mat_1) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_2(%rip), %ymm15, %ymm15 /* p2_0_14 = gf2p8affineinv(t0_14, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_2(%rip), %ymm14, %ymm14 /* p2_1_14 = gf2p8affineinv(t1_14, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_2(%rip), %ymm3, %ymm3 /* p2_2_14 = gf2p8affineinv(t2_14, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_2(%rip), %ymm0, %ymm0 /* p2_3_14 = gf2p8affineinv(t3_14, gfni_mat_2) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_2(%rip), %ymm1, %ymm1 /* p2_3_14 = gf2p8affineinv(t3_14, gfni_mat_2) */
 	vmovdqa %ymm12, 1088(%rsp) /* spill g1x10.4 */
-	vpxor %ymm14, %ymm1, %ymm12 /* m0_acc_56 = xor(p1_0_14, p2_1_14) */
-	vmovdqa %ymm9, 288(%rsp) /* spill rk2_7 */
-	vpxor %ymm11, %ymm3, %ymm9 /* m0_acc_57 = xor(p2_2_14, p1_3_14) */
-	vpxor %ymm9, %ymm12, %ymm9 /* m0_acc_58 = xor(m0_acc_56, m0_acc_57) */
-	vpxor %ymm0, %ymm9, %ymm9 /* m0_acc_59 = xor(m0_acc_58, p2_3_14) */
-	vpxor 1440(%rsp), %ymm9, %ymm9 /* x0n_14 = xor(m0_acc_59, g0x12.3) */
-	vpxor %ymm15, %ymm1, %ymm1 /* m1_acc_56 = xor(p1_0_14, p2_0_14) */
+	vpxor %ymm14, %ymm0, %ymm12 /* m0_acc_56 = xor(p1_0_14, p2_1_14) */
+	vmovdqa %ymm8, 288(%rsp) /* spill rk2_7 */
+	vpxor %ymm11, %ymm3, %ymm8 /* m0_acc_57 = xor(p2_2_14, p1_3_14) */
+	vpxor %ymm8, %ymm12, %ymm8 /* m0_acc_58 = xor(m0_acc_56, m0_acc_57) */
+	vpxor %ymm1, %ymm8, %ymm8 /* m0_acc_59 = xor(m0_acc_58, p2_3_14) */
+	vpxor 1440(%rsp), %ymm8, %ymm8 /* x0n_14 = xor(m0_acc_59, g0x12.3) */
+	vpxor %ymm15, %ymm0, %ymm0 /* m1_acc_56 = xor(p1_0_14, p2_0_14) */
 	vpxor %ymm3, %ymm10, %ymm12 /* m1_acc_57 = xor(p1_1_14, p2_2_14) */
-	vpxor %ymm12, %ymm1, %ymm1 /* m1_acc_58 = xor(m1_acc_56, m1_acc_57) */
-	vpxor %ymm0, %ymm1, %ymm1 /* m1_acc_59 = xor(m1_acc_58, p2_3_14) */
-	vpxor 448(%rsp), %ymm1, %ymm1 /* x1n_14 = xor(m1_acc_59, g0x13.3) */
+	vpxor %ymm12, %ymm0, %ymm0 /* m1_acc_58 = xor(m1_acc_56, m1_acc_57) */
+	vpxor %ymm1, %ymm0, %ymm0 /* m1_acc_59 = xor(m1_acc_58, p2_3_14) */
+	vpxor 416(%rsp), %ymm0, %ymm0 /* x1n_14 = xor(m1_acc_59, g0x13.3) */
 	vpxor %ymm10, %ymm15, %ymm10 /* m2_acc_56 = xor(p2_0_14, p1_1_14) */
 	vpxor %ymm5, %ymm14, %ymm12 /* m2_acc_57 = xor(p2_1_14, p1_2_14) */
 	vpxor %ymm12, %ymm10, %ymm10 /* m2_acc_58 = xor(m2_acc_56, m2_acc_57) */
-	vpxor %ymm0, %ymm10, %ymm0 /* m2_acc_59 = xor(m2_acc_58, p2_3_14) */
-	vpxor 416(%rsp), %ymm0, %ymm0 /* x2n_14 = xor(m2_acc_59, g0x14.3) */
+	vpxor %ymm1, %ymm10, %ymm1 /* m2_acc_59 = xor(m2_acc_58, p2_3_14) */
+	vpxor 384(%rsp), %ymm1, %ymm1 /* x2n_14 = xor(m2_acc_59, g0x14.3) */
 	vpxor %ymm14, %ymm15, %ymm10 /* m3_acc_56 = xor(p2_0_14, p2_1_14) */
 	vpxor %ymm3, %ymm5, %ymm3 /* m3_acc_57 = xor(p1_2_14, p2_2_14) */
 	vpxor %ymm3, %ymm10, %ymm3 /* m3_acc_58 = xor(m3_acc_56, m3_acc_57) */
 	vpxor %ymm11, %ymm3, %ymm3 /* m3_acc_59 = xor(m3_acc_58, p1_3_14) */
-	vpxor 480(%rsp), %ymm3, %ymm3 /* x3n_14 = xor(m3_acc_59, g0x15.3) */
-	vpxor %ymm4, %ymm8, %ymm5 /* t0_acc_30 = xor(g1x0, g1x4) */
+	vpxor 448(%rsp), %ymm3, %ymm3 /* x3n_14 = xor(m3_acc_59, g0x15.3) */
+	vpxor %ymm4, %ymm9, %ymm5 /* t0_acc_30 = xor(g1x0, g1x4) */
 	vpxor %ymm6, %ymm5, %ymm5 /* t0_acc_31 = xor(t0_acc_30, rk0_7) */
 	vpxor %ymm2, %ymm5, %ymm5 /* t0_15 = xor(t0_acc_31, g1x8) */
 	vmovdqa 704(%rsp), %ymm6 /* reload g1x1.4 */
@@ -6367,7 +6321,7 @@ sm4_byteslice_avx2_gfni_batch_ctr_asm:
 	vpxor 1088(%rsp), %ymm11, %ymm11 /* t2_15 = xor(t2_acc_31, g1x10) */
 	vmovdqa 768(%rsp), %ymm12 /* reload g1x3.4 */
 	vpxor 928(%rsp), %ymm12, %ymm14 /* t3_acc_30 = xor(g1x3, g1x7) */
-	vpxor 576(%rsp), %ymm14, %ymm14 /* t3_acc_31 = xor(t3_acc_30, rk3_7) */
+	vpxor 544(%rsp), %ymm14, %ymm14 /* t3_acc_31 = xor(t3_acc_30, rk3_7) */
 	vpxor 1120(%rsp), %ymm14, %ymm14 /* t3_15 = xor(t3_acc_31, g1x11) */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_1(%rip), %ymm5, %ymm15 /* p1_0_15 = gf2p8affineinv(t0_15, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_1(%rip), %ymm7, %ymm12 /* p1_1_15 = gf2p8affineinv(t1_15, gfni_mat_1) */
@@ -6377,13 +6331,13 @@ sm4_byteslice_avx2_gfni_batch_ctr_asm:
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_2(%rip), %ymm7, %ymm7 /* p2_1_15 = gf2p8affineinv(t1_15, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_2(%rip), %ymm11, %ymm11 /* p2_2_15 = gf2p8affineinv(t2_15, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_2(%rip), %ymm14, %ymm14 /* p2_3_15 = gf2p8affineinv(t3_15, gfni_mat_2) */
-	vmovdqa %ymm8, 64(%rsp) /* spill g1x0.4 */
-	vpxor %ymm7, %ymm15, %ymm8 /* m0_acc_60 = xor(p1_0_15, p2_1_15) */
+	vmovdqa %ymm9, 64(%rsp) /* spill g1x0.4 */
+	vpxor %ymm7, %ymm15, %ymm9 /* m0_acc_60 = xor(p1_0_15, p2_1_15) */
 	vmovdqa %ymm13, 1056(%rsp) /* spill g1x9.4 */
 	vpxor %ymm6, %ymm11, %ymm13 /* m0_acc_61 = xor(p2_2_15, p1_3_15) */
-	vpxor %ymm13, %ymm8, %ymm8 /* m0_acc_62 = xor(m0_acc_60, m0_acc_61) */
-	vpxor %ymm14, %ymm8, %ymm8 /* m0_acc_63 = xor(m0_acc_62, p2_3_15) */
-	vpxor 1536(%rsp), %ymm8, %ymm8 /* x0n_15 = xor(m0_acc_63, g1x12.3) */
+	vpxor %ymm13, %ymm9, %ymm9 /* m0_acc_62 = xor(m0_acc_60, m0_acc_61) */
+	vpxor %ymm14, %ymm9, %ymm9 /* m0_acc_63 = xor(m0_acc_62, p2_3_15) */
+	vpxor 1536(%rsp), %ymm9, %ymm9 /* x0n_15 = xor(m0_acc_63, g1x12.3) */
 	vpxor %ymm5, %ymm15, %ymm13 /* m1_acc_60 = xor(p1_0_15, p2_0_15) */
 	vpxor %ymm11, %ymm12, %ymm15 /* m1_acc_61 = xor(p1_1_15, p2_2_15) */
 	vpxor %ymm15, %ymm13, %ymm13 /* m1_acc_62 = xor(m1_acc_60, m1_acc_61) */
@@ -6399,168 +6353,169 @@ sm4_byteslice_avx2_gfni_batch_ctr_asm:
 	vpxor %ymm7, %ymm5, %ymm5 /* m3_acc_62 = xor(m3_acc_60, m3_acc_61) */
 	vpxor %ymm6, %ymm5, %ymm5 /* m3_acc_63 = xor(m3_acc_62, p1_3_15) */
 	vpxor 1824(%rsp), %ymm5, %ymm5 /* x3n_15 = xor(m3_acc_63, g1x15.3) */
-	vmovdqa %ymm4, 1184(%rsp) /* spill g1x4.2 */
-	vmovdqa %ymm2, 1216(%rsp) /* spill g1x8.2 */
-	vmovdqa %ymm8, 1280(%rsp) /* spill g1x12.2 */
+	vmovdqa %ymm4, 1216(%rsp) /* spill g1x4.2 */
+	vmovdqa %ymm2, 1184(%rsp) /* spill g1x8.2 */
+	vmovdqa %ymm9, 1280(%rsp) /* spill g1x12.2 */
 	vmovdqa %ymm13, 1312(%rsp) /* spill g1x13.2 */
 	vmovdqa %ymm12, 1344(%rsp) /* spill g1x14.2 */
 	vmovdqa %ymm5, 512(%rsp) /* spill g1x15.2 */
-	vmovdqa 1856(%rsp), %ymm2 /* reload g0x4.4 */
-	vmovdqa 1632(%rsp), %ymm4 /* reload g0x6.4 */
-	vmovdqa %ymm0, %ymm6 /* g0x14.4 */
-	vmovdqa 1664(%rsp), %ymm0 /* reload g0x7.4 */
+	vmovdqa 1568(%rsp), %ymm2 /* reload g0x5.4 */
+	vmovdqa %ymm1, %ymm5 /* g0x14.4 */
+	vmovdqa 1664(%rsp), %ymm1 /* reload g0x7.4 */
 	vmovdqa 1792(%rsp), %ymm7 /* reload g0x11.4 */
-	vmovdqa 1504(%rsp), %ymm8 /* reload g0x8.4 */
-	vmovdqa %ymm3, %ymm10 /* g0x15.4 */
-	vmovdqa 1696(%rsp), %ymm12 /* reload g0x9.4 */
-	vmovdqa %ymm1, %ymm14 /* g0x13.4 */
-	vmovdqa 1568(%rsp), %ymm1 /* reload g0x5.4 */
+	vmovdqa 1504(%rsp), %ymm9 /* reload g0x8.4 */
+	vmovdqa %ymm8, %ymm10 /* g0x12.4 */
+	vmovdqa %ymm3, %ymm8 /* g0x15.4 */
+	vmovdqa 1632(%rsp), %ymm3 /* reload g0x6.4 */
+	vmovdqa 1696(%rsp), %ymm11 /* reload g0x9.4 */
+	vmovdqa %ymm0, %ymm13 /* g0x13.4 */
+	vmovdqa 1856(%rsp), %ymm0 /* reload g0x4.4 */
 	vmovdqa 1760(%rsp), %ymm15 /* reload g0x10.4 */
 	add $128, %r8
 	cmp $512, %r8
 	jne .Lsm4_byteslice_avx2_gfni_asm_7_loop_r0
 
 	/* Output (X35, X34, X33, X32): slots 3, 2, 1, 0; back to X = A1^-1·X'. */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_3(%rip), %ymm9, %ymm3 /* xout = gf2p8affine(g0x12, gfni_mat_3) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_3(%rip), %ymm14, %ymm5 /* xout_1 = gf2p8affine(g0x13, gfni_mat_3) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_3(%rip), %ymm6, %ymm6 /* xout_2 = gf2p8affine(g0x14, gfni_mat_3) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_3(%rip), %ymm10, %ymm9 /* xout_3 = gf2p8affine(g0x15, gfni_mat_3) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_3(%rip), %ymm8, %ymm8 /* xout_4 = gf2p8affine(g0x8, gfni_mat_3) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_3(%rip), %ymm12, %ymm10 /* xout_5 = gf2p8affine(g0x9, gfni_mat_3) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_3(%rip), %ymm10, %ymm4 /* xout = gf2p8affine(g0x12, gfni_mat_3) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_3(%rip), %ymm13, %ymm6 /* xout_1 = gf2p8affine(g0x13, gfni_mat_3) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_3(%rip), %ymm5, %ymm5 /* xout_2 = gf2p8affine(g0x14, gfni_mat_3) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_3(%rip), %ymm8, %ymm8 /* xout_3 = gf2p8affine(g0x15, gfni_mat_3) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_3(%rip), %ymm9, %ymm9 /* xout_4 = gf2p8affine(g0x8, gfni_mat_3) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_3(%rip), %ymm11, %ymm10 /* xout_5 = gf2p8affine(g0x9, gfni_mat_3) */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_3(%rip), %ymm15, %ymm11 /* xout_6 = gf2p8affine(g0x10, gfni_mat_3) */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_3(%rip), %ymm7, %ymm7 /* xout_7 = gf2p8affine(g0x11, gfni_mat_3) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_3(%rip), %ymm2, %ymm2 /* xout_8 = gf2p8affine(g0x4, gfni_mat_3) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_3(%rip), %ymm1, %ymm1 /* xout_9 = gf2p8affine(g0x5, gfni_mat_3) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_3(%rip), %ymm4, %ymm4 /* xout_10 = gf2p8affine(g0x6, gfni_mat_3) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_3(%rip), %ymm0, %ymm0 /* xout_11 = gf2p8affine(g0x7, gfni_mat_3) */
-	vmovdqa 320(%rsp), %ymm12 /* reload g0x0.2 */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_3(%rip), %ymm0, %ymm0 /* xout_8 = gf2p8affine(g0x4, gfni_mat_3) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_3(%rip), %ymm2, %ymm2 /* xout_9 = gf2p8affine(g0x5, gfni_mat_3) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_3(%rip), %ymm3, %ymm3 /* xout_10 = gf2p8affine(g0x6, gfni_mat_3) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_3(%rip), %ymm1, %ymm1 /* xout_11 = gf2p8affine(g0x7, gfni_mat_3) */
+	vmovdqa 256(%rsp), %ymm12 /* reload g0x0.2 */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_3(%rip), %ymm12, %ymm12 /* xout_12 = gf2p8affine(g0x0, gfni_mat_3) */
-	vmovdqa 32(%rsp), %ymm13 /* reload g0x1.2 */
+	vmovdqa 160(%rsp), %ymm13 /* reload g0x1.2 */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_3(%rip), %ymm13, %ymm13 /* xout_13 = gf2p8affine(g0x1, gfni_mat_3) */
-	vmovdqa 608(%rsp), %ymm14 /* reload g0x2.2 */
+	vmovdqa 576(%rsp), %ymm14 /* reload g0x2.2 */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_3(%rip), %ymm14, %ymm14 /* xout_14 = gf2p8affine(g0x2, gfni_mat_3) */
 	vmovdqa 1248(%rsp), %ymm15 /* reload g0x3.2 */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_3(%rip), %ymm15, %ymm15 /* xout_15 = gf2p8affine(g0x3, gfni_mat_3) */
 	vmovdqa %ymm7, 1248(%rsp) /* spill xout_7 */
-	vpunpcklbw %ymm2, %ymm3, %ymm7 /* tro0 = unpacklo(xout, xout_8) */
-	vpunpckhbw %ymm2, %ymm3, %ymm2 /* tro0_1 = unpackhi(xout, xout_8) */
-	vpunpcklbw %ymm1, %ymm5, %ymm3 /* tro0_2 = unpacklo(xout_1, xout_9) */
-	vpunpckhbw %ymm1, %ymm5, %ymm1 /* tro0_3 = unpackhi(xout_1, xout_9) */
-	vpunpcklbw %ymm4, %ymm6, %ymm5 /* tro0_4 = unpacklo(xout_2, xout_10) */
-	vpunpckhbw %ymm4, %ymm6, %ymm4 /* tro0_5 = unpackhi(xout_2, xout_10) */
-	vpunpcklbw %ymm0, %ymm9, %ymm6 /* tro0_6 = unpacklo(xout_3, xout_11) */
-	vpunpckhbw %ymm0, %ymm9, %ymm0 /* tro0_7 = unpackhi(xout_3, xout_11) */
-	vpunpcklbw %ymm12, %ymm8, %ymm9 /* tro0_8 = unpacklo(xout_4, xout_12) */
-	vpunpckhbw %ymm12, %ymm8, %ymm8 /* tro0_9 = unpackhi(xout_4, xout_12) */
+	vpunpcklbw %ymm0, %ymm4, %ymm7 /* tro0 = unpacklo(xout, xout_8) */
+	vpunpckhbw %ymm0, %ymm4, %ymm0 /* tro0_1 = unpackhi(xout, xout_8) */
+	vpunpcklbw %ymm2, %ymm6, %ymm4 /* tro0_2 = unpacklo(xout_1, xout_9) */
+	vpunpckhbw %ymm2, %ymm6, %ymm2 /* tro0_3 = unpackhi(xout_1, xout_9) */
+	vpunpcklbw %ymm3, %ymm5, %ymm6 /* tro0_4 = unpacklo(xout_2, xout_10) */
+	vpunpckhbw %ymm3, %ymm5, %ymm3 /* tro0_5 = unpackhi(xout_2, xout_10) */
+	vpunpcklbw %ymm1, %ymm8, %ymm5 /* tro0_6 = unpacklo(xout_3, xout_11) */
+	vpunpckhbw %ymm1, %ymm8, %ymm1 /* tro0_7 = unpackhi(xout_3, xout_11) */
+	vpunpcklbw %ymm12, %ymm9, %ymm8 /* tro0_8 = unpacklo(xout_4, xout_12) */
+	vpunpckhbw %ymm12, %ymm9, %ymm9 /* tro0_9 = unpackhi(xout_4, xout_12) */
 	vpunpcklbw %ymm13, %ymm10, %ymm12 /* tro0_10 = unpacklo(xout_5, xout_13) */
 	vpunpckhbw %ymm13, %ymm10, %ymm10 /* tro0_11 = unpackhi(xout_5, xout_13) */
 	vpunpcklbw %ymm14, %ymm11, %ymm13 /* tro0_12 = unpacklo(xout_6, xout_14) */
 	vpunpckhbw %ymm14, %ymm11, %ymm11 /* tro0_13 = unpackhi(xout_6, xout_14) */
 	vmovdqa 1248(%rsp), %ymm14 /* reload xout_7 */
-	vmovdqa %ymm0, 608(%rsp) /* spill tro0_7 */
-	vpunpcklbw %ymm15, %ymm14, %ymm0 /* tro0_14 = unpacklo(xout_7, xout_15) */
+	vmovdqa %ymm1, 576(%rsp) /* spill tro0_7 */
+	vpunpcklbw %ymm15, %ymm14, %ymm1 /* tro0_14 = unpacklo(xout_7, xout_15) */
 	vpunpckhbw %ymm15, %ymm14, %ymm14 /* tro0_15 = unpackhi(xout_7, xout_15) */
-	vpunpcklbw %ymm9, %ymm7, %ymm15 /* tro1 = unpacklo(tro0, tro0_8) */
-	vpunpckhbw %ymm9, %ymm7, %ymm7 /* tro1_1 = unpackhi(tro0, tro0_8) */
-	vpunpcklbw %ymm8, %ymm2, %ymm9 /* tro1_2 = unpacklo(tro0_1, tro0_9) */
-	vpunpckhbw %ymm8, %ymm2, %ymm2 /* tro1_3 = unpackhi(tro0_1, tro0_9) */
-	vpunpcklbw %ymm12, %ymm3, %ymm8 /* tro1_4 = unpacklo(tro0_2, tro0_10) */
-	vpunpckhbw %ymm12, %ymm3, %ymm3 /* tro1_5 = unpackhi(tro0_2, tro0_10) */
-	vpunpcklbw %ymm10, %ymm1, %ymm12 /* tro1_6 = unpacklo(tro0_3, tro0_11) */
-	vpunpckhbw %ymm10, %ymm1, %ymm1 /* tro1_7 = unpackhi(tro0_3, tro0_11) */
-	vpunpcklbw %ymm13, %ymm5, %ymm10 /* tro1_8 = unpacklo(tro0_4, tro0_12) */
-	vpunpckhbw %ymm13, %ymm5, %ymm5 /* tro1_9 = unpackhi(tro0_4, tro0_12) */
-	vpunpcklbw %ymm11, %ymm4, %ymm13 /* tro1_10 = unpacklo(tro0_5, tro0_13) */
-	vpunpckhbw %ymm11, %ymm4, %ymm4 /* tro1_11 = unpackhi(tro0_5, tro0_13) */
-	vpunpcklbw %ymm0, %ymm6, %ymm11 /* tro1_12 = unpacklo(tro0_6, tro0_14) */
-	vpunpckhbw %ymm0, %ymm6, %ymm0 /* tro1_13 = unpackhi(tro0_6, tro0_14) */
-	vmovdqa 608(%rsp), %ymm6 /* reload tro0_7 */
-	vmovdqa %ymm1, 1248(%rsp) /* spill tro1_7 */
-	vpunpcklbw %ymm14, %ymm6, %ymm1 /* tro1_14 = unpacklo(tro0_7, tro0_15) */
-	vpunpckhbw %ymm14, %ymm6, %ymm6 /* tro1_15 = unpackhi(tro0_7, tro0_15) */
+	vpunpcklbw %ymm8, %ymm7, %ymm15 /* tro1 = unpacklo(tro0, tro0_8) */
+	vpunpckhbw %ymm8, %ymm7, %ymm7 /* tro1_1 = unpackhi(tro0, tro0_8) */
+	vpunpcklbw %ymm9, %ymm0, %ymm8 /* tro1_2 = unpacklo(tro0_1, tro0_9) */
+	vpunpckhbw %ymm9, %ymm0, %ymm0 /* tro1_3 = unpackhi(tro0_1, tro0_9) */
+	vpunpcklbw %ymm12, %ymm4, %ymm9 /* tro1_4 = unpacklo(tro0_2, tro0_10) */
+	vpunpckhbw %ymm12, %ymm4, %ymm4 /* tro1_5 = unpackhi(tro0_2, tro0_10) */
+	vpunpcklbw %ymm10, %ymm2, %ymm12 /* tro1_6 = unpacklo(tro0_3, tro0_11) */
+	vpunpckhbw %ymm10, %ymm2, %ymm2 /* tro1_7 = unpackhi(tro0_3, tro0_11) */
+	vpunpcklbw %ymm13, %ymm6, %ymm10 /* tro1_8 = unpacklo(tro0_4, tro0_12) */
+	vpunpckhbw %ymm13, %ymm6, %ymm6 /* tro1_9 = unpackhi(tro0_4, tro0_12) */
+	vpunpcklbw %ymm11, %ymm3, %ymm13 /* tro1_10 = unpacklo(tro0_5, tro0_13) */
+	vpunpckhbw %ymm11, %ymm3, %ymm3 /* tro1_11 = unpackhi(tro0_5, tro0_13) */
+	vpunpcklbw %ymm1, %ymm5, %ymm11 /* tro1_12 = unpacklo(tro0_6, tro0_14) */
+	vpunpckhbw %ymm1, %ymm5, %ymm1 /* tro1_13 = unpackhi(tro0_6, tro0_14) */
+	vmovdqa 576(%rsp), %ymm5 /* reload tro0_7 */
+	vmovdqa %ymm2, 1248(%rsp) /* spill tro1_7 */
+	vpunpcklbw %ymm14, %ymm5, %ymm2 /* tro1_14 = unpacklo(tro0_7, tro0_15) */
+	vpunpckhbw %ymm14, %ymm5, %ymm5 /* tro1_15 = unpackhi(tro0_7, tro0_15) */
 	vpunpcklbw %ymm10, %ymm15, %ymm14 /* tro2 = unpacklo(tro1, tro1_8) */
 	vpunpckhbw %ymm10, %ymm15, %ymm10 /* tro2_1 = unpackhi(tro1, tro1_8) */
-	vpunpcklbw %ymm5, %ymm7, %ymm15 /* tro2_2 = unpacklo(tro1_1, tro1_9) */
-	vpunpckhbw %ymm5, %ymm7, %ymm5 /* tro2_3 = unpackhi(tro1_1, tro1_9) */
-	vpunpcklbw %ymm13, %ymm9, %ymm7 /* tro2_4 = unpacklo(tro1_2, tro1_10) */
-	vpunpckhbw %ymm13, %ymm9, %ymm9 /* tro2_5 = unpackhi(tro1_2, tro1_10) */
-	vpunpcklbw %ymm4, %ymm2, %ymm13 /* tro2_6 = unpacklo(tro1_3, tro1_11) */
-	vpunpckhbw %ymm4, %ymm2, %ymm2 /* tro2_7 = unpackhi(tro1_3, tro1_11) */
-	vpunpcklbw %ymm11, %ymm8, %ymm4 /* tro2_8 = unpacklo(tro1_4, tro1_12) */
-	vpunpckhbw %ymm11, %ymm8, %ymm8 /* tro2_9 = unpackhi(tro1_4, tro1_12) */
-	vpunpcklbw %ymm0, %ymm3, %ymm11 /* tro2_10 = unpacklo(tro1_5, tro1_13) */
-	vpunpckhbw %ymm0, %ymm3, %ymm0 /* tro2_11 = unpackhi(tro1_5, tro1_13) */
-	vpunpcklbw %ymm1, %ymm12, %ymm3 /* tro2_12 = unpacklo(tro1_6, tro1_14) */
-	vpunpckhbw %ymm1, %ymm12, %ymm1 /* tro2_13 = unpackhi(tro1_6, tro1_14) */
+	vpunpcklbw %ymm6, %ymm7, %ymm15 /* tro2_2 = unpacklo(tro1_1, tro1_9) */
+	vpunpckhbw %ymm6, %ymm7, %ymm6 /* tro2_3 = unpackhi(tro1_1, tro1_9) */
+	vpunpcklbw %ymm13, %ymm8, %ymm7 /* tro2_4 = unpacklo(tro1_2, tro1_10) */
+	vpunpckhbw %ymm13, %ymm8, %ymm8 /* tro2_5 = unpackhi(tro1_2, tro1_10) */
+	vpunpcklbw %ymm3, %ymm0, %ymm13 /* tro2_6 = unpacklo(tro1_3, tro1_11) */
+	vpunpckhbw %ymm3, %ymm0, %ymm0 /* tro2_7 = unpackhi(tro1_3, tro1_11) */
+	vpunpcklbw %ymm11, %ymm9, %ymm3 /* tro2_8 = unpacklo(tro1_4, tro1_12) */
+	vpunpckhbw %ymm11, %ymm9, %ymm9 /* tro2_9 = unpackhi(tro1_4, tro1_12) */
+	vpunpcklbw %ymm1, %ymm4, %ymm11 /* tro2_10 = unpacklo(tro1_5, tro1_13) */
+	vpunpckhbw %ymm1, %ymm4, %ymm1 /* tro2_11 = unpackhi(tro1_5, tro1_13) */
+	vpunpcklbw %ymm2, %ymm12, %ymm4 /* tro2_12 = unpacklo(tro1_6, tro1_14) */
+	vpunpckhbw %ymm2, %ymm12, %ymm2 /* tro2_13 = unpackhi(tro1_6, tro1_14) */
 	vmovdqa 1248(%rsp), %ymm12 /* reload tro1_7 */
-	vmovdqa %ymm2, 608(%rsp) /* spill tro2_7 */
-	vpunpcklbw %ymm6, %ymm12, %ymm2 /* tro2_14 = unpacklo(tro1_7, tro1_15) */
-	vpunpckhbw %ymm6, %ymm12, %ymm6 /* tro2_15 = unpackhi(tro1_7, tro1_15) */
-	vpunpcklbw %ymm4, %ymm14, %ymm12 /* tro3 = unpacklo(tro2, tro2_8) */
-	vpunpckhbw %ymm4, %ymm14, %ymm4 /* tro3_1 = unpackhi(tro2, tro2_8) */
-	vpunpcklbw %ymm8, %ymm10, %ymm14 /* tro3_2 = unpacklo(tro2_1, tro2_9) */
-	vpunpckhbw %ymm8, %ymm10, %ymm8 /* tro3_3 = unpackhi(tro2_1, tro2_9) */
+	vmovdqa %ymm0, 576(%rsp) /* spill tro2_7 */
+	vpunpcklbw %ymm5, %ymm12, %ymm0 /* tro2_14 = unpacklo(tro1_7, tro1_15) */
+	vpunpckhbw %ymm5, %ymm12, %ymm5 /* tro2_15 = unpackhi(tro1_7, tro1_15) */
+	vpunpcklbw %ymm3, %ymm14, %ymm12 /* tro3 = unpacklo(tro2, tro2_8) */
+	vpunpckhbw %ymm3, %ymm14, %ymm3 /* tro3_1 = unpackhi(tro2, tro2_8) */
+	vpunpcklbw %ymm9, %ymm10, %ymm14 /* tro3_2 = unpacklo(tro2_1, tro2_9) */
+	vpunpckhbw %ymm9, %ymm10, %ymm9 /* tro3_3 = unpackhi(tro2_1, tro2_9) */
 	vpunpcklbw %ymm11, %ymm15, %ymm10 /* tro3_4 = unpacklo(tro2_2, tro2_10) */
 	vpunpckhbw %ymm11, %ymm15, %ymm11 /* tro3_5 = unpackhi(tro2_2, tro2_10) */
-	vpunpcklbw %ymm0, %ymm5, %ymm15 /* tro3_6 = unpacklo(tro2_3, tro2_11) */
-	vpunpckhbw %ymm0, %ymm5, %ymm0 /* tro3_7 = unpackhi(tro2_3, tro2_11) */
-	vpunpcklbw %ymm3, %ymm7, %ymm5 /* tro3_8 = unpacklo(tro2_4, tro2_12) */
-	vpunpckhbw %ymm3, %ymm7, %ymm3 /* tro3_9 = unpackhi(tro2_4, tro2_12) */
-	vpunpcklbw %ymm1, %ymm9, %ymm7 /* tro3_10 = unpacklo(tro2_5, tro2_13) */
-	vpunpckhbw %ymm1, %ymm9, %ymm1 /* tro3_11 = unpackhi(tro2_5, tro2_13) */
-	vpunpcklbw %ymm2, %ymm13, %ymm9 /* tro3_12 = unpacklo(tro2_6, tro2_14) */
-	vpunpckhbw %ymm2, %ymm13, %ymm2 /* tro3_13 = unpackhi(tro2_6, tro2_14) */
-	vmovdqa 608(%rsp), %ymm13 /* reload tro2_7 */
-	vmovdqa %ymm2, 1248(%rsp) /* spill tro3_13 */
-	vpunpcklbw %ymm6, %ymm13, %ymm2 /* tro3_14 = unpacklo(tro2_7, tro2_15) */
-	vpunpckhbw %ymm6, %ymm13, %ymm6 /* tro3_15 = unpackhi(tro2_7, tro2_15) */
+	vpunpcklbw %ymm1, %ymm6, %ymm15 /* tro3_6 = unpacklo(tro2_3, tro2_11) */
+	vpunpckhbw %ymm1, %ymm6, %ymm1 /* tro3_7 = unpackhi(tro2_3, tro2_11) */
+	vpunpcklbw %ymm4, %ymm7, %ymm6 /* tro3_8 = unpacklo(tro2_4, tro2_12) */
+	vpunpckhbw %ymm4, %ymm7, %ymm4 /* tro3_9 = unpackhi(tro2_4, tro2_12) */
+	vpunpcklbw %ymm2, %ymm8, %ymm7 /* tro3_10 = unpacklo(tro2_5, tro2_13) */
+	vpunpckhbw %ymm2, %ymm8, %ymm2 /* tro3_11 = unpackhi(tro2_5, tro2_13) */
+	vpunpcklbw %ymm0, %ymm13, %ymm8 /* tro3_12 = unpacklo(tro2_6, tro2_14) */
+	vpunpckhbw %ymm0, %ymm13, %ymm0 /* tro3_13 = unpackhi(tro2_6, tro2_14) */
+	vmovdqa 576(%rsp), %ymm13 /* reload tro2_7 */
+	vmovdqa %ymm0, 1248(%rsp) /* spill tro3_13 */
+	vpunpcklbw %ymm5, %ymm13, %ymm0 /* tro3_14 = unpacklo(tro2_7, tro2_15) */
+	vpunpckhbw %ymm5, %ymm13, %ymm5 /* tro3_15 = unpackhi(tro2_7, tro2_15) */
 	vmovdqu (%rcx), %ymm13 /* msg = load() */
 	vpxor %ymm13, %ymm12, %ymm12 /* ct = xor(tro3, msg) */
 	vmovdqu %ymm12, (%rdx) /* store ct */
 	vmovdqu 32(%rcx), %ymm12 /* msg_1 = load() */
-	vpxor %ymm12, %ymm4, %ymm4 /* ct_1 = xor(tro3_1, msg_1) */
-	vmovdqu %ymm4, 32(%rdx) /* store ct_1 */
-	vmovdqu 64(%rcx), %ymm4 /* msg_2 = load() */
-	vpxor %ymm4, %ymm14, %ymm4 /* ct_2 = xor(tro3_2, msg_2) */
-	vmovdqu %ymm4, 64(%rdx) /* store ct_2 */
-	vmovdqu 96(%rcx), %ymm4 /* msg_3 = load() */
-	vpxor %ymm4, %ymm8, %ymm4 /* ct_3 = xor(tro3_3, msg_3) */
-	vmovdqu %ymm4, 96(%rdx) /* store ct_3 */
-	vmovdqu 128(%rcx), %ymm4 /* msg_4 = load() */
-	vpxor %ymm4, %ymm10, %ymm4 /* ct_4 = xor(tro3_4, msg_4) */
-	vmovdqu %ymm4, 128(%rdx) /* store ct_4 */
-	vmovdqu 160(%rcx), %ymm4 /* msg_5 = load() */
-	vpxor %ymm4, %ymm11, %ymm4 /* ct_5 = xor(tro3_5, msg_5) */
-	vmovdqu %ymm4, 160(%rdx) /* store ct_5 */
-	vmovdqu 192(%rcx), %ymm4 /* msg_6 = load() */
-	vpxor %ymm4, %ymm15, %ymm4 /* ct_6 = xor(tro3_6, msg_6) */
-	vmovdqu %ymm4, 192(%rdx) /* store ct_6 */
-	vmovdqu 224(%rcx), %ymm4 /* msg_7 = load() */
-	vpxor %ymm4, %ymm0, %ymm0 /* ct_7 = xor(tro3_7, msg_7) */
-	vmovdqu %ymm0, 224(%rdx) /* store ct_7 */
-	vmovdqu 256(%rcx), %ymm0 /* msg_8 = load() */
-	vpxor %ymm0, %ymm5, %ymm0 /* ct_8 = xor(tro3_8, msg_8) */
-	vmovdqu %ymm0, 256(%rdx) /* store ct_8 */
-	vmovdqu 288(%rcx), %ymm0 /* msg_9 = load() */
-	vpxor %ymm0, %ymm3, %ymm0 /* ct_9 = xor(tro3_9, msg_9) */
-	vmovdqu %ymm0, 288(%rdx) /* store ct_9 */
-	vmovdqu 320(%rcx), %ymm0 /* msg_10 = load() */
-	vpxor %ymm0, %ymm7, %ymm0 /* ct_10 = xor(tro3_10, msg_10) */
-	vmovdqu %ymm0, 320(%rdx) /* store ct_10 */
-	vmovdqu 352(%rcx), %ymm0 /* msg_11 = load() */
-	vpxor %ymm0, %ymm1, %ymm0 /* ct_11 = xor(tro3_11, msg_11) */
-	vmovdqu %ymm0, 352(%rdx) /* store ct_11 */
-	vmovdqu 384(%rcx), %ymm0 /* msg_12 = load() */
-	vpxor %ymm0, %ymm9, %ymm0 /* ct_12 = xor(tro3_12, msg_12) */
-	vmovdqu %ymm0, 384(%rdx) /* store ct_12 */
-	vmovdqu 416(%rcx), %ymm0 /* msg_13 = load() */
-	vpxor 1248(%rsp), %ymm0, %ymm0 /* ct_13 = xor(msg_13, tro3_13) */
-	vmovdqu %ymm0, 416(%rdx) /* store ct_13 */
-	vmovdqu 448(%rcx), %ymm0 /* msg_14 = load() */
-	vpxor %ymm0, %ymm2, %ymm0 /* ct_14 = xor(tro3_14, msg_14) */
+	vpxor %ymm12, %ymm3, %ymm3 /* ct_1 = xor(tro3_1, msg_1) */
+	vmovdqu %ymm3, 32(%rdx) /* store ct_1 */
+	vmovdqu 64(%rcx), %ymm3 /* msg_2 = load() */
+	vpxor %ymm3, %ymm14, %ymm3 /* ct_2 = xor(tro3_2, msg_2) */
+	vmovdqu %ymm3, 64(%rdx) /* store ct_2 */
+	vmovdqu 96(%rcx), %ymm3 /* msg_3 = load() */
+	vpxor %ymm3, %ymm9, %ymm3 /* ct_3 = xor(tro3_3, msg_3) */
+	vmovdqu %ymm3, 96(%rdx) /* store ct_3 */
+	vmovdqu 128(%rcx), %ymm3 /* msg_4 = load() */
+	vpxor %ymm3, %ymm10, %ymm3 /* ct_4 = xor(tro3_4, msg_4) */
+	vmovdqu %ymm3, 128(%rdx) /* store ct_4 */
+	vmovdqu 160(%rcx), %ymm3 /* msg_5 = load() */
+	vpxor %ymm3, %ymm11, %ymm3 /* ct_5 = xor(tro3_5, msg_5) */
+	vmovdqu %ymm3, 160(%rdx) /* store ct_5 */
+	vmovdqu 192(%rcx), %ymm3 /* msg_6 = load() */
+	vpxor %ymm3, %ymm15, %ymm3 /* ct_6 = xor(tro3_6, msg_6) */
+	vmovdqu %ymm3, 192(%rdx) /* store ct_6 */
+	vmovdqu 224(%rcx), %ymm3 /* msg_7 = load() */
+	vpxor %ymm3, %ymm1, %ymm1 /* ct_7 = xor(tro3_7, msg_7) */
+	vmovdqu %ymm1, 224(%rdx) /* store ct_7 */
+	vmovdqu 256(%rcx), %ymm1 /* msg_8 = load() */
+	vpxor %ymm1, %ymm6, %ymm1 /* ct_8 = xor(tro3_8, msg_8) */
+	vmovdqu %ymm1, 256(%rdx) /* store ct_8 */
+	vmovdqu 288(%rcx), %ymm1 /* msg_9 = load() */
+	vpxor %ymm1, %ymm4, %ymm1 /* ct_9 = xor(tro3_9, msg_9) */
+	vmovdqu %ymm1, 288(%rdx) /* store ct_9 */
+	vmovdqu 320(%rcx), %ymm1 /* msg_10 = load() */
+	vpxor %ymm1, %ymm7, %ymm1 /* ct_10 = xor(tro3_10, msg_10) */
+	vmovdqu %ymm1, 320(%rdx) /* store ct_10 */
+	vmovdqu 352(%rcx), %ymm1 /* msg_11 = load() */
+	vpxor %ymm1, %ymm2, %ymm1 /* ct_11 = xor(tro3_11, msg_11) */
+	vmovdqu %ymm1, 352(%rdx) /* store ct_11 */
+	vmovdqu 384(%rcx), %ymm1 /* msg_12 = load() */
+	vpxor %ymm1, %ymm8, %ymm1 /* ct_12 = xor(tro3_12, msg_12) */
+	vmovdqu %ymm1, 384(%rdx) /* store ct_12 */
+	vmovdqu 416(%rcx), %ymm1 /* msg_13 = load() */
+	vpxor 1248(%rsp), %ymm1, %ymm1 /* ct_13 = xor(msg_13, tro3_13) */
+	vmovdqu %ymm1, 416(%rdx) /* store ct_13 */
+	vmovdqu 448(%rcx), %ymm1 /* msg_14 = load() */
+	vpxor %ymm1, %ymm0, %ymm0 /* ct_14 = xor(tro3_14, msg_14) */
 	vmovdqu %ymm0, 448(%rdx) /* store ct_14 */
 	vmovdqu 480(%rcx), %ymm0 /* msg_15 = load() */
-	vpxor %ymm0, %ymm6, %ymm0 /* ct_15 = xor(tro3_15, msg_15) */
+	vpxor %ymm0, %ymm5, %ymm0 /* ct_15 = xor(tro3_15, msg_15) */
 	vmovdqu %ymm0, 480(%rdx) /* store ct_15 */
 	vmovdqa 1280(%rsp), %ymm0 /* reload g1x12.2 */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_3(%rip), %ymm0, %ymm0 /* xout_16 = gf2p8affine(g1x12, gfni_mat_3) */
@@ -6570,7 +6525,7 @@ sm4_byteslice_avx2_gfni_batch_ctr_asm:
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_3(%rip), %ymm2, %ymm2 /* xout_18 = gf2p8affine(g1x14, gfni_mat_3) */
 	vmovdqa 512(%rsp), %ymm3 /* reload g1x15.2 */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_3(%rip), %ymm3, %ymm3 /* xout_19 = gf2p8affine(g1x15, gfni_mat_3) */
-	vmovdqa 1216(%rsp), %ymm4 /* reload g1x8.2 */
+	vmovdqa 1184(%rsp), %ymm4 /* reload g1x8.2 */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_3(%rip), %ymm4, %ymm4 /* xout_20 = gf2p8affine(g1x8, gfni_mat_3) */
 	vmovdqa 1056(%rsp), %ymm5 /* reload g1x9.2 */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_3(%rip), %ymm5, %ymm5 /* xout_21 = gf2p8affine(g1x9, gfni_mat_3) */
@@ -6578,7 +6533,7 @@ sm4_byteslice_avx2_gfni_batch_ctr_asm:
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_3(%rip), %ymm6, %ymm6 /* xout_22 = gf2p8affine(g1x10, gfni_mat_3) */
 	vmovdqa 1120(%rsp), %ymm7 /* reload g1x11.2 */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_3(%rip), %ymm7, %ymm7 /* xout_23 = gf2p8affine(g1x11, gfni_mat_3) */
-	vmovdqa 1184(%rsp), %ymm8 /* reload g1x4.2 */
+	vmovdqa 1216(%rsp), %ymm8 /* reload g1x4.2 */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_3(%rip), %ymm8, %ymm8 /* xout_24 = gf2p8affine(g1x4, gfni_mat_3) */
 	vmovdqa 1024(%rsp), %ymm9 /* reload g1x5.2 */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_7_gfni_mat_3(%rip), %ymm9, %ymm9 /* xout_25 = gf2p8affine(g1x5, gfni_mat_3) */
@@ -8261,8 +8216,7 @@ sm4_byteslice_avx2_gfni_batch_gcm_asm:
 	and $-64, %rsp
 	sub $2048, %rsp
 	vbroadcasti128 64(%rsi), %ymm0 /* y_1 = bcast128() */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_reverse16(%rip), %ymm0, %ymm0 /* phi_y = lookup16(y_1, reverse16) */
-	vpand .Lsm4_byteslice_avx2_gfni_asm_9_first_block(%rip), %ymm0, %ymm0 /* y1_16 = and(phi_y, first_block) */
+	vpand .Lsm4_byteslice_avx2_gfni_asm_9_first_block(%rip), %ymm0, %ymm0 /* y1_16 = and(y_1, first_block) */
 
 	/* Step 1 of 4: 16 blocks, 2 per register: block i times T_(n - i), products unreduced. */
 	vmovdqu (%r9), %ymm1 /* x = load() */
@@ -10402,695 +10356,648 @@ sm4_byteslice_avx2_gfni_batch_gcm_asm:
 #endif
 	vpxor %ymm1, %ymm0, %ymm0 /* v_hi_3 = xor(v_3, s_hi_7) */
 	vpxor %ymm2, %ymm0, %ymm0 /* reduced_3 = xor(v_hi_3, fold_hi_3) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_reverse16(%rip), %ymm0, %ymm0 /* y_next = lookup16(reduced_3, reverse16) */
 	vbroadcasti128 (%rsi), %ymm1 /* ctr_low = bcast128() */
 	vpsrlw $8, %ymm1, %ymm2 /* ctr_last = shr(ctr_low) */
 	vpbroadcastb 32(%rsi), %ymm3 /* ctr_first = bcast8() */
 	vpand .Lsm4_byteslice_avx2_gfni_asm_9_byte_14(%rip), %ymm3, %ymm3 /* ctr_j0 = and(ctr_first, byte_14) */
+	vpaddw %ymm3, %ymm2, %ymm2 /* ctr_base = add(ctr_last, ctr_j0) */
 	vpand .Lsm4_byteslice_avx2_gfni_asm_9_all_but_last(%rip), %ymm1, %ymm1 /* ctr_v_open = and(ctr_low, all_but_last) */
-	vbroadcasti128 16(%rsi), %ymm4 /* ctr_w = bcast128() */
-	vpand .Lsm4_byteslice_avx2_gfni_asm_9_all_but_last(%rip), %ymm4, %ymm4 /* ctr_w_open = and(ctr_w, all_but_last) */
+	vbroadcasti128 16(%rsi), %ymm3 /* ctr_w = bcast128() */
+	vpand .Lsm4_byteslice_avx2_gfni_asm_9_all_but_last(%rip), %ymm3, %ymm3 /* ctr_w_open = and(ctr_w, all_but_last) */
 
 	/* Load 64 blocks and transpose: register j = byte j of every block (algorithm 3). */
-	vpaddb .Lsm4_byteslice_avx2_gfni_asm_9_block_k(%rip), %ymm3, %ymm5 /* ctr_j = add(ctr_j0, block_k) */
-	vpaddw %ymm5, %ymm2, %ymm5 /* ctr_sum = add(ctr_last, ctr_j) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_carry_everywhere(%rip), %ymm5, %ymm6 /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
-	vmovdqa .Lsm4_byteslice_avx2_gfni_asm_9_carry_mask_table(%rip), %ymm7 /* carry_mask_table = const() */
-	vpshufb %ymm6, %ymm7, %ymm6 /* ctr_mask = lookup16(carry_mask_table, ctr_carry) */
-	vpand %ymm6, %ymm4, %ymm8 /* ctr_pair_b = and(ctr_w_open, ctr_mask) */
-	vpandn %ymm1, %ymm6, %ymm6 /* ctr_pair_a = andnot(ctr_mask, ctr_v_open) */
-	vpor %ymm6, %ymm8, %ymm6 /* ctr_pair = or(ctr_pair_b, ctr_pair_a) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_new_last_byte(%rip), %ymm5, %ymm5 /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
-	vpor %ymm5, %ymm6, %ymm5 /* row = or(ctr_pair, ctr_last_byte) */
-	vpaddb .Lsm4_byteslice_avx2_gfni_asm_9_block_k_1(%rip), %ymm3, %ymm6 /* ctr_j_1 = add(ctr_j0, block_k_1) */
-	vpaddw %ymm6, %ymm2, %ymm6 /* ctr_sum_1 = add(ctr_last, ctr_j_1) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_carry_everywhere(%rip), %ymm6, %ymm8 /* ctr_carry_1 = lookup16(ctr_sum_1, carry_everywhere) */
-	vpshufb %ymm8, %ymm7, %ymm8 /* ctr_mask_1 = lookup16(carry_mask_table, ctr_carry_1) */
-	vpand %ymm8, %ymm4, %ymm9 /* ctr_pair_1_b = and(ctr_w_open, ctr_mask_1) */
-	vpandn %ymm1, %ymm8, %ymm8 /* ctr_pair_1_a = andnot(ctr_mask_1, ctr_v_open) */
-	vpor %ymm8, %ymm9, %ymm8 /* ctr_pair_1 = or(ctr_pair_1_b, ctr_pair_1_a) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_new_last_byte(%rip), %ymm6, %ymm6 /* ctr_last_byte_1 = lookup16(ctr_sum_1, new_last_byte) */
-	vpor %ymm6, %ymm8, %ymm6 /* row_1 = or(ctr_pair_1, ctr_last_byte_1) */
-	vpaddb .Lsm4_byteslice_avx2_gfni_asm_9_block_k_2(%rip), %ymm3, %ymm8 /* ctr_j_2 = add(ctr_j0, block_k_2) */
-	vpaddw %ymm8, %ymm2, %ymm8 /* ctr_sum_2 = add(ctr_last, ctr_j_2) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_carry_everywhere(%rip), %ymm8, %ymm9 /* ctr_carry_2 = lookup16(ctr_sum_2, carry_everywhere) */
-	vpshufb %ymm9, %ymm7, %ymm9 /* ctr_mask_2 = lookup16(carry_mask_table, ctr_carry_2) */
-	vpand %ymm9, %ymm4, %ymm10 /* ctr_pair_2_b = and(ctr_w_open, ctr_mask_2) */
-	vpandn %ymm1, %ymm9, %ymm9 /* ctr_pair_2_a = andnot(ctr_mask_2, ctr_v_open) */
-	vpor %ymm9, %ymm10, %ymm9 /* ctr_pair_2 = or(ctr_pair_2_b, ctr_pair_2_a) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_new_last_byte(%rip), %ymm8, %ymm8 /* ctr_last_byte_2 = lookup16(ctr_sum_2, new_last_byte) */
-	vpor %ymm8, %ymm9, %ymm8 /* row_2 = or(ctr_pair_2, ctr_last_byte_2) */
-	vpaddb .Lsm4_byteslice_avx2_gfni_asm_9_block_k_3(%rip), %ymm3, %ymm9 /* ctr_j_3 = add(ctr_j0, block_k_3) */
-	vpaddw %ymm9, %ymm2, %ymm9 /* ctr_sum_3 = add(ctr_last, ctr_j_3) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_carry_everywhere(%rip), %ymm9, %ymm10 /* ctr_carry_3 = lookup16(ctr_sum_3, carry_everywhere) */
-	vpshufb %ymm10, %ymm7, %ymm10 /* ctr_mask_3 = lookup16(carry_mask_table, ctr_carry_3) */
-	vpand %ymm10, %ymm4, %ymm11 /* ctr_pair_3_b = and(ctr_w_open, ctr_mask_3) */
-	vpandn %ymm1, %ymm10, %ymm10 /* ctr_pair_3_a = andnot(ctr_mask_3, ctr_v_open) */
-	vpor %ymm10, %ymm11, %ymm10 /* ctr_pair_3 = or(ctr_pair_3_b, ctr_pair_3_a) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_new_last_byte(%rip), %ymm9, %ymm9 /* ctr_last_byte_3 = lookup16(ctr_sum_3, new_last_byte) */
-	vpor %ymm9, %ymm10, %ymm9 /* row_3 = or(ctr_pair_3, ctr_last_byte_3) */
-	vpaddb .Lsm4_byteslice_avx2_gfni_asm_9_block_k_4(%rip), %ymm3, %ymm10 /* ctr_j_4 = add(ctr_j0, block_k_4) */
-	vpaddw %ymm10, %ymm2, %ymm10 /* ctr_sum_4 = add(ctr_last, ctr_j_4) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_carry_everywhere(%rip), %ymm10, %ymm11 /* ctr_carry_4 = lookup16(ctr_sum_4, carry_everywhere) */
-	vpshufb %ymm11, %ymm7, %ymm11 /* ctr_mask_4 = lookup16(carry_mask_table, ctr_carry_4) */
-	vpand %ymm11, %ymm4, %ymm12 /* ctr_pair_4_b = and(ctr_w_open, ctr_mask_4) */
-	vpandn %ymm1, %ymm11, %ymm11 /* ctr_pair_4_a = andnot(ctr_mask_4, ctr_v_open) */
-	vpor %ymm11, %ymm12, %ymm11 /* ctr_pair_4 = or(ctr_pair_4_b, ctr_pair_4_a) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_new_last_byte(%rip), %ymm10, %ymm10 /* ctr_last_byte_4 = lookup16(ctr_sum_4, new_last_byte) */
-	vpor %ymm10, %ymm11, %ymm10 /* row_4 = or(ctr_pair_4, ctr_last_byte_4) */
-	vpaddb .Lsm4_byteslice_avx2_gfni_asm_9_block_k_5(%rip), %ymm3, %ymm11 /* ctr_j_5 = add(ctr_j0, block_k_5) */
-	vpaddw %ymm11, %ymm2, %ymm11 /* ctr_sum_5 = add(ctr_last, ctr_j_5) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_carry_everywhere(%rip), %ymm11, %ymm12 /* ctr_carry_5 = lookup16(ctr_sum_5, carry_everywhere) */
-	vpshufb %ymm12, %ymm7, %ymm12 /* ctr_mask_5 = lookup16(carry_mask_table, ctr_carry_5) */
-	vpand %ymm12, %ymm4, %ymm13 /* ctr_pair_5_b = and(ctr_w_open, ctr_mask_5) */
-	vpandn %ymm1, %ymm12, %ymm12 /* ctr_pair_5_a = andnot(ctr_mask_5, ctr_v_open) */
-	vpor %ymm12, %ymm13, %ymm12 /* ctr_pair_5 = or(ctr_pair_5_b, ctr_pair_5_a) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_new_last_byte(%rip), %ymm11, %ymm11 /* ctr_last_byte_5 = lookup16(ctr_sum_5, new_last_byte) */
-	vpor %ymm11, %ymm12, %ymm11 /* row_5 = or(ctr_pair_5, ctr_last_byte_5) */
-	vpaddb .Lsm4_byteslice_avx2_gfni_asm_9_block_k_6(%rip), %ymm3, %ymm12 /* ctr_j_6 = add(ctr_j0, block_k_6) */
-	vpaddw %ymm12, %ymm2, %ymm12 /* ctr_sum_6 = add(ctr_last, ctr_j_6) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_carry_everywhere(%rip), %ymm12, %ymm13 /* ctr_carry_6 = lookup16(ctr_sum_6, carry_everywhere) */
-	vpshufb %ymm13, %ymm7, %ymm13 /* ctr_mask_6 = lookup16(carry_mask_table, ctr_carry_6) */
-	vpand %ymm13, %ymm4, %ymm14 /* ctr_pair_6_b = and(ctr_w_open, ctr_mask_6) */
-	vpandn %ymm1, %ymm13, %ymm13 /* ctr_pair_6_a = andnot(ctr_mask_6, ctr_v_open) */
-	vpor %ymm13, %ymm14, %ymm13 /* ctr_pair_6 = or(ctr_pair_6_b, ctr_pair_6_a) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_new_last_byte(%rip), %ymm12, %ymm12 /* ctr_last_byte_6 = lookup16(ctr_sum_6, new_last_byte) */
-	vpor %ymm12, %ymm13, %ymm12 /* row_6 = or(ctr_pair_6, ctr_last_byte_6) */
-	vpaddb .Lsm4_byteslice_avx2_gfni_asm_9_block_k_7(%rip), %ymm3, %ymm13 /* ctr_j_7 = add(ctr_j0, block_k_7) */
-	vpaddw %ymm13, %ymm2, %ymm13 /* ctr_sum_7 = add(ctr_last, ctr_j_7) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_carry_everywhere(%rip), %ymm13, %ymm14 /* ctr_carry_7 = lookup16(ctr_sum_7, carry_everywhere) */
-	vpshufb %ymm14, %ymm7, %ymm14 /* ctr_mask_7 = lookup16(carry_mask_table, ctr_carry_7) */
-	vpand %ymm14, %ymm4, %ymm15 /* ctr_pair_7_b = and(ctr_w_open, ctr_mask_7) */
-	vpandn %ymm1, %ymm14, %ymm14 /* ctr_pair_7_a = andnot(ctr_mask_7, ctr_v_open) */
-	vpor %ymm14, %ymm15, %ymm14 /* ctr_pair_7 = or(ctr_pair_7_b, ctr_pair_7_a) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_new_last_byte(%rip), %ymm13, %ymm13 /* ctr_last_byte_7 = lookup16(ctr_sum_7, new_last_byte) */
-	vpor %ymm13, %ymm14, %ymm13 /* row_7 = or(ctr_pair_7, ctr_last_byte_7) */
-	vpaddb .Lsm4_byteslice_avx2_gfni_asm_9_block_k_8(%rip), %ymm3, %ymm14 /* ctr_j_8 = add(ctr_j0, block_k_8) */
-	vpaddw %ymm14, %ymm2, %ymm14 /* ctr_sum_8 = add(ctr_last, ctr_j_8) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_8 = lookup16(ctr_sum_8, carry_everywhere) */
-	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_8 = lookup16(carry_mask_table, ctr_carry_8) */
-	vmovdqa %ymm0, 480(%rsp) /* spill y_next */
-	vpand %ymm15, %ymm4, %ymm0 /* ctr_pair_8_b = and(ctr_w_open, ctr_mask_8) */
-	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_8_a = andnot(ctr_mask_8, ctr_v_open) */
-	vpor %ymm15, %ymm0, %ymm0 /* ctr_pair_8 = or(ctr_pair_8_b, ctr_pair_8_a) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_8 = lookup16(ctr_sum_8, new_last_byte) */
-	vpor %ymm14, %ymm0, %ymm0 /* row_8 = or(ctr_pair_8, ctr_last_byte_8) */
-	vpaddb .Lsm4_byteslice_avx2_gfni_asm_9_block_k_9(%rip), %ymm3, %ymm14 /* ctr_j_9 = add(ctr_j0, block_k_9) */
-	vpaddw %ymm14, %ymm2, %ymm14 /* ctr_sum_9 = add(ctr_last, ctr_j_9) */
+	vpaddw .Lsm4_byteslice_avx2_gfni_asm_9_block_k(%rip), %ymm2, %ymm4 /* ctr_sum = add(ctr_base, block_k) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_carry_everywhere(%rip), %ymm4, %ymm5 /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
+	vmovdqa .Lsm4_byteslice_avx2_gfni_asm_9_carry_mask_table(%rip), %ymm6 /* carry_mask_table = const() */
+	vpshufb %ymm5, %ymm6, %ymm5 /* ctr_mask = lookup16(carry_mask_table, ctr_carry) */
+	vpand %ymm5, %ymm3, %ymm7 /* ctr_pair_b = and(ctr_w_open, ctr_mask) */
+	vpandn %ymm1, %ymm5, %ymm5 /* ctr_pair_a = andnot(ctr_mask, ctr_v_open) */
+	vpor %ymm5, %ymm7, %ymm5 /* ctr_pair = or(ctr_pair_b, ctr_pair_a) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_new_last_byte(%rip), %ymm4, %ymm4 /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
+	vpor %ymm4, %ymm5, %ymm4 /* row = or(ctr_pair, ctr_last_byte) */
+	vpaddw .Lsm4_byteslice_avx2_gfni_asm_9_block_k_1(%rip), %ymm2, %ymm5 /* ctr_sum_1 = add(ctr_base, block_k_1) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_carry_everywhere(%rip), %ymm5, %ymm7 /* ctr_carry_1 = lookup16(ctr_sum_1, carry_everywhere) */
+	vpshufb %ymm7, %ymm6, %ymm7 /* ctr_mask_1 = lookup16(carry_mask_table, ctr_carry_1) */
+	vpand %ymm7, %ymm3, %ymm8 /* ctr_pair_1_b = and(ctr_w_open, ctr_mask_1) */
+	vpandn %ymm1, %ymm7, %ymm7 /* ctr_pair_1_a = andnot(ctr_mask_1, ctr_v_open) */
+	vpor %ymm7, %ymm8, %ymm7 /* ctr_pair_1 = or(ctr_pair_1_b, ctr_pair_1_a) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_new_last_byte(%rip), %ymm5, %ymm5 /* ctr_last_byte_1 = lookup16(ctr_sum_1, new_last_byte) */
+	vpor %ymm5, %ymm7, %ymm5 /* row_1 = or(ctr_pair_1, ctr_last_byte_1) */
+	vpaddw .Lsm4_byteslice_avx2_gfni_asm_9_block_k_2(%rip), %ymm2, %ymm7 /* ctr_sum_2 = add(ctr_base, block_k_2) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_carry_everywhere(%rip), %ymm7, %ymm8 /* ctr_carry_2 = lookup16(ctr_sum_2, carry_everywhere) */
+	vpshufb %ymm8, %ymm6, %ymm8 /* ctr_mask_2 = lookup16(carry_mask_table, ctr_carry_2) */
+	vpand %ymm8, %ymm3, %ymm9 /* ctr_pair_2_b = and(ctr_w_open, ctr_mask_2) */
+	vpandn %ymm1, %ymm8, %ymm8 /* ctr_pair_2_a = andnot(ctr_mask_2, ctr_v_open) */
+	vpor %ymm8, %ymm9, %ymm8 /* ctr_pair_2 = or(ctr_pair_2_b, ctr_pair_2_a) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_new_last_byte(%rip), %ymm7, %ymm7 /* ctr_last_byte_2 = lookup16(ctr_sum_2, new_last_byte) */
+	vpor %ymm7, %ymm8, %ymm7 /* row_2 = or(ctr_pair_2, ctr_last_byte_2) */
+	vpaddw .Lsm4_byteslice_avx2_gfni_asm_9_block_k_3(%rip), %ymm2, %ymm8 /* ctr_sum_3 = add(ctr_base, block_k_3) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_carry_everywhere(%rip), %ymm8, %ymm9 /* ctr_carry_3 = lookup16(ctr_sum_3, carry_everywhere) */
+	vpshufb %ymm9, %ymm6, %ymm9 /* ctr_mask_3 = lookup16(carry_mask_table, ctr_carry_3) */
+	vpand %ymm9, %ymm3, %ymm10 /* ctr_pair_3_b = and(ctr_w_open, ctr_mask_3) */
+	vpandn %ymm1, %ymm9, %ymm9 /* ctr_pair_3_a = andnot(ctr_mask_3, ctr_v_open) */
+	vpor %ymm9, %ymm10, %ymm9 /* ctr_pair_3 = or(ctr_pair_3_b, ctr_pair_3_a) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_new_last_byte(%rip), %ymm8, %ymm8 /* ctr_last_byte_3 = lookup16(ctr_sum_3, new_last_byte) */
+	vpor %ymm8, %ymm9, %ymm8 /* row_3 = or(ctr_pair_3, ctr_last_byte_3) */
+	vpaddw .Lsm4_byteslice_avx2_gfni_asm_9_block_k_4(%rip), %ymm2, %ymm9 /* ctr_sum_4 = add(ctr_base, block_k_4) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_carry_everywhere(%rip), %ymm9, %ymm10 /* ctr_carry_4 = lookup16(ctr_sum_4, carry_everywhere) */
+	vpshufb %ymm10, %ymm6, %ymm10 /* ctr_mask_4 = lookup16(carry_mask_table, ctr_carry_4) */
+	vpand %ymm10, %ymm3, %ymm11 /* ctr_pair_4_b = and(ctr_w_open, ctr_mask_4) */
+	vpandn %ymm1, %ymm10, %ymm10 /* ctr_pair_4_a = andnot(ctr_mask_4, ctr_v_open) */
+	vpor %ymm10, %ymm11, %ymm10 /* ctr_pair_4 = or(ctr_pair_4_b, ctr_pair_4_a) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_new_last_byte(%rip), %ymm9, %ymm9 /* ctr_last_byte_4 = lookup16(ctr_sum_4, new_last_byte) */
+	vpor %ymm9, %ymm10, %ymm9 /* row_4 = or(ctr_pair_4, ctr_last_byte_4) */
+	vpaddw .Lsm4_byteslice_avx2_gfni_asm_9_block_k_5(%rip), %ymm2, %ymm10 /* ctr_sum_5 = add(ctr_base, block_k_5) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_carry_everywhere(%rip), %ymm10, %ymm11 /* ctr_carry_5 = lookup16(ctr_sum_5, carry_everywhere) */
+	vpshufb %ymm11, %ymm6, %ymm11 /* ctr_mask_5 = lookup16(carry_mask_table, ctr_carry_5) */
+	vpand %ymm11, %ymm3, %ymm12 /* ctr_pair_5_b = and(ctr_w_open, ctr_mask_5) */
+	vpandn %ymm1, %ymm11, %ymm11 /* ctr_pair_5_a = andnot(ctr_mask_5, ctr_v_open) */
+	vpor %ymm11, %ymm12, %ymm11 /* ctr_pair_5 = or(ctr_pair_5_b, ctr_pair_5_a) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_new_last_byte(%rip), %ymm10, %ymm10 /* ctr_last_byte_5 = lookup16(ctr_sum_5, new_last_byte) */
+	vpor %ymm10, %ymm11, %ymm10 /* row_5 = or(ctr_pair_5, ctr_last_byte_5) */
+	vpaddw .Lsm4_byteslice_avx2_gfni_asm_9_block_k_6(%rip), %ymm2, %ymm11 /* ctr_sum_6 = add(ctr_base, block_k_6) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_carry_everywhere(%rip), %ymm11, %ymm12 /* ctr_carry_6 = lookup16(ctr_sum_6, carry_everywhere) */
+	vpshufb %ymm12, %ymm6, %ymm12 /* ctr_mask_6 = lookup16(carry_mask_table, ctr_carry_6) */
+	vpand %ymm12, %ymm3, %ymm13 /* ctr_pair_6_b = and(ctr_w_open, ctr_mask_6) */
+	vpandn %ymm1, %ymm12, %ymm12 /* ctr_pair_6_a = andnot(ctr_mask_6, ctr_v_open) */
+	vpor %ymm12, %ymm13, %ymm12 /* ctr_pair_6 = or(ctr_pair_6_b, ctr_pair_6_a) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_new_last_byte(%rip), %ymm11, %ymm11 /* ctr_last_byte_6 = lookup16(ctr_sum_6, new_last_byte) */
+	vpor %ymm11, %ymm12, %ymm11 /* row_6 = or(ctr_pair_6, ctr_last_byte_6) */
+	vpaddw .Lsm4_byteslice_avx2_gfni_asm_9_block_k_7(%rip), %ymm2, %ymm12 /* ctr_sum_7 = add(ctr_base, block_k_7) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_carry_everywhere(%rip), %ymm12, %ymm13 /* ctr_carry_7 = lookup16(ctr_sum_7, carry_everywhere) */
+	vpshufb %ymm13, %ymm6, %ymm13 /* ctr_mask_7 = lookup16(carry_mask_table, ctr_carry_7) */
+	vpand %ymm13, %ymm3, %ymm14 /* ctr_pair_7_b = and(ctr_w_open, ctr_mask_7) */
+	vpandn %ymm1, %ymm13, %ymm13 /* ctr_pair_7_a = andnot(ctr_mask_7, ctr_v_open) */
+	vpor %ymm13, %ymm14, %ymm13 /* ctr_pair_7 = or(ctr_pair_7_b, ctr_pair_7_a) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_new_last_byte(%rip), %ymm12, %ymm12 /* ctr_last_byte_7 = lookup16(ctr_sum_7, new_last_byte) */
+	vpor %ymm12, %ymm13, %ymm12 /* row_7 = or(ctr_pair_7, ctr_last_byte_7) */
+	vpaddw .Lsm4_byteslice_avx2_gfni_asm_9_block_k_8(%rip), %ymm2, %ymm13 /* ctr_sum_8 = add(ctr_base, block_k_8) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_carry_everywhere(%rip), %ymm13, %ymm14 /* ctr_carry_8 = lookup16(ctr_sum_8, carry_everywhere) */
+	vpshufb %ymm14, %ymm6, %ymm14 /* ctr_mask_8 = lookup16(carry_mask_table, ctr_carry_8) */
+	vpand %ymm14, %ymm3, %ymm15 /* ctr_pair_8_b = and(ctr_w_open, ctr_mask_8) */
+	vpandn %ymm1, %ymm14, %ymm14 /* ctr_pair_8_a = andnot(ctr_mask_8, ctr_v_open) */
+	vpor %ymm14, %ymm15, %ymm14 /* ctr_pair_8 = or(ctr_pair_8_b, ctr_pair_8_a) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_new_last_byte(%rip), %ymm13, %ymm13 /* ctr_last_byte_8 = lookup16(ctr_sum_8, new_last_byte) */
+	vpor %ymm13, %ymm14, %ymm13 /* row_8 = or(ctr_pair_8, ctr_last_byte_8) */
+	vpaddw .Lsm4_byteslice_avx2_gfni_asm_9_block_k_9(%rip), %ymm2, %ymm14 /* ctr_sum_9 = add(ctr_base, block_k_9) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_9 = lookup16(ctr_sum_9, carry_everywhere) */
-	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_9 = lookup16(carry_mask_table, ctr_carry_9) */
-	vmovdqa %ymm13, 128(%rsp) /* spill row_7 */
-	vpand %ymm15, %ymm4, %ymm13 /* ctr_pair_9_b = and(ctr_w_open, ctr_mask_9) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* ctr_mask_9 = lookup16(carry_mask_table, ctr_carry_9) */
+	vmovdqa %ymm0, 480(%rsp) /* spill reduced_3 */
+	vpand %ymm15, %ymm3, %ymm0 /* ctr_pair_9_b = and(ctr_w_open, ctr_mask_9) */
 	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_9_a = andnot(ctr_mask_9, ctr_v_open) */
-	vpor %ymm15, %ymm13, %ymm13 /* ctr_pair_9 = or(ctr_pair_9_b, ctr_pair_9_a) */
+	vpor %ymm15, %ymm0, %ymm0 /* ctr_pair_9 = or(ctr_pair_9_b, ctr_pair_9_a) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_9 = lookup16(ctr_sum_9, new_last_byte) */
-	vpor %ymm14, %ymm13, %ymm13 /* row_9 = or(ctr_pair_9, ctr_last_byte_9) */
-	vpaddb .Lsm4_byteslice_avx2_gfni_asm_9_block_k_10(%rip), %ymm3, %ymm14 /* ctr_j_10 = add(ctr_j0, block_k_10) */
-	vpaddw %ymm14, %ymm2, %ymm14 /* ctr_sum_10 = add(ctr_last, ctr_j_10) */
+	vpor %ymm14, %ymm0, %ymm0 /* row_9 = or(ctr_pair_9, ctr_last_byte_9) */
+	vpaddw .Lsm4_byteslice_avx2_gfni_asm_9_block_k_10(%rip), %ymm2, %ymm14 /* ctr_sum_10 = add(ctr_base, block_k_10) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_10 = lookup16(ctr_sum_10, carry_everywhere) */
-	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_10 = lookup16(carry_mask_table, ctr_carry_10) */
-	vmovdqa %ymm12, 352(%rsp) /* spill row_6 */
-	vpand %ymm15, %ymm4, %ymm12 /* ctr_pair_10_b = and(ctr_w_open, ctr_mask_10) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* ctr_mask_10 = lookup16(carry_mask_table, ctr_carry_10) */
+	vmovdqa %ymm12, 128(%rsp) /* spill row_7 */
+	vpand %ymm15, %ymm3, %ymm12 /* ctr_pair_10_b = and(ctr_w_open, ctr_mask_10) */
 	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_10_a = andnot(ctr_mask_10, ctr_v_open) */
 	vpor %ymm15, %ymm12, %ymm12 /* ctr_pair_10 = or(ctr_pair_10_b, ctr_pair_10_a) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_10 = lookup16(ctr_sum_10, new_last_byte) */
 	vpor %ymm14, %ymm12, %ymm12 /* row_10 = or(ctr_pair_10, ctr_last_byte_10) */
-	vpaddb .Lsm4_byteslice_avx2_gfni_asm_9_block_k_11(%rip), %ymm3, %ymm14 /* ctr_j_11 = add(ctr_j0, block_k_11) */
-	vpaddw %ymm14, %ymm2, %ymm14 /* ctr_sum_11 = add(ctr_last, ctr_j_11) */
+	vpaddw .Lsm4_byteslice_avx2_gfni_asm_9_block_k_11(%rip), %ymm2, %ymm14 /* ctr_sum_11 = add(ctr_base, block_k_11) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_11 = lookup16(ctr_sum_11, carry_everywhere) */
-	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_11 = lookup16(carry_mask_table, ctr_carry_11) */
-	vmovdqa %ymm11, 256(%rsp) /* spill row_5 */
-	vpand %ymm15, %ymm4, %ymm11 /* ctr_pair_11_b = and(ctr_w_open, ctr_mask_11) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* ctr_mask_11 = lookup16(carry_mask_table, ctr_carry_11) */
+	vmovdqa %ymm11, 352(%rsp) /* spill row_6 */
+	vpand %ymm15, %ymm3, %ymm11 /* ctr_pair_11_b = and(ctr_w_open, ctr_mask_11) */
 	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_11_a = andnot(ctr_mask_11, ctr_v_open) */
 	vpor %ymm15, %ymm11, %ymm11 /* ctr_pair_11 = or(ctr_pair_11_b, ctr_pair_11_a) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_11 = lookup16(ctr_sum_11, new_last_byte) */
 	vpor %ymm14, %ymm11, %ymm11 /* row_11 = or(ctr_pair_11, ctr_last_byte_11) */
-	vpaddb .Lsm4_byteslice_avx2_gfni_asm_9_block_k_12(%rip), %ymm3, %ymm14 /* ctr_j_12 = add(ctr_j0, block_k_12) */
-	vpaddw %ymm14, %ymm2, %ymm14 /* ctr_sum_12 = add(ctr_last, ctr_j_12) */
+	vpaddw .Lsm4_byteslice_avx2_gfni_asm_9_block_k_12(%rip), %ymm2, %ymm14 /* ctr_sum_12 = add(ctr_base, block_k_12) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_12 = lookup16(ctr_sum_12, carry_everywhere) */
-	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_12 = lookup16(carry_mask_table, ctr_carry_12) */
-	vmovdqa %ymm10, 64(%rsp) /* spill row_4 */
-	vpand %ymm15, %ymm4, %ymm10 /* ctr_pair_12_b = and(ctr_w_open, ctr_mask_12) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* ctr_mask_12 = lookup16(carry_mask_table, ctr_carry_12) */
+	vmovdqa %ymm10, 256(%rsp) /* spill row_5 */
+	vpand %ymm15, %ymm3, %ymm10 /* ctr_pair_12_b = and(ctr_w_open, ctr_mask_12) */
 	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_12_a = andnot(ctr_mask_12, ctr_v_open) */
 	vpor %ymm15, %ymm10, %ymm10 /* ctr_pair_12 = or(ctr_pair_12_b, ctr_pair_12_a) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_12 = lookup16(ctr_sum_12, new_last_byte) */
 	vpor %ymm14, %ymm10, %ymm10 /* row_12 = or(ctr_pair_12, ctr_last_byte_12) */
-	vpaddb .Lsm4_byteslice_avx2_gfni_asm_9_block_k_13(%rip), %ymm3, %ymm14 /* ctr_j_13 = add(ctr_j0, block_k_13) */
-	vpaddw %ymm14, %ymm2, %ymm14 /* ctr_sum_13 = add(ctr_last, ctr_j_13) */
+	vpaddw .Lsm4_byteslice_avx2_gfni_asm_9_block_k_13(%rip), %ymm2, %ymm14 /* ctr_sum_13 = add(ctr_base, block_k_13) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_13 = lookup16(ctr_sum_13, carry_everywhere) */
-	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_13 = lookup16(carry_mask_table, ctr_carry_13) */
-	vmovdqa %ymm10, 448(%rsp) /* spill row_12 */
-	vpand %ymm15, %ymm4, %ymm10 /* ctr_pair_13_b = and(ctr_w_open, ctr_mask_13) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* ctr_mask_13 = lookup16(carry_mask_table, ctr_carry_13) */
+	vmovdqa %ymm9, 64(%rsp) /* spill row_4 */
+	vpand %ymm15, %ymm3, %ymm9 /* ctr_pair_13_b = and(ctr_w_open, ctr_mask_13) */
 	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_13_a = andnot(ctr_mask_13, ctr_v_open) */
-	vpor %ymm15, %ymm10, %ymm10 /* ctr_pair_13 = or(ctr_pair_13_b, ctr_pair_13_a) */
+	vpor %ymm15, %ymm9, %ymm9 /* ctr_pair_13 = or(ctr_pair_13_b, ctr_pair_13_a) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_13 = lookup16(ctr_sum_13, new_last_byte) */
-	vpor %ymm14, %ymm10, %ymm10 /* row_13 = or(ctr_pair_13, ctr_last_byte_13) */
-	vpaddb .Lsm4_byteslice_avx2_gfni_asm_9_block_k_14(%rip), %ymm3, %ymm14 /* ctr_j_14 = add(ctr_j0, block_k_14) */
-	vpaddw %ymm14, %ymm2, %ymm14 /* ctr_sum_14 = add(ctr_last, ctr_j_14) */
+	vpor %ymm14, %ymm9, %ymm9 /* row_13 = or(ctr_pair_13, ctr_last_byte_13) */
+	vpaddw .Lsm4_byteslice_avx2_gfni_asm_9_block_k_14(%rip), %ymm2, %ymm14 /* ctr_sum_14 = add(ctr_base, block_k_14) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_14 = lookup16(ctr_sum_14, carry_everywhere) */
-	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_14 = lookup16(carry_mask_table, ctr_carry_14) */
-	vmovdqa %ymm10, 96(%rsp) /* spill row_13 */
-	vpand %ymm15, %ymm4, %ymm10 /* ctr_pair_14_b = and(ctr_w_open, ctr_mask_14) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* ctr_mask_14 = lookup16(carry_mask_table, ctr_carry_14) */
+	vmovdqa %ymm9, 448(%rsp) /* spill row_13 */
+	vpand %ymm15, %ymm3, %ymm9 /* ctr_pair_14_b = and(ctr_w_open, ctr_mask_14) */
 	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_14_a = andnot(ctr_mask_14, ctr_v_open) */
-	vpor %ymm15, %ymm10, %ymm10 /* ctr_pair_14 = or(ctr_pair_14_b, ctr_pair_14_a) */
+	vpor %ymm15, %ymm9, %ymm9 /* ctr_pair_14 = or(ctr_pair_14_b, ctr_pair_14_a) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_14 = lookup16(ctr_sum_14, new_last_byte) */
-	vpor %ymm14, %ymm10, %ymm10 /* row_14 = or(ctr_pair_14, ctr_last_byte_14) */
-	vpaddb .Lsm4_byteslice_avx2_gfni_asm_9_block_k_15(%rip), %ymm3, %ymm14 /* ctr_j_15 = add(ctr_j0, block_k_15) */
-	vpaddw %ymm14, %ymm2, %ymm14 /* ctr_sum_15 = add(ctr_last, ctr_j_15) */
+	vpor %ymm14, %ymm9, %ymm9 /* row_14 = or(ctr_pair_14, ctr_last_byte_14) */
+	vpaddw .Lsm4_byteslice_avx2_gfni_asm_9_block_k_15(%rip), %ymm2, %ymm14 /* ctr_sum_15 = add(ctr_base, block_k_15) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_15 = lookup16(ctr_sum_15, carry_everywhere) */
-	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_15 = lookup16(carry_mask_table, ctr_carry_15) */
-	vpand %ymm15, %ymm4, %ymm7 /* ctr_pair_15_b = and(ctr_w_open, ctr_mask_15) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* ctr_mask_15 = lookup16(carry_mask_table, ctr_carry_15) */
+	vpand %ymm15, %ymm3, %ymm6 /* ctr_pair_15_b = and(ctr_w_open, ctr_mask_15) */
 	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_15_a = andnot(ctr_mask_15, ctr_v_open) */
-	vpor %ymm15, %ymm7, %ymm7 /* ctr_pair_15 = or(ctr_pair_15_b, ctr_pair_15_a) */
+	vpor %ymm15, %ymm6, %ymm6 /* ctr_pair_15 = or(ctr_pair_15_b, ctr_pair_15_a) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_15 = lookup16(ctr_sum_15, new_last_byte) */
-	vpor %ymm14, %ymm7, %ymm7 /* row_15 = or(ctr_pair_15, ctr_last_byte_15) */
-	vpunpcklbw %ymm0, %ymm5, %ymm14 /* tr0 = unpacklo(row, row_8) */
-	vpunpckhbw %ymm0, %ymm5, %ymm0 /* tr0_1 = unpackhi(row, row_8) */
-	vpunpcklbw %ymm13, %ymm6, %ymm5 /* tr0_2 = unpacklo(row_1, row_9) */
-	vpunpckhbw %ymm13, %ymm6, %ymm6 /* tr0_3 = unpackhi(row_1, row_9) */
-	vpunpcklbw %ymm12, %ymm8, %ymm13 /* tr0_4 = unpacklo(row_2, row_10) */
-	vpunpckhbw %ymm12, %ymm8, %ymm8 /* tr0_5 = unpackhi(row_2, row_10) */
-	vpunpcklbw %ymm11, %ymm9, %ymm12 /* tr0_6 = unpacklo(row_3, row_11) */
-	vpunpckhbw %ymm11, %ymm9, %ymm9 /* tr0_7 = unpackhi(row_3, row_11) */
+	vpor %ymm14, %ymm6, %ymm6 /* row_15 = or(ctr_pair_15, ctr_last_byte_15) */
+	vpunpcklbw %ymm13, %ymm4, %ymm14 /* tr0 = unpacklo(row, row_8) */
+	vpunpckhbw %ymm13, %ymm4, %ymm4 /* tr0_1 = unpackhi(row, row_8) */
+	vpunpcklbw %ymm0, %ymm5, %ymm13 /* tr0_2 = unpacklo(row_1, row_9) */
+	vpunpckhbw %ymm0, %ymm5, %ymm0 /* tr0_3 = unpackhi(row_1, row_9) */
+	vpunpcklbw %ymm12, %ymm7, %ymm5 /* tr0_4 = unpacklo(row_2, row_10) */
+	vpunpckhbw %ymm12, %ymm7, %ymm7 /* tr0_5 = unpackhi(row_2, row_10) */
+	vpunpcklbw %ymm11, %ymm8, %ymm12 /* tr0_6 = unpacklo(row_3, row_11) */
+	vpunpckhbw %ymm11, %ymm8, %ymm8 /* tr0_7 = unpackhi(row_3, row_11) */
 	vmovdqa 64(%rsp), %ymm11 /* reload row_4 */
-	vpunpcklbw 448(%rsp), %ymm11, %ymm15 /* tr0_8 = unpacklo(row_4, row_12) */
-	vpunpckhbw 448(%rsp), %ymm11, %ymm11 /* tr0_9 = unpackhi(row_4, row_12) */
-	vmovdqa %ymm1, 448(%rsp) /* spill ctr_v_open */
-	vmovdqa 256(%rsp), %ymm1 /* reload row_5 */
-	vmovdqa %ymm4, 64(%rsp) /* spill ctr_w_open */
-	vpunpcklbw 96(%rsp), %ymm1, %ymm4 /* tr0_10 = unpacklo(row_5, row_13) */
-	vpunpckhbw 96(%rsp), %ymm1, %ymm1 /* tr0_11 = unpackhi(row_5, row_13) */
-	vmovdqa %ymm2, 96(%rsp) /* spill ctr_last */
-	vmovdqa 352(%rsp), %ymm2 /* reload row_6 */
-	vmovdqa %ymm3, 256(%rsp) /* spill ctr_j0 */
-	vpunpcklbw %ymm10, %ymm2, %ymm3 /* tr0_12 = unpacklo(row_6, row_14) */
-	vpunpckhbw %ymm10, %ymm2, %ymm2 /* tr0_13 = unpackhi(row_6, row_14) */
-	vmovdqa 128(%rsp), %ymm10 /* reload row_7 */
-	vmovdqa %ymm9, 352(%rsp) /* spill tr0_7 */
-	vpunpcklbw %ymm7, %ymm10, %ymm9 /* tr0_14 = unpacklo(row_7, row_15) */
-	vpunpckhbw %ymm7, %ymm10, %ymm7 /* tr0_15 = unpackhi(row_7, row_15) */
-	vpunpcklbw %ymm15, %ymm14, %ymm10 /* tr1 = unpacklo(tr0, tr0_8) */
+	vpunpcklbw %ymm10, %ymm11, %ymm15 /* tr0_8 = unpacklo(row_4, row_12) */
+	vpunpckhbw %ymm10, %ymm11, %ymm10 /* tr0_9 = unpackhi(row_4, row_12) */
+	vmovdqa 256(%rsp), %ymm11 /* reload row_5 */
+	vmovdqa %ymm1, 64(%rsp) /* spill ctr_v_open */
+	vpunpcklbw 448(%rsp), %ymm11, %ymm1 /* tr0_10 = unpacklo(row_5, row_13) */
+	vpunpckhbw 448(%rsp), %ymm11, %ymm11 /* tr0_11 = unpackhi(row_5, row_13) */
+	vmovdqa %ymm3, 448(%rsp) /* spill ctr_w_open */
+	vmovdqa 352(%rsp), %ymm3 /* reload row_6 */
+	vmovdqa %ymm2, 256(%rsp) /* spill ctr_base */
+	vpunpcklbw %ymm9, %ymm3, %ymm2 /* tr0_12 = unpacklo(row_6, row_14) */
+	vpunpckhbw %ymm9, %ymm3, %ymm3 /* tr0_13 = unpackhi(row_6, row_14) */
+	vmovdqa 128(%rsp), %ymm9 /* reload row_7 */
+	vmovdqa %ymm8, 352(%rsp) /* spill tr0_7 */
+	vpunpcklbw %ymm6, %ymm9, %ymm8 /* tr0_14 = unpacklo(row_7, row_15) */
+	vpunpckhbw %ymm6, %ymm9, %ymm6 /* tr0_15 = unpackhi(row_7, row_15) */
+	vpunpcklbw %ymm15, %ymm14, %ymm9 /* tr1 = unpacklo(tr0, tr0_8) */
 	vpunpckhbw %ymm15, %ymm14, %ymm14 /* tr1_1 = unpackhi(tr0, tr0_8) */
-	vpunpcklbw %ymm11, %ymm0, %ymm15 /* tr1_2 = unpacklo(tr0_1, tr0_9) */
-	vpunpckhbw %ymm11, %ymm0, %ymm0 /* tr1_3 = unpackhi(tr0_1, tr0_9) */
-	vpunpcklbw %ymm4, %ymm5, %ymm11 /* tr1_4 = unpacklo(tr0_2, tr0_10) */
-	vpunpckhbw %ymm4, %ymm5, %ymm4 /* tr1_5 = unpackhi(tr0_2, tr0_10) */
-	vpunpcklbw %ymm1, %ymm6, %ymm5 /* tr1_6 = unpacklo(tr0_3, tr0_11) */
-	vpunpckhbw %ymm1, %ymm6, %ymm1 /* tr1_7 = unpackhi(tr0_3, tr0_11) */
-	vpunpcklbw %ymm3, %ymm13, %ymm6 /* tr1_8 = unpacklo(tr0_4, tr0_12) */
-	vpunpckhbw %ymm3, %ymm13, %ymm3 /* tr1_9 = unpackhi(tr0_4, tr0_12) */
-	vpunpcklbw %ymm2, %ymm8, %ymm13 /* tr1_10 = unpacklo(tr0_5, tr0_13) */
-	vpunpckhbw %ymm2, %ymm8, %ymm2 /* tr1_11 = unpackhi(tr0_5, tr0_13) */
-	vpunpcklbw %ymm9, %ymm12, %ymm8 /* tr1_12 = unpacklo(tr0_6, tr0_14) */
-	vpunpckhbw %ymm9, %ymm12, %ymm9 /* tr1_13 = unpackhi(tr0_6, tr0_14) */
+	vpunpcklbw %ymm10, %ymm4, %ymm15 /* tr1_2 = unpacklo(tr0_1, tr0_9) */
+	vpunpckhbw %ymm10, %ymm4, %ymm4 /* tr1_3 = unpackhi(tr0_1, tr0_9) */
+	vpunpcklbw %ymm1, %ymm13, %ymm10 /* tr1_4 = unpacklo(tr0_2, tr0_10) */
+	vpunpckhbw %ymm1, %ymm13, %ymm1 /* tr1_5 = unpackhi(tr0_2, tr0_10) */
+	vpunpcklbw %ymm11, %ymm0, %ymm13 /* tr1_6 = unpacklo(tr0_3, tr0_11) */
+	vpunpckhbw %ymm11, %ymm0, %ymm0 /* tr1_7 = unpackhi(tr0_3, tr0_11) */
+	vpunpcklbw %ymm2, %ymm5, %ymm11 /* tr1_8 = unpacklo(tr0_4, tr0_12) */
+	vpunpckhbw %ymm2, %ymm5, %ymm2 /* tr1_9 = unpackhi(tr0_4, tr0_12) */
+	vpunpcklbw %ymm3, %ymm7, %ymm5 /* tr1_10 = unpacklo(tr0_5, tr0_13) */
+	vpunpckhbw %ymm3, %ymm7, %ymm3 /* tr1_11 = unpackhi(tr0_5, tr0_13) */
+	vpunpcklbw %ymm8, %ymm12, %ymm7 /* tr1_12 = unpacklo(tr0_6, tr0_14) */
+	vpunpckhbw %ymm8, %ymm12, %ymm8 /* tr1_13 = unpackhi(tr0_6, tr0_14) */
 	vmovdqa 352(%rsp), %ymm12 /* reload tr0_7 */
-	vmovdqa %ymm1, 128(%rsp) /* spill tr1_7 */
-	vpunpcklbw %ymm7, %ymm12, %ymm1 /* tr1_14 = unpacklo(tr0_7, tr0_15) */
-	vpunpckhbw %ymm7, %ymm12, %ymm7 /* tr1_15 = unpackhi(tr0_7, tr0_15) */
-	vpunpcklbw %ymm6, %ymm10, %ymm12 /* tr2 = unpacklo(tr1, tr1_8) */
-	vpunpckhbw %ymm6, %ymm10, %ymm6 /* tr2_1 = unpackhi(tr1, tr1_8) */
-	vpunpcklbw %ymm3, %ymm14, %ymm10 /* tr2_2 = unpacklo(tr1_1, tr1_9) */
-	vpunpckhbw %ymm3, %ymm14, %ymm3 /* tr2_3 = unpackhi(tr1_1, tr1_9) */
-	vpunpcklbw %ymm13, %ymm15, %ymm14 /* tr2_4 = unpacklo(tr1_2, tr1_10) */
-	vpunpckhbw %ymm13, %ymm15, %ymm13 /* tr2_5 = unpackhi(tr1_2, tr1_10) */
-	vpunpcklbw %ymm2, %ymm0, %ymm15 /* tr2_6 = unpacklo(tr1_3, tr1_11) */
-	vpunpckhbw %ymm2, %ymm0, %ymm0 /* tr2_7 = unpackhi(tr1_3, tr1_11) */
-	vpunpcklbw %ymm8, %ymm11, %ymm2 /* tr2_8 = unpacklo(tr1_4, tr1_12) */
-	vpunpckhbw %ymm8, %ymm11, %ymm8 /* tr2_9 = unpackhi(tr1_4, tr1_12) */
-	vpunpcklbw %ymm9, %ymm4, %ymm11 /* tr2_10 = unpacklo(tr1_5, tr1_13) */
-	vpunpckhbw %ymm9, %ymm4, %ymm4 /* tr2_11 = unpackhi(tr1_5, tr1_13) */
-	vpunpcklbw %ymm1, %ymm5, %ymm9 /* tr2_12 = unpacklo(tr1_6, tr1_14) */
-	vpunpckhbw %ymm1, %ymm5, %ymm1 /* tr2_13 = unpackhi(tr1_6, tr1_14) */
-	vmovdqa 128(%rsp), %ymm5 /* reload tr1_7 */
-	vmovdqa %ymm0, 352(%rsp) /* spill tr2_7 */
-	vpunpcklbw %ymm7, %ymm5, %ymm0 /* tr2_14 = unpacklo(tr1_7, tr1_15) */
-	vpunpckhbw %ymm7, %ymm5, %ymm5 /* tr2_15 = unpackhi(tr1_7, tr1_15) */
-	vpunpcklbw %ymm2, %ymm12, %ymm7 /* tr3 = unpacklo(tr2, tr2_8) */
-	vpunpckhbw %ymm2, %ymm12, %ymm2 /* tr3_1 = unpackhi(tr2, tr2_8) */
-	vpunpcklbw %ymm8, %ymm6, %ymm12 /* tr3_2 = unpacklo(tr2_1, tr2_9) */
-	vpunpckhbw %ymm8, %ymm6, %ymm6 /* tr3_3 = unpackhi(tr2_1, tr2_9) */
-	vpunpcklbw %ymm11, %ymm10, %ymm8 /* tr3_4 = unpacklo(tr2_2, tr2_10) */
-	vpunpckhbw %ymm11, %ymm10, %ymm10 /* tr3_5 = unpackhi(tr2_2, tr2_10) */
-	vpunpcklbw %ymm4, %ymm3, %ymm11 /* tr3_6 = unpacklo(tr2_3, tr2_11) */
-	vpunpckhbw %ymm4, %ymm3, %ymm3 /* tr3_7 = unpackhi(tr2_3, tr2_11) */
-	vpunpcklbw %ymm9, %ymm14, %ymm4 /* tr3_8 = unpacklo(tr2_4, tr2_12) */
-	vpunpckhbw %ymm9, %ymm14, %ymm9 /* tr3_9 = unpackhi(tr2_4, tr2_12) */
-	vpunpcklbw %ymm1, %ymm13, %ymm14 /* tr3_10 = unpacklo(tr2_5, tr2_13) */
-	vpunpckhbw %ymm1, %ymm13, %ymm1 /* tr3_11 = unpackhi(tr2_5, tr2_13) */
-	vpunpcklbw %ymm0, %ymm15, %ymm13 /* tr3_12 = unpacklo(tr2_6, tr2_14) */
-	vpunpckhbw %ymm0, %ymm15, %ymm0 /* tr3_13 = unpackhi(tr2_6, tr2_14) */
+	vmovdqa %ymm0, 128(%rsp) /* spill tr1_7 */
+	vpunpcklbw %ymm6, %ymm12, %ymm0 /* tr1_14 = unpacklo(tr0_7, tr0_15) */
+	vpunpckhbw %ymm6, %ymm12, %ymm6 /* tr1_15 = unpackhi(tr0_7, tr0_15) */
+	vpunpcklbw %ymm11, %ymm9, %ymm12 /* tr2 = unpacklo(tr1, tr1_8) */
+	vpunpckhbw %ymm11, %ymm9, %ymm9 /* tr2_1 = unpackhi(tr1, tr1_8) */
+	vpunpcklbw %ymm2, %ymm14, %ymm11 /* tr2_2 = unpacklo(tr1_1, tr1_9) */
+	vpunpckhbw %ymm2, %ymm14, %ymm2 /* tr2_3 = unpackhi(tr1_1, tr1_9) */
+	vpunpcklbw %ymm5, %ymm15, %ymm14 /* tr2_4 = unpacklo(tr1_2, tr1_10) */
+	vpunpckhbw %ymm5, %ymm15, %ymm5 /* tr2_5 = unpackhi(tr1_2, tr1_10) */
+	vpunpcklbw %ymm3, %ymm4, %ymm15 /* tr2_6 = unpacklo(tr1_3, tr1_11) */
+	vpunpckhbw %ymm3, %ymm4, %ymm3 /* tr2_7 = unpackhi(tr1_3, tr1_11) */
+	vpunpcklbw %ymm7, %ymm10, %ymm4 /* tr2_8 = unpacklo(tr1_4, tr1_12) */
+	vpunpckhbw %ymm7, %ymm10, %ymm7 /* tr2_9 = unpackhi(tr1_4, tr1_12) */
+	vpunpcklbw %ymm8, %ymm1, %ymm10 /* tr2_10 = unpacklo(tr1_5, tr1_13) */
+	vpunpckhbw %ymm8, %ymm1, %ymm1 /* tr2_11 = unpackhi(tr1_5, tr1_13) */
+	vpunpcklbw %ymm0, %ymm13, %ymm8 /* tr2_12 = unpacklo(tr1_6, tr1_14) */
+	vpunpckhbw %ymm0, %ymm13, %ymm0 /* tr2_13 = unpackhi(tr1_6, tr1_14) */
+	vmovdqa 128(%rsp), %ymm13 /* reload tr1_7 */
+	vmovdqa %ymm3, 352(%rsp) /* spill tr2_7 */
+	vpunpcklbw %ymm6, %ymm13, %ymm3 /* tr2_14 = unpacklo(tr1_7, tr1_15) */
+	vpunpckhbw %ymm6, %ymm13, %ymm6 /* tr2_15 = unpackhi(tr1_7, tr1_15) */
+	vpunpcklbw %ymm4, %ymm12, %ymm13 /* tr3 = unpacklo(tr2, tr2_8) */
+	vpunpckhbw %ymm4, %ymm12, %ymm4 /* tr3_1 = unpackhi(tr2, tr2_8) */
+	vpunpcklbw %ymm7, %ymm9, %ymm12 /* tr3_2 = unpacklo(tr2_1, tr2_9) */
+	vpunpckhbw %ymm7, %ymm9, %ymm7 /* tr3_3 = unpackhi(tr2_1, tr2_9) */
+	vpunpcklbw %ymm10, %ymm11, %ymm9 /* tr3_4 = unpacklo(tr2_2, tr2_10) */
+	vpunpckhbw %ymm10, %ymm11, %ymm10 /* tr3_5 = unpackhi(tr2_2, tr2_10) */
+	vpunpcklbw %ymm1, %ymm2, %ymm11 /* tr3_6 = unpacklo(tr2_3, tr2_11) */
+	vpunpckhbw %ymm1, %ymm2, %ymm1 /* tr3_7 = unpackhi(tr2_3, tr2_11) */
+	vpunpcklbw %ymm8, %ymm14, %ymm2 /* tr3_8 = unpacklo(tr2_4, tr2_12) */
+	vpunpckhbw %ymm8, %ymm14, %ymm8 /* tr3_9 = unpackhi(tr2_4, tr2_12) */
+	vpunpcklbw %ymm0, %ymm5, %ymm14 /* tr3_10 = unpacklo(tr2_5, tr2_13) */
+	vpunpckhbw %ymm0, %ymm5, %ymm0 /* tr3_11 = unpackhi(tr2_5, tr2_13) */
+	vpunpcklbw %ymm3, %ymm15, %ymm5 /* tr3_12 = unpacklo(tr2_6, tr2_14) */
+	vpunpckhbw %ymm3, %ymm15, %ymm3 /* tr3_13 = unpackhi(tr2_6, tr2_14) */
 	vmovdqa 352(%rsp), %ymm15 /* reload tr2_7 */
-	vmovdqa %ymm0, 128(%rsp) /* spill tr3_13 */
-	vpunpcklbw %ymm5, %ymm15, %ymm0 /* tr3_14 = unpacklo(tr2_7, tr2_15) */
-	vpunpckhbw %ymm5, %ymm15, %ymm5 /* tr3_15 = unpackhi(tr2_7, tr2_15) */
+	vmovdqa %ymm3, 128(%rsp) /* spill tr3_13 */
+	vpunpcklbw %ymm6, %ymm15, %ymm3 /* tr3_14 = unpacklo(tr2_7, tr2_15) */
+	vpunpckhbw %ymm6, %ymm15, %ymm6 /* tr3_15 = unpackhi(tr2_7, tr2_15) */
 
 	/* Into the sliced domain: X' = A1·X byte by byte (algorithm 1). */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat(%rip), %ymm7, %ymm7 /* xin = gf2p8affine(tr3, gfni_mat) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat(%rip), %ymm2, %ymm2 /* xin_1 = gf2p8affine(tr3_1, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat(%rip), %ymm13, %ymm13 /* xin = gf2p8affine(tr3, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat(%rip), %ymm4, %ymm4 /* xin_1 = gf2p8affine(tr3_1, gfni_mat) */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat(%rip), %ymm12, %ymm12 /* xin_2 = gf2p8affine(tr3_2, gfni_mat) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat(%rip), %ymm6, %ymm6 /* xin_3 = gf2p8affine(tr3_3, gfni_mat) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat(%rip), %ymm8, %ymm8 /* xin_4 = gf2p8affine(tr3_4, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat(%rip), %ymm7, %ymm7 /* xin_3 = gf2p8affine(tr3_3, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat(%rip), %ymm9, %ymm9 /* xin_4 = gf2p8affine(tr3_4, gfni_mat) */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat(%rip), %ymm10, %ymm10 /* xin_5 = gf2p8affine(tr3_5, gfni_mat) */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat(%rip), %ymm11, %ymm11 /* xin_6 = gf2p8affine(tr3_6, gfni_mat) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat(%rip), %ymm3, %ymm3 /* xin_7 = gf2p8affine(tr3_7, gfni_mat) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat(%rip), %ymm4, %ymm4 /* xin_8 = gf2p8affine(tr3_8, gfni_mat) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat(%rip), %ymm9, %ymm9 /* xin_9 = gf2p8affine(tr3_9, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat(%rip), %ymm1, %ymm1 /* xin_7 = gf2p8affine(tr3_7, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat(%rip), %ymm2, %ymm2 /* xin_8 = gf2p8affine(tr3_8, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat(%rip), %ymm8, %ymm8 /* xin_9 = gf2p8affine(tr3_9, gfni_mat) */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat(%rip), %ymm14, %ymm14 /* xin_10 = gf2p8affine(tr3_10, gfni_mat) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat(%rip), %ymm1, %ymm1 /* xin_11 = gf2p8affine(tr3_11, gfni_mat) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat(%rip), %ymm13, %ymm13 /* xin_12 = gf2p8affine(tr3_12, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat(%rip), %ymm0, %ymm0 /* xin_11 = gf2p8affine(tr3_11, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat(%rip), %ymm5, %ymm5 /* xin_12 = gf2p8affine(tr3_12, gfni_mat) */
 	vmovdqa 128(%rsp), %ymm15 /* reload tr3_13 */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat(%rip), %ymm15, %ymm15 /* xin_13 = gf2p8affine(tr3_13, gfni_mat) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat(%rip), %ymm0, %ymm0 /* xin_14 = gf2p8affine(tr3_14, gfni_mat) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat(%rip), %ymm5, %ymm5 /* xin_15 = gf2p8affine(tr3_15, gfni_mat) */
-	vmovdqa %ymm0, 128(%rsp) /* spill g0x14.1 */
-	vmovdqa .Lsm4_byteslice_avx2_gfni_asm_9_block_k_16(%rip), %ymm0 /* block_k_16 = const() */
-	vpaddb 256(%rsp), %ymm0, %ymm0 /* ctr_j_16 = add(block_k_16, ctr_j0) */
-	vpaddw 96(%rsp), %ymm0, %ymm0 /* ctr_sum_16 = add(ctr_j_16, ctr_last) */
-	vmovdqa %ymm1, 352(%rsp) /* spill g0x11.1 */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_carry_everywhere(%rip), %ymm0, %ymm1 /* ctr_carry_16 = lookup16(ctr_sum_16, carry_everywhere) */
-	vmovdqa %ymm2, 320(%rsp) /* spill g0x1.1 */
-	vmovdqa .Lsm4_byteslice_avx2_gfni_asm_9_carry_mask_table(%rip), %ymm2 /* carry_mask_table = const() */
-	vpshufb %ymm1, %ymm2, %ymm1 /* ctr_mask_16 = lookup16(carry_mask_table, ctr_carry_16) */
-	vmovdqa %ymm3, 544(%rsp) /* spill g0x7.1 */
-	vpand 64(%rsp), %ymm1, %ymm3 /* ctr_pair_16_b = and(ctr_mask_16, ctr_w_open) */
-	vpandn 448(%rsp), %ymm1, %ymm1 /* ctr_pair_16_a = andnot(ctr_mask_16, ctr_v_open) */
-	vpor %ymm1, %ymm3, %ymm1 /* ctr_pair_16 = or(ctr_pair_16_b, ctr_pair_16_a) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_new_last_byte(%rip), %ymm0, %ymm0 /* ctr_last_byte_16 = lookup16(ctr_sum_16, new_last_byte) */
-	vpor %ymm0, %ymm1, %ymm0 /* row_16 = or(ctr_pair_16, ctr_last_byte_16) */
-	vmovdqa .Lsm4_byteslice_avx2_gfni_asm_9_block_k_17(%rip), %ymm1 /* block_k_17 = const() */
-	vpaddb 256(%rsp), %ymm1, %ymm1 /* ctr_j_17 = add(block_k_17, ctr_j0) */
-	vpaddw 96(%rsp), %ymm1, %ymm1 /* ctr_sum_17 = add(ctr_j_17, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_carry_everywhere(%rip), %ymm1, %ymm3 /* ctr_carry_17 = lookup16(ctr_sum_17, carry_everywhere) */
-	vpshufb %ymm3, %ymm2, %ymm3 /* ctr_mask_17 = lookup16(carry_mask_table, ctr_carry_17) */
-	vmovdqa %ymm4, 224(%rsp) /* spill g0x8.1 */
-	vpand 64(%rsp), %ymm3, %ymm4 /* ctr_pair_17_b = and(ctr_mask_17, ctr_w_open) */
-	vpandn 448(%rsp), %ymm3, %ymm3 /* ctr_pair_17_a = andnot(ctr_mask_17, ctr_v_open) */
-	vpor %ymm3, %ymm4, %ymm3 /* ctr_pair_17 = or(ctr_pair_17_b, ctr_pair_17_a) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_new_last_byte(%rip), %ymm1, %ymm1 /* ctr_last_byte_17 = lookup16(ctr_sum_17, new_last_byte) */
-	vpor %ymm1, %ymm3, %ymm1 /* row_17 = or(ctr_pair_17, ctr_last_byte_17) */
-	vmovdqa .Lsm4_byteslice_avx2_gfni_asm_9_block_k_18(%rip), %ymm3 /* block_k_18 = const() */
-	vpaddb 256(%rsp), %ymm3, %ymm3 /* ctr_j_18 = add(block_k_18, ctr_j0) */
-	vpaddw 96(%rsp), %ymm3, %ymm3 /* ctr_sum_18 = add(ctr_j_18, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_carry_everywhere(%rip), %ymm3, %ymm4 /* ctr_carry_18 = lookup16(ctr_sum_18, carry_everywhere) */
-	vpshufb %ymm4, %ymm2, %ymm4 /* ctr_mask_18 = lookup16(carry_mask_table, ctr_carry_18) */
-	vmovdqa %ymm5, 384(%rsp) /* spill g0x15.1 */
-	vpand 64(%rsp), %ymm4, %ymm5 /* ctr_pair_18_b = and(ctr_mask_18, ctr_w_open) */
-	vpandn 448(%rsp), %ymm4, %ymm4 /* ctr_pair_18_a = andnot(ctr_mask_18, ctr_v_open) */
-	vpor %ymm4, %ymm5, %ymm4 /* ctr_pair_18 = or(ctr_pair_18_b, ctr_pair_18_a) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_new_last_byte(%rip), %ymm3, %ymm3 /* ctr_last_byte_18 = lookup16(ctr_sum_18, new_last_byte) */
-	vpor %ymm3, %ymm4, %ymm3 /* row_18 = or(ctr_pair_18, ctr_last_byte_18) */
-	vmovdqa .Lsm4_byteslice_avx2_gfni_asm_9_block_k_19(%rip), %ymm4 /* block_k_19 = const() */
-	vpaddb 256(%rsp), %ymm4, %ymm4 /* ctr_j_19 = add(block_k_19, ctr_j0) */
-	vpaddw 96(%rsp), %ymm4, %ymm4 /* ctr_sum_19 = add(ctr_j_19, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_carry_everywhere(%rip), %ymm4, %ymm5 /* ctr_carry_19 = lookup16(ctr_sum_19, carry_everywhere) */
-	vpshufb %ymm5, %ymm2, %ymm5 /* ctr_mask_19 = lookup16(carry_mask_table, ctr_carry_19) */
-	vmovdqa %ymm6, 576(%rsp) /* spill g0x3.1 */
-	vpand 64(%rsp), %ymm5, %ymm6 /* ctr_pair_19_b = and(ctr_mask_19, ctr_w_open) */
-	vpandn 448(%rsp), %ymm5, %ymm5 /* ctr_pair_19_a = andnot(ctr_mask_19, ctr_v_open) */
-	vpor %ymm5, %ymm6, %ymm5 /* ctr_pair_19 = or(ctr_pair_19_b, ctr_pair_19_a) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_new_last_byte(%rip), %ymm4, %ymm4 /* ctr_last_byte_19 = lookup16(ctr_sum_19, new_last_byte) */
-	vpor %ymm4, %ymm5, %ymm4 /* row_19 = or(ctr_pair_19, ctr_last_byte_19) */
-	vmovdqa .Lsm4_byteslice_avx2_gfni_asm_9_block_k_20(%rip), %ymm5 /* block_k_20 = const() */
-	vpaddb 256(%rsp), %ymm5, %ymm5 /* ctr_j_20 = add(block_k_20, ctr_j0) */
-	vpaddw 96(%rsp), %ymm5, %ymm5 /* ctr_sum_20 = add(ctr_j_20, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_carry_everywhere(%rip), %ymm5, %ymm6 /* ctr_carry_20 = lookup16(ctr_sum_20, carry_everywhere) */
-	vpshufb %ymm6, %ymm2, %ymm6 /* ctr_mask_20 = lookup16(carry_mask_table, ctr_carry_20) */
-	vmovdqa %ymm7, 160(%rsp) /* spill g0x0.1 */
-	vpand 64(%rsp), %ymm6, %ymm7 /* ctr_pair_20_b = and(ctr_mask_20, ctr_w_open) */
-	vpandn 448(%rsp), %ymm6, %ymm6 /* ctr_pair_20_a = andnot(ctr_mask_20, ctr_v_open) */
-	vpor %ymm6, %ymm7, %ymm6 /* ctr_pair_20 = or(ctr_pair_20_b, ctr_pair_20_a) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_new_last_byte(%rip), %ymm5, %ymm5 /* ctr_last_byte_20 = lookup16(ctr_sum_20, new_last_byte) */
-	vpor %ymm5, %ymm6, %ymm5 /* row_20 = or(ctr_pair_20, ctr_last_byte_20) */
-	vmovdqa .Lsm4_byteslice_avx2_gfni_asm_9_block_k_21(%rip), %ymm6 /* block_k_21 = const() */
-	vpaddb 256(%rsp), %ymm6, %ymm6 /* ctr_j_21 = add(block_k_21, ctr_j0) */
-	vpaddw 96(%rsp), %ymm6, %ymm6 /* ctr_sum_21 = add(ctr_j_21, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_carry_everywhere(%rip), %ymm6, %ymm7 /* ctr_carry_21 = lookup16(ctr_sum_21, carry_everywhere) */
-	vpshufb %ymm7, %ymm2, %ymm7 /* ctr_mask_21 = lookup16(carry_mask_table, ctr_carry_21) */
-	vmovdqa %ymm8, 192(%rsp) /* spill g0x4.1 */
-	vpand 64(%rsp), %ymm7, %ymm8 /* ctr_pair_21_b = and(ctr_mask_21, ctr_w_open) */
-	vpandn 448(%rsp), %ymm7, %ymm7 /* ctr_pair_21_a = andnot(ctr_mask_21, ctr_v_open) */
-	vpor %ymm7, %ymm8, %ymm7 /* ctr_pair_21 = or(ctr_pair_21_b, ctr_pair_21_a) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_new_last_byte(%rip), %ymm6, %ymm6 /* ctr_last_byte_21 = lookup16(ctr_sum_21, new_last_byte) */
-	vpor %ymm6, %ymm7, %ymm6 /* row_21 = or(ctr_pair_21, ctr_last_byte_21) */
-	vmovdqa .Lsm4_byteslice_avx2_gfni_asm_9_block_k_22(%rip), %ymm7 /* block_k_22 = const() */
-	vpaddb 256(%rsp), %ymm7, %ymm7 /* ctr_j_22 = add(block_k_22, ctr_j0) */
-	vpaddw 96(%rsp), %ymm7, %ymm7 /* ctr_sum_22 = add(ctr_j_22, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_carry_everywhere(%rip), %ymm7, %ymm8 /* ctr_carry_22 = lookup16(ctr_sum_22, carry_everywhere) */
-	vpshufb %ymm8, %ymm2, %ymm8 /* ctr_mask_22 = lookup16(carry_mask_table, ctr_carry_22) */
-	vmovdqa %ymm9, 416(%rsp) /* spill g0x9.1 */
-	vpand 64(%rsp), %ymm8, %ymm9 /* ctr_pair_22_b = and(ctr_mask_22, ctr_w_open) */
-	vpandn 448(%rsp), %ymm8, %ymm8 /* ctr_pair_22_a = andnot(ctr_mask_22, ctr_v_open) */
-	vpor %ymm8, %ymm9, %ymm8 /* ctr_pair_22 = or(ctr_pair_22_b, ctr_pair_22_a) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_new_last_byte(%rip), %ymm7, %ymm7 /* ctr_last_byte_22 = lookup16(ctr_sum_22, new_last_byte) */
-	vpor %ymm7, %ymm8, %ymm7 /* row_22 = or(ctr_pair_22, ctr_last_byte_22) */
-	vmovdqa .Lsm4_byteslice_avx2_gfni_asm_9_block_k_23(%rip), %ymm8 /* block_k_23 = const() */
-	vpaddb 256(%rsp), %ymm8, %ymm8 /* ctr_j_23 = add(block_k_23, ctr_j0) */
-	vpaddw 96(%rsp), %ymm8, %ymm8 /* ctr_sum_23 = add(ctr_j_23, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_carry_everywhere(%rip), %ymm8, %ymm9 /* ctr_carry_23 = lookup16(ctr_sum_23, carry_everywhere) */
-	vpshufb %ymm9, %ymm2, %ymm9 /* ctr_mask_23 = lookup16(carry_mask_table, ctr_carry_23) */
-	vmovdqa %ymm10, 288(%rsp) /* spill g0x5.1 */
-	vpand 64(%rsp), %ymm9, %ymm10 /* ctr_pair_23_b = and(ctr_mask_23, ctr_w_open) */
-	vpandn 448(%rsp), %ymm9, %ymm9 /* ctr_pair_23_a = andnot(ctr_mask_23, ctr_v_open) */
-	vpor %ymm9, %ymm10, %ymm9 /* ctr_pair_23 = or(ctr_pair_23_b, ctr_pair_23_a) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_new_last_byte(%rip), %ymm8, %ymm8 /* ctr_last_byte_23 = lookup16(ctr_sum_23, new_last_byte) */
-	vpor %ymm8, %ymm9, %ymm8 /* row_23 = or(ctr_pair_23, ctr_last_byte_23) */
-	vmovdqa .Lsm4_byteslice_avx2_gfni_asm_9_block_k_24(%rip), %ymm9 /* block_k_24 = const() */
-	vpaddb 256(%rsp), %ymm9, %ymm9 /* ctr_j_24 = add(block_k_24, ctr_j0) */
-	vpaddw 96(%rsp), %ymm9, %ymm9 /* ctr_sum_24 = add(ctr_j_24, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_carry_everywhere(%rip), %ymm9, %ymm10 /* ctr_carry_24 = lookup16(ctr_sum_24, carry_everywhere) */
-	vpshufb %ymm10, %ymm2, %ymm10 /* ctr_mask_24 = lookup16(carry_mask_table, ctr_carry_24) */
-	vmovdqa %ymm11, 512(%rsp) /* spill g0x6.1 */
-	vpand 64(%rsp), %ymm10, %ymm11 /* ctr_pair_24_b = and(ctr_mask_24, ctr_w_open) */
-	vpandn 448(%rsp), %ymm10, %ymm10 /* ctr_pair_24_a = andnot(ctr_mask_24, ctr_v_open) */
-	vpor %ymm10, %ymm11, %ymm10 /* ctr_pair_24 = or(ctr_pair_24_b, ctr_pair_24_a) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_new_last_byte(%rip), %ymm9, %ymm9 /* ctr_last_byte_24 = lookup16(ctr_sum_24, new_last_byte) */
-	vpor %ymm9, %ymm10, %ymm9 /* row_24 = or(ctr_pair_24, ctr_last_byte_24) */
-	vmovdqa .Lsm4_byteslice_avx2_gfni_asm_9_block_k_25(%rip), %ymm10 /* block_k_25 = const() */
-	vpaddb 256(%rsp), %ymm10, %ymm10 /* ctr_j_25 = add(block_k_25, ctr_j0) */
-	vpaddw 96(%rsp), %ymm10, %ymm10 /* ctr_sum_25 = add(ctr_j_25, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_carry_everywhere(%rip), %ymm10, %ymm11 /* ctr_carry_25 = lookup16(ctr_sum_25, carry_everywhere) */
-	vpshufb %ymm11, %ymm2, %ymm11 /* ctr_mask_25 = lookup16(carry_mask_table, ctr_carry_25) */
-	vmovdqa %ymm12, 608(%rsp) /* spill g0x2.1 */
-	vpand 64(%rsp), %ymm11, %ymm12 /* ctr_pair_25_b = and(ctr_mask_25, ctr_w_open) */
-	vpandn 448(%rsp), %ymm11, %ymm11 /* ctr_pair_25_a = andnot(ctr_mask_25, ctr_v_open) */
-	vpor %ymm11, %ymm12, %ymm11 /* ctr_pair_25 = or(ctr_pair_25_b, ctr_pair_25_a) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_new_last_byte(%rip), %ymm10, %ymm10 /* ctr_last_byte_25 = lookup16(ctr_sum_25, new_last_byte) */
-	vpor %ymm10, %ymm11, %ymm10 /* row_25 = or(ctr_pair_25, ctr_last_byte_25) */
-	vmovdqa .Lsm4_byteslice_avx2_gfni_asm_9_block_k_26(%rip), %ymm11 /* block_k_26 = const() */
-	vpaddb 256(%rsp), %ymm11, %ymm11 /* ctr_j_26 = add(block_k_26, ctr_j0) */
-	vpaddw 96(%rsp), %ymm11, %ymm11 /* ctr_sum_26 = add(ctr_j_26, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_carry_everywhere(%rip), %ymm11, %ymm12 /* ctr_carry_26 = lookup16(ctr_sum_26, carry_everywhere) */
-	vpshufb %ymm12, %ymm2, %ymm12 /* ctr_mask_26 = lookup16(carry_mask_table, ctr_carry_26) */
-	vmovdqa %ymm13, 640(%rsp) /* spill g0x12.1 */
-	vpand 64(%rsp), %ymm12, %ymm13 /* ctr_pair_26_b = and(ctr_mask_26, ctr_w_open) */
-	vpandn 448(%rsp), %ymm12, %ymm12 /* ctr_pair_26_a = andnot(ctr_mask_26, ctr_v_open) */
-	vpor %ymm12, %ymm13, %ymm12 /* ctr_pair_26 = or(ctr_pair_26_b, ctr_pair_26_a) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_new_last_byte(%rip), %ymm11, %ymm11 /* ctr_last_byte_26 = lookup16(ctr_sum_26, new_last_byte) */
-	vpor %ymm11, %ymm12, %ymm11 /* row_26 = or(ctr_pair_26, ctr_last_byte_26) */
-	vmovdqa .Lsm4_byteslice_avx2_gfni_asm_9_block_k_27(%rip), %ymm12 /* block_k_27 = const() */
-	vpaddb 256(%rsp), %ymm12, %ymm12 /* ctr_j_27 = add(block_k_27, ctr_j0) */
-	vpaddw 96(%rsp), %ymm12, %ymm12 /* ctr_sum_27 = add(ctr_j_27, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_carry_everywhere(%rip), %ymm12, %ymm13 /* ctr_carry_27 = lookup16(ctr_sum_27, carry_everywhere) */
-	vpshufb %ymm13, %ymm2, %ymm13 /* ctr_mask_27 = lookup16(carry_mask_table, ctr_carry_27) */
-	vmovdqa %ymm14, 672(%rsp) /* spill g0x10.1 */
-	vpand 64(%rsp), %ymm13, %ymm14 /* ctr_pair_27_b = and(ctr_mask_27, ctr_w_open) */
-	vpandn 448(%rsp), %ymm13, %ymm13 /* ctr_pair_27_a = andnot(ctr_mask_27, ctr_v_open) */
-	vpor %ymm13, %ymm14, %ymm13 /* ctr_pair_27 = or(ctr_pair_27_b, ctr_pair_27_a) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_new_last_byte(%rip), %ymm12, %ymm12 /* ctr_last_byte_27 = lookup16(ctr_sum_27, new_last_byte) */
-	vpor %ymm12, %ymm13, %ymm12 /* row_27 = or(ctr_pair_27, ctr_last_byte_27) */
-	vmovdqa .Lsm4_byteslice_avx2_gfni_asm_9_block_k_28(%rip), %ymm13 /* block_k_28 = const() */
-	vpaddb 256(%rsp), %ymm13, %ymm13 /* ctr_j_28 = add(block_k_28, ctr_j0) */
-	vpaddw 96(%rsp), %ymm13, %ymm13 /* ctr_sum_28 = add(ctr_j_28, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_carry_everywhere(%rip), %ymm13, %ymm14 /* ctr_carry_28 = lookup16(ctr_sum_28, carry_everywhere) */
-	vpshufb %ymm14, %ymm2, %ymm14 /* ctr_mask_28 = lookup16(carry_mask_table, ctr_carry_28) */
-	vmovdqa %ymm15, 704(%rsp) /* spill g0x13.1 */
-	vpand 64(%rsp), %ymm14, %ymm15 /* ctr_pair_28_b = and(ctr_mask_28, ctr_w_open) */
-	vpandn 448(%rsp), %ymm14, %ymm14 /* ctr_pair_28_a = andnot(ctr_mask_28, ctr_v_open) */
-	vpor %ymm14, %ymm15, %ymm14 /* ctr_pair_28 = or(ctr_pair_28_b, ctr_pair_28_a) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_new_last_byte(%rip), %ymm13, %ymm13 /* ctr_last_byte_28 = lookup16(ctr_sum_28, new_last_byte) */
-	vpor %ymm13, %ymm14, %ymm13 /* row_28 = or(ctr_pair_28, ctr_last_byte_28) */
-	vmovdqa .Lsm4_byteslice_avx2_gfni_asm_9_block_k_29(%rip), %ymm14 /* block_k_29 = const() */
-	vpaddb 256(%rsp), %ymm14, %ymm14 /* ctr_j_29 = add(block_k_29, ctr_j0) */
-	vpaddw 96(%rsp), %ymm14, %ymm14 /* ctr_sum_29 = add(ctr_j_29, ctr_last) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat(%rip), %ymm3, %ymm3 /* xin_14 = gf2p8affine(tr3_14, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat(%rip), %ymm6, %ymm6 /* xin_15 = gf2p8affine(tr3_15, gfni_mat) */
+	vmovdqa %ymm0, 128(%rsp) /* spill g0x11.1 */
+	vmovdqa 256(%rsp), %ymm0 /* reload ctr_base */
+	vmovdqa %ymm1, 352(%rsp) /* spill g0x7.1 */
+	vpaddw .Lsm4_byteslice_avx2_gfni_asm_9_block_k_16(%rip), %ymm0, %ymm1 /* ctr_sum_16 = add(ctr_base, block_k_16) */
+	vmovdqa %ymm2, 96(%rsp) /* spill g0x8.1 */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_carry_everywhere(%rip), %ymm1, %ymm2 /* ctr_carry_16 = lookup16(ctr_sum_16, carry_everywhere) */
+	vmovdqa %ymm3, 320(%rsp) /* spill g0x14.1 */
+	vmovdqa .Lsm4_byteslice_avx2_gfni_asm_9_carry_mask_table(%rip), %ymm3 /* carry_mask_table = const() */
+	vpshufb %ymm2, %ymm3, %ymm2 /* ctr_mask_16 = lookup16(carry_mask_table, ctr_carry_16) */
+	vmovdqa %ymm4, 544(%rsp) /* spill g0x1.1 */
+	vpand 448(%rsp), %ymm2, %ymm4 /* ctr_pair_16_b = and(ctr_mask_16, ctr_w_open) */
+	vpandn 64(%rsp), %ymm2, %ymm2 /* ctr_pair_16_a = andnot(ctr_mask_16, ctr_v_open) */
+	vpor %ymm2, %ymm4, %ymm2 /* ctr_pair_16 = or(ctr_pair_16_b, ctr_pair_16_a) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_new_last_byte(%rip), %ymm1, %ymm1 /* ctr_last_byte_16 = lookup16(ctr_sum_16, new_last_byte) */
+	vpor %ymm1, %ymm2, %ymm1 /* row_16 = or(ctr_pair_16, ctr_last_byte_16) */
+	vpaddw .Lsm4_byteslice_avx2_gfni_asm_9_block_k_17(%rip), %ymm0, %ymm2 /* ctr_sum_17 = add(ctr_base, block_k_17) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_carry_everywhere(%rip), %ymm2, %ymm4 /* ctr_carry_17 = lookup16(ctr_sum_17, carry_everywhere) */
+	vpshufb %ymm4, %ymm3, %ymm4 /* ctr_mask_17 = lookup16(carry_mask_table, ctr_carry_17) */
+	vmovdqa %ymm5, 224(%rsp) /* spill g0x12.1 */
+	vpand 448(%rsp), %ymm4, %ymm5 /* ctr_pair_17_b = and(ctr_mask_17, ctr_w_open) */
+	vpandn 64(%rsp), %ymm4, %ymm4 /* ctr_pair_17_a = andnot(ctr_mask_17, ctr_v_open) */
+	vpor %ymm4, %ymm5, %ymm4 /* ctr_pair_17 = or(ctr_pair_17_b, ctr_pair_17_a) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_new_last_byte(%rip), %ymm2, %ymm2 /* ctr_last_byte_17 = lookup16(ctr_sum_17, new_last_byte) */
+	vpor %ymm2, %ymm4, %ymm2 /* row_17 = or(ctr_pair_17, ctr_last_byte_17) */
+	vpaddw .Lsm4_byteslice_avx2_gfni_asm_9_block_k_18(%rip), %ymm0, %ymm4 /* ctr_sum_18 = add(ctr_base, block_k_18) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_carry_everywhere(%rip), %ymm4, %ymm5 /* ctr_carry_18 = lookup16(ctr_sum_18, carry_everywhere) */
+	vpshufb %ymm5, %ymm3, %ymm5 /* ctr_mask_18 = lookup16(carry_mask_table, ctr_carry_18) */
+	vmovdqa %ymm6, 384(%rsp) /* spill g0x15.1 */
+	vpand 448(%rsp), %ymm5, %ymm6 /* ctr_pair_18_b = and(ctr_mask_18, ctr_w_open) */
+	vpandn 64(%rsp), %ymm5, %ymm5 /* ctr_pair_18_a = andnot(ctr_mask_18, ctr_v_open) */
+	vpor %ymm5, %ymm6, %ymm5 /* ctr_pair_18 = or(ctr_pair_18_b, ctr_pair_18_a) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_new_last_byte(%rip), %ymm4, %ymm4 /* ctr_last_byte_18 = lookup16(ctr_sum_18, new_last_byte) */
+	vpor %ymm4, %ymm5, %ymm4 /* row_18 = or(ctr_pair_18, ctr_last_byte_18) */
+	vpaddw .Lsm4_byteslice_avx2_gfni_asm_9_block_k_19(%rip), %ymm0, %ymm5 /* ctr_sum_19 = add(ctr_base, block_k_19) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_carry_everywhere(%rip), %ymm5, %ymm6 /* ctr_carry_19 = lookup16(ctr_sum_19, carry_everywhere) */
+	vpshufb %ymm6, %ymm3, %ymm6 /* ctr_mask_19 = lookup16(carry_mask_table, ctr_carry_19) */
+	vmovdqa %ymm7, 576(%rsp) /* spill g0x3.1 */
+	vpand 448(%rsp), %ymm6, %ymm7 /* ctr_pair_19_b = and(ctr_mask_19, ctr_w_open) */
+	vpandn 64(%rsp), %ymm6, %ymm6 /* ctr_pair_19_a = andnot(ctr_mask_19, ctr_v_open) */
+	vpor %ymm6, %ymm7, %ymm6 /* ctr_pair_19 = or(ctr_pair_19_b, ctr_pair_19_a) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_new_last_byte(%rip), %ymm5, %ymm5 /* ctr_last_byte_19 = lookup16(ctr_sum_19, new_last_byte) */
+	vpor %ymm5, %ymm6, %ymm5 /* row_19 = or(ctr_pair_19, ctr_last_byte_19) */
+	vpaddw .Lsm4_byteslice_avx2_gfni_asm_9_block_k_20(%rip), %ymm0, %ymm6 /* ctr_sum_20 = add(ctr_base, block_k_20) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_carry_everywhere(%rip), %ymm6, %ymm7 /* ctr_carry_20 = lookup16(ctr_sum_20, carry_everywhere) */
+	vpshufb %ymm7, %ymm3, %ymm7 /* ctr_mask_20 = lookup16(carry_mask_table, ctr_carry_20) */
+	vmovdqa %ymm8, 160(%rsp) /* spill g0x9.1 */
+	vpand 448(%rsp), %ymm7, %ymm8 /* ctr_pair_20_b = and(ctr_mask_20, ctr_w_open) */
+	vpandn 64(%rsp), %ymm7, %ymm7 /* ctr_pair_20_a = andnot(ctr_mask_20, ctr_v_open) */
+	vpor %ymm7, %ymm8, %ymm7 /* ctr_pair_20 = or(ctr_pair_20_b, ctr_pair_20_a) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_new_last_byte(%rip), %ymm6, %ymm6 /* ctr_last_byte_20 = lookup16(ctr_sum_20, new_last_byte) */
+	vpor %ymm6, %ymm7, %ymm6 /* row_20 = or(ctr_pair_20, ctr_last_byte_20) */
+	vpaddw .Lsm4_byteslice_avx2_gfni_asm_9_block_k_21(%rip), %ymm0, %ymm7 /* ctr_sum_21 = add(ctr_base, block_k_21) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_carry_everywhere(%rip), %ymm7, %ymm8 /* ctr_carry_21 = lookup16(ctr_sum_21, carry_everywhere) */
+	vpshufb %ymm8, %ymm3, %ymm8 /* ctr_mask_21 = lookup16(carry_mask_table, ctr_carry_21) */
+	vmovdqa %ymm9, 192(%rsp) /* spill g0x4.1 */
+	vpand 448(%rsp), %ymm8, %ymm9 /* ctr_pair_21_b = and(ctr_mask_21, ctr_w_open) */
+	vpandn 64(%rsp), %ymm8, %ymm8 /* ctr_pair_21_a = andnot(ctr_mask_21, ctr_v_open) */
+	vpor %ymm8, %ymm9, %ymm8 /* ctr_pair_21 = or(ctr_pair_21_b, ctr_pair_21_a) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_new_last_byte(%rip), %ymm7, %ymm7 /* ctr_last_byte_21 = lookup16(ctr_sum_21, new_last_byte) */
+	vpor %ymm7, %ymm8, %ymm7 /* row_21 = or(ctr_pair_21, ctr_last_byte_21) */
+	vpaddw .Lsm4_byteslice_avx2_gfni_asm_9_block_k_22(%rip), %ymm0, %ymm8 /* ctr_sum_22 = add(ctr_base, block_k_22) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_carry_everywhere(%rip), %ymm8, %ymm9 /* ctr_carry_22 = lookup16(ctr_sum_22, carry_everywhere) */
+	vpshufb %ymm9, %ymm3, %ymm9 /* ctr_mask_22 = lookup16(carry_mask_table, ctr_carry_22) */
+	vmovdqa %ymm10, 416(%rsp) /* spill g0x5.1 */
+	vpand 448(%rsp), %ymm9, %ymm10 /* ctr_pair_22_b = and(ctr_mask_22, ctr_w_open) */
+	vpandn 64(%rsp), %ymm9, %ymm9 /* ctr_pair_22_a = andnot(ctr_mask_22, ctr_v_open) */
+	vpor %ymm9, %ymm10, %ymm9 /* ctr_pair_22 = or(ctr_pair_22_b, ctr_pair_22_a) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_new_last_byte(%rip), %ymm8, %ymm8 /* ctr_last_byte_22 = lookup16(ctr_sum_22, new_last_byte) */
+	vpor %ymm8, %ymm9, %ymm8 /* row_22 = or(ctr_pair_22, ctr_last_byte_22) */
+	vpaddw .Lsm4_byteslice_avx2_gfni_asm_9_block_k_23(%rip), %ymm0, %ymm9 /* ctr_sum_23 = add(ctr_base, block_k_23) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_carry_everywhere(%rip), %ymm9, %ymm10 /* ctr_carry_23 = lookup16(ctr_sum_23, carry_everywhere) */
+	vpshufb %ymm10, %ymm3, %ymm10 /* ctr_mask_23 = lookup16(carry_mask_table, ctr_carry_23) */
+	vmovdqa %ymm11, 288(%rsp) /* spill g0x6.1 */
+	vpand 448(%rsp), %ymm10, %ymm11 /* ctr_pair_23_b = and(ctr_mask_23, ctr_w_open) */
+	vpandn 64(%rsp), %ymm10, %ymm10 /* ctr_pair_23_a = andnot(ctr_mask_23, ctr_v_open) */
+	vpor %ymm10, %ymm11, %ymm10 /* ctr_pair_23 = or(ctr_pair_23_b, ctr_pair_23_a) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_new_last_byte(%rip), %ymm9, %ymm9 /* ctr_last_byte_23 = lookup16(ctr_sum_23, new_last_byte) */
+	vpor %ymm9, %ymm10, %ymm9 /* row_23 = or(ctr_pair_23, ctr_last_byte_23) */
+	vpaddw .Lsm4_byteslice_avx2_gfni_asm_9_block_k_24(%rip), %ymm0, %ymm10 /* ctr_sum_24 = add(ctr_base, block_k_24) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_carry_everywhere(%rip), %ymm10, %ymm11 /* ctr_carry_24 = lookup16(ctr_sum_24, carry_everywhere) */
+	vpshufb %ymm11, %ymm3, %ymm11 /* ctr_mask_24 = lookup16(carry_mask_table, ctr_carry_24) */
+	vmovdqa %ymm12, 512(%rsp) /* spill g0x2.1 */
+	vpand 448(%rsp), %ymm11, %ymm12 /* ctr_pair_24_b = and(ctr_mask_24, ctr_w_open) */
+	vpandn 64(%rsp), %ymm11, %ymm11 /* ctr_pair_24_a = andnot(ctr_mask_24, ctr_v_open) */
+	vpor %ymm11, %ymm12, %ymm11 /* ctr_pair_24 = or(ctr_pair_24_b, ctr_pair_24_a) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_new_last_byte(%rip), %ymm10, %ymm10 /* ctr_last_byte_24 = lookup16(ctr_sum_24, new_last_byte) */
+	vpor %ymm10, %ymm11, %ymm10 /* row_24 = or(ctr_pair_24, ctr_last_byte_24) */
+	vpaddw .Lsm4_byteslice_avx2_gfni_asm_9_block_k_25(%rip), %ymm0, %ymm11 /* ctr_sum_25 = add(ctr_base, block_k_25) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_carry_everywhere(%rip), %ymm11, %ymm12 /* ctr_carry_25 = lookup16(ctr_sum_25, carry_everywhere) */
+	vpshufb %ymm12, %ymm3, %ymm12 /* ctr_mask_25 = lookup16(carry_mask_table, ctr_carry_25) */
+	vmovdqa %ymm13, 608(%rsp) /* spill g0x0.1 */
+	vpand 448(%rsp), %ymm12, %ymm13 /* ctr_pair_25_b = and(ctr_mask_25, ctr_w_open) */
+	vpandn 64(%rsp), %ymm12, %ymm12 /* ctr_pair_25_a = andnot(ctr_mask_25, ctr_v_open) */
+	vpor %ymm12, %ymm13, %ymm12 /* ctr_pair_25 = or(ctr_pair_25_b, ctr_pair_25_a) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_new_last_byte(%rip), %ymm11, %ymm11 /* ctr_last_byte_25 = lookup16(ctr_sum_25, new_last_byte) */
+	vpor %ymm11, %ymm12, %ymm11 /* row_25 = or(ctr_pair_25, ctr_last_byte_25) */
+	vpaddw .Lsm4_byteslice_avx2_gfni_asm_9_block_k_26(%rip), %ymm0, %ymm12 /* ctr_sum_26 = add(ctr_base, block_k_26) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_carry_everywhere(%rip), %ymm12, %ymm13 /* ctr_carry_26 = lookup16(ctr_sum_26, carry_everywhere) */
+	vpshufb %ymm13, %ymm3, %ymm13 /* ctr_mask_26 = lookup16(carry_mask_table, ctr_carry_26) */
+	vmovdqa %ymm14, 640(%rsp) /* spill g0x10.1 */
+	vpand 448(%rsp), %ymm13, %ymm14 /* ctr_pair_26_b = and(ctr_mask_26, ctr_w_open) */
+	vpandn 64(%rsp), %ymm13, %ymm13 /* ctr_pair_26_a = andnot(ctr_mask_26, ctr_v_open) */
+	vpor %ymm13, %ymm14, %ymm13 /* ctr_pair_26 = or(ctr_pair_26_b, ctr_pair_26_a) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_new_last_byte(%rip), %ymm12, %ymm12 /* ctr_last_byte_26 = lookup16(ctr_sum_26, new_last_byte) */
+	vpor %ymm12, %ymm13, %ymm12 /* row_26 = or(ctr_pair_26, ctr_last_byte_26) */
+	vpaddw .Lsm4_byteslice_avx2_gfni_asm_9_block_k_27(%rip), %ymm0, %ymm13 /* ctr_sum_27 = add(ctr_base, block_k_27) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_carry_everywhere(%rip), %ymm13, %ymm14 /* ctr_carry_27 = lookup16(ctr_sum_27, carry_everywhere) */
+	vpshufb %ymm14, %ymm3, %ymm14 /* ctr_mask_27 = lookup16(carry_mask_table, ctr_carry_27) */
+	vmovdqa %ymm15, 672(%rsp) /* spill g0x13.1 */
+	vpand 448(%rsp), %ymm14, %ymm15 /* ctr_pair_27_b = and(ctr_mask_27, ctr_w_open) */
+	vpandn 64(%rsp), %ymm14, %ymm14 /* ctr_pair_27_a = andnot(ctr_mask_27, ctr_v_open) */
+	vpor %ymm14, %ymm15, %ymm14 /* ctr_pair_27 = or(ctr_pair_27_b, ctr_pair_27_a) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_new_last_byte(%rip), %ymm13, %ymm13 /* ctr_last_byte_27 = lookup16(ctr_sum_27, new_last_byte) */
+	vpor %ymm13, %ymm14, %ymm13 /* row_27 = or(ctr_pair_27, ctr_last_byte_27) */
+	vpaddw .Lsm4_byteslice_avx2_gfni_asm_9_block_k_28(%rip), %ymm0, %ymm14 /* ctr_sum_28 = add(ctr_base, block_k_28) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_28 = lookup16(ctr_sum_28, carry_everywhere) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_28 = lookup16(carry_mask_table, ctr_carry_28) */
+	vmovdqa %ymm9, 704(%rsp) /* spill row_23 */
+	vpand 448(%rsp), %ymm15, %ymm9 /* ctr_pair_28_b = and(ctr_mask_28, ctr_w_open) */
+	vpandn 64(%rsp), %ymm15, %ymm15 /* ctr_pair_28_a = andnot(ctr_mask_28, ctr_v_open) */
+	vpor %ymm15, %ymm9, %ymm9 /* ctr_pair_28 = or(ctr_pair_28_b, ctr_pair_28_a) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_28 = lookup16(ctr_sum_28, new_last_byte) */
+	vpor %ymm14, %ymm9, %ymm9 /* row_28 = or(ctr_pair_28, ctr_last_byte_28) */
+	vpaddw .Lsm4_byteslice_avx2_gfni_asm_9_block_k_29(%rip), %ymm0, %ymm14 /* ctr_sum_29 = add(ctr_base, block_k_29) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_29 = lookup16(ctr_sum_29, carry_everywhere) */
-	vpshufb %ymm15, %ymm2, %ymm15 /* ctr_mask_29 = lookup16(carry_mask_table, ctr_carry_29) */
-	vmovdqa %ymm8, 736(%rsp) /* spill row_23 */
-	vpand 64(%rsp), %ymm15, %ymm8 /* ctr_pair_29_b = and(ctr_mask_29, ctr_w_open) */
-	vpandn 448(%rsp), %ymm15, %ymm15 /* ctr_pair_29_a = andnot(ctr_mask_29, ctr_v_open) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_29 = lookup16(carry_mask_table, ctr_carry_29) */
+	vmovdqa %ymm8, 736(%rsp) /* spill row_22 */
+	vpand 448(%rsp), %ymm15, %ymm8 /* ctr_pair_29_b = and(ctr_mask_29, ctr_w_open) */
+	vpandn 64(%rsp), %ymm15, %ymm15 /* ctr_pair_29_a = andnot(ctr_mask_29, ctr_v_open) */
 	vpor %ymm15, %ymm8, %ymm8 /* ctr_pair_29 = or(ctr_pair_29_b, ctr_pair_29_a) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_29 = lookup16(ctr_sum_29, new_last_byte) */
 	vpor %ymm14, %ymm8, %ymm8 /* row_29 = or(ctr_pair_29, ctr_last_byte_29) */
-	vmovdqa .Lsm4_byteslice_avx2_gfni_asm_9_block_k_30(%rip), %ymm14 /* block_k_30 = const() */
-	vpaddb 256(%rsp), %ymm14, %ymm14 /* ctr_j_30 = add(block_k_30, ctr_j0) */
-	vpaddw 96(%rsp), %ymm14, %ymm14 /* ctr_sum_30 = add(ctr_j_30, ctr_last) */
+	vpaddw .Lsm4_byteslice_avx2_gfni_asm_9_block_k_30(%rip), %ymm0, %ymm14 /* ctr_sum_30 = add(ctr_base, block_k_30) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_30 = lookup16(ctr_sum_30, carry_everywhere) */
-	vpshufb %ymm15, %ymm2, %ymm15 /* ctr_mask_30 = lookup16(carry_mask_table, ctr_carry_30) */
-	vmovdqa %ymm7, 768(%rsp) /* spill row_22 */
-	vpand 64(%rsp), %ymm15, %ymm7 /* ctr_pair_30_b = and(ctr_mask_30, ctr_w_open) */
-	vpandn 448(%rsp), %ymm15, %ymm15 /* ctr_pair_30_a = andnot(ctr_mask_30, ctr_v_open) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_30 = lookup16(carry_mask_table, ctr_carry_30) */
+	vmovdqa %ymm7, 768(%rsp) /* spill row_21 */
+	vpand 448(%rsp), %ymm15, %ymm7 /* ctr_pair_30_b = and(ctr_mask_30, ctr_w_open) */
+	vpandn 64(%rsp), %ymm15, %ymm15 /* ctr_pair_30_a = andnot(ctr_mask_30, ctr_v_open) */
 	vpor %ymm15, %ymm7, %ymm7 /* ctr_pair_30 = or(ctr_pair_30_b, ctr_pair_30_a) */
 	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_30 = lookup16(ctr_sum_30, new_last_byte) */
 	vpor %ymm14, %ymm7, %ymm7 /* row_30 = or(ctr_pair_30, ctr_last_byte_30) */
-	vmovdqa .Lsm4_byteslice_avx2_gfni_asm_9_block_k_31(%rip), %ymm14 /* block_k_31 = const() */
-	vpaddb 256(%rsp), %ymm14, %ymm14 /* ctr_j_31 = add(block_k_31, ctr_j0) */
-	vpaddw 96(%rsp), %ymm14, %ymm14 /* ctr_sum_31 = add(ctr_j_31, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_31 = lookup16(ctr_sum_31, carry_everywhere) */
-	vpshufb %ymm15, %ymm2, %ymm2 /* ctr_mask_31 = lookup16(carry_mask_table, ctr_carry_31) */
-	vpand 64(%rsp), %ymm2, %ymm15 /* ctr_pair_31_b = and(ctr_mask_31, ctr_w_open) */
-	vpandn 448(%rsp), %ymm2, %ymm2 /* ctr_pair_31_a = andnot(ctr_mask_31, ctr_v_open) */
-	vpor %ymm2, %ymm15, %ymm2 /* ctr_pair_31 = or(ctr_pair_31_b, ctr_pair_31_a) */
-	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_31 = lookup16(ctr_sum_31, new_last_byte) */
-	vpor %ymm14, %ymm2, %ymm2 /* row_31 = or(ctr_pair_31, ctr_last_byte_31) */
-	vpunpcklbw %ymm9, %ymm0, %ymm14 /* tr0_16 = unpacklo(row_16, row_24) */
-	vpunpckhbw %ymm9, %ymm0, %ymm0 /* tr0_17 = unpackhi(row_16, row_24) */
-	vpunpcklbw %ymm10, %ymm1, %ymm9 /* tr0_18 = unpacklo(row_17, row_25) */
-	vpunpckhbw %ymm10, %ymm1, %ymm1 /* tr0_19 = unpackhi(row_17, row_25) */
-	vpunpcklbw %ymm11, %ymm3, %ymm10 /* tr0_20 = unpacklo(row_18, row_26) */
-	vpunpckhbw %ymm11, %ymm3, %ymm3 /* tr0_21 = unpackhi(row_18, row_26) */
-	vpunpcklbw %ymm12, %ymm4, %ymm11 /* tr0_22 = unpacklo(row_19, row_27) */
-	vpunpckhbw %ymm12, %ymm4, %ymm4 /* tr0_23 = unpackhi(row_19, row_27) */
-	vpunpcklbw %ymm13, %ymm5, %ymm12 /* tr0_24 = unpacklo(row_20, row_28) */
-	vpunpckhbw %ymm13, %ymm5, %ymm5 /* tr0_25 = unpackhi(row_20, row_28) */
-	vpunpcklbw %ymm8, %ymm6, %ymm13 /* tr0_26 = unpacklo(row_21, row_29) */
-	vpunpckhbw %ymm8, %ymm6, %ymm6 /* tr0_27 = unpackhi(row_21, row_29) */
-	vmovdqa 768(%rsp), %ymm8 /* reload row_22 */
-	vpunpcklbw %ymm7, %ymm8, %ymm15 /* tr0_28 = unpacklo(row_22, row_30) */
-	vpunpckhbw %ymm7, %ymm8, %ymm7 /* tr0_29 = unpackhi(row_22, row_30) */
-	vmovdqa 736(%rsp), %ymm8 /* reload row_23 */
-	vmovdqa %ymm4, 768(%rsp) /* spill tr0_23 */
-	vpunpcklbw %ymm2, %ymm8, %ymm4 /* tr0_30 = unpacklo(row_23, row_31) */
-	vpunpckhbw %ymm2, %ymm8, %ymm2 /* tr0_31 = unpackhi(row_23, row_31) */
-	vpunpcklbw %ymm12, %ymm14, %ymm8 /* tr1_16 = unpacklo(tr0_16, tr0_24) */
-	vpunpckhbw %ymm12, %ymm14, %ymm12 /* tr1_17 = unpackhi(tr0_16, tr0_24) */
-	vpunpcklbw %ymm5, %ymm0, %ymm14 /* tr1_18 = unpacklo(tr0_17, tr0_25) */
-	vpunpckhbw %ymm5, %ymm0, %ymm0 /* tr1_19 = unpackhi(tr0_17, tr0_25) */
-	vpunpcklbw %ymm13, %ymm9, %ymm5 /* tr1_20 = unpacklo(tr0_18, tr0_26) */
-	vpunpckhbw %ymm13, %ymm9, %ymm9 /* tr1_21 = unpackhi(tr0_18, tr0_26) */
-	vpunpcklbw %ymm6, %ymm1, %ymm13 /* tr1_22 = unpacklo(tr0_19, tr0_27) */
-	vpunpckhbw %ymm6, %ymm1, %ymm1 /* tr1_23 = unpackhi(tr0_19, tr0_27) */
-	vpunpcklbw %ymm15, %ymm10, %ymm6 /* tr1_24 = unpacklo(tr0_20, tr0_28) */
-	vpunpckhbw %ymm15, %ymm10, %ymm10 /* tr1_25 = unpackhi(tr0_20, tr0_28) */
-	vpunpcklbw %ymm7, %ymm3, %ymm15 /* tr1_26 = unpacklo(tr0_21, tr0_29) */
-	vpunpckhbw %ymm7, %ymm3, %ymm3 /* tr1_27 = unpackhi(tr0_21, tr0_29) */
-	vpunpcklbw %ymm4, %ymm11, %ymm7 /* tr1_28 = unpacklo(tr0_22, tr0_30) */
-	vpunpckhbw %ymm4, %ymm11, %ymm4 /* tr1_29 = unpackhi(tr0_22, tr0_30) */
-	vmovdqa 768(%rsp), %ymm11 /* reload tr0_23 */
-	vmovdqa %ymm1, 736(%rsp) /* spill tr1_23 */
-	vpunpcklbw %ymm2, %ymm11, %ymm1 /* tr1_30 = unpacklo(tr0_23, tr0_31) */
-	vpunpckhbw %ymm2, %ymm11, %ymm2 /* tr1_31 = unpackhi(tr0_23, tr0_31) */
-	vpunpcklbw %ymm6, %ymm8, %ymm11 /* tr2_16 = unpacklo(tr1_16, tr1_24) */
-	vpunpckhbw %ymm6, %ymm8, %ymm6 /* tr2_17 = unpackhi(tr1_16, tr1_24) */
-	vpunpcklbw %ymm10, %ymm12, %ymm8 /* tr2_18 = unpacklo(tr1_17, tr1_25) */
-	vpunpckhbw %ymm10, %ymm12, %ymm10 /* tr2_19 = unpackhi(tr1_17, tr1_25) */
-	vpunpcklbw %ymm15, %ymm14, %ymm12 /* tr2_20 = unpacklo(tr1_18, tr1_26) */
-	vpunpckhbw %ymm15, %ymm14, %ymm14 /* tr2_21 = unpackhi(tr1_18, tr1_26) */
-	vpunpcklbw %ymm3, %ymm0, %ymm15 /* tr2_22 = unpacklo(tr1_19, tr1_27) */
-	vpunpckhbw %ymm3, %ymm0, %ymm0 /* tr2_23 = unpackhi(tr1_19, tr1_27) */
-	vpunpcklbw %ymm7, %ymm5, %ymm3 /* tr2_24 = unpacklo(tr1_20, tr1_28) */
-	vpunpckhbw %ymm7, %ymm5, %ymm5 /* tr2_25 = unpackhi(tr1_20, tr1_28) */
-	vpunpcklbw %ymm4, %ymm9, %ymm7 /* tr2_26 = unpacklo(tr1_21, tr1_29) */
-	vpunpckhbw %ymm4, %ymm9, %ymm4 /* tr2_27 = unpackhi(tr1_21, tr1_29) */
-	vpunpcklbw %ymm1, %ymm13, %ymm9 /* tr2_28 = unpacklo(tr1_22, tr1_30) */
-	vpunpckhbw %ymm1, %ymm13, %ymm1 /* tr2_29 = unpackhi(tr1_22, tr1_30) */
-	vmovdqa 736(%rsp), %ymm13 /* reload tr1_23 */
-	vmovdqa %ymm0, 768(%rsp) /* spill tr2_23 */
-	vpunpcklbw %ymm2, %ymm13, %ymm0 /* tr2_30 = unpacklo(tr1_23, tr1_31) */
-	vpunpckhbw %ymm2, %ymm13, %ymm2 /* tr2_31 = unpackhi(tr1_23, tr1_31) */
-	vpunpcklbw %ymm3, %ymm11, %ymm13 /* tr3_16 = unpacklo(tr2_16, tr2_24) */
-	vpunpckhbw %ymm3, %ymm11, %ymm3 /* tr3_17 = unpackhi(tr2_16, tr2_24) */
-	vpunpcklbw %ymm5, %ymm6, %ymm11 /* tr3_18 = unpacklo(tr2_17, tr2_25) */
-	vpunpckhbw %ymm5, %ymm6, %ymm5 /* tr3_19 = unpackhi(tr2_17, tr2_25) */
-	vpunpcklbw %ymm7, %ymm8, %ymm6 /* tr3_20 = unpacklo(tr2_18, tr2_26) */
-	vpunpckhbw %ymm7, %ymm8, %ymm7 /* tr3_21 = unpackhi(tr2_18, tr2_26) */
-	vpunpcklbw %ymm4, %ymm10, %ymm8 /* tr3_22 = unpacklo(tr2_19, tr2_27) */
-	vpunpckhbw %ymm4, %ymm10, %ymm4 /* tr3_23 = unpackhi(tr2_19, tr2_27) */
-	vpunpcklbw %ymm9, %ymm12, %ymm10 /* tr3_24 = unpacklo(tr2_20, tr2_28) */
-	vpunpckhbw %ymm9, %ymm12, %ymm9 /* tr3_25 = unpackhi(tr2_20, tr2_28) */
-	vpunpcklbw %ymm1, %ymm14, %ymm12 /* tr3_26 = unpacklo(tr2_21, tr2_29) */
-	vpunpckhbw %ymm1, %ymm14, %ymm1 /* tr3_27 = unpackhi(tr2_21, tr2_29) */
-	vpunpcklbw %ymm0, %ymm15, %ymm14 /* tr3_28 = unpacklo(tr2_22, tr2_30) */
-	vpunpckhbw %ymm0, %ymm15, %ymm0 /* tr3_29 = unpackhi(tr2_22, tr2_30) */
-	vmovdqa 768(%rsp), %ymm15 /* reload tr2_23 */
-	vmovdqa %ymm0, 736(%rsp) /* spill tr3_29 */
-	vpunpcklbw %ymm2, %ymm15, %ymm0 /* tr3_30 = unpacklo(tr2_23, tr2_31) */
-	vpunpckhbw %ymm2, %ymm15, %ymm2 /* tr3_31 = unpackhi(tr2_23, tr2_31) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat(%rip), %ymm13, %ymm13 /* xin_16 = gf2p8affine(tr3_16, gfni_mat) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat(%rip), %ymm3, %ymm3 /* xin_17 = gf2p8affine(tr3_17, gfni_mat) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat(%rip), %ymm11, %ymm11 /* xin_18 = gf2p8affine(tr3_18, gfni_mat) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat(%rip), %ymm5, %ymm5 /* xin_19 = gf2p8affine(tr3_19, gfni_mat) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat(%rip), %ymm6, %ymm6 /* xin_20 = gf2p8affine(tr3_20, gfni_mat) */
+	vpaddw .Lsm4_byteslice_avx2_gfni_asm_9_block_k_31(%rip), %ymm0, %ymm0 /* ctr_sum_31 = add(ctr_base, block_k_31) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_carry_everywhere(%rip), %ymm0, %ymm14 /* ctr_carry_31 = lookup16(ctr_sum_31, carry_everywhere) */
+	vpshufb %ymm14, %ymm3, %ymm3 /* ctr_mask_31 = lookup16(carry_mask_table, ctr_carry_31) */
+	vpand 448(%rsp), %ymm3, %ymm14 /* ctr_pair_31_b = and(ctr_mask_31, ctr_w_open) */
+	vpandn 64(%rsp), %ymm3, %ymm3 /* ctr_pair_31_a = andnot(ctr_mask_31, ctr_v_open) */
+	vpor %ymm3, %ymm14, %ymm3 /* ctr_pair_31 = or(ctr_pair_31_b, ctr_pair_31_a) */
+	vpshufb .Lsm4_byteslice_avx2_gfni_asm_9_new_last_byte(%rip), %ymm0, %ymm0 /* ctr_last_byte_31 = lookup16(ctr_sum_31, new_last_byte) */
+	vpor %ymm0, %ymm3, %ymm0 /* row_31 = or(ctr_pair_31, ctr_last_byte_31) */
+	vpunpcklbw %ymm10, %ymm1, %ymm3 /* tr0_16 = unpacklo(row_16, row_24) */
+	vpunpckhbw %ymm10, %ymm1, %ymm1 /* tr0_17 = unpackhi(row_16, row_24) */
+	vpunpcklbw %ymm11, %ymm2, %ymm10 /* tr0_18 = unpacklo(row_17, row_25) */
+	vpunpckhbw %ymm11, %ymm2, %ymm2 /* tr0_19 = unpackhi(row_17, row_25) */
+	vpunpcklbw %ymm12, %ymm4, %ymm11 /* tr0_20 = unpacklo(row_18, row_26) */
+	vpunpckhbw %ymm12, %ymm4, %ymm4 /* tr0_21 = unpackhi(row_18, row_26) */
+	vpunpcklbw %ymm13, %ymm5, %ymm12 /* tr0_22 = unpacklo(row_19, row_27) */
+	vpunpckhbw %ymm13, %ymm5, %ymm5 /* tr0_23 = unpackhi(row_19, row_27) */
+	vpunpcklbw %ymm9, %ymm6, %ymm13 /* tr0_24 = unpacklo(row_20, row_28) */
+	vpunpckhbw %ymm9, %ymm6, %ymm6 /* tr0_25 = unpackhi(row_20, row_28) */
+	vmovdqa 768(%rsp), %ymm9 /* reload row_21 */
+	vpunpcklbw %ymm8, %ymm9, %ymm14 /* tr0_26 = unpacklo(row_21, row_29) */
+	vpunpckhbw %ymm8, %ymm9, %ymm8 /* tr0_27 = unpackhi(row_21, row_29) */
+	vmovdqa 736(%rsp), %ymm9 /* reload row_22 */
+	vpunpcklbw %ymm7, %ymm9, %ymm15 /* tr0_28 = unpacklo(row_22, row_30) */
+	vpunpckhbw %ymm7, %ymm9, %ymm7 /* tr0_29 = unpackhi(row_22, row_30) */
+	vmovdqa 704(%rsp), %ymm9 /* reload row_23 */
+	vmovdqa %ymm5, 736(%rsp) /* spill tr0_23 */
+	vpunpcklbw %ymm0, %ymm9, %ymm5 /* tr0_30 = unpacklo(row_23, row_31) */
+	vpunpckhbw %ymm0, %ymm9, %ymm0 /* tr0_31 = unpackhi(row_23, row_31) */
+	vpunpcklbw %ymm13, %ymm3, %ymm9 /* tr1_16 = unpacklo(tr0_16, tr0_24) */
+	vpunpckhbw %ymm13, %ymm3, %ymm3 /* tr1_17 = unpackhi(tr0_16, tr0_24) */
+	vpunpcklbw %ymm6, %ymm1, %ymm13 /* tr1_18 = unpacklo(tr0_17, tr0_25) */
+	vpunpckhbw %ymm6, %ymm1, %ymm1 /* tr1_19 = unpackhi(tr0_17, tr0_25) */
+	vpunpcklbw %ymm14, %ymm10, %ymm6 /* tr1_20 = unpacklo(tr0_18, tr0_26) */
+	vpunpckhbw %ymm14, %ymm10, %ymm10 /* tr1_21 = unpackhi(tr0_18, tr0_26) */
+	vpunpcklbw %ymm8, %ymm2, %ymm14 /* tr1_22 = unpacklo(tr0_19, tr0_27) */
+	vpunpckhbw %ymm8, %ymm2, %ymm2 /* tr1_23 = unpackhi(tr0_19, tr0_27) */
+	vpunpcklbw %ymm15, %ymm11, %ymm8 /* tr1_24 = unpacklo(tr0_20, tr0_28) */
+	vpunpckhbw %ymm15, %ymm11, %ymm11 /* tr1_25 = unpackhi(tr0_20, tr0_28) */
+	vpunpcklbw %ymm7, %ymm4, %ymm15 /* tr1_26 = unpacklo(tr0_21, tr0_29) */
+	vpunpckhbw %ymm7, %ymm4, %ymm4 /* tr1_27 = unpackhi(tr0_21, tr0_29) */
+	vpunpcklbw %ymm5, %ymm12, %ymm7 /* tr1_28 = unpacklo(tr0_22, tr0_30) */
+	vpunpckhbw %ymm5, %ymm12, %ymm5 /* tr1_29 = unpackhi(tr0_22, tr0_30) */
+	vmovdqa 736(%rsp), %ymm12 /* reload tr0_23 */
+	vmovdqa %ymm2, 704(%rsp) /* spill tr1_23 */
+	vpunpcklbw %ymm0, %ymm12, %ymm2 /* tr1_30 = unpacklo(tr0_23, tr0_31) */
+	vpunpckhbw %ymm0, %ymm12, %ymm0 /* tr1_31 = unpackhi(tr0_23, tr0_31) */
+	vpunpcklbw %ymm8, %ymm9, %ymm12 /* tr2_16 = unpacklo(tr1_16, tr1_24) */
+	vpunpckhbw %ymm8, %ymm9, %ymm8 /* tr2_17 = unpackhi(tr1_16, tr1_24) */
+	vpunpcklbw %ymm11, %ymm3, %ymm9 /* tr2_18 = unpacklo(tr1_17, tr1_25) */
+	vpunpckhbw %ymm11, %ymm3, %ymm3 /* tr2_19 = unpackhi(tr1_17, tr1_25) */
+	vpunpcklbw %ymm15, %ymm13, %ymm11 /* tr2_20 = unpacklo(tr1_18, tr1_26) */
+	vpunpckhbw %ymm15, %ymm13, %ymm13 /* tr2_21 = unpackhi(tr1_18, tr1_26) */
+	vpunpcklbw %ymm4, %ymm1, %ymm15 /* tr2_22 = unpacklo(tr1_19, tr1_27) */
+	vpunpckhbw %ymm4, %ymm1, %ymm1 /* tr2_23 = unpackhi(tr1_19, tr1_27) */
+	vpunpcklbw %ymm7, %ymm6, %ymm4 /* tr2_24 = unpacklo(tr1_20, tr1_28) */
+	vpunpckhbw %ymm7, %ymm6, %ymm6 /* tr2_25 = unpackhi(tr1_20, tr1_28) */
+	vpunpcklbw %ymm5, %ymm10, %ymm7 /* tr2_26 = unpacklo(tr1_21, tr1_29) */
+	vpunpckhbw %ymm5, %ymm10, %ymm5 /* tr2_27 = unpackhi(tr1_21, tr1_29) */
+	vpunpcklbw %ymm2, %ymm14, %ymm10 /* tr2_28 = unpacklo(tr1_22, tr1_30) */
+	vpunpckhbw %ymm2, %ymm14, %ymm2 /* tr2_29 = unpackhi(tr1_22, tr1_30) */
+	vmovdqa 704(%rsp), %ymm14 /* reload tr1_23 */
+	vmovdqa %ymm1, 736(%rsp) /* spill tr2_23 */
+	vpunpcklbw %ymm0, %ymm14, %ymm1 /* tr2_30 = unpacklo(tr1_23, tr1_31) */
+	vpunpckhbw %ymm0, %ymm14, %ymm0 /* tr2_31 = unpackhi(tr1_23, tr1_31) */
+	vpunpcklbw %ymm4, %ymm12, %ymm14 /* tr3_16 = unpacklo(tr2_16, tr2_24) */
+	vpunpckhbw %ymm4, %ymm12, %ymm4 /* tr3_17 = unpackhi(tr2_16, tr2_24) */
+	vpunpcklbw %ymm6, %ymm8, %ymm12 /* tr3_18 = unpacklo(tr2_17, tr2_25) */
+	vpunpckhbw %ymm6, %ymm8, %ymm6 /* tr3_19 = unpackhi(tr2_17, tr2_25) */
+	vpunpcklbw %ymm7, %ymm9, %ymm8 /* tr3_20 = unpacklo(tr2_18, tr2_26) */
+	vpunpckhbw %ymm7, %ymm9, %ymm7 /* tr3_21 = unpackhi(tr2_18, tr2_26) */
+	vpunpcklbw %ymm5, %ymm3, %ymm9 /* tr3_22 = unpacklo(tr2_19, tr2_27) */
+	vpunpckhbw %ymm5, %ymm3, %ymm3 /* tr3_23 = unpackhi(tr2_19, tr2_27) */
+	vpunpcklbw %ymm10, %ymm11, %ymm5 /* tr3_24 = unpacklo(tr2_20, tr2_28) */
+	vpunpckhbw %ymm10, %ymm11, %ymm10 /* tr3_25 = unpackhi(tr2_20, tr2_28) */
+	vpunpcklbw %ymm2, %ymm13, %ymm11 /* tr3_26 = unpacklo(tr2_21, tr2_29) */
+	vpunpckhbw %ymm2, %ymm13, %ymm2 /* tr3_27 = unpackhi(tr2_21, tr2_29) */
+	vpunpcklbw %ymm1, %ymm15, %ymm13 /* tr3_28 = unpacklo(tr2_22, tr2_30) */
+	vpunpckhbw %ymm1, %ymm15, %ymm1 /* tr3_29 = unpackhi(tr2_22, tr2_30) */
+	vmovdqa 736(%rsp), %ymm15 /* reload tr2_23 */
+	vmovdqa %ymm1, 704(%rsp) /* spill tr3_29 */
+	vpunpcklbw %ymm0, %ymm15, %ymm1 /* tr3_30 = unpacklo(tr2_23, tr2_31) */
+	vpunpckhbw %ymm0, %ymm15, %ymm0 /* tr3_31 = unpackhi(tr2_23, tr2_31) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat(%rip), %ymm14, %ymm14 /* xin_16 = gf2p8affine(tr3_16, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat(%rip), %ymm4, %ymm4 /* xin_17 = gf2p8affine(tr3_17, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat(%rip), %ymm12, %ymm12 /* xin_18 = gf2p8affine(tr3_18, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat(%rip), %ymm6, %ymm6 /* xin_19 = gf2p8affine(tr3_19, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat(%rip), %ymm8, %ymm8 /* xin_20 = gf2p8affine(tr3_20, gfni_mat) */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat(%rip), %ymm7, %ymm7 /* xin_21 = gf2p8affine(tr3_21, gfni_mat) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat(%rip), %ymm8, %ymm8 /* xin_22 = gf2p8affine(tr3_22, gfni_mat) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat(%rip), %ymm4, %ymm4 /* xin_23 = gf2p8affine(tr3_23, gfni_mat) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat(%rip), %ymm10, %ymm10 /* xin_24 = gf2p8affine(tr3_24, gfni_mat) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat(%rip), %ymm9, %ymm9 /* xin_25 = gf2p8affine(tr3_25, gfni_mat) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat(%rip), %ymm12, %ymm12 /* xin_26 = gf2p8affine(tr3_26, gfni_mat) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat(%rip), %ymm1, %ymm1 /* xin_27 = gf2p8affine(tr3_27, gfni_mat) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat(%rip), %ymm14, %ymm14 /* xin_28 = gf2p8affine(tr3_28, gfni_mat) */
-	vmovdqa 736(%rsp), %ymm15 /* reload tr3_29 */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat(%rip), %ymm9, %ymm9 /* xin_22 = gf2p8affine(tr3_22, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat(%rip), %ymm3, %ymm3 /* xin_23 = gf2p8affine(tr3_23, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat(%rip), %ymm5, %ymm5 /* xin_24 = gf2p8affine(tr3_24, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat(%rip), %ymm10, %ymm10 /* xin_25 = gf2p8affine(tr3_25, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat(%rip), %ymm11, %ymm11 /* xin_26 = gf2p8affine(tr3_26, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat(%rip), %ymm2, %ymm2 /* xin_27 = gf2p8affine(tr3_27, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat(%rip), %ymm13, %ymm13 /* xin_28 = gf2p8affine(tr3_28, gfni_mat) */
+	vmovdqa 704(%rsp), %ymm15 /* reload tr3_29 */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat(%rip), %ymm15, %ymm15 /* xin_29 = gf2p8affine(tr3_29, gfni_mat) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat(%rip), %ymm0, %ymm0 /* xin_30 = gf2p8affine(tr3_30, gfni_mat) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat(%rip), %ymm2, %ymm2 /* xin_31 = gf2p8affine(tr3_31, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat(%rip), %ymm1, %ymm1 /* xin_30 = gf2p8affine(tr3_30, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat(%rip), %ymm0, %ymm0 /* xin_31 = gf2p8affine(tr3_31, gfni_mat) */
 
 	/* Products per input byte: B'1, B'2; every other block of M'_L is a XOR of them. */
-	vmovdqa %ymm5, 736(%rsp) /* spill g1x3.2 */
-	vmovdqa 160(%rsp), %ymm5 /* reload g0x0.2 */
-	vmovdqa %ymm11, 768(%rsp) /* spill g1x2.2 */
-	vmovdqa 320(%rsp), %ymm11 /* reload g0x1.2 */
-	vmovdqa %ymm3, 448(%rsp) /* spill g1x1.2 */
-	vmovdqa 608(%rsp), %ymm3 /* reload g0x2.2 */
-	vmovdqa %ymm13, 64(%rsp) /* spill g1x0.2 */
-	vmovdqa 576(%rsp), %ymm13 /* reload g0x3.2 */
-	vmovdqa %ymm2, 96(%rsp) /* spill g1x15.2 */
-	vmovdqa 64(%rsp), %ymm2 /* reload g1x0.2 */
-	vmovdqa %ymm2, 256(%rsp) /* spill g1x0.2 */
-	vmovdqa 448(%rsp), %ymm2 /* reload g1x1.2 */
-	vmovdqa %ymm2, 800(%rsp) /* spill g1x1.2 */
-	vmovdqa 768(%rsp), %ymm2 /* reload g1x2.2 */
-	vmovdqa %ymm2, 832(%rsp) /* spill g1x2.2 */
-	vmovdqa 736(%rsp), %ymm2 /* reload g1x3.2 */
-	vmovdqa %ymm2, 864(%rsp) /* spill g1x3.2 */
-	vmovdqa 192(%rsp), %ymm2 /* reload g0x4.2 */
-	vmovdqa %ymm1, 896(%rsp) /* spill g1x11.2 */
-	vmovdqa 288(%rsp), %ymm1 /* reload g0x5.2 */
-	vmovdqa %ymm4, 928(%rsp) /* spill g1x7.2 */
-	vmovdqa 512(%rsp), %ymm4 /* reload g0x6.2 */
-	vmovdqa %ymm0, 960(%rsp) /* spill g1x14.2 */
-	vmovdqa 544(%rsp), %ymm0 /* reload g0x7.2 */
-	vmovdqa %ymm8, 992(%rsp) /* spill g1x6.2 */
-	vmovdqa 928(%rsp), %ymm8 /* reload g1x7.2 */
-	vmovdqa %ymm8, 1024(%rsp) /* spill g1x7.2 */
-	vmovdqa 224(%rsp), %ymm8 /* reload g0x8.2 */
-	vmovdqa %ymm12, 1056(%rsp) /* spill g1x10.2 */
-	vmovdqa 416(%rsp), %ymm12 /* reload g0x9.2 */
+	vmovdqa %ymm6, 704(%rsp) /* spill g1x3.2 */
+	vmovdqa 608(%rsp), %ymm6 /* reload g0x0.2 */
+	vmovdqa %ymm12, 736(%rsp) /* spill g1x2.2 */
+	vmovdqa 544(%rsp), %ymm12 /* reload g0x1.2 */
+	vmovdqa %ymm4, 768(%rsp) /* spill g1x1.2 */
+	vmovdqa 512(%rsp), %ymm4 /* reload g0x2.2 */
+	vmovdqa %ymm14, 64(%rsp) /* spill g1x0.2 */
+	vmovdqa 576(%rsp), %ymm14 /* reload g0x3.2 */
+	vmovdqa %ymm0, 448(%rsp) /* spill g1x15.2 */
+	vmovdqa 64(%rsp), %ymm0 /* reload g1x0.2 */
+	vmovdqa %ymm0, 256(%rsp) /* spill g1x0.2 */
+	vmovdqa 768(%rsp), %ymm0 /* reload g1x1.2 */
+	vmovdqa %ymm0, 800(%rsp) /* spill g1x1.2 */
+	vmovdqa 736(%rsp), %ymm0 /* reload g1x2.2 */
+	vmovdqa %ymm0, 832(%rsp) /* spill g1x2.2 */
+	vmovdqa 704(%rsp), %ymm0 /* reload g1x3.2 */
+	vmovdqa %ymm0, 864(%rsp) /* spill g1x3.2 */
+	vmovdqa 192(%rsp), %ymm0 /* reload g0x4.2 */
+	vmovdqa %ymm2, 896(%rsp) /* spill g1x11.2 */
+	vmovdqa 416(%rsp), %ymm2 /* reload g0x5.2 */
+	vmovdqa %ymm3, 928(%rsp) /* spill g1x7.2 */
+	vmovdqa 288(%rsp), %ymm3 /* reload g0x6.2 */
+	vmovdqa %ymm1, 960(%rsp) /* spill g1x14.2 */
+	vmovdqa 352(%rsp), %ymm1 /* reload g0x7.2 */
+	vmovdqa %ymm9, 992(%rsp) /* spill g1x6.2 */
+	vmovdqa 928(%rsp), %ymm9 /* reload g1x7.2 */
+	vmovdqa %ymm9, 1024(%rsp) /* spill g1x7.2 */
+	vmovdqa 96(%rsp), %ymm9 /* reload g0x8.2 */
+	vmovdqa %ymm11, 1056(%rsp) /* spill g1x10.2 */
+	vmovdqa 160(%rsp), %ymm11 /* reload g0x9.2 */
 	vmovdqa %ymm15, 1088(%rsp) /* spill g1x13.2 */
-	vmovdqa 672(%rsp), %ymm15 /* reload g0x10.2 */
+	vmovdqa 640(%rsp), %ymm15 /* reload g0x10.2 */
 	vmovdqa %ymm7, 1120(%rsp) /* spill g1x5.2 */
-	vmovdqa 352(%rsp), %ymm7 /* reload g0x11.2 */
-	vmovdqa %ymm9, 1152(%rsp) /* spill g1x9.2 */
-	vmovdqa 1056(%rsp), %ymm9 /* reload g1x10.2 */
-	vmovdqa %ymm9, 1184(%rsp) /* spill g1x10.2 */
-	vmovdqa 896(%rsp), %ymm9 /* reload g1x11.2 */
-	vmovdqa %ymm9, 1216(%rsp) /* spill g1x11.2 */
-	vmovdqa 640(%rsp), %ymm9 /* reload g0x12.2 */
-	vmovdqa %ymm14, 1248(%rsp) /* spill g1x12.2 */
-	vmovdqa 704(%rsp), %ymm14 /* reload g0x13.2 */
-	vmovdqa %ymm6, 1280(%rsp) /* spill g1x4.2 */
-	vmovdqa 128(%rsp), %ymm6 /* reload g0x14.2 */
-	vmovdqa %ymm10, 1312(%rsp) /* spill g1x8.2 */
-	vmovdqa 384(%rsp), %ymm10 /* reload g0x15.2 */
-	vmovdqa %ymm13, 1344(%rsp) /* spill g0x3.2 */
-	vmovdqa 1248(%rsp), %ymm13 /* reload g1x12.2 */
-	vmovdqa %ymm13, 1376(%rsp) /* spill g1x12.2 */
-	vmovdqa 1088(%rsp), %ymm13 /* reload g1x13.2 */
-	vmovdqa %ymm13, 1408(%rsp) /* spill g1x13.2 */
-	vmovdqa 960(%rsp), %ymm13 /* reload g1x14.2 */
-	vmovdqa %ymm13, 1440(%rsp) /* spill g1x14.2 */
-	vmovdqa 96(%rsp), %ymm13 /* reload g1x15.2 */
-	vmovdqa %ymm5, 384(%rsp) /* spill g0x0.2 */
-	vmovdqa %ymm11, 128(%rsp) /* spill g0x1.2 */
-	vmovdqa %ymm3, 704(%rsp) /* spill g0x2.2 */
-	vmovdqa %ymm13, 640(%rsp) /* spill g1x15.2 */
+	vmovdqa 128(%rsp), %ymm7 /* reload g0x11.2 */
+	vmovdqa %ymm10, 1152(%rsp) /* spill g1x9.2 */
+	vmovdqa 1056(%rsp), %ymm10 /* reload g1x10.2 */
+	vmovdqa %ymm10, 1184(%rsp) /* spill g1x10.2 */
+	vmovdqa 896(%rsp), %ymm10 /* reload g1x11.2 */
+	vmovdqa %ymm10, 1216(%rsp) /* spill g1x11.2 */
+	vmovdqa 224(%rsp), %ymm10 /* reload g0x12.2 */
+	vmovdqa %ymm13, 1248(%rsp) /* spill g1x12.2 */
+	vmovdqa 672(%rsp), %ymm13 /* reload g0x13.2 */
+	vmovdqa %ymm5, 1280(%rsp) /* spill g1x8.2 */
+	vmovdqa 320(%rsp), %ymm5 /* reload g0x14.2 */
+	vmovdqa %ymm8, 1312(%rsp) /* spill g1x4.2 */
+	vmovdqa 384(%rsp), %ymm8 /* reload g0x15.2 */
+	vmovdqa %ymm14, 1344(%rsp) /* spill g0x3.2 */
+	vmovdqa 1248(%rsp), %ymm14 /* reload g1x12.2 */
+	vmovdqa %ymm14, 1376(%rsp) /* spill g1x12.2 */
+	vmovdqa 1088(%rsp), %ymm14 /* reload g1x13.2 */
+	vmovdqa %ymm14, 1408(%rsp) /* spill g1x13.2 */
+	vmovdqa 960(%rsp), %ymm14 /* reload g1x14.2 */
+	vmovdqa %ymm14, 1440(%rsp) /* spill g1x14.2 */
+	vmovdqa 448(%rsp), %ymm14 /* reload g1x15.2 */
+	vmovdqa %ymm6, 384(%rsp) /* spill g0x0.2 */
+	vmovdqa %ymm12, 320(%rsp) /* spill g0x1.2 */
+	vmovdqa %ymm4, 672(%rsp) /* spill g0x2.2 */
+	vmovdqa %ymm14, 224(%rsp) /* spill g1x15.2 */
 	xor %r10, %r10
 	.p2align 4
 .Lsm4_byteslice_avx2_gfni_asm_9_loop_r0:
 
 	/* Round 8r+0: slot 0 ^= M'_L·inv(slot 1 ^ slot 2 ^ slot 3 ^ rk') ^ C'. */
-	vpbroadcastd (%rdi,%r10), %ymm3 /* rk0 = bcast32() */
-	vpbroadcastd 4(%rdi,%r10), %ymm5 /* rk1 = bcast32() */
-	vpbroadcastd 8(%rdi,%r10), %ymm11 /* rk2 = bcast32() */
-	vpbroadcastd 12(%rdi,%r10), %ymm13 /* rk3 = bcast32() */
-	vmovdqa %ymm2, 352(%rsp) /* spill g0x4.2 */
-	vpxor %ymm8, %ymm2, %ymm2 /* t0_acc = xor(g0x4, g0x8) */
-	vpxor %ymm3, %ymm2, %ymm2 /* t0_acc_1 = xor(t0_acc, rk0) */
-	vpxor %ymm9, %ymm2, %ymm2 /* t0 = xor(t0_acc_1, g0x12) */
-	vmovdqa %ymm1, 672(%rsp) /* spill g0x5.2 */
-	vpxor %ymm12, %ymm1, %ymm1 /* t1_acc = xor(g0x5, g0x9) */
-	vpxor %ymm5, %ymm1, %ymm1 /* t1_acc_1 = xor(t1_acc, rk1) */
-	vpxor %ymm14, %ymm1, %ymm1 /* t1 = xor(t1_acc_1, g0x13) */
-	vmovdqa %ymm4, 416(%rsp) /* spill g0x6.2 */
-	vpxor %ymm15, %ymm4, %ymm4 /* t2_acc = xor(g0x6, g0x10) */
-	vpxor %ymm11, %ymm4, %ymm4 /* t2_acc_1 = xor(t2_acc, rk2) */
-	vpxor %ymm6, %ymm4, %ymm4 /* t2 = xor(t2_acc_1, g0x14) */
-	vmovdqa %ymm0, 224(%rsp) /* spill g0x7.2 */
-	vpxor %ymm7, %ymm0, %ymm0 /* t3_acc = xor(g0x7, g0x11) */
-	vpxor %ymm13, %ymm0, %ymm0 /* t3_acc_1 = xor(t3_acc, rk3) */
-	vpxor %ymm10, %ymm0, %ymm0 /* t3 = xor(t3_acc_1, g0x15) */
-	vmovdqa %ymm7, 544(%rsp) /* spill g0x11.2 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm2, %ymm7 /* p1_0 = gf2p8affineinv(t0, gfni_mat_1) */
-	vmovdqa %ymm10, 512(%rsp) /* spill g0x15.2 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm1, %ymm10 /* p1_1 = gf2p8affineinv(t1, gfni_mat_1) */
-	vmovdqa %ymm6, 288(%rsp) /* spill g0x14.2 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm4, %ymm6 /* p1_2 = gf2p8affineinv(t2, gfni_mat_1) */
+	vpbroadcastd (%rdi,%r10), %ymm4 /* rk0 = bcast32() */
+	vpbroadcastd 4(%rdi,%r10), %ymm6 /* rk1 = bcast32() */
+	vpbroadcastd 8(%rdi,%r10), %ymm12 /* rk2 = bcast32() */
+	vpbroadcastd 12(%rdi,%r10), %ymm14 /* rk3 = bcast32() */
+	vmovdqa %ymm0, 128(%rsp) /* spill g0x4.2 */
+	vpxor %ymm9, %ymm0, %ymm0 /* t0_acc = xor(g0x4, g0x8) */
+	vpxor %ymm4, %ymm0, %ymm0 /* t0_acc_1 = xor(t0_acc, rk0) */
+	vpxor %ymm10, %ymm0, %ymm0 /* t0 = xor(t0_acc_1, g0x12) */
+	vmovdqa %ymm2, 640(%rsp) /* spill g0x5.2 */
+	vpxor %ymm11, %ymm2, %ymm2 /* t1_acc = xor(g0x5, g0x9) */
+	vpxor %ymm6, %ymm2, %ymm2 /* t1_acc_1 = xor(t1_acc, rk1) */
+	vpxor %ymm13, %ymm2, %ymm2 /* t1 = xor(t1_acc_1, g0x13) */
+	vmovdqa %ymm3, 160(%rsp) /* spill g0x6.2 */
+	vpxor %ymm15, %ymm3, %ymm3 /* t2_acc = xor(g0x6, g0x10) */
+	vpxor %ymm12, %ymm3, %ymm3 /* t2_acc_1 = xor(t2_acc, rk2) */
+	vpxor %ymm5, %ymm3, %ymm3 /* t2 = xor(t2_acc_1, g0x14) */
+	vmovdqa %ymm1, 96(%rsp) /* spill g0x7.2 */
+	vpxor %ymm7, %ymm1, %ymm1 /* t3_acc = xor(g0x7, g0x11) */
+	vpxor %ymm14, %ymm1, %ymm1 /* t3_acc_1 = xor(t3_acc, rk3) */
+	vpxor %ymm8, %ymm1, %ymm1 /* t3 = xor(t3_acc_1, g0x15) */
+	vmovdqa %ymm7, 352(%rsp) /* spill g0x11.2 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm0, %ymm7 /* p1_0 = gf2p8affineinv(t0, gfni_mat_1) */
+	vmovdqa %ymm8, 288(%rsp) /* spill g0x15.2 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm2, %ymm8 /* p1_1 = gf2p8affineinv(t1, gfni_mat_1) */
+	vmovdqa %ymm5, 416(%rsp) /* spill g0x14.2 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm3, %ymm5 /* p1_2 = gf2p8affineinv(t2, gfni_mat_1) */
 	vmovdqa %ymm15, 192(%rsp) /* spill g0x10.2 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm0, %ymm15 /* p1_3 = gf2p8affineinv(t3, gfni_mat_1) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_2(%rip), %ymm2, %ymm2 /* p2_0 = gf2p8affineinv(t0, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_2(%rip), %ymm1, %ymm1 /* p2_1 = gf2p8affineinv(t1, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_2(%rip), %ymm4, %ymm4 /* p2_2 = gf2p8affineinv(t2, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_2(%rip), %ymm0, %ymm0 /* p2_3 = gf2p8affineinv(t3, gfni_mat_2) */
-	vmovdqa %ymm12, 576(%rsp) /* spill g0x9.2 */
-	vpxor %ymm1, %ymm7, %ymm12 /* m0_acc = xor(p1_0, p2_1) */
-	vmovdqa %ymm14, 608(%rsp) /* spill g0x13.2 */
-	vpxor %ymm15, %ymm4, %ymm14 /* m0_acc_1 = xor(p2_2, p1_3) */
-	vpxor %ymm14, %ymm12, %ymm12 /* m0_acc_2 = xor(m0_acc, m0_acc_1) */
-	vpxor %ymm0, %ymm12, %ymm12 /* m0_acc_3 = xor(m0_acc_2, p2_3) */
-	vpxor 384(%rsp), %ymm12, %ymm12 /* x0n = xor(m0_acc_3, g0x0.2) */
-	vpxor %ymm2, %ymm7, %ymm7 /* m1_acc = xor(p1_0, p2_0) */
-	vpxor %ymm4, %ymm10, %ymm14 /* m1_acc_1 = xor(p1_1, p2_2) */
-	vpxor %ymm14, %ymm7, %ymm7 /* m1_acc_2 = xor(m1_acc, m1_acc_1) */
-	vpxor %ymm0, %ymm7, %ymm7 /* m1_acc_3 = xor(m1_acc_2, p2_3) */
-	vpxor 128(%rsp), %ymm7, %ymm7 /* x1n = xor(m1_acc_3, g0x1.2) */
-	vpxor %ymm10, %ymm2, %ymm10 /* m2_acc = xor(p2_0, p1_1) */
-	vpxor %ymm6, %ymm1, %ymm14 /* m2_acc_1 = xor(p2_1, p1_2) */
-	vpxor %ymm14, %ymm10, %ymm10 /* m2_acc_2 = xor(m2_acc, m2_acc_1) */
-	vpxor %ymm0, %ymm10, %ymm0 /* m2_acc_3 = xor(m2_acc_2, p2_3) */
-	vpxor 704(%rsp), %ymm0, %ymm0 /* x2n = xor(m2_acc_3, g0x2.2) */
-	vpxor %ymm1, %ymm2, %ymm1 /* m3_acc = xor(p2_0, p2_1) */
-	vpxor %ymm4, %ymm6, %ymm2 /* m3_acc_1 = xor(p1_2, p2_2) */
-	vpxor %ymm2, %ymm1, %ymm1 /* m3_acc_2 = xor(m3_acc, m3_acc_1) */
-	vpxor %ymm15, %ymm1, %ymm1 /* m3_acc_3 = xor(m3_acc_2, p1_3) */
-	vpxor 1344(%rsp), %ymm1, %ymm1 /* x3n = xor(m3_acc_3, g0x3.2) */
-	vmovdqa 1280(%rsp), %ymm2 /* reload g1x4.2 */
-	vpxor 1312(%rsp), %ymm2, %ymm4 /* t0_acc_2 = xor(g1x4, g1x8) */
-	vpxor %ymm3, %ymm4, %ymm3 /* t0_acc_3 = xor(t0_acc_2, rk0) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm1, %ymm15 /* p1_3 = gf2p8affineinv(t3, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_2(%rip), %ymm0, %ymm0 /* p2_0 = gf2p8affineinv(t0, gfni_mat_2) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_2(%rip), %ymm2, %ymm2 /* p2_1 = gf2p8affineinv(t1, gfni_mat_2) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_2(%rip), %ymm3, %ymm3 /* p2_2 = gf2p8affineinv(t2, gfni_mat_2) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_2(%rip), %ymm1, %ymm1 /* p2_3 = gf2p8affineinv(t3, gfni_mat_2) */
+	vmovdqa %ymm11, 576(%rsp) /* spill g0x9.2 */
+	vpxor %ymm2, %ymm7, %ymm11 /* m0_acc = xor(p1_0, p2_1) */
+	vmovdqa %ymm13, 512(%rsp) /* spill g0x13.2 */
+	vpxor %ymm15, %ymm3, %ymm13 /* m0_acc_1 = xor(p2_2, p1_3) */
+	vpxor %ymm13, %ymm11, %ymm11 /* m0_acc_2 = xor(m0_acc, m0_acc_1) */
+	vpxor %ymm1, %ymm11, %ymm11 /* m0_acc_3 = xor(m0_acc_2, p2_3) */
+	vpxor 384(%rsp), %ymm11, %ymm11 /* x0n = xor(m0_acc_3, g0x0.2) */
+	vpxor %ymm0, %ymm7, %ymm7 /* m1_acc = xor(p1_0, p2_0) */
+	vpxor %ymm3, %ymm8, %ymm13 /* m1_acc_1 = xor(p1_1, p2_2) */
+	vpxor %ymm13, %ymm7, %ymm7 /* m1_acc_2 = xor(m1_acc, m1_acc_1) */
+	vpxor %ymm1, %ymm7, %ymm7 /* m1_acc_3 = xor(m1_acc_2, p2_3) */
+	vpxor 320(%rsp), %ymm7, %ymm7 /* x1n = xor(m1_acc_3, g0x1.2) */
+	vpxor %ymm8, %ymm0, %ymm8 /* m2_acc = xor(p2_0, p1_1) */
+	vpxor %ymm5, %ymm2, %ymm13 /* m2_acc_1 = xor(p2_1, p1_2) */
+	vpxor %ymm13, %ymm8, %ymm8 /* m2_acc_2 = xor(m2_acc, m2_acc_1) */
+	vpxor %ymm1, %ymm8, %ymm1 /* m2_acc_3 = xor(m2_acc_2, p2_3) */
+	vpxor 672(%rsp), %ymm1, %ymm1 /* x2n = xor(m2_acc_3, g0x2.2) */
+	vpxor %ymm2, %ymm0, %ymm0 /* m3_acc = xor(p2_0, p2_1) */
+	vpxor %ymm3, %ymm5, %ymm2 /* m3_acc_1 = xor(p1_2, p2_2) */
+	vpxor %ymm2, %ymm0, %ymm0 /* m3_acc_2 = xor(m3_acc, m3_acc_1) */
+	vpxor %ymm15, %ymm0, %ymm0 /* m3_acc_3 = xor(m3_acc_2, p1_3) */
+	vpxor 1344(%rsp), %ymm0, %ymm0 /* x3n = xor(m3_acc_3, g0x3.2) */
+	vmovdqa 1312(%rsp), %ymm2 /* reload g1x4.2 */
+	vpxor 1280(%rsp), %ymm2, %ymm3 /* t0_acc_2 = xor(g1x4, g1x8) */
+	vpxor %ymm4, %ymm3, %ymm3 /* t0_acc_3 = xor(t0_acc_2, rk0) */
 	vpxor 1376(%rsp), %ymm3, %ymm3 /* t0_1 = xor(t0_acc_3, g1x12) */
 	vmovdqa 1120(%rsp), %ymm4 /* reload g1x5.2 */
-	vpxor 1152(%rsp), %ymm4, %ymm6 /* t1_acc_2 = xor(g1x5, g1x9) */
-	vpxor %ymm5, %ymm6, %ymm5 /* t1_acc_3 = xor(t1_acc_2, rk1) */
+	vpxor 1152(%rsp), %ymm4, %ymm5 /* t1_acc_2 = xor(g1x5, g1x9) */
+	vpxor %ymm6, %ymm5, %ymm5 /* t1_acc_3 = xor(t1_acc_2, rk1) */
 	vpxor 1408(%rsp), %ymm5, %ymm5 /* t1_1 = xor(t1_acc_3, g1x13) */
 	vmovdqa 992(%rsp), %ymm6 /* reload g1x6.2 */
-	vpxor 1184(%rsp), %ymm6, %ymm10 /* t2_acc_2 = xor(g1x6, g1x10) */
-	vpxor %ymm11, %ymm10, %ymm10 /* t2_acc_3 = xor(t2_acc_2, rk2) */
-	vpxor 1440(%rsp), %ymm10, %ymm10 /* t2_1 = xor(t2_acc_3, g1x14) */
-	vmovdqa 1024(%rsp), %ymm11 /* reload g1x7.2 */
-	vpxor 1216(%rsp), %ymm11, %ymm14 /* t3_acc_2 = xor(g1x7, g1x11) */
-	vpxor %ymm13, %ymm14, %ymm13 /* t3_acc_3 = xor(t3_acc_2, rk3) */
-	vpxor 640(%rsp), %ymm13, %ymm13 /* t3_1 = xor(t3_acc_3, g1x15) */
+	vpxor 1184(%rsp), %ymm6, %ymm8 /* t2_acc_2 = xor(g1x6, g1x10) */
+	vpxor %ymm12, %ymm8, %ymm8 /* t2_acc_3 = xor(t2_acc_2, rk2) */
+	vpxor 1440(%rsp), %ymm8, %ymm8 /* t2_1 = xor(t2_acc_3, g1x14) */
+	vmovdqa 1024(%rsp), %ymm12 /* reload g1x7.2 */
+	vpxor 1216(%rsp), %ymm12, %ymm13 /* t3_acc_2 = xor(g1x7, g1x11) */
+	vpxor %ymm14, %ymm13, %ymm13 /* t3_acc_3 = xor(t3_acc_2, rk3) */
+	vpxor 224(%rsp), %ymm13, %ymm13 /* t3_1 = xor(t3_acc_3, g1x15) */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm3, %ymm14 /* p1_0_1 = gf2p8affineinv(t0_1, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm5, %ymm15 /* p1_1_1 = gf2p8affineinv(t1_1, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm10, %ymm11 /* p1_2_1 = gf2p8affineinv(t2_1, gfni_mat_1) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm8, %ymm12 /* p1_2_1 = gf2p8affineinv(t2_1, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm13, %ymm6 /* p1_3_1 = gf2p8affineinv(t3_1, gfni_mat_1) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_2(%rip), %ymm3, %ymm3 /* p2_0_1 = gf2p8affineinv(t0_1, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_2(%rip), %ymm5, %ymm5 /* p2_1_1 = gf2p8affineinv(t1_1, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_2(%rip), %ymm10, %ymm10 /* p2_2_1 = gf2p8affineinv(t2_1, gfni_mat_2) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_2(%rip), %ymm8, %ymm8 /* p2_2_1 = gf2p8affineinv(t2_1, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_2(%rip), %ymm13, %ymm13 /* p2_3_1 = gf2p8affineinv(t3_1, gfni_mat_2) */
 	vpxor %ymm5, %ymm14, %ymm4 /* m0_acc_4 = xor(p1_0_1, p2_1_1) */
-	vpxor %ymm6, %ymm10, %ymm2 /* m0_acc_5 = xor(p2_2_1, p1_3_1) */
+	vpxor %ymm6, %ymm8, %ymm2 /* m0_acc_5 = xor(p2_2_1, p1_3_1) */
 	vpxor %ymm2, %ymm4, %ymm2 /* m0_acc_6 = xor(m0_acc_4, m0_acc_5) */
 	vpxor %ymm13, %ymm2, %ymm2 /* m0_acc_7 = xor(m0_acc_6, p2_3_1) */
 	vpxor 256(%rsp), %ymm2, %ymm2 /* x0n_1 = xor(m0_acc_7, g1x0.2) */
 	vpxor %ymm3, %ymm14, %ymm4 /* m1_acc_4 = xor(p1_0_1, p2_0_1) */
-	vpxor %ymm10, %ymm15, %ymm14 /* m1_acc_5 = xor(p1_1_1, p2_2_1) */
+	vpxor %ymm8, %ymm15, %ymm14 /* m1_acc_5 = xor(p1_1_1, p2_2_1) */
 	vpxor %ymm14, %ymm4, %ymm4 /* m1_acc_6 = xor(m1_acc_4, m1_acc_5) */
 	vpxor %ymm13, %ymm4, %ymm4 /* m1_acc_7 = xor(m1_acc_6, p2_3_1) */
 	vpxor 800(%rsp), %ymm4, %ymm4 /* x1n_1 = xor(m1_acc_7, g1x1.2) */
 	vpxor %ymm15, %ymm3, %ymm14 /* m2_acc_4 = xor(p2_0_1, p1_1_1) */
-	vpxor %ymm11, %ymm5, %ymm15 /* m2_acc_5 = xor(p2_1_1, p1_2_1) */
+	vpxor %ymm12, %ymm5, %ymm15 /* m2_acc_5 = xor(p2_1_1, p1_2_1) */
 	vpxor %ymm15, %ymm14, %ymm14 /* m2_acc_6 = xor(m2_acc_4, m2_acc_5) */
 	vpxor %ymm13, %ymm14, %ymm13 /* m2_acc_7 = xor(m2_acc_6, p2_3_1) */
 	vpxor 832(%rsp), %ymm13, %ymm13 /* x2n_1 = xor(m2_acc_7, g1x2.2) */
 	vpxor %ymm5, %ymm3, %ymm3 /* m3_acc_4 = xor(p2_0_1, p2_1_1) */
-	vpxor %ymm10, %ymm11, %ymm5 /* m3_acc_5 = xor(p1_2_1, p2_2_1) */
+	vpxor %ymm8, %ymm12, %ymm5 /* m3_acc_5 = xor(p1_2_1, p2_2_1) */
 	vpxor %ymm5, %ymm3, %ymm3 /* m3_acc_6 = xor(m3_acc_4, m3_acc_5) */
 	vpxor %ymm6, %ymm3, %ymm3 /* m3_acc_7 = xor(m3_acc_6, p1_3_1) */
 	vpxor 864(%rsp), %ymm3, %ymm3 /* x3n_1 = xor(m3_acc_7, g1x3.2) */
@@ -11098,91 +11005,91 @@ sm4_byteslice_avx2_gfni_batch_gcm_asm:
 	/* Round 8r+1: slot 1 ^= M'_L·inv(slot 2 ^ slot 3 ^ slot 0 ^ rk') ^ C'. */
 	vpbroadcastd 16(%rdi,%r10), %ymm5 /* rk0_1 = bcast32() */
 	vpbroadcastd 20(%rdi,%r10), %ymm6 /* rk1_1 = bcast32() */
-	vpbroadcastd 24(%rdi,%r10), %ymm10 /* rk2_1 = bcast32() */
-	vpbroadcastd 28(%rdi,%r10), %ymm11 /* rk3_1 = bcast32() */
-	vpxor %ymm9, %ymm8, %ymm14 /* t0_acc_4 = xor(g0x8, g0x12) */
+	vpbroadcastd 24(%rdi,%r10), %ymm8 /* rk2_1 = bcast32() */
+	vpbroadcastd 28(%rdi,%r10), %ymm12 /* rk3_1 = bcast32() */
+	vpxor %ymm10, %ymm9, %ymm14 /* t0_acc_4 = xor(g0x8, g0x12) */
 	vpxor %ymm5, %ymm14, %ymm14 /* t0_acc_5 = xor(t0_acc_4, rk0_1) */
-	vpxor %ymm12, %ymm14, %ymm14 /* t0_2 = xor(t0_acc_5, g0x0) */
+	vpxor %ymm11, %ymm14, %ymm14 /* t0_2 = xor(t0_acc_5, g0x0) */
 	vmovdqa 576(%rsp), %ymm15 /* reload g0x9.2 */
-	vpxor 608(%rsp), %ymm15, %ymm15 /* t1_acc_4 = xor(g0x9, g0x13) */
+	vpxor 512(%rsp), %ymm15, %ymm15 /* t1_acc_4 = xor(g0x9, g0x13) */
 	vpxor %ymm6, %ymm15, %ymm15 /* t1_acc_5 = xor(t1_acc_4, rk1_1) */
 	vpxor %ymm7, %ymm15, %ymm15 /* t1_2 = xor(t1_acc_5, g0x1) */
-	vmovdqa %ymm8, 320(%rsp) /* spill g0x8.2 */
-	vmovdqa 192(%rsp), %ymm8 /* reload g0x10.2 */
-	vpxor 288(%rsp), %ymm8, %ymm8 /* t2_acc_4 = xor(g0x10, g0x14) */
-	vpxor %ymm10, %ymm8, %ymm8 /* t2_acc_5 = xor(t2_acc_4, rk2_1) */
-	vpxor %ymm0, %ymm8, %ymm8 /* t2_2 = xor(t2_acc_5, g0x2) */
-	vmovdqa %ymm0, 160(%rsp) /* spill g0x2.3 */
-	vmovdqa 544(%rsp), %ymm0 /* reload g0x11.2 */
-	vpxor 512(%rsp), %ymm0, %ymm0 /* t3_acc_4 = xor(g0x11, g0x15) */
-	vpxor %ymm11, %ymm0, %ymm0 /* t3_acc_5 = xor(t3_acc_4, rk3_1) */
-	vpxor %ymm1, %ymm0, %ymm0 /* t3_2 = xor(t3_acc_5, g0x3) */
-	vmovdqa %ymm1, 1472(%rsp) /* spill g0x3.3 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm14, %ymm1 /* p1_0_2 = gf2p8affineinv(t0_2, gfni_mat_1) */
+	vmovdqa %ymm9, 544(%rsp) /* spill g0x8.2 */
+	vmovdqa 192(%rsp), %ymm9 /* reload g0x10.2 */
+	vpxor 416(%rsp), %ymm9, %ymm9 /* t2_acc_4 = xor(g0x10, g0x14) */
+	vpxor %ymm8, %ymm9, %ymm9 /* t2_acc_5 = xor(t2_acc_4, rk2_1) */
+	vpxor %ymm1, %ymm9, %ymm9 /* t2_2 = xor(t2_acc_5, g0x2) */
+	vmovdqa %ymm1, 608(%rsp) /* spill g0x2.3 */
+	vmovdqa 352(%rsp), %ymm1 /* reload g0x11.2 */
+	vpxor 288(%rsp), %ymm1, %ymm1 /* t3_acc_4 = xor(g0x11, g0x15) */
+	vpxor %ymm12, %ymm1, %ymm1 /* t3_acc_5 = xor(t3_acc_4, rk3_1) */
+	vpxor %ymm0, %ymm1, %ymm1 /* t3_2 = xor(t3_acc_5, g0x3) */
+	vmovdqa %ymm0, 1472(%rsp) /* spill g0x3.3 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm14, %ymm0 /* p1_0_2 = gf2p8affineinv(t0_2, gfni_mat_1) */
 	vmovdqa %ymm7, 1504(%rsp) /* spill g0x1.3 */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm15, %ymm7 /* p1_1_2 = gf2p8affineinv(t1_2, gfni_mat_1) */
-	vmovdqa %ymm9, 1536(%rsp) /* spill g0x12.2 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm8, %ymm9 /* p1_2_2 = gf2p8affineinv(t2_2, gfni_mat_1) */
-	vmovdqa %ymm12, 1568(%rsp) /* spill g0x0.3 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm0, %ymm12 /* p1_3_2 = gf2p8affineinv(t3_2, gfni_mat_1) */
+	vmovdqa %ymm10, 1536(%rsp) /* spill g0x12.2 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm9, %ymm10 /* p1_2_2 = gf2p8affineinv(t2_2, gfni_mat_1) */
+	vmovdqa %ymm11, 1568(%rsp) /* spill g0x0.3 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm1, %ymm11 /* p1_3_2 = gf2p8affineinv(t3_2, gfni_mat_1) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_2(%rip), %ymm14, %ymm14 /* p2_0_2 = gf2p8affineinv(t0_2, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_2(%rip), %ymm15, %ymm15 /* p2_1_2 = gf2p8affineinv(t1_2, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_2(%rip), %ymm8, %ymm8 /* p2_2_2 = gf2p8affineinv(t2_2, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_2(%rip), %ymm0, %ymm0 /* p2_3_2 = gf2p8affineinv(t3_2, gfni_mat_2) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_2(%rip), %ymm9, %ymm9 /* p2_2_2 = gf2p8affineinv(t2_2, gfni_mat_2) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_2(%rip), %ymm1, %ymm1 /* p2_3_2 = gf2p8affineinv(t3_2, gfni_mat_2) */
 	vmovdqa %ymm3, 1600(%rsp) /* spill g1x3.3 */
-	vpxor %ymm15, %ymm1, %ymm3 /* m0_acc_8 = xor(p1_0_2, p2_1_2) */
-	vmovdqa %ymm11, 1632(%rsp) /* spill rk3_1 */
-	vpxor %ymm12, %ymm8, %ymm11 /* m0_acc_9 = xor(p2_2_2, p1_3_2) */
-	vpxor %ymm11, %ymm3, %ymm3 /* m0_acc_10 = xor(m0_acc_8, m0_acc_9) */
-	vpxor %ymm0, %ymm3, %ymm3 /* m0_acc_11 = xor(m0_acc_10, p2_3_2) */
-	vpxor 352(%rsp), %ymm3, %ymm3 /* x0n_2 = xor(m0_acc_11, g0x4.2) */
-	vpxor %ymm14, %ymm1, %ymm1 /* m1_acc_8 = xor(p1_0_2, p2_0_2) */
-	vpxor %ymm8, %ymm7, %ymm11 /* m1_acc_9 = xor(p1_1_2, p2_2_2) */
-	vpxor %ymm11, %ymm1, %ymm1 /* m1_acc_10 = xor(m1_acc_8, m1_acc_9) */
-	vpxor %ymm0, %ymm1, %ymm1 /* m1_acc_11 = xor(m1_acc_10, p2_3_2) */
-	vpxor 672(%rsp), %ymm1, %ymm1 /* x1n_2 = xor(m1_acc_11, g0x5.2) */
+	vpxor %ymm15, %ymm0, %ymm3 /* m0_acc_8 = xor(p1_0_2, p2_1_2) */
+	vmovdqa %ymm12, 1632(%rsp) /* spill rk3_1 */
+	vpxor %ymm11, %ymm9, %ymm12 /* m0_acc_9 = xor(p2_2_2, p1_3_2) */
+	vpxor %ymm12, %ymm3, %ymm3 /* m0_acc_10 = xor(m0_acc_8, m0_acc_9) */
+	vpxor %ymm1, %ymm3, %ymm3 /* m0_acc_11 = xor(m0_acc_10, p2_3_2) */
+	vpxor 128(%rsp), %ymm3, %ymm3 /* x0n_2 = xor(m0_acc_11, g0x4.2) */
+	vpxor %ymm14, %ymm0, %ymm0 /* m1_acc_8 = xor(p1_0_2, p2_0_2) */
+	vpxor %ymm9, %ymm7, %ymm12 /* m1_acc_9 = xor(p1_1_2, p2_2_2) */
+	vpxor %ymm12, %ymm0, %ymm0 /* m1_acc_10 = xor(m1_acc_8, m1_acc_9) */
+	vpxor %ymm1, %ymm0, %ymm0 /* m1_acc_11 = xor(m1_acc_10, p2_3_2) */
+	vpxor 640(%rsp), %ymm0, %ymm0 /* x1n_2 = xor(m1_acc_11, g0x5.2) */
 	vpxor %ymm7, %ymm14, %ymm7 /* m2_acc_8 = xor(p2_0_2, p1_1_2) */
-	vpxor %ymm9, %ymm15, %ymm11 /* m2_acc_9 = xor(p2_1_2, p1_2_2) */
-	vpxor %ymm11, %ymm7, %ymm7 /* m2_acc_10 = xor(m2_acc_8, m2_acc_9) */
-	vpxor %ymm0, %ymm7, %ymm0 /* m2_acc_11 = xor(m2_acc_10, p2_3_2) */
-	vpxor 416(%rsp), %ymm0, %ymm0 /* x2n_2 = xor(m2_acc_11, g0x6.2) */
+	vpxor %ymm10, %ymm15, %ymm12 /* m2_acc_9 = xor(p2_1_2, p1_2_2) */
+	vpxor %ymm12, %ymm7, %ymm7 /* m2_acc_10 = xor(m2_acc_8, m2_acc_9) */
+	vpxor %ymm1, %ymm7, %ymm1 /* m2_acc_11 = xor(m2_acc_10, p2_3_2) */
+	vpxor 160(%rsp), %ymm1, %ymm1 /* x2n_2 = xor(m2_acc_11, g0x6.2) */
 	vpxor %ymm15, %ymm14, %ymm7 /* m3_acc_8 = xor(p2_0_2, p2_1_2) */
-	vpxor %ymm8, %ymm9, %ymm8 /* m3_acc_9 = xor(p1_2_2, p2_2_2) */
-	vpxor %ymm8, %ymm7, %ymm7 /* m3_acc_10 = xor(m3_acc_8, m3_acc_9) */
-	vpxor %ymm12, %ymm7, %ymm7 /* m3_acc_11 = xor(m3_acc_10, p1_3_2) */
-	vpxor 224(%rsp), %ymm7, %ymm7 /* x3n_2 = xor(m3_acc_11, g0x7.2) */
-	vmovdqa 1312(%rsp), %ymm8 /* reload g1x8.2 */
-	vpxor 1376(%rsp), %ymm8, %ymm9 /* t0_acc_6 = xor(g1x8, g1x12) */
-	vpxor %ymm5, %ymm9, %ymm5 /* t0_acc_7 = xor(t0_acc_6, rk0_1) */
+	vpxor %ymm9, %ymm10, %ymm9 /* m3_acc_9 = xor(p1_2_2, p2_2_2) */
+	vpxor %ymm9, %ymm7, %ymm7 /* m3_acc_10 = xor(m3_acc_8, m3_acc_9) */
+	vpxor %ymm11, %ymm7, %ymm7 /* m3_acc_11 = xor(m3_acc_10, p1_3_2) */
+	vpxor 96(%rsp), %ymm7, %ymm7 /* x3n_2 = xor(m3_acc_11, g0x7.2) */
+	vmovdqa 1280(%rsp), %ymm9 /* reload g1x8.2 */
+	vpxor 1376(%rsp), %ymm9, %ymm10 /* t0_acc_6 = xor(g1x8, g1x12) */
+	vpxor %ymm5, %ymm10, %ymm5 /* t0_acc_7 = xor(t0_acc_6, rk0_1) */
 	vpxor %ymm2, %ymm5, %ymm5 /* t0_3 = xor(t0_acc_7, g1x0) */
-	vmovdqa 1152(%rsp), %ymm9 /* reload g1x9.2 */
-	vpxor 1408(%rsp), %ymm9, %ymm11 /* t1_acc_6 = xor(g1x9, g1x13) */
+	vmovdqa 1152(%rsp), %ymm10 /* reload g1x9.2 */
+	vpxor 1408(%rsp), %ymm10, %ymm11 /* t1_acc_6 = xor(g1x9, g1x13) */
 	vpxor %ymm6, %ymm11, %ymm6 /* t1_acc_7 = xor(t1_acc_6, rk1_1) */
 	vpxor %ymm4, %ymm6, %ymm6 /* t1_3 = xor(t1_acc_7, g1x1) */
 	vmovdqa 1184(%rsp), %ymm11 /* reload g1x10.2 */
 	vpxor 1440(%rsp), %ymm11, %ymm12 /* t2_acc_6 = xor(g1x10, g1x14) */
-	vpxor %ymm10, %ymm12, %ymm10 /* t2_acc_7 = xor(t2_acc_6, rk2_1) */
-	vpxor %ymm13, %ymm10, %ymm10 /* t2_3 = xor(t2_acc_7, g1x2) */
+	vpxor %ymm8, %ymm12, %ymm8 /* t2_acc_7 = xor(t2_acc_6, rk2_1) */
+	vpxor %ymm13, %ymm8, %ymm8 /* t2_3 = xor(t2_acc_7, g1x2) */
 	vmovdqa 1216(%rsp), %ymm12 /* reload g1x11.2 */
-	vpxor 640(%rsp), %ymm12, %ymm14 /* t3_acc_6 = xor(g1x11, g1x15) */
+	vpxor 224(%rsp), %ymm12, %ymm14 /* t3_acc_6 = xor(g1x11, g1x15) */
 	vpxor 1632(%rsp), %ymm14, %ymm14 /* t3_acc_7 = xor(t3_acc_6, rk3_1) */
 	vpxor 1600(%rsp), %ymm14, %ymm14 /* t3_3 = xor(t3_acc_7, g1x3) */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm5, %ymm15 /* p1_0_3 = gf2p8affineinv(t0_3, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm6, %ymm12 /* p1_1_3 = gf2p8affineinv(t1_3, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm10, %ymm11 /* p1_2_3 = gf2p8affineinv(t2_3, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm14, %ymm9 /* p1_3_3 = gf2p8affineinv(t3_3, gfni_mat_1) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm8, %ymm11 /* p1_2_3 = gf2p8affineinv(t2_3, gfni_mat_1) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm14, %ymm10 /* p1_3_3 = gf2p8affineinv(t3_3, gfni_mat_1) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_2(%rip), %ymm5, %ymm5 /* p2_0_3 = gf2p8affineinv(t0_3, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_2(%rip), %ymm6, %ymm6 /* p2_1_3 = gf2p8affineinv(t1_3, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_2(%rip), %ymm10, %ymm10 /* p2_2_3 = gf2p8affineinv(t2_3, gfni_mat_2) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_2(%rip), %ymm8, %ymm8 /* p2_2_3 = gf2p8affineinv(t2_3, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_2(%rip), %ymm14, %ymm14 /* p2_3_3 = gf2p8affineinv(t3_3, gfni_mat_2) */
-	vpxor %ymm6, %ymm15, %ymm8 /* m0_acc_12 = xor(p1_0_3, p2_1_3) */
+	vpxor %ymm6, %ymm15, %ymm9 /* m0_acc_12 = xor(p1_0_3, p2_1_3) */
 	vmovdqa %ymm13, 1632(%rsp) /* spill g1x2.3 */
-	vpxor %ymm9, %ymm10, %ymm13 /* m0_acc_13 = xor(p2_2_3, p1_3_3) */
-	vpxor %ymm13, %ymm8, %ymm8 /* m0_acc_14 = xor(m0_acc_12, m0_acc_13) */
-	vpxor %ymm14, %ymm8, %ymm8 /* m0_acc_15 = xor(m0_acc_14, p2_3_3) */
-	vpxor 1280(%rsp), %ymm8, %ymm8 /* x0n_3 = xor(m0_acc_15, g1x4.2) */
+	vpxor %ymm10, %ymm8, %ymm13 /* m0_acc_13 = xor(p2_2_3, p1_3_3) */
+	vpxor %ymm13, %ymm9, %ymm9 /* m0_acc_14 = xor(m0_acc_12, m0_acc_13) */
+	vpxor %ymm14, %ymm9, %ymm9 /* m0_acc_15 = xor(m0_acc_14, p2_3_3) */
+	vpxor 1312(%rsp), %ymm9, %ymm9 /* x0n_3 = xor(m0_acc_15, g1x4.2) */
 	vpxor %ymm5, %ymm15, %ymm13 /* m1_acc_12 = xor(p1_0_3, p2_0_3) */
-	vpxor %ymm10, %ymm12, %ymm15 /* m1_acc_13 = xor(p1_1_3, p2_2_3) */
+	vpxor %ymm8, %ymm12, %ymm15 /* m1_acc_13 = xor(p1_1_3, p2_2_3) */
 	vpxor %ymm15, %ymm13, %ymm13 /* m1_acc_14 = xor(m1_acc_12, m1_acc_13) */
 	vpxor %ymm14, %ymm13, %ymm13 /* m1_acc_15 = xor(m1_acc_14, p2_3_3) */
 	vpxor 1120(%rsp), %ymm13, %ymm13 /* x1n_3 = xor(m1_acc_15, g1x5.2) */
@@ -11192,99 +11099,99 @@ sm4_byteslice_avx2_gfni_batch_gcm_asm:
 	vpxor %ymm14, %ymm12, %ymm12 /* m2_acc_15 = xor(m2_acc_14, p2_3_3) */
 	vpxor 992(%rsp), %ymm12, %ymm12 /* x2n_3 = xor(m2_acc_15, g1x6.2) */
 	vpxor %ymm6, %ymm5, %ymm5 /* m3_acc_12 = xor(p2_0_3, p2_1_3) */
-	vpxor %ymm10, %ymm11, %ymm6 /* m3_acc_13 = xor(p1_2_3, p2_2_3) */
+	vpxor %ymm8, %ymm11, %ymm6 /* m3_acc_13 = xor(p1_2_3, p2_2_3) */
 	vpxor %ymm6, %ymm5, %ymm5 /* m3_acc_14 = xor(m3_acc_12, m3_acc_13) */
-	vpxor %ymm9, %ymm5, %ymm5 /* m3_acc_15 = xor(m3_acc_14, p1_3_3) */
+	vpxor %ymm10, %ymm5, %ymm5 /* m3_acc_15 = xor(m3_acc_14, p1_3_3) */
 	vpxor 1024(%rsp), %ymm5, %ymm5 /* x3n_3 = xor(m3_acc_15, g1x7.2) */
 
 	/* Round 8r+2: slot 2 ^= M'_L·inv(slot 3 ^ slot 0 ^ slot 1 ^ rk') ^ C'. */
 	vpbroadcastd 32(%rdi,%r10), %ymm6 /* rk0_2 = bcast32() */
-	vpbroadcastd 36(%rdi,%r10), %ymm9 /* rk1_2 = bcast32() */
+	vpbroadcastd 36(%rdi,%r10), %ymm8 /* rk1_2 = bcast32() */
 	vpbroadcastd 40(%rdi,%r10), %ymm10 /* rk2_2 = bcast32() */
 	vpbroadcastd 44(%rdi,%r10), %ymm11 /* rk3_2 = bcast32() */
 	vmovdqa 1536(%rsp), %ymm14 /* reload g0x12.2 */
 	vpxor 1568(%rsp), %ymm14, %ymm15 /* t0_acc_8 = xor(g0x12, g0x0) */
 	vpxor %ymm6, %ymm15, %ymm15 /* t0_acc_9 = xor(t0_acc_8, rk0_2) */
 	vpxor %ymm3, %ymm15, %ymm15 /* t0_4 = xor(t0_acc_9, g0x4) */
-	vmovdqa 608(%rsp), %ymm14 /* reload g0x13.2 */
+	vmovdqa 512(%rsp), %ymm14 /* reload g0x13.2 */
 	vpxor 1504(%rsp), %ymm14, %ymm14 /* t1_acc_8 = xor(g0x13, g0x1) */
-	vpxor %ymm9, %ymm14, %ymm14 /* t1_acc_9 = xor(t1_acc_8, rk1_2) */
-	vpxor %ymm1, %ymm14, %ymm14 /* t1_4 = xor(t1_acc_9, g0x5) */
-	vmovdqa %ymm1, 224(%rsp) /* spill g0x5.3 */
-	vmovdqa 288(%rsp), %ymm1 /* reload g0x14.2 */
-	vpxor 160(%rsp), %ymm1, %ymm1 /* t2_acc_8 = xor(g0x14, g0x2) */
-	vpxor %ymm10, %ymm1, %ymm1 /* t2_acc_9 = xor(t2_acc_8, rk2_2) */
-	vpxor %ymm0, %ymm1, %ymm1 /* t2_4 = xor(t2_acc_9, g0x6) */
-	vmovdqa %ymm0, 416(%rsp) /* spill g0x6.3 */
-	vmovdqa 512(%rsp), %ymm0 /* reload g0x15.2 */
-	vpxor 1472(%rsp), %ymm0, %ymm0 /* t3_acc_8 = xor(g0x15, g0x3) */
-	vpxor %ymm11, %ymm0, %ymm0 /* t3_acc_9 = xor(t3_acc_8, rk3_2) */
-	vpxor %ymm7, %ymm0, %ymm0 /* t3_4 = xor(t3_acc_9, g0x7) */
-	vmovdqa %ymm7, 672(%rsp) /* spill g0x7.3 */
+	vpxor %ymm8, %ymm14, %ymm14 /* t1_acc_9 = xor(t1_acc_8, rk1_2) */
+	vpxor %ymm0, %ymm14, %ymm14 /* t1_4 = xor(t1_acc_9, g0x5) */
+	vmovdqa %ymm0, 96(%rsp) /* spill g0x5.3 */
+	vmovdqa 416(%rsp), %ymm0 /* reload g0x14.2 */
+	vpxor 608(%rsp), %ymm0, %ymm0 /* t2_acc_8 = xor(g0x14, g0x2) */
+	vpxor %ymm10, %ymm0, %ymm0 /* t2_acc_9 = xor(t2_acc_8, rk2_2) */
+	vpxor %ymm1, %ymm0, %ymm0 /* t2_4 = xor(t2_acc_9, g0x6) */
+	vmovdqa %ymm1, 160(%rsp) /* spill g0x6.3 */
+	vmovdqa 288(%rsp), %ymm1 /* reload g0x15.2 */
+	vpxor 1472(%rsp), %ymm1, %ymm1 /* t3_acc_8 = xor(g0x15, g0x3) */
+	vpxor %ymm11, %ymm1, %ymm1 /* t3_acc_9 = xor(t3_acc_8, rk3_2) */
+	vpxor %ymm7, %ymm1, %ymm1 /* t3_4 = xor(t3_acc_9, g0x7) */
+	vmovdqa %ymm7, 640(%rsp) /* spill g0x7.3 */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm15, %ymm7 /* p1_0_4 = gf2p8affineinv(t0_4, gfni_mat_1) */
-	vmovdqa %ymm3, 352(%rsp) /* spill g0x4.3 */
+	vmovdqa %ymm3, 128(%rsp) /* spill g0x4.3 */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm14, %ymm3 /* p1_1_4 = gf2p8affineinv(t1_4, gfni_mat_1) */
 	vmovdqa %ymm5, 1664(%rsp) /* spill g1x7.3 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm1, %ymm5 /* p1_2_4 = gf2p8affineinv(t2_4, gfni_mat_1) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm0, %ymm5 /* p1_2_4 = gf2p8affineinv(t2_4, gfni_mat_1) */
 	vmovdqa %ymm11, 1696(%rsp) /* spill rk3_2 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm0, %ymm11 /* p1_3_4 = gf2p8affineinv(t3_4, gfni_mat_1) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm1, %ymm11 /* p1_3_4 = gf2p8affineinv(t3_4, gfni_mat_1) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_2(%rip), %ymm15, %ymm15 /* p2_0_4 = gf2p8affineinv(t0_4, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_2(%rip), %ymm14, %ymm14 /* p2_1_4 = gf2p8affineinv(t1_4, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_2(%rip), %ymm1, %ymm1 /* p2_2_4 = gf2p8affineinv(t2_4, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_2(%rip), %ymm0, %ymm0 /* p2_3_4 = gf2p8affineinv(t3_4, gfni_mat_2) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_2(%rip), %ymm0, %ymm0 /* p2_2_4 = gf2p8affineinv(t2_4, gfni_mat_2) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_2(%rip), %ymm1, %ymm1 /* p2_3_4 = gf2p8affineinv(t3_4, gfni_mat_2) */
 	vmovdqa %ymm12, 1728(%rsp) /* spill g1x6.3 */
 	vpxor %ymm14, %ymm7, %ymm12 /* m0_acc_16 = xor(p1_0_4, p2_1_4) */
 	vmovdqa %ymm10, 1760(%rsp) /* spill rk2_2 */
-	vpxor %ymm11, %ymm1, %ymm10 /* m0_acc_17 = xor(p2_2_4, p1_3_4) */
+	vpxor %ymm11, %ymm0, %ymm10 /* m0_acc_17 = xor(p2_2_4, p1_3_4) */
 	vpxor %ymm10, %ymm12, %ymm10 /* m0_acc_18 = xor(m0_acc_16, m0_acc_17) */
-	vpxor %ymm0, %ymm10, %ymm10 /* m0_acc_19 = xor(m0_acc_18, p2_3_4) */
-	vpxor 320(%rsp), %ymm10, %ymm10 /* x0n_4 = xor(m0_acc_19, g0x8.2) */
+	vpxor %ymm1, %ymm10, %ymm10 /* m0_acc_19 = xor(m0_acc_18, p2_3_4) */
+	vpxor 544(%rsp), %ymm10, %ymm10 /* x0n_4 = xor(m0_acc_19, g0x8.2) */
 	vpxor %ymm15, %ymm7, %ymm7 /* m1_acc_16 = xor(p1_0_4, p2_0_4) */
-	vpxor %ymm1, %ymm3, %ymm12 /* m1_acc_17 = xor(p1_1_4, p2_2_4) */
+	vpxor %ymm0, %ymm3, %ymm12 /* m1_acc_17 = xor(p1_1_4, p2_2_4) */
 	vpxor %ymm12, %ymm7, %ymm7 /* m1_acc_18 = xor(m1_acc_16, m1_acc_17) */
-	vpxor %ymm0, %ymm7, %ymm7 /* m1_acc_19 = xor(m1_acc_18, p2_3_4) */
+	vpxor %ymm1, %ymm7, %ymm7 /* m1_acc_19 = xor(m1_acc_18, p2_3_4) */
 	vpxor 576(%rsp), %ymm7, %ymm7 /* x1n_4 = xor(m1_acc_19, g0x9.2) */
 	vpxor %ymm3, %ymm15, %ymm3 /* m2_acc_16 = xor(p2_0_4, p1_1_4) */
 	vpxor %ymm5, %ymm14, %ymm12 /* m2_acc_17 = xor(p2_1_4, p1_2_4) */
 	vpxor %ymm12, %ymm3, %ymm3 /* m2_acc_18 = xor(m2_acc_16, m2_acc_17) */
-	vpxor %ymm0, %ymm3, %ymm0 /* m2_acc_19 = xor(m2_acc_18, p2_3_4) */
-	vpxor 192(%rsp), %ymm0, %ymm0 /* x2n_4 = xor(m2_acc_19, g0x10.2) */
+	vpxor %ymm1, %ymm3, %ymm1 /* m2_acc_19 = xor(m2_acc_18, p2_3_4) */
+	vpxor 192(%rsp), %ymm1, %ymm1 /* x2n_4 = xor(m2_acc_19, g0x10.2) */
 	vpxor %ymm14, %ymm15, %ymm3 /* m3_acc_16 = xor(p2_0_4, p2_1_4) */
-	vpxor %ymm1, %ymm5, %ymm1 /* m3_acc_17 = xor(p1_2_4, p2_2_4) */
-	vpxor %ymm1, %ymm3, %ymm1 /* m3_acc_18 = xor(m3_acc_16, m3_acc_17) */
-	vpxor %ymm11, %ymm1, %ymm1 /* m3_acc_19 = xor(m3_acc_18, p1_3_4) */
-	vpxor 544(%rsp), %ymm1, %ymm1 /* x3n_4 = xor(m3_acc_19, g0x11.2) */
+	vpxor %ymm0, %ymm5, %ymm0 /* m3_acc_17 = xor(p1_2_4, p2_2_4) */
+	vpxor %ymm0, %ymm3, %ymm0 /* m3_acc_18 = xor(m3_acc_16, m3_acc_17) */
+	vpxor %ymm11, %ymm0, %ymm0 /* m3_acc_19 = xor(m3_acc_18, p1_3_4) */
+	vpxor 352(%rsp), %ymm0, %ymm0 /* x3n_4 = xor(m3_acc_19, g0x11.2) */
 	vpxor 1376(%rsp), %ymm2, %ymm3 /* t0_acc_10 = xor(g1x0.3, g1x12.2) */
 	vpxor %ymm6, %ymm3, %ymm3 /* t0_acc_11 = xor(t0_acc_10, rk0_2) */
-	vpxor %ymm8, %ymm3, %ymm3 /* t0_5 = xor(t0_acc_11, g1x4) */
+	vpxor %ymm9, %ymm3, %ymm3 /* t0_5 = xor(t0_acc_11, g1x4) */
 	vpxor 1408(%rsp), %ymm4, %ymm5 /* t1_acc_10 = xor(g1x1.3, g1x13.2) */
-	vpxor %ymm9, %ymm5, %ymm5 /* t1_acc_11 = xor(t1_acc_10, rk1_2) */
+	vpxor %ymm8, %ymm5, %ymm5 /* t1_acc_11 = xor(t1_acc_10, rk1_2) */
 	vpxor %ymm13, %ymm5, %ymm5 /* t1_5 = xor(t1_acc_11, g1x5) */
 	vmovdqa 1440(%rsp), %ymm6 /* reload g1x14.2 */
-	vpxor 1632(%rsp), %ymm6, %ymm9 /* t2_acc_10 = xor(g1x14, g1x2) */
-	vpxor 1760(%rsp), %ymm9, %ymm9 /* t2_acc_11 = xor(t2_acc_10, rk2_2) */
-	vpxor 1728(%rsp), %ymm9, %ymm9 /* t2_5 = xor(t2_acc_11, g1x6) */
-	vmovdqa 640(%rsp), %ymm11 /* reload g1x15.2 */
+	vpxor 1632(%rsp), %ymm6, %ymm8 /* t2_acc_10 = xor(g1x14, g1x2) */
+	vpxor 1760(%rsp), %ymm8, %ymm8 /* t2_acc_11 = xor(t2_acc_10, rk2_2) */
+	vpxor 1728(%rsp), %ymm8, %ymm8 /* t2_5 = xor(t2_acc_11, g1x6) */
+	vmovdqa 224(%rsp), %ymm11 /* reload g1x15.2 */
 	vpxor 1600(%rsp), %ymm11, %ymm12 /* t3_acc_10 = xor(g1x15, g1x3) */
 	vpxor 1696(%rsp), %ymm12, %ymm12 /* t3_acc_11 = xor(t3_acc_10, rk3_2) */
 	vpxor 1664(%rsp), %ymm12, %ymm12 /* t3_5 = xor(t3_acc_11, g1x7) */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm3, %ymm14 /* p1_0_5 = gf2p8affineinv(t0_5, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm5, %ymm15 /* p1_1_5 = gf2p8affineinv(t1_5, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm9, %ymm11 /* p1_2_5 = gf2p8affineinv(t2_5, gfni_mat_1) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm8, %ymm11 /* p1_2_5 = gf2p8affineinv(t2_5, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm12, %ymm6 /* p1_3_5 = gf2p8affineinv(t3_5, gfni_mat_1) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_2(%rip), %ymm3, %ymm3 /* p2_0_5 = gf2p8affineinv(t0_5, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_2(%rip), %ymm5, %ymm5 /* p2_1_5 = gf2p8affineinv(t1_5, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_2(%rip), %ymm9, %ymm9 /* p2_2_5 = gf2p8affineinv(t2_5, gfni_mat_2) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_2(%rip), %ymm8, %ymm8 /* p2_2_5 = gf2p8affineinv(t2_5, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_2(%rip), %ymm12, %ymm12 /* p2_3_5 = gf2p8affineinv(t3_5, gfni_mat_2) */
 	vmovdqa %ymm4, 1696(%rsp) /* spill g1x1.3 */
 	vpxor %ymm5, %ymm14, %ymm4 /* m0_acc_20 = xor(p1_0_5, p2_1_5) */
 	vmovdqa %ymm13, 1760(%rsp) /* spill g1x5.3 */
-	vpxor %ymm6, %ymm9, %ymm13 /* m0_acc_21 = xor(p2_2_5, p1_3_5) */
+	vpxor %ymm6, %ymm8, %ymm13 /* m0_acc_21 = xor(p2_2_5, p1_3_5) */
 	vpxor %ymm13, %ymm4, %ymm4 /* m0_acc_22 = xor(m0_acc_20, m0_acc_21) */
 	vpxor %ymm12, %ymm4, %ymm4 /* m0_acc_23 = xor(m0_acc_22, p2_3_5) */
-	vpxor 1312(%rsp), %ymm4, %ymm4 /* x0n_5 = xor(m0_acc_23, g1x8.2) */
+	vpxor 1280(%rsp), %ymm4, %ymm4 /* x0n_5 = xor(m0_acc_23, g1x8.2) */
 	vpxor %ymm3, %ymm14, %ymm13 /* m1_acc_20 = xor(p1_0_5, p2_0_5) */
-	vpxor %ymm9, %ymm15, %ymm14 /* m1_acc_21 = xor(p1_1_5, p2_2_5) */
+	vpxor %ymm8, %ymm15, %ymm14 /* m1_acc_21 = xor(p1_1_5, p2_2_5) */
 	vpxor %ymm14, %ymm13, %ymm13 /* m1_acc_22 = xor(m1_acc_20, m1_acc_21) */
 	vpxor %ymm12, %ymm13, %ymm13 /* m1_acc_23 = xor(m1_acc_22, p2_3_5) */
 	vpxor 1152(%rsp), %ymm13, %ymm13 /* x1n_5 = xor(m1_acc_23, g1x9.2) */
@@ -11294,7 +11201,7 @@ sm4_byteslice_avx2_gfni_batch_gcm_asm:
 	vpxor %ymm12, %ymm14, %ymm12 /* m2_acc_23 = xor(m2_acc_22, p2_3_5) */
 	vpxor 1184(%rsp), %ymm12, %ymm12 /* x2n_5 = xor(m2_acc_23, g1x10.2) */
 	vpxor %ymm5, %ymm3, %ymm3 /* m3_acc_20 = xor(p2_0_5, p2_1_5) */
-	vpxor %ymm9, %ymm11, %ymm5 /* m3_acc_21 = xor(p1_2_5, p2_2_5) */
+	vpxor %ymm8, %ymm11, %ymm5 /* m3_acc_21 = xor(p1_2_5, p2_2_5) */
 	vpxor %ymm5, %ymm3, %ymm3 /* m3_acc_22 = xor(m3_acc_20, m3_acc_21) */
 	vpxor %ymm6, %ymm3, %ymm3 /* m3_acc_23 = xor(m3_acc_22, p1_3_5) */
 	vpxor 1216(%rsp), %ymm3, %ymm3 /* x3n_5 = xor(m3_acc_23, g1x11.2) */
@@ -11302,61 +11209,61 @@ sm4_byteslice_avx2_gfni_batch_gcm_asm:
 	/* Round 8r+3: slot 3 ^= M'_L·inv(slot 0 ^ slot 1 ^ slot 2 ^ rk') ^ C'. */
 	vpbroadcastd 48(%rdi,%r10), %ymm5 /* rk0_3 = bcast32() */
 	vpbroadcastd 52(%rdi,%r10), %ymm6 /* rk1_3 = bcast32() */
-	vpbroadcastd 56(%rdi,%r10), %ymm9 /* rk2_3 = bcast32() */
+	vpbroadcastd 56(%rdi,%r10), %ymm8 /* rk2_3 = bcast32() */
 	vpbroadcastd 60(%rdi,%r10), %ymm11 /* rk3_3 = bcast32() */
 	vmovdqa 1568(%rsp), %ymm14 /* reload g0x0.3 */
-	vpxor 352(%rsp), %ymm14, %ymm15 /* t0_acc_12 = xor(g0x0, g0x4) */
+	vpxor 128(%rsp), %ymm14, %ymm15 /* t0_acc_12 = xor(g0x0, g0x4) */
 	vpxor %ymm5, %ymm15, %ymm15 /* t0_acc_13 = xor(t0_acc_12, rk0_3) */
 	vpxor %ymm10, %ymm15, %ymm15 /* t0_6 = xor(t0_acc_13, g0x8) */
 	vmovdqa 1504(%rsp), %ymm14 /* reload g0x1.3 */
-	vpxor 224(%rsp), %ymm14, %ymm14 /* t1_acc_12 = xor(g0x1, g0x5) */
+	vpxor 96(%rsp), %ymm14, %ymm14 /* t1_acc_12 = xor(g0x1, g0x5) */
 	vpxor %ymm6, %ymm14, %ymm14 /* t1_acc_13 = xor(t1_acc_12, rk1_3) */
 	vpxor %ymm7, %ymm14, %ymm14 /* t1_6 = xor(t1_acc_13, g0x9) */
-	vmovdqa %ymm7, 544(%rsp) /* spill g0x9.3 */
-	vmovdqa 160(%rsp), %ymm7 /* reload g0x2.3 */
-	vpxor 416(%rsp), %ymm7, %ymm7 /* t2_acc_12 = xor(g0x2, g0x6) */
-	vpxor %ymm9, %ymm7, %ymm7 /* t2_acc_13 = xor(t2_acc_12, rk2_3) */
-	vpxor %ymm0, %ymm7, %ymm7 /* t2_6 = xor(t2_acc_13, g0x10) */
-	vmovdqa %ymm0, 192(%rsp) /* spill g0x10.3 */
-	vmovdqa 1472(%rsp), %ymm0 /* reload g0x3.3 */
-	vpxor 672(%rsp), %ymm0, %ymm0 /* t3_acc_12 = xor(g0x3, g0x7) */
-	vpxor %ymm11, %ymm0, %ymm0 /* t3_acc_13 = xor(t3_acc_12, rk3_3) */
-	vpxor %ymm1, %ymm0, %ymm0 /* t3_6 = xor(t3_acc_13, g0x11) */
-	vmovdqa %ymm1, 576(%rsp) /* spill g0x11.3 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm15, %ymm1 /* p1_0_6 = gf2p8affineinv(t0_6, gfni_mat_1) */
-	vmovdqa %ymm10, 320(%rsp) /* spill g0x8.3 */
+	vmovdqa %ymm7, 352(%rsp) /* spill g0x9.3 */
+	vmovdqa 608(%rsp), %ymm7 /* reload g0x2.3 */
+	vpxor 160(%rsp), %ymm7, %ymm7 /* t2_acc_12 = xor(g0x2, g0x6) */
+	vpxor %ymm8, %ymm7, %ymm7 /* t2_acc_13 = xor(t2_acc_12, rk2_3) */
+	vpxor %ymm1, %ymm7, %ymm7 /* t2_6 = xor(t2_acc_13, g0x10) */
+	vmovdqa %ymm1, 192(%rsp) /* spill g0x10.3 */
+	vmovdqa 1472(%rsp), %ymm1 /* reload g0x3.3 */
+	vpxor 640(%rsp), %ymm1, %ymm1 /* t3_acc_12 = xor(g0x3, g0x7) */
+	vpxor %ymm11, %ymm1, %ymm1 /* t3_acc_13 = xor(t3_acc_12, rk3_3) */
+	vpxor %ymm0, %ymm1, %ymm1 /* t3_6 = xor(t3_acc_13, g0x11) */
+	vmovdqa %ymm0, 576(%rsp) /* spill g0x11.3 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm15, %ymm0 /* p1_0_6 = gf2p8affineinv(t0_6, gfni_mat_1) */
+	vmovdqa %ymm10, 544(%rsp) /* spill g0x8.3 */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm14, %ymm10 /* p1_1_6 = gf2p8affineinv(t1_6, gfni_mat_1) */
 	vmovdqa %ymm3, 1792(%rsp) /* spill g1x11.3 */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm7, %ymm3 /* p1_2_6 = gf2p8affineinv(t2_6, gfni_mat_1) */
 	vmovdqa %ymm11, 1824(%rsp) /* spill rk3_3 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm0, %ymm11 /* p1_3_6 = gf2p8affineinv(t3_6, gfni_mat_1) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm1, %ymm11 /* p1_3_6 = gf2p8affineinv(t3_6, gfni_mat_1) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_2(%rip), %ymm15, %ymm15 /* p2_0_6 = gf2p8affineinv(t0_6, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_2(%rip), %ymm14, %ymm14 /* p2_1_6 = gf2p8affineinv(t1_6, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_2(%rip), %ymm7, %ymm7 /* p2_2_6 = gf2p8affineinv(t2_6, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_2(%rip), %ymm0, %ymm0 /* p2_3_6 = gf2p8affineinv(t3_6, gfni_mat_2) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_2(%rip), %ymm1, %ymm1 /* p2_3_6 = gf2p8affineinv(t3_6, gfni_mat_2) */
 	vmovdqa %ymm12, 1856(%rsp) /* spill g1x10.3 */
-	vpxor %ymm14, %ymm1, %ymm12 /* m0_acc_24 = xor(p1_0_6, p2_1_6) */
-	vmovdqa %ymm9, 1888(%rsp) /* spill rk2_3 */
-	vpxor %ymm11, %ymm7, %ymm9 /* m0_acc_25 = xor(p2_2_6, p1_3_6) */
-	vpxor %ymm9, %ymm12, %ymm9 /* m0_acc_26 = xor(m0_acc_24, m0_acc_25) */
-	vpxor %ymm0, %ymm9, %ymm9 /* m0_acc_27 = xor(m0_acc_26, p2_3_6) */
-	vpxor 1536(%rsp), %ymm9, %ymm9 /* x0n_6 = xor(m0_acc_27, g0x12.2) */
-	vpxor %ymm15, %ymm1, %ymm1 /* m1_acc_24 = xor(p1_0_6, p2_0_6) */
+	vpxor %ymm14, %ymm0, %ymm12 /* m0_acc_24 = xor(p1_0_6, p2_1_6) */
+	vmovdqa %ymm8, 1888(%rsp) /* spill rk2_3 */
+	vpxor %ymm11, %ymm7, %ymm8 /* m0_acc_25 = xor(p2_2_6, p1_3_6) */
+	vpxor %ymm8, %ymm12, %ymm8 /* m0_acc_26 = xor(m0_acc_24, m0_acc_25) */
+	vpxor %ymm1, %ymm8, %ymm8 /* m0_acc_27 = xor(m0_acc_26, p2_3_6) */
+	vpxor 1536(%rsp), %ymm8, %ymm8 /* x0n_6 = xor(m0_acc_27, g0x12.2) */
+	vpxor %ymm15, %ymm0, %ymm0 /* m1_acc_24 = xor(p1_0_6, p2_0_6) */
 	vpxor %ymm7, %ymm10, %ymm12 /* m1_acc_25 = xor(p1_1_6, p2_2_6) */
-	vpxor %ymm12, %ymm1, %ymm1 /* m1_acc_26 = xor(m1_acc_24, m1_acc_25) */
-	vpxor %ymm0, %ymm1, %ymm1 /* m1_acc_27 = xor(m1_acc_26, p2_3_6) */
-	vpxor 608(%rsp), %ymm1, %ymm1 /* x1n_6 = xor(m1_acc_27, g0x13.2) */
+	vpxor %ymm12, %ymm0, %ymm0 /* m1_acc_26 = xor(m1_acc_24, m1_acc_25) */
+	vpxor %ymm1, %ymm0, %ymm0 /* m1_acc_27 = xor(m1_acc_26, p2_3_6) */
+	vpxor 512(%rsp), %ymm0, %ymm0 /* x1n_6 = xor(m1_acc_27, g0x13.2) */
 	vpxor %ymm10, %ymm15, %ymm10 /* m2_acc_24 = xor(p2_0_6, p1_1_6) */
 	vpxor %ymm3, %ymm14, %ymm12 /* m2_acc_25 = xor(p2_1_6, p1_2_6) */
 	vpxor %ymm12, %ymm10, %ymm10 /* m2_acc_26 = xor(m2_acc_24, m2_acc_25) */
-	vpxor %ymm0, %ymm10, %ymm0 /* m2_acc_27 = xor(m2_acc_26, p2_3_6) */
-	vpxor 288(%rsp), %ymm0, %ymm0 /* x2n_6 = xor(m2_acc_27, g0x14.2) */
+	vpxor %ymm1, %ymm10, %ymm1 /* m2_acc_27 = xor(m2_acc_26, p2_3_6) */
+	vpxor 416(%rsp), %ymm1, %ymm1 /* x2n_6 = xor(m2_acc_27, g0x14.2) */
 	vpxor %ymm14, %ymm15, %ymm10 /* m3_acc_24 = xor(p2_0_6, p2_1_6) */
 	vpxor %ymm7, %ymm3, %ymm3 /* m3_acc_25 = xor(p1_2_6, p2_2_6) */
 	vpxor %ymm3, %ymm10, %ymm3 /* m3_acc_26 = xor(m3_acc_24, m3_acc_25) */
 	vpxor %ymm11, %ymm3, %ymm3 /* m3_acc_27 = xor(m3_acc_26, p1_3_6) */
-	vpxor 512(%rsp), %ymm3, %ymm3 /* x3n_6 = xor(m3_acc_27, g0x15.2) */
-	vpxor %ymm8, %ymm2, %ymm7 /* t0_acc_14 = xor(g1x0, g1x4) */
+	vpxor 288(%rsp), %ymm3, %ymm3 /* x3n_6 = xor(m3_acc_27, g0x15.2) */
+	vpxor %ymm9, %ymm2, %ymm7 /* t0_acc_14 = xor(g1x0, g1x4) */
 	vpxor %ymm5, %ymm7, %ymm5 /* t0_acc_15 = xor(t0_acc_14, rk0_3) */
 	vpxor %ymm4, %ymm5, %ymm5 /* t0_7 = xor(t0_acc_15, g1x8) */
 	vmovdqa 1696(%rsp), %ymm7 /* reload g1x1.3 */
@@ -11400,74 +11307,74 @@ sm4_byteslice_avx2_gfni_batch_gcm_asm:
 	vpxor %ymm11, %ymm10, %ymm6 /* m3_acc_29 = xor(p1_2_7, p2_2_7) */
 	vpxor %ymm6, %ymm5, %ymm5 /* m3_acc_30 = xor(m3_acc_28, m3_acc_29) */
 	vpxor %ymm7, %ymm5, %ymm5 /* m3_acc_31 = xor(m3_acc_30, p1_3_7) */
-	vpxor 640(%rsp), %ymm5, %ymm5 /* x3n_7 = xor(m3_acc_31, g1x15.2) */
+	vpxor 224(%rsp), %ymm5, %ymm5 /* x3n_7 = xor(m3_acc_31, g1x15.2) */
 
 	/* Round 8r+4: slot 0 ^= M'_L·inv(slot 1 ^ slot 2 ^ slot 3 ^ rk') ^ C'. */
 	vpbroadcastd 64(%rdi,%r10), %ymm6 /* rk0_4 = bcast32() */
 	vpbroadcastd 68(%rdi,%r10), %ymm7 /* rk1_4 = bcast32() */
 	vpbroadcastd 72(%rdi,%r10), %ymm10 /* rk2_4 = bcast32() */
 	vpbroadcastd 76(%rdi,%r10), %ymm11 /* rk3_4 = bcast32() */
-	vmovdqa 352(%rsp), %ymm14 /* reload g0x4.3 */
-	vpxor 320(%rsp), %ymm14, %ymm15 /* t0_acc_16 = xor(g0x4, g0x8) */
+	vmovdqa 128(%rsp), %ymm14 /* reload g0x4.3 */
+	vpxor 544(%rsp), %ymm14, %ymm15 /* t0_acc_16 = xor(g0x4, g0x8) */
 	vpxor %ymm6, %ymm15, %ymm15 /* t0_acc_17 = xor(t0_acc_16, rk0_4) */
-	vpxor %ymm9, %ymm15, %ymm15 /* t0_8 = xor(t0_acc_17, g0x12) */
-	vmovdqa 224(%rsp), %ymm14 /* reload g0x5.3 */
-	vpxor 544(%rsp), %ymm14, %ymm14 /* t1_acc_16 = xor(g0x5, g0x9) */
+	vpxor %ymm8, %ymm15, %ymm15 /* t0_8 = xor(t0_acc_17, g0x12) */
+	vmovdqa 96(%rsp), %ymm14 /* reload g0x5.3 */
+	vpxor 352(%rsp), %ymm14, %ymm14 /* t1_acc_16 = xor(g0x5, g0x9) */
 	vpxor %ymm7, %ymm14, %ymm14 /* t1_acc_17 = xor(t1_acc_16, rk1_4) */
-	vpxor %ymm1, %ymm14, %ymm14 /* t1_8 = xor(t1_acc_17, g0x13) */
-	vmovdqa %ymm1, 512(%rsp) /* spill g0x13.3 */
-	vmovdqa 416(%rsp), %ymm1 /* reload g0x6.3 */
-	vpxor 192(%rsp), %ymm1, %ymm1 /* t2_acc_16 = xor(g0x6, g0x10) */
-	vpxor %ymm10, %ymm1, %ymm1 /* t2_acc_17 = xor(t2_acc_16, rk2_4) */
-	vpxor %ymm0, %ymm1, %ymm1 /* t2_8 = xor(t2_acc_17, g0x14) */
-	vmovdqa %ymm0, 288(%rsp) /* spill g0x14.3 */
-	vmovdqa 672(%rsp), %ymm0 /* reload g0x7.3 */
-	vpxor 576(%rsp), %ymm0, %ymm0 /* t3_acc_16 = xor(g0x7, g0x11) */
-	vpxor %ymm11, %ymm0, %ymm0 /* t3_acc_17 = xor(t3_acc_16, rk3_4) */
-	vpxor %ymm3, %ymm0, %ymm0 /* t3_8 = xor(t3_acc_17, g0x15) */
-	vmovdqa %ymm3, 608(%rsp) /* spill g0x15.3 */
+	vpxor %ymm0, %ymm14, %ymm14 /* t1_8 = xor(t1_acc_17, g0x13) */
+	vmovdqa %ymm0, 288(%rsp) /* spill g0x13.3 */
+	vmovdqa 160(%rsp), %ymm0 /* reload g0x6.3 */
+	vpxor 192(%rsp), %ymm0, %ymm0 /* t2_acc_16 = xor(g0x6, g0x10) */
+	vpxor %ymm10, %ymm0, %ymm0 /* t2_acc_17 = xor(t2_acc_16, rk2_4) */
+	vpxor %ymm1, %ymm0, %ymm0 /* t2_8 = xor(t2_acc_17, g0x14) */
+	vmovdqa %ymm1, 416(%rsp) /* spill g0x14.3 */
+	vmovdqa 640(%rsp), %ymm1 /* reload g0x7.3 */
+	vpxor 576(%rsp), %ymm1, %ymm1 /* t3_acc_16 = xor(g0x7, g0x11) */
+	vpxor %ymm11, %ymm1, %ymm1 /* t3_acc_17 = xor(t3_acc_16, rk3_4) */
+	vpxor %ymm3, %ymm1, %ymm1 /* t3_8 = xor(t3_acc_17, g0x15) */
+	vmovdqa %ymm3, 512(%rsp) /* spill g0x15.3 */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm15, %ymm3 /* p1_0_8 = gf2p8affineinv(t0_8, gfni_mat_1) */
-	vmovdqa %ymm9, 1536(%rsp) /* spill g0x12.3 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm14, %ymm9 /* p1_1_8 = gf2p8affineinv(t1_8, gfni_mat_1) */
+	vmovdqa %ymm8, 1536(%rsp) /* spill g0x12.3 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm14, %ymm8 /* p1_1_8 = gf2p8affineinv(t1_8, gfni_mat_1) */
 	vmovdqa %ymm5, 1920(%rsp) /* spill g1x15.3 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm1, %ymm5 /* p1_2_8 = gf2p8affineinv(t2_8, gfni_mat_1) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm0, %ymm5 /* p1_2_8 = gf2p8affineinv(t2_8, gfni_mat_1) */
 	vmovdqa %ymm11, 1952(%rsp) /* spill rk3_4 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm0, %ymm11 /* p1_3_8 = gf2p8affineinv(t3_8, gfni_mat_1) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm1, %ymm11 /* p1_3_8 = gf2p8affineinv(t3_8, gfni_mat_1) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_2(%rip), %ymm15, %ymm15 /* p2_0_8 = gf2p8affineinv(t0_8, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_2(%rip), %ymm14, %ymm14 /* p2_1_8 = gf2p8affineinv(t1_8, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_2(%rip), %ymm1, %ymm1 /* p2_2_8 = gf2p8affineinv(t2_8, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_2(%rip), %ymm0, %ymm0 /* p2_3_8 = gf2p8affineinv(t3_8, gfni_mat_2) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_2(%rip), %ymm0, %ymm0 /* p2_2_8 = gf2p8affineinv(t2_8, gfni_mat_2) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_2(%rip), %ymm1, %ymm1 /* p2_3_8 = gf2p8affineinv(t3_8, gfni_mat_2) */
 	vmovdqa %ymm12, 1984(%rsp) /* spill g1x14.3 */
 	vpxor %ymm14, %ymm3, %ymm12 /* m0_acc_32 = xor(p1_0_8, p2_1_8) */
 	vmovdqa %ymm10, 2016(%rsp) /* spill rk2_4 */
-	vpxor %ymm11, %ymm1, %ymm10 /* m0_acc_33 = xor(p2_2_8, p1_3_8) */
+	vpxor %ymm11, %ymm0, %ymm10 /* m0_acc_33 = xor(p2_2_8, p1_3_8) */
 	vpxor %ymm10, %ymm12, %ymm10 /* m0_acc_34 = xor(m0_acc_32, m0_acc_33) */
-	vpxor %ymm0, %ymm10, %ymm10 /* m0_acc_35 = xor(m0_acc_34, p2_3_8) */
+	vpxor %ymm1, %ymm10, %ymm10 /* m0_acc_35 = xor(m0_acc_34, p2_3_8) */
 	vpxor 1568(%rsp), %ymm10, %ymm10 /* x0n_8 = xor(m0_acc_35, g0x0.3) */
 	vpxor %ymm15, %ymm3, %ymm3 /* m1_acc_32 = xor(p1_0_8, p2_0_8) */
-	vpxor %ymm1, %ymm9, %ymm12 /* m1_acc_33 = xor(p1_1_8, p2_2_8) */
+	vpxor %ymm0, %ymm8, %ymm12 /* m1_acc_33 = xor(p1_1_8, p2_2_8) */
 	vpxor %ymm12, %ymm3, %ymm3 /* m1_acc_34 = xor(m1_acc_32, m1_acc_33) */
-	vpxor %ymm0, %ymm3, %ymm3 /* m1_acc_35 = xor(m1_acc_34, p2_3_8) */
+	vpxor %ymm1, %ymm3, %ymm3 /* m1_acc_35 = xor(m1_acc_34, p2_3_8) */
 	vpxor 1504(%rsp), %ymm3, %ymm3 /* x1n_8 = xor(m1_acc_35, g0x1.3) */
-	vpxor %ymm9, %ymm15, %ymm9 /* m2_acc_32 = xor(p2_0_8, p1_1_8) */
+	vpxor %ymm8, %ymm15, %ymm8 /* m2_acc_32 = xor(p2_0_8, p1_1_8) */
 	vpxor %ymm5, %ymm14, %ymm12 /* m2_acc_33 = xor(p2_1_8, p1_2_8) */
-	vpxor %ymm12, %ymm9, %ymm9 /* m2_acc_34 = xor(m2_acc_32, m2_acc_33) */
-	vpxor %ymm0, %ymm9, %ymm0 /* m2_acc_35 = xor(m2_acc_34, p2_3_8) */
-	vpxor 160(%rsp), %ymm0, %ymm0 /* x2n_8 = xor(m2_acc_35, g0x2.3) */
-	vpxor %ymm14, %ymm15, %ymm9 /* m3_acc_32 = xor(p2_0_8, p2_1_8) */
-	vpxor %ymm1, %ymm5, %ymm1 /* m3_acc_33 = xor(p1_2_8, p2_2_8) */
-	vpxor %ymm1, %ymm9, %ymm1 /* m3_acc_34 = xor(m3_acc_32, m3_acc_33) */
-	vpxor %ymm11, %ymm1, %ymm1 /* m3_acc_35 = xor(m3_acc_34, p1_3_8) */
-	vpxor 1472(%rsp), %ymm1, %ymm1 /* x3n_8 = xor(m3_acc_35, g0x3.3) */
-	vpxor %ymm4, %ymm8, %ymm5 /* t0_acc_18 = xor(g1x4, g1x8) */
+	vpxor %ymm12, %ymm8, %ymm8 /* m2_acc_34 = xor(m2_acc_32, m2_acc_33) */
+	vpxor %ymm1, %ymm8, %ymm1 /* m2_acc_35 = xor(m2_acc_34, p2_3_8) */
+	vpxor 608(%rsp), %ymm1, %ymm1 /* x2n_8 = xor(m2_acc_35, g0x2.3) */
+	vpxor %ymm14, %ymm15, %ymm8 /* m3_acc_32 = xor(p2_0_8, p2_1_8) */
+	vpxor %ymm0, %ymm5, %ymm0 /* m3_acc_33 = xor(p1_2_8, p2_2_8) */
+	vpxor %ymm0, %ymm8, %ymm0 /* m3_acc_34 = xor(m3_acc_32, m3_acc_33) */
+	vpxor %ymm11, %ymm0, %ymm0 /* m3_acc_35 = xor(m3_acc_34, p1_3_8) */
+	vpxor 1472(%rsp), %ymm0, %ymm0 /* x3n_8 = xor(m3_acc_35, g0x3.3) */
+	vpxor %ymm4, %ymm9, %ymm5 /* t0_acc_18 = xor(g1x4, g1x8) */
 	vpxor %ymm6, %ymm5, %ymm5 /* t0_acc_19 = xor(t0_acc_18, rk0_4) */
 	vpxor %ymm2, %ymm5, %ymm5 /* t0_9 = xor(t0_acc_19, g1x12) */
 	vmovdqa 1760(%rsp), %ymm6 /* reload g1x5.3 */
-	vpxor 1888(%rsp), %ymm6, %ymm9 /* t1_acc_18 = xor(g1x5, g1x9) */
-	vpxor %ymm7, %ymm9, %ymm7 /* t1_acc_19 = xor(t1_acc_18, rk1_4) */
+	vpxor 1888(%rsp), %ymm6, %ymm8 /* t1_acc_18 = xor(g1x5, g1x9) */
+	vpxor %ymm7, %ymm8, %ymm7 /* t1_acc_19 = xor(t1_acc_18, rk1_4) */
 	vpxor %ymm13, %ymm7, %ymm7 /* t1_9 = xor(t1_acc_19, g1x13) */
-	vmovdqa 1728(%rsp), %ymm9 /* reload g1x6.3 */
-	vpxor 1856(%rsp), %ymm9, %ymm11 /* t2_acc_18 = xor(g1x6, g1x10) */
+	vmovdqa 1728(%rsp), %ymm8 /* reload g1x6.3 */
+	vpxor 1856(%rsp), %ymm8, %ymm11 /* t2_acc_18 = xor(g1x6, g1x10) */
 	vpxor 2016(%rsp), %ymm11, %ymm11 /* t2_acc_19 = xor(t2_acc_18, rk2_4) */
 	vpxor 1984(%rsp), %ymm11, %ymm11 /* t2_9 = xor(t2_acc_19, g1x14) */
 	vmovdqa 1664(%rsp), %ymm12 /* reload g1x7.3 */
@@ -11476,31 +11383,31 @@ sm4_byteslice_avx2_gfni_batch_gcm_asm:
 	vpxor 1920(%rsp), %ymm14, %ymm14 /* t3_9 = xor(t3_acc_19, g1x15) */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm5, %ymm15 /* p1_0_9 = gf2p8affineinv(t0_9, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm7, %ymm12 /* p1_1_9 = gf2p8affineinv(t1_9, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm11, %ymm9 /* p1_2_9 = gf2p8affineinv(t2_9, gfni_mat_1) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm11, %ymm8 /* p1_2_9 = gf2p8affineinv(t2_9, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm14, %ymm6 /* p1_3_9 = gf2p8affineinv(t3_9, gfni_mat_1) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_2(%rip), %ymm5, %ymm5 /* p2_0_9 = gf2p8affineinv(t0_9, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_2(%rip), %ymm7, %ymm7 /* p2_1_9 = gf2p8affineinv(t1_9, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_2(%rip), %ymm11, %ymm11 /* p2_2_9 = gf2p8affineinv(t2_9, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_2(%rip), %ymm14, %ymm14 /* p2_3_9 = gf2p8affineinv(t3_9, gfni_mat_2) */
-	vmovdqa %ymm8, 1952(%rsp) /* spill g1x4.3 */
-	vpxor %ymm7, %ymm15, %ymm8 /* m0_acc_36 = xor(p1_0_9, p2_1_9) */
+	vmovdqa %ymm9, 1952(%rsp) /* spill g1x4.3 */
+	vpxor %ymm7, %ymm15, %ymm9 /* m0_acc_36 = xor(p1_0_9, p2_1_9) */
 	vmovdqa %ymm13, 2016(%rsp) /* spill g1x13.3 */
 	vpxor %ymm6, %ymm11, %ymm13 /* m0_acc_37 = xor(p2_2_9, p1_3_9) */
-	vpxor %ymm13, %ymm8, %ymm8 /* m0_acc_38 = xor(m0_acc_36, m0_acc_37) */
-	vpxor %ymm14, %ymm8, %ymm8 /* m0_acc_39 = xor(m0_acc_38, p2_3_9) */
-	vpxor 1824(%rsp), %ymm8, %ymm8 /* x0n_9 = xor(m0_acc_39, g1x0.3) */
+	vpxor %ymm13, %ymm9, %ymm9 /* m0_acc_38 = xor(m0_acc_36, m0_acc_37) */
+	vpxor %ymm14, %ymm9, %ymm9 /* m0_acc_39 = xor(m0_acc_38, p2_3_9) */
+	vpxor 1824(%rsp), %ymm9, %ymm9 /* x0n_9 = xor(m0_acc_39, g1x0.3) */
 	vpxor %ymm5, %ymm15, %ymm13 /* m1_acc_36 = xor(p1_0_9, p2_0_9) */
 	vpxor %ymm11, %ymm12, %ymm15 /* m1_acc_37 = xor(p1_1_9, p2_2_9) */
 	vpxor %ymm15, %ymm13, %ymm13 /* m1_acc_38 = xor(m1_acc_36, m1_acc_37) */
 	vpxor %ymm14, %ymm13, %ymm13 /* m1_acc_39 = xor(m1_acc_38, p2_3_9) */
 	vpxor 1696(%rsp), %ymm13, %ymm13 /* x1n_9 = xor(m1_acc_39, g1x1.3) */
 	vpxor %ymm12, %ymm5, %ymm12 /* m2_acc_36 = xor(p2_0_9, p1_1_9) */
-	vpxor %ymm9, %ymm7, %ymm15 /* m2_acc_37 = xor(p2_1_9, p1_2_9) */
+	vpxor %ymm8, %ymm7, %ymm15 /* m2_acc_37 = xor(p2_1_9, p1_2_9) */
 	vpxor %ymm15, %ymm12, %ymm12 /* m2_acc_38 = xor(m2_acc_36, m2_acc_37) */
 	vpxor %ymm14, %ymm12, %ymm12 /* m2_acc_39 = xor(m2_acc_38, p2_3_9) */
 	vpxor 1632(%rsp), %ymm12, %ymm12 /* x2n_9 = xor(m2_acc_39, g1x2.3) */
 	vpxor %ymm7, %ymm5, %ymm5 /* m3_acc_36 = xor(p2_0_9, p2_1_9) */
-	vpxor %ymm11, %ymm9, %ymm7 /* m3_acc_37 = xor(p1_2_9, p2_2_9) */
+	vpxor %ymm11, %ymm8, %ymm7 /* m3_acc_37 = xor(p1_2_9, p2_2_9) */
 	vpxor %ymm7, %ymm5, %ymm5 /* m3_acc_38 = xor(m3_acc_36, m3_acc_37) */
 	vpxor %ymm6, %ymm5, %ymm5 /* m3_acc_39 = xor(m3_acc_38, p1_3_9) */
 	vpxor 1600(%rsp), %ymm5, %ymm5 /* x3n_9 = xor(m3_acc_39, g1x3.3) */
@@ -11508,63 +11415,63 @@ sm4_byteslice_avx2_gfni_batch_gcm_asm:
 	/* Round 8r+5: slot 1 ^= M'_L·inv(slot 2 ^ slot 3 ^ slot 0 ^ rk') ^ C'. */
 	vpbroadcastd 80(%rdi,%r10), %ymm6 /* rk0_5 = bcast32() */
 	vpbroadcastd 84(%rdi,%r10), %ymm7 /* rk1_5 = bcast32() */
-	vpbroadcastd 88(%rdi,%r10), %ymm9 /* rk2_5 = bcast32() */
+	vpbroadcastd 88(%rdi,%r10), %ymm8 /* rk2_5 = bcast32() */
 	vpbroadcastd 92(%rdi,%r10), %ymm11 /* rk3_5 = bcast32() */
-	vmovdqa 320(%rsp), %ymm14 /* reload g0x8.3 */
+	vmovdqa 544(%rsp), %ymm14 /* reload g0x8.3 */
 	vpxor 1536(%rsp), %ymm14, %ymm15 /* t0_acc_20 = xor(g0x8, g0x12) */
 	vpxor %ymm6, %ymm15, %ymm15 /* t0_acc_21 = xor(t0_acc_20, rk0_5) */
 	vpxor %ymm10, %ymm15, %ymm15 /* t0_10 = xor(t0_acc_21, g0x0) */
-	vmovdqa 544(%rsp), %ymm14 /* reload g0x9.3 */
-	vpxor 512(%rsp), %ymm14, %ymm14 /* t1_acc_20 = xor(g0x9, g0x13) */
+	vmovdqa 352(%rsp), %ymm14 /* reload g0x9.3 */
+	vpxor 288(%rsp), %ymm14, %ymm14 /* t1_acc_20 = xor(g0x9, g0x13) */
 	vpxor %ymm7, %ymm14, %ymm14 /* t1_acc_21 = xor(t1_acc_20, rk1_5) */
 	vpxor %ymm3, %ymm14, %ymm14 /* t1_10 = xor(t1_acc_21, g0x1) */
-	vmovdqa %ymm3, 128(%rsp) /* spill g0x1.4 */
+	vmovdqa %ymm3, 320(%rsp) /* spill g0x1.4 */
 	vmovdqa 192(%rsp), %ymm3 /* reload g0x10.3 */
-	vpxor 288(%rsp), %ymm3, %ymm3 /* t2_acc_20 = xor(g0x10, g0x14) */
-	vpxor %ymm9, %ymm3, %ymm3 /* t2_acc_21 = xor(t2_acc_20, rk2_5) */
-	vpxor %ymm0, %ymm3, %ymm3 /* t2_10 = xor(t2_acc_21, g0x2) */
-	vmovdqa %ymm0, 704(%rsp) /* spill g0x2.4 */
-	vmovdqa 576(%rsp), %ymm0 /* reload g0x11.3 */
-	vpxor 608(%rsp), %ymm0, %ymm0 /* t3_acc_20 = xor(g0x11, g0x15) */
-	vpxor %ymm11, %ymm0, %ymm0 /* t3_acc_21 = xor(t3_acc_20, rk3_5) */
-	vpxor %ymm1, %ymm0, %ymm0 /* t3_10 = xor(t3_acc_21, g0x3) */
-	vmovdqa %ymm1, 1344(%rsp) /* spill g0x3.4 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm15, %ymm1 /* p1_0_10 = gf2p8affineinv(t0_10, gfni_mat_1) */
+	vpxor 416(%rsp), %ymm3, %ymm3 /* t2_acc_20 = xor(g0x10, g0x14) */
+	vpxor %ymm8, %ymm3, %ymm3 /* t2_acc_21 = xor(t2_acc_20, rk2_5) */
+	vpxor %ymm1, %ymm3, %ymm3 /* t2_10 = xor(t2_acc_21, g0x2) */
+	vmovdqa %ymm1, 672(%rsp) /* spill g0x2.4 */
+	vmovdqa 576(%rsp), %ymm1 /* reload g0x11.3 */
+	vpxor 512(%rsp), %ymm1, %ymm1 /* t3_acc_20 = xor(g0x11, g0x15) */
+	vpxor %ymm11, %ymm1, %ymm1 /* t3_acc_21 = xor(t3_acc_20, rk3_5) */
+	vpxor %ymm0, %ymm1, %ymm1 /* t3_10 = xor(t3_acc_21, g0x3) */
+	vmovdqa %ymm0, 1344(%rsp) /* spill g0x3.4 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm15, %ymm0 /* p1_0_10 = gf2p8affineinv(t0_10, gfni_mat_1) */
 	vmovdqa %ymm10, 384(%rsp) /* spill g0x0.4 */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm14, %ymm10 /* p1_1_10 = gf2p8affineinv(t1_10, gfni_mat_1) */
 	vmovdqa %ymm5, 864(%rsp) /* spill g1x3.4 */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm3, %ymm5 /* p1_2_10 = gf2p8affineinv(t2_10, gfni_mat_1) */
 	vmovdqa %ymm11, 1600(%rsp) /* spill rk3_5 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm0, %ymm11 /* p1_3_10 = gf2p8affineinv(t3_10, gfni_mat_1) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm1, %ymm11 /* p1_3_10 = gf2p8affineinv(t3_10, gfni_mat_1) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_2(%rip), %ymm15, %ymm15 /* p2_0_10 = gf2p8affineinv(t0_10, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_2(%rip), %ymm14, %ymm14 /* p2_1_10 = gf2p8affineinv(t1_10, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_2(%rip), %ymm3, %ymm3 /* p2_2_10 = gf2p8affineinv(t2_10, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_2(%rip), %ymm0, %ymm0 /* p2_3_10 = gf2p8affineinv(t3_10, gfni_mat_2) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_2(%rip), %ymm1, %ymm1 /* p2_3_10 = gf2p8affineinv(t3_10, gfni_mat_2) */
 	vmovdqa %ymm12, 832(%rsp) /* spill g1x2.4 */
-	vpxor %ymm14, %ymm1, %ymm12 /* m0_acc_40 = xor(p1_0_10, p2_1_10) */
-	vmovdqa %ymm9, 1632(%rsp) /* spill rk2_5 */
-	vpxor %ymm11, %ymm3, %ymm9 /* m0_acc_41 = xor(p2_2_10, p1_3_10) */
-	vpxor %ymm9, %ymm12, %ymm9 /* m0_acc_42 = xor(m0_acc_40, m0_acc_41) */
-	vpxor %ymm0, %ymm9, %ymm9 /* m0_acc_43 = xor(m0_acc_42, p2_3_10) */
-	vpxor 352(%rsp), %ymm9, %ymm9 /* x0n_10 = xor(m0_acc_43, g0x4.3) */
-	vpxor %ymm15, %ymm1, %ymm1 /* m1_acc_40 = xor(p1_0_10, p2_0_10) */
+	vpxor %ymm14, %ymm0, %ymm12 /* m0_acc_40 = xor(p1_0_10, p2_1_10) */
+	vmovdqa %ymm8, 1632(%rsp) /* spill rk2_5 */
+	vpxor %ymm11, %ymm3, %ymm8 /* m0_acc_41 = xor(p2_2_10, p1_3_10) */
+	vpxor %ymm8, %ymm12, %ymm8 /* m0_acc_42 = xor(m0_acc_40, m0_acc_41) */
+	vpxor %ymm1, %ymm8, %ymm8 /* m0_acc_43 = xor(m0_acc_42, p2_3_10) */
+	vpxor 128(%rsp), %ymm8, %ymm8 /* x0n_10 = xor(m0_acc_43, g0x4.3) */
+	vpxor %ymm15, %ymm0, %ymm0 /* m1_acc_40 = xor(p1_0_10, p2_0_10) */
 	vpxor %ymm3, %ymm10, %ymm12 /* m1_acc_41 = xor(p1_1_10, p2_2_10) */
-	vpxor %ymm12, %ymm1, %ymm1 /* m1_acc_42 = xor(m1_acc_40, m1_acc_41) */
-	vpxor %ymm0, %ymm1, %ymm1 /* m1_acc_43 = xor(m1_acc_42, p2_3_10) */
-	vpxor 224(%rsp), %ymm1, %ymm1 /* x1n_10 = xor(m1_acc_43, g0x5.3) */
+	vpxor %ymm12, %ymm0, %ymm0 /* m1_acc_42 = xor(m1_acc_40, m1_acc_41) */
+	vpxor %ymm1, %ymm0, %ymm0 /* m1_acc_43 = xor(m1_acc_42, p2_3_10) */
+	vpxor 96(%rsp), %ymm0, %ymm0 /* x1n_10 = xor(m1_acc_43, g0x5.3) */
 	vpxor %ymm10, %ymm15, %ymm10 /* m2_acc_40 = xor(p2_0_10, p1_1_10) */
 	vpxor %ymm5, %ymm14, %ymm12 /* m2_acc_41 = xor(p2_1_10, p1_2_10) */
 	vpxor %ymm12, %ymm10, %ymm10 /* m2_acc_42 = xor(m2_acc_40, m2_acc_41) */
-	vpxor %ymm0, %ymm10, %ymm0 /* m2_acc_43 = xor(m2_acc_42, p2_3_10) */
-	vpxor 416(%rsp), %ymm0, %ymm0 /* x2n_10 = xor(m2_acc_43, g0x6.3) */
+	vpxor %ymm1, %ymm10, %ymm1 /* m2_acc_43 = xor(m2_acc_42, p2_3_10) */
+	vpxor 160(%rsp), %ymm1, %ymm1 /* x2n_10 = xor(m2_acc_43, g0x6.3) */
 	vpxor %ymm14, %ymm15, %ymm10 /* m3_acc_40 = xor(p2_0_10, p2_1_10) */
 	vpxor %ymm3, %ymm5, %ymm3 /* m3_acc_41 = xor(p1_2_10, p2_2_10) */
 	vpxor %ymm3, %ymm10, %ymm3 /* m3_acc_42 = xor(m3_acc_40, m3_acc_41) */
 	vpxor %ymm11, %ymm3, %ymm3 /* m3_acc_43 = xor(m3_acc_42, p1_3_10) */
-	vpxor 672(%rsp), %ymm3, %ymm3 /* x3n_10 = xor(m3_acc_43, g0x7.3) */
+	vpxor 640(%rsp), %ymm3, %ymm3 /* x3n_10 = xor(m3_acc_43, g0x7.3) */
 	vpxor %ymm2, %ymm4, %ymm5 /* t0_acc_22 = xor(g1x8, g1x12) */
 	vpxor %ymm6, %ymm5, %ymm5 /* t0_acc_23 = xor(t0_acc_22, rk0_5) */
-	vpxor %ymm8, %ymm5, %ymm5 /* t0_11 = xor(t0_acc_23, g1x0) */
+	vpxor %ymm9, %ymm5, %ymm5 /* t0_11 = xor(t0_acc_23, g1x0) */
 	vmovdqa 1888(%rsp), %ymm6 /* reload g1x9.3 */
 	vpxor 2016(%rsp), %ymm6, %ymm10 /* t1_acc_22 = xor(g1x9, g1x13) */
 	vpxor %ymm7, %ymm10, %ymm7 /* t1_acc_23 = xor(t1_acc_22, rk1_5) */
@@ -11616,65 +11523,65 @@ sm4_byteslice_avx2_gfni_batch_gcm_asm:
 	vmovdqa 1536(%rsp), %ymm14 /* reload g0x12.3 */
 	vpxor 384(%rsp), %ymm14, %ymm15 /* t0_acc_24 = xor(g0x12, g0x0) */
 	vpxor %ymm6, %ymm15, %ymm15 /* t0_acc_25 = xor(t0_acc_24, rk0_6) */
-	vpxor %ymm9, %ymm15, %ymm15 /* t0_12 = xor(t0_acc_25, g0x4) */
-	vmovdqa 512(%rsp), %ymm14 /* reload g0x13.3 */
-	vpxor 128(%rsp), %ymm14, %ymm14 /* t1_acc_24 = xor(g0x13, g0x1) */
+	vpxor %ymm8, %ymm15, %ymm15 /* t0_12 = xor(t0_acc_25, g0x4) */
+	vmovdqa 288(%rsp), %ymm14 /* reload g0x13.3 */
+	vpxor 320(%rsp), %ymm14, %ymm14 /* t1_acc_24 = xor(g0x13, g0x1) */
 	vpxor %ymm7, %ymm14, %ymm14 /* t1_acc_25 = xor(t1_acc_24, rk1_6) */
-	vpxor %ymm1, %ymm14, %ymm14 /* t1_12 = xor(t1_acc_25, g0x5) */
-	vmovdqa %ymm1, 1664(%rsp) /* spill g0x5.4 */
-	vmovdqa 288(%rsp), %ymm1 /* reload g0x14.3 */
-	vpxor 704(%rsp), %ymm1, %ymm1 /* t2_acc_24 = xor(g0x14, g0x2) */
-	vpxor %ymm10, %ymm1, %ymm1 /* t2_acc_25 = xor(t2_acc_24, rk2_6) */
-	vpxor %ymm0, %ymm1, %ymm1 /* t2_12 = xor(t2_acc_25, g0x6) */
-	vmovdqa %ymm0, 1728(%rsp) /* spill g0x6.4 */
-	vmovdqa 608(%rsp), %ymm0 /* reload g0x15.3 */
-	vpxor 1344(%rsp), %ymm0, %ymm0 /* t3_acc_24 = xor(g0x15, g0x3) */
-	vpxor %ymm11, %ymm0, %ymm0 /* t3_acc_25 = xor(t3_acc_24, rk3_6) */
-	vpxor %ymm3, %ymm0, %ymm0 /* t3_12 = xor(t3_acc_25, g0x7) */
+	vpxor %ymm0, %ymm14, %ymm14 /* t1_12 = xor(t1_acc_25, g0x5) */
+	vmovdqa %ymm0, 1664(%rsp) /* spill g0x5.4 */
+	vmovdqa 416(%rsp), %ymm0 /* reload g0x14.3 */
+	vpxor 672(%rsp), %ymm0, %ymm0 /* t2_acc_24 = xor(g0x14, g0x2) */
+	vpxor %ymm10, %ymm0, %ymm0 /* t2_acc_25 = xor(t2_acc_24, rk2_6) */
+	vpxor %ymm1, %ymm0, %ymm0 /* t2_12 = xor(t2_acc_25, g0x6) */
+	vmovdqa %ymm1, 1728(%rsp) /* spill g0x6.4 */
+	vmovdqa 512(%rsp), %ymm1 /* reload g0x15.3 */
+	vpxor 1344(%rsp), %ymm1, %ymm1 /* t3_acc_24 = xor(g0x15, g0x3) */
+	vpxor %ymm11, %ymm1, %ymm1 /* t3_acc_25 = xor(t3_acc_24, rk3_6) */
+	vpxor %ymm3, %ymm1, %ymm1 /* t3_12 = xor(t3_acc_25, g0x7) */
 	vmovdqa %ymm3, 1760(%rsp) /* spill g0x7.4 */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm15, %ymm3 /* p1_0_12 = gf2p8affineinv(t0_12, gfni_mat_1) */
-	vmovdqa %ymm9, 1952(%rsp) /* spill g0x4.4 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm14, %ymm9 /* p1_1_12 = gf2p8affineinv(t1_12, gfni_mat_1) */
+	vmovdqa %ymm8, 1952(%rsp) /* spill g0x4.4 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm14, %ymm8 /* p1_1_12 = gf2p8affineinv(t1_12, gfni_mat_1) */
 	vmovdqa %ymm5, 1024(%rsp) /* spill g1x7.4 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm1, %ymm5 /* p1_2_12 = gf2p8affineinv(t2_12, gfni_mat_1) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm0, %ymm5 /* p1_2_12 = gf2p8affineinv(t2_12, gfni_mat_1) */
 	vmovdqa %ymm11, 1632(%rsp) /* spill rk3_6 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm0, %ymm11 /* p1_3_12 = gf2p8affineinv(t3_12, gfni_mat_1) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm1, %ymm11 /* p1_3_12 = gf2p8affineinv(t3_12, gfni_mat_1) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_2(%rip), %ymm15, %ymm15 /* p2_0_12 = gf2p8affineinv(t0_12, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_2(%rip), %ymm14, %ymm14 /* p2_1_12 = gf2p8affineinv(t1_12, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_2(%rip), %ymm1, %ymm1 /* p2_2_12 = gf2p8affineinv(t2_12, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_2(%rip), %ymm0, %ymm0 /* p2_3_12 = gf2p8affineinv(t3_12, gfni_mat_2) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_2(%rip), %ymm0, %ymm0 /* p2_2_12 = gf2p8affineinv(t2_12, gfni_mat_2) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_2(%rip), %ymm1, %ymm1 /* p2_3_12 = gf2p8affineinv(t3_12, gfni_mat_2) */
 	vmovdqa %ymm12, 992(%rsp) /* spill g1x6.4 */
 	vpxor %ymm14, %ymm3, %ymm12 /* m0_acc_48 = xor(p1_0_12, p2_1_12) */
-	vmovdqa %ymm10, 672(%rsp) /* spill rk2_6 */
-	vpxor %ymm11, %ymm1, %ymm10 /* m0_acc_49 = xor(p2_2_12, p1_3_12) */
+	vmovdqa %ymm10, 640(%rsp) /* spill rk2_6 */
+	vpxor %ymm11, %ymm0, %ymm10 /* m0_acc_49 = xor(p2_2_12, p1_3_12) */
 	vpxor %ymm10, %ymm12, %ymm10 /* m0_acc_50 = xor(m0_acc_48, m0_acc_49) */
-	vpxor %ymm0, %ymm10, %ymm10 /* m0_acc_51 = xor(m0_acc_50, p2_3_12) */
-	vpxor 320(%rsp), %ymm10, %ymm10 /* x0n_12 = xor(m0_acc_51, g0x8.3) */
+	vpxor %ymm1, %ymm10, %ymm10 /* m0_acc_51 = xor(m0_acc_50, p2_3_12) */
+	vpxor 544(%rsp), %ymm10, %ymm10 /* x0n_12 = xor(m0_acc_51, g0x8.3) */
 	vpxor %ymm15, %ymm3, %ymm3 /* m1_acc_48 = xor(p1_0_12, p2_0_12) */
-	vpxor %ymm1, %ymm9, %ymm12 /* m1_acc_49 = xor(p1_1_12, p2_2_12) */
+	vpxor %ymm0, %ymm8, %ymm12 /* m1_acc_49 = xor(p1_1_12, p2_2_12) */
 	vpxor %ymm12, %ymm3, %ymm3 /* m1_acc_50 = xor(m1_acc_48, m1_acc_49) */
-	vpxor %ymm0, %ymm3, %ymm3 /* m1_acc_51 = xor(m1_acc_50, p2_3_12) */
-	vpxor 544(%rsp), %ymm3, %ymm3 /* x1n_12 = xor(m1_acc_51, g0x9.3) */
-	vpxor %ymm9, %ymm15, %ymm9 /* m2_acc_48 = xor(p2_0_12, p1_1_12) */
+	vpxor %ymm1, %ymm3, %ymm3 /* m1_acc_51 = xor(m1_acc_50, p2_3_12) */
+	vpxor 352(%rsp), %ymm3, %ymm3 /* x1n_12 = xor(m1_acc_51, g0x9.3) */
+	vpxor %ymm8, %ymm15, %ymm8 /* m2_acc_48 = xor(p2_0_12, p1_1_12) */
 	vpxor %ymm5, %ymm14, %ymm12 /* m2_acc_49 = xor(p2_1_12, p1_2_12) */
-	vpxor %ymm12, %ymm9, %ymm9 /* m2_acc_50 = xor(m2_acc_48, m2_acc_49) */
-	vpxor %ymm0, %ymm9, %ymm0 /* m2_acc_51 = xor(m2_acc_50, p2_3_12) */
-	vpxor 192(%rsp), %ymm0, %ymm0 /* x2n_12 = xor(m2_acc_51, g0x10.3) */
-	vpxor %ymm14, %ymm15, %ymm9 /* m3_acc_48 = xor(p2_0_12, p2_1_12) */
-	vpxor %ymm1, %ymm5, %ymm1 /* m3_acc_49 = xor(p1_2_12, p2_2_12) */
-	vpxor %ymm1, %ymm9, %ymm1 /* m3_acc_50 = xor(m3_acc_48, m3_acc_49) */
-	vpxor %ymm11, %ymm1, %ymm1 /* m3_acc_51 = xor(m3_acc_50, p1_3_12) */
-	vpxor 576(%rsp), %ymm1, %ymm1 /* x3n_12 = xor(m3_acc_51, g0x11.3) */
-	vpxor %ymm8, %ymm2, %ymm5 /* t0_acc_26 = xor(g1x12, g1x0) */
+	vpxor %ymm12, %ymm8, %ymm8 /* m2_acc_50 = xor(m2_acc_48, m2_acc_49) */
+	vpxor %ymm1, %ymm8, %ymm1 /* m2_acc_51 = xor(m2_acc_50, p2_3_12) */
+	vpxor 192(%rsp), %ymm1, %ymm1 /* x2n_12 = xor(m2_acc_51, g0x10.3) */
+	vpxor %ymm14, %ymm15, %ymm8 /* m3_acc_48 = xor(p2_0_12, p2_1_12) */
+	vpxor %ymm0, %ymm5, %ymm0 /* m3_acc_49 = xor(p1_2_12, p2_2_12) */
+	vpxor %ymm0, %ymm8, %ymm0 /* m3_acc_50 = xor(m3_acc_48, m3_acc_49) */
+	vpxor %ymm11, %ymm0, %ymm0 /* m3_acc_51 = xor(m3_acc_50, p1_3_12) */
+	vpxor 576(%rsp), %ymm0, %ymm0 /* x3n_12 = xor(m3_acc_51, g0x11.3) */
+	vpxor %ymm9, %ymm2, %ymm5 /* t0_acc_26 = xor(g1x12, g1x0) */
 	vpxor %ymm6, %ymm5, %ymm5 /* t0_acc_27 = xor(t0_acc_26, rk0_6) */
 	vpxor %ymm4, %ymm5, %ymm5 /* t0_13 = xor(t0_acc_27, g1x4) */
 	vmovdqa 2016(%rsp), %ymm6 /* reload g1x13.3 */
-	vpxor 800(%rsp), %ymm6, %ymm9 /* t1_acc_26 = xor(g1x13, g1x1) */
-	vpxor %ymm7, %ymm9, %ymm7 /* t1_acc_27 = xor(t1_acc_26, rk1_6) */
+	vpxor 800(%rsp), %ymm6, %ymm8 /* t1_acc_26 = xor(g1x13, g1x1) */
+	vpxor %ymm7, %ymm8, %ymm7 /* t1_acc_27 = xor(t1_acc_26, rk1_6) */
 	vpxor %ymm13, %ymm7, %ymm7 /* t1_13 = xor(t1_acc_27, g1x5) */
-	vmovdqa 1984(%rsp), %ymm9 /* reload g1x14.3 */
-	vpxor 832(%rsp), %ymm9, %ymm11 /* t2_acc_26 = xor(g1x14, g1x2) */
-	vpxor 672(%rsp), %ymm11, %ymm11 /* t2_acc_27 = xor(t2_acc_26, rk2_6) */
+	vmovdqa 1984(%rsp), %ymm8 /* reload g1x14.3 */
+	vpxor 832(%rsp), %ymm8, %ymm11 /* t2_acc_26 = xor(g1x14, g1x2) */
+	vpxor 640(%rsp), %ymm11, %ymm11 /* t2_acc_27 = xor(t2_acc_26, rk2_6) */
 	vpxor 992(%rsp), %ymm11, %ymm11 /* t2_13 = xor(t2_acc_27, g1x6) */
 	vmovdqa 1920(%rsp), %ymm12 /* reload g1x15.3 */
 	vpxor 864(%rsp), %ymm12, %ymm14 /* t3_acc_26 = xor(g1x15, g1x3) */
@@ -11682,7 +11589,7 @@ sm4_byteslice_avx2_gfni_batch_gcm_asm:
 	vpxor 1024(%rsp), %ymm14, %ymm14 /* t3_13 = xor(t3_acc_27, g1x7) */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm5, %ymm15 /* p1_0_13 = gf2p8affineinv(t0_13, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm7, %ymm12 /* p1_1_13 = gf2p8affineinv(t1_13, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm11, %ymm9 /* p1_2_13 = gf2p8affineinv(t2_13, gfni_mat_1) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm11, %ymm8 /* p1_2_13 = gf2p8affineinv(t2_13, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm14, %ymm6 /* p1_3_13 = gf2p8affineinv(t3_13, gfni_mat_1) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_2(%rip), %ymm5, %ymm5 /* p2_0_13 = gf2p8affineinv(t0_13, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_2(%rip), %ymm7, %ymm7 /* p2_1_13 = gf2p8affineinv(t1_13, gfni_mat_2) */
@@ -11701,12 +11608,12 @@ sm4_byteslice_avx2_gfni_batch_gcm_asm:
 	vpxor %ymm14, %ymm13, %ymm13 /* m1_acc_55 = xor(m1_acc_54, p2_3_13) */
 	vpxor 1888(%rsp), %ymm13, %ymm13 /* x1n_13 = xor(m1_acc_55, g1x9.3) */
 	vpxor %ymm12, %ymm5, %ymm12 /* m2_acc_52 = xor(p2_0_13, p1_1_13) */
-	vpxor %ymm9, %ymm7, %ymm15 /* m2_acc_53 = xor(p2_1_13, p1_2_13) */
+	vpxor %ymm8, %ymm7, %ymm15 /* m2_acc_53 = xor(p2_1_13, p1_2_13) */
 	vpxor %ymm15, %ymm12, %ymm12 /* m2_acc_54 = xor(m2_acc_52, m2_acc_53) */
 	vpxor %ymm14, %ymm12, %ymm12 /* m2_acc_55 = xor(m2_acc_54, p2_3_13) */
 	vpxor 1856(%rsp), %ymm12, %ymm12 /* x2n_13 = xor(m2_acc_55, g1x10.3) */
 	vpxor %ymm7, %ymm5, %ymm5 /* m3_acc_52 = xor(p2_0_13, p2_1_13) */
-	vpxor %ymm11, %ymm9, %ymm7 /* m3_acc_53 = xor(p1_2_13, p2_2_13) */
+	vpxor %ymm11, %ymm8, %ymm7 /* m3_acc_53 = xor(p1_2_13, p2_2_13) */
 	vpxor %ymm7, %ymm5, %ymm5 /* m3_acc_54 = xor(m3_acc_52, m3_acc_53) */
 	vpxor %ymm6, %ymm5, %ymm5 /* m3_acc_55 = xor(m3_acc_54, p1_3_13) */
 	vpxor 1792(%rsp), %ymm5, %ymm5 /* x3n_13 = xor(m3_acc_55, g1x11.3) */
@@ -11714,61 +11621,61 @@ sm4_byteslice_avx2_gfni_batch_gcm_asm:
 	/* Round 8r+7: slot 3 ^= M'_L·inv(slot 0 ^ slot 1 ^ slot 2 ^ rk') ^ C'. */
 	vpbroadcastd 112(%rdi,%r10), %ymm6 /* rk0_7 = bcast32() */
 	vpbroadcastd 116(%rdi,%r10), %ymm7 /* rk1_7 = bcast32() */
-	vpbroadcastd 120(%rdi,%r10), %ymm9 /* rk2_7 = bcast32() */
+	vpbroadcastd 120(%rdi,%r10), %ymm8 /* rk2_7 = bcast32() */
 	vpbroadcastd 124(%rdi,%r10), %ymm11 /* rk3_7 = bcast32() */
 	vmovdqa 384(%rsp), %ymm14 /* reload g0x0.4 */
 	vpxor 1952(%rsp), %ymm14, %ymm15 /* t0_acc_28 = xor(g0x0, g0x4) */
 	vpxor %ymm6, %ymm15, %ymm15 /* t0_acc_29 = xor(t0_acc_28, rk0_7) */
 	vpxor %ymm10, %ymm15, %ymm15 /* t0_14 = xor(t0_acc_29, g0x8) */
-	vmovdqa 128(%rsp), %ymm14 /* reload g0x1.4 */
+	vmovdqa 320(%rsp), %ymm14 /* reload g0x1.4 */
 	vpxor 1664(%rsp), %ymm14, %ymm14 /* t1_acc_28 = xor(g0x1, g0x5) */
 	vpxor %ymm7, %ymm14, %ymm14 /* t1_acc_29 = xor(t1_acc_28, rk1_7) */
 	vpxor %ymm3, %ymm14, %ymm14 /* t1_14 = xor(t1_acc_29, g0x9) */
 	vmovdqa %ymm3, 1792(%rsp) /* spill g0x9.4 */
-	vmovdqa 704(%rsp), %ymm3 /* reload g0x2.4 */
+	vmovdqa 672(%rsp), %ymm3 /* reload g0x2.4 */
 	vpxor 1728(%rsp), %ymm3, %ymm3 /* t2_acc_28 = xor(g0x2, g0x6) */
-	vpxor %ymm9, %ymm3, %ymm3 /* t2_acc_29 = xor(t2_acc_28, rk2_7) */
-	vpxor %ymm0, %ymm3, %ymm3 /* t2_14 = xor(t2_acc_29, g0x10) */
-	vmovdqa %ymm0, 1856(%rsp) /* spill g0x10.4 */
-	vmovdqa 1344(%rsp), %ymm0 /* reload g0x3.4 */
-	vpxor 1760(%rsp), %ymm0, %ymm0 /* t3_acc_28 = xor(g0x3, g0x7) */
-	vpxor %ymm11, %ymm0, %ymm0 /* t3_acc_29 = xor(t3_acc_28, rk3_7) */
-	vpxor %ymm1, %ymm0, %ymm0 /* t3_14 = xor(t3_acc_29, g0x11) */
-	vmovdqa %ymm1, 1888(%rsp) /* spill g0x11.4 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm15, %ymm1 /* p1_0_14 = gf2p8affineinv(t0_14, gfni_mat_1) */
+	vpxor %ymm8, %ymm3, %ymm3 /* t2_acc_29 = xor(t2_acc_28, rk2_7) */
+	vpxor %ymm1, %ymm3, %ymm3 /* t2_14 = xor(t2_acc_29, g0x10) */
+	vmovdqa %ymm1, 1856(%rsp) /* spill g0x10.4 */
+	vmovdqa 1344(%rsp), %ymm1 /* reload g0x3.4 */
+	vpxor 1760(%rsp), %ymm1, %ymm1 /* t3_acc_28 = xor(g0x3, g0x7) */
+	vpxor %ymm11, %ymm1, %ymm1 /* t3_acc_29 = xor(t3_acc_28, rk3_7) */
+	vpxor %ymm0, %ymm1, %ymm1 /* t3_14 = xor(t3_acc_29, g0x11) */
+	vmovdqa %ymm0, 1888(%rsp) /* spill g0x11.4 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm15, %ymm0 /* p1_0_14 = gf2p8affineinv(t0_14, gfni_mat_1) */
 	vmovdqa %ymm10, 1600(%rsp) /* spill g0x8.4 */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm14, %ymm10 /* p1_1_14 = gf2p8affineinv(t1_14, gfni_mat_1) */
 	vmovdqa %ymm5, 1216(%rsp) /* spill g1x11.4 */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm3, %ymm5 /* p1_2_14 = gf2p8affineinv(t2_14, gfni_mat_1) */
-	vmovdqa %ymm11, 672(%rsp) /* spill rk3_7 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm0, %ymm11 /* p1_3_14 = gf2p8affineinv(t3_14, gfni_mat_1) */
+	vmovdqa %ymm11, 640(%rsp) /* spill rk3_7 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm1, %ymm11 /* p1_3_14 = gf2p8affineinv(t3_14, gfni_mat_1) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_2(%rip), %ymm15, %ymm15 /* p2_0_14 = gf2p8affineinv(t0_14, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_2(%rip), %ymm14, %ymm14 /* p2_1_14 = gf2p8affineinv(t1_14, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_2(%rip), %ymm3, %ymm3 /* p2_2_14 = gf2p8affineinv(t2_14, gfni_mat_2) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_2(%rip), %ymm0, %ymm0 /* p2_3_14 = gf2p8affineinv(t3_14, gfni_mat_2) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_2(%rip), %ymm1, %ymm1 /* p2_3_14 = gf2p8affineinv(t3_14, gfni_mat_2) */
 	vmovdqa %ymm12, 1184(%rsp) /* spill g1x10.4 */
-	vpxor %ymm14, %ymm1, %ymm12 /* m0_acc_56 = xor(p1_0_14, p2_1_14) */
-	vmovdqa %ymm9, 576(%rsp) /* spill rk2_7 */
-	vpxor %ymm11, %ymm3, %ymm9 /* m0_acc_57 = xor(p2_2_14, p1_3_14) */
-	vpxor %ymm9, %ymm12, %ymm9 /* m0_acc_58 = xor(m0_acc_56, m0_acc_57) */
-	vpxor %ymm0, %ymm9, %ymm9 /* m0_acc_59 = xor(m0_acc_58, p2_3_14) */
-	vpxor 1536(%rsp), %ymm9, %ymm9 /* x0n_14 = xor(m0_acc_59, g0x12.3) */
-	vpxor %ymm15, %ymm1, %ymm1 /* m1_acc_56 = xor(p1_0_14, p2_0_14) */
+	vpxor %ymm14, %ymm0, %ymm12 /* m0_acc_56 = xor(p1_0_14, p2_1_14) */
+	vmovdqa %ymm8, 576(%rsp) /* spill rk2_7 */
+	vpxor %ymm11, %ymm3, %ymm8 /* m0_acc_57 = xor(p2_2_14, p1_3_14) */
+	vpxor %ymm8, %ymm12, %ymm8 /* m0_acc_58 = xor(m0_acc_56, m0_acc_57) */
+	vpxor %ymm1, %ymm8, %ymm8 /* m0_acc_59 = xor(m0_acc_58, p2_3_14) */
+	vpxor 1536(%rsp), %ymm8, %ymm8 /* x0n_14 = xor(m0_acc_59, g0x12.3) */
+	vpxor %ymm15, %ymm0, %ymm0 /* m1_acc_56 = xor(p1_0_14, p2_0_14) */
 	vpxor %ymm3, %ymm10, %ymm12 /* m1_acc_57 = xor(p1_1_14, p2_2_14) */
-	vpxor %ymm12, %ymm1, %ymm1 /* m1_acc_58 = xor(m1_acc_56, m1_acc_57) */
-	vpxor %ymm0, %ymm1, %ymm1 /* m1_acc_59 = xor(m1_acc_58, p2_3_14) */
-	vpxor 512(%rsp), %ymm1, %ymm1 /* x1n_14 = xor(m1_acc_59, g0x13.3) */
+	vpxor %ymm12, %ymm0, %ymm0 /* m1_acc_58 = xor(m1_acc_56, m1_acc_57) */
+	vpxor %ymm1, %ymm0, %ymm0 /* m1_acc_59 = xor(m1_acc_58, p2_3_14) */
+	vpxor 288(%rsp), %ymm0, %ymm0 /* x1n_14 = xor(m1_acc_59, g0x13.3) */
 	vpxor %ymm10, %ymm15, %ymm10 /* m2_acc_56 = xor(p2_0_14, p1_1_14) */
 	vpxor %ymm5, %ymm14, %ymm12 /* m2_acc_57 = xor(p2_1_14, p1_2_14) */
 	vpxor %ymm12, %ymm10, %ymm10 /* m2_acc_58 = xor(m2_acc_56, m2_acc_57) */
-	vpxor %ymm0, %ymm10, %ymm0 /* m2_acc_59 = xor(m2_acc_58, p2_3_14) */
-	vpxor 288(%rsp), %ymm0, %ymm0 /* x2n_14 = xor(m2_acc_59, g0x14.3) */
+	vpxor %ymm1, %ymm10, %ymm1 /* m2_acc_59 = xor(m2_acc_58, p2_3_14) */
+	vpxor 416(%rsp), %ymm1, %ymm1 /* x2n_14 = xor(m2_acc_59, g0x14.3) */
 	vpxor %ymm14, %ymm15, %ymm10 /* m3_acc_56 = xor(p2_0_14, p2_1_14) */
 	vpxor %ymm3, %ymm5, %ymm3 /* m3_acc_57 = xor(p1_2_14, p2_2_14) */
 	vpxor %ymm3, %ymm10, %ymm3 /* m3_acc_58 = xor(m3_acc_56, m3_acc_57) */
 	vpxor %ymm11, %ymm3, %ymm3 /* m3_acc_59 = xor(m3_acc_58, p1_3_14) */
-	vpxor 608(%rsp), %ymm3, %ymm3 /* x3n_14 = xor(m3_acc_59, g0x15.3) */
-	vpxor %ymm4, %ymm8, %ymm5 /* t0_acc_30 = xor(g1x0, g1x4) */
+	vpxor 512(%rsp), %ymm3, %ymm3 /* x3n_14 = xor(m3_acc_59, g0x15.3) */
+	vpxor %ymm4, %ymm9, %ymm5 /* t0_acc_30 = xor(g1x0, g1x4) */
 	vpxor %ymm6, %ymm5, %ymm5 /* t0_acc_31 = xor(t0_acc_30, rk0_7) */
 	vpxor %ymm2, %ymm5, %ymm5 /* t0_15 = xor(t0_acc_31, g1x8) */
 	vmovdqa 800(%rsp), %ymm6 /* reload g1x1.4 */
@@ -11781,7 +11688,7 @@ sm4_byteslice_avx2_gfni_batch_gcm_asm:
 	vpxor 1184(%rsp), %ymm11, %ymm11 /* t2_15 = xor(t2_acc_31, g1x10) */
 	vmovdqa 864(%rsp), %ymm12 /* reload g1x3.4 */
 	vpxor 1024(%rsp), %ymm12, %ymm14 /* t3_acc_30 = xor(g1x3, g1x7) */
-	vpxor 672(%rsp), %ymm14, %ymm14 /* t3_acc_31 = xor(t3_acc_30, rk3_7) */
+	vpxor 640(%rsp), %ymm14, %ymm14 /* t3_acc_31 = xor(t3_acc_30, rk3_7) */
 	vpxor 1216(%rsp), %ymm14, %ymm14 /* t3_15 = xor(t3_acc_31, g1x11) */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm5, %ymm15 /* p1_0_15 = gf2p8affineinv(t0_15, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_1(%rip), %ymm7, %ymm12 /* p1_1_15 = gf2p8affineinv(t1_15, gfni_mat_1) */
@@ -11791,13 +11698,13 @@ sm4_byteslice_avx2_gfni_batch_gcm_asm:
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_2(%rip), %ymm7, %ymm7 /* p2_1_15 = gf2p8affineinv(t1_15, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_2(%rip), %ymm11, %ymm11 /* p2_2_15 = gf2p8affineinv(t2_15, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_2(%rip), %ymm14, %ymm14 /* p2_3_15 = gf2p8affineinv(t3_15, gfni_mat_2) */
-	vmovdqa %ymm8, 256(%rsp) /* spill g1x0.4 */
-	vpxor %ymm7, %ymm15, %ymm8 /* m0_acc_60 = xor(p1_0_15, p2_1_15) */
+	vmovdqa %ymm9, 256(%rsp) /* spill g1x0.4 */
+	vpxor %ymm7, %ymm15, %ymm9 /* m0_acc_60 = xor(p1_0_15, p2_1_15) */
 	vmovdqa %ymm13, 1152(%rsp) /* spill g1x9.4 */
 	vpxor %ymm6, %ymm11, %ymm13 /* m0_acc_61 = xor(p2_2_15, p1_3_15) */
-	vpxor %ymm13, %ymm8, %ymm8 /* m0_acc_62 = xor(m0_acc_60, m0_acc_61) */
-	vpxor %ymm14, %ymm8, %ymm8 /* m0_acc_63 = xor(m0_acc_62, p2_3_15) */
-	vpxor 1632(%rsp), %ymm8, %ymm8 /* x0n_15 = xor(m0_acc_63, g1x12.3) */
+	vpxor %ymm13, %ymm9, %ymm9 /* m0_acc_62 = xor(m0_acc_60, m0_acc_61) */
+	vpxor %ymm14, %ymm9, %ymm9 /* m0_acc_63 = xor(m0_acc_62, p2_3_15) */
+	vpxor 1632(%rsp), %ymm9, %ymm9 /* x0n_15 = xor(m0_acc_63, g1x12.3) */
 	vpxor %ymm5, %ymm15, %ymm13 /* m1_acc_60 = xor(p1_0_15, p2_0_15) */
 	vpxor %ymm11, %ymm12, %ymm15 /* m1_acc_61 = xor(p1_1_15, p2_2_15) */
 	vpxor %ymm15, %ymm13, %ymm13 /* m1_acc_62 = xor(m1_acc_60, m1_acc_61) */
@@ -11813,168 +11720,169 @@ sm4_byteslice_avx2_gfni_batch_gcm_asm:
 	vpxor %ymm7, %ymm5, %ymm5 /* m3_acc_62 = xor(m3_acc_60, m3_acc_61) */
 	vpxor %ymm6, %ymm5, %ymm5 /* m3_acc_63 = xor(m3_acc_62, p1_3_15) */
 	vpxor 1920(%rsp), %ymm5, %ymm5 /* x3n_15 = xor(m3_acc_63, g1x15.3) */
-	vmovdqa %ymm4, 1280(%rsp) /* spill g1x4.2 */
-	vmovdqa %ymm2, 1312(%rsp) /* spill g1x8.2 */
-	vmovdqa %ymm8, 1376(%rsp) /* spill g1x12.2 */
+	vmovdqa %ymm4, 1312(%rsp) /* spill g1x4.2 */
+	vmovdqa %ymm2, 1280(%rsp) /* spill g1x8.2 */
+	vmovdqa %ymm9, 1376(%rsp) /* spill g1x12.2 */
 	vmovdqa %ymm13, 1408(%rsp) /* spill g1x13.2 */
 	vmovdqa %ymm12, 1440(%rsp) /* spill g1x14.2 */
-	vmovdqa %ymm5, 640(%rsp) /* spill g1x15.2 */
-	vmovdqa 1952(%rsp), %ymm2 /* reload g0x4.4 */
-	vmovdqa 1728(%rsp), %ymm4 /* reload g0x6.4 */
-	vmovdqa %ymm0, %ymm6 /* g0x14.4 */
-	vmovdqa 1760(%rsp), %ymm0 /* reload g0x7.4 */
+	vmovdqa %ymm5, 224(%rsp) /* spill g1x15.2 */
+	vmovdqa 1664(%rsp), %ymm2 /* reload g0x5.4 */
+	vmovdqa %ymm1, %ymm5 /* g0x14.4 */
+	vmovdqa 1760(%rsp), %ymm1 /* reload g0x7.4 */
 	vmovdqa 1888(%rsp), %ymm7 /* reload g0x11.4 */
-	vmovdqa 1600(%rsp), %ymm8 /* reload g0x8.4 */
-	vmovdqa %ymm3, %ymm10 /* g0x15.4 */
-	vmovdqa 1792(%rsp), %ymm12 /* reload g0x9.4 */
-	vmovdqa %ymm1, %ymm14 /* g0x13.4 */
-	vmovdqa 1664(%rsp), %ymm1 /* reload g0x5.4 */
+	vmovdqa 1600(%rsp), %ymm9 /* reload g0x8.4 */
+	vmovdqa %ymm8, %ymm10 /* g0x12.4 */
+	vmovdqa %ymm3, %ymm8 /* g0x15.4 */
+	vmovdqa 1728(%rsp), %ymm3 /* reload g0x6.4 */
+	vmovdqa 1792(%rsp), %ymm11 /* reload g0x9.4 */
+	vmovdqa %ymm0, %ymm13 /* g0x13.4 */
+	vmovdqa 1952(%rsp), %ymm0 /* reload g0x4.4 */
 	vmovdqa 1856(%rsp), %ymm15 /* reload g0x10.4 */
 	add $128, %r10
 	cmp $512, %r10
 	jne .Lsm4_byteslice_avx2_gfni_asm_9_loop_r0
 
 	/* Output (X35, X34, X33, X32): slots 3, 2, 1, 0; back to X = A1^-1·X'. */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_3(%rip), %ymm9, %ymm3 /* xout = gf2p8affine(g0x12, gfni_mat_3) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_3(%rip), %ymm14, %ymm5 /* xout_1 = gf2p8affine(g0x13, gfni_mat_3) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_3(%rip), %ymm6, %ymm6 /* xout_2 = gf2p8affine(g0x14, gfni_mat_3) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_3(%rip), %ymm10, %ymm9 /* xout_3 = gf2p8affine(g0x15, gfni_mat_3) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_3(%rip), %ymm8, %ymm8 /* xout_4 = gf2p8affine(g0x8, gfni_mat_3) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_3(%rip), %ymm12, %ymm10 /* xout_5 = gf2p8affine(g0x9, gfni_mat_3) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_3(%rip), %ymm10, %ymm4 /* xout = gf2p8affine(g0x12, gfni_mat_3) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_3(%rip), %ymm13, %ymm6 /* xout_1 = gf2p8affine(g0x13, gfni_mat_3) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_3(%rip), %ymm5, %ymm5 /* xout_2 = gf2p8affine(g0x14, gfni_mat_3) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_3(%rip), %ymm8, %ymm8 /* xout_3 = gf2p8affine(g0x15, gfni_mat_3) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_3(%rip), %ymm9, %ymm9 /* xout_4 = gf2p8affine(g0x8, gfni_mat_3) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_3(%rip), %ymm11, %ymm10 /* xout_5 = gf2p8affine(g0x9, gfni_mat_3) */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_3(%rip), %ymm15, %ymm11 /* xout_6 = gf2p8affine(g0x10, gfni_mat_3) */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_3(%rip), %ymm7, %ymm7 /* xout_7 = gf2p8affine(g0x11, gfni_mat_3) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_3(%rip), %ymm2, %ymm2 /* xout_8 = gf2p8affine(g0x4, gfni_mat_3) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_3(%rip), %ymm1, %ymm1 /* xout_9 = gf2p8affine(g0x5, gfni_mat_3) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_3(%rip), %ymm4, %ymm4 /* xout_10 = gf2p8affine(g0x6, gfni_mat_3) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_3(%rip), %ymm0, %ymm0 /* xout_11 = gf2p8affine(g0x7, gfni_mat_3) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_3(%rip), %ymm0, %ymm0 /* xout_8 = gf2p8affine(g0x4, gfni_mat_3) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_3(%rip), %ymm2, %ymm2 /* xout_9 = gf2p8affine(g0x5, gfni_mat_3) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_3(%rip), %ymm3, %ymm3 /* xout_10 = gf2p8affine(g0x6, gfni_mat_3) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_3(%rip), %ymm1, %ymm1 /* xout_11 = gf2p8affine(g0x7, gfni_mat_3) */
 	vmovdqa 384(%rsp), %ymm12 /* reload g0x0.2 */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_3(%rip), %ymm12, %ymm12 /* xout_12 = gf2p8affine(g0x0, gfni_mat_3) */
-	vmovdqa 128(%rsp), %ymm13 /* reload g0x1.2 */
+	vmovdqa 320(%rsp), %ymm13 /* reload g0x1.2 */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_3(%rip), %ymm13, %ymm13 /* xout_13 = gf2p8affine(g0x1, gfni_mat_3) */
-	vmovdqa 704(%rsp), %ymm14 /* reload g0x2.2 */
+	vmovdqa 672(%rsp), %ymm14 /* reload g0x2.2 */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_3(%rip), %ymm14, %ymm14 /* xout_14 = gf2p8affine(g0x2, gfni_mat_3) */
 	vmovdqa 1344(%rsp), %ymm15 /* reload g0x3.2 */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_3(%rip), %ymm15, %ymm15 /* xout_15 = gf2p8affine(g0x3, gfni_mat_3) */
 	vmovdqa %ymm7, 1344(%rsp) /* spill xout_7 */
-	vpunpcklbw %ymm2, %ymm3, %ymm7 /* tro0 = unpacklo(xout, xout_8) */
-	vpunpckhbw %ymm2, %ymm3, %ymm2 /* tro0_1 = unpackhi(xout, xout_8) */
-	vpunpcklbw %ymm1, %ymm5, %ymm3 /* tro0_2 = unpacklo(xout_1, xout_9) */
-	vpunpckhbw %ymm1, %ymm5, %ymm1 /* tro0_3 = unpackhi(xout_1, xout_9) */
-	vpunpcklbw %ymm4, %ymm6, %ymm5 /* tro0_4 = unpacklo(xout_2, xout_10) */
-	vpunpckhbw %ymm4, %ymm6, %ymm4 /* tro0_5 = unpackhi(xout_2, xout_10) */
-	vpunpcklbw %ymm0, %ymm9, %ymm6 /* tro0_6 = unpacklo(xout_3, xout_11) */
-	vpunpckhbw %ymm0, %ymm9, %ymm0 /* tro0_7 = unpackhi(xout_3, xout_11) */
-	vpunpcklbw %ymm12, %ymm8, %ymm9 /* tro0_8 = unpacklo(xout_4, xout_12) */
-	vpunpckhbw %ymm12, %ymm8, %ymm8 /* tro0_9 = unpackhi(xout_4, xout_12) */
+	vpunpcklbw %ymm0, %ymm4, %ymm7 /* tro0 = unpacklo(xout, xout_8) */
+	vpunpckhbw %ymm0, %ymm4, %ymm0 /* tro0_1 = unpackhi(xout, xout_8) */
+	vpunpcklbw %ymm2, %ymm6, %ymm4 /* tro0_2 = unpacklo(xout_1, xout_9) */
+	vpunpckhbw %ymm2, %ymm6, %ymm2 /* tro0_3 = unpackhi(xout_1, xout_9) */
+	vpunpcklbw %ymm3, %ymm5, %ymm6 /* tro0_4 = unpacklo(xout_2, xout_10) */
+	vpunpckhbw %ymm3, %ymm5, %ymm3 /* tro0_5 = unpackhi(xout_2, xout_10) */
+	vpunpcklbw %ymm1, %ymm8, %ymm5 /* tro0_6 = unpacklo(xout_3, xout_11) */
+	vpunpckhbw %ymm1, %ymm8, %ymm1 /* tro0_7 = unpackhi(xout_3, xout_11) */
+	vpunpcklbw %ymm12, %ymm9, %ymm8 /* tro0_8 = unpacklo(xout_4, xout_12) */
+	vpunpckhbw %ymm12, %ymm9, %ymm9 /* tro0_9 = unpackhi(xout_4, xout_12) */
 	vpunpcklbw %ymm13, %ymm10, %ymm12 /* tro0_10 = unpacklo(xout_5, xout_13) */
 	vpunpckhbw %ymm13, %ymm10, %ymm10 /* tro0_11 = unpackhi(xout_5, xout_13) */
 	vpunpcklbw %ymm14, %ymm11, %ymm13 /* tro0_12 = unpacklo(xout_6, xout_14) */
 	vpunpckhbw %ymm14, %ymm11, %ymm11 /* tro0_13 = unpackhi(xout_6, xout_14) */
 	vmovdqa 1344(%rsp), %ymm14 /* reload xout_7 */
-	vmovdqa %ymm0, 704(%rsp) /* spill tro0_7 */
-	vpunpcklbw %ymm15, %ymm14, %ymm0 /* tro0_14 = unpacklo(xout_7, xout_15) */
+	vmovdqa %ymm1, 672(%rsp) /* spill tro0_7 */
+	vpunpcklbw %ymm15, %ymm14, %ymm1 /* tro0_14 = unpacklo(xout_7, xout_15) */
 	vpunpckhbw %ymm15, %ymm14, %ymm14 /* tro0_15 = unpackhi(xout_7, xout_15) */
-	vpunpcklbw %ymm9, %ymm7, %ymm15 /* tro1 = unpacklo(tro0, tro0_8) */
-	vpunpckhbw %ymm9, %ymm7, %ymm7 /* tro1_1 = unpackhi(tro0, tro0_8) */
-	vpunpcklbw %ymm8, %ymm2, %ymm9 /* tro1_2 = unpacklo(tro0_1, tro0_9) */
-	vpunpckhbw %ymm8, %ymm2, %ymm2 /* tro1_3 = unpackhi(tro0_1, tro0_9) */
-	vpunpcklbw %ymm12, %ymm3, %ymm8 /* tro1_4 = unpacklo(tro0_2, tro0_10) */
-	vpunpckhbw %ymm12, %ymm3, %ymm3 /* tro1_5 = unpackhi(tro0_2, tro0_10) */
-	vpunpcklbw %ymm10, %ymm1, %ymm12 /* tro1_6 = unpacklo(tro0_3, tro0_11) */
-	vpunpckhbw %ymm10, %ymm1, %ymm1 /* tro1_7 = unpackhi(tro0_3, tro0_11) */
-	vpunpcklbw %ymm13, %ymm5, %ymm10 /* tro1_8 = unpacklo(tro0_4, tro0_12) */
-	vpunpckhbw %ymm13, %ymm5, %ymm5 /* tro1_9 = unpackhi(tro0_4, tro0_12) */
-	vpunpcklbw %ymm11, %ymm4, %ymm13 /* tro1_10 = unpacklo(tro0_5, tro0_13) */
-	vpunpckhbw %ymm11, %ymm4, %ymm4 /* tro1_11 = unpackhi(tro0_5, tro0_13) */
-	vpunpcklbw %ymm0, %ymm6, %ymm11 /* tro1_12 = unpacklo(tro0_6, tro0_14) */
-	vpunpckhbw %ymm0, %ymm6, %ymm0 /* tro1_13 = unpackhi(tro0_6, tro0_14) */
-	vmovdqa 704(%rsp), %ymm6 /* reload tro0_7 */
-	vmovdqa %ymm1, 1344(%rsp) /* spill tro1_7 */
-	vpunpcklbw %ymm14, %ymm6, %ymm1 /* tro1_14 = unpacklo(tro0_7, tro0_15) */
-	vpunpckhbw %ymm14, %ymm6, %ymm6 /* tro1_15 = unpackhi(tro0_7, tro0_15) */
+	vpunpcklbw %ymm8, %ymm7, %ymm15 /* tro1 = unpacklo(tro0, tro0_8) */
+	vpunpckhbw %ymm8, %ymm7, %ymm7 /* tro1_1 = unpackhi(tro0, tro0_8) */
+	vpunpcklbw %ymm9, %ymm0, %ymm8 /* tro1_2 = unpacklo(tro0_1, tro0_9) */
+	vpunpckhbw %ymm9, %ymm0, %ymm0 /* tro1_3 = unpackhi(tro0_1, tro0_9) */
+	vpunpcklbw %ymm12, %ymm4, %ymm9 /* tro1_4 = unpacklo(tro0_2, tro0_10) */
+	vpunpckhbw %ymm12, %ymm4, %ymm4 /* tro1_5 = unpackhi(tro0_2, tro0_10) */
+	vpunpcklbw %ymm10, %ymm2, %ymm12 /* tro1_6 = unpacklo(tro0_3, tro0_11) */
+	vpunpckhbw %ymm10, %ymm2, %ymm2 /* tro1_7 = unpackhi(tro0_3, tro0_11) */
+	vpunpcklbw %ymm13, %ymm6, %ymm10 /* tro1_8 = unpacklo(tro0_4, tro0_12) */
+	vpunpckhbw %ymm13, %ymm6, %ymm6 /* tro1_9 = unpackhi(tro0_4, tro0_12) */
+	vpunpcklbw %ymm11, %ymm3, %ymm13 /* tro1_10 = unpacklo(tro0_5, tro0_13) */
+	vpunpckhbw %ymm11, %ymm3, %ymm3 /* tro1_11 = unpackhi(tro0_5, tro0_13) */
+	vpunpcklbw %ymm1, %ymm5, %ymm11 /* tro1_12 = unpacklo(tro0_6, tro0_14) */
+	vpunpckhbw %ymm1, %ymm5, %ymm1 /* tro1_13 = unpackhi(tro0_6, tro0_14) */
+	vmovdqa 672(%rsp), %ymm5 /* reload tro0_7 */
+	vmovdqa %ymm2, 1344(%rsp) /* spill tro1_7 */
+	vpunpcklbw %ymm14, %ymm5, %ymm2 /* tro1_14 = unpacklo(tro0_7, tro0_15) */
+	vpunpckhbw %ymm14, %ymm5, %ymm5 /* tro1_15 = unpackhi(tro0_7, tro0_15) */
 	vpunpcklbw %ymm10, %ymm15, %ymm14 /* tro2 = unpacklo(tro1, tro1_8) */
 	vpunpckhbw %ymm10, %ymm15, %ymm10 /* tro2_1 = unpackhi(tro1, tro1_8) */
-	vpunpcklbw %ymm5, %ymm7, %ymm15 /* tro2_2 = unpacklo(tro1_1, tro1_9) */
-	vpunpckhbw %ymm5, %ymm7, %ymm5 /* tro2_3 = unpackhi(tro1_1, tro1_9) */
-	vpunpcklbw %ymm13, %ymm9, %ymm7 /* tro2_4 = unpacklo(tro1_2, tro1_10) */
-	vpunpckhbw %ymm13, %ymm9, %ymm9 /* tro2_5 = unpackhi(tro1_2, tro1_10) */
-	vpunpcklbw %ymm4, %ymm2, %ymm13 /* tro2_6 = unpacklo(tro1_3, tro1_11) */
-	vpunpckhbw %ymm4, %ymm2, %ymm2 /* tro2_7 = unpackhi(tro1_3, tro1_11) */
-	vpunpcklbw %ymm11, %ymm8, %ymm4 /* tro2_8 = unpacklo(tro1_4, tro1_12) */
-	vpunpckhbw %ymm11, %ymm8, %ymm8 /* tro2_9 = unpackhi(tro1_4, tro1_12) */
-	vpunpcklbw %ymm0, %ymm3, %ymm11 /* tro2_10 = unpacklo(tro1_5, tro1_13) */
-	vpunpckhbw %ymm0, %ymm3, %ymm0 /* tro2_11 = unpackhi(tro1_5, tro1_13) */
-	vpunpcklbw %ymm1, %ymm12, %ymm3 /* tro2_12 = unpacklo(tro1_6, tro1_14) */
-	vpunpckhbw %ymm1, %ymm12, %ymm1 /* tro2_13 = unpackhi(tro1_6, tro1_14) */
+	vpunpcklbw %ymm6, %ymm7, %ymm15 /* tro2_2 = unpacklo(tro1_1, tro1_9) */
+	vpunpckhbw %ymm6, %ymm7, %ymm6 /* tro2_3 = unpackhi(tro1_1, tro1_9) */
+	vpunpcklbw %ymm13, %ymm8, %ymm7 /* tro2_4 = unpacklo(tro1_2, tro1_10) */
+	vpunpckhbw %ymm13, %ymm8, %ymm8 /* tro2_5 = unpackhi(tro1_2, tro1_10) */
+	vpunpcklbw %ymm3, %ymm0, %ymm13 /* tro2_6 = unpacklo(tro1_3, tro1_11) */
+	vpunpckhbw %ymm3, %ymm0, %ymm0 /* tro2_7 = unpackhi(tro1_3, tro1_11) */
+	vpunpcklbw %ymm11, %ymm9, %ymm3 /* tro2_8 = unpacklo(tro1_4, tro1_12) */
+	vpunpckhbw %ymm11, %ymm9, %ymm9 /* tro2_9 = unpackhi(tro1_4, tro1_12) */
+	vpunpcklbw %ymm1, %ymm4, %ymm11 /* tro2_10 = unpacklo(tro1_5, tro1_13) */
+	vpunpckhbw %ymm1, %ymm4, %ymm1 /* tro2_11 = unpackhi(tro1_5, tro1_13) */
+	vpunpcklbw %ymm2, %ymm12, %ymm4 /* tro2_12 = unpacklo(tro1_6, tro1_14) */
+	vpunpckhbw %ymm2, %ymm12, %ymm2 /* tro2_13 = unpackhi(tro1_6, tro1_14) */
 	vmovdqa 1344(%rsp), %ymm12 /* reload tro1_7 */
-	vmovdqa %ymm2, 704(%rsp) /* spill tro2_7 */
-	vpunpcklbw %ymm6, %ymm12, %ymm2 /* tro2_14 = unpacklo(tro1_7, tro1_15) */
-	vpunpckhbw %ymm6, %ymm12, %ymm6 /* tro2_15 = unpackhi(tro1_7, tro1_15) */
-	vpunpcklbw %ymm4, %ymm14, %ymm12 /* tro3 = unpacklo(tro2, tro2_8) */
-	vpunpckhbw %ymm4, %ymm14, %ymm4 /* tro3_1 = unpackhi(tro2, tro2_8) */
-	vpunpcklbw %ymm8, %ymm10, %ymm14 /* tro3_2 = unpacklo(tro2_1, tro2_9) */
-	vpunpckhbw %ymm8, %ymm10, %ymm8 /* tro3_3 = unpackhi(tro2_1, tro2_9) */
+	vmovdqa %ymm0, 672(%rsp) /* spill tro2_7 */
+	vpunpcklbw %ymm5, %ymm12, %ymm0 /* tro2_14 = unpacklo(tro1_7, tro1_15) */
+	vpunpckhbw %ymm5, %ymm12, %ymm5 /* tro2_15 = unpackhi(tro1_7, tro1_15) */
+	vpunpcklbw %ymm3, %ymm14, %ymm12 /* tro3 = unpacklo(tro2, tro2_8) */
+	vpunpckhbw %ymm3, %ymm14, %ymm3 /* tro3_1 = unpackhi(tro2, tro2_8) */
+	vpunpcklbw %ymm9, %ymm10, %ymm14 /* tro3_2 = unpacklo(tro2_1, tro2_9) */
+	vpunpckhbw %ymm9, %ymm10, %ymm9 /* tro3_3 = unpackhi(tro2_1, tro2_9) */
 	vpunpcklbw %ymm11, %ymm15, %ymm10 /* tro3_4 = unpacklo(tro2_2, tro2_10) */
 	vpunpckhbw %ymm11, %ymm15, %ymm11 /* tro3_5 = unpackhi(tro2_2, tro2_10) */
-	vpunpcklbw %ymm0, %ymm5, %ymm15 /* tro3_6 = unpacklo(tro2_3, tro2_11) */
-	vpunpckhbw %ymm0, %ymm5, %ymm0 /* tro3_7 = unpackhi(tro2_3, tro2_11) */
-	vpunpcklbw %ymm3, %ymm7, %ymm5 /* tro3_8 = unpacklo(tro2_4, tro2_12) */
-	vpunpckhbw %ymm3, %ymm7, %ymm3 /* tro3_9 = unpackhi(tro2_4, tro2_12) */
-	vpunpcklbw %ymm1, %ymm9, %ymm7 /* tro3_10 = unpacklo(tro2_5, tro2_13) */
-	vpunpckhbw %ymm1, %ymm9, %ymm1 /* tro3_11 = unpackhi(tro2_5, tro2_13) */
-	vpunpcklbw %ymm2, %ymm13, %ymm9 /* tro3_12 = unpacklo(tro2_6, tro2_14) */
-	vpunpckhbw %ymm2, %ymm13, %ymm2 /* tro3_13 = unpackhi(tro2_6, tro2_14) */
-	vmovdqa 704(%rsp), %ymm13 /* reload tro2_7 */
-	vmovdqa %ymm2, 1344(%rsp) /* spill tro3_13 */
-	vpunpcklbw %ymm6, %ymm13, %ymm2 /* tro3_14 = unpacklo(tro2_7, tro2_15) */
-	vpunpckhbw %ymm6, %ymm13, %ymm6 /* tro3_15 = unpackhi(tro2_7, tro2_15) */
+	vpunpcklbw %ymm1, %ymm6, %ymm15 /* tro3_6 = unpacklo(tro2_3, tro2_11) */
+	vpunpckhbw %ymm1, %ymm6, %ymm1 /* tro3_7 = unpackhi(tro2_3, tro2_11) */
+	vpunpcklbw %ymm4, %ymm7, %ymm6 /* tro3_8 = unpacklo(tro2_4, tro2_12) */
+	vpunpckhbw %ymm4, %ymm7, %ymm4 /* tro3_9 = unpackhi(tro2_4, tro2_12) */
+	vpunpcklbw %ymm2, %ymm8, %ymm7 /* tro3_10 = unpacklo(tro2_5, tro2_13) */
+	vpunpckhbw %ymm2, %ymm8, %ymm2 /* tro3_11 = unpackhi(tro2_5, tro2_13) */
+	vpunpcklbw %ymm0, %ymm13, %ymm8 /* tro3_12 = unpacklo(tro2_6, tro2_14) */
+	vpunpckhbw %ymm0, %ymm13, %ymm0 /* tro3_13 = unpackhi(tro2_6, tro2_14) */
+	vmovdqa 672(%rsp), %ymm13 /* reload tro2_7 */
+	vmovdqa %ymm0, 1344(%rsp) /* spill tro3_13 */
+	vpunpcklbw %ymm5, %ymm13, %ymm0 /* tro3_14 = unpacklo(tro2_7, tro2_15) */
+	vpunpckhbw %ymm5, %ymm13, %ymm5 /* tro3_15 = unpackhi(tro2_7, tro2_15) */
 	vmovdqu (%rcx), %ymm13 /* msg = load() */
 	vpxor %ymm13, %ymm12, %ymm12 /* ct = xor(tro3, msg) */
 	vmovdqu %ymm12, (%rdx) /* store ct */
 	vmovdqu 32(%rcx), %ymm12 /* msg_1 = load() */
-	vpxor %ymm12, %ymm4, %ymm4 /* ct_1 = xor(tro3_1, msg_1) */
-	vmovdqu %ymm4, 32(%rdx) /* store ct_1 */
-	vmovdqu 64(%rcx), %ymm4 /* msg_2 = load() */
-	vpxor %ymm4, %ymm14, %ymm4 /* ct_2 = xor(tro3_2, msg_2) */
-	vmovdqu %ymm4, 64(%rdx) /* store ct_2 */
-	vmovdqu 96(%rcx), %ymm4 /* msg_3 = load() */
-	vpxor %ymm4, %ymm8, %ymm4 /* ct_3 = xor(tro3_3, msg_3) */
-	vmovdqu %ymm4, 96(%rdx) /* store ct_3 */
-	vmovdqu 128(%rcx), %ymm4 /* msg_4 = load() */
-	vpxor %ymm4, %ymm10, %ymm4 /* ct_4 = xor(tro3_4, msg_4) */
-	vmovdqu %ymm4, 128(%rdx) /* store ct_4 */
-	vmovdqu 160(%rcx), %ymm4 /* msg_5 = load() */
-	vpxor %ymm4, %ymm11, %ymm4 /* ct_5 = xor(tro3_5, msg_5) */
-	vmovdqu %ymm4, 160(%rdx) /* store ct_5 */
-	vmovdqu 192(%rcx), %ymm4 /* msg_6 = load() */
-	vpxor %ymm4, %ymm15, %ymm4 /* ct_6 = xor(tro3_6, msg_6) */
-	vmovdqu %ymm4, 192(%rdx) /* store ct_6 */
-	vmovdqu 224(%rcx), %ymm4 /* msg_7 = load() */
-	vpxor %ymm4, %ymm0, %ymm0 /* ct_7 = xor(tro3_7, msg_7) */
-	vmovdqu %ymm0, 224(%rdx) /* store ct_7 */
-	vmovdqu 256(%rcx), %ymm0 /* msg_8 = load() */
-	vpxor %ymm0, %ymm5, %ymm0 /* ct_8 = xor(tro3_8, msg_8) */
-	vmovdqu %ymm0, 256(%rdx) /* store ct_8 */
-	vmovdqu 288(%rcx), %ymm0 /* msg_9 = load() */
-	vpxor %ymm0, %ymm3, %ymm0 /* ct_9 = xor(tro3_9, msg_9) */
-	vmovdqu %ymm0, 288(%rdx) /* store ct_9 */
-	vmovdqu 320(%rcx), %ymm0 /* msg_10 = load() */
-	vpxor %ymm0, %ymm7, %ymm0 /* ct_10 = xor(tro3_10, msg_10) */
-	vmovdqu %ymm0, 320(%rdx) /* store ct_10 */
-	vmovdqu 352(%rcx), %ymm0 /* msg_11 = load() */
-	vpxor %ymm0, %ymm1, %ymm0 /* ct_11 = xor(tro3_11, msg_11) */
-	vmovdqu %ymm0, 352(%rdx) /* store ct_11 */
-	vmovdqu 384(%rcx), %ymm0 /* msg_12 = load() */
-	vpxor %ymm0, %ymm9, %ymm0 /* ct_12 = xor(tro3_12, msg_12) */
-	vmovdqu %ymm0, 384(%rdx) /* store ct_12 */
-	vmovdqu 416(%rcx), %ymm0 /* msg_13 = load() */
-	vpxor 1344(%rsp), %ymm0, %ymm0 /* ct_13 = xor(msg_13, tro3_13) */
-	vmovdqu %ymm0, 416(%rdx) /* store ct_13 */
-	vmovdqu 448(%rcx), %ymm0 /* msg_14 = load() */
-	vpxor %ymm0, %ymm2, %ymm0 /* ct_14 = xor(tro3_14, msg_14) */
+	vpxor %ymm12, %ymm3, %ymm3 /* ct_1 = xor(tro3_1, msg_1) */
+	vmovdqu %ymm3, 32(%rdx) /* store ct_1 */
+	vmovdqu 64(%rcx), %ymm3 /* msg_2 = load() */
+	vpxor %ymm3, %ymm14, %ymm3 /* ct_2 = xor(tro3_2, msg_2) */
+	vmovdqu %ymm3, 64(%rdx) /* store ct_2 */
+	vmovdqu 96(%rcx), %ymm3 /* msg_3 = load() */
+	vpxor %ymm3, %ymm9, %ymm3 /* ct_3 = xor(tro3_3, msg_3) */
+	vmovdqu %ymm3, 96(%rdx) /* store ct_3 */
+	vmovdqu 128(%rcx), %ymm3 /* msg_4 = load() */
+	vpxor %ymm3, %ymm10, %ymm3 /* ct_4 = xor(tro3_4, msg_4) */
+	vmovdqu %ymm3, 128(%rdx) /* store ct_4 */
+	vmovdqu 160(%rcx), %ymm3 /* msg_5 = load() */
+	vpxor %ymm3, %ymm11, %ymm3 /* ct_5 = xor(tro3_5, msg_5) */
+	vmovdqu %ymm3, 160(%rdx) /* store ct_5 */
+	vmovdqu 192(%rcx), %ymm3 /* msg_6 = load() */
+	vpxor %ymm3, %ymm15, %ymm3 /* ct_6 = xor(tro3_6, msg_6) */
+	vmovdqu %ymm3, 192(%rdx) /* store ct_6 */
+	vmovdqu 224(%rcx), %ymm3 /* msg_7 = load() */
+	vpxor %ymm3, %ymm1, %ymm1 /* ct_7 = xor(tro3_7, msg_7) */
+	vmovdqu %ymm1, 224(%rdx) /* store ct_7 */
+	vmovdqu 256(%rcx), %ymm1 /* msg_8 = load() */
+	vpxor %ymm1, %ymm6, %ymm1 /* ct_8 = xor(tro3_8, msg_8) */
+	vmovdqu %ymm1, 256(%rdx) /* store ct_8 */
+	vmovdqu 288(%rcx), %ymm1 /* msg_9 = load() */
+	vpxor %ymm1, %ymm4, %ymm1 /* ct_9 = xor(tro3_9, msg_9) */
+	vmovdqu %ymm1, 288(%rdx) /* store ct_9 */
+	vmovdqu 320(%rcx), %ymm1 /* msg_10 = load() */
+	vpxor %ymm1, %ymm7, %ymm1 /* ct_10 = xor(tro3_10, msg_10) */
+	vmovdqu %ymm1, 320(%rdx) /* store ct_10 */
+	vmovdqu 352(%rcx), %ymm1 /* msg_11 = load() */
+	vpxor %ymm1, %ymm2, %ymm1 /* ct_11 = xor(tro3_11, msg_11) */
+	vmovdqu %ymm1, 352(%rdx) /* store ct_11 */
+	vmovdqu 384(%rcx), %ymm1 /* msg_12 = load() */
+	vpxor %ymm1, %ymm8, %ymm1 /* ct_12 = xor(tro3_12, msg_12) */
+	vmovdqu %ymm1, 384(%rdx) /* store ct_12 */
+	vmovdqu 416(%rcx), %ymm1 /* msg_13 = load() */
+	vpxor 1344(%rsp), %ymm1, %ymm1 /* ct_13 = xor(msg_13, tro3_13) */
+	vmovdqu %ymm1, 416(%rdx) /* store ct_13 */
+	vmovdqu 448(%rcx), %ymm1 /* msg_14 = load() */
+	vpxor %ymm1, %ymm0, %ymm0 /* ct_14 = xor(tro3_14, msg_14) */
 	vmovdqu %ymm0, 448(%rdx) /* store ct_14 */
 	vmovdqu 480(%rcx), %ymm0 /* msg_15 = load() */
-	vpxor %ymm0, %ymm6, %ymm0 /* ct_15 = xor(tro3_15, msg_15) */
+	vpxor %ymm0, %ymm5, %ymm0 /* ct_15 = xor(tro3_15, msg_15) */
 	vmovdqu %ymm0, 480(%rdx) /* store ct_15 */
 	vmovdqa 1376(%rsp), %ymm0 /* reload g1x12.2 */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_3(%rip), %ymm0, %ymm0 /* xout_16 = gf2p8affine(g1x12, gfni_mat_3) */
@@ -11982,9 +11890,9 @@ sm4_byteslice_avx2_gfni_batch_gcm_asm:
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_3(%rip), %ymm1, %ymm1 /* xout_17 = gf2p8affine(g1x13, gfni_mat_3) */
 	vmovdqa 1440(%rsp), %ymm2 /* reload g1x14.2 */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_3(%rip), %ymm2, %ymm2 /* xout_18 = gf2p8affine(g1x14, gfni_mat_3) */
-	vmovdqa 640(%rsp), %ymm3 /* reload g1x15.2 */
+	vmovdqa 224(%rsp), %ymm3 /* reload g1x15.2 */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_3(%rip), %ymm3, %ymm3 /* xout_19 = gf2p8affine(g1x15, gfni_mat_3) */
-	vmovdqa 1312(%rsp), %ymm4 /* reload g1x8.2 */
+	vmovdqa 1280(%rsp), %ymm4 /* reload g1x8.2 */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_3(%rip), %ymm4, %ymm4 /* xout_20 = gf2p8affine(g1x8, gfni_mat_3) */
 	vmovdqa 1152(%rsp), %ymm5 /* reload g1x9.2 */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_3(%rip), %ymm5, %ymm5 /* xout_21 = gf2p8affine(g1x9, gfni_mat_3) */
@@ -11992,7 +11900,7 @@ sm4_byteslice_avx2_gfni_batch_gcm_asm:
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_3(%rip), %ymm6, %ymm6 /* xout_22 = gf2p8affine(g1x10, gfni_mat_3) */
 	vmovdqa 1216(%rsp), %ymm7 /* reload g1x11.2 */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_3(%rip), %ymm7, %ymm7 /* xout_23 = gf2p8affine(g1x11, gfni_mat_3) */
-	vmovdqa 1280(%rsp), %ymm8 /* reload g1x4.2 */
+	vmovdqa 1312(%rsp), %ymm8 /* reload g1x4.2 */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_3(%rip), %ymm8, %ymm8 /* xout_24 = gf2p8affine(g1x4, gfni_mat_3) */
 	vmovdqa 1120(%rsp), %ymm9 /* reload g1x5.2 */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx2_gfni_asm_9_gfni_mat_3(%rip), %ymm9, %ymm9 /* xout_25 = gf2p8affine(g1x5, gfni_mat_3) */
@@ -12129,8 +12037,8 @@ sm4_byteslice_avx2_gfni_batch_gcm_asm:
 	vmovdqu 992(%rcx), %ymm0 /* msg_31 = load() */
 	vpxor %ymm0, %ymm10, %ymm0 /* ct_31 = xor(tro3_31, msg_31) */
 	vmovdqu %ymm0, 992(%rdx) /* store ct_31 */
-	vmovdqa 480(%rsp), %ymm0 /* reload y_next */
-	vmovdqu %ymm0, 64(%rsi) /* store y_next */
+	vmovdqa 480(%rsp), %ymm0 /* reload reduced_3 */
+	vmovdqu %ymm0, 64(%rsi) /* store reduced_3 */
 	mov %rbp, %rsp
 	pop %rbp
 	vzeroupper
@@ -13159,19 +13067,19 @@ sm4_byteslice_avx2_gfni_batch_multi_asm:
 	.byte 0x11, 0x3a, 0x41, 0x62, 0x84, 0x5d, 0xdb, 0x01, 0x11, 0x3a, 0x41, 0x62, 0x84, 0x5d, 0xdb, 0x01
 	.byte 0x11, 0x3a, 0x41, 0x62, 0x84, 0x5d, 0xdb, 0x01, 0x11, 0x3a, 0x41, 0x62, 0x84, 0x5d, 0xdb, 0x01
 
-/* reverse16: byte i <- byte 15 - i: GCM bytes to the reflected form phi */
-	.section .rodata
-	.balign 32
-.Lsm4_byteslice_avx2_gfni_asm_9_reverse16:
-	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
-	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
-
 /* first_block: Y joins X_1 alone */
 	.section .rodata
 	.balign 32
 .Lsm4_byteslice_avx2_gfni_asm_9_first_block:
 	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
+/* reverse16: byte i <- byte 15 - i: GCM bytes to the reflected form phi */
+	.section .rodata
+	.balign 32
+.Lsm4_byteslice_avx2_gfni_asm_9_reverse16:
+	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
+	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
 
 /* half_up: (a0, a1) -> (0, a0): the middle sum's low half into S's bits 64..127 */
 	.section .rodata

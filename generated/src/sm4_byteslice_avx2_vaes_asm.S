@@ -11712,1470 +11712,1366 @@ sm4_byteslice_avx2_vaes_batch_ctr_asm:
 	vpsrlw $8, %ymm0, %ymm1 /* ctr_last = shr(ctr_low) */
 	vpbroadcastb 32(%rsi), %ymm2 /* ctr_first = bcast8() */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_byte_14(%rip), %ymm2, %ymm2 /* ctr_j0 = and(ctr_first, byte_14) */
+	vpaddw %ymm2, %ymm1, %ymm1 /* ctr_base = add(ctr_last, ctr_j0) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_all_but_last(%rip), %ymm0, %ymm0 /* ctr_v_open = and(ctr_low, all_but_last) */
-	vbroadcasti128 16(%rsi), %ymm3 /* ctr_w = bcast128() */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_all_but_last(%rip), %ymm3, %ymm3 /* ctr_w_open = and(ctr_w, all_but_last) */
+	vbroadcasti128 16(%rsi), %ymm2 /* ctr_w = bcast128() */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_all_but_last(%rip), %ymm2, %ymm2 /* ctr_w_open = and(ctr_w, all_but_last) */
 
 	/* Load 128 blocks and transpose: register j = byte j of every block (algorithm 3). */
-	vpaddb .Lsm4_byteslice_avx2_vaes_asm_7_block_k(%rip), %ymm2, %ymm4 /* ctr_j = add(ctr_j0, block_k) */
-	vpaddw %ymm4, %ymm1, %ymm4 /* ctr_sum = add(ctr_last, ctr_j) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm4, %ymm5 /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_carry_mask_table(%rip), %ymm6 /* carry_mask_table = const() */
-	vpshufb %ymm5, %ymm6, %ymm5 /* ctr_mask = lookup16(carry_mask_table, ctr_carry) */
-	vpand %ymm5, %ymm3, %ymm7 /* ctr_pair_b = and(ctr_w_open, ctr_mask) */
-	vpandn %ymm0, %ymm5, %ymm5 /* ctr_pair_a = andnot(ctr_mask, ctr_v_open) */
-	vpor %ymm5, %ymm7, %ymm5 /* ctr_pair = or(ctr_pair_b, ctr_pair_a) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm4, %ymm4 /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
-	vpor %ymm4, %ymm5, %ymm4 /* row = or(ctr_pair, ctr_last_byte) */
-	vpaddb .Lsm4_byteslice_avx2_vaes_asm_7_block_k_1(%rip), %ymm2, %ymm5 /* ctr_j_1 = add(ctr_j0, block_k_1) */
-	vpaddw %ymm5, %ymm1, %ymm5 /* ctr_sum_1 = add(ctr_last, ctr_j_1) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm5, %ymm7 /* ctr_carry_1 = lookup16(ctr_sum_1, carry_everywhere) */
-	vpshufb %ymm7, %ymm6, %ymm7 /* ctr_mask_1 = lookup16(carry_mask_table, ctr_carry_1) */
-	vpand %ymm7, %ymm3, %ymm8 /* ctr_pair_1_b = and(ctr_w_open, ctr_mask_1) */
-	vpandn %ymm0, %ymm7, %ymm7 /* ctr_pair_1_a = andnot(ctr_mask_1, ctr_v_open) */
-	vpor %ymm7, %ymm8, %ymm7 /* ctr_pair_1 = or(ctr_pair_1_b, ctr_pair_1_a) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm5, %ymm5 /* ctr_last_byte_1 = lookup16(ctr_sum_1, new_last_byte) */
-	vpor %ymm5, %ymm7, %ymm5 /* row_1 = or(ctr_pair_1, ctr_last_byte_1) */
-	vpaddb .Lsm4_byteslice_avx2_vaes_asm_7_block_k_2(%rip), %ymm2, %ymm7 /* ctr_j_2 = add(ctr_j0, block_k_2) */
-	vpaddw %ymm7, %ymm1, %ymm7 /* ctr_sum_2 = add(ctr_last, ctr_j_2) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm7, %ymm8 /* ctr_carry_2 = lookup16(ctr_sum_2, carry_everywhere) */
-	vpshufb %ymm8, %ymm6, %ymm8 /* ctr_mask_2 = lookup16(carry_mask_table, ctr_carry_2) */
-	vpand %ymm8, %ymm3, %ymm9 /* ctr_pair_2_b = and(ctr_w_open, ctr_mask_2) */
-	vpandn %ymm0, %ymm8, %ymm8 /* ctr_pair_2_a = andnot(ctr_mask_2, ctr_v_open) */
-	vpor %ymm8, %ymm9, %ymm8 /* ctr_pair_2 = or(ctr_pair_2_b, ctr_pair_2_a) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm7, %ymm7 /* ctr_last_byte_2 = lookup16(ctr_sum_2, new_last_byte) */
-	vpor %ymm7, %ymm8, %ymm7 /* row_2 = or(ctr_pair_2, ctr_last_byte_2) */
-	vpaddb .Lsm4_byteslice_avx2_vaes_asm_7_block_k_3(%rip), %ymm2, %ymm8 /* ctr_j_3 = add(ctr_j0, block_k_3) */
-	vpaddw %ymm8, %ymm1, %ymm8 /* ctr_sum_3 = add(ctr_last, ctr_j_3) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm8, %ymm9 /* ctr_carry_3 = lookup16(ctr_sum_3, carry_everywhere) */
-	vpshufb %ymm9, %ymm6, %ymm9 /* ctr_mask_3 = lookup16(carry_mask_table, ctr_carry_3) */
-	vpand %ymm9, %ymm3, %ymm10 /* ctr_pair_3_b = and(ctr_w_open, ctr_mask_3) */
-	vpandn %ymm0, %ymm9, %ymm9 /* ctr_pair_3_a = andnot(ctr_mask_3, ctr_v_open) */
-	vpor %ymm9, %ymm10, %ymm9 /* ctr_pair_3 = or(ctr_pair_3_b, ctr_pair_3_a) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm8, %ymm8 /* ctr_last_byte_3 = lookup16(ctr_sum_3, new_last_byte) */
-	vpor %ymm8, %ymm9, %ymm8 /* row_3 = or(ctr_pair_3, ctr_last_byte_3) */
-	vpaddb .Lsm4_byteslice_avx2_vaes_asm_7_block_k_4(%rip), %ymm2, %ymm9 /* ctr_j_4 = add(ctr_j0, block_k_4) */
-	vpaddw %ymm9, %ymm1, %ymm9 /* ctr_sum_4 = add(ctr_last, ctr_j_4) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm9, %ymm10 /* ctr_carry_4 = lookup16(ctr_sum_4, carry_everywhere) */
-	vpshufb %ymm10, %ymm6, %ymm10 /* ctr_mask_4 = lookup16(carry_mask_table, ctr_carry_4) */
-	vpand %ymm10, %ymm3, %ymm11 /* ctr_pair_4_b = and(ctr_w_open, ctr_mask_4) */
-	vpandn %ymm0, %ymm10, %ymm10 /* ctr_pair_4_a = andnot(ctr_mask_4, ctr_v_open) */
-	vpor %ymm10, %ymm11, %ymm10 /* ctr_pair_4 = or(ctr_pair_4_b, ctr_pair_4_a) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm9, %ymm9 /* ctr_last_byte_4 = lookup16(ctr_sum_4, new_last_byte) */
-	vpor %ymm9, %ymm10, %ymm9 /* row_4 = or(ctr_pair_4, ctr_last_byte_4) */
-	vpaddb .Lsm4_byteslice_avx2_vaes_asm_7_block_k_5(%rip), %ymm2, %ymm10 /* ctr_j_5 = add(ctr_j0, block_k_5) */
-	vpaddw %ymm10, %ymm1, %ymm10 /* ctr_sum_5 = add(ctr_last, ctr_j_5) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm10, %ymm11 /* ctr_carry_5 = lookup16(ctr_sum_5, carry_everywhere) */
-	vpshufb %ymm11, %ymm6, %ymm11 /* ctr_mask_5 = lookup16(carry_mask_table, ctr_carry_5) */
-	vpand %ymm11, %ymm3, %ymm12 /* ctr_pair_5_b = and(ctr_w_open, ctr_mask_5) */
-	vpandn %ymm0, %ymm11, %ymm11 /* ctr_pair_5_a = andnot(ctr_mask_5, ctr_v_open) */
-	vpor %ymm11, %ymm12, %ymm11 /* ctr_pair_5 = or(ctr_pair_5_b, ctr_pair_5_a) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm10, %ymm10 /* ctr_last_byte_5 = lookup16(ctr_sum_5, new_last_byte) */
-	vpor %ymm10, %ymm11, %ymm10 /* row_5 = or(ctr_pair_5, ctr_last_byte_5) */
-	vpaddb .Lsm4_byteslice_avx2_vaes_asm_7_block_k_6(%rip), %ymm2, %ymm11 /* ctr_j_6 = add(ctr_j0, block_k_6) */
-	vpaddw %ymm11, %ymm1, %ymm11 /* ctr_sum_6 = add(ctr_last, ctr_j_6) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm11, %ymm12 /* ctr_carry_6 = lookup16(ctr_sum_6, carry_everywhere) */
-	vpshufb %ymm12, %ymm6, %ymm12 /* ctr_mask_6 = lookup16(carry_mask_table, ctr_carry_6) */
-	vpand %ymm12, %ymm3, %ymm13 /* ctr_pair_6_b = and(ctr_w_open, ctr_mask_6) */
-	vpandn %ymm0, %ymm12, %ymm12 /* ctr_pair_6_a = andnot(ctr_mask_6, ctr_v_open) */
-	vpor %ymm12, %ymm13, %ymm12 /* ctr_pair_6 = or(ctr_pair_6_b, ctr_pair_6_a) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm11, %ymm11 /* ctr_last_byte_6 = lookup16(ctr_sum_6, new_last_byte) */
-	vpor %ymm11, %ymm12, %ymm11 /* row_6 = or(ctr_pair_6, ctr_last_byte_6) */
-	vpaddb .Lsm4_byteslice_avx2_vaes_asm_7_block_k_7(%rip), %ymm2, %ymm12 /* ctr_j_7 = add(ctr_j0, block_k_7) */
-	vpaddw %ymm12, %ymm1, %ymm12 /* ctr_sum_7 = add(ctr_last, ctr_j_7) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm12, %ymm13 /* ctr_carry_7 = lookup16(ctr_sum_7, carry_everywhere) */
-	vpshufb %ymm13, %ymm6, %ymm13 /* ctr_mask_7 = lookup16(carry_mask_table, ctr_carry_7) */
-	vpand %ymm13, %ymm3, %ymm14 /* ctr_pair_7_b = and(ctr_w_open, ctr_mask_7) */
-	vpandn %ymm0, %ymm13, %ymm13 /* ctr_pair_7_a = andnot(ctr_mask_7, ctr_v_open) */
-	vpor %ymm13, %ymm14, %ymm13 /* ctr_pair_7 = or(ctr_pair_7_b, ctr_pair_7_a) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm12, %ymm12 /* ctr_last_byte_7 = lookup16(ctr_sum_7, new_last_byte) */
-	vpor %ymm12, %ymm13, %ymm12 /* row_7 = or(ctr_pair_7, ctr_last_byte_7) */
-	vpaddb .Lsm4_byteslice_avx2_vaes_asm_7_block_k_8(%rip), %ymm2, %ymm13 /* ctr_j_8 = add(ctr_j0, block_k_8) */
-	vpaddw %ymm13, %ymm1, %ymm13 /* ctr_sum_8 = add(ctr_last, ctr_j_8) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm13, %ymm14 /* ctr_carry_8 = lookup16(ctr_sum_8, carry_everywhere) */
-	vpshufb %ymm14, %ymm6, %ymm14 /* ctr_mask_8 = lookup16(carry_mask_table, ctr_carry_8) */
-	vpand %ymm14, %ymm3, %ymm15 /* ctr_pair_8_b = and(ctr_w_open, ctr_mask_8) */
-	vpandn %ymm0, %ymm14, %ymm14 /* ctr_pair_8_a = andnot(ctr_mask_8, ctr_v_open) */
-	vpor %ymm14, %ymm15, %ymm14 /* ctr_pair_8 = or(ctr_pair_8_b, ctr_pair_8_a) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm13, %ymm13 /* ctr_last_byte_8 = lookup16(ctr_sum_8, new_last_byte) */
-	vpor %ymm13, %ymm14, %ymm13 /* row_8 = or(ctr_pair_8, ctr_last_byte_8) */
-	vpaddb .Lsm4_byteslice_avx2_vaes_asm_7_block_k_9(%rip), %ymm2, %ymm14 /* ctr_j_9 = add(ctr_j0, block_k_9) */
-	vpaddw %ymm14, %ymm1, %ymm14 /* ctr_sum_9 = add(ctr_last, ctr_j_9) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_9 = lookup16(ctr_sum_9, carry_everywhere) */
-	vpshufb %ymm15, %ymm6, %ymm15 /* ctr_mask_9 = lookup16(carry_mask_table, ctr_carry_9) */
-	vmovdqa %ymm12, 64(%rsp) /* spill row_7 */
-	vpand %ymm15, %ymm3, %ymm12 /* ctr_pair_9_b = and(ctr_w_open, ctr_mask_9) */
-	vpandn %ymm0, %ymm15, %ymm15 /* ctr_pair_9_a = andnot(ctr_mask_9, ctr_v_open) */
-	vpor %ymm15, %ymm12, %ymm12 /* ctr_pair_9 = or(ctr_pair_9_b, ctr_pair_9_a) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_9 = lookup16(ctr_sum_9, new_last_byte) */
-	vpor %ymm14, %ymm12, %ymm12 /* row_9 = or(ctr_pair_9, ctr_last_byte_9) */
-	vpaddb .Lsm4_byteslice_avx2_vaes_asm_7_block_k_10(%rip), %ymm2, %ymm14 /* ctr_j_10 = add(ctr_j0, block_k_10) */
-	vpaddw %ymm14, %ymm1, %ymm14 /* ctr_sum_10 = add(ctr_last, ctr_j_10) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_7_block_k(%rip), %ymm1, %ymm3 /* ctr_sum = add(ctr_base, block_k) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm3, %ymm4 /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
+	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_carry_mask_table(%rip), %ymm5 /* carry_mask_table = const() */
+	vpshufb %ymm4, %ymm5, %ymm4 /* ctr_mask = lookup16(carry_mask_table, ctr_carry) */
+	vpand %ymm4, %ymm2, %ymm6 /* ctr_pair_b = and(ctr_w_open, ctr_mask) */
+	vpandn %ymm0, %ymm4, %ymm4 /* ctr_pair_a = andnot(ctr_mask, ctr_v_open) */
+	vpor %ymm4, %ymm6, %ymm4 /* ctr_pair = or(ctr_pair_b, ctr_pair_a) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm3, %ymm3 /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
+	vpor %ymm3, %ymm4, %ymm3 /* row = or(ctr_pair, ctr_last_byte) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_7_block_k_1(%rip), %ymm1, %ymm4 /* ctr_sum_1 = add(ctr_base, block_k_1) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm4, %ymm6 /* ctr_carry_1 = lookup16(ctr_sum_1, carry_everywhere) */
+	vpshufb %ymm6, %ymm5, %ymm6 /* ctr_mask_1 = lookup16(carry_mask_table, ctr_carry_1) */
+	vpand %ymm6, %ymm2, %ymm7 /* ctr_pair_1_b = and(ctr_w_open, ctr_mask_1) */
+	vpandn %ymm0, %ymm6, %ymm6 /* ctr_pair_1_a = andnot(ctr_mask_1, ctr_v_open) */
+	vpor %ymm6, %ymm7, %ymm6 /* ctr_pair_1 = or(ctr_pair_1_b, ctr_pair_1_a) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm4, %ymm4 /* ctr_last_byte_1 = lookup16(ctr_sum_1, new_last_byte) */
+	vpor %ymm4, %ymm6, %ymm4 /* row_1 = or(ctr_pair_1, ctr_last_byte_1) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_7_block_k_2(%rip), %ymm1, %ymm6 /* ctr_sum_2 = add(ctr_base, block_k_2) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm6, %ymm7 /* ctr_carry_2 = lookup16(ctr_sum_2, carry_everywhere) */
+	vpshufb %ymm7, %ymm5, %ymm7 /* ctr_mask_2 = lookup16(carry_mask_table, ctr_carry_2) */
+	vpand %ymm7, %ymm2, %ymm8 /* ctr_pair_2_b = and(ctr_w_open, ctr_mask_2) */
+	vpandn %ymm0, %ymm7, %ymm7 /* ctr_pair_2_a = andnot(ctr_mask_2, ctr_v_open) */
+	vpor %ymm7, %ymm8, %ymm7 /* ctr_pair_2 = or(ctr_pair_2_b, ctr_pair_2_a) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm6, %ymm6 /* ctr_last_byte_2 = lookup16(ctr_sum_2, new_last_byte) */
+	vpor %ymm6, %ymm7, %ymm6 /* row_2 = or(ctr_pair_2, ctr_last_byte_2) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_7_block_k_3(%rip), %ymm1, %ymm7 /* ctr_sum_3 = add(ctr_base, block_k_3) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm7, %ymm8 /* ctr_carry_3 = lookup16(ctr_sum_3, carry_everywhere) */
+	vpshufb %ymm8, %ymm5, %ymm8 /* ctr_mask_3 = lookup16(carry_mask_table, ctr_carry_3) */
+	vpand %ymm8, %ymm2, %ymm9 /* ctr_pair_3_b = and(ctr_w_open, ctr_mask_3) */
+	vpandn %ymm0, %ymm8, %ymm8 /* ctr_pair_3_a = andnot(ctr_mask_3, ctr_v_open) */
+	vpor %ymm8, %ymm9, %ymm8 /* ctr_pair_3 = or(ctr_pair_3_b, ctr_pair_3_a) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm7, %ymm7 /* ctr_last_byte_3 = lookup16(ctr_sum_3, new_last_byte) */
+	vpor %ymm7, %ymm8, %ymm7 /* row_3 = or(ctr_pair_3, ctr_last_byte_3) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_7_block_k_4(%rip), %ymm1, %ymm8 /* ctr_sum_4 = add(ctr_base, block_k_4) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm8, %ymm9 /* ctr_carry_4 = lookup16(ctr_sum_4, carry_everywhere) */
+	vpshufb %ymm9, %ymm5, %ymm9 /* ctr_mask_4 = lookup16(carry_mask_table, ctr_carry_4) */
+	vpand %ymm9, %ymm2, %ymm10 /* ctr_pair_4_b = and(ctr_w_open, ctr_mask_4) */
+	vpandn %ymm0, %ymm9, %ymm9 /* ctr_pair_4_a = andnot(ctr_mask_4, ctr_v_open) */
+	vpor %ymm9, %ymm10, %ymm9 /* ctr_pair_4 = or(ctr_pair_4_b, ctr_pair_4_a) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm8, %ymm8 /* ctr_last_byte_4 = lookup16(ctr_sum_4, new_last_byte) */
+	vpor %ymm8, %ymm9, %ymm8 /* row_4 = or(ctr_pair_4, ctr_last_byte_4) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_7_block_k_5(%rip), %ymm1, %ymm9 /* ctr_sum_5 = add(ctr_base, block_k_5) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm9, %ymm10 /* ctr_carry_5 = lookup16(ctr_sum_5, carry_everywhere) */
+	vpshufb %ymm10, %ymm5, %ymm10 /* ctr_mask_5 = lookup16(carry_mask_table, ctr_carry_5) */
+	vpand %ymm10, %ymm2, %ymm11 /* ctr_pair_5_b = and(ctr_w_open, ctr_mask_5) */
+	vpandn %ymm0, %ymm10, %ymm10 /* ctr_pair_5_a = andnot(ctr_mask_5, ctr_v_open) */
+	vpor %ymm10, %ymm11, %ymm10 /* ctr_pair_5 = or(ctr_pair_5_b, ctr_pair_5_a) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm9, %ymm9 /* ctr_last_byte_5 = lookup16(ctr_sum_5, new_last_byte) */
+	vpor %ymm9, %ymm10, %ymm9 /* row_5 = or(ctr_pair_5, ctr_last_byte_5) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_7_block_k_6(%rip), %ymm1, %ymm10 /* ctr_sum_6 = add(ctr_base, block_k_6) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm10, %ymm11 /* ctr_carry_6 = lookup16(ctr_sum_6, carry_everywhere) */
+	vpshufb %ymm11, %ymm5, %ymm11 /* ctr_mask_6 = lookup16(carry_mask_table, ctr_carry_6) */
+	vpand %ymm11, %ymm2, %ymm12 /* ctr_pair_6_b = and(ctr_w_open, ctr_mask_6) */
+	vpandn %ymm0, %ymm11, %ymm11 /* ctr_pair_6_a = andnot(ctr_mask_6, ctr_v_open) */
+	vpor %ymm11, %ymm12, %ymm11 /* ctr_pair_6 = or(ctr_pair_6_b, ctr_pair_6_a) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm10, %ymm10 /* ctr_last_byte_6 = lookup16(ctr_sum_6, new_last_byte) */
+	vpor %ymm10, %ymm11, %ymm10 /* row_6 = or(ctr_pair_6, ctr_last_byte_6) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_7_block_k_7(%rip), %ymm1, %ymm11 /* ctr_sum_7 = add(ctr_base, block_k_7) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm11, %ymm12 /* ctr_carry_7 = lookup16(ctr_sum_7, carry_everywhere) */
+	vpshufb %ymm12, %ymm5, %ymm12 /* ctr_mask_7 = lookup16(carry_mask_table, ctr_carry_7) */
+	vpand %ymm12, %ymm2, %ymm13 /* ctr_pair_7_b = and(ctr_w_open, ctr_mask_7) */
+	vpandn %ymm0, %ymm12, %ymm12 /* ctr_pair_7_a = andnot(ctr_mask_7, ctr_v_open) */
+	vpor %ymm12, %ymm13, %ymm12 /* ctr_pair_7 = or(ctr_pair_7_b, ctr_pair_7_a) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm11, %ymm11 /* ctr_last_byte_7 = lookup16(ctr_sum_7, new_last_byte) */
+	vpor %ymm11, %ymm12, %ymm11 /* row_7 = or(ctr_pair_7, ctr_last_byte_7) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_7_block_k_8(%rip), %ymm1, %ymm12 /* ctr_sum_8 = add(ctr_base, block_k_8) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm12, %ymm13 /* ctr_carry_8 = lookup16(ctr_sum_8, carry_everywhere) */
+	vpshufb %ymm13, %ymm5, %ymm13 /* ctr_mask_8 = lookup16(carry_mask_table, ctr_carry_8) */
+	vpand %ymm13, %ymm2, %ymm14 /* ctr_pair_8_b = and(ctr_w_open, ctr_mask_8) */
+	vpandn %ymm0, %ymm13, %ymm13 /* ctr_pair_8_a = andnot(ctr_mask_8, ctr_v_open) */
+	vpor %ymm13, %ymm14, %ymm13 /* ctr_pair_8 = or(ctr_pair_8_b, ctr_pair_8_a) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm12, %ymm12 /* ctr_last_byte_8 = lookup16(ctr_sum_8, new_last_byte) */
+	vpor %ymm12, %ymm13, %ymm12 /* row_8 = or(ctr_pair_8, ctr_last_byte_8) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_7_block_k_9(%rip), %ymm1, %ymm13 /* ctr_sum_9 = add(ctr_base, block_k_9) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm13, %ymm14 /* ctr_carry_9 = lookup16(ctr_sum_9, carry_everywhere) */
+	vpshufb %ymm14, %ymm5, %ymm14 /* ctr_mask_9 = lookup16(carry_mask_table, ctr_carry_9) */
+	vpand %ymm14, %ymm2, %ymm15 /* ctr_pair_9_b = and(ctr_w_open, ctr_mask_9) */
+	vpandn %ymm0, %ymm14, %ymm14 /* ctr_pair_9_a = andnot(ctr_mask_9, ctr_v_open) */
+	vpor %ymm14, %ymm15, %ymm14 /* ctr_pair_9 = or(ctr_pair_9_b, ctr_pair_9_a) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm13, %ymm13 /* ctr_last_byte_9 = lookup16(ctr_sum_9, new_last_byte) */
+	vpor %ymm13, %ymm14, %ymm13 /* row_9 = or(ctr_pair_9, ctr_last_byte_9) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_7_block_k_10(%rip), %ymm1, %ymm14 /* ctr_sum_10 = add(ctr_base, block_k_10) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_10 = lookup16(ctr_sum_10, carry_everywhere) */
-	vpshufb %ymm15, %ymm6, %ymm15 /* ctr_mask_10 = lookup16(carry_mask_table, ctr_carry_10) */
-	vmovdqa %ymm11, 96(%rsp) /* spill row_6 */
-	vpand %ymm15, %ymm3, %ymm11 /* ctr_pair_10_b = and(ctr_w_open, ctr_mask_10) */
+	vpshufb %ymm15, %ymm5, %ymm15 /* ctr_mask_10 = lookup16(carry_mask_table, ctr_carry_10) */
+	vmovdqa %ymm11, 64(%rsp) /* spill row_7 */
+	vpand %ymm15, %ymm2, %ymm11 /* ctr_pair_10_b = and(ctr_w_open, ctr_mask_10) */
 	vpandn %ymm0, %ymm15, %ymm15 /* ctr_pair_10_a = andnot(ctr_mask_10, ctr_v_open) */
 	vpor %ymm15, %ymm11, %ymm11 /* ctr_pair_10 = or(ctr_pair_10_b, ctr_pair_10_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_10 = lookup16(ctr_sum_10, new_last_byte) */
 	vpor %ymm14, %ymm11, %ymm11 /* row_10 = or(ctr_pair_10, ctr_last_byte_10) */
-	vpaddb .Lsm4_byteslice_avx2_vaes_asm_7_block_k_11(%rip), %ymm2, %ymm14 /* ctr_j_11 = add(ctr_j0, block_k_11) */
-	vpaddw %ymm14, %ymm1, %ymm14 /* ctr_sum_11 = add(ctr_last, ctr_j_11) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_7_block_k_11(%rip), %ymm1, %ymm14 /* ctr_sum_11 = add(ctr_base, block_k_11) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_11 = lookup16(ctr_sum_11, carry_everywhere) */
-	vpshufb %ymm15, %ymm6, %ymm15 /* ctr_mask_11 = lookup16(carry_mask_table, ctr_carry_11) */
-	vmovdqa %ymm10, 128(%rsp) /* spill row_5 */
-	vpand %ymm15, %ymm3, %ymm10 /* ctr_pair_11_b = and(ctr_w_open, ctr_mask_11) */
+	vpshufb %ymm15, %ymm5, %ymm15 /* ctr_mask_11 = lookup16(carry_mask_table, ctr_carry_11) */
+	vmovdqa %ymm10, 96(%rsp) /* spill row_6 */
+	vpand %ymm15, %ymm2, %ymm10 /* ctr_pair_11_b = and(ctr_w_open, ctr_mask_11) */
 	vpandn %ymm0, %ymm15, %ymm15 /* ctr_pair_11_a = andnot(ctr_mask_11, ctr_v_open) */
 	vpor %ymm15, %ymm10, %ymm10 /* ctr_pair_11 = or(ctr_pair_11_b, ctr_pair_11_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_11 = lookup16(ctr_sum_11, new_last_byte) */
 	vpor %ymm14, %ymm10, %ymm10 /* row_11 = or(ctr_pair_11, ctr_last_byte_11) */
-	vpaddb .Lsm4_byteslice_avx2_vaes_asm_7_block_k_12(%rip), %ymm2, %ymm14 /* ctr_j_12 = add(ctr_j0, block_k_12) */
-	vpaddw %ymm14, %ymm1, %ymm14 /* ctr_sum_12 = add(ctr_last, ctr_j_12) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_7_block_k_12(%rip), %ymm1, %ymm14 /* ctr_sum_12 = add(ctr_base, block_k_12) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_12 = lookup16(ctr_sum_12, carry_everywhere) */
-	vpshufb %ymm15, %ymm6, %ymm15 /* ctr_mask_12 = lookup16(carry_mask_table, ctr_carry_12) */
-	vmovdqa %ymm9, 160(%rsp) /* spill row_4 */
-	vpand %ymm15, %ymm3, %ymm9 /* ctr_pair_12_b = and(ctr_w_open, ctr_mask_12) */
+	vpshufb %ymm15, %ymm5, %ymm15 /* ctr_mask_12 = lookup16(carry_mask_table, ctr_carry_12) */
+	vmovdqa %ymm9, 128(%rsp) /* spill row_5 */
+	vpand %ymm15, %ymm2, %ymm9 /* ctr_pair_12_b = and(ctr_w_open, ctr_mask_12) */
 	vpandn %ymm0, %ymm15, %ymm15 /* ctr_pair_12_a = andnot(ctr_mask_12, ctr_v_open) */
 	vpor %ymm15, %ymm9, %ymm9 /* ctr_pair_12 = or(ctr_pair_12_b, ctr_pair_12_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_12 = lookup16(ctr_sum_12, new_last_byte) */
 	vpor %ymm14, %ymm9, %ymm9 /* row_12 = or(ctr_pair_12, ctr_last_byte_12) */
-	vpaddb .Lsm4_byteslice_avx2_vaes_asm_7_block_k_13(%rip), %ymm2, %ymm14 /* ctr_j_13 = add(ctr_j0, block_k_13) */
-	vpaddw %ymm14, %ymm1, %ymm14 /* ctr_sum_13 = add(ctr_last, ctr_j_13) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_7_block_k_13(%rip), %ymm1, %ymm14 /* ctr_sum_13 = add(ctr_base, block_k_13) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_13 = lookup16(ctr_sum_13, carry_everywhere) */
-	vpshufb %ymm15, %ymm6, %ymm15 /* ctr_mask_13 = lookup16(carry_mask_table, ctr_carry_13) */
-	vmovdqa %ymm9, 192(%rsp) /* spill row_12 */
-	vpand %ymm15, %ymm3, %ymm9 /* ctr_pair_13_b = and(ctr_w_open, ctr_mask_13) */
+	vpshufb %ymm15, %ymm5, %ymm15 /* ctr_mask_13 = lookup16(carry_mask_table, ctr_carry_13) */
+	vmovdqa %ymm8, 160(%rsp) /* spill row_4 */
+	vpand %ymm15, %ymm2, %ymm8 /* ctr_pair_13_b = and(ctr_w_open, ctr_mask_13) */
 	vpandn %ymm0, %ymm15, %ymm15 /* ctr_pair_13_a = andnot(ctr_mask_13, ctr_v_open) */
-	vpor %ymm15, %ymm9, %ymm9 /* ctr_pair_13 = or(ctr_pair_13_b, ctr_pair_13_a) */
+	vpor %ymm15, %ymm8, %ymm8 /* ctr_pair_13 = or(ctr_pair_13_b, ctr_pair_13_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_13 = lookup16(ctr_sum_13, new_last_byte) */
-	vpor %ymm14, %ymm9, %ymm9 /* row_13 = or(ctr_pair_13, ctr_last_byte_13) */
-	vpaddb .Lsm4_byteslice_avx2_vaes_asm_7_block_k_14(%rip), %ymm2, %ymm14 /* ctr_j_14 = add(ctr_j0, block_k_14) */
-	vpaddw %ymm14, %ymm1, %ymm14 /* ctr_sum_14 = add(ctr_last, ctr_j_14) */
+	vpor %ymm14, %ymm8, %ymm8 /* row_13 = or(ctr_pair_13, ctr_last_byte_13) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_7_block_k_14(%rip), %ymm1, %ymm14 /* ctr_sum_14 = add(ctr_base, block_k_14) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_14 = lookup16(ctr_sum_14, carry_everywhere) */
-	vpshufb %ymm15, %ymm6, %ymm15 /* ctr_mask_14 = lookup16(carry_mask_table, ctr_carry_14) */
-	vmovdqa %ymm9, 224(%rsp) /* spill row_13 */
-	vpand %ymm15, %ymm3, %ymm9 /* ctr_pair_14_b = and(ctr_w_open, ctr_mask_14) */
+	vpshufb %ymm15, %ymm5, %ymm15 /* ctr_mask_14 = lookup16(carry_mask_table, ctr_carry_14) */
+	vmovdqa %ymm8, 192(%rsp) /* spill row_13 */
+	vpand %ymm15, %ymm2, %ymm8 /* ctr_pair_14_b = and(ctr_w_open, ctr_mask_14) */
 	vpandn %ymm0, %ymm15, %ymm15 /* ctr_pair_14_a = andnot(ctr_mask_14, ctr_v_open) */
-	vpor %ymm15, %ymm9, %ymm9 /* ctr_pair_14 = or(ctr_pair_14_b, ctr_pair_14_a) */
+	vpor %ymm15, %ymm8, %ymm8 /* ctr_pair_14 = or(ctr_pair_14_b, ctr_pair_14_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_14 = lookup16(ctr_sum_14, new_last_byte) */
-	vpor %ymm14, %ymm9, %ymm9 /* row_14 = or(ctr_pair_14, ctr_last_byte_14) */
-	vpaddb .Lsm4_byteslice_avx2_vaes_asm_7_block_k_15(%rip), %ymm2, %ymm14 /* ctr_j_15 = add(ctr_j0, block_k_15) */
-	vpaddw %ymm14, %ymm1, %ymm14 /* ctr_sum_15 = add(ctr_last, ctr_j_15) */
+	vpor %ymm14, %ymm8, %ymm8 /* row_14 = or(ctr_pair_14, ctr_last_byte_14) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_7_block_k_15(%rip), %ymm1, %ymm14 /* ctr_sum_15 = add(ctr_base, block_k_15) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_15 = lookup16(ctr_sum_15, carry_everywhere) */
-	vpshufb %ymm15, %ymm6, %ymm15 /* ctr_mask_15 = lookup16(carry_mask_table, ctr_carry_15) */
-	vpand %ymm15, %ymm3, %ymm6 /* ctr_pair_15_b = and(ctr_w_open, ctr_mask_15) */
+	vpshufb %ymm15, %ymm5, %ymm15 /* ctr_mask_15 = lookup16(carry_mask_table, ctr_carry_15) */
+	vpand %ymm15, %ymm2, %ymm5 /* ctr_pair_15_b = and(ctr_w_open, ctr_mask_15) */
 	vpandn %ymm0, %ymm15, %ymm15 /* ctr_pair_15_a = andnot(ctr_mask_15, ctr_v_open) */
-	vpor %ymm15, %ymm6, %ymm6 /* ctr_pair_15 = or(ctr_pair_15_b, ctr_pair_15_a) */
+	vpor %ymm15, %ymm5, %ymm5 /* ctr_pair_15 = or(ctr_pair_15_b, ctr_pair_15_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_15 = lookup16(ctr_sum_15, new_last_byte) */
-	vpor %ymm14, %ymm6, %ymm6 /* row_15 = or(ctr_pair_15, ctr_last_byte_15) */
-	vpunpcklbw %ymm13, %ymm4, %ymm14 /* tr0 = unpacklo(row, row_8) */
-	vpunpckhbw %ymm13, %ymm4, %ymm4 /* tr0_1 = unpackhi(row, row_8) */
-	vpunpcklbw %ymm12, %ymm5, %ymm13 /* tr0_2 = unpacklo(row_1, row_9) */
-	vpunpckhbw %ymm12, %ymm5, %ymm5 /* tr0_3 = unpackhi(row_1, row_9) */
-	vpunpcklbw %ymm11, %ymm7, %ymm12 /* tr0_4 = unpacklo(row_2, row_10) */
-	vpunpckhbw %ymm11, %ymm7, %ymm7 /* tr0_5 = unpackhi(row_2, row_10) */
-	vpunpcklbw %ymm10, %ymm8, %ymm11 /* tr0_6 = unpacklo(row_3, row_11) */
-	vpunpckhbw %ymm10, %ymm8, %ymm8 /* tr0_7 = unpackhi(row_3, row_11) */
+	vpor %ymm14, %ymm5, %ymm5 /* row_15 = or(ctr_pair_15, ctr_last_byte_15) */
+	vpunpcklbw %ymm12, %ymm3, %ymm14 /* tr0 = unpacklo(row, row_8) */
+	vpunpckhbw %ymm12, %ymm3, %ymm3 /* tr0_1 = unpackhi(row, row_8) */
+	vpunpcklbw %ymm13, %ymm4, %ymm12 /* tr0_2 = unpacklo(row_1, row_9) */
+	vpunpckhbw %ymm13, %ymm4, %ymm4 /* tr0_3 = unpackhi(row_1, row_9) */
+	vpunpcklbw %ymm11, %ymm6, %ymm13 /* tr0_4 = unpacklo(row_2, row_10) */
+	vpunpckhbw %ymm11, %ymm6, %ymm6 /* tr0_5 = unpackhi(row_2, row_10) */
+	vpunpcklbw %ymm10, %ymm7, %ymm11 /* tr0_6 = unpacklo(row_3, row_11) */
+	vpunpckhbw %ymm10, %ymm7, %ymm7 /* tr0_7 = unpackhi(row_3, row_11) */
 	vmovdqa 160(%rsp), %ymm10 /* reload row_4 */
-	vpunpcklbw 192(%rsp), %ymm10, %ymm15 /* tr0_8 = unpacklo(row_4, row_12) */
-	vpunpckhbw 192(%rsp), %ymm10, %ymm10 /* tr0_9 = unpackhi(row_4, row_12) */
-	vmovdqa %ymm0, 192(%rsp) /* spill ctr_v_open */
-	vmovdqa 128(%rsp), %ymm0 /* reload row_5 */
-	vmovdqa %ymm3, 160(%rsp) /* spill ctr_w_open */
-	vpunpcklbw 224(%rsp), %ymm0, %ymm3 /* tr0_10 = unpacklo(row_5, row_13) */
-	vpunpckhbw 224(%rsp), %ymm0, %ymm0 /* tr0_11 = unpackhi(row_5, row_13) */
-	vmovdqa %ymm1, 224(%rsp) /* spill ctr_last */
-	vmovdqa 96(%rsp), %ymm1 /* reload row_6 */
-	vmovdqa %ymm2, 128(%rsp) /* spill ctr_j0 */
-	vpunpcklbw %ymm9, %ymm1, %ymm2 /* tr0_12 = unpacklo(row_6, row_14) */
-	vpunpckhbw %ymm9, %ymm1, %ymm1 /* tr0_13 = unpackhi(row_6, row_14) */
-	vmovdqa 64(%rsp), %ymm9 /* reload row_7 */
-	vmovdqa %ymm8, 96(%rsp) /* spill tr0_7 */
-	vpunpcklbw %ymm6, %ymm9, %ymm8 /* tr0_14 = unpacklo(row_7, row_15) */
-	vpunpckhbw %ymm6, %ymm9, %ymm6 /* tr0_15 = unpackhi(row_7, row_15) */
-	vpunpcklbw %ymm15, %ymm14, %ymm9 /* tr1 = unpacklo(tr0, tr0_8) */
+	vpunpcklbw %ymm9, %ymm10, %ymm15 /* tr0_8 = unpacklo(row_4, row_12) */
+	vpunpckhbw %ymm9, %ymm10, %ymm9 /* tr0_9 = unpackhi(row_4, row_12) */
+	vmovdqa 128(%rsp), %ymm10 /* reload row_5 */
+	vmovdqa %ymm0, 160(%rsp) /* spill ctr_v_open */
+	vpunpcklbw 192(%rsp), %ymm10, %ymm0 /* tr0_10 = unpacklo(row_5, row_13) */
+	vpunpckhbw 192(%rsp), %ymm10, %ymm10 /* tr0_11 = unpackhi(row_5, row_13) */
+	vmovdqa %ymm2, 192(%rsp) /* spill ctr_w_open */
+	vmovdqa 96(%rsp), %ymm2 /* reload row_6 */
+	vmovdqa %ymm1, 128(%rsp) /* spill ctr_base */
+	vpunpcklbw %ymm8, %ymm2, %ymm1 /* tr0_12 = unpacklo(row_6, row_14) */
+	vpunpckhbw %ymm8, %ymm2, %ymm2 /* tr0_13 = unpackhi(row_6, row_14) */
+	vmovdqa 64(%rsp), %ymm8 /* reload row_7 */
+	vmovdqa %ymm7, 96(%rsp) /* spill tr0_7 */
+	vpunpcklbw %ymm5, %ymm8, %ymm7 /* tr0_14 = unpacklo(row_7, row_15) */
+	vpunpckhbw %ymm5, %ymm8, %ymm5 /* tr0_15 = unpackhi(row_7, row_15) */
+	vpunpcklbw %ymm15, %ymm14, %ymm8 /* tr1 = unpacklo(tr0, tr0_8) */
 	vpunpckhbw %ymm15, %ymm14, %ymm14 /* tr1_1 = unpackhi(tr0, tr0_8) */
-	vpunpcklbw %ymm10, %ymm4, %ymm15 /* tr1_2 = unpacklo(tr0_1, tr0_9) */
-	vpunpckhbw %ymm10, %ymm4, %ymm4 /* tr1_3 = unpackhi(tr0_1, tr0_9) */
-	vpunpcklbw %ymm3, %ymm13, %ymm10 /* tr1_4 = unpacklo(tr0_2, tr0_10) */
-	vpunpckhbw %ymm3, %ymm13, %ymm3 /* tr1_5 = unpackhi(tr0_2, tr0_10) */
-	vpunpcklbw %ymm0, %ymm5, %ymm13 /* tr1_6 = unpacklo(tr0_3, tr0_11) */
-	vpunpckhbw %ymm0, %ymm5, %ymm0 /* tr1_7 = unpackhi(tr0_3, tr0_11) */
-	vpunpcklbw %ymm2, %ymm12, %ymm5 /* tr1_8 = unpacklo(tr0_4, tr0_12) */
-	vpunpckhbw %ymm2, %ymm12, %ymm2 /* tr1_9 = unpackhi(tr0_4, tr0_12) */
-	vpunpcklbw %ymm1, %ymm7, %ymm12 /* tr1_10 = unpacklo(tr0_5, tr0_13) */
-	vpunpckhbw %ymm1, %ymm7, %ymm1 /* tr1_11 = unpackhi(tr0_5, tr0_13) */
-	vpunpcklbw %ymm8, %ymm11, %ymm7 /* tr1_12 = unpacklo(tr0_6, tr0_14) */
-	vpunpckhbw %ymm8, %ymm11, %ymm8 /* tr1_13 = unpackhi(tr0_6, tr0_14) */
+	vpunpcklbw %ymm9, %ymm3, %ymm15 /* tr1_2 = unpacklo(tr0_1, tr0_9) */
+	vpunpckhbw %ymm9, %ymm3, %ymm3 /* tr1_3 = unpackhi(tr0_1, tr0_9) */
+	vpunpcklbw %ymm0, %ymm12, %ymm9 /* tr1_4 = unpacklo(tr0_2, tr0_10) */
+	vpunpckhbw %ymm0, %ymm12, %ymm0 /* tr1_5 = unpackhi(tr0_2, tr0_10) */
+	vpunpcklbw %ymm10, %ymm4, %ymm12 /* tr1_6 = unpacklo(tr0_3, tr0_11) */
+	vpunpckhbw %ymm10, %ymm4, %ymm4 /* tr1_7 = unpackhi(tr0_3, tr0_11) */
+	vpunpcklbw %ymm1, %ymm13, %ymm10 /* tr1_8 = unpacklo(tr0_4, tr0_12) */
+	vpunpckhbw %ymm1, %ymm13, %ymm1 /* tr1_9 = unpackhi(tr0_4, tr0_12) */
+	vpunpcklbw %ymm2, %ymm6, %ymm13 /* tr1_10 = unpacklo(tr0_5, tr0_13) */
+	vpunpckhbw %ymm2, %ymm6, %ymm2 /* tr1_11 = unpackhi(tr0_5, tr0_13) */
+	vpunpcklbw %ymm7, %ymm11, %ymm6 /* tr1_12 = unpacklo(tr0_6, tr0_14) */
+	vpunpckhbw %ymm7, %ymm11, %ymm7 /* tr1_13 = unpackhi(tr0_6, tr0_14) */
 	vmovdqa 96(%rsp), %ymm11 /* reload tr0_7 */
-	vmovdqa %ymm0, 64(%rsp) /* spill tr1_7 */
-	vpunpcklbw %ymm6, %ymm11, %ymm0 /* tr1_14 = unpacklo(tr0_7, tr0_15) */
-	vpunpckhbw %ymm6, %ymm11, %ymm6 /* tr1_15 = unpackhi(tr0_7, tr0_15) */
-	vpunpcklbw %ymm5, %ymm9, %ymm11 /* tr2 = unpacklo(tr1, tr1_8) */
-	vpunpckhbw %ymm5, %ymm9, %ymm5 /* tr2_1 = unpackhi(tr1, tr1_8) */
-	vpunpcklbw %ymm2, %ymm14, %ymm9 /* tr2_2 = unpacklo(tr1_1, tr1_9) */
-	vpunpckhbw %ymm2, %ymm14, %ymm2 /* tr2_3 = unpackhi(tr1_1, tr1_9) */
-	vpunpcklbw %ymm12, %ymm15, %ymm14 /* tr2_4 = unpacklo(tr1_2, tr1_10) */
-	vpunpckhbw %ymm12, %ymm15, %ymm12 /* tr2_5 = unpackhi(tr1_2, tr1_10) */
-	vpunpcklbw %ymm1, %ymm4, %ymm15 /* tr2_6 = unpacklo(tr1_3, tr1_11) */
-	vpunpckhbw %ymm1, %ymm4, %ymm1 /* tr2_7 = unpackhi(tr1_3, tr1_11) */
-	vpunpcklbw %ymm7, %ymm10, %ymm4 /* tr2_8 = unpacklo(tr1_4, tr1_12) */
-	vpunpckhbw %ymm7, %ymm10, %ymm7 /* tr2_9 = unpackhi(tr1_4, tr1_12) */
-	vpunpcklbw %ymm8, %ymm3, %ymm10 /* tr2_10 = unpacklo(tr1_5, tr1_13) */
-	vpunpckhbw %ymm8, %ymm3, %ymm3 /* tr2_11 = unpackhi(tr1_5, tr1_13) */
-	vpunpcklbw %ymm0, %ymm13, %ymm8 /* tr2_12 = unpacklo(tr1_6, tr1_14) */
-	vpunpckhbw %ymm0, %ymm13, %ymm0 /* tr2_13 = unpackhi(tr1_6, tr1_14) */
-	vmovdqa 64(%rsp), %ymm13 /* reload tr1_7 */
-	vmovdqa %ymm1, 96(%rsp) /* spill tr2_7 */
-	vpunpcklbw %ymm6, %ymm13, %ymm1 /* tr2_14 = unpacklo(tr1_7, tr1_15) */
-	vpunpckhbw %ymm6, %ymm13, %ymm6 /* tr2_15 = unpackhi(tr1_7, tr1_15) */
-	vpunpcklbw %ymm4, %ymm11, %ymm13 /* tr3 = unpacklo(tr2, tr2_8) */
-	vpunpckhbw %ymm4, %ymm11, %ymm4 /* tr3_1 = unpackhi(tr2, tr2_8) */
-	vpunpcklbw %ymm7, %ymm5, %ymm11 /* tr3_2 = unpacklo(tr2_1, tr2_9) */
-	vpunpckhbw %ymm7, %ymm5, %ymm5 /* tr3_3 = unpackhi(tr2_1, tr2_9) */
-	vpunpcklbw %ymm10, %ymm9, %ymm7 /* tr3_4 = unpacklo(tr2_2, tr2_10) */
-	vpunpckhbw %ymm10, %ymm9, %ymm9 /* tr3_5 = unpackhi(tr2_2, tr2_10) */
-	vpunpcklbw %ymm3, %ymm2, %ymm10 /* tr3_6 = unpacklo(tr2_3, tr2_11) */
-	vpunpckhbw %ymm3, %ymm2, %ymm2 /* tr3_7 = unpackhi(tr2_3, tr2_11) */
-	vpunpcklbw %ymm8, %ymm14, %ymm3 /* tr3_8 = unpacklo(tr2_4, tr2_12) */
-	vpunpckhbw %ymm8, %ymm14, %ymm8 /* tr3_9 = unpackhi(tr2_4, tr2_12) */
-	vpunpcklbw %ymm0, %ymm12, %ymm14 /* tr3_10 = unpacklo(tr2_5, tr2_13) */
-	vpunpckhbw %ymm0, %ymm12, %ymm0 /* tr3_11 = unpackhi(tr2_5, tr2_13) */
-	vpunpcklbw %ymm1, %ymm15, %ymm12 /* tr3_12 = unpacklo(tr2_6, tr2_14) */
-	vpunpckhbw %ymm1, %ymm15, %ymm1 /* tr3_13 = unpackhi(tr2_6, tr2_14) */
+	vmovdqa %ymm4, 64(%rsp) /* spill tr1_7 */
+	vpunpcklbw %ymm5, %ymm11, %ymm4 /* tr1_14 = unpacklo(tr0_7, tr0_15) */
+	vpunpckhbw %ymm5, %ymm11, %ymm5 /* tr1_15 = unpackhi(tr0_7, tr0_15) */
+	vpunpcklbw %ymm10, %ymm8, %ymm11 /* tr2 = unpacklo(tr1, tr1_8) */
+	vpunpckhbw %ymm10, %ymm8, %ymm8 /* tr2_1 = unpackhi(tr1, tr1_8) */
+	vpunpcklbw %ymm1, %ymm14, %ymm10 /* tr2_2 = unpacklo(tr1_1, tr1_9) */
+	vpunpckhbw %ymm1, %ymm14, %ymm1 /* tr2_3 = unpackhi(tr1_1, tr1_9) */
+	vpunpcklbw %ymm13, %ymm15, %ymm14 /* tr2_4 = unpacklo(tr1_2, tr1_10) */
+	vpunpckhbw %ymm13, %ymm15, %ymm13 /* tr2_5 = unpackhi(tr1_2, tr1_10) */
+	vpunpcklbw %ymm2, %ymm3, %ymm15 /* tr2_6 = unpacklo(tr1_3, tr1_11) */
+	vpunpckhbw %ymm2, %ymm3, %ymm2 /* tr2_7 = unpackhi(tr1_3, tr1_11) */
+	vpunpcklbw %ymm6, %ymm9, %ymm3 /* tr2_8 = unpacklo(tr1_4, tr1_12) */
+	vpunpckhbw %ymm6, %ymm9, %ymm6 /* tr2_9 = unpackhi(tr1_4, tr1_12) */
+	vpunpcklbw %ymm7, %ymm0, %ymm9 /* tr2_10 = unpacklo(tr1_5, tr1_13) */
+	vpunpckhbw %ymm7, %ymm0, %ymm0 /* tr2_11 = unpackhi(tr1_5, tr1_13) */
+	vpunpcklbw %ymm4, %ymm12, %ymm7 /* tr2_12 = unpacklo(tr1_6, tr1_14) */
+	vpunpckhbw %ymm4, %ymm12, %ymm4 /* tr2_13 = unpackhi(tr1_6, tr1_14) */
+	vmovdqa 64(%rsp), %ymm12 /* reload tr1_7 */
+	vmovdqa %ymm2, 96(%rsp) /* spill tr2_7 */
+	vpunpcklbw %ymm5, %ymm12, %ymm2 /* tr2_14 = unpacklo(tr1_7, tr1_15) */
+	vpunpckhbw %ymm5, %ymm12, %ymm5 /* tr2_15 = unpackhi(tr1_7, tr1_15) */
+	vpunpcklbw %ymm3, %ymm11, %ymm12 /* tr3 = unpacklo(tr2, tr2_8) */
+	vpunpckhbw %ymm3, %ymm11, %ymm3 /* tr3_1 = unpackhi(tr2, tr2_8) */
+	vpunpcklbw %ymm6, %ymm8, %ymm11 /* tr3_2 = unpacklo(tr2_1, tr2_9) */
+	vpunpckhbw %ymm6, %ymm8, %ymm6 /* tr3_3 = unpackhi(tr2_1, tr2_9) */
+	vpunpcklbw %ymm9, %ymm10, %ymm8 /* tr3_4 = unpacklo(tr2_2, tr2_10) */
+	vpunpckhbw %ymm9, %ymm10, %ymm9 /* tr3_5 = unpackhi(tr2_2, tr2_10) */
+	vpunpcklbw %ymm0, %ymm1, %ymm10 /* tr3_6 = unpacklo(tr2_3, tr2_11) */
+	vpunpckhbw %ymm0, %ymm1, %ymm0 /* tr3_7 = unpackhi(tr2_3, tr2_11) */
+	vpunpcklbw %ymm7, %ymm14, %ymm1 /* tr3_8 = unpacklo(tr2_4, tr2_12) */
+	vpunpckhbw %ymm7, %ymm14, %ymm7 /* tr3_9 = unpackhi(tr2_4, tr2_12) */
+	vpunpcklbw %ymm4, %ymm13, %ymm14 /* tr3_10 = unpacklo(tr2_5, tr2_13) */
+	vpunpckhbw %ymm4, %ymm13, %ymm4 /* tr3_11 = unpackhi(tr2_5, tr2_13) */
+	vpunpcklbw %ymm2, %ymm15, %ymm13 /* tr3_12 = unpacklo(tr2_6, tr2_14) */
+	vpunpckhbw %ymm2, %ymm15, %ymm2 /* tr3_13 = unpackhi(tr2_6, tr2_14) */
 	vmovdqa 96(%rsp), %ymm15 /* reload tr2_7 */
-	vmovdqa %ymm1, 64(%rsp) /* spill tr3_13 */
-	vpunpcklbw %ymm6, %ymm15, %ymm1 /* tr3_14 = unpacklo(tr2_7, tr2_15) */
-	vpunpckhbw %ymm6, %ymm15, %ymm6 /* tr3_15 = unpackhi(tr2_7, tr2_15) */
+	vmovdqa %ymm2, 64(%rsp) /* spill tr3_13 */
+	vpunpcklbw %ymm5, %ymm15, %ymm2 /* tr3_14 = unpacklo(tr2_7, tr2_15) */
+	vpunpckhbw %ymm5, %ymm15, %ymm5 /* tr3_15 = unpackhi(tr2_7, tr2_15) */
 
 	/* Into the sliced domain: X' = A1·X byte by byte (algorithm 1). */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm13, %ymm15 /* tr3_lo = and(tr3, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* tr3_sh = shr(tr3) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm13, %ymm13 /* tr3_hi = and(tr3_sh, nibble_mask) */
-	vmovdqa %ymm6, 96(%rsp) /* spill tr3_15 */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_tbl_lo(%rip), %ymm6 /* tbl_lo = const() */
-	vpshufb %ymm15, %ymm6, %ymm15 /* xin_l = lookup16(tbl_lo, tr3_lo) */
-	vmovdqa %ymm1, 256(%rsp) /* spill tr3_14 */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_tbl_hi(%rip), %ymm1 /* tbl_hi = const() */
-	vpshufb %ymm13, %ymm1, %ymm13 /* xin_h = lookup16(tbl_hi, tr3_hi) */
-	vpxor %ymm13, %ymm15, %ymm13 /* xin = xor(xin_l, xin_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm4, %ymm15 /* tr3_1_lo = and(tr3_1, nibble_mask) */
-	vpsrlw $4, %ymm4, %ymm4 /* tr3_1_sh = shr(tr3_1) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm4, %ymm4 /* tr3_1_hi = and(tr3_1_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm6, %ymm15 /* xin_1_l = lookup16(tbl_lo, tr3_1_lo) */
-	vpshufb %ymm4, %ymm1, %ymm4 /* xin_1_h = lookup16(tbl_hi, tr3_1_hi) */
-	vpxor %ymm4, %ymm15, %ymm4 /* xin_1 = xor(xin_1_l, xin_1_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm15 /* tr3_lo = and(tr3, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* tr3_sh = shr(tr3) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm12 /* tr3_hi = and(tr3_sh, nibble_mask) */
+	vmovdqa %ymm5, 96(%rsp) /* spill tr3_15 */
+	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_tbl_lo(%rip), %ymm5 /* tbl_lo = const() */
+	vpshufb %ymm15, %ymm5, %ymm15 /* xin_l = lookup16(tbl_lo, tr3_lo) */
+	vmovdqa %ymm2, 224(%rsp) /* spill tr3_14 */
+	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_tbl_hi(%rip), %ymm2 /* tbl_hi = const() */
+	vpshufb %ymm12, %ymm2, %ymm12 /* xin_h = lookup16(tbl_hi, tr3_hi) */
+	vpxor %ymm12, %ymm15, %ymm12 /* xin = xor(xin_l, xin_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm3, %ymm15 /* tr3_1_lo = and(tr3_1, nibble_mask) */
+	vpsrlw $4, %ymm3, %ymm3 /* tr3_1_sh = shr(tr3_1) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm3, %ymm3 /* tr3_1_hi = and(tr3_1_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm5, %ymm15 /* xin_1_l = lookup16(tbl_lo, tr3_1_lo) */
+	vpshufb %ymm3, %ymm2, %ymm3 /* xin_1_h = lookup16(tbl_hi, tr3_1_hi) */
+	vpxor %ymm3, %ymm15, %ymm3 /* xin_1 = xor(xin_1_l, xin_1_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm11, %ymm15 /* tr3_2_lo = and(tr3_2, nibble_mask) */
 	vpsrlw $4, %ymm11, %ymm11 /* tr3_2_sh = shr(tr3_2) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm11, %ymm11 /* tr3_2_hi = and(tr3_2_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm6, %ymm15 /* xin_2_l = lookup16(tbl_lo, tr3_2_lo) */
-	vpshufb %ymm11, %ymm1, %ymm11 /* xin_2_h = lookup16(tbl_hi, tr3_2_hi) */
+	vpshufb %ymm15, %ymm5, %ymm15 /* xin_2_l = lookup16(tbl_lo, tr3_2_lo) */
+	vpshufb %ymm11, %ymm2, %ymm11 /* xin_2_h = lookup16(tbl_hi, tr3_2_hi) */
 	vpxor %ymm11, %ymm15, %ymm11 /* xin_2 = xor(xin_2_l, xin_2_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm5, %ymm15 /* tr3_3_lo = and(tr3_3, nibble_mask) */
-	vpsrlw $4, %ymm5, %ymm5 /* tr3_3_sh = shr(tr3_3) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm5, %ymm5 /* tr3_3_hi = and(tr3_3_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm6, %ymm15 /* xin_3_l = lookup16(tbl_lo, tr3_3_lo) */
-	vpshufb %ymm5, %ymm1, %ymm5 /* xin_3_h = lookup16(tbl_hi, tr3_3_hi) */
-	vpxor %ymm5, %ymm15, %ymm5 /* xin_3 = xor(xin_3_l, xin_3_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm7, %ymm15 /* tr3_4_lo = and(tr3_4, nibble_mask) */
-	vpsrlw $4, %ymm7, %ymm7 /* tr3_4_sh = shr(tr3_4) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm7, %ymm7 /* tr3_4_hi = and(tr3_4_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm6, %ymm15 /* xin_4_l = lookup16(tbl_lo, tr3_4_lo) */
-	vpshufb %ymm7, %ymm1, %ymm7 /* xin_4_h = lookup16(tbl_hi, tr3_4_hi) */
-	vpxor %ymm7, %ymm15, %ymm7 /* xin_4 = xor(xin_4_l, xin_4_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm6, %ymm15 /* tr3_3_lo = and(tr3_3, nibble_mask) */
+	vpsrlw $4, %ymm6, %ymm6 /* tr3_3_sh = shr(tr3_3) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm6, %ymm6 /* tr3_3_hi = and(tr3_3_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm5, %ymm15 /* xin_3_l = lookup16(tbl_lo, tr3_3_lo) */
+	vpshufb %ymm6, %ymm2, %ymm6 /* xin_3_h = lookup16(tbl_hi, tr3_3_hi) */
+	vpxor %ymm6, %ymm15, %ymm6 /* xin_3 = xor(xin_3_l, xin_3_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm8, %ymm15 /* tr3_4_lo = and(tr3_4, nibble_mask) */
+	vpsrlw $4, %ymm8, %ymm8 /* tr3_4_sh = shr(tr3_4) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm8, %ymm8 /* tr3_4_hi = and(tr3_4_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm5, %ymm15 /* xin_4_l = lookup16(tbl_lo, tr3_4_lo) */
+	vpshufb %ymm8, %ymm2, %ymm8 /* xin_4_h = lookup16(tbl_hi, tr3_4_hi) */
+	vpxor %ymm8, %ymm15, %ymm8 /* xin_4 = xor(xin_4_l, xin_4_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm9, %ymm15 /* tr3_5_lo = and(tr3_5, nibble_mask) */
 	vpsrlw $4, %ymm9, %ymm9 /* tr3_5_sh = shr(tr3_5) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm9, %ymm9 /* tr3_5_hi = and(tr3_5_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm6, %ymm15 /* xin_5_l = lookup16(tbl_lo, tr3_5_lo) */
-	vpshufb %ymm9, %ymm1, %ymm9 /* xin_5_h = lookup16(tbl_hi, tr3_5_hi) */
+	vpshufb %ymm15, %ymm5, %ymm15 /* xin_5_l = lookup16(tbl_lo, tr3_5_lo) */
+	vpshufb %ymm9, %ymm2, %ymm9 /* xin_5_h = lookup16(tbl_hi, tr3_5_hi) */
 	vpxor %ymm9, %ymm15, %ymm9 /* xin_5 = xor(xin_5_l, xin_5_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm10, %ymm15 /* tr3_6_lo = and(tr3_6, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* tr3_6_sh = shr(tr3_6) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm10, %ymm10 /* tr3_6_hi = and(tr3_6_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm6, %ymm15 /* xin_6_l = lookup16(tbl_lo, tr3_6_lo) */
-	vpshufb %ymm10, %ymm1, %ymm10 /* xin_6_h = lookup16(tbl_hi, tr3_6_hi) */
+	vpshufb %ymm15, %ymm5, %ymm15 /* xin_6_l = lookup16(tbl_lo, tr3_6_lo) */
+	vpshufb %ymm10, %ymm2, %ymm10 /* xin_6_h = lookup16(tbl_hi, tr3_6_hi) */
 	vpxor %ymm10, %ymm15, %ymm10 /* xin_6 = xor(xin_6_l, xin_6_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm2, %ymm15 /* tr3_7_lo = and(tr3_7, nibble_mask) */
-	vpsrlw $4, %ymm2, %ymm2 /* tr3_7_sh = shr(tr3_7) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm2, %ymm2 /* tr3_7_hi = and(tr3_7_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm6, %ymm15 /* xin_7_l = lookup16(tbl_lo, tr3_7_lo) */
-	vpshufb %ymm2, %ymm1, %ymm2 /* xin_7_h = lookup16(tbl_hi, tr3_7_hi) */
-	vpxor %ymm2, %ymm15, %ymm2 /* xin_7 = xor(xin_7_l, xin_7_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm3, %ymm15 /* tr3_8_lo = and(tr3_8, nibble_mask) */
-	vpsrlw $4, %ymm3, %ymm3 /* tr3_8_sh = shr(tr3_8) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm3, %ymm3 /* tr3_8_hi = and(tr3_8_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm6, %ymm15 /* xin_8_l = lookup16(tbl_lo, tr3_8_lo) */
-	vpshufb %ymm3, %ymm1, %ymm3 /* xin_8_h = lookup16(tbl_hi, tr3_8_hi) */
-	vpxor %ymm3, %ymm15, %ymm3 /* xin_8 = xor(xin_8_l, xin_8_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm8, %ymm15 /* tr3_9_lo = and(tr3_9, nibble_mask) */
-	vpsrlw $4, %ymm8, %ymm8 /* tr3_9_sh = shr(tr3_9) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm8, %ymm8 /* tr3_9_hi = and(tr3_9_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm6, %ymm15 /* xin_9_l = lookup16(tbl_lo, tr3_9_lo) */
-	vpshufb %ymm8, %ymm1, %ymm8 /* xin_9_h = lookup16(tbl_hi, tr3_9_hi) */
-	vpxor %ymm8, %ymm15, %ymm8 /* xin_9 = xor(xin_9_l, xin_9_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm0, %ymm15 /* tr3_7_lo = and(tr3_7, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* tr3_7_sh = shr(tr3_7) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm0, %ymm0 /* tr3_7_hi = and(tr3_7_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm5, %ymm15 /* xin_7_l = lookup16(tbl_lo, tr3_7_lo) */
+	vpshufb %ymm0, %ymm2, %ymm0 /* xin_7_h = lookup16(tbl_hi, tr3_7_hi) */
+	vpxor %ymm0, %ymm15, %ymm0 /* xin_7 = xor(xin_7_l, xin_7_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm1, %ymm15 /* tr3_8_lo = and(tr3_8, nibble_mask) */
+	vpsrlw $4, %ymm1, %ymm1 /* tr3_8_sh = shr(tr3_8) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm1, %ymm1 /* tr3_8_hi = and(tr3_8_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm5, %ymm15 /* xin_8_l = lookup16(tbl_lo, tr3_8_lo) */
+	vpshufb %ymm1, %ymm2, %ymm1 /* xin_8_h = lookup16(tbl_hi, tr3_8_hi) */
+	vpxor %ymm1, %ymm15, %ymm1 /* xin_8 = xor(xin_8_l, xin_8_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm7, %ymm15 /* tr3_9_lo = and(tr3_9, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* tr3_9_sh = shr(tr3_9) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm7, %ymm7 /* tr3_9_hi = and(tr3_9_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm5, %ymm15 /* xin_9_l = lookup16(tbl_lo, tr3_9_lo) */
+	vpshufb %ymm7, %ymm2, %ymm7 /* xin_9_h = lookup16(tbl_hi, tr3_9_hi) */
+	vpxor %ymm7, %ymm15, %ymm7 /* xin_9 = xor(xin_9_l, xin_9_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm14, %ymm15 /* tr3_10_lo = and(tr3_10, nibble_mask) */
 	vpsrlw $4, %ymm14, %ymm14 /* tr3_10_sh = shr(tr3_10) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm14, %ymm14 /* tr3_10_hi = and(tr3_10_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm6, %ymm15 /* xin_10_l = lookup16(tbl_lo, tr3_10_lo) */
-	vpshufb %ymm14, %ymm1, %ymm14 /* xin_10_h = lookup16(tbl_hi, tr3_10_hi) */
+	vpshufb %ymm15, %ymm5, %ymm15 /* xin_10_l = lookup16(tbl_lo, tr3_10_lo) */
+	vpshufb %ymm14, %ymm2, %ymm14 /* xin_10_h = lookup16(tbl_hi, tr3_10_hi) */
 	vpxor %ymm14, %ymm15, %ymm14 /* xin_10 = xor(xin_10_l, xin_10_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm0, %ymm15 /* tr3_11_lo = and(tr3_11, nibble_mask) */
-	vpsrlw $4, %ymm0, %ymm0 /* tr3_11_sh = shr(tr3_11) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm0, %ymm0 /* tr3_11_hi = and(tr3_11_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm6, %ymm15 /* xin_11_l = lookup16(tbl_lo, tr3_11_lo) */
-	vpshufb %ymm0, %ymm1, %ymm0 /* xin_11_h = lookup16(tbl_hi, tr3_11_hi) */
-	vpxor %ymm0, %ymm15, %ymm0 /* xin_11 = xor(xin_11_l, xin_11_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm15 /* tr3_12_lo = and(tr3_12, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* tr3_12_sh = shr(tr3_12) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm12 /* tr3_12_hi = and(tr3_12_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm6, %ymm15 /* xin_12_l = lookup16(tbl_lo, tr3_12_lo) */
-	vpshufb %ymm12, %ymm1, %ymm12 /* xin_12_h = lookup16(tbl_hi, tr3_12_hi) */
-	vpxor %ymm12, %ymm15, %ymm12 /* xin_12 = xor(xin_12_l, xin_12_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm4, %ymm15 /* tr3_11_lo = and(tr3_11, nibble_mask) */
+	vpsrlw $4, %ymm4, %ymm4 /* tr3_11_sh = shr(tr3_11) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm4, %ymm4 /* tr3_11_hi = and(tr3_11_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm5, %ymm15 /* xin_11_l = lookup16(tbl_lo, tr3_11_lo) */
+	vpshufb %ymm4, %ymm2, %ymm4 /* xin_11_h = lookup16(tbl_hi, tr3_11_hi) */
+	vpxor %ymm4, %ymm15, %ymm4 /* xin_11 = xor(xin_11_l, xin_11_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm13, %ymm15 /* tr3_12_lo = and(tr3_12, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* tr3_12_sh = shr(tr3_12) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm13, %ymm13 /* tr3_12_hi = and(tr3_12_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm5, %ymm15 /* xin_12_l = lookup16(tbl_lo, tr3_12_lo) */
+	vpshufb %ymm13, %ymm2, %ymm13 /* xin_12_h = lookup16(tbl_hi, tr3_12_hi) */
+	vpxor %ymm13, %ymm15, %ymm13 /* xin_12 = xor(xin_12_l, xin_12_h) */
 	vmovdqa 64(%rsp), %ymm15 /* reload tr3_13 */
-	vmovdqa %ymm0, 288(%rsp) /* spill g0x11.1 */
+	vmovdqa %ymm0, 256(%rsp) /* spill g0x7.1 */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm15, %ymm0 /* tr3_13_lo = and(tr3_13, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* tr3_13_sh = shr(tr3_13) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm15, %ymm15 /* tr3_13_hi = and(tr3_13_sh, nibble_mask) */
-	vpshufb %ymm0, %ymm6, %ymm0 /* xin_13_l = lookup16(tbl_lo, tr3_13_lo) */
-	vpshufb %ymm15, %ymm1, %ymm15 /* xin_13_h = lookup16(tbl_hi, tr3_13_hi) */
+	vpshufb %ymm0, %ymm5, %ymm0 /* xin_13_l = lookup16(tbl_lo, tr3_13_lo) */
+	vpshufb %ymm15, %ymm2, %ymm15 /* xin_13_h = lookup16(tbl_hi, tr3_13_hi) */
 	vpxor %ymm15, %ymm0, %ymm0 /* xin_13 = xor(xin_13_l, xin_13_h) */
-	vmovdqa 256(%rsp), %ymm15 /* reload tr3_14 */
+	vmovdqa 224(%rsp), %ymm15 /* reload tr3_14 */
 	vmovdqa %ymm0, 64(%rsp) /* spill g0x13.1 */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm15, %ymm0 /* tr3_14_lo = and(tr3_14, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* tr3_14_sh = shr(tr3_14) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm15, %ymm15 /* tr3_14_hi = and(tr3_14_sh, nibble_mask) */
-	vpshufb %ymm0, %ymm6, %ymm0 /* xin_14_l = lookup16(tbl_lo, tr3_14_lo) */
-	vpshufb %ymm15, %ymm1, %ymm15 /* xin_14_h = lookup16(tbl_hi, tr3_14_hi) */
+	vpshufb %ymm0, %ymm5, %ymm0 /* xin_14_l = lookup16(tbl_lo, tr3_14_lo) */
+	vpshufb %ymm15, %ymm2, %ymm15 /* xin_14_h = lookup16(tbl_hi, tr3_14_hi) */
 	vpxor %ymm15, %ymm0, %ymm0 /* xin_14 = xor(xin_14_l, xin_14_h) */
 	vmovdqa 96(%rsp), %ymm15 /* reload tr3_15 */
-	vmovdqa %ymm0, 256(%rsp) /* spill g0x14.1 */
+	vmovdqa %ymm0, 224(%rsp) /* spill g0x14.1 */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm15, %ymm0 /* tr3_15_lo = and(tr3_15, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* tr3_15_sh = shr(tr3_15) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm15, %ymm15 /* tr3_15_hi = and(tr3_15_sh, nibble_mask) */
-	vpshufb %ymm0, %ymm6, %ymm0 /* xin_15_l = lookup16(tbl_lo, tr3_15_lo) */
-	vpshufb %ymm15, %ymm1, %ymm15 /* xin_15_h = lookup16(tbl_hi, tr3_15_hi) */
+	vpshufb %ymm0, %ymm5, %ymm0 /* xin_15_l = lookup16(tbl_lo, tr3_15_lo) */
+	vpshufb %ymm15, %ymm2, %ymm15 /* xin_15_h = lookup16(tbl_hi, tr3_15_hi) */
 	vpxor %ymm15, %ymm0, %ymm0 /* xin_15 = xor(xin_15_l, xin_15_h) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_block_k_16(%rip), %ymm15 /* block_k_16 = const() */
-	vpaddb 128(%rsp), %ymm15, %ymm15 /* ctr_j_16 = add(block_k_16, ctr_j0) */
-	vpaddw 224(%rsp), %ymm15, %ymm15 /* ctr_sum_16 = add(ctr_j_16, ctr_last) */
+	vmovdqa 128(%rsp), %ymm15 /* reload ctr_base */
 	vmovdqa %ymm0, 96(%rsp) /* spill g0x15.1 */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm15, %ymm0 /* ctr_carry_16 = lookup16(ctr_sum_16, carry_everywhere) */
-	vmovdqa %ymm2, 320(%rsp) /* spill g0x7.1 */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_carry_mask_table(%rip), %ymm2 /* carry_mask_table = const() */
-	vpshufb %ymm0, %ymm2, %ymm0 /* ctr_mask_16 = lookup16(carry_mask_table, ctr_carry_16) */
-	vmovdqa %ymm3, 352(%rsp) /* spill g0x8.1 */
-	vpand 160(%rsp), %ymm0, %ymm3 /* ctr_pair_16_b = and(ctr_mask_16, ctr_w_open) */
-	vpandn 192(%rsp), %ymm0, %ymm0 /* ctr_pair_16_a = andnot(ctr_mask_16, ctr_v_open) */
-	vpor %ymm0, %ymm3, %ymm0 /* ctr_pair_16 = or(ctr_pair_16_b, ctr_pair_16_a) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm15, %ymm3 /* ctr_last_byte_16 = lookup16(ctr_sum_16, new_last_byte) */
-	vpor %ymm3, %ymm0, %ymm0 /* row_16 = or(ctr_pair_16, ctr_last_byte_16) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_block_k_17(%rip), %ymm3 /* block_k_17 = const() */
-	vpaddb 128(%rsp), %ymm3, %ymm3 /* ctr_j_17 = add(block_k_17, ctr_j0) */
-	vpaddw 224(%rsp), %ymm3, %ymm3 /* ctr_sum_17 = add(ctr_j_17, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm3, %ymm15 /* ctr_carry_17 = lookup16(ctr_sum_17, carry_everywhere) */
-	vpshufb %ymm15, %ymm2, %ymm15 /* ctr_mask_17 = lookup16(carry_mask_table, ctr_carry_17) */
-	vmovdqa %ymm4, 384(%rsp) /* spill g0x1.1 */
-	vpand 160(%rsp), %ymm15, %ymm4 /* ctr_pair_17_b = and(ctr_mask_17, ctr_w_open) */
-	vpandn 192(%rsp), %ymm15, %ymm15 /* ctr_pair_17_a = andnot(ctr_mask_17, ctr_v_open) */
-	vpor %ymm15, %ymm4, %ymm4 /* ctr_pair_17 = or(ctr_pair_17_b, ctr_pair_17_a) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm3, %ymm3 /* ctr_last_byte_17 = lookup16(ctr_sum_17, new_last_byte) */
-	vpor %ymm3, %ymm4, %ymm3 /* row_17 = or(ctr_pair_17, ctr_last_byte_17) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_block_k_18(%rip), %ymm4 /* block_k_18 = const() */
-	vpaddb 128(%rsp), %ymm4, %ymm4 /* ctr_j_18 = add(block_k_18, ctr_j0) */
-	vpaddw 224(%rsp), %ymm4, %ymm4 /* ctr_sum_18 = add(ctr_j_18, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm4, %ymm15 /* ctr_carry_18 = lookup16(ctr_sum_18, carry_everywhere) */
-	vpshufb %ymm15, %ymm2, %ymm15 /* ctr_mask_18 = lookup16(carry_mask_table, ctr_carry_18) */
-	vmovdqa %ymm5, 416(%rsp) /* spill g0x3.1 */
-	vpand 160(%rsp), %ymm15, %ymm5 /* ctr_pair_18_b = and(ctr_mask_18, ctr_w_open) */
-	vpandn 192(%rsp), %ymm15, %ymm15 /* ctr_pair_18_a = andnot(ctr_mask_18, ctr_v_open) */
-	vpor %ymm15, %ymm5, %ymm5 /* ctr_pair_18 = or(ctr_pair_18_b, ctr_pair_18_a) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_7_block_k_16(%rip), %ymm15, %ymm0 /* ctr_sum_16 = add(ctr_base, block_k_16) */
+	vmovdqa %ymm1, 288(%rsp) /* spill g0x8.1 */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm0, %ymm1 /* ctr_carry_16 = lookup16(ctr_sum_16, carry_everywhere) */
+	vmovdqa %ymm3, 320(%rsp) /* spill g0x1.1 */
+	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_carry_mask_table(%rip), %ymm3 /* carry_mask_table = const() */
+	vpshufb %ymm1, %ymm3, %ymm1 /* ctr_mask_16 = lookup16(carry_mask_table, ctr_carry_16) */
+	vmovdqa %ymm4, 352(%rsp) /* spill g0x11.1 */
+	vpand 192(%rsp), %ymm1, %ymm4 /* ctr_pair_16_b = and(ctr_mask_16, ctr_w_open) */
+	vpandn 160(%rsp), %ymm1, %ymm1 /* ctr_pair_16_a = andnot(ctr_mask_16, ctr_v_open) */
+	vpor %ymm1, %ymm4, %ymm1 /* ctr_pair_16 = or(ctr_pair_16_b, ctr_pair_16_a) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm0, %ymm0 /* ctr_last_byte_16 = lookup16(ctr_sum_16, new_last_byte) */
+	vpor %ymm0, %ymm1, %ymm0 /* row_16 = or(ctr_pair_16, ctr_last_byte_16) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_7_block_k_17(%rip), %ymm15, %ymm1 /* ctr_sum_17 = add(ctr_base, block_k_17) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm1, %ymm4 /* ctr_carry_17 = lookup16(ctr_sum_17, carry_everywhere) */
+	vpshufb %ymm4, %ymm3, %ymm4 /* ctr_mask_17 = lookup16(carry_mask_table, ctr_carry_17) */
+	vmovdqa %ymm6, 384(%rsp) /* spill g0x3.1 */
+	vpand 192(%rsp), %ymm4, %ymm6 /* ctr_pair_17_b = and(ctr_mask_17, ctr_w_open) */
+	vpandn 160(%rsp), %ymm4, %ymm4 /* ctr_pair_17_a = andnot(ctr_mask_17, ctr_v_open) */
+	vpor %ymm4, %ymm6, %ymm4 /* ctr_pair_17 = or(ctr_pair_17_b, ctr_pair_17_a) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm1, %ymm1 /* ctr_last_byte_17 = lookup16(ctr_sum_17, new_last_byte) */
+	vpor %ymm1, %ymm4, %ymm1 /* row_17 = or(ctr_pair_17, ctr_last_byte_17) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_7_block_k_18(%rip), %ymm15, %ymm4 /* ctr_sum_18 = add(ctr_base, block_k_18) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm4, %ymm6 /* ctr_carry_18 = lookup16(ctr_sum_18, carry_everywhere) */
+	vpshufb %ymm6, %ymm3, %ymm6 /* ctr_mask_18 = lookup16(carry_mask_table, ctr_carry_18) */
+	vmovdqa %ymm7, 416(%rsp) /* spill g0x9.1 */
+	vpand 192(%rsp), %ymm6, %ymm7 /* ctr_pair_18_b = and(ctr_mask_18, ctr_w_open) */
+	vpandn 160(%rsp), %ymm6, %ymm6 /* ctr_pair_18_a = andnot(ctr_mask_18, ctr_v_open) */
+	vpor %ymm6, %ymm7, %ymm6 /* ctr_pair_18 = or(ctr_pair_18_b, ctr_pair_18_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm4, %ymm4 /* ctr_last_byte_18 = lookup16(ctr_sum_18, new_last_byte) */
-	vpor %ymm4, %ymm5, %ymm4 /* row_18 = or(ctr_pair_18, ctr_last_byte_18) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_block_k_19(%rip), %ymm5 /* block_k_19 = const() */
-	vpaddb 128(%rsp), %ymm5, %ymm5 /* ctr_j_19 = add(block_k_19, ctr_j0) */
-	vpaddw 224(%rsp), %ymm5, %ymm5 /* ctr_sum_19 = add(ctr_j_19, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm5, %ymm15 /* ctr_carry_19 = lookup16(ctr_sum_19, carry_everywhere) */
-	vpshufb %ymm15, %ymm2, %ymm15 /* ctr_mask_19 = lookup16(carry_mask_table, ctr_carry_19) */
-	vmovdqa %ymm7, 448(%rsp) /* spill g0x4.1 */
-	vpand 160(%rsp), %ymm15, %ymm7 /* ctr_pair_19_b = and(ctr_mask_19, ctr_w_open) */
-	vpandn 192(%rsp), %ymm15, %ymm15 /* ctr_pair_19_a = andnot(ctr_mask_19, ctr_v_open) */
-	vpor %ymm15, %ymm7, %ymm7 /* ctr_pair_19 = or(ctr_pair_19_b, ctr_pair_19_a) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm5, %ymm5 /* ctr_last_byte_19 = lookup16(ctr_sum_19, new_last_byte) */
-	vpor %ymm5, %ymm7, %ymm5 /* row_19 = or(ctr_pair_19, ctr_last_byte_19) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_block_k_20(%rip), %ymm7 /* block_k_20 = const() */
-	vpaddb 128(%rsp), %ymm7, %ymm7 /* ctr_j_20 = add(block_k_20, ctr_j0) */
-	vpaddw 224(%rsp), %ymm7, %ymm7 /* ctr_sum_20 = add(ctr_j_20, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm7, %ymm15 /* ctr_carry_20 = lookup16(ctr_sum_20, carry_everywhere) */
-	vpshufb %ymm15, %ymm2, %ymm15 /* ctr_mask_20 = lookup16(carry_mask_table, ctr_carry_20) */
-	vmovdqa %ymm8, 480(%rsp) /* spill g0x9.1 */
-	vpand 160(%rsp), %ymm15, %ymm8 /* ctr_pair_20_b = and(ctr_mask_20, ctr_w_open) */
-	vpandn 192(%rsp), %ymm15, %ymm15 /* ctr_pair_20_a = andnot(ctr_mask_20, ctr_v_open) */
-	vpor %ymm15, %ymm8, %ymm8 /* ctr_pair_20 = or(ctr_pair_20_b, ctr_pair_20_a) */
+	vpor %ymm4, %ymm6, %ymm4 /* row_18 = or(ctr_pair_18, ctr_last_byte_18) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_7_block_k_19(%rip), %ymm15, %ymm6 /* ctr_sum_19 = add(ctr_base, block_k_19) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm6, %ymm7 /* ctr_carry_19 = lookup16(ctr_sum_19, carry_everywhere) */
+	vpshufb %ymm7, %ymm3, %ymm7 /* ctr_mask_19 = lookup16(carry_mask_table, ctr_carry_19) */
+	vmovdqa %ymm8, 448(%rsp) /* spill g0x4.1 */
+	vpand 192(%rsp), %ymm7, %ymm8 /* ctr_pair_19_b = and(ctr_mask_19, ctr_w_open) */
+	vpandn 160(%rsp), %ymm7, %ymm7 /* ctr_pair_19_a = andnot(ctr_mask_19, ctr_v_open) */
+	vpor %ymm7, %ymm8, %ymm7 /* ctr_pair_19 = or(ctr_pair_19_b, ctr_pair_19_a) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm6, %ymm6 /* ctr_last_byte_19 = lookup16(ctr_sum_19, new_last_byte) */
+	vpor %ymm6, %ymm7, %ymm6 /* row_19 = or(ctr_pair_19, ctr_last_byte_19) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_7_block_k_20(%rip), %ymm15, %ymm7 /* ctr_sum_20 = add(ctr_base, block_k_20) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm7, %ymm8 /* ctr_carry_20 = lookup16(ctr_sum_20, carry_everywhere) */
+	vpshufb %ymm8, %ymm3, %ymm8 /* ctr_mask_20 = lookup16(carry_mask_table, ctr_carry_20) */
+	vmovdqa %ymm9, 480(%rsp) /* spill g0x5.1 */
+	vpand 192(%rsp), %ymm8, %ymm9 /* ctr_pair_20_b = and(ctr_mask_20, ctr_w_open) */
+	vpandn 160(%rsp), %ymm8, %ymm8 /* ctr_pair_20_a = andnot(ctr_mask_20, ctr_v_open) */
+	vpor %ymm8, %ymm9, %ymm8 /* ctr_pair_20 = or(ctr_pair_20_b, ctr_pair_20_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm7, %ymm7 /* ctr_last_byte_20 = lookup16(ctr_sum_20, new_last_byte) */
 	vpor %ymm7, %ymm8, %ymm7 /* row_20 = or(ctr_pair_20, ctr_last_byte_20) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_block_k_21(%rip), %ymm8 /* block_k_21 = const() */
-	vpaddb 128(%rsp), %ymm8, %ymm8 /* ctr_j_21 = add(block_k_21, ctr_j0) */
-	vpaddw 224(%rsp), %ymm8, %ymm8 /* ctr_sum_21 = add(ctr_j_21, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm8, %ymm15 /* ctr_carry_21 = lookup16(ctr_sum_21, carry_everywhere) */
-	vpshufb %ymm15, %ymm2, %ymm15 /* ctr_mask_21 = lookup16(carry_mask_table, ctr_carry_21) */
-	vmovdqa %ymm9, 512(%rsp) /* spill g0x5.1 */
-	vpand 160(%rsp), %ymm15, %ymm9 /* ctr_pair_21_b = and(ctr_mask_21, ctr_w_open) */
-	vpandn 192(%rsp), %ymm15, %ymm15 /* ctr_pair_21_a = andnot(ctr_mask_21, ctr_v_open) */
-	vpor %ymm15, %ymm9, %ymm9 /* ctr_pair_21 = or(ctr_pair_21_b, ctr_pair_21_a) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_7_block_k_21(%rip), %ymm15, %ymm8 /* ctr_sum_21 = add(ctr_base, block_k_21) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm8, %ymm9 /* ctr_carry_21 = lookup16(ctr_sum_21, carry_everywhere) */
+	vpshufb %ymm9, %ymm3, %ymm9 /* ctr_mask_21 = lookup16(carry_mask_table, ctr_carry_21) */
+	vmovdqa %ymm10, 512(%rsp) /* spill g0x6.1 */
+	vpand 192(%rsp), %ymm9, %ymm10 /* ctr_pair_21_b = and(ctr_mask_21, ctr_w_open) */
+	vpandn 160(%rsp), %ymm9, %ymm9 /* ctr_pair_21_a = andnot(ctr_mask_21, ctr_v_open) */
+	vpor %ymm9, %ymm10, %ymm9 /* ctr_pair_21 = or(ctr_pair_21_b, ctr_pair_21_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm8, %ymm8 /* ctr_last_byte_21 = lookup16(ctr_sum_21, new_last_byte) */
 	vpor %ymm8, %ymm9, %ymm8 /* row_21 = or(ctr_pair_21, ctr_last_byte_21) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_block_k_22(%rip), %ymm9 /* block_k_22 = const() */
-	vpaddb 128(%rsp), %ymm9, %ymm9 /* ctr_j_22 = add(block_k_22, ctr_j0) */
-	vpaddw 224(%rsp), %ymm9, %ymm9 /* ctr_sum_22 = add(ctr_j_22, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm9, %ymm15 /* ctr_carry_22 = lookup16(ctr_sum_22, carry_everywhere) */
-	vpshufb %ymm15, %ymm2, %ymm15 /* ctr_mask_22 = lookup16(carry_mask_table, ctr_carry_22) */
-	vmovdqa %ymm10, 544(%rsp) /* spill g0x6.1 */
-	vpand 160(%rsp), %ymm15, %ymm10 /* ctr_pair_22_b = and(ctr_mask_22, ctr_w_open) */
-	vpandn 192(%rsp), %ymm15, %ymm15 /* ctr_pair_22_a = andnot(ctr_mask_22, ctr_v_open) */
-	vpor %ymm15, %ymm10, %ymm10 /* ctr_pair_22 = or(ctr_pair_22_b, ctr_pair_22_a) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_7_block_k_22(%rip), %ymm15, %ymm9 /* ctr_sum_22 = add(ctr_base, block_k_22) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm9, %ymm10 /* ctr_carry_22 = lookup16(ctr_sum_22, carry_everywhere) */
+	vpshufb %ymm10, %ymm3, %ymm10 /* ctr_mask_22 = lookup16(carry_mask_table, ctr_carry_22) */
+	vmovdqa %ymm11, 544(%rsp) /* spill g0x2.1 */
+	vpand 192(%rsp), %ymm10, %ymm11 /* ctr_pair_22_b = and(ctr_mask_22, ctr_w_open) */
+	vpandn 160(%rsp), %ymm10, %ymm10 /* ctr_pair_22_a = andnot(ctr_mask_22, ctr_v_open) */
+	vpor %ymm10, %ymm11, %ymm10 /* ctr_pair_22 = or(ctr_pair_22_b, ctr_pair_22_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm9, %ymm9 /* ctr_last_byte_22 = lookup16(ctr_sum_22, new_last_byte) */
 	vpor %ymm9, %ymm10, %ymm9 /* row_22 = or(ctr_pair_22, ctr_last_byte_22) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_block_k_23(%rip), %ymm10 /* block_k_23 = const() */
-	vpaddb 128(%rsp), %ymm10, %ymm10 /* ctr_j_23 = add(block_k_23, ctr_j0) */
-	vpaddw 224(%rsp), %ymm10, %ymm10 /* ctr_sum_23 = add(ctr_j_23, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm10, %ymm15 /* ctr_carry_23 = lookup16(ctr_sum_23, carry_everywhere) */
-	vpshufb %ymm15, %ymm2, %ymm15 /* ctr_mask_23 = lookup16(carry_mask_table, ctr_carry_23) */
-	vmovdqa %ymm11, 576(%rsp) /* spill g0x2.1 */
-	vpand 160(%rsp), %ymm15, %ymm11 /* ctr_pair_23_b = and(ctr_mask_23, ctr_w_open) */
-	vpandn 192(%rsp), %ymm15, %ymm15 /* ctr_pair_23_a = andnot(ctr_mask_23, ctr_v_open) */
-	vpor %ymm15, %ymm11, %ymm11 /* ctr_pair_23 = or(ctr_pair_23_b, ctr_pair_23_a) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_7_block_k_23(%rip), %ymm15, %ymm10 /* ctr_sum_23 = add(ctr_base, block_k_23) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm10, %ymm11 /* ctr_carry_23 = lookup16(ctr_sum_23, carry_everywhere) */
+	vpshufb %ymm11, %ymm3, %ymm11 /* ctr_mask_23 = lookup16(carry_mask_table, ctr_carry_23) */
+	vmovdqa %ymm12, 576(%rsp) /* spill g0x0.1 */
+	vpand 192(%rsp), %ymm11, %ymm12 /* ctr_pair_23_b = and(ctr_mask_23, ctr_w_open) */
+	vpandn 160(%rsp), %ymm11, %ymm11 /* ctr_pair_23_a = andnot(ctr_mask_23, ctr_v_open) */
+	vpor %ymm11, %ymm12, %ymm11 /* ctr_pair_23 = or(ctr_pair_23_b, ctr_pair_23_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm10, %ymm10 /* ctr_last_byte_23 = lookup16(ctr_sum_23, new_last_byte) */
 	vpor %ymm10, %ymm11, %ymm10 /* row_23 = or(ctr_pair_23, ctr_last_byte_23) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_block_k_24(%rip), %ymm11 /* block_k_24 = const() */
-	vpaddb 128(%rsp), %ymm11, %ymm11 /* ctr_j_24 = add(block_k_24, ctr_j0) */
-	vpaddw 224(%rsp), %ymm11, %ymm11 /* ctr_sum_24 = add(ctr_j_24, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm11, %ymm15 /* ctr_carry_24 = lookup16(ctr_sum_24, carry_everywhere) */
-	vpshufb %ymm15, %ymm2, %ymm15 /* ctr_mask_24 = lookup16(carry_mask_table, ctr_carry_24) */
-	vmovdqa %ymm12, 608(%rsp) /* spill g0x12.1 */
-	vpand 160(%rsp), %ymm15, %ymm12 /* ctr_pair_24_b = and(ctr_mask_24, ctr_w_open) */
-	vpandn 192(%rsp), %ymm15, %ymm15 /* ctr_pair_24_a = andnot(ctr_mask_24, ctr_v_open) */
-	vpor %ymm15, %ymm12, %ymm12 /* ctr_pair_24 = or(ctr_pair_24_b, ctr_pair_24_a) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_7_block_k_24(%rip), %ymm15, %ymm11 /* ctr_sum_24 = add(ctr_base, block_k_24) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm11, %ymm12 /* ctr_carry_24 = lookup16(ctr_sum_24, carry_everywhere) */
+	vpshufb %ymm12, %ymm3, %ymm12 /* ctr_mask_24 = lookup16(carry_mask_table, ctr_carry_24) */
+	vmovdqa %ymm13, 608(%rsp) /* spill g0x12.1 */
+	vpand 192(%rsp), %ymm12, %ymm13 /* ctr_pair_24_b = and(ctr_mask_24, ctr_w_open) */
+	vpandn 160(%rsp), %ymm12, %ymm12 /* ctr_pair_24_a = andnot(ctr_mask_24, ctr_v_open) */
+	vpor %ymm12, %ymm13, %ymm12 /* ctr_pair_24 = or(ctr_pair_24_b, ctr_pair_24_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm11, %ymm11 /* ctr_last_byte_24 = lookup16(ctr_sum_24, new_last_byte) */
 	vpor %ymm11, %ymm12, %ymm11 /* row_24 = or(ctr_pair_24, ctr_last_byte_24) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_block_k_25(%rip), %ymm12 /* block_k_25 = const() */
-	vpaddb 128(%rsp), %ymm12, %ymm12 /* ctr_j_25 = add(block_k_25, ctr_j0) */
-	vpaddw 224(%rsp), %ymm12, %ymm12 /* ctr_sum_25 = add(ctr_j_25, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm12, %ymm15 /* ctr_carry_25 = lookup16(ctr_sum_25, carry_everywhere) */
-	vpshufb %ymm15, %ymm2, %ymm15 /* ctr_mask_25 = lookup16(carry_mask_table, ctr_carry_25) */
-	vmovdqa %ymm13, 640(%rsp) /* spill g0x0.1 */
-	vpand 160(%rsp), %ymm15, %ymm13 /* ctr_pair_25_b = and(ctr_mask_25, ctr_w_open) */
-	vpandn 192(%rsp), %ymm15, %ymm15 /* ctr_pair_25_a = andnot(ctr_mask_25, ctr_v_open) */
-	vpor %ymm15, %ymm13, %ymm13 /* ctr_pair_25 = or(ctr_pair_25_b, ctr_pair_25_a) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_7_block_k_25(%rip), %ymm15, %ymm12 /* ctr_sum_25 = add(ctr_base, block_k_25) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm12, %ymm13 /* ctr_carry_25 = lookup16(ctr_sum_25, carry_everywhere) */
+	vpshufb %ymm13, %ymm3, %ymm13 /* ctr_mask_25 = lookup16(carry_mask_table, ctr_carry_25) */
+	vmovdqa %ymm14, 640(%rsp) /* spill g0x10.1 */
+	vpand 192(%rsp), %ymm13, %ymm14 /* ctr_pair_25_b = and(ctr_mask_25, ctr_w_open) */
+	vpandn 160(%rsp), %ymm13, %ymm13 /* ctr_pair_25_a = andnot(ctr_mask_25, ctr_v_open) */
+	vpor %ymm13, %ymm14, %ymm13 /* ctr_pair_25 = or(ctr_pair_25_b, ctr_pair_25_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm12, %ymm12 /* ctr_last_byte_25 = lookup16(ctr_sum_25, new_last_byte) */
 	vpor %ymm12, %ymm13, %ymm12 /* row_25 = or(ctr_pair_25, ctr_last_byte_25) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_block_k_26(%rip), %ymm13 /* block_k_26 = const() */
-	vpaddb 128(%rsp), %ymm13, %ymm13 /* ctr_j_26 = add(block_k_26, ctr_j0) */
-	vpaddw 224(%rsp), %ymm13, %ymm13 /* ctr_sum_26 = add(ctr_j_26, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm13, %ymm15 /* ctr_carry_26 = lookup16(ctr_sum_26, carry_everywhere) */
-	vpshufb %ymm15, %ymm2, %ymm15 /* ctr_mask_26 = lookup16(carry_mask_table, ctr_carry_26) */
-	vmovdqa %ymm14, 672(%rsp) /* spill g0x10.1 */
-	vpand 160(%rsp), %ymm15, %ymm14 /* ctr_pair_26_b = and(ctr_mask_26, ctr_w_open) */
-	vpandn 192(%rsp), %ymm15, %ymm15 /* ctr_pair_26_a = andnot(ctr_mask_26, ctr_v_open) */
-	vpor %ymm15, %ymm14, %ymm14 /* ctr_pair_26 = or(ctr_pair_26_b, ctr_pair_26_a) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_7_block_k_26(%rip), %ymm15, %ymm13 /* ctr_sum_26 = add(ctr_base, block_k_26) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm13, %ymm14 /* ctr_carry_26 = lookup16(ctr_sum_26, carry_everywhere) */
+	vpshufb %ymm14, %ymm3, %ymm14 /* ctr_mask_26 = lookup16(carry_mask_table, ctr_carry_26) */
+	vpand 192(%rsp), %ymm14, %ymm2 /* ctr_pair_26_b = and(ctr_mask_26, ctr_w_open) */
+	vpandn 160(%rsp), %ymm14, %ymm14 /* ctr_pair_26_a = andnot(ctr_mask_26, ctr_v_open) */
+	vpor %ymm14, %ymm2, %ymm2 /* ctr_pair_26 = or(ctr_pair_26_b, ctr_pair_26_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm13, %ymm13 /* ctr_last_byte_26 = lookup16(ctr_sum_26, new_last_byte) */
-	vpor %ymm13, %ymm14, %ymm13 /* row_26 = or(ctr_pair_26, ctr_last_byte_26) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_block_k_27(%rip), %ymm14 /* block_k_27 = const() */
-	vpaddb 128(%rsp), %ymm14, %ymm14 /* ctr_j_27 = add(block_k_27, ctr_j0) */
-	vpaddw 224(%rsp), %ymm14, %ymm14 /* ctr_sum_27 = add(ctr_j_27, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_27 = lookup16(ctr_sum_27, carry_everywhere) */
-	vpshufb %ymm15, %ymm2, %ymm15 /* ctr_mask_27 = lookup16(carry_mask_table, ctr_carry_27) */
-	vpand 160(%rsp), %ymm15, %ymm1 /* ctr_pair_27_b = and(ctr_mask_27, ctr_w_open) */
-	vpandn 192(%rsp), %ymm15, %ymm15 /* ctr_pair_27_a = andnot(ctr_mask_27, ctr_v_open) */
-	vpor %ymm15, %ymm1, %ymm1 /* ctr_pair_27 = or(ctr_pair_27_b, ctr_pair_27_a) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_27 = lookup16(ctr_sum_27, new_last_byte) */
-	vpor %ymm14, %ymm1, %ymm1 /* row_27 = or(ctr_pair_27, ctr_last_byte_27) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_block_k_28(%rip), %ymm14 /* block_k_28 = const() */
-	vpaddb 128(%rsp), %ymm14, %ymm14 /* ctr_j_28 = add(block_k_28, ctr_j0) */
-	vpaddw 224(%rsp), %ymm14, %ymm14 /* ctr_sum_28 = add(ctr_j_28, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_28 = lookup16(ctr_sum_28, carry_everywhere) */
-	vpshufb %ymm15, %ymm2, %ymm15 /* ctr_mask_28 = lookup16(carry_mask_table, ctr_carry_28) */
-	vpand 160(%rsp), %ymm15, %ymm6 /* ctr_pair_28_b = and(ctr_mask_28, ctr_w_open) */
-	vpandn 192(%rsp), %ymm15, %ymm15 /* ctr_pair_28_a = andnot(ctr_mask_28, ctr_v_open) */
-	vpor %ymm15, %ymm6, %ymm6 /* ctr_pair_28 = or(ctr_pair_28_b, ctr_pair_28_a) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_28 = lookup16(ctr_sum_28, new_last_byte) */
-	vpor %ymm14, %ymm6, %ymm6 /* row_28 = or(ctr_pair_28, ctr_last_byte_28) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_block_k_29(%rip), %ymm14 /* block_k_29 = const() */
-	vpaddb 128(%rsp), %ymm14, %ymm14 /* ctr_j_29 = add(block_k_29, ctr_j0) */
-	vpaddw 224(%rsp), %ymm14, %ymm14 /* ctr_sum_29 = add(ctr_j_29, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_29 = lookup16(ctr_sum_29, carry_everywhere) */
-	vpshufb %ymm15, %ymm2, %ymm15 /* ctr_mask_29 = lookup16(carry_mask_table, ctr_carry_29) */
-	vmovdqa %ymm10, 704(%rsp) /* spill row_23 */
-	vpand 160(%rsp), %ymm15, %ymm10 /* ctr_pair_29_b = and(ctr_mask_29, ctr_w_open) */
-	vpandn 192(%rsp), %ymm15, %ymm15 /* ctr_pair_29_a = andnot(ctr_mask_29, ctr_v_open) */
-	vpor %ymm15, %ymm10, %ymm10 /* ctr_pair_29 = or(ctr_pair_29_b, ctr_pair_29_a) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_29 = lookup16(ctr_sum_29, new_last_byte) */
-	vpor %ymm14, %ymm10, %ymm10 /* row_29 = or(ctr_pair_29, ctr_last_byte_29) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_block_k_30(%rip), %ymm14 /* block_k_30 = const() */
-	vpaddb 128(%rsp), %ymm14, %ymm14 /* ctr_j_30 = add(block_k_30, ctr_j0) */
-	vpaddw 224(%rsp), %ymm14, %ymm14 /* ctr_sum_30 = add(ctr_j_30, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_30 = lookup16(ctr_sum_30, carry_everywhere) */
-	vpshufb %ymm15, %ymm2, %ymm15 /* ctr_mask_30 = lookup16(carry_mask_table, ctr_carry_30) */
-	vmovdqa %ymm9, 736(%rsp) /* spill row_22 */
-	vpand 160(%rsp), %ymm15, %ymm9 /* ctr_pair_30_b = and(ctr_mask_30, ctr_w_open) */
-	vpandn 192(%rsp), %ymm15, %ymm15 /* ctr_pair_30_a = andnot(ctr_mask_30, ctr_v_open) */
-	vpor %ymm15, %ymm9, %ymm9 /* ctr_pair_30 = or(ctr_pair_30_b, ctr_pair_30_a) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_30 = lookup16(ctr_sum_30, new_last_byte) */
-	vpor %ymm14, %ymm9, %ymm9 /* row_30 = or(ctr_pair_30, ctr_last_byte_30) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_block_k_31(%rip), %ymm14 /* block_k_31 = const() */
-	vpaddb 128(%rsp), %ymm14, %ymm14 /* ctr_j_31 = add(block_k_31, ctr_j0) */
-	vpaddw 224(%rsp), %ymm14, %ymm14 /* ctr_sum_31 = add(ctr_j_31, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_31 = lookup16(ctr_sum_31, carry_everywhere) */
-	vpshufb %ymm15, %ymm2, %ymm15 /* ctr_mask_31 = lookup16(carry_mask_table, ctr_carry_31) */
-	vpand 160(%rsp), %ymm15, %ymm2 /* ctr_pair_31_b = and(ctr_mask_31, ctr_w_open) */
-	vpandn 192(%rsp), %ymm15, %ymm15 /* ctr_pair_31_a = andnot(ctr_mask_31, ctr_v_open) */
-	vpor %ymm15, %ymm2, %ymm2 /* ctr_pair_31 = or(ctr_pair_31_b, ctr_pair_31_a) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_31 = lookup16(ctr_sum_31, new_last_byte) */
-	vpor %ymm14, %ymm2, %ymm2 /* row_31 = or(ctr_pair_31, ctr_last_byte_31) */
-	vpunpcklbw %ymm11, %ymm0, %ymm14 /* tr0_16 = unpacklo(row_16, row_24) */
+	vpor %ymm13, %ymm2, %ymm2 /* row_26 = or(ctr_pair_26, ctr_last_byte_26) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_7_block_k_27(%rip), %ymm15, %ymm13 /* ctr_sum_27 = add(ctr_base, block_k_27) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm13, %ymm14 /* ctr_carry_27 = lookup16(ctr_sum_27, carry_everywhere) */
+	vpshufb %ymm14, %ymm3, %ymm14 /* ctr_mask_27 = lookup16(carry_mask_table, ctr_carry_27) */
+	vpand 192(%rsp), %ymm14, %ymm5 /* ctr_pair_27_b = and(ctr_mask_27, ctr_w_open) */
+	vpandn 160(%rsp), %ymm14, %ymm14 /* ctr_pair_27_a = andnot(ctr_mask_27, ctr_v_open) */
+	vpor %ymm14, %ymm5, %ymm5 /* ctr_pair_27 = or(ctr_pair_27_b, ctr_pair_27_a) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm13, %ymm13 /* ctr_last_byte_27 = lookup16(ctr_sum_27, new_last_byte) */
+	vpor %ymm13, %ymm5, %ymm5 /* row_27 = or(ctr_pair_27, ctr_last_byte_27) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_7_block_k_28(%rip), %ymm15, %ymm13 /* ctr_sum_28 = add(ctr_base, block_k_28) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm13, %ymm14 /* ctr_carry_28 = lookup16(ctr_sum_28, carry_everywhere) */
+	vpshufb %ymm14, %ymm3, %ymm14 /* ctr_mask_28 = lookup16(carry_mask_table, ctr_carry_28) */
+	vmovdqa %ymm10, 672(%rsp) /* spill row_23 */
+	vpand 192(%rsp), %ymm14, %ymm10 /* ctr_pair_28_b = and(ctr_mask_28, ctr_w_open) */
+	vpandn 160(%rsp), %ymm14, %ymm14 /* ctr_pair_28_a = andnot(ctr_mask_28, ctr_v_open) */
+	vpor %ymm14, %ymm10, %ymm10 /* ctr_pair_28 = or(ctr_pair_28_b, ctr_pair_28_a) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm13, %ymm13 /* ctr_last_byte_28 = lookup16(ctr_sum_28, new_last_byte) */
+	vpor %ymm13, %ymm10, %ymm10 /* row_28 = or(ctr_pair_28, ctr_last_byte_28) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_7_block_k_29(%rip), %ymm15, %ymm13 /* ctr_sum_29 = add(ctr_base, block_k_29) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm13, %ymm14 /* ctr_carry_29 = lookup16(ctr_sum_29, carry_everywhere) */
+	vpshufb %ymm14, %ymm3, %ymm14 /* ctr_mask_29 = lookup16(carry_mask_table, ctr_carry_29) */
+	vmovdqa %ymm9, 704(%rsp) /* spill row_22 */
+	vpand 192(%rsp), %ymm14, %ymm9 /* ctr_pair_29_b = and(ctr_mask_29, ctr_w_open) */
+	vpandn 160(%rsp), %ymm14, %ymm14 /* ctr_pair_29_a = andnot(ctr_mask_29, ctr_v_open) */
+	vpor %ymm14, %ymm9, %ymm9 /* ctr_pair_29 = or(ctr_pair_29_b, ctr_pair_29_a) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm13, %ymm13 /* ctr_last_byte_29 = lookup16(ctr_sum_29, new_last_byte) */
+	vpor %ymm13, %ymm9, %ymm9 /* row_29 = or(ctr_pair_29, ctr_last_byte_29) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_7_block_k_30(%rip), %ymm15, %ymm13 /* ctr_sum_30 = add(ctr_base, block_k_30) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm13, %ymm14 /* ctr_carry_30 = lookup16(ctr_sum_30, carry_everywhere) */
+	vpshufb %ymm14, %ymm3, %ymm14 /* ctr_mask_30 = lookup16(carry_mask_table, ctr_carry_30) */
+	vmovdqa %ymm8, 736(%rsp) /* spill row_21 */
+	vpand 192(%rsp), %ymm14, %ymm8 /* ctr_pair_30_b = and(ctr_mask_30, ctr_w_open) */
+	vpandn 160(%rsp), %ymm14, %ymm14 /* ctr_pair_30_a = andnot(ctr_mask_30, ctr_v_open) */
+	vpor %ymm14, %ymm8, %ymm8 /* ctr_pair_30 = or(ctr_pair_30_b, ctr_pair_30_a) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm13, %ymm13 /* ctr_last_byte_30 = lookup16(ctr_sum_30, new_last_byte) */
+	vpor %ymm13, %ymm8, %ymm8 /* row_30 = or(ctr_pair_30, ctr_last_byte_30) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_7_block_k_31(%rip), %ymm15, %ymm13 /* ctr_sum_31 = add(ctr_base, block_k_31) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm13, %ymm14 /* ctr_carry_31 = lookup16(ctr_sum_31, carry_everywhere) */
+	vpshufb %ymm14, %ymm3, %ymm14 /* ctr_mask_31 = lookup16(carry_mask_table, ctr_carry_31) */
+	vpand 192(%rsp), %ymm14, %ymm3 /* ctr_pair_31_b = and(ctr_mask_31, ctr_w_open) */
+	vpandn 160(%rsp), %ymm14, %ymm14 /* ctr_pair_31_a = andnot(ctr_mask_31, ctr_v_open) */
+	vpor %ymm14, %ymm3, %ymm3 /* ctr_pair_31 = or(ctr_pair_31_b, ctr_pair_31_a) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm13, %ymm13 /* ctr_last_byte_31 = lookup16(ctr_sum_31, new_last_byte) */
+	vpor %ymm13, %ymm3, %ymm3 /* row_31 = or(ctr_pair_31, ctr_last_byte_31) */
+	vpunpcklbw %ymm11, %ymm0, %ymm13 /* tr0_16 = unpacklo(row_16, row_24) */
 	vpunpckhbw %ymm11, %ymm0, %ymm0 /* tr0_17 = unpackhi(row_16, row_24) */
-	vpunpcklbw %ymm12, %ymm3, %ymm11 /* tr0_18 = unpacklo(row_17, row_25) */
-	vpunpckhbw %ymm12, %ymm3, %ymm3 /* tr0_19 = unpackhi(row_17, row_25) */
-	vpunpcklbw %ymm13, %ymm4, %ymm12 /* tr0_20 = unpacklo(row_18, row_26) */
-	vpunpckhbw %ymm13, %ymm4, %ymm4 /* tr0_21 = unpackhi(row_18, row_26) */
-	vpunpcklbw %ymm1, %ymm5, %ymm13 /* tr0_22 = unpacklo(row_19, row_27) */
-	vpunpckhbw %ymm1, %ymm5, %ymm1 /* tr0_23 = unpackhi(row_19, row_27) */
-	vpunpcklbw %ymm6, %ymm7, %ymm5 /* tr0_24 = unpacklo(row_20, row_28) */
-	vpunpckhbw %ymm6, %ymm7, %ymm6 /* tr0_25 = unpackhi(row_20, row_28) */
-	vpunpcklbw %ymm10, %ymm8, %ymm7 /* tr0_26 = unpacklo(row_21, row_29) */
-	vpunpckhbw %ymm10, %ymm8, %ymm8 /* tr0_27 = unpackhi(row_21, row_29) */
-	vmovdqa 736(%rsp), %ymm10 /* reload row_22 */
-	vpunpcklbw %ymm9, %ymm10, %ymm15 /* tr0_28 = unpacklo(row_22, row_30) */
-	vpunpckhbw %ymm9, %ymm10, %ymm9 /* tr0_29 = unpackhi(row_22, row_30) */
-	vmovdqa 704(%rsp), %ymm10 /* reload row_23 */
-	vmovdqa %ymm1, 736(%rsp) /* spill tr0_23 */
-	vpunpcklbw %ymm2, %ymm10, %ymm1 /* tr0_30 = unpacklo(row_23, row_31) */
-	vpunpckhbw %ymm2, %ymm10, %ymm2 /* tr0_31 = unpackhi(row_23, row_31) */
-	vpunpcklbw %ymm5, %ymm14, %ymm10 /* tr1_16 = unpacklo(tr0_16, tr0_24) */
-	vpunpckhbw %ymm5, %ymm14, %ymm5 /* tr1_17 = unpackhi(tr0_16, tr0_24) */
-	vpunpcklbw %ymm6, %ymm0, %ymm14 /* tr1_18 = unpacklo(tr0_17, tr0_25) */
-	vpunpckhbw %ymm6, %ymm0, %ymm0 /* tr1_19 = unpackhi(tr0_17, tr0_25) */
-	vpunpcklbw %ymm7, %ymm11, %ymm6 /* tr1_20 = unpacklo(tr0_18, tr0_26) */
-	vpunpckhbw %ymm7, %ymm11, %ymm7 /* tr1_21 = unpackhi(tr0_18, tr0_26) */
-	vpunpcklbw %ymm8, %ymm3, %ymm11 /* tr1_22 = unpacklo(tr0_19, tr0_27) */
-	vpunpckhbw %ymm8, %ymm3, %ymm3 /* tr1_23 = unpackhi(tr0_19, tr0_27) */
-	vpunpcklbw %ymm15, %ymm12, %ymm8 /* tr1_24 = unpacklo(tr0_20, tr0_28) */
+	vpunpcklbw %ymm12, %ymm1, %ymm11 /* tr0_18 = unpacklo(row_17, row_25) */
+	vpunpckhbw %ymm12, %ymm1, %ymm1 /* tr0_19 = unpackhi(row_17, row_25) */
+	vpunpcklbw %ymm2, %ymm4, %ymm12 /* tr0_20 = unpacklo(row_18, row_26) */
+	vpunpckhbw %ymm2, %ymm4, %ymm2 /* tr0_21 = unpackhi(row_18, row_26) */
+	vpunpcklbw %ymm5, %ymm6, %ymm4 /* tr0_22 = unpacklo(row_19, row_27) */
+	vpunpckhbw %ymm5, %ymm6, %ymm5 /* tr0_23 = unpackhi(row_19, row_27) */
+	vpunpcklbw %ymm10, %ymm7, %ymm6 /* tr0_24 = unpacklo(row_20, row_28) */
+	vpunpckhbw %ymm10, %ymm7, %ymm7 /* tr0_25 = unpackhi(row_20, row_28) */
+	vmovdqa 736(%rsp), %ymm10 /* reload row_21 */
+	vpunpcklbw %ymm9, %ymm10, %ymm14 /* tr0_26 = unpacklo(row_21, row_29) */
+	vpunpckhbw %ymm9, %ymm10, %ymm9 /* tr0_27 = unpackhi(row_21, row_29) */
+	vmovdqa 704(%rsp), %ymm10 /* reload row_22 */
+	vpunpcklbw %ymm8, %ymm10, %ymm15 /* tr0_28 = unpacklo(row_22, row_30) */
+	vpunpckhbw %ymm8, %ymm10, %ymm8 /* tr0_29 = unpackhi(row_22, row_30) */
+	vmovdqa 672(%rsp), %ymm10 /* reload row_23 */
+	vmovdqa %ymm5, 704(%rsp) /* spill tr0_23 */
+	vpunpcklbw %ymm3, %ymm10, %ymm5 /* tr0_30 = unpacklo(row_23, row_31) */
+	vpunpckhbw %ymm3, %ymm10, %ymm3 /* tr0_31 = unpackhi(row_23, row_31) */
+	vpunpcklbw %ymm6, %ymm13, %ymm10 /* tr1_16 = unpacklo(tr0_16, tr0_24) */
+	vpunpckhbw %ymm6, %ymm13, %ymm6 /* tr1_17 = unpackhi(tr0_16, tr0_24) */
+	vpunpcklbw %ymm7, %ymm0, %ymm13 /* tr1_18 = unpacklo(tr0_17, tr0_25) */
+	vpunpckhbw %ymm7, %ymm0, %ymm0 /* tr1_19 = unpackhi(tr0_17, tr0_25) */
+	vpunpcklbw %ymm14, %ymm11, %ymm7 /* tr1_20 = unpacklo(tr0_18, tr0_26) */
+	vpunpckhbw %ymm14, %ymm11, %ymm11 /* tr1_21 = unpackhi(tr0_18, tr0_26) */
+	vpunpcklbw %ymm9, %ymm1, %ymm14 /* tr1_22 = unpacklo(tr0_19, tr0_27) */
+	vpunpckhbw %ymm9, %ymm1, %ymm1 /* tr1_23 = unpackhi(tr0_19, tr0_27) */
+	vpunpcklbw %ymm15, %ymm12, %ymm9 /* tr1_24 = unpacklo(tr0_20, tr0_28) */
 	vpunpckhbw %ymm15, %ymm12, %ymm12 /* tr1_25 = unpackhi(tr0_20, tr0_28) */
-	vpunpcklbw %ymm9, %ymm4, %ymm15 /* tr1_26 = unpacklo(tr0_21, tr0_29) */
-	vpunpckhbw %ymm9, %ymm4, %ymm4 /* tr1_27 = unpackhi(tr0_21, tr0_29) */
-	vpunpcklbw %ymm1, %ymm13, %ymm9 /* tr1_28 = unpacklo(tr0_22, tr0_30) */
-	vpunpckhbw %ymm1, %ymm13, %ymm1 /* tr1_29 = unpackhi(tr0_22, tr0_30) */
-	vmovdqa 736(%rsp), %ymm13 /* reload tr0_23 */
-	vmovdqa %ymm3, 704(%rsp) /* spill tr1_23 */
-	vpunpcklbw %ymm2, %ymm13, %ymm3 /* tr1_30 = unpacklo(tr0_23, tr0_31) */
-	vpunpckhbw %ymm2, %ymm13, %ymm2 /* tr1_31 = unpackhi(tr0_23, tr0_31) */
-	vpunpcklbw %ymm8, %ymm10, %ymm13 /* tr2_16 = unpacklo(tr1_16, tr1_24) */
-	vpunpckhbw %ymm8, %ymm10, %ymm8 /* tr2_17 = unpackhi(tr1_16, tr1_24) */
-	vpunpcklbw %ymm12, %ymm5, %ymm10 /* tr2_18 = unpacklo(tr1_17, tr1_25) */
-	vpunpckhbw %ymm12, %ymm5, %ymm5 /* tr2_19 = unpackhi(tr1_17, tr1_25) */
-	vpunpcklbw %ymm15, %ymm14, %ymm12 /* tr2_20 = unpacklo(tr1_18, tr1_26) */
-	vpunpckhbw %ymm15, %ymm14, %ymm14 /* tr2_21 = unpackhi(tr1_18, tr1_26) */
-	vpunpcklbw %ymm4, %ymm0, %ymm15 /* tr2_22 = unpacklo(tr1_19, tr1_27) */
-	vpunpckhbw %ymm4, %ymm0, %ymm0 /* tr2_23 = unpackhi(tr1_19, tr1_27) */
-	vpunpcklbw %ymm9, %ymm6, %ymm4 /* tr2_24 = unpacklo(tr1_20, tr1_28) */
-	vpunpckhbw %ymm9, %ymm6, %ymm6 /* tr2_25 = unpackhi(tr1_20, tr1_28) */
-	vpunpcklbw %ymm1, %ymm7, %ymm9 /* tr2_26 = unpacklo(tr1_21, tr1_29) */
-	vpunpckhbw %ymm1, %ymm7, %ymm1 /* tr2_27 = unpackhi(tr1_21, tr1_29) */
-	vpunpcklbw %ymm3, %ymm11, %ymm7 /* tr2_28 = unpacklo(tr1_22, tr1_30) */
-	vpunpckhbw %ymm3, %ymm11, %ymm3 /* tr2_29 = unpackhi(tr1_22, tr1_30) */
-	vmovdqa 704(%rsp), %ymm11 /* reload tr1_23 */
-	vmovdqa %ymm0, 736(%rsp) /* spill tr2_23 */
-	vpunpcklbw %ymm2, %ymm11, %ymm0 /* tr2_30 = unpacklo(tr1_23, tr1_31) */
-	vpunpckhbw %ymm2, %ymm11, %ymm2 /* tr2_31 = unpackhi(tr1_23, tr1_31) */
-	vpunpcklbw %ymm4, %ymm13, %ymm11 /* tr3_16 = unpacklo(tr2_16, tr2_24) */
-	vpunpckhbw %ymm4, %ymm13, %ymm4 /* tr3_17 = unpackhi(tr2_16, tr2_24) */
-	vpunpcklbw %ymm6, %ymm8, %ymm13 /* tr3_18 = unpacklo(tr2_17, tr2_25) */
-	vpunpckhbw %ymm6, %ymm8, %ymm6 /* tr3_19 = unpackhi(tr2_17, tr2_25) */
-	vpunpcklbw %ymm9, %ymm10, %ymm8 /* tr3_20 = unpacklo(tr2_18, tr2_26) */
-	vpunpckhbw %ymm9, %ymm10, %ymm9 /* tr3_21 = unpackhi(tr2_18, tr2_26) */
-	vpunpcklbw %ymm1, %ymm5, %ymm10 /* tr3_22 = unpacklo(tr2_19, tr2_27) */
-	vpunpckhbw %ymm1, %ymm5, %ymm1 /* tr3_23 = unpackhi(tr2_19, tr2_27) */
-	vpunpcklbw %ymm7, %ymm12, %ymm5 /* tr3_24 = unpacklo(tr2_20, tr2_28) */
-	vpunpckhbw %ymm7, %ymm12, %ymm7 /* tr3_25 = unpackhi(tr2_20, tr2_28) */
-	vpunpcklbw %ymm3, %ymm14, %ymm12 /* tr3_26 = unpacklo(tr2_21, tr2_29) */
-	vpunpckhbw %ymm3, %ymm14, %ymm3 /* tr3_27 = unpackhi(tr2_21, tr2_29) */
-	vpunpcklbw %ymm0, %ymm15, %ymm14 /* tr3_28 = unpacklo(tr2_22, tr2_30) */
+	vpunpcklbw %ymm8, %ymm2, %ymm15 /* tr1_26 = unpacklo(tr0_21, tr0_29) */
+	vpunpckhbw %ymm8, %ymm2, %ymm2 /* tr1_27 = unpackhi(tr0_21, tr0_29) */
+	vpunpcklbw %ymm5, %ymm4, %ymm8 /* tr1_28 = unpacklo(tr0_22, tr0_30) */
+	vpunpckhbw %ymm5, %ymm4, %ymm4 /* tr1_29 = unpackhi(tr0_22, tr0_30) */
+	vmovdqa 704(%rsp), %ymm5 /* reload tr0_23 */
+	vmovdqa %ymm1, 672(%rsp) /* spill tr1_23 */
+	vpunpcklbw %ymm3, %ymm5, %ymm1 /* tr1_30 = unpacklo(tr0_23, tr0_31) */
+	vpunpckhbw %ymm3, %ymm5, %ymm3 /* tr1_31 = unpackhi(tr0_23, tr0_31) */
+	vpunpcklbw %ymm9, %ymm10, %ymm5 /* tr2_16 = unpacklo(tr1_16, tr1_24) */
+	vpunpckhbw %ymm9, %ymm10, %ymm9 /* tr2_17 = unpackhi(tr1_16, tr1_24) */
+	vpunpcklbw %ymm12, %ymm6, %ymm10 /* tr2_18 = unpacklo(tr1_17, tr1_25) */
+	vpunpckhbw %ymm12, %ymm6, %ymm6 /* tr2_19 = unpackhi(tr1_17, tr1_25) */
+	vpunpcklbw %ymm15, %ymm13, %ymm12 /* tr2_20 = unpacklo(tr1_18, tr1_26) */
+	vpunpckhbw %ymm15, %ymm13, %ymm13 /* tr2_21 = unpackhi(tr1_18, tr1_26) */
+	vpunpcklbw %ymm2, %ymm0, %ymm15 /* tr2_22 = unpacklo(tr1_19, tr1_27) */
+	vpunpckhbw %ymm2, %ymm0, %ymm0 /* tr2_23 = unpackhi(tr1_19, tr1_27) */
+	vpunpcklbw %ymm8, %ymm7, %ymm2 /* tr2_24 = unpacklo(tr1_20, tr1_28) */
+	vpunpckhbw %ymm8, %ymm7, %ymm7 /* tr2_25 = unpackhi(tr1_20, tr1_28) */
+	vpunpcklbw %ymm4, %ymm11, %ymm8 /* tr2_26 = unpacklo(tr1_21, tr1_29) */
+	vpunpckhbw %ymm4, %ymm11, %ymm4 /* tr2_27 = unpackhi(tr1_21, tr1_29) */
+	vpunpcklbw %ymm1, %ymm14, %ymm11 /* tr2_28 = unpacklo(tr1_22, tr1_30) */
+	vpunpckhbw %ymm1, %ymm14, %ymm1 /* tr2_29 = unpackhi(tr1_22, tr1_30) */
+	vmovdqa 672(%rsp), %ymm14 /* reload tr1_23 */
+	vmovdqa %ymm0, 704(%rsp) /* spill tr2_23 */
+	vpunpcklbw %ymm3, %ymm14, %ymm0 /* tr2_30 = unpacklo(tr1_23, tr1_31) */
+	vpunpckhbw %ymm3, %ymm14, %ymm3 /* tr2_31 = unpackhi(tr1_23, tr1_31) */
+	vpunpcklbw %ymm2, %ymm5, %ymm14 /* tr3_16 = unpacklo(tr2_16, tr2_24) */
+	vpunpckhbw %ymm2, %ymm5, %ymm2 /* tr3_17 = unpackhi(tr2_16, tr2_24) */
+	vpunpcklbw %ymm7, %ymm9, %ymm5 /* tr3_18 = unpacklo(tr2_17, tr2_25) */
+	vpunpckhbw %ymm7, %ymm9, %ymm7 /* tr3_19 = unpackhi(tr2_17, tr2_25) */
+	vpunpcklbw %ymm8, %ymm10, %ymm9 /* tr3_20 = unpacklo(tr2_18, tr2_26) */
+	vpunpckhbw %ymm8, %ymm10, %ymm8 /* tr3_21 = unpackhi(tr2_18, tr2_26) */
+	vpunpcklbw %ymm4, %ymm6, %ymm10 /* tr3_22 = unpacklo(tr2_19, tr2_27) */
+	vpunpckhbw %ymm4, %ymm6, %ymm4 /* tr3_23 = unpackhi(tr2_19, tr2_27) */
+	vpunpcklbw %ymm11, %ymm12, %ymm6 /* tr3_24 = unpacklo(tr2_20, tr2_28) */
+	vpunpckhbw %ymm11, %ymm12, %ymm11 /* tr3_25 = unpackhi(tr2_20, tr2_28) */
+	vpunpcklbw %ymm1, %ymm13, %ymm12 /* tr3_26 = unpacklo(tr2_21, tr2_29) */
+	vpunpckhbw %ymm1, %ymm13, %ymm1 /* tr3_27 = unpackhi(tr2_21, tr2_29) */
+	vpunpcklbw %ymm0, %ymm15, %ymm13 /* tr3_28 = unpacklo(tr2_22, tr2_30) */
 	vpunpckhbw %ymm0, %ymm15, %ymm0 /* tr3_29 = unpackhi(tr2_22, tr2_30) */
-	vmovdqa 736(%rsp), %ymm15 /* reload tr2_23 */
-	vmovdqa %ymm0, 704(%rsp) /* spill tr3_29 */
-	vpunpcklbw %ymm2, %ymm15, %ymm0 /* tr3_30 = unpacklo(tr2_23, tr2_31) */
-	vpunpckhbw %ymm2, %ymm15, %ymm2 /* tr3_31 = unpackhi(tr2_23, tr2_31) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm11, %ymm15 /* tr3_16_lo = and(tr3_16, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* tr3_16_sh = shr(tr3_16) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm11, %ymm11 /* tr3_16_hi = and(tr3_16_sh, nibble_mask) */
-	vmovdqa %ymm2, 736(%rsp) /* spill tr3_31 */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_tbl_lo(%rip), %ymm2 /* tbl_lo = const() */
-	vpshufb %ymm15, %ymm2, %ymm15 /* xin_16_l = lookup16(tbl_lo, tr3_16_lo) */
-	vmovdqa %ymm0, 768(%rsp) /* spill tr3_30 */
+	vmovdqa 704(%rsp), %ymm15 /* reload tr2_23 */
+	vmovdqa %ymm0, 672(%rsp) /* spill tr3_29 */
+	vpunpcklbw %ymm3, %ymm15, %ymm0 /* tr3_30 = unpacklo(tr2_23, tr2_31) */
+	vpunpckhbw %ymm3, %ymm15, %ymm3 /* tr3_31 = unpackhi(tr2_23, tr2_31) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm14, %ymm15 /* tr3_16_lo = and(tr3_16, nibble_mask) */
+	vpsrlw $4, %ymm14, %ymm14 /* tr3_16_sh = shr(tr3_16) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm14, %ymm14 /* tr3_16_hi = and(tr3_16_sh, nibble_mask) */
+	vmovdqa %ymm3, 704(%rsp) /* spill tr3_31 */
+	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_tbl_lo(%rip), %ymm3 /* tbl_lo = const() */
+	vpshufb %ymm15, %ymm3, %ymm15 /* xin_16_l = lookup16(tbl_lo, tr3_16_lo) */
+	vmovdqa %ymm0, 736(%rsp) /* spill tr3_30 */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_tbl_hi(%rip), %ymm0 /* tbl_hi = const() */
-	vpshufb %ymm11, %ymm0, %ymm11 /* xin_16_h = lookup16(tbl_hi, tr3_16_hi) */
-	vpxor %ymm11, %ymm15, %ymm11 /* xin_16 = xor(xin_16_l, xin_16_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm4, %ymm15 /* tr3_17_lo = and(tr3_17, nibble_mask) */
-	vpsrlw $4, %ymm4, %ymm4 /* tr3_17_sh = shr(tr3_17) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm4, %ymm4 /* tr3_17_hi = and(tr3_17_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm2, %ymm15 /* xin_17_l = lookup16(tbl_lo, tr3_17_lo) */
-	vpshufb %ymm4, %ymm0, %ymm4 /* xin_17_h = lookup16(tbl_hi, tr3_17_hi) */
-	vpxor %ymm4, %ymm15, %ymm4 /* xin_17 = xor(xin_17_l, xin_17_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm13, %ymm15 /* tr3_18_lo = and(tr3_18, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* tr3_18_sh = shr(tr3_18) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm13, %ymm13 /* tr3_18_hi = and(tr3_18_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm2, %ymm15 /* xin_18_l = lookup16(tbl_lo, tr3_18_lo) */
-	vpshufb %ymm13, %ymm0, %ymm13 /* xin_18_h = lookup16(tbl_hi, tr3_18_hi) */
-	vpxor %ymm13, %ymm15, %ymm13 /* xin_18 = xor(xin_18_l, xin_18_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm6, %ymm15 /* tr3_19_lo = and(tr3_19, nibble_mask) */
-	vpsrlw $4, %ymm6, %ymm6 /* tr3_19_sh = shr(tr3_19) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm6, %ymm6 /* tr3_19_hi = and(tr3_19_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm2, %ymm15 /* xin_19_l = lookup16(tbl_lo, tr3_19_lo) */
-	vpshufb %ymm6, %ymm0, %ymm6 /* xin_19_h = lookup16(tbl_hi, tr3_19_hi) */
-	vpxor %ymm6, %ymm15, %ymm6 /* xin_19 = xor(xin_19_l, xin_19_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm8, %ymm15 /* tr3_20_lo = and(tr3_20, nibble_mask) */
-	vpsrlw $4, %ymm8, %ymm8 /* tr3_20_sh = shr(tr3_20) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm8, %ymm8 /* tr3_20_hi = and(tr3_20_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm2, %ymm15 /* xin_20_l = lookup16(tbl_lo, tr3_20_lo) */
-	vpshufb %ymm8, %ymm0, %ymm8 /* xin_20_h = lookup16(tbl_hi, tr3_20_hi) */
-	vpxor %ymm8, %ymm15, %ymm8 /* xin_20 = xor(xin_20_l, xin_20_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm9, %ymm15 /* tr3_21_lo = and(tr3_21, nibble_mask) */
-	vpsrlw $4, %ymm9, %ymm9 /* tr3_21_sh = shr(tr3_21) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm9, %ymm9 /* tr3_21_hi = and(tr3_21_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm2, %ymm15 /* xin_21_l = lookup16(tbl_lo, tr3_21_lo) */
-	vpshufb %ymm9, %ymm0, %ymm9 /* xin_21_h = lookup16(tbl_hi, tr3_21_hi) */
-	vpxor %ymm9, %ymm15, %ymm9 /* xin_21 = xor(xin_21_l, xin_21_h) */
+	vpshufb %ymm14, %ymm0, %ymm14 /* xin_16_h = lookup16(tbl_hi, tr3_16_hi) */
+	vpxor %ymm14, %ymm15, %ymm14 /* xin_16 = xor(xin_16_l, xin_16_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm2, %ymm15 /* tr3_17_lo = and(tr3_17, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* tr3_17_sh = shr(tr3_17) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm2, %ymm2 /* tr3_17_hi = and(tr3_17_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* xin_17_l = lookup16(tbl_lo, tr3_17_lo) */
+	vpshufb %ymm2, %ymm0, %ymm2 /* xin_17_h = lookup16(tbl_hi, tr3_17_hi) */
+	vpxor %ymm2, %ymm15, %ymm2 /* xin_17 = xor(xin_17_l, xin_17_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm5, %ymm15 /* tr3_18_lo = and(tr3_18, nibble_mask) */
+	vpsrlw $4, %ymm5, %ymm5 /* tr3_18_sh = shr(tr3_18) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm5, %ymm5 /* tr3_18_hi = and(tr3_18_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* xin_18_l = lookup16(tbl_lo, tr3_18_lo) */
+	vpshufb %ymm5, %ymm0, %ymm5 /* xin_18_h = lookup16(tbl_hi, tr3_18_hi) */
+	vpxor %ymm5, %ymm15, %ymm5 /* xin_18 = xor(xin_18_l, xin_18_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm7, %ymm15 /* tr3_19_lo = and(tr3_19, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* tr3_19_sh = shr(tr3_19) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm7, %ymm7 /* tr3_19_hi = and(tr3_19_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* xin_19_l = lookup16(tbl_lo, tr3_19_lo) */
+	vpshufb %ymm7, %ymm0, %ymm7 /* xin_19_h = lookup16(tbl_hi, tr3_19_hi) */
+	vpxor %ymm7, %ymm15, %ymm7 /* xin_19 = xor(xin_19_l, xin_19_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm9, %ymm15 /* tr3_20_lo = and(tr3_20, nibble_mask) */
+	vpsrlw $4, %ymm9, %ymm9 /* tr3_20_sh = shr(tr3_20) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm9, %ymm9 /* tr3_20_hi = and(tr3_20_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* xin_20_l = lookup16(tbl_lo, tr3_20_lo) */
+	vpshufb %ymm9, %ymm0, %ymm9 /* xin_20_h = lookup16(tbl_hi, tr3_20_hi) */
+	vpxor %ymm9, %ymm15, %ymm9 /* xin_20 = xor(xin_20_l, xin_20_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm8, %ymm15 /* tr3_21_lo = and(tr3_21, nibble_mask) */
+	vpsrlw $4, %ymm8, %ymm8 /* tr3_21_sh = shr(tr3_21) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm8, %ymm8 /* tr3_21_hi = and(tr3_21_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* xin_21_l = lookup16(tbl_lo, tr3_21_lo) */
+	vpshufb %ymm8, %ymm0, %ymm8 /* xin_21_h = lookup16(tbl_hi, tr3_21_hi) */
+	vpxor %ymm8, %ymm15, %ymm8 /* xin_21 = xor(xin_21_l, xin_21_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm10, %ymm15 /* tr3_22_lo = and(tr3_22, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* tr3_22_sh = shr(tr3_22) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm10, %ymm10 /* tr3_22_hi = and(tr3_22_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm2, %ymm15 /* xin_22_l = lookup16(tbl_lo, tr3_22_lo) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* xin_22_l = lookup16(tbl_lo, tr3_22_lo) */
 	vpshufb %ymm10, %ymm0, %ymm10 /* xin_22_h = lookup16(tbl_hi, tr3_22_hi) */
 	vpxor %ymm10, %ymm15, %ymm10 /* xin_22 = xor(xin_22_l, xin_22_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm1, %ymm15 /* tr3_23_lo = and(tr3_23, nibble_mask) */
-	vpsrlw $4, %ymm1, %ymm1 /* tr3_23_sh = shr(tr3_23) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm1, %ymm1 /* tr3_23_hi = and(tr3_23_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm2, %ymm15 /* xin_23_l = lookup16(tbl_lo, tr3_23_lo) */
-	vpshufb %ymm1, %ymm0, %ymm1 /* xin_23_h = lookup16(tbl_hi, tr3_23_hi) */
-	vpxor %ymm1, %ymm15, %ymm1 /* xin_23 = xor(xin_23_l, xin_23_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm5, %ymm15 /* tr3_24_lo = and(tr3_24, nibble_mask) */
-	vpsrlw $4, %ymm5, %ymm5 /* tr3_24_sh = shr(tr3_24) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm5, %ymm5 /* tr3_24_hi = and(tr3_24_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm2, %ymm15 /* xin_24_l = lookup16(tbl_lo, tr3_24_lo) */
-	vpshufb %ymm5, %ymm0, %ymm5 /* xin_24_h = lookup16(tbl_hi, tr3_24_hi) */
-	vpxor %ymm5, %ymm15, %ymm5 /* xin_24 = xor(xin_24_l, xin_24_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm7, %ymm15 /* tr3_25_lo = and(tr3_25, nibble_mask) */
-	vpsrlw $4, %ymm7, %ymm7 /* tr3_25_sh = shr(tr3_25) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm7, %ymm7 /* tr3_25_hi = and(tr3_25_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm2, %ymm15 /* xin_25_l = lookup16(tbl_lo, tr3_25_lo) */
-	vpshufb %ymm7, %ymm0, %ymm7 /* xin_25_h = lookup16(tbl_hi, tr3_25_hi) */
-	vpxor %ymm7, %ymm15, %ymm7 /* xin_25 = xor(xin_25_l, xin_25_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm4, %ymm15 /* tr3_23_lo = and(tr3_23, nibble_mask) */
+	vpsrlw $4, %ymm4, %ymm4 /* tr3_23_sh = shr(tr3_23) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm4, %ymm4 /* tr3_23_hi = and(tr3_23_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* xin_23_l = lookup16(tbl_lo, tr3_23_lo) */
+	vpshufb %ymm4, %ymm0, %ymm4 /* xin_23_h = lookup16(tbl_hi, tr3_23_hi) */
+	vpxor %ymm4, %ymm15, %ymm4 /* xin_23 = xor(xin_23_l, xin_23_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm6, %ymm15 /* tr3_24_lo = and(tr3_24, nibble_mask) */
+	vpsrlw $4, %ymm6, %ymm6 /* tr3_24_sh = shr(tr3_24) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm6, %ymm6 /* tr3_24_hi = and(tr3_24_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* xin_24_l = lookup16(tbl_lo, tr3_24_lo) */
+	vpshufb %ymm6, %ymm0, %ymm6 /* xin_24_h = lookup16(tbl_hi, tr3_24_hi) */
+	vpxor %ymm6, %ymm15, %ymm6 /* xin_24 = xor(xin_24_l, xin_24_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm11, %ymm15 /* tr3_25_lo = and(tr3_25, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* tr3_25_sh = shr(tr3_25) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm11, %ymm11 /* tr3_25_hi = and(tr3_25_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* xin_25_l = lookup16(tbl_lo, tr3_25_lo) */
+	vpshufb %ymm11, %ymm0, %ymm11 /* xin_25_h = lookup16(tbl_hi, tr3_25_hi) */
+	vpxor %ymm11, %ymm15, %ymm11 /* xin_25 = xor(xin_25_l, xin_25_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm15 /* tr3_26_lo = and(tr3_26, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* tr3_26_sh = shr(tr3_26) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm12 /* tr3_26_hi = and(tr3_26_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm2, %ymm15 /* xin_26_l = lookup16(tbl_lo, tr3_26_lo) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* xin_26_l = lookup16(tbl_lo, tr3_26_lo) */
 	vpshufb %ymm12, %ymm0, %ymm12 /* xin_26_h = lookup16(tbl_hi, tr3_26_hi) */
 	vpxor %ymm12, %ymm15, %ymm12 /* xin_26 = xor(xin_26_l, xin_26_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm3, %ymm15 /* tr3_27_lo = and(tr3_27, nibble_mask) */
-	vpsrlw $4, %ymm3, %ymm3 /* tr3_27_sh = shr(tr3_27) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm3, %ymm3 /* tr3_27_hi = and(tr3_27_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm2, %ymm15 /* xin_27_l = lookup16(tbl_lo, tr3_27_lo) */
-	vpshufb %ymm3, %ymm0, %ymm3 /* xin_27_h = lookup16(tbl_hi, tr3_27_hi) */
-	vpxor %ymm3, %ymm15, %ymm3 /* xin_27 = xor(xin_27_l, xin_27_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm14, %ymm15 /* tr3_28_lo = and(tr3_28, nibble_mask) */
-	vpsrlw $4, %ymm14, %ymm14 /* tr3_28_sh = shr(tr3_28) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm14, %ymm14 /* tr3_28_hi = and(tr3_28_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm2, %ymm15 /* xin_28_l = lookup16(tbl_lo, tr3_28_lo) */
-	vpshufb %ymm14, %ymm0, %ymm14 /* xin_28_h = lookup16(tbl_hi, tr3_28_hi) */
-	vpxor %ymm14, %ymm15, %ymm14 /* xin_28 = xor(xin_28_l, xin_28_h) */
-	vmovdqa 704(%rsp), %ymm15 /* reload tr3_29 */
-	vmovdqa %ymm1, 800(%rsp) /* spill g1x7.1 */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm1, %ymm15 /* tr3_27_lo = and(tr3_27, nibble_mask) */
+	vpsrlw $4, %ymm1, %ymm1 /* tr3_27_sh = shr(tr3_27) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm1, %ymm1 /* tr3_27_hi = and(tr3_27_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* xin_27_l = lookup16(tbl_lo, tr3_27_lo) */
+	vpshufb %ymm1, %ymm0, %ymm1 /* xin_27_h = lookup16(tbl_hi, tr3_27_hi) */
+	vpxor %ymm1, %ymm15, %ymm1 /* xin_27 = xor(xin_27_l, xin_27_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm13, %ymm15 /* tr3_28_lo = and(tr3_28, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* tr3_28_sh = shr(tr3_28) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm13, %ymm13 /* tr3_28_hi = and(tr3_28_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* xin_28_l = lookup16(tbl_lo, tr3_28_lo) */
+	vpshufb %ymm13, %ymm0, %ymm13 /* xin_28_h = lookup16(tbl_hi, tr3_28_hi) */
+	vpxor %ymm13, %ymm15, %ymm13 /* xin_28 = xor(xin_28_l, xin_28_h) */
+	vmovdqa 672(%rsp), %ymm15 /* reload tr3_29 */
+	vmovdqa %ymm1, 768(%rsp) /* spill g1x11.1 */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm15, %ymm1 /* tr3_29_lo = and(tr3_29, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* tr3_29_sh = shr(tr3_29) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm15, %ymm15 /* tr3_29_hi = and(tr3_29_sh, nibble_mask) */
-	vpshufb %ymm1, %ymm2, %ymm1 /* xin_29_l = lookup16(tbl_lo, tr3_29_lo) */
+	vpshufb %ymm1, %ymm3, %ymm1 /* xin_29_l = lookup16(tbl_lo, tr3_29_lo) */
 	vpshufb %ymm15, %ymm0, %ymm15 /* xin_29_h = lookup16(tbl_hi, tr3_29_hi) */
 	vpxor %ymm15, %ymm1, %ymm1 /* xin_29 = xor(xin_29_l, xin_29_h) */
-	vmovdqa 768(%rsp), %ymm15 /* reload tr3_30 */
-	vmovdqa %ymm1, 704(%rsp) /* spill g1x13.1 */
+	vmovdqa 736(%rsp), %ymm15 /* reload tr3_30 */
+	vmovdqa %ymm1, 672(%rsp) /* spill g1x13.1 */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm15, %ymm1 /* tr3_30_lo = and(tr3_30, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* tr3_30_sh = shr(tr3_30) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm15, %ymm15 /* tr3_30_hi = and(tr3_30_sh, nibble_mask) */
-	vpshufb %ymm1, %ymm2, %ymm1 /* xin_30_l = lookup16(tbl_lo, tr3_30_lo) */
+	vpshufb %ymm1, %ymm3, %ymm1 /* xin_30_l = lookup16(tbl_lo, tr3_30_lo) */
 	vpshufb %ymm15, %ymm0, %ymm15 /* xin_30_h = lookup16(tbl_hi, tr3_30_hi) */
 	vpxor %ymm15, %ymm1, %ymm1 /* xin_30 = xor(xin_30_l, xin_30_h) */
-	vmovdqa 736(%rsp), %ymm15 /* reload tr3_31 */
-	vmovdqa %ymm1, 768(%rsp) /* spill g1x14.1 */
+	vmovdqa 704(%rsp), %ymm15 /* reload tr3_31 */
+	vmovdqa %ymm1, 736(%rsp) /* spill g1x14.1 */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm15, %ymm1 /* tr3_31_lo = and(tr3_31, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* tr3_31_sh = shr(tr3_31) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm15, %ymm15 /* tr3_31_hi = and(tr3_31_sh, nibble_mask) */
-	vpshufb %ymm1, %ymm2, %ymm1 /* xin_31_l = lookup16(tbl_lo, tr3_31_lo) */
+	vpshufb %ymm1, %ymm3, %ymm1 /* xin_31_l = lookup16(tbl_lo, tr3_31_lo) */
 	vpshufb %ymm15, %ymm0, %ymm15 /* xin_31_h = lookup16(tbl_hi, tr3_31_hi) */
 	vpxor %ymm15, %ymm1, %ymm1 /* xin_31 = xor(xin_31_l, xin_31_h) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_block_k_32(%rip), %ymm15 /* block_k_32 = const() */
-	vpaddb 128(%rsp), %ymm15, %ymm15 /* ctr_j_32 = add(block_k_32, ctr_j0) */
-	vpaddw 224(%rsp), %ymm15, %ymm15 /* ctr_sum_32 = add(ctr_j_32, ctr_last) */
-	vmovdqa %ymm1, 736(%rsp) /* spill g1x15.1 */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm15, %ymm1 /* ctr_carry_32 = lookup16(ctr_sum_32, carry_everywhere) */
-	vmovdqa %ymm3, 832(%rsp) /* spill g1x11.1 */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_carry_mask_table(%rip), %ymm3 /* carry_mask_table = const() */
-	vpshufb %ymm1, %ymm3, %ymm1 /* ctr_mask_32 = lookup16(carry_mask_table, ctr_carry_32) */
-	vmovdqa %ymm4, 864(%rsp) /* spill g1x1.1 */
-	vpand 160(%rsp), %ymm1, %ymm4 /* ctr_pair_32_b = and(ctr_mask_32, ctr_w_open) */
-	vpandn 192(%rsp), %ymm1, %ymm1 /* ctr_pair_32_a = andnot(ctr_mask_32, ctr_v_open) */
-	vpor %ymm1, %ymm4, %ymm1 /* ctr_pair_32 = or(ctr_pair_32_b, ctr_pair_32_a) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm15, %ymm4 /* ctr_last_byte_32 = lookup16(ctr_sum_32, new_last_byte) */
-	vpor %ymm4, %ymm1, %ymm1 /* row_32 = or(ctr_pair_32, ctr_last_byte_32) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_block_k_33(%rip), %ymm4 /* block_k_33 = const() */
-	vpaddb 128(%rsp), %ymm4, %ymm4 /* ctr_j_33 = add(block_k_33, ctr_j0) */
-	vpaddw 224(%rsp), %ymm4, %ymm4 /* ctr_sum_33 = add(ctr_j_33, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm4, %ymm15 /* ctr_carry_33 = lookup16(ctr_sum_33, carry_everywhere) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_33 = lookup16(carry_mask_table, ctr_carry_33) */
-	vmovdqa %ymm5, 896(%rsp) /* spill g1x8.1 */
-	vpand 160(%rsp), %ymm15, %ymm5 /* ctr_pair_33_b = and(ctr_mask_33, ctr_w_open) */
-	vpandn 192(%rsp), %ymm15, %ymm15 /* ctr_pair_33_a = andnot(ctr_mask_33, ctr_v_open) */
-	vpor %ymm15, %ymm5, %ymm5 /* ctr_pair_33 = or(ctr_pair_33_b, ctr_pair_33_a) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm4, %ymm4 /* ctr_last_byte_33 = lookup16(ctr_sum_33, new_last_byte) */
-	vpor %ymm4, %ymm5, %ymm4 /* row_33 = or(ctr_pair_33, ctr_last_byte_33) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_block_k_34(%rip), %ymm5 /* block_k_34 = const() */
-	vpaddb 128(%rsp), %ymm5, %ymm5 /* ctr_j_34 = add(block_k_34, ctr_j0) */
-	vpaddw 224(%rsp), %ymm5, %ymm5 /* ctr_sum_34 = add(ctr_j_34, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm5, %ymm15 /* ctr_carry_34 = lookup16(ctr_sum_34, carry_everywhere) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_34 = lookup16(carry_mask_table, ctr_carry_34) */
-	vmovdqa %ymm6, 928(%rsp) /* spill g1x3.1 */
-	vpand 160(%rsp), %ymm15, %ymm6 /* ctr_pair_34_b = and(ctr_mask_34, ctr_w_open) */
-	vpandn 192(%rsp), %ymm15, %ymm15 /* ctr_pair_34_a = andnot(ctr_mask_34, ctr_v_open) */
-	vpor %ymm15, %ymm6, %ymm6 /* ctr_pair_34 = or(ctr_pair_34_b, ctr_pair_34_a) */
+	vmovdqa 128(%rsp), %ymm15 /* reload ctr_base */
+	vmovdqa %ymm1, 704(%rsp) /* spill g1x15.1 */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_7_block_k_32(%rip), %ymm15, %ymm1 /* ctr_sum_32 = add(ctr_base, block_k_32) */
+	vmovdqa %ymm2, 800(%rsp) /* spill g1x1.1 */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm1, %ymm2 /* ctr_carry_32 = lookup16(ctr_sum_32, carry_everywhere) */
+	vmovdqa %ymm4, 832(%rsp) /* spill g1x7.1 */
+	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_carry_mask_table(%rip), %ymm4 /* carry_mask_table = const() */
+	vpshufb %ymm2, %ymm4, %ymm2 /* ctr_mask_32 = lookup16(carry_mask_table, ctr_carry_32) */
+	vmovdqa %ymm5, 864(%rsp) /* spill g1x2.1 */
+	vpand 192(%rsp), %ymm2, %ymm5 /* ctr_pair_32_b = and(ctr_mask_32, ctr_w_open) */
+	vpandn 160(%rsp), %ymm2, %ymm2 /* ctr_pair_32_a = andnot(ctr_mask_32, ctr_v_open) */
+	vpor %ymm2, %ymm5, %ymm2 /* ctr_pair_32 = or(ctr_pair_32_b, ctr_pair_32_a) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm1, %ymm1 /* ctr_last_byte_32 = lookup16(ctr_sum_32, new_last_byte) */
+	vpor %ymm1, %ymm2, %ymm1 /* row_32 = or(ctr_pair_32, ctr_last_byte_32) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_7_block_k_33(%rip), %ymm15, %ymm2 /* ctr_sum_33 = add(ctr_base, block_k_33) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm2, %ymm5 /* ctr_carry_33 = lookup16(ctr_sum_33, carry_everywhere) */
+	vpshufb %ymm5, %ymm4, %ymm5 /* ctr_mask_33 = lookup16(carry_mask_table, ctr_carry_33) */
+	vmovdqa %ymm6, 896(%rsp) /* spill g1x8.1 */
+	vpand 192(%rsp), %ymm5, %ymm6 /* ctr_pair_33_b = and(ctr_mask_33, ctr_w_open) */
+	vpandn 160(%rsp), %ymm5, %ymm5 /* ctr_pair_33_a = andnot(ctr_mask_33, ctr_v_open) */
+	vpor %ymm5, %ymm6, %ymm5 /* ctr_pair_33 = or(ctr_pair_33_b, ctr_pair_33_a) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm2, %ymm2 /* ctr_last_byte_33 = lookup16(ctr_sum_33, new_last_byte) */
+	vpor %ymm2, %ymm5, %ymm2 /* row_33 = or(ctr_pair_33, ctr_last_byte_33) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_7_block_k_34(%rip), %ymm15, %ymm5 /* ctr_sum_34 = add(ctr_base, block_k_34) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm5, %ymm6 /* ctr_carry_34 = lookup16(ctr_sum_34, carry_everywhere) */
+	vpshufb %ymm6, %ymm4, %ymm6 /* ctr_mask_34 = lookup16(carry_mask_table, ctr_carry_34) */
+	vmovdqa %ymm7, 928(%rsp) /* spill g1x3.1 */
+	vpand 192(%rsp), %ymm6, %ymm7 /* ctr_pair_34_b = and(ctr_mask_34, ctr_w_open) */
+	vpandn 160(%rsp), %ymm6, %ymm6 /* ctr_pair_34_a = andnot(ctr_mask_34, ctr_v_open) */
+	vpor %ymm6, %ymm7, %ymm6 /* ctr_pair_34 = or(ctr_pair_34_b, ctr_pair_34_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm5, %ymm5 /* ctr_last_byte_34 = lookup16(ctr_sum_34, new_last_byte) */
 	vpor %ymm5, %ymm6, %ymm5 /* row_34 = or(ctr_pair_34, ctr_last_byte_34) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_block_k_35(%rip), %ymm6 /* block_k_35 = const() */
-	vpaddb 128(%rsp), %ymm6, %ymm6 /* ctr_j_35 = add(block_k_35, ctr_j0) */
-	vpaddw 224(%rsp), %ymm6, %ymm6 /* ctr_sum_35 = add(ctr_j_35, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm6, %ymm15 /* ctr_carry_35 = lookup16(ctr_sum_35, carry_everywhere) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_35 = lookup16(carry_mask_table, ctr_carry_35) */
-	vmovdqa %ymm7, 960(%rsp) /* spill g1x9.1 */
-	vpand 160(%rsp), %ymm15, %ymm7 /* ctr_pair_35_b = and(ctr_mask_35, ctr_w_open) */
-	vpandn 192(%rsp), %ymm15, %ymm15 /* ctr_pair_35_a = andnot(ctr_mask_35, ctr_v_open) */
-	vpor %ymm15, %ymm7, %ymm7 /* ctr_pair_35 = or(ctr_pair_35_b, ctr_pair_35_a) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_7_block_k_35(%rip), %ymm15, %ymm6 /* ctr_sum_35 = add(ctr_base, block_k_35) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm6, %ymm7 /* ctr_carry_35 = lookup16(ctr_sum_35, carry_everywhere) */
+	vpshufb %ymm7, %ymm4, %ymm7 /* ctr_mask_35 = lookup16(carry_mask_table, ctr_carry_35) */
+	vmovdqa %ymm8, 960(%rsp) /* spill g1x5.1 */
+	vpand 192(%rsp), %ymm7, %ymm8 /* ctr_pair_35_b = and(ctr_mask_35, ctr_w_open) */
+	vpandn 160(%rsp), %ymm7, %ymm7 /* ctr_pair_35_a = andnot(ctr_mask_35, ctr_v_open) */
+	vpor %ymm7, %ymm8, %ymm7 /* ctr_pair_35 = or(ctr_pair_35_b, ctr_pair_35_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm6, %ymm6 /* ctr_last_byte_35 = lookup16(ctr_sum_35, new_last_byte) */
 	vpor %ymm6, %ymm7, %ymm6 /* row_35 = or(ctr_pair_35, ctr_last_byte_35) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_block_k_36(%rip), %ymm7 /* block_k_36 = const() */
-	vpaddb 128(%rsp), %ymm7, %ymm7 /* ctr_j_36 = add(block_k_36, ctr_j0) */
-	vpaddw 224(%rsp), %ymm7, %ymm7 /* ctr_sum_36 = add(ctr_j_36, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm7, %ymm15 /* ctr_carry_36 = lookup16(ctr_sum_36, carry_everywhere) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_36 = lookup16(carry_mask_table, ctr_carry_36) */
-	vmovdqa %ymm8, 992(%rsp) /* spill g1x4.1 */
-	vpand 160(%rsp), %ymm15, %ymm8 /* ctr_pair_36_b = and(ctr_mask_36, ctr_w_open) */
-	vpandn 192(%rsp), %ymm15, %ymm15 /* ctr_pair_36_a = andnot(ctr_mask_36, ctr_v_open) */
-	vpor %ymm15, %ymm8, %ymm8 /* ctr_pair_36 = or(ctr_pair_36_b, ctr_pair_36_a) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_7_block_k_36(%rip), %ymm15, %ymm7 /* ctr_sum_36 = add(ctr_base, block_k_36) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm7, %ymm8 /* ctr_carry_36 = lookup16(ctr_sum_36, carry_everywhere) */
+	vpshufb %ymm8, %ymm4, %ymm8 /* ctr_mask_36 = lookup16(carry_mask_table, ctr_carry_36) */
+	vmovdqa %ymm9, 992(%rsp) /* spill g1x4.1 */
+	vpand 192(%rsp), %ymm8, %ymm9 /* ctr_pair_36_b = and(ctr_mask_36, ctr_w_open) */
+	vpandn 160(%rsp), %ymm8, %ymm8 /* ctr_pair_36_a = andnot(ctr_mask_36, ctr_v_open) */
+	vpor %ymm8, %ymm9, %ymm8 /* ctr_pair_36 = or(ctr_pair_36_b, ctr_pair_36_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm7, %ymm7 /* ctr_last_byte_36 = lookup16(ctr_sum_36, new_last_byte) */
 	vpor %ymm7, %ymm8, %ymm7 /* row_36 = or(ctr_pair_36, ctr_last_byte_36) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_block_k_37(%rip), %ymm8 /* block_k_37 = const() */
-	vpaddb 128(%rsp), %ymm8, %ymm8 /* ctr_j_37 = add(block_k_37, ctr_j0) */
-	vpaddw 224(%rsp), %ymm8, %ymm8 /* ctr_sum_37 = add(ctr_j_37, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm8, %ymm15 /* ctr_carry_37 = lookup16(ctr_sum_37, carry_everywhere) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_37 = lookup16(carry_mask_table, ctr_carry_37) */
-	vmovdqa %ymm9, 1024(%rsp) /* spill g1x5.1 */
-	vpand 160(%rsp), %ymm15, %ymm9 /* ctr_pair_37_b = and(ctr_mask_37, ctr_w_open) */
-	vpandn 192(%rsp), %ymm15, %ymm15 /* ctr_pair_37_a = andnot(ctr_mask_37, ctr_v_open) */
-	vpor %ymm15, %ymm9, %ymm9 /* ctr_pair_37 = or(ctr_pair_37_b, ctr_pair_37_a) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_7_block_k_37(%rip), %ymm15, %ymm8 /* ctr_sum_37 = add(ctr_base, block_k_37) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm8, %ymm9 /* ctr_carry_37 = lookup16(ctr_sum_37, carry_everywhere) */
+	vpshufb %ymm9, %ymm4, %ymm9 /* ctr_mask_37 = lookup16(carry_mask_table, ctr_carry_37) */
+	vmovdqa %ymm10, 1024(%rsp) /* spill g1x6.1 */
+	vpand 192(%rsp), %ymm9, %ymm10 /* ctr_pair_37_b = and(ctr_mask_37, ctr_w_open) */
+	vpandn 160(%rsp), %ymm9, %ymm9 /* ctr_pair_37_a = andnot(ctr_mask_37, ctr_v_open) */
+	vpor %ymm9, %ymm10, %ymm9 /* ctr_pair_37 = or(ctr_pair_37_b, ctr_pair_37_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm8, %ymm8 /* ctr_last_byte_37 = lookup16(ctr_sum_37, new_last_byte) */
 	vpor %ymm8, %ymm9, %ymm8 /* row_37 = or(ctr_pair_37, ctr_last_byte_37) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_block_k_38(%rip), %ymm9 /* block_k_38 = const() */
-	vpaddb 128(%rsp), %ymm9, %ymm9 /* ctr_j_38 = add(block_k_38, ctr_j0) */
-	vpaddw 224(%rsp), %ymm9, %ymm9 /* ctr_sum_38 = add(ctr_j_38, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm9, %ymm15 /* ctr_carry_38 = lookup16(ctr_sum_38, carry_everywhere) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_38 = lookup16(carry_mask_table, ctr_carry_38) */
-	vmovdqa %ymm10, 1056(%rsp) /* spill g1x6.1 */
-	vpand 160(%rsp), %ymm15, %ymm10 /* ctr_pair_38_b = and(ctr_mask_38, ctr_w_open) */
-	vpandn 192(%rsp), %ymm15, %ymm15 /* ctr_pair_38_a = andnot(ctr_mask_38, ctr_v_open) */
-	vpor %ymm15, %ymm10, %ymm10 /* ctr_pair_38 = or(ctr_pair_38_b, ctr_pair_38_a) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_7_block_k_38(%rip), %ymm15, %ymm9 /* ctr_sum_38 = add(ctr_base, block_k_38) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm9, %ymm10 /* ctr_carry_38 = lookup16(ctr_sum_38, carry_everywhere) */
+	vpshufb %ymm10, %ymm4, %ymm10 /* ctr_mask_38 = lookup16(carry_mask_table, ctr_carry_38) */
+	vmovdqa %ymm11, 1056(%rsp) /* spill g1x9.1 */
+	vpand 192(%rsp), %ymm10, %ymm11 /* ctr_pair_38_b = and(ctr_mask_38, ctr_w_open) */
+	vpandn 160(%rsp), %ymm10, %ymm10 /* ctr_pair_38_a = andnot(ctr_mask_38, ctr_v_open) */
+	vpor %ymm10, %ymm11, %ymm10 /* ctr_pair_38 = or(ctr_pair_38_b, ctr_pair_38_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm9, %ymm9 /* ctr_last_byte_38 = lookup16(ctr_sum_38, new_last_byte) */
 	vpor %ymm9, %ymm10, %ymm9 /* row_38 = or(ctr_pair_38, ctr_last_byte_38) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_block_k_39(%rip), %ymm10 /* block_k_39 = const() */
-	vpaddb 128(%rsp), %ymm10, %ymm10 /* ctr_j_39 = add(block_k_39, ctr_j0) */
-	vpaddw 224(%rsp), %ymm10, %ymm10 /* ctr_sum_39 = add(ctr_j_39, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm10, %ymm15 /* ctr_carry_39 = lookup16(ctr_sum_39, carry_everywhere) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_39 = lookup16(carry_mask_table, ctr_carry_39) */
-	vmovdqa %ymm11, 1088(%rsp) /* spill g1x0.1 */
-	vpand 160(%rsp), %ymm15, %ymm11 /* ctr_pair_39_b = and(ctr_mask_39, ctr_w_open) */
-	vpandn 192(%rsp), %ymm15, %ymm15 /* ctr_pair_39_a = andnot(ctr_mask_39, ctr_v_open) */
-	vpor %ymm15, %ymm11, %ymm11 /* ctr_pair_39 = or(ctr_pair_39_b, ctr_pair_39_a) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_7_block_k_39(%rip), %ymm15, %ymm10 /* ctr_sum_39 = add(ctr_base, block_k_39) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm10, %ymm11 /* ctr_carry_39 = lookup16(ctr_sum_39, carry_everywhere) */
+	vpshufb %ymm11, %ymm4, %ymm11 /* ctr_mask_39 = lookup16(carry_mask_table, ctr_carry_39) */
+	vmovdqa %ymm12, 1088(%rsp) /* spill g1x10.1 */
+	vpand 192(%rsp), %ymm11, %ymm12 /* ctr_pair_39_b = and(ctr_mask_39, ctr_w_open) */
+	vpandn 160(%rsp), %ymm11, %ymm11 /* ctr_pair_39_a = andnot(ctr_mask_39, ctr_v_open) */
+	vpor %ymm11, %ymm12, %ymm11 /* ctr_pair_39 = or(ctr_pair_39_b, ctr_pair_39_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm10, %ymm10 /* ctr_last_byte_39 = lookup16(ctr_sum_39, new_last_byte) */
 	vpor %ymm10, %ymm11, %ymm10 /* row_39 = or(ctr_pair_39, ctr_last_byte_39) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_block_k_40(%rip), %ymm11 /* block_k_40 = const() */
-	vpaddb 128(%rsp), %ymm11, %ymm11 /* ctr_j_40 = add(block_k_40, ctr_j0) */
-	vpaddw 224(%rsp), %ymm11, %ymm11 /* ctr_sum_40 = add(ctr_j_40, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm11, %ymm15 /* ctr_carry_40 = lookup16(ctr_sum_40, carry_everywhere) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_40 = lookup16(carry_mask_table, ctr_carry_40) */
-	vmovdqa %ymm12, 1120(%rsp) /* spill g1x10.1 */
-	vpand 160(%rsp), %ymm15, %ymm12 /* ctr_pair_40_b = and(ctr_mask_40, ctr_w_open) */
-	vpandn 192(%rsp), %ymm15, %ymm15 /* ctr_pair_40_a = andnot(ctr_mask_40, ctr_v_open) */
-	vpor %ymm15, %ymm12, %ymm12 /* ctr_pair_40 = or(ctr_pair_40_b, ctr_pair_40_a) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_7_block_k_40(%rip), %ymm15, %ymm11 /* ctr_sum_40 = add(ctr_base, block_k_40) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm11, %ymm12 /* ctr_carry_40 = lookup16(ctr_sum_40, carry_everywhere) */
+	vpshufb %ymm12, %ymm4, %ymm12 /* ctr_mask_40 = lookup16(carry_mask_table, ctr_carry_40) */
+	vmovdqa %ymm13, 1120(%rsp) /* spill g1x12.1 */
+	vpand 192(%rsp), %ymm12, %ymm13 /* ctr_pair_40_b = and(ctr_mask_40, ctr_w_open) */
+	vpandn 160(%rsp), %ymm12, %ymm12 /* ctr_pair_40_a = andnot(ctr_mask_40, ctr_v_open) */
+	vpor %ymm12, %ymm13, %ymm12 /* ctr_pair_40 = or(ctr_pair_40_b, ctr_pair_40_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm11, %ymm11 /* ctr_last_byte_40 = lookup16(ctr_sum_40, new_last_byte) */
 	vpor %ymm11, %ymm12, %ymm11 /* row_40 = or(ctr_pair_40, ctr_last_byte_40) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_block_k_41(%rip), %ymm12 /* block_k_41 = const() */
-	vpaddb 128(%rsp), %ymm12, %ymm12 /* ctr_j_41 = add(block_k_41, ctr_j0) */
-	vpaddw 224(%rsp), %ymm12, %ymm12 /* ctr_sum_41 = add(ctr_j_41, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm12, %ymm15 /* ctr_carry_41 = lookup16(ctr_sum_41, carry_everywhere) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_41 = lookup16(carry_mask_table, ctr_carry_41) */
-	vmovdqa %ymm13, 1152(%rsp) /* spill g1x2.1 */
-	vpand 160(%rsp), %ymm15, %ymm13 /* ctr_pair_41_b = and(ctr_mask_41, ctr_w_open) */
-	vpandn 192(%rsp), %ymm15, %ymm15 /* ctr_pair_41_a = andnot(ctr_mask_41, ctr_v_open) */
-	vpor %ymm15, %ymm13, %ymm13 /* ctr_pair_41 = or(ctr_pair_41_b, ctr_pair_41_a) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_7_block_k_41(%rip), %ymm15, %ymm12 /* ctr_sum_41 = add(ctr_base, block_k_41) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm12, %ymm13 /* ctr_carry_41 = lookup16(ctr_sum_41, carry_everywhere) */
+	vpshufb %ymm13, %ymm4, %ymm13 /* ctr_mask_41 = lookup16(carry_mask_table, ctr_carry_41) */
+	vmovdqa %ymm14, 1152(%rsp) /* spill g1x0.1 */
+	vpand 192(%rsp), %ymm13, %ymm14 /* ctr_pair_41_b = and(ctr_mask_41, ctr_w_open) */
+	vpandn 160(%rsp), %ymm13, %ymm13 /* ctr_pair_41_a = andnot(ctr_mask_41, ctr_v_open) */
+	vpor %ymm13, %ymm14, %ymm13 /* ctr_pair_41 = or(ctr_pair_41_b, ctr_pair_41_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm12, %ymm12 /* ctr_last_byte_41 = lookup16(ctr_sum_41, new_last_byte) */
 	vpor %ymm12, %ymm13, %ymm12 /* row_41 = or(ctr_pair_41, ctr_last_byte_41) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_block_k_42(%rip), %ymm13 /* block_k_42 = const() */
-	vpaddb 128(%rsp), %ymm13, %ymm13 /* ctr_j_42 = add(block_k_42, ctr_j0) */
-	vpaddw 224(%rsp), %ymm13, %ymm13 /* ctr_sum_42 = add(ctr_j_42, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm13, %ymm15 /* ctr_carry_42 = lookup16(ctr_sum_42, carry_everywhere) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_42 = lookup16(carry_mask_table, ctr_carry_42) */
-	vmovdqa %ymm14, 1184(%rsp) /* spill g1x12.1 */
-	vpand 160(%rsp), %ymm15, %ymm14 /* ctr_pair_42_b = and(ctr_mask_42, ctr_w_open) */
-	vpandn 192(%rsp), %ymm15, %ymm15 /* ctr_pair_42_a = andnot(ctr_mask_42, ctr_v_open) */
-	vpor %ymm15, %ymm14, %ymm14 /* ctr_pair_42 = or(ctr_pair_42_b, ctr_pair_42_a) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_7_block_k_42(%rip), %ymm15, %ymm13 /* ctr_sum_42 = add(ctr_base, block_k_42) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm13, %ymm14 /* ctr_carry_42 = lookup16(ctr_sum_42, carry_everywhere) */
+	vpshufb %ymm14, %ymm4, %ymm14 /* ctr_mask_42 = lookup16(carry_mask_table, ctr_carry_42) */
+	vpand 192(%rsp), %ymm14, %ymm0 /* ctr_pair_42_b = and(ctr_mask_42, ctr_w_open) */
+	vpandn 160(%rsp), %ymm14, %ymm14 /* ctr_pair_42_a = andnot(ctr_mask_42, ctr_v_open) */
+	vpor %ymm14, %ymm0, %ymm0 /* ctr_pair_42 = or(ctr_pair_42_b, ctr_pair_42_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm13, %ymm13 /* ctr_last_byte_42 = lookup16(ctr_sum_42, new_last_byte) */
-	vpor %ymm13, %ymm14, %ymm13 /* row_42 = or(ctr_pair_42, ctr_last_byte_42) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_block_k_43(%rip), %ymm14 /* block_k_43 = const() */
-	vpaddb 128(%rsp), %ymm14, %ymm14 /* ctr_j_43 = add(block_k_43, ctr_j0) */
-	vpaddw 224(%rsp), %ymm14, %ymm14 /* ctr_sum_43 = add(ctr_j_43, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_43 = lookup16(ctr_sum_43, carry_everywhere) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_43 = lookup16(carry_mask_table, ctr_carry_43) */
-	vpand 160(%rsp), %ymm15, %ymm0 /* ctr_pair_43_b = and(ctr_mask_43, ctr_w_open) */
-	vpandn 192(%rsp), %ymm15, %ymm15 /* ctr_pair_43_a = andnot(ctr_mask_43, ctr_v_open) */
-	vpor %ymm15, %ymm0, %ymm0 /* ctr_pair_43 = or(ctr_pair_43_b, ctr_pair_43_a) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_43 = lookup16(ctr_sum_43, new_last_byte) */
-	vpor %ymm14, %ymm0, %ymm0 /* row_43 = or(ctr_pair_43, ctr_last_byte_43) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_block_k_44(%rip), %ymm14 /* block_k_44 = const() */
-	vpaddb 128(%rsp), %ymm14, %ymm14 /* ctr_j_44 = add(block_k_44, ctr_j0) */
-	vpaddw 224(%rsp), %ymm14, %ymm14 /* ctr_sum_44 = add(ctr_j_44, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_44 = lookup16(ctr_sum_44, carry_everywhere) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_44 = lookup16(carry_mask_table, ctr_carry_44) */
-	vpand 160(%rsp), %ymm15, %ymm2 /* ctr_pair_44_b = and(ctr_mask_44, ctr_w_open) */
-	vpandn 192(%rsp), %ymm15, %ymm15 /* ctr_pair_44_a = andnot(ctr_mask_44, ctr_v_open) */
-	vpor %ymm15, %ymm2, %ymm2 /* ctr_pair_44 = or(ctr_pair_44_b, ctr_pair_44_a) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_44 = lookup16(ctr_sum_44, new_last_byte) */
-	vpor %ymm14, %ymm2, %ymm2 /* row_44 = or(ctr_pair_44, ctr_last_byte_44) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_block_k_45(%rip), %ymm14 /* block_k_45 = const() */
-	vpaddb 128(%rsp), %ymm14, %ymm14 /* ctr_j_45 = add(block_k_45, ctr_j0) */
-	vpaddw 224(%rsp), %ymm14, %ymm14 /* ctr_sum_45 = add(ctr_j_45, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_45 = lookup16(ctr_sum_45, carry_everywhere) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_45 = lookup16(carry_mask_table, ctr_carry_45) */
-	vmovdqa %ymm10, 1216(%rsp) /* spill row_39 */
-	vpand 160(%rsp), %ymm15, %ymm10 /* ctr_pair_45_b = and(ctr_mask_45, ctr_w_open) */
-	vpandn 192(%rsp), %ymm15, %ymm15 /* ctr_pair_45_a = andnot(ctr_mask_45, ctr_v_open) */
-	vpor %ymm15, %ymm10, %ymm10 /* ctr_pair_45 = or(ctr_pair_45_b, ctr_pair_45_a) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_45 = lookup16(ctr_sum_45, new_last_byte) */
-	vpor %ymm14, %ymm10, %ymm10 /* row_45 = or(ctr_pair_45, ctr_last_byte_45) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_block_k_46(%rip), %ymm14 /* block_k_46 = const() */
-	vpaddb 128(%rsp), %ymm14, %ymm14 /* ctr_j_46 = add(block_k_46, ctr_j0) */
-	vpaddw 224(%rsp), %ymm14, %ymm14 /* ctr_sum_46 = add(ctr_j_46, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_46 = lookup16(ctr_sum_46, carry_everywhere) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_46 = lookup16(carry_mask_table, ctr_carry_46) */
-	vmovdqa %ymm9, 1248(%rsp) /* spill row_38 */
-	vpand 160(%rsp), %ymm15, %ymm9 /* ctr_pair_46_b = and(ctr_mask_46, ctr_w_open) */
-	vpandn 192(%rsp), %ymm15, %ymm15 /* ctr_pair_46_a = andnot(ctr_mask_46, ctr_v_open) */
-	vpor %ymm15, %ymm9, %ymm9 /* ctr_pair_46 = or(ctr_pair_46_b, ctr_pair_46_a) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_46 = lookup16(ctr_sum_46, new_last_byte) */
-	vpor %ymm14, %ymm9, %ymm9 /* row_46 = or(ctr_pair_46, ctr_last_byte_46) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_block_k_47(%rip), %ymm14 /* block_k_47 = const() */
-	vpaddb 128(%rsp), %ymm14, %ymm14 /* ctr_j_47 = add(block_k_47, ctr_j0) */
-	vpaddw 224(%rsp), %ymm14, %ymm14 /* ctr_sum_47 = add(ctr_j_47, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_47 = lookup16(ctr_sum_47, carry_everywhere) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_47 = lookup16(carry_mask_table, ctr_carry_47) */
-	vpand 160(%rsp), %ymm15, %ymm3 /* ctr_pair_47_b = and(ctr_mask_47, ctr_w_open) */
-	vpandn 192(%rsp), %ymm15, %ymm15 /* ctr_pair_47_a = andnot(ctr_mask_47, ctr_v_open) */
-	vpor %ymm15, %ymm3, %ymm3 /* ctr_pair_47 = or(ctr_pair_47_b, ctr_pair_47_a) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_47 = lookup16(ctr_sum_47, new_last_byte) */
-	vpor %ymm14, %ymm3, %ymm3 /* row_47 = or(ctr_pair_47, ctr_last_byte_47) */
-	vpunpcklbw %ymm11, %ymm1, %ymm14 /* tr0_32 = unpacklo(row_32, row_40) */
+	vpor %ymm13, %ymm0, %ymm0 /* row_42 = or(ctr_pair_42, ctr_last_byte_42) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_7_block_k_43(%rip), %ymm15, %ymm13 /* ctr_sum_43 = add(ctr_base, block_k_43) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm13, %ymm14 /* ctr_carry_43 = lookup16(ctr_sum_43, carry_everywhere) */
+	vpshufb %ymm14, %ymm4, %ymm14 /* ctr_mask_43 = lookup16(carry_mask_table, ctr_carry_43) */
+	vpand 192(%rsp), %ymm14, %ymm3 /* ctr_pair_43_b = and(ctr_mask_43, ctr_w_open) */
+	vpandn 160(%rsp), %ymm14, %ymm14 /* ctr_pair_43_a = andnot(ctr_mask_43, ctr_v_open) */
+	vpor %ymm14, %ymm3, %ymm3 /* ctr_pair_43 = or(ctr_pair_43_b, ctr_pair_43_a) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm13, %ymm13 /* ctr_last_byte_43 = lookup16(ctr_sum_43, new_last_byte) */
+	vpor %ymm13, %ymm3, %ymm3 /* row_43 = or(ctr_pair_43, ctr_last_byte_43) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_7_block_k_44(%rip), %ymm15, %ymm13 /* ctr_sum_44 = add(ctr_base, block_k_44) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm13, %ymm14 /* ctr_carry_44 = lookup16(ctr_sum_44, carry_everywhere) */
+	vpshufb %ymm14, %ymm4, %ymm14 /* ctr_mask_44 = lookup16(carry_mask_table, ctr_carry_44) */
+	vmovdqa %ymm10, 1184(%rsp) /* spill row_39 */
+	vpand 192(%rsp), %ymm14, %ymm10 /* ctr_pair_44_b = and(ctr_mask_44, ctr_w_open) */
+	vpandn 160(%rsp), %ymm14, %ymm14 /* ctr_pair_44_a = andnot(ctr_mask_44, ctr_v_open) */
+	vpor %ymm14, %ymm10, %ymm10 /* ctr_pair_44 = or(ctr_pair_44_b, ctr_pair_44_a) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm13, %ymm13 /* ctr_last_byte_44 = lookup16(ctr_sum_44, new_last_byte) */
+	vpor %ymm13, %ymm10, %ymm10 /* row_44 = or(ctr_pair_44, ctr_last_byte_44) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_7_block_k_45(%rip), %ymm15, %ymm13 /* ctr_sum_45 = add(ctr_base, block_k_45) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm13, %ymm14 /* ctr_carry_45 = lookup16(ctr_sum_45, carry_everywhere) */
+	vpshufb %ymm14, %ymm4, %ymm14 /* ctr_mask_45 = lookup16(carry_mask_table, ctr_carry_45) */
+	vmovdqa %ymm9, 1216(%rsp) /* spill row_38 */
+	vpand 192(%rsp), %ymm14, %ymm9 /* ctr_pair_45_b = and(ctr_mask_45, ctr_w_open) */
+	vpandn 160(%rsp), %ymm14, %ymm14 /* ctr_pair_45_a = andnot(ctr_mask_45, ctr_v_open) */
+	vpor %ymm14, %ymm9, %ymm9 /* ctr_pair_45 = or(ctr_pair_45_b, ctr_pair_45_a) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm13, %ymm13 /* ctr_last_byte_45 = lookup16(ctr_sum_45, new_last_byte) */
+	vpor %ymm13, %ymm9, %ymm9 /* row_45 = or(ctr_pair_45, ctr_last_byte_45) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_7_block_k_46(%rip), %ymm15, %ymm13 /* ctr_sum_46 = add(ctr_base, block_k_46) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm13, %ymm14 /* ctr_carry_46 = lookup16(ctr_sum_46, carry_everywhere) */
+	vpshufb %ymm14, %ymm4, %ymm14 /* ctr_mask_46 = lookup16(carry_mask_table, ctr_carry_46) */
+	vmovdqa %ymm8, 1248(%rsp) /* spill row_37 */
+	vpand 192(%rsp), %ymm14, %ymm8 /* ctr_pair_46_b = and(ctr_mask_46, ctr_w_open) */
+	vpandn 160(%rsp), %ymm14, %ymm14 /* ctr_pair_46_a = andnot(ctr_mask_46, ctr_v_open) */
+	vpor %ymm14, %ymm8, %ymm8 /* ctr_pair_46 = or(ctr_pair_46_b, ctr_pair_46_a) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm13, %ymm13 /* ctr_last_byte_46 = lookup16(ctr_sum_46, new_last_byte) */
+	vpor %ymm13, %ymm8, %ymm8 /* row_46 = or(ctr_pair_46, ctr_last_byte_46) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_7_block_k_47(%rip), %ymm15, %ymm13 /* ctr_sum_47 = add(ctr_base, block_k_47) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm13, %ymm14 /* ctr_carry_47 = lookup16(ctr_sum_47, carry_everywhere) */
+	vpshufb %ymm14, %ymm4, %ymm14 /* ctr_mask_47 = lookup16(carry_mask_table, ctr_carry_47) */
+	vpand 192(%rsp), %ymm14, %ymm4 /* ctr_pair_47_b = and(ctr_mask_47, ctr_w_open) */
+	vpandn 160(%rsp), %ymm14, %ymm14 /* ctr_pair_47_a = andnot(ctr_mask_47, ctr_v_open) */
+	vpor %ymm14, %ymm4, %ymm4 /* ctr_pair_47 = or(ctr_pair_47_b, ctr_pair_47_a) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm13, %ymm13 /* ctr_last_byte_47 = lookup16(ctr_sum_47, new_last_byte) */
+	vpor %ymm13, %ymm4, %ymm4 /* row_47 = or(ctr_pair_47, ctr_last_byte_47) */
+	vpunpcklbw %ymm11, %ymm1, %ymm13 /* tr0_32 = unpacklo(row_32, row_40) */
 	vpunpckhbw %ymm11, %ymm1, %ymm1 /* tr0_33 = unpackhi(row_32, row_40) */
-	vpunpcklbw %ymm12, %ymm4, %ymm11 /* tr0_34 = unpacklo(row_33, row_41) */
-	vpunpckhbw %ymm12, %ymm4, %ymm4 /* tr0_35 = unpackhi(row_33, row_41) */
-	vpunpcklbw %ymm13, %ymm5, %ymm12 /* tr0_36 = unpacklo(row_34, row_42) */
-	vpunpckhbw %ymm13, %ymm5, %ymm5 /* tr0_37 = unpackhi(row_34, row_42) */
-	vpunpcklbw %ymm0, %ymm6, %ymm13 /* tr0_38 = unpacklo(row_35, row_43) */
-	vpunpckhbw %ymm0, %ymm6, %ymm0 /* tr0_39 = unpackhi(row_35, row_43) */
-	vpunpcklbw %ymm2, %ymm7, %ymm6 /* tr0_40 = unpacklo(row_36, row_44) */
-	vpunpckhbw %ymm2, %ymm7, %ymm2 /* tr0_41 = unpackhi(row_36, row_44) */
-	vpunpcklbw %ymm10, %ymm8, %ymm7 /* tr0_42 = unpacklo(row_37, row_45) */
-	vpunpckhbw %ymm10, %ymm8, %ymm8 /* tr0_43 = unpackhi(row_37, row_45) */
-	vmovdqa 1248(%rsp), %ymm10 /* reload row_38 */
-	vpunpcklbw %ymm9, %ymm10, %ymm15 /* tr0_44 = unpacklo(row_38, row_46) */
-	vpunpckhbw %ymm9, %ymm10, %ymm9 /* tr0_45 = unpackhi(row_38, row_46) */
-	vmovdqa 1216(%rsp), %ymm10 /* reload row_39 */
-	vmovdqa %ymm0, 1248(%rsp) /* spill tr0_39 */
-	vpunpcklbw %ymm3, %ymm10, %ymm0 /* tr0_46 = unpacklo(row_39, row_47) */
-	vpunpckhbw %ymm3, %ymm10, %ymm3 /* tr0_47 = unpackhi(row_39, row_47) */
-	vpunpcklbw %ymm6, %ymm14, %ymm10 /* tr1_32 = unpacklo(tr0_32, tr0_40) */
-	vpunpckhbw %ymm6, %ymm14, %ymm6 /* tr1_33 = unpackhi(tr0_32, tr0_40) */
-	vpunpcklbw %ymm2, %ymm1, %ymm14 /* tr1_34 = unpacklo(tr0_33, tr0_41) */
-	vpunpckhbw %ymm2, %ymm1, %ymm1 /* tr1_35 = unpackhi(tr0_33, tr0_41) */
-	vpunpcklbw %ymm7, %ymm11, %ymm2 /* tr1_36 = unpacklo(tr0_34, tr0_42) */
-	vpunpckhbw %ymm7, %ymm11, %ymm7 /* tr1_37 = unpackhi(tr0_34, tr0_42) */
-	vpunpcklbw %ymm8, %ymm4, %ymm11 /* tr1_38 = unpacklo(tr0_35, tr0_43) */
-	vpunpckhbw %ymm8, %ymm4, %ymm4 /* tr1_39 = unpackhi(tr0_35, tr0_43) */
-	vpunpcklbw %ymm15, %ymm12, %ymm8 /* tr1_40 = unpacklo(tr0_36, tr0_44) */
+	vpunpcklbw %ymm12, %ymm2, %ymm11 /* tr0_34 = unpacklo(row_33, row_41) */
+	vpunpckhbw %ymm12, %ymm2, %ymm2 /* tr0_35 = unpackhi(row_33, row_41) */
+	vpunpcklbw %ymm0, %ymm5, %ymm12 /* tr0_36 = unpacklo(row_34, row_42) */
+	vpunpckhbw %ymm0, %ymm5, %ymm0 /* tr0_37 = unpackhi(row_34, row_42) */
+	vpunpcklbw %ymm3, %ymm6, %ymm5 /* tr0_38 = unpacklo(row_35, row_43) */
+	vpunpckhbw %ymm3, %ymm6, %ymm3 /* tr0_39 = unpackhi(row_35, row_43) */
+	vpunpcklbw %ymm10, %ymm7, %ymm6 /* tr0_40 = unpacklo(row_36, row_44) */
+	vpunpckhbw %ymm10, %ymm7, %ymm7 /* tr0_41 = unpackhi(row_36, row_44) */
+	vmovdqa 1248(%rsp), %ymm10 /* reload row_37 */
+	vpunpcklbw %ymm9, %ymm10, %ymm14 /* tr0_42 = unpacklo(row_37, row_45) */
+	vpunpckhbw %ymm9, %ymm10, %ymm9 /* tr0_43 = unpackhi(row_37, row_45) */
+	vmovdqa 1216(%rsp), %ymm10 /* reload row_38 */
+	vpunpcklbw %ymm8, %ymm10, %ymm15 /* tr0_44 = unpacklo(row_38, row_46) */
+	vpunpckhbw %ymm8, %ymm10, %ymm8 /* tr0_45 = unpackhi(row_38, row_46) */
+	vmovdqa 1184(%rsp), %ymm10 /* reload row_39 */
+	vmovdqa %ymm3, 1216(%rsp) /* spill tr0_39 */
+	vpunpcklbw %ymm4, %ymm10, %ymm3 /* tr0_46 = unpacklo(row_39, row_47) */
+	vpunpckhbw %ymm4, %ymm10, %ymm4 /* tr0_47 = unpackhi(row_39, row_47) */
+	vpunpcklbw %ymm6, %ymm13, %ymm10 /* tr1_32 = unpacklo(tr0_32, tr0_40) */
+	vpunpckhbw %ymm6, %ymm13, %ymm6 /* tr1_33 = unpackhi(tr0_32, tr0_40) */
+	vpunpcklbw %ymm7, %ymm1, %ymm13 /* tr1_34 = unpacklo(tr0_33, tr0_41) */
+	vpunpckhbw %ymm7, %ymm1, %ymm1 /* tr1_35 = unpackhi(tr0_33, tr0_41) */
+	vpunpcklbw %ymm14, %ymm11, %ymm7 /* tr1_36 = unpacklo(tr0_34, tr0_42) */
+	vpunpckhbw %ymm14, %ymm11, %ymm11 /* tr1_37 = unpackhi(tr0_34, tr0_42) */
+	vpunpcklbw %ymm9, %ymm2, %ymm14 /* tr1_38 = unpacklo(tr0_35, tr0_43) */
+	vpunpckhbw %ymm9, %ymm2, %ymm2 /* tr1_39 = unpackhi(tr0_35, tr0_43) */
+	vpunpcklbw %ymm15, %ymm12, %ymm9 /* tr1_40 = unpacklo(tr0_36, tr0_44) */
 	vpunpckhbw %ymm15, %ymm12, %ymm12 /* tr1_41 = unpackhi(tr0_36, tr0_44) */
-	vpunpcklbw %ymm9, %ymm5, %ymm15 /* tr1_42 = unpacklo(tr0_37, tr0_45) */
-	vpunpckhbw %ymm9, %ymm5, %ymm5 /* tr1_43 = unpackhi(tr0_37, tr0_45) */
-	vpunpcklbw %ymm0, %ymm13, %ymm9 /* tr1_44 = unpacklo(tr0_38, tr0_46) */
-	vpunpckhbw %ymm0, %ymm13, %ymm0 /* tr1_45 = unpackhi(tr0_38, tr0_46) */
-	vmovdqa 1248(%rsp), %ymm13 /* reload tr0_39 */
-	vmovdqa %ymm4, 1216(%rsp) /* spill tr1_39 */
-	vpunpcklbw %ymm3, %ymm13, %ymm4 /* tr1_46 = unpacklo(tr0_39, tr0_47) */
-	vpunpckhbw %ymm3, %ymm13, %ymm3 /* tr1_47 = unpackhi(tr0_39, tr0_47) */
-	vpunpcklbw %ymm8, %ymm10, %ymm13 /* tr2_32 = unpacklo(tr1_32, tr1_40) */
-	vpunpckhbw %ymm8, %ymm10, %ymm8 /* tr2_33 = unpackhi(tr1_32, tr1_40) */
+	vpunpcklbw %ymm8, %ymm0, %ymm15 /* tr1_42 = unpacklo(tr0_37, tr0_45) */
+	vpunpckhbw %ymm8, %ymm0, %ymm0 /* tr1_43 = unpackhi(tr0_37, tr0_45) */
+	vpunpcklbw %ymm3, %ymm5, %ymm8 /* tr1_44 = unpacklo(tr0_38, tr0_46) */
+	vpunpckhbw %ymm3, %ymm5, %ymm3 /* tr1_45 = unpackhi(tr0_38, tr0_46) */
+	vmovdqa 1216(%rsp), %ymm5 /* reload tr0_39 */
+	vmovdqa %ymm2, 1184(%rsp) /* spill tr1_39 */
+	vpunpcklbw %ymm4, %ymm5, %ymm2 /* tr1_46 = unpacklo(tr0_39, tr0_47) */
+	vpunpckhbw %ymm4, %ymm5, %ymm4 /* tr1_47 = unpackhi(tr0_39, tr0_47) */
+	vpunpcklbw %ymm9, %ymm10, %ymm5 /* tr2_32 = unpacklo(tr1_32, tr1_40) */
+	vpunpckhbw %ymm9, %ymm10, %ymm9 /* tr2_33 = unpackhi(tr1_32, tr1_40) */
 	vpunpcklbw %ymm12, %ymm6, %ymm10 /* tr2_34 = unpacklo(tr1_33, tr1_41) */
 	vpunpckhbw %ymm12, %ymm6, %ymm6 /* tr2_35 = unpackhi(tr1_33, tr1_41) */
-	vpunpcklbw %ymm15, %ymm14, %ymm12 /* tr2_36 = unpacklo(tr1_34, tr1_42) */
-	vpunpckhbw %ymm15, %ymm14, %ymm14 /* tr2_37 = unpackhi(tr1_34, tr1_42) */
-	vpunpcklbw %ymm5, %ymm1, %ymm15 /* tr2_38 = unpacklo(tr1_35, tr1_43) */
-	vpunpckhbw %ymm5, %ymm1, %ymm1 /* tr2_39 = unpackhi(tr1_35, tr1_43) */
-	vpunpcklbw %ymm9, %ymm2, %ymm5 /* tr2_40 = unpacklo(tr1_36, tr1_44) */
-	vpunpckhbw %ymm9, %ymm2, %ymm2 /* tr2_41 = unpackhi(tr1_36, tr1_44) */
-	vpunpcklbw %ymm0, %ymm7, %ymm9 /* tr2_42 = unpacklo(tr1_37, tr1_45) */
-	vpunpckhbw %ymm0, %ymm7, %ymm0 /* tr2_43 = unpackhi(tr1_37, tr1_45) */
-	vpunpcklbw %ymm4, %ymm11, %ymm7 /* tr2_44 = unpacklo(tr1_38, tr1_46) */
-	vpunpckhbw %ymm4, %ymm11, %ymm4 /* tr2_45 = unpackhi(tr1_38, tr1_46) */
-	vmovdqa 1216(%rsp), %ymm11 /* reload tr1_39 */
-	vmovdqa %ymm1, 1248(%rsp) /* spill tr2_39 */
-	vpunpcklbw %ymm3, %ymm11, %ymm1 /* tr2_46 = unpacklo(tr1_39, tr1_47) */
-	vpunpckhbw %ymm3, %ymm11, %ymm3 /* tr2_47 = unpackhi(tr1_39, tr1_47) */
-	vpunpcklbw %ymm5, %ymm13, %ymm11 /* tr3_32 = unpacklo(tr2_32, tr2_40) */
-	vpunpckhbw %ymm5, %ymm13, %ymm5 /* tr3_33 = unpackhi(tr2_32, tr2_40) */
-	vpunpcklbw %ymm2, %ymm8, %ymm13 /* tr3_34 = unpacklo(tr2_33, tr2_41) */
-	vpunpckhbw %ymm2, %ymm8, %ymm2 /* tr3_35 = unpackhi(tr2_33, tr2_41) */
-	vpunpcklbw %ymm9, %ymm10, %ymm8 /* tr3_36 = unpacklo(tr2_34, tr2_42) */
-	vpunpckhbw %ymm9, %ymm10, %ymm9 /* tr3_37 = unpackhi(tr2_34, tr2_42) */
-	vpunpcklbw %ymm0, %ymm6, %ymm10 /* tr3_38 = unpacklo(tr2_35, tr2_43) */
-	vpunpckhbw %ymm0, %ymm6, %ymm0 /* tr3_39 = unpackhi(tr2_35, tr2_43) */
-	vpunpcklbw %ymm7, %ymm12, %ymm6 /* tr3_40 = unpacklo(tr2_36, tr2_44) */
-	vpunpckhbw %ymm7, %ymm12, %ymm7 /* tr3_41 = unpackhi(tr2_36, tr2_44) */
-	vpunpcklbw %ymm4, %ymm14, %ymm12 /* tr3_42 = unpacklo(tr2_37, tr2_45) */
-	vpunpckhbw %ymm4, %ymm14, %ymm4 /* tr3_43 = unpackhi(tr2_37, tr2_45) */
-	vpunpcklbw %ymm1, %ymm15, %ymm14 /* tr3_44 = unpacklo(tr2_38, tr2_46) */
-	vpunpckhbw %ymm1, %ymm15, %ymm1 /* tr3_45 = unpackhi(tr2_38, tr2_46) */
-	vmovdqa 1248(%rsp), %ymm15 /* reload tr2_39 */
-	vmovdqa %ymm1, 1216(%rsp) /* spill tr3_45 */
-	vpunpcklbw %ymm3, %ymm15, %ymm1 /* tr3_46 = unpacklo(tr2_39, tr2_47) */
-	vpunpckhbw %ymm3, %ymm15, %ymm3 /* tr3_47 = unpackhi(tr2_39, tr2_47) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm11, %ymm15 /* tr3_32_lo = and(tr3_32, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* tr3_32_sh = shr(tr3_32) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm11, %ymm11 /* tr3_32_hi = and(tr3_32_sh, nibble_mask) */
-	vmovdqa %ymm3, 1248(%rsp) /* spill tr3_47 */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_tbl_lo(%rip), %ymm3 /* tbl_lo = const() */
-	vpshufb %ymm15, %ymm3, %ymm15 /* xin_32_l = lookup16(tbl_lo, tr3_32_lo) */
-	vmovdqa %ymm1, 1280(%rsp) /* spill tr3_46 */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_tbl_hi(%rip), %ymm1 /* tbl_hi = const() */
-	vpshufb %ymm11, %ymm1, %ymm11 /* xin_32_h = lookup16(tbl_hi, tr3_32_hi) */
-	vpxor %ymm11, %ymm15, %ymm11 /* xin_32 = xor(xin_32_l, xin_32_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm5, %ymm15 /* tr3_33_lo = and(tr3_33, nibble_mask) */
-	vpsrlw $4, %ymm5, %ymm5 /* tr3_33_sh = shr(tr3_33) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm5, %ymm5 /* tr3_33_hi = and(tr3_33_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* xin_33_l = lookup16(tbl_lo, tr3_33_lo) */
-	vpshufb %ymm5, %ymm1, %ymm5 /* xin_33_h = lookup16(tbl_hi, tr3_33_hi) */
-	vpxor %ymm5, %ymm15, %ymm5 /* xin_33 = xor(xin_33_l, xin_33_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm13, %ymm15 /* tr3_34_lo = and(tr3_34, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* tr3_34_sh = shr(tr3_34) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm13, %ymm13 /* tr3_34_hi = and(tr3_34_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* xin_34_l = lookup16(tbl_lo, tr3_34_lo) */
-	vpshufb %ymm13, %ymm1, %ymm13 /* xin_34_h = lookup16(tbl_hi, tr3_34_hi) */
-	vpxor %ymm13, %ymm15, %ymm13 /* xin_34 = xor(xin_34_l, xin_34_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm2, %ymm15 /* tr3_35_lo = and(tr3_35, nibble_mask) */
-	vpsrlw $4, %ymm2, %ymm2 /* tr3_35_sh = shr(tr3_35) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm2, %ymm2 /* tr3_35_hi = and(tr3_35_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* xin_35_l = lookup16(tbl_lo, tr3_35_lo) */
-	vpshufb %ymm2, %ymm1, %ymm2 /* xin_35_h = lookup16(tbl_hi, tr3_35_hi) */
-	vpxor %ymm2, %ymm15, %ymm2 /* xin_35 = xor(xin_35_l, xin_35_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm8, %ymm15 /* tr3_36_lo = and(tr3_36, nibble_mask) */
-	vpsrlw $4, %ymm8, %ymm8 /* tr3_36_sh = shr(tr3_36) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm8, %ymm8 /* tr3_36_hi = and(tr3_36_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* xin_36_l = lookup16(tbl_lo, tr3_36_lo) */
-	vpshufb %ymm8, %ymm1, %ymm8 /* xin_36_h = lookup16(tbl_hi, tr3_36_hi) */
-	vpxor %ymm8, %ymm15, %ymm8 /* xin_36 = xor(xin_36_l, xin_36_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm9, %ymm15 /* tr3_37_lo = and(tr3_37, nibble_mask) */
-	vpsrlw $4, %ymm9, %ymm9 /* tr3_37_sh = shr(tr3_37) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm9, %ymm9 /* tr3_37_hi = and(tr3_37_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* xin_37_l = lookup16(tbl_lo, tr3_37_lo) */
-	vpshufb %ymm9, %ymm1, %ymm9 /* xin_37_h = lookup16(tbl_hi, tr3_37_hi) */
-	vpxor %ymm9, %ymm15, %ymm9 /* xin_37 = xor(xin_37_l, xin_37_h) */
+	vpunpcklbw %ymm15, %ymm13, %ymm12 /* tr2_36 = unpacklo(tr1_34, tr1_42) */
+	vpunpckhbw %ymm15, %ymm13, %ymm13 /* tr2_37 = unpackhi(tr1_34, tr1_42) */
+	vpunpcklbw %ymm0, %ymm1, %ymm15 /* tr2_38 = unpacklo(tr1_35, tr1_43) */
+	vpunpckhbw %ymm0, %ymm1, %ymm0 /* tr2_39 = unpackhi(tr1_35, tr1_43) */
+	vpunpcklbw %ymm8, %ymm7, %ymm1 /* tr2_40 = unpacklo(tr1_36, tr1_44) */
+	vpunpckhbw %ymm8, %ymm7, %ymm7 /* tr2_41 = unpackhi(tr1_36, tr1_44) */
+	vpunpcklbw %ymm3, %ymm11, %ymm8 /* tr2_42 = unpacklo(tr1_37, tr1_45) */
+	vpunpckhbw %ymm3, %ymm11, %ymm3 /* tr2_43 = unpackhi(tr1_37, tr1_45) */
+	vpunpcklbw %ymm2, %ymm14, %ymm11 /* tr2_44 = unpacklo(tr1_38, tr1_46) */
+	vpunpckhbw %ymm2, %ymm14, %ymm2 /* tr2_45 = unpackhi(tr1_38, tr1_46) */
+	vmovdqa 1184(%rsp), %ymm14 /* reload tr1_39 */
+	vmovdqa %ymm0, 1216(%rsp) /* spill tr2_39 */
+	vpunpcklbw %ymm4, %ymm14, %ymm0 /* tr2_46 = unpacklo(tr1_39, tr1_47) */
+	vpunpckhbw %ymm4, %ymm14, %ymm4 /* tr2_47 = unpackhi(tr1_39, tr1_47) */
+	vpunpcklbw %ymm1, %ymm5, %ymm14 /* tr3_32 = unpacklo(tr2_32, tr2_40) */
+	vpunpckhbw %ymm1, %ymm5, %ymm1 /* tr3_33 = unpackhi(tr2_32, tr2_40) */
+	vpunpcklbw %ymm7, %ymm9, %ymm5 /* tr3_34 = unpacklo(tr2_33, tr2_41) */
+	vpunpckhbw %ymm7, %ymm9, %ymm7 /* tr3_35 = unpackhi(tr2_33, tr2_41) */
+	vpunpcklbw %ymm8, %ymm10, %ymm9 /* tr3_36 = unpacklo(tr2_34, tr2_42) */
+	vpunpckhbw %ymm8, %ymm10, %ymm8 /* tr3_37 = unpackhi(tr2_34, tr2_42) */
+	vpunpcklbw %ymm3, %ymm6, %ymm10 /* tr3_38 = unpacklo(tr2_35, tr2_43) */
+	vpunpckhbw %ymm3, %ymm6, %ymm3 /* tr3_39 = unpackhi(tr2_35, tr2_43) */
+	vpunpcklbw %ymm11, %ymm12, %ymm6 /* tr3_40 = unpacklo(tr2_36, tr2_44) */
+	vpunpckhbw %ymm11, %ymm12, %ymm11 /* tr3_41 = unpackhi(tr2_36, tr2_44) */
+	vpunpcklbw %ymm2, %ymm13, %ymm12 /* tr3_42 = unpacklo(tr2_37, tr2_45) */
+	vpunpckhbw %ymm2, %ymm13, %ymm2 /* tr3_43 = unpackhi(tr2_37, tr2_45) */
+	vpunpcklbw %ymm0, %ymm15, %ymm13 /* tr3_44 = unpacklo(tr2_38, tr2_46) */
+	vpunpckhbw %ymm0, %ymm15, %ymm0 /* tr3_45 = unpackhi(tr2_38, tr2_46) */
+	vmovdqa 1216(%rsp), %ymm15 /* reload tr2_39 */
+	vmovdqa %ymm0, 1184(%rsp) /* spill tr3_45 */
+	vpunpcklbw %ymm4, %ymm15, %ymm0 /* tr3_46 = unpacklo(tr2_39, tr2_47) */
+	vpunpckhbw %ymm4, %ymm15, %ymm4 /* tr3_47 = unpackhi(tr2_39, tr2_47) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm14, %ymm15 /* tr3_32_lo = and(tr3_32, nibble_mask) */
+	vpsrlw $4, %ymm14, %ymm14 /* tr3_32_sh = shr(tr3_32) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm14, %ymm14 /* tr3_32_hi = and(tr3_32_sh, nibble_mask) */
+	vmovdqa %ymm4, 1216(%rsp) /* spill tr3_47 */
+	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_tbl_lo(%rip), %ymm4 /* tbl_lo = const() */
+	vpshufb %ymm15, %ymm4, %ymm15 /* xin_32_l = lookup16(tbl_lo, tr3_32_lo) */
+	vmovdqa %ymm0, 1248(%rsp) /* spill tr3_46 */
+	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_tbl_hi(%rip), %ymm0 /* tbl_hi = const() */
+	vpshufb %ymm14, %ymm0, %ymm14 /* xin_32_h = lookup16(tbl_hi, tr3_32_hi) */
+	vpxor %ymm14, %ymm15, %ymm14 /* xin_32 = xor(xin_32_l, xin_32_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm1, %ymm15 /* tr3_33_lo = and(tr3_33, nibble_mask) */
+	vpsrlw $4, %ymm1, %ymm1 /* tr3_33_sh = shr(tr3_33) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm1, %ymm1 /* tr3_33_hi = and(tr3_33_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm4, %ymm15 /* xin_33_l = lookup16(tbl_lo, tr3_33_lo) */
+	vpshufb %ymm1, %ymm0, %ymm1 /* xin_33_h = lookup16(tbl_hi, tr3_33_hi) */
+	vpxor %ymm1, %ymm15, %ymm1 /* xin_33 = xor(xin_33_l, xin_33_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm5, %ymm15 /* tr3_34_lo = and(tr3_34, nibble_mask) */
+	vpsrlw $4, %ymm5, %ymm5 /* tr3_34_sh = shr(tr3_34) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm5, %ymm5 /* tr3_34_hi = and(tr3_34_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm4, %ymm15 /* xin_34_l = lookup16(tbl_lo, tr3_34_lo) */
+	vpshufb %ymm5, %ymm0, %ymm5 /* xin_34_h = lookup16(tbl_hi, tr3_34_hi) */
+	vpxor %ymm5, %ymm15, %ymm5 /* xin_34 = xor(xin_34_l, xin_34_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm7, %ymm15 /* tr3_35_lo = and(tr3_35, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* tr3_35_sh = shr(tr3_35) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm7, %ymm7 /* tr3_35_hi = and(tr3_35_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm4, %ymm15 /* xin_35_l = lookup16(tbl_lo, tr3_35_lo) */
+	vpshufb %ymm7, %ymm0, %ymm7 /* xin_35_h = lookup16(tbl_hi, tr3_35_hi) */
+	vpxor %ymm7, %ymm15, %ymm7 /* xin_35 = xor(xin_35_l, xin_35_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm9, %ymm15 /* tr3_36_lo = and(tr3_36, nibble_mask) */
+	vpsrlw $4, %ymm9, %ymm9 /* tr3_36_sh = shr(tr3_36) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm9, %ymm9 /* tr3_36_hi = and(tr3_36_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm4, %ymm15 /* xin_36_l = lookup16(tbl_lo, tr3_36_lo) */
+	vpshufb %ymm9, %ymm0, %ymm9 /* xin_36_h = lookup16(tbl_hi, tr3_36_hi) */
+	vpxor %ymm9, %ymm15, %ymm9 /* xin_36 = xor(xin_36_l, xin_36_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm8, %ymm15 /* tr3_37_lo = and(tr3_37, nibble_mask) */
+	vpsrlw $4, %ymm8, %ymm8 /* tr3_37_sh = shr(tr3_37) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm8, %ymm8 /* tr3_37_hi = and(tr3_37_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm4, %ymm15 /* xin_37_l = lookup16(tbl_lo, tr3_37_lo) */
+	vpshufb %ymm8, %ymm0, %ymm8 /* xin_37_h = lookup16(tbl_hi, tr3_37_hi) */
+	vpxor %ymm8, %ymm15, %ymm8 /* xin_37 = xor(xin_37_l, xin_37_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm10, %ymm15 /* tr3_38_lo = and(tr3_38, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* tr3_38_sh = shr(tr3_38) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm10, %ymm10 /* tr3_38_hi = and(tr3_38_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* xin_38_l = lookup16(tbl_lo, tr3_38_lo) */
-	vpshufb %ymm10, %ymm1, %ymm10 /* xin_38_h = lookup16(tbl_hi, tr3_38_hi) */
+	vpshufb %ymm15, %ymm4, %ymm15 /* xin_38_l = lookup16(tbl_lo, tr3_38_lo) */
+	vpshufb %ymm10, %ymm0, %ymm10 /* xin_38_h = lookup16(tbl_hi, tr3_38_hi) */
 	vpxor %ymm10, %ymm15, %ymm10 /* xin_38 = xor(xin_38_l, xin_38_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm0, %ymm15 /* tr3_39_lo = and(tr3_39, nibble_mask) */
-	vpsrlw $4, %ymm0, %ymm0 /* tr3_39_sh = shr(tr3_39) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm0, %ymm0 /* tr3_39_hi = and(tr3_39_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* xin_39_l = lookup16(tbl_lo, tr3_39_lo) */
-	vpshufb %ymm0, %ymm1, %ymm0 /* xin_39_h = lookup16(tbl_hi, tr3_39_hi) */
-	vpxor %ymm0, %ymm15, %ymm0 /* xin_39 = xor(xin_39_l, xin_39_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm3, %ymm15 /* tr3_39_lo = and(tr3_39, nibble_mask) */
+	vpsrlw $4, %ymm3, %ymm3 /* tr3_39_sh = shr(tr3_39) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm3, %ymm3 /* tr3_39_hi = and(tr3_39_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm4, %ymm15 /* xin_39_l = lookup16(tbl_lo, tr3_39_lo) */
+	vpshufb %ymm3, %ymm0, %ymm3 /* xin_39_h = lookup16(tbl_hi, tr3_39_hi) */
+	vpxor %ymm3, %ymm15, %ymm3 /* xin_39 = xor(xin_39_l, xin_39_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm6, %ymm15 /* tr3_40_lo = and(tr3_40, nibble_mask) */
 	vpsrlw $4, %ymm6, %ymm6 /* tr3_40_sh = shr(tr3_40) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm6, %ymm6 /* tr3_40_hi = and(tr3_40_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* xin_40_l = lookup16(tbl_lo, tr3_40_lo) */
-	vpshufb %ymm6, %ymm1, %ymm6 /* xin_40_h = lookup16(tbl_hi, tr3_40_hi) */
+	vpshufb %ymm15, %ymm4, %ymm15 /* xin_40_l = lookup16(tbl_lo, tr3_40_lo) */
+	vpshufb %ymm6, %ymm0, %ymm6 /* xin_40_h = lookup16(tbl_hi, tr3_40_hi) */
 	vpxor %ymm6, %ymm15, %ymm6 /* xin_40 = xor(xin_40_l, xin_40_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm7, %ymm15 /* tr3_41_lo = and(tr3_41, nibble_mask) */
-	vpsrlw $4, %ymm7, %ymm7 /* tr3_41_sh = shr(tr3_41) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm7, %ymm7 /* tr3_41_hi = and(tr3_41_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* xin_41_l = lookup16(tbl_lo, tr3_41_lo) */
-	vpshufb %ymm7, %ymm1, %ymm7 /* xin_41_h = lookup16(tbl_hi, tr3_41_hi) */
-	vpxor %ymm7, %ymm15, %ymm7 /* xin_41 = xor(xin_41_l, xin_41_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm11, %ymm15 /* tr3_41_lo = and(tr3_41, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* tr3_41_sh = shr(tr3_41) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm11, %ymm11 /* tr3_41_hi = and(tr3_41_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm4, %ymm15 /* xin_41_l = lookup16(tbl_lo, tr3_41_lo) */
+	vpshufb %ymm11, %ymm0, %ymm11 /* xin_41_h = lookup16(tbl_hi, tr3_41_hi) */
+	vpxor %ymm11, %ymm15, %ymm11 /* xin_41 = xor(xin_41_l, xin_41_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm15 /* tr3_42_lo = and(tr3_42, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* tr3_42_sh = shr(tr3_42) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm12 /* tr3_42_hi = and(tr3_42_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* xin_42_l = lookup16(tbl_lo, tr3_42_lo) */
-	vpshufb %ymm12, %ymm1, %ymm12 /* xin_42_h = lookup16(tbl_hi, tr3_42_hi) */
+	vpshufb %ymm15, %ymm4, %ymm15 /* xin_42_l = lookup16(tbl_lo, tr3_42_lo) */
+	vpshufb %ymm12, %ymm0, %ymm12 /* xin_42_h = lookup16(tbl_hi, tr3_42_hi) */
 	vpxor %ymm12, %ymm15, %ymm12 /* xin_42 = xor(xin_42_l, xin_42_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm4, %ymm15 /* tr3_43_lo = and(tr3_43, nibble_mask) */
-	vpsrlw $4, %ymm4, %ymm4 /* tr3_43_sh = shr(tr3_43) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm4, %ymm4 /* tr3_43_hi = and(tr3_43_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* xin_43_l = lookup16(tbl_lo, tr3_43_lo) */
-	vpshufb %ymm4, %ymm1, %ymm4 /* xin_43_h = lookup16(tbl_hi, tr3_43_hi) */
-	vpxor %ymm4, %ymm15, %ymm4 /* xin_43 = xor(xin_43_l, xin_43_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm14, %ymm15 /* tr3_44_lo = and(tr3_44, nibble_mask) */
-	vpsrlw $4, %ymm14, %ymm14 /* tr3_44_sh = shr(tr3_44) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm14, %ymm14 /* tr3_44_hi = and(tr3_44_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* xin_44_l = lookup16(tbl_lo, tr3_44_lo) */
-	vpshufb %ymm14, %ymm1, %ymm14 /* xin_44_h = lookup16(tbl_hi, tr3_44_hi) */
-	vpxor %ymm14, %ymm15, %ymm14 /* xin_44 = xor(xin_44_l, xin_44_h) */
-	vmovdqa 1216(%rsp), %ymm15 /* reload tr3_45 */
-	vmovdqa %ymm0, 1312(%rsp) /* spill g2x7.1 */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm15, %ymm0 /* tr3_45_lo = and(tr3_45, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm2, %ymm15 /* tr3_43_lo = and(tr3_43, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* tr3_43_sh = shr(tr3_43) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm2, %ymm2 /* tr3_43_hi = and(tr3_43_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm4, %ymm15 /* xin_43_l = lookup16(tbl_lo, tr3_43_lo) */
+	vpshufb %ymm2, %ymm0, %ymm2 /* xin_43_h = lookup16(tbl_hi, tr3_43_hi) */
+	vpxor %ymm2, %ymm15, %ymm2 /* xin_43 = xor(xin_43_l, xin_43_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm13, %ymm15 /* tr3_44_lo = and(tr3_44, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* tr3_44_sh = shr(tr3_44) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm13, %ymm13 /* tr3_44_hi = and(tr3_44_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm4, %ymm15 /* xin_44_l = lookup16(tbl_lo, tr3_44_lo) */
+	vpshufb %ymm13, %ymm0, %ymm13 /* xin_44_h = lookup16(tbl_hi, tr3_44_hi) */
+	vpxor %ymm13, %ymm15, %ymm13 /* xin_44 = xor(xin_44_l, xin_44_h) */
+	vmovdqa 1184(%rsp), %ymm15 /* reload tr3_45 */
+	vmovdqa %ymm1, 1280(%rsp) /* spill g2x1.1 */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm15, %ymm1 /* tr3_45_lo = and(tr3_45, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* tr3_45_sh = shr(tr3_45) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm15, %ymm15 /* tr3_45_hi = and(tr3_45_sh, nibble_mask) */
-	vpshufb %ymm0, %ymm3, %ymm0 /* xin_45_l = lookup16(tbl_lo, tr3_45_lo) */
-	vpshufb %ymm15, %ymm1, %ymm15 /* xin_45_h = lookup16(tbl_hi, tr3_45_hi) */
-	vpxor %ymm15, %ymm0, %ymm0 /* xin_45 = xor(xin_45_l, xin_45_h) */
-	vmovdqa 1280(%rsp), %ymm15 /* reload tr3_46 */
-	vmovdqa %ymm0, 1216(%rsp) /* spill g2x13.1 */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm15, %ymm0 /* tr3_46_lo = and(tr3_46, nibble_mask) */
+	vpshufb %ymm1, %ymm4, %ymm1 /* xin_45_l = lookup16(tbl_lo, tr3_45_lo) */
+	vpshufb %ymm15, %ymm0, %ymm15 /* xin_45_h = lookup16(tbl_hi, tr3_45_hi) */
+	vpxor %ymm15, %ymm1, %ymm1 /* xin_45 = xor(xin_45_l, xin_45_h) */
+	vmovdqa 1248(%rsp), %ymm15 /* reload tr3_46 */
+	vmovdqa %ymm1, 1184(%rsp) /* spill g2x13.1 */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm15, %ymm1 /* tr3_46_lo = and(tr3_46, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* tr3_46_sh = shr(tr3_46) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm15, %ymm15 /* tr3_46_hi = and(tr3_46_sh, nibble_mask) */
-	vpshufb %ymm0, %ymm3, %ymm0 /* xin_46_l = lookup16(tbl_lo, tr3_46_lo) */
-	vpshufb %ymm15, %ymm1, %ymm15 /* xin_46_h = lookup16(tbl_hi, tr3_46_hi) */
-	vpxor %ymm15, %ymm0, %ymm0 /* xin_46 = xor(xin_46_l, xin_46_h) */
-	vmovdqa 1248(%rsp), %ymm15 /* reload tr3_47 */
-	vmovdqa %ymm0, 1280(%rsp) /* spill g2x14.1 */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm15, %ymm0 /* tr3_47_lo = and(tr3_47, nibble_mask) */
+	vpshufb %ymm1, %ymm4, %ymm1 /* xin_46_l = lookup16(tbl_lo, tr3_46_lo) */
+	vpshufb %ymm15, %ymm0, %ymm15 /* xin_46_h = lookup16(tbl_hi, tr3_46_hi) */
+	vpxor %ymm15, %ymm1, %ymm1 /* xin_46 = xor(xin_46_l, xin_46_h) */
+	vmovdqa 1216(%rsp), %ymm15 /* reload tr3_47 */
+	vmovdqa %ymm1, 1248(%rsp) /* spill g2x14.1 */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm15, %ymm1 /* tr3_47_lo = and(tr3_47, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* tr3_47_sh = shr(tr3_47) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm15, %ymm15 /* tr3_47_hi = and(tr3_47_sh, nibble_mask) */
-	vpshufb %ymm0, %ymm3, %ymm0 /* xin_47_l = lookup16(tbl_lo, tr3_47_lo) */
-	vpshufb %ymm15, %ymm1, %ymm15 /* xin_47_h = lookup16(tbl_hi, tr3_47_hi) */
-	vpxor %ymm15, %ymm0, %ymm0 /* xin_47 = xor(xin_47_l, xin_47_h) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_block_k_48(%rip), %ymm15 /* block_k_48 = const() */
-	vpaddb 128(%rsp), %ymm15, %ymm15 /* ctr_j_48 = add(block_k_48, ctr_j0) */
-	vpaddw 224(%rsp), %ymm15, %ymm15 /* ctr_sum_48 = add(ctr_j_48, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm15, %ymm1 /* ctr_carry_48 = lookup16(ctr_sum_48, carry_everywhere) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_carry_mask_table(%rip), %ymm3 /* carry_mask_table = const() */
-	vpshufb %ymm1, %ymm3, %ymm1 /* ctr_mask_48 = lookup16(carry_mask_table, ctr_carry_48) */
-	vmovdqa %ymm0, 1248(%rsp) /* spill g2x15.1 */
-	vpand 160(%rsp), %ymm1, %ymm0 /* ctr_pair_48_b = and(ctr_mask_48, ctr_w_open) */
-	vpandn 192(%rsp), %ymm1, %ymm1 /* ctr_pair_48_a = andnot(ctr_mask_48, ctr_v_open) */
-	vpor %ymm1, %ymm0, %ymm0 /* ctr_pair_48 = or(ctr_pair_48_b, ctr_pair_48_a) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm15, %ymm1 /* ctr_last_byte_48 = lookup16(ctr_sum_48, new_last_byte) */
-	vpor %ymm1, %ymm0, %ymm0 /* row_48 = or(ctr_pair_48, ctr_last_byte_48) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_block_k_49(%rip), %ymm1 /* block_k_49 = const() */
-	vpaddb 128(%rsp), %ymm1, %ymm1 /* ctr_j_49 = add(block_k_49, ctr_j0) */
-	vpaddw 224(%rsp), %ymm1, %ymm1 /* ctr_sum_49 = add(ctr_j_49, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm1, %ymm15 /* ctr_carry_49 = lookup16(ctr_sum_49, carry_everywhere) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_49 = lookup16(carry_mask_table, ctr_carry_49) */
-	vmovdqa %ymm2, 1344(%rsp) /* spill g2x3.1 */
-	vpand 160(%rsp), %ymm15, %ymm2 /* ctr_pair_49_b = and(ctr_mask_49, ctr_w_open) */
-	vpandn 192(%rsp), %ymm15, %ymm15 /* ctr_pair_49_a = andnot(ctr_mask_49, ctr_v_open) */
-	vpor %ymm15, %ymm2, %ymm2 /* ctr_pair_49 = or(ctr_pair_49_b, ctr_pair_49_a) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm1, %ymm1 /* ctr_last_byte_49 = lookup16(ctr_sum_49, new_last_byte) */
-	vpor %ymm1, %ymm2, %ymm1 /* row_49 = or(ctr_pair_49, ctr_last_byte_49) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_block_k_50(%rip), %ymm2 /* block_k_50 = const() */
-	vpaddb 128(%rsp), %ymm2, %ymm2 /* ctr_j_50 = add(block_k_50, ctr_j0) */
-	vpaddw 224(%rsp), %ymm2, %ymm2 /* ctr_sum_50 = add(ctr_j_50, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm2, %ymm15 /* ctr_carry_50 = lookup16(ctr_sum_50, carry_everywhere) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_50 = lookup16(carry_mask_table, ctr_carry_50) */
-	vmovdqa %ymm4, 1376(%rsp) /* spill g2x11.1 */
-	vpand 160(%rsp), %ymm15, %ymm4 /* ctr_pair_50_b = and(ctr_mask_50, ctr_w_open) */
-	vpandn 192(%rsp), %ymm15, %ymm15 /* ctr_pair_50_a = andnot(ctr_mask_50, ctr_v_open) */
-	vpor %ymm15, %ymm4, %ymm4 /* ctr_pair_50 = or(ctr_pair_50_b, ctr_pair_50_a) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm2, %ymm2 /* ctr_last_byte_50 = lookup16(ctr_sum_50, new_last_byte) */
-	vpor %ymm2, %ymm4, %ymm2 /* row_50 = or(ctr_pair_50, ctr_last_byte_50) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_block_k_51(%rip), %ymm4 /* block_k_51 = const() */
-	vpaddb 128(%rsp), %ymm4, %ymm4 /* ctr_j_51 = add(block_k_51, ctr_j0) */
-	vpaddw 224(%rsp), %ymm4, %ymm4 /* ctr_sum_51 = add(ctr_j_51, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm4, %ymm15 /* ctr_carry_51 = lookup16(ctr_sum_51, carry_everywhere) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_51 = lookup16(carry_mask_table, ctr_carry_51) */
-	vmovdqa %ymm5, 1408(%rsp) /* spill g2x1.1 */
-	vpand 160(%rsp), %ymm15, %ymm5 /* ctr_pair_51_b = and(ctr_mask_51, ctr_w_open) */
-	vpandn 192(%rsp), %ymm15, %ymm15 /* ctr_pair_51_a = andnot(ctr_mask_51, ctr_v_open) */
-	vpor %ymm15, %ymm5, %ymm5 /* ctr_pair_51 = or(ctr_pair_51_b, ctr_pair_51_a) */
+	vpshufb %ymm1, %ymm4, %ymm1 /* xin_47_l = lookup16(tbl_lo, tr3_47_lo) */
+	vpshufb %ymm15, %ymm0, %ymm15 /* xin_47_h = lookup16(tbl_hi, tr3_47_hi) */
+	vpxor %ymm15, %ymm1, %ymm1 /* xin_47 = xor(xin_47_l, xin_47_h) */
+	vmovdqa 128(%rsp), %ymm15 /* reload ctr_base */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_7_block_k_48(%rip), %ymm15, %ymm0 /* ctr_sum_48 = add(ctr_base, block_k_48) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm0, %ymm4 /* ctr_carry_48 = lookup16(ctr_sum_48, carry_everywhere) */
+	vmovdqa %ymm1, 1216(%rsp) /* spill g2x15.1 */
+	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_carry_mask_table(%rip), %ymm1 /* carry_mask_table = const() */
+	vpshufb %ymm4, %ymm1, %ymm4 /* ctr_mask_48 = lookup16(carry_mask_table, ctr_carry_48) */
+	vmovdqa %ymm2, 1312(%rsp) /* spill g2x11.1 */
+	vpand 192(%rsp), %ymm4, %ymm2 /* ctr_pair_48_b = and(ctr_mask_48, ctr_w_open) */
+	vpandn 160(%rsp), %ymm4, %ymm4 /* ctr_pair_48_a = andnot(ctr_mask_48, ctr_v_open) */
+	vpor %ymm4, %ymm2, %ymm2 /* ctr_pair_48 = or(ctr_pair_48_b, ctr_pair_48_a) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm0, %ymm0 /* ctr_last_byte_48 = lookup16(ctr_sum_48, new_last_byte) */
+	vpor %ymm0, %ymm2, %ymm0 /* row_48 = or(ctr_pair_48, ctr_last_byte_48) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_7_block_k_49(%rip), %ymm15, %ymm2 /* ctr_sum_49 = add(ctr_base, block_k_49) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm2, %ymm4 /* ctr_carry_49 = lookup16(ctr_sum_49, carry_everywhere) */
+	vpshufb %ymm4, %ymm1, %ymm4 /* ctr_mask_49 = lookup16(carry_mask_table, ctr_carry_49) */
+	vmovdqa %ymm3, 1344(%rsp) /* spill g2x7.1 */
+	vpand 192(%rsp), %ymm4, %ymm3 /* ctr_pair_49_b = and(ctr_mask_49, ctr_w_open) */
+	vpandn 160(%rsp), %ymm4, %ymm4 /* ctr_pair_49_a = andnot(ctr_mask_49, ctr_v_open) */
+	vpor %ymm4, %ymm3, %ymm3 /* ctr_pair_49 = or(ctr_pair_49_b, ctr_pair_49_a) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm2, %ymm2 /* ctr_last_byte_49 = lookup16(ctr_sum_49, new_last_byte) */
+	vpor %ymm2, %ymm3, %ymm2 /* row_49 = or(ctr_pair_49, ctr_last_byte_49) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_7_block_k_50(%rip), %ymm15, %ymm3 /* ctr_sum_50 = add(ctr_base, block_k_50) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm3, %ymm4 /* ctr_carry_50 = lookup16(ctr_sum_50, carry_everywhere) */
+	vpshufb %ymm4, %ymm1, %ymm4 /* ctr_mask_50 = lookup16(carry_mask_table, ctr_carry_50) */
+	vmovdqa %ymm5, 1376(%rsp) /* spill g2x2.1 */
+	vpand 192(%rsp), %ymm4, %ymm5 /* ctr_pair_50_b = and(ctr_mask_50, ctr_w_open) */
+	vpandn 160(%rsp), %ymm4, %ymm4 /* ctr_pair_50_a = andnot(ctr_mask_50, ctr_v_open) */
+	vpor %ymm4, %ymm5, %ymm4 /* ctr_pair_50 = or(ctr_pair_50_b, ctr_pair_50_a) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm3, %ymm3 /* ctr_last_byte_50 = lookup16(ctr_sum_50, new_last_byte) */
+	vpor %ymm3, %ymm4, %ymm3 /* row_50 = or(ctr_pair_50, ctr_last_byte_50) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_7_block_k_51(%rip), %ymm15, %ymm4 /* ctr_sum_51 = add(ctr_base, block_k_51) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm4, %ymm5 /* ctr_carry_51 = lookup16(ctr_sum_51, carry_everywhere) */
+	vpshufb %ymm5, %ymm1, %ymm5 /* ctr_mask_51 = lookup16(carry_mask_table, ctr_carry_51) */
+	vmovdqa %ymm6, 1408(%rsp) /* spill g2x8.1 */
+	vpand 192(%rsp), %ymm5, %ymm6 /* ctr_pair_51_b = and(ctr_mask_51, ctr_w_open) */
+	vpandn 160(%rsp), %ymm5, %ymm5 /* ctr_pair_51_a = andnot(ctr_mask_51, ctr_v_open) */
+	vpor %ymm5, %ymm6, %ymm5 /* ctr_pair_51 = or(ctr_pair_51_b, ctr_pair_51_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm4, %ymm4 /* ctr_last_byte_51 = lookup16(ctr_sum_51, new_last_byte) */
 	vpor %ymm4, %ymm5, %ymm4 /* row_51 = or(ctr_pair_51, ctr_last_byte_51) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_block_k_52(%rip), %ymm5 /* block_k_52 = const() */
-	vpaddb 128(%rsp), %ymm5, %ymm5 /* ctr_j_52 = add(block_k_52, ctr_j0) */
-	vpaddw 224(%rsp), %ymm5, %ymm5 /* ctr_sum_52 = add(ctr_j_52, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm5, %ymm15 /* ctr_carry_52 = lookup16(ctr_sum_52, carry_everywhere) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_52 = lookup16(carry_mask_table, ctr_carry_52) */
-	vmovdqa %ymm6, 1440(%rsp) /* spill g2x8.1 */
-	vpand 160(%rsp), %ymm15, %ymm6 /* ctr_pair_52_b = and(ctr_mask_52, ctr_w_open) */
-	vpandn 192(%rsp), %ymm15, %ymm15 /* ctr_pair_52_a = andnot(ctr_mask_52, ctr_v_open) */
-	vpor %ymm15, %ymm6, %ymm6 /* ctr_pair_52 = or(ctr_pair_52_b, ctr_pair_52_a) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_7_block_k_52(%rip), %ymm15, %ymm5 /* ctr_sum_52 = add(ctr_base, block_k_52) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm5, %ymm6 /* ctr_carry_52 = lookup16(ctr_sum_52, carry_everywhere) */
+	vpshufb %ymm6, %ymm1, %ymm6 /* ctr_mask_52 = lookup16(carry_mask_table, ctr_carry_52) */
+	vmovdqa %ymm7, 1440(%rsp) /* spill g2x3.1 */
+	vpand 192(%rsp), %ymm6, %ymm7 /* ctr_pair_52_b = and(ctr_mask_52, ctr_w_open) */
+	vpandn 160(%rsp), %ymm6, %ymm6 /* ctr_pair_52_a = andnot(ctr_mask_52, ctr_v_open) */
+	vpor %ymm6, %ymm7, %ymm6 /* ctr_pair_52 = or(ctr_pair_52_b, ctr_pair_52_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm5, %ymm5 /* ctr_last_byte_52 = lookup16(ctr_sum_52, new_last_byte) */
 	vpor %ymm5, %ymm6, %ymm5 /* row_52 = or(ctr_pair_52, ctr_last_byte_52) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_block_k_53(%rip), %ymm6 /* block_k_53 = const() */
-	vpaddb 128(%rsp), %ymm6, %ymm6 /* ctr_j_53 = add(block_k_53, ctr_j0) */
-	vpaddw 224(%rsp), %ymm6, %ymm6 /* ctr_sum_53 = add(ctr_j_53, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm6, %ymm15 /* ctr_carry_53 = lookup16(ctr_sum_53, carry_everywhere) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_53 = lookup16(carry_mask_table, ctr_carry_53) */
-	vmovdqa %ymm7, 1472(%rsp) /* spill g2x9.1 */
-	vpand 160(%rsp), %ymm15, %ymm7 /* ctr_pair_53_b = and(ctr_mask_53, ctr_w_open) */
-	vpandn 192(%rsp), %ymm15, %ymm15 /* ctr_pair_53_a = andnot(ctr_mask_53, ctr_v_open) */
-	vpor %ymm15, %ymm7, %ymm7 /* ctr_pair_53 = or(ctr_pair_53_b, ctr_pair_53_a) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_7_block_k_53(%rip), %ymm15, %ymm6 /* ctr_sum_53 = add(ctr_base, block_k_53) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm6, %ymm7 /* ctr_carry_53 = lookup16(ctr_sum_53, carry_everywhere) */
+	vpshufb %ymm7, %ymm1, %ymm7 /* ctr_mask_53 = lookup16(carry_mask_table, ctr_carry_53) */
+	vmovdqa %ymm8, 1472(%rsp) /* spill g2x5.1 */
+	vpand 192(%rsp), %ymm7, %ymm8 /* ctr_pair_53_b = and(ctr_mask_53, ctr_w_open) */
+	vpandn 160(%rsp), %ymm7, %ymm7 /* ctr_pair_53_a = andnot(ctr_mask_53, ctr_v_open) */
+	vpor %ymm7, %ymm8, %ymm7 /* ctr_pair_53 = or(ctr_pair_53_b, ctr_pair_53_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm6, %ymm6 /* ctr_last_byte_53 = lookup16(ctr_sum_53, new_last_byte) */
 	vpor %ymm6, %ymm7, %ymm6 /* row_53 = or(ctr_pair_53, ctr_last_byte_53) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_block_k_54(%rip), %ymm7 /* block_k_54 = const() */
-	vpaddb 128(%rsp), %ymm7, %ymm7 /* ctr_j_54 = add(block_k_54, ctr_j0) */
-	vpaddw 224(%rsp), %ymm7, %ymm7 /* ctr_sum_54 = add(ctr_j_54, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm7, %ymm15 /* ctr_carry_54 = lookup16(ctr_sum_54, carry_everywhere) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_54 = lookup16(carry_mask_table, ctr_carry_54) */
-	vmovdqa %ymm8, 1504(%rsp) /* spill g2x4.1 */
-	vpand 160(%rsp), %ymm15, %ymm8 /* ctr_pair_54_b = and(ctr_mask_54, ctr_w_open) */
-	vpandn 192(%rsp), %ymm15, %ymm15 /* ctr_pair_54_a = andnot(ctr_mask_54, ctr_v_open) */
-	vpor %ymm15, %ymm8, %ymm8 /* ctr_pair_54 = or(ctr_pair_54_b, ctr_pair_54_a) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_7_block_k_54(%rip), %ymm15, %ymm7 /* ctr_sum_54 = add(ctr_base, block_k_54) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm7, %ymm8 /* ctr_carry_54 = lookup16(ctr_sum_54, carry_everywhere) */
+	vpshufb %ymm8, %ymm1, %ymm8 /* ctr_mask_54 = lookup16(carry_mask_table, ctr_carry_54) */
+	vmovdqa %ymm9, 1504(%rsp) /* spill g2x4.1 */
+	vpand 192(%rsp), %ymm8, %ymm9 /* ctr_pair_54_b = and(ctr_mask_54, ctr_w_open) */
+	vpandn 160(%rsp), %ymm8, %ymm8 /* ctr_pair_54_a = andnot(ctr_mask_54, ctr_v_open) */
+	vpor %ymm8, %ymm9, %ymm8 /* ctr_pair_54 = or(ctr_pair_54_b, ctr_pair_54_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm7, %ymm7 /* ctr_last_byte_54 = lookup16(ctr_sum_54, new_last_byte) */
 	vpor %ymm7, %ymm8, %ymm7 /* row_54 = or(ctr_pair_54, ctr_last_byte_54) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_block_k_55(%rip), %ymm8 /* block_k_55 = const() */
-	vpaddb 128(%rsp), %ymm8, %ymm8 /* ctr_j_55 = add(block_k_55, ctr_j0) */
-	vpaddw 224(%rsp), %ymm8, %ymm8 /* ctr_sum_55 = add(ctr_j_55, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm8, %ymm15 /* ctr_carry_55 = lookup16(ctr_sum_55, carry_everywhere) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_55 = lookup16(carry_mask_table, ctr_carry_55) */
-	vmovdqa %ymm9, 1536(%rsp) /* spill g2x5.1 */
-	vpand 160(%rsp), %ymm15, %ymm9 /* ctr_pair_55_b = and(ctr_mask_55, ctr_w_open) */
-	vpandn 192(%rsp), %ymm15, %ymm15 /* ctr_pair_55_a = andnot(ctr_mask_55, ctr_v_open) */
-	vpor %ymm15, %ymm9, %ymm9 /* ctr_pair_55 = or(ctr_pair_55_b, ctr_pair_55_a) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_7_block_k_55(%rip), %ymm15, %ymm8 /* ctr_sum_55 = add(ctr_base, block_k_55) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm8, %ymm9 /* ctr_carry_55 = lookup16(ctr_sum_55, carry_everywhere) */
+	vpshufb %ymm9, %ymm1, %ymm9 /* ctr_mask_55 = lookup16(carry_mask_table, ctr_carry_55) */
+	vmovdqa %ymm10, 1536(%rsp) /* spill g2x6.1 */
+	vpand 192(%rsp), %ymm9, %ymm10 /* ctr_pair_55_b = and(ctr_mask_55, ctr_w_open) */
+	vpandn 160(%rsp), %ymm9, %ymm9 /* ctr_pair_55_a = andnot(ctr_mask_55, ctr_v_open) */
+	vpor %ymm9, %ymm10, %ymm9 /* ctr_pair_55 = or(ctr_pair_55_b, ctr_pair_55_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm8, %ymm8 /* ctr_last_byte_55 = lookup16(ctr_sum_55, new_last_byte) */
 	vpor %ymm8, %ymm9, %ymm8 /* row_55 = or(ctr_pair_55, ctr_last_byte_55) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_block_k_56(%rip), %ymm9 /* block_k_56 = const() */
-	vpaddb 128(%rsp), %ymm9, %ymm9 /* ctr_j_56 = add(block_k_56, ctr_j0) */
-	vpaddw 224(%rsp), %ymm9, %ymm9 /* ctr_sum_56 = add(ctr_j_56, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm9, %ymm15 /* ctr_carry_56 = lookup16(ctr_sum_56, carry_everywhere) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_56 = lookup16(carry_mask_table, ctr_carry_56) */
-	vmovdqa %ymm10, 1568(%rsp) /* spill g2x6.1 */
-	vpand 160(%rsp), %ymm15, %ymm10 /* ctr_pair_56_b = and(ctr_mask_56, ctr_w_open) */
-	vpandn 192(%rsp), %ymm15, %ymm15 /* ctr_pair_56_a = andnot(ctr_mask_56, ctr_v_open) */
-	vpor %ymm15, %ymm10, %ymm10 /* ctr_pair_56 = or(ctr_pair_56_b, ctr_pair_56_a) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_7_block_k_56(%rip), %ymm15, %ymm9 /* ctr_sum_56 = add(ctr_base, block_k_56) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm9, %ymm10 /* ctr_carry_56 = lookup16(ctr_sum_56, carry_everywhere) */
+	vpshufb %ymm10, %ymm1, %ymm10 /* ctr_mask_56 = lookup16(carry_mask_table, ctr_carry_56) */
+	vmovdqa %ymm11, 1568(%rsp) /* spill g2x9.1 */
+	vpand 192(%rsp), %ymm10, %ymm11 /* ctr_pair_56_b = and(ctr_mask_56, ctr_w_open) */
+	vpandn 160(%rsp), %ymm10, %ymm10 /* ctr_pair_56_a = andnot(ctr_mask_56, ctr_v_open) */
+	vpor %ymm10, %ymm11, %ymm10 /* ctr_pair_56 = or(ctr_pair_56_b, ctr_pair_56_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm9, %ymm9 /* ctr_last_byte_56 = lookup16(ctr_sum_56, new_last_byte) */
 	vpor %ymm9, %ymm10, %ymm9 /* row_56 = or(ctr_pair_56, ctr_last_byte_56) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_block_k_57(%rip), %ymm10 /* block_k_57 = const() */
-	vpaddb 128(%rsp), %ymm10, %ymm10 /* ctr_j_57 = add(block_k_57, ctr_j0) */
-	vpaddw 224(%rsp), %ymm10, %ymm10 /* ctr_sum_57 = add(ctr_j_57, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm10, %ymm15 /* ctr_carry_57 = lookup16(ctr_sum_57, carry_everywhere) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_57 = lookup16(carry_mask_table, ctr_carry_57) */
-	vmovdqa %ymm11, 1600(%rsp) /* spill g2x0.1 */
-	vpand 160(%rsp), %ymm15, %ymm11 /* ctr_pair_57_b = and(ctr_mask_57, ctr_w_open) */
-	vpandn 192(%rsp), %ymm15, %ymm15 /* ctr_pair_57_a = andnot(ctr_mask_57, ctr_v_open) */
-	vpor %ymm15, %ymm11, %ymm11 /* ctr_pair_57 = or(ctr_pair_57_b, ctr_pair_57_a) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_7_block_k_57(%rip), %ymm15, %ymm10 /* ctr_sum_57 = add(ctr_base, block_k_57) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm10, %ymm11 /* ctr_carry_57 = lookup16(ctr_sum_57, carry_everywhere) */
+	vpshufb %ymm11, %ymm1, %ymm11 /* ctr_mask_57 = lookup16(carry_mask_table, ctr_carry_57) */
+	vmovdqa %ymm12, 1600(%rsp) /* spill g2x10.1 */
+	vpand 192(%rsp), %ymm11, %ymm12 /* ctr_pair_57_b = and(ctr_mask_57, ctr_w_open) */
+	vpandn 160(%rsp), %ymm11, %ymm11 /* ctr_pair_57_a = andnot(ctr_mask_57, ctr_v_open) */
+	vpor %ymm11, %ymm12, %ymm11 /* ctr_pair_57 = or(ctr_pair_57_b, ctr_pair_57_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm10, %ymm10 /* ctr_last_byte_57 = lookup16(ctr_sum_57, new_last_byte) */
 	vpor %ymm10, %ymm11, %ymm10 /* row_57 = or(ctr_pair_57, ctr_last_byte_57) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_block_k_58(%rip), %ymm11 /* block_k_58 = const() */
-	vpaddb 128(%rsp), %ymm11, %ymm11 /* ctr_j_58 = add(block_k_58, ctr_j0) */
-	vpaddw 224(%rsp), %ymm11, %ymm11 /* ctr_sum_58 = add(ctr_j_58, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm11, %ymm15 /* ctr_carry_58 = lookup16(ctr_sum_58, carry_everywhere) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_58 = lookup16(carry_mask_table, ctr_carry_58) */
-	vmovdqa %ymm12, 1632(%rsp) /* spill g2x10.1 */
-	vpand 160(%rsp), %ymm15, %ymm12 /* ctr_pair_58_b = and(ctr_mask_58, ctr_w_open) */
-	vpandn 192(%rsp), %ymm15, %ymm15 /* ctr_pair_58_a = andnot(ctr_mask_58, ctr_v_open) */
-	vpor %ymm15, %ymm12, %ymm12 /* ctr_pair_58 = or(ctr_pair_58_b, ctr_pair_58_a) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_7_block_k_58(%rip), %ymm15, %ymm11 /* ctr_sum_58 = add(ctr_base, block_k_58) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm11, %ymm12 /* ctr_carry_58 = lookup16(ctr_sum_58, carry_everywhere) */
+	vpshufb %ymm12, %ymm1, %ymm12 /* ctr_mask_58 = lookup16(carry_mask_table, ctr_carry_58) */
+	vmovdqa %ymm13, 1632(%rsp) /* spill g2x12.1 */
+	vpand 192(%rsp), %ymm12, %ymm13 /* ctr_pair_58_b = and(ctr_mask_58, ctr_w_open) */
+	vpandn 160(%rsp), %ymm12, %ymm12 /* ctr_pair_58_a = andnot(ctr_mask_58, ctr_v_open) */
+	vpor %ymm12, %ymm13, %ymm12 /* ctr_pair_58 = or(ctr_pair_58_b, ctr_pair_58_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm11, %ymm11 /* ctr_last_byte_58 = lookup16(ctr_sum_58, new_last_byte) */
 	vpor %ymm11, %ymm12, %ymm11 /* row_58 = or(ctr_pair_58, ctr_last_byte_58) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_block_k_59(%rip), %ymm12 /* block_k_59 = const() */
-	vpaddb 128(%rsp), %ymm12, %ymm12 /* ctr_j_59 = add(block_k_59, ctr_j0) */
-	vpaddw 224(%rsp), %ymm12, %ymm12 /* ctr_sum_59 = add(ctr_j_59, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm12, %ymm15 /* ctr_carry_59 = lookup16(ctr_sum_59, carry_everywhere) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_59 = lookup16(carry_mask_table, ctr_carry_59) */
-	vmovdqa %ymm13, 1664(%rsp) /* spill g2x2.1 */
-	vpand 160(%rsp), %ymm15, %ymm13 /* ctr_pair_59_b = and(ctr_mask_59, ctr_w_open) */
-	vpandn 192(%rsp), %ymm15, %ymm15 /* ctr_pair_59_a = andnot(ctr_mask_59, ctr_v_open) */
-	vpor %ymm15, %ymm13, %ymm13 /* ctr_pair_59 = or(ctr_pair_59_b, ctr_pair_59_a) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_7_block_k_59(%rip), %ymm15, %ymm12 /* ctr_sum_59 = add(ctr_base, block_k_59) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm12, %ymm13 /* ctr_carry_59 = lookup16(ctr_sum_59, carry_everywhere) */
+	vpshufb %ymm13, %ymm1, %ymm13 /* ctr_mask_59 = lookup16(carry_mask_table, ctr_carry_59) */
+	vmovdqa %ymm14, 1664(%rsp) /* spill g2x0.1 */
+	vpand 192(%rsp), %ymm13, %ymm14 /* ctr_pair_59_b = and(ctr_mask_59, ctr_w_open) */
+	vpandn 160(%rsp), %ymm13, %ymm13 /* ctr_pair_59_a = andnot(ctr_mask_59, ctr_v_open) */
+	vpor %ymm13, %ymm14, %ymm13 /* ctr_pair_59 = or(ctr_pair_59_b, ctr_pair_59_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm12, %ymm12 /* ctr_last_byte_59 = lookup16(ctr_sum_59, new_last_byte) */
 	vpor %ymm12, %ymm13, %ymm12 /* row_59 = or(ctr_pair_59, ctr_last_byte_59) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_block_k_60(%rip), %ymm13 /* block_k_60 = const() */
-	vpaddb 128(%rsp), %ymm13, %ymm13 /* ctr_j_60 = add(block_k_60, ctr_j0) */
-	vpaddw 224(%rsp), %ymm13, %ymm13 /* ctr_sum_60 = add(ctr_j_60, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm13, %ymm15 /* ctr_carry_60 = lookup16(ctr_sum_60, carry_everywhere) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_60 = lookup16(carry_mask_table, ctr_carry_60) */
-	vmovdqa %ymm14, 1696(%rsp) /* spill g2x12.1 */
-	vpand 160(%rsp), %ymm15, %ymm14 /* ctr_pair_60_b = and(ctr_mask_60, ctr_w_open) */
-	vpandn 192(%rsp), %ymm15, %ymm15 /* ctr_pair_60_a = andnot(ctr_mask_60, ctr_v_open) */
-	vpor %ymm15, %ymm14, %ymm14 /* ctr_pair_60 = or(ctr_pair_60_b, ctr_pair_60_a) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_7_block_k_60(%rip), %ymm15, %ymm13 /* ctr_sum_60 = add(ctr_base, block_k_60) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm13, %ymm14 /* ctr_carry_60 = lookup16(ctr_sum_60, carry_everywhere) */
+	vpshufb %ymm14, %ymm1, %ymm14 /* ctr_mask_60 = lookup16(carry_mask_table, ctr_carry_60) */
+	vmovdqa %ymm8, 1696(%rsp) /* spill row_55 */
+	vpand 192(%rsp), %ymm14, %ymm8 /* ctr_pair_60_b = and(ctr_mask_60, ctr_w_open) */
+	vpandn 160(%rsp), %ymm14, %ymm14 /* ctr_pair_60_a = andnot(ctr_mask_60, ctr_v_open) */
+	vpor %ymm14, %ymm8, %ymm8 /* ctr_pair_60 = or(ctr_pair_60_b, ctr_pair_60_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm13, %ymm13 /* ctr_last_byte_60 = lookup16(ctr_sum_60, new_last_byte) */
-	vpor %ymm13, %ymm14, %ymm13 /* row_60 = or(ctr_pair_60, ctr_last_byte_60) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_block_k_61(%rip), %ymm14 /* block_k_61 = const() */
-	vpaddb 128(%rsp), %ymm14, %ymm14 /* ctr_j_61 = add(block_k_61, ctr_j0) */
-	vpaddw 224(%rsp), %ymm14, %ymm14 /* ctr_sum_61 = add(ctr_j_61, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_61 = lookup16(ctr_sum_61, carry_everywhere) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_61 = lookup16(carry_mask_table, ctr_carry_61) */
-	vmovdqa %ymm8, 1728(%rsp) /* spill row_55 */
-	vpand 160(%rsp), %ymm15, %ymm8 /* ctr_pair_61_b = and(ctr_mask_61, ctr_w_open) */
-	vpandn 192(%rsp), %ymm15, %ymm15 /* ctr_pair_61_a = andnot(ctr_mask_61, ctr_v_open) */
-	vpor %ymm15, %ymm8, %ymm8 /* ctr_pair_61 = or(ctr_pair_61_b, ctr_pair_61_a) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_61 = lookup16(ctr_sum_61, new_last_byte) */
-	vpor %ymm14, %ymm8, %ymm8 /* row_61 = or(ctr_pair_61, ctr_last_byte_61) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_block_k_62(%rip), %ymm14 /* block_k_62 = const() */
-	vpaddb 128(%rsp), %ymm14, %ymm14 /* ctr_j_62 = add(block_k_62, ctr_j0) */
-	vpaddw 224(%rsp), %ymm14, %ymm14 /* ctr_sum_62 = add(ctr_j_62, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_62 = lookup16(ctr_sum_62, carry_everywhere) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_62 = lookup16(carry_mask_table, ctr_carry_62) */
-	vmovdqa %ymm7, 1760(%rsp) /* spill row_54 */
-	vpand 160(%rsp), %ymm15, %ymm7 /* ctr_pair_62_b = and(ctr_mask_62, ctr_w_open) */
-	vpandn 192(%rsp), %ymm15, %ymm15 /* ctr_pair_62_a = andnot(ctr_mask_62, ctr_v_open) */
-	vpor %ymm15, %ymm7, %ymm7 /* ctr_pair_62 = or(ctr_pair_62_b, ctr_pair_62_a) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_62 = lookup16(ctr_sum_62, new_last_byte) */
-	vpor %ymm14, %ymm7, %ymm7 /* row_62 = or(ctr_pair_62, ctr_last_byte_62) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_block_k_63(%rip), %ymm14 /* block_k_63 = const() */
-	vpaddb 128(%rsp), %ymm14, %ymm14 /* ctr_j_63 = add(block_k_63, ctr_j0) */
-	vpaddw 224(%rsp), %ymm14, %ymm14 /* ctr_sum_63 = add(ctr_j_63, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_63 = lookup16(ctr_sum_63, carry_everywhere) */
-	vpshufb %ymm15, %ymm3, %ymm3 /* ctr_mask_63 = lookup16(carry_mask_table, ctr_carry_63) */
-	vpand 160(%rsp), %ymm3, %ymm15 /* ctr_pair_63_b = and(ctr_mask_63, ctr_w_open) */
-	vpandn 192(%rsp), %ymm3, %ymm3 /* ctr_pair_63_a = andnot(ctr_mask_63, ctr_v_open) */
-	vpor %ymm3, %ymm15, %ymm3 /* ctr_pair_63 = or(ctr_pair_63_b, ctr_pair_63_a) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_63 = lookup16(ctr_sum_63, new_last_byte) */
-	vpor %ymm14, %ymm3, %ymm3 /* row_63 = or(ctr_pair_63, ctr_last_byte_63) */
-	vpunpcklbw %ymm9, %ymm0, %ymm14 /* tr0_48 = unpacklo(row_48, row_56) */
+	vpor %ymm13, %ymm8, %ymm8 /* row_60 = or(ctr_pair_60, ctr_last_byte_60) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_7_block_k_61(%rip), %ymm15, %ymm13 /* ctr_sum_61 = add(ctr_base, block_k_61) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm13, %ymm14 /* ctr_carry_61 = lookup16(ctr_sum_61, carry_everywhere) */
+	vpshufb %ymm14, %ymm1, %ymm14 /* ctr_mask_61 = lookup16(carry_mask_table, ctr_carry_61) */
+	vmovdqa %ymm7, 1728(%rsp) /* spill row_54 */
+	vpand 192(%rsp), %ymm14, %ymm7 /* ctr_pair_61_b = and(ctr_mask_61, ctr_w_open) */
+	vpandn 160(%rsp), %ymm14, %ymm14 /* ctr_pair_61_a = andnot(ctr_mask_61, ctr_v_open) */
+	vpor %ymm14, %ymm7, %ymm7 /* ctr_pair_61 = or(ctr_pair_61_b, ctr_pair_61_a) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm13, %ymm13 /* ctr_last_byte_61 = lookup16(ctr_sum_61, new_last_byte) */
+	vpor %ymm13, %ymm7, %ymm7 /* row_61 = or(ctr_pair_61, ctr_last_byte_61) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_7_block_k_62(%rip), %ymm15, %ymm13 /* ctr_sum_62 = add(ctr_base, block_k_62) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm13, %ymm14 /* ctr_carry_62 = lookup16(ctr_sum_62, carry_everywhere) */
+	vpshufb %ymm14, %ymm1, %ymm14 /* ctr_mask_62 = lookup16(carry_mask_table, ctr_carry_62) */
+	vmovdqa %ymm6, 1760(%rsp) /* spill row_53 */
+	vpand 192(%rsp), %ymm14, %ymm6 /* ctr_pair_62_b = and(ctr_mask_62, ctr_w_open) */
+	vpandn 160(%rsp), %ymm14, %ymm14 /* ctr_pair_62_a = andnot(ctr_mask_62, ctr_v_open) */
+	vpor %ymm14, %ymm6, %ymm6 /* ctr_pair_62 = or(ctr_pair_62_b, ctr_pair_62_a) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm13, %ymm13 /* ctr_last_byte_62 = lookup16(ctr_sum_62, new_last_byte) */
+	vpor %ymm13, %ymm6, %ymm6 /* row_62 = or(ctr_pair_62, ctr_last_byte_62) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_7_block_k_63(%rip), %ymm15, %ymm13 /* ctr_sum_63 = add(ctr_base, block_k_63) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm13, %ymm14 /* ctr_carry_63 = lookup16(ctr_sum_63, carry_everywhere) */
+	vpshufb %ymm14, %ymm1, %ymm1 /* ctr_mask_63 = lookup16(carry_mask_table, ctr_carry_63) */
+	vpand 192(%rsp), %ymm1, %ymm14 /* ctr_pair_63_b = and(ctr_mask_63, ctr_w_open) */
+	vpandn 160(%rsp), %ymm1, %ymm1 /* ctr_pair_63_a = andnot(ctr_mask_63, ctr_v_open) */
+	vpor %ymm1, %ymm14, %ymm1 /* ctr_pair_63 = or(ctr_pair_63_b, ctr_pair_63_a) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm13, %ymm13 /* ctr_last_byte_63 = lookup16(ctr_sum_63, new_last_byte) */
+	vpor %ymm13, %ymm1, %ymm1 /* row_63 = or(ctr_pair_63, ctr_last_byte_63) */
+	vpunpcklbw %ymm9, %ymm0, %ymm13 /* tr0_48 = unpacklo(row_48, row_56) */
 	vpunpckhbw %ymm9, %ymm0, %ymm0 /* tr0_49 = unpackhi(row_48, row_56) */
-	vpunpcklbw %ymm10, %ymm1, %ymm9 /* tr0_50 = unpacklo(row_49, row_57) */
-	vpunpckhbw %ymm10, %ymm1, %ymm1 /* tr0_51 = unpackhi(row_49, row_57) */
-	vpunpcklbw %ymm11, %ymm2, %ymm10 /* tr0_52 = unpacklo(row_50, row_58) */
-	vpunpckhbw %ymm11, %ymm2, %ymm2 /* tr0_53 = unpackhi(row_50, row_58) */
+	vpunpcklbw %ymm10, %ymm2, %ymm9 /* tr0_50 = unpacklo(row_49, row_57) */
+	vpunpckhbw %ymm10, %ymm2, %ymm2 /* tr0_51 = unpackhi(row_49, row_57) */
+	vpunpcklbw %ymm11, %ymm3, %ymm10 /* tr0_52 = unpacklo(row_50, row_58) */
+	vpunpckhbw %ymm11, %ymm3, %ymm3 /* tr0_53 = unpackhi(row_50, row_58) */
 	vpunpcklbw %ymm12, %ymm4, %ymm11 /* tr0_54 = unpacklo(row_51, row_59) */
 	vpunpckhbw %ymm12, %ymm4, %ymm4 /* tr0_55 = unpackhi(row_51, row_59) */
-	vpunpcklbw %ymm13, %ymm5, %ymm12 /* tr0_56 = unpacklo(row_52, row_60) */
-	vpunpckhbw %ymm13, %ymm5, %ymm5 /* tr0_57 = unpackhi(row_52, row_60) */
-	vpunpcklbw %ymm8, %ymm6, %ymm13 /* tr0_58 = unpacklo(row_53, row_61) */
-	vpunpckhbw %ymm8, %ymm6, %ymm6 /* tr0_59 = unpackhi(row_53, row_61) */
-	vmovdqa 1760(%rsp), %ymm8 /* reload row_54 */
-	vpunpcklbw %ymm7, %ymm8, %ymm15 /* tr0_60 = unpacklo(row_54, row_62) */
-	vpunpckhbw %ymm7, %ymm8, %ymm7 /* tr0_61 = unpackhi(row_54, row_62) */
-	vmovdqa 1728(%rsp), %ymm8 /* reload row_55 */
-	vmovdqa %ymm4, 1760(%rsp) /* spill tr0_55 */
-	vpunpcklbw %ymm3, %ymm8, %ymm4 /* tr0_62 = unpacklo(row_55, row_63) */
-	vpunpckhbw %ymm3, %ymm8, %ymm3 /* tr0_63 = unpackhi(row_55, row_63) */
-	vpunpcklbw %ymm12, %ymm14, %ymm8 /* tr1_48 = unpacklo(tr0_48, tr0_56) */
-	vpunpckhbw %ymm12, %ymm14, %ymm12 /* tr1_49 = unpackhi(tr0_48, tr0_56) */
-	vpunpcklbw %ymm5, %ymm0, %ymm14 /* tr1_50 = unpacklo(tr0_49, tr0_57) */
+	vpunpcklbw %ymm8, %ymm5, %ymm12 /* tr0_56 = unpacklo(row_52, row_60) */
+	vpunpckhbw %ymm8, %ymm5, %ymm5 /* tr0_57 = unpackhi(row_52, row_60) */
+	vmovdqa 1760(%rsp), %ymm8 /* reload row_53 */
+	vpunpcklbw %ymm7, %ymm8, %ymm14 /* tr0_58 = unpacklo(row_53, row_61) */
+	vpunpckhbw %ymm7, %ymm8, %ymm7 /* tr0_59 = unpackhi(row_53, row_61) */
+	vmovdqa 1728(%rsp), %ymm8 /* reload row_54 */
+	vpunpcklbw %ymm6, %ymm8, %ymm15 /* tr0_60 = unpacklo(row_54, row_62) */
+	vpunpckhbw %ymm6, %ymm8, %ymm6 /* tr0_61 = unpackhi(row_54, row_62) */
+	vmovdqa 1696(%rsp), %ymm8 /* reload row_55 */
+	vmovdqa %ymm4, 1728(%rsp) /* spill tr0_55 */
+	vpunpcklbw %ymm1, %ymm8, %ymm4 /* tr0_62 = unpacklo(row_55, row_63) */
+	vpunpckhbw %ymm1, %ymm8, %ymm1 /* tr0_63 = unpackhi(row_55, row_63) */
+	vpunpcklbw %ymm12, %ymm13, %ymm8 /* tr1_48 = unpacklo(tr0_48, tr0_56) */
+	vpunpckhbw %ymm12, %ymm13, %ymm12 /* tr1_49 = unpackhi(tr0_48, tr0_56) */
+	vpunpcklbw %ymm5, %ymm0, %ymm13 /* tr1_50 = unpacklo(tr0_49, tr0_57) */
 	vpunpckhbw %ymm5, %ymm0, %ymm0 /* tr1_51 = unpackhi(tr0_49, tr0_57) */
-	vpunpcklbw %ymm13, %ymm9, %ymm5 /* tr1_52 = unpacklo(tr0_50, tr0_58) */
-	vpunpckhbw %ymm13, %ymm9, %ymm9 /* tr1_53 = unpackhi(tr0_50, tr0_58) */
-	vpunpcklbw %ymm6, %ymm1, %ymm13 /* tr1_54 = unpacklo(tr0_51, tr0_59) */
-	vpunpckhbw %ymm6, %ymm1, %ymm1 /* tr1_55 = unpackhi(tr0_51, tr0_59) */
-	vpunpcklbw %ymm15, %ymm10, %ymm6 /* tr1_56 = unpacklo(tr0_52, tr0_60) */
+	vpunpcklbw %ymm14, %ymm9, %ymm5 /* tr1_52 = unpacklo(tr0_50, tr0_58) */
+	vpunpckhbw %ymm14, %ymm9, %ymm9 /* tr1_53 = unpackhi(tr0_50, tr0_58) */
+	vpunpcklbw %ymm7, %ymm2, %ymm14 /* tr1_54 = unpacklo(tr0_51, tr0_59) */
+	vpunpckhbw %ymm7, %ymm2, %ymm2 /* tr1_55 = unpackhi(tr0_51, tr0_59) */
+	vpunpcklbw %ymm15, %ymm10, %ymm7 /* tr1_56 = unpacklo(tr0_52, tr0_60) */
 	vpunpckhbw %ymm15, %ymm10, %ymm10 /* tr1_57 = unpackhi(tr0_52, tr0_60) */
-	vpunpcklbw %ymm7, %ymm2, %ymm15 /* tr1_58 = unpacklo(tr0_53, tr0_61) */
-	vpunpckhbw %ymm7, %ymm2, %ymm2 /* tr1_59 = unpackhi(tr0_53, tr0_61) */
-	vpunpcklbw %ymm4, %ymm11, %ymm7 /* tr1_60 = unpacklo(tr0_54, tr0_62) */
+	vpunpcklbw %ymm6, %ymm3, %ymm15 /* tr1_58 = unpacklo(tr0_53, tr0_61) */
+	vpunpckhbw %ymm6, %ymm3, %ymm3 /* tr1_59 = unpackhi(tr0_53, tr0_61) */
+	vpunpcklbw %ymm4, %ymm11, %ymm6 /* tr1_60 = unpacklo(tr0_54, tr0_62) */
 	vpunpckhbw %ymm4, %ymm11, %ymm4 /* tr1_61 = unpackhi(tr0_54, tr0_62) */
-	vmovdqa 1760(%rsp), %ymm11 /* reload tr0_55 */
-	vmovdqa %ymm1, 1728(%rsp) /* spill tr1_55 */
-	vpunpcklbw %ymm3, %ymm11, %ymm1 /* tr1_62 = unpacklo(tr0_55, tr0_63) */
-	vpunpckhbw %ymm3, %ymm11, %ymm3 /* tr1_63 = unpackhi(tr0_55, tr0_63) */
-	vpunpcklbw %ymm6, %ymm8, %ymm11 /* tr2_48 = unpacklo(tr1_48, tr1_56) */
-	vpunpckhbw %ymm6, %ymm8, %ymm6 /* tr2_49 = unpackhi(tr1_48, tr1_56) */
+	vmovdqa 1728(%rsp), %ymm11 /* reload tr0_55 */
+	vmovdqa %ymm2, 1696(%rsp) /* spill tr1_55 */
+	vpunpcklbw %ymm1, %ymm11, %ymm2 /* tr1_62 = unpacklo(tr0_55, tr0_63) */
+	vpunpckhbw %ymm1, %ymm11, %ymm1 /* tr1_63 = unpackhi(tr0_55, tr0_63) */
+	vpunpcklbw %ymm7, %ymm8, %ymm11 /* tr2_48 = unpacklo(tr1_48, tr1_56) */
+	vpunpckhbw %ymm7, %ymm8, %ymm7 /* tr2_49 = unpackhi(tr1_48, tr1_56) */
 	vpunpcklbw %ymm10, %ymm12, %ymm8 /* tr2_50 = unpacklo(tr1_49, tr1_57) */
 	vpunpckhbw %ymm10, %ymm12, %ymm10 /* tr2_51 = unpackhi(tr1_49, tr1_57) */
-	vpunpcklbw %ymm15, %ymm14, %ymm12 /* tr2_52 = unpacklo(tr1_50, tr1_58) */
-	vpunpckhbw %ymm15, %ymm14, %ymm14 /* tr2_53 = unpackhi(tr1_50, tr1_58) */
-	vpunpcklbw %ymm2, %ymm0, %ymm15 /* tr2_54 = unpacklo(tr1_51, tr1_59) */
-	vpunpckhbw %ymm2, %ymm0, %ymm0 /* tr2_55 = unpackhi(tr1_51, tr1_59) */
-	vpunpcklbw %ymm7, %ymm5, %ymm2 /* tr2_56 = unpacklo(tr1_52, tr1_60) */
-	vpunpckhbw %ymm7, %ymm5, %ymm5 /* tr2_57 = unpackhi(tr1_52, tr1_60) */
-	vpunpcklbw %ymm4, %ymm9, %ymm7 /* tr2_58 = unpacklo(tr1_53, tr1_61) */
+	vpunpcklbw %ymm15, %ymm13, %ymm12 /* tr2_52 = unpacklo(tr1_50, tr1_58) */
+	vpunpckhbw %ymm15, %ymm13, %ymm13 /* tr2_53 = unpackhi(tr1_50, tr1_58) */
+	vpunpcklbw %ymm3, %ymm0, %ymm15 /* tr2_54 = unpacklo(tr1_51, tr1_59) */
+	vpunpckhbw %ymm3, %ymm0, %ymm0 /* tr2_55 = unpackhi(tr1_51, tr1_59) */
+	vpunpcklbw %ymm6, %ymm5, %ymm3 /* tr2_56 = unpacklo(tr1_52, tr1_60) */
+	vpunpckhbw %ymm6, %ymm5, %ymm5 /* tr2_57 = unpackhi(tr1_52, tr1_60) */
+	vpunpcklbw %ymm4, %ymm9, %ymm6 /* tr2_58 = unpacklo(tr1_53, tr1_61) */
 	vpunpckhbw %ymm4, %ymm9, %ymm4 /* tr2_59 = unpackhi(tr1_53, tr1_61) */
-	vpunpcklbw %ymm1, %ymm13, %ymm9 /* tr2_60 = unpacklo(tr1_54, tr1_62) */
-	vpunpckhbw %ymm1, %ymm13, %ymm1 /* tr2_61 = unpackhi(tr1_54, tr1_62) */
-	vmovdqa 1728(%rsp), %ymm13 /* reload tr1_55 */
-	vmovdqa %ymm0, 1760(%rsp) /* spill tr2_55 */
-	vpunpcklbw %ymm3, %ymm13, %ymm0 /* tr2_62 = unpacklo(tr1_55, tr1_63) */
-	vpunpckhbw %ymm3, %ymm13, %ymm3 /* tr2_63 = unpackhi(tr1_55, tr1_63) */
-	vpunpcklbw %ymm2, %ymm11, %ymm13 /* tr3_48 = unpacklo(tr2_48, tr2_56) */
-	vpunpckhbw %ymm2, %ymm11, %ymm2 /* tr3_49 = unpackhi(tr2_48, tr2_56) */
-	vpunpcklbw %ymm5, %ymm6, %ymm11 /* tr3_50 = unpacklo(tr2_49, tr2_57) */
-	vpunpckhbw %ymm5, %ymm6, %ymm5 /* tr3_51 = unpackhi(tr2_49, tr2_57) */
-	vpunpcklbw %ymm7, %ymm8, %ymm6 /* tr3_52 = unpacklo(tr2_50, tr2_58) */
-	vpunpckhbw %ymm7, %ymm8, %ymm7 /* tr3_53 = unpackhi(tr2_50, tr2_58) */
+	vpunpcklbw %ymm2, %ymm14, %ymm9 /* tr2_60 = unpacklo(tr1_54, tr1_62) */
+	vpunpckhbw %ymm2, %ymm14, %ymm2 /* tr2_61 = unpackhi(tr1_54, tr1_62) */
+	vmovdqa 1696(%rsp), %ymm14 /* reload tr1_55 */
+	vmovdqa %ymm0, 1728(%rsp) /* spill tr2_55 */
+	vpunpcklbw %ymm1, %ymm14, %ymm0 /* tr2_62 = unpacklo(tr1_55, tr1_63) */
+	vpunpckhbw %ymm1, %ymm14, %ymm1 /* tr2_63 = unpackhi(tr1_55, tr1_63) */
+	vpunpcklbw %ymm3, %ymm11, %ymm14 /* tr3_48 = unpacklo(tr2_48, tr2_56) */
+	vpunpckhbw %ymm3, %ymm11, %ymm3 /* tr3_49 = unpackhi(tr2_48, tr2_56) */
+	vpunpcklbw %ymm5, %ymm7, %ymm11 /* tr3_50 = unpacklo(tr2_49, tr2_57) */
+	vpunpckhbw %ymm5, %ymm7, %ymm5 /* tr3_51 = unpackhi(tr2_49, tr2_57) */
+	vpunpcklbw %ymm6, %ymm8, %ymm7 /* tr3_52 = unpacklo(tr2_50, tr2_58) */
+	vpunpckhbw %ymm6, %ymm8, %ymm6 /* tr3_53 = unpackhi(tr2_50, tr2_58) */
 	vpunpcklbw %ymm4, %ymm10, %ymm8 /* tr3_54 = unpacklo(tr2_51, tr2_59) */
 	vpunpckhbw %ymm4, %ymm10, %ymm4 /* tr3_55 = unpackhi(tr2_51, tr2_59) */
 	vpunpcklbw %ymm9, %ymm12, %ymm10 /* tr3_56 = unpacklo(tr2_52, tr2_60) */
 	vpunpckhbw %ymm9, %ymm12, %ymm9 /* tr3_57 = unpackhi(tr2_52, tr2_60) */
-	vpunpcklbw %ymm1, %ymm14, %ymm12 /* tr3_58 = unpacklo(tr2_53, tr2_61) */
-	vpunpckhbw %ymm1, %ymm14, %ymm1 /* tr3_59 = unpackhi(tr2_53, tr2_61) */
-	vpunpcklbw %ymm0, %ymm15, %ymm14 /* tr3_60 = unpacklo(tr2_54, tr2_62) */
+	vpunpcklbw %ymm2, %ymm13, %ymm12 /* tr3_58 = unpacklo(tr2_53, tr2_61) */
+	vpunpckhbw %ymm2, %ymm13, %ymm2 /* tr3_59 = unpackhi(tr2_53, tr2_61) */
+	vpunpcklbw %ymm0, %ymm15, %ymm13 /* tr3_60 = unpacklo(tr2_54, tr2_62) */
 	vpunpckhbw %ymm0, %ymm15, %ymm0 /* tr3_61 = unpackhi(tr2_54, tr2_62) */
-	vmovdqa 1760(%rsp), %ymm15 /* reload tr2_55 */
-	vmovdqa %ymm0, 1728(%rsp) /* spill tr3_61 */
-	vpunpcklbw %ymm3, %ymm15, %ymm0 /* tr3_62 = unpacklo(tr2_55, tr2_63) */
-	vpunpckhbw %ymm3, %ymm15, %ymm3 /* tr3_63 = unpackhi(tr2_55, tr2_63) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm13, %ymm15 /* tr3_48_lo = and(tr3_48, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* tr3_48_sh = shr(tr3_48) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm13, %ymm13 /* tr3_48_hi = and(tr3_48_sh, nibble_mask) */
-	vmovdqa %ymm3, 1760(%rsp) /* spill tr3_63 */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_tbl_lo(%rip), %ymm3 /* tbl_lo = const() */
-	vpshufb %ymm15, %ymm3, %ymm15 /* xin_48_l = lookup16(tbl_lo, tr3_48_lo) */
-	vmovdqa %ymm0, 192(%rsp) /* spill tr3_62 */
+	vmovdqa 1728(%rsp), %ymm15 /* reload tr2_55 */
+	vmovdqa %ymm0, 1696(%rsp) /* spill tr3_61 */
+	vpunpcklbw %ymm1, %ymm15, %ymm0 /* tr3_62 = unpacklo(tr2_55, tr2_63) */
+	vpunpckhbw %ymm1, %ymm15, %ymm1 /* tr3_63 = unpackhi(tr2_55, tr2_63) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm14, %ymm15 /* tr3_48_lo = and(tr3_48, nibble_mask) */
+	vpsrlw $4, %ymm14, %ymm14 /* tr3_48_sh = shr(tr3_48) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm14, %ymm14 /* tr3_48_hi = and(tr3_48_sh, nibble_mask) */
+	vmovdqa %ymm1, 1728(%rsp) /* spill tr3_63 */
+	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_tbl_lo(%rip), %ymm1 /* tbl_lo = const() */
+	vpshufb %ymm15, %ymm1, %ymm15 /* xin_48_l = lookup16(tbl_lo, tr3_48_lo) */
+	vmovdqa %ymm0, 1760(%rsp) /* spill tr3_62 */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_tbl_hi(%rip), %ymm0 /* tbl_hi = const() */
-	vpshufb %ymm13, %ymm0, %ymm13 /* xin_48_h = lookup16(tbl_hi, tr3_48_hi) */
-	vpxor %ymm13, %ymm15, %ymm13 /* xin_48 = xor(xin_48_l, xin_48_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm2, %ymm15 /* tr3_49_lo = and(tr3_49, nibble_mask) */
-	vpsrlw $4, %ymm2, %ymm2 /* tr3_49_sh = shr(tr3_49) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm2, %ymm2 /* tr3_49_hi = and(tr3_49_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* xin_49_l = lookup16(tbl_lo, tr3_49_lo) */
-	vpshufb %ymm2, %ymm0, %ymm2 /* xin_49_h = lookup16(tbl_hi, tr3_49_hi) */
-	vpxor %ymm2, %ymm15, %ymm2 /* xin_49 = xor(xin_49_l, xin_49_h) */
+	vpshufb %ymm14, %ymm0, %ymm14 /* xin_48_h = lookup16(tbl_hi, tr3_48_hi) */
+	vpxor %ymm14, %ymm15, %ymm14 /* xin_48 = xor(xin_48_l, xin_48_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm3, %ymm15 /* tr3_49_lo = and(tr3_49, nibble_mask) */
+	vpsrlw $4, %ymm3, %ymm3 /* tr3_49_sh = shr(tr3_49) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm3, %ymm3 /* tr3_49_hi = and(tr3_49_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm1, %ymm15 /* xin_49_l = lookup16(tbl_lo, tr3_49_lo) */
+	vpshufb %ymm3, %ymm0, %ymm3 /* xin_49_h = lookup16(tbl_hi, tr3_49_hi) */
+	vpxor %ymm3, %ymm15, %ymm3 /* xin_49 = xor(xin_49_l, xin_49_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm11, %ymm15 /* tr3_50_lo = and(tr3_50, nibble_mask) */
 	vpsrlw $4, %ymm11, %ymm11 /* tr3_50_sh = shr(tr3_50) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm11, %ymm11 /* tr3_50_hi = and(tr3_50_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* xin_50_l = lookup16(tbl_lo, tr3_50_lo) */
+	vpshufb %ymm15, %ymm1, %ymm15 /* xin_50_l = lookup16(tbl_lo, tr3_50_lo) */
 	vpshufb %ymm11, %ymm0, %ymm11 /* xin_50_h = lookup16(tbl_hi, tr3_50_hi) */
 	vpxor %ymm11, %ymm15, %ymm11 /* xin_50 = xor(xin_50_l, xin_50_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm5, %ymm15 /* tr3_51_lo = and(tr3_51, nibble_mask) */
 	vpsrlw $4, %ymm5, %ymm5 /* tr3_51_sh = shr(tr3_51) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm5, %ymm5 /* tr3_51_hi = and(tr3_51_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* xin_51_l = lookup16(tbl_lo, tr3_51_lo) */
+	vpshufb %ymm15, %ymm1, %ymm15 /* xin_51_l = lookup16(tbl_lo, tr3_51_lo) */
 	vpshufb %ymm5, %ymm0, %ymm5 /* xin_51_h = lookup16(tbl_hi, tr3_51_hi) */
 	vpxor %ymm5, %ymm15, %ymm5 /* xin_51 = xor(xin_51_l, xin_51_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm6, %ymm15 /* tr3_52_lo = and(tr3_52, nibble_mask) */
-	vpsrlw $4, %ymm6, %ymm6 /* tr3_52_sh = shr(tr3_52) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm6, %ymm6 /* tr3_52_hi = and(tr3_52_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* xin_52_l = lookup16(tbl_lo, tr3_52_lo) */
-	vpshufb %ymm6, %ymm0, %ymm6 /* xin_52_h = lookup16(tbl_hi, tr3_52_hi) */
-	vpxor %ymm6, %ymm15, %ymm6 /* xin_52 = xor(xin_52_l, xin_52_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm7, %ymm15 /* tr3_53_lo = and(tr3_53, nibble_mask) */
-	vpsrlw $4, %ymm7, %ymm7 /* tr3_53_sh = shr(tr3_53) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm7, %ymm7 /* tr3_53_hi = and(tr3_53_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* xin_53_l = lookup16(tbl_lo, tr3_53_lo) */
-	vpshufb %ymm7, %ymm0, %ymm7 /* xin_53_h = lookup16(tbl_hi, tr3_53_hi) */
-	vpxor %ymm7, %ymm15, %ymm7 /* xin_53 = xor(xin_53_l, xin_53_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm7, %ymm15 /* tr3_52_lo = and(tr3_52, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* tr3_52_sh = shr(tr3_52) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm7, %ymm7 /* tr3_52_hi = and(tr3_52_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm1, %ymm15 /* xin_52_l = lookup16(tbl_lo, tr3_52_lo) */
+	vpshufb %ymm7, %ymm0, %ymm7 /* xin_52_h = lookup16(tbl_hi, tr3_52_hi) */
+	vpxor %ymm7, %ymm15, %ymm7 /* xin_52 = xor(xin_52_l, xin_52_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm6, %ymm15 /* tr3_53_lo = and(tr3_53, nibble_mask) */
+	vpsrlw $4, %ymm6, %ymm6 /* tr3_53_sh = shr(tr3_53) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm6, %ymm6 /* tr3_53_hi = and(tr3_53_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm1, %ymm15 /* xin_53_l = lookup16(tbl_lo, tr3_53_lo) */
+	vpshufb %ymm6, %ymm0, %ymm6 /* xin_53_h = lookup16(tbl_hi, tr3_53_hi) */
+	vpxor %ymm6, %ymm15, %ymm6 /* xin_53 = xor(xin_53_l, xin_53_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm8, %ymm15 /* tr3_54_lo = and(tr3_54, nibble_mask) */
 	vpsrlw $4, %ymm8, %ymm8 /* tr3_54_sh = shr(tr3_54) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm8, %ymm8 /* tr3_54_hi = and(tr3_54_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* xin_54_l = lookup16(tbl_lo, tr3_54_lo) */
+	vpshufb %ymm15, %ymm1, %ymm15 /* xin_54_l = lookup16(tbl_lo, tr3_54_lo) */
 	vpshufb %ymm8, %ymm0, %ymm8 /* xin_54_h = lookup16(tbl_hi, tr3_54_hi) */
 	vpxor %ymm8, %ymm15, %ymm8 /* xin_54 = xor(xin_54_l, xin_54_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm4, %ymm15 /* tr3_55_lo = and(tr3_55, nibble_mask) */
 	vpsrlw $4, %ymm4, %ymm4 /* tr3_55_sh = shr(tr3_55) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm4, %ymm4 /* tr3_55_hi = and(tr3_55_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* xin_55_l = lookup16(tbl_lo, tr3_55_lo) */
+	vpshufb %ymm15, %ymm1, %ymm15 /* xin_55_l = lookup16(tbl_lo, tr3_55_lo) */
 	vpshufb %ymm4, %ymm0, %ymm4 /* xin_55_h = lookup16(tbl_hi, tr3_55_hi) */
 	vpxor %ymm4, %ymm15, %ymm4 /* xin_55 = xor(xin_55_l, xin_55_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm10, %ymm15 /* tr3_56_lo = and(tr3_56, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* tr3_56_sh = shr(tr3_56) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm10, %ymm10 /* tr3_56_hi = and(tr3_56_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* xin_56_l = lookup16(tbl_lo, tr3_56_lo) */
+	vpshufb %ymm15, %ymm1, %ymm15 /* xin_56_l = lookup16(tbl_lo, tr3_56_lo) */
 	vpshufb %ymm10, %ymm0, %ymm10 /* xin_56_h = lookup16(tbl_hi, tr3_56_hi) */
 	vpxor %ymm10, %ymm15, %ymm10 /* xin_56 = xor(xin_56_l, xin_56_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm9, %ymm15 /* tr3_57_lo = and(tr3_57, nibble_mask) */
 	vpsrlw $4, %ymm9, %ymm9 /* tr3_57_sh = shr(tr3_57) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm9, %ymm9 /* tr3_57_hi = and(tr3_57_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* xin_57_l = lookup16(tbl_lo, tr3_57_lo) */
+	vpshufb %ymm15, %ymm1, %ymm15 /* xin_57_l = lookup16(tbl_lo, tr3_57_lo) */
 	vpshufb %ymm9, %ymm0, %ymm9 /* xin_57_h = lookup16(tbl_hi, tr3_57_hi) */
 	vpxor %ymm9, %ymm15, %ymm9 /* xin_57 = xor(xin_57_l, xin_57_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm15 /* tr3_58_lo = and(tr3_58, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* tr3_58_sh = shr(tr3_58) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm12 /* tr3_58_hi = and(tr3_58_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* xin_58_l = lookup16(tbl_lo, tr3_58_lo) */
+	vpshufb %ymm15, %ymm1, %ymm15 /* xin_58_l = lookup16(tbl_lo, tr3_58_lo) */
 	vpshufb %ymm12, %ymm0, %ymm12 /* xin_58_h = lookup16(tbl_hi, tr3_58_hi) */
 	vpxor %ymm12, %ymm15, %ymm12 /* xin_58 = xor(xin_58_l, xin_58_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm1, %ymm15 /* tr3_59_lo = and(tr3_59, nibble_mask) */
-	vpsrlw $4, %ymm1, %ymm1 /* tr3_59_sh = shr(tr3_59) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm1, %ymm1 /* tr3_59_hi = and(tr3_59_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* xin_59_l = lookup16(tbl_lo, tr3_59_lo) */
-	vpshufb %ymm1, %ymm0, %ymm1 /* xin_59_h = lookup16(tbl_hi, tr3_59_hi) */
-	vpxor %ymm1, %ymm15, %ymm1 /* xin_59 = xor(xin_59_l, xin_59_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm14, %ymm15 /* tr3_60_lo = and(tr3_60, nibble_mask) */
-	vpsrlw $4, %ymm14, %ymm14 /* tr3_60_sh = shr(tr3_60) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm14, %ymm14 /* tr3_60_hi = and(tr3_60_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* xin_60_l = lookup16(tbl_lo, tr3_60_lo) */
-	vpshufb %ymm14, %ymm0, %ymm14 /* xin_60_h = lookup16(tbl_hi, tr3_60_hi) */
-	vpxor %ymm14, %ymm15, %ymm14 /* xin_60 = xor(xin_60_l, xin_60_h) */
-	vmovdqa 1728(%rsp), %ymm15 /* reload tr3_61 */
-	vmovdqa %ymm1, 160(%rsp) /* spill g3x11.1 */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm15, %ymm1 /* tr3_61_lo = and(tr3_61, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm2, %ymm15 /* tr3_59_lo = and(tr3_59, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* tr3_59_sh = shr(tr3_59) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm2, %ymm2 /* tr3_59_hi = and(tr3_59_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm1, %ymm15 /* xin_59_l = lookup16(tbl_lo, tr3_59_lo) */
+	vpshufb %ymm2, %ymm0, %ymm2 /* xin_59_h = lookup16(tbl_hi, tr3_59_hi) */
+	vpxor %ymm2, %ymm15, %ymm2 /* xin_59 = xor(xin_59_l, xin_59_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm13, %ymm15 /* tr3_60_lo = and(tr3_60, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* tr3_60_sh = shr(tr3_60) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm13, %ymm13 /* tr3_60_hi = and(tr3_60_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm1, %ymm15 /* xin_60_l = lookup16(tbl_lo, tr3_60_lo) */
+	vpshufb %ymm13, %ymm0, %ymm13 /* xin_60_h = lookup16(tbl_hi, tr3_60_hi) */
+	vpxor %ymm13, %ymm15, %ymm13 /* xin_60 = xor(xin_60_l, xin_60_h) */
+	vmovdqa 1696(%rsp), %ymm15 /* reload tr3_61 */
+	vmovdqa %ymm2, 160(%rsp) /* spill g3x11.1 */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm15, %ymm2 /* tr3_61_lo = and(tr3_61, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* tr3_61_sh = shr(tr3_61) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm15, %ymm15 /* tr3_61_hi = and(tr3_61_sh, nibble_mask) */
-	vpshufb %ymm1, %ymm3, %ymm1 /* xin_61_l = lookup16(tbl_lo, tr3_61_lo) */
+	vpshufb %ymm2, %ymm1, %ymm2 /* xin_61_l = lookup16(tbl_lo, tr3_61_lo) */
 	vpshufb %ymm15, %ymm0, %ymm15 /* xin_61_h = lookup16(tbl_hi, tr3_61_hi) */
-	vpxor %ymm15, %ymm1, %ymm1 /* xin_61 = xor(xin_61_l, xin_61_h) */
-	vmovdqa 192(%rsp), %ymm15 /* reload tr3_62 */
-	vmovdqa %ymm1, 1728(%rsp) /* spill g3x13.1 */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm15, %ymm1 /* tr3_62_lo = and(tr3_62, nibble_mask) */
+	vpxor %ymm15, %ymm2, %ymm2 /* xin_61 = xor(xin_61_l, xin_61_h) */
+	vmovdqa 1760(%rsp), %ymm15 /* reload tr3_62 */
+	vmovdqa %ymm2, 1696(%rsp) /* spill g3x13.1 */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm15, %ymm2 /* tr3_62_lo = and(tr3_62, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* tr3_62_sh = shr(tr3_62) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm15, %ymm15 /* tr3_62_hi = and(tr3_62_sh, nibble_mask) */
-	vpshufb %ymm1, %ymm3, %ymm1 /* xin_62_l = lookup16(tbl_lo, tr3_62_lo) */
+	vpshufb %ymm2, %ymm1, %ymm2 /* xin_62_l = lookup16(tbl_lo, tr3_62_lo) */
 	vpshufb %ymm15, %ymm0, %ymm15 /* xin_62_h = lookup16(tbl_hi, tr3_62_hi) */
-	vpxor %ymm15, %ymm1, %ymm1 /* xin_62 = xor(xin_62_l, xin_62_h) */
-	vmovdqa 1760(%rsp), %ymm15 /* reload tr3_63 */
+	vpxor %ymm15, %ymm2, %ymm2 /* xin_62 = xor(xin_62_l, xin_62_h) */
+	vmovdqa 1728(%rsp), %ymm15 /* reload tr3_63 */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm15, %ymm0 /* tr3_63_lo = and(tr3_63, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* tr3_63_sh = shr(tr3_63) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm15, %ymm15 /* tr3_63_hi = and(tr3_63_sh, nibble_mask) */
-	vpshufb %ymm0, %ymm3, %ymm0 /* xin_63_l = lookup16(tbl_lo, tr3_63_lo) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_tbl_hi(%rip), %ymm3 /* tbl_hi = const() */
-	vpshufb %ymm15, %ymm3, %ymm3 /* xin_63_h = lookup16(tbl_hi, tr3_63_hi) */
-	vpxor %ymm3, %ymm0, %ymm0 /* xin_63 = xor(xin_63_l, xin_63_h) */
+	vpshufb %ymm0, %ymm1, %ymm0 /* xin_63_l = lookup16(tbl_lo, tr3_63_lo) */
+	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_tbl_hi(%rip), %ymm1 /* tbl_hi = const() */
+	vpshufb %ymm15, %ymm1, %ymm1 /* xin_63_h = lookup16(tbl_hi, tr3_63_hi) */
+	vpxor %ymm1, %ymm0, %ymm0 /* xin_63 = xor(xin_63_l, xin_63_h) */
 
 	/* Products per input byte: B'1, B'3; every other block of M'_L is a XOR of them. */
-	vmovdqa 640(%rsp), %ymm3 /* reload g0x0.2 */
-	vmovdqa 384(%rsp), %ymm15 /* reload g0x1.2 */
-	vmovdqa %ymm5, 1760(%rsp) /* spill g3x3.2 */
-	vmovdqa 576(%rsp), %ymm5 /* reload g0x2.2 */
-	vmovdqa %ymm11, 192(%rsp) /* spill g3x2.2 */
-	vmovdqa 416(%rsp), %ymm11 /* reload g0x3.2 */
-	vmovdqa %ymm2, 224(%rsp) /* spill g3x1.2 */
-	vmovdqa 1088(%rsp), %ymm2 /* reload g1x0.2 */
-	vmovdqa %ymm13, 128(%rsp) /* spill g3x0.2 */
-	vmovdqa 864(%rsp), %ymm13 /* reload g1x1.2 */
+	vmovdqa 576(%rsp), %ymm1 /* reload g0x0.2 */
+	vmovdqa 320(%rsp), %ymm15 /* reload g0x1.2 */
+	vmovdqa %ymm5, 1728(%rsp) /* spill g3x3.2 */
+	vmovdqa 544(%rsp), %ymm5 /* reload g0x2.2 */
+	vmovdqa %ymm11, 1760(%rsp) /* spill g3x2.2 */
+	vmovdqa 384(%rsp), %ymm11 /* reload g0x3.2 */
+	vmovdqa %ymm3, 192(%rsp) /* spill g3x1.2 */
+	vmovdqa 1152(%rsp), %ymm3 /* reload g1x0.2 */
+	vmovdqa %ymm14, 128(%rsp) /* spill g3x0.2 */
+	vmovdqa 800(%rsp), %ymm14 /* reload g1x1.2 */
 	vmovdqa %ymm0, 1792(%rsp) /* spill g3x15.2 */
-	vmovdqa 1152(%rsp), %ymm0 /* reload g1x2.2 */
+	vmovdqa 864(%rsp), %ymm0 /* reload g1x2.2 */
 	vmovdqa %ymm4, 1824(%rsp) /* spill g3x7.2 */
 	vmovdqa 928(%rsp), %ymm4 /* reload g1x3.2 */
-	vmovdqa %ymm1, 1856(%rsp) /* spill g3x14.2 */
-	vmovdqa 1600(%rsp), %ymm1 /* reload g2x0.2 */
+	vmovdqa %ymm2, 1856(%rsp) /* spill g3x14.2 */
+	vmovdqa 1664(%rsp), %ymm2 /* reload g2x0.2 */
 	vmovdqa %ymm8, 1888(%rsp) /* spill g3x6.2 */
-	vmovdqa 1408(%rsp), %ymm8 /* reload g2x1.2 */
+	vmovdqa 1280(%rsp), %ymm8 /* reload g2x1.2 */
 	vmovdqa %ymm12, 1920(%rsp) /* spill g3x10.2 */
-	vmovdqa 1664(%rsp), %ymm12 /* reload g2x2.2 */
-	vmovdqa %ymm7, 1952(%rsp) /* spill g3x5.2 */
-	vmovdqa 1344(%rsp), %ymm7 /* reload g2x3.2 */
+	vmovdqa 1376(%rsp), %ymm12 /* reload g2x2.2 */
+	vmovdqa %ymm6, 1952(%rsp) /* spill g3x5.2 */
+	vmovdqa 1440(%rsp), %ymm6 /* reload g2x3.2 */
 	vmovdqa %ymm9, 1984(%rsp) /* spill g3x9.2 */
 	vmovdqa 128(%rsp), %ymm9 /* reload g3x0.2 */
 	vmovdqa %ymm9, 2016(%rsp) /* spill g3x0.2 */
-	vmovdqa 224(%rsp), %ymm9 /* reload g3x1.2 */
+	vmovdqa 192(%rsp), %ymm9 /* reload g3x1.2 */
 	vmovdqa %ymm9, 2048(%rsp) /* spill g3x1.2 */
-	vmovdqa 192(%rsp), %ymm9 /* reload g3x2.2 */
+	vmovdqa 1760(%rsp), %ymm9 /* reload g3x2.2 */
 	vmovdqa %ymm9, 2080(%rsp) /* spill g3x2.2 */
-	vmovdqa 1760(%rsp), %ymm9 /* reload g3x3.2 */
+	vmovdqa 1728(%rsp), %ymm9 /* reload g3x3.2 */
 	vmovdqa %ymm9, 2112(%rsp) /* spill g3x3.2 */
 	vmovdqa 448(%rsp), %ymm9 /* reload g0x4.2 */
-	vmovdqa %ymm14, 2144(%rsp) /* spill g3x12.2 */
-	vmovdqa 512(%rsp), %ymm14 /* reload g0x5.2 */
-	vmovdqa %ymm6, 2176(%rsp) /* spill g3x4.2 */
-	vmovdqa 544(%rsp), %ymm6 /* reload g0x6.2 */
+	vmovdqa %ymm13, 2144(%rsp) /* spill g3x12.2 */
+	vmovdqa 480(%rsp), %ymm13 /* reload g0x5.2 */
+	vmovdqa %ymm7, 2176(%rsp) /* spill g3x4.2 */
+	vmovdqa 512(%rsp), %ymm7 /* reload g0x6.2 */
 	vmovdqa %ymm10, 2208(%rsp) /* spill g3x8.2 */
-	vmovdqa 320(%rsp), %ymm10 /* reload g0x7.2 */
-	vmovdqa %ymm7, 2240(%rsp) /* spill g2x3.2 */
-	vmovdqa 992(%rsp), %ymm7 /* reload g1x4.2 */
+	vmovdqa 256(%rsp), %ymm10 /* reload g0x7.2 */
+	vmovdqa %ymm6, 2240(%rsp) /* spill g2x3.2 */
+	vmovdqa 992(%rsp), %ymm6 /* reload g1x4.2 */
 	vmovdqa %ymm12, 2272(%rsp) /* spill g2x2.2 */
-	vmovdqa 1024(%rsp), %ymm12 /* reload g1x5.2 */
+	vmovdqa 960(%rsp), %ymm12 /* reload g1x5.2 */
 	vmovdqa %ymm8, 2304(%rsp) /* spill g2x1.2 */
-	vmovdqa 1056(%rsp), %ymm8 /* reload g1x6.2 */
-	vmovdqa %ymm1, 2336(%rsp) /* spill g2x0.2 */
-	vmovdqa 800(%rsp), %ymm1 /* reload g1x7.2 */
+	vmovdqa 1024(%rsp), %ymm8 /* reload g1x6.2 */
+	vmovdqa %ymm2, 2336(%rsp) /* spill g2x0.2 */
+	vmovdqa 832(%rsp), %ymm2 /* reload g1x7.2 */
 	vmovdqa %ymm4, 2368(%rsp) /* spill g1x3.2 */
 	vmovdqa 1504(%rsp), %ymm4 /* reload g2x4.2 */
 	vmovdqa %ymm4, 2400(%rsp) /* spill g2x4.2 */
-	vmovdqa 1536(%rsp), %ymm4 /* reload g2x5.2 */
+	vmovdqa 1472(%rsp), %ymm4 /* reload g2x5.2 */
 	vmovdqa %ymm4, 2432(%rsp) /* spill g2x5.2 */
-	vmovdqa 1568(%rsp), %ymm4 /* reload g2x6.2 */
+	vmovdqa 1536(%rsp), %ymm4 /* reload g2x6.2 */
 	vmovdqa %ymm4, 2464(%rsp) /* spill g2x6.2 */
-	vmovdqa 1312(%rsp), %ymm4 /* reload g2x7.2 */
+	vmovdqa 1344(%rsp), %ymm4 /* reload g2x7.2 */
 	vmovdqa %ymm4, 2496(%rsp) /* spill g2x7.2 */
 	vmovdqa 2176(%rsp), %ymm4 /* reload g3x4.2 */
 	vmovdqa %ymm4, 2528(%rsp) /* spill g3x4.2 */
@@ -13185,29 +13081,29 @@ sm4_byteslice_avx2_vaes_batch_ctr_asm:
 	vmovdqa %ymm4, 2592(%rsp) /* spill g3x6.2 */
 	vmovdqa 1824(%rsp), %ymm4 /* reload g3x7.2 */
 	vmovdqa %ymm4, 2624(%rsp) /* spill g3x7.2 */
-	vmovdqa 352(%rsp), %ymm4 /* reload g0x8.2 */
+	vmovdqa 288(%rsp), %ymm4 /* reload g0x8.2 */
 	vmovdqa %ymm0, 2656(%rsp) /* spill g1x2.2 */
-	vmovdqa 480(%rsp), %ymm0 /* reload g0x9.2 */
-	vmovdqa %ymm13, 2688(%rsp) /* spill g1x1.2 */
-	vmovdqa 672(%rsp), %ymm13 /* reload g0x10.2 */
-	vmovdqa %ymm2, 2720(%rsp) /* spill g1x0.2 */
-	vmovdqa 288(%rsp), %ymm2 /* reload g0x11.2 */
-	vmovdqa %ymm1, 2752(%rsp) /* spill g1x7.2 */
-	vmovdqa 896(%rsp), %ymm1 /* reload g1x8.2 */
+	vmovdqa 416(%rsp), %ymm0 /* reload g0x9.2 */
+	vmovdqa %ymm14, 2688(%rsp) /* spill g1x1.2 */
+	vmovdqa 640(%rsp), %ymm14 /* reload g0x10.2 */
+	vmovdqa %ymm3, 2720(%rsp) /* spill g1x0.2 */
+	vmovdqa 352(%rsp), %ymm3 /* reload g0x11.2 */
+	vmovdqa %ymm2, 2752(%rsp) /* spill g1x7.2 */
+	vmovdqa 896(%rsp), %ymm2 /* reload g1x8.2 */
 	vmovdqa %ymm8, 2784(%rsp) /* spill g1x6.2 */
-	vmovdqa 960(%rsp), %ymm8 /* reload g1x9.2 */
+	vmovdqa 1056(%rsp), %ymm8 /* reload g1x9.2 */
 	vmovdqa %ymm8, 2816(%rsp) /* spill g1x9.2 */
-	vmovdqa 1120(%rsp), %ymm8 /* reload g1x10.2 */
+	vmovdqa 1088(%rsp), %ymm8 /* reload g1x10.2 */
 	vmovdqa %ymm8, 2848(%rsp) /* spill g1x10.2 */
-	vmovdqa 832(%rsp), %ymm8 /* reload g1x11.2 */
+	vmovdqa 768(%rsp), %ymm8 /* reload g1x11.2 */
 	vmovdqa %ymm8, 2880(%rsp) /* spill g1x11.2 */
-	vmovdqa 1440(%rsp), %ymm8 /* reload g2x8.2 */
+	vmovdqa 1408(%rsp), %ymm8 /* reload g2x8.2 */
 	vmovdqa %ymm8, 2912(%rsp) /* spill g2x8.2 */
-	vmovdqa 1472(%rsp), %ymm8 /* reload g2x9.2 */
+	vmovdqa 1568(%rsp), %ymm8 /* reload g2x9.2 */
 	vmovdqa %ymm8, 2944(%rsp) /* spill g2x9.2 */
-	vmovdqa 1632(%rsp), %ymm8 /* reload g2x10.2 */
+	vmovdqa 1600(%rsp), %ymm8 /* reload g2x10.2 */
 	vmovdqa %ymm8, 2976(%rsp) /* spill g2x10.2 */
-	vmovdqa 1376(%rsp), %ymm8 /* reload g2x11.2 */
+	vmovdqa 1312(%rsp), %ymm8 /* reload g2x11.2 */
 	vmovdqa %ymm8, 3008(%rsp) /* spill g2x11.2 */
 	vmovdqa 2208(%rsp), %ymm8 /* reload g3x8.2 */
 	vmovdqa %ymm8, 3040(%rsp) /* spill g3x8.2 */
@@ -13220,63 +13116,63 @@ sm4_byteslice_avx2_vaes_batch_ctr_asm:
 	vmovdqa 608(%rsp), %ymm8 /* reload g0x12.2 */
 	vmovdqa %ymm12, 3168(%rsp) /* spill g1x5.2 */
 	vmovdqa 64(%rsp), %ymm12 /* reload g0x13.2 */
-	vmovdqa %ymm1, 3200(%rsp) /* spill g1x8.2 */
-	vmovdqa 256(%rsp), %ymm1 /* reload g0x14.2 */
-	vmovdqa %ymm7, 3232(%rsp) /* spill g1x4.2 */
-	vmovdqa 96(%rsp), %ymm7 /* reload g0x15.2 */
+	vmovdqa %ymm2, 3200(%rsp) /* spill g1x8.2 */
+	vmovdqa 224(%rsp), %ymm2 /* reload g0x14.2 */
+	vmovdqa %ymm6, 3232(%rsp) /* spill g1x4.2 */
+	vmovdqa 96(%rsp), %ymm6 /* reload g0x15.2 */
 	vmovdqa %ymm11, 3264(%rsp) /* spill g0x3.2 */
-	vmovdqa 1184(%rsp), %ymm11 /* reload g1x12.2 */
+	vmovdqa 1120(%rsp), %ymm11 /* reload g1x12.2 */
 	vmovdqa %ymm11, 3296(%rsp) /* spill g1x12.2 */
-	vmovdqa 704(%rsp), %ymm11 /* reload g1x13.2 */
+	vmovdqa 672(%rsp), %ymm11 /* reload g1x13.2 */
 	vmovdqa %ymm11, 3328(%rsp) /* spill g1x13.2 */
-	vmovdqa 768(%rsp), %ymm11 /* reload g1x14.2 */
+	vmovdqa 736(%rsp), %ymm11 /* reload g1x14.2 */
 	vmovdqa %ymm11, 3360(%rsp) /* spill g1x14.2 */
-	vmovdqa 736(%rsp), %ymm11 /* reload g1x15.2 */
+	vmovdqa 704(%rsp), %ymm11 /* reload g1x15.2 */
 	vmovdqa %ymm11, 3392(%rsp) /* spill g1x15.2 */
-	vmovdqa 1696(%rsp), %ymm11 /* reload g2x12.2 */
+	vmovdqa 1632(%rsp), %ymm11 /* reload g2x12.2 */
 	vmovdqa %ymm11, 3424(%rsp) /* spill g2x12.2 */
-	vmovdqa 1216(%rsp), %ymm11 /* reload g2x13.2 */
+	vmovdqa 1184(%rsp), %ymm11 /* reload g2x13.2 */
 	vmovdqa %ymm11, 3456(%rsp) /* spill g2x13.2 */
-	vmovdqa 1280(%rsp), %ymm11 /* reload g2x14.2 */
+	vmovdqa 1248(%rsp), %ymm11 /* reload g2x14.2 */
 	vmovdqa %ymm11, 3488(%rsp) /* spill g2x14.2 */
-	vmovdqa 1248(%rsp), %ymm11 /* reload g2x15.2 */
+	vmovdqa 1216(%rsp), %ymm11 /* reload g2x15.2 */
 	vmovdqa %ymm11, 3520(%rsp) /* spill g2x15.2 */
 	vmovdqa 2144(%rsp), %ymm11 /* reload g3x12.2 */
 	vmovdqa %ymm11, 3552(%rsp) /* spill g3x12.2 */
-	vmovdqa 1728(%rsp), %ymm11 /* reload g3x13.2 */
+	vmovdqa 1696(%rsp), %ymm11 /* reload g3x13.2 */
 	vmovdqa %ymm11, 3584(%rsp) /* spill g3x13.2 */
 	vmovdqa 1856(%rsp), %ymm11 /* reload g3x14.2 */
 	vmovdqa %ymm11, 3616(%rsp) /* spill g3x14.2 */
 	vmovdqa 1792(%rsp), %ymm11 /* reload g3x15.2 */
-	vmovdqa %ymm3, 1728(%rsp) /* spill g0x0.2 */
-	vmovdqa %ymm15, 1248(%rsp) /* spill g0x1.2 */
-	vmovdqa %ymm5, 1280(%rsp) /* spill g0x2.2 */
-	vmovdqa %ymm11, 1216(%rsp) /* spill g3x15.2 */
+	vmovdqa %ymm1, 1696(%rsp) /* spill g0x0.2 */
+	vmovdqa %ymm15, 1216(%rsp) /* spill g0x1.2 */
+	vmovdqa %ymm5, 1248(%rsp) /* spill g0x2.2 */
+	vmovdqa %ymm11, 1184(%rsp) /* spill g3x15.2 */
 	xor %r8, %r8
 	.p2align 4
 .Lsm4_byteslice_avx2_vaes_asm_7_loop_r0:
 
 	/* Round 4r+0: slot 0 ^= M'_L·inv(slot 1 ^ slot 2 ^ slot 3 ^ rk') ^ C'. */
-	vpbroadcastd (%rdi,%r8), %ymm3 /* rk0 = bcast32() */
+	vpbroadcastd (%rdi,%r8), %ymm1 /* rk0 = bcast32() */
 	vpbroadcastd 4(%rdi,%r8), %ymm5 /* rk1 = bcast32() */
 	vpbroadcastd 8(%rdi,%r8), %ymm11 /* rk2 = bcast32() */
 	vpbroadcastd 12(%rdi,%r8), %ymm15 /* rk3 = bcast32() */
-	vmovdqa %ymm9, 1696(%rsp) /* spill g0x4.2 */
+	vmovdqa %ymm9, 1632(%rsp) /* spill g0x4.2 */
 	vpxor %ymm4, %ymm9, %ymm9 /* t0_acc = xor(g0x4, g0x8) */
-	vpxor %ymm3, %ymm9, %ymm9 /* t0_acc_1 = xor(t0_acc, rk0) */
+	vpxor %ymm1, %ymm9, %ymm9 /* t0_acc_1 = xor(t0_acc, rk0) */
 	vpxor %ymm8, %ymm9, %ymm9 /* t0 = xor(t0_acc_1, g0x12) */
-	vmovdqa %ymm14, 736(%rsp) /* spill g0x5.2 */
-	vpxor %ymm0, %ymm14, %ymm14 /* t1_acc = xor(g0x5, g0x9) */
-	vpxor %ymm5, %ymm14, %ymm14 /* t1_acc_1 = xor(t1_acc, rk1) */
-	vpxor %ymm12, %ymm14, %ymm14 /* t1 = xor(t1_acc_1, g0x13) */
-	vmovdqa %ymm6, 768(%rsp) /* spill g0x6.2 */
-	vpxor %ymm13, %ymm6, %ymm6 /* t2_acc = xor(g0x6, g0x10) */
-	vpxor %ymm11, %ymm6, %ymm6 /* t2_acc_1 = xor(t2_acc, rk2) */
-	vpxor %ymm1, %ymm6, %ymm6 /* t2 = xor(t2_acc_1, g0x14) */
-	vmovdqa %ymm10, 704(%rsp) /* spill g0x7.2 */
-	vpxor %ymm2, %ymm10, %ymm10 /* t3_acc = xor(g0x7, g0x11) */
+	vmovdqa %ymm13, 704(%rsp) /* spill g0x5.2 */
+	vpxor %ymm0, %ymm13, %ymm13 /* t1_acc = xor(g0x5, g0x9) */
+	vpxor %ymm5, %ymm13, %ymm13 /* t1_acc_1 = xor(t1_acc, rk1) */
+	vpxor %ymm12, %ymm13, %ymm13 /* t1 = xor(t1_acc_1, g0x13) */
+	vmovdqa %ymm7, 736(%rsp) /* spill g0x6.2 */
+	vpxor %ymm14, %ymm7, %ymm7 /* t2_acc = xor(g0x6, g0x10) */
+	vpxor %ymm11, %ymm7, %ymm7 /* t2_acc_1 = xor(t2_acc, rk2) */
+	vpxor %ymm2, %ymm7, %ymm7 /* t2 = xor(t2_acc_1, g0x14) */
+	vmovdqa %ymm10, 672(%rsp) /* spill g0x7.2 */
+	vpxor %ymm3, %ymm10, %ymm10 /* t3_acc = xor(g0x7, g0x11) */
 	vpxor %ymm15, %ymm10, %ymm10 /* t3_acc_1 = xor(t3_acc, rk3) */
-	vpxor %ymm7, %ymm10, %ymm10 /* t3 = xor(t3_acc_1, g0x15) */
+	vpxor %ymm6, %ymm10, %ymm10 /* t3 = xor(t3_acc_1, g0x15) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm9, %ymm9 /* y0_sr = lookup16(t0, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm9, 0(%rsp)
@@ -13290,31 +13186,31 @@ sm4_byteslice_avx2_vaes_batch_ctr_asm:
 #else
 	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm9, %ymm9 /* y0_aes = aesenclast(y0_sr, aes_cancel_key) */
 #endif
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm14, %ymm14 /* y1_sr = lookup16(t1, inv_shift_rows) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm13, %ymm13 /* y1_sr = lookup16(t1, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm14, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm14
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %xmm14, %xmm14
-	vmovdqu %xmm14, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm14
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_7_aes_cancel_key+16(%rip), %xmm14, %xmm14
-	vmovdqu %xmm14, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm14
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm13
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %xmm13, %xmm13
+	vmovdqu %xmm13, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm13
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_7_aes_cancel_key+16(%rip), %xmm13, %xmm13
+	vmovdqu %xmm13, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm13
 #else
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm14, %ymm14 /* y1_aes = aesenclast(y1_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm13, %ymm13 /* y1_aes = aesenclast(y1_sr, aes_cancel_key) */
 #endif
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm6, %ymm6 /* y2_sr = lookup16(t2, inv_shift_rows) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm7, %ymm7 /* y2_sr = lookup16(t2, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm6, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm6
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %xmm6, %xmm6
-	vmovdqu %xmm6, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm6
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_7_aes_cancel_key+16(%rip), %xmm6, %xmm6
-	vmovdqu %xmm6, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm6
+	vmovdqu %ymm7, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm7
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %xmm7, %xmm7
+	vmovdqu %xmm7, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm7
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_7_aes_cancel_key+16(%rip), %xmm7, %xmm7
+	vmovdqu %xmm7, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm7
 #else
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm6, %ymm6 /* y2_aes = aesenclast(y2_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm7, %ymm7 /* y2_aes = aesenclast(y2_sr, aes_cancel_key) */
 #endif
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm10, %ymm10 /* y3_sr = lookup16(t3, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
@@ -13329,80 +13225,80 @@ sm4_byteslice_avx2_vaes_batch_ctr_asm:
 #else
 	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm10, %ymm10 /* y3_aes = aesenclast(y3_sr, aes_cancel_key) */
 #endif
-	vmovdqa %ymm2, 1184(%rsp) /* spill g0x11.2 */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm9, %ymm2 /* y0_aes_lo = and(y0_aes, nibble_mask) */
+	vmovdqa %ymm3, 1120(%rsp) /* spill g0x11.2 */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm9, %ymm3 /* y0_aes_lo = and(y0_aes, nibble_mask) */
 	vpsrlw $4, %ymm9, %ymm9 /* y0_aes_sh = shr(y0_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm9, %ymm9 /* y0_aes_hi = and(y0_aes_sh, nibble_mask) */
-	vmovdqa %ymm7, 96(%rsp) /* spill g0x15.2 */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_tbl_lo_1(%rip), %ymm7 /* tbl_lo_1 = const() */
-	vmovdqa %ymm1, 256(%rsp) /* spill g0x14.2 */
-	vpshufb %ymm2, %ymm7, %ymm1 /* p1_0_l = lookup16(tbl_lo_1, y0_aes_lo) */
-	vmovdqa %ymm13, 64(%rsp) /* spill g0x10.2 */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_tbl_hi_1(%rip), %ymm13 /* tbl_hi_1 = const() */
+	vmovdqa %ymm6, 96(%rsp) /* spill g0x15.2 */
+	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_tbl_lo_1(%rip), %ymm6 /* tbl_lo_1 = const() */
+	vmovdqa %ymm2, 224(%rsp) /* spill g0x14.2 */
+	vpshufb %ymm3, %ymm6, %ymm2 /* p1_0_l = lookup16(tbl_lo_1, y0_aes_lo) */
+	vmovdqa %ymm14, 64(%rsp) /* spill g0x10.2 */
+	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_tbl_hi_1(%rip), %ymm14 /* tbl_hi_1 = const() */
 	vmovdqa %ymm0, 608(%rsp) /* spill g0x9.2 */
-	vpshufb %ymm9, %ymm13, %ymm0 /* p1_0_h = lookup16(tbl_hi_1, y0_aes_hi) */
-	vpxor %ymm0, %ymm1, %ymm0 /* p1_0 = xor(p1_0_l, p1_0_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm14, %ymm1 /* y1_aes_lo = and(y1_aes, nibble_mask) */
-	vpsrlw $4, %ymm14, %ymm14 /* y1_aes_sh = shr(y1_aes) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm14, %ymm14 /* y1_aes_hi = and(y1_aes_sh, nibble_mask) */
+	vpshufb %ymm9, %ymm14, %ymm0 /* p1_0_h = lookup16(tbl_hi_1, y0_aes_hi) */
+	vpxor %ymm0, %ymm2, %ymm0 /* p1_0 = xor(p1_0_l, p1_0_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm13, %ymm2 /* y1_aes_lo = and(y1_aes, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* y1_aes_sh = shr(y1_aes) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm13, %ymm13 /* y1_aes_hi = and(y1_aes_sh, nibble_mask) */
 	vmovdqa %ymm12, 160(%rsp) /* spill g0x13.2 */
-	vpshufb %ymm1, %ymm7, %ymm12 /* p1_1_l = lookup16(tbl_lo_1, y1_aes_lo) */
-	vmovdqa %ymm4, 1376(%rsp) /* spill g0x8.2 */
-	vpshufb %ymm14, %ymm13, %ymm4 /* p1_1_h = lookup16(tbl_hi_1, y1_aes_hi) */
+	vpshufb %ymm2, %ymm6, %ymm12 /* p1_1_l = lookup16(tbl_lo_1, y1_aes_lo) */
+	vmovdqa %ymm4, 1312(%rsp) /* spill g0x8.2 */
+	vpshufb %ymm13, %ymm14, %ymm4 /* p1_1_h = lookup16(tbl_hi_1, y1_aes_hi) */
 	vpxor %ymm4, %ymm12, %ymm4 /* p1_1 = xor(p1_1_l, p1_1_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm6, %ymm12 /* y2_aes_lo = and(y2_aes, nibble_mask) */
-	vpsrlw $4, %ymm6, %ymm6 /* y2_aes_sh = shr(y2_aes) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm6, %ymm6 /* y2_aes_hi = and(y2_aes_sh, nibble_mask) */
-	vmovdqa %ymm8, 1632(%rsp) /* spill g0x12.2 */
-	vpshufb %ymm12, %ymm7, %ymm8 /* p1_2_l = lookup16(tbl_lo_1, y2_aes_lo) */
-	vmovdqa %ymm15, 1472(%rsp) /* spill rk3 */
-	vpshufb %ymm6, %ymm13, %ymm15 /* p1_2_h = lookup16(tbl_hi_1, y2_aes_hi) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm7, %ymm12 /* y2_aes_lo = and(y2_aes, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* y2_aes_sh = shr(y2_aes) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm7, %ymm7 /* y2_aes_hi = and(y2_aes_sh, nibble_mask) */
+	vmovdqa %ymm8, 1600(%rsp) /* spill g0x12.2 */
+	vpshufb %ymm12, %ymm6, %ymm8 /* p1_2_l = lookup16(tbl_lo_1, y2_aes_lo) */
+	vmovdqa %ymm15, 1568(%rsp) /* spill rk3 */
+	vpshufb %ymm7, %ymm14, %ymm15 /* p1_2_h = lookup16(tbl_hi_1, y2_aes_hi) */
 	vpxor %ymm15, %ymm8, %ymm8 /* p1_2 = xor(p1_2_l, p1_2_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm10, %ymm15 /* y3_aes_lo = and(y3_aes, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* y3_aes_sh = shr(y3_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm10, %ymm10 /* y3_aes_hi = and(y3_aes_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm7, %ymm7 /* p1_3_l = lookup16(tbl_lo_1, y3_aes_lo) */
-	vpshufb %ymm10, %ymm13, %ymm13 /* p1_3_h = lookup16(tbl_hi_1, y3_aes_hi) */
-	vpxor %ymm13, %ymm7, %ymm7 /* p1_3 = xor(p1_3_l, p1_3_h) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_tbl_lo_2(%rip), %ymm13 /* tbl_lo_2 = const() */
-	vpshufb %ymm2, %ymm13, %ymm2 /* p2_0_l = lookup16(tbl_lo_2, y0_aes_lo) */
-	vmovdqa %ymm11, 1440(%rsp) /* spill rk2 */
+	vpshufb %ymm15, %ymm6, %ymm6 /* p1_3_l = lookup16(tbl_lo_1, y3_aes_lo) */
+	vpshufb %ymm10, %ymm14, %ymm14 /* p1_3_h = lookup16(tbl_hi_1, y3_aes_hi) */
+	vpxor %ymm14, %ymm6, %ymm6 /* p1_3 = xor(p1_3_l, p1_3_h) */
+	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_tbl_lo_2(%rip), %ymm14 /* tbl_lo_2 = const() */
+	vpshufb %ymm3, %ymm14, %ymm3 /* p2_0_l = lookup16(tbl_lo_2, y0_aes_lo) */
+	vmovdqa %ymm11, 1408(%rsp) /* spill rk2 */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_tbl_hi_2(%rip), %ymm11 /* tbl_hi_2 = const() */
 	vpshufb %ymm9, %ymm11, %ymm9 /* p2_0_h = lookup16(tbl_hi_2, y0_aes_hi) */
-	vpxor %ymm9, %ymm2, %ymm2 /* p2_0 = xor(p2_0_l, p2_0_h) */
-	vpshufb %ymm1, %ymm13, %ymm1 /* p2_1_l = lookup16(tbl_lo_2, y1_aes_lo) */
-	vpshufb %ymm14, %ymm11, %ymm9 /* p2_1_h = lookup16(tbl_hi_2, y1_aes_hi) */
-	vpxor %ymm9, %ymm1, %ymm1 /* p2_1 = xor(p2_1_l, p2_1_h) */
-	vpshufb %ymm12, %ymm13, %ymm9 /* p2_2_l = lookup16(tbl_lo_2, y2_aes_lo) */
-	vpshufb %ymm6, %ymm11, %ymm6 /* p2_2_h = lookup16(tbl_hi_2, y2_aes_hi) */
-	vpxor %ymm6, %ymm9, %ymm6 /* p2_2 = xor(p2_2_l, p2_2_h) */
-	vpshufb %ymm15, %ymm13, %ymm9 /* p2_3_l = lookup16(tbl_lo_2, y3_aes_lo) */
+	vpxor %ymm9, %ymm3, %ymm3 /* p2_0 = xor(p2_0_l, p2_0_h) */
+	vpshufb %ymm2, %ymm14, %ymm2 /* p2_1_l = lookup16(tbl_lo_2, y1_aes_lo) */
+	vpshufb %ymm13, %ymm11, %ymm9 /* p2_1_h = lookup16(tbl_hi_2, y1_aes_hi) */
+	vpxor %ymm9, %ymm2, %ymm2 /* p2_1 = xor(p2_1_l, p2_1_h) */
+	vpshufb %ymm12, %ymm14, %ymm9 /* p2_2_l = lookup16(tbl_lo_2, y2_aes_lo) */
+	vpshufb %ymm7, %ymm11, %ymm7 /* p2_2_h = lookup16(tbl_hi_2, y2_aes_hi) */
+	vpxor %ymm7, %ymm9, %ymm7 /* p2_2 = xor(p2_2_l, p2_2_h) */
+	vpshufb %ymm15, %ymm14, %ymm9 /* p2_3_l = lookup16(tbl_lo_2, y3_aes_lo) */
 	vpshufb %ymm10, %ymm11, %ymm10 /* p2_3_h = lookup16(tbl_hi_2, y3_aes_hi) */
 	vpxor %ymm10, %ymm9, %ymm9 /* p2_3 = xor(p2_3_l, p2_3_h) */
 	vpxor %ymm4, %ymm0, %ymm10 /* m0_acc = xor(p1_0, p1_1) */
-	vpxor %ymm8, %ymm1, %ymm12 /* m0_acc_1 = xor(p2_1, p1_2) */
-	vpxor %ymm9, %ymm6, %ymm14 /* m0_acc_2 = xor(p2_2, p2_3) */
+	vpxor %ymm8, %ymm2, %ymm12 /* m0_acc_1 = xor(p2_1, p1_2) */
+	vpxor %ymm9, %ymm7, %ymm13 /* m0_acc_2 = xor(p2_2, p2_3) */
 	vpxor %ymm12, %ymm10, %ymm10 /* m0_acc_3 = xor(m0_acc, m0_acc_1) */
-	vpxor %ymm14, %ymm10, %ymm10 /* m0_acc_4 = xor(m0_acc_3, m0_acc_2) */
-	vpxor 1728(%rsp), %ymm10, %ymm10 /* x0n = xor(m0_acc_4, g0x0.2) */
-	vpxor %ymm4, %ymm2, %ymm14 /* m1_acc = xor(p2_0, p1_1) */
-	vpxor %ymm6, %ymm8, %ymm8 /* m1_acc_1 = xor(p1_2, p2_2) */
-	vpxor %ymm9, %ymm7, %ymm9 /* m1_acc_2 = xor(p1_3, p2_3) */
-	vpxor %ymm8, %ymm14, %ymm8 /* m1_acc_3 = xor(m1_acc, m1_acc_1) */
+	vpxor %ymm13, %ymm10, %ymm10 /* m0_acc_4 = xor(m0_acc_3, m0_acc_2) */
+	vpxor 1696(%rsp), %ymm10, %ymm10 /* x0n = xor(m0_acc_4, g0x0.2) */
+	vpxor %ymm4, %ymm3, %ymm13 /* m1_acc = xor(p2_0, p1_1) */
+	vpxor %ymm7, %ymm8, %ymm8 /* m1_acc_1 = xor(p1_2, p2_2) */
+	vpxor %ymm9, %ymm6, %ymm9 /* m1_acc_2 = xor(p1_3, p2_3) */
+	vpxor %ymm8, %ymm13, %ymm8 /* m1_acc_3 = xor(m1_acc, m1_acc_1) */
 	vpxor %ymm9, %ymm8, %ymm8 /* m1_acc_4 = xor(m1_acc_3, m1_acc_2) */
-	vpxor 1248(%rsp), %ymm8, %ymm8 /* x1n = xor(m1_acc_4, g0x1.2) */
-	vpxor %ymm2, %ymm0, %ymm0 /* m2_acc = xor(p1_0, p2_0) */
-	vpxor %ymm12, %ymm0, %ymm2 /* m2_acc_3 = xor(m2_acc, m0_acc_1) */
-	vpxor %ymm9, %ymm2, %ymm2 /* m2_acc_4 = xor(m2_acc_3, m1_acc_2) */
-	vpxor 1280(%rsp), %ymm2, %ymm2 /* x2n = xor(m2_acc_4, g0x2.2) */
-	vpxor %ymm1, %ymm4, %ymm1 /* m3_acc_1 = xor(p1_1, p2_1) */
-	vpxor %ymm7, %ymm6, %ymm4 /* m3_acc_2 = xor(p2_2, p1_3) */
-	vpxor %ymm1, %ymm0, %ymm0 /* m3_acc_3 = xor(m2_acc, m3_acc_1) */
+	vpxor 1216(%rsp), %ymm8, %ymm8 /* x1n = xor(m1_acc_4, g0x1.2) */
+	vpxor %ymm3, %ymm0, %ymm0 /* m2_acc = xor(p1_0, p2_0) */
+	vpxor %ymm12, %ymm0, %ymm3 /* m2_acc_3 = xor(m2_acc, m0_acc_1) */
+	vpxor %ymm9, %ymm3, %ymm3 /* m2_acc_4 = xor(m2_acc_3, m1_acc_2) */
+	vpxor 1248(%rsp), %ymm3, %ymm3 /* x2n = xor(m2_acc_4, g0x2.2) */
+	vpxor %ymm2, %ymm4, %ymm2 /* m3_acc_1 = xor(p1_1, p2_1) */
+	vpxor %ymm6, %ymm7, %ymm4 /* m3_acc_2 = xor(p2_2, p1_3) */
+	vpxor %ymm2, %ymm0, %ymm0 /* m3_acc_3 = xor(m2_acc, m3_acc_1) */
 	vpxor %ymm4, %ymm0, %ymm0 /* m3_acc_4 = xor(m3_acc_3, m3_acc_2) */
 	vpxor 3264(%rsp), %ymm0, %ymm0 /* x3n = xor(m3_acc_4, g0x3.2) */
-	vmovdqa 3232(%rsp), %ymm1 /* reload g1x4.2 */
-	vpxor 3200(%rsp), %ymm1, %ymm4 /* t0_acc_2 = xor(g1x4, g1x8) */
-	vpxor %ymm3, %ymm4, %ymm4 /* t0_acc_3 = xor(t0_acc_2, rk0) */
+	vmovdqa 3232(%rsp), %ymm2 /* reload g1x4.2 */
+	vpxor 3200(%rsp), %ymm2, %ymm4 /* t0_acc_2 = xor(g1x4, g1x8) */
+	vpxor %ymm1, %ymm4, %ymm4 /* t0_acc_3 = xor(t0_acc_2, rk0) */
 	vpxor 3296(%rsp), %ymm4, %ymm4 /* t0_1 = xor(t0_acc_3, g1x12) */
 	vmovdqa 3168(%rsp), %ymm6 /* reload g1x5.2 */
 	vpxor 2816(%rsp), %ymm6, %ymm7 /* t1_acc_2 = xor(g1x5, g1x9) */
@@ -13410,11 +13306,11 @@ sm4_byteslice_avx2_vaes_batch_ctr_asm:
 	vpxor 3328(%rsp), %ymm7, %ymm7 /* t1_1 = xor(t1_acc_3, g1x13) */
 	vmovdqa 2784(%rsp), %ymm9 /* reload g1x6.2 */
 	vpxor 2848(%rsp), %ymm9, %ymm12 /* t2_acc_2 = xor(g1x6, g1x10) */
-	vpxor 1440(%rsp), %ymm12, %ymm12 /* t2_acc_3 = xor(t2_acc_2, rk2) */
+	vpxor 1408(%rsp), %ymm12, %ymm12 /* t2_acc_3 = xor(t2_acc_2, rk2) */
 	vpxor 3360(%rsp), %ymm12, %ymm12 /* t2_1 = xor(t2_acc_3, g1x14) */
-	vmovdqa 2752(%rsp), %ymm14 /* reload g1x7.2 */
-	vpxor 2880(%rsp), %ymm14, %ymm15 /* t3_acc_2 = xor(g1x7, g1x11) */
-	vpxor 1472(%rsp), %ymm15, %ymm15 /* t3_acc_3 = xor(t3_acc_2, rk3) */
+	vmovdqa 2752(%rsp), %ymm13 /* reload g1x7.2 */
+	vpxor 2880(%rsp), %ymm13, %ymm15 /* t3_acc_2 = xor(g1x7, g1x11) */
+	vpxor 1568(%rsp), %ymm15, %ymm15 /* t3_acc_3 = xor(t3_acc_2, rk3) */
 	vpxor 3392(%rsp), %ymm15, %ymm15 /* t3_1 = xor(t3_acc_3, g1x15) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm4, %ymm4 /* y0_1_sr = lookup16(t0_1, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
@@ -13468,58 +13364,58 @@ sm4_byteslice_avx2_vaes_batch_ctr_asm:
 #else
 	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm15, %ymm15 /* y3_1_aes = aesenclast(y3_1_sr, aes_cancel_key) */
 #endif
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm4, %ymm14 /* y0_1_aes_lo = and(y0_1_aes, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm4, %ymm13 /* y0_1_aes_lo = and(y0_1_aes, nibble_mask) */
 	vpsrlw $4, %ymm4, %ymm4 /* y0_1_aes_sh = shr(y0_1_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm4, %ymm4 /* y0_1_aes_hi = and(y0_1_aes_sh, nibble_mask) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_tbl_lo_1(%rip), %ymm9 /* tbl_lo_1 = const() */
-	vpshufb %ymm14, %ymm9, %ymm6 /* p1_0_1_l = lookup16(tbl_lo_1, y0_1_aes_lo) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_tbl_hi_1(%rip), %ymm1 /* tbl_hi_1 = const() */
+	vpshufb %ymm13, %ymm9, %ymm6 /* p1_0_1_l = lookup16(tbl_lo_1, y0_1_aes_lo) */
+	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_tbl_hi_1(%rip), %ymm2 /* tbl_hi_1 = const() */
 	vmovdqa %ymm0, 3264(%rsp) /* spill g0x3.3 */
-	vpshufb %ymm4, %ymm1, %ymm0 /* p1_0_1_h = lookup16(tbl_hi_1, y0_1_aes_hi) */
+	vpshufb %ymm4, %ymm2, %ymm0 /* p1_0_1_h = lookup16(tbl_hi_1, y0_1_aes_hi) */
 	vpxor %ymm0, %ymm6, %ymm0 /* p1_0_1 = xor(p1_0_1_l, p1_0_1_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm7, %ymm6 /* y1_1_aes_lo = and(y1_1_aes, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* y1_1_aes_sh = shr(y1_1_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm7, %ymm7 /* y1_1_aes_hi = and(y1_1_aes_sh, nibble_mask) */
-	vmovdqa %ymm2, 1280(%rsp) /* spill g0x2.3 */
-	vpshufb %ymm6, %ymm9, %ymm2 /* p1_1_1_l = lookup16(tbl_lo_1, y1_1_aes_lo) */
-	vmovdqa %ymm8, 1248(%rsp) /* spill g0x1.3 */
-	vpshufb %ymm7, %ymm1, %ymm8 /* p1_1_1_h = lookup16(tbl_hi_1, y1_1_aes_hi) */
-	vpxor %ymm8, %ymm2, %ymm2 /* p1_1_1 = xor(p1_1_1_l, p1_1_1_h) */
+	vmovdqa %ymm3, 1248(%rsp) /* spill g0x2.3 */
+	vpshufb %ymm6, %ymm9, %ymm3 /* p1_1_1_l = lookup16(tbl_lo_1, y1_1_aes_lo) */
+	vmovdqa %ymm8, 1216(%rsp) /* spill g0x1.3 */
+	vpshufb %ymm7, %ymm2, %ymm8 /* p1_1_1_h = lookup16(tbl_hi_1, y1_1_aes_hi) */
+	vpxor %ymm8, %ymm3, %ymm3 /* p1_1_1 = xor(p1_1_1_l, p1_1_1_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm8 /* y2_1_aes_lo = and(y2_1_aes, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* y2_1_aes_sh = shr(y2_1_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm12 /* y2_1_aes_hi = and(y2_1_aes_sh, nibble_mask) */
-	vmovdqa %ymm10, 1728(%rsp) /* spill g0x0.3 */
+	vmovdqa %ymm10, 1696(%rsp) /* spill g0x0.3 */
 	vpshufb %ymm8, %ymm9, %ymm10 /* p1_2_1_l = lookup16(tbl_lo_1, y2_1_aes_lo) */
-	vmovdqa %ymm5, 832(%rsp) /* spill rk1 */
-	vpshufb %ymm12, %ymm1, %ymm5 /* p1_2_1_h = lookup16(tbl_hi_1, y2_1_aes_hi) */
+	vmovdqa %ymm5, 768(%rsp) /* spill rk1 */
+	vpshufb %ymm12, %ymm2, %ymm5 /* p1_2_1_h = lookup16(tbl_hi_1, y2_1_aes_hi) */
 	vpxor %ymm5, %ymm10, %ymm5 /* p1_2_1 = xor(p1_2_1_l, p1_2_1_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm15, %ymm10 /* y3_1_aes_lo = and(y3_1_aes, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* y3_1_aes_sh = shr(y3_1_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm15, %ymm15 /* y3_1_aes_hi = and(y3_1_aes_sh, nibble_mask) */
 	vpshufb %ymm10, %ymm9, %ymm9 /* p1_3_1_l = lookup16(tbl_lo_1, y3_1_aes_lo) */
-	vpshufb %ymm15, %ymm1, %ymm1 /* p1_3_1_h = lookup16(tbl_hi_1, y3_1_aes_hi) */
-	vpxor %ymm1, %ymm9, %ymm1 /* p1_3_1 = xor(p1_3_1_l, p1_3_1_h) */
-	vpshufb %ymm14, %ymm13, %ymm9 /* p2_0_1_l = lookup16(tbl_lo_2, y0_1_aes_lo) */
+	vpshufb %ymm15, %ymm2, %ymm2 /* p1_3_1_h = lookup16(tbl_hi_1, y3_1_aes_hi) */
+	vpxor %ymm2, %ymm9, %ymm2 /* p1_3_1 = xor(p1_3_1_l, p1_3_1_h) */
+	vpshufb %ymm13, %ymm14, %ymm9 /* p2_0_1_l = lookup16(tbl_lo_2, y0_1_aes_lo) */
 	vpshufb %ymm4, %ymm11, %ymm4 /* p2_0_1_h = lookup16(tbl_hi_2, y0_1_aes_hi) */
 	vpxor %ymm4, %ymm9, %ymm4 /* p2_0_1 = xor(p2_0_1_l, p2_0_1_h) */
-	vpshufb %ymm6, %ymm13, %ymm6 /* p2_1_1_l = lookup16(tbl_lo_2, y1_1_aes_lo) */
+	vpshufb %ymm6, %ymm14, %ymm6 /* p2_1_1_l = lookup16(tbl_lo_2, y1_1_aes_lo) */
 	vpshufb %ymm7, %ymm11, %ymm7 /* p2_1_1_h = lookup16(tbl_hi_2, y1_1_aes_hi) */
 	vpxor %ymm7, %ymm6, %ymm6 /* p2_1_1 = xor(p2_1_1_l, p2_1_1_h) */
-	vpshufb %ymm8, %ymm13, %ymm7 /* p2_2_1_l = lookup16(tbl_lo_2, y2_1_aes_lo) */
+	vpshufb %ymm8, %ymm14, %ymm7 /* p2_2_1_l = lookup16(tbl_lo_2, y2_1_aes_lo) */
 	vpshufb %ymm12, %ymm11, %ymm8 /* p2_2_1_h = lookup16(tbl_hi_2, y2_1_aes_hi) */
 	vpxor %ymm8, %ymm7, %ymm7 /* p2_2_1 = xor(p2_2_1_l, p2_2_1_h) */
-	vpshufb %ymm10, %ymm13, %ymm8 /* p2_3_1_l = lookup16(tbl_lo_2, y3_1_aes_lo) */
+	vpshufb %ymm10, %ymm14, %ymm8 /* p2_3_1_l = lookup16(tbl_lo_2, y3_1_aes_lo) */
 	vpshufb %ymm15, %ymm11, %ymm9 /* p2_3_1_h = lookup16(tbl_hi_2, y3_1_aes_hi) */
 	vpxor %ymm9, %ymm8, %ymm8 /* p2_3_1 = xor(p2_3_1_l, p2_3_1_h) */
-	vpxor %ymm2, %ymm0, %ymm9 /* m0_acc_5 = xor(p1_0_1, p1_1_1) */
+	vpxor %ymm3, %ymm0, %ymm9 /* m0_acc_5 = xor(p1_0_1, p1_1_1) */
 	vpxor %ymm5, %ymm6, %ymm10 /* m0_acc_6 = xor(p2_1_1, p1_2_1) */
 	vpxor %ymm8, %ymm7, %ymm12 /* m0_acc_7 = xor(p2_2_1, p2_3_1) */
 	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_8 = xor(m0_acc_5, m0_acc_6) */
 	vpxor %ymm12, %ymm9, %ymm9 /* m0_acc_9 = xor(m0_acc_8, m0_acc_7) */
 	vpxor 2720(%rsp), %ymm9, %ymm9 /* x0n_1 = xor(m0_acc_9, g1x0.2) */
-	vpxor %ymm2, %ymm4, %ymm12 /* m1_acc_5 = xor(p2_0_1, p1_1_1) */
+	vpxor %ymm3, %ymm4, %ymm12 /* m1_acc_5 = xor(p2_0_1, p1_1_1) */
 	vpxor %ymm7, %ymm5, %ymm5 /* m1_acc_6 = xor(p1_2_1, p2_2_1) */
-	vpxor %ymm8, %ymm1, %ymm8 /* m1_acc_7 = xor(p1_3_1, p2_3_1) */
+	vpxor %ymm8, %ymm2, %ymm8 /* m1_acc_7 = xor(p1_3_1, p2_3_1) */
 	vpxor %ymm5, %ymm12, %ymm5 /* m1_acc_8 = xor(m1_acc_5, m1_acc_6) */
 	vpxor %ymm8, %ymm5, %ymm5 /* m1_acc_9 = xor(m1_acc_8, m1_acc_7) */
 	vpxor 2688(%rsp), %ymm5, %ymm5 /* x1n_1 = xor(m1_acc_9, g1x1.2) */
@@ -13527,39 +13423,39 @@ sm4_byteslice_avx2_vaes_batch_ctr_asm:
 	vpxor %ymm10, %ymm0, %ymm4 /* m2_acc_8 = xor(m2_acc_5, m0_acc_6) */
 	vpxor %ymm8, %ymm4, %ymm4 /* m2_acc_9 = xor(m2_acc_8, m1_acc_7) */
 	vpxor 2656(%rsp), %ymm4, %ymm4 /* x2n_1 = xor(m2_acc_9, g1x2.2) */
-	vpxor %ymm6, %ymm2, %ymm2 /* m3_acc_6 = xor(p1_1_1, p2_1_1) */
-	vpxor %ymm1, %ymm7, %ymm1 /* m3_acc_7 = xor(p2_2_1, p1_3_1) */
-	vpxor %ymm2, %ymm0, %ymm0 /* m3_acc_8 = xor(m2_acc_5, m3_acc_6) */
-	vpxor %ymm1, %ymm0, %ymm0 /* m3_acc_9 = xor(m3_acc_8, m3_acc_7) */
+	vpxor %ymm6, %ymm3, %ymm3 /* m3_acc_6 = xor(p1_1_1, p2_1_1) */
+	vpxor %ymm2, %ymm7, %ymm2 /* m3_acc_7 = xor(p2_2_1, p1_3_1) */
+	vpxor %ymm3, %ymm0, %ymm0 /* m3_acc_8 = xor(m2_acc_5, m3_acc_6) */
+	vpxor %ymm2, %ymm0, %ymm0 /* m3_acc_9 = xor(m3_acc_8, m3_acc_7) */
 	vpxor 2368(%rsp), %ymm0, %ymm0 /* x3n_1 = xor(m3_acc_9, g1x3.2) */
-	vmovdqa 2400(%rsp), %ymm1 /* reload g2x4.2 */
-	vpxor 2912(%rsp), %ymm1, %ymm2 /* t0_acc_4 = xor(g2x4, g2x8) */
-	vpxor %ymm3, %ymm2, %ymm2 /* t0_acc_5 = xor(t0_acc_4, rk0) */
-	vpxor 3424(%rsp), %ymm2, %ymm2 /* t0_2 = xor(t0_acc_5, g2x12) */
+	vmovdqa 2400(%rsp), %ymm2 /* reload g2x4.2 */
+	vpxor 2912(%rsp), %ymm2, %ymm3 /* t0_acc_4 = xor(g2x4, g2x8) */
+	vpxor %ymm1, %ymm3, %ymm3 /* t0_acc_5 = xor(t0_acc_4, rk0) */
+	vpxor 3424(%rsp), %ymm3, %ymm3 /* t0_2 = xor(t0_acc_5, g2x12) */
 	vmovdqa 2432(%rsp), %ymm6 /* reload g2x5.2 */
 	vpxor 2944(%rsp), %ymm6, %ymm7 /* t1_acc_4 = xor(g2x5, g2x9) */
-	vpxor 832(%rsp), %ymm7, %ymm7 /* t1_acc_5 = xor(t1_acc_4, rk1) */
+	vpxor 768(%rsp), %ymm7, %ymm7 /* t1_acc_5 = xor(t1_acc_4, rk1) */
 	vpxor 3456(%rsp), %ymm7, %ymm7 /* t1_2 = xor(t1_acc_5, g2x13) */
 	vmovdqa 2464(%rsp), %ymm8 /* reload g2x6.2 */
 	vpxor 2976(%rsp), %ymm8, %ymm10 /* t2_acc_4 = xor(g2x6, g2x10) */
-	vpxor 1440(%rsp), %ymm10, %ymm10 /* t2_acc_5 = xor(t2_acc_4, rk2) */
+	vpxor 1408(%rsp), %ymm10, %ymm10 /* t2_acc_5 = xor(t2_acc_4, rk2) */
 	vpxor 3488(%rsp), %ymm10, %ymm10 /* t2_2 = xor(t2_acc_5, g2x14) */
 	vmovdqa 2496(%rsp), %ymm12 /* reload g2x7.2 */
-	vpxor 3008(%rsp), %ymm12, %ymm14 /* t3_acc_4 = xor(g2x7, g2x11) */
-	vpxor 1472(%rsp), %ymm14, %ymm14 /* t3_acc_5 = xor(t3_acc_4, rk3) */
-	vpxor 3520(%rsp), %ymm14, %ymm14 /* t3_2 = xor(t3_acc_5, g2x15) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm2, %ymm2 /* y0_2_sr = lookup16(t0_2, inv_shift_rows) */
+	vpxor 3008(%rsp), %ymm12, %ymm13 /* t3_acc_4 = xor(g2x7, g2x11) */
+	vpxor 1568(%rsp), %ymm13, %ymm13 /* t3_acc_5 = xor(t3_acc_4, rk3) */
+	vpxor 3520(%rsp), %ymm13, %ymm13 /* t3_2 = xor(t3_acc_5, g2x15) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm3, %ymm3 /* y0_2_sr = lookup16(t0_2, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm2, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm2
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %xmm2, %xmm2
-	vmovdqu %xmm2, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm2
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_7_aes_cancel_key+16(%rip), %xmm2, %xmm2
-	vmovdqu %xmm2, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm2
+	vmovdqu %ymm3, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm3
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %xmm3, %xmm3
+	vmovdqu %xmm3, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm3
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_7_aes_cancel_key+16(%rip), %xmm3, %xmm3
+	vmovdqu %xmm3, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm3
 #else
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm2, %ymm2 /* y0_2_aes = aesenclast(y0_2_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm3, %ymm3 /* y0_2_aes = aesenclast(y0_2_sr, aes_cancel_key) */
 #endif
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm7, %ymm7 /* y1_2_sr = lookup16(t1_2, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
@@ -13587,27 +13483,27 @@ sm4_byteslice_avx2_vaes_batch_ctr_asm:
 #else
 	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm10, %ymm10 /* y2_2_aes = aesenclast(y2_2_sr, aes_cancel_key) */
 #endif
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm14, %ymm14 /* y3_2_sr = lookup16(t3_2, inv_shift_rows) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm13, %ymm13 /* y3_2_sr = lookup16(t3_2, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm14, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm14
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %xmm14, %xmm14
-	vmovdqu %xmm14, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm14
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_7_aes_cancel_key+16(%rip), %xmm14, %xmm14
-	vmovdqu %xmm14, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm14
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm13
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %xmm13, %xmm13
+	vmovdqu %xmm13, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm13
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_7_aes_cancel_key+16(%rip), %xmm13, %xmm13
+	vmovdqu %xmm13, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm13
 #else
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm14, %ymm14 /* y3_2_aes = aesenclast(y3_2_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm13, %ymm13 /* y3_2_aes = aesenclast(y3_2_sr, aes_cancel_key) */
 #endif
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm2, %ymm15 /* y0_2_aes_lo = and(y0_2_aes, nibble_mask) */
-	vpsrlw $4, %ymm2, %ymm2 /* y0_2_aes_sh = shr(y0_2_aes) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm2, %ymm2 /* y0_2_aes_hi = and(y0_2_aes_sh, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm3, %ymm15 /* y0_2_aes_lo = and(y0_2_aes, nibble_mask) */
+	vpsrlw $4, %ymm3, %ymm3 /* y0_2_aes_sh = shr(y0_2_aes) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm3, %ymm3 /* y0_2_aes_hi = and(y0_2_aes_sh, nibble_mask) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_tbl_lo_1(%rip), %ymm12 /* tbl_lo_1 = const() */
 	vpshufb %ymm15, %ymm12, %ymm8 /* p1_0_2_l = lookup16(tbl_lo_1, y0_2_aes_lo) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_tbl_hi_1(%rip), %ymm6 /* tbl_hi_1 = const() */
-	vpshufb %ymm2, %ymm6, %ymm1 /* p1_0_2_h = lookup16(tbl_hi_1, y0_2_aes_hi) */
-	vpxor %ymm1, %ymm8, %ymm1 /* p1_0_2 = xor(p1_0_2_l, p1_0_2_h) */
+	vpshufb %ymm3, %ymm6, %ymm2 /* p1_0_2_h = lookup16(tbl_hi_1, y0_2_aes_hi) */
+	vpxor %ymm2, %ymm8, %ymm2 /* p1_0_2 = xor(p1_0_2_l, p1_0_2_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm7, %ymm8 /* y1_2_aes_lo = and(y1_2_aes, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* y1_2_aes_sh = shr(y1_2_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm7, %ymm7 /* y1_2_aes_hi = and(y1_2_aes_sh, nibble_mask) */
@@ -13624,73 +13520,73 @@ sm4_byteslice_avx2_vaes_batch_ctr_asm:
 	vmovdqa %ymm9, 2720(%rsp) /* spill g1x0.3 */
 	vpshufb %ymm10, %ymm6, %ymm9 /* p1_2_2_h = lookup16(tbl_hi_1, y2_2_aes_hi) */
 	vpxor %ymm9, %ymm5, %ymm5 /* p1_2_2 = xor(p1_2_2_l, p1_2_2_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm14, %ymm9 /* y3_2_aes_lo = and(y3_2_aes, nibble_mask) */
-	vpsrlw $4, %ymm14, %ymm14 /* y3_2_aes_sh = shr(y3_2_aes) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm14, %ymm14 /* y3_2_aes_hi = and(y3_2_aes_sh, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm13, %ymm9 /* y3_2_aes_lo = and(y3_2_aes, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* y3_2_aes_sh = shr(y3_2_aes) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm13, %ymm13 /* y3_2_aes_hi = and(y3_2_aes_sh, nibble_mask) */
 	vpshufb %ymm9, %ymm12, %ymm12 /* p1_3_2_l = lookup16(tbl_lo_1, y3_2_aes_lo) */
-	vpshufb %ymm14, %ymm6, %ymm6 /* p1_3_2_h = lookup16(tbl_hi_1, y3_2_aes_hi) */
+	vpshufb %ymm13, %ymm6, %ymm6 /* p1_3_2_h = lookup16(tbl_hi_1, y3_2_aes_hi) */
 	vpxor %ymm6, %ymm12, %ymm6 /* p1_3_2 = xor(p1_3_2_l, p1_3_2_h) */
-	vpshufb %ymm15, %ymm13, %ymm12 /* p2_0_2_l = lookup16(tbl_lo_2, y0_2_aes_lo) */
-	vpshufb %ymm2, %ymm11, %ymm2 /* p2_0_2_h = lookup16(tbl_hi_2, y0_2_aes_hi) */
-	vpxor %ymm2, %ymm12, %ymm2 /* p2_0_2 = xor(p2_0_2_l, p2_0_2_h) */
-	vpshufb %ymm8, %ymm13, %ymm8 /* p2_1_2_l = lookup16(tbl_lo_2, y1_2_aes_lo) */
+	vpshufb %ymm15, %ymm14, %ymm12 /* p2_0_2_l = lookup16(tbl_lo_2, y0_2_aes_lo) */
+	vpshufb %ymm3, %ymm11, %ymm3 /* p2_0_2_h = lookup16(tbl_hi_2, y0_2_aes_hi) */
+	vpxor %ymm3, %ymm12, %ymm3 /* p2_0_2 = xor(p2_0_2_l, p2_0_2_h) */
+	vpshufb %ymm8, %ymm14, %ymm8 /* p2_1_2_l = lookup16(tbl_lo_2, y1_2_aes_lo) */
 	vpshufb %ymm7, %ymm11, %ymm7 /* p2_1_2_h = lookup16(tbl_hi_2, y1_2_aes_hi) */
 	vpxor %ymm7, %ymm8, %ymm7 /* p2_1_2 = xor(p2_1_2_l, p2_1_2_h) */
-	vpshufb %ymm4, %ymm13, %ymm4 /* p2_2_2_l = lookup16(tbl_lo_2, y2_2_aes_lo) */
+	vpshufb %ymm4, %ymm14, %ymm4 /* p2_2_2_l = lookup16(tbl_lo_2, y2_2_aes_lo) */
 	vpshufb %ymm10, %ymm11, %ymm8 /* p2_2_2_h = lookup16(tbl_hi_2, y2_2_aes_hi) */
 	vpxor %ymm8, %ymm4, %ymm4 /* p2_2_2 = xor(p2_2_2_l, p2_2_2_h) */
-	vpshufb %ymm9, %ymm13, %ymm8 /* p2_3_2_l = lookup16(tbl_lo_2, y3_2_aes_lo) */
-	vpshufb %ymm14, %ymm11, %ymm9 /* p2_3_2_h = lookup16(tbl_hi_2, y3_2_aes_hi) */
+	vpshufb %ymm9, %ymm14, %ymm8 /* p2_3_2_l = lookup16(tbl_lo_2, y3_2_aes_lo) */
+	vpshufb %ymm13, %ymm11, %ymm9 /* p2_3_2_h = lookup16(tbl_hi_2, y3_2_aes_hi) */
 	vpxor %ymm9, %ymm8, %ymm8 /* p2_3_2 = xor(p2_3_2_l, p2_3_2_h) */
-	vpxor %ymm0, %ymm1, %ymm9 /* m0_acc_10 = xor(p1_0_2, p1_1_2) */
+	vpxor %ymm0, %ymm2, %ymm9 /* m0_acc_10 = xor(p1_0_2, p1_1_2) */
 	vpxor %ymm5, %ymm7, %ymm10 /* m0_acc_11 = xor(p2_1_2, p1_2_2) */
 	vpxor %ymm8, %ymm4, %ymm12 /* m0_acc_12 = xor(p2_2_2, p2_3_2) */
 	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_13 = xor(m0_acc_10, m0_acc_11) */
 	vpxor %ymm12, %ymm9, %ymm9 /* m0_acc_14 = xor(m0_acc_13, m0_acc_12) */
 	vpxor 2336(%rsp), %ymm9, %ymm9 /* x0n_2 = xor(m0_acc_14, g2x0.2) */
-	vpxor %ymm0, %ymm2, %ymm12 /* m1_acc_10 = xor(p2_0_2, p1_1_2) */
+	vpxor %ymm0, %ymm3, %ymm12 /* m1_acc_10 = xor(p2_0_2, p1_1_2) */
 	vpxor %ymm4, %ymm5, %ymm5 /* m1_acc_11 = xor(p1_2_2, p2_2_2) */
 	vpxor %ymm8, %ymm6, %ymm8 /* m1_acc_12 = xor(p1_3_2, p2_3_2) */
 	vpxor %ymm5, %ymm12, %ymm5 /* m1_acc_13 = xor(m1_acc_10, m1_acc_11) */
 	vpxor %ymm8, %ymm5, %ymm5 /* m1_acc_14 = xor(m1_acc_13, m1_acc_12) */
 	vpxor 2304(%rsp), %ymm5, %ymm5 /* x1n_2 = xor(m1_acc_14, g2x1.2) */
-	vpxor %ymm2, %ymm1, %ymm1 /* m2_acc_10 = xor(p1_0_2, p2_0_2) */
-	vpxor %ymm10, %ymm1, %ymm2 /* m2_acc_13 = xor(m2_acc_10, m0_acc_11) */
-	vpxor %ymm8, %ymm2, %ymm2 /* m2_acc_14 = xor(m2_acc_13, m1_acc_12) */
-	vpxor 2272(%rsp), %ymm2, %ymm2 /* x2n_2 = xor(m2_acc_14, g2x2.2) */
+	vpxor %ymm3, %ymm2, %ymm2 /* m2_acc_10 = xor(p1_0_2, p2_0_2) */
+	vpxor %ymm10, %ymm2, %ymm3 /* m2_acc_13 = xor(m2_acc_10, m0_acc_11) */
+	vpxor %ymm8, %ymm3, %ymm3 /* m2_acc_14 = xor(m2_acc_13, m1_acc_12) */
+	vpxor 2272(%rsp), %ymm3, %ymm3 /* x2n_2 = xor(m2_acc_14, g2x2.2) */
 	vpxor %ymm7, %ymm0, %ymm0 /* m3_acc_11 = xor(p1_1_2, p2_1_2) */
 	vpxor %ymm6, %ymm4, %ymm4 /* m3_acc_12 = xor(p2_2_2, p1_3_2) */
-	vpxor %ymm0, %ymm1, %ymm0 /* m3_acc_13 = xor(m2_acc_10, m3_acc_11) */
+	vpxor %ymm0, %ymm2, %ymm0 /* m3_acc_13 = xor(m2_acc_10, m3_acc_11) */
 	vpxor %ymm4, %ymm0, %ymm0 /* m3_acc_14 = xor(m3_acc_13, m3_acc_12) */
 	vpxor 2240(%rsp), %ymm0, %ymm0 /* x3n_2 = xor(m3_acc_14, g2x3.2) */
-	vmovdqa 2528(%rsp), %ymm1 /* reload g3x4.2 */
-	vpxor 3040(%rsp), %ymm1, %ymm4 /* t0_acc_6 = xor(g3x4, g3x8) */
-	vpxor %ymm3, %ymm4, %ymm3 /* t0_acc_7 = xor(t0_acc_6, rk0) */
-	vpxor 3552(%rsp), %ymm3, %ymm3 /* t0_3 = xor(t0_acc_7, g3x12) */
+	vmovdqa 2528(%rsp), %ymm2 /* reload g3x4.2 */
+	vpxor 3040(%rsp), %ymm2, %ymm4 /* t0_acc_6 = xor(g3x4, g3x8) */
+	vpxor %ymm1, %ymm4, %ymm1 /* t0_acc_7 = xor(t0_acc_6, rk0) */
+	vpxor 3552(%rsp), %ymm1, %ymm1 /* t0_3 = xor(t0_acc_7, g3x12) */
 	vmovdqa 2560(%rsp), %ymm4 /* reload g3x5.2 */
 	vpxor 3072(%rsp), %ymm4, %ymm6 /* t1_acc_6 = xor(g3x5, g3x9) */
-	vpxor 832(%rsp), %ymm6, %ymm6 /* t1_acc_7 = xor(t1_acc_6, rk1) */
+	vpxor 768(%rsp), %ymm6, %ymm6 /* t1_acc_7 = xor(t1_acc_6, rk1) */
 	vpxor 3584(%rsp), %ymm6, %ymm6 /* t1_3 = xor(t1_acc_7, g3x13) */
 	vmovdqa 2592(%rsp), %ymm7 /* reload g3x6.2 */
 	vpxor 3104(%rsp), %ymm7, %ymm8 /* t2_acc_6 = xor(g3x6, g3x10) */
-	vpxor 1440(%rsp), %ymm8, %ymm8 /* t2_acc_7 = xor(t2_acc_6, rk2) */
+	vpxor 1408(%rsp), %ymm8, %ymm8 /* t2_acc_7 = xor(t2_acc_6, rk2) */
 	vpxor 3616(%rsp), %ymm8, %ymm8 /* t2_3 = xor(t2_acc_7, g3x14) */
 	vmovdqa 2624(%rsp), %ymm10 /* reload g3x7.2 */
 	vpxor 3136(%rsp), %ymm10, %ymm12 /* t3_acc_6 = xor(g3x7, g3x11) */
-	vpxor 1472(%rsp), %ymm12, %ymm12 /* t3_acc_7 = xor(t3_acc_6, rk3) */
-	vpxor 1216(%rsp), %ymm12, %ymm12 /* t3_3 = xor(t3_acc_7, g3x15) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm3, %ymm3 /* y0_3_sr = lookup16(t0_3, inv_shift_rows) */
+	vpxor 1568(%rsp), %ymm12, %ymm12 /* t3_acc_7 = xor(t3_acc_6, rk3) */
+	vpxor 1184(%rsp), %ymm12, %ymm12 /* t3_3 = xor(t3_acc_7, g3x15) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm1, %ymm1 /* y0_3_sr = lookup16(t0_3, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm3, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm3
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %xmm3, %xmm3
-	vmovdqu %xmm3, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm3
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_7_aes_cancel_key+16(%rip), %xmm3, %xmm3
-	vmovdqu %xmm3, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm3
+	vmovdqu %ymm1, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm1
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %xmm1, %xmm1
+	vmovdqu %xmm1, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm1
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_7_aes_cancel_key+16(%rip), %xmm1, %xmm1
+	vmovdqu %xmm1, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm1
 #else
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm3, %ymm3 /* y0_3_aes = aesenclast(y0_3_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm1, %ymm1 /* y0_3_aes = aesenclast(y0_3_sr, aes_cancel_key) */
 #endif
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm6, %ymm6 /* y1_3_sr = lookup16(t1_3, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
@@ -13731,29 +13627,29 @@ sm4_byteslice_avx2_vaes_batch_ctr_asm:
 #else
 	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm12, %ymm12 /* y3_3_aes = aesenclast(y3_3_sr, aes_cancel_key) */
 #endif
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm3, %ymm14 /* y0_3_aes_lo = and(y0_3_aes, nibble_mask) */
-	vpsrlw $4, %ymm3, %ymm3 /* y0_3_aes_sh = shr(y0_3_aes) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm3, %ymm3 /* y0_3_aes_hi = and(y0_3_aes_sh, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm1, %ymm13 /* y0_3_aes_lo = and(y0_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm1, %ymm1 /* y0_3_aes_sh = shr(y0_3_aes) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm1, %ymm1 /* y0_3_aes_hi = and(y0_3_aes_sh, nibble_mask) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_tbl_lo_1(%rip), %ymm15 /* tbl_lo_1 = const() */
-	vpshufb %ymm14, %ymm15, %ymm10 /* p1_0_3_l = lookup16(tbl_lo_1, y0_3_aes_lo) */
+	vpshufb %ymm13, %ymm15, %ymm10 /* p1_0_3_l = lookup16(tbl_lo_1, y0_3_aes_lo) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_tbl_hi_1(%rip), %ymm7 /* tbl_hi_1 = const() */
-	vpshufb %ymm3, %ymm7, %ymm4 /* p1_0_3_h = lookup16(tbl_hi_1, y0_3_aes_hi) */
+	vpshufb %ymm1, %ymm7, %ymm4 /* p1_0_3_h = lookup16(tbl_hi_1, y0_3_aes_hi) */
 	vpxor %ymm4, %ymm10, %ymm4 /* p1_0_3 = xor(p1_0_3_l, p1_0_3_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm6, %ymm10 /* y1_3_aes_lo = and(y1_3_aes, nibble_mask) */
 	vpsrlw $4, %ymm6, %ymm6 /* y1_3_aes_sh = shr(y1_3_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm6, %ymm6 /* y1_3_aes_hi = and(y1_3_aes_sh, nibble_mask) */
-	vpshufb %ymm10, %ymm15, %ymm1 /* p1_1_3_l = lookup16(tbl_lo_1, y1_3_aes_lo) */
+	vpshufb %ymm10, %ymm15, %ymm2 /* p1_1_3_l = lookup16(tbl_lo_1, y1_3_aes_lo) */
 	vmovdqa %ymm0, 2240(%rsp) /* spill g2x3.3 */
 	vpshufb %ymm6, %ymm7, %ymm0 /* p1_1_3_h = lookup16(tbl_hi_1, y1_3_aes_hi) */
-	vpxor %ymm0, %ymm1, %ymm0 /* p1_1_3 = xor(p1_1_3_l, p1_1_3_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm8, %ymm1 /* y2_3_aes_lo = and(y2_3_aes, nibble_mask) */
+	vpxor %ymm0, %ymm2, %ymm0 /* p1_1_3 = xor(p1_1_3_l, p1_1_3_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm8, %ymm2 /* y2_3_aes_lo = and(y2_3_aes, nibble_mask) */
 	vpsrlw $4, %ymm8, %ymm8 /* y2_3_aes_sh = shr(y2_3_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm8, %ymm8 /* y2_3_aes_hi = and(y2_3_aes_sh, nibble_mask) */
-	vmovdqa %ymm2, 2272(%rsp) /* spill g2x2.3 */
-	vpshufb %ymm1, %ymm15, %ymm2 /* p1_2_3_l = lookup16(tbl_lo_1, y2_3_aes_lo) */
+	vmovdqa %ymm3, 2272(%rsp) /* spill g2x2.3 */
+	vpshufb %ymm2, %ymm15, %ymm3 /* p1_2_3_l = lookup16(tbl_lo_1, y2_3_aes_lo) */
 	vmovdqa %ymm5, 2304(%rsp) /* spill g2x1.3 */
 	vpshufb %ymm8, %ymm7, %ymm5 /* p1_2_3_h = lookup16(tbl_hi_1, y2_3_aes_hi) */
-	vpxor %ymm5, %ymm2, %ymm2 /* p1_2_3 = xor(p1_2_3_l, p1_2_3_h) */
+	vpxor %ymm5, %ymm3, %ymm3 /* p1_2_3 = xor(p1_2_3_l, p1_2_3_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm5 /* y3_3_aes_lo = and(y3_3_aes, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* y3_3_aes_sh = shr(y3_3_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm12 /* y3_3_aes_hi = and(y3_3_aes_sh, nibble_mask) */
@@ -13761,58 +13657,58 @@ sm4_byteslice_avx2_vaes_batch_ctr_asm:
 	vpshufb %ymm5, %ymm15, %ymm9 /* p1_3_3_l = lookup16(tbl_lo_1, y3_3_aes_lo) */
 	vpshufb %ymm12, %ymm7, %ymm7 /* p1_3_3_h = lookup16(tbl_hi_1, y3_3_aes_hi) */
 	vpxor %ymm7, %ymm9, %ymm7 /* p1_3_3 = xor(p1_3_3_l, p1_3_3_h) */
-	vpshufb %ymm14, %ymm13, %ymm9 /* p2_0_3_l = lookup16(tbl_lo_2, y0_3_aes_lo) */
-	vpshufb %ymm3, %ymm11, %ymm3 /* p2_0_3_h = lookup16(tbl_hi_2, y0_3_aes_hi) */
-	vpxor %ymm3, %ymm9, %ymm3 /* p2_0_3 = xor(p2_0_3_l, p2_0_3_h) */
-	vpshufb %ymm10, %ymm13, %ymm9 /* p2_1_3_l = lookup16(tbl_lo_2, y1_3_aes_lo) */
+	vpshufb %ymm13, %ymm14, %ymm9 /* p2_0_3_l = lookup16(tbl_lo_2, y0_3_aes_lo) */
+	vpshufb %ymm1, %ymm11, %ymm1 /* p2_0_3_h = lookup16(tbl_hi_2, y0_3_aes_hi) */
+	vpxor %ymm1, %ymm9, %ymm1 /* p2_0_3 = xor(p2_0_3_l, p2_0_3_h) */
+	vpshufb %ymm10, %ymm14, %ymm9 /* p2_1_3_l = lookup16(tbl_lo_2, y1_3_aes_lo) */
 	vpshufb %ymm6, %ymm11, %ymm6 /* p2_1_3_h = lookup16(tbl_hi_2, y1_3_aes_hi) */
 	vpxor %ymm6, %ymm9, %ymm6 /* p2_1_3 = xor(p2_1_3_l, p2_1_3_h) */
-	vpshufb %ymm1, %ymm13, %ymm1 /* p2_2_3_l = lookup16(tbl_lo_2, y2_3_aes_lo) */
+	vpshufb %ymm2, %ymm14, %ymm2 /* p2_2_3_l = lookup16(tbl_lo_2, y2_3_aes_lo) */
 	vpshufb %ymm8, %ymm11, %ymm8 /* p2_2_3_h = lookup16(tbl_hi_2, y2_3_aes_hi) */
-	vpxor %ymm8, %ymm1, %ymm1 /* p2_2_3 = xor(p2_2_3_l, p2_2_3_h) */
-	vpshufb %ymm5, %ymm13, %ymm5 /* p2_3_3_l = lookup16(tbl_lo_2, y3_3_aes_lo) */
+	vpxor %ymm8, %ymm2, %ymm2 /* p2_2_3 = xor(p2_2_3_l, p2_2_3_h) */
+	vpshufb %ymm5, %ymm14, %ymm5 /* p2_3_3_l = lookup16(tbl_lo_2, y3_3_aes_lo) */
 	vpshufb %ymm12, %ymm11, %ymm8 /* p2_3_3_h = lookup16(tbl_hi_2, y3_3_aes_hi) */
 	vpxor %ymm8, %ymm5, %ymm5 /* p2_3_3 = xor(p2_3_3_l, p2_3_3_h) */
 	vpxor %ymm0, %ymm4, %ymm8 /* m0_acc_15 = xor(p1_0_3, p1_1_3) */
-	vpxor %ymm2, %ymm6, %ymm9 /* m0_acc_16 = xor(p2_1_3, p1_2_3) */
-	vpxor %ymm5, %ymm1, %ymm10 /* m0_acc_17 = xor(p2_2_3, p2_3_3) */
+	vpxor %ymm3, %ymm6, %ymm9 /* m0_acc_16 = xor(p2_1_3, p1_2_3) */
+	vpxor %ymm5, %ymm2, %ymm10 /* m0_acc_17 = xor(p2_2_3, p2_3_3) */
 	vpxor %ymm9, %ymm8, %ymm8 /* m0_acc_18 = xor(m0_acc_15, m0_acc_16) */
 	vpxor %ymm10, %ymm8, %ymm8 /* m0_acc_19 = xor(m0_acc_18, m0_acc_17) */
 	vpxor 2016(%rsp), %ymm8, %ymm8 /* x0n_3 = xor(m0_acc_19, g3x0.2) */
-	vpxor %ymm0, %ymm3, %ymm10 /* m1_acc_15 = xor(p2_0_3, p1_1_3) */
-	vpxor %ymm1, %ymm2, %ymm2 /* m1_acc_16 = xor(p1_2_3, p2_2_3) */
+	vpxor %ymm0, %ymm1, %ymm10 /* m1_acc_15 = xor(p2_0_3, p1_1_3) */
+	vpxor %ymm2, %ymm3, %ymm3 /* m1_acc_16 = xor(p1_2_3, p2_2_3) */
 	vpxor %ymm5, %ymm7, %ymm5 /* m1_acc_17 = xor(p1_3_3, p2_3_3) */
-	vpxor %ymm2, %ymm10, %ymm2 /* m1_acc_18 = xor(m1_acc_15, m1_acc_16) */
-	vpxor %ymm5, %ymm2, %ymm2 /* m1_acc_19 = xor(m1_acc_18, m1_acc_17) */
-	vpxor 2048(%rsp), %ymm2, %ymm2 /* x1n_3 = xor(m1_acc_19, g3x1.2) */
-	vpxor %ymm3, %ymm4, %ymm3 /* m2_acc_15 = xor(p1_0_3, p2_0_3) */
-	vpxor %ymm9, %ymm3, %ymm4 /* m2_acc_18 = xor(m2_acc_15, m0_acc_16) */
+	vpxor %ymm3, %ymm10, %ymm3 /* m1_acc_18 = xor(m1_acc_15, m1_acc_16) */
+	vpxor %ymm5, %ymm3, %ymm3 /* m1_acc_19 = xor(m1_acc_18, m1_acc_17) */
+	vpxor 2048(%rsp), %ymm3, %ymm3 /* x1n_3 = xor(m1_acc_19, g3x1.2) */
+	vpxor %ymm1, %ymm4, %ymm1 /* m2_acc_15 = xor(p1_0_3, p2_0_3) */
+	vpxor %ymm9, %ymm1, %ymm4 /* m2_acc_18 = xor(m2_acc_15, m0_acc_16) */
 	vpxor %ymm5, %ymm4, %ymm4 /* m2_acc_19 = xor(m2_acc_18, m1_acc_17) */
 	vpxor 2080(%rsp), %ymm4, %ymm4 /* x2n_3 = xor(m2_acc_19, g3x2.2) */
 	vpxor %ymm6, %ymm0, %ymm0 /* m3_acc_16 = xor(p1_1_3, p2_1_3) */
-	vpxor %ymm7, %ymm1, %ymm1 /* m3_acc_17 = xor(p2_2_3, p1_3_3) */
-	vpxor %ymm0, %ymm3, %ymm0 /* m3_acc_18 = xor(m2_acc_15, m3_acc_16) */
-	vpxor %ymm1, %ymm0, %ymm0 /* m3_acc_19 = xor(m3_acc_18, m3_acc_17) */
+	vpxor %ymm7, %ymm2, %ymm2 /* m3_acc_17 = xor(p2_2_3, p1_3_3) */
+	vpxor %ymm0, %ymm1, %ymm0 /* m3_acc_18 = xor(m2_acc_15, m3_acc_16) */
+	vpxor %ymm2, %ymm0, %ymm0 /* m3_acc_19 = xor(m3_acc_18, m3_acc_17) */
 	vpxor 2112(%rsp), %ymm0, %ymm0 /* x3n_3 = xor(m3_acc_19, g3x3.2) */
 
 	/* Round 4r+1: slot 1 ^= M'_L·inv(slot 2 ^ slot 3 ^ slot 0 ^ rk') ^ C'. */
 	vpbroadcastd 16(%rdi,%r8), %ymm1 /* rk0_1 = bcast32() */
-	vpbroadcastd 20(%rdi,%r8), %ymm3 /* rk1_1 = bcast32() */
+	vpbroadcastd 20(%rdi,%r8), %ymm2 /* rk1_1 = bcast32() */
 	vpbroadcastd 24(%rdi,%r8), %ymm5 /* rk2_1 = bcast32() */
 	vpbroadcastd 28(%rdi,%r8), %ymm6 /* rk3_1 = bcast32() */
-	vmovdqa 1376(%rsp), %ymm7 /* reload g0x8.2 */
-	vpxor 1632(%rsp), %ymm7, %ymm9 /* t0_acc_8 = xor(g0x8, g0x12) */
+	vmovdqa 1312(%rsp), %ymm7 /* reload g0x8.2 */
+	vpxor 1600(%rsp), %ymm7, %ymm9 /* t0_acc_8 = xor(g0x8, g0x12) */
 	vpxor %ymm1, %ymm9, %ymm9 /* t0_acc_9 = xor(t0_acc_8, rk0_1) */
-	vpxor 1728(%rsp), %ymm9, %ymm9 /* t0_4 = xor(t0_acc_9, g0x0) */
+	vpxor 1696(%rsp), %ymm9, %ymm9 /* t0_4 = xor(t0_acc_9, g0x0) */
 	vmovdqa 608(%rsp), %ymm10 /* reload g0x9.2 */
 	vpxor 160(%rsp), %ymm10, %ymm12 /* t1_acc_8 = xor(g0x9, g0x13) */
-	vpxor %ymm3, %ymm12, %ymm12 /* t1_acc_9 = xor(t1_acc_8, rk1_1) */
-	vpxor 1248(%rsp), %ymm12, %ymm12 /* t1_4 = xor(t1_acc_9, g0x1) */
-	vmovdqa 64(%rsp), %ymm14 /* reload g0x10.2 */
-	vpxor 256(%rsp), %ymm14, %ymm14 /* t2_acc_8 = xor(g0x10, g0x14) */
-	vpxor %ymm5, %ymm14, %ymm14 /* t2_acc_9 = xor(t2_acc_8, rk2_1) */
-	vpxor 1280(%rsp), %ymm14, %ymm14 /* t2_4 = xor(t2_acc_9, g0x2) */
-	vmovdqa 1184(%rsp), %ymm10 /* reload g0x11.2 */
+	vpxor %ymm2, %ymm12, %ymm12 /* t1_acc_9 = xor(t1_acc_8, rk1_1) */
+	vpxor 1216(%rsp), %ymm12, %ymm12 /* t1_4 = xor(t1_acc_9, g0x1) */
+	vmovdqa 64(%rsp), %ymm13 /* reload g0x10.2 */
+	vpxor 224(%rsp), %ymm13, %ymm13 /* t2_acc_8 = xor(g0x10, g0x14) */
+	vpxor %ymm5, %ymm13, %ymm13 /* t2_acc_9 = xor(t2_acc_8, rk2_1) */
+	vpxor 1248(%rsp), %ymm13, %ymm13 /* t2_4 = xor(t2_acc_9, g0x2) */
+	vmovdqa 1120(%rsp), %ymm10 /* reload g0x11.2 */
 	vpxor 96(%rsp), %ymm10, %ymm10 /* t3_acc_8 = xor(g0x11, g0x15) */
 	vpxor %ymm6, %ymm10, %ymm10 /* t3_acc_9 = xor(t3_acc_8, rk3_1) */
 	vpxor 3264(%rsp), %ymm10, %ymm10 /* t3_4 = xor(t3_acc_9, g0x3) */
@@ -13842,18 +13738,18 @@ sm4_byteslice_avx2_vaes_batch_ctr_asm:
 #else
 	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm12, %ymm12 /* y1_4_aes = aesenclast(y1_4_sr, aes_cancel_key) */
 #endif
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm14, %ymm14 /* y2_4_sr = lookup16(t2_4, inv_shift_rows) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm13, %ymm13 /* y2_4_sr = lookup16(t2_4, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm14, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm14
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %xmm14, %xmm14
-	vmovdqu %xmm14, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm14
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_7_aes_cancel_key+16(%rip), %xmm14, %xmm14
-	vmovdqu %xmm14, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm14
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm13
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %xmm13, %xmm13
+	vmovdqu %xmm13, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm13
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_7_aes_cancel_key+16(%rip), %xmm13, %xmm13
+	vmovdqu %xmm13, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm13
 #else
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm14, %ymm14 /* y2_4_aes = aesenclast(y2_4_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm13, %ymm13 /* y2_4_aes = aesenclast(y2_4_sr, aes_cancel_key) */
 #endif
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm10, %ymm10 /* y3_4_sr = lookup16(t3_4, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
@@ -13875,80 +13771,80 @@ sm4_byteslice_avx2_vaes_batch_ctr_asm:
 	vpshufb %ymm7, %ymm15, %ymm0 /* p1_0_4_l = lookup16(tbl_lo_1, y0_4_aes_lo) */
 	vmovdqa %ymm4, 2080(%rsp) /* spill g3x2.3 */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_tbl_hi_1(%rip), %ymm4 /* tbl_hi_1 = const() */
-	vmovdqa %ymm2, 2048(%rsp) /* spill g3x1.3 */
-	vpshufb %ymm9, %ymm4, %ymm2 /* p1_0_4_h = lookup16(tbl_hi_1, y0_4_aes_hi) */
-	vpxor %ymm2, %ymm0, %ymm0 /* p1_0_4 = xor(p1_0_4_l, p1_0_4_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm2 /* y1_4_aes_lo = and(y1_4_aes, nibble_mask) */
+	vmovdqa %ymm3, 2048(%rsp) /* spill g3x1.3 */
+	vpshufb %ymm9, %ymm4, %ymm3 /* p1_0_4_h = lookup16(tbl_hi_1, y0_4_aes_hi) */
+	vpxor %ymm3, %ymm0, %ymm0 /* p1_0_4 = xor(p1_0_4_l, p1_0_4_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm3 /* y1_4_aes_lo = and(y1_4_aes, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* y1_4_aes_sh = shr(y1_4_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm12 /* y1_4_aes_hi = and(y1_4_aes_sh, nibble_mask) */
 	vmovdqa %ymm8, 2016(%rsp) /* spill g3x0.3 */
-	vpshufb %ymm2, %ymm15, %ymm8 /* p1_1_4_l = lookup16(tbl_lo_1, y1_4_aes_lo) */
-	vmovdqa %ymm6, 1472(%rsp) /* spill rk3_1 */
+	vpshufb %ymm3, %ymm15, %ymm8 /* p1_1_4_l = lookup16(tbl_lo_1, y1_4_aes_lo) */
+	vmovdqa %ymm6, 1568(%rsp) /* spill rk3_1 */
 	vpshufb %ymm12, %ymm4, %ymm6 /* p1_1_4_h = lookup16(tbl_hi_1, y1_4_aes_hi) */
 	vpxor %ymm6, %ymm8, %ymm6 /* p1_1_4 = xor(p1_1_4_l, p1_1_4_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm14, %ymm8 /* y2_4_aes_lo = and(y2_4_aes, nibble_mask) */
-	vpsrlw $4, %ymm14, %ymm14 /* y2_4_aes_sh = shr(y2_4_aes) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm14, %ymm14 /* y2_4_aes_hi = and(y2_4_aes_sh, nibble_mask) */
-	vmovdqa %ymm5, 1440(%rsp) /* spill rk2_1 */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm13, %ymm8 /* y2_4_aes_lo = and(y2_4_aes, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* y2_4_aes_sh = shr(y2_4_aes) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm13, %ymm13 /* y2_4_aes_hi = and(y2_4_aes_sh, nibble_mask) */
+	vmovdqa %ymm5, 1408(%rsp) /* spill rk2_1 */
 	vpshufb %ymm8, %ymm15, %ymm5 /* p1_2_4_l = lookup16(tbl_lo_1, y2_4_aes_lo) */
-	vmovdqa %ymm3, 832(%rsp) /* spill rk1_1 */
-	vpshufb %ymm14, %ymm4, %ymm3 /* p1_2_4_h = lookup16(tbl_hi_1, y2_4_aes_hi) */
-	vpxor %ymm3, %ymm5, %ymm3 /* p1_2_4 = xor(p1_2_4_l, p1_2_4_h) */
+	vmovdqa %ymm2, 768(%rsp) /* spill rk1_1 */
+	vpshufb %ymm13, %ymm4, %ymm2 /* p1_2_4_h = lookup16(tbl_hi_1, y2_4_aes_hi) */
+	vpxor %ymm2, %ymm5, %ymm2 /* p1_2_4 = xor(p1_2_4_l, p1_2_4_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm10, %ymm5 /* y3_4_aes_lo = and(y3_4_aes, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* y3_4_aes_sh = shr(y3_4_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm10, %ymm10 /* y3_4_aes_hi = and(y3_4_aes_sh, nibble_mask) */
 	vpshufb %ymm5, %ymm15, %ymm15 /* p1_3_4_l = lookup16(tbl_lo_1, y3_4_aes_lo) */
 	vpshufb %ymm10, %ymm4, %ymm4 /* p1_3_4_h = lookup16(tbl_hi_1, y3_4_aes_hi) */
 	vpxor %ymm4, %ymm15, %ymm4 /* p1_3_4 = xor(p1_3_4_l, p1_3_4_h) */
-	vpshufb %ymm7, %ymm13, %ymm7 /* p2_0_4_l = lookup16(tbl_lo_2, y0_4_aes_lo) */
+	vpshufb %ymm7, %ymm14, %ymm7 /* p2_0_4_l = lookup16(tbl_lo_2, y0_4_aes_lo) */
 	vpshufb %ymm9, %ymm11, %ymm9 /* p2_0_4_h = lookup16(tbl_hi_2, y0_4_aes_hi) */
 	vpxor %ymm9, %ymm7, %ymm7 /* p2_0_4 = xor(p2_0_4_l, p2_0_4_h) */
-	vpshufb %ymm2, %ymm13, %ymm2 /* p2_1_4_l = lookup16(tbl_lo_2, y1_4_aes_lo) */
+	vpshufb %ymm3, %ymm14, %ymm3 /* p2_1_4_l = lookup16(tbl_lo_2, y1_4_aes_lo) */
 	vpshufb %ymm12, %ymm11, %ymm9 /* p2_1_4_h = lookup16(tbl_hi_2, y1_4_aes_hi) */
-	vpxor %ymm9, %ymm2, %ymm2 /* p2_1_4 = xor(p2_1_4_l, p2_1_4_h) */
-	vpshufb %ymm8, %ymm13, %ymm8 /* p2_2_4_l = lookup16(tbl_lo_2, y2_4_aes_lo) */
-	vpshufb %ymm14, %ymm11, %ymm9 /* p2_2_4_h = lookup16(tbl_hi_2, y2_4_aes_hi) */
+	vpxor %ymm9, %ymm3, %ymm3 /* p2_1_4 = xor(p2_1_4_l, p2_1_4_h) */
+	vpshufb %ymm8, %ymm14, %ymm8 /* p2_2_4_l = lookup16(tbl_lo_2, y2_4_aes_lo) */
+	vpshufb %ymm13, %ymm11, %ymm9 /* p2_2_4_h = lookup16(tbl_hi_2, y2_4_aes_hi) */
 	vpxor %ymm9, %ymm8, %ymm8 /* p2_2_4 = xor(p2_2_4_l, p2_2_4_h) */
-	vpshufb %ymm5, %ymm13, %ymm5 /* p2_3_4_l = lookup16(tbl_lo_2, y3_4_aes_lo) */
+	vpshufb %ymm5, %ymm14, %ymm5 /* p2_3_4_l = lookup16(tbl_lo_2, y3_4_aes_lo) */
 	vpshufb %ymm10, %ymm11, %ymm9 /* p2_3_4_h = lookup16(tbl_hi_2, y3_4_aes_hi) */
 	vpxor %ymm9, %ymm5, %ymm5 /* p2_3_4 = xor(p2_3_4_l, p2_3_4_h) */
 	vpxor %ymm6, %ymm0, %ymm9 /* m0_acc_20 = xor(p1_0_4, p1_1_4) */
-	vpxor %ymm3, %ymm2, %ymm10 /* m0_acc_21 = xor(p2_1_4, p1_2_4) */
+	vpxor %ymm2, %ymm3, %ymm10 /* m0_acc_21 = xor(p2_1_4, p1_2_4) */
 	vpxor %ymm5, %ymm8, %ymm12 /* m0_acc_22 = xor(p2_2_4, p2_3_4) */
 	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_23 = xor(m0_acc_20, m0_acc_21) */
 	vpxor %ymm12, %ymm9, %ymm9 /* m0_acc_24 = xor(m0_acc_23, m0_acc_22) */
-	vpxor 1696(%rsp), %ymm9, %ymm9 /* x0n_4 = xor(m0_acc_24, g0x4.2) */
+	vpxor 1632(%rsp), %ymm9, %ymm9 /* x0n_4 = xor(m0_acc_24, g0x4.2) */
 	vpxor %ymm6, %ymm7, %ymm12 /* m1_acc_20 = xor(p2_0_4, p1_1_4) */
-	vpxor %ymm8, %ymm3, %ymm3 /* m1_acc_21 = xor(p1_2_4, p2_2_4) */
+	vpxor %ymm8, %ymm2, %ymm2 /* m1_acc_21 = xor(p1_2_4, p2_2_4) */
 	vpxor %ymm5, %ymm4, %ymm5 /* m1_acc_22 = xor(p1_3_4, p2_3_4) */
-	vpxor %ymm3, %ymm12, %ymm3 /* m1_acc_23 = xor(m1_acc_20, m1_acc_21) */
-	vpxor %ymm5, %ymm3, %ymm3 /* m1_acc_24 = xor(m1_acc_23, m1_acc_22) */
-	vpxor 736(%rsp), %ymm3, %ymm3 /* x1n_4 = xor(m1_acc_24, g0x5.2) */
+	vpxor %ymm2, %ymm12, %ymm2 /* m1_acc_23 = xor(m1_acc_20, m1_acc_21) */
+	vpxor %ymm5, %ymm2, %ymm2 /* m1_acc_24 = xor(m1_acc_23, m1_acc_22) */
+	vpxor 704(%rsp), %ymm2, %ymm2 /* x1n_4 = xor(m1_acc_24, g0x5.2) */
 	vpxor %ymm7, %ymm0, %ymm0 /* m2_acc_20 = xor(p1_0_4, p2_0_4) */
 	vpxor %ymm10, %ymm0, %ymm7 /* m2_acc_23 = xor(m2_acc_20, m0_acc_21) */
 	vpxor %ymm5, %ymm7, %ymm5 /* m2_acc_24 = xor(m2_acc_23, m1_acc_22) */
-	vpxor 768(%rsp), %ymm5, %ymm5 /* x2n_4 = xor(m2_acc_24, g0x6.2) */
-	vpxor %ymm2, %ymm6, %ymm2 /* m3_acc_21 = xor(p1_1_4, p2_1_4) */
+	vpxor 736(%rsp), %ymm5, %ymm5 /* x2n_4 = xor(m2_acc_24, g0x6.2) */
+	vpxor %ymm3, %ymm6, %ymm3 /* m3_acc_21 = xor(p1_1_4, p2_1_4) */
 	vpxor %ymm4, %ymm8, %ymm4 /* m3_acc_22 = xor(p2_2_4, p1_3_4) */
-	vpxor %ymm2, %ymm0, %ymm0 /* m3_acc_23 = xor(m2_acc_20, m3_acc_21) */
+	vpxor %ymm3, %ymm0, %ymm0 /* m3_acc_23 = xor(m2_acc_20, m3_acc_21) */
 	vpxor %ymm4, %ymm0, %ymm0 /* m3_acc_24 = xor(m3_acc_23, m3_acc_22) */
-	vpxor 704(%rsp), %ymm0, %ymm0 /* x3n_4 = xor(m3_acc_24, g0x7.2) */
-	vmovdqa 3200(%rsp), %ymm2 /* reload g1x8.2 */
-	vpxor 3296(%rsp), %ymm2, %ymm4 /* t0_acc_10 = xor(g1x8, g1x12) */
+	vpxor 672(%rsp), %ymm0, %ymm0 /* x3n_4 = xor(m3_acc_24, g0x7.2) */
+	vmovdqa 3200(%rsp), %ymm3 /* reload g1x8.2 */
+	vpxor 3296(%rsp), %ymm3, %ymm4 /* t0_acc_10 = xor(g1x8, g1x12) */
 	vpxor %ymm1, %ymm4, %ymm4 /* t0_acc_11 = xor(t0_acc_10, rk0_1) */
 	vpxor 2720(%rsp), %ymm4, %ymm4 /* t0_5 = xor(t0_acc_11, g1x0) */
 	vmovdqa 2816(%rsp), %ymm6 /* reload g1x9.2 */
 	vpxor 3328(%rsp), %ymm6, %ymm7 /* t1_acc_10 = xor(g1x9, g1x13) */
-	vpxor 832(%rsp), %ymm7, %ymm7 /* t1_acc_11 = xor(t1_acc_10, rk1_1) */
+	vpxor 768(%rsp), %ymm7, %ymm7 /* t1_acc_11 = xor(t1_acc_10, rk1_1) */
 	vpxor 2688(%rsp), %ymm7, %ymm7 /* t1_5 = xor(t1_acc_11, g1x1) */
 	vmovdqa 2848(%rsp), %ymm8 /* reload g1x10.2 */
 	vpxor 3360(%rsp), %ymm8, %ymm10 /* t2_acc_10 = xor(g1x10, g1x14) */
-	vpxor 1440(%rsp), %ymm10, %ymm10 /* t2_acc_11 = xor(t2_acc_10, rk2_1) */
+	vpxor 1408(%rsp), %ymm10, %ymm10 /* t2_acc_11 = xor(t2_acc_10, rk2_1) */
 	vpxor 2656(%rsp), %ymm10, %ymm10 /* t2_5 = xor(t2_acc_11, g1x2) */
 	vmovdqa 2880(%rsp), %ymm12 /* reload g1x11.2 */
-	vpxor 3392(%rsp), %ymm12, %ymm14 /* t3_acc_10 = xor(g1x11, g1x15) */
-	vpxor 1472(%rsp), %ymm14, %ymm14 /* t3_acc_11 = xor(t3_acc_10, rk3_1) */
-	vpxor 2368(%rsp), %ymm14, %ymm14 /* t3_5 = xor(t3_acc_11, g1x3) */
+	vpxor 3392(%rsp), %ymm12, %ymm13 /* t3_acc_10 = xor(g1x11, g1x15) */
+	vpxor 1568(%rsp), %ymm13, %ymm13 /* t3_acc_11 = xor(t3_acc_10, rk3_1) */
+	vpxor 2368(%rsp), %ymm13, %ymm13 /* t3_5 = xor(t3_acc_11, g1x3) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm4, %ymm4 /* y0_5_sr = lookup16(t0_5, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm4, 0(%rsp)
@@ -13988,18 +13884,18 @@ sm4_byteslice_avx2_vaes_batch_ctr_asm:
 #else
 	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm10, %ymm10 /* y2_5_aes = aesenclast(y2_5_sr, aes_cancel_key) */
 #endif
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm14, %ymm14 /* y3_5_sr = lookup16(t3_5, inv_shift_rows) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm13, %ymm13 /* y3_5_sr = lookup16(t3_5, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm14, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm14
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %xmm14, %xmm14
-	vmovdqu %xmm14, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm14
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_7_aes_cancel_key+16(%rip), %xmm14, %xmm14
-	vmovdqu %xmm14, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm14
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm13
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %xmm13, %xmm13
+	vmovdqu %xmm13, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm13
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_7_aes_cancel_key+16(%rip), %xmm13, %xmm13
+	vmovdqu %xmm13, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm13
 #else
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm14, %ymm14 /* y3_5_aes = aesenclast(y3_5_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm13, %ymm13 /* y3_5_aes = aesenclast(y3_5_sr, aes_cancel_key) */
 #endif
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm4, %ymm15 /* y0_5_aes_lo = and(y0_5_aes, nibble_mask) */
 	vpsrlw $4, %ymm4, %ymm4 /* y0_5_aes_sh = shr(y0_5_aes) */
@@ -14007,79 +13903,79 @@ sm4_byteslice_avx2_vaes_batch_ctr_asm:
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_tbl_lo_1(%rip), %ymm12 /* tbl_lo_1 = const() */
 	vpshufb %ymm15, %ymm12, %ymm8 /* p1_0_5_l = lookup16(tbl_lo_1, y0_5_aes_lo) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_tbl_hi_1(%rip), %ymm6 /* tbl_hi_1 = const() */
-	vpshufb %ymm4, %ymm6, %ymm2 /* p1_0_5_h = lookup16(tbl_hi_1, y0_5_aes_hi) */
-	vpxor %ymm2, %ymm8, %ymm2 /* p1_0_5 = xor(p1_0_5_l, p1_0_5_h) */
+	vpshufb %ymm4, %ymm6, %ymm3 /* p1_0_5_h = lookup16(tbl_hi_1, y0_5_aes_hi) */
+	vpxor %ymm3, %ymm8, %ymm3 /* p1_0_5 = xor(p1_0_5_l, p1_0_5_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm7, %ymm8 /* y1_5_aes_lo = and(y1_5_aes, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* y1_5_aes_sh = shr(y1_5_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm7, %ymm7 /* y1_5_aes_hi = and(y1_5_aes_sh, nibble_mask) */
-	vmovdqa %ymm0, 704(%rsp) /* spill g0x7.3 */
+	vmovdqa %ymm0, 672(%rsp) /* spill g0x7.3 */
 	vpshufb %ymm8, %ymm12, %ymm0 /* p1_1_5_l = lookup16(tbl_lo_1, y1_5_aes_lo) */
-	vmovdqa %ymm5, 768(%rsp) /* spill g0x6.3 */
+	vmovdqa %ymm5, 736(%rsp) /* spill g0x6.3 */
 	vpshufb %ymm7, %ymm6, %ymm5 /* p1_1_5_h = lookup16(tbl_hi_1, y1_5_aes_hi) */
 	vpxor %ymm5, %ymm0, %ymm0 /* p1_1_5 = xor(p1_1_5_l, p1_1_5_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm10, %ymm5 /* y2_5_aes_lo = and(y2_5_aes, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* y2_5_aes_sh = shr(y2_5_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm10, %ymm10 /* y2_5_aes_hi = and(y2_5_aes_sh, nibble_mask) */
-	vmovdqa %ymm3, 736(%rsp) /* spill g0x5.3 */
-	vpshufb %ymm5, %ymm12, %ymm3 /* p1_2_5_l = lookup16(tbl_lo_1, y2_5_aes_lo) */
-	vmovdqa %ymm9, 1696(%rsp) /* spill g0x4.3 */
+	vmovdqa %ymm2, 704(%rsp) /* spill g0x5.3 */
+	vpshufb %ymm5, %ymm12, %ymm2 /* p1_2_5_l = lookup16(tbl_lo_1, y2_5_aes_lo) */
+	vmovdqa %ymm9, 1632(%rsp) /* spill g0x4.3 */
 	vpshufb %ymm10, %ymm6, %ymm9 /* p1_2_5_h = lookup16(tbl_hi_1, y2_5_aes_hi) */
-	vpxor %ymm9, %ymm3, %ymm3 /* p1_2_5 = xor(p1_2_5_l, p1_2_5_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm14, %ymm9 /* y3_5_aes_lo = and(y3_5_aes, nibble_mask) */
-	vpsrlw $4, %ymm14, %ymm14 /* y3_5_aes_sh = shr(y3_5_aes) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm14, %ymm14 /* y3_5_aes_hi = and(y3_5_aes_sh, nibble_mask) */
+	vpxor %ymm9, %ymm2, %ymm2 /* p1_2_5 = xor(p1_2_5_l, p1_2_5_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm13, %ymm9 /* y3_5_aes_lo = and(y3_5_aes, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* y3_5_aes_sh = shr(y3_5_aes) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm13, %ymm13 /* y3_5_aes_hi = and(y3_5_aes_sh, nibble_mask) */
 	vpshufb %ymm9, %ymm12, %ymm12 /* p1_3_5_l = lookup16(tbl_lo_1, y3_5_aes_lo) */
-	vpshufb %ymm14, %ymm6, %ymm6 /* p1_3_5_h = lookup16(tbl_hi_1, y3_5_aes_hi) */
+	vpshufb %ymm13, %ymm6, %ymm6 /* p1_3_5_h = lookup16(tbl_hi_1, y3_5_aes_hi) */
 	vpxor %ymm6, %ymm12, %ymm6 /* p1_3_5 = xor(p1_3_5_l, p1_3_5_h) */
-	vpshufb %ymm15, %ymm13, %ymm12 /* p2_0_5_l = lookup16(tbl_lo_2, y0_5_aes_lo) */
+	vpshufb %ymm15, %ymm14, %ymm12 /* p2_0_5_l = lookup16(tbl_lo_2, y0_5_aes_lo) */
 	vpshufb %ymm4, %ymm11, %ymm4 /* p2_0_5_h = lookup16(tbl_hi_2, y0_5_aes_hi) */
 	vpxor %ymm4, %ymm12, %ymm4 /* p2_0_5 = xor(p2_0_5_l, p2_0_5_h) */
-	vpshufb %ymm8, %ymm13, %ymm8 /* p2_1_5_l = lookup16(tbl_lo_2, y1_5_aes_lo) */
+	vpshufb %ymm8, %ymm14, %ymm8 /* p2_1_5_l = lookup16(tbl_lo_2, y1_5_aes_lo) */
 	vpshufb %ymm7, %ymm11, %ymm7 /* p2_1_5_h = lookup16(tbl_hi_2, y1_5_aes_hi) */
 	vpxor %ymm7, %ymm8, %ymm7 /* p2_1_5 = xor(p2_1_5_l, p2_1_5_h) */
-	vpshufb %ymm5, %ymm13, %ymm5 /* p2_2_5_l = lookup16(tbl_lo_2, y2_5_aes_lo) */
+	vpshufb %ymm5, %ymm14, %ymm5 /* p2_2_5_l = lookup16(tbl_lo_2, y2_5_aes_lo) */
 	vpshufb %ymm10, %ymm11, %ymm8 /* p2_2_5_h = lookup16(tbl_hi_2, y2_5_aes_hi) */
 	vpxor %ymm8, %ymm5, %ymm5 /* p2_2_5 = xor(p2_2_5_l, p2_2_5_h) */
-	vpshufb %ymm9, %ymm13, %ymm8 /* p2_3_5_l = lookup16(tbl_lo_2, y3_5_aes_lo) */
-	vpshufb %ymm14, %ymm11, %ymm9 /* p2_3_5_h = lookup16(tbl_hi_2, y3_5_aes_hi) */
+	vpshufb %ymm9, %ymm14, %ymm8 /* p2_3_5_l = lookup16(tbl_lo_2, y3_5_aes_lo) */
+	vpshufb %ymm13, %ymm11, %ymm9 /* p2_3_5_h = lookup16(tbl_hi_2, y3_5_aes_hi) */
 	vpxor %ymm9, %ymm8, %ymm8 /* p2_3_5 = xor(p2_3_5_l, p2_3_5_h) */
-	vpxor %ymm0, %ymm2, %ymm9 /* m0_acc_25 = xor(p1_0_5, p1_1_5) */
-	vpxor %ymm3, %ymm7, %ymm10 /* m0_acc_26 = xor(p2_1_5, p1_2_5) */
+	vpxor %ymm0, %ymm3, %ymm9 /* m0_acc_25 = xor(p1_0_5, p1_1_5) */
+	vpxor %ymm2, %ymm7, %ymm10 /* m0_acc_26 = xor(p2_1_5, p1_2_5) */
 	vpxor %ymm8, %ymm5, %ymm12 /* m0_acc_27 = xor(p2_2_5, p2_3_5) */
 	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_28 = xor(m0_acc_25, m0_acc_26) */
 	vpxor %ymm12, %ymm9, %ymm9 /* m0_acc_29 = xor(m0_acc_28, m0_acc_27) */
 	vpxor 3232(%rsp), %ymm9, %ymm9 /* x0n_5 = xor(m0_acc_29, g1x4.2) */
 	vpxor %ymm0, %ymm4, %ymm12 /* m1_acc_25 = xor(p2_0_5, p1_1_5) */
-	vpxor %ymm5, %ymm3, %ymm3 /* m1_acc_26 = xor(p1_2_5, p2_2_5) */
+	vpxor %ymm5, %ymm2, %ymm2 /* m1_acc_26 = xor(p1_2_5, p2_2_5) */
 	vpxor %ymm8, %ymm6, %ymm8 /* m1_acc_27 = xor(p1_3_5, p2_3_5) */
-	vpxor %ymm3, %ymm12, %ymm3 /* m1_acc_28 = xor(m1_acc_25, m1_acc_26) */
-	vpxor %ymm8, %ymm3, %ymm3 /* m1_acc_29 = xor(m1_acc_28, m1_acc_27) */
-	vpxor 3168(%rsp), %ymm3, %ymm3 /* x1n_5 = xor(m1_acc_29, g1x5.2) */
-	vpxor %ymm4, %ymm2, %ymm2 /* m2_acc_25 = xor(p1_0_5, p2_0_5) */
-	vpxor %ymm10, %ymm2, %ymm4 /* m2_acc_28 = xor(m2_acc_25, m0_acc_26) */
+	vpxor %ymm2, %ymm12, %ymm2 /* m1_acc_28 = xor(m1_acc_25, m1_acc_26) */
+	vpxor %ymm8, %ymm2, %ymm2 /* m1_acc_29 = xor(m1_acc_28, m1_acc_27) */
+	vpxor 3168(%rsp), %ymm2, %ymm2 /* x1n_5 = xor(m1_acc_29, g1x5.2) */
+	vpxor %ymm4, %ymm3, %ymm3 /* m2_acc_25 = xor(p1_0_5, p2_0_5) */
+	vpxor %ymm10, %ymm3, %ymm4 /* m2_acc_28 = xor(m2_acc_25, m0_acc_26) */
 	vpxor %ymm8, %ymm4, %ymm4 /* m2_acc_29 = xor(m2_acc_28, m1_acc_27) */
 	vpxor 2784(%rsp), %ymm4, %ymm4 /* x2n_5 = xor(m2_acc_29, g1x6.2) */
 	vpxor %ymm7, %ymm0, %ymm0 /* m3_acc_26 = xor(p1_1_5, p2_1_5) */
 	vpxor %ymm6, %ymm5, %ymm5 /* m3_acc_27 = xor(p2_2_5, p1_3_5) */
-	vpxor %ymm0, %ymm2, %ymm0 /* m3_acc_28 = xor(m2_acc_25, m3_acc_26) */
+	vpxor %ymm0, %ymm3, %ymm0 /* m3_acc_28 = xor(m2_acc_25, m3_acc_26) */
 	vpxor %ymm5, %ymm0, %ymm0 /* m3_acc_29 = xor(m3_acc_28, m3_acc_27) */
 	vpxor 2752(%rsp), %ymm0, %ymm0 /* x3n_5 = xor(m3_acc_29, g1x7.2) */
-	vmovdqa 2912(%rsp), %ymm2 /* reload g2x8.2 */
-	vpxor 3424(%rsp), %ymm2, %ymm5 /* t0_acc_12 = xor(g2x8, g2x12) */
+	vmovdqa 2912(%rsp), %ymm3 /* reload g2x8.2 */
+	vpxor 3424(%rsp), %ymm3, %ymm5 /* t0_acc_12 = xor(g2x8, g2x12) */
 	vpxor %ymm1, %ymm5, %ymm5 /* t0_acc_13 = xor(t0_acc_12, rk0_1) */
 	vpxor 2336(%rsp), %ymm5, %ymm5 /* t0_6 = xor(t0_acc_13, g2x0) */
 	vmovdqa 2944(%rsp), %ymm6 /* reload g2x9.2 */
 	vpxor 3456(%rsp), %ymm6, %ymm7 /* t1_acc_12 = xor(g2x9, g2x13) */
-	vpxor 832(%rsp), %ymm7, %ymm7 /* t1_acc_13 = xor(t1_acc_12, rk1_1) */
+	vpxor 768(%rsp), %ymm7, %ymm7 /* t1_acc_13 = xor(t1_acc_12, rk1_1) */
 	vpxor 2304(%rsp), %ymm7, %ymm7 /* t1_6 = xor(t1_acc_13, g2x1) */
 	vmovdqa 2976(%rsp), %ymm8 /* reload g2x10.2 */
 	vpxor 3488(%rsp), %ymm8, %ymm10 /* t2_acc_12 = xor(g2x10, g2x14) */
-	vpxor 1440(%rsp), %ymm10, %ymm10 /* t2_acc_13 = xor(t2_acc_12, rk2_1) */
+	vpxor 1408(%rsp), %ymm10, %ymm10 /* t2_acc_13 = xor(t2_acc_12, rk2_1) */
 	vpxor 2272(%rsp), %ymm10, %ymm10 /* t2_6 = xor(t2_acc_13, g2x2) */
 	vmovdqa 3008(%rsp), %ymm12 /* reload g2x11.2 */
-	vpxor 3520(%rsp), %ymm12, %ymm14 /* t3_acc_12 = xor(g2x11, g2x15) */
-	vpxor 1472(%rsp), %ymm14, %ymm14 /* t3_acc_13 = xor(t3_acc_12, rk3_1) */
-	vpxor 2240(%rsp), %ymm14, %ymm14 /* t3_6 = xor(t3_acc_13, g2x3) */
+	vpxor 3520(%rsp), %ymm12, %ymm13 /* t3_acc_12 = xor(g2x11, g2x15) */
+	vpxor 1568(%rsp), %ymm13, %ymm13 /* t3_acc_13 = xor(t3_acc_12, rk3_1) */
+	vpxor 2240(%rsp), %ymm13, %ymm13 /* t3_6 = xor(t3_acc_13, g2x3) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm5, %ymm5 /* y0_6_sr = lookup16(t0_6, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm5, 0(%rsp)
@@ -14119,18 +14015,18 @@ sm4_byteslice_avx2_vaes_batch_ctr_asm:
 #else
 	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm10, %ymm10 /* y2_6_aes = aesenclast(y2_6_sr, aes_cancel_key) */
 #endif
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm14, %ymm14 /* y3_6_sr = lookup16(t3_6, inv_shift_rows) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm13, %ymm13 /* y3_6_sr = lookup16(t3_6, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm14, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm14
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %xmm14, %xmm14
-	vmovdqu %xmm14, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm14
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_7_aes_cancel_key+16(%rip), %xmm14, %xmm14
-	vmovdqu %xmm14, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm14
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm13
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %xmm13, %xmm13
+	vmovdqu %xmm13, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm13
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_7_aes_cancel_key+16(%rip), %xmm13, %xmm13
+	vmovdqu %xmm13, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm13
 #else
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm14, %ymm14 /* y3_6_aes = aesenclast(y3_6_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm13, %ymm13 /* y3_6_aes = aesenclast(y3_6_sr, aes_cancel_key) */
 #endif
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm5, %ymm15 /* y0_6_aes_lo = and(y0_6_aes, nibble_mask) */
 	vpsrlw $4, %ymm5, %ymm5 /* y0_6_aes_sh = shr(y0_6_aes) */
@@ -14138,8 +14034,8 @@ sm4_byteslice_avx2_vaes_batch_ctr_asm:
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_tbl_lo_1(%rip), %ymm12 /* tbl_lo_1 = const() */
 	vpshufb %ymm15, %ymm12, %ymm8 /* p1_0_6_l = lookup16(tbl_lo_1, y0_6_aes_lo) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_tbl_hi_1(%rip), %ymm6 /* tbl_hi_1 = const() */
-	vpshufb %ymm5, %ymm6, %ymm2 /* p1_0_6_h = lookup16(tbl_hi_1, y0_6_aes_hi) */
-	vpxor %ymm2, %ymm8, %ymm2 /* p1_0_6 = xor(p1_0_6_l, p1_0_6_h) */
+	vpshufb %ymm5, %ymm6, %ymm3 /* p1_0_6_h = lookup16(tbl_hi_1, y0_6_aes_hi) */
+	vpxor %ymm3, %ymm8, %ymm3 /* p1_0_6 = xor(p1_0_6_l, p1_0_6_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm7, %ymm8 /* y1_6_aes_lo = and(y1_6_aes, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* y1_6_aes_sh = shr(y1_6_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm7, %ymm7 /* y1_6_aes_hi = and(y1_6_aes_sh, nibble_mask) */
@@ -14151,65 +14047,65 @@ sm4_byteslice_avx2_vaes_batch_ctr_asm:
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm10, %ymm4 /* y2_6_aes_lo = and(y2_6_aes, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* y2_6_aes_sh = shr(y2_6_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm10, %ymm10 /* y2_6_aes_hi = and(y2_6_aes_sh, nibble_mask) */
-	vmovdqa %ymm3, 3168(%rsp) /* spill g1x5.3 */
-	vpshufb %ymm4, %ymm12, %ymm3 /* p1_2_6_l = lookup16(tbl_lo_1, y2_6_aes_lo) */
+	vmovdqa %ymm2, 3168(%rsp) /* spill g1x5.3 */
+	vpshufb %ymm4, %ymm12, %ymm2 /* p1_2_6_l = lookup16(tbl_lo_1, y2_6_aes_lo) */
 	vmovdqa %ymm9, 3232(%rsp) /* spill g1x4.3 */
 	vpshufb %ymm10, %ymm6, %ymm9 /* p1_2_6_h = lookup16(tbl_hi_1, y2_6_aes_hi) */
-	vpxor %ymm9, %ymm3, %ymm3 /* p1_2_6 = xor(p1_2_6_l, p1_2_6_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm14, %ymm9 /* y3_6_aes_lo = and(y3_6_aes, nibble_mask) */
-	vpsrlw $4, %ymm14, %ymm14 /* y3_6_aes_sh = shr(y3_6_aes) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm14, %ymm14 /* y3_6_aes_hi = and(y3_6_aes_sh, nibble_mask) */
+	vpxor %ymm9, %ymm2, %ymm2 /* p1_2_6 = xor(p1_2_6_l, p1_2_6_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm13, %ymm9 /* y3_6_aes_lo = and(y3_6_aes, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* y3_6_aes_sh = shr(y3_6_aes) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm13, %ymm13 /* y3_6_aes_hi = and(y3_6_aes_sh, nibble_mask) */
 	vpshufb %ymm9, %ymm12, %ymm12 /* p1_3_6_l = lookup16(tbl_lo_1, y3_6_aes_lo) */
-	vpshufb %ymm14, %ymm6, %ymm6 /* p1_3_6_h = lookup16(tbl_hi_1, y3_6_aes_hi) */
+	vpshufb %ymm13, %ymm6, %ymm6 /* p1_3_6_h = lookup16(tbl_hi_1, y3_6_aes_hi) */
 	vpxor %ymm6, %ymm12, %ymm6 /* p1_3_6 = xor(p1_3_6_l, p1_3_6_h) */
-	vpshufb %ymm15, %ymm13, %ymm12 /* p2_0_6_l = lookup16(tbl_lo_2, y0_6_aes_lo) */
+	vpshufb %ymm15, %ymm14, %ymm12 /* p2_0_6_l = lookup16(tbl_lo_2, y0_6_aes_lo) */
 	vpshufb %ymm5, %ymm11, %ymm5 /* p2_0_6_h = lookup16(tbl_hi_2, y0_6_aes_hi) */
 	vpxor %ymm5, %ymm12, %ymm5 /* p2_0_6 = xor(p2_0_6_l, p2_0_6_h) */
-	vpshufb %ymm8, %ymm13, %ymm8 /* p2_1_6_l = lookup16(tbl_lo_2, y1_6_aes_lo) */
+	vpshufb %ymm8, %ymm14, %ymm8 /* p2_1_6_l = lookup16(tbl_lo_2, y1_6_aes_lo) */
 	vpshufb %ymm7, %ymm11, %ymm7 /* p2_1_6_h = lookup16(tbl_hi_2, y1_6_aes_hi) */
 	vpxor %ymm7, %ymm8, %ymm7 /* p2_1_6 = xor(p2_1_6_l, p2_1_6_h) */
-	vpshufb %ymm4, %ymm13, %ymm4 /* p2_2_6_l = lookup16(tbl_lo_2, y2_6_aes_lo) */
+	vpshufb %ymm4, %ymm14, %ymm4 /* p2_2_6_l = lookup16(tbl_lo_2, y2_6_aes_lo) */
 	vpshufb %ymm10, %ymm11, %ymm8 /* p2_2_6_h = lookup16(tbl_hi_2, y2_6_aes_hi) */
 	vpxor %ymm8, %ymm4, %ymm4 /* p2_2_6 = xor(p2_2_6_l, p2_2_6_h) */
-	vpshufb %ymm9, %ymm13, %ymm8 /* p2_3_6_l = lookup16(tbl_lo_2, y3_6_aes_lo) */
-	vpshufb %ymm14, %ymm11, %ymm9 /* p2_3_6_h = lookup16(tbl_hi_2, y3_6_aes_hi) */
+	vpshufb %ymm9, %ymm14, %ymm8 /* p2_3_6_l = lookup16(tbl_lo_2, y3_6_aes_lo) */
+	vpshufb %ymm13, %ymm11, %ymm9 /* p2_3_6_h = lookup16(tbl_hi_2, y3_6_aes_hi) */
 	vpxor %ymm9, %ymm8, %ymm8 /* p2_3_6 = xor(p2_3_6_l, p2_3_6_h) */
-	vpxor %ymm0, %ymm2, %ymm9 /* m0_acc_30 = xor(p1_0_6, p1_1_6) */
-	vpxor %ymm3, %ymm7, %ymm10 /* m0_acc_31 = xor(p2_1_6, p1_2_6) */
+	vpxor %ymm0, %ymm3, %ymm9 /* m0_acc_30 = xor(p1_0_6, p1_1_6) */
+	vpxor %ymm2, %ymm7, %ymm10 /* m0_acc_31 = xor(p2_1_6, p1_2_6) */
 	vpxor %ymm8, %ymm4, %ymm12 /* m0_acc_32 = xor(p2_2_6, p2_3_6) */
 	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_33 = xor(m0_acc_30, m0_acc_31) */
 	vpxor %ymm12, %ymm9, %ymm9 /* m0_acc_34 = xor(m0_acc_33, m0_acc_32) */
 	vpxor 2400(%rsp), %ymm9, %ymm9 /* x0n_6 = xor(m0_acc_34, g2x4.2) */
 	vpxor %ymm0, %ymm5, %ymm12 /* m1_acc_30 = xor(p2_0_6, p1_1_6) */
-	vpxor %ymm4, %ymm3, %ymm3 /* m1_acc_31 = xor(p1_2_6, p2_2_6) */
+	vpxor %ymm4, %ymm2, %ymm2 /* m1_acc_31 = xor(p1_2_6, p2_2_6) */
 	vpxor %ymm8, %ymm6, %ymm8 /* m1_acc_32 = xor(p1_3_6, p2_3_6) */
-	vpxor %ymm3, %ymm12, %ymm3 /* m1_acc_33 = xor(m1_acc_30, m1_acc_31) */
-	vpxor %ymm8, %ymm3, %ymm3 /* m1_acc_34 = xor(m1_acc_33, m1_acc_32) */
-	vpxor 2432(%rsp), %ymm3, %ymm3 /* x1n_6 = xor(m1_acc_34, g2x5.2) */
-	vpxor %ymm5, %ymm2, %ymm2 /* m2_acc_30 = xor(p1_0_6, p2_0_6) */
-	vpxor %ymm10, %ymm2, %ymm5 /* m2_acc_33 = xor(m2_acc_30, m0_acc_31) */
+	vpxor %ymm2, %ymm12, %ymm2 /* m1_acc_33 = xor(m1_acc_30, m1_acc_31) */
+	vpxor %ymm8, %ymm2, %ymm2 /* m1_acc_34 = xor(m1_acc_33, m1_acc_32) */
+	vpxor 2432(%rsp), %ymm2, %ymm2 /* x1n_6 = xor(m1_acc_34, g2x5.2) */
+	vpxor %ymm5, %ymm3, %ymm3 /* m2_acc_30 = xor(p1_0_6, p2_0_6) */
+	vpxor %ymm10, %ymm3, %ymm5 /* m2_acc_33 = xor(m2_acc_30, m0_acc_31) */
 	vpxor %ymm8, %ymm5, %ymm5 /* m2_acc_34 = xor(m2_acc_33, m1_acc_32) */
 	vpxor 2464(%rsp), %ymm5, %ymm5 /* x2n_6 = xor(m2_acc_34, g2x6.2) */
 	vpxor %ymm7, %ymm0, %ymm0 /* m3_acc_31 = xor(p1_1_6, p2_1_6) */
 	vpxor %ymm6, %ymm4, %ymm4 /* m3_acc_32 = xor(p2_2_6, p1_3_6) */
-	vpxor %ymm0, %ymm2, %ymm0 /* m3_acc_33 = xor(m2_acc_30, m3_acc_31) */
+	vpxor %ymm0, %ymm3, %ymm0 /* m3_acc_33 = xor(m2_acc_30, m3_acc_31) */
 	vpxor %ymm4, %ymm0, %ymm0 /* m3_acc_34 = xor(m3_acc_33, m3_acc_32) */
 	vpxor 2496(%rsp), %ymm0, %ymm0 /* x3n_6 = xor(m3_acc_34, g2x7.2) */
-	vmovdqa 3040(%rsp), %ymm2 /* reload g3x8.2 */
-	vpxor 3552(%rsp), %ymm2, %ymm4 /* t0_acc_14 = xor(g3x8, g3x12) */
+	vmovdqa 3040(%rsp), %ymm3 /* reload g3x8.2 */
+	vpxor 3552(%rsp), %ymm3, %ymm4 /* t0_acc_14 = xor(g3x8, g3x12) */
 	vpxor %ymm1, %ymm4, %ymm1 /* t0_acc_15 = xor(t0_acc_14, rk0_1) */
 	vpxor 2016(%rsp), %ymm1, %ymm1 /* t0_7 = xor(t0_acc_15, g3x0) */
 	vmovdqa 3072(%rsp), %ymm4 /* reload g3x9.2 */
 	vpxor 3584(%rsp), %ymm4, %ymm6 /* t1_acc_14 = xor(g3x9, g3x13) */
-	vpxor 832(%rsp), %ymm6, %ymm6 /* t1_acc_15 = xor(t1_acc_14, rk1_1) */
+	vpxor 768(%rsp), %ymm6, %ymm6 /* t1_acc_15 = xor(t1_acc_14, rk1_1) */
 	vpxor 2048(%rsp), %ymm6, %ymm6 /* t1_7 = xor(t1_acc_15, g3x1) */
 	vmovdqa 3104(%rsp), %ymm7 /* reload g3x10.2 */
 	vpxor 3616(%rsp), %ymm7, %ymm8 /* t2_acc_14 = xor(g3x10, g3x14) */
-	vpxor 1440(%rsp), %ymm8, %ymm8 /* t2_acc_15 = xor(t2_acc_14, rk2_1) */
+	vpxor 1408(%rsp), %ymm8, %ymm8 /* t2_acc_15 = xor(t2_acc_14, rk2_1) */
 	vpxor 2080(%rsp), %ymm8, %ymm8 /* t2_7 = xor(t2_acc_15, g3x2) */
 	vmovdqa 3136(%rsp), %ymm10 /* reload g3x11.2 */
-	vpxor 1216(%rsp), %ymm10, %ymm12 /* t3_acc_14 = xor(g3x11, g3x15) */
-	vpxor 1472(%rsp), %ymm12, %ymm12 /* t3_acc_15 = xor(t3_acc_14, rk3_1) */
+	vpxor 1184(%rsp), %ymm10, %ymm12 /* t3_acc_14 = xor(g3x11, g3x15) */
+	vpxor 1568(%rsp), %ymm12, %ymm12 /* t3_acc_15 = xor(t3_acc_14, rk3_1) */
 	vpxor 2112(%rsp), %ymm12, %ymm12 /* t3_7 = xor(t3_acc_15, g3x3) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm1, %ymm1 /* y0_7_sr = lookup16(t0_7, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
@@ -14263,29 +14159,29 @@ sm4_byteslice_avx2_vaes_batch_ctr_asm:
 #else
 	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm12, %ymm12 /* y3_7_aes = aesenclast(y3_7_sr, aes_cancel_key) */
 #endif
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm1, %ymm14 /* y0_7_aes_lo = and(y0_7_aes, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm1, %ymm13 /* y0_7_aes_lo = and(y0_7_aes, nibble_mask) */
 	vpsrlw $4, %ymm1, %ymm1 /* y0_7_aes_sh = shr(y0_7_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm1, %ymm1 /* y0_7_aes_hi = and(y0_7_aes_sh, nibble_mask) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_tbl_lo_1(%rip), %ymm15 /* tbl_lo_1 = const() */
-	vpshufb %ymm14, %ymm15, %ymm10 /* p1_0_7_l = lookup16(tbl_lo_1, y0_7_aes_lo) */
+	vpshufb %ymm13, %ymm15, %ymm10 /* p1_0_7_l = lookup16(tbl_lo_1, y0_7_aes_lo) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_tbl_hi_1(%rip), %ymm7 /* tbl_hi_1 = const() */
 	vpshufb %ymm1, %ymm7, %ymm4 /* p1_0_7_h = lookup16(tbl_hi_1, y0_7_aes_hi) */
 	vpxor %ymm4, %ymm10, %ymm4 /* p1_0_7 = xor(p1_0_7_l, p1_0_7_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm6, %ymm10 /* y1_7_aes_lo = and(y1_7_aes, nibble_mask) */
 	vpsrlw $4, %ymm6, %ymm6 /* y1_7_aes_sh = shr(y1_7_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm6, %ymm6 /* y1_7_aes_hi = and(y1_7_aes_sh, nibble_mask) */
-	vpshufb %ymm10, %ymm15, %ymm2 /* p1_1_7_l = lookup16(tbl_lo_1, y1_7_aes_lo) */
+	vpshufb %ymm10, %ymm15, %ymm3 /* p1_1_7_l = lookup16(tbl_lo_1, y1_7_aes_lo) */
 	vmovdqa %ymm0, 2496(%rsp) /* spill g2x7.3 */
 	vpshufb %ymm6, %ymm7, %ymm0 /* p1_1_7_h = lookup16(tbl_hi_1, y1_7_aes_hi) */
-	vpxor %ymm0, %ymm2, %ymm0 /* p1_1_7 = xor(p1_1_7_l, p1_1_7_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm8, %ymm2 /* y2_7_aes_lo = and(y2_7_aes, nibble_mask) */
+	vpxor %ymm0, %ymm3, %ymm0 /* p1_1_7 = xor(p1_1_7_l, p1_1_7_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm8, %ymm3 /* y2_7_aes_lo = and(y2_7_aes, nibble_mask) */
 	vpsrlw $4, %ymm8, %ymm8 /* y2_7_aes_sh = shr(y2_7_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm8, %ymm8 /* y2_7_aes_hi = and(y2_7_aes_sh, nibble_mask) */
 	vmovdqa %ymm5, 2464(%rsp) /* spill g2x6.3 */
-	vpshufb %ymm2, %ymm15, %ymm5 /* p1_2_7_l = lookup16(tbl_lo_1, y2_7_aes_lo) */
-	vmovdqa %ymm3, 2432(%rsp) /* spill g2x5.3 */
-	vpshufb %ymm8, %ymm7, %ymm3 /* p1_2_7_h = lookup16(tbl_hi_1, y2_7_aes_hi) */
-	vpxor %ymm3, %ymm5, %ymm3 /* p1_2_7 = xor(p1_2_7_l, p1_2_7_h) */
+	vpshufb %ymm3, %ymm15, %ymm5 /* p1_2_7_l = lookup16(tbl_lo_1, y2_7_aes_lo) */
+	vmovdqa %ymm2, 2432(%rsp) /* spill g2x5.3 */
+	vpshufb %ymm8, %ymm7, %ymm2 /* p1_2_7_h = lookup16(tbl_hi_1, y2_7_aes_hi) */
+	vpxor %ymm2, %ymm5, %ymm2 /* p1_2_7 = xor(p1_2_7_l, p1_2_7_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm5 /* y3_7_aes_lo = and(y3_7_aes, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* y3_7_aes_sh = shr(y3_7_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm12 /* y3_7_aes_hi = and(y3_7_aes_sh, nibble_mask) */
@@ -14293,61 +14189,61 @@ sm4_byteslice_avx2_vaes_batch_ctr_asm:
 	vpshufb %ymm5, %ymm15, %ymm9 /* p1_3_7_l = lookup16(tbl_lo_1, y3_7_aes_lo) */
 	vpshufb %ymm12, %ymm7, %ymm7 /* p1_3_7_h = lookup16(tbl_hi_1, y3_7_aes_hi) */
 	vpxor %ymm7, %ymm9, %ymm7 /* p1_3_7 = xor(p1_3_7_l, p1_3_7_h) */
-	vpshufb %ymm14, %ymm13, %ymm9 /* p2_0_7_l = lookup16(tbl_lo_2, y0_7_aes_lo) */
+	vpshufb %ymm13, %ymm14, %ymm9 /* p2_0_7_l = lookup16(tbl_lo_2, y0_7_aes_lo) */
 	vpshufb %ymm1, %ymm11, %ymm1 /* p2_0_7_h = lookup16(tbl_hi_2, y0_7_aes_hi) */
 	vpxor %ymm1, %ymm9, %ymm1 /* p2_0_7 = xor(p2_0_7_l, p2_0_7_h) */
-	vpshufb %ymm10, %ymm13, %ymm9 /* p2_1_7_l = lookup16(tbl_lo_2, y1_7_aes_lo) */
+	vpshufb %ymm10, %ymm14, %ymm9 /* p2_1_7_l = lookup16(tbl_lo_2, y1_7_aes_lo) */
 	vpshufb %ymm6, %ymm11, %ymm6 /* p2_1_7_h = lookup16(tbl_hi_2, y1_7_aes_hi) */
 	vpxor %ymm6, %ymm9, %ymm6 /* p2_1_7 = xor(p2_1_7_l, p2_1_7_h) */
-	vpshufb %ymm2, %ymm13, %ymm2 /* p2_2_7_l = lookup16(tbl_lo_2, y2_7_aes_lo) */
+	vpshufb %ymm3, %ymm14, %ymm3 /* p2_2_7_l = lookup16(tbl_lo_2, y2_7_aes_lo) */
 	vpshufb %ymm8, %ymm11, %ymm8 /* p2_2_7_h = lookup16(tbl_hi_2, y2_7_aes_hi) */
-	vpxor %ymm8, %ymm2, %ymm2 /* p2_2_7 = xor(p2_2_7_l, p2_2_7_h) */
-	vpshufb %ymm5, %ymm13, %ymm5 /* p2_3_7_l = lookup16(tbl_lo_2, y3_7_aes_lo) */
+	vpxor %ymm8, %ymm3, %ymm3 /* p2_2_7 = xor(p2_2_7_l, p2_2_7_h) */
+	vpshufb %ymm5, %ymm14, %ymm5 /* p2_3_7_l = lookup16(tbl_lo_2, y3_7_aes_lo) */
 	vpshufb %ymm12, %ymm11, %ymm8 /* p2_3_7_h = lookup16(tbl_hi_2, y3_7_aes_hi) */
 	vpxor %ymm8, %ymm5, %ymm5 /* p2_3_7 = xor(p2_3_7_l, p2_3_7_h) */
 	vpxor %ymm0, %ymm4, %ymm8 /* m0_acc_35 = xor(p1_0_7, p1_1_7) */
-	vpxor %ymm3, %ymm6, %ymm9 /* m0_acc_36 = xor(p2_1_7, p1_2_7) */
-	vpxor %ymm5, %ymm2, %ymm10 /* m0_acc_37 = xor(p2_2_7, p2_3_7) */
+	vpxor %ymm2, %ymm6, %ymm9 /* m0_acc_36 = xor(p2_1_7, p1_2_7) */
+	vpxor %ymm5, %ymm3, %ymm10 /* m0_acc_37 = xor(p2_2_7, p2_3_7) */
 	vpxor %ymm9, %ymm8, %ymm8 /* m0_acc_38 = xor(m0_acc_35, m0_acc_36) */
 	vpxor %ymm10, %ymm8, %ymm8 /* m0_acc_39 = xor(m0_acc_38, m0_acc_37) */
 	vpxor 2528(%rsp), %ymm8, %ymm8 /* x0n_7 = xor(m0_acc_39, g3x4.2) */
 	vpxor %ymm0, %ymm1, %ymm10 /* m1_acc_35 = xor(p2_0_7, p1_1_7) */
-	vpxor %ymm2, %ymm3, %ymm3 /* m1_acc_36 = xor(p1_2_7, p2_2_7) */
+	vpxor %ymm3, %ymm2, %ymm2 /* m1_acc_36 = xor(p1_2_7, p2_2_7) */
 	vpxor %ymm5, %ymm7, %ymm5 /* m1_acc_37 = xor(p1_3_7, p2_3_7) */
-	vpxor %ymm3, %ymm10, %ymm3 /* m1_acc_38 = xor(m1_acc_35, m1_acc_36) */
-	vpxor %ymm5, %ymm3, %ymm3 /* m1_acc_39 = xor(m1_acc_38, m1_acc_37) */
-	vpxor 2560(%rsp), %ymm3, %ymm3 /* x1n_7 = xor(m1_acc_39, g3x5.2) */
+	vpxor %ymm2, %ymm10, %ymm2 /* m1_acc_38 = xor(m1_acc_35, m1_acc_36) */
+	vpxor %ymm5, %ymm2, %ymm2 /* m1_acc_39 = xor(m1_acc_38, m1_acc_37) */
+	vpxor 2560(%rsp), %ymm2, %ymm2 /* x1n_7 = xor(m1_acc_39, g3x5.2) */
 	vpxor %ymm1, %ymm4, %ymm1 /* m2_acc_35 = xor(p1_0_7, p2_0_7) */
 	vpxor %ymm9, %ymm1, %ymm4 /* m2_acc_38 = xor(m2_acc_35, m0_acc_36) */
 	vpxor %ymm5, %ymm4, %ymm4 /* m2_acc_39 = xor(m2_acc_38, m1_acc_37) */
 	vpxor 2592(%rsp), %ymm4, %ymm4 /* x2n_7 = xor(m2_acc_39, g3x6.2) */
 	vpxor %ymm6, %ymm0, %ymm0 /* m3_acc_36 = xor(p1_1_7, p2_1_7) */
-	vpxor %ymm7, %ymm2, %ymm2 /* m3_acc_37 = xor(p2_2_7, p1_3_7) */
+	vpxor %ymm7, %ymm3, %ymm3 /* m3_acc_37 = xor(p2_2_7, p1_3_7) */
 	vpxor %ymm0, %ymm1, %ymm0 /* m3_acc_38 = xor(m2_acc_35, m3_acc_36) */
-	vpxor %ymm2, %ymm0, %ymm0 /* m3_acc_39 = xor(m3_acc_38, m3_acc_37) */
+	vpxor %ymm3, %ymm0, %ymm0 /* m3_acc_39 = xor(m3_acc_38, m3_acc_37) */
 	vpxor 2624(%rsp), %ymm0, %ymm0 /* x3n_7 = xor(m3_acc_39, g3x7.2) */
 
 	/* Round 4r+2: slot 2 ^= M'_L·inv(slot 3 ^ slot 0 ^ slot 1 ^ rk') ^ C'. */
 	vpbroadcastd 32(%rdi,%r8), %ymm1 /* rk0_2 = bcast32() */
-	vpbroadcastd 36(%rdi,%r8), %ymm2 /* rk1_2 = bcast32() */
+	vpbroadcastd 36(%rdi,%r8), %ymm3 /* rk1_2 = bcast32() */
 	vpbroadcastd 40(%rdi,%r8), %ymm5 /* rk2_2 = bcast32() */
 	vpbroadcastd 44(%rdi,%r8), %ymm6 /* rk3_2 = bcast32() */
-	vmovdqa 1632(%rsp), %ymm7 /* reload g0x12.2 */
-	vpxor 1728(%rsp), %ymm7, %ymm9 /* t0_acc_16 = xor(g0x12, g0x0) */
+	vmovdqa 1600(%rsp), %ymm7 /* reload g0x12.2 */
+	vpxor 1696(%rsp), %ymm7, %ymm9 /* t0_acc_16 = xor(g0x12, g0x0) */
 	vpxor %ymm1, %ymm9, %ymm9 /* t0_acc_17 = xor(t0_acc_16, rk0_2) */
-	vpxor 1696(%rsp), %ymm9, %ymm9 /* t0_8 = xor(t0_acc_17, g0x4) */
+	vpxor 1632(%rsp), %ymm9, %ymm9 /* t0_8 = xor(t0_acc_17, g0x4) */
 	vmovdqa 160(%rsp), %ymm10 /* reload g0x13.2 */
-	vpxor 1248(%rsp), %ymm10, %ymm12 /* t1_acc_16 = xor(g0x13, g0x1) */
-	vpxor %ymm2, %ymm12, %ymm12 /* t1_acc_17 = xor(t1_acc_16, rk1_2) */
-	vpxor 736(%rsp), %ymm12, %ymm12 /* t1_8 = xor(t1_acc_17, g0x5) */
-	vmovdqa 256(%rsp), %ymm14 /* reload g0x14.2 */
-	vpxor 1280(%rsp), %ymm14, %ymm14 /* t2_acc_16 = xor(g0x14, g0x2) */
-	vpxor %ymm5, %ymm14, %ymm14 /* t2_acc_17 = xor(t2_acc_16, rk2_2) */
-	vpxor 768(%rsp), %ymm14, %ymm14 /* t2_8 = xor(t2_acc_17, g0x6) */
+	vpxor 1216(%rsp), %ymm10, %ymm12 /* t1_acc_16 = xor(g0x13, g0x1) */
+	vpxor %ymm3, %ymm12, %ymm12 /* t1_acc_17 = xor(t1_acc_16, rk1_2) */
+	vpxor 704(%rsp), %ymm12, %ymm12 /* t1_8 = xor(t1_acc_17, g0x5) */
+	vmovdqa 224(%rsp), %ymm13 /* reload g0x14.2 */
+	vpxor 1248(%rsp), %ymm13, %ymm13 /* t2_acc_16 = xor(g0x14, g0x2) */
+	vpxor %ymm5, %ymm13, %ymm13 /* t2_acc_17 = xor(t2_acc_16, rk2_2) */
+	vpxor 736(%rsp), %ymm13, %ymm13 /* t2_8 = xor(t2_acc_17, g0x6) */
 	vmovdqa 96(%rsp), %ymm10 /* reload g0x15.2 */
 	vpxor 3264(%rsp), %ymm10, %ymm10 /* t3_acc_16 = xor(g0x15, g0x3) */
 	vpxor %ymm6, %ymm10, %ymm10 /* t3_acc_17 = xor(t3_acc_16, rk3_2) */
-	vpxor 704(%rsp), %ymm10, %ymm10 /* t3_8 = xor(t3_acc_17, g0x7) */
+	vpxor 672(%rsp), %ymm10, %ymm10 /* t3_8 = xor(t3_acc_17, g0x7) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm9, %ymm9 /* y0_8_sr = lookup16(t0_8, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm9, 0(%rsp)
@@ -14374,18 +14270,18 @@ sm4_byteslice_avx2_vaes_batch_ctr_asm:
 #else
 	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm12, %ymm12 /* y1_8_aes = aesenclast(y1_8_sr, aes_cancel_key) */
 #endif
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm14, %ymm14 /* y2_8_sr = lookup16(t2_8, inv_shift_rows) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm13, %ymm13 /* y2_8_sr = lookup16(t2_8, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm14, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm14
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %xmm14, %xmm14
-	vmovdqu %xmm14, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm14
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_7_aes_cancel_key+16(%rip), %xmm14, %xmm14
-	vmovdqu %xmm14, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm14
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm13
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %xmm13, %xmm13
+	vmovdqu %xmm13, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm13
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_7_aes_cancel_key+16(%rip), %xmm13, %xmm13
+	vmovdqu %xmm13, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm13
 #else
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm14, %ymm14 /* y2_8_aes = aesenclast(y2_8_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm13, %ymm13 /* y2_8_aes = aesenclast(y2_8_sr, aes_cancel_key) */
 #endif
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm10, %ymm10 /* y3_8_sr = lookup16(t3_8, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
@@ -14407,80 +14303,80 @@ sm4_byteslice_avx2_vaes_batch_ctr_asm:
 	vpshufb %ymm7, %ymm15, %ymm0 /* p1_0_8_l = lookup16(tbl_lo_1, y0_8_aes_lo) */
 	vmovdqa %ymm4, 2592(%rsp) /* spill g3x6.3 */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_tbl_hi_1(%rip), %ymm4 /* tbl_hi_1 = const() */
-	vmovdqa %ymm3, 2560(%rsp) /* spill g3x5.3 */
-	vpshufb %ymm9, %ymm4, %ymm3 /* p1_0_8_h = lookup16(tbl_hi_1, y0_8_aes_hi) */
-	vpxor %ymm3, %ymm0, %ymm0 /* p1_0_8 = xor(p1_0_8_l, p1_0_8_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm3 /* y1_8_aes_lo = and(y1_8_aes, nibble_mask) */
+	vmovdqa %ymm2, 2560(%rsp) /* spill g3x5.3 */
+	vpshufb %ymm9, %ymm4, %ymm2 /* p1_0_8_h = lookup16(tbl_hi_1, y0_8_aes_hi) */
+	vpxor %ymm2, %ymm0, %ymm0 /* p1_0_8 = xor(p1_0_8_l, p1_0_8_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm2 /* y1_8_aes_lo = and(y1_8_aes, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* y1_8_aes_sh = shr(y1_8_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm12 /* y1_8_aes_hi = and(y1_8_aes_sh, nibble_mask) */
 	vmovdqa %ymm8, 2528(%rsp) /* spill g3x4.3 */
-	vpshufb %ymm3, %ymm15, %ymm8 /* p1_1_8_l = lookup16(tbl_lo_1, y1_8_aes_lo) */
-	vmovdqa %ymm6, 1472(%rsp) /* spill rk3_2 */
+	vpshufb %ymm2, %ymm15, %ymm8 /* p1_1_8_l = lookup16(tbl_lo_1, y1_8_aes_lo) */
+	vmovdqa %ymm6, 1568(%rsp) /* spill rk3_2 */
 	vpshufb %ymm12, %ymm4, %ymm6 /* p1_1_8_h = lookup16(tbl_hi_1, y1_8_aes_hi) */
 	vpxor %ymm6, %ymm8, %ymm6 /* p1_1_8 = xor(p1_1_8_l, p1_1_8_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm14, %ymm8 /* y2_8_aes_lo = and(y2_8_aes, nibble_mask) */
-	vpsrlw $4, %ymm14, %ymm14 /* y2_8_aes_sh = shr(y2_8_aes) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm14, %ymm14 /* y2_8_aes_hi = and(y2_8_aes_sh, nibble_mask) */
-	vmovdqa %ymm5, 1440(%rsp) /* spill rk2_2 */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm13, %ymm8 /* y2_8_aes_lo = and(y2_8_aes, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* y2_8_aes_sh = shr(y2_8_aes) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm13, %ymm13 /* y2_8_aes_hi = and(y2_8_aes_sh, nibble_mask) */
+	vmovdqa %ymm5, 1408(%rsp) /* spill rk2_2 */
 	vpshufb %ymm8, %ymm15, %ymm5 /* p1_2_8_l = lookup16(tbl_lo_1, y2_8_aes_lo) */
-	vmovdqa %ymm2, 832(%rsp) /* spill rk1_2 */
-	vpshufb %ymm14, %ymm4, %ymm2 /* p1_2_8_h = lookup16(tbl_hi_1, y2_8_aes_hi) */
-	vpxor %ymm2, %ymm5, %ymm2 /* p1_2_8 = xor(p1_2_8_l, p1_2_8_h) */
+	vmovdqa %ymm3, 768(%rsp) /* spill rk1_2 */
+	vpshufb %ymm13, %ymm4, %ymm3 /* p1_2_8_h = lookup16(tbl_hi_1, y2_8_aes_hi) */
+	vpxor %ymm3, %ymm5, %ymm3 /* p1_2_8 = xor(p1_2_8_l, p1_2_8_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm10, %ymm5 /* y3_8_aes_lo = and(y3_8_aes, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* y3_8_aes_sh = shr(y3_8_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm10, %ymm10 /* y3_8_aes_hi = and(y3_8_aes_sh, nibble_mask) */
 	vpshufb %ymm5, %ymm15, %ymm15 /* p1_3_8_l = lookup16(tbl_lo_1, y3_8_aes_lo) */
 	vpshufb %ymm10, %ymm4, %ymm4 /* p1_3_8_h = lookup16(tbl_hi_1, y3_8_aes_hi) */
 	vpxor %ymm4, %ymm15, %ymm4 /* p1_3_8 = xor(p1_3_8_l, p1_3_8_h) */
-	vpshufb %ymm7, %ymm13, %ymm7 /* p2_0_8_l = lookup16(tbl_lo_2, y0_8_aes_lo) */
+	vpshufb %ymm7, %ymm14, %ymm7 /* p2_0_8_l = lookup16(tbl_lo_2, y0_8_aes_lo) */
 	vpshufb %ymm9, %ymm11, %ymm9 /* p2_0_8_h = lookup16(tbl_hi_2, y0_8_aes_hi) */
 	vpxor %ymm9, %ymm7, %ymm7 /* p2_0_8 = xor(p2_0_8_l, p2_0_8_h) */
-	vpshufb %ymm3, %ymm13, %ymm3 /* p2_1_8_l = lookup16(tbl_lo_2, y1_8_aes_lo) */
+	vpshufb %ymm2, %ymm14, %ymm2 /* p2_1_8_l = lookup16(tbl_lo_2, y1_8_aes_lo) */
 	vpshufb %ymm12, %ymm11, %ymm9 /* p2_1_8_h = lookup16(tbl_hi_2, y1_8_aes_hi) */
-	vpxor %ymm9, %ymm3, %ymm3 /* p2_1_8 = xor(p2_1_8_l, p2_1_8_h) */
-	vpshufb %ymm8, %ymm13, %ymm8 /* p2_2_8_l = lookup16(tbl_lo_2, y2_8_aes_lo) */
-	vpshufb %ymm14, %ymm11, %ymm9 /* p2_2_8_h = lookup16(tbl_hi_2, y2_8_aes_hi) */
+	vpxor %ymm9, %ymm2, %ymm2 /* p2_1_8 = xor(p2_1_8_l, p2_1_8_h) */
+	vpshufb %ymm8, %ymm14, %ymm8 /* p2_2_8_l = lookup16(tbl_lo_2, y2_8_aes_lo) */
+	vpshufb %ymm13, %ymm11, %ymm9 /* p2_2_8_h = lookup16(tbl_hi_2, y2_8_aes_hi) */
 	vpxor %ymm9, %ymm8, %ymm8 /* p2_2_8 = xor(p2_2_8_l, p2_2_8_h) */
-	vpshufb %ymm5, %ymm13, %ymm5 /* p2_3_8_l = lookup16(tbl_lo_2, y3_8_aes_lo) */
+	vpshufb %ymm5, %ymm14, %ymm5 /* p2_3_8_l = lookup16(tbl_lo_2, y3_8_aes_lo) */
 	vpshufb %ymm10, %ymm11, %ymm9 /* p2_3_8_h = lookup16(tbl_hi_2, y3_8_aes_hi) */
 	vpxor %ymm9, %ymm5, %ymm5 /* p2_3_8 = xor(p2_3_8_l, p2_3_8_h) */
 	vpxor %ymm6, %ymm0, %ymm9 /* m0_acc_40 = xor(p1_0_8, p1_1_8) */
-	vpxor %ymm2, %ymm3, %ymm10 /* m0_acc_41 = xor(p2_1_8, p1_2_8) */
+	vpxor %ymm3, %ymm2, %ymm10 /* m0_acc_41 = xor(p2_1_8, p1_2_8) */
 	vpxor %ymm5, %ymm8, %ymm12 /* m0_acc_42 = xor(p2_2_8, p2_3_8) */
 	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_43 = xor(m0_acc_40, m0_acc_41) */
 	vpxor %ymm12, %ymm9, %ymm9 /* m0_acc_44 = xor(m0_acc_43, m0_acc_42) */
-	vpxor 1376(%rsp), %ymm9, %ymm9 /* x0n_8 = xor(m0_acc_44, g0x8.2) */
+	vpxor 1312(%rsp), %ymm9, %ymm9 /* x0n_8 = xor(m0_acc_44, g0x8.2) */
 	vpxor %ymm6, %ymm7, %ymm12 /* m1_acc_40 = xor(p2_0_8, p1_1_8) */
-	vpxor %ymm8, %ymm2, %ymm2 /* m1_acc_41 = xor(p1_2_8, p2_2_8) */
+	vpxor %ymm8, %ymm3, %ymm3 /* m1_acc_41 = xor(p1_2_8, p2_2_8) */
 	vpxor %ymm5, %ymm4, %ymm5 /* m1_acc_42 = xor(p1_3_8, p2_3_8) */
-	vpxor %ymm2, %ymm12, %ymm2 /* m1_acc_43 = xor(m1_acc_40, m1_acc_41) */
-	vpxor %ymm5, %ymm2, %ymm2 /* m1_acc_44 = xor(m1_acc_43, m1_acc_42) */
-	vpxor 608(%rsp), %ymm2, %ymm2 /* x1n_8 = xor(m1_acc_44, g0x9.2) */
+	vpxor %ymm3, %ymm12, %ymm3 /* m1_acc_43 = xor(m1_acc_40, m1_acc_41) */
+	vpxor %ymm5, %ymm3, %ymm3 /* m1_acc_44 = xor(m1_acc_43, m1_acc_42) */
+	vpxor 608(%rsp), %ymm3, %ymm3 /* x1n_8 = xor(m1_acc_44, g0x9.2) */
 	vpxor %ymm7, %ymm0, %ymm0 /* m2_acc_40 = xor(p1_0_8, p2_0_8) */
 	vpxor %ymm10, %ymm0, %ymm7 /* m2_acc_43 = xor(m2_acc_40, m0_acc_41) */
 	vpxor %ymm5, %ymm7, %ymm5 /* m2_acc_44 = xor(m2_acc_43, m1_acc_42) */
 	vpxor 64(%rsp), %ymm5, %ymm5 /* x2n_8 = xor(m2_acc_44, g0x10.2) */
-	vpxor %ymm3, %ymm6, %ymm3 /* m3_acc_41 = xor(p1_1_8, p2_1_8) */
+	vpxor %ymm2, %ymm6, %ymm2 /* m3_acc_41 = xor(p1_1_8, p2_1_8) */
 	vpxor %ymm4, %ymm8, %ymm4 /* m3_acc_42 = xor(p2_2_8, p1_3_8) */
-	vpxor %ymm3, %ymm0, %ymm0 /* m3_acc_43 = xor(m2_acc_40, m3_acc_41) */
+	vpxor %ymm2, %ymm0, %ymm0 /* m3_acc_43 = xor(m2_acc_40, m3_acc_41) */
 	vpxor %ymm4, %ymm0, %ymm0 /* m3_acc_44 = xor(m3_acc_43, m3_acc_42) */
-	vpxor 1184(%rsp), %ymm0, %ymm0 /* x3n_8 = xor(m3_acc_44, g0x11.2) */
-	vmovdqa 3296(%rsp), %ymm3 /* reload g1x12.2 */
-	vpxor 2720(%rsp), %ymm3, %ymm4 /* t0_acc_18 = xor(g1x12, g1x0) */
+	vpxor 1120(%rsp), %ymm0, %ymm0 /* x3n_8 = xor(m3_acc_44, g0x11.2) */
+	vmovdqa 3296(%rsp), %ymm2 /* reload g1x12.2 */
+	vpxor 2720(%rsp), %ymm2, %ymm4 /* t0_acc_18 = xor(g1x12, g1x0) */
 	vpxor %ymm1, %ymm4, %ymm4 /* t0_acc_19 = xor(t0_acc_18, rk0_2) */
 	vpxor 3232(%rsp), %ymm4, %ymm4 /* t0_9 = xor(t0_acc_19, g1x4) */
 	vmovdqa 3328(%rsp), %ymm6 /* reload g1x13.2 */
 	vpxor 2688(%rsp), %ymm6, %ymm7 /* t1_acc_18 = xor(g1x13, g1x1) */
-	vpxor 832(%rsp), %ymm7, %ymm7 /* t1_acc_19 = xor(t1_acc_18, rk1_2) */
+	vpxor 768(%rsp), %ymm7, %ymm7 /* t1_acc_19 = xor(t1_acc_18, rk1_2) */
 	vpxor 3168(%rsp), %ymm7, %ymm7 /* t1_9 = xor(t1_acc_19, g1x5) */
 	vmovdqa 3360(%rsp), %ymm8 /* reload g1x14.2 */
 	vpxor 2656(%rsp), %ymm8, %ymm10 /* t2_acc_18 = xor(g1x14, g1x2) */
-	vpxor 1440(%rsp), %ymm10, %ymm10 /* t2_acc_19 = xor(t2_acc_18, rk2_2) */
+	vpxor 1408(%rsp), %ymm10, %ymm10 /* t2_acc_19 = xor(t2_acc_18, rk2_2) */
 	vpxor 2784(%rsp), %ymm10, %ymm10 /* t2_9 = xor(t2_acc_19, g1x6) */
 	vmovdqa 3392(%rsp), %ymm12 /* reload g1x15.2 */
-	vpxor 2368(%rsp), %ymm12, %ymm14 /* t3_acc_18 = xor(g1x15, g1x3) */
-	vpxor 1472(%rsp), %ymm14, %ymm14 /* t3_acc_19 = xor(t3_acc_18, rk3_2) */
-	vpxor 2752(%rsp), %ymm14, %ymm14 /* t3_9 = xor(t3_acc_19, g1x7) */
+	vpxor 2368(%rsp), %ymm12, %ymm13 /* t3_acc_18 = xor(g1x15, g1x3) */
+	vpxor 1568(%rsp), %ymm13, %ymm13 /* t3_acc_19 = xor(t3_acc_18, rk3_2) */
+	vpxor 2752(%rsp), %ymm13, %ymm13 /* t3_9 = xor(t3_acc_19, g1x7) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm4, %ymm4 /* y0_9_sr = lookup16(t0_9, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm4, 0(%rsp)
@@ -14520,18 +14416,18 @@ sm4_byteslice_avx2_vaes_batch_ctr_asm:
 #else
 	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm10, %ymm10 /* y2_9_aes = aesenclast(y2_9_sr, aes_cancel_key) */
 #endif
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm14, %ymm14 /* y3_9_sr = lookup16(t3_9, inv_shift_rows) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm13, %ymm13 /* y3_9_sr = lookup16(t3_9, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm14, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm14
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %xmm14, %xmm14
-	vmovdqu %xmm14, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm14
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_7_aes_cancel_key+16(%rip), %xmm14, %xmm14
-	vmovdqu %xmm14, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm14
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm13
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %xmm13, %xmm13
+	vmovdqu %xmm13, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm13
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_7_aes_cancel_key+16(%rip), %xmm13, %xmm13
+	vmovdqu %xmm13, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm13
 #else
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm14, %ymm14 /* y3_9_aes = aesenclast(y3_9_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm13, %ymm13 /* y3_9_aes = aesenclast(y3_9_sr, aes_cancel_key) */
 #endif
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm4, %ymm15 /* y0_9_aes_lo = and(y0_9_aes, nibble_mask) */
 	vpsrlw $4, %ymm4, %ymm4 /* y0_9_aes_sh = shr(y0_9_aes) */
@@ -14539,12 +14435,12 @@ sm4_byteslice_avx2_vaes_batch_ctr_asm:
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_tbl_lo_1(%rip), %ymm12 /* tbl_lo_1 = const() */
 	vpshufb %ymm15, %ymm12, %ymm8 /* p1_0_9_l = lookup16(tbl_lo_1, y0_9_aes_lo) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_tbl_hi_1(%rip), %ymm6 /* tbl_hi_1 = const() */
-	vpshufb %ymm4, %ymm6, %ymm3 /* p1_0_9_h = lookup16(tbl_hi_1, y0_9_aes_hi) */
-	vpxor %ymm3, %ymm8, %ymm3 /* p1_0_9 = xor(p1_0_9_l, p1_0_9_h) */
+	vpshufb %ymm4, %ymm6, %ymm2 /* p1_0_9_h = lookup16(tbl_hi_1, y0_9_aes_hi) */
+	vpxor %ymm2, %ymm8, %ymm2 /* p1_0_9 = xor(p1_0_9_l, p1_0_9_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm7, %ymm8 /* y1_9_aes_lo = and(y1_9_aes, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* y1_9_aes_sh = shr(y1_9_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm7, %ymm7 /* y1_9_aes_hi = and(y1_9_aes_sh, nibble_mask) */
-	vmovdqa %ymm0, 1184(%rsp) /* spill g0x11.3 */
+	vmovdqa %ymm0, 1120(%rsp) /* spill g0x11.3 */
 	vpshufb %ymm8, %ymm12, %ymm0 /* p1_1_9_l = lookup16(tbl_lo_1, y1_9_aes_lo) */
 	vmovdqa %ymm5, 64(%rsp) /* spill g0x10.3 */
 	vpshufb %ymm7, %ymm6, %ymm5 /* p1_1_9_h = lookup16(tbl_hi_1, y1_9_aes_hi) */
@@ -14552,66 +14448,66 @@ sm4_byteslice_avx2_vaes_batch_ctr_asm:
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm10, %ymm5 /* y2_9_aes_lo = and(y2_9_aes, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* y2_9_aes_sh = shr(y2_9_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm10, %ymm10 /* y2_9_aes_hi = and(y2_9_aes_sh, nibble_mask) */
-	vmovdqa %ymm2, 608(%rsp) /* spill g0x9.3 */
-	vpshufb %ymm5, %ymm12, %ymm2 /* p1_2_9_l = lookup16(tbl_lo_1, y2_9_aes_lo) */
-	vmovdqa %ymm9, 1376(%rsp) /* spill g0x8.3 */
+	vmovdqa %ymm3, 608(%rsp) /* spill g0x9.3 */
+	vpshufb %ymm5, %ymm12, %ymm3 /* p1_2_9_l = lookup16(tbl_lo_1, y2_9_aes_lo) */
+	vmovdqa %ymm9, 1312(%rsp) /* spill g0x8.3 */
 	vpshufb %ymm10, %ymm6, %ymm9 /* p1_2_9_h = lookup16(tbl_hi_1, y2_9_aes_hi) */
-	vpxor %ymm9, %ymm2, %ymm2 /* p1_2_9 = xor(p1_2_9_l, p1_2_9_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm14, %ymm9 /* y3_9_aes_lo = and(y3_9_aes, nibble_mask) */
-	vpsrlw $4, %ymm14, %ymm14 /* y3_9_aes_sh = shr(y3_9_aes) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm14, %ymm14 /* y3_9_aes_hi = and(y3_9_aes_sh, nibble_mask) */
+	vpxor %ymm9, %ymm3, %ymm3 /* p1_2_9 = xor(p1_2_9_l, p1_2_9_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm13, %ymm9 /* y3_9_aes_lo = and(y3_9_aes, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* y3_9_aes_sh = shr(y3_9_aes) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm13, %ymm13 /* y3_9_aes_hi = and(y3_9_aes_sh, nibble_mask) */
 	vpshufb %ymm9, %ymm12, %ymm12 /* p1_3_9_l = lookup16(tbl_lo_1, y3_9_aes_lo) */
-	vpshufb %ymm14, %ymm6, %ymm6 /* p1_3_9_h = lookup16(tbl_hi_1, y3_9_aes_hi) */
+	vpshufb %ymm13, %ymm6, %ymm6 /* p1_3_9_h = lookup16(tbl_hi_1, y3_9_aes_hi) */
 	vpxor %ymm6, %ymm12, %ymm6 /* p1_3_9 = xor(p1_3_9_l, p1_3_9_h) */
-	vpshufb %ymm15, %ymm13, %ymm12 /* p2_0_9_l = lookup16(tbl_lo_2, y0_9_aes_lo) */
+	vpshufb %ymm15, %ymm14, %ymm12 /* p2_0_9_l = lookup16(tbl_lo_2, y0_9_aes_lo) */
 	vpshufb %ymm4, %ymm11, %ymm4 /* p2_0_9_h = lookup16(tbl_hi_2, y0_9_aes_hi) */
 	vpxor %ymm4, %ymm12, %ymm4 /* p2_0_9 = xor(p2_0_9_l, p2_0_9_h) */
-	vpshufb %ymm8, %ymm13, %ymm8 /* p2_1_9_l = lookup16(tbl_lo_2, y1_9_aes_lo) */
+	vpshufb %ymm8, %ymm14, %ymm8 /* p2_1_9_l = lookup16(tbl_lo_2, y1_9_aes_lo) */
 	vpshufb %ymm7, %ymm11, %ymm7 /* p2_1_9_h = lookup16(tbl_hi_2, y1_9_aes_hi) */
 	vpxor %ymm7, %ymm8, %ymm7 /* p2_1_9 = xor(p2_1_9_l, p2_1_9_h) */
-	vpshufb %ymm5, %ymm13, %ymm5 /* p2_2_9_l = lookup16(tbl_lo_2, y2_9_aes_lo) */
+	vpshufb %ymm5, %ymm14, %ymm5 /* p2_2_9_l = lookup16(tbl_lo_2, y2_9_aes_lo) */
 	vpshufb %ymm10, %ymm11, %ymm8 /* p2_2_9_h = lookup16(tbl_hi_2, y2_9_aes_hi) */
 	vpxor %ymm8, %ymm5, %ymm5 /* p2_2_9 = xor(p2_2_9_l, p2_2_9_h) */
-	vpshufb %ymm9, %ymm13, %ymm8 /* p2_3_9_l = lookup16(tbl_lo_2, y3_9_aes_lo) */
-	vpshufb %ymm14, %ymm11, %ymm9 /* p2_3_9_h = lookup16(tbl_hi_2, y3_9_aes_hi) */
+	vpshufb %ymm9, %ymm14, %ymm8 /* p2_3_9_l = lookup16(tbl_lo_2, y3_9_aes_lo) */
+	vpshufb %ymm13, %ymm11, %ymm9 /* p2_3_9_h = lookup16(tbl_hi_2, y3_9_aes_hi) */
 	vpxor %ymm9, %ymm8, %ymm8 /* p2_3_9 = xor(p2_3_9_l, p2_3_9_h) */
-	vpxor %ymm0, %ymm3, %ymm9 /* m0_acc_45 = xor(p1_0_9, p1_1_9) */
-	vpxor %ymm2, %ymm7, %ymm10 /* m0_acc_46 = xor(p2_1_9, p1_2_9) */
+	vpxor %ymm0, %ymm2, %ymm9 /* m0_acc_45 = xor(p1_0_9, p1_1_9) */
+	vpxor %ymm3, %ymm7, %ymm10 /* m0_acc_46 = xor(p2_1_9, p1_2_9) */
 	vpxor %ymm8, %ymm5, %ymm12 /* m0_acc_47 = xor(p2_2_9, p2_3_9) */
 	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_48 = xor(m0_acc_45, m0_acc_46) */
 	vpxor %ymm12, %ymm9, %ymm9 /* m0_acc_49 = xor(m0_acc_48, m0_acc_47) */
 	vpxor 3200(%rsp), %ymm9, %ymm9 /* x0n_9 = xor(m0_acc_49, g1x8.2) */
 	vpxor %ymm0, %ymm4, %ymm12 /* m1_acc_45 = xor(p2_0_9, p1_1_9) */
-	vpxor %ymm5, %ymm2, %ymm2 /* m1_acc_46 = xor(p1_2_9, p2_2_9) */
+	vpxor %ymm5, %ymm3, %ymm3 /* m1_acc_46 = xor(p1_2_9, p2_2_9) */
 	vpxor %ymm8, %ymm6, %ymm8 /* m1_acc_47 = xor(p1_3_9, p2_3_9) */
-	vpxor %ymm2, %ymm12, %ymm2 /* m1_acc_48 = xor(m1_acc_45, m1_acc_46) */
-	vpxor %ymm8, %ymm2, %ymm2 /* m1_acc_49 = xor(m1_acc_48, m1_acc_47) */
-	vpxor 2816(%rsp), %ymm2, %ymm2 /* x1n_9 = xor(m1_acc_49, g1x9.2) */
-	vpxor %ymm4, %ymm3, %ymm3 /* m2_acc_45 = xor(p1_0_9, p2_0_9) */
-	vpxor %ymm10, %ymm3, %ymm4 /* m2_acc_48 = xor(m2_acc_45, m0_acc_46) */
+	vpxor %ymm3, %ymm12, %ymm3 /* m1_acc_48 = xor(m1_acc_45, m1_acc_46) */
+	vpxor %ymm8, %ymm3, %ymm3 /* m1_acc_49 = xor(m1_acc_48, m1_acc_47) */
+	vpxor 2816(%rsp), %ymm3, %ymm3 /* x1n_9 = xor(m1_acc_49, g1x9.2) */
+	vpxor %ymm4, %ymm2, %ymm2 /* m2_acc_45 = xor(p1_0_9, p2_0_9) */
+	vpxor %ymm10, %ymm2, %ymm4 /* m2_acc_48 = xor(m2_acc_45, m0_acc_46) */
 	vpxor %ymm8, %ymm4, %ymm4 /* m2_acc_49 = xor(m2_acc_48, m1_acc_47) */
 	vpxor 2848(%rsp), %ymm4, %ymm4 /* x2n_9 = xor(m2_acc_49, g1x10.2) */
 	vpxor %ymm7, %ymm0, %ymm0 /* m3_acc_46 = xor(p1_1_9, p2_1_9) */
 	vpxor %ymm6, %ymm5, %ymm5 /* m3_acc_47 = xor(p2_2_9, p1_3_9) */
-	vpxor %ymm0, %ymm3, %ymm0 /* m3_acc_48 = xor(m2_acc_45, m3_acc_46) */
+	vpxor %ymm0, %ymm2, %ymm0 /* m3_acc_48 = xor(m2_acc_45, m3_acc_46) */
 	vpxor %ymm5, %ymm0, %ymm0 /* m3_acc_49 = xor(m3_acc_48, m3_acc_47) */
 	vpxor 2880(%rsp), %ymm0, %ymm0 /* x3n_9 = xor(m3_acc_49, g1x11.2) */
-	vmovdqa 3424(%rsp), %ymm3 /* reload g2x12.2 */
-	vpxor 2336(%rsp), %ymm3, %ymm5 /* t0_acc_20 = xor(g2x12, g2x0) */
+	vmovdqa 3424(%rsp), %ymm2 /* reload g2x12.2 */
+	vpxor 2336(%rsp), %ymm2, %ymm5 /* t0_acc_20 = xor(g2x12, g2x0) */
 	vpxor %ymm1, %ymm5, %ymm5 /* t0_acc_21 = xor(t0_acc_20, rk0_2) */
 	vpxor 2400(%rsp), %ymm5, %ymm5 /* t0_10 = xor(t0_acc_21, g2x4) */
 	vmovdqa 3456(%rsp), %ymm6 /* reload g2x13.2 */
 	vpxor 2304(%rsp), %ymm6, %ymm7 /* t1_acc_20 = xor(g2x13, g2x1) */
-	vpxor 832(%rsp), %ymm7, %ymm7 /* t1_acc_21 = xor(t1_acc_20, rk1_2) */
+	vpxor 768(%rsp), %ymm7, %ymm7 /* t1_acc_21 = xor(t1_acc_20, rk1_2) */
 	vpxor 2432(%rsp), %ymm7, %ymm7 /* t1_10 = xor(t1_acc_21, g2x5) */
 	vmovdqa 3488(%rsp), %ymm8 /* reload g2x14.2 */
 	vpxor 2272(%rsp), %ymm8, %ymm10 /* t2_acc_20 = xor(g2x14, g2x2) */
-	vpxor 1440(%rsp), %ymm10, %ymm10 /* t2_acc_21 = xor(t2_acc_20, rk2_2) */
+	vpxor 1408(%rsp), %ymm10, %ymm10 /* t2_acc_21 = xor(t2_acc_20, rk2_2) */
 	vpxor 2464(%rsp), %ymm10, %ymm10 /* t2_10 = xor(t2_acc_21, g2x6) */
 	vmovdqa 3520(%rsp), %ymm12 /* reload g2x15.2 */
-	vpxor 2240(%rsp), %ymm12, %ymm14 /* t3_acc_20 = xor(g2x15, g2x3) */
-	vpxor 1472(%rsp), %ymm14, %ymm14 /* t3_acc_21 = xor(t3_acc_20, rk3_2) */
-	vpxor 2496(%rsp), %ymm14, %ymm14 /* t3_10 = xor(t3_acc_21, g2x7) */
+	vpxor 2240(%rsp), %ymm12, %ymm13 /* t3_acc_20 = xor(g2x15, g2x3) */
+	vpxor 1568(%rsp), %ymm13, %ymm13 /* t3_acc_21 = xor(t3_acc_20, rk3_2) */
+	vpxor 2496(%rsp), %ymm13, %ymm13 /* t3_10 = xor(t3_acc_21, g2x7) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm5, %ymm5 /* y0_10_sr = lookup16(t0_10, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm5, 0(%rsp)
@@ -14651,18 +14547,18 @@ sm4_byteslice_avx2_vaes_batch_ctr_asm:
 #else
 	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm10, %ymm10 /* y2_10_aes = aesenclast(y2_10_sr, aes_cancel_key) */
 #endif
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm14, %ymm14 /* y3_10_sr = lookup16(t3_10, inv_shift_rows) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm13, %ymm13 /* y3_10_sr = lookup16(t3_10, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm14, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm14
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %xmm14, %xmm14
-	vmovdqu %xmm14, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm14
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_7_aes_cancel_key+16(%rip), %xmm14, %xmm14
-	vmovdqu %xmm14, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm14
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm13
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %xmm13, %xmm13
+	vmovdqu %xmm13, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm13
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_7_aes_cancel_key+16(%rip), %xmm13, %xmm13
+	vmovdqu %xmm13, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm13
 #else
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm14, %ymm14 /* y3_10_aes = aesenclast(y3_10_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm13, %ymm13 /* y3_10_aes = aesenclast(y3_10_sr, aes_cancel_key) */
 #endif
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm5, %ymm15 /* y0_10_aes_lo = and(y0_10_aes, nibble_mask) */
 	vpsrlw $4, %ymm5, %ymm5 /* y0_10_aes_sh = shr(y0_10_aes) */
@@ -14670,8 +14566,8 @@ sm4_byteslice_avx2_vaes_batch_ctr_asm:
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_tbl_lo_1(%rip), %ymm12 /* tbl_lo_1 = const() */
 	vpshufb %ymm15, %ymm12, %ymm8 /* p1_0_10_l = lookup16(tbl_lo_1, y0_10_aes_lo) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_tbl_hi_1(%rip), %ymm6 /* tbl_hi_1 = const() */
-	vpshufb %ymm5, %ymm6, %ymm3 /* p1_0_10_h = lookup16(tbl_hi_1, y0_10_aes_hi) */
-	vpxor %ymm3, %ymm8, %ymm3 /* p1_0_10 = xor(p1_0_10_l, p1_0_10_h) */
+	vpshufb %ymm5, %ymm6, %ymm2 /* p1_0_10_h = lookup16(tbl_hi_1, y0_10_aes_hi) */
+	vpxor %ymm2, %ymm8, %ymm2 /* p1_0_10 = xor(p1_0_10_l, p1_0_10_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm7, %ymm8 /* y1_10_aes_lo = and(y1_10_aes, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* y1_10_aes_sh = shr(y1_10_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm7, %ymm7 /* y1_10_aes_hi = and(y1_10_aes_sh, nibble_mask) */
@@ -14683,65 +14579,65 @@ sm4_byteslice_avx2_vaes_batch_ctr_asm:
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm10, %ymm4 /* y2_10_aes_lo = and(y2_10_aes, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* y2_10_aes_sh = shr(y2_10_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm10, %ymm10 /* y2_10_aes_hi = and(y2_10_aes_sh, nibble_mask) */
-	vmovdqa %ymm2, 2816(%rsp) /* spill g1x9.3 */
-	vpshufb %ymm4, %ymm12, %ymm2 /* p1_2_10_l = lookup16(tbl_lo_1, y2_10_aes_lo) */
+	vmovdqa %ymm3, 2816(%rsp) /* spill g1x9.3 */
+	vpshufb %ymm4, %ymm12, %ymm3 /* p1_2_10_l = lookup16(tbl_lo_1, y2_10_aes_lo) */
 	vmovdqa %ymm9, 3200(%rsp) /* spill g1x8.3 */
 	vpshufb %ymm10, %ymm6, %ymm9 /* p1_2_10_h = lookup16(tbl_hi_1, y2_10_aes_hi) */
-	vpxor %ymm9, %ymm2, %ymm2 /* p1_2_10 = xor(p1_2_10_l, p1_2_10_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm14, %ymm9 /* y3_10_aes_lo = and(y3_10_aes, nibble_mask) */
-	vpsrlw $4, %ymm14, %ymm14 /* y3_10_aes_sh = shr(y3_10_aes) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm14, %ymm14 /* y3_10_aes_hi = and(y3_10_aes_sh, nibble_mask) */
+	vpxor %ymm9, %ymm3, %ymm3 /* p1_2_10 = xor(p1_2_10_l, p1_2_10_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm13, %ymm9 /* y3_10_aes_lo = and(y3_10_aes, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* y3_10_aes_sh = shr(y3_10_aes) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm13, %ymm13 /* y3_10_aes_hi = and(y3_10_aes_sh, nibble_mask) */
 	vpshufb %ymm9, %ymm12, %ymm12 /* p1_3_10_l = lookup16(tbl_lo_1, y3_10_aes_lo) */
-	vpshufb %ymm14, %ymm6, %ymm6 /* p1_3_10_h = lookup16(tbl_hi_1, y3_10_aes_hi) */
+	vpshufb %ymm13, %ymm6, %ymm6 /* p1_3_10_h = lookup16(tbl_hi_1, y3_10_aes_hi) */
 	vpxor %ymm6, %ymm12, %ymm6 /* p1_3_10 = xor(p1_3_10_l, p1_3_10_h) */
-	vpshufb %ymm15, %ymm13, %ymm12 /* p2_0_10_l = lookup16(tbl_lo_2, y0_10_aes_lo) */
+	vpshufb %ymm15, %ymm14, %ymm12 /* p2_0_10_l = lookup16(tbl_lo_2, y0_10_aes_lo) */
 	vpshufb %ymm5, %ymm11, %ymm5 /* p2_0_10_h = lookup16(tbl_hi_2, y0_10_aes_hi) */
 	vpxor %ymm5, %ymm12, %ymm5 /* p2_0_10 = xor(p2_0_10_l, p2_0_10_h) */
-	vpshufb %ymm8, %ymm13, %ymm8 /* p2_1_10_l = lookup16(tbl_lo_2, y1_10_aes_lo) */
+	vpshufb %ymm8, %ymm14, %ymm8 /* p2_1_10_l = lookup16(tbl_lo_2, y1_10_aes_lo) */
 	vpshufb %ymm7, %ymm11, %ymm7 /* p2_1_10_h = lookup16(tbl_hi_2, y1_10_aes_hi) */
 	vpxor %ymm7, %ymm8, %ymm7 /* p2_1_10 = xor(p2_1_10_l, p2_1_10_h) */
-	vpshufb %ymm4, %ymm13, %ymm4 /* p2_2_10_l = lookup16(tbl_lo_2, y2_10_aes_lo) */
+	vpshufb %ymm4, %ymm14, %ymm4 /* p2_2_10_l = lookup16(tbl_lo_2, y2_10_aes_lo) */
 	vpshufb %ymm10, %ymm11, %ymm8 /* p2_2_10_h = lookup16(tbl_hi_2, y2_10_aes_hi) */
 	vpxor %ymm8, %ymm4, %ymm4 /* p2_2_10 = xor(p2_2_10_l, p2_2_10_h) */
-	vpshufb %ymm9, %ymm13, %ymm8 /* p2_3_10_l = lookup16(tbl_lo_2, y3_10_aes_lo) */
-	vpshufb %ymm14, %ymm11, %ymm9 /* p2_3_10_h = lookup16(tbl_hi_2, y3_10_aes_hi) */
+	vpshufb %ymm9, %ymm14, %ymm8 /* p2_3_10_l = lookup16(tbl_lo_2, y3_10_aes_lo) */
+	vpshufb %ymm13, %ymm11, %ymm9 /* p2_3_10_h = lookup16(tbl_hi_2, y3_10_aes_hi) */
 	vpxor %ymm9, %ymm8, %ymm8 /* p2_3_10 = xor(p2_3_10_l, p2_3_10_h) */
-	vpxor %ymm0, %ymm3, %ymm9 /* m0_acc_50 = xor(p1_0_10, p1_1_10) */
-	vpxor %ymm2, %ymm7, %ymm10 /* m0_acc_51 = xor(p2_1_10, p1_2_10) */
+	vpxor %ymm0, %ymm2, %ymm9 /* m0_acc_50 = xor(p1_0_10, p1_1_10) */
+	vpxor %ymm3, %ymm7, %ymm10 /* m0_acc_51 = xor(p2_1_10, p1_2_10) */
 	vpxor %ymm8, %ymm4, %ymm12 /* m0_acc_52 = xor(p2_2_10, p2_3_10) */
 	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_53 = xor(m0_acc_50, m0_acc_51) */
 	vpxor %ymm12, %ymm9, %ymm9 /* m0_acc_54 = xor(m0_acc_53, m0_acc_52) */
 	vpxor 2912(%rsp), %ymm9, %ymm9 /* x0n_10 = xor(m0_acc_54, g2x8.2) */
 	vpxor %ymm0, %ymm5, %ymm12 /* m1_acc_50 = xor(p2_0_10, p1_1_10) */
-	vpxor %ymm4, %ymm2, %ymm2 /* m1_acc_51 = xor(p1_2_10, p2_2_10) */
+	vpxor %ymm4, %ymm3, %ymm3 /* m1_acc_51 = xor(p1_2_10, p2_2_10) */
 	vpxor %ymm8, %ymm6, %ymm8 /* m1_acc_52 = xor(p1_3_10, p2_3_10) */
-	vpxor %ymm2, %ymm12, %ymm2 /* m1_acc_53 = xor(m1_acc_50, m1_acc_51) */
-	vpxor %ymm8, %ymm2, %ymm2 /* m1_acc_54 = xor(m1_acc_53, m1_acc_52) */
-	vpxor 2944(%rsp), %ymm2, %ymm2 /* x1n_10 = xor(m1_acc_54, g2x9.2) */
-	vpxor %ymm5, %ymm3, %ymm3 /* m2_acc_50 = xor(p1_0_10, p2_0_10) */
-	vpxor %ymm10, %ymm3, %ymm5 /* m2_acc_53 = xor(m2_acc_50, m0_acc_51) */
+	vpxor %ymm3, %ymm12, %ymm3 /* m1_acc_53 = xor(m1_acc_50, m1_acc_51) */
+	vpxor %ymm8, %ymm3, %ymm3 /* m1_acc_54 = xor(m1_acc_53, m1_acc_52) */
+	vpxor 2944(%rsp), %ymm3, %ymm3 /* x1n_10 = xor(m1_acc_54, g2x9.2) */
+	vpxor %ymm5, %ymm2, %ymm2 /* m2_acc_50 = xor(p1_0_10, p2_0_10) */
+	vpxor %ymm10, %ymm2, %ymm5 /* m2_acc_53 = xor(m2_acc_50, m0_acc_51) */
 	vpxor %ymm8, %ymm5, %ymm5 /* m2_acc_54 = xor(m2_acc_53, m1_acc_52) */
 	vpxor 2976(%rsp), %ymm5, %ymm5 /* x2n_10 = xor(m2_acc_54, g2x10.2) */
 	vpxor %ymm7, %ymm0, %ymm0 /* m3_acc_51 = xor(p1_1_10, p2_1_10) */
 	vpxor %ymm6, %ymm4, %ymm4 /* m3_acc_52 = xor(p2_2_10, p1_3_10) */
-	vpxor %ymm0, %ymm3, %ymm0 /* m3_acc_53 = xor(m2_acc_50, m3_acc_51) */
+	vpxor %ymm0, %ymm2, %ymm0 /* m3_acc_53 = xor(m2_acc_50, m3_acc_51) */
 	vpxor %ymm4, %ymm0, %ymm0 /* m3_acc_54 = xor(m3_acc_53, m3_acc_52) */
 	vpxor 3008(%rsp), %ymm0, %ymm0 /* x3n_10 = xor(m3_acc_54, g2x11.2) */
-	vmovdqa 3552(%rsp), %ymm3 /* reload g3x12.2 */
-	vpxor 2016(%rsp), %ymm3, %ymm4 /* t0_acc_22 = xor(g3x12, g3x0) */
+	vmovdqa 3552(%rsp), %ymm2 /* reload g3x12.2 */
+	vpxor 2016(%rsp), %ymm2, %ymm4 /* t0_acc_22 = xor(g3x12, g3x0) */
 	vpxor %ymm1, %ymm4, %ymm1 /* t0_acc_23 = xor(t0_acc_22, rk0_2) */
 	vpxor 2528(%rsp), %ymm1, %ymm1 /* t0_11 = xor(t0_acc_23, g3x4) */
 	vmovdqa 3584(%rsp), %ymm4 /* reload g3x13.2 */
 	vpxor 2048(%rsp), %ymm4, %ymm6 /* t1_acc_22 = xor(g3x13, g3x1) */
-	vpxor 832(%rsp), %ymm6, %ymm6 /* t1_acc_23 = xor(t1_acc_22, rk1_2) */
+	vpxor 768(%rsp), %ymm6, %ymm6 /* t1_acc_23 = xor(t1_acc_22, rk1_2) */
 	vpxor 2560(%rsp), %ymm6, %ymm6 /* t1_11 = xor(t1_acc_23, g3x5) */
 	vmovdqa 3616(%rsp), %ymm7 /* reload g3x14.2 */
 	vpxor 2080(%rsp), %ymm7, %ymm8 /* t2_acc_22 = xor(g3x14, g3x2) */
-	vpxor 1440(%rsp), %ymm8, %ymm8 /* t2_acc_23 = xor(t2_acc_22, rk2_2) */
+	vpxor 1408(%rsp), %ymm8, %ymm8 /* t2_acc_23 = xor(t2_acc_22, rk2_2) */
 	vpxor 2592(%rsp), %ymm8, %ymm8 /* t2_11 = xor(t2_acc_23, g3x6) */
-	vmovdqa 1216(%rsp), %ymm10 /* reload g3x15.2 */
+	vmovdqa 1184(%rsp), %ymm10 /* reload g3x15.2 */
 	vpxor 2112(%rsp), %ymm10, %ymm12 /* t3_acc_22 = xor(g3x15, g3x3) */
-	vpxor 1472(%rsp), %ymm12, %ymm12 /* t3_acc_23 = xor(t3_acc_22, rk3_2) */
+	vpxor 1568(%rsp), %ymm12, %ymm12 /* t3_acc_23 = xor(t3_acc_22, rk3_2) */
 	vpxor 2624(%rsp), %ymm12, %ymm12 /* t3_11 = xor(t3_acc_23, g3x7) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm1, %ymm1 /* y0_11_sr = lookup16(t0_11, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
@@ -14795,29 +14691,29 @@ sm4_byteslice_avx2_vaes_batch_ctr_asm:
 #else
 	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm12, %ymm12 /* y3_11_aes = aesenclast(y3_11_sr, aes_cancel_key) */
 #endif
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm1, %ymm14 /* y0_11_aes_lo = and(y0_11_aes, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm1, %ymm13 /* y0_11_aes_lo = and(y0_11_aes, nibble_mask) */
 	vpsrlw $4, %ymm1, %ymm1 /* y0_11_aes_sh = shr(y0_11_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm1, %ymm1 /* y0_11_aes_hi = and(y0_11_aes_sh, nibble_mask) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_tbl_lo_1(%rip), %ymm15 /* tbl_lo_1 = const() */
-	vpshufb %ymm14, %ymm15, %ymm10 /* p1_0_11_l = lookup16(tbl_lo_1, y0_11_aes_lo) */
+	vpshufb %ymm13, %ymm15, %ymm10 /* p1_0_11_l = lookup16(tbl_lo_1, y0_11_aes_lo) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_tbl_hi_1(%rip), %ymm7 /* tbl_hi_1 = const() */
 	vpshufb %ymm1, %ymm7, %ymm4 /* p1_0_11_h = lookup16(tbl_hi_1, y0_11_aes_hi) */
 	vpxor %ymm4, %ymm10, %ymm4 /* p1_0_11 = xor(p1_0_11_l, p1_0_11_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm6, %ymm10 /* y1_11_aes_lo = and(y1_11_aes, nibble_mask) */
 	vpsrlw $4, %ymm6, %ymm6 /* y1_11_aes_sh = shr(y1_11_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm6, %ymm6 /* y1_11_aes_hi = and(y1_11_aes_sh, nibble_mask) */
-	vpshufb %ymm10, %ymm15, %ymm3 /* p1_1_11_l = lookup16(tbl_lo_1, y1_11_aes_lo) */
+	vpshufb %ymm10, %ymm15, %ymm2 /* p1_1_11_l = lookup16(tbl_lo_1, y1_11_aes_lo) */
 	vmovdqa %ymm0, 3008(%rsp) /* spill g2x11.3 */
 	vpshufb %ymm6, %ymm7, %ymm0 /* p1_1_11_h = lookup16(tbl_hi_1, y1_11_aes_hi) */
-	vpxor %ymm0, %ymm3, %ymm0 /* p1_1_11 = xor(p1_1_11_l, p1_1_11_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm8, %ymm3 /* y2_11_aes_lo = and(y2_11_aes, nibble_mask) */
+	vpxor %ymm0, %ymm2, %ymm0 /* p1_1_11 = xor(p1_1_11_l, p1_1_11_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm8, %ymm2 /* y2_11_aes_lo = and(y2_11_aes, nibble_mask) */
 	vpsrlw $4, %ymm8, %ymm8 /* y2_11_aes_sh = shr(y2_11_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm8, %ymm8 /* y2_11_aes_hi = and(y2_11_aes_sh, nibble_mask) */
 	vmovdqa %ymm5, 2976(%rsp) /* spill g2x10.3 */
-	vpshufb %ymm3, %ymm15, %ymm5 /* p1_2_11_l = lookup16(tbl_lo_1, y2_11_aes_lo) */
-	vmovdqa %ymm2, 2944(%rsp) /* spill g2x9.3 */
-	vpshufb %ymm8, %ymm7, %ymm2 /* p1_2_11_h = lookup16(tbl_hi_1, y2_11_aes_hi) */
-	vpxor %ymm2, %ymm5, %ymm2 /* p1_2_11 = xor(p1_2_11_l, p1_2_11_h) */
+	vpshufb %ymm2, %ymm15, %ymm5 /* p1_2_11_l = lookup16(tbl_lo_1, y2_11_aes_lo) */
+	vmovdqa %ymm3, 2944(%rsp) /* spill g2x9.3 */
+	vpshufb %ymm8, %ymm7, %ymm3 /* p1_2_11_h = lookup16(tbl_hi_1, y2_11_aes_hi) */
+	vpxor %ymm3, %ymm5, %ymm3 /* p1_2_11 = xor(p1_2_11_l, p1_2_11_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm5 /* y3_11_aes_lo = and(y3_11_aes, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* y3_11_aes_sh = shr(y3_11_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm12 /* y3_11_aes_hi = and(y3_11_aes_sh, nibble_mask) */
@@ -14825,61 +14721,61 @@ sm4_byteslice_avx2_vaes_batch_ctr_asm:
 	vpshufb %ymm5, %ymm15, %ymm9 /* p1_3_11_l = lookup16(tbl_lo_1, y3_11_aes_lo) */
 	vpshufb %ymm12, %ymm7, %ymm7 /* p1_3_11_h = lookup16(tbl_hi_1, y3_11_aes_hi) */
 	vpxor %ymm7, %ymm9, %ymm7 /* p1_3_11 = xor(p1_3_11_l, p1_3_11_h) */
-	vpshufb %ymm14, %ymm13, %ymm9 /* p2_0_11_l = lookup16(tbl_lo_2, y0_11_aes_lo) */
+	vpshufb %ymm13, %ymm14, %ymm9 /* p2_0_11_l = lookup16(tbl_lo_2, y0_11_aes_lo) */
 	vpshufb %ymm1, %ymm11, %ymm1 /* p2_0_11_h = lookup16(tbl_hi_2, y0_11_aes_hi) */
 	vpxor %ymm1, %ymm9, %ymm1 /* p2_0_11 = xor(p2_0_11_l, p2_0_11_h) */
-	vpshufb %ymm10, %ymm13, %ymm9 /* p2_1_11_l = lookup16(tbl_lo_2, y1_11_aes_lo) */
+	vpshufb %ymm10, %ymm14, %ymm9 /* p2_1_11_l = lookup16(tbl_lo_2, y1_11_aes_lo) */
 	vpshufb %ymm6, %ymm11, %ymm6 /* p2_1_11_h = lookup16(tbl_hi_2, y1_11_aes_hi) */
 	vpxor %ymm6, %ymm9, %ymm6 /* p2_1_11 = xor(p2_1_11_l, p2_1_11_h) */
-	vpshufb %ymm3, %ymm13, %ymm3 /* p2_2_11_l = lookup16(tbl_lo_2, y2_11_aes_lo) */
+	vpshufb %ymm2, %ymm14, %ymm2 /* p2_2_11_l = lookup16(tbl_lo_2, y2_11_aes_lo) */
 	vpshufb %ymm8, %ymm11, %ymm8 /* p2_2_11_h = lookup16(tbl_hi_2, y2_11_aes_hi) */
-	vpxor %ymm8, %ymm3, %ymm3 /* p2_2_11 = xor(p2_2_11_l, p2_2_11_h) */
-	vpshufb %ymm5, %ymm13, %ymm5 /* p2_3_11_l = lookup16(tbl_lo_2, y3_11_aes_lo) */
+	vpxor %ymm8, %ymm2, %ymm2 /* p2_2_11 = xor(p2_2_11_l, p2_2_11_h) */
+	vpshufb %ymm5, %ymm14, %ymm5 /* p2_3_11_l = lookup16(tbl_lo_2, y3_11_aes_lo) */
 	vpshufb %ymm12, %ymm11, %ymm8 /* p2_3_11_h = lookup16(tbl_hi_2, y3_11_aes_hi) */
 	vpxor %ymm8, %ymm5, %ymm5 /* p2_3_11 = xor(p2_3_11_l, p2_3_11_h) */
 	vpxor %ymm0, %ymm4, %ymm8 /* m0_acc_55 = xor(p1_0_11, p1_1_11) */
-	vpxor %ymm2, %ymm6, %ymm9 /* m0_acc_56 = xor(p2_1_11, p1_2_11) */
-	vpxor %ymm5, %ymm3, %ymm10 /* m0_acc_57 = xor(p2_2_11, p2_3_11) */
+	vpxor %ymm3, %ymm6, %ymm9 /* m0_acc_56 = xor(p2_1_11, p1_2_11) */
+	vpxor %ymm5, %ymm2, %ymm10 /* m0_acc_57 = xor(p2_2_11, p2_3_11) */
 	vpxor %ymm9, %ymm8, %ymm8 /* m0_acc_58 = xor(m0_acc_55, m0_acc_56) */
 	vpxor %ymm10, %ymm8, %ymm8 /* m0_acc_59 = xor(m0_acc_58, m0_acc_57) */
 	vpxor 3040(%rsp), %ymm8, %ymm8 /* x0n_11 = xor(m0_acc_59, g3x8.2) */
 	vpxor %ymm0, %ymm1, %ymm10 /* m1_acc_55 = xor(p2_0_11, p1_1_11) */
-	vpxor %ymm3, %ymm2, %ymm2 /* m1_acc_56 = xor(p1_2_11, p2_2_11) */
+	vpxor %ymm2, %ymm3, %ymm3 /* m1_acc_56 = xor(p1_2_11, p2_2_11) */
 	vpxor %ymm5, %ymm7, %ymm5 /* m1_acc_57 = xor(p1_3_11, p2_3_11) */
-	vpxor %ymm2, %ymm10, %ymm2 /* m1_acc_58 = xor(m1_acc_55, m1_acc_56) */
-	vpxor %ymm5, %ymm2, %ymm2 /* m1_acc_59 = xor(m1_acc_58, m1_acc_57) */
-	vpxor 3072(%rsp), %ymm2, %ymm2 /* x1n_11 = xor(m1_acc_59, g3x9.2) */
+	vpxor %ymm3, %ymm10, %ymm3 /* m1_acc_58 = xor(m1_acc_55, m1_acc_56) */
+	vpxor %ymm5, %ymm3, %ymm3 /* m1_acc_59 = xor(m1_acc_58, m1_acc_57) */
+	vpxor 3072(%rsp), %ymm3, %ymm3 /* x1n_11 = xor(m1_acc_59, g3x9.2) */
 	vpxor %ymm1, %ymm4, %ymm1 /* m2_acc_55 = xor(p1_0_11, p2_0_11) */
 	vpxor %ymm9, %ymm1, %ymm4 /* m2_acc_58 = xor(m2_acc_55, m0_acc_56) */
 	vpxor %ymm5, %ymm4, %ymm4 /* m2_acc_59 = xor(m2_acc_58, m1_acc_57) */
 	vpxor 3104(%rsp), %ymm4, %ymm4 /* x2n_11 = xor(m2_acc_59, g3x10.2) */
 	vpxor %ymm6, %ymm0, %ymm0 /* m3_acc_56 = xor(p1_1_11, p2_1_11) */
-	vpxor %ymm7, %ymm3, %ymm3 /* m3_acc_57 = xor(p2_2_11, p1_3_11) */
+	vpxor %ymm7, %ymm2, %ymm2 /* m3_acc_57 = xor(p2_2_11, p1_3_11) */
 	vpxor %ymm0, %ymm1, %ymm0 /* m3_acc_58 = xor(m2_acc_55, m3_acc_56) */
-	vpxor %ymm3, %ymm0, %ymm0 /* m3_acc_59 = xor(m3_acc_58, m3_acc_57) */
+	vpxor %ymm2, %ymm0, %ymm0 /* m3_acc_59 = xor(m3_acc_58, m3_acc_57) */
 	vpxor 3136(%rsp), %ymm0, %ymm0 /* x3n_11 = xor(m3_acc_59, g3x11.2) */
 
 	/* Round 4r+3: slot 3 ^= M'_L·inv(slot 0 ^ slot 1 ^ slot 2 ^ rk') ^ C'. */
 	vpbroadcastd 48(%rdi,%r8), %ymm1 /* rk0_3 = bcast32() */
-	vpbroadcastd 52(%rdi,%r8), %ymm3 /* rk1_3 = bcast32() */
+	vpbroadcastd 52(%rdi,%r8), %ymm2 /* rk1_3 = bcast32() */
 	vpbroadcastd 56(%rdi,%r8), %ymm5 /* rk2_3 = bcast32() */
 	vpbroadcastd 60(%rdi,%r8), %ymm6 /* rk3_3 = bcast32() */
-	vmovdqa 1728(%rsp), %ymm7 /* reload g0x0.3 */
-	vpxor 1696(%rsp), %ymm7, %ymm9 /* t0_acc_24 = xor(g0x0, g0x4) */
+	vmovdqa 1696(%rsp), %ymm7 /* reload g0x0.3 */
+	vpxor 1632(%rsp), %ymm7, %ymm9 /* t0_acc_24 = xor(g0x0, g0x4) */
 	vpxor %ymm1, %ymm9, %ymm9 /* t0_acc_25 = xor(t0_acc_24, rk0_3) */
-	vpxor 1376(%rsp), %ymm9, %ymm9 /* t0_12 = xor(t0_acc_25, g0x8) */
-	vmovdqa 1248(%rsp), %ymm10 /* reload g0x1.3 */
-	vpxor 736(%rsp), %ymm10, %ymm12 /* t1_acc_24 = xor(g0x1, g0x5) */
-	vpxor %ymm3, %ymm12, %ymm12 /* t1_acc_25 = xor(t1_acc_24, rk1_3) */
+	vpxor 1312(%rsp), %ymm9, %ymm9 /* t0_12 = xor(t0_acc_25, g0x8) */
+	vmovdqa 1216(%rsp), %ymm10 /* reload g0x1.3 */
+	vpxor 704(%rsp), %ymm10, %ymm12 /* t1_acc_24 = xor(g0x1, g0x5) */
+	vpxor %ymm2, %ymm12, %ymm12 /* t1_acc_25 = xor(t1_acc_24, rk1_3) */
 	vpxor 608(%rsp), %ymm12, %ymm12 /* t1_12 = xor(t1_acc_25, g0x9) */
-	vmovdqa 1280(%rsp), %ymm14 /* reload g0x2.3 */
-	vpxor 768(%rsp), %ymm14, %ymm14 /* t2_acc_24 = xor(g0x2, g0x6) */
-	vpxor %ymm5, %ymm14, %ymm14 /* t2_acc_25 = xor(t2_acc_24, rk2_3) */
-	vpxor 64(%rsp), %ymm14, %ymm14 /* t2_12 = xor(t2_acc_25, g0x10) */
+	vmovdqa 1248(%rsp), %ymm13 /* reload g0x2.3 */
+	vpxor 736(%rsp), %ymm13, %ymm13 /* t2_acc_24 = xor(g0x2, g0x6) */
+	vpxor %ymm5, %ymm13, %ymm13 /* t2_acc_25 = xor(t2_acc_24, rk2_3) */
+	vpxor 64(%rsp), %ymm13, %ymm13 /* t2_12 = xor(t2_acc_25, g0x10) */
 	vmovdqa 3264(%rsp), %ymm10 /* reload g0x3.3 */
-	vpxor 704(%rsp), %ymm10, %ymm10 /* t3_acc_24 = xor(g0x3, g0x7) */
+	vpxor 672(%rsp), %ymm10, %ymm10 /* t3_acc_24 = xor(g0x3, g0x7) */
 	vpxor %ymm6, %ymm10, %ymm10 /* t3_acc_25 = xor(t3_acc_24, rk3_3) */
-	vpxor 1184(%rsp), %ymm10, %ymm10 /* t3_12 = xor(t3_acc_25, g0x11) */
+	vpxor 1120(%rsp), %ymm10, %ymm10 /* t3_12 = xor(t3_acc_25, g0x11) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm9, %ymm9 /* y0_12_sr = lookup16(t0_12, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm9, 0(%rsp)
@@ -14906,18 +14802,18 @@ sm4_byteslice_avx2_vaes_batch_ctr_asm:
 #else
 	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm12, %ymm12 /* y1_12_aes = aesenclast(y1_12_sr, aes_cancel_key) */
 #endif
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm14, %ymm14 /* y2_12_sr = lookup16(t2_12, inv_shift_rows) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm13, %ymm13 /* y2_12_sr = lookup16(t2_12, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm14, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm14
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %xmm14, %xmm14
-	vmovdqu %xmm14, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm14
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_7_aes_cancel_key+16(%rip), %xmm14, %xmm14
-	vmovdqu %xmm14, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm14
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm13
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %xmm13, %xmm13
+	vmovdqu %xmm13, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm13
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_7_aes_cancel_key+16(%rip), %xmm13, %xmm13
+	vmovdqu %xmm13, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm13
 #else
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm14, %ymm14 /* y2_12_aes = aesenclast(y2_12_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm13, %ymm13 /* y2_12_aes = aesenclast(y2_12_sr, aes_cancel_key) */
 #endif
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm10, %ymm10 /* y3_12_sr = lookup16(t3_12, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
@@ -14939,80 +14835,80 @@ sm4_byteslice_avx2_vaes_batch_ctr_asm:
 	vpshufb %ymm7, %ymm15, %ymm0 /* p1_0_12_l = lookup16(tbl_lo_1, y0_12_aes_lo) */
 	vmovdqa %ymm4, 3104(%rsp) /* spill g3x10.3 */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_tbl_hi_1(%rip), %ymm4 /* tbl_hi_1 = const() */
-	vmovdqa %ymm2, 3072(%rsp) /* spill g3x9.3 */
-	vpshufb %ymm9, %ymm4, %ymm2 /* p1_0_12_h = lookup16(tbl_hi_1, y0_12_aes_hi) */
-	vpxor %ymm2, %ymm0, %ymm0 /* p1_0_12 = xor(p1_0_12_l, p1_0_12_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm2 /* y1_12_aes_lo = and(y1_12_aes, nibble_mask) */
+	vmovdqa %ymm3, 3072(%rsp) /* spill g3x9.3 */
+	vpshufb %ymm9, %ymm4, %ymm3 /* p1_0_12_h = lookup16(tbl_hi_1, y0_12_aes_hi) */
+	vpxor %ymm3, %ymm0, %ymm0 /* p1_0_12 = xor(p1_0_12_l, p1_0_12_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm3 /* y1_12_aes_lo = and(y1_12_aes, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* y1_12_aes_sh = shr(y1_12_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm12 /* y1_12_aes_hi = and(y1_12_aes_sh, nibble_mask) */
 	vmovdqa %ymm8, 3040(%rsp) /* spill g3x8.3 */
-	vpshufb %ymm2, %ymm15, %ymm8 /* p1_1_12_l = lookup16(tbl_lo_1, y1_12_aes_lo) */
-	vmovdqa %ymm6, 1472(%rsp) /* spill rk3_3 */
+	vpshufb %ymm3, %ymm15, %ymm8 /* p1_1_12_l = lookup16(tbl_lo_1, y1_12_aes_lo) */
+	vmovdqa %ymm6, 1568(%rsp) /* spill rk3_3 */
 	vpshufb %ymm12, %ymm4, %ymm6 /* p1_1_12_h = lookup16(tbl_hi_1, y1_12_aes_hi) */
 	vpxor %ymm6, %ymm8, %ymm6 /* p1_1_12 = xor(p1_1_12_l, p1_1_12_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm14, %ymm8 /* y2_12_aes_lo = and(y2_12_aes, nibble_mask) */
-	vpsrlw $4, %ymm14, %ymm14 /* y2_12_aes_sh = shr(y2_12_aes) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm14, %ymm14 /* y2_12_aes_hi = and(y2_12_aes_sh, nibble_mask) */
-	vmovdqa %ymm5, 1440(%rsp) /* spill rk2_3 */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm13, %ymm8 /* y2_12_aes_lo = and(y2_12_aes, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* y2_12_aes_sh = shr(y2_12_aes) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm13, %ymm13 /* y2_12_aes_hi = and(y2_12_aes_sh, nibble_mask) */
+	vmovdqa %ymm5, 1408(%rsp) /* spill rk2_3 */
 	vpshufb %ymm8, %ymm15, %ymm5 /* p1_2_12_l = lookup16(tbl_lo_1, y2_12_aes_lo) */
-	vmovdqa %ymm3, 832(%rsp) /* spill rk1_3 */
-	vpshufb %ymm14, %ymm4, %ymm3 /* p1_2_12_h = lookup16(tbl_hi_1, y2_12_aes_hi) */
-	vpxor %ymm3, %ymm5, %ymm3 /* p1_2_12 = xor(p1_2_12_l, p1_2_12_h) */
+	vmovdqa %ymm2, 768(%rsp) /* spill rk1_3 */
+	vpshufb %ymm13, %ymm4, %ymm2 /* p1_2_12_h = lookup16(tbl_hi_1, y2_12_aes_hi) */
+	vpxor %ymm2, %ymm5, %ymm2 /* p1_2_12 = xor(p1_2_12_l, p1_2_12_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm10, %ymm5 /* y3_12_aes_lo = and(y3_12_aes, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* y3_12_aes_sh = shr(y3_12_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm10, %ymm10 /* y3_12_aes_hi = and(y3_12_aes_sh, nibble_mask) */
 	vpshufb %ymm5, %ymm15, %ymm15 /* p1_3_12_l = lookup16(tbl_lo_1, y3_12_aes_lo) */
 	vpshufb %ymm10, %ymm4, %ymm4 /* p1_3_12_h = lookup16(tbl_hi_1, y3_12_aes_hi) */
 	vpxor %ymm4, %ymm15, %ymm4 /* p1_3_12 = xor(p1_3_12_l, p1_3_12_h) */
-	vpshufb %ymm7, %ymm13, %ymm7 /* p2_0_12_l = lookup16(tbl_lo_2, y0_12_aes_lo) */
+	vpshufb %ymm7, %ymm14, %ymm7 /* p2_0_12_l = lookup16(tbl_lo_2, y0_12_aes_lo) */
 	vpshufb %ymm9, %ymm11, %ymm9 /* p2_0_12_h = lookup16(tbl_hi_2, y0_12_aes_hi) */
 	vpxor %ymm9, %ymm7, %ymm7 /* p2_0_12 = xor(p2_0_12_l, p2_0_12_h) */
-	vpshufb %ymm2, %ymm13, %ymm2 /* p2_1_12_l = lookup16(tbl_lo_2, y1_12_aes_lo) */
+	vpshufb %ymm3, %ymm14, %ymm3 /* p2_1_12_l = lookup16(tbl_lo_2, y1_12_aes_lo) */
 	vpshufb %ymm12, %ymm11, %ymm9 /* p2_1_12_h = lookup16(tbl_hi_2, y1_12_aes_hi) */
-	vpxor %ymm9, %ymm2, %ymm2 /* p2_1_12 = xor(p2_1_12_l, p2_1_12_h) */
-	vpshufb %ymm8, %ymm13, %ymm8 /* p2_2_12_l = lookup16(tbl_lo_2, y2_12_aes_lo) */
-	vpshufb %ymm14, %ymm11, %ymm9 /* p2_2_12_h = lookup16(tbl_hi_2, y2_12_aes_hi) */
+	vpxor %ymm9, %ymm3, %ymm3 /* p2_1_12 = xor(p2_1_12_l, p2_1_12_h) */
+	vpshufb %ymm8, %ymm14, %ymm8 /* p2_2_12_l = lookup16(tbl_lo_2, y2_12_aes_lo) */
+	vpshufb %ymm13, %ymm11, %ymm9 /* p2_2_12_h = lookup16(tbl_hi_2, y2_12_aes_hi) */
 	vpxor %ymm9, %ymm8, %ymm8 /* p2_2_12 = xor(p2_2_12_l, p2_2_12_h) */
-	vpshufb %ymm5, %ymm13, %ymm5 /* p2_3_12_l = lookup16(tbl_lo_2, y3_12_aes_lo) */
+	vpshufb %ymm5, %ymm14, %ymm5 /* p2_3_12_l = lookup16(tbl_lo_2, y3_12_aes_lo) */
 	vpshufb %ymm10, %ymm11, %ymm9 /* p2_3_12_h = lookup16(tbl_hi_2, y3_12_aes_hi) */
 	vpxor %ymm9, %ymm5, %ymm5 /* p2_3_12 = xor(p2_3_12_l, p2_3_12_h) */
 	vpxor %ymm6, %ymm0, %ymm9 /* m0_acc_60 = xor(p1_0_12, p1_1_12) */
-	vpxor %ymm3, %ymm2, %ymm10 /* m0_acc_61 = xor(p2_1_12, p1_2_12) */
+	vpxor %ymm2, %ymm3, %ymm10 /* m0_acc_61 = xor(p2_1_12, p1_2_12) */
 	vpxor %ymm5, %ymm8, %ymm12 /* m0_acc_62 = xor(p2_2_12, p2_3_12) */
 	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_63 = xor(m0_acc_60, m0_acc_61) */
 	vpxor %ymm12, %ymm9, %ymm9 /* m0_acc_64 = xor(m0_acc_63, m0_acc_62) */
-	vpxor 1632(%rsp), %ymm9, %ymm9 /* x0n_12 = xor(m0_acc_64, g0x12.2) */
+	vpxor 1600(%rsp), %ymm9, %ymm9 /* x0n_12 = xor(m0_acc_64, g0x12.2) */
 	vpxor %ymm6, %ymm7, %ymm12 /* m1_acc_60 = xor(p2_0_12, p1_1_12) */
-	vpxor %ymm8, %ymm3, %ymm3 /* m1_acc_61 = xor(p1_2_12, p2_2_12) */
+	vpxor %ymm8, %ymm2, %ymm2 /* m1_acc_61 = xor(p1_2_12, p2_2_12) */
 	vpxor %ymm5, %ymm4, %ymm5 /* m1_acc_62 = xor(p1_3_12, p2_3_12) */
-	vpxor %ymm3, %ymm12, %ymm3 /* m1_acc_63 = xor(m1_acc_60, m1_acc_61) */
-	vpxor %ymm5, %ymm3, %ymm3 /* m1_acc_64 = xor(m1_acc_63, m1_acc_62) */
-	vpxor 160(%rsp), %ymm3, %ymm3 /* x1n_12 = xor(m1_acc_64, g0x13.2) */
+	vpxor %ymm2, %ymm12, %ymm2 /* m1_acc_63 = xor(m1_acc_60, m1_acc_61) */
+	vpxor %ymm5, %ymm2, %ymm2 /* m1_acc_64 = xor(m1_acc_63, m1_acc_62) */
+	vpxor 160(%rsp), %ymm2, %ymm2 /* x1n_12 = xor(m1_acc_64, g0x13.2) */
 	vpxor %ymm7, %ymm0, %ymm0 /* m2_acc_60 = xor(p1_0_12, p2_0_12) */
 	vpxor %ymm10, %ymm0, %ymm7 /* m2_acc_63 = xor(m2_acc_60, m0_acc_61) */
 	vpxor %ymm5, %ymm7, %ymm5 /* m2_acc_64 = xor(m2_acc_63, m1_acc_62) */
-	vpxor 256(%rsp), %ymm5, %ymm5 /* x2n_12 = xor(m2_acc_64, g0x14.2) */
-	vpxor %ymm2, %ymm6, %ymm2 /* m3_acc_61 = xor(p1_1_12, p2_1_12) */
+	vpxor 224(%rsp), %ymm5, %ymm5 /* x2n_12 = xor(m2_acc_64, g0x14.2) */
+	vpxor %ymm3, %ymm6, %ymm3 /* m3_acc_61 = xor(p1_1_12, p2_1_12) */
 	vpxor %ymm4, %ymm8, %ymm4 /* m3_acc_62 = xor(p2_2_12, p1_3_12) */
-	vpxor %ymm2, %ymm0, %ymm0 /* m3_acc_63 = xor(m2_acc_60, m3_acc_61) */
+	vpxor %ymm3, %ymm0, %ymm0 /* m3_acc_63 = xor(m2_acc_60, m3_acc_61) */
 	vpxor %ymm4, %ymm0, %ymm0 /* m3_acc_64 = xor(m3_acc_63, m3_acc_62) */
 	vpxor 96(%rsp), %ymm0, %ymm0 /* x3n_12 = xor(m3_acc_64, g0x15.2) */
-	vmovdqa 2720(%rsp), %ymm2 /* reload g1x0.3 */
-	vpxor 3232(%rsp), %ymm2, %ymm4 /* t0_acc_26 = xor(g1x0, g1x4) */
+	vmovdqa 2720(%rsp), %ymm3 /* reload g1x0.3 */
+	vpxor 3232(%rsp), %ymm3, %ymm4 /* t0_acc_26 = xor(g1x0, g1x4) */
 	vpxor %ymm1, %ymm4, %ymm4 /* t0_acc_27 = xor(t0_acc_26, rk0_3) */
 	vpxor 3200(%rsp), %ymm4, %ymm4 /* t0_13 = xor(t0_acc_27, g1x8) */
 	vmovdqa 2688(%rsp), %ymm6 /* reload g1x1.3 */
 	vpxor 3168(%rsp), %ymm6, %ymm7 /* t1_acc_26 = xor(g1x1, g1x5) */
-	vpxor 832(%rsp), %ymm7, %ymm7 /* t1_acc_27 = xor(t1_acc_26, rk1_3) */
+	vpxor 768(%rsp), %ymm7, %ymm7 /* t1_acc_27 = xor(t1_acc_26, rk1_3) */
 	vpxor 2816(%rsp), %ymm7, %ymm7 /* t1_13 = xor(t1_acc_27, g1x9) */
 	vmovdqa 2656(%rsp), %ymm8 /* reload g1x2.3 */
 	vpxor 2784(%rsp), %ymm8, %ymm10 /* t2_acc_26 = xor(g1x2, g1x6) */
-	vpxor 1440(%rsp), %ymm10, %ymm10 /* t2_acc_27 = xor(t2_acc_26, rk2_3) */
+	vpxor 1408(%rsp), %ymm10, %ymm10 /* t2_acc_27 = xor(t2_acc_26, rk2_3) */
 	vpxor 2848(%rsp), %ymm10, %ymm10 /* t2_13 = xor(t2_acc_27, g1x10) */
 	vmovdqa 2368(%rsp), %ymm12 /* reload g1x3.3 */
-	vpxor 2752(%rsp), %ymm12, %ymm14 /* t3_acc_26 = xor(g1x3, g1x7) */
-	vpxor 1472(%rsp), %ymm14, %ymm14 /* t3_acc_27 = xor(t3_acc_26, rk3_3) */
-	vpxor 2880(%rsp), %ymm14, %ymm14 /* t3_13 = xor(t3_acc_27, g1x11) */
+	vpxor 2752(%rsp), %ymm12, %ymm13 /* t3_acc_26 = xor(g1x3, g1x7) */
+	vpxor 1568(%rsp), %ymm13, %ymm13 /* t3_acc_27 = xor(t3_acc_26, rk3_3) */
+	vpxor 2880(%rsp), %ymm13, %ymm13 /* t3_13 = xor(t3_acc_27, g1x11) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm4, %ymm4 /* y0_13_sr = lookup16(t0_13, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm4, 0(%rsp)
@@ -15052,18 +14948,18 @@ sm4_byteslice_avx2_vaes_batch_ctr_asm:
 #else
 	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm10, %ymm10 /* y2_13_aes = aesenclast(y2_13_sr, aes_cancel_key) */
 #endif
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm14, %ymm14 /* y3_13_sr = lookup16(t3_13, inv_shift_rows) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm13, %ymm13 /* y3_13_sr = lookup16(t3_13, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm14, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm14
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %xmm14, %xmm14
-	vmovdqu %xmm14, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm14
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_7_aes_cancel_key+16(%rip), %xmm14, %xmm14
-	vmovdqu %xmm14, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm14
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm13
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %xmm13, %xmm13
+	vmovdqu %xmm13, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm13
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_7_aes_cancel_key+16(%rip), %xmm13, %xmm13
+	vmovdqu %xmm13, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm13
 #else
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm14, %ymm14 /* y3_13_aes = aesenclast(y3_13_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm13, %ymm13 /* y3_13_aes = aesenclast(y3_13_sr, aes_cancel_key) */
 #endif
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm4, %ymm15 /* y0_13_aes_lo = and(y0_13_aes, nibble_mask) */
 	vpsrlw $4, %ymm4, %ymm4 /* y0_13_aes_sh = shr(y0_13_aes) */
@@ -15071,79 +14967,79 @@ sm4_byteslice_avx2_vaes_batch_ctr_asm:
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_tbl_lo_1(%rip), %ymm12 /* tbl_lo_1 = const() */
 	vpshufb %ymm15, %ymm12, %ymm8 /* p1_0_13_l = lookup16(tbl_lo_1, y0_13_aes_lo) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_tbl_hi_1(%rip), %ymm6 /* tbl_hi_1 = const() */
-	vpshufb %ymm4, %ymm6, %ymm2 /* p1_0_13_h = lookup16(tbl_hi_1, y0_13_aes_hi) */
-	vpxor %ymm2, %ymm8, %ymm2 /* p1_0_13 = xor(p1_0_13_l, p1_0_13_h) */
+	vpshufb %ymm4, %ymm6, %ymm3 /* p1_0_13_h = lookup16(tbl_hi_1, y0_13_aes_hi) */
+	vpxor %ymm3, %ymm8, %ymm3 /* p1_0_13 = xor(p1_0_13_l, p1_0_13_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm7, %ymm8 /* y1_13_aes_lo = and(y1_13_aes, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* y1_13_aes_sh = shr(y1_13_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm7, %ymm7 /* y1_13_aes_hi = and(y1_13_aes_sh, nibble_mask) */
 	vmovdqa %ymm0, 96(%rsp) /* spill g0x15.3 */
 	vpshufb %ymm8, %ymm12, %ymm0 /* p1_1_13_l = lookup16(tbl_lo_1, y1_13_aes_lo) */
-	vmovdqa %ymm5, 256(%rsp) /* spill g0x14.3 */
+	vmovdqa %ymm5, 224(%rsp) /* spill g0x14.3 */
 	vpshufb %ymm7, %ymm6, %ymm5 /* p1_1_13_h = lookup16(tbl_hi_1, y1_13_aes_hi) */
 	vpxor %ymm5, %ymm0, %ymm0 /* p1_1_13 = xor(p1_1_13_l, p1_1_13_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm10, %ymm5 /* y2_13_aes_lo = and(y2_13_aes, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* y2_13_aes_sh = shr(y2_13_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm10, %ymm10 /* y2_13_aes_hi = and(y2_13_aes_sh, nibble_mask) */
-	vmovdqa %ymm3, 160(%rsp) /* spill g0x13.3 */
-	vpshufb %ymm5, %ymm12, %ymm3 /* p1_2_13_l = lookup16(tbl_lo_1, y2_13_aes_lo) */
-	vmovdqa %ymm9, 1632(%rsp) /* spill g0x12.3 */
+	vmovdqa %ymm2, 160(%rsp) /* spill g0x13.3 */
+	vpshufb %ymm5, %ymm12, %ymm2 /* p1_2_13_l = lookup16(tbl_lo_1, y2_13_aes_lo) */
+	vmovdqa %ymm9, 1600(%rsp) /* spill g0x12.3 */
 	vpshufb %ymm10, %ymm6, %ymm9 /* p1_2_13_h = lookup16(tbl_hi_1, y2_13_aes_hi) */
-	vpxor %ymm9, %ymm3, %ymm3 /* p1_2_13 = xor(p1_2_13_l, p1_2_13_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm14, %ymm9 /* y3_13_aes_lo = and(y3_13_aes, nibble_mask) */
-	vpsrlw $4, %ymm14, %ymm14 /* y3_13_aes_sh = shr(y3_13_aes) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm14, %ymm14 /* y3_13_aes_hi = and(y3_13_aes_sh, nibble_mask) */
+	vpxor %ymm9, %ymm2, %ymm2 /* p1_2_13 = xor(p1_2_13_l, p1_2_13_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm13, %ymm9 /* y3_13_aes_lo = and(y3_13_aes, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* y3_13_aes_sh = shr(y3_13_aes) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm13, %ymm13 /* y3_13_aes_hi = and(y3_13_aes_sh, nibble_mask) */
 	vpshufb %ymm9, %ymm12, %ymm12 /* p1_3_13_l = lookup16(tbl_lo_1, y3_13_aes_lo) */
-	vpshufb %ymm14, %ymm6, %ymm6 /* p1_3_13_h = lookup16(tbl_hi_1, y3_13_aes_hi) */
+	vpshufb %ymm13, %ymm6, %ymm6 /* p1_3_13_h = lookup16(tbl_hi_1, y3_13_aes_hi) */
 	vpxor %ymm6, %ymm12, %ymm6 /* p1_3_13 = xor(p1_3_13_l, p1_3_13_h) */
-	vpshufb %ymm15, %ymm13, %ymm12 /* p2_0_13_l = lookup16(tbl_lo_2, y0_13_aes_lo) */
+	vpshufb %ymm15, %ymm14, %ymm12 /* p2_0_13_l = lookup16(tbl_lo_2, y0_13_aes_lo) */
 	vpshufb %ymm4, %ymm11, %ymm4 /* p2_0_13_h = lookup16(tbl_hi_2, y0_13_aes_hi) */
 	vpxor %ymm4, %ymm12, %ymm4 /* p2_0_13 = xor(p2_0_13_l, p2_0_13_h) */
-	vpshufb %ymm8, %ymm13, %ymm8 /* p2_1_13_l = lookup16(tbl_lo_2, y1_13_aes_lo) */
+	vpshufb %ymm8, %ymm14, %ymm8 /* p2_1_13_l = lookup16(tbl_lo_2, y1_13_aes_lo) */
 	vpshufb %ymm7, %ymm11, %ymm7 /* p2_1_13_h = lookup16(tbl_hi_2, y1_13_aes_hi) */
 	vpxor %ymm7, %ymm8, %ymm7 /* p2_1_13 = xor(p2_1_13_l, p2_1_13_h) */
-	vpshufb %ymm5, %ymm13, %ymm5 /* p2_2_13_l = lookup16(tbl_lo_2, y2_13_aes_lo) */
+	vpshufb %ymm5, %ymm14, %ymm5 /* p2_2_13_l = lookup16(tbl_lo_2, y2_13_aes_lo) */
 	vpshufb %ymm10, %ymm11, %ymm8 /* p2_2_13_h = lookup16(tbl_hi_2, y2_13_aes_hi) */
 	vpxor %ymm8, %ymm5, %ymm5 /* p2_2_13 = xor(p2_2_13_l, p2_2_13_h) */
-	vpshufb %ymm9, %ymm13, %ymm8 /* p2_3_13_l = lookup16(tbl_lo_2, y3_13_aes_lo) */
-	vpshufb %ymm14, %ymm11, %ymm9 /* p2_3_13_h = lookup16(tbl_hi_2, y3_13_aes_hi) */
+	vpshufb %ymm9, %ymm14, %ymm8 /* p2_3_13_l = lookup16(tbl_lo_2, y3_13_aes_lo) */
+	vpshufb %ymm13, %ymm11, %ymm9 /* p2_3_13_h = lookup16(tbl_hi_2, y3_13_aes_hi) */
 	vpxor %ymm9, %ymm8, %ymm8 /* p2_3_13 = xor(p2_3_13_l, p2_3_13_h) */
-	vpxor %ymm0, %ymm2, %ymm9 /* m0_acc_65 = xor(p1_0_13, p1_1_13) */
-	vpxor %ymm3, %ymm7, %ymm10 /* m0_acc_66 = xor(p2_1_13, p1_2_13) */
+	vpxor %ymm0, %ymm3, %ymm9 /* m0_acc_65 = xor(p1_0_13, p1_1_13) */
+	vpxor %ymm2, %ymm7, %ymm10 /* m0_acc_66 = xor(p2_1_13, p1_2_13) */
 	vpxor %ymm8, %ymm5, %ymm12 /* m0_acc_67 = xor(p2_2_13, p2_3_13) */
 	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_68 = xor(m0_acc_65, m0_acc_66) */
 	vpxor %ymm12, %ymm9, %ymm9 /* m0_acc_69 = xor(m0_acc_68, m0_acc_67) */
 	vpxor 3296(%rsp), %ymm9, %ymm9 /* x0n_13 = xor(m0_acc_69, g1x12.2) */
 	vpxor %ymm0, %ymm4, %ymm12 /* m1_acc_65 = xor(p2_0_13, p1_1_13) */
-	vpxor %ymm5, %ymm3, %ymm3 /* m1_acc_66 = xor(p1_2_13, p2_2_13) */
+	vpxor %ymm5, %ymm2, %ymm2 /* m1_acc_66 = xor(p1_2_13, p2_2_13) */
 	vpxor %ymm8, %ymm6, %ymm8 /* m1_acc_67 = xor(p1_3_13, p2_3_13) */
-	vpxor %ymm3, %ymm12, %ymm3 /* m1_acc_68 = xor(m1_acc_65, m1_acc_66) */
-	vpxor %ymm8, %ymm3, %ymm3 /* m1_acc_69 = xor(m1_acc_68, m1_acc_67) */
-	vpxor 3328(%rsp), %ymm3, %ymm3 /* x1n_13 = xor(m1_acc_69, g1x13.2) */
-	vpxor %ymm4, %ymm2, %ymm2 /* m2_acc_65 = xor(p1_0_13, p2_0_13) */
-	vpxor %ymm10, %ymm2, %ymm4 /* m2_acc_68 = xor(m2_acc_65, m0_acc_66) */
+	vpxor %ymm2, %ymm12, %ymm2 /* m1_acc_68 = xor(m1_acc_65, m1_acc_66) */
+	vpxor %ymm8, %ymm2, %ymm2 /* m1_acc_69 = xor(m1_acc_68, m1_acc_67) */
+	vpxor 3328(%rsp), %ymm2, %ymm2 /* x1n_13 = xor(m1_acc_69, g1x13.2) */
+	vpxor %ymm4, %ymm3, %ymm3 /* m2_acc_65 = xor(p1_0_13, p2_0_13) */
+	vpxor %ymm10, %ymm3, %ymm4 /* m2_acc_68 = xor(m2_acc_65, m0_acc_66) */
 	vpxor %ymm8, %ymm4, %ymm4 /* m2_acc_69 = xor(m2_acc_68, m1_acc_67) */
 	vpxor 3360(%rsp), %ymm4, %ymm4 /* x2n_13 = xor(m2_acc_69, g1x14.2) */
 	vpxor %ymm7, %ymm0, %ymm0 /* m3_acc_66 = xor(p1_1_13, p2_1_13) */
 	vpxor %ymm6, %ymm5, %ymm5 /* m3_acc_67 = xor(p2_2_13, p1_3_13) */
-	vpxor %ymm0, %ymm2, %ymm0 /* m3_acc_68 = xor(m2_acc_65, m3_acc_66) */
+	vpxor %ymm0, %ymm3, %ymm0 /* m3_acc_68 = xor(m2_acc_65, m3_acc_66) */
 	vpxor %ymm5, %ymm0, %ymm0 /* m3_acc_69 = xor(m3_acc_68, m3_acc_67) */
 	vpxor 3392(%rsp), %ymm0, %ymm0 /* x3n_13 = xor(m3_acc_69, g1x15.2) */
-	vmovdqa 2336(%rsp), %ymm2 /* reload g2x0.3 */
-	vpxor 2400(%rsp), %ymm2, %ymm5 /* t0_acc_28 = xor(g2x0, g2x4) */
+	vmovdqa 2336(%rsp), %ymm3 /* reload g2x0.3 */
+	vpxor 2400(%rsp), %ymm3, %ymm5 /* t0_acc_28 = xor(g2x0, g2x4) */
 	vpxor %ymm1, %ymm5, %ymm5 /* t0_acc_29 = xor(t0_acc_28, rk0_3) */
 	vpxor 2912(%rsp), %ymm5, %ymm5 /* t0_14 = xor(t0_acc_29, g2x8) */
 	vmovdqa 2304(%rsp), %ymm6 /* reload g2x1.3 */
 	vpxor 2432(%rsp), %ymm6, %ymm7 /* t1_acc_28 = xor(g2x1, g2x5) */
-	vpxor 832(%rsp), %ymm7, %ymm7 /* t1_acc_29 = xor(t1_acc_28, rk1_3) */
+	vpxor 768(%rsp), %ymm7, %ymm7 /* t1_acc_29 = xor(t1_acc_28, rk1_3) */
 	vpxor 2944(%rsp), %ymm7, %ymm7 /* t1_14 = xor(t1_acc_29, g2x9) */
 	vmovdqa 2272(%rsp), %ymm8 /* reload g2x2.3 */
 	vpxor 2464(%rsp), %ymm8, %ymm10 /* t2_acc_28 = xor(g2x2, g2x6) */
-	vpxor 1440(%rsp), %ymm10, %ymm10 /* t2_acc_29 = xor(t2_acc_28, rk2_3) */
+	vpxor 1408(%rsp), %ymm10, %ymm10 /* t2_acc_29 = xor(t2_acc_28, rk2_3) */
 	vpxor 2976(%rsp), %ymm10, %ymm10 /* t2_14 = xor(t2_acc_29, g2x10) */
 	vmovdqa 2240(%rsp), %ymm12 /* reload g2x3.3 */
-	vpxor 2496(%rsp), %ymm12, %ymm14 /* t3_acc_28 = xor(g2x3, g2x7) */
-	vpxor 1472(%rsp), %ymm14, %ymm14 /* t3_acc_29 = xor(t3_acc_28, rk3_3) */
-	vpxor 3008(%rsp), %ymm14, %ymm14 /* t3_14 = xor(t3_acc_29, g2x11) */
+	vpxor 2496(%rsp), %ymm12, %ymm13 /* t3_acc_28 = xor(g2x3, g2x7) */
+	vpxor 1568(%rsp), %ymm13, %ymm13 /* t3_acc_29 = xor(t3_acc_28, rk3_3) */
+	vpxor 3008(%rsp), %ymm13, %ymm13 /* t3_14 = xor(t3_acc_29, g2x11) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm5, %ymm5 /* y0_14_sr = lookup16(t0_14, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm5, 0(%rsp)
@@ -15183,18 +15079,18 @@ sm4_byteslice_avx2_vaes_batch_ctr_asm:
 #else
 	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm10, %ymm10 /* y2_14_aes = aesenclast(y2_14_sr, aes_cancel_key) */
 #endif
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm14, %ymm14 /* y3_14_sr = lookup16(t3_14, inv_shift_rows) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm13, %ymm13 /* y3_14_sr = lookup16(t3_14, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm14, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm14
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %xmm14, %xmm14
-	vmovdqu %xmm14, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm14
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_7_aes_cancel_key+16(%rip), %xmm14, %xmm14
-	vmovdqu %xmm14, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm14
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm13
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %xmm13, %xmm13
+	vmovdqu %xmm13, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm13
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_7_aes_cancel_key+16(%rip), %xmm13, %xmm13
+	vmovdqu %xmm13, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm13
 #else
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm14, %ymm14 /* y3_14_aes = aesenclast(y3_14_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm13, %ymm13 /* y3_14_aes = aesenclast(y3_14_sr, aes_cancel_key) */
 #endif
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm5, %ymm15 /* y0_14_aes_lo = and(y0_14_aes, nibble_mask) */
 	vpsrlw $4, %ymm5, %ymm5 /* y0_14_aes_sh = shr(y0_14_aes) */
@@ -15202,8 +15098,8 @@ sm4_byteslice_avx2_vaes_batch_ctr_asm:
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_tbl_lo_1(%rip), %ymm12 /* tbl_lo_1 = const() */
 	vpshufb %ymm15, %ymm12, %ymm8 /* p1_0_14_l = lookup16(tbl_lo_1, y0_14_aes_lo) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_tbl_hi_1(%rip), %ymm6 /* tbl_hi_1 = const() */
-	vpshufb %ymm5, %ymm6, %ymm2 /* p1_0_14_h = lookup16(tbl_hi_1, y0_14_aes_hi) */
-	vpxor %ymm2, %ymm8, %ymm2 /* p1_0_14 = xor(p1_0_14_l, p1_0_14_h) */
+	vpshufb %ymm5, %ymm6, %ymm3 /* p1_0_14_h = lookup16(tbl_hi_1, y0_14_aes_hi) */
+	vpxor %ymm3, %ymm8, %ymm3 /* p1_0_14 = xor(p1_0_14_l, p1_0_14_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm7, %ymm8 /* y1_14_aes_lo = and(y1_14_aes, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* y1_14_aes_sh = shr(y1_14_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm7, %ymm7 /* y1_14_aes_hi = and(y1_14_aes_sh, nibble_mask) */
@@ -15215,65 +15111,65 @@ sm4_byteslice_avx2_vaes_batch_ctr_asm:
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm10, %ymm4 /* y2_14_aes_lo = and(y2_14_aes, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* y2_14_aes_sh = shr(y2_14_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm10, %ymm10 /* y2_14_aes_hi = and(y2_14_aes_sh, nibble_mask) */
-	vmovdqa %ymm3, 3328(%rsp) /* spill g1x13.3 */
-	vpshufb %ymm4, %ymm12, %ymm3 /* p1_2_14_l = lookup16(tbl_lo_1, y2_14_aes_lo) */
+	vmovdqa %ymm2, 3328(%rsp) /* spill g1x13.3 */
+	vpshufb %ymm4, %ymm12, %ymm2 /* p1_2_14_l = lookup16(tbl_lo_1, y2_14_aes_lo) */
 	vmovdqa %ymm9, 3296(%rsp) /* spill g1x12.3 */
 	vpshufb %ymm10, %ymm6, %ymm9 /* p1_2_14_h = lookup16(tbl_hi_1, y2_14_aes_hi) */
-	vpxor %ymm9, %ymm3, %ymm3 /* p1_2_14 = xor(p1_2_14_l, p1_2_14_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm14, %ymm9 /* y3_14_aes_lo = and(y3_14_aes, nibble_mask) */
-	vpsrlw $4, %ymm14, %ymm14 /* y3_14_aes_sh = shr(y3_14_aes) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm14, %ymm14 /* y3_14_aes_hi = and(y3_14_aes_sh, nibble_mask) */
+	vpxor %ymm9, %ymm2, %ymm2 /* p1_2_14 = xor(p1_2_14_l, p1_2_14_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm13, %ymm9 /* y3_14_aes_lo = and(y3_14_aes, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* y3_14_aes_sh = shr(y3_14_aes) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm13, %ymm13 /* y3_14_aes_hi = and(y3_14_aes_sh, nibble_mask) */
 	vpshufb %ymm9, %ymm12, %ymm12 /* p1_3_14_l = lookup16(tbl_lo_1, y3_14_aes_lo) */
-	vpshufb %ymm14, %ymm6, %ymm6 /* p1_3_14_h = lookup16(tbl_hi_1, y3_14_aes_hi) */
+	vpshufb %ymm13, %ymm6, %ymm6 /* p1_3_14_h = lookup16(tbl_hi_1, y3_14_aes_hi) */
 	vpxor %ymm6, %ymm12, %ymm6 /* p1_3_14 = xor(p1_3_14_l, p1_3_14_h) */
-	vpshufb %ymm15, %ymm13, %ymm12 /* p2_0_14_l = lookup16(tbl_lo_2, y0_14_aes_lo) */
+	vpshufb %ymm15, %ymm14, %ymm12 /* p2_0_14_l = lookup16(tbl_lo_2, y0_14_aes_lo) */
 	vpshufb %ymm5, %ymm11, %ymm5 /* p2_0_14_h = lookup16(tbl_hi_2, y0_14_aes_hi) */
 	vpxor %ymm5, %ymm12, %ymm5 /* p2_0_14 = xor(p2_0_14_l, p2_0_14_h) */
-	vpshufb %ymm8, %ymm13, %ymm8 /* p2_1_14_l = lookup16(tbl_lo_2, y1_14_aes_lo) */
+	vpshufb %ymm8, %ymm14, %ymm8 /* p2_1_14_l = lookup16(tbl_lo_2, y1_14_aes_lo) */
 	vpshufb %ymm7, %ymm11, %ymm7 /* p2_1_14_h = lookup16(tbl_hi_2, y1_14_aes_hi) */
 	vpxor %ymm7, %ymm8, %ymm7 /* p2_1_14 = xor(p2_1_14_l, p2_1_14_h) */
-	vpshufb %ymm4, %ymm13, %ymm4 /* p2_2_14_l = lookup16(tbl_lo_2, y2_14_aes_lo) */
+	vpshufb %ymm4, %ymm14, %ymm4 /* p2_2_14_l = lookup16(tbl_lo_2, y2_14_aes_lo) */
 	vpshufb %ymm10, %ymm11, %ymm8 /* p2_2_14_h = lookup16(tbl_hi_2, y2_14_aes_hi) */
 	vpxor %ymm8, %ymm4, %ymm4 /* p2_2_14 = xor(p2_2_14_l, p2_2_14_h) */
-	vpshufb %ymm9, %ymm13, %ymm8 /* p2_3_14_l = lookup16(tbl_lo_2, y3_14_aes_lo) */
-	vpshufb %ymm14, %ymm11, %ymm9 /* p2_3_14_h = lookup16(tbl_hi_2, y3_14_aes_hi) */
+	vpshufb %ymm9, %ymm14, %ymm8 /* p2_3_14_l = lookup16(tbl_lo_2, y3_14_aes_lo) */
+	vpshufb %ymm13, %ymm11, %ymm9 /* p2_3_14_h = lookup16(tbl_hi_2, y3_14_aes_hi) */
 	vpxor %ymm9, %ymm8, %ymm8 /* p2_3_14 = xor(p2_3_14_l, p2_3_14_h) */
-	vpxor %ymm0, %ymm2, %ymm9 /* m0_acc_70 = xor(p1_0_14, p1_1_14) */
-	vpxor %ymm3, %ymm7, %ymm10 /* m0_acc_71 = xor(p2_1_14, p1_2_14) */
+	vpxor %ymm0, %ymm3, %ymm9 /* m0_acc_70 = xor(p1_0_14, p1_1_14) */
+	vpxor %ymm2, %ymm7, %ymm10 /* m0_acc_71 = xor(p2_1_14, p1_2_14) */
 	vpxor %ymm8, %ymm4, %ymm12 /* m0_acc_72 = xor(p2_2_14, p2_3_14) */
 	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_73 = xor(m0_acc_70, m0_acc_71) */
 	vpxor %ymm12, %ymm9, %ymm9 /* m0_acc_74 = xor(m0_acc_73, m0_acc_72) */
 	vpxor 3424(%rsp), %ymm9, %ymm9 /* x0n_14 = xor(m0_acc_74, g2x12.2) */
 	vpxor %ymm0, %ymm5, %ymm12 /* m1_acc_70 = xor(p2_0_14, p1_1_14) */
-	vpxor %ymm4, %ymm3, %ymm3 /* m1_acc_71 = xor(p1_2_14, p2_2_14) */
+	vpxor %ymm4, %ymm2, %ymm2 /* m1_acc_71 = xor(p1_2_14, p2_2_14) */
 	vpxor %ymm8, %ymm6, %ymm8 /* m1_acc_72 = xor(p1_3_14, p2_3_14) */
-	vpxor %ymm3, %ymm12, %ymm3 /* m1_acc_73 = xor(m1_acc_70, m1_acc_71) */
-	vpxor %ymm8, %ymm3, %ymm3 /* m1_acc_74 = xor(m1_acc_73, m1_acc_72) */
-	vpxor 3456(%rsp), %ymm3, %ymm3 /* x1n_14 = xor(m1_acc_74, g2x13.2) */
-	vpxor %ymm5, %ymm2, %ymm2 /* m2_acc_70 = xor(p1_0_14, p2_0_14) */
-	vpxor %ymm10, %ymm2, %ymm5 /* m2_acc_73 = xor(m2_acc_70, m0_acc_71) */
+	vpxor %ymm2, %ymm12, %ymm2 /* m1_acc_73 = xor(m1_acc_70, m1_acc_71) */
+	vpxor %ymm8, %ymm2, %ymm2 /* m1_acc_74 = xor(m1_acc_73, m1_acc_72) */
+	vpxor 3456(%rsp), %ymm2, %ymm2 /* x1n_14 = xor(m1_acc_74, g2x13.2) */
+	vpxor %ymm5, %ymm3, %ymm3 /* m2_acc_70 = xor(p1_0_14, p2_0_14) */
+	vpxor %ymm10, %ymm3, %ymm5 /* m2_acc_73 = xor(m2_acc_70, m0_acc_71) */
 	vpxor %ymm8, %ymm5, %ymm5 /* m2_acc_74 = xor(m2_acc_73, m1_acc_72) */
 	vpxor 3488(%rsp), %ymm5, %ymm5 /* x2n_14 = xor(m2_acc_74, g2x14.2) */
 	vpxor %ymm7, %ymm0, %ymm0 /* m3_acc_71 = xor(p1_1_14, p2_1_14) */
 	vpxor %ymm6, %ymm4, %ymm4 /* m3_acc_72 = xor(p2_2_14, p1_3_14) */
-	vpxor %ymm0, %ymm2, %ymm0 /* m3_acc_73 = xor(m2_acc_70, m3_acc_71) */
+	vpxor %ymm0, %ymm3, %ymm0 /* m3_acc_73 = xor(m2_acc_70, m3_acc_71) */
 	vpxor %ymm4, %ymm0, %ymm0 /* m3_acc_74 = xor(m3_acc_73, m3_acc_72) */
 	vpxor 3520(%rsp), %ymm0, %ymm0 /* x3n_14 = xor(m3_acc_74, g2x15.2) */
-	vmovdqa 2016(%rsp), %ymm2 /* reload g3x0.3 */
-	vpxor 2528(%rsp), %ymm2, %ymm4 /* t0_acc_30 = xor(g3x0, g3x4) */
+	vmovdqa 2016(%rsp), %ymm3 /* reload g3x0.3 */
+	vpxor 2528(%rsp), %ymm3, %ymm4 /* t0_acc_30 = xor(g3x0, g3x4) */
 	vpxor %ymm1, %ymm4, %ymm1 /* t0_acc_31 = xor(t0_acc_30, rk0_3) */
 	vpxor 3040(%rsp), %ymm1, %ymm1 /* t0_15 = xor(t0_acc_31, g3x8) */
 	vmovdqa 2048(%rsp), %ymm4 /* reload g3x1.3 */
 	vpxor 2560(%rsp), %ymm4, %ymm6 /* t1_acc_30 = xor(g3x1, g3x5) */
-	vpxor 832(%rsp), %ymm6, %ymm6 /* t1_acc_31 = xor(t1_acc_30, rk1_3) */
+	vpxor 768(%rsp), %ymm6, %ymm6 /* t1_acc_31 = xor(t1_acc_30, rk1_3) */
 	vpxor 3072(%rsp), %ymm6, %ymm6 /* t1_15 = xor(t1_acc_31, g3x9) */
 	vmovdqa 2080(%rsp), %ymm7 /* reload g3x2.3 */
 	vpxor 2592(%rsp), %ymm7, %ymm8 /* t2_acc_30 = xor(g3x2, g3x6) */
-	vpxor 1440(%rsp), %ymm8, %ymm8 /* t2_acc_31 = xor(t2_acc_30, rk2_3) */
+	vpxor 1408(%rsp), %ymm8, %ymm8 /* t2_acc_31 = xor(t2_acc_30, rk2_3) */
 	vpxor 3104(%rsp), %ymm8, %ymm8 /* t2_15 = xor(t2_acc_31, g3x10) */
 	vmovdqa 2112(%rsp), %ymm10 /* reload g3x3.3 */
 	vpxor 2624(%rsp), %ymm10, %ymm12 /* t3_acc_30 = xor(g3x3, g3x7) */
-	vpxor 1472(%rsp), %ymm12, %ymm12 /* t3_acc_31 = xor(t3_acc_30, rk3_3) */
+	vpxor 1568(%rsp), %ymm12, %ymm12 /* t3_acc_31 = xor(t3_acc_30, rk3_3) */
 	vpxor 3136(%rsp), %ymm12, %ymm12 /* t3_15 = xor(t3_acc_31, g3x11) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm1, %ymm1 /* y0_15_sr = lookup16(t0_15, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
@@ -15327,29 +15223,29 @@ sm4_byteslice_avx2_vaes_batch_ctr_asm:
 #else
 	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm12, %ymm12 /* y3_15_aes = aesenclast(y3_15_sr, aes_cancel_key) */
 #endif
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm1, %ymm14 /* y0_15_aes_lo = and(y0_15_aes, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm1, %ymm13 /* y0_15_aes_lo = and(y0_15_aes, nibble_mask) */
 	vpsrlw $4, %ymm1, %ymm1 /* y0_15_aes_sh = shr(y0_15_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm1, %ymm1 /* y0_15_aes_hi = and(y0_15_aes_sh, nibble_mask) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_tbl_lo_1(%rip), %ymm15 /* tbl_lo_1 = const() */
-	vpshufb %ymm14, %ymm15, %ymm10 /* p1_0_15_l = lookup16(tbl_lo_1, y0_15_aes_lo) */
+	vpshufb %ymm13, %ymm15, %ymm10 /* p1_0_15_l = lookup16(tbl_lo_1, y0_15_aes_lo) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_tbl_hi_1(%rip), %ymm7 /* tbl_hi_1 = const() */
 	vpshufb %ymm1, %ymm7, %ymm4 /* p1_0_15_h = lookup16(tbl_hi_1, y0_15_aes_hi) */
 	vpxor %ymm4, %ymm10, %ymm4 /* p1_0_15 = xor(p1_0_15_l, p1_0_15_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm6, %ymm10 /* y1_15_aes_lo = and(y1_15_aes, nibble_mask) */
 	vpsrlw $4, %ymm6, %ymm6 /* y1_15_aes_sh = shr(y1_15_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm6, %ymm6 /* y1_15_aes_hi = and(y1_15_aes_sh, nibble_mask) */
-	vpshufb %ymm10, %ymm15, %ymm2 /* p1_1_15_l = lookup16(tbl_lo_1, y1_15_aes_lo) */
+	vpshufb %ymm10, %ymm15, %ymm3 /* p1_1_15_l = lookup16(tbl_lo_1, y1_15_aes_lo) */
 	vmovdqa %ymm0, 3520(%rsp) /* spill g2x15.3 */
 	vpshufb %ymm6, %ymm7, %ymm0 /* p1_1_15_h = lookup16(tbl_hi_1, y1_15_aes_hi) */
-	vpxor %ymm0, %ymm2, %ymm0 /* p1_1_15 = xor(p1_1_15_l, p1_1_15_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm8, %ymm2 /* y2_15_aes_lo = and(y2_15_aes, nibble_mask) */
+	vpxor %ymm0, %ymm3, %ymm0 /* p1_1_15 = xor(p1_1_15_l, p1_1_15_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm8, %ymm3 /* y2_15_aes_lo = and(y2_15_aes, nibble_mask) */
 	vpsrlw $4, %ymm8, %ymm8 /* y2_15_aes_sh = shr(y2_15_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm8, %ymm8 /* y2_15_aes_hi = and(y2_15_aes_sh, nibble_mask) */
 	vmovdqa %ymm5, 3488(%rsp) /* spill g2x14.3 */
-	vpshufb %ymm2, %ymm15, %ymm5 /* p1_2_15_l = lookup16(tbl_lo_1, y2_15_aes_lo) */
-	vmovdqa %ymm3, 3456(%rsp) /* spill g2x13.3 */
-	vpshufb %ymm8, %ymm7, %ymm3 /* p1_2_15_h = lookup16(tbl_hi_1, y2_15_aes_hi) */
-	vpxor %ymm3, %ymm5, %ymm3 /* p1_2_15 = xor(p1_2_15_l, p1_2_15_h) */
+	vpshufb %ymm3, %ymm15, %ymm5 /* p1_2_15_l = lookup16(tbl_lo_1, y2_15_aes_lo) */
+	vmovdqa %ymm2, 3456(%rsp) /* spill g2x13.3 */
+	vpshufb %ymm8, %ymm7, %ymm2 /* p1_2_15_h = lookup16(tbl_hi_1, y2_15_aes_hi) */
+	vpxor %ymm2, %ymm5, %ymm2 /* p1_2_15 = xor(p1_2_15_l, p1_2_15_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm5 /* y3_15_aes_lo = and(y3_15_aes, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* y3_15_aes_sh = shr(y3_15_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm12 /* y3_15_aes_hi = and(y3_15_aes_sh, nibble_mask) */
@@ -15357,86 +15253,86 @@ sm4_byteslice_avx2_vaes_batch_ctr_asm:
 	vpshufb %ymm5, %ymm15, %ymm9 /* p1_3_15_l = lookup16(tbl_lo_1, y3_15_aes_lo) */
 	vpshufb %ymm12, %ymm7, %ymm7 /* p1_3_15_h = lookup16(tbl_hi_1, y3_15_aes_hi) */
 	vpxor %ymm7, %ymm9, %ymm7 /* p1_3_15 = xor(p1_3_15_l, p1_3_15_h) */
-	vpshufb %ymm14, %ymm13, %ymm9 /* p2_0_15_l = lookup16(tbl_lo_2, y0_15_aes_lo) */
+	vpshufb %ymm13, %ymm14, %ymm9 /* p2_0_15_l = lookup16(tbl_lo_2, y0_15_aes_lo) */
 	vpshufb %ymm1, %ymm11, %ymm1 /* p2_0_15_h = lookup16(tbl_hi_2, y0_15_aes_hi) */
 	vpxor %ymm1, %ymm9, %ymm1 /* p2_0_15 = xor(p2_0_15_l, p2_0_15_h) */
-	vpshufb %ymm10, %ymm13, %ymm9 /* p2_1_15_l = lookup16(tbl_lo_2, y1_15_aes_lo) */
+	vpshufb %ymm10, %ymm14, %ymm9 /* p2_1_15_l = lookup16(tbl_lo_2, y1_15_aes_lo) */
 	vpshufb %ymm6, %ymm11, %ymm6 /* p2_1_15_h = lookup16(tbl_hi_2, y1_15_aes_hi) */
 	vpxor %ymm6, %ymm9, %ymm6 /* p2_1_15 = xor(p2_1_15_l, p2_1_15_h) */
-	vpshufb %ymm2, %ymm13, %ymm2 /* p2_2_15_l = lookup16(tbl_lo_2, y2_15_aes_lo) */
+	vpshufb %ymm3, %ymm14, %ymm3 /* p2_2_15_l = lookup16(tbl_lo_2, y2_15_aes_lo) */
 	vpshufb %ymm8, %ymm11, %ymm8 /* p2_2_15_h = lookup16(tbl_hi_2, y2_15_aes_hi) */
-	vpxor %ymm8, %ymm2, %ymm2 /* p2_2_15 = xor(p2_2_15_l, p2_2_15_h) */
-	vpshufb %ymm5, %ymm13, %ymm5 /* p2_3_15_l = lookup16(tbl_lo_2, y3_15_aes_lo) */
+	vpxor %ymm8, %ymm3, %ymm3 /* p2_2_15 = xor(p2_2_15_l, p2_2_15_h) */
+	vpshufb %ymm5, %ymm14, %ymm5 /* p2_3_15_l = lookup16(tbl_lo_2, y3_15_aes_lo) */
 	vpshufb %ymm12, %ymm11, %ymm8 /* p2_3_15_h = lookup16(tbl_hi_2, y3_15_aes_hi) */
 	vpxor %ymm8, %ymm5, %ymm5 /* p2_3_15 = xor(p2_3_15_l, p2_3_15_h) */
 	vpxor %ymm0, %ymm4, %ymm8 /* m0_acc_75 = xor(p1_0_15, p1_1_15) */
-	vpxor %ymm3, %ymm6, %ymm9 /* m0_acc_76 = xor(p2_1_15, p1_2_15) */
-	vpxor %ymm5, %ymm2, %ymm10 /* m0_acc_77 = xor(p2_2_15, p2_3_15) */
+	vpxor %ymm2, %ymm6, %ymm9 /* m0_acc_76 = xor(p2_1_15, p1_2_15) */
+	vpxor %ymm5, %ymm3, %ymm10 /* m0_acc_77 = xor(p2_2_15, p2_3_15) */
 	vpxor %ymm9, %ymm8, %ymm8 /* m0_acc_78 = xor(m0_acc_75, m0_acc_76) */
 	vpxor %ymm10, %ymm8, %ymm8 /* m0_acc_79 = xor(m0_acc_78, m0_acc_77) */
 	vpxor 3552(%rsp), %ymm8, %ymm8 /* x0n_15 = xor(m0_acc_79, g3x12.2) */
 	vpxor %ymm0, %ymm1, %ymm10 /* m1_acc_75 = xor(p2_0_15, p1_1_15) */
-	vpxor %ymm2, %ymm3, %ymm3 /* m1_acc_76 = xor(p1_2_15, p2_2_15) */
+	vpxor %ymm3, %ymm2, %ymm2 /* m1_acc_76 = xor(p1_2_15, p2_2_15) */
 	vpxor %ymm5, %ymm7, %ymm5 /* m1_acc_77 = xor(p1_3_15, p2_3_15) */
-	vpxor %ymm3, %ymm10, %ymm3 /* m1_acc_78 = xor(m1_acc_75, m1_acc_76) */
-	vpxor %ymm5, %ymm3, %ymm3 /* m1_acc_79 = xor(m1_acc_78, m1_acc_77) */
-	vpxor 3584(%rsp), %ymm3, %ymm3 /* x1n_15 = xor(m1_acc_79, g3x13.2) */
+	vpxor %ymm2, %ymm10, %ymm2 /* m1_acc_78 = xor(m1_acc_75, m1_acc_76) */
+	vpxor %ymm5, %ymm2, %ymm2 /* m1_acc_79 = xor(m1_acc_78, m1_acc_77) */
+	vpxor 3584(%rsp), %ymm2, %ymm2 /* x1n_15 = xor(m1_acc_79, g3x13.2) */
 	vpxor %ymm1, %ymm4, %ymm1 /* m2_acc_75 = xor(p1_0_15, p2_0_15) */
 	vpxor %ymm9, %ymm1, %ymm4 /* m2_acc_78 = xor(m2_acc_75, m0_acc_76) */
 	vpxor %ymm5, %ymm4, %ymm4 /* m2_acc_79 = xor(m2_acc_78, m1_acc_77) */
 	vpxor 3616(%rsp), %ymm4, %ymm4 /* x2n_15 = xor(m2_acc_79, g3x14.2) */
 	vpxor %ymm6, %ymm0, %ymm0 /* m3_acc_76 = xor(p1_1_15, p2_1_15) */
-	vpxor %ymm7, %ymm2, %ymm2 /* m3_acc_77 = xor(p2_2_15, p1_3_15) */
+	vpxor %ymm7, %ymm3, %ymm3 /* m3_acc_77 = xor(p2_2_15, p1_3_15) */
 	vpxor %ymm0, %ymm1, %ymm0 /* m3_acc_78 = xor(m2_acc_75, m3_acc_76) */
-	vpxor %ymm2, %ymm0, %ymm0 /* m3_acc_79 = xor(m3_acc_78, m3_acc_77) */
-	vpxor 1216(%rsp), %ymm0, %ymm0 /* x3n_15 = xor(m3_acc_79, g3x15.2) */
+	vpxor %ymm3, %ymm0, %ymm0 /* m3_acc_79 = xor(m3_acc_78, m3_acc_77) */
+	vpxor 1184(%rsp), %ymm0, %ymm0 /* x3n_15 = xor(m3_acc_79, g3x15.2) */
 	vmovdqa %ymm8, 3552(%rsp) /* spill g3x12.2 */
-	vmovdqa %ymm3, 3584(%rsp) /* spill g3x13.2 */
+	vmovdqa %ymm2, 3584(%rsp) /* spill g3x13.2 */
 	vmovdqa %ymm4, 3616(%rsp) /* spill g3x14.2 */
-	vmovdqa %ymm0, 1216(%rsp) /* spill g3x15.2 */
+	vmovdqa %ymm0, 1184(%rsp) /* spill g3x15.2 */
 	vmovdqa 608(%rsp), %ymm0 /* reload g0x9.3 */
-	vmovdqa 256(%rsp), %ymm1 /* reload g0x14.3 */
-	vmovdqa 1184(%rsp), %ymm2 /* reload g0x11.3 */
-	vmovdqa 1376(%rsp), %ymm4 /* reload g0x8.3 */
-	vmovdqa 768(%rsp), %ymm6 /* reload g0x6.3 */
-	vmovdqa 96(%rsp), %ymm7 /* reload g0x15.3 */
-	vmovdqa 1632(%rsp), %ymm8 /* reload g0x12.3 */
-	vmovdqa 1696(%rsp), %ymm9 /* reload g0x4.3 */
-	vmovdqa 704(%rsp), %ymm10 /* reload g0x7.3 */
+	vmovdqa 224(%rsp), %ymm2 /* reload g0x14.3 */
+	vmovdqa 1120(%rsp), %ymm3 /* reload g0x11.3 */
+	vmovdqa 1312(%rsp), %ymm4 /* reload g0x8.3 */
+	vmovdqa 96(%rsp), %ymm6 /* reload g0x15.3 */
+	vmovdqa 736(%rsp), %ymm7 /* reload g0x6.3 */
+	vmovdqa 1600(%rsp), %ymm8 /* reload g0x12.3 */
+	vmovdqa 1632(%rsp), %ymm9 /* reload g0x4.3 */
+	vmovdqa 672(%rsp), %ymm10 /* reload g0x7.3 */
 	vmovdqa 160(%rsp), %ymm12 /* reload g0x13.3 */
-	vmovdqa 64(%rsp), %ymm13 /* reload g0x10.3 */
-	vmovdqa 736(%rsp), %ymm14 /* reload g0x5.3 */
+	vmovdqa 704(%rsp), %ymm13 /* reload g0x5.3 */
+	vmovdqa 64(%rsp), %ymm14 /* reload g0x10.3 */
 	add $64, %r8
 	cmp $512, %r8
 	jne .Lsm4_byteslice_avx2_vaes_asm_7_loop_r0
 
 	/* Output (X35, X34, X33, X32): slots 3, 2, 1, 0; back to X = A1^-1·X'. */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm8, %ymm3 /* g0x12_lo = and(g0x12, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm8, %ymm1 /* g0x12_lo = and(g0x12, nibble_mask) */
 	vpsrlw $4, %ymm8, %ymm5 /* g0x12_sh = shr(g0x12) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm5, %ymm5 /* g0x12_hi = and(g0x12_sh, nibble_mask) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_tbl_lo_3(%rip), %ymm8 /* tbl_lo_3 = const() */
-	vpshufb %ymm3, %ymm8, %ymm3 /* xout_l = lookup16(tbl_lo_3, g0x12_lo) */
+	vpshufb %ymm1, %ymm8, %ymm1 /* xout_l = lookup16(tbl_lo_3, g0x12_lo) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_7_tbl_hi_3(%rip), %ymm11 /* tbl_hi_3 = const() */
 	vpshufb %ymm5, %ymm11, %ymm5 /* xout_h = lookup16(tbl_hi_3, g0x12_hi) */
-	vpxor %ymm5, %ymm3, %ymm3 /* xout = xor(xout_l, xout_h) */
+	vpxor %ymm5, %ymm1, %ymm1 /* xout = xor(xout_l, xout_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm5 /* g0x13_lo = and(g0x13, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* g0x13_sh = shr(g0x13) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm12 /* g0x13_hi = and(g0x13_sh, nibble_mask) */
 	vpshufb %ymm5, %ymm8, %ymm5 /* xout_1_l = lookup16(tbl_lo_3, g0x13_lo) */
 	vpshufb %ymm12, %ymm11, %ymm12 /* xout_1_h = lookup16(tbl_hi_3, g0x13_hi) */
 	vpxor %ymm12, %ymm5, %ymm5 /* xout_1 = xor(xout_1_l, xout_1_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm1, %ymm12 /* g0x14_lo = and(g0x14, nibble_mask) */
-	vpsrlw $4, %ymm1, %ymm1 /* g0x14_sh = shr(g0x14) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm1, %ymm1 /* g0x14_hi = and(g0x14_sh, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm2, %ymm12 /* g0x14_lo = and(g0x14, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* g0x14_sh = shr(g0x14) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm2, %ymm2 /* g0x14_hi = and(g0x14_sh, nibble_mask) */
 	vpshufb %ymm12, %ymm8, %ymm12 /* xout_2_l = lookup16(tbl_lo_3, g0x14_lo) */
-	vpshufb %ymm1, %ymm11, %ymm1 /* xout_2_h = lookup16(tbl_hi_3, g0x14_hi) */
-	vpxor %ymm1, %ymm12, %ymm1 /* xout_2 = xor(xout_2_l, xout_2_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm7, %ymm12 /* g0x15_lo = and(g0x15, nibble_mask) */
-	vpsrlw $4, %ymm7, %ymm7 /* g0x15_sh = shr(g0x15) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm7, %ymm7 /* g0x15_hi = and(g0x15_sh, nibble_mask) */
+	vpshufb %ymm2, %ymm11, %ymm2 /* xout_2_h = lookup16(tbl_hi_3, g0x14_hi) */
+	vpxor %ymm2, %ymm12, %ymm2 /* xout_2 = xor(xout_2_l, xout_2_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm6, %ymm12 /* g0x15_lo = and(g0x15, nibble_mask) */
+	vpsrlw $4, %ymm6, %ymm6 /* g0x15_sh = shr(g0x15) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm6, %ymm6 /* g0x15_hi = and(g0x15_sh, nibble_mask) */
 	vpshufb %ymm12, %ymm8, %ymm12 /* xout_3_l = lookup16(tbl_lo_3, g0x15_lo) */
-	vpshufb %ymm7, %ymm11, %ymm7 /* xout_3_h = lookup16(tbl_hi_3, g0x15_hi) */
-	vpxor %ymm7, %ymm12, %ymm7 /* xout_3 = xor(xout_3_l, xout_3_h) */
+	vpshufb %ymm6, %ymm11, %ymm6 /* xout_3_h = lookup16(tbl_hi_3, g0x15_hi) */
+	vpxor %ymm6, %ymm12, %ymm6 /* xout_3 = xor(xout_3_l, xout_3_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm4, %ymm12 /* g0x8_lo = and(g0x8, nibble_mask) */
 	vpsrlw $4, %ymm4, %ymm4 /* g0x8_sh = shr(g0x8) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm4, %ymm4 /* g0x8_hi = and(g0x8_sh, nibble_mask) */
@@ -15449,59 +15345,59 @@ sm4_byteslice_avx2_vaes_batch_ctr_asm:
 	vpshufb %ymm12, %ymm8, %ymm12 /* xout_5_l = lookup16(tbl_lo_3, g0x9_lo) */
 	vpshufb %ymm0, %ymm11, %ymm0 /* xout_5_h = lookup16(tbl_hi_3, g0x9_hi) */
 	vpxor %ymm0, %ymm12, %ymm0 /* xout_5 = xor(xout_5_l, xout_5_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm13, %ymm12 /* g0x10_lo = and(g0x10, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g0x10_sh = shr(g0x10) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm13, %ymm13 /* g0x10_hi = and(g0x10_sh, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm14, %ymm12 /* g0x10_lo = and(g0x10, nibble_mask) */
+	vpsrlw $4, %ymm14, %ymm14 /* g0x10_sh = shr(g0x10) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm14, %ymm14 /* g0x10_hi = and(g0x10_sh, nibble_mask) */
 	vpshufb %ymm12, %ymm8, %ymm12 /* xout_6_l = lookup16(tbl_lo_3, g0x10_lo) */
-	vpshufb %ymm13, %ymm11, %ymm13 /* xout_6_h = lookup16(tbl_hi_3, g0x10_hi) */
-	vpxor %ymm13, %ymm12, %ymm12 /* xout_6 = xor(xout_6_l, xout_6_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm2, %ymm13 /* g0x11_lo = and(g0x11, nibble_mask) */
-	vpsrlw $4, %ymm2, %ymm2 /* g0x11_sh = shr(g0x11) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm2, %ymm2 /* g0x11_hi = and(g0x11_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm8, %ymm13 /* xout_7_l = lookup16(tbl_lo_3, g0x11_lo) */
-	vpshufb %ymm2, %ymm11, %ymm2 /* xout_7_h = lookup16(tbl_hi_3, g0x11_hi) */
-	vpxor %ymm2, %ymm13, %ymm2 /* xout_7 = xor(xout_7_l, xout_7_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm9, %ymm13 /* g0x4_lo = and(g0x4, nibble_mask) */
+	vpshufb %ymm14, %ymm11, %ymm14 /* xout_6_h = lookup16(tbl_hi_3, g0x10_hi) */
+	vpxor %ymm14, %ymm12, %ymm12 /* xout_6 = xor(xout_6_l, xout_6_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm3, %ymm14 /* g0x11_lo = and(g0x11, nibble_mask) */
+	vpsrlw $4, %ymm3, %ymm3 /* g0x11_sh = shr(g0x11) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm3, %ymm3 /* g0x11_hi = and(g0x11_sh, nibble_mask) */
+	vpshufb %ymm14, %ymm8, %ymm14 /* xout_7_l = lookup16(tbl_lo_3, g0x11_lo) */
+	vpshufb %ymm3, %ymm11, %ymm3 /* xout_7_h = lookup16(tbl_hi_3, g0x11_hi) */
+	vpxor %ymm3, %ymm14, %ymm3 /* xout_7 = xor(xout_7_l, xout_7_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm9, %ymm14 /* g0x4_lo = and(g0x4, nibble_mask) */
 	vpsrlw $4, %ymm9, %ymm9 /* g0x4_sh = shr(g0x4) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm9, %ymm9 /* g0x4_hi = and(g0x4_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm8, %ymm13 /* xout_8_l = lookup16(tbl_lo_3, g0x4_lo) */
+	vpshufb %ymm14, %ymm8, %ymm14 /* xout_8_l = lookup16(tbl_lo_3, g0x4_lo) */
 	vpshufb %ymm9, %ymm11, %ymm9 /* xout_8_h = lookup16(tbl_hi_3, g0x4_hi) */
-	vpxor %ymm9, %ymm13, %ymm9 /* xout_8 = xor(xout_8_l, xout_8_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm14, %ymm13 /* g0x5_lo = and(g0x5, nibble_mask) */
-	vpsrlw $4, %ymm14, %ymm14 /* g0x5_sh = shr(g0x5) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm14, %ymm14 /* g0x5_hi = and(g0x5_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm8, %ymm13 /* xout_9_l = lookup16(tbl_lo_3, g0x5_lo) */
-	vpshufb %ymm14, %ymm11, %ymm14 /* xout_9_h = lookup16(tbl_hi_3, g0x5_hi) */
-	vpxor %ymm14, %ymm13, %ymm13 /* xout_9 = xor(xout_9_l, xout_9_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm6, %ymm14 /* g0x6_lo = and(g0x6, nibble_mask) */
-	vpsrlw $4, %ymm6, %ymm6 /* g0x6_sh = shr(g0x6) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm6, %ymm6 /* g0x6_hi = and(g0x6_sh, nibble_mask) */
+	vpxor %ymm9, %ymm14, %ymm9 /* xout_8 = xor(xout_8_l, xout_8_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm13, %ymm14 /* g0x5_lo = and(g0x5, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g0x5_sh = shr(g0x5) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm13, %ymm13 /* g0x5_hi = and(g0x5_sh, nibble_mask) */
+	vpshufb %ymm14, %ymm8, %ymm14 /* xout_9_l = lookup16(tbl_lo_3, g0x5_lo) */
+	vpshufb %ymm13, %ymm11, %ymm13 /* xout_9_h = lookup16(tbl_hi_3, g0x5_hi) */
+	vpxor %ymm13, %ymm14, %ymm13 /* xout_9 = xor(xout_9_l, xout_9_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm7, %ymm14 /* g0x6_lo = and(g0x6, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* g0x6_sh = shr(g0x6) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm7, %ymm7 /* g0x6_hi = and(g0x6_sh, nibble_mask) */
 	vpshufb %ymm14, %ymm8, %ymm14 /* xout_10_l = lookup16(tbl_lo_3, g0x6_lo) */
-	vpshufb %ymm6, %ymm11, %ymm6 /* xout_10_h = lookup16(tbl_hi_3, g0x6_hi) */
-	vpxor %ymm6, %ymm14, %ymm6 /* xout_10 = xor(xout_10_l, xout_10_h) */
+	vpshufb %ymm7, %ymm11, %ymm7 /* xout_10_h = lookup16(tbl_hi_3, g0x6_hi) */
+	vpxor %ymm7, %ymm14, %ymm7 /* xout_10 = xor(xout_10_l, xout_10_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm10, %ymm14 /* g0x7_lo = and(g0x7, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* g0x7_sh = shr(g0x7) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm10, %ymm10 /* g0x7_hi = and(g0x7_sh, nibble_mask) */
 	vpshufb %ymm14, %ymm8, %ymm14 /* xout_11_l = lookup16(tbl_lo_3, g0x7_lo) */
 	vpshufb %ymm10, %ymm11, %ymm10 /* xout_11_h = lookup16(tbl_hi_3, g0x7_hi) */
 	vpxor %ymm10, %ymm14, %ymm10 /* xout_11 = xor(xout_11_l, xout_11_h) */
-	vmovdqa 1728(%rsp), %ymm14 /* reload g0x0.2 */
+	vmovdqa 1696(%rsp), %ymm14 /* reload g0x0.2 */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm14, %ymm15 /* g0x0_lo = and(g0x0, nibble_mask) */
 	vpsrlw $4, %ymm14, %ymm14 /* g0x0_sh = shr(g0x0) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm14, %ymm14 /* g0x0_hi = and(g0x0_sh, nibble_mask) */
 	vpshufb %ymm15, %ymm8, %ymm15 /* xout_12_l = lookup16(tbl_lo_3, g0x0_lo) */
 	vpshufb %ymm14, %ymm11, %ymm14 /* xout_12_h = lookup16(tbl_hi_3, g0x0_hi) */
 	vpxor %ymm14, %ymm15, %ymm14 /* xout_12 = xor(xout_12_l, xout_12_h) */
-	vmovdqa 1248(%rsp), %ymm15 /* reload g0x1.2 */
-	vmovdqa %ymm2, 1728(%rsp) /* spill xout_7 */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm15, %ymm2 /* g0x1_lo = and(g0x1, nibble_mask) */
+	vmovdqa 1216(%rsp), %ymm15 /* reload g0x1.2 */
+	vmovdqa %ymm3, 1696(%rsp) /* spill xout_7 */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm15, %ymm3 /* g0x1_lo = and(g0x1, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* g0x1_sh = shr(g0x1) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm15, %ymm15 /* g0x1_hi = and(g0x1_sh, nibble_mask) */
-	vpshufb %ymm2, %ymm8, %ymm2 /* xout_13_l = lookup16(tbl_lo_3, g0x1_lo) */
+	vpshufb %ymm3, %ymm8, %ymm3 /* xout_13_l = lookup16(tbl_lo_3, g0x1_lo) */
 	vpshufb %ymm15, %ymm11, %ymm15 /* xout_13_h = lookup16(tbl_hi_3, g0x1_hi) */
-	vpxor %ymm15, %ymm2, %ymm2 /* xout_13 = xor(xout_13_l, xout_13_h) */
-	vmovdqa 1280(%rsp), %ymm15 /* reload g0x2.2 */
-	vmovdqa %ymm12, 1248(%rsp) /* spill xout_6 */
+	vpxor %ymm15, %ymm3, %ymm3 /* xout_13 = xor(xout_13_l, xout_13_h) */
+	vmovdqa 1248(%rsp), %ymm15 /* reload g0x2.2 */
+	vmovdqa %ymm12, 1216(%rsp) /* spill xout_6 */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm15, %ymm12 /* g0x2_lo = and(g0x2, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* g0x2_sh = shr(g0x2) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm15, %ymm15 /* g0x2_hi = and(g0x2_sh, nibble_mask) */
@@ -15509,48 +15405,48 @@ sm4_byteslice_avx2_vaes_batch_ctr_asm:
 	vpshufb %ymm15, %ymm11, %ymm15 /* xout_14_h = lookup16(tbl_hi_3, g0x2_hi) */
 	vpxor %ymm15, %ymm12, %ymm12 /* xout_14 = xor(xout_14_l, xout_14_h) */
 	vmovdqa 3264(%rsp), %ymm15 /* reload g0x3.2 */
-	vmovdqa %ymm12, 1280(%rsp) /* spill xout_14 */
+	vmovdqa %ymm12, 1248(%rsp) /* spill xout_14 */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm15, %ymm12 /* g0x3_lo = and(g0x3, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* g0x3_sh = shr(g0x3) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm15, %ymm15 /* g0x3_hi = and(g0x3_sh, nibble_mask) */
 	vpshufb %ymm12, %ymm8, %ymm12 /* xout_15_l = lookup16(tbl_lo_3, g0x3_lo) */
 	vpshufb %ymm15, %ymm11, %ymm15 /* xout_15_h = lookup16(tbl_hi_3, g0x3_hi) */
 	vpxor %ymm15, %ymm12, %ymm12 /* xout_15 = xor(xout_15_l, xout_15_h) */
-	vpunpcklbw %ymm9, %ymm3, %ymm15 /* tro0 = unpacklo(xout, xout_8) */
-	vpunpckhbw %ymm9, %ymm3, %ymm3 /* tro0_1 = unpackhi(xout, xout_8) */
+	vpunpcklbw %ymm9, %ymm1, %ymm15 /* tro0 = unpacklo(xout, xout_8) */
+	vpunpckhbw %ymm9, %ymm1, %ymm1 /* tro0_1 = unpackhi(xout, xout_8) */
 	vpunpcklbw %ymm13, %ymm5, %ymm9 /* tro0_2 = unpacklo(xout_1, xout_9) */
 	vpunpckhbw %ymm13, %ymm5, %ymm5 /* tro0_3 = unpackhi(xout_1, xout_9) */
-	vpunpcklbw %ymm6, %ymm1, %ymm13 /* tro0_4 = unpacklo(xout_2, xout_10) */
-	vpunpckhbw %ymm6, %ymm1, %ymm1 /* tro0_5 = unpackhi(xout_2, xout_10) */
-	vpunpcklbw %ymm10, %ymm7, %ymm6 /* tro0_6 = unpacklo(xout_3, xout_11) */
-	vpunpckhbw %ymm10, %ymm7, %ymm7 /* tro0_7 = unpackhi(xout_3, xout_11) */
+	vpunpcklbw %ymm7, %ymm2, %ymm13 /* tro0_4 = unpacklo(xout_2, xout_10) */
+	vpunpckhbw %ymm7, %ymm2, %ymm2 /* tro0_5 = unpackhi(xout_2, xout_10) */
+	vpunpcklbw %ymm10, %ymm6, %ymm7 /* tro0_6 = unpacklo(xout_3, xout_11) */
+	vpunpckhbw %ymm10, %ymm6, %ymm6 /* tro0_7 = unpackhi(xout_3, xout_11) */
 	vpunpcklbw %ymm14, %ymm4, %ymm10 /* tro0_8 = unpacklo(xout_4, xout_12) */
 	vpunpckhbw %ymm14, %ymm4, %ymm4 /* tro0_9 = unpackhi(xout_4, xout_12) */
-	vpunpcklbw %ymm2, %ymm0, %ymm14 /* tro0_10 = unpacklo(xout_5, xout_13) */
-	vpunpckhbw %ymm2, %ymm0, %ymm0 /* tro0_11 = unpackhi(xout_5, xout_13) */
-	vmovdqa 1248(%rsp), %ymm2 /* reload xout_6 */
-	vpunpcklbw 1280(%rsp), %ymm2, %ymm11 /* tro0_12 = unpacklo(xout_6, xout_14) */
-	vpunpckhbw 1280(%rsp), %ymm2, %ymm2 /* tro0_13 = unpackhi(xout_6, xout_14) */
-	vmovdqa 1728(%rsp), %ymm8 /* reload xout_7 */
-	vmovdqa %ymm7, 1280(%rsp) /* spill tro0_7 */
-	vpunpcklbw %ymm12, %ymm8, %ymm7 /* tro0_14 = unpacklo(xout_7, xout_15) */
+	vpunpcklbw %ymm3, %ymm0, %ymm14 /* tro0_10 = unpacklo(xout_5, xout_13) */
+	vpunpckhbw %ymm3, %ymm0, %ymm0 /* tro0_11 = unpackhi(xout_5, xout_13) */
+	vmovdqa 1216(%rsp), %ymm3 /* reload xout_6 */
+	vpunpcklbw 1248(%rsp), %ymm3, %ymm11 /* tro0_12 = unpacklo(xout_6, xout_14) */
+	vpunpckhbw 1248(%rsp), %ymm3, %ymm3 /* tro0_13 = unpackhi(xout_6, xout_14) */
+	vmovdqa 1696(%rsp), %ymm8 /* reload xout_7 */
+	vmovdqa %ymm6, 1248(%rsp) /* spill tro0_7 */
+	vpunpcklbw %ymm12, %ymm8, %ymm6 /* tro0_14 = unpacklo(xout_7, xout_15) */
 	vpunpckhbw %ymm12, %ymm8, %ymm8 /* tro0_15 = unpackhi(xout_7, xout_15) */
 	vpunpcklbw %ymm10, %ymm15, %ymm12 /* tro1 = unpacklo(tro0, tro0_8) */
 	vpunpckhbw %ymm10, %ymm15, %ymm10 /* tro1_1 = unpackhi(tro0, tro0_8) */
-	vpunpcklbw %ymm4, %ymm3, %ymm15 /* tro1_2 = unpacklo(tro0_1, tro0_9) */
-	vpunpckhbw %ymm4, %ymm3, %ymm3 /* tro1_3 = unpackhi(tro0_1, tro0_9) */
+	vpunpcklbw %ymm4, %ymm1, %ymm15 /* tro1_2 = unpacklo(tro0_1, tro0_9) */
+	vpunpckhbw %ymm4, %ymm1, %ymm1 /* tro1_3 = unpackhi(tro0_1, tro0_9) */
 	vpunpcklbw %ymm14, %ymm9, %ymm4 /* tro1_4 = unpacklo(tro0_2, tro0_10) */
 	vpunpckhbw %ymm14, %ymm9, %ymm9 /* tro1_5 = unpackhi(tro0_2, tro0_10) */
 	vpunpcklbw %ymm0, %ymm5, %ymm14 /* tro1_6 = unpacklo(tro0_3, tro0_11) */
 	vpunpckhbw %ymm0, %ymm5, %ymm0 /* tro1_7 = unpackhi(tro0_3, tro0_11) */
 	vpunpcklbw %ymm11, %ymm13, %ymm5 /* tro1_8 = unpacklo(tro0_4, tro0_12) */
 	vpunpckhbw %ymm11, %ymm13, %ymm11 /* tro1_9 = unpackhi(tro0_4, tro0_12) */
-	vpunpcklbw %ymm2, %ymm1, %ymm13 /* tro1_10 = unpacklo(tro0_5, tro0_13) */
-	vpunpckhbw %ymm2, %ymm1, %ymm1 /* tro1_11 = unpackhi(tro0_5, tro0_13) */
-	vpunpcklbw %ymm7, %ymm6, %ymm2 /* tro1_12 = unpacklo(tro0_6, tro0_14) */
-	vpunpckhbw %ymm7, %ymm6, %ymm6 /* tro1_13 = unpackhi(tro0_6, tro0_14) */
-	vmovdqa 1280(%rsp), %ymm7 /* reload tro0_7 */
-	vmovdqa %ymm0, 1728(%rsp) /* spill tro1_7 */
+	vpunpcklbw %ymm3, %ymm2, %ymm13 /* tro1_10 = unpacklo(tro0_5, tro0_13) */
+	vpunpckhbw %ymm3, %ymm2, %ymm2 /* tro1_11 = unpackhi(tro0_5, tro0_13) */
+	vpunpcklbw %ymm6, %ymm7, %ymm3 /* tro1_12 = unpacklo(tro0_6, tro0_14) */
+	vpunpckhbw %ymm6, %ymm7, %ymm6 /* tro1_13 = unpackhi(tro0_6, tro0_14) */
+	vmovdqa 1248(%rsp), %ymm7 /* reload tro0_7 */
+	vmovdqa %ymm0, 1696(%rsp) /* spill tro1_7 */
 	vpunpcklbw %ymm8, %ymm7, %ymm0 /* tro1_14 = unpacklo(tro0_7, tro0_15) */
 	vpunpckhbw %ymm8, %ymm7, %ymm7 /* tro1_15 = unpackhi(tro0_7, tro0_15) */
 	vpunpcklbw %ymm5, %ymm12, %ymm8 /* tro2 = unpacklo(tro1, tro1_8) */
@@ -15559,22 +15455,22 @@ sm4_byteslice_avx2_vaes_batch_ctr_asm:
 	vpunpckhbw %ymm11, %ymm10, %ymm10 /* tro2_3 = unpackhi(tro1_1, tro1_9) */
 	vpunpcklbw %ymm13, %ymm15, %ymm11 /* tro2_4 = unpacklo(tro1_2, tro1_10) */
 	vpunpckhbw %ymm13, %ymm15, %ymm13 /* tro2_5 = unpackhi(tro1_2, tro1_10) */
-	vpunpcklbw %ymm1, %ymm3, %ymm15 /* tro2_6 = unpacklo(tro1_3, tro1_11) */
-	vpunpckhbw %ymm1, %ymm3, %ymm1 /* tro2_7 = unpackhi(tro1_3, tro1_11) */
-	vpunpcklbw %ymm2, %ymm4, %ymm3 /* tro2_8 = unpacklo(tro1_4, tro1_12) */
-	vpunpckhbw %ymm2, %ymm4, %ymm2 /* tro2_9 = unpackhi(tro1_4, tro1_12) */
+	vpunpcklbw %ymm2, %ymm1, %ymm15 /* tro2_6 = unpacklo(tro1_3, tro1_11) */
+	vpunpckhbw %ymm2, %ymm1, %ymm1 /* tro2_7 = unpackhi(tro1_3, tro1_11) */
+	vpunpcklbw %ymm3, %ymm4, %ymm2 /* tro2_8 = unpacklo(tro1_4, tro1_12) */
+	vpunpckhbw %ymm3, %ymm4, %ymm3 /* tro2_9 = unpackhi(tro1_4, tro1_12) */
 	vpunpcklbw %ymm6, %ymm9, %ymm4 /* tro2_10 = unpacklo(tro1_5, tro1_13) */
 	vpunpckhbw %ymm6, %ymm9, %ymm6 /* tro2_11 = unpackhi(tro1_5, tro1_13) */
 	vpunpcklbw %ymm0, %ymm14, %ymm9 /* tro2_12 = unpacklo(tro1_6, tro1_14) */
 	vpunpckhbw %ymm0, %ymm14, %ymm0 /* tro2_13 = unpackhi(tro1_6, tro1_14) */
-	vmovdqa 1728(%rsp), %ymm14 /* reload tro1_7 */
-	vmovdqa %ymm1, 1280(%rsp) /* spill tro2_7 */
+	vmovdqa 1696(%rsp), %ymm14 /* reload tro1_7 */
+	vmovdqa %ymm1, 1248(%rsp) /* spill tro2_7 */
 	vpunpcklbw %ymm7, %ymm14, %ymm1 /* tro2_14 = unpacklo(tro1_7, tro1_15) */
 	vpunpckhbw %ymm7, %ymm14, %ymm7 /* tro2_15 = unpackhi(tro1_7, tro1_15) */
-	vpunpcklbw %ymm3, %ymm8, %ymm14 /* tro3 = unpacklo(tro2, tro2_8) */
-	vpunpckhbw %ymm3, %ymm8, %ymm3 /* tro3_1 = unpackhi(tro2, tro2_8) */
-	vpunpcklbw %ymm2, %ymm5, %ymm8 /* tro3_2 = unpacklo(tro2_1, tro2_9) */
-	vpunpckhbw %ymm2, %ymm5, %ymm2 /* tro3_3 = unpackhi(tro2_1, tro2_9) */
+	vpunpcklbw %ymm2, %ymm8, %ymm14 /* tro3 = unpacklo(tro2, tro2_8) */
+	vpunpckhbw %ymm2, %ymm8, %ymm2 /* tro3_1 = unpackhi(tro2, tro2_8) */
+	vpunpcklbw %ymm3, %ymm5, %ymm8 /* tro3_2 = unpacklo(tro2_1, tro2_9) */
+	vpunpckhbw %ymm3, %ymm5, %ymm3 /* tro3_3 = unpackhi(tro2_1, tro2_9) */
 	vpunpcklbw %ymm4, %ymm12, %ymm5 /* tro3_4 = unpacklo(tro2_2, tro2_10) */
 	vpunpckhbw %ymm4, %ymm12, %ymm4 /* tro3_5 = unpackhi(tro2_2, tro2_10) */
 	vpunpcklbw %ymm6, %ymm10, %ymm12 /* tro3_6 = unpacklo(tro2_3, tro2_11) */
@@ -15585,21 +15481,21 @@ sm4_byteslice_avx2_vaes_batch_ctr_asm:
 	vpunpckhbw %ymm0, %ymm13, %ymm0 /* tro3_11 = unpackhi(tro2_5, tro2_13) */
 	vpunpcklbw %ymm1, %ymm15, %ymm13 /* tro3_12 = unpacklo(tro2_6, tro2_14) */
 	vpunpckhbw %ymm1, %ymm15, %ymm1 /* tro3_13 = unpackhi(tro2_6, tro2_14) */
-	vmovdqa 1280(%rsp), %ymm15 /* reload tro2_7 */
-	vmovdqa %ymm1, 1728(%rsp) /* spill tro3_13 */
+	vmovdqa 1248(%rsp), %ymm15 /* reload tro2_7 */
+	vmovdqa %ymm1, 1696(%rsp) /* spill tro3_13 */
 	vpunpcklbw %ymm7, %ymm15, %ymm1 /* tro3_14 = unpacklo(tro2_7, tro2_15) */
 	vpunpckhbw %ymm7, %ymm15, %ymm7 /* tro3_15 = unpackhi(tro2_7, tro2_15) */
 	vmovdqu (%rcx), %ymm15 /* msg = load() */
 	vpxor %ymm15, %ymm14, %ymm14 /* ct = xor(tro3, msg) */
 	vmovdqu %ymm14, (%rdx) /* store ct */
 	vmovdqu 32(%rcx), %ymm14 /* msg_1 = load() */
-	vpxor %ymm14, %ymm3, %ymm3 /* ct_1 = xor(tro3_1, msg_1) */
-	vmovdqu %ymm3, 32(%rdx) /* store ct_1 */
-	vmovdqu 64(%rcx), %ymm3 /* msg_2 = load() */
-	vpxor %ymm3, %ymm8, %ymm3 /* ct_2 = xor(tro3_2, msg_2) */
-	vmovdqu %ymm3, 64(%rdx) /* store ct_2 */
-	vmovdqu 96(%rcx), %ymm3 /* msg_3 = load() */
-	vpxor %ymm3, %ymm2, %ymm2 /* ct_3 = xor(tro3_3, msg_3) */
+	vpxor %ymm14, %ymm2, %ymm2 /* ct_1 = xor(tro3_1, msg_1) */
+	vmovdqu %ymm2, 32(%rdx) /* store ct_1 */
+	vmovdqu 64(%rcx), %ymm2 /* msg_2 = load() */
+	vpxor %ymm2, %ymm8, %ymm2 /* ct_2 = xor(tro3_2, msg_2) */
+	vmovdqu %ymm2, 64(%rdx) /* store ct_2 */
+	vmovdqu 96(%rcx), %ymm2 /* msg_3 = load() */
+	vpxor %ymm2, %ymm3, %ymm2 /* ct_3 = xor(tro3_3, msg_3) */
 	vmovdqu %ymm2, 96(%rdx) /* store ct_3 */
 	vmovdqu 128(%rcx), %ymm2 /* msg_4 = load() */
 	vpxor %ymm2, %ymm5, %ymm2 /* ct_4 = xor(tro3_4, msg_4) */
@@ -15629,7 +15525,7 @@ sm4_byteslice_avx2_vaes_batch_ctr_asm:
 	vpxor %ymm0, %ymm13, %ymm0 /* ct_12 = xor(tro3_12, msg_12) */
 	vmovdqu %ymm0, 384(%rdx) /* store ct_12 */
 	vmovdqu 416(%rcx), %ymm0 /* msg_13 = load() */
-	vpxor 1728(%rsp), %ymm0, %ymm0 /* ct_13 = xor(msg_13, tro3_13) */
+	vpxor 1696(%rsp), %ymm0, %ymm0 /* ct_13 = xor(msg_13, tro3_13) */
 	vmovdqu %ymm0, 416(%rdx) /* store ct_13 */
 	vmovdqu 448(%rcx), %ymm0 /* msg_14 = load() */
 	vpxor %ymm0, %ymm1, %ymm0 /* ct_14 = xor(tro3_14, msg_14) */
@@ -16136,7 +16032,7 @@ sm4_byteslice_avx2_vaes_batch_ctr_asm:
 	vpshufb %ymm5, %ymm2, %ymm5 /* xout_50_l = lookup16(tbl_lo_3, g3x14_lo) */
 	vpshufb %ymm4, %ymm3, %ymm4 /* xout_50_h = lookup16(tbl_hi_3, g3x14_hi) */
 	vpxor %ymm4, %ymm5, %ymm4 /* xout_50 = xor(xout_50_l, xout_50_h) */
-	vmovdqa 1216(%rsp), %ymm5 /* reload g3x15.2 */
+	vmovdqa 1184(%rsp), %ymm5 /* reload g3x15.2 */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm5, %ymm6 /* g3x15_lo = and(g3x15, nibble_mask) */
 	vpsrlw $4, %ymm5, %ymm5 /* g3x15_sh = shr(g3x15) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm5, %ymm5 /* g3x15_hi = and(g3x15_sh, nibble_mask) */
@@ -20584,8 +20480,7 @@ sm4_byteslice_avx2_vaes_batch_gcm_asm:
 	and $-64, %rsp
 	sub $3712, %rsp
 	vbroadcasti128 64(%rsi), %ymm0 /* y_1 = bcast128() */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_reverse16(%rip), %ymm0, %ymm0 /* phi_y = lookup16(y_1, reverse16) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_first_block(%rip), %ymm0, %ymm0 /* y1_16 = and(phi_y, first_block) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_first_block(%rip), %ymm0, %ymm0 /* y1_16 = and(y_1, first_block) */
 
 	/* Step 1 of 8: 16 blocks, 2 per register: block i times T_(n - i), products unreduced. */
 	vmovdqu (%r9), %ymm1 /* x = load() */
@@ -24865,1474 +24760,1369 @@ sm4_byteslice_avx2_vaes_batch_gcm_asm:
 #endif
 	vpxor %ymm1, %ymm0, %ymm0 /* v_hi_7 = xor(v_7, s_hi_15) */
 	vpxor %ymm2, %ymm0, %ymm0 /* reduced_7 = xor(v_hi_7, fold_hi_7) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_reverse16(%rip), %ymm0, %ymm0 /* y_next = lookup16(reduced_7, reverse16) */
 	vbroadcasti128 (%rsi), %ymm1 /* ctr_low = bcast128() */
 	vpsrlw $8, %ymm1, %ymm2 /* ctr_last = shr(ctr_low) */
 	vpbroadcastb 32(%rsi), %ymm3 /* ctr_first = bcast8() */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_byte_14(%rip), %ymm3, %ymm3 /* ctr_j0 = and(ctr_first, byte_14) */
+	vpaddw %ymm3, %ymm2, %ymm2 /* ctr_base = add(ctr_last, ctr_j0) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_all_but_last(%rip), %ymm1, %ymm1 /* ctr_v_open = and(ctr_low, all_but_last) */
-	vbroadcasti128 16(%rsi), %ymm4 /* ctr_w = bcast128() */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_all_but_last(%rip), %ymm4, %ymm4 /* ctr_w_open = and(ctr_w, all_but_last) */
+	vbroadcasti128 16(%rsi), %ymm3 /* ctr_w = bcast128() */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_all_but_last(%rip), %ymm3, %ymm3 /* ctr_w_open = and(ctr_w, all_but_last) */
 
 	/* Load 128 blocks and transpose: register j = byte j of every block (algorithm 3). */
-	vpaddb .Lsm4_byteslice_avx2_vaes_asm_9_block_k(%rip), %ymm3, %ymm5 /* ctr_j = add(ctr_j0, block_k) */
-	vpaddw %ymm5, %ymm2, %ymm5 /* ctr_sum = add(ctr_last, ctr_j) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm5, %ymm6 /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_carry_mask_table(%rip), %ymm7 /* carry_mask_table = const() */
-	vpshufb %ymm6, %ymm7, %ymm6 /* ctr_mask = lookup16(carry_mask_table, ctr_carry) */
-	vpand %ymm6, %ymm4, %ymm8 /* ctr_pair_b = and(ctr_w_open, ctr_mask) */
-	vpandn %ymm1, %ymm6, %ymm6 /* ctr_pair_a = andnot(ctr_mask, ctr_v_open) */
-	vpor %ymm6, %ymm8, %ymm6 /* ctr_pair = or(ctr_pair_b, ctr_pair_a) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm5, %ymm5 /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
-	vpor %ymm5, %ymm6, %ymm5 /* row = or(ctr_pair, ctr_last_byte) */
-	vpaddb .Lsm4_byteslice_avx2_vaes_asm_9_block_k_1(%rip), %ymm3, %ymm6 /* ctr_j_1 = add(ctr_j0, block_k_1) */
-	vpaddw %ymm6, %ymm2, %ymm6 /* ctr_sum_1 = add(ctr_last, ctr_j_1) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm6, %ymm8 /* ctr_carry_1 = lookup16(ctr_sum_1, carry_everywhere) */
-	vpshufb %ymm8, %ymm7, %ymm8 /* ctr_mask_1 = lookup16(carry_mask_table, ctr_carry_1) */
-	vpand %ymm8, %ymm4, %ymm9 /* ctr_pair_1_b = and(ctr_w_open, ctr_mask_1) */
-	vpandn %ymm1, %ymm8, %ymm8 /* ctr_pair_1_a = andnot(ctr_mask_1, ctr_v_open) */
-	vpor %ymm8, %ymm9, %ymm8 /* ctr_pair_1 = or(ctr_pair_1_b, ctr_pair_1_a) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm6, %ymm6 /* ctr_last_byte_1 = lookup16(ctr_sum_1, new_last_byte) */
-	vpor %ymm6, %ymm8, %ymm6 /* row_1 = or(ctr_pair_1, ctr_last_byte_1) */
-	vpaddb .Lsm4_byteslice_avx2_vaes_asm_9_block_k_2(%rip), %ymm3, %ymm8 /* ctr_j_2 = add(ctr_j0, block_k_2) */
-	vpaddw %ymm8, %ymm2, %ymm8 /* ctr_sum_2 = add(ctr_last, ctr_j_2) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm8, %ymm9 /* ctr_carry_2 = lookup16(ctr_sum_2, carry_everywhere) */
-	vpshufb %ymm9, %ymm7, %ymm9 /* ctr_mask_2 = lookup16(carry_mask_table, ctr_carry_2) */
-	vpand %ymm9, %ymm4, %ymm10 /* ctr_pair_2_b = and(ctr_w_open, ctr_mask_2) */
-	vpandn %ymm1, %ymm9, %ymm9 /* ctr_pair_2_a = andnot(ctr_mask_2, ctr_v_open) */
-	vpor %ymm9, %ymm10, %ymm9 /* ctr_pair_2 = or(ctr_pair_2_b, ctr_pair_2_a) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm8, %ymm8 /* ctr_last_byte_2 = lookup16(ctr_sum_2, new_last_byte) */
-	vpor %ymm8, %ymm9, %ymm8 /* row_2 = or(ctr_pair_2, ctr_last_byte_2) */
-	vpaddb .Lsm4_byteslice_avx2_vaes_asm_9_block_k_3(%rip), %ymm3, %ymm9 /* ctr_j_3 = add(ctr_j0, block_k_3) */
-	vpaddw %ymm9, %ymm2, %ymm9 /* ctr_sum_3 = add(ctr_last, ctr_j_3) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm9, %ymm10 /* ctr_carry_3 = lookup16(ctr_sum_3, carry_everywhere) */
-	vpshufb %ymm10, %ymm7, %ymm10 /* ctr_mask_3 = lookup16(carry_mask_table, ctr_carry_3) */
-	vpand %ymm10, %ymm4, %ymm11 /* ctr_pair_3_b = and(ctr_w_open, ctr_mask_3) */
-	vpandn %ymm1, %ymm10, %ymm10 /* ctr_pair_3_a = andnot(ctr_mask_3, ctr_v_open) */
-	vpor %ymm10, %ymm11, %ymm10 /* ctr_pair_3 = or(ctr_pair_3_b, ctr_pair_3_a) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm9, %ymm9 /* ctr_last_byte_3 = lookup16(ctr_sum_3, new_last_byte) */
-	vpor %ymm9, %ymm10, %ymm9 /* row_3 = or(ctr_pair_3, ctr_last_byte_3) */
-	vpaddb .Lsm4_byteslice_avx2_vaes_asm_9_block_k_4(%rip), %ymm3, %ymm10 /* ctr_j_4 = add(ctr_j0, block_k_4) */
-	vpaddw %ymm10, %ymm2, %ymm10 /* ctr_sum_4 = add(ctr_last, ctr_j_4) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm10, %ymm11 /* ctr_carry_4 = lookup16(ctr_sum_4, carry_everywhere) */
-	vpshufb %ymm11, %ymm7, %ymm11 /* ctr_mask_4 = lookup16(carry_mask_table, ctr_carry_4) */
-	vpand %ymm11, %ymm4, %ymm12 /* ctr_pair_4_b = and(ctr_w_open, ctr_mask_4) */
-	vpandn %ymm1, %ymm11, %ymm11 /* ctr_pair_4_a = andnot(ctr_mask_4, ctr_v_open) */
-	vpor %ymm11, %ymm12, %ymm11 /* ctr_pair_4 = or(ctr_pair_4_b, ctr_pair_4_a) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm10, %ymm10 /* ctr_last_byte_4 = lookup16(ctr_sum_4, new_last_byte) */
-	vpor %ymm10, %ymm11, %ymm10 /* row_4 = or(ctr_pair_4, ctr_last_byte_4) */
-	vpaddb .Lsm4_byteslice_avx2_vaes_asm_9_block_k_5(%rip), %ymm3, %ymm11 /* ctr_j_5 = add(ctr_j0, block_k_5) */
-	vpaddw %ymm11, %ymm2, %ymm11 /* ctr_sum_5 = add(ctr_last, ctr_j_5) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm11, %ymm12 /* ctr_carry_5 = lookup16(ctr_sum_5, carry_everywhere) */
-	vpshufb %ymm12, %ymm7, %ymm12 /* ctr_mask_5 = lookup16(carry_mask_table, ctr_carry_5) */
-	vpand %ymm12, %ymm4, %ymm13 /* ctr_pair_5_b = and(ctr_w_open, ctr_mask_5) */
-	vpandn %ymm1, %ymm12, %ymm12 /* ctr_pair_5_a = andnot(ctr_mask_5, ctr_v_open) */
-	vpor %ymm12, %ymm13, %ymm12 /* ctr_pair_5 = or(ctr_pair_5_b, ctr_pair_5_a) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm11, %ymm11 /* ctr_last_byte_5 = lookup16(ctr_sum_5, new_last_byte) */
-	vpor %ymm11, %ymm12, %ymm11 /* row_5 = or(ctr_pair_5, ctr_last_byte_5) */
-	vpaddb .Lsm4_byteslice_avx2_vaes_asm_9_block_k_6(%rip), %ymm3, %ymm12 /* ctr_j_6 = add(ctr_j0, block_k_6) */
-	vpaddw %ymm12, %ymm2, %ymm12 /* ctr_sum_6 = add(ctr_last, ctr_j_6) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm12, %ymm13 /* ctr_carry_6 = lookup16(ctr_sum_6, carry_everywhere) */
-	vpshufb %ymm13, %ymm7, %ymm13 /* ctr_mask_6 = lookup16(carry_mask_table, ctr_carry_6) */
-	vpand %ymm13, %ymm4, %ymm14 /* ctr_pair_6_b = and(ctr_w_open, ctr_mask_6) */
-	vpandn %ymm1, %ymm13, %ymm13 /* ctr_pair_6_a = andnot(ctr_mask_6, ctr_v_open) */
-	vpor %ymm13, %ymm14, %ymm13 /* ctr_pair_6 = or(ctr_pair_6_b, ctr_pair_6_a) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm12, %ymm12 /* ctr_last_byte_6 = lookup16(ctr_sum_6, new_last_byte) */
-	vpor %ymm12, %ymm13, %ymm12 /* row_6 = or(ctr_pair_6, ctr_last_byte_6) */
-	vpaddb .Lsm4_byteslice_avx2_vaes_asm_9_block_k_7(%rip), %ymm3, %ymm13 /* ctr_j_7 = add(ctr_j0, block_k_7) */
-	vpaddw %ymm13, %ymm2, %ymm13 /* ctr_sum_7 = add(ctr_last, ctr_j_7) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm13, %ymm14 /* ctr_carry_7 = lookup16(ctr_sum_7, carry_everywhere) */
-	vpshufb %ymm14, %ymm7, %ymm14 /* ctr_mask_7 = lookup16(carry_mask_table, ctr_carry_7) */
-	vpand %ymm14, %ymm4, %ymm15 /* ctr_pair_7_b = and(ctr_w_open, ctr_mask_7) */
-	vpandn %ymm1, %ymm14, %ymm14 /* ctr_pair_7_a = andnot(ctr_mask_7, ctr_v_open) */
-	vpor %ymm14, %ymm15, %ymm14 /* ctr_pair_7 = or(ctr_pair_7_b, ctr_pair_7_a) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm13, %ymm13 /* ctr_last_byte_7 = lookup16(ctr_sum_7, new_last_byte) */
-	vpor %ymm13, %ymm14, %ymm13 /* row_7 = or(ctr_pair_7, ctr_last_byte_7) */
-	vpaddb .Lsm4_byteslice_avx2_vaes_asm_9_block_k_8(%rip), %ymm3, %ymm14 /* ctr_j_8 = add(ctr_j0, block_k_8) */
-	vpaddw %ymm14, %ymm2, %ymm14 /* ctr_sum_8 = add(ctr_last, ctr_j_8) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_8 = lookup16(ctr_sum_8, carry_everywhere) */
-	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_8 = lookup16(carry_mask_table, ctr_carry_8) */
-	vmovdqa %ymm0, 192(%rsp) /* spill y_next */
-	vpand %ymm15, %ymm4, %ymm0 /* ctr_pair_8_b = and(ctr_w_open, ctr_mask_8) */
-	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_8_a = andnot(ctr_mask_8, ctr_v_open) */
-	vpor %ymm15, %ymm0, %ymm0 /* ctr_pair_8 = or(ctr_pair_8_b, ctr_pair_8_a) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_8 = lookup16(ctr_sum_8, new_last_byte) */
-	vpor %ymm14, %ymm0, %ymm0 /* row_8 = or(ctr_pair_8, ctr_last_byte_8) */
-	vpaddb .Lsm4_byteslice_avx2_vaes_asm_9_block_k_9(%rip), %ymm3, %ymm14 /* ctr_j_9 = add(ctr_j0, block_k_9) */
-	vpaddw %ymm14, %ymm2, %ymm14 /* ctr_sum_9 = add(ctr_last, ctr_j_9) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_9_block_k(%rip), %ymm2, %ymm4 /* ctr_sum = add(ctr_base, block_k) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm4, %ymm5 /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
+	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_carry_mask_table(%rip), %ymm6 /* carry_mask_table = const() */
+	vpshufb %ymm5, %ymm6, %ymm5 /* ctr_mask = lookup16(carry_mask_table, ctr_carry) */
+	vpand %ymm5, %ymm3, %ymm7 /* ctr_pair_b = and(ctr_w_open, ctr_mask) */
+	vpandn %ymm1, %ymm5, %ymm5 /* ctr_pair_a = andnot(ctr_mask, ctr_v_open) */
+	vpor %ymm5, %ymm7, %ymm5 /* ctr_pair = or(ctr_pair_b, ctr_pair_a) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm4, %ymm4 /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
+	vpor %ymm4, %ymm5, %ymm4 /* row = or(ctr_pair, ctr_last_byte) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_9_block_k_1(%rip), %ymm2, %ymm5 /* ctr_sum_1 = add(ctr_base, block_k_1) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm5, %ymm7 /* ctr_carry_1 = lookup16(ctr_sum_1, carry_everywhere) */
+	vpshufb %ymm7, %ymm6, %ymm7 /* ctr_mask_1 = lookup16(carry_mask_table, ctr_carry_1) */
+	vpand %ymm7, %ymm3, %ymm8 /* ctr_pair_1_b = and(ctr_w_open, ctr_mask_1) */
+	vpandn %ymm1, %ymm7, %ymm7 /* ctr_pair_1_a = andnot(ctr_mask_1, ctr_v_open) */
+	vpor %ymm7, %ymm8, %ymm7 /* ctr_pair_1 = or(ctr_pair_1_b, ctr_pair_1_a) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm5, %ymm5 /* ctr_last_byte_1 = lookup16(ctr_sum_1, new_last_byte) */
+	vpor %ymm5, %ymm7, %ymm5 /* row_1 = or(ctr_pair_1, ctr_last_byte_1) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_9_block_k_2(%rip), %ymm2, %ymm7 /* ctr_sum_2 = add(ctr_base, block_k_2) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm7, %ymm8 /* ctr_carry_2 = lookup16(ctr_sum_2, carry_everywhere) */
+	vpshufb %ymm8, %ymm6, %ymm8 /* ctr_mask_2 = lookup16(carry_mask_table, ctr_carry_2) */
+	vpand %ymm8, %ymm3, %ymm9 /* ctr_pair_2_b = and(ctr_w_open, ctr_mask_2) */
+	vpandn %ymm1, %ymm8, %ymm8 /* ctr_pair_2_a = andnot(ctr_mask_2, ctr_v_open) */
+	vpor %ymm8, %ymm9, %ymm8 /* ctr_pair_2 = or(ctr_pair_2_b, ctr_pair_2_a) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm7, %ymm7 /* ctr_last_byte_2 = lookup16(ctr_sum_2, new_last_byte) */
+	vpor %ymm7, %ymm8, %ymm7 /* row_2 = or(ctr_pair_2, ctr_last_byte_2) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_9_block_k_3(%rip), %ymm2, %ymm8 /* ctr_sum_3 = add(ctr_base, block_k_3) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm8, %ymm9 /* ctr_carry_3 = lookup16(ctr_sum_3, carry_everywhere) */
+	vpshufb %ymm9, %ymm6, %ymm9 /* ctr_mask_3 = lookup16(carry_mask_table, ctr_carry_3) */
+	vpand %ymm9, %ymm3, %ymm10 /* ctr_pair_3_b = and(ctr_w_open, ctr_mask_3) */
+	vpandn %ymm1, %ymm9, %ymm9 /* ctr_pair_3_a = andnot(ctr_mask_3, ctr_v_open) */
+	vpor %ymm9, %ymm10, %ymm9 /* ctr_pair_3 = or(ctr_pair_3_b, ctr_pair_3_a) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm8, %ymm8 /* ctr_last_byte_3 = lookup16(ctr_sum_3, new_last_byte) */
+	vpor %ymm8, %ymm9, %ymm8 /* row_3 = or(ctr_pair_3, ctr_last_byte_3) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_9_block_k_4(%rip), %ymm2, %ymm9 /* ctr_sum_4 = add(ctr_base, block_k_4) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm9, %ymm10 /* ctr_carry_4 = lookup16(ctr_sum_4, carry_everywhere) */
+	vpshufb %ymm10, %ymm6, %ymm10 /* ctr_mask_4 = lookup16(carry_mask_table, ctr_carry_4) */
+	vpand %ymm10, %ymm3, %ymm11 /* ctr_pair_4_b = and(ctr_w_open, ctr_mask_4) */
+	vpandn %ymm1, %ymm10, %ymm10 /* ctr_pair_4_a = andnot(ctr_mask_4, ctr_v_open) */
+	vpor %ymm10, %ymm11, %ymm10 /* ctr_pair_4 = or(ctr_pair_4_b, ctr_pair_4_a) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm9, %ymm9 /* ctr_last_byte_4 = lookup16(ctr_sum_4, new_last_byte) */
+	vpor %ymm9, %ymm10, %ymm9 /* row_4 = or(ctr_pair_4, ctr_last_byte_4) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_9_block_k_5(%rip), %ymm2, %ymm10 /* ctr_sum_5 = add(ctr_base, block_k_5) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm10, %ymm11 /* ctr_carry_5 = lookup16(ctr_sum_5, carry_everywhere) */
+	vpshufb %ymm11, %ymm6, %ymm11 /* ctr_mask_5 = lookup16(carry_mask_table, ctr_carry_5) */
+	vpand %ymm11, %ymm3, %ymm12 /* ctr_pair_5_b = and(ctr_w_open, ctr_mask_5) */
+	vpandn %ymm1, %ymm11, %ymm11 /* ctr_pair_5_a = andnot(ctr_mask_5, ctr_v_open) */
+	vpor %ymm11, %ymm12, %ymm11 /* ctr_pair_5 = or(ctr_pair_5_b, ctr_pair_5_a) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm10, %ymm10 /* ctr_last_byte_5 = lookup16(ctr_sum_5, new_last_byte) */
+	vpor %ymm10, %ymm11, %ymm10 /* row_5 = or(ctr_pair_5, ctr_last_byte_5) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_9_block_k_6(%rip), %ymm2, %ymm11 /* ctr_sum_6 = add(ctr_base, block_k_6) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm11, %ymm12 /* ctr_carry_6 = lookup16(ctr_sum_6, carry_everywhere) */
+	vpshufb %ymm12, %ymm6, %ymm12 /* ctr_mask_6 = lookup16(carry_mask_table, ctr_carry_6) */
+	vpand %ymm12, %ymm3, %ymm13 /* ctr_pair_6_b = and(ctr_w_open, ctr_mask_6) */
+	vpandn %ymm1, %ymm12, %ymm12 /* ctr_pair_6_a = andnot(ctr_mask_6, ctr_v_open) */
+	vpor %ymm12, %ymm13, %ymm12 /* ctr_pair_6 = or(ctr_pair_6_b, ctr_pair_6_a) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm11, %ymm11 /* ctr_last_byte_6 = lookup16(ctr_sum_6, new_last_byte) */
+	vpor %ymm11, %ymm12, %ymm11 /* row_6 = or(ctr_pair_6, ctr_last_byte_6) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_9_block_k_7(%rip), %ymm2, %ymm12 /* ctr_sum_7 = add(ctr_base, block_k_7) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm12, %ymm13 /* ctr_carry_7 = lookup16(ctr_sum_7, carry_everywhere) */
+	vpshufb %ymm13, %ymm6, %ymm13 /* ctr_mask_7 = lookup16(carry_mask_table, ctr_carry_7) */
+	vpand %ymm13, %ymm3, %ymm14 /* ctr_pair_7_b = and(ctr_w_open, ctr_mask_7) */
+	vpandn %ymm1, %ymm13, %ymm13 /* ctr_pair_7_a = andnot(ctr_mask_7, ctr_v_open) */
+	vpor %ymm13, %ymm14, %ymm13 /* ctr_pair_7 = or(ctr_pair_7_b, ctr_pair_7_a) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm12, %ymm12 /* ctr_last_byte_7 = lookup16(ctr_sum_7, new_last_byte) */
+	vpor %ymm12, %ymm13, %ymm12 /* row_7 = or(ctr_pair_7, ctr_last_byte_7) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_9_block_k_8(%rip), %ymm2, %ymm13 /* ctr_sum_8 = add(ctr_base, block_k_8) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm13, %ymm14 /* ctr_carry_8 = lookup16(ctr_sum_8, carry_everywhere) */
+	vpshufb %ymm14, %ymm6, %ymm14 /* ctr_mask_8 = lookup16(carry_mask_table, ctr_carry_8) */
+	vpand %ymm14, %ymm3, %ymm15 /* ctr_pair_8_b = and(ctr_w_open, ctr_mask_8) */
+	vpandn %ymm1, %ymm14, %ymm14 /* ctr_pair_8_a = andnot(ctr_mask_8, ctr_v_open) */
+	vpor %ymm14, %ymm15, %ymm14 /* ctr_pair_8 = or(ctr_pair_8_b, ctr_pair_8_a) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm13, %ymm13 /* ctr_last_byte_8 = lookup16(ctr_sum_8, new_last_byte) */
+	vpor %ymm13, %ymm14, %ymm13 /* row_8 = or(ctr_pair_8, ctr_last_byte_8) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_9_block_k_9(%rip), %ymm2, %ymm14 /* ctr_sum_9 = add(ctr_base, block_k_9) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_9 = lookup16(ctr_sum_9, carry_everywhere) */
-	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_9 = lookup16(carry_mask_table, ctr_carry_9) */
-	vmovdqa %ymm13, 352(%rsp) /* spill row_7 */
-	vpand %ymm15, %ymm4, %ymm13 /* ctr_pair_9_b = and(ctr_w_open, ctr_mask_9) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* ctr_mask_9 = lookup16(carry_mask_table, ctr_carry_9) */
+	vmovdqa %ymm0, 192(%rsp) /* spill reduced_7 */
+	vpand %ymm15, %ymm3, %ymm0 /* ctr_pair_9_b = and(ctr_w_open, ctr_mask_9) */
 	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_9_a = andnot(ctr_mask_9, ctr_v_open) */
-	vpor %ymm15, %ymm13, %ymm13 /* ctr_pair_9 = or(ctr_pair_9_b, ctr_pair_9_a) */
+	vpor %ymm15, %ymm0, %ymm0 /* ctr_pair_9 = or(ctr_pair_9_b, ctr_pair_9_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_9 = lookup16(ctr_sum_9, new_last_byte) */
-	vpor %ymm14, %ymm13, %ymm13 /* row_9 = or(ctr_pair_9, ctr_last_byte_9) */
-	vpaddb .Lsm4_byteslice_avx2_vaes_asm_9_block_k_10(%rip), %ymm3, %ymm14 /* ctr_j_10 = add(ctr_j0, block_k_10) */
-	vpaddw %ymm14, %ymm2, %ymm14 /* ctr_sum_10 = add(ctr_last, ctr_j_10) */
+	vpor %ymm14, %ymm0, %ymm0 /* row_9 = or(ctr_pair_9, ctr_last_byte_9) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_9_block_k_10(%rip), %ymm2, %ymm14 /* ctr_sum_10 = add(ctr_base, block_k_10) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_10 = lookup16(ctr_sum_10, carry_everywhere) */
-	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_10 = lookup16(carry_mask_table, ctr_carry_10) */
-	vmovdqa %ymm12, 224(%rsp) /* spill row_6 */
-	vpand %ymm15, %ymm4, %ymm12 /* ctr_pair_10_b = and(ctr_w_open, ctr_mask_10) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* ctr_mask_10 = lookup16(carry_mask_table, ctr_carry_10) */
+	vmovdqa %ymm12, 352(%rsp) /* spill row_7 */
+	vpand %ymm15, %ymm3, %ymm12 /* ctr_pair_10_b = and(ctr_w_open, ctr_mask_10) */
 	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_10_a = andnot(ctr_mask_10, ctr_v_open) */
 	vpor %ymm15, %ymm12, %ymm12 /* ctr_pair_10 = or(ctr_pair_10_b, ctr_pair_10_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_10 = lookup16(ctr_sum_10, new_last_byte) */
 	vpor %ymm14, %ymm12, %ymm12 /* row_10 = or(ctr_pair_10, ctr_last_byte_10) */
-	vpaddb .Lsm4_byteslice_avx2_vaes_asm_9_block_k_11(%rip), %ymm3, %ymm14 /* ctr_j_11 = add(ctr_j0, block_k_11) */
-	vpaddw %ymm14, %ymm2, %ymm14 /* ctr_sum_11 = add(ctr_last, ctr_j_11) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_9_block_k_11(%rip), %ymm2, %ymm14 /* ctr_sum_11 = add(ctr_base, block_k_11) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_11 = lookup16(ctr_sum_11, carry_everywhere) */
-	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_11 = lookup16(carry_mask_table, ctr_carry_11) */
-	vmovdqa %ymm11, 96(%rsp) /* spill row_5 */
-	vpand %ymm15, %ymm4, %ymm11 /* ctr_pair_11_b = and(ctr_w_open, ctr_mask_11) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* ctr_mask_11 = lookup16(carry_mask_table, ctr_carry_11) */
+	vmovdqa %ymm11, 224(%rsp) /* spill row_6 */
+	vpand %ymm15, %ymm3, %ymm11 /* ctr_pair_11_b = and(ctr_w_open, ctr_mask_11) */
 	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_11_a = andnot(ctr_mask_11, ctr_v_open) */
 	vpor %ymm15, %ymm11, %ymm11 /* ctr_pair_11 = or(ctr_pair_11_b, ctr_pair_11_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_11 = lookup16(ctr_sum_11, new_last_byte) */
 	vpor %ymm14, %ymm11, %ymm11 /* row_11 = or(ctr_pair_11, ctr_last_byte_11) */
-	vpaddb .Lsm4_byteslice_avx2_vaes_asm_9_block_k_12(%rip), %ymm3, %ymm14 /* ctr_j_12 = add(ctr_j0, block_k_12) */
-	vpaddw %ymm14, %ymm2, %ymm14 /* ctr_sum_12 = add(ctr_last, ctr_j_12) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_9_block_k_12(%rip), %ymm2, %ymm14 /* ctr_sum_12 = add(ctr_base, block_k_12) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_12 = lookup16(ctr_sum_12, carry_everywhere) */
-	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_12 = lookup16(carry_mask_table, ctr_carry_12) */
-	vmovdqa %ymm10, 480(%rsp) /* spill row_4 */
-	vpand %ymm15, %ymm4, %ymm10 /* ctr_pair_12_b = and(ctr_w_open, ctr_mask_12) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* ctr_mask_12 = lookup16(carry_mask_table, ctr_carry_12) */
+	vmovdqa %ymm10, 96(%rsp) /* spill row_5 */
+	vpand %ymm15, %ymm3, %ymm10 /* ctr_pair_12_b = and(ctr_w_open, ctr_mask_12) */
 	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_12_a = andnot(ctr_mask_12, ctr_v_open) */
 	vpor %ymm15, %ymm10, %ymm10 /* ctr_pair_12 = or(ctr_pair_12_b, ctr_pair_12_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_12 = lookup16(ctr_sum_12, new_last_byte) */
 	vpor %ymm14, %ymm10, %ymm10 /* row_12 = or(ctr_pair_12, ctr_last_byte_12) */
-	vpaddb .Lsm4_byteslice_avx2_vaes_asm_9_block_k_13(%rip), %ymm3, %ymm14 /* ctr_j_13 = add(ctr_j0, block_k_13) */
-	vpaddw %ymm14, %ymm2, %ymm14 /* ctr_sum_13 = add(ctr_last, ctr_j_13) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_9_block_k_13(%rip), %ymm2, %ymm14 /* ctr_sum_13 = add(ctr_base, block_k_13) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_13 = lookup16(ctr_sum_13, carry_everywhere) */
-	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_13 = lookup16(carry_mask_table, ctr_carry_13) */
-	vmovdqa %ymm10, 160(%rsp) /* spill row_12 */
-	vpand %ymm15, %ymm4, %ymm10 /* ctr_pair_13_b = and(ctr_w_open, ctr_mask_13) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* ctr_mask_13 = lookup16(carry_mask_table, ctr_carry_13) */
+	vmovdqa %ymm9, 480(%rsp) /* spill row_4 */
+	vpand %ymm15, %ymm3, %ymm9 /* ctr_pair_13_b = and(ctr_w_open, ctr_mask_13) */
 	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_13_a = andnot(ctr_mask_13, ctr_v_open) */
-	vpor %ymm15, %ymm10, %ymm10 /* ctr_pair_13 = or(ctr_pair_13_b, ctr_pair_13_a) */
+	vpor %ymm15, %ymm9, %ymm9 /* ctr_pair_13 = or(ctr_pair_13_b, ctr_pair_13_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_13 = lookup16(ctr_sum_13, new_last_byte) */
-	vpor %ymm14, %ymm10, %ymm10 /* row_13 = or(ctr_pair_13, ctr_last_byte_13) */
-	vpaddb .Lsm4_byteslice_avx2_vaes_asm_9_block_k_14(%rip), %ymm3, %ymm14 /* ctr_j_14 = add(ctr_j0, block_k_14) */
-	vpaddw %ymm14, %ymm2, %ymm14 /* ctr_sum_14 = add(ctr_last, ctr_j_14) */
+	vpor %ymm14, %ymm9, %ymm9 /* row_13 = or(ctr_pair_13, ctr_last_byte_13) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_9_block_k_14(%rip), %ymm2, %ymm14 /* ctr_sum_14 = add(ctr_base, block_k_14) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_14 = lookup16(ctr_sum_14, carry_everywhere) */
-	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_14 = lookup16(carry_mask_table, ctr_carry_14) */
-	vmovdqa %ymm10, 128(%rsp) /* spill row_13 */
-	vpand %ymm15, %ymm4, %ymm10 /* ctr_pair_14_b = and(ctr_w_open, ctr_mask_14) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* ctr_mask_14 = lookup16(carry_mask_table, ctr_carry_14) */
+	vmovdqa %ymm9, 160(%rsp) /* spill row_13 */
+	vpand %ymm15, %ymm3, %ymm9 /* ctr_pair_14_b = and(ctr_w_open, ctr_mask_14) */
 	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_14_a = andnot(ctr_mask_14, ctr_v_open) */
-	vpor %ymm15, %ymm10, %ymm10 /* ctr_pair_14 = or(ctr_pair_14_b, ctr_pair_14_a) */
+	vpor %ymm15, %ymm9, %ymm9 /* ctr_pair_14 = or(ctr_pair_14_b, ctr_pair_14_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_14 = lookup16(ctr_sum_14, new_last_byte) */
-	vpor %ymm14, %ymm10, %ymm10 /* row_14 = or(ctr_pair_14, ctr_last_byte_14) */
-	vpaddb .Lsm4_byteslice_avx2_vaes_asm_9_block_k_15(%rip), %ymm3, %ymm14 /* ctr_j_15 = add(ctr_j0, block_k_15) */
-	vpaddw %ymm14, %ymm2, %ymm14 /* ctr_sum_15 = add(ctr_last, ctr_j_15) */
+	vpor %ymm14, %ymm9, %ymm9 /* row_14 = or(ctr_pair_14, ctr_last_byte_14) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_9_block_k_15(%rip), %ymm2, %ymm14 /* ctr_sum_15 = add(ctr_base, block_k_15) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_15 = lookup16(ctr_sum_15, carry_everywhere) */
-	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_15 = lookup16(carry_mask_table, ctr_carry_15) */
-	vpand %ymm15, %ymm4, %ymm7 /* ctr_pair_15_b = and(ctr_w_open, ctr_mask_15) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* ctr_mask_15 = lookup16(carry_mask_table, ctr_carry_15) */
+	vpand %ymm15, %ymm3, %ymm6 /* ctr_pair_15_b = and(ctr_w_open, ctr_mask_15) */
 	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_15_a = andnot(ctr_mask_15, ctr_v_open) */
-	vpor %ymm15, %ymm7, %ymm7 /* ctr_pair_15 = or(ctr_pair_15_b, ctr_pair_15_a) */
+	vpor %ymm15, %ymm6, %ymm6 /* ctr_pair_15 = or(ctr_pair_15_b, ctr_pair_15_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_15 = lookup16(ctr_sum_15, new_last_byte) */
-	vpor %ymm14, %ymm7, %ymm7 /* row_15 = or(ctr_pair_15, ctr_last_byte_15) */
-	vpunpcklbw %ymm0, %ymm5, %ymm14 /* tr0 = unpacklo(row, row_8) */
-	vpunpckhbw %ymm0, %ymm5, %ymm0 /* tr0_1 = unpackhi(row, row_8) */
-	vpunpcklbw %ymm13, %ymm6, %ymm5 /* tr0_2 = unpacklo(row_1, row_9) */
-	vpunpckhbw %ymm13, %ymm6, %ymm6 /* tr0_3 = unpackhi(row_1, row_9) */
-	vpunpcklbw %ymm12, %ymm8, %ymm13 /* tr0_4 = unpacklo(row_2, row_10) */
-	vpunpckhbw %ymm12, %ymm8, %ymm8 /* tr0_5 = unpackhi(row_2, row_10) */
-	vpunpcklbw %ymm11, %ymm9, %ymm12 /* tr0_6 = unpacklo(row_3, row_11) */
-	vpunpckhbw %ymm11, %ymm9, %ymm9 /* tr0_7 = unpackhi(row_3, row_11) */
+	vpor %ymm14, %ymm6, %ymm6 /* row_15 = or(ctr_pair_15, ctr_last_byte_15) */
+	vpunpcklbw %ymm13, %ymm4, %ymm14 /* tr0 = unpacklo(row, row_8) */
+	vpunpckhbw %ymm13, %ymm4, %ymm4 /* tr0_1 = unpackhi(row, row_8) */
+	vpunpcklbw %ymm0, %ymm5, %ymm13 /* tr0_2 = unpacklo(row_1, row_9) */
+	vpunpckhbw %ymm0, %ymm5, %ymm0 /* tr0_3 = unpackhi(row_1, row_9) */
+	vpunpcklbw %ymm12, %ymm7, %ymm5 /* tr0_4 = unpacklo(row_2, row_10) */
+	vpunpckhbw %ymm12, %ymm7, %ymm7 /* tr0_5 = unpackhi(row_2, row_10) */
+	vpunpcklbw %ymm11, %ymm8, %ymm12 /* tr0_6 = unpacklo(row_3, row_11) */
+	vpunpckhbw %ymm11, %ymm8, %ymm8 /* tr0_7 = unpackhi(row_3, row_11) */
 	vmovdqa 480(%rsp), %ymm11 /* reload row_4 */
-	vpunpcklbw 160(%rsp), %ymm11, %ymm15 /* tr0_8 = unpacklo(row_4, row_12) */
-	vpunpckhbw 160(%rsp), %ymm11, %ymm11 /* tr0_9 = unpackhi(row_4, row_12) */
-	vmovdqa %ymm1, 160(%rsp) /* spill ctr_v_open */
-	vmovdqa 96(%rsp), %ymm1 /* reload row_5 */
-	vmovdqa %ymm4, 480(%rsp) /* spill ctr_w_open */
-	vpunpcklbw 128(%rsp), %ymm1, %ymm4 /* tr0_10 = unpacklo(row_5, row_13) */
-	vpunpckhbw 128(%rsp), %ymm1, %ymm1 /* tr0_11 = unpackhi(row_5, row_13) */
-	vmovdqa %ymm2, 128(%rsp) /* spill ctr_last */
-	vmovdqa 224(%rsp), %ymm2 /* reload row_6 */
-	vmovdqa %ymm3, 96(%rsp) /* spill ctr_j0 */
-	vpunpcklbw %ymm10, %ymm2, %ymm3 /* tr0_12 = unpacklo(row_6, row_14) */
-	vpunpckhbw %ymm10, %ymm2, %ymm2 /* tr0_13 = unpackhi(row_6, row_14) */
-	vmovdqa 352(%rsp), %ymm10 /* reload row_7 */
-	vmovdqa %ymm9, 224(%rsp) /* spill tr0_7 */
-	vpunpcklbw %ymm7, %ymm10, %ymm9 /* tr0_14 = unpacklo(row_7, row_15) */
-	vpunpckhbw %ymm7, %ymm10, %ymm7 /* tr0_15 = unpackhi(row_7, row_15) */
-	vpunpcklbw %ymm15, %ymm14, %ymm10 /* tr1 = unpacklo(tr0, tr0_8) */
+	vpunpcklbw %ymm10, %ymm11, %ymm15 /* tr0_8 = unpacklo(row_4, row_12) */
+	vpunpckhbw %ymm10, %ymm11, %ymm10 /* tr0_9 = unpackhi(row_4, row_12) */
+	vmovdqa 96(%rsp), %ymm11 /* reload row_5 */
+	vmovdqa %ymm1, 480(%rsp) /* spill ctr_v_open */
+	vpunpcklbw 160(%rsp), %ymm11, %ymm1 /* tr0_10 = unpacklo(row_5, row_13) */
+	vpunpckhbw 160(%rsp), %ymm11, %ymm11 /* tr0_11 = unpackhi(row_5, row_13) */
+	vmovdqa %ymm3, 160(%rsp) /* spill ctr_w_open */
+	vmovdqa 224(%rsp), %ymm3 /* reload row_6 */
+	vmovdqa %ymm2, 96(%rsp) /* spill ctr_base */
+	vpunpcklbw %ymm9, %ymm3, %ymm2 /* tr0_12 = unpacklo(row_6, row_14) */
+	vpunpckhbw %ymm9, %ymm3, %ymm3 /* tr0_13 = unpackhi(row_6, row_14) */
+	vmovdqa 352(%rsp), %ymm9 /* reload row_7 */
+	vmovdqa %ymm8, 224(%rsp) /* spill tr0_7 */
+	vpunpcklbw %ymm6, %ymm9, %ymm8 /* tr0_14 = unpacklo(row_7, row_15) */
+	vpunpckhbw %ymm6, %ymm9, %ymm6 /* tr0_15 = unpackhi(row_7, row_15) */
+	vpunpcklbw %ymm15, %ymm14, %ymm9 /* tr1 = unpacklo(tr0, tr0_8) */
 	vpunpckhbw %ymm15, %ymm14, %ymm14 /* tr1_1 = unpackhi(tr0, tr0_8) */
-	vpunpcklbw %ymm11, %ymm0, %ymm15 /* tr1_2 = unpacklo(tr0_1, tr0_9) */
-	vpunpckhbw %ymm11, %ymm0, %ymm0 /* tr1_3 = unpackhi(tr0_1, tr0_9) */
-	vpunpcklbw %ymm4, %ymm5, %ymm11 /* tr1_4 = unpacklo(tr0_2, tr0_10) */
-	vpunpckhbw %ymm4, %ymm5, %ymm4 /* tr1_5 = unpackhi(tr0_2, tr0_10) */
-	vpunpcklbw %ymm1, %ymm6, %ymm5 /* tr1_6 = unpacklo(tr0_3, tr0_11) */
-	vpunpckhbw %ymm1, %ymm6, %ymm1 /* tr1_7 = unpackhi(tr0_3, tr0_11) */
-	vpunpcklbw %ymm3, %ymm13, %ymm6 /* tr1_8 = unpacklo(tr0_4, tr0_12) */
-	vpunpckhbw %ymm3, %ymm13, %ymm3 /* tr1_9 = unpackhi(tr0_4, tr0_12) */
-	vpunpcklbw %ymm2, %ymm8, %ymm13 /* tr1_10 = unpacklo(tr0_5, tr0_13) */
-	vpunpckhbw %ymm2, %ymm8, %ymm2 /* tr1_11 = unpackhi(tr0_5, tr0_13) */
-	vpunpcklbw %ymm9, %ymm12, %ymm8 /* tr1_12 = unpacklo(tr0_6, tr0_14) */
-	vpunpckhbw %ymm9, %ymm12, %ymm9 /* tr1_13 = unpackhi(tr0_6, tr0_14) */
+	vpunpcklbw %ymm10, %ymm4, %ymm15 /* tr1_2 = unpacklo(tr0_1, tr0_9) */
+	vpunpckhbw %ymm10, %ymm4, %ymm4 /* tr1_3 = unpackhi(tr0_1, tr0_9) */
+	vpunpcklbw %ymm1, %ymm13, %ymm10 /* tr1_4 = unpacklo(tr0_2, tr0_10) */
+	vpunpckhbw %ymm1, %ymm13, %ymm1 /* tr1_5 = unpackhi(tr0_2, tr0_10) */
+	vpunpcklbw %ymm11, %ymm0, %ymm13 /* tr1_6 = unpacklo(tr0_3, tr0_11) */
+	vpunpckhbw %ymm11, %ymm0, %ymm0 /* tr1_7 = unpackhi(tr0_3, tr0_11) */
+	vpunpcklbw %ymm2, %ymm5, %ymm11 /* tr1_8 = unpacklo(tr0_4, tr0_12) */
+	vpunpckhbw %ymm2, %ymm5, %ymm2 /* tr1_9 = unpackhi(tr0_4, tr0_12) */
+	vpunpcklbw %ymm3, %ymm7, %ymm5 /* tr1_10 = unpacklo(tr0_5, tr0_13) */
+	vpunpckhbw %ymm3, %ymm7, %ymm3 /* tr1_11 = unpackhi(tr0_5, tr0_13) */
+	vpunpcklbw %ymm8, %ymm12, %ymm7 /* tr1_12 = unpacklo(tr0_6, tr0_14) */
+	vpunpckhbw %ymm8, %ymm12, %ymm8 /* tr1_13 = unpackhi(tr0_6, tr0_14) */
 	vmovdqa 224(%rsp), %ymm12 /* reload tr0_7 */
-	vmovdqa %ymm1, 352(%rsp) /* spill tr1_7 */
-	vpunpcklbw %ymm7, %ymm12, %ymm1 /* tr1_14 = unpacklo(tr0_7, tr0_15) */
-	vpunpckhbw %ymm7, %ymm12, %ymm7 /* tr1_15 = unpackhi(tr0_7, tr0_15) */
-	vpunpcklbw %ymm6, %ymm10, %ymm12 /* tr2 = unpacklo(tr1, tr1_8) */
-	vpunpckhbw %ymm6, %ymm10, %ymm6 /* tr2_1 = unpackhi(tr1, tr1_8) */
-	vpunpcklbw %ymm3, %ymm14, %ymm10 /* tr2_2 = unpacklo(tr1_1, tr1_9) */
-	vpunpckhbw %ymm3, %ymm14, %ymm3 /* tr2_3 = unpackhi(tr1_1, tr1_9) */
-	vpunpcklbw %ymm13, %ymm15, %ymm14 /* tr2_4 = unpacklo(tr1_2, tr1_10) */
-	vpunpckhbw %ymm13, %ymm15, %ymm13 /* tr2_5 = unpackhi(tr1_2, tr1_10) */
-	vpunpcklbw %ymm2, %ymm0, %ymm15 /* tr2_6 = unpacklo(tr1_3, tr1_11) */
-	vpunpckhbw %ymm2, %ymm0, %ymm0 /* tr2_7 = unpackhi(tr1_3, tr1_11) */
-	vpunpcklbw %ymm8, %ymm11, %ymm2 /* tr2_8 = unpacklo(tr1_4, tr1_12) */
-	vpunpckhbw %ymm8, %ymm11, %ymm8 /* tr2_9 = unpackhi(tr1_4, tr1_12) */
-	vpunpcklbw %ymm9, %ymm4, %ymm11 /* tr2_10 = unpacklo(tr1_5, tr1_13) */
-	vpunpckhbw %ymm9, %ymm4, %ymm4 /* tr2_11 = unpackhi(tr1_5, tr1_13) */
-	vpunpcklbw %ymm1, %ymm5, %ymm9 /* tr2_12 = unpacklo(tr1_6, tr1_14) */
-	vpunpckhbw %ymm1, %ymm5, %ymm1 /* tr2_13 = unpackhi(tr1_6, tr1_14) */
-	vmovdqa 352(%rsp), %ymm5 /* reload tr1_7 */
-	vmovdqa %ymm0, 224(%rsp) /* spill tr2_7 */
-	vpunpcklbw %ymm7, %ymm5, %ymm0 /* tr2_14 = unpacklo(tr1_7, tr1_15) */
-	vpunpckhbw %ymm7, %ymm5, %ymm5 /* tr2_15 = unpackhi(tr1_7, tr1_15) */
-	vpunpcklbw %ymm2, %ymm12, %ymm7 /* tr3 = unpacklo(tr2, tr2_8) */
-	vpunpckhbw %ymm2, %ymm12, %ymm2 /* tr3_1 = unpackhi(tr2, tr2_8) */
-	vpunpcklbw %ymm8, %ymm6, %ymm12 /* tr3_2 = unpacklo(tr2_1, tr2_9) */
-	vpunpckhbw %ymm8, %ymm6, %ymm6 /* tr3_3 = unpackhi(tr2_1, tr2_9) */
-	vpunpcklbw %ymm11, %ymm10, %ymm8 /* tr3_4 = unpacklo(tr2_2, tr2_10) */
-	vpunpckhbw %ymm11, %ymm10, %ymm10 /* tr3_5 = unpackhi(tr2_2, tr2_10) */
-	vpunpcklbw %ymm4, %ymm3, %ymm11 /* tr3_6 = unpacklo(tr2_3, tr2_11) */
-	vpunpckhbw %ymm4, %ymm3, %ymm3 /* tr3_7 = unpackhi(tr2_3, tr2_11) */
-	vpunpcklbw %ymm9, %ymm14, %ymm4 /* tr3_8 = unpacklo(tr2_4, tr2_12) */
-	vpunpckhbw %ymm9, %ymm14, %ymm9 /* tr3_9 = unpackhi(tr2_4, tr2_12) */
-	vpunpcklbw %ymm1, %ymm13, %ymm14 /* tr3_10 = unpacklo(tr2_5, tr2_13) */
-	vpunpckhbw %ymm1, %ymm13, %ymm1 /* tr3_11 = unpackhi(tr2_5, tr2_13) */
-	vpunpcklbw %ymm0, %ymm15, %ymm13 /* tr3_12 = unpacklo(tr2_6, tr2_14) */
-	vpunpckhbw %ymm0, %ymm15, %ymm0 /* tr3_13 = unpackhi(tr2_6, tr2_14) */
+	vmovdqa %ymm0, 352(%rsp) /* spill tr1_7 */
+	vpunpcklbw %ymm6, %ymm12, %ymm0 /* tr1_14 = unpacklo(tr0_7, tr0_15) */
+	vpunpckhbw %ymm6, %ymm12, %ymm6 /* tr1_15 = unpackhi(tr0_7, tr0_15) */
+	vpunpcklbw %ymm11, %ymm9, %ymm12 /* tr2 = unpacklo(tr1, tr1_8) */
+	vpunpckhbw %ymm11, %ymm9, %ymm9 /* tr2_1 = unpackhi(tr1, tr1_8) */
+	vpunpcklbw %ymm2, %ymm14, %ymm11 /* tr2_2 = unpacklo(tr1_1, tr1_9) */
+	vpunpckhbw %ymm2, %ymm14, %ymm2 /* tr2_3 = unpackhi(tr1_1, tr1_9) */
+	vpunpcklbw %ymm5, %ymm15, %ymm14 /* tr2_4 = unpacklo(tr1_2, tr1_10) */
+	vpunpckhbw %ymm5, %ymm15, %ymm5 /* tr2_5 = unpackhi(tr1_2, tr1_10) */
+	vpunpcklbw %ymm3, %ymm4, %ymm15 /* tr2_6 = unpacklo(tr1_3, tr1_11) */
+	vpunpckhbw %ymm3, %ymm4, %ymm3 /* tr2_7 = unpackhi(tr1_3, tr1_11) */
+	vpunpcklbw %ymm7, %ymm10, %ymm4 /* tr2_8 = unpacklo(tr1_4, tr1_12) */
+	vpunpckhbw %ymm7, %ymm10, %ymm7 /* tr2_9 = unpackhi(tr1_4, tr1_12) */
+	vpunpcklbw %ymm8, %ymm1, %ymm10 /* tr2_10 = unpacklo(tr1_5, tr1_13) */
+	vpunpckhbw %ymm8, %ymm1, %ymm1 /* tr2_11 = unpackhi(tr1_5, tr1_13) */
+	vpunpcklbw %ymm0, %ymm13, %ymm8 /* tr2_12 = unpacklo(tr1_6, tr1_14) */
+	vpunpckhbw %ymm0, %ymm13, %ymm0 /* tr2_13 = unpackhi(tr1_6, tr1_14) */
+	vmovdqa 352(%rsp), %ymm13 /* reload tr1_7 */
+	vmovdqa %ymm3, 224(%rsp) /* spill tr2_7 */
+	vpunpcklbw %ymm6, %ymm13, %ymm3 /* tr2_14 = unpacklo(tr1_7, tr1_15) */
+	vpunpckhbw %ymm6, %ymm13, %ymm6 /* tr2_15 = unpackhi(tr1_7, tr1_15) */
+	vpunpcklbw %ymm4, %ymm12, %ymm13 /* tr3 = unpacklo(tr2, tr2_8) */
+	vpunpckhbw %ymm4, %ymm12, %ymm4 /* tr3_1 = unpackhi(tr2, tr2_8) */
+	vpunpcklbw %ymm7, %ymm9, %ymm12 /* tr3_2 = unpacklo(tr2_1, tr2_9) */
+	vpunpckhbw %ymm7, %ymm9, %ymm7 /* tr3_3 = unpackhi(tr2_1, tr2_9) */
+	vpunpcklbw %ymm10, %ymm11, %ymm9 /* tr3_4 = unpacklo(tr2_2, tr2_10) */
+	vpunpckhbw %ymm10, %ymm11, %ymm10 /* tr3_5 = unpackhi(tr2_2, tr2_10) */
+	vpunpcklbw %ymm1, %ymm2, %ymm11 /* tr3_6 = unpacklo(tr2_3, tr2_11) */
+	vpunpckhbw %ymm1, %ymm2, %ymm1 /* tr3_7 = unpackhi(tr2_3, tr2_11) */
+	vpunpcklbw %ymm8, %ymm14, %ymm2 /* tr3_8 = unpacklo(tr2_4, tr2_12) */
+	vpunpckhbw %ymm8, %ymm14, %ymm8 /* tr3_9 = unpackhi(tr2_4, tr2_12) */
+	vpunpcklbw %ymm0, %ymm5, %ymm14 /* tr3_10 = unpacklo(tr2_5, tr2_13) */
+	vpunpckhbw %ymm0, %ymm5, %ymm0 /* tr3_11 = unpackhi(tr2_5, tr2_13) */
+	vpunpcklbw %ymm3, %ymm15, %ymm5 /* tr3_12 = unpacklo(tr2_6, tr2_14) */
+	vpunpckhbw %ymm3, %ymm15, %ymm3 /* tr3_13 = unpackhi(tr2_6, tr2_14) */
 	vmovdqa 224(%rsp), %ymm15 /* reload tr2_7 */
-	vmovdqa %ymm0, 352(%rsp) /* spill tr3_13 */
-	vpunpcklbw %ymm5, %ymm15, %ymm0 /* tr3_14 = unpacklo(tr2_7, tr2_15) */
-	vpunpckhbw %ymm5, %ymm15, %ymm5 /* tr3_15 = unpackhi(tr2_7, tr2_15) */
+	vmovdqa %ymm3, 352(%rsp) /* spill tr3_13 */
+	vpunpcklbw %ymm6, %ymm15, %ymm3 /* tr3_14 = unpacklo(tr2_7, tr2_15) */
+	vpunpckhbw %ymm6, %ymm15, %ymm6 /* tr3_15 = unpackhi(tr2_7, tr2_15) */
 
 	/* Into the sliced domain: X' = A1·X byte by byte (algorithm 1). */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm7, %ymm15 /* tr3_lo = and(tr3, nibble_mask) */
-	vpsrlw $4, %ymm7, %ymm7 /* tr3_sh = shr(tr3) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm7, %ymm7 /* tr3_hi = and(tr3_sh, nibble_mask) */
-	vmovdqa %ymm5, 224(%rsp) /* spill tr3_15 */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_tbl_lo(%rip), %ymm5 /* tbl_lo = const() */
-	vpshufb %ymm15, %ymm5, %ymm15 /* xin_l = lookup16(tbl_lo, tr3_lo) */
-	vmovdqa %ymm0, 544(%rsp) /* spill tr3_14 */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_tbl_hi(%rip), %ymm0 /* tbl_hi = const() */
-	vpshufb %ymm7, %ymm0, %ymm7 /* xin_h = lookup16(tbl_hi, tr3_hi) */
-	vpxor %ymm7, %ymm15, %ymm7 /* xin = xor(xin_l, xin_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm2, %ymm15 /* tr3_1_lo = and(tr3_1, nibble_mask) */
-	vpsrlw $4, %ymm2, %ymm2 /* tr3_1_sh = shr(tr3_1) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm2, %ymm2 /* tr3_1_hi = and(tr3_1_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm5, %ymm15 /* xin_1_l = lookup16(tbl_lo, tr3_1_lo) */
-	vpshufb %ymm2, %ymm0, %ymm2 /* xin_1_h = lookup16(tbl_hi, tr3_1_hi) */
-	vpxor %ymm2, %ymm15, %ymm2 /* xin_1 = xor(xin_1_l, xin_1_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm15 /* tr3_lo = and(tr3, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* tr3_sh = shr(tr3) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm13 /* tr3_hi = and(tr3_sh, nibble_mask) */
+	vmovdqa %ymm6, 224(%rsp) /* spill tr3_15 */
+	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_tbl_lo(%rip), %ymm6 /* tbl_lo = const() */
+	vpshufb %ymm15, %ymm6, %ymm15 /* xin_l = lookup16(tbl_lo, tr3_lo) */
+	vmovdqa %ymm3, 128(%rsp) /* spill tr3_14 */
+	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_tbl_hi(%rip), %ymm3 /* tbl_hi = const() */
+	vpshufb %ymm13, %ymm3, %ymm13 /* xin_h = lookup16(tbl_hi, tr3_hi) */
+	vpxor %ymm13, %ymm15, %ymm13 /* xin = xor(xin_l, xin_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm4, %ymm15 /* tr3_1_lo = and(tr3_1, nibble_mask) */
+	vpsrlw $4, %ymm4, %ymm4 /* tr3_1_sh = shr(tr3_1) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm4, %ymm4 /* tr3_1_hi = and(tr3_1_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* xin_1_l = lookup16(tbl_lo, tr3_1_lo) */
+	vpshufb %ymm4, %ymm3, %ymm4 /* xin_1_h = lookup16(tbl_hi, tr3_1_hi) */
+	vpxor %ymm4, %ymm15, %ymm4 /* xin_1 = xor(xin_1_l, xin_1_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm12, %ymm15 /* tr3_2_lo = and(tr3_2, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* tr3_2_sh = shr(tr3_2) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm12, %ymm12 /* tr3_2_hi = and(tr3_2_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm5, %ymm15 /* xin_2_l = lookup16(tbl_lo, tr3_2_lo) */
-	vpshufb %ymm12, %ymm0, %ymm12 /* xin_2_h = lookup16(tbl_hi, tr3_2_hi) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* xin_2_l = lookup16(tbl_lo, tr3_2_lo) */
+	vpshufb %ymm12, %ymm3, %ymm12 /* xin_2_h = lookup16(tbl_hi, tr3_2_hi) */
 	vpxor %ymm12, %ymm15, %ymm12 /* xin_2 = xor(xin_2_l, xin_2_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm6, %ymm15 /* tr3_3_lo = and(tr3_3, nibble_mask) */
-	vpsrlw $4, %ymm6, %ymm6 /* tr3_3_sh = shr(tr3_3) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm6, %ymm6 /* tr3_3_hi = and(tr3_3_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm5, %ymm15 /* xin_3_l = lookup16(tbl_lo, tr3_3_lo) */
-	vpshufb %ymm6, %ymm0, %ymm6 /* xin_3_h = lookup16(tbl_hi, tr3_3_hi) */
-	vpxor %ymm6, %ymm15, %ymm6 /* xin_3 = xor(xin_3_l, xin_3_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm8, %ymm15 /* tr3_4_lo = and(tr3_4, nibble_mask) */
-	vpsrlw $4, %ymm8, %ymm8 /* tr3_4_sh = shr(tr3_4) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm8, %ymm8 /* tr3_4_hi = and(tr3_4_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm5, %ymm15 /* xin_4_l = lookup16(tbl_lo, tr3_4_lo) */
-	vpshufb %ymm8, %ymm0, %ymm8 /* xin_4_h = lookup16(tbl_hi, tr3_4_hi) */
-	vpxor %ymm8, %ymm15, %ymm8 /* xin_4 = xor(xin_4_l, xin_4_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm7, %ymm15 /* tr3_3_lo = and(tr3_3, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* tr3_3_sh = shr(tr3_3) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm7, %ymm7 /* tr3_3_hi = and(tr3_3_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* xin_3_l = lookup16(tbl_lo, tr3_3_lo) */
+	vpshufb %ymm7, %ymm3, %ymm7 /* xin_3_h = lookup16(tbl_hi, tr3_3_hi) */
+	vpxor %ymm7, %ymm15, %ymm7 /* xin_3 = xor(xin_3_l, xin_3_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm9, %ymm15 /* tr3_4_lo = and(tr3_4, nibble_mask) */
+	vpsrlw $4, %ymm9, %ymm9 /* tr3_4_sh = shr(tr3_4) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm9, %ymm9 /* tr3_4_hi = and(tr3_4_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* xin_4_l = lookup16(tbl_lo, tr3_4_lo) */
+	vpshufb %ymm9, %ymm3, %ymm9 /* xin_4_h = lookup16(tbl_hi, tr3_4_hi) */
+	vpxor %ymm9, %ymm15, %ymm9 /* xin_4 = xor(xin_4_l, xin_4_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm10, %ymm15 /* tr3_5_lo = and(tr3_5, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* tr3_5_sh = shr(tr3_5) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm10, %ymm10 /* tr3_5_hi = and(tr3_5_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm5, %ymm15 /* xin_5_l = lookup16(tbl_lo, tr3_5_lo) */
-	vpshufb %ymm10, %ymm0, %ymm10 /* xin_5_h = lookup16(tbl_hi, tr3_5_hi) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* xin_5_l = lookup16(tbl_lo, tr3_5_lo) */
+	vpshufb %ymm10, %ymm3, %ymm10 /* xin_5_h = lookup16(tbl_hi, tr3_5_hi) */
 	vpxor %ymm10, %ymm15, %ymm10 /* xin_5 = xor(xin_5_l, xin_5_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm11, %ymm15 /* tr3_6_lo = and(tr3_6, nibble_mask) */
 	vpsrlw $4, %ymm11, %ymm11 /* tr3_6_sh = shr(tr3_6) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm11, %ymm11 /* tr3_6_hi = and(tr3_6_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm5, %ymm15 /* xin_6_l = lookup16(tbl_lo, tr3_6_lo) */
-	vpshufb %ymm11, %ymm0, %ymm11 /* xin_6_h = lookup16(tbl_hi, tr3_6_hi) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* xin_6_l = lookup16(tbl_lo, tr3_6_lo) */
+	vpshufb %ymm11, %ymm3, %ymm11 /* xin_6_h = lookup16(tbl_hi, tr3_6_hi) */
 	vpxor %ymm11, %ymm15, %ymm11 /* xin_6 = xor(xin_6_l, xin_6_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm3, %ymm15 /* tr3_7_lo = and(tr3_7, nibble_mask) */
-	vpsrlw $4, %ymm3, %ymm3 /* tr3_7_sh = shr(tr3_7) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm3, %ymm3 /* tr3_7_hi = and(tr3_7_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm5, %ymm15 /* xin_7_l = lookup16(tbl_lo, tr3_7_lo) */
-	vpshufb %ymm3, %ymm0, %ymm3 /* xin_7_h = lookup16(tbl_hi, tr3_7_hi) */
-	vpxor %ymm3, %ymm15, %ymm3 /* xin_7 = xor(xin_7_l, xin_7_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm4, %ymm15 /* tr3_8_lo = and(tr3_8, nibble_mask) */
-	vpsrlw $4, %ymm4, %ymm4 /* tr3_8_sh = shr(tr3_8) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm4, %ymm4 /* tr3_8_hi = and(tr3_8_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm5, %ymm15 /* xin_8_l = lookup16(tbl_lo, tr3_8_lo) */
-	vpshufb %ymm4, %ymm0, %ymm4 /* xin_8_h = lookup16(tbl_hi, tr3_8_hi) */
-	vpxor %ymm4, %ymm15, %ymm4 /* xin_8 = xor(xin_8_l, xin_8_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm9, %ymm15 /* tr3_9_lo = and(tr3_9, nibble_mask) */
-	vpsrlw $4, %ymm9, %ymm9 /* tr3_9_sh = shr(tr3_9) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm9, %ymm9 /* tr3_9_hi = and(tr3_9_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm5, %ymm15 /* xin_9_l = lookup16(tbl_lo, tr3_9_lo) */
-	vpshufb %ymm9, %ymm0, %ymm9 /* xin_9_h = lookup16(tbl_hi, tr3_9_hi) */
-	vpxor %ymm9, %ymm15, %ymm9 /* xin_9 = xor(xin_9_l, xin_9_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm1, %ymm15 /* tr3_7_lo = and(tr3_7, nibble_mask) */
+	vpsrlw $4, %ymm1, %ymm1 /* tr3_7_sh = shr(tr3_7) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm1, %ymm1 /* tr3_7_hi = and(tr3_7_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* xin_7_l = lookup16(tbl_lo, tr3_7_lo) */
+	vpshufb %ymm1, %ymm3, %ymm1 /* xin_7_h = lookup16(tbl_hi, tr3_7_hi) */
+	vpxor %ymm1, %ymm15, %ymm1 /* xin_7 = xor(xin_7_l, xin_7_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm2, %ymm15 /* tr3_8_lo = and(tr3_8, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* tr3_8_sh = shr(tr3_8) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm2, %ymm2 /* tr3_8_hi = and(tr3_8_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* xin_8_l = lookup16(tbl_lo, tr3_8_lo) */
+	vpshufb %ymm2, %ymm3, %ymm2 /* xin_8_h = lookup16(tbl_hi, tr3_8_hi) */
+	vpxor %ymm2, %ymm15, %ymm2 /* xin_8 = xor(xin_8_l, xin_8_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm8, %ymm15 /* tr3_9_lo = and(tr3_9, nibble_mask) */
+	vpsrlw $4, %ymm8, %ymm8 /* tr3_9_sh = shr(tr3_9) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm8, %ymm8 /* tr3_9_hi = and(tr3_9_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* xin_9_l = lookup16(tbl_lo, tr3_9_lo) */
+	vpshufb %ymm8, %ymm3, %ymm8 /* xin_9_h = lookup16(tbl_hi, tr3_9_hi) */
+	vpxor %ymm8, %ymm15, %ymm8 /* xin_9 = xor(xin_9_l, xin_9_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm15 /* tr3_10_lo = and(tr3_10, nibble_mask) */
 	vpsrlw $4, %ymm14, %ymm14 /* tr3_10_sh = shr(tr3_10) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm14 /* tr3_10_hi = and(tr3_10_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm5, %ymm15 /* xin_10_l = lookup16(tbl_lo, tr3_10_lo) */
-	vpshufb %ymm14, %ymm0, %ymm14 /* xin_10_h = lookup16(tbl_hi, tr3_10_hi) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* xin_10_l = lookup16(tbl_lo, tr3_10_lo) */
+	vpshufb %ymm14, %ymm3, %ymm14 /* xin_10_h = lookup16(tbl_hi, tr3_10_hi) */
 	vpxor %ymm14, %ymm15, %ymm14 /* xin_10 = xor(xin_10_l, xin_10_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm1, %ymm15 /* tr3_11_lo = and(tr3_11, nibble_mask) */
-	vpsrlw $4, %ymm1, %ymm1 /* tr3_11_sh = shr(tr3_11) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm1, %ymm1 /* tr3_11_hi = and(tr3_11_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm5, %ymm15 /* xin_11_l = lookup16(tbl_lo, tr3_11_lo) */
-	vpshufb %ymm1, %ymm0, %ymm1 /* xin_11_h = lookup16(tbl_hi, tr3_11_hi) */
-	vpxor %ymm1, %ymm15, %ymm1 /* xin_11 = xor(xin_11_l, xin_11_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm15 /* tr3_12_lo = and(tr3_12, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* tr3_12_sh = shr(tr3_12) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm13 /* tr3_12_hi = and(tr3_12_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm5, %ymm15 /* xin_12_l = lookup16(tbl_lo, tr3_12_lo) */
-	vpshufb %ymm13, %ymm0, %ymm13 /* xin_12_h = lookup16(tbl_hi, tr3_12_hi) */
-	vpxor %ymm13, %ymm15, %ymm13 /* xin_12 = xor(xin_12_l, xin_12_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm0, %ymm15 /* tr3_11_lo = and(tr3_11, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* tr3_11_sh = shr(tr3_11) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm0, %ymm0 /* tr3_11_hi = and(tr3_11_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* xin_11_l = lookup16(tbl_lo, tr3_11_lo) */
+	vpshufb %ymm0, %ymm3, %ymm0 /* xin_11_h = lookup16(tbl_hi, tr3_11_hi) */
+	vpxor %ymm0, %ymm15, %ymm0 /* xin_11 = xor(xin_11_l, xin_11_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm5, %ymm15 /* tr3_12_lo = and(tr3_12, nibble_mask) */
+	vpsrlw $4, %ymm5, %ymm5 /* tr3_12_sh = shr(tr3_12) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm5, %ymm5 /* tr3_12_hi = and(tr3_12_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* xin_12_l = lookup16(tbl_lo, tr3_12_lo) */
+	vpshufb %ymm5, %ymm3, %ymm5 /* xin_12_h = lookup16(tbl_hi, tr3_12_hi) */
+	vpxor %ymm5, %ymm15, %ymm5 /* xin_12 = xor(xin_12_l, xin_12_h) */
 	vmovdqa 352(%rsp), %ymm15 /* reload tr3_13 */
-	vmovdqa %ymm1, 288(%rsp) /* spill g0x11.1 */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm15, %ymm1 /* tr3_13_lo = and(tr3_13, nibble_mask) */
+	vmovdqa %ymm0, 544(%rsp) /* spill g0x11.1 */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm15, %ymm0 /* tr3_13_lo = and(tr3_13, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* tr3_13_sh = shr(tr3_13) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm15, %ymm15 /* tr3_13_hi = and(tr3_13_sh, nibble_mask) */
-	vpshufb %ymm1, %ymm5, %ymm1 /* xin_13_l = lookup16(tbl_lo, tr3_13_lo) */
-	vpshufb %ymm15, %ymm0, %ymm15 /* xin_13_h = lookup16(tbl_hi, tr3_13_hi) */
-	vpxor %ymm15, %ymm1, %ymm1 /* xin_13 = xor(xin_13_l, xin_13_h) */
-	vmovdqa 544(%rsp), %ymm15 /* reload tr3_14 */
-	vmovdqa %ymm1, 352(%rsp) /* spill g0x13.1 */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm15, %ymm1 /* tr3_14_lo = and(tr3_14, nibble_mask) */
+	vpshufb %ymm0, %ymm6, %ymm0 /* xin_13_l = lookup16(tbl_lo, tr3_13_lo) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* xin_13_h = lookup16(tbl_hi, tr3_13_hi) */
+	vpxor %ymm15, %ymm0, %ymm0 /* xin_13 = xor(xin_13_l, xin_13_h) */
+	vmovdqa 128(%rsp), %ymm15 /* reload tr3_14 */
+	vmovdqa %ymm0, 352(%rsp) /* spill g0x13.1 */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm15, %ymm0 /* tr3_14_lo = and(tr3_14, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* tr3_14_sh = shr(tr3_14) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm15, %ymm15 /* tr3_14_hi = and(tr3_14_sh, nibble_mask) */
-	vpshufb %ymm1, %ymm5, %ymm1 /* xin_14_l = lookup16(tbl_lo, tr3_14_lo) */
-	vpshufb %ymm15, %ymm0, %ymm15 /* xin_14_h = lookup16(tbl_hi, tr3_14_hi) */
-	vpxor %ymm15, %ymm1, %ymm1 /* xin_14 = xor(xin_14_l, xin_14_h) */
+	vpshufb %ymm0, %ymm6, %ymm0 /* xin_14_l = lookup16(tbl_lo, tr3_14_lo) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* xin_14_h = lookup16(tbl_hi, tr3_14_hi) */
+	vpxor %ymm15, %ymm0, %ymm0 /* xin_14 = xor(xin_14_l, xin_14_h) */
 	vmovdqa 224(%rsp), %ymm15 /* reload tr3_15 */
-	vmovdqa %ymm1, 544(%rsp) /* spill g0x14.1 */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm15, %ymm1 /* tr3_15_lo = and(tr3_15, nibble_mask) */
+	vmovdqa %ymm0, 128(%rsp) /* spill g0x14.1 */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm15, %ymm0 /* tr3_15_lo = and(tr3_15, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* tr3_15_sh = shr(tr3_15) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm15, %ymm15 /* tr3_15_hi = and(tr3_15_sh, nibble_mask) */
-	vpshufb %ymm1, %ymm5, %ymm1 /* xin_15_l = lookup16(tbl_lo, tr3_15_lo) */
-	vpshufb %ymm15, %ymm0, %ymm15 /* xin_15_h = lookup16(tbl_hi, tr3_15_hi) */
-	vpxor %ymm15, %ymm1, %ymm1 /* xin_15 = xor(xin_15_l, xin_15_h) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_block_k_16(%rip), %ymm15 /* block_k_16 = const() */
-	vpaddb 96(%rsp), %ymm15, %ymm15 /* ctr_j_16 = add(block_k_16, ctr_j0) */
-	vpaddw 128(%rsp), %ymm15, %ymm15 /* ctr_sum_16 = add(ctr_j_16, ctr_last) */
-	vmovdqa %ymm1, 224(%rsp) /* spill g0x15.1 */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm15, %ymm1 /* ctr_carry_16 = lookup16(ctr_sum_16, carry_everywhere) */
-	vmovdqa %ymm2, 448(%rsp) /* spill g0x1.1 */
+	vpshufb %ymm0, %ymm6, %ymm0 /* xin_15_l = lookup16(tbl_lo, tr3_15_lo) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* xin_15_h = lookup16(tbl_hi, tr3_15_hi) */
+	vpxor %ymm15, %ymm0, %ymm0 /* xin_15 = xor(xin_15_l, xin_15_h) */
+	vmovdqa 96(%rsp), %ymm15 /* reload ctr_base */
+	vmovdqa %ymm0, 224(%rsp) /* spill g0x15.1 */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_9_block_k_16(%rip), %ymm15, %ymm0 /* ctr_sum_16 = add(ctr_base, block_k_16) */
+	vmovdqa %ymm1, 288(%rsp) /* spill g0x7.1 */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm0, %ymm1 /* ctr_carry_16 = lookup16(ctr_sum_16, carry_everywhere) */
+	vmovdqa %ymm2, 448(%rsp) /* spill g0x8.1 */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_carry_mask_table(%rip), %ymm2 /* carry_mask_table = const() */
 	vpshufb %ymm1, %ymm2, %ymm1 /* ctr_mask_16 = lookup16(carry_mask_table, ctr_carry_16) */
-	vmovdqa %ymm3, 384(%rsp) /* spill g0x7.1 */
-	vpand 480(%rsp), %ymm1, %ymm3 /* ctr_pair_16_b = and(ctr_mask_16, ctr_w_open) */
-	vpandn 160(%rsp), %ymm1, %ymm1 /* ctr_pair_16_a = andnot(ctr_mask_16, ctr_v_open) */
-	vpor %ymm1, %ymm3, %ymm1 /* ctr_pair_16 = or(ctr_pair_16_b, ctr_pair_16_a) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm15, %ymm3 /* ctr_last_byte_16 = lookup16(ctr_sum_16, new_last_byte) */
-	vpor %ymm3, %ymm1, %ymm1 /* row_16 = or(ctr_pair_16, ctr_last_byte_16) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_block_k_17(%rip), %ymm3 /* block_k_17 = const() */
-	vpaddb 96(%rsp), %ymm3, %ymm3 /* ctr_j_17 = add(block_k_17, ctr_j0) */
-	vpaddw 128(%rsp), %ymm3, %ymm3 /* ctr_sum_17 = add(ctr_j_17, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm3, %ymm15 /* ctr_carry_17 = lookup16(ctr_sum_17, carry_everywhere) */
-	vpshufb %ymm15, %ymm2, %ymm15 /* ctr_mask_17 = lookup16(carry_mask_table, ctr_carry_17) */
-	vmovdqa %ymm4, 512(%rsp) /* spill g0x8.1 */
-	vpand 480(%rsp), %ymm15, %ymm4 /* ctr_pair_17_b = and(ctr_mask_17, ctr_w_open) */
-	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_17_a = andnot(ctr_mask_17, ctr_v_open) */
-	vpor %ymm15, %ymm4, %ymm4 /* ctr_pair_17 = or(ctr_pair_17_b, ctr_pair_17_a) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm3, %ymm3 /* ctr_last_byte_17 = lookup16(ctr_sum_17, new_last_byte) */
-	vpor %ymm3, %ymm4, %ymm3 /* row_17 = or(ctr_pair_17, ctr_last_byte_17) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_block_k_18(%rip), %ymm4 /* block_k_18 = const() */
-	vpaddb 96(%rsp), %ymm4, %ymm4 /* ctr_j_18 = add(block_k_18, ctr_j0) */
-	vpaddw 128(%rsp), %ymm4, %ymm4 /* ctr_sum_18 = add(ctr_j_18, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm4, %ymm15 /* ctr_carry_18 = lookup16(ctr_sum_18, carry_everywhere) */
-	vpshufb %ymm15, %ymm2, %ymm15 /* ctr_mask_18 = lookup16(carry_mask_table, ctr_carry_18) */
-	vmovdqa %ymm6, 256(%rsp) /* spill g0x3.1 */
-	vpand 480(%rsp), %ymm15, %ymm6 /* ctr_pair_18_b = and(ctr_mask_18, ctr_w_open) */
-	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_18_a = andnot(ctr_mask_18, ctr_v_open) */
-	vpor %ymm15, %ymm6, %ymm6 /* ctr_pair_18 = or(ctr_pair_18_b, ctr_pair_18_a) */
+	vmovdqa %ymm4, 384(%rsp) /* spill g0x1.1 */
+	vpand 160(%rsp), %ymm1, %ymm4 /* ctr_pair_16_b = and(ctr_mask_16, ctr_w_open) */
+	vpandn 480(%rsp), %ymm1, %ymm1 /* ctr_pair_16_a = andnot(ctr_mask_16, ctr_v_open) */
+	vpor %ymm1, %ymm4, %ymm1 /* ctr_pair_16 = or(ctr_pair_16_b, ctr_pair_16_a) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm0, %ymm0 /* ctr_last_byte_16 = lookup16(ctr_sum_16, new_last_byte) */
+	vpor %ymm0, %ymm1, %ymm0 /* row_16 = or(ctr_pair_16, ctr_last_byte_16) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_9_block_k_17(%rip), %ymm15, %ymm1 /* ctr_sum_17 = add(ctr_base, block_k_17) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm1, %ymm4 /* ctr_carry_17 = lookup16(ctr_sum_17, carry_everywhere) */
+	vpshufb %ymm4, %ymm2, %ymm4 /* ctr_mask_17 = lookup16(carry_mask_table, ctr_carry_17) */
+	vmovdqa %ymm5, 512(%rsp) /* spill g0x12.1 */
+	vpand 160(%rsp), %ymm4, %ymm5 /* ctr_pair_17_b = and(ctr_mask_17, ctr_w_open) */
+	vpandn 480(%rsp), %ymm4, %ymm4 /* ctr_pair_17_a = andnot(ctr_mask_17, ctr_v_open) */
+	vpor %ymm4, %ymm5, %ymm4 /* ctr_pair_17 = or(ctr_pair_17_b, ctr_pair_17_a) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm1, %ymm1 /* ctr_last_byte_17 = lookup16(ctr_sum_17, new_last_byte) */
+	vpor %ymm1, %ymm4, %ymm1 /* row_17 = or(ctr_pair_17, ctr_last_byte_17) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_9_block_k_18(%rip), %ymm15, %ymm4 /* ctr_sum_18 = add(ctr_base, block_k_18) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm4, %ymm5 /* ctr_carry_18 = lookup16(ctr_sum_18, carry_everywhere) */
+	vpshufb %ymm5, %ymm2, %ymm5 /* ctr_mask_18 = lookup16(carry_mask_table, ctr_carry_18) */
+	vmovdqa %ymm7, 256(%rsp) /* spill g0x3.1 */
+	vpand 160(%rsp), %ymm5, %ymm7 /* ctr_pair_18_b = and(ctr_mask_18, ctr_w_open) */
+	vpandn 480(%rsp), %ymm5, %ymm5 /* ctr_pair_18_a = andnot(ctr_mask_18, ctr_v_open) */
+	vpor %ymm5, %ymm7, %ymm5 /* ctr_pair_18 = or(ctr_pair_18_b, ctr_pair_18_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm4, %ymm4 /* ctr_last_byte_18 = lookup16(ctr_sum_18, new_last_byte) */
-	vpor %ymm4, %ymm6, %ymm4 /* row_18 = or(ctr_pair_18, ctr_last_byte_18) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_block_k_19(%rip), %ymm6 /* block_k_19 = const() */
-	vpaddb 96(%rsp), %ymm6, %ymm6 /* ctr_j_19 = add(block_k_19, ctr_j0) */
-	vpaddw 128(%rsp), %ymm6, %ymm6 /* ctr_sum_19 = add(ctr_j_19, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm6, %ymm15 /* ctr_carry_19 = lookup16(ctr_sum_19, carry_everywhere) */
-	vpshufb %ymm15, %ymm2, %ymm15 /* ctr_mask_19 = lookup16(carry_mask_table, ctr_carry_19) */
-	vmovdqa %ymm7, 64(%rsp) /* spill g0x0.1 */
-	vpand 480(%rsp), %ymm15, %ymm7 /* ctr_pair_19_b = and(ctr_mask_19, ctr_w_open) */
-	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_19_a = andnot(ctr_mask_19, ctr_v_open) */
-	vpor %ymm15, %ymm7, %ymm7 /* ctr_pair_19 = or(ctr_pair_19_b, ctr_pair_19_a) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm6, %ymm6 /* ctr_last_byte_19 = lookup16(ctr_sum_19, new_last_byte) */
-	vpor %ymm6, %ymm7, %ymm6 /* row_19 = or(ctr_pair_19, ctr_last_byte_19) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_block_k_20(%rip), %ymm7 /* block_k_20 = const() */
-	vpaddb 96(%rsp), %ymm7, %ymm7 /* ctr_j_20 = add(block_k_20, ctr_j0) */
-	vpaddw 128(%rsp), %ymm7, %ymm7 /* ctr_sum_20 = add(ctr_j_20, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm7, %ymm15 /* ctr_carry_20 = lookup16(ctr_sum_20, carry_everywhere) */
-	vpshufb %ymm15, %ymm2, %ymm15 /* ctr_mask_20 = lookup16(carry_mask_table, ctr_carry_20) */
-	vmovdqa %ymm8, 576(%rsp) /* spill g0x4.1 */
-	vpand 480(%rsp), %ymm15, %ymm8 /* ctr_pair_20_b = and(ctr_mask_20, ctr_w_open) */
-	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_20_a = andnot(ctr_mask_20, ctr_v_open) */
-	vpor %ymm15, %ymm8, %ymm8 /* ctr_pair_20 = or(ctr_pair_20_b, ctr_pair_20_a) */
+	vpor %ymm4, %ymm5, %ymm4 /* row_18 = or(ctr_pair_18, ctr_last_byte_18) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_9_block_k_19(%rip), %ymm15, %ymm5 /* ctr_sum_19 = add(ctr_base, block_k_19) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm5, %ymm7 /* ctr_carry_19 = lookup16(ctr_sum_19, carry_everywhere) */
+	vpshufb %ymm7, %ymm2, %ymm7 /* ctr_mask_19 = lookup16(carry_mask_table, ctr_carry_19) */
+	vmovdqa %ymm8, 64(%rsp) /* spill g0x9.1 */
+	vpand 160(%rsp), %ymm7, %ymm8 /* ctr_pair_19_b = and(ctr_mask_19, ctr_w_open) */
+	vpandn 480(%rsp), %ymm7, %ymm7 /* ctr_pair_19_a = andnot(ctr_mask_19, ctr_v_open) */
+	vpor %ymm7, %ymm8, %ymm7 /* ctr_pair_19 = or(ctr_pair_19_b, ctr_pair_19_a) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm5, %ymm5 /* ctr_last_byte_19 = lookup16(ctr_sum_19, new_last_byte) */
+	vpor %ymm5, %ymm7, %ymm5 /* row_19 = or(ctr_pair_19, ctr_last_byte_19) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_9_block_k_20(%rip), %ymm15, %ymm7 /* ctr_sum_20 = add(ctr_base, block_k_20) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm7, %ymm8 /* ctr_carry_20 = lookup16(ctr_sum_20, carry_everywhere) */
+	vpshufb %ymm8, %ymm2, %ymm8 /* ctr_mask_20 = lookup16(carry_mask_table, ctr_carry_20) */
+	vmovdqa %ymm9, 576(%rsp) /* spill g0x4.1 */
+	vpand 160(%rsp), %ymm8, %ymm9 /* ctr_pair_20_b = and(ctr_mask_20, ctr_w_open) */
+	vpandn 480(%rsp), %ymm8, %ymm8 /* ctr_pair_20_a = andnot(ctr_mask_20, ctr_v_open) */
+	vpor %ymm8, %ymm9, %ymm8 /* ctr_pair_20 = or(ctr_pair_20_b, ctr_pair_20_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm7, %ymm7 /* ctr_last_byte_20 = lookup16(ctr_sum_20, new_last_byte) */
 	vpor %ymm7, %ymm8, %ymm7 /* row_20 = or(ctr_pair_20, ctr_last_byte_20) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_block_k_21(%rip), %ymm8 /* block_k_21 = const() */
-	vpaddb 96(%rsp), %ymm8, %ymm8 /* ctr_j_21 = add(block_k_21, ctr_j0) */
-	vpaddw 128(%rsp), %ymm8, %ymm8 /* ctr_sum_21 = add(ctr_j_21, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm8, %ymm15 /* ctr_carry_21 = lookup16(ctr_sum_21, carry_everywhere) */
-	vpshufb %ymm15, %ymm2, %ymm15 /* ctr_mask_21 = lookup16(carry_mask_table, ctr_carry_21) */
-	vmovdqa %ymm9, 320(%rsp) /* spill g0x9.1 */
-	vpand 480(%rsp), %ymm15, %ymm9 /* ctr_pair_21_b = and(ctr_mask_21, ctr_w_open) */
-	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_21_a = andnot(ctr_mask_21, ctr_v_open) */
-	vpor %ymm15, %ymm9, %ymm9 /* ctr_pair_21 = or(ctr_pair_21_b, ctr_pair_21_a) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_9_block_k_21(%rip), %ymm15, %ymm8 /* ctr_sum_21 = add(ctr_base, block_k_21) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm8, %ymm9 /* ctr_carry_21 = lookup16(ctr_sum_21, carry_everywhere) */
+	vpshufb %ymm9, %ymm2, %ymm9 /* ctr_mask_21 = lookup16(carry_mask_table, ctr_carry_21) */
+	vmovdqa %ymm10, 320(%rsp) /* spill g0x5.1 */
+	vpand 160(%rsp), %ymm9, %ymm10 /* ctr_pair_21_b = and(ctr_mask_21, ctr_w_open) */
+	vpandn 480(%rsp), %ymm9, %ymm9 /* ctr_pair_21_a = andnot(ctr_mask_21, ctr_v_open) */
+	vpor %ymm9, %ymm10, %ymm9 /* ctr_pair_21 = or(ctr_pair_21_b, ctr_pair_21_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm8, %ymm8 /* ctr_last_byte_21 = lookup16(ctr_sum_21, new_last_byte) */
 	vpor %ymm8, %ymm9, %ymm8 /* row_21 = or(ctr_pair_21, ctr_last_byte_21) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_block_k_22(%rip), %ymm9 /* block_k_22 = const() */
-	vpaddb 96(%rsp), %ymm9, %ymm9 /* ctr_j_22 = add(block_k_22, ctr_j0) */
-	vpaddw 128(%rsp), %ymm9, %ymm9 /* ctr_sum_22 = add(ctr_j_22, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm9, %ymm15 /* ctr_carry_22 = lookup16(ctr_sum_22, carry_everywhere) */
-	vpshufb %ymm15, %ymm2, %ymm15 /* ctr_mask_22 = lookup16(carry_mask_table, ctr_carry_22) */
-	vmovdqa %ymm10, 416(%rsp) /* spill g0x5.1 */
-	vpand 480(%rsp), %ymm15, %ymm10 /* ctr_pair_22_b = and(ctr_mask_22, ctr_w_open) */
-	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_22_a = andnot(ctr_mask_22, ctr_v_open) */
-	vpor %ymm15, %ymm10, %ymm10 /* ctr_pair_22 = or(ctr_pair_22_b, ctr_pair_22_a) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_9_block_k_22(%rip), %ymm15, %ymm9 /* ctr_sum_22 = add(ctr_base, block_k_22) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm9, %ymm10 /* ctr_carry_22 = lookup16(ctr_sum_22, carry_everywhere) */
+	vpshufb %ymm10, %ymm2, %ymm10 /* ctr_mask_22 = lookup16(carry_mask_table, ctr_carry_22) */
+	vmovdqa %ymm11, 416(%rsp) /* spill g0x6.1 */
+	vpand 160(%rsp), %ymm10, %ymm11 /* ctr_pair_22_b = and(ctr_mask_22, ctr_w_open) */
+	vpandn 480(%rsp), %ymm10, %ymm10 /* ctr_pair_22_a = andnot(ctr_mask_22, ctr_v_open) */
+	vpor %ymm10, %ymm11, %ymm10 /* ctr_pair_22 = or(ctr_pair_22_b, ctr_pair_22_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm9, %ymm9 /* ctr_last_byte_22 = lookup16(ctr_sum_22, new_last_byte) */
 	vpor %ymm9, %ymm10, %ymm9 /* row_22 = or(ctr_pair_22, ctr_last_byte_22) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_block_k_23(%rip), %ymm10 /* block_k_23 = const() */
-	vpaddb 96(%rsp), %ymm10, %ymm10 /* ctr_j_23 = add(block_k_23, ctr_j0) */
-	vpaddw 128(%rsp), %ymm10, %ymm10 /* ctr_sum_23 = add(ctr_j_23, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm10, %ymm15 /* ctr_carry_23 = lookup16(ctr_sum_23, carry_everywhere) */
-	vpshufb %ymm15, %ymm2, %ymm15 /* ctr_mask_23 = lookup16(carry_mask_table, ctr_carry_23) */
-	vmovdqa %ymm11, 608(%rsp) /* spill g0x6.1 */
-	vpand 480(%rsp), %ymm15, %ymm11 /* ctr_pair_23_b = and(ctr_mask_23, ctr_w_open) */
-	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_23_a = andnot(ctr_mask_23, ctr_v_open) */
-	vpor %ymm15, %ymm11, %ymm11 /* ctr_pair_23 = or(ctr_pair_23_b, ctr_pair_23_a) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_9_block_k_23(%rip), %ymm15, %ymm10 /* ctr_sum_23 = add(ctr_base, block_k_23) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm10, %ymm11 /* ctr_carry_23 = lookup16(ctr_sum_23, carry_everywhere) */
+	vpshufb %ymm11, %ymm2, %ymm11 /* ctr_mask_23 = lookup16(carry_mask_table, ctr_carry_23) */
+	vmovdqa %ymm12, 608(%rsp) /* spill g0x2.1 */
+	vpand 160(%rsp), %ymm11, %ymm12 /* ctr_pair_23_b = and(ctr_mask_23, ctr_w_open) */
+	vpandn 480(%rsp), %ymm11, %ymm11 /* ctr_pair_23_a = andnot(ctr_mask_23, ctr_v_open) */
+	vpor %ymm11, %ymm12, %ymm11 /* ctr_pair_23 = or(ctr_pair_23_b, ctr_pair_23_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm10, %ymm10 /* ctr_last_byte_23 = lookup16(ctr_sum_23, new_last_byte) */
 	vpor %ymm10, %ymm11, %ymm10 /* row_23 = or(ctr_pair_23, ctr_last_byte_23) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_block_k_24(%rip), %ymm11 /* block_k_24 = const() */
-	vpaddb 96(%rsp), %ymm11, %ymm11 /* ctr_j_24 = add(block_k_24, ctr_j0) */
-	vpaddw 128(%rsp), %ymm11, %ymm11 /* ctr_sum_24 = add(ctr_j_24, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm11, %ymm15 /* ctr_carry_24 = lookup16(ctr_sum_24, carry_everywhere) */
-	vpshufb %ymm15, %ymm2, %ymm15 /* ctr_mask_24 = lookup16(carry_mask_table, ctr_carry_24) */
-	vmovdqa %ymm12, 640(%rsp) /* spill g0x2.1 */
-	vpand 480(%rsp), %ymm15, %ymm12 /* ctr_pair_24_b = and(ctr_mask_24, ctr_w_open) */
-	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_24_a = andnot(ctr_mask_24, ctr_v_open) */
-	vpor %ymm15, %ymm12, %ymm12 /* ctr_pair_24 = or(ctr_pair_24_b, ctr_pair_24_a) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_9_block_k_24(%rip), %ymm15, %ymm11 /* ctr_sum_24 = add(ctr_base, block_k_24) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm11, %ymm12 /* ctr_carry_24 = lookup16(ctr_sum_24, carry_everywhere) */
+	vpshufb %ymm12, %ymm2, %ymm12 /* ctr_mask_24 = lookup16(carry_mask_table, ctr_carry_24) */
+	vmovdqa %ymm13, 640(%rsp) /* spill g0x0.1 */
+	vpand 160(%rsp), %ymm12, %ymm13 /* ctr_pair_24_b = and(ctr_mask_24, ctr_w_open) */
+	vpandn 480(%rsp), %ymm12, %ymm12 /* ctr_pair_24_a = andnot(ctr_mask_24, ctr_v_open) */
+	vpor %ymm12, %ymm13, %ymm12 /* ctr_pair_24 = or(ctr_pair_24_b, ctr_pair_24_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm11, %ymm11 /* ctr_last_byte_24 = lookup16(ctr_sum_24, new_last_byte) */
 	vpor %ymm11, %ymm12, %ymm11 /* row_24 = or(ctr_pair_24, ctr_last_byte_24) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_block_k_25(%rip), %ymm12 /* block_k_25 = const() */
-	vpaddb 96(%rsp), %ymm12, %ymm12 /* ctr_j_25 = add(block_k_25, ctr_j0) */
-	vpaddw 128(%rsp), %ymm12, %ymm12 /* ctr_sum_25 = add(ctr_j_25, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm12, %ymm15 /* ctr_carry_25 = lookup16(ctr_sum_25, carry_everywhere) */
-	vpshufb %ymm15, %ymm2, %ymm15 /* ctr_mask_25 = lookup16(carry_mask_table, ctr_carry_25) */
-	vmovdqa %ymm13, 672(%rsp) /* spill g0x12.1 */
-	vpand 480(%rsp), %ymm15, %ymm13 /* ctr_pair_25_b = and(ctr_mask_25, ctr_w_open) */
-	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_25_a = andnot(ctr_mask_25, ctr_v_open) */
-	vpor %ymm15, %ymm13, %ymm13 /* ctr_pair_25 = or(ctr_pair_25_b, ctr_pair_25_a) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_9_block_k_25(%rip), %ymm15, %ymm12 /* ctr_sum_25 = add(ctr_base, block_k_25) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm12, %ymm13 /* ctr_carry_25 = lookup16(ctr_sum_25, carry_everywhere) */
+	vpshufb %ymm13, %ymm2, %ymm13 /* ctr_mask_25 = lookup16(carry_mask_table, ctr_carry_25) */
+	vmovdqa %ymm14, 672(%rsp) /* spill g0x10.1 */
+	vpand 160(%rsp), %ymm13, %ymm14 /* ctr_pair_25_b = and(ctr_mask_25, ctr_w_open) */
+	vpandn 480(%rsp), %ymm13, %ymm13 /* ctr_pair_25_a = andnot(ctr_mask_25, ctr_v_open) */
+	vpor %ymm13, %ymm14, %ymm13 /* ctr_pair_25 = or(ctr_pair_25_b, ctr_pair_25_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm12, %ymm12 /* ctr_last_byte_25 = lookup16(ctr_sum_25, new_last_byte) */
 	vpor %ymm12, %ymm13, %ymm12 /* row_25 = or(ctr_pair_25, ctr_last_byte_25) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_block_k_26(%rip), %ymm13 /* block_k_26 = const() */
-	vpaddb 96(%rsp), %ymm13, %ymm13 /* ctr_j_26 = add(block_k_26, ctr_j0) */
-	vpaddw 128(%rsp), %ymm13, %ymm13 /* ctr_sum_26 = add(ctr_j_26, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm13, %ymm15 /* ctr_carry_26 = lookup16(ctr_sum_26, carry_everywhere) */
-	vpshufb %ymm15, %ymm2, %ymm15 /* ctr_mask_26 = lookup16(carry_mask_table, ctr_carry_26) */
-	vmovdqa %ymm14, 704(%rsp) /* spill g0x10.1 */
-	vpand 480(%rsp), %ymm15, %ymm14 /* ctr_pair_26_b = and(ctr_mask_26, ctr_w_open) */
-	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_26_a = andnot(ctr_mask_26, ctr_v_open) */
-	vpor %ymm15, %ymm14, %ymm14 /* ctr_pair_26 = or(ctr_pair_26_b, ctr_pair_26_a) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_9_block_k_26(%rip), %ymm15, %ymm13 /* ctr_sum_26 = add(ctr_base, block_k_26) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm13, %ymm14 /* ctr_carry_26 = lookup16(ctr_sum_26, carry_everywhere) */
+	vpshufb %ymm14, %ymm2, %ymm14 /* ctr_mask_26 = lookup16(carry_mask_table, ctr_carry_26) */
+	vpand 160(%rsp), %ymm14, %ymm3 /* ctr_pair_26_b = and(ctr_mask_26, ctr_w_open) */
+	vpandn 480(%rsp), %ymm14, %ymm14 /* ctr_pair_26_a = andnot(ctr_mask_26, ctr_v_open) */
+	vpor %ymm14, %ymm3, %ymm3 /* ctr_pair_26 = or(ctr_pair_26_b, ctr_pair_26_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm13, %ymm13 /* ctr_last_byte_26 = lookup16(ctr_sum_26, new_last_byte) */
-	vpor %ymm13, %ymm14, %ymm13 /* row_26 = or(ctr_pair_26, ctr_last_byte_26) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_block_k_27(%rip), %ymm14 /* block_k_27 = const() */
-	vpaddb 96(%rsp), %ymm14, %ymm14 /* ctr_j_27 = add(block_k_27, ctr_j0) */
-	vpaddw 128(%rsp), %ymm14, %ymm14 /* ctr_sum_27 = add(ctr_j_27, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_27 = lookup16(ctr_sum_27, carry_everywhere) */
-	vpshufb %ymm15, %ymm2, %ymm15 /* ctr_mask_27 = lookup16(carry_mask_table, ctr_carry_27) */
-	vpand 480(%rsp), %ymm15, %ymm0 /* ctr_pair_27_b = and(ctr_mask_27, ctr_w_open) */
-	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_27_a = andnot(ctr_mask_27, ctr_v_open) */
-	vpor %ymm15, %ymm0, %ymm0 /* ctr_pair_27 = or(ctr_pair_27_b, ctr_pair_27_a) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_27 = lookup16(ctr_sum_27, new_last_byte) */
-	vpor %ymm14, %ymm0, %ymm0 /* row_27 = or(ctr_pair_27, ctr_last_byte_27) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_block_k_28(%rip), %ymm14 /* block_k_28 = const() */
-	vpaddb 96(%rsp), %ymm14, %ymm14 /* ctr_j_28 = add(block_k_28, ctr_j0) */
-	vpaddw 128(%rsp), %ymm14, %ymm14 /* ctr_sum_28 = add(ctr_j_28, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_28 = lookup16(ctr_sum_28, carry_everywhere) */
-	vpshufb %ymm15, %ymm2, %ymm15 /* ctr_mask_28 = lookup16(carry_mask_table, ctr_carry_28) */
-	vpand 480(%rsp), %ymm15, %ymm5 /* ctr_pair_28_b = and(ctr_mask_28, ctr_w_open) */
-	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_28_a = andnot(ctr_mask_28, ctr_v_open) */
-	vpor %ymm15, %ymm5, %ymm5 /* ctr_pair_28 = or(ctr_pair_28_b, ctr_pair_28_a) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_28 = lookup16(ctr_sum_28, new_last_byte) */
-	vpor %ymm14, %ymm5, %ymm5 /* row_28 = or(ctr_pair_28, ctr_last_byte_28) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_block_k_29(%rip), %ymm14 /* block_k_29 = const() */
-	vpaddb 96(%rsp), %ymm14, %ymm14 /* ctr_j_29 = add(block_k_29, ctr_j0) */
-	vpaddw 128(%rsp), %ymm14, %ymm14 /* ctr_sum_29 = add(ctr_j_29, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_29 = lookup16(ctr_sum_29, carry_everywhere) */
-	vpshufb %ymm15, %ymm2, %ymm15 /* ctr_mask_29 = lookup16(carry_mask_table, ctr_carry_29) */
-	vmovdqa %ymm10, 736(%rsp) /* spill row_23 */
-	vpand 480(%rsp), %ymm15, %ymm10 /* ctr_pair_29_b = and(ctr_mask_29, ctr_w_open) */
-	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_29_a = andnot(ctr_mask_29, ctr_v_open) */
-	vpor %ymm15, %ymm10, %ymm10 /* ctr_pair_29 = or(ctr_pair_29_b, ctr_pair_29_a) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_29 = lookup16(ctr_sum_29, new_last_byte) */
-	vpor %ymm14, %ymm10, %ymm10 /* row_29 = or(ctr_pair_29, ctr_last_byte_29) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_block_k_30(%rip), %ymm14 /* block_k_30 = const() */
-	vpaddb 96(%rsp), %ymm14, %ymm14 /* ctr_j_30 = add(block_k_30, ctr_j0) */
-	vpaddw 128(%rsp), %ymm14, %ymm14 /* ctr_sum_30 = add(ctr_j_30, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_30 = lookup16(ctr_sum_30, carry_everywhere) */
-	vpshufb %ymm15, %ymm2, %ymm15 /* ctr_mask_30 = lookup16(carry_mask_table, ctr_carry_30) */
-	vmovdqa %ymm9, 768(%rsp) /* spill row_22 */
-	vpand 480(%rsp), %ymm15, %ymm9 /* ctr_pair_30_b = and(ctr_mask_30, ctr_w_open) */
-	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_30_a = andnot(ctr_mask_30, ctr_v_open) */
-	vpor %ymm15, %ymm9, %ymm9 /* ctr_pair_30 = or(ctr_pair_30_b, ctr_pair_30_a) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_30 = lookup16(ctr_sum_30, new_last_byte) */
-	vpor %ymm14, %ymm9, %ymm9 /* row_30 = or(ctr_pair_30, ctr_last_byte_30) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_block_k_31(%rip), %ymm14 /* block_k_31 = const() */
-	vpaddb 96(%rsp), %ymm14, %ymm14 /* ctr_j_31 = add(block_k_31, ctr_j0) */
-	vpaddw 128(%rsp), %ymm14, %ymm14 /* ctr_sum_31 = add(ctr_j_31, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_31 = lookup16(ctr_sum_31, carry_everywhere) */
-	vpshufb %ymm15, %ymm2, %ymm15 /* ctr_mask_31 = lookup16(carry_mask_table, ctr_carry_31) */
-	vpand 480(%rsp), %ymm15, %ymm2 /* ctr_pair_31_b = and(ctr_mask_31, ctr_w_open) */
-	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_31_a = andnot(ctr_mask_31, ctr_v_open) */
-	vpor %ymm15, %ymm2, %ymm2 /* ctr_pair_31 = or(ctr_pair_31_b, ctr_pair_31_a) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_31 = lookup16(ctr_sum_31, new_last_byte) */
-	vpor %ymm14, %ymm2, %ymm2 /* row_31 = or(ctr_pair_31, ctr_last_byte_31) */
-	vpunpcklbw %ymm11, %ymm1, %ymm14 /* tr0_16 = unpacklo(row_16, row_24) */
-	vpunpckhbw %ymm11, %ymm1, %ymm1 /* tr0_17 = unpackhi(row_16, row_24) */
-	vpunpcklbw %ymm12, %ymm3, %ymm11 /* tr0_18 = unpacklo(row_17, row_25) */
-	vpunpckhbw %ymm12, %ymm3, %ymm3 /* tr0_19 = unpackhi(row_17, row_25) */
-	vpunpcklbw %ymm13, %ymm4, %ymm12 /* tr0_20 = unpacklo(row_18, row_26) */
-	vpunpckhbw %ymm13, %ymm4, %ymm4 /* tr0_21 = unpackhi(row_18, row_26) */
-	vpunpcklbw %ymm0, %ymm6, %ymm13 /* tr0_22 = unpacklo(row_19, row_27) */
-	vpunpckhbw %ymm0, %ymm6, %ymm0 /* tr0_23 = unpackhi(row_19, row_27) */
-	vpunpcklbw %ymm5, %ymm7, %ymm6 /* tr0_24 = unpacklo(row_20, row_28) */
-	vpunpckhbw %ymm5, %ymm7, %ymm5 /* tr0_25 = unpackhi(row_20, row_28) */
-	vpunpcklbw %ymm10, %ymm8, %ymm7 /* tr0_26 = unpacklo(row_21, row_29) */
-	vpunpckhbw %ymm10, %ymm8, %ymm8 /* tr0_27 = unpackhi(row_21, row_29) */
-	vmovdqa 768(%rsp), %ymm10 /* reload row_22 */
-	vpunpcklbw %ymm9, %ymm10, %ymm15 /* tr0_28 = unpacklo(row_22, row_30) */
-	vpunpckhbw %ymm9, %ymm10, %ymm9 /* tr0_29 = unpackhi(row_22, row_30) */
-	vmovdqa 736(%rsp), %ymm10 /* reload row_23 */
-	vmovdqa %ymm0, 768(%rsp) /* spill tr0_23 */
-	vpunpcklbw %ymm2, %ymm10, %ymm0 /* tr0_30 = unpacklo(row_23, row_31) */
+	vpor %ymm13, %ymm3, %ymm3 /* row_26 = or(ctr_pair_26, ctr_last_byte_26) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_9_block_k_27(%rip), %ymm15, %ymm13 /* ctr_sum_27 = add(ctr_base, block_k_27) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm13, %ymm14 /* ctr_carry_27 = lookup16(ctr_sum_27, carry_everywhere) */
+	vpshufb %ymm14, %ymm2, %ymm14 /* ctr_mask_27 = lookup16(carry_mask_table, ctr_carry_27) */
+	vpand 160(%rsp), %ymm14, %ymm6 /* ctr_pair_27_b = and(ctr_mask_27, ctr_w_open) */
+	vpandn 480(%rsp), %ymm14, %ymm14 /* ctr_pair_27_a = andnot(ctr_mask_27, ctr_v_open) */
+	vpor %ymm14, %ymm6, %ymm6 /* ctr_pair_27 = or(ctr_pair_27_b, ctr_pair_27_a) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm13, %ymm13 /* ctr_last_byte_27 = lookup16(ctr_sum_27, new_last_byte) */
+	vpor %ymm13, %ymm6, %ymm6 /* row_27 = or(ctr_pair_27, ctr_last_byte_27) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_9_block_k_28(%rip), %ymm15, %ymm13 /* ctr_sum_28 = add(ctr_base, block_k_28) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm13, %ymm14 /* ctr_carry_28 = lookup16(ctr_sum_28, carry_everywhere) */
+	vpshufb %ymm14, %ymm2, %ymm14 /* ctr_mask_28 = lookup16(carry_mask_table, ctr_carry_28) */
+	vmovdqa %ymm10, 704(%rsp) /* spill row_23 */
+	vpand 160(%rsp), %ymm14, %ymm10 /* ctr_pair_28_b = and(ctr_mask_28, ctr_w_open) */
+	vpandn 480(%rsp), %ymm14, %ymm14 /* ctr_pair_28_a = andnot(ctr_mask_28, ctr_v_open) */
+	vpor %ymm14, %ymm10, %ymm10 /* ctr_pair_28 = or(ctr_pair_28_b, ctr_pair_28_a) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm13, %ymm13 /* ctr_last_byte_28 = lookup16(ctr_sum_28, new_last_byte) */
+	vpor %ymm13, %ymm10, %ymm10 /* row_28 = or(ctr_pair_28, ctr_last_byte_28) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_9_block_k_29(%rip), %ymm15, %ymm13 /* ctr_sum_29 = add(ctr_base, block_k_29) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm13, %ymm14 /* ctr_carry_29 = lookup16(ctr_sum_29, carry_everywhere) */
+	vpshufb %ymm14, %ymm2, %ymm14 /* ctr_mask_29 = lookup16(carry_mask_table, ctr_carry_29) */
+	vmovdqa %ymm9, 736(%rsp) /* spill row_22 */
+	vpand 160(%rsp), %ymm14, %ymm9 /* ctr_pair_29_b = and(ctr_mask_29, ctr_w_open) */
+	vpandn 480(%rsp), %ymm14, %ymm14 /* ctr_pair_29_a = andnot(ctr_mask_29, ctr_v_open) */
+	vpor %ymm14, %ymm9, %ymm9 /* ctr_pair_29 = or(ctr_pair_29_b, ctr_pair_29_a) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm13, %ymm13 /* ctr_last_byte_29 = lookup16(ctr_sum_29, new_last_byte) */
+	vpor %ymm13, %ymm9, %ymm9 /* row_29 = or(ctr_pair_29, ctr_last_byte_29) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_9_block_k_30(%rip), %ymm15, %ymm13 /* ctr_sum_30 = add(ctr_base, block_k_30) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm13, %ymm14 /* ctr_carry_30 = lookup16(ctr_sum_30, carry_everywhere) */
+	vpshufb %ymm14, %ymm2, %ymm14 /* ctr_mask_30 = lookup16(carry_mask_table, ctr_carry_30) */
+	vmovdqa %ymm8, 768(%rsp) /* spill row_21 */
+	vpand 160(%rsp), %ymm14, %ymm8 /* ctr_pair_30_b = and(ctr_mask_30, ctr_w_open) */
+	vpandn 480(%rsp), %ymm14, %ymm14 /* ctr_pair_30_a = andnot(ctr_mask_30, ctr_v_open) */
+	vpor %ymm14, %ymm8, %ymm8 /* ctr_pair_30 = or(ctr_pair_30_b, ctr_pair_30_a) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm13, %ymm13 /* ctr_last_byte_30 = lookup16(ctr_sum_30, new_last_byte) */
+	vpor %ymm13, %ymm8, %ymm8 /* row_30 = or(ctr_pair_30, ctr_last_byte_30) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_9_block_k_31(%rip), %ymm15, %ymm13 /* ctr_sum_31 = add(ctr_base, block_k_31) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm13, %ymm14 /* ctr_carry_31 = lookup16(ctr_sum_31, carry_everywhere) */
+	vpshufb %ymm14, %ymm2, %ymm14 /* ctr_mask_31 = lookup16(carry_mask_table, ctr_carry_31) */
+	vpand 160(%rsp), %ymm14, %ymm2 /* ctr_pair_31_b = and(ctr_mask_31, ctr_w_open) */
+	vpandn 480(%rsp), %ymm14, %ymm14 /* ctr_pair_31_a = andnot(ctr_mask_31, ctr_v_open) */
+	vpor %ymm14, %ymm2, %ymm2 /* ctr_pair_31 = or(ctr_pair_31_b, ctr_pair_31_a) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm13, %ymm13 /* ctr_last_byte_31 = lookup16(ctr_sum_31, new_last_byte) */
+	vpor %ymm13, %ymm2, %ymm2 /* row_31 = or(ctr_pair_31, ctr_last_byte_31) */
+	vpunpcklbw %ymm11, %ymm0, %ymm13 /* tr0_16 = unpacklo(row_16, row_24) */
+	vpunpckhbw %ymm11, %ymm0, %ymm0 /* tr0_17 = unpackhi(row_16, row_24) */
+	vpunpcklbw %ymm12, %ymm1, %ymm11 /* tr0_18 = unpacklo(row_17, row_25) */
+	vpunpckhbw %ymm12, %ymm1, %ymm1 /* tr0_19 = unpackhi(row_17, row_25) */
+	vpunpcklbw %ymm3, %ymm4, %ymm12 /* tr0_20 = unpacklo(row_18, row_26) */
+	vpunpckhbw %ymm3, %ymm4, %ymm3 /* tr0_21 = unpackhi(row_18, row_26) */
+	vpunpcklbw %ymm6, %ymm5, %ymm4 /* tr0_22 = unpacklo(row_19, row_27) */
+	vpunpckhbw %ymm6, %ymm5, %ymm5 /* tr0_23 = unpackhi(row_19, row_27) */
+	vpunpcklbw %ymm10, %ymm7, %ymm6 /* tr0_24 = unpacklo(row_20, row_28) */
+	vpunpckhbw %ymm10, %ymm7, %ymm7 /* tr0_25 = unpackhi(row_20, row_28) */
+	vmovdqa 768(%rsp), %ymm10 /* reload row_21 */
+	vpunpcklbw %ymm9, %ymm10, %ymm14 /* tr0_26 = unpacklo(row_21, row_29) */
+	vpunpckhbw %ymm9, %ymm10, %ymm9 /* tr0_27 = unpackhi(row_21, row_29) */
+	vmovdqa 736(%rsp), %ymm10 /* reload row_22 */
+	vpunpcklbw %ymm8, %ymm10, %ymm15 /* tr0_28 = unpacklo(row_22, row_30) */
+	vpunpckhbw %ymm8, %ymm10, %ymm8 /* tr0_29 = unpackhi(row_22, row_30) */
+	vmovdqa 704(%rsp), %ymm10 /* reload row_23 */
+	vmovdqa %ymm5, 736(%rsp) /* spill tr0_23 */
+	vpunpcklbw %ymm2, %ymm10, %ymm5 /* tr0_30 = unpacklo(row_23, row_31) */
 	vpunpckhbw %ymm2, %ymm10, %ymm2 /* tr0_31 = unpackhi(row_23, row_31) */
-	vpunpcklbw %ymm6, %ymm14, %ymm10 /* tr1_16 = unpacklo(tr0_16, tr0_24) */
-	vpunpckhbw %ymm6, %ymm14, %ymm6 /* tr1_17 = unpackhi(tr0_16, tr0_24) */
-	vpunpcklbw %ymm5, %ymm1, %ymm14 /* tr1_18 = unpacklo(tr0_17, tr0_25) */
-	vpunpckhbw %ymm5, %ymm1, %ymm1 /* tr1_19 = unpackhi(tr0_17, tr0_25) */
-	vpunpcklbw %ymm7, %ymm11, %ymm5 /* tr1_20 = unpacklo(tr0_18, tr0_26) */
-	vpunpckhbw %ymm7, %ymm11, %ymm7 /* tr1_21 = unpackhi(tr0_18, tr0_26) */
-	vpunpcklbw %ymm8, %ymm3, %ymm11 /* tr1_22 = unpacklo(tr0_19, tr0_27) */
-	vpunpckhbw %ymm8, %ymm3, %ymm3 /* tr1_23 = unpackhi(tr0_19, tr0_27) */
-	vpunpcklbw %ymm15, %ymm12, %ymm8 /* tr1_24 = unpacklo(tr0_20, tr0_28) */
+	vpunpcklbw %ymm6, %ymm13, %ymm10 /* tr1_16 = unpacklo(tr0_16, tr0_24) */
+	vpunpckhbw %ymm6, %ymm13, %ymm6 /* tr1_17 = unpackhi(tr0_16, tr0_24) */
+	vpunpcklbw %ymm7, %ymm0, %ymm13 /* tr1_18 = unpacklo(tr0_17, tr0_25) */
+	vpunpckhbw %ymm7, %ymm0, %ymm0 /* tr1_19 = unpackhi(tr0_17, tr0_25) */
+	vpunpcklbw %ymm14, %ymm11, %ymm7 /* tr1_20 = unpacklo(tr0_18, tr0_26) */
+	vpunpckhbw %ymm14, %ymm11, %ymm11 /* tr1_21 = unpackhi(tr0_18, tr0_26) */
+	vpunpcklbw %ymm9, %ymm1, %ymm14 /* tr1_22 = unpacklo(tr0_19, tr0_27) */
+	vpunpckhbw %ymm9, %ymm1, %ymm1 /* tr1_23 = unpackhi(tr0_19, tr0_27) */
+	vpunpcklbw %ymm15, %ymm12, %ymm9 /* tr1_24 = unpacklo(tr0_20, tr0_28) */
 	vpunpckhbw %ymm15, %ymm12, %ymm12 /* tr1_25 = unpackhi(tr0_20, tr0_28) */
-	vpunpcklbw %ymm9, %ymm4, %ymm15 /* tr1_26 = unpacklo(tr0_21, tr0_29) */
-	vpunpckhbw %ymm9, %ymm4, %ymm4 /* tr1_27 = unpackhi(tr0_21, tr0_29) */
-	vpunpcklbw %ymm0, %ymm13, %ymm9 /* tr1_28 = unpacklo(tr0_22, tr0_30) */
-	vpunpckhbw %ymm0, %ymm13, %ymm0 /* tr1_29 = unpackhi(tr0_22, tr0_30) */
-	vmovdqa 768(%rsp), %ymm13 /* reload tr0_23 */
-	vmovdqa %ymm3, 736(%rsp) /* spill tr1_23 */
-	vpunpcklbw %ymm2, %ymm13, %ymm3 /* tr1_30 = unpacklo(tr0_23, tr0_31) */
-	vpunpckhbw %ymm2, %ymm13, %ymm2 /* tr1_31 = unpackhi(tr0_23, tr0_31) */
-	vpunpcklbw %ymm8, %ymm10, %ymm13 /* tr2_16 = unpacklo(tr1_16, tr1_24) */
-	vpunpckhbw %ymm8, %ymm10, %ymm8 /* tr2_17 = unpackhi(tr1_16, tr1_24) */
+	vpunpcklbw %ymm8, %ymm3, %ymm15 /* tr1_26 = unpacklo(tr0_21, tr0_29) */
+	vpunpckhbw %ymm8, %ymm3, %ymm3 /* tr1_27 = unpackhi(tr0_21, tr0_29) */
+	vpunpcklbw %ymm5, %ymm4, %ymm8 /* tr1_28 = unpacklo(tr0_22, tr0_30) */
+	vpunpckhbw %ymm5, %ymm4, %ymm4 /* tr1_29 = unpackhi(tr0_22, tr0_30) */
+	vmovdqa 736(%rsp), %ymm5 /* reload tr0_23 */
+	vmovdqa %ymm1, 704(%rsp) /* spill tr1_23 */
+	vpunpcklbw %ymm2, %ymm5, %ymm1 /* tr1_30 = unpacklo(tr0_23, tr0_31) */
+	vpunpckhbw %ymm2, %ymm5, %ymm2 /* tr1_31 = unpackhi(tr0_23, tr0_31) */
+	vpunpcklbw %ymm9, %ymm10, %ymm5 /* tr2_16 = unpacklo(tr1_16, tr1_24) */
+	vpunpckhbw %ymm9, %ymm10, %ymm9 /* tr2_17 = unpackhi(tr1_16, tr1_24) */
 	vpunpcklbw %ymm12, %ymm6, %ymm10 /* tr2_18 = unpacklo(tr1_17, tr1_25) */
 	vpunpckhbw %ymm12, %ymm6, %ymm6 /* tr2_19 = unpackhi(tr1_17, tr1_25) */
-	vpunpcklbw %ymm15, %ymm14, %ymm12 /* tr2_20 = unpacklo(tr1_18, tr1_26) */
-	vpunpckhbw %ymm15, %ymm14, %ymm14 /* tr2_21 = unpackhi(tr1_18, tr1_26) */
-	vpunpcklbw %ymm4, %ymm1, %ymm15 /* tr2_22 = unpacklo(tr1_19, tr1_27) */
-	vpunpckhbw %ymm4, %ymm1, %ymm1 /* tr2_23 = unpackhi(tr1_19, tr1_27) */
-	vpunpcklbw %ymm9, %ymm5, %ymm4 /* tr2_24 = unpacklo(tr1_20, tr1_28) */
-	vpunpckhbw %ymm9, %ymm5, %ymm5 /* tr2_25 = unpackhi(tr1_20, tr1_28) */
-	vpunpcklbw %ymm0, %ymm7, %ymm9 /* tr2_26 = unpacklo(tr1_21, tr1_29) */
-	vpunpckhbw %ymm0, %ymm7, %ymm0 /* tr2_27 = unpackhi(tr1_21, tr1_29) */
-	vpunpcklbw %ymm3, %ymm11, %ymm7 /* tr2_28 = unpacklo(tr1_22, tr1_30) */
-	vpunpckhbw %ymm3, %ymm11, %ymm3 /* tr2_29 = unpackhi(tr1_22, tr1_30) */
-	vmovdqa 736(%rsp), %ymm11 /* reload tr1_23 */
-	vmovdqa %ymm1, 768(%rsp) /* spill tr2_23 */
-	vpunpcklbw %ymm2, %ymm11, %ymm1 /* tr2_30 = unpacklo(tr1_23, tr1_31) */
-	vpunpckhbw %ymm2, %ymm11, %ymm2 /* tr2_31 = unpackhi(tr1_23, tr1_31) */
-	vpunpcklbw %ymm4, %ymm13, %ymm11 /* tr3_16 = unpacklo(tr2_16, tr2_24) */
-	vpunpckhbw %ymm4, %ymm13, %ymm4 /* tr3_17 = unpackhi(tr2_16, tr2_24) */
-	vpunpcklbw %ymm5, %ymm8, %ymm13 /* tr3_18 = unpacklo(tr2_17, tr2_25) */
-	vpunpckhbw %ymm5, %ymm8, %ymm5 /* tr3_19 = unpackhi(tr2_17, tr2_25) */
-	vpunpcklbw %ymm9, %ymm10, %ymm8 /* tr3_20 = unpacklo(tr2_18, tr2_26) */
-	vpunpckhbw %ymm9, %ymm10, %ymm9 /* tr3_21 = unpackhi(tr2_18, tr2_26) */
-	vpunpcklbw %ymm0, %ymm6, %ymm10 /* tr3_22 = unpacklo(tr2_19, tr2_27) */
-	vpunpckhbw %ymm0, %ymm6, %ymm0 /* tr3_23 = unpackhi(tr2_19, tr2_27) */
-	vpunpcklbw %ymm7, %ymm12, %ymm6 /* tr3_24 = unpacklo(tr2_20, tr2_28) */
-	vpunpckhbw %ymm7, %ymm12, %ymm7 /* tr3_25 = unpackhi(tr2_20, tr2_28) */
-	vpunpcklbw %ymm3, %ymm14, %ymm12 /* tr3_26 = unpacklo(tr2_21, tr2_29) */
-	vpunpckhbw %ymm3, %ymm14, %ymm3 /* tr3_27 = unpackhi(tr2_21, tr2_29) */
-	vpunpcklbw %ymm1, %ymm15, %ymm14 /* tr3_28 = unpacklo(tr2_22, tr2_30) */
-	vpunpckhbw %ymm1, %ymm15, %ymm1 /* tr3_29 = unpackhi(tr2_22, tr2_30) */
-	vmovdqa 768(%rsp), %ymm15 /* reload tr2_23 */
-	vmovdqa %ymm1, 736(%rsp) /* spill tr3_29 */
-	vpunpcklbw %ymm2, %ymm15, %ymm1 /* tr3_30 = unpacklo(tr2_23, tr2_31) */
+	vpunpcklbw %ymm15, %ymm13, %ymm12 /* tr2_20 = unpacklo(tr1_18, tr1_26) */
+	vpunpckhbw %ymm15, %ymm13, %ymm13 /* tr2_21 = unpackhi(tr1_18, tr1_26) */
+	vpunpcklbw %ymm3, %ymm0, %ymm15 /* tr2_22 = unpacklo(tr1_19, tr1_27) */
+	vpunpckhbw %ymm3, %ymm0, %ymm0 /* tr2_23 = unpackhi(tr1_19, tr1_27) */
+	vpunpcklbw %ymm8, %ymm7, %ymm3 /* tr2_24 = unpacklo(tr1_20, tr1_28) */
+	vpunpckhbw %ymm8, %ymm7, %ymm7 /* tr2_25 = unpackhi(tr1_20, tr1_28) */
+	vpunpcklbw %ymm4, %ymm11, %ymm8 /* tr2_26 = unpacklo(tr1_21, tr1_29) */
+	vpunpckhbw %ymm4, %ymm11, %ymm4 /* tr2_27 = unpackhi(tr1_21, tr1_29) */
+	vpunpcklbw %ymm1, %ymm14, %ymm11 /* tr2_28 = unpacklo(tr1_22, tr1_30) */
+	vpunpckhbw %ymm1, %ymm14, %ymm1 /* tr2_29 = unpackhi(tr1_22, tr1_30) */
+	vmovdqa 704(%rsp), %ymm14 /* reload tr1_23 */
+	vmovdqa %ymm0, 736(%rsp) /* spill tr2_23 */
+	vpunpcklbw %ymm2, %ymm14, %ymm0 /* tr2_30 = unpacklo(tr1_23, tr1_31) */
+	vpunpckhbw %ymm2, %ymm14, %ymm2 /* tr2_31 = unpackhi(tr1_23, tr1_31) */
+	vpunpcklbw %ymm3, %ymm5, %ymm14 /* tr3_16 = unpacklo(tr2_16, tr2_24) */
+	vpunpckhbw %ymm3, %ymm5, %ymm3 /* tr3_17 = unpackhi(tr2_16, tr2_24) */
+	vpunpcklbw %ymm7, %ymm9, %ymm5 /* tr3_18 = unpacklo(tr2_17, tr2_25) */
+	vpunpckhbw %ymm7, %ymm9, %ymm7 /* tr3_19 = unpackhi(tr2_17, tr2_25) */
+	vpunpcklbw %ymm8, %ymm10, %ymm9 /* tr3_20 = unpacklo(tr2_18, tr2_26) */
+	vpunpckhbw %ymm8, %ymm10, %ymm8 /* tr3_21 = unpackhi(tr2_18, tr2_26) */
+	vpunpcklbw %ymm4, %ymm6, %ymm10 /* tr3_22 = unpacklo(tr2_19, tr2_27) */
+	vpunpckhbw %ymm4, %ymm6, %ymm4 /* tr3_23 = unpackhi(tr2_19, tr2_27) */
+	vpunpcklbw %ymm11, %ymm12, %ymm6 /* tr3_24 = unpacklo(tr2_20, tr2_28) */
+	vpunpckhbw %ymm11, %ymm12, %ymm11 /* tr3_25 = unpackhi(tr2_20, tr2_28) */
+	vpunpcklbw %ymm1, %ymm13, %ymm12 /* tr3_26 = unpacklo(tr2_21, tr2_29) */
+	vpunpckhbw %ymm1, %ymm13, %ymm1 /* tr3_27 = unpackhi(tr2_21, tr2_29) */
+	vpunpcklbw %ymm0, %ymm15, %ymm13 /* tr3_28 = unpacklo(tr2_22, tr2_30) */
+	vpunpckhbw %ymm0, %ymm15, %ymm0 /* tr3_29 = unpackhi(tr2_22, tr2_30) */
+	vmovdqa 736(%rsp), %ymm15 /* reload tr2_23 */
+	vmovdqa %ymm0, 704(%rsp) /* spill tr3_29 */
+	vpunpcklbw %ymm2, %ymm15, %ymm0 /* tr3_30 = unpacklo(tr2_23, tr2_31) */
 	vpunpckhbw %ymm2, %ymm15, %ymm2 /* tr3_31 = unpackhi(tr2_23, tr2_31) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm11, %ymm15 /* tr3_16_lo = and(tr3_16, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* tr3_16_sh = shr(tr3_16) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm11, %ymm11 /* tr3_16_hi = and(tr3_16_sh, nibble_mask) */
-	vmovdqa %ymm2, 768(%rsp) /* spill tr3_31 */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm15 /* tr3_16_lo = and(tr3_16, nibble_mask) */
+	vpsrlw $4, %ymm14, %ymm14 /* tr3_16_sh = shr(tr3_16) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm14 /* tr3_16_hi = and(tr3_16_sh, nibble_mask) */
+	vmovdqa %ymm2, 736(%rsp) /* spill tr3_31 */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_tbl_lo(%rip), %ymm2 /* tbl_lo = const() */
 	vpshufb %ymm15, %ymm2, %ymm15 /* xin_16_l = lookup16(tbl_lo, tr3_16_lo) */
-	vmovdqa %ymm1, 800(%rsp) /* spill tr3_30 */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_tbl_hi(%rip), %ymm1 /* tbl_hi = const() */
-	vpshufb %ymm11, %ymm1, %ymm11 /* xin_16_h = lookup16(tbl_hi, tr3_16_hi) */
-	vpxor %ymm11, %ymm15, %ymm11 /* xin_16 = xor(xin_16_l, xin_16_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm4, %ymm15 /* tr3_17_lo = and(tr3_17, nibble_mask) */
-	vpsrlw $4, %ymm4, %ymm4 /* tr3_17_sh = shr(tr3_17) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm4, %ymm4 /* tr3_17_hi = and(tr3_17_sh, nibble_mask) */
+	vmovdqa %ymm0, 768(%rsp) /* spill tr3_30 */
+	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_tbl_hi(%rip), %ymm0 /* tbl_hi = const() */
+	vpshufb %ymm14, %ymm0, %ymm14 /* xin_16_h = lookup16(tbl_hi, tr3_16_hi) */
+	vpxor %ymm14, %ymm15, %ymm14 /* xin_16 = xor(xin_16_l, xin_16_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm3, %ymm15 /* tr3_17_lo = and(tr3_17, nibble_mask) */
+	vpsrlw $4, %ymm3, %ymm3 /* tr3_17_sh = shr(tr3_17) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm3, %ymm3 /* tr3_17_hi = and(tr3_17_sh, nibble_mask) */
 	vpshufb %ymm15, %ymm2, %ymm15 /* xin_17_l = lookup16(tbl_lo, tr3_17_lo) */
-	vpshufb %ymm4, %ymm1, %ymm4 /* xin_17_h = lookup16(tbl_hi, tr3_17_hi) */
-	vpxor %ymm4, %ymm15, %ymm4 /* xin_17 = xor(xin_17_l, xin_17_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm15 /* tr3_18_lo = and(tr3_18, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* tr3_18_sh = shr(tr3_18) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm13 /* tr3_18_hi = and(tr3_18_sh, nibble_mask) */
+	vpshufb %ymm3, %ymm0, %ymm3 /* xin_17_h = lookup16(tbl_hi, tr3_17_hi) */
+	vpxor %ymm3, %ymm15, %ymm3 /* xin_17 = xor(xin_17_l, xin_17_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm5, %ymm15 /* tr3_18_lo = and(tr3_18, nibble_mask) */
+	vpsrlw $4, %ymm5, %ymm5 /* tr3_18_sh = shr(tr3_18) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm5, %ymm5 /* tr3_18_hi = and(tr3_18_sh, nibble_mask) */
 	vpshufb %ymm15, %ymm2, %ymm15 /* xin_18_l = lookup16(tbl_lo, tr3_18_lo) */
-	vpshufb %ymm13, %ymm1, %ymm13 /* xin_18_h = lookup16(tbl_hi, tr3_18_hi) */
-	vpxor %ymm13, %ymm15, %ymm13 /* xin_18 = xor(xin_18_l, xin_18_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm5, %ymm15 /* tr3_19_lo = and(tr3_19, nibble_mask) */
-	vpsrlw $4, %ymm5, %ymm5 /* tr3_19_sh = shr(tr3_19) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm5, %ymm5 /* tr3_19_hi = and(tr3_19_sh, nibble_mask) */
+	vpshufb %ymm5, %ymm0, %ymm5 /* xin_18_h = lookup16(tbl_hi, tr3_18_hi) */
+	vpxor %ymm5, %ymm15, %ymm5 /* xin_18 = xor(xin_18_l, xin_18_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm7, %ymm15 /* tr3_19_lo = and(tr3_19, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* tr3_19_sh = shr(tr3_19) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm7, %ymm7 /* tr3_19_hi = and(tr3_19_sh, nibble_mask) */
 	vpshufb %ymm15, %ymm2, %ymm15 /* xin_19_l = lookup16(tbl_lo, tr3_19_lo) */
-	vpshufb %ymm5, %ymm1, %ymm5 /* xin_19_h = lookup16(tbl_hi, tr3_19_hi) */
-	vpxor %ymm5, %ymm15, %ymm5 /* xin_19 = xor(xin_19_l, xin_19_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm8, %ymm15 /* tr3_20_lo = and(tr3_20, nibble_mask) */
-	vpsrlw $4, %ymm8, %ymm8 /* tr3_20_sh = shr(tr3_20) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm8, %ymm8 /* tr3_20_hi = and(tr3_20_sh, nibble_mask) */
+	vpshufb %ymm7, %ymm0, %ymm7 /* xin_19_h = lookup16(tbl_hi, tr3_19_hi) */
+	vpxor %ymm7, %ymm15, %ymm7 /* xin_19 = xor(xin_19_l, xin_19_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm9, %ymm15 /* tr3_20_lo = and(tr3_20, nibble_mask) */
+	vpsrlw $4, %ymm9, %ymm9 /* tr3_20_sh = shr(tr3_20) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm9, %ymm9 /* tr3_20_hi = and(tr3_20_sh, nibble_mask) */
 	vpshufb %ymm15, %ymm2, %ymm15 /* xin_20_l = lookup16(tbl_lo, tr3_20_lo) */
-	vpshufb %ymm8, %ymm1, %ymm8 /* xin_20_h = lookup16(tbl_hi, tr3_20_hi) */
-	vpxor %ymm8, %ymm15, %ymm8 /* xin_20 = xor(xin_20_l, xin_20_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm9, %ymm15 /* tr3_21_lo = and(tr3_21, nibble_mask) */
-	vpsrlw $4, %ymm9, %ymm9 /* tr3_21_sh = shr(tr3_21) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm9, %ymm9 /* tr3_21_hi = and(tr3_21_sh, nibble_mask) */
+	vpshufb %ymm9, %ymm0, %ymm9 /* xin_20_h = lookup16(tbl_hi, tr3_20_hi) */
+	vpxor %ymm9, %ymm15, %ymm9 /* xin_20 = xor(xin_20_l, xin_20_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm8, %ymm15 /* tr3_21_lo = and(tr3_21, nibble_mask) */
+	vpsrlw $4, %ymm8, %ymm8 /* tr3_21_sh = shr(tr3_21) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm8, %ymm8 /* tr3_21_hi = and(tr3_21_sh, nibble_mask) */
 	vpshufb %ymm15, %ymm2, %ymm15 /* xin_21_l = lookup16(tbl_lo, tr3_21_lo) */
-	vpshufb %ymm9, %ymm1, %ymm9 /* xin_21_h = lookup16(tbl_hi, tr3_21_hi) */
-	vpxor %ymm9, %ymm15, %ymm9 /* xin_21 = xor(xin_21_l, xin_21_h) */
+	vpshufb %ymm8, %ymm0, %ymm8 /* xin_21_h = lookup16(tbl_hi, tr3_21_hi) */
+	vpxor %ymm8, %ymm15, %ymm8 /* xin_21 = xor(xin_21_l, xin_21_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm10, %ymm15 /* tr3_22_lo = and(tr3_22, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* tr3_22_sh = shr(tr3_22) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm10, %ymm10 /* tr3_22_hi = and(tr3_22_sh, nibble_mask) */
 	vpshufb %ymm15, %ymm2, %ymm15 /* xin_22_l = lookup16(tbl_lo, tr3_22_lo) */
-	vpshufb %ymm10, %ymm1, %ymm10 /* xin_22_h = lookup16(tbl_hi, tr3_22_hi) */
+	vpshufb %ymm10, %ymm0, %ymm10 /* xin_22_h = lookup16(tbl_hi, tr3_22_hi) */
 	vpxor %ymm10, %ymm15, %ymm10 /* xin_22 = xor(xin_22_l, xin_22_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm0, %ymm15 /* tr3_23_lo = and(tr3_23, nibble_mask) */
-	vpsrlw $4, %ymm0, %ymm0 /* tr3_23_sh = shr(tr3_23) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm0, %ymm0 /* tr3_23_hi = and(tr3_23_sh, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm4, %ymm15 /* tr3_23_lo = and(tr3_23, nibble_mask) */
+	vpsrlw $4, %ymm4, %ymm4 /* tr3_23_sh = shr(tr3_23) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm4, %ymm4 /* tr3_23_hi = and(tr3_23_sh, nibble_mask) */
 	vpshufb %ymm15, %ymm2, %ymm15 /* xin_23_l = lookup16(tbl_lo, tr3_23_lo) */
-	vpshufb %ymm0, %ymm1, %ymm0 /* xin_23_h = lookup16(tbl_hi, tr3_23_hi) */
-	vpxor %ymm0, %ymm15, %ymm0 /* xin_23 = xor(xin_23_l, xin_23_h) */
+	vpshufb %ymm4, %ymm0, %ymm4 /* xin_23_h = lookup16(tbl_hi, tr3_23_hi) */
+	vpxor %ymm4, %ymm15, %ymm4 /* xin_23 = xor(xin_23_l, xin_23_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm6, %ymm15 /* tr3_24_lo = and(tr3_24, nibble_mask) */
 	vpsrlw $4, %ymm6, %ymm6 /* tr3_24_sh = shr(tr3_24) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm6, %ymm6 /* tr3_24_hi = and(tr3_24_sh, nibble_mask) */
 	vpshufb %ymm15, %ymm2, %ymm15 /* xin_24_l = lookup16(tbl_lo, tr3_24_lo) */
-	vpshufb %ymm6, %ymm1, %ymm6 /* xin_24_h = lookup16(tbl_hi, tr3_24_hi) */
+	vpshufb %ymm6, %ymm0, %ymm6 /* xin_24_h = lookup16(tbl_hi, tr3_24_hi) */
 	vpxor %ymm6, %ymm15, %ymm6 /* xin_24 = xor(xin_24_l, xin_24_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm7, %ymm15 /* tr3_25_lo = and(tr3_25, nibble_mask) */
-	vpsrlw $4, %ymm7, %ymm7 /* tr3_25_sh = shr(tr3_25) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm7, %ymm7 /* tr3_25_hi = and(tr3_25_sh, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm11, %ymm15 /* tr3_25_lo = and(tr3_25, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* tr3_25_sh = shr(tr3_25) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm11, %ymm11 /* tr3_25_hi = and(tr3_25_sh, nibble_mask) */
 	vpshufb %ymm15, %ymm2, %ymm15 /* xin_25_l = lookup16(tbl_lo, tr3_25_lo) */
-	vpshufb %ymm7, %ymm1, %ymm7 /* xin_25_h = lookup16(tbl_hi, tr3_25_hi) */
-	vpxor %ymm7, %ymm15, %ymm7 /* xin_25 = xor(xin_25_l, xin_25_h) */
+	vpshufb %ymm11, %ymm0, %ymm11 /* xin_25_h = lookup16(tbl_hi, tr3_25_hi) */
+	vpxor %ymm11, %ymm15, %ymm11 /* xin_25 = xor(xin_25_l, xin_25_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm12, %ymm15 /* tr3_26_lo = and(tr3_26, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* tr3_26_sh = shr(tr3_26) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm12, %ymm12 /* tr3_26_hi = and(tr3_26_sh, nibble_mask) */
 	vpshufb %ymm15, %ymm2, %ymm15 /* xin_26_l = lookup16(tbl_lo, tr3_26_lo) */
-	vpshufb %ymm12, %ymm1, %ymm12 /* xin_26_h = lookup16(tbl_hi, tr3_26_hi) */
+	vpshufb %ymm12, %ymm0, %ymm12 /* xin_26_h = lookup16(tbl_hi, tr3_26_hi) */
 	vpxor %ymm12, %ymm15, %ymm12 /* xin_26 = xor(xin_26_l, xin_26_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm3, %ymm15 /* tr3_27_lo = and(tr3_27, nibble_mask) */
-	vpsrlw $4, %ymm3, %ymm3 /* tr3_27_sh = shr(tr3_27) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm3, %ymm3 /* tr3_27_hi = and(tr3_27_sh, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm1, %ymm15 /* tr3_27_lo = and(tr3_27, nibble_mask) */
+	vpsrlw $4, %ymm1, %ymm1 /* tr3_27_sh = shr(tr3_27) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm1, %ymm1 /* tr3_27_hi = and(tr3_27_sh, nibble_mask) */
 	vpshufb %ymm15, %ymm2, %ymm15 /* xin_27_l = lookup16(tbl_lo, tr3_27_lo) */
-	vpshufb %ymm3, %ymm1, %ymm3 /* xin_27_h = lookup16(tbl_hi, tr3_27_hi) */
-	vpxor %ymm3, %ymm15, %ymm3 /* xin_27 = xor(xin_27_l, xin_27_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm15 /* tr3_28_lo = and(tr3_28, nibble_mask) */
-	vpsrlw $4, %ymm14, %ymm14 /* tr3_28_sh = shr(tr3_28) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm14 /* tr3_28_hi = and(tr3_28_sh, nibble_mask) */
+	vpshufb %ymm1, %ymm0, %ymm1 /* xin_27_h = lookup16(tbl_hi, tr3_27_hi) */
+	vpxor %ymm1, %ymm15, %ymm1 /* xin_27 = xor(xin_27_l, xin_27_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm15 /* tr3_28_lo = and(tr3_28, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* tr3_28_sh = shr(tr3_28) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm13 /* tr3_28_hi = and(tr3_28_sh, nibble_mask) */
 	vpshufb %ymm15, %ymm2, %ymm15 /* xin_28_l = lookup16(tbl_lo, tr3_28_lo) */
-	vpshufb %ymm14, %ymm1, %ymm14 /* xin_28_h = lookup16(tbl_hi, tr3_28_hi) */
-	vpxor %ymm14, %ymm15, %ymm14 /* xin_28 = xor(xin_28_l, xin_28_h) */
-	vmovdqa 736(%rsp), %ymm15 /* reload tr3_29 */
-	vmovdqa %ymm0, 832(%rsp) /* spill g1x7.1 */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm15, %ymm0 /* tr3_29_lo = and(tr3_29, nibble_mask) */
+	vpshufb %ymm13, %ymm0, %ymm13 /* xin_28_h = lookup16(tbl_hi, tr3_28_hi) */
+	vpxor %ymm13, %ymm15, %ymm13 /* xin_28 = xor(xin_28_l, xin_28_h) */
+	vmovdqa 704(%rsp), %ymm15 /* reload tr3_29 */
+	vmovdqa %ymm1, 800(%rsp) /* spill g1x11.1 */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm15, %ymm1 /* tr3_29_lo = and(tr3_29, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* tr3_29_sh = shr(tr3_29) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm15, %ymm15 /* tr3_29_hi = and(tr3_29_sh, nibble_mask) */
-	vpshufb %ymm0, %ymm2, %ymm0 /* xin_29_l = lookup16(tbl_lo, tr3_29_lo) */
-	vpshufb %ymm15, %ymm1, %ymm15 /* xin_29_h = lookup16(tbl_hi, tr3_29_hi) */
-	vpxor %ymm15, %ymm0, %ymm0 /* xin_29 = xor(xin_29_l, xin_29_h) */
-	vmovdqa 800(%rsp), %ymm15 /* reload tr3_30 */
-	vmovdqa %ymm0, 736(%rsp) /* spill g1x13.1 */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm15, %ymm0 /* tr3_30_lo = and(tr3_30, nibble_mask) */
+	vpshufb %ymm1, %ymm2, %ymm1 /* xin_29_l = lookup16(tbl_lo, tr3_29_lo) */
+	vpshufb %ymm15, %ymm0, %ymm15 /* xin_29_h = lookup16(tbl_hi, tr3_29_hi) */
+	vpxor %ymm15, %ymm1, %ymm1 /* xin_29 = xor(xin_29_l, xin_29_h) */
+	vmovdqa 768(%rsp), %ymm15 /* reload tr3_30 */
+	vmovdqa %ymm1, 704(%rsp) /* spill g1x13.1 */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm15, %ymm1 /* tr3_30_lo = and(tr3_30, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* tr3_30_sh = shr(tr3_30) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm15, %ymm15 /* tr3_30_hi = and(tr3_30_sh, nibble_mask) */
-	vpshufb %ymm0, %ymm2, %ymm0 /* xin_30_l = lookup16(tbl_lo, tr3_30_lo) */
-	vpshufb %ymm15, %ymm1, %ymm15 /* xin_30_h = lookup16(tbl_hi, tr3_30_hi) */
-	vpxor %ymm15, %ymm0, %ymm0 /* xin_30 = xor(xin_30_l, xin_30_h) */
-	vmovdqa 768(%rsp), %ymm15 /* reload tr3_31 */
-	vmovdqa %ymm0, 800(%rsp) /* spill g1x14.1 */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm15, %ymm0 /* tr3_31_lo = and(tr3_31, nibble_mask) */
+	vpshufb %ymm1, %ymm2, %ymm1 /* xin_30_l = lookup16(tbl_lo, tr3_30_lo) */
+	vpshufb %ymm15, %ymm0, %ymm15 /* xin_30_h = lookup16(tbl_hi, tr3_30_hi) */
+	vpxor %ymm15, %ymm1, %ymm1 /* xin_30 = xor(xin_30_l, xin_30_h) */
+	vmovdqa 736(%rsp), %ymm15 /* reload tr3_31 */
+	vmovdqa %ymm1, 768(%rsp) /* spill g1x14.1 */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm15, %ymm1 /* tr3_31_lo = and(tr3_31, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* tr3_31_sh = shr(tr3_31) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm15, %ymm15 /* tr3_31_hi = and(tr3_31_sh, nibble_mask) */
-	vpshufb %ymm0, %ymm2, %ymm0 /* xin_31_l = lookup16(tbl_lo, tr3_31_lo) */
-	vpshufb %ymm15, %ymm1, %ymm15 /* xin_31_h = lookup16(tbl_hi, tr3_31_hi) */
-	vpxor %ymm15, %ymm0, %ymm0 /* xin_31 = xor(xin_31_l, xin_31_h) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_block_k_32(%rip), %ymm15 /* block_k_32 = const() */
-	vpaddb 96(%rsp), %ymm15, %ymm15 /* ctr_j_32 = add(block_k_32, ctr_j0) */
-	vpaddw 128(%rsp), %ymm15, %ymm15 /* ctr_sum_32 = add(ctr_j_32, ctr_last) */
-	vmovdqa %ymm0, 768(%rsp) /* spill g1x15.1 */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm15, %ymm0 /* ctr_carry_32 = lookup16(ctr_sum_32, carry_everywhere) */
-	vmovdqa %ymm3, 864(%rsp) /* spill g1x11.1 */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_carry_mask_table(%rip), %ymm3 /* carry_mask_table = const() */
-	vpshufb %ymm0, %ymm3, %ymm0 /* ctr_mask_32 = lookup16(carry_mask_table, ctr_carry_32) */
-	vmovdqa %ymm4, 896(%rsp) /* spill g1x1.1 */
-	vpand 480(%rsp), %ymm0, %ymm4 /* ctr_pair_32_b = and(ctr_mask_32, ctr_w_open) */
-	vpandn 160(%rsp), %ymm0, %ymm0 /* ctr_pair_32_a = andnot(ctr_mask_32, ctr_v_open) */
-	vpor %ymm0, %ymm4, %ymm0 /* ctr_pair_32 = or(ctr_pair_32_b, ctr_pair_32_a) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm15, %ymm4 /* ctr_last_byte_32 = lookup16(ctr_sum_32, new_last_byte) */
-	vpor %ymm4, %ymm0, %ymm0 /* row_32 = or(ctr_pair_32, ctr_last_byte_32) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_block_k_33(%rip), %ymm4 /* block_k_33 = const() */
-	vpaddb 96(%rsp), %ymm4, %ymm4 /* ctr_j_33 = add(block_k_33, ctr_j0) */
-	vpaddw 128(%rsp), %ymm4, %ymm4 /* ctr_sum_33 = add(ctr_j_33, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm4, %ymm15 /* ctr_carry_33 = lookup16(ctr_sum_33, carry_everywhere) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_33 = lookup16(carry_mask_table, ctr_carry_33) */
-	vmovdqa %ymm5, 928(%rsp) /* spill g1x3.1 */
-	vpand 480(%rsp), %ymm15, %ymm5 /* ctr_pair_33_b = and(ctr_mask_33, ctr_w_open) */
-	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_33_a = andnot(ctr_mask_33, ctr_v_open) */
-	vpor %ymm15, %ymm5, %ymm5 /* ctr_pair_33 = or(ctr_pair_33_b, ctr_pair_33_a) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm4, %ymm4 /* ctr_last_byte_33 = lookup16(ctr_sum_33, new_last_byte) */
-	vpor %ymm4, %ymm5, %ymm4 /* row_33 = or(ctr_pair_33, ctr_last_byte_33) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_block_k_34(%rip), %ymm5 /* block_k_34 = const() */
-	vpaddb 96(%rsp), %ymm5, %ymm5 /* ctr_j_34 = add(block_k_34, ctr_j0) */
-	vpaddw 128(%rsp), %ymm5, %ymm5 /* ctr_sum_34 = add(ctr_j_34, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm5, %ymm15 /* ctr_carry_34 = lookup16(ctr_sum_34, carry_everywhere) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_34 = lookup16(carry_mask_table, ctr_carry_34) */
-	vmovdqa %ymm6, 960(%rsp) /* spill g1x8.1 */
-	vpand 480(%rsp), %ymm15, %ymm6 /* ctr_pair_34_b = and(ctr_mask_34, ctr_w_open) */
-	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_34_a = andnot(ctr_mask_34, ctr_v_open) */
-	vpor %ymm15, %ymm6, %ymm6 /* ctr_pair_34 = or(ctr_pair_34_b, ctr_pair_34_a) */
+	vpshufb %ymm1, %ymm2, %ymm1 /* xin_31_l = lookup16(tbl_lo, tr3_31_lo) */
+	vpshufb %ymm15, %ymm0, %ymm15 /* xin_31_h = lookup16(tbl_hi, tr3_31_hi) */
+	vpxor %ymm15, %ymm1, %ymm1 /* xin_31 = xor(xin_31_l, xin_31_h) */
+	vmovdqa 96(%rsp), %ymm15 /* reload ctr_base */
+	vmovdqa %ymm1, 736(%rsp) /* spill g1x15.1 */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_9_block_k_32(%rip), %ymm15, %ymm1 /* ctr_sum_32 = add(ctr_base, block_k_32) */
+	vmovdqa %ymm3, 832(%rsp) /* spill g1x1.1 */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm1, %ymm3 /* ctr_carry_32 = lookup16(ctr_sum_32, carry_everywhere) */
+	vmovdqa %ymm4, 864(%rsp) /* spill g1x7.1 */
+	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_carry_mask_table(%rip), %ymm4 /* carry_mask_table = const() */
+	vpshufb %ymm3, %ymm4, %ymm3 /* ctr_mask_32 = lookup16(carry_mask_table, ctr_carry_32) */
+	vmovdqa %ymm5, 896(%rsp) /* spill g1x2.1 */
+	vpand 160(%rsp), %ymm3, %ymm5 /* ctr_pair_32_b = and(ctr_mask_32, ctr_w_open) */
+	vpandn 480(%rsp), %ymm3, %ymm3 /* ctr_pair_32_a = andnot(ctr_mask_32, ctr_v_open) */
+	vpor %ymm3, %ymm5, %ymm3 /* ctr_pair_32 = or(ctr_pair_32_b, ctr_pair_32_a) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm1, %ymm1 /* ctr_last_byte_32 = lookup16(ctr_sum_32, new_last_byte) */
+	vpor %ymm1, %ymm3, %ymm1 /* row_32 = or(ctr_pair_32, ctr_last_byte_32) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_9_block_k_33(%rip), %ymm15, %ymm3 /* ctr_sum_33 = add(ctr_base, block_k_33) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm3, %ymm5 /* ctr_carry_33 = lookup16(ctr_sum_33, carry_everywhere) */
+	vpshufb %ymm5, %ymm4, %ymm5 /* ctr_mask_33 = lookup16(carry_mask_table, ctr_carry_33) */
+	vmovdqa %ymm6, 928(%rsp) /* spill g1x8.1 */
+	vpand 160(%rsp), %ymm5, %ymm6 /* ctr_pair_33_b = and(ctr_mask_33, ctr_w_open) */
+	vpandn 480(%rsp), %ymm5, %ymm5 /* ctr_pair_33_a = andnot(ctr_mask_33, ctr_v_open) */
+	vpor %ymm5, %ymm6, %ymm5 /* ctr_pair_33 = or(ctr_pair_33_b, ctr_pair_33_a) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm3, %ymm3 /* ctr_last_byte_33 = lookup16(ctr_sum_33, new_last_byte) */
+	vpor %ymm3, %ymm5, %ymm3 /* row_33 = or(ctr_pair_33, ctr_last_byte_33) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_9_block_k_34(%rip), %ymm15, %ymm5 /* ctr_sum_34 = add(ctr_base, block_k_34) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm5, %ymm6 /* ctr_carry_34 = lookup16(ctr_sum_34, carry_everywhere) */
+	vpshufb %ymm6, %ymm4, %ymm6 /* ctr_mask_34 = lookup16(carry_mask_table, ctr_carry_34) */
+	vmovdqa %ymm7, 960(%rsp) /* spill g1x3.1 */
+	vpand 160(%rsp), %ymm6, %ymm7 /* ctr_pair_34_b = and(ctr_mask_34, ctr_w_open) */
+	vpandn 480(%rsp), %ymm6, %ymm6 /* ctr_pair_34_a = andnot(ctr_mask_34, ctr_v_open) */
+	vpor %ymm6, %ymm7, %ymm6 /* ctr_pair_34 = or(ctr_pair_34_b, ctr_pair_34_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm5, %ymm5 /* ctr_last_byte_34 = lookup16(ctr_sum_34, new_last_byte) */
 	vpor %ymm5, %ymm6, %ymm5 /* row_34 = or(ctr_pair_34, ctr_last_byte_34) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_block_k_35(%rip), %ymm6 /* block_k_35 = const() */
-	vpaddb 96(%rsp), %ymm6, %ymm6 /* ctr_j_35 = add(block_k_35, ctr_j0) */
-	vpaddw 128(%rsp), %ymm6, %ymm6 /* ctr_sum_35 = add(ctr_j_35, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm6, %ymm15 /* ctr_carry_35 = lookup16(ctr_sum_35, carry_everywhere) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_35 = lookup16(carry_mask_table, ctr_carry_35) */
-	vmovdqa %ymm7, 992(%rsp) /* spill g1x9.1 */
-	vpand 480(%rsp), %ymm15, %ymm7 /* ctr_pair_35_b = and(ctr_mask_35, ctr_w_open) */
-	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_35_a = andnot(ctr_mask_35, ctr_v_open) */
-	vpor %ymm15, %ymm7, %ymm7 /* ctr_pair_35 = or(ctr_pair_35_b, ctr_pair_35_a) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_9_block_k_35(%rip), %ymm15, %ymm6 /* ctr_sum_35 = add(ctr_base, block_k_35) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm6, %ymm7 /* ctr_carry_35 = lookup16(ctr_sum_35, carry_everywhere) */
+	vpshufb %ymm7, %ymm4, %ymm7 /* ctr_mask_35 = lookup16(carry_mask_table, ctr_carry_35) */
+	vmovdqa %ymm8, 992(%rsp) /* spill g1x5.1 */
+	vpand 160(%rsp), %ymm7, %ymm8 /* ctr_pair_35_b = and(ctr_mask_35, ctr_w_open) */
+	vpandn 480(%rsp), %ymm7, %ymm7 /* ctr_pair_35_a = andnot(ctr_mask_35, ctr_v_open) */
+	vpor %ymm7, %ymm8, %ymm7 /* ctr_pair_35 = or(ctr_pair_35_b, ctr_pair_35_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm6, %ymm6 /* ctr_last_byte_35 = lookup16(ctr_sum_35, new_last_byte) */
 	vpor %ymm6, %ymm7, %ymm6 /* row_35 = or(ctr_pair_35, ctr_last_byte_35) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_block_k_36(%rip), %ymm7 /* block_k_36 = const() */
-	vpaddb 96(%rsp), %ymm7, %ymm7 /* ctr_j_36 = add(block_k_36, ctr_j0) */
-	vpaddw 128(%rsp), %ymm7, %ymm7 /* ctr_sum_36 = add(ctr_j_36, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm7, %ymm15 /* ctr_carry_36 = lookup16(ctr_sum_36, carry_everywhere) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_36 = lookup16(carry_mask_table, ctr_carry_36) */
-	vmovdqa %ymm8, 1024(%rsp) /* spill g1x4.1 */
-	vpand 480(%rsp), %ymm15, %ymm8 /* ctr_pair_36_b = and(ctr_mask_36, ctr_w_open) */
-	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_36_a = andnot(ctr_mask_36, ctr_v_open) */
-	vpor %ymm15, %ymm8, %ymm8 /* ctr_pair_36 = or(ctr_pair_36_b, ctr_pair_36_a) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_9_block_k_36(%rip), %ymm15, %ymm7 /* ctr_sum_36 = add(ctr_base, block_k_36) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm7, %ymm8 /* ctr_carry_36 = lookup16(ctr_sum_36, carry_everywhere) */
+	vpshufb %ymm8, %ymm4, %ymm8 /* ctr_mask_36 = lookup16(carry_mask_table, ctr_carry_36) */
+	vmovdqa %ymm9, 1024(%rsp) /* spill g1x4.1 */
+	vpand 160(%rsp), %ymm8, %ymm9 /* ctr_pair_36_b = and(ctr_mask_36, ctr_w_open) */
+	vpandn 480(%rsp), %ymm8, %ymm8 /* ctr_pair_36_a = andnot(ctr_mask_36, ctr_v_open) */
+	vpor %ymm8, %ymm9, %ymm8 /* ctr_pair_36 = or(ctr_pair_36_b, ctr_pair_36_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm7, %ymm7 /* ctr_last_byte_36 = lookup16(ctr_sum_36, new_last_byte) */
 	vpor %ymm7, %ymm8, %ymm7 /* row_36 = or(ctr_pair_36, ctr_last_byte_36) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_block_k_37(%rip), %ymm8 /* block_k_37 = const() */
-	vpaddb 96(%rsp), %ymm8, %ymm8 /* ctr_j_37 = add(block_k_37, ctr_j0) */
-	vpaddw 128(%rsp), %ymm8, %ymm8 /* ctr_sum_37 = add(ctr_j_37, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm8, %ymm15 /* ctr_carry_37 = lookup16(ctr_sum_37, carry_everywhere) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_37 = lookup16(carry_mask_table, ctr_carry_37) */
-	vmovdqa %ymm9, 1056(%rsp) /* spill g1x5.1 */
-	vpand 480(%rsp), %ymm15, %ymm9 /* ctr_pair_37_b = and(ctr_mask_37, ctr_w_open) */
-	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_37_a = andnot(ctr_mask_37, ctr_v_open) */
-	vpor %ymm15, %ymm9, %ymm9 /* ctr_pair_37 = or(ctr_pair_37_b, ctr_pair_37_a) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_9_block_k_37(%rip), %ymm15, %ymm8 /* ctr_sum_37 = add(ctr_base, block_k_37) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm8, %ymm9 /* ctr_carry_37 = lookup16(ctr_sum_37, carry_everywhere) */
+	vpshufb %ymm9, %ymm4, %ymm9 /* ctr_mask_37 = lookup16(carry_mask_table, ctr_carry_37) */
+	vmovdqa %ymm10, 1056(%rsp) /* spill g1x6.1 */
+	vpand 160(%rsp), %ymm9, %ymm10 /* ctr_pair_37_b = and(ctr_mask_37, ctr_w_open) */
+	vpandn 480(%rsp), %ymm9, %ymm9 /* ctr_pair_37_a = andnot(ctr_mask_37, ctr_v_open) */
+	vpor %ymm9, %ymm10, %ymm9 /* ctr_pair_37 = or(ctr_pair_37_b, ctr_pair_37_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm8, %ymm8 /* ctr_last_byte_37 = lookup16(ctr_sum_37, new_last_byte) */
 	vpor %ymm8, %ymm9, %ymm8 /* row_37 = or(ctr_pair_37, ctr_last_byte_37) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_block_k_38(%rip), %ymm9 /* block_k_38 = const() */
-	vpaddb 96(%rsp), %ymm9, %ymm9 /* ctr_j_38 = add(block_k_38, ctr_j0) */
-	vpaddw 128(%rsp), %ymm9, %ymm9 /* ctr_sum_38 = add(ctr_j_38, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm9, %ymm15 /* ctr_carry_38 = lookup16(ctr_sum_38, carry_everywhere) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_38 = lookup16(carry_mask_table, ctr_carry_38) */
-	vmovdqa %ymm10, 1088(%rsp) /* spill g1x6.1 */
-	vpand 480(%rsp), %ymm15, %ymm10 /* ctr_pair_38_b = and(ctr_mask_38, ctr_w_open) */
-	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_38_a = andnot(ctr_mask_38, ctr_v_open) */
-	vpor %ymm15, %ymm10, %ymm10 /* ctr_pair_38 = or(ctr_pair_38_b, ctr_pair_38_a) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_9_block_k_38(%rip), %ymm15, %ymm9 /* ctr_sum_38 = add(ctr_base, block_k_38) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm9, %ymm10 /* ctr_carry_38 = lookup16(ctr_sum_38, carry_everywhere) */
+	vpshufb %ymm10, %ymm4, %ymm10 /* ctr_mask_38 = lookup16(carry_mask_table, ctr_carry_38) */
+	vmovdqa %ymm11, 1088(%rsp) /* spill g1x9.1 */
+	vpand 160(%rsp), %ymm10, %ymm11 /* ctr_pair_38_b = and(ctr_mask_38, ctr_w_open) */
+	vpandn 480(%rsp), %ymm10, %ymm10 /* ctr_pair_38_a = andnot(ctr_mask_38, ctr_v_open) */
+	vpor %ymm10, %ymm11, %ymm10 /* ctr_pair_38 = or(ctr_pair_38_b, ctr_pair_38_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm9, %ymm9 /* ctr_last_byte_38 = lookup16(ctr_sum_38, new_last_byte) */
 	vpor %ymm9, %ymm10, %ymm9 /* row_38 = or(ctr_pair_38, ctr_last_byte_38) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_block_k_39(%rip), %ymm10 /* block_k_39 = const() */
-	vpaddb 96(%rsp), %ymm10, %ymm10 /* ctr_j_39 = add(block_k_39, ctr_j0) */
-	vpaddw 128(%rsp), %ymm10, %ymm10 /* ctr_sum_39 = add(ctr_j_39, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm10, %ymm15 /* ctr_carry_39 = lookup16(ctr_sum_39, carry_everywhere) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_39 = lookup16(carry_mask_table, ctr_carry_39) */
-	vmovdqa %ymm11, 1120(%rsp) /* spill g1x0.1 */
-	vpand 480(%rsp), %ymm15, %ymm11 /* ctr_pair_39_b = and(ctr_mask_39, ctr_w_open) */
-	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_39_a = andnot(ctr_mask_39, ctr_v_open) */
-	vpor %ymm15, %ymm11, %ymm11 /* ctr_pair_39 = or(ctr_pair_39_b, ctr_pair_39_a) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_9_block_k_39(%rip), %ymm15, %ymm10 /* ctr_sum_39 = add(ctr_base, block_k_39) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm10, %ymm11 /* ctr_carry_39 = lookup16(ctr_sum_39, carry_everywhere) */
+	vpshufb %ymm11, %ymm4, %ymm11 /* ctr_mask_39 = lookup16(carry_mask_table, ctr_carry_39) */
+	vmovdqa %ymm12, 1120(%rsp) /* spill g1x10.1 */
+	vpand 160(%rsp), %ymm11, %ymm12 /* ctr_pair_39_b = and(ctr_mask_39, ctr_w_open) */
+	vpandn 480(%rsp), %ymm11, %ymm11 /* ctr_pair_39_a = andnot(ctr_mask_39, ctr_v_open) */
+	vpor %ymm11, %ymm12, %ymm11 /* ctr_pair_39 = or(ctr_pair_39_b, ctr_pair_39_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm10, %ymm10 /* ctr_last_byte_39 = lookup16(ctr_sum_39, new_last_byte) */
 	vpor %ymm10, %ymm11, %ymm10 /* row_39 = or(ctr_pair_39, ctr_last_byte_39) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_block_k_40(%rip), %ymm11 /* block_k_40 = const() */
-	vpaddb 96(%rsp), %ymm11, %ymm11 /* ctr_j_40 = add(block_k_40, ctr_j0) */
-	vpaddw 128(%rsp), %ymm11, %ymm11 /* ctr_sum_40 = add(ctr_j_40, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm11, %ymm15 /* ctr_carry_40 = lookup16(ctr_sum_40, carry_everywhere) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_40 = lookup16(carry_mask_table, ctr_carry_40) */
-	vmovdqa %ymm12, 1152(%rsp) /* spill g1x10.1 */
-	vpand 480(%rsp), %ymm15, %ymm12 /* ctr_pair_40_b = and(ctr_mask_40, ctr_w_open) */
-	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_40_a = andnot(ctr_mask_40, ctr_v_open) */
-	vpor %ymm15, %ymm12, %ymm12 /* ctr_pair_40 = or(ctr_pair_40_b, ctr_pair_40_a) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_9_block_k_40(%rip), %ymm15, %ymm11 /* ctr_sum_40 = add(ctr_base, block_k_40) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm11, %ymm12 /* ctr_carry_40 = lookup16(ctr_sum_40, carry_everywhere) */
+	vpshufb %ymm12, %ymm4, %ymm12 /* ctr_mask_40 = lookup16(carry_mask_table, ctr_carry_40) */
+	vmovdqa %ymm13, 1152(%rsp) /* spill g1x12.1 */
+	vpand 160(%rsp), %ymm12, %ymm13 /* ctr_pair_40_b = and(ctr_mask_40, ctr_w_open) */
+	vpandn 480(%rsp), %ymm12, %ymm12 /* ctr_pair_40_a = andnot(ctr_mask_40, ctr_v_open) */
+	vpor %ymm12, %ymm13, %ymm12 /* ctr_pair_40 = or(ctr_pair_40_b, ctr_pair_40_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm11, %ymm11 /* ctr_last_byte_40 = lookup16(ctr_sum_40, new_last_byte) */
 	vpor %ymm11, %ymm12, %ymm11 /* row_40 = or(ctr_pair_40, ctr_last_byte_40) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_block_k_41(%rip), %ymm12 /* block_k_41 = const() */
-	vpaddb 96(%rsp), %ymm12, %ymm12 /* ctr_j_41 = add(block_k_41, ctr_j0) */
-	vpaddw 128(%rsp), %ymm12, %ymm12 /* ctr_sum_41 = add(ctr_j_41, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm12, %ymm15 /* ctr_carry_41 = lookup16(ctr_sum_41, carry_everywhere) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_41 = lookup16(carry_mask_table, ctr_carry_41) */
-	vmovdqa %ymm13, 1184(%rsp) /* spill g1x2.1 */
-	vpand 480(%rsp), %ymm15, %ymm13 /* ctr_pair_41_b = and(ctr_mask_41, ctr_w_open) */
-	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_41_a = andnot(ctr_mask_41, ctr_v_open) */
-	vpor %ymm15, %ymm13, %ymm13 /* ctr_pair_41 = or(ctr_pair_41_b, ctr_pair_41_a) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_9_block_k_41(%rip), %ymm15, %ymm12 /* ctr_sum_41 = add(ctr_base, block_k_41) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm12, %ymm13 /* ctr_carry_41 = lookup16(ctr_sum_41, carry_everywhere) */
+	vpshufb %ymm13, %ymm4, %ymm13 /* ctr_mask_41 = lookup16(carry_mask_table, ctr_carry_41) */
+	vmovdqa %ymm14, 1184(%rsp) /* spill g1x0.1 */
+	vpand 160(%rsp), %ymm13, %ymm14 /* ctr_pair_41_b = and(ctr_mask_41, ctr_w_open) */
+	vpandn 480(%rsp), %ymm13, %ymm13 /* ctr_pair_41_a = andnot(ctr_mask_41, ctr_v_open) */
+	vpor %ymm13, %ymm14, %ymm13 /* ctr_pair_41 = or(ctr_pair_41_b, ctr_pair_41_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm12, %ymm12 /* ctr_last_byte_41 = lookup16(ctr_sum_41, new_last_byte) */
 	vpor %ymm12, %ymm13, %ymm12 /* row_41 = or(ctr_pair_41, ctr_last_byte_41) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_block_k_42(%rip), %ymm13 /* block_k_42 = const() */
-	vpaddb 96(%rsp), %ymm13, %ymm13 /* ctr_j_42 = add(block_k_42, ctr_j0) */
-	vpaddw 128(%rsp), %ymm13, %ymm13 /* ctr_sum_42 = add(ctr_j_42, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm13, %ymm15 /* ctr_carry_42 = lookup16(ctr_sum_42, carry_everywhere) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_42 = lookup16(carry_mask_table, ctr_carry_42) */
-	vmovdqa %ymm14, 1216(%rsp) /* spill g1x12.1 */
-	vpand 480(%rsp), %ymm15, %ymm14 /* ctr_pair_42_b = and(ctr_mask_42, ctr_w_open) */
-	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_42_a = andnot(ctr_mask_42, ctr_v_open) */
-	vpor %ymm15, %ymm14, %ymm14 /* ctr_pair_42 = or(ctr_pair_42_b, ctr_pair_42_a) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_9_block_k_42(%rip), %ymm15, %ymm13 /* ctr_sum_42 = add(ctr_base, block_k_42) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm13, %ymm14 /* ctr_carry_42 = lookup16(ctr_sum_42, carry_everywhere) */
+	vpshufb %ymm14, %ymm4, %ymm14 /* ctr_mask_42 = lookup16(carry_mask_table, ctr_carry_42) */
+	vpand 160(%rsp), %ymm14, %ymm0 /* ctr_pair_42_b = and(ctr_mask_42, ctr_w_open) */
+	vpandn 480(%rsp), %ymm14, %ymm14 /* ctr_pair_42_a = andnot(ctr_mask_42, ctr_v_open) */
+	vpor %ymm14, %ymm0, %ymm0 /* ctr_pair_42 = or(ctr_pair_42_b, ctr_pair_42_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm13, %ymm13 /* ctr_last_byte_42 = lookup16(ctr_sum_42, new_last_byte) */
-	vpor %ymm13, %ymm14, %ymm13 /* row_42 = or(ctr_pair_42, ctr_last_byte_42) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_block_k_43(%rip), %ymm14 /* block_k_43 = const() */
-	vpaddb 96(%rsp), %ymm14, %ymm14 /* ctr_j_43 = add(block_k_43, ctr_j0) */
-	vpaddw 128(%rsp), %ymm14, %ymm14 /* ctr_sum_43 = add(ctr_j_43, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_43 = lookup16(ctr_sum_43, carry_everywhere) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_43 = lookup16(carry_mask_table, ctr_carry_43) */
-	vpand 480(%rsp), %ymm15, %ymm1 /* ctr_pair_43_b = and(ctr_mask_43, ctr_w_open) */
-	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_43_a = andnot(ctr_mask_43, ctr_v_open) */
-	vpor %ymm15, %ymm1, %ymm1 /* ctr_pair_43 = or(ctr_pair_43_b, ctr_pair_43_a) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_43 = lookup16(ctr_sum_43, new_last_byte) */
-	vpor %ymm14, %ymm1, %ymm1 /* row_43 = or(ctr_pair_43, ctr_last_byte_43) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_block_k_44(%rip), %ymm14 /* block_k_44 = const() */
-	vpaddb 96(%rsp), %ymm14, %ymm14 /* ctr_j_44 = add(block_k_44, ctr_j0) */
-	vpaddw 128(%rsp), %ymm14, %ymm14 /* ctr_sum_44 = add(ctr_j_44, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_44 = lookup16(ctr_sum_44, carry_everywhere) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_44 = lookup16(carry_mask_table, ctr_carry_44) */
-	vpand 480(%rsp), %ymm15, %ymm2 /* ctr_pair_44_b = and(ctr_mask_44, ctr_w_open) */
-	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_44_a = andnot(ctr_mask_44, ctr_v_open) */
-	vpor %ymm15, %ymm2, %ymm2 /* ctr_pair_44 = or(ctr_pair_44_b, ctr_pair_44_a) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_44 = lookup16(ctr_sum_44, new_last_byte) */
-	vpor %ymm14, %ymm2, %ymm2 /* row_44 = or(ctr_pair_44, ctr_last_byte_44) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_block_k_45(%rip), %ymm14 /* block_k_45 = const() */
-	vpaddb 96(%rsp), %ymm14, %ymm14 /* ctr_j_45 = add(block_k_45, ctr_j0) */
-	vpaddw 128(%rsp), %ymm14, %ymm14 /* ctr_sum_45 = add(ctr_j_45, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_45 = lookup16(ctr_sum_45, carry_everywhere) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_45 = lookup16(carry_mask_table, ctr_carry_45) */
-	vmovdqa %ymm10, 1248(%rsp) /* spill row_39 */
-	vpand 480(%rsp), %ymm15, %ymm10 /* ctr_pair_45_b = and(ctr_mask_45, ctr_w_open) */
-	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_45_a = andnot(ctr_mask_45, ctr_v_open) */
-	vpor %ymm15, %ymm10, %ymm10 /* ctr_pair_45 = or(ctr_pair_45_b, ctr_pair_45_a) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_45 = lookup16(ctr_sum_45, new_last_byte) */
-	vpor %ymm14, %ymm10, %ymm10 /* row_45 = or(ctr_pair_45, ctr_last_byte_45) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_block_k_46(%rip), %ymm14 /* block_k_46 = const() */
-	vpaddb 96(%rsp), %ymm14, %ymm14 /* ctr_j_46 = add(block_k_46, ctr_j0) */
-	vpaddw 128(%rsp), %ymm14, %ymm14 /* ctr_sum_46 = add(ctr_j_46, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_46 = lookup16(ctr_sum_46, carry_everywhere) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_46 = lookup16(carry_mask_table, ctr_carry_46) */
-	vmovdqa %ymm9, 1280(%rsp) /* spill row_38 */
-	vpand 480(%rsp), %ymm15, %ymm9 /* ctr_pair_46_b = and(ctr_mask_46, ctr_w_open) */
-	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_46_a = andnot(ctr_mask_46, ctr_v_open) */
-	vpor %ymm15, %ymm9, %ymm9 /* ctr_pair_46 = or(ctr_pair_46_b, ctr_pair_46_a) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_46 = lookup16(ctr_sum_46, new_last_byte) */
-	vpor %ymm14, %ymm9, %ymm9 /* row_46 = or(ctr_pair_46, ctr_last_byte_46) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_block_k_47(%rip), %ymm14 /* block_k_47 = const() */
-	vpaddb 96(%rsp), %ymm14, %ymm14 /* ctr_j_47 = add(block_k_47, ctr_j0) */
-	vpaddw 128(%rsp), %ymm14, %ymm14 /* ctr_sum_47 = add(ctr_j_47, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_47 = lookup16(ctr_sum_47, carry_everywhere) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_47 = lookup16(carry_mask_table, ctr_carry_47) */
-	vpand 480(%rsp), %ymm15, %ymm3 /* ctr_pair_47_b = and(ctr_mask_47, ctr_w_open) */
-	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_47_a = andnot(ctr_mask_47, ctr_v_open) */
-	vpor %ymm15, %ymm3, %ymm3 /* ctr_pair_47 = or(ctr_pair_47_b, ctr_pair_47_a) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_47 = lookup16(ctr_sum_47, new_last_byte) */
-	vpor %ymm14, %ymm3, %ymm3 /* row_47 = or(ctr_pair_47, ctr_last_byte_47) */
-	vpunpcklbw %ymm11, %ymm0, %ymm14 /* tr0_32 = unpacklo(row_32, row_40) */
-	vpunpckhbw %ymm11, %ymm0, %ymm0 /* tr0_33 = unpackhi(row_32, row_40) */
-	vpunpcklbw %ymm12, %ymm4, %ymm11 /* tr0_34 = unpacklo(row_33, row_41) */
-	vpunpckhbw %ymm12, %ymm4, %ymm4 /* tr0_35 = unpackhi(row_33, row_41) */
-	vpunpcklbw %ymm13, %ymm5, %ymm12 /* tr0_36 = unpacklo(row_34, row_42) */
-	vpunpckhbw %ymm13, %ymm5, %ymm5 /* tr0_37 = unpackhi(row_34, row_42) */
-	vpunpcklbw %ymm1, %ymm6, %ymm13 /* tr0_38 = unpacklo(row_35, row_43) */
-	vpunpckhbw %ymm1, %ymm6, %ymm1 /* tr0_39 = unpackhi(row_35, row_43) */
-	vpunpcklbw %ymm2, %ymm7, %ymm6 /* tr0_40 = unpacklo(row_36, row_44) */
-	vpunpckhbw %ymm2, %ymm7, %ymm2 /* tr0_41 = unpackhi(row_36, row_44) */
-	vpunpcklbw %ymm10, %ymm8, %ymm7 /* tr0_42 = unpacklo(row_37, row_45) */
-	vpunpckhbw %ymm10, %ymm8, %ymm8 /* tr0_43 = unpackhi(row_37, row_45) */
-	vmovdqa 1280(%rsp), %ymm10 /* reload row_38 */
-	vpunpcklbw %ymm9, %ymm10, %ymm15 /* tr0_44 = unpacklo(row_38, row_46) */
-	vpunpckhbw %ymm9, %ymm10, %ymm9 /* tr0_45 = unpackhi(row_38, row_46) */
-	vmovdqa 1248(%rsp), %ymm10 /* reload row_39 */
-	vmovdqa %ymm1, 1280(%rsp) /* spill tr0_39 */
-	vpunpcklbw %ymm3, %ymm10, %ymm1 /* tr0_46 = unpacklo(row_39, row_47) */
-	vpunpckhbw %ymm3, %ymm10, %ymm3 /* tr0_47 = unpackhi(row_39, row_47) */
-	vpunpcklbw %ymm6, %ymm14, %ymm10 /* tr1_32 = unpacklo(tr0_32, tr0_40) */
-	vpunpckhbw %ymm6, %ymm14, %ymm6 /* tr1_33 = unpackhi(tr0_32, tr0_40) */
-	vpunpcklbw %ymm2, %ymm0, %ymm14 /* tr1_34 = unpacklo(tr0_33, tr0_41) */
-	vpunpckhbw %ymm2, %ymm0, %ymm0 /* tr1_35 = unpackhi(tr0_33, tr0_41) */
-	vpunpcklbw %ymm7, %ymm11, %ymm2 /* tr1_36 = unpacklo(tr0_34, tr0_42) */
-	vpunpckhbw %ymm7, %ymm11, %ymm7 /* tr1_37 = unpackhi(tr0_34, tr0_42) */
-	vpunpcklbw %ymm8, %ymm4, %ymm11 /* tr1_38 = unpacklo(tr0_35, tr0_43) */
-	vpunpckhbw %ymm8, %ymm4, %ymm4 /* tr1_39 = unpackhi(tr0_35, tr0_43) */
-	vpunpcklbw %ymm15, %ymm12, %ymm8 /* tr1_40 = unpacklo(tr0_36, tr0_44) */
+	vpor %ymm13, %ymm0, %ymm0 /* row_42 = or(ctr_pair_42, ctr_last_byte_42) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_9_block_k_43(%rip), %ymm15, %ymm13 /* ctr_sum_43 = add(ctr_base, block_k_43) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm13, %ymm14 /* ctr_carry_43 = lookup16(ctr_sum_43, carry_everywhere) */
+	vpshufb %ymm14, %ymm4, %ymm14 /* ctr_mask_43 = lookup16(carry_mask_table, ctr_carry_43) */
+	vpand 160(%rsp), %ymm14, %ymm2 /* ctr_pair_43_b = and(ctr_mask_43, ctr_w_open) */
+	vpandn 480(%rsp), %ymm14, %ymm14 /* ctr_pair_43_a = andnot(ctr_mask_43, ctr_v_open) */
+	vpor %ymm14, %ymm2, %ymm2 /* ctr_pair_43 = or(ctr_pair_43_b, ctr_pair_43_a) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm13, %ymm13 /* ctr_last_byte_43 = lookup16(ctr_sum_43, new_last_byte) */
+	vpor %ymm13, %ymm2, %ymm2 /* row_43 = or(ctr_pair_43, ctr_last_byte_43) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_9_block_k_44(%rip), %ymm15, %ymm13 /* ctr_sum_44 = add(ctr_base, block_k_44) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm13, %ymm14 /* ctr_carry_44 = lookup16(ctr_sum_44, carry_everywhere) */
+	vpshufb %ymm14, %ymm4, %ymm14 /* ctr_mask_44 = lookup16(carry_mask_table, ctr_carry_44) */
+	vmovdqa %ymm10, 1216(%rsp) /* spill row_39 */
+	vpand 160(%rsp), %ymm14, %ymm10 /* ctr_pair_44_b = and(ctr_mask_44, ctr_w_open) */
+	vpandn 480(%rsp), %ymm14, %ymm14 /* ctr_pair_44_a = andnot(ctr_mask_44, ctr_v_open) */
+	vpor %ymm14, %ymm10, %ymm10 /* ctr_pair_44 = or(ctr_pair_44_b, ctr_pair_44_a) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm13, %ymm13 /* ctr_last_byte_44 = lookup16(ctr_sum_44, new_last_byte) */
+	vpor %ymm13, %ymm10, %ymm10 /* row_44 = or(ctr_pair_44, ctr_last_byte_44) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_9_block_k_45(%rip), %ymm15, %ymm13 /* ctr_sum_45 = add(ctr_base, block_k_45) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm13, %ymm14 /* ctr_carry_45 = lookup16(ctr_sum_45, carry_everywhere) */
+	vpshufb %ymm14, %ymm4, %ymm14 /* ctr_mask_45 = lookup16(carry_mask_table, ctr_carry_45) */
+	vmovdqa %ymm9, 1248(%rsp) /* spill row_38 */
+	vpand 160(%rsp), %ymm14, %ymm9 /* ctr_pair_45_b = and(ctr_mask_45, ctr_w_open) */
+	vpandn 480(%rsp), %ymm14, %ymm14 /* ctr_pair_45_a = andnot(ctr_mask_45, ctr_v_open) */
+	vpor %ymm14, %ymm9, %ymm9 /* ctr_pair_45 = or(ctr_pair_45_b, ctr_pair_45_a) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm13, %ymm13 /* ctr_last_byte_45 = lookup16(ctr_sum_45, new_last_byte) */
+	vpor %ymm13, %ymm9, %ymm9 /* row_45 = or(ctr_pair_45, ctr_last_byte_45) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_9_block_k_46(%rip), %ymm15, %ymm13 /* ctr_sum_46 = add(ctr_base, block_k_46) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm13, %ymm14 /* ctr_carry_46 = lookup16(ctr_sum_46, carry_everywhere) */
+	vpshufb %ymm14, %ymm4, %ymm14 /* ctr_mask_46 = lookup16(carry_mask_table, ctr_carry_46) */
+	vmovdqa %ymm8, 1280(%rsp) /* spill row_37 */
+	vpand 160(%rsp), %ymm14, %ymm8 /* ctr_pair_46_b = and(ctr_mask_46, ctr_w_open) */
+	vpandn 480(%rsp), %ymm14, %ymm14 /* ctr_pair_46_a = andnot(ctr_mask_46, ctr_v_open) */
+	vpor %ymm14, %ymm8, %ymm8 /* ctr_pair_46 = or(ctr_pair_46_b, ctr_pair_46_a) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm13, %ymm13 /* ctr_last_byte_46 = lookup16(ctr_sum_46, new_last_byte) */
+	vpor %ymm13, %ymm8, %ymm8 /* row_46 = or(ctr_pair_46, ctr_last_byte_46) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_9_block_k_47(%rip), %ymm15, %ymm13 /* ctr_sum_47 = add(ctr_base, block_k_47) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm13, %ymm14 /* ctr_carry_47 = lookup16(ctr_sum_47, carry_everywhere) */
+	vpshufb %ymm14, %ymm4, %ymm14 /* ctr_mask_47 = lookup16(carry_mask_table, ctr_carry_47) */
+	vpand 160(%rsp), %ymm14, %ymm4 /* ctr_pair_47_b = and(ctr_mask_47, ctr_w_open) */
+	vpandn 480(%rsp), %ymm14, %ymm14 /* ctr_pair_47_a = andnot(ctr_mask_47, ctr_v_open) */
+	vpor %ymm14, %ymm4, %ymm4 /* ctr_pair_47 = or(ctr_pair_47_b, ctr_pair_47_a) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm13, %ymm13 /* ctr_last_byte_47 = lookup16(ctr_sum_47, new_last_byte) */
+	vpor %ymm13, %ymm4, %ymm4 /* row_47 = or(ctr_pair_47, ctr_last_byte_47) */
+	vpunpcklbw %ymm11, %ymm1, %ymm13 /* tr0_32 = unpacklo(row_32, row_40) */
+	vpunpckhbw %ymm11, %ymm1, %ymm1 /* tr0_33 = unpackhi(row_32, row_40) */
+	vpunpcklbw %ymm12, %ymm3, %ymm11 /* tr0_34 = unpacklo(row_33, row_41) */
+	vpunpckhbw %ymm12, %ymm3, %ymm3 /* tr0_35 = unpackhi(row_33, row_41) */
+	vpunpcklbw %ymm0, %ymm5, %ymm12 /* tr0_36 = unpacklo(row_34, row_42) */
+	vpunpckhbw %ymm0, %ymm5, %ymm0 /* tr0_37 = unpackhi(row_34, row_42) */
+	vpunpcklbw %ymm2, %ymm6, %ymm5 /* tr0_38 = unpacklo(row_35, row_43) */
+	vpunpckhbw %ymm2, %ymm6, %ymm2 /* tr0_39 = unpackhi(row_35, row_43) */
+	vpunpcklbw %ymm10, %ymm7, %ymm6 /* tr0_40 = unpacklo(row_36, row_44) */
+	vpunpckhbw %ymm10, %ymm7, %ymm7 /* tr0_41 = unpackhi(row_36, row_44) */
+	vmovdqa 1280(%rsp), %ymm10 /* reload row_37 */
+	vpunpcklbw %ymm9, %ymm10, %ymm14 /* tr0_42 = unpacklo(row_37, row_45) */
+	vpunpckhbw %ymm9, %ymm10, %ymm9 /* tr0_43 = unpackhi(row_37, row_45) */
+	vmovdqa 1248(%rsp), %ymm10 /* reload row_38 */
+	vpunpcklbw %ymm8, %ymm10, %ymm15 /* tr0_44 = unpacklo(row_38, row_46) */
+	vpunpckhbw %ymm8, %ymm10, %ymm8 /* tr0_45 = unpackhi(row_38, row_46) */
+	vmovdqa 1216(%rsp), %ymm10 /* reload row_39 */
+	vmovdqa %ymm2, 1248(%rsp) /* spill tr0_39 */
+	vpunpcklbw %ymm4, %ymm10, %ymm2 /* tr0_46 = unpacklo(row_39, row_47) */
+	vpunpckhbw %ymm4, %ymm10, %ymm4 /* tr0_47 = unpackhi(row_39, row_47) */
+	vpunpcklbw %ymm6, %ymm13, %ymm10 /* tr1_32 = unpacklo(tr0_32, tr0_40) */
+	vpunpckhbw %ymm6, %ymm13, %ymm6 /* tr1_33 = unpackhi(tr0_32, tr0_40) */
+	vpunpcklbw %ymm7, %ymm1, %ymm13 /* tr1_34 = unpacklo(tr0_33, tr0_41) */
+	vpunpckhbw %ymm7, %ymm1, %ymm1 /* tr1_35 = unpackhi(tr0_33, tr0_41) */
+	vpunpcklbw %ymm14, %ymm11, %ymm7 /* tr1_36 = unpacklo(tr0_34, tr0_42) */
+	vpunpckhbw %ymm14, %ymm11, %ymm11 /* tr1_37 = unpackhi(tr0_34, tr0_42) */
+	vpunpcklbw %ymm9, %ymm3, %ymm14 /* tr1_38 = unpacklo(tr0_35, tr0_43) */
+	vpunpckhbw %ymm9, %ymm3, %ymm3 /* tr1_39 = unpackhi(tr0_35, tr0_43) */
+	vpunpcklbw %ymm15, %ymm12, %ymm9 /* tr1_40 = unpacklo(tr0_36, tr0_44) */
 	vpunpckhbw %ymm15, %ymm12, %ymm12 /* tr1_41 = unpackhi(tr0_36, tr0_44) */
-	vpunpcklbw %ymm9, %ymm5, %ymm15 /* tr1_42 = unpacklo(tr0_37, tr0_45) */
-	vpunpckhbw %ymm9, %ymm5, %ymm5 /* tr1_43 = unpackhi(tr0_37, tr0_45) */
-	vpunpcklbw %ymm1, %ymm13, %ymm9 /* tr1_44 = unpacklo(tr0_38, tr0_46) */
-	vpunpckhbw %ymm1, %ymm13, %ymm1 /* tr1_45 = unpackhi(tr0_38, tr0_46) */
-	vmovdqa 1280(%rsp), %ymm13 /* reload tr0_39 */
-	vmovdqa %ymm4, 1248(%rsp) /* spill tr1_39 */
-	vpunpcklbw %ymm3, %ymm13, %ymm4 /* tr1_46 = unpacklo(tr0_39, tr0_47) */
-	vpunpckhbw %ymm3, %ymm13, %ymm3 /* tr1_47 = unpackhi(tr0_39, tr0_47) */
-	vpunpcklbw %ymm8, %ymm10, %ymm13 /* tr2_32 = unpacklo(tr1_32, tr1_40) */
-	vpunpckhbw %ymm8, %ymm10, %ymm8 /* tr2_33 = unpackhi(tr1_32, tr1_40) */
+	vpunpcklbw %ymm8, %ymm0, %ymm15 /* tr1_42 = unpacklo(tr0_37, tr0_45) */
+	vpunpckhbw %ymm8, %ymm0, %ymm0 /* tr1_43 = unpackhi(tr0_37, tr0_45) */
+	vpunpcklbw %ymm2, %ymm5, %ymm8 /* tr1_44 = unpacklo(tr0_38, tr0_46) */
+	vpunpckhbw %ymm2, %ymm5, %ymm2 /* tr1_45 = unpackhi(tr0_38, tr0_46) */
+	vmovdqa 1248(%rsp), %ymm5 /* reload tr0_39 */
+	vmovdqa %ymm3, 1216(%rsp) /* spill tr1_39 */
+	vpunpcklbw %ymm4, %ymm5, %ymm3 /* tr1_46 = unpacklo(tr0_39, tr0_47) */
+	vpunpckhbw %ymm4, %ymm5, %ymm4 /* tr1_47 = unpackhi(tr0_39, tr0_47) */
+	vpunpcklbw %ymm9, %ymm10, %ymm5 /* tr2_32 = unpacklo(tr1_32, tr1_40) */
+	vpunpckhbw %ymm9, %ymm10, %ymm9 /* tr2_33 = unpackhi(tr1_32, tr1_40) */
 	vpunpcklbw %ymm12, %ymm6, %ymm10 /* tr2_34 = unpacklo(tr1_33, tr1_41) */
 	vpunpckhbw %ymm12, %ymm6, %ymm6 /* tr2_35 = unpackhi(tr1_33, tr1_41) */
-	vpunpcklbw %ymm15, %ymm14, %ymm12 /* tr2_36 = unpacklo(tr1_34, tr1_42) */
-	vpunpckhbw %ymm15, %ymm14, %ymm14 /* tr2_37 = unpackhi(tr1_34, tr1_42) */
-	vpunpcklbw %ymm5, %ymm0, %ymm15 /* tr2_38 = unpacklo(tr1_35, tr1_43) */
-	vpunpckhbw %ymm5, %ymm0, %ymm0 /* tr2_39 = unpackhi(tr1_35, tr1_43) */
-	vpunpcklbw %ymm9, %ymm2, %ymm5 /* tr2_40 = unpacklo(tr1_36, tr1_44) */
-	vpunpckhbw %ymm9, %ymm2, %ymm2 /* tr2_41 = unpackhi(tr1_36, tr1_44) */
-	vpunpcklbw %ymm1, %ymm7, %ymm9 /* tr2_42 = unpacklo(tr1_37, tr1_45) */
-	vpunpckhbw %ymm1, %ymm7, %ymm1 /* tr2_43 = unpackhi(tr1_37, tr1_45) */
-	vpunpcklbw %ymm4, %ymm11, %ymm7 /* tr2_44 = unpacklo(tr1_38, tr1_46) */
-	vpunpckhbw %ymm4, %ymm11, %ymm4 /* tr2_45 = unpackhi(tr1_38, tr1_46) */
-	vmovdqa 1248(%rsp), %ymm11 /* reload tr1_39 */
-	vmovdqa %ymm0, 1280(%rsp) /* spill tr2_39 */
-	vpunpcklbw %ymm3, %ymm11, %ymm0 /* tr2_46 = unpacklo(tr1_39, tr1_47) */
-	vpunpckhbw %ymm3, %ymm11, %ymm3 /* tr2_47 = unpackhi(tr1_39, tr1_47) */
-	vpunpcklbw %ymm5, %ymm13, %ymm11 /* tr3_32 = unpacklo(tr2_32, tr2_40) */
-	vpunpckhbw %ymm5, %ymm13, %ymm5 /* tr3_33 = unpackhi(tr2_32, tr2_40) */
-	vpunpcklbw %ymm2, %ymm8, %ymm13 /* tr3_34 = unpacklo(tr2_33, tr2_41) */
-	vpunpckhbw %ymm2, %ymm8, %ymm2 /* tr3_35 = unpackhi(tr2_33, tr2_41) */
-	vpunpcklbw %ymm9, %ymm10, %ymm8 /* tr3_36 = unpacklo(tr2_34, tr2_42) */
-	vpunpckhbw %ymm9, %ymm10, %ymm9 /* tr3_37 = unpackhi(tr2_34, tr2_42) */
-	vpunpcklbw %ymm1, %ymm6, %ymm10 /* tr3_38 = unpacklo(tr2_35, tr2_43) */
-	vpunpckhbw %ymm1, %ymm6, %ymm1 /* tr3_39 = unpackhi(tr2_35, tr2_43) */
-	vpunpcklbw %ymm7, %ymm12, %ymm6 /* tr3_40 = unpacklo(tr2_36, tr2_44) */
-	vpunpckhbw %ymm7, %ymm12, %ymm7 /* tr3_41 = unpackhi(tr2_36, tr2_44) */
-	vpunpcklbw %ymm4, %ymm14, %ymm12 /* tr3_42 = unpacklo(tr2_37, tr2_45) */
-	vpunpckhbw %ymm4, %ymm14, %ymm4 /* tr3_43 = unpackhi(tr2_37, tr2_45) */
-	vpunpcklbw %ymm0, %ymm15, %ymm14 /* tr3_44 = unpacklo(tr2_38, tr2_46) */
+	vpunpcklbw %ymm15, %ymm13, %ymm12 /* tr2_36 = unpacklo(tr1_34, tr1_42) */
+	vpunpckhbw %ymm15, %ymm13, %ymm13 /* tr2_37 = unpackhi(tr1_34, tr1_42) */
+	vpunpcklbw %ymm0, %ymm1, %ymm15 /* tr2_38 = unpacklo(tr1_35, tr1_43) */
+	vpunpckhbw %ymm0, %ymm1, %ymm0 /* tr2_39 = unpackhi(tr1_35, tr1_43) */
+	vpunpcklbw %ymm8, %ymm7, %ymm1 /* tr2_40 = unpacklo(tr1_36, tr1_44) */
+	vpunpckhbw %ymm8, %ymm7, %ymm7 /* tr2_41 = unpackhi(tr1_36, tr1_44) */
+	vpunpcklbw %ymm2, %ymm11, %ymm8 /* tr2_42 = unpacklo(tr1_37, tr1_45) */
+	vpunpckhbw %ymm2, %ymm11, %ymm2 /* tr2_43 = unpackhi(tr1_37, tr1_45) */
+	vpunpcklbw %ymm3, %ymm14, %ymm11 /* tr2_44 = unpacklo(tr1_38, tr1_46) */
+	vpunpckhbw %ymm3, %ymm14, %ymm3 /* tr2_45 = unpackhi(tr1_38, tr1_46) */
+	vmovdqa 1216(%rsp), %ymm14 /* reload tr1_39 */
+	vmovdqa %ymm0, 1248(%rsp) /* spill tr2_39 */
+	vpunpcklbw %ymm4, %ymm14, %ymm0 /* tr2_46 = unpacklo(tr1_39, tr1_47) */
+	vpunpckhbw %ymm4, %ymm14, %ymm4 /* tr2_47 = unpackhi(tr1_39, tr1_47) */
+	vpunpcklbw %ymm1, %ymm5, %ymm14 /* tr3_32 = unpacklo(tr2_32, tr2_40) */
+	vpunpckhbw %ymm1, %ymm5, %ymm1 /* tr3_33 = unpackhi(tr2_32, tr2_40) */
+	vpunpcklbw %ymm7, %ymm9, %ymm5 /* tr3_34 = unpacklo(tr2_33, tr2_41) */
+	vpunpckhbw %ymm7, %ymm9, %ymm7 /* tr3_35 = unpackhi(tr2_33, tr2_41) */
+	vpunpcklbw %ymm8, %ymm10, %ymm9 /* tr3_36 = unpacklo(tr2_34, tr2_42) */
+	vpunpckhbw %ymm8, %ymm10, %ymm8 /* tr3_37 = unpackhi(tr2_34, tr2_42) */
+	vpunpcklbw %ymm2, %ymm6, %ymm10 /* tr3_38 = unpacklo(tr2_35, tr2_43) */
+	vpunpckhbw %ymm2, %ymm6, %ymm2 /* tr3_39 = unpackhi(tr2_35, tr2_43) */
+	vpunpcklbw %ymm11, %ymm12, %ymm6 /* tr3_40 = unpacklo(tr2_36, tr2_44) */
+	vpunpckhbw %ymm11, %ymm12, %ymm11 /* tr3_41 = unpackhi(tr2_36, tr2_44) */
+	vpunpcklbw %ymm3, %ymm13, %ymm12 /* tr3_42 = unpacklo(tr2_37, tr2_45) */
+	vpunpckhbw %ymm3, %ymm13, %ymm3 /* tr3_43 = unpackhi(tr2_37, tr2_45) */
+	vpunpcklbw %ymm0, %ymm15, %ymm13 /* tr3_44 = unpacklo(tr2_38, tr2_46) */
 	vpunpckhbw %ymm0, %ymm15, %ymm0 /* tr3_45 = unpackhi(tr2_38, tr2_46) */
-	vmovdqa 1280(%rsp), %ymm15 /* reload tr2_39 */
-	vmovdqa %ymm0, 1248(%rsp) /* spill tr3_45 */
-	vpunpcklbw %ymm3, %ymm15, %ymm0 /* tr3_46 = unpacklo(tr2_39, tr2_47) */
-	vpunpckhbw %ymm3, %ymm15, %ymm3 /* tr3_47 = unpackhi(tr2_39, tr2_47) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm11, %ymm15 /* tr3_32_lo = and(tr3_32, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* tr3_32_sh = shr(tr3_32) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm11, %ymm11 /* tr3_32_hi = and(tr3_32_sh, nibble_mask) */
-	vmovdqa %ymm3, 1280(%rsp) /* spill tr3_47 */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_tbl_lo(%rip), %ymm3 /* tbl_lo = const() */
-	vpshufb %ymm15, %ymm3, %ymm15 /* xin_32_l = lookup16(tbl_lo, tr3_32_lo) */
-	vmovdqa %ymm0, 1312(%rsp) /* spill tr3_46 */
+	vmovdqa 1248(%rsp), %ymm15 /* reload tr2_39 */
+	vmovdqa %ymm0, 1216(%rsp) /* spill tr3_45 */
+	vpunpcklbw %ymm4, %ymm15, %ymm0 /* tr3_46 = unpacklo(tr2_39, tr2_47) */
+	vpunpckhbw %ymm4, %ymm15, %ymm4 /* tr3_47 = unpackhi(tr2_39, tr2_47) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm15 /* tr3_32_lo = and(tr3_32, nibble_mask) */
+	vpsrlw $4, %ymm14, %ymm14 /* tr3_32_sh = shr(tr3_32) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm14 /* tr3_32_hi = and(tr3_32_sh, nibble_mask) */
+	vmovdqa %ymm4, 1248(%rsp) /* spill tr3_47 */
+	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_tbl_lo(%rip), %ymm4 /* tbl_lo = const() */
+	vpshufb %ymm15, %ymm4, %ymm15 /* xin_32_l = lookup16(tbl_lo, tr3_32_lo) */
+	vmovdqa %ymm0, 1280(%rsp) /* spill tr3_46 */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_tbl_hi(%rip), %ymm0 /* tbl_hi = const() */
-	vpshufb %ymm11, %ymm0, %ymm11 /* xin_32_h = lookup16(tbl_hi, tr3_32_hi) */
-	vpxor %ymm11, %ymm15, %ymm11 /* xin_32 = xor(xin_32_l, xin_32_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm5, %ymm15 /* tr3_33_lo = and(tr3_33, nibble_mask) */
-	vpsrlw $4, %ymm5, %ymm5 /* tr3_33_sh = shr(tr3_33) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm5, %ymm5 /* tr3_33_hi = and(tr3_33_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* xin_33_l = lookup16(tbl_lo, tr3_33_lo) */
-	vpshufb %ymm5, %ymm0, %ymm5 /* xin_33_h = lookup16(tbl_hi, tr3_33_hi) */
-	vpxor %ymm5, %ymm15, %ymm5 /* xin_33 = xor(xin_33_l, xin_33_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm15 /* tr3_34_lo = and(tr3_34, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* tr3_34_sh = shr(tr3_34) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm13 /* tr3_34_hi = and(tr3_34_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* xin_34_l = lookup16(tbl_lo, tr3_34_lo) */
-	vpshufb %ymm13, %ymm0, %ymm13 /* xin_34_h = lookup16(tbl_hi, tr3_34_hi) */
-	vpxor %ymm13, %ymm15, %ymm13 /* xin_34 = xor(xin_34_l, xin_34_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm2, %ymm15 /* tr3_35_lo = and(tr3_35, nibble_mask) */
-	vpsrlw $4, %ymm2, %ymm2 /* tr3_35_sh = shr(tr3_35) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm2, %ymm2 /* tr3_35_hi = and(tr3_35_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* xin_35_l = lookup16(tbl_lo, tr3_35_lo) */
-	vpshufb %ymm2, %ymm0, %ymm2 /* xin_35_h = lookup16(tbl_hi, tr3_35_hi) */
-	vpxor %ymm2, %ymm15, %ymm2 /* xin_35 = xor(xin_35_l, xin_35_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm8, %ymm15 /* tr3_36_lo = and(tr3_36, nibble_mask) */
-	vpsrlw $4, %ymm8, %ymm8 /* tr3_36_sh = shr(tr3_36) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm8, %ymm8 /* tr3_36_hi = and(tr3_36_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* xin_36_l = lookup16(tbl_lo, tr3_36_lo) */
-	vpshufb %ymm8, %ymm0, %ymm8 /* xin_36_h = lookup16(tbl_hi, tr3_36_hi) */
-	vpxor %ymm8, %ymm15, %ymm8 /* xin_36 = xor(xin_36_l, xin_36_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm9, %ymm15 /* tr3_37_lo = and(tr3_37, nibble_mask) */
-	vpsrlw $4, %ymm9, %ymm9 /* tr3_37_sh = shr(tr3_37) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm9, %ymm9 /* tr3_37_hi = and(tr3_37_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* xin_37_l = lookup16(tbl_lo, tr3_37_lo) */
-	vpshufb %ymm9, %ymm0, %ymm9 /* xin_37_h = lookup16(tbl_hi, tr3_37_hi) */
-	vpxor %ymm9, %ymm15, %ymm9 /* xin_37 = xor(xin_37_l, xin_37_h) */
+	vpshufb %ymm14, %ymm0, %ymm14 /* xin_32_h = lookup16(tbl_hi, tr3_32_hi) */
+	vpxor %ymm14, %ymm15, %ymm14 /* xin_32 = xor(xin_32_l, xin_32_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm1, %ymm15 /* tr3_33_lo = and(tr3_33, nibble_mask) */
+	vpsrlw $4, %ymm1, %ymm1 /* tr3_33_sh = shr(tr3_33) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm1, %ymm1 /* tr3_33_hi = and(tr3_33_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm4, %ymm15 /* xin_33_l = lookup16(tbl_lo, tr3_33_lo) */
+	vpshufb %ymm1, %ymm0, %ymm1 /* xin_33_h = lookup16(tbl_hi, tr3_33_hi) */
+	vpxor %ymm1, %ymm15, %ymm1 /* xin_33 = xor(xin_33_l, xin_33_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm5, %ymm15 /* tr3_34_lo = and(tr3_34, nibble_mask) */
+	vpsrlw $4, %ymm5, %ymm5 /* tr3_34_sh = shr(tr3_34) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm5, %ymm5 /* tr3_34_hi = and(tr3_34_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm4, %ymm15 /* xin_34_l = lookup16(tbl_lo, tr3_34_lo) */
+	vpshufb %ymm5, %ymm0, %ymm5 /* xin_34_h = lookup16(tbl_hi, tr3_34_hi) */
+	vpxor %ymm5, %ymm15, %ymm5 /* xin_34 = xor(xin_34_l, xin_34_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm7, %ymm15 /* tr3_35_lo = and(tr3_35, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* tr3_35_sh = shr(tr3_35) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm7, %ymm7 /* tr3_35_hi = and(tr3_35_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm4, %ymm15 /* xin_35_l = lookup16(tbl_lo, tr3_35_lo) */
+	vpshufb %ymm7, %ymm0, %ymm7 /* xin_35_h = lookup16(tbl_hi, tr3_35_hi) */
+	vpxor %ymm7, %ymm15, %ymm7 /* xin_35 = xor(xin_35_l, xin_35_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm9, %ymm15 /* tr3_36_lo = and(tr3_36, nibble_mask) */
+	vpsrlw $4, %ymm9, %ymm9 /* tr3_36_sh = shr(tr3_36) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm9, %ymm9 /* tr3_36_hi = and(tr3_36_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm4, %ymm15 /* xin_36_l = lookup16(tbl_lo, tr3_36_lo) */
+	vpshufb %ymm9, %ymm0, %ymm9 /* xin_36_h = lookup16(tbl_hi, tr3_36_hi) */
+	vpxor %ymm9, %ymm15, %ymm9 /* xin_36 = xor(xin_36_l, xin_36_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm8, %ymm15 /* tr3_37_lo = and(tr3_37, nibble_mask) */
+	vpsrlw $4, %ymm8, %ymm8 /* tr3_37_sh = shr(tr3_37) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm8, %ymm8 /* tr3_37_hi = and(tr3_37_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm4, %ymm15 /* xin_37_l = lookup16(tbl_lo, tr3_37_lo) */
+	vpshufb %ymm8, %ymm0, %ymm8 /* xin_37_h = lookup16(tbl_hi, tr3_37_hi) */
+	vpxor %ymm8, %ymm15, %ymm8 /* xin_37 = xor(xin_37_l, xin_37_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm10, %ymm15 /* tr3_38_lo = and(tr3_38, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* tr3_38_sh = shr(tr3_38) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm10, %ymm10 /* tr3_38_hi = and(tr3_38_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* xin_38_l = lookup16(tbl_lo, tr3_38_lo) */
+	vpshufb %ymm15, %ymm4, %ymm15 /* xin_38_l = lookup16(tbl_lo, tr3_38_lo) */
 	vpshufb %ymm10, %ymm0, %ymm10 /* xin_38_h = lookup16(tbl_hi, tr3_38_hi) */
 	vpxor %ymm10, %ymm15, %ymm10 /* xin_38 = xor(xin_38_l, xin_38_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm1, %ymm15 /* tr3_39_lo = and(tr3_39, nibble_mask) */
-	vpsrlw $4, %ymm1, %ymm1 /* tr3_39_sh = shr(tr3_39) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm1, %ymm1 /* tr3_39_hi = and(tr3_39_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* xin_39_l = lookup16(tbl_lo, tr3_39_lo) */
-	vpshufb %ymm1, %ymm0, %ymm1 /* xin_39_h = lookup16(tbl_hi, tr3_39_hi) */
-	vpxor %ymm1, %ymm15, %ymm1 /* xin_39 = xor(xin_39_l, xin_39_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm2, %ymm15 /* tr3_39_lo = and(tr3_39, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* tr3_39_sh = shr(tr3_39) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm2, %ymm2 /* tr3_39_hi = and(tr3_39_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm4, %ymm15 /* xin_39_l = lookup16(tbl_lo, tr3_39_lo) */
+	vpshufb %ymm2, %ymm0, %ymm2 /* xin_39_h = lookup16(tbl_hi, tr3_39_hi) */
+	vpxor %ymm2, %ymm15, %ymm2 /* xin_39 = xor(xin_39_l, xin_39_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm6, %ymm15 /* tr3_40_lo = and(tr3_40, nibble_mask) */
 	vpsrlw $4, %ymm6, %ymm6 /* tr3_40_sh = shr(tr3_40) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm6, %ymm6 /* tr3_40_hi = and(tr3_40_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* xin_40_l = lookup16(tbl_lo, tr3_40_lo) */
+	vpshufb %ymm15, %ymm4, %ymm15 /* xin_40_l = lookup16(tbl_lo, tr3_40_lo) */
 	vpshufb %ymm6, %ymm0, %ymm6 /* xin_40_h = lookup16(tbl_hi, tr3_40_hi) */
 	vpxor %ymm6, %ymm15, %ymm6 /* xin_40 = xor(xin_40_l, xin_40_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm7, %ymm15 /* tr3_41_lo = and(tr3_41, nibble_mask) */
-	vpsrlw $4, %ymm7, %ymm7 /* tr3_41_sh = shr(tr3_41) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm7, %ymm7 /* tr3_41_hi = and(tr3_41_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* xin_41_l = lookup16(tbl_lo, tr3_41_lo) */
-	vpshufb %ymm7, %ymm0, %ymm7 /* xin_41_h = lookup16(tbl_hi, tr3_41_hi) */
-	vpxor %ymm7, %ymm15, %ymm7 /* xin_41 = xor(xin_41_l, xin_41_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm11, %ymm15 /* tr3_41_lo = and(tr3_41, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* tr3_41_sh = shr(tr3_41) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm11, %ymm11 /* tr3_41_hi = and(tr3_41_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm4, %ymm15 /* xin_41_l = lookup16(tbl_lo, tr3_41_lo) */
+	vpshufb %ymm11, %ymm0, %ymm11 /* xin_41_h = lookup16(tbl_hi, tr3_41_hi) */
+	vpxor %ymm11, %ymm15, %ymm11 /* xin_41 = xor(xin_41_l, xin_41_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm12, %ymm15 /* tr3_42_lo = and(tr3_42, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* tr3_42_sh = shr(tr3_42) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm12, %ymm12 /* tr3_42_hi = and(tr3_42_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* xin_42_l = lookup16(tbl_lo, tr3_42_lo) */
+	vpshufb %ymm15, %ymm4, %ymm15 /* xin_42_l = lookup16(tbl_lo, tr3_42_lo) */
 	vpshufb %ymm12, %ymm0, %ymm12 /* xin_42_h = lookup16(tbl_hi, tr3_42_hi) */
 	vpxor %ymm12, %ymm15, %ymm12 /* xin_42 = xor(xin_42_l, xin_42_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm4, %ymm15 /* tr3_43_lo = and(tr3_43, nibble_mask) */
-	vpsrlw $4, %ymm4, %ymm4 /* tr3_43_sh = shr(tr3_43) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm4, %ymm4 /* tr3_43_hi = and(tr3_43_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* xin_43_l = lookup16(tbl_lo, tr3_43_lo) */
-	vpshufb %ymm4, %ymm0, %ymm4 /* xin_43_h = lookup16(tbl_hi, tr3_43_hi) */
-	vpxor %ymm4, %ymm15, %ymm4 /* xin_43 = xor(xin_43_l, xin_43_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm15 /* tr3_44_lo = and(tr3_44, nibble_mask) */
-	vpsrlw $4, %ymm14, %ymm14 /* tr3_44_sh = shr(tr3_44) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm14 /* tr3_44_hi = and(tr3_44_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* xin_44_l = lookup16(tbl_lo, tr3_44_lo) */
-	vpshufb %ymm14, %ymm0, %ymm14 /* xin_44_h = lookup16(tbl_hi, tr3_44_hi) */
-	vpxor %ymm14, %ymm15, %ymm14 /* xin_44 = xor(xin_44_l, xin_44_h) */
-	vmovdqa 1248(%rsp), %ymm15 /* reload tr3_45 */
-	vmovdqa %ymm1, 1344(%rsp) /* spill g2x7.1 */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm3, %ymm15 /* tr3_43_lo = and(tr3_43, nibble_mask) */
+	vpsrlw $4, %ymm3, %ymm3 /* tr3_43_sh = shr(tr3_43) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm3, %ymm3 /* tr3_43_hi = and(tr3_43_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm4, %ymm15 /* xin_43_l = lookup16(tbl_lo, tr3_43_lo) */
+	vpshufb %ymm3, %ymm0, %ymm3 /* xin_43_h = lookup16(tbl_hi, tr3_43_hi) */
+	vpxor %ymm3, %ymm15, %ymm3 /* xin_43 = xor(xin_43_l, xin_43_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm15 /* tr3_44_lo = and(tr3_44, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* tr3_44_sh = shr(tr3_44) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm13 /* tr3_44_hi = and(tr3_44_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm4, %ymm15 /* xin_44_l = lookup16(tbl_lo, tr3_44_lo) */
+	vpshufb %ymm13, %ymm0, %ymm13 /* xin_44_h = lookup16(tbl_hi, tr3_44_hi) */
+	vpxor %ymm13, %ymm15, %ymm13 /* xin_44 = xor(xin_44_l, xin_44_h) */
+	vmovdqa 1216(%rsp), %ymm15 /* reload tr3_45 */
+	vmovdqa %ymm1, 1312(%rsp) /* spill g2x1.1 */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm15, %ymm1 /* tr3_45_lo = and(tr3_45, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* tr3_45_sh = shr(tr3_45) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm15, %ymm15 /* tr3_45_hi = and(tr3_45_sh, nibble_mask) */
-	vpshufb %ymm1, %ymm3, %ymm1 /* xin_45_l = lookup16(tbl_lo, tr3_45_lo) */
+	vpshufb %ymm1, %ymm4, %ymm1 /* xin_45_l = lookup16(tbl_lo, tr3_45_lo) */
 	vpshufb %ymm15, %ymm0, %ymm15 /* xin_45_h = lookup16(tbl_hi, tr3_45_hi) */
 	vpxor %ymm15, %ymm1, %ymm1 /* xin_45 = xor(xin_45_l, xin_45_h) */
-	vmovdqa 1312(%rsp), %ymm15 /* reload tr3_46 */
-	vmovdqa %ymm1, 1248(%rsp) /* spill g2x13.1 */
+	vmovdqa 1280(%rsp), %ymm15 /* reload tr3_46 */
+	vmovdqa %ymm1, 1216(%rsp) /* spill g2x13.1 */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm15, %ymm1 /* tr3_46_lo = and(tr3_46, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* tr3_46_sh = shr(tr3_46) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm15, %ymm15 /* tr3_46_hi = and(tr3_46_sh, nibble_mask) */
-	vpshufb %ymm1, %ymm3, %ymm1 /* xin_46_l = lookup16(tbl_lo, tr3_46_lo) */
+	vpshufb %ymm1, %ymm4, %ymm1 /* xin_46_l = lookup16(tbl_lo, tr3_46_lo) */
 	vpshufb %ymm15, %ymm0, %ymm15 /* xin_46_h = lookup16(tbl_hi, tr3_46_hi) */
 	vpxor %ymm15, %ymm1, %ymm1 /* xin_46 = xor(xin_46_l, xin_46_h) */
-	vmovdqa 1280(%rsp), %ymm15 /* reload tr3_47 */
-	vmovdqa %ymm1, 1312(%rsp) /* spill g2x14.1 */
+	vmovdqa 1248(%rsp), %ymm15 /* reload tr3_47 */
+	vmovdqa %ymm1, 1280(%rsp) /* spill g2x14.1 */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm15, %ymm1 /* tr3_47_lo = and(tr3_47, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* tr3_47_sh = shr(tr3_47) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm15, %ymm15 /* tr3_47_hi = and(tr3_47_sh, nibble_mask) */
-	vpshufb %ymm1, %ymm3, %ymm1 /* xin_47_l = lookup16(tbl_lo, tr3_47_lo) */
+	vpshufb %ymm1, %ymm4, %ymm1 /* xin_47_l = lookup16(tbl_lo, tr3_47_lo) */
 	vpshufb %ymm15, %ymm0, %ymm15 /* xin_47_h = lookup16(tbl_hi, tr3_47_hi) */
 	vpxor %ymm15, %ymm1, %ymm1 /* xin_47 = xor(xin_47_l, xin_47_h) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_block_k_48(%rip), %ymm15 /* block_k_48 = const() */
-	vpaddb 96(%rsp), %ymm15, %ymm15 /* ctr_j_48 = add(block_k_48, ctr_j0) */
-	vpaddw 128(%rsp), %ymm15, %ymm15 /* ctr_sum_48 = add(ctr_j_48, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm15, %ymm0 /* ctr_carry_48 = lookup16(ctr_sum_48, carry_everywhere) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_carry_mask_table(%rip), %ymm3 /* carry_mask_table = const() */
-	vpshufb %ymm0, %ymm3, %ymm0 /* ctr_mask_48 = lookup16(carry_mask_table, ctr_carry_48) */
-	vmovdqa %ymm1, 1280(%rsp) /* spill g2x15.1 */
-	vpand 480(%rsp), %ymm0, %ymm1 /* ctr_pair_48_b = and(ctr_mask_48, ctr_w_open) */
-	vpandn 160(%rsp), %ymm0, %ymm0 /* ctr_pair_48_a = andnot(ctr_mask_48, ctr_v_open) */
-	vpor %ymm0, %ymm1, %ymm0 /* ctr_pair_48 = or(ctr_pair_48_b, ctr_pair_48_a) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm15, %ymm1 /* ctr_last_byte_48 = lookup16(ctr_sum_48, new_last_byte) */
-	vpor %ymm1, %ymm0, %ymm0 /* row_48 = or(ctr_pair_48, ctr_last_byte_48) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_block_k_49(%rip), %ymm1 /* block_k_49 = const() */
-	vpaddb 96(%rsp), %ymm1, %ymm1 /* ctr_j_49 = add(block_k_49, ctr_j0) */
-	vpaddw 128(%rsp), %ymm1, %ymm1 /* ctr_sum_49 = add(ctr_j_49, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm1, %ymm15 /* ctr_carry_49 = lookup16(ctr_sum_49, carry_everywhere) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_49 = lookup16(carry_mask_table, ctr_carry_49) */
-	vmovdqa %ymm2, 1376(%rsp) /* spill g2x3.1 */
-	vpand 480(%rsp), %ymm15, %ymm2 /* ctr_pair_49_b = and(ctr_mask_49, ctr_w_open) */
-	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_49_a = andnot(ctr_mask_49, ctr_v_open) */
-	vpor %ymm15, %ymm2, %ymm2 /* ctr_pair_49 = or(ctr_pair_49_b, ctr_pair_49_a) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm1, %ymm1 /* ctr_last_byte_49 = lookup16(ctr_sum_49, new_last_byte) */
-	vpor %ymm1, %ymm2, %ymm1 /* row_49 = or(ctr_pair_49, ctr_last_byte_49) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_block_k_50(%rip), %ymm2 /* block_k_50 = const() */
-	vpaddb 96(%rsp), %ymm2, %ymm2 /* ctr_j_50 = add(block_k_50, ctr_j0) */
-	vpaddw 128(%rsp), %ymm2, %ymm2 /* ctr_sum_50 = add(ctr_j_50, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm2, %ymm15 /* ctr_carry_50 = lookup16(ctr_sum_50, carry_everywhere) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_50 = lookup16(carry_mask_table, ctr_carry_50) */
-	vmovdqa %ymm4, 1408(%rsp) /* spill g2x11.1 */
-	vpand 480(%rsp), %ymm15, %ymm4 /* ctr_pair_50_b = and(ctr_mask_50, ctr_w_open) */
-	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_50_a = andnot(ctr_mask_50, ctr_v_open) */
-	vpor %ymm15, %ymm4, %ymm4 /* ctr_pair_50 = or(ctr_pair_50_b, ctr_pair_50_a) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm2, %ymm2 /* ctr_last_byte_50 = lookup16(ctr_sum_50, new_last_byte) */
-	vpor %ymm2, %ymm4, %ymm2 /* row_50 = or(ctr_pair_50, ctr_last_byte_50) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_block_k_51(%rip), %ymm4 /* block_k_51 = const() */
-	vpaddb 96(%rsp), %ymm4, %ymm4 /* ctr_j_51 = add(block_k_51, ctr_j0) */
-	vpaddw 128(%rsp), %ymm4, %ymm4 /* ctr_sum_51 = add(ctr_j_51, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm4, %ymm15 /* ctr_carry_51 = lookup16(ctr_sum_51, carry_everywhere) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_51 = lookup16(carry_mask_table, ctr_carry_51) */
-	vmovdqa %ymm5, 1440(%rsp) /* spill g2x1.1 */
-	vpand 480(%rsp), %ymm15, %ymm5 /* ctr_pair_51_b = and(ctr_mask_51, ctr_w_open) */
-	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_51_a = andnot(ctr_mask_51, ctr_v_open) */
-	vpor %ymm15, %ymm5, %ymm5 /* ctr_pair_51 = or(ctr_pair_51_b, ctr_pair_51_a) */
+	vmovdqa 96(%rsp), %ymm15 /* reload ctr_base */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_9_block_k_48(%rip), %ymm15, %ymm0 /* ctr_sum_48 = add(ctr_base, block_k_48) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm0, %ymm4 /* ctr_carry_48 = lookup16(ctr_sum_48, carry_everywhere) */
+	vmovdqa %ymm1, 1248(%rsp) /* spill g2x15.1 */
+	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_carry_mask_table(%rip), %ymm1 /* carry_mask_table = const() */
+	vpshufb %ymm4, %ymm1, %ymm4 /* ctr_mask_48 = lookup16(carry_mask_table, ctr_carry_48) */
+	vmovdqa %ymm2, 1344(%rsp) /* spill g2x7.1 */
+	vpand 160(%rsp), %ymm4, %ymm2 /* ctr_pair_48_b = and(ctr_mask_48, ctr_w_open) */
+	vpandn 480(%rsp), %ymm4, %ymm4 /* ctr_pair_48_a = andnot(ctr_mask_48, ctr_v_open) */
+	vpor %ymm4, %ymm2, %ymm2 /* ctr_pair_48 = or(ctr_pair_48_b, ctr_pair_48_a) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm0, %ymm0 /* ctr_last_byte_48 = lookup16(ctr_sum_48, new_last_byte) */
+	vpor %ymm0, %ymm2, %ymm0 /* row_48 = or(ctr_pair_48, ctr_last_byte_48) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_9_block_k_49(%rip), %ymm15, %ymm2 /* ctr_sum_49 = add(ctr_base, block_k_49) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm2, %ymm4 /* ctr_carry_49 = lookup16(ctr_sum_49, carry_everywhere) */
+	vpshufb %ymm4, %ymm1, %ymm4 /* ctr_mask_49 = lookup16(carry_mask_table, ctr_carry_49) */
+	vmovdqa %ymm3, 1376(%rsp) /* spill g2x11.1 */
+	vpand 160(%rsp), %ymm4, %ymm3 /* ctr_pair_49_b = and(ctr_mask_49, ctr_w_open) */
+	vpandn 480(%rsp), %ymm4, %ymm4 /* ctr_pair_49_a = andnot(ctr_mask_49, ctr_v_open) */
+	vpor %ymm4, %ymm3, %ymm3 /* ctr_pair_49 = or(ctr_pair_49_b, ctr_pair_49_a) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm2, %ymm2 /* ctr_last_byte_49 = lookup16(ctr_sum_49, new_last_byte) */
+	vpor %ymm2, %ymm3, %ymm2 /* row_49 = or(ctr_pair_49, ctr_last_byte_49) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_9_block_k_50(%rip), %ymm15, %ymm3 /* ctr_sum_50 = add(ctr_base, block_k_50) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm3, %ymm4 /* ctr_carry_50 = lookup16(ctr_sum_50, carry_everywhere) */
+	vpshufb %ymm4, %ymm1, %ymm4 /* ctr_mask_50 = lookup16(carry_mask_table, ctr_carry_50) */
+	vmovdqa %ymm5, 1408(%rsp) /* spill g2x2.1 */
+	vpand 160(%rsp), %ymm4, %ymm5 /* ctr_pair_50_b = and(ctr_mask_50, ctr_w_open) */
+	vpandn 480(%rsp), %ymm4, %ymm4 /* ctr_pair_50_a = andnot(ctr_mask_50, ctr_v_open) */
+	vpor %ymm4, %ymm5, %ymm4 /* ctr_pair_50 = or(ctr_pair_50_b, ctr_pair_50_a) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm3, %ymm3 /* ctr_last_byte_50 = lookup16(ctr_sum_50, new_last_byte) */
+	vpor %ymm3, %ymm4, %ymm3 /* row_50 = or(ctr_pair_50, ctr_last_byte_50) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_9_block_k_51(%rip), %ymm15, %ymm4 /* ctr_sum_51 = add(ctr_base, block_k_51) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm4, %ymm5 /* ctr_carry_51 = lookup16(ctr_sum_51, carry_everywhere) */
+	vpshufb %ymm5, %ymm1, %ymm5 /* ctr_mask_51 = lookup16(carry_mask_table, ctr_carry_51) */
+	vmovdqa %ymm6, 1440(%rsp) /* spill g2x8.1 */
+	vpand 160(%rsp), %ymm5, %ymm6 /* ctr_pair_51_b = and(ctr_mask_51, ctr_w_open) */
+	vpandn 480(%rsp), %ymm5, %ymm5 /* ctr_pair_51_a = andnot(ctr_mask_51, ctr_v_open) */
+	vpor %ymm5, %ymm6, %ymm5 /* ctr_pair_51 = or(ctr_pair_51_b, ctr_pair_51_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm4, %ymm4 /* ctr_last_byte_51 = lookup16(ctr_sum_51, new_last_byte) */
 	vpor %ymm4, %ymm5, %ymm4 /* row_51 = or(ctr_pair_51, ctr_last_byte_51) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_block_k_52(%rip), %ymm5 /* block_k_52 = const() */
-	vpaddb 96(%rsp), %ymm5, %ymm5 /* ctr_j_52 = add(block_k_52, ctr_j0) */
-	vpaddw 128(%rsp), %ymm5, %ymm5 /* ctr_sum_52 = add(ctr_j_52, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm5, %ymm15 /* ctr_carry_52 = lookup16(ctr_sum_52, carry_everywhere) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_52 = lookup16(carry_mask_table, ctr_carry_52) */
-	vmovdqa %ymm6, 1472(%rsp) /* spill g2x8.1 */
-	vpand 480(%rsp), %ymm15, %ymm6 /* ctr_pair_52_b = and(ctr_mask_52, ctr_w_open) */
-	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_52_a = andnot(ctr_mask_52, ctr_v_open) */
-	vpor %ymm15, %ymm6, %ymm6 /* ctr_pair_52 = or(ctr_pair_52_b, ctr_pair_52_a) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_9_block_k_52(%rip), %ymm15, %ymm5 /* ctr_sum_52 = add(ctr_base, block_k_52) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm5, %ymm6 /* ctr_carry_52 = lookup16(ctr_sum_52, carry_everywhere) */
+	vpshufb %ymm6, %ymm1, %ymm6 /* ctr_mask_52 = lookup16(carry_mask_table, ctr_carry_52) */
+	vmovdqa %ymm7, 1472(%rsp) /* spill g2x3.1 */
+	vpand 160(%rsp), %ymm6, %ymm7 /* ctr_pair_52_b = and(ctr_mask_52, ctr_w_open) */
+	vpandn 480(%rsp), %ymm6, %ymm6 /* ctr_pair_52_a = andnot(ctr_mask_52, ctr_v_open) */
+	vpor %ymm6, %ymm7, %ymm6 /* ctr_pair_52 = or(ctr_pair_52_b, ctr_pair_52_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm5, %ymm5 /* ctr_last_byte_52 = lookup16(ctr_sum_52, new_last_byte) */
 	vpor %ymm5, %ymm6, %ymm5 /* row_52 = or(ctr_pair_52, ctr_last_byte_52) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_block_k_53(%rip), %ymm6 /* block_k_53 = const() */
-	vpaddb 96(%rsp), %ymm6, %ymm6 /* ctr_j_53 = add(block_k_53, ctr_j0) */
-	vpaddw 128(%rsp), %ymm6, %ymm6 /* ctr_sum_53 = add(ctr_j_53, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm6, %ymm15 /* ctr_carry_53 = lookup16(ctr_sum_53, carry_everywhere) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_53 = lookup16(carry_mask_table, ctr_carry_53) */
-	vmovdqa %ymm7, 1504(%rsp) /* spill g2x9.1 */
-	vpand 480(%rsp), %ymm15, %ymm7 /* ctr_pair_53_b = and(ctr_mask_53, ctr_w_open) */
-	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_53_a = andnot(ctr_mask_53, ctr_v_open) */
-	vpor %ymm15, %ymm7, %ymm7 /* ctr_pair_53 = or(ctr_pair_53_b, ctr_pair_53_a) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_9_block_k_53(%rip), %ymm15, %ymm6 /* ctr_sum_53 = add(ctr_base, block_k_53) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm6, %ymm7 /* ctr_carry_53 = lookup16(ctr_sum_53, carry_everywhere) */
+	vpshufb %ymm7, %ymm1, %ymm7 /* ctr_mask_53 = lookup16(carry_mask_table, ctr_carry_53) */
+	vmovdqa %ymm8, 1504(%rsp) /* spill g2x5.1 */
+	vpand 160(%rsp), %ymm7, %ymm8 /* ctr_pair_53_b = and(ctr_mask_53, ctr_w_open) */
+	vpandn 480(%rsp), %ymm7, %ymm7 /* ctr_pair_53_a = andnot(ctr_mask_53, ctr_v_open) */
+	vpor %ymm7, %ymm8, %ymm7 /* ctr_pair_53 = or(ctr_pair_53_b, ctr_pair_53_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm6, %ymm6 /* ctr_last_byte_53 = lookup16(ctr_sum_53, new_last_byte) */
 	vpor %ymm6, %ymm7, %ymm6 /* row_53 = or(ctr_pair_53, ctr_last_byte_53) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_block_k_54(%rip), %ymm7 /* block_k_54 = const() */
-	vpaddb 96(%rsp), %ymm7, %ymm7 /* ctr_j_54 = add(block_k_54, ctr_j0) */
-	vpaddw 128(%rsp), %ymm7, %ymm7 /* ctr_sum_54 = add(ctr_j_54, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm7, %ymm15 /* ctr_carry_54 = lookup16(ctr_sum_54, carry_everywhere) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_54 = lookup16(carry_mask_table, ctr_carry_54) */
-	vmovdqa %ymm8, 1536(%rsp) /* spill g2x4.1 */
-	vpand 480(%rsp), %ymm15, %ymm8 /* ctr_pair_54_b = and(ctr_mask_54, ctr_w_open) */
-	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_54_a = andnot(ctr_mask_54, ctr_v_open) */
-	vpor %ymm15, %ymm8, %ymm8 /* ctr_pair_54 = or(ctr_pair_54_b, ctr_pair_54_a) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_9_block_k_54(%rip), %ymm15, %ymm7 /* ctr_sum_54 = add(ctr_base, block_k_54) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm7, %ymm8 /* ctr_carry_54 = lookup16(ctr_sum_54, carry_everywhere) */
+	vpshufb %ymm8, %ymm1, %ymm8 /* ctr_mask_54 = lookup16(carry_mask_table, ctr_carry_54) */
+	vmovdqa %ymm9, 1536(%rsp) /* spill g2x4.1 */
+	vpand 160(%rsp), %ymm8, %ymm9 /* ctr_pair_54_b = and(ctr_mask_54, ctr_w_open) */
+	vpandn 480(%rsp), %ymm8, %ymm8 /* ctr_pair_54_a = andnot(ctr_mask_54, ctr_v_open) */
+	vpor %ymm8, %ymm9, %ymm8 /* ctr_pair_54 = or(ctr_pair_54_b, ctr_pair_54_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm7, %ymm7 /* ctr_last_byte_54 = lookup16(ctr_sum_54, new_last_byte) */
 	vpor %ymm7, %ymm8, %ymm7 /* row_54 = or(ctr_pair_54, ctr_last_byte_54) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_block_k_55(%rip), %ymm8 /* block_k_55 = const() */
-	vpaddb 96(%rsp), %ymm8, %ymm8 /* ctr_j_55 = add(block_k_55, ctr_j0) */
-	vpaddw 128(%rsp), %ymm8, %ymm8 /* ctr_sum_55 = add(ctr_j_55, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm8, %ymm15 /* ctr_carry_55 = lookup16(ctr_sum_55, carry_everywhere) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_55 = lookup16(carry_mask_table, ctr_carry_55) */
-	vmovdqa %ymm9, 1568(%rsp) /* spill g2x5.1 */
-	vpand 480(%rsp), %ymm15, %ymm9 /* ctr_pair_55_b = and(ctr_mask_55, ctr_w_open) */
-	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_55_a = andnot(ctr_mask_55, ctr_v_open) */
-	vpor %ymm15, %ymm9, %ymm9 /* ctr_pair_55 = or(ctr_pair_55_b, ctr_pair_55_a) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_9_block_k_55(%rip), %ymm15, %ymm8 /* ctr_sum_55 = add(ctr_base, block_k_55) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm8, %ymm9 /* ctr_carry_55 = lookup16(ctr_sum_55, carry_everywhere) */
+	vpshufb %ymm9, %ymm1, %ymm9 /* ctr_mask_55 = lookup16(carry_mask_table, ctr_carry_55) */
+	vmovdqa %ymm10, 1568(%rsp) /* spill g2x6.1 */
+	vpand 160(%rsp), %ymm9, %ymm10 /* ctr_pair_55_b = and(ctr_mask_55, ctr_w_open) */
+	vpandn 480(%rsp), %ymm9, %ymm9 /* ctr_pair_55_a = andnot(ctr_mask_55, ctr_v_open) */
+	vpor %ymm9, %ymm10, %ymm9 /* ctr_pair_55 = or(ctr_pair_55_b, ctr_pair_55_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm8, %ymm8 /* ctr_last_byte_55 = lookup16(ctr_sum_55, new_last_byte) */
 	vpor %ymm8, %ymm9, %ymm8 /* row_55 = or(ctr_pair_55, ctr_last_byte_55) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_block_k_56(%rip), %ymm9 /* block_k_56 = const() */
-	vpaddb 96(%rsp), %ymm9, %ymm9 /* ctr_j_56 = add(block_k_56, ctr_j0) */
-	vpaddw 128(%rsp), %ymm9, %ymm9 /* ctr_sum_56 = add(ctr_j_56, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm9, %ymm15 /* ctr_carry_56 = lookup16(ctr_sum_56, carry_everywhere) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_56 = lookup16(carry_mask_table, ctr_carry_56) */
-	vmovdqa %ymm10, 1600(%rsp) /* spill g2x6.1 */
-	vpand 480(%rsp), %ymm15, %ymm10 /* ctr_pair_56_b = and(ctr_mask_56, ctr_w_open) */
-	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_56_a = andnot(ctr_mask_56, ctr_v_open) */
-	vpor %ymm15, %ymm10, %ymm10 /* ctr_pair_56 = or(ctr_pair_56_b, ctr_pair_56_a) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_9_block_k_56(%rip), %ymm15, %ymm9 /* ctr_sum_56 = add(ctr_base, block_k_56) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm9, %ymm10 /* ctr_carry_56 = lookup16(ctr_sum_56, carry_everywhere) */
+	vpshufb %ymm10, %ymm1, %ymm10 /* ctr_mask_56 = lookup16(carry_mask_table, ctr_carry_56) */
+	vmovdqa %ymm11, 1600(%rsp) /* spill g2x9.1 */
+	vpand 160(%rsp), %ymm10, %ymm11 /* ctr_pair_56_b = and(ctr_mask_56, ctr_w_open) */
+	vpandn 480(%rsp), %ymm10, %ymm10 /* ctr_pair_56_a = andnot(ctr_mask_56, ctr_v_open) */
+	vpor %ymm10, %ymm11, %ymm10 /* ctr_pair_56 = or(ctr_pair_56_b, ctr_pair_56_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm9, %ymm9 /* ctr_last_byte_56 = lookup16(ctr_sum_56, new_last_byte) */
 	vpor %ymm9, %ymm10, %ymm9 /* row_56 = or(ctr_pair_56, ctr_last_byte_56) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_block_k_57(%rip), %ymm10 /* block_k_57 = const() */
-	vpaddb 96(%rsp), %ymm10, %ymm10 /* ctr_j_57 = add(block_k_57, ctr_j0) */
-	vpaddw 128(%rsp), %ymm10, %ymm10 /* ctr_sum_57 = add(ctr_j_57, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm10, %ymm15 /* ctr_carry_57 = lookup16(ctr_sum_57, carry_everywhere) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_57 = lookup16(carry_mask_table, ctr_carry_57) */
-	vmovdqa %ymm11, 1632(%rsp) /* spill g2x0.1 */
-	vpand 480(%rsp), %ymm15, %ymm11 /* ctr_pair_57_b = and(ctr_mask_57, ctr_w_open) */
-	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_57_a = andnot(ctr_mask_57, ctr_v_open) */
-	vpor %ymm15, %ymm11, %ymm11 /* ctr_pair_57 = or(ctr_pair_57_b, ctr_pair_57_a) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_9_block_k_57(%rip), %ymm15, %ymm10 /* ctr_sum_57 = add(ctr_base, block_k_57) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm10, %ymm11 /* ctr_carry_57 = lookup16(ctr_sum_57, carry_everywhere) */
+	vpshufb %ymm11, %ymm1, %ymm11 /* ctr_mask_57 = lookup16(carry_mask_table, ctr_carry_57) */
+	vmovdqa %ymm12, 1632(%rsp) /* spill g2x10.1 */
+	vpand 160(%rsp), %ymm11, %ymm12 /* ctr_pair_57_b = and(ctr_mask_57, ctr_w_open) */
+	vpandn 480(%rsp), %ymm11, %ymm11 /* ctr_pair_57_a = andnot(ctr_mask_57, ctr_v_open) */
+	vpor %ymm11, %ymm12, %ymm11 /* ctr_pair_57 = or(ctr_pair_57_b, ctr_pair_57_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm10, %ymm10 /* ctr_last_byte_57 = lookup16(ctr_sum_57, new_last_byte) */
 	vpor %ymm10, %ymm11, %ymm10 /* row_57 = or(ctr_pair_57, ctr_last_byte_57) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_block_k_58(%rip), %ymm11 /* block_k_58 = const() */
-	vpaddb 96(%rsp), %ymm11, %ymm11 /* ctr_j_58 = add(block_k_58, ctr_j0) */
-	vpaddw 128(%rsp), %ymm11, %ymm11 /* ctr_sum_58 = add(ctr_j_58, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm11, %ymm15 /* ctr_carry_58 = lookup16(ctr_sum_58, carry_everywhere) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_58 = lookup16(carry_mask_table, ctr_carry_58) */
-	vmovdqa %ymm12, 1664(%rsp) /* spill g2x10.1 */
-	vpand 480(%rsp), %ymm15, %ymm12 /* ctr_pair_58_b = and(ctr_mask_58, ctr_w_open) */
-	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_58_a = andnot(ctr_mask_58, ctr_v_open) */
-	vpor %ymm15, %ymm12, %ymm12 /* ctr_pair_58 = or(ctr_pair_58_b, ctr_pair_58_a) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_9_block_k_58(%rip), %ymm15, %ymm11 /* ctr_sum_58 = add(ctr_base, block_k_58) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm11, %ymm12 /* ctr_carry_58 = lookup16(ctr_sum_58, carry_everywhere) */
+	vpshufb %ymm12, %ymm1, %ymm12 /* ctr_mask_58 = lookup16(carry_mask_table, ctr_carry_58) */
+	vmovdqa %ymm13, 1664(%rsp) /* spill g2x12.1 */
+	vpand 160(%rsp), %ymm12, %ymm13 /* ctr_pair_58_b = and(ctr_mask_58, ctr_w_open) */
+	vpandn 480(%rsp), %ymm12, %ymm12 /* ctr_pair_58_a = andnot(ctr_mask_58, ctr_v_open) */
+	vpor %ymm12, %ymm13, %ymm12 /* ctr_pair_58 = or(ctr_pair_58_b, ctr_pair_58_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm11, %ymm11 /* ctr_last_byte_58 = lookup16(ctr_sum_58, new_last_byte) */
 	vpor %ymm11, %ymm12, %ymm11 /* row_58 = or(ctr_pair_58, ctr_last_byte_58) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_block_k_59(%rip), %ymm12 /* block_k_59 = const() */
-	vpaddb 96(%rsp), %ymm12, %ymm12 /* ctr_j_59 = add(block_k_59, ctr_j0) */
-	vpaddw 128(%rsp), %ymm12, %ymm12 /* ctr_sum_59 = add(ctr_j_59, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm12, %ymm15 /* ctr_carry_59 = lookup16(ctr_sum_59, carry_everywhere) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_59 = lookup16(carry_mask_table, ctr_carry_59) */
-	vmovdqa %ymm13, 1696(%rsp) /* spill g2x2.1 */
-	vpand 480(%rsp), %ymm15, %ymm13 /* ctr_pair_59_b = and(ctr_mask_59, ctr_w_open) */
-	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_59_a = andnot(ctr_mask_59, ctr_v_open) */
-	vpor %ymm15, %ymm13, %ymm13 /* ctr_pair_59 = or(ctr_pair_59_b, ctr_pair_59_a) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_9_block_k_59(%rip), %ymm15, %ymm12 /* ctr_sum_59 = add(ctr_base, block_k_59) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm12, %ymm13 /* ctr_carry_59 = lookup16(ctr_sum_59, carry_everywhere) */
+	vpshufb %ymm13, %ymm1, %ymm13 /* ctr_mask_59 = lookup16(carry_mask_table, ctr_carry_59) */
+	vmovdqa %ymm14, 1696(%rsp) /* spill g2x0.1 */
+	vpand 160(%rsp), %ymm13, %ymm14 /* ctr_pair_59_b = and(ctr_mask_59, ctr_w_open) */
+	vpandn 480(%rsp), %ymm13, %ymm13 /* ctr_pair_59_a = andnot(ctr_mask_59, ctr_v_open) */
+	vpor %ymm13, %ymm14, %ymm13 /* ctr_pair_59 = or(ctr_pair_59_b, ctr_pair_59_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm12, %ymm12 /* ctr_last_byte_59 = lookup16(ctr_sum_59, new_last_byte) */
 	vpor %ymm12, %ymm13, %ymm12 /* row_59 = or(ctr_pair_59, ctr_last_byte_59) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_block_k_60(%rip), %ymm13 /* block_k_60 = const() */
-	vpaddb 96(%rsp), %ymm13, %ymm13 /* ctr_j_60 = add(block_k_60, ctr_j0) */
-	vpaddw 128(%rsp), %ymm13, %ymm13 /* ctr_sum_60 = add(ctr_j_60, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm13, %ymm15 /* ctr_carry_60 = lookup16(ctr_sum_60, carry_everywhere) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_60 = lookup16(carry_mask_table, ctr_carry_60) */
-	vmovdqa %ymm14, 1728(%rsp) /* spill g2x12.1 */
-	vpand 480(%rsp), %ymm15, %ymm14 /* ctr_pair_60_b = and(ctr_mask_60, ctr_w_open) */
-	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_60_a = andnot(ctr_mask_60, ctr_v_open) */
-	vpor %ymm15, %ymm14, %ymm14 /* ctr_pair_60 = or(ctr_pair_60_b, ctr_pair_60_a) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_9_block_k_60(%rip), %ymm15, %ymm13 /* ctr_sum_60 = add(ctr_base, block_k_60) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm13, %ymm14 /* ctr_carry_60 = lookup16(ctr_sum_60, carry_everywhere) */
+	vpshufb %ymm14, %ymm1, %ymm14 /* ctr_mask_60 = lookup16(carry_mask_table, ctr_carry_60) */
+	vmovdqa %ymm8, 1728(%rsp) /* spill row_55 */
+	vpand 160(%rsp), %ymm14, %ymm8 /* ctr_pair_60_b = and(ctr_mask_60, ctr_w_open) */
+	vpandn 480(%rsp), %ymm14, %ymm14 /* ctr_pair_60_a = andnot(ctr_mask_60, ctr_v_open) */
+	vpor %ymm14, %ymm8, %ymm8 /* ctr_pair_60 = or(ctr_pair_60_b, ctr_pair_60_a) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm13, %ymm13 /* ctr_last_byte_60 = lookup16(ctr_sum_60, new_last_byte) */
-	vpor %ymm13, %ymm14, %ymm13 /* row_60 = or(ctr_pair_60, ctr_last_byte_60) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_block_k_61(%rip), %ymm14 /* block_k_61 = const() */
-	vpaddb 96(%rsp), %ymm14, %ymm14 /* ctr_j_61 = add(block_k_61, ctr_j0) */
-	vpaddw 128(%rsp), %ymm14, %ymm14 /* ctr_sum_61 = add(ctr_j_61, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_61 = lookup16(ctr_sum_61, carry_everywhere) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_61 = lookup16(carry_mask_table, ctr_carry_61) */
-	vmovdqa %ymm8, 1760(%rsp) /* spill row_55 */
-	vpand 480(%rsp), %ymm15, %ymm8 /* ctr_pair_61_b = and(ctr_mask_61, ctr_w_open) */
-	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_61_a = andnot(ctr_mask_61, ctr_v_open) */
-	vpor %ymm15, %ymm8, %ymm8 /* ctr_pair_61 = or(ctr_pair_61_b, ctr_pair_61_a) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_61 = lookup16(ctr_sum_61, new_last_byte) */
-	vpor %ymm14, %ymm8, %ymm8 /* row_61 = or(ctr_pair_61, ctr_last_byte_61) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_block_k_62(%rip), %ymm14 /* block_k_62 = const() */
-	vpaddb 96(%rsp), %ymm14, %ymm14 /* ctr_j_62 = add(block_k_62, ctr_j0) */
-	vpaddw 128(%rsp), %ymm14, %ymm14 /* ctr_sum_62 = add(ctr_j_62, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_62 = lookup16(ctr_sum_62, carry_everywhere) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* ctr_mask_62 = lookup16(carry_mask_table, ctr_carry_62) */
-	vmovdqa %ymm7, 1792(%rsp) /* spill row_54 */
-	vpand 480(%rsp), %ymm15, %ymm7 /* ctr_pair_62_b = and(ctr_mask_62, ctr_w_open) */
-	vpandn 160(%rsp), %ymm15, %ymm15 /* ctr_pair_62_a = andnot(ctr_mask_62, ctr_v_open) */
-	vpor %ymm15, %ymm7, %ymm7 /* ctr_pair_62 = or(ctr_pair_62_b, ctr_pair_62_a) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_62 = lookup16(ctr_sum_62, new_last_byte) */
-	vpor %ymm14, %ymm7, %ymm7 /* row_62 = or(ctr_pair_62, ctr_last_byte_62) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_block_k_63(%rip), %ymm14 /* block_k_63 = const() */
-	vpaddb 96(%rsp), %ymm14, %ymm14 /* ctr_j_63 = add(block_k_63, ctr_j0) */
-	vpaddw 128(%rsp), %ymm14, %ymm14 /* ctr_sum_63 = add(ctr_j_63, ctr_last) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_63 = lookup16(ctr_sum_63, carry_everywhere) */
-	vpshufb %ymm15, %ymm3, %ymm3 /* ctr_mask_63 = lookup16(carry_mask_table, ctr_carry_63) */
-	vpand 480(%rsp), %ymm3, %ymm15 /* ctr_pair_63_b = and(ctr_mask_63, ctr_w_open) */
-	vpandn 160(%rsp), %ymm3, %ymm3 /* ctr_pair_63_a = andnot(ctr_mask_63, ctr_v_open) */
-	vpor %ymm3, %ymm15, %ymm3 /* ctr_pair_63 = or(ctr_pair_63_b, ctr_pair_63_a) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_63 = lookup16(ctr_sum_63, new_last_byte) */
-	vpor %ymm14, %ymm3, %ymm3 /* row_63 = or(ctr_pair_63, ctr_last_byte_63) */
-	vpunpcklbw %ymm9, %ymm0, %ymm14 /* tr0_48 = unpacklo(row_48, row_56) */
+	vpor %ymm13, %ymm8, %ymm8 /* row_60 = or(ctr_pair_60, ctr_last_byte_60) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_9_block_k_61(%rip), %ymm15, %ymm13 /* ctr_sum_61 = add(ctr_base, block_k_61) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm13, %ymm14 /* ctr_carry_61 = lookup16(ctr_sum_61, carry_everywhere) */
+	vpshufb %ymm14, %ymm1, %ymm14 /* ctr_mask_61 = lookup16(carry_mask_table, ctr_carry_61) */
+	vmovdqa %ymm7, 1760(%rsp) /* spill row_54 */
+	vpand 160(%rsp), %ymm14, %ymm7 /* ctr_pair_61_b = and(ctr_mask_61, ctr_w_open) */
+	vpandn 480(%rsp), %ymm14, %ymm14 /* ctr_pair_61_a = andnot(ctr_mask_61, ctr_v_open) */
+	vpor %ymm14, %ymm7, %ymm7 /* ctr_pair_61 = or(ctr_pair_61_b, ctr_pair_61_a) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm13, %ymm13 /* ctr_last_byte_61 = lookup16(ctr_sum_61, new_last_byte) */
+	vpor %ymm13, %ymm7, %ymm7 /* row_61 = or(ctr_pair_61, ctr_last_byte_61) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_9_block_k_62(%rip), %ymm15, %ymm13 /* ctr_sum_62 = add(ctr_base, block_k_62) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm13, %ymm14 /* ctr_carry_62 = lookup16(ctr_sum_62, carry_everywhere) */
+	vpshufb %ymm14, %ymm1, %ymm14 /* ctr_mask_62 = lookup16(carry_mask_table, ctr_carry_62) */
+	vmovdqa %ymm6, 1792(%rsp) /* spill row_53 */
+	vpand 160(%rsp), %ymm14, %ymm6 /* ctr_pair_62_b = and(ctr_mask_62, ctr_w_open) */
+	vpandn 480(%rsp), %ymm14, %ymm14 /* ctr_pair_62_a = andnot(ctr_mask_62, ctr_v_open) */
+	vpor %ymm14, %ymm6, %ymm6 /* ctr_pair_62 = or(ctr_pair_62_b, ctr_pair_62_a) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm13, %ymm13 /* ctr_last_byte_62 = lookup16(ctr_sum_62, new_last_byte) */
+	vpor %ymm13, %ymm6, %ymm6 /* row_62 = or(ctr_pair_62, ctr_last_byte_62) */
+	vpaddw .Lsm4_byteslice_avx2_vaes_asm_9_block_k_63(%rip), %ymm15, %ymm13 /* ctr_sum_63 = add(ctr_base, block_k_63) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm13, %ymm14 /* ctr_carry_63 = lookup16(ctr_sum_63, carry_everywhere) */
+	vpshufb %ymm14, %ymm1, %ymm1 /* ctr_mask_63 = lookup16(carry_mask_table, ctr_carry_63) */
+	vpand 160(%rsp), %ymm1, %ymm14 /* ctr_pair_63_b = and(ctr_mask_63, ctr_w_open) */
+	vpandn 480(%rsp), %ymm1, %ymm1 /* ctr_pair_63_a = andnot(ctr_mask_63, ctr_v_open) */
+	vpor %ymm1, %ymm14, %ymm1 /* ctr_pair_63 = or(ctr_pair_63_b, ctr_pair_63_a) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm13, %ymm13 /* ctr_last_byte_63 = lookup16(ctr_sum_63, new_last_byte) */
+	vpor %ymm13, %ymm1, %ymm1 /* row_63 = or(ctr_pair_63, ctr_last_byte_63) */
+	vpunpcklbw %ymm9, %ymm0, %ymm13 /* tr0_48 = unpacklo(row_48, row_56) */
 	vpunpckhbw %ymm9, %ymm0, %ymm0 /* tr0_49 = unpackhi(row_48, row_56) */
-	vpunpcklbw %ymm10, %ymm1, %ymm9 /* tr0_50 = unpacklo(row_49, row_57) */
-	vpunpckhbw %ymm10, %ymm1, %ymm1 /* tr0_51 = unpackhi(row_49, row_57) */
-	vpunpcklbw %ymm11, %ymm2, %ymm10 /* tr0_52 = unpacklo(row_50, row_58) */
-	vpunpckhbw %ymm11, %ymm2, %ymm2 /* tr0_53 = unpackhi(row_50, row_58) */
+	vpunpcklbw %ymm10, %ymm2, %ymm9 /* tr0_50 = unpacklo(row_49, row_57) */
+	vpunpckhbw %ymm10, %ymm2, %ymm2 /* tr0_51 = unpackhi(row_49, row_57) */
+	vpunpcklbw %ymm11, %ymm3, %ymm10 /* tr0_52 = unpacklo(row_50, row_58) */
+	vpunpckhbw %ymm11, %ymm3, %ymm3 /* tr0_53 = unpackhi(row_50, row_58) */
 	vpunpcklbw %ymm12, %ymm4, %ymm11 /* tr0_54 = unpacklo(row_51, row_59) */
 	vpunpckhbw %ymm12, %ymm4, %ymm4 /* tr0_55 = unpackhi(row_51, row_59) */
-	vpunpcklbw %ymm13, %ymm5, %ymm12 /* tr0_56 = unpacklo(row_52, row_60) */
-	vpunpckhbw %ymm13, %ymm5, %ymm5 /* tr0_57 = unpackhi(row_52, row_60) */
-	vpunpcklbw %ymm8, %ymm6, %ymm13 /* tr0_58 = unpacklo(row_53, row_61) */
-	vpunpckhbw %ymm8, %ymm6, %ymm6 /* tr0_59 = unpackhi(row_53, row_61) */
-	vmovdqa 1792(%rsp), %ymm8 /* reload row_54 */
-	vpunpcklbw %ymm7, %ymm8, %ymm15 /* tr0_60 = unpacklo(row_54, row_62) */
-	vpunpckhbw %ymm7, %ymm8, %ymm7 /* tr0_61 = unpackhi(row_54, row_62) */
-	vmovdqa 1760(%rsp), %ymm8 /* reload row_55 */
-	vmovdqa %ymm4, 1792(%rsp) /* spill tr0_55 */
-	vpunpcklbw %ymm3, %ymm8, %ymm4 /* tr0_62 = unpacklo(row_55, row_63) */
-	vpunpckhbw %ymm3, %ymm8, %ymm3 /* tr0_63 = unpackhi(row_55, row_63) */
-	vpunpcklbw %ymm12, %ymm14, %ymm8 /* tr1_48 = unpacklo(tr0_48, tr0_56) */
-	vpunpckhbw %ymm12, %ymm14, %ymm12 /* tr1_49 = unpackhi(tr0_48, tr0_56) */
-	vpunpcklbw %ymm5, %ymm0, %ymm14 /* tr1_50 = unpacklo(tr0_49, tr0_57) */
+	vpunpcklbw %ymm8, %ymm5, %ymm12 /* tr0_56 = unpacklo(row_52, row_60) */
+	vpunpckhbw %ymm8, %ymm5, %ymm5 /* tr0_57 = unpackhi(row_52, row_60) */
+	vmovdqa 1792(%rsp), %ymm8 /* reload row_53 */
+	vpunpcklbw %ymm7, %ymm8, %ymm14 /* tr0_58 = unpacklo(row_53, row_61) */
+	vpunpckhbw %ymm7, %ymm8, %ymm7 /* tr0_59 = unpackhi(row_53, row_61) */
+	vmovdqa 1760(%rsp), %ymm8 /* reload row_54 */
+	vpunpcklbw %ymm6, %ymm8, %ymm15 /* tr0_60 = unpacklo(row_54, row_62) */
+	vpunpckhbw %ymm6, %ymm8, %ymm6 /* tr0_61 = unpackhi(row_54, row_62) */
+	vmovdqa 1728(%rsp), %ymm8 /* reload row_55 */
+	vmovdqa %ymm4, 1760(%rsp) /* spill tr0_55 */
+	vpunpcklbw %ymm1, %ymm8, %ymm4 /* tr0_62 = unpacklo(row_55, row_63) */
+	vpunpckhbw %ymm1, %ymm8, %ymm1 /* tr0_63 = unpackhi(row_55, row_63) */
+	vpunpcklbw %ymm12, %ymm13, %ymm8 /* tr1_48 = unpacklo(tr0_48, tr0_56) */
+	vpunpckhbw %ymm12, %ymm13, %ymm12 /* tr1_49 = unpackhi(tr0_48, tr0_56) */
+	vpunpcklbw %ymm5, %ymm0, %ymm13 /* tr1_50 = unpacklo(tr0_49, tr0_57) */
 	vpunpckhbw %ymm5, %ymm0, %ymm0 /* tr1_51 = unpackhi(tr0_49, tr0_57) */
-	vpunpcklbw %ymm13, %ymm9, %ymm5 /* tr1_52 = unpacklo(tr0_50, tr0_58) */
-	vpunpckhbw %ymm13, %ymm9, %ymm9 /* tr1_53 = unpackhi(tr0_50, tr0_58) */
-	vpunpcklbw %ymm6, %ymm1, %ymm13 /* tr1_54 = unpacklo(tr0_51, tr0_59) */
-	vpunpckhbw %ymm6, %ymm1, %ymm1 /* tr1_55 = unpackhi(tr0_51, tr0_59) */
-	vpunpcklbw %ymm15, %ymm10, %ymm6 /* tr1_56 = unpacklo(tr0_52, tr0_60) */
+	vpunpcklbw %ymm14, %ymm9, %ymm5 /* tr1_52 = unpacklo(tr0_50, tr0_58) */
+	vpunpckhbw %ymm14, %ymm9, %ymm9 /* tr1_53 = unpackhi(tr0_50, tr0_58) */
+	vpunpcklbw %ymm7, %ymm2, %ymm14 /* tr1_54 = unpacklo(tr0_51, tr0_59) */
+	vpunpckhbw %ymm7, %ymm2, %ymm2 /* tr1_55 = unpackhi(tr0_51, tr0_59) */
+	vpunpcklbw %ymm15, %ymm10, %ymm7 /* tr1_56 = unpacklo(tr0_52, tr0_60) */
 	vpunpckhbw %ymm15, %ymm10, %ymm10 /* tr1_57 = unpackhi(tr0_52, tr0_60) */
-	vpunpcklbw %ymm7, %ymm2, %ymm15 /* tr1_58 = unpacklo(tr0_53, tr0_61) */
-	vpunpckhbw %ymm7, %ymm2, %ymm2 /* tr1_59 = unpackhi(tr0_53, tr0_61) */
-	vpunpcklbw %ymm4, %ymm11, %ymm7 /* tr1_60 = unpacklo(tr0_54, tr0_62) */
+	vpunpcklbw %ymm6, %ymm3, %ymm15 /* tr1_58 = unpacklo(tr0_53, tr0_61) */
+	vpunpckhbw %ymm6, %ymm3, %ymm3 /* tr1_59 = unpackhi(tr0_53, tr0_61) */
+	vpunpcklbw %ymm4, %ymm11, %ymm6 /* tr1_60 = unpacklo(tr0_54, tr0_62) */
 	vpunpckhbw %ymm4, %ymm11, %ymm4 /* tr1_61 = unpackhi(tr0_54, tr0_62) */
-	vmovdqa 1792(%rsp), %ymm11 /* reload tr0_55 */
-	vmovdqa %ymm1, 1760(%rsp) /* spill tr1_55 */
-	vpunpcklbw %ymm3, %ymm11, %ymm1 /* tr1_62 = unpacklo(tr0_55, tr0_63) */
-	vpunpckhbw %ymm3, %ymm11, %ymm3 /* tr1_63 = unpackhi(tr0_55, tr0_63) */
-	vpunpcklbw %ymm6, %ymm8, %ymm11 /* tr2_48 = unpacklo(tr1_48, tr1_56) */
-	vpunpckhbw %ymm6, %ymm8, %ymm6 /* tr2_49 = unpackhi(tr1_48, tr1_56) */
+	vmovdqa 1760(%rsp), %ymm11 /* reload tr0_55 */
+	vmovdqa %ymm2, 1728(%rsp) /* spill tr1_55 */
+	vpunpcklbw %ymm1, %ymm11, %ymm2 /* tr1_62 = unpacklo(tr0_55, tr0_63) */
+	vpunpckhbw %ymm1, %ymm11, %ymm1 /* tr1_63 = unpackhi(tr0_55, tr0_63) */
+	vpunpcklbw %ymm7, %ymm8, %ymm11 /* tr2_48 = unpacklo(tr1_48, tr1_56) */
+	vpunpckhbw %ymm7, %ymm8, %ymm7 /* tr2_49 = unpackhi(tr1_48, tr1_56) */
 	vpunpcklbw %ymm10, %ymm12, %ymm8 /* tr2_50 = unpacklo(tr1_49, tr1_57) */
 	vpunpckhbw %ymm10, %ymm12, %ymm10 /* tr2_51 = unpackhi(tr1_49, tr1_57) */
-	vpunpcklbw %ymm15, %ymm14, %ymm12 /* tr2_52 = unpacklo(tr1_50, tr1_58) */
-	vpunpckhbw %ymm15, %ymm14, %ymm14 /* tr2_53 = unpackhi(tr1_50, tr1_58) */
-	vpunpcklbw %ymm2, %ymm0, %ymm15 /* tr2_54 = unpacklo(tr1_51, tr1_59) */
-	vpunpckhbw %ymm2, %ymm0, %ymm0 /* tr2_55 = unpackhi(tr1_51, tr1_59) */
-	vpunpcklbw %ymm7, %ymm5, %ymm2 /* tr2_56 = unpacklo(tr1_52, tr1_60) */
-	vpunpckhbw %ymm7, %ymm5, %ymm5 /* tr2_57 = unpackhi(tr1_52, tr1_60) */
-	vpunpcklbw %ymm4, %ymm9, %ymm7 /* tr2_58 = unpacklo(tr1_53, tr1_61) */
+	vpunpcklbw %ymm15, %ymm13, %ymm12 /* tr2_52 = unpacklo(tr1_50, tr1_58) */
+	vpunpckhbw %ymm15, %ymm13, %ymm13 /* tr2_53 = unpackhi(tr1_50, tr1_58) */
+	vpunpcklbw %ymm3, %ymm0, %ymm15 /* tr2_54 = unpacklo(tr1_51, tr1_59) */
+	vpunpckhbw %ymm3, %ymm0, %ymm0 /* tr2_55 = unpackhi(tr1_51, tr1_59) */
+	vpunpcklbw %ymm6, %ymm5, %ymm3 /* tr2_56 = unpacklo(tr1_52, tr1_60) */
+	vpunpckhbw %ymm6, %ymm5, %ymm5 /* tr2_57 = unpackhi(tr1_52, tr1_60) */
+	vpunpcklbw %ymm4, %ymm9, %ymm6 /* tr2_58 = unpacklo(tr1_53, tr1_61) */
 	vpunpckhbw %ymm4, %ymm9, %ymm4 /* tr2_59 = unpackhi(tr1_53, tr1_61) */
-	vpunpcklbw %ymm1, %ymm13, %ymm9 /* tr2_60 = unpacklo(tr1_54, tr1_62) */
-	vpunpckhbw %ymm1, %ymm13, %ymm1 /* tr2_61 = unpackhi(tr1_54, tr1_62) */
-	vmovdqa 1760(%rsp), %ymm13 /* reload tr1_55 */
-	vmovdqa %ymm0, 1792(%rsp) /* spill tr2_55 */
-	vpunpcklbw %ymm3, %ymm13, %ymm0 /* tr2_62 = unpacklo(tr1_55, tr1_63) */
-	vpunpckhbw %ymm3, %ymm13, %ymm3 /* tr2_63 = unpackhi(tr1_55, tr1_63) */
-	vpunpcklbw %ymm2, %ymm11, %ymm13 /* tr3_48 = unpacklo(tr2_48, tr2_56) */
-	vpunpckhbw %ymm2, %ymm11, %ymm2 /* tr3_49 = unpackhi(tr2_48, tr2_56) */
-	vpunpcklbw %ymm5, %ymm6, %ymm11 /* tr3_50 = unpacklo(tr2_49, tr2_57) */
-	vpunpckhbw %ymm5, %ymm6, %ymm5 /* tr3_51 = unpackhi(tr2_49, tr2_57) */
-	vpunpcklbw %ymm7, %ymm8, %ymm6 /* tr3_52 = unpacklo(tr2_50, tr2_58) */
-	vpunpckhbw %ymm7, %ymm8, %ymm7 /* tr3_53 = unpackhi(tr2_50, tr2_58) */
+	vpunpcklbw %ymm2, %ymm14, %ymm9 /* tr2_60 = unpacklo(tr1_54, tr1_62) */
+	vpunpckhbw %ymm2, %ymm14, %ymm2 /* tr2_61 = unpackhi(tr1_54, tr1_62) */
+	vmovdqa 1728(%rsp), %ymm14 /* reload tr1_55 */
+	vmovdqa %ymm0, 1760(%rsp) /* spill tr2_55 */
+	vpunpcklbw %ymm1, %ymm14, %ymm0 /* tr2_62 = unpacklo(tr1_55, tr1_63) */
+	vpunpckhbw %ymm1, %ymm14, %ymm1 /* tr2_63 = unpackhi(tr1_55, tr1_63) */
+	vpunpcklbw %ymm3, %ymm11, %ymm14 /* tr3_48 = unpacklo(tr2_48, tr2_56) */
+	vpunpckhbw %ymm3, %ymm11, %ymm3 /* tr3_49 = unpackhi(tr2_48, tr2_56) */
+	vpunpcklbw %ymm5, %ymm7, %ymm11 /* tr3_50 = unpacklo(tr2_49, tr2_57) */
+	vpunpckhbw %ymm5, %ymm7, %ymm5 /* tr3_51 = unpackhi(tr2_49, tr2_57) */
+	vpunpcklbw %ymm6, %ymm8, %ymm7 /* tr3_52 = unpacklo(tr2_50, tr2_58) */
+	vpunpckhbw %ymm6, %ymm8, %ymm6 /* tr3_53 = unpackhi(tr2_50, tr2_58) */
 	vpunpcklbw %ymm4, %ymm10, %ymm8 /* tr3_54 = unpacklo(tr2_51, tr2_59) */
 	vpunpckhbw %ymm4, %ymm10, %ymm4 /* tr3_55 = unpackhi(tr2_51, tr2_59) */
 	vpunpcklbw %ymm9, %ymm12, %ymm10 /* tr3_56 = unpacklo(tr2_52, tr2_60) */
 	vpunpckhbw %ymm9, %ymm12, %ymm9 /* tr3_57 = unpackhi(tr2_52, tr2_60) */
-	vpunpcklbw %ymm1, %ymm14, %ymm12 /* tr3_58 = unpacklo(tr2_53, tr2_61) */
-	vpunpckhbw %ymm1, %ymm14, %ymm1 /* tr3_59 = unpackhi(tr2_53, tr2_61) */
-	vpunpcklbw %ymm0, %ymm15, %ymm14 /* tr3_60 = unpacklo(tr2_54, tr2_62) */
+	vpunpcklbw %ymm2, %ymm13, %ymm12 /* tr3_58 = unpacklo(tr2_53, tr2_61) */
+	vpunpckhbw %ymm2, %ymm13, %ymm2 /* tr3_59 = unpackhi(tr2_53, tr2_61) */
+	vpunpcklbw %ymm0, %ymm15, %ymm13 /* tr3_60 = unpacklo(tr2_54, tr2_62) */
 	vpunpckhbw %ymm0, %ymm15, %ymm0 /* tr3_61 = unpackhi(tr2_54, tr2_62) */
-	vmovdqa 1792(%rsp), %ymm15 /* reload tr2_55 */
-	vmovdqa %ymm0, 1760(%rsp) /* spill tr3_61 */
-	vpunpcklbw %ymm3, %ymm15, %ymm0 /* tr3_62 = unpacklo(tr2_55, tr2_63) */
-	vpunpckhbw %ymm3, %ymm15, %ymm3 /* tr3_63 = unpackhi(tr2_55, tr2_63) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm15 /* tr3_48_lo = and(tr3_48, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* tr3_48_sh = shr(tr3_48) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm13 /* tr3_48_hi = and(tr3_48_sh, nibble_mask) */
-	vmovdqa %ymm3, 1792(%rsp) /* spill tr3_63 */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_tbl_lo(%rip), %ymm3 /* tbl_lo = const() */
-	vpshufb %ymm15, %ymm3, %ymm15 /* xin_48_l = lookup16(tbl_lo, tr3_48_lo) */
-	vmovdqa %ymm0, 160(%rsp) /* spill tr3_62 */
+	vmovdqa 1760(%rsp), %ymm15 /* reload tr2_55 */
+	vmovdqa %ymm0, 1728(%rsp) /* spill tr3_61 */
+	vpunpcklbw %ymm1, %ymm15, %ymm0 /* tr3_62 = unpacklo(tr2_55, tr2_63) */
+	vpunpckhbw %ymm1, %ymm15, %ymm1 /* tr3_63 = unpackhi(tr2_55, tr2_63) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm15 /* tr3_48_lo = and(tr3_48, nibble_mask) */
+	vpsrlw $4, %ymm14, %ymm14 /* tr3_48_sh = shr(tr3_48) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm14 /* tr3_48_hi = and(tr3_48_sh, nibble_mask) */
+	vmovdqa %ymm1, 1760(%rsp) /* spill tr3_63 */
+	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_tbl_lo(%rip), %ymm1 /* tbl_lo = const() */
+	vpshufb %ymm15, %ymm1, %ymm15 /* xin_48_l = lookup16(tbl_lo, tr3_48_lo) */
+	vmovdqa %ymm0, 1792(%rsp) /* spill tr3_62 */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_tbl_hi(%rip), %ymm0 /* tbl_hi = const() */
-	vpshufb %ymm13, %ymm0, %ymm13 /* xin_48_h = lookup16(tbl_hi, tr3_48_hi) */
-	vpxor %ymm13, %ymm15, %ymm13 /* xin_48 = xor(xin_48_l, xin_48_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm2, %ymm15 /* tr3_49_lo = and(tr3_49, nibble_mask) */
-	vpsrlw $4, %ymm2, %ymm2 /* tr3_49_sh = shr(tr3_49) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm2, %ymm2 /* tr3_49_hi = and(tr3_49_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* xin_49_l = lookup16(tbl_lo, tr3_49_lo) */
-	vpshufb %ymm2, %ymm0, %ymm2 /* xin_49_h = lookup16(tbl_hi, tr3_49_hi) */
-	vpxor %ymm2, %ymm15, %ymm2 /* xin_49 = xor(xin_49_l, xin_49_h) */
+	vpshufb %ymm14, %ymm0, %ymm14 /* xin_48_h = lookup16(tbl_hi, tr3_48_hi) */
+	vpxor %ymm14, %ymm15, %ymm14 /* xin_48 = xor(xin_48_l, xin_48_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm3, %ymm15 /* tr3_49_lo = and(tr3_49, nibble_mask) */
+	vpsrlw $4, %ymm3, %ymm3 /* tr3_49_sh = shr(tr3_49) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm3, %ymm3 /* tr3_49_hi = and(tr3_49_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm1, %ymm15 /* xin_49_l = lookup16(tbl_lo, tr3_49_lo) */
+	vpshufb %ymm3, %ymm0, %ymm3 /* xin_49_h = lookup16(tbl_hi, tr3_49_hi) */
+	vpxor %ymm3, %ymm15, %ymm3 /* xin_49 = xor(xin_49_l, xin_49_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm11, %ymm15 /* tr3_50_lo = and(tr3_50, nibble_mask) */
 	vpsrlw $4, %ymm11, %ymm11 /* tr3_50_sh = shr(tr3_50) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm11, %ymm11 /* tr3_50_hi = and(tr3_50_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* xin_50_l = lookup16(tbl_lo, tr3_50_lo) */
+	vpshufb %ymm15, %ymm1, %ymm15 /* xin_50_l = lookup16(tbl_lo, tr3_50_lo) */
 	vpshufb %ymm11, %ymm0, %ymm11 /* xin_50_h = lookup16(tbl_hi, tr3_50_hi) */
 	vpxor %ymm11, %ymm15, %ymm11 /* xin_50 = xor(xin_50_l, xin_50_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm5, %ymm15 /* tr3_51_lo = and(tr3_51, nibble_mask) */
 	vpsrlw $4, %ymm5, %ymm5 /* tr3_51_sh = shr(tr3_51) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm5, %ymm5 /* tr3_51_hi = and(tr3_51_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* xin_51_l = lookup16(tbl_lo, tr3_51_lo) */
+	vpshufb %ymm15, %ymm1, %ymm15 /* xin_51_l = lookup16(tbl_lo, tr3_51_lo) */
 	vpshufb %ymm5, %ymm0, %ymm5 /* xin_51_h = lookup16(tbl_hi, tr3_51_hi) */
 	vpxor %ymm5, %ymm15, %ymm5 /* xin_51 = xor(xin_51_l, xin_51_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm6, %ymm15 /* tr3_52_lo = and(tr3_52, nibble_mask) */
-	vpsrlw $4, %ymm6, %ymm6 /* tr3_52_sh = shr(tr3_52) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm6, %ymm6 /* tr3_52_hi = and(tr3_52_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* xin_52_l = lookup16(tbl_lo, tr3_52_lo) */
-	vpshufb %ymm6, %ymm0, %ymm6 /* xin_52_h = lookup16(tbl_hi, tr3_52_hi) */
-	vpxor %ymm6, %ymm15, %ymm6 /* xin_52 = xor(xin_52_l, xin_52_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm7, %ymm15 /* tr3_53_lo = and(tr3_53, nibble_mask) */
-	vpsrlw $4, %ymm7, %ymm7 /* tr3_53_sh = shr(tr3_53) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm7, %ymm7 /* tr3_53_hi = and(tr3_53_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* xin_53_l = lookup16(tbl_lo, tr3_53_lo) */
-	vpshufb %ymm7, %ymm0, %ymm7 /* xin_53_h = lookup16(tbl_hi, tr3_53_hi) */
-	vpxor %ymm7, %ymm15, %ymm7 /* xin_53 = xor(xin_53_l, xin_53_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm7, %ymm15 /* tr3_52_lo = and(tr3_52, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* tr3_52_sh = shr(tr3_52) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm7, %ymm7 /* tr3_52_hi = and(tr3_52_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm1, %ymm15 /* xin_52_l = lookup16(tbl_lo, tr3_52_lo) */
+	vpshufb %ymm7, %ymm0, %ymm7 /* xin_52_h = lookup16(tbl_hi, tr3_52_hi) */
+	vpxor %ymm7, %ymm15, %ymm7 /* xin_52 = xor(xin_52_l, xin_52_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm6, %ymm15 /* tr3_53_lo = and(tr3_53, nibble_mask) */
+	vpsrlw $4, %ymm6, %ymm6 /* tr3_53_sh = shr(tr3_53) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm6, %ymm6 /* tr3_53_hi = and(tr3_53_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm1, %ymm15 /* xin_53_l = lookup16(tbl_lo, tr3_53_lo) */
+	vpshufb %ymm6, %ymm0, %ymm6 /* xin_53_h = lookup16(tbl_hi, tr3_53_hi) */
+	vpxor %ymm6, %ymm15, %ymm6 /* xin_53 = xor(xin_53_l, xin_53_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm8, %ymm15 /* tr3_54_lo = and(tr3_54, nibble_mask) */
 	vpsrlw $4, %ymm8, %ymm8 /* tr3_54_sh = shr(tr3_54) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm8, %ymm8 /* tr3_54_hi = and(tr3_54_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* xin_54_l = lookup16(tbl_lo, tr3_54_lo) */
+	vpshufb %ymm15, %ymm1, %ymm15 /* xin_54_l = lookup16(tbl_lo, tr3_54_lo) */
 	vpshufb %ymm8, %ymm0, %ymm8 /* xin_54_h = lookup16(tbl_hi, tr3_54_hi) */
 	vpxor %ymm8, %ymm15, %ymm8 /* xin_54 = xor(xin_54_l, xin_54_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm4, %ymm15 /* tr3_55_lo = and(tr3_55, nibble_mask) */
 	vpsrlw $4, %ymm4, %ymm4 /* tr3_55_sh = shr(tr3_55) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm4, %ymm4 /* tr3_55_hi = and(tr3_55_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* xin_55_l = lookup16(tbl_lo, tr3_55_lo) */
+	vpshufb %ymm15, %ymm1, %ymm15 /* xin_55_l = lookup16(tbl_lo, tr3_55_lo) */
 	vpshufb %ymm4, %ymm0, %ymm4 /* xin_55_h = lookup16(tbl_hi, tr3_55_hi) */
 	vpxor %ymm4, %ymm15, %ymm4 /* xin_55 = xor(xin_55_l, xin_55_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm10, %ymm15 /* tr3_56_lo = and(tr3_56, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* tr3_56_sh = shr(tr3_56) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm10, %ymm10 /* tr3_56_hi = and(tr3_56_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* xin_56_l = lookup16(tbl_lo, tr3_56_lo) */
+	vpshufb %ymm15, %ymm1, %ymm15 /* xin_56_l = lookup16(tbl_lo, tr3_56_lo) */
 	vpshufb %ymm10, %ymm0, %ymm10 /* xin_56_h = lookup16(tbl_hi, tr3_56_hi) */
 	vpxor %ymm10, %ymm15, %ymm10 /* xin_56 = xor(xin_56_l, xin_56_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm9, %ymm15 /* tr3_57_lo = and(tr3_57, nibble_mask) */
 	vpsrlw $4, %ymm9, %ymm9 /* tr3_57_sh = shr(tr3_57) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm9, %ymm9 /* tr3_57_hi = and(tr3_57_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* xin_57_l = lookup16(tbl_lo, tr3_57_lo) */
+	vpshufb %ymm15, %ymm1, %ymm15 /* xin_57_l = lookup16(tbl_lo, tr3_57_lo) */
 	vpshufb %ymm9, %ymm0, %ymm9 /* xin_57_h = lookup16(tbl_hi, tr3_57_hi) */
 	vpxor %ymm9, %ymm15, %ymm9 /* xin_57 = xor(xin_57_l, xin_57_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm12, %ymm15 /* tr3_58_lo = and(tr3_58, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* tr3_58_sh = shr(tr3_58) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm12, %ymm12 /* tr3_58_hi = and(tr3_58_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* xin_58_l = lookup16(tbl_lo, tr3_58_lo) */
+	vpshufb %ymm15, %ymm1, %ymm15 /* xin_58_l = lookup16(tbl_lo, tr3_58_lo) */
 	vpshufb %ymm12, %ymm0, %ymm12 /* xin_58_h = lookup16(tbl_hi, tr3_58_hi) */
 	vpxor %ymm12, %ymm15, %ymm12 /* xin_58 = xor(xin_58_l, xin_58_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm1, %ymm15 /* tr3_59_lo = and(tr3_59, nibble_mask) */
-	vpsrlw $4, %ymm1, %ymm1 /* tr3_59_sh = shr(tr3_59) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm1, %ymm1 /* tr3_59_hi = and(tr3_59_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* xin_59_l = lookup16(tbl_lo, tr3_59_lo) */
-	vpshufb %ymm1, %ymm0, %ymm1 /* xin_59_h = lookup16(tbl_hi, tr3_59_hi) */
-	vpxor %ymm1, %ymm15, %ymm1 /* xin_59 = xor(xin_59_l, xin_59_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm15 /* tr3_60_lo = and(tr3_60, nibble_mask) */
-	vpsrlw $4, %ymm14, %ymm14 /* tr3_60_sh = shr(tr3_60) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm14 /* tr3_60_hi = and(tr3_60_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* xin_60_l = lookup16(tbl_lo, tr3_60_lo) */
-	vpshufb %ymm14, %ymm0, %ymm14 /* xin_60_h = lookup16(tbl_hi, tr3_60_hi) */
-	vpxor %ymm14, %ymm15, %ymm14 /* xin_60 = xor(xin_60_l, xin_60_h) */
-	vmovdqa 1760(%rsp), %ymm15 /* reload tr3_61 */
-	vmovdqa %ymm1, 480(%rsp) /* spill g3x11.1 */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm15, %ymm1 /* tr3_61_lo = and(tr3_61, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm2, %ymm15 /* tr3_59_lo = and(tr3_59, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* tr3_59_sh = shr(tr3_59) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm2, %ymm2 /* tr3_59_hi = and(tr3_59_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm1, %ymm15 /* xin_59_l = lookup16(tbl_lo, tr3_59_lo) */
+	vpshufb %ymm2, %ymm0, %ymm2 /* xin_59_h = lookup16(tbl_hi, tr3_59_hi) */
+	vpxor %ymm2, %ymm15, %ymm2 /* xin_59 = xor(xin_59_l, xin_59_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm15 /* tr3_60_lo = and(tr3_60, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* tr3_60_sh = shr(tr3_60) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm13 /* tr3_60_hi = and(tr3_60_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm1, %ymm15 /* xin_60_l = lookup16(tbl_lo, tr3_60_lo) */
+	vpshufb %ymm13, %ymm0, %ymm13 /* xin_60_h = lookup16(tbl_hi, tr3_60_hi) */
+	vpxor %ymm13, %ymm15, %ymm13 /* xin_60 = xor(xin_60_l, xin_60_h) */
+	vmovdqa 1728(%rsp), %ymm15 /* reload tr3_61 */
+	vmovdqa %ymm2, 480(%rsp) /* spill g3x11.1 */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm15, %ymm2 /* tr3_61_lo = and(tr3_61, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* tr3_61_sh = shr(tr3_61) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm15, %ymm15 /* tr3_61_hi = and(tr3_61_sh, nibble_mask) */
-	vpshufb %ymm1, %ymm3, %ymm1 /* xin_61_l = lookup16(tbl_lo, tr3_61_lo) */
+	vpshufb %ymm2, %ymm1, %ymm2 /* xin_61_l = lookup16(tbl_lo, tr3_61_lo) */
 	vpshufb %ymm15, %ymm0, %ymm15 /* xin_61_h = lookup16(tbl_hi, tr3_61_hi) */
-	vpxor %ymm15, %ymm1, %ymm1 /* xin_61 = xor(xin_61_l, xin_61_h) */
-	vmovdqa 160(%rsp), %ymm15 /* reload tr3_62 */
-	vmovdqa %ymm1, 1760(%rsp) /* spill g3x13.1 */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm15, %ymm1 /* tr3_62_lo = and(tr3_62, nibble_mask) */
+	vpxor %ymm15, %ymm2, %ymm2 /* xin_61 = xor(xin_61_l, xin_61_h) */
+	vmovdqa 1792(%rsp), %ymm15 /* reload tr3_62 */
+	vmovdqa %ymm2, 1728(%rsp) /* spill g3x13.1 */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm15, %ymm2 /* tr3_62_lo = and(tr3_62, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* tr3_62_sh = shr(tr3_62) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm15, %ymm15 /* tr3_62_hi = and(tr3_62_sh, nibble_mask) */
-	vpshufb %ymm1, %ymm3, %ymm1 /* xin_62_l = lookup16(tbl_lo, tr3_62_lo) */
+	vpshufb %ymm2, %ymm1, %ymm2 /* xin_62_l = lookup16(tbl_lo, tr3_62_lo) */
 	vpshufb %ymm15, %ymm0, %ymm15 /* xin_62_h = lookup16(tbl_hi, tr3_62_hi) */
-	vpxor %ymm15, %ymm1, %ymm1 /* xin_62 = xor(xin_62_l, xin_62_h) */
-	vmovdqa 1792(%rsp), %ymm15 /* reload tr3_63 */
+	vpxor %ymm15, %ymm2, %ymm2 /* xin_62 = xor(xin_62_l, xin_62_h) */
+	vmovdqa 1760(%rsp), %ymm15 /* reload tr3_63 */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm15, %ymm0 /* tr3_63_lo = and(tr3_63, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* tr3_63_sh = shr(tr3_63) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm15, %ymm15 /* tr3_63_hi = and(tr3_63_sh, nibble_mask) */
-	vpshufb %ymm0, %ymm3, %ymm0 /* xin_63_l = lookup16(tbl_lo, tr3_63_lo) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_tbl_hi(%rip), %ymm3 /* tbl_hi = const() */
-	vpshufb %ymm15, %ymm3, %ymm3 /* xin_63_h = lookup16(tbl_hi, tr3_63_hi) */
-	vpxor %ymm3, %ymm0, %ymm0 /* xin_63 = xor(xin_63_l, xin_63_h) */
+	vpshufb %ymm0, %ymm1, %ymm0 /* xin_63_l = lookup16(tbl_lo, tr3_63_lo) */
+	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_tbl_hi(%rip), %ymm1 /* tbl_hi = const() */
+	vpshufb %ymm15, %ymm1, %ymm1 /* xin_63_h = lookup16(tbl_hi, tr3_63_hi) */
+	vpxor %ymm1, %ymm0, %ymm0 /* xin_63 = xor(xin_63_l, xin_63_h) */
 
 	/* Products per input byte: B'1, B'3; every other block of M'_L is a XOR of them. */
-	vmovdqa 64(%rsp), %ymm3 /* reload g0x0.2 */
-	vmovdqa 448(%rsp), %ymm15 /* reload g0x1.2 */
-	vmovdqa %ymm5, 1792(%rsp) /* spill g3x3.2 */
-	vmovdqa 640(%rsp), %ymm5 /* reload g0x2.2 */
-	vmovdqa %ymm11, 160(%rsp) /* spill g3x2.2 */
+	vmovdqa 640(%rsp), %ymm1 /* reload g0x0.2 */
+	vmovdqa 384(%rsp), %ymm15 /* reload g0x1.2 */
+	vmovdqa %ymm5, 1760(%rsp) /* spill g3x3.2 */
+	vmovdqa 608(%rsp), %ymm5 /* reload g0x2.2 */
+	vmovdqa %ymm11, 1792(%rsp) /* spill g3x2.2 */
 	vmovdqa 256(%rsp), %ymm11 /* reload g0x3.2 */
-	vmovdqa %ymm2, 128(%rsp) /* spill g3x1.2 */
-	vmovdqa 1120(%rsp), %ymm2 /* reload g1x0.2 */
-	vmovdqa %ymm13, 96(%rsp) /* spill g3x0.2 */
-	vmovdqa 896(%rsp), %ymm13 /* reload g1x1.2 */
+	vmovdqa %ymm3, 160(%rsp) /* spill g3x1.2 */
+	vmovdqa 1184(%rsp), %ymm3 /* reload g1x0.2 */
+	vmovdqa %ymm14, 96(%rsp) /* spill g3x0.2 */
+	vmovdqa 832(%rsp), %ymm14 /* reload g1x1.2 */
 	vmovdqa %ymm0, 1824(%rsp) /* spill g3x15.2 */
-	vmovdqa 1184(%rsp), %ymm0 /* reload g1x2.2 */
+	vmovdqa 896(%rsp), %ymm0 /* reload g1x2.2 */
 	vmovdqa %ymm4, 1856(%rsp) /* spill g3x7.2 */
-	vmovdqa 928(%rsp), %ymm4 /* reload g1x3.2 */
-	vmovdqa %ymm1, 1888(%rsp) /* spill g3x14.2 */
-	vmovdqa 1632(%rsp), %ymm1 /* reload g2x0.2 */
+	vmovdqa 960(%rsp), %ymm4 /* reload g1x3.2 */
+	vmovdqa %ymm2, 1888(%rsp) /* spill g3x14.2 */
+	vmovdqa 1696(%rsp), %ymm2 /* reload g2x0.2 */
 	vmovdqa %ymm8, 1920(%rsp) /* spill g3x6.2 */
-	vmovdqa 1440(%rsp), %ymm8 /* reload g2x1.2 */
+	vmovdqa 1312(%rsp), %ymm8 /* reload g2x1.2 */
 	vmovdqa %ymm12, 1952(%rsp) /* spill g3x10.2 */
-	vmovdqa 1696(%rsp), %ymm12 /* reload g2x2.2 */
-	vmovdqa %ymm7, 1984(%rsp) /* spill g3x5.2 */
-	vmovdqa 1376(%rsp), %ymm7 /* reload g2x3.2 */
+	vmovdqa 1408(%rsp), %ymm12 /* reload g2x2.2 */
+	vmovdqa %ymm6, 1984(%rsp) /* spill g3x5.2 */
+	vmovdqa 1472(%rsp), %ymm6 /* reload g2x3.2 */
 	vmovdqa %ymm9, 2016(%rsp) /* spill g3x9.2 */
 	vmovdqa 96(%rsp), %ymm9 /* reload g3x0.2 */
 	vmovdqa %ymm9, 2048(%rsp) /* spill g3x0.2 */
-	vmovdqa 128(%rsp), %ymm9 /* reload g3x1.2 */
+	vmovdqa 160(%rsp), %ymm9 /* reload g3x1.2 */
 	vmovdqa %ymm9, 2080(%rsp) /* spill g3x1.2 */
-	vmovdqa 160(%rsp), %ymm9 /* reload g3x2.2 */
+	vmovdqa 1792(%rsp), %ymm9 /* reload g3x2.2 */
 	vmovdqa %ymm9, 2112(%rsp) /* spill g3x2.2 */
-	vmovdqa 1792(%rsp), %ymm9 /* reload g3x3.2 */
+	vmovdqa 1760(%rsp), %ymm9 /* reload g3x3.2 */
 	vmovdqa %ymm9, 2144(%rsp) /* spill g3x3.2 */
 	vmovdqa 576(%rsp), %ymm9 /* reload g0x4.2 */
-	vmovdqa %ymm14, 2176(%rsp) /* spill g3x12.2 */
-	vmovdqa 416(%rsp), %ymm14 /* reload g0x5.2 */
-	vmovdqa %ymm6, 2208(%rsp) /* spill g3x4.2 */
-	vmovdqa 608(%rsp), %ymm6 /* reload g0x6.2 */
+	vmovdqa %ymm13, 2176(%rsp) /* spill g3x12.2 */
+	vmovdqa 320(%rsp), %ymm13 /* reload g0x5.2 */
+	vmovdqa %ymm7, 2208(%rsp) /* spill g3x4.2 */
+	vmovdqa 416(%rsp), %ymm7 /* reload g0x6.2 */
 	vmovdqa %ymm10, 2240(%rsp) /* spill g3x8.2 */
-	vmovdqa 384(%rsp), %ymm10 /* reload g0x7.2 */
-	vmovdqa %ymm7, 2272(%rsp) /* spill g2x3.2 */
-	vmovdqa 1024(%rsp), %ymm7 /* reload g1x4.2 */
+	vmovdqa 288(%rsp), %ymm10 /* reload g0x7.2 */
+	vmovdqa %ymm6, 2272(%rsp) /* spill g2x3.2 */
+	vmovdqa 1024(%rsp), %ymm6 /* reload g1x4.2 */
 	vmovdqa %ymm12, 2304(%rsp) /* spill g2x2.2 */
-	vmovdqa 1056(%rsp), %ymm12 /* reload g1x5.2 */
+	vmovdqa 992(%rsp), %ymm12 /* reload g1x5.2 */
 	vmovdqa %ymm8, 2336(%rsp) /* spill g2x1.2 */
-	vmovdqa 1088(%rsp), %ymm8 /* reload g1x6.2 */
-	vmovdqa %ymm1, 2368(%rsp) /* spill g2x0.2 */
-	vmovdqa 832(%rsp), %ymm1 /* reload g1x7.2 */
+	vmovdqa 1056(%rsp), %ymm8 /* reload g1x6.2 */
+	vmovdqa %ymm2, 2368(%rsp) /* spill g2x0.2 */
+	vmovdqa 864(%rsp), %ymm2 /* reload g1x7.2 */
 	vmovdqa %ymm4, 2400(%rsp) /* spill g1x3.2 */
 	vmovdqa 1536(%rsp), %ymm4 /* reload g2x4.2 */
 	vmovdqa %ymm4, 2432(%rsp) /* spill g2x4.2 */
-	vmovdqa 1568(%rsp), %ymm4 /* reload g2x5.2 */
+	vmovdqa 1504(%rsp), %ymm4 /* reload g2x5.2 */
 	vmovdqa %ymm4, 2464(%rsp) /* spill g2x5.2 */
-	vmovdqa 1600(%rsp), %ymm4 /* reload g2x6.2 */
+	vmovdqa 1568(%rsp), %ymm4 /* reload g2x6.2 */
 	vmovdqa %ymm4, 2496(%rsp) /* spill g2x6.2 */
 	vmovdqa 1344(%rsp), %ymm4 /* reload g2x7.2 */
 	vmovdqa %ymm4, 2528(%rsp) /* spill g2x7.2 */
@@ -26344,29 +26134,29 @@ sm4_byteslice_avx2_vaes_batch_gcm_asm:
 	vmovdqa %ymm4, 2624(%rsp) /* spill g3x6.2 */
 	vmovdqa 1856(%rsp), %ymm4 /* reload g3x7.2 */
 	vmovdqa %ymm4, 2656(%rsp) /* spill g3x7.2 */
-	vmovdqa 512(%rsp), %ymm4 /* reload g0x8.2 */
+	vmovdqa 448(%rsp), %ymm4 /* reload g0x8.2 */
 	vmovdqa %ymm0, 2688(%rsp) /* spill g1x2.2 */
-	vmovdqa 320(%rsp), %ymm0 /* reload g0x9.2 */
-	vmovdqa %ymm13, 2720(%rsp) /* spill g1x1.2 */
-	vmovdqa 704(%rsp), %ymm13 /* reload g0x10.2 */
-	vmovdqa %ymm2, 2752(%rsp) /* spill g1x0.2 */
-	vmovdqa 288(%rsp), %ymm2 /* reload g0x11.2 */
-	vmovdqa %ymm1, 2784(%rsp) /* spill g1x7.2 */
-	vmovdqa 960(%rsp), %ymm1 /* reload g1x8.2 */
+	vmovdqa 64(%rsp), %ymm0 /* reload g0x9.2 */
+	vmovdqa %ymm14, 2720(%rsp) /* spill g1x1.2 */
+	vmovdqa 672(%rsp), %ymm14 /* reload g0x10.2 */
+	vmovdqa %ymm3, 2752(%rsp) /* spill g1x0.2 */
+	vmovdqa 544(%rsp), %ymm3 /* reload g0x11.2 */
+	vmovdqa %ymm2, 2784(%rsp) /* spill g1x7.2 */
+	vmovdqa 928(%rsp), %ymm2 /* reload g1x8.2 */
 	vmovdqa %ymm8, 2816(%rsp) /* spill g1x6.2 */
-	vmovdqa 992(%rsp), %ymm8 /* reload g1x9.2 */
+	vmovdqa 1088(%rsp), %ymm8 /* reload g1x9.2 */
 	vmovdqa %ymm8, 2848(%rsp) /* spill g1x9.2 */
-	vmovdqa 1152(%rsp), %ymm8 /* reload g1x10.2 */
+	vmovdqa 1120(%rsp), %ymm8 /* reload g1x10.2 */
 	vmovdqa %ymm8, 2880(%rsp) /* spill g1x10.2 */
-	vmovdqa 864(%rsp), %ymm8 /* reload g1x11.2 */
+	vmovdqa 800(%rsp), %ymm8 /* reload g1x11.2 */
 	vmovdqa %ymm8, 2912(%rsp) /* spill g1x11.2 */
-	vmovdqa 1472(%rsp), %ymm8 /* reload g2x8.2 */
+	vmovdqa 1440(%rsp), %ymm8 /* reload g2x8.2 */
 	vmovdqa %ymm8, 2944(%rsp) /* spill g2x8.2 */
-	vmovdqa 1504(%rsp), %ymm8 /* reload g2x9.2 */
+	vmovdqa 1600(%rsp), %ymm8 /* reload g2x9.2 */
 	vmovdqa %ymm8, 2976(%rsp) /* spill g2x9.2 */
-	vmovdqa 1664(%rsp), %ymm8 /* reload g2x10.2 */
+	vmovdqa 1632(%rsp), %ymm8 /* reload g2x10.2 */
 	vmovdqa %ymm8, 3008(%rsp) /* spill g2x10.2 */
-	vmovdqa 1408(%rsp), %ymm8 /* reload g2x11.2 */
+	vmovdqa 1376(%rsp), %ymm8 /* reload g2x11.2 */
 	vmovdqa %ymm8, 3040(%rsp) /* spill g2x11.2 */
 	vmovdqa 2240(%rsp), %ymm8 /* reload g3x8.2 */
 	vmovdqa %ymm8, 3072(%rsp) /* spill g3x8.2 */
@@ -26376,66 +26166,66 @@ sm4_byteslice_avx2_vaes_batch_gcm_asm:
 	vmovdqa %ymm8, 3136(%rsp) /* spill g3x10.2 */
 	vmovdqa 480(%rsp), %ymm8 /* reload g3x11.2 */
 	vmovdqa %ymm8, 3168(%rsp) /* spill g3x11.2 */
-	vmovdqa 672(%rsp), %ymm8 /* reload g0x12.2 */
+	vmovdqa 512(%rsp), %ymm8 /* reload g0x12.2 */
 	vmovdqa %ymm12, 3200(%rsp) /* spill g1x5.2 */
 	vmovdqa 352(%rsp), %ymm12 /* reload g0x13.2 */
-	vmovdqa %ymm1, 3232(%rsp) /* spill g1x8.2 */
-	vmovdqa 544(%rsp), %ymm1 /* reload g0x14.2 */
-	vmovdqa %ymm7, 3264(%rsp) /* spill g1x4.2 */
-	vmovdqa 224(%rsp), %ymm7 /* reload g0x15.2 */
+	vmovdqa %ymm2, 3232(%rsp) /* spill g1x8.2 */
+	vmovdqa 128(%rsp), %ymm2 /* reload g0x14.2 */
+	vmovdqa %ymm6, 3264(%rsp) /* spill g1x4.2 */
+	vmovdqa 224(%rsp), %ymm6 /* reload g0x15.2 */
 	vmovdqa %ymm11, 3296(%rsp) /* spill g0x3.2 */
-	vmovdqa 1216(%rsp), %ymm11 /* reload g1x12.2 */
+	vmovdqa 1152(%rsp), %ymm11 /* reload g1x12.2 */
 	vmovdqa %ymm11, 3328(%rsp) /* spill g1x12.2 */
-	vmovdqa 736(%rsp), %ymm11 /* reload g1x13.2 */
+	vmovdqa 704(%rsp), %ymm11 /* reload g1x13.2 */
 	vmovdqa %ymm11, 3360(%rsp) /* spill g1x13.2 */
-	vmovdqa 800(%rsp), %ymm11 /* reload g1x14.2 */
+	vmovdqa 768(%rsp), %ymm11 /* reload g1x14.2 */
 	vmovdqa %ymm11, 3392(%rsp) /* spill g1x14.2 */
-	vmovdqa 768(%rsp), %ymm11 /* reload g1x15.2 */
+	vmovdqa 736(%rsp), %ymm11 /* reload g1x15.2 */
 	vmovdqa %ymm11, 3424(%rsp) /* spill g1x15.2 */
-	vmovdqa 1728(%rsp), %ymm11 /* reload g2x12.2 */
+	vmovdqa 1664(%rsp), %ymm11 /* reload g2x12.2 */
 	vmovdqa %ymm11, 3456(%rsp) /* spill g2x12.2 */
-	vmovdqa 1248(%rsp), %ymm11 /* reload g2x13.2 */
+	vmovdqa 1216(%rsp), %ymm11 /* reload g2x13.2 */
 	vmovdqa %ymm11, 3488(%rsp) /* spill g2x13.2 */
-	vmovdqa 1312(%rsp), %ymm11 /* reload g2x14.2 */
+	vmovdqa 1280(%rsp), %ymm11 /* reload g2x14.2 */
 	vmovdqa %ymm11, 3520(%rsp) /* spill g2x14.2 */
-	vmovdqa 1280(%rsp), %ymm11 /* reload g2x15.2 */
+	vmovdqa 1248(%rsp), %ymm11 /* reload g2x15.2 */
 	vmovdqa %ymm11, 3552(%rsp) /* spill g2x15.2 */
 	vmovdqa 2176(%rsp), %ymm11 /* reload g3x12.2 */
 	vmovdqa %ymm11, 3584(%rsp) /* spill g3x12.2 */
-	vmovdqa 1760(%rsp), %ymm11 /* reload g3x13.2 */
+	vmovdqa 1728(%rsp), %ymm11 /* reload g3x13.2 */
 	vmovdqa %ymm11, 3616(%rsp) /* spill g3x13.2 */
 	vmovdqa 1888(%rsp), %ymm11 /* reload g3x14.2 */
 	vmovdqa %ymm11, 3648(%rsp) /* spill g3x14.2 */
 	vmovdqa 1824(%rsp), %ymm11 /* reload g3x15.2 */
-	vmovdqa %ymm3, 1760(%rsp) /* spill g0x0.2 */
-	vmovdqa %ymm15, 1280(%rsp) /* spill g0x1.2 */
-	vmovdqa %ymm5, 1312(%rsp) /* spill g0x2.2 */
-	vmovdqa %ymm11, 1248(%rsp) /* spill g3x15.2 */
+	vmovdqa %ymm1, 1728(%rsp) /* spill g0x0.2 */
+	vmovdqa %ymm15, 1248(%rsp) /* spill g0x1.2 */
+	vmovdqa %ymm5, 1280(%rsp) /* spill g0x2.2 */
+	vmovdqa %ymm11, 1216(%rsp) /* spill g3x15.2 */
 	xor %r10, %r10
 	.p2align 4
 .Lsm4_byteslice_avx2_vaes_asm_9_loop_r0:
 
 	/* Round 4r+0: slot 0 ^= M'_L·inv(slot 1 ^ slot 2 ^ slot 3 ^ rk') ^ C'. */
-	vpbroadcastd (%rdi,%r10), %ymm3 /* rk0 = bcast32() */
+	vpbroadcastd (%rdi,%r10), %ymm1 /* rk0 = bcast32() */
 	vpbroadcastd 4(%rdi,%r10), %ymm5 /* rk1 = bcast32() */
 	vpbroadcastd 8(%rdi,%r10), %ymm11 /* rk2 = bcast32() */
 	vpbroadcastd 12(%rdi,%r10), %ymm15 /* rk3 = bcast32() */
-	vmovdqa %ymm9, 1728(%rsp) /* spill g0x4.2 */
+	vmovdqa %ymm9, 1664(%rsp) /* spill g0x4.2 */
 	vpxor %ymm4, %ymm9, %ymm9 /* t0_acc = xor(g0x4, g0x8) */
-	vpxor %ymm3, %ymm9, %ymm9 /* t0_acc_1 = xor(t0_acc, rk0) */
+	vpxor %ymm1, %ymm9, %ymm9 /* t0_acc_1 = xor(t0_acc, rk0) */
 	vpxor %ymm8, %ymm9, %ymm9 /* t0 = xor(t0_acc_1, g0x12) */
-	vmovdqa %ymm14, 768(%rsp) /* spill g0x5.2 */
-	vpxor %ymm0, %ymm14, %ymm14 /* t1_acc = xor(g0x5, g0x9) */
-	vpxor %ymm5, %ymm14, %ymm14 /* t1_acc_1 = xor(t1_acc, rk1) */
-	vpxor %ymm12, %ymm14, %ymm14 /* t1 = xor(t1_acc_1, g0x13) */
-	vmovdqa %ymm6, 800(%rsp) /* spill g0x6.2 */
-	vpxor %ymm13, %ymm6, %ymm6 /* t2_acc = xor(g0x6, g0x10) */
-	vpxor %ymm11, %ymm6, %ymm6 /* t2_acc_1 = xor(t2_acc, rk2) */
-	vpxor %ymm1, %ymm6, %ymm6 /* t2 = xor(t2_acc_1, g0x14) */
-	vmovdqa %ymm10, 736(%rsp) /* spill g0x7.2 */
-	vpxor %ymm2, %ymm10, %ymm10 /* t3_acc = xor(g0x7, g0x11) */
+	vmovdqa %ymm13, 736(%rsp) /* spill g0x5.2 */
+	vpxor %ymm0, %ymm13, %ymm13 /* t1_acc = xor(g0x5, g0x9) */
+	vpxor %ymm5, %ymm13, %ymm13 /* t1_acc_1 = xor(t1_acc, rk1) */
+	vpxor %ymm12, %ymm13, %ymm13 /* t1 = xor(t1_acc_1, g0x13) */
+	vmovdqa %ymm7, 768(%rsp) /* spill g0x6.2 */
+	vpxor %ymm14, %ymm7, %ymm7 /* t2_acc = xor(g0x6, g0x10) */
+	vpxor %ymm11, %ymm7, %ymm7 /* t2_acc_1 = xor(t2_acc, rk2) */
+	vpxor %ymm2, %ymm7, %ymm7 /* t2 = xor(t2_acc_1, g0x14) */
+	vmovdqa %ymm10, 704(%rsp) /* spill g0x7.2 */
+	vpxor %ymm3, %ymm10, %ymm10 /* t3_acc = xor(g0x7, g0x11) */
 	vpxor %ymm15, %ymm10, %ymm10 /* t3_acc_1 = xor(t3_acc, rk3) */
-	vpxor %ymm7, %ymm10, %ymm10 /* t3 = xor(t3_acc_1, g0x15) */
+	vpxor %ymm6, %ymm10, %ymm10 /* t3 = xor(t3_acc_1, g0x15) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm9, %ymm9 /* y0_sr = lookup16(t0, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm9, 0(%rsp)
@@ -26449,31 +26239,31 @@ sm4_byteslice_avx2_vaes_batch_gcm_asm:
 #else
 	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm9, %ymm9 /* y0_aes = aesenclast(y0_sr, aes_cancel_key) */
 #endif
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm14, %ymm14 /* y1_sr = lookup16(t1, inv_shift_rows) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm13, %ymm13 /* y1_sr = lookup16(t1, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm14, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm14
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm14, %xmm14
-	vmovdqu %xmm14, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm14
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm14, %xmm14
-	vmovdqu %xmm14, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm14
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm13
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm13, %xmm13
+	vmovdqu %xmm13, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm13
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm13, %xmm13
+	vmovdqu %xmm13, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm13
 #else
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm14, %ymm14 /* y1_aes = aesenclast(y1_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm13, %ymm13 /* y1_aes = aesenclast(y1_sr, aes_cancel_key) */
 #endif
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm6, %ymm6 /* y2_sr = lookup16(t2, inv_shift_rows) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm7, %ymm7 /* y2_sr = lookup16(t2, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm6, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm6
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm6, %xmm6
-	vmovdqu %xmm6, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm6
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm6, %xmm6
-	vmovdqu %xmm6, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm6
+	vmovdqu %ymm7, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm7
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm7, %xmm7
+	vmovdqu %xmm7, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm7
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm7, %xmm7
+	vmovdqu %xmm7, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm7
 #else
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm6, %ymm6 /* y2_aes = aesenclast(y2_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm7, %ymm7 /* y2_aes = aesenclast(y2_sr, aes_cancel_key) */
 #endif
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm10, %ymm10 /* y3_sr = lookup16(t3, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
@@ -26488,80 +26278,80 @@ sm4_byteslice_avx2_vaes_batch_gcm_asm:
 #else
 	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm10, %ymm10 /* y3_aes = aesenclast(y3_sr, aes_cancel_key) */
 #endif
-	vmovdqa %ymm2, 1216(%rsp) /* spill g0x11.2 */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm9, %ymm2 /* y0_aes_lo = and(y0_aes, nibble_mask) */
+	vmovdqa %ymm3, 1152(%rsp) /* spill g0x11.2 */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm9, %ymm3 /* y0_aes_lo = and(y0_aes, nibble_mask) */
 	vpsrlw $4, %ymm9, %ymm9 /* y0_aes_sh = shr(y0_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm9, %ymm9 /* y0_aes_hi = and(y0_aes_sh, nibble_mask) */
-	vmovdqa %ymm7, 224(%rsp) /* spill g0x15.2 */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_tbl_lo_1(%rip), %ymm7 /* tbl_lo_1 = const() */
-	vmovdqa %ymm1, 544(%rsp) /* spill g0x14.2 */
-	vpshufb %ymm2, %ymm7, %ymm1 /* p1_0_l = lookup16(tbl_lo_1, y0_aes_lo) */
-	vmovdqa %ymm13, 352(%rsp) /* spill g0x10.2 */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_tbl_hi_1(%rip), %ymm13 /* tbl_hi_1 = const() */
-	vmovdqa %ymm0, 672(%rsp) /* spill g0x9.2 */
-	vpshufb %ymm9, %ymm13, %ymm0 /* p1_0_h = lookup16(tbl_hi_1, y0_aes_hi) */
-	vpxor %ymm0, %ymm1, %ymm0 /* p1_0 = xor(p1_0_l, p1_0_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm1 /* y1_aes_lo = and(y1_aes, nibble_mask) */
-	vpsrlw $4, %ymm14, %ymm14 /* y1_aes_sh = shr(y1_aes) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm14 /* y1_aes_hi = and(y1_aes_sh, nibble_mask) */
+	vmovdqa %ymm6, 224(%rsp) /* spill g0x15.2 */
+	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_tbl_lo_1(%rip), %ymm6 /* tbl_lo_1 = const() */
+	vmovdqa %ymm2, 128(%rsp) /* spill g0x14.2 */
+	vpshufb %ymm3, %ymm6, %ymm2 /* p1_0_l = lookup16(tbl_lo_1, y0_aes_lo) */
+	vmovdqa %ymm14, 352(%rsp) /* spill g0x10.2 */
+	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_tbl_hi_1(%rip), %ymm14 /* tbl_hi_1 = const() */
+	vmovdqa %ymm0, 512(%rsp) /* spill g0x9.2 */
+	vpshufb %ymm9, %ymm14, %ymm0 /* p1_0_h = lookup16(tbl_hi_1, y0_aes_hi) */
+	vpxor %ymm0, %ymm2, %ymm0 /* p1_0 = xor(p1_0_l, p1_0_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm2 /* y1_aes_lo = and(y1_aes, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* y1_aes_sh = shr(y1_aes) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm13 /* y1_aes_hi = and(y1_aes_sh, nibble_mask) */
 	vmovdqa %ymm12, 480(%rsp) /* spill g0x13.2 */
-	vpshufb %ymm1, %ymm7, %ymm12 /* p1_1_l = lookup16(tbl_lo_1, y1_aes_lo) */
-	vmovdqa %ymm4, 1408(%rsp) /* spill g0x8.2 */
-	vpshufb %ymm14, %ymm13, %ymm4 /* p1_1_h = lookup16(tbl_hi_1, y1_aes_hi) */
+	vpshufb %ymm2, %ymm6, %ymm12 /* p1_1_l = lookup16(tbl_lo_1, y1_aes_lo) */
+	vmovdqa %ymm4, 1376(%rsp) /* spill g0x8.2 */
+	vpshufb %ymm13, %ymm14, %ymm4 /* p1_1_h = lookup16(tbl_hi_1, y1_aes_hi) */
 	vpxor %ymm4, %ymm12, %ymm4 /* p1_1 = xor(p1_1_l, p1_1_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm6, %ymm12 /* y2_aes_lo = and(y2_aes, nibble_mask) */
-	vpsrlw $4, %ymm6, %ymm6 /* y2_aes_sh = shr(y2_aes) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm6, %ymm6 /* y2_aes_hi = and(y2_aes_sh, nibble_mask) */
-	vmovdqa %ymm8, 1664(%rsp) /* spill g0x12.2 */
-	vpshufb %ymm12, %ymm7, %ymm8 /* p1_2_l = lookup16(tbl_lo_1, y2_aes_lo) */
-	vmovdqa %ymm15, 1504(%rsp) /* spill rk3 */
-	vpshufb %ymm6, %ymm13, %ymm15 /* p1_2_h = lookup16(tbl_hi_1, y2_aes_hi) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm7, %ymm12 /* y2_aes_lo = and(y2_aes, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* y2_aes_sh = shr(y2_aes) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm7, %ymm7 /* y2_aes_hi = and(y2_aes_sh, nibble_mask) */
+	vmovdqa %ymm8, 1632(%rsp) /* spill g0x12.2 */
+	vpshufb %ymm12, %ymm6, %ymm8 /* p1_2_l = lookup16(tbl_lo_1, y2_aes_lo) */
+	vmovdqa %ymm15, 1600(%rsp) /* spill rk3 */
+	vpshufb %ymm7, %ymm14, %ymm15 /* p1_2_h = lookup16(tbl_hi_1, y2_aes_hi) */
 	vpxor %ymm15, %ymm8, %ymm8 /* p1_2 = xor(p1_2_l, p1_2_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm10, %ymm15 /* y3_aes_lo = and(y3_aes, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* y3_aes_sh = shr(y3_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm10, %ymm10 /* y3_aes_hi = and(y3_aes_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm7, %ymm7 /* p1_3_l = lookup16(tbl_lo_1, y3_aes_lo) */
-	vpshufb %ymm10, %ymm13, %ymm13 /* p1_3_h = lookup16(tbl_hi_1, y3_aes_hi) */
-	vpxor %ymm13, %ymm7, %ymm7 /* p1_3 = xor(p1_3_l, p1_3_h) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_tbl_lo_2(%rip), %ymm13 /* tbl_lo_2 = const() */
-	vpshufb %ymm2, %ymm13, %ymm2 /* p2_0_l = lookup16(tbl_lo_2, y0_aes_lo) */
-	vmovdqa %ymm11, 1472(%rsp) /* spill rk2 */
+	vpshufb %ymm15, %ymm6, %ymm6 /* p1_3_l = lookup16(tbl_lo_1, y3_aes_lo) */
+	vpshufb %ymm10, %ymm14, %ymm14 /* p1_3_h = lookup16(tbl_hi_1, y3_aes_hi) */
+	vpxor %ymm14, %ymm6, %ymm6 /* p1_3 = xor(p1_3_l, p1_3_h) */
+	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_tbl_lo_2(%rip), %ymm14 /* tbl_lo_2 = const() */
+	vpshufb %ymm3, %ymm14, %ymm3 /* p2_0_l = lookup16(tbl_lo_2, y0_aes_lo) */
+	vmovdqa %ymm11, 1440(%rsp) /* spill rk2 */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_tbl_hi_2(%rip), %ymm11 /* tbl_hi_2 = const() */
 	vpshufb %ymm9, %ymm11, %ymm9 /* p2_0_h = lookup16(tbl_hi_2, y0_aes_hi) */
-	vpxor %ymm9, %ymm2, %ymm2 /* p2_0 = xor(p2_0_l, p2_0_h) */
-	vpshufb %ymm1, %ymm13, %ymm1 /* p2_1_l = lookup16(tbl_lo_2, y1_aes_lo) */
-	vpshufb %ymm14, %ymm11, %ymm9 /* p2_1_h = lookup16(tbl_hi_2, y1_aes_hi) */
-	vpxor %ymm9, %ymm1, %ymm1 /* p2_1 = xor(p2_1_l, p2_1_h) */
-	vpshufb %ymm12, %ymm13, %ymm9 /* p2_2_l = lookup16(tbl_lo_2, y2_aes_lo) */
-	vpshufb %ymm6, %ymm11, %ymm6 /* p2_2_h = lookup16(tbl_hi_2, y2_aes_hi) */
-	vpxor %ymm6, %ymm9, %ymm6 /* p2_2 = xor(p2_2_l, p2_2_h) */
-	vpshufb %ymm15, %ymm13, %ymm9 /* p2_3_l = lookup16(tbl_lo_2, y3_aes_lo) */
+	vpxor %ymm9, %ymm3, %ymm3 /* p2_0 = xor(p2_0_l, p2_0_h) */
+	vpshufb %ymm2, %ymm14, %ymm2 /* p2_1_l = lookup16(tbl_lo_2, y1_aes_lo) */
+	vpshufb %ymm13, %ymm11, %ymm9 /* p2_1_h = lookup16(tbl_hi_2, y1_aes_hi) */
+	vpxor %ymm9, %ymm2, %ymm2 /* p2_1 = xor(p2_1_l, p2_1_h) */
+	vpshufb %ymm12, %ymm14, %ymm9 /* p2_2_l = lookup16(tbl_lo_2, y2_aes_lo) */
+	vpshufb %ymm7, %ymm11, %ymm7 /* p2_2_h = lookup16(tbl_hi_2, y2_aes_hi) */
+	vpxor %ymm7, %ymm9, %ymm7 /* p2_2 = xor(p2_2_l, p2_2_h) */
+	vpshufb %ymm15, %ymm14, %ymm9 /* p2_3_l = lookup16(tbl_lo_2, y3_aes_lo) */
 	vpshufb %ymm10, %ymm11, %ymm10 /* p2_3_h = lookup16(tbl_hi_2, y3_aes_hi) */
 	vpxor %ymm10, %ymm9, %ymm9 /* p2_3 = xor(p2_3_l, p2_3_h) */
 	vpxor %ymm4, %ymm0, %ymm10 /* m0_acc = xor(p1_0, p1_1) */
-	vpxor %ymm8, %ymm1, %ymm12 /* m0_acc_1 = xor(p2_1, p1_2) */
-	vpxor %ymm9, %ymm6, %ymm14 /* m0_acc_2 = xor(p2_2, p2_3) */
+	vpxor %ymm8, %ymm2, %ymm12 /* m0_acc_1 = xor(p2_1, p1_2) */
+	vpxor %ymm9, %ymm7, %ymm13 /* m0_acc_2 = xor(p2_2, p2_3) */
 	vpxor %ymm12, %ymm10, %ymm10 /* m0_acc_3 = xor(m0_acc, m0_acc_1) */
-	vpxor %ymm14, %ymm10, %ymm10 /* m0_acc_4 = xor(m0_acc_3, m0_acc_2) */
-	vpxor 1760(%rsp), %ymm10, %ymm10 /* x0n = xor(m0_acc_4, g0x0.2) */
-	vpxor %ymm4, %ymm2, %ymm14 /* m1_acc = xor(p2_0, p1_1) */
-	vpxor %ymm6, %ymm8, %ymm8 /* m1_acc_1 = xor(p1_2, p2_2) */
-	vpxor %ymm9, %ymm7, %ymm9 /* m1_acc_2 = xor(p1_3, p2_3) */
-	vpxor %ymm8, %ymm14, %ymm8 /* m1_acc_3 = xor(m1_acc, m1_acc_1) */
+	vpxor %ymm13, %ymm10, %ymm10 /* m0_acc_4 = xor(m0_acc_3, m0_acc_2) */
+	vpxor 1728(%rsp), %ymm10, %ymm10 /* x0n = xor(m0_acc_4, g0x0.2) */
+	vpxor %ymm4, %ymm3, %ymm13 /* m1_acc = xor(p2_0, p1_1) */
+	vpxor %ymm7, %ymm8, %ymm8 /* m1_acc_1 = xor(p1_2, p2_2) */
+	vpxor %ymm9, %ymm6, %ymm9 /* m1_acc_2 = xor(p1_3, p2_3) */
+	vpxor %ymm8, %ymm13, %ymm8 /* m1_acc_3 = xor(m1_acc, m1_acc_1) */
 	vpxor %ymm9, %ymm8, %ymm8 /* m1_acc_4 = xor(m1_acc_3, m1_acc_2) */
-	vpxor 1280(%rsp), %ymm8, %ymm8 /* x1n = xor(m1_acc_4, g0x1.2) */
-	vpxor %ymm2, %ymm0, %ymm0 /* m2_acc = xor(p1_0, p2_0) */
-	vpxor %ymm12, %ymm0, %ymm2 /* m2_acc_3 = xor(m2_acc, m0_acc_1) */
-	vpxor %ymm9, %ymm2, %ymm2 /* m2_acc_4 = xor(m2_acc_3, m1_acc_2) */
-	vpxor 1312(%rsp), %ymm2, %ymm2 /* x2n = xor(m2_acc_4, g0x2.2) */
-	vpxor %ymm1, %ymm4, %ymm1 /* m3_acc_1 = xor(p1_1, p2_1) */
-	vpxor %ymm7, %ymm6, %ymm4 /* m3_acc_2 = xor(p2_2, p1_3) */
-	vpxor %ymm1, %ymm0, %ymm0 /* m3_acc_3 = xor(m2_acc, m3_acc_1) */
+	vpxor 1248(%rsp), %ymm8, %ymm8 /* x1n = xor(m1_acc_4, g0x1.2) */
+	vpxor %ymm3, %ymm0, %ymm0 /* m2_acc = xor(p1_0, p2_0) */
+	vpxor %ymm12, %ymm0, %ymm3 /* m2_acc_3 = xor(m2_acc, m0_acc_1) */
+	vpxor %ymm9, %ymm3, %ymm3 /* m2_acc_4 = xor(m2_acc_3, m1_acc_2) */
+	vpxor 1280(%rsp), %ymm3, %ymm3 /* x2n = xor(m2_acc_4, g0x2.2) */
+	vpxor %ymm2, %ymm4, %ymm2 /* m3_acc_1 = xor(p1_1, p2_1) */
+	vpxor %ymm6, %ymm7, %ymm4 /* m3_acc_2 = xor(p2_2, p1_3) */
+	vpxor %ymm2, %ymm0, %ymm0 /* m3_acc_3 = xor(m2_acc, m3_acc_1) */
 	vpxor %ymm4, %ymm0, %ymm0 /* m3_acc_4 = xor(m3_acc_3, m3_acc_2) */
 	vpxor 3296(%rsp), %ymm0, %ymm0 /* x3n = xor(m3_acc_4, g0x3.2) */
-	vmovdqa 3264(%rsp), %ymm1 /* reload g1x4.2 */
-	vpxor 3232(%rsp), %ymm1, %ymm4 /* t0_acc_2 = xor(g1x4, g1x8) */
-	vpxor %ymm3, %ymm4, %ymm4 /* t0_acc_3 = xor(t0_acc_2, rk0) */
+	vmovdqa 3264(%rsp), %ymm2 /* reload g1x4.2 */
+	vpxor 3232(%rsp), %ymm2, %ymm4 /* t0_acc_2 = xor(g1x4, g1x8) */
+	vpxor %ymm1, %ymm4, %ymm4 /* t0_acc_3 = xor(t0_acc_2, rk0) */
 	vpxor 3328(%rsp), %ymm4, %ymm4 /* t0_1 = xor(t0_acc_3, g1x12) */
 	vmovdqa 3200(%rsp), %ymm6 /* reload g1x5.2 */
 	vpxor 2848(%rsp), %ymm6, %ymm7 /* t1_acc_2 = xor(g1x5, g1x9) */
@@ -26569,11 +26359,11 @@ sm4_byteslice_avx2_vaes_batch_gcm_asm:
 	vpxor 3360(%rsp), %ymm7, %ymm7 /* t1_1 = xor(t1_acc_3, g1x13) */
 	vmovdqa 2816(%rsp), %ymm9 /* reload g1x6.2 */
 	vpxor 2880(%rsp), %ymm9, %ymm12 /* t2_acc_2 = xor(g1x6, g1x10) */
-	vpxor 1472(%rsp), %ymm12, %ymm12 /* t2_acc_3 = xor(t2_acc_2, rk2) */
+	vpxor 1440(%rsp), %ymm12, %ymm12 /* t2_acc_3 = xor(t2_acc_2, rk2) */
 	vpxor 3392(%rsp), %ymm12, %ymm12 /* t2_1 = xor(t2_acc_3, g1x14) */
-	vmovdqa 2784(%rsp), %ymm14 /* reload g1x7.2 */
-	vpxor 2912(%rsp), %ymm14, %ymm15 /* t3_acc_2 = xor(g1x7, g1x11) */
-	vpxor 1504(%rsp), %ymm15, %ymm15 /* t3_acc_3 = xor(t3_acc_2, rk3) */
+	vmovdqa 2784(%rsp), %ymm13 /* reload g1x7.2 */
+	vpxor 2912(%rsp), %ymm13, %ymm15 /* t3_acc_2 = xor(g1x7, g1x11) */
+	vpxor 1600(%rsp), %ymm15, %ymm15 /* t3_acc_3 = xor(t3_acc_2, rk3) */
 	vpxor 3424(%rsp), %ymm15, %ymm15 /* t3_1 = xor(t3_acc_3, g1x15) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm4, %ymm4 /* y0_1_sr = lookup16(t0_1, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
@@ -26627,58 +26417,58 @@ sm4_byteslice_avx2_vaes_batch_gcm_asm:
 #else
 	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm15, %ymm15 /* y3_1_aes = aesenclast(y3_1_sr, aes_cancel_key) */
 #endif
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm4, %ymm14 /* y0_1_aes_lo = and(y0_1_aes, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm4, %ymm13 /* y0_1_aes_lo = and(y0_1_aes, nibble_mask) */
 	vpsrlw $4, %ymm4, %ymm4 /* y0_1_aes_sh = shr(y0_1_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm4, %ymm4 /* y0_1_aes_hi = and(y0_1_aes_sh, nibble_mask) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_tbl_lo_1(%rip), %ymm9 /* tbl_lo_1 = const() */
-	vpshufb %ymm14, %ymm9, %ymm6 /* p1_0_1_l = lookup16(tbl_lo_1, y0_1_aes_lo) */
-	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_tbl_hi_1(%rip), %ymm1 /* tbl_hi_1 = const() */
+	vpshufb %ymm13, %ymm9, %ymm6 /* p1_0_1_l = lookup16(tbl_lo_1, y0_1_aes_lo) */
+	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_tbl_hi_1(%rip), %ymm2 /* tbl_hi_1 = const() */
 	vmovdqa %ymm0, 3296(%rsp) /* spill g0x3.3 */
-	vpshufb %ymm4, %ymm1, %ymm0 /* p1_0_1_h = lookup16(tbl_hi_1, y0_1_aes_hi) */
+	vpshufb %ymm4, %ymm2, %ymm0 /* p1_0_1_h = lookup16(tbl_hi_1, y0_1_aes_hi) */
 	vpxor %ymm0, %ymm6, %ymm0 /* p1_0_1 = xor(p1_0_1_l, p1_0_1_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm7, %ymm6 /* y1_1_aes_lo = and(y1_1_aes, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* y1_1_aes_sh = shr(y1_1_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm7, %ymm7 /* y1_1_aes_hi = and(y1_1_aes_sh, nibble_mask) */
-	vmovdqa %ymm2, 1312(%rsp) /* spill g0x2.3 */
-	vpshufb %ymm6, %ymm9, %ymm2 /* p1_1_1_l = lookup16(tbl_lo_1, y1_1_aes_lo) */
-	vmovdqa %ymm8, 1280(%rsp) /* spill g0x1.3 */
-	vpshufb %ymm7, %ymm1, %ymm8 /* p1_1_1_h = lookup16(tbl_hi_1, y1_1_aes_hi) */
-	vpxor %ymm8, %ymm2, %ymm2 /* p1_1_1 = xor(p1_1_1_l, p1_1_1_h) */
+	vmovdqa %ymm3, 1280(%rsp) /* spill g0x2.3 */
+	vpshufb %ymm6, %ymm9, %ymm3 /* p1_1_1_l = lookup16(tbl_lo_1, y1_1_aes_lo) */
+	vmovdqa %ymm8, 1248(%rsp) /* spill g0x1.3 */
+	vpshufb %ymm7, %ymm2, %ymm8 /* p1_1_1_h = lookup16(tbl_hi_1, y1_1_aes_hi) */
+	vpxor %ymm8, %ymm3, %ymm3 /* p1_1_1 = xor(p1_1_1_l, p1_1_1_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm12, %ymm8 /* y2_1_aes_lo = and(y2_1_aes, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* y2_1_aes_sh = shr(y2_1_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm12, %ymm12 /* y2_1_aes_hi = and(y2_1_aes_sh, nibble_mask) */
-	vmovdqa %ymm10, 1760(%rsp) /* spill g0x0.3 */
+	vmovdqa %ymm10, 1728(%rsp) /* spill g0x0.3 */
 	vpshufb %ymm8, %ymm9, %ymm10 /* p1_2_1_l = lookup16(tbl_lo_1, y2_1_aes_lo) */
-	vmovdqa %ymm5, 864(%rsp) /* spill rk1 */
-	vpshufb %ymm12, %ymm1, %ymm5 /* p1_2_1_h = lookup16(tbl_hi_1, y2_1_aes_hi) */
+	vmovdqa %ymm5, 800(%rsp) /* spill rk1 */
+	vpshufb %ymm12, %ymm2, %ymm5 /* p1_2_1_h = lookup16(tbl_hi_1, y2_1_aes_hi) */
 	vpxor %ymm5, %ymm10, %ymm5 /* p1_2_1 = xor(p1_2_1_l, p1_2_1_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm15, %ymm10 /* y3_1_aes_lo = and(y3_1_aes, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* y3_1_aes_sh = shr(y3_1_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm15, %ymm15 /* y3_1_aes_hi = and(y3_1_aes_sh, nibble_mask) */
 	vpshufb %ymm10, %ymm9, %ymm9 /* p1_3_1_l = lookup16(tbl_lo_1, y3_1_aes_lo) */
-	vpshufb %ymm15, %ymm1, %ymm1 /* p1_3_1_h = lookup16(tbl_hi_1, y3_1_aes_hi) */
-	vpxor %ymm1, %ymm9, %ymm1 /* p1_3_1 = xor(p1_3_1_l, p1_3_1_h) */
-	vpshufb %ymm14, %ymm13, %ymm9 /* p2_0_1_l = lookup16(tbl_lo_2, y0_1_aes_lo) */
+	vpshufb %ymm15, %ymm2, %ymm2 /* p1_3_1_h = lookup16(tbl_hi_1, y3_1_aes_hi) */
+	vpxor %ymm2, %ymm9, %ymm2 /* p1_3_1 = xor(p1_3_1_l, p1_3_1_h) */
+	vpshufb %ymm13, %ymm14, %ymm9 /* p2_0_1_l = lookup16(tbl_lo_2, y0_1_aes_lo) */
 	vpshufb %ymm4, %ymm11, %ymm4 /* p2_0_1_h = lookup16(tbl_hi_2, y0_1_aes_hi) */
 	vpxor %ymm4, %ymm9, %ymm4 /* p2_0_1 = xor(p2_0_1_l, p2_0_1_h) */
-	vpshufb %ymm6, %ymm13, %ymm6 /* p2_1_1_l = lookup16(tbl_lo_2, y1_1_aes_lo) */
+	vpshufb %ymm6, %ymm14, %ymm6 /* p2_1_1_l = lookup16(tbl_lo_2, y1_1_aes_lo) */
 	vpshufb %ymm7, %ymm11, %ymm7 /* p2_1_1_h = lookup16(tbl_hi_2, y1_1_aes_hi) */
 	vpxor %ymm7, %ymm6, %ymm6 /* p2_1_1 = xor(p2_1_1_l, p2_1_1_h) */
-	vpshufb %ymm8, %ymm13, %ymm7 /* p2_2_1_l = lookup16(tbl_lo_2, y2_1_aes_lo) */
+	vpshufb %ymm8, %ymm14, %ymm7 /* p2_2_1_l = lookup16(tbl_lo_2, y2_1_aes_lo) */
 	vpshufb %ymm12, %ymm11, %ymm8 /* p2_2_1_h = lookup16(tbl_hi_2, y2_1_aes_hi) */
 	vpxor %ymm8, %ymm7, %ymm7 /* p2_2_1 = xor(p2_2_1_l, p2_2_1_h) */
-	vpshufb %ymm10, %ymm13, %ymm8 /* p2_3_1_l = lookup16(tbl_lo_2, y3_1_aes_lo) */
+	vpshufb %ymm10, %ymm14, %ymm8 /* p2_3_1_l = lookup16(tbl_lo_2, y3_1_aes_lo) */
 	vpshufb %ymm15, %ymm11, %ymm9 /* p2_3_1_h = lookup16(tbl_hi_2, y3_1_aes_hi) */
 	vpxor %ymm9, %ymm8, %ymm8 /* p2_3_1 = xor(p2_3_1_l, p2_3_1_h) */
-	vpxor %ymm2, %ymm0, %ymm9 /* m0_acc_5 = xor(p1_0_1, p1_1_1) */
+	vpxor %ymm3, %ymm0, %ymm9 /* m0_acc_5 = xor(p1_0_1, p1_1_1) */
 	vpxor %ymm5, %ymm6, %ymm10 /* m0_acc_6 = xor(p2_1_1, p1_2_1) */
 	vpxor %ymm8, %ymm7, %ymm12 /* m0_acc_7 = xor(p2_2_1, p2_3_1) */
 	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_8 = xor(m0_acc_5, m0_acc_6) */
 	vpxor %ymm12, %ymm9, %ymm9 /* m0_acc_9 = xor(m0_acc_8, m0_acc_7) */
 	vpxor 2752(%rsp), %ymm9, %ymm9 /* x0n_1 = xor(m0_acc_9, g1x0.2) */
-	vpxor %ymm2, %ymm4, %ymm12 /* m1_acc_5 = xor(p2_0_1, p1_1_1) */
+	vpxor %ymm3, %ymm4, %ymm12 /* m1_acc_5 = xor(p2_0_1, p1_1_1) */
 	vpxor %ymm7, %ymm5, %ymm5 /* m1_acc_6 = xor(p1_2_1, p2_2_1) */
-	vpxor %ymm8, %ymm1, %ymm8 /* m1_acc_7 = xor(p1_3_1, p2_3_1) */
+	vpxor %ymm8, %ymm2, %ymm8 /* m1_acc_7 = xor(p1_3_1, p2_3_1) */
 	vpxor %ymm5, %ymm12, %ymm5 /* m1_acc_8 = xor(m1_acc_5, m1_acc_6) */
 	vpxor %ymm8, %ymm5, %ymm5 /* m1_acc_9 = xor(m1_acc_8, m1_acc_7) */
 	vpxor 2720(%rsp), %ymm5, %ymm5 /* x1n_1 = xor(m1_acc_9, g1x1.2) */
@@ -26686,39 +26476,39 @@ sm4_byteslice_avx2_vaes_batch_gcm_asm:
 	vpxor %ymm10, %ymm0, %ymm4 /* m2_acc_8 = xor(m2_acc_5, m0_acc_6) */
 	vpxor %ymm8, %ymm4, %ymm4 /* m2_acc_9 = xor(m2_acc_8, m1_acc_7) */
 	vpxor 2688(%rsp), %ymm4, %ymm4 /* x2n_1 = xor(m2_acc_9, g1x2.2) */
-	vpxor %ymm6, %ymm2, %ymm2 /* m3_acc_6 = xor(p1_1_1, p2_1_1) */
-	vpxor %ymm1, %ymm7, %ymm1 /* m3_acc_7 = xor(p2_2_1, p1_3_1) */
-	vpxor %ymm2, %ymm0, %ymm0 /* m3_acc_8 = xor(m2_acc_5, m3_acc_6) */
-	vpxor %ymm1, %ymm0, %ymm0 /* m3_acc_9 = xor(m3_acc_8, m3_acc_7) */
+	vpxor %ymm6, %ymm3, %ymm3 /* m3_acc_6 = xor(p1_1_1, p2_1_1) */
+	vpxor %ymm2, %ymm7, %ymm2 /* m3_acc_7 = xor(p2_2_1, p1_3_1) */
+	vpxor %ymm3, %ymm0, %ymm0 /* m3_acc_8 = xor(m2_acc_5, m3_acc_6) */
+	vpxor %ymm2, %ymm0, %ymm0 /* m3_acc_9 = xor(m3_acc_8, m3_acc_7) */
 	vpxor 2400(%rsp), %ymm0, %ymm0 /* x3n_1 = xor(m3_acc_9, g1x3.2) */
-	vmovdqa 2432(%rsp), %ymm1 /* reload g2x4.2 */
-	vpxor 2944(%rsp), %ymm1, %ymm2 /* t0_acc_4 = xor(g2x4, g2x8) */
-	vpxor %ymm3, %ymm2, %ymm2 /* t0_acc_5 = xor(t0_acc_4, rk0) */
-	vpxor 3456(%rsp), %ymm2, %ymm2 /* t0_2 = xor(t0_acc_5, g2x12) */
+	vmovdqa 2432(%rsp), %ymm2 /* reload g2x4.2 */
+	vpxor 2944(%rsp), %ymm2, %ymm3 /* t0_acc_4 = xor(g2x4, g2x8) */
+	vpxor %ymm1, %ymm3, %ymm3 /* t0_acc_5 = xor(t0_acc_4, rk0) */
+	vpxor 3456(%rsp), %ymm3, %ymm3 /* t0_2 = xor(t0_acc_5, g2x12) */
 	vmovdqa 2464(%rsp), %ymm6 /* reload g2x5.2 */
 	vpxor 2976(%rsp), %ymm6, %ymm7 /* t1_acc_4 = xor(g2x5, g2x9) */
-	vpxor 864(%rsp), %ymm7, %ymm7 /* t1_acc_5 = xor(t1_acc_4, rk1) */
+	vpxor 800(%rsp), %ymm7, %ymm7 /* t1_acc_5 = xor(t1_acc_4, rk1) */
 	vpxor 3488(%rsp), %ymm7, %ymm7 /* t1_2 = xor(t1_acc_5, g2x13) */
 	vmovdqa 2496(%rsp), %ymm8 /* reload g2x6.2 */
 	vpxor 3008(%rsp), %ymm8, %ymm10 /* t2_acc_4 = xor(g2x6, g2x10) */
-	vpxor 1472(%rsp), %ymm10, %ymm10 /* t2_acc_5 = xor(t2_acc_4, rk2) */
+	vpxor 1440(%rsp), %ymm10, %ymm10 /* t2_acc_5 = xor(t2_acc_4, rk2) */
 	vpxor 3520(%rsp), %ymm10, %ymm10 /* t2_2 = xor(t2_acc_5, g2x14) */
 	vmovdqa 2528(%rsp), %ymm12 /* reload g2x7.2 */
-	vpxor 3040(%rsp), %ymm12, %ymm14 /* t3_acc_4 = xor(g2x7, g2x11) */
-	vpxor 1504(%rsp), %ymm14, %ymm14 /* t3_acc_5 = xor(t3_acc_4, rk3) */
-	vpxor 3552(%rsp), %ymm14, %ymm14 /* t3_2 = xor(t3_acc_5, g2x15) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm2, %ymm2 /* y0_2_sr = lookup16(t0_2, inv_shift_rows) */
+	vpxor 3040(%rsp), %ymm12, %ymm13 /* t3_acc_4 = xor(g2x7, g2x11) */
+	vpxor 1600(%rsp), %ymm13, %ymm13 /* t3_acc_5 = xor(t3_acc_4, rk3) */
+	vpxor 3552(%rsp), %ymm13, %ymm13 /* t3_2 = xor(t3_acc_5, g2x15) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm3, %ymm3 /* y0_2_sr = lookup16(t0_2, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm2, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm2
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm2, %xmm2
-	vmovdqu %xmm2, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm2
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm2, %xmm2
-	vmovdqu %xmm2, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm2
+	vmovdqu %ymm3, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm3
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm3, %xmm3
+	vmovdqu %xmm3, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm3
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm3, %xmm3
+	vmovdqu %xmm3, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm3
 #else
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm2, %ymm2 /* y0_2_aes = aesenclast(y0_2_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm3, %ymm3 /* y0_2_aes = aesenclast(y0_2_sr, aes_cancel_key) */
 #endif
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm7, %ymm7 /* y1_2_sr = lookup16(t1_2, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
@@ -26746,27 +26536,27 @@ sm4_byteslice_avx2_vaes_batch_gcm_asm:
 #else
 	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm10, %ymm10 /* y2_2_aes = aesenclast(y2_2_sr, aes_cancel_key) */
 #endif
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm14, %ymm14 /* y3_2_sr = lookup16(t3_2, inv_shift_rows) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm13, %ymm13 /* y3_2_sr = lookup16(t3_2, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm14, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm14
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm14, %xmm14
-	vmovdqu %xmm14, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm14
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm14, %xmm14
-	vmovdqu %xmm14, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm14
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm13
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm13, %xmm13
+	vmovdqu %xmm13, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm13
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm13, %xmm13
+	vmovdqu %xmm13, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm13
 #else
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm14, %ymm14 /* y3_2_aes = aesenclast(y3_2_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm13, %ymm13 /* y3_2_aes = aesenclast(y3_2_sr, aes_cancel_key) */
 #endif
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm2, %ymm15 /* y0_2_aes_lo = and(y0_2_aes, nibble_mask) */
-	vpsrlw $4, %ymm2, %ymm2 /* y0_2_aes_sh = shr(y0_2_aes) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm2, %ymm2 /* y0_2_aes_hi = and(y0_2_aes_sh, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm3, %ymm15 /* y0_2_aes_lo = and(y0_2_aes, nibble_mask) */
+	vpsrlw $4, %ymm3, %ymm3 /* y0_2_aes_sh = shr(y0_2_aes) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm3, %ymm3 /* y0_2_aes_hi = and(y0_2_aes_sh, nibble_mask) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_tbl_lo_1(%rip), %ymm12 /* tbl_lo_1 = const() */
 	vpshufb %ymm15, %ymm12, %ymm8 /* p1_0_2_l = lookup16(tbl_lo_1, y0_2_aes_lo) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_tbl_hi_1(%rip), %ymm6 /* tbl_hi_1 = const() */
-	vpshufb %ymm2, %ymm6, %ymm1 /* p1_0_2_h = lookup16(tbl_hi_1, y0_2_aes_hi) */
-	vpxor %ymm1, %ymm8, %ymm1 /* p1_0_2 = xor(p1_0_2_l, p1_0_2_h) */
+	vpshufb %ymm3, %ymm6, %ymm2 /* p1_0_2_h = lookup16(tbl_hi_1, y0_2_aes_hi) */
+	vpxor %ymm2, %ymm8, %ymm2 /* p1_0_2 = xor(p1_0_2_l, p1_0_2_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm7, %ymm8 /* y1_2_aes_lo = and(y1_2_aes, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* y1_2_aes_sh = shr(y1_2_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm7, %ymm7 /* y1_2_aes_hi = and(y1_2_aes_sh, nibble_mask) */
@@ -26783,73 +26573,73 @@ sm4_byteslice_avx2_vaes_batch_gcm_asm:
 	vmovdqa %ymm9, 2752(%rsp) /* spill g1x0.3 */
 	vpshufb %ymm10, %ymm6, %ymm9 /* p1_2_2_h = lookup16(tbl_hi_1, y2_2_aes_hi) */
 	vpxor %ymm9, %ymm5, %ymm5 /* p1_2_2 = xor(p1_2_2_l, p1_2_2_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm9 /* y3_2_aes_lo = and(y3_2_aes, nibble_mask) */
-	vpsrlw $4, %ymm14, %ymm14 /* y3_2_aes_sh = shr(y3_2_aes) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm14 /* y3_2_aes_hi = and(y3_2_aes_sh, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm9 /* y3_2_aes_lo = and(y3_2_aes, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* y3_2_aes_sh = shr(y3_2_aes) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm13 /* y3_2_aes_hi = and(y3_2_aes_sh, nibble_mask) */
 	vpshufb %ymm9, %ymm12, %ymm12 /* p1_3_2_l = lookup16(tbl_lo_1, y3_2_aes_lo) */
-	vpshufb %ymm14, %ymm6, %ymm6 /* p1_3_2_h = lookup16(tbl_hi_1, y3_2_aes_hi) */
+	vpshufb %ymm13, %ymm6, %ymm6 /* p1_3_2_h = lookup16(tbl_hi_1, y3_2_aes_hi) */
 	vpxor %ymm6, %ymm12, %ymm6 /* p1_3_2 = xor(p1_3_2_l, p1_3_2_h) */
-	vpshufb %ymm15, %ymm13, %ymm12 /* p2_0_2_l = lookup16(tbl_lo_2, y0_2_aes_lo) */
-	vpshufb %ymm2, %ymm11, %ymm2 /* p2_0_2_h = lookup16(tbl_hi_2, y0_2_aes_hi) */
-	vpxor %ymm2, %ymm12, %ymm2 /* p2_0_2 = xor(p2_0_2_l, p2_0_2_h) */
-	vpshufb %ymm8, %ymm13, %ymm8 /* p2_1_2_l = lookup16(tbl_lo_2, y1_2_aes_lo) */
+	vpshufb %ymm15, %ymm14, %ymm12 /* p2_0_2_l = lookup16(tbl_lo_2, y0_2_aes_lo) */
+	vpshufb %ymm3, %ymm11, %ymm3 /* p2_0_2_h = lookup16(tbl_hi_2, y0_2_aes_hi) */
+	vpxor %ymm3, %ymm12, %ymm3 /* p2_0_2 = xor(p2_0_2_l, p2_0_2_h) */
+	vpshufb %ymm8, %ymm14, %ymm8 /* p2_1_2_l = lookup16(tbl_lo_2, y1_2_aes_lo) */
 	vpshufb %ymm7, %ymm11, %ymm7 /* p2_1_2_h = lookup16(tbl_hi_2, y1_2_aes_hi) */
 	vpxor %ymm7, %ymm8, %ymm7 /* p2_1_2 = xor(p2_1_2_l, p2_1_2_h) */
-	vpshufb %ymm4, %ymm13, %ymm4 /* p2_2_2_l = lookup16(tbl_lo_2, y2_2_aes_lo) */
+	vpshufb %ymm4, %ymm14, %ymm4 /* p2_2_2_l = lookup16(tbl_lo_2, y2_2_aes_lo) */
 	vpshufb %ymm10, %ymm11, %ymm8 /* p2_2_2_h = lookup16(tbl_hi_2, y2_2_aes_hi) */
 	vpxor %ymm8, %ymm4, %ymm4 /* p2_2_2 = xor(p2_2_2_l, p2_2_2_h) */
-	vpshufb %ymm9, %ymm13, %ymm8 /* p2_3_2_l = lookup16(tbl_lo_2, y3_2_aes_lo) */
-	vpshufb %ymm14, %ymm11, %ymm9 /* p2_3_2_h = lookup16(tbl_hi_2, y3_2_aes_hi) */
+	vpshufb %ymm9, %ymm14, %ymm8 /* p2_3_2_l = lookup16(tbl_lo_2, y3_2_aes_lo) */
+	vpshufb %ymm13, %ymm11, %ymm9 /* p2_3_2_h = lookup16(tbl_hi_2, y3_2_aes_hi) */
 	vpxor %ymm9, %ymm8, %ymm8 /* p2_3_2 = xor(p2_3_2_l, p2_3_2_h) */
-	vpxor %ymm0, %ymm1, %ymm9 /* m0_acc_10 = xor(p1_0_2, p1_1_2) */
+	vpxor %ymm0, %ymm2, %ymm9 /* m0_acc_10 = xor(p1_0_2, p1_1_2) */
 	vpxor %ymm5, %ymm7, %ymm10 /* m0_acc_11 = xor(p2_1_2, p1_2_2) */
 	vpxor %ymm8, %ymm4, %ymm12 /* m0_acc_12 = xor(p2_2_2, p2_3_2) */
 	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_13 = xor(m0_acc_10, m0_acc_11) */
 	vpxor %ymm12, %ymm9, %ymm9 /* m0_acc_14 = xor(m0_acc_13, m0_acc_12) */
 	vpxor 2368(%rsp), %ymm9, %ymm9 /* x0n_2 = xor(m0_acc_14, g2x0.2) */
-	vpxor %ymm0, %ymm2, %ymm12 /* m1_acc_10 = xor(p2_0_2, p1_1_2) */
+	vpxor %ymm0, %ymm3, %ymm12 /* m1_acc_10 = xor(p2_0_2, p1_1_2) */
 	vpxor %ymm4, %ymm5, %ymm5 /* m1_acc_11 = xor(p1_2_2, p2_2_2) */
 	vpxor %ymm8, %ymm6, %ymm8 /* m1_acc_12 = xor(p1_3_2, p2_3_2) */
 	vpxor %ymm5, %ymm12, %ymm5 /* m1_acc_13 = xor(m1_acc_10, m1_acc_11) */
 	vpxor %ymm8, %ymm5, %ymm5 /* m1_acc_14 = xor(m1_acc_13, m1_acc_12) */
 	vpxor 2336(%rsp), %ymm5, %ymm5 /* x1n_2 = xor(m1_acc_14, g2x1.2) */
-	vpxor %ymm2, %ymm1, %ymm1 /* m2_acc_10 = xor(p1_0_2, p2_0_2) */
-	vpxor %ymm10, %ymm1, %ymm2 /* m2_acc_13 = xor(m2_acc_10, m0_acc_11) */
-	vpxor %ymm8, %ymm2, %ymm2 /* m2_acc_14 = xor(m2_acc_13, m1_acc_12) */
-	vpxor 2304(%rsp), %ymm2, %ymm2 /* x2n_2 = xor(m2_acc_14, g2x2.2) */
+	vpxor %ymm3, %ymm2, %ymm2 /* m2_acc_10 = xor(p1_0_2, p2_0_2) */
+	vpxor %ymm10, %ymm2, %ymm3 /* m2_acc_13 = xor(m2_acc_10, m0_acc_11) */
+	vpxor %ymm8, %ymm3, %ymm3 /* m2_acc_14 = xor(m2_acc_13, m1_acc_12) */
+	vpxor 2304(%rsp), %ymm3, %ymm3 /* x2n_2 = xor(m2_acc_14, g2x2.2) */
 	vpxor %ymm7, %ymm0, %ymm0 /* m3_acc_11 = xor(p1_1_2, p2_1_2) */
 	vpxor %ymm6, %ymm4, %ymm4 /* m3_acc_12 = xor(p2_2_2, p1_3_2) */
-	vpxor %ymm0, %ymm1, %ymm0 /* m3_acc_13 = xor(m2_acc_10, m3_acc_11) */
+	vpxor %ymm0, %ymm2, %ymm0 /* m3_acc_13 = xor(m2_acc_10, m3_acc_11) */
 	vpxor %ymm4, %ymm0, %ymm0 /* m3_acc_14 = xor(m3_acc_13, m3_acc_12) */
 	vpxor 2272(%rsp), %ymm0, %ymm0 /* x3n_2 = xor(m3_acc_14, g2x3.2) */
-	vmovdqa 2560(%rsp), %ymm1 /* reload g3x4.2 */
-	vpxor 3072(%rsp), %ymm1, %ymm4 /* t0_acc_6 = xor(g3x4, g3x8) */
-	vpxor %ymm3, %ymm4, %ymm3 /* t0_acc_7 = xor(t0_acc_6, rk0) */
-	vpxor 3584(%rsp), %ymm3, %ymm3 /* t0_3 = xor(t0_acc_7, g3x12) */
+	vmovdqa 2560(%rsp), %ymm2 /* reload g3x4.2 */
+	vpxor 3072(%rsp), %ymm2, %ymm4 /* t0_acc_6 = xor(g3x4, g3x8) */
+	vpxor %ymm1, %ymm4, %ymm1 /* t0_acc_7 = xor(t0_acc_6, rk0) */
+	vpxor 3584(%rsp), %ymm1, %ymm1 /* t0_3 = xor(t0_acc_7, g3x12) */
 	vmovdqa 2592(%rsp), %ymm4 /* reload g3x5.2 */
 	vpxor 3104(%rsp), %ymm4, %ymm6 /* t1_acc_6 = xor(g3x5, g3x9) */
-	vpxor 864(%rsp), %ymm6, %ymm6 /* t1_acc_7 = xor(t1_acc_6, rk1) */
+	vpxor 800(%rsp), %ymm6, %ymm6 /* t1_acc_7 = xor(t1_acc_6, rk1) */
 	vpxor 3616(%rsp), %ymm6, %ymm6 /* t1_3 = xor(t1_acc_7, g3x13) */
 	vmovdqa 2624(%rsp), %ymm7 /* reload g3x6.2 */
 	vpxor 3136(%rsp), %ymm7, %ymm8 /* t2_acc_6 = xor(g3x6, g3x10) */
-	vpxor 1472(%rsp), %ymm8, %ymm8 /* t2_acc_7 = xor(t2_acc_6, rk2) */
+	vpxor 1440(%rsp), %ymm8, %ymm8 /* t2_acc_7 = xor(t2_acc_6, rk2) */
 	vpxor 3648(%rsp), %ymm8, %ymm8 /* t2_3 = xor(t2_acc_7, g3x14) */
 	vmovdqa 2656(%rsp), %ymm10 /* reload g3x7.2 */
 	vpxor 3168(%rsp), %ymm10, %ymm12 /* t3_acc_6 = xor(g3x7, g3x11) */
-	vpxor 1504(%rsp), %ymm12, %ymm12 /* t3_acc_7 = xor(t3_acc_6, rk3) */
-	vpxor 1248(%rsp), %ymm12, %ymm12 /* t3_3 = xor(t3_acc_7, g3x15) */
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm3, %ymm3 /* y0_3_sr = lookup16(t0_3, inv_shift_rows) */
+	vpxor 1600(%rsp), %ymm12, %ymm12 /* t3_acc_7 = xor(t3_acc_6, rk3) */
+	vpxor 1216(%rsp), %ymm12, %ymm12 /* t3_3 = xor(t3_acc_7, g3x15) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm1, %ymm1 /* y0_3_sr = lookup16(t0_3, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm3, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm3
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm3, %xmm3
-	vmovdqu %xmm3, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm3
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm3, %xmm3
-	vmovdqu %xmm3, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm3
+	vmovdqu %ymm1, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm1
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm1, %xmm1
+	vmovdqu %xmm1, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm1
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm1, %xmm1
+	vmovdqu %xmm1, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm1
 #else
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm3, %ymm3 /* y0_3_aes = aesenclast(y0_3_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm1, %ymm1 /* y0_3_aes = aesenclast(y0_3_sr, aes_cancel_key) */
 #endif
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm6, %ymm6 /* y1_3_sr = lookup16(t1_3, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
@@ -26890,29 +26680,29 @@ sm4_byteslice_avx2_vaes_batch_gcm_asm:
 #else
 	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm12, %ymm12 /* y3_3_aes = aesenclast(y3_3_sr, aes_cancel_key) */
 #endif
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm3, %ymm14 /* y0_3_aes_lo = and(y0_3_aes, nibble_mask) */
-	vpsrlw $4, %ymm3, %ymm3 /* y0_3_aes_sh = shr(y0_3_aes) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm3, %ymm3 /* y0_3_aes_hi = and(y0_3_aes_sh, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm1, %ymm13 /* y0_3_aes_lo = and(y0_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm1, %ymm1 /* y0_3_aes_sh = shr(y0_3_aes) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm1, %ymm1 /* y0_3_aes_hi = and(y0_3_aes_sh, nibble_mask) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_tbl_lo_1(%rip), %ymm15 /* tbl_lo_1 = const() */
-	vpshufb %ymm14, %ymm15, %ymm10 /* p1_0_3_l = lookup16(tbl_lo_1, y0_3_aes_lo) */
+	vpshufb %ymm13, %ymm15, %ymm10 /* p1_0_3_l = lookup16(tbl_lo_1, y0_3_aes_lo) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_tbl_hi_1(%rip), %ymm7 /* tbl_hi_1 = const() */
-	vpshufb %ymm3, %ymm7, %ymm4 /* p1_0_3_h = lookup16(tbl_hi_1, y0_3_aes_hi) */
+	vpshufb %ymm1, %ymm7, %ymm4 /* p1_0_3_h = lookup16(tbl_hi_1, y0_3_aes_hi) */
 	vpxor %ymm4, %ymm10, %ymm4 /* p1_0_3 = xor(p1_0_3_l, p1_0_3_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm6, %ymm10 /* y1_3_aes_lo = and(y1_3_aes, nibble_mask) */
 	vpsrlw $4, %ymm6, %ymm6 /* y1_3_aes_sh = shr(y1_3_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm6, %ymm6 /* y1_3_aes_hi = and(y1_3_aes_sh, nibble_mask) */
-	vpshufb %ymm10, %ymm15, %ymm1 /* p1_1_3_l = lookup16(tbl_lo_1, y1_3_aes_lo) */
+	vpshufb %ymm10, %ymm15, %ymm2 /* p1_1_3_l = lookup16(tbl_lo_1, y1_3_aes_lo) */
 	vmovdqa %ymm0, 2272(%rsp) /* spill g2x3.3 */
 	vpshufb %ymm6, %ymm7, %ymm0 /* p1_1_3_h = lookup16(tbl_hi_1, y1_3_aes_hi) */
-	vpxor %ymm0, %ymm1, %ymm0 /* p1_1_3 = xor(p1_1_3_l, p1_1_3_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm8, %ymm1 /* y2_3_aes_lo = and(y2_3_aes, nibble_mask) */
+	vpxor %ymm0, %ymm2, %ymm0 /* p1_1_3 = xor(p1_1_3_l, p1_1_3_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm8, %ymm2 /* y2_3_aes_lo = and(y2_3_aes, nibble_mask) */
 	vpsrlw $4, %ymm8, %ymm8 /* y2_3_aes_sh = shr(y2_3_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm8, %ymm8 /* y2_3_aes_hi = and(y2_3_aes_sh, nibble_mask) */
-	vmovdqa %ymm2, 2304(%rsp) /* spill g2x2.3 */
-	vpshufb %ymm1, %ymm15, %ymm2 /* p1_2_3_l = lookup16(tbl_lo_1, y2_3_aes_lo) */
+	vmovdqa %ymm3, 2304(%rsp) /* spill g2x2.3 */
+	vpshufb %ymm2, %ymm15, %ymm3 /* p1_2_3_l = lookup16(tbl_lo_1, y2_3_aes_lo) */
 	vmovdqa %ymm5, 2336(%rsp) /* spill g2x1.3 */
 	vpshufb %ymm8, %ymm7, %ymm5 /* p1_2_3_h = lookup16(tbl_hi_1, y2_3_aes_hi) */
-	vpxor %ymm5, %ymm2, %ymm2 /* p1_2_3 = xor(p1_2_3_l, p1_2_3_h) */
+	vpxor %ymm5, %ymm3, %ymm3 /* p1_2_3 = xor(p1_2_3_l, p1_2_3_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm12, %ymm5 /* y3_3_aes_lo = and(y3_3_aes, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* y3_3_aes_sh = shr(y3_3_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm12, %ymm12 /* y3_3_aes_hi = and(y3_3_aes_sh, nibble_mask) */
@@ -26920,58 +26710,58 @@ sm4_byteslice_avx2_vaes_batch_gcm_asm:
 	vpshufb %ymm5, %ymm15, %ymm9 /* p1_3_3_l = lookup16(tbl_lo_1, y3_3_aes_lo) */
 	vpshufb %ymm12, %ymm7, %ymm7 /* p1_3_3_h = lookup16(tbl_hi_1, y3_3_aes_hi) */
 	vpxor %ymm7, %ymm9, %ymm7 /* p1_3_3 = xor(p1_3_3_l, p1_3_3_h) */
-	vpshufb %ymm14, %ymm13, %ymm9 /* p2_0_3_l = lookup16(tbl_lo_2, y0_3_aes_lo) */
-	vpshufb %ymm3, %ymm11, %ymm3 /* p2_0_3_h = lookup16(tbl_hi_2, y0_3_aes_hi) */
-	vpxor %ymm3, %ymm9, %ymm3 /* p2_0_3 = xor(p2_0_3_l, p2_0_3_h) */
-	vpshufb %ymm10, %ymm13, %ymm9 /* p2_1_3_l = lookup16(tbl_lo_2, y1_3_aes_lo) */
+	vpshufb %ymm13, %ymm14, %ymm9 /* p2_0_3_l = lookup16(tbl_lo_2, y0_3_aes_lo) */
+	vpshufb %ymm1, %ymm11, %ymm1 /* p2_0_3_h = lookup16(tbl_hi_2, y0_3_aes_hi) */
+	vpxor %ymm1, %ymm9, %ymm1 /* p2_0_3 = xor(p2_0_3_l, p2_0_3_h) */
+	vpshufb %ymm10, %ymm14, %ymm9 /* p2_1_3_l = lookup16(tbl_lo_2, y1_3_aes_lo) */
 	vpshufb %ymm6, %ymm11, %ymm6 /* p2_1_3_h = lookup16(tbl_hi_2, y1_3_aes_hi) */
 	vpxor %ymm6, %ymm9, %ymm6 /* p2_1_3 = xor(p2_1_3_l, p2_1_3_h) */
-	vpshufb %ymm1, %ymm13, %ymm1 /* p2_2_3_l = lookup16(tbl_lo_2, y2_3_aes_lo) */
+	vpshufb %ymm2, %ymm14, %ymm2 /* p2_2_3_l = lookup16(tbl_lo_2, y2_3_aes_lo) */
 	vpshufb %ymm8, %ymm11, %ymm8 /* p2_2_3_h = lookup16(tbl_hi_2, y2_3_aes_hi) */
-	vpxor %ymm8, %ymm1, %ymm1 /* p2_2_3 = xor(p2_2_3_l, p2_2_3_h) */
-	vpshufb %ymm5, %ymm13, %ymm5 /* p2_3_3_l = lookup16(tbl_lo_2, y3_3_aes_lo) */
+	vpxor %ymm8, %ymm2, %ymm2 /* p2_2_3 = xor(p2_2_3_l, p2_2_3_h) */
+	vpshufb %ymm5, %ymm14, %ymm5 /* p2_3_3_l = lookup16(tbl_lo_2, y3_3_aes_lo) */
 	vpshufb %ymm12, %ymm11, %ymm8 /* p2_3_3_h = lookup16(tbl_hi_2, y3_3_aes_hi) */
 	vpxor %ymm8, %ymm5, %ymm5 /* p2_3_3 = xor(p2_3_3_l, p2_3_3_h) */
 	vpxor %ymm0, %ymm4, %ymm8 /* m0_acc_15 = xor(p1_0_3, p1_1_3) */
-	vpxor %ymm2, %ymm6, %ymm9 /* m0_acc_16 = xor(p2_1_3, p1_2_3) */
-	vpxor %ymm5, %ymm1, %ymm10 /* m0_acc_17 = xor(p2_2_3, p2_3_3) */
+	vpxor %ymm3, %ymm6, %ymm9 /* m0_acc_16 = xor(p2_1_3, p1_2_3) */
+	vpxor %ymm5, %ymm2, %ymm10 /* m0_acc_17 = xor(p2_2_3, p2_3_3) */
 	vpxor %ymm9, %ymm8, %ymm8 /* m0_acc_18 = xor(m0_acc_15, m0_acc_16) */
 	vpxor %ymm10, %ymm8, %ymm8 /* m0_acc_19 = xor(m0_acc_18, m0_acc_17) */
 	vpxor 2048(%rsp), %ymm8, %ymm8 /* x0n_3 = xor(m0_acc_19, g3x0.2) */
-	vpxor %ymm0, %ymm3, %ymm10 /* m1_acc_15 = xor(p2_0_3, p1_1_3) */
-	vpxor %ymm1, %ymm2, %ymm2 /* m1_acc_16 = xor(p1_2_3, p2_2_3) */
+	vpxor %ymm0, %ymm1, %ymm10 /* m1_acc_15 = xor(p2_0_3, p1_1_3) */
+	vpxor %ymm2, %ymm3, %ymm3 /* m1_acc_16 = xor(p1_2_3, p2_2_3) */
 	vpxor %ymm5, %ymm7, %ymm5 /* m1_acc_17 = xor(p1_3_3, p2_3_3) */
-	vpxor %ymm2, %ymm10, %ymm2 /* m1_acc_18 = xor(m1_acc_15, m1_acc_16) */
-	vpxor %ymm5, %ymm2, %ymm2 /* m1_acc_19 = xor(m1_acc_18, m1_acc_17) */
-	vpxor 2080(%rsp), %ymm2, %ymm2 /* x1n_3 = xor(m1_acc_19, g3x1.2) */
-	vpxor %ymm3, %ymm4, %ymm3 /* m2_acc_15 = xor(p1_0_3, p2_0_3) */
-	vpxor %ymm9, %ymm3, %ymm4 /* m2_acc_18 = xor(m2_acc_15, m0_acc_16) */
+	vpxor %ymm3, %ymm10, %ymm3 /* m1_acc_18 = xor(m1_acc_15, m1_acc_16) */
+	vpxor %ymm5, %ymm3, %ymm3 /* m1_acc_19 = xor(m1_acc_18, m1_acc_17) */
+	vpxor 2080(%rsp), %ymm3, %ymm3 /* x1n_3 = xor(m1_acc_19, g3x1.2) */
+	vpxor %ymm1, %ymm4, %ymm1 /* m2_acc_15 = xor(p1_0_3, p2_0_3) */
+	vpxor %ymm9, %ymm1, %ymm4 /* m2_acc_18 = xor(m2_acc_15, m0_acc_16) */
 	vpxor %ymm5, %ymm4, %ymm4 /* m2_acc_19 = xor(m2_acc_18, m1_acc_17) */
 	vpxor 2112(%rsp), %ymm4, %ymm4 /* x2n_3 = xor(m2_acc_19, g3x2.2) */
 	vpxor %ymm6, %ymm0, %ymm0 /* m3_acc_16 = xor(p1_1_3, p2_1_3) */
-	vpxor %ymm7, %ymm1, %ymm1 /* m3_acc_17 = xor(p2_2_3, p1_3_3) */
-	vpxor %ymm0, %ymm3, %ymm0 /* m3_acc_18 = xor(m2_acc_15, m3_acc_16) */
-	vpxor %ymm1, %ymm0, %ymm0 /* m3_acc_19 = xor(m3_acc_18, m3_acc_17) */
+	vpxor %ymm7, %ymm2, %ymm2 /* m3_acc_17 = xor(p2_2_3, p1_3_3) */
+	vpxor %ymm0, %ymm1, %ymm0 /* m3_acc_18 = xor(m2_acc_15, m3_acc_16) */
+	vpxor %ymm2, %ymm0, %ymm0 /* m3_acc_19 = xor(m3_acc_18, m3_acc_17) */
 	vpxor 2144(%rsp), %ymm0, %ymm0 /* x3n_3 = xor(m3_acc_19, g3x3.2) */
 
 	/* Round 4r+1: slot 1 ^= M'_L·inv(slot 2 ^ slot 3 ^ slot 0 ^ rk') ^ C'. */
 	vpbroadcastd 16(%rdi,%r10), %ymm1 /* rk0_1 = bcast32() */
-	vpbroadcastd 20(%rdi,%r10), %ymm3 /* rk1_1 = bcast32() */
+	vpbroadcastd 20(%rdi,%r10), %ymm2 /* rk1_1 = bcast32() */
 	vpbroadcastd 24(%rdi,%r10), %ymm5 /* rk2_1 = bcast32() */
 	vpbroadcastd 28(%rdi,%r10), %ymm6 /* rk3_1 = bcast32() */
-	vmovdqa 1408(%rsp), %ymm7 /* reload g0x8.2 */
-	vpxor 1664(%rsp), %ymm7, %ymm9 /* t0_acc_8 = xor(g0x8, g0x12) */
+	vmovdqa 1376(%rsp), %ymm7 /* reload g0x8.2 */
+	vpxor 1632(%rsp), %ymm7, %ymm9 /* t0_acc_8 = xor(g0x8, g0x12) */
 	vpxor %ymm1, %ymm9, %ymm9 /* t0_acc_9 = xor(t0_acc_8, rk0_1) */
-	vpxor 1760(%rsp), %ymm9, %ymm9 /* t0_4 = xor(t0_acc_9, g0x0) */
-	vmovdqa 672(%rsp), %ymm10 /* reload g0x9.2 */
+	vpxor 1728(%rsp), %ymm9, %ymm9 /* t0_4 = xor(t0_acc_9, g0x0) */
+	vmovdqa 512(%rsp), %ymm10 /* reload g0x9.2 */
 	vpxor 480(%rsp), %ymm10, %ymm12 /* t1_acc_8 = xor(g0x9, g0x13) */
-	vpxor %ymm3, %ymm12, %ymm12 /* t1_acc_9 = xor(t1_acc_8, rk1_1) */
-	vpxor 1280(%rsp), %ymm12, %ymm12 /* t1_4 = xor(t1_acc_9, g0x1) */
-	vmovdqa 352(%rsp), %ymm14 /* reload g0x10.2 */
-	vpxor 544(%rsp), %ymm14, %ymm14 /* t2_acc_8 = xor(g0x10, g0x14) */
-	vpxor %ymm5, %ymm14, %ymm14 /* t2_acc_9 = xor(t2_acc_8, rk2_1) */
-	vpxor 1312(%rsp), %ymm14, %ymm14 /* t2_4 = xor(t2_acc_9, g0x2) */
-	vmovdqa 1216(%rsp), %ymm10 /* reload g0x11.2 */
+	vpxor %ymm2, %ymm12, %ymm12 /* t1_acc_9 = xor(t1_acc_8, rk1_1) */
+	vpxor 1248(%rsp), %ymm12, %ymm12 /* t1_4 = xor(t1_acc_9, g0x1) */
+	vmovdqa 352(%rsp), %ymm13 /* reload g0x10.2 */
+	vpxor 128(%rsp), %ymm13, %ymm13 /* t2_acc_8 = xor(g0x10, g0x14) */
+	vpxor %ymm5, %ymm13, %ymm13 /* t2_acc_9 = xor(t2_acc_8, rk2_1) */
+	vpxor 1280(%rsp), %ymm13, %ymm13 /* t2_4 = xor(t2_acc_9, g0x2) */
+	vmovdqa 1152(%rsp), %ymm10 /* reload g0x11.2 */
 	vpxor 224(%rsp), %ymm10, %ymm10 /* t3_acc_8 = xor(g0x11, g0x15) */
 	vpxor %ymm6, %ymm10, %ymm10 /* t3_acc_9 = xor(t3_acc_8, rk3_1) */
 	vpxor 3296(%rsp), %ymm10, %ymm10 /* t3_4 = xor(t3_acc_9, g0x3) */
@@ -27001,18 +26791,18 @@ sm4_byteslice_avx2_vaes_batch_gcm_asm:
 #else
 	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm12, %ymm12 /* y1_4_aes = aesenclast(y1_4_sr, aes_cancel_key) */
 #endif
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm14, %ymm14 /* y2_4_sr = lookup16(t2_4, inv_shift_rows) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm13, %ymm13 /* y2_4_sr = lookup16(t2_4, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm14, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm14
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm14, %xmm14
-	vmovdqu %xmm14, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm14
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm14, %xmm14
-	vmovdqu %xmm14, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm14
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm13
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm13, %xmm13
+	vmovdqu %xmm13, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm13
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm13, %xmm13
+	vmovdqu %xmm13, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm13
 #else
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm14, %ymm14 /* y2_4_aes = aesenclast(y2_4_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm13, %ymm13 /* y2_4_aes = aesenclast(y2_4_sr, aes_cancel_key) */
 #endif
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm10, %ymm10 /* y3_4_sr = lookup16(t3_4, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
@@ -27034,80 +26824,80 @@ sm4_byteslice_avx2_vaes_batch_gcm_asm:
 	vpshufb %ymm7, %ymm15, %ymm0 /* p1_0_4_l = lookup16(tbl_lo_1, y0_4_aes_lo) */
 	vmovdqa %ymm4, 2112(%rsp) /* spill g3x2.3 */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_tbl_hi_1(%rip), %ymm4 /* tbl_hi_1 = const() */
-	vmovdqa %ymm2, 2080(%rsp) /* spill g3x1.3 */
-	vpshufb %ymm9, %ymm4, %ymm2 /* p1_0_4_h = lookup16(tbl_hi_1, y0_4_aes_hi) */
-	vpxor %ymm2, %ymm0, %ymm0 /* p1_0_4 = xor(p1_0_4_l, p1_0_4_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm12, %ymm2 /* y1_4_aes_lo = and(y1_4_aes, nibble_mask) */
+	vmovdqa %ymm3, 2080(%rsp) /* spill g3x1.3 */
+	vpshufb %ymm9, %ymm4, %ymm3 /* p1_0_4_h = lookup16(tbl_hi_1, y0_4_aes_hi) */
+	vpxor %ymm3, %ymm0, %ymm0 /* p1_0_4 = xor(p1_0_4_l, p1_0_4_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm12, %ymm3 /* y1_4_aes_lo = and(y1_4_aes, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* y1_4_aes_sh = shr(y1_4_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm12, %ymm12 /* y1_4_aes_hi = and(y1_4_aes_sh, nibble_mask) */
 	vmovdqa %ymm8, 2048(%rsp) /* spill g3x0.3 */
-	vpshufb %ymm2, %ymm15, %ymm8 /* p1_1_4_l = lookup16(tbl_lo_1, y1_4_aes_lo) */
-	vmovdqa %ymm6, 1504(%rsp) /* spill rk3_1 */
+	vpshufb %ymm3, %ymm15, %ymm8 /* p1_1_4_l = lookup16(tbl_lo_1, y1_4_aes_lo) */
+	vmovdqa %ymm6, 1600(%rsp) /* spill rk3_1 */
 	vpshufb %ymm12, %ymm4, %ymm6 /* p1_1_4_h = lookup16(tbl_hi_1, y1_4_aes_hi) */
 	vpxor %ymm6, %ymm8, %ymm6 /* p1_1_4 = xor(p1_1_4_l, p1_1_4_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm8 /* y2_4_aes_lo = and(y2_4_aes, nibble_mask) */
-	vpsrlw $4, %ymm14, %ymm14 /* y2_4_aes_sh = shr(y2_4_aes) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm14 /* y2_4_aes_hi = and(y2_4_aes_sh, nibble_mask) */
-	vmovdqa %ymm5, 1472(%rsp) /* spill rk2_1 */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm8 /* y2_4_aes_lo = and(y2_4_aes, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* y2_4_aes_sh = shr(y2_4_aes) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm13 /* y2_4_aes_hi = and(y2_4_aes_sh, nibble_mask) */
+	vmovdqa %ymm5, 1440(%rsp) /* spill rk2_1 */
 	vpshufb %ymm8, %ymm15, %ymm5 /* p1_2_4_l = lookup16(tbl_lo_1, y2_4_aes_lo) */
-	vmovdqa %ymm3, 864(%rsp) /* spill rk1_1 */
-	vpshufb %ymm14, %ymm4, %ymm3 /* p1_2_4_h = lookup16(tbl_hi_1, y2_4_aes_hi) */
-	vpxor %ymm3, %ymm5, %ymm3 /* p1_2_4 = xor(p1_2_4_l, p1_2_4_h) */
+	vmovdqa %ymm2, 800(%rsp) /* spill rk1_1 */
+	vpshufb %ymm13, %ymm4, %ymm2 /* p1_2_4_h = lookup16(tbl_hi_1, y2_4_aes_hi) */
+	vpxor %ymm2, %ymm5, %ymm2 /* p1_2_4 = xor(p1_2_4_l, p1_2_4_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm10, %ymm5 /* y3_4_aes_lo = and(y3_4_aes, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* y3_4_aes_sh = shr(y3_4_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm10, %ymm10 /* y3_4_aes_hi = and(y3_4_aes_sh, nibble_mask) */
 	vpshufb %ymm5, %ymm15, %ymm15 /* p1_3_4_l = lookup16(tbl_lo_1, y3_4_aes_lo) */
 	vpshufb %ymm10, %ymm4, %ymm4 /* p1_3_4_h = lookup16(tbl_hi_1, y3_4_aes_hi) */
 	vpxor %ymm4, %ymm15, %ymm4 /* p1_3_4 = xor(p1_3_4_l, p1_3_4_h) */
-	vpshufb %ymm7, %ymm13, %ymm7 /* p2_0_4_l = lookup16(tbl_lo_2, y0_4_aes_lo) */
+	vpshufb %ymm7, %ymm14, %ymm7 /* p2_0_4_l = lookup16(tbl_lo_2, y0_4_aes_lo) */
 	vpshufb %ymm9, %ymm11, %ymm9 /* p2_0_4_h = lookup16(tbl_hi_2, y0_4_aes_hi) */
 	vpxor %ymm9, %ymm7, %ymm7 /* p2_0_4 = xor(p2_0_4_l, p2_0_4_h) */
-	vpshufb %ymm2, %ymm13, %ymm2 /* p2_1_4_l = lookup16(tbl_lo_2, y1_4_aes_lo) */
+	vpshufb %ymm3, %ymm14, %ymm3 /* p2_1_4_l = lookup16(tbl_lo_2, y1_4_aes_lo) */
 	vpshufb %ymm12, %ymm11, %ymm9 /* p2_1_4_h = lookup16(tbl_hi_2, y1_4_aes_hi) */
-	vpxor %ymm9, %ymm2, %ymm2 /* p2_1_4 = xor(p2_1_4_l, p2_1_4_h) */
-	vpshufb %ymm8, %ymm13, %ymm8 /* p2_2_4_l = lookup16(tbl_lo_2, y2_4_aes_lo) */
-	vpshufb %ymm14, %ymm11, %ymm9 /* p2_2_4_h = lookup16(tbl_hi_2, y2_4_aes_hi) */
+	vpxor %ymm9, %ymm3, %ymm3 /* p2_1_4 = xor(p2_1_4_l, p2_1_4_h) */
+	vpshufb %ymm8, %ymm14, %ymm8 /* p2_2_4_l = lookup16(tbl_lo_2, y2_4_aes_lo) */
+	vpshufb %ymm13, %ymm11, %ymm9 /* p2_2_4_h = lookup16(tbl_hi_2, y2_4_aes_hi) */
 	vpxor %ymm9, %ymm8, %ymm8 /* p2_2_4 = xor(p2_2_4_l, p2_2_4_h) */
-	vpshufb %ymm5, %ymm13, %ymm5 /* p2_3_4_l = lookup16(tbl_lo_2, y3_4_aes_lo) */
+	vpshufb %ymm5, %ymm14, %ymm5 /* p2_3_4_l = lookup16(tbl_lo_2, y3_4_aes_lo) */
 	vpshufb %ymm10, %ymm11, %ymm9 /* p2_3_4_h = lookup16(tbl_hi_2, y3_4_aes_hi) */
 	vpxor %ymm9, %ymm5, %ymm5 /* p2_3_4 = xor(p2_3_4_l, p2_3_4_h) */
 	vpxor %ymm6, %ymm0, %ymm9 /* m0_acc_20 = xor(p1_0_4, p1_1_4) */
-	vpxor %ymm3, %ymm2, %ymm10 /* m0_acc_21 = xor(p2_1_4, p1_2_4) */
+	vpxor %ymm2, %ymm3, %ymm10 /* m0_acc_21 = xor(p2_1_4, p1_2_4) */
 	vpxor %ymm5, %ymm8, %ymm12 /* m0_acc_22 = xor(p2_2_4, p2_3_4) */
 	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_23 = xor(m0_acc_20, m0_acc_21) */
 	vpxor %ymm12, %ymm9, %ymm9 /* m0_acc_24 = xor(m0_acc_23, m0_acc_22) */
-	vpxor 1728(%rsp), %ymm9, %ymm9 /* x0n_4 = xor(m0_acc_24, g0x4.2) */
+	vpxor 1664(%rsp), %ymm9, %ymm9 /* x0n_4 = xor(m0_acc_24, g0x4.2) */
 	vpxor %ymm6, %ymm7, %ymm12 /* m1_acc_20 = xor(p2_0_4, p1_1_4) */
-	vpxor %ymm8, %ymm3, %ymm3 /* m1_acc_21 = xor(p1_2_4, p2_2_4) */
+	vpxor %ymm8, %ymm2, %ymm2 /* m1_acc_21 = xor(p1_2_4, p2_2_4) */
 	vpxor %ymm5, %ymm4, %ymm5 /* m1_acc_22 = xor(p1_3_4, p2_3_4) */
-	vpxor %ymm3, %ymm12, %ymm3 /* m1_acc_23 = xor(m1_acc_20, m1_acc_21) */
-	vpxor %ymm5, %ymm3, %ymm3 /* m1_acc_24 = xor(m1_acc_23, m1_acc_22) */
-	vpxor 768(%rsp), %ymm3, %ymm3 /* x1n_4 = xor(m1_acc_24, g0x5.2) */
+	vpxor %ymm2, %ymm12, %ymm2 /* m1_acc_23 = xor(m1_acc_20, m1_acc_21) */
+	vpxor %ymm5, %ymm2, %ymm2 /* m1_acc_24 = xor(m1_acc_23, m1_acc_22) */
+	vpxor 736(%rsp), %ymm2, %ymm2 /* x1n_4 = xor(m1_acc_24, g0x5.2) */
 	vpxor %ymm7, %ymm0, %ymm0 /* m2_acc_20 = xor(p1_0_4, p2_0_4) */
 	vpxor %ymm10, %ymm0, %ymm7 /* m2_acc_23 = xor(m2_acc_20, m0_acc_21) */
 	vpxor %ymm5, %ymm7, %ymm5 /* m2_acc_24 = xor(m2_acc_23, m1_acc_22) */
-	vpxor 800(%rsp), %ymm5, %ymm5 /* x2n_4 = xor(m2_acc_24, g0x6.2) */
-	vpxor %ymm2, %ymm6, %ymm2 /* m3_acc_21 = xor(p1_1_4, p2_1_4) */
+	vpxor 768(%rsp), %ymm5, %ymm5 /* x2n_4 = xor(m2_acc_24, g0x6.2) */
+	vpxor %ymm3, %ymm6, %ymm3 /* m3_acc_21 = xor(p1_1_4, p2_1_4) */
 	vpxor %ymm4, %ymm8, %ymm4 /* m3_acc_22 = xor(p2_2_4, p1_3_4) */
-	vpxor %ymm2, %ymm0, %ymm0 /* m3_acc_23 = xor(m2_acc_20, m3_acc_21) */
+	vpxor %ymm3, %ymm0, %ymm0 /* m3_acc_23 = xor(m2_acc_20, m3_acc_21) */
 	vpxor %ymm4, %ymm0, %ymm0 /* m3_acc_24 = xor(m3_acc_23, m3_acc_22) */
-	vpxor 736(%rsp), %ymm0, %ymm0 /* x3n_4 = xor(m3_acc_24, g0x7.2) */
-	vmovdqa 3232(%rsp), %ymm2 /* reload g1x8.2 */
-	vpxor 3328(%rsp), %ymm2, %ymm4 /* t0_acc_10 = xor(g1x8, g1x12) */
+	vpxor 704(%rsp), %ymm0, %ymm0 /* x3n_4 = xor(m3_acc_24, g0x7.2) */
+	vmovdqa 3232(%rsp), %ymm3 /* reload g1x8.2 */
+	vpxor 3328(%rsp), %ymm3, %ymm4 /* t0_acc_10 = xor(g1x8, g1x12) */
 	vpxor %ymm1, %ymm4, %ymm4 /* t0_acc_11 = xor(t0_acc_10, rk0_1) */
 	vpxor 2752(%rsp), %ymm4, %ymm4 /* t0_5 = xor(t0_acc_11, g1x0) */
 	vmovdqa 2848(%rsp), %ymm6 /* reload g1x9.2 */
 	vpxor 3360(%rsp), %ymm6, %ymm7 /* t1_acc_10 = xor(g1x9, g1x13) */
-	vpxor 864(%rsp), %ymm7, %ymm7 /* t1_acc_11 = xor(t1_acc_10, rk1_1) */
+	vpxor 800(%rsp), %ymm7, %ymm7 /* t1_acc_11 = xor(t1_acc_10, rk1_1) */
 	vpxor 2720(%rsp), %ymm7, %ymm7 /* t1_5 = xor(t1_acc_11, g1x1) */
 	vmovdqa 2880(%rsp), %ymm8 /* reload g1x10.2 */
 	vpxor 3392(%rsp), %ymm8, %ymm10 /* t2_acc_10 = xor(g1x10, g1x14) */
-	vpxor 1472(%rsp), %ymm10, %ymm10 /* t2_acc_11 = xor(t2_acc_10, rk2_1) */
+	vpxor 1440(%rsp), %ymm10, %ymm10 /* t2_acc_11 = xor(t2_acc_10, rk2_1) */
 	vpxor 2688(%rsp), %ymm10, %ymm10 /* t2_5 = xor(t2_acc_11, g1x2) */
 	vmovdqa 2912(%rsp), %ymm12 /* reload g1x11.2 */
-	vpxor 3424(%rsp), %ymm12, %ymm14 /* t3_acc_10 = xor(g1x11, g1x15) */
-	vpxor 1504(%rsp), %ymm14, %ymm14 /* t3_acc_11 = xor(t3_acc_10, rk3_1) */
-	vpxor 2400(%rsp), %ymm14, %ymm14 /* t3_5 = xor(t3_acc_11, g1x3) */
+	vpxor 3424(%rsp), %ymm12, %ymm13 /* t3_acc_10 = xor(g1x11, g1x15) */
+	vpxor 1600(%rsp), %ymm13, %ymm13 /* t3_acc_11 = xor(t3_acc_10, rk3_1) */
+	vpxor 2400(%rsp), %ymm13, %ymm13 /* t3_5 = xor(t3_acc_11, g1x3) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm4, %ymm4 /* y0_5_sr = lookup16(t0_5, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm4, 0(%rsp)
@@ -27147,18 +26937,18 @@ sm4_byteslice_avx2_vaes_batch_gcm_asm:
 #else
 	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm10, %ymm10 /* y2_5_aes = aesenclast(y2_5_sr, aes_cancel_key) */
 #endif
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm14, %ymm14 /* y3_5_sr = lookup16(t3_5, inv_shift_rows) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm13, %ymm13 /* y3_5_sr = lookup16(t3_5, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm14, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm14
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm14, %xmm14
-	vmovdqu %xmm14, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm14
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm14, %xmm14
-	vmovdqu %xmm14, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm14
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm13
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm13, %xmm13
+	vmovdqu %xmm13, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm13
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm13, %xmm13
+	vmovdqu %xmm13, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm13
 #else
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm14, %ymm14 /* y3_5_aes = aesenclast(y3_5_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm13, %ymm13 /* y3_5_aes = aesenclast(y3_5_sr, aes_cancel_key) */
 #endif
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm4, %ymm15 /* y0_5_aes_lo = and(y0_5_aes, nibble_mask) */
 	vpsrlw $4, %ymm4, %ymm4 /* y0_5_aes_sh = shr(y0_5_aes) */
@@ -27166,79 +26956,79 @@ sm4_byteslice_avx2_vaes_batch_gcm_asm:
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_tbl_lo_1(%rip), %ymm12 /* tbl_lo_1 = const() */
 	vpshufb %ymm15, %ymm12, %ymm8 /* p1_0_5_l = lookup16(tbl_lo_1, y0_5_aes_lo) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_tbl_hi_1(%rip), %ymm6 /* tbl_hi_1 = const() */
-	vpshufb %ymm4, %ymm6, %ymm2 /* p1_0_5_h = lookup16(tbl_hi_1, y0_5_aes_hi) */
-	vpxor %ymm2, %ymm8, %ymm2 /* p1_0_5 = xor(p1_0_5_l, p1_0_5_h) */
+	vpshufb %ymm4, %ymm6, %ymm3 /* p1_0_5_h = lookup16(tbl_hi_1, y0_5_aes_hi) */
+	vpxor %ymm3, %ymm8, %ymm3 /* p1_0_5 = xor(p1_0_5_l, p1_0_5_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm7, %ymm8 /* y1_5_aes_lo = and(y1_5_aes, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* y1_5_aes_sh = shr(y1_5_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm7, %ymm7 /* y1_5_aes_hi = and(y1_5_aes_sh, nibble_mask) */
-	vmovdqa %ymm0, 736(%rsp) /* spill g0x7.3 */
+	vmovdqa %ymm0, 704(%rsp) /* spill g0x7.3 */
 	vpshufb %ymm8, %ymm12, %ymm0 /* p1_1_5_l = lookup16(tbl_lo_1, y1_5_aes_lo) */
-	vmovdqa %ymm5, 800(%rsp) /* spill g0x6.3 */
+	vmovdqa %ymm5, 768(%rsp) /* spill g0x6.3 */
 	vpshufb %ymm7, %ymm6, %ymm5 /* p1_1_5_h = lookup16(tbl_hi_1, y1_5_aes_hi) */
 	vpxor %ymm5, %ymm0, %ymm0 /* p1_1_5 = xor(p1_1_5_l, p1_1_5_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm10, %ymm5 /* y2_5_aes_lo = and(y2_5_aes, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* y2_5_aes_sh = shr(y2_5_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm10, %ymm10 /* y2_5_aes_hi = and(y2_5_aes_sh, nibble_mask) */
-	vmovdqa %ymm3, 768(%rsp) /* spill g0x5.3 */
-	vpshufb %ymm5, %ymm12, %ymm3 /* p1_2_5_l = lookup16(tbl_lo_1, y2_5_aes_lo) */
-	vmovdqa %ymm9, 1728(%rsp) /* spill g0x4.3 */
+	vmovdqa %ymm2, 736(%rsp) /* spill g0x5.3 */
+	vpshufb %ymm5, %ymm12, %ymm2 /* p1_2_5_l = lookup16(tbl_lo_1, y2_5_aes_lo) */
+	vmovdqa %ymm9, 1664(%rsp) /* spill g0x4.3 */
 	vpshufb %ymm10, %ymm6, %ymm9 /* p1_2_5_h = lookup16(tbl_hi_1, y2_5_aes_hi) */
-	vpxor %ymm9, %ymm3, %ymm3 /* p1_2_5 = xor(p1_2_5_l, p1_2_5_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm9 /* y3_5_aes_lo = and(y3_5_aes, nibble_mask) */
-	vpsrlw $4, %ymm14, %ymm14 /* y3_5_aes_sh = shr(y3_5_aes) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm14 /* y3_5_aes_hi = and(y3_5_aes_sh, nibble_mask) */
+	vpxor %ymm9, %ymm2, %ymm2 /* p1_2_5 = xor(p1_2_5_l, p1_2_5_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm9 /* y3_5_aes_lo = and(y3_5_aes, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* y3_5_aes_sh = shr(y3_5_aes) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm13 /* y3_5_aes_hi = and(y3_5_aes_sh, nibble_mask) */
 	vpshufb %ymm9, %ymm12, %ymm12 /* p1_3_5_l = lookup16(tbl_lo_1, y3_5_aes_lo) */
-	vpshufb %ymm14, %ymm6, %ymm6 /* p1_3_5_h = lookup16(tbl_hi_1, y3_5_aes_hi) */
+	vpshufb %ymm13, %ymm6, %ymm6 /* p1_3_5_h = lookup16(tbl_hi_1, y3_5_aes_hi) */
 	vpxor %ymm6, %ymm12, %ymm6 /* p1_3_5 = xor(p1_3_5_l, p1_3_5_h) */
-	vpshufb %ymm15, %ymm13, %ymm12 /* p2_0_5_l = lookup16(tbl_lo_2, y0_5_aes_lo) */
+	vpshufb %ymm15, %ymm14, %ymm12 /* p2_0_5_l = lookup16(tbl_lo_2, y0_5_aes_lo) */
 	vpshufb %ymm4, %ymm11, %ymm4 /* p2_0_5_h = lookup16(tbl_hi_2, y0_5_aes_hi) */
 	vpxor %ymm4, %ymm12, %ymm4 /* p2_0_5 = xor(p2_0_5_l, p2_0_5_h) */
-	vpshufb %ymm8, %ymm13, %ymm8 /* p2_1_5_l = lookup16(tbl_lo_2, y1_5_aes_lo) */
+	vpshufb %ymm8, %ymm14, %ymm8 /* p2_1_5_l = lookup16(tbl_lo_2, y1_5_aes_lo) */
 	vpshufb %ymm7, %ymm11, %ymm7 /* p2_1_5_h = lookup16(tbl_hi_2, y1_5_aes_hi) */
 	vpxor %ymm7, %ymm8, %ymm7 /* p2_1_5 = xor(p2_1_5_l, p2_1_5_h) */
-	vpshufb %ymm5, %ymm13, %ymm5 /* p2_2_5_l = lookup16(tbl_lo_2, y2_5_aes_lo) */
+	vpshufb %ymm5, %ymm14, %ymm5 /* p2_2_5_l = lookup16(tbl_lo_2, y2_5_aes_lo) */
 	vpshufb %ymm10, %ymm11, %ymm8 /* p2_2_5_h = lookup16(tbl_hi_2, y2_5_aes_hi) */
 	vpxor %ymm8, %ymm5, %ymm5 /* p2_2_5 = xor(p2_2_5_l, p2_2_5_h) */
-	vpshufb %ymm9, %ymm13, %ymm8 /* p2_3_5_l = lookup16(tbl_lo_2, y3_5_aes_lo) */
-	vpshufb %ymm14, %ymm11, %ymm9 /* p2_3_5_h = lookup16(tbl_hi_2, y3_5_aes_hi) */
+	vpshufb %ymm9, %ymm14, %ymm8 /* p2_3_5_l = lookup16(tbl_lo_2, y3_5_aes_lo) */
+	vpshufb %ymm13, %ymm11, %ymm9 /* p2_3_5_h = lookup16(tbl_hi_2, y3_5_aes_hi) */
 	vpxor %ymm9, %ymm8, %ymm8 /* p2_3_5 = xor(p2_3_5_l, p2_3_5_h) */
-	vpxor %ymm0, %ymm2, %ymm9 /* m0_acc_25 = xor(p1_0_5, p1_1_5) */
-	vpxor %ymm3, %ymm7, %ymm10 /* m0_acc_26 = xor(p2_1_5, p1_2_5) */
+	vpxor %ymm0, %ymm3, %ymm9 /* m0_acc_25 = xor(p1_0_5, p1_1_5) */
+	vpxor %ymm2, %ymm7, %ymm10 /* m0_acc_26 = xor(p2_1_5, p1_2_5) */
 	vpxor %ymm8, %ymm5, %ymm12 /* m0_acc_27 = xor(p2_2_5, p2_3_5) */
 	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_28 = xor(m0_acc_25, m0_acc_26) */
 	vpxor %ymm12, %ymm9, %ymm9 /* m0_acc_29 = xor(m0_acc_28, m0_acc_27) */
 	vpxor 3264(%rsp), %ymm9, %ymm9 /* x0n_5 = xor(m0_acc_29, g1x4.2) */
 	vpxor %ymm0, %ymm4, %ymm12 /* m1_acc_25 = xor(p2_0_5, p1_1_5) */
-	vpxor %ymm5, %ymm3, %ymm3 /* m1_acc_26 = xor(p1_2_5, p2_2_5) */
+	vpxor %ymm5, %ymm2, %ymm2 /* m1_acc_26 = xor(p1_2_5, p2_2_5) */
 	vpxor %ymm8, %ymm6, %ymm8 /* m1_acc_27 = xor(p1_3_5, p2_3_5) */
-	vpxor %ymm3, %ymm12, %ymm3 /* m1_acc_28 = xor(m1_acc_25, m1_acc_26) */
-	vpxor %ymm8, %ymm3, %ymm3 /* m1_acc_29 = xor(m1_acc_28, m1_acc_27) */
-	vpxor 3200(%rsp), %ymm3, %ymm3 /* x1n_5 = xor(m1_acc_29, g1x5.2) */
-	vpxor %ymm4, %ymm2, %ymm2 /* m2_acc_25 = xor(p1_0_5, p2_0_5) */
-	vpxor %ymm10, %ymm2, %ymm4 /* m2_acc_28 = xor(m2_acc_25, m0_acc_26) */
+	vpxor %ymm2, %ymm12, %ymm2 /* m1_acc_28 = xor(m1_acc_25, m1_acc_26) */
+	vpxor %ymm8, %ymm2, %ymm2 /* m1_acc_29 = xor(m1_acc_28, m1_acc_27) */
+	vpxor 3200(%rsp), %ymm2, %ymm2 /* x1n_5 = xor(m1_acc_29, g1x5.2) */
+	vpxor %ymm4, %ymm3, %ymm3 /* m2_acc_25 = xor(p1_0_5, p2_0_5) */
+	vpxor %ymm10, %ymm3, %ymm4 /* m2_acc_28 = xor(m2_acc_25, m0_acc_26) */
 	vpxor %ymm8, %ymm4, %ymm4 /* m2_acc_29 = xor(m2_acc_28, m1_acc_27) */
 	vpxor 2816(%rsp), %ymm4, %ymm4 /* x2n_5 = xor(m2_acc_29, g1x6.2) */
 	vpxor %ymm7, %ymm0, %ymm0 /* m3_acc_26 = xor(p1_1_5, p2_1_5) */
 	vpxor %ymm6, %ymm5, %ymm5 /* m3_acc_27 = xor(p2_2_5, p1_3_5) */
-	vpxor %ymm0, %ymm2, %ymm0 /* m3_acc_28 = xor(m2_acc_25, m3_acc_26) */
+	vpxor %ymm0, %ymm3, %ymm0 /* m3_acc_28 = xor(m2_acc_25, m3_acc_26) */
 	vpxor %ymm5, %ymm0, %ymm0 /* m3_acc_29 = xor(m3_acc_28, m3_acc_27) */
 	vpxor 2784(%rsp), %ymm0, %ymm0 /* x3n_5 = xor(m3_acc_29, g1x7.2) */
-	vmovdqa 2944(%rsp), %ymm2 /* reload g2x8.2 */
-	vpxor 3456(%rsp), %ymm2, %ymm5 /* t0_acc_12 = xor(g2x8, g2x12) */
+	vmovdqa 2944(%rsp), %ymm3 /* reload g2x8.2 */
+	vpxor 3456(%rsp), %ymm3, %ymm5 /* t0_acc_12 = xor(g2x8, g2x12) */
 	vpxor %ymm1, %ymm5, %ymm5 /* t0_acc_13 = xor(t0_acc_12, rk0_1) */
 	vpxor 2368(%rsp), %ymm5, %ymm5 /* t0_6 = xor(t0_acc_13, g2x0) */
 	vmovdqa 2976(%rsp), %ymm6 /* reload g2x9.2 */
 	vpxor 3488(%rsp), %ymm6, %ymm7 /* t1_acc_12 = xor(g2x9, g2x13) */
-	vpxor 864(%rsp), %ymm7, %ymm7 /* t1_acc_13 = xor(t1_acc_12, rk1_1) */
+	vpxor 800(%rsp), %ymm7, %ymm7 /* t1_acc_13 = xor(t1_acc_12, rk1_1) */
 	vpxor 2336(%rsp), %ymm7, %ymm7 /* t1_6 = xor(t1_acc_13, g2x1) */
 	vmovdqa 3008(%rsp), %ymm8 /* reload g2x10.2 */
 	vpxor 3520(%rsp), %ymm8, %ymm10 /* t2_acc_12 = xor(g2x10, g2x14) */
-	vpxor 1472(%rsp), %ymm10, %ymm10 /* t2_acc_13 = xor(t2_acc_12, rk2_1) */
+	vpxor 1440(%rsp), %ymm10, %ymm10 /* t2_acc_13 = xor(t2_acc_12, rk2_1) */
 	vpxor 2304(%rsp), %ymm10, %ymm10 /* t2_6 = xor(t2_acc_13, g2x2) */
 	vmovdqa 3040(%rsp), %ymm12 /* reload g2x11.2 */
-	vpxor 3552(%rsp), %ymm12, %ymm14 /* t3_acc_12 = xor(g2x11, g2x15) */
-	vpxor 1504(%rsp), %ymm14, %ymm14 /* t3_acc_13 = xor(t3_acc_12, rk3_1) */
-	vpxor 2272(%rsp), %ymm14, %ymm14 /* t3_6 = xor(t3_acc_13, g2x3) */
+	vpxor 3552(%rsp), %ymm12, %ymm13 /* t3_acc_12 = xor(g2x11, g2x15) */
+	vpxor 1600(%rsp), %ymm13, %ymm13 /* t3_acc_13 = xor(t3_acc_12, rk3_1) */
+	vpxor 2272(%rsp), %ymm13, %ymm13 /* t3_6 = xor(t3_acc_13, g2x3) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm5, %ymm5 /* y0_6_sr = lookup16(t0_6, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm5, 0(%rsp)
@@ -27278,18 +27068,18 @@ sm4_byteslice_avx2_vaes_batch_gcm_asm:
 #else
 	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm10, %ymm10 /* y2_6_aes = aesenclast(y2_6_sr, aes_cancel_key) */
 #endif
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm14, %ymm14 /* y3_6_sr = lookup16(t3_6, inv_shift_rows) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm13, %ymm13 /* y3_6_sr = lookup16(t3_6, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm14, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm14
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm14, %xmm14
-	vmovdqu %xmm14, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm14
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm14, %xmm14
-	vmovdqu %xmm14, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm14
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm13
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm13, %xmm13
+	vmovdqu %xmm13, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm13
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm13, %xmm13
+	vmovdqu %xmm13, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm13
 #else
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm14, %ymm14 /* y3_6_aes = aesenclast(y3_6_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm13, %ymm13 /* y3_6_aes = aesenclast(y3_6_sr, aes_cancel_key) */
 #endif
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm5, %ymm15 /* y0_6_aes_lo = and(y0_6_aes, nibble_mask) */
 	vpsrlw $4, %ymm5, %ymm5 /* y0_6_aes_sh = shr(y0_6_aes) */
@@ -27297,8 +27087,8 @@ sm4_byteslice_avx2_vaes_batch_gcm_asm:
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_tbl_lo_1(%rip), %ymm12 /* tbl_lo_1 = const() */
 	vpshufb %ymm15, %ymm12, %ymm8 /* p1_0_6_l = lookup16(tbl_lo_1, y0_6_aes_lo) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_tbl_hi_1(%rip), %ymm6 /* tbl_hi_1 = const() */
-	vpshufb %ymm5, %ymm6, %ymm2 /* p1_0_6_h = lookup16(tbl_hi_1, y0_6_aes_hi) */
-	vpxor %ymm2, %ymm8, %ymm2 /* p1_0_6 = xor(p1_0_6_l, p1_0_6_h) */
+	vpshufb %ymm5, %ymm6, %ymm3 /* p1_0_6_h = lookup16(tbl_hi_1, y0_6_aes_hi) */
+	vpxor %ymm3, %ymm8, %ymm3 /* p1_0_6 = xor(p1_0_6_l, p1_0_6_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm7, %ymm8 /* y1_6_aes_lo = and(y1_6_aes, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* y1_6_aes_sh = shr(y1_6_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm7, %ymm7 /* y1_6_aes_hi = and(y1_6_aes_sh, nibble_mask) */
@@ -27310,65 +27100,65 @@ sm4_byteslice_avx2_vaes_batch_gcm_asm:
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm10, %ymm4 /* y2_6_aes_lo = and(y2_6_aes, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* y2_6_aes_sh = shr(y2_6_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm10, %ymm10 /* y2_6_aes_hi = and(y2_6_aes_sh, nibble_mask) */
-	vmovdqa %ymm3, 3200(%rsp) /* spill g1x5.3 */
-	vpshufb %ymm4, %ymm12, %ymm3 /* p1_2_6_l = lookup16(tbl_lo_1, y2_6_aes_lo) */
+	vmovdqa %ymm2, 3200(%rsp) /* spill g1x5.3 */
+	vpshufb %ymm4, %ymm12, %ymm2 /* p1_2_6_l = lookup16(tbl_lo_1, y2_6_aes_lo) */
 	vmovdqa %ymm9, 3264(%rsp) /* spill g1x4.3 */
 	vpshufb %ymm10, %ymm6, %ymm9 /* p1_2_6_h = lookup16(tbl_hi_1, y2_6_aes_hi) */
-	vpxor %ymm9, %ymm3, %ymm3 /* p1_2_6 = xor(p1_2_6_l, p1_2_6_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm9 /* y3_6_aes_lo = and(y3_6_aes, nibble_mask) */
-	vpsrlw $4, %ymm14, %ymm14 /* y3_6_aes_sh = shr(y3_6_aes) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm14 /* y3_6_aes_hi = and(y3_6_aes_sh, nibble_mask) */
+	vpxor %ymm9, %ymm2, %ymm2 /* p1_2_6 = xor(p1_2_6_l, p1_2_6_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm9 /* y3_6_aes_lo = and(y3_6_aes, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* y3_6_aes_sh = shr(y3_6_aes) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm13 /* y3_6_aes_hi = and(y3_6_aes_sh, nibble_mask) */
 	vpshufb %ymm9, %ymm12, %ymm12 /* p1_3_6_l = lookup16(tbl_lo_1, y3_6_aes_lo) */
-	vpshufb %ymm14, %ymm6, %ymm6 /* p1_3_6_h = lookup16(tbl_hi_1, y3_6_aes_hi) */
+	vpshufb %ymm13, %ymm6, %ymm6 /* p1_3_6_h = lookup16(tbl_hi_1, y3_6_aes_hi) */
 	vpxor %ymm6, %ymm12, %ymm6 /* p1_3_6 = xor(p1_3_6_l, p1_3_6_h) */
-	vpshufb %ymm15, %ymm13, %ymm12 /* p2_0_6_l = lookup16(tbl_lo_2, y0_6_aes_lo) */
+	vpshufb %ymm15, %ymm14, %ymm12 /* p2_0_6_l = lookup16(tbl_lo_2, y0_6_aes_lo) */
 	vpshufb %ymm5, %ymm11, %ymm5 /* p2_0_6_h = lookup16(tbl_hi_2, y0_6_aes_hi) */
 	vpxor %ymm5, %ymm12, %ymm5 /* p2_0_6 = xor(p2_0_6_l, p2_0_6_h) */
-	vpshufb %ymm8, %ymm13, %ymm8 /* p2_1_6_l = lookup16(tbl_lo_2, y1_6_aes_lo) */
+	vpshufb %ymm8, %ymm14, %ymm8 /* p2_1_6_l = lookup16(tbl_lo_2, y1_6_aes_lo) */
 	vpshufb %ymm7, %ymm11, %ymm7 /* p2_1_6_h = lookup16(tbl_hi_2, y1_6_aes_hi) */
 	vpxor %ymm7, %ymm8, %ymm7 /* p2_1_6 = xor(p2_1_6_l, p2_1_6_h) */
-	vpshufb %ymm4, %ymm13, %ymm4 /* p2_2_6_l = lookup16(tbl_lo_2, y2_6_aes_lo) */
+	vpshufb %ymm4, %ymm14, %ymm4 /* p2_2_6_l = lookup16(tbl_lo_2, y2_6_aes_lo) */
 	vpshufb %ymm10, %ymm11, %ymm8 /* p2_2_6_h = lookup16(tbl_hi_2, y2_6_aes_hi) */
 	vpxor %ymm8, %ymm4, %ymm4 /* p2_2_6 = xor(p2_2_6_l, p2_2_6_h) */
-	vpshufb %ymm9, %ymm13, %ymm8 /* p2_3_6_l = lookup16(tbl_lo_2, y3_6_aes_lo) */
-	vpshufb %ymm14, %ymm11, %ymm9 /* p2_3_6_h = lookup16(tbl_hi_2, y3_6_aes_hi) */
+	vpshufb %ymm9, %ymm14, %ymm8 /* p2_3_6_l = lookup16(tbl_lo_2, y3_6_aes_lo) */
+	vpshufb %ymm13, %ymm11, %ymm9 /* p2_3_6_h = lookup16(tbl_hi_2, y3_6_aes_hi) */
 	vpxor %ymm9, %ymm8, %ymm8 /* p2_3_6 = xor(p2_3_6_l, p2_3_6_h) */
-	vpxor %ymm0, %ymm2, %ymm9 /* m0_acc_30 = xor(p1_0_6, p1_1_6) */
-	vpxor %ymm3, %ymm7, %ymm10 /* m0_acc_31 = xor(p2_1_6, p1_2_6) */
+	vpxor %ymm0, %ymm3, %ymm9 /* m0_acc_30 = xor(p1_0_6, p1_1_6) */
+	vpxor %ymm2, %ymm7, %ymm10 /* m0_acc_31 = xor(p2_1_6, p1_2_6) */
 	vpxor %ymm8, %ymm4, %ymm12 /* m0_acc_32 = xor(p2_2_6, p2_3_6) */
 	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_33 = xor(m0_acc_30, m0_acc_31) */
 	vpxor %ymm12, %ymm9, %ymm9 /* m0_acc_34 = xor(m0_acc_33, m0_acc_32) */
 	vpxor 2432(%rsp), %ymm9, %ymm9 /* x0n_6 = xor(m0_acc_34, g2x4.2) */
 	vpxor %ymm0, %ymm5, %ymm12 /* m1_acc_30 = xor(p2_0_6, p1_1_6) */
-	vpxor %ymm4, %ymm3, %ymm3 /* m1_acc_31 = xor(p1_2_6, p2_2_6) */
+	vpxor %ymm4, %ymm2, %ymm2 /* m1_acc_31 = xor(p1_2_6, p2_2_6) */
 	vpxor %ymm8, %ymm6, %ymm8 /* m1_acc_32 = xor(p1_3_6, p2_3_6) */
-	vpxor %ymm3, %ymm12, %ymm3 /* m1_acc_33 = xor(m1_acc_30, m1_acc_31) */
-	vpxor %ymm8, %ymm3, %ymm3 /* m1_acc_34 = xor(m1_acc_33, m1_acc_32) */
-	vpxor 2464(%rsp), %ymm3, %ymm3 /* x1n_6 = xor(m1_acc_34, g2x5.2) */
-	vpxor %ymm5, %ymm2, %ymm2 /* m2_acc_30 = xor(p1_0_6, p2_0_6) */
-	vpxor %ymm10, %ymm2, %ymm5 /* m2_acc_33 = xor(m2_acc_30, m0_acc_31) */
+	vpxor %ymm2, %ymm12, %ymm2 /* m1_acc_33 = xor(m1_acc_30, m1_acc_31) */
+	vpxor %ymm8, %ymm2, %ymm2 /* m1_acc_34 = xor(m1_acc_33, m1_acc_32) */
+	vpxor 2464(%rsp), %ymm2, %ymm2 /* x1n_6 = xor(m1_acc_34, g2x5.2) */
+	vpxor %ymm5, %ymm3, %ymm3 /* m2_acc_30 = xor(p1_0_6, p2_0_6) */
+	vpxor %ymm10, %ymm3, %ymm5 /* m2_acc_33 = xor(m2_acc_30, m0_acc_31) */
 	vpxor %ymm8, %ymm5, %ymm5 /* m2_acc_34 = xor(m2_acc_33, m1_acc_32) */
 	vpxor 2496(%rsp), %ymm5, %ymm5 /* x2n_6 = xor(m2_acc_34, g2x6.2) */
 	vpxor %ymm7, %ymm0, %ymm0 /* m3_acc_31 = xor(p1_1_6, p2_1_6) */
 	vpxor %ymm6, %ymm4, %ymm4 /* m3_acc_32 = xor(p2_2_6, p1_3_6) */
-	vpxor %ymm0, %ymm2, %ymm0 /* m3_acc_33 = xor(m2_acc_30, m3_acc_31) */
+	vpxor %ymm0, %ymm3, %ymm0 /* m3_acc_33 = xor(m2_acc_30, m3_acc_31) */
 	vpxor %ymm4, %ymm0, %ymm0 /* m3_acc_34 = xor(m3_acc_33, m3_acc_32) */
 	vpxor 2528(%rsp), %ymm0, %ymm0 /* x3n_6 = xor(m3_acc_34, g2x7.2) */
-	vmovdqa 3072(%rsp), %ymm2 /* reload g3x8.2 */
-	vpxor 3584(%rsp), %ymm2, %ymm4 /* t0_acc_14 = xor(g3x8, g3x12) */
+	vmovdqa 3072(%rsp), %ymm3 /* reload g3x8.2 */
+	vpxor 3584(%rsp), %ymm3, %ymm4 /* t0_acc_14 = xor(g3x8, g3x12) */
 	vpxor %ymm1, %ymm4, %ymm1 /* t0_acc_15 = xor(t0_acc_14, rk0_1) */
 	vpxor 2048(%rsp), %ymm1, %ymm1 /* t0_7 = xor(t0_acc_15, g3x0) */
 	vmovdqa 3104(%rsp), %ymm4 /* reload g3x9.2 */
 	vpxor 3616(%rsp), %ymm4, %ymm6 /* t1_acc_14 = xor(g3x9, g3x13) */
-	vpxor 864(%rsp), %ymm6, %ymm6 /* t1_acc_15 = xor(t1_acc_14, rk1_1) */
+	vpxor 800(%rsp), %ymm6, %ymm6 /* t1_acc_15 = xor(t1_acc_14, rk1_1) */
 	vpxor 2080(%rsp), %ymm6, %ymm6 /* t1_7 = xor(t1_acc_15, g3x1) */
 	vmovdqa 3136(%rsp), %ymm7 /* reload g3x10.2 */
 	vpxor 3648(%rsp), %ymm7, %ymm8 /* t2_acc_14 = xor(g3x10, g3x14) */
-	vpxor 1472(%rsp), %ymm8, %ymm8 /* t2_acc_15 = xor(t2_acc_14, rk2_1) */
+	vpxor 1440(%rsp), %ymm8, %ymm8 /* t2_acc_15 = xor(t2_acc_14, rk2_1) */
 	vpxor 2112(%rsp), %ymm8, %ymm8 /* t2_7 = xor(t2_acc_15, g3x2) */
 	vmovdqa 3168(%rsp), %ymm10 /* reload g3x11.2 */
-	vpxor 1248(%rsp), %ymm10, %ymm12 /* t3_acc_14 = xor(g3x11, g3x15) */
-	vpxor 1504(%rsp), %ymm12, %ymm12 /* t3_acc_15 = xor(t3_acc_14, rk3_1) */
+	vpxor 1216(%rsp), %ymm10, %ymm12 /* t3_acc_14 = xor(g3x11, g3x15) */
+	vpxor 1600(%rsp), %ymm12, %ymm12 /* t3_acc_15 = xor(t3_acc_14, rk3_1) */
 	vpxor 2144(%rsp), %ymm12, %ymm12 /* t3_7 = xor(t3_acc_15, g3x3) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm1, %ymm1 /* y0_7_sr = lookup16(t0_7, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
@@ -27422,29 +27212,29 @@ sm4_byteslice_avx2_vaes_batch_gcm_asm:
 #else
 	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm12, %ymm12 /* y3_7_aes = aesenclast(y3_7_sr, aes_cancel_key) */
 #endif
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm1, %ymm14 /* y0_7_aes_lo = and(y0_7_aes, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm1, %ymm13 /* y0_7_aes_lo = and(y0_7_aes, nibble_mask) */
 	vpsrlw $4, %ymm1, %ymm1 /* y0_7_aes_sh = shr(y0_7_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm1, %ymm1 /* y0_7_aes_hi = and(y0_7_aes_sh, nibble_mask) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_tbl_lo_1(%rip), %ymm15 /* tbl_lo_1 = const() */
-	vpshufb %ymm14, %ymm15, %ymm10 /* p1_0_7_l = lookup16(tbl_lo_1, y0_7_aes_lo) */
+	vpshufb %ymm13, %ymm15, %ymm10 /* p1_0_7_l = lookup16(tbl_lo_1, y0_7_aes_lo) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_tbl_hi_1(%rip), %ymm7 /* tbl_hi_1 = const() */
 	vpshufb %ymm1, %ymm7, %ymm4 /* p1_0_7_h = lookup16(tbl_hi_1, y0_7_aes_hi) */
 	vpxor %ymm4, %ymm10, %ymm4 /* p1_0_7 = xor(p1_0_7_l, p1_0_7_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm6, %ymm10 /* y1_7_aes_lo = and(y1_7_aes, nibble_mask) */
 	vpsrlw $4, %ymm6, %ymm6 /* y1_7_aes_sh = shr(y1_7_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm6, %ymm6 /* y1_7_aes_hi = and(y1_7_aes_sh, nibble_mask) */
-	vpshufb %ymm10, %ymm15, %ymm2 /* p1_1_7_l = lookup16(tbl_lo_1, y1_7_aes_lo) */
+	vpshufb %ymm10, %ymm15, %ymm3 /* p1_1_7_l = lookup16(tbl_lo_1, y1_7_aes_lo) */
 	vmovdqa %ymm0, 2528(%rsp) /* spill g2x7.3 */
 	vpshufb %ymm6, %ymm7, %ymm0 /* p1_1_7_h = lookup16(tbl_hi_1, y1_7_aes_hi) */
-	vpxor %ymm0, %ymm2, %ymm0 /* p1_1_7 = xor(p1_1_7_l, p1_1_7_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm8, %ymm2 /* y2_7_aes_lo = and(y2_7_aes, nibble_mask) */
+	vpxor %ymm0, %ymm3, %ymm0 /* p1_1_7 = xor(p1_1_7_l, p1_1_7_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm8, %ymm3 /* y2_7_aes_lo = and(y2_7_aes, nibble_mask) */
 	vpsrlw $4, %ymm8, %ymm8 /* y2_7_aes_sh = shr(y2_7_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm8, %ymm8 /* y2_7_aes_hi = and(y2_7_aes_sh, nibble_mask) */
 	vmovdqa %ymm5, 2496(%rsp) /* spill g2x6.3 */
-	vpshufb %ymm2, %ymm15, %ymm5 /* p1_2_7_l = lookup16(tbl_lo_1, y2_7_aes_lo) */
-	vmovdqa %ymm3, 2464(%rsp) /* spill g2x5.3 */
-	vpshufb %ymm8, %ymm7, %ymm3 /* p1_2_7_h = lookup16(tbl_hi_1, y2_7_aes_hi) */
-	vpxor %ymm3, %ymm5, %ymm3 /* p1_2_7 = xor(p1_2_7_l, p1_2_7_h) */
+	vpshufb %ymm3, %ymm15, %ymm5 /* p1_2_7_l = lookup16(tbl_lo_1, y2_7_aes_lo) */
+	vmovdqa %ymm2, 2464(%rsp) /* spill g2x5.3 */
+	vpshufb %ymm8, %ymm7, %ymm2 /* p1_2_7_h = lookup16(tbl_hi_1, y2_7_aes_hi) */
+	vpxor %ymm2, %ymm5, %ymm2 /* p1_2_7 = xor(p1_2_7_l, p1_2_7_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm12, %ymm5 /* y3_7_aes_lo = and(y3_7_aes, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* y3_7_aes_sh = shr(y3_7_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm12, %ymm12 /* y3_7_aes_hi = and(y3_7_aes_sh, nibble_mask) */
@@ -27452,61 +27242,61 @@ sm4_byteslice_avx2_vaes_batch_gcm_asm:
 	vpshufb %ymm5, %ymm15, %ymm9 /* p1_3_7_l = lookup16(tbl_lo_1, y3_7_aes_lo) */
 	vpshufb %ymm12, %ymm7, %ymm7 /* p1_3_7_h = lookup16(tbl_hi_1, y3_7_aes_hi) */
 	vpxor %ymm7, %ymm9, %ymm7 /* p1_3_7 = xor(p1_3_7_l, p1_3_7_h) */
-	vpshufb %ymm14, %ymm13, %ymm9 /* p2_0_7_l = lookup16(tbl_lo_2, y0_7_aes_lo) */
+	vpshufb %ymm13, %ymm14, %ymm9 /* p2_0_7_l = lookup16(tbl_lo_2, y0_7_aes_lo) */
 	vpshufb %ymm1, %ymm11, %ymm1 /* p2_0_7_h = lookup16(tbl_hi_2, y0_7_aes_hi) */
 	vpxor %ymm1, %ymm9, %ymm1 /* p2_0_7 = xor(p2_0_7_l, p2_0_7_h) */
-	vpshufb %ymm10, %ymm13, %ymm9 /* p2_1_7_l = lookup16(tbl_lo_2, y1_7_aes_lo) */
+	vpshufb %ymm10, %ymm14, %ymm9 /* p2_1_7_l = lookup16(tbl_lo_2, y1_7_aes_lo) */
 	vpshufb %ymm6, %ymm11, %ymm6 /* p2_1_7_h = lookup16(tbl_hi_2, y1_7_aes_hi) */
 	vpxor %ymm6, %ymm9, %ymm6 /* p2_1_7 = xor(p2_1_7_l, p2_1_7_h) */
-	vpshufb %ymm2, %ymm13, %ymm2 /* p2_2_7_l = lookup16(tbl_lo_2, y2_7_aes_lo) */
+	vpshufb %ymm3, %ymm14, %ymm3 /* p2_2_7_l = lookup16(tbl_lo_2, y2_7_aes_lo) */
 	vpshufb %ymm8, %ymm11, %ymm8 /* p2_2_7_h = lookup16(tbl_hi_2, y2_7_aes_hi) */
-	vpxor %ymm8, %ymm2, %ymm2 /* p2_2_7 = xor(p2_2_7_l, p2_2_7_h) */
-	vpshufb %ymm5, %ymm13, %ymm5 /* p2_3_7_l = lookup16(tbl_lo_2, y3_7_aes_lo) */
+	vpxor %ymm8, %ymm3, %ymm3 /* p2_2_7 = xor(p2_2_7_l, p2_2_7_h) */
+	vpshufb %ymm5, %ymm14, %ymm5 /* p2_3_7_l = lookup16(tbl_lo_2, y3_7_aes_lo) */
 	vpshufb %ymm12, %ymm11, %ymm8 /* p2_3_7_h = lookup16(tbl_hi_2, y3_7_aes_hi) */
 	vpxor %ymm8, %ymm5, %ymm5 /* p2_3_7 = xor(p2_3_7_l, p2_3_7_h) */
 	vpxor %ymm0, %ymm4, %ymm8 /* m0_acc_35 = xor(p1_0_7, p1_1_7) */
-	vpxor %ymm3, %ymm6, %ymm9 /* m0_acc_36 = xor(p2_1_7, p1_2_7) */
-	vpxor %ymm5, %ymm2, %ymm10 /* m0_acc_37 = xor(p2_2_7, p2_3_7) */
+	vpxor %ymm2, %ymm6, %ymm9 /* m0_acc_36 = xor(p2_1_7, p1_2_7) */
+	vpxor %ymm5, %ymm3, %ymm10 /* m0_acc_37 = xor(p2_2_7, p2_3_7) */
 	vpxor %ymm9, %ymm8, %ymm8 /* m0_acc_38 = xor(m0_acc_35, m0_acc_36) */
 	vpxor %ymm10, %ymm8, %ymm8 /* m0_acc_39 = xor(m0_acc_38, m0_acc_37) */
 	vpxor 2560(%rsp), %ymm8, %ymm8 /* x0n_7 = xor(m0_acc_39, g3x4.2) */
 	vpxor %ymm0, %ymm1, %ymm10 /* m1_acc_35 = xor(p2_0_7, p1_1_7) */
-	vpxor %ymm2, %ymm3, %ymm3 /* m1_acc_36 = xor(p1_2_7, p2_2_7) */
+	vpxor %ymm3, %ymm2, %ymm2 /* m1_acc_36 = xor(p1_2_7, p2_2_7) */
 	vpxor %ymm5, %ymm7, %ymm5 /* m1_acc_37 = xor(p1_3_7, p2_3_7) */
-	vpxor %ymm3, %ymm10, %ymm3 /* m1_acc_38 = xor(m1_acc_35, m1_acc_36) */
-	vpxor %ymm5, %ymm3, %ymm3 /* m1_acc_39 = xor(m1_acc_38, m1_acc_37) */
-	vpxor 2592(%rsp), %ymm3, %ymm3 /* x1n_7 = xor(m1_acc_39, g3x5.2) */
+	vpxor %ymm2, %ymm10, %ymm2 /* m1_acc_38 = xor(m1_acc_35, m1_acc_36) */
+	vpxor %ymm5, %ymm2, %ymm2 /* m1_acc_39 = xor(m1_acc_38, m1_acc_37) */
+	vpxor 2592(%rsp), %ymm2, %ymm2 /* x1n_7 = xor(m1_acc_39, g3x5.2) */
 	vpxor %ymm1, %ymm4, %ymm1 /* m2_acc_35 = xor(p1_0_7, p2_0_7) */
 	vpxor %ymm9, %ymm1, %ymm4 /* m2_acc_38 = xor(m2_acc_35, m0_acc_36) */
 	vpxor %ymm5, %ymm4, %ymm4 /* m2_acc_39 = xor(m2_acc_38, m1_acc_37) */
 	vpxor 2624(%rsp), %ymm4, %ymm4 /* x2n_7 = xor(m2_acc_39, g3x6.2) */
 	vpxor %ymm6, %ymm0, %ymm0 /* m3_acc_36 = xor(p1_1_7, p2_1_7) */
-	vpxor %ymm7, %ymm2, %ymm2 /* m3_acc_37 = xor(p2_2_7, p1_3_7) */
+	vpxor %ymm7, %ymm3, %ymm3 /* m3_acc_37 = xor(p2_2_7, p1_3_7) */
 	vpxor %ymm0, %ymm1, %ymm0 /* m3_acc_38 = xor(m2_acc_35, m3_acc_36) */
-	vpxor %ymm2, %ymm0, %ymm0 /* m3_acc_39 = xor(m3_acc_38, m3_acc_37) */
+	vpxor %ymm3, %ymm0, %ymm0 /* m3_acc_39 = xor(m3_acc_38, m3_acc_37) */
 	vpxor 2656(%rsp), %ymm0, %ymm0 /* x3n_7 = xor(m3_acc_39, g3x7.2) */
 
 	/* Round 4r+2: slot 2 ^= M'_L·inv(slot 3 ^ slot 0 ^ slot 1 ^ rk') ^ C'. */
 	vpbroadcastd 32(%rdi,%r10), %ymm1 /* rk0_2 = bcast32() */
-	vpbroadcastd 36(%rdi,%r10), %ymm2 /* rk1_2 = bcast32() */
+	vpbroadcastd 36(%rdi,%r10), %ymm3 /* rk1_2 = bcast32() */
 	vpbroadcastd 40(%rdi,%r10), %ymm5 /* rk2_2 = bcast32() */
 	vpbroadcastd 44(%rdi,%r10), %ymm6 /* rk3_2 = bcast32() */
-	vmovdqa 1664(%rsp), %ymm7 /* reload g0x12.2 */
-	vpxor 1760(%rsp), %ymm7, %ymm9 /* t0_acc_16 = xor(g0x12, g0x0) */
+	vmovdqa 1632(%rsp), %ymm7 /* reload g0x12.2 */
+	vpxor 1728(%rsp), %ymm7, %ymm9 /* t0_acc_16 = xor(g0x12, g0x0) */
 	vpxor %ymm1, %ymm9, %ymm9 /* t0_acc_17 = xor(t0_acc_16, rk0_2) */
-	vpxor 1728(%rsp), %ymm9, %ymm9 /* t0_8 = xor(t0_acc_17, g0x4) */
+	vpxor 1664(%rsp), %ymm9, %ymm9 /* t0_8 = xor(t0_acc_17, g0x4) */
 	vmovdqa 480(%rsp), %ymm10 /* reload g0x13.2 */
-	vpxor 1280(%rsp), %ymm10, %ymm12 /* t1_acc_16 = xor(g0x13, g0x1) */
-	vpxor %ymm2, %ymm12, %ymm12 /* t1_acc_17 = xor(t1_acc_16, rk1_2) */
-	vpxor 768(%rsp), %ymm12, %ymm12 /* t1_8 = xor(t1_acc_17, g0x5) */
-	vmovdqa 544(%rsp), %ymm14 /* reload g0x14.2 */
-	vpxor 1312(%rsp), %ymm14, %ymm14 /* t2_acc_16 = xor(g0x14, g0x2) */
-	vpxor %ymm5, %ymm14, %ymm14 /* t2_acc_17 = xor(t2_acc_16, rk2_2) */
-	vpxor 800(%rsp), %ymm14, %ymm14 /* t2_8 = xor(t2_acc_17, g0x6) */
+	vpxor 1248(%rsp), %ymm10, %ymm12 /* t1_acc_16 = xor(g0x13, g0x1) */
+	vpxor %ymm3, %ymm12, %ymm12 /* t1_acc_17 = xor(t1_acc_16, rk1_2) */
+	vpxor 736(%rsp), %ymm12, %ymm12 /* t1_8 = xor(t1_acc_17, g0x5) */
+	vmovdqa 128(%rsp), %ymm13 /* reload g0x14.2 */
+	vpxor 1280(%rsp), %ymm13, %ymm13 /* t2_acc_16 = xor(g0x14, g0x2) */
+	vpxor %ymm5, %ymm13, %ymm13 /* t2_acc_17 = xor(t2_acc_16, rk2_2) */
+	vpxor 768(%rsp), %ymm13, %ymm13 /* t2_8 = xor(t2_acc_17, g0x6) */
 	vmovdqa 224(%rsp), %ymm10 /* reload g0x15.2 */
 	vpxor 3296(%rsp), %ymm10, %ymm10 /* t3_acc_16 = xor(g0x15, g0x3) */
 	vpxor %ymm6, %ymm10, %ymm10 /* t3_acc_17 = xor(t3_acc_16, rk3_2) */
-	vpxor 736(%rsp), %ymm10, %ymm10 /* t3_8 = xor(t3_acc_17, g0x7) */
+	vpxor 704(%rsp), %ymm10, %ymm10 /* t3_8 = xor(t3_acc_17, g0x7) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm9, %ymm9 /* y0_8_sr = lookup16(t0_8, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm9, 0(%rsp)
@@ -27533,18 +27323,18 @@ sm4_byteslice_avx2_vaes_batch_gcm_asm:
 #else
 	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm12, %ymm12 /* y1_8_aes = aesenclast(y1_8_sr, aes_cancel_key) */
 #endif
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm14, %ymm14 /* y2_8_sr = lookup16(t2_8, inv_shift_rows) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm13, %ymm13 /* y2_8_sr = lookup16(t2_8, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm14, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm14
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm14, %xmm14
-	vmovdqu %xmm14, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm14
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm14, %xmm14
-	vmovdqu %xmm14, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm14
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm13
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm13, %xmm13
+	vmovdqu %xmm13, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm13
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm13, %xmm13
+	vmovdqu %xmm13, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm13
 #else
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm14, %ymm14 /* y2_8_aes = aesenclast(y2_8_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm13, %ymm13 /* y2_8_aes = aesenclast(y2_8_sr, aes_cancel_key) */
 #endif
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm10, %ymm10 /* y3_8_sr = lookup16(t3_8, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
@@ -27566,80 +27356,80 @@ sm4_byteslice_avx2_vaes_batch_gcm_asm:
 	vpshufb %ymm7, %ymm15, %ymm0 /* p1_0_8_l = lookup16(tbl_lo_1, y0_8_aes_lo) */
 	vmovdqa %ymm4, 2624(%rsp) /* spill g3x6.3 */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_tbl_hi_1(%rip), %ymm4 /* tbl_hi_1 = const() */
-	vmovdqa %ymm3, 2592(%rsp) /* spill g3x5.3 */
-	vpshufb %ymm9, %ymm4, %ymm3 /* p1_0_8_h = lookup16(tbl_hi_1, y0_8_aes_hi) */
-	vpxor %ymm3, %ymm0, %ymm0 /* p1_0_8 = xor(p1_0_8_l, p1_0_8_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm12, %ymm3 /* y1_8_aes_lo = and(y1_8_aes, nibble_mask) */
+	vmovdqa %ymm2, 2592(%rsp) /* spill g3x5.3 */
+	vpshufb %ymm9, %ymm4, %ymm2 /* p1_0_8_h = lookup16(tbl_hi_1, y0_8_aes_hi) */
+	vpxor %ymm2, %ymm0, %ymm0 /* p1_0_8 = xor(p1_0_8_l, p1_0_8_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm12, %ymm2 /* y1_8_aes_lo = and(y1_8_aes, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* y1_8_aes_sh = shr(y1_8_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm12, %ymm12 /* y1_8_aes_hi = and(y1_8_aes_sh, nibble_mask) */
 	vmovdqa %ymm8, 2560(%rsp) /* spill g3x4.3 */
-	vpshufb %ymm3, %ymm15, %ymm8 /* p1_1_8_l = lookup16(tbl_lo_1, y1_8_aes_lo) */
-	vmovdqa %ymm6, 1504(%rsp) /* spill rk3_2 */
+	vpshufb %ymm2, %ymm15, %ymm8 /* p1_1_8_l = lookup16(tbl_lo_1, y1_8_aes_lo) */
+	vmovdqa %ymm6, 1600(%rsp) /* spill rk3_2 */
 	vpshufb %ymm12, %ymm4, %ymm6 /* p1_1_8_h = lookup16(tbl_hi_1, y1_8_aes_hi) */
 	vpxor %ymm6, %ymm8, %ymm6 /* p1_1_8 = xor(p1_1_8_l, p1_1_8_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm8 /* y2_8_aes_lo = and(y2_8_aes, nibble_mask) */
-	vpsrlw $4, %ymm14, %ymm14 /* y2_8_aes_sh = shr(y2_8_aes) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm14 /* y2_8_aes_hi = and(y2_8_aes_sh, nibble_mask) */
-	vmovdqa %ymm5, 1472(%rsp) /* spill rk2_2 */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm8 /* y2_8_aes_lo = and(y2_8_aes, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* y2_8_aes_sh = shr(y2_8_aes) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm13 /* y2_8_aes_hi = and(y2_8_aes_sh, nibble_mask) */
+	vmovdqa %ymm5, 1440(%rsp) /* spill rk2_2 */
 	vpshufb %ymm8, %ymm15, %ymm5 /* p1_2_8_l = lookup16(tbl_lo_1, y2_8_aes_lo) */
-	vmovdqa %ymm2, 864(%rsp) /* spill rk1_2 */
-	vpshufb %ymm14, %ymm4, %ymm2 /* p1_2_8_h = lookup16(tbl_hi_1, y2_8_aes_hi) */
-	vpxor %ymm2, %ymm5, %ymm2 /* p1_2_8 = xor(p1_2_8_l, p1_2_8_h) */
+	vmovdqa %ymm3, 800(%rsp) /* spill rk1_2 */
+	vpshufb %ymm13, %ymm4, %ymm3 /* p1_2_8_h = lookup16(tbl_hi_1, y2_8_aes_hi) */
+	vpxor %ymm3, %ymm5, %ymm3 /* p1_2_8 = xor(p1_2_8_l, p1_2_8_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm10, %ymm5 /* y3_8_aes_lo = and(y3_8_aes, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* y3_8_aes_sh = shr(y3_8_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm10, %ymm10 /* y3_8_aes_hi = and(y3_8_aes_sh, nibble_mask) */
 	vpshufb %ymm5, %ymm15, %ymm15 /* p1_3_8_l = lookup16(tbl_lo_1, y3_8_aes_lo) */
 	vpshufb %ymm10, %ymm4, %ymm4 /* p1_3_8_h = lookup16(tbl_hi_1, y3_8_aes_hi) */
 	vpxor %ymm4, %ymm15, %ymm4 /* p1_3_8 = xor(p1_3_8_l, p1_3_8_h) */
-	vpshufb %ymm7, %ymm13, %ymm7 /* p2_0_8_l = lookup16(tbl_lo_2, y0_8_aes_lo) */
+	vpshufb %ymm7, %ymm14, %ymm7 /* p2_0_8_l = lookup16(tbl_lo_2, y0_8_aes_lo) */
 	vpshufb %ymm9, %ymm11, %ymm9 /* p2_0_8_h = lookup16(tbl_hi_2, y0_8_aes_hi) */
 	vpxor %ymm9, %ymm7, %ymm7 /* p2_0_8 = xor(p2_0_8_l, p2_0_8_h) */
-	vpshufb %ymm3, %ymm13, %ymm3 /* p2_1_8_l = lookup16(tbl_lo_2, y1_8_aes_lo) */
+	vpshufb %ymm2, %ymm14, %ymm2 /* p2_1_8_l = lookup16(tbl_lo_2, y1_8_aes_lo) */
 	vpshufb %ymm12, %ymm11, %ymm9 /* p2_1_8_h = lookup16(tbl_hi_2, y1_8_aes_hi) */
-	vpxor %ymm9, %ymm3, %ymm3 /* p2_1_8 = xor(p2_1_8_l, p2_1_8_h) */
-	vpshufb %ymm8, %ymm13, %ymm8 /* p2_2_8_l = lookup16(tbl_lo_2, y2_8_aes_lo) */
-	vpshufb %ymm14, %ymm11, %ymm9 /* p2_2_8_h = lookup16(tbl_hi_2, y2_8_aes_hi) */
+	vpxor %ymm9, %ymm2, %ymm2 /* p2_1_8 = xor(p2_1_8_l, p2_1_8_h) */
+	vpshufb %ymm8, %ymm14, %ymm8 /* p2_2_8_l = lookup16(tbl_lo_2, y2_8_aes_lo) */
+	vpshufb %ymm13, %ymm11, %ymm9 /* p2_2_8_h = lookup16(tbl_hi_2, y2_8_aes_hi) */
 	vpxor %ymm9, %ymm8, %ymm8 /* p2_2_8 = xor(p2_2_8_l, p2_2_8_h) */
-	vpshufb %ymm5, %ymm13, %ymm5 /* p2_3_8_l = lookup16(tbl_lo_2, y3_8_aes_lo) */
+	vpshufb %ymm5, %ymm14, %ymm5 /* p2_3_8_l = lookup16(tbl_lo_2, y3_8_aes_lo) */
 	vpshufb %ymm10, %ymm11, %ymm9 /* p2_3_8_h = lookup16(tbl_hi_2, y3_8_aes_hi) */
 	vpxor %ymm9, %ymm5, %ymm5 /* p2_3_8 = xor(p2_3_8_l, p2_3_8_h) */
 	vpxor %ymm6, %ymm0, %ymm9 /* m0_acc_40 = xor(p1_0_8, p1_1_8) */
-	vpxor %ymm2, %ymm3, %ymm10 /* m0_acc_41 = xor(p2_1_8, p1_2_8) */
+	vpxor %ymm3, %ymm2, %ymm10 /* m0_acc_41 = xor(p2_1_8, p1_2_8) */
 	vpxor %ymm5, %ymm8, %ymm12 /* m0_acc_42 = xor(p2_2_8, p2_3_8) */
 	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_43 = xor(m0_acc_40, m0_acc_41) */
 	vpxor %ymm12, %ymm9, %ymm9 /* m0_acc_44 = xor(m0_acc_43, m0_acc_42) */
-	vpxor 1408(%rsp), %ymm9, %ymm9 /* x0n_8 = xor(m0_acc_44, g0x8.2) */
+	vpxor 1376(%rsp), %ymm9, %ymm9 /* x0n_8 = xor(m0_acc_44, g0x8.2) */
 	vpxor %ymm6, %ymm7, %ymm12 /* m1_acc_40 = xor(p2_0_8, p1_1_8) */
-	vpxor %ymm8, %ymm2, %ymm2 /* m1_acc_41 = xor(p1_2_8, p2_2_8) */
+	vpxor %ymm8, %ymm3, %ymm3 /* m1_acc_41 = xor(p1_2_8, p2_2_8) */
 	vpxor %ymm5, %ymm4, %ymm5 /* m1_acc_42 = xor(p1_3_8, p2_3_8) */
-	vpxor %ymm2, %ymm12, %ymm2 /* m1_acc_43 = xor(m1_acc_40, m1_acc_41) */
-	vpxor %ymm5, %ymm2, %ymm2 /* m1_acc_44 = xor(m1_acc_43, m1_acc_42) */
-	vpxor 672(%rsp), %ymm2, %ymm2 /* x1n_8 = xor(m1_acc_44, g0x9.2) */
+	vpxor %ymm3, %ymm12, %ymm3 /* m1_acc_43 = xor(m1_acc_40, m1_acc_41) */
+	vpxor %ymm5, %ymm3, %ymm3 /* m1_acc_44 = xor(m1_acc_43, m1_acc_42) */
+	vpxor 512(%rsp), %ymm3, %ymm3 /* x1n_8 = xor(m1_acc_44, g0x9.2) */
 	vpxor %ymm7, %ymm0, %ymm0 /* m2_acc_40 = xor(p1_0_8, p2_0_8) */
 	vpxor %ymm10, %ymm0, %ymm7 /* m2_acc_43 = xor(m2_acc_40, m0_acc_41) */
 	vpxor %ymm5, %ymm7, %ymm5 /* m2_acc_44 = xor(m2_acc_43, m1_acc_42) */
 	vpxor 352(%rsp), %ymm5, %ymm5 /* x2n_8 = xor(m2_acc_44, g0x10.2) */
-	vpxor %ymm3, %ymm6, %ymm3 /* m3_acc_41 = xor(p1_1_8, p2_1_8) */
+	vpxor %ymm2, %ymm6, %ymm2 /* m3_acc_41 = xor(p1_1_8, p2_1_8) */
 	vpxor %ymm4, %ymm8, %ymm4 /* m3_acc_42 = xor(p2_2_8, p1_3_8) */
-	vpxor %ymm3, %ymm0, %ymm0 /* m3_acc_43 = xor(m2_acc_40, m3_acc_41) */
+	vpxor %ymm2, %ymm0, %ymm0 /* m3_acc_43 = xor(m2_acc_40, m3_acc_41) */
 	vpxor %ymm4, %ymm0, %ymm0 /* m3_acc_44 = xor(m3_acc_43, m3_acc_42) */
-	vpxor 1216(%rsp), %ymm0, %ymm0 /* x3n_8 = xor(m3_acc_44, g0x11.2) */
-	vmovdqa 3328(%rsp), %ymm3 /* reload g1x12.2 */
-	vpxor 2752(%rsp), %ymm3, %ymm4 /* t0_acc_18 = xor(g1x12, g1x0) */
+	vpxor 1152(%rsp), %ymm0, %ymm0 /* x3n_8 = xor(m3_acc_44, g0x11.2) */
+	vmovdqa 3328(%rsp), %ymm2 /* reload g1x12.2 */
+	vpxor 2752(%rsp), %ymm2, %ymm4 /* t0_acc_18 = xor(g1x12, g1x0) */
 	vpxor %ymm1, %ymm4, %ymm4 /* t0_acc_19 = xor(t0_acc_18, rk0_2) */
 	vpxor 3264(%rsp), %ymm4, %ymm4 /* t0_9 = xor(t0_acc_19, g1x4) */
 	vmovdqa 3360(%rsp), %ymm6 /* reload g1x13.2 */
 	vpxor 2720(%rsp), %ymm6, %ymm7 /* t1_acc_18 = xor(g1x13, g1x1) */
-	vpxor 864(%rsp), %ymm7, %ymm7 /* t1_acc_19 = xor(t1_acc_18, rk1_2) */
+	vpxor 800(%rsp), %ymm7, %ymm7 /* t1_acc_19 = xor(t1_acc_18, rk1_2) */
 	vpxor 3200(%rsp), %ymm7, %ymm7 /* t1_9 = xor(t1_acc_19, g1x5) */
 	vmovdqa 3392(%rsp), %ymm8 /* reload g1x14.2 */
 	vpxor 2688(%rsp), %ymm8, %ymm10 /* t2_acc_18 = xor(g1x14, g1x2) */
-	vpxor 1472(%rsp), %ymm10, %ymm10 /* t2_acc_19 = xor(t2_acc_18, rk2_2) */
+	vpxor 1440(%rsp), %ymm10, %ymm10 /* t2_acc_19 = xor(t2_acc_18, rk2_2) */
 	vpxor 2816(%rsp), %ymm10, %ymm10 /* t2_9 = xor(t2_acc_19, g1x6) */
 	vmovdqa 3424(%rsp), %ymm12 /* reload g1x15.2 */
-	vpxor 2400(%rsp), %ymm12, %ymm14 /* t3_acc_18 = xor(g1x15, g1x3) */
-	vpxor 1504(%rsp), %ymm14, %ymm14 /* t3_acc_19 = xor(t3_acc_18, rk3_2) */
-	vpxor 2784(%rsp), %ymm14, %ymm14 /* t3_9 = xor(t3_acc_19, g1x7) */
+	vpxor 2400(%rsp), %ymm12, %ymm13 /* t3_acc_18 = xor(g1x15, g1x3) */
+	vpxor 1600(%rsp), %ymm13, %ymm13 /* t3_acc_19 = xor(t3_acc_18, rk3_2) */
+	vpxor 2784(%rsp), %ymm13, %ymm13 /* t3_9 = xor(t3_acc_19, g1x7) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm4, %ymm4 /* y0_9_sr = lookup16(t0_9, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm4, 0(%rsp)
@@ -27679,18 +27469,18 @@ sm4_byteslice_avx2_vaes_batch_gcm_asm:
 #else
 	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm10, %ymm10 /* y2_9_aes = aesenclast(y2_9_sr, aes_cancel_key) */
 #endif
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm14, %ymm14 /* y3_9_sr = lookup16(t3_9, inv_shift_rows) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm13, %ymm13 /* y3_9_sr = lookup16(t3_9, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm14, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm14
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm14, %xmm14
-	vmovdqu %xmm14, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm14
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm14, %xmm14
-	vmovdqu %xmm14, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm14
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm13
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm13, %xmm13
+	vmovdqu %xmm13, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm13
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm13, %xmm13
+	vmovdqu %xmm13, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm13
 #else
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm14, %ymm14 /* y3_9_aes = aesenclast(y3_9_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm13, %ymm13 /* y3_9_aes = aesenclast(y3_9_sr, aes_cancel_key) */
 #endif
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm4, %ymm15 /* y0_9_aes_lo = and(y0_9_aes, nibble_mask) */
 	vpsrlw $4, %ymm4, %ymm4 /* y0_9_aes_sh = shr(y0_9_aes) */
@@ -27698,12 +27488,12 @@ sm4_byteslice_avx2_vaes_batch_gcm_asm:
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_tbl_lo_1(%rip), %ymm12 /* tbl_lo_1 = const() */
 	vpshufb %ymm15, %ymm12, %ymm8 /* p1_0_9_l = lookup16(tbl_lo_1, y0_9_aes_lo) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_tbl_hi_1(%rip), %ymm6 /* tbl_hi_1 = const() */
-	vpshufb %ymm4, %ymm6, %ymm3 /* p1_0_9_h = lookup16(tbl_hi_1, y0_9_aes_hi) */
-	vpxor %ymm3, %ymm8, %ymm3 /* p1_0_9 = xor(p1_0_9_l, p1_0_9_h) */
+	vpshufb %ymm4, %ymm6, %ymm2 /* p1_0_9_h = lookup16(tbl_hi_1, y0_9_aes_hi) */
+	vpxor %ymm2, %ymm8, %ymm2 /* p1_0_9 = xor(p1_0_9_l, p1_0_9_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm7, %ymm8 /* y1_9_aes_lo = and(y1_9_aes, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* y1_9_aes_sh = shr(y1_9_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm7, %ymm7 /* y1_9_aes_hi = and(y1_9_aes_sh, nibble_mask) */
-	vmovdqa %ymm0, 1216(%rsp) /* spill g0x11.3 */
+	vmovdqa %ymm0, 1152(%rsp) /* spill g0x11.3 */
 	vpshufb %ymm8, %ymm12, %ymm0 /* p1_1_9_l = lookup16(tbl_lo_1, y1_9_aes_lo) */
 	vmovdqa %ymm5, 352(%rsp) /* spill g0x10.3 */
 	vpshufb %ymm7, %ymm6, %ymm5 /* p1_1_9_h = lookup16(tbl_hi_1, y1_9_aes_hi) */
@@ -27711,66 +27501,66 @@ sm4_byteslice_avx2_vaes_batch_gcm_asm:
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm10, %ymm5 /* y2_9_aes_lo = and(y2_9_aes, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* y2_9_aes_sh = shr(y2_9_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm10, %ymm10 /* y2_9_aes_hi = and(y2_9_aes_sh, nibble_mask) */
-	vmovdqa %ymm2, 672(%rsp) /* spill g0x9.3 */
-	vpshufb %ymm5, %ymm12, %ymm2 /* p1_2_9_l = lookup16(tbl_lo_1, y2_9_aes_lo) */
-	vmovdqa %ymm9, 1408(%rsp) /* spill g0x8.3 */
+	vmovdqa %ymm3, 512(%rsp) /* spill g0x9.3 */
+	vpshufb %ymm5, %ymm12, %ymm3 /* p1_2_9_l = lookup16(tbl_lo_1, y2_9_aes_lo) */
+	vmovdqa %ymm9, 1376(%rsp) /* spill g0x8.3 */
 	vpshufb %ymm10, %ymm6, %ymm9 /* p1_2_9_h = lookup16(tbl_hi_1, y2_9_aes_hi) */
-	vpxor %ymm9, %ymm2, %ymm2 /* p1_2_9 = xor(p1_2_9_l, p1_2_9_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm9 /* y3_9_aes_lo = and(y3_9_aes, nibble_mask) */
-	vpsrlw $4, %ymm14, %ymm14 /* y3_9_aes_sh = shr(y3_9_aes) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm14 /* y3_9_aes_hi = and(y3_9_aes_sh, nibble_mask) */
+	vpxor %ymm9, %ymm3, %ymm3 /* p1_2_9 = xor(p1_2_9_l, p1_2_9_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm9 /* y3_9_aes_lo = and(y3_9_aes, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* y3_9_aes_sh = shr(y3_9_aes) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm13 /* y3_9_aes_hi = and(y3_9_aes_sh, nibble_mask) */
 	vpshufb %ymm9, %ymm12, %ymm12 /* p1_3_9_l = lookup16(tbl_lo_1, y3_9_aes_lo) */
-	vpshufb %ymm14, %ymm6, %ymm6 /* p1_3_9_h = lookup16(tbl_hi_1, y3_9_aes_hi) */
+	vpshufb %ymm13, %ymm6, %ymm6 /* p1_3_9_h = lookup16(tbl_hi_1, y3_9_aes_hi) */
 	vpxor %ymm6, %ymm12, %ymm6 /* p1_3_9 = xor(p1_3_9_l, p1_3_9_h) */
-	vpshufb %ymm15, %ymm13, %ymm12 /* p2_0_9_l = lookup16(tbl_lo_2, y0_9_aes_lo) */
+	vpshufb %ymm15, %ymm14, %ymm12 /* p2_0_9_l = lookup16(tbl_lo_2, y0_9_aes_lo) */
 	vpshufb %ymm4, %ymm11, %ymm4 /* p2_0_9_h = lookup16(tbl_hi_2, y0_9_aes_hi) */
 	vpxor %ymm4, %ymm12, %ymm4 /* p2_0_9 = xor(p2_0_9_l, p2_0_9_h) */
-	vpshufb %ymm8, %ymm13, %ymm8 /* p2_1_9_l = lookup16(tbl_lo_2, y1_9_aes_lo) */
+	vpshufb %ymm8, %ymm14, %ymm8 /* p2_1_9_l = lookup16(tbl_lo_2, y1_9_aes_lo) */
 	vpshufb %ymm7, %ymm11, %ymm7 /* p2_1_9_h = lookup16(tbl_hi_2, y1_9_aes_hi) */
 	vpxor %ymm7, %ymm8, %ymm7 /* p2_1_9 = xor(p2_1_9_l, p2_1_9_h) */
-	vpshufb %ymm5, %ymm13, %ymm5 /* p2_2_9_l = lookup16(tbl_lo_2, y2_9_aes_lo) */
+	vpshufb %ymm5, %ymm14, %ymm5 /* p2_2_9_l = lookup16(tbl_lo_2, y2_9_aes_lo) */
 	vpshufb %ymm10, %ymm11, %ymm8 /* p2_2_9_h = lookup16(tbl_hi_2, y2_9_aes_hi) */
 	vpxor %ymm8, %ymm5, %ymm5 /* p2_2_9 = xor(p2_2_9_l, p2_2_9_h) */
-	vpshufb %ymm9, %ymm13, %ymm8 /* p2_3_9_l = lookup16(tbl_lo_2, y3_9_aes_lo) */
-	vpshufb %ymm14, %ymm11, %ymm9 /* p2_3_9_h = lookup16(tbl_hi_2, y3_9_aes_hi) */
+	vpshufb %ymm9, %ymm14, %ymm8 /* p2_3_9_l = lookup16(tbl_lo_2, y3_9_aes_lo) */
+	vpshufb %ymm13, %ymm11, %ymm9 /* p2_3_9_h = lookup16(tbl_hi_2, y3_9_aes_hi) */
 	vpxor %ymm9, %ymm8, %ymm8 /* p2_3_9 = xor(p2_3_9_l, p2_3_9_h) */
-	vpxor %ymm0, %ymm3, %ymm9 /* m0_acc_45 = xor(p1_0_9, p1_1_9) */
-	vpxor %ymm2, %ymm7, %ymm10 /* m0_acc_46 = xor(p2_1_9, p1_2_9) */
+	vpxor %ymm0, %ymm2, %ymm9 /* m0_acc_45 = xor(p1_0_9, p1_1_9) */
+	vpxor %ymm3, %ymm7, %ymm10 /* m0_acc_46 = xor(p2_1_9, p1_2_9) */
 	vpxor %ymm8, %ymm5, %ymm12 /* m0_acc_47 = xor(p2_2_9, p2_3_9) */
 	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_48 = xor(m0_acc_45, m0_acc_46) */
 	vpxor %ymm12, %ymm9, %ymm9 /* m0_acc_49 = xor(m0_acc_48, m0_acc_47) */
 	vpxor 3232(%rsp), %ymm9, %ymm9 /* x0n_9 = xor(m0_acc_49, g1x8.2) */
 	vpxor %ymm0, %ymm4, %ymm12 /* m1_acc_45 = xor(p2_0_9, p1_1_9) */
-	vpxor %ymm5, %ymm2, %ymm2 /* m1_acc_46 = xor(p1_2_9, p2_2_9) */
+	vpxor %ymm5, %ymm3, %ymm3 /* m1_acc_46 = xor(p1_2_9, p2_2_9) */
 	vpxor %ymm8, %ymm6, %ymm8 /* m1_acc_47 = xor(p1_3_9, p2_3_9) */
-	vpxor %ymm2, %ymm12, %ymm2 /* m1_acc_48 = xor(m1_acc_45, m1_acc_46) */
-	vpxor %ymm8, %ymm2, %ymm2 /* m1_acc_49 = xor(m1_acc_48, m1_acc_47) */
-	vpxor 2848(%rsp), %ymm2, %ymm2 /* x1n_9 = xor(m1_acc_49, g1x9.2) */
-	vpxor %ymm4, %ymm3, %ymm3 /* m2_acc_45 = xor(p1_0_9, p2_0_9) */
-	vpxor %ymm10, %ymm3, %ymm4 /* m2_acc_48 = xor(m2_acc_45, m0_acc_46) */
+	vpxor %ymm3, %ymm12, %ymm3 /* m1_acc_48 = xor(m1_acc_45, m1_acc_46) */
+	vpxor %ymm8, %ymm3, %ymm3 /* m1_acc_49 = xor(m1_acc_48, m1_acc_47) */
+	vpxor 2848(%rsp), %ymm3, %ymm3 /* x1n_9 = xor(m1_acc_49, g1x9.2) */
+	vpxor %ymm4, %ymm2, %ymm2 /* m2_acc_45 = xor(p1_0_9, p2_0_9) */
+	vpxor %ymm10, %ymm2, %ymm4 /* m2_acc_48 = xor(m2_acc_45, m0_acc_46) */
 	vpxor %ymm8, %ymm4, %ymm4 /* m2_acc_49 = xor(m2_acc_48, m1_acc_47) */
 	vpxor 2880(%rsp), %ymm4, %ymm4 /* x2n_9 = xor(m2_acc_49, g1x10.2) */
 	vpxor %ymm7, %ymm0, %ymm0 /* m3_acc_46 = xor(p1_1_9, p2_1_9) */
 	vpxor %ymm6, %ymm5, %ymm5 /* m3_acc_47 = xor(p2_2_9, p1_3_9) */
-	vpxor %ymm0, %ymm3, %ymm0 /* m3_acc_48 = xor(m2_acc_45, m3_acc_46) */
+	vpxor %ymm0, %ymm2, %ymm0 /* m3_acc_48 = xor(m2_acc_45, m3_acc_46) */
 	vpxor %ymm5, %ymm0, %ymm0 /* m3_acc_49 = xor(m3_acc_48, m3_acc_47) */
 	vpxor 2912(%rsp), %ymm0, %ymm0 /* x3n_9 = xor(m3_acc_49, g1x11.2) */
-	vmovdqa 3456(%rsp), %ymm3 /* reload g2x12.2 */
-	vpxor 2368(%rsp), %ymm3, %ymm5 /* t0_acc_20 = xor(g2x12, g2x0) */
+	vmovdqa 3456(%rsp), %ymm2 /* reload g2x12.2 */
+	vpxor 2368(%rsp), %ymm2, %ymm5 /* t0_acc_20 = xor(g2x12, g2x0) */
 	vpxor %ymm1, %ymm5, %ymm5 /* t0_acc_21 = xor(t0_acc_20, rk0_2) */
 	vpxor 2432(%rsp), %ymm5, %ymm5 /* t0_10 = xor(t0_acc_21, g2x4) */
 	vmovdqa 3488(%rsp), %ymm6 /* reload g2x13.2 */
 	vpxor 2336(%rsp), %ymm6, %ymm7 /* t1_acc_20 = xor(g2x13, g2x1) */
-	vpxor 864(%rsp), %ymm7, %ymm7 /* t1_acc_21 = xor(t1_acc_20, rk1_2) */
+	vpxor 800(%rsp), %ymm7, %ymm7 /* t1_acc_21 = xor(t1_acc_20, rk1_2) */
 	vpxor 2464(%rsp), %ymm7, %ymm7 /* t1_10 = xor(t1_acc_21, g2x5) */
 	vmovdqa 3520(%rsp), %ymm8 /* reload g2x14.2 */
 	vpxor 2304(%rsp), %ymm8, %ymm10 /* t2_acc_20 = xor(g2x14, g2x2) */
-	vpxor 1472(%rsp), %ymm10, %ymm10 /* t2_acc_21 = xor(t2_acc_20, rk2_2) */
+	vpxor 1440(%rsp), %ymm10, %ymm10 /* t2_acc_21 = xor(t2_acc_20, rk2_2) */
 	vpxor 2496(%rsp), %ymm10, %ymm10 /* t2_10 = xor(t2_acc_21, g2x6) */
 	vmovdqa 3552(%rsp), %ymm12 /* reload g2x15.2 */
-	vpxor 2272(%rsp), %ymm12, %ymm14 /* t3_acc_20 = xor(g2x15, g2x3) */
-	vpxor 1504(%rsp), %ymm14, %ymm14 /* t3_acc_21 = xor(t3_acc_20, rk3_2) */
-	vpxor 2528(%rsp), %ymm14, %ymm14 /* t3_10 = xor(t3_acc_21, g2x7) */
+	vpxor 2272(%rsp), %ymm12, %ymm13 /* t3_acc_20 = xor(g2x15, g2x3) */
+	vpxor 1600(%rsp), %ymm13, %ymm13 /* t3_acc_21 = xor(t3_acc_20, rk3_2) */
+	vpxor 2528(%rsp), %ymm13, %ymm13 /* t3_10 = xor(t3_acc_21, g2x7) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm5, %ymm5 /* y0_10_sr = lookup16(t0_10, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm5, 0(%rsp)
@@ -27810,18 +27600,18 @@ sm4_byteslice_avx2_vaes_batch_gcm_asm:
 #else
 	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm10, %ymm10 /* y2_10_aes = aesenclast(y2_10_sr, aes_cancel_key) */
 #endif
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm14, %ymm14 /* y3_10_sr = lookup16(t3_10, inv_shift_rows) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm13, %ymm13 /* y3_10_sr = lookup16(t3_10, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm14, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm14
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm14, %xmm14
-	vmovdqu %xmm14, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm14
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm14, %xmm14
-	vmovdqu %xmm14, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm14
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm13
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm13, %xmm13
+	vmovdqu %xmm13, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm13
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm13, %xmm13
+	vmovdqu %xmm13, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm13
 #else
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm14, %ymm14 /* y3_10_aes = aesenclast(y3_10_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm13, %ymm13 /* y3_10_aes = aesenclast(y3_10_sr, aes_cancel_key) */
 #endif
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm5, %ymm15 /* y0_10_aes_lo = and(y0_10_aes, nibble_mask) */
 	vpsrlw $4, %ymm5, %ymm5 /* y0_10_aes_sh = shr(y0_10_aes) */
@@ -27829,8 +27619,8 @@ sm4_byteslice_avx2_vaes_batch_gcm_asm:
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_tbl_lo_1(%rip), %ymm12 /* tbl_lo_1 = const() */
 	vpshufb %ymm15, %ymm12, %ymm8 /* p1_0_10_l = lookup16(tbl_lo_1, y0_10_aes_lo) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_tbl_hi_1(%rip), %ymm6 /* tbl_hi_1 = const() */
-	vpshufb %ymm5, %ymm6, %ymm3 /* p1_0_10_h = lookup16(tbl_hi_1, y0_10_aes_hi) */
-	vpxor %ymm3, %ymm8, %ymm3 /* p1_0_10 = xor(p1_0_10_l, p1_0_10_h) */
+	vpshufb %ymm5, %ymm6, %ymm2 /* p1_0_10_h = lookup16(tbl_hi_1, y0_10_aes_hi) */
+	vpxor %ymm2, %ymm8, %ymm2 /* p1_0_10 = xor(p1_0_10_l, p1_0_10_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm7, %ymm8 /* y1_10_aes_lo = and(y1_10_aes, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* y1_10_aes_sh = shr(y1_10_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm7, %ymm7 /* y1_10_aes_hi = and(y1_10_aes_sh, nibble_mask) */
@@ -27842,65 +27632,65 @@ sm4_byteslice_avx2_vaes_batch_gcm_asm:
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm10, %ymm4 /* y2_10_aes_lo = and(y2_10_aes, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* y2_10_aes_sh = shr(y2_10_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm10, %ymm10 /* y2_10_aes_hi = and(y2_10_aes_sh, nibble_mask) */
-	vmovdqa %ymm2, 2848(%rsp) /* spill g1x9.3 */
-	vpshufb %ymm4, %ymm12, %ymm2 /* p1_2_10_l = lookup16(tbl_lo_1, y2_10_aes_lo) */
+	vmovdqa %ymm3, 2848(%rsp) /* spill g1x9.3 */
+	vpshufb %ymm4, %ymm12, %ymm3 /* p1_2_10_l = lookup16(tbl_lo_1, y2_10_aes_lo) */
 	vmovdqa %ymm9, 3232(%rsp) /* spill g1x8.3 */
 	vpshufb %ymm10, %ymm6, %ymm9 /* p1_2_10_h = lookup16(tbl_hi_1, y2_10_aes_hi) */
-	vpxor %ymm9, %ymm2, %ymm2 /* p1_2_10 = xor(p1_2_10_l, p1_2_10_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm9 /* y3_10_aes_lo = and(y3_10_aes, nibble_mask) */
-	vpsrlw $4, %ymm14, %ymm14 /* y3_10_aes_sh = shr(y3_10_aes) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm14 /* y3_10_aes_hi = and(y3_10_aes_sh, nibble_mask) */
+	vpxor %ymm9, %ymm3, %ymm3 /* p1_2_10 = xor(p1_2_10_l, p1_2_10_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm9 /* y3_10_aes_lo = and(y3_10_aes, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* y3_10_aes_sh = shr(y3_10_aes) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm13 /* y3_10_aes_hi = and(y3_10_aes_sh, nibble_mask) */
 	vpshufb %ymm9, %ymm12, %ymm12 /* p1_3_10_l = lookup16(tbl_lo_1, y3_10_aes_lo) */
-	vpshufb %ymm14, %ymm6, %ymm6 /* p1_3_10_h = lookup16(tbl_hi_1, y3_10_aes_hi) */
+	vpshufb %ymm13, %ymm6, %ymm6 /* p1_3_10_h = lookup16(tbl_hi_1, y3_10_aes_hi) */
 	vpxor %ymm6, %ymm12, %ymm6 /* p1_3_10 = xor(p1_3_10_l, p1_3_10_h) */
-	vpshufb %ymm15, %ymm13, %ymm12 /* p2_0_10_l = lookup16(tbl_lo_2, y0_10_aes_lo) */
+	vpshufb %ymm15, %ymm14, %ymm12 /* p2_0_10_l = lookup16(tbl_lo_2, y0_10_aes_lo) */
 	vpshufb %ymm5, %ymm11, %ymm5 /* p2_0_10_h = lookup16(tbl_hi_2, y0_10_aes_hi) */
 	vpxor %ymm5, %ymm12, %ymm5 /* p2_0_10 = xor(p2_0_10_l, p2_0_10_h) */
-	vpshufb %ymm8, %ymm13, %ymm8 /* p2_1_10_l = lookup16(tbl_lo_2, y1_10_aes_lo) */
+	vpshufb %ymm8, %ymm14, %ymm8 /* p2_1_10_l = lookup16(tbl_lo_2, y1_10_aes_lo) */
 	vpshufb %ymm7, %ymm11, %ymm7 /* p2_1_10_h = lookup16(tbl_hi_2, y1_10_aes_hi) */
 	vpxor %ymm7, %ymm8, %ymm7 /* p2_1_10 = xor(p2_1_10_l, p2_1_10_h) */
-	vpshufb %ymm4, %ymm13, %ymm4 /* p2_2_10_l = lookup16(tbl_lo_2, y2_10_aes_lo) */
+	vpshufb %ymm4, %ymm14, %ymm4 /* p2_2_10_l = lookup16(tbl_lo_2, y2_10_aes_lo) */
 	vpshufb %ymm10, %ymm11, %ymm8 /* p2_2_10_h = lookup16(tbl_hi_2, y2_10_aes_hi) */
 	vpxor %ymm8, %ymm4, %ymm4 /* p2_2_10 = xor(p2_2_10_l, p2_2_10_h) */
-	vpshufb %ymm9, %ymm13, %ymm8 /* p2_3_10_l = lookup16(tbl_lo_2, y3_10_aes_lo) */
-	vpshufb %ymm14, %ymm11, %ymm9 /* p2_3_10_h = lookup16(tbl_hi_2, y3_10_aes_hi) */
+	vpshufb %ymm9, %ymm14, %ymm8 /* p2_3_10_l = lookup16(tbl_lo_2, y3_10_aes_lo) */
+	vpshufb %ymm13, %ymm11, %ymm9 /* p2_3_10_h = lookup16(tbl_hi_2, y3_10_aes_hi) */
 	vpxor %ymm9, %ymm8, %ymm8 /* p2_3_10 = xor(p2_3_10_l, p2_3_10_h) */
-	vpxor %ymm0, %ymm3, %ymm9 /* m0_acc_50 = xor(p1_0_10, p1_1_10) */
-	vpxor %ymm2, %ymm7, %ymm10 /* m0_acc_51 = xor(p2_1_10, p1_2_10) */
+	vpxor %ymm0, %ymm2, %ymm9 /* m0_acc_50 = xor(p1_0_10, p1_1_10) */
+	vpxor %ymm3, %ymm7, %ymm10 /* m0_acc_51 = xor(p2_1_10, p1_2_10) */
 	vpxor %ymm8, %ymm4, %ymm12 /* m0_acc_52 = xor(p2_2_10, p2_3_10) */
 	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_53 = xor(m0_acc_50, m0_acc_51) */
 	vpxor %ymm12, %ymm9, %ymm9 /* m0_acc_54 = xor(m0_acc_53, m0_acc_52) */
 	vpxor 2944(%rsp), %ymm9, %ymm9 /* x0n_10 = xor(m0_acc_54, g2x8.2) */
 	vpxor %ymm0, %ymm5, %ymm12 /* m1_acc_50 = xor(p2_0_10, p1_1_10) */
-	vpxor %ymm4, %ymm2, %ymm2 /* m1_acc_51 = xor(p1_2_10, p2_2_10) */
+	vpxor %ymm4, %ymm3, %ymm3 /* m1_acc_51 = xor(p1_2_10, p2_2_10) */
 	vpxor %ymm8, %ymm6, %ymm8 /* m1_acc_52 = xor(p1_3_10, p2_3_10) */
-	vpxor %ymm2, %ymm12, %ymm2 /* m1_acc_53 = xor(m1_acc_50, m1_acc_51) */
-	vpxor %ymm8, %ymm2, %ymm2 /* m1_acc_54 = xor(m1_acc_53, m1_acc_52) */
-	vpxor 2976(%rsp), %ymm2, %ymm2 /* x1n_10 = xor(m1_acc_54, g2x9.2) */
-	vpxor %ymm5, %ymm3, %ymm3 /* m2_acc_50 = xor(p1_0_10, p2_0_10) */
-	vpxor %ymm10, %ymm3, %ymm5 /* m2_acc_53 = xor(m2_acc_50, m0_acc_51) */
+	vpxor %ymm3, %ymm12, %ymm3 /* m1_acc_53 = xor(m1_acc_50, m1_acc_51) */
+	vpxor %ymm8, %ymm3, %ymm3 /* m1_acc_54 = xor(m1_acc_53, m1_acc_52) */
+	vpxor 2976(%rsp), %ymm3, %ymm3 /* x1n_10 = xor(m1_acc_54, g2x9.2) */
+	vpxor %ymm5, %ymm2, %ymm2 /* m2_acc_50 = xor(p1_0_10, p2_0_10) */
+	vpxor %ymm10, %ymm2, %ymm5 /* m2_acc_53 = xor(m2_acc_50, m0_acc_51) */
 	vpxor %ymm8, %ymm5, %ymm5 /* m2_acc_54 = xor(m2_acc_53, m1_acc_52) */
 	vpxor 3008(%rsp), %ymm5, %ymm5 /* x2n_10 = xor(m2_acc_54, g2x10.2) */
 	vpxor %ymm7, %ymm0, %ymm0 /* m3_acc_51 = xor(p1_1_10, p2_1_10) */
 	vpxor %ymm6, %ymm4, %ymm4 /* m3_acc_52 = xor(p2_2_10, p1_3_10) */
-	vpxor %ymm0, %ymm3, %ymm0 /* m3_acc_53 = xor(m2_acc_50, m3_acc_51) */
+	vpxor %ymm0, %ymm2, %ymm0 /* m3_acc_53 = xor(m2_acc_50, m3_acc_51) */
 	vpxor %ymm4, %ymm0, %ymm0 /* m3_acc_54 = xor(m3_acc_53, m3_acc_52) */
 	vpxor 3040(%rsp), %ymm0, %ymm0 /* x3n_10 = xor(m3_acc_54, g2x11.2) */
-	vmovdqa 3584(%rsp), %ymm3 /* reload g3x12.2 */
-	vpxor 2048(%rsp), %ymm3, %ymm4 /* t0_acc_22 = xor(g3x12, g3x0) */
+	vmovdqa 3584(%rsp), %ymm2 /* reload g3x12.2 */
+	vpxor 2048(%rsp), %ymm2, %ymm4 /* t0_acc_22 = xor(g3x12, g3x0) */
 	vpxor %ymm1, %ymm4, %ymm1 /* t0_acc_23 = xor(t0_acc_22, rk0_2) */
 	vpxor 2560(%rsp), %ymm1, %ymm1 /* t0_11 = xor(t0_acc_23, g3x4) */
 	vmovdqa 3616(%rsp), %ymm4 /* reload g3x13.2 */
 	vpxor 2080(%rsp), %ymm4, %ymm6 /* t1_acc_22 = xor(g3x13, g3x1) */
-	vpxor 864(%rsp), %ymm6, %ymm6 /* t1_acc_23 = xor(t1_acc_22, rk1_2) */
+	vpxor 800(%rsp), %ymm6, %ymm6 /* t1_acc_23 = xor(t1_acc_22, rk1_2) */
 	vpxor 2592(%rsp), %ymm6, %ymm6 /* t1_11 = xor(t1_acc_23, g3x5) */
 	vmovdqa 3648(%rsp), %ymm7 /* reload g3x14.2 */
 	vpxor 2112(%rsp), %ymm7, %ymm8 /* t2_acc_22 = xor(g3x14, g3x2) */
-	vpxor 1472(%rsp), %ymm8, %ymm8 /* t2_acc_23 = xor(t2_acc_22, rk2_2) */
+	vpxor 1440(%rsp), %ymm8, %ymm8 /* t2_acc_23 = xor(t2_acc_22, rk2_2) */
 	vpxor 2624(%rsp), %ymm8, %ymm8 /* t2_11 = xor(t2_acc_23, g3x6) */
-	vmovdqa 1248(%rsp), %ymm10 /* reload g3x15.2 */
+	vmovdqa 1216(%rsp), %ymm10 /* reload g3x15.2 */
 	vpxor 2144(%rsp), %ymm10, %ymm12 /* t3_acc_22 = xor(g3x15, g3x3) */
-	vpxor 1504(%rsp), %ymm12, %ymm12 /* t3_acc_23 = xor(t3_acc_22, rk3_2) */
+	vpxor 1600(%rsp), %ymm12, %ymm12 /* t3_acc_23 = xor(t3_acc_22, rk3_2) */
 	vpxor 2656(%rsp), %ymm12, %ymm12 /* t3_11 = xor(t3_acc_23, g3x7) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm1, %ymm1 /* y0_11_sr = lookup16(t0_11, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
@@ -27954,29 +27744,29 @@ sm4_byteslice_avx2_vaes_batch_gcm_asm:
 #else
 	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm12, %ymm12 /* y3_11_aes = aesenclast(y3_11_sr, aes_cancel_key) */
 #endif
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm1, %ymm14 /* y0_11_aes_lo = and(y0_11_aes, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm1, %ymm13 /* y0_11_aes_lo = and(y0_11_aes, nibble_mask) */
 	vpsrlw $4, %ymm1, %ymm1 /* y0_11_aes_sh = shr(y0_11_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm1, %ymm1 /* y0_11_aes_hi = and(y0_11_aes_sh, nibble_mask) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_tbl_lo_1(%rip), %ymm15 /* tbl_lo_1 = const() */
-	vpshufb %ymm14, %ymm15, %ymm10 /* p1_0_11_l = lookup16(tbl_lo_1, y0_11_aes_lo) */
+	vpshufb %ymm13, %ymm15, %ymm10 /* p1_0_11_l = lookup16(tbl_lo_1, y0_11_aes_lo) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_tbl_hi_1(%rip), %ymm7 /* tbl_hi_1 = const() */
 	vpshufb %ymm1, %ymm7, %ymm4 /* p1_0_11_h = lookup16(tbl_hi_1, y0_11_aes_hi) */
 	vpxor %ymm4, %ymm10, %ymm4 /* p1_0_11 = xor(p1_0_11_l, p1_0_11_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm6, %ymm10 /* y1_11_aes_lo = and(y1_11_aes, nibble_mask) */
 	vpsrlw $4, %ymm6, %ymm6 /* y1_11_aes_sh = shr(y1_11_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm6, %ymm6 /* y1_11_aes_hi = and(y1_11_aes_sh, nibble_mask) */
-	vpshufb %ymm10, %ymm15, %ymm3 /* p1_1_11_l = lookup16(tbl_lo_1, y1_11_aes_lo) */
+	vpshufb %ymm10, %ymm15, %ymm2 /* p1_1_11_l = lookup16(tbl_lo_1, y1_11_aes_lo) */
 	vmovdqa %ymm0, 3040(%rsp) /* spill g2x11.3 */
 	vpshufb %ymm6, %ymm7, %ymm0 /* p1_1_11_h = lookup16(tbl_hi_1, y1_11_aes_hi) */
-	vpxor %ymm0, %ymm3, %ymm0 /* p1_1_11 = xor(p1_1_11_l, p1_1_11_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm8, %ymm3 /* y2_11_aes_lo = and(y2_11_aes, nibble_mask) */
+	vpxor %ymm0, %ymm2, %ymm0 /* p1_1_11 = xor(p1_1_11_l, p1_1_11_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm8, %ymm2 /* y2_11_aes_lo = and(y2_11_aes, nibble_mask) */
 	vpsrlw $4, %ymm8, %ymm8 /* y2_11_aes_sh = shr(y2_11_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm8, %ymm8 /* y2_11_aes_hi = and(y2_11_aes_sh, nibble_mask) */
 	vmovdqa %ymm5, 3008(%rsp) /* spill g2x10.3 */
-	vpshufb %ymm3, %ymm15, %ymm5 /* p1_2_11_l = lookup16(tbl_lo_1, y2_11_aes_lo) */
-	vmovdqa %ymm2, 2976(%rsp) /* spill g2x9.3 */
-	vpshufb %ymm8, %ymm7, %ymm2 /* p1_2_11_h = lookup16(tbl_hi_1, y2_11_aes_hi) */
-	vpxor %ymm2, %ymm5, %ymm2 /* p1_2_11 = xor(p1_2_11_l, p1_2_11_h) */
+	vpshufb %ymm2, %ymm15, %ymm5 /* p1_2_11_l = lookup16(tbl_lo_1, y2_11_aes_lo) */
+	vmovdqa %ymm3, 2976(%rsp) /* spill g2x9.3 */
+	vpshufb %ymm8, %ymm7, %ymm3 /* p1_2_11_h = lookup16(tbl_hi_1, y2_11_aes_hi) */
+	vpxor %ymm3, %ymm5, %ymm3 /* p1_2_11 = xor(p1_2_11_l, p1_2_11_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm12, %ymm5 /* y3_11_aes_lo = and(y3_11_aes, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* y3_11_aes_sh = shr(y3_11_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm12, %ymm12 /* y3_11_aes_hi = and(y3_11_aes_sh, nibble_mask) */
@@ -27984,61 +27774,61 @@ sm4_byteslice_avx2_vaes_batch_gcm_asm:
 	vpshufb %ymm5, %ymm15, %ymm9 /* p1_3_11_l = lookup16(tbl_lo_1, y3_11_aes_lo) */
 	vpshufb %ymm12, %ymm7, %ymm7 /* p1_3_11_h = lookup16(tbl_hi_1, y3_11_aes_hi) */
 	vpxor %ymm7, %ymm9, %ymm7 /* p1_3_11 = xor(p1_3_11_l, p1_3_11_h) */
-	vpshufb %ymm14, %ymm13, %ymm9 /* p2_0_11_l = lookup16(tbl_lo_2, y0_11_aes_lo) */
+	vpshufb %ymm13, %ymm14, %ymm9 /* p2_0_11_l = lookup16(tbl_lo_2, y0_11_aes_lo) */
 	vpshufb %ymm1, %ymm11, %ymm1 /* p2_0_11_h = lookup16(tbl_hi_2, y0_11_aes_hi) */
 	vpxor %ymm1, %ymm9, %ymm1 /* p2_0_11 = xor(p2_0_11_l, p2_0_11_h) */
-	vpshufb %ymm10, %ymm13, %ymm9 /* p2_1_11_l = lookup16(tbl_lo_2, y1_11_aes_lo) */
+	vpshufb %ymm10, %ymm14, %ymm9 /* p2_1_11_l = lookup16(tbl_lo_2, y1_11_aes_lo) */
 	vpshufb %ymm6, %ymm11, %ymm6 /* p2_1_11_h = lookup16(tbl_hi_2, y1_11_aes_hi) */
 	vpxor %ymm6, %ymm9, %ymm6 /* p2_1_11 = xor(p2_1_11_l, p2_1_11_h) */
-	vpshufb %ymm3, %ymm13, %ymm3 /* p2_2_11_l = lookup16(tbl_lo_2, y2_11_aes_lo) */
+	vpshufb %ymm2, %ymm14, %ymm2 /* p2_2_11_l = lookup16(tbl_lo_2, y2_11_aes_lo) */
 	vpshufb %ymm8, %ymm11, %ymm8 /* p2_2_11_h = lookup16(tbl_hi_2, y2_11_aes_hi) */
-	vpxor %ymm8, %ymm3, %ymm3 /* p2_2_11 = xor(p2_2_11_l, p2_2_11_h) */
-	vpshufb %ymm5, %ymm13, %ymm5 /* p2_3_11_l = lookup16(tbl_lo_2, y3_11_aes_lo) */
+	vpxor %ymm8, %ymm2, %ymm2 /* p2_2_11 = xor(p2_2_11_l, p2_2_11_h) */
+	vpshufb %ymm5, %ymm14, %ymm5 /* p2_3_11_l = lookup16(tbl_lo_2, y3_11_aes_lo) */
 	vpshufb %ymm12, %ymm11, %ymm8 /* p2_3_11_h = lookup16(tbl_hi_2, y3_11_aes_hi) */
 	vpxor %ymm8, %ymm5, %ymm5 /* p2_3_11 = xor(p2_3_11_l, p2_3_11_h) */
 	vpxor %ymm0, %ymm4, %ymm8 /* m0_acc_55 = xor(p1_0_11, p1_1_11) */
-	vpxor %ymm2, %ymm6, %ymm9 /* m0_acc_56 = xor(p2_1_11, p1_2_11) */
-	vpxor %ymm5, %ymm3, %ymm10 /* m0_acc_57 = xor(p2_2_11, p2_3_11) */
+	vpxor %ymm3, %ymm6, %ymm9 /* m0_acc_56 = xor(p2_1_11, p1_2_11) */
+	vpxor %ymm5, %ymm2, %ymm10 /* m0_acc_57 = xor(p2_2_11, p2_3_11) */
 	vpxor %ymm9, %ymm8, %ymm8 /* m0_acc_58 = xor(m0_acc_55, m0_acc_56) */
 	vpxor %ymm10, %ymm8, %ymm8 /* m0_acc_59 = xor(m0_acc_58, m0_acc_57) */
 	vpxor 3072(%rsp), %ymm8, %ymm8 /* x0n_11 = xor(m0_acc_59, g3x8.2) */
 	vpxor %ymm0, %ymm1, %ymm10 /* m1_acc_55 = xor(p2_0_11, p1_1_11) */
-	vpxor %ymm3, %ymm2, %ymm2 /* m1_acc_56 = xor(p1_2_11, p2_2_11) */
+	vpxor %ymm2, %ymm3, %ymm3 /* m1_acc_56 = xor(p1_2_11, p2_2_11) */
 	vpxor %ymm5, %ymm7, %ymm5 /* m1_acc_57 = xor(p1_3_11, p2_3_11) */
-	vpxor %ymm2, %ymm10, %ymm2 /* m1_acc_58 = xor(m1_acc_55, m1_acc_56) */
-	vpxor %ymm5, %ymm2, %ymm2 /* m1_acc_59 = xor(m1_acc_58, m1_acc_57) */
-	vpxor 3104(%rsp), %ymm2, %ymm2 /* x1n_11 = xor(m1_acc_59, g3x9.2) */
+	vpxor %ymm3, %ymm10, %ymm3 /* m1_acc_58 = xor(m1_acc_55, m1_acc_56) */
+	vpxor %ymm5, %ymm3, %ymm3 /* m1_acc_59 = xor(m1_acc_58, m1_acc_57) */
+	vpxor 3104(%rsp), %ymm3, %ymm3 /* x1n_11 = xor(m1_acc_59, g3x9.2) */
 	vpxor %ymm1, %ymm4, %ymm1 /* m2_acc_55 = xor(p1_0_11, p2_0_11) */
 	vpxor %ymm9, %ymm1, %ymm4 /* m2_acc_58 = xor(m2_acc_55, m0_acc_56) */
 	vpxor %ymm5, %ymm4, %ymm4 /* m2_acc_59 = xor(m2_acc_58, m1_acc_57) */
 	vpxor 3136(%rsp), %ymm4, %ymm4 /* x2n_11 = xor(m2_acc_59, g3x10.2) */
 	vpxor %ymm6, %ymm0, %ymm0 /* m3_acc_56 = xor(p1_1_11, p2_1_11) */
-	vpxor %ymm7, %ymm3, %ymm3 /* m3_acc_57 = xor(p2_2_11, p1_3_11) */
+	vpxor %ymm7, %ymm2, %ymm2 /* m3_acc_57 = xor(p2_2_11, p1_3_11) */
 	vpxor %ymm0, %ymm1, %ymm0 /* m3_acc_58 = xor(m2_acc_55, m3_acc_56) */
-	vpxor %ymm3, %ymm0, %ymm0 /* m3_acc_59 = xor(m3_acc_58, m3_acc_57) */
+	vpxor %ymm2, %ymm0, %ymm0 /* m3_acc_59 = xor(m3_acc_58, m3_acc_57) */
 	vpxor 3168(%rsp), %ymm0, %ymm0 /* x3n_11 = xor(m3_acc_59, g3x11.2) */
 
 	/* Round 4r+3: slot 3 ^= M'_L·inv(slot 0 ^ slot 1 ^ slot 2 ^ rk') ^ C'. */
 	vpbroadcastd 48(%rdi,%r10), %ymm1 /* rk0_3 = bcast32() */
-	vpbroadcastd 52(%rdi,%r10), %ymm3 /* rk1_3 = bcast32() */
+	vpbroadcastd 52(%rdi,%r10), %ymm2 /* rk1_3 = bcast32() */
 	vpbroadcastd 56(%rdi,%r10), %ymm5 /* rk2_3 = bcast32() */
 	vpbroadcastd 60(%rdi,%r10), %ymm6 /* rk3_3 = bcast32() */
-	vmovdqa 1760(%rsp), %ymm7 /* reload g0x0.3 */
-	vpxor 1728(%rsp), %ymm7, %ymm9 /* t0_acc_24 = xor(g0x0, g0x4) */
+	vmovdqa 1728(%rsp), %ymm7 /* reload g0x0.3 */
+	vpxor 1664(%rsp), %ymm7, %ymm9 /* t0_acc_24 = xor(g0x0, g0x4) */
 	vpxor %ymm1, %ymm9, %ymm9 /* t0_acc_25 = xor(t0_acc_24, rk0_3) */
-	vpxor 1408(%rsp), %ymm9, %ymm9 /* t0_12 = xor(t0_acc_25, g0x8) */
-	vmovdqa 1280(%rsp), %ymm10 /* reload g0x1.3 */
-	vpxor 768(%rsp), %ymm10, %ymm12 /* t1_acc_24 = xor(g0x1, g0x5) */
-	vpxor %ymm3, %ymm12, %ymm12 /* t1_acc_25 = xor(t1_acc_24, rk1_3) */
-	vpxor 672(%rsp), %ymm12, %ymm12 /* t1_12 = xor(t1_acc_25, g0x9) */
-	vmovdqa 1312(%rsp), %ymm14 /* reload g0x2.3 */
-	vpxor 800(%rsp), %ymm14, %ymm14 /* t2_acc_24 = xor(g0x2, g0x6) */
-	vpxor %ymm5, %ymm14, %ymm14 /* t2_acc_25 = xor(t2_acc_24, rk2_3) */
-	vpxor 352(%rsp), %ymm14, %ymm14 /* t2_12 = xor(t2_acc_25, g0x10) */
+	vpxor 1376(%rsp), %ymm9, %ymm9 /* t0_12 = xor(t0_acc_25, g0x8) */
+	vmovdqa 1248(%rsp), %ymm10 /* reload g0x1.3 */
+	vpxor 736(%rsp), %ymm10, %ymm12 /* t1_acc_24 = xor(g0x1, g0x5) */
+	vpxor %ymm2, %ymm12, %ymm12 /* t1_acc_25 = xor(t1_acc_24, rk1_3) */
+	vpxor 512(%rsp), %ymm12, %ymm12 /* t1_12 = xor(t1_acc_25, g0x9) */
+	vmovdqa 1280(%rsp), %ymm13 /* reload g0x2.3 */
+	vpxor 768(%rsp), %ymm13, %ymm13 /* t2_acc_24 = xor(g0x2, g0x6) */
+	vpxor %ymm5, %ymm13, %ymm13 /* t2_acc_25 = xor(t2_acc_24, rk2_3) */
+	vpxor 352(%rsp), %ymm13, %ymm13 /* t2_12 = xor(t2_acc_25, g0x10) */
 	vmovdqa 3296(%rsp), %ymm10 /* reload g0x3.3 */
-	vpxor 736(%rsp), %ymm10, %ymm10 /* t3_acc_24 = xor(g0x3, g0x7) */
+	vpxor 704(%rsp), %ymm10, %ymm10 /* t3_acc_24 = xor(g0x3, g0x7) */
 	vpxor %ymm6, %ymm10, %ymm10 /* t3_acc_25 = xor(t3_acc_24, rk3_3) */
-	vpxor 1216(%rsp), %ymm10, %ymm10 /* t3_12 = xor(t3_acc_25, g0x11) */
+	vpxor 1152(%rsp), %ymm10, %ymm10 /* t3_12 = xor(t3_acc_25, g0x11) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm9, %ymm9 /* y0_12_sr = lookup16(t0_12, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm9, 0(%rsp)
@@ -28065,18 +27855,18 @@ sm4_byteslice_avx2_vaes_batch_gcm_asm:
 #else
 	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm12, %ymm12 /* y1_12_aes = aesenclast(y1_12_sr, aes_cancel_key) */
 #endif
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm14, %ymm14 /* y2_12_sr = lookup16(t2_12, inv_shift_rows) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm13, %ymm13 /* y2_12_sr = lookup16(t2_12, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm14, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm14
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm14, %xmm14
-	vmovdqu %xmm14, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm14
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm14, %xmm14
-	vmovdqu %xmm14, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm14
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm13
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm13, %xmm13
+	vmovdqu %xmm13, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm13
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm13, %xmm13
+	vmovdqu %xmm13, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm13
 #else
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm14, %ymm14 /* y2_12_aes = aesenclast(y2_12_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm13, %ymm13 /* y2_12_aes = aesenclast(y2_12_sr, aes_cancel_key) */
 #endif
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm10, %ymm10 /* y3_12_sr = lookup16(t3_12, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
@@ -28098,80 +27888,80 @@ sm4_byteslice_avx2_vaes_batch_gcm_asm:
 	vpshufb %ymm7, %ymm15, %ymm0 /* p1_0_12_l = lookup16(tbl_lo_1, y0_12_aes_lo) */
 	vmovdqa %ymm4, 3136(%rsp) /* spill g3x10.3 */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_tbl_hi_1(%rip), %ymm4 /* tbl_hi_1 = const() */
-	vmovdqa %ymm2, 3104(%rsp) /* spill g3x9.3 */
-	vpshufb %ymm9, %ymm4, %ymm2 /* p1_0_12_h = lookup16(tbl_hi_1, y0_12_aes_hi) */
-	vpxor %ymm2, %ymm0, %ymm0 /* p1_0_12 = xor(p1_0_12_l, p1_0_12_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm12, %ymm2 /* y1_12_aes_lo = and(y1_12_aes, nibble_mask) */
+	vmovdqa %ymm3, 3104(%rsp) /* spill g3x9.3 */
+	vpshufb %ymm9, %ymm4, %ymm3 /* p1_0_12_h = lookup16(tbl_hi_1, y0_12_aes_hi) */
+	vpxor %ymm3, %ymm0, %ymm0 /* p1_0_12 = xor(p1_0_12_l, p1_0_12_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm12, %ymm3 /* y1_12_aes_lo = and(y1_12_aes, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* y1_12_aes_sh = shr(y1_12_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm12, %ymm12 /* y1_12_aes_hi = and(y1_12_aes_sh, nibble_mask) */
 	vmovdqa %ymm8, 3072(%rsp) /* spill g3x8.3 */
-	vpshufb %ymm2, %ymm15, %ymm8 /* p1_1_12_l = lookup16(tbl_lo_1, y1_12_aes_lo) */
-	vmovdqa %ymm6, 1504(%rsp) /* spill rk3_3 */
+	vpshufb %ymm3, %ymm15, %ymm8 /* p1_1_12_l = lookup16(tbl_lo_1, y1_12_aes_lo) */
+	vmovdqa %ymm6, 1600(%rsp) /* spill rk3_3 */
 	vpshufb %ymm12, %ymm4, %ymm6 /* p1_1_12_h = lookup16(tbl_hi_1, y1_12_aes_hi) */
 	vpxor %ymm6, %ymm8, %ymm6 /* p1_1_12 = xor(p1_1_12_l, p1_1_12_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm8 /* y2_12_aes_lo = and(y2_12_aes, nibble_mask) */
-	vpsrlw $4, %ymm14, %ymm14 /* y2_12_aes_sh = shr(y2_12_aes) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm14 /* y2_12_aes_hi = and(y2_12_aes_sh, nibble_mask) */
-	vmovdqa %ymm5, 1472(%rsp) /* spill rk2_3 */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm8 /* y2_12_aes_lo = and(y2_12_aes, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* y2_12_aes_sh = shr(y2_12_aes) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm13 /* y2_12_aes_hi = and(y2_12_aes_sh, nibble_mask) */
+	vmovdqa %ymm5, 1440(%rsp) /* spill rk2_3 */
 	vpshufb %ymm8, %ymm15, %ymm5 /* p1_2_12_l = lookup16(tbl_lo_1, y2_12_aes_lo) */
-	vmovdqa %ymm3, 864(%rsp) /* spill rk1_3 */
-	vpshufb %ymm14, %ymm4, %ymm3 /* p1_2_12_h = lookup16(tbl_hi_1, y2_12_aes_hi) */
-	vpxor %ymm3, %ymm5, %ymm3 /* p1_2_12 = xor(p1_2_12_l, p1_2_12_h) */
+	vmovdqa %ymm2, 800(%rsp) /* spill rk1_3 */
+	vpshufb %ymm13, %ymm4, %ymm2 /* p1_2_12_h = lookup16(tbl_hi_1, y2_12_aes_hi) */
+	vpxor %ymm2, %ymm5, %ymm2 /* p1_2_12 = xor(p1_2_12_l, p1_2_12_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm10, %ymm5 /* y3_12_aes_lo = and(y3_12_aes, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* y3_12_aes_sh = shr(y3_12_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm10, %ymm10 /* y3_12_aes_hi = and(y3_12_aes_sh, nibble_mask) */
 	vpshufb %ymm5, %ymm15, %ymm15 /* p1_3_12_l = lookup16(tbl_lo_1, y3_12_aes_lo) */
 	vpshufb %ymm10, %ymm4, %ymm4 /* p1_3_12_h = lookup16(tbl_hi_1, y3_12_aes_hi) */
 	vpxor %ymm4, %ymm15, %ymm4 /* p1_3_12 = xor(p1_3_12_l, p1_3_12_h) */
-	vpshufb %ymm7, %ymm13, %ymm7 /* p2_0_12_l = lookup16(tbl_lo_2, y0_12_aes_lo) */
+	vpshufb %ymm7, %ymm14, %ymm7 /* p2_0_12_l = lookup16(tbl_lo_2, y0_12_aes_lo) */
 	vpshufb %ymm9, %ymm11, %ymm9 /* p2_0_12_h = lookup16(tbl_hi_2, y0_12_aes_hi) */
 	vpxor %ymm9, %ymm7, %ymm7 /* p2_0_12 = xor(p2_0_12_l, p2_0_12_h) */
-	vpshufb %ymm2, %ymm13, %ymm2 /* p2_1_12_l = lookup16(tbl_lo_2, y1_12_aes_lo) */
+	vpshufb %ymm3, %ymm14, %ymm3 /* p2_1_12_l = lookup16(tbl_lo_2, y1_12_aes_lo) */
 	vpshufb %ymm12, %ymm11, %ymm9 /* p2_1_12_h = lookup16(tbl_hi_2, y1_12_aes_hi) */
-	vpxor %ymm9, %ymm2, %ymm2 /* p2_1_12 = xor(p2_1_12_l, p2_1_12_h) */
-	vpshufb %ymm8, %ymm13, %ymm8 /* p2_2_12_l = lookup16(tbl_lo_2, y2_12_aes_lo) */
-	vpshufb %ymm14, %ymm11, %ymm9 /* p2_2_12_h = lookup16(tbl_hi_2, y2_12_aes_hi) */
+	vpxor %ymm9, %ymm3, %ymm3 /* p2_1_12 = xor(p2_1_12_l, p2_1_12_h) */
+	vpshufb %ymm8, %ymm14, %ymm8 /* p2_2_12_l = lookup16(tbl_lo_2, y2_12_aes_lo) */
+	vpshufb %ymm13, %ymm11, %ymm9 /* p2_2_12_h = lookup16(tbl_hi_2, y2_12_aes_hi) */
 	vpxor %ymm9, %ymm8, %ymm8 /* p2_2_12 = xor(p2_2_12_l, p2_2_12_h) */
-	vpshufb %ymm5, %ymm13, %ymm5 /* p2_3_12_l = lookup16(tbl_lo_2, y3_12_aes_lo) */
+	vpshufb %ymm5, %ymm14, %ymm5 /* p2_3_12_l = lookup16(tbl_lo_2, y3_12_aes_lo) */
 	vpshufb %ymm10, %ymm11, %ymm9 /* p2_3_12_h = lookup16(tbl_hi_2, y3_12_aes_hi) */
 	vpxor %ymm9, %ymm5, %ymm5 /* p2_3_12 = xor(p2_3_12_l, p2_3_12_h) */
 	vpxor %ymm6, %ymm0, %ymm9 /* m0_acc_60 = xor(p1_0_12, p1_1_12) */
-	vpxor %ymm3, %ymm2, %ymm10 /* m0_acc_61 = xor(p2_1_12, p1_2_12) */
+	vpxor %ymm2, %ymm3, %ymm10 /* m0_acc_61 = xor(p2_1_12, p1_2_12) */
 	vpxor %ymm5, %ymm8, %ymm12 /* m0_acc_62 = xor(p2_2_12, p2_3_12) */
 	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_63 = xor(m0_acc_60, m0_acc_61) */
 	vpxor %ymm12, %ymm9, %ymm9 /* m0_acc_64 = xor(m0_acc_63, m0_acc_62) */
-	vpxor 1664(%rsp), %ymm9, %ymm9 /* x0n_12 = xor(m0_acc_64, g0x12.2) */
+	vpxor 1632(%rsp), %ymm9, %ymm9 /* x0n_12 = xor(m0_acc_64, g0x12.2) */
 	vpxor %ymm6, %ymm7, %ymm12 /* m1_acc_60 = xor(p2_0_12, p1_1_12) */
-	vpxor %ymm8, %ymm3, %ymm3 /* m1_acc_61 = xor(p1_2_12, p2_2_12) */
+	vpxor %ymm8, %ymm2, %ymm2 /* m1_acc_61 = xor(p1_2_12, p2_2_12) */
 	vpxor %ymm5, %ymm4, %ymm5 /* m1_acc_62 = xor(p1_3_12, p2_3_12) */
-	vpxor %ymm3, %ymm12, %ymm3 /* m1_acc_63 = xor(m1_acc_60, m1_acc_61) */
-	vpxor %ymm5, %ymm3, %ymm3 /* m1_acc_64 = xor(m1_acc_63, m1_acc_62) */
-	vpxor 480(%rsp), %ymm3, %ymm3 /* x1n_12 = xor(m1_acc_64, g0x13.2) */
+	vpxor %ymm2, %ymm12, %ymm2 /* m1_acc_63 = xor(m1_acc_60, m1_acc_61) */
+	vpxor %ymm5, %ymm2, %ymm2 /* m1_acc_64 = xor(m1_acc_63, m1_acc_62) */
+	vpxor 480(%rsp), %ymm2, %ymm2 /* x1n_12 = xor(m1_acc_64, g0x13.2) */
 	vpxor %ymm7, %ymm0, %ymm0 /* m2_acc_60 = xor(p1_0_12, p2_0_12) */
 	vpxor %ymm10, %ymm0, %ymm7 /* m2_acc_63 = xor(m2_acc_60, m0_acc_61) */
 	vpxor %ymm5, %ymm7, %ymm5 /* m2_acc_64 = xor(m2_acc_63, m1_acc_62) */
-	vpxor 544(%rsp), %ymm5, %ymm5 /* x2n_12 = xor(m2_acc_64, g0x14.2) */
-	vpxor %ymm2, %ymm6, %ymm2 /* m3_acc_61 = xor(p1_1_12, p2_1_12) */
+	vpxor 128(%rsp), %ymm5, %ymm5 /* x2n_12 = xor(m2_acc_64, g0x14.2) */
+	vpxor %ymm3, %ymm6, %ymm3 /* m3_acc_61 = xor(p1_1_12, p2_1_12) */
 	vpxor %ymm4, %ymm8, %ymm4 /* m3_acc_62 = xor(p2_2_12, p1_3_12) */
-	vpxor %ymm2, %ymm0, %ymm0 /* m3_acc_63 = xor(m2_acc_60, m3_acc_61) */
+	vpxor %ymm3, %ymm0, %ymm0 /* m3_acc_63 = xor(m2_acc_60, m3_acc_61) */
 	vpxor %ymm4, %ymm0, %ymm0 /* m3_acc_64 = xor(m3_acc_63, m3_acc_62) */
 	vpxor 224(%rsp), %ymm0, %ymm0 /* x3n_12 = xor(m3_acc_64, g0x15.2) */
-	vmovdqa 2752(%rsp), %ymm2 /* reload g1x0.3 */
-	vpxor 3264(%rsp), %ymm2, %ymm4 /* t0_acc_26 = xor(g1x0, g1x4) */
+	vmovdqa 2752(%rsp), %ymm3 /* reload g1x0.3 */
+	vpxor 3264(%rsp), %ymm3, %ymm4 /* t0_acc_26 = xor(g1x0, g1x4) */
 	vpxor %ymm1, %ymm4, %ymm4 /* t0_acc_27 = xor(t0_acc_26, rk0_3) */
 	vpxor 3232(%rsp), %ymm4, %ymm4 /* t0_13 = xor(t0_acc_27, g1x8) */
 	vmovdqa 2720(%rsp), %ymm6 /* reload g1x1.3 */
 	vpxor 3200(%rsp), %ymm6, %ymm7 /* t1_acc_26 = xor(g1x1, g1x5) */
-	vpxor 864(%rsp), %ymm7, %ymm7 /* t1_acc_27 = xor(t1_acc_26, rk1_3) */
+	vpxor 800(%rsp), %ymm7, %ymm7 /* t1_acc_27 = xor(t1_acc_26, rk1_3) */
 	vpxor 2848(%rsp), %ymm7, %ymm7 /* t1_13 = xor(t1_acc_27, g1x9) */
 	vmovdqa 2688(%rsp), %ymm8 /* reload g1x2.3 */
 	vpxor 2816(%rsp), %ymm8, %ymm10 /* t2_acc_26 = xor(g1x2, g1x6) */
-	vpxor 1472(%rsp), %ymm10, %ymm10 /* t2_acc_27 = xor(t2_acc_26, rk2_3) */
+	vpxor 1440(%rsp), %ymm10, %ymm10 /* t2_acc_27 = xor(t2_acc_26, rk2_3) */
 	vpxor 2880(%rsp), %ymm10, %ymm10 /* t2_13 = xor(t2_acc_27, g1x10) */
 	vmovdqa 2400(%rsp), %ymm12 /* reload g1x3.3 */
-	vpxor 2784(%rsp), %ymm12, %ymm14 /* t3_acc_26 = xor(g1x3, g1x7) */
-	vpxor 1504(%rsp), %ymm14, %ymm14 /* t3_acc_27 = xor(t3_acc_26, rk3_3) */
-	vpxor 2912(%rsp), %ymm14, %ymm14 /* t3_13 = xor(t3_acc_27, g1x11) */
+	vpxor 2784(%rsp), %ymm12, %ymm13 /* t3_acc_26 = xor(g1x3, g1x7) */
+	vpxor 1600(%rsp), %ymm13, %ymm13 /* t3_acc_27 = xor(t3_acc_26, rk3_3) */
+	vpxor 2912(%rsp), %ymm13, %ymm13 /* t3_13 = xor(t3_acc_27, g1x11) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm4, %ymm4 /* y0_13_sr = lookup16(t0_13, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm4, 0(%rsp)
@@ -28211,18 +28001,18 @@ sm4_byteslice_avx2_vaes_batch_gcm_asm:
 #else
 	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm10, %ymm10 /* y2_13_aes = aesenclast(y2_13_sr, aes_cancel_key) */
 #endif
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm14, %ymm14 /* y3_13_sr = lookup16(t3_13, inv_shift_rows) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm13, %ymm13 /* y3_13_sr = lookup16(t3_13, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm14, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm14
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm14, %xmm14
-	vmovdqu %xmm14, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm14
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm14, %xmm14
-	vmovdqu %xmm14, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm14
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm13
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm13, %xmm13
+	vmovdqu %xmm13, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm13
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm13, %xmm13
+	vmovdqu %xmm13, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm13
 #else
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm14, %ymm14 /* y3_13_aes = aesenclast(y3_13_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm13, %ymm13 /* y3_13_aes = aesenclast(y3_13_sr, aes_cancel_key) */
 #endif
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm4, %ymm15 /* y0_13_aes_lo = and(y0_13_aes, nibble_mask) */
 	vpsrlw $4, %ymm4, %ymm4 /* y0_13_aes_sh = shr(y0_13_aes) */
@@ -28230,79 +28020,79 @@ sm4_byteslice_avx2_vaes_batch_gcm_asm:
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_tbl_lo_1(%rip), %ymm12 /* tbl_lo_1 = const() */
 	vpshufb %ymm15, %ymm12, %ymm8 /* p1_0_13_l = lookup16(tbl_lo_1, y0_13_aes_lo) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_tbl_hi_1(%rip), %ymm6 /* tbl_hi_1 = const() */
-	vpshufb %ymm4, %ymm6, %ymm2 /* p1_0_13_h = lookup16(tbl_hi_1, y0_13_aes_hi) */
-	vpxor %ymm2, %ymm8, %ymm2 /* p1_0_13 = xor(p1_0_13_l, p1_0_13_h) */
+	vpshufb %ymm4, %ymm6, %ymm3 /* p1_0_13_h = lookup16(tbl_hi_1, y0_13_aes_hi) */
+	vpxor %ymm3, %ymm8, %ymm3 /* p1_0_13 = xor(p1_0_13_l, p1_0_13_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm7, %ymm8 /* y1_13_aes_lo = and(y1_13_aes, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* y1_13_aes_sh = shr(y1_13_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm7, %ymm7 /* y1_13_aes_hi = and(y1_13_aes_sh, nibble_mask) */
 	vmovdqa %ymm0, 224(%rsp) /* spill g0x15.3 */
 	vpshufb %ymm8, %ymm12, %ymm0 /* p1_1_13_l = lookup16(tbl_lo_1, y1_13_aes_lo) */
-	vmovdqa %ymm5, 544(%rsp) /* spill g0x14.3 */
+	vmovdqa %ymm5, 128(%rsp) /* spill g0x14.3 */
 	vpshufb %ymm7, %ymm6, %ymm5 /* p1_1_13_h = lookup16(tbl_hi_1, y1_13_aes_hi) */
 	vpxor %ymm5, %ymm0, %ymm0 /* p1_1_13 = xor(p1_1_13_l, p1_1_13_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm10, %ymm5 /* y2_13_aes_lo = and(y2_13_aes, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* y2_13_aes_sh = shr(y2_13_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm10, %ymm10 /* y2_13_aes_hi = and(y2_13_aes_sh, nibble_mask) */
-	vmovdqa %ymm3, 480(%rsp) /* spill g0x13.3 */
-	vpshufb %ymm5, %ymm12, %ymm3 /* p1_2_13_l = lookup16(tbl_lo_1, y2_13_aes_lo) */
-	vmovdqa %ymm9, 1664(%rsp) /* spill g0x12.3 */
+	vmovdqa %ymm2, 480(%rsp) /* spill g0x13.3 */
+	vpshufb %ymm5, %ymm12, %ymm2 /* p1_2_13_l = lookup16(tbl_lo_1, y2_13_aes_lo) */
+	vmovdqa %ymm9, 1632(%rsp) /* spill g0x12.3 */
 	vpshufb %ymm10, %ymm6, %ymm9 /* p1_2_13_h = lookup16(tbl_hi_1, y2_13_aes_hi) */
-	vpxor %ymm9, %ymm3, %ymm3 /* p1_2_13 = xor(p1_2_13_l, p1_2_13_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm9 /* y3_13_aes_lo = and(y3_13_aes, nibble_mask) */
-	vpsrlw $4, %ymm14, %ymm14 /* y3_13_aes_sh = shr(y3_13_aes) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm14 /* y3_13_aes_hi = and(y3_13_aes_sh, nibble_mask) */
+	vpxor %ymm9, %ymm2, %ymm2 /* p1_2_13 = xor(p1_2_13_l, p1_2_13_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm9 /* y3_13_aes_lo = and(y3_13_aes, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* y3_13_aes_sh = shr(y3_13_aes) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm13 /* y3_13_aes_hi = and(y3_13_aes_sh, nibble_mask) */
 	vpshufb %ymm9, %ymm12, %ymm12 /* p1_3_13_l = lookup16(tbl_lo_1, y3_13_aes_lo) */
-	vpshufb %ymm14, %ymm6, %ymm6 /* p1_3_13_h = lookup16(tbl_hi_1, y3_13_aes_hi) */
+	vpshufb %ymm13, %ymm6, %ymm6 /* p1_3_13_h = lookup16(tbl_hi_1, y3_13_aes_hi) */
 	vpxor %ymm6, %ymm12, %ymm6 /* p1_3_13 = xor(p1_3_13_l, p1_3_13_h) */
-	vpshufb %ymm15, %ymm13, %ymm12 /* p2_0_13_l = lookup16(tbl_lo_2, y0_13_aes_lo) */
+	vpshufb %ymm15, %ymm14, %ymm12 /* p2_0_13_l = lookup16(tbl_lo_2, y0_13_aes_lo) */
 	vpshufb %ymm4, %ymm11, %ymm4 /* p2_0_13_h = lookup16(tbl_hi_2, y0_13_aes_hi) */
 	vpxor %ymm4, %ymm12, %ymm4 /* p2_0_13 = xor(p2_0_13_l, p2_0_13_h) */
-	vpshufb %ymm8, %ymm13, %ymm8 /* p2_1_13_l = lookup16(tbl_lo_2, y1_13_aes_lo) */
+	vpshufb %ymm8, %ymm14, %ymm8 /* p2_1_13_l = lookup16(tbl_lo_2, y1_13_aes_lo) */
 	vpshufb %ymm7, %ymm11, %ymm7 /* p2_1_13_h = lookup16(tbl_hi_2, y1_13_aes_hi) */
 	vpxor %ymm7, %ymm8, %ymm7 /* p2_1_13 = xor(p2_1_13_l, p2_1_13_h) */
-	vpshufb %ymm5, %ymm13, %ymm5 /* p2_2_13_l = lookup16(tbl_lo_2, y2_13_aes_lo) */
+	vpshufb %ymm5, %ymm14, %ymm5 /* p2_2_13_l = lookup16(tbl_lo_2, y2_13_aes_lo) */
 	vpshufb %ymm10, %ymm11, %ymm8 /* p2_2_13_h = lookup16(tbl_hi_2, y2_13_aes_hi) */
 	vpxor %ymm8, %ymm5, %ymm5 /* p2_2_13 = xor(p2_2_13_l, p2_2_13_h) */
-	vpshufb %ymm9, %ymm13, %ymm8 /* p2_3_13_l = lookup16(tbl_lo_2, y3_13_aes_lo) */
-	vpshufb %ymm14, %ymm11, %ymm9 /* p2_3_13_h = lookup16(tbl_hi_2, y3_13_aes_hi) */
+	vpshufb %ymm9, %ymm14, %ymm8 /* p2_3_13_l = lookup16(tbl_lo_2, y3_13_aes_lo) */
+	vpshufb %ymm13, %ymm11, %ymm9 /* p2_3_13_h = lookup16(tbl_hi_2, y3_13_aes_hi) */
 	vpxor %ymm9, %ymm8, %ymm8 /* p2_3_13 = xor(p2_3_13_l, p2_3_13_h) */
-	vpxor %ymm0, %ymm2, %ymm9 /* m0_acc_65 = xor(p1_0_13, p1_1_13) */
-	vpxor %ymm3, %ymm7, %ymm10 /* m0_acc_66 = xor(p2_1_13, p1_2_13) */
+	vpxor %ymm0, %ymm3, %ymm9 /* m0_acc_65 = xor(p1_0_13, p1_1_13) */
+	vpxor %ymm2, %ymm7, %ymm10 /* m0_acc_66 = xor(p2_1_13, p1_2_13) */
 	vpxor %ymm8, %ymm5, %ymm12 /* m0_acc_67 = xor(p2_2_13, p2_3_13) */
 	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_68 = xor(m0_acc_65, m0_acc_66) */
 	vpxor %ymm12, %ymm9, %ymm9 /* m0_acc_69 = xor(m0_acc_68, m0_acc_67) */
 	vpxor 3328(%rsp), %ymm9, %ymm9 /* x0n_13 = xor(m0_acc_69, g1x12.2) */
 	vpxor %ymm0, %ymm4, %ymm12 /* m1_acc_65 = xor(p2_0_13, p1_1_13) */
-	vpxor %ymm5, %ymm3, %ymm3 /* m1_acc_66 = xor(p1_2_13, p2_2_13) */
+	vpxor %ymm5, %ymm2, %ymm2 /* m1_acc_66 = xor(p1_2_13, p2_2_13) */
 	vpxor %ymm8, %ymm6, %ymm8 /* m1_acc_67 = xor(p1_3_13, p2_3_13) */
-	vpxor %ymm3, %ymm12, %ymm3 /* m1_acc_68 = xor(m1_acc_65, m1_acc_66) */
-	vpxor %ymm8, %ymm3, %ymm3 /* m1_acc_69 = xor(m1_acc_68, m1_acc_67) */
-	vpxor 3360(%rsp), %ymm3, %ymm3 /* x1n_13 = xor(m1_acc_69, g1x13.2) */
-	vpxor %ymm4, %ymm2, %ymm2 /* m2_acc_65 = xor(p1_0_13, p2_0_13) */
-	vpxor %ymm10, %ymm2, %ymm4 /* m2_acc_68 = xor(m2_acc_65, m0_acc_66) */
+	vpxor %ymm2, %ymm12, %ymm2 /* m1_acc_68 = xor(m1_acc_65, m1_acc_66) */
+	vpxor %ymm8, %ymm2, %ymm2 /* m1_acc_69 = xor(m1_acc_68, m1_acc_67) */
+	vpxor 3360(%rsp), %ymm2, %ymm2 /* x1n_13 = xor(m1_acc_69, g1x13.2) */
+	vpxor %ymm4, %ymm3, %ymm3 /* m2_acc_65 = xor(p1_0_13, p2_0_13) */
+	vpxor %ymm10, %ymm3, %ymm4 /* m2_acc_68 = xor(m2_acc_65, m0_acc_66) */
 	vpxor %ymm8, %ymm4, %ymm4 /* m2_acc_69 = xor(m2_acc_68, m1_acc_67) */
 	vpxor 3392(%rsp), %ymm4, %ymm4 /* x2n_13 = xor(m2_acc_69, g1x14.2) */
 	vpxor %ymm7, %ymm0, %ymm0 /* m3_acc_66 = xor(p1_1_13, p2_1_13) */
 	vpxor %ymm6, %ymm5, %ymm5 /* m3_acc_67 = xor(p2_2_13, p1_3_13) */
-	vpxor %ymm0, %ymm2, %ymm0 /* m3_acc_68 = xor(m2_acc_65, m3_acc_66) */
+	vpxor %ymm0, %ymm3, %ymm0 /* m3_acc_68 = xor(m2_acc_65, m3_acc_66) */
 	vpxor %ymm5, %ymm0, %ymm0 /* m3_acc_69 = xor(m3_acc_68, m3_acc_67) */
 	vpxor 3424(%rsp), %ymm0, %ymm0 /* x3n_13 = xor(m3_acc_69, g1x15.2) */
-	vmovdqa 2368(%rsp), %ymm2 /* reload g2x0.3 */
-	vpxor 2432(%rsp), %ymm2, %ymm5 /* t0_acc_28 = xor(g2x0, g2x4) */
+	vmovdqa 2368(%rsp), %ymm3 /* reload g2x0.3 */
+	vpxor 2432(%rsp), %ymm3, %ymm5 /* t0_acc_28 = xor(g2x0, g2x4) */
 	vpxor %ymm1, %ymm5, %ymm5 /* t0_acc_29 = xor(t0_acc_28, rk0_3) */
 	vpxor 2944(%rsp), %ymm5, %ymm5 /* t0_14 = xor(t0_acc_29, g2x8) */
 	vmovdqa 2336(%rsp), %ymm6 /* reload g2x1.3 */
 	vpxor 2464(%rsp), %ymm6, %ymm7 /* t1_acc_28 = xor(g2x1, g2x5) */
-	vpxor 864(%rsp), %ymm7, %ymm7 /* t1_acc_29 = xor(t1_acc_28, rk1_3) */
+	vpxor 800(%rsp), %ymm7, %ymm7 /* t1_acc_29 = xor(t1_acc_28, rk1_3) */
 	vpxor 2976(%rsp), %ymm7, %ymm7 /* t1_14 = xor(t1_acc_29, g2x9) */
 	vmovdqa 2304(%rsp), %ymm8 /* reload g2x2.3 */
 	vpxor 2496(%rsp), %ymm8, %ymm10 /* t2_acc_28 = xor(g2x2, g2x6) */
-	vpxor 1472(%rsp), %ymm10, %ymm10 /* t2_acc_29 = xor(t2_acc_28, rk2_3) */
+	vpxor 1440(%rsp), %ymm10, %ymm10 /* t2_acc_29 = xor(t2_acc_28, rk2_3) */
 	vpxor 3008(%rsp), %ymm10, %ymm10 /* t2_14 = xor(t2_acc_29, g2x10) */
 	vmovdqa 2272(%rsp), %ymm12 /* reload g2x3.3 */
-	vpxor 2528(%rsp), %ymm12, %ymm14 /* t3_acc_28 = xor(g2x3, g2x7) */
-	vpxor 1504(%rsp), %ymm14, %ymm14 /* t3_acc_29 = xor(t3_acc_28, rk3_3) */
-	vpxor 3040(%rsp), %ymm14, %ymm14 /* t3_14 = xor(t3_acc_29, g2x11) */
+	vpxor 2528(%rsp), %ymm12, %ymm13 /* t3_acc_28 = xor(g2x3, g2x7) */
+	vpxor 1600(%rsp), %ymm13, %ymm13 /* t3_acc_29 = xor(t3_acc_28, rk3_3) */
+	vpxor 3040(%rsp), %ymm13, %ymm13 /* t3_14 = xor(t3_acc_29, g2x11) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm5, %ymm5 /* y0_14_sr = lookup16(t0_14, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm5, 0(%rsp)
@@ -28342,18 +28132,18 @@ sm4_byteslice_avx2_vaes_batch_gcm_asm:
 #else
 	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm10, %ymm10 /* y2_14_aes = aesenclast(y2_14_sr, aes_cancel_key) */
 #endif
-	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm14, %ymm14 /* y3_14_sr = lookup16(t3_14, inv_shift_rows) */
+	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm13, %ymm13 /* y3_14_sr = lookup16(t3_14, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm14, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm14
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm14, %xmm14
-	vmovdqu %xmm14, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm14
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm14, %xmm14
-	vmovdqu %xmm14, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm14
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm13
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm13, %xmm13
+	vmovdqu %xmm13, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm13
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm13, %xmm13
+	vmovdqu %xmm13, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm13
 #else
-	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm14, %ymm14 /* y3_14_aes = aesenclast(y3_14_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm13, %ymm13 /* y3_14_aes = aesenclast(y3_14_sr, aes_cancel_key) */
 #endif
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm5, %ymm15 /* y0_14_aes_lo = and(y0_14_aes, nibble_mask) */
 	vpsrlw $4, %ymm5, %ymm5 /* y0_14_aes_sh = shr(y0_14_aes) */
@@ -28361,8 +28151,8 @@ sm4_byteslice_avx2_vaes_batch_gcm_asm:
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_tbl_lo_1(%rip), %ymm12 /* tbl_lo_1 = const() */
 	vpshufb %ymm15, %ymm12, %ymm8 /* p1_0_14_l = lookup16(tbl_lo_1, y0_14_aes_lo) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_tbl_hi_1(%rip), %ymm6 /* tbl_hi_1 = const() */
-	vpshufb %ymm5, %ymm6, %ymm2 /* p1_0_14_h = lookup16(tbl_hi_1, y0_14_aes_hi) */
-	vpxor %ymm2, %ymm8, %ymm2 /* p1_0_14 = xor(p1_0_14_l, p1_0_14_h) */
+	vpshufb %ymm5, %ymm6, %ymm3 /* p1_0_14_h = lookup16(tbl_hi_1, y0_14_aes_hi) */
+	vpxor %ymm3, %ymm8, %ymm3 /* p1_0_14 = xor(p1_0_14_l, p1_0_14_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm7, %ymm8 /* y1_14_aes_lo = and(y1_14_aes, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* y1_14_aes_sh = shr(y1_14_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm7, %ymm7 /* y1_14_aes_hi = and(y1_14_aes_sh, nibble_mask) */
@@ -28374,65 +28164,65 @@ sm4_byteslice_avx2_vaes_batch_gcm_asm:
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm10, %ymm4 /* y2_14_aes_lo = and(y2_14_aes, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* y2_14_aes_sh = shr(y2_14_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm10, %ymm10 /* y2_14_aes_hi = and(y2_14_aes_sh, nibble_mask) */
-	vmovdqa %ymm3, 3360(%rsp) /* spill g1x13.3 */
-	vpshufb %ymm4, %ymm12, %ymm3 /* p1_2_14_l = lookup16(tbl_lo_1, y2_14_aes_lo) */
+	vmovdqa %ymm2, 3360(%rsp) /* spill g1x13.3 */
+	vpshufb %ymm4, %ymm12, %ymm2 /* p1_2_14_l = lookup16(tbl_lo_1, y2_14_aes_lo) */
 	vmovdqa %ymm9, 3328(%rsp) /* spill g1x12.3 */
 	vpshufb %ymm10, %ymm6, %ymm9 /* p1_2_14_h = lookup16(tbl_hi_1, y2_14_aes_hi) */
-	vpxor %ymm9, %ymm3, %ymm3 /* p1_2_14 = xor(p1_2_14_l, p1_2_14_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm9 /* y3_14_aes_lo = and(y3_14_aes, nibble_mask) */
-	vpsrlw $4, %ymm14, %ymm14 /* y3_14_aes_sh = shr(y3_14_aes) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm14 /* y3_14_aes_hi = and(y3_14_aes_sh, nibble_mask) */
+	vpxor %ymm9, %ymm2, %ymm2 /* p1_2_14 = xor(p1_2_14_l, p1_2_14_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm9 /* y3_14_aes_lo = and(y3_14_aes, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* y3_14_aes_sh = shr(y3_14_aes) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm13 /* y3_14_aes_hi = and(y3_14_aes_sh, nibble_mask) */
 	vpshufb %ymm9, %ymm12, %ymm12 /* p1_3_14_l = lookup16(tbl_lo_1, y3_14_aes_lo) */
-	vpshufb %ymm14, %ymm6, %ymm6 /* p1_3_14_h = lookup16(tbl_hi_1, y3_14_aes_hi) */
+	vpshufb %ymm13, %ymm6, %ymm6 /* p1_3_14_h = lookup16(tbl_hi_1, y3_14_aes_hi) */
 	vpxor %ymm6, %ymm12, %ymm6 /* p1_3_14 = xor(p1_3_14_l, p1_3_14_h) */
-	vpshufb %ymm15, %ymm13, %ymm12 /* p2_0_14_l = lookup16(tbl_lo_2, y0_14_aes_lo) */
+	vpshufb %ymm15, %ymm14, %ymm12 /* p2_0_14_l = lookup16(tbl_lo_2, y0_14_aes_lo) */
 	vpshufb %ymm5, %ymm11, %ymm5 /* p2_0_14_h = lookup16(tbl_hi_2, y0_14_aes_hi) */
 	vpxor %ymm5, %ymm12, %ymm5 /* p2_0_14 = xor(p2_0_14_l, p2_0_14_h) */
-	vpshufb %ymm8, %ymm13, %ymm8 /* p2_1_14_l = lookup16(tbl_lo_2, y1_14_aes_lo) */
+	vpshufb %ymm8, %ymm14, %ymm8 /* p2_1_14_l = lookup16(tbl_lo_2, y1_14_aes_lo) */
 	vpshufb %ymm7, %ymm11, %ymm7 /* p2_1_14_h = lookup16(tbl_hi_2, y1_14_aes_hi) */
 	vpxor %ymm7, %ymm8, %ymm7 /* p2_1_14 = xor(p2_1_14_l, p2_1_14_h) */
-	vpshufb %ymm4, %ymm13, %ymm4 /* p2_2_14_l = lookup16(tbl_lo_2, y2_14_aes_lo) */
+	vpshufb %ymm4, %ymm14, %ymm4 /* p2_2_14_l = lookup16(tbl_lo_2, y2_14_aes_lo) */
 	vpshufb %ymm10, %ymm11, %ymm8 /* p2_2_14_h = lookup16(tbl_hi_2, y2_14_aes_hi) */
 	vpxor %ymm8, %ymm4, %ymm4 /* p2_2_14 = xor(p2_2_14_l, p2_2_14_h) */
-	vpshufb %ymm9, %ymm13, %ymm8 /* p2_3_14_l = lookup16(tbl_lo_2, y3_14_aes_lo) */
-	vpshufb %ymm14, %ymm11, %ymm9 /* p2_3_14_h = lookup16(tbl_hi_2, y3_14_aes_hi) */
+	vpshufb %ymm9, %ymm14, %ymm8 /* p2_3_14_l = lookup16(tbl_lo_2, y3_14_aes_lo) */
+	vpshufb %ymm13, %ymm11, %ymm9 /* p2_3_14_h = lookup16(tbl_hi_2, y3_14_aes_hi) */
 	vpxor %ymm9, %ymm8, %ymm8 /* p2_3_14 = xor(p2_3_14_l, p2_3_14_h) */
-	vpxor %ymm0, %ymm2, %ymm9 /* m0_acc_70 = xor(p1_0_14, p1_1_14) */
-	vpxor %ymm3, %ymm7, %ymm10 /* m0_acc_71 = xor(p2_1_14, p1_2_14) */
+	vpxor %ymm0, %ymm3, %ymm9 /* m0_acc_70 = xor(p1_0_14, p1_1_14) */
+	vpxor %ymm2, %ymm7, %ymm10 /* m0_acc_71 = xor(p2_1_14, p1_2_14) */
 	vpxor %ymm8, %ymm4, %ymm12 /* m0_acc_72 = xor(p2_2_14, p2_3_14) */
 	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_73 = xor(m0_acc_70, m0_acc_71) */
 	vpxor %ymm12, %ymm9, %ymm9 /* m0_acc_74 = xor(m0_acc_73, m0_acc_72) */
 	vpxor 3456(%rsp), %ymm9, %ymm9 /* x0n_14 = xor(m0_acc_74, g2x12.2) */
 	vpxor %ymm0, %ymm5, %ymm12 /* m1_acc_70 = xor(p2_0_14, p1_1_14) */
-	vpxor %ymm4, %ymm3, %ymm3 /* m1_acc_71 = xor(p1_2_14, p2_2_14) */
+	vpxor %ymm4, %ymm2, %ymm2 /* m1_acc_71 = xor(p1_2_14, p2_2_14) */
 	vpxor %ymm8, %ymm6, %ymm8 /* m1_acc_72 = xor(p1_3_14, p2_3_14) */
-	vpxor %ymm3, %ymm12, %ymm3 /* m1_acc_73 = xor(m1_acc_70, m1_acc_71) */
-	vpxor %ymm8, %ymm3, %ymm3 /* m1_acc_74 = xor(m1_acc_73, m1_acc_72) */
-	vpxor 3488(%rsp), %ymm3, %ymm3 /* x1n_14 = xor(m1_acc_74, g2x13.2) */
-	vpxor %ymm5, %ymm2, %ymm2 /* m2_acc_70 = xor(p1_0_14, p2_0_14) */
-	vpxor %ymm10, %ymm2, %ymm5 /* m2_acc_73 = xor(m2_acc_70, m0_acc_71) */
+	vpxor %ymm2, %ymm12, %ymm2 /* m1_acc_73 = xor(m1_acc_70, m1_acc_71) */
+	vpxor %ymm8, %ymm2, %ymm2 /* m1_acc_74 = xor(m1_acc_73, m1_acc_72) */
+	vpxor 3488(%rsp), %ymm2, %ymm2 /* x1n_14 = xor(m1_acc_74, g2x13.2) */
+	vpxor %ymm5, %ymm3, %ymm3 /* m2_acc_70 = xor(p1_0_14, p2_0_14) */
+	vpxor %ymm10, %ymm3, %ymm5 /* m2_acc_73 = xor(m2_acc_70, m0_acc_71) */
 	vpxor %ymm8, %ymm5, %ymm5 /* m2_acc_74 = xor(m2_acc_73, m1_acc_72) */
 	vpxor 3520(%rsp), %ymm5, %ymm5 /* x2n_14 = xor(m2_acc_74, g2x14.2) */
 	vpxor %ymm7, %ymm0, %ymm0 /* m3_acc_71 = xor(p1_1_14, p2_1_14) */
 	vpxor %ymm6, %ymm4, %ymm4 /* m3_acc_72 = xor(p2_2_14, p1_3_14) */
-	vpxor %ymm0, %ymm2, %ymm0 /* m3_acc_73 = xor(m2_acc_70, m3_acc_71) */
+	vpxor %ymm0, %ymm3, %ymm0 /* m3_acc_73 = xor(m2_acc_70, m3_acc_71) */
 	vpxor %ymm4, %ymm0, %ymm0 /* m3_acc_74 = xor(m3_acc_73, m3_acc_72) */
 	vpxor 3552(%rsp), %ymm0, %ymm0 /* x3n_14 = xor(m3_acc_74, g2x15.2) */
-	vmovdqa 2048(%rsp), %ymm2 /* reload g3x0.3 */
-	vpxor 2560(%rsp), %ymm2, %ymm4 /* t0_acc_30 = xor(g3x0, g3x4) */
+	vmovdqa 2048(%rsp), %ymm3 /* reload g3x0.3 */
+	vpxor 2560(%rsp), %ymm3, %ymm4 /* t0_acc_30 = xor(g3x0, g3x4) */
 	vpxor %ymm1, %ymm4, %ymm1 /* t0_acc_31 = xor(t0_acc_30, rk0_3) */
 	vpxor 3072(%rsp), %ymm1, %ymm1 /* t0_15 = xor(t0_acc_31, g3x8) */
 	vmovdqa 2080(%rsp), %ymm4 /* reload g3x1.3 */
 	vpxor 2592(%rsp), %ymm4, %ymm6 /* t1_acc_30 = xor(g3x1, g3x5) */
-	vpxor 864(%rsp), %ymm6, %ymm6 /* t1_acc_31 = xor(t1_acc_30, rk1_3) */
+	vpxor 800(%rsp), %ymm6, %ymm6 /* t1_acc_31 = xor(t1_acc_30, rk1_3) */
 	vpxor 3104(%rsp), %ymm6, %ymm6 /* t1_15 = xor(t1_acc_31, g3x9) */
 	vmovdqa 2112(%rsp), %ymm7 /* reload g3x2.3 */
 	vpxor 2624(%rsp), %ymm7, %ymm8 /* t2_acc_30 = xor(g3x2, g3x6) */
-	vpxor 1472(%rsp), %ymm8, %ymm8 /* t2_acc_31 = xor(t2_acc_30, rk2_3) */
+	vpxor 1440(%rsp), %ymm8, %ymm8 /* t2_acc_31 = xor(t2_acc_30, rk2_3) */
 	vpxor 3136(%rsp), %ymm8, %ymm8 /* t2_15 = xor(t2_acc_31, g3x10) */
 	vmovdqa 2144(%rsp), %ymm10 /* reload g3x3.3 */
 	vpxor 2656(%rsp), %ymm10, %ymm12 /* t3_acc_30 = xor(g3x3, g3x7) */
-	vpxor 1504(%rsp), %ymm12, %ymm12 /* t3_acc_31 = xor(t3_acc_30, rk3_3) */
+	vpxor 1600(%rsp), %ymm12, %ymm12 /* t3_acc_31 = xor(t3_acc_30, rk3_3) */
 	vpxor 3168(%rsp), %ymm12, %ymm12 /* t3_15 = xor(t3_acc_31, g3x11) */
 	vpshufb .Lsm4_byteslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm1, %ymm1 /* y0_15_sr = lookup16(t0_15, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
@@ -28486,29 +28276,29 @@ sm4_byteslice_avx2_vaes_batch_gcm_asm:
 #else
 	vaesenclast .Lsm4_byteslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm12, %ymm12 /* y3_15_aes = aesenclast(y3_15_sr, aes_cancel_key) */
 #endif
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm1, %ymm14 /* y0_15_aes_lo = and(y0_15_aes, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm1, %ymm13 /* y0_15_aes_lo = and(y0_15_aes, nibble_mask) */
 	vpsrlw $4, %ymm1, %ymm1 /* y0_15_aes_sh = shr(y0_15_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm1, %ymm1 /* y0_15_aes_hi = and(y0_15_aes_sh, nibble_mask) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_tbl_lo_1(%rip), %ymm15 /* tbl_lo_1 = const() */
-	vpshufb %ymm14, %ymm15, %ymm10 /* p1_0_15_l = lookup16(tbl_lo_1, y0_15_aes_lo) */
+	vpshufb %ymm13, %ymm15, %ymm10 /* p1_0_15_l = lookup16(tbl_lo_1, y0_15_aes_lo) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_tbl_hi_1(%rip), %ymm7 /* tbl_hi_1 = const() */
 	vpshufb %ymm1, %ymm7, %ymm4 /* p1_0_15_h = lookup16(tbl_hi_1, y0_15_aes_hi) */
 	vpxor %ymm4, %ymm10, %ymm4 /* p1_0_15 = xor(p1_0_15_l, p1_0_15_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm6, %ymm10 /* y1_15_aes_lo = and(y1_15_aes, nibble_mask) */
 	vpsrlw $4, %ymm6, %ymm6 /* y1_15_aes_sh = shr(y1_15_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm6, %ymm6 /* y1_15_aes_hi = and(y1_15_aes_sh, nibble_mask) */
-	vpshufb %ymm10, %ymm15, %ymm2 /* p1_1_15_l = lookup16(tbl_lo_1, y1_15_aes_lo) */
+	vpshufb %ymm10, %ymm15, %ymm3 /* p1_1_15_l = lookup16(tbl_lo_1, y1_15_aes_lo) */
 	vmovdqa %ymm0, 3552(%rsp) /* spill g2x15.3 */
 	vpshufb %ymm6, %ymm7, %ymm0 /* p1_1_15_h = lookup16(tbl_hi_1, y1_15_aes_hi) */
-	vpxor %ymm0, %ymm2, %ymm0 /* p1_1_15 = xor(p1_1_15_l, p1_1_15_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm8, %ymm2 /* y2_15_aes_lo = and(y2_15_aes, nibble_mask) */
+	vpxor %ymm0, %ymm3, %ymm0 /* p1_1_15 = xor(p1_1_15_l, p1_1_15_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm8, %ymm3 /* y2_15_aes_lo = and(y2_15_aes, nibble_mask) */
 	vpsrlw $4, %ymm8, %ymm8 /* y2_15_aes_sh = shr(y2_15_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm8, %ymm8 /* y2_15_aes_hi = and(y2_15_aes_sh, nibble_mask) */
 	vmovdqa %ymm5, 3520(%rsp) /* spill g2x14.3 */
-	vpshufb %ymm2, %ymm15, %ymm5 /* p1_2_15_l = lookup16(tbl_lo_1, y2_15_aes_lo) */
-	vmovdqa %ymm3, 3488(%rsp) /* spill g2x13.3 */
-	vpshufb %ymm8, %ymm7, %ymm3 /* p1_2_15_h = lookup16(tbl_hi_1, y2_15_aes_hi) */
-	vpxor %ymm3, %ymm5, %ymm3 /* p1_2_15 = xor(p1_2_15_l, p1_2_15_h) */
+	vpshufb %ymm3, %ymm15, %ymm5 /* p1_2_15_l = lookup16(tbl_lo_1, y2_15_aes_lo) */
+	vmovdqa %ymm2, 3488(%rsp) /* spill g2x13.3 */
+	vpshufb %ymm8, %ymm7, %ymm2 /* p1_2_15_h = lookup16(tbl_hi_1, y2_15_aes_hi) */
+	vpxor %ymm2, %ymm5, %ymm2 /* p1_2_15 = xor(p1_2_15_l, p1_2_15_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm12, %ymm5 /* y3_15_aes_lo = and(y3_15_aes, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* y3_15_aes_sh = shr(y3_15_aes) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm12, %ymm12 /* y3_15_aes_hi = and(y3_15_aes_sh, nibble_mask) */
@@ -28516,86 +28306,86 @@ sm4_byteslice_avx2_vaes_batch_gcm_asm:
 	vpshufb %ymm5, %ymm15, %ymm9 /* p1_3_15_l = lookup16(tbl_lo_1, y3_15_aes_lo) */
 	vpshufb %ymm12, %ymm7, %ymm7 /* p1_3_15_h = lookup16(tbl_hi_1, y3_15_aes_hi) */
 	vpxor %ymm7, %ymm9, %ymm7 /* p1_3_15 = xor(p1_3_15_l, p1_3_15_h) */
-	vpshufb %ymm14, %ymm13, %ymm9 /* p2_0_15_l = lookup16(tbl_lo_2, y0_15_aes_lo) */
+	vpshufb %ymm13, %ymm14, %ymm9 /* p2_0_15_l = lookup16(tbl_lo_2, y0_15_aes_lo) */
 	vpshufb %ymm1, %ymm11, %ymm1 /* p2_0_15_h = lookup16(tbl_hi_2, y0_15_aes_hi) */
 	vpxor %ymm1, %ymm9, %ymm1 /* p2_0_15 = xor(p2_0_15_l, p2_0_15_h) */
-	vpshufb %ymm10, %ymm13, %ymm9 /* p2_1_15_l = lookup16(tbl_lo_2, y1_15_aes_lo) */
+	vpshufb %ymm10, %ymm14, %ymm9 /* p2_1_15_l = lookup16(tbl_lo_2, y1_15_aes_lo) */
 	vpshufb %ymm6, %ymm11, %ymm6 /* p2_1_15_h = lookup16(tbl_hi_2, y1_15_aes_hi) */
 	vpxor %ymm6, %ymm9, %ymm6 /* p2_1_15 = xor(p2_1_15_l, p2_1_15_h) */
-	vpshufb %ymm2, %ymm13, %ymm2 /* p2_2_15_l = lookup16(tbl_lo_2, y2_15_aes_lo) */
+	vpshufb %ymm3, %ymm14, %ymm3 /* p2_2_15_l = lookup16(tbl_lo_2, y2_15_aes_lo) */
 	vpshufb %ymm8, %ymm11, %ymm8 /* p2_2_15_h = lookup16(tbl_hi_2, y2_15_aes_hi) */
-	vpxor %ymm8, %ymm2, %ymm2 /* p2_2_15 = xor(p2_2_15_l, p2_2_15_h) */
-	vpshufb %ymm5, %ymm13, %ymm5 /* p2_3_15_l = lookup16(tbl_lo_2, y3_15_aes_lo) */
+	vpxor %ymm8, %ymm3, %ymm3 /* p2_2_15 = xor(p2_2_15_l, p2_2_15_h) */
+	vpshufb %ymm5, %ymm14, %ymm5 /* p2_3_15_l = lookup16(tbl_lo_2, y3_15_aes_lo) */
 	vpshufb %ymm12, %ymm11, %ymm8 /* p2_3_15_h = lookup16(tbl_hi_2, y3_15_aes_hi) */
 	vpxor %ymm8, %ymm5, %ymm5 /* p2_3_15 = xor(p2_3_15_l, p2_3_15_h) */
 	vpxor %ymm0, %ymm4, %ymm8 /* m0_acc_75 = xor(p1_0_15, p1_1_15) */
-	vpxor %ymm3, %ymm6, %ymm9 /* m0_acc_76 = xor(p2_1_15, p1_2_15) */
-	vpxor %ymm5, %ymm2, %ymm10 /* m0_acc_77 = xor(p2_2_15, p2_3_15) */
+	vpxor %ymm2, %ymm6, %ymm9 /* m0_acc_76 = xor(p2_1_15, p1_2_15) */
+	vpxor %ymm5, %ymm3, %ymm10 /* m0_acc_77 = xor(p2_2_15, p2_3_15) */
 	vpxor %ymm9, %ymm8, %ymm8 /* m0_acc_78 = xor(m0_acc_75, m0_acc_76) */
 	vpxor %ymm10, %ymm8, %ymm8 /* m0_acc_79 = xor(m0_acc_78, m0_acc_77) */
 	vpxor 3584(%rsp), %ymm8, %ymm8 /* x0n_15 = xor(m0_acc_79, g3x12.2) */
 	vpxor %ymm0, %ymm1, %ymm10 /* m1_acc_75 = xor(p2_0_15, p1_1_15) */
-	vpxor %ymm2, %ymm3, %ymm3 /* m1_acc_76 = xor(p1_2_15, p2_2_15) */
+	vpxor %ymm3, %ymm2, %ymm2 /* m1_acc_76 = xor(p1_2_15, p2_2_15) */
 	vpxor %ymm5, %ymm7, %ymm5 /* m1_acc_77 = xor(p1_3_15, p2_3_15) */
-	vpxor %ymm3, %ymm10, %ymm3 /* m1_acc_78 = xor(m1_acc_75, m1_acc_76) */
-	vpxor %ymm5, %ymm3, %ymm3 /* m1_acc_79 = xor(m1_acc_78, m1_acc_77) */
-	vpxor 3616(%rsp), %ymm3, %ymm3 /* x1n_15 = xor(m1_acc_79, g3x13.2) */
+	vpxor %ymm2, %ymm10, %ymm2 /* m1_acc_78 = xor(m1_acc_75, m1_acc_76) */
+	vpxor %ymm5, %ymm2, %ymm2 /* m1_acc_79 = xor(m1_acc_78, m1_acc_77) */
+	vpxor 3616(%rsp), %ymm2, %ymm2 /* x1n_15 = xor(m1_acc_79, g3x13.2) */
 	vpxor %ymm1, %ymm4, %ymm1 /* m2_acc_75 = xor(p1_0_15, p2_0_15) */
 	vpxor %ymm9, %ymm1, %ymm4 /* m2_acc_78 = xor(m2_acc_75, m0_acc_76) */
 	vpxor %ymm5, %ymm4, %ymm4 /* m2_acc_79 = xor(m2_acc_78, m1_acc_77) */
 	vpxor 3648(%rsp), %ymm4, %ymm4 /* x2n_15 = xor(m2_acc_79, g3x14.2) */
 	vpxor %ymm6, %ymm0, %ymm0 /* m3_acc_76 = xor(p1_1_15, p2_1_15) */
-	vpxor %ymm7, %ymm2, %ymm2 /* m3_acc_77 = xor(p2_2_15, p1_3_15) */
+	vpxor %ymm7, %ymm3, %ymm3 /* m3_acc_77 = xor(p2_2_15, p1_3_15) */
 	vpxor %ymm0, %ymm1, %ymm0 /* m3_acc_78 = xor(m2_acc_75, m3_acc_76) */
-	vpxor %ymm2, %ymm0, %ymm0 /* m3_acc_79 = xor(m3_acc_78, m3_acc_77) */
-	vpxor 1248(%rsp), %ymm0, %ymm0 /* x3n_15 = xor(m3_acc_79, g3x15.2) */
+	vpxor %ymm3, %ymm0, %ymm0 /* m3_acc_79 = xor(m3_acc_78, m3_acc_77) */
+	vpxor 1216(%rsp), %ymm0, %ymm0 /* x3n_15 = xor(m3_acc_79, g3x15.2) */
 	vmovdqa %ymm8, 3584(%rsp) /* spill g3x12.2 */
-	vmovdqa %ymm3, 3616(%rsp) /* spill g3x13.2 */
+	vmovdqa %ymm2, 3616(%rsp) /* spill g3x13.2 */
 	vmovdqa %ymm4, 3648(%rsp) /* spill g3x14.2 */
-	vmovdqa %ymm0, 1248(%rsp) /* spill g3x15.2 */
-	vmovdqa 672(%rsp), %ymm0 /* reload g0x9.3 */
-	vmovdqa 544(%rsp), %ymm1 /* reload g0x14.3 */
-	vmovdqa 1216(%rsp), %ymm2 /* reload g0x11.3 */
-	vmovdqa 1408(%rsp), %ymm4 /* reload g0x8.3 */
-	vmovdqa 800(%rsp), %ymm6 /* reload g0x6.3 */
-	vmovdqa 224(%rsp), %ymm7 /* reload g0x15.3 */
-	vmovdqa 1664(%rsp), %ymm8 /* reload g0x12.3 */
-	vmovdqa 1728(%rsp), %ymm9 /* reload g0x4.3 */
-	vmovdqa 736(%rsp), %ymm10 /* reload g0x7.3 */
+	vmovdqa %ymm0, 1216(%rsp) /* spill g3x15.2 */
+	vmovdqa 512(%rsp), %ymm0 /* reload g0x9.3 */
+	vmovdqa 128(%rsp), %ymm2 /* reload g0x14.3 */
+	vmovdqa 1152(%rsp), %ymm3 /* reload g0x11.3 */
+	vmovdqa 1376(%rsp), %ymm4 /* reload g0x8.3 */
+	vmovdqa 224(%rsp), %ymm6 /* reload g0x15.3 */
+	vmovdqa 768(%rsp), %ymm7 /* reload g0x6.3 */
+	vmovdqa 1632(%rsp), %ymm8 /* reload g0x12.3 */
+	vmovdqa 1664(%rsp), %ymm9 /* reload g0x4.3 */
+	vmovdqa 704(%rsp), %ymm10 /* reload g0x7.3 */
 	vmovdqa 480(%rsp), %ymm12 /* reload g0x13.3 */
-	vmovdqa 352(%rsp), %ymm13 /* reload g0x10.3 */
-	vmovdqa 768(%rsp), %ymm14 /* reload g0x5.3 */
+	vmovdqa 736(%rsp), %ymm13 /* reload g0x5.3 */
+	vmovdqa 352(%rsp), %ymm14 /* reload g0x10.3 */
 	add $64, %r10
 	cmp $512, %r10
 	jne .Lsm4_byteslice_avx2_vaes_asm_9_loop_r0
 
 	/* Output (X35, X34, X33, X32): slots 3, 2, 1, 0; back to X = A1^-1·X'. */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm8, %ymm3 /* g0x12_lo = and(g0x12, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm8, %ymm1 /* g0x12_lo = and(g0x12, nibble_mask) */
 	vpsrlw $4, %ymm8, %ymm5 /* g0x12_sh = shr(g0x12) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm5, %ymm5 /* g0x12_hi = and(g0x12_sh, nibble_mask) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_tbl_lo_3(%rip), %ymm8 /* tbl_lo_3 = const() */
-	vpshufb %ymm3, %ymm8, %ymm3 /* xout_l = lookup16(tbl_lo_3, g0x12_lo) */
+	vpshufb %ymm1, %ymm8, %ymm1 /* xout_l = lookup16(tbl_lo_3, g0x12_lo) */
 	vmovdqa .Lsm4_byteslice_avx2_vaes_asm_9_tbl_hi_3(%rip), %ymm11 /* tbl_hi_3 = const() */
 	vpshufb %ymm5, %ymm11, %ymm5 /* xout_h = lookup16(tbl_hi_3, g0x12_hi) */
-	vpxor %ymm5, %ymm3, %ymm3 /* xout = xor(xout_l, xout_h) */
+	vpxor %ymm5, %ymm1, %ymm1 /* xout = xor(xout_l, xout_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm12, %ymm5 /* g0x13_lo = and(g0x13, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* g0x13_sh = shr(g0x13) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm12, %ymm12 /* g0x13_hi = and(g0x13_sh, nibble_mask) */
 	vpshufb %ymm5, %ymm8, %ymm5 /* xout_1_l = lookup16(tbl_lo_3, g0x13_lo) */
 	vpshufb %ymm12, %ymm11, %ymm12 /* xout_1_h = lookup16(tbl_hi_3, g0x13_hi) */
 	vpxor %ymm12, %ymm5, %ymm5 /* xout_1 = xor(xout_1_l, xout_1_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm1, %ymm12 /* g0x14_lo = and(g0x14, nibble_mask) */
-	vpsrlw $4, %ymm1, %ymm1 /* g0x14_sh = shr(g0x14) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm1, %ymm1 /* g0x14_hi = and(g0x14_sh, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm2, %ymm12 /* g0x14_lo = and(g0x14, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* g0x14_sh = shr(g0x14) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm2, %ymm2 /* g0x14_hi = and(g0x14_sh, nibble_mask) */
 	vpshufb %ymm12, %ymm8, %ymm12 /* xout_2_l = lookup16(tbl_lo_3, g0x14_lo) */
-	vpshufb %ymm1, %ymm11, %ymm1 /* xout_2_h = lookup16(tbl_hi_3, g0x14_hi) */
-	vpxor %ymm1, %ymm12, %ymm1 /* xout_2 = xor(xout_2_l, xout_2_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm7, %ymm12 /* g0x15_lo = and(g0x15, nibble_mask) */
-	vpsrlw $4, %ymm7, %ymm7 /* g0x15_sh = shr(g0x15) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm7, %ymm7 /* g0x15_hi = and(g0x15_sh, nibble_mask) */
+	vpshufb %ymm2, %ymm11, %ymm2 /* xout_2_h = lookup16(tbl_hi_3, g0x14_hi) */
+	vpxor %ymm2, %ymm12, %ymm2 /* xout_2 = xor(xout_2_l, xout_2_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm6, %ymm12 /* g0x15_lo = and(g0x15, nibble_mask) */
+	vpsrlw $4, %ymm6, %ymm6 /* g0x15_sh = shr(g0x15) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm6, %ymm6 /* g0x15_hi = and(g0x15_sh, nibble_mask) */
 	vpshufb %ymm12, %ymm8, %ymm12 /* xout_3_l = lookup16(tbl_lo_3, g0x15_lo) */
-	vpshufb %ymm7, %ymm11, %ymm7 /* xout_3_h = lookup16(tbl_hi_3, g0x15_hi) */
-	vpxor %ymm7, %ymm12, %ymm7 /* xout_3 = xor(xout_3_l, xout_3_h) */
+	vpshufb %ymm6, %ymm11, %ymm6 /* xout_3_h = lookup16(tbl_hi_3, g0x15_hi) */
+	vpxor %ymm6, %ymm12, %ymm6 /* xout_3 = xor(xout_3_l, xout_3_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm4, %ymm12 /* g0x8_lo = and(g0x8, nibble_mask) */
 	vpsrlw $4, %ymm4, %ymm4 /* g0x8_sh = shr(g0x8) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm4, %ymm4 /* g0x8_hi = and(g0x8_sh, nibble_mask) */
@@ -28608,59 +28398,59 @@ sm4_byteslice_avx2_vaes_batch_gcm_asm:
 	vpshufb %ymm12, %ymm8, %ymm12 /* xout_5_l = lookup16(tbl_lo_3, g0x9_lo) */
 	vpshufb %ymm0, %ymm11, %ymm0 /* xout_5_h = lookup16(tbl_hi_3, g0x9_hi) */
 	vpxor %ymm0, %ymm12, %ymm0 /* xout_5 = xor(xout_5_l, xout_5_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm12 /* g0x10_lo = and(g0x10, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g0x10_sh = shr(g0x10) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm13 /* g0x10_hi = and(g0x10_sh, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm12 /* g0x10_lo = and(g0x10, nibble_mask) */
+	vpsrlw $4, %ymm14, %ymm14 /* g0x10_sh = shr(g0x10) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm14 /* g0x10_hi = and(g0x10_sh, nibble_mask) */
 	vpshufb %ymm12, %ymm8, %ymm12 /* xout_6_l = lookup16(tbl_lo_3, g0x10_lo) */
-	vpshufb %ymm13, %ymm11, %ymm13 /* xout_6_h = lookup16(tbl_hi_3, g0x10_hi) */
-	vpxor %ymm13, %ymm12, %ymm12 /* xout_6 = xor(xout_6_l, xout_6_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm2, %ymm13 /* g0x11_lo = and(g0x11, nibble_mask) */
-	vpsrlw $4, %ymm2, %ymm2 /* g0x11_sh = shr(g0x11) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm2, %ymm2 /* g0x11_hi = and(g0x11_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm8, %ymm13 /* xout_7_l = lookup16(tbl_lo_3, g0x11_lo) */
-	vpshufb %ymm2, %ymm11, %ymm2 /* xout_7_h = lookup16(tbl_hi_3, g0x11_hi) */
-	vpxor %ymm2, %ymm13, %ymm2 /* xout_7 = xor(xout_7_l, xout_7_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm9, %ymm13 /* g0x4_lo = and(g0x4, nibble_mask) */
+	vpshufb %ymm14, %ymm11, %ymm14 /* xout_6_h = lookup16(tbl_hi_3, g0x10_hi) */
+	vpxor %ymm14, %ymm12, %ymm12 /* xout_6 = xor(xout_6_l, xout_6_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm3, %ymm14 /* g0x11_lo = and(g0x11, nibble_mask) */
+	vpsrlw $4, %ymm3, %ymm3 /* g0x11_sh = shr(g0x11) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm3, %ymm3 /* g0x11_hi = and(g0x11_sh, nibble_mask) */
+	vpshufb %ymm14, %ymm8, %ymm14 /* xout_7_l = lookup16(tbl_lo_3, g0x11_lo) */
+	vpshufb %ymm3, %ymm11, %ymm3 /* xout_7_h = lookup16(tbl_hi_3, g0x11_hi) */
+	vpxor %ymm3, %ymm14, %ymm3 /* xout_7 = xor(xout_7_l, xout_7_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm9, %ymm14 /* g0x4_lo = and(g0x4, nibble_mask) */
 	vpsrlw $4, %ymm9, %ymm9 /* g0x4_sh = shr(g0x4) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm9, %ymm9 /* g0x4_hi = and(g0x4_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm8, %ymm13 /* xout_8_l = lookup16(tbl_lo_3, g0x4_lo) */
+	vpshufb %ymm14, %ymm8, %ymm14 /* xout_8_l = lookup16(tbl_lo_3, g0x4_lo) */
 	vpshufb %ymm9, %ymm11, %ymm9 /* xout_8_h = lookup16(tbl_hi_3, g0x4_hi) */
-	vpxor %ymm9, %ymm13, %ymm9 /* xout_8 = xor(xout_8_l, xout_8_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm13 /* g0x5_lo = and(g0x5, nibble_mask) */
-	vpsrlw $4, %ymm14, %ymm14 /* g0x5_sh = shr(g0x5) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm14 /* g0x5_hi = and(g0x5_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm8, %ymm13 /* xout_9_l = lookup16(tbl_lo_3, g0x5_lo) */
-	vpshufb %ymm14, %ymm11, %ymm14 /* xout_9_h = lookup16(tbl_hi_3, g0x5_hi) */
-	vpxor %ymm14, %ymm13, %ymm13 /* xout_9 = xor(xout_9_l, xout_9_h) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm6, %ymm14 /* g0x6_lo = and(g0x6, nibble_mask) */
-	vpsrlw $4, %ymm6, %ymm6 /* g0x6_sh = shr(g0x6) */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm6, %ymm6 /* g0x6_hi = and(g0x6_sh, nibble_mask) */
+	vpxor %ymm9, %ymm14, %ymm9 /* xout_8 = xor(xout_8_l, xout_8_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm14 /* g0x5_lo = and(g0x5, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g0x5_sh = shr(g0x5) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm13 /* g0x5_hi = and(g0x5_sh, nibble_mask) */
+	vpshufb %ymm14, %ymm8, %ymm14 /* xout_9_l = lookup16(tbl_lo_3, g0x5_lo) */
+	vpshufb %ymm13, %ymm11, %ymm13 /* xout_9_h = lookup16(tbl_hi_3, g0x5_hi) */
+	vpxor %ymm13, %ymm14, %ymm13 /* xout_9 = xor(xout_9_l, xout_9_h) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm7, %ymm14 /* g0x6_lo = and(g0x6, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* g0x6_sh = shr(g0x6) */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm7, %ymm7 /* g0x6_hi = and(g0x6_sh, nibble_mask) */
 	vpshufb %ymm14, %ymm8, %ymm14 /* xout_10_l = lookup16(tbl_lo_3, g0x6_lo) */
-	vpshufb %ymm6, %ymm11, %ymm6 /* xout_10_h = lookup16(tbl_hi_3, g0x6_hi) */
-	vpxor %ymm6, %ymm14, %ymm6 /* xout_10 = xor(xout_10_l, xout_10_h) */
+	vpshufb %ymm7, %ymm11, %ymm7 /* xout_10_h = lookup16(tbl_hi_3, g0x6_hi) */
+	vpxor %ymm7, %ymm14, %ymm7 /* xout_10 = xor(xout_10_l, xout_10_h) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm10, %ymm14 /* g0x7_lo = and(g0x7, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* g0x7_sh = shr(g0x7) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm10, %ymm10 /* g0x7_hi = and(g0x7_sh, nibble_mask) */
 	vpshufb %ymm14, %ymm8, %ymm14 /* xout_11_l = lookup16(tbl_lo_3, g0x7_lo) */
 	vpshufb %ymm10, %ymm11, %ymm10 /* xout_11_h = lookup16(tbl_hi_3, g0x7_hi) */
 	vpxor %ymm10, %ymm14, %ymm10 /* xout_11 = xor(xout_11_l, xout_11_h) */
-	vmovdqa 1760(%rsp), %ymm14 /* reload g0x0.2 */
+	vmovdqa 1728(%rsp), %ymm14 /* reload g0x0.2 */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm15 /* g0x0_lo = and(g0x0, nibble_mask) */
 	vpsrlw $4, %ymm14, %ymm14 /* g0x0_sh = shr(g0x0) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm14 /* g0x0_hi = and(g0x0_sh, nibble_mask) */
 	vpshufb %ymm15, %ymm8, %ymm15 /* xout_12_l = lookup16(tbl_lo_3, g0x0_lo) */
 	vpshufb %ymm14, %ymm11, %ymm14 /* xout_12_h = lookup16(tbl_hi_3, g0x0_hi) */
 	vpxor %ymm14, %ymm15, %ymm14 /* xout_12 = xor(xout_12_l, xout_12_h) */
-	vmovdqa 1280(%rsp), %ymm15 /* reload g0x1.2 */
-	vmovdqa %ymm2, 1760(%rsp) /* spill xout_7 */
-	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm15, %ymm2 /* g0x1_lo = and(g0x1, nibble_mask) */
+	vmovdqa 1248(%rsp), %ymm15 /* reload g0x1.2 */
+	vmovdqa %ymm3, 1728(%rsp) /* spill xout_7 */
+	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm15, %ymm3 /* g0x1_lo = and(g0x1, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* g0x1_sh = shr(g0x1) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm15, %ymm15 /* g0x1_hi = and(g0x1_sh, nibble_mask) */
-	vpshufb %ymm2, %ymm8, %ymm2 /* xout_13_l = lookup16(tbl_lo_3, g0x1_lo) */
+	vpshufb %ymm3, %ymm8, %ymm3 /* xout_13_l = lookup16(tbl_lo_3, g0x1_lo) */
 	vpshufb %ymm15, %ymm11, %ymm15 /* xout_13_h = lookup16(tbl_hi_3, g0x1_hi) */
-	vpxor %ymm15, %ymm2, %ymm2 /* xout_13 = xor(xout_13_l, xout_13_h) */
-	vmovdqa 1312(%rsp), %ymm15 /* reload g0x2.2 */
-	vmovdqa %ymm12, 1280(%rsp) /* spill xout_6 */
+	vpxor %ymm15, %ymm3, %ymm3 /* xout_13 = xor(xout_13_l, xout_13_h) */
+	vmovdqa 1280(%rsp), %ymm15 /* reload g0x2.2 */
+	vmovdqa %ymm12, 1248(%rsp) /* spill xout_6 */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm15, %ymm12 /* g0x2_lo = and(g0x2, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* g0x2_sh = shr(g0x2) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm15, %ymm15 /* g0x2_hi = and(g0x2_sh, nibble_mask) */
@@ -28668,48 +28458,48 @@ sm4_byteslice_avx2_vaes_batch_gcm_asm:
 	vpshufb %ymm15, %ymm11, %ymm15 /* xout_14_h = lookup16(tbl_hi_3, g0x2_hi) */
 	vpxor %ymm15, %ymm12, %ymm12 /* xout_14 = xor(xout_14_l, xout_14_h) */
 	vmovdqa 3296(%rsp), %ymm15 /* reload g0x3.2 */
-	vmovdqa %ymm12, 1312(%rsp) /* spill xout_14 */
+	vmovdqa %ymm12, 1280(%rsp) /* spill xout_14 */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm15, %ymm12 /* g0x3_lo = and(g0x3, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* g0x3_sh = shr(g0x3) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm15, %ymm15 /* g0x3_hi = and(g0x3_sh, nibble_mask) */
 	vpshufb %ymm12, %ymm8, %ymm12 /* xout_15_l = lookup16(tbl_lo_3, g0x3_lo) */
 	vpshufb %ymm15, %ymm11, %ymm15 /* xout_15_h = lookup16(tbl_hi_3, g0x3_hi) */
 	vpxor %ymm15, %ymm12, %ymm12 /* xout_15 = xor(xout_15_l, xout_15_h) */
-	vpunpcklbw %ymm9, %ymm3, %ymm15 /* tro0 = unpacklo(xout, xout_8) */
-	vpunpckhbw %ymm9, %ymm3, %ymm3 /* tro0_1 = unpackhi(xout, xout_8) */
+	vpunpcklbw %ymm9, %ymm1, %ymm15 /* tro0 = unpacklo(xout, xout_8) */
+	vpunpckhbw %ymm9, %ymm1, %ymm1 /* tro0_1 = unpackhi(xout, xout_8) */
 	vpunpcklbw %ymm13, %ymm5, %ymm9 /* tro0_2 = unpacklo(xout_1, xout_9) */
 	vpunpckhbw %ymm13, %ymm5, %ymm5 /* tro0_3 = unpackhi(xout_1, xout_9) */
-	vpunpcklbw %ymm6, %ymm1, %ymm13 /* tro0_4 = unpacklo(xout_2, xout_10) */
-	vpunpckhbw %ymm6, %ymm1, %ymm1 /* tro0_5 = unpackhi(xout_2, xout_10) */
-	vpunpcklbw %ymm10, %ymm7, %ymm6 /* tro0_6 = unpacklo(xout_3, xout_11) */
-	vpunpckhbw %ymm10, %ymm7, %ymm7 /* tro0_7 = unpackhi(xout_3, xout_11) */
+	vpunpcklbw %ymm7, %ymm2, %ymm13 /* tro0_4 = unpacklo(xout_2, xout_10) */
+	vpunpckhbw %ymm7, %ymm2, %ymm2 /* tro0_5 = unpackhi(xout_2, xout_10) */
+	vpunpcklbw %ymm10, %ymm6, %ymm7 /* tro0_6 = unpacklo(xout_3, xout_11) */
+	vpunpckhbw %ymm10, %ymm6, %ymm6 /* tro0_7 = unpackhi(xout_3, xout_11) */
 	vpunpcklbw %ymm14, %ymm4, %ymm10 /* tro0_8 = unpacklo(xout_4, xout_12) */
 	vpunpckhbw %ymm14, %ymm4, %ymm4 /* tro0_9 = unpackhi(xout_4, xout_12) */
-	vpunpcklbw %ymm2, %ymm0, %ymm14 /* tro0_10 = unpacklo(xout_5, xout_13) */
-	vpunpckhbw %ymm2, %ymm0, %ymm0 /* tro0_11 = unpackhi(xout_5, xout_13) */
-	vmovdqa 1280(%rsp), %ymm2 /* reload xout_6 */
-	vpunpcklbw 1312(%rsp), %ymm2, %ymm11 /* tro0_12 = unpacklo(xout_6, xout_14) */
-	vpunpckhbw 1312(%rsp), %ymm2, %ymm2 /* tro0_13 = unpackhi(xout_6, xout_14) */
-	vmovdqa 1760(%rsp), %ymm8 /* reload xout_7 */
-	vmovdqa %ymm7, 1312(%rsp) /* spill tro0_7 */
-	vpunpcklbw %ymm12, %ymm8, %ymm7 /* tro0_14 = unpacklo(xout_7, xout_15) */
+	vpunpcklbw %ymm3, %ymm0, %ymm14 /* tro0_10 = unpacklo(xout_5, xout_13) */
+	vpunpckhbw %ymm3, %ymm0, %ymm0 /* tro0_11 = unpackhi(xout_5, xout_13) */
+	vmovdqa 1248(%rsp), %ymm3 /* reload xout_6 */
+	vpunpcklbw 1280(%rsp), %ymm3, %ymm11 /* tro0_12 = unpacklo(xout_6, xout_14) */
+	vpunpckhbw 1280(%rsp), %ymm3, %ymm3 /* tro0_13 = unpackhi(xout_6, xout_14) */
+	vmovdqa 1728(%rsp), %ymm8 /* reload xout_7 */
+	vmovdqa %ymm6, 1280(%rsp) /* spill tro0_7 */
+	vpunpcklbw %ymm12, %ymm8, %ymm6 /* tro0_14 = unpacklo(xout_7, xout_15) */
 	vpunpckhbw %ymm12, %ymm8, %ymm8 /* tro0_15 = unpackhi(xout_7, xout_15) */
 	vpunpcklbw %ymm10, %ymm15, %ymm12 /* tro1 = unpacklo(tro0, tro0_8) */
 	vpunpckhbw %ymm10, %ymm15, %ymm10 /* tro1_1 = unpackhi(tro0, tro0_8) */
-	vpunpcklbw %ymm4, %ymm3, %ymm15 /* tro1_2 = unpacklo(tro0_1, tro0_9) */
-	vpunpckhbw %ymm4, %ymm3, %ymm3 /* tro1_3 = unpackhi(tro0_1, tro0_9) */
+	vpunpcklbw %ymm4, %ymm1, %ymm15 /* tro1_2 = unpacklo(tro0_1, tro0_9) */
+	vpunpckhbw %ymm4, %ymm1, %ymm1 /* tro1_3 = unpackhi(tro0_1, tro0_9) */
 	vpunpcklbw %ymm14, %ymm9, %ymm4 /* tro1_4 = unpacklo(tro0_2, tro0_10) */
 	vpunpckhbw %ymm14, %ymm9, %ymm9 /* tro1_5 = unpackhi(tro0_2, tro0_10) */
 	vpunpcklbw %ymm0, %ymm5, %ymm14 /* tro1_6 = unpacklo(tro0_3, tro0_11) */
 	vpunpckhbw %ymm0, %ymm5, %ymm0 /* tro1_7 = unpackhi(tro0_3, tro0_11) */
 	vpunpcklbw %ymm11, %ymm13, %ymm5 /* tro1_8 = unpacklo(tro0_4, tro0_12) */
 	vpunpckhbw %ymm11, %ymm13, %ymm11 /* tro1_9 = unpackhi(tro0_4, tro0_12) */
-	vpunpcklbw %ymm2, %ymm1, %ymm13 /* tro1_10 = unpacklo(tro0_5, tro0_13) */
-	vpunpckhbw %ymm2, %ymm1, %ymm1 /* tro1_11 = unpackhi(tro0_5, tro0_13) */
-	vpunpcklbw %ymm7, %ymm6, %ymm2 /* tro1_12 = unpacklo(tro0_6, tro0_14) */
-	vpunpckhbw %ymm7, %ymm6, %ymm6 /* tro1_13 = unpackhi(tro0_6, tro0_14) */
-	vmovdqa 1312(%rsp), %ymm7 /* reload tro0_7 */
-	vmovdqa %ymm0, 1760(%rsp) /* spill tro1_7 */
+	vpunpcklbw %ymm3, %ymm2, %ymm13 /* tro1_10 = unpacklo(tro0_5, tro0_13) */
+	vpunpckhbw %ymm3, %ymm2, %ymm2 /* tro1_11 = unpackhi(tro0_5, tro0_13) */
+	vpunpcklbw %ymm6, %ymm7, %ymm3 /* tro1_12 = unpacklo(tro0_6, tro0_14) */
+	vpunpckhbw %ymm6, %ymm7, %ymm6 /* tro1_13 = unpackhi(tro0_6, tro0_14) */
+	vmovdqa 1280(%rsp), %ymm7 /* reload tro0_7 */
+	vmovdqa %ymm0, 1728(%rsp) /* spill tro1_7 */
 	vpunpcklbw %ymm8, %ymm7, %ymm0 /* tro1_14 = unpacklo(tro0_7, tro0_15) */
 	vpunpckhbw %ymm8, %ymm7, %ymm7 /* tro1_15 = unpackhi(tro0_7, tro0_15) */
 	vpunpcklbw %ymm5, %ymm12, %ymm8 /* tro2 = unpacklo(tro1, tro1_8) */
@@ -28718,22 +28508,22 @@ sm4_byteslice_avx2_vaes_batch_gcm_asm:
 	vpunpckhbw %ymm11, %ymm10, %ymm10 /* tro2_3 = unpackhi(tro1_1, tro1_9) */
 	vpunpcklbw %ymm13, %ymm15, %ymm11 /* tro2_4 = unpacklo(tro1_2, tro1_10) */
 	vpunpckhbw %ymm13, %ymm15, %ymm13 /* tro2_5 = unpackhi(tro1_2, tro1_10) */
-	vpunpcklbw %ymm1, %ymm3, %ymm15 /* tro2_6 = unpacklo(tro1_3, tro1_11) */
-	vpunpckhbw %ymm1, %ymm3, %ymm1 /* tro2_7 = unpackhi(tro1_3, tro1_11) */
-	vpunpcklbw %ymm2, %ymm4, %ymm3 /* tro2_8 = unpacklo(tro1_4, tro1_12) */
-	vpunpckhbw %ymm2, %ymm4, %ymm2 /* tro2_9 = unpackhi(tro1_4, tro1_12) */
+	vpunpcklbw %ymm2, %ymm1, %ymm15 /* tro2_6 = unpacklo(tro1_3, tro1_11) */
+	vpunpckhbw %ymm2, %ymm1, %ymm1 /* tro2_7 = unpackhi(tro1_3, tro1_11) */
+	vpunpcklbw %ymm3, %ymm4, %ymm2 /* tro2_8 = unpacklo(tro1_4, tro1_12) */
+	vpunpckhbw %ymm3, %ymm4, %ymm3 /* tro2_9 = unpackhi(tro1_4, tro1_12) */
 	vpunpcklbw %ymm6, %ymm9, %ymm4 /* tro2_10 = unpacklo(tro1_5, tro1_13) */
 	vpunpckhbw %ymm6, %ymm9, %ymm6 /* tro2_11 = unpackhi(tro1_5, tro1_13) */
 	vpunpcklbw %ymm0, %ymm14, %ymm9 /* tro2_12 = unpacklo(tro1_6, tro1_14) */
 	vpunpckhbw %ymm0, %ymm14, %ymm0 /* tro2_13 = unpackhi(tro1_6, tro1_14) */
-	vmovdqa 1760(%rsp), %ymm14 /* reload tro1_7 */
-	vmovdqa %ymm1, 1312(%rsp) /* spill tro2_7 */
+	vmovdqa 1728(%rsp), %ymm14 /* reload tro1_7 */
+	vmovdqa %ymm1, 1280(%rsp) /* spill tro2_7 */
 	vpunpcklbw %ymm7, %ymm14, %ymm1 /* tro2_14 = unpacklo(tro1_7, tro1_15) */
 	vpunpckhbw %ymm7, %ymm14, %ymm7 /* tro2_15 = unpackhi(tro1_7, tro1_15) */
-	vpunpcklbw %ymm3, %ymm8, %ymm14 /* tro3 = unpacklo(tro2, tro2_8) */
-	vpunpckhbw %ymm3, %ymm8, %ymm3 /* tro3_1 = unpackhi(tro2, tro2_8) */
-	vpunpcklbw %ymm2, %ymm5, %ymm8 /* tro3_2 = unpacklo(tro2_1, tro2_9) */
-	vpunpckhbw %ymm2, %ymm5, %ymm2 /* tro3_3 = unpackhi(tro2_1, tro2_9) */
+	vpunpcklbw %ymm2, %ymm8, %ymm14 /* tro3 = unpacklo(tro2, tro2_8) */
+	vpunpckhbw %ymm2, %ymm8, %ymm2 /* tro3_1 = unpackhi(tro2, tro2_8) */
+	vpunpcklbw %ymm3, %ymm5, %ymm8 /* tro3_2 = unpacklo(tro2_1, tro2_9) */
+	vpunpckhbw %ymm3, %ymm5, %ymm3 /* tro3_3 = unpackhi(tro2_1, tro2_9) */
 	vpunpcklbw %ymm4, %ymm12, %ymm5 /* tro3_4 = unpacklo(tro2_2, tro2_10) */
 	vpunpckhbw %ymm4, %ymm12, %ymm4 /* tro3_5 = unpackhi(tro2_2, tro2_10) */
 	vpunpcklbw %ymm6, %ymm10, %ymm12 /* tro3_6 = unpacklo(tro2_3, tro2_11) */
@@ -28744,21 +28534,21 @@ sm4_byteslice_avx2_vaes_batch_gcm_asm:
 	vpunpckhbw %ymm0, %ymm13, %ymm0 /* tro3_11 = unpackhi(tro2_5, tro2_13) */
 	vpunpcklbw %ymm1, %ymm15, %ymm13 /* tro3_12 = unpacklo(tro2_6, tro2_14) */
 	vpunpckhbw %ymm1, %ymm15, %ymm1 /* tro3_13 = unpackhi(tro2_6, tro2_14) */
-	vmovdqa 1312(%rsp), %ymm15 /* reload tro2_7 */
-	vmovdqa %ymm1, 1760(%rsp) /* spill tro3_13 */
+	vmovdqa 1280(%rsp), %ymm15 /* reload tro2_7 */
+	vmovdqa %ymm1, 1728(%rsp) /* spill tro3_13 */
 	vpunpcklbw %ymm7, %ymm15, %ymm1 /* tro3_14 = unpacklo(tro2_7, tro2_15) */
 	vpunpckhbw %ymm7, %ymm15, %ymm7 /* tro3_15 = unpackhi(tro2_7, tro2_15) */
 	vmovdqu (%rcx), %ymm15 /* msg = load() */
 	vpxor %ymm15, %ymm14, %ymm14 /* ct = xor(tro3, msg) */
 	vmovdqu %ymm14, (%rdx) /* store ct */
 	vmovdqu 32(%rcx), %ymm14 /* msg_1 = load() */
-	vpxor %ymm14, %ymm3, %ymm3 /* ct_1 = xor(tro3_1, msg_1) */
-	vmovdqu %ymm3, 32(%rdx) /* store ct_1 */
-	vmovdqu 64(%rcx), %ymm3 /* msg_2 = load() */
-	vpxor %ymm3, %ymm8, %ymm3 /* ct_2 = xor(tro3_2, msg_2) */
-	vmovdqu %ymm3, 64(%rdx) /* store ct_2 */
-	vmovdqu 96(%rcx), %ymm3 /* msg_3 = load() */
-	vpxor %ymm3, %ymm2, %ymm2 /* ct_3 = xor(tro3_3, msg_3) */
+	vpxor %ymm14, %ymm2, %ymm2 /* ct_1 = xor(tro3_1, msg_1) */
+	vmovdqu %ymm2, 32(%rdx) /* store ct_1 */
+	vmovdqu 64(%rcx), %ymm2 /* msg_2 = load() */
+	vpxor %ymm2, %ymm8, %ymm2 /* ct_2 = xor(tro3_2, msg_2) */
+	vmovdqu %ymm2, 64(%rdx) /* store ct_2 */
+	vmovdqu 96(%rcx), %ymm2 /* msg_3 = load() */
+	vpxor %ymm2, %ymm3, %ymm2 /* ct_3 = xor(tro3_3, msg_3) */
 	vmovdqu %ymm2, 96(%rdx) /* store ct_3 */
 	vmovdqu 128(%rcx), %ymm2 /* msg_4 = load() */
 	vpxor %ymm2, %ymm5, %ymm2 /* ct_4 = xor(tro3_4, msg_4) */
@@ -28788,7 +28578,7 @@ sm4_byteslice_avx2_vaes_batch_gcm_asm:
 	vpxor %ymm0, %ymm13, %ymm0 /* ct_12 = xor(tro3_12, msg_12) */
 	vmovdqu %ymm0, 384(%rdx) /* store ct_12 */
 	vmovdqu 416(%rcx), %ymm0 /* msg_13 = load() */
-	vpxor 1760(%rsp), %ymm0, %ymm0 /* ct_13 = xor(msg_13, tro3_13) */
+	vpxor 1728(%rsp), %ymm0, %ymm0 /* ct_13 = xor(msg_13, tro3_13) */
 	vmovdqu %ymm0, 416(%rdx) /* store ct_13 */
 	vmovdqu 448(%rcx), %ymm0 /* msg_14 = load() */
 	vpxor %ymm0, %ymm1, %ymm0 /* ct_14 = xor(tro3_14, msg_14) */
@@ -29295,7 +29085,7 @@ sm4_byteslice_avx2_vaes_batch_gcm_asm:
 	vpshufb %ymm5, %ymm2, %ymm5 /* xout_50_l = lookup16(tbl_lo_3, g3x14_lo) */
 	vpshufb %ymm4, %ymm3, %ymm4 /* xout_50_h = lookup16(tbl_hi_3, g3x14_hi) */
 	vpxor %ymm4, %ymm5, %ymm4 /* xout_50 = xor(xout_50_l, xout_50_h) */
-	vmovdqa 1248(%rsp), %ymm5 /* reload g3x15.2 */
+	vmovdqa 1216(%rsp), %ymm5 /* reload g3x15.2 */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm5, %ymm6 /* g3x15_lo = and(g3x15, nibble_mask) */
 	vpsrlw $4, %ymm5, %ymm5 /* g3x15_sh = shr(g3x15) */
 	vpand .Lsm4_byteslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm5, %ymm5 /* g3x15_hi = and(g3x15_sh, nibble_mask) */
@@ -29510,8 +29300,8 @@ sm4_byteslice_avx2_vaes_batch_gcm_asm:
 	vmovdqu 2016(%rcx), %ymm0 /* msg_63 = load() */
 	vpxor %ymm0, %ymm2, %ymm0 /* ct_63 = xor(tro3_63, msg_63) */
 	vmovdqu %ymm0, 2016(%rdx) /* store ct_63 */
-	vmovdqa 192(%rsp), %ymm0 /* reload y_next */
-	vmovdqu %ymm0, 64(%rsi) /* store y_next */
+	vmovdqa 192(%rsp), %ymm0 /* reload reduced_7 */
+	vmovdqu %ymm0, 64(%rsi) /* store reduced_7 */
 	mov %rbp, %rsp
 	pop %rbp
 	vzeroupper
@@ -31217,19 +31007,19 @@ sm4_byteslice_avx2_vaes_batch_multi_asm:
 	.byte 0x00, 0xc6, 0x50, 0x96, 0x36, 0xf0, 0x66, 0xa0, 0x0a, 0xcc, 0x5a, 0x9c, 0x3c, 0xfa, 0x6c, 0xaa
 	.byte 0x00, 0xc6, 0x50, 0x96, 0x36, 0xf0, 0x66, 0xa0, 0x0a, 0xcc, 0x5a, 0x9c, 0x3c, 0xfa, 0x6c, 0xaa
 
-/* reverse16: byte i <- byte 15 - i: GCM bytes to the reflected form phi */
-	.section .rodata
-	.balign 32
-.Lsm4_byteslice_avx2_vaes_asm_9_reverse16:
-	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
-	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
-
 /* first_block: Y joins X_1 alone */
 	.section .rodata
 	.balign 32
 .Lsm4_byteslice_avx2_vaes_asm_9_first_block:
 	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
+/* reverse16: byte i <- byte 15 - i: GCM bytes to the reflected form phi */
+	.section .rodata
+	.balign 32
+.Lsm4_byteslice_avx2_vaes_asm_9_reverse16:
+	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
+	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
 
 /* half_up: (a0, a1) -> (0, a0): the middle sum's low half into S's bits 64..127 */
 	.section .rodata

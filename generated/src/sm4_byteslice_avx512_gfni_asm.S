@@ -3921,178 +3921,147 @@ sm4_byteslice_avx512_gfni_batch_ctr_asm:
 	vpandd .Lsm4_byteslice_avx512_gfni_asm_7_all_but_last(%rip), %zmm0, %zmm0 /* ctr_v_open = and(ctr_low, all_but_last) */
 	vpbroadcastb 32(%rsi), %zmm2 /* ctr_first = bcast8() */
 	vpandd .Lsm4_byteslice_avx512_gfni_asm_7_byte_14(%rip), %zmm2, %zmm2 /* ctr_j0 = and(ctr_first, byte_14) */
+	vpaddw %zmm2, %zmm1, %zmm1 /* ctr_base = add(ctr_last, ctr_j0) */
 
 	/* Load 128 blocks and transpose: register j = byte j of every block (algorithm 3). */
-	vpaddb .Lsm4_byteslice_avx512_gfni_asm_7_block_k(%rip), %zmm2, %zmm3 /* ctr_j = add(ctr_j0, block_k) */
-	vpaddw %zmm3, %zmm1, %zmm3 /* ctr_sum = add(ctr_last, ctr_j) */
-	vpaddb .Lsm4_byteslice_avx512_gfni_asm_7_block_k_1(%rip), %zmm2, %zmm4 /* ctr_j_1 = add(ctr_j0, block_k_1) */
-	vpaddw %zmm4, %zmm1, %zmm4 /* ctr_sum_1 = add(ctr_last, ctr_j_1) */
-	vpaddb .Lsm4_byteslice_avx512_gfni_asm_7_block_k_2(%rip), %zmm2, %zmm5 /* ctr_j_2 = add(ctr_j0, block_k_2) */
-	vpaddw %zmm5, %zmm1, %zmm5 /* ctr_sum_2 = add(ctr_last, ctr_j_2) */
-	vpaddb .Lsm4_byteslice_avx512_gfni_asm_7_block_k_3(%rip), %zmm2, %zmm6 /* ctr_j_3 = add(ctr_j0, block_k_3) */
-	vpaddw %zmm6, %zmm1, %zmm6 /* ctr_sum_3 = add(ctr_last, ctr_j_3) */
-	vpaddb .Lsm4_byteslice_avx512_gfni_asm_7_block_k_4(%rip), %zmm2, %zmm7 /* ctr_j_4 = add(ctr_j0, block_k_4) */
-	vpaddw %zmm7, %zmm1, %zmm7 /* ctr_sum_4 = add(ctr_last, ctr_j_4) */
-	vpaddb .Lsm4_byteslice_avx512_gfni_asm_7_block_k_5(%rip), %zmm2, %zmm8 /* ctr_j_5 = add(ctr_j0, block_k_5) */
-	vpaddw %zmm8, %zmm1, %zmm8 /* ctr_sum_5 = add(ctr_last, ctr_j_5) */
-	vpaddb .Lsm4_byteslice_avx512_gfni_asm_7_block_k_6(%rip), %zmm2, %zmm9 /* ctr_j_6 = add(ctr_j0, block_k_6) */
-	vpaddw %zmm9, %zmm1, %zmm9 /* ctr_sum_6 = add(ctr_last, ctr_j_6) */
-	vpaddb .Lsm4_byteslice_avx512_gfni_asm_7_block_k_7(%rip), %zmm2, %zmm10 /* ctr_j_7 = add(ctr_j0, block_k_7) */
-	vpaddw %zmm10, %zmm1, %zmm10 /* ctr_sum_7 = add(ctr_last, ctr_j_7) */
-	vpaddb .Lsm4_byteslice_avx512_gfni_asm_7_block_k_8(%rip), %zmm2, %zmm11 /* ctr_j_8 = add(ctr_j0, block_k_8) */
-	vpaddw %zmm11, %zmm1, %zmm11 /* ctr_sum_8 = add(ctr_last, ctr_j_8) */
-	vpaddb .Lsm4_byteslice_avx512_gfni_asm_7_block_k_9(%rip), %zmm2, %zmm12 /* ctr_j_9 = add(ctr_j0, block_k_9) */
-	vpaddw %zmm12, %zmm1, %zmm12 /* ctr_sum_9 = add(ctr_last, ctr_j_9) */
-	vpaddb .Lsm4_byteslice_avx512_gfni_asm_7_block_k_10(%rip), %zmm2, %zmm13 /* ctr_j_10 = add(ctr_j0, block_k_10) */
-	vpaddw %zmm13, %zmm1, %zmm13 /* ctr_sum_10 = add(ctr_last, ctr_j_10) */
-	vpaddb .Lsm4_byteslice_avx512_gfni_asm_7_block_k_11(%rip), %zmm2, %zmm14 /* ctr_j_11 = add(ctr_j0, block_k_11) */
-	vpaddw %zmm14, %zmm1, %zmm14 /* ctr_sum_11 = add(ctr_last, ctr_j_11) */
-	vpaddb .Lsm4_byteslice_avx512_gfni_asm_7_block_k_12(%rip), %zmm2, %zmm15 /* ctr_j_12 = add(ctr_j0, block_k_12) */
-	vpaddw %zmm15, %zmm1, %zmm15 /* ctr_sum_12 = add(ctr_last, ctr_j_12) */
-	vpaddb .Lsm4_byteslice_avx512_gfni_asm_7_block_k_13(%rip), %zmm2, %zmm16 /* ctr_j_13 = add(ctr_j0, block_k_13) */
-	vpaddw %zmm16, %zmm1, %zmm16 /* ctr_sum_13 = add(ctr_last, ctr_j_13) */
-	vpaddb .Lsm4_byteslice_avx512_gfni_asm_7_block_k_14(%rip), %zmm2, %zmm17 /* ctr_j_14 = add(ctr_j0, block_k_14) */
-	vpaddw %zmm17, %zmm1, %zmm17 /* ctr_sum_14 = add(ctr_last, ctr_j_14) */
-	vpaddb .Lsm4_byteslice_avx512_gfni_asm_7_block_k_15(%rip), %zmm2, %zmm18 /* ctr_j_15 = add(ctr_j0, block_k_15) */
-	vpaddw %zmm18, %zmm1, %zmm18 /* ctr_sum_15 = add(ctr_last, ctr_j_15) */
-	vpaddb .Lsm4_byteslice_avx512_gfni_asm_7_block_k_16(%rip), %zmm2, %zmm19 /* ctr_j_16 = add(ctr_j0, block_k_16) */
-	vpaddw %zmm19, %zmm1, %zmm19 /* ctr_sum_16 = add(ctr_last, ctr_j_16) */
-	vpaddb .Lsm4_byteslice_avx512_gfni_asm_7_block_k_17(%rip), %zmm2, %zmm20 /* ctr_j_17 = add(ctr_j0, block_k_17) */
-	vpaddw %zmm20, %zmm1, %zmm20 /* ctr_sum_17 = add(ctr_last, ctr_j_17) */
-	vpaddb .Lsm4_byteslice_avx512_gfni_asm_7_block_k_18(%rip), %zmm2, %zmm21 /* ctr_j_18 = add(ctr_j0, block_k_18) */
-	vpaddw %zmm21, %zmm1, %zmm21 /* ctr_sum_18 = add(ctr_last, ctr_j_18) */
-	vpaddb .Lsm4_byteslice_avx512_gfni_asm_7_block_k_19(%rip), %zmm2, %zmm22 /* ctr_j_19 = add(ctr_j0, block_k_19) */
-	vpaddw %zmm22, %zmm1, %zmm22 /* ctr_sum_19 = add(ctr_last, ctr_j_19) */
-	vpaddb .Lsm4_byteslice_avx512_gfni_asm_7_block_k_20(%rip), %zmm2, %zmm23 /* ctr_j_20 = add(ctr_j0, block_k_20) */
-	vpaddw %zmm23, %zmm1, %zmm23 /* ctr_sum_20 = add(ctr_last, ctr_j_20) */
-	vpaddb .Lsm4_byteslice_avx512_gfni_asm_7_block_k_21(%rip), %zmm2, %zmm24 /* ctr_j_21 = add(ctr_j0, block_k_21) */
-	vpaddw %zmm24, %zmm1, %zmm24 /* ctr_sum_21 = add(ctr_last, ctr_j_21) */
-	vpaddb .Lsm4_byteslice_avx512_gfni_asm_7_block_k_22(%rip), %zmm2, %zmm25 /* ctr_j_22 = add(ctr_j0, block_k_22) */
-	vpaddw %zmm25, %zmm1, %zmm25 /* ctr_sum_22 = add(ctr_last, ctr_j_22) */
-	vpaddb .Lsm4_byteslice_avx512_gfni_asm_7_block_k_23(%rip), %zmm2, %zmm26 /* ctr_j_23 = add(ctr_j0, block_k_23) */
-	vpaddw %zmm26, %zmm1, %zmm26 /* ctr_sum_23 = add(ctr_last, ctr_j_23) */
-	vpaddb .Lsm4_byteslice_avx512_gfni_asm_7_block_k_24(%rip), %zmm2, %zmm27 /* ctr_j_24 = add(ctr_j0, block_k_24) */
-	vpaddw %zmm27, %zmm1, %zmm27 /* ctr_sum_24 = add(ctr_last, ctr_j_24) */
-	vpaddb .Lsm4_byteslice_avx512_gfni_asm_7_block_k_25(%rip), %zmm2, %zmm28 /* ctr_j_25 = add(ctr_j0, block_k_25) */
-	vpaddw %zmm28, %zmm1, %zmm28 /* ctr_sum_25 = add(ctr_last, ctr_j_25) */
-	vpaddb .Lsm4_byteslice_avx512_gfni_asm_7_block_k_26(%rip), %zmm2, %zmm29 /* ctr_j_26 = add(ctr_j0, block_k_26) */
-	vpaddw %zmm29, %zmm1, %zmm29 /* ctr_sum_26 = add(ctr_last, ctr_j_26) */
-	vpaddb .Lsm4_byteslice_avx512_gfni_asm_7_block_k_27(%rip), %zmm2, %zmm30 /* ctr_j_27 = add(ctr_j0, block_k_27) */
-	vpaddw %zmm30, %zmm1, %zmm30 /* ctr_sum_27 = add(ctr_last, ctr_j_27) */
-	vpaddb .Lsm4_byteslice_avx512_gfni_asm_7_block_k_28(%rip), %zmm2, %zmm31 /* ctr_j_28 = add(ctr_j0, block_k_28) */
-	vpaddw %zmm31, %zmm1, %zmm31 /* ctr_sum_28 = add(ctr_last, ctr_j_28) */
-	vmovdqa64 %zmm31, 0(%rsp) /* spill ctr_sum_28 */
-	vpaddb .Lsm4_byteslice_avx512_gfni_asm_7_block_k_29(%rip), %zmm2, %zmm31 /* ctr_j_29 = add(ctr_j0, block_k_29) */
-	vpaddw %zmm31, %zmm1, %zmm31 /* ctr_sum_29 = add(ctr_last, ctr_j_29) */
-	vmovdqa64 %zmm31, 64(%rsp) /* spill ctr_sum_29 */
-	vpaddb .Lsm4_byteslice_avx512_gfni_asm_7_block_k_30(%rip), %zmm2, %zmm31 /* ctr_j_30 = add(ctr_j0, block_k_30) */
-	vpaddb .Lsm4_byteslice_avx512_gfni_asm_7_block_k_31(%rip), %zmm2, %zmm2 /* ctr_j_31 = add(ctr_j0, block_k_31) */
-	vpaddw %zmm31, %zmm1, %zmm31 /* ctr_sum_30 = add(ctr_last, ctr_j_30) */
-	vpaddw %zmm2, %zmm1, %zmm1 /* ctr_sum_31 = add(ctr_last, ctr_j_31) */
-	vbroadcasti32x4 16(%rsi), %zmm2 /* ctr_w = bcast128() */
-	vpandd .Lsm4_byteslice_avx512_gfni_asm_7_all_but_last(%rip), %zmm2, %zmm2 /* ctr_w_open = and(ctr_w, all_but_last) */
-	vmovdqa64 %zmm1, 128(%rsp) /* spill ctr_sum_31 */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_carry_everywhere(%rip), %zmm3, %zmm1 /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
-	vmovdqa64 %zmm31, 192(%rsp) /* spill ctr_sum_30 */
-	vmovdqa64 .Lsm4_byteslice_avx512_gfni_asm_7_carry_mask_table(%rip), %zmm31 /* carry_mask_table = const() */
-	vpshufb %zmm1, %zmm31, %zmm1 /* ctr_mask = lookup16(carry_mask_table, ctr_carry) */
-	vmovdqa64 %zmm30, 256(%rsp) /* spill ctr_sum_27 */
-	vmovdqa64 %zmm0, %zmm30 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm1, %zmm2, %zmm30 /* ctr_pair = ternlog(ctr_v_open, ctr_w_open, ctr_mask) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_new_last_byte(%rip), %zmm3, %zmm1 /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
-	vpord %zmm1, %zmm30, %zmm1 /* row = or(ctr_pair, ctr_last_byte) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_carry_everywhere(%rip), %zmm4, %zmm3 /* ctr_carry_1 = lookup16(ctr_sum_1, carry_everywhere) */
-	vpshufb %zmm3, %zmm31, %zmm3 /* ctr_mask_1 = lookup16(carry_mask_table, ctr_carry_1) */
-	vmovdqa64 %zmm0, %zmm30 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm3, %zmm2, %zmm30 /* ctr_pair_1 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_1) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_new_last_byte(%rip), %zmm4, %zmm3 /* ctr_last_byte_1 = lookup16(ctr_sum_1, new_last_byte) */
-	vpord %zmm3, %zmm30, %zmm3 /* row_1 = or(ctr_pair_1, ctr_last_byte_1) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_carry_everywhere(%rip), %zmm5, %zmm4 /* ctr_carry_2 = lookup16(ctr_sum_2, carry_everywhere) */
-	vpshufb %zmm4, %zmm31, %zmm4 /* ctr_mask_2 = lookup16(carry_mask_table, ctr_carry_2) */
-	vmovdqa64 %zmm0, %zmm30 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm4, %zmm2, %zmm30 /* ctr_pair_2 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_2) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_new_last_byte(%rip), %zmm5, %zmm4 /* ctr_last_byte_2 = lookup16(ctr_sum_2, new_last_byte) */
-	vpord %zmm4, %zmm30, %zmm4 /* row_2 = or(ctr_pair_2, ctr_last_byte_2) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_carry_everywhere(%rip), %zmm6, %zmm5 /* ctr_carry_3 = lookup16(ctr_sum_3, carry_everywhere) */
-	vpshufb %zmm5, %zmm31, %zmm5 /* ctr_mask_3 = lookup16(carry_mask_table, ctr_carry_3) */
-	vmovdqa64 %zmm0, %zmm30 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm5, %zmm2, %zmm30 /* ctr_pair_3 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_3) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_new_last_byte(%rip), %zmm6, %zmm5 /* ctr_last_byte_3 = lookup16(ctr_sum_3, new_last_byte) */
-	vpord %zmm5, %zmm30, %zmm5 /* row_3 = or(ctr_pair_3, ctr_last_byte_3) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_carry_everywhere(%rip), %zmm7, %zmm6 /* ctr_carry_4 = lookup16(ctr_sum_4, carry_everywhere) */
-	vpshufb %zmm6, %zmm31, %zmm6 /* ctr_mask_4 = lookup16(carry_mask_table, ctr_carry_4) */
-	vmovdqa64 %zmm0, %zmm30 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm6, %zmm2, %zmm30 /* ctr_pair_4 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_4) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_new_last_byte(%rip), %zmm7, %zmm6 /* ctr_last_byte_4 = lookup16(ctr_sum_4, new_last_byte) */
-	vpord %zmm6, %zmm30, %zmm6 /* row_4 = or(ctr_pair_4, ctr_last_byte_4) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_carry_everywhere(%rip), %zmm8, %zmm7 /* ctr_carry_5 = lookup16(ctr_sum_5, carry_everywhere) */
-	vpshufb %zmm7, %zmm31, %zmm7 /* ctr_mask_5 = lookup16(carry_mask_table, ctr_carry_5) */
-	vmovdqa64 %zmm0, %zmm30 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm7, %zmm2, %zmm30 /* ctr_pair_5 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_5) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_new_last_byte(%rip), %zmm8, %zmm7 /* ctr_last_byte_5 = lookup16(ctr_sum_5, new_last_byte) */
-	vpord %zmm7, %zmm30, %zmm7 /* row_5 = or(ctr_pair_5, ctr_last_byte_5) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_carry_everywhere(%rip), %zmm9, %zmm8 /* ctr_carry_6 = lookup16(ctr_sum_6, carry_everywhere) */
-	vpshufb %zmm8, %zmm31, %zmm8 /* ctr_mask_6 = lookup16(carry_mask_table, ctr_carry_6) */
-	vmovdqa64 %zmm0, %zmm30 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm8, %zmm2, %zmm30 /* ctr_pair_6 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_6) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_new_last_byte(%rip), %zmm9, %zmm8 /* ctr_last_byte_6 = lookup16(ctr_sum_6, new_last_byte) */
-	vpord %zmm8, %zmm30, %zmm8 /* row_6 = or(ctr_pair_6, ctr_last_byte_6) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_carry_everywhere(%rip), %zmm10, %zmm9 /* ctr_carry_7 = lookup16(ctr_sum_7, carry_everywhere) */
-	vpshufb %zmm9, %zmm31, %zmm9 /* ctr_mask_7 = lookup16(carry_mask_table, ctr_carry_7) */
-	vmovdqa64 %zmm0, %zmm30 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm9, %zmm2, %zmm30 /* ctr_pair_7 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_7) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_new_last_byte(%rip), %zmm10, %zmm9 /* ctr_last_byte_7 = lookup16(ctr_sum_7, new_last_byte) */
-	vpord %zmm9, %zmm30, %zmm9 /* row_7 = or(ctr_pair_7, ctr_last_byte_7) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_carry_everywhere(%rip), %zmm11, %zmm10 /* ctr_carry_8 = lookup16(ctr_sum_8, carry_everywhere) */
-	vpshufb %zmm10, %zmm31, %zmm10 /* ctr_mask_8 = lookup16(carry_mask_table, ctr_carry_8) */
-	vmovdqa64 %zmm0, %zmm30 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm10, %zmm2, %zmm30 /* ctr_pair_8 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_8) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_new_last_byte(%rip), %zmm11, %zmm10 /* ctr_last_byte_8 = lookup16(ctr_sum_8, new_last_byte) */
-	vpord %zmm10, %zmm30, %zmm10 /* row_8 = or(ctr_pair_8, ctr_last_byte_8) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_carry_everywhere(%rip), %zmm12, %zmm11 /* ctr_carry_9 = lookup16(ctr_sum_9, carry_everywhere) */
-	vpshufb %zmm11, %zmm31, %zmm11 /* ctr_mask_9 = lookup16(carry_mask_table, ctr_carry_9) */
-	vmovdqa64 %zmm0, %zmm30 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm11, %zmm2, %zmm30 /* ctr_pair_9 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_9) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_new_last_byte(%rip), %zmm12, %zmm11 /* ctr_last_byte_9 = lookup16(ctr_sum_9, new_last_byte) */
-	vpord %zmm11, %zmm30, %zmm11 /* row_9 = or(ctr_pair_9, ctr_last_byte_9) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_carry_everywhere(%rip), %zmm13, %zmm12 /* ctr_carry_10 = lookup16(ctr_sum_10, carry_everywhere) */
-	vpshufb %zmm12, %zmm31, %zmm12 /* ctr_mask_10 = lookup16(carry_mask_table, ctr_carry_10) */
-	vmovdqa64 %zmm0, %zmm30 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm12, %zmm2, %zmm30 /* ctr_pair_10 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_10) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_new_last_byte(%rip), %zmm13, %zmm12 /* ctr_last_byte_10 = lookup16(ctr_sum_10, new_last_byte) */
-	vpord %zmm12, %zmm30, %zmm12 /* row_10 = or(ctr_pair_10, ctr_last_byte_10) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_carry_everywhere(%rip), %zmm14, %zmm13 /* ctr_carry_11 = lookup16(ctr_sum_11, carry_everywhere) */
-	vpshufb %zmm13, %zmm31, %zmm13 /* ctr_mask_11 = lookup16(carry_mask_table, ctr_carry_11) */
-	vmovdqa64 %zmm0, %zmm30 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm13, %zmm2, %zmm30 /* ctr_pair_11 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_11) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_new_last_byte(%rip), %zmm14, %zmm13 /* ctr_last_byte_11 = lookup16(ctr_sum_11, new_last_byte) */
-	vpord %zmm13, %zmm30, %zmm13 /* row_11 = or(ctr_pair_11, ctr_last_byte_11) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_carry_everywhere(%rip), %zmm15, %zmm14 /* ctr_carry_12 = lookup16(ctr_sum_12, carry_everywhere) */
-	vpshufb %zmm14, %zmm31, %zmm14 /* ctr_mask_12 = lookup16(carry_mask_table, ctr_carry_12) */
-	vmovdqa64 %zmm0, %zmm30 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm14, %zmm2, %zmm30 /* ctr_pair_12 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_12) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_new_last_byte(%rip), %zmm15, %zmm14 /* ctr_last_byte_12 = lookup16(ctr_sum_12, new_last_byte) */
-	vpord %zmm14, %zmm30, %zmm14 /* row_12 = or(ctr_pair_12, ctr_last_byte_12) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_carry_everywhere(%rip), %zmm16, %zmm15 /* ctr_carry_13 = lookup16(ctr_sum_13, carry_everywhere) */
-	vpshufb %zmm15, %zmm31, %zmm15 /* ctr_mask_13 = lookup16(carry_mask_table, ctr_carry_13) */
-	vmovdqa64 %zmm0, %zmm30 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm15, %zmm2, %zmm30 /* ctr_pair_13 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_13) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_new_last_byte(%rip), %zmm16, %zmm15 /* ctr_last_byte_13 = lookup16(ctr_sum_13, new_last_byte) */
-	vpord %zmm15, %zmm30, %zmm15 /* row_13 = or(ctr_pair_13, ctr_last_byte_13) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_carry_everywhere(%rip), %zmm17, %zmm16 /* ctr_carry_14 = lookup16(ctr_sum_14, carry_everywhere) */
-	vpshufb %zmm16, %zmm31, %zmm16 /* ctr_mask_14 = lookup16(carry_mask_table, ctr_carry_14) */
-	vmovdqa64 %zmm0, %zmm30 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm16, %zmm2, %zmm30 /* ctr_pair_14 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_14) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_new_last_byte(%rip), %zmm17, %zmm16 /* ctr_last_byte_14 = lookup16(ctr_sum_14, new_last_byte) */
-	vpord %zmm16, %zmm30, %zmm16 /* row_14 = or(ctr_pair_14, ctr_last_byte_14) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_carry_everywhere(%rip), %zmm18, %zmm17 /* ctr_carry_15 = lookup16(ctr_sum_15, carry_everywhere) */
-	vpshufb %zmm17, %zmm31, %zmm17 /* ctr_mask_15 = lookup16(carry_mask_table, ctr_carry_15) */
-	vmovdqa64 %zmm0, %zmm30 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm17, %zmm2, %zmm30 /* ctr_pair_15 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_15) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_new_last_byte(%rip), %zmm18, %zmm17 /* ctr_last_byte_15 = lookup16(ctr_sum_15, new_last_byte) */
-	vpord %zmm17, %zmm30, %zmm17 /* row_15 = or(ctr_pair_15, ctr_last_byte_15) */
-	vpunpcklbw %zmm10, %zmm1, %zmm18 /* tr0 = unpacklo(row, row_8) */
-	vpunpckhbw %zmm10, %zmm1, %zmm1 /* tr0_1 = unpackhi(row, row_8) */
+	vpaddw .Lsm4_byteslice_avx512_gfni_asm_7_block_k(%rip), %zmm1, %zmm2 /* ctr_sum = add(ctr_base, block_k) */
+	vpaddw .Lsm4_byteslice_avx512_gfni_asm_7_block_k_1(%rip), %zmm1, %zmm3 /* ctr_sum_1 = add(ctr_base, block_k_1) */
+	vpaddw .Lsm4_byteslice_avx512_gfni_asm_7_block_k_2(%rip), %zmm1, %zmm4 /* ctr_sum_2 = add(ctr_base, block_k_2) */
+	vpaddw .Lsm4_byteslice_avx512_gfni_asm_7_block_k_3(%rip), %zmm1, %zmm5 /* ctr_sum_3 = add(ctr_base, block_k_3) */
+	vpaddw .Lsm4_byteslice_avx512_gfni_asm_7_block_k_4(%rip), %zmm1, %zmm6 /* ctr_sum_4 = add(ctr_base, block_k_4) */
+	vpaddw .Lsm4_byteslice_avx512_gfni_asm_7_block_k_5(%rip), %zmm1, %zmm7 /* ctr_sum_5 = add(ctr_base, block_k_5) */
+	vpaddw .Lsm4_byteslice_avx512_gfni_asm_7_block_k_6(%rip), %zmm1, %zmm8 /* ctr_sum_6 = add(ctr_base, block_k_6) */
+	vpaddw .Lsm4_byteslice_avx512_gfni_asm_7_block_k_7(%rip), %zmm1, %zmm9 /* ctr_sum_7 = add(ctr_base, block_k_7) */
+	vpaddw .Lsm4_byteslice_avx512_gfni_asm_7_block_k_8(%rip), %zmm1, %zmm10 /* ctr_sum_8 = add(ctr_base, block_k_8) */
+	vpaddw .Lsm4_byteslice_avx512_gfni_asm_7_block_k_9(%rip), %zmm1, %zmm11 /* ctr_sum_9 = add(ctr_base, block_k_9) */
+	vpaddw .Lsm4_byteslice_avx512_gfni_asm_7_block_k_10(%rip), %zmm1, %zmm12 /* ctr_sum_10 = add(ctr_base, block_k_10) */
+	vpaddw .Lsm4_byteslice_avx512_gfni_asm_7_block_k_11(%rip), %zmm1, %zmm13 /* ctr_sum_11 = add(ctr_base, block_k_11) */
+	vpaddw .Lsm4_byteslice_avx512_gfni_asm_7_block_k_12(%rip), %zmm1, %zmm14 /* ctr_sum_12 = add(ctr_base, block_k_12) */
+	vpaddw .Lsm4_byteslice_avx512_gfni_asm_7_block_k_13(%rip), %zmm1, %zmm15 /* ctr_sum_13 = add(ctr_base, block_k_13) */
+	vpaddw .Lsm4_byteslice_avx512_gfni_asm_7_block_k_14(%rip), %zmm1, %zmm16 /* ctr_sum_14 = add(ctr_base, block_k_14) */
+	vpaddw .Lsm4_byteslice_avx512_gfni_asm_7_block_k_15(%rip), %zmm1, %zmm17 /* ctr_sum_15 = add(ctr_base, block_k_15) */
+	vpaddw .Lsm4_byteslice_avx512_gfni_asm_7_block_k_16(%rip), %zmm1, %zmm18 /* ctr_sum_16 = add(ctr_base, block_k_16) */
+	vpaddw .Lsm4_byteslice_avx512_gfni_asm_7_block_k_17(%rip), %zmm1, %zmm19 /* ctr_sum_17 = add(ctr_base, block_k_17) */
+	vpaddw .Lsm4_byteslice_avx512_gfni_asm_7_block_k_18(%rip), %zmm1, %zmm20 /* ctr_sum_18 = add(ctr_base, block_k_18) */
+	vpaddw .Lsm4_byteslice_avx512_gfni_asm_7_block_k_19(%rip), %zmm1, %zmm21 /* ctr_sum_19 = add(ctr_base, block_k_19) */
+	vpaddw .Lsm4_byteslice_avx512_gfni_asm_7_block_k_20(%rip), %zmm1, %zmm22 /* ctr_sum_20 = add(ctr_base, block_k_20) */
+	vpaddw .Lsm4_byteslice_avx512_gfni_asm_7_block_k_21(%rip), %zmm1, %zmm23 /* ctr_sum_21 = add(ctr_base, block_k_21) */
+	vpaddw .Lsm4_byteslice_avx512_gfni_asm_7_block_k_22(%rip), %zmm1, %zmm24 /* ctr_sum_22 = add(ctr_base, block_k_22) */
+	vpaddw .Lsm4_byteslice_avx512_gfni_asm_7_block_k_23(%rip), %zmm1, %zmm25 /* ctr_sum_23 = add(ctr_base, block_k_23) */
+	vpaddw .Lsm4_byteslice_avx512_gfni_asm_7_block_k_24(%rip), %zmm1, %zmm26 /* ctr_sum_24 = add(ctr_base, block_k_24) */
+	vpaddw .Lsm4_byteslice_avx512_gfni_asm_7_block_k_25(%rip), %zmm1, %zmm27 /* ctr_sum_25 = add(ctr_base, block_k_25) */
+	vpaddw .Lsm4_byteslice_avx512_gfni_asm_7_block_k_26(%rip), %zmm1, %zmm28 /* ctr_sum_26 = add(ctr_base, block_k_26) */
+	vpaddw .Lsm4_byteslice_avx512_gfni_asm_7_block_k_27(%rip), %zmm1, %zmm29 /* ctr_sum_27 = add(ctr_base, block_k_27) */
+	vpaddw .Lsm4_byteslice_avx512_gfni_asm_7_block_k_28(%rip), %zmm1, %zmm30 /* ctr_sum_28 = add(ctr_base, block_k_28) */
+	vpaddw .Lsm4_byteslice_avx512_gfni_asm_7_block_k_29(%rip), %zmm1, %zmm31 /* ctr_sum_29 = add(ctr_base, block_k_29) */
+	vmovdqa64 %zmm31, 0(%rsp) /* spill ctr_sum_29 */
+	vpaddw .Lsm4_byteslice_avx512_gfni_asm_7_block_k_30(%rip), %zmm1, %zmm31 /* ctr_sum_30 = add(ctr_base, block_k_30) */
+	vpaddw .Lsm4_byteslice_avx512_gfni_asm_7_block_k_31(%rip), %zmm1, %zmm1 /* ctr_sum_31 = add(ctr_base, block_k_31) */
+	vmovdqa64 %zmm1, 64(%rsp) /* spill ctr_sum_31 */
+	vbroadcasti32x4 16(%rsi), %zmm1 /* ctr_w = bcast128() */
+	vpandd .Lsm4_byteslice_avx512_gfni_asm_7_all_but_last(%rip), %zmm1, %zmm1 /* ctr_w_open = and(ctr_w, all_but_last) */
+	vmovdqa64 %zmm31, 128(%rsp) /* spill ctr_sum_30 */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_carry_everywhere(%rip), %zmm2, %zmm31 /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
+	vmovdqa64 %zmm30, 192(%rsp) /* spill ctr_sum_28 */
+	vmovdqa64 .Lsm4_byteslice_avx512_gfni_asm_7_carry_mask_table(%rip), %zmm30 /* carry_mask_table = const() */
+	vpshufb %zmm31, %zmm30, %zmm31 /* ctr_mask = lookup16(carry_mask_table, ctr_carry) */
+	vmovdqa64 %zmm29, 256(%rsp) /* spill ctr_sum_27 */
+	vmovdqa64 %zmm0, %zmm29 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm31, %zmm1, %zmm29 /* ctr_pair = ternlog(ctr_v_open, ctr_w_open, ctr_mask) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_new_last_byte(%rip), %zmm2, %zmm2 /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
+	vpord %zmm2, %zmm29, %zmm2 /* row = or(ctr_pair, ctr_last_byte) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_carry_everywhere(%rip), %zmm3, %zmm29 /* ctr_carry_1 = lookup16(ctr_sum_1, carry_everywhere) */
+	vpshufb %zmm29, %zmm30, %zmm29 /* ctr_mask_1 = lookup16(carry_mask_table, ctr_carry_1) */
+	vmovdqa64 %zmm0, %zmm31 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm29, %zmm1, %zmm31 /* ctr_pair_1 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_1) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_new_last_byte(%rip), %zmm3, %zmm3 /* ctr_last_byte_1 = lookup16(ctr_sum_1, new_last_byte) */
+	vpord %zmm3, %zmm31, %zmm3 /* row_1 = or(ctr_pair_1, ctr_last_byte_1) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_carry_everywhere(%rip), %zmm4, %zmm29 /* ctr_carry_2 = lookup16(ctr_sum_2, carry_everywhere) */
+	vpshufb %zmm29, %zmm30, %zmm29 /* ctr_mask_2 = lookup16(carry_mask_table, ctr_carry_2) */
+	vmovdqa64 %zmm0, %zmm31 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm29, %zmm1, %zmm31 /* ctr_pair_2 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_2) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_new_last_byte(%rip), %zmm4, %zmm4 /* ctr_last_byte_2 = lookup16(ctr_sum_2, new_last_byte) */
+	vpord %zmm4, %zmm31, %zmm4 /* row_2 = or(ctr_pair_2, ctr_last_byte_2) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_carry_everywhere(%rip), %zmm5, %zmm29 /* ctr_carry_3 = lookup16(ctr_sum_3, carry_everywhere) */
+	vpshufb %zmm29, %zmm30, %zmm29 /* ctr_mask_3 = lookup16(carry_mask_table, ctr_carry_3) */
+	vmovdqa64 %zmm0, %zmm31 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm29, %zmm1, %zmm31 /* ctr_pair_3 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_3) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_new_last_byte(%rip), %zmm5, %zmm5 /* ctr_last_byte_3 = lookup16(ctr_sum_3, new_last_byte) */
+	vpord %zmm5, %zmm31, %zmm5 /* row_3 = or(ctr_pair_3, ctr_last_byte_3) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_carry_everywhere(%rip), %zmm6, %zmm29 /* ctr_carry_4 = lookup16(ctr_sum_4, carry_everywhere) */
+	vpshufb %zmm29, %zmm30, %zmm29 /* ctr_mask_4 = lookup16(carry_mask_table, ctr_carry_4) */
+	vmovdqa64 %zmm0, %zmm31 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm29, %zmm1, %zmm31 /* ctr_pair_4 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_4) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_new_last_byte(%rip), %zmm6, %zmm6 /* ctr_last_byte_4 = lookup16(ctr_sum_4, new_last_byte) */
+	vpord %zmm6, %zmm31, %zmm6 /* row_4 = or(ctr_pair_4, ctr_last_byte_4) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_carry_everywhere(%rip), %zmm7, %zmm29 /* ctr_carry_5 = lookup16(ctr_sum_5, carry_everywhere) */
+	vpshufb %zmm29, %zmm30, %zmm29 /* ctr_mask_5 = lookup16(carry_mask_table, ctr_carry_5) */
+	vmovdqa64 %zmm0, %zmm31 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm29, %zmm1, %zmm31 /* ctr_pair_5 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_5) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_new_last_byte(%rip), %zmm7, %zmm7 /* ctr_last_byte_5 = lookup16(ctr_sum_5, new_last_byte) */
+	vpord %zmm7, %zmm31, %zmm7 /* row_5 = or(ctr_pair_5, ctr_last_byte_5) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_carry_everywhere(%rip), %zmm8, %zmm29 /* ctr_carry_6 = lookup16(ctr_sum_6, carry_everywhere) */
+	vpshufb %zmm29, %zmm30, %zmm29 /* ctr_mask_6 = lookup16(carry_mask_table, ctr_carry_6) */
+	vmovdqa64 %zmm0, %zmm31 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm29, %zmm1, %zmm31 /* ctr_pair_6 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_6) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_new_last_byte(%rip), %zmm8, %zmm8 /* ctr_last_byte_6 = lookup16(ctr_sum_6, new_last_byte) */
+	vpord %zmm8, %zmm31, %zmm8 /* row_6 = or(ctr_pair_6, ctr_last_byte_6) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_carry_everywhere(%rip), %zmm9, %zmm29 /* ctr_carry_7 = lookup16(ctr_sum_7, carry_everywhere) */
+	vpshufb %zmm29, %zmm30, %zmm29 /* ctr_mask_7 = lookup16(carry_mask_table, ctr_carry_7) */
+	vmovdqa64 %zmm0, %zmm31 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm29, %zmm1, %zmm31 /* ctr_pair_7 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_7) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_new_last_byte(%rip), %zmm9, %zmm9 /* ctr_last_byte_7 = lookup16(ctr_sum_7, new_last_byte) */
+	vpord %zmm9, %zmm31, %zmm9 /* row_7 = or(ctr_pair_7, ctr_last_byte_7) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_carry_everywhere(%rip), %zmm10, %zmm29 /* ctr_carry_8 = lookup16(ctr_sum_8, carry_everywhere) */
+	vpshufb %zmm29, %zmm30, %zmm29 /* ctr_mask_8 = lookup16(carry_mask_table, ctr_carry_8) */
+	vmovdqa64 %zmm0, %zmm31 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm29, %zmm1, %zmm31 /* ctr_pair_8 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_8) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_new_last_byte(%rip), %zmm10, %zmm10 /* ctr_last_byte_8 = lookup16(ctr_sum_8, new_last_byte) */
+	vpord %zmm10, %zmm31, %zmm10 /* row_8 = or(ctr_pair_8, ctr_last_byte_8) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_carry_everywhere(%rip), %zmm11, %zmm29 /* ctr_carry_9 = lookup16(ctr_sum_9, carry_everywhere) */
+	vpshufb %zmm29, %zmm30, %zmm29 /* ctr_mask_9 = lookup16(carry_mask_table, ctr_carry_9) */
+	vmovdqa64 %zmm0, %zmm31 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm29, %zmm1, %zmm31 /* ctr_pair_9 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_9) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_new_last_byte(%rip), %zmm11, %zmm11 /* ctr_last_byte_9 = lookup16(ctr_sum_9, new_last_byte) */
+	vpord %zmm11, %zmm31, %zmm11 /* row_9 = or(ctr_pair_9, ctr_last_byte_9) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_carry_everywhere(%rip), %zmm12, %zmm29 /* ctr_carry_10 = lookup16(ctr_sum_10, carry_everywhere) */
+	vpshufb %zmm29, %zmm30, %zmm29 /* ctr_mask_10 = lookup16(carry_mask_table, ctr_carry_10) */
+	vmovdqa64 %zmm0, %zmm31 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm29, %zmm1, %zmm31 /* ctr_pair_10 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_10) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_new_last_byte(%rip), %zmm12, %zmm12 /* ctr_last_byte_10 = lookup16(ctr_sum_10, new_last_byte) */
+	vpord %zmm12, %zmm31, %zmm12 /* row_10 = or(ctr_pair_10, ctr_last_byte_10) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_carry_everywhere(%rip), %zmm13, %zmm29 /* ctr_carry_11 = lookup16(ctr_sum_11, carry_everywhere) */
+	vpshufb %zmm29, %zmm30, %zmm29 /* ctr_mask_11 = lookup16(carry_mask_table, ctr_carry_11) */
+	vmovdqa64 %zmm0, %zmm31 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm29, %zmm1, %zmm31 /* ctr_pair_11 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_11) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_new_last_byte(%rip), %zmm13, %zmm13 /* ctr_last_byte_11 = lookup16(ctr_sum_11, new_last_byte) */
+	vpord %zmm13, %zmm31, %zmm13 /* row_11 = or(ctr_pair_11, ctr_last_byte_11) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_carry_everywhere(%rip), %zmm14, %zmm29 /* ctr_carry_12 = lookup16(ctr_sum_12, carry_everywhere) */
+	vpshufb %zmm29, %zmm30, %zmm29 /* ctr_mask_12 = lookup16(carry_mask_table, ctr_carry_12) */
+	vmovdqa64 %zmm0, %zmm31 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm29, %zmm1, %zmm31 /* ctr_pair_12 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_12) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_new_last_byte(%rip), %zmm14, %zmm14 /* ctr_last_byte_12 = lookup16(ctr_sum_12, new_last_byte) */
+	vpord %zmm14, %zmm31, %zmm14 /* row_12 = or(ctr_pair_12, ctr_last_byte_12) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_carry_everywhere(%rip), %zmm15, %zmm29 /* ctr_carry_13 = lookup16(ctr_sum_13, carry_everywhere) */
+	vpshufb %zmm29, %zmm30, %zmm29 /* ctr_mask_13 = lookup16(carry_mask_table, ctr_carry_13) */
+	vmovdqa64 %zmm0, %zmm31 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm29, %zmm1, %zmm31 /* ctr_pair_13 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_13) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_new_last_byte(%rip), %zmm15, %zmm15 /* ctr_last_byte_13 = lookup16(ctr_sum_13, new_last_byte) */
+	vpord %zmm15, %zmm31, %zmm15 /* row_13 = or(ctr_pair_13, ctr_last_byte_13) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_carry_everywhere(%rip), %zmm16, %zmm29 /* ctr_carry_14 = lookup16(ctr_sum_14, carry_everywhere) */
+	vpshufb %zmm29, %zmm30, %zmm29 /* ctr_mask_14 = lookup16(carry_mask_table, ctr_carry_14) */
+	vmovdqa64 %zmm0, %zmm31 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm29, %zmm1, %zmm31 /* ctr_pair_14 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_14) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_new_last_byte(%rip), %zmm16, %zmm16 /* ctr_last_byte_14 = lookup16(ctr_sum_14, new_last_byte) */
+	vpord %zmm16, %zmm31, %zmm16 /* row_14 = or(ctr_pair_14, ctr_last_byte_14) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_carry_everywhere(%rip), %zmm17, %zmm29 /* ctr_carry_15 = lookup16(ctr_sum_15, carry_everywhere) */
+	vpshufb %zmm29, %zmm30, %zmm29 /* ctr_mask_15 = lookup16(carry_mask_table, ctr_carry_15) */
+	vmovdqa64 %zmm0, %zmm31 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm29, %zmm1, %zmm31 /* ctr_pair_15 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_15) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_new_last_byte(%rip), %zmm17, %zmm17 /* ctr_last_byte_15 = lookup16(ctr_sum_15, new_last_byte) */
+	vpord %zmm17, %zmm31, %zmm17 /* row_15 = or(ctr_pair_15, ctr_last_byte_15) */
+	vpunpcklbw %zmm10, %zmm2, %zmm29 /* tr0 = unpacklo(row, row_8) */
+	vpunpckhbw %zmm10, %zmm2, %zmm2 /* tr0_1 = unpackhi(row, row_8) */
 	vpunpcklbw %zmm11, %zmm3, %zmm10 /* tr0_2 = unpacklo(row_1, row_9) */
 	vpunpckhbw %zmm11, %zmm3, %zmm3 /* tr0_3 = unpackhi(row_1, row_9) */
 	vpunpcklbw %zmm12, %zmm4, %zmm11 /* tr0_4 = unpacklo(row_2, row_10) */
@@ -4107,10 +4076,10 @@ sm4_byteslice_avx512_gfni_batch_ctr_asm:
 	vpunpckhbw %zmm16, %zmm8, %zmm8 /* tr0_13 = unpackhi(row_6, row_14) */
 	vpunpcklbw %zmm17, %zmm9, %zmm16 /* tr0_14 = unpacklo(row_7, row_15) */
 	vpunpckhbw %zmm17, %zmm9, %zmm9 /* tr0_15 = unpackhi(row_7, row_15) */
-	vpunpcklbw %zmm13, %zmm18, %zmm17 /* tr1 = unpacklo(tr0, tr0_8) */
-	vpunpckhbw %zmm13, %zmm18, %zmm13 /* tr1_1 = unpackhi(tr0, tr0_8) */
-	vpunpcklbw %zmm6, %zmm1, %zmm18 /* tr1_2 = unpacklo(tr0_1, tr0_9) */
-	vpunpckhbw %zmm6, %zmm1, %zmm1 /* tr1_3 = unpackhi(tr0_1, tr0_9) */
+	vpunpcklbw %zmm13, %zmm29, %zmm17 /* tr1 = unpacklo(tr0, tr0_8) */
+	vpunpckhbw %zmm13, %zmm29, %zmm13 /* tr1_1 = unpackhi(tr0, tr0_8) */
+	vpunpcklbw %zmm6, %zmm2, %zmm29 /* tr1_2 = unpacklo(tr0_1, tr0_9) */
+	vpunpckhbw %zmm6, %zmm2, %zmm2 /* tr1_3 = unpackhi(tr0_1, tr0_9) */
 	vpunpcklbw %zmm14, %zmm10, %zmm6 /* tr1_4 = unpacklo(tr0_2, tr0_10) */
 	vpunpckhbw %zmm14, %zmm10, %zmm10 /* tr1_5 = unpackhi(tr0_2, tr0_10) */
 	vpunpcklbw %zmm7, %zmm3, %zmm14 /* tr1_6 = unpacklo(tr0_3, tr0_11) */
@@ -4127,10 +4096,10 @@ sm4_byteslice_avx512_gfni_batch_ctr_asm:
 	vpunpckhbw %zmm7, %zmm17, %zmm7 /* tr2_1 = unpackhi(tr1, tr1_8) */
 	vpunpcklbw %zmm11, %zmm13, %zmm17 /* tr2_2 = unpacklo(tr1_1, tr1_9) */
 	vpunpckhbw %zmm11, %zmm13, %zmm11 /* tr2_3 = unpackhi(tr1_1, tr1_9) */
-	vpunpcklbw %zmm15, %zmm18, %zmm13 /* tr2_4 = unpacklo(tr1_2, tr1_10) */
-	vpunpckhbw %zmm15, %zmm18, %zmm15 /* tr2_5 = unpackhi(tr1_2, tr1_10) */
-	vpunpcklbw %zmm4, %zmm1, %zmm18 /* tr2_6 = unpacklo(tr1_3, tr1_11) */
-	vpunpckhbw %zmm4, %zmm1, %zmm1 /* tr2_7 = unpackhi(tr1_3, tr1_11) */
+	vpunpcklbw %zmm15, %zmm29, %zmm13 /* tr2_4 = unpacklo(tr1_2, tr1_10) */
+	vpunpckhbw %zmm15, %zmm29, %zmm15 /* tr2_5 = unpackhi(tr1_2, tr1_10) */
+	vpunpcklbw %zmm4, %zmm2, %zmm29 /* tr2_6 = unpacklo(tr1_3, tr1_11) */
+	vpunpckhbw %zmm4, %zmm2, %zmm2 /* tr2_7 = unpackhi(tr1_3, tr1_11) */
 	vpunpcklbw %zmm8, %zmm6, %zmm4 /* tr2_8 = unpacklo(tr1_4, tr1_12) */
 	vpunpckhbw %zmm8, %zmm6, %zmm6 /* tr2_9 = unpackhi(tr1_4, tr1_12) */
 	vpunpcklbw %zmm12, %zmm10, %zmm8 /* tr2_10 = unpacklo(tr1_5, tr1_13) */
@@ -4165,126 +4134,126 @@ sm4_byteslice_avx512_gfni_batch_ctr_asm:
 	vpunpckhbw %zmm14, %zmm15, %zmm14 /* tr3_11 = unpackhi(tr2_5, tr2_13) */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_7_gfni_mat(%rip), %zmm17, %zmm15 /* xin_10 = gf2p8affine(tr3_10, gfni_mat) */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_7_gfni_mat(%rip), %zmm14, %zmm14 /* xin_11 = gf2p8affine(tr3_11, gfni_mat) */
-	vpunpcklbw %zmm16, %zmm18, %zmm17 /* tr3_12 = unpacklo(tr2_6, tr2_14) */
-	vpunpckhbw %zmm16, %zmm18, %zmm16 /* tr3_13 = unpackhi(tr2_6, tr2_14) */
+	vpunpcklbw %zmm16, %zmm29, %zmm17 /* tr3_12 = unpacklo(tr2_6, tr2_14) */
+	vpunpckhbw %zmm16, %zmm29, %zmm16 /* tr3_13 = unpackhi(tr2_6, tr2_14) */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_7_gfni_mat(%rip), %zmm17, %zmm17 /* xin_12 = gf2p8affine(tr3_12, gfni_mat) */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_7_gfni_mat(%rip), %zmm16, %zmm16 /* xin_13 = gf2p8affine(tr3_13, gfni_mat) */
-	vpunpcklbw %zmm3, %zmm1, %zmm18 /* tr3_14 = unpacklo(tr2_7, tr2_15) */
-	vpunpckhbw %zmm3, %zmm1, %zmm1 /* tr3_15 = unpackhi(tr2_7, tr2_15) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_7_gfni_mat(%rip), %zmm18, %zmm3 /* xin_14 = gf2p8affine(tr3_14, gfni_mat) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_7_gfni_mat(%rip), %zmm1, %zmm1 /* xin_15 = gf2p8affine(tr3_15, gfni_mat) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_carry_everywhere(%rip), %zmm19, %zmm18 /* ctr_carry_16 = lookup16(ctr_sum_16, carry_everywhere) */
-	vpshufb %zmm18, %zmm31, %zmm18 /* ctr_mask_16 = lookup16(carry_mask_table, ctr_carry_16) */
-	vmovdqa64 %zmm0, %zmm30 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm18, %zmm2, %zmm30 /* ctr_pair_16 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_16) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_new_last_byte(%rip), %zmm19, %zmm18 /* ctr_last_byte_16 = lookup16(ctr_sum_16, new_last_byte) */
-	vpord %zmm18, %zmm30, %zmm18 /* row_16 = or(ctr_pair_16, ctr_last_byte_16) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_carry_everywhere(%rip), %zmm20, %zmm19 /* ctr_carry_17 = lookup16(ctr_sum_17, carry_everywhere) */
-	vpshufb %zmm19, %zmm31, %zmm19 /* ctr_mask_17 = lookup16(carry_mask_table, ctr_carry_17) */
-	vmovdqa64 %zmm0, %zmm30 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm19, %zmm2, %zmm30 /* ctr_pair_17 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_17) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_new_last_byte(%rip), %zmm20, %zmm19 /* ctr_last_byte_17 = lookup16(ctr_sum_17, new_last_byte) */
-	vpord %zmm19, %zmm30, %zmm19 /* row_17 = or(ctr_pair_17, ctr_last_byte_17) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_carry_everywhere(%rip), %zmm21, %zmm20 /* ctr_carry_18 = lookup16(ctr_sum_18, carry_everywhere) */
-	vpshufb %zmm20, %zmm31, %zmm20 /* ctr_mask_18 = lookup16(carry_mask_table, ctr_carry_18) */
-	vmovdqa64 %zmm0, %zmm30 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm20, %zmm2, %zmm30 /* ctr_pair_18 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_18) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_new_last_byte(%rip), %zmm21, %zmm20 /* ctr_last_byte_18 = lookup16(ctr_sum_18, new_last_byte) */
-	vpord %zmm20, %zmm30, %zmm20 /* row_18 = or(ctr_pair_18, ctr_last_byte_18) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_carry_everywhere(%rip), %zmm22, %zmm21 /* ctr_carry_19 = lookup16(ctr_sum_19, carry_everywhere) */
-	vpshufb %zmm21, %zmm31, %zmm21 /* ctr_mask_19 = lookup16(carry_mask_table, ctr_carry_19) */
-	vmovdqa64 %zmm0, %zmm30 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm21, %zmm2, %zmm30 /* ctr_pair_19 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_19) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_new_last_byte(%rip), %zmm22, %zmm21 /* ctr_last_byte_19 = lookup16(ctr_sum_19, new_last_byte) */
-	vpord %zmm21, %zmm30, %zmm21 /* row_19 = or(ctr_pair_19, ctr_last_byte_19) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_carry_everywhere(%rip), %zmm23, %zmm22 /* ctr_carry_20 = lookup16(ctr_sum_20, carry_everywhere) */
-	vpshufb %zmm22, %zmm31, %zmm22 /* ctr_mask_20 = lookup16(carry_mask_table, ctr_carry_20) */
-	vmovdqa64 %zmm0, %zmm30 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm22, %zmm2, %zmm30 /* ctr_pair_20 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_20) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_new_last_byte(%rip), %zmm23, %zmm22 /* ctr_last_byte_20 = lookup16(ctr_sum_20, new_last_byte) */
-	vpord %zmm22, %zmm30, %zmm22 /* row_20 = or(ctr_pair_20, ctr_last_byte_20) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_carry_everywhere(%rip), %zmm24, %zmm23 /* ctr_carry_21 = lookup16(ctr_sum_21, carry_everywhere) */
-	vpshufb %zmm23, %zmm31, %zmm23 /* ctr_mask_21 = lookup16(carry_mask_table, ctr_carry_21) */
-	vmovdqa64 %zmm0, %zmm30 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm23, %zmm2, %zmm30 /* ctr_pair_21 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_21) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_new_last_byte(%rip), %zmm24, %zmm23 /* ctr_last_byte_21 = lookup16(ctr_sum_21, new_last_byte) */
-	vpord %zmm23, %zmm30, %zmm23 /* row_21 = or(ctr_pair_21, ctr_last_byte_21) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_carry_everywhere(%rip), %zmm25, %zmm24 /* ctr_carry_22 = lookup16(ctr_sum_22, carry_everywhere) */
-	vpshufb %zmm24, %zmm31, %zmm24 /* ctr_mask_22 = lookup16(carry_mask_table, ctr_carry_22) */
-	vmovdqa64 %zmm0, %zmm30 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm24, %zmm2, %zmm30 /* ctr_pair_22 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_22) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_new_last_byte(%rip), %zmm25, %zmm24 /* ctr_last_byte_22 = lookup16(ctr_sum_22, new_last_byte) */
-	vpord %zmm24, %zmm30, %zmm24 /* row_22 = or(ctr_pair_22, ctr_last_byte_22) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_carry_everywhere(%rip), %zmm26, %zmm25 /* ctr_carry_23 = lookup16(ctr_sum_23, carry_everywhere) */
-	vpshufb %zmm25, %zmm31, %zmm25 /* ctr_mask_23 = lookup16(carry_mask_table, ctr_carry_23) */
-	vmovdqa64 %zmm0, %zmm30 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm25, %zmm2, %zmm30 /* ctr_pair_23 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_23) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_new_last_byte(%rip), %zmm26, %zmm25 /* ctr_last_byte_23 = lookup16(ctr_sum_23, new_last_byte) */
-	vpord %zmm25, %zmm30, %zmm25 /* row_23 = or(ctr_pair_23, ctr_last_byte_23) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_carry_everywhere(%rip), %zmm27, %zmm26 /* ctr_carry_24 = lookup16(ctr_sum_24, carry_everywhere) */
-	vpshufb %zmm26, %zmm31, %zmm26 /* ctr_mask_24 = lookup16(carry_mask_table, ctr_carry_24) */
-	vmovdqa64 %zmm0, %zmm30 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm26, %zmm2, %zmm30 /* ctr_pair_24 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_24) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_new_last_byte(%rip), %zmm27, %zmm26 /* ctr_last_byte_24 = lookup16(ctr_sum_24, new_last_byte) */
-	vpord %zmm26, %zmm30, %zmm26 /* row_24 = or(ctr_pair_24, ctr_last_byte_24) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_carry_everywhere(%rip), %zmm28, %zmm27 /* ctr_carry_25 = lookup16(ctr_sum_25, carry_everywhere) */
-	vpshufb %zmm27, %zmm31, %zmm27 /* ctr_mask_25 = lookup16(carry_mask_table, ctr_carry_25) */
-	vmovdqa64 %zmm0, %zmm30 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm27, %zmm2, %zmm30 /* ctr_pair_25 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_25) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_new_last_byte(%rip), %zmm28, %zmm27 /* ctr_last_byte_25 = lookup16(ctr_sum_25, new_last_byte) */
-	vpord %zmm27, %zmm30, %zmm27 /* row_25 = or(ctr_pair_25, ctr_last_byte_25) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_carry_everywhere(%rip), %zmm29, %zmm28 /* ctr_carry_26 = lookup16(ctr_sum_26, carry_everywhere) */
-	vpshufb %zmm28, %zmm31, %zmm28 /* ctr_mask_26 = lookup16(carry_mask_table, ctr_carry_26) */
-	vmovdqa64 %zmm0, %zmm30 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm28, %zmm2, %zmm30 /* ctr_pair_26 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_26) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_new_last_byte(%rip), %zmm29, %zmm28 /* ctr_last_byte_26 = lookup16(ctr_sum_26, new_last_byte) */
-	vpord %zmm28, %zmm30, %zmm28 /* row_26 = or(ctr_pair_26, ctr_last_byte_26) */
+	vpunpcklbw %zmm3, %zmm2, %zmm29 /* tr3_14 = unpacklo(tr2_7, tr2_15) */
+	vpunpckhbw %zmm3, %zmm2, %zmm2 /* tr3_15 = unpackhi(tr2_7, tr2_15) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_7_gfni_mat(%rip), %zmm29, %zmm3 /* xin_14 = gf2p8affine(tr3_14, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_7_gfni_mat(%rip), %zmm2, %zmm2 /* xin_15 = gf2p8affine(tr3_15, gfni_mat) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_carry_everywhere(%rip), %zmm18, %zmm29 /* ctr_carry_16 = lookup16(ctr_sum_16, carry_everywhere) */
+	vpshufb %zmm29, %zmm30, %zmm29 /* ctr_mask_16 = lookup16(carry_mask_table, ctr_carry_16) */
+	vmovdqa64 %zmm0, %zmm31 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm29, %zmm1, %zmm31 /* ctr_pair_16 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_16) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_new_last_byte(%rip), %zmm18, %zmm18 /* ctr_last_byte_16 = lookup16(ctr_sum_16, new_last_byte) */
+	vpord %zmm18, %zmm31, %zmm18 /* row_16 = or(ctr_pair_16, ctr_last_byte_16) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_carry_everywhere(%rip), %zmm19, %zmm29 /* ctr_carry_17 = lookup16(ctr_sum_17, carry_everywhere) */
+	vpshufb %zmm29, %zmm30, %zmm29 /* ctr_mask_17 = lookup16(carry_mask_table, ctr_carry_17) */
+	vmovdqa64 %zmm0, %zmm31 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm29, %zmm1, %zmm31 /* ctr_pair_17 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_17) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_new_last_byte(%rip), %zmm19, %zmm19 /* ctr_last_byte_17 = lookup16(ctr_sum_17, new_last_byte) */
+	vpord %zmm19, %zmm31, %zmm19 /* row_17 = or(ctr_pair_17, ctr_last_byte_17) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_carry_everywhere(%rip), %zmm20, %zmm29 /* ctr_carry_18 = lookup16(ctr_sum_18, carry_everywhere) */
+	vpshufb %zmm29, %zmm30, %zmm29 /* ctr_mask_18 = lookup16(carry_mask_table, ctr_carry_18) */
+	vmovdqa64 %zmm0, %zmm31 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm29, %zmm1, %zmm31 /* ctr_pair_18 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_18) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_new_last_byte(%rip), %zmm20, %zmm20 /* ctr_last_byte_18 = lookup16(ctr_sum_18, new_last_byte) */
+	vpord %zmm20, %zmm31, %zmm20 /* row_18 = or(ctr_pair_18, ctr_last_byte_18) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_carry_everywhere(%rip), %zmm21, %zmm29 /* ctr_carry_19 = lookup16(ctr_sum_19, carry_everywhere) */
+	vpshufb %zmm29, %zmm30, %zmm29 /* ctr_mask_19 = lookup16(carry_mask_table, ctr_carry_19) */
+	vmovdqa64 %zmm0, %zmm31 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm29, %zmm1, %zmm31 /* ctr_pair_19 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_19) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_new_last_byte(%rip), %zmm21, %zmm21 /* ctr_last_byte_19 = lookup16(ctr_sum_19, new_last_byte) */
+	vpord %zmm21, %zmm31, %zmm21 /* row_19 = or(ctr_pair_19, ctr_last_byte_19) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_carry_everywhere(%rip), %zmm22, %zmm29 /* ctr_carry_20 = lookup16(ctr_sum_20, carry_everywhere) */
+	vpshufb %zmm29, %zmm30, %zmm29 /* ctr_mask_20 = lookup16(carry_mask_table, ctr_carry_20) */
+	vmovdqa64 %zmm0, %zmm31 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm29, %zmm1, %zmm31 /* ctr_pair_20 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_20) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_new_last_byte(%rip), %zmm22, %zmm22 /* ctr_last_byte_20 = lookup16(ctr_sum_20, new_last_byte) */
+	vpord %zmm22, %zmm31, %zmm22 /* row_20 = or(ctr_pair_20, ctr_last_byte_20) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_carry_everywhere(%rip), %zmm23, %zmm29 /* ctr_carry_21 = lookup16(ctr_sum_21, carry_everywhere) */
+	vpshufb %zmm29, %zmm30, %zmm29 /* ctr_mask_21 = lookup16(carry_mask_table, ctr_carry_21) */
+	vmovdqa64 %zmm0, %zmm31 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm29, %zmm1, %zmm31 /* ctr_pair_21 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_21) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_new_last_byte(%rip), %zmm23, %zmm23 /* ctr_last_byte_21 = lookup16(ctr_sum_21, new_last_byte) */
+	vpord %zmm23, %zmm31, %zmm23 /* row_21 = or(ctr_pair_21, ctr_last_byte_21) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_carry_everywhere(%rip), %zmm24, %zmm29 /* ctr_carry_22 = lookup16(ctr_sum_22, carry_everywhere) */
+	vpshufb %zmm29, %zmm30, %zmm29 /* ctr_mask_22 = lookup16(carry_mask_table, ctr_carry_22) */
+	vmovdqa64 %zmm0, %zmm31 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm29, %zmm1, %zmm31 /* ctr_pair_22 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_22) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_new_last_byte(%rip), %zmm24, %zmm24 /* ctr_last_byte_22 = lookup16(ctr_sum_22, new_last_byte) */
+	vpord %zmm24, %zmm31, %zmm24 /* row_22 = or(ctr_pair_22, ctr_last_byte_22) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_carry_everywhere(%rip), %zmm25, %zmm29 /* ctr_carry_23 = lookup16(ctr_sum_23, carry_everywhere) */
+	vpshufb %zmm29, %zmm30, %zmm29 /* ctr_mask_23 = lookup16(carry_mask_table, ctr_carry_23) */
+	vmovdqa64 %zmm0, %zmm31 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm29, %zmm1, %zmm31 /* ctr_pair_23 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_23) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_new_last_byte(%rip), %zmm25, %zmm25 /* ctr_last_byte_23 = lookup16(ctr_sum_23, new_last_byte) */
+	vpord %zmm25, %zmm31, %zmm25 /* row_23 = or(ctr_pair_23, ctr_last_byte_23) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_carry_everywhere(%rip), %zmm26, %zmm29 /* ctr_carry_24 = lookup16(ctr_sum_24, carry_everywhere) */
+	vpshufb %zmm29, %zmm30, %zmm29 /* ctr_mask_24 = lookup16(carry_mask_table, ctr_carry_24) */
+	vmovdqa64 %zmm0, %zmm31 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm29, %zmm1, %zmm31 /* ctr_pair_24 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_24) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_new_last_byte(%rip), %zmm26, %zmm26 /* ctr_last_byte_24 = lookup16(ctr_sum_24, new_last_byte) */
+	vpord %zmm26, %zmm31, %zmm26 /* row_24 = or(ctr_pair_24, ctr_last_byte_24) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_carry_everywhere(%rip), %zmm27, %zmm29 /* ctr_carry_25 = lookup16(ctr_sum_25, carry_everywhere) */
+	vpshufb %zmm29, %zmm30, %zmm29 /* ctr_mask_25 = lookup16(carry_mask_table, ctr_carry_25) */
+	vmovdqa64 %zmm0, %zmm31 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm29, %zmm1, %zmm31 /* ctr_pair_25 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_25) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_new_last_byte(%rip), %zmm27, %zmm27 /* ctr_last_byte_25 = lookup16(ctr_sum_25, new_last_byte) */
+	vpord %zmm27, %zmm31, %zmm27 /* row_25 = or(ctr_pair_25, ctr_last_byte_25) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_carry_everywhere(%rip), %zmm28, %zmm29 /* ctr_carry_26 = lookup16(ctr_sum_26, carry_everywhere) */
+	vpshufb %zmm29, %zmm30, %zmm29 /* ctr_mask_26 = lookup16(carry_mask_table, ctr_carry_26) */
+	vmovdqa64 %zmm0, %zmm31 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm29, %zmm1, %zmm31 /* ctr_pair_26 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_26) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_new_last_byte(%rip), %zmm28, %zmm28 /* ctr_last_byte_26 = lookup16(ctr_sum_26, new_last_byte) */
+	vpord %zmm28, %zmm31, %zmm28 /* row_26 = or(ctr_pair_26, ctr_last_byte_26) */
 	vmovdqa64 256(%rsp), %zmm29 /* reload ctr_sum_27 */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_carry_everywhere(%rip), %zmm29, %zmm30 /* ctr_carry_27 = lookup16(ctr_sum_27, carry_everywhere) */
-	vpshufb %zmm30, %zmm31, %zmm30 /* ctr_mask_27 = lookup16(carry_mask_table, ctr_carry_27) */
-	vmovdqa64 %zmm1, 320(%rsp) /* spill g0x15.1 */
-	vmovdqa64 %zmm0, %zmm1 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm30, %zmm2, %zmm1 /* ctr_pair_27 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_27) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_carry_everywhere(%rip), %zmm29, %zmm31 /* ctr_carry_27 = lookup16(ctr_sum_27, carry_everywhere) */
+	vpshufb %zmm31, %zmm30, %zmm31 /* ctr_mask_27 = lookup16(carry_mask_table, ctr_carry_27) */
+	vmovdqa64 %zmm2, 320(%rsp) /* spill g0x15.1 */
+	vmovdqa64 %zmm0, %zmm2 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm31, %zmm1, %zmm2 /* ctr_pair_27 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_27) */
 	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_new_last_byte(%rip), %zmm29, %zmm29 /* ctr_last_byte_27 = lookup16(ctr_sum_27, new_last_byte) */
-	vpord %zmm29, %zmm1, %zmm1 /* row_27 = or(ctr_pair_27, ctr_last_byte_27) */
-	vmovdqa64 0(%rsp), %zmm29 /* reload ctr_sum_28 */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_carry_everywhere(%rip), %zmm29, %zmm30 /* ctr_carry_28 = lookup16(ctr_sum_28, carry_everywhere) */
-	vpshufb %zmm30, %zmm31, %zmm30 /* ctr_mask_28 = lookup16(carry_mask_table, ctr_carry_28) */
+	vpord %zmm29, %zmm2, %zmm2 /* row_27 = or(ctr_pair_27, ctr_last_byte_27) */
+	vmovdqa64 192(%rsp), %zmm29 /* reload ctr_sum_28 */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_carry_everywhere(%rip), %zmm29, %zmm31 /* ctr_carry_28 = lookup16(ctr_sum_28, carry_everywhere) */
+	vpshufb %zmm31, %zmm30, %zmm31 /* ctr_mask_28 = lookup16(carry_mask_table, ctr_carry_28) */
 	vmovdqa64 %zmm3, 256(%rsp) /* spill g0x14.1 */
 	vmovdqa64 %zmm0, %zmm3 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm30, %zmm2, %zmm3 /* ctr_pair_28 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_28) */
+	vpternlogd $0xd8, %zmm31, %zmm1, %zmm3 /* ctr_pair_28 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_28) */
 	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_new_last_byte(%rip), %zmm29, %zmm29 /* ctr_last_byte_28 = lookup16(ctr_sum_28, new_last_byte) */
 	vpord %zmm29, %zmm3, %zmm3 /* row_28 = or(ctr_pair_28, ctr_last_byte_28) */
-	vmovdqa64 64(%rsp), %zmm29 /* reload ctr_sum_29 */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_carry_everywhere(%rip), %zmm29, %zmm30 /* ctr_carry_29 = lookup16(ctr_sum_29, carry_everywhere) */
-	vpshufb %zmm30, %zmm31, %zmm30 /* ctr_mask_29 = lookup16(carry_mask_table, ctr_carry_29) */
-	vmovdqa64 %zmm4, 0(%rsp) /* spill g0x1.1 */
+	vmovdqa64 0(%rsp), %zmm29 /* reload ctr_sum_29 */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_carry_everywhere(%rip), %zmm29, %zmm31 /* ctr_carry_29 = lookup16(ctr_sum_29, carry_everywhere) */
+	vpshufb %zmm31, %zmm30, %zmm31 /* ctr_mask_29 = lookup16(carry_mask_table, ctr_carry_29) */
+	vmovdqa64 %zmm4, 192(%rsp) /* spill g0x1.1 */
 	vmovdqa64 %zmm0, %zmm4 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm30, %zmm2, %zmm4 /* ctr_pair_29 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_29) */
+	vpternlogd $0xd8, %zmm31, %zmm1, %zmm4 /* ctr_pair_29 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_29) */
 	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_new_last_byte(%rip), %zmm29, %zmm29 /* ctr_last_byte_29 = lookup16(ctr_sum_29, new_last_byte) */
 	vpord %zmm29, %zmm4, %zmm4 /* row_29 = or(ctr_pair_29, ctr_last_byte_29) */
-	vmovdqa64 192(%rsp), %zmm29 /* reload ctr_sum_30 */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_carry_everywhere(%rip), %zmm29, %zmm30 /* ctr_carry_30 = lookup16(ctr_sum_30, carry_everywhere) */
-	vpshufb %zmm30, %zmm31, %zmm30 /* ctr_mask_30 = lookup16(carry_mask_table, ctr_carry_30) */
-	vmovdqa64 %zmm5, 64(%rsp) /* spill g0x0.1 */
+	vmovdqa64 128(%rsp), %zmm29 /* reload ctr_sum_30 */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_carry_everywhere(%rip), %zmm29, %zmm31 /* ctr_carry_30 = lookup16(ctr_sum_30, carry_everywhere) */
+	vpshufb %zmm31, %zmm30, %zmm31 /* ctr_mask_30 = lookup16(carry_mask_table, ctr_carry_30) */
+	vmovdqa64 %zmm5, 0(%rsp) /* spill g0x0.1 */
 	vmovdqa64 %zmm0, %zmm5 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm30, %zmm2, %zmm5 /* ctr_pair_30 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_30) */
+	vpternlogd $0xd8, %zmm31, %zmm1, %zmm5 /* ctr_pair_30 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_30) */
 	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_new_last_byte(%rip), %zmm29, %zmm29 /* ctr_last_byte_30 = lookup16(ctr_sum_30, new_last_byte) */
 	vpord %zmm29, %zmm5, %zmm5 /* row_30 = or(ctr_pair_30, ctr_last_byte_30) */
-	vmovdqa64 128(%rsp), %zmm29 /* reload ctr_sum_31 */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_carry_everywhere(%rip), %zmm29, %zmm30 /* ctr_carry_31 = lookup16(ctr_sum_31, carry_everywhere) */
-	vpshufb %zmm30, %zmm31, %zmm30 /* ctr_mask_31 = lookup16(carry_mask_table, ctr_carry_31) */
-	vpternlogd $0xd8, %zmm30, %zmm2, %zmm0 /* ctr_pair_31 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_31) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_new_last_byte(%rip), %zmm29, %zmm2 /* ctr_last_byte_31 = lookup16(ctr_sum_31, new_last_byte) */
-	vpord %zmm2, %zmm0, %zmm0 /* row_31 = or(ctr_pair_31, ctr_last_byte_31) */
-	vpunpcklbw %zmm26, %zmm18, %zmm2 /* tr0_16 = unpacklo(row_16, row_24) */
+	vmovdqa64 64(%rsp), %zmm29 /* reload ctr_sum_31 */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_carry_everywhere(%rip), %zmm29, %zmm31 /* ctr_carry_31 = lookup16(ctr_sum_31, carry_everywhere) */
+	vpshufb %zmm31, %zmm30, %zmm30 /* ctr_mask_31 = lookup16(carry_mask_table, ctr_carry_31) */
+	vpternlogd $0xd8, %zmm30, %zmm1, %zmm0 /* ctr_pair_31 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_31) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_7_new_last_byte(%rip), %zmm29, %zmm1 /* ctr_last_byte_31 = lookup16(ctr_sum_31, new_last_byte) */
+	vpord %zmm1, %zmm0, %zmm0 /* row_31 = or(ctr_pair_31, ctr_last_byte_31) */
+	vpunpcklbw %zmm26, %zmm18, %zmm1 /* tr0_16 = unpacklo(row_16, row_24) */
 	vpunpckhbw %zmm26, %zmm18, %zmm18 /* tr0_17 = unpackhi(row_16, row_24) */
 	vpunpcklbw %zmm27, %zmm19, %zmm26 /* tr0_18 = unpacklo(row_17, row_25) */
 	vpunpckhbw %zmm27, %zmm19, %zmm19 /* tr0_19 = unpackhi(row_17, row_25) */
 	vpunpcklbw %zmm28, %zmm20, %zmm27 /* tr0_20 = unpacklo(row_18, row_26) */
 	vpunpckhbw %zmm28, %zmm20, %zmm20 /* tr0_21 = unpackhi(row_18, row_26) */
-	vpunpcklbw %zmm1, %zmm21, %zmm28 /* tr0_22 = unpacklo(row_19, row_27) */
-	vpunpckhbw %zmm1, %zmm21, %zmm1 /* tr0_23 = unpackhi(row_19, row_27) */
+	vpunpcklbw %zmm2, %zmm21, %zmm28 /* tr0_22 = unpacklo(row_19, row_27) */
+	vpunpckhbw %zmm2, %zmm21, %zmm2 /* tr0_23 = unpackhi(row_19, row_27) */
 	vpunpcklbw %zmm3, %zmm22, %zmm21 /* tr0_24 = unpacklo(row_20, row_28) */
 	vpunpckhbw %zmm3, %zmm22, %zmm3 /* tr0_25 = unpackhi(row_20, row_28) */
 	vpunpcklbw %zmm4, %zmm23, %zmm22 /* tr0_26 = unpacklo(row_21, row_29) */
@@ -4293,8 +4262,8 @@ sm4_byteslice_avx512_gfni_batch_ctr_asm:
 	vpunpckhbw %zmm5, %zmm24, %zmm5 /* tr0_29 = unpackhi(row_22, row_30) */
 	vpunpcklbw %zmm0, %zmm25, %zmm24 /* tr0_30 = unpacklo(row_23, row_31) */
 	vpunpckhbw %zmm0, %zmm25, %zmm0 /* tr0_31 = unpackhi(row_23, row_31) */
-	vpunpcklbw %zmm21, %zmm2, %zmm25 /* tr1_16 = unpacklo(tr0_16, tr0_24) */
-	vpunpckhbw %zmm21, %zmm2, %zmm2 /* tr1_17 = unpackhi(tr0_16, tr0_24) */
+	vpunpcklbw %zmm21, %zmm1, %zmm25 /* tr1_16 = unpacklo(tr0_16, tr0_24) */
+	vpunpckhbw %zmm21, %zmm1, %zmm1 /* tr1_17 = unpackhi(tr0_16, tr0_24) */
 	vpunpcklbw %zmm3, %zmm18, %zmm21 /* tr1_18 = unpacklo(tr0_17, tr0_25) */
 	vpunpckhbw %zmm3, %zmm18, %zmm3 /* tr1_19 = unpackhi(tr0_17, tr0_25) */
 	vpunpcklbw %zmm22, %zmm26, %zmm18 /* tr1_20 = unpacklo(tr0_18, tr0_26) */
@@ -4307,12 +4276,12 @@ sm4_byteslice_avx512_gfni_batch_ctr_asm:
 	vpunpckhbw %zmm5, %zmm20, %zmm5 /* tr1_27 = unpackhi(tr0_21, tr0_29) */
 	vpunpcklbw %zmm24, %zmm28, %zmm20 /* tr1_28 = unpacklo(tr0_22, tr0_30) */
 	vpunpckhbw %zmm24, %zmm28, %zmm24 /* tr1_29 = unpackhi(tr0_22, tr0_30) */
-	vpunpcklbw %zmm0, %zmm1, %zmm28 /* tr1_30 = unpacklo(tr0_23, tr0_31) */
-	vpunpckhbw %zmm0, %zmm1, %zmm0 /* tr1_31 = unpackhi(tr0_23, tr0_31) */
-	vpunpcklbw %zmm19, %zmm25, %zmm1 /* tr2_16 = unpacklo(tr1_16, tr1_24) */
+	vpunpcklbw %zmm0, %zmm2, %zmm28 /* tr1_30 = unpacklo(tr0_23, tr0_31) */
+	vpunpckhbw %zmm0, %zmm2, %zmm0 /* tr1_31 = unpackhi(tr0_23, tr0_31) */
+	vpunpcklbw %zmm19, %zmm25, %zmm2 /* tr2_16 = unpacklo(tr1_16, tr1_24) */
 	vpunpckhbw %zmm19, %zmm25, %zmm19 /* tr2_17 = unpackhi(tr1_16, tr1_24) */
-	vpunpcklbw %zmm23, %zmm2, %zmm25 /* tr2_18 = unpacklo(tr1_17, tr1_25) */
-	vpunpckhbw %zmm23, %zmm2, %zmm2 /* tr2_19 = unpackhi(tr1_17, tr1_25) */
+	vpunpcklbw %zmm23, %zmm1, %zmm25 /* tr2_18 = unpacklo(tr1_17, tr1_25) */
+	vpunpckhbw %zmm23, %zmm1, %zmm1 /* tr2_19 = unpackhi(tr1_17, tr1_25) */
 	vpunpcklbw %zmm27, %zmm21, %zmm23 /* tr2_20 = unpacklo(tr1_18, tr1_26) */
 	vpunpckhbw %zmm27, %zmm21, %zmm21 /* tr2_21 = unpackhi(tr1_18, tr1_26) */
 	vpunpcklbw %zmm5, %zmm3, %zmm27 /* tr2_22 = unpacklo(tr1_19, tr1_27) */
@@ -4325,10 +4294,10 @@ sm4_byteslice_avx512_gfni_batch_ctr_asm:
 	vpunpckhbw %zmm28, %zmm26, %zmm26 /* tr2_29 = unpackhi(tr1_22, tr1_30) */
 	vpunpcklbw %zmm0, %zmm4, %zmm28 /* tr2_30 = unpacklo(tr1_23, tr1_31) */
 	vpunpckhbw %zmm0, %zmm4, %zmm0 /* tr2_31 = unpackhi(tr1_23, tr1_31) */
-	vpunpcklbw %zmm5, %zmm1, %zmm4 /* tr3_16 = unpacklo(tr2_16, tr2_24) */
-	vpunpckhbw %zmm5, %zmm1, %zmm1 /* tr3_17 = unpackhi(tr2_16, tr2_24) */
+	vpunpcklbw %zmm5, %zmm2, %zmm4 /* tr3_16 = unpacklo(tr2_16, tr2_24) */
+	vpunpckhbw %zmm5, %zmm2, %zmm2 /* tr3_17 = unpackhi(tr2_16, tr2_24) */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_7_gfni_mat(%rip), %zmm4, %zmm4 /* xin_16 = gf2p8affine(tr3_16, gfni_mat) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_7_gfni_mat(%rip), %zmm1, %zmm1 /* xin_17 = gf2p8affine(tr3_17, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_7_gfni_mat(%rip), %zmm2, %zmm2 /* xin_17 = gf2p8affine(tr3_17, gfni_mat) */
 	vpunpcklbw %zmm18, %zmm19, %zmm5 /* tr3_18 = unpacklo(tr2_17, tr2_25) */
 	vpunpckhbw %zmm18, %zmm19, %zmm18 /* tr3_19 = unpackhi(tr2_17, tr2_25) */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_7_gfni_mat(%rip), %zmm5, %zmm5 /* xin_18 = gf2p8affine(tr3_18, gfni_mat) */
@@ -4337,10 +4306,10 @@ sm4_byteslice_avx512_gfni_batch_ctr_asm:
 	vpunpckhbw %zmm20, %zmm25, %zmm20 /* tr3_21 = unpackhi(tr2_18, tr2_26) */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_7_gfni_mat(%rip), %zmm19, %zmm19 /* xin_20 = gf2p8affine(tr3_20, gfni_mat) */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_7_gfni_mat(%rip), %zmm20, %zmm20 /* xin_21 = gf2p8affine(tr3_21, gfni_mat) */
-	vpunpcklbw %zmm22, %zmm2, %zmm25 /* tr3_22 = unpacklo(tr2_19, tr2_27) */
-	vpunpckhbw %zmm22, %zmm2, %zmm2 /* tr3_23 = unpackhi(tr2_19, tr2_27) */
+	vpunpcklbw %zmm22, %zmm1, %zmm25 /* tr3_22 = unpacklo(tr2_19, tr2_27) */
+	vpunpckhbw %zmm22, %zmm1, %zmm1 /* tr3_23 = unpackhi(tr2_19, tr2_27) */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_7_gfni_mat(%rip), %zmm25, %zmm22 /* xin_22 = gf2p8affine(tr3_22, gfni_mat) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_7_gfni_mat(%rip), %zmm2, %zmm2 /* xin_23 = gf2p8affine(tr3_23, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_7_gfni_mat(%rip), %zmm1, %zmm1 /* xin_23 = gf2p8affine(tr3_23, gfni_mat) */
 	vpunpcklbw %zmm24, %zmm23, %zmm25 /* tr3_24 = unpacklo(tr2_20, tr2_28) */
 	vpunpckhbw %zmm24, %zmm23, %zmm23 /* tr3_25 = unpackhi(tr2_20, tr2_28) */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_7_gfni_mat(%rip), %zmm25, %zmm24 /* xin_24 = gf2p8affine(tr3_24, gfni_mat) */
@@ -4359,31 +4328,31 @@ sm4_byteslice_avx512_gfni_batch_ctr_asm:
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_7_gfni_mat(%rip), %zmm0, %zmm0 /* xin_31 = gf2p8affine(tr3_31, gfni_mat) */
 
 	/* Products per input byte: B'1, B'2; every other block of M'_L is a XOR of them. */
-	vmovdqa64 64(%rsp), %zmm28 /* reload g0x0.2 */
-	vmovdqa64 0(%rsp), %zmm29 /* reload g0x1.2 */
+	vmovdqa64 0(%rsp), %zmm28 /* reload g0x0.2 */
+	vmovdqa64 192(%rsp), %zmm29 /* reload g0x1.2 */
 	vmovdqa64 256(%rsp), %zmm30 /* reload g0x14.2 */
 	vmovdqa64 320(%rsp), %zmm31 /* reload g0x15.2 */
 	vmovdqa64 %zmm6, 320(%rsp) /* spill g0x3.2 */
 	vmovdqa64 %zmm4, 256(%rsp) /* spill g1x0.2 */
-	vmovdqa64 %zmm1, 0(%rsp) /* spill g1x1.2 */
-	vmovdqa64 %zmm5, 64(%rsp) /* spill g1x2.2 */
-	vmovdqa64 %zmm18, 128(%rsp) /* spill g1x3.2 */
+	vmovdqa64 %zmm2, 192(%rsp) /* spill g1x1.2 */
+	vmovdqa64 %zmm5, 0(%rsp) /* spill g1x2.2 */
+	vmovdqa64 %zmm18, 64(%rsp) /* spill g1x3.2 */
 	xor %r8, %r8
 	.p2align 4
 .Lsm4_byteslice_avx512_gfni_asm_7_loop_r0:
 
 	/* Round 8r+0: slot 0 ^= M'_L·inv(slot 1 ^ slot 2 ^ slot 3 ^ rk') ^ C'. */
-	vpbroadcastd (%rdi,%r8), %zmm1 /* rk0 = bcast32() */
+	vpbroadcastd (%rdi,%r8), %zmm2 /* rk0 = bcast32() */
 	vpbroadcastd 4(%rdi,%r8), %zmm4 /* rk1 = bcast32() */
 	vpbroadcastd 8(%rdi,%r8), %zmm5 /* rk2 = bcast32() */
 	vpbroadcastd 12(%rdi,%r8), %zmm6 /* rk3 = bcast32() */
 	vmovdqa64 %zmm9, %zmm18 /* g0x4.2 */
-	vpternlogd $0x96, %zmm1, %zmm13, %zmm18 /* t0_acc_1 = ternlog(g0x4, g0x8, rk0) */
+	vpternlogd $0x96, %zmm2, %zmm13, %zmm18 /* t0_acc_1 = ternlog(g0x4, g0x8, rk0) */
 	vpxord %zmm17, %zmm18, %zmm18 /* t0 = xor(t0_acc_1, g0x12) */
-	vmovdqa64 %zmm9, 192(%rsp) /* spill g0x4.2 */
+	vmovdqa64 %zmm9, 128(%rsp) /* spill g0x4.2 */
 	vmovdqa64 %zmm19, %zmm9 /* g1x4.2 */
-	vpternlogd $0x96, %zmm1, %zmm24, %zmm9 /* t0_acc_3 = ternlog(g1x4, g1x8, rk0) */
-	vpxord %zmm26, %zmm9, %zmm1 /* t0_1 = xor(t0_acc_3, g1x12) */
+	vpternlogd $0x96, %zmm2, %zmm24, %zmm9 /* t0_acc_3 = ternlog(g1x4, g1x8, rk0) */
+	vpxord %zmm26, %zmm9, %zmm2 /* t0_1 = xor(t0_acc_3, g1x12) */
 	vmovdqa64 %zmm8, %zmm9 /* g0x5.2 */
 	vpternlogd $0x96, %zmm4, %zmm12, %zmm9 /* t1_acc_1 = ternlog(g0x5, g0x9, rk1) */
 	vpxord %zmm16, %zmm9, %zmm9 /* t1 = xor(t1_acc_1, g0x13) */
@@ -4402,13 +4371,13 @@ sm4_byteslice_avx512_gfni_batch_ctr_asm:
 	vpternlogd $0x96, %zmm6, %zmm14, %zmm20 /* t3_acc_1 = ternlog(g0x7, g0x11, rk3) */
 	vpxord %zmm31, %zmm20, %zmm20 /* t3 = xor(t3_acc_1, g0x15) */
 	vmovdqa64 %zmm22, 512(%rsp) /* spill g1x6.2 */
-	vmovdqa64 %zmm2, %zmm22 /* g1x7.2 */
+	vmovdqa64 %zmm1, %zmm22 /* g1x7.2 */
 	vpternlogd $0x96, %zmm6, %zmm21, %zmm22 /* t3_acc_3 = ternlog(g1x7, g1x11, rk3) */
 	vpxord %zmm0, %zmm22, %zmm6 /* t3_1 = xor(t3_acc_3, g1x15) */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_7_gfni_mat_1(%rip), %zmm18, %zmm22 /* p1_0 = gf2p8affineinv(t0, gfni_mat_1) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_7_gfni_mat_2(%rip), %zmm18, %zmm18 /* p2_0 = gf2p8affineinv(t0, gfni_mat_2) */
-	vmovdqa64 %zmm2, 576(%rsp) /* spill g1x7.2 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_7_gfni_mat_1(%rip), %zmm9, %zmm2 /* p1_1 = gf2p8affineinv(t1, gfni_mat_1) */
+	vmovdqa64 %zmm1, 576(%rsp) /* spill g1x7.2 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_7_gfni_mat_1(%rip), %zmm9, %zmm1 /* p1_1 = gf2p8affineinv(t1, gfni_mat_1) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_7_gfni_mat_2(%rip), %zmm9, %zmm9 /* p2_1 = gf2p8affineinv(t1, gfni_mat_2) */
 	vmovdqa64 %zmm10, 640(%rsp) /* spill g0x7.2 */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_7_gfni_mat_1(%rip), %zmm19, %zmm10 /* p1_2 = gf2p8affineinv(t2, gfni_mat_1) */
@@ -4422,18 +4391,18 @@ sm4_byteslice_avx512_gfni_batch_ctr_asm:
 	vmovdqa64 %zmm22, %zmm0 /* p1_0 */
 	vpternlogd $0x96, %zmm8, %zmm9, %zmm0 /* m0_acc_2 = ternlog(p1_0, p2_1, m0_acc_1) */
 	vpternlogd $0x96, %zmm28, %zmm20, %zmm0 /* x0n = ternlog(m0_acc_2, p2_3, g0x0) */
-	vpxord %zmm19, %zmm2, %zmm8 /* m1_acc_1 = xor(p1_1, p2_2) */
+	vpxord %zmm19, %zmm1, %zmm8 /* m1_acc_1 = xor(p1_1, p2_2) */
 	vpternlogd $0x96, %zmm8, %zmm18, %zmm22 /* m1_acc_2 = ternlog(p1_0, p2_0, m1_acc_1) */
 	vpternlogd $0x96, %zmm29, %zmm20, %zmm22 /* x1n = ternlog(m1_acc_2, p2_3, g0x1) */
 	vpxord %zmm19, %zmm10, %zmm8 /* m3_acc_1 = xor(p1_2, p2_2) */
 	vpxord %zmm10, %zmm9, %zmm10 /* m2_acc_1 = xor(p2_1, p1_2) */
 	vmovdqa64 %zmm18, %zmm19 /* p2_0 */
-	vpternlogd $0x96, %zmm10, %zmm2, %zmm19 /* m2_acc_2 = ternlog(p2_0, p1_1, m2_acc_1) */
+	vpternlogd $0x96, %zmm10, %zmm1, %zmm19 /* m2_acc_2 = ternlog(p2_0, p1_1, m2_acc_1) */
 	vpternlogd $0x96, %zmm8, %zmm9, %zmm18 /* m3_acc_2 = ternlog(p2_0, p2_1, m3_acc_1) */
 	vpternlogd $0x96, %zmm7, %zmm20, %zmm19 /* x2n = ternlog(m2_acc_2, p2_3, g0x2) */
 	vpternlogd $0x96, 320(%rsp), %zmm11, %zmm18 /* x3n = ternlog(m3_acc_2, p1_3, g0x3) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_7_gfni_mat_1(%rip), %zmm1, %zmm2 /* p1_0_1 = gf2p8affineinv(t0_1, gfni_mat_1) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_7_gfni_mat_2(%rip), %zmm1, %zmm1 /* p2_0_1 = gf2p8affineinv(t0_1, gfni_mat_2) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_7_gfni_mat_1(%rip), %zmm2, %zmm1 /* p1_0_1 = gf2p8affineinv(t0_1, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_7_gfni_mat_2(%rip), %zmm2, %zmm2 /* p2_0_1 = gf2p8affineinv(t0_1, gfni_mat_2) */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_7_gfni_mat_1(%rip), %zmm4, %zmm7 /* p1_1_1 = gf2p8affineinv(t1_1, gfni_mat_1) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_7_gfni_mat_2(%rip), %zmm4, %zmm4 /* p2_1_1 = gf2p8affineinv(t1_1, gfni_mat_2) */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_7_gfni_mat_1(%rip), %zmm5, %zmm8 /* p1_2_1 = gf2p8affineinv(t2_1, gfni_mat_1) */
@@ -4441,19 +4410,19 @@ sm4_byteslice_avx512_gfni_batch_ctr_asm:
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_7_gfni_mat_1(%rip), %zmm6, %zmm9 /* p1_3_1 = gf2p8affineinv(t3_1, gfni_mat_1) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_7_gfni_mat_2(%rip), %zmm6, %zmm6 /* p2_3_1 = gf2p8affineinv(t3_1, gfni_mat_2) */
 	vpxord %zmm9, %zmm5, %zmm10 /* m0_acc_5 = xor(p2_2_1, p1_3_1) */
-	vmovdqa64 %zmm2, %zmm11 /* p1_0_1 */
+	vmovdqa64 %zmm1, %zmm11 /* p1_0_1 */
 	vpternlogd $0x96, %zmm10, %zmm4, %zmm11 /* m0_acc_6 = ternlog(p1_0_1, p2_1_1, m0_acc_5) */
 	vpternlogd $0x96, 256(%rsp), %zmm6, %zmm11 /* x0n_1 = ternlog(m0_acc_6, p2_3_1, g1x0) */
 	vpxord %zmm5, %zmm7, %zmm10 /* m1_acc_5 = xor(p1_1_1, p2_2_1) */
-	vpternlogd $0x96, %zmm10, %zmm1, %zmm2 /* m1_acc_6 = ternlog(p1_0_1, p2_0_1, m1_acc_5) */
-	vpternlogd $0x96, 0(%rsp), %zmm6, %zmm2 /* x1n_1 = ternlog(m1_acc_6, p2_3_1, g1x1) */
+	vpternlogd $0x96, %zmm10, %zmm2, %zmm1 /* m1_acc_6 = ternlog(p1_0_1, p2_0_1, m1_acc_5) */
+	vpternlogd $0x96, 192(%rsp), %zmm6, %zmm1 /* x1n_1 = ternlog(m1_acc_6, p2_3_1, g1x1) */
 	vpxord %zmm5, %zmm8, %zmm5 /* m3_acc_5 = xor(p1_2_1, p2_2_1) */
 	vpxord %zmm8, %zmm4, %zmm8 /* m2_acc_5 = xor(p2_1_1, p1_2_1) */
-	vmovdqa64 %zmm1, %zmm10 /* p2_0_1 */
+	vmovdqa64 %zmm2, %zmm10 /* p2_0_1 */
 	vpternlogd $0x96, %zmm8, %zmm7, %zmm10 /* m2_acc_6 = ternlog(p2_0_1, p1_1_1, m2_acc_5) */
-	vpternlogd $0x96, %zmm5, %zmm4, %zmm1 /* m3_acc_6 = ternlog(p2_0_1, p2_1_1, m3_acc_5) */
-	vpternlogd $0x96, 64(%rsp), %zmm6, %zmm10 /* x2n_1 = ternlog(m2_acc_6, p2_3_1, g1x2) */
-	vpternlogd $0x96, 128(%rsp), %zmm9, %zmm1 /* x3n_1 = ternlog(m3_acc_6, p1_3_1, g1x3) */
+	vpternlogd $0x96, %zmm5, %zmm4, %zmm2 /* m3_acc_6 = ternlog(p2_0_1, p2_1_1, m3_acc_5) */
+	vpternlogd $0x96, 0(%rsp), %zmm6, %zmm10 /* x2n_1 = ternlog(m2_acc_6, p2_3_1, g1x2) */
+	vpternlogd $0x96, 64(%rsp), %zmm9, %zmm2 /* x3n_1 = ternlog(m3_acc_6, p1_3_1, g1x3) */
 
 	/* Round 8r+1: slot 1 ^= M'_L·inv(slot 2 ^ slot 3 ^ slot 0 ^ rk') ^ C'. */
 	vpbroadcastd 16(%rdi,%r8), %zmm4 /* rk0_1 = bcast32() */
@@ -4471,7 +4440,7 @@ sm4_byteslice_avx512_gfni_batch_ctr_asm:
 	vpxord %zmm22, %zmm9, %zmm9 /* t1_2 = xor(t1_acc_5, g0x1) */
 	vmovdqa64 %zmm23, %zmm20 /* g1x9.2 */
 	vpternlogd $0x96, %zmm5, %zmm27, %zmm20 /* t1_acc_7 = ternlog(g1x9, g1x13, rk1_1) */
-	vpxord %zmm2, %zmm20, %zmm5 /* t1_3 = xor(t1_acc_7, g1x1) */
+	vpxord %zmm1, %zmm20, %zmm5 /* t1_3 = xor(t1_acc_7, g1x1) */
 	vmovdqa64 %zmm15, %zmm20 /* g0x10.2 */
 	vpternlogd $0x96, %zmm6, %zmm30, %zmm20 /* t2_acc_5 = ternlog(g0x10, g0x14, rk2_1) */
 	vpxord %zmm19, %zmm20, %zmm20 /* t2_2 = xor(t2_acc_5, g0x2) */
@@ -4485,7 +4454,7 @@ sm4_byteslice_avx512_gfni_batch_ctr_asm:
 	vmovdqa64 %zmm25, 896(%rsp) /* spill g1x10.2 */
 	vmovdqa64 %zmm21, %zmm25 /* g1x11.2 */
 	vpternlogd $0x96, %zmm7, %zmm29, %zmm25 /* t3_acc_7 = ternlog(g1x11, g1x15, rk3_1) */
-	vpxord %zmm1, %zmm25, %zmm7 /* t3_3 = xor(t3_acc_7, g1x3) */
+	vpxord %zmm2, %zmm25, %zmm7 /* t3_3 = xor(t3_acc_7, g1x3) */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_7_gfni_mat_1(%rip), %zmm8, %zmm25 /* p1_0_2 = gf2p8affineinv(t0_2, gfni_mat_1) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_7_gfni_mat_2(%rip), %zmm8, %zmm8 /* p2_0_2 = gf2p8affineinv(t0_2, gfni_mat_2) */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_7_gfni_mat_1(%rip), %zmm9, %zmm29 /* p1_1_2 = gf2p8affineinv(t1_2, gfni_mat_1) */
@@ -4501,7 +4470,7 @@ sm4_byteslice_avx512_gfni_batch_ctr_asm:
 	vmovdqa64 %zmm14, 1152(%rsp) /* spill g0x11.2 */
 	vmovdqa64 %zmm25, %zmm14 /* p1_0_2 */
 	vpternlogd $0x96, %zmm24, %zmm9, %zmm14 /* m0_acc_10 = ternlog(p1_0_2, p2_1_2, m0_acc_9) */
-	vpternlogd $0x96, 192(%rsp), %zmm28, %zmm14 /* x0n_2 = ternlog(m0_acc_10, p2_3_2, g0x4) */
+	vpternlogd $0x96, 128(%rsp), %zmm28, %zmm14 /* x0n_2 = ternlog(m0_acc_10, p2_3_2, g0x4) */
 	vpxord %zmm20, %zmm29, %zmm24 /* m1_acc_9 = xor(p1_1_2, p2_2_2) */
 	vpternlogd $0x96, %zmm24, %zmm8, %zmm25 /* m1_acc_10 = ternlog(p1_0_2, p2_0_2, m1_acc_9) */
 	vpternlogd $0x96, 768(%rsp), %zmm28, %zmm25 /* x1n_2 = ternlog(m1_acc_10, p2_3_2, g0x5) */
@@ -4551,7 +4520,7 @@ sm4_byteslice_avx512_gfni_batch_ctr_asm:
 	vpxord %zmm25, %zmm23, %zmm23 /* t1_4 = xor(t1_acc_9, g0x5) */
 	vmovdqa64 %zmm26, 576(%rsp) /* spill g1x12.2 */
 	vmovdqa64 %zmm27, %zmm26 /* g1x13.2 */
-	vpternlogd $0x96, %zmm6, %zmm2, %zmm26 /* t1_acc_11 = ternlog(g1x13, g1x1, rk1_2) */
+	vpternlogd $0x96, %zmm6, %zmm1, %zmm26 /* t1_acc_11 = ternlog(g1x13, g1x1, rk1_2) */
 	vpxord %zmm9, %zmm26, %zmm6 /* t1_5 = xor(t1_acc_11, g1x5) */
 	vmovdqa64 %zmm30, %zmm26 /* g0x14.2 */
 	vpternlogd $0x96, %zmm7, %zmm19, %zmm26 /* t2_acc_9 = ternlog(g0x14, g0x2, rk2_2) */
@@ -4567,7 +4536,7 @@ sm4_byteslice_avx512_gfni_batch_ctr_asm:
 	vmovdqa64 832(%rsp), %zmm3 /* reload g1x15.2 */
 	vmovdqa64 %zmm31, 384(%rsp) /* spill g0x15.2 */
 	vmovdqa64 %zmm3, %zmm31 /* g1x15.2 */
-	vpternlogd $0x96, %zmm20, %zmm1, %zmm31 /* t3_acc_11 = ternlog(g1x15, g1x3, rk3_2) */
+	vpternlogd $0x96, %zmm20, %zmm2, %zmm31 /* t3_acc_11 = ternlog(g1x15, g1x3, rk3_2) */
 	vpxord %zmm4, %zmm31, %zmm20 /* t3_5 = xor(t3_acc_11, g1x7) */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_7_gfni_mat_1(%rip), %zmm21, %zmm31 /* p1_0_4 = gf2p8affineinv(t0_4, gfni_mat_1) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_7_gfni_mat_2(%rip), %zmm21, %zmm21 /* p2_0_4 = gf2p8affineinv(t0_4, gfni_mat_2) */
@@ -4581,10 +4550,10 @@ sm4_byteslice_avx512_gfni_batch_ctr_asm:
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_7_gfni_mat_2(%rip), %zmm27, %zmm27 /* p2_3_4 = gf2p8affineinv(t3_4, gfni_mat_2) */
 	vmovdqa64 %zmm17, 768(%rsp) /* spill g0x12.2 */
 	vpxord %zmm16, %zmm26, %zmm17 /* m0_acc_17 = xor(p2_2_4, p1_3_4) */
-	vmovdqa64 %zmm1, 192(%rsp) /* spill g1x3.3 */
-	vmovdqa64 %zmm31, %zmm1 /* p1_0_4 */
-	vpternlogd $0x96, %zmm17, %zmm23, %zmm1 /* m0_acc_18 = ternlog(p1_0_4, p2_1_4, m0_acc_17) */
-	vpternlogd $0x96, %zmm13, %zmm27, %zmm1 /* x0n_4 = ternlog(m0_acc_18, p2_3_4, g0x8) */
+	vmovdqa64 %zmm2, 128(%rsp) /* spill g1x3.3 */
+	vmovdqa64 %zmm31, %zmm2 /* p1_0_4 */
+	vpternlogd $0x96, %zmm17, %zmm23, %zmm2 /* m0_acc_18 = ternlog(p1_0_4, p2_1_4, m0_acc_17) */
+	vpternlogd $0x96, %zmm13, %zmm27, %zmm2 /* x0n_4 = ternlog(m0_acc_18, p2_3_4, g0x8) */
 	vpxord %zmm26, %zmm3, %zmm13 /* m1_acc_17 = xor(p1_1_4, p2_2_4) */
 	vpternlogd $0x96, %zmm13, %zmm21, %zmm31 /* m1_acc_18 = ternlog(p1_0_4, p2_0_4, m1_acc_17) */
 	vpternlogd $0x96, %zmm12, %zmm27, %zmm31 /* x1n_4 = ternlog(m1_acc_18, p2_3_4, g0x9) */
@@ -4625,14 +4594,14 @@ sm4_byteslice_avx512_gfni_batch_ctr_asm:
 	vpbroadcastd 60(%rdi,%r8), %zmm13 /* rk3_3 = bcast32() */
 	vmovdqa64 %zmm0, %zmm15 /* g0x0.3 */
 	vpternlogd $0x96, %zmm6, %zmm14, %zmm15 /* t0_acc_13 = ternlog(g0x0, g0x4, rk0_3) */
-	vpxord %zmm1, %zmm15, %zmm15 /* t0_6 = xor(t0_acc_13, g0x8) */
+	vpxord %zmm2, %zmm15, %zmm15 /* t0_6 = xor(t0_acc_13, g0x8) */
 	vmovdqa64 %zmm11, %zmm16 /* g1x0.3 */
 	vpternlogd $0x96, %zmm6, %zmm29, %zmm16 /* t0_acc_15 = ternlog(g1x0, g1x4, rk0_3) */
 	vpxord %zmm23, %zmm16, %zmm6 /* t0_7 = xor(t0_acc_15, g1x8) */
 	vmovdqa64 %zmm22, %zmm16 /* g0x1.3 */
 	vpternlogd $0x96, %zmm7, %zmm25, %zmm16 /* t1_acc_13 = ternlog(g0x1, g0x5, rk1_3) */
 	vpxord %zmm31, %zmm16, %zmm16 /* t1_6 = xor(t1_acc_13, g0x9) */
-	vmovdqa64 %zmm2, %zmm26 /* g1x1.3 */
+	vmovdqa64 %zmm1, %zmm26 /* g1x1.3 */
 	vpternlogd $0x96, %zmm7, %zmm9, %zmm26 /* t1_acc_15 = ternlog(g1x1, g1x5, rk1_3) */
 	vpxord %zmm3, %zmm26, %zmm7 /* t1_7 = xor(t1_acc_15, g1x9) */
 	vmovdqa64 %zmm19, %zmm26 /* g0x2.3 */
@@ -4644,7 +4613,7 @@ sm4_byteslice_avx512_gfni_batch_ctr_asm:
 	vmovdqa64 %zmm18, %zmm27 /* g0x3.3 */
 	vpternlogd $0x96, %zmm13, %zmm8, %zmm27 /* t3_acc_13 = ternlog(g0x3, g0x7, rk3_3) */
 	vpxord %zmm21, %zmm27, %zmm27 /* t3_6 = xor(t3_acc_13, g0x11) */
-	vmovdqa64 192(%rsp), %zmm30 /* reload g1x3.3 */
+	vmovdqa64 128(%rsp), %zmm30 /* reload g1x3.3 */
 	vmovdqa64 %zmm10, 960(%rsp) /* spill g1x2.3 */
 	vmovdqa64 %zmm30, %zmm10 /* g1x3.3 */
 	vpternlogd $0x96, %zmm13, %zmm4, %zmm10 /* t3_acc_15 = ternlog(g1x3, g1x7, rk3_3) */
@@ -4653,8 +4622,8 @@ sm4_byteslice_avx512_gfni_batch_ctr_asm:
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_7_gfni_mat_2(%rip), %zmm15, %zmm15 /* p2_0_6 = gf2p8affineinv(t0_6, gfni_mat_2) */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_7_gfni_mat_1(%rip), %zmm16, %zmm30 /* p1_1_6 = gf2p8affineinv(t1_6, gfni_mat_1) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_7_gfni_mat_2(%rip), %zmm16, %zmm16 /* p2_1_6 = gf2p8affineinv(t1_6, gfni_mat_2) */
-	vmovdqa64 %zmm2, 896(%rsp) /* spill g1x1.3 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_7_gfni_mat_1(%rip), %zmm26, %zmm2 /* p1_2_6 = gf2p8affineinv(t2_6, gfni_mat_1) */
+	vmovdqa64 %zmm1, 896(%rsp) /* spill g1x1.3 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_7_gfni_mat_1(%rip), %zmm26, %zmm1 /* p1_2_6 = gf2p8affineinv(t2_6, gfni_mat_1) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_7_gfni_mat_2(%rip), %zmm26, %zmm26 /* p2_2_6 = gf2p8affineinv(t2_6, gfni_mat_2) */
 	vmovdqa64 %zmm11, 1024(%rsp) /* spill g1x0.3 */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_7_gfni_mat_1(%rip), %zmm27, %zmm11 /* p1_3_6 = gf2p8affineinv(t3_6, gfni_mat_1) */
@@ -4668,14 +4637,14 @@ sm4_byteslice_avx512_gfni_batch_ctr_asm:
 	vpxord %zmm26, %zmm30, %zmm18 /* m1_acc_25 = xor(p1_1_6, p2_2_6) */
 	vpternlogd $0x96, %zmm18, %zmm15, %zmm13 /* m1_acc_26 = ternlog(p1_0_6, p2_0_6, m1_acc_25) */
 	vpternlogd $0x96, 704(%rsp), %zmm27, %zmm13 /* x1n_6 = ternlog(m1_acc_26, p2_3_6, g0x13) */
-	vpxord %zmm26, %zmm2, %zmm18 /* m3_acc_25 = xor(p1_2_6, p2_2_6) */
-	vpxord %zmm2, %zmm16, %zmm2 /* m2_acc_25 = xor(p2_1_6, p1_2_6) */
+	vpxord %zmm26, %zmm1, %zmm18 /* m3_acc_25 = xor(p1_2_6, p2_2_6) */
+	vpxord %zmm1, %zmm16, %zmm1 /* m2_acc_25 = xor(p2_1_6, p1_2_6) */
 	vmovdqa64 %zmm15, %zmm26 /* p2_0_6 */
-	vpternlogd $0x96, %zmm2, %zmm30, %zmm26 /* m2_acc_26 = ternlog(p2_0_6, p1_1_6, m2_acc_25) */
+	vpternlogd $0x96, %zmm1, %zmm30, %zmm26 /* m2_acc_26 = ternlog(p2_0_6, p1_1_6, m2_acc_25) */
 	vpternlogd $0x96, %zmm18, %zmm16, %zmm15 /* m3_acc_26 = ternlog(p2_0_6, p2_1_6, m3_acc_25) */
 	vpternlogd $0x96, 640(%rsp), %zmm27, %zmm26 /* x2n_6 = ternlog(m2_acc_26, p2_3_6, g0x14) */
 	vpternlogd $0x96, 384(%rsp), %zmm11, %zmm15 /* x3n_6 = ternlog(m3_acc_26, p1_3_6, g0x15) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_7_gfni_mat_1(%rip), %zmm6, %zmm2 /* p1_0_7 = gf2p8affineinv(t0_7, gfni_mat_1) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_7_gfni_mat_1(%rip), %zmm6, %zmm1 /* p1_0_7 = gf2p8affineinv(t0_7, gfni_mat_1) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_7_gfni_mat_2(%rip), %zmm6, %zmm6 /* p2_0_7 = gf2p8affineinv(t0_7, gfni_mat_2) */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_7_gfni_mat_1(%rip), %zmm7, %zmm11 /* p1_1_7 = gf2p8affineinv(t1_7, gfni_mat_1) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_7_gfni_mat_2(%rip), %zmm7, %zmm7 /* p2_1_7 = gf2p8affineinv(t1_7, gfni_mat_2) */
@@ -4684,12 +4653,12 @@ sm4_byteslice_avx512_gfni_batch_ctr_asm:
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_7_gfni_mat_1(%rip), %zmm10, %zmm18 /* p1_3_7 = gf2p8affineinv(t3_7, gfni_mat_1) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_7_gfni_mat_2(%rip), %zmm10, %zmm10 /* p2_3_7 = gf2p8affineinv(t3_7, gfni_mat_2) */
 	vpxord %zmm18, %zmm12, %zmm27 /* m0_acc_29 = xor(p2_2_7, p1_3_7) */
-	vmovdqa64 %zmm2, %zmm30 /* p1_0_7 */
+	vmovdqa64 %zmm1, %zmm30 /* p1_0_7 */
 	vpternlogd $0x96, %zmm27, %zmm7, %zmm30 /* m0_acc_30 = ternlog(p1_0_7, p2_1_7, m0_acc_29) */
 	vpternlogd $0x96, 576(%rsp), %zmm10, %zmm30 /* x0n_7 = ternlog(m0_acc_30, p2_3_7, g1x12) */
 	vpxord %zmm12, %zmm11, %zmm27 /* m1_acc_29 = xor(p1_1_7, p2_2_7) */
-	vpternlogd $0x96, %zmm27, %zmm6, %zmm2 /* m1_acc_30 = ternlog(p1_0_7, p2_0_7, m1_acc_29) */
-	vpternlogd $0x96, 512(%rsp), %zmm10, %zmm2 /* x1n_7 = ternlog(m1_acc_30, p2_3_7, g1x13) */
+	vpternlogd $0x96, %zmm27, %zmm6, %zmm1 /* m1_acc_30 = ternlog(p1_0_7, p2_0_7, m1_acc_29) */
+	vpternlogd $0x96, 512(%rsp), %zmm10, %zmm1 /* x1n_7 = ternlog(m1_acc_30, p2_3_7, g1x13) */
 	vpxord %zmm12, %zmm16, %zmm12 /* m3_acc_29 = xor(p1_2_7, p2_2_7) */
 	vpxord %zmm16, %zmm7, %zmm16 /* m2_acc_29 = xor(p2_1_7, p1_2_7) */
 	vmovdqa64 %zmm6, %zmm27 /* p2_0_7 */
@@ -4704,7 +4673,7 @@ sm4_byteslice_avx512_gfni_batch_ctr_asm:
 	vpbroadcastd 72(%rdi,%r8), %zmm11 /* rk2_4 = bcast32() */
 	vpbroadcastd 76(%rdi,%r8), %zmm12 /* rk3_4 = bcast32() */
 	vmovdqa64 %zmm14, %zmm16 /* g0x4.3 */
-	vpternlogd $0x96, %zmm7, %zmm1, %zmm16 /* t0_acc_17 = ternlog(g0x4, g0x8, rk0_4) */
+	vpternlogd $0x96, %zmm7, %zmm2, %zmm16 /* t0_acc_17 = ternlog(g0x4, g0x8, rk0_4) */
 	vpxord %zmm19, %zmm16, %zmm16 /* t0_8 = xor(t0_acc_17, g0x12) */
 	vmovdqa64 %zmm29, %zmm18 /* g1x4.3 */
 	vpternlogd $0x96, %zmm7, %zmm23, %zmm18 /* t0_acc_19 = ternlog(g1x4, g1x8, rk0_4) */
@@ -4715,7 +4684,7 @@ sm4_byteslice_avx512_gfni_batch_ctr_asm:
 	vmovdqa64 %zmm29, 832(%rsp) /* spill g1x4.3 */
 	vmovdqa64 %zmm9, %zmm29 /* g1x5.3 */
 	vpternlogd $0x96, %zmm10, %zmm3, %zmm29 /* t1_acc_19 = ternlog(g1x5, g1x9, rk1_4) */
-	vpxord %zmm2, %zmm29, %zmm10 /* t1_9 = xor(t1_acc_19, g1x13) */
+	vpxord %zmm1, %zmm29, %zmm10 /* t1_9 = xor(t1_acc_19, g1x13) */
 	vmovdqa64 %zmm24, %zmm29 /* g0x6.3 */
 	vpternlogd $0x96, %zmm11, %zmm17, %zmm29 /* t2_acc_17 = ternlog(g0x6, g0x10, rk2_4) */
 	vpxord %zmm26, %zmm29, %zmm29 /* t2_8 = xor(t2_acc_17, g0x14) */
@@ -4778,14 +4747,14 @@ sm4_byteslice_avx512_gfni_batch_ctr_asm:
 	vpternlogd $0x96, %zmm10, %zmm7, %zmm18 /* m2_acc_38 = ternlog(p2_0_9, p1_1_9, m2_acc_37) */
 	vpternlogd $0x96, %zmm9, %zmm8, %zmm4 /* m3_acc_38 = ternlog(p2_0_9, p2_1_9, m3_acc_37) */
 	vpternlogd $0x96, 960(%rsp), %zmm12, %zmm18 /* x2n_9 = ternlog(m2_acc_38, p2_3_9, g1x2) */
-	vpternlogd $0x96, 192(%rsp), %zmm11, %zmm4 /* x3n_9 = ternlog(m3_acc_38, p1_3_9, g1x3) */
+	vpternlogd $0x96, 128(%rsp), %zmm11, %zmm4 /* x3n_9 = ternlog(m3_acc_38, p1_3_9, g1x3) */
 
 	/* Round 8r+5: slot 1 ^= M'_L·inv(slot 2 ^ slot 3 ^ slot 0 ^ rk') ^ C'. */
 	vpbroadcastd 80(%rdi,%r8), %zmm7 /* rk0_5 = bcast32() */
 	vpbroadcastd 84(%rdi,%r8), %zmm8 /* rk1_5 = bcast32() */
 	vpbroadcastd 88(%rdi,%r8), %zmm9 /* rk2_5 = bcast32() */
 	vpbroadcastd 92(%rdi,%r8), %zmm10 /* rk3_5 = bcast32() */
-	vmovdqa64 %zmm1, %zmm11 /* g0x8.3 */
+	vmovdqa64 %zmm2, %zmm11 /* g0x8.3 */
 	vpternlogd $0x96, %zmm7, %zmm19, %zmm11 /* t0_acc_21 = ternlog(g0x8, g0x12, rk0_5) */
 	vpxord %zmm14, %zmm11, %zmm11 /* t0_10 = xor(t0_acc_21, g0x0) */
 	vmovdqa64 %zmm23, %zmm12 /* g1x8.3 */
@@ -4795,7 +4764,7 @@ sm4_byteslice_avx512_gfni_batch_ctr_asm:
 	vpternlogd $0x96, %zmm8, %zmm13, %zmm12 /* t1_acc_21 = ternlog(g0x9, g0x13, rk1_5) */
 	vpxord %zmm28, %zmm12, %zmm12 /* t1_10 = xor(t1_acc_21, g0x1) */
 	vmovdqa64 %zmm3, %zmm25 /* g1x9.3 */
-	vpternlogd $0x96, %zmm8, %zmm2, %zmm25 /* t1_acc_23 = ternlog(g1x9, g1x13, rk1_5) */
+	vpternlogd $0x96, %zmm8, %zmm1, %zmm25 /* t1_acc_23 = ternlog(g1x9, g1x13, rk1_5) */
 	vpxord %zmm0, %zmm25, %zmm8 /* t1_11 = xor(t1_acc_23, g1x1) */
 	vmovdqa64 %zmm17, %zmm25 /* g0x10.3 */
 	vpternlogd $0x96, %zmm9, %zmm26, %zmm25 /* t2_acc_21 = ternlog(g0x10, g0x14, rk2_5) */
@@ -4806,7 +4775,7 @@ sm4_byteslice_avx512_gfni_batch_ctr_asm:
 	vmovdqa64 %zmm21, %zmm29 /* g0x11.3 */
 	vpternlogd $0x96, %zmm10, %zmm15, %zmm29 /* t3_acc_21 = ternlog(g0x11, g0x15, rk3_5) */
 	vpxord %zmm16, %zmm29, %zmm29 /* t3_10 = xor(t3_acc_21, g0x3) */
-	vmovdqa64 %zmm20, 192(%rsp) /* spill g1x10.3 */
+	vmovdqa64 %zmm20, 128(%rsp) /* spill g1x10.3 */
 	vmovdqa64 %zmm5, %zmm20 /* g1x11.3 */
 	vpternlogd $0x96, %zmm10, %zmm6, %zmm20 /* t3_acc_23 = ternlog(g1x11, g1x15, rk3_5) */
 	vpxord %zmm4, %zmm20, %zmm10 /* t3_11 = xor(t3_acc_23, g1x3) */
@@ -4875,16 +4844,16 @@ sm4_byteslice_avx512_gfni_batch_ctr_asm:
 	vpternlogd $0x96, %zmm8, %zmm28, %zmm21 /* t1_acc_25 = ternlog(g0x13, g0x1, rk1_6) */
 	vpxord %zmm20, %zmm21, %zmm21 /* t1_12 = xor(t1_acc_25, g0x5) */
 	vmovdqa64 %zmm30, 576(%rsp) /* spill g1x12.3 */
-	vmovdqa64 %zmm2, %zmm30 /* g1x13.3 */
+	vmovdqa64 %zmm1, %zmm30 /* g1x13.3 */
 	vpternlogd $0x96, %zmm8, %zmm0, %zmm30 /* t1_acc_27 = ternlog(g1x13, g1x1, rk1_6) */
 	vpxord %zmm3, %zmm30, %zmm8 /* t1_13 = xor(t1_acc_27, g1x5) */
 	vmovdqa64 %zmm26, %zmm30 /* g0x14.3 */
 	vpternlogd $0x96, %zmm9, %zmm22, %zmm30 /* t2_acc_25 = ternlog(g0x14, g0x2, rk2_6) */
 	vpxord %zmm25, %zmm30, %zmm30 /* t2_12 = xor(t2_acc_25, g0x6) */
-	vmovdqa64 %zmm2, 512(%rsp) /* spill g1x13.3 */
-	vmovdqa64 %zmm27, %zmm2 /* g1x14.3 */
-	vpternlogd $0x96, %zmm9, %zmm18, %zmm2 /* t2_acc_27 = ternlog(g1x14, g1x2, rk2_6) */
-	vpxord %zmm23, %zmm2, %zmm2 /* t2_13 = xor(t2_acc_27, g1x6) */
+	vmovdqa64 %zmm1, 512(%rsp) /* spill g1x13.3 */
+	vmovdqa64 %zmm27, %zmm1 /* g1x14.3 */
+	vpternlogd $0x96, %zmm9, %zmm18, %zmm1 /* t2_acc_27 = ternlog(g1x14, g1x2, rk2_6) */
+	vpxord %zmm23, %zmm1, %zmm1 /* t2_13 = xor(t2_acc_27, g1x6) */
 	vmovdqa64 %zmm15, %zmm9 /* g0x15.3 */
 	vpternlogd $0x96, %zmm10, %zmm16, %zmm9 /* t3_acc_25 = ternlog(g0x15, g0x3, rk3_6) */
 	vpxord %zmm11, %zmm9, %zmm9 /* t3_12 = xor(t3_acc_25, g0x7) */
@@ -4908,57 +4877,57 @@ sm4_byteslice_avx512_gfni_batch_ctr_asm:
 	vmovdqa64 %zmm19, 768(%rsp) /* spill g0x12.3 */
 	vmovdqa64 %zmm27, %zmm19 /* p1_0_12 */
 	vpternlogd $0x96, %zmm13, %zmm21, %zmm19 /* m0_acc_50 = ternlog(p1_0_12, p2_1_12, m0_acc_49) */
-	vpternlogd $0x96, %zmm1, %zmm9, %zmm19 /* x0n_12 = ternlog(m0_acc_50, p2_3_12, g0x8) */
-	vpxord %zmm30, %zmm6, %zmm1 /* m1_acc_49 = xor(p1_1_12, p2_2_12) */
-	vpternlogd $0x96, %zmm1, %zmm12, %zmm27 /* m1_acc_50 = ternlog(p1_0_12, p2_0_12, m1_acc_49) */
+	vpternlogd $0x96, %zmm2, %zmm9, %zmm19 /* x0n_12 = ternlog(m0_acc_50, p2_3_12, g0x8) */
+	vpxord %zmm30, %zmm6, %zmm2 /* m1_acc_49 = xor(p1_1_12, p2_2_12) */
+	vpternlogd $0x96, %zmm2, %zmm12, %zmm27 /* m1_acc_50 = ternlog(p1_0_12, p2_0_12, m1_acc_49) */
 	vpternlogd $0x96, %zmm31, %zmm9, %zmm27 /* x1n_12 = ternlog(m1_acc_50, p2_3_12, g0x9) */
-	vpxord %zmm30, %zmm15, %zmm1 /* m3_acc_49 = xor(p1_2_12, p2_2_12) */
+	vpxord %zmm30, %zmm15, %zmm2 /* m3_acc_49 = xor(p1_2_12, p2_2_12) */
 	vpxord %zmm15, %zmm21, %zmm13 /* m2_acc_49 = xor(p2_1_12, p1_2_12) */
 	vmovdqa64 %zmm12, %zmm15 /* p2_0_12 */
 	vpternlogd $0x96, %zmm13, %zmm6, %zmm15 /* m2_acc_50 = ternlog(p2_0_12, p1_1_12, m2_acc_49) */
-	vpternlogd $0x96, %zmm1, %zmm21, %zmm12 /* m3_acc_50 = ternlog(p2_0_12, p2_1_12, m3_acc_49) */
+	vpternlogd $0x96, %zmm2, %zmm21, %zmm12 /* m3_acc_50 = ternlog(p2_0_12, p2_1_12, m3_acc_49) */
 	vpternlogd $0x96, 1152(%rsp), %zmm9, %zmm15 /* x2n_12 = ternlog(m2_acc_50, p2_3_12, g0x10) */
 	vpternlogd $0x96, 1088(%rsp), %zmm26, %zmm12 /* x3n_12 = ternlog(m3_acc_50, p1_3_12, g0x11) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_7_gfni_mat_1(%rip), %zmm7, %zmm1 /* p1_0_13 = gf2p8affineinv(t0_13, gfni_mat_1) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_7_gfni_mat_1(%rip), %zmm7, %zmm2 /* p1_0_13 = gf2p8affineinv(t0_13, gfni_mat_1) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_7_gfni_mat_2(%rip), %zmm7, %zmm6 /* p2_0_13 = gf2p8affineinv(t0_13, gfni_mat_2) */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_7_gfni_mat_1(%rip), %zmm8, %zmm7 /* p1_1_13 = gf2p8affineinv(t1_13, gfni_mat_1) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_7_gfni_mat_2(%rip), %zmm8, %zmm8 /* p2_1_13 = gf2p8affineinv(t1_13, gfni_mat_2) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_7_gfni_mat_1(%rip), %zmm2, %zmm9 /* p1_2_13 = gf2p8affineinv(t2_13, gfni_mat_1) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_7_gfni_mat_2(%rip), %zmm2, %zmm2 /* p2_2_13 = gf2p8affineinv(t2_13, gfni_mat_2) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_7_gfni_mat_1(%rip), %zmm1, %zmm9 /* p1_2_13 = gf2p8affineinv(t2_13, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_7_gfni_mat_2(%rip), %zmm1, %zmm1 /* p2_2_13 = gf2p8affineinv(t2_13, gfni_mat_2) */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_7_gfni_mat_1(%rip), %zmm10, %zmm13 /* p1_3_13 = gf2p8affineinv(t3_13, gfni_mat_1) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_7_gfni_mat_2(%rip), %zmm10, %zmm10 /* p2_3_13 = gf2p8affineinv(t3_13, gfni_mat_2) */
-	vpxord %zmm13, %zmm2, %zmm21 /* m0_acc_53 = xor(p2_2_13, p1_3_13) */
-	vmovdqa64 %zmm1, %zmm26 /* p1_0_13 */
+	vpxord %zmm13, %zmm1, %zmm21 /* m0_acc_53 = xor(p2_2_13, p1_3_13) */
+	vmovdqa64 %zmm2, %zmm26 /* p1_0_13 */
 	vpternlogd $0x96, %zmm21, %zmm8, %zmm26 /* m0_acc_54 = ternlog(p1_0_13, p2_1_13, m0_acc_53) */
 	vpternlogd $0x96, 1024(%rsp), %zmm10, %zmm26 /* x0n_13 = ternlog(m0_acc_54, p2_3_13, g1x8) */
-	vpxord %zmm2, %zmm7, %zmm21 /* m1_acc_53 = xor(p1_1_13, p2_2_13) */
-	vpternlogd $0x96, %zmm21, %zmm6, %zmm1 /* m1_acc_54 = ternlog(p1_0_13, p2_0_13, m1_acc_53) */
-	vpternlogd $0x96, 896(%rsp), %zmm10, %zmm1 /* x1n_13 = ternlog(m1_acc_54, p2_3_13, g1x9) */
-	vpxord %zmm2, %zmm9, %zmm2 /* m3_acc_53 = xor(p1_2_13, p2_2_13) */
+	vpxord %zmm1, %zmm7, %zmm21 /* m1_acc_53 = xor(p1_1_13, p2_2_13) */
+	vpternlogd $0x96, %zmm21, %zmm6, %zmm2 /* m1_acc_54 = ternlog(p1_0_13, p2_0_13, m1_acc_53) */
+	vpternlogd $0x96, 896(%rsp), %zmm10, %zmm2 /* x1n_13 = ternlog(m1_acc_54, p2_3_13, g1x9) */
+	vpxord %zmm1, %zmm9, %zmm1 /* m3_acc_53 = xor(p1_2_13, p2_2_13) */
 	vpxord %zmm9, %zmm8, %zmm9 /* m2_acc_53 = xor(p2_1_13, p1_2_13) */
 	vmovdqa64 %zmm6, %zmm21 /* p2_0_13 */
 	vpternlogd $0x96, %zmm9, %zmm7, %zmm21 /* m2_acc_54 = ternlog(p2_0_13, p1_1_13, m2_acc_53) */
-	vpternlogd $0x96, %zmm2, %zmm8, %zmm6 /* m3_acc_54 = ternlog(p2_0_13, p2_1_13, m3_acc_53) */
-	vpternlogd $0x96, 192(%rsp), %zmm10, %zmm21 /* x2n_13 = ternlog(m2_acc_54, p2_3_13, g1x10) */
+	vpternlogd $0x96, %zmm1, %zmm8, %zmm6 /* m3_acc_54 = ternlog(p2_0_13, p2_1_13, m3_acc_53) */
+	vpternlogd $0x96, 128(%rsp), %zmm10, %zmm21 /* x2n_13 = ternlog(m2_acc_54, p2_3_13, g1x10) */
 	vpternlogd $0x96, 960(%rsp), %zmm13, %zmm6 /* x3n_13 = ternlog(m3_acc_54, p1_3_13, g1x11) */
 
 	/* Round 8r+7: slot 3 ^= M'_L·inv(slot 0 ^ slot 1 ^ slot 2 ^ rk') ^ C'. */
-	vpbroadcastd 112(%rdi,%r8), %zmm2 /* rk0_7 = bcast32() */
+	vpbroadcastd 112(%rdi,%r8), %zmm1 /* rk0_7 = bcast32() */
 	vpbroadcastd 116(%rdi,%r8), %zmm7 /* rk1_7 = bcast32() */
 	vpbroadcastd 120(%rdi,%r8), %zmm8 /* rk2_7 = bcast32() */
 	vpbroadcastd 124(%rdi,%r8), %zmm9 /* rk3_7 = bcast32() */
 	vmovdqa64 %zmm14, %zmm10 /* g0x0.4 */
-	vpternlogd $0x96, %zmm2, %zmm17, %zmm10 /* t0_acc_29 = ternlog(g0x0, g0x4, rk0_7) */
+	vpternlogd $0x96, %zmm1, %zmm17, %zmm10 /* t0_acc_29 = ternlog(g0x0, g0x4, rk0_7) */
 	vpxord %zmm19, %zmm10, %zmm10 /* t0_14 = xor(t0_acc_29, g0x8) */
 	vmovdqa64 %zmm24, %zmm13 /* g1x0.4 */
-	vpternlogd $0x96, %zmm2, %zmm29, %zmm13 /* t0_acc_31 = ternlog(g1x0, g1x4, rk0_7) */
-	vpxord %zmm26, %zmm13, %zmm2 /* t0_15 = xor(t0_acc_31, g1x8) */
+	vpternlogd $0x96, %zmm1, %zmm29, %zmm13 /* t0_acc_31 = ternlog(g1x0, g1x4, rk0_7) */
+	vpxord %zmm26, %zmm13, %zmm1 /* t0_15 = xor(t0_acc_31, g1x8) */
 	vmovdqa64 %zmm28, %zmm13 /* g0x1.4 */
 	vpternlogd $0x96, %zmm7, %zmm20, %zmm13 /* t1_acc_29 = ternlog(g0x1, g0x5, rk1_7) */
 	vpxord %zmm27, %zmm13, %zmm13 /* t1_14 = xor(t1_acc_29, g0x9) */
 	vmovdqa64 %zmm0, %zmm30 /* g1x1.4 */
 	vpternlogd $0x96, %zmm7, %zmm3, %zmm30 /* t1_acc_31 = ternlog(g1x1, g1x5, rk1_7) */
-	vpxord %zmm1, %zmm30, %zmm7 /* t1_15 = xor(t1_acc_31, g1x9) */
+	vpxord %zmm2, %zmm30, %zmm7 /* t1_15 = xor(t1_acc_31, g1x9) */
 	vmovdqa64 %zmm22, %zmm30 /* g0x2.4 */
 	vpternlogd $0x96, %zmm8, %zmm25, %zmm30 /* t2_acc_29 = ternlog(g0x2, g0x6, rk2_7) */
 	vpxord %zmm15, %zmm30, %zmm30 /* t2_14 = xor(t2_acc_29, g0x10) */
@@ -4968,16 +4937,16 @@ sm4_byteslice_avx512_gfni_batch_ctr_asm:
 	vmovdqa64 %zmm16, %zmm31 /* g0x3.4 */
 	vpternlogd $0x96, %zmm9, %zmm11, %zmm31 /* t3_acc_29 = ternlog(g0x3, g0x7, rk3_7) */
 	vpxord %zmm12, %zmm31, %zmm31 /* t3_14 = xor(t3_acc_29, g0x11) */
-	vmovdqa64 %zmm18, 64(%rsp) /* spill g1x2.4 */
+	vmovdqa64 %zmm18, 0(%rsp) /* spill g1x2.4 */
 	vmovdqa64 %zmm4, %zmm18 /* g1x3.4 */
 	vpternlogd $0x96, %zmm9, %zmm5, %zmm18 /* t3_acc_31 = ternlog(g1x3, g1x7, rk3_7) */
 	vpxord %zmm6, %zmm18, %zmm9 /* t3_15 = xor(t3_acc_31, g1x11) */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_7_gfni_mat_1(%rip), %zmm10, %zmm18 /* p1_0_14 = gf2p8affineinv(t0_14, gfni_mat_1) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_7_gfni_mat_2(%rip), %zmm10, %zmm10 /* p2_0_14 = gf2p8affineinv(t0_14, gfni_mat_2) */
-	vmovdqa64 %zmm4, 128(%rsp) /* spill g1x3.4 */
+	vmovdqa64 %zmm4, 64(%rsp) /* spill g1x3.4 */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_7_gfni_mat_1(%rip), %zmm13, %zmm4 /* p1_1_14 = gf2p8affineinv(t1_14, gfni_mat_1) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_7_gfni_mat_2(%rip), %zmm13, %zmm13 /* p2_1_14 = gf2p8affineinv(t1_14, gfni_mat_2) */
-	vmovdqa64 %zmm0, 0(%rsp) /* spill g1x1.4 */
+	vmovdqa64 %zmm0, 192(%rsp) /* spill g1x1.4 */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_7_gfni_mat_1(%rip), %zmm30, %zmm0 /* p1_2_14 = gf2p8affineinv(t2_14, gfni_mat_1) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_7_gfni_mat_2(%rip), %zmm30, %zmm30 /* p2_2_14 = gf2p8affineinv(t2_14, gfni_mat_2) */
 	vmovdqa64 %zmm24, 256(%rsp) /* spill g1x0.4 */
@@ -4999,8 +4968,8 @@ sm4_byteslice_avx512_gfni_batch_ctr_asm:
 	vpternlogd $0x96, %zmm16, %zmm13, %zmm10 /* m3_acc_58 = ternlog(p2_0_14, p2_1_14, m3_acc_57) */
 	vpternlogd $0x96, 640(%rsp), %zmm31, %zmm30 /* x2n_14 = ternlog(m2_acc_58, p2_3_14, g0x14) */
 	vpternlogd $0x96, 384(%rsp), %zmm24, %zmm10 /* x3n_14 = ternlog(m3_acc_58, p1_3_14, g0x15) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_7_gfni_mat_1(%rip), %zmm2, %zmm0 /* p1_0_15 = gf2p8affineinv(t0_15, gfni_mat_1) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_7_gfni_mat_2(%rip), %zmm2, %zmm2 /* p2_0_15 = gf2p8affineinv(t0_15, gfni_mat_2) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_7_gfni_mat_1(%rip), %zmm1, %zmm0 /* p1_0_15 = gf2p8affineinv(t0_15, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_7_gfni_mat_2(%rip), %zmm1, %zmm1 /* p2_0_15 = gf2p8affineinv(t0_15, gfni_mat_2) */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_7_gfni_mat_1(%rip), %zmm7, %zmm4 /* p1_1_15 = gf2p8affineinv(t1_15, gfni_mat_1) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_7_gfni_mat_2(%rip), %zmm7, %zmm7 /* p2_1_15 = gf2p8affineinv(t1_15, gfni_mat_2) */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_7_gfni_mat_1(%rip), %zmm8, %zmm13 /* p1_2_15 = gf2p8affineinv(t2_15, gfni_mat_1) */
@@ -5012,15 +4981,15 @@ sm4_byteslice_avx512_gfni_batch_ctr_asm:
 	vpternlogd $0x96, %zmm24, %zmm7, %zmm31 /* m0_acc_62 = ternlog(p1_0_15, p2_1_15, m0_acc_61) */
 	vpternlogd $0x96, 576(%rsp), %zmm9, %zmm31 /* x0n_15 = ternlog(m0_acc_62, p2_3_15, g1x12) */
 	vpxord %zmm8, %zmm4, %zmm24 /* m1_acc_61 = xor(p1_1_15, p2_2_15) */
-	vpternlogd $0x96, %zmm24, %zmm2, %zmm0 /* m1_acc_62 = ternlog(p1_0_15, p2_0_15, m1_acc_61) */
+	vpternlogd $0x96, %zmm24, %zmm1, %zmm0 /* m1_acc_62 = ternlog(p1_0_15, p2_0_15, m1_acc_61) */
 	vpternlogd $0x96, 512(%rsp), %zmm9, %zmm0 /* x1n_15 = ternlog(m1_acc_62, p2_3_15, g1x13) */
 	vpxord %zmm8, %zmm13, %zmm8 /* m3_acc_61 = xor(p1_2_15, p2_2_15) */
 	vpxord %zmm13, %zmm7, %zmm13 /* m2_acc_61 = xor(p2_1_15, p1_2_15) */
-	vmovdqa64 %zmm2, %zmm24 /* p2_0_15 */
+	vmovdqa64 %zmm1, %zmm24 /* p2_0_15 */
 	vpternlogd $0x96, %zmm13, %zmm4, %zmm24 /* m2_acc_62 = ternlog(p2_0_15, p1_1_15, m2_acc_61) */
-	vpternlogd $0x96, %zmm8, %zmm7, %zmm2 /* m3_acc_62 = ternlog(p2_0_15, p2_1_15, m3_acc_61) */
+	vpternlogd $0x96, %zmm8, %zmm7, %zmm1 /* m3_acc_62 = ternlog(p2_0_15, p2_1_15, m3_acc_61) */
 	vpternlogd $0x96, 448(%rsp), %zmm9, %zmm24 /* x2n_15 = ternlog(m2_acc_62, p2_3_15, g1x14) */
-	vpternlogd $0x96, 832(%rsp), %zmm16, %zmm2 /* x3n_15 = ternlog(m3_acc_62, p1_3_15, g1x15) */
+	vpternlogd $0x96, 832(%rsp), %zmm16, %zmm1 /* x3n_15 = ternlog(m3_acc_62, p1_3_15, g1x15) */
 	vmovdqa64 960(%rsp), %zmm7 /* reload g0x2.4 */
 	vmovdqa64 %zmm20, %zmm8 /* g0x5.4 */
 	vmovdqa64 %zmm17, %zmm9 /* g0x4.4 */
@@ -5031,7 +5000,7 @@ sm4_byteslice_avx512_gfni_batch_ctr_asm:
 	vmovdqa64 %zmm3, %zmm20 /* g1x5.4 */
 	vmovdqa64 %zmm24, %zmm3 /* g1x14.4 */
 	vmovdqa64 %zmm23, %zmm22 /* g1x6.4 */
-	vmovdqa64 %zmm1, %zmm23 /* g1x9.4 */
+	vmovdqa64 %zmm2, %zmm23 /* g1x9.4 */
 	vmovdqa64 %zmm26, %zmm24 /* g1x8.4 */
 	vmovdqa64 %zmm31, %zmm26 /* g1x12.4 */
 	vmovdqa64 %zmm28, %zmm29 /* g0x1.4 */
@@ -5039,8 +5008,8 @@ sm4_byteslice_avx512_gfni_batch_ctr_asm:
 	vmovdqa64 %zmm12, %zmm14 /* g0x11.4 */
 	vmovdqa64 %zmm27, %zmm12 /* g0x9.4 */
 	vmovdqa64 %zmm0, %zmm27 /* g1x13.4 */
-	vmovdqa64 %zmm2, %zmm0 /* g1x15.4 */
-	vmovdqa64 %zmm5, %zmm2 /* g1x7.4 */
+	vmovdqa64 %zmm1, %zmm0 /* g1x15.4 */
+	vmovdqa64 %zmm5, %zmm1 /* g1x7.4 */
 	vmovdqa64 %zmm10, %zmm31 /* g0x15.4 */
 	vmovdqa64 %zmm11, %zmm10 /* g0x7.4 */
 	vmovdqa64 %zmm25, %zmm11 /* g0x6.4 */
@@ -5051,7 +5020,7 @@ sm4_byteslice_avx512_gfni_batch_ctr_asm:
 	jne .Lsm4_byteslice_avx512_gfni_asm_7_loop_r0
 
 	/* Output (X35, X34, X33, X32): slots 3, 2, 1, 0; back to X = A1^-1·X'. */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_7_gfni_mat_3(%rip), %zmm17, %zmm1 /* xout = gf2p8affine(g0x12, gfni_mat_3) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_7_gfni_mat_3(%rip), %zmm17, %zmm2 /* xout = gf2p8affine(g0x12, gfni_mat_3) */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_7_gfni_mat_3(%rip), %zmm16, %zmm4 /* xout_1 = gf2p8affine(g0x13, gfni_mat_3) */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_7_gfni_mat_3(%rip), %zmm30, %zmm5 /* xout_2 = gf2p8affine(g0x14, gfni_mat_3) */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_7_gfni_mat_3(%rip), %zmm31, %zmm6 /* xout_3 = gf2p8affine(g0x15, gfni_mat_3) */
@@ -5068,8 +5037,8 @@ sm4_byteslice_avx512_gfni_batch_ctr_asm:
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_7_gfni_mat_3(%rip), %zmm7, %zmm7 /* xout_14 = gf2p8affine(g0x2, gfni_mat_3) */
 	vmovdqa64 320(%rsp), %zmm18 /* reload g0x3.2 */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_7_gfni_mat_3(%rip), %zmm18, %zmm18 /* xout_15 = gf2p8affine(g0x3, gfni_mat_3) */
-	vpunpcklbw %zmm9, %zmm1, %zmm28 /* tro0 = unpacklo(xout, xout_8) */
-	vpunpckhbw %zmm9, %zmm1, %zmm1 /* tro0_1 = unpackhi(xout, xout_8) */
+	vpunpcklbw %zmm9, %zmm2, %zmm28 /* tro0 = unpacklo(xout, xout_8) */
+	vpunpckhbw %zmm9, %zmm2, %zmm2 /* tro0_1 = unpackhi(xout, xout_8) */
 	vpunpcklbw %zmm8, %zmm4, %zmm9 /* tro0_2 = unpacklo(xout_1, xout_9) */
 	vpunpckhbw %zmm8, %zmm4, %zmm4 /* tro0_3 = unpackhi(xout_1, xout_9) */
 	vpunpcklbw %zmm11, %zmm5, %zmm8 /* tro0_4 = unpacklo(xout_2, xout_10) */
@@ -5086,8 +5055,8 @@ sm4_byteslice_avx512_gfni_batch_ctr_asm:
 	vpunpckhbw %zmm18, %zmm14, %zmm14 /* tro0_15 = unpackhi(xout_7, xout_15) */
 	vpunpcklbw %zmm10, %zmm28, %zmm18 /* tro1 = unpacklo(tro0, tro0_8) */
 	vpunpckhbw %zmm10, %zmm28, %zmm10 /* tro1_1 = unpackhi(tro0, tro0_8) */
-	vpunpcklbw %zmm13, %zmm1, %zmm28 /* tro1_2 = unpacklo(tro0_1, tro0_9) */
-	vpunpckhbw %zmm13, %zmm1, %zmm1 /* tro1_3 = unpackhi(tro0_1, tro0_9) */
+	vpunpcklbw %zmm13, %zmm2, %zmm28 /* tro1_2 = unpacklo(tro0_1, tro0_9) */
+	vpunpckhbw %zmm13, %zmm2, %zmm2 /* tro1_3 = unpackhi(tro0_1, tro0_9) */
 	vpunpcklbw %zmm16, %zmm9, %zmm13 /* tro1_4 = unpacklo(tro0_2, tro0_10) */
 	vpunpckhbw %zmm16, %zmm9, %zmm9 /* tro1_5 = unpackhi(tro0_2, tro0_10) */
 	vpunpcklbw %zmm12, %zmm4, %zmm16 /* tro1_6 = unpacklo(tro0_3, tro0_11) */
@@ -5106,8 +5075,8 @@ sm4_byteslice_avx512_gfni_batch_ctr_asm:
 	vpunpckhbw %zmm8, %zmm10, %zmm8 /* tro2_3 = unpackhi(tro1_1, tro1_9) */
 	vpunpcklbw %zmm17, %zmm28, %zmm10 /* tro2_4 = unpacklo(tro1_2, tro1_10) */
 	vpunpckhbw %zmm17, %zmm28, %zmm17 /* tro2_5 = unpackhi(tro1_2, tro1_10) */
-	vpunpcklbw %zmm5, %zmm1, %zmm28 /* tro2_6 = unpacklo(tro1_3, tro1_11) */
-	vpunpckhbw %zmm5, %zmm1, %zmm1 /* tro2_7 = unpackhi(tro1_3, tro1_11) */
+	vpunpcklbw %zmm5, %zmm2, %zmm28 /* tro2_6 = unpacklo(tro1_3, tro1_11) */
+	vpunpckhbw %zmm5, %zmm2, %zmm2 /* tro2_7 = unpackhi(tro1_3, tro1_11) */
 	vpunpcklbw %zmm7, %zmm13, %zmm5 /* tro2_8 = unpacklo(tro1_4, tro1_12) */
 	vpunpckhbw %zmm7, %zmm13, %zmm7 /* tro2_9 = unpackhi(tro1_4, tro1_12) */
 	vpunpcklbw %zmm11, %zmm9, %zmm13 /* tro2_10 = unpacklo(tro1_5, tro1_13) */
@@ -5130,8 +5099,8 @@ sm4_byteslice_avx512_gfni_batch_ctr_asm:
 	vpunpckhbw %zmm15, %zmm17, %zmm15 /* tro3_11 = unpackhi(tro2_5, tro2_13) */
 	vpunpcklbw %zmm16, %zmm28, %zmm17 /* tro3_12 = unpacklo(tro2_6, tro2_14) */
 	vpunpckhbw %zmm16, %zmm28, %zmm16 /* tro3_13 = unpackhi(tro2_6, tro2_14) */
-	vpunpcklbw %zmm4, %zmm1, %zmm28 /* tro3_14 = unpacklo(tro2_7, tro2_15) */
-	vpunpckhbw %zmm4, %zmm1, %zmm1 /* tro3_15 = unpackhi(tro2_7, tro2_15) */
+	vpunpcklbw %zmm4, %zmm2, %zmm28 /* tro3_14 = unpacklo(tro2_7, tro2_15) */
+	vpunpckhbw %zmm4, %zmm2, %zmm2 /* tro3_15 = unpackhi(tro2_7, tro2_15) */
 	vmovdqu64 (%rcx), %zmm4 /* msg = load() */
 	vpxord %zmm4, %zmm6, %zmm4 /* ct = xor(tro3, msg) */
 	vmovdqu64 %zmm4, (%rdx) /* store ct */
@@ -5178,9 +5147,9 @@ sm4_byteslice_avx512_gfni_batch_ctr_asm:
 	vpxord %zmm4, %zmm28, %zmm4 /* ct_14 = xor(tro3_14, msg_14) */
 	vmovdqu64 %zmm4, 896(%rdx) /* store ct_14 */
 	vmovdqu64 960(%rcx), %zmm4 /* msg_15 = load() */
-	vpxord %zmm4, %zmm1, %zmm1 /* ct_15 = xor(tro3_15, msg_15) */
-	vmovdqu64 %zmm1, 960(%rdx) /* store ct_15 */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_7_gfni_mat_3(%rip), %zmm26, %zmm1 /* xout_16 = gf2p8affine(g1x12, gfni_mat_3) */
+	vpxord %zmm4, %zmm2, %zmm2 /* ct_15 = xor(tro3_15, msg_15) */
+	vmovdqu64 %zmm2, 960(%rdx) /* store ct_15 */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_7_gfni_mat_3(%rip), %zmm26, %zmm2 /* xout_16 = gf2p8affine(g1x12, gfni_mat_3) */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_7_gfni_mat_3(%rip), %zmm27, %zmm4 /* xout_17 = gf2p8affine(g1x13, gfni_mat_3) */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_7_gfni_mat_3(%rip), %zmm3, %zmm3 /* xout_18 = gf2p8affine(g1x14, gfni_mat_3) */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_7_gfni_mat_3(%rip), %zmm0, %zmm0 /* xout_19 = gf2p8affine(g1x15, gfni_mat_3) */
@@ -5191,24 +5160,24 @@ sm4_byteslice_avx512_gfni_batch_ctr_asm:
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_7_gfni_mat_3(%rip), %zmm19, %zmm9 /* xout_24 = gf2p8affine(g1x4, gfni_mat_3) */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_7_gfni_mat_3(%rip), %zmm20, %zmm10 /* xout_25 = gf2p8affine(g1x5, gfni_mat_3) */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_7_gfni_mat_3(%rip), %zmm22, %zmm11 /* xout_26 = gf2p8affine(g1x6, gfni_mat_3) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_7_gfni_mat_3(%rip), %zmm2, %zmm2 /* xout_27 = gf2p8affine(g1x7, gfni_mat_3) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_7_gfni_mat_3(%rip), %zmm1, %zmm1 /* xout_27 = gf2p8affine(g1x7, gfni_mat_3) */
 	vmovdqa64 256(%rsp), %zmm12 /* reload g1x0.2 */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_7_gfni_mat_3(%rip), %zmm12, %zmm12 /* xout_28 = gf2p8affine(g1x0, gfni_mat_3) */
-	vmovdqa64 0(%rsp), %zmm13 /* reload g1x1.2 */
+	vmovdqa64 192(%rsp), %zmm13 /* reload g1x1.2 */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_7_gfni_mat_3(%rip), %zmm13, %zmm13 /* xout_29 = gf2p8affine(g1x1, gfni_mat_3) */
-	vmovdqa64 64(%rsp), %zmm14 /* reload g1x2.2 */
+	vmovdqa64 0(%rsp), %zmm14 /* reload g1x2.2 */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_7_gfni_mat_3(%rip), %zmm14, %zmm14 /* xout_30 = gf2p8affine(g1x2, gfni_mat_3) */
-	vmovdqa64 128(%rsp), %zmm15 /* reload g1x3.2 */
+	vmovdqa64 64(%rsp), %zmm15 /* reload g1x3.2 */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_7_gfni_mat_3(%rip), %zmm15, %zmm15 /* xout_31 = gf2p8affine(g1x3, gfni_mat_3) */
-	vpunpcklbw %zmm9, %zmm1, %zmm16 /* tro0_16 = unpacklo(xout_16, xout_24) */
-	vpunpckhbw %zmm9, %zmm1, %zmm1 /* tro0_17 = unpackhi(xout_16, xout_24) */
+	vpunpcklbw %zmm9, %zmm2, %zmm16 /* tro0_16 = unpacklo(xout_16, xout_24) */
+	vpunpckhbw %zmm9, %zmm2, %zmm2 /* tro0_17 = unpackhi(xout_16, xout_24) */
 	vpunpcklbw %zmm10, %zmm4, %zmm9 /* tro0_18 = unpacklo(xout_17, xout_25) */
 	vpunpckhbw %zmm10, %zmm4, %zmm4 /* tro0_19 = unpackhi(xout_17, xout_25) */
 	vpunpcklbw %zmm11, %zmm3, %zmm10 /* tro0_20 = unpacklo(xout_18, xout_26) */
 	vpunpckhbw %zmm11, %zmm3, %zmm3 /* tro0_21 = unpackhi(xout_18, xout_26) */
-	vpunpcklbw %zmm2, %zmm0, %zmm11 /* tro0_22 = unpacklo(xout_19, xout_27) */
-	vpunpckhbw %zmm2, %zmm0, %zmm0 /* tro0_23 = unpackhi(xout_19, xout_27) */
-	vpunpcklbw %zmm12, %zmm5, %zmm2 /* tro0_24 = unpacklo(xout_20, xout_28) */
+	vpunpcklbw %zmm1, %zmm0, %zmm11 /* tro0_22 = unpacklo(xout_19, xout_27) */
+	vpunpckhbw %zmm1, %zmm0, %zmm0 /* tro0_23 = unpackhi(xout_19, xout_27) */
+	vpunpcklbw %zmm12, %zmm5, %zmm1 /* tro0_24 = unpacklo(xout_20, xout_28) */
 	vpunpckhbw %zmm12, %zmm5, %zmm5 /* tro0_25 = unpackhi(xout_20, xout_28) */
 	vpunpcklbw %zmm13, %zmm6, %zmm12 /* tro0_26 = unpacklo(xout_21, xout_29) */
 	vpunpckhbw %zmm13, %zmm6, %zmm6 /* tro0_27 = unpackhi(xout_21, xout_29) */
@@ -5216,10 +5185,10 @@ sm4_byteslice_avx512_gfni_batch_ctr_asm:
 	vpunpckhbw %zmm14, %zmm7, %zmm7 /* tro0_29 = unpackhi(xout_22, xout_30) */
 	vpunpcklbw %zmm15, %zmm8, %zmm14 /* tro0_30 = unpacklo(xout_23, xout_31) */
 	vpunpckhbw %zmm15, %zmm8, %zmm8 /* tro0_31 = unpackhi(xout_23, xout_31) */
-	vpunpcklbw %zmm2, %zmm16, %zmm15 /* tro1_16 = unpacklo(tro0_16, tro0_24) */
-	vpunpckhbw %zmm2, %zmm16, %zmm2 /* tro1_17 = unpackhi(tro0_16, tro0_24) */
-	vpunpcklbw %zmm5, %zmm1, %zmm16 /* tro1_18 = unpacklo(tro0_17, tro0_25) */
-	vpunpckhbw %zmm5, %zmm1, %zmm1 /* tro1_19 = unpackhi(tro0_17, tro0_25) */
+	vpunpcklbw %zmm1, %zmm16, %zmm15 /* tro1_16 = unpacklo(tro0_16, tro0_24) */
+	vpunpckhbw %zmm1, %zmm16, %zmm1 /* tro1_17 = unpackhi(tro0_16, tro0_24) */
+	vpunpcklbw %zmm5, %zmm2, %zmm16 /* tro1_18 = unpacklo(tro0_17, tro0_25) */
+	vpunpckhbw %zmm5, %zmm2, %zmm2 /* tro1_19 = unpackhi(tro0_17, tro0_25) */
 	vpunpcklbw %zmm12, %zmm9, %zmm5 /* tro1_20 = unpacklo(tro0_18, tro0_26) */
 	vpunpckhbw %zmm12, %zmm9, %zmm9 /* tro1_21 = unpackhi(tro0_18, tro0_26) */
 	vpunpcklbw %zmm6, %zmm4, %zmm12 /* tro1_22 = unpacklo(tro0_19, tro0_27) */
@@ -5234,12 +5203,12 @@ sm4_byteslice_avx512_gfni_batch_ctr_asm:
 	vpunpckhbw %zmm8, %zmm0, %zmm0 /* tro1_31 = unpackhi(tro0_23, tro0_31) */
 	vpunpcklbw %zmm6, %zmm15, %zmm8 /* tro2_16 = unpacklo(tro1_16, tro1_24) */
 	vpunpckhbw %zmm6, %zmm15, %zmm6 /* tro2_17 = unpackhi(tro1_16, tro1_24) */
-	vpunpcklbw %zmm10, %zmm2, %zmm15 /* tro2_18 = unpacklo(tro1_17, tro1_25) */
-	vpunpckhbw %zmm10, %zmm2, %zmm2 /* tro2_19 = unpackhi(tro1_17, tro1_25) */
+	vpunpcklbw %zmm10, %zmm1, %zmm15 /* tro2_18 = unpacklo(tro1_17, tro1_25) */
+	vpunpckhbw %zmm10, %zmm1, %zmm1 /* tro2_19 = unpackhi(tro1_17, tro1_25) */
 	vpunpcklbw %zmm13, %zmm16, %zmm10 /* tro2_20 = unpacklo(tro1_18, tro1_26) */
 	vpunpckhbw %zmm13, %zmm16, %zmm13 /* tro2_21 = unpackhi(tro1_18, tro1_26) */
-	vpunpcklbw %zmm3, %zmm1, %zmm16 /* tro2_22 = unpacklo(tro1_19, tro1_27) */
-	vpunpckhbw %zmm3, %zmm1, %zmm1 /* tro2_23 = unpackhi(tro1_19, tro1_27) */
+	vpunpcklbw %zmm3, %zmm2, %zmm16 /* tro2_22 = unpacklo(tro1_19, tro1_27) */
+	vpunpckhbw %zmm3, %zmm2, %zmm2 /* tro2_23 = unpackhi(tro1_19, tro1_27) */
 	vpunpcklbw %zmm7, %zmm5, %zmm3 /* tro2_24 = unpacklo(tro1_20, tro1_28) */
 	vpunpckhbw %zmm7, %zmm5, %zmm5 /* tro2_25 = unpackhi(tro1_20, tro1_28) */
 	vpunpcklbw %zmm11, %zmm9, %zmm7 /* tro2_26 = unpacklo(tro1_21, tro1_29) */
@@ -5254,39 +5223,39 @@ sm4_byteslice_avx512_gfni_batch_ctr_asm:
 	vpunpckhbw %zmm5, %zmm6, %zmm5 /* tro3_19 = unpackhi(tro2_17, tro2_25) */
 	vpunpcklbw %zmm7, %zmm15, %zmm6 /* tro3_20 = unpacklo(tro2_18, tro2_26) */
 	vpunpckhbw %zmm7, %zmm15, %zmm7 /* tro3_21 = unpackhi(tro2_18, tro2_26) */
-	vpunpcklbw %zmm9, %zmm2, %zmm15 /* tro3_22 = unpacklo(tro2_19, tro2_27) */
-	vpunpckhbw %zmm9, %zmm2, %zmm2 /* tro3_23 = unpackhi(tro2_19, tro2_27) */
+	vpunpcklbw %zmm9, %zmm1, %zmm15 /* tro3_22 = unpacklo(tro2_19, tro2_27) */
+	vpunpckhbw %zmm9, %zmm1, %zmm1 /* tro3_23 = unpackhi(tro2_19, tro2_27) */
 	vpunpcklbw %zmm11, %zmm10, %zmm9 /* tro3_24 = unpacklo(tro2_20, tro2_28) */
 	vpunpckhbw %zmm11, %zmm10, %zmm10 /* tro3_25 = unpackhi(tro2_20, tro2_28) */
 	vpunpcklbw %zmm12, %zmm13, %zmm11 /* tro3_26 = unpacklo(tro2_21, tro2_29) */
 	vpunpckhbw %zmm12, %zmm13, %zmm12 /* tro3_27 = unpackhi(tro2_21, tro2_29) */
 	vpunpcklbw %zmm14, %zmm16, %zmm13 /* tro3_28 = unpacklo(tro2_22, tro2_30) */
 	vpunpckhbw %zmm14, %zmm16, %zmm14 /* tro3_29 = unpackhi(tro2_22, tro2_30) */
-	vpunpcklbw %zmm0, %zmm1, %zmm16 /* tro3_30 = unpacklo(tro2_23, tro2_31) */
-	vpunpckhbw %zmm0, %zmm1, %zmm0 /* tro3_31 = unpackhi(tro2_23, tro2_31) */
-	vmovdqu64 1024(%rcx), %zmm1 /* msg_16 = load() */
-	vpxord %zmm1, %zmm4, %zmm1 /* ct_16 = xor(tro3_16, msg_16) */
-	vmovdqu64 %zmm1, 1024(%rdx) /* store ct_16 */
-	vmovdqu64 1088(%rcx), %zmm1 /* msg_17 = load() */
-	vpxord %zmm1, %zmm3, %zmm1 /* ct_17 = xor(tro3_17, msg_17) */
-	vmovdqu64 %zmm1, 1088(%rdx) /* store ct_17 */
-	vmovdqu64 1152(%rcx), %zmm1 /* msg_18 = load() */
-	vpxord %zmm1, %zmm8, %zmm1 /* ct_18 = xor(tro3_18, msg_18) */
-	vmovdqu64 %zmm1, 1152(%rdx) /* store ct_18 */
-	vmovdqu64 1216(%rcx), %zmm1 /* msg_19 = load() */
-	vpxord %zmm1, %zmm5, %zmm1 /* ct_19 = xor(tro3_19, msg_19) */
-	vmovdqu64 %zmm1, 1216(%rdx) /* store ct_19 */
-	vmovdqu64 1280(%rcx), %zmm1 /* msg_20 = load() */
-	vpxord %zmm1, %zmm6, %zmm1 /* ct_20 = xor(tro3_20, msg_20) */
-	vmovdqu64 %zmm1, 1280(%rdx) /* store ct_20 */
-	vmovdqu64 1344(%rcx), %zmm1 /* msg_21 = load() */
-	vpxord %zmm1, %zmm7, %zmm1 /* ct_21 = xor(tro3_21, msg_21) */
-	vmovdqu64 %zmm1, 1344(%rdx) /* store ct_21 */
-	vmovdqu64 1408(%rcx), %zmm1 /* msg_22 = load() */
-	vpxord %zmm1, %zmm15, %zmm1 /* ct_22 = xor(tro3_22, msg_22) */
-	vmovdqu64 %zmm1, 1408(%rdx) /* store ct_22 */
-	vmovdqu64 1472(%rcx), %zmm1 /* msg_23 = load() */
-	vpxord %zmm1, %zmm2, %zmm1 /* ct_23 = xor(tro3_23, msg_23) */
+	vpunpcklbw %zmm0, %zmm2, %zmm16 /* tro3_30 = unpacklo(tro2_23, tro2_31) */
+	vpunpckhbw %zmm0, %zmm2, %zmm0 /* tro3_31 = unpackhi(tro2_23, tro2_31) */
+	vmovdqu64 1024(%rcx), %zmm2 /* msg_16 = load() */
+	vpxord %zmm2, %zmm4, %zmm2 /* ct_16 = xor(tro3_16, msg_16) */
+	vmovdqu64 %zmm2, 1024(%rdx) /* store ct_16 */
+	vmovdqu64 1088(%rcx), %zmm2 /* msg_17 = load() */
+	vpxord %zmm2, %zmm3, %zmm2 /* ct_17 = xor(tro3_17, msg_17) */
+	vmovdqu64 %zmm2, 1088(%rdx) /* store ct_17 */
+	vmovdqu64 1152(%rcx), %zmm2 /* msg_18 = load() */
+	vpxord %zmm2, %zmm8, %zmm2 /* ct_18 = xor(tro3_18, msg_18) */
+	vmovdqu64 %zmm2, 1152(%rdx) /* store ct_18 */
+	vmovdqu64 1216(%rcx), %zmm2 /* msg_19 = load() */
+	vpxord %zmm2, %zmm5, %zmm2 /* ct_19 = xor(tro3_19, msg_19) */
+	vmovdqu64 %zmm2, 1216(%rdx) /* store ct_19 */
+	vmovdqu64 1280(%rcx), %zmm2 /* msg_20 = load() */
+	vpxord %zmm2, %zmm6, %zmm2 /* ct_20 = xor(tro3_20, msg_20) */
+	vmovdqu64 %zmm2, 1280(%rdx) /* store ct_20 */
+	vmovdqu64 1344(%rcx), %zmm2 /* msg_21 = load() */
+	vpxord %zmm2, %zmm7, %zmm2 /* ct_21 = xor(tro3_21, msg_21) */
+	vmovdqu64 %zmm2, 1344(%rdx) /* store ct_21 */
+	vmovdqu64 1408(%rcx), %zmm2 /* msg_22 = load() */
+	vpxord %zmm2, %zmm15, %zmm2 /* ct_22 = xor(tro3_22, msg_22) */
+	vmovdqu64 %zmm2, 1408(%rdx) /* store ct_22 */
+	vmovdqu64 1472(%rcx), %zmm2 /* msg_23 = load() */
+	vpxord %zmm2, %zmm1, %zmm1 /* ct_23 = xor(tro3_23, msg_23) */
 	vmovdqu64 %zmm1, 1472(%rdx) /* store ct_23 */
 	vmovdqu64 1536(%rcx), %zmm1 /* msg_24 = load() */
 	vpxord %zmm1, %zmm9, %zmm1 /* ct_24 = xor(tro3_24, msg_24) */
@@ -6578,13 +6547,12 @@ sm4_byteslice_avx512_gfni_batch_gcm_asm:
 	and $-64, %rsp
 	sub $1280, %rsp
 	vbroadcasti32x4 64(%rsi), %zmm0 /* y_1 = bcast128() */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_reverse16(%rip), %zmm0, %zmm0 /* phi_y = lookup16(y_1, reverse16) */
 
 	/* Step 1 of 8: 16 blocks, 4 per register: block i times T_(n - i), products unreduced. */
 	vmovdqu64 (%r9), %zmm1 /* x = load() */
 	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_reverse16(%rip), %zmm1, %zmm1 /* z = lookup16(x, reverse16) */
 	vmovdqa64 .Lsm4_byteslice_avx512_gfni_asm_9_first_block(%rip), %zmm2 /* first_block = const() */
-	vpternlogd $0x6a, %zmm1, %zmm2, %zmm0 /* z1_y = ternlog(phi_y, first_block, z) */
+	vpternlogd $0x6a, %zmm1, %zmm2, %zmm0 /* z1_y = ternlog(y_1, first_block, z) */
 	vmovdqu64 (%r8), %zmm1 /* h = load() */
 	vpclmulqdq $0x0, %zmm1, %zmm0, %zmm3 /* lo = clmul(z1_y, h) */
 	vpclmulqdq $0x10, %zmm1, %zmm0, %zmm4 /* mid = clmul(z1_y, h) */
@@ -7052,441 +7020,409 @@ sm4_byteslice_avx512_gfni_batch_gcm_asm:
 	vpternlogd $0x96, %zmm1, %zmm2, %zmm0 /* v_hi_7 = ternlog(s_hi_22, s_hi_x_15, v_7) */
 	vpclmulqdq $0x11, .Lsm4_byteslice_avx512_gfni_asm_9_fold(%rip), %zmm1, %zmm1 /* fold_hi_7 = clmul(v_7, fold) */
 	vpxord %zmm1, %zmm0, %zmm0 /* reduced_7 = xor(v_hi_7, fold_hi_7) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_reverse16(%rip), %zmm0, %zmm0 /* y_next = lookup16(reduced_7, reverse16) */
 	vbroadcasti32x4 (%rsi), %zmm1 /* ctr_low = bcast128() */
 	vpsrlw $8, %zmm1, %zmm2 /* ctr_last = shr(ctr_low) */
 	vpandd .Lsm4_byteslice_avx512_gfni_asm_9_all_but_last(%rip), %zmm1, %zmm1 /* ctr_v_open = and(ctr_low, all_but_last) */
 	vpbroadcastb 32(%rsi), %zmm3 /* ctr_first = bcast8() */
 	vpandd .Lsm4_byteslice_avx512_gfni_asm_9_byte_14(%rip), %zmm3, %zmm3 /* ctr_j0 = and(ctr_first, byte_14) */
+	vpaddw %zmm3, %zmm2, %zmm2 /* ctr_base = add(ctr_last, ctr_j0) */
 
 	/* Load 128 blocks and transpose: register j = byte j of every block (algorithm 3). */
-	vpaddb .Lsm4_byteslice_avx512_gfni_asm_9_block_k(%rip), %zmm3, %zmm4 /* ctr_j = add(ctr_j0, block_k) */
-	vpaddw %zmm4, %zmm2, %zmm4 /* ctr_sum = add(ctr_last, ctr_j) */
-	vpaddb .Lsm4_byteslice_avx512_gfni_asm_9_block_k_1(%rip), %zmm3, %zmm5 /* ctr_j_1 = add(ctr_j0, block_k_1) */
-	vpaddw %zmm5, %zmm2, %zmm5 /* ctr_sum_1 = add(ctr_last, ctr_j_1) */
-	vpaddb .Lsm4_byteslice_avx512_gfni_asm_9_block_k_2(%rip), %zmm3, %zmm6 /* ctr_j_2 = add(ctr_j0, block_k_2) */
-	vpaddw %zmm6, %zmm2, %zmm6 /* ctr_sum_2 = add(ctr_last, ctr_j_2) */
-	vpaddb .Lsm4_byteslice_avx512_gfni_asm_9_block_k_3(%rip), %zmm3, %zmm7 /* ctr_j_3 = add(ctr_j0, block_k_3) */
-	vpaddw %zmm7, %zmm2, %zmm7 /* ctr_sum_3 = add(ctr_last, ctr_j_3) */
-	vpaddb .Lsm4_byteslice_avx512_gfni_asm_9_block_k_4(%rip), %zmm3, %zmm8 /* ctr_j_4 = add(ctr_j0, block_k_4) */
-	vpaddw %zmm8, %zmm2, %zmm8 /* ctr_sum_4 = add(ctr_last, ctr_j_4) */
-	vpaddb .Lsm4_byteslice_avx512_gfni_asm_9_block_k_5(%rip), %zmm3, %zmm9 /* ctr_j_5 = add(ctr_j0, block_k_5) */
-	vpaddw %zmm9, %zmm2, %zmm9 /* ctr_sum_5 = add(ctr_last, ctr_j_5) */
-	vpaddb .Lsm4_byteslice_avx512_gfni_asm_9_block_k_6(%rip), %zmm3, %zmm10 /* ctr_j_6 = add(ctr_j0, block_k_6) */
-	vpaddw %zmm10, %zmm2, %zmm10 /* ctr_sum_6 = add(ctr_last, ctr_j_6) */
-	vpaddb .Lsm4_byteslice_avx512_gfni_asm_9_block_k_7(%rip), %zmm3, %zmm11 /* ctr_j_7 = add(ctr_j0, block_k_7) */
-	vpaddw %zmm11, %zmm2, %zmm11 /* ctr_sum_7 = add(ctr_last, ctr_j_7) */
-	vpaddb .Lsm4_byteslice_avx512_gfni_asm_9_block_k_8(%rip), %zmm3, %zmm12 /* ctr_j_8 = add(ctr_j0, block_k_8) */
-	vpaddw %zmm12, %zmm2, %zmm12 /* ctr_sum_8 = add(ctr_last, ctr_j_8) */
-	vpaddb .Lsm4_byteslice_avx512_gfni_asm_9_block_k_9(%rip), %zmm3, %zmm13 /* ctr_j_9 = add(ctr_j0, block_k_9) */
-	vpaddw %zmm13, %zmm2, %zmm13 /* ctr_sum_9 = add(ctr_last, ctr_j_9) */
-	vpaddb .Lsm4_byteslice_avx512_gfni_asm_9_block_k_10(%rip), %zmm3, %zmm14 /* ctr_j_10 = add(ctr_j0, block_k_10) */
-	vpaddw %zmm14, %zmm2, %zmm14 /* ctr_sum_10 = add(ctr_last, ctr_j_10) */
-	vpaddb .Lsm4_byteslice_avx512_gfni_asm_9_block_k_11(%rip), %zmm3, %zmm15 /* ctr_j_11 = add(ctr_j0, block_k_11) */
-	vpaddw %zmm15, %zmm2, %zmm15 /* ctr_sum_11 = add(ctr_last, ctr_j_11) */
-	vpaddb .Lsm4_byteslice_avx512_gfni_asm_9_block_k_12(%rip), %zmm3, %zmm16 /* ctr_j_12 = add(ctr_j0, block_k_12) */
-	vpaddw %zmm16, %zmm2, %zmm16 /* ctr_sum_12 = add(ctr_last, ctr_j_12) */
-	vpaddb .Lsm4_byteslice_avx512_gfni_asm_9_block_k_13(%rip), %zmm3, %zmm17 /* ctr_j_13 = add(ctr_j0, block_k_13) */
-	vpaddw %zmm17, %zmm2, %zmm17 /* ctr_sum_13 = add(ctr_last, ctr_j_13) */
-	vpaddb .Lsm4_byteslice_avx512_gfni_asm_9_block_k_14(%rip), %zmm3, %zmm18 /* ctr_j_14 = add(ctr_j0, block_k_14) */
-	vpaddw %zmm18, %zmm2, %zmm18 /* ctr_sum_14 = add(ctr_last, ctr_j_14) */
-	vpaddb .Lsm4_byteslice_avx512_gfni_asm_9_block_k_15(%rip), %zmm3, %zmm19 /* ctr_j_15 = add(ctr_j0, block_k_15) */
-	vpaddw %zmm19, %zmm2, %zmm19 /* ctr_sum_15 = add(ctr_last, ctr_j_15) */
-	vpaddb .Lsm4_byteslice_avx512_gfni_asm_9_block_k_16(%rip), %zmm3, %zmm20 /* ctr_j_16 = add(ctr_j0, block_k_16) */
-	vpaddw %zmm20, %zmm2, %zmm20 /* ctr_sum_16 = add(ctr_last, ctr_j_16) */
-	vpaddb .Lsm4_byteslice_avx512_gfni_asm_9_block_k_17(%rip), %zmm3, %zmm21 /* ctr_j_17 = add(ctr_j0, block_k_17) */
-	vpaddw %zmm21, %zmm2, %zmm21 /* ctr_sum_17 = add(ctr_last, ctr_j_17) */
-	vpaddb .Lsm4_byteslice_avx512_gfni_asm_9_block_k_18(%rip), %zmm3, %zmm22 /* ctr_j_18 = add(ctr_j0, block_k_18) */
-	vpaddw %zmm22, %zmm2, %zmm22 /* ctr_sum_18 = add(ctr_last, ctr_j_18) */
-	vpaddb .Lsm4_byteslice_avx512_gfni_asm_9_block_k_19(%rip), %zmm3, %zmm23 /* ctr_j_19 = add(ctr_j0, block_k_19) */
-	vpaddw %zmm23, %zmm2, %zmm23 /* ctr_sum_19 = add(ctr_last, ctr_j_19) */
-	vpaddb .Lsm4_byteslice_avx512_gfni_asm_9_block_k_20(%rip), %zmm3, %zmm24 /* ctr_j_20 = add(ctr_j0, block_k_20) */
-	vpaddw %zmm24, %zmm2, %zmm24 /* ctr_sum_20 = add(ctr_last, ctr_j_20) */
-	vpaddb .Lsm4_byteslice_avx512_gfni_asm_9_block_k_21(%rip), %zmm3, %zmm25 /* ctr_j_21 = add(ctr_j0, block_k_21) */
-	vpaddw %zmm25, %zmm2, %zmm25 /* ctr_sum_21 = add(ctr_last, ctr_j_21) */
-	vpaddb .Lsm4_byteslice_avx512_gfni_asm_9_block_k_22(%rip), %zmm3, %zmm26 /* ctr_j_22 = add(ctr_j0, block_k_22) */
-	vpaddw %zmm26, %zmm2, %zmm26 /* ctr_sum_22 = add(ctr_last, ctr_j_22) */
-	vpaddb .Lsm4_byteslice_avx512_gfni_asm_9_block_k_23(%rip), %zmm3, %zmm27 /* ctr_j_23 = add(ctr_j0, block_k_23) */
-	vpaddw %zmm27, %zmm2, %zmm27 /* ctr_sum_23 = add(ctr_last, ctr_j_23) */
-	vpaddb .Lsm4_byteslice_avx512_gfni_asm_9_block_k_24(%rip), %zmm3, %zmm28 /* ctr_j_24 = add(ctr_j0, block_k_24) */
-	vpaddw %zmm28, %zmm2, %zmm28 /* ctr_sum_24 = add(ctr_last, ctr_j_24) */
-	vpaddb .Lsm4_byteslice_avx512_gfni_asm_9_block_k_25(%rip), %zmm3, %zmm29 /* ctr_j_25 = add(ctr_j0, block_k_25) */
-	vpaddw %zmm29, %zmm2, %zmm29 /* ctr_sum_25 = add(ctr_last, ctr_j_25) */
-	vpaddb .Lsm4_byteslice_avx512_gfni_asm_9_block_k_26(%rip), %zmm3, %zmm30 /* ctr_j_26 = add(ctr_j0, block_k_26) */
-	vpaddw %zmm30, %zmm2, %zmm30 /* ctr_sum_26 = add(ctr_last, ctr_j_26) */
-	vpaddb .Lsm4_byteslice_avx512_gfni_asm_9_block_k_27(%rip), %zmm3, %zmm31 /* ctr_j_27 = add(ctr_j0, block_k_27) */
-	vpaddw %zmm31, %zmm2, %zmm31 /* ctr_sum_27 = add(ctr_last, ctr_j_27) */
-	vmovdqa64 %zmm0, 0(%rsp) /* spill y_next */
-	vpaddb .Lsm4_byteslice_avx512_gfni_asm_9_block_k_28(%rip), %zmm3, %zmm0 /* ctr_j_28 = add(ctr_j0, block_k_28) */
-	vpaddw %zmm0, %zmm2, %zmm0 /* ctr_sum_28 = add(ctr_last, ctr_j_28) */
-	vmovdqa64 %zmm0, 64(%rsp) /* spill ctr_sum_28 */
-	vpaddb .Lsm4_byteslice_avx512_gfni_asm_9_block_k_29(%rip), %zmm3, %zmm0 /* ctr_j_29 = add(ctr_j0, block_k_29) */
-	vpaddw %zmm0, %zmm2, %zmm0 /* ctr_sum_29 = add(ctr_last, ctr_j_29) */
-	vmovdqa64 %zmm0, 128(%rsp) /* spill ctr_sum_29 */
-	vpaddb .Lsm4_byteslice_avx512_gfni_asm_9_block_k_30(%rip), %zmm3, %zmm0 /* ctr_j_30 = add(ctr_j0, block_k_30) */
-	vpaddb .Lsm4_byteslice_avx512_gfni_asm_9_block_k_31(%rip), %zmm3, %zmm3 /* ctr_j_31 = add(ctr_j0, block_k_31) */
-	vpaddw %zmm0, %zmm2, %zmm0 /* ctr_sum_30 = add(ctr_last, ctr_j_30) */
-	vpaddw %zmm3, %zmm2, %zmm2 /* ctr_sum_31 = add(ctr_last, ctr_j_31) */
-	vbroadcasti32x4 16(%rsi), %zmm3 /* ctr_w = bcast128() */
-	vpandd .Lsm4_byteslice_avx512_gfni_asm_9_all_but_last(%rip), %zmm3, %zmm3 /* ctr_w_open = and(ctr_w, all_but_last) */
-	vmovdqa64 %zmm2, 192(%rsp) /* spill ctr_sum_31 */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_carry_everywhere(%rip), %zmm4, %zmm2 /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
-	vmovdqa64 %zmm0, 256(%rsp) /* spill ctr_sum_30 */
-	vmovdqa64 .Lsm4_byteslice_avx512_gfni_asm_9_carry_mask_table(%rip), %zmm0 /* carry_mask_table = const() */
-	vpshufb %zmm2, %zmm0, %zmm2 /* ctr_mask = lookup16(carry_mask_table, ctr_carry) */
-	vmovdqa64 %zmm31, 320(%rsp) /* spill ctr_sum_27 */
-	vmovdqa64 %zmm1, %zmm31 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm2, %zmm3, %zmm31 /* ctr_pair = ternlog(ctr_v_open, ctr_w_open, ctr_mask) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_new_last_byte(%rip), %zmm4, %zmm2 /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
-	vpord %zmm2, %zmm31, %zmm2 /* row = or(ctr_pair, ctr_last_byte) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_carry_everywhere(%rip), %zmm5, %zmm4 /* ctr_carry_1 = lookup16(ctr_sum_1, carry_everywhere) */
-	vpshufb %zmm4, %zmm0, %zmm4 /* ctr_mask_1 = lookup16(carry_mask_table, ctr_carry_1) */
-	vmovdqa64 %zmm1, %zmm31 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm4, %zmm3, %zmm31 /* ctr_pair_1 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_1) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_new_last_byte(%rip), %zmm5, %zmm4 /* ctr_last_byte_1 = lookup16(ctr_sum_1, new_last_byte) */
-	vpord %zmm4, %zmm31, %zmm4 /* row_1 = or(ctr_pair_1, ctr_last_byte_1) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_carry_everywhere(%rip), %zmm6, %zmm5 /* ctr_carry_2 = lookup16(ctr_sum_2, carry_everywhere) */
-	vpshufb %zmm5, %zmm0, %zmm5 /* ctr_mask_2 = lookup16(carry_mask_table, ctr_carry_2) */
-	vmovdqa64 %zmm1, %zmm31 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm5, %zmm3, %zmm31 /* ctr_pair_2 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_2) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_new_last_byte(%rip), %zmm6, %zmm5 /* ctr_last_byte_2 = lookup16(ctr_sum_2, new_last_byte) */
-	vpord %zmm5, %zmm31, %zmm5 /* row_2 = or(ctr_pair_2, ctr_last_byte_2) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_carry_everywhere(%rip), %zmm7, %zmm6 /* ctr_carry_3 = lookup16(ctr_sum_3, carry_everywhere) */
-	vpshufb %zmm6, %zmm0, %zmm6 /* ctr_mask_3 = lookup16(carry_mask_table, ctr_carry_3) */
-	vmovdqa64 %zmm1, %zmm31 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm6, %zmm3, %zmm31 /* ctr_pair_3 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_3) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_new_last_byte(%rip), %zmm7, %zmm6 /* ctr_last_byte_3 = lookup16(ctr_sum_3, new_last_byte) */
-	vpord %zmm6, %zmm31, %zmm6 /* row_3 = or(ctr_pair_3, ctr_last_byte_3) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_carry_everywhere(%rip), %zmm8, %zmm7 /* ctr_carry_4 = lookup16(ctr_sum_4, carry_everywhere) */
-	vpshufb %zmm7, %zmm0, %zmm7 /* ctr_mask_4 = lookup16(carry_mask_table, ctr_carry_4) */
-	vmovdqa64 %zmm1, %zmm31 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm7, %zmm3, %zmm31 /* ctr_pair_4 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_4) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_new_last_byte(%rip), %zmm8, %zmm7 /* ctr_last_byte_4 = lookup16(ctr_sum_4, new_last_byte) */
-	vpord %zmm7, %zmm31, %zmm7 /* row_4 = or(ctr_pair_4, ctr_last_byte_4) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_carry_everywhere(%rip), %zmm9, %zmm8 /* ctr_carry_5 = lookup16(ctr_sum_5, carry_everywhere) */
-	vpshufb %zmm8, %zmm0, %zmm8 /* ctr_mask_5 = lookup16(carry_mask_table, ctr_carry_5) */
-	vmovdqa64 %zmm1, %zmm31 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm8, %zmm3, %zmm31 /* ctr_pair_5 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_5) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_new_last_byte(%rip), %zmm9, %zmm8 /* ctr_last_byte_5 = lookup16(ctr_sum_5, new_last_byte) */
-	vpord %zmm8, %zmm31, %zmm8 /* row_5 = or(ctr_pair_5, ctr_last_byte_5) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_carry_everywhere(%rip), %zmm10, %zmm9 /* ctr_carry_6 = lookup16(ctr_sum_6, carry_everywhere) */
-	vpshufb %zmm9, %zmm0, %zmm9 /* ctr_mask_6 = lookup16(carry_mask_table, ctr_carry_6) */
-	vmovdqa64 %zmm1, %zmm31 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm9, %zmm3, %zmm31 /* ctr_pair_6 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_6) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_new_last_byte(%rip), %zmm10, %zmm9 /* ctr_last_byte_6 = lookup16(ctr_sum_6, new_last_byte) */
-	vpord %zmm9, %zmm31, %zmm9 /* row_6 = or(ctr_pair_6, ctr_last_byte_6) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_carry_everywhere(%rip), %zmm11, %zmm10 /* ctr_carry_7 = lookup16(ctr_sum_7, carry_everywhere) */
-	vpshufb %zmm10, %zmm0, %zmm10 /* ctr_mask_7 = lookup16(carry_mask_table, ctr_carry_7) */
-	vmovdqa64 %zmm1, %zmm31 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm10, %zmm3, %zmm31 /* ctr_pair_7 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_7) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_new_last_byte(%rip), %zmm11, %zmm10 /* ctr_last_byte_7 = lookup16(ctr_sum_7, new_last_byte) */
-	vpord %zmm10, %zmm31, %zmm10 /* row_7 = or(ctr_pair_7, ctr_last_byte_7) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_carry_everywhere(%rip), %zmm12, %zmm11 /* ctr_carry_8 = lookup16(ctr_sum_8, carry_everywhere) */
-	vpshufb %zmm11, %zmm0, %zmm11 /* ctr_mask_8 = lookup16(carry_mask_table, ctr_carry_8) */
-	vmovdqa64 %zmm1, %zmm31 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm11, %zmm3, %zmm31 /* ctr_pair_8 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_8) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_new_last_byte(%rip), %zmm12, %zmm11 /* ctr_last_byte_8 = lookup16(ctr_sum_8, new_last_byte) */
-	vpord %zmm11, %zmm31, %zmm11 /* row_8 = or(ctr_pair_8, ctr_last_byte_8) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_carry_everywhere(%rip), %zmm13, %zmm12 /* ctr_carry_9 = lookup16(ctr_sum_9, carry_everywhere) */
-	vpshufb %zmm12, %zmm0, %zmm12 /* ctr_mask_9 = lookup16(carry_mask_table, ctr_carry_9) */
-	vmovdqa64 %zmm1, %zmm31 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm12, %zmm3, %zmm31 /* ctr_pair_9 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_9) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_new_last_byte(%rip), %zmm13, %zmm12 /* ctr_last_byte_9 = lookup16(ctr_sum_9, new_last_byte) */
-	vpord %zmm12, %zmm31, %zmm12 /* row_9 = or(ctr_pair_9, ctr_last_byte_9) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_carry_everywhere(%rip), %zmm14, %zmm13 /* ctr_carry_10 = lookup16(ctr_sum_10, carry_everywhere) */
-	vpshufb %zmm13, %zmm0, %zmm13 /* ctr_mask_10 = lookup16(carry_mask_table, ctr_carry_10) */
-	vmovdqa64 %zmm1, %zmm31 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm13, %zmm3, %zmm31 /* ctr_pair_10 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_10) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_new_last_byte(%rip), %zmm14, %zmm13 /* ctr_last_byte_10 = lookup16(ctr_sum_10, new_last_byte) */
-	vpord %zmm13, %zmm31, %zmm13 /* row_10 = or(ctr_pair_10, ctr_last_byte_10) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_carry_everywhere(%rip), %zmm15, %zmm14 /* ctr_carry_11 = lookup16(ctr_sum_11, carry_everywhere) */
-	vpshufb %zmm14, %zmm0, %zmm14 /* ctr_mask_11 = lookup16(carry_mask_table, ctr_carry_11) */
-	vmovdqa64 %zmm1, %zmm31 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm14, %zmm3, %zmm31 /* ctr_pair_11 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_11) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_new_last_byte(%rip), %zmm15, %zmm14 /* ctr_last_byte_11 = lookup16(ctr_sum_11, new_last_byte) */
-	vpord %zmm14, %zmm31, %zmm14 /* row_11 = or(ctr_pair_11, ctr_last_byte_11) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_carry_everywhere(%rip), %zmm16, %zmm15 /* ctr_carry_12 = lookup16(ctr_sum_12, carry_everywhere) */
-	vpshufb %zmm15, %zmm0, %zmm15 /* ctr_mask_12 = lookup16(carry_mask_table, ctr_carry_12) */
-	vmovdqa64 %zmm1, %zmm31 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm15, %zmm3, %zmm31 /* ctr_pair_12 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_12) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_new_last_byte(%rip), %zmm16, %zmm15 /* ctr_last_byte_12 = lookup16(ctr_sum_12, new_last_byte) */
-	vpord %zmm15, %zmm31, %zmm15 /* row_12 = or(ctr_pair_12, ctr_last_byte_12) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_carry_everywhere(%rip), %zmm17, %zmm16 /* ctr_carry_13 = lookup16(ctr_sum_13, carry_everywhere) */
-	vpshufb %zmm16, %zmm0, %zmm16 /* ctr_mask_13 = lookup16(carry_mask_table, ctr_carry_13) */
-	vmovdqa64 %zmm1, %zmm31 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm16, %zmm3, %zmm31 /* ctr_pair_13 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_13) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_new_last_byte(%rip), %zmm17, %zmm16 /* ctr_last_byte_13 = lookup16(ctr_sum_13, new_last_byte) */
-	vpord %zmm16, %zmm31, %zmm16 /* row_13 = or(ctr_pair_13, ctr_last_byte_13) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_carry_everywhere(%rip), %zmm18, %zmm17 /* ctr_carry_14 = lookup16(ctr_sum_14, carry_everywhere) */
-	vpshufb %zmm17, %zmm0, %zmm17 /* ctr_mask_14 = lookup16(carry_mask_table, ctr_carry_14) */
-	vmovdqa64 %zmm1, %zmm31 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm17, %zmm3, %zmm31 /* ctr_pair_14 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_14) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_new_last_byte(%rip), %zmm18, %zmm17 /* ctr_last_byte_14 = lookup16(ctr_sum_14, new_last_byte) */
-	vpord %zmm17, %zmm31, %zmm17 /* row_14 = or(ctr_pair_14, ctr_last_byte_14) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_carry_everywhere(%rip), %zmm19, %zmm18 /* ctr_carry_15 = lookup16(ctr_sum_15, carry_everywhere) */
-	vpshufb %zmm18, %zmm0, %zmm18 /* ctr_mask_15 = lookup16(carry_mask_table, ctr_carry_15) */
-	vmovdqa64 %zmm1, %zmm31 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm18, %zmm3, %zmm31 /* ctr_pair_15 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_15) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_new_last_byte(%rip), %zmm19, %zmm18 /* ctr_last_byte_15 = lookup16(ctr_sum_15, new_last_byte) */
-	vpord %zmm18, %zmm31, %zmm18 /* row_15 = or(ctr_pair_15, ctr_last_byte_15) */
-	vpunpcklbw %zmm11, %zmm2, %zmm19 /* tr0 = unpacklo(row, row_8) */
-	vpunpckhbw %zmm11, %zmm2, %zmm2 /* tr0_1 = unpackhi(row, row_8) */
-	vpunpcklbw %zmm12, %zmm4, %zmm11 /* tr0_2 = unpacklo(row_1, row_9) */
-	vpunpckhbw %zmm12, %zmm4, %zmm4 /* tr0_3 = unpackhi(row_1, row_9) */
-	vpunpcklbw %zmm13, %zmm5, %zmm12 /* tr0_4 = unpacklo(row_2, row_10) */
-	vpunpckhbw %zmm13, %zmm5, %zmm5 /* tr0_5 = unpackhi(row_2, row_10) */
-	vpunpcklbw %zmm14, %zmm6, %zmm13 /* tr0_6 = unpacklo(row_3, row_11) */
-	vpunpckhbw %zmm14, %zmm6, %zmm6 /* tr0_7 = unpackhi(row_3, row_11) */
-	vpunpcklbw %zmm15, %zmm7, %zmm14 /* tr0_8 = unpacklo(row_4, row_12) */
-	vpunpckhbw %zmm15, %zmm7, %zmm7 /* tr0_9 = unpackhi(row_4, row_12) */
-	vpunpcklbw %zmm16, %zmm8, %zmm15 /* tr0_10 = unpacklo(row_5, row_13) */
-	vpunpckhbw %zmm16, %zmm8, %zmm8 /* tr0_11 = unpackhi(row_5, row_13) */
-	vpunpcklbw %zmm17, %zmm9, %zmm16 /* tr0_12 = unpacklo(row_6, row_14) */
-	vpunpckhbw %zmm17, %zmm9, %zmm9 /* tr0_13 = unpackhi(row_6, row_14) */
-	vpunpcklbw %zmm18, %zmm10, %zmm17 /* tr0_14 = unpacklo(row_7, row_15) */
-	vpunpckhbw %zmm18, %zmm10, %zmm10 /* tr0_15 = unpackhi(row_7, row_15) */
-	vpunpcklbw %zmm14, %zmm19, %zmm18 /* tr1 = unpacklo(tr0, tr0_8) */
-	vpunpckhbw %zmm14, %zmm19, %zmm14 /* tr1_1 = unpackhi(tr0, tr0_8) */
-	vpunpcklbw %zmm7, %zmm2, %zmm19 /* tr1_2 = unpacklo(tr0_1, tr0_9) */
-	vpunpckhbw %zmm7, %zmm2, %zmm2 /* tr1_3 = unpackhi(tr0_1, tr0_9) */
-	vpunpcklbw %zmm15, %zmm11, %zmm7 /* tr1_4 = unpacklo(tr0_2, tr0_10) */
-	vpunpckhbw %zmm15, %zmm11, %zmm11 /* tr1_5 = unpackhi(tr0_2, tr0_10) */
-	vpunpcklbw %zmm8, %zmm4, %zmm15 /* tr1_6 = unpacklo(tr0_3, tr0_11) */
-	vpunpckhbw %zmm8, %zmm4, %zmm4 /* tr1_7 = unpackhi(tr0_3, tr0_11) */
-	vpunpcklbw %zmm16, %zmm12, %zmm8 /* tr1_8 = unpacklo(tr0_4, tr0_12) */
-	vpunpckhbw %zmm16, %zmm12, %zmm12 /* tr1_9 = unpackhi(tr0_4, tr0_12) */
-	vpunpcklbw %zmm9, %zmm5, %zmm16 /* tr1_10 = unpacklo(tr0_5, tr0_13) */
-	vpunpckhbw %zmm9, %zmm5, %zmm5 /* tr1_11 = unpackhi(tr0_5, tr0_13) */
-	vpunpcklbw %zmm17, %zmm13, %zmm9 /* tr1_12 = unpacklo(tr0_6, tr0_14) */
-	vpunpckhbw %zmm17, %zmm13, %zmm13 /* tr1_13 = unpackhi(tr0_6, tr0_14) */
-	vpunpcklbw %zmm10, %zmm6, %zmm17 /* tr1_14 = unpacklo(tr0_7, tr0_15) */
-	vpunpckhbw %zmm10, %zmm6, %zmm6 /* tr1_15 = unpackhi(tr0_7, tr0_15) */
-	vpunpcklbw %zmm8, %zmm18, %zmm10 /* tr2 = unpacklo(tr1, tr1_8) */
-	vpunpckhbw %zmm8, %zmm18, %zmm8 /* tr2_1 = unpackhi(tr1, tr1_8) */
-	vpunpcklbw %zmm12, %zmm14, %zmm18 /* tr2_2 = unpacklo(tr1_1, tr1_9) */
-	vpunpckhbw %zmm12, %zmm14, %zmm12 /* tr2_3 = unpackhi(tr1_1, tr1_9) */
-	vpunpcklbw %zmm16, %zmm19, %zmm14 /* tr2_4 = unpacklo(tr1_2, tr1_10) */
-	vpunpckhbw %zmm16, %zmm19, %zmm16 /* tr2_5 = unpackhi(tr1_2, tr1_10) */
-	vpunpcklbw %zmm5, %zmm2, %zmm19 /* tr2_6 = unpacklo(tr1_3, tr1_11) */
-	vpunpckhbw %zmm5, %zmm2, %zmm2 /* tr2_7 = unpackhi(tr1_3, tr1_11) */
-	vpunpcklbw %zmm9, %zmm7, %zmm5 /* tr2_8 = unpacklo(tr1_4, tr1_12) */
-	vpunpckhbw %zmm9, %zmm7, %zmm7 /* tr2_9 = unpackhi(tr1_4, tr1_12) */
-	vpunpcklbw %zmm13, %zmm11, %zmm9 /* tr2_10 = unpacklo(tr1_5, tr1_13) */
-	vpunpckhbw %zmm13, %zmm11, %zmm11 /* tr2_11 = unpackhi(tr1_5, tr1_13) */
-	vpunpcklbw %zmm17, %zmm15, %zmm13 /* tr2_12 = unpacklo(tr1_6, tr1_14) */
-	vpunpckhbw %zmm17, %zmm15, %zmm15 /* tr2_13 = unpackhi(tr1_6, tr1_14) */
-	vpunpcklbw %zmm6, %zmm4, %zmm17 /* tr2_14 = unpacklo(tr1_7, tr1_15) */
-	vpunpckhbw %zmm6, %zmm4, %zmm4 /* tr2_15 = unpackhi(tr1_7, tr1_15) */
-	vpunpcklbw %zmm5, %zmm10, %zmm6 /* tr3 = unpacklo(tr2, tr2_8) */
-	vpunpckhbw %zmm5, %zmm10, %zmm5 /* tr3_1 = unpackhi(tr2, tr2_8) */
+	vpaddw .Lsm4_byteslice_avx512_gfni_asm_9_block_k(%rip), %zmm2, %zmm3 /* ctr_sum = add(ctr_base, block_k) */
+	vpaddw .Lsm4_byteslice_avx512_gfni_asm_9_block_k_1(%rip), %zmm2, %zmm4 /* ctr_sum_1 = add(ctr_base, block_k_1) */
+	vpaddw .Lsm4_byteslice_avx512_gfni_asm_9_block_k_2(%rip), %zmm2, %zmm5 /* ctr_sum_2 = add(ctr_base, block_k_2) */
+	vpaddw .Lsm4_byteslice_avx512_gfni_asm_9_block_k_3(%rip), %zmm2, %zmm6 /* ctr_sum_3 = add(ctr_base, block_k_3) */
+	vpaddw .Lsm4_byteslice_avx512_gfni_asm_9_block_k_4(%rip), %zmm2, %zmm7 /* ctr_sum_4 = add(ctr_base, block_k_4) */
+	vpaddw .Lsm4_byteslice_avx512_gfni_asm_9_block_k_5(%rip), %zmm2, %zmm8 /* ctr_sum_5 = add(ctr_base, block_k_5) */
+	vpaddw .Lsm4_byteslice_avx512_gfni_asm_9_block_k_6(%rip), %zmm2, %zmm9 /* ctr_sum_6 = add(ctr_base, block_k_6) */
+	vpaddw .Lsm4_byteslice_avx512_gfni_asm_9_block_k_7(%rip), %zmm2, %zmm10 /* ctr_sum_7 = add(ctr_base, block_k_7) */
+	vpaddw .Lsm4_byteslice_avx512_gfni_asm_9_block_k_8(%rip), %zmm2, %zmm11 /* ctr_sum_8 = add(ctr_base, block_k_8) */
+	vpaddw .Lsm4_byteslice_avx512_gfni_asm_9_block_k_9(%rip), %zmm2, %zmm12 /* ctr_sum_9 = add(ctr_base, block_k_9) */
+	vpaddw .Lsm4_byteslice_avx512_gfni_asm_9_block_k_10(%rip), %zmm2, %zmm13 /* ctr_sum_10 = add(ctr_base, block_k_10) */
+	vpaddw .Lsm4_byteslice_avx512_gfni_asm_9_block_k_11(%rip), %zmm2, %zmm14 /* ctr_sum_11 = add(ctr_base, block_k_11) */
+	vpaddw .Lsm4_byteslice_avx512_gfni_asm_9_block_k_12(%rip), %zmm2, %zmm15 /* ctr_sum_12 = add(ctr_base, block_k_12) */
+	vpaddw .Lsm4_byteslice_avx512_gfni_asm_9_block_k_13(%rip), %zmm2, %zmm16 /* ctr_sum_13 = add(ctr_base, block_k_13) */
+	vpaddw .Lsm4_byteslice_avx512_gfni_asm_9_block_k_14(%rip), %zmm2, %zmm17 /* ctr_sum_14 = add(ctr_base, block_k_14) */
+	vpaddw .Lsm4_byteslice_avx512_gfni_asm_9_block_k_15(%rip), %zmm2, %zmm18 /* ctr_sum_15 = add(ctr_base, block_k_15) */
+	vpaddw .Lsm4_byteslice_avx512_gfni_asm_9_block_k_16(%rip), %zmm2, %zmm19 /* ctr_sum_16 = add(ctr_base, block_k_16) */
+	vpaddw .Lsm4_byteslice_avx512_gfni_asm_9_block_k_17(%rip), %zmm2, %zmm20 /* ctr_sum_17 = add(ctr_base, block_k_17) */
+	vpaddw .Lsm4_byteslice_avx512_gfni_asm_9_block_k_18(%rip), %zmm2, %zmm21 /* ctr_sum_18 = add(ctr_base, block_k_18) */
+	vpaddw .Lsm4_byteslice_avx512_gfni_asm_9_block_k_19(%rip), %zmm2, %zmm22 /* ctr_sum_19 = add(ctr_base, block_k_19) */
+	vpaddw .Lsm4_byteslice_avx512_gfni_asm_9_block_k_20(%rip), %zmm2, %zmm23 /* ctr_sum_20 = add(ctr_base, block_k_20) */
+	vpaddw .Lsm4_byteslice_avx512_gfni_asm_9_block_k_21(%rip), %zmm2, %zmm24 /* ctr_sum_21 = add(ctr_base, block_k_21) */
+	vpaddw .Lsm4_byteslice_avx512_gfni_asm_9_block_k_22(%rip), %zmm2, %zmm25 /* ctr_sum_22 = add(ctr_base, block_k_22) */
+	vpaddw .Lsm4_byteslice_avx512_gfni_asm_9_block_k_23(%rip), %zmm2, %zmm26 /* ctr_sum_23 = add(ctr_base, block_k_23) */
+	vpaddw .Lsm4_byteslice_avx512_gfni_asm_9_block_k_24(%rip), %zmm2, %zmm27 /* ctr_sum_24 = add(ctr_base, block_k_24) */
+	vpaddw .Lsm4_byteslice_avx512_gfni_asm_9_block_k_25(%rip), %zmm2, %zmm28 /* ctr_sum_25 = add(ctr_base, block_k_25) */
+	vpaddw .Lsm4_byteslice_avx512_gfni_asm_9_block_k_26(%rip), %zmm2, %zmm29 /* ctr_sum_26 = add(ctr_base, block_k_26) */
+	vpaddw .Lsm4_byteslice_avx512_gfni_asm_9_block_k_27(%rip), %zmm2, %zmm30 /* ctr_sum_27 = add(ctr_base, block_k_27) */
+	vpaddw .Lsm4_byteslice_avx512_gfni_asm_9_block_k_28(%rip), %zmm2, %zmm31 /* ctr_sum_28 = add(ctr_base, block_k_28) */
+	vmovdqa64 %zmm0, 0(%rsp) /* spill reduced_7 */
+	vpaddw .Lsm4_byteslice_avx512_gfni_asm_9_block_k_29(%rip), %zmm2, %zmm0 /* ctr_sum_29 = add(ctr_base, block_k_29) */
+	vmovdqa64 %zmm0, 64(%rsp) /* spill ctr_sum_29 */
+	vpaddw .Lsm4_byteslice_avx512_gfni_asm_9_block_k_30(%rip), %zmm2, %zmm0 /* ctr_sum_30 = add(ctr_base, block_k_30) */
+	vpaddw .Lsm4_byteslice_avx512_gfni_asm_9_block_k_31(%rip), %zmm2, %zmm2 /* ctr_sum_31 = add(ctr_base, block_k_31) */
+	vmovdqa64 %zmm2, 128(%rsp) /* spill ctr_sum_31 */
+	vbroadcasti32x4 16(%rsi), %zmm2 /* ctr_w = bcast128() */
+	vpandd .Lsm4_byteslice_avx512_gfni_asm_9_all_but_last(%rip), %zmm2, %zmm2 /* ctr_w_open = and(ctr_w, all_but_last) */
+	vmovdqa64 %zmm0, 192(%rsp) /* spill ctr_sum_30 */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_carry_everywhere(%rip), %zmm3, %zmm0 /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
+	vmovdqa64 %zmm31, 256(%rsp) /* spill ctr_sum_28 */
+	vmovdqa64 .Lsm4_byteslice_avx512_gfni_asm_9_carry_mask_table(%rip), %zmm31 /* carry_mask_table = const() */
+	vpshufb %zmm0, %zmm31, %zmm0 /* ctr_mask = lookup16(carry_mask_table, ctr_carry) */
+	vmovdqa64 %zmm30, 320(%rsp) /* spill ctr_sum_27 */
+	vmovdqa64 %zmm1, %zmm30 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm0, %zmm2, %zmm30 /* ctr_pair = ternlog(ctr_v_open, ctr_w_open, ctr_mask) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_new_last_byte(%rip), %zmm3, %zmm0 /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
+	vpord %zmm0, %zmm30, %zmm0 /* row = or(ctr_pair, ctr_last_byte) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_carry_everywhere(%rip), %zmm4, %zmm3 /* ctr_carry_1 = lookup16(ctr_sum_1, carry_everywhere) */
+	vpshufb %zmm3, %zmm31, %zmm3 /* ctr_mask_1 = lookup16(carry_mask_table, ctr_carry_1) */
+	vmovdqa64 %zmm1, %zmm30 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm3, %zmm2, %zmm30 /* ctr_pair_1 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_1) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_new_last_byte(%rip), %zmm4, %zmm3 /* ctr_last_byte_1 = lookup16(ctr_sum_1, new_last_byte) */
+	vpord %zmm3, %zmm30, %zmm3 /* row_1 = or(ctr_pair_1, ctr_last_byte_1) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_carry_everywhere(%rip), %zmm5, %zmm4 /* ctr_carry_2 = lookup16(ctr_sum_2, carry_everywhere) */
+	vpshufb %zmm4, %zmm31, %zmm4 /* ctr_mask_2 = lookup16(carry_mask_table, ctr_carry_2) */
+	vmovdqa64 %zmm1, %zmm30 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm4, %zmm2, %zmm30 /* ctr_pair_2 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_2) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_new_last_byte(%rip), %zmm5, %zmm4 /* ctr_last_byte_2 = lookup16(ctr_sum_2, new_last_byte) */
+	vpord %zmm4, %zmm30, %zmm4 /* row_2 = or(ctr_pair_2, ctr_last_byte_2) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_carry_everywhere(%rip), %zmm6, %zmm5 /* ctr_carry_3 = lookup16(ctr_sum_3, carry_everywhere) */
+	vpshufb %zmm5, %zmm31, %zmm5 /* ctr_mask_3 = lookup16(carry_mask_table, ctr_carry_3) */
+	vmovdqa64 %zmm1, %zmm30 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm5, %zmm2, %zmm30 /* ctr_pair_3 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_3) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_new_last_byte(%rip), %zmm6, %zmm5 /* ctr_last_byte_3 = lookup16(ctr_sum_3, new_last_byte) */
+	vpord %zmm5, %zmm30, %zmm5 /* row_3 = or(ctr_pair_3, ctr_last_byte_3) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_carry_everywhere(%rip), %zmm7, %zmm6 /* ctr_carry_4 = lookup16(ctr_sum_4, carry_everywhere) */
+	vpshufb %zmm6, %zmm31, %zmm6 /* ctr_mask_4 = lookup16(carry_mask_table, ctr_carry_4) */
+	vmovdqa64 %zmm1, %zmm30 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm6, %zmm2, %zmm30 /* ctr_pair_4 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_4) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_new_last_byte(%rip), %zmm7, %zmm6 /* ctr_last_byte_4 = lookup16(ctr_sum_4, new_last_byte) */
+	vpord %zmm6, %zmm30, %zmm6 /* row_4 = or(ctr_pair_4, ctr_last_byte_4) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_carry_everywhere(%rip), %zmm8, %zmm7 /* ctr_carry_5 = lookup16(ctr_sum_5, carry_everywhere) */
+	vpshufb %zmm7, %zmm31, %zmm7 /* ctr_mask_5 = lookup16(carry_mask_table, ctr_carry_5) */
+	vmovdqa64 %zmm1, %zmm30 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm7, %zmm2, %zmm30 /* ctr_pair_5 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_5) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_new_last_byte(%rip), %zmm8, %zmm7 /* ctr_last_byte_5 = lookup16(ctr_sum_5, new_last_byte) */
+	vpord %zmm7, %zmm30, %zmm7 /* row_5 = or(ctr_pair_5, ctr_last_byte_5) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_carry_everywhere(%rip), %zmm9, %zmm8 /* ctr_carry_6 = lookup16(ctr_sum_6, carry_everywhere) */
+	vpshufb %zmm8, %zmm31, %zmm8 /* ctr_mask_6 = lookup16(carry_mask_table, ctr_carry_6) */
+	vmovdqa64 %zmm1, %zmm30 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm8, %zmm2, %zmm30 /* ctr_pair_6 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_6) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_new_last_byte(%rip), %zmm9, %zmm8 /* ctr_last_byte_6 = lookup16(ctr_sum_6, new_last_byte) */
+	vpord %zmm8, %zmm30, %zmm8 /* row_6 = or(ctr_pair_6, ctr_last_byte_6) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_carry_everywhere(%rip), %zmm10, %zmm9 /* ctr_carry_7 = lookup16(ctr_sum_7, carry_everywhere) */
+	vpshufb %zmm9, %zmm31, %zmm9 /* ctr_mask_7 = lookup16(carry_mask_table, ctr_carry_7) */
+	vmovdqa64 %zmm1, %zmm30 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm9, %zmm2, %zmm30 /* ctr_pair_7 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_7) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_new_last_byte(%rip), %zmm10, %zmm9 /* ctr_last_byte_7 = lookup16(ctr_sum_7, new_last_byte) */
+	vpord %zmm9, %zmm30, %zmm9 /* row_7 = or(ctr_pair_7, ctr_last_byte_7) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_carry_everywhere(%rip), %zmm11, %zmm10 /* ctr_carry_8 = lookup16(ctr_sum_8, carry_everywhere) */
+	vpshufb %zmm10, %zmm31, %zmm10 /* ctr_mask_8 = lookup16(carry_mask_table, ctr_carry_8) */
+	vmovdqa64 %zmm1, %zmm30 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm10, %zmm2, %zmm30 /* ctr_pair_8 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_8) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_new_last_byte(%rip), %zmm11, %zmm10 /* ctr_last_byte_8 = lookup16(ctr_sum_8, new_last_byte) */
+	vpord %zmm10, %zmm30, %zmm10 /* row_8 = or(ctr_pair_8, ctr_last_byte_8) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_carry_everywhere(%rip), %zmm12, %zmm11 /* ctr_carry_9 = lookup16(ctr_sum_9, carry_everywhere) */
+	vpshufb %zmm11, %zmm31, %zmm11 /* ctr_mask_9 = lookup16(carry_mask_table, ctr_carry_9) */
+	vmovdqa64 %zmm1, %zmm30 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm11, %zmm2, %zmm30 /* ctr_pair_9 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_9) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_new_last_byte(%rip), %zmm12, %zmm11 /* ctr_last_byte_9 = lookup16(ctr_sum_9, new_last_byte) */
+	vpord %zmm11, %zmm30, %zmm11 /* row_9 = or(ctr_pair_9, ctr_last_byte_9) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_carry_everywhere(%rip), %zmm13, %zmm12 /* ctr_carry_10 = lookup16(ctr_sum_10, carry_everywhere) */
+	vpshufb %zmm12, %zmm31, %zmm12 /* ctr_mask_10 = lookup16(carry_mask_table, ctr_carry_10) */
+	vmovdqa64 %zmm1, %zmm30 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm12, %zmm2, %zmm30 /* ctr_pair_10 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_10) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_new_last_byte(%rip), %zmm13, %zmm12 /* ctr_last_byte_10 = lookup16(ctr_sum_10, new_last_byte) */
+	vpord %zmm12, %zmm30, %zmm12 /* row_10 = or(ctr_pair_10, ctr_last_byte_10) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_carry_everywhere(%rip), %zmm14, %zmm13 /* ctr_carry_11 = lookup16(ctr_sum_11, carry_everywhere) */
+	vpshufb %zmm13, %zmm31, %zmm13 /* ctr_mask_11 = lookup16(carry_mask_table, ctr_carry_11) */
+	vmovdqa64 %zmm1, %zmm30 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm13, %zmm2, %zmm30 /* ctr_pair_11 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_11) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_new_last_byte(%rip), %zmm14, %zmm13 /* ctr_last_byte_11 = lookup16(ctr_sum_11, new_last_byte) */
+	vpord %zmm13, %zmm30, %zmm13 /* row_11 = or(ctr_pair_11, ctr_last_byte_11) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_carry_everywhere(%rip), %zmm15, %zmm14 /* ctr_carry_12 = lookup16(ctr_sum_12, carry_everywhere) */
+	vpshufb %zmm14, %zmm31, %zmm14 /* ctr_mask_12 = lookup16(carry_mask_table, ctr_carry_12) */
+	vmovdqa64 %zmm1, %zmm30 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm14, %zmm2, %zmm30 /* ctr_pair_12 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_12) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_new_last_byte(%rip), %zmm15, %zmm14 /* ctr_last_byte_12 = lookup16(ctr_sum_12, new_last_byte) */
+	vpord %zmm14, %zmm30, %zmm14 /* row_12 = or(ctr_pair_12, ctr_last_byte_12) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_carry_everywhere(%rip), %zmm16, %zmm15 /* ctr_carry_13 = lookup16(ctr_sum_13, carry_everywhere) */
+	vpshufb %zmm15, %zmm31, %zmm15 /* ctr_mask_13 = lookup16(carry_mask_table, ctr_carry_13) */
+	vmovdqa64 %zmm1, %zmm30 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm15, %zmm2, %zmm30 /* ctr_pair_13 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_13) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_new_last_byte(%rip), %zmm16, %zmm15 /* ctr_last_byte_13 = lookup16(ctr_sum_13, new_last_byte) */
+	vpord %zmm15, %zmm30, %zmm15 /* row_13 = or(ctr_pair_13, ctr_last_byte_13) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_carry_everywhere(%rip), %zmm17, %zmm16 /* ctr_carry_14 = lookup16(ctr_sum_14, carry_everywhere) */
+	vpshufb %zmm16, %zmm31, %zmm16 /* ctr_mask_14 = lookup16(carry_mask_table, ctr_carry_14) */
+	vmovdqa64 %zmm1, %zmm30 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm16, %zmm2, %zmm30 /* ctr_pair_14 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_14) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_new_last_byte(%rip), %zmm17, %zmm16 /* ctr_last_byte_14 = lookup16(ctr_sum_14, new_last_byte) */
+	vpord %zmm16, %zmm30, %zmm16 /* row_14 = or(ctr_pair_14, ctr_last_byte_14) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_carry_everywhere(%rip), %zmm18, %zmm17 /* ctr_carry_15 = lookup16(ctr_sum_15, carry_everywhere) */
+	vpshufb %zmm17, %zmm31, %zmm17 /* ctr_mask_15 = lookup16(carry_mask_table, ctr_carry_15) */
+	vmovdqa64 %zmm1, %zmm30 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm17, %zmm2, %zmm30 /* ctr_pair_15 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_15) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_new_last_byte(%rip), %zmm18, %zmm17 /* ctr_last_byte_15 = lookup16(ctr_sum_15, new_last_byte) */
+	vpord %zmm17, %zmm30, %zmm17 /* row_15 = or(ctr_pair_15, ctr_last_byte_15) */
+	vpunpcklbw %zmm10, %zmm0, %zmm18 /* tr0 = unpacklo(row, row_8) */
+	vpunpckhbw %zmm10, %zmm0, %zmm0 /* tr0_1 = unpackhi(row, row_8) */
+	vpunpcklbw %zmm11, %zmm3, %zmm10 /* tr0_2 = unpacklo(row_1, row_9) */
+	vpunpckhbw %zmm11, %zmm3, %zmm3 /* tr0_3 = unpackhi(row_1, row_9) */
+	vpunpcklbw %zmm12, %zmm4, %zmm11 /* tr0_4 = unpacklo(row_2, row_10) */
+	vpunpckhbw %zmm12, %zmm4, %zmm4 /* tr0_5 = unpackhi(row_2, row_10) */
+	vpunpcklbw %zmm13, %zmm5, %zmm12 /* tr0_6 = unpacklo(row_3, row_11) */
+	vpunpckhbw %zmm13, %zmm5, %zmm5 /* tr0_7 = unpackhi(row_3, row_11) */
+	vpunpcklbw %zmm14, %zmm6, %zmm13 /* tr0_8 = unpacklo(row_4, row_12) */
+	vpunpckhbw %zmm14, %zmm6, %zmm6 /* tr0_9 = unpackhi(row_4, row_12) */
+	vpunpcklbw %zmm15, %zmm7, %zmm14 /* tr0_10 = unpacklo(row_5, row_13) */
+	vpunpckhbw %zmm15, %zmm7, %zmm7 /* tr0_11 = unpackhi(row_5, row_13) */
+	vpunpcklbw %zmm16, %zmm8, %zmm15 /* tr0_12 = unpacklo(row_6, row_14) */
+	vpunpckhbw %zmm16, %zmm8, %zmm8 /* tr0_13 = unpackhi(row_6, row_14) */
+	vpunpcklbw %zmm17, %zmm9, %zmm16 /* tr0_14 = unpacklo(row_7, row_15) */
+	vpunpckhbw %zmm17, %zmm9, %zmm9 /* tr0_15 = unpackhi(row_7, row_15) */
+	vpunpcklbw %zmm13, %zmm18, %zmm17 /* tr1 = unpacklo(tr0, tr0_8) */
+	vpunpckhbw %zmm13, %zmm18, %zmm13 /* tr1_1 = unpackhi(tr0, tr0_8) */
+	vpunpcklbw %zmm6, %zmm0, %zmm18 /* tr1_2 = unpacklo(tr0_1, tr0_9) */
+	vpunpckhbw %zmm6, %zmm0, %zmm0 /* tr1_3 = unpackhi(tr0_1, tr0_9) */
+	vpunpcklbw %zmm14, %zmm10, %zmm6 /* tr1_4 = unpacklo(tr0_2, tr0_10) */
+	vpunpckhbw %zmm14, %zmm10, %zmm10 /* tr1_5 = unpackhi(tr0_2, tr0_10) */
+	vpunpcklbw %zmm7, %zmm3, %zmm14 /* tr1_6 = unpacklo(tr0_3, tr0_11) */
+	vpunpckhbw %zmm7, %zmm3, %zmm3 /* tr1_7 = unpackhi(tr0_3, tr0_11) */
+	vpunpcklbw %zmm15, %zmm11, %zmm7 /* tr1_8 = unpacklo(tr0_4, tr0_12) */
+	vpunpckhbw %zmm15, %zmm11, %zmm11 /* tr1_9 = unpackhi(tr0_4, tr0_12) */
+	vpunpcklbw %zmm8, %zmm4, %zmm15 /* tr1_10 = unpacklo(tr0_5, tr0_13) */
+	vpunpckhbw %zmm8, %zmm4, %zmm4 /* tr1_11 = unpackhi(tr0_5, tr0_13) */
+	vpunpcklbw %zmm16, %zmm12, %zmm8 /* tr1_12 = unpacklo(tr0_6, tr0_14) */
+	vpunpckhbw %zmm16, %zmm12, %zmm12 /* tr1_13 = unpackhi(tr0_6, tr0_14) */
+	vpunpcklbw %zmm9, %zmm5, %zmm16 /* tr1_14 = unpacklo(tr0_7, tr0_15) */
+	vpunpckhbw %zmm9, %zmm5, %zmm5 /* tr1_15 = unpackhi(tr0_7, tr0_15) */
+	vpunpcklbw %zmm7, %zmm17, %zmm9 /* tr2 = unpacklo(tr1, tr1_8) */
+	vpunpckhbw %zmm7, %zmm17, %zmm7 /* tr2_1 = unpackhi(tr1, tr1_8) */
+	vpunpcklbw %zmm11, %zmm13, %zmm17 /* tr2_2 = unpacklo(tr1_1, tr1_9) */
+	vpunpckhbw %zmm11, %zmm13, %zmm11 /* tr2_3 = unpackhi(tr1_1, tr1_9) */
+	vpunpcklbw %zmm15, %zmm18, %zmm13 /* tr2_4 = unpacklo(tr1_2, tr1_10) */
+	vpunpckhbw %zmm15, %zmm18, %zmm15 /* tr2_5 = unpackhi(tr1_2, tr1_10) */
+	vpunpcklbw %zmm4, %zmm0, %zmm18 /* tr2_6 = unpacklo(tr1_3, tr1_11) */
+	vpunpckhbw %zmm4, %zmm0, %zmm0 /* tr2_7 = unpackhi(tr1_3, tr1_11) */
+	vpunpcklbw %zmm8, %zmm6, %zmm4 /* tr2_8 = unpacklo(tr1_4, tr1_12) */
+	vpunpckhbw %zmm8, %zmm6, %zmm6 /* tr2_9 = unpackhi(tr1_4, tr1_12) */
+	vpunpcklbw %zmm12, %zmm10, %zmm8 /* tr2_10 = unpacklo(tr1_5, tr1_13) */
+	vpunpckhbw %zmm12, %zmm10, %zmm10 /* tr2_11 = unpackhi(tr1_5, tr1_13) */
+	vpunpcklbw %zmm16, %zmm14, %zmm12 /* tr2_12 = unpacklo(tr1_6, tr1_14) */
+	vpunpckhbw %zmm16, %zmm14, %zmm14 /* tr2_13 = unpackhi(tr1_6, tr1_14) */
+	vpunpcklbw %zmm5, %zmm3, %zmm16 /* tr2_14 = unpacklo(tr1_7, tr1_15) */
+	vpunpckhbw %zmm5, %zmm3, %zmm3 /* tr2_15 = unpackhi(tr1_7, tr1_15) */
+	vpunpcklbw %zmm4, %zmm9, %zmm5 /* tr3 = unpacklo(tr2, tr2_8) */
+	vpunpckhbw %zmm4, %zmm9, %zmm4 /* tr3_1 = unpackhi(tr2, tr2_8) */
 
 	/* Into the sliced domain: X' = A1·X byte by byte (algorithm 1). */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat(%rip), %zmm6, %zmm6 /* xin = gf2p8affine(tr3, gfni_mat) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat(%rip), %zmm5, %zmm5 /* xin_1 = gf2p8affine(tr3_1, gfni_mat) */
-	vpunpcklbw %zmm7, %zmm8, %zmm10 /* tr3_2 = unpacklo(tr2_1, tr2_9) */
-	vpunpckhbw %zmm7, %zmm8, %zmm7 /* tr3_3 = unpackhi(tr2_1, tr2_9) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat(%rip), %zmm10, %zmm8 /* xin_2 = gf2p8affine(tr3_2, gfni_mat) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat(%rip), %zmm7, %zmm7 /* xin_3 = gf2p8affine(tr3_3, gfni_mat) */
-	vpunpcklbw %zmm9, %zmm18, %zmm10 /* tr3_4 = unpacklo(tr2_2, tr2_10) */
-	vpunpckhbw %zmm9, %zmm18, %zmm9 /* tr3_5 = unpackhi(tr2_2, tr2_10) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat(%rip), %zmm10, %zmm10 /* xin_4 = gf2p8affine(tr3_4, gfni_mat) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat(%rip), %zmm9, %zmm9 /* xin_5 = gf2p8affine(tr3_5, gfni_mat) */
-	vpunpcklbw %zmm11, %zmm12, %zmm18 /* tr3_6 = unpacklo(tr2_3, tr2_11) */
-	vpunpckhbw %zmm11, %zmm12, %zmm11 /* tr3_7 = unpackhi(tr2_3, tr2_11) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat(%rip), %zmm18, %zmm12 /* xin_6 = gf2p8affine(tr3_6, gfni_mat) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat(%rip), %zmm11, %zmm11 /* xin_7 = gf2p8affine(tr3_7, gfni_mat) */
-	vpunpcklbw %zmm13, %zmm14, %zmm18 /* tr3_8 = unpacklo(tr2_4, tr2_12) */
-	vpunpckhbw %zmm13, %zmm14, %zmm13 /* tr3_9 = unpackhi(tr2_4, tr2_12) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat(%rip), %zmm18, %zmm14 /* xin_8 = gf2p8affine(tr3_8, gfni_mat) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat(%rip), %zmm13, %zmm13 /* xin_9 = gf2p8affine(tr3_9, gfni_mat) */
-	vpunpcklbw %zmm15, %zmm16, %zmm18 /* tr3_10 = unpacklo(tr2_5, tr2_13) */
-	vpunpckhbw %zmm15, %zmm16, %zmm15 /* tr3_11 = unpackhi(tr2_5, tr2_13) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat(%rip), %zmm18, %zmm16 /* xin_10 = gf2p8affine(tr3_10, gfni_mat) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat(%rip), %zmm15, %zmm15 /* xin_11 = gf2p8affine(tr3_11, gfni_mat) */
-	vpunpcklbw %zmm17, %zmm19, %zmm18 /* tr3_12 = unpacklo(tr2_6, tr2_14) */
-	vpunpckhbw %zmm17, %zmm19, %zmm17 /* tr3_13 = unpackhi(tr2_6, tr2_14) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat(%rip), %zmm18, %zmm18 /* xin_12 = gf2p8affine(tr3_12, gfni_mat) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat(%rip), %zmm17, %zmm17 /* xin_13 = gf2p8affine(tr3_13, gfni_mat) */
-	vpunpcklbw %zmm4, %zmm2, %zmm19 /* tr3_14 = unpacklo(tr2_7, tr2_15) */
-	vpunpckhbw %zmm4, %zmm2, %zmm2 /* tr3_15 = unpackhi(tr2_7, tr2_15) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat(%rip), %zmm19, %zmm4 /* xin_14 = gf2p8affine(tr3_14, gfni_mat) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat(%rip), %zmm2, %zmm2 /* xin_15 = gf2p8affine(tr3_15, gfni_mat) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_carry_everywhere(%rip), %zmm20, %zmm19 /* ctr_carry_16 = lookup16(ctr_sum_16, carry_everywhere) */
-	vpshufb %zmm19, %zmm0, %zmm19 /* ctr_mask_16 = lookup16(carry_mask_table, ctr_carry_16) */
-	vmovdqa64 %zmm1, %zmm31 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm19, %zmm3, %zmm31 /* ctr_pair_16 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_16) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_new_last_byte(%rip), %zmm20, %zmm19 /* ctr_last_byte_16 = lookup16(ctr_sum_16, new_last_byte) */
-	vpord %zmm19, %zmm31, %zmm19 /* row_16 = or(ctr_pair_16, ctr_last_byte_16) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_carry_everywhere(%rip), %zmm21, %zmm20 /* ctr_carry_17 = lookup16(ctr_sum_17, carry_everywhere) */
-	vpshufb %zmm20, %zmm0, %zmm20 /* ctr_mask_17 = lookup16(carry_mask_table, ctr_carry_17) */
-	vmovdqa64 %zmm1, %zmm31 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm20, %zmm3, %zmm31 /* ctr_pair_17 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_17) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_new_last_byte(%rip), %zmm21, %zmm20 /* ctr_last_byte_17 = lookup16(ctr_sum_17, new_last_byte) */
-	vpord %zmm20, %zmm31, %zmm20 /* row_17 = or(ctr_pair_17, ctr_last_byte_17) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_carry_everywhere(%rip), %zmm22, %zmm21 /* ctr_carry_18 = lookup16(ctr_sum_18, carry_everywhere) */
-	vpshufb %zmm21, %zmm0, %zmm21 /* ctr_mask_18 = lookup16(carry_mask_table, ctr_carry_18) */
-	vmovdqa64 %zmm1, %zmm31 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm21, %zmm3, %zmm31 /* ctr_pair_18 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_18) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_new_last_byte(%rip), %zmm22, %zmm21 /* ctr_last_byte_18 = lookup16(ctr_sum_18, new_last_byte) */
-	vpord %zmm21, %zmm31, %zmm21 /* row_18 = or(ctr_pair_18, ctr_last_byte_18) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_carry_everywhere(%rip), %zmm23, %zmm22 /* ctr_carry_19 = lookup16(ctr_sum_19, carry_everywhere) */
-	vpshufb %zmm22, %zmm0, %zmm22 /* ctr_mask_19 = lookup16(carry_mask_table, ctr_carry_19) */
-	vmovdqa64 %zmm1, %zmm31 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm22, %zmm3, %zmm31 /* ctr_pair_19 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_19) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_new_last_byte(%rip), %zmm23, %zmm22 /* ctr_last_byte_19 = lookup16(ctr_sum_19, new_last_byte) */
-	vpord %zmm22, %zmm31, %zmm22 /* row_19 = or(ctr_pair_19, ctr_last_byte_19) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_carry_everywhere(%rip), %zmm24, %zmm23 /* ctr_carry_20 = lookup16(ctr_sum_20, carry_everywhere) */
-	vpshufb %zmm23, %zmm0, %zmm23 /* ctr_mask_20 = lookup16(carry_mask_table, ctr_carry_20) */
-	vmovdqa64 %zmm1, %zmm31 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm23, %zmm3, %zmm31 /* ctr_pair_20 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_20) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_new_last_byte(%rip), %zmm24, %zmm23 /* ctr_last_byte_20 = lookup16(ctr_sum_20, new_last_byte) */
-	vpord %zmm23, %zmm31, %zmm23 /* row_20 = or(ctr_pair_20, ctr_last_byte_20) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_carry_everywhere(%rip), %zmm25, %zmm24 /* ctr_carry_21 = lookup16(ctr_sum_21, carry_everywhere) */
-	vpshufb %zmm24, %zmm0, %zmm24 /* ctr_mask_21 = lookup16(carry_mask_table, ctr_carry_21) */
-	vmovdqa64 %zmm1, %zmm31 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm24, %zmm3, %zmm31 /* ctr_pair_21 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_21) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_new_last_byte(%rip), %zmm25, %zmm24 /* ctr_last_byte_21 = lookup16(ctr_sum_21, new_last_byte) */
-	vpord %zmm24, %zmm31, %zmm24 /* row_21 = or(ctr_pair_21, ctr_last_byte_21) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_carry_everywhere(%rip), %zmm26, %zmm25 /* ctr_carry_22 = lookup16(ctr_sum_22, carry_everywhere) */
-	vpshufb %zmm25, %zmm0, %zmm25 /* ctr_mask_22 = lookup16(carry_mask_table, ctr_carry_22) */
-	vmovdqa64 %zmm1, %zmm31 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm25, %zmm3, %zmm31 /* ctr_pair_22 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_22) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_new_last_byte(%rip), %zmm26, %zmm25 /* ctr_last_byte_22 = lookup16(ctr_sum_22, new_last_byte) */
-	vpord %zmm25, %zmm31, %zmm25 /* row_22 = or(ctr_pair_22, ctr_last_byte_22) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_carry_everywhere(%rip), %zmm27, %zmm26 /* ctr_carry_23 = lookup16(ctr_sum_23, carry_everywhere) */
-	vpshufb %zmm26, %zmm0, %zmm26 /* ctr_mask_23 = lookup16(carry_mask_table, ctr_carry_23) */
-	vmovdqa64 %zmm1, %zmm31 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm26, %zmm3, %zmm31 /* ctr_pair_23 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_23) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_new_last_byte(%rip), %zmm27, %zmm26 /* ctr_last_byte_23 = lookup16(ctr_sum_23, new_last_byte) */
-	vpord %zmm26, %zmm31, %zmm26 /* row_23 = or(ctr_pair_23, ctr_last_byte_23) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_carry_everywhere(%rip), %zmm28, %zmm27 /* ctr_carry_24 = lookup16(ctr_sum_24, carry_everywhere) */
-	vpshufb %zmm27, %zmm0, %zmm27 /* ctr_mask_24 = lookup16(carry_mask_table, ctr_carry_24) */
-	vmovdqa64 %zmm1, %zmm31 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm27, %zmm3, %zmm31 /* ctr_pair_24 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_24) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_new_last_byte(%rip), %zmm28, %zmm27 /* ctr_last_byte_24 = lookup16(ctr_sum_24, new_last_byte) */
-	vpord %zmm27, %zmm31, %zmm27 /* row_24 = or(ctr_pair_24, ctr_last_byte_24) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_carry_everywhere(%rip), %zmm29, %zmm28 /* ctr_carry_25 = lookup16(ctr_sum_25, carry_everywhere) */
-	vpshufb %zmm28, %zmm0, %zmm28 /* ctr_mask_25 = lookup16(carry_mask_table, ctr_carry_25) */
-	vmovdqa64 %zmm1, %zmm31 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm28, %zmm3, %zmm31 /* ctr_pair_25 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_25) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_new_last_byte(%rip), %zmm29, %zmm28 /* ctr_last_byte_25 = lookup16(ctr_sum_25, new_last_byte) */
-	vpord %zmm28, %zmm31, %zmm28 /* row_25 = or(ctr_pair_25, ctr_last_byte_25) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_carry_everywhere(%rip), %zmm30, %zmm29 /* ctr_carry_26 = lookup16(ctr_sum_26, carry_everywhere) */
-	vpshufb %zmm29, %zmm0, %zmm29 /* ctr_mask_26 = lookup16(carry_mask_table, ctr_carry_26) */
-	vmovdqa64 %zmm1, %zmm31 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm29, %zmm3, %zmm31 /* ctr_pair_26 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_26) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_new_last_byte(%rip), %zmm30, %zmm29 /* ctr_last_byte_26 = lookup16(ctr_sum_26, new_last_byte) */
-	vpord %zmm29, %zmm31, %zmm29 /* row_26 = or(ctr_pair_26, ctr_last_byte_26) */
-	vmovdqa64 320(%rsp), %zmm30 /* reload ctr_sum_27 */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_carry_everywhere(%rip), %zmm30, %zmm31 /* ctr_carry_27 = lookup16(ctr_sum_27, carry_everywhere) */
-	vpshufb %zmm31, %zmm0, %zmm31 /* ctr_mask_27 = lookup16(carry_mask_table, ctr_carry_27) */
-	vmovdqa64 %zmm2, 384(%rsp) /* spill g0x15.1 */
-	vmovdqa64 %zmm1, %zmm2 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm31, %zmm3, %zmm2 /* ctr_pair_27 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_27) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_new_last_byte(%rip), %zmm30, %zmm30 /* ctr_last_byte_27 = lookup16(ctr_sum_27, new_last_byte) */
-	vpord %zmm30, %zmm2, %zmm2 /* row_27 = or(ctr_pair_27, ctr_last_byte_27) */
-	vmovdqa64 64(%rsp), %zmm30 /* reload ctr_sum_28 */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_carry_everywhere(%rip), %zmm30, %zmm31 /* ctr_carry_28 = lookup16(ctr_sum_28, carry_everywhere) */
-	vpshufb %zmm31, %zmm0, %zmm31 /* ctr_mask_28 = lookup16(carry_mask_table, ctr_carry_28) */
-	vmovdqa64 %zmm4, 320(%rsp) /* spill g0x14.1 */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat(%rip), %zmm5, %zmm5 /* xin = gf2p8affine(tr3, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat(%rip), %zmm4, %zmm4 /* xin_1 = gf2p8affine(tr3_1, gfni_mat) */
+	vpunpcklbw %zmm6, %zmm7, %zmm9 /* tr3_2 = unpacklo(tr2_1, tr2_9) */
+	vpunpckhbw %zmm6, %zmm7, %zmm6 /* tr3_3 = unpackhi(tr2_1, tr2_9) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat(%rip), %zmm9, %zmm7 /* xin_2 = gf2p8affine(tr3_2, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat(%rip), %zmm6, %zmm6 /* xin_3 = gf2p8affine(tr3_3, gfni_mat) */
+	vpunpcklbw %zmm8, %zmm17, %zmm9 /* tr3_4 = unpacklo(tr2_2, tr2_10) */
+	vpunpckhbw %zmm8, %zmm17, %zmm8 /* tr3_5 = unpackhi(tr2_2, tr2_10) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat(%rip), %zmm9, %zmm9 /* xin_4 = gf2p8affine(tr3_4, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat(%rip), %zmm8, %zmm8 /* xin_5 = gf2p8affine(tr3_5, gfni_mat) */
+	vpunpcklbw %zmm10, %zmm11, %zmm17 /* tr3_6 = unpacklo(tr2_3, tr2_11) */
+	vpunpckhbw %zmm10, %zmm11, %zmm10 /* tr3_7 = unpackhi(tr2_3, tr2_11) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat(%rip), %zmm17, %zmm11 /* xin_6 = gf2p8affine(tr3_6, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat(%rip), %zmm10, %zmm10 /* xin_7 = gf2p8affine(tr3_7, gfni_mat) */
+	vpunpcklbw %zmm12, %zmm13, %zmm17 /* tr3_8 = unpacklo(tr2_4, tr2_12) */
+	vpunpckhbw %zmm12, %zmm13, %zmm12 /* tr3_9 = unpackhi(tr2_4, tr2_12) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat(%rip), %zmm17, %zmm13 /* xin_8 = gf2p8affine(tr3_8, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat(%rip), %zmm12, %zmm12 /* xin_9 = gf2p8affine(tr3_9, gfni_mat) */
+	vpunpcklbw %zmm14, %zmm15, %zmm17 /* tr3_10 = unpacklo(tr2_5, tr2_13) */
+	vpunpckhbw %zmm14, %zmm15, %zmm14 /* tr3_11 = unpackhi(tr2_5, tr2_13) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat(%rip), %zmm17, %zmm15 /* xin_10 = gf2p8affine(tr3_10, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat(%rip), %zmm14, %zmm14 /* xin_11 = gf2p8affine(tr3_11, gfni_mat) */
+	vpunpcklbw %zmm16, %zmm18, %zmm17 /* tr3_12 = unpacklo(tr2_6, tr2_14) */
+	vpunpckhbw %zmm16, %zmm18, %zmm16 /* tr3_13 = unpackhi(tr2_6, tr2_14) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat(%rip), %zmm17, %zmm17 /* xin_12 = gf2p8affine(tr3_12, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat(%rip), %zmm16, %zmm16 /* xin_13 = gf2p8affine(tr3_13, gfni_mat) */
+	vpunpcklbw %zmm3, %zmm0, %zmm18 /* tr3_14 = unpacklo(tr2_7, tr2_15) */
+	vpunpckhbw %zmm3, %zmm0, %zmm0 /* tr3_15 = unpackhi(tr2_7, tr2_15) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat(%rip), %zmm18, %zmm3 /* xin_14 = gf2p8affine(tr3_14, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat(%rip), %zmm0, %zmm0 /* xin_15 = gf2p8affine(tr3_15, gfni_mat) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_carry_everywhere(%rip), %zmm19, %zmm18 /* ctr_carry_16 = lookup16(ctr_sum_16, carry_everywhere) */
+	vpshufb %zmm18, %zmm31, %zmm18 /* ctr_mask_16 = lookup16(carry_mask_table, ctr_carry_16) */
+	vmovdqa64 %zmm1, %zmm30 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm18, %zmm2, %zmm30 /* ctr_pair_16 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_16) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_new_last_byte(%rip), %zmm19, %zmm18 /* ctr_last_byte_16 = lookup16(ctr_sum_16, new_last_byte) */
+	vpord %zmm18, %zmm30, %zmm18 /* row_16 = or(ctr_pair_16, ctr_last_byte_16) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_carry_everywhere(%rip), %zmm20, %zmm19 /* ctr_carry_17 = lookup16(ctr_sum_17, carry_everywhere) */
+	vpshufb %zmm19, %zmm31, %zmm19 /* ctr_mask_17 = lookup16(carry_mask_table, ctr_carry_17) */
+	vmovdqa64 %zmm1, %zmm30 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm19, %zmm2, %zmm30 /* ctr_pair_17 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_17) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_new_last_byte(%rip), %zmm20, %zmm19 /* ctr_last_byte_17 = lookup16(ctr_sum_17, new_last_byte) */
+	vpord %zmm19, %zmm30, %zmm19 /* row_17 = or(ctr_pair_17, ctr_last_byte_17) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_carry_everywhere(%rip), %zmm21, %zmm20 /* ctr_carry_18 = lookup16(ctr_sum_18, carry_everywhere) */
+	vpshufb %zmm20, %zmm31, %zmm20 /* ctr_mask_18 = lookup16(carry_mask_table, ctr_carry_18) */
+	vmovdqa64 %zmm1, %zmm30 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm20, %zmm2, %zmm30 /* ctr_pair_18 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_18) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_new_last_byte(%rip), %zmm21, %zmm20 /* ctr_last_byte_18 = lookup16(ctr_sum_18, new_last_byte) */
+	vpord %zmm20, %zmm30, %zmm20 /* row_18 = or(ctr_pair_18, ctr_last_byte_18) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_carry_everywhere(%rip), %zmm22, %zmm21 /* ctr_carry_19 = lookup16(ctr_sum_19, carry_everywhere) */
+	vpshufb %zmm21, %zmm31, %zmm21 /* ctr_mask_19 = lookup16(carry_mask_table, ctr_carry_19) */
+	vmovdqa64 %zmm1, %zmm30 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm21, %zmm2, %zmm30 /* ctr_pair_19 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_19) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_new_last_byte(%rip), %zmm22, %zmm21 /* ctr_last_byte_19 = lookup16(ctr_sum_19, new_last_byte) */
+	vpord %zmm21, %zmm30, %zmm21 /* row_19 = or(ctr_pair_19, ctr_last_byte_19) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_carry_everywhere(%rip), %zmm23, %zmm22 /* ctr_carry_20 = lookup16(ctr_sum_20, carry_everywhere) */
+	vpshufb %zmm22, %zmm31, %zmm22 /* ctr_mask_20 = lookup16(carry_mask_table, ctr_carry_20) */
+	vmovdqa64 %zmm1, %zmm30 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm22, %zmm2, %zmm30 /* ctr_pair_20 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_20) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_new_last_byte(%rip), %zmm23, %zmm22 /* ctr_last_byte_20 = lookup16(ctr_sum_20, new_last_byte) */
+	vpord %zmm22, %zmm30, %zmm22 /* row_20 = or(ctr_pair_20, ctr_last_byte_20) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_carry_everywhere(%rip), %zmm24, %zmm23 /* ctr_carry_21 = lookup16(ctr_sum_21, carry_everywhere) */
+	vpshufb %zmm23, %zmm31, %zmm23 /* ctr_mask_21 = lookup16(carry_mask_table, ctr_carry_21) */
+	vmovdqa64 %zmm1, %zmm30 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm23, %zmm2, %zmm30 /* ctr_pair_21 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_21) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_new_last_byte(%rip), %zmm24, %zmm23 /* ctr_last_byte_21 = lookup16(ctr_sum_21, new_last_byte) */
+	vpord %zmm23, %zmm30, %zmm23 /* row_21 = or(ctr_pair_21, ctr_last_byte_21) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_carry_everywhere(%rip), %zmm25, %zmm24 /* ctr_carry_22 = lookup16(ctr_sum_22, carry_everywhere) */
+	vpshufb %zmm24, %zmm31, %zmm24 /* ctr_mask_22 = lookup16(carry_mask_table, ctr_carry_22) */
+	vmovdqa64 %zmm1, %zmm30 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm24, %zmm2, %zmm30 /* ctr_pair_22 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_22) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_new_last_byte(%rip), %zmm25, %zmm24 /* ctr_last_byte_22 = lookup16(ctr_sum_22, new_last_byte) */
+	vpord %zmm24, %zmm30, %zmm24 /* row_22 = or(ctr_pair_22, ctr_last_byte_22) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_carry_everywhere(%rip), %zmm26, %zmm25 /* ctr_carry_23 = lookup16(ctr_sum_23, carry_everywhere) */
+	vpshufb %zmm25, %zmm31, %zmm25 /* ctr_mask_23 = lookup16(carry_mask_table, ctr_carry_23) */
+	vmovdqa64 %zmm1, %zmm30 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm25, %zmm2, %zmm30 /* ctr_pair_23 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_23) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_new_last_byte(%rip), %zmm26, %zmm25 /* ctr_last_byte_23 = lookup16(ctr_sum_23, new_last_byte) */
+	vpord %zmm25, %zmm30, %zmm25 /* row_23 = or(ctr_pair_23, ctr_last_byte_23) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_carry_everywhere(%rip), %zmm27, %zmm26 /* ctr_carry_24 = lookup16(ctr_sum_24, carry_everywhere) */
+	vpshufb %zmm26, %zmm31, %zmm26 /* ctr_mask_24 = lookup16(carry_mask_table, ctr_carry_24) */
+	vmovdqa64 %zmm1, %zmm30 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm26, %zmm2, %zmm30 /* ctr_pair_24 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_24) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_new_last_byte(%rip), %zmm27, %zmm26 /* ctr_last_byte_24 = lookup16(ctr_sum_24, new_last_byte) */
+	vpord %zmm26, %zmm30, %zmm26 /* row_24 = or(ctr_pair_24, ctr_last_byte_24) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_carry_everywhere(%rip), %zmm28, %zmm27 /* ctr_carry_25 = lookup16(ctr_sum_25, carry_everywhere) */
+	vpshufb %zmm27, %zmm31, %zmm27 /* ctr_mask_25 = lookup16(carry_mask_table, ctr_carry_25) */
+	vmovdqa64 %zmm1, %zmm30 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm27, %zmm2, %zmm30 /* ctr_pair_25 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_25) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_new_last_byte(%rip), %zmm28, %zmm27 /* ctr_last_byte_25 = lookup16(ctr_sum_25, new_last_byte) */
+	vpord %zmm27, %zmm30, %zmm27 /* row_25 = or(ctr_pair_25, ctr_last_byte_25) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_carry_everywhere(%rip), %zmm29, %zmm28 /* ctr_carry_26 = lookup16(ctr_sum_26, carry_everywhere) */
+	vpshufb %zmm28, %zmm31, %zmm28 /* ctr_mask_26 = lookup16(carry_mask_table, ctr_carry_26) */
+	vmovdqa64 %zmm1, %zmm30 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm28, %zmm2, %zmm30 /* ctr_pair_26 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_26) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_new_last_byte(%rip), %zmm29, %zmm28 /* ctr_last_byte_26 = lookup16(ctr_sum_26, new_last_byte) */
+	vpord %zmm28, %zmm30, %zmm28 /* row_26 = or(ctr_pair_26, ctr_last_byte_26) */
+	vmovdqa64 320(%rsp), %zmm29 /* reload ctr_sum_27 */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_carry_everywhere(%rip), %zmm29, %zmm30 /* ctr_carry_27 = lookup16(ctr_sum_27, carry_everywhere) */
+	vpshufb %zmm30, %zmm31, %zmm30 /* ctr_mask_27 = lookup16(carry_mask_table, ctr_carry_27) */
+	vmovdqa64 %zmm0, 384(%rsp) /* spill g0x15.1 */
+	vmovdqa64 %zmm1, %zmm0 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm30, %zmm2, %zmm0 /* ctr_pair_27 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_27) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_new_last_byte(%rip), %zmm29, %zmm29 /* ctr_last_byte_27 = lookup16(ctr_sum_27, new_last_byte) */
+	vpord %zmm29, %zmm0, %zmm0 /* row_27 = or(ctr_pair_27, ctr_last_byte_27) */
+	vmovdqa64 256(%rsp), %zmm29 /* reload ctr_sum_28 */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_carry_everywhere(%rip), %zmm29, %zmm30 /* ctr_carry_28 = lookup16(ctr_sum_28, carry_everywhere) */
+	vpshufb %zmm30, %zmm31, %zmm30 /* ctr_mask_28 = lookup16(carry_mask_table, ctr_carry_28) */
+	vmovdqa64 %zmm3, 320(%rsp) /* spill g0x14.1 */
+	vmovdqa64 %zmm1, %zmm3 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm30, %zmm2, %zmm3 /* ctr_pair_28 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_28) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_new_last_byte(%rip), %zmm29, %zmm29 /* ctr_last_byte_28 = lookup16(ctr_sum_28, new_last_byte) */
+	vpord %zmm29, %zmm3, %zmm3 /* row_28 = or(ctr_pair_28, ctr_last_byte_28) */
+	vmovdqa64 64(%rsp), %zmm29 /* reload ctr_sum_29 */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_carry_everywhere(%rip), %zmm29, %zmm30 /* ctr_carry_29 = lookup16(ctr_sum_29, carry_everywhere) */
+	vpshufb %zmm30, %zmm31, %zmm30 /* ctr_mask_29 = lookup16(carry_mask_table, ctr_carry_29) */
+	vmovdqa64 %zmm4, 256(%rsp) /* spill g0x1.1 */
 	vmovdqa64 %zmm1, %zmm4 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm31, %zmm3, %zmm4 /* ctr_pair_28 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_28) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_new_last_byte(%rip), %zmm30, %zmm30 /* ctr_last_byte_28 = lookup16(ctr_sum_28, new_last_byte) */
-	vpord %zmm30, %zmm4, %zmm4 /* row_28 = or(ctr_pair_28, ctr_last_byte_28) */
-	vmovdqa64 128(%rsp), %zmm30 /* reload ctr_sum_29 */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_carry_everywhere(%rip), %zmm30, %zmm31 /* ctr_carry_29 = lookup16(ctr_sum_29, carry_everywhere) */
-	vpshufb %zmm31, %zmm0, %zmm31 /* ctr_mask_29 = lookup16(carry_mask_table, ctr_carry_29) */
-	vmovdqa64 %zmm5, 64(%rsp) /* spill g0x1.1 */
+	vpternlogd $0xd8, %zmm30, %zmm2, %zmm4 /* ctr_pair_29 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_29) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_new_last_byte(%rip), %zmm29, %zmm29 /* ctr_last_byte_29 = lookup16(ctr_sum_29, new_last_byte) */
+	vpord %zmm29, %zmm4, %zmm4 /* row_29 = or(ctr_pair_29, ctr_last_byte_29) */
+	vmovdqa64 192(%rsp), %zmm29 /* reload ctr_sum_30 */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_carry_everywhere(%rip), %zmm29, %zmm30 /* ctr_carry_30 = lookup16(ctr_sum_30, carry_everywhere) */
+	vpshufb %zmm30, %zmm31, %zmm30 /* ctr_mask_30 = lookup16(carry_mask_table, ctr_carry_30) */
+	vmovdqa64 %zmm5, 64(%rsp) /* spill g0x0.1 */
 	vmovdqa64 %zmm1, %zmm5 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm31, %zmm3, %zmm5 /* ctr_pair_29 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_29) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_new_last_byte(%rip), %zmm30, %zmm30 /* ctr_last_byte_29 = lookup16(ctr_sum_29, new_last_byte) */
-	vpord %zmm30, %zmm5, %zmm5 /* row_29 = or(ctr_pair_29, ctr_last_byte_29) */
-	vmovdqa64 256(%rsp), %zmm30 /* reload ctr_sum_30 */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_carry_everywhere(%rip), %zmm30, %zmm31 /* ctr_carry_30 = lookup16(ctr_sum_30, carry_everywhere) */
-	vpshufb %zmm31, %zmm0, %zmm31 /* ctr_mask_30 = lookup16(carry_mask_table, ctr_carry_30) */
-	vmovdqa64 %zmm6, 128(%rsp) /* spill g0x0.1 */
-	vmovdqa64 %zmm1, %zmm6 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm31, %zmm3, %zmm6 /* ctr_pair_30 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_30) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_new_last_byte(%rip), %zmm30, %zmm30 /* ctr_last_byte_30 = lookup16(ctr_sum_30, new_last_byte) */
-	vpord %zmm30, %zmm6, %zmm6 /* row_30 = or(ctr_pair_30, ctr_last_byte_30) */
-	vmovdqa64 192(%rsp), %zmm30 /* reload ctr_sum_31 */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_carry_everywhere(%rip), %zmm30, %zmm31 /* ctr_carry_31 = lookup16(ctr_sum_31, carry_everywhere) */
-	vpshufb %zmm31, %zmm0, %zmm0 /* ctr_mask_31 = lookup16(carry_mask_table, ctr_carry_31) */
-	vpternlogd $0xd8, %zmm0, %zmm3, %zmm1 /* ctr_pair_31 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_31) */
-	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_new_last_byte(%rip), %zmm30, %zmm0 /* ctr_last_byte_31 = lookup16(ctr_sum_31, new_last_byte) */
-	vpord %zmm0, %zmm1, %zmm0 /* row_31 = or(ctr_pair_31, ctr_last_byte_31) */
-	vpunpcklbw %zmm27, %zmm19, %zmm1 /* tr0_16 = unpacklo(row_16, row_24) */
-	vpunpckhbw %zmm27, %zmm19, %zmm3 /* tr0_17 = unpackhi(row_16, row_24) */
-	vpunpcklbw %zmm28, %zmm20, %zmm19 /* tr0_18 = unpacklo(row_17, row_25) */
-	vpunpckhbw %zmm28, %zmm20, %zmm20 /* tr0_19 = unpackhi(row_17, row_25) */
-	vpunpcklbw %zmm29, %zmm21, %zmm27 /* tr0_20 = unpacklo(row_18, row_26) */
-	vpunpckhbw %zmm29, %zmm21, %zmm21 /* tr0_21 = unpackhi(row_18, row_26) */
-	vpunpcklbw %zmm2, %zmm22, %zmm28 /* tr0_22 = unpacklo(row_19, row_27) */
-	vpunpckhbw %zmm2, %zmm22, %zmm2 /* tr0_23 = unpackhi(row_19, row_27) */
-	vpunpcklbw %zmm4, %zmm23, %zmm22 /* tr0_24 = unpacklo(row_20, row_28) */
-	vpunpckhbw %zmm4, %zmm23, %zmm4 /* tr0_25 = unpackhi(row_20, row_28) */
-	vpunpcklbw %zmm5, %zmm24, %zmm23 /* tr0_26 = unpacklo(row_21, row_29) */
-	vpunpckhbw %zmm5, %zmm24, %zmm5 /* tr0_27 = unpackhi(row_21, row_29) */
-	vpunpcklbw %zmm6, %zmm25, %zmm24 /* tr0_28 = unpacklo(row_22, row_30) */
-	vpunpckhbw %zmm6, %zmm25, %zmm6 /* tr0_29 = unpackhi(row_22, row_30) */
-	vpunpcklbw %zmm0, %zmm26, %zmm25 /* tr0_30 = unpacklo(row_23, row_31) */
-	vpunpckhbw %zmm0, %zmm26, %zmm0 /* tr0_31 = unpackhi(row_23, row_31) */
-	vpunpcklbw %zmm22, %zmm1, %zmm26 /* tr1_16 = unpacklo(tr0_16, tr0_24) */
-	vpunpckhbw %zmm22, %zmm1, %zmm1 /* tr1_17 = unpackhi(tr0_16, tr0_24) */
-	vpunpcklbw %zmm4, %zmm3, %zmm22 /* tr1_18 = unpacklo(tr0_17, tr0_25) */
-	vpunpckhbw %zmm4, %zmm3, %zmm3 /* tr1_19 = unpackhi(tr0_17, tr0_25) */
-	vpunpcklbw %zmm23, %zmm19, %zmm4 /* tr1_20 = unpacklo(tr0_18, tr0_26) */
-	vpunpckhbw %zmm23, %zmm19, %zmm19 /* tr1_21 = unpackhi(tr0_18, tr0_26) */
-	vpunpcklbw %zmm5, %zmm20, %zmm23 /* tr1_22 = unpacklo(tr0_19, tr0_27) */
-	vpunpckhbw %zmm5, %zmm20, %zmm5 /* tr1_23 = unpackhi(tr0_19, tr0_27) */
-	vpunpcklbw %zmm24, %zmm27, %zmm20 /* tr1_24 = unpacklo(tr0_20, tr0_28) */
-	vpunpckhbw %zmm24, %zmm27, %zmm24 /* tr1_25 = unpackhi(tr0_20, tr0_28) */
-	vpunpcklbw %zmm6, %zmm21, %zmm27 /* tr1_26 = unpacklo(tr0_21, tr0_29) */
-	vpunpckhbw %zmm6, %zmm21, %zmm6 /* tr1_27 = unpackhi(tr0_21, tr0_29) */
-	vpunpcklbw %zmm25, %zmm28, %zmm21 /* tr1_28 = unpacklo(tr0_22, tr0_30) */
-	vpunpckhbw %zmm25, %zmm28, %zmm25 /* tr1_29 = unpackhi(tr0_22, tr0_30) */
-	vpunpcklbw %zmm0, %zmm2, %zmm28 /* tr1_30 = unpacklo(tr0_23, tr0_31) */
-	vpunpckhbw %zmm0, %zmm2, %zmm0 /* tr1_31 = unpackhi(tr0_23, tr0_31) */
-	vpunpcklbw %zmm20, %zmm26, %zmm2 /* tr2_16 = unpacklo(tr1_16, tr1_24) */
-	vpunpckhbw %zmm20, %zmm26, %zmm20 /* tr2_17 = unpackhi(tr1_16, tr1_24) */
-	vpunpcklbw %zmm24, %zmm1, %zmm26 /* tr2_18 = unpacklo(tr1_17, tr1_25) */
-	vpunpckhbw %zmm24, %zmm1, %zmm1 /* tr2_19 = unpackhi(tr1_17, tr1_25) */
-	vpunpcklbw %zmm27, %zmm22, %zmm24 /* tr2_20 = unpacklo(tr1_18, tr1_26) */
-	vpunpckhbw %zmm27, %zmm22, %zmm22 /* tr2_21 = unpackhi(tr1_18, tr1_26) */
-	vpunpcklbw %zmm6, %zmm3, %zmm27 /* tr2_22 = unpacklo(tr1_19, tr1_27) */
-	vpunpckhbw %zmm6, %zmm3, %zmm3 /* tr2_23 = unpackhi(tr1_19, tr1_27) */
-	vpunpcklbw %zmm21, %zmm4, %zmm6 /* tr2_24 = unpacklo(tr1_20, tr1_28) */
-	vpunpckhbw %zmm21, %zmm4, %zmm4 /* tr2_25 = unpackhi(tr1_20, tr1_28) */
-	vpunpcklbw %zmm25, %zmm19, %zmm21 /* tr2_26 = unpacklo(tr1_21, tr1_29) */
-	vpunpckhbw %zmm25, %zmm19, %zmm19 /* tr2_27 = unpackhi(tr1_21, tr1_29) */
-	vpunpcklbw %zmm28, %zmm23, %zmm25 /* tr2_28 = unpacklo(tr1_22, tr1_30) */
-	vpunpckhbw %zmm28, %zmm23, %zmm23 /* tr2_29 = unpackhi(tr1_22, tr1_30) */
-	vpunpcklbw %zmm0, %zmm5, %zmm28 /* tr2_30 = unpacklo(tr1_23, tr1_31) */
-	vpunpckhbw %zmm0, %zmm5, %zmm0 /* tr2_31 = unpackhi(tr1_23, tr1_31) */
-	vpunpcklbw %zmm6, %zmm2, %zmm5 /* tr3_16 = unpacklo(tr2_16, tr2_24) */
-	vpunpckhbw %zmm6, %zmm2, %zmm2 /* tr3_17 = unpackhi(tr2_16, tr2_24) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat(%rip), %zmm5, %zmm5 /* xin_16 = gf2p8affine(tr3_16, gfni_mat) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat(%rip), %zmm2, %zmm2 /* xin_17 = gf2p8affine(tr3_17, gfni_mat) */
-	vpunpcklbw %zmm4, %zmm20, %zmm6 /* tr3_18 = unpacklo(tr2_17, tr2_25) */
-	vpunpckhbw %zmm4, %zmm20, %zmm4 /* tr3_19 = unpackhi(tr2_17, tr2_25) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat(%rip), %zmm6, %zmm6 /* xin_18 = gf2p8affine(tr3_18, gfni_mat) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat(%rip), %zmm4, %zmm4 /* xin_19 = gf2p8affine(tr3_19, gfni_mat) */
-	vpunpcklbw %zmm21, %zmm26, %zmm20 /* tr3_20 = unpacklo(tr2_18, tr2_26) */
-	vpunpckhbw %zmm21, %zmm26, %zmm21 /* tr3_21 = unpackhi(tr2_18, tr2_26) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat(%rip), %zmm20, %zmm20 /* xin_20 = gf2p8affine(tr3_20, gfni_mat) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat(%rip), %zmm21, %zmm21 /* xin_21 = gf2p8affine(tr3_21, gfni_mat) */
-	vpunpcklbw %zmm19, %zmm1, %zmm26 /* tr3_22 = unpacklo(tr2_19, tr2_27) */
-	vpunpckhbw %zmm19, %zmm1, %zmm1 /* tr3_23 = unpackhi(tr2_19, tr2_27) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat(%rip), %zmm26, %zmm19 /* xin_22 = gf2p8affine(tr3_22, gfni_mat) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat(%rip), %zmm1, %zmm1 /* xin_23 = gf2p8affine(tr3_23, gfni_mat) */
-	vpunpcklbw %zmm25, %zmm24, %zmm26 /* tr3_24 = unpacklo(tr2_20, tr2_28) */
-	vpunpckhbw %zmm25, %zmm24, %zmm24 /* tr3_25 = unpackhi(tr2_20, tr2_28) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat(%rip), %zmm26, %zmm25 /* xin_24 = gf2p8affine(tr3_24, gfni_mat) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat(%rip), %zmm24, %zmm24 /* xin_25 = gf2p8affine(tr3_25, gfni_mat) */
-	vpunpcklbw %zmm23, %zmm22, %zmm26 /* tr3_26 = unpacklo(tr2_21, tr2_29) */
-	vpunpckhbw %zmm23, %zmm22, %zmm22 /* tr3_27 = unpackhi(tr2_21, tr2_29) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat(%rip), %zmm26, %zmm23 /* xin_26 = gf2p8affine(tr3_26, gfni_mat) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat(%rip), %zmm22, %zmm22 /* xin_27 = gf2p8affine(tr3_27, gfni_mat) */
+	vpternlogd $0xd8, %zmm30, %zmm2, %zmm5 /* ctr_pair_30 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_30) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_new_last_byte(%rip), %zmm29, %zmm29 /* ctr_last_byte_30 = lookup16(ctr_sum_30, new_last_byte) */
+	vpord %zmm29, %zmm5, %zmm5 /* row_30 = or(ctr_pair_30, ctr_last_byte_30) */
+	vmovdqa64 128(%rsp), %zmm29 /* reload ctr_sum_31 */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_carry_everywhere(%rip), %zmm29, %zmm30 /* ctr_carry_31 = lookup16(ctr_sum_31, carry_everywhere) */
+	vpshufb %zmm30, %zmm31, %zmm30 /* ctr_mask_31 = lookup16(carry_mask_table, ctr_carry_31) */
+	vpternlogd $0xd8, %zmm30, %zmm2, %zmm1 /* ctr_pair_31 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_31) */
+	vpshufb .Lsm4_byteslice_avx512_gfni_asm_9_new_last_byte(%rip), %zmm29, %zmm2 /* ctr_last_byte_31 = lookup16(ctr_sum_31, new_last_byte) */
+	vpord %zmm2, %zmm1, %zmm1 /* row_31 = or(ctr_pair_31, ctr_last_byte_31) */
+	vpunpcklbw %zmm26, %zmm18, %zmm2 /* tr0_16 = unpacklo(row_16, row_24) */
+	vpunpckhbw %zmm26, %zmm18, %zmm18 /* tr0_17 = unpackhi(row_16, row_24) */
+	vpunpcklbw %zmm27, %zmm19, %zmm26 /* tr0_18 = unpacklo(row_17, row_25) */
+	vpunpckhbw %zmm27, %zmm19, %zmm19 /* tr0_19 = unpackhi(row_17, row_25) */
+	vpunpcklbw %zmm28, %zmm20, %zmm27 /* tr0_20 = unpacklo(row_18, row_26) */
+	vpunpckhbw %zmm28, %zmm20, %zmm20 /* tr0_21 = unpackhi(row_18, row_26) */
+	vpunpcklbw %zmm0, %zmm21, %zmm28 /* tr0_22 = unpacklo(row_19, row_27) */
+	vpunpckhbw %zmm0, %zmm21, %zmm0 /* tr0_23 = unpackhi(row_19, row_27) */
+	vpunpcklbw %zmm3, %zmm22, %zmm21 /* tr0_24 = unpacklo(row_20, row_28) */
+	vpunpckhbw %zmm3, %zmm22, %zmm3 /* tr0_25 = unpackhi(row_20, row_28) */
+	vpunpcklbw %zmm4, %zmm23, %zmm22 /* tr0_26 = unpacklo(row_21, row_29) */
+	vpunpckhbw %zmm4, %zmm23, %zmm4 /* tr0_27 = unpackhi(row_21, row_29) */
+	vpunpcklbw %zmm5, %zmm24, %zmm23 /* tr0_28 = unpacklo(row_22, row_30) */
+	vpunpckhbw %zmm5, %zmm24, %zmm5 /* tr0_29 = unpackhi(row_22, row_30) */
+	vpunpcklbw %zmm1, %zmm25, %zmm24 /* tr0_30 = unpacklo(row_23, row_31) */
+	vpunpckhbw %zmm1, %zmm25, %zmm1 /* tr0_31 = unpackhi(row_23, row_31) */
+	vpunpcklbw %zmm21, %zmm2, %zmm25 /* tr1_16 = unpacklo(tr0_16, tr0_24) */
+	vpunpckhbw %zmm21, %zmm2, %zmm2 /* tr1_17 = unpackhi(tr0_16, tr0_24) */
+	vpunpcklbw %zmm3, %zmm18, %zmm21 /* tr1_18 = unpacklo(tr0_17, tr0_25) */
+	vpunpckhbw %zmm3, %zmm18, %zmm3 /* tr1_19 = unpackhi(tr0_17, tr0_25) */
+	vpunpcklbw %zmm22, %zmm26, %zmm18 /* tr1_20 = unpacklo(tr0_18, tr0_26) */
+	vpunpckhbw %zmm22, %zmm26, %zmm22 /* tr1_21 = unpackhi(tr0_18, tr0_26) */
+	vpunpcklbw %zmm4, %zmm19, %zmm26 /* tr1_22 = unpacklo(tr0_19, tr0_27) */
+	vpunpckhbw %zmm4, %zmm19, %zmm4 /* tr1_23 = unpackhi(tr0_19, tr0_27) */
+	vpunpcklbw %zmm23, %zmm27, %zmm19 /* tr1_24 = unpacklo(tr0_20, tr0_28) */
+	vpunpckhbw %zmm23, %zmm27, %zmm23 /* tr1_25 = unpackhi(tr0_20, tr0_28) */
+	vpunpcklbw %zmm5, %zmm20, %zmm27 /* tr1_26 = unpacklo(tr0_21, tr0_29) */
+	vpunpckhbw %zmm5, %zmm20, %zmm5 /* tr1_27 = unpackhi(tr0_21, tr0_29) */
+	vpunpcklbw %zmm24, %zmm28, %zmm20 /* tr1_28 = unpacklo(tr0_22, tr0_30) */
+	vpunpckhbw %zmm24, %zmm28, %zmm24 /* tr1_29 = unpackhi(tr0_22, tr0_30) */
+	vpunpcklbw %zmm1, %zmm0, %zmm28 /* tr1_30 = unpacklo(tr0_23, tr0_31) */
+	vpunpckhbw %zmm1, %zmm0, %zmm0 /* tr1_31 = unpackhi(tr0_23, tr0_31) */
+	vpunpcklbw %zmm19, %zmm25, %zmm1 /* tr2_16 = unpacklo(tr1_16, tr1_24) */
+	vpunpckhbw %zmm19, %zmm25, %zmm19 /* tr2_17 = unpackhi(tr1_16, tr1_24) */
+	vpunpcklbw %zmm23, %zmm2, %zmm25 /* tr2_18 = unpacklo(tr1_17, tr1_25) */
+	vpunpckhbw %zmm23, %zmm2, %zmm2 /* tr2_19 = unpackhi(tr1_17, tr1_25) */
+	vpunpcklbw %zmm27, %zmm21, %zmm23 /* tr2_20 = unpacklo(tr1_18, tr1_26) */
+	vpunpckhbw %zmm27, %zmm21, %zmm21 /* tr2_21 = unpackhi(tr1_18, tr1_26) */
+	vpunpcklbw %zmm5, %zmm3, %zmm27 /* tr2_22 = unpacklo(tr1_19, tr1_27) */
+	vpunpckhbw %zmm5, %zmm3, %zmm3 /* tr2_23 = unpackhi(tr1_19, tr1_27) */
+	vpunpcklbw %zmm20, %zmm18, %zmm5 /* tr2_24 = unpacklo(tr1_20, tr1_28) */
+	vpunpckhbw %zmm20, %zmm18, %zmm18 /* tr2_25 = unpackhi(tr1_20, tr1_28) */
+	vpunpcklbw %zmm24, %zmm22, %zmm20 /* tr2_26 = unpacklo(tr1_21, tr1_29) */
+	vpunpckhbw %zmm24, %zmm22, %zmm22 /* tr2_27 = unpackhi(tr1_21, tr1_29) */
+	vpunpcklbw %zmm28, %zmm26, %zmm24 /* tr2_28 = unpacklo(tr1_22, tr1_30) */
+	vpunpckhbw %zmm28, %zmm26, %zmm26 /* tr2_29 = unpackhi(tr1_22, tr1_30) */
+	vpunpcklbw %zmm0, %zmm4, %zmm28 /* tr2_30 = unpacklo(tr1_23, tr1_31) */
+	vpunpckhbw %zmm0, %zmm4, %zmm0 /* tr2_31 = unpackhi(tr1_23, tr1_31) */
+	vpunpcklbw %zmm5, %zmm1, %zmm4 /* tr3_16 = unpacklo(tr2_16, tr2_24) */
+	vpunpckhbw %zmm5, %zmm1, %zmm1 /* tr3_17 = unpackhi(tr2_16, tr2_24) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat(%rip), %zmm4, %zmm4 /* xin_16 = gf2p8affine(tr3_16, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat(%rip), %zmm1, %zmm1 /* xin_17 = gf2p8affine(tr3_17, gfni_mat) */
+	vpunpcklbw %zmm18, %zmm19, %zmm5 /* tr3_18 = unpacklo(tr2_17, tr2_25) */
+	vpunpckhbw %zmm18, %zmm19, %zmm18 /* tr3_19 = unpackhi(tr2_17, tr2_25) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat(%rip), %zmm5, %zmm5 /* xin_18 = gf2p8affine(tr3_18, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat(%rip), %zmm18, %zmm18 /* xin_19 = gf2p8affine(tr3_19, gfni_mat) */
+	vpunpcklbw %zmm20, %zmm25, %zmm19 /* tr3_20 = unpacklo(tr2_18, tr2_26) */
+	vpunpckhbw %zmm20, %zmm25, %zmm20 /* tr3_21 = unpackhi(tr2_18, tr2_26) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat(%rip), %zmm19, %zmm19 /* xin_20 = gf2p8affine(tr3_20, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat(%rip), %zmm20, %zmm20 /* xin_21 = gf2p8affine(tr3_21, gfni_mat) */
+	vpunpcklbw %zmm22, %zmm2, %zmm25 /* tr3_22 = unpacklo(tr2_19, tr2_27) */
+	vpunpckhbw %zmm22, %zmm2, %zmm2 /* tr3_23 = unpackhi(tr2_19, tr2_27) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat(%rip), %zmm25, %zmm22 /* xin_22 = gf2p8affine(tr3_22, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat(%rip), %zmm2, %zmm2 /* xin_23 = gf2p8affine(tr3_23, gfni_mat) */
+	vpunpcklbw %zmm24, %zmm23, %zmm25 /* tr3_24 = unpacklo(tr2_20, tr2_28) */
+	vpunpckhbw %zmm24, %zmm23, %zmm23 /* tr3_25 = unpackhi(tr2_20, tr2_28) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat(%rip), %zmm25, %zmm24 /* xin_24 = gf2p8affine(tr3_24, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat(%rip), %zmm23, %zmm23 /* xin_25 = gf2p8affine(tr3_25, gfni_mat) */
+	vpunpcklbw %zmm26, %zmm21, %zmm25 /* tr3_26 = unpacklo(tr2_21, tr2_29) */
+	vpunpckhbw %zmm26, %zmm21, %zmm21 /* tr3_27 = unpackhi(tr2_21, tr2_29) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat(%rip), %zmm25, %zmm25 /* xin_26 = gf2p8affine(tr3_26, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat(%rip), %zmm21, %zmm21 /* xin_27 = gf2p8affine(tr3_27, gfni_mat) */
 	vpunpcklbw %zmm28, %zmm27, %zmm26 /* tr3_28 = unpacklo(tr2_22, tr2_30) */
 	vpunpckhbw %zmm28, %zmm27, %zmm27 /* tr3_29 = unpackhi(tr2_22, tr2_30) */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat(%rip), %zmm26, %zmm26 /* xin_28 = gf2p8affine(tr3_28, gfni_mat) */
@@ -7497,458 +7433,458 @@ sm4_byteslice_avx512_gfni_batch_gcm_asm:
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat(%rip), %zmm0, %zmm0 /* xin_31 = gf2p8affine(tr3_31, gfni_mat) */
 
 	/* Products per input byte: B'1, B'2; every other block of M'_L is a XOR of them. */
-	vmovdqa64 128(%rsp), %zmm28 /* reload g0x0.2 */
-	vmovdqa64 64(%rsp), %zmm29 /* reload g0x1.2 */
+	vmovdqa64 64(%rsp), %zmm28 /* reload g0x0.2 */
+	vmovdqa64 256(%rsp), %zmm29 /* reload g0x1.2 */
 	vmovdqa64 320(%rsp), %zmm30 /* reload g0x14.2 */
 	vmovdqa64 384(%rsp), %zmm31 /* reload g0x15.2 */
-	vmovdqa64 %zmm7, 384(%rsp) /* spill g0x3.2 */
-	vmovdqa64 %zmm5, 320(%rsp) /* spill g1x0.2 */
-	vmovdqa64 %zmm2, 64(%rsp) /* spill g1x1.2 */
-	vmovdqa64 %zmm6, 128(%rsp) /* spill g1x2.2 */
-	vmovdqa64 %zmm4, 192(%rsp) /* spill g1x3.2 */
+	vmovdqa64 %zmm6, 384(%rsp) /* spill g0x3.2 */
+	vmovdqa64 %zmm4, 320(%rsp) /* spill g1x0.2 */
+	vmovdqa64 %zmm1, 256(%rsp) /* spill g1x1.2 */
+	vmovdqa64 %zmm5, 64(%rsp) /* spill g1x2.2 */
+	vmovdqa64 %zmm18, 128(%rsp) /* spill g1x3.2 */
 	xor %r10, %r10
 	.p2align 4
 .Lsm4_byteslice_avx512_gfni_asm_9_loop_r0:
 
 	/* Round 8r+0: slot 0 ^= M'_L·inv(slot 1 ^ slot 2 ^ slot 3 ^ rk') ^ C'. */
-	vpbroadcastd (%rdi,%r10), %zmm2 /* rk0 = bcast32() */
+	vpbroadcastd (%rdi,%r10), %zmm1 /* rk0 = bcast32() */
 	vpbroadcastd 4(%rdi,%r10), %zmm4 /* rk1 = bcast32() */
 	vpbroadcastd 8(%rdi,%r10), %zmm5 /* rk2 = bcast32() */
 	vpbroadcastd 12(%rdi,%r10), %zmm6 /* rk3 = bcast32() */
-	vmovdqa64 %zmm10, %zmm7 /* g0x4.2 */
-	vpternlogd $0x96, %zmm2, %zmm14, %zmm7 /* t0_acc_1 = ternlog(g0x4, g0x8, rk0) */
-	vpxord %zmm18, %zmm7, %zmm7 /* t0 = xor(t0_acc_1, g0x12) */
-	vmovdqa64 %zmm10, 256(%rsp) /* spill g0x4.2 */
-	vmovdqa64 %zmm20, %zmm10 /* g1x4.2 */
-	vpternlogd $0x96, %zmm2, %zmm25, %zmm10 /* t0_acc_3 = ternlog(g1x4, g1x8, rk0) */
-	vpxord %zmm26, %zmm10, %zmm2 /* t0_1 = xor(t0_acc_3, g1x12) */
-	vmovdqa64 %zmm9, %zmm10 /* g0x5.2 */
-	vpternlogd $0x96, %zmm4, %zmm13, %zmm10 /* t1_acc_1 = ternlog(g0x5, g0x9, rk1) */
-	vpxord %zmm17, %zmm10, %zmm10 /* t1 = xor(t1_acc_1, g0x13) */
-	vmovdqa64 %zmm20, 448(%rsp) /* spill g1x4.2 */
-	vmovdqa64 %zmm21, %zmm20 /* g1x5.2 */
-	vpternlogd $0x96, %zmm4, %zmm24, %zmm20 /* t1_acc_3 = ternlog(g1x5, g1x9, rk1) */
-	vpxord %zmm27, %zmm20, %zmm4 /* t1_1 = xor(t1_acc_3, g1x13) */
-	vmovdqa64 %zmm12, %zmm20 /* g0x6.2 */
-	vpternlogd $0x96, %zmm5, %zmm16, %zmm20 /* t2_acc_1 = ternlog(g0x6, g0x10, rk2) */
-	vpxord %zmm30, %zmm20, %zmm20 /* t2 = xor(t2_acc_1, g0x14) */
-	vmovdqa64 %zmm21, 512(%rsp) /* spill g1x5.2 */
-	vmovdqa64 %zmm19, %zmm21 /* g1x6.2 */
-	vpternlogd $0x96, %zmm5, %zmm23, %zmm21 /* t2_acc_3 = ternlog(g1x6, g1x10, rk2) */
-	vpxord %zmm3, %zmm21, %zmm5 /* t2_1 = xor(t2_acc_3, g1x14) */
-	vmovdqa64 %zmm11, %zmm21 /* g0x7.2 */
-	vpternlogd $0x96, %zmm6, %zmm15, %zmm21 /* t3_acc_1 = ternlog(g0x7, g0x11, rk3) */
-	vpxord %zmm31, %zmm21, %zmm21 /* t3 = xor(t3_acc_1, g0x15) */
-	vmovdqa64 %zmm19, 576(%rsp) /* spill g1x6.2 */
-	vmovdqa64 %zmm1, %zmm19 /* g1x7.2 */
-	vpternlogd $0x96, %zmm6, %zmm22, %zmm19 /* t3_acc_3 = ternlog(g1x7, g1x11, rk3) */
-	vpxord %zmm0, %zmm19, %zmm6 /* t3_1 = xor(t3_acc_3, g1x15) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm7, %zmm19 /* p1_0 = gf2p8affineinv(t0, gfni_mat_1) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_2(%rip), %zmm7, %zmm7 /* p2_0 = gf2p8affineinv(t0, gfni_mat_2) */
-	vmovdqa64 %zmm1, 640(%rsp) /* spill g1x7.2 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm10, %zmm1 /* p1_1 = gf2p8affineinv(t1, gfni_mat_1) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_2(%rip), %zmm10, %zmm10 /* p2_1 = gf2p8affineinv(t1, gfni_mat_2) */
-	vmovdqa64 %zmm11, 704(%rsp) /* spill g0x7.2 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm20, %zmm11 /* p1_2 = gf2p8affineinv(t2, gfni_mat_1) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_2(%rip), %zmm20, %zmm20 /* p2_2 = gf2p8affineinv(t2, gfni_mat_2) */
-	vmovdqa64 %zmm12, 768(%rsp) /* spill g0x6.2 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm21, %zmm12 /* p1_3 = gf2p8affineinv(t3, gfni_mat_1) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_2(%rip), %zmm21, %zmm21 /* p2_3 = gf2p8affineinv(t3, gfni_mat_2) */
-	vmovdqa64 %zmm9, 832(%rsp) /* spill g0x5.2 */
-	vpxord %zmm12, %zmm20, %zmm9 /* m0_acc_1 = xor(p2_2, p1_3) */
+	vmovdqa64 %zmm9, %zmm18 /* g0x4.2 */
+	vpternlogd $0x96, %zmm1, %zmm13, %zmm18 /* t0_acc_1 = ternlog(g0x4, g0x8, rk0) */
+	vpxord %zmm17, %zmm18, %zmm18 /* t0 = xor(t0_acc_1, g0x12) */
+	vmovdqa64 %zmm9, 192(%rsp) /* spill g0x4.2 */
+	vmovdqa64 %zmm19, %zmm9 /* g1x4.2 */
+	vpternlogd $0x96, %zmm1, %zmm24, %zmm9 /* t0_acc_3 = ternlog(g1x4, g1x8, rk0) */
+	vpxord %zmm26, %zmm9, %zmm1 /* t0_1 = xor(t0_acc_3, g1x12) */
+	vmovdqa64 %zmm8, %zmm9 /* g0x5.2 */
+	vpternlogd $0x96, %zmm4, %zmm12, %zmm9 /* t1_acc_1 = ternlog(g0x5, g0x9, rk1) */
+	vpxord %zmm16, %zmm9, %zmm9 /* t1 = xor(t1_acc_1, g0x13) */
+	vmovdqa64 %zmm19, 448(%rsp) /* spill g1x4.2 */
+	vmovdqa64 %zmm20, %zmm19 /* g1x5.2 */
+	vpternlogd $0x96, %zmm4, %zmm23, %zmm19 /* t1_acc_3 = ternlog(g1x5, g1x9, rk1) */
+	vpxord %zmm27, %zmm19, %zmm4 /* t1_1 = xor(t1_acc_3, g1x13) */
+	vmovdqa64 %zmm11, %zmm19 /* g0x6.2 */
+	vpternlogd $0x96, %zmm5, %zmm15, %zmm19 /* t2_acc_1 = ternlog(g0x6, g0x10, rk2) */
+	vpxord %zmm30, %zmm19, %zmm19 /* t2 = xor(t2_acc_1, g0x14) */
+	vmovdqa64 %zmm20, 512(%rsp) /* spill g1x5.2 */
+	vmovdqa64 %zmm22, %zmm20 /* g1x6.2 */
+	vpternlogd $0x96, %zmm5, %zmm25, %zmm20 /* t2_acc_3 = ternlog(g1x6, g1x10, rk2) */
+	vpxord %zmm3, %zmm20, %zmm5 /* t2_1 = xor(t2_acc_3, g1x14) */
+	vmovdqa64 %zmm10, %zmm20 /* g0x7.2 */
+	vpternlogd $0x96, %zmm6, %zmm14, %zmm20 /* t3_acc_1 = ternlog(g0x7, g0x11, rk3) */
+	vpxord %zmm31, %zmm20, %zmm20 /* t3 = xor(t3_acc_1, g0x15) */
+	vmovdqa64 %zmm22, 576(%rsp) /* spill g1x6.2 */
+	vmovdqa64 %zmm2, %zmm22 /* g1x7.2 */
+	vpternlogd $0x96, %zmm6, %zmm21, %zmm22 /* t3_acc_3 = ternlog(g1x7, g1x11, rk3) */
+	vpxord %zmm0, %zmm22, %zmm6 /* t3_1 = xor(t3_acc_3, g1x15) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm18, %zmm22 /* p1_0 = gf2p8affineinv(t0, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_2(%rip), %zmm18, %zmm18 /* p2_0 = gf2p8affineinv(t0, gfni_mat_2) */
+	vmovdqa64 %zmm2, 640(%rsp) /* spill g1x7.2 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm9, %zmm2 /* p1_1 = gf2p8affineinv(t1, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_2(%rip), %zmm9, %zmm9 /* p2_1 = gf2p8affineinv(t1, gfni_mat_2) */
+	vmovdqa64 %zmm10, 704(%rsp) /* spill g0x7.2 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm19, %zmm10 /* p1_2 = gf2p8affineinv(t2, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_2(%rip), %zmm19, %zmm19 /* p2_2 = gf2p8affineinv(t2, gfni_mat_2) */
+	vmovdqa64 %zmm11, 768(%rsp) /* spill g0x6.2 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm20, %zmm11 /* p1_3 = gf2p8affineinv(t3, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_2(%rip), %zmm20, %zmm20 /* p2_3 = gf2p8affineinv(t3, gfni_mat_2) */
+	vmovdqa64 %zmm8, 832(%rsp) /* spill g0x5.2 */
+	vpxord %zmm11, %zmm19, %zmm8 /* m0_acc_1 = xor(p2_2, p1_3) */
 	vmovdqa64 %zmm0, 896(%rsp) /* spill g1x15.2 */
-	vmovdqa64 %zmm19, %zmm0 /* p1_0 */
-	vpternlogd $0x96, %zmm9, %zmm10, %zmm0 /* m0_acc_2 = ternlog(p1_0, p2_1, m0_acc_1) */
-	vpternlogd $0x96, %zmm28, %zmm21, %zmm0 /* x0n = ternlog(m0_acc_2, p2_3, g0x0) */
-	vpxord %zmm20, %zmm1, %zmm9 /* m1_acc_1 = xor(p1_1, p2_2) */
-	vpternlogd $0x96, %zmm9, %zmm7, %zmm19 /* m1_acc_2 = ternlog(p1_0, p2_0, m1_acc_1) */
-	vpternlogd $0x96, %zmm29, %zmm21, %zmm19 /* x1n = ternlog(m1_acc_2, p2_3, g0x1) */
-	vpxord %zmm20, %zmm11, %zmm9 /* m3_acc_1 = xor(p1_2, p2_2) */
-	vpxord %zmm11, %zmm10, %zmm11 /* m2_acc_1 = xor(p2_1, p1_2) */
-	vmovdqa64 %zmm7, %zmm20 /* p2_0 */
-	vpternlogd $0x96, %zmm11, %zmm1, %zmm20 /* m2_acc_2 = ternlog(p2_0, p1_1, m2_acc_1) */
-	vpternlogd $0x96, %zmm9, %zmm10, %zmm7 /* m3_acc_2 = ternlog(p2_0, p2_1, m3_acc_1) */
-	vpternlogd $0x96, %zmm8, %zmm21, %zmm20 /* x2n = ternlog(m2_acc_2, p2_3, g0x2) */
-	vpternlogd $0x96, 384(%rsp), %zmm12, %zmm7 /* x3n = ternlog(m3_acc_2, p1_3, g0x3) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm2, %zmm1 /* p1_0_1 = gf2p8affineinv(t0_1, gfni_mat_1) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_2(%rip), %zmm2, %zmm2 /* p2_0_1 = gf2p8affineinv(t0_1, gfni_mat_2) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm4, %zmm8 /* p1_1_1 = gf2p8affineinv(t1_1, gfni_mat_1) */
+	vmovdqa64 %zmm22, %zmm0 /* p1_0 */
+	vpternlogd $0x96, %zmm8, %zmm9, %zmm0 /* m0_acc_2 = ternlog(p1_0, p2_1, m0_acc_1) */
+	vpternlogd $0x96, %zmm28, %zmm20, %zmm0 /* x0n = ternlog(m0_acc_2, p2_3, g0x0) */
+	vpxord %zmm19, %zmm2, %zmm8 /* m1_acc_1 = xor(p1_1, p2_2) */
+	vpternlogd $0x96, %zmm8, %zmm18, %zmm22 /* m1_acc_2 = ternlog(p1_0, p2_0, m1_acc_1) */
+	vpternlogd $0x96, %zmm29, %zmm20, %zmm22 /* x1n = ternlog(m1_acc_2, p2_3, g0x1) */
+	vpxord %zmm19, %zmm10, %zmm8 /* m3_acc_1 = xor(p1_2, p2_2) */
+	vpxord %zmm10, %zmm9, %zmm10 /* m2_acc_1 = xor(p2_1, p1_2) */
+	vmovdqa64 %zmm18, %zmm19 /* p2_0 */
+	vpternlogd $0x96, %zmm10, %zmm2, %zmm19 /* m2_acc_2 = ternlog(p2_0, p1_1, m2_acc_1) */
+	vpternlogd $0x96, %zmm8, %zmm9, %zmm18 /* m3_acc_2 = ternlog(p2_0, p2_1, m3_acc_1) */
+	vpternlogd $0x96, %zmm7, %zmm20, %zmm19 /* x2n = ternlog(m2_acc_2, p2_3, g0x2) */
+	vpternlogd $0x96, 384(%rsp), %zmm11, %zmm18 /* x3n = ternlog(m3_acc_2, p1_3, g0x3) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm1, %zmm2 /* p1_0_1 = gf2p8affineinv(t0_1, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_2(%rip), %zmm1, %zmm1 /* p2_0_1 = gf2p8affineinv(t0_1, gfni_mat_2) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm4, %zmm7 /* p1_1_1 = gf2p8affineinv(t1_1, gfni_mat_1) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_2(%rip), %zmm4, %zmm4 /* p2_1_1 = gf2p8affineinv(t1_1, gfni_mat_2) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm5, %zmm9 /* p1_2_1 = gf2p8affineinv(t2_1, gfni_mat_1) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm5, %zmm8 /* p1_2_1 = gf2p8affineinv(t2_1, gfni_mat_1) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_2(%rip), %zmm5, %zmm5 /* p2_2_1 = gf2p8affineinv(t2_1, gfni_mat_2) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm6, %zmm10 /* p1_3_1 = gf2p8affineinv(t3_1, gfni_mat_1) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm6, %zmm9 /* p1_3_1 = gf2p8affineinv(t3_1, gfni_mat_1) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_2(%rip), %zmm6, %zmm6 /* p2_3_1 = gf2p8affineinv(t3_1, gfni_mat_2) */
-	vpxord %zmm10, %zmm5, %zmm11 /* m0_acc_5 = xor(p2_2_1, p1_3_1) */
-	vmovdqa64 %zmm1, %zmm12 /* p1_0_1 */
-	vpternlogd $0x96, %zmm11, %zmm4, %zmm12 /* m0_acc_6 = ternlog(p1_0_1, p2_1_1, m0_acc_5) */
-	vpternlogd $0x96, 320(%rsp), %zmm6, %zmm12 /* x0n_1 = ternlog(m0_acc_6, p2_3_1, g1x0) */
-	vpxord %zmm5, %zmm8, %zmm11 /* m1_acc_5 = xor(p1_1_1, p2_2_1) */
-	vpternlogd $0x96, %zmm11, %zmm2, %zmm1 /* m1_acc_6 = ternlog(p1_0_1, p2_0_1, m1_acc_5) */
-	vpternlogd $0x96, 64(%rsp), %zmm6, %zmm1 /* x1n_1 = ternlog(m1_acc_6, p2_3_1, g1x1) */
-	vpxord %zmm5, %zmm9, %zmm5 /* m3_acc_5 = xor(p1_2_1, p2_2_1) */
-	vpxord %zmm9, %zmm4, %zmm9 /* m2_acc_5 = xor(p2_1_1, p1_2_1) */
-	vmovdqa64 %zmm2, %zmm11 /* p2_0_1 */
-	vpternlogd $0x96, %zmm9, %zmm8, %zmm11 /* m2_acc_6 = ternlog(p2_0_1, p1_1_1, m2_acc_5) */
-	vpternlogd $0x96, %zmm5, %zmm4, %zmm2 /* m3_acc_6 = ternlog(p2_0_1, p2_1_1, m3_acc_5) */
-	vpternlogd $0x96, 128(%rsp), %zmm6, %zmm11 /* x2n_1 = ternlog(m2_acc_6, p2_3_1, g1x2) */
-	vpternlogd $0x96, 192(%rsp), %zmm10, %zmm2 /* x3n_1 = ternlog(m3_acc_6, p1_3_1, g1x3) */
+	vpxord %zmm9, %zmm5, %zmm10 /* m0_acc_5 = xor(p2_2_1, p1_3_1) */
+	vmovdqa64 %zmm2, %zmm11 /* p1_0_1 */
+	vpternlogd $0x96, %zmm10, %zmm4, %zmm11 /* m0_acc_6 = ternlog(p1_0_1, p2_1_1, m0_acc_5) */
+	vpternlogd $0x96, 320(%rsp), %zmm6, %zmm11 /* x0n_1 = ternlog(m0_acc_6, p2_3_1, g1x0) */
+	vpxord %zmm5, %zmm7, %zmm10 /* m1_acc_5 = xor(p1_1_1, p2_2_1) */
+	vpternlogd $0x96, %zmm10, %zmm1, %zmm2 /* m1_acc_6 = ternlog(p1_0_1, p2_0_1, m1_acc_5) */
+	vpternlogd $0x96, 256(%rsp), %zmm6, %zmm2 /* x1n_1 = ternlog(m1_acc_6, p2_3_1, g1x1) */
+	vpxord %zmm5, %zmm8, %zmm5 /* m3_acc_5 = xor(p1_2_1, p2_2_1) */
+	vpxord %zmm8, %zmm4, %zmm8 /* m2_acc_5 = xor(p2_1_1, p1_2_1) */
+	vmovdqa64 %zmm1, %zmm10 /* p2_0_1 */
+	vpternlogd $0x96, %zmm8, %zmm7, %zmm10 /* m2_acc_6 = ternlog(p2_0_1, p1_1_1, m2_acc_5) */
+	vpternlogd $0x96, %zmm5, %zmm4, %zmm1 /* m3_acc_6 = ternlog(p2_0_1, p2_1_1, m3_acc_5) */
+	vpternlogd $0x96, 64(%rsp), %zmm6, %zmm10 /* x2n_1 = ternlog(m2_acc_6, p2_3_1, g1x2) */
+	vpternlogd $0x96, 128(%rsp), %zmm9, %zmm1 /* x3n_1 = ternlog(m3_acc_6, p1_3_1, g1x3) */
 
 	/* Round 8r+1: slot 1 ^= M'_L·inv(slot 2 ^ slot 3 ^ slot 0 ^ rk') ^ C'. */
 	vpbroadcastd 16(%rdi,%r10), %zmm4 /* rk0_1 = bcast32() */
 	vpbroadcastd 20(%rdi,%r10), %zmm5 /* rk1_1 = bcast32() */
 	vpbroadcastd 24(%rdi,%r10), %zmm6 /* rk2_1 = bcast32() */
-	vpbroadcastd 28(%rdi,%r10), %zmm8 /* rk3_1 = bcast32() */
-	vmovdqa64 %zmm14, %zmm9 /* g0x8.2 */
-	vpternlogd $0x96, %zmm4, %zmm18, %zmm9 /* t0_acc_5 = ternlog(g0x8, g0x12, rk0_1) */
-	vpxord %zmm0, %zmm9, %zmm9 /* t0_2 = xor(t0_acc_5, g0x0) */
-	vmovdqa64 %zmm25, %zmm10 /* g1x8.2 */
-	vpternlogd $0x96, %zmm4, %zmm26, %zmm10 /* t0_acc_7 = ternlog(g1x8, g1x12, rk0_1) */
-	vpxord %zmm12, %zmm10, %zmm4 /* t0_3 = xor(t0_acc_7, g1x0) */
-	vmovdqa64 %zmm13, %zmm10 /* g0x9.2 */
-	vpternlogd $0x96, %zmm5, %zmm17, %zmm10 /* t1_acc_5 = ternlog(g0x9, g0x13, rk1_1) */
-	vpxord %zmm19, %zmm10, %zmm10 /* t1_2 = xor(t1_acc_5, g0x1) */
-	vmovdqa64 %zmm24, %zmm21 /* g1x9.2 */
-	vpternlogd $0x96, %zmm5, %zmm27, %zmm21 /* t1_acc_7 = ternlog(g1x9, g1x13, rk1_1) */
-	vpxord %zmm1, %zmm21, %zmm5 /* t1_3 = xor(t1_acc_7, g1x1) */
-	vmovdqa64 %zmm16, %zmm21 /* g0x10.2 */
-	vpternlogd $0x96, %zmm6, %zmm30, %zmm21 /* t2_acc_5 = ternlog(g0x10, g0x14, rk2_1) */
-	vpxord %zmm20, %zmm21, %zmm21 /* t2_2 = xor(t2_acc_5, g0x2) */
-	vmovdqa64 %zmm23, %zmm28 /* g1x10.2 */
+	vpbroadcastd 28(%rdi,%r10), %zmm7 /* rk3_1 = bcast32() */
+	vmovdqa64 %zmm13, %zmm8 /* g0x8.2 */
+	vpternlogd $0x96, %zmm4, %zmm17, %zmm8 /* t0_acc_5 = ternlog(g0x8, g0x12, rk0_1) */
+	vpxord %zmm0, %zmm8, %zmm8 /* t0_2 = xor(t0_acc_5, g0x0) */
+	vmovdqa64 %zmm24, %zmm9 /* g1x8.2 */
+	vpternlogd $0x96, %zmm4, %zmm26, %zmm9 /* t0_acc_7 = ternlog(g1x8, g1x12, rk0_1) */
+	vpxord %zmm11, %zmm9, %zmm4 /* t0_3 = xor(t0_acc_7, g1x0) */
+	vmovdqa64 %zmm12, %zmm9 /* g0x9.2 */
+	vpternlogd $0x96, %zmm5, %zmm16, %zmm9 /* t1_acc_5 = ternlog(g0x9, g0x13, rk1_1) */
+	vpxord %zmm22, %zmm9, %zmm9 /* t1_2 = xor(t1_acc_5, g0x1) */
+	vmovdqa64 %zmm23, %zmm20 /* g1x9.2 */
+	vpternlogd $0x96, %zmm5, %zmm27, %zmm20 /* t1_acc_7 = ternlog(g1x9, g1x13, rk1_1) */
+	vpxord %zmm2, %zmm20, %zmm5 /* t1_3 = xor(t1_acc_7, g1x1) */
+	vmovdqa64 %zmm15, %zmm20 /* g0x10.2 */
+	vpternlogd $0x96, %zmm6, %zmm30, %zmm20 /* t2_acc_5 = ternlog(g0x10, g0x14, rk2_1) */
+	vpxord %zmm19, %zmm20, %zmm20 /* t2_2 = xor(t2_acc_5, g0x2) */
+	vmovdqa64 %zmm25, %zmm28 /* g1x10.2 */
 	vpternlogd $0x96, %zmm6, %zmm3, %zmm28 /* t2_acc_7 = ternlog(g1x10, g1x14, rk2_1) */
-	vpxord %zmm11, %zmm28, %zmm6 /* t2_3 = xor(t2_acc_7, g1x2) */
-	vmovdqa64 %zmm15, %zmm28 /* g0x11.2 */
-	vpternlogd $0x96, %zmm8, %zmm31, %zmm28 /* t3_acc_5 = ternlog(g0x11, g0x15, rk3_1) */
-	vpxord %zmm7, %zmm28, %zmm28 /* t3_2 = xor(t3_acc_5, g0x3) */
+	vpxord %zmm10, %zmm28, %zmm6 /* t2_3 = xor(t2_acc_7, g1x2) */
+	vmovdqa64 %zmm14, %zmm28 /* g0x11.2 */
+	vpternlogd $0x96, %zmm7, %zmm31, %zmm28 /* t3_acc_5 = ternlog(g0x11, g0x15, rk3_1) */
+	vpxord %zmm18, %zmm28, %zmm28 /* t3_2 = xor(t3_acc_5, g0x3) */
 	vmovdqa64 896(%rsp), %zmm29 /* reload g1x15.2 */
-	vmovdqa64 %zmm23, 960(%rsp) /* spill g1x10.2 */
-	vmovdqa64 %zmm22, %zmm23 /* g1x11.2 */
-	vpternlogd $0x96, %zmm8, %zmm29, %zmm23 /* t3_acc_7 = ternlog(g1x11, g1x15, rk3_1) */
-	vpxord %zmm2, %zmm23, %zmm8 /* t3_3 = xor(t3_acc_7, g1x3) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm9, %zmm23 /* p1_0_2 = gf2p8affineinv(t0_2, gfni_mat_1) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_2(%rip), %zmm9, %zmm9 /* p2_0_2 = gf2p8affineinv(t0_2, gfni_mat_2) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm10, %zmm29 /* p1_1_2 = gf2p8affineinv(t1_2, gfni_mat_1) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_2(%rip), %zmm10, %zmm10 /* p2_1_2 = gf2p8affineinv(t1_2, gfni_mat_2) */
-	vmovdqa64 %zmm22, 1024(%rsp) /* spill g1x11.2 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm21, %zmm22 /* p1_2_2 = gf2p8affineinv(t2_2, gfni_mat_1) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_2(%rip), %zmm21, %zmm21 /* p2_2_2 = gf2p8affineinv(t2_2, gfni_mat_2) */
-	vmovdqa64 %zmm24, 1088(%rsp) /* spill g1x9.2 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm28, %zmm24 /* p1_3_2 = gf2p8affineinv(t3_2, gfni_mat_1) */
+	vmovdqa64 %zmm25, 960(%rsp) /* spill g1x10.2 */
+	vmovdqa64 %zmm21, %zmm25 /* g1x11.2 */
+	vpternlogd $0x96, %zmm7, %zmm29, %zmm25 /* t3_acc_7 = ternlog(g1x11, g1x15, rk3_1) */
+	vpxord %zmm1, %zmm25, %zmm7 /* t3_3 = xor(t3_acc_7, g1x3) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm8, %zmm25 /* p1_0_2 = gf2p8affineinv(t0_2, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_2(%rip), %zmm8, %zmm8 /* p2_0_2 = gf2p8affineinv(t0_2, gfni_mat_2) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm9, %zmm29 /* p1_1_2 = gf2p8affineinv(t1_2, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_2(%rip), %zmm9, %zmm9 /* p2_1_2 = gf2p8affineinv(t1_2, gfni_mat_2) */
+	vmovdqa64 %zmm21, 1024(%rsp) /* spill g1x11.2 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm20, %zmm21 /* p1_2_2 = gf2p8affineinv(t2_2, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_2(%rip), %zmm20, %zmm20 /* p2_2_2 = gf2p8affineinv(t2_2, gfni_mat_2) */
+	vmovdqa64 %zmm23, 1088(%rsp) /* spill g1x9.2 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm28, %zmm23 /* p1_3_2 = gf2p8affineinv(t3_2, gfni_mat_1) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_2(%rip), %zmm28, %zmm28 /* p2_3_2 = gf2p8affineinv(t3_2, gfni_mat_2) */
-	vmovdqa64 %zmm25, 1152(%rsp) /* spill g1x8.2 */
-	vpxord %zmm24, %zmm21, %zmm25 /* m0_acc_9 = xor(p2_2_2, p1_3_2) */
-	vmovdqa64 %zmm15, 1216(%rsp) /* spill g0x11.2 */
-	vmovdqa64 %zmm23, %zmm15 /* p1_0_2 */
-	vpternlogd $0x96, %zmm25, %zmm10, %zmm15 /* m0_acc_10 = ternlog(p1_0_2, p2_1_2, m0_acc_9) */
-	vpternlogd $0x96, 256(%rsp), %zmm28, %zmm15 /* x0n_2 = ternlog(m0_acc_10, p2_3_2, g0x4) */
-	vpxord %zmm21, %zmm29, %zmm25 /* m1_acc_9 = xor(p1_1_2, p2_2_2) */
-	vpternlogd $0x96, %zmm25, %zmm9, %zmm23 /* m1_acc_10 = ternlog(p1_0_2, p2_0_2, m1_acc_9) */
-	vpternlogd $0x96, 832(%rsp), %zmm28, %zmm23 /* x1n_2 = ternlog(m1_acc_10, p2_3_2, g0x5) */
-	vpxord %zmm21, %zmm22, %zmm21 /* m3_acc_9 = xor(p1_2_2, p2_2_2) */
-	vpxord %zmm22, %zmm10, %zmm22 /* m2_acc_9 = xor(p2_1_2, p1_2_2) */
-	vmovdqa64 %zmm9, %zmm25 /* p2_0_2 */
-	vpternlogd $0x96, %zmm22, %zmm29, %zmm25 /* m2_acc_10 = ternlog(p2_0_2, p1_1_2, m2_acc_9) */
-	vpternlogd $0x96, %zmm21, %zmm10, %zmm9 /* m3_acc_10 = ternlog(p2_0_2, p2_1_2, m3_acc_9) */
-	vpternlogd $0x96, 768(%rsp), %zmm28, %zmm25 /* x2n_2 = ternlog(m2_acc_10, p2_3_2, g0x6) */
-	vpternlogd $0x96, 704(%rsp), %zmm24, %zmm9 /* x3n_2 = ternlog(m3_acc_10, p1_3_2, g0x7) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm4, %zmm10 /* p1_0_3 = gf2p8affineinv(t0_3, gfni_mat_1) */
+	vmovdqa64 %zmm24, 1152(%rsp) /* spill g1x8.2 */
+	vpxord %zmm23, %zmm20, %zmm24 /* m0_acc_9 = xor(p2_2_2, p1_3_2) */
+	vmovdqa64 %zmm14, 1216(%rsp) /* spill g0x11.2 */
+	vmovdqa64 %zmm25, %zmm14 /* p1_0_2 */
+	vpternlogd $0x96, %zmm24, %zmm9, %zmm14 /* m0_acc_10 = ternlog(p1_0_2, p2_1_2, m0_acc_9) */
+	vpternlogd $0x96, 192(%rsp), %zmm28, %zmm14 /* x0n_2 = ternlog(m0_acc_10, p2_3_2, g0x4) */
+	vpxord %zmm20, %zmm29, %zmm24 /* m1_acc_9 = xor(p1_1_2, p2_2_2) */
+	vpternlogd $0x96, %zmm24, %zmm8, %zmm25 /* m1_acc_10 = ternlog(p1_0_2, p2_0_2, m1_acc_9) */
+	vpternlogd $0x96, 832(%rsp), %zmm28, %zmm25 /* x1n_2 = ternlog(m1_acc_10, p2_3_2, g0x5) */
+	vpxord %zmm20, %zmm21, %zmm20 /* m3_acc_9 = xor(p1_2_2, p2_2_2) */
+	vpxord %zmm21, %zmm9, %zmm21 /* m2_acc_9 = xor(p2_1_2, p1_2_2) */
+	vmovdqa64 %zmm8, %zmm24 /* p2_0_2 */
+	vpternlogd $0x96, %zmm21, %zmm29, %zmm24 /* m2_acc_10 = ternlog(p2_0_2, p1_1_2, m2_acc_9) */
+	vpternlogd $0x96, %zmm20, %zmm9, %zmm8 /* m3_acc_10 = ternlog(p2_0_2, p2_1_2, m3_acc_9) */
+	vpternlogd $0x96, 768(%rsp), %zmm28, %zmm24 /* x2n_2 = ternlog(m2_acc_10, p2_3_2, g0x6) */
+	vpternlogd $0x96, 704(%rsp), %zmm23, %zmm8 /* x3n_2 = ternlog(m3_acc_10, p1_3_2, g0x7) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm4, %zmm9 /* p1_0_3 = gf2p8affineinv(t0_3, gfni_mat_1) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_2(%rip), %zmm4, %zmm4 /* p2_0_3 = gf2p8affineinv(t0_3, gfni_mat_2) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm5, %zmm21 /* p1_1_3 = gf2p8affineinv(t1_3, gfni_mat_1) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm5, %zmm20 /* p1_1_3 = gf2p8affineinv(t1_3, gfni_mat_1) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_2(%rip), %zmm5, %zmm5 /* p2_1_3 = gf2p8affineinv(t1_3, gfni_mat_2) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm6, %zmm22 /* p1_2_3 = gf2p8affineinv(t2_3, gfni_mat_1) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm6, %zmm21 /* p1_2_3 = gf2p8affineinv(t2_3, gfni_mat_1) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_2(%rip), %zmm6, %zmm6 /* p2_2_3 = gf2p8affineinv(t2_3, gfni_mat_2) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm8, %zmm24 /* p1_3_3 = gf2p8affineinv(t3_3, gfni_mat_1) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_2(%rip), %zmm8, %zmm8 /* p2_3_3 = gf2p8affineinv(t3_3, gfni_mat_2) */
-	vpxord %zmm24, %zmm6, %zmm28 /* m0_acc_13 = xor(p2_2_3, p1_3_3) */
-	vmovdqa64 %zmm10, %zmm29 /* p1_0_3 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm7, %zmm23 /* p1_3_3 = gf2p8affineinv(t3_3, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_2(%rip), %zmm7, %zmm7 /* p2_3_3 = gf2p8affineinv(t3_3, gfni_mat_2) */
+	vpxord %zmm23, %zmm6, %zmm28 /* m0_acc_13 = xor(p2_2_3, p1_3_3) */
+	vmovdqa64 %zmm9, %zmm29 /* p1_0_3 */
 	vpternlogd $0x96, %zmm28, %zmm5, %zmm29 /* m0_acc_14 = ternlog(p1_0_3, p2_1_3, m0_acc_13) */
-	vpternlogd $0x96, 448(%rsp), %zmm8, %zmm29 /* x0n_3 = ternlog(m0_acc_14, p2_3_3, g1x4) */
-	vpxord %zmm6, %zmm21, %zmm28 /* m1_acc_13 = xor(p1_1_3, p2_2_3) */
-	vpternlogd $0x96, %zmm28, %zmm4, %zmm10 /* m1_acc_14 = ternlog(p1_0_3, p2_0_3, m1_acc_13) */
-	vpternlogd $0x96, 512(%rsp), %zmm8, %zmm10 /* x1n_3 = ternlog(m1_acc_14, p2_3_3, g1x5) */
-	vpxord %zmm6, %zmm22, %zmm6 /* m3_acc_13 = xor(p1_2_3, p2_2_3) */
-	vpxord %zmm22, %zmm5, %zmm22 /* m2_acc_13 = xor(p2_1_3, p1_2_3) */
+	vpternlogd $0x96, 448(%rsp), %zmm7, %zmm29 /* x0n_3 = ternlog(m0_acc_14, p2_3_3, g1x4) */
+	vpxord %zmm6, %zmm20, %zmm28 /* m1_acc_13 = xor(p1_1_3, p2_2_3) */
+	vpternlogd $0x96, %zmm28, %zmm4, %zmm9 /* m1_acc_14 = ternlog(p1_0_3, p2_0_3, m1_acc_13) */
+	vpternlogd $0x96, 512(%rsp), %zmm7, %zmm9 /* x1n_3 = ternlog(m1_acc_14, p2_3_3, g1x5) */
+	vpxord %zmm6, %zmm21, %zmm6 /* m3_acc_13 = xor(p1_2_3, p2_2_3) */
+	vpxord %zmm21, %zmm5, %zmm21 /* m2_acc_13 = xor(p2_1_3, p1_2_3) */
 	vmovdqa64 %zmm4, %zmm28 /* p2_0_3 */
-	vpternlogd $0x96, %zmm22, %zmm21, %zmm28 /* m2_acc_14 = ternlog(p2_0_3, p1_1_3, m2_acc_13) */
+	vpternlogd $0x96, %zmm21, %zmm20, %zmm28 /* m2_acc_14 = ternlog(p2_0_3, p1_1_3, m2_acc_13) */
 	vpternlogd $0x96, %zmm6, %zmm5, %zmm4 /* m3_acc_14 = ternlog(p2_0_3, p2_1_3, m3_acc_13) */
-	vpternlogd $0x96, 576(%rsp), %zmm8, %zmm28 /* x2n_3 = ternlog(m2_acc_14, p2_3_3, g1x6) */
-	vpternlogd $0x96, 640(%rsp), %zmm24, %zmm4 /* x3n_3 = ternlog(m3_acc_14, p1_3_3, g1x7) */
+	vpternlogd $0x96, 576(%rsp), %zmm7, %zmm28 /* x2n_3 = ternlog(m2_acc_14, p2_3_3, g1x6) */
+	vpternlogd $0x96, 640(%rsp), %zmm23, %zmm4 /* x3n_3 = ternlog(m3_acc_14, p1_3_3, g1x7) */
 
 	/* Round 8r+2: slot 2 ^= M'_L·inv(slot 3 ^ slot 0 ^ slot 1 ^ rk') ^ C'. */
 	vpbroadcastd 32(%rdi,%r10), %zmm5 /* rk0_2 = bcast32() */
 	vpbroadcastd 36(%rdi,%r10), %zmm6 /* rk1_2 = bcast32() */
-	vpbroadcastd 40(%rdi,%r10), %zmm8 /* rk2_2 = bcast32() */
-	vpbroadcastd 44(%rdi,%r10), %zmm21 /* rk3_2 = bcast32() */
-	vmovdqa64 %zmm18, %zmm22 /* g0x12.2 */
-	vpternlogd $0x96, %zmm5, %zmm0, %zmm22 /* t0_acc_9 = ternlog(g0x12, g0x0, rk0_2) */
-	vpxord %zmm15, %zmm22, %zmm22 /* t0_4 = xor(t0_acc_9, g0x4) */
-	vmovdqa64 %zmm26, %zmm24 /* g1x12.2 */
-	vpternlogd $0x96, %zmm5, %zmm12, %zmm24 /* t0_acc_11 = ternlog(g1x12, g1x0, rk0_2) */
-	vpxord %zmm29, %zmm24, %zmm5 /* t0_5 = xor(t0_acc_11, g1x4) */
-	vmovdqa64 %zmm17, %zmm24 /* g0x13.2 */
-	vpternlogd $0x96, %zmm6, %zmm19, %zmm24 /* t1_acc_9 = ternlog(g0x13, g0x1, rk1_2) */
-	vpxord %zmm23, %zmm24, %zmm24 /* t1_4 = xor(t1_acc_9, g0x5) */
+	vpbroadcastd 40(%rdi,%r10), %zmm7 /* rk2_2 = bcast32() */
+	vpbroadcastd 44(%rdi,%r10), %zmm20 /* rk3_2 = bcast32() */
+	vmovdqa64 %zmm17, %zmm21 /* g0x12.2 */
+	vpternlogd $0x96, %zmm5, %zmm0, %zmm21 /* t0_acc_9 = ternlog(g0x12, g0x0, rk0_2) */
+	vpxord %zmm14, %zmm21, %zmm21 /* t0_4 = xor(t0_acc_9, g0x4) */
+	vmovdqa64 %zmm26, %zmm23 /* g1x12.2 */
+	vpternlogd $0x96, %zmm5, %zmm11, %zmm23 /* t0_acc_11 = ternlog(g1x12, g1x0, rk0_2) */
+	vpxord %zmm29, %zmm23, %zmm5 /* t0_5 = xor(t0_acc_11, g1x4) */
+	vmovdqa64 %zmm16, %zmm23 /* g0x13.2 */
+	vpternlogd $0x96, %zmm6, %zmm22, %zmm23 /* t1_acc_9 = ternlog(g0x13, g0x1, rk1_2) */
+	vpxord %zmm25, %zmm23, %zmm23 /* t1_4 = xor(t1_acc_9, g0x5) */
 	vmovdqa64 %zmm26, 640(%rsp) /* spill g1x12.2 */
 	vmovdqa64 %zmm27, %zmm26 /* g1x13.2 */
-	vpternlogd $0x96, %zmm6, %zmm1, %zmm26 /* t1_acc_11 = ternlog(g1x13, g1x1, rk1_2) */
-	vpxord %zmm10, %zmm26, %zmm6 /* t1_5 = xor(t1_acc_11, g1x5) */
+	vpternlogd $0x96, %zmm6, %zmm2, %zmm26 /* t1_acc_11 = ternlog(g1x13, g1x1, rk1_2) */
+	vpxord %zmm9, %zmm26, %zmm6 /* t1_5 = xor(t1_acc_11, g1x5) */
 	vmovdqa64 %zmm30, %zmm26 /* g0x14.2 */
-	vpternlogd $0x96, %zmm8, %zmm20, %zmm26 /* t2_acc_9 = ternlog(g0x14, g0x2, rk2_2) */
-	vpxord %zmm25, %zmm26, %zmm26 /* t2_4 = xor(t2_acc_9, g0x6) */
+	vpternlogd $0x96, %zmm7, %zmm19, %zmm26 /* t2_acc_9 = ternlog(g0x14, g0x2, rk2_2) */
+	vpxord %zmm24, %zmm26, %zmm26 /* t2_4 = xor(t2_acc_9, g0x6) */
 	vmovdqa64 %zmm27, 576(%rsp) /* spill g1x13.2 */
 	vmovdqa64 %zmm3, %zmm27 /* g1x14.2 */
-	vpternlogd $0x96, %zmm8, %zmm11, %zmm27 /* t2_acc_11 = ternlog(g1x14, g1x2, rk2_2) */
-	vpxord %zmm28, %zmm27, %zmm8 /* t2_5 = xor(t2_acc_11, g1x6) */
+	vpternlogd $0x96, %zmm7, %zmm10, %zmm27 /* t2_acc_11 = ternlog(g1x14, g1x2, rk2_2) */
+	vpxord %zmm28, %zmm27, %zmm7 /* t2_5 = xor(t2_acc_11, g1x6) */
 	vmovdqa64 %zmm31, %zmm27 /* g0x15.2 */
-	vpternlogd $0x96, %zmm21, %zmm7, %zmm27 /* t3_acc_9 = ternlog(g0x15, g0x3, rk3_2) */
-	vpxord %zmm9, %zmm27, %zmm27 /* t3_4 = xor(t3_acc_9, g0x7) */
+	vpternlogd $0x96, %zmm20, %zmm18, %zmm27 /* t3_acc_9 = ternlog(g0x15, g0x3, rk3_2) */
+	vpxord %zmm8, %zmm27, %zmm27 /* t3_4 = xor(t3_acc_9, g0x7) */
 	vmovdqa64 %zmm3, 512(%rsp) /* spill g1x14.2 */
 	vmovdqa64 896(%rsp), %zmm3 /* reload g1x15.2 */
 	vmovdqa64 %zmm31, 448(%rsp) /* spill g0x15.2 */
 	vmovdqa64 %zmm3, %zmm31 /* g1x15.2 */
-	vpternlogd $0x96, %zmm21, %zmm2, %zmm31 /* t3_acc_11 = ternlog(g1x15, g1x3, rk3_2) */
-	vpxord %zmm4, %zmm31, %zmm21 /* t3_5 = xor(t3_acc_11, g1x7) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm22, %zmm31 /* p1_0_4 = gf2p8affineinv(t0_4, gfni_mat_1) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_2(%rip), %zmm22, %zmm22 /* p2_0_4 = gf2p8affineinv(t0_4, gfni_mat_2) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm24, %zmm3 /* p1_1_4 = gf2p8affineinv(t1_4, gfni_mat_1) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_2(%rip), %zmm24, %zmm24 /* p2_1_4 = gf2p8affineinv(t1_4, gfni_mat_2) */
+	vpternlogd $0x96, %zmm20, %zmm1, %zmm31 /* t3_acc_11 = ternlog(g1x15, g1x3, rk3_2) */
+	vpxord %zmm4, %zmm31, %zmm20 /* t3_5 = xor(t3_acc_11, g1x7) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm21, %zmm31 /* p1_0_4 = gf2p8affineinv(t0_4, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_2(%rip), %zmm21, %zmm21 /* p2_0_4 = gf2p8affineinv(t0_4, gfni_mat_2) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm23, %zmm3 /* p1_1_4 = gf2p8affineinv(t1_4, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_2(%rip), %zmm23, %zmm23 /* p2_1_4 = gf2p8affineinv(t1_4, gfni_mat_2) */
 	vmovdqa64 %zmm30, 704(%rsp) /* spill g0x14.2 */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm26, %zmm30 /* p1_2_4 = gf2p8affineinv(t2_4, gfni_mat_1) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_2(%rip), %zmm26, %zmm26 /* p2_2_4 = gf2p8affineinv(t2_4, gfni_mat_2) */
-	vmovdqa64 %zmm17, 768(%rsp) /* spill g0x13.2 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm27, %zmm17 /* p1_3_4 = gf2p8affineinv(t3_4, gfni_mat_1) */
+	vmovdqa64 %zmm16, 768(%rsp) /* spill g0x13.2 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm27, %zmm16 /* p1_3_4 = gf2p8affineinv(t3_4, gfni_mat_1) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_2(%rip), %zmm27, %zmm27 /* p2_3_4 = gf2p8affineinv(t3_4, gfni_mat_2) */
-	vmovdqa64 %zmm18, 832(%rsp) /* spill g0x12.2 */
-	vpxord %zmm17, %zmm26, %zmm18 /* m0_acc_17 = xor(p2_2_4, p1_3_4) */
-	vmovdqa64 %zmm2, 256(%rsp) /* spill g1x3.3 */
-	vmovdqa64 %zmm31, %zmm2 /* p1_0_4 */
-	vpternlogd $0x96, %zmm18, %zmm24, %zmm2 /* m0_acc_18 = ternlog(p1_0_4, p2_1_4, m0_acc_17) */
-	vpternlogd $0x96, %zmm14, %zmm27, %zmm2 /* x0n_4 = ternlog(m0_acc_18, p2_3_4, g0x8) */
-	vpxord %zmm26, %zmm3, %zmm14 /* m1_acc_17 = xor(p1_1_4, p2_2_4) */
-	vpternlogd $0x96, %zmm14, %zmm22, %zmm31 /* m1_acc_18 = ternlog(p1_0_4, p2_0_4, m1_acc_17) */
-	vpternlogd $0x96, %zmm13, %zmm27, %zmm31 /* x1n_4 = ternlog(m1_acc_18, p2_3_4, g0x9) */
-	vpxord %zmm26, %zmm30, %zmm13 /* m3_acc_17 = xor(p1_2_4, p2_2_4) */
-	vpxord %zmm30, %zmm24, %zmm14 /* m2_acc_17 = xor(p2_1_4, p1_2_4) */
-	vmovdqa64 %zmm22, %zmm18 /* p2_0_4 */
-	vpternlogd $0x96, %zmm14, %zmm3, %zmm18 /* m2_acc_18 = ternlog(p2_0_4, p1_1_4, m2_acc_17) */
-	vpternlogd $0x96, %zmm13, %zmm24, %zmm22 /* m3_acc_18 = ternlog(p2_0_4, p2_1_4, m3_acc_17) */
-	vpternlogd $0x96, %zmm16, %zmm27, %zmm18 /* x2n_4 = ternlog(m2_acc_18, p2_3_4, g0x10) */
-	vpternlogd $0x96, 1216(%rsp), %zmm17, %zmm22 /* x3n_4 = ternlog(m3_acc_18, p1_3_4, g0x11) */
+	vmovdqa64 %zmm17, 832(%rsp) /* spill g0x12.2 */
+	vpxord %zmm16, %zmm26, %zmm17 /* m0_acc_17 = xor(p2_2_4, p1_3_4) */
+	vmovdqa64 %zmm1, 192(%rsp) /* spill g1x3.3 */
+	vmovdqa64 %zmm31, %zmm1 /* p1_0_4 */
+	vpternlogd $0x96, %zmm17, %zmm23, %zmm1 /* m0_acc_18 = ternlog(p1_0_4, p2_1_4, m0_acc_17) */
+	vpternlogd $0x96, %zmm13, %zmm27, %zmm1 /* x0n_4 = ternlog(m0_acc_18, p2_3_4, g0x8) */
+	vpxord %zmm26, %zmm3, %zmm13 /* m1_acc_17 = xor(p1_1_4, p2_2_4) */
+	vpternlogd $0x96, %zmm13, %zmm21, %zmm31 /* m1_acc_18 = ternlog(p1_0_4, p2_0_4, m1_acc_17) */
+	vpternlogd $0x96, %zmm12, %zmm27, %zmm31 /* x1n_4 = ternlog(m1_acc_18, p2_3_4, g0x9) */
+	vpxord %zmm26, %zmm30, %zmm12 /* m3_acc_17 = xor(p1_2_4, p2_2_4) */
+	vpxord %zmm30, %zmm23, %zmm13 /* m2_acc_17 = xor(p2_1_4, p1_2_4) */
+	vmovdqa64 %zmm21, %zmm17 /* p2_0_4 */
+	vpternlogd $0x96, %zmm13, %zmm3, %zmm17 /* m2_acc_18 = ternlog(p2_0_4, p1_1_4, m2_acc_17) */
+	vpternlogd $0x96, %zmm12, %zmm23, %zmm21 /* m3_acc_18 = ternlog(p2_0_4, p2_1_4, m3_acc_17) */
+	vpternlogd $0x96, %zmm15, %zmm27, %zmm17 /* x2n_4 = ternlog(m2_acc_18, p2_3_4, g0x10) */
+	vpternlogd $0x96, 1216(%rsp), %zmm16, %zmm21 /* x3n_4 = ternlog(m3_acc_18, p1_3_4, g0x11) */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm5, %zmm3 /* p1_0_5 = gf2p8affineinv(t0_5, gfni_mat_1) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_2(%rip), %zmm5, %zmm5 /* p2_0_5 = gf2p8affineinv(t0_5, gfni_mat_2) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm6, %zmm13 /* p1_1_5 = gf2p8affineinv(t1_5, gfni_mat_1) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm6, %zmm12 /* p1_1_5 = gf2p8affineinv(t1_5, gfni_mat_1) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_2(%rip), %zmm6, %zmm6 /* p2_1_5 = gf2p8affineinv(t1_5, gfni_mat_2) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm8, %zmm14 /* p1_2_5 = gf2p8affineinv(t2_5, gfni_mat_1) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_2(%rip), %zmm8, %zmm8 /* p2_2_5 = gf2p8affineinv(t2_5, gfni_mat_2) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm21, %zmm16 /* p1_3_5 = gf2p8affineinv(t3_5, gfni_mat_1) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_2(%rip), %zmm21, %zmm17 /* p2_3_5 = gf2p8affineinv(t3_5, gfni_mat_2) */
-	vpxord %zmm16, %zmm8, %zmm21 /* m0_acc_21 = xor(p2_2_5, p1_3_5) */
-	vmovdqa64 %zmm3, %zmm24 /* p1_0_5 */
-	vpternlogd $0x96, %zmm21, %zmm6, %zmm24 /* m0_acc_22 = ternlog(p1_0_5, p2_1_5, m0_acc_21) */
-	vpternlogd $0x96, 1152(%rsp), %zmm17, %zmm24 /* x0n_5 = ternlog(m0_acc_22, p2_3_5, g1x8) */
-	vpxord %zmm8, %zmm13, %zmm21 /* m1_acc_21 = xor(p1_1_5, p2_2_5) */
-	vpternlogd $0x96, %zmm21, %zmm5, %zmm3 /* m1_acc_22 = ternlog(p1_0_5, p2_0_5, m1_acc_21) */
-	vpternlogd $0x96, 1088(%rsp), %zmm17, %zmm3 /* x1n_5 = ternlog(m1_acc_22, p2_3_5, g1x9) */
-	vpxord %zmm8, %zmm14, %zmm8 /* m3_acc_21 = xor(p1_2_5, p2_2_5) */
-	vpxord %zmm14, %zmm6, %zmm14 /* m2_acc_21 = xor(p2_1_5, p1_2_5) */
-	vmovdqa64 %zmm5, %zmm21 /* p2_0_5 */
-	vpternlogd $0x96, %zmm14, %zmm13, %zmm21 /* m2_acc_22 = ternlog(p2_0_5, p1_1_5, m2_acc_21) */
-	vpternlogd $0x96, %zmm8, %zmm6, %zmm5 /* m3_acc_22 = ternlog(p2_0_5, p2_1_5, m3_acc_21) */
-	vpternlogd $0x96, 960(%rsp), %zmm17, %zmm21 /* x2n_5 = ternlog(m2_acc_22, p2_3_5, g1x10) */
-	vpternlogd $0x96, 1024(%rsp), %zmm16, %zmm5 /* x3n_5 = ternlog(m3_acc_22, p1_3_5, g1x11) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm7, %zmm13 /* p1_2_5 = gf2p8affineinv(t2_5, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_2(%rip), %zmm7, %zmm7 /* p2_2_5 = gf2p8affineinv(t2_5, gfni_mat_2) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm20, %zmm15 /* p1_3_5 = gf2p8affineinv(t3_5, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_2(%rip), %zmm20, %zmm16 /* p2_3_5 = gf2p8affineinv(t3_5, gfni_mat_2) */
+	vpxord %zmm15, %zmm7, %zmm20 /* m0_acc_21 = xor(p2_2_5, p1_3_5) */
+	vmovdqa64 %zmm3, %zmm23 /* p1_0_5 */
+	vpternlogd $0x96, %zmm20, %zmm6, %zmm23 /* m0_acc_22 = ternlog(p1_0_5, p2_1_5, m0_acc_21) */
+	vpternlogd $0x96, 1152(%rsp), %zmm16, %zmm23 /* x0n_5 = ternlog(m0_acc_22, p2_3_5, g1x8) */
+	vpxord %zmm7, %zmm12, %zmm20 /* m1_acc_21 = xor(p1_1_5, p2_2_5) */
+	vpternlogd $0x96, %zmm20, %zmm5, %zmm3 /* m1_acc_22 = ternlog(p1_0_5, p2_0_5, m1_acc_21) */
+	vpternlogd $0x96, 1088(%rsp), %zmm16, %zmm3 /* x1n_5 = ternlog(m1_acc_22, p2_3_5, g1x9) */
+	vpxord %zmm7, %zmm13, %zmm7 /* m3_acc_21 = xor(p1_2_5, p2_2_5) */
+	vpxord %zmm13, %zmm6, %zmm13 /* m2_acc_21 = xor(p2_1_5, p1_2_5) */
+	vmovdqa64 %zmm5, %zmm20 /* p2_0_5 */
+	vpternlogd $0x96, %zmm13, %zmm12, %zmm20 /* m2_acc_22 = ternlog(p2_0_5, p1_1_5, m2_acc_21) */
+	vpternlogd $0x96, %zmm7, %zmm6, %zmm5 /* m3_acc_22 = ternlog(p2_0_5, p2_1_5, m3_acc_21) */
+	vpternlogd $0x96, 960(%rsp), %zmm16, %zmm20 /* x2n_5 = ternlog(m2_acc_22, p2_3_5, g1x10) */
+	vpternlogd $0x96, 1024(%rsp), %zmm15, %zmm5 /* x3n_5 = ternlog(m3_acc_22, p1_3_5, g1x11) */
 
 	/* Round 8r+3: slot 3 ^= M'_L·inv(slot 0 ^ slot 1 ^ slot 2 ^ rk') ^ C'. */
 	vpbroadcastd 48(%rdi,%r10), %zmm6 /* rk0_3 = bcast32() */
-	vpbroadcastd 52(%rdi,%r10), %zmm8 /* rk1_3 = bcast32() */
-	vpbroadcastd 56(%rdi,%r10), %zmm13 /* rk2_3 = bcast32() */
-	vpbroadcastd 60(%rdi,%r10), %zmm14 /* rk3_3 = bcast32() */
-	vmovdqa64 %zmm0, %zmm16 /* g0x0.3 */
-	vpternlogd $0x96, %zmm6, %zmm15, %zmm16 /* t0_acc_13 = ternlog(g0x0, g0x4, rk0_3) */
-	vpxord %zmm2, %zmm16, %zmm16 /* t0_6 = xor(t0_acc_13, g0x8) */
-	vmovdqa64 %zmm12, %zmm17 /* g1x0.3 */
-	vpternlogd $0x96, %zmm6, %zmm29, %zmm17 /* t0_acc_15 = ternlog(g1x0, g1x4, rk0_3) */
-	vpxord %zmm24, %zmm17, %zmm6 /* t0_7 = xor(t0_acc_15, g1x8) */
-	vmovdqa64 %zmm19, %zmm17 /* g0x1.3 */
-	vpternlogd $0x96, %zmm8, %zmm23, %zmm17 /* t1_acc_13 = ternlog(g0x1, g0x5, rk1_3) */
-	vpxord %zmm31, %zmm17, %zmm17 /* t1_6 = xor(t1_acc_13, g0x9) */
-	vmovdqa64 %zmm1, %zmm26 /* g1x1.3 */
-	vpternlogd $0x96, %zmm8, %zmm10, %zmm26 /* t1_acc_15 = ternlog(g1x1, g1x5, rk1_3) */
-	vpxord %zmm3, %zmm26, %zmm8 /* t1_7 = xor(t1_acc_15, g1x9) */
-	vmovdqa64 %zmm20, %zmm26 /* g0x2.3 */
-	vpternlogd $0x96, %zmm13, %zmm25, %zmm26 /* t2_acc_13 = ternlog(g0x2, g0x6, rk2_3) */
-	vpxord %zmm18, %zmm26, %zmm26 /* t2_6 = xor(t2_acc_13, g0x10) */
-	vmovdqa64 %zmm11, %zmm27 /* g1x2.3 */
-	vpternlogd $0x96, %zmm13, %zmm28, %zmm27 /* t2_acc_15 = ternlog(g1x2, g1x6, rk2_3) */
-	vpxord %zmm21, %zmm27, %zmm13 /* t2_7 = xor(t2_acc_15, g1x10) */
-	vmovdqa64 %zmm7, %zmm27 /* g0x3.3 */
-	vpternlogd $0x96, %zmm14, %zmm9, %zmm27 /* t3_acc_13 = ternlog(g0x3, g0x7, rk3_3) */
-	vpxord %zmm22, %zmm27, %zmm27 /* t3_6 = xor(t3_acc_13, g0x11) */
-	vmovdqa64 256(%rsp), %zmm30 /* reload g1x3.3 */
-	vmovdqa64 %zmm11, 1024(%rsp) /* spill g1x2.3 */
-	vmovdqa64 %zmm30, %zmm11 /* g1x3.3 */
-	vpternlogd $0x96, %zmm14, %zmm4, %zmm11 /* t3_acc_15 = ternlog(g1x3, g1x7, rk3_3) */
-	vpxord %zmm5, %zmm11, %zmm11 /* t3_7 = xor(t3_acc_15, g1x11) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm16, %zmm14 /* p1_0_6 = gf2p8affineinv(t0_6, gfni_mat_1) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_2(%rip), %zmm16, %zmm16 /* p2_0_6 = gf2p8affineinv(t0_6, gfni_mat_2) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm17, %zmm30 /* p1_1_6 = gf2p8affineinv(t1_6, gfni_mat_1) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_2(%rip), %zmm17, %zmm17 /* p2_1_6 = gf2p8affineinv(t1_6, gfni_mat_2) */
-	vmovdqa64 %zmm1, 960(%rsp) /* spill g1x1.3 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm26, %zmm1 /* p1_2_6 = gf2p8affineinv(t2_6, gfni_mat_1) */
+	vpbroadcastd 52(%rdi,%r10), %zmm7 /* rk1_3 = bcast32() */
+	vpbroadcastd 56(%rdi,%r10), %zmm12 /* rk2_3 = bcast32() */
+	vpbroadcastd 60(%rdi,%r10), %zmm13 /* rk3_3 = bcast32() */
+	vmovdqa64 %zmm0, %zmm15 /* g0x0.3 */
+	vpternlogd $0x96, %zmm6, %zmm14, %zmm15 /* t0_acc_13 = ternlog(g0x0, g0x4, rk0_3) */
+	vpxord %zmm1, %zmm15, %zmm15 /* t0_6 = xor(t0_acc_13, g0x8) */
+	vmovdqa64 %zmm11, %zmm16 /* g1x0.3 */
+	vpternlogd $0x96, %zmm6, %zmm29, %zmm16 /* t0_acc_15 = ternlog(g1x0, g1x4, rk0_3) */
+	vpxord %zmm23, %zmm16, %zmm6 /* t0_7 = xor(t0_acc_15, g1x8) */
+	vmovdqa64 %zmm22, %zmm16 /* g0x1.3 */
+	vpternlogd $0x96, %zmm7, %zmm25, %zmm16 /* t1_acc_13 = ternlog(g0x1, g0x5, rk1_3) */
+	vpxord %zmm31, %zmm16, %zmm16 /* t1_6 = xor(t1_acc_13, g0x9) */
+	vmovdqa64 %zmm2, %zmm26 /* g1x1.3 */
+	vpternlogd $0x96, %zmm7, %zmm9, %zmm26 /* t1_acc_15 = ternlog(g1x1, g1x5, rk1_3) */
+	vpxord %zmm3, %zmm26, %zmm7 /* t1_7 = xor(t1_acc_15, g1x9) */
+	vmovdqa64 %zmm19, %zmm26 /* g0x2.3 */
+	vpternlogd $0x96, %zmm12, %zmm24, %zmm26 /* t2_acc_13 = ternlog(g0x2, g0x6, rk2_3) */
+	vpxord %zmm17, %zmm26, %zmm26 /* t2_6 = xor(t2_acc_13, g0x10) */
+	vmovdqa64 %zmm10, %zmm27 /* g1x2.3 */
+	vpternlogd $0x96, %zmm12, %zmm28, %zmm27 /* t2_acc_15 = ternlog(g1x2, g1x6, rk2_3) */
+	vpxord %zmm20, %zmm27, %zmm12 /* t2_7 = xor(t2_acc_15, g1x10) */
+	vmovdqa64 %zmm18, %zmm27 /* g0x3.3 */
+	vpternlogd $0x96, %zmm13, %zmm8, %zmm27 /* t3_acc_13 = ternlog(g0x3, g0x7, rk3_3) */
+	vpxord %zmm21, %zmm27, %zmm27 /* t3_6 = xor(t3_acc_13, g0x11) */
+	vmovdqa64 192(%rsp), %zmm30 /* reload g1x3.3 */
+	vmovdqa64 %zmm10, 1024(%rsp) /* spill g1x2.3 */
+	vmovdqa64 %zmm30, %zmm10 /* g1x3.3 */
+	vpternlogd $0x96, %zmm13, %zmm4, %zmm10 /* t3_acc_15 = ternlog(g1x3, g1x7, rk3_3) */
+	vpxord %zmm5, %zmm10, %zmm10 /* t3_7 = xor(t3_acc_15, g1x11) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm15, %zmm13 /* p1_0_6 = gf2p8affineinv(t0_6, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_2(%rip), %zmm15, %zmm15 /* p2_0_6 = gf2p8affineinv(t0_6, gfni_mat_2) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm16, %zmm30 /* p1_1_6 = gf2p8affineinv(t1_6, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_2(%rip), %zmm16, %zmm16 /* p2_1_6 = gf2p8affineinv(t1_6, gfni_mat_2) */
+	vmovdqa64 %zmm2, 960(%rsp) /* spill g1x1.3 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm26, %zmm2 /* p1_2_6 = gf2p8affineinv(t2_6, gfni_mat_1) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_2(%rip), %zmm26, %zmm26 /* p2_2_6 = gf2p8affineinv(t2_6, gfni_mat_2) */
-	vmovdqa64 %zmm12, 1088(%rsp) /* spill g1x0.3 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm27, %zmm12 /* p1_3_6 = gf2p8affineinv(t3_6, gfni_mat_1) */
+	vmovdqa64 %zmm11, 1088(%rsp) /* spill g1x0.3 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm27, %zmm11 /* p1_3_6 = gf2p8affineinv(t3_6, gfni_mat_1) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_2(%rip), %zmm27, %zmm27 /* p2_3_6 = gf2p8affineinv(t3_6, gfni_mat_2) */
-	vmovdqa64 %zmm7, 1152(%rsp) /* spill g0x3.3 */
-	vpxord %zmm12, %zmm26, %zmm7 /* m0_acc_25 = xor(p2_2_6, p1_3_6) */
-	vmovdqa64 %zmm20, 1216(%rsp) /* spill g0x2.3 */
-	vmovdqa64 %zmm14, %zmm20 /* p1_0_6 */
-	vpternlogd $0x96, %zmm7, %zmm17, %zmm20 /* m0_acc_26 = ternlog(p1_0_6, p2_1_6, m0_acc_25) */
-	vpternlogd $0x96, 832(%rsp), %zmm27, %zmm20 /* x0n_6 = ternlog(m0_acc_26, p2_3_6, g0x12) */
-	vpxord %zmm26, %zmm30, %zmm7 /* m1_acc_25 = xor(p1_1_6, p2_2_6) */
-	vpternlogd $0x96, %zmm7, %zmm16, %zmm14 /* m1_acc_26 = ternlog(p1_0_6, p2_0_6, m1_acc_25) */
-	vpternlogd $0x96, 768(%rsp), %zmm27, %zmm14 /* x1n_6 = ternlog(m1_acc_26, p2_3_6, g0x13) */
-	vpxord %zmm26, %zmm1, %zmm7 /* m3_acc_25 = xor(p1_2_6, p2_2_6) */
-	vpxord %zmm1, %zmm17, %zmm1 /* m2_acc_25 = xor(p2_1_6, p1_2_6) */
-	vmovdqa64 %zmm16, %zmm26 /* p2_0_6 */
-	vpternlogd $0x96, %zmm1, %zmm30, %zmm26 /* m2_acc_26 = ternlog(p2_0_6, p1_1_6, m2_acc_25) */
-	vpternlogd $0x96, %zmm7, %zmm17, %zmm16 /* m3_acc_26 = ternlog(p2_0_6, p2_1_6, m3_acc_25) */
+	vmovdqa64 %zmm18, 1152(%rsp) /* spill g0x3.3 */
+	vpxord %zmm11, %zmm26, %zmm18 /* m0_acc_25 = xor(p2_2_6, p1_3_6) */
+	vmovdqa64 %zmm19, 1216(%rsp) /* spill g0x2.3 */
+	vmovdqa64 %zmm13, %zmm19 /* p1_0_6 */
+	vpternlogd $0x96, %zmm18, %zmm16, %zmm19 /* m0_acc_26 = ternlog(p1_0_6, p2_1_6, m0_acc_25) */
+	vpternlogd $0x96, 832(%rsp), %zmm27, %zmm19 /* x0n_6 = ternlog(m0_acc_26, p2_3_6, g0x12) */
+	vpxord %zmm26, %zmm30, %zmm18 /* m1_acc_25 = xor(p1_1_6, p2_2_6) */
+	vpternlogd $0x96, %zmm18, %zmm15, %zmm13 /* m1_acc_26 = ternlog(p1_0_6, p2_0_6, m1_acc_25) */
+	vpternlogd $0x96, 768(%rsp), %zmm27, %zmm13 /* x1n_6 = ternlog(m1_acc_26, p2_3_6, g0x13) */
+	vpxord %zmm26, %zmm2, %zmm18 /* m3_acc_25 = xor(p1_2_6, p2_2_6) */
+	vpxord %zmm2, %zmm16, %zmm2 /* m2_acc_25 = xor(p2_1_6, p1_2_6) */
+	vmovdqa64 %zmm15, %zmm26 /* p2_0_6 */
+	vpternlogd $0x96, %zmm2, %zmm30, %zmm26 /* m2_acc_26 = ternlog(p2_0_6, p1_1_6, m2_acc_25) */
+	vpternlogd $0x96, %zmm18, %zmm16, %zmm15 /* m3_acc_26 = ternlog(p2_0_6, p2_1_6, m3_acc_25) */
 	vpternlogd $0x96, 704(%rsp), %zmm27, %zmm26 /* x2n_6 = ternlog(m2_acc_26, p2_3_6, g0x14) */
-	vpternlogd $0x96, 448(%rsp), %zmm12, %zmm16 /* x3n_6 = ternlog(m3_acc_26, p1_3_6, g0x15) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm6, %zmm1 /* p1_0_7 = gf2p8affineinv(t0_7, gfni_mat_1) */
+	vpternlogd $0x96, 448(%rsp), %zmm11, %zmm15 /* x3n_6 = ternlog(m3_acc_26, p1_3_6, g0x15) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm6, %zmm2 /* p1_0_7 = gf2p8affineinv(t0_7, gfni_mat_1) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_2(%rip), %zmm6, %zmm6 /* p2_0_7 = gf2p8affineinv(t0_7, gfni_mat_2) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm8, %zmm7 /* p1_1_7 = gf2p8affineinv(t1_7, gfni_mat_1) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_2(%rip), %zmm8, %zmm8 /* p2_1_7 = gf2p8affineinv(t1_7, gfni_mat_2) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm13, %zmm12 /* p1_2_7 = gf2p8affineinv(t2_7, gfni_mat_1) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_2(%rip), %zmm13, %zmm13 /* p2_2_7 = gf2p8affineinv(t2_7, gfni_mat_2) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm11, %zmm17 /* p1_3_7 = gf2p8affineinv(t3_7, gfni_mat_1) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_2(%rip), %zmm11, %zmm11 /* p2_3_7 = gf2p8affineinv(t3_7, gfni_mat_2) */
-	vpxord %zmm17, %zmm13, %zmm27 /* m0_acc_29 = xor(p2_2_7, p1_3_7) */
-	vmovdqa64 %zmm1, %zmm30 /* p1_0_7 */
-	vpternlogd $0x96, %zmm27, %zmm8, %zmm30 /* m0_acc_30 = ternlog(p1_0_7, p2_1_7, m0_acc_29) */
-	vpternlogd $0x96, 640(%rsp), %zmm11, %zmm30 /* x0n_7 = ternlog(m0_acc_30, p2_3_7, g1x12) */
-	vpxord %zmm13, %zmm7, %zmm27 /* m1_acc_29 = xor(p1_1_7, p2_2_7) */
-	vpternlogd $0x96, %zmm27, %zmm6, %zmm1 /* m1_acc_30 = ternlog(p1_0_7, p2_0_7, m1_acc_29) */
-	vpternlogd $0x96, 576(%rsp), %zmm11, %zmm1 /* x1n_7 = ternlog(m1_acc_30, p2_3_7, g1x13) */
-	vpxord %zmm13, %zmm12, %zmm13 /* m3_acc_29 = xor(p1_2_7, p2_2_7) */
-	vpxord %zmm12, %zmm8, %zmm12 /* m2_acc_29 = xor(p2_1_7, p1_2_7) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm7, %zmm11 /* p1_1_7 = gf2p8affineinv(t1_7, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_2(%rip), %zmm7, %zmm7 /* p2_1_7 = gf2p8affineinv(t1_7, gfni_mat_2) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm12, %zmm16 /* p1_2_7 = gf2p8affineinv(t2_7, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_2(%rip), %zmm12, %zmm12 /* p2_2_7 = gf2p8affineinv(t2_7, gfni_mat_2) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm10, %zmm18 /* p1_3_7 = gf2p8affineinv(t3_7, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_2(%rip), %zmm10, %zmm10 /* p2_3_7 = gf2p8affineinv(t3_7, gfni_mat_2) */
+	vpxord %zmm18, %zmm12, %zmm27 /* m0_acc_29 = xor(p2_2_7, p1_3_7) */
+	vmovdqa64 %zmm2, %zmm30 /* p1_0_7 */
+	vpternlogd $0x96, %zmm27, %zmm7, %zmm30 /* m0_acc_30 = ternlog(p1_0_7, p2_1_7, m0_acc_29) */
+	vpternlogd $0x96, 640(%rsp), %zmm10, %zmm30 /* x0n_7 = ternlog(m0_acc_30, p2_3_7, g1x12) */
+	vpxord %zmm12, %zmm11, %zmm27 /* m1_acc_29 = xor(p1_1_7, p2_2_7) */
+	vpternlogd $0x96, %zmm27, %zmm6, %zmm2 /* m1_acc_30 = ternlog(p1_0_7, p2_0_7, m1_acc_29) */
+	vpternlogd $0x96, 576(%rsp), %zmm10, %zmm2 /* x1n_7 = ternlog(m1_acc_30, p2_3_7, g1x13) */
+	vpxord %zmm12, %zmm16, %zmm12 /* m3_acc_29 = xor(p1_2_7, p2_2_7) */
+	vpxord %zmm16, %zmm7, %zmm16 /* m2_acc_29 = xor(p2_1_7, p1_2_7) */
 	vmovdqa64 %zmm6, %zmm27 /* p2_0_7 */
-	vpternlogd $0x96, %zmm12, %zmm7, %zmm27 /* m2_acc_30 = ternlog(p2_0_7, p1_1_7, m2_acc_29) */
-	vpternlogd $0x96, %zmm13, %zmm8, %zmm6 /* m3_acc_30 = ternlog(p2_0_7, p2_1_7, m3_acc_29) */
-	vpternlogd $0x96, 512(%rsp), %zmm11, %zmm27 /* x2n_7 = ternlog(m2_acc_30, p2_3_7, g1x14) */
-	vpternlogd $0x96, 896(%rsp), %zmm17, %zmm6 /* x3n_7 = ternlog(m3_acc_30, p1_3_7, g1x15) */
+	vpternlogd $0x96, %zmm16, %zmm11, %zmm27 /* m2_acc_30 = ternlog(p2_0_7, p1_1_7, m2_acc_29) */
+	vpternlogd $0x96, %zmm12, %zmm7, %zmm6 /* m3_acc_30 = ternlog(p2_0_7, p2_1_7, m3_acc_29) */
+	vpternlogd $0x96, 512(%rsp), %zmm10, %zmm27 /* x2n_7 = ternlog(m2_acc_30, p2_3_7, g1x14) */
+	vpternlogd $0x96, 896(%rsp), %zmm18, %zmm6 /* x3n_7 = ternlog(m3_acc_30, p1_3_7, g1x15) */
 
 	/* Round 8r+4: slot 0 ^= M'_L·inv(slot 1 ^ slot 2 ^ slot 3 ^ rk') ^ C'. */
 	vpbroadcastd 64(%rdi,%r10), %zmm7 /* rk0_4 = bcast32() */
-	vpbroadcastd 68(%rdi,%r10), %zmm8 /* rk1_4 = bcast32() */
+	vpbroadcastd 68(%rdi,%r10), %zmm10 /* rk1_4 = bcast32() */
 	vpbroadcastd 72(%rdi,%r10), %zmm11 /* rk2_4 = bcast32() */
 	vpbroadcastd 76(%rdi,%r10), %zmm12 /* rk3_4 = bcast32() */
-	vmovdqa64 %zmm15, %zmm13 /* g0x4.3 */
-	vpternlogd $0x96, %zmm7, %zmm2, %zmm13 /* t0_acc_17 = ternlog(g0x4, g0x8, rk0_4) */
-	vpxord %zmm20, %zmm13, %zmm13 /* t0_8 = xor(t0_acc_17, g0x12) */
-	vmovdqa64 %zmm29, %zmm17 /* g1x4.3 */
-	vpternlogd $0x96, %zmm7, %zmm24, %zmm17 /* t0_acc_19 = ternlog(g1x4, g1x8, rk0_4) */
-	vpxord %zmm30, %zmm17, %zmm7 /* t0_9 = xor(t0_acc_19, g1x12) */
-	vmovdqa64 %zmm23, %zmm17 /* g0x5.3 */
-	vpternlogd $0x96, %zmm8, %zmm31, %zmm17 /* t1_acc_17 = ternlog(g0x5, g0x9, rk1_4) */
-	vpxord %zmm14, %zmm17, %zmm17 /* t1_8 = xor(t1_acc_17, g0x13) */
+	vmovdqa64 %zmm14, %zmm16 /* g0x4.3 */
+	vpternlogd $0x96, %zmm7, %zmm1, %zmm16 /* t0_acc_17 = ternlog(g0x4, g0x8, rk0_4) */
+	vpxord %zmm19, %zmm16, %zmm16 /* t0_8 = xor(t0_acc_17, g0x12) */
+	vmovdqa64 %zmm29, %zmm18 /* g1x4.3 */
+	vpternlogd $0x96, %zmm7, %zmm23, %zmm18 /* t0_acc_19 = ternlog(g1x4, g1x8, rk0_4) */
+	vpxord %zmm30, %zmm18, %zmm7 /* t0_9 = xor(t0_acc_19, g1x12) */
+	vmovdqa64 %zmm25, %zmm18 /* g0x5.3 */
+	vpternlogd $0x96, %zmm10, %zmm31, %zmm18 /* t1_acc_17 = ternlog(g0x5, g0x9, rk1_4) */
+	vpxord %zmm13, %zmm18, %zmm18 /* t1_8 = xor(t1_acc_17, g0x13) */
 	vmovdqa64 %zmm29, 896(%rsp) /* spill g1x4.3 */
-	vmovdqa64 %zmm10, %zmm29 /* g1x5.3 */
-	vpternlogd $0x96, %zmm8, %zmm3, %zmm29 /* t1_acc_19 = ternlog(g1x5, g1x9, rk1_4) */
-	vpxord %zmm1, %zmm29, %zmm8 /* t1_9 = xor(t1_acc_19, g1x13) */
-	vmovdqa64 %zmm25, %zmm29 /* g0x6.3 */
-	vpternlogd $0x96, %zmm11, %zmm18, %zmm29 /* t2_acc_17 = ternlog(g0x6, g0x10, rk2_4) */
+	vmovdqa64 %zmm9, %zmm29 /* g1x5.3 */
+	vpternlogd $0x96, %zmm10, %zmm3, %zmm29 /* t1_acc_19 = ternlog(g1x5, g1x9, rk1_4) */
+	vpxord %zmm2, %zmm29, %zmm10 /* t1_9 = xor(t1_acc_19, g1x13) */
+	vmovdqa64 %zmm24, %zmm29 /* g0x6.3 */
+	vpternlogd $0x96, %zmm11, %zmm17, %zmm29 /* t2_acc_17 = ternlog(g0x6, g0x10, rk2_4) */
 	vpxord %zmm26, %zmm29, %zmm29 /* t2_8 = xor(t2_acc_17, g0x14) */
-	vmovdqa64 %zmm10, 512(%rsp) /* spill g1x5.3 */
-	vmovdqa64 %zmm28, %zmm10 /* g1x6.3 */
-	vpternlogd $0x96, %zmm11, %zmm21, %zmm10 /* t2_acc_19 = ternlog(g1x6, g1x10, rk2_4) */
-	vpxord %zmm27, %zmm10, %zmm10 /* t2_9 = xor(t2_acc_19, g1x14) */
-	vmovdqa64 %zmm9, %zmm11 /* g0x7.3 */
-	vpternlogd $0x96, %zmm12, %zmm22, %zmm11 /* t3_acc_17 = ternlog(g0x7, g0x11, rk3_4) */
-	vpxord %zmm16, %zmm11, %zmm11 /* t3_8 = xor(t3_acc_17, g0x15) */
+	vmovdqa64 %zmm9, 512(%rsp) /* spill g1x5.3 */
+	vmovdqa64 %zmm28, %zmm9 /* g1x6.3 */
+	vpternlogd $0x96, %zmm11, %zmm20, %zmm9 /* t2_acc_19 = ternlog(g1x6, g1x10, rk2_4) */
+	vpxord %zmm27, %zmm9, %zmm9 /* t2_9 = xor(t2_acc_19, g1x14) */
+	vmovdqa64 %zmm8, %zmm11 /* g0x7.3 */
+	vpternlogd $0x96, %zmm12, %zmm21, %zmm11 /* t3_acc_17 = ternlog(g0x7, g0x11, rk3_4) */
+	vpxord %zmm15, %zmm11, %zmm11 /* t3_8 = xor(t3_acc_17, g0x15) */
 	vmovdqa64 %zmm28, 576(%rsp) /* spill g1x6.3 */
 	vmovdqa64 %zmm4, %zmm28 /* g1x7.3 */
 	vpternlogd $0x96, %zmm12, %zmm5, %zmm28 /* t3_acc_19 = ternlog(g1x7, g1x11, rk3_4) */
 	vpxord %zmm6, %zmm28, %zmm12 /* t3_9 = xor(t3_acc_19, g1x15) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm13, %zmm28 /* p1_0_8 = gf2p8affineinv(t0_8, gfni_mat_1) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_2(%rip), %zmm13, %zmm13 /* p2_0_8 = gf2p8affineinv(t0_8, gfni_mat_2) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm16, %zmm28 /* p1_0_8 = gf2p8affineinv(t0_8, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_2(%rip), %zmm16, %zmm16 /* p2_0_8 = gf2p8affineinv(t0_8, gfni_mat_2) */
 	vmovdqa64 %zmm4, 640(%rsp) /* spill g1x7.3 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm17, %zmm4 /* p1_1_8 = gf2p8affineinv(t1_8, gfni_mat_1) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_2(%rip), %zmm17, %zmm17 /* p2_1_8 = gf2p8affineinv(t1_8, gfni_mat_2) */
-	vmovdqa64 %zmm9, 448(%rsp) /* spill g0x7.3 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm29, %zmm9 /* p1_2_8 = gf2p8affineinv(t2_8, gfni_mat_1) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm18, %zmm4 /* p1_1_8 = gf2p8affineinv(t1_8, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_2(%rip), %zmm18, %zmm18 /* p2_1_8 = gf2p8affineinv(t1_8, gfni_mat_2) */
+	vmovdqa64 %zmm8, 448(%rsp) /* spill g0x7.3 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm29, %zmm8 /* p1_2_8 = gf2p8affineinv(t2_8, gfni_mat_1) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_2(%rip), %zmm29, %zmm29 /* p2_2_8 = gf2p8affineinv(t2_8, gfni_mat_2) */
-	vmovdqa64 %zmm25, 704(%rsp) /* spill g0x6.3 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm11, %zmm25 /* p1_3_8 = gf2p8affineinv(t3_8, gfni_mat_1) */
+	vmovdqa64 %zmm24, 704(%rsp) /* spill g0x6.3 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm11, %zmm24 /* p1_3_8 = gf2p8affineinv(t3_8, gfni_mat_1) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_2(%rip), %zmm11, %zmm11 /* p2_3_8 = gf2p8affineinv(t3_8, gfni_mat_2) */
-	vmovdqa64 %zmm23, 768(%rsp) /* spill g0x5.3 */
-	vpxord %zmm25, %zmm29, %zmm23 /* m0_acc_33 = xor(p2_2_8, p1_3_8) */
-	vmovdqa64 %zmm15, 832(%rsp) /* spill g0x4.3 */
-	vmovdqa64 %zmm28, %zmm15 /* p1_0_8 */
-	vpternlogd $0x96, %zmm23, %zmm17, %zmm15 /* m0_acc_34 = ternlog(p1_0_8, p2_1_8, m0_acc_33) */
-	vpternlogd $0x96, %zmm0, %zmm11, %zmm15 /* x0n_8 = ternlog(m0_acc_34, p2_3_8, g0x0) */
+	vmovdqa64 %zmm25, 768(%rsp) /* spill g0x5.3 */
+	vpxord %zmm24, %zmm29, %zmm25 /* m0_acc_33 = xor(p2_2_8, p1_3_8) */
+	vmovdqa64 %zmm14, 832(%rsp) /* spill g0x4.3 */
+	vmovdqa64 %zmm28, %zmm14 /* p1_0_8 */
+	vpternlogd $0x96, %zmm25, %zmm18, %zmm14 /* m0_acc_34 = ternlog(p1_0_8, p2_1_8, m0_acc_33) */
+	vpternlogd $0x96, %zmm0, %zmm11, %zmm14 /* x0n_8 = ternlog(m0_acc_34, p2_3_8, g0x0) */
 	vpxord %zmm29, %zmm4, %zmm0 /* m1_acc_33 = xor(p1_1_8, p2_2_8) */
-	vpternlogd $0x96, %zmm0, %zmm13, %zmm28 /* m1_acc_34 = ternlog(p1_0_8, p2_0_8, m1_acc_33) */
-	vpternlogd $0x96, %zmm19, %zmm11, %zmm28 /* x1n_8 = ternlog(m1_acc_34, p2_3_8, g0x1) */
-	vpxord %zmm29, %zmm9, %zmm0 /* m3_acc_33 = xor(p1_2_8, p2_2_8) */
-	vpxord %zmm9, %zmm17, %zmm9 /* m2_acc_33 = xor(p2_1_8, p1_2_8) */
-	vmovdqa64 %zmm13, %zmm19 /* p2_0_8 */
-	vpternlogd $0x96, %zmm9, %zmm4, %zmm19 /* m2_acc_34 = ternlog(p2_0_8, p1_1_8, m2_acc_33) */
-	vpternlogd $0x96, %zmm0, %zmm17, %zmm13 /* m3_acc_34 = ternlog(p2_0_8, p2_1_8, m3_acc_33) */
-	vpternlogd $0x96, 1216(%rsp), %zmm11, %zmm19 /* x2n_8 = ternlog(m2_acc_34, p2_3_8, g0x2) */
-	vpternlogd $0x96, 1152(%rsp), %zmm25, %zmm13 /* x3n_8 = ternlog(m3_acc_34, p1_3_8, g0x3) */
+	vpternlogd $0x96, %zmm0, %zmm16, %zmm28 /* m1_acc_34 = ternlog(p1_0_8, p2_0_8, m1_acc_33) */
+	vpternlogd $0x96, %zmm22, %zmm11, %zmm28 /* x1n_8 = ternlog(m1_acc_34, p2_3_8, g0x1) */
+	vpxord %zmm29, %zmm8, %zmm0 /* m3_acc_33 = xor(p1_2_8, p2_2_8) */
+	vpxord %zmm8, %zmm18, %zmm8 /* m2_acc_33 = xor(p2_1_8, p1_2_8) */
+	vmovdqa64 %zmm16, %zmm22 /* p2_0_8 */
+	vpternlogd $0x96, %zmm8, %zmm4, %zmm22 /* m2_acc_34 = ternlog(p2_0_8, p1_1_8, m2_acc_33) */
+	vpternlogd $0x96, %zmm0, %zmm18, %zmm16 /* m3_acc_34 = ternlog(p2_0_8, p2_1_8, m3_acc_33) */
+	vpternlogd $0x96, 1216(%rsp), %zmm11, %zmm22 /* x2n_8 = ternlog(m2_acc_34, p2_3_8, g0x2) */
+	vpternlogd $0x96, 1152(%rsp), %zmm24, %zmm16 /* x3n_8 = ternlog(m3_acc_34, p1_3_8, g0x3) */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm7, %zmm0 /* p1_0_9 = gf2p8affineinv(t0_9, gfni_mat_1) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_2(%rip), %zmm7, %zmm4 /* p2_0_9 = gf2p8affineinv(t0_9, gfni_mat_2) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm8, %zmm7 /* p1_1_9 = gf2p8affineinv(t1_9, gfni_mat_1) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_2(%rip), %zmm8, %zmm8 /* p2_1_9 = gf2p8affineinv(t1_9, gfni_mat_2) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm10, %zmm9 /* p1_2_9 = gf2p8affineinv(t2_9, gfni_mat_1) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_2(%rip), %zmm10, %zmm10 /* p2_2_9 = gf2p8affineinv(t2_9, gfni_mat_2) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm10, %zmm7 /* p1_1_9 = gf2p8affineinv(t1_9, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_2(%rip), %zmm10, %zmm8 /* p2_1_9 = gf2p8affineinv(t1_9, gfni_mat_2) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm9, %zmm10 /* p1_2_9 = gf2p8affineinv(t2_9, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_2(%rip), %zmm9, %zmm9 /* p2_2_9 = gf2p8affineinv(t2_9, gfni_mat_2) */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm12, %zmm11 /* p1_3_9 = gf2p8affineinv(t3_9, gfni_mat_1) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_2(%rip), %zmm12, %zmm12 /* p2_3_9 = gf2p8affineinv(t3_9, gfni_mat_2) */
-	vpxord %zmm11, %zmm10, %zmm17 /* m0_acc_37 = xor(p2_2_9, p1_3_9) */
-	vmovdqa64 %zmm0, %zmm23 /* p1_0_9 */
-	vpternlogd $0x96, %zmm17, %zmm8, %zmm23 /* m0_acc_38 = ternlog(p1_0_9, p2_1_9, m0_acc_37) */
-	vpternlogd $0x96, 1088(%rsp), %zmm12, %zmm23 /* x0n_9 = ternlog(m0_acc_38, p2_3_9, g1x0) */
-	vpxord %zmm10, %zmm7, %zmm17 /* m1_acc_37 = xor(p1_1_9, p2_2_9) */
-	vpternlogd $0x96, %zmm17, %zmm4, %zmm0 /* m1_acc_38 = ternlog(p1_0_9, p2_0_9, m1_acc_37) */
+	vpxord %zmm11, %zmm9, %zmm18 /* m0_acc_37 = xor(p2_2_9, p1_3_9) */
+	vmovdqa64 %zmm0, %zmm24 /* p1_0_9 */
+	vpternlogd $0x96, %zmm18, %zmm8, %zmm24 /* m0_acc_38 = ternlog(p1_0_9, p2_1_9, m0_acc_37) */
+	vpternlogd $0x96, 1088(%rsp), %zmm12, %zmm24 /* x0n_9 = ternlog(m0_acc_38, p2_3_9, g1x0) */
+	vpxord %zmm9, %zmm7, %zmm18 /* m1_acc_37 = xor(p1_1_9, p2_2_9) */
+	vpternlogd $0x96, %zmm18, %zmm4, %zmm0 /* m1_acc_38 = ternlog(p1_0_9, p2_0_9, m1_acc_37) */
 	vpternlogd $0x96, 960(%rsp), %zmm12, %zmm0 /* x1n_9 = ternlog(m1_acc_38, p2_3_9, g1x1) */
-	vpxord %zmm10, %zmm9, %zmm10 /* m3_acc_37 = xor(p1_2_9, p2_2_9) */
-	vpxord %zmm9, %zmm8, %zmm9 /* m2_acc_37 = xor(p2_1_9, p1_2_9) */
-	vmovdqa64 %zmm4, %zmm17 /* p2_0_9 */
-	vpternlogd $0x96, %zmm9, %zmm7, %zmm17 /* m2_acc_38 = ternlog(p2_0_9, p1_1_9, m2_acc_37) */
-	vpternlogd $0x96, %zmm10, %zmm8, %zmm4 /* m3_acc_38 = ternlog(p2_0_9, p2_1_9, m3_acc_37) */
-	vpternlogd $0x96, 1024(%rsp), %zmm12, %zmm17 /* x2n_9 = ternlog(m2_acc_38, p2_3_9, g1x2) */
-	vpternlogd $0x96, 256(%rsp), %zmm11, %zmm4 /* x3n_9 = ternlog(m3_acc_38, p1_3_9, g1x3) */
+	vpxord %zmm9, %zmm10, %zmm9 /* m3_acc_37 = xor(p1_2_9, p2_2_9) */
+	vpxord %zmm10, %zmm8, %zmm10 /* m2_acc_37 = xor(p2_1_9, p1_2_9) */
+	vmovdqa64 %zmm4, %zmm18 /* p2_0_9 */
+	vpternlogd $0x96, %zmm10, %zmm7, %zmm18 /* m2_acc_38 = ternlog(p2_0_9, p1_1_9, m2_acc_37) */
+	vpternlogd $0x96, %zmm9, %zmm8, %zmm4 /* m3_acc_38 = ternlog(p2_0_9, p2_1_9, m3_acc_37) */
+	vpternlogd $0x96, 1024(%rsp), %zmm12, %zmm18 /* x2n_9 = ternlog(m2_acc_38, p2_3_9, g1x2) */
+	vpternlogd $0x96, 192(%rsp), %zmm11, %zmm4 /* x3n_9 = ternlog(m3_acc_38, p1_3_9, g1x3) */
 
 	/* Round 8r+5: slot 1 ^= M'_L·inv(slot 2 ^ slot 3 ^ slot 0 ^ rk') ^ C'. */
 	vpbroadcastd 80(%rdi,%r10), %zmm7 /* rk0_5 = bcast32() */
 	vpbroadcastd 84(%rdi,%r10), %zmm8 /* rk1_5 = bcast32() */
 	vpbroadcastd 88(%rdi,%r10), %zmm9 /* rk2_5 = bcast32() */
 	vpbroadcastd 92(%rdi,%r10), %zmm10 /* rk3_5 = bcast32() */
-	vmovdqa64 %zmm2, %zmm11 /* g0x8.3 */
-	vpternlogd $0x96, %zmm7, %zmm20, %zmm11 /* t0_acc_21 = ternlog(g0x8, g0x12, rk0_5) */
-	vpxord %zmm15, %zmm11, %zmm11 /* t0_10 = xor(t0_acc_21, g0x0) */
-	vmovdqa64 %zmm24, %zmm12 /* g1x8.3 */
+	vmovdqa64 %zmm1, %zmm11 /* g0x8.3 */
+	vpternlogd $0x96, %zmm7, %zmm19, %zmm11 /* t0_acc_21 = ternlog(g0x8, g0x12, rk0_5) */
+	vpxord %zmm14, %zmm11, %zmm11 /* t0_10 = xor(t0_acc_21, g0x0) */
+	vmovdqa64 %zmm23, %zmm12 /* g1x8.3 */
 	vpternlogd $0x96, %zmm7, %zmm30, %zmm12 /* t0_acc_23 = ternlog(g1x8, g1x12, rk0_5) */
-	vpxord %zmm23, %zmm12, %zmm7 /* t0_11 = xor(t0_acc_23, g1x0) */
+	vpxord %zmm24, %zmm12, %zmm7 /* t0_11 = xor(t0_acc_23, g1x0) */
 	vmovdqa64 %zmm31, %zmm12 /* g0x9.3 */
-	vpternlogd $0x96, %zmm8, %zmm14, %zmm12 /* t1_acc_21 = ternlog(g0x9, g0x13, rk1_5) */
+	vpternlogd $0x96, %zmm8, %zmm13, %zmm12 /* t1_acc_21 = ternlog(g0x9, g0x13, rk1_5) */
 	vpxord %zmm28, %zmm12, %zmm12 /* t1_10 = xor(t1_acc_21, g0x1) */
 	vmovdqa64 %zmm3, %zmm25 /* g1x9.3 */
-	vpternlogd $0x96, %zmm8, %zmm1, %zmm25 /* t1_acc_23 = ternlog(g1x9, g1x13, rk1_5) */
+	vpternlogd $0x96, %zmm8, %zmm2, %zmm25 /* t1_acc_23 = ternlog(g1x9, g1x13, rk1_5) */
 	vpxord %zmm0, %zmm25, %zmm8 /* t1_11 = xor(t1_acc_23, g1x1) */
-	vmovdqa64 %zmm18, %zmm25 /* g0x10.3 */
+	vmovdqa64 %zmm17, %zmm25 /* g0x10.3 */
 	vpternlogd $0x96, %zmm9, %zmm26, %zmm25 /* t2_acc_21 = ternlog(g0x10, g0x14, rk2_5) */
-	vpxord %zmm19, %zmm25, %zmm25 /* t2_10 = xor(t2_acc_21, g0x2) */
-	vmovdqa64 %zmm21, %zmm29 /* g1x10.3 */
+	vpxord %zmm22, %zmm25, %zmm25 /* t2_10 = xor(t2_acc_21, g0x2) */
+	vmovdqa64 %zmm20, %zmm29 /* g1x10.3 */
 	vpternlogd $0x96, %zmm9, %zmm27, %zmm29 /* t2_acc_23 = ternlog(g1x10, g1x14, rk2_5) */
-	vpxord %zmm17, %zmm29, %zmm9 /* t2_11 = xor(t2_acc_23, g1x2) */
-	vmovdqa64 %zmm22, %zmm29 /* g0x11.3 */
-	vpternlogd $0x96, %zmm10, %zmm16, %zmm29 /* t3_acc_21 = ternlog(g0x11, g0x15, rk3_5) */
-	vpxord %zmm13, %zmm29, %zmm29 /* t3_10 = xor(t3_acc_21, g0x3) */
-	vmovdqa64 %zmm21, 256(%rsp) /* spill g1x10.3 */
-	vmovdqa64 %zmm5, %zmm21 /* g1x11.3 */
-	vpternlogd $0x96, %zmm10, %zmm6, %zmm21 /* t3_acc_23 = ternlog(g1x11, g1x15, rk3_5) */
-	vpxord %zmm4, %zmm21, %zmm10 /* t3_11 = xor(t3_acc_23, g1x3) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm11, %zmm21 /* p1_0_10 = gf2p8affineinv(t0_10, gfni_mat_1) */
+	vpxord %zmm18, %zmm29, %zmm9 /* t2_11 = xor(t2_acc_23, g1x2) */
+	vmovdqa64 %zmm21, %zmm29 /* g0x11.3 */
+	vpternlogd $0x96, %zmm10, %zmm15, %zmm29 /* t3_acc_21 = ternlog(g0x11, g0x15, rk3_5) */
+	vpxord %zmm16, %zmm29, %zmm29 /* t3_10 = xor(t3_acc_21, g0x3) */
+	vmovdqa64 %zmm20, 192(%rsp) /* spill g1x10.3 */
+	vmovdqa64 %zmm5, %zmm20 /* g1x11.3 */
+	vpternlogd $0x96, %zmm10, %zmm6, %zmm20 /* t3_acc_23 = ternlog(g1x11, g1x15, rk3_5) */
+	vpxord %zmm4, %zmm20, %zmm10 /* t3_11 = xor(t3_acc_23, g1x3) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm11, %zmm20 /* p1_0_10 = gf2p8affineinv(t0_10, gfni_mat_1) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_2(%rip), %zmm11, %zmm11 /* p2_0_10 = gf2p8affineinv(t0_10, gfni_mat_2) */
 	vmovdqa64 %zmm5, 1024(%rsp) /* spill g1x11.3 */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm12, %zmm5 /* p1_1_10 = gf2p8affineinv(t1_10, gfni_mat_1) */
@@ -7956,75 +7892,75 @@ sm4_byteslice_avx512_gfni_batch_gcm_asm:
 	vmovdqa64 %zmm3, 960(%rsp) /* spill g1x9.3 */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm25, %zmm3 /* p1_2_10 = gf2p8affineinv(t2_10, gfni_mat_1) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_2(%rip), %zmm25, %zmm25 /* p2_2_10 = gf2p8affineinv(t2_10, gfni_mat_2) */
-	vmovdqa64 %zmm24, 1088(%rsp) /* spill g1x8.3 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm29, %zmm24 /* p1_3_10 = gf2p8affineinv(t3_10, gfni_mat_1) */
+	vmovdqa64 %zmm23, 1088(%rsp) /* spill g1x8.3 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm29, %zmm23 /* p1_3_10 = gf2p8affineinv(t3_10, gfni_mat_1) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_2(%rip), %zmm29, %zmm29 /* p2_3_10 = gf2p8affineinv(t3_10, gfni_mat_2) */
-	vmovdqa64 %zmm22, 1152(%rsp) /* spill g0x11.3 */
-	vpxord %zmm24, %zmm25, %zmm22 /* m0_acc_41 = xor(p2_2_10, p1_3_10) */
-	vmovdqa64 %zmm18, 1216(%rsp) /* spill g0x10.3 */
-	vmovdqa64 %zmm21, %zmm18 /* p1_0_10 */
-	vpternlogd $0x96, %zmm22, %zmm12, %zmm18 /* m0_acc_42 = ternlog(p1_0_10, p2_1_10, m0_acc_41) */
-	vpternlogd $0x96, 832(%rsp), %zmm29, %zmm18 /* x0n_10 = ternlog(m0_acc_42, p2_3_10, g0x4) */
-	vpxord %zmm25, %zmm5, %zmm22 /* m1_acc_41 = xor(p1_1_10, p2_2_10) */
-	vpternlogd $0x96, %zmm22, %zmm11, %zmm21 /* m1_acc_42 = ternlog(p1_0_10, p2_0_10, m1_acc_41) */
-	vpternlogd $0x96, 768(%rsp), %zmm29, %zmm21 /* x1n_10 = ternlog(m1_acc_42, p2_3_10, g0x5) */
-	vpxord %zmm25, %zmm3, %zmm22 /* m3_acc_41 = xor(p1_2_10, p2_2_10) */
+	vmovdqa64 %zmm21, 1152(%rsp) /* spill g0x11.3 */
+	vpxord %zmm23, %zmm25, %zmm21 /* m0_acc_41 = xor(p2_2_10, p1_3_10) */
+	vmovdqa64 %zmm17, 1216(%rsp) /* spill g0x10.3 */
+	vmovdqa64 %zmm20, %zmm17 /* p1_0_10 */
+	vpternlogd $0x96, %zmm21, %zmm12, %zmm17 /* m0_acc_42 = ternlog(p1_0_10, p2_1_10, m0_acc_41) */
+	vpternlogd $0x96, 832(%rsp), %zmm29, %zmm17 /* x0n_10 = ternlog(m0_acc_42, p2_3_10, g0x4) */
+	vpxord %zmm25, %zmm5, %zmm21 /* m1_acc_41 = xor(p1_1_10, p2_2_10) */
+	vpternlogd $0x96, %zmm21, %zmm11, %zmm20 /* m1_acc_42 = ternlog(p1_0_10, p2_0_10, m1_acc_41) */
+	vpternlogd $0x96, 768(%rsp), %zmm29, %zmm20 /* x1n_10 = ternlog(m1_acc_42, p2_3_10, g0x5) */
+	vpxord %zmm25, %zmm3, %zmm21 /* m3_acc_41 = xor(p1_2_10, p2_2_10) */
 	vpxord %zmm3, %zmm12, %zmm3 /* m2_acc_41 = xor(p2_1_10, p1_2_10) */
 	vmovdqa64 %zmm11, %zmm25 /* p2_0_10 */
 	vpternlogd $0x96, %zmm3, %zmm5, %zmm25 /* m2_acc_42 = ternlog(p2_0_10, p1_1_10, m2_acc_41) */
-	vpternlogd $0x96, %zmm22, %zmm12, %zmm11 /* m3_acc_42 = ternlog(p2_0_10, p2_1_10, m3_acc_41) */
+	vpternlogd $0x96, %zmm21, %zmm12, %zmm11 /* m3_acc_42 = ternlog(p2_0_10, p2_1_10, m3_acc_41) */
 	vpternlogd $0x96, 704(%rsp), %zmm29, %zmm25 /* x2n_10 = ternlog(m2_acc_42, p2_3_10, g0x6) */
-	vpternlogd $0x96, 448(%rsp), %zmm24, %zmm11 /* x3n_10 = ternlog(m3_acc_42, p1_3_10, g0x7) */
+	vpternlogd $0x96, 448(%rsp), %zmm23, %zmm11 /* x3n_10 = ternlog(m3_acc_42, p1_3_10, g0x7) */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm7, %zmm3 /* p1_0_11 = gf2p8affineinv(t0_11, gfni_mat_1) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_2(%rip), %zmm7, %zmm5 /* p2_0_11 = gf2p8affineinv(t0_11, gfni_mat_2) */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm8, %zmm7 /* p1_1_11 = gf2p8affineinv(t1_11, gfni_mat_1) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_2(%rip), %zmm8, %zmm8 /* p2_1_11 = gf2p8affineinv(t1_11, gfni_mat_2) */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm9, %zmm12 /* p1_2_11 = gf2p8affineinv(t2_11, gfni_mat_1) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_2(%rip), %zmm9, %zmm9 /* p2_2_11 = gf2p8affineinv(t2_11, gfni_mat_2) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm10, %zmm22 /* p1_3_11 = gf2p8affineinv(t3_11, gfni_mat_1) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm10, %zmm21 /* p1_3_11 = gf2p8affineinv(t3_11, gfni_mat_1) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_2(%rip), %zmm10, %zmm10 /* p2_3_11 = gf2p8affineinv(t3_11, gfni_mat_2) */
-	vpxord %zmm22, %zmm9, %zmm24 /* m0_acc_45 = xor(p2_2_11, p1_3_11) */
+	vpxord %zmm21, %zmm9, %zmm23 /* m0_acc_45 = xor(p2_2_11, p1_3_11) */
 	vmovdqa64 %zmm3, %zmm29 /* p1_0_11 */
-	vpternlogd $0x96, %zmm24, %zmm8, %zmm29 /* m0_acc_46 = ternlog(p1_0_11, p2_1_11, m0_acc_45) */
+	vpternlogd $0x96, %zmm23, %zmm8, %zmm29 /* m0_acc_46 = ternlog(p1_0_11, p2_1_11, m0_acc_45) */
 	vpternlogd $0x96, 896(%rsp), %zmm10, %zmm29 /* x0n_11 = ternlog(m0_acc_46, p2_3_11, g1x4) */
-	vpxord %zmm9, %zmm7, %zmm24 /* m1_acc_45 = xor(p1_1_11, p2_2_11) */
-	vpternlogd $0x96, %zmm24, %zmm5, %zmm3 /* m1_acc_46 = ternlog(p1_0_11, p2_0_11, m1_acc_45) */
+	vpxord %zmm9, %zmm7, %zmm23 /* m1_acc_45 = xor(p1_1_11, p2_2_11) */
+	vpternlogd $0x96, %zmm23, %zmm5, %zmm3 /* m1_acc_46 = ternlog(p1_0_11, p2_0_11, m1_acc_45) */
 	vpternlogd $0x96, 512(%rsp), %zmm10, %zmm3 /* x1n_11 = ternlog(m1_acc_46, p2_3_11, g1x5) */
 	vpxord %zmm9, %zmm12, %zmm9 /* m3_acc_45 = xor(p1_2_11, p2_2_11) */
 	vpxord %zmm12, %zmm8, %zmm12 /* m2_acc_45 = xor(p2_1_11, p1_2_11) */
-	vmovdqa64 %zmm5, %zmm24 /* p2_0_11 */
-	vpternlogd $0x96, %zmm12, %zmm7, %zmm24 /* m2_acc_46 = ternlog(p2_0_11, p1_1_11, m2_acc_45) */
+	vmovdqa64 %zmm5, %zmm23 /* p2_0_11 */
+	vpternlogd $0x96, %zmm12, %zmm7, %zmm23 /* m2_acc_46 = ternlog(p2_0_11, p1_1_11, m2_acc_45) */
 	vpternlogd $0x96, %zmm9, %zmm8, %zmm5 /* m3_acc_46 = ternlog(p2_0_11, p2_1_11, m3_acc_45) */
-	vpternlogd $0x96, 576(%rsp), %zmm10, %zmm24 /* x2n_11 = ternlog(m2_acc_46, p2_3_11, g1x6) */
-	vpternlogd $0x96, 640(%rsp), %zmm22, %zmm5 /* x3n_11 = ternlog(m3_acc_46, p1_3_11, g1x7) */
+	vpternlogd $0x96, 576(%rsp), %zmm10, %zmm23 /* x2n_11 = ternlog(m2_acc_46, p2_3_11, g1x6) */
+	vpternlogd $0x96, 640(%rsp), %zmm21, %zmm5 /* x3n_11 = ternlog(m3_acc_46, p1_3_11, g1x7) */
 
 	/* Round 8r+6: slot 2 ^= M'_L·inv(slot 3 ^ slot 0 ^ slot 1 ^ rk') ^ C'. */
 	vpbroadcastd 96(%rdi,%r10), %zmm7 /* rk0_6 = bcast32() */
 	vpbroadcastd 100(%rdi,%r10), %zmm8 /* rk1_6 = bcast32() */
 	vpbroadcastd 104(%rdi,%r10), %zmm9 /* rk2_6 = bcast32() */
 	vpbroadcastd 108(%rdi,%r10), %zmm10 /* rk3_6 = bcast32() */
-	vmovdqa64 %zmm20, %zmm12 /* g0x12.3 */
-	vpternlogd $0x96, %zmm7, %zmm15, %zmm12 /* t0_acc_25 = ternlog(g0x12, g0x0, rk0_6) */
-	vpxord %zmm18, %zmm12, %zmm12 /* t0_12 = xor(t0_acc_25, g0x4) */
-	vmovdqa64 %zmm30, %zmm22 /* g1x12.3 */
-	vpternlogd $0x96, %zmm7, %zmm23, %zmm22 /* t0_acc_27 = ternlog(g1x12, g1x0, rk0_6) */
-	vpxord %zmm29, %zmm22, %zmm7 /* t0_13 = xor(t0_acc_27, g1x4) */
-	vmovdqa64 %zmm14, %zmm22 /* g0x13.3 */
-	vpternlogd $0x96, %zmm8, %zmm28, %zmm22 /* t1_acc_25 = ternlog(g0x13, g0x1, rk1_6) */
-	vpxord %zmm21, %zmm22, %zmm22 /* t1_12 = xor(t1_acc_25, g0x5) */
+	vmovdqa64 %zmm19, %zmm12 /* g0x12.3 */
+	vpternlogd $0x96, %zmm7, %zmm14, %zmm12 /* t0_acc_25 = ternlog(g0x12, g0x0, rk0_6) */
+	vpxord %zmm17, %zmm12, %zmm12 /* t0_12 = xor(t0_acc_25, g0x4) */
+	vmovdqa64 %zmm30, %zmm21 /* g1x12.3 */
+	vpternlogd $0x96, %zmm7, %zmm24, %zmm21 /* t0_acc_27 = ternlog(g1x12, g1x0, rk0_6) */
+	vpxord %zmm29, %zmm21, %zmm7 /* t0_13 = xor(t0_acc_27, g1x4) */
+	vmovdqa64 %zmm13, %zmm21 /* g0x13.3 */
+	vpternlogd $0x96, %zmm8, %zmm28, %zmm21 /* t1_acc_25 = ternlog(g0x13, g0x1, rk1_6) */
+	vpxord %zmm20, %zmm21, %zmm21 /* t1_12 = xor(t1_acc_25, g0x5) */
 	vmovdqa64 %zmm30, 640(%rsp) /* spill g1x12.3 */
-	vmovdqa64 %zmm1, %zmm30 /* g1x13.3 */
+	vmovdqa64 %zmm2, %zmm30 /* g1x13.3 */
 	vpternlogd $0x96, %zmm8, %zmm0, %zmm30 /* t1_acc_27 = ternlog(g1x13, g1x1, rk1_6) */
 	vpxord %zmm3, %zmm30, %zmm8 /* t1_13 = xor(t1_acc_27, g1x5) */
 	vmovdqa64 %zmm26, %zmm30 /* g0x14.3 */
-	vpternlogd $0x96, %zmm9, %zmm19, %zmm30 /* t2_acc_25 = ternlog(g0x14, g0x2, rk2_6) */
+	vpternlogd $0x96, %zmm9, %zmm22, %zmm30 /* t2_acc_25 = ternlog(g0x14, g0x2, rk2_6) */
 	vpxord %zmm25, %zmm30, %zmm30 /* t2_12 = xor(t2_acc_25, g0x6) */
-	vmovdqa64 %zmm1, 576(%rsp) /* spill g1x13.3 */
-	vmovdqa64 %zmm27, %zmm1 /* g1x14.3 */
-	vpternlogd $0x96, %zmm9, %zmm17, %zmm1 /* t2_acc_27 = ternlog(g1x14, g1x2, rk2_6) */
-	vpxord %zmm24, %zmm1, %zmm1 /* t2_13 = xor(t2_acc_27, g1x6) */
-	vmovdqa64 %zmm16, %zmm9 /* g0x15.3 */
-	vpternlogd $0x96, %zmm10, %zmm13, %zmm9 /* t3_acc_25 = ternlog(g0x15, g0x3, rk3_6) */
+	vmovdqa64 %zmm2, 576(%rsp) /* spill g1x13.3 */
+	vmovdqa64 %zmm27, %zmm2 /* g1x14.3 */
+	vpternlogd $0x96, %zmm9, %zmm18, %zmm2 /* t2_acc_27 = ternlog(g1x14, g1x2, rk2_6) */
+	vpxord %zmm23, %zmm2, %zmm2 /* t2_13 = xor(t2_acc_27, g1x6) */
+	vmovdqa64 %zmm15, %zmm9 /* g0x15.3 */
+	vpternlogd $0x96, %zmm10, %zmm16, %zmm9 /* t3_acc_25 = ternlog(g0x15, g0x3, rk3_6) */
 	vpxord %zmm11, %zmm9, %zmm9 /* t3_12 = xor(t3_acc_25, g0x7) */
 	vmovdqa64 %zmm27, 512(%rsp) /* spill g1x14.3 */
 	vmovdqa64 %zmm6, %zmm27 /* g1x15.3 */
@@ -8033,241 +7969,243 @@ sm4_byteslice_avx512_gfni_batch_gcm_asm:
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm12, %zmm27 /* p1_0_12 = gf2p8affineinv(t0_12, gfni_mat_1) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_2(%rip), %zmm12, %zmm12 /* p2_0_12 = gf2p8affineinv(t0_12, gfni_mat_2) */
 	vmovdqa64 %zmm6, 896(%rsp) /* spill g1x15.3 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm22, %zmm6 /* p1_1_12 = gf2p8affineinv(t1_12, gfni_mat_1) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_2(%rip), %zmm22, %zmm22 /* p2_1_12 = gf2p8affineinv(t1_12, gfni_mat_2) */
-	vmovdqa64 %zmm16, 448(%rsp) /* spill g0x15.3 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm30, %zmm16 /* p1_2_12 = gf2p8affineinv(t2_12, gfni_mat_1) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm21, %zmm6 /* p1_1_12 = gf2p8affineinv(t1_12, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_2(%rip), %zmm21, %zmm21 /* p2_1_12 = gf2p8affineinv(t1_12, gfni_mat_2) */
+	vmovdqa64 %zmm15, 448(%rsp) /* spill g0x15.3 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm30, %zmm15 /* p1_2_12 = gf2p8affineinv(t2_12, gfni_mat_1) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_2(%rip), %zmm30, %zmm30 /* p2_2_12 = gf2p8affineinv(t2_12, gfni_mat_2) */
 	vmovdqa64 %zmm26, 704(%rsp) /* spill g0x14.3 */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm9, %zmm26 /* p1_3_12 = gf2p8affineinv(t3_12, gfni_mat_1) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_2(%rip), %zmm9, %zmm9 /* p2_3_12 = gf2p8affineinv(t3_12, gfni_mat_2) */
-	vmovdqa64 %zmm14, 768(%rsp) /* spill g0x13.3 */
-	vpxord %zmm26, %zmm30, %zmm14 /* m0_acc_49 = xor(p2_2_12, p1_3_12) */
-	vmovdqa64 %zmm20, 832(%rsp) /* spill g0x12.3 */
-	vmovdqa64 %zmm27, %zmm20 /* p1_0_12 */
-	vpternlogd $0x96, %zmm14, %zmm22, %zmm20 /* m0_acc_50 = ternlog(p1_0_12, p2_1_12, m0_acc_49) */
-	vpternlogd $0x96, %zmm2, %zmm9, %zmm20 /* x0n_12 = ternlog(m0_acc_50, p2_3_12, g0x8) */
-	vpxord %zmm30, %zmm6, %zmm2 /* m1_acc_49 = xor(p1_1_12, p2_2_12) */
-	vpternlogd $0x96, %zmm2, %zmm12, %zmm27 /* m1_acc_50 = ternlog(p1_0_12, p2_0_12, m1_acc_49) */
+	vmovdqa64 %zmm13, 768(%rsp) /* spill g0x13.3 */
+	vpxord %zmm26, %zmm30, %zmm13 /* m0_acc_49 = xor(p2_2_12, p1_3_12) */
+	vmovdqa64 %zmm19, 832(%rsp) /* spill g0x12.3 */
+	vmovdqa64 %zmm27, %zmm19 /* p1_0_12 */
+	vpternlogd $0x96, %zmm13, %zmm21, %zmm19 /* m0_acc_50 = ternlog(p1_0_12, p2_1_12, m0_acc_49) */
+	vpternlogd $0x96, %zmm1, %zmm9, %zmm19 /* x0n_12 = ternlog(m0_acc_50, p2_3_12, g0x8) */
+	vpxord %zmm30, %zmm6, %zmm1 /* m1_acc_49 = xor(p1_1_12, p2_2_12) */
+	vpternlogd $0x96, %zmm1, %zmm12, %zmm27 /* m1_acc_50 = ternlog(p1_0_12, p2_0_12, m1_acc_49) */
 	vpternlogd $0x96, %zmm31, %zmm9, %zmm27 /* x1n_12 = ternlog(m1_acc_50, p2_3_12, g0x9) */
-	vpxord %zmm30, %zmm16, %zmm2 /* m3_acc_49 = xor(p1_2_12, p2_2_12) */
-	vpxord %zmm16, %zmm22, %zmm14 /* m2_acc_49 = xor(p2_1_12, p1_2_12) */
-	vmovdqa64 %zmm12, %zmm16 /* p2_0_12 */
-	vpternlogd $0x96, %zmm14, %zmm6, %zmm16 /* m2_acc_50 = ternlog(p2_0_12, p1_1_12, m2_acc_49) */
-	vpternlogd $0x96, %zmm2, %zmm22, %zmm12 /* m3_acc_50 = ternlog(p2_0_12, p2_1_12, m3_acc_49) */
-	vpternlogd $0x96, 1216(%rsp), %zmm9, %zmm16 /* x2n_12 = ternlog(m2_acc_50, p2_3_12, g0x10) */
+	vpxord %zmm30, %zmm15, %zmm1 /* m3_acc_49 = xor(p1_2_12, p2_2_12) */
+	vpxord %zmm15, %zmm21, %zmm13 /* m2_acc_49 = xor(p2_1_12, p1_2_12) */
+	vmovdqa64 %zmm12, %zmm15 /* p2_0_12 */
+	vpternlogd $0x96, %zmm13, %zmm6, %zmm15 /* m2_acc_50 = ternlog(p2_0_12, p1_1_12, m2_acc_49) */
+	vpternlogd $0x96, %zmm1, %zmm21, %zmm12 /* m3_acc_50 = ternlog(p2_0_12, p2_1_12, m3_acc_49) */
+	vpternlogd $0x96, 1216(%rsp), %zmm9, %zmm15 /* x2n_12 = ternlog(m2_acc_50, p2_3_12, g0x10) */
 	vpternlogd $0x96, 1152(%rsp), %zmm26, %zmm12 /* x3n_12 = ternlog(m3_acc_50, p1_3_12, g0x11) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm7, %zmm2 /* p1_0_13 = gf2p8affineinv(t0_13, gfni_mat_1) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm7, %zmm1 /* p1_0_13 = gf2p8affineinv(t0_13, gfni_mat_1) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_2(%rip), %zmm7, %zmm6 /* p2_0_13 = gf2p8affineinv(t0_13, gfni_mat_2) */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm8, %zmm7 /* p1_1_13 = gf2p8affineinv(t1_13, gfni_mat_1) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_2(%rip), %zmm8, %zmm8 /* p2_1_13 = gf2p8affineinv(t1_13, gfni_mat_2) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm1, %zmm9 /* p1_2_13 = gf2p8affineinv(t2_13, gfni_mat_1) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_2(%rip), %zmm1, %zmm1 /* p2_2_13 = gf2p8affineinv(t2_13, gfni_mat_2) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm10, %zmm14 /* p1_3_13 = gf2p8affineinv(t3_13, gfni_mat_1) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm2, %zmm9 /* p1_2_13 = gf2p8affineinv(t2_13, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_2(%rip), %zmm2, %zmm2 /* p2_2_13 = gf2p8affineinv(t2_13, gfni_mat_2) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm10, %zmm13 /* p1_3_13 = gf2p8affineinv(t3_13, gfni_mat_1) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_2(%rip), %zmm10, %zmm10 /* p2_3_13 = gf2p8affineinv(t3_13, gfni_mat_2) */
-	vpxord %zmm14, %zmm1, %zmm22 /* m0_acc_53 = xor(p2_2_13, p1_3_13) */
-	vmovdqa64 %zmm2, %zmm26 /* p1_0_13 */
-	vpternlogd $0x96, %zmm22, %zmm8, %zmm26 /* m0_acc_54 = ternlog(p1_0_13, p2_1_13, m0_acc_53) */
+	vpxord %zmm13, %zmm2, %zmm21 /* m0_acc_53 = xor(p2_2_13, p1_3_13) */
+	vmovdqa64 %zmm1, %zmm26 /* p1_0_13 */
+	vpternlogd $0x96, %zmm21, %zmm8, %zmm26 /* m0_acc_54 = ternlog(p1_0_13, p2_1_13, m0_acc_53) */
 	vpternlogd $0x96, 1088(%rsp), %zmm10, %zmm26 /* x0n_13 = ternlog(m0_acc_54, p2_3_13, g1x8) */
-	vpxord %zmm1, %zmm7, %zmm22 /* m1_acc_53 = xor(p1_1_13, p2_2_13) */
-	vpternlogd $0x96, %zmm22, %zmm6, %zmm2 /* m1_acc_54 = ternlog(p1_0_13, p2_0_13, m1_acc_53) */
-	vpternlogd $0x96, 960(%rsp), %zmm10, %zmm2 /* x1n_13 = ternlog(m1_acc_54, p2_3_13, g1x9) */
-	vpxord %zmm1, %zmm9, %zmm1 /* m3_acc_53 = xor(p1_2_13, p2_2_13) */
+	vpxord %zmm2, %zmm7, %zmm21 /* m1_acc_53 = xor(p1_1_13, p2_2_13) */
+	vpternlogd $0x96, %zmm21, %zmm6, %zmm1 /* m1_acc_54 = ternlog(p1_0_13, p2_0_13, m1_acc_53) */
+	vpternlogd $0x96, 960(%rsp), %zmm10, %zmm1 /* x1n_13 = ternlog(m1_acc_54, p2_3_13, g1x9) */
+	vpxord %zmm2, %zmm9, %zmm2 /* m3_acc_53 = xor(p1_2_13, p2_2_13) */
 	vpxord %zmm9, %zmm8, %zmm9 /* m2_acc_53 = xor(p2_1_13, p1_2_13) */
-	vmovdqa64 %zmm6, %zmm22 /* p2_0_13 */
-	vpternlogd $0x96, %zmm9, %zmm7, %zmm22 /* m2_acc_54 = ternlog(p2_0_13, p1_1_13, m2_acc_53) */
-	vpternlogd $0x96, %zmm1, %zmm8, %zmm6 /* m3_acc_54 = ternlog(p2_0_13, p2_1_13, m3_acc_53) */
-	vpternlogd $0x96, 256(%rsp), %zmm10, %zmm22 /* x2n_13 = ternlog(m2_acc_54, p2_3_13, g1x10) */
-	vpternlogd $0x96, 1024(%rsp), %zmm14, %zmm6 /* x3n_13 = ternlog(m3_acc_54, p1_3_13, g1x11) */
+	vmovdqa64 %zmm6, %zmm21 /* p2_0_13 */
+	vpternlogd $0x96, %zmm9, %zmm7, %zmm21 /* m2_acc_54 = ternlog(p2_0_13, p1_1_13, m2_acc_53) */
+	vpternlogd $0x96, %zmm2, %zmm8, %zmm6 /* m3_acc_54 = ternlog(p2_0_13, p2_1_13, m3_acc_53) */
+	vpternlogd $0x96, 192(%rsp), %zmm10, %zmm21 /* x2n_13 = ternlog(m2_acc_54, p2_3_13, g1x10) */
+	vpternlogd $0x96, 1024(%rsp), %zmm13, %zmm6 /* x3n_13 = ternlog(m3_acc_54, p1_3_13, g1x11) */
 
 	/* Round 8r+7: slot 3 ^= M'_L·inv(slot 0 ^ slot 1 ^ slot 2 ^ rk') ^ C'. */
-	vpbroadcastd 112(%rdi,%r10), %zmm1 /* rk0_7 = bcast32() */
+	vpbroadcastd 112(%rdi,%r10), %zmm2 /* rk0_7 = bcast32() */
 	vpbroadcastd 116(%rdi,%r10), %zmm7 /* rk1_7 = bcast32() */
 	vpbroadcastd 120(%rdi,%r10), %zmm8 /* rk2_7 = bcast32() */
 	vpbroadcastd 124(%rdi,%r10), %zmm9 /* rk3_7 = bcast32() */
-	vmovdqa64 %zmm15, %zmm10 /* g0x0.4 */
-	vpternlogd $0x96, %zmm1, %zmm18, %zmm10 /* t0_acc_29 = ternlog(g0x0, g0x4, rk0_7) */
-	vpxord %zmm20, %zmm10, %zmm10 /* t0_14 = xor(t0_acc_29, g0x8) */
-	vmovdqa64 %zmm23, %zmm14 /* g1x0.4 */
-	vpternlogd $0x96, %zmm1, %zmm29, %zmm14 /* t0_acc_31 = ternlog(g1x0, g1x4, rk0_7) */
-	vpxord %zmm26, %zmm14, %zmm1 /* t0_15 = xor(t0_acc_31, g1x8) */
-	vmovdqa64 %zmm28, %zmm14 /* g0x1.4 */
-	vpternlogd $0x96, %zmm7, %zmm21, %zmm14 /* t1_acc_29 = ternlog(g0x1, g0x5, rk1_7) */
-	vpxord %zmm27, %zmm14, %zmm14 /* t1_14 = xor(t1_acc_29, g0x9) */
+	vmovdqa64 %zmm14, %zmm10 /* g0x0.4 */
+	vpternlogd $0x96, %zmm2, %zmm17, %zmm10 /* t0_acc_29 = ternlog(g0x0, g0x4, rk0_7) */
+	vpxord %zmm19, %zmm10, %zmm10 /* t0_14 = xor(t0_acc_29, g0x8) */
+	vmovdqa64 %zmm24, %zmm13 /* g1x0.4 */
+	vpternlogd $0x96, %zmm2, %zmm29, %zmm13 /* t0_acc_31 = ternlog(g1x0, g1x4, rk0_7) */
+	vpxord %zmm26, %zmm13, %zmm2 /* t0_15 = xor(t0_acc_31, g1x8) */
+	vmovdqa64 %zmm28, %zmm13 /* g0x1.4 */
+	vpternlogd $0x96, %zmm7, %zmm20, %zmm13 /* t1_acc_29 = ternlog(g0x1, g0x5, rk1_7) */
+	vpxord %zmm27, %zmm13, %zmm13 /* t1_14 = xor(t1_acc_29, g0x9) */
 	vmovdqa64 %zmm0, %zmm30 /* g1x1.4 */
 	vpternlogd $0x96, %zmm7, %zmm3, %zmm30 /* t1_acc_31 = ternlog(g1x1, g1x5, rk1_7) */
-	vpxord %zmm2, %zmm30, %zmm7 /* t1_15 = xor(t1_acc_31, g1x9) */
-	vmovdqa64 %zmm19, %zmm30 /* g0x2.4 */
+	vpxord %zmm1, %zmm30, %zmm7 /* t1_15 = xor(t1_acc_31, g1x9) */
+	vmovdqa64 %zmm22, %zmm30 /* g0x2.4 */
 	vpternlogd $0x96, %zmm8, %zmm25, %zmm30 /* t2_acc_29 = ternlog(g0x2, g0x6, rk2_7) */
-	vpxord %zmm16, %zmm30, %zmm30 /* t2_14 = xor(t2_acc_29, g0x10) */
-	vmovdqa64 %zmm17, %zmm31 /* g1x2.4 */
-	vpternlogd $0x96, %zmm8, %zmm24, %zmm31 /* t2_acc_31 = ternlog(g1x2, g1x6, rk2_7) */
-	vpxord %zmm22, %zmm31, %zmm8 /* t2_15 = xor(t2_acc_31, g1x10) */
-	vmovdqa64 %zmm13, %zmm31 /* g0x3.4 */
+	vpxord %zmm15, %zmm30, %zmm30 /* t2_14 = xor(t2_acc_29, g0x10) */
+	vmovdqa64 %zmm18, %zmm31 /* g1x2.4 */
+	vpternlogd $0x96, %zmm8, %zmm23, %zmm31 /* t2_acc_31 = ternlog(g1x2, g1x6, rk2_7) */
+	vpxord %zmm21, %zmm31, %zmm8 /* t2_15 = xor(t2_acc_31, g1x10) */
+	vmovdqa64 %zmm16, %zmm31 /* g0x3.4 */
 	vpternlogd $0x96, %zmm9, %zmm11, %zmm31 /* t3_acc_29 = ternlog(g0x3, g0x7, rk3_7) */
 	vpxord %zmm12, %zmm31, %zmm31 /* t3_14 = xor(t3_acc_29, g0x11) */
-	vmovdqa64 %zmm17, 128(%rsp) /* spill g1x2.4 */
-	vmovdqa64 %zmm4, %zmm17 /* g1x3.4 */
-	vpternlogd $0x96, %zmm9, %zmm5, %zmm17 /* t3_acc_31 = ternlog(g1x3, g1x7, rk3_7) */
-	vpxord %zmm6, %zmm17, %zmm9 /* t3_15 = xor(t3_acc_31, g1x11) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm10, %zmm17 /* p1_0_14 = gf2p8affineinv(t0_14, gfni_mat_1) */
+	vmovdqa64 %zmm18, 64(%rsp) /* spill g1x2.4 */
+	vmovdqa64 %zmm4, %zmm18 /* g1x3.4 */
+	vpternlogd $0x96, %zmm9, %zmm5, %zmm18 /* t3_acc_31 = ternlog(g1x3, g1x7, rk3_7) */
+	vpxord %zmm6, %zmm18, %zmm9 /* t3_15 = xor(t3_acc_31, g1x11) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm10, %zmm18 /* p1_0_14 = gf2p8affineinv(t0_14, gfni_mat_1) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_2(%rip), %zmm10, %zmm10 /* p2_0_14 = gf2p8affineinv(t0_14, gfni_mat_2) */
-	vmovdqa64 %zmm4, 192(%rsp) /* spill g1x3.4 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm14, %zmm4 /* p1_1_14 = gf2p8affineinv(t1_14, gfni_mat_1) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_2(%rip), %zmm14, %zmm14 /* p2_1_14 = gf2p8affineinv(t1_14, gfni_mat_2) */
-	vmovdqa64 %zmm0, 64(%rsp) /* spill g1x1.4 */
+	vmovdqa64 %zmm4, 128(%rsp) /* spill g1x3.4 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm13, %zmm4 /* p1_1_14 = gf2p8affineinv(t1_14, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_2(%rip), %zmm13, %zmm13 /* p2_1_14 = gf2p8affineinv(t1_14, gfni_mat_2) */
+	vmovdqa64 %zmm0, 256(%rsp) /* spill g1x1.4 */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm30, %zmm0 /* p1_2_14 = gf2p8affineinv(t2_14, gfni_mat_1) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_2(%rip), %zmm30, %zmm30 /* p2_2_14 = gf2p8affineinv(t2_14, gfni_mat_2) */
-	vmovdqa64 %zmm23, 320(%rsp) /* spill g1x0.4 */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm31, %zmm23 /* p1_3_14 = gf2p8affineinv(t3_14, gfni_mat_1) */
+	vmovdqa64 %zmm24, 320(%rsp) /* spill g1x0.4 */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm31, %zmm24 /* p1_3_14 = gf2p8affineinv(t3_14, gfni_mat_1) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_2(%rip), %zmm31, %zmm31 /* p2_3_14 = gf2p8affineinv(t3_14, gfni_mat_2) */
-	vmovdqa64 %zmm13, 384(%rsp) /* spill g0x3.4 */
-	vpxord %zmm23, %zmm30, %zmm13 /* m0_acc_57 = xor(p2_2_14, p1_3_14) */
-	vmovdqa64 %zmm19, 1024(%rsp) /* spill g0x2.4 */
-	vmovdqa64 %zmm17, %zmm19 /* p1_0_14 */
-	vpternlogd $0x96, %zmm13, %zmm14, %zmm19 /* m0_acc_58 = ternlog(p1_0_14, p2_1_14, m0_acc_57) */
-	vpternlogd $0x96, 832(%rsp), %zmm31, %zmm19 /* x0n_14 = ternlog(m0_acc_58, p2_3_14, g0x12) */
-	vpxord %zmm30, %zmm4, %zmm13 /* m1_acc_57 = xor(p1_1_14, p2_2_14) */
-	vpternlogd $0x96, %zmm13, %zmm10, %zmm17 /* m1_acc_58 = ternlog(p1_0_14, p2_0_14, m1_acc_57) */
-	vpternlogd $0x96, 768(%rsp), %zmm31, %zmm17 /* x1n_14 = ternlog(m1_acc_58, p2_3_14, g0x13) */
-	vpxord %zmm30, %zmm0, %zmm13 /* m3_acc_57 = xor(p1_2_14, p2_2_14) */
-	vpxord %zmm0, %zmm14, %zmm0 /* m2_acc_57 = xor(p2_1_14, p1_2_14) */
+	vmovdqa64 %zmm16, 384(%rsp) /* spill g0x3.4 */
+	vpxord %zmm24, %zmm30, %zmm16 /* m0_acc_57 = xor(p2_2_14, p1_3_14) */
+	vmovdqa64 %zmm22, 1024(%rsp) /* spill g0x2.4 */
+	vmovdqa64 %zmm18, %zmm22 /* p1_0_14 */
+	vpternlogd $0x96, %zmm16, %zmm13, %zmm22 /* m0_acc_58 = ternlog(p1_0_14, p2_1_14, m0_acc_57) */
+	vpternlogd $0x96, 832(%rsp), %zmm31, %zmm22 /* x0n_14 = ternlog(m0_acc_58, p2_3_14, g0x12) */
+	vpxord %zmm30, %zmm4, %zmm16 /* m1_acc_57 = xor(p1_1_14, p2_2_14) */
+	vpternlogd $0x96, %zmm16, %zmm10, %zmm18 /* m1_acc_58 = ternlog(p1_0_14, p2_0_14, m1_acc_57) */
+	vpternlogd $0x96, 768(%rsp), %zmm31, %zmm18 /* x1n_14 = ternlog(m1_acc_58, p2_3_14, g0x13) */
+	vpxord %zmm30, %zmm0, %zmm16 /* m3_acc_57 = xor(p1_2_14, p2_2_14) */
+	vpxord %zmm0, %zmm13, %zmm0 /* m2_acc_57 = xor(p2_1_14, p1_2_14) */
 	vmovdqa64 %zmm10, %zmm30 /* p2_0_14 */
 	vpternlogd $0x96, %zmm0, %zmm4, %zmm30 /* m2_acc_58 = ternlog(p2_0_14, p1_1_14, m2_acc_57) */
-	vpternlogd $0x96, %zmm13, %zmm14, %zmm10 /* m3_acc_58 = ternlog(p2_0_14, p2_1_14, m3_acc_57) */
+	vpternlogd $0x96, %zmm16, %zmm13, %zmm10 /* m3_acc_58 = ternlog(p2_0_14, p2_1_14, m3_acc_57) */
 	vpternlogd $0x96, 704(%rsp), %zmm31, %zmm30 /* x2n_14 = ternlog(m2_acc_58, p2_3_14, g0x14) */
-	vpternlogd $0x96, 448(%rsp), %zmm23, %zmm10 /* x3n_14 = ternlog(m3_acc_58, p1_3_14, g0x15) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm1, %zmm0 /* p1_0_15 = gf2p8affineinv(t0_15, gfni_mat_1) */
-	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_2(%rip), %zmm1, %zmm1 /* p2_0_15 = gf2p8affineinv(t0_15, gfni_mat_2) */
+	vpternlogd $0x96, 448(%rsp), %zmm24, %zmm10 /* x3n_14 = ternlog(m3_acc_58, p1_3_14, g0x15) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm2, %zmm0 /* p1_0_15 = gf2p8affineinv(t0_15, gfni_mat_1) */
+	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_2(%rip), %zmm2, %zmm2 /* p2_0_15 = gf2p8affineinv(t0_15, gfni_mat_2) */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm7, %zmm4 /* p1_1_15 = gf2p8affineinv(t1_15, gfni_mat_1) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_2(%rip), %zmm7, %zmm7 /* p2_1_15 = gf2p8affineinv(t1_15, gfni_mat_2) */
 	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm8, %zmm13 /* p1_2_15 = gf2p8affineinv(t2_15, gfni_mat_1) */
-	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm9, %zmm14 /* p1_3_15 = gf2p8affineinv(t3_15, gfni_mat_1) */
+	vgf2p8affineinvqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_1(%rip), %zmm9, %zmm16 /* p1_3_15 = gf2p8affineinv(t3_15, gfni_mat_1) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_2(%rip), %zmm8, %zmm8 /* p2_2_15 = gf2p8affineinv(t2_15, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_2(%rip), %zmm9, %zmm9 /* p2_3_15 = gf2p8affineinv(t3_15, gfni_mat_2) */
-	vpxord %zmm14, %zmm8, %zmm23 /* m0_acc_61 = xor(p2_2_15, p1_3_15) */
+	vpxord %zmm16, %zmm8, %zmm24 /* m0_acc_61 = xor(p2_2_15, p1_3_15) */
 	vmovdqa64 %zmm0, %zmm31 /* p1_0_15 */
-	vpternlogd $0x96, %zmm23, %zmm7, %zmm31 /* m0_acc_62 = ternlog(p1_0_15, p2_1_15, m0_acc_61) */
+	vpternlogd $0x96, %zmm24, %zmm7, %zmm31 /* m0_acc_62 = ternlog(p1_0_15, p2_1_15, m0_acc_61) */
 	vpternlogd $0x96, 640(%rsp), %zmm9, %zmm31 /* x0n_15 = ternlog(m0_acc_62, p2_3_15, g1x12) */
-	vpxord %zmm8, %zmm4, %zmm23 /* m1_acc_61 = xor(p1_1_15, p2_2_15) */
-	vpternlogd $0x96, %zmm23, %zmm1, %zmm0 /* m1_acc_62 = ternlog(p1_0_15, p2_0_15, m1_acc_61) */
+	vpxord %zmm8, %zmm4, %zmm24 /* m1_acc_61 = xor(p1_1_15, p2_2_15) */
+	vpternlogd $0x96, %zmm24, %zmm2, %zmm0 /* m1_acc_62 = ternlog(p1_0_15, p2_0_15, m1_acc_61) */
 	vpternlogd $0x96, 576(%rsp), %zmm9, %zmm0 /* x1n_15 = ternlog(m1_acc_62, p2_3_15, g1x13) */
 	vpxord %zmm8, %zmm13, %zmm8 /* m3_acc_61 = xor(p1_2_15, p2_2_15) */
 	vpxord %zmm13, %zmm7, %zmm13 /* m2_acc_61 = xor(p2_1_15, p1_2_15) */
-	vmovdqa64 %zmm1, %zmm23 /* p2_0_15 */
-	vpternlogd $0x96, %zmm13, %zmm4, %zmm23 /* m2_acc_62 = ternlog(p2_0_15, p1_1_15, m2_acc_61) */
-	vpternlogd $0x96, %zmm8, %zmm7, %zmm1 /* m3_acc_62 = ternlog(p2_0_15, p2_1_15, m3_acc_61) */
-	vpternlogd $0x96, 512(%rsp), %zmm9, %zmm23 /* x2n_15 = ternlog(m2_acc_62, p2_3_15, g1x14) */
-	vpternlogd $0x96, 896(%rsp), %zmm14, %zmm1 /* x3n_15 = ternlog(m3_acc_62, p1_3_15, g1x15) */
-	vmovdqa64 1024(%rsp), %zmm8 /* reload g0x2.4 */
-	vmovdqa64 %zmm21, %zmm9 /* g0x5.4 */
-	vmovdqa64 %zmm27, %zmm13 /* g0x9.4 */
-	vmovdqa64 %zmm20, %zmm14 /* g0x8.4 */
-	vmovdqa64 %zmm29, %zmm20 /* g1x4.4 */
-	vmovdqa64 %zmm3, %zmm21 /* g1x5.4 */
-	vmovdqa64 %zmm23, %zmm3 /* g1x14.4 */
-	vmovdqa64 %zmm22, %zmm23 /* g1x10.4 */
-	vmovdqa64 %zmm6, %zmm22 /* g1x11.4 */
-	vmovdqa64 %zmm0, %zmm27 /* g1x13.4 */
-	vmovdqa64 %zmm1, %zmm0 /* g1x15.4 */
-	vmovdqa64 %zmm5, %zmm1 /* g1x7.4 */
-	vmovdqa64 %zmm28, %zmm29 /* g0x1.4 */
-	vmovdqa64 %zmm15, %zmm28 /* g0x0.4 */
-	vmovdqa64 %zmm12, %zmm15 /* g0x11.4 */
-	vmovdqa64 %zmm25, %zmm12 /* g0x6.4 */
-	vmovdqa64 %zmm26, %zmm25 /* g1x8.4 */
+	vmovdqa64 %zmm2, %zmm24 /* p2_0_15 */
+	vpternlogd $0x96, %zmm13, %zmm4, %zmm24 /* m2_acc_62 = ternlog(p2_0_15, p1_1_15, m2_acc_61) */
+	vpternlogd $0x96, %zmm8, %zmm7, %zmm2 /* m3_acc_62 = ternlog(p2_0_15, p2_1_15, m3_acc_61) */
+	vpternlogd $0x96, 512(%rsp), %zmm9, %zmm24 /* x2n_15 = ternlog(m2_acc_62, p2_3_15, g1x14) */
+	vpternlogd $0x96, 896(%rsp), %zmm16, %zmm2 /* x3n_15 = ternlog(m3_acc_62, p1_3_15, g1x15) */
+	vmovdqa64 1024(%rsp), %zmm7 /* reload g0x2.4 */
+	vmovdqa64 %zmm20, %zmm8 /* g0x5.4 */
+	vmovdqa64 %zmm17, %zmm9 /* g0x4.4 */
+	vmovdqa64 %zmm19, %zmm13 /* g0x8.4 */
+	vmovdqa64 %zmm18, %zmm16 /* g0x13.4 */
+	vmovdqa64 %zmm22, %zmm17 /* g0x12.4 */
+	vmovdqa64 %zmm29, %zmm19 /* g1x4.4 */
+	vmovdqa64 %zmm3, %zmm20 /* g1x5.4 */
+	vmovdqa64 %zmm24, %zmm3 /* g1x14.4 */
+	vmovdqa64 %zmm23, %zmm22 /* g1x6.4 */
+	vmovdqa64 %zmm1, %zmm23 /* g1x9.4 */
+	vmovdqa64 %zmm26, %zmm24 /* g1x8.4 */
 	vmovdqa64 %zmm31, %zmm26 /* g1x12.4 */
+	vmovdqa64 %zmm28, %zmm29 /* g0x1.4 */
+	vmovdqa64 %zmm14, %zmm28 /* g0x0.4 */
+	vmovdqa64 %zmm12, %zmm14 /* g0x11.4 */
+	vmovdqa64 %zmm27, %zmm12 /* g0x9.4 */
+	vmovdqa64 %zmm0, %zmm27 /* g1x13.4 */
+	vmovdqa64 %zmm2, %zmm0 /* g1x15.4 */
+	vmovdqa64 %zmm5, %zmm2 /* g1x7.4 */
 	vmovdqa64 %zmm10, %zmm31 /* g0x15.4 */
-	vmovdqa64 %zmm18, %zmm10 /* g0x4.4 */
-	vmovdqa64 %zmm19, %zmm18 /* g0x12.4 */
-	vmovdqa64 %zmm24, %zmm19 /* g1x6.4 */
-	vmovdqa64 %zmm2, %zmm24 /* g1x9.4 */
+	vmovdqa64 %zmm11, %zmm10 /* g0x7.4 */
+	vmovdqa64 %zmm25, %zmm11 /* g0x6.4 */
+	vmovdqa64 %zmm21, %zmm25 /* g1x10.4 */
+	vmovdqa64 %zmm6, %zmm21 /* g1x11.4 */
 	add $128, %r10
 	cmp $512, %r10
 	jne .Lsm4_byteslice_avx512_gfni_asm_9_loop_r0
 
 	/* Output (X35, X34, X33, X32): slots 3, 2, 1, 0; back to X = A1^-1·X'. */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_3(%rip), %zmm18, %zmm2 /* xout = gf2p8affine(g0x12, gfni_mat_3) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_3(%rip), %zmm17, %zmm4 /* xout_1 = gf2p8affine(g0x13, gfni_mat_3) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_3(%rip), %zmm17, %zmm1 /* xout = gf2p8affine(g0x12, gfni_mat_3) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_3(%rip), %zmm16, %zmm4 /* xout_1 = gf2p8affine(g0x13, gfni_mat_3) */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_3(%rip), %zmm30, %zmm5 /* xout_2 = gf2p8affine(g0x14, gfni_mat_3) */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_3(%rip), %zmm31, %zmm6 /* xout_3 = gf2p8affine(g0x15, gfni_mat_3) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_3(%rip), %zmm14, %zmm7 /* xout_4 = gf2p8affine(g0x8, gfni_mat_3) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_3(%rip), %zmm13, %zmm13 /* xout_5 = gf2p8affine(g0x9, gfni_mat_3) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_3(%rip), %zmm16, %zmm14 /* xout_6 = gf2p8affine(g0x10, gfni_mat_3) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_3(%rip), %zmm15, %zmm15 /* xout_7 = gf2p8affine(g0x11, gfni_mat_3) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_3(%rip), %zmm10, %zmm10 /* xout_8 = gf2p8affine(g0x4, gfni_mat_3) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_3(%rip), %zmm9, %zmm9 /* xout_9 = gf2p8affine(g0x5, gfni_mat_3) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_3(%rip), %zmm12, %zmm12 /* xout_10 = gf2p8affine(g0x6, gfni_mat_3) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_3(%rip), %zmm11, %zmm11 /* xout_11 = gf2p8affine(g0x7, gfni_mat_3) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_3(%rip), %zmm13, %zmm13 /* xout_4 = gf2p8affine(g0x8, gfni_mat_3) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_3(%rip), %zmm12, %zmm12 /* xout_5 = gf2p8affine(g0x9, gfni_mat_3) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_3(%rip), %zmm15, %zmm15 /* xout_6 = gf2p8affine(g0x10, gfni_mat_3) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_3(%rip), %zmm14, %zmm14 /* xout_7 = gf2p8affine(g0x11, gfni_mat_3) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_3(%rip), %zmm9, %zmm9 /* xout_8 = gf2p8affine(g0x4, gfni_mat_3) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_3(%rip), %zmm8, %zmm8 /* xout_9 = gf2p8affine(g0x5, gfni_mat_3) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_3(%rip), %zmm11, %zmm11 /* xout_10 = gf2p8affine(g0x6, gfni_mat_3) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_3(%rip), %zmm10, %zmm10 /* xout_11 = gf2p8affine(g0x7, gfni_mat_3) */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_3(%rip), %zmm28, %zmm16 /* xout_12 = gf2p8affine(g0x0, gfni_mat_3) */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_3(%rip), %zmm29, %zmm17 /* xout_13 = gf2p8affine(g0x1, gfni_mat_3) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_3(%rip), %zmm8, %zmm8 /* xout_14 = gf2p8affine(g0x2, gfni_mat_3) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_3(%rip), %zmm7, %zmm7 /* xout_14 = gf2p8affine(g0x2, gfni_mat_3) */
 	vmovdqa64 384(%rsp), %zmm18 /* reload g0x3.2 */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_3(%rip), %zmm18, %zmm18 /* xout_15 = gf2p8affine(g0x3, gfni_mat_3) */
-	vpunpcklbw %zmm10, %zmm2, %zmm28 /* tro0 = unpacklo(xout, xout_8) */
-	vpunpckhbw %zmm10, %zmm2, %zmm2 /* tro0_1 = unpackhi(xout, xout_8) */
-	vpunpcklbw %zmm9, %zmm4, %zmm10 /* tro0_2 = unpacklo(xout_1, xout_9) */
-	vpunpckhbw %zmm9, %zmm4, %zmm4 /* tro0_3 = unpackhi(xout_1, xout_9) */
-	vpunpcklbw %zmm12, %zmm5, %zmm9 /* tro0_4 = unpacklo(xout_2, xout_10) */
-	vpunpckhbw %zmm12, %zmm5, %zmm5 /* tro0_5 = unpackhi(xout_2, xout_10) */
-	vpunpcklbw %zmm11, %zmm6, %zmm12 /* tro0_6 = unpacklo(xout_3, xout_11) */
-	vpunpckhbw %zmm11, %zmm6, %zmm6 /* tro0_7 = unpackhi(xout_3, xout_11) */
-	vpunpcklbw %zmm16, %zmm7, %zmm11 /* tro0_8 = unpacklo(xout_4, xout_12) */
-	vpunpckhbw %zmm16, %zmm7, %zmm7 /* tro0_9 = unpackhi(xout_4, xout_12) */
-	vpunpcklbw %zmm17, %zmm13, %zmm16 /* tro0_10 = unpacklo(xout_5, xout_13) */
-	vpunpckhbw %zmm17, %zmm13, %zmm13 /* tro0_11 = unpackhi(xout_5, xout_13) */
-	vpunpcklbw %zmm8, %zmm14, %zmm17 /* tro0_12 = unpacklo(xout_6, xout_14) */
-	vpunpckhbw %zmm8, %zmm14, %zmm8 /* tro0_13 = unpackhi(xout_6, xout_14) */
-	vpunpcklbw %zmm18, %zmm15, %zmm14 /* tro0_14 = unpacklo(xout_7, xout_15) */
-	vpunpckhbw %zmm18, %zmm15, %zmm15 /* tro0_15 = unpackhi(xout_7, xout_15) */
-	vpunpcklbw %zmm11, %zmm28, %zmm18 /* tro1 = unpacklo(tro0, tro0_8) */
-	vpunpckhbw %zmm11, %zmm28, %zmm11 /* tro1_1 = unpackhi(tro0, tro0_8) */
-	vpunpcklbw %zmm7, %zmm2, %zmm28 /* tro1_2 = unpacklo(tro0_1, tro0_9) */
-	vpunpckhbw %zmm7, %zmm2, %zmm2 /* tro1_3 = unpackhi(tro0_1, tro0_9) */
-	vpunpcklbw %zmm16, %zmm10, %zmm7 /* tro1_4 = unpacklo(tro0_2, tro0_10) */
-	vpunpckhbw %zmm16, %zmm10, %zmm10 /* tro1_5 = unpackhi(tro0_2, tro0_10) */
-	vpunpcklbw %zmm13, %zmm4, %zmm16 /* tro1_6 = unpacklo(tro0_3, tro0_11) */
-	vpunpckhbw %zmm13, %zmm4, %zmm4 /* tro1_7 = unpackhi(tro0_3, tro0_11) */
-	vpunpcklbw %zmm17, %zmm9, %zmm13 /* tro1_8 = unpacklo(tro0_4, tro0_12) */
-	vpunpckhbw %zmm17, %zmm9, %zmm9 /* tro1_9 = unpackhi(tro0_4, tro0_12) */
-	vpunpcklbw %zmm8, %zmm5, %zmm17 /* tro1_10 = unpacklo(tro0_5, tro0_13) */
-	vpunpckhbw %zmm8, %zmm5, %zmm5 /* tro1_11 = unpackhi(tro0_5, tro0_13) */
-	vpunpcklbw %zmm14, %zmm12, %zmm8 /* tro1_12 = unpacklo(tro0_6, tro0_14) */
-	vpunpckhbw %zmm14, %zmm12, %zmm12 /* tro1_13 = unpackhi(tro0_6, tro0_14) */
-	vpunpcklbw %zmm15, %zmm6, %zmm14 /* tro1_14 = unpacklo(tro0_7, tro0_15) */
-	vpunpckhbw %zmm15, %zmm6, %zmm6 /* tro1_15 = unpackhi(tro0_7, tro0_15) */
-	vpunpcklbw %zmm13, %zmm18, %zmm15 /* tro2 = unpacklo(tro1, tro1_8) */
-	vpunpckhbw %zmm13, %zmm18, %zmm13 /* tro2_1 = unpackhi(tro1, tro1_8) */
-	vpunpcklbw %zmm9, %zmm11, %zmm18 /* tro2_2 = unpacklo(tro1_1, tro1_9) */
-	vpunpckhbw %zmm9, %zmm11, %zmm9 /* tro2_3 = unpackhi(tro1_1, tro1_9) */
-	vpunpcklbw %zmm17, %zmm28, %zmm11 /* tro2_4 = unpacklo(tro1_2, tro1_10) */
+	vpunpcklbw %zmm9, %zmm1, %zmm28 /* tro0 = unpacklo(xout, xout_8) */
+	vpunpckhbw %zmm9, %zmm1, %zmm1 /* tro0_1 = unpackhi(xout, xout_8) */
+	vpunpcklbw %zmm8, %zmm4, %zmm9 /* tro0_2 = unpacklo(xout_1, xout_9) */
+	vpunpckhbw %zmm8, %zmm4, %zmm4 /* tro0_3 = unpackhi(xout_1, xout_9) */
+	vpunpcklbw %zmm11, %zmm5, %zmm8 /* tro0_4 = unpacklo(xout_2, xout_10) */
+	vpunpckhbw %zmm11, %zmm5, %zmm5 /* tro0_5 = unpackhi(xout_2, xout_10) */
+	vpunpcklbw %zmm10, %zmm6, %zmm11 /* tro0_6 = unpacklo(xout_3, xout_11) */
+	vpunpckhbw %zmm10, %zmm6, %zmm6 /* tro0_7 = unpackhi(xout_3, xout_11) */
+	vpunpcklbw %zmm16, %zmm13, %zmm10 /* tro0_8 = unpacklo(xout_4, xout_12) */
+	vpunpckhbw %zmm16, %zmm13, %zmm13 /* tro0_9 = unpackhi(xout_4, xout_12) */
+	vpunpcklbw %zmm17, %zmm12, %zmm16 /* tro0_10 = unpacklo(xout_5, xout_13) */
+	vpunpckhbw %zmm17, %zmm12, %zmm12 /* tro0_11 = unpackhi(xout_5, xout_13) */
+	vpunpcklbw %zmm7, %zmm15, %zmm17 /* tro0_12 = unpacklo(xout_6, xout_14) */
+	vpunpckhbw %zmm7, %zmm15, %zmm7 /* tro0_13 = unpackhi(xout_6, xout_14) */
+	vpunpcklbw %zmm18, %zmm14, %zmm15 /* tro0_14 = unpacklo(xout_7, xout_15) */
+	vpunpckhbw %zmm18, %zmm14, %zmm14 /* tro0_15 = unpackhi(xout_7, xout_15) */
+	vpunpcklbw %zmm10, %zmm28, %zmm18 /* tro1 = unpacklo(tro0, tro0_8) */
+	vpunpckhbw %zmm10, %zmm28, %zmm10 /* tro1_1 = unpackhi(tro0, tro0_8) */
+	vpunpcklbw %zmm13, %zmm1, %zmm28 /* tro1_2 = unpacklo(tro0_1, tro0_9) */
+	vpunpckhbw %zmm13, %zmm1, %zmm1 /* tro1_3 = unpackhi(tro0_1, tro0_9) */
+	vpunpcklbw %zmm16, %zmm9, %zmm13 /* tro1_4 = unpacklo(tro0_2, tro0_10) */
+	vpunpckhbw %zmm16, %zmm9, %zmm9 /* tro1_5 = unpackhi(tro0_2, tro0_10) */
+	vpunpcklbw %zmm12, %zmm4, %zmm16 /* tro1_6 = unpacklo(tro0_3, tro0_11) */
+	vpunpckhbw %zmm12, %zmm4, %zmm4 /* tro1_7 = unpackhi(tro0_3, tro0_11) */
+	vpunpcklbw %zmm17, %zmm8, %zmm12 /* tro1_8 = unpacklo(tro0_4, tro0_12) */
+	vpunpckhbw %zmm17, %zmm8, %zmm8 /* tro1_9 = unpackhi(tro0_4, tro0_12) */
+	vpunpcklbw %zmm7, %zmm5, %zmm17 /* tro1_10 = unpacklo(tro0_5, tro0_13) */
+	vpunpckhbw %zmm7, %zmm5, %zmm5 /* tro1_11 = unpackhi(tro0_5, tro0_13) */
+	vpunpcklbw %zmm15, %zmm11, %zmm7 /* tro1_12 = unpacklo(tro0_6, tro0_14) */
+	vpunpckhbw %zmm15, %zmm11, %zmm11 /* tro1_13 = unpackhi(tro0_6, tro0_14) */
+	vpunpcklbw %zmm14, %zmm6, %zmm15 /* tro1_14 = unpacklo(tro0_7, tro0_15) */
+	vpunpckhbw %zmm14, %zmm6, %zmm6 /* tro1_15 = unpackhi(tro0_7, tro0_15) */
+	vpunpcklbw %zmm12, %zmm18, %zmm14 /* tro2 = unpacklo(tro1, tro1_8) */
+	vpunpckhbw %zmm12, %zmm18, %zmm12 /* tro2_1 = unpackhi(tro1, tro1_8) */
+	vpunpcklbw %zmm8, %zmm10, %zmm18 /* tro2_2 = unpacklo(tro1_1, tro1_9) */
+	vpunpckhbw %zmm8, %zmm10, %zmm8 /* tro2_3 = unpackhi(tro1_1, tro1_9) */
+	vpunpcklbw %zmm17, %zmm28, %zmm10 /* tro2_4 = unpacklo(tro1_2, tro1_10) */
 	vpunpckhbw %zmm17, %zmm28, %zmm17 /* tro2_5 = unpackhi(tro1_2, tro1_10) */
-	vpunpcklbw %zmm5, %zmm2, %zmm28 /* tro2_6 = unpacklo(tro1_3, tro1_11) */
-	vpunpckhbw %zmm5, %zmm2, %zmm2 /* tro2_7 = unpackhi(tro1_3, tro1_11) */
-	vpunpcklbw %zmm8, %zmm7, %zmm5 /* tro2_8 = unpacklo(tro1_4, tro1_12) */
-	vpunpckhbw %zmm8, %zmm7, %zmm7 /* tro2_9 = unpackhi(tro1_4, tro1_12) */
-	vpunpcklbw %zmm12, %zmm10, %zmm8 /* tro2_10 = unpacklo(tro1_5, tro1_13) */
-	vpunpckhbw %zmm12, %zmm10, %zmm10 /* tro2_11 = unpackhi(tro1_5, tro1_13) */
-	vpunpcklbw %zmm14, %zmm16, %zmm12 /* tro2_12 = unpacklo(tro1_6, tro1_14) */
-	vpunpckhbw %zmm14, %zmm16, %zmm14 /* tro2_13 = unpackhi(tro1_6, tro1_14) */
+	vpunpcklbw %zmm5, %zmm1, %zmm28 /* tro2_6 = unpacklo(tro1_3, tro1_11) */
+	vpunpckhbw %zmm5, %zmm1, %zmm1 /* tro2_7 = unpackhi(tro1_3, tro1_11) */
+	vpunpcklbw %zmm7, %zmm13, %zmm5 /* tro2_8 = unpacklo(tro1_4, tro1_12) */
+	vpunpckhbw %zmm7, %zmm13, %zmm7 /* tro2_9 = unpackhi(tro1_4, tro1_12) */
+	vpunpcklbw %zmm11, %zmm9, %zmm13 /* tro2_10 = unpacklo(tro1_5, tro1_13) */
+	vpunpckhbw %zmm11, %zmm9, %zmm9 /* tro2_11 = unpackhi(tro1_5, tro1_13) */
+	vpunpcklbw %zmm15, %zmm16, %zmm11 /* tro2_12 = unpacklo(tro1_6, tro1_14) */
+	vpunpckhbw %zmm15, %zmm16, %zmm15 /* tro2_13 = unpackhi(tro1_6, tro1_14) */
 	vpunpcklbw %zmm6, %zmm4, %zmm16 /* tro2_14 = unpacklo(tro1_7, tro1_15) */
 	vpunpckhbw %zmm6, %zmm4, %zmm4 /* tro2_15 = unpackhi(tro1_7, tro1_15) */
-	vpunpcklbw %zmm5, %zmm15, %zmm6 /* tro3 = unpacklo(tro2, tro2_8) */
-	vpunpckhbw %zmm5, %zmm15, %zmm5 /* tro3_1 = unpackhi(tro2, tro2_8) */
-	vpunpcklbw %zmm7, %zmm13, %zmm15 /* tro3_2 = unpacklo(tro2_1, tro2_9) */
-	vpunpckhbw %zmm7, %zmm13, %zmm7 /* tro3_3 = unpackhi(tro2_1, tro2_9) */
-	vpunpcklbw %zmm8, %zmm18, %zmm13 /* tro3_4 = unpacklo(tro2_2, tro2_10) */
-	vpunpckhbw %zmm8, %zmm18, %zmm8 /* tro3_5 = unpackhi(tro2_2, tro2_10) */
-	vpunpcklbw %zmm10, %zmm9, %zmm18 /* tro3_6 = unpacklo(tro2_3, tro2_11) */
-	vpunpckhbw %zmm10, %zmm9, %zmm9 /* tro3_7 = unpackhi(tro2_3, tro2_11) */
-	vpunpcklbw %zmm12, %zmm11, %zmm10 /* tro3_8 = unpacklo(tro2_4, tro2_12) */
-	vpunpckhbw %zmm12, %zmm11, %zmm11 /* tro3_9 = unpackhi(tro2_4, tro2_12) */
-	vpunpcklbw %zmm14, %zmm17, %zmm12 /* tro3_10 = unpacklo(tro2_5, tro2_13) */
-	vpunpckhbw %zmm14, %zmm17, %zmm14 /* tro3_11 = unpackhi(tro2_5, tro2_13) */
+	vpunpcklbw %zmm5, %zmm14, %zmm6 /* tro3 = unpacklo(tro2, tro2_8) */
+	vpunpckhbw %zmm5, %zmm14, %zmm5 /* tro3_1 = unpackhi(tro2, tro2_8) */
+	vpunpcklbw %zmm7, %zmm12, %zmm14 /* tro3_2 = unpacklo(tro2_1, tro2_9) */
+	vpunpckhbw %zmm7, %zmm12, %zmm7 /* tro3_3 = unpackhi(tro2_1, tro2_9) */
+	vpunpcklbw %zmm13, %zmm18, %zmm12 /* tro3_4 = unpacklo(tro2_2, tro2_10) */
+	vpunpckhbw %zmm13, %zmm18, %zmm13 /* tro3_5 = unpackhi(tro2_2, tro2_10) */
+	vpunpcklbw %zmm9, %zmm8, %zmm18 /* tro3_6 = unpacklo(tro2_3, tro2_11) */
+	vpunpckhbw %zmm9, %zmm8, %zmm8 /* tro3_7 = unpackhi(tro2_3, tro2_11) */
+	vpunpcklbw %zmm11, %zmm10, %zmm9 /* tro3_8 = unpacklo(tro2_4, tro2_12) */
+	vpunpckhbw %zmm11, %zmm10, %zmm10 /* tro3_9 = unpackhi(tro2_4, tro2_12) */
+	vpunpcklbw %zmm15, %zmm17, %zmm11 /* tro3_10 = unpacklo(tro2_5, tro2_13) */
+	vpunpckhbw %zmm15, %zmm17, %zmm15 /* tro3_11 = unpackhi(tro2_5, tro2_13) */
 	vpunpcklbw %zmm16, %zmm28, %zmm17 /* tro3_12 = unpacklo(tro2_6, tro2_14) */
 	vpunpckhbw %zmm16, %zmm28, %zmm16 /* tro3_13 = unpackhi(tro2_6, tro2_14) */
-	vpunpcklbw %zmm4, %zmm2, %zmm28 /* tro3_14 = unpacklo(tro2_7, tro2_15) */
-	vpunpckhbw %zmm4, %zmm2, %zmm2 /* tro3_15 = unpackhi(tro2_7, tro2_15) */
+	vpunpcklbw %zmm4, %zmm1, %zmm28 /* tro3_14 = unpacklo(tro2_7, tro2_15) */
+	vpunpckhbw %zmm4, %zmm1, %zmm1 /* tro3_15 = unpackhi(tro2_7, tro2_15) */
 	vmovdqu64 (%rcx), %zmm4 /* msg = load() */
 	vpxord %zmm4, %zmm6, %zmm4 /* ct = xor(tro3, msg) */
 	vmovdqu64 %zmm4, (%rdx) /* store ct */
@@ -8275,34 +8213,34 @@ sm4_byteslice_avx512_gfni_batch_gcm_asm:
 	vpxord %zmm4, %zmm5, %zmm4 /* ct_1 = xor(tro3_1, msg_1) */
 	vmovdqu64 %zmm4, 64(%rdx) /* store ct_1 */
 	vmovdqu64 128(%rcx), %zmm4 /* msg_2 = load() */
-	vpxord %zmm4, %zmm15, %zmm4 /* ct_2 = xor(tro3_2, msg_2) */
+	vpxord %zmm4, %zmm14, %zmm4 /* ct_2 = xor(tro3_2, msg_2) */
 	vmovdqu64 %zmm4, 128(%rdx) /* store ct_2 */
 	vmovdqu64 192(%rcx), %zmm4 /* msg_3 = load() */
 	vpxord %zmm4, %zmm7, %zmm4 /* ct_3 = xor(tro3_3, msg_3) */
 	vmovdqu64 %zmm4, 192(%rdx) /* store ct_3 */
 	vmovdqu64 256(%rcx), %zmm4 /* msg_4 = load() */
-	vpxord %zmm4, %zmm13, %zmm4 /* ct_4 = xor(tro3_4, msg_4) */
+	vpxord %zmm4, %zmm12, %zmm4 /* ct_4 = xor(tro3_4, msg_4) */
 	vmovdqu64 %zmm4, 256(%rdx) /* store ct_4 */
 	vmovdqu64 320(%rcx), %zmm4 /* msg_5 = load() */
-	vpxord %zmm4, %zmm8, %zmm4 /* ct_5 = xor(tro3_5, msg_5) */
+	vpxord %zmm4, %zmm13, %zmm4 /* ct_5 = xor(tro3_5, msg_5) */
 	vmovdqu64 %zmm4, 320(%rdx) /* store ct_5 */
 	vmovdqu64 384(%rcx), %zmm4 /* msg_6 = load() */
 	vpxord %zmm4, %zmm18, %zmm4 /* ct_6 = xor(tro3_6, msg_6) */
 	vmovdqu64 %zmm4, 384(%rdx) /* store ct_6 */
 	vmovdqu64 448(%rcx), %zmm4 /* msg_7 = load() */
-	vpxord %zmm4, %zmm9, %zmm4 /* ct_7 = xor(tro3_7, msg_7) */
+	vpxord %zmm4, %zmm8, %zmm4 /* ct_7 = xor(tro3_7, msg_7) */
 	vmovdqu64 %zmm4, 448(%rdx) /* store ct_7 */
 	vmovdqu64 512(%rcx), %zmm4 /* msg_8 = load() */
-	vpxord %zmm4, %zmm10, %zmm4 /* ct_8 = xor(tro3_8, msg_8) */
+	vpxord %zmm4, %zmm9, %zmm4 /* ct_8 = xor(tro3_8, msg_8) */
 	vmovdqu64 %zmm4, 512(%rdx) /* store ct_8 */
 	vmovdqu64 576(%rcx), %zmm4 /* msg_9 = load() */
-	vpxord %zmm4, %zmm11, %zmm4 /* ct_9 = xor(tro3_9, msg_9) */
+	vpxord %zmm4, %zmm10, %zmm4 /* ct_9 = xor(tro3_9, msg_9) */
 	vmovdqu64 %zmm4, 576(%rdx) /* store ct_9 */
 	vmovdqu64 640(%rcx), %zmm4 /* msg_10 = load() */
-	vpxord %zmm4, %zmm12, %zmm4 /* ct_10 = xor(tro3_10, msg_10) */
+	vpxord %zmm4, %zmm11, %zmm4 /* ct_10 = xor(tro3_10, msg_10) */
 	vmovdqu64 %zmm4, 640(%rdx) /* store ct_10 */
 	vmovdqu64 704(%rcx), %zmm4 /* msg_11 = load() */
-	vpxord %zmm4, %zmm14, %zmm4 /* ct_11 = xor(tro3_11, msg_11) */
+	vpxord %zmm4, %zmm15, %zmm4 /* ct_11 = xor(tro3_11, msg_11) */
 	vmovdqu64 %zmm4, 704(%rdx) /* store ct_11 */
 	vmovdqu64 768(%rcx), %zmm4 /* msg_12 = load() */
 	vpxord %zmm4, %zmm17, %zmm4 /* ct_12 = xor(tro3_12, msg_12) */
@@ -8314,37 +8252,37 @@ sm4_byteslice_avx512_gfni_batch_gcm_asm:
 	vpxord %zmm4, %zmm28, %zmm4 /* ct_14 = xor(tro3_14, msg_14) */
 	vmovdqu64 %zmm4, 896(%rdx) /* store ct_14 */
 	vmovdqu64 960(%rcx), %zmm4 /* msg_15 = load() */
-	vpxord %zmm4, %zmm2, %zmm2 /* ct_15 = xor(tro3_15, msg_15) */
-	vmovdqu64 %zmm2, 960(%rdx) /* store ct_15 */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_3(%rip), %zmm26, %zmm2 /* xout_16 = gf2p8affine(g1x12, gfni_mat_3) */
+	vpxord %zmm4, %zmm1, %zmm1 /* ct_15 = xor(tro3_15, msg_15) */
+	vmovdqu64 %zmm1, 960(%rdx) /* store ct_15 */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_3(%rip), %zmm26, %zmm1 /* xout_16 = gf2p8affine(g1x12, gfni_mat_3) */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_3(%rip), %zmm27, %zmm4 /* xout_17 = gf2p8affine(g1x13, gfni_mat_3) */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_3(%rip), %zmm3, %zmm3 /* xout_18 = gf2p8affine(g1x14, gfni_mat_3) */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_3(%rip), %zmm0, %zmm0 /* xout_19 = gf2p8affine(g1x15, gfni_mat_3) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_3(%rip), %zmm25, %zmm5 /* xout_20 = gf2p8affine(g1x8, gfni_mat_3) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_3(%rip), %zmm24, %zmm6 /* xout_21 = gf2p8affine(g1x9, gfni_mat_3) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_3(%rip), %zmm23, %zmm7 /* xout_22 = gf2p8affine(g1x10, gfni_mat_3) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_3(%rip), %zmm22, %zmm8 /* xout_23 = gf2p8affine(g1x11, gfni_mat_3) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_3(%rip), %zmm20, %zmm9 /* xout_24 = gf2p8affine(g1x4, gfni_mat_3) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_3(%rip), %zmm21, %zmm10 /* xout_25 = gf2p8affine(g1x5, gfni_mat_3) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_3(%rip), %zmm19, %zmm11 /* xout_26 = gf2p8affine(g1x6, gfni_mat_3) */
-	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_3(%rip), %zmm1, %zmm1 /* xout_27 = gf2p8affine(g1x7, gfni_mat_3) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_3(%rip), %zmm24, %zmm5 /* xout_20 = gf2p8affine(g1x8, gfni_mat_3) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_3(%rip), %zmm23, %zmm6 /* xout_21 = gf2p8affine(g1x9, gfni_mat_3) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_3(%rip), %zmm25, %zmm7 /* xout_22 = gf2p8affine(g1x10, gfni_mat_3) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_3(%rip), %zmm21, %zmm8 /* xout_23 = gf2p8affine(g1x11, gfni_mat_3) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_3(%rip), %zmm19, %zmm9 /* xout_24 = gf2p8affine(g1x4, gfni_mat_3) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_3(%rip), %zmm20, %zmm10 /* xout_25 = gf2p8affine(g1x5, gfni_mat_3) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_3(%rip), %zmm22, %zmm11 /* xout_26 = gf2p8affine(g1x6, gfni_mat_3) */
+	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_3(%rip), %zmm2, %zmm2 /* xout_27 = gf2p8affine(g1x7, gfni_mat_3) */
 	vmovdqa64 320(%rsp), %zmm12 /* reload g1x0.2 */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_3(%rip), %zmm12, %zmm12 /* xout_28 = gf2p8affine(g1x0, gfni_mat_3) */
-	vmovdqa64 64(%rsp), %zmm13 /* reload g1x1.2 */
+	vmovdqa64 256(%rsp), %zmm13 /* reload g1x1.2 */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_3(%rip), %zmm13, %zmm13 /* xout_29 = gf2p8affine(g1x1, gfni_mat_3) */
-	vmovdqa64 128(%rsp), %zmm14 /* reload g1x2.2 */
+	vmovdqa64 64(%rsp), %zmm14 /* reload g1x2.2 */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_3(%rip), %zmm14, %zmm14 /* xout_30 = gf2p8affine(g1x2, gfni_mat_3) */
-	vmovdqa64 192(%rsp), %zmm15 /* reload g1x3.2 */
+	vmovdqa64 128(%rsp), %zmm15 /* reload g1x3.2 */
 	vgf2p8affineqb $0x0, .Lsm4_byteslice_avx512_gfni_asm_9_gfni_mat_3(%rip), %zmm15, %zmm15 /* xout_31 = gf2p8affine(g1x3, gfni_mat_3) */
-	vpunpcklbw %zmm9, %zmm2, %zmm16 /* tro0_16 = unpacklo(xout_16, xout_24) */
-	vpunpckhbw %zmm9, %zmm2, %zmm2 /* tro0_17 = unpackhi(xout_16, xout_24) */
+	vpunpcklbw %zmm9, %zmm1, %zmm16 /* tro0_16 = unpacklo(xout_16, xout_24) */
+	vpunpckhbw %zmm9, %zmm1, %zmm1 /* tro0_17 = unpackhi(xout_16, xout_24) */
 	vpunpcklbw %zmm10, %zmm4, %zmm9 /* tro0_18 = unpacklo(xout_17, xout_25) */
 	vpunpckhbw %zmm10, %zmm4, %zmm4 /* tro0_19 = unpackhi(xout_17, xout_25) */
 	vpunpcklbw %zmm11, %zmm3, %zmm10 /* tro0_20 = unpacklo(xout_18, xout_26) */
 	vpunpckhbw %zmm11, %zmm3, %zmm3 /* tro0_21 = unpackhi(xout_18, xout_26) */
-	vpunpcklbw %zmm1, %zmm0, %zmm11 /* tro0_22 = unpacklo(xout_19, xout_27) */
-	vpunpckhbw %zmm1, %zmm0, %zmm0 /* tro0_23 = unpackhi(xout_19, xout_27) */
-	vpunpcklbw %zmm12, %zmm5, %zmm1 /* tro0_24 = unpacklo(xout_20, xout_28) */
+	vpunpcklbw %zmm2, %zmm0, %zmm11 /* tro0_22 = unpacklo(xout_19, xout_27) */
+	vpunpckhbw %zmm2, %zmm0, %zmm0 /* tro0_23 = unpackhi(xout_19, xout_27) */
+	vpunpcklbw %zmm12, %zmm5, %zmm2 /* tro0_24 = unpacklo(xout_20, xout_28) */
 	vpunpckhbw %zmm12, %zmm5, %zmm5 /* tro0_25 = unpackhi(xout_20, xout_28) */
 	vpunpcklbw %zmm13, %zmm6, %zmm12 /* tro0_26 = unpacklo(xout_21, xout_29) */
 	vpunpckhbw %zmm13, %zmm6, %zmm6 /* tro0_27 = unpackhi(xout_21, xout_29) */
@@ -8352,10 +8290,10 @@ sm4_byteslice_avx512_gfni_batch_gcm_asm:
 	vpunpckhbw %zmm14, %zmm7, %zmm7 /* tro0_29 = unpackhi(xout_22, xout_30) */
 	vpunpcklbw %zmm15, %zmm8, %zmm14 /* tro0_30 = unpacklo(xout_23, xout_31) */
 	vpunpckhbw %zmm15, %zmm8, %zmm8 /* tro0_31 = unpackhi(xout_23, xout_31) */
-	vpunpcklbw %zmm1, %zmm16, %zmm15 /* tro1_16 = unpacklo(tro0_16, tro0_24) */
-	vpunpckhbw %zmm1, %zmm16, %zmm1 /* tro1_17 = unpackhi(tro0_16, tro0_24) */
-	vpunpcklbw %zmm5, %zmm2, %zmm16 /* tro1_18 = unpacklo(tro0_17, tro0_25) */
-	vpunpckhbw %zmm5, %zmm2, %zmm2 /* tro1_19 = unpackhi(tro0_17, tro0_25) */
+	vpunpcklbw %zmm2, %zmm16, %zmm15 /* tro1_16 = unpacklo(tro0_16, tro0_24) */
+	vpunpckhbw %zmm2, %zmm16, %zmm2 /* tro1_17 = unpackhi(tro0_16, tro0_24) */
+	vpunpcklbw %zmm5, %zmm1, %zmm16 /* tro1_18 = unpacklo(tro0_17, tro0_25) */
+	vpunpckhbw %zmm5, %zmm1, %zmm1 /* tro1_19 = unpackhi(tro0_17, tro0_25) */
 	vpunpcklbw %zmm12, %zmm9, %zmm5 /* tro1_20 = unpacklo(tro0_18, tro0_26) */
 	vpunpckhbw %zmm12, %zmm9, %zmm9 /* tro1_21 = unpackhi(tro0_18, tro0_26) */
 	vpunpcklbw %zmm6, %zmm4, %zmm12 /* tro1_22 = unpacklo(tro0_19, tro0_27) */
@@ -8370,12 +8308,12 @@ sm4_byteslice_avx512_gfni_batch_gcm_asm:
 	vpunpckhbw %zmm8, %zmm0, %zmm0 /* tro1_31 = unpackhi(tro0_23, tro0_31) */
 	vpunpcklbw %zmm6, %zmm15, %zmm8 /* tro2_16 = unpacklo(tro1_16, tro1_24) */
 	vpunpckhbw %zmm6, %zmm15, %zmm6 /* tro2_17 = unpackhi(tro1_16, tro1_24) */
-	vpunpcklbw %zmm10, %zmm1, %zmm15 /* tro2_18 = unpacklo(tro1_17, tro1_25) */
-	vpunpckhbw %zmm10, %zmm1, %zmm1 /* tro2_19 = unpackhi(tro1_17, tro1_25) */
+	vpunpcklbw %zmm10, %zmm2, %zmm15 /* tro2_18 = unpacklo(tro1_17, tro1_25) */
+	vpunpckhbw %zmm10, %zmm2, %zmm2 /* tro2_19 = unpackhi(tro1_17, tro1_25) */
 	vpunpcklbw %zmm13, %zmm16, %zmm10 /* tro2_20 = unpacklo(tro1_18, tro1_26) */
 	vpunpckhbw %zmm13, %zmm16, %zmm13 /* tro2_21 = unpackhi(tro1_18, tro1_26) */
-	vpunpcklbw %zmm3, %zmm2, %zmm16 /* tro2_22 = unpacklo(tro1_19, tro1_27) */
-	vpunpckhbw %zmm3, %zmm2, %zmm2 /* tro2_23 = unpackhi(tro1_19, tro1_27) */
+	vpunpcklbw %zmm3, %zmm1, %zmm16 /* tro2_22 = unpacklo(tro1_19, tro1_27) */
+	vpunpckhbw %zmm3, %zmm1, %zmm1 /* tro2_23 = unpackhi(tro1_19, tro1_27) */
 	vpunpcklbw %zmm7, %zmm5, %zmm3 /* tro2_24 = unpacklo(tro1_20, tro1_28) */
 	vpunpckhbw %zmm7, %zmm5, %zmm5 /* tro2_25 = unpackhi(tro1_20, tro1_28) */
 	vpunpcklbw %zmm11, %zmm9, %zmm7 /* tro2_26 = unpacklo(tro1_21, tro1_29) */
@@ -8390,39 +8328,39 @@ sm4_byteslice_avx512_gfni_batch_gcm_asm:
 	vpunpckhbw %zmm5, %zmm6, %zmm5 /* tro3_19 = unpackhi(tro2_17, tro2_25) */
 	vpunpcklbw %zmm7, %zmm15, %zmm6 /* tro3_20 = unpacklo(tro2_18, tro2_26) */
 	vpunpckhbw %zmm7, %zmm15, %zmm7 /* tro3_21 = unpackhi(tro2_18, tro2_26) */
-	vpunpcklbw %zmm9, %zmm1, %zmm15 /* tro3_22 = unpacklo(tro2_19, tro2_27) */
-	vpunpckhbw %zmm9, %zmm1, %zmm1 /* tro3_23 = unpackhi(tro2_19, tro2_27) */
+	vpunpcklbw %zmm9, %zmm2, %zmm15 /* tro3_22 = unpacklo(tro2_19, tro2_27) */
+	vpunpckhbw %zmm9, %zmm2, %zmm2 /* tro3_23 = unpackhi(tro2_19, tro2_27) */
 	vpunpcklbw %zmm11, %zmm10, %zmm9 /* tro3_24 = unpacklo(tro2_20, tro2_28) */
 	vpunpckhbw %zmm11, %zmm10, %zmm10 /* tro3_25 = unpackhi(tro2_20, tro2_28) */
 	vpunpcklbw %zmm12, %zmm13, %zmm11 /* tro3_26 = unpacklo(tro2_21, tro2_29) */
 	vpunpckhbw %zmm12, %zmm13, %zmm12 /* tro3_27 = unpackhi(tro2_21, tro2_29) */
 	vpunpcklbw %zmm14, %zmm16, %zmm13 /* tro3_28 = unpacklo(tro2_22, tro2_30) */
 	vpunpckhbw %zmm14, %zmm16, %zmm14 /* tro3_29 = unpackhi(tro2_22, tro2_30) */
-	vpunpcklbw %zmm0, %zmm2, %zmm16 /* tro3_30 = unpacklo(tro2_23, tro2_31) */
-	vpunpckhbw %zmm0, %zmm2, %zmm0 /* tro3_31 = unpackhi(tro2_23, tro2_31) */
-	vmovdqu64 1024(%rcx), %zmm2 /* msg_16 = load() */
-	vpxord %zmm2, %zmm4, %zmm2 /* ct_16 = xor(tro3_16, msg_16) */
-	vmovdqu64 %zmm2, 1024(%rdx) /* store ct_16 */
-	vmovdqu64 1088(%rcx), %zmm2 /* msg_17 = load() */
-	vpxord %zmm2, %zmm3, %zmm2 /* ct_17 = xor(tro3_17, msg_17) */
-	vmovdqu64 %zmm2, 1088(%rdx) /* store ct_17 */
-	vmovdqu64 1152(%rcx), %zmm2 /* msg_18 = load() */
-	vpxord %zmm2, %zmm8, %zmm2 /* ct_18 = xor(tro3_18, msg_18) */
-	vmovdqu64 %zmm2, 1152(%rdx) /* store ct_18 */
-	vmovdqu64 1216(%rcx), %zmm2 /* msg_19 = load() */
-	vpxord %zmm2, %zmm5, %zmm2 /* ct_19 = xor(tro3_19, msg_19) */
-	vmovdqu64 %zmm2, 1216(%rdx) /* store ct_19 */
-	vmovdqu64 1280(%rcx), %zmm2 /* msg_20 = load() */
-	vpxord %zmm2, %zmm6, %zmm2 /* ct_20 = xor(tro3_20, msg_20) */
-	vmovdqu64 %zmm2, 1280(%rdx) /* store ct_20 */
-	vmovdqu64 1344(%rcx), %zmm2 /* msg_21 = load() */
-	vpxord %zmm2, %zmm7, %zmm2 /* ct_21 = xor(tro3_21, msg_21) */
-	vmovdqu64 %zmm2, 1344(%rdx) /* store ct_21 */
-	vmovdqu64 1408(%rcx), %zmm2 /* msg_22 = load() */
-	vpxord %zmm2, %zmm15, %zmm2 /* ct_22 = xor(tro3_22, msg_22) */
-	vmovdqu64 %zmm2, 1408(%rdx) /* store ct_22 */
-	vmovdqu64 1472(%rcx), %zmm2 /* msg_23 = load() */
-	vpxord %zmm2, %zmm1, %zmm1 /* ct_23 = xor(tro3_23, msg_23) */
+	vpunpcklbw %zmm0, %zmm1, %zmm16 /* tro3_30 = unpacklo(tro2_23, tro2_31) */
+	vpunpckhbw %zmm0, %zmm1, %zmm0 /* tro3_31 = unpackhi(tro2_23, tro2_31) */
+	vmovdqu64 1024(%rcx), %zmm1 /* msg_16 = load() */
+	vpxord %zmm1, %zmm4, %zmm1 /* ct_16 = xor(tro3_16, msg_16) */
+	vmovdqu64 %zmm1, 1024(%rdx) /* store ct_16 */
+	vmovdqu64 1088(%rcx), %zmm1 /* msg_17 = load() */
+	vpxord %zmm1, %zmm3, %zmm1 /* ct_17 = xor(tro3_17, msg_17) */
+	vmovdqu64 %zmm1, 1088(%rdx) /* store ct_17 */
+	vmovdqu64 1152(%rcx), %zmm1 /* msg_18 = load() */
+	vpxord %zmm1, %zmm8, %zmm1 /* ct_18 = xor(tro3_18, msg_18) */
+	vmovdqu64 %zmm1, 1152(%rdx) /* store ct_18 */
+	vmovdqu64 1216(%rcx), %zmm1 /* msg_19 = load() */
+	vpxord %zmm1, %zmm5, %zmm1 /* ct_19 = xor(tro3_19, msg_19) */
+	vmovdqu64 %zmm1, 1216(%rdx) /* store ct_19 */
+	vmovdqu64 1280(%rcx), %zmm1 /* msg_20 = load() */
+	vpxord %zmm1, %zmm6, %zmm1 /* ct_20 = xor(tro3_20, msg_20) */
+	vmovdqu64 %zmm1, 1280(%rdx) /* store ct_20 */
+	vmovdqu64 1344(%rcx), %zmm1 /* msg_21 = load() */
+	vpxord %zmm1, %zmm7, %zmm1 /* ct_21 = xor(tro3_21, msg_21) */
+	vmovdqu64 %zmm1, 1344(%rdx) /* store ct_21 */
+	vmovdqu64 1408(%rcx), %zmm1 /* msg_22 = load() */
+	vpxord %zmm1, %zmm15, %zmm1 /* ct_22 = xor(tro3_22, msg_22) */
+	vmovdqu64 %zmm1, 1408(%rdx) /* store ct_22 */
+	vmovdqu64 1472(%rcx), %zmm1 /* msg_23 = load() */
+	vpxord %zmm1, %zmm2, %zmm1 /* ct_23 = xor(tro3_23, msg_23) */
 	vmovdqu64 %zmm1, 1472(%rdx) /* store ct_23 */
 	vmovdqu64 1536(%rcx), %zmm1 /* msg_24 = load() */
 	vpxord %zmm1, %zmm9, %zmm1 /* ct_24 = xor(tro3_24, msg_24) */
@@ -8448,8 +8386,8 @@ sm4_byteslice_avx512_gfni_batch_gcm_asm:
 	vmovdqu64 1984(%rcx), %zmm1 /* msg_31 = load() */
 	vpxord %zmm1, %zmm0, %zmm0 /* ct_31 = xor(tro3_31, msg_31) */
 	vmovdqu64 %zmm0, 1984(%rdx) /* store ct_31 */
-	vmovdqa64 0(%rsp), %zmm0 /* reload y_next */
-	vmovdqu64 %zmm0, 64(%rsi) /* store y_next */
+	vmovdqa64 0(%rsp), %zmm0 /* reload reduced_7 */
+	vmovdqu64 %zmm0, 64(%rsi) /* store reduced_7 */
 	mov %rbp, %rsp
 	pop %rbp
 	vzeroupper

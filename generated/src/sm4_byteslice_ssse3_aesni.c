@@ -8679,13 +8679,13 @@ static void sm4_byteslice_ssse3_aesni_batch_ctr(const uint8_t *rk, const uint8_t
     const __m128i ctr_last = _mm_srli_epi16(ctr_low, 8);
     const __m128i ctr_first = _mm_set1_epi8((char)in[32]);
     const __m128i ctr_j0 = _mm_and_si128(ctr_first, byte_14);
+    const __m128i ctr_base = _mm_add_epi16(ctr_last, ctr_j0);
     const __m128i ctr_v_open = _mm_and_si128(ctr_low, all_but_last);
     const __m128i ctr_w = kc_bcast16_128(in + 16);
     const __m128i ctr_w_open = _mm_and_si128(ctr_w, all_but_last);
 
     /* Load 64 blocks and transpose: register j = byte j of every block (algorithm 3). */
-    const __m128i ctr_j = _mm_add_epi8(block_k, ctr_j0);
-    const __m128i ctr_sum = _mm_add_epi16(ctr_last, ctr_j);
+    const __m128i ctr_sum = _mm_add_epi16(ctr_base, block_k);
     const __m128i ctr_carry = _mm_shuffle_epi8(ctr_sum, carry_everywhere);
     const __m128i ctr_mask = _mm_shuffle_epi8(carry_mask_table, ctr_carry);
     const __m128i ctr_pair_b = _mm_and_si128(ctr_w_open, ctr_mask);
@@ -8693,8 +8693,7 @@ static void sm4_byteslice_ssse3_aesni_batch_ctr(const uint8_t *rk, const uint8_t
     const __m128i ctr_pair = _mm_or_si128(ctr_pair_b, ctr_pair_a);
     const __m128i ctr_last_byte = _mm_shuffle_epi8(ctr_sum, new_last_byte);
     const __m128i row = _mm_or_si128(ctr_pair, ctr_last_byte);
-    const __m128i ctr_j_1 = _mm_add_epi8(block_k_1, ctr_j0);
-    const __m128i ctr_sum_1 = _mm_add_epi16(ctr_last, ctr_j_1);
+    const __m128i ctr_sum_1 = _mm_add_epi16(ctr_base, block_k_1);
     const __m128i ctr_carry_1 = _mm_shuffle_epi8(ctr_sum_1, carry_everywhere);
     const __m128i ctr_mask_1 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_1);
     const __m128i ctr_pair_1_b = _mm_and_si128(ctr_w_open, ctr_mask_1);
@@ -8702,8 +8701,7 @@ static void sm4_byteslice_ssse3_aesni_batch_ctr(const uint8_t *rk, const uint8_t
     const __m128i ctr_pair_1 = _mm_or_si128(ctr_pair_1_b, ctr_pair_1_a);
     const __m128i ctr_last_byte_1 = _mm_shuffle_epi8(ctr_sum_1, new_last_byte);
     const __m128i row_1 = _mm_or_si128(ctr_pair_1, ctr_last_byte_1);
-    const __m128i ctr_j_2 = _mm_add_epi8(block_k_2, ctr_j0);
-    const __m128i ctr_sum_2 = _mm_add_epi16(ctr_last, ctr_j_2);
+    const __m128i ctr_sum_2 = _mm_add_epi16(ctr_base, block_k_2);
     const __m128i ctr_carry_2 = _mm_shuffle_epi8(ctr_sum_2, carry_everywhere);
     const __m128i ctr_mask_2 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_2);
     const __m128i ctr_pair_2_b = _mm_and_si128(ctr_w_open, ctr_mask_2);
@@ -8711,8 +8709,7 @@ static void sm4_byteslice_ssse3_aesni_batch_ctr(const uint8_t *rk, const uint8_t
     const __m128i ctr_pair_2 = _mm_or_si128(ctr_pair_2_b, ctr_pair_2_a);
     const __m128i ctr_last_byte_2 = _mm_shuffle_epi8(ctr_sum_2, new_last_byte);
     const __m128i row_2 = _mm_or_si128(ctr_pair_2, ctr_last_byte_2);
-    const __m128i ctr_j_3 = _mm_add_epi8(block_k_3, ctr_j0);
-    const __m128i ctr_sum_3 = _mm_add_epi16(ctr_last, ctr_j_3);
+    const __m128i ctr_sum_3 = _mm_add_epi16(ctr_base, block_k_3);
     const __m128i ctr_carry_3 = _mm_shuffle_epi8(ctr_sum_3, carry_everywhere);
     const __m128i ctr_mask_3 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_3);
     const __m128i ctr_pair_3_b = _mm_and_si128(ctr_w_open, ctr_mask_3);
@@ -8720,8 +8717,7 @@ static void sm4_byteslice_ssse3_aesni_batch_ctr(const uint8_t *rk, const uint8_t
     const __m128i ctr_pair_3 = _mm_or_si128(ctr_pair_3_b, ctr_pair_3_a);
     const __m128i ctr_last_byte_3 = _mm_shuffle_epi8(ctr_sum_3, new_last_byte);
     const __m128i row_3 = _mm_or_si128(ctr_pair_3, ctr_last_byte_3);
-    const __m128i ctr_j_4 = _mm_add_epi8(block_k_4, ctr_j0);
-    const __m128i ctr_sum_4 = _mm_add_epi16(ctr_last, ctr_j_4);
+    const __m128i ctr_sum_4 = _mm_add_epi16(ctr_base, block_k_4);
     const __m128i ctr_carry_4 = _mm_shuffle_epi8(ctr_sum_4, carry_everywhere);
     const __m128i ctr_mask_4 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_4);
     const __m128i ctr_pair_4_b = _mm_and_si128(ctr_w_open, ctr_mask_4);
@@ -8729,8 +8725,7 @@ static void sm4_byteslice_ssse3_aesni_batch_ctr(const uint8_t *rk, const uint8_t
     const __m128i ctr_pair_4 = _mm_or_si128(ctr_pair_4_b, ctr_pair_4_a);
     const __m128i ctr_last_byte_4 = _mm_shuffle_epi8(ctr_sum_4, new_last_byte);
     const __m128i row_4 = _mm_or_si128(ctr_pair_4, ctr_last_byte_4);
-    const __m128i ctr_j_5 = _mm_add_epi8(block_k_5, ctr_j0);
-    const __m128i ctr_sum_5 = _mm_add_epi16(ctr_last, ctr_j_5);
+    const __m128i ctr_sum_5 = _mm_add_epi16(ctr_base, block_k_5);
     const __m128i ctr_carry_5 = _mm_shuffle_epi8(ctr_sum_5, carry_everywhere);
     const __m128i ctr_mask_5 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_5);
     const __m128i ctr_pair_5_b = _mm_and_si128(ctr_w_open, ctr_mask_5);
@@ -8738,8 +8733,7 @@ static void sm4_byteslice_ssse3_aesni_batch_ctr(const uint8_t *rk, const uint8_t
     const __m128i ctr_pair_5 = _mm_or_si128(ctr_pair_5_b, ctr_pair_5_a);
     const __m128i ctr_last_byte_5 = _mm_shuffle_epi8(ctr_sum_5, new_last_byte);
     const __m128i row_5 = _mm_or_si128(ctr_pair_5, ctr_last_byte_5);
-    const __m128i ctr_j_6 = _mm_add_epi8(block_k_6, ctr_j0);
-    const __m128i ctr_sum_6 = _mm_add_epi16(ctr_last, ctr_j_6);
+    const __m128i ctr_sum_6 = _mm_add_epi16(ctr_base, block_k_6);
     const __m128i ctr_carry_6 = _mm_shuffle_epi8(ctr_sum_6, carry_everywhere);
     const __m128i ctr_mask_6 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_6);
     const __m128i ctr_pair_6_b = _mm_and_si128(ctr_w_open, ctr_mask_6);
@@ -8747,8 +8741,7 @@ static void sm4_byteslice_ssse3_aesni_batch_ctr(const uint8_t *rk, const uint8_t
     const __m128i ctr_pair_6 = _mm_or_si128(ctr_pair_6_b, ctr_pair_6_a);
     const __m128i ctr_last_byte_6 = _mm_shuffle_epi8(ctr_sum_6, new_last_byte);
     const __m128i row_6 = _mm_or_si128(ctr_pair_6, ctr_last_byte_6);
-    const __m128i ctr_j_7 = _mm_add_epi8(block_k_7, ctr_j0);
-    const __m128i ctr_sum_7 = _mm_add_epi16(ctr_last, ctr_j_7);
+    const __m128i ctr_sum_7 = _mm_add_epi16(ctr_base, block_k_7);
     const __m128i ctr_carry_7 = _mm_shuffle_epi8(ctr_sum_7, carry_everywhere);
     const __m128i ctr_mask_7 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_7);
     const __m128i ctr_pair_7_b = _mm_and_si128(ctr_w_open, ctr_mask_7);
@@ -8756,8 +8749,7 @@ static void sm4_byteslice_ssse3_aesni_batch_ctr(const uint8_t *rk, const uint8_t
     const __m128i ctr_pair_7 = _mm_or_si128(ctr_pair_7_b, ctr_pair_7_a);
     const __m128i ctr_last_byte_7 = _mm_shuffle_epi8(ctr_sum_7, new_last_byte);
     const __m128i row_7 = _mm_or_si128(ctr_pair_7, ctr_last_byte_7);
-    const __m128i ctr_j_8 = _mm_add_epi8(block_k_8, ctr_j0);
-    const __m128i ctr_sum_8 = _mm_add_epi16(ctr_last, ctr_j_8);
+    const __m128i ctr_sum_8 = _mm_add_epi16(ctr_base, block_k_8);
     const __m128i ctr_carry_8 = _mm_shuffle_epi8(ctr_sum_8, carry_everywhere);
     const __m128i ctr_mask_8 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_8);
     const __m128i ctr_pair_8_b = _mm_and_si128(ctr_w_open, ctr_mask_8);
@@ -8765,8 +8757,7 @@ static void sm4_byteslice_ssse3_aesni_batch_ctr(const uint8_t *rk, const uint8_t
     const __m128i ctr_pair_8 = _mm_or_si128(ctr_pair_8_b, ctr_pair_8_a);
     const __m128i ctr_last_byte_8 = _mm_shuffle_epi8(ctr_sum_8, new_last_byte);
     const __m128i row_8 = _mm_or_si128(ctr_pair_8, ctr_last_byte_8);
-    const __m128i ctr_j_9 = _mm_add_epi8(block_k_9, ctr_j0);
-    const __m128i ctr_sum_9 = _mm_add_epi16(ctr_last, ctr_j_9);
+    const __m128i ctr_sum_9 = _mm_add_epi16(ctr_base, block_k_9);
     const __m128i ctr_carry_9 = _mm_shuffle_epi8(ctr_sum_9, carry_everywhere);
     const __m128i ctr_mask_9 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_9);
     const __m128i ctr_pair_9_b = _mm_and_si128(ctr_w_open, ctr_mask_9);
@@ -8774,8 +8765,7 @@ static void sm4_byteslice_ssse3_aesni_batch_ctr(const uint8_t *rk, const uint8_t
     const __m128i ctr_pair_9 = _mm_or_si128(ctr_pair_9_b, ctr_pair_9_a);
     const __m128i ctr_last_byte_9 = _mm_shuffle_epi8(ctr_sum_9, new_last_byte);
     const __m128i row_9 = _mm_or_si128(ctr_pair_9, ctr_last_byte_9);
-    const __m128i ctr_j_10 = _mm_add_epi8(block_k_10, ctr_j0);
-    const __m128i ctr_sum_10 = _mm_add_epi16(ctr_last, ctr_j_10);
+    const __m128i ctr_sum_10 = _mm_add_epi16(ctr_base, block_k_10);
     const __m128i ctr_carry_10 = _mm_shuffle_epi8(ctr_sum_10, carry_everywhere);
     const __m128i ctr_mask_10 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_10);
     const __m128i ctr_pair_10_b = _mm_and_si128(ctr_w_open, ctr_mask_10);
@@ -8783,8 +8773,7 @@ static void sm4_byteslice_ssse3_aesni_batch_ctr(const uint8_t *rk, const uint8_t
     const __m128i ctr_pair_10 = _mm_or_si128(ctr_pair_10_b, ctr_pair_10_a);
     const __m128i ctr_last_byte_10 = _mm_shuffle_epi8(ctr_sum_10, new_last_byte);
     const __m128i row_10 = _mm_or_si128(ctr_pair_10, ctr_last_byte_10);
-    const __m128i ctr_j_11 = _mm_add_epi8(block_k_11, ctr_j0);
-    const __m128i ctr_sum_11 = _mm_add_epi16(ctr_last, ctr_j_11);
+    const __m128i ctr_sum_11 = _mm_add_epi16(ctr_base, block_k_11);
     const __m128i ctr_carry_11 = _mm_shuffle_epi8(ctr_sum_11, carry_everywhere);
     const __m128i ctr_mask_11 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_11);
     const __m128i ctr_pair_11_b = _mm_and_si128(ctr_w_open, ctr_mask_11);
@@ -8792,8 +8781,7 @@ static void sm4_byteslice_ssse3_aesni_batch_ctr(const uint8_t *rk, const uint8_t
     const __m128i ctr_pair_11 = _mm_or_si128(ctr_pair_11_b, ctr_pair_11_a);
     const __m128i ctr_last_byte_11 = _mm_shuffle_epi8(ctr_sum_11, new_last_byte);
     const __m128i row_11 = _mm_or_si128(ctr_pair_11, ctr_last_byte_11);
-    const __m128i ctr_j_12 = _mm_add_epi8(block_k_12, ctr_j0);
-    const __m128i ctr_sum_12 = _mm_add_epi16(ctr_last, ctr_j_12);
+    const __m128i ctr_sum_12 = _mm_add_epi16(ctr_base, block_k_12);
     const __m128i ctr_carry_12 = _mm_shuffle_epi8(ctr_sum_12, carry_everywhere);
     const __m128i ctr_mask_12 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_12);
     const __m128i ctr_pair_12_b = _mm_and_si128(ctr_w_open, ctr_mask_12);
@@ -8801,8 +8789,7 @@ static void sm4_byteslice_ssse3_aesni_batch_ctr(const uint8_t *rk, const uint8_t
     const __m128i ctr_pair_12 = _mm_or_si128(ctr_pair_12_b, ctr_pair_12_a);
     const __m128i ctr_last_byte_12 = _mm_shuffle_epi8(ctr_sum_12, new_last_byte);
     const __m128i row_12 = _mm_or_si128(ctr_pair_12, ctr_last_byte_12);
-    const __m128i ctr_j_13 = _mm_add_epi8(block_k_13, ctr_j0);
-    const __m128i ctr_sum_13 = _mm_add_epi16(ctr_last, ctr_j_13);
+    const __m128i ctr_sum_13 = _mm_add_epi16(ctr_base, block_k_13);
     const __m128i ctr_carry_13 = _mm_shuffle_epi8(ctr_sum_13, carry_everywhere);
     const __m128i ctr_mask_13 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_13);
     const __m128i ctr_pair_13_b = _mm_and_si128(ctr_w_open, ctr_mask_13);
@@ -8810,8 +8797,7 @@ static void sm4_byteslice_ssse3_aesni_batch_ctr(const uint8_t *rk, const uint8_t
     const __m128i ctr_pair_13 = _mm_or_si128(ctr_pair_13_b, ctr_pair_13_a);
     const __m128i ctr_last_byte_13 = _mm_shuffle_epi8(ctr_sum_13, new_last_byte);
     const __m128i row_13 = _mm_or_si128(ctr_pair_13, ctr_last_byte_13);
-    const __m128i ctr_j_14 = _mm_add_epi8(block_k_14, ctr_j0);
-    const __m128i ctr_sum_14 = _mm_add_epi16(ctr_last, ctr_j_14);
+    const __m128i ctr_sum_14 = _mm_add_epi16(ctr_base, block_k_14);
     const __m128i ctr_carry_14 = _mm_shuffle_epi8(ctr_sum_14, carry_everywhere);
     const __m128i ctr_mask_14 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_14);
     const __m128i ctr_pair_14_b = _mm_and_si128(ctr_w_open, ctr_mask_14);
@@ -8819,8 +8805,7 @@ static void sm4_byteslice_ssse3_aesni_batch_ctr(const uint8_t *rk, const uint8_t
     const __m128i ctr_pair_14 = _mm_or_si128(ctr_pair_14_b, ctr_pair_14_a);
     const __m128i ctr_last_byte_14 = _mm_shuffle_epi8(ctr_sum_14, new_last_byte);
     const __m128i row_14 = _mm_or_si128(ctr_pair_14, ctr_last_byte_14);
-    const __m128i ctr_j_15 = _mm_add_epi8(block_k_15, ctr_j0);
-    const __m128i ctr_sum_15 = _mm_add_epi16(ctr_last, ctr_j_15);
+    const __m128i ctr_sum_15 = _mm_add_epi16(ctr_base, block_k_15);
     const __m128i ctr_carry_15 = _mm_shuffle_epi8(ctr_sum_15, carry_everywhere);
     const __m128i ctr_mask_15 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_15);
     const __m128i ctr_pair_15_b = _mm_and_si128(ctr_w_open, ctr_mask_15);
@@ -9006,8 +8991,7 @@ static void sm4_byteslice_ssse3_aesni_batch_ctr(const uint8_t *rk, const uint8_t
     const __m128i xin_15_h = _mm_shuffle_epi8(tbl_hi, tr3_15_hi);
     const __m128i xin_15 = _mm_xor_si128(xin_15_l, xin_15_h);
     g0x15 = xin_15;
-    const __m128i ctr_j_16 = _mm_add_epi8(block_k_16, ctr_j0);
-    const __m128i ctr_sum_16 = _mm_add_epi16(ctr_last, ctr_j_16);
+    const __m128i ctr_sum_16 = _mm_add_epi16(ctr_base, block_k_16);
     const __m128i ctr_carry_16 = _mm_shuffle_epi8(ctr_sum_16, carry_everywhere);
     const __m128i ctr_mask_16 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_16);
     const __m128i ctr_pair_16_b = _mm_and_si128(ctr_w_open, ctr_mask_16);
@@ -9015,8 +8999,7 @@ static void sm4_byteslice_ssse3_aesni_batch_ctr(const uint8_t *rk, const uint8_t
     const __m128i ctr_pair_16 = _mm_or_si128(ctr_pair_16_b, ctr_pair_16_a);
     const __m128i ctr_last_byte_16 = _mm_shuffle_epi8(ctr_sum_16, new_last_byte);
     const __m128i row_16 = _mm_or_si128(ctr_pair_16, ctr_last_byte_16);
-    const __m128i ctr_j_17 = _mm_add_epi8(block_k_17, ctr_j0);
-    const __m128i ctr_sum_17 = _mm_add_epi16(ctr_last, ctr_j_17);
+    const __m128i ctr_sum_17 = _mm_add_epi16(ctr_base, block_k_17);
     const __m128i ctr_carry_17 = _mm_shuffle_epi8(ctr_sum_17, carry_everywhere);
     const __m128i ctr_mask_17 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_17);
     const __m128i ctr_pair_17_b = _mm_and_si128(ctr_w_open, ctr_mask_17);
@@ -9024,8 +9007,7 @@ static void sm4_byteslice_ssse3_aesni_batch_ctr(const uint8_t *rk, const uint8_t
     const __m128i ctr_pair_17 = _mm_or_si128(ctr_pair_17_b, ctr_pair_17_a);
     const __m128i ctr_last_byte_17 = _mm_shuffle_epi8(ctr_sum_17, new_last_byte);
     const __m128i row_17 = _mm_or_si128(ctr_pair_17, ctr_last_byte_17);
-    const __m128i ctr_j_18 = _mm_add_epi8(block_k_18, ctr_j0);
-    const __m128i ctr_sum_18 = _mm_add_epi16(ctr_last, ctr_j_18);
+    const __m128i ctr_sum_18 = _mm_add_epi16(ctr_base, block_k_18);
     const __m128i ctr_carry_18 = _mm_shuffle_epi8(ctr_sum_18, carry_everywhere);
     const __m128i ctr_mask_18 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_18);
     const __m128i ctr_pair_18_b = _mm_and_si128(ctr_w_open, ctr_mask_18);
@@ -9033,8 +9015,7 @@ static void sm4_byteslice_ssse3_aesni_batch_ctr(const uint8_t *rk, const uint8_t
     const __m128i ctr_pair_18 = _mm_or_si128(ctr_pair_18_b, ctr_pair_18_a);
     const __m128i ctr_last_byte_18 = _mm_shuffle_epi8(ctr_sum_18, new_last_byte);
     const __m128i row_18 = _mm_or_si128(ctr_pair_18, ctr_last_byte_18);
-    const __m128i ctr_j_19 = _mm_add_epi8(block_k_19, ctr_j0);
-    const __m128i ctr_sum_19 = _mm_add_epi16(ctr_last, ctr_j_19);
+    const __m128i ctr_sum_19 = _mm_add_epi16(ctr_base, block_k_19);
     const __m128i ctr_carry_19 = _mm_shuffle_epi8(ctr_sum_19, carry_everywhere);
     const __m128i ctr_mask_19 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_19);
     const __m128i ctr_pair_19_b = _mm_and_si128(ctr_w_open, ctr_mask_19);
@@ -9042,8 +9023,7 @@ static void sm4_byteslice_ssse3_aesni_batch_ctr(const uint8_t *rk, const uint8_t
     const __m128i ctr_pair_19 = _mm_or_si128(ctr_pair_19_b, ctr_pair_19_a);
     const __m128i ctr_last_byte_19 = _mm_shuffle_epi8(ctr_sum_19, new_last_byte);
     const __m128i row_19 = _mm_or_si128(ctr_pair_19, ctr_last_byte_19);
-    const __m128i ctr_j_20 = _mm_add_epi8(block_k_20, ctr_j0);
-    const __m128i ctr_sum_20 = _mm_add_epi16(ctr_last, ctr_j_20);
+    const __m128i ctr_sum_20 = _mm_add_epi16(ctr_base, block_k_20);
     const __m128i ctr_carry_20 = _mm_shuffle_epi8(ctr_sum_20, carry_everywhere);
     const __m128i ctr_mask_20 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_20);
     const __m128i ctr_pair_20_b = _mm_and_si128(ctr_w_open, ctr_mask_20);
@@ -9051,8 +9031,7 @@ static void sm4_byteslice_ssse3_aesni_batch_ctr(const uint8_t *rk, const uint8_t
     const __m128i ctr_pair_20 = _mm_or_si128(ctr_pair_20_b, ctr_pair_20_a);
     const __m128i ctr_last_byte_20 = _mm_shuffle_epi8(ctr_sum_20, new_last_byte);
     const __m128i row_20 = _mm_or_si128(ctr_pair_20, ctr_last_byte_20);
-    const __m128i ctr_j_21 = _mm_add_epi8(block_k_21, ctr_j0);
-    const __m128i ctr_sum_21 = _mm_add_epi16(ctr_last, ctr_j_21);
+    const __m128i ctr_sum_21 = _mm_add_epi16(ctr_base, block_k_21);
     const __m128i ctr_carry_21 = _mm_shuffle_epi8(ctr_sum_21, carry_everywhere);
     const __m128i ctr_mask_21 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_21);
     const __m128i ctr_pair_21_b = _mm_and_si128(ctr_w_open, ctr_mask_21);
@@ -9060,8 +9039,7 @@ static void sm4_byteslice_ssse3_aesni_batch_ctr(const uint8_t *rk, const uint8_t
     const __m128i ctr_pair_21 = _mm_or_si128(ctr_pair_21_b, ctr_pair_21_a);
     const __m128i ctr_last_byte_21 = _mm_shuffle_epi8(ctr_sum_21, new_last_byte);
     const __m128i row_21 = _mm_or_si128(ctr_pair_21, ctr_last_byte_21);
-    const __m128i ctr_j_22 = _mm_add_epi8(block_k_22, ctr_j0);
-    const __m128i ctr_sum_22 = _mm_add_epi16(ctr_last, ctr_j_22);
+    const __m128i ctr_sum_22 = _mm_add_epi16(ctr_base, block_k_22);
     const __m128i ctr_carry_22 = _mm_shuffle_epi8(ctr_sum_22, carry_everywhere);
     const __m128i ctr_mask_22 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_22);
     const __m128i ctr_pair_22_b = _mm_and_si128(ctr_w_open, ctr_mask_22);
@@ -9069,8 +9047,7 @@ static void sm4_byteslice_ssse3_aesni_batch_ctr(const uint8_t *rk, const uint8_t
     const __m128i ctr_pair_22 = _mm_or_si128(ctr_pair_22_b, ctr_pair_22_a);
     const __m128i ctr_last_byte_22 = _mm_shuffle_epi8(ctr_sum_22, new_last_byte);
     const __m128i row_22 = _mm_or_si128(ctr_pair_22, ctr_last_byte_22);
-    const __m128i ctr_j_23 = _mm_add_epi8(block_k_23, ctr_j0);
-    const __m128i ctr_sum_23 = _mm_add_epi16(ctr_last, ctr_j_23);
+    const __m128i ctr_sum_23 = _mm_add_epi16(ctr_base, block_k_23);
     const __m128i ctr_carry_23 = _mm_shuffle_epi8(ctr_sum_23, carry_everywhere);
     const __m128i ctr_mask_23 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_23);
     const __m128i ctr_pair_23_b = _mm_and_si128(ctr_w_open, ctr_mask_23);
@@ -9078,8 +9055,7 @@ static void sm4_byteslice_ssse3_aesni_batch_ctr(const uint8_t *rk, const uint8_t
     const __m128i ctr_pair_23 = _mm_or_si128(ctr_pair_23_b, ctr_pair_23_a);
     const __m128i ctr_last_byte_23 = _mm_shuffle_epi8(ctr_sum_23, new_last_byte);
     const __m128i row_23 = _mm_or_si128(ctr_pair_23, ctr_last_byte_23);
-    const __m128i ctr_j_24 = _mm_add_epi8(block_k_24, ctr_j0);
-    const __m128i ctr_sum_24 = _mm_add_epi16(ctr_last, ctr_j_24);
+    const __m128i ctr_sum_24 = _mm_add_epi16(ctr_base, block_k_24);
     const __m128i ctr_carry_24 = _mm_shuffle_epi8(ctr_sum_24, carry_everywhere);
     const __m128i ctr_mask_24 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_24);
     const __m128i ctr_pair_24_b = _mm_and_si128(ctr_w_open, ctr_mask_24);
@@ -9087,8 +9063,7 @@ static void sm4_byteslice_ssse3_aesni_batch_ctr(const uint8_t *rk, const uint8_t
     const __m128i ctr_pair_24 = _mm_or_si128(ctr_pair_24_b, ctr_pair_24_a);
     const __m128i ctr_last_byte_24 = _mm_shuffle_epi8(ctr_sum_24, new_last_byte);
     const __m128i row_24 = _mm_or_si128(ctr_pair_24, ctr_last_byte_24);
-    const __m128i ctr_j_25 = _mm_add_epi8(block_k_25, ctr_j0);
-    const __m128i ctr_sum_25 = _mm_add_epi16(ctr_last, ctr_j_25);
+    const __m128i ctr_sum_25 = _mm_add_epi16(ctr_base, block_k_25);
     const __m128i ctr_carry_25 = _mm_shuffle_epi8(ctr_sum_25, carry_everywhere);
     const __m128i ctr_mask_25 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_25);
     const __m128i ctr_pair_25_b = _mm_and_si128(ctr_w_open, ctr_mask_25);
@@ -9096,8 +9071,7 @@ static void sm4_byteslice_ssse3_aesni_batch_ctr(const uint8_t *rk, const uint8_t
     const __m128i ctr_pair_25 = _mm_or_si128(ctr_pair_25_b, ctr_pair_25_a);
     const __m128i ctr_last_byte_25 = _mm_shuffle_epi8(ctr_sum_25, new_last_byte);
     const __m128i row_25 = _mm_or_si128(ctr_pair_25, ctr_last_byte_25);
-    const __m128i ctr_j_26 = _mm_add_epi8(block_k_26, ctr_j0);
-    const __m128i ctr_sum_26 = _mm_add_epi16(ctr_last, ctr_j_26);
+    const __m128i ctr_sum_26 = _mm_add_epi16(ctr_base, block_k_26);
     const __m128i ctr_carry_26 = _mm_shuffle_epi8(ctr_sum_26, carry_everywhere);
     const __m128i ctr_mask_26 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_26);
     const __m128i ctr_pair_26_b = _mm_and_si128(ctr_w_open, ctr_mask_26);
@@ -9105,8 +9079,7 @@ static void sm4_byteslice_ssse3_aesni_batch_ctr(const uint8_t *rk, const uint8_t
     const __m128i ctr_pair_26 = _mm_or_si128(ctr_pair_26_b, ctr_pair_26_a);
     const __m128i ctr_last_byte_26 = _mm_shuffle_epi8(ctr_sum_26, new_last_byte);
     const __m128i row_26 = _mm_or_si128(ctr_pair_26, ctr_last_byte_26);
-    const __m128i ctr_j_27 = _mm_add_epi8(block_k_27, ctr_j0);
-    const __m128i ctr_sum_27 = _mm_add_epi16(ctr_last, ctr_j_27);
+    const __m128i ctr_sum_27 = _mm_add_epi16(ctr_base, block_k_27);
     const __m128i ctr_carry_27 = _mm_shuffle_epi8(ctr_sum_27, carry_everywhere);
     const __m128i ctr_mask_27 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_27);
     const __m128i ctr_pair_27_b = _mm_and_si128(ctr_w_open, ctr_mask_27);
@@ -9114,8 +9087,7 @@ static void sm4_byteslice_ssse3_aesni_batch_ctr(const uint8_t *rk, const uint8_t
     const __m128i ctr_pair_27 = _mm_or_si128(ctr_pair_27_b, ctr_pair_27_a);
     const __m128i ctr_last_byte_27 = _mm_shuffle_epi8(ctr_sum_27, new_last_byte);
     const __m128i row_27 = _mm_or_si128(ctr_pair_27, ctr_last_byte_27);
-    const __m128i ctr_j_28 = _mm_add_epi8(block_k_28, ctr_j0);
-    const __m128i ctr_sum_28 = _mm_add_epi16(ctr_last, ctr_j_28);
+    const __m128i ctr_sum_28 = _mm_add_epi16(ctr_base, block_k_28);
     const __m128i ctr_carry_28 = _mm_shuffle_epi8(ctr_sum_28, carry_everywhere);
     const __m128i ctr_mask_28 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_28);
     const __m128i ctr_pair_28_b = _mm_and_si128(ctr_w_open, ctr_mask_28);
@@ -9123,8 +9095,7 @@ static void sm4_byteslice_ssse3_aesni_batch_ctr(const uint8_t *rk, const uint8_t
     const __m128i ctr_pair_28 = _mm_or_si128(ctr_pair_28_b, ctr_pair_28_a);
     const __m128i ctr_last_byte_28 = _mm_shuffle_epi8(ctr_sum_28, new_last_byte);
     const __m128i row_28 = _mm_or_si128(ctr_pair_28, ctr_last_byte_28);
-    const __m128i ctr_j_29 = _mm_add_epi8(block_k_29, ctr_j0);
-    const __m128i ctr_sum_29 = _mm_add_epi16(ctr_last, ctr_j_29);
+    const __m128i ctr_sum_29 = _mm_add_epi16(ctr_base, block_k_29);
     const __m128i ctr_carry_29 = _mm_shuffle_epi8(ctr_sum_29, carry_everywhere);
     const __m128i ctr_mask_29 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_29);
     const __m128i ctr_pair_29_b = _mm_and_si128(ctr_w_open, ctr_mask_29);
@@ -9132,8 +9103,7 @@ static void sm4_byteslice_ssse3_aesni_batch_ctr(const uint8_t *rk, const uint8_t
     const __m128i ctr_pair_29 = _mm_or_si128(ctr_pair_29_b, ctr_pair_29_a);
     const __m128i ctr_last_byte_29 = _mm_shuffle_epi8(ctr_sum_29, new_last_byte);
     const __m128i row_29 = _mm_or_si128(ctr_pair_29, ctr_last_byte_29);
-    const __m128i ctr_j_30 = _mm_add_epi8(block_k_30, ctr_j0);
-    const __m128i ctr_sum_30 = _mm_add_epi16(ctr_last, ctr_j_30);
+    const __m128i ctr_sum_30 = _mm_add_epi16(ctr_base, block_k_30);
     const __m128i ctr_carry_30 = _mm_shuffle_epi8(ctr_sum_30, carry_everywhere);
     const __m128i ctr_mask_30 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_30);
     const __m128i ctr_pair_30_b = _mm_and_si128(ctr_w_open, ctr_mask_30);
@@ -9141,8 +9111,7 @@ static void sm4_byteslice_ssse3_aesni_batch_ctr(const uint8_t *rk, const uint8_t
     const __m128i ctr_pair_30 = _mm_or_si128(ctr_pair_30_b, ctr_pair_30_a);
     const __m128i ctr_last_byte_30 = _mm_shuffle_epi8(ctr_sum_30, new_last_byte);
     const __m128i row_30 = _mm_or_si128(ctr_pair_30, ctr_last_byte_30);
-    const __m128i ctr_j_31 = _mm_add_epi8(block_k_31, ctr_j0);
-    const __m128i ctr_sum_31 = _mm_add_epi16(ctr_last, ctr_j_31);
+    const __m128i ctr_sum_31 = _mm_add_epi16(ctr_base, block_k_31);
     const __m128i ctr_carry_31 = _mm_shuffle_epi8(ctr_sum_31, carry_everywhere);
     const __m128i ctr_mask_31 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_31);
     const __m128i ctr_pair_31_b = _mm_and_si128(ctr_w_open, ctr_mask_31);
@@ -9326,8 +9295,7 @@ static void sm4_byteslice_ssse3_aesni_batch_ctr(const uint8_t *rk, const uint8_t
     const __m128i xin_31_h = _mm_shuffle_epi8(tbl_hi, tr3_31_hi);
     const __m128i xin_31 = _mm_xor_si128(xin_31_l, xin_31_h);
     g1x15 = xin_31;
-    const __m128i ctr_j_32 = _mm_add_epi8(block_k_32, ctr_j0);
-    const __m128i ctr_sum_32 = _mm_add_epi16(ctr_last, ctr_j_32);
+    const __m128i ctr_sum_32 = _mm_add_epi16(ctr_base, block_k_32);
     const __m128i ctr_carry_32 = _mm_shuffle_epi8(ctr_sum_32, carry_everywhere);
     const __m128i ctr_mask_32 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_32);
     const __m128i ctr_pair_32_b = _mm_and_si128(ctr_w_open, ctr_mask_32);
@@ -9335,8 +9303,7 @@ static void sm4_byteslice_ssse3_aesni_batch_ctr(const uint8_t *rk, const uint8_t
     const __m128i ctr_pair_32 = _mm_or_si128(ctr_pair_32_b, ctr_pair_32_a);
     const __m128i ctr_last_byte_32 = _mm_shuffle_epi8(ctr_sum_32, new_last_byte);
     const __m128i row_32 = _mm_or_si128(ctr_pair_32, ctr_last_byte_32);
-    const __m128i ctr_j_33 = _mm_add_epi8(block_k_33, ctr_j0);
-    const __m128i ctr_sum_33 = _mm_add_epi16(ctr_last, ctr_j_33);
+    const __m128i ctr_sum_33 = _mm_add_epi16(ctr_base, block_k_33);
     const __m128i ctr_carry_33 = _mm_shuffle_epi8(ctr_sum_33, carry_everywhere);
     const __m128i ctr_mask_33 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_33);
     const __m128i ctr_pair_33_b = _mm_and_si128(ctr_w_open, ctr_mask_33);
@@ -9344,8 +9311,7 @@ static void sm4_byteslice_ssse3_aesni_batch_ctr(const uint8_t *rk, const uint8_t
     const __m128i ctr_pair_33 = _mm_or_si128(ctr_pair_33_b, ctr_pair_33_a);
     const __m128i ctr_last_byte_33 = _mm_shuffle_epi8(ctr_sum_33, new_last_byte);
     const __m128i row_33 = _mm_or_si128(ctr_pair_33, ctr_last_byte_33);
-    const __m128i ctr_j_34 = _mm_add_epi8(block_k_34, ctr_j0);
-    const __m128i ctr_sum_34 = _mm_add_epi16(ctr_last, ctr_j_34);
+    const __m128i ctr_sum_34 = _mm_add_epi16(ctr_base, block_k_34);
     const __m128i ctr_carry_34 = _mm_shuffle_epi8(ctr_sum_34, carry_everywhere);
     const __m128i ctr_mask_34 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_34);
     const __m128i ctr_pair_34_b = _mm_and_si128(ctr_w_open, ctr_mask_34);
@@ -9353,8 +9319,7 @@ static void sm4_byteslice_ssse3_aesni_batch_ctr(const uint8_t *rk, const uint8_t
     const __m128i ctr_pair_34 = _mm_or_si128(ctr_pair_34_b, ctr_pair_34_a);
     const __m128i ctr_last_byte_34 = _mm_shuffle_epi8(ctr_sum_34, new_last_byte);
     const __m128i row_34 = _mm_or_si128(ctr_pair_34, ctr_last_byte_34);
-    const __m128i ctr_j_35 = _mm_add_epi8(block_k_35, ctr_j0);
-    const __m128i ctr_sum_35 = _mm_add_epi16(ctr_last, ctr_j_35);
+    const __m128i ctr_sum_35 = _mm_add_epi16(ctr_base, block_k_35);
     const __m128i ctr_carry_35 = _mm_shuffle_epi8(ctr_sum_35, carry_everywhere);
     const __m128i ctr_mask_35 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_35);
     const __m128i ctr_pair_35_b = _mm_and_si128(ctr_w_open, ctr_mask_35);
@@ -9362,8 +9327,7 @@ static void sm4_byteslice_ssse3_aesni_batch_ctr(const uint8_t *rk, const uint8_t
     const __m128i ctr_pair_35 = _mm_or_si128(ctr_pair_35_b, ctr_pair_35_a);
     const __m128i ctr_last_byte_35 = _mm_shuffle_epi8(ctr_sum_35, new_last_byte);
     const __m128i row_35 = _mm_or_si128(ctr_pair_35, ctr_last_byte_35);
-    const __m128i ctr_j_36 = _mm_add_epi8(block_k_36, ctr_j0);
-    const __m128i ctr_sum_36 = _mm_add_epi16(ctr_last, ctr_j_36);
+    const __m128i ctr_sum_36 = _mm_add_epi16(ctr_base, block_k_36);
     const __m128i ctr_carry_36 = _mm_shuffle_epi8(ctr_sum_36, carry_everywhere);
     const __m128i ctr_mask_36 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_36);
     const __m128i ctr_pair_36_b = _mm_and_si128(ctr_w_open, ctr_mask_36);
@@ -9371,8 +9335,7 @@ static void sm4_byteslice_ssse3_aesni_batch_ctr(const uint8_t *rk, const uint8_t
     const __m128i ctr_pair_36 = _mm_or_si128(ctr_pair_36_b, ctr_pair_36_a);
     const __m128i ctr_last_byte_36 = _mm_shuffle_epi8(ctr_sum_36, new_last_byte);
     const __m128i row_36 = _mm_or_si128(ctr_pair_36, ctr_last_byte_36);
-    const __m128i ctr_j_37 = _mm_add_epi8(block_k_37, ctr_j0);
-    const __m128i ctr_sum_37 = _mm_add_epi16(ctr_last, ctr_j_37);
+    const __m128i ctr_sum_37 = _mm_add_epi16(ctr_base, block_k_37);
     const __m128i ctr_carry_37 = _mm_shuffle_epi8(ctr_sum_37, carry_everywhere);
     const __m128i ctr_mask_37 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_37);
     const __m128i ctr_pair_37_b = _mm_and_si128(ctr_w_open, ctr_mask_37);
@@ -9380,8 +9343,7 @@ static void sm4_byteslice_ssse3_aesni_batch_ctr(const uint8_t *rk, const uint8_t
     const __m128i ctr_pair_37 = _mm_or_si128(ctr_pair_37_b, ctr_pair_37_a);
     const __m128i ctr_last_byte_37 = _mm_shuffle_epi8(ctr_sum_37, new_last_byte);
     const __m128i row_37 = _mm_or_si128(ctr_pair_37, ctr_last_byte_37);
-    const __m128i ctr_j_38 = _mm_add_epi8(block_k_38, ctr_j0);
-    const __m128i ctr_sum_38 = _mm_add_epi16(ctr_last, ctr_j_38);
+    const __m128i ctr_sum_38 = _mm_add_epi16(ctr_base, block_k_38);
     const __m128i ctr_carry_38 = _mm_shuffle_epi8(ctr_sum_38, carry_everywhere);
     const __m128i ctr_mask_38 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_38);
     const __m128i ctr_pair_38_b = _mm_and_si128(ctr_w_open, ctr_mask_38);
@@ -9389,8 +9351,7 @@ static void sm4_byteslice_ssse3_aesni_batch_ctr(const uint8_t *rk, const uint8_t
     const __m128i ctr_pair_38 = _mm_or_si128(ctr_pair_38_b, ctr_pair_38_a);
     const __m128i ctr_last_byte_38 = _mm_shuffle_epi8(ctr_sum_38, new_last_byte);
     const __m128i row_38 = _mm_or_si128(ctr_pair_38, ctr_last_byte_38);
-    const __m128i ctr_j_39 = _mm_add_epi8(block_k_39, ctr_j0);
-    const __m128i ctr_sum_39 = _mm_add_epi16(ctr_last, ctr_j_39);
+    const __m128i ctr_sum_39 = _mm_add_epi16(ctr_base, block_k_39);
     const __m128i ctr_carry_39 = _mm_shuffle_epi8(ctr_sum_39, carry_everywhere);
     const __m128i ctr_mask_39 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_39);
     const __m128i ctr_pair_39_b = _mm_and_si128(ctr_w_open, ctr_mask_39);
@@ -9398,8 +9359,7 @@ static void sm4_byteslice_ssse3_aesni_batch_ctr(const uint8_t *rk, const uint8_t
     const __m128i ctr_pair_39 = _mm_or_si128(ctr_pair_39_b, ctr_pair_39_a);
     const __m128i ctr_last_byte_39 = _mm_shuffle_epi8(ctr_sum_39, new_last_byte);
     const __m128i row_39 = _mm_or_si128(ctr_pair_39, ctr_last_byte_39);
-    const __m128i ctr_j_40 = _mm_add_epi8(block_k_40, ctr_j0);
-    const __m128i ctr_sum_40 = _mm_add_epi16(ctr_last, ctr_j_40);
+    const __m128i ctr_sum_40 = _mm_add_epi16(ctr_base, block_k_40);
     const __m128i ctr_carry_40 = _mm_shuffle_epi8(ctr_sum_40, carry_everywhere);
     const __m128i ctr_mask_40 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_40);
     const __m128i ctr_pair_40_b = _mm_and_si128(ctr_w_open, ctr_mask_40);
@@ -9407,8 +9367,7 @@ static void sm4_byteslice_ssse3_aesni_batch_ctr(const uint8_t *rk, const uint8_t
     const __m128i ctr_pair_40 = _mm_or_si128(ctr_pair_40_b, ctr_pair_40_a);
     const __m128i ctr_last_byte_40 = _mm_shuffle_epi8(ctr_sum_40, new_last_byte);
     const __m128i row_40 = _mm_or_si128(ctr_pair_40, ctr_last_byte_40);
-    const __m128i ctr_j_41 = _mm_add_epi8(block_k_41, ctr_j0);
-    const __m128i ctr_sum_41 = _mm_add_epi16(ctr_last, ctr_j_41);
+    const __m128i ctr_sum_41 = _mm_add_epi16(ctr_base, block_k_41);
     const __m128i ctr_carry_41 = _mm_shuffle_epi8(ctr_sum_41, carry_everywhere);
     const __m128i ctr_mask_41 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_41);
     const __m128i ctr_pair_41_b = _mm_and_si128(ctr_w_open, ctr_mask_41);
@@ -9416,8 +9375,7 @@ static void sm4_byteslice_ssse3_aesni_batch_ctr(const uint8_t *rk, const uint8_t
     const __m128i ctr_pair_41 = _mm_or_si128(ctr_pair_41_b, ctr_pair_41_a);
     const __m128i ctr_last_byte_41 = _mm_shuffle_epi8(ctr_sum_41, new_last_byte);
     const __m128i row_41 = _mm_or_si128(ctr_pair_41, ctr_last_byte_41);
-    const __m128i ctr_j_42 = _mm_add_epi8(block_k_42, ctr_j0);
-    const __m128i ctr_sum_42 = _mm_add_epi16(ctr_last, ctr_j_42);
+    const __m128i ctr_sum_42 = _mm_add_epi16(ctr_base, block_k_42);
     const __m128i ctr_carry_42 = _mm_shuffle_epi8(ctr_sum_42, carry_everywhere);
     const __m128i ctr_mask_42 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_42);
     const __m128i ctr_pair_42_b = _mm_and_si128(ctr_w_open, ctr_mask_42);
@@ -9425,8 +9383,7 @@ static void sm4_byteslice_ssse3_aesni_batch_ctr(const uint8_t *rk, const uint8_t
     const __m128i ctr_pair_42 = _mm_or_si128(ctr_pair_42_b, ctr_pair_42_a);
     const __m128i ctr_last_byte_42 = _mm_shuffle_epi8(ctr_sum_42, new_last_byte);
     const __m128i row_42 = _mm_or_si128(ctr_pair_42, ctr_last_byte_42);
-    const __m128i ctr_j_43 = _mm_add_epi8(block_k_43, ctr_j0);
-    const __m128i ctr_sum_43 = _mm_add_epi16(ctr_last, ctr_j_43);
+    const __m128i ctr_sum_43 = _mm_add_epi16(ctr_base, block_k_43);
     const __m128i ctr_carry_43 = _mm_shuffle_epi8(ctr_sum_43, carry_everywhere);
     const __m128i ctr_mask_43 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_43);
     const __m128i ctr_pair_43_b = _mm_and_si128(ctr_w_open, ctr_mask_43);
@@ -9434,8 +9391,7 @@ static void sm4_byteslice_ssse3_aesni_batch_ctr(const uint8_t *rk, const uint8_t
     const __m128i ctr_pair_43 = _mm_or_si128(ctr_pair_43_b, ctr_pair_43_a);
     const __m128i ctr_last_byte_43 = _mm_shuffle_epi8(ctr_sum_43, new_last_byte);
     const __m128i row_43 = _mm_or_si128(ctr_pair_43, ctr_last_byte_43);
-    const __m128i ctr_j_44 = _mm_add_epi8(block_k_44, ctr_j0);
-    const __m128i ctr_sum_44 = _mm_add_epi16(ctr_last, ctr_j_44);
+    const __m128i ctr_sum_44 = _mm_add_epi16(ctr_base, block_k_44);
     const __m128i ctr_carry_44 = _mm_shuffle_epi8(ctr_sum_44, carry_everywhere);
     const __m128i ctr_mask_44 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_44);
     const __m128i ctr_pair_44_b = _mm_and_si128(ctr_w_open, ctr_mask_44);
@@ -9443,8 +9399,7 @@ static void sm4_byteslice_ssse3_aesni_batch_ctr(const uint8_t *rk, const uint8_t
     const __m128i ctr_pair_44 = _mm_or_si128(ctr_pair_44_b, ctr_pair_44_a);
     const __m128i ctr_last_byte_44 = _mm_shuffle_epi8(ctr_sum_44, new_last_byte);
     const __m128i row_44 = _mm_or_si128(ctr_pair_44, ctr_last_byte_44);
-    const __m128i ctr_j_45 = _mm_add_epi8(block_k_45, ctr_j0);
-    const __m128i ctr_sum_45 = _mm_add_epi16(ctr_last, ctr_j_45);
+    const __m128i ctr_sum_45 = _mm_add_epi16(ctr_base, block_k_45);
     const __m128i ctr_carry_45 = _mm_shuffle_epi8(ctr_sum_45, carry_everywhere);
     const __m128i ctr_mask_45 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_45);
     const __m128i ctr_pair_45_b = _mm_and_si128(ctr_w_open, ctr_mask_45);
@@ -9452,8 +9407,7 @@ static void sm4_byteslice_ssse3_aesni_batch_ctr(const uint8_t *rk, const uint8_t
     const __m128i ctr_pair_45 = _mm_or_si128(ctr_pair_45_b, ctr_pair_45_a);
     const __m128i ctr_last_byte_45 = _mm_shuffle_epi8(ctr_sum_45, new_last_byte);
     const __m128i row_45 = _mm_or_si128(ctr_pair_45, ctr_last_byte_45);
-    const __m128i ctr_j_46 = _mm_add_epi8(block_k_46, ctr_j0);
-    const __m128i ctr_sum_46 = _mm_add_epi16(ctr_last, ctr_j_46);
+    const __m128i ctr_sum_46 = _mm_add_epi16(ctr_base, block_k_46);
     const __m128i ctr_carry_46 = _mm_shuffle_epi8(ctr_sum_46, carry_everywhere);
     const __m128i ctr_mask_46 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_46);
     const __m128i ctr_pair_46_b = _mm_and_si128(ctr_w_open, ctr_mask_46);
@@ -9461,8 +9415,7 @@ static void sm4_byteslice_ssse3_aesni_batch_ctr(const uint8_t *rk, const uint8_t
     const __m128i ctr_pair_46 = _mm_or_si128(ctr_pair_46_b, ctr_pair_46_a);
     const __m128i ctr_last_byte_46 = _mm_shuffle_epi8(ctr_sum_46, new_last_byte);
     const __m128i row_46 = _mm_or_si128(ctr_pair_46, ctr_last_byte_46);
-    const __m128i ctr_j_47 = _mm_add_epi8(block_k_47, ctr_j0);
-    const __m128i ctr_sum_47 = _mm_add_epi16(ctr_last, ctr_j_47);
+    const __m128i ctr_sum_47 = _mm_add_epi16(ctr_base, block_k_47);
     const __m128i ctr_carry_47 = _mm_shuffle_epi8(ctr_sum_47, carry_everywhere);
     const __m128i ctr_mask_47 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_47);
     const __m128i ctr_pair_47_b = _mm_and_si128(ctr_w_open, ctr_mask_47);
@@ -9646,8 +9599,7 @@ static void sm4_byteslice_ssse3_aesni_batch_ctr(const uint8_t *rk, const uint8_t
     const __m128i xin_47_h = _mm_shuffle_epi8(tbl_hi, tr3_47_hi);
     const __m128i xin_47 = _mm_xor_si128(xin_47_l, xin_47_h);
     g2x15 = xin_47;
-    const __m128i ctr_j_48 = _mm_add_epi8(block_k_48, ctr_j0);
-    const __m128i ctr_sum_48 = _mm_add_epi16(ctr_last, ctr_j_48);
+    const __m128i ctr_sum_48 = _mm_add_epi16(ctr_base, block_k_48);
     const __m128i ctr_carry_48 = _mm_shuffle_epi8(ctr_sum_48, carry_everywhere);
     const __m128i ctr_mask_48 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_48);
     const __m128i ctr_pair_48_b = _mm_and_si128(ctr_w_open, ctr_mask_48);
@@ -9655,8 +9607,7 @@ static void sm4_byteslice_ssse3_aesni_batch_ctr(const uint8_t *rk, const uint8_t
     const __m128i ctr_pair_48 = _mm_or_si128(ctr_pair_48_b, ctr_pair_48_a);
     const __m128i ctr_last_byte_48 = _mm_shuffle_epi8(ctr_sum_48, new_last_byte);
     const __m128i row_48 = _mm_or_si128(ctr_pair_48, ctr_last_byte_48);
-    const __m128i ctr_j_49 = _mm_add_epi8(block_k_49, ctr_j0);
-    const __m128i ctr_sum_49 = _mm_add_epi16(ctr_last, ctr_j_49);
+    const __m128i ctr_sum_49 = _mm_add_epi16(ctr_base, block_k_49);
     const __m128i ctr_carry_49 = _mm_shuffle_epi8(ctr_sum_49, carry_everywhere);
     const __m128i ctr_mask_49 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_49);
     const __m128i ctr_pair_49_b = _mm_and_si128(ctr_w_open, ctr_mask_49);
@@ -9664,8 +9615,7 @@ static void sm4_byteslice_ssse3_aesni_batch_ctr(const uint8_t *rk, const uint8_t
     const __m128i ctr_pair_49 = _mm_or_si128(ctr_pair_49_b, ctr_pair_49_a);
     const __m128i ctr_last_byte_49 = _mm_shuffle_epi8(ctr_sum_49, new_last_byte);
     const __m128i row_49 = _mm_or_si128(ctr_pair_49, ctr_last_byte_49);
-    const __m128i ctr_j_50 = _mm_add_epi8(block_k_50, ctr_j0);
-    const __m128i ctr_sum_50 = _mm_add_epi16(ctr_last, ctr_j_50);
+    const __m128i ctr_sum_50 = _mm_add_epi16(ctr_base, block_k_50);
     const __m128i ctr_carry_50 = _mm_shuffle_epi8(ctr_sum_50, carry_everywhere);
     const __m128i ctr_mask_50 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_50);
     const __m128i ctr_pair_50_b = _mm_and_si128(ctr_w_open, ctr_mask_50);
@@ -9673,8 +9623,7 @@ static void sm4_byteslice_ssse3_aesni_batch_ctr(const uint8_t *rk, const uint8_t
     const __m128i ctr_pair_50 = _mm_or_si128(ctr_pair_50_b, ctr_pair_50_a);
     const __m128i ctr_last_byte_50 = _mm_shuffle_epi8(ctr_sum_50, new_last_byte);
     const __m128i row_50 = _mm_or_si128(ctr_pair_50, ctr_last_byte_50);
-    const __m128i ctr_j_51 = _mm_add_epi8(block_k_51, ctr_j0);
-    const __m128i ctr_sum_51 = _mm_add_epi16(ctr_last, ctr_j_51);
+    const __m128i ctr_sum_51 = _mm_add_epi16(ctr_base, block_k_51);
     const __m128i ctr_carry_51 = _mm_shuffle_epi8(ctr_sum_51, carry_everywhere);
     const __m128i ctr_mask_51 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_51);
     const __m128i ctr_pair_51_b = _mm_and_si128(ctr_w_open, ctr_mask_51);
@@ -9682,8 +9631,7 @@ static void sm4_byteslice_ssse3_aesni_batch_ctr(const uint8_t *rk, const uint8_t
     const __m128i ctr_pair_51 = _mm_or_si128(ctr_pair_51_b, ctr_pair_51_a);
     const __m128i ctr_last_byte_51 = _mm_shuffle_epi8(ctr_sum_51, new_last_byte);
     const __m128i row_51 = _mm_or_si128(ctr_pair_51, ctr_last_byte_51);
-    const __m128i ctr_j_52 = _mm_add_epi8(block_k_52, ctr_j0);
-    const __m128i ctr_sum_52 = _mm_add_epi16(ctr_last, ctr_j_52);
+    const __m128i ctr_sum_52 = _mm_add_epi16(ctr_base, block_k_52);
     const __m128i ctr_carry_52 = _mm_shuffle_epi8(ctr_sum_52, carry_everywhere);
     const __m128i ctr_mask_52 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_52);
     const __m128i ctr_pair_52_b = _mm_and_si128(ctr_w_open, ctr_mask_52);
@@ -9691,8 +9639,7 @@ static void sm4_byteslice_ssse3_aesni_batch_ctr(const uint8_t *rk, const uint8_t
     const __m128i ctr_pair_52 = _mm_or_si128(ctr_pair_52_b, ctr_pair_52_a);
     const __m128i ctr_last_byte_52 = _mm_shuffle_epi8(ctr_sum_52, new_last_byte);
     const __m128i row_52 = _mm_or_si128(ctr_pair_52, ctr_last_byte_52);
-    const __m128i ctr_j_53 = _mm_add_epi8(block_k_53, ctr_j0);
-    const __m128i ctr_sum_53 = _mm_add_epi16(ctr_last, ctr_j_53);
+    const __m128i ctr_sum_53 = _mm_add_epi16(ctr_base, block_k_53);
     const __m128i ctr_carry_53 = _mm_shuffle_epi8(ctr_sum_53, carry_everywhere);
     const __m128i ctr_mask_53 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_53);
     const __m128i ctr_pair_53_b = _mm_and_si128(ctr_w_open, ctr_mask_53);
@@ -9700,8 +9647,7 @@ static void sm4_byteslice_ssse3_aesni_batch_ctr(const uint8_t *rk, const uint8_t
     const __m128i ctr_pair_53 = _mm_or_si128(ctr_pair_53_b, ctr_pair_53_a);
     const __m128i ctr_last_byte_53 = _mm_shuffle_epi8(ctr_sum_53, new_last_byte);
     const __m128i row_53 = _mm_or_si128(ctr_pair_53, ctr_last_byte_53);
-    const __m128i ctr_j_54 = _mm_add_epi8(block_k_54, ctr_j0);
-    const __m128i ctr_sum_54 = _mm_add_epi16(ctr_last, ctr_j_54);
+    const __m128i ctr_sum_54 = _mm_add_epi16(ctr_base, block_k_54);
     const __m128i ctr_carry_54 = _mm_shuffle_epi8(ctr_sum_54, carry_everywhere);
     const __m128i ctr_mask_54 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_54);
     const __m128i ctr_pair_54_b = _mm_and_si128(ctr_w_open, ctr_mask_54);
@@ -9709,8 +9655,7 @@ static void sm4_byteslice_ssse3_aesni_batch_ctr(const uint8_t *rk, const uint8_t
     const __m128i ctr_pair_54 = _mm_or_si128(ctr_pair_54_b, ctr_pair_54_a);
     const __m128i ctr_last_byte_54 = _mm_shuffle_epi8(ctr_sum_54, new_last_byte);
     const __m128i row_54 = _mm_or_si128(ctr_pair_54, ctr_last_byte_54);
-    const __m128i ctr_j_55 = _mm_add_epi8(block_k_55, ctr_j0);
-    const __m128i ctr_sum_55 = _mm_add_epi16(ctr_last, ctr_j_55);
+    const __m128i ctr_sum_55 = _mm_add_epi16(ctr_base, block_k_55);
     const __m128i ctr_carry_55 = _mm_shuffle_epi8(ctr_sum_55, carry_everywhere);
     const __m128i ctr_mask_55 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_55);
     const __m128i ctr_pair_55_b = _mm_and_si128(ctr_w_open, ctr_mask_55);
@@ -9718,8 +9663,7 @@ static void sm4_byteslice_ssse3_aesni_batch_ctr(const uint8_t *rk, const uint8_t
     const __m128i ctr_pair_55 = _mm_or_si128(ctr_pair_55_b, ctr_pair_55_a);
     const __m128i ctr_last_byte_55 = _mm_shuffle_epi8(ctr_sum_55, new_last_byte);
     const __m128i row_55 = _mm_or_si128(ctr_pair_55, ctr_last_byte_55);
-    const __m128i ctr_j_56 = _mm_add_epi8(block_k_56, ctr_j0);
-    const __m128i ctr_sum_56 = _mm_add_epi16(ctr_last, ctr_j_56);
+    const __m128i ctr_sum_56 = _mm_add_epi16(ctr_base, block_k_56);
     const __m128i ctr_carry_56 = _mm_shuffle_epi8(ctr_sum_56, carry_everywhere);
     const __m128i ctr_mask_56 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_56);
     const __m128i ctr_pair_56_b = _mm_and_si128(ctr_w_open, ctr_mask_56);
@@ -9727,8 +9671,7 @@ static void sm4_byteslice_ssse3_aesni_batch_ctr(const uint8_t *rk, const uint8_t
     const __m128i ctr_pair_56 = _mm_or_si128(ctr_pair_56_b, ctr_pair_56_a);
     const __m128i ctr_last_byte_56 = _mm_shuffle_epi8(ctr_sum_56, new_last_byte);
     const __m128i row_56 = _mm_or_si128(ctr_pair_56, ctr_last_byte_56);
-    const __m128i ctr_j_57 = _mm_add_epi8(block_k_57, ctr_j0);
-    const __m128i ctr_sum_57 = _mm_add_epi16(ctr_last, ctr_j_57);
+    const __m128i ctr_sum_57 = _mm_add_epi16(ctr_base, block_k_57);
     const __m128i ctr_carry_57 = _mm_shuffle_epi8(ctr_sum_57, carry_everywhere);
     const __m128i ctr_mask_57 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_57);
     const __m128i ctr_pair_57_b = _mm_and_si128(ctr_w_open, ctr_mask_57);
@@ -9736,8 +9679,7 @@ static void sm4_byteslice_ssse3_aesni_batch_ctr(const uint8_t *rk, const uint8_t
     const __m128i ctr_pair_57 = _mm_or_si128(ctr_pair_57_b, ctr_pair_57_a);
     const __m128i ctr_last_byte_57 = _mm_shuffle_epi8(ctr_sum_57, new_last_byte);
     const __m128i row_57 = _mm_or_si128(ctr_pair_57, ctr_last_byte_57);
-    const __m128i ctr_j_58 = _mm_add_epi8(block_k_58, ctr_j0);
-    const __m128i ctr_sum_58 = _mm_add_epi16(ctr_last, ctr_j_58);
+    const __m128i ctr_sum_58 = _mm_add_epi16(ctr_base, block_k_58);
     const __m128i ctr_carry_58 = _mm_shuffle_epi8(ctr_sum_58, carry_everywhere);
     const __m128i ctr_mask_58 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_58);
     const __m128i ctr_pair_58_b = _mm_and_si128(ctr_w_open, ctr_mask_58);
@@ -9745,8 +9687,7 @@ static void sm4_byteslice_ssse3_aesni_batch_ctr(const uint8_t *rk, const uint8_t
     const __m128i ctr_pair_58 = _mm_or_si128(ctr_pair_58_b, ctr_pair_58_a);
     const __m128i ctr_last_byte_58 = _mm_shuffle_epi8(ctr_sum_58, new_last_byte);
     const __m128i row_58 = _mm_or_si128(ctr_pair_58, ctr_last_byte_58);
-    const __m128i ctr_j_59 = _mm_add_epi8(block_k_59, ctr_j0);
-    const __m128i ctr_sum_59 = _mm_add_epi16(ctr_last, ctr_j_59);
+    const __m128i ctr_sum_59 = _mm_add_epi16(ctr_base, block_k_59);
     const __m128i ctr_carry_59 = _mm_shuffle_epi8(ctr_sum_59, carry_everywhere);
     const __m128i ctr_mask_59 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_59);
     const __m128i ctr_pair_59_b = _mm_and_si128(ctr_w_open, ctr_mask_59);
@@ -9754,8 +9695,7 @@ static void sm4_byteslice_ssse3_aesni_batch_ctr(const uint8_t *rk, const uint8_t
     const __m128i ctr_pair_59 = _mm_or_si128(ctr_pair_59_b, ctr_pair_59_a);
     const __m128i ctr_last_byte_59 = _mm_shuffle_epi8(ctr_sum_59, new_last_byte);
     const __m128i row_59 = _mm_or_si128(ctr_pair_59, ctr_last_byte_59);
-    const __m128i ctr_j_60 = _mm_add_epi8(block_k_60, ctr_j0);
-    const __m128i ctr_sum_60 = _mm_add_epi16(ctr_last, ctr_j_60);
+    const __m128i ctr_sum_60 = _mm_add_epi16(ctr_base, block_k_60);
     const __m128i ctr_carry_60 = _mm_shuffle_epi8(ctr_sum_60, carry_everywhere);
     const __m128i ctr_mask_60 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_60);
     const __m128i ctr_pair_60_b = _mm_and_si128(ctr_w_open, ctr_mask_60);
@@ -9763,8 +9703,7 @@ static void sm4_byteslice_ssse3_aesni_batch_ctr(const uint8_t *rk, const uint8_t
     const __m128i ctr_pair_60 = _mm_or_si128(ctr_pair_60_b, ctr_pair_60_a);
     const __m128i ctr_last_byte_60 = _mm_shuffle_epi8(ctr_sum_60, new_last_byte);
     const __m128i row_60 = _mm_or_si128(ctr_pair_60, ctr_last_byte_60);
-    const __m128i ctr_j_61 = _mm_add_epi8(block_k_61, ctr_j0);
-    const __m128i ctr_sum_61 = _mm_add_epi16(ctr_last, ctr_j_61);
+    const __m128i ctr_sum_61 = _mm_add_epi16(ctr_base, block_k_61);
     const __m128i ctr_carry_61 = _mm_shuffle_epi8(ctr_sum_61, carry_everywhere);
     const __m128i ctr_mask_61 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_61);
     const __m128i ctr_pair_61_b = _mm_and_si128(ctr_w_open, ctr_mask_61);
@@ -9772,8 +9711,7 @@ static void sm4_byteslice_ssse3_aesni_batch_ctr(const uint8_t *rk, const uint8_t
     const __m128i ctr_pair_61 = _mm_or_si128(ctr_pair_61_b, ctr_pair_61_a);
     const __m128i ctr_last_byte_61 = _mm_shuffle_epi8(ctr_sum_61, new_last_byte);
     const __m128i row_61 = _mm_or_si128(ctr_pair_61, ctr_last_byte_61);
-    const __m128i ctr_j_62 = _mm_add_epi8(block_k_62, ctr_j0);
-    const __m128i ctr_sum_62 = _mm_add_epi16(ctr_last, ctr_j_62);
+    const __m128i ctr_sum_62 = _mm_add_epi16(ctr_base, block_k_62);
     const __m128i ctr_carry_62 = _mm_shuffle_epi8(ctr_sum_62, carry_everywhere);
     const __m128i ctr_mask_62 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_62);
     const __m128i ctr_pair_62_b = _mm_and_si128(ctr_w_open, ctr_mask_62);
@@ -9781,8 +9719,7 @@ static void sm4_byteslice_ssse3_aesni_batch_ctr(const uint8_t *rk, const uint8_t
     const __m128i ctr_pair_62 = _mm_or_si128(ctr_pair_62_b, ctr_pair_62_a);
     const __m128i ctr_last_byte_62 = _mm_shuffle_epi8(ctr_sum_62, new_last_byte);
     const __m128i row_62 = _mm_or_si128(ctr_pair_62, ctr_last_byte_62);
-    const __m128i ctr_j_63 = _mm_add_epi8(block_k_63, ctr_j0);
-    const __m128i ctr_sum_63 = _mm_add_epi16(ctr_last, ctr_j_63);
+    const __m128i ctr_sum_63 = _mm_add_epi16(ctr_base, block_k_63);
     const __m128i ctr_carry_63 = _mm_shuffle_epi8(ctr_sum_63, carry_everywhere);
     const __m128i ctr_mask_63 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_63);
     const __m128i ctr_pair_63_b = _mm_and_si128(ctr_w_open, ctr_mask_63);
@@ -17813,12 +17750,6 @@ static void sm4_byteslice_ssse3_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, 
     /* byte i <- byte 15 - i: GCM bytes to the reflected form phi */
     static const uint8_t reverse16_bytes[16] = {0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00};
     const __m128i reverse16 = kc_bcast16_128(reverse16_bytes);
-    /* (a0, a1) -> (0, a0): the middle sum's low half into S's bits 64..127 */
-    static const uint8_t half_up_bytes[16] = {0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07};
-    const __m128i half_up = kc_bcast16_128(half_up_bytes);
-    /* (a0, a1) -> (a1, 0): its high half into S's bits 128..191 */
-    static const uint8_t half_down_bytes[16] = {0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80};
-    const __m128i half_down = kc_bcast16_128(half_down_bytes);
     /* c = (Q - y^128 - 1) / y^64, Q = GHASH's polynomial reversed (gen/kernels/ghash.py fold) */
     static const uint8_t fold_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xc2, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xc2};
     const __m128i fold = kc_bcast16_128(fold_bytes);
@@ -18066,12 +17997,11 @@ static void sm4_byteslice_ssse3_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, 
     static const uint8_t tbl_hi_3_bytes[16] = {0x00, 0xc6, 0x50, 0x96, 0x36, 0xf0, 0x66, 0xa0, 0x0a, 0xcc, 0x5a, 0x9c, 0x3c, 0xfa, 0x6c, 0xaa};
     const __m128i tbl_hi_3 = kc_bcast16_128(tbl_hi_3_bytes);
     const __m128i y_1 = kc_bcast16_128(in + 64);
-    const __m128i phi_y = _mm_shuffle_epi8(y_1, reverse16);
 
     /* Step 1 of 4: 16 blocks, 1 per register: block i times T_(n - i), products unreduced. */
     const __m128i x = _mm_loadu_si128((const void *)(hashed));
     const __m128i z = _mm_shuffle_epi8(x, reverse16);
-    const __m128i z1_y = _mm_xor_si128(z, phi_y);
+    const __m128i z1_y = _mm_xor_si128(z, y_1);
     const __m128i h = _mm_loadu_si128((const void *)(table));
     const __m128i lo = _mm_clmulepi64_si128(z1_y, h, 0x00);
     const __m128i mid = _mm_clmulepi64_si128(z1_y, h, 0x10);
@@ -18183,7 +18113,7 @@ static void sm4_byteslice_ssse3_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, 
     const __m128i mid_31 = _mm_clmulepi64_si128(z_15, h_15, 0x01);
     const __m128i hi_15 = _mm_clmulepi64_si128(z_15, h_15, 0x11);
 
-    /* The sums, then S's halves, their blocks added, and one reduction. */
+    /* The sums and one reduction. */
     const __m128i lo_sum_acc = _mm_xor_si128(lo, lo_1);
     const __m128i lo_sum_acc_1 = _mm_xor_si128(lo_2, lo_3);
     const __m128i lo_sum_acc_2 = _mm_xor_si128(lo_4, lo_5);
@@ -18245,16 +18175,13 @@ static void sm4_byteslice_ssse3_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, 
     const __m128i hi_sum_acc_12 = _mm_xor_si128(hi_sum_acc_8, hi_sum_acc_9);
     const __m128i hi_sum_acc_13 = _mm_xor_si128(hi_sum_acc_10, hi_sum_acc_11);
     const __m128i hi_sum_acc_14 = _mm_xor_si128(hi_sum_acc_12, hi_sum_acc_13);
-    const __m128i mid_lo = _mm_shuffle_epi8(mid_sum_acc_30, half_up);
-    const __m128i s_lo = _mm_xor_si128(lo_sum_acc_14, mid_lo);
-    const __m128i mid_hi = _mm_shuffle_epi8(mid_sum_acc_30, half_down);
-    const __m128i s_hi = _mm_xor_si128(hi_sum_acc_14, mid_hi);
-    const __m128i fold_lo = _mm_clmulepi64_si128(s_lo, fold, 0x00);
-    const __m128i fold_lo_sw = _mm_shuffle_epi8(fold_lo, swap_halves);
-    const __m128i v = _mm_xor_si128(s_lo, fold_lo_sw);
-    const __m128i fold_hi = _mm_clmulepi64_si128(v, fold, 0x11);
-    const __m128i v_hi = _mm_xor_si128(v, s_hi);
-    const __m128i reduced = _mm_xor_si128(v_hi, fold_hi);
+    const __m128i fold_lo = _mm_clmulepi64_si128(lo_sum_acc_14, fold, 0x00);
+    const __m128i fold_mid = _mm_xor_si128(fold_lo, mid_sum_acc_30);
+    const __m128i fold_mid_sw = _mm_shuffle_epi8(fold_mid, swap_halves);
+    const __m128i w = _mm_xor_si128(lo_sum_acc_14, fold_mid_sw);
+    const __m128i fold_hi = _mm_clmulepi64_si128(w, fold, 0x11);
+    const __m128i w_hi = _mm_xor_si128(w, hi_sum_acc_14);
+    const __m128i reduced = _mm_xor_si128(w_hi, fold_hi);
 
     /* Step 2 of 4: 16 blocks, 1 per register: block i times T_(n - i), products unreduced. */
     const __m128i x_16 = _mm_loadu_si128((const void *)(hashed + 256));
@@ -18371,7 +18298,7 @@ static void sm4_byteslice_ssse3_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, 
     const __m128i mid_63 = _mm_clmulepi64_si128(z_31, h_31, 0x01);
     const __m128i hi_31 = _mm_clmulepi64_si128(z_31, h_31, 0x11);
 
-    /* The sums, then S's halves, their blocks added, and one reduction. */
+    /* The sums and one reduction. */
     const __m128i lo_sum_acc_15 = _mm_xor_si128(lo_16, lo_17);
     const __m128i lo_sum_acc_16 = _mm_xor_si128(lo_18, lo_19);
     const __m128i lo_sum_acc_17 = _mm_xor_si128(lo_20, lo_21);
@@ -18433,16 +18360,13 @@ static void sm4_byteslice_ssse3_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, 
     const __m128i hi_sum_acc_27 = _mm_xor_si128(hi_sum_acc_23, hi_sum_acc_24);
     const __m128i hi_sum_acc_28 = _mm_xor_si128(hi_sum_acc_25, hi_sum_acc_26);
     const __m128i hi_sum_acc_29 = _mm_xor_si128(hi_sum_acc_27, hi_sum_acc_28);
-    const __m128i mid_lo_1 = _mm_shuffle_epi8(mid_sum_acc_61, half_up);
-    const __m128i s_lo_1 = _mm_xor_si128(lo_sum_acc_29, mid_lo_1);
-    const __m128i mid_hi_1 = _mm_shuffle_epi8(mid_sum_acc_61, half_down);
-    const __m128i s_hi_1 = _mm_xor_si128(hi_sum_acc_29, mid_hi_1);
-    const __m128i fold_lo_1 = _mm_clmulepi64_si128(s_lo_1, fold, 0x00);
-    const __m128i fold_lo_sw_1 = _mm_shuffle_epi8(fold_lo_1, swap_halves);
-    const __m128i v_1 = _mm_xor_si128(s_lo_1, fold_lo_sw_1);
-    const __m128i fold_hi_1 = _mm_clmulepi64_si128(v_1, fold, 0x11);
-    const __m128i v_hi_1 = _mm_xor_si128(v_1, s_hi_1);
-    const __m128i reduced_1 = _mm_xor_si128(v_hi_1, fold_hi_1);
+    const __m128i fold_lo_1 = _mm_clmulepi64_si128(lo_sum_acc_29, fold, 0x00);
+    const __m128i fold_mid_1 = _mm_xor_si128(fold_lo_1, mid_sum_acc_61);
+    const __m128i fold_mid_sw_1 = _mm_shuffle_epi8(fold_mid_1, swap_halves);
+    const __m128i w_1 = _mm_xor_si128(lo_sum_acc_29, fold_mid_sw_1);
+    const __m128i fold_hi_1 = _mm_clmulepi64_si128(w_1, fold, 0x11);
+    const __m128i w_hi_1 = _mm_xor_si128(w_1, hi_sum_acc_29);
+    const __m128i reduced_1 = _mm_xor_si128(w_hi_1, fold_hi_1);
 
     /* Step 3 of 4: 16 blocks, 1 per register: block i times T_(n - i), products unreduced. */
     const __m128i x_32 = _mm_loadu_si128((const void *)(hashed + 512));
@@ -18559,7 +18483,7 @@ static void sm4_byteslice_ssse3_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, 
     const __m128i mid_95 = _mm_clmulepi64_si128(z_47, h_47, 0x01);
     const __m128i hi_47 = _mm_clmulepi64_si128(z_47, h_47, 0x11);
 
-    /* The sums, then S's halves, their blocks added, and one reduction. */
+    /* The sums and one reduction. */
     const __m128i lo_sum_acc_30 = _mm_xor_si128(lo_32, lo_33);
     const __m128i lo_sum_acc_31 = _mm_xor_si128(lo_34, lo_35);
     const __m128i lo_sum_acc_32 = _mm_xor_si128(lo_36, lo_37);
@@ -18621,16 +18545,13 @@ static void sm4_byteslice_ssse3_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, 
     const __m128i hi_sum_acc_42 = _mm_xor_si128(hi_sum_acc_38, hi_sum_acc_39);
     const __m128i hi_sum_acc_43 = _mm_xor_si128(hi_sum_acc_40, hi_sum_acc_41);
     const __m128i hi_sum_acc_44 = _mm_xor_si128(hi_sum_acc_42, hi_sum_acc_43);
-    const __m128i mid_lo_2 = _mm_shuffle_epi8(mid_sum_acc_92, half_up);
-    const __m128i s_lo_2 = _mm_xor_si128(lo_sum_acc_44, mid_lo_2);
-    const __m128i mid_hi_2 = _mm_shuffle_epi8(mid_sum_acc_92, half_down);
-    const __m128i s_hi_2 = _mm_xor_si128(hi_sum_acc_44, mid_hi_2);
-    const __m128i fold_lo_2 = _mm_clmulepi64_si128(s_lo_2, fold, 0x00);
-    const __m128i fold_lo_sw_2 = _mm_shuffle_epi8(fold_lo_2, swap_halves);
-    const __m128i v_2 = _mm_xor_si128(s_lo_2, fold_lo_sw_2);
-    const __m128i fold_hi_2 = _mm_clmulepi64_si128(v_2, fold, 0x11);
-    const __m128i v_hi_2 = _mm_xor_si128(v_2, s_hi_2);
-    const __m128i reduced_2 = _mm_xor_si128(v_hi_2, fold_hi_2);
+    const __m128i fold_lo_2 = _mm_clmulepi64_si128(lo_sum_acc_44, fold, 0x00);
+    const __m128i fold_mid_2 = _mm_xor_si128(fold_lo_2, mid_sum_acc_92);
+    const __m128i fold_mid_sw_2 = _mm_shuffle_epi8(fold_mid_2, swap_halves);
+    const __m128i w_2 = _mm_xor_si128(lo_sum_acc_44, fold_mid_sw_2);
+    const __m128i fold_hi_2 = _mm_clmulepi64_si128(w_2, fold, 0x11);
+    const __m128i w_hi_2 = _mm_xor_si128(w_2, hi_sum_acc_44);
+    const __m128i reduced_2 = _mm_xor_si128(w_hi_2, fold_hi_2);
 
     /* Step 4 of 4: 16 blocks, 1 per register: block i times T_(n - i), products unreduced. */
     const __m128i x_48 = _mm_loadu_si128((const void *)(hashed + 768));
@@ -18747,7 +18668,7 @@ static void sm4_byteslice_ssse3_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, 
     const __m128i mid_127 = _mm_clmulepi64_si128(z_63, h_63, 0x01);
     const __m128i hi_63 = _mm_clmulepi64_si128(z_63, h_63, 0x11);
 
-    /* The sums, then S's halves, their blocks added, and one reduction. */
+    /* The sums and one reduction. */
     const __m128i lo_sum_acc_45 = _mm_xor_si128(lo_48, lo_49);
     const __m128i lo_sum_acc_46 = _mm_xor_si128(lo_50, lo_51);
     const __m128i lo_sum_acc_47 = _mm_xor_si128(lo_52, lo_53);
@@ -18809,28 +18730,24 @@ static void sm4_byteslice_ssse3_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, 
     const __m128i hi_sum_acc_57 = _mm_xor_si128(hi_sum_acc_53, hi_sum_acc_54);
     const __m128i hi_sum_acc_58 = _mm_xor_si128(hi_sum_acc_55, hi_sum_acc_56);
     const __m128i hi_sum_acc_59 = _mm_xor_si128(hi_sum_acc_57, hi_sum_acc_58);
-    const __m128i mid_lo_3 = _mm_shuffle_epi8(mid_sum_acc_123, half_up);
-    const __m128i s_lo_3 = _mm_xor_si128(lo_sum_acc_59, mid_lo_3);
-    const __m128i mid_hi_3 = _mm_shuffle_epi8(mid_sum_acc_123, half_down);
-    const __m128i s_hi_3 = _mm_xor_si128(hi_sum_acc_59, mid_hi_3);
-    const __m128i fold_lo_3 = _mm_clmulepi64_si128(s_lo_3, fold, 0x00);
-    const __m128i fold_lo_sw_3 = _mm_shuffle_epi8(fold_lo_3, swap_halves);
-    const __m128i v_3 = _mm_xor_si128(s_lo_3, fold_lo_sw_3);
-    const __m128i fold_hi_3 = _mm_clmulepi64_si128(v_3, fold, 0x11);
-    const __m128i v_hi_3 = _mm_xor_si128(v_3, s_hi_3);
-    const __m128i reduced_3 = _mm_xor_si128(v_hi_3, fold_hi_3);
-    const __m128i y_next = _mm_shuffle_epi8(reduced_3, reverse16);
+    const __m128i fold_lo_3 = _mm_clmulepi64_si128(lo_sum_acc_59, fold, 0x00);
+    const __m128i fold_mid_3 = _mm_xor_si128(fold_lo_3, mid_sum_acc_123);
+    const __m128i fold_mid_sw_3 = _mm_shuffle_epi8(fold_mid_3, swap_halves);
+    const __m128i w_3 = _mm_xor_si128(lo_sum_acc_59, fold_mid_sw_3);
+    const __m128i fold_hi_3 = _mm_clmulepi64_si128(w_3, fold, 0x11);
+    const __m128i w_hi_3 = _mm_xor_si128(w_3, hi_sum_acc_59);
+    const __m128i reduced_3 = _mm_xor_si128(w_hi_3, fold_hi_3);
     const __m128i ctr_low = kc_bcast16_128(in);
     const __m128i ctr_last = _mm_srli_epi16(ctr_low, 8);
     const __m128i ctr_first = _mm_set1_epi8((char)in[32]);
     const __m128i ctr_j0 = _mm_and_si128(ctr_first, byte_14);
+    const __m128i ctr_base = _mm_add_epi16(ctr_last, ctr_j0);
     const __m128i ctr_v_open = _mm_and_si128(ctr_low, all_but_last);
     const __m128i ctr_w = kc_bcast16_128(in + 16);
     const __m128i ctr_w_open = _mm_and_si128(ctr_w, all_but_last);
 
     /* Load 64 blocks and transpose: register j = byte j of every block (algorithm 3). */
-    const __m128i ctr_j = _mm_add_epi8(block_k, ctr_j0);
-    const __m128i ctr_sum = _mm_add_epi16(ctr_last, ctr_j);
+    const __m128i ctr_sum = _mm_add_epi16(ctr_base, block_k);
     const __m128i ctr_carry = _mm_shuffle_epi8(ctr_sum, carry_everywhere);
     const __m128i ctr_mask = _mm_shuffle_epi8(carry_mask_table, ctr_carry);
     const __m128i ctr_pair_b = _mm_and_si128(ctr_w_open, ctr_mask);
@@ -18838,8 +18755,7 @@ static void sm4_byteslice_ssse3_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, 
     const __m128i ctr_pair = _mm_or_si128(ctr_pair_b, ctr_pair_a);
     const __m128i ctr_last_byte = _mm_shuffle_epi8(ctr_sum, new_last_byte);
     const __m128i row = _mm_or_si128(ctr_pair, ctr_last_byte);
-    const __m128i ctr_j_1 = _mm_add_epi8(block_k_1, ctr_j0);
-    const __m128i ctr_sum_1 = _mm_add_epi16(ctr_last, ctr_j_1);
+    const __m128i ctr_sum_1 = _mm_add_epi16(ctr_base, block_k_1);
     const __m128i ctr_carry_1 = _mm_shuffle_epi8(ctr_sum_1, carry_everywhere);
     const __m128i ctr_mask_1 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_1);
     const __m128i ctr_pair_1_b = _mm_and_si128(ctr_w_open, ctr_mask_1);
@@ -18847,8 +18763,7 @@ static void sm4_byteslice_ssse3_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, 
     const __m128i ctr_pair_1 = _mm_or_si128(ctr_pair_1_b, ctr_pair_1_a);
     const __m128i ctr_last_byte_1 = _mm_shuffle_epi8(ctr_sum_1, new_last_byte);
     const __m128i row_1 = _mm_or_si128(ctr_pair_1, ctr_last_byte_1);
-    const __m128i ctr_j_2 = _mm_add_epi8(block_k_2, ctr_j0);
-    const __m128i ctr_sum_2 = _mm_add_epi16(ctr_last, ctr_j_2);
+    const __m128i ctr_sum_2 = _mm_add_epi16(ctr_base, block_k_2);
     const __m128i ctr_carry_2 = _mm_shuffle_epi8(ctr_sum_2, carry_everywhere);
     const __m128i ctr_mask_2 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_2);
     const __m128i ctr_pair_2_b = _mm_and_si128(ctr_w_open, ctr_mask_2);
@@ -18856,8 +18771,7 @@ static void sm4_byteslice_ssse3_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, 
     const __m128i ctr_pair_2 = _mm_or_si128(ctr_pair_2_b, ctr_pair_2_a);
     const __m128i ctr_last_byte_2 = _mm_shuffle_epi8(ctr_sum_2, new_last_byte);
     const __m128i row_2 = _mm_or_si128(ctr_pair_2, ctr_last_byte_2);
-    const __m128i ctr_j_3 = _mm_add_epi8(block_k_3, ctr_j0);
-    const __m128i ctr_sum_3 = _mm_add_epi16(ctr_last, ctr_j_3);
+    const __m128i ctr_sum_3 = _mm_add_epi16(ctr_base, block_k_3);
     const __m128i ctr_carry_3 = _mm_shuffle_epi8(ctr_sum_3, carry_everywhere);
     const __m128i ctr_mask_3 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_3);
     const __m128i ctr_pair_3_b = _mm_and_si128(ctr_w_open, ctr_mask_3);
@@ -18865,8 +18779,7 @@ static void sm4_byteslice_ssse3_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, 
     const __m128i ctr_pair_3 = _mm_or_si128(ctr_pair_3_b, ctr_pair_3_a);
     const __m128i ctr_last_byte_3 = _mm_shuffle_epi8(ctr_sum_3, new_last_byte);
     const __m128i row_3 = _mm_or_si128(ctr_pair_3, ctr_last_byte_3);
-    const __m128i ctr_j_4 = _mm_add_epi8(block_k_4, ctr_j0);
-    const __m128i ctr_sum_4 = _mm_add_epi16(ctr_last, ctr_j_4);
+    const __m128i ctr_sum_4 = _mm_add_epi16(ctr_base, block_k_4);
     const __m128i ctr_carry_4 = _mm_shuffle_epi8(ctr_sum_4, carry_everywhere);
     const __m128i ctr_mask_4 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_4);
     const __m128i ctr_pair_4_b = _mm_and_si128(ctr_w_open, ctr_mask_4);
@@ -18874,8 +18787,7 @@ static void sm4_byteslice_ssse3_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, 
     const __m128i ctr_pair_4 = _mm_or_si128(ctr_pair_4_b, ctr_pair_4_a);
     const __m128i ctr_last_byte_4 = _mm_shuffle_epi8(ctr_sum_4, new_last_byte);
     const __m128i row_4 = _mm_or_si128(ctr_pair_4, ctr_last_byte_4);
-    const __m128i ctr_j_5 = _mm_add_epi8(block_k_5, ctr_j0);
-    const __m128i ctr_sum_5 = _mm_add_epi16(ctr_last, ctr_j_5);
+    const __m128i ctr_sum_5 = _mm_add_epi16(ctr_base, block_k_5);
     const __m128i ctr_carry_5 = _mm_shuffle_epi8(ctr_sum_5, carry_everywhere);
     const __m128i ctr_mask_5 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_5);
     const __m128i ctr_pair_5_b = _mm_and_si128(ctr_w_open, ctr_mask_5);
@@ -18883,8 +18795,7 @@ static void sm4_byteslice_ssse3_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, 
     const __m128i ctr_pair_5 = _mm_or_si128(ctr_pair_5_b, ctr_pair_5_a);
     const __m128i ctr_last_byte_5 = _mm_shuffle_epi8(ctr_sum_5, new_last_byte);
     const __m128i row_5 = _mm_or_si128(ctr_pair_5, ctr_last_byte_5);
-    const __m128i ctr_j_6 = _mm_add_epi8(block_k_6, ctr_j0);
-    const __m128i ctr_sum_6 = _mm_add_epi16(ctr_last, ctr_j_6);
+    const __m128i ctr_sum_6 = _mm_add_epi16(ctr_base, block_k_6);
     const __m128i ctr_carry_6 = _mm_shuffle_epi8(ctr_sum_6, carry_everywhere);
     const __m128i ctr_mask_6 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_6);
     const __m128i ctr_pair_6_b = _mm_and_si128(ctr_w_open, ctr_mask_6);
@@ -18892,8 +18803,7 @@ static void sm4_byteslice_ssse3_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, 
     const __m128i ctr_pair_6 = _mm_or_si128(ctr_pair_6_b, ctr_pair_6_a);
     const __m128i ctr_last_byte_6 = _mm_shuffle_epi8(ctr_sum_6, new_last_byte);
     const __m128i row_6 = _mm_or_si128(ctr_pair_6, ctr_last_byte_6);
-    const __m128i ctr_j_7 = _mm_add_epi8(block_k_7, ctr_j0);
-    const __m128i ctr_sum_7 = _mm_add_epi16(ctr_last, ctr_j_7);
+    const __m128i ctr_sum_7 = _mm_add_epi16(ctr_base, block_k_7);
     const __m128i ctr_carry_7 = _mm_shuffle_epi8(ctr_sum_7, carry_everywhere);
     const __m128i ctr_mask_7 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_7);
     const __m128i ctr_pair_7_b = _mm_and_si128(ctr_w_open, ctr_mask_7);
@@ -18901,8 +18811,7 @@ static void sm4_byteslice_ssse3_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, 
     const __m128i ctr_pair_7 = _mm_or_si128(ctr_pair_7_b, ctr_pair_7_a);
     const __m128i ctr_last_byte_7 = _mm_shuffle_epi8(ctr_sum_7, new_last_byte);
     const __m128i row_7 = _mm_or_si128(ctr_pair_7, ctr_last_byte_7);
-    const __m128i ctr_j_8 = _mm_add_epi8(block_k_8, ctr_j0);
-    const __m128i ctr_sum_8 = _mm_add_epi16(ctr_last, ctr_j_8);
+    const __m128i ctr_sum_8 = _mm_add_epi16(ctr_base, block_k_8);
     const __m128i ctr_carry_8 = _mm_shuffle_epi8(ctr_sum_8, carry_everywhere);
     const __m128i ctr_mask_8 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_8);
     const __m128i ctr_pair_8_b = _mm_and_si128(ctr_w_open, ctr_mask_8);
@@ -18910,8 +18819,7 @@ static void sm4_byteslice_ssse3_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, 
     const __m128i ctr_pair_8 = _mm_or_si128(ctr_pair_8_b, ctr_pair_8_a);
     const __m128i ctr_last_byte_8 = _mm_shuffle_epi8(ctr_sum_8, new_last_byte);
     const __m128i row_8 = _mm_or_si128(ctr_pair_8, ctr_last_byte_8);
-    const __m128i ctr_j_9 = _mm_add_epi8(block_k_9, ctr_j0);
-    const __m128i ctr_sum_9 = _mm_add_epi16(ctr_last, ctr_j_9);
+    const __m128i ctr_sum_9 = _mm_add_epi16(ctr_base, block_k_9);
     const __m128i ctr_carry_9 = _mm_shuffle_epi8(ctr_sum_9, carry_everywhere);
     const __m128i ctr_mask_9 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_9);
     const __m128i ctr_pair_9_b = _mm_and_si128(ctr_w_open, ctr_mask_9);
@@ -18919,8 +18827,7 @@ static void sm4_byteslice_ssse3_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, 
     const __m128i ctr_pair_9 = _mm_or_si128(ctr_pair_9_b, ctr_pair_9_a);
     const __m128i ctr_last_byte_9 = _mm_shuffle_epi8(ctr_sum_9, new_last_byte);
     const __m128i row_9 = _mm_or_si128(ctr_pair_9, ctr_last_byte_9);
-    const __m128i ctr_j_10 = _mm_add_epi8(block_k_10, ctr_j0);
-    const __m128i ctr_sum_10 = _mm_add_epi16(ctr_last, ctr_j_10);
+    const __m128i ctr_sum_10 = _mm_add_epi16(ctr_base, block_k_10);
     const __m128i ctr_carry_10 = _mm_shuffle_epi8(ctr_sum_10, carry_everywhere);
     const __m128i ctr_mask_10 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_10);
     const __m128i ctr_pair_10_b = _mm_and_si128(ctr_w_open, ctr_mask_10);
@@ -18928,8 +18835,7 @@ static void sm4_byteslice_ssse3_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, 
     const __m128i ctr_pair_10 = _mm_or_si128(ctr_pair_10_b, ctr_pair_10_a);
     const __m128i ctr_last_byte_10 = _mm_shuffle_epi8(ctr_sum_10, new_last_byte);
     const __m128i row_10 = _mm_or_si128(ctr_pair_10, ctr_last_byte_10);
-    const __m128i ctr_j_11 = _mm_add_epi8(block_k_11, ctr_j0);
-    const __m128i ctr_sum_11 = _mm_add_epi16(ctr_last, ctr_j_11);
+    const __m128i ctr_sum_11 = _mm_add_epi16(ctr_base, block_k_11);
     const __m128i ctr_carry_11 = _mm_shuffle_epi8(ctr_sum_11, carry_everywhere);
     const __m128i ctr_mask_11 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_11);
     const __m128i ctr_pair_11_b = _mm_and_si128(ctr_w_open, ctr_mask_11);
@@ -18937,8 +18843,7 @@ static void sm4_byteslice_ssse3_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, 
     const __m128i ctr_pair_11 = _mm_or_si128(ctr_pair_11_b, ctr_pair_11_a);
     const __m128i ctr_last_byte_11 = _mm_shuffle_epi8(ctr_sum_11, new_last_byte);
     const __m128i row_11 = _mm_or_si128(ctr_pair_11, ctr_last_byte_11);
-    const __m128i ctr_j_12 = _mm_add_epi8(block_k_12, ctr_j0);
-    const __m128i ctr_sum_12 = _mm_add_epi16(ctr_last, ctr_j_12);
+    const __m128i ctr_sum_12 = _mm_add_epi16(ctr_base, block_k_12);
     const __m128i ctr_carry_12 = _mm_shuffle_epi8(ctr_sum_12, carry_everywhere);
     const __m128i ctr_mask_12 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_12);
     const __m128i ctr_pair_12_b = _mm_and_si128(ctr_w_open, ctr_mask_12);
@@ -18946,8 +18851,7 @@ static void sm4_byteslice_ssse3_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, 
     const __m128i ctr_pair_12 = _mm_or_si128(ctr_pair_12_b, ctr_pair_12_a);
     const __m128i ctr_last_byte_12 = _mm_shuffle_epi8(ctr_sum_12, new_last_byte);
     const __m128i row_12 = _mm_or_si128(ctr_pair_12, ctr_last_byte_12);
-    const __m128i ctr_j_13 = _mm_add_epi8(block_k_13, ctr_j0);
-    const __m128i ctr_sum_13 = _mm_add_epi16(ctr_last, ctr_j_13);
+    const __m128i ctr_sum_13 = _mm_add_epi16(ctr_base, block_k_13);
     const __m128i ctr_carry_13 = _mm_shuffle_epi8(ctr_sum_13, carry_everywhere);
     const __m128i ctr_mask_13 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_13);
     const __m128i ctr_pair_13_b = _mm_and_si128(ctr_w_open, ctr_mask_13);
@@ -18955,8 +18859,7 @@ static void sm4_byteslice_ssse3_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, 
     const __m128i ctr_pair_13 = _mm_or_si128(ctr_pair_13_b, ctr_pair_13_a);
     const __m128i ctr_last_byte_13 = _mm_shuffle_epi8(ctr_sum_13, new_last_byte);
     const __m128i row_13 = _mm_or_si128(ctr_pair_13, ctr_last_byte_13);
-    const __m128i ctr_j_14 = _mm_add_epi8(block_k_14, ctr_j0);
-    const __m128i ctr_sum_14 = _mm_add_epi16(ctr_last, ctr_j_14);
+    const __m128i ctr_sum_14 = _mm_add_epi16(ctr_base, block_k_14);
     const __m128i ctr_carry_14 = _mm_shuffle_epi8(ctr_sum_14, carry_everywhere);
     const __m128i ctr_mask_14 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_14);
     const __m128i ctr_pair_14_b = _mm_and_si128(ctr_w_open, ctr_mask_14);
@@ -18964,8 +18867,7 @@ static void sm4_byteslice_ssse3_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, 
     const __m128i ctr_pair_14 = _mm_or_si128(ctr_pair_14_b, ctr_pair_14_a);
     const __m128i ctr_last_byte_14 = _mm_shuffle_epi8(ctr_sum_14, new_last_byte);
     const __m128i row_14 = _mm_or_si128(ctr_pair_14, ctr_last_byte_14);
-    const __m128i ctr_j_15 = _mm_add_epi8(block_k_15, ctr_j0);
-    const __m128i ctr_sum_15 = _mm_add_epi16(ctr_last, ctr_j_15);
+    const __m128i ctr_sum_15 = _mm_add_epi16(ctr_base, block_k_15);
     const __m128i ctr_carry_15 = _mm_shuffle_epi8(ctr_sum_15, carry_everywhere);
     const __m128i ctr_mask_15 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_15);
     const __m128i ctr_pair_15_b = _mm_and_si128(ctr_w_open, ctr_mask_15);
@@ -19151,8 +19053,7 @@ static void sm4_byteslice_ssse3_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, 
     const __m128i xin_15_h = _mm_shuffle_epi8(tbl_hi, tr3_15_hi);
     const __m128i xin_15 = _mm_xor_si128(xin_15_l, xin_15_h);
     g0x15 = xin_15;
-    const __m128i ctr_j_16 = _mm_add_epi8(block_k_16, ctr_j0);
-    const __m128i ctr_sum_16 = _mm_add_epi16(ctr_last, ctr_j_16);
+    const __m128i ctr_sum_16 = _mm_add_epi16(ctr_base, block_k_16);
     const __m128i ctr_carry_16 = _mm_shuffle_epi8(ctr_sum_16, carry_everywhere);
     const __m128i ctr_mask_16 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_16);
     const __m128i ctr_pair_16_b = _mm_and_si128(ctr_w_open, ctr_mask_16);
@@ -19160,8 +19061,7 @@ static void sm4_byteslice_ssse3_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, 
     const __m128i ctr_pair_16 = _mm_or_si128(ctr_pair_16_b, ctr_pair_16_a);
     const __m128i ctr_last_byte_16 = _mm_shuffle_epi8(ctr_sum_16, new_last_byte);
     const __m128i row_16 = _mm_or_si128(ctr_pair_16, ctr_last_byte_16);
-    const __m128i ctr_j_17 = _mm_add_epi8(block_k_17, ctr_j0);
-    const __m128i ctr_sum_17 = _mm_add_epi16(ctr_last, ctr_j_17);
+    const __m128i ctr_sum_17 = _mm_add_epi16(ctr_base, block_k_17);
     const __m128i ctr_carry_17 = _mm_shuffle_epi8(ctr_sum_17, carry_everywhere);
     const __m128i ctr_mask_17 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_17);
     const __m128i ctr_pair_17_b = _mm_and_si128(ctr_w_open, ctr_mask_17);
@@ -19169,8 +19069,7 @@ static void sm4_byteslice_ssse3_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, 
     const __m128i ctr_pair_17 = _mm_or_si128(ctr_pair_17_b, ctr_pair_17_a);
     const __m128i ctr_last_byte_17 = _mm_shuffle_epi8(ctr_sum_17, new_last_byte);
     const __m128i row_17 = _mm_or_si128(ctr_pair_17, ctr_last_byte_17);
-    const __m128i ctr_j_18 = _mm_add_epi8(block_k_18, ctr_j0);
-    const __m128i ctr_sum_18 = _mm_add_epi16(ctr_last, ctr_j_18);
+    const __m128i ctr_sum_18 = _mm_add_epi16(ctr_base, block_k_18);
     const __m128i ctr_carry_18 = _mm_shuffle_epi8(ctr_sum_18, carry_everywhere);
     const __m128i ctr_mask_18 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_18);
     const __m128i ctr_pair_18_b = _mm_and_si128(ctr_w_open, ctr_mask_18);
@@ -19178,8 +19077,7 @@ static void sm4_byteslice_ssse3_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, 
     const __m128i ctr_pair_18 = _mm_or_si128(ctr_pair_18_b, ctr_pair_18_a);
     const __m128i ctr_last_byte_18 = _mm_shuffle_epi8(ctr_sum_18, new_last_byte);
     const __m128i row_18 = _mm_or_si128(ctr_pair_18, ctr_last_byte_18);
-    const __m128i ctr_j_19 = _mm_add_epi8(block_k_19, ctr_j0);
-    const __m128i ctr_sum_19 = _mm_add_epi16(ctr_last, ctr_j_19);
+    const __m128i ctr_sum_19 = _mm_add_epi16(ctr_base, block_k_19);
     const __m128i ctr_carry_19 = _mm_shuffle_epi8(ctr_sum_19, carry_everywhere);
     const __m128i ctr_mask_19 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_19);
     const __m128i ctr_pair_19_b = _mm_and_si128(ctr_w_open, ctr_mask_19);
@@ -19187,8 +19085,7 @@ static void sm4_byteslice_ssse3_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, 
     const __m128i ctr_pair_19 = _mm_or_si128(ctr_pair_19_b, ctr_pair_19_a);
     const __m128i ctr_last_byte_19 = _mm_shuffle_epi8(ctr_sum_19, new_last_byte);
     const __m128i row_19 = _mm_or_si128(ctr_pair_19, ctr_last_byte_19);
-    const __m128i ctr_j_20 = _mm_add_epi8(block_k_20, ctr_j0);
-    const __m128i ctr_sum_20 = _mm_add_epi16(ctr_last, ctr_j_20);
+    const __m128i ctr_sum_20 = _mm_add_epi16(ctr_base, block_k_20);
     const __m128i ctr_carry_20 = _mm_shuffle_epi8(ctr_sum_20, carry_everywhere);
     const __m128i ctr_mask_20 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_20);
     const __m128i ctr_pair_20_b = _mm_and_si128(ctr_w_open, ctr_mask_20);
@@ -19196,8 +19093,7 @@ static void sm4_byteslice_ssse3_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, 
     const __m128i ctr_pair_20 = _mm_or_si128(ctr_pair_20_b, ctr_pair_20_a);
     const __m128i ctr_last_byte_20 = _mm_shuffle_epi8(ctr_sum_20, new_last_byte);
     const __m128i row_20 = _mm_or_si128(ctr_pair_20, ctr_last_byte_20);
-    const __m128i ctr_j_21 = _mm_add_epi8(block_k_21, ctr_j0);
-    const __m128i ctr_sum_21 = _mm_add_epi16(ctr_last, ctr_j_21);
+    const __m128i ctr_sum_21 = _mm_add_epi16(ctr_base, block_k_21);
     const __m128i ctr_carry_21 = _mm_shuffle_epi8(ctr_sum_21, carry_everywhere);
     const __m128i ctr_mask_21 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_21);
     const __m128i ctr_pair_21_b = _mm_and_si128(ctr_w_open, ctr_mask_21);
@@ -19205,8 +19101,7 @@ static void sm4_byteslice_ssse3_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, 
     const __m128i ctr_pair_21 = _mm_or_si128(ctr_pair_21_b, ctr_pair_21_a);
     const __m128i ctr_last_byte_21 = _mm_shuffle_epi8(ctr_sum_21, new_last_byte);
     const __m128i row_21 = _mm_or_si128(ctr_pair_21, ctr_last_byte_21);
-    const __m128i ctr_j_22 = _mm_add_epi8(block_k_22, ctr_j0);
-    const __m128i ctr_sum_22 = _mm_add_epi16(ctr_last, ctr_j_22);
+    const __m128i ctr_sum_22 = _mm_add_epi16(ctr_base, block_k_22);
     const __m128i ctr_carry_22 = _mm_shuffle_epi8(ctr_sum_22, carry_everywhere);
     const __m128i ctr_mask_22 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_22);
     const __m128i ctr_pair_22_b = _mm_and_si128(ctr_w_open, ctr_mask_22);
@@ -19214,8 +19109,7 @@ static void sm4_byteslice_ssse3_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, 
     const __m128i ctr_pair_22 = _mm_or_si128(ctr_pair_22_b, ctr_pair_22_a);
     const __m128i ctr_last_byte_22 = _mm_shuffle_epi8(ctr_sum_22, new_last_byte);
     const __m128i row_22 = _mm_or_si128(ctr_pair_22, ctr_last_byte_22);
-    const __m128i ctr_j_23 = _mm_add_epi8(block_k_23, ctr_j0);
-    const __m128i ctr_sum_23 = _mm_add_epi16(ctr_last, ctr_j_23);
+    const __m128i ctr_sum_23 = _mm_add_epi16(ctr_base, block_k_23);
     const __m128i ctr_carry_23 = _mm_shuffle_epi8(ctr_sum_23, carry_everywhere);
     const __m128i ctr_mask_23 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_23);
     const __m128i ctr_pair_23_b = _mm_and_si128(ctr_w_open, ctr_mask_23);
@@ -19223,8 +19117,7 @@ static void sm4_byteslice_ssse3_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, 
     const __m128i ctr_pair_23 = _mm_or_si128(ctr_pair_23_b, ctr_pair_23_a);
     const __m128i ctr_last_byte_23 = _mm_shuffle_epi8(ctr_sum_23, new_last_byte);
     const __m128i row_23 = _mm_or_si128(ctr_pair_23, ctr_last_byte_23);
-    const __m128i ctr_j_24 = _mm_add_epi8(block_k_24, ctr_j0);
-    const __m128i ctr_sum_24 = _mm_add_epi16(ctr_last, ctr_j_24);
+    const __m128i ctr_sum_24 = _mm_add_epi16(ctr_base, block_k_24);
     const __m128i ctr_carry_24 = _mm_shuffle_epi8(ctr_sum_24, carry_everywhere);
     const __m128i ctr_mask_24 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_24);
     const __m128i ctr_pair_24_b = _mm_and_si128(ctr_w_open, ctr_mask_24);
@@ -19232,8 +19125,7 @@ static void sm4_byteslice_ssse3_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, 
     const __m128i ctr_pair_24 = _mm_or_si128(ctr_pair_24_b, ctr_pair_24_a);
     const __m128i ctr_last_byte_24 = _mm_shuffle_epi8(ctr_sum_24, new_last_byte);
     const __m128i row_24 = _mm_or_si128(ctr_pair_24, ctr_last_byte_24);
-    const __m128i ctr_j_25 = _mm_add_epi8(block_k_25, ctr_j0);
-    const __m128i ctr_sum_25 = _mm_add_epi16(ctr_last, ctr_j_25);
+    const __m128i ctr_sum_25 = _mm_add_epi16(ctr_base, block_k_25);
     const __m128i ctr_carry_25 = _mm_shuffle_epi8(ctr_sum_25, carry_everywhere);
     const __m128i ctr_mask_25 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_25);
     const __m128i ctr_pair_25_b = _mm_and_si128(ctr_w_open, ctr_mask_25);
@@ -19241,8 +19133,7 @@ static void sm4_byteslice_ssse3_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, 
     const __m128i ctr_pair_25 = _mm_or_si128(ctr_pair_25_b, ctr_pair_25_a);
     const __m128i ctr_last_byte_25 = _mm_shuffle_epi8(ctr_sum_25, new_last_byte);
     const __m128i row_25 = _mm_or_si128(ctr_pair_25, ctr_last_byte_25);
-    const __m128i ctr_j_26 = _mm_add_epi8(block_k_26, ctr_j0);
-    const __m128i ctr_sum_26 = _mm_add_epi16(ctr_last, ctr_j_26);
+    const __m128i ctr_sum_26 = _mm_add_epi16(ctr_base, block_k_26);
     const __m128i ctr_carry_26 = _mm_shuffle_epi8(ctr_sum_26, carry_everywhere);
     const __m128i ctr_mask_26 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_26);
     const __m128i ctr_pair_26_b = _mm_and_si128(ctr_w_open, ctr_mask_26);
@@ -19250,8 +19141,7 @@ static void sm4_byteslice_ssse3_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, 
     const __m128i ctr_pair_26 = _mm_or_si128(ctr_pair_26_b, ctr_pair_26_a);
     const __m128i ctr_last_byte_26 = _mm_shuffle_epi8(ctr_sum_26, new_last_byte);
     const __m128i row_26 = _mm_or_si128(ctr_pair_26, ctr_last_byte_26);
-    const __m128i ctr_j_27 = _mm_add_epi8(block_k_27, ctr_j0);
-    const __m128i ctr_sum_27 = _mm_add_epi16(ctr_last, ctr_j_27);
+    const __m128i ctr_sum_27 = _mm_add_epi16(ctr_base, block_k_27);
     const __m128i ctr_carry_27 = _mm_shuffle_epi8(ctr_sum_27, carry_everywhere);
     const __m128i ctr_mask_27 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_27);
     const __m128i ctr_pair_27_b = _mm_and_si128(ctr_w_open, ctr_mask_27);
@@ -19259,8 +19149,7 @@ static void sm4_byteslice_ssse3_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, 
     const __m128i ctr_pair_27 = _mm_or_si128(ctr_pair_27_b, ctr_pair_27_a);
     const __m128i ctr_last_byte_27 = _mm_shuffle_epi8(ctr_sum_27, new_last_byte);
     const __m128i row_27 = _mm_or_si128(ctr_pair_27, ctr_last_byte_27);
-    const __m128i ctr_j_28 = _mm_add_epi8(block_k_28, ctr_j0);
-    const __m128i ctr_sum_28 = _mm_add_epi16(ctr_last, ctr_j_28);
+    const __m128i ctr_sum_28 = _mm_add_epi16(ctr_base, block_k_28);
     const __m128i ctr_carry_28 = _mm_shuffle_epi8(ctr_sum_28, carry_everywhere);
     const __m128i ctr_mask_28 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_28);
     const __m128i ctr_pair_28_b = _mm_and_si128(ctr_w_open, ctr_mask_28);
@@ -19268,8 +19157,7 @@ static void sm4_byteslice_ssse3_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, 
     const __m128i ctr_pair_28 = _mm_or_si128(ctr_pair_28_b, ctr_pair_28_a);
     const __m128i ctr_last_byte_28 = _mm_shuffle_epi8(ctr_sum_28, new_last_byte);
     const __m128i row_28 = _mm_or_si128(ctr_pair_28, ctr_last_byte_28);
-    const __m128i ctr_j_29 = _mm_add_epi8(block_k_29, ctr_j0);
-    const __m128i ctr_sum_29 = _mm_add_epi16(ctr_last, ctr_j_29);
+    const __m128i ctr_sum_29 = _mm_add_epi16(ctr_base, block_k_29);
     const __m128i ctr_carry_29 = _mm_shuffle_epi8(ctr_sum_29, carry_everywhere);
     const __m128i ctr_mask_29 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_29);
     const __m128i ctr_pair_29_b = _mm_and_si128(ctr_w_open, ctr_mask_29);
@@ -19277,8 +19165,7 @@ static void sm4_byteslice_ssse3_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, 
     const __m128i ctr_pair_29 = _mm_or_si128(ctr_pair_29_b, ctr_pair_29_a);
     const __m128i ctr_last_byte_29 = _mm_shuffle_epi8(ctr_sum_29, new_last_byte);
     const __m128i row_29 = _mm_or_si128(ctr_pair_29, ctr_last_byte_29);
-    const __m128i ctr_j_30 = _mm_add_epi8(block_k_30, ctr_j0);
-    const __m128i ctr_sum_30 = _mm_add_epi16(ctr_last, ctr_j_30);
+    const __m128i ctr_sum_30 = _mm_add_epi16(ctr_base, block_k_30);
     const __m128i ctr_carry_30 = _mm_shuffle_epi8(ctr_sum_30, carry_everywhere);
     const __m128i ctr_mask_30 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_30);
     const __m128i ctr_pair_30_b = _mm_and_si128(ctr_w_open, ctr_mask_30);
@@ -19286,8 +19173,7 @@ static void sm4_byteslice_ssse3_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, 
     const __m128i ctr_pair_30 = _mm_or_si128(ctr_pair_30_b, ctr_pair_30_a);
     const __m128i ctr_last_byte_30 = _mm_shuffle_epi8(ctr_sum_30, new_last_byte);
     const __m128i row_30 = _mm_or_si128(ctr_pair_30, ctr_last_byte_30);
-    const __m128i ctr_j_31 = _mm_add_epi8(block_k_31, ctr_j0);
-    const __m128i ctr_sum_31 = _mm_add_epi16(ctr_last, ctr_j_31);
+    const __m128i ctr_sum_31 = _mm_add_epi16(ctr_base, block_k_31);
     const __m128i ctr_carry_31 = _mm_shuffle_epi8(ctr_sum_31, carry_everywhere);
     const __m128i ctr_mask_31 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_31);
     const __m128i ctr_pair_31_b = _mm_and_si128(ctr_w_open, ctr_mask_31);
@@ -19471,8 +19357,7 @@ static void sm4_byteslice_ssse3_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, 
     const __m128i xin_31_h = _mm_shuffle_epi8(tbl_hi, tr3_31_hi);
     const __m128i xin_31 = _mm_xor_si128(xin_31_l, xin_31_h);
     g1x15 = xin_31;
-    const __m128i ctr_j_32 = _mm_add_epi8(block_k_32, ctr_j0);
-    const __m128i ctr_sum_32 = _mm_add_epi16(ctr_last, ctr_j_32);
+    const __m128i ctr_sum_32 = _mm_add_epi16(ctr_base, block_k_32);
     const __m128i ctr_carry_32 = _mm_shuffle_epi8(ctr_sum_32, carry_everywhere);
     const __m128i ctr_mask_32 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_32);
     const __m128i ctr_pair_32_b = _mm_and_si128(ctr_w_open, ctr_mask_32);
@@ -19480,8 +19365,7 @@ static void sm4_byteslice_ssse3_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, 
     const __m128i ctr_pair_32 = _mm_or_si128(ctr_pair_32_b, ctr_pair_32_a);
     const __m128i ctr_last_byte_32 = _mm_shuffle_epi8(ctr_sum_32, new_last_byte);
     const __m128i row_32 = _mm_or_si128(ctr_pair_32, ctr_last_byte_32);
-    const __m128i ctr_j_33 = _mm_add_epi8(block_k_33, ctr_j0);
-    const __m128i ctr_sum_33 = _mm_add_epi16(ctr_last, ctr_j_33);
+    const __m128i ctr_sum_33 = _mm_add_epi16(ctr_base, block_k_33);
     const __m128i ctr_carry_33 = _mm_shuffle_epi8(ctr_sum_33, carry_everywhere);
     const __m128i ctr_mask_33 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_33);
     const __m128i ctr_pair_33_b = _mm_and_si128(ctr_w_open, ctr_mask_33);
@@ -19489,8 +19373,7 @@ static void sm4_byteslice_ssse3_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, 
     const __m128i ctr_pair_33 = _mm_or_si128(ctr_pair_33_b, ctr_pair_33_a);
     const __m128i ctr_last_byte_33 = _mm_shuffle_epi8(ctr_sum_33, new_last_byte);
     const __m128i row_33 = _mm_or_si128(ctr_pair_33, ctr_last_byte_33);
-    const __m128i ctr_j_34 = _mm_add_epi8(block_k_34, ctr_j0);
-    const __m128i ctr_sum_34 = _mm_add_epi16(ctr_last, ctr_j_34);
+    const __m128i ctr_sum_34 = _mm_add_epi16(ctr_base, block_k_34);
     const __m128i ctr_carry_34 = _mm_shuffle_epi8(ctr_sum_34, carry_everywhere);
     const __m128i ctr_mask_34 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_34);
     const __m128i ctr_pair_34_b = _mm_and_si128(ctr_w_open, ctr_mask_34);
@@ -19498,8 +19381,7 @@ static void sm4_byteslice_ssse3_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, 
     const __m128i ctr_pair_34 = _mm_or_si128(ctr_pair_34_b, ctr_pair_34_a);
     const __m128i ctr_last_byte_34 = _mm_shuffle_epi8(ctr_sum_34, new_last_byte);
     const __m128i row_34 = _mm_or_si128(ctr_pair_34, ctr_last_byte_34);
-    const __m128i ctr_j_35 = _mm_add_epi8(block_k_35, ctr_j0);
-    const __m128i ctr_sum_35 = _mm_add_epi16(ctr_last, ctr_j_35);
+    const __m128i ctr_sum_35 = _mm_add_epi16(ctr_base, block_k_35);
     const __m128i ctr_carry_35 = _mm_shuffle_epi8(ctr_sum_35, carry_everywhere);
     const __m128i ctr_mask_35 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_35);
     const __m128i ctr_pair_35_b = _mm_and_si128(ctr_w_open, ctr_mask_35);
@@ -19507,8 +19389,7 @@ static void sm4_byteslice_ssse3_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, 
     const __m128i ctr_pair_35 = _mm_or_si128(ctr_pair_35_b, ctr_pair_35_a);
     const __m128i ctr_last_byte_35 = _mm_shuffle_epi8(ctr_sum_35, new_last_byte);
     const __m128i row_35 = _mm_or_si128(ctr_pair_35, ctr_last_byte_35);
-    const __m128i ctr_j_36 = _mm_add_epi8(block_k_36, ctr_j0);
-    const __m128i ctr_sum_36 = _mm_add_epi16(ctr_last, ctr_j_36);
+    const __m128i ctr_sum_36 = _mm_add_epi16(ctr_base, block_k_36);
     const __m128i ctr_carry_36 = _mm_shuffle_epi8(ctr_sum_36, carry_everywhere);
     const __m128i ctr_mask_36 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_36);
     const __m128i ctr_pair_36_b = _mm_and_si128(ctr_w_open, ctr_mask_36);
@@ -19516,8 +19397,7 @@ static void sm4_byteslice_ssse3_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, 
     const __m128i ctr_pair_36 = _mm_or_si128(ctr_pair_36_b, ctr_pair_36_a);
     const __m128i ctr_last_byte_36 = _mm_shuffle_epi8(ctr_sum_36, new_last_byte);
     const __m128i row_36 = _mm_or_si128(ctr_pair_36, ctr_last_byte_36);
-    const __m128i ctr_j_37 = _mm_add_epi8(block_k_37, ctr_j0);
-    const __m128i ctr_sum_37 = _mm_add_epi16(ctr_last, ctr_j_37);
+    const __m128i ctr_sum_37 = _mm_add_epi16(ctr_base, block_k_37);
     const __m128i ctr_carry_37 = _mm_shuffle_epi8(ctr_sum_37, carry_everywhere);
     const __m128i ctr_mask_37 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_37);
     const __m128i ctr_pair_37_b = _mm_and_si128(ctr_w_open, ctr_mask_37);
@@ -19525,8 +19405,7 @@ static void sm4_byteslice_ssse3_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, 
     const __m128i ctr_pair_37 = _mm_or_si128(ctr_pair_37_b, ctr_pair_37_a);
     const __m128i ctr_last_byte_37 = _mm_shuffle_epi8(ctr_sum_37, new_last_byte);
     const __m128i row_37 = _mm_or_si128(ctr_pair_37, ctr_last_byte_37);
-    const __m128i ctr_j_38 = _mm_add_epi8(block_k_38, ctr_j0);
-    const __m128i ctr_sum_38 = _mm_add_epi16(ctr_last, ctr_j_38);
+    const __m128i ctr_sum_38 = _mm_add_epi16(ctr_base, block_k_38);
     const __m128i ctr_carry_38 = _mm_shuffle_epi8(ctr_sum_38, carry_everywhere);
     const __m128i ctr_mask_38 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_38);
     const __m128i ctr_pair_38_b = _mm_and_si128(ctr_w_open, ctr_mask_38);
@@ -19534,8 +19413,7 @@ static void sm4_byteslice_ssse3_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, 
     const __m128i ctr_pair_38 = _mm_or_si128(ctr_pair_38_b, ctr_pair_38_a);
     const __m128i ctr_last_byte_38 = _mm_shuffle_epi8(ctr_sum_38, new_last_byte);
     const __m128i row_38 = _mm_or_si128(ctr_pair_38, ctr_last_byte_38);
-    const __m128i ctr_j_39 = _mm_add_epi8(block_k_39, ctr_j0);
-    const __m128i ctr_sum_39 = _mm_add_epi16(ctr_last, ctr_j_39);
+    const __m128i ctr_sum_39 = _mm_add_epi16(ctr_base, block_k_39);
     const __m128i ctr_carry_39 = _mm_shuffle_epi8(ctr_sum_39, carry_everywhere);
     const __m128i ctr_mask_39 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_39);
     const __m128i ctr_pair_39_b = _mm_and_si128(ctr_w_open, ctr_mask_39);
@@ -19543,8 +19421,7 @@ static void sm4_byteslice_ssse3_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, 
     const __m128i ctr_pair_39 = _mm_or_si128(ctr_pair_39_b, ctr_pair_39_a);
     const __m128i ctr_last_byte_39 = _mm_shuffle_epi8(ctr_sum_39, new_last_byte);
     const __m128i row_39 = _mm_or_si128(ctr_pair_39, ctr_last_byte_39);
-    const __m128i ctr_j_40 = _mm_add_epi8(block_k_40, ctr_j0);
-    const __m128i ctr_sum_40 = _mm_add_epi16(ctr_last, ctr_j_40);
+    const __m128i ctr_sum_40 = _mm_add_epi16(ctr_base, block_k_40);
     const __m128i ctr_carry_40 = _mm_shuffle_epi8(ctr_sum_40, carry_everywhere);
     const __m128i ctr_mask_40 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_40);
     const __m128i ctr_pair_40_b = _mm_and_si128(ctr_w_open, ctr_mask_40);
@@ -19552,8 +19429,7 @@ static void sm4_byteslice_ssse3_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, 
     const __m128i ctr_pair_40 = _mm_or_si128(ctr_pair_40_b, ctr_pair_40_a);
     const __m128i ctr_last_byte_40 = _mm_shuffle_epi8(ctr_sum_40, new_last_byte);
     const __m128i row_40 = _mm_or_si128(ctr_pair_40, ctr_last_byte_40);
-    const __m128i ctr_j_41 = _mm_add_epi8(block_k_41, ctr_j0);
-    const __m128i ctr_sum_41 = _mm_add_epi16(ctr_last, ctr_j_41);
+    const __m128i ctr_sum_41 = _mm_add_epi16(ctr_base, block_k_41);
     const __m128i ctr_carry_41 = _mm_shuffle_epi8(ctr_sum_41, carry_everywhere);
     const __m128i ctr_mask_41 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_41);
     const __m128i ctr_pair_41_b = _mm_and_si128(ctr_w_open, ctr_mask_41);
@@ -19561,8 +19437,7 @@ static void sm4_byteslice_ssse3_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, 
     const __m128i ctr_pair_41 = _mm_or_si128(ctr_pair_41_b, ctr_pair_41_a);
     const __m128i ctr_last_byte_41 = _mm_shuffle_epi8(ctr_sum_41, new_last_byte);
     const __m128i row_41 = _mm_or_si128(ctr_pair_41, ctr_last_byte_41);
-    const __m128i ctr_j_42 = _mm_add_epi8(block_k_42, ctr_j0);
-    const __m128i ctr_sum_42 = _mm_add_epi16(ctr_last, ctr_j_42);
+    const __m128i ctr_sum_42 = _mm_add_epi16(ctr_base, block_k_42);
     const __m128i ctr_carry_42 = _mm_shuffle_epi8(ctr_sum_42, carry_everywhere);
     const __m128i ctr_mask_42 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_42);
     const __m128i ctr_pair_42_b = _mm_and_si128(ctr_w_open, ctr_mask_42);
@@ -19570,8 +19445,7 @@ static void sm4_byteslice_ssse3_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, 
     const __m128i ctr_pair_42 = _mm_or_si128(ctr_pair_42_b, ctr_pair_42_a);
     const __m128i ctr_last_byte_42 = _mm_shuffle_epi8(ctr_sum_42, new_last_byte);
     const __m128i row_42 = _mm_or_si128(ctr_pair_42, ctr_last_byte_42);
-    const __m128i ctr_j_43 = _mm_add_epi8(block_k_43, ctr_j0);
-    const __m128i ctr_sum_43 = _mm_add_epi16(ctr_last, ctr_j_43);
+    const __m128i ctr_sum_43 = _mm_add_epi16(ctr_base, block_k_43);
     const __m128i ctr_carry_43 = _mm_shuffle_epi8(ctr_sum_43, carry_everywhere);
     const __m128i ctr_mask_43 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_43);
     const __m128i ctr_pair_43_b = _mm_and_si128(ctr_w_open, ctr_mask_43);
@@ -19579,8 +19453,7 @@ static void sm4_byteslice_ssse3_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, 
     const __m128i ctr_pair_43 = _mm_or_si128(ctr_pair_43_b, ctr_pair_43_a);
     const __m128i ctr_last_byte_43 = _mm_shuffle_epi8(ctr_sum_43, new_last_byte);
     const __m128i row_43 = _mm_or_si128(ctr_pair_43, ctr_last_byte_43);
-    const __m128i ctr_j_44 = _mm_add_epi8(block_k_44, ctr_j0);
-    const __m128i ctr_sum_44 = _mm_add_epi16(ctr_last, ctr_j_44);
+    const __m128i ctr_sum_44 = _mm_add_epi16(ctr_base, block_k_44);
     const __m128i ctr_carry_44 = _mm_shuffle_epi8(ctr_sum_44, carry_everywhere);
     const __m128i ctr_mask_44 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_44);
     const __m128i ctr_pair_44_b = _mm_and_si128(ctr_w_open, ctr_mask_44);
@@ -19588,8 +19461,7 @@ static void sm4_byteslice_ssse3_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, 
     const __m128i ctr_pair_44 = _mm_or_si128(ctr_pair_44_b, ctr_pair_44_a);
     const __m128i ctr_last_byte_44 = _mm_shuffle_epi8(ctr_sum_44, new_last_byte);
     const __m128i row_44 = _mm_or_si128(ctr_pair_44, ctr_last_byte_44);
-    const __m128i ctr_j_45 = _mm_add_epi8(block_k_45, ctr_j0);
-    const __m128i ctr_sum_45 = _mm_add_epi16(ctr_last, ctr_j_45);
+    const __m128i ctr_sum_45 = _mm_add_epi16(ctr_base, block_k_45);
     const __m128i ctr_carry_45 = _mm_shuffle_epi8(ctr_sum_45, carry_everywhere);
     const __m128i ctr_mask_45 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_45);
     const __m128i ctr_pair_45_b = _mm_and_si128(ctr_w_open, ctr_mask_45);
@@ -19597,8 +19469,7 @@ static void sm4_byteslice_ssse3_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, 
     const __m128i ctr_pair_45 = _mm_or_si128(ctr_pair_45_b, ctr_pair_45_a);
     const __m128i ctr_last_byte_45 = _mm_shuffle_epi8(ctr_sum_45, new_last_byte);
     const __m128i row_45 = _mm_or_si128(ctr_pair_45, ctr_last_byte_45);
-    const __m128i ctr_j_46 = _mm_add_epi8(block_k_46, ctr_j0);
-    const __m128i ctr_sum_46 = _mm_add_epi16(ctr_last, ctr_j_46);
+    const __m128i ctr_sum_46 = _mm_add_epi16(ctr_base, block_k_46);
     const __m128i ctr_carry_46 = _mm_shuffle_epi8(ctr_sum_46, carry_everywhere);
     const __m128i ctr_mask_46 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_46);
     const __m128i ctr_pair_46_b = _mm_and_si128(ctr_w_open, ctr_mask_46);
@@ -19606,8 +19477,7 @@ static void sm4_byteslice_ssse3_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, 
     const __m128i ctr_pair_46 = _mm_or_si128(ctr_pair_46_b, ctr_pair_46_a);
     const __m128i ctr_last_byte_46 = _mm_shuffle_epi8(ctr_sum_46, new_last_byte);
     const __m128i row_46 = _mm_or_si128(ctr_pair_46, ctr_last_byte_46);
-    const __m128i ctr_j_47 = _mm_add_epi8(block_k_47, ctr_j0);
-    const __m128i ctr_sum_47 = _mm_add_epi16(ctr_last, ctr_j_47);
+    const __m128i ctr_sum_47 = _mm_add_epi16(ctr_base, block_k_47);
     const __m128i ctr_carry_47 = _mm_shuffle_epi8(ctr_sum_47, carry_everywhere);
     const __m128i ctr_mask_47 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_47);
     const __m128i ctr_pair_47_b = _mm_and_si128(ctr_w_open, ctr_mask_47);
@@ -19791,8 +19661,7 @@ static void sm4_byteslice_ssse3_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, 
     const __m128i xin_47_h = _mm_shuffle_epi8(tbl_hi, tr3_47_hi);
     const __m128i xin_47 = _mm_xor_si128(xin_47_l, xin_47_h);
     g2x15 = xin_47;
-    const __m128i ctr_j_48 = _mm_add_epi8(block_k_48, ctr_j0);
-    const __m128i ctr_sum_48 = _mm_add_epi16(ctr_last, ctr_j_48);
+    const __m128i ctr_sum_48 = _mm_add_epi16(ctr_base, block_k_48);
     const __m128i ctr_carry_48 = _mm_shuffle_epi8(ctr_sum_48, carry_everywhere);
     const __m128i ctr_mask_48 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_48);
     const __m128i ctr_pair_48_b = _mm_and_si128(ctr_w_open, ctr_mask_48);
@@ -19800,8 +19669,7 @@ static void sm4_byteslice_ssse3_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, 
     const __m128i ctr_pair_48 = _mm_or_si128(ctr_pair_48_b, ctr_pair_48_a);
     const __m128i ctr_last_byte_48 = _mm_shuffle_epi8(ctr_sum_48, new_last_byte);
     const __m128i row_48 = _mm_or_si128(ctr_pair_48, ctr_last_byte_48);
-    const __m128i ctr_j_49 = _mm_add_epi8(block_k_49, ctr_j0);
-    const __m128i ctr_sum_49 = _mm_add_epi16(ctr_last, ctr_j_49);
+    const __m128i ctr_sum_49 = _mm_add_epi16(ctr_base, block_k_49);
     const __m128i ctr_carry_49 = _mm_shuffle_epi8(ctr_sum_49, carry_everywhere);
     const __m128i ctr_mask_49 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_49);
     const __m128i ctr_pair_49_b = _mm_and_si128(ctr_w_open, ctr_mask_49);
@@ -19809,8 +19677,7 @@ static void sm4_byteslice_ssse3_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, 
     const __m128i ctr_pair_49 = _mm_or_si128(ctr_pair_49_b, ctr_pair_49_a);
     const __m128i ctr_last_byte_49 = _mm_shuffle_epi8(ctr_sum_49, new_last_byte);
     const __m128i row_49 = _mm_or_si128(ctr_pair_49, ctr_last_byte_49);
-    const __m128i ctr_j_50 = _mm_add_epi8(block_k_50, ctr_j0);
-    const __m128i ctr_sum_50 = _mm_add_epi16(ctr_last, ctr_j_50);
+    const __m128i ctr_sum_50 = _mm_add_epi16(ctr_base, block_k_50);
     const __m128i ctr_carry_50 = _mm_shuffle_epi8(ctr_sum_50, carry_everywhere);
     const __m128i ctr_mask_50 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_50);
     const __m128i ctr_pair_50_b = _mm_and_si128(ctr_w_open, ctr_mask_50);
@@ -19818,8 +19685,7 @@ static void sm4_byteslice_ssse3_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, 
     const __m128i ctr_pair_50 = _mm_or_si128(ctr_pair_50_b, ctr_pair_50_a);
     const __m128i ctr_last_byte_50 = _mm_shuffle_epi8(ctr_sum_50, new_last_byte);
     const __m128i row_50 = _mm_or_si128(ctr_pair_50, ctr_last_byte_50);
-    const __m128i ctr_j_51 = _mm_add_epi8(block_k_51, ctr_j0);
-    const __m128i ctr_sum_51 = _mm_add_epi16(ctr_last, ctr_j_51);
+    const __m128i ctr_sum_51 = _mm_add_epi16(ctr_base, block_k_51);
     const __m128i ctr_carry_51 = _mm_shuffle_epi8(ctr_sum_51, carry_everywhere);
     const __m128i ctr_mask_51 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_51);
     const __m128i ctr_pair_51_b = _mm_and_si128(ctr_w_open, ctr_mask_51);
@@ -19827,8 +19693,7 @@ static void sm4_byteslice_ssse3_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, 
     const __m128i ctr_pair_51 = _mm_or_si128(ctr_pair_51_b, ctr_pair_51_a);
     const __m128i ctr_last_byte_51 = _mm_shuffle_epi8(ctr_sum_51, new_last_byte);
     const __m128i row_51 = _mm_or_si128(ctr_pair_51, ctr_last_byte_51);
-    const __m128i ctr_j_52 = _mm_add_epi8(block_k_52, ctr_j0);
-    const __m128i ctr_sum_52 = _mm_add_epi16(ctr_last, ctr_j_52);
+    const __m128i ctr_sum_52 = _mm_add_epi16(ctr_base, block_k_52);
     const __m128i ctr_carry_52 = _mm_shuffle_epi8(ctr_sum_52, carry_everywhere);
     const __m128i ctr_mask_52 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_52);
     const __m128i ctr_pair_52_b = _mm_and_si128(ctr_w_open, ctr_mask_52);
@@ -19836,8 +19701,7 @@ static void sm4_byteslice_ssse3_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, 
     const __m128i ctr_pair_52 = _mm_or_si128(ctr_pair_52_b, ctr_pair_52_a);
     const __m128i ctr_last_byte_52 = _mm_shuffle_epi8(ctr_sum_52, new_last_byte);
     const __m128i row_52 = _mm_or_si128(ctr_pair_52, ctr_last_byte_52);
-    const __m128i ctr_j_53 = _mm_add_epi8(block_k_53, ctr_j0);
-    const __m128i ctr_sum_53 = _mm_add_epi16(ctr_last, ctr_j_53);
+    const __m128i ctr_sum_53 = _mm_add_epi16(ctr_base, block_k_53);
     const __m128i ctr_carry_53 = _mm_shuffle_epi8(ctr_sum_53, carry_everywhere);
     const __m128i ctr_mask_53 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_53);
     const __m128i ctr_pair_53_b = _mm_and_si128(ctr_w_open, ctr_mask_53);
@@ -19845,8 +19709,7 @@ static void sm4_byteslice_ssse3_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, 
     const __m128i ctr_pair_53 = _mm_or_si128(ctr_pair_53_b, ctr_pair_53_a);
     const __m128i ctr_last_byte_53 = _mm_shuffle_epi8(ctr_sum_53, new_last_byte);
     const __m128i row_53 = _mm_or_si128(ctr_pair_53, ctr_last_byte_53);
-    const __m128i ctr_j_54 = _mm_add_epi8(block_k_54, ctr_j0);
-    const __m128i ctr_sum_54 = _mm_add_epi16(ctr_last, ctr_j_54);
+    const __m128i ctr_sum_54 = _mm_add_epi16(ctr_base, block_k_54);
     const __m128i ctr_carry_54 = _mm_shuffle_epi8(ctr_sum_54, carry_everywhere);
     const __m128i ctr_mask_54 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_54);
     const __m128i ctr_pair_54_b = _mm_and_si128(ctr_w_open, ctr_mask_54);
@@ -19854,8 +19717,7 @@ static void sm4_byteslice_ssse3_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, 
     const __m128i ctr_pair_54 = _mm_or_si128(ctr_pair_54_b, ctr_pair_54_a);
     const __m128i ctr_last_byte_54 = _mm_shuffle_epi8(ctr_sum_54, new_last_byte);
     const __m128i row_54 = _mm_or_si128(ctr_pair_54, ctr_last_byte_54);
-    const __m128i ctr_j_55 = _mm_add_epi8(block_k_55, ctr_j0);
-    const __m128i ctr_sum_55 = _mm_add_epi16(ctr_last, ctr_j_55);
+    const __m128i ctr_sum_55 = _mm_add_epi16(ctr_base, block_k_55);
     const __m128i ctr_carry_55 = _mm_shuffle_epi8(ctr_sum_55, carry_everywhere);
     const __m128i ctr_mask_55 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_55);
     const __m128i ctr_pair_55_b = _mm_and_si128(ctr_w_open, ctr_mask_55);
@@ -19863,8 +19725,7 @@ static void sm4_byteslice_ssse3_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, 
     const __m128i ctr_pair_55 = _mm_or_si128(ctr_pair_55_b, ctr_pair_55_a);
     const __m128i ctr_last_byte_55 = _mm_shuffle_epi8(ctr_sum_55, new_last_byte);
     const __m128i row_55 = _mm_or_si128(ctr_pair_55, ctr_last_byte_55);
-    const __m128i ctr_j_56 = _mm_add_epi8(block_k_56, ctr_j0);
-    const __m128i ctr_sum_56 = _mm_add_epi16(ctr_last, ctr_j_56);
+    const __m128i ctr_sum_56 = _mm_add_epi16(ctr_base, block_k_56);
     const __m128i ctr_carry_56 = _mm_shuffle_epi8(ctr_sum_56, carry_everywhere);
     const __m128i ctr_mask_56 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_56);
     const __m128i ctr_pair_56_b = _mm_and_si128(ctr_w_open, ctr_mask_56);
@@ -19872,8 +19733,7 @@ static void sm4_byteslice_ssse3_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, 
     const __m128i ctr_pair_56 = _mm_or_si128(ctr_pair_56_b, ctr_pair_56_a);
     const __m128i ctr_last_byte_56 = _mm_shuffle_epi8(ctr_sum_56, new_last_byte);
     const __m128i row_56 = _mm_or_si128(ctr_pair_56, ctr_last_byte_56);
-    const __m128i ctr_j_57 = _mm_add_epi8(block_k_57, ctr_j0);
-    const __m128i ctr_sum_57 = _mm_add_epi16(ctr_last, ctr_j_57);
+    const __m128i ctr_sum_57 = _mm_add_epi16(ctr_base, block_k_57);
     const __m128i ctr_carry_57 = _mm_shuffle_epi8(ctr_sum_57, carry_everywhere);
     const __m128i ctr_mask_57 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_57);
     const __m128i ctr_pair_57_b = _mm_and_si128(ctr_w_open, ctr_mask_57);
@@ -19881,8 +19741,7 @@ static void sm4_byteslice_ssse3_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, 
     const __m128i ctr_pair_57 = _mm_or_si128(ctr_pair_57_b, ctr_pair_57_a);
     const __m128i ctr_last_byte_57 = _mm_shuffle_epi8(ctr_sum_57, new_last_byte);
     const __m128i row_57 = _mm_or_si128(ctr_pair_57, ctr_last_byte_57);
-    const __m128i ctr_j_58 = _mm_add_epi8(block_k_58, ctr_j0);
-    const __m128i ctr_sum_58 = _mm_add_epi16(ctr_last, ctr_j_58);
+    const __m128i ctr_sum_58 = _mm_add_epi16(ctr_base, block_k_58);
     const __m128i ctr_carry_58 = _mm_shuffle_epi8(ctr_sum_58, carry_everywhere);
     const __m128i ctr_mask_58 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_58);
     const __m128i ctr_pair_58_b = _mm_and_si128(ctr_w_open, ctr_mask_58);
@@ -19890,8 +19749,7 @@ static void sm4_byteslice_ssse3_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, 
     const __m128i ctr_pair_58 = _mm_or_si128(ctr_pair_58_b, ctr_pair_58_a);
     const __m128i ctr_last_byte_58 = _mm_shuffle_epi8(ctr_sum_58, new_last_byte);
     const __m128i row_58 = _mm_or_si128(ctr_pair_58, ctr_last_byte_58);
-    const __m128i ctr_j_59 = _mm_add_epi8(block_k_59, ctr_j0);
-    const __m128i ctr_sum_59 = _mm_add_epi16(ctr_last, ctr_j_59);
+    const __m128i ctr_sum_59 = _mm_add_epi16(ctr_base, block_k_59);
     const __m128i ctr_carry_59 = _mm_shuffle_epi8(ctr_sum_59, carry_everywhere);
     const __m128i ctr_mask_59 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_59);
     const __m128i ctr_pair_59_b = _mm_and_si128(ctr_w_open, ctr_mask_59);
@@ -19899,8 +19757,7 @@ static void sm4_byteslice_ssse3_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, 
     const __m128i ctr_pair_59 = _mm_or_si128(ctr_pair_59_b, ctr_pair_59_a);
     const __m128i ctr_last_byte_59 = _mm_shuffle_epi8(ctr_sum_59, new_last_byte);
     const __m128i row_59 = _mm_or_si128(ctr_pair_59, ctr_last_byte_59);
-    const __m128i ctr_j_60 = _mm_add_epi8(block_k_60, ctr_j0);
-    const __m128i ctr_sum_60 = _mm_add_epi16(ctr_last, ctr_j_60);
+    const __m128i ctr_sum_60 = _mm_add_epi16(ctr_base, block_k_60);
     const __m128i ctr_carry_60 = _mm_shuffle_epi8(ctr_sum_60, carry_everywhere);
     const __m128i ctr_mask_60 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_60);
     const __m128i ctr_pair_60_b = _mm_and_si128(ctr_w_open, ctr_mask_60);
@@ -19908,8 +19765,7 @@ static void sm4_byteslice_ssse3_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, 
     const __m128i ctr_pair_60 = _mm_or_si128(ctr_pair_60_b, ctr_pair_60_a);
     const __m128i ctr_last_byte_60 = _mm_shuffle_epi8(ctr_sum_60, new_last_byte);
     const __m128i row_60 = _mm_or_si128(ctr_pair_60, ctr_last_byte_60);
-    const __m128i ctr_j_61 = _mm_add_epi8(block_k_61, ctr_j0);
-    const __m128i ctr_sum_61 = _mm_add_epi16(ctr_last, ctr_j_61);
+    const __m128i ctr_sum_61 = _mm_add_epi16(ctr_base, block_k_61);
     const __m128i ctr_carry_61 = _mm_shuffle_epi8(ctr_sum_61, carry_everywhere);
     const __m128i ctr_mask_61 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_61);
     const __m128i ctr_pair_61_b = _mm_and_si128(ctr_w_open, ctr_mask_61);
@@ -19917,8 +19773,7 @@ static void sm4_byteslice_ssse3_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, 
     const __m128i ctr_pair_61 = _mm_or_si128(ctr_pair_61_b, ctr_pair_61_a);
     const __m128i ctr_last_byte_61 = _mm_shuffle_epi8(ctr_sum_61, new_last_byte);
     const __m128i row_61 = _mm_or_si128(ctr_pair_61, ctr_last_byte_61);
-    const __m128i ctr_j_62 = _mm_add_epi8(block_k_62, ctr_j0);
-    const __m128i ctr_sum_62 = _mm_add_epi16(ctr_last, ctr_j_62);
+    const __m128i ctr_sum_62 = _mm_add_epi16(ctr_base, block_k_62);
     const __m128i ctr_carry_62 = _mm_shuffle_epi8(ctr_sum_62, carry_everywhere);
     const __m128i ctr_mask_62 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_62);
     const __m128i ctr_pair_62_b = _mm_and_si128(ctr_w_open, ctr_mask_62);
@@ -19926,8 +19781,7 @@ static void sm4_byteslice_ssse3_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, 
     const __m128i ctr_pair_62 = _mm_or_si128(ctr_pair_62_b, ctr_pair_62_a);
     const __m128i ctr_last_byte_62 = _mm_shuffle_epi8(ctr_sum_62, new_last_byte);
     const __m128i row_62 = _mm_or_si128(ctr_pair_62, ctr_last_byte_62);
-    const __m128i ctr_j_63 = _mm_add_epi8(block_k_63, ctr_j0);
-    const __m128i ctr_sum_63 = _mm_add_epi16(ctr_last, ctr_j_63);
+    const __m128i ctr_sum_63 = _mm_add_epi16(ctr_base, block_k_63);
     const __m128i ctr_carry_63 = _mm_shuffle_epi8(ctr_sum_63, carry_everywhere);
     const __m128i ctr_mask_63 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_63);
     const __m128i ctr_pair_63_b = _mm_and_si128(ctr_w_open, ctr_mask_63);
@@ -23559,7 +23413,7 @@ static void sm4_byteslice_ssse3_aesni_batch_gcm(const uint8_t *rk, uint8_t *in, 
     const __m128i msg_63 = _mm_loadu_si128((const void *)(src + 1008));
     const __m128i ct_63 = _mm_xor_si128(tro3_63, msg_63);
     _mm_storeu_si128((void *)(out + 1008), ct_63);
-    _mm_storeu_si128((void *)(in + 64), y_next);
+    _mm_storeu_si128((void *)(in + 64), reduced_3);
 }
 
 /* The one-block form: out = E(in ^ src), or D with the decryption round keys
@@ -24575,12 +24429,6 @@ static void sm4_byteslice_ssse3_aesni_ghash_step(uint8_t *y, const uint8_t *tabl
     /* byte i <- byte 15 - i: GCM bytes to the reflected form phi */
     static const uint8_t reverse16_bytes[16] = {0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00};
     const __m128i reverse16 = kc_bcast16_128(reverse16_bytes);
-    /* (a0, a1) -> (0, a0): the middle sum's low half into S's bits 64..127 */
-    static const uint8_t half_up_bytes[16] = {0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07};
-    const __m128i half_up = kc_bcast16_128(half_up_bytes);
-    /* (a0, a1) -> (a1, 0): its high half into S's bits 128..191 */
-    static const uint8_t half_down_bytes[16] = {0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80};
-    const __m128i half_down = kc_bcast16_128(half_down_bytes);
     /* c = (Q - y^128 - 1) / y^64, Q = GHASH's polynomial reversed (gen/kernels/ghash.py fold) */
     static const uint8_t fold_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xc2, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xc2};
     const __m128i fold = kc_bcast16_128(fold_bytes);
@@ -24705,7 +24553,7 @@ static void sm4_byteslice_ssse3_aesni_ghash_step(uint8_t *y, const uint8_t *tabl
     const __m128i mid_31 = _mm_clmulepi64_si128(z_15, h_15, 0x01);
     const __m128i hi_15 = _mm_clmulepi64_si128(z_15, h_15, 0x11);
 
-    /* The sums, then S's halves, their blocks added, and one reduction. */
+    /* The sums and one reduction. */
     const __m128i lo_sum_acc = _mm_xor_si128(lo, lo_1);
     const __m128i lo_sum_acc_1 = _mm_xor_si128(lo_2, lo_3);
     const __m128i lo_sum_acc_2 = _mm_xor_si128(lo_4, lo_5);
@@ -24767,16 +24615,13 @@ static void sm4_byteslice_ssse3_aesni_ghash_step(uint8_t *y, const uint8_t *tabl
     const __m128i hi_sum_acc_12 = _mm_xor_si128(hi_sum_acc_8, hi_sum_acc_9);
     const __m128i hi_sum_acc_13 = _mm_xor_si128(hi_sum_acc_10, hi_sum_acc_11);
     const __m128i hi_sum_acc_14 = _mm_xor_si128(hi_sum_acc_12, hi_sum_acc_13);
-    const __m128i mid_lo = _mm_shuffle_epi8(mid_sum_acc_30, half_up);
-    const __m128i s_lo = _mm_xor_si128(lo_sum_acc_14, mid_lo);
-    const __m128i mid_hi = _mm_shuffle_epi8(mid_sum_acc_30, half_down);
-    const __m128i s_hi = _mm_xor_si128(hi_sum_acc_14, mid_hi);
-    const __m128i fold_lo = _mm_clmulepi64_si128(s_lo, fold, 0x00);
-    const __m128i fold_lo_sw = _mm_shuffle_epi8(fold_lo, swap_halves);
-    const __m128i v = _mm_xor_si128(s_lo, fold_lo_sw);
-    const __m128i fold_hi = _mm_clmulepi64_si128(v, fold, 0x11);
-    const __m128i v_hi = _mm_xor_si128(v, s_hi);
-    const __m128i reduced = _mm_xor_si128(v_hi, fold_hi);
+    const __m128i fold_lo = _mm_clmulepi64_si128(lo_sum_acc_14, fold, 0x00);
+    const __m128i fold_mid = _mm_xor_si128(fold_lo, mid_sum_acc_30);
+    const __m128i fold_mid_sw = _mm_shuffle_epi8(fold_mid, swap_halves);
+    const __m128i w = _mm_xor_si128(lo_sum_acc_14, fold_mid_sw);
+    const __m128i fold_hi = _mm_clmulepi64_si128(w, fold, 0x11);
+    const __m128i w_hi = _mm_xor_si128(w, hi_sum_acc_14);
+    const __m128i reduced = _mm_xor_si128(w_hi, fold_hi);
     const __m128i y_next = _mm_shuffle_epi8(reduced, reverse16);
     _mm_storeu_si128((void *)(y), y_next);
 }

@@ -39,7 +39,7 @@ sm4_byteslice_ssse3_aesni_ghash_step_asm:
 	movdqa %xmm0, %xmm5 /* z_1 */
 	pclmulqdq $0x0, %xmm4, %xmm5 /* lo_1 = clmul(z_1, h_1) */
 
-	/* The sums, then S's halves, their blocks added, and one reduction. */
+	/* The sums and one reduction. */
 	pxor %xmm5, %xmm2 /* lo_sum_acc = xor(lo, lo_1) */
 	movdqa %xmm0, %xmm5 /* z_1 */
 	pclmulqdq $0x10, %xmm4, %xmm5 /* mid_2 = clmul(z_1, h_1) */
@@ -245,19 +245,15 @@ sm4_byteslice_ssse3_aesni_ghash_step_asm:
 	pxor %xmm7, %xmm4 /* hi_sum_acc_11 = xor(hi_sum_acc_6, hi_sum_acc_7) */
 	pxor %xmm4, %xmm0 /* hi_sum_acc_13 = xor(hi_sum_acc_10, hi_sum_acc_11) */
 	pxor %xmm0, %xmm1 /* hi_sum_acc_14 = xor(hi_sum_acc_12, hi_sum_acc_13) */
-	movdqa %xmm3, %xmm0 /* mid_sum_acc_30 */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_0_half_up(%rip), %xmm0 /* mid_lo = lookup16(mid_sum_acc_30, half_up) */
-	pxor %xmm0, %xmm2 /* s_lo = xor(lo_sum_acc_14, mid_lo) */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_0_half_down(%rip), %xmm3 /* mid_hi = lookup16(mid_sum_acc_30, half_down) */
-	pxor %xmm3, %xmm1 /* s_hi = xor(hi_sum_acc_14, mid_hi) */
-	movdqa %xmm2, %xmm0 /* s_lo */
-	pclmulqdq $0x0, .Lsm4_byteslice_ssse3_aesni_asm_0_fold(%rip), %xmm0 /* fold_lo = clmul(s_lo, fold) */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_0_swap_halves(%rip), %xmm0 /* fold_lo_sw = lookup16(fold_lo, swap_halves) */
-	pxor %xmm0, %xmm2 /* v = xor(s_lo, fold_lo_sw) */
-	movdqa %xmm2, %xmm0 /* v */
-	pclmulqdq $0x11, .Lsm4_byteslice_ssse3_aesni_asm_0_fold(%rip), %xmm0 /* fold_hi = clmul(v, fold) */
-	pxor %xmm1, %xmm2 /* v_hi = xor(v, s_hi) */
-	pxor %xmm0, %xmm2 /* reduced = xor(v_hi, fold_hi) */
+	movdqa %xmm2, %xmm0 /* lo_sum_acc_14 */
+	pclmulqdq $0x0, .Lsm4_byteslice_ssse3_aesni_asm_0_fold(%rip), %xmm0 /* fold_lo = clmul(lo_sum_acc_14, fold) */
+	pxor %xmm3, %xmm0 /* fold_mid = xor(fold_lo, mid_sum_acc_30) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_0_swap_halves(%rip), %xmm0 /* fold_mid_sw = lookup16(fold_mid, swap_halves) */
+	pxor %xmm0, %xmm2 /* w = xor(lo_sum_acc_14, fold_mid_sw) */
+	movdqa %xmm2, %xmm0 /* w */
+	pclmulqdq $0x11, .Lsm4_byteslice_ssse3_aesni_asm_0_fold(%rip), %xmm0 /* fold_hi = clmul(w, fold) */
+	pxor %xmm1, %xmm2 /* w_hi = xor(w, hi_sum_acc_14) */
+	pxor %xmm0, %xmm2 /* reduced = xor(w_hi, fold_hi) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_0_reverse16(%rip), %xmm2 /* y_next = lookup16(reduced, reverse16) */
 	movdqu %xmm2, (%rdi) /* store y_next */
 	ret
@@ -8255,1098 +8251,1036 @@ sm4_byteslice_ssse3_aesni_batch_ctr_asm:
 	movd %eax, %xmm2
 	pshufd $0, %xmm2, %xmm2 /* ctr_first = bcast8() */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_7_byte_14(%rip), %xmm2 /* ctr_j0 = and(ctr_first, byte_14) */
+	paddw %xmm2, %xmm1 /* ctr_base = add(ctr_last, ctr_j0) */
 
 	/* Load 32 blocks and transpose: register j = byte j of every block (algorithm 3). */
-	movdqa %xmm2, %xmm3 /* ctr_j0 */
-	paddb .Lsm4_byteslice_ssse3_aesni_asm_7_block_k(%rip), %xmm3 /* ctr_j = add(ctr_j0, block_k) */
-	movdqa %xmm1, %xmm4 /* ctr_last */
-	paddw %xmm3, %xmm4 /* ctr_sum = add(ctr_last, ctr_j) */
-	movdqa %xmm2, %xmm3 /* ctr_j0 */
-	paddb .Lsm4_byteslice_ssse3_aesni_asm_7_block_k_1(%rip), %xmm3 /* ctr_j_1 = add(ctr_j0, block_k_1) */
-	movdqa %xmm1, %xmm5 /* ctr_last */
-	paddw %xmm3, %xmm5 /* ctr_sum_1 = add(ctr_last, ctr_j_1) */
-	movdqa %xmm2, %xmm3 /* ctr_j0 */
-	paddb .Lsm4_byteslice_ssse3_aesni_asm_7_block_k_2(%rip), %xmm3 /* ctr_j_2 = add(ctr_j0, block_k_2) */
-	movdqa %xmm1, %xmm6 /* ctr_last */
-	paddw %xmm3, %xmm6 /* ctr_sum_2 = add(ctr_last, ctr_j_2) */
-	movdqa %xmm2, %xmm3 /* ctr_j0 */
-	paddb .Lsm4_byteslice_ssse3_aesni_asm_7_block_k_3(%rip), %xmm3 /* ctr_j_3 = add(ctr_j0, block_k_3) */
-	movdqa %xmm1, %xmm7 /* ctr_last */
-	paddw %xmm3, %xmm7 /* ctr_sum_3 = add(ctr_last, ctr_j_3) */
-	movdqa %xmm2, %xmm3 /* ctr_j0 */
-	paddb .Lsm4_byteslice_ssse3_aesni_asm_7_block_k_4(%rip), %xmm3 /* ctr_j_4 = add(ctr_j0, block_k_4) */
-	movdqa %xmm1, %xmm8 /* ctr_last */
-	paddw %xmm3, %xmm8 /* ctr_sum_4 = add(ctr_last, ctr_j_4) */
-	movdqa %xmm2, %xmm3 /* ctr_j0 */
-	paddb .Lsm4_byteslice_ssse3_aesni_asm_7_block_k_5(%rip), %xmm3 /* ctr_j_5 = add(ctr_j0, block_k_5) */
-	movdqa %xmm1, %xmm9 /* ctr_last */
-	paddw %xmm3, %xmm9 /* ctr_sum_5 = add(ctr_last, ctr_j_5) */
-	movdqa %xmm2, %xmm3 /* ctr_j0 */
-	paddb .Lsm4_byteslice_ssse3_aesni_asm_7_block_k_6(%rip), %xmm3 /* ctr_j_6 = add(ctr_j0, block_k_6) */
-	movdqa %xmm1, %xmm10 /* ctr_last */
-	paddw %xmm3, %xmm10 /* ctr_sum_6 = add(ctr_last, ctr_j_6) */
-	movdqa %xmm2, %xmm3 /* ctr_j0 */
-	paddb .Lsm4_byteslice_ssse3_aesni_asm_7_block_k_7(%rip), %xmm3 /* ctr_j_7 = add(ctr_j0, block_k_7) */
-	movdqa %xmm1, %xmm11 /* ctr_last */
-	paddw %xmm3, %xmm11 /* ctr_sum_7 = add(ctr_last, ctr_j_7) */
-	movdqa %xmm2, %xmm3 /* ctr_j0 */
-	paddb .Lsm4_byteslice_ssse3_aesni_asm_7_block_k_8(%rip), %xmm3 /* ctr_j_8 = add(ctr_j0, block_k_8) */
-	movdqa %xmm1, %xmm12 /* ctr_last */
-	paddw %xmm3, %xmm12 /* ctr_sum_8 = add(ctr_last, ctr_j_8) */
-	movdqa %xmm2, %xmm3 /* ctr_j0 */
-	paddb .Lsm4_byteslice_ssse3_aesni_asm_7_block_k_9(%rip), %xmm3 /* ctr_j_9 = add(ctr_j0, block_k_9) */
-	movdqa %xmm1, %xmm13 /* ctr_last */
-	paddw %xmm3, %xmm13 /* ctr_sum_9 = add(ctr_last, ctr_j_9) */
-	movdqa %xmm2, %xmm3 /* ctr_j0 */
-	paddb .Lsm4_byteslice_ssse3_aesni_asm_7_block_k_10(%rip), %xmm3 /* ctr_j_10 = add(ctr_j0, block_k_10) */
-	movdqa %xmm1, %xmm14 /* ctr_last */
-	paddw %xmm3, %xmm14 /* ctr_sum_10 = add(ctr_last, ctr_j_10) */
-	movdqa %xmm2, %xmm3 /* ctr_j0 */
-	paddb .Lsm4_byteslice_ssse3_aesni_asm_7_block_k_11(%rip), %xmm3 /* ctr_j_11 = add(ctr_j0, block_k_11) */
-	movdqa %xmm1, %xmm15 /* ctr_last */
-	paddw %xmm3, %xmm15 /* ctr_sum_11 = add(ctr_last, ctr_j_11) */
-	movdqa %xmm2, %xmm3 /* ctr_j0 */
-	paddb .Lsm4_byteslice_ssse3_aesni_asm_7_block_k_12(%rip), %xmm3 /* ctr_j_12 = add(ctr_j0, block_k_12) */
-	movdqa %xmm15, 0(%rsp) /* spill ctr_sum_11 */
-	movdqa %xmm1, %xmm15 /* ctr_last */
-	paddw %xmm3, %xmm15 /* ctr_sum_12 = add(ctr_last, ctr_j_12) */
-	movdqa %xmm2, %xmm3 /* ctr_j0 */
-	paddb .Lsm4_byteslice_ssse3_aesni_asm_7_block_k_13(%rip), %xmm3 /* ctr_j_13 = add(ctr_j0, block_k_13) */
-	movdqa %xmm15, 16(%rsp) /* spill ctr_sum_12 */
-	movdqa %xmm1, %xmm15 /* ctr_last */
-	paddw %xmm3, %xmm15 /* ctr_sum_13 = add(ctr_last, ctr_j_13) */
-	movdqa %xmm2, %xmm3 /* ctr_j0 */
-	paddb .Lsm4_byteslice_ssse3_aesni_asm_7_block_k_14(%rip), %xmm3 /* ctr_j_14 = add(ctr_j0, block_k_14) */
-	movdqa %xmm15, 32(%rsp) /* spill ctr_sum_13 */
-	movdqa %xmm1, %xmm15 /* ctr_last */
-	paddw %xmm3, %xmm15 /* ctr_sum_14 = add(ctr_last, ctr_j_14) */
-	movdqa %xmm2, %xmm3 /* ctr_j0 */
-	paddb .Lsm4_byteslice_ssse3_aesni_asm_7_block_k_15(%rip), %xmm3 /* ctr_j_15 = add(ctr_j0, block_k_15) */
-	movdqa %xmm15, 48(%rsp) /* spill ctr_sum_14 */
-	movdqa %xmm1, %xmm15 /* ctr_last */
-	paddw %xmm3, %xmm15 /* ctr_sum_15 = add(ctr_last, ctr_j_15) */
-	movdqa %xmm2, %xmm3 /* ctr_j0 */
-	paddb .Lsm4_byteslice_ssse3_aesni_asm_7_block_k_16(%rip), %xmm3 /* ctr_j_16 = add(ctr_j0, block_k_16) */
-	movdqa %xmm15, 64(%rsp) /* spill ctr_sum_15 */
-	movdqa %xmm1, %xmm15 /* ctr_last */
-	paddw %xmm3, %xmm15 /* ctr_sum_16 = add(ctr_last, ctr_j_16) */
-	movdqa %xmm2, %xmm3 /* ctr_j0 */
-	paddb .Lsm4_byteslice_ssse3_aesni_asm_7_block_k_17(%rip), %xmm3 /* ctr_j_17 = add(ctr_j0, block_k_17) */
-	movdqa %xmm15, 80(%rsp) /* spill ctr_sum_16 */
-	movdqa %xmm1, %xmm15 /* ctr_last */
-	paddw %xmm3, %xmm15 /* ctr_sum_17 = add(ctr_last, ctr_j_17) */
-	movdqa %xmm2, %xmm3 /* ctr_j0 */
-	paddb .Lsm4_byteslice_ssse3_aesni_asm_7_block_k_18(%rip), %xmm3 /* ctr_j_18 = add(ctr_j0, block_k_18) */
-	movdqa %xmm15, 96(%rsp) /* spill ctr_sum_17 */
-	movdqa %xmm1, %xmm15 /* ctr_last */
-	paddw %xmm3, %xmm15 /* ctr_sum_18 = add(ctr_last, ctr_j_18) */
-	movdqa %xmm2, %xmm3 /* ctr_j0 */
-	paddb .Lsm4_byteslice_ssse3_aesni_asm_7_block_k_19(%rip), %xmm3 /* ctr_j_19 = add(ctr_j0, block_k_19) */
-	movdqa %xmm15, 112(%rsp) /* spill ctr_sum_18 */
-	movdqa %xmm1, %xmm15 /* ctr_last */
-	paddw %xmm3, %xmm15 /* ctr_sum_19 = add(ctr_last, ctr_j_19) */
-	movdqa %xmm2, %xmm3 /* ctr_j0 */
-	paddb .Lsm4_byteslice_ssse3_aesni_asm_7_block_k_20(%rip), %xmm3 /* ctr_j_20 = add(ctr_j0, block_k_20) */
-	movdqa %xmm15, 128(%rsp) /* spill ctr_sum_19 */
-	movdqa %xmm1, %xmm15 /* ctr_last */
-	paddw %xmm3, %xmm15 /* ctr_sum_20 = add(ctr_last, ctr_j_20) */
-	movdqa %xmm2, %xmm3 /* ctr_j0 */
-	paddb .Lsm4_byteslice_ssse3_aesni_asm_7_block_k_21(%rip), %xmm3 /* ctr_j_21 = add(ctr_j0, block_k_21) */
-	movdqa %xmm15, 144(%rsp) /* spill ctr_sum_20 */
-	movdqa %xmm1, %xmm15 /* ctr_last */
-	paddw %xmm3, %xmm15 /* ctr_sum_21 = add(ctr_last, ctr_j_21) */
-	movdqa %xmm2, %xmm3 /* ctr_j0 */
-	paddb .Lsm4_byteslice_ssse3_aesni_asm_7_block_k_22(%rip), %xmm3 /* ctr_j_22 = add(ctr_j0, block_k_22) */
-	movdqa %xmm15, 160(%rsp) /* spill ctr_sum_21 */
-	movdqa %xmm1, %xmm15 /* ctr_last */
-	paddw %xmm3, %xmm15 /* ctr_sum_22 = add(ctr_last, ctr_j_22) */
-	movdqa %xmm2, %xmm3 /* ctr_j0 */
-	paddb .Lsm4_byteslice_ssse3_aesni_asm_7_block_k_23(%rip), %xmm3 /* ctr_j_23 = add(ctr_j0, block_k_23) */
-	movdqa %xmm15, 176(%rsp) /* spill ctr_sum_22 */
-	movdqa %xmm1, %xmm15 /* ctr_last */
-	paddw %xmm3, %xmm15 /* ctr_sum_23 = add(ctr_last, ctr_j_23) */
-	movdqa %xmm2, %xmm3 /* ctr_j0 */
-	paddb .Lsm4_byteslice_ssse3_aesni_asm_7_block_k_24(%rip), %xmm3 /* ctr_j_24 = add(ctr_j0, block_k_24) */
-	movdqa %xmm15, 192(%rsp) /* spill ctr_sum_23 */
-	movdqa %xmm1, %xmm15 /* ctr_last */
-	paddw %xmm3, %xmm15 /* ctr_sum_24 = add(ctr_last, ctr_j_24) */
-	movdqa %xmm2, %xmm3 /* ctr_j0 */
-	paddb .Lsm4_byteslice_ssse3_aesni_asm_7_block_k_25(%rip), %xmm3 /* ctr_j_25 = add(ctr_j0, block_k_25) */
-	movdqa %xmm15, 208(%rsp) /* spill ctr_sum_24 */
-	movdqa %xmm1, %xmm15 /* ctr_last */
-	paddw %xmm3, %xmm15 /* ctr_sum_25 = add(ctr_last, ctr_j_25) */
-	movdqa %xmm2, %xmm3 /* ctr_j0 */
-	paddb .Lsm4_byteslice_ssse3_aesni_asm_7_block_k_26(%rip), %xmm3 /* ctr_j_26 = add(ctr_j0, block_k_26) */
-	movdqa %xmm15, 224(%rsp) /* spill ctr_sum_25 */
-	movdqa %xmm1, %xmm15 /* ctr_last */
-	paddw %xmm3, %xmm15 /* ctr_sum_26 = add(ctr_last, ctr_j_26) */
-	movdqa %xmm2, %xmm3 /* ctr_j0 */
-	paddb .Lsm4_byteslice_ssse3_aesni_asm_7_block_k_27(%rip), %xmm3 /* ctr_j_27 = add(ctr_j0, block_k_27) */
-	movdqa %xmm15, 240(%rsp) /* spill ctr_sum_26 */
-	movdqa %xmm1, %xmm15 /* ctr_last */
-	paddw %xmm3, %xmm15 /* ctr_sum_27 = add(ctr_last, ctr_j_27) */
-	movdqa %xmm2, %xmm3 /* ctr_j0 */
-	paddb .Lsm4_byteslice_ssse3_aesni_asm_7_block_k_28(%rip), %xmm3 /* ctr_j_28 = add(ctr_j0, block_k_28) */
-	movdqa %xmm15, 256(%rsp) /* spill ctr_sum_27 */
-	movdqa %xmm1, %xmm15 /* ctr_last */
-	paddw %xmm3, %xmm15 /* ctr_sum_28 = add(ctr_last, ctr_j_28) */
-	movdqa %xmm2, %xmm3 /* ctr_j0 */
-	paddb .Lsm4_byteslice_ssse3_aesni_asm_7_block_k_29(%rip), %xmm3 /* ctr_j_29 = add(ctr_j0, block_k_29) */
-	movdqa %xmm15, 272(%rsp) /* spill ctr_sum_28 */
-	movdqa %xmm1, %xmm15 /* ctr_last */
-	paddw %xmm3, %xmm15 /* ctr_sum_29 = add(ctr_last, ctr_j_29) */
-	movdqa %xmm2, %xmm3 /* ctr_j0 */
-	paddb .Lsm4_byteslice_ssse3_aesni_asm_7_block_k_30(%rip), %xmm3 /* ctr_j_30 = add(ctr_j0, block_k_30) */
-	paddb .Lsm4_byteslice_ssse3_aesni_asm_7_block_k_31(%rip), %xmm2 /* ctr_j_31 = add(ctr_j0, block_k_31) */
-	movdqa %xmm15, 288(%rsp) /* spill ctr_sum_29 */
-	movdqa %xmm1, %xmm15 /* ctr_last */
-	paddw %xmm3, %xmm15 /* ctr_sum_30 = add(ctr_last, ctr_j_30) */
-	paddw %xmm2, %xmm1 /* ctr_sum_31 = add(ctr_last, ctr_j_31) */
-	movdqu 16(%rsi), %xmm2 /* ctr_w = bcast128() */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_all_but_last(%rip), %xmm2 /* ctr_w_open = and(ctr_w, all_but_last) */
-	movdqa %xmm4, %xmm3 /* ctr_sum */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_carry_everywhere(%rip), %xmm3 /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
-	movdqa %xmm1, 304(%rsp) /* spill ctr_sum_31 */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_7_carry_mask_table(%rip), %xmm1 /* carry_mask_table = const() */
-	movdqa %xmm15, 320(%rsp) /* spill ctr_sum_30 */
-	movdqa %xmm1, %xmm15 /* carry_mask_table */
-	pshufb %xmm3, %xmm15 /* ctr_mask = lookup16(carry_mask_table, ctr_carry) */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_new_last_byte(%rip), %xmm4 /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
-	movdqa %xmm2, %xmm3 /* ctr_w_open */
-	pand %xmm15, %xmm3 /* ctr_pair_b = and(ctr_w_open, ctr_mask) */
-	pandn %xmm0, %xmm15 /* ctr_pair_a = andnot(ctr_mask, ctr_v_open) */
-	por %xmm15, %xmm3 /* ctr_pair = or(ctr_pair_b, ctr_pair_a) */
-	por %xmm4, %xmm3 /* row = or(ctr_pair, ctr_last_byte) */
-	movdqa %xmm5, %xmm4 /* ctr_sum_1 */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_carry_everywhere(%rip), %xmm4 /* ctr_carry_1 = lookup16(ctr_sum_1, carry_everywhere) */
-	movdqa %xmm1, %xmm15 /* carry_mask_table */
-	pshufb %xmm4, %xmm15 /* ctr_mask_1 = lookup16(carry_mask_table, ctr_carry_1) */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_new_last_byte(%rip), %xmm5 /* ctr_last_byte_1 = lookup16(ctr_sum_1, new_last_byte) */
-	movdqa %xmm2, %xmm4 /* ctr_w_open */
-	pand %xmm15, %xmm4 /* ctr_pair_1_b = and(ctr_w_open, ctr_mask_1) */
-	pandn %xmm0, %xmm15 /* ctr_pair_1_a = andnot(ctr_mask_1, ctr_v_open) */
-	por %xmm15, %xmm4 /* ctr_pair_1 = or(ctr_pair_1_b, ctr_pair_1_a) */
-	por %xmm5, %xmm4 /* row_1 = or(ctr_pair_1, ctr_last_byte_1) */
-	movdqa %xmm6, %xmm5 /* ctr_sum_2 */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_carry_everywhere(%rip), %xmm5 /* ctr_carry_2 = lookup16(ctr_sum_2, carry_everywhere) */
-	movdqa %xmm1, %xmm15 /* carry_mask_table */
-	pshufb %xmm5, %xmm15 /* ctr_mask_2 = lookup16(carry_mask_table, ctr_carry_2) */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_new_last_byte(%rip), %xmm6 /* ctr_last_byte_2 = lookup16(ctr_sum_2, new_last_byte) */
-	movdqa %xmm2, %xmm5 /* ctr_w_open */
-	pand %xmm15, %xmm5 /* ctr_pair_2_b = and(ctr_w_open, ctr_mask_2) */
-	pandn %xmm0, %xmm15 /* ctr_pair_2_a = andnot(ctr_mask_2, ctr_v_open) */
-	por %xmm15, %xmm5 /* ctr_pair_2 = or(ctr_pair_2_b, ctr_pair_2_a) */
-	por %xmm6, %xmm5 /* row_2 = or(ctr_pair_2, ctr_last_byte_2) */
-	movdqa %xmm7, %xmm6 /* ctr_sum_3 */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_carry_everywhere(%rip), %xmm6 /* ctr_carry_3 = lookup16(ctr_sum_3, carry_everywhere) */
-	movdqa %xmm1, %xmm15 /* carry_mask_table */
-	pshufb %xmm6, %xmm15 /* ctr_mask_3 = lookup16(carry_mask_table, ctr_carry_3) */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_new_last_byte(%rip), %xmm7 /* ctr_last_byte_3 = lookup16(ctr_sum_3, new_last_byte) */
-	movdqa %xmm2, %xmm6 /* ctr_w_open */
-	pand %xmm15, %xmm6 /* ctr_pair_3_b = and(ctr_w_open, ctr_mask_3) */
-	pandn %xmm0, %xmm15 /* ctr_pair_3_a = andnot(ctr_mask_3, ctr_v_open) */
-	por %xmm15, %xmm6 /* ctr_pair_3 = or(ctr_pair_3_b, ctr_pair_3_a) */
-	por %xmm7, %xmm6 /* row_3 = or(ctr_pair_3, ctr_last_byte_3) */
-	movdqa %xmm8, %xmm7 /* ctr_sum_4 */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_carry_everywhere(%rip), %xmm7 /* ctr_carry_4 = lookup16(ctr_sum_4, carry_everywhere) */
-	movdqa %xmm1, %xmm15 /* carry_mask_table */
-	pshufb %xmm7, %xmm15 /* ctr_mask_4 = lookup16(carry_mask_table, ctr_carry_4) */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_new_last_byte(%rip), %xmm8 /* ctr_last_byte_4 = lookup16(ctr_sum_4, new_last_byte) */
-	movdqa %xmm2, %xmm7 /* ctr_w_open */
-	pand %xmm15, %xmm7 /* ctr_pair_4_b = and(ctr_w_open, ctr_mask_4) */
-	pandn %xmm0, %xmm15 /* ctr_pair_4_a = andnot(ctr_mask_4, ctr_v_open) */
-	por %xmm15, %xmm7 /* ctr_pair_4 = or(ctr_pair_4_b, ctr_pair_4_a) */
-	por %xmm8, %xmm7 /* row_4 = or(ctr_pair_4, ctr_last_byte_4) */
-	movdqa %xmm9, %xmm8 /* ctr_sum_5 */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_carry_everywhere(%rip), %xmm8 /* ctr_carry_5 = lookup16(ctr_sum_5, carry_everywhere) */
-	movdqa %xmm1, %xmm15 /* carry_mask_table */
-	pshufb %xmm8, %xmm15 /* ctr_mask_5 = lookup16(carry_mask_table, ctr_carry_5) */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_new_last_byte(%rip), %xmm9 /* ctr_last_byte_5 = lookup16(ctr_sum_5, new_last_byte) */
-	movdqa %xmm2, %xmm8 /* ctr_w_open */
-	pand %xmm15, %xmm8 /* ctr_pair_5_b = and(ctr_w_open, ctr_mask_5) */
-	pandn %xmm0, %xmm15 /* ctr_pair_5_a = andnot(ctr_mask_5, ctr_v_open) */
-	por %xmm15, %xmm8 /* ctr_pair_5 = or(ctr_pair_5_b, ctr_pair_5_a) */
-	por %xmm9, %xmm8 /* row_5 = or(ctr_pair_5, ctr_last_byte_5) */
-	movdqa %xmm10, %xmm9 /* ctr_sum_6 */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_carry_everywhere(%rip), %xmm9 /* ctr_carry_6 = lookup16(ctr_sum_6, carry_everywhere) */
-	movdqa %xmm1, %xmm15 /* carry_mask_table */
-	pshufb %xmm9, %xmm15 /* ctr_mask_6 = lookup16(carry_mask_table, ctr_carry_6) */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_new_last_byte(%rip), %xmm10 /* ctr_last_byte_6 = lookup16(ctr_sum_6, new_last_byte) */
-	movdqa %xmm2, %xmm9 /* ctr_w_open */
-	pand %xmm15, %xmm9 /* ctr_pair_6_b = and(ctr_w_open, ctr_mask_6) */
-	pandn %xmm0, %xmm15 /* ctr_pair_6_a = andnot(ctr_mask_6, ctr_v_open) */
-	por %xmm15, %xmm9 /* ctr_pair_6 = or(ctr_pair_6_b, ctr_pair_6_a) */
-	por %xmm10, %xmm9 /* row_6 = or(ctr_pair_6, ctr_last_byte_6) */
-	movdqa %xmm11, %xmm10 /* ctr_sum_7 */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_carry_everywhere(%rip), %xmm10 /* ctr_carry_7 = lookup16(ctr_sum_7, carry_everywhere) */
-	movdqa %xmm1, %xmm15 /* carry_mask_table */
-	pshufb %xmm10, %xmm15 /* ctr_mask_7 = lookup16(carry_mask_table, ctr_carry_7) */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_new_last_byte(%rip), %xmm11 /* ctr_last_byte_7 = lookup16(ctr_sum_7, new_last_byte) */
-	movdqa %xmm2, %xmm10 /* ctr_w_open */
-	pand %xmm15, %xmm10 /* ctr_pair_7_b = and(ctr_w_open, ctr_mask_7) */
-	pandn %xmm0, %xmm15 /* ctr_pair_7_a = andnot(ctr_mask_7, ctr_v_open) */
-	por %xmm15, %xmm10 /* ctr_pair_7 = or(ctr_pair_7_b, ctr_pair_7_a) */
-	por %xmm11, %xmm10 /* row_7 = or(ctr_pair_7, ctr_last_byte_7) */
-	movdqa %xmm12, %xmm11 /* ctr_sum_8 */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_carry_everywhere(%rip), %xmm11 /* ctr_carry_8 = lookup16(ctr_sum_8, carry_everywhere) */
-	movdqa %xmm1, %xmm15 /* carry_mask_table */
-	pshufb %xmm11, %xmm15 /* ctr_mask_8 = lookup16(carry_mask_table, ctr_carry_8) */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_new_last_byte(%rip), %xmm12 /* ctr_last_byte_8 = lookup16(ctr_sum_8, new_last_byte) */
-	movdqa %xmm2, %xmm11 /* ctr_w_open */
-	pand %xmm15, %xmm11 /* ctr_pair_8_b = and(ctr_w_open, ctr_mask_8) */
-	pandn %xmm0, %xmm15 /* ctr_pair_8_a = andnot(ctr_mask_8, ctr_v_open) */
-	por %xmm15, %xmm11 /* ctr_pair_8 = or(ctr_pair_8_b, ctr_pair_8_a) */
-	por %xmm12, %xmm11 /* row_8 = or(ctr_pair_8, ctr_last_byte_8) */
-	movdqa %xmm13, %xmm12 /* ctr_sum_9 */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_carry_everywhere(%rip), %xmm12 /* ctr_carry_9 = lookup16(ctr_sum_9, carry_everywhere) */
-	movdqa %xmm1, %xmm15 /* carry_mask_table */
-	pshufb %xmm12, %xmm15 /* ctr_mask_9 = lookup16(carry_mask_table, ctr_carry_9) */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_new_last_byte(%rip), %xmm13 /* ctr_last_byte_9 = lookup16(ctr_sum_9, new_last_byte) */
-	movdqa %xmm2, %xmm12 /* ctr_w_open */
-	pand %xmm15, %xmm12 /* ctr_pair_9_b = and(ctr_w_open, ctr_mask_9) */
-	pandn %xmm0, %xmm15 /* ctr_pair_9_a = andnot(ctr_mask_9, ctr_v_open) */
-	por %xmm15, %xmm12 /* ctr_pair_9 = or(ctr_pair_9_b, ctr_pair_9_a) */
-	por %xmm13, %xmm12 /* row_9 = or(ctr_pair_9, ctr_last_byte_9) */
-	movdqa %xmm14, %xmm13 /* ctr_sum_10 */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_carry_everywhere(%rip), %xmm13 /* ctr_carry_10 = lookup16(ctr_sum_10, carry_everywhere) */
-	movdqa %xmm1, %xmm15 /* carry_mask_table */
-	pshufb %xmm13, %xmm15 /* ctr_mask_10 = lookup16(carry_mask_table, ctr_carry_10) */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_new_last_byte(%rip), %xmm14 /* ctr_last_byte_10 = lookup16(ctr_sum_10, new_last_byte) */
-	movdqa %xmm2, %xmm13 /* ctr_w_open */
-	pand %xmm15, %xmm13 /* ctr_pair_10_b = and(ctr_w_open, ctr_mask_10) */
-	pandn %xmm0, %xmm15 /* ctr_pair_10_a = andnot(ctr_mask_10, ctr_v_open) */
-	por %xmm15, %xmm13 /* ctr_pair_10 = or(ctr_pair_10_b, ctr_pair_10_a) */
-	por %xmm14, %xmm13 /* row_10 = or(ctr_pair_10, ctr_last_byte_10) */
-	movdqa 0(%rsp), %xmm14 /* reload ctr_sum_11 */
-	movdqa %xmm14, %xmm15 /* ctr_sum_11 */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_carry_everywhere(%rip), %xmm15 /* ctr_carry_11 = lookup16(ctr_sum_11, carry_everywhere) */
-	movdqa %xmm10, 336(%rsp) /* spill row_7 */
-	movdqa %xmm1, %xmm10 /* carry_mask_table */
-	pshufb %xmm15, %xmm10 /* ctr_mask_11 = lookup16(carry_mask_table, ctr_carry_11) */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_new_last_byte(%rip), %xmm14 /* ctr_last_byte_11 = lookup16(ctr_sum_11, new_last_byte) */
-	movdqa %xmm2, %xmm15 /* ctr_w_open */
-	pand %xmm10, %xmm15 /* ctr_pair_11_b = and(ctr_w_open, ctr_mask_11) */
-	pandn %xmm0, %xmm10 /* ctr_pair_11_a = andnot(ctr_mask_11, ctr_v_open) */
-	por %xmm10, %xmm15 /* ctr_pair_11 = or(ctr_pair_11_b, ctr_pair_11_a) */
-	por %xmm14, %xmm15 /* row_11 = or(ctr_pair_11, ctr_last_byte_11) */
-	movdqa 16(%rsp), %xmm10 /* reload ctr_sum_12 */
-	movdqa %xmm10, %xmm14 /* ctr_sum_12 */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_carry_everywhere(%rip), %xmm14 /* ctr_carry_12 = lookup16(ctr_sum_12, carry_everywhere) */
-	movdqa %xmm9, 0(%rsp) /* spill row_6 */
-	movdqa %xmm1, %xmm9 /* carry_mask_table */
-	pshufb %xmm14, %xmm9 /* ctr_mask_12 = lookup16(carry_mask_table, ctr_carry_12) */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_new_last_byte(%rip), %xmm10 /* ctr_last_byte_12 = lookup16(ctr_sum_12, new_last_byte) */
-	movdqa %xmm2, %xmm14 /* ctr_w_open */
-	pand %xmm9, %xmm14 /* ctr_pair_12_b = and(ctr_w_open, ctr_mask_12) */
-	pandn %xmm0, %xmm9 /* ctr_pair_12_a = andnot(ctr_mask_12, ctr_v_open) */
-	por %xmm9, %xmm14 /* ctr_pair_12 = or(ctr_pair_12_b, ctr_pair_12_a) */
-	por %xmm10, %xmm14 /* row_12 = or(ctr_pair_12, ctr_last_byte_12) */
-	movdqa 32(%rsp), %xmm9 /* reload ctr_sum_13 */
-	movdqa %xmm9, %xmm10 /* ctr_sum_13 */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_carry_everywhere(%rip), %xmm10 /* ctr_carry_13 = lookup16(ctr_sum_13, carry_everywhere) */
-	movdqa %xmm8, 16(%rsp) /* spill row_5 */
-	movdqa %xmm1, %xmm8 /* carry_mask_table */
-	pshufb %xmm10, %xmm8 /* ctr_mask_13 = lookup16(carry_mask_table, ctr_carry_13) */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_new_last_byte(%rip), %xmm9 /* ctr_last_byte_13 = lookup16(ctr_sum_13, new_last_byte) */
-	movdqa %xmm2, %xmm10 /* ctr_w_open */
-	pand %xmm8, %xmm10 /* ctr_pair_13_b = and(ctr_w_open, ctr_mask_13) */
-	pandn %xmm0, %xmm8 /* ctr_pair_13_a = andnot(ctr_mask_13, ctr_v_open) */
-	por %xmm8, %xmm10 /* ctr_pair_13 = or(ctr_pair_13_b, ctr_pair_13_a) */
-	por %xmm9, %xmm10 /* row_13 = or(ctr_pair_13, ctr_last_byte_13) */
-	movdqa 48(%rsp), %xmm8 /* reload ctr_sum_14 */
-	movdqa %xmm8, %xmm9 /* ctr_sum_14 */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_carry_everywhere(%rip), %xmm9 /* ctr_carry_14 = lookup16(ctr_sum_14, carry_everywhere) */
-	movdqa %xmm10, 32(%rsp) /* spill row_13 */
-	movdqa %xmm1, %xmm10 /* carry_mask_table */
-	pshufb %xmm9, %xmm10 /* ctr_mask_14 = lookup16(carry_mask_table, ctr_carry_14) */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_new_last_byte(%rip), %xmm8 /* ctr_last_byte_14 = lookup16(ctr_sum_14, new_last_byte) */
-	movdqa %xmm2, %xmm9 /* ctr_w_open */
-	pand %xmm10, %xmm9 /* ctr_pair_14_b = and(ctr_w_open, ctr_mask_14) */
-	pandn %xmm0, %xmm10 /* ctr_pair_14_a = andnot(ctr_mask_14, ctr_v_open) */
-	por %xmm10, %xmm9 /* ctr_pair_14 = or(ctr_pair_14_b, ctr_pair_14_a) */
-	por %xmm8, %xmm9 /* row_14 = or(ctr_pair_14, ctr_last_byte_14) */
-	movdqa 64(%rsp), %xmm8 /* reload ctr_sum_15 */
-	movdqa %xmm8, %xmm10 /* ctr_sum_15 */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_carry_everywhere(%rip), %xmm10 /* ctr_carry_15 = lookup16(ctr_sum_15, carry_everywhere) */
-	movdqa %xmm9, 48(%rsp) /* spill row_14 */
-	movdqa %xmm1, %xmm9 /* carry_mask_table */
-	pshufb %xmm10, %xmm9 /* ctr_mask_15 = lookup16(carry_mask_table, ctr_carry_15) */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_new_last_byte(%rip), %xmm8 /* ctr_last_byte_15 = lookup16(ctr_sum_15, new_last_byte) */
-	movdqa %xmm2, %xmm10 /* ctr_w_open */
-	pand %xmm9, %xmm10 /* ctr_pair_15_b = and(ctr_w_open, ctr_mask_15) */
-	pandn %xmm0, %xmm9 /* ctr_pair_15_a = andnot(ctr_mask_15, ctr_v_open) */
-	por %xmm9, %xmm10 /* ctr_pair_15 = or(ctr_pair_15_b, ctr_pair_15_a) */
-	por %xmm8, %xmm10 /* row_15 = or(ctr_pair_15, ctr_last_byte_15) */
-	movdqa %xmm3, %xmm8 /* row */
-	punpcklbw %xmm11, %xmm8 /* tr0 = unpacklo(row, row_8) */
-	punpckhbw %xmm11, %xmm3 /* tr0_1 = unpackhi(row, row_8) */
-	movdqa %xmm4, %xmm9 /* row_1 */
-	punpcklbw %xmm12, %xmm9 /* tr0_2 = unpacklo(row_1, row_9) */
-	punpckhbw %xmm12, %xmm4 /* tr0_3 = unpackhi(row_1, row_9) */
-	movdqa %xmm5, %xmm11 /* row_2 */
-	punpcklbw %xmm13, %xmm11 /* tr0_4 = unpacklo(row_2, row_10) */
-	punpckhbw %xmm13, %xmm5 /* tr0_5 = unpackhi(row_2, row_10) */
-	movdqa %xmm6, %xmm12 /* row_3 */
-	punpcklbw %xmm15, %xmm12 /* tr0_6 = unpacklo(row_3, row_11) */
-	punpckhbw %xmm15, %xmm6 /* tr0_7 = unpackhi(row_3, row_11) */
-	movdqa %xmm7, %xmm13 /* row_4 */
-	punpcklbw %xmm14, %xmm13 /* tr0_8 = unpacklo(row_4, row_12) */
-	punpckhbw %xmm14, %xmm7 /* tr0_9 = unpackhi(row_4, row_12) */
-	movdqa 16(%rsp), %xmm14 /* reload row_5 */
-	movdqa %xmm14, %xmm15 /* row_5 */
-	punpcklbw 32(%rsp), %xmm15 /* tr0_10 = unpacklo(row_5, row_13) */
-	punpckhbw 32(%rsp), %xmm14 /* tr0_11 = unpackhi(row_5, row_13) */
-	movdqa 0(%rsp), %xmm1 /* reload row_6 */
-	movdqa %xmm0, 32(%rsp) /* spill ctr_v_open */
-	movdqa %xmm1, %xmm0 /* row_6 */
-	punpcklbw 48(%rsp), %xmm0 /* tr0_12 = unpacklo(row_6, row_14) */
-	punpckhbw 48(%rsp), %xmm1 /* tr0_13 = unpackhi(row_6, row_14) */
-	movdqa %xmm2, 48(%rsp) /* spill ctr_w_open */
-	movdqa 336(%rsp), %xmm2 /* reload row_7 */
-	movdqa %xmm6, 0(%rsp) /* spill tr0_7 */
-	movdqa %xmm2, %xmm6 /* row_7 */
-	punpcklbw %xmm10, %xmm6 /* tr0_14 = unpacklo(row_7, row_15) */
-	punpckhbw %xmm10, %xmm2 /* tr0_15 = unpackhi(row_7, row_15) */
-	movdqa %xmm8, %xmm10 /* tr0 */
-	punpcklbw %xmm13, %xmm10 /* tr1 = unpacklo(tr0, tr0_8) */
-	punpckhbw %xmm13, %xmm8 /* tr1_1 = unpackhi(tr0, tr0_8) */
-	movdqa %xmm3, %xmm13 /* tr0_1 */
-	punpcklbw %xmm7, %xmm13 /* tr1_2 = unpacklo(tr0_1, tr0_9) */
-	punpckhbw %xmm7, %xmm3 /* tr1_3 = unpackhi(tr0_1, tr0_9) */
-	movdqa %xmm9, %xmm7 /* tr0_2 */
-	punpcklbw %xmm15, %xmm7 /* tr1_4 = unpacklo(tr0_2, tr0_10) */
-	punpckhbw %xmm15, %xmm9 /* tr1_5 = unpackhi(tr0_2, tr0_10) */
-	movdqa %xmm4, %xmm15 /* tr0_3 */
-	punpcklbw %xmm14, %xmm15 /* tr1_6 = unpacklo(tr0_3, tr0_11) */
-	punpckhbw %xmm14, %xmm4 /* tr1_7 = unpackhi(tr0_3, tr0_11) */
-	movdqa %xmm11, %xmm14 /* tr0_4 */
-	punpcklbw %xmm0, %xmm14 /* tr1_8 = unpacklo(tr0_4, tr0_12) */
-	punpckhbw %xmm0, %xmm11 /* tr1_9 = unpackhi(tr0_4, tr0_12) */
-	movdqa %xmm5, %xmm0 /* tr0_5 */
-	punpcklbw %xmm1, %xmm0 /* tr1_10 = unpacklo(tr0_5, tr0_13) */
-	punpckhbw %xmm1, %xmm5 /* tr1_11 = unpackhi(tr0_5, tr0_13) */
-	movdqa %xmm12, %xmm1 /* tr0_6 */
-	punpcklbw %xmm6, %xmm1 /* tr1_12 = unpacklo(tr0_6, tr0_14) */
-	punpckhbw %xmm6, %xmm12 /* tr1_13 = unpackhi(tr0_6, tr0_14) */
-	movdqa 0(%rsp), %xmm6 /* reload tr0_7 */
-	movdqa %xmm4, 336(%rsp) /* spill tr1_7 */
-	movdqa %xmm6, %xmm4 /* tr0_7 */
-	punpcklbw %xmm2, %xmm4 /* tr1_14 = unpacklo(tr0_7, tr0_15) */
-	punpckhbw %xmm2, %xmm6 /* tr1_15 = unpackhi(tr0_7, tr0_15) */
-	movdqa %xmm10, %xmm2 /* tr1 */
-	punpcklbw %xmm14, %xmm2 /* tr2 = unpacklo(tr1, tr1_8) */
-	punpckhbw %xmm14, %xmm10 /* tr2_1 = unpackhi(tr1, tr1_8) */
-	movdqa %xmm8, %xmm14 /* tr1_1 */
-	punpcklbw %xmm11, %xmm14 /* tr2_2 = unpacklo(tr1_1, tr1_9) */
-	punpckhbw %xmm11, %xmm8 /* tr2_3 = unpackhi(tr1_1, tr1_9) */
-	movdqa %xmm13, %xmm11 /* tr1_2 */
-	punpcklbw %xmm0, %xmm11 /* tr2_4 = unpacklo(tr1_2, tr1_10) */
-	punpckhbw %xmm0, %xmm13 /* tr2_5 = unpackhi(tr1_2, tr1_10) */
-	movdqa %xmm3, %xmm0 /* tr1_3 */
-	punpcklbw %xmm5, %xmm0 /* tr2_6 = unpacklo(tr1_3, tr1_11) */
-	punpckhbw %xmm5, %xmm3 /* tr2_7 = unpackhi(tr1_3, tr1_11) */
-	movdqa %xmm7, %xmm5 /* tr1_4 */
-	punpcklbw %xmm1, %xmm5 /* tr2_8 = unpacklo(tr1_4, tr1_12) */
-	punpckhbw %xmm1, %xmm7 /* tr2_9 = unpackhi(tr1_4, tr1_12) */
-	movdqa %xmm9, %xmm1 /* tr1_5 */
-	punpcklbw %xmm12, %xmm1 /* tr2_10 = unpacklo(tr1_5, tr1_13) */
-	punpckhbw %xmm12, %xmm9 /* tr2_11 = unpackhi(tr1_5, tr1_13) */
-	movdqa %xmm15, %xmm12 /* tr1_6 */
-	punpcklbw %xmm4, %xmm12 /* tr2_12 = unpacklo(tr1_6, tr1_14) */
-	punpckhbw %xmm4, %xmm15 /* tr2_13 = unpackhi(tr1_6, tr1_14) */
-	movdqa 336(%rsp), %xmm4 /* reload tr1_7 */
-	movdqa %xmm3, 0(%rsp) /* spill tr2_7 */
-	movdqa %xmm4, %xmm3 /* tr1_7 */
-	punpcklbw %xmm6, %xmm3 /* tr2_14 = unpacklo(tr1_7, tr1_15) */
-	punpckhbw %xmm6, %xmm4 /* tr2_15 = unpackhi(tr1_7, tr1_15) */
-	movdqa %xmm2, %xmm6 /* tr2 */
-	punpcklbw %xmm5, %xmm6 /* tr3 = unpacklo(tr2, tr2_8) */
-	punpckhbw %xmm5, %xmm2 /* tr3_1 = unpackhi(tr2, tr2_8) */
-	movdqa %xmm10, %xmm5 /* tr2_1 */
-	punpcklbw %xmm7, %xmm5 /* tr3_2 = unpacklo(tr2_1, tr2_9) */
-	punpckhbw %xmm7, %xmm10 /* tr3_3 = unpackhi(tr2_1, tr2_9) */
-	movdqa %xmm14, %xmm7 /* tr2_2 */
-	punpcklbw %xmm1, %xmm7 /* tr3_4 = unpacklo(tr2_2, tr2_10) */
-	punpckhbw %xmm1, %xmm14 /* tr3_5 = unpackhi(tr2_2, tr2_10) */
-	movdqa %xmm8, %xmm1 /* tr2_3 */
-	punpcklbw %xmm9, %xmm1 /* tr3_6 = unpacklo(tr2_3, tr2_11) */
-	punpckhbw %xmm9, %xmm8 /* tr3_7 = unpackhi(tr2_3, tr2_11) */
-	movdqa %xmm11, %xmm9 /* tr2_4 */
-	punpcklbw %xmm12, %xmm9 /* tr3_8 = unpacklo(tr2_4, tr2_12) */
-	punpckhbw %xmm12, %xmm11 /* tr3_9 = unpackhi(tr2_4, tr2_12) */
-	movdqa %xmm13, %xmm12 /* tr2_5 */
-	punpcklbw %xmm15, %xmm12 /* tr3_10 = unpacklo(tr2_5, tr2_13) */
-	punpckhbw %xmm15, %xmm13 /* tr3_11 = unpackhi(tr2_5, tr2_13) */
-	movdqa %xmm0, %xmm15 /* tr2_6 */
-	punpcklbw %xmm3, %xmm15 /* tr3_12 = unpacklo(tr2_6, tr2_14) */
-	punpckhbw %xmm3, %xmm0 /* tr3_13 = unpackhi(tr2_6, tr2_14) */
-	movdqa 0(%rsp), %xmm3 /* reload tr2_7 */
+	movdqa %xmm1, %xmm2 /* ctr_base */
+	paddw .Lsm4_byteslice_ssse3_aesni_asm_7_block_k(%rip), %xmm2 /* ctr_sum = add(ctr_base, block_k) */
+	movdqa %xmm1, %xmm3 /* ctr_base */
+	paddw .Lsm4_byteslice_ssse3_aesni_asm_7_block_k_1(%rip), %xmm3 /* ctr_sum_1 = add(ctr_base, block_k_1) */
+	movdqa %xmm1, %xmm4 /* ctr_base */
+	paddw .Lsm4_byteslice_ssse3_aesni_asm_7_block_k_2(%rip), %xmm4 /* ctr_sum_2 = add(ctr_base, block_k_2) */
+	movdqa %xmm1, %xmm5 /* ctr_base */
+	paddw .Lsm4_byteslice_ssse3_aesni_asm_7_block_k_3(%rip), %xmm5 /* ctr_sum_3 = add(ctr_base, block_k_3) */
+	movdqa %xmm1, %xmm6 /* ctr_base */
+	paddw .Lsm4_byteslice_ssse3_aesni_asm_7_block_k_4(%rip), %xmm6 /* ctr_sum_4 = add(ctr_base, block_k_4) */
+	movdqa %xmm1, %xmm7 /* ctr_base */
+	paddw .Lsm4_byteslice_ssse3_aesni_asm_7_block_k_5(%rip), %xmm7 /* ctr_sum_5 = add(ctr_base, block_k_5) */
+	movdqa %xmm1, %xmm8 /* ctr_base */
+	paddw .Lsm4_byteslice_ssse3_aesni_asm_7_block_k_6(%rip), %xmm8 /* ctr_sum_6 = add(ctr_base, block_k_6) */
+	movdqa %xmm1, %xmm9 /* ctr_base */
+	paddw .Lsm4_byteslice_ssse3_aesni_asm_7_block_k_7(%rip), %xmm9 /* ctr_sum_7 = add(ctr_base, block_k_7) */
+	movdqa %xmm1, %xmm10 /* ctr_base */
+	paddw .Lsm4_byteslice_ssse3_aesni_asm_7_block_k_8(%rip), %xmm10 /* ctr_sum_8 = add(ctr_base, block_k_8) */
+	movdqa %xmm1, %xmm11 /* ctr_base */
+	paddw .Lsm4_byteslice_ssse3_aesni_asm_7_block_k_9(%rip), %xmm11 /* ctr_sum_9 = add(ctr_base, block_k_9) */
+	movdqa %xmm1, %xmm12 /* ctr_base */
+	paddw .Lsm4_byteslice_ssse3_aesni_asm_7_block_k_10(%rip), %xmm12 /* ctr_sum_10 = add(ctr_base, block_k_10) */
+	movdqa %xmm1, %xmm13 /* ctr_base */
+	paddw .Lsm4_byteslice_ssse3_aesni_asm_7_block_k_11(%rip), %xmm13 /* ctr_sum_11 = add(ctr_base, block_k_11) */
+	movdqa %xmm1, %xmm14 /* ctr_base */
+	paddw .Lsm4_byteslice_ssse3_aesni_asm_7_block_k_12(%rip), %xmm14 /* ctr_sum_12 = add(ctr_base, block_k_12) */
+	movdqa %xmm1, %xmm15 /* ctr_base */
+	paddw .Lsm4_byteslice_ssse3_aesni_asm_7_block_k_13(%rip), %xmm15 /* ctr_sum_13 = add(ctr_base, block_k_13) */
+	movdqa %xmm15, 0(%rsp) /* spill ctr_sum_13 */
+	movdqa %xmm1, %xmm15 /* ctr_base */
+	paddw .Lsm4_byteslice_ssse3_aesni_asm_7_block_k_14(%rip), %xmm15 /* ctr_sum_14 = add(ctr_base, block_k_14) */
+	movdqa %xmm15, 16(%rsp) /* spill ctr_sum_14 */
+	movdqa %xmm1, %xmm15 /* ctr_base */
+	paddw .Lsm4_byteslice_ssse3_aesni_asm_7_block_k_15(%rip), %xmm15 /* ctr_sum_15 = add(ctr_base, block_k_15) */
+	movdqa %xmm15, 32(%rsp) /* spill ctr_sum_15 */
+	movdqa %xmm1, %xmm15 /* ctr_base */
+	paddw .Lsm4_byteslice_ssse3_aesni_asm_7_block_k_16(%rip), %xmm15 /* ctr_sum_16 = add(ctr_base, block_k_16) */
+	movdqa %xmm15, 48(%rsp) /* spill ctr_sum_16 */
+	movdqa %xmm1, %xmm15 /* ctr_base */
+	paddw .Lsm4_byteslice_ssse3_aesni_asm_7_block_k_17(%rip), %xmm15 /* ctr_sum_17 = add(ctr_base, block_k_17) */
+	movdqa %xmm15, 64(%rsp) /* spill ctr_sum_17 */
+	movdqa %xmm1, %xmm15 /* ctr_base */
+	paddw .Lsm4_byteslice_ssse3_aesni_asm_7_block_k_18(%rip), %xmm15 /* ctr_sum_18 = add(ctr_base, block_k_18) */
+	movdqa %xmm15, 80(%rsp) /* spill ctr_sum_18 */
+	movdqa %xmm1, %xmm15 /* ctr_base */
+	paddw .Lsm4_byteslice_ssse3_aesni_asm_7_block_k_19(%rip), %xmm15 /* ctr_sum_19 = add(ctr_base, block_k_19) */
+	movdqa %xmm15, 96(%rsp) /* spill ctr_sum_19 */
+	movdqa %xmm1, %xmm15 /* ctr_base */
+	paddw .Lsm4_byteslice_ssse3_aesni_asm_7_block_k_20(%rip), %xmm15 /* ctr_sum_20 = add(ctr_base, block_k_20) */
+	movdqa %xmm15, 112(%rsp) /* spill ctr_sum_20 */
+	movdqa %xmm1, %xmm15 /* ctr_base */
+	paddw .Lsm4_byteslice_ssse3_aesni_asm_7_block_k_21(%rip), %xmm15 /* ctr_sum_21 = add(ctr_base, block_k_21) */
+	movdqa %xmm15, 128(%rsp) /* spill ctr_sum_21 */
+	movdqa %xmm1, %xmm15 /* ctr_base */
+	paddw .Lsm4_byteslice_ssse3_aesni_asm_7_block_k_22(%rip), %xmm15 /* ctr_sum_22 = add(ctr_base, block_k_22) */
+	movdqa %xmm15, 144(%rsp) /* spill ctr_sum_22 */
+	movdqa %xmm1, %xmm15 /* ctr_base */
+	paddw .Lsm4_byteslice_ssse3_aesni_asm_7_block_k_23(%rip), %xmm15 /* ctr_sum_23 = add(ctr_base, block_k_23) */
+	movdqa %xmm15, 160(%rsp) /* spill ctr_sum_23 */
+	movdqa %xmm1, %xmm15 /* ctr_base */
+	paddw .Lsm4_byteslice_ssse3_aesni_asm_7_block_k_24(%rip), %xmm15 /* ctr_sum_24 = add(ctr_base, block_k_24) */
+	movdqa %xmm15, 176(%rsp) /* spill ctr_sum_24 */
+	movdqa %xmm1, %xmm15 /* ctr_base */
+	paddw .Lsm4_byteslice_ssse3_aesni_asm_7_block_k_25(%rip), %xmm15 /* ctr_sum_25 = add(ctr_base, block_k_25) */
+	movdqa %xmm15, 192(%rsp) /* spill ctr_sum_25 */
+	movdqa %xmm1, %xmm15 /* ctr_base */
+	paddw .Lsm4_byteslice_ssse3_aesni_asm_7_block_k_26(%rip), %xmm15 /* ctr_sum_26 = add(ctr_base, block_k_26) */
+	movdqa %xmm15, 208(%rsp) /* spill ctr_sum_26 */
+	movdqa %xmm1, %xmm15 /* ctr_base */
+	paddw .Lsm4_byteslice_ssse3_aesni_asm_7_block_k_27(%rip), %xmm15 /* ctr_sum_27 = add(ctr_base, block_k_27) */
+	movdqa %xmm15, 224(%rsp) /* spill ctr_sum_27 */
+	movdqa %xmm1, %xmm15 /* ctr_base */
+	paddw .Lsm4_byteslice_ssse3_aesni_asm_7_block_k_28(%rip), %xmm15 /* ctr_sum_28 = add(ctr_base, block_k_28) */
+	movdqa %xmm15, 240(%rsp) /* spill ctr_sum_28 */
+	movdqa %xmm1, %xmm15 /* ctr_base */
+	paddw .Lsm4_byteslice_ssse3_aesni_asm_7_block_k_29(%rip), %xmm15 /* ctr_sum_29 = add(ctr_base, block_k_29) */
+	movdqa %xmm15, 256(%rsp) /* spill ctr_sum_29 */
+	movdqa %xmm1, %xmm15 /* ctr_base */
+	paddw .Lsm4_byteslice_ssse3_aesni_asm_7_block_k_30(%rip), %xmm15 /* ctr_sum_30 = add(ctr_base, block_k_30) */
+	paddw .Lsm4_byteslice_ssse3_aesni_asm_7_block_k_31(%rip), %xmm1 /* ctr_sum_31 = add(ctr_base, block_k_31) */
+	movdqa %xmm1, 272(%rsp) /* spill ctr_sum_31 */
+	movdqu 16(%rsi), %xmm1 /* ctr_w = bcast128() */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_all_but_last(%rip), %xmm1 /* ctr_w_open = and(ctr_w, all_but_last) */
+	movdqa %xmm15, 288(%rsp) /* spill ctr_sum_30 */
+	movdqa %xmm2, %xmm15 /* ctr_sum */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_carry_everywhere(%rip), %xmm15 /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
+	movdqa %xmm14, 304(%rsp) /* spill ctr_sum_12 */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_7_carry_mask_table(%rip), %xmm14 /* carry_mask_table = const() */
+	movdqa %xmm13, 320(%rsp) /* spill ctr_sum_11 */
+	movdqa %xmm14, %xmm13 /* carry_mask_table */
+	pshufb %xmm15, %xmm13 /* ctr_mask = lookup16(carry_mask_table, ctr_carry) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_new_last_byte(%rip), %xmm2 /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
+	movdqa %xmm1, %xmm15 /* ctr_w_open */
+	pand %xmm13, %xmm15 /* ctr_pair_b = and(ctr_w_open, ctr_mask) */
+	pandn %xmm0, %xmm13 /* ctr_pair_a = andnot(ctr_mask, ctr_v_open) */
+	por %xmm13, %xmm15 /* ctr_pair = or(ctr_pair_b, ctr_pair_a) */
+	por %xmm2, %xmm15 /* row = or(ctr_pair, ctr_last_byte) */
+	movdqa %xmm3, %xmm2 /* ctr_sum_1 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_carry_everywhere(%rip), %xmm2 /* ctr_carry_1 = lookup16(ctr_sum_1, carry_everywhere) */
+	movdqa %xmm14, %xmm13 /* carry_mask_table */
+	pshufb %xmm2, %xmm13 /* ctr_mask_1 = lookup16(carry_mask_table, ctr_carry_1) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_new_last_byte(%rip), %xmm3 /* ctr_last_byte_1 = lookup16(ctr_sum_1, new_last_byte) */
+	movdqa %xmm1, %xmm2 /* ctr_w_open */
+	pand %xmm13, %xmm2 /* ctr_pair_1_b = and(ctr_w_open, ctr_mask_1) */
+	pandn %xmm0, %xmm13 /* ctr_pair_1_a = andnot(ctr_mask_1, ctr_v_open) */
+	por %xmm13, %xmm2 /* ctr_pair_1 = or(ctr_pair_1_b, ctr_pair_1_a) */
+	por %xmm3, %xmm2 /* row_1 = or(ctr_pair_1, ctr_last_byte_1) */
+	movdqa %xmm4, %xmm3 /* ctr_sum_2 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_carry_everywhere(%rip), %xmm3 /* ctr_carry_2 = lookup16(ctr_sum_2, carry_everywhere) */
+	movdqa %xmm14, %xmm13 /* carry_mask_table */
+	pshufb %xmm3, %xmm13 /* ctr_mask_2 = lookup16(carry_mask_table, ctr_carry_2) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_new_last_byte(%rip), %xmm4 /* ctr_last_byte_2 = lookup16(ctr_sum_2, new_last_byte) */
+	movdqa %xmm1, %xmm3 /* ctr_w_open */
+	pand %xmm13, %xmm3 /* ctr_pair_2_b = and(ctr_w_open, ctr_mask_2) */
+	pandn %xmm0, %xmm13 /* ctr_pair_2_a = andnot(ctr_mask_2, ctr_v_open) */
+	por %xmm13, %xmm3 /* ctr_pair_2 = or(ctr_pair_2_b, ctr_pair_2_a) */
+	por %xmm4, %xmm3 /* row_2 = or(ctr_pair_2, ctr_last_byte_2) */
+	movdqa %xmm5, %xmm4 /* ctr_sum_3 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_carry_everywhere(%rip), %xmm4 /* ctr_carry_3 = lookup16(ctr_sum_3, carry_everywhere) */
+	movdqa %xmm14, %xmm13 /* carry_mask_table */
+	pshufb %xmm4, %xmm13 /* ctr_mask_3 = lookup16(carry_mask_table, ctr_carry_3) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_new_last_byte(%rip), %xmm5 /* ctr_last_byte_3 = lookup16(ctr_sum_3, new_last_byte) */
+	movdqa %xmm1, %xmm4 /* ctr_w_open */
+	pand %xmm13, %xmm4 /* ctr_pair_3_b = and(ctr_w_open, ctr_mask_3) */
+	pandn %xmm0, %xmm13 /* ctr_pair_3_a = andnot(ctr_mask_3, ctr_v_open) */
+	por %xmm13, %xmm4 /* ctr_pair_3 = or(ctr_pair_3_b, ctr_pair_3_a) */
+	por %xmm5, %xmm4 /* row_3 = or(ctr_pair_3, ctr_last_byte_3) */
+	movdqa %xmm6, %xmm5 /* ctr_sum_4 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_carry_everywhere(%rip), %xmm5 /* ctr_carry_4 = lookup16(ctr_sum_4, carry_everywhere) */
+	movdqa %xmm14, %xmm13 /* carry_mask_table */
+	pshufb %xmm5, %xmm13 /* ctr_mask_4 = lookup16(carry_mask_table, ctr_carry_4) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_new_last_byte(%rip), %xmm6 /* ctr_last_byte_4 = lookup16(ctr_sum_4, new_last_byte) */
+	movdqa %xmm1, %xmm5 /* ctr_w_open */
+	pand %xmm13, %xmm5 /* ctr_pair_4_b = and(ctr_w_open, ctr_mask_4) */
+	pandn %xmm0, %xmm13 /* ctr_pair_4_a = andnot(ctr_mask_4, ctr_v_open) */
+	por %xmm13, %xmm5 /* ctr_pair_4 = or(ctr_pair_4_b, ctr_pair_4_a) */
+	por %xmm6, %xmm5 /* row_4 = or(ctr_pair_4, ctr_last_byte_4) */
+	movdqa %xmm7, %xmm6 /* ctr_sum_5 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_carry_everywhere(%rip), %xmm6 /* ctr_carry_5 = lookup16(ctr_sum_5, carry_everywhere) */
+	movdqa %xmm14, %xmm13 /* carry_mask_table */
+	pshufb %xmm6, %xmm13 /* ctr_mask_5 = lookup16(carry_mask_table, ctr_carry_5) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_new_last_byte(%rip), %xmm7 /* ctr_last_byte_5 = lookup16(ctr_sum_5, new_last_byte) */
+	movdqa %xmm1, %xmm6 /* ctr_w_open */
+	pand %xmm13, %xmm6 /* ctr_pair_5_b = and(ctr_w_open, ctr_mask_5) */
+	pandn %xmm0, %xmm13 /* ctr_pair_5_a = andnot(ctr_mask_5, ctr_v_open) */
+	por %xmm13, %xmm6 /* ctr_pair_5 = or(ctr_pair_5_b, ctr_pair_5_a) */
+	por %xmm7, %xmm6 /* row_5 = or(ctr_pair_5, ctr_last_byte_5) */
+	movdqa %xmm8, %xmm7 /* ctr_sum_6 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_carry_everywhere(%rip), %xmm7 /* ctr_carry_6 = lookup16(ctr_sum_6, carry_everywhere) */
+	movdqa %xmm14, %xmm13 /* carry_mask_table */
+	pshufb %xmm7, %xmm13 /* ctr_mask_6 = lookup16(carry_mask_table, ctr_carry_6) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_new_last_byte(%rip), %xmm8 /* ctr_last_byte_6 = lookup16(ctr_sum_6, new_last_byte) */
+	movdqa %xmm1, %xmm7 /* ctr_w_open */
+	pand %xmm13, %xmm7 /* ctr_pair_6_b = and(ctr_w_open, ctr_mask_6) */
+	pandn %xmm0, %xmm13 /* ctr_pair_6_a = andnot(ctr_mask_6, ctr_v_open) */
+	por %xmm13, %xmm7 /* ctr_pair_6 = or(ctr_pair_6_b, ctr_pair_6_a) */
+	por %xmm8, %xmm7 /* row_6 = or(ctr_pair_6, ctr_last_byte_6) */
+	movdqa %xmm9, %xmm8 /* ctr_sum_7 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_carry_everywhere(%rip), %xmm8 /* ctr_carry_7 = lookup16(ctr_sum_7, carry_everywhere) */
+	movdqa %xmm14, %xmm13 /* carry_mask_table */
+	pshufb %xmm8, %xmm13 /* ctr_mask_7 = lookup16(carry_mask_table, ctr_carry_7) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_new_last_byte(%rip), %xmm9 /* ctr_last_byte_7 = lookup16(ctr_sum_7, new_last_byte) */
+	movdqa %xmm1, %xmm8 /* ctr_w_open */
+	pand %xmm13, %xmm8 /* ctr_pair_7_b = and(ctr_w_open, ctr_mask_7) */
+	pandn %xmm0, %xmm13 /* ctr_pair_7_a = andnot(ctr_mask_7, ctr_v_open) */
+	por %xmm13, %xmm8 /* ctr_pair_7 = or(ctr_pair_7_b, ctr_pair_7_a) */
+	por %xmm9, %xmm8 /* row_7 = or(ctr_pair_7, ctr_last_byte_7) */
+	movdqa %xmm10, %xmm9 /* ctr_sum_8 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_carry_everywhere(%rip), %xmm9 /* ctr_carry_8 = lookup16(ctr_sum_8, carry_everywhere) */
+	movdqa %xmm14, %xmm13 /* carry_mask_table */
+	pshufb %xmm9, %xmm13 /* ctr_mask_8 = lookup16(carry_mask_table, ctr_carry_8) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_new_last_byte(%rip), %xmm10 /* ctr_last_byte_8 = lookup16(ctr_sum_8, new_last_byte) */
+	movdqa %xmm1, %xmm9 /* ctr_w_open */
+	pand %xmm13, %xmm9 /* ctr_pair_8_b = and(ctr_w_open, ctr_mask_8) */
+	pandn %xmm0, %xmm13 /* ctr_pair_8_a = andnot(ctr_mask_8, ctr_v_open) */
+	por %xmm13, %xmm9 /* ctr_pair_8 = or(ctr_pair_8_b, ctr_pair_8_a) */
+	por %xmm10, %xmm9 /* row_8 = or(ctr_pair_8, ctr_last_byte_8) */
+	movdqa %xmm11, %xmm10 /* ctr_sum_9 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_carry_everywhere(%rip), %xmm10 /* ctr_carry_9 = lookup16(ctr_sum_9, carry_everywhere) */
+	movdqa %xmm14, %xmm13 /* carry_mask_table */
+	pshufb %xmm10, %xmm13 /* ctr_mask_9 = lookup16(carry_mask_table, ctr_carry_9) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_new_last_byte(%rip), %xmm11 /* ctr_last_byte_9 = lookup16(ctr_sum_9, new_last_byte) */
+	movdqa %xmm1, %xmm10 /* ctr_w_open */
+	pand %xmm13, %xmm10 /* ctr_pair_9_b = and(ctr_w_open, ctr_mask_9) */
+	pandn %xmm0, %xmm13 /* ctr_pair_9_a = andnot(ctr_mask_9, ctr_v_open) */
+	por %xmm13, %xmm10 /* ctr_pair_9 = or(ctr_pair_9_b, ctr_pair_9_a) */
+	por %xmm11, %xmm10 /* row_9 = or(ctr_pair_9, ctr_last_byte_9) */
+	movdqa %xmm12, %xmm11 /* ctr_sum_10 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_carry_everywhere(%rip), %xmm11 /* ctr_carry_10 = lookup16(ctr_sum_10, carry_everywhere) */
+	movdqa %xmm14, %xmm13 /* carry_mask_table */
+	pshufb %xmm11, %xmm13 /* ctr_mask_10 = lookup16(carry_mask_table, ctr_carry_10) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_new_last_byte(%rip), %xmm12 /* ctr_last_byte_10 = lookup16(ctr_sum_10, new_last_byte) */
+	movdqa %xmm1, %xmm11 /* ctr_w_open */
+	pand %xmm13, %xmm11 /* ctr_pair_10_b = and(ctr_w_open, ctr_mask_10) */
+	pandn %xmm0, %xmm13 /* ctr_pair_10_a = andnot(ctr_mask_10, ctr_v_open) */
+	por %xmm13, %xmm11 /* ctr_pair_10 = or(ctr_pair_10_b, ctr_pair_10_a) */
+	por %xmm12, %xmm11 /* row_10 = or(ctr_pair_10, ctr_last_byte_10) */
+	movdqa 320(%rsp), %xmm12 /* reload ctr_sum_11 */
+	movdqa %xmm12, %xmm13 /* ctr_sum_11 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_carry_everywhere(%rip), %xmm13 /* ctr_carry_11 = lookup16(ctr_sum_11, carry_everywhere) */
+	movdqa %xmm8, 336(%rsp) /* spill row_7 */
+	movdqa %xmm14, %xmm8 /* carry_mask_table */
+	pshufb %xmm13, %xmm8 /* ctr_mask_11 = lookup16(carry_mask_table, ctr_carry_11) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_new_last_byte(%rip), %xmm12 /* ctr_last_byte_11 = lookup16(ctr_sum_11, new_last_byte) */
+	movdqa %xmm1, %xmm13 /* ctr_w_open */
+	pand %xmm8, %xmm13 /* ctr_pair_11_b = and(ctr_w_open, ctr_mask_11) */
+	pandn %xmm0, %xmm8 /* ctr_pair_11_a = andnot(ctr_mask_11, ctr_v_open) */
+	por %xmm8, %xmm13 /* ctr_pair_11 = or(ctr_pair_11_b, ctr_pair_11_a) */
+	por %xmm12, %xmm13 /* row_11 = or(ctr_pair_11, ctr_last_byte_11) */
+	movdqa 304(%rsp), %xmm8 /* reload ctr_sum_12 */
+	movdqa %xmm8, %xmm12 /* ctr_sum_12 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_carry_everywhere(%rip), %xmm12 /* ctr_carry_12 = lookup16(ctr_sum_12, carry_everywhere) */
+	movdqa %xmm7, 320(%rsp) /* spill row_6 */
+	movdqa %xmm14, %xmm7 /* carry_mask_table */
+	pshufb %xmm12, %xmm7 /* ctr_mask_12 = lookup16(carry_mask_table, ctr_carry_12) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_new_last_byte(%rip), %xmm8 /* ctr_last_byte_12 = lookup16(ctr_sum_12, new_last_byte) */
+	movdqa %xmm1, %xmm12 /* ctr_w_open */
+	pand %xmm7, %xmm12 /* ctr_pair_12_b = and(ctr_w_open, ctr_mask_12) */
+	pandn %xmm0, %xmm7 /* ctr_pair_12_a = andnot(ctr_mask_12, ctr_v_open) */
+	por %xmm7, %xmm12 /* ctr_pair_12 = or(ctr_pair_12_b, ctr_pair_12_a) */
+	por %xmm8, %xmm12 /* row_12 = or(ctr_pair_12, ctr_last_byte_12) */
+	movdqa 0(%rsp), %xmm7 /* reload ctr_sum_13 */
+	movdqa %xmm7, %xmm8 /* ctr_sum_13 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_carry_everywhere(%rip), %xmm8 /* ctr_carry_13 = lookup16(ctr_sum_13, carry_everywhere) */
+	movdqa %xmm6, 304(%rsp) /* spill row_5 */
+	movdqa %xmm14, %xmm6 /* carry_mask_table */
+	pshufb %xmm8, %xmm6 /* ctr_mask_13 = lookup16(carry_mask_table, ctr_carry_13) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_new_last_byte(%rip), %xmm7 /* ctr_last_byte_13 = lookup16(ctr_sum_13, new_last_byte) */
+	movdqa %xmm1, %xmm8 /* ctr_w_open */
+	pand %xmm6, %xmm8 /* ctr_pair_13_b = and(ctr_w_open, ctr_mask_13) */
+	pandn %xmm0, %xmm6 /* ctr_pair_13_a = andnot(ctr_mask_13, ctr_v_open) */
+	por %xmm6, %xmm8 /* ctr_pair_13 = or(ctr_pair_13_b, ctr_pair_13_a) */
+	por %xmm7, %xmm8 /* row_13 = or(ctr_pair_13, ctr_last_byte_13) */
+	movdqa 16(%rsp), %xmm6 /* reload ctr_sum_14 */
+	movdqa %xmm6, %xmm7 /* ctr_sum_14 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_carry_everywhere(%rip), %xmm7 /* ctr_carry_14 = lookup16(ctr_sum_14, carry_everywhere) */
+	movdqa %xmm8, 0(%rsp) /* spill row_13 */
+	movdqa %xmm14, %xmm8 /* carry_mask_table */
+	pshufb %xmm7, %xmm8 /* ctr_mask_14 = lookup16(carry_mask_table, ctr_carry_14) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_new_last_byte(%rip), %xmm6 /* ctr_last_byte_14 = lookup16(ctr_sum_14, new_last_byte) */
+	movdqa %xmm1, %xmm7 /* ctr_w_open */
+	pand %xmm8, %xmm7 /* ctr_pair_14_b = and(ctr_w_open, ctr_mask_14) */
+	pandn %xmm0, %xmm8 /* ctr_pair_14_a = andnot(ctr_mask_14, ctr_v_open) */
+	por %xmm8, %xmm7 /* ctr_pair_14 = or(ctr_pair_14_b, ctr_pair_14_a) */
+	por %xmm6, %xmm7 /* row_14 = or(ctr_pair_14, ctr_last_byte_14) */
+	movdqa 32(%rsp), %xmm6 /* reload ctr_sum_15 */
+	movdqa %xmm6, %xmm8 /* ctr_sum_15 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_carry_everywhere(%rip), %xmm8 /* ctr_carry_15 = lookup16(ctr_sum_15, carry_everywhere) */
+	movdqa %xmm7, 16(%rsp) /* spill row_14 */
+	movdqa %xmm14, %xmm7 /* carry_mask_table */
+	pshufb %xmm8, %xmm7 /* ctr_mask_15 = lookup16(carry_mask_table, ctr_carry_15) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_new_last_byte(%rip), %xmm6 /* ctr_last_byte_15 = lookup16(ctr_sum_15, new_last_byte) */
+	movdqa %xmm1, %xmm8 /* ctr_w_open */
+	pand %xmm7, %xmm8 /* ctr_pair_15_b = and(ctr_w_open, ctr_mask_15) */
+	pandn %xmm0, %xmm7 /* ctr_pair_15_a = andnot(ctr_mask_15, ctr_v_open) */
+	por %xmm7, %xmm8 /* ctr_pair_15 = or(ctr_pair_15_b, ctr_pair_15_a) */
+	por %xmm6, %xmm8 /* row_15 = or(ctr_pair_15, ctr_last_byte_15) */
+	movdqa %xmm15, %xmm6 /* row */
+	punpcklbw %xmm9, %xmm6 /* tr0 = unpacklo(row, row_8) */
+	punpckhbw %xmm9, %xmm15 /* tr0_1 = unpackhi(row, row_8) */
+	movdqa %xmm2, %xmm7 /* row_1 */
+	punpcklbw %xmm10, %xmm7 /* tr0_2 = unpacklo(row_1, row_9) */
+	punpckhbw %xmm10, %xmm2 /* tr0_3 = unpackhi(row_1, row_9) */
+	movdqa %xmm3, %xmm9 /* row_2 */
+	punpcklbw %xmm11, %xmm9 /* tr0_4 = unpacklo(row_2, row_10) */
+	punpckhbw %xmm11, %xmm3 /* tr0_5 = unpackhi(row_2, row_10) */
+	movdqa %xmm4, %xmm10 /* row_3 */
+	punpcklbw %xmm13, %xmm10 /* tr0_6 = unpacklo(row_3, row_11) */
+	punpckhbw %xmm13, %xmm4 /* tr0_7 = unpackhi(row_3, row_11) */
+	movdqa %xmm5, %xmm11 /* row_4 */
+	punpcklbw %xmm12, %xmm11 /* tr0_8 = unpacklo(row_4, row_12) */
+	punpckhbw %xmm12, %xmm5 /* tr0_9 = unpackhi(row_4, row_12) */
+	movdqa 304(%rsp), %xmm12 /* reload row_5 */
+	movdqa %xmm12, %xmm13 /* row_5 */
+	punpcklbw 0(%rsp), %xmm13 /* tr0_10 = unpacklo(row_5, row_13) */
+	punpckhbw 0(%rsp), %xmm12 /* tr0_11 = unpackhi(row_5, row_13) */
+	movdqa 320(%rsp), %xmm14 /* reload row_6 */
+	movdqa %xmm0, 0(%rsp) /* spill ctr_v_open */
+	movdqa %xmm14, %xmm0 /* row_6 */
+	punpcklbw 16(%rsp), %xmm0 /* tr0_12 = unpacklo(row_6, row_14) */
+	punpckhbw 16(%rsp), %xmm14 /* tr0_13 = unpackhi(row_6, row_14) */
+	movdqa %xmm1, 16(%rsp) /* spill ctr_w_open */
+	movdqa 336(%rsp), %xmm1 /* reload row_7 */
+	movdqa %xmm4, 320(%rsp) /* spill tr0_7 */
+	movdqa %xmm1, %xmm4 /* row_7 */
+	punpcklbw %xmm8, %xmm4 /* tr0_14 = unpacklo(row_7, row_15) */
+	punpckhbw %xmm8, %xmm1 /* tr0_15 = unpackhi(row_7, row_15) */
+	movdqa %xmm6, %xmm8 /* tr0 */
+	punpcklbw %xmm11, %xmm8 /* tr1 = unpacklo(tr0, tr0_8) */
+	punpckhbw %xmm11, %xmm6 /* tr1_1 = unpackhi(tr0, tr0_8) */
+	movdqa %xmm15, %xmm11 /* tr0_1 */
+	punpcklbw %xmm5, %xmm11 /* tr1_2 = unpacklo(tr0_1, tr0_9) */
+	punpckhbw %xmm5, %xmm15 /* tr1_3 = unpackhi(tr0_1, tr0_9) */
+	movdqa %xmm7, %xmm5 /* tr0_2 */
+	punpcklbw %xmm13, %xmm5 /* tr1_4 = unpacklo(tr0_2, tr0_10) */
+	punpckhbw %xmm13, %xmm7 /* tr1_5 = unpackhi(tr0_2, tr0_10) */
+	movdqa %xmm2, %xmm13 /* tr0_3 */
+	punpcklbw %xmm12, %xmm13 /* tr1_6 = unpacklo(tr0_3, tr0_11) */
+	punpckhbw %xmm12, %xmm2 /* tr1_7 = unpackhi(tr0_3, tr0_11) */
+	movdqa %xmm9, %xmm12 /* tr0_4 */
+	punpcklbw %xmm0, %xmm12 /* tr1_8 = unpacklo(tr0_4, tr0_12) */
+	punpckhbw %xmm0, %xmm9 /* tr1_9 = unpackhi(tr0_4, tr0_12) */
+	movdqa %xmm3, %xmm0 /* tr0_5 */
+	punpcklbw %xmm14, %xmm0 /* tr1_10 = unpacklo(tr0_5, tr0_13) */
+	punpckhbw %xmm14, %xmm3 /* tr1_11 = unpackhi(tr0_5, tr0_13) */
+	movdqa %xmm10, %xmm14 /* tr0_6 */
+	punpcklbw %xmm4, %xmm14 /* tr1_12 = unpacklo(tr0_6, tr0_14) */
+	punpckhbw %xmm4, %xmm10 /* tr1_13 = unpackhi(tr0_6, tr0_14) */
+	movdqa 320(%rsp), %xmm4 /* reload tr0_7 */
+	movdqa %xmm2, 336(%rsp) /* spill tr1_7 */
+	movdqa %xmm4, %xmm2 /* tr0_7 */
+	punpcklbw %xmm1, %xmm2 /* tr1_14 = unpacklo(tr0_7, tr0_15) */
+	punpckhbw %xmm1, %xmm4 /* tr1_15 = unpackhi(tr0_7, tr0_15) */
+	movdqa %xmm8, %xmm1 /* tr1 */
+	punpcklbw %xmm12, %xmm1 /* tr2 = unpacklo(tr1, tr1_8) */
+	punpckhbw %xmm12, %xmm8 /* tr2_1 = unpackhi(tr1, tr1_8) */
+	movdqa %xmm6, %xmm12 /* tr1_1 */
+	punpcklbw %xmm9, %xmm12 /* tr2_2 = unpacklo(tr1_1, tr1_9) */
+	punpckhbw %xmm9, %xmm6 /* tr2_3 = unpackhi(tr1_1, tr1_9) */
+	movdqa %xmm11, %xmm9 /* tr1_2 */
+	punpcklbw %xmm0, %xmm9 /* tr2_4 = unpacklo(tr1_2, tr1_10) */
+	punpckhbw %xmm0, %xmm11 /* tr2_5 = unpackhi(tr1_2, tr1_10) */
+	movdqa %xmm15, %xmm0 /* tr1_3 */
+	punpcklbw %xmm3, %xmm0 /* tr2_6 = unpacklo(tr1_3, tr1_11) */
+	punpckhbw %xmm3, %xmm15 /* tr2_7 = unpackhi(tr1_3, tr1_11) */
+	movdqa %xmm5, %xmm3 /* tr1_4 */
+	punpcklbw %xmm14, %xmm3 /* tr2_8 = unpacklo(tr1_4, tr1_12) */
+	punpckhbw %xmm14, %xmm5 /* tr2_9 = unpackhi(tr1_4, tr1_12) */
+	movdqa %xmm7, %xmm14 /* tr1_5 */
+	punpcklbw %xmm10, %xmm14 /* tr2_10 = unpacklo(tr1_5, tr1_13) */
+	punpckhbw %xmm10, %xmm7 /* tr2_11 = unpackhi(tr1_5, tr1_13) */
+	movdqa %xmm13, %xmm10 /* tr1_6 */
+	punpcklbw %xmm2, %xmm10 /* tr2_12 = unpacklo(tr1_6, tr1_14) */
+	punpckhbw %xmm2, %xmm13 /* tr2_13 = unpackhi(tr1_6, tr1_14) */
+	movdqa 336(%rsp), %xmm2 /* reload tr1_7 */
+	movdqa %xmm15, 320(%rsp) /* spill tr2_7 */
+	movdqa %xmm2, %xmm15 /* tr1_7 */
+	punpcklbw %xmm4, %xmm15 /* tr2_14 = unpacklo(tr1_7, tr1_15) */
+	punpckhbw %xmm4, %xmm2 /* tr2_15 = unpackhi(tr1_7, tr1_15) */
+	movdqa %xmm1, %xmm4 /* tr2 */
+	punpcklbw %xmm3, %xmm4 /* tr3 = unpacklo(tr2, tr2_8) */
+	punpckhbw %xmm3, %xmm1 /* tr3_1 = unpackhi(tr2, tr2_8) */
+	movdqa %xmm8, %xmm3 /* tr2_1 */
+	punpcklbw %xmm5, %xmm3 /* tr3_2 = unpacklo(tr2_1, tr2_9) */
+	punpckhbw %xmm5, %xmm8 /* tr3_3 = unpackhi(tr2_1, tr2_9) */
+	movdqa %xmm12, %xmm5 /* tr2_2 */
+	punpcklbw %xmm14, %xmm5 /* tr3_4 = unpacklo(tr2_2, tr2_10) */
+	punpckhbw %xmm14, %xmm12 /* tr3_5 = unpackhi(tr2_2, tr2_10) */
+	movdqa %xmm6, %xmm14 /* tr2_3 */
+	punpcklbw %xmm7, %xmm14 /* tr3_6 = unpacklo(tr2_3, tr2_11) */
+	punpckhbw %xmm7, %xmm6 /* tr3_7 = unpackhi(tr2_3, tr2_11) */
+	movdqa %xmm9, %xmm7 /* tr2_4 */
+	punpcklbw %xmm10, %xmm7 /* tr3_8 = unpacklo(tr2_4, tr2_12) */
+	punpckhbw %xmm10, %xmm9 /* tr3_9 = unpackhi(tr2_4, tr2_12) */
+	movdqa %xmm11, %xmm10 /* tr2_5 */
+	punpcklbw %xmm13, %xmm10 /* tr3_10 = unpacklo(tr2_5, tr2_13) */
+	punpckhbw %xmm13, %xmm11 /* tr3_11 = unpackhi(tr2_5, tr2_13) */
+	movdqa %xmm0, %xmm13 /* tr2_6 */
+	punpcklbw %xmm15, %xmm13 /* tr3_12 = unpacklo(tr2_6, tr2_14) */
+	punpckhbw %xmm15, %xmm0 /* tr3_13 = unpackhi(tr2_6, tr2_14) */
+	movdqa 320(%rsp), %xmm15 /* reload tr2_7 */
 	movdqa %xmm0, 336(%rsp) /* spill tr3_13 */
-	movdqa %xmm3, %xmm0 /* tr2_7 */
-	punpcklbw %xmm4, %xmm0 /* tr3_14 = unpacklo(tr2_7, tr2_15) */
-	punpckhbw %xmm4, %xmm3 /* tr3_15 = unpackhi(tr2_7, tr2_15) */
+	movdqa %xmm15, %xmm0 /* tr2_7 */
+	punpcklbw %xmm2, %xmm0 /* tr3_14 = unpacklo(tr2_7, tr2_15) */
+	punpckhbw %xmm2, %xmm15 /* tr3_15 = unpackhi(tr2_7, tr2_15) */
 
 	/* Into the sliced domain: X' = A1·X byte by byte (algorithm 1). */
-	movdqa %xmm6, %xmm4 /* tr3 */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm4 /* tr3_lo = and(tr3, nibble_mask) */
-	psrlw $4, %xmm6 /* tr3_sh = shr(tr3) */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm6 /* tr3_hi = and(tr3_sh, nibble_mask) */
-	movdqa %xmm3, 0(%rsp) /* spill tr3_15 */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_7_tbl_lo(%rip), %xmm3 /* tbl_lo = const() */
-	movdqa %xmm0, 16(%rsp) /* spill tr3_14 */
-	movdqa %xmm3, %xmm0 /* tbl_lo */
-	pshufb %xmm4, %xmm0 /* xin_l = lookup16(tbl_lo, tr3_lo) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_7_tbl_hi(%rip), %xmm4 /* tbl_hi = const() */
-	movdqa %xmm15, 64(%rsp) /* spill tr3_12 */
-	movdqa %xmm4, %xmm15 /* tbl_hi */
-	pshufb %xmm6, %xmm15 /* xin_h = lookup16(tbl_hi, tr3_hi) */
-	pxor %xmm15, %xmm0 /* xin = xor(xin_l, xin_h) */
-	movdqa %xmm2, %xmm6 /* tr3_1 */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm6 /* tr3_1_lo = and(tr3_1, nibble_mask) */
-	psrlw $4, %xmm2 /* tr3_1_sh = shr(tr3_1) */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm2 /* tr3_1_hi = and(tr3_1_sh, nibble_mask) */
-	movdqa %xmm3, %xmm15 /* tbl_lo */
-	pshufb %xmm6, %xmm15 /* xin_1_l = lookup16(tbl_lo, tr3_1_lo) */
-	movdqa %xmm4, %xmm6 /* tbl_hi */
-	pshufb %xmm2, %xmm6 /* xin_1_h = lookup16(tbl_hi, tr3_1_hi) */
-	pxor %xmm6, %xmm15 /* xin_1 = xor(xin_1_l, xin_1_h) */
-	movdqa %xmm5, %xmm2 /* tr3_2 */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm2 /* tr3_2_lo = and(tr3_2, nibble_mask) */
-	psrlw $4, %xmm5 /* tr3_2_sh = shr(tr3_2) */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm5 /* tr3_2_hi = and(tr3_2_sh, nibble_mask) */
-	movdqa %xmm3, %xmm6 /* tbl_lo */
-	pshufb %xmm2, %xmm6 /* xin_2_l = lookup16(tbl_lo, tr3_2_lo) */
-	movdqa %xmm4, %xmm2 /* tbl_hi */
-	pshufb %xmm5, %xmm2 /* xin_2_h = lookup16(tbl_hi, tr3_2_hi) */
-	pxor %xmm2, %xmm6 /* xin_2 = xor(xin_2_l, xin_2_h) */
-	movdqa %xmm10, %xmm2 /* tr3_3 */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm2 /* tr3_3_lo = and(tr3_3, nibble_mask) */
-	psrlw $4, %xmm10 /* tr3_3_sh = shr(tr3_3) */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm10 /* tr3_3_hi = and(tr3_3_sh, nibble_mask) */
-	movdqa %xmm3, %xmm5 /* tbl_lo */
-	pshufb %xmm2, %xmm5 /* xin_3_l = lookup16(tbl_lo, tr3_3_lo) */
-	movdqa %xmm4, %xmm2 /* tbl_hi */
-	pshufb %xmm10, %xmm2 /* xin_3_h = lookup16(tbl_hi, tr3_3_hi) */
-	pxor %xmm2, %xmm5 /* xin_3 = xor(xin_3_l, xin_3_h) */
-	movdqa %xmm7, %xmm2 /* tr3_4 */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm2 /* tr3_4_lo = and(tr3_4, nibble_mask) */
-	psrlw $4, %xmm7 /* tr3_4_sh = shr(tr3_4) */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm7 /* tr3_4_hi = and(tr3_4_sh, nibble_mask) */
-	movdqa %xmm3, %xmm10 /* tbl_lo */
-	pshufb %xmm2, %xmm10 /* xin_4_l = lookup16(tbl_lo, tr3_4_lo) */
-	movdqa %xmm4, %xmm2 /* tbl_hi */
-	pshufb %xmm7, %xmm2 /* xin_4_h = lookup16(tbl_hi, tr3_4_hi) */
-	pxor %xmm2, %xmm10 /* xin_4 = xor(xin_4_l, xin_4_h) */
-	movdqa %xmm14, %xmm2 /* tr3_5 */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm2 /* tr3_5_lo = and(tr3_5, nibble_mask) */
-	psrlw $4, %xmm14 /* tr3_5_sh = shr(tr3_5) */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm14 /* tr3_5_hi = and(tr3_5_sh, nibble_mask) */
-	movdqa %xmm3, %xmm7 /* tbl_lo */
-	pshufb %xmm2, %xmm7 /* xin_5_l = lookup16(tbl_lo, tr3_5_lo) */
-	movdqa %xmm4, %xmm2 /* tbl_hi */
-	pshufb %xmm14, %xmm2 /* xin_5_h = lookup16(tbl_hi, tr3_5_hi) */
-	pxor %xmm2, %xmm7 /* xin_5 = xor(xin_5_l, xin_5_h) */
-	movdqa %xmm1, %xmm2 /* tr3_6 */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm2 /* tr3_6_lo = and(tr3_6, nibble_mask) */
-	psrlw $4, %xmm1 /* tr3_6_sh = shr(tr3_6) */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm1 /* tr3_6_hi = and(tr3_6_sh, nibble_mask) */
-	movdqa %xmm3, %xmm14 /* tbl_lo */
-	pshufb %xmm2, %xmm14 /* xin_6_l = lookup16(tbl_lo, tr3_6_lo) */
-	movdqa %xmm4, %xmm2 /* tbl_hi */
-	pshufb %xmm1, %xmm2 /* xin_6_h = lookup16(tbl_hi, tr3_6_hi) */
-	pxor %xmm2, %xmm14 /* xin_6 = xor(xin_6_l, xin_6_h) */
-	movdqa %xmm8, %xmm1 /* tr3_7 */
+	movdqa %xmm4, %xmm2 /* tr3 */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm2 /* tr3_lo = and(tr3, nibble_mask) */
+	psrlw $4, %xmm4 /* tr3_sh = shr(tr3) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm4 /* tr3_hi = and(tr3_sh, nibble_mask) */
+	movdqa %xmm15, 320(%rsp) /* spill tr3_15 */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_7_tbl_lo(%rip), %xmm15 /* tbl_lo = const() */
+	movdqa %xmm0, 304(%rsp) /* spill tr3_14 */
+	movdqa %xmm15, %xmm0 /* tbl_lo */
+	pshufb %xmm2, %xmm0 /* xin_l = lookup16(tbl_lo, tr3_lo) */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_7_tbl_hi(%rip), %xmm2 /* tbl_hi = const() */
+	movdqa %xmm13, 32(%rsp) /* spill tr3_12 */
+	movdqa %xmm2, %xmm13 /* tbl_hi */
+	pshufb %xmm4, %xmm13 /* xin_h = lookup16(tbl_hi, tr3_hi) */
+	pxor %xmm13, %xmm0 /* xin = xor(xin_l, xin_h) */
+	movdqa %xmm1, %xmm4 /* tr3_1 */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm4 /* tr3_1_lo = and(tr3_1, nibble_mask) */
+	psrlw $4, %xmm1 /* tr3_1_sh = shr(tr3_1) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm1 /* tr3_1_hi = and(tr3_1_sh, nibble_mask) */
+	movdqa %xmm15, %xmm13 /* tbl_lo */
+	pshufb %xmm4, %xmm13 /* xin_1_l = lookup16(tbl_lo, tr3_1_lo) */
+	movdqa %xmm2, %xmm4 /* tbl_hi */
+	pshufb %xmm1, %xmm4 /* xin_1_h = lookup16(tbl_hi, tr3_1_hi) */
+	pxor %xmm4, %xmm13 /* xin_1 = xor(xin_1_l, xin_1_h) */
+	movdqa %xmm3, %xmm1 /* tr3_2 */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm1 /* tr3_2_lo = and(tr3_2, nibble_mask) */
+	psrlw $4, %xmm3 /* tr3_2_sh = shr(tr3_2) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm3 /* tr3_2_hi = and(tr3_2_sh, nibble_mask) */
+	movdqa %xmm15, %xmm4 /* tbl_lo */
+	pshufb %xmm1, %xmm4 /* xin_2_l = lookup16(tbl_lo, tr3_2_lo) */
+	movdqa %xmm2, %xmm1 /* tbl_hi */
+	pshufb %xmm3, %xmm1 /* xin_2_h = lookup16(tbl_hi, tr3_2_hi) */
+	pxor %xmm1, %xmm4 /* xin_2 = xor(xin_2_l, xin_2_h) */
+	movdqa %xmm8, %xmm1 /* tr3_3 */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm1 /* tr3_3_lo = and(tr3_3, nibble_mask) */
+	psrlw $4, %xmm8 /* tr3_3_sh = shr(tr3_3) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm8 /* tr3_3_hi = and(tr3_3_sh, nibble_mask) */
+	movdqa %xmm15, %xmm3 /* tbl_lo */
+	pshufb %xmm1, %xmm3 /* xin_3_l = lookup16(tbl_lo, tr3_3_lo) */
+	movdqa %xmm2, %xmm1 /* tbl_hi */
+	pshufb %xmm8, %xmm1 /* xin_3_h = lookup16(tbl_hi, tr3_3_hi) */
+	pxor %xmm1, %xmm3 /* xin_3 = xor(xin_3_l, xin_3_h) */
+	movdqa %xmm5, %xmm1 /* tr3_4 */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm1 /* tr3_4_lo = and(tr3_4, nibble_mask) */
+	psrlw $4, %xmm5 /* tr3_4_sh = shr(tr3_4) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm5 /* tr3_4_hi = and(tr3_4_sh, nibble_mask) */
+	movdqa %xmm15, %xmm8 /* tbl_lo */
+	pshufb %xmm1, %xmm8 /* xin_4_l = lookup16(tbl_lo, tr3_4_lo) */
+	movdqa %xmm2, %xmm1 /* tbl_hi */
+	pshufb %xmm5, %xmm1 /* xin_4_h = lookup16(tbl_hi, tr3_4_hi) */
+	pxor %xmm1, %xmm8 /* xin_4 = xor(xin_4_l, xin_4_h) */
+	movdqa %xmm12, %xmm1 /* tr3_5 */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm1 /* tr3_5_lo = and(tr3_5, nibble_mask) */
+	psrlw $4, %xmm12 /* tr3_5_sh = shr(tr3_5) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm12 /* tr3_5_hi = and(tr3_5_sh, nibble_mask) */
+	movdqa %xmm15, %xmm5 /* tbl_lo */
+	pshufb %xmm1, %xmm5 /* xin_5_l = lookup16(tbl_lo, tr3_5_lo) */
+	movdqa %xmm2, %xmm1 /* tbl_hi */
+	pshufb %xmm12, %xmm1 /* xin_5_h = lookup16(tbl_hi, tr3_5_hi) */
+	pxor %xmm1, %xmm5 /* xin_5 = xor(xin_5_l, xin_5_h) */
+	movdqa %xmm14, %xmm1 /* tr3_6 */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm1 /* tr3_6_lo = and(tr3_6, nibble_mask) */
+	psrlw $4, %xmm14 /* tr3_6_sh = shr(tr3_6) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm14 /* tr3_6_hi = and(tr3_6_sh, nibble_mask) */
+	movdqa %xmm15, %xmm12 /* tbl_lo */
+	pshufb %xmm1, %xmm12 /* xin_6_l = lookup16(tbl_lo, tr3_6_lo) */
+	movdqa %xmm2, %xmm1 /* tbl_hi */
+	pshufb %xmm14, %xmm1 /* xin_6_h = lookup16(tbl_hi, tr3_6_hi) */
+	pxor %xmm1, %xmm12 /* xin_6 = xor(xin_6_l, xin_6_h) */
+	movdqa %xmm6, %xmm1 /* tr3_7 */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm1 /* tr3_7_lo = and(tr3_7, nibble_mask) */
-	psrlw $4, %xmm8 /* tr3_7_sh = shr(tr3_7) */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm8 /* tr3_7_hi = and(tr3_7_sh, nibble_mask) */
-	movdqa %xmm3, %xmm2 /* tbl_lo */
-	pshufb %xmm1, %xmm2 /* xin_7_l = lookup16(tbl_lo, tr3_7_lo) */
-	movdqa %xmm4, %xmm1 /* tbl_hi */
-	pshufb %xmm8, %xmm1 /* xin_7_h = lookup16(tbl_hi, tr3_7_hi) */
-	pxor %xmm1, %xmm2 /* xin_7 = xor(xin_7_l, xin_7_h) */
-	movdqa %xmm9, %xmm1 /* tr3_8 */
+	psrlw $4, %xmm6 /* tr3_7_sh = shr(tr3_7) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm6 /* tr3_7_hi = and(tr3_7_sh, nibble_mask) */
+	movdqa %xmm15, %xmm14 /* tbl_lo */
+	pshufb %xmm1, %xmm14 /* xin_7_l = lookup16(tbl_lo, tr3_7_lo) */
+	movdqa %xmm2, %xmm1 /* tbl_hi */
+	pshufb %xmm6, %xmm1 /* xin_7_h = lookup16(tbl_hi, tr3_7_hi) */
+	pxor %xmm1, %xmm14 /* xin_7 = xor(xin_7_l, xin_7_h) */
+	movdqa %xmm7, %xmm1 /* tr3_8 */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm1 /* tr3_8_lo = and(tr3_8, nibble_mask) */
-	psrlw $4, %xmm9 /* tr3_8_sh = shr(tr3_8) */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm9 /* tr3_8_hi = and(tr3_8_sh, nibble_mask) */
-	movdqa %xmm3, %xmm8 /* tbl_lo */
-	pshufb %xmm1, %xmm8 /* xin_8_l = lookup16(tbl_lo, tr3_8_lo) */
-	movdqa %xmm4, %xmm1 /* tbl_hi */
-	pshufb %xmm9, %xmm1 /* xin_8_h = lookup16(tbl_hi, tr3_8_hi) */
-	pxor %xmm1, %xmm8 /* xin_8 = xor(xin_8_l, xin_8_h) */
-	movdqa %xmm11, %xmm1 /* tr3_9 */
+	psrlw $4, %xmm7 /* tr3_8_sh = shr(tr3_8) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm7 /* tr3_8_hi = and(tr3_8_sh, nibble_mask) */
+	movdqa %xmm15, %xmm6 /* tbl_lo */
+	pshufb %xmm1, %xmm6 /* xin_8_l = lookup16(tbl_lo, tr3_8_lo) */
+	movdqa %xmm2, %xmm1 /* tbl_hi */
+	pshufb %xmm7, %xmm1 /* xin_8_h = lookup16(tbl_hi, tr3_8_hi) */
+	pxor %xmm1, %xmm6 /* xin_8 = xor(xin_8_l, xin_8_h) */
+	movdqa %xmm9, %xmm1 /* tr3_9 */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm1 /* tr3_9_lo = and(tr3_9, nibble_mask) */
-	psrlw $4, %xmm11 /* tr3_9_sh = shr(tr3_9) */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm11 /* tr3_9_hi = and(tr3_9_sh, nibble_mask) */
-	movdqa %xmm3, %xmm9 /* tbl_lo */
-	pshufb %xmm1, %xmm9 /* xin_9_l = lookup16(tbl_lo, tr3_9_lo) */
-	movdqa %xmm4, %xmm1 /* tbl_hi */
-	pshufb %xmm11, %xmm1 /* xin_9_h = lookup16(tbl_hi, tr3_9_hi) */
-	pxor %xmm1, %xmm9 /* xin_9 = xor(xin_9_l, xin_9_h) */
-	movdqa %xmm12, %xmm1 /* tr3_10 */
+	psrlw $4, %xmm9 /* tr3_9_sh = shr(tr3_9) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm9 /* tr3_9_hi = and(tr3_9_sh, nibble_mask) */
+	movdqa %xmm15, %xmm7 /* tbl_lo */
+	pshufb %xmm1, %xmm7 /* xin_9_l = lookup16(tbl_lo, tr3_9_lo) */
+	movdqa %xmm2, %xmm1 /* tbl_hi */
+	pshufb %xmm9, %xmm1 /* xin_9_h = lookup16(tbl_hi, tr3_9_hi) */
+	pxor %xmm1, %xmm7 /* xin_9 = xor(xin_9_l, xin_9_h) */
+	movdqa %xmm10, %xmm1 /* tr3_10 */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm1 /* tr3_10_lo = and(tr3_10, nibble_mask) */
-	psrlw $4, %xmm12 /* tr3_10_sh = shr(tr3_10) */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm12 /* tr3_10_hi = and(tr3_10_sh, nibble_mask) */
-	movdqa %xmm3, %xmm11 /* tbl_lo */
-	pshufb %xmm1, %xmm11 /* xin_10_l = lookup16(tbl_lo, tr3_10_lo) */
-	movdqa %xmm4, %xmm1 /* tbl_hi */
-	pshufb %xmm12, %xmm1 /* xin_10_h = lookup16(tbl_hi, tr3_10_hi) */
-	pxor %xmm1, %xmm11 /* xin_10 = xor(xin_10_l, xin_10_h) */
-	movdqa %xmm13, %xmm1 /* tr3_11 */
+	psrlw $4, %xmm10 /* tr3_10_sh = shr(tr3_10) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm10 /* tr3_10_hi = and(tr3_10_sh, nibble_mask) */
+	movdqa %xmm15, %xmm9 /* tbl_lo */
+	pshufb %xmm1, %xmm9 /* xin_10_l = lookup16(tbl_lo, tr3_10_lo) */
+	movdqa %xmm2, %xmm1 /* tbl_hi */
+	pshufb %xmm10, %xmm1 /* xin_10_h = lookup16(tbl_hi, tr3_10_hi) */
+	pxor %xmm1, %xmm9 /* xin_10 = xor(xin_10_l, xin_10_h) */
+	movdqa %xmm11, %xmm1 /* tr3_11 */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm1 /* tr3_11_lo = and(tr3_11, nibble_mask) */
-	psrlw $4, %xmm13 /* tr3_11_sh = shr(tr3_11) */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm13 /* tr3_11_hi = and(tr3_11_sh, nibble_mask) */
-	movdqa %xmm3, %xmm12 /* tbl_lo */
-	pshufb %xmm1, %xmm12 /* xin_11_l = lookup16(tbl_lo, tr3_11_lo) */
-	movdqa %xmm4, %xmm1 /* tbl_hi */
-	pshufb %xmm13, %xmm1 /* xin_11_h = lookup16(tbl_hi, tr3_11_hi) */
-	pxor %xmm1, %xmm12 /* xin_11 = xor(xin_11_l, xin_11_h) */
-	movdqa 64(%rsp), %xmm1 /* reload tr3_12 */
-	movdqa %xmm1, %xmm13 /* tr3_12 */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm13 /* tr3_12_lo = and(tr3_12, nibble_mask) */
+	psrlw $4, %xmm11 /* tr3_11_sh = shr(tr3_11) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm11 /* tr3_11_hi = and(tr3_11_sh, nibble_mask) */
+	movdqa %xmm15, %xmm10 /* tbl_lo */
+	pshufb %xmm1, %xmm10 /* xin_11_l = lookup16(tbl_lo, tr3_11_lo) */
+	movdqa %xmm2, %xmm1 /* tbl_hi */
+	pshufb %xmm11, %xmm1 /* xin_11_h = lookup16(tbl_hi, tr3_11_hi) */
+	pxor %xmm1, %xmm10 /* xin_11 = xor(xin_11_l, xin_11_h) */
+	movdqa 32(%rsp), %xmm1 /* reload tr3_12 */
+	movdqa %xmm1, %xmm11 /* tr3_12 */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm11 /* tr3_12_lo = and(tr3_12, nibble_mask) */
 	psrlw $4, %xmm1 /* tr3_12_sh = shr(tr3_12) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm1 /* tr3_12_hi = and(tr3_12_sh, nibble_mask) */
-	movdqa %xmm0, 64(%rsp) /* spill g0x0.1 */
-	movdqa %xmm3, %xmm0 /* tbl_lo */
-	pshufb %xmm13, %xmm0 /* xin_12_l = lookup16(tbl_lo, tr3_12_lo) */
-	movdqa %xmm4, %xmm13 /* tbl_hi */
-	pshufb %xmm1, %xmm13 /* xin_12_h = lookup16(tbl_hi, tr3_12_hi) */
-	pxor %xmm13, %xmm0 /* xin_12 = xor(xin_12_l, xin_12_h) */
+	movdqa %xmm0, 32(%rsp) /* spill g0x0.1 */
+	movdqa %xmm15, %xmm0 /* tbl_lo */
+	pshufb %xmm11, %xmm0 /* xin_12_l = lookup16(tbl_lo, tr3_12_lo) */
+	movdqa %xmm2, %xmm11 /* tbl_hi */
+	pshufb %xmm1, %xmm11 /* xin_12_h = lookup16(tbl_hi, tr3_12_hi) */
+	pxor %xmm11, %xmm0 /* xin_12 = xor(xin_12_l, xin_12_h) */
 	movdqa 336(%rsp), %xmm1 /* reload tr3_13 */
-	movdqa %xmm1, %xmm13 /* tr3_13 */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm13 /* tr3_13_lo = and(tr3_13, nibble_mask) */
+	movdqa %xmm1, %xmm11 /* tr3_13 */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm11 /* tr3_13_lo = and(tr3_13, nibble_mask) */
 	psrlw $4, %xmm1 /* tr3_13_sh = shr(tr3_13) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm1 /* tr3_13_hi = and(tr3_13_sh, nibble_mask) */
 	movdqa %xmm0, 336(%rsp) /* spill g0x12.1 */
-	movdqa %xmm3, %xmm0 /* tbl_lo */
-	pshufb %xmm13, %xmm0 /* xin_13_l = lookup16(tbl_lo, tr3_13_lo) */
-	movdqa %xmm4, %xmm13 /* tbl_hi */
-	pshufb %xmm1, %xmm13 /* xin_13_h = lookup16(tbl_hi, tr3_13_hi) */
-	pxor %xmm13, %xmm0 /* xin_13 = xor(xin_13_l, xin_13_h) */
-	movdqa 16(%rsp), %xmm1 /* reload tr3_14 */
-	movdqa %xmm1, %xmm13 /* tr3_14 */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm13 /* tr3_14_lo = and(tr3_14, nibble_mask) */
+	movdqa %xmm15, %xmm0 /* tbl_lo */
+	pshufb %xmm11, %xmm0 /* xin_13_l = lookup16(tbl_lo, tr3_13_lo) */
+	movdqa %xmm2, %xmm11 /* tbl_hi */
+	pshufb %xmm1, %xmm11 /* xin_13_h = lookup16(tbl_hi, tr3_13_hi) */
+	pxor %xmm11, %xmm0 /* xin_13 = xor(xin_13_l, xin_13_h) */
+	movdqa 304(%rsp), %xmm1 /* reload tr3_14 */
+	movdqa %xmm1, %xmm11 /* tr3_14 */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm11 /* tr3_14_lo = and(tr3_14, nibble_mask) */
 	psrlw $4, %xmm1 /* tr3_14_sh = shr(tr3_14) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm1 /* tr3_14_hi = and(tr3_14_sh, nibble_mask) */
-	movdqa %xmm0, 16(%rsp) /* spill g0x13.1 */
-	movdqa %xmm3, %xmm0 /* tbl_lo */
-	pshufb %xmm13, %xmm0 /* xin_14_l = lookup16(tbl_lo, tr3_14_lo) */
-	movdqa %xmm4, %xmm13 /* tbl_hi */
-	pshufb %xmm1, %xmm13 /* xin_14_h = lookup16(tbl_hi, tr3_14_hi) */
-	pxor %xmm13, %xmm0 /* xin_14 = xor(xin_14_l, xin_14_h) */
-	movdqa 0(%rsp), %xmm1 /* reload tr3_15 */
-	movdqa %xmm1, %xmm13 /* tr3_15 */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm13 /* tr3_15_lo = and(tr3_15, nibble_mask) */
+	movdqa %xmm0, 304(%rsp) /* spill g0x13.1 */
+	movdqa %xmm15, %xmm0 /* tbl_lo */
+	pshufb %xmm11, %xmm0 /* xin_14_l = lookup16(tbl_lo, tr3_14_lo) */
+	movdqa %xmm2, %xmm11 /* tbl_hi */
+	pshufb %xmm1, %xmm11 /* xin_14_h = lookup16(tbl_hi, tr3_14_hi) */
+	pxor %xmm11, %xmm0 /* xin_14 = xor(xin_14_l, xin_14_h) */
+	movdqa 320(%rsp), %xmm1 /* reload tr3_15 */
+	movdqa %xmm1, %xmm11 /* tr3_15 */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm11 /* tr3_15_lo = and(tr3_15, nibble_mask) */
 	psrlw $4, %xmm1 /* tr3_15_sh = shr(tr3_15) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm1 /* tr3_15_hi = and(tr3_15_sh, nibble_mask) */
-	movdqa %xmm0, 0(%rsp) /* spill g0x14.1 */
-	movdqa %xmm3, %xmm0 /* tbl_lo */
-	pshufb %xmm13, %xmm0 /* xin_15_l = lookup16(tbl_lo, tr3_15_lo) */
-	movdqa %xmm4, %xmm13 /* tbl_hi */
-	pshufb %xmm1, %xmm13 /* xin_15_h = lookup16(tbl_hi, tr3_15_hi) */
-	pxor %xmm13, %xmm0 /* xin_15 = xor(xin_15_l, xin_15_h) */
-	movdqa 80(%rsp), %xmm1 /* reload ctr_sum_16 */
-	movdqa %xmm1, %xmm13 /* ctr_sum_16 */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_carry_everywhere(%rip), %xmm13 /* ctr_carry_16 = lookup16(ctr_sum_16, carry_everywhere) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_7_carry_mask_table(%rip), %xmm4 /* carry_mask_table = const() */
-	movdqa %xmm4, %xmm3 /* carry_mask_table */
-	pshufb %xmm13, %xmm3 /* ctr_mask_16 = lookup16(carry_mask_table, ctr_carry_16) */
+	movdqa %xmm0, 320(%rsp) /* spill g0x14.1 */
+	movdqa %xmm15, %xmm0 /* tbl_lo */
+	pshufb %xmm11, %xmm0 /* xin_15_l = lookup16(tbl_lo, tr3_15_lo) */
+	movdqa %xmm2, %xmm11 /* tbl_hi */
+	pshufb %xmm1, %xmm11 /* xin_15_h = lookup16(tbl_hi, tr3_15_hi) */
+	pxor %xmm11, %xmm0 /* xin_15 = xor(xin_15_l, xin_15_h) */
+	movdqa 48(%rsp), %xmm1 /* reload ctr_sum_16 */
+	movdqa %xmm1, %xmm11 /* ctr_sum_16 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_carry_everywhere(%rip), %xmm11 /* ctr_carry_16 = lookup16(ctr_sum_16, carry_everywhere) */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_7_carry_mask_table(%rip), %xmm2 /* carry_mask_table = const() */
+	movdqa %xmm2, %xmm15 /* carry_mask_table */
+	pshufb %xmm11, %xmm15 /* ctr_mask_16 = lookup16(carry_mask_table, ctr_carry_16) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_new_last_byte(%rip), %xmm1 /* ctr_last_byte_16 = lookup16(ctr_sum_16, new_last_byte) */
-	movdqa %xmm3, %xmm13 /* ctr_mask_16 */
-	pand 48(%rsp), %xmm13 /* ctr_pair_16_b = and(ctr_mask_16, ctr_w_open) */
-	pandn 32(%rsp), %xmm3 /* ctr_pair_16_a = andnot(ctr_mask_16, ctr_v_open) */
-	por %xmm3, %xmm13 /* ctr_pair_16 = or(ctr_pair_16_b, ctr_pair_16_a) */
-	por %xmm1, %xmm13 /* row_16 = or(ctr_pair_16, ctr_last_byte_16) */
-	movdqa 96(%rsp), %xmm1 /* reload ctr_sum_17 */
-	movdqa %xmm1, %xmm3 /* ctr_sum_17 */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_carry_everywhere(%rip), %xmm3 /* ctr_carry_17 = lookup16(ctr_sum_17, carry_everywhere) */
-	movdqa %xmm0, 80(%rsp) /* spill g0x15.1 */
-	movdqa %xmm4, %xmm0 /* carry_mask_table */
-	pshufb %xmm3, %xmm0 /* ctr_mask_17 = lookup16(carry_mask_table, ctr_carry_17) */
+	movdqa %xmm15, %xmm11 /* ctr_mask_16 */
+	pand 16(%rsp), %xmm11 /* ctr_pair_16_b = and(ctr_mask_16, ctr_w_open) */
+	pandn 0(%rsp), %xmm15 /* ctr_pair_16_a = andnot(ctr_mask_16, ctr_v_open) */
+	por %xmm15, %xmm11 /* ctr_pair_16 = or(ctr_pair_16_b, ctr_pair_16_a) */
+	por %xmm1, %xmm11 /* row_16 = or(ctr_pair_16, ctr_last_byte_16) */
+	movdqa 64(%rsp), %xmm1 /* reload ctr_sum_17 */
+	movdqa %xmm1, %xmm15 /* ctr_sum_17 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_carry_everywhere(%rip), %xmm15 /* ctr_carry_17 = lookup16(ctr_sum_17, carry_everywhere) */
+	movdqa %xmm0, 48(%rsp) /* spill g0x15.1 */
+	movdqa %xmm2, %xmm0 /* carry_mask_table */
+	pshufb %xmm15, %xmm0 /* ctr_mask_17 = lookup16(carry_mask_table, ctr_carry_17) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_new_last_byte(%rip), %xmm1 /* ctr_last_byte_17 = lookup16(ctr_sum_17, new_last_byte) */
-	movdqa %xmm0, %xmm3 /* ctr_mask_17 */
-	pand 48(%rsp), %xmm3 /* ctr_pair_17_b = and(ctr_mask_17, ctr_w_open) */
-	pandn 32(%rsp), %xmm0 /* ctr_pair_17_a = andnot(ctr_mask_17, ctr_v_open) */
-	por %xmm0, %xmm3 /* ctr_pair_17 = or(ctr_pair_17_b, ctr_pair_17_a) */
-	por %xmm1, %xmm3 /* row_17 = or(ctr_pair_17, ctr_last_byte_17) */
-	movdqa 112(%rsp), %xmm0 /* reload ctr_sum_18 */
+	movdqa %xmm0, %xmm15 /* ctr_mask_17 */
+	pand 16(%rsp), %xmm15 /* ctr_pair_17_b = and(ctr_mask_17, ctr_w_open) */
+	pandn 0(%rsp), %xmm0 /* ctr_pair_17_a = andnot(ctr_mask_17, ctr_v_open) */
+	por %xmm0, %xmm15 /* ctr_pair_17 = or(ctr_pair_17_b, ctr_pair_17_a) */
+	por %xmm1, %xmm15 /* row_17 = or(ctr_pair_17, ctr_last_byte_17) */
+	movdqa 80(%rsp), %xmm0 /* reload ctr_sum_18 */
 	movdqa %xmm0, %xmm1 /* ctr_sum_18 */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_carry_everywhere(%rip), %xmm1 /* ctr_carry_18 = lookup16(ctr_sum_18, carry_everywhere) */
-	movdqa %xmm2, 96(%rsp) /* spill g0x7.1 */
-	movdqa %xmm4, %xmm2 /* carry_mask_table */
-	pshufb %xmm1, %xmm2 /* ctr_mask_18 = lookup16(carry_mask_table, ctr_carry_18) */
+	movdqa %xmm3, 64(%rsp) /* spill g0x3.1 */
+	movdqa %xmm2, %xmm3 /* carry_mask_table */
+	pshufb %xmm1, %xmm3 /* ctr_mask_18 = lookup16(carry_mask_table, ctr_carry_18) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_new_last_byte(%rip), %xmm0 /* ctr_last_byte_18 = lookup16(ctr_sum_18, new_last_byte) */
-	movdqa %xmm2, %xmm1 /* ctr_mask_18 */
-	pand 48(%rsp), %xmm1 /* ctr_pair_18_b = and(ctr_mask_18, ctr_w_open) */
-	pandn 32(%rsp), %xmm2 /* ctr_pair_18_a = andnot(ctr_mask_18, ctr_v_open) */
-	por %xmm2, %xmm1 /* ctr_pair_18 = or(ctr_pair_18_b, ctr_pair_18_a) */
+	movdqa %xmm3, %xmm1 /* ctr_mask_18 */
+	pand 16(%rsp), %xmm1 /* ctr_pair_18_b = and(ctr_mask_18, ctr_w_open) */
+	pandn 0(%rsp), %xmm3 /* ctr_pair_18_a = andnot(ctr_mask_18, ctr_v_open) */
+	por %xmm3, %xmm1 /* ctr_pair_18 = or(ctr_pair_18_b, ctr_pair_18_a) */
 	por %xmm0, %xmm1 /* row_18 = or(ctr_pair_18, ctr_last_byte_18) */
-	movdqa 128(%rsp), %xmm0 /* reload ctr_sum_19 */
-	movdqa %xmm0, %xmm2 /* ctr_sum_19 */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_carry_everywhere(%rip), %xmm2 /* ctr_carry_19 = lookup16(ctr_sum_19, carry_everywhere) */
-	movdqa %xmm5, 112(%rsp) /* spill g0x3.1 */
-	movdqa %xmm4, %xmm5 /* carry_mask_table */
-	pshufb %xmm2, %xmm5 /* ctr_mask_19 = lookup16(carry_mask_table, ctr_carry_19) */
+	movdqa 96(%rsp), %xmm0 /* reload ctr_sum_19 */
+	movdqa %xmm0, %xmm3 /* ctr_sum_19 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_carry_everywhere(%rip), %xmm3 /* ctr_carry_19 = lookup16(ctr_sum_19, carry_everywhere) */
+	movdqa %xmm4, 80(%rsp) /* spill g0x2.1 */
+	movdqa %xmm2, %xmm4 /* carry_mask_table */
+	pshufb %xmm3, %xmm4 /* ctr_mask_19 = lookup16(carry_mask_table, ctr_carry_19) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_new_last_byte(%rip), %xmm0 /* ctr_last_byte_19 = lookup16(ctr_sum_19, new_last_byte) */
-	movdqa %xmm5, %xmm2 /* ctr_mask_19 */
-	pand 48(%rsp), %xmm2 /* ctr_pair_19_b = and(ctr_mask_19, ctr_w_open) */
-	pandn 32(%rsp), %xmm5 /* ctr_pair_19_a = andnot(ctr_mask_19, ctr_v_open) */
-	por %xmm5, %xmm2 /* ctr_pair_19 = or(ctr_pair_19_b, ctr_pair_19_a) */
-	por %xmm0, %xmm2 /* row_19 = or(ctr_pair_19, ctr_last_byte_19) */
-	movdqa 144(%rsp), %xmm0 /* reload ctr_sum_20 */
-	movdqa %xmm0, %xmm5 /* ctr_sum_20 */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_carry_everywhere(%rip), %xmm5 /* ctr_carry_20 = lookup16(ctr_sum_20, carry_everywhere) */
-	movdqa %xmm6, 128(%rsp) /* spill g0x2.1 */
-	movdqa %xmm4, %xmm6 /* carry_mask_table */
-	pshufb %xmm5, %xmm6 /* ctr_mask_20 = lookup16(carry_mask_table, ctr_carry_20) */
+	movdqa %xmm4, %xmm3 /* ctr_mask_19 */
+	pand 16(%rsp), %xmm3 /* ctr_pair_19_b = and(ctr_mask_19, ctr_w_open) */
+	pandn 0(%rsp), %xmm4 /* ctr_pair_19_a = andnot(ctr_mask_19, ctr_v_open) */
+	por %xmm4, %xmm3 /* ctr_pair_19 = or(ctr_pair_19_b, ctr_pair_19_a) */
+	por %xmm0, %xmm3 /* row_19 = or(ctr_pair_19, ctr_last_byte_19) */
+	movdqa 112(%rsp), %xmm0 /* reload ctr_sum_20 */
+	movdqa %xmm0, %xmm4 /* ctr_sum_20 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_carry_everywhere(%rip), %xmm4 /* ctr_carry_20 = lookup16(ctr_sum_20, carry_everywhere) */
+	movdqa %xmm5, 96(%rsp) /* spill g0x5.1 */
+	movdqa %xmm2, %xmm5 /* carry_mask_table */
+	pshufb %xmm4, %xmm5 /* ctr_mask_20 = lookup16(carry_mask_table, ctr_carry_20) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_new_last_byte(%rip), %xmm0 /* ctr_last_byte_20 = lookup16(ctr_sum_20, new_last_byte) */
-	movdqa %xmm6, %xmm5 /* ctr_mask_20 */
-	pand 48(%rsp), %xmm5 /* ctr_pair_20_b = and(ctr_mask_20, ctr_w_open) */
-	pandn 32(%rsp), %xmm6 /* ctr_pair_20_a = andnot(ctr_mask_20, ctr_v_open) */
-	por %xmm6, %xmm5 /* ctr_pair_20 = or(ctr_pair_20_b, ctr_pair_20_a) */
-	por %xmm0, %xmm5 /* row_20 = or(ctr_pair_20, ctr_last_byte_20) */
-	movdqa 160(%rsp), %xmm0 /* reload ctr_sum_21 */
-	movdqa %xmm0, %xmm6 /* ctr_sum_21 */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_carry_everywhere(%rip), %xmm6 /* ctr_carry_21 = lookup16(ctr_sum_21, carry_everywhere) */
-	movdqa %xmm7, 144(%rsp) /* spill g0x5.1 */
-	movdqa %xmm4, %xmm7 /* carry_mask_table */
-	pshufb %xmm6, %xmm7 /* ctr_mask_21 = lookup16(carry_mask_table, ctr_carry_21) */
+	movdqa %xmm5, %xmm4 /* ctr_mask_20 */
+	pand 16(%rsp), %xmm4 /* ctr_pair_20_b = and(ctr_mask_20, ctr_w_open) */
+	pandn 0(%rsp), %xmm5 /* ctr_pair_20_a = andnot(ctr_mask_20, ctr_v_open) */
+	por %xmm5, %xmm4 /* ctr_pair_20 = or(ctr_pair_20_b, ctr_pair_20_a) */
+	por %xmm0, %xmm4 /* row_20 = or(ctr_pair_20, ctr_last_byte_20) */
+	movdqa 128(%rsp), %xmm0 /* reload ctr_sum_21 */
+	movdqa %xmm0, %xmm5 /* ctr_sum_21 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_carry_everywhere(%rip), %xmm5 /* ctr_carry_21 = lookup16(ctr_sum_21, carry_everywhere) */
+	movdqa %xmm6, 112(%rsp) /* spill g0x8.1 */
+	movdqa %xmm2, %xmm6 /* carry_mask_table */
+	pshufb %xmm5, %xmm6 /* ctr_mask_21 = lookup16(carry_mask_table, ctr_carry_21) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_new_last_byte(%rip), %xmm0 /* ctr_last_byte_21 = lookup16(ctr_sum_21, new_last_byte) */
-	movdqa %xmm7, %xmm6 /* ctr_mask_21 */
-	pand 48(%rsp), %xmm6 /* ctr_pair_21_b = and(ctr_mask_21, ctr_w_open) */
-	pandn 32(%rsp), %xmm7 /* ctr_pair_21_a = andnot(ctr_mask_21, ctr_v_open) */
-	por %xmm7, %xmm6 /* ctr_pair_21 = or(ctr_pair_21_b, ctr_pair_21_a) */
-	por %xmm0, %xmm6 /* row_21 = or(ctr_pair_21, ctr_last_byte_21) */
-	movdqa 176(%rsp), %xmm0 /* reload ctr_sum_22 */
-	movdqa %xmm0, %xmm7 /* ctr_sum_22 */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_carry_everywhere(%rip), %xmm7 /* ctr_carry_22 = lookup16(ctr_sum_22, carry_everywhere) */
-	movdqa %xmm8, 160(%rsp) /* spill g0x8.1 */
-	movdqa %xmm4, %xmm8 /* carry_mask_table */
-	pshufb %xmm7, %xmm8 /* ctr_mask_22 = lookup16(carry_mask_table, ctr_carry_22) */
+	movdqa %xmm6, %xmm5 /* ctr_mask_21 */
+	pand 16(%rsp), %xmm5 /* ctr_pair_21_b = and(ctr_mask_21, ctr_w_open) */
+	pandn 0(%rsp), %xmm6 /* ctr_pair_21_a = andnot(ctr_mask_21, ctr_v_open) */
+	por %xmm6, %xmm5 /* ctr_pair_21 = or(ctr_pair_21_b, ctr_pair_21_a) */
+	por %xmm0, %xmm5 /* row_21 = or(ctr_pair_21, ctr_last_byte_21) */
+	movdqa 144(%rsp), %xmm0 /* reload ctr_sum_22 */
+	movdqa %xmm0, %xmm6 /* ctr_sum_22 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_carry_everywhere(%rip), %xmm6 /* ctr_carry_22 = lookup16(ctr_sum_22, carry_everywhere) */
+	movdqa %xmm7, 128(%rsp) /* spill g0x9.1 */
+	movdqa %xmm2, %xmm7 /* carry_mask_table */
+	pshufb %xmm6, %xmm7 /* ctr_mask_22 = lookup16(carry_mask_table, ctr_carry_22) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_new_last_byte(%rip), %xmm0 /* ctr_last_byte_22 = lookup16(ctr_sum_22, new_last_byte) */
-	movdqa %xmm8, %xmm7 /* ctr_mask_22 */
-	pand 48(%rsp), %xmm7 /* ctr_pair_22_b = and(ctr_mask_22, ctr_w_open) */
-	pandn 32(%rsp), %xmm8 /* ctr_pair_22_a = andnot(ctr_mask_22, ctr_v_open) */
-	por %xmm8, %xmm7 /* ctr_pair_22 = or(ctr_pair_22_b, ctr_pair_22_a) */
-	por %xmm0, %xmm7 /* row_22 = or(ctr_pair_22, ctr_last_byte_22) */
-	movdqa 192(%rsp), %xmm0 /* reload ctr_sum_23 */
-	movdqa %xmm0, %xmm8 /* ctr_sum_23 */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_carry_everywhere(%rip), %xmm8 /* ctr_carry_23 = lookup16(ctr_sum_23, carry_everywhere) */
-	movdqa %xmm9, 176(%rsp) /* spill g0x9.1 */
-	movdqa %xmm4, %xmm9 /* carry_mask_table */
-	pshufb %xmm8, %xmm9 /* ctr_mask_23 = lookup16(carry_mask_table, ctr_carry_23) */
+	movdqa %xmm7, %xmm6 /* ctr_mask_22 */
+	pand 16(%rsp), %xmm6 /* ctr_pair_22_b = and(ctr_mask_22, ctr_w_open) */
+	pandn 0(%rsp), %xmm7 /* ctr_pair_22_a = andnot(ctr_mask_22, ctr_v_open) */
+	por %xmm7, %xmm6 /* ctr_pair_22 = or(ctr_pair_22_b, ctr_pair_22_a) */
+	por %xmm0, %xmm6 /* row_22 = or(ctr_pair_22, ctr_last_byte_22) */
+	movdqa 160(%rsp), %xmm0 /* reload ctr_sum_23 */
+	movdqa %xmm0, %xmm7 /* ctr_sum_23 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_carry_everywhere(%rip), %xmm7 /* ctr_carry_23 = lookup16(ctr_sum_23, carry_everywhere) */
+	movdqa %xmm8, 144(%rsp) /* spill g0x4.1 */
+	movdqa %xmm2, %xmm8 /* carry_mask_table */
+	pshufb %xmm7, %xmm8 /* ctr_mask_23 = lookup16(carry_mask_table, ctr_carry_23) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_new_last_byte(%rip), %xmm0 /* ctr_last_byte_23 = lookup16(ctr_sum_23, new_last_byte) */
-	movdqa %xmm9, %xmm8 /* ctr_mask_23 */
-	pand 48(%rsp), %xmm8 /* ctr_pair_23_b = and(ctr_mask_23, ctr_w_open) */
-	pandn 32(%rsp), %xmm9 /* ctr_pair_23_a = andnot(ctr_mask_23, ctr_v_open) */
-	por %xmm9, %xmm8 /* ctr_pair_23 = or(ctr_pair_23_b, ctr_pair_23_a) */
-	por %xmm0, %xmm8 /* row_23 = or(ctr_pair_23, ctr_last_byte_23) */
-	movdqa 208(%rsp), %xmm0 /* reload ctr_sum_24 */
-	movdqa %xmm0, %xmm9 /* ctr_sum_24 */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_carry_everywhere(%rip), %xmm9 /* ctr_carry_24 = lookup16(ctr_sum_24, carry_everywhere) */
-	movdqa %xmm10, 192(%rsp) /* spill g0x4.1 */
-	movdqa %xmm4, %xmm10 /* carry_mask_table */
-	pshufb %xmm9, %xmm10 /* ctr_mask_24 = lookup16(carry_mask_table, ctr_carry_24) */
+	movdqa %xmm8, %xmm7 /* ctr_mask_23 */
+	pand 16(%rsp), %xmm7 /* ctr_pair_23_b = and(ctr_mask_23, ctr_w_open) */
+	pandn 0(%rsp), %xmm8 /* ctr_pair_23_a = andnot(ctr_mask_23, ctr_v_open) */
+	por %xmm8, %xmm7 /* ctr_pair_23 = or(ctr_pair_23_b, ctr_pair_23_a) */
+	por %xmm0, %xmm7 /* row_23 = or(ctr_pair_23, ctr_last_byte_23) */
+	movdqa 176(%rsp), %xmm0 /* reload ctr_sum_24 */
+	movdqa %xmm0, %xmm8 /* ctr_sum_24 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_carry_everywhere(%rip), %xmm8 /* ctr_carry_24 = lookup16(ctr_sum_24, carry_everywhere) */
+	movdqa %xmm9, 160(%rsp) /* spill g0x10.1 */
+	movdqa %xmm2, %xmm9 /* carry_mask_table */
+	pshufb %xmm8, %xmm9 /* ctr_mask_24 = lookup16(carry_mask_table, ctr_carry_24) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_new_last_byte(%rip), %xmm0 /* ctr_last_byte_24 = lookup16(ctr_sum_24, new_last_byte) */
-	movdqa %xmm10, %xmm9 /* ctr_mask_24 */
-	pand 48(%rsp), %xmm9 /* ctr_pair_24_b = and(ctr_mask_24, ctr_w_open) */
-	pandn 32(%rsp), %xmm10 /* ctr_pair_24_a = andnot(ctr_mask_24, ctr_v_open) */
-	por %xmm10, %xmm9 /* ctr_pair_24 = or(ctr_pair_24_b, ctr_pair_24_a) */
-	por %xmm0, %xmm9 /* row_24 = or(ctr_pair_24, ctr_last_byte_24) */
-	movdqa 224(%rsp), %xmm0 /* reload ctr_sum_25 */
-	movdqa %xmm0, %xmm10 /* ctr_sum_25 */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_carry_everywhere(%rip), %xmm10 /* ctr_carry_25 = lookup16(ctr_sum_25, carry_everywhere) */
-	movdqa %xmm11, 208(%rsp) /* spill g0x10.1 */
-	movdqa %xmm4, %xmm11 /* carry_mask_table */
-	pshufb %xmm10, %xmm11 /* ctr_mask_25 = lookup16(carry_mask_table, ctr_carry_25) */
+	movdqa %xmm9, %xmm8 /* ctr_mask_24 */
+	pand 16(%rsp), %xmm8 /* ctr_pair_24_b = and(ctr_mask_24, ctr_w_open) */
+	pandn 0(%rsp), %xmm9 /* ctr_pair_24_a = andnot(ctr_mask_24, ctr_v_open) */
+	por %xmm9, %xmm8 /* ctr_pair_24 = or(ctr_pair_24_b, ctr_pair_24_a) */
+	por %xmm0, %xmm8 /* row_24 = or(ctr_pair_24, ctr_last_byte_24) */
+	movdqa 192(%rsp), %xmm0 /* reload ctr_sum_25 */
+	movdqa %xmm0, %xmm9 /* ctr_sum_25 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_carry_everywhere(%rip), %xmm9 /* ctr_carry_25 = lookup16(ctr_sum_25, carry_everywhere) */
+	movdqa %xmm10, 176(%rsp) /* spill g0x11.1 */
+	movdqa %xmm2, %xmm10 /* carry_mask_table */
+	pshufb %xmm9, %xmm10 /* ctr_mask_25 = lookup16(carry_mask_table, ctr_carry_25) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_new_last_byte(%rip), %xmm0 /* ctr_last_byte_25 = lookup16(ctr_sum_25, new_last_byte) */
-	movdqa %xmm11, %xmm10 /* ctr_mask_25 */
-	pand 48(%rsp), %xmm10 /* ctr_pair_25_b = and(ctr_mask_25, ctr_w_open) */
-	pandn 32(%rsp), %xmm11 /* ctr_pair_25_a = andnot(ctr_mask_25, ctr_v_open) */
-	por %xmm11, %xmm10 /* ctr_pair_25 = or(ctr_pair_25_b, ctr_pair_25_a) */
-	por %xmm0, %xmm10 /* row_25 = or(ctr_pair_25, ctr_last_byte_25) */
-	movdqa 240(%rsp), %xmm0 /* reload ctr_sum_26 */
-	movdqa %xmm0, %xmm11 /* ctr_sum_26 */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_carry_everywhere(%rip), %xmm11 /* ctr_carry_26 = lookup16(ctr_sum_26, carry_everywhere) */
-	movdqa %xmm12, 224(%rsp) /* spill g0x11.1 */
-	movdqa %xmm4, %xmm12 /* carry_mask_table */
-	pshufb %xmm11, %xmm12 /* ctr_mask_26 = lookup16(carry_mask_table, ctr_carry_26) */
+	movdqa %xmm10, %xmm9 /* ctr_mask_25 */
+	pand 16(%rsp), %xmm9 /* ctr_pair_25_b = and(ctr_mask_25, ctr_w_open) */
+	pandn 0(%rsp), %xmm10 /* ctr_pair_25_a = andnot(ctr_mask_25, ctr_v_open) */
+	por %xmm10, %xmm9 /* ctr_pair_25 = or(ctr_pair_25_b, ctr_pair_25_a) */
+	por %xmm0, %xmm9 /* row_25 = or(ctr_pair_25, ctr_last_byte_25) */
+	movdqa 208(%rsp), %xmm0 /* reload ctr_sum_26 */
+	movdqa %xmm0, %xmm10 /* ctr_sum_26 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_carry_everywhere(%rip), %xmm10 /* ctr_carry_26 = lookup16(ctr_sum_26, carry_everywhere) */
+	movdqa %xmm12, 192(%rsp) /* spill g0x6.1 */
+	movdqa %xmm2, %xmm12 /* carry_mask_table */
+	pshufb %xmm10, %xmm12 /* ctr_mask_26 = lookup16(carry_mask_table, ctr_carry_26) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_new_last_byte(%rip), %xmm0 /* ctr_last_byte_26 = lookup16(ctr_sum_26, new_last_byte) */
-	movdqa %xmm12, %xmm11 /* ctr_mask_26 */
-	pand 48(%rsp), %xmm11 /* ctr_pair_26_b = and(ctr_mask_26, ctr_w_open) */
-	pandn 32(%rsp), %xmm12 /* ctr_pair_26_a = andnot(ctr_mask_26, ctr_v_open) */
-	por %xmm12, %xmm11 /* ctr_pair_26 = or(ctr_pair_26_b, ctr_pair_26_a) */
-	por %xmm0, %xmm11 /* row_26 = or(ctr_pair_26, ctr_last_byte_26) */
-	movdqa 256(%rsp), %xmm0 /* reload ctr_sum_27 */
+	movdqa %xmm12, %xmm10 /* ctr_mask_26 */
+	pand 16(%rsp), %xmm10 /* ctr_pair_26_b = and(ctr_mask_26, ctr_w_open) */
+	pandn 0(%rsp), %xmm12 /* ctr_pair_26_a = andnot(ctr_mask_26, ctr_v_open) */
+	por %xmm12, %xmm10 /* ctr_pair_26 = or(ctr_pair_26_b, ctr_pair_26_a) */
+	por %xmm0, %xmm10 /* row_26 = or(ctr_pair_26, ctr_last_byte_26) */
+	movdqa 224(%rsp), %xmm0 /* reload ctr_sum_27 */
 	movdqa %xmm0, %xmm12 /* ctr_sum_27 */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_carry_everywhere(%rip), %xmm12 /* ctr_carry_27 = lookup16(ctr_sum_27, carry_everywhere) */
-	movdqa %xmm14, 240(%rsp) /* spill g0x6.1 */
-	movdqa %xmm4, %xmm14 /* carry_mask_table */
-	pshufb %xmm12, %xmm14 /* ctr_mask_27 = lookup16(carry_mask_table, ctr_carry_27) */
+	movdqa %xmm13, 208(%rsp) /* spill g0x1.1 */
+	movdqa %xmm2, %xmm13 /* carry_mask_table */
+	pshufb %xmm12, %xmm13 /* ctr_mask_27 = lookup16(carry_mask_table, ctr_carry_27) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_new_last_byte(%rip), %xmm0 /* ctr_last_byte_27 = lookup16(ctr_sum_27, new_last_byte) */
-	movdqa %xmm14, %xmm12 /* ctr_mask_27 */
-	pand 48(%rsp), %xmm12 /* ctr_pair_27_b = and(ctr_mask_27, ctr_w_open) */
-	pandn 32(%rsp), %xmm14 /* ctr_pair_27_a = andnot(ctr_mask_27, ctr_v_open) */
-	por %xmm14, %xmm12 /* ctr_pair_27 = or(ctr_pair_27_b, ctr_pair_27_a) */
+	movdqa %xmm13, %xmm12 /* ctr_mask_27 */
+	pand 16(%rsp), %xmm12 /* ctr_pair_27_b = and(ctr_mask_27, ctr_w_open) */
+	pandn 0(%rsp), %xmm13 /* ctr_pair_27_a = andnot(ctr_mask_27, ctr_v_open) */
+	por %xmm13, %xmm12 /* ctr_pair_27 = or(ctr_pair_27_b, ctr_pair_27_a) */
 	por %xmm0, %xmm12 /* row_27 = or(ctr_pair_27, ctr_last_byte_27) */
-	movdqa 272(%rsp), %xmm0 /* reload ctr_sum_28 */
-	movdqa %xmm0, %xmm14 /* ctr_sum_28 */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_carry_everywhere(%rip), %xmm14 /* ctr_carry_28 = lookup16(ctr_sum_28, carry_everywhere) */
-	movdqa %xmm15, 256(%rsp) /* spill g0x1.1 */
-	movdqa %xmm4, %xmm15 /* carry_mask_table */
-	pshufb %xmm14, %xmm15 /* ctr_mask_28 = lookup16(carry_mask_table, ctr_carry_28) */
+	movdqa 240(%rsp), %xmm0 /* reload ctr_sum_28 */
+	movdqa %xmm0, %xmm13 /* ctr_sum_28 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_carry_everywhere(%rip), %xmm13 /* ctr_carry_28 = lookup16(ctr_sum_28, carry_everywhere) */
+	movdqa %xmm14, 224(%rsp) /* spill g0x7.1 */
+	movdqa %xmm2, %xmm14 /* carry_mask_table */
+	pshufb %xmm13, %xmm14 /* ctr_mask_28 = lookup16(carry_mask_table, ctr_carry_28) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_new_last_byte(%rip), %xmm0 /* ctr_last_byte_28 = lookup16(ctr_sum_28, new_last_byte) */
-	movdqa %xmm15, %xmm14 /* ctr_mask_28 */
-	pand 48(%rsp), %xmm14 /* ctr_pair_28_b = and(ctr_mask_28, ctr_w_open) */
-	pandn 32(%rsp), %xmm15 /* ctr_pair_28_a = andnot(ctr_mask_28, ctr_v_open) */
-	por %xmm15, %xmm14 /* ctr_pair_28 = or(ctr_pair_28_b, ctr_pair_28_a) */
-	por %xmm0, %xmm14 /* row_28 = or(ctr_pair_28, ctr_last_byte_28) */
-	movdqa 288(%rsp), %xmm0 /* reload ctr_sum_29 */
-	movdqa %xmm0, %xmm15 /* ctr_sum_29 */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_carry_everywhere(%rip), %xmm15 /* ctr_carry_29 = lookup16(ctr_sum_29, carry_everywhere) */
-	movdqa %xmm8, 272(%rsp) /* spill row_23 */
-	movdqa %xmm4, %xmm8 /* carry_mask_table */
-	pshufb %xmm15, %xmm8 /* ctr_mask_29 = lookup16(carry_mask_table, ctr_carry_29) */
+	movdqa %xmm14, %xmm13 /* ctr_mask_28 */
+	pand 16(%rsp), %xmm13 /* ctr_pair_28_b = and(ctr_mask_28, ctr_w_open) */
+	pandn 0(%rsp), %xmm14 /* ctr_pair_28_a = andnot(ctr_mask_28, ctr_v_open) */
+	por %xmm14, %xmm13 /* ctr_pair_28 = or(ctr_pair_28_b, ctr_pair_28_a) */
+	por %xmm0, %xmm13 /* row_28 = or(ctr_pair_28, ctr_last_byte_28) */
+	movdqa 256(%rsp), %xmm0 /* reload ctr_sum_29 */
+	movdqa %xmm0, %xmm14 /* ctr_sum_29 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_carry_everywhere(%rip), %xmm14 /* ctr_carry_29 = lookup16(ctr_sum_29, carry_everywhere) */
+	movdqa %xmm7, 240(%rsp) /* spill row_23 */
+	movdqa %xmm2, %xmm7 /* carry_mask_table */
+	pshufb %xmm14, %xmm7 /* ctr_mask_29 = lookup16(carry_mask_table, ctr_carry_29) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_new_last_byte(%rip), %xmm0 /* ctr_last_byte_29 = lookup16(ctr_sum_29, new_last_byte) */
-	movdqa %xmm8, %xmm15 /* ctr_mask_29 */
-	pand 48(%rsp), %xmm15 /* ctr_pair_29_b = and(ctr_mask_29, ctr_w_open) */
-	pandn 32(%rsp), %xmm8 /* ctr_pair_29_a = andnot(ctr_mask_29, ctr_v_open) */
-	por %xmm8, %xmm15 /* ctr_pair_29 = or(ctr_pair_29_b, ctr_pair_29_a) */
-	por %xmm0, %xmm15 /* row_29 = or(ctr_pair_29, ctr_last_byte_29) */
-	movdqa 320(%rsp), %xmm0 /* reload ctr_sum_30 */
-	movdqa %xmm0, %xmm8 /* ctr_sum_30 */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_carry_everywhere(%rip), %xmm8 /* ctr_carry_30 = lookup16(ctr_sum_30, carry_everywhere) */
-	movdqa %xmm7, 288(%rsp) /* spill row_22 */
-	movdqa %xmm4, %xmm7 /* carry_mask_table */
-	pshufb %xmm8, %xmm7 /* ctr_mask_30 = lookup16(carry_mask_table, ctr_carry_30) */
+	movdqa %xmm7, %xmm14 /* ctr_mask_29 */
+	pand 16(%rsp), %xmm14 /* ctr_pair_29_b = and(ctr_mask_29, ctr_w_open) */
+	pandn 0(%rsp), %xmm7 /* ctr_pair_29_a = andnot(ctr_mask_29, ctr_v_open) */
+	por %xmm7, %xmm14 /* ctr_pair_29 = or(ctr_pair_29_b, ctr_pair_29_a) */
+	por %xmm0, %xmm14 /* row_29 = or(ctr_pair_29, ctr_last_byte_29) */
+	movdqa 288(%rsp), %xmm0 /* reload ctr_sum_30 */
+	movdqa %xmm0, %xmm7 /* ctr_sum_30 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_carry_everywhere(%rip), %xmm7 /* ctr_carry_30 = lookup16(ctr_sum_30, carry_everywhere) */
+	movdqa %xmm6, 256(%rsp) /* spill row_22 */
+	movdqa %xmm2, %xmm6 /* carry_mask_table */
+	pshufb %xmm7, %xmm6 /* ctr_mask_30 = lookup16(carry_mask_table, ctr_carry_30) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_new_last_byte(%rip), %xmm0 /* ctr_last_byte_30 = lookup16(ctr_sum_30, new_last_byte) */
-	movdqa 304(%rsp), %xmm8 /* reload ctr_sum_31 */
-	movdqa %xmm6, 320(%rsp) /* spill row_21 */
-	movdqa %xmm8, %xmm6 /* ctr_sum_31 */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_carry_everywhere(%rip), %xmm6 /* ctr_carry_31 = lookup16(ctr_sum_31, carry_everywhere) */
-	pshufb %xmm6, %xmm4 /* ctr_mask_31 = lookup16(carry_mask_table, ctr_carry_31) */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_new_last_byte(%rip), %xmm8 /* ctr_last_byte_31 = lookup16(ctr_sum_31, new_last_byte) */
-	movdqa %xmm7, %xmm6 /* ctr_mask_30 */
-	pand 48(%rsp), %xmm6 /* ctr_pair_30_b = and(ctr_mask_30, ctr_w_open) */
-	pandn 32(%rsp), %xmm7 /* ctr_pair_30_a = andnot(ctr_mask_30, ctr_v_open) */
-	por %xmm7, %xmm6 /* ctr_pair_30 = or(ctr_pair_30_b, ctr_pair_30_a) */
-	por %xmm0, %xmm6 /* row_30 = or(ctr_pair_30, ctr_last_byte_30) */
-	movdqa %xmm4, %xmm0 /* ctr_mask_31 */
-	pand 48(%rsp), %xmm0 /* ctr_pair_31_b = and(ctr_mask_31, ctr_w_open) */
-	pandn 32(%rsp), %xmm4 /* ctr_pair_31_a = andnot(ctr_mask_31, ctr_v_open) */
-	por %xmm4, %xmm0 /* ctr_pair_31 = or(ctr_pair_31_b, ctr_pair_31_a) */
-	por %xmm8, %xmm0 /* row_31 = or(ctr_pair_31, ctr_last_byte_31) */
-	movdqa %xmm13, %xmm4 /* row_16 */
-	punpcklbw %xmm9, %xmm4 /* tr0_16 = unpacklo(row_16, row_24) */
-	punpckhbw %xmm9, %xmm13 /* tr0_17 = unpackhi(row_16, row_24) */
-	movdqa %xmm3, %xmm7 /* row_17 */
-	punpcklbw %xmm10, %xmm7 /* tr0_18 = unpacklo(row_17, row_25) */
-	punpckhbw %xmm10, %xmm3 /* tr0_19 = unpackhi(row_17, row_25) */
-	movdqa %xmm1, %xmm8 /* row_18 */
-	punpcklbw %xmm11, %xmm8 /* tr0_20 = unpacklo(row_18, row_26) */
-	punpckhbw %xmm11, %xmm1 /* tr0_21 = unpackhi(row_18, row_26) */
-	movdqa %xmm2, %xmm9 /* row_19 */
-	punpcklbw %xmm12, %xmm9 /* tr0_22 = unpacklo(row_19, row_27) */
-	punpckhbw %xmm12, %xmm2 /* tr0_23 = unpackhi(row_19, row_27) */
-	movdqa %xmm5, %xmm10 /* row_20 */
-	punpcklbw %xmm14, %xmm10 /* tr0_24 = unpacklo(row_20, row_28) */
-	punpckhbw %xmm14, %xmm5 /* tr0_25 = unpackhi(row_20, row_28) */
-	movdqa 320(%rsp), %xmm11 /* reload row_21 */
-	movdqa %xmm11, %xmm12 /* row_21 */
-	punpcklbw %xmm15, %xmm12 /* tr0_26 = unpacklo(row_21, row_29) */
-	punpckhbw %xmm15, %xmm11 /* tr0_27 = unpackhi(row_21, row_29) */
-	movdqa 288(%rsp), %xmm14 /* reload row_22 */
-	movdqa %xmm14, %xmm15 /* row_22 */
-	punpcklbw %xmm6, %xmm15 /* tr0_28 = unpacklo(row_22, row_30) */
-	punpckhbw %xmm6, %xmm14 /* tr0_29 = unpackhi(row_22, row_30) */
-	movdqa 272(%rsp), %xmm6 /* reload row_23 */
-	movdqa %xmm2, 288(%rsp) /* spill tr0_23 */
-	movdqa %xmm6, %xmm2 /* row_23 */
-	punpcklbw %xmm0, %xmm2 /* tr0_30 = unpacklo(row_23, row_31) */
-	punpckhbw %xmm0, %xmm6 /* tr0_31 = unpackhi(row_23, row_31) */
-	movdqa %xmm4, %xmm0 /* tr0_16 */
-	punpcklbw %xmm10, %xmm0 /* tr1_16 = unpacklo(tr0_16, tr0_24) */
-	punpckhbw %xmm10, %xmm4 /* tr1_17 = unpackhi(tr0_16, tr0_24) */
-	movdqa %xmm13, %xmm10 /* tr0_17 */
-	punpcklbw %xmm5, %xmm10 /* tr1_18 = unpacklo(tr0_17, tr0_25) */
-	punpckhbw %xmm5, %xmm13 /* tr1_19 = unpackhi(tr0_17, tr0_25) */
-	movdqa %xmm7, %xmm5 /* tr0_18 */
-	punpcklbw %xmm12, %xmm5 /* tr1_20 = unpacklo(tr0_18, tr0_26) */
-	punpckhbw %xmm12, %xmm7 /* tr1_21 = unpackhi(tr0_18, tr0_26) */
-	movdqa %xmm3, %xmm12 /* tr0_19 */
-	punpcklbw %xmm11, %xmm12 /* tr1_22 = unpacklo(tr0_19, tr0_27) */
-	punpckhbw %xmm11, %xmm3 /* tr1_23 = unpackhi(tr0_19, tr0_27) */
-	movdqa %xmm8, %xmm11 /* tr0_20 */
-	punpcklbw %xmm15, %xmm11 /* tr1_24 = unpacklo(tr0_20, tr0_28) */
-	punpckhbw %xmm15, %xmm8 /* tr1_25 = unpackhi(tr0_20, tr0_28) */
-	movdqa %xmm1, %xmm15 /* tr0_21 */
-	punpcklbw %xmm14, %xmm15 /* tr1_26 = unpacklo(tr0_21, tr0_29) */
-	punpckhbw %xmm14, %xmm1 /* tr1_27 = unpackhi(tr0_21, tr0_29) */
-	movdqa %xmm9, %xmm14 /* tr0_22 */
-	punpcklbw %xmm2, %xmm14 /* tr1_28 = unpacklo(tr0_22, tr0_30) */
-	punpckhbw %xmm2, %xmm9 /* tr1_29 = unpackhi(tr0_22, tr0_30) */
-	movdqa 288(%rsp), %xmm2 /* reload tr0_23 */
-	movdqa %xmm3, 272(%rsp) /* spill tr1_23 */
-	movdqa %xmm2, %xmm3 /* tr0_23 */
-	punpcklbw %xmm6, %xmm3 /* tr1_30 = unpacklo(tr0_23, tr0_31) */
-	punpckhbw %xmm6, %xmm2 /* tr1_31 = unpackhi(tr0_23, tr0_31) */
-	movdqa %xmm0, %xmm6 /* tr1_16 */
-	punpcklbw %xmm11, %xmm6 /* tr2_16 = unpacklo(tr1_16, tr1_24) */
-	punpckhbw %xmm11, %xmm0 /* tr2_17 = unpackhi(tr1_16, tr1_24) */
-	movdqa %xmm4, %xmm11 /* tr1_17 */
-	punpcklbw %xmm8, %xmm11 /* tr2_18 = unpacklo(tr1_17, tr1_25) */
-	punpckhbw %xmm8, %xmm4 /* tr2_19 = unpackhi(tr1_17, tr1_25) */
-	movdqa %xmm10, %xmm8 /* tr1_18 */
-	punpcklbw %xmm15, %xmm8 /* tr2_20 = unpacklo(tr1_18, tr1_26) */
-	punpckhbw %xmm15, %xmm10 /* tr2_21 = unpackhi(tr1_18, tr1_26) */
-	movdqa %xmm13, %xmm15 /* tr1_19 */
-	punpcklbw %xmm1, %xmm15 /* tr2_22 = unpacklo(tr1_19, tr1_27) */
-	punpckhbw %xmm1, %xmm13 /* tr2_23 = unpackhi(tr1_19, tr1_27) */
-	movdqa %xmm5, %xmm1 /* tr1_20 */
-	punpcklbw %xmm14, %xmm1 /* tr2_24 = unpacklo(tr1_20, tr1_28) */
-	punpckhbw %xmm14, %xmm5 /* tr2_25 = unpackhi(tr1_20, tr1_28) */
-	movdqa %xmm7, %xmm14 /* tr1_21 */
-	punpcklbw %xmm9, %xmm14 /* tr2_26 = unpacklo(tr1_21, tr1_29) */
-	punpckhbw %xmm9, %xmm7 /* tr2_27 = unpackhi(tr1_21, tr1_29) */
-	movdqa %xmm12, %xmm9 /* tr1_22 */
-	punpcklbw %xmm3, %xmm9 /* tr2_28 = unpacklo(tr1_22, tr1_30) */
-	punpckhbw %xmm3, %xmm12 /* tr2_29 = unpackhi(tr1_22, tr1_30) */
-	movdqa 272(%rsp), %xmm3 /* reload tr1_23 */
-	movdqa %xmm13, 288(%rsp) /* spill tr2_23 */
-	movdqa %xmm3, %xmm13 /* tr1_23 */
-	punpcklbw %xmm2, %xmm13 /* tr2_30 = unpacklo(tr1_23, tr1_31) */
-	punpckhbw %xmm2, %xmm3 /* tr2_31 = unpackhi(tr1_23, tr1_31) */
-	movdqa %xmm6, %xmm2 /* tr2_16 */
-	punpcklbw %xmm1, %xmm2 /* tr3_16 = unpacklo(tr2_16, tr2_24) */
-	punpckhbw %xmm1, %xmm6 /* tr3_17 = unpackhi(tr2_16, tr2_24) */
+	movdqa 272(%rsp), %xmm7 /* reload ctr_sum_31 */
+	movdqa %xmm5, 288(%rsp) /* spill row_21 */
+	movdqa %xmm7, %xmm5 /* ctr_sum_31 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_carry_everywhere(%rip), %xmm5 /* ctr_carry_31 = lookup16(ctr_sum_31, carry_everywhere) */
+	pshufb %xmm5, %xmm2 /* ctr_mask_31 = lookup16(carry_mask_table, ctr_carry_31) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_new_last_byte(%rip), %xmm7 /* ctr_last_byte_31 = lookup16(ctr_sum_31, new_last_byte) */
+	movdqa %xmm6, %xmm5 /* ctr_mask_30 */
+	pand 16(%rsp), %xmm5 /* ctr_pair_30_b = and(ctr_mask_30, ctr_w_open) */
+	pandn 0(%rsp), %xmm6 /* ctr_pair_30_a = andnot(ctr_mask_30, ctr_v_open) */
+	por %xmm6, %xmm5 /* ctr_pair_30 = or(ctr_pair_30_b, ctr_pair_30_a) */
+	por %xmm0, %xmm5 /* row_30 = or(ctr_pair_30, ctr_last_byte_30) */
+	movdqa %xmm2, %xmm0 /* ctr_mask_31 */
+	pand 16(%rsp), %xmm0 /* ctr_pair_31_b = and(ctr_mask_31, ctr_w_open) */
+	pandn 0(%rsp), %xmm2 /* ctr_pair_31_a = andnot(ctr_mask_31, ctr_v_open) */
+	por %xmm2, %xmm0 /* ctr_pair_31 = or(ctr_pair_31_b, ctr_pair_31_a) */
+	por %xmm7, %xmm0 /* row_31 = or(ctr_pair_31, ctr_last_byte_31) */
+	movdqa %xmm11, %xmm2 /* row_16 */
+	punpcklbw %xmm8, %xmm2 /* tr0_16 = unpacklo(row_16, row_24) */
+	punpckhbw %xmm8, %xmm11 /* tr0_17 = unpackhi(row_16, row_24) */
+	movdqa %xmm15, %xmm6 /* row_17 */
+	punpcklbw %xmm9, %xmm6 /* tr0_18 = unpacklo(row_17, row_25) */
+	punpckhbw %xmm9, %xmm15 /* tr0_19 = unpackhi(row_17, row_25) */
+	movdqa %xmm1, %xmm7 /* row_18 */
+	punpcklbw %xmm10, %xmm7 /* tr0_20 = unpacklo(row_18, row_26) */
+	punpckhbw %xmm10, %xmm1 /* tr0_21 = unpackhi(row_18, row_26) */
+	movdqa %xmm3, %xmm8 /* row_19 */
+	punpcklbw %xmm12, %xmm8 /* tr0_22 = unpacklo(row_19, row_27) */
+	punpckhbw %xmm12, %xmm3 /* tr0_23 = unpackhi(row_19, row_27) */
+	movdqa %xmm4, %xmm9 /* row_20 */
+	punpcklbw %xmm13, %xmm9 /* tr0_24 = unpacklo(row_20, row_28) */
+	punpckhbw %xmm13, %xmm4 /* tr0_25 = unpackhi(row_20, row_28) */
+	movdqa 288(%rsp), %xmm10 /* reload row_21 */
+	movdqa %xmm10, %xmm12 /* row_21 */
+	punpcklbw %xmm14, %xmm12 /* tr0_26 = unpacklo(row_21, row_29) */
+	punpckhbw %xmm14, %xmm10 /* tr0_27 = unpackhi(row_21, row_29) */
+	movdqa 256(%rsp), %xmm13 /* reload row_22 */
+	movdqa %xmm13, %xmm14 /* row_22 */
+	punpcklbw %xmm5, %xmm14 /* tr0_28 = unpacklo(row_22, row_30) */
+	punpckhbw %xmm5, %xmm13 /* tr0_29 = unpackhi(row_22, row_30) */
+	movdqa 240(%rsp), %xmm5 /* reload row_23 */
+	movdqa %xmm3, 256(%rsp) /* spill tr0_23 */
+	movdqa %xmm5, %xmm3 /* row_23 */
+	punpcklbw %xmm0, %xmm3 /* tr0_30 = unpacklo(row_23, row_31) */
+	punpckhbw %xmm0, %xmm5 /* tr0_31 = unpackhi(row_23, row_31) */
+	movdqa %xmm2, %xmm0 /* tr0_16 */
+	punpcklbw %xmm9, %xmm0 /* tr1_16 = unpacklo(tr0_16, tr0_24) */
+	punpckhbw %xmm9, %xmm2 /* tr1_17 = unpackhi(tr0_16, tr0_24) */
+	movdqa %xmm11, %xmm9 /* tr0_17 */
+	punpcklbw %xmm4, %xmm9 /* tr1_18 = unpacklo(tr0_17, tr0_25) */
+	punpckhbw %xmm4, %xmm11 /* tr1_19 = unpackhi(tr0_17, tr0_25) */
+	movdqa %xmm6, %xmm4 /* tr0_18 */
+	punpcklbw %xmm12, %xmm4 /* tr1_20 = unpacklo(tr0_18, tr0_26) */
+	punpckhbw %xmm12, %xmm6 /* tr1_21 = unpackhi(tr0_18, tr0_26) */
+	movdqa %xmm15, %xmm12 /* tr0_19 */
+	punpcklbw %xmm10, %xmm12 /* tr1_22 = unpacklo(tr0_19, tr0_27) */
+	punpckhbw %xmm10, %xmm15 /* tr1_23 = unpackhi(tr0_19, tr0_27) */
+	movdqa %xmm7, %xmm10 /* tr0_20 */
+	punpcklbw %xmm14, %xmm10 /* tr1_24 = unpacklo(tr0_20, tr0_28) */
+	punpckhbw %xmm14, %xmm7 /* tr1_25 = unpackhi(tr0_20, tr0_28) */
+	movdqa %xmm1, %xmm14 /* tr0_21 */
+	punpcklbw %xmm13, %xmm14 /* tr1_26 = unpacklo(tr0_21, tr0_29) */
+	punpckhbw %xmm13, %xmm1 /* tr1_27 = unpackhi(tr0_21, tr0_29) */
+	movdqa %xmm8, %xmm13 /* tr0_22 */
+	punpcklbw %xmm3, %xmm13 /* tr1_28 = unpacklo(tr0_22, tr0_30) */
+	punpckhbw %xmm3, %xmm8 /* tr1_29 = unpackhi(tr0_22, tr0_30) */
+	movdqa 256(%rsp), %xmm3 /* reload tr0_23 */
+	movdqa %xmm15, 240(%rsp) /* spill tr1_23 */
+	movdqa %xmm3, %xmm15 /* tr0_23 */
+	punpcklbw %xmm5, %xmm15 /* tr1_30 = unpacklo(tr0_23, tr0_31) */
+	punpckhbw %xmm5, %xmm3 /* tr1_31 = unpackhi(tr0_23, tr0_31) */
+	movdqa %xmm0, %xmm5 /* tr1_16 */
+	punpcklbw %xmm10, %xmm5 /* tr2_16 = unpacklo(tr1_16, tr1_24) */
+	punpckhbw %xmm10, %xmm0 /* tr2_17 = unpackhi(tr1_16, tr1_24) */
+	movdqa %xmm2, %xmm10 /* tr1_17 */
+	punpcklbw %xmm7, %xmm10 /* tr2_18 = unpacklo(tr1_17, tr1_25) */
+	punpckhbw %xmm7, %xmm2 /* tr2_19 = unpackhi(tr1_17, tr1_25) */
+	movdqa %xmm9, %xmm7 /* tr1_18 */
+	punpcklbw %xmm14, %xmm7 /* tr2_20 = unpacklo(tr1_18, tr1_26) */
+	punpckhbw %xmm14, %xmm9 /* tr2_21 = unpackhi(tr1_18, tr1_26) */
+	movdqa %xmm11, %xmm14 /* tr1_19 */
+	punpcklbw %xmm1, %xmm14 /* tr2_22 = unpacklo(tr1_19, tr1_27) */
+	punpckhbw %xmm1, %xmm11 /* tr2_23 = unpackhi(tr1_19, tr1_27) */
+	movdqa %xmm4, %xmm1 /* tr1_20 */
+	punpcklbw %xmm13, %xmm1 /* tr2_24 = unpacklo(tr1_20, tr1_28) */
+	punpckhbw %xmm13, %xmm4 /* tr2_25 = unpackhi(tr1_20, tr1_28) */
+	movdqa %xmm6, %xmm13 /* tr1_21 */
+	punpcklbw %xmm8, %xmm13 /* tr2_26 = unpacklo(tr1_21, tr1_29) */
+	punpckhbw %xmm8, %xmm6 /* tr2_27 = unpackhi(tr1_21, tr1_29) */
+	movdqa %xmm12, %xmm8 /* tr1_22 */
+	punpcklbw %xmm15, %xmm8 /* tr2_28 = unpacklo(tr1_22, tr1_30) */
+	punpckhbw %xmm15, %xmm12 /* tr2_29 = unpackhi(tr1_22, tr1_30) */
+	movdqa 240(%rsp), %xmm15 /* reload tr1_23 */
+	movdqa %xmm11, 256(%rsp) /* spill tr2_23 */
+	movdqa %xmm15, %xmm11 /* tr1_23 */
+	punpcklbw %xmm3, %xmm11 /* tr2_30 = unpacklo(tr1_23, tr1_31) */
+	punpckhbw %xmm3, %xmm15 /* tr2_31 = unpackhi(tr1_23, tr1_31) */
+	movdqa %xmm5, %xmm3 /* tr2_16 */
+	punpcklbw %xmm1, %xmm3 /* tr3_16 = unpacklo(tr2_16, tr2_24) */
+	punpckhbw %xmm1, %xmm5 /* tr3_17 = unpackhi(tr2_16, tr2_24) */
 	movdqa %xmm0, %xmm1 /* tr2_17 */
-	punpcklbw %xmm5, %xmm1 /* tr3_18 = unpacklo(tr2_17, tr2_25) */
-	punpckhbw %xmm5, %xmm0 /* tr3_19 = unpackhi(tr2_17, tr2_25) */
-	movdqa %xmm11, %xmm5 /* tr2_18 */
-	punpcklbw %xmm14, %xmm5 /* tr3_20 = unpacklo(tr2_18, tr2_26) */
-	punpckhbw %xmm14, %xmm11 /* tr3_21 = unpackhi(tr2_18, tr2_26) */
-	movdqa %xmm4, %xmm14 /* tr2_19 */
-	punpcklbw %xmm7, %xmm14 /* tr3_22 = unpacklo(tr2_19, tr2_27) */
-	punpckhbw %xmm7, %xmm4 /* tr3_23 = unpackhi(tr2_19, tr2_27) */
-	movdqa %xmm8, %xmm7 /* tr2_20 */
-	punpcklbw %xmm9, %xmm7 /* tr3_24 = unpacklo(tr2_20, tr2_28) */
-	punpckhbw %xmm9, %xmm8 /* tr3_25 = unpackhi(tr2_20, tr2_28) */
-	movdqa %xmm10, %xmm9 /* tr2_21 */
-	punpcklbw %xmm12, %xmm9 /* tr3_26 = unpacklo(tr2_21, tr2_29) */
-	punpckhbw %xmm12, %xmm10 /* tr3_27 = unpackhi(tr2_21, tr2_29) */
-	movdqa %xmm15, %xmm12 /* tr2_22 */
-	punpcklbw %xmm13, %xmm12 /* tr3_28 = unpacklo(tr2_22, tr2_30) */
-	punpckhbw %xmm13, %xmm15 /* tr3_29 = unpackhi(tr2_22, tr2_30) */
-	movdqa 288(%rsp), %xmm13 /* reload tr2_23 */
-	movdqa %xmm15, 272(%rsp) /* spill tr3_29 */
-	movdqa %xmm13, %xmm15 /* tr2_23 */
-	punpcklbw %xmm3, %xmm15 /* tr3_30 = unpacklo(tr2_23, tr2_31) */
-	punpckhbw %xmm3, %xmm13 /* tr3_31 = unpackhi(tr2_23, tr2_31) */
-	movdqa %xmm2, %xmm3 /* tr3_16 */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm3 /* tr3_16_lo = and(tr3_16, nibble_mask) */
-	psrlw $4, %xmm2 /* tr3_16_sh = shr(tr3_16) */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm2 /* tr3_16_hi = and(tr3_16_sh, nibble_mask) */
-	movdqa %xmm13, 288(%rsp) /* spill tr3_31 */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_7_tbl_lo(%rip), %xmm13 /* tbl_lo = const() */
-	movdqa %xmm15, 320(%rsp) /* spill tr3_30 */
-	movdqa %xmm13, %xmm15 /* tbl_lo */
-	pshufb %xmm3, %xmm15 /* xin_16_l = lookup16(tbl_lo, tr3_16_lo) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_7_tbl_hi(%rip), %xmm3 /* tbl_hi = const() */
-	movdqa %xmm12, 32(%rsp) /* spill tr3_28 */
-	movdqa %xmm3, %xmm12 /* tbl_hi */
-	pshufb %xmm2, %xmm12 /* xin_16_h = lookup16(tbl_hi, tr3_16_hi) */
-	pxor %xmm12, %xmm15 /* xin_16 = xor(xin_16_l, xin_16_h) */
-	movdqa %xmm6, %xmm2 /* tr3_17 */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm2 /* tr3_17_lo = and(tr3_17, nibble_mask) */
-	psrlw $4, %xmm6 /* tr3_17_sh = shr(tr3_17) */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm6 /* tr3_17_hi = and(tr3_17_sh, nibble_mask) */
-	movdqa %xmm13, %xmm12 /* tbl_lo */
-	pshufb %xmm2, %xmm12 /* xin_17_l = lookup16(tbl_lo, tr3_17_lo) */
-	movdqa %xmm3, %xmm2 /* tbl_hi */
-	pshufb %xmm6, %xmm2 /* xin_17_h = lookup16(tbl_hi, tr3_17_hi) */
-	pxor %xmm2, %xmm12 /* xin_17 = xor(xin_17_l, xin_17_h) */
-	movdqa %xmm1, %xmm2 /* tr3_18 */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm2 /* tr3_18_lo = and(tr3_18, nibble_mask) */
+	punpcklbw %xmm4, %xmm1 /* tr3_18 = unpacklo(tr2_17, tr2_25) */
+	punpckhbw %xmm4, %xmm0 /* tr3_19 = unpackhi(tr2_17, tr2_25) */
+	movdqa %xmm10, %xmm4 /* tr2_18 */
+	punpcklbw %xmm13, %xmm4 /* tr3_20 = unpacklo(tr2_18, tr2_26) */
+	punpckhbw %xmm13, %xmm10 /* tr3_21 = unpackhi(tr2_18, tr2_26) */
+	movdqa %xmm2, %xmm13 /* tr2_19 */
+	punpcklbw %xmm6, %xmm13 /* tr3_22 = unpacklo(tr2_19, tr2_27) */
+	punpckhbw %xmm6, %xmm2 /* tr3_23 = unpackhi(tr2_19, tr2_27) */
+	movdqa %xmm7, %xmm6 /* tr2_20 */
+	punpcklbw %xmm8, %xmm6 /* tr3_24 = unpacklo(tr2_20, tr2_28) */
+	punpckhbw %xmm8, %xmm7 /* tr3_25 = unpackhi(tr2_20, tr2_28) */
+	movdqa %xmm9, %xmm8 /* tr2_21 */
+	punpcklbw %xmm12, %xmm8 /* tr3_26 = unpacklo(tr2_21, tr2_29) */
+	punpckhbw %xmm12, %xmm9 /* tr3_27 = unpackhi(tr2_21, tr2_29) */
+	movdqa %xmm14, %xmm12 /* tr2_22 */
+	punpcklbw %xmm11, %xmm12 /* tr3_28 = unpacklo(tr2_22, tr2_30) */
+	punpckhbw %xmm11, %xmm14 /* tr3_29 = unpackhi(tr2_22, tr2_30) */
+	movdqa 256(%rsp), %xmm11 /* reload tr2_23 */
+	movdqa %xmm14, 240(%rsp) /* spill tr3_29 */
+	movdqa %xmm11, %xmm14 /* tr2_23 */
+	punpcklbw %xmm15, %xmm14 /* tr3_30 = unpacklo(tr2_23, tr2_31) */
+	punpckhbw %xmm15, %xmm11 /* tr3_31 = unpackhi(tr2_23, tr2_31) */
+	movdqa %xmm3, %xmm15 /* tr3_16 */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm15 /* tr3_16_lo = and(tr3_16, nibble_mask) */
+	psrlw $4, %xmm3 /* tr3_16_sh = shr(tr3_16) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm3 /* tr3_16_hi = and(tr3_16_sh, nibble_mask) */
+	movdqa %xmm11, 256(%rsp) /* spill tr3_31 */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_7_tbl_lo(%rip), %xmm11 /* tbl_lo = const() */
+	movdqa %xmm14, 288(%rsp) /* spill tr3_30 */
+	movdqa %xmm11, %xmm14 /* tbl_lo */
+	pshufb %xmm15, %xmm14 /* xin_16_l = lookup16(tbl_lo, tr3_16_lo) */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_7_tbl_hi(%rip), %xmm15 /* tbl_hi = const() */
+	movdqa %xmm12, 0(%rsp) /* spill tr3_28 */
+	movdqa %xmm15, %xmm12 /* tbl_hi */
+	pshufb %xmm3, %xmm12 /* xin_16_h = lookup16(tbl_hi, tr3_16_hi) */
+	pxor %xmm12, %xmm14 /* xin_16 = xor(xin_16_l, xin_16_h) */
+	movdqa %xmm5, %xmm3 /* tr3_17 */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm3 /* tr3_17_lo = and(tr3_17, nibble_mask) */
+	psrlw $4, %xmm5 /* tr3_17_sh = shr(tr3_17) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm5 /* tr3_17_hi = and(tr3_17_sh, nibble_mask) */
+	movdqa %xmm11, %xmm12 /* tbl_lo */
+	pshufb %xmm3, %xmm12 /* xin_17_l = lookup16(tbl_lo, tr3_17_lo) */
+	movdqa %xmm15, %xmm3 /* tbl_hi */
+	pshufb %xmm5, %xmm3 /* xin_17_h = lookup16(tbl_hi, tr3_17_hi) */
+	pxor %xmm3, %xmm12 /* xin_17 = xor(xin_17_l, xin_17_h) */
+	movdqa %xmm1, %xmm3 /* tr3_18 */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm3 /* tr3_18_lo = and(tr3_18, nibble_mask) */
 	psrlw $4, %xmm1 /* tr3_18_sh = shr(tr3_18) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm1 /* tr3_18_hi = and(tr3_18_sh, nibble_mask) */
-	movdqa %xmm13, %xmm6 /* tbl_lo */
-	pshufb %xmm2, %xmm6 /* xin_18_l = lookup16(tbl_lo, tr3_18_lo) */
-	movdqa %xmm3, %xmm2 /* tbl_hi */
-	pshufb %xmm1, %xmm2 /* xin_18_h = lookup16(tbl_hi, tr3_18_hi) */
-	pxor %xmm2, %xmm6 /* xin_18 = xor(xin_18_l, xin_18_h) */
+	movdqa %xmm11, %xmm5 /* tbl_lo */
+	pshufb %xmm3, %xmm5 /* xin_18_l = lookup16(tbl_lo, tr3_18_lo) */
+	movdqa %xmm15, %xmm3 /* tbl_hi */
+	pshufb %xmm1, %xmm3 /* xin_18_h = lookup16(tbl_hi, tr3_18_hi) */
+	pxor %xmm3, %xmm5 /* xin_18 = xor(xin_18_l, xin_18_h) */
 	movdqa %xmm0, %xmm1 /* tr3_19 */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm1 /* tr3_19_lo = and(tr3_19, nibble_mask) */
 	psrlw $4, %xmm0 /* tr3_19_sh = shr(tr3_19) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm0 /* tr3_19_hi = and(tr3_19_sh, nibble_mask) */
-	movdqa %xmm13, %xmm2 /* tbl_lo */
-	pshufb %xmm1, %xmm2 /* xin_19_l = lookup16(tbl_lo, tr3_19_lo) */
-	movdqa %xmm3, %xmm1 /* tbl_hi */
+	movdqa %xmm11, %xmm3 /* tbl_lo */
+	pshufb %xmm1, %xmm3 /* xin_19_l = lookup16(tbl_lo, tr3_19_lo) */
+	movdqa %xmm15, %xmm1 /* tbl_hi */
 	pshufb %xmm0, %xmm1 /* xin_19_h = lookup16(tbl_hi, tr3_19_hi) */
-	pxor %xmm1, %xmm2 /* xin_19 = xor(xin_19_l, xin_19_h) */
-	movdqa %xmm5, %xmm0 /* tr3_20 */
+	pxor %xmm1, %xmm3 /* xin_19 = xor(xin_19_l, xin_19_h) */
+	movdqa %xmm4, %xmm0 /* tr3_20 */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm0 /* tr3_20_lo = and(tr3_20, nibble_mask) */
-	psrlw $4, %xmm5 /* tr3_20_sh = shr(tr3_20) */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm5 /* tr3_20_hi = and(tr3_20_sh, nibble_mask) */
-	movdqa %xmm13, %xmm1 /* tbl_lo */
+	psrlw $4, %xmm4 /* tr3_20_sh = shr(tr3_20) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm4 /* tr3_20_hi = and(tr3_20_sh, nibble_mask) */
+	movdqa %xmm11, %xmm1 /* tbl_lo */
 	pshufb %xmm0, %xmm1 /* xin_20_l = lookup16(tbl_lo, tr3_20_lo) */
-	movdqa %xmm3, %xmm0 /* tbl_hi */
-	pshufb %xmm5, %xmm0 /* xin_20_h = lookup16(tbl_hi, tr3_20_hi) */
+	movdqa %xmm15, %xmm0 /* tbl_hi */
+	pshufb %xmm4, %xmm0 /* xin_20_h = lookup16(tbl_hi, tr3_20_hi) */
 	pxor %xmm0, %xmm1 /* xin_20 = xor(xin_20_l, xin_20_h) */
-	movdqa %xmm11, %xmm0 /* tr3_21 */
+	movdqa %xmm10, %xmm0 /* tr3_21 */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm0 /* tr3_21_lo = and(tr3_21, nibble_mask) */
-	psrlw $4, %xmm11 /* tr3_21_sh = shr(tr3_21) */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm11 /* tr3_21_hi = and(tr3_21_sh, nibble_mask) */
-	movdqa %xmm13, %xmm5 /* tbl_lo */
-	pshufb %xmm0, %xmm5 /* xin_21_l = lookup16(tbl_lo, tr3_21_lo) */
-	movdqa %xmm3, %xmm0 /* tbl_hi */
-	pshufb %xmm11, %xmm0 /* xin_21_h = lookup16(tbl_hi, tr3_21_hi) */
-	pxor %xmm0, %xmm5 /* xin_21 = xor(xin_21_l, xin_21_h) */
-	movdqa %xmm14, %xmm0 /* tr3_22 */
+	psrlw $4, %xmm10 /* tr3_21_sh = shr(tr3_21) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm10 /* tr3_21_hi = and(tr3_21_sh, nibble_mask) */
+	movdqa %xmm11, %xmm4 /* tbl_lo */
+	pshufb %xmm0, %xmm4 /* xin_21_l = lookup16(tbl_lo, tr3_21_lo) */
+	movdqa %xmm15, %xmm0 /* tbl_hi */
+	pshufb %xmm10, %xmm0 /* xin_21_h = lookup16(tbl_hi, tr3_21_hi) */
+	pxor %xmm0, %xmm4 /* xin_21 = xor(xin_21_l, xin_21_h) */
+	movdqa %xmm13, %xmm0 /* tr3_22 */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm0 /* tr3_22_lo = and(tr3_22, nibble_mask) */
-	psrlw $4, %xmm14 /* tr3_22_sh = shr(tr3_22) */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm14 /* tr3_22_hi = and(tr3_22_sh, nibble_mask) */
-	movdqa %xmm13, %xmm11 /* tbl_lo */
-	pshufb %xmm0, %xmm11 /* xin_22_l = lookup16(tbl_lo, tr3_22_lo) */
-	movdqa %xmm3, %xmm0 /* tbl_hi */
-	pshufb %xmm14, %xmm0 /* xin_22_h = lookup16(tbl_hi, tr3_22_hi) */
-	pxor %xmm0, %xmm11 /* xin_22 = xor(xin_22_l, xin_22_h) */
-	movdqa %xmm4, %xmm0 /* tr3_23 */
+	psrlw $4, %xmm13 /* tr3_22_sh = shr(tr3_22) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm13 /* tr3_22_hi = and(tr3_22_sh, nibble_mask) */
+	movdqa %xmm11, %xmm10 /* tbl_lo */
+	pshufb %xmm0, %xmm10 /* xin_22_l = lookup16(tbl_lo, tr3_22_lo) */
+	movdqa %xmm15, %xmm0 /* tbl_hi */
+	pshufb %xmm13, %xmm0 /* xin_22_h = lookup16(tbl_hi, tr3_22_hi) */
+	pxor %xmm0, %xmm10 /* xin_22 = xor(xin_22_l, xin_22_h) */
+	movdqa %xmm2, %xmm0 /* tr3_23 */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm0 /* tr3_23_lo = and(tr3_23, nibble_mask) */
-	psrlw $4, %xmm4 /* tr3_23_sh = shr(tr3_23) */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm4 /* tr3_23_hi = and(tr3_23_sh, nibble_mask) */
-	movdqa %xmm13, %xmm14 /* tbl_lo */
-	pshufb %xmm0, %xmm14 /* xin_23_l = lookup16(tbl_lo, tr3_23_lo) */
-	movdqa %xmm3, %xmm0 /* tbl_hi */
-	pshufb %xmm4, %xmm0 /* xin_23_h = lookup16(tbl_hi, tr3_23_hi) */
-	pxor %xmm0, %xmm14 /* xin_23 = xor(xin_23_l, xin_23_h) */
-	movdqa %xmm7, %xmm0 /* tr3_24 */
+	psrlw $4, %xmm2 /* tr3_23_sh = shr(tr3_23) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm2 /* tr3_23_hi = and(tr3_23_sh, nibble_mask) */
+	movdqa %xmm11, %xmm13 /* tbl_lo */
+	pshufb %xmm0, %xmm13 /* xin_23_l = lookup16(tbl_lo, tr3_23_lo) */
+	movdqa %xmm15, %xmm0 /* tbl_hi */
+	pshufb %xmm2, %xmm0 /* xin_23_h = lookup16(tbl_hi, tr3_23_hi) */
+	pxor %xmm0, %xmm13 /* xin_23 = xor(xin_23_l, xin_23_h) */
+	movdqa %xmm6, %xmm0 /* tr3_24 */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm0 /* tr3_24_lo = and(tr3_24, nibble_mask) */
-	psrlw $4, %xmm7 /* tr3_24_sh = shr(tr3_24) */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm7 /* tr3_24_hi = and(tr3_24_sh, nibble_mask) */
-	movdqa %xmm13, %xmm4 /* tbl_lo */
-	pshufb %xmm0, %xmm4 /* xin_24_l = lookup16(tbl_lo, tr3_24_lo) */
-	movdqa %xmm3, %xmm0 /* tbl_hi */
-	pshufb %xmm7, %xmm0 /* xin_24_h = lookup16(tbl_hi, tr3_24_hi) */
-	pxor %xmm0, %xmm4 /* xin_24 = xor(xin_24_l, xin_24_h) */
-	movdqa %xmm8, %xmm0 /* tr3_25 */
+	psrlw $4, %xmm6 /* tr3_24_sh = shr(tr3_24) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm6 /* tr3_24_hi = and(tr3_24_sh, nibble_mask) */
+	movdqa %xmm11, %xmm2 /* tbl_lo */
+	pshufb %xmm0, %xmm2 /* xin_24_l = lookup16(tbl_lo, tr3_24_lo) */
+	movdqa %xmm15, %xmm0 /* tbl_hi */
+	pshufb %xmm6, %xmm0 /* xin_24_h = lookup16(tbl_hi, tr3_24_hi) */
+	pxor %xmm0, %xmm2 /* xin_24 = xor(xin_24_l, xin_24_h) */
+	movdqa %xmm7, %xmm0 /* tr3_25 */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm0 /* tr3_25_lo = and(tr3_25, nibble_mask) */
-	psrlw $4, %xmm8 /* tr3_25_sh = shr(tr3_25) */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm8 /* tr3_25_hi = and(tr3_25_sh, nibble_mask) */
-	movdqa %xmm13, %xmm7 /* tbl_lo */
-	pshufb %xmm0, %xmm7 /* xin_25_l = lookup16(tbl_lo, tr3_25_lo) */
-	movdqa %xmm3, %xmm0 /* tbl_hi */
-	pshufb %xmm8, %xmm0 /* xin_25_h = lookup16(tbl_hi, tr3_25_hi) */
-	pxor %xmm0, %xmm7 /* xin_25 = xor(xin_25_l, xin_25_h) */
-	movdqa %xmm9, %xmm0 /* tr3_26 */
+	psrlw $4, %xmm7 /* tr3_25_sh = shr(tr3_25) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm7 /* tr3_25_hi = and(tr3_25_sh, nibble_mask) */
+	movdqa %xmm11, %xmm6 /* tbl_lo */
+	pshufb %xmm0, %xmm6 /* xin_25_l = lookup16(tbl_lo, tr3_25_lo) */
+	movdqa %xmm15, %xmm0 /* tbl_hi */
+	pshufb %xmm7, %xmm0 /* xin_25_h = lookup16(tbl_hi, tr3_25_hi) */
+	pxor %xmm0, %xmm6 /* xin_25 = xor(xin_25_l, xin_25_h) */
+	movdqa %xmm8, %xmm0 /* tr3_26 */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm0 /* tr3_26_lo = and(tr3_26, nibble_mask) */
-	psrlw $4, %xmm9 /* tr3_26_sh = shr(tr3_26) */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm9 /* tr3_26_hi = and(tr3_26_sh, nibble_mask) */
-	movdqa %xmm13, %xmm8 /* tbl_lo */
-	pshufb %xmm0, %xmm8 /* xin_26_l = lookup16(tbl_lo, tr3_26_lo) */
-	movdqa %xmm3, %xmm0 /* tbl_hi */
-	pshufb %xmm9, %xmm0 /* xin_26_h = lookup16(tbl_hi, tr3_26_hi) */
-	pxor %xmm0, %xmm8 /* xin_26 = xor(xin_26_l, xin_26_h) */
-	movdqa %xmm10, %xmm0 /* tr3_27 */
+	psrlw $4, %xmm8 /* tr3_26_sh = shr(tr3_26) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm8 /* tr3_26_hi = and(tr3_26_sh, nibble_mask) */
+	movdqa %xmm11, %xmm7 /* tbl_lo */
+	pshufb %xmm0, %xmm7 /* xin_26_l = lookup16(tbl_lo, tr3_26_lo) */
+	movdqa %xmm15, %xmm0 /* tbl_hi */
+	pshufb %xmm8, %xmm0 /* xin_26_h = lookup16(tbl_hi, tr3_26_hi) */
+	pxor %xmm0, %xmm7 /* xin_26 = xor(xin_26_l, xin_26_h) */
+	movdqa %xmm9, %xmm0 /* tr3_27 */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm0 /* tr3_27_lo = and(tr3_27, nibble_mask) */
-	psrlw $4, %xmm10 /* tr3_27_sh = shr(tr3_27) */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm10 /* tr3_27_hi = and(tr3_27_sh, nibble_mask) */
-	movdqa %xmm13, %xmm9 /* tbl_lo */
-	pshufb %xmm0, %xmm9 /* xin_27_l = lookup16(tbl_lo, tr3_27_lo) */
-	movdqa %xmm3, %xmm0 /* tbl_hi */
-	pshufb %xmm10, %xmm0 /* xin_27_h = lookup16(tbl_hi, tr3_27_hi) */
-	pxor %xmm0, %xmm9 /* xin_27 = xor(xin_27_l, xin_27_h) */
-	movdqa 32(%rsp), %xmm0 /* reload tr3_28 */
-	movdqa %xmm0, %xmm10 /* tr3_28 */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm10 /* tr3_28_lo = and(tr3_28, nibble_mask) */
+	psrlw $4, %xmm9 /* tr3_27_sh = shr(tr3_27) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm9 /* tr3_27_hi = and(tr3_27_sh, nibble_mask) */
+	movdqa %xmm11, %xmm8 /* tbl_lo */
+	pshufb %xmm0, %xmm8 /* xin_27_l = lookup16(tbl_lo, tr3_27_lo) */
+	movdqa %xmm15, %xmm0 /* tbl_hi */
+	pshufb %xmm9, %xmm0 /* xin_27_h = lookup16(tbl_hi, tr3_27_hi) */
+	pxor %xmm0, %xmm8 /* xin_27 = xor(xin_27_l, xin_27_h) */
+	movdqa 0(%rsp), %xmm0 /* reload tr3_28 */
+	movdqa %xmm0, %xmm9 /* tr3_28 */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm9 /* tr3_28_lo = and(tr3_28, nibble_mask) */
 	psrlw $4, %xmm0 /* tr3_28_sh = shr(tr3_28) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm0 /* tr3_28_hi = and(tr3_28_sh, nibble_mask) */
-	movdqa %xmm1, 32(%rsp) /* spill g1x4.1 */
-	movdqa %xmm13, %xmm1 /* tbl_lo */
-	pshufb %xmm10, %xmm1 /* xin_28_l = lookup16(tbl_lo, tr3_28_lo) */
-	movdqa %xmm3, %xmm10 /* tbl_hi */
-	pshufb %xmm0, %xmm10 /* xin_28_h = lookup16(tbl_hi, tr3_28_hi) */
-	pxor %xmm10, %xmm1 /* xin_28 = xor(xin_28_l, xin_28_h) */
-	movdqa 272(%rsp), %xmm0 /* reload tr3_29 */
-	movdqa %xmm0, %xmm10 /* tr3_29 */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm10 /* tr3_29_lo = and(tr3_29, nibble_mask) */
+	movdqa %xmm1, 0(%rsp) /* spill g1x4.1 */
+	movdqa %xmm11, %xmm1 /* tbl_lo */
+	pshufb %xmm9, %xmm1 /* xin_28_l = lookup16(tbl_lo, tr3_28_lo) */
+	movdqa %xmm15, %xmm9 /* tbl_hi */
+	pshufb %xmm0, %xmm9 /* xin_28_h = lookup16(tbl_hi, tr3_28_hi) */
+	pxor %xmm9, %xmm1 /* xin_28 = xor(xin_28_l, xin_28_h) */
+	movdqa 240(%rsp), %xmm0 /* reload tr3_29 */
+	movdqa %xmm0, %xmm9 /* tr3_29 */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm9 /* tr3_29_lo = and(tr3_29, nibble_mask) */
 	psrlw $4, %xmm0 /* tr3_29_sh = shr(tr3_29) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm0 /* tr3_29_hi = and(tr3_29_sh, nibble_mask) */
-	movdqa %xmm1, 272(%rsp) /* spill g1x12.1 */
-	movdqa %xmm13, %xmm1 /* tbl_lo */
-	pshufb %xmm10, %xmm1 /* xin_29_l = lookup16(tbl_lo, tr3_29_lo) */
-	movdqa %xmm3, %xmm10 /* tbl_hi */
-	pshufb %xmm0, %xmm10 /* xin_29_h = lookup16(tbl_hi, tr3_29_hi) */
-	pxor %xmm10, %xmm1 /* xin_29 = xor(xin_29_l, xin_29_h) */
-	movdqa 320(%rsp), %xmm0 /* reload tr3_30 */
-	movdqa %xmm0, %xmm10 /* tr3_30 */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm10 /* tr3_30_lo = and(tr3_30, nibble_mask) */
+	movdqa %xmm1, 240(%rsp) /* spill g1x12.1 */
+	movdqa %xmm11, %xmm1 /* tbl_lo */
+	pshufb %xmm9, %xmm1 /* xin_29_l = lookup16(tbl_lo, tr3_29_lo) */
+	movdqa %xmm15, %xmm9 /* tbl_hi */
+	pshufb %xmm0, %xmm9 /* xin_29_h = lookup16(tbl_hi, tr3_29_hi) */
+	pxor %xmm9, %xmm1 /* xin_29 = xor(xin_29_l, xin_29_h) */
+	movdqa 288(%rsp), %xmm0 /* reload tr3_30 */
+	movdqa %xmm0, %xmm9 /* tr3_30 */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm9 /* tr3_30_lo = and(tr3_30, nibble_mask) */
 	psrlw $4, %xmm0 /* tr3_30_sh = shr(tr3_30) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm0 /* tr3_30_hi = and(tr3_30_sh, nibble_mask) */
-	movdqa %xmm1, 320(%rsp) /* spill g1x13.1 */
-	movdqa %xmm13, %xmm1 /* tbl_lo */
-	pshufb %xmm10, %xmm1 /* xin_30_l = lookup16(tbl_lo, tr3_30_lo) */
-	movdqa %xmm3, %xmm10 /* tbl_hi */
-	pshufb %xmm0, %xmm10 /* xin_30_h = lookup16(tbl_hi, tr3_30_hi) */
-	pxor %xmm10, %xmm1 /* xin_30 = xor(xin_30_l, xin_30_h) */
-	movdqa 288(%rsp), %xmm0 /* reload tr3_31 */
-	movdqa %xmm0, %xmm10 /* tr3_31 */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm10 /* tr3_31_lo = and(tr3_31, nibble_mask) */
-	pshufb %xmm10, %xmm13 /* xin_31_l = lookup16(tbl_lo, tr3_31_lo) */
+	movdqa %xmm1, 288(%rsp) /* spill g1x13.1 */
+	movdqa %xmm11, %xmm1 /* tbl_lo */
+	pshufb %xmm9, %xmm1 /* xin_30_l = lookup16(tbl_lo, tr3_30_lo) */
+	movdqa %xmm15, %xmm9 /* tbl_hi */
+	pshufb %xmm0, %xmm9 /* xin_30_h = lookup16(tbl_hi, tr3_30_hi) */
+	pxor %xmm9, %xmm1 /* xin_30 = xor(xin_30_l, xin_30_h) */
+	movdqa 256(%rsp), %xmm0 /* reload tr3_31 */
+	movdqa %xmm0, %xmm9 /* tr3_31 */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm9 /* tr3_31_lo = and(tr3_31, nibble_mask) */
+	pshufb %xmm9, %xmm11 /* xin_31_l = lookup16(tbl_lo, tr3_31_lo) */
 	psrlw $4, %xmm0 /* tr3_31_sh = shr(tr3_31) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm0 /* tr3_31_hi = and(tr3_31_sh, nibble_mask) */
-	pshufb %xmm0, %xmm3 /* xin_31_h = lookup16(tbl_hi, tr3_31_hi) */
-	pxor %xmm3, %xmm13 /* xin_31 = xor(xin_31_l, xin_31_h) */
+	pshufb %xmm0, %xmm15 /* xin_31_h = lookup16(tbl_hi, tr3_31_hi) */
+	pxor %xmm15, %xmm11 /* xin_31 = xor(xin_31_l, xin_31_h) */
 
 	/* Products per input byte: B'2, B'3; every other block of M'_L is a XOR of them. */
-	movdqa 64(%rsp), %xmm0 /* reload g0x0.2 */
-	movdqa 256(%rsp), %xmm3 /* reload g0x1.2 */
-	movdqa 128(%rsp), %xmm10 /* reload g0x2.2 */
-	movdqa %xmm2, 288(%rsp) /* spill g1x3.2 */
-	movdqa 112(%rsp), %xmm2 /* reload g0x3.2 */
-	movdqa %xmm6, 48(%rsp) /* spill g1x2.2 */
-	movdqa 288(%rsp), %xmm6 /* reload g1x3.2 */
-	movdqa %xmm6, 304(%rsp) /* spill g1x3.2 */
-	movdqa 192(%rsp), %xmm6 /* reload g0x4.2 */
+	movdqa 32(%rsp), %xmm0 /* reload g0x0.2 */
+	movdqa 208(%rsp), %xmm9 /* reload g0x1.2 */
+	movdqa 80(%rsp), %xmm15 /* reload g0x2.2 */
+	movdqa %xmm3, 256(%rsp) /* spill g1x3.2 */
+	movdqa 64(%rsp), %xmm3 /* reload g0x3.2 */
+	movdqa %xmm5, 16(%rsp) /* spill g1x2.2 */
+	movdqa 256(%rsp), %xmm5 /* reload g1x3.2 */
+	movdqa %xmm5, 272(%rsp) /* spill g1x3.2 */
+	movdqa 144(%rsp), %xmm5 /* reload g0x4.2 */
 	movdqa %xmm12, 352(%rsp) /* spill g1x1.2 */
-	movdqa 144(%rsp), %xmm12 /* reload g0x5.2 */
-	movdqa %xmm15, 368(%rsp) /* spill g1x0.2 */
-	movdqa 240(%rsp), %xmm15 /* reload g0x6.2 */
-	movdqa %xmm13, 384(%rsp) /* spill g1x15.2 */
-	movdqa 96(%rsp), %xmm13 /* reload g0x7.2 */
-	movdqa %xmm9, 400(%rsp) /* spill g1x11.2 */
-	movdqa 32(%rsp), %xmm9 /* reload g1x4.2 */
-	movdqa %xmm14, 416(%rsp) /* spill g1x7.2 */
-	movdqa 160(%rsp), %xmm14 /* reload g0x8.2 */
+	movdqa 96(%rsp), %xmm12 /* reload g0x5.2 */
+	movdqa %xmm14, 368(%rsp) /* spill g1x0.2 */
+	movdqa 192(%rsp), %xmm14 /* reload g0x6.2 */
+	movdqa %xmm11, 384(%rsp) /* spill g1x15.2 */
+	movdqa 224(%rsp), %xmm11 /* reload g0x7.2 */
+	movdqa %xmm8, 400(%rsp) /* spill g1x11.2 */
+	movdqa 0(%rsp), %xmm8 /* reload g1x4.2 */
+	movdqa %xmm13, 416(%rsp) /* spill g1x7.2 */
+	movdqa 112(%rsp), %xmm13 /* reload g0x8.2 */
 	movdqa %xmm1, 432(%rsp) /* spill g1x14.2 */
-	movdqa 176(%rsp), %xmm1 /* reload g0x9.2 */
-	movdqa %xmm8, 448(%rsp) /* spill g1x10.2 */
-	movdqa 208(%rsp), %xmm8 /* reload g0x10.2 */
-	movdqa %xmm11, 464(%rsp) /* spill g1x6.2 */
-	movdqa 224(%rsp), %xmm11 /* reload g0x11.2 */
-	movdqa %xmm5, 480(%rsp) /* spill g1x5.2 */
-	movdqa 448(%rsp), %xmm5 /* reload g1x10.2 */
-	movdqa %xmm5, 496(%rsp) /* spill g1x10.2 */
-	movdqa 400(%rsp), %xmm5 /* reload g1x11.2 */
-	movdqa %xmm5, 512(%rsp) /* spill g1x11.2 */
-	movdqa 336(%rsp), %xmm5 /* reload g0x12.2 */
-	movdqa %xmm7, 528(%rsp) /* spill g1x9.2 */
-	movdqa 16(%rsp), %xmm7 /* reload g0x13.2 */
-	movdqa %xmm4, 544(%rsp) /* spill g1x8.2 */
-	movdqa 0(%rsp), %xmm4 /* reload g0x14.2 */
-	movdqa %xmm9, 560(%rsp) /* spill g1x4.2 */
-	movdqa 80(%rsp), %xmm9 /* reload g0x15.2 */
-	movdqa %xmm2, 576(%rsp) /* spill g0x3.2 */
-	movdqa 272(%rsp), %xmm2 /* reload g1x12.2 */
-	movdqa %xmm2, 592(%rsp) /* spill g1x12.2 */
-	movdqa 320(%rsp), %xmm2 /* reload g1x13.2 */
-	movdqa %xmm2, 608(%rsp) /* spill g1x13.2 */
-	movdqa 432(%rsp), %xmm2 /* reload g1x14.2 */
-	movdqa %xmm2, 624(%rsp) /* spill g1x14.2 */
-	movdqa 384(%rsp), %xmm2 /* reload g1x15.2 */
-	movdqa %xmm0, 320(%rsp) /* spill g0x0.2 */
-	movdqa %xmm3, 272(%rsp) /* spill g0x1.2 */
-	movdqa %xmm10, 80(%rsp) /* spill g0x2.2 */
-	movdqa %xmm9, 0(%rsp) /* spill g0x15.2 */
-	movdqa %xmm2, 16(%rsp) /* spill g1x15.2 */
+	movdqa 128(%rsp), %xmm1 /* reload g0x9.2 */
+	movdqa %xmm7, 448(%rsp) /* spill g1x10.2 */
+	movdqa 160(%rsp), %xmm7 /* reload g0x10.2 */
+	movdqa %xmm10, 464(%rsp) /* spill g1x6.2 */
+	movdqa 176(%rsp), %xmm10 /* reload g0x11.2 */
+	movdqa %xmm4, 480(%rsp) /* spill g1x5.2 */
+	movdqa 448(%rsp), %xmm4 /* reload g1x10.2 */
+	movdqa %xmm4, 496(%rsp) /* spill g1x10.2 */
+	movdqa 400(%rsp), %xmm4 /* reload g1x11.2 */
+	movdqa %xmm4, 512(%rsp) /* spill g1x11.2 */
+	movdqa 336(%rsp), %xmm4 /* reload g0x12.2 */
+	movdqa %xmm6, 528(%rsp) /* spill g1x9.2 */
+	movdqa 304(%rsp), %xmm6 /* reload g0x13.2 */
+	movdqa %xmm2, 544(%rsp) /* spill g1x8.2 */
+	movdqa 320(%rsp), %xmm2 /* reload g0x14.2 */
+	movdqa %xmm8, 560(%rsp) /* spill g1x4.2 */
+	movdqa 48(%rsp), %xmm8 /* reload g0x15.2 */
+	movdqa %xmm3, 576(%rsp) /* spill g0x3.2 */
+	movdqa 240(%rsp), %xmm3 /* reload g1x12.2 */
+	movdqa %xmm3, 592(%rsp) /* spill g1x12.2 */
+	movdqa 288(%rsp), %xmm3 /* reload g1x13.2 */
+	movdqa %xmm3, 608(%rsp) /* spill g1x13.2 */
+	movdqa 432(%rsp), %xmm3 /* reload g1x14.2 */
+	movdqa %xmm3, 624(%rsp) /* spill g1x14.2 */
+	movdqa 384(%rsp), %xmm3 /* reload g1x15.2 */
+	movdqa %xmm0, 288(%rsp) /* spill g0x0.2 */
+	movdqa %xmm9, 240(%rsp) /* spill g0x1.2 */
+	movdqa %xmm15, 48(%rsp) /* spill g0x2.2 */
+	movdqa %xmm8, 320(%rsp) /* spill g0x15.2 */
+	movdqa %xmm3, 304(%rsp) /* spill g1x15.2 */
 	xor %r8, %r8
 	.p2align 4
 .Lsm4_byteslice_ssse3_aesni_asm_7_loop_r0:
@@ -9354,133 +9288,133 @@ sm4_byteslice_ssse3_aesni_batch_ctr_asm:
 	/* Round 8r+0: slot 0 ^= M'_L·inv(slot 1 ^ slot 2 ^ slot 3 ^ rk') ^ C'. */
 	movd (%rdi,%r8), %xmm0
 	pshufd $0, %xmm0, %xmm0 /* rk0 = bcast32() */
-	movd 4(%rdi,%r8), %xmm2
-	pshufd $0, %xmm2, %xmm2 /* rk1 = bcast32() */
-	movd 8(%rdi,%r8), %xmm3
-	pshufd $0, %xmm3, %xmm3 /* rk2 = bcast32() */
+	movd 4(%rdi,%r8), %xmm3
+	pshufd $0, %xmm3, %xmm3 /* rk1 = bcast32() */
+	movd 8(%rdi,%r8), %xmm8
+	pshufd $0, %xmm8, %xmm8 /* rk2 = bcast32() */
 	movd 12(%rdi,%r8), %xmm9
 	pshufd $0, %xmm9, %xmm9 /* rk3 = bcast32() */
-	movdqa %xmm6, %xmm10 /* g0x4.2 */
-	pxor %xmm14, %xmm10 /* t0_acc = xor(g0x4, g0x8) */
-	pxor %xmm0, %xmm10 /* t0_acc_1 = xor(t0_acc, rk0) */
-	pxor %xmm5, %xmm10 /* t0 = xor(t0_acc_1, g0x12) */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm10 /* y0_sr = lookup16(t0, inv_shift_rows) */
-	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm10 /* y0_aes = aesenclast(y0_sr, aes_cancel_key) */
-	movdqa %xmm6, 336(%rsp) /* spill g0x4.2 */
-	movdqa %xmm12, %xmm6 /* g0x5.2 */
-	pxor %xmm1, %xmm6 /* t1_acc = xor(g0x5, g0x9) */
-	pxor %xmm2, %xmm6 /* t1_acc_1 = xor(t1_acc, rk1) */
-	pxor %xmm7, %xmm6 /* t1 = xor(t1_acc_1, g0x13) */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm6 /* y1_sr = lookup16(t1, inv_shift_rows) */
-	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm6 /* y1_aes = aesenclast(y1_sr, aes_cancel_key) */
-	movdqa %xmm12, 224(%rsp) /* spill g0x5.2 */
-	movdqa %xmm15, %xmm12 /* g0x6.2 */
-	pxor %xmm8, %xmm12 /* t2_acc = xor(g0x6, g0x10) */
-	pxor %xmm3, %xmm12 /* t2_acc_1 = xor(t2_acc, rk2) */
-	pxor %xmm4, %xmm12 /* t2 = xor(t2_acc_1, g0x14) */
+	movdqa %xmm5, %xmm15 /* g0x4.2 */
+	pxor %xmm13, %xmm15 /* t0_acc = xor(g0x4, g0x8) */
+	pxor %xmm0, %xmm15 /* t0_acc_1 = xor(t0_acc, rk0) */
+	pxor %xmm4, %xmm15 /* t0 = xor(t0_acc_1, g0x12) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm15 /* y0_sr = lookup16(t0, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm15 /* y0_aes = aesenclast(y0_sr, aes_cancel_key) */
+	movdqa %xmm5, 336(%rsp) /* spill g0x4.2 */
+	movdqa %xmm12, %xmm5 /* g0x5.2 */
+	pxor %xmm1, %xmm5 /* t1_acc = xor(g0x5, g0x9) */
+	pxor %xmm3, %xmm5 /* t1_acc_1 = xor(t1_acc, rk1) */
+	pxor %xmm6, %xmm5 /* t1 = xor(t1_acc_1, g0x13) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm5 /* y1_sr = lookup16(t1, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm5 /* y1_aes = aesenclast(y1_sr, aes_cancel_key) */
+	movdqa %xmm12, 176(%rsp) /* spill g0x5.2 */
+	movdqa %xmm14, %xmm12 /* g0x6.2 */
+	pxor %xmm7, %xmm12 /* t2_acc = xor(g0x6, g0x10) */
+	pxor %xmm8, %xmm12 /* t2_acc_1 = xor(t2_acc, rk2) */
+	pxor %xmm2, %xmm12 /* t2 = xor(t2_acc_1, g0x14) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm12 /* y2_sr = lookup16(t2, inv_shift_rows) */
 	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm12 /* y2_aes = aesenclast(y2_sr, aes_cancel_key) */
-	movdqa %xmm15, 208(%rsp) /* spill g0x6.2 */
-	movdqa %xmm13, %xmm15 /* g0x7.2 */
-	pxor %xmm11, %xmm15 /* t3_acc = xor(g0x7, g0x11) */
-	pxor %xmm9, %xmm15 /* t3_acc_1 = xor(t3_acc, rk3) */
-	pxor 0(%rsp), %xmm15 /* t3 = xor(t3_acc_1, g0x15) */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm15 /* y3_sr = lookup16(t3, inv_shift_rows) */
-	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm15 /* y3_aes = aesenclast(y3_sr, aes_cancel_key) */
-	movdqa %xmm13, 176(%rsp) /* spill g0x7.2 */
-	movdqa %xmm10, %xmm13 /* y0_aes */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm13 /* y0_aes_lo = and(y0_aes, nibble_mask) */
-	psrlw $4, %xmm10 /* y0_aes_sh = shr(y0_aes) */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm10 /* y0_aes_hi = and(y0_aes_sh, nibble_mask) */
-	movdqa %xmm11, 160(%rsp) /* spill g0x11.2 */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_7_tbl_lo_1(%rip), %xmm11 /* tbl_lo_1 = const() */
-	movdqa %xmm4, 32(%rsp) /* spill g0x14.2 */
-	movdqa %xmm11, %xmm4 /* tbl_lo_1 */
-	pshufb %xmm13, %xmm4 /* p1_0_l = lookup16(tbl_lo_1, y0_aes_lo) */
-	movdqa %xmm8, 96(%rsp) /* spill g0x10.2 */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_7_tbl_lo_2(%rip), %xmm8 /* tbl_lo_2 = const() */
-	movdqa %xmm1, 240(%rsp) /* spill g0x9.2 */
-	movdqa %xmm8, %xmm1 /* tbl_lo_2 */
-	pshufb %xmm13, %xmm1 /* p2_0_l = lookup16(tbl_lo_2, y0_aes_lo) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_7_tbl_hi_1(%rip), %xmm13 /* tbl_hi_1 = const() */
-	movdqa %xmm7, 144(%rsp) /* spill g0x13.2 */
-	movdqa %xmm13, %xmm7 /* tbl_hi_1 */
-	pshufb %xmm10, %xmm7 /* p1_0_h = lookup16(tbl_hi_1, y0_aes_hi) */
-	pxor %xmm7, %xmm4 /* p1_0 = xor(p1_0_l, p1_0_h) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_7_tbl_hi_2(%rip), %xmm7 /* tbl_hi_2 = const() */
-	movdqa %xmm5, 192(%rsp) /* spill g0x12.2 */
-	movdqa %xmm7, %xmm5 /* tbl_hi_2 */
-	pshufb %xmm10, %xmm5 /* p2_0_h = lookup16(tbl_hi_2, y0_aes_hi) */
-	pxor %xmm5, %xmm1 /* p2_0 = xor(p2_0_l, p2_0_h) */
-	movdqa %xmm6, %xmm5 /* y1_aes */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm5 /* y1_aes_lo = and(y1_aes, nibble_mask) */
-	psrlw $4, %xmm6 /* y1_aes_sh = shr(y1_aes) */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm6 /* y1_aes_hi = and(y1_aes_sh, nibble_mask) */
-	movdqa %xmm11, %xmm10 /* tbl_lo_1 */
-	pshufb %xmm5, %xmm10 /* p1_1_l = lookup16(tbl_lo_1, y1_aes_lo) */
-	movdqa %xmm14, 112(%rsp) /* spill g0x8.2 */
-	movdqa %xmm8, %xmm14 /* tbl_lo_2 */
-	pshufb %xmm5, %xmm14 /* p2_1_l = lookup16(tbl_lo_2, y1_aes_lo) */
-	movdqa %xmm13, %xmm5 /* tbl_hi_1 */
-	pshufb %xmm6, %xmm5 /* p1_1_h = lookup16(tbl_hi_1, y1_aes_hi) */
-	pxor %xmm5, %xmm10 /* p1_1 = xor(p1_1_l, p1_1_h) */
-	movdqa %xmm7, %xmm5 /* tbl_hi_2 */
-	pshufb %xmm6, %xmm5 /* p2_1_h = lookup16(tbl_hi_2, y1_aes_hi) */
-	pxor %xmm5, %xmm14 /* p2_1 = xor(p2_1_l, p2_1_h) */
-	movdqa %xmm12, %xmm5 /* y2_aes */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm5 /* y2_aes_lo = and(y2_aes, nibble_mask) */
+	movdqa %xmm14, 160(%rsp) /* spill g0x6.2 */
+	movdqa %xmm11, %xmm14 /* g0x7.2 */
+	pxor %xmm10, %xmm14 /* t3_acc = xor(g0x7, g0x11) */
+	pxor %xmm9, %xmm14 /* t3_acc_1 = xor(t3_acc, rk3) */
+	pxor 320(%rsp), %xmm14 /* t3 = xor(t3_acc_1, g0x15) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm14 /* y3_sr = lookup16(t3, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm14 /* y3_aes = aesenclast(y3_sr, aes_cancel_key) */
+	movdqa %xmm11, 128(%rsp) /* spill g0x7.2 */
+	movdqa %xmm15, %xmm11 /* y0_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm11 /* y0_aes_lo = and(y0_aes, nibble_mask) */
+	psrlw $4, %xmm15 /* y0_aes_sh = shr(y0_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm15 /* y0_aes_hi = and(y0_aes_sh, nibble_mask) */
+	movdqa %xmm10, 112(%rsp) /* spill g0x11.2 */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_7_tbl_lo_1(%rip), %xmm10 /* tbl_lo_1 = const() */
+	movdqa %xmm2, 0(%rsp) /* spill g0x14.2 */
+	movdqa %xmm10, %xmm2 /* tbl_lo_1 */
+	pshufb %xmm11, %xmm2 /* p1_0_l = lookup16(tbl_lo_1, y0_aes_lo) */
+	movdqa %xmm7, 224(%rsp) /* spill g0x10.2 */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_7_tbl_lo_2(%rip), %xmm7 /* tbl_lo_2 = const() */
+	movdqa %xmm1, 192(%rsp) /* spill g0x9.2 */
+	movdqa %xmm7, %xmm1 /* tbl_lo_2 */
+	pshufb %xmm11, %xmm1 /* p2_0_l = lookup16(tbl_lo_2, y0_aes_lo) */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_7_tbl_hi_1(%rip), %xmm11 /* tbl_hi_1 = const() */
+	movdqa %xmm6, 96(%rsp) /* spill g0x13.2 */
+	movdqa %xmm11, %xmm6 /* tbl_hi_1 */
+	pshufb %xmm15, %xmm6 /* p1_0_h = lookup16(tbl_hi_1, y0_aes_hi) */
+	pxor %xmm6, %xmm2 /* p1_0 = xor(p1_0_l, p1_0_h) */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_7_tbl_hi_2(%rip), %xmm6 /* tbl_hi_2 = const() */
+	movdqa %xmm4, 144(%rsp) /* spill g0x12.2 */
+	movdqa %xmm6, %xmm4 /* tbl_hi_2 */
+	pshufb %xmm15, %xmm4 /* p2_0_h = lookup16(tbl_hi_2, y0_aes_hi) */
+	pxor %xmm4, %xmm1 /* p2_0 = xor(p2_0_l, p2_0_h) */
+	movdqa %xmm5, %xmm4 /* y1_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm4 /* y1_aes_lo = and(y1_aes, nibble_mask) */
+	psrlw $4, %xmm5 /* y1_aes_sh = shr(y1_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm5 /* y1_aes_hi = and(y1_aes_sh, nibble_mask) */
+	movdqa %xmm10, %xmm15 /* tbl_lo_1 */
+	pshufb %xmm4, %xmm15 /* p1_1_l = lookup16(tbl_lo_1, y1_aes_lo) */
+	movdqa %xmm13, 64(%rsp) /* spill g0x8.2 */
+	movdqa %xmm7, %xmm13 /* tbl_lo_2 */
+	pshufb %xmm4, %xmm13 /* p2_1_l = lookup16(tbl_lo_2, y1_aes_lo) */
+	movdqa %xmm11, %xmm4 /* tbl_hi_1 */
+	pshufb %xmm5, %xmm4 /* p1_1_h = lookup16(tbl_hi_1, y1_aes_hi) */
+	pxor %xmm4, %xmm15 /* p1_1 = xor(p1_1_l, p1_1_h) */
+	movdqa %xmm6, %xmm4 /* tbl_hi_2 */
+	pshufb %xmm5, %xmm4 /* p2_1_h = lookup16(tbl_hi_2, y1_aes_hi) */
+	pxor %xmm4, %xmm13 /* p2_1 = xor(p2_1_l, p2_1_h) */
+	movdqa %xmm12, %xmm4 /* y2_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm4 /* y2_aes_lo = and(y2_aes, nibble_mask) */
 	psrlw $4, %xmm12 /* y2_aes_sh = shr(y2_aes) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm12 /* y2_aes_hi = and(y2_aes_sh, nibble_mask) */
-	movdqa %xmm11, %xmm6 /* tbl_lo_1 */
-	pshufb %xmm5, %xmm6 /* p1_2_l = lookup16(tbl_lo_1, y2_aes_lo) */
-	movdqa %xmm9, 128(%rsp) /* spill rk3 */
-	movdqa %xmm8, %xmm9 /* tbl_lo_2 */
-	pshufb %xmm5, %xmm9 /* p2_2_l = lookup16(tbl_lo_2, y2_aes_lo) */
-	movdqa %xmm13, %xmm5 /* tbl_hi_1 */
-	pshufb %xmm12, %xmm5 /* p1_2_h = lookup16(tbl_hi_1, y2_aes_hi) */
-	pxor %xmm5, %xmm6 /* p1_2 = xor(p1_2_l, p1_2_h) */
-	movdqa %xmm7, %xmm5 /* tbl_hi_2 */
-	pshufb %xmm12, %xmm5 /* p2_2_h = lookup16(tbl_hi_2, y2_aes_hi) */
-	pxor %xmm5, %xmm9 /* p2_2 = xor(p2_2_l, p2_2_h) */
-	movdqa %xmm15, %xmm5 /* y3_aes */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm5 /* y3_aes_lo = and(y3_aes, nibble_mask) */
-	psrlw $4, %xmm15 /* y3_aes_sh = shr(y3_aes) */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm15 /* y3_aes_hi = and(y3_aes_sh, nibble_mask) */
-	movdqa %xmm11, %xmm12 /* tbl_lo_1 */
-	pshufb %xmm5, %xmm12 /* p1_3_l = lookup16(tbl_lo_1, y3_aes_lo) */
-	movdqa %xmm8, %xmm11 /* tbl_lo_2 */
-	pshufb %xmm5, %xmm11 /* p2_3_l = lookup16(tbl_lo_2, y3_aes_lo) */
-	movdqa %xmm13, %xmm5 /* tbl_hi_1 */
-	pshufb %xmm15, %xmm5 /* p1_3_h = lookup16(tbl_hi_1, y3_aes_hi) */
-	pxor %xmm5, %xmm12 /* p1_3 = xor(p1_3_l, p1_3_h) */
-	movdqa %xmm7, %xmm5 /* tbl_hi_2 */
-	pshufb %xmm15, %xmm5 /* p2_3_h = lookup16(tbl_hi_2, y3_aes_hi) */
-	pxor %xmm5, %xmm11 /* p2_3 = xor(p2_3_l, p2_3_h) */
-	movdqa %xmm4, %xmm5 /* p1_0 */
-	pxor %xmm1, %xmm5 /* m0_acc = xor(p1_0, p2_0) */
-	pxor %xmm10, %xmm1 /* m1_acc = xor(p2_0, p1_1) */
-	movdqa %xmm10, %xmm15 /* p1_1 */
-	pxor %xmm6, %xmm15 /* m0_acc_1 = xor(p1_1, p1_2) */
-	pxor %xmm15, %xmm5 /* m0_acc_2 = xor(m0_acc, m0_acc_1) */
-	pxor %xmm11, %xmm5 /* m0_acc_3 = xor(m0_acc_2, p2_3) */
-	pxor 320(%rsp), %xmm5 /* x0n = xor(m0_acc_3, g0x0.2) */
-	movdqa %xmm4, %xmm15 /* p1_0 */
-	pxor %xmm10, %xmm15 /* m3_acc = xor(p1_0, p1_1) */
-	pxor %xmm14, %xmm4 /* m2_acc = xor(p1_0, p2_1) */
-	pxor %xmm6, %xmm14 /* m1_acc_1 = xor(p2_1, p1_2) */
-	pxor %xmm14, %xmm1 /* m1_acc_2 = xor(m1_acc, m1_acc_1) */
+	movdqa %xmm10, %xmm5 /* tbl_lo_1 */
+	pshufb %xmm4, %xmm5 /* p1_2_l = lookup16(tbl_lo_1, y2_aes_lo) */
+	movdqa %xmm9, 80(%rsp) /* spill rk3 */
+	movdqa %xmm7, %xmm9 /* tbl_lo_2 */
+	pshufb %xmm4, %xmm9 /* p2_2_l = lookup16(tbl_lo_2, y2_aes_lo) */
+	movdqa %xmm11, %xmm4 /* tbl_hi_1 */
+	pshufb %xmm12, %xmm4 /* p1_2_h = lookup16(tbl_hi_1, y2_aes_hi) */
+	pxor %xmm4, %xmm5 /* p1_2 = xor(p1_2_l, p1_2_h) */
+	movdqa %xmm6, %xmm4 /* tbl_hi_2 */
+	pshufb %xmm12, %xmm4 /* p2_2_h = lookup16(tbl_hi_2, y2_aes_hi) */
+	pxor %xmm4, %xmm9 /* p2_2 = xor(p2_2_l, p2_2_h) */
+	movdqa %xmm14, %xmm4 /* y3_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm4 /* y3_aes_lo = and(y3_aes, nibble_mask) */
+	psrlw $4, %xmm14 /* y3_aes_sh = shr(y3_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm14 /* y3_aes_hi = and(y3_aes_sh, nibble_mask) */
+	movdqa %xmm10, %xmm12 /* tbl_lo_1 */
+	pshufb %xmm4, %xmm12 /* p1_3_l = lookup16(tbl_lo_1, y3_aes_lo) */
+	movdqa %xmm7, %xmm10 /* tbl_lo_2 */
+	pshufb %xmm4, %xmm10 /* p2_3_l = lookup16(tbl_lo_2, y3_aes_lo) */
+	movdqa %xmm11, %xmm4 /* tbl_hi_1 */
+	pshufb %xmm14, %xmm4 /* p1_3_h = lookup16(tbl_hi_1, y3_aes_hi) */
+	pxor %xmm4, %xmm12 /* p1_3 = xor(p1_3_l, p1_3_h) */
+	movdqa %xmm6, %xmm4 /* tbl_hi_2 */
+	pshufb %xmm14, %xmm4 /* p2_3_h = lookup16(tbl_hi_2, y3_aes_hi) */
+	pxor %xmm4, %xmm10 /* p2_3 = xor(p2_3_l, p2_3_h) */
+	movdqa %xmm2, %xmm4 /* p1_0 */
+	pxor %xmm1, %xmm4 /* m0_acc = xor(p1_0, p2_0) */
+	pxor %xmm15, %xmm1 /* m1_acc = xor(p2_0, p1_1) */
+	movdqa %xmm15, %xmm14 /* p1_1 */
+	pxor %xmm5, %xmm14 /* m0_acc_1 = xor(p1_1, p1_2) */
+	pxor %xmm14, %xmm4 /* m0_acc_2 = xor(m0_acc, m0_acc_1) */
+	pxor %xmm10, %xmm4 /* m0_acc_3 = xor(m0_acc_2, p2_3) */
+	pxor 288(%rsp), %xmm4 /* x0n = xor(m0_acc_3, g0x0.2) */
+	movdqa %xmm2, %xmm14 /* p1_0 */
+	pxor %xmm15, %xmm14 /* m3_acc = xor(p1_0, p1_1) */
+	pxor %xmm13, %xmm2 /* m2_acc = xor(p1_0, p2_1) */
+	pxor %xmm5, %xmm13 /* m1_acc_1 = xor(p2_1, p1_2) */
+	pxor %xmm13, %xmm1 /* m1_acc_2 = xor(m1_acc, m1_acc_1) */
 	pxor %xmm12, %xmm1 /* m1_acc_3 = xor(m1_acc_2, p1_3) */
-	pxor 272(%rsp), %xmm1 /* x1n = xor(m1_acc_3, g0x1.2) */
-	pxor %xmm9, %xmm6 /* m2_acc_1 = xor(p1_2, p2_2) */
-	pxor %xmm6, %xmm4 /* m2_acc_2 = xor(m2_acc, m2_acc_1) */
-	pxor %xmm12, %xmm4 /* m2_acc_3 = xor(m2_acc_2, p1_3) */
+	pxor 240(%rsp), %xmm1 /* x1n = xor(m1_acc_3, g0x1.2) */
+	pxor %xmm9, %xmm5 /* m2_acc_1 = xor(p1_2, p2_2) */
+	pxor %xmm5, %xmm2 /* m2_acc_2 = xor(m2_acc, m2_acc_1) */
+	pxor %xmm12, %xmm2 /* m2_acc_3 = xor(m2_acc_2, p1_3) */
 	pxor %xmm12, %xmm9 /* m3_acc_1 = xor(p2_2, p1_3) */
-	pxor %xmm9, %xmm15 /* m3_acc_2 = xor(m3_acc, m3_acc_1) */
-	pxor %xmm11, %xmm15 /* m3_acc_3 = xor(m3_acc_2, p2_3) */
-	pxor 80(%rsp), %xmm4 /* x2n = xor(m2_acc_3, g0x2.2) */
-	pxor 576(%rsp), %xmm15 /* x3n = xor(m3_acc_3, g0x3.2) */
-	movdqa 560(%rsp), %xmm6 /* reload g1x4.2 */
-	movdqa %xmm6, %xmm9 /* g1x4.2 */
+	pxor %xmm9, %xmm14 /* m3_acc_2 = xor(m3_acc, m3_acc_1) */
+	pxor %xmm10, %xmm14 /* m3_acc_3 = xor(m3_acc_2, p2_3) */
+	pxor 48(%rsp), %xmm2 /* x2n = xor(m2_acc_3, g0x2.2) */
+	pxor 576(%rsp), %xmm14 /* x3n = xor(m3_acc_3, g0x3.2) */
+	movdqa 560(%rsp), %xmm5 /* reload g1x4.2 */
+	movdqa %xmm5, %xmm9 /* g1x4.2 */
 	pxor 544(%rsp), %xmm9 /* t0_acc_2 = xor(g1x4, g1x8) */
 	pxor %xmm0, %xmm9 /* t0_acc_3 = xor(t0_acc_2, rk0) */
 	pxor 592(%rsp), %xmm9 /* t0_1 = xor(t0_acc_3, g1x12) */
@@ -9489,2085 +9423,2085 @@ sm4_byteslice_ssse3_aesni_batch_ctr_asm:
 	movdqa 480(%rsp), %xmm0 /* reload g1x5.2 */
 	movdqa %xmm0, %xmm10 /* g1x5.2 */
 	pxor 528(%rsp), %xmm10 /* t1_acc_2 = xor(g1x5, g1x9) */
-	pxor %xmm2, %xmm10 /* t1_acc_3 = xor(t1_acc_2, rk1) */
+	pxor %xmm3, %xmm10 /* t1_acc_3 = xor(t1_acc_2, rk1) */
 	pxor 608(%rsp), %xmm10 /* t1_1 = xor(t1_acc_3, g1x13) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm10 /* y1_1_sr = lookup16(t1_1, inv_shift_rows) */
 	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm10 /* y1_1_aes = aesenclast(y1_1_sr, aes_cancel_key) */
-	movdqa 464(%rsp), %xmm2 /* reload g1x6.2 */
-	movdqa %xmm2, %xmm11 /* g1x6.2 */
-	pxor 496(%rsp), %xmm11 /* t2_acc_2 = xor(g1x6, g1x10) */
-	pxor %xmm3, %xmm11 /* t2_acc_3 = xor(t2_acc_2, rk2) */
-	pxor 624(%rsp), %xmm11 /* t2_1 = xor(t2_acc_3, g1x14) */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm11 /* y2_1_sr = lookup16(t2_1, inv_shift_rows) */
-	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm11 /* y2_1_aes = aesenclast(y2_1_sr, aes_cancel_key) */
-	movdqa 416(%rsp), %xmm3 /* reload g1x7.2 */
-	movdqa %xmm3, %xmm12 /* g1x7.2 */
-	pxor 512(%rsp), %xmm12 /* t3_acc_2 = xor(g1x7, g1x11) */
-	pxor 128(%rsp), %xmm12 /* t3_acc_3 = xor(t3_acc_2, rk3) */
-	pxor 16(%rsp), %xmm12 /* t3_1 = xor(t3_acc_3, g1x15) */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm12 /* y3_1_sr = lookup16(t3_1, inv_shift_rows) */
-	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm12 /* y3_1_aes = aesenclast(y3_1_sr, aes_cancel_key) */
-	movdqa %xmm9, %xmm14 /* y0_1_aes */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm14 /* y0_1_aes_lo = and(y0_1_aes, nibble_mask) */
+	movdqa 464(%rsp), %xmm3 /* reload g1x6.2 */
+	movdqa %xmm3, %xmm12 /* g1x6.2 */
+	pxor 496(%rsp), %xmm12 /* t2_acc_2 = xor(g1x6, g1x10) */
+	pxor %xmm8, %xmm12 /* t2_acc_3 = xor(t2_acc_2, rk2) */
+	pxor 624(%rsp), %xmm12 /* t2_1 = xor(t2_acc_3, g1x14) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm12 /* y2_1_sr = lookup16(t2_1, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm12 /* y2_1_aes = aesenclast(y2_1_sr, aes_cancel_key) */
+	movdqa 416(%rsp), %xmm8 /* reload g1x7.2 */
+	movdqa %xmm8, %xmm13 /* g1x7.2 */
+	pxor 512(%rsp), %xmm13 /* t3_acc_2 = xor(g1x7, g1x11) */
+	pxor 80(%rsp), %xmm13 /* t3_acc_3 = xor(t3_acc_2, rk3) */
+	pxor 304(%rsp), %xmm13 /* t3_1 = xor(t3_acc_3, g1x15) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm13 /* y3_1_sr = lookup16(t3_1, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm13 /* y3_1_aes = aesenclast(y3_1_sr, aes_cancel_key) */
+	movdqa %xmm9, %xmm15 /* y0_1_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm15 /* y0_1_aes_lo = and(y0_1_aes, nibble_mask) */
 	psrlw $4, %xmm9 /* y0_1_aes_sh = shr(y0_1_aes) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm9 /* y0_1_aes_hi = and(y0_1_aes_sh, nibble_mask) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_7_tbl_lo_1(%rip), %xmm3 /* tbl_lo_1 = const() */
-	movdqa %xmm3, %xmm2 /* tbl_lo_1 */
-	pshufb %xmm14, %xmm2 /* p1_0_1_l = lookup16(tbl_lo_1, y0_1_aes_lo) */
-	movdqa %xmm8, %xmm0 /* tbl_lo_2 */
-	pshufb %xmm14, %xmm0 /* p2_0_1_l = lookup16(tbl_lo_2, y0_1_aes_lo) */
-	movdqa %xmm13, %xmm14 /* tbl_hi_1 */
-	pshufb %xmm9, %xmm14 /* p1_0_1_h = lookup16(tbl_hi_1, y0_1_aes_hi) */
-	pxor %xmm14, %xmm2 /* p1_0_1 = xor(p1_0_1_l, p1_0_1_h) */
-	movdqa %xmm7, %xmm14 /* tbl_hi_2 */
-	pshufb %xmm9, %xmm14 /* p2_0_1_h = lookup16(tbl_hi_2, y0_1_aes_hi) */
-	pxor %xmm14, %xmm0 /* p2_0_1 = xor(p2_0_1_l, p2_0_1_h) */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_7_tbl_lo_1(%rip), %xmm8 /* tbl_lo_1 = const() */
+	movdqa %xmm8, %xmm3 /* tbl_lo_1 */
+	pshufb %xmm15, %xmm3 /* p1_0_1_l = lookup16(tbl_lo_1, y0_1_aes_lo) */
+	movdqa %xmm7, %xmm0 /* tbl_lo_2 */
+	pshufb %xmm15, %xmm0 /* p2_0_1_l = lookup16(tbl_lo_2, y0_1_aes_lo) */
+	movdqa %xmm11, %xmm15 /* tbl_hi_1 */
+	pshufb %xmm9, %xmm15 /* p1_0_1_h = lookup16(tbl_hi_1, y0_1_aes_hi) */
+	pxor %xmm15, %xmm3 /* p1_0_1 = xor(p1_0_1_l, p1_0_1_h) */
+	movdqa %xmm6, %xmm15 /* tbl_hi_2 */
+	pshufb %xmm9, %xmm15 /* p2_0_1_h = lookup16(tbl_hi_2, y0_1_aes_hi) */
+	pxor %xmm15, %xmm0 /* p2_0_1 = xor(p2_0_1_l, p2_0_1_h) */
 	movdqa %xmm10, %xmm9 /* y1_1_aes */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm9 /* y1_1_aes_lo = and(y1_1_aes, nibble_mask) */
 	psrlw $4, %xmm10 /* y1_1_aes_sh = shr(y1_1_aes) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm10 /* y1_1_aes_hi = and(y1_1_aes_sh, nibble_mask) */
-	movdqa %xmm3, %xmm14 /* tbl_lo_1 */
-	pshufb %xmm9, %xmm14 /* p1_1_1_l = lookup16(tbl_lo_1, y1_1_aes_lo) */
-	movdqa %xmm8, %xmm6 /* tbl_lo_2 */
-	pshufb %xmm9, %xmm6 /* p2_1_1_l = lookup16(tbl_lo_2, y1_1_aes_lo) */
-	movdqa %xmm13, %xmm9 /* tbl_hi_1 */
+	movdqa %xmm8, %xmm15 /* tbl_lo_1 */
+	pshufb %xmm9, %xmm15 /* p1_1_1_l = lookup16(tbl_lo_1, y1_1_aes_lo) */
+	movdqa %xmm7, %xmm5 /* tbl_lo_2 */
+	pshufb %xmm9, %xmm5 /* p2_1_1_l = lookup16(tbl_lo_2, y1_1_aes_lo) */
+	movdqa %xmm11, %xmm9 /* tbl_hi_1 */
 	pshufb %xmm10, %xmm9 /* p1_1_1_h = lookup16(tbl_hi_1, y1_1_aes_hi) */
-	pxor %xmm9, %xmm14 /* p1_1_1 = xor(p1_1_1_l, p1_1_1_h) */
-	movdqa %xmm7, %xmm9 /* tbl_hi_2 */
+	pxor %xmm9, %xmm15 /* p1_1_1 = xor(p1_1_1_l, p1_1_1_h) */
+	movdqa %xmm6, %xmm9 /* tbl_hi_2 */
 	pshufb %xmm10, %xmm9 /* p2_1_1_h = lookup16(tbl_hi_2, y1_1_aes_hi) */
-	pxor %xmm9, %xmm6 /* p2_1_1 = xor(p2_1_1_l, p2_1_1_h) */
-	movdqa %xmm11, %xmm9 /* y2_1_aes */
+	pxor %xmm9, %xmm5 /* p2_1_1 = xor(p2_1_1_l, p2_1_1_h) */
+	movdqa %xmm12, %xmm9 /* y2_1_aes */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm9 /* y2_1_aes_lo = and(y2_1_aes, nibble_mask) */
-	psrlw $4, %xmm11 /* y2_1_aes_sh = shr(y2_1_aes) */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm11 /* y2_1_aes_hi = and(y2_1_aes_sh, nibble_mask) */
-	movdqa %xmm3, %xmm10 /* tbl_lo_1 */
+	psrlw $4, %xmm12 /* y2_1_aes_sh = shr(y2_1_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm12 /* y2_1_aes_hi = and(y2_1_aes_sh, nibble_mask) */
+	movdqa %xmm8, %xmm10 /* tbl_lo_1 */
 	pshufb %xmm9, %xmm10 /* p1_2_1_l = lookup16(tbl_lo_1, y2_1_aes_lo) */
-	movdqa %xmm15, 128(%rsp) /* spill g0x3.3 */
-	movdqa %xmm8, %xmm15 /* tbl_lo_2 */
-	pshufb %xmm9, %xmm15 /* p2_2_1_l = lookup16(tbl_lo_2, y2_1_aes_lo) */
-	movdqa %xmm13, %xmm9 /* tbl_hi_1 */
-	pshufb %xmm11, %xmm9 /* p1_2_1_h = lookup16(tbl_hi_1, y2_1_aes_hi) */
+	movdqa %xmm14, 80(%rsp) /* spill g0x3.3 */
+	movdqa %xmm7, %xmm14 /* tbl_lo_2 */
+	pshufb %xmm9, %xmm14 /* p2_2_1_l = lookup16(tbl_lo_2, y2_1_aes_lo) */
+	movdqa %xmm11, %xmm9 /* tbl_hi_1 */
+	pshufb %xmm12, %xmm9 /* p1_2_1_h = lookup16(tbl_hi_1, y2_1_aes_hi) */
 	pxor %xmm9, %xmm10 /* p1_2_1 = xor(p1_2_1_l, p1_2_1_h) */
-	movdqa %xmm7, %xmm9 /* tbl_hi_2 */
-	pshufb %xmm11, %xmm9 /* p2_2_1_h = lookup16(tbl_hi_2, y2_1_aes_hi) */
-	pxor %xmm9, %xmm15 /* p2_2_1 = xor(p2_2_1_l, p2_2_1_h) */
-	movdqa %xmm12, %xmm9 /* y3_1_aes */
+	movdqa %xmm6, %xmm9 /* tbl_hi_2 */
+	pshufb %xmm12, %xmm9 /* p2_2_1_h = lookup16(tbl_hi_2, y2_1_aes_hi) */
+	pxor %xmm9, %xmm14 /* p2_2_1 = xor(p2_2_1_l, p2_2_1_h) */
+	movdqa %xmm13, %xmm9 /* y3_1_aes */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm9 /* y3_1_aes_lo = and(y3_1_aes, nibble_mask) */
-	psrlw $4, %xmm12 /* y3_1_aes_sh = shr(y3_1_aes) */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm12 /* y3_1_aes_hi = and(y3_1_aes_sh, nibble_mask) */
-	movdqa %xmm3, %xmm11 /* tbl_lo_1 */
-	pshufb %xmm9, %xmm11 /* p1_3_1_l = lookup16(tbl_lo_1, y3_1_aes_lo) */
-	movdqa %xmm8, %xmm3 /* tbl_lo_2 */
-	pshufb %xmm9, %xmm3 /* p2_3_1_l = lookup16(tbl_lo_2, y3_1_aes_lo) */
-	movdqa %xmm13, %xmm9 /* tbl_hi_1 */
-	pshufb %xmm12, %xmm9 /* p1_3_1_h = lookup16(tbl_hi_1, y3_1_aes_hi) */
-	pxor %xmm9, %xmm11 /* p1_3_1 = xor(p1_3_1_l, p1_3_1_h) */
-	movdqa %xmm7, %xmm9 /* tbl_hi_2 */
-	pshufb %xmm12, %xmm9 /* p2_3_1_h = lookup16(tbl_hi_2, y3_1_aes_hi) */
-	pxor %xmm9, %xmm3 /* p2_3_1 = xor(p2_3_1_l, p2_3_1_h) */
-	movdqa %xmm2, %xmm9 /* p1_0_1 */
+	psrlw $4, %xmm13 /* y3_1_aes_sh = shr(y3_1_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm13 /* y3_1_aes_hi = and(y3_1_aes_sh, nibble_mask) */
+	movdqa %xmm8, %xmm12 /* tbl_lo_1 */
+	pshufb %xmm9, %xmm12 /* p1_3_1_l = lookup16(tbl_lo_1, y3_1_aes_lo) */
+	movdqa %xmm7, %xmm8 /* tbl_lo_2 */
+	pshufb %xmm9, %xmm8 /* p2_3_1_l = lookup16(tbl_lo_2, y3_1_aes_lo) */
+	movdqa %xmm11, %xmm9 /* tbl_hi_1 */
+	pshufb %xmm13, %xmm9 /* p1_3_1_h = lookup16(tbl_hi_1, y3_1_aes_hi) */
+	pxor %xmm9, %xmm12 /* p1_3_1 = xor(p1_3_1_l, p1_3_1_h) */
+	movdqa %xmm6, %xmm9 /* tbl_hi_2 */
+	pshufb %xmm13, %xmm9 /* p2_3_1_h = lookup16(tbl_hi_2, y3_1_aes_hi) */
+	pxor %xmm9, %xmm8 /* p2_3_1 = xor(p2_3_1_l, p2_3_1_h) */
+	movdqa %xmm3, %xmm9 /* p1_0_1 */
 	pxor %xmm0, %xmm9 /* m0_acc_4 = xor(p1_0_1, p2_0_1) */
-	pxor %xmm14, %xmm0 /* m1_acc_4 = xor(p2_0_1, p1_1_1) */
-	movdqa %xmm14, %xmm12 /* p1_1_1 */
-	pxor %xmm10, %xmm12 /* m0_acc_5 = xor(p1_1_1, p1_2_1) */
-	pxor %xmm12, %xmm9 /* m0_acc_6 = xor(m0_acc_4, m0_acc_5) */
-	pxor %xmm3, %xmm9 /* m0_acc_7 = xor(m0_acc_6, p2_3_1) */
+	pxor %xmm15, %xmm0 /* m1_acc_4 = xor(p2_0_1, p1_1_1) */
+	movdqa %xmm15, %xmm13 /* p1_1_1 */
+	pxor %xmm10, %xmm13 /* m0_acc_5 = xor(p1_1_1, p1_2_1) */
+	pxor %xmm13, %xmm9 /* m0_acc_6 = xor(m0_acc_4, m0_acc_5) */
+	pxor %xmm8, %xmm9 /* m0_acc_7 = xor(m0_acc_6, p2_3_1) */
 	pxor 368(%rsp), %xmm9 /* x0n_1 = xor(m0_acc_7, g1x0.2) */
-	movdqa %xmm2, %xmm12 /* p1_0_1 */
-	pxor %xmm14, %xmm12 /* m3_acc_4 = xor(p1_0_1, p1_1_1) */
-	pxor %xmm6, %xmm2 /* m2_acc_4 = xor(p1_0_1, p2_1_1) */
-	pxor %xmm10, %xmm6 /* m1_acc_5 = xor(p2_1_1, p1_2_1) */
-	pxor %xmm6, %xmm0 /* m1_acc_6 = xor(m1_acc_4, m1_acc_5) */
-	pxor %xmm11, %xmm0 /* m1_acc_7 = xor(m1_acc_6, p1_3_1) */
+	movdqa %xmm3, %xmm13 /* p1_0_1 */
+	pxor %xmm15, %xmm13 /* m3_acc_4 = xor(p1_0_1, p1_1_1) */
+	pxor %xmm5, %xmm3 /* m2_acc_4 = xor(p1_0_1, p2_1_1) */
+	pxor %xmm10, %xmm5 /* m1_acc_5 = xor(p2_1_1, p1_2_1) */
+	pxor %xmm5, %xmm0 /* m1_acc_6 = xor(m1_acc_4, m1_acc_5) */
+	pxor %xmm12, %xmm0 /* m1_acc_7 = xor(m1_acc_6, p1_3_1) */
 	pxor 352(%rsp), %xmm0 /* x1n_1 = xor(m1_acc_7, g1x1.2) */
-	pxor %xmm15, %xmm10 /* m2_acc_5 = xor(p1_2_1, p2_2_1) */
-	pxor %xmm10, %xmm2 /* m2_acc_6 = xor(m2_acc_4, m2_acc_5) */
-	pxor %xmm11, %xmm2 /* m2_acc_7 = xor(m2_acc_6, p1_3_1) */
-	pxor %xmm11, %xmm15 /* m3_acc_5 = xor(p2_2_1, p1_3_1) */
-	pxor %xmm15, %xmm12 /* m3_acc_6 = xor(m3_acc_4, m3_acc_5) */
-	pxor %xmm3, %xmm12 /* m3_acc_7 = xor(m3_acc_6, p2_3_1) */
-	pxor 48(%rsp), %xmm2 /* x2n_1 = xor(m2_acc_7, g1x2.2) */
-	pxor 304(%rsp), %xmm12 /* x3n_1 = xor(m3_acc_7, g1x3.2) */
+	pxor %xmm14, %xmm10 /* m2_acc_5 = xor(p1_2_1, p2_2_1) */
+	pxor %xmm10, %xmm3 /* m2_acc_6 = xor(m2_acc_4, m2_acc_5) */
+	pxor %xmm12, %xmm3 /* m2_acc_7 = xor(m2_acc_6, p1_3_1) */
+	pxor %xmm12, %xmm14 /* m3_acc_5 = xor(p2_2_1, p1_3_1) */
+	pxor %xmm14, %xmm13 /* m3_acc_6 = xor(m3_acc_4, m3_acc_5) */
+	pxor %xmm8, %xmm13 /* m3_acc_7 = xor(m3_acc_6, p2_3_1) */
+	pxor 16(%rsp), %xmm3 /* x2n_1 = xor(m2_acc_7, g1x2.2) */
+	pxor 272(%rsp), %xmm13 /* x3n_1 = xor(m3_acc_7, g1x3.2) */
 
 	/* Round 8r+1: slot 1 ^= M'_L·inv(slot 2 ^ slot 3 ^ slot 0 ^ rk') ^ C'. */
-	movd 16(%rdi,%r8), %xmm3
-	pshufd $0, %xmm3, %xmm3 /* rk0_1 = bcast32() */
-	movd 20(%rdi,%r8), %xmm6
-	pshufd $0, %xmm6, %xmm6 /* rk1_1 = bcast32() */
+	movd 16(%rdi,%r8), %xmm5
+	pshufd $0, %xmm5, %xmm5 /* rk0_1 = bcast32() */
+	movd 20(%rdi,%r8), %xmm8
+	pshufd $0, %xmm8, %xmm8 /* rk1_1 = bcast32() */
 	movd 24(%rdi,%r8), %xmm10
 	pshufd $0, %xmm10, %xmm10 /* rk2_1 = bcast32() */
-	movd 28(%rdi,%r8), %xmm11
-	pshufd $0, %xmm11, %xmm11 /* rk3_1 = bcast32() */
-	movdqa 112(%rsp), %xmm14 /* reload g0x8.2 */
+	movd 28(%rdi,%r8), %xmm12
+	pshufd $0, %xmm12, %xmm12 /* rk3_1 = bcast32() */
+	movdqa 64(%rsp), %xmm14 /* reload g0x8.2 */
 	movdqa %xmm14, %xmm15 /* g0x8.2 */
-	pxor 192(%rsp), %xmm15 /* t0_acc_4 = xor(g0x8, g0x12) */
-	pxor %xmm3, %xmm15 /* t0_acc_5 = xor(t0_acc_4, rk0_1) */
-	pxor %xmm5, %xmm15 /* t0_2 = xor(t0_acc_5, g0x0) */
+	pxor 144(%rsp), %xmm15 /* t0_acc_4 = xor(g0x8, g0x12) */
+	pxor %xmm5, %xmm15 /* t0_acc_5 = xor(t0_acc_4, rk0_1) */
+	pxor %xmm4, %xmm15 /* t0_2 = xor(t0_acc_5, g0x0) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm15 /* y0_2_sr = lookup16(t0_2, inv_shift_rows) */
 	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm15 /* y0_2_aes = aesenclast(y0_2_sr, aes_cancel_key) */
-	movdqa 240(%rsp), %xmm14 /* reload g0x9.2 */
-	movdqa %xmm5, 256(%rsp) /* spill g0x0.3 */
-	movdqa %xmm14, %xmm5 /* g0x9.2 */
-	pxor 144(%rsp), %xmm5 /* t1_acc_4 = xor(g0x9, g0x13) */
-	pxor %xmm6, %xmm5 /* t1_acc_5 = xor(t1_acc_4, rk1_1) */
-	pxor %xmm1, %xmm5 /* t1_2 = xor(t1_acc_5, g0x1) */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm5 /* y1_2_sr = lookup16(t1_2, inv_shift_rows) */
-	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm5 /* y1_2_aes = aesenclast(y1_2_sr, aes_cancel_key) */
-	movdqa 96(%rsp), %xmm14 /* reload g0x10.2 */
-	movdqa %xmm1, 64(%rsp) /* spill g0x1.3 */
+	movdqa 192(%rsp), %xmm14 /* reload g0x9.2 */
+	movdqa %xmm4, 208(%rsp) /* spill g0x0.3 */
+	movdqa %xmm14, %xmm4 /* g0x9.2 */
+	pxor 96(%rsp), %xmm4 /* t1_acc_4 = xor(g0x9, g0x13) */
+	pxor %xmm8, %xmm4 /* t1_acc_5 = xor(t1_acc_4, rk1_1) */
+	pxor %xmm1, %xmm4 /* t1_2 = xor(t1_acc_5, g0x1) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm4 /* y1_2_sr = lookup16(t1_2, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm4 /* y1_2_aes = aesenclast(y1_2_sr, aes_cancel_key) */
+	movdqa 224(%rsp), %xmm14 /* reload g0x10.2 */
+	movdqa %xmm1, 32(%rsp) /* spill g0x1.3 */
 	movdqa %xmm14, %xmm1 /* g0x10.2 */
-	pxor 32(%rsp), %xmm1 /* t2_acc_4 = xor(g0x10, g0x14) */
+	pxor 0(%rsp), %xmm1 /* t2_acc_4 = xor(g0x10, g0x14) */
 	pxor %xmm10, %xmm1 /* t2_acc_5 = xor(t2_acc_4, rk2_1) */
-	pxor %xmm4, %xmm1 /* t2_2 = xor(t2_acc_5, g0x2) */
+	pxor %xmm2, %xmm1 /* t2_2 = xor(t2_acc_5, g0x2) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm1 /* y2_2_sr = lookup16(t2_2, inv_shift_rows) */
 	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm1 /* y2_2_aes = aesenclast(y2_2_sr, aes_cancel_key) */
-	movdqa 160(%rsp), %xmm14 /* reload g0x11.2 */
-	movdqa %xmm4, 640(%rsp) /* spill g0x2.3 */
-	movdqa %xmm14, %xmm4 /* g0x11.2 */
-	pxor 0(%rsp), %xmm4 /* t3_acc_4 = xor(g0x11, g0x15) */
-	pxor %xmm11, %xmm4 /* t3_acc_5 = xor(t3_acc_4, rk3_1) */
-	pxor 128(%rsp), %xmm4 /* t3_2 = xor(t3_acc_5, g0x3) */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm4 /* y3_2_sr = lookup16(t3_2, inv_shift_rows) */
-	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm4 /* y3_2_aes = aesenclast(y3_2_sr, aes_cancel_key) */
+	movdqa 112(%rsp), %xmm14 /* reload g0x11.2 */
+	movdqa %xmm2, 640(%rsp) /* spill g0x2.3 */
+	movdqa %xmm14, %xmm2 /* g0x11.2 */
+	pxor 320(%rsp), %xmm2 /* t3_acc_4 = xor(g0x11, g0x15) */
+	pxor %xmm12, %xmm2 /* t3_acc_5 = xor(t3_acc_4, rk3_1) */
+	pxor 80(%rsp), %xmm2 /* t3_2 = xor(t3_acc_5, g0x3) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm2 /* y3_2_sr = lookup16(t3_2, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm2 /* y3_2_aes = aesenclast(y3_2_sr, aes_cancel_key) */
 	movdqa %xmm15, %xmm14 /* y0_2_aes */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm14 /* y0_2_aes_lo = and(y0_2_aes, nibble_mask) */
 	psrlw $4, %xmm15 /* y0_2_aes_sh = shr(y0_2_aes) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm15 /* y0_2_aes_hi = and(y0_2_aes_sh, nibble_mask) */
-	movdqa %xmm12, 656(%rsp) /* spill g1x3.3 */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_7_tbl_lo_1(%rip), %xmm12 /* tbl_lo_1 = const() */
-	movdqa %xmm11, 672(%rsp) /* spill rk3_1 */
-	movdqa %xmm12, %xmm11 /* tbl_lo_1 */
-	pshufb %xmm14, %xmm11 /* p1_0_2_l = lookup16(tbl_lo_1, y0_2_aes_lo) */
-	movdqa %xmm2, 688(%rsp) /* spill g1x2.3 */
-	movdqa %xmm8, %xmm2 /* tbl_lo_2 */
-	pshufb %xmm14, %xmm2 /* p2_0_2_l = lookup16(tbl_lo_2, y0_2_aes_lo) */
-	movdqa %xmm13, %xmm14 /* tbl_hi_1 */
+	movdqa %xmm13, 656(%rsp) /* spill g1x3.3 */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_7_tbl_lo_1(%rip), %xmm13 /* tbl_lo_1 = const() */
+	movdqa %xmm12, 672(%rsp) /* spill rk3_1 */
+	movdqa %xmm13, %xmm12 /* tbl_lo_1 */
+	pshufb %xmm14, %xmm12 /* p1_0_2_l = lookup16(tbl_lo_1, y0_2_aes_lo) */
+	movdqa %xmm3, 688(%rsp) /* spill g1x2.3 */
+	movdqa %xmm7, %xmm3 /* tbl_lo_2 */
+	pshufb %xmm14, %xmm3 /* p2_0_2_l = lookup16(tbl_lo_2, y0_2_aes_lo) */
+	movdqa %xmm11, %xmm14 /* tbl_hi_1 */
 	pshufb %xmm15, %xmm14 /* p1_0_2_h = lookup16(tbl_hi_1, y0_2_aes_hi) */
-	pxor %xmm14, %xmm11 /* p1_0_2 = xor(p1_0_2_l, p1_0_2_h) */
-	movdqa %xmm7, %xmm14 /* tbl_hi_2 */
+	pxor %xmm14, %xmm12 /* p1_0_2 = xor(p1_0_2_l, p1_0_2_h) */
+	movdqa %xmm6, %xmm14 /* tbl_hi_2 */
 	pshufb %xmm15, %xmm14 /* p2_0_2_h = lookup16(tbl_hi_2, y0_2_aes_hi) */
-	pxor %xmm14, %xmm2 /* p2_0_2 = xor(p2_0_2_l, p2_0_2_h) */
-	movdqa %xmm5, %xmm14 /* y1_2_aes */
+	pxor %xmm14, %xmm3 /* p2_0_2 = xor(p2_0_2_l, p2_0_2_h) */
+	movdqa %xmm4, %xmm14 /* y1_2_aes */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm14 /* y1_2_aes_lo = and(y1_2_aes, nibble_mask) */
-	psrlw $4, %xmm5 /* y1_2_aes_sh = shr(y1_2_aes) */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm5 /* y1_2_aes_hi = and(y1_2_aes_sh, nibble_mask) */
-	movdqa %xmm12, %xmm15 /* tbl_lo_1 */
+	psrlw $4, %xmm4 /* y1_2_aes_sh = shr(y1_2_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm4 /* y1_2_aes_hi = and(y1_2_aes_sh, nibble_mask) */
+	movdqa %xmm13, %xmm15 /* tbl_lo_1 */
 	pshufb %xmm14, %xmm15 /* p1_1_2_l = lookup16(tbl_lo_1, y1_2_aes_lo) */
 	movdqa %xmm10, 704(%rsp) /* spill rk2_1 */
-	movdqa %xmm8, %xmm10 /* tbl_lo_2 */
+	movdqa %xmm7, %xmm10 /* tbl_lo_2 */
 	pshufb %xmm14, %xmm10 /* p2_1_2_l = lookup16(tbl_lo_2, y1_2_aes_lo) */
-	movdqa %xmm13, %xmm14 /* tbl_hi_1 */
-	pshufb %xmm5, %xmm14 /* p1_1_2_h = lookup16(tbl_hi_1, y1_2_aes_hi) */
+	movdqa %xmm11, %xmm14 /* tbl_hi_1 */
+	pshufb %xmm4, %xmm14 /* p1_1_2_h = lookup16(tbl_hi_1, y1_2_aes_hi) */
 	pxor %xmm14, %xmm15 /* p1_1_2 = xor(p1_1_2_l, p1_1_2_h) */
-	movdqa %xmm7, %xmm14 /* tbl_hi_2 */
-	pshufb %xmm5, %xmm14 /* p2_1_2_h = lookup16(tbl_hi_2, y1_2_aes_hi) */
+	movdqa %xmm6, %xmm14 /* tbl_hi_2 */
+	pshufb %xmm4, %xmm14 /* p2_1_2_h = lookup16(tbl_hi_2, y1_2_aes_hi) */
 	pxor %xmm14, %xmm10 /* p2_1_2 = xor(p2_1_2_l, p2_1_2_h) */
-	movdqa %xmm1, %xmm5 /* y2_2_aes */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm5 /* y2_2_aes_lo = and(y2_2_aes, nibble_mask) */
+	movdqa %xmm1, %xmm4 /* y2_2_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm4 /* y2_2_aes_lo = and(y2_2_aes, nibble_mask) */
 	psrlw $4, %xmm1 /* y2_2_aes_sh = shr(y2_2_aes) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm1 /* y2_2_aes_hi = and(y2_2_aes_sh, nibble_mask) */
-	movdqa %xmm12, %xmm14 /* tbl_lo_1 */
-	pshufb %xmm5, %xmm14 /* p1_2_2_l = lookup16(tbl_lo_1, y2_2_aes_lo) */
+	movdqa %xmm13, %xmm14 /* tbl_lo_1 */
+	pshufb %xmm4, %xmm14 /* p1_2_2_l = lookup16(tbl_lo_1, y2_2_aes_lo) */
 	movdqa %xmm0, 720(%rsp) /* spill g1x1.3 */
-	movdqa %xmm8, %xmm0 /* tbl_lo_2 */
-	pshufb %xmm5, %xmm0 /* p2_2_2_l = lookup16(tbl_lo_2, y2_2_aes_lo) */
-	movdqa %xmm13, %xmm5 /* tbl_hi_1 */
-	pshufb %xmm1, %xmm5 /* p1_2_2_h = lookup16(tbl_hi_1, y2_2_aes_hi) */
-	pxor %xmm5, %xmm14 /* p1_2_2 = xor(p1_2_2_l, p1_2_2_h) */
-	movdqa %xmm7, %xmm5 /* tbl_hi_2 */
-	pshufb %xmm1, %xmm5 /* p2_2_2_h = lookup16(tbl_hi_2, y2_2_aes_hi) */
-	pxor %xmm5, %xmm0 /* p2_2_2 = xor(p2_2_2_l, p2_2_2_h) */
-	movdqa %xmm4, %xmm1 /* y3_2_aes */
+	movdqa %xmm7, %xmm0 /* tbl_lo_2 */
+	pshufb %xmm4, %xmm0 /* p2_2_2_l = lookup16(tbl_lo_2, y2_2_aes_lo) */
+	movdqa %xmm11, %xmm4 /* tbl_hi_1 */
+	pshufb %xmm1, %xmm4 /* p1_2_2_h = lookup16(tbl_hi_1, y2_2_aes_hi) */
+	pxor %xmm4, %xmm14 /* p1_2_2 = xor(p1_2_2_l, p1_2_2_h) */
+	movdqa %xmm6, %xmm4 /* tbl_hi_2 */
+	pshufb %xmm1, %xmm4 /* p2_2_2_h = lookup16(tbl_hi_2, y2_2_aes_hi) */
+	pxor %xmm4, %xmm0 /* p2_2_2 = xor(p2_2_2_l, p2_2_2_h) */
+	movdqa %xmm2, %xmm1 /* y3_2_aes */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm1 /* y3_2_aes_lo = and(y3_2_aes, nibble_mask) */
-	psrlw $4, %xmm4 /* y3_2_aes_sh = shr(y3_2_aes) */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm4 /* y3_2_aes_hi = and(y3_2_aes_sh, nibble_mask) */
-	movdqa %xmm12, %xmm5 /* tbl_lo_1 */
-	pshufb %xmm1, %xmm5 /* p1_3_2_l = lookup16(tbl_lo_1, y3_2_aes_lo) */
-	movdqa %xmm8, %xmm12 /* tbl_lo_2 */
-	pshufb %xmm1, %xmm12 /* p2_3_2_l = lookup16(tbl_lo_2, y3_2_aes_lo) */
-	movdqa %xmm13, %xmm1 /* tbl_hi_1 */
-	pshufb %xmm4, %xmm1 /* p1_3_2_h = lookup16(tbl_hi_1, y3_2_aes_hi) */
-	pxor %xmm1, %xmm5 /* p1_3_2 = xor(p1_3_2_l, p1_3_2_h) */
-	movdqa %xmm7, %xmm1 /* tbl_hi_2 */
-	pshufb %xmm4, %xmm1 /* p2_3_2_h = lookup16(tbl_hi_2, y3_2_aes_hi) */
-	pxor %xmm1, %xmm12 /* p2_3_2 = xor(p2_3_2_l, p2_3_2_h) */
-	movdqa %xmm11, %xmm1 /* p1_0_2 */
-	pxor %xmm2, %xmm1 /* m0_acc_8 = xor(p1_0_2, p2_0_2) */
-	pxor %xmm15, %xmm2 /* m1_acc_8 = xor(p2_0_2, p1_1_2) */
-	movdqa %xmm15, %xmm4 /* p1_1_2 */
-	pxor %xmm14, %xmm4 /* m0_acc_9 = xor(p1_1_2, p1_2_2) */
-	pxor %xmm4, %xmm1 /* m0_acc_10 = xor(m0_acc_8, m0_acc_9) */
-	pxor %xmm12, %xmm1 /* m0_acc_11 = xor(m0_acc_10, p2_3_2) */
+	psrlw $4, %xmm2 /* y3_2_aes_sh = shr(y3_2_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm2 /* y3_2_aes_hi = and(y3_2_aes_sh, nibble_mask) */
+	movdqa %xmm13, %xmm4 /* tbl_lo_1 */
+	pshufb %xmm1, %xmm4 /* p1_3_2_l = lookup16(tbl_lo_1, y3_2_aes_lo) */
+	movdqa %xmm7, %xmm13 /* tbl_lo_2 */
+	pshufb %xmm1, %xmm13 /* p2_3_2_l = lookup16(tbl_lo_2, y3_2_aes_lo) */
+	movdqa %xmm11, %xmm1 /* tbl_hi_1 */
+	pshufb %xmm2, %xmm1 /* p1_3_2_h = lookup16(tbl_hi_1, y3_2_aes_hi) */
+	pxor %xmm1, %xmm4 /* p1_3_2 = xor(p1_3_2_l, p1_3_2_h) */
+	movdqa %xmm6, %xmm1 /* tbl_hi_2 */
+	pshufb %xmm2, %xmm1 /* p2_3_2_h = lookup16(tbl_hi_2, y3_2_aes_hi) */
+	pxor %xmm1, %xmm13 /* p2_3_2 = xor(p2_3_2_l, p2_3_2_h) */
+	movdqa %xmm12, %xmm1 /* p1_0_2 */
+	pxor %xmm3, %xmm1 /* m0_acc_8 = xor(p1_0_2, p2_0_2) */
+	pxor %xmm15, %xmm3 /* m1_acc_8 = xor(p2_0_2, p1_1_2) */
+	movdqa %xmm15, %xmm2 /* p1_1_2 */
+	pxor %xmm14, %xmm2 /* m0_acc_9 = xor(p1_1_2, p1_2_2) */
+	pxor %xmm2, %xmm1 /* m0_acc_10 = xor(m0_acc_8, m0_acc_9) */
+	pxor %xmm13, %xmm1 /* m0_acc_11 = xor(m0_acc_10, p2_3_2) */
 	pxor 336(%rsp), %xmm1 /* x0n_2 = xor(m0_acc_11, g0x4.2) */
-	movdqa %xmm11, %xmm4 /* p1_0_2 */
-	pxor %xmm15, %xmm4 /* m3_acc_8 = xor(p1_0_2, p1_1_2) */
-	pxor %xmm10, %xmm11 /* m2_acc_8 = xor(p1_0_2, p2_1_2) */
+	movdqa %xmm12, %xmm2 /* p1_0_2 */
+	pxor %xmm15, %xmm2 /* m3_acc_8 = xor(p1_0_2, p1_1_2) */
+	pxor %xmm10, %xmm12 /* m2_acc_8 = xor(p1_0_2, p2_1_2) */
 	pxor %xmm14, %xmm10 /* m1_acc_9 = xor(p2_1_2, p1_2_2) */
-	pxor %xmm10, %xmm2 /* m1_acc_10 = xor(m1_acc_8, m1_acc_9) */
-	pxor %xmm5, %xmm2 /* m1_acc_11 = xor(m1_acc_10, p1_3_2) */
-	pxor 224(%rsp), %xmm2 /* x1n_2 = xor(m1_acc_11, g0x5.2) */
+	pxor %xmm10, %xmm3 /* m1_acc_10 = xor(m1_acc_8, m1_acc_9) */
+	pxor %xmm4, %xmm3 /* m1_acc_11 = xor(m1_acc_10, p1_3_2) */
+	pxor 176(%rsp), %xmm3 /* x1n_2 = xor(m1_acc_11, g0x5.2) */
 	pxor %xmm0, %xmm14 /* m2_acc_9 = xor(p1_2_2, p2_2_2) */
-	pxor %xmm14, %xmm11 /* m2_acc_10 = xor(m2_acc_8, m2_acc_9) */
-	pxor %xmm5, %xmm11 /* m2_acc_11 = xor(m2_acc_10, p1_3_2) */
-	pxor %xmm5, %xmm0 /* m3_acc_9 = xor(p2_2_2, p1_3_2) */
-	pxor %xmm0, %xmm4 /* m3_acc_10 = xor(m3_acc_8, m3_acc_9) */
-	pxor %xmm12, %xmm4 /* m3_acc_11 = xor(m3_acc_10, p2_3_2) */
-	pxor 208(%rsp), %xmm11 /* x2n_2 = xor(m2_acc_11, g0x6.2) */
-	pxor 176(%rsp), %xmm4 /* x3n_2 = xor(m3_acc_11, g0x7.2) */
+	pxor %xmm14, %xmm12 /* m2_acc_10 = xor(m2_acc_8, m2_acc_9) */
+	pxor %xmm4, %xmm12 /* m2_acc_11 = xor(m2_acc_10, p1_3_2) */
+	pxor %xmm4, %xmm0 /* m3_acc_9 = xor(p2_2_2, p1_3_2) */
+	pxor %xmm0, %xmm2 /* m3_acc_10 = xor(m3_acc_8, m3_acc_9) */
+	pxor %xmm13, %xmm2 /* m3_acc_11 = xor(m3_acc_10, p2_3_2) */
+	pxor 160(%rsp), %xmm12 /* x2n_2 = xor(m2_acc_11, g0x6.2) */
+	pxor 128(%rsp), %xmm2 /* x3n_2 = xor(m3_acc_11, g0x7.2) */
 	movdqa 544(%rsp), %xmm0 /* reload g1x8.2 */
-	movdqa %xmm0, %xmm5 /* g1x8.2 */
-	pxor 592(%rsp), %xmm5 /* t0_acc_6 = xor(g1x8, g1x12) */
-	pxor %xmm3, %xmm5 /* t0_acc_7 = xor(t0_acc_6, rk0_1) */
-	pxor %xmm9, %xmm5 /* t0_3 = xor(t0_acc_7, g1x0) */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm5 /* y0_3_sr = lookup16(t0_3, inv_shift_rows) */
-	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm5 /* y0_3_aes = aesenclast(y0_3_sr, aes_cancel_key) */
-	movdqa 528(%rsp), %xmm3 /* reload g1x9.2 */
-	movdqa %xmm3, %xmm10 /* g1x9.2 */
+	movdqa %xmm0, %xmm4 /* g1x8.2 */
+	pxor 592(%rsp), %xmm4 /* t0_acc_6 = xor(g1x8, g1x12) */
+	pxor %xmm5, %xmm4 /* t0_acc_7 = xor(t0_acc_6, rk0_1) */
+	pxor %xmm9, %xmm4 /* t0_3 = xor(t0_acc_7, g1x0) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm4 /* y0_3_sr = lookup16(t0_3, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm4 /* y0_3_aes = aesenclast(y0_3_sr, aes_cancel_key) */
+	movdqa 528(%rsp), %xmm5 /* reload g1x9.2 */
+	movdqa %xmm5, %xmm10 /* g1x9.2 */
 	pxor 608(%rsp), %xmm10 /* t1_acc_6 = xor(g1x9, g1x13) */
-	pxor %xmm6, %xmm10 /* t1_acc_7 = xor(t1_acc_6, rk1_1) */
+	pxor %xmm8, %xmm10 /* t1_acc_7 = xor(t1_acc_6, rk1_1) */
 	pxor 720(%rsp), %xmm10 /* t1_3 = xor(t1_acc_7, g1x1) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm10 /* y1_3_sr = lookup16(t1_3, inv_shift_rows) */
 	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm10 /* y1_3_aes = aesenclast(y1_3_sr, aes_cancel_key) */
-	movdqa 496(%rsp), %xmm6 /* reload g1x10.2 */
-	movdqa %xmm6, %xmm12 /* g1x10.2 */
-	pxor 624(%rsp), %xmm12 /* t2_acc_6 = xor(g1x10, g1x14) */
-	pxor 704(%rsp), %xmm12 /* t2_acc_7 = xor(t2_acc_6, rk2_1) */
-	pxor 688(%rsp), %xmm12 /* t2_3 = xor(t2_acc_7, g1x2) */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm12 /* y2_3_sr = lookup16(t2_3, inv_shift_rows) */
-	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm12 /* y2_3_aes = aesenclast(y2_3_sr, aes_cancel_key) */
+	movdqa 496(%rsp), %xmm8 /* reload g1x10.2 */
+	movdqa %xmm8, %xmm13 /* g1x10.2 */
+	pxor 624(%rsp), %xmm13 /* t2_acc_6 = xor(g1x10, g1x14) */
+	pxor 704(%rsp), %xmm13 /* t2_acc_7 = xor(t2_acc_6, rk2_1) */
+	pxor 688(%rsp), %xmm13 /* t2_3 = xor(t2_acc_7, g1x2) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm13 /* y2_3_sr = lookup16(t2_3, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm13 /* y2_3_aes = aesenclast(y2_3_sr, aes_cancel_key) */
 	movdqa 512(%rsp), %xmm14 /* reload g1x11.2 */
 	movdqa %xmm14, %xmm15 /* g1x11.2 */
-	pxor 16(%rsp), %xmm15 /* t3_acc_6 = xor(g1x11, g1x15) */
+	pxor 304(%rsp), %xmm15 /* t3_acc_6 = xor(g1x11, g1x15) */
 	pxor 672(%rsp), %xmm15 /* t3_acc_7 = xor(t3_acc_6, rk3_1) */
 	pxor 656(%rsp), %xmm15 /* t3_3 = xor(t3_acc_7, g1x3) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm15 /* y3_3_sr = lookup16(t3_3, inv_shift_rows) */
 	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm15 /* y3_3_aes = aesenclast(y3_3_sr, aes_cancel_key) */
-	movdqa %xmm5, %xmm14 /* y0_3_aes */
+	movdqa %xmm4, %xmm14 /* y0_3_aes */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm14 /* y0_3_aes_lo = and(y0_3_aes, nibble_mask) */
-	psrlw $4, %xmm5 /* y0_3_aes_sh = shr(y0_3_aes) */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm5 /* y0_3_aes_hi = and(y0_3_aes_sh, nibble_mask) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_7_tbl_lo_1(%rip), %xmm6 /* tbl_lo_1 = const() */
-	movdqa %xmm6, %xmm3 /* tbl_lo_1 */
-	pshufb %xmm14, %xmm3 /* p1_0_3_l = lookup16(tbl_lo_1, y0_3_aes_lo) */
-	movdqa %xmm8, %xmm0 /* tbl_lo_2 */
+	psrlw $4, %xmm4 /* y0_3_aes_sh = shr(y0_3_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm4 /* y0_3_aes_hi = and(y0_3_aes_sh, nibble_mask) */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_7_tbl_lo_1(%rip), %xmm8 /* tbl_lo_1 = const() */
+	movdqa %xmm8, %xmm5 /* tbl_lo_1 */
+	pshufb %xmm14, %xmm5 /* p1_0_3_l = lookup16(tbl_lo_1, y0_3_aes_lo) */
+	movdqa %xmm7, %xmm0 /* tbl_lo_2 */
 	pshufb %xmm14, %xmm0 /* p2_0_3_l = lookup16(tbl_lo_2, y0_3_aes_lo) */
-	movdqa %xmm13, %xmm14 /* tbl_hi_1 */
-	pshufb %xmm5, %xmm14 /* p1_0_3_h = lookup16(tbl_hi_1, y0_3_aes_hi) */
-	pxor %xmm14, %xmm3 /* p1_0_3 = xor(p1_0_3_l, p1_0_3_h) */
-	movdqa %xmm7, %xmm14 /* tbl_hi_2 */
-	pshufb %xmm5, %xmm14 /* p2_0_3_h = lookup16(tbl_hi_2, y0_3_aes_hi) */
+	movdqa %xmm11, %xmm14 /* tbl_hi_1 */
+	pshufb %xmm4, %xmm14 /* p1_0_3_h = lookup16(tbl_hi_1, y0_3_aes_hi) */
+	pxor %xmm14, %xmm5 /* p1_0_3 = xor(p1_0_3_l, p1_0_3_h) */
+	movdqa %xmm6, %xmm14 /* tbl_hi_2 */
+	pshufb %xmm4, %xmm14 /* p2_0_3_h = lookup16(tbl_hi_2, y0_3_aes_hi) */
 	pxor %xmm14, %xmm0 /* p2_0_3 = xor(p2_0_3_l, p2_0_3_h) */
-	movdqa %xmm10, %xmm5 /* y1_3_aes */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm5 /* y1_3_aes_lo = and(y1_3_aes, nibble_mask) */
+	movdqa %xmm10, %xmm4 /* y1_3_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm4 /* y1_3_aes_lo = and(y1_3_aes, nibble_mask) */
 	psrlw $4, %xmm10 /* y1_3_aes_sh = shr(y1_3_aes) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm10 /* y1_3_aes_hi = and(y1_3_aes_sh, nibble_mask) */
-	movdqa %xmm6, %xmm14 /* tbl_lo_1 */
-	pshufb %xmm5, %xmm14 /* p1_1_3_l = lookup16(tbl_lo_1, y1_3_aes_lo) */
+	movdqa %xmm8, %xmm14 /* tbl_lo_1 */
+	pshufb %xmm4, %xmm14 /* p1_1_3_l = lookup16(tbl_lo_1, y1_3_aes_lo) */
 	movdqa %xmm9, 672(%rsp) /* spill g1x0.3 */
-	movdqa %xmm8, %xmm9 /* tbl_lo_2 */
-	pshufb %xmm5, %xmm9 /* p2_1_3_l = lookup16(tbl_lo_2, y1_3_aes_lo) */
-	movdqa %xmm13, %xmm5 /* tbl_hi_1 */
-	pshufb %xmm10, %xmm5 /* p1_1_3_h = lookup16(tbl_hi_1, y1_3_aes_hi) */
-	pxor %xmm5, %xmm14 /* p1_1_3 = xor(p1_1_3_l, p1_1_3_h) */
-	movdqa %xmm7, %xmm5 /* tbl_hi_2 */
-	pshufb %xmm10, %xmm5 /* p2_1_3_h = lookup16(tbl_hi_2, y1_3_aes_hi) */
-	pxor %xmm5, %xmm9 /* p2_1_3 = xor(p2_1_3_l, p2_1_3_h) */
-	movdqa %xmm12, %xmm5 /* y2_3_aes */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm5 /* y2_3_aes_lo = and(y2_3_aes, nibble_mask) */
-	psrlw $4, %xmm12 /* y2_3_aes_sh = shr(y2_3_aes) */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm12 /* y2_3_aes_hi = and(y2_3_aes_sh, nibble_mask) */
-	movdqa %xmm6, %xmm10 /* tbl_lo_1 */
-	pshufb %xmm5, %xmm10 /* p1_2_3_l = lookup16(tbl_lo_1, y2_3_aes_lo) */
-	movdqa %xmm4, 704(%rsp) /* spill g0x7.3 */
-	movdqa %xmm8, %xmm4 /* tbl_lo_2 */
-	pshufb %xmm5, %xmm4 /* p2_2_3_l = lookup16(tbl_lo_2, y2_3_aes_lo) */
-	movdqa %xmm13, %xmm5 /* tbl_hi_1 */
-	pshufb %xmm12, %xmm5 /* p1_2_3_h = lookup16(tbl_hi_1, y2_3_aes_hi) */
-	pxor %xmm5, %xmm10 /* p1_2_3 = xor(p1_2_3_l, p1_2_3_h) */
-	movdqa %xmm7, %xmm5 /* tbl_hi_2 */
-	pshufb %xmm12, %xmm5 /* p2_2_3_h = lookup16(tbl_hi_2, y2_3_aes_hi) */
-	pxor %xmm5, %xmm4 /* p2_2_3 = xor(p2_2_3_l, p2_2_3_h) */
-	movdqa %xmm15, %xmm5 /* y3_3_aes */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm5 /* y3_3_aes_lo = and(y3_3_aes, nibble_mask) */
+	movdqa %xmm7, %xmm9 /* tbl_lo_2 */
+	pshufb %xmm4, %xmm9 /* p2_1_3_l = lookup16(tbl_lo_2, y1_3_aes_lo) */
+	movdqa %xmm11, %xmm4 /* tbl_hi_1 */
+	pshufb %xmm10, %xmm4 /* p1_1_3_h = lookup16(tbl_hi_1, y1_3_aes_hi) */
+	pxor %xmm4, %xmm14 /* p1_1_3 = xor(p1_1_3_l, p1_1_3_h) */
+	movdqa %xmm6, %xmm4 /* tbl_hi_2 */
+	pshufb %xmm10, %xmm4 /* p2_1_3_h = lookup16(tbl_hi_2, y1_3_aes_hi) */
+	pxor %xmm4, %xmm9 /* p2_1_3 = xor(p2_1_3_l, p2_1_3_h) */
+	movdqa %xmm13, %xmm4 /* y2_3_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm4 /* y2_3_aes_lo = and(y2_3_aes, nibble_mask) */
+	psrlw $4, %xmm13 /* y2_3_aes_sh = shr(y2_3_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm13 /* y2_3_aes_hi = and(y2_3_aes_sh, nibble_mask) */
+	movdqa %xmm8, %xmm10 /* tbl_lo_1 */
+	pshufb %xmm4, %xmm10 /* p1_2_3_l = lookup16(tbl_lo_1, y2_3_aes_lo) */
+	movdqa %xmm2, 704(%rsp) /* spill g0x7.3 */
+	movdqa %xmm7, %xmm2 /* tbl_lo_2 */
+	pshufb %xmm4, %xmm2 /* p2_2_3_l = lookup16(tbl_lo_2, y2_3_aes_lo) */
+	movdqa %xmm11, %xmm4 /* tbl_hi_1 */
+	pshufb %xmm13, %xmm4 /* p1_2_3_h = lookup16(tbl_hi_1, y2_3_aes_hi) */
+	pxor %xmm4, %xmm10 /* p1_2_3 = xor(p1_2_3_l, p1_2_3_h) */
+	movdqa %xmm6, %xmm4 /* tbl_hi_2 */
+	pshufb %xmm13, %xmm4 /* p2_2_3_h = lookup16(tbl_hi_2, y2_3_aes_hi) */
+	pxor %xmm4, %xmm2 /* p2_2_3 = xor(p2_2_3_l, p2_2_3_h) */
+	movdqa %xmm15, %xmm4 /* y3_3_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm4 /* y3_3_aes_lo = and(y3_3_aes, nibble_mask) */
 	psrlw $4, %xmm15 /* y3_3_aes_sh = shr(y3_3_aes) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm15 /* y3_3_aes_hi = and(y3_3_aes_sh, nibble_mask) */
-	movdqa %xmm6, %xmm12 /* tbl_lo_1 */
-	pshufb %xmm5, %xmm12 /* p1_3_3_l = lookup16(tbl_lo_1, y3_3_aes_lo) */
-	movdqa %xmm8, %xmm6 /* tbl_lo_2 */
-	pshufb %xmm5, %xmm6 /* p2_3_3_l = lookup16(tbl_lo_2, y3_3_aes_lo) */
-	movdqa %xmm13, %xmm5 /* tbl_hi_1 */
-	pshufb %xmm15, %xmm5 /* p1_3_3_h = lookup16(tbl_hi_1, y3_3_aes_hi) */
-	pxor %xmm5, %xmm12 /* p1_3_3 = xor(p1_3_3_l, p1_3_3_h) */
-	movdqa %xmm7, %xmm5 /* tbl_hi_2 */
-	pshufb %xmm15, %xmm5 /* p2_3_3_h = lookup16(tbl_hi_2, y3_3_aes_hi) */
-	pxor %xmm5, %xmm6 /* p2_3_3 = xor(p2_3_3_l, p2_3_3_h) */
-	movdqa %xmm3, %xmm5 /* p1_0_3 */
-	pxor %xmm0, %xmm5 /* m0_acc_12 = xor(p1_0_3, p2_0_3) */
+	movdqa %xmm8, %xmm13 /* tbl_lo_1 */
+	pshufb %xmm4, %xmm13 /* p1_3_3_l = lookup16(tbl_lo_1, y3_3_aes_lo) */
+	movdqa %xmm7, %xmm8 /* tbl_lo_2 */
+	pshufb %xmm4, %xmm8 /* p2_3_3_l = lookup16(tbl_lo_2, y3_3_aes_lo) */
+	movdqa %xmm11, %xmm4 /* tbl_hi_1 */
+	pshufb %xmm15, %xmm4 /* p1_3_3_h = lookup16(tbl_hi_1, y3_3_aes_hi) */
+	pxor %xmm4, %xmm13 /* p1_3_3 = xor(p1_3_3_l, p1_3_3_h) */
+	movdqa %xmm6, %xmm4 /* tbl_hi_2 */
+	pshufb %xmm15, %xmm4 /* p2_3_3_h = lookup16(tbl_hi_2, y3_3_aes_hi) */
+	pxor %xmm4, %xmm8 /* p2_3_3 = xor(p2_3_3_l, p2_3_3_h) */
+	movdqa %xmm5, %xmm4 /* p1_0_3 */
+	pxor %xmm0, %xmm4 /* m0_acc_12 = xor(p1_0_3, p2_0_3) */
 	pxor %xmm14, %xmm0 /* m1_acc_12 = xor(p2_0_3, p1_1_3) */
 	movdqa %xmm14, %xmm15 /* p1_1_3 */
 	pxor %xmm10, %xmm15 /* m0_acc_13 = xor(p1_1_3, p1_2_3) */
-	pxor %xmm15, %xmm5 /* m0_acc_14 = xor(m0_acc_12, m0_acc_13) */
-	pxor %xmm6, %xmm5 /* m0_acc_15 = xor(m0_acc_14, p2_3_3) */
-	pxor 560(%rsp), %xmm5 /* x0n_3 = xor(m0_acc_15, g1x4.2) */
-	movdqa %xmm3, %xmm15 /* p1_0_3 */
+	pxor %xmm15, %xmm4 /* m0_acc_14 = xor(m0_acc_12, m0_acc_13) */
+	pxor %xmm8, %xmm4 /* m0_acc_15 = xor(m0_acc_14, p2_3_3) */
+	pxor 560(%rsp), %xmm4 /* x0n_3 = xor(m0_acc_15, g1x4.2) */
+	movdqa %xmm5, %xmm15 /* p1_0_3 */
 	pxor %xmm14, %xmm15 /* m3_acc_12 = xor(p1_0_3, p1_1_3) */
-	pxor %xmm9, %xmm3 /* m2_acc_12 = xor(p1_0_3, p2_1_3) */
+	pxor %xmm9, %xmm5 /* m2_acc_12 = xor(p1_0_3, p2_1_3) */
 	pxor %xmm10, %xmm9 /* m1_acc_13 = xor(p2_1_3, p1_2_3) */
 	pxor %xmm9, %xmm0 /* m1_acc_14 = xor(m1_acc_12, m1_acc_13) */
-	pxor %xmm12, %xmm0 /* m1_acc_15 = xor(m1_acc_14, p1_3_3) */
+	pxor %xmm13, %xmm0 /* m1_acc_15 = xor(m1_acc_14, p1_3_3) */
 	pxor 480(%rsp), %xmm0 /* x1n_3 = xor(m1_acc_15, g1x5.2) */
-	pxor %xmm4, %xmm10 /* m2_acc_13 = xor(p1_2_3, p2_2_3) */
-	pxor %xmm10, %xmm3 /* m2_acc_14 = xor(m2_acc_12, m2_acc_13) */
-	pxor %xmm12, %xmm3 /* m2_acc_15 = xor(m2_acc_14, p1_3_3) */
-	pxor %xmm12, %xmm4 /* m3_acc_13 = xor(p2_2_3, p1_3_3) */
-	pxor %xmm4, %xmm15 /* m3_acc_14 = xor(m3_acc_12, m3_acc_13) */
-	pxor %xmm6, %xmm15 /* m3_acc_15 = xor(m3_acc_14, p2_3_3) */
-	pxor 464(%rsp), %xmm3 /* x2n_3 = xor(m2_acc_15, g1x6.2) */
+	pxor %xmm2, %xmm10 /* m2_acc_13 = xor(p1_2_3, p2_2_3) */
+	pxor %xmm10, %xmm5 /* m2_acc_14 = xor(m2_acc_12, m2_acc_13) */
+	pxor %xmm13, %xmm5 /* m2_acc_15 = xor(m2_acc_14, p1_3_3) */
+	pxor %xmm13, %xmm2 /* m3_acc_13 = xor(p2_2_3, p1_3_3) */
+	pxor %xmm2, %xmm15 /* m3_acc_14 = xor(m3_acc_12, m3_acc_13) */
+	pxor %xmm8, %xmm15 /* m3_acc_15 = xor(m3_acc_14, p2_3_3) */
+	pxor 464(%rsp), %xmm5 /* x2n_3 = xor(m2_acc_15, g1x6.2) */
 	pxor 416(%rsp), %xmm15 /* x3n_3 = xor(m3_acc_15, g1x7.2) */
 
 	/* Round 8r+2: slot 2 ^= M'_L·inv(slot 3 ^ slot 0 ^ slot 1 ^ rk') ^ C'. */
-	movd 32(%rdi,%r8), %xmm4
-	pshufd $0, %xmm4, %xmm4 /* rk0_2 = bcast32() */
-	movd 36(%rdi,%r8), %xmm6
-	pshufd $0, %xmm6, %xmm6 /* rk1_2 = bcast32() */
+	movd 32(%rdi,%r8), %xmm2
+	pshufd $0, %xmm2, %xmm2 /* rk0_2 = bcast32() */
+	movd 36(%rdi,%r8), %xmm8
+	pshufd $0, %xmm8, %xmm8 /* rk1_2 = bcast32() */
 	movd 40(%rdi,%r8), %xmm9
 	pshufd $0, %xmm9, %xmm9 /* rk2_2 = bcast32() */
 	movd 44(%rdi,%r8), %xmm10
 	pshufd $0, %xmm10, %xmm10 /* rk3_2 = bcast32() */
-	movdqa 192(%rsp), %xmm12 /* reload g0x12.2 */
-	movdqa %xmm12, %xmm14 /* g0x12.2 */
-	pxor 256(%rsp), %xmm14 /* t0_acc_8 = xor(g0x12, g0x0) */
-	pxor %xmm4, %xmm14 /* t0_acc_9 = xor(t0_acc_8, rk0_2) */
+	movdqa 144(%rsp), %xmm13 /* reload g0x12.2 */
+	movdqa %xmm13, %xmm14 /* g0x12.2 */
+	pxor 208(%rsp), %xmm14 /* t0_acc_8 = xor(g0x12, g0x0) */
+	pxor %xmm2, %xmm14 /* t0_acc_9 = xor(t0_acc_8, rk0_2) */
 	pxor %xmm1, %xmm14 /* t0_4 = xor(t0_acc_9, g0x4) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm14 /* y0_4_sr = lookup16(t0_4, inv_shift_rows) */
 	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm14 /* y0_4_aes = aesenclast(y0_4_sr, aes_cancel_key) */
-	movdqa 144(%rsp), %xmm12 /* reload g0x13.2 */
-	movdqa %xmm1, 176(%rsp) /* spill g0x4.3 */
-	movdqa %xmm12, %xmm1 /* g0x13.2 */
-	pxor 64(%rsp), %xmm1 /* t1_acc_8 = xor(g0x13, g0x1) */
-	pxor %xmm6, %xmm1 /* t1_acc_9 = xor(t1_acc_8, rk1_2) */
-	pxor %xmm2, %xmm1 /* t1_4 = xor(t1_acc_9, g0x5) */
+	movdqa 96(%rsp), %xmm13 /* reload g0x13.2 */
+	movdqa %xmm1, 128(%rsp) /* spill g0x4.3 */
+	movdqa %xmm13, %xmm1 /* g0x13.2 */
+	pxor 32(%rsp), %xmm1 /* t1_acc_8 = xor(g0x13, g0x1) */
+	pxor %xmm8, %xmm1 /* t1_acc_9 = xor(t1_acc_8, rk1_2) */
+	pxor %xmm3, %xmm1 /* t1_4 = xor(t1_acc_9, g0x5) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm1 /* y1_4_sr = lookup16(t1_4, inv_shift_rows) */
 	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm1 /* y1_4_aes = aesenclast(y1_4_sr, aes_cancel_key) */
-	movdqa 32(%rsp), %xmm12 /* reload g0x14.2 */
-	movdqa %xmm2, 208(%rsp) /* spill g0x5.3 */
-	movdqa %xmm12, %xmm2 /* g0x14.2 */
-	pxor 640(%rsp), %xmm2 /* t2_acc_8 = xor(g0x14, g0x2) */
-	pxor %xmm9, %xmm2 /* t2_acc_9 = xor(t2_acc_8, rk2_2) */
-	pxor %xmm11, %xmm2 /* t2_4 = xor(t2_acc_9, g0x6) */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm2 /* y2_4_sr = lookup16(t2_4, inv_shift_rows) */
-	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm2 /* y2_4_aes = aesenclast(y2_4_sr, aes_cancel_key) */
-	movdqa 0(%rsp), %xmm12 /* reload g0x15.2 */
-	movdqa %xmm11, 224(%rsp) /* spill g0x6.3 */
-	movdqa %xmm12, %xmm11 /* g0x15.2 */
-	pxor 128(%rsp), %xmm11 /* t3_acc_8 = xor(g0x15, g0x3) */
-	pxor %xmm10, %xmm11 /* t3_acc_9 = xor(t3_acc_8, rk3_2) */
-	pxor 704(%rsp), %xmm11 /* t3_4 = xor(t3_acc_9, g0x7) */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm11 /* y3_4_sr = lookup16(t3_4, inv_shift_rows) */
-	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm11 /* y3_4_aes = aesenclast(y3_4_sr, aes_cancel_key) */
-	movdqa %xmm14, %xmm12 /* y0_4_aes */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm12 /* y0_4_aes_lo = and(y0_4_aes, nibble_mask) */
+	movdqa 0(%rsp), %xmm13 /* reload g0x14.2 */
+	movdqa %xmm3, 160(%rsp) /* spill g0x5.3 */
+	movdqa %xmm13, %xmm3 /* g0x14.2 */
+	pxor 640(%rsp), %xmm3 /* t2_acc_8 = xor(g0x14, g0x2) */
+	pxor %xmm9, %xmm3 /* t2_acc_9 = xor(t2_acc_8, rk2_2) */
+	pxor %xmm12, %xmm3 /* t2_4 = xor(t2_acc_9, g0x6) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm3 /* y2_4_sr = lookup16(t2_4, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm3 /* y2_4_aes = aesenclast(y2_4_sr, aes_cancel_key) */
+	movdqa 320(%rsp), %xmm13 /* reload g0x15.2 */
+	movdqa %xmm12, 176(%rsp) /* spill g0x6.3 */
+	movdqa %xmm13, %xmm12 /* g0x15.2 */
+	pxor 80(%rsp), %xmm12 /* t3_acc_8 = xor(g0x15, g0x3) */
+	pxor %xmm10, %xmm12 /* t3_acc_9 = xor(t3_acc_8, rk3_2) */
+	pxor 704(%rsp), %xmm12 /* t3_4 = xor(t3_acc_9, g0x7) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm12 /* y3_4_sr = lookup16(t3_4, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm12 /* y3_4_aes = aesenclast(y3_4_sr, aes_cancel_key) */
+	movdqa %xmm14, %xmm13 /* y0_4_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm13 /* y0_4_aes_lo = and(y0_4_aes, nibble_mask) */
 	psrlw $4, %xmm14 /* y0_4_aes_sh = shr(y0_4_aes) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm14 /* y0_4_aes_hi = and(y0_4_aes_sh, nibble_mask) */
 	movdqa %xmm15, 336(%rsp) /* spill g1x7.3 */
 	movdqa .Lsm4_byteslice_ssse3_aesni_asm_7_tbl_lo_1(%rip), %xmm15 /* tbl_lo_1 = const() */
 	movdqa %xmm10, 736(%rsp) /* spill rk3_2 */
 	movdqa %xmm15, %xmm10 /* tbl_lo_1 */
-	pshufb %xmm12, %xmm10 /* p1_0_4_l = lookup16(tbl_lo_1, y0_4_aes_lo) */
-	movdqa %xmm3, 752(%rsp) /* spill g1x6.3 */
-	movdqa %xmm8, %xmm3 /* tbl_lo_2 */
-	pshufb %xmm12, %xmm3 /* p2_0_4_l = lookup16(tbl_lo_2, y0_4_aes_lo) */
-	movdqa %xmm13, %xmm12 /* tbl_hi_1 */
-	pshufb %xmm14, %xmm12 /* p1_0_4_h = lookup16(tbl_hi_1, y0_4_aes_hi) */
-	pxor %xmm12, %xmm10 /* p1_0_4 = xor(p1_0_4_l, p1_0_4_h) */
-	movdqa %xmm7, %xmm12 /* tbl_hi_2 */
-	pshufb %xmm14, %xmm12 /* p2_0_4_h = lookup16(tbl_hi_2, y0_4_aes_hi) */
-	pxor %xmm12, %xmm3 /* p2_0_4 = xor(p2_0_4_l, p2_0_4_h) */
-	movdqa %xmm1, %xmm12 /* y1_4_aes */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm12 /* y1_4_aes_lo = and(y1_4_aes, nibble_mask) */
+	pshufb %xmm13, %xmm10 /* p1_0_4_l = lookup16(tbl_lo_1, y0_4_aes_lo) */
+	movdqa %xmm5, 752(%rsp) /* spill g1x6.3 */
+	movdqa %xmm7, %xmm5 /* tbl_lo_2 */
+	pshufb %xmm13, %xmm5 /* p2_0_4_l = lookup16(tbl_lo_2, y0_4_aes_lo) */
+	movdqa %xmm11, %xmm13 /* tbl_hi_1 */
+	pshufb %xmm14, %xmm13 /* p1_0_4_h = lookup16(tbl_hi_1, y0_4_aes_hi) */
+	pxor %xmm13, %xmm10 /* p1_0_4 = xor(p1_0_4_l, p1_0_4_h) */
+	movdqa %xmm6, %xmm13 /* tbl_hi_2 */
+	pshufb %xmm14, %xmm13 /* p2_0_4_h = lookup16(tbl_hi_2, y0_4_aes_hi) */
+	pxor %xmm13, %xmm5 /* p2_0_4 = xor(p2_0_4_l, p2_0_4_h) */
+	movdqa %xmm1, %xmm13 /* y1_4_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm13 /* y1_4_aes_lo = and(y1_4_aes, nibble_mask) */
 	psrlw $4, %xmm1 /* y1_4_aes_sh = shr(y1_4_aes) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm1 /* y1_4_aes_hi = and(y1_4_aes_sh, nibble_mask) */
 	movdqa %xmm15, %xmm14 /* tbl_lo_1 */
-	pshufb %xmm12, %xmm14 /* p1_1_4_l = lookup16(tbl_lo_1, y1_4_aes_lo) */
+	pshufb %xmm13, %xmm14 /* p1_1_4_l = lookup16(tbl_lo_1, y1_4_aes_lo) */
 	movdqa %xmm9, 768(%rsp) /* spill rk2_2 */
-	movdqa %xmm8, %xmm9 /* tbl_lo_2 */
-	pshufb %xmm12, %xmm9 /* p2_1_4_l = lookup16(tbl_lo_2, y1_4_aes_lo) */
-	movdqa %xmm13, %xmm12 /* tbl_hi_1 */
-	pshufb %xmm1, %xmm12 /* p1_1_4_h = lookup16(tbl_hi_1, y1_4_aes_hi) */
-	pxor %xmm12, %xmm14 /* p1_1_4 = xor(p1_1_4_l, p1_1_4_h) */
-	movdqa %xmm7, %xmm12 /* tbl_hi_2 */
-	pshufb %xmm1, %xmm12 /* p2_1_4_h = lookup16(tbl_hi_2, y1_4_aes_hi) */
-	pxor %xmm12, %xmm9 /* p2_1_4 = xor(p2_1_4_l, p2_1_4_h) */
-	movdqa %xmm2, %xmm1 /* y2_4_aes */
+	movdqa %xmm7, %xmm9 /* tbl_lo_2 */
+	pshufb %xmm13, %xmm9 /* p2_1_4_l = lookup16(tbl_lo_2, y1_4_aes_lo) */
+	movdqa %xmm11, %xmm13 /* tbl_hi_1 */
+	pshufb %xmm1, %xmm13 /* p1_1_4_h = lookup16(tbl_hi_1, y1_4_aes_hi) */
+	pxor %xmm13, %xmm14 /* p1_1_4 = xor(p1_1_4_l, p1_1_4_h) */
+	movdqa %xmm6, %xmm13 /* tbl_hi_2 */
+	pshufb %xmm1, %xmm13 /* p2_1_4_h = lookup16(tbl_hi_2, y1_4_aes_hi) */
+	pxor %xmm13, %xmm9 /* p2_1_4 = xor(p2_1_4_l, p2_1_4_h) */
+	movdqa %xmm3, %xmm1 /* y2_4_aes */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm1 /* y2_4_aes_lo = and(y2_4_aes, nibble_mask) */
-	psrlw $4, %xmm2 /* y2_4_aes_sh = shr(y2_4_aes) */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm2 /* y2_4_aes_hi = and(y2_4_aes_sh, nibble_mask) */
-	movdqa %xmm15, %xmm12 /* tbl_lo_1 */
-	pshufb %xmm1, %xmm12 /* p1_2_4_l = lookup16(tbl_lo_1, y2_4_aes_lo) */
+	psrlw $4, %xmm3 /* y2_4_aes_sh = shr(y2_4_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm3 /* y2_4_aes_hi = and(y2_4_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm13 /* tbl_lo_1 */
+	pshufb %xmm1, %xmm13 /* p1_2_4_l = lookup16(tbl_lo_1, y2_4_aes_lo) */
 	movdqa %xmm0, 784(%rsp) /* spill g1x5.3 */
-	movdqa %xmm8, %xmm0 /* tbl_lo_2 */
+	movdqa %xmm7, %xmm0 /* tbl_lo_2 */
 	pshufb %xmm1, %xmm0 /* p2_2_4_l = lookup16(tbl_lo_2, y2_4_aes_lo) */
-	movdqa %xmm13, %xmm1 /* tbl_hi_1 */
-	pshufb %xmm2, %xmm1 /* p1_2_4_h = lookup16(tbl_hi_1, y2_4_aes_hi) */
-	pxor %xmm1, %xmm12 /* p1_2_4 = xor(p1_2_4_l, p1_2_4_h) */
-	movdqa %xmm7, %xmm1 /* tbl_hi_2 */
-	pshufb %xmm2, %xmm1 /* p2_2_4_h = lookup16(tbl_hi_2, y2_4_aes_hi) */
+	movdqa %xmm11, %xmm1 /* tbl_hi_1 */
+	pshufb %xmm3, %xmm1 /* p1_2_4_h = lookup16(tbl_hi_1, y2_4_aes_hi) */
+	pxor %xmm1, %xmm13 /* p1_2_4 = xor(p1_2_4_l, p1_2_4_h) */
+	movdqa %xmm6, %xmm1 /* tbl_hi_2 */
+	pshufb %xmm3, %xmm1 /* p2_2_4_h = lookup16(tbl_hi_2, y2_4_aes_hi) */
 	pxor %xmm1, %xmm0 /* p2_2_4 = xor(p2_2_4_l, p2_2_4_h) */
-	movdqa %xmm11, %xmm1 /* y3_4_aes */
+	movdqa %xmm12, %xmm1 /* y3_4_aes */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm1 /* y3_4_aes_lo = and(y3_4_aes, nibble_mask) */
-	psrlw $4, %xmm11 /* y3_4_aes_sh = shr(y3_4_aes) */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm11 /* y3_4_aes_hi = and(y3_4_aes_sh, nibble_mask) */
-	movdqa %xmm15, %xmm2 /* tbl_lo_1 */
-	pshufb %xmm1, %xmm2 /* p1_3_4_l = lookup16(tbl_lo_1, y3_4_aes_lo) */
-	movdqa %xmm8, %xmm15 /* tbl_lo_2 */
+	psrlw $4, %xmm12 /* y3_4_aes_sh = shr(y3_4_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm12 /* y3_4_aes_hi = and(y3_4_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm3 /* tbl_lo_1 */
+	pshufb %xmm1, %xmm3 /* p1_3_4_l = lookup16(tbl_lo_1, y3_4_aes_lo) */
+	movdqa %xmm7, %xmm15 /* tbl_lo_2 */
 	pshufb %xmm1, %xmm15 /* p2_3_4_l = lookup16(tbl_lo_2, y3_4_aes_lo) */
-	movdqa %xmm13, %xmm1 /* tbl_hi_1 */
-	pshufb %xmm11, %xmm1 /* p1_3_4_h = lookup16(tbl_hi_1, y3_4_aes_hi) */
-	pxor %xmm1, %xmm2 /* p1_3_4 = xor(p1_3_4_l, p1_3_4_h) */
-	movdqa %xmm7, %xmm1 /* tbl_hi_2 */
-	pshufb %xmm11, %xmm1 /* p2_3_4_h = lookup16(tbl_hi_2, y3_4_aes_hi) */
+	movdqa %xmm11, %xmm1 /* tbl_hi_1 */
+	pshufb %xmm12, %xmm1 /* p1_3_4_h = lookup16(tbl_hi_1, y3_4_aes_hi) */
+	pxor %xmm1, %xmm3 /* p1_3_4 = xor(p1_3_4_l, p1_3_4_h) */
+	movdqa %xmm6, %xmm1 /* tbl_hi_2 */
+	pshufb %xmm12, %xmm1 /* p2_3_4_h = lookup16(tbl_hi_2, y3_4_aes_hi) */
 	pxor %xmm1, %xmm15 /* p2_3_4 = xor(p2_3_4_l, p2_3_4_h) */
 	movdqa %xmm10, %xmm1 /* p1_0_4 */
-	pxor %xmm3, %xmm1 /* m0_acc_16 = xor(p1_0_4, p2_0_4) */
-	pxor %xmm14, %xmm3 /* m1_acc_16 = xor(p2_0_4, p1_1_4) */
-	movdqa %xmm14, %xmm11 /* p1_1_4 */
-	pxor %xmm12, %xmm11 /* m0_acc_17 = xor(p1_1_4, p1_2_4) */
-	pxor %xmm11, %xmm1 /* m0_acc_18 = xor(m0_acc_16, m0_acc_17) */
+	pxor %xmm5, %xmm1 /* m0_acc_16 = xor(p1_0_4, p2_0_4) */
+	pxor %xmm14, %xmm5 /* m1_acc_16 = xor(p2_0_4, p1_1_4) */
+	movdqa %xmm14, %xmm12 /* p1_1_4 */
+	pxor %xmm13, %xmm12 /* m0_acc_17 = xor(p1_1_4, p1_2_4) */
+	pxor %xmm12, %xmm1 /* m0_acc_18 = xor(m0_acc_16, m0_acc_17) */
 	pxor %xmm15, %xmm1 /* m0_acc_19 = xor(m0_acc_18, p2_3_4) */
-	pxor 112(%rsp), %xmm1 /* x0n_4 = xor(m0_acc_19, g0x8.2) */
-	movdqa %xmm10, %xmm11 /* p1_0_4 */
-	pxor %xmm14, %xmm11 /* m3_acc_16 = xor(p1_0_4, p1_1_4) */
+	pxor 64(%rsp), %xmm1 /* x0n_4 = xor(m0_acc_19, g0x8.2) */
+	movdqa %xmm10, %xmm12 /* p1_0_4 */
+	pxor %xmm14, %xmm12 /* m3_acc_16 = xor(p1_0_4, p1_1_4) */
 	pxor %xmm9, %xmm10 /* m2_acc_16 = xor(p1_0_4, p2_1_4) */
-	pxor %xmm12, %xmm9 /* m1_acc_17 = xor(p2_1_4, p1_2_4) */
-	pxor %xmm9, %xmm3 /* m1_acc_18 = xor(m1_acc_16, m1_acc_17) */
-	pxor %xmm2, %xmm3 /* m1_acc_19 = xor(m1_acc_18, p1_3_4) */
-	pxor 240(%rsp), %xmm3 /* x1n_4 = xor(m1_acc_19, g0x9.2) */
-	pxor %xmm0, %xmm12 /* m2_acc_17 = xor(p1_2_4, p2_2_4) */
-	pxor %xmm12, %xmm10 /* m2_acc_18 = xor(m2_acc_16, m2_acc_17) */
-	pxor %xmm2, %xmm10 /* m2_acc_19 = xor(m2_acc_18, p1_3_4) */
-	pxor %xmm2, %xmm0 /* m3_acc_17 = xor(p2_2_4, p1_3_4) */
-	pxor %xmm0, %xmm11 /* m3_acc_18 = xor(m3_acc_16, m3_acc_17) */
-	pxor %xmm15, %xmm11 /* m3_acc_19 = xor(m3_acc_18, p2_3_4) */
-	pxor 96(%rsp), %xmm10 /* x2n_4 = xor(m2_acc_19, g0x10.2) */
-	pxor 160(%rsp), %xmm11 /* x3n_4 = xor(m3_acc_19, g0x11.2) */
+	pxor %xmm13, %xmm9 /* m1_acc_17 = xor(p2_1_4, p1_2_4) */
+	pxor %xmm9, %xmm5 /* m1_acc_18 = xor(m1_acc_16, m1_acc_17) */
+	pxor %xmm3, %xmm5 /* m1_acc_19 = xor(m1_acc_18, p1_3_4) */
+	pxor 192(%rsp), %xmm5 /* x1n_4 = xor(m1_acc_19, g0x9.2) */
+	pxor %xmm0, %xmm13 /* m2_acc_17 = xor(p1_2_4, p2_2_4) */
+	pxor %xmm13, %xmm10 /* m2_acc_18 = xor(m2_acc_16, m2_acc_17) */
+	pxor %xmm3, %xmm10 /* m2_acc_19 = xor(m2_acc_18, p1_3_4) */
+	pxor %xmm3, %xmm0 /* m3_acc_17 = xor(p2_2_4, p1_3_4) */
+	pxor %xmm0, %xmm12 /* m3_acc_18 = xor(m3_acc_16, m3_acc_17) */
+	pxor %xmm15, %xmm12 /* m3_acc_19 = xor(m3_acc_18, p2_3_4) */
+	pxor 224(%rsp), %xmm10 /* x2n_4 = xor(m2_acc_19, g0x10.2) */
+	pxor 112(%rsp), %xmm12 /* x3n_4 = xor(m3_acc_19, g0x11.2) */
 	movdqa 592(%rsp), %xmm0 /* reload g1x12.2 */
-	movdqa %xmm0, %xmm2 /* g1x12.2 */
-	pxor 672(%rsp), %xmm2 /* t0_acc_10 = xor(g1x12, g1x0) */
-	pxor %xmm4, %xmm2 /* t0_acc_11 = xor(t0_acc_10, rk0_2) */
-	pxor %xmm5, %xmm2 /* t0_5 = xor(t0_acc_11, g1x4) */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm2 /* y0_5_sr = lookup16(t0_5, inv_shift_rows) */
-	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm2 /* y0_5_aes = aesenclast(y0_5_sr, aes_cancel_key) */
-	movdqa 608(%rsp), %xmm4 /* reload g1x13.2 */
-	movdqa %xmm4, %xmm9 /* g1x13.2 */
+	movdqa %xmm0, %xmm3 /* g1x12.2 */
+	pxor 672(%rsp), %xmm3 /* t0_acc_10 = xor(g1x12, g1x0) */
+	pxor %xmm2, %xmm3 /* t0_acc_11 = xor(t0_acc_10, rk0_2) */
+	pxor %xmm4, %xmm3 /* t0_5 = xor(t0_acc_11, g1x4) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm3 /* y0_5_sr = lookup16(t0_5, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm3 /* y0_5_aes = aesenclast(y0_5_sr, aes_cancel_key) */
+	movdqa 608(%rsp), %xmm2 /* reload g1x13.2 */
+	movdqa %xmm2, %xmm9 /* g1x13.2 */
 	pxor 720(%rsp), %xmm9 /* t1_acc_10 = xor(g1x13, g1x1) */
-	pxor %xmm6, %xmm9 /* t1_acc_11 = xor(t1_acc_10, rk1_2) */
+	pxor %xmm8, %xmm9 /* t1_acc_11 = xor(t1_acc_10, rk1_2) */
 	pxor 784(%rsp), %xmm9 /* t1_5 = xor(t1_acc_11, g1x5) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm9 /* y1_5_sr = lookup16(t1_5, inv_shift_rows) */
 	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm9 /* y1_5_aes = aesenclast(y1_5_sr, aes_cancel_key) */
-	movdqa 624(%rsp), %xmm6 /* reload g1x14.2 */
-	movdqa %xmm6, %xmm12 /* g1x14.2 */
-	pxor 688(%rsp), %xmm12 /* t2_acc_10 = xor(g1x14, g1x2) */
-	pxor 768(%rsp), %xmm12 /* t2_acc_11 = xor(t2_acc_10, rk2_2) */
-	pxor 752(%rsp), %xmm12 /* t2_5 = xor(t2_acc_11, g1x6) */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm12 /* y2_5_sr = lookup16(t2_5, inv_shift_rows) */
-	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm12 /* y2_5_aes = aesenclast(y2_5_sr, aes_cancel_key) */
-	movdqa 16(%rsp), %xmm14 /* reload g1x15.2 */
+	movdqa 624(%rsp), %xmm8 /* reload g1x14.2 */
+	movdqa %xmm8, %xmm13 /* g1x14.2 */
+	pxor 688(%rsp), %xmm13 /* t2_acc_10 = xor(g1x14, g1x2) */
+	pxor 768(%rsp), %xmm13 /* t2_acc_11 = xor(t2_acc_10, rk2_2) */
+	pxor 752(%rsp), %xmm13 /* t2_5 = xor(t2_acc_11, g1x6) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm13 /* y2_5_sr = lookup16(t2_5, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm13 /* y2_5_aes = aesenclast(y2_5_sr, aes_cancel_key) */
+	movdqa 304(%rsp), %xmm14 /* reload g1x15.2 */
 	movdqa %xmm14, %xmm15 /* g1x15.2 */
 	pxor 656(%rsp), %xmm15 /* t3_acc_10 = xor(g1x15, g1x3) */
 	pxor 736(%rsp), %xmm15 /* t3_acc_11 = xor(t3_acc_10, rk3_2) */
 	pxor 336(%rsp), %xmm15 /* t3_5 = xor(t3_acc_11, g1x7) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm15 /* y3_5_sr = lookup16(t3_5, inv_shift_rows) */
 	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm15 /* y3_5_aes = aesenclast(y3_5_sr, aes_cancel_key) */
-	movdqa %xmm2, %xmm14 /* y0_5_aes */
+	movdqa %xmm3, %xmm14 /* y0_5_aes */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm14 /* y0_5_aes_lo = and(y0_5_aes, nibble_mask) */
-	psrlw $4, %xmm2 /* y0_5_aes_sh = shr(y0_5_aes) */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm2 /* y0_5_aes_hi = and(y0_5_aes_sh, nibble_mask) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_7_tbl_lo_1(%rip), %xmm6 /* tbl_lo_1 = const() */
-	movdqa %xmm6, %xmm4 /* tbl_lo_1 */
-	pshufb %xmm14, %xmm4 /* p1_0_5_l = lookup16(tbl_lo_1, y0_5_aes_lo) */
-	movdqa %xmm8, %xmm0 /* tbl_lo_2 */
+	psrlw $4, %xmm3 /* y0_5_aes_sh = shr(y0_5_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm3 /* y0_5_aes_hi = and(y0_5_aes_sh, nibble_mask) */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_7_tbl_lo_1(%rip), %xmm8 /* tbl_lo_1 = const() */
+	movdqa %xmm8, %xmm2 /* tbl_lo_1 */
+	pshufb %xmm14, %xmm2 /* p1_0_5_l = lookup16(tbl_lo_1, y0_5_aes_lo) */
+	movdqa %xmm7, %xmm0 /* tbl_lo_2 */
 	pshufb %xmm14, %xmm0 /* p2_0_5_l = lookup16(tbl_lo_2, y0_5_aes_lo) */
-	movdqa %xmm13, %xmm14 /* tbl_hi_1 */
-	pshufb %xmm2, %xmm14 /* p1_0_5_h = lookup16(tbl_hi_1, y0_5_aes_hi) */
-	pxor %xmm14, %xmm4 /* p1_0_5 = xor(p1_0_5_l, p1_0_5_h) */
-	movdqa %xmm7, %xmm14 /* tbl_hi_2 */
-	pshufb %xmm2, %xmm14 /* p2_0_5_h = lookup16(tbl_hi_2, y0_5_aes_hi) */
+	movdqa %xmm11, %xmm14 /* tbl_hi_1 */
+	pshufb %xmm3, %xmm14 /* p1_0_5_h = lookup16(tbl_hi_1, y0_5_aes_hi) */
+	pxor %xmm14, %xmm2 /* p1_0_5 = xor(p1_0_5_l, p1_0_5_h) */
+	movdqa %xmm6, %xmm14 /* tbl_hi_2 */
+	pshufb %xmm3, %xmm14 /* p2_0_5_h = lookup16(tbl_hi_2, y0_5_aes_hi) */
 	pxor %xmm14, %xmm0 /* p2_0_5 = xor(p2_0_5_l, p2_0_5_h) */
-	movdqa %xmm9, %xmm2 /* y1_5_aes */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm2 /* y1_5_aes_lo = and(y1_5_aes, nibble_mask) */
+	movdqa %xmm9, %xmm3 /* y1_5_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm3 /* y1_5_aes_lo = and(y1_5_aes, nibble_mask) */
 	psrlw $4, %xmm9 /* y1_5_aes_sh = shr(y1_5_aes) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm9 /* y1_5_aes_hi = and(y1_5_aes_sh, nibble_mask) */
-	movdqa %xmm6, %xmm14 /* tbl_lo_1 */
-	pshufb %xmm2, %xmm14 /* p1_1_5_l = lookup16(tbl_lo_1, y1_5_aes_lo) */
-	movdqa %xmm5, 736(%rsp) /* spill g1x4.3 */
-	movdqa %xmm8, %xmm5 /* tbl_lo_2 */
-	pshufb %xmm2, %xmm5 /* p2_1_5_l = lookup16(tbl_lo_2, y1_5_aes_lo) */
-	movdqa %xmm13, %xmm2 /* tbl_hi_1 */
-	pshufb %xmm9, %xmm2 /* p1_1_5_h = lookup16(tbl_hi_1, y1_5_aes_hi) */
-	pxor %xmm2, %xmm14 /* p1_1_5 = xor(p1_1_5_l, p1_1_5_h) */
-	movdqa %xmm7, %xmm2 /* tbl_hi_2 */
-	pshufb %xmm9, %xmm2 /* p2_1_5_h = lookup16(tbl_hi_2, y1_5_aes_hi) */
-	pxor %xmm2, %xmm5 /* p2_1_5 = xor(p2_1_5_l, p2_1_5_h) */
-	movdqa %xmm12, %xmm2 /* y2_5_aes */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm2 /* y2_5_aes_lo = and(y2_5_aes, nibble_mask) */
-	psrlw $4, %xmm12 /* y2_5_aes_sh = shr(y2_5_aes) */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm12 /* y2_5_aes_hi = and(y2_5_aes_sh, nibble_mask) */
-	movdqa %xmm6, %xmm9 /* tbl_lo_1 */
-	pshufb %xmm2, %xmm9 /* p1_2_5_l = lookup16(tbl_lo_1, y2_5_aes_lo) */
-	movdqa %xmm11, 768(%rsp) /* spill g0x11.3 */
-	movdqa %xmm8, %xmm11 /* tbl_lo_2 */
-	pshufb %xmm2, %xmm11 /* p2_2_5_l = lookup16(tbl_lo_2, y2_5_aes_lo) */
-	movdqa %xmm13, %xmm2 /* tbl_hi_1 */
-	pshufb %xmm12, %xmm2 /* p1_2_5_h = lookup16(tbl_hi_1, y2_5_aes_hi) */
-	pxor %xmm2, %xmm9 /* p1_2_5 = xor(p1_2_5_l, p1_2_5_h) */
-	movdqa %xmm7, %xmm2 /* tbl_hi_2 */
-	pshufb %xmm12, %xmm2 /* p2_2_5_h = lookup16(tbl_hi_2, y2_5_aes_hi) */
-	pxor %xmm2, %xmm11 /* p2_2_5 = xor(p2_2_5_l, p2_2_5_h) */
-	movdqa %xmm15, %xmm2 /* y3_5_aes */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm2 /* y3_5_aes_lo = and(y3_5_aes, nibble_mask) */
+	movdqa %xmm8, %xmm14 /* tbl_lo_1 */
+	pshufb %xmm3, %xmm14 /* p1_1_5_l = lookup16(tbl_lo_1, y1_5_aes_lo) */
+	movdqa %xmm4, 736(%rsp) /* spill g1x4.3 */
+	movdqa %xmm7, %xmm4 /* tbl_lo_2 */
+	pshufb %xmm3, %xmm4 /* p2_1_5_l = lookup16(tbl_lo_2, y1_5_aes_lo) */
+	movdqa %xmm11, %xmm3 /* tbl_hi_1 */
+	pshufb %xmm9, %xmm3 /* p1_1_5_h = lookup16(tbl_hi_1, y1_5_aes_hi) */
+	pxor %xmm3, %xmm14 /* p1_1_5 = xor(p1_1_5_l, p1_1_5_h) */
+	movdqa %xmm6, %xmm3 /* tbl_hi_2 */
+	pshufb %xmm9, %xmm3 /* p2_1_5_h = lookup16(tbl_hi_2, y1_5_aes_hi) */
+	pxor %xmm3, %xmm4 /* p2_1_5 = xor(p2_1_5_l, p2_1_5_h) */
+	movdqa %xmm13, %xmm3 /* y2_5_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm3 /* y2_5_aes_lo = and(y2_5_aes, nibble_mask) */
+	psrlw $4, %xmm13 /* y2_5_aes_sh = shr(y2_5_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm13 /* y2_5_aes_hi = and(y2_5_aes_sh, nibble_mask) */
+	movdqa %xmm8, %xmm9 /* tbl_lo_1 */
+	pshufb %xmm3, %xmm9 /* p1_2_5_l = lookup16(tbl_lo_1, y2_5_aes_lo) */
+	movdqa %xmm12, 768(%rsp) /* spill g0x11.3 */
+	movdqa %xmm7, %xmm12 /* tbl_lo_2 */
+	pshufb %xmm3, %xmm12 /* p2_2_5_l = lookup16(tbl_lo_2, y2_5_aes_lo) */
+	movdqa %xmm11, %xmm3 /* tbl_hi_1 */
+	pshufb %xmm13, %xmm3 /* p1_2_5_h = lookup16(tbl_hi_1, y2_5_aes_hi) */
+	pxor %xmm3, %xmm9 /* p1_2_5 = xor(p1_2_5_l, p1_2_5_h) */
+	movdqa %xmm6, %xmm3 /* tbl_hi_2 */
+	pshufb %xmm13, %xmm3 /* p2_2_5_h = lookup16(tbl_hi_2, y2_5_aes_hi) */
+	pxor %xmm3, %xmm12 /* p2_2_5 = xor(p2_2_5_l, p2_2_5_h) */
+	movdqa %xmm15, %xmm3 /* y3_5_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm3 /* y3_5_aes_lo = and(y3_5_aes, nibble_mask) */
 	psrlw $4, %xmm15 /* y3_5_aes_sh = shr(y3_5_aes) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm15 /* y3_5_aes_hi = and(y3_5_aes_sh, nibble_mask) */
-	movdqa %xmm6, %xmm12 /* tbl_lo_1 */
-	pshufb %xmm2, %xmm12 /* p1_3_5_l = lookup16(tbl_lo_1, y3_5_aes_lo) */
-	movdqa %xmm8, %xmm6 /* tbl_lo_2 */
-	pshufb %xmm2, %xmm6 /* p2_3_5_l = lookup16(tbl_lo_2, y3_5_aes_lo) */
-	movdqa %xmm13, %xmm2 /* tbl_hi_1 */
-	pshufb %xmm15, %xmm2 /* p1_3_5_h = lookup16(tbl_hi_1, y3_5_aes_hi) */
-	pxor %xmm2, %xmm12 /* p1_3_5 = xor(p1_3_5_l, p1_3_5_h) */
-	movdqa %xmm7, %xmm2 /* tbl_hi_2 */
-	pshufb %xmm15, %xmm2 /* p2_3_5_h = lookup16(tbl_hi_2, y3_5_aes_hi) */
-	pxor %xmm2, %xmm6 /* p2_3_5 = xor(p2_3_5_l, p2_3_5_h) */
-	movdqa %xmm4, %xmm2 /* p1_0_5 */
-	pxor %xmm0, %xmm2 /* m0_acc_20 = xor(p1_0_5, p2_0_5) */
+	movdqa %xmm8, %xmm13 /* tbl_lo_1 */
+	pshufb %xmm3, %xmm13 /* p1_3_5_l = lookup16(tbl_lo_1, y3_5_aes_lo) */
+	movdqa %xmm7, %xmm8 /* tbl_lo_2 */
+	pshufb %xmm3, %xmm8 /* p2_3_5_l = lookup16(tbl_lo_2, y3_5_aes_lo) */
+	movdqa %xmm11, %xmm3 /* tbl_hi_1 */
+	pshufb %xmm15, %xmm3 /* p1_3_5_h = lookup16(tbl_hi_1, y3_5_aes_hi) */
+	pxor %xmm3, %xmm13 /* p1_3_5 = xor(p1_3_5_l, p1_3_5_h) */
+	movdqa %xmm6, %xmm3 /* tbl_hi_2 */
+	pshufb %xmm15, %xmm3 /* p2_3_5_h = lookup16(tbl_hi_2, y3_5_aes_hi) */
+	pxor %xmm3, %xmm8 /* p2_3_5 = xor(p2_3_5_l, p2_3_5_h) */
+	movdqa %xmm2, %xmm3 /* p1_0_5 */
+	pxor %xmm0, %xmm3 /* m0_acc_20 = xor(p1_0_5, p2_0_5) */
 	pxor %xmm14, %xmm0 /* m1_acc_20 = xor(p2_0_5, p1_1_5) */
 	movdqa %xmm14, %xmm15 /* p1_1_5 */
 	pxor %xmm9, %xmm15 /* m0_acc_21 = xor(p1_1_5, p1_2_5) */
-	pxor %xmm15, %xmm2 /* m0_acc_22 = xor(m0_acc_20, m0_acc_21) */
-	pxor %xmm6, %xmm2 /* m0_acc_23 = xor(m0_acc_22, p2_3_5) */
-	pxor 544(%rsp), %xmm2 /* x0n_5 = xor(m0_acc_23, g1x8.2) */
-	movdqa %xmm4, %xmm15 /* p1_0_5 */
+	pxor %xmm15, %xmm3 /* m0_acc_22 = xor(m0_acc_20, m0_acc_21) */
+	pxor %xmm8, %xmm3 /* m0_acc_23 = xor(m0_acc_22, p2_3_5) */
+	pxor 544(%rsp), %xmm3 /* x0n_5 = xor(m0_acc_23, g1x8.2) */
+	movdqa %xmm2, %xmm15 /* p1_0_5 */
 	pxor %xmm14, %xmm15 /* m3_acc_20 = xor(p1_0_5, p1_1_5) */
-	pxor %xmm5, %xmm4 /* m2_acc_20 = xor(p1_0_5, p2_1_5) */
-	pxor %xmm9, %xmm5 /* m1_acc_21 = xor(p2_1_5, p1_2_5) */
-	pxor %xmm5, %xmm0 /* m1_acc_22 = xor(m1_acc_20, m1_acc_21) */
-	pxor %xmm12, %xmm0 /* m1_acc_23 = xor(m1_acc_22, p1_3_5) */
+	pxor %xmm4, %xmm2 /* m2_acc_20 = xor(p1_0_5, p2_1_5) */
+	pxor %xmm9, %xmm4 /* m1_acc_21 = xor(p2_1_5, p1_2_5) */
+	pxor %xmm4, %xmm0 /* m1_acc_22 = xor(m1_acc_20, m1_acc_21) */
+	pxor %xmm13, %xmm0 /* m1_acc_23 = xor(m1_acc_22, p1_3_5) */
 	pxor 528(%rsp), %xmm0 /* x1n_5 = xor(m1_acc_23, g1x9.2) */
-	pxor %xmm11, %xmm9 /* m2_acc_21 = xor(p1_2_5, p2_2_5) */
-	pxor %xmm9, %xmm4 /* m2_acc_22 = xor(m2_acc_20, m2_acc_21) */
-	pxor %xmm12, %xmm4 /* m2_acc_23 = xor(m2_acc_22, p1_3_5) */
-	pxor %xmm12, %xmm11 /* m3_acc_21 = xor(p2_2_5, p1_3_5) */
-	pxor %xmm11, %xmm15 /* m3_acc_22 = xor(m3_acc_20, m3_acc_21) */
-	pxor %xmm6, %xmm15 /* m3_acc_23 = xor(m3_acc_22, p2_3_5) */
-	pxor 496(%rsp), %xmm4 /* x2n_5 = xor(m2_acc_23, g1x10.2) */
+	pxor %xmm12, %xmm9 /* m2_acc_21 = xor(p1_2_5, p2_2_5) */
+	pxor %xmm9, %xmm2 /* m2_acc_22 = xor(m2_acc_20, m2_acc_21) */
+	pxor %xmm13, %xmm2 /* m2_acc_23 = xor(m2_acc_22, p1_3_5) */
+	pxor %xmm13, %xmm12 /* m3_acc_21 = xor(p2_2_5, p1_3_5) */
+	pxor %xmm12, %xmm15 /* m3_acc_22 = xor(m3_acc_20, m3_acc_21) */
+	pxor %xmm8, %xmm15 /* m3_acc_23 = xor(m3_acc_22, p2_3_5) */
+	pxor 496(%rsp), %xmm2 /* x2n_5 = xor(m2_acc_23, g1x10.2) */
 	pxor 512(%rsp), %xmm15 /* x3n_5 = xor(m3_acc_23, g1x11.2) */
 
 	/* Round 8r+3: slot 3 ^= M'_L·inv(slot 0 ^ slot 1 ^ slot 2 ^ rk') ^ C'. */
-	movd 48(%rdi,%r8), %xmm5
-	pshufd $0, %xmm5, %xmm5 /* rk0_3 = bcast32() */
-	movd 52(%rdi,%r8), %xmm6
-	pshufd $0, %xmm6, %xmm6 /* rk1_3 = bcast32() */
+	movd 48(%rdi,%r8), %xmm4
+	pshufd $0, %xmm4, %xmm4 /* rk0_3 = bcast32() */
+	movd 52(%rdi,%r8), %xmm8
+	pshufd $0, %xmm8, %xmm8 /* rk1_3 = bcast32() */
 	movd 56(%rdi,%r8), %xmm9
 	pshufd $0, %xmm9, %xmm9 /* rk2_3 = bcast32() */
-	movd 60(%rdi,%r8), %xmm11
-	pshufd $0, %xmm11, %xmm11 /* rk3_3 = bcast32() */
-	movdqa 256(%rsp), %xmm12 /* reload g0x0.3 */
-	movdqa %xmm12, %xmm14 /* g0x0.3 */
-	pxor 176(%rsp), %xmm14 /* t0_acc_12 = xor(g0x0, g0x4) */
-	pxor %xmm5, %xmm14 /* t0_acc_13 = xor(t0_acc_12, rk0_3) */
+	movd 60(%rdi,%r8), %xmm12
+	pshufd $0, %xmm12, %xmm12 /* rk3_3 = bcast32() */
+	movdqa 208(%rsp), %xmm13 /* reload g0x0.3 */
+	movdqa %xmm13, %xmm14 /* g0x0.3 */
+	pxor 128(%rsp), %xmm14 /* t0_acc_12 = xor(g0x0, g0x4) */
+	pxor %xmm4, %xmm14 /* t0_acc_13 = xor(t0_acc_12, rk0_3) */
 	pxor %xmm1, %xmm14 /* t0_6 = xor(t0_acc_13, g0x8) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm14 /* y0_6_sr = lookup16(t0_6, inv_shift_rows) */
 	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm14 /* y0_6_aes = aesenclast(y0_6_sr, aes_cancel_key) */
-	movdqa 64(%rsp), %xmm12 /* reload g0x1.3 */
-	movdqa %xmm1, 160(%rsp) /* spill g0x8.3 */
-	movdqa %xmm12, %xmm1 /* g0x1.3 */
-	pxor 208(%rsp), %xmm1 /* t1_acc_12 = xor(g0x1, g0x5) */
-	pxor %xmm6, %xmm1 /* t1_acc_13 = xor(t1_acc_12, rk1_3) */
-	pxor %xmm3, %xmm1 /* t1_6 = xor(t1_acc_13, g0x9) */
+	movdqa 32(%rsp), %xmm13 /* reload g0x1.3 */
+	movdqa %xmm1, 112(%rsp) /* spill g0x8.3 */
+	movdqa %xmm13, %xmm1 /* g0x1.3 */
+	pxor 160(%rsp), %xmm1 /* t1_acc_12 = xor(g0x1, g0x5) */
+	pxor %xmm8, %xmm1 /* t1_acc_13 = xor(t1_acc_12, rk1_3) */
+	pxor %xmm5, %xmm1 /* t1_6 = xor(t1_acc_13, g0x9) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm1 /* y1_6_sr = lookup16(t1_6, inv_shift_rows) */
 	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm1 /* y1_6_aes = aesenclast(y1_6_sr, aes_cancel_key) */
-	movdqa 640(%rsp), %xmm12 /* reload g0x2.3 */
-	movdqa %xmm3, 96(%rsp) /* spill g0x9.3 */
-	movdqa %xmm12, %xmm3 /* g0x2.3 */
-	pxor 224(%rsp), %xmm3 /* t2_acc_12 = xor(g0x2, g0x6) */
-	pxor %xmm9, %xmm3 /* t2_acc_13 = xor(t2_acc_12, rk2_3) */
-	pxor %xmm10, %xmm3 /* t2_6 = xor(t2_acc_13, g0x10) */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm3 /* y2_6_sr = lookup16(t2_6, inv_shift_rows) */
-	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm3 /* y2_6_aes = aesenclast(y2_6_sr, aes_cancel_key) */
-	movdqa 128(%rsp), %xmm12 /* reload g0x3.3 */
-	movdqa %xmm10, 240(%rsp) /* spill g0x10.3 */
-	movdqa %xmm12, %xmm10 /* g0x3.3 */
+	movdqa 640(%rsp), %xmm13 /* reload g0x2.3 */
+	movdqa %xmm5, 224(%rsp) /* spill g0x9.3 */
+	movdqa %xmm13, %xmm5 /* g0x2.3 */
+	pxor 176(%rsp), %xmm5 /* t2_acc_12 = xor(g0x2, g0x6) */
+	pxor %xmm9, %xmm5 /* t2_acc_13 = xor(t2_acc_12, rk2_3) */
+	pxor %xmm10, %xmm5 /* t2_6 = xor(t2_acc_13, g0x10) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm5 /* y2_6_sr = lookup16(t2_6, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm5 /* y2_6_aes = aesenclast(y2_6_sr, aes_cancel_key) */
+	movdqa 80(%rsp), %xmm13 /* reload g0x3.3 */
+	movdqa %xmm10, 192(%rsp) /* spill g0x10.3 */
+	movdqa %xmm13, %xmm10 /* g0x3.3 */
 	pxor 704(%rsp), %xmm10 /* t3_acc_12 = xor(g0x3, g0x7) */
-	pxor %xmm11, %xmm10 /* t3_acc_13 = xor(t3_acc_12, rk3_3) */
+	pxor %xmm12, %xmm10 /* t3_acc_13 = xor(t3_acc_12, rk3_3) */
 	pxor 768(%rsp), %xmm10 /* t3_6 = xor(t3_acc_13, g0x11) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm10 /* y3_6_sr = lookup16(t3_6, inv_shift_rows) */
 	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm10 /* y3_6_aes = aesenclast(y3_6_sr, aes_cancel_key) */
-	movdqa %xmm14, %xmm12 /* y0_6_aes */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm12 /* y0_6_aes_lo = and(y0_6_aes, nibble_mask) */
+	movdqa %xmm14, %xmm13 /* y0_6_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm13 /* y0_6_aes_lo = and(y0_6_aes, nibble_mask) */
 	psrlw $4, %xmm14 /* y0_6_aes_sh = shr(y0_6_aes) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm14 /* y0_6_aes_hi = and(y0_6_aes_sh, nibble_mask) */
-	movdqa %xmm15, 112(%rsp) /* spill g1x11.3 */
+	movdqa %xmm15, 64(%rsp) /* spill g1x11.3 */
 	movdqa .Lsm4_byteslice_ssse3_aesni_asm_7_tbl_lo_1(%rip), %xmm15 /* tbl_lo_1 = const() */
-	movdqa %xmm11, 800(%rsp) /* spill rk3_3 */
-	movdqa %xmm15, %xmm11 /* tbl_lo_1 */
-	pshufb %xmm12, %xmm11 /* p1_0_6_l = lookup16(tbl_lo_1, y0_6_aes_lo) */
-	movdqa %xmm4, 816(%rsp) /* spill g1x10.3 */
-	movdqa %xmm8, %xmm4 /* tbl_lo_2 */
-	pshufb %xmm12, %xmm4 /* p2_0_6_l = lookup16(tbl_lo_2, y0_6_aes_lo) */
-	movdqa %xmm13, %xmm12 /* tbl_hi_1 */
-	pshufb %xmm14, %xmm12 /* p1_0_6_h = lookup16(tbl_hi_1, y0_6_aes_hi) */
-	pxor %xmm12, %xmm11 /* p1_0_6 = xor(p1_0_6_l, p1_0_6_h) */
-	movdqa %xmm7, %xmm12 /* tbl_hi_2 */
-	pshufb %xmm14, %xmm12 /* p2_0_6_h = lookup16(tbl_hi_2, y0_6_aes_hi) */
-	pxor %xmm12, %xmm4 /* p2_0_6 = xor(p2_0_6_l, p2_0_6_h) */
-	movdqa %xmm1, %xmm12 /* y1_6_aes */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm12 /* y1_6_aes_lo = and(y1_6_aes, nibble_mask) */
+	movdqa %xmm12, 800(%rsp) /* spill rk3_3 */
+	movdqa %xmm15, %xmm12 /* tbl_lo_1 */
+	pshufb %xmm13, %xmm12 /* p1_0_6_l = lookup16(tbl_lo_1, y0_6_aes_lo) */
+	movdqa %xmm2, 816(%rsp) /* spill g1x10.3 */
+	movdqa %xmm7, %xmm2 /* tbl_lo_2 */
+	pshufb %xmm13, %xmm2 /* p2_0_6_l = lookup16(tbl_lo_2, y0_6_aes_lo) */
+	movdqa %xmm11, %xmm13 /* tbl_hi_1 */
+	pshufb %xmm14, %xmm13 /* p1_0_6_h = lookup16(tbl_hi_1, y0_6_aes_hi) */
+	pxor %xmm13, %xmm12 /* p1_0_6 = xor(p1_0_6_l, p1_0_6_h) */
+	movdqa %xmm6, %xmm13 /* tbl_hi_2 */
+	pshufb %xmm14, %xmm13 /* p2_0_6_h = lookup16(tbl_hi_2, y0_6_aes_hi) */
+	pxor %xmm13, %xmm2 /* p2_0_6 = xor(p2_0_6_l, p2_0_6_h) */
+	movdqa %xmm1, %xmm13 /* y1_6_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm13 /* y1_6_aes_lo = and(y1_6_aes, nibble_mask) */
 	psrlw $4, %xmm1 /* y1_6_aes_sh = shr(y1_6_aes) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm1 /* y1_6_aes_hi = and(y1_6_aes_sh, nibble_mask) */
 	movdqa %xmm15, %xmm14 /* tbl_lo_1 */
-	pshufb %xmm12, %xmm14 /* p1_1_6_l = lookup16(tbl_lo_1, y1_6_aes_lo) */
+	pshufb %xmm13, %xmm14 /* p1_1_6_l = lookup16(tbl_lo_1, y1_6_aes_lo) */
 	movdqa %xmm9, 832(%rsp) /* spill rk2_3 */
-	movdqa %xmm8, %xmm9 /* tbl_lo_2 */
-	pshufb %xmm12, %xmm9 /* p2_1_6_l = lookup16(tbl_lo_2, y1_6_aes_lo) */
-	movdqa %xmm13, %xmm12 /* tbl_hi_1 */
-	pshufb %xmm1, %xmm12 /* p1_1_6_h = lookup16(tbl_hi_1, y1_6_aes_hi) */
-	pxor %xmm12, %xmm14 /* p1_1_6 = xor(p1_1_6_l, p1_1_6_h) */
-	movdqa %xmm7, %xmm12 /* tbl_hi_2 */
-	pshufb %xmm1, %xmm12 /* p2_1_6_h = lookup16(tbl_hi_2, y1_6_aes_hi) */
-	pxor %xmm12, %xmm9 /* p2_1_6 = xor(p2_1_6_l, p2_1_6_h) */
-	movdqa %xmm3, %xmm1 /* y2_6_aes */
+	movdqa %xmm7, %xmm9 /* tbl_lo_2 */
+	pshufb %xmm13, %xmm9 /* p2_1_6_l = lookup16(tbl_lo_2, y1_6_aes_lo) */
+	movdqa %xmm11, %xmm13 /* tbl_hi_1 */
+	pshufb %xmm1, %xmm13 /* p1_1_6_h = lookup16(tbl_hi_1, y1_6_aes_hi) */
+	pxor %xmm13, %xmm14 /* p1_1_6 = xor(p1_1_6_l, p1_1_6_h) */
+	movdqa %xmm6, %xmm13 /* tbl_hi_2 */
+	pshufb %xmm1, %xmm13 /* p2_1_6_h = lookup16(tbl_hi_2, y1_6_aes_hi) */
+	pxor %xmm13, %xmm9 /* p2_1_6 = xor(p2_1_6_l, p2_1_6_h) */
+	movdqa %xmm5, %xmm1 /* y2_6_aes */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm1 /* y2_6_aes_lo = and(y2_6_aes, nibble_mask) */
-	psrlw $4, %xmm3 /* y2_6_aes_sh = shr(y2_6_aes) */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm3 /* y2_6_aes_hi = and(y2_6_aes_sh, nibble_mask) */
-	movdqa %xmm15, %xmm12 /* tbl_lo_1 */
-	pshufb %xmm1, %xmm12 /* p1_2_6_l = lookup16(tbl_lo_1, y2_6_aes_lo) */
+	psrlw $4, %xmm5 /* y2_6_aes_sh = shr(y2_6_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm5 /* y2_6_aes_hi = and(y2_6_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm13 /* tbl_lo_1 */
+	pshufb %xmm1, %xmm13 /* p1_2_6_l = lookup16(tbl_lo_1, y2_6_aes_lo) */
 	movdqa %xmm0, 848(%rsp) /* spill g1x9.3 */
-	movdqa %xmm8, %xmm0 /* tbl_lo_2 */
+	movdqa %xmm7, %xmm0 /* tbl_lo_2 */
 	pshufb %xmm1, %xmm0 /* p2_2_6_l = lookup16(tbl_lo_2, y2_6_aes_lo) */
-	movdqa %xmm13, %xmm1 /* tbl_hi_1 */
-	pshufb %xmm3, %xmm1 /* p1_2_6_h = lookup16(tbl_hi_1, y2_6_aes_hi) */
-	pxor %xmm1, %xmm12 /* p1_2_6 = xor(p1_2_6_l, p1_2_6_h) */
-	movdqa %xmm7, %xmm1 /* tbl_hi_2 */
-	pshufb %xmm3, %xmm1 /* p2_2_6_h = lookup16(tbl_hi_2, y2_6_aes_hi) */
+	movdqa %xmm11, %xmm1 /* tbl_hi_1 */
+	pshufb %xmm5, %xmm1 /* p1_2_6_h = lookup16(tbl_hi_1, y2_6_aes_hi) */
+	pxor %xmm1, %xmm13 /* p1_2_6 = xor(p1_2_6_l, p1_2_6_h) */
+	movdqa %xmm6, %xmm1 /* tbl_hi_2 */
+	pshufb %xmm5, %xmm1 /* p2_2_6_h = lookup16(tbl_hi_2, y2_6_aes_hi) */
 	pxor %xmm1, %xmm0 /* p2_2_6 = xor(p2_2_6_l, p2_2_6_h) */
 	movdqa %xmm10, %xmm1 /* y3_6_aes */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm1 /* y3_6_aes_lo = and(y3_6_aes, nibble_mask) */
 	psrlw $4, %xmm10 /* y3_6_aes_sh = shr(y3_6_aes) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm10 /* y3_6_aes_hi = and(y3_6_aes_sh, nibble_mask) */
-	movdqa %xmm15, %xmm3 /* tbl_lo_1 */
-	pshufb %xmm1, %xmm3 /* p1_3_6_l = lookup16(tbl_lo_1, y3_6_aes_lo) */
-	movdqa %xmm8, %xmm15 /* tbl_lo_2 */
+	movdqa %xmm15, %xmm5 /* tbl_lo_1 */
+	pshufb %xmm1, %xmm5 /* p1_3_6_l = lookup16(tbl_lo_1, y3_6_aes_lo) */
+	movdqa %xmm7, %xmm15 /* tbl_lo_2 */
 	pshufb %xmm1, %xmm15 /* p2_3_6_l = lookup16(tbl_lo_2, y3_6_aes_lo) */
-	movdqa %xmm13, %xmm1 /* tbl_hi_1 */
+	movdqa %xmm11, %xmm1 /* tbl_hi_1 */
 	pshufb %xmm10, %xmm1 /* p1_3_6_h = lookup16(tbl_hi_1, y3_6_aes_hi) */
-	pxor %xmm1, %xmm3 /* p1_3_6 = xor(p1_3_6_l, p1_3_6_h) */
-	movdqa %xmm7, %xmm1 /* tbl_hi_2 */
+	pxor %xmm1, %xmm5 /* p1_3_6 = xor(p1_3_6_l, p1_3_6_h) */
+	movdqa %xmm6, %xmm1 /* tbl_hi_2 */
 	pshufb %xmm10, %xmm1 /* p2_3_6_h = lookup16(tbl_hi_2, y3_6_aes_hi) */
 	pxor %xmm1, %xmm15 /* p2_3_6 = xor(p2_3_6_l, p2_3_6_h) */
-	movdqa %xmm11, %xmm1 /* p1_0_6 */
-	pxor %xmm4, %xmm1 /* m0_acc_24 = xor(p1_0_6, p2_0_6) */
-	pxor %xmm14, %xmm4 /* m1_acc_24 = xor(p2_0_6, p1_1_6) */
+	movdqa %xmm12, %xmm1 /* p1_0_6 */
+	pxor %xmm2, %xmm1 /* m0_acc_24 = xor(p1_0_6, p2_0_6) */
+	pxor %xmm14, %xmm2 /* m1_acc_24 = xor(p2_0_6, p1_1_6) */
 	movdqa %xmm14, %xmm10 /* p1_1_6 */
-	pxor %xmm12, %xmm10 /* m0_acc_25 = xor(p1_1_6, p1_2_6) */
+	pxor %xmm13, %xmm10 /* m0_acc_25 = xor(p1_1_6, p1_2_6) */
 	pxor %xmm10, %xmm1 /* m0_acc_26 = xor(m0_acc_24, m0_acc_25) */
 	pxor %xmm15, %xmm1 /* m0_acc_27 = xor(m0_acc_26, p2_3_6) */
-	pxor 192(%rsp), %xmm1 /* x0n_6 = xor(m0_acc_27, g0x12.2) */
-	movdqa %xmm11, %xmm10 /* p1_0_6 */
+	pxor 144(%rsp), %xmm1 /* x0n_6 = xor(m0_acc_27, g0x12.2) */
+	movdqa %xmm12, %xmm10 /* p1_0_6 */
 	pxor %xmm14, %xmm10 /* m3_acc_24 = xor(p1_0_6, p1_1_6) */
-	pxor %xmm9, %xmm11 /* m2_acc_24 = xor(p1_0_6, p2_1_6) */
-	pxor %xmm12, %xmm9 /* m1_acc_25 = xor(p2_1_6, p1_2_6) */
-	pxor %xmm9, %xmm4 /* m1_acc_26 = xor(m1_acc_24, m1_acc_25) */
-	pxor %xmm3, %xmm4 /* m1_acc_27 = xor(m1_acc_26, p1_3_6) */
-	pxor 144(%rsp), %xmm4 /* x1n_6 = xor(m1_acc_27, g0x13.2) */
-	pxor %xmm0, %xmm12 /* m2_acc_25 = xor(p1_2_6, p2_2_6) */
-	pxor %xmm12, %xmm11 /* m2_acc_26 = xor(m2_acc_24, m2_acc_25) */
-	pxor %xmm3, %xmm11 /* m2_acc_27 = xor(m2_acc_26, p1_3_6) */
-	pxor %xmm3, %xmm0 /* m3_acc_25 = xor(p2_2_6, p1_3_6) */
+	pxor %xmm9, %xmm12 /* m2_acc_24 = xor(p1_0_6, p2_1_6) */
+	pxor %xmm13, %xmm9 /* m1_acc_25 = xor(p2_1_6, p1_2_6) */
+	pxor %xmm9, %xmm2 /* m1_acc_26 = xor(m1_acc_24, m1_acc_25) */
+	pxor %xmm5, %xmm2 /* m1_acc_27 = xor(m1_acc_26, p1_3_6) */
+	pxor 96(%rsp), %xmm2 /* x1n_6 = xor(m1_acc_27, g0x13.2) */
+	pxor %xmm0, %xmm13 /* m2_acc_25 = xor(p1_2_6, p2_2_6) */
+	pxor %xmm13, %xmm12 /* m2_acc_26 = xor(m2_acc_24, m2_acc_25) */
+	pxor %xmm5, %xmm12 /* m2_acc_27 = xor(m2_acc_26, p1_3_6) */
+	pxor %xmm5, %xmm0 /* m3_acc_25 = xor(p2_2_6, p1_3_6) */
 	pxor %xmm0, %xmm10 /* m3_acc_26 = xor(m3_acc_24, m3_acc_25) */
 	pxor %xmm15, %xmm10 /* m3_acc_27 = xor(m3_acc_26, p2_3_6) */
-	pxor 32(%rsp), %xmm11 /* x2n_6 = xor(m2_acc_27, g0x14.2) */
-	pxor 0(%rsp), %xmm10 /* x3n_6 = xor(m3_acc_27, g0x15.2) */
+	pxor 0(%rsp), %xmm12 /* x2n_6 = xor(m2_acc_27, g0x14.2) */
+	pxor 320(%rsp), %xmm10 /* x3n_6 = xor(m3_acc_27, g0x15.2) */
 	movdqa 672(%rsp), %xmm0 /* reload g1x0.3 */
-	movdqa %xmm0, %xmm3 /* g1x0.3 */
-	pxor 736(%rsp), %xmm3 /* t0_acc_14 = xor(g1x0, g1x4) */
-	pxor %xmm5, %xmm3 /* t0_acc_15 = xor(t0_acc_14, rk0_3) */
-	pxor %xmm2, %xmm3 /* t0_7 = xor(t0_acc_15, g1x8) */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm3 /* y0_7_sr = lookup16(t0_7, inv_shift_rows) */
-	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm3 /* y0_7_aes = aesenclast(y0_7_sr, aes_cancel_key) */
-	movdqa 720(%rsp), %xmm5 /* reload g1x1.3 */
-	movdqa %xmm5, %xmm9 /* g1x1.3 */
+	movdqa %xmm0, %xmm5 /* g1x0.3 */
+	pxor 736(%rsp), %xmm5 /* t0_acc_14 = xor(g1x0, g1x4) */
+	pxor %xmm4, %xmm5 /* t0_acc_15 = xor(t0_acc_14, rk0_3) */
+	pxor %xmm3, %xmm5 /* t0_7 = xor(t0_acc_15, g1x8) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm5 /* y0_7_sr = lookup16(t0_7, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm5 /* y0_7_aes = aesenclast(y0_7_sr, aes_cancel_key) */
+	movdqa 720(%rsp), %xmm4 /* reload g1x1.3 */
+	movdqa %xmm4, %xmm9 /* g1x1.3 */
 	pxor 784(%rsp), %xmm9 /* t1_acc_14 = xor(g1x1, g1x5) */
-	pxor %xmm6, %xmm9 /* t1_acc_15 = xor(t1_acc_14, rk1_3) */
+	pxor %xmm8, %xmm9 /* t1_acc_15 = xor(t1_acc_14, rk1_3) */
 	pxor 848(%rsp), %xmm9 /* t1_7 = xor(t1_acc_15, g1x9) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm9 /* y1_7_sr = lookup16(t1_7, inv_shift_rows) */
 	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm9 /* y1_7_aes = aesenclast(y1_7_sr, aes_cancel_key) */
-	movdqa 688(%rsp), %xmm6 /* reload g1x2.3 */
-	movdqa %xmm6, %xmm12 /* g1x2.3 */
-	pxor 752(%rsp), %xmm12 /* t2_acc_14 = xor(g1x2, g1x6) */
-	pxor 832(%rsp), %xmm12 /* t2_acc_15 = xor(t2_acc_14, rk2_3) */
-	pxor 816(%rsp), %xmm12 /* t2_7 = xor(t2_acc_15, g1x10) */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm12 /* y2_7_sr = lookup16(t2_7, inv_shift_rows) */
-	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm12 /* y2_7_aes = aesenclast(y2_7_sr, aes_cancel_key) */
+	movdqa 688(%rsp), %xmm8 /* reload g1x2.3 */
+	movdqa %xmm8, %xmm13 /* g1x2.3 */
+	pxor 752(%rsp), %xmm13 /* t2_acc_14 = xor(g1x2, g1x6) */
+	pxor 832(%rsp), %xmm13 /* t2_acc_15 = xor(t2_acc_14, rk2_3) */
+	pxor 816(%rsp), %xmm13 /* t2_7 = xor(t2_acc_15, g1x10) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm13 /* y2_7_sr = lookup16(t2_7, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm13 /* y2_7_aes = aesenclast(y2_7_sr, aes_cancel_key) */
 	movdqa 656(%rsp), %xmm14 /* reload g1x3.3 */
 	movdqa %xmm14, %xmm15 /* g1x3.3 */
 	pxor 336(%rsp), %xmm15 /* t3_acc_14 = xor(g1x3, g1x7) */
 	pxor 800(%rsp), %xmm15 /* t3_acc_15 = xor(t3_acc_14, rk3_3) */
-	pxor 112(%rsp), %xmm15 /* t3_7 = xor(t3_acc_15, g1x11) */
+	pxor 64(%rsp), %xmm15 /* t3_7 = xor(t3_acc_15, g1x11) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm15 /* y3_7_sr = lookup16(t3_7, inv_shift_rows) */
 	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm15 /* y3_7_aes = aesenclast(y3_7_sr, aes_cancel_key) */
-	movdqa %xmm3, %xmm14 /* y0_7_aes */
+	movdqa %xmm5, %xmm14 /* y0_7_aes */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm14 /* y0_7_aes_lo = and(y0_7_aes, nibble_mask) */
-	psrlw $4, %xmm3 /* y0_7_aes_sh = shr(y0_7_aes) */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm3 /* y0_7_aes_hi = and(y0_7_aes_sh, nibble_mask) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_7_tbl_lo_1(%rip), %xmm6 /* tbl_lo_1 = const() */
-	movdqa %xmm6, %xmm5 /* tbl_lo_1 */
-	pshufb %xmm14, %xmm5 /* p1_0_7_l = lookup16(tbl_lo_1, y0_7_aes_lo) */
-	movdqa %xmm8, %xmm0 /* tbl_lo_2 */
+	psrlw $4, %xmm5 /* y0_7_aes_sh = shr(y0_7_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm5 /* y0_7_aes_hi = and(y0_7_aes_sh, nibble_mask) */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_7_tbl_lo_1(%rip), %xmm8 /* tbl_lo_1 = const() */
+	movdqa %xmm8, %xmm4 /* tbl_lo_1 */
+	pshufb %xmm14, %xmm4 /* p1_0_7_l = lookup16(tbl_lo_1, y0_7_aes_lo) */
+	movdqa %xmm7, %xmm0 /* tbl_lo_2 */
 	pshufb %xmm14, %xmm0 /* p2_0_7_l = lookup16(tbl_lo_2, y0_7_aes_lo) */
-	movdqa %xmm13, %xmm14 /* tbl_hi_1 */
-	pshufb %xmm3, %xmm14 /* p1_0_7_h = lookup16(tbl_hi_1, y0_7_aes_hi) */
-	pxor %xmm14, %xmm5 /* p1_0_7 = xor(p1_0_7_l, p1_0_7_h) */
-	movdqa %xmm7, %xmm14 /* tbl_hi_2 */
-	pshufb %xmm3, %xmm14 /* p2_0_7_h = lookup16(tbl_hi_2, y0_7_aes_hi) */
+	movdqa %xmm11, %xmm14 /* tbl_hi_1 */
+	pshufb %xmm5, %xmm14 /* p1_0_7_h = lookup16(tbl_hi_1, y0_7_aes_hi) */
+	pxor %xmm14, %xmm4 /* p1_0_7 = xor(p1_0_7_l, p1_0_7_h) */
+	movdqa %xmm6, %xmm14 /* tbl_hi_2 */
+	pshufb %xmm5, %xmm14 /* p2_0_7_h = lookup16(tbl_hi_2, y0_7_aes_hi) */
 	pxor %xmm14, %xmm0 /* p2_0_7 = xor(p2_0_7_l, p2_0_7_h) */
-	movdqa %xmm9, %xmm3 /* y1_7_aes */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm3 /* y1_7_aes_lo = and(y1_7_aes, nibble_mask) */
+	movdqa %xmm9, %xmm5 /* y1_7_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm5 /* y1_7_aes_lo = and(y1_7_aes, nibble_mask) */
 	psrlw $4, %xmm9 /* y1_7_aes_sh = shr(y1_7_aes) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm9 /* y1_7_aes_hi = and(y1_7_aes_sh, nibble_mask) */
-	movdqa %xmm6, %xmm14 /* tbl_lo_1 */
-	pshufb %xmm3, %xmm14 /* p1_1_7_l = lookup16(tbl_lo_1, y1_7_aes_lo) */
-	movdqa %xmm2, 800(%rsp) /* spill g1x8.3 */
-	movdqa %xmm8, %xmm2 /* tbl_lo_2 */
-	pshufb %xmm3, %xmm2 /* p2_1_7_l = lookup16(tbl_lo_2, y1_7_aes_lo) */
-	movdqa %xmm13, %xmm3 /* tbl_hi_1 */
-	pshufb %xmm9, %xmm3 /* p1_1_7_h = lookup16(tbl_hi_1, y1_7_aes_hi) */
-	pxor %xmm3, %xmm14 /* p1_1_7 = xor(p1_1_7_l, p1_1_7_h) */
-	movdqa %xmm7, %xmm3 /* tbl_hi_2 */
-	pshufb %xmm9, %xmm3 /* p2_1_7_h = lookup16(tbl_hi_2, y1_7_aes_hi) */
-	pxor %xmm3, %xmm2 /* p2_1_7 = xor(p2_1_7_l, p2_1_7_h) */
-	movdqa %xmm12, %xmm3 /* y2_7_aes */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm3 /* y2_7_aes_lo = and(y2_7_aes, nibble_mask) */
-	psrlw $4, %xmm12 /* y2_7_aes_sh = shr(y2_7_aes) */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm12 /* y2_7_aes_hi = and(y2_7_aes_sh, nibble_mask) */
-	movdqa %xmm6, %xmm9 /* tbl_lo_1 */
-	pshufb %xmm3, %xmm9 /* p1_2_7_l = lookup16(tbl_lo_1, y2_7_aes_lo) */
+	movdqa %xmm8, %xmm14 /* tbl_lo_1 */
+	pshufb %xmm5, %xmm14 /* p1_1_7_l = lookup16(tbl_lo_1, y1_7_aes_lo) */
+	movdqa %xmm3, 800(%rsp) /* spill g1x8.3 */
+	movdqa %xmm7, %xmm3 /* tbl_lo_2 */
+	pshufb %xmm5, %xmm3 /* p2_1_7_l = lookup16(tbl_lo_2, y1_7_aes_lo) */
+	movdqa %xmm11, %xmm5 /* tbl_hi_1 */
+	pshufb %xmm9, %xmm5 /* p1_1_7_h = lookup16(tbl_hi_1, y1_7_aes_hi) */
+	pxor %xmm5, %xmm14 /* p1_1_7 = xor(p1_1_7_l, p1_1_7_h) */
+	movdqa %xmm6, %xmm5 /* tbl_hi_2 */
+	pshufb %xmm9, %xmm5 /* p2_1_7_h = lookup16(tbl_hi_2, y1_7_aes_hi) */
+	pxor %xmm5, %xmm3 /* p2_1_7 = xor(p2_1_7_l, p2_1_7_h) */
+	movdqa %xmm13, %xmm5 /* y2_7_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm5 /* y2_7_aes_lo = and(y2_7_aes, nibble_mask) */
+	psrlw $4, %xmm13 /* y2_7_aes_sh = shr(y2_7_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm13 /* y2_7_aes_hi = and(y2_7_aes_sh, nibble_mask) */
+	movdqa %xmm8, %xmm9 /* tbl_lo_1 */
+	pshufb %xmm5, %xmm9 /* p1_2_7_l = lookup16(tbl_lo_1, y2_7_aes_lo) */
 	movdqa %xmm10, 832(%rsp) /* spill g0x15.3 */
-	movdqa %xmm8, %xmm10 /* tbl_lo_2 */
-	pshufb %xmm3, %xmm10 /* p2_2_7_l = lookup16(tbl_lo_2, y2_7_aes_lo) */
-	movdqa %xmm13, %xmm3 /* tbl_hi_1 */
-	pshufb %xmm12, %xmm3 /* p1_2_7_h = lookup16(tbl_hi_1, y2_7_aes_hi) */
-	pxor %xmm3, %xmm9 /* p1_2_7 = xor(p1_2_7_l, p1_2_7_h) */
-	movdqa %xmm7, %xmm3 /* tbl_hi_2 */
-	pshufb %xmm12, %xmm3 /* p2_2_7_h = lookup16(tbl_hi_2, y2_7_aes_hi) */
-	pxor %xmm3, %xmm10 /* p2_2_7 = xor(p2_2_7_l, p2_2_7_h) */
-	movdqa %xmm15, %xmm3 /* y3_7_aes */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm3 /* y3_7_aes_lo = and(y3_7_aes, nibble_mask) */
+	movdqa %xmm7, %xmm10 /* tbl_lo_2 */
+	pshufb %xmm5, %xmm10 /* p2_2_7_l = lookup16(tbl_lo_2, y2_7_aes_lo) */
+	movdqa %xmm11, %xmm5 /* tbl_hi_1 */
+	pshufb %xmm13, %xmm5 /* p1_2_7_h = lookup16(tbl_hi_1, y2_7_aes_hi) */
+	pxor %xmm5, %xmm9 /* p1_2_7 = xor(p1_2_7_l, p1_2_7_h) */
+	movdqa %xmm6, %xmm5 /* tbl_hi_2 */
+	pshufb %xmm13, %xmm5 /* p2_2_7_h = lookup16(tbl_hi_2, y2_7_aes_hi) */
+	pxor %xmm5, %xmm10 /* p2_2_7 = xor(p2_2_7_l, p2_2_7_h) */
+	movdqa %xmm15, %xmm5 /* y3_7_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm5 /* y3_7_aes_lo = and(y3_7_aes, nibble_mask) */
 	psrlw $4, %xmm15 /* y3_7_aes_sh = shr(y3_7_aes) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm15 /* y3_7_aes_hi = and(y3_7_aes_sh, nibble_mask) */
-	movdqa %xmm6, %xmm12 /* tbl_lo_1 */
-	pshufb %xmm3, %xmm12 /* p1_3_7_l = lookup16(tbl_lo_1, y3_7_aes_lo) */
-	movdqa %xmm8, %xmm6 /* tbl_lo_2 */
-	pshufb %xmm3, %xmm6 /* p2_3_7_l = lookup16(tbl_lo_2, y3_7_aes_lo) */
-	movdqa %xmm13, %xmm3 /* tbl_hi_1 */
-	pshufb %xmm15, %xmm3 /* p1_3_7_h = lookup16(tbl_hi_1, y3_7_aes_hi) */
-	pxor %xmm3, %xmm12 /* p1_3_7 = xor(p1_3_7_l, p1_3_7_h) */
-	movdqa %xmm7, %xmm3 /* tbl_hi_2 */
-	pshufb %xmm15, %xmm3 /* p2_3_7_h = lookup16(tbl_hi_2, y3_7_aes_hi) */
-	pxor %xmm3, %xmm6 /* p2_3_7 = xor(p2_3_7_l, p2_3_7_h) */
-	movdqa %xmm5, %xmm3 /* p1_0_7 */
-	pxor %xmm0, %xmm3 /* m0_acc_28 = xor(p1_0_7, p2_0_7) */
+	movdqa %xmm8, %xmm13 /* tbl_lo_1 */
+	pshufb %xmm5, %xmm13 /* p1_3_7_l = lookup16(tbl_lo_1, y3_7_aes_lo) */
+	movdqa %xmm7, %xmm8 /* tbl_lo_2 */
+	pshufb %xmm5, %xmm8 /* p2_3_7_l = lookup16(tbl_lo_2, y3_7_aes_lo) */
+	movdqa %xmm11, %xmm5 /* tbl_hi_1 */
+	pshufb %xmm15, %xmm5 /* p1_3_7_h = lookup16(tbl_hi_1, y3_7_aes_hi) */
+	pxor %xmm5, %xmm13 /* p1_3_7 = xor(p1_3_7_l, p1_3_7_h) */
+	movdqa %xmm6, %xmm5 /* tbl_hi_2 */
+	pshufb %xmm15, %xmm5 /* p2_3_7_h = lookup16(tbl_hi_2, y3_7_aes_hi) */
+	pxor %xmm5, %xmm8 /* p2_3_7 = xor(p2_3_7_l, p2_3_7_h) */
+	movdqa %xmm4, %xmm5 /* p1_0_7 */
+	pxor %xmm0, %xmm5 /* m0_acc_28 = xor(p1_0_7, p2_0_7) */
 	pxor %xmm14, %xmm0 /* m1_acc_28 = xor(p2_0_7, p1_1_7) */
 	movdqa %xmm14, %xmm15 /* p1_1_7 */
 	pxor %xmm9, %xmm15 /* m0_acc_29 = xor(p1_1_7, p1_2_7) */
-	pxor %xmm15, %xmm3 /* m0_acc_30 = xor(m0_acc_28, m0_acc_29) */
-	pxor %xmm6, %xmm3 /* m0_acc_31 = xor(m0_acc_30, p2_3_7) */
-	pxor 592(%rsp), %xmm3 /* x0n_7 = xor(m0_acc_31, g1x12.2) */
-	movdqa %xmm5, %xmm15 /* p1_0_7 */
+	pxor %xmm15, %xmm5 /* m0_acc_30 = xor(m0_acc_28, m0_acc_29) */
+	pxor %xmm8, %xmm5 /* m0_acc_31 = xor(m0_acc_30, p2_3_7) */
+	pxor 592(%rsp), %xmm5 /* x0n_7 = xor(m0_acc_31, g1x12.2) */
+	movdqa %xmm4, %xmm15 /* p1_0_7 */
 	pxor %xmm14, %xmm15 /* m3_acc_28 = xor(p1_0_7, p1_1_7) */
-	pxor %xmm2, %xmm5 /* m2_acc_28 = xor(p1_0_7, p2_1_7) */
-	pxor %xmm9, %xmm2 /* m1_acc_29 = xor(p2_1_7, p1_2_7) */
-	pxor %xmm2, %xmm0 /* m1_acc_30 = xor(m1_acc_28, m1_acc_29) */
-	pxor %xmm12, %xmm0 /* m1_acc_31 = xor(m1_acc_30, p1_3_7) */
+	pxor %xmm3, %xmm4 /* m2_acc_28 = xor(p1_0_7, p2_1_7) */
+	pxor %xmm9, %xmm3 /* m1_acc_29 = xor(p2_1_7, p1_2_7) */
+	pxor %xmm3, %xmm0 /* m1_acc_30 = xor(m1_acc_28, m1_acc_29) */
+	pxor %xmm13, %xmm0 /* m1_acc_31 = xor(m1_acc_30, p1_3_7) */
 	pxor 608(%rsp), %xmm0 /* x1n_7 = xor(m1_acc_31, g1x13.2) */
 	pxor %xmm10, %xmm9 /* m2_acc_29 = xor(p1_2_7, p2_2_7) */
-	pxor %xmm9, %xmm5 /* m2_acc_30 = xor(m2_acc_28, m2_acc_29) */
-	pxor %xmm12, %xmm5 /* m2_acc_31 = xor(m2_acc_30, p1_3_7) */
-	pxor %xmm12, %xmm10 /* m3_acc_29 = xor(p2_2_7, p1_3_7) */
+	pxor %xmm9, %xmm4 /* m2_acc_30 = xor(m2_acc_28, m2_acc_29) */
+	pxor %xmm13, %xmm4 /* m2_acc_31 = xor(m2_acc_30, p1_3_7) */
+	pxor %xmm13, %xmm10 /* m3_acc_29 = xor(p2_2_7, p1_3_7) */
 	pxor %xmm10, %xmm15 /* m3_acc_30 = xor(m3_acc_28, m3_acc_29) */
-	pxor %xmm6, %xmm15 /* m3_acc_31 = xor(m3_acc_30, p2_3_7) */
-	pxor 624(%rsp), %xmm5 /* x2n_7 = xor(m2_acc_31, g1x14.2) */
-	pxor 16(%rsp), %xmm15 /* x3n_7 = xor(m3_acc_31, g1x15.2) */
+	pxor %xmm8, %xmm15 /* m3_acc_31 = xor(m3_acc_30, p2_3_7) */
+	pxor 624(%rsp), %xmm4 /* x2n_7 = xor(m2_acc_31, g1x14.2) */
+	pxor 304(%rsp), %xmm15 /* x3n_7 = xor(m3_acc_31, g1x15.2) */
 
 	/* Round 8r+4: slot 0 ^= M'_L·inv(slot 1 ^ slot 2 ^ slot 3 ^ rk') ^ C'. */
-	movd 64(%rdi,%r8), %xmm2
-	pshufd $0, %xmm2, %xmm2 /* rk0_4 = bcast32() */
-	movd 68(%rdi,%r8), %xmm6
-	pshufd $0, %xmm6, %xmm6 /* rk1_4 = bcast32() */
+	movd 64(%rdi,%r8), %xmm3
+	pshufd $0, %xmm3, %xmm3 /* rk0_4 = bcast32() */
+	movd 68(%rdi,%r8), %xmm8
+	pshufd $0, %xmm8, %xmm8 /* rk1_4 = bcast32() */
 	movd 72(%rdi,%r8), %xmm9
 	pshufd $0, %xmm9, %xmm9 /* rk2_4 = bcast32() */
 	movd 76(%rdi,%r8), %xmm10
 	pshufd $0, %xmm10, %xmm10 /* rk3_4 = bcast32() */
-	movdqa 176(%rsp), %xmm12 /* reload g0x4.3 */
-	movdqa %xmm12, %xmm14 /* g0x4.3 */
-	pxor 160(%rsp), %xmm14 /* t0_acc_16 = xor(g0x4, g0x8) */
-	pxor %xmm2, %xmm14 /* t0_acc_17 = xor(t0_acc_16, rk0_4) */
+	movdqa 128(%rsp), %xmm13 /* reload g0x4.3 */
+	movdqa %xmm13, %xmm14 /* g0x4.3 */
+	pxor 112(%rsp), %xmm14 /* t0_acc_16 = xor(g0x4, g0x8) */
+	pxor %xmm3, %xmm14 /* t0_acc_17 = xor(t0_acc_16, rk0_4) */
 	pxor %xmm1, %xmm14 /* t0_8 = xor(t0_acc_17, g0x12) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm14 /* y0_8_sr = lookup16(t0_8, inv_shift_rows) */
 	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm14 /* y0_8_aes = aesenclast(y0_8_sr, aes_cancel_key) */
-	movdqa 208(%rsp), %xmm12 /* reload g0x5.3 */
-	movdqa %xmm1, 32(%rsp) /* spill g0x12.3 */
-	movdqa %xmm12, %xmm1 /* g0x5.3 */
-	pxor 96(%rsp), %xmm1 /* t1_acc_16 = xor(g0x5, g0x9) */
-	pxor %xmm6, %xmm1 /* t1_acc_17 = xor(t1_acc_16, rk1_4) */
-	pxor %xmm4, %xmm1 /* t1_8 = xor(t1_acc_17, g0x13) */
+	movdqa 160(%rsp), %xmm13 /* reload g0x5.3 */
+	movdqa %xmm1, 0(%rsp) /* spill g0x12.3 */
+	movdqa %xmm13, %xmm1 /* g0x5.3 */
+	pxor 224(%rsp), %xmm1 /* t1_acc_16 = xor(g0x5, g0x9) */
+	pxor %xmm8, %xmm1 /* t1_acc_17 = xor(t1_acc_16, rk1_4) */
+	pxor %xmm2, %xmm1 /* t1_8 = xor(t1_acc_17, g0x13) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm1 /* y1_8_sr = lookup16(t1_8, inv_shift_rows) */
 	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm1 /* y1_8_aes = aesenclast(y1_8_sr, aes_cancel_key) */
-	movdqa 224(%rsp), %xmm12 /* reload g0x6.3 */
-	movdqa %xmm4, 144(%rsp) /* spill g0x13.3 */
-	movdqa %xmm12, %xmm4 /* g0x6.3 */
-	pxor 240(%rsp), %xmm4 /* t2_acc_16 = xor(g0x6, g0x10) */
-	pxor %xmm9, %xmm4 /* t2_acc_17 = xor(t2_acc_16, rk2_4) */
-	pxor %xmm11, %xmm4 /* t2_8 = xor(t2_acc_17, g0x14) */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm4 /* y2_8_sr = lookup16(t2_8, inv_shift_rows) */
-	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm4 /* y2_8_aes = aesenclast(y2_8_sr, aes_cancel_key) */
-	movdqa 704(%rsp), %xmm12 /* reload g0x7.3 */
-	movdqa %xmm11, 192(%rsp) /* spill g0x14.3 */
-	movdqa %xmm12, %xmm11 /* g0x7.3 */
-	pxor 768(%rsp), %xmm11 /* t3_acc_16 = xor(g0x7, g0x11) */
-	pxor %xmm10, %xmm11 /* t3_acc_17 = xor(t3_acc_16, rk3_4) */
-	pxor 832(%rsp), %xmm11 /* t3_8 = xor(t3_acc_17, g0x15) */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm11 /* y3_8_sr = lookup16(t3_8, inv_shift_rows) */
-	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm11 /* y3_8_aes = aesenclast(y3_8_sr, aes_cancel_key) */
-	movdqa %xmm14, %xmm12 /* y0_8_aes */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm12 /* y0_8_aes_lo = and(y0_8_aes, nibble_mask) */
+	movdqa 176(%rsp), %xmm13 /* reload g0x6.3 */
+	movdqa %xmm2, 96(%rsp) /* spill g0x13.3 */
+	movdqa %xmm13, %xmm2 /* g0x6.3 */
+	pxor 192(%rsp), %xmm2 /* t2_acc_16 = xor(g0x6, g0x10) */
+	pxor %xmm9, %xmm2 /* t2_acc_17 = xor(t2_acc_16, rk2_4) */
+	pxor %xmm12, %xmm2 /* t2_8 = xor(t2_acc_17, g0x14) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm2 /* y2_8_sr = lookup16(t2_8, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm2 /* y2_8_aes = aesenclast(y2_8_sr, aes_cancel_key) */
+	movdqa 704(%rsp), %xmm13 /* reload g0x7.3 */
+	movdqa %xmm12, 144(%rsp) /* spill g0x14.3 */
+	movdqa %xmm13, %xmm12 /* g0x7.3 */
+	pxor 768(%rsp), %xmm12 /* t3_acc_16 = xor(g0x7, g0x11) */
+	pxor %xmm10, %xmm12 /* t3_acc_17 = xor(t3_acc_16, rk3_4) */
+	pxor 832(%rsp), %xmm12 /* t3_8 = xor(t3_acc_17, g0x15) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm12 /* y3_8_sr = lookup16(t3_8, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm12 /* y3_8_aes = aesenclast(y3_8_sr, aes_cancel_key) */
+	movdqa %xmm14, %xmm13 /* y0_8_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm13 /* y0_8_aes_lo = and(y0_8_aes, nibble_mask) */
 	psrlw $4, %xmm14 /* y0_8_aes_sh = shr(y0_8_aes) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm14 /* y0_8_aes_hi = and(y0_8_aes_sh, nibble_mask) */
 	movdqa %xmm15, 864(%rsp) /* spill g1x15.3 */
 	movdqa .Lsm4_byteslice_ssse3_aesni_asm_7_tbl_lo_1(%rip), %xmm15 /* tbl_lo_1 = const() */
 	movdqa %xmm10, 880(%rsp) /* spill rk3_4 */
 	movdqa %xmm15, %xmm10 /* tbl_lo_1 */
-	pshufb %xmm12, %xmm10 /* p1_0_8_l = lookup16(tbl_lo_1, y0_8_aes_lo) */
-	movdqa %xmm5, 896(%rsp) /* spill g1x14.3 */
-	movdqa %xmm8, %xmm5 /* tbl_lo_2 */
-	pshufb %xmm12, %xmm5 /* p2_0_8_l = lookup16(tbl_lo_2, y0_8_aes_lo) */
-	movdqa %xmm13, %xmm12 /* tbl_hi_1 */
-	pshufb %xmm14, %xmm12 /* p1_0_8_h = lookup16(tbl_hi_1, y0_8_aes_hi) */
-	pxor %xmm12, %xmm10 /* p1_0_8 = xor(p1_0_8_l, p1_0_8_h) */
-	movdqa %xmm7, %xmm12 /* tbl_hi_2 */
-	pshufb %xmm14, %xmm12 /* p2_0_8_h = lookup16(tbl_hi_2, y0_8_aes_hi) */
-	pxor %xmm12, %xmm5 /* p2_0_8 = xor(p2_0_8_l, p2_0_8_h) */
-	movdqa %xmm1, %xmm12 /* y1_8_aes */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm12 /* y1_8_aes_lo = and(y1_8_aes, nibble_mask) */
+	pshufb %xmm13, %xmm10 /* p1_0_8_l = lookup16(tbl_lo_1, y0_8_aes_lo) */
+	movdqa %xmm4, 896(%rsp) /* spill g1x14.3 */
+	movdqa %xmm7, %xmm4 /* tbl_lo_2 */
+	pshufb %xmm13, %xmm4 /* p2_0_8_l = lookup16(tbl_lo_2, y0_8_aes_lo) */
+	movdqa %xmm11, %xmm13 /* tbl_hi_1 */
+	pshufb %xmm14, %xmm13 /* p1_0_8_h = lookup16(tbl_hi_1, y0_8_aes_hi) */
+	pxor %xmm13, %xmm10 /* p1_0_8 = xor(p1_0_8_l, p1_0_8_h) */
+	movdqa %xmm6, %xmm13 /* tbl_hi_2 */
+	pshufb %xmm14, %xmm13 /* p2_0_8_h = lookup16(tbl_hi_2, y0_8_aes_hi) */
+	pxor %xmm13, %xmm4 /* p2_0_8 = xor(p2_0_8_l, p2_0_8_h) */
+	movdqa %xmm1, %xmm13 /* y1_8_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm13 /* y1_8_aes_lo = and(y1_8_aes, nibble_mask) */
 	psrlw $4, %xmm1 /* y1_8_aes_sh = shr(y1_8_aes) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm1 /* y1_8_aes_hi = and(y1_8_aes_sh, nibble_mask) */
 	movdqa %xmm15, %xmm14 /* tbl_lo_1 */
-	pshufb %xmm12, %xmm14 /* p1_1_8_l = lookup16(tbl_lo_1, y1_8_aes_lo) */
+	pshufb %xmm13, %xmm14 /* p1_1_8_l = lookup16(tbl_lo_1, y1_8_aes_lo) */
 	movdqa %xmm9, 912(%rsp) /* spill rk2_4 */
-	movdqa %xmm8, %xmm9 /* tbl_lo_2 */
-	pshufb %xmm12, %xmm9 /* p2_1_8_l = lookup16(tbl_lo_2, y1_8_aes_lo) */
-	movdqa %xmm13, %xmm12 /* tbl_hi_1 */
-	pshufb %xmm1, %xmm12 /* p1_1_8_h = lookup16(tbl_hi_1, y1_8_aes_hi) */
-	pxor %xmm12, %xmm14 /* p1_1_8 = xor(p1_1_8_l, p1_1_8_h) */
-	movdqa %xmm7, %xmm12 /* tbl_hi_2 */
-	pshufb %xmm1, %xmm12 /* p2_1_8_h = lookup16(tbl_hi_2, y1_8_aes_hi) */
-	pxor %xmm12, %xmm9 /* p2_1_8 = xor(p2_1_8_l, p2_1_8_h) */
-	movdqa %xmm4, %xmm1 /* y2_8_aes */
+	movdqa %xmm7, %xmm9 /* tbl_lo_2 */
+	pshufb %xmm13, %xmm9 /* p2_1_8_l = lookup16(tbl_lo_2, y1_8_aes_lo) */
+	movdqa %xmm11, %xmm13 /* tbl_hi_1 */
+	pshufb %xmm1, %xmm13 /* p1_1_8_h = lookup16(tbl_hi_1, y1_8_aes_hi) */
+	pxor %xmm13, %xmm14 /* p1_1_8 = xor(p1_1_8_l, p1_1_8_h) */
+	movdqa %xmm6, %xmm13 /* tbl_hi_2 */
+	pshufb %xmm1, %xmm13 /* p2_1_8_h = lookup16(tbl_hi_2, y1_8_aes_hi) */
+	pxor %xmm13, %xmm9 /* p2_1_8 = xor(p2_1_8_l, p2_1_8_h) */
+	movdqa %xmm2, %xmm1 /* y2_8_aes */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm1 /* y2_8_aes_lo = and(y2_8_aes, nibble_mask) */
-	psrlw $4, %xmm4 /* y2_8_aes_sh = shr(y2_8_aes) */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm4 /* y2_8_aes_hi = and(y2_8_aes_sh, nibble_mask) */
-	movdqa %xmm15, %xmm12 /* tbl_lo_1 */
-	pshufb %xmm1, %xmm12 /* p1_2_8_l = lookup16(tbl_lo_1, y2_8_aes_lo) */
+	psrlw $4, %xmm2 /* y2_8_aes_sh = shr(y2_8_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm2 /* y2_8_aes_hi = and(y2_8_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm13 /* tbl_lo_1 */
+	pshufb %xmm1, %xmm13 /* p1_2_8_l = lookup16(tbl_lo_1, y2_8_aes_lo) */
 	movdqa %xmm0, 928(%rsp) /* spill g1x13.3 */
-	movdqa %xmm8, %xmm0 /* tbl_lo_2 */
+	movdqa %xmm7, %xmm0 /* tbl_lo_2 */
 	pshufb %xmm1, %xmm0 /* p2_2_8_l = lookup16(tbl_lo_2, y2_8_aes_lo) */
-	movdqa %xmm13, %xmm1 /* tbl_hi_1 */
-	pshufb %xmm4, %xmm1 /* p1_2_8_h = lookup16(tbl_hi_1, y2_8_aes_hi) */
-	pxor %xmm1, %xmm12 /* p1_2_8 = xor(p1_2_8_l, p1_2_8_h) */
-	movdqa %xmm7, %xmm1 /* tbl_hi_2 */
-	pshufb %xmm4, %xmm1 /* p2_2_8_h = lookup16(tbl_hi_2, y2_8_aes_hi) */
+	movdqa %xmm11, %xmm1 /* tbl_hi_1 */
+	pshufb %xmm2, %xmm1 /* p1_2_8_h = lookup16(tbl_hi_1, y2_8_aes_hi) */
+	pxor %xmm1, %xmm13 /* p1_2_8 = xor(p1_2_8_l, p1_2_8_h) */
+	movdqa %xmm6, %xmm1 /* tbl_hi_2 */
+	pshufb %xmm2, %xmm1 /* p2_2_8_h = lookup16(tbl_hi_2, y2_8_aes_hi) */
 	pxor %xmm1, %xmm0 /* p2_2_8 = xor(p2_2_8_l, p2_2_8_h) */
-	movdqa %xmm11, %xmm1 /* y3_8_aes */
+	movdqa %xmm12, %xmm1 /* y3_8_aes */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm1 /* y3_8_aes_lo = and(y3_8_aes, nibble_mask) */
-	psrlw $4, %xmm11 /* y3_8_aes_sh = shr(y3_8_aes) */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm11 /* y3_8_aes_hi = and(y3_8_aes_sh, nibble_mask) */
-	movdqa %xmm15, %xmm4 /* tbl_lo_1 */
-	pshufb %xmm1, %xmm4 /* p1_3_8_l = lookup16(tbl_lo_1, y3_8_aes_lo) */
-	movdqa %xmm8, %xmm15 /* tbl_lo_2 */
+	psrlw $4, %xmm12 /* y3_8_aes_sh = shr(y3_8_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm12 /* y3_8_aes_hi = and(y3_8_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm2 /* tbl_lo_1 */
+	pshufb %xmm1, %xmm2 /* p1_3_8_l = lookup16(tbl_lo_1, y3_8_aes_lo) */
+	movdqa %xmm7, %xmm15 /* tbl_lo_2 */
 	pshufb %xmm1, %xmm15 /* p2_3_8_l = lookup16(tbl_lo_2, y3_8_aes_lo) */
-	movdqa %xmm13, %xmm1 /* tbl_hi_1 */
-	pshufb %xmm11, %xmm1 /* p1_3_8_h = lookup16(tbl_hi_1, y3_8_aes_hi) */
-	pxor %xmm1, %xmm4 /* p1_3_8 = xor(p1_3_8_l, p1_3_8_h) */
-	movdqa %xmm7, %xmm1 /* tbl_hi_2 */
-	pshufb %xmm11, %xmm1 /* p2_3_8_h = lookup16(tbl_hi_2, y3_8_aes_hi) */
+	movdqa %xmm11, %xmm1 /* tbl_hi_1 */
+	pshufb %xmm12, %xmm1 /* p1_3_8_h = lookup16(tbl_hi_1, y3_8_aes_hi) */
+	pxor %xmm1, %xmm2 /* p1_3_8 = xor(p1_3_8_l, p1_3_8_h) */
+	movdqa %xmm6, %xmm1 /* tbl_hi_2 */
+	pshufb %xmm12, %xmm1 /* p2_3_8_h = lookup16(tbl_hi_2, y3_8_aes_hi) */
 	pxor %xmm1, %xmm15 /* p2_3_8 = xor(p2_3_8_l, p2_3_8_h) */
 	movdqa %xmm10, %xmm1 /* p1_0_8 */
-	pxor %xmm5, %xmm1 /* m0_acc_32 = xor(p1_0_8, p2_0_8) */
-	pxor %xmm14, %xmm5 /* m1_acc_32 = xor(p2_0_8, p1_1_8) */
-	movdqa %xmm14, %xmm11 /* p1_1_8 */
-	pxor %xmm12, %xmm11 /* m0_acc_33 = xor(p1_1_8, p1_2_8) */
-	pxor %xmm11, %xmm1 /* m0_acc_34 = xor(m0_acc_32, m0_acc_33) */
+	pxor %xmm4, %xmm1 /* m0_acc_32 = xor(p1_0_8, p2_0_8) */
+	pxor %xmm14, %xmm4 /* m1_acc_32 = xor(p2_0_8, p1_1_8) */
+	movdqa %xmm14, %xmm12 /* p1_1_8 */
+	pxor %xmm13, %xmm12 /* m0_acc_33 = xor(p1_1_8, p1_2_8) */
+	pxor %xmm12, %xmm1 /* m0_acc_34 = xor(m0_acc_32, m0_acc_33) */
 	pxor %xmm15, %xmm1 /* m0_acc_35 = xor(m0_acc_34, p2_3_8) */
-	pxor 256(%rsp), %xmm1 /* x0n_8 = xor(m0_acc_35, g0x0.3) */
-	movdqa %xmm10, %xmm11 /* p1_0_8 */
-	pxor %xmm14, %xmm11 /* m3_acc_32 = xor(p1_0_8, p1_1_8) */
+	pxor 208(%rsp), %xmm1 /* x0n_8 = xor(m0_acc_35, g0x0.3) */
+	movdqa %xmm10, %xmm12 /* p1_0_8 */
+	pxor %xmm14, %xmm12 /* m3_acc_32 = xor(p1_0_8, p1_1_8) */
 	pxor %xmm9, %xmm10 /* m2_acc_32 = xor(p1_0_8, p2_1_8) */
-	pxor %xmm12, %xmm9 /* m1_acc_33 = xor(p2_1_8, p1_2_8) */
-	pxor %xmm9, %xmm5 /* m1_acc_34 = xor(m1_acc_32, m1_acc_33) */
-	pxor %xmm4, %xmm5 /* m1_acc_35 = xor(m1_acc_34, p1_3_8) */
-	pxor 64(%rsp), %xmm5 /* x1n_8 = xor(m1_acc_35, g0x1.3) */
-	pxor %xmm0, %xmm12 /* m2_acc_33 = xor(p1_2_8, p2_2_8) */
-	pxor %xmm12, %xmm10 /* m2_acc_34 = xor(m2_acc_32, m2_acc_33) */
-	pxor %xmm4, %xmm10 /* m2_acc_35 = xor(m2_acc_34, p1_3_8) */
-	pxor %xmm4, %xmm0 /* m3_acc_33 = xor(p2_2_8, p1_3_8) */
-	pxor %xmm0, %xmm11 /* m3_acc_34 = xor(m3_acc_32, m3_acc_33) */
-	pxor %xmm15, %xmm11 /* m3_acc_35 = xor(m3_acc_34, p2_3_8) */
+	pxor %xmm13, %xmm9 /* m1_acc_33 = xor(p2_1_8, p1_2_8) */
+	pxor %xmm9, %xmm4 /* m1_acc_34 = xor(m1_acc_32, m1_acc_33) */
+	pxor %xmm2, %xmm4 /* m1_acc_35 = xor(m1_acc_34, p1_3_8) */
+	pxor 32(%rsp), %xmm4 /* x1n_8 = xor(m1_acc_35, g0x1.3) */
+	pxor %xmm0, %xmm13 /* m2_acc_33 = xor(p1_2_8, p2_2_8) */
+	pxor %xmm13, %xmm10 /* m2_acc_34 = xor(m2_acc_32, m2_acc_33) */
+	pxor %xmm2, %xmm10 /* m2_acc_35 = xor(m2_acc_34, p1_3_8) */
+	pxor %xmm2, %xmm0 /* m3_acc_33 = xor(p2_2_8, p1_3_8) */
+	pxor %xmm0, %xmm12 /* m3_acc_34 = xor(m3_acc_32, m3_acc_33) */
+	pxor %xmm15, %xmm12 /* m3_acc_35 = xor(m3_acc_34, p2_3_8) */
 	pxor 640(%rsp), %xmm10 /* x2n_8 = xor(m2_acc_35, g0x2.3) */
-	pxor 128(%rsp), %xmm11 /* x3n_8 = xor(m3_acc_35, g0x3.3) */
+	pxor 80(%rsp), %xmm12 /* x3n_8 = xor(m3_acc_35, g0x3.3) */
 	movdqa 736(%rsp), %xmm0 /* reload g1x4.3 */
-	movdqa %xmm0, %xmm4 /* g1x4.3 */
-	pxor 800(%rsp), %xmm4 /* t0_acc_18 = xor(g1x4, g1x8) */
-	pxor %xmm2, %xmm4 /* t0_acc_19 = xor(t0_acc_18, rk0_4) */
-	pxor %xmm3, %xmm4 /* t0_9 = xor(t0_acc_19, g1x12) */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm4 /* y0_9_sr = lookup16(t0_9, inv_shift_rows) */
-	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm4 /* y0_9_aes = aesenclast(y0_9_sr, aes_cancel_key) */
-	movdqa 784(%rsp), %xmm2 /* reload g1x5.3 */
-	movdqa %xmm2, %xmm9 /* g1x5.3 */
+	movdqa %xmm0, %xmm2 /* g1x4.3 */
+	pxor 800(%rsp), %xmm2 /* t0_acc_18 = xor(g1x4, g1x8) */
+	pxor %xmm3, %xmm2 /* t0_acc_19 = xor(t0_acc_18, rk0_4) */
+	pxor %xmm5, %xmm2 /* t0_9 = xor(t0_acc_19, g1x12) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm2 /* y0_9_sr = lookup16(t0_9, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm2 /* y0_9_aes = aesenclast(y0_9_sr, aes_cancel_key) */
+	movdqa 784(%rsp), %xmm3 /* reload g1x5.3 */
+	movdqa %xmm3, %xmm9 /* g1x5.3 */
 	pxor 848(%rsp), %xmm9 /* t1_acc_18 = xor(g1x5, g1x9) */
-	pxor %xmm6, %xmm9 /* t1_acc_19 = xor(t1_acc_18, rk1_4) */
+	pxor %xmm8, %xmm9 /* t1_acc_19 = xor(t1_acc_18, rk1_4) */
 	pxor 928(%rsp), %xmm9 /* t1_9 = xor(t1_acc_19, g1x13) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm9 /* y1_9_sr = lookup16(t1_9, inv_shift_rows) */
 	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm9 /* y1_9_aes = aesenclast(y1_9_sr, aes_cancel_key) */
-	movdqa 752(%rsp), %xmm6 /* reload g1x6.3 */
-	movdqa %xmm6, %xmm12 /* g1x6.3 */
-	pxor 816(%rsp), %xmm12 /* t2_acc_18 = xor(g1x6, g1x10) */
-	pxor 912(%rsp), %xmm12 /* t2_acc_19 = xor(t2_acc_18, rk2_4) */
-	pxor 896(%rsp), %xmm12 /* t2_9 = xor(t2_acc_19, g1x14) */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm12 /* y2_9_sr = lookup16(t2_9, inv_shift_rows) */
-	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm12 /* y2_9_aes = aesenclast(y2_9_sr, aes_cancel_key) */
+	movdqa 752(%rsp), %xmm8 /* reload g1x6.3 */
+	movdqa %xmm8, %xmm13 /* g1x6.3 */
+	pxor 816(%rsp), %xmm13 /* t2_acc_18 = xor(g1x6, g1x10) */
+	pxor 912(%rsp), %xmm13 /* t2_acc_19 = xor(t2_acc_18, rk2_4) */
+	pxor 896(%rsp), %xmm13 /* t2_9 = xor(t2_acc_19, g1x14) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm13 /* y2_9_sr = lookup16(t2_9, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm13 /* y2_9_aes = aesenclast(y2_9_sr, aes_cancel_key) */
 	movdqa 336(%rsp), %xmm14 /* reload g1x7.3 */
 	movdqa %xmm14, %xmm15 /* g1x7.3 */
-	pxor 112(%rsp), %xmm15 /* t3_acc_18 = xor(g1x7, g1x11) */
+	pxor 64(%rsp), %xmm15 /* t3_acc_18 = xor(g1x7, g1x11) */
 	pxor 880(%rsp), %xmm15 /* t3_acc_19 = xor(t3_acc_18, rk3_4) */
 	pxor 864(%rsp), %xmm15 /* t3_9 = xor(t3_acc_19, g1x15) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm15 /* y3_9_sr = lookup16(t3_9, inv_shift_rows) */
 	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm15 /* y3_9_aes = aesenclast(y3_9_sr, aes_cancel_key) */
-	movdqa %xmm4, %xmm14 /* y0_9_aes */
+	movdqa %xmm2, %xmm14 /* y0_9_aes */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm14 /* y0_9_aes_lo = and(y0_9_aes, nibble_mask) */
-	psrlw $4, %xmm4 /* y0_9_aes_sh = shr(y0_9_aes) */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm4 /* y0_9_aes_hi = and(y0_9_aes_sh, nibble_mask) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_7_tbl_lo_1(%rip), %xmm6 /* tbl_lo_1 = const() */
-	movdqa %xmm6, %xmm2 /* tbl_lo_1 */
-	pshufb %xmm14, %xmm2 /* p1_0_9_l = lookup16(tbl_lo_1, y0_9_aes_lo) */
-	movdqa %xmm8, %xmm0 /* tbl_lo_2 */
+	psrlw $4, %xmm2 /* y0_9_aes_sh = shr(y0_9_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm2 /* y0_9_aes_hi = and(y0_9_aes_sh, nibble_mask) */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_7_tbl_lo_1(%rip), %xmm8 /* tbl_lo_1 = const() */
+	movdqa %xmm8, %xmm3 /* tbl_lo_1 */
+	pshufb %xmm14, %xmm3 /* p1_0_9_l = lookup16(tbl_lo_1, y0_9_aes_lo) */
+	movdqa %xmm7, %xmm0 /* tbl_lo_2 */
 	pshufb %xmm14, %xmm0 /* p2_0_9_l = lookup16(tbl_lo_2, y0_9_aes_lo) */
-	movdqa %xmm13, %xmm14 /* tbl_hi_1 */
-	pshufb %xmm4, %xmm14 /* p1_0_9_h = lookup16(tbl_hi_1, y0_9_aes_hi) */
-	pxor %xmm14, %xmm2 /* p1_0_9 = xor(p1_0_9_l, p1_0_9_h) */
-	movdqa %xmm7, %xmm14 /* tbl_hi_2 */
-	pshufb %xmm4, %xmm14 /* p2_0_9_h = lookup16(tbl_hi_2, y0_9_aes_hi) */
+	movdqa %xmm11, %xmm14 /* tbl_hi_1 */
+	pshufb %xmm2, %xmm14 /* p1_0_9_h = lookup16(tbl_hi_1, y0_9_aes_hi) */
+	pxor %xmm14, %xmm3 /* p1_0_9 = xor(p1_0_9_l, p1_0_9_h) */
+	movdqa %xmm6, %xmm14 /* tbl_hi_2 */
+	pshufb %xmm2, %xmm14 /* p2_0_9_h = lookup16(tbl_hi_2, y0_9_aes_hi) */
 	pxor %xmm14, %xmm0 /* p2_0_9 = xor(p2_0_9_l, p2_0_9_h) */
-	movdqa %xmm9, %xmm4 /* y1_9_aes */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm4 /* y1_9_aes_lo = and(y1_9_aes, nibble_mask) */
+	movdqa %xmm9, %xmm2 /* y1_9_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm2 /* y1_9_aes_lo = and(y1_9_aes, nibble_mask) */
 	psrlw $4, %xmm9 /* y1_9_aes_sh = shr(y1_9_aes) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm9 /* y1_9_aes_hi = and(y1_9_aes_sh, nibble_mask) */
-	movdqa %xmm6, %xmm14 /* tbl_lo_1 */
-	pshufb %xmm4, %xmm14 /* p1_1_9_l = lookup16(tbl_lo_1, y1_9_aes_lo) */
-	movdqa %xmm3, 880(%rsp) /* spill g1x12.3 */
-	movdqa %xmm8, %xmm3 /* tbl_lo_2 */
-	pshufb %xmm4, %xmm3 /* p2_1_9_l = lookup16(tbl_lo_2, y1_9_aes_lo) */
-	movdqa %xmm13, %xmm4 /* tbl_hi_1 */
-	pshufb %xmm9, %xmm4 /* p1_1_9_h = lookup16(tbl_hi_1, y1_9_aes_hi) */
-	pxor %xmm4, %xmm14 /* p1_1_9 = xor(p1_1_9_l, p1_1_9_h) */
-	movdqa %xmm7, %xmm4 /* tbl_hi_2 */
-	pshufb %xmm9, %xmm4 /* p2_1_9_h = lookup16(tbl_hi_2, y1_9_aes_hi) */
-	pxor %xmm4, %xmm3 /* p2_1_9 = xor(p2_1_9_l, p2_1_9_h) */
-	movdqa %xmm12, %xmm4 /* y2_9_aes */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm4 /* y2_9_aes_lo = and(y2_9_aes, nibble_mask) */
-	psrlw $4, %xmm12 /* y2_9_aes_sh = shr(y2_9_aes) */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm12 /* y2_9_aes_hi = and(y2_9_aes_sh, nibble_mask) */
-	movdqa %xmm6, %xmm9 /* tbl_lo_1 */
-	pshufb %xmm4, %xmm9 /* p1_2_9_l = lookup16(tbl_lo_1, y2_9_aes_lo) */
-	movdqa %xmm11, 576(%rsp) /* spill g0x3.4 */
-	movdqa %xmm8, %xmm11 /* tbl_lo_2 */
-	pshufb %xmm4, %xmm11 /* p2_2_9_l = lookup16(tbl_lo_2, y2_9_aes_lo) */
-	movdqa %xmm13, %xmm4 /* tbl_hi_1 */
-	pshufb %xmm12, %xmm4 /* p1_2_9_h = lookup16(tbl_hi_1, y2_9_aes_hi) */
-	pxor %xmm4, %xmm9 /* p1_2_9 = xor(p1_2_9_l, p1_2_9_h) */
-	movdqa %xmm7, %xmm4 /* tbl_hi_2 */
-	pshufb %xmm12, %xmm4 /* p2_2_9_h = lookup16(tbl_hi_2, y2_9_aes_hi) */
-	pxor %xmm4, %xmm11 /* p2_2_9 = xor(p2_2_9_l, p2_2_9_h) */
-	movdqa %xmm15, %xmm4 /* y3_9_aes */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm4 /* y3_9_aes_lo = and(y3_9_aes, nibble_mask) */
+	movdqa %xmm8, %xmm14 /* tbl_lo_1 */
+	pshufb %xmm2, %xmm14 /* p1_1_9_l = lookup16(tbl_lo_1, y1_9_aes_lo) */
+	movdqa %xmm5, 880(%rsp) /* spill g1x12.3 */
+	movdqa %xmm7, %xmm5 /* tbl_lo_2 */
+	pshufb %xmm2, %xmm5 /* p2_1_9_l = lookup16(tbl_lo_2, y1_9_aes_lo) */
+	movdqa %xmm11, %xmm2 /* tbl_hi_1 */
+	pshufb %xmm9, %xmm2 /* p1_1_9_h = lookup16(tbl_hi_1, y1_9_aes_hi) */
+	pxor %xmm2, %xmm14 /* p1_1_9 = xor(p1_1_9_l, p1_1_9_h) */
+	movdqa %xmm6, %xmm2 /* tbl_hi_2 */
+	pshufb %xmm9, %xmm2 /* p2_1_9_h = lookup16(tbl_hi_2, y1_9_aes_hi) */
+	pxor %xmm2, %xmm5 /* p2_1_9 = xor(p2_1_9_l, p2_1_9_h) */
+	movdqa %xmm13, %xmm2 /* y2_9_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm2 /* y2_9_aes_lo = and(y2_9_aes, nibble_mask) */
+	psrlw $4, %xmm13 /* y2_9_aes_sh = shr(y2_9_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm13 /* y2_9_aes_hi = and(y2_9_aes_sh, nibble_mask) */
+	movdqa %xmm8, %xmm9 /* tbl_lo_1 */
+	pshufb %xmm2, %xmm9 /* p1_2_9_l = lookup16(tbl_lo_1, y2_9_aes_lo) */
+	movdqa %xmm12, 576(%rsp) /* spill g0x3.4 */
+	movdqa %xmm7, %xmm12 /* tbl_lo_2 */
+	pshufb %xmm2, %xmm12 /* p2_2_9_l = lookup16(tbl_lo_2, y2_9_aes_lo) */
+	movdqa %xmm11, %xmm2 /* tbl_hi_1 */
+	pshufb %xmm13, %xmm2 /* p1_2_9_h = lookup16(tbl_hi_1, y2_9_aes_hi) */
+	pxor %xmm2, %xmm9 /* p1_2_9 = xor(p1_2_9_l, p1_2_9_h) */
+	movdqa %xmm6, %xmm2 /* tbl_hi_2 */
+	pshufb %xmm13, %xmm2 /* p2_2_9_h = lookup16(tbl_hi_2, y2_9_aes_hi) */
+	pxor %xmm2, %xmm12 /* p2_2_9 = xor(p2_2_9_l, p2_2_9_h) */
+	movdqa %xmm15, %xmm2 /* y3_9_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm2 /* y3_9_aes_lo = and(y3_9_aes, nibble_mask) */
 	psrlw $4, %xmm15 /* y3_9_aes_sh = shr(y3_9_aes) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm15 /* y3_9_aes_hi = and(y3_9_aes_sh, nibble_mask) */
-	movdqa %xmm6, %xmm12 /* tbl_lo_1 */
-	pshufb %xmm4, %xmm12 /* p1_3_9_l = lookup16(tbl_lo_1, y3_9_aes_lo) */
-	movdqa %xmm8, %xmm6 /* tbl_lo_2 */
-	pshufb %xmm4, %xmm6 /* p2_3_9_l = lookup16(tbl_lo_2, y3_9_aes_lo) */
-	movdqa %xmm13, %xmm4 /* tbl_hi_1 */
-	pshufb %xmm15, %xmm4 /* p1_3_9_h = lookup16(tbl_hi_1, y3_9_aes_hi) */
-	pxor %xmm4, %xmm12 /* p1_3_9 = xor(p1_3_9_l, p1_3_9_h) */
-	movdqa %xmm7, %xmm4 /* tbl_hi_2 */
-	pshufb %xmm15, %xmm4 /* p2_3_9_h = lookup16(tbl_hi_2, y3_9_aes_hi) */
-	pxor %xmm4, %xmm6 /* p2_3_9 = xor(p2_3_9_l, p2_3_9_h) */
-	movdqa %xmm2, %xmm4 /* p1_0_9 */
-	pxor %xmm0, %xmm4 /* m0_acc_36 = xor(p1_0_9, p2_0_9) */
+	movdqa %xmm8, %xmm13 /* tbl_lo_1 */
+	pshufb %xmm2, %xmm13 /* p1_3_9_l = lookup16(tbl_lo_1, y3_9_aes_lo) */
+	movdqa %xmm7, %xmm8 /* tbl_lo_2 */
+	pshufb %xmm2, %xmm8 /* p2_3_9_l = lookup16(tbl_lo_2, y3_9_aes_lo) */
+	movdqa %xmm11, %xmm2 /* tbl_hi_1 */
+	pshufb %xmm15, %xmm2 /* p1_3_9_h = lookup16(tbl_hi_1, y3_9_aes_hi) */
+	pxor %xmm2, %xmm13 /* p1_3_9 = xor(p1_3_9_l, p1_3_9_h) */
+	movdqa %xmm6, %xmm2 /* tbl_hi_2 */
+	pshufb %xmm15, %xmm2 /* p2_3_9_h = lookup16(tbl_hi_2, y3_9_aes_hi) */
+	pxor %xmm2, %xmm8 /* p2_3_9 = xor(p2_3_9_l, p2_3_9_h) */
+	movdqa %xmm3, %xmm2 /* p1_0_9 */
+	pxor %xmm0, %xmm2 /* m0_acc_36 = xor(p1_0_9, p2_0_9) */
 	pxor %xmm14, %xmm0 /* m1_acc_36 = xor(p2_0_9, p1_1_9) */
 	movdqa %xmm14, %xmm15 /* p1_1_9 */
 	pxor %xmm9, %xmm15 /* m0_acc_37 = xor(p1_1_9, p1_2_9) */
-	pxor %xmm15, %xmm4 /* m0_acc_38 = xor(m0_acc_36, m0_acc_37) */
-	pxor %xmm6, %xmm4 /* m0_acc_39 = xor(m0_acc_38, p2_3_9) */
-	pxor 672(%rsp), %xmm4 /* x0n_9 = xor(m0_acc_39, g1x0.3) */
-	movdqa %xmm2, %xmm15 /* p1_0_9 */
+	pxor %xmm15, %xmm2 /* m0_acc_38 = xor(m0_acc_36, m0_acc_37) */
+	pxor %xmm8, %xmm2 /* m0_acc_39 = xor(m0_acc_38, p2_3_9) */
+	pxor 672(%rsp), %xmm2 /* x0n_9 = xor(m0_acc_39, g1x0.3) */
+	movdqa %xmm3, %xmm15 /* p1_0_9 */
 	pxor %xmm14, %xmm15 /* m3_acc_36 = xor(p1_0_9, p1_1_9) */
-	pxor %xmm3, %xmm2 /* m2_acc_36 = xor(p1_0_9, p2_1_9) */
-	pxor %xmm9, %xmm3 /* m1_acc_37 = xor(p2_1_9, p1_2_9) */
-	pxor %xmm3, %xmm0 /* m1_acc_38 = xor(m1_acc_36, m1_acc_37) */
-	pxor %xmm12, %xmm0 /* m1_acc_39 = xor(m1_acc_38, p1_3_9) */
+	pxor %xmm5, %xmm3 /* m2_acc_36 = xor(p1_0_9, p2_1_9) */
+	pxor %xmm9, %xmm5 /* m1_acc_37 = xor(p2_1_9, p1_2_9) */
+	pxor %xmm5, %xmm0 /* m1_acc_38 = xor(m1_acc_36, m1_acc_37) */
+	pxor %xmm13, %xmm0 /* m1_acc_39 = xor(m1_acc_38, p1_3_9) */
 	pxor 720(%rsp), %xmm0 /* x1n_9 = xor(m1_acc_39, g1x1.3) */
-	pxor %xmm11, %xmm9 /* m2_acc_37 = xor(p1_2_9, p2_2_9) */
-	pxor %xmm9, %xmm2 /* m2_acc_38 = xor(m2_acc_36, m2_acc_37) */
-	pxor %xmm12, %xmm2 /* m2_acc_39 = xor(m2_acc_38, p1_3_9) */
-	pxor %xmm12, %xmm11 /* m3_acc_37 = xor(p2_2_9, p1_3_9) */
-	pxor %xmm11, %xmm15 /* m3_acc_38 = xor(m3_acc_36, m3_acc_37) */
-	pxor %xmm6, %xmm15 /* m3_acc_39 = xor(m3_acc_38, p2_3_9) */
-	pxor 688(%rsp), %xmm2 /* x2n_9 = xor(m2_acc_39, g1x2.3) */
+	pxor %xmm12, %xmm9 /* m2_acc_37 = xor(p1_2_9, p2_2_9) */
+	pxor %xmm9, %xmm3 /* m2_acc_38 = xor(m2_acc_36, m2_acc_37) */
+	pxor %xmm13, %xmm3 /* m2_acc_39 = xor(m2_acc_38, p1_3_9) */
+	pxor %xmm13, %xmm12 /* m3_acc_37 = xor(p2_2_9, p1_3_9) */
+	pxor %xmm12, %xmm15 /* m3_acc_38 = xor(m3_acc_36, m3_acc_37) */
+	pxor %xmm8, %xmm15 /* m3_acc_39 = xor(m3_acc_38, p2_3_9) */
+	pxor 688(%rsp), %xmm3 /* x2n_9 = xor(m2_acc_39, g1x2.3) */
 	pxor 656(%rsp), %xmm15 /* x3n_9 = xor(m3_acc_39, g1x3.3) */
 
 	/* Round 8r+5: slot 1 ^= M'_L·inv(slot 2 ^ slot 3 ^ slot 0 ^ rk') ^ C'. */
-	movd 80(%rdi,%r8), %xmm3
-	pshufd $0, %xmm3, %xmm3 /* rk0_5 = bcast32() */
-	movd 84(%rdi,%r8), %xmm6
-	pshufd $0, %xmm6, %xmm6 /* rk1_5 = bcast32() */
+	movd 80(%rdi,%r8), %xmm5
+	pshufd $0, %xmm5, %xmm5 /* rk0_5 = bcast32() */
+	movd 84(%rdi,%r8), %xmm8
+	pshufd $0, %xmm8, %xmm8 /* rk1_5 = bcast32() */
 	movd 88(%rdi,%r8), %xmm9
 	pshufd $0, %xmm9, %xmm9 /* rk2_5 = bcast32() */
-	movd 92(%rdi,%r8), %xmm11
-	pshufd $0, %xmm11, %xmm11 /* rk3_5 = bcast32() */
-	movdqa 160(%rsp), %xmm12 /* reload g0x8.3 */
-	movdqa %xmm12, %xmm14 /* g0x8.3 */
-	pxor 32(%rsp), %xmm14 /* t0_acc_20 = xor(g0x8, g0x12) */
-	pxor %xmm3, %xmm14 /* t0_acc_21 = xor(t0_acc_20, rk0_5) */
+	movd 92(%rdi,%r8), %xmm12
+	pshufd $0, %xmm12, %xmm12 /* rk3_5 = bcast32() */
+	movdqa 112(%rsp), %xmm13 /* reload g0x8.3 */
+	movdqa %xmm13, %xmm14 /* g0x8.3 */
+	pxor 0(%rsp), %xmm14 /* t0_acc_20 = xor(g0x8, g0x12) */
+	pxor %xmm5, %xmm14 /* t0_acc_21 = xor(t0_acc_20, rk0_5) */
 	pxor %xmm1, %xmm14 /* t0_10 = xor(t0_acc_21, g0x0) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm14 /* y0_10_sr = lookup16(t0_10, inv_shift_rows) */
 	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm14 /* y0_10_aes = aesenclast(y0_10_sr, aes_cancel_key) */
-	movdqa 96(%rsp), %xmm12 /* reload g0x9.3 */
-	movdqa %xmm1, 320(%rsp) /* spill g0x0.4 */
-	movdqa %xmm12, %xmm1 /* g0x9.3 */
-	pxor 144(%rsp), %xmm1 /* t1_acc_20 = xor(g0x9, g0x13) */
-	pxor %xmm6, %xmm1 /* t1_acc_21 = xor(t1_acc_20, rk1_5) */
-	pxor %xmm5, %xmm1 /* t1_10 = xor(t1_acc_21, g0x1) */
+	movdqa 224(%rsp), %xmm13 /* reload g0x9.3 */
+	movdqa %xmm1, 288(%rsp) /* spill g0x0.4 */
+	movdqa %xmm13, %xmm1 /* g0x9.3 */
+	pxor 96(%rsp), %xmm1 /* t1_acc_20 = xor(g0x9, g0x13) */
+	pxor %xmm8, %xmm1 /* t1_acc_21 = xor(t1_acc_20, rk1_5) */
+	pxor %xmm4, %xmm1 /* t1_10 = xor(t1_acc_21, g0x1) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm1 /* y1_10_sr = lookup16(t1_10, inv_shift_rows) */
 	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm1 /* y1_10_aes = aesenclast(y1_10_sr, aes_cancel_key) */
-	movdqa 240(%rsp), %xmm12 /* reload g0x10.3 */
-	movdqa %xmm5, 272(%rsp) /* spill g0x1.4 */
-	movdqa %xmm12, %xmm5 /* g0x10.3 */
-	pxor 192(%rsp), %xmm5 /* t2_acc_20 = xor(g0x10, g0x14) */
-	pxor %xmm9, %xmm5 /* t2_acc_21 = xor(t2_acc_20, rk2_5) */
-	pxor %xmm10, %xmm5 /* t2_10 = xor(t2_acc_21, g0x2) */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm5 /* y2_10_sr = lookup16(t2_10, inv_shift_rows) */
-	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm5 /* y2_10_aes = aesenclast(y2_10_sr, aes_cancel_key) */
-	movdqa 768(%rsp), %xmm12 /* reload g0x11.3 */
-	movdqa %xmm10, 80(%rsp) /* spill g0x2.4 */
-	movdqa %xmm12, %xmm10 /* g0x11.3 */
+	movdqa 192(%rsp), %xmm13 /* reload g0x10.3 */
+	movdqa %xmm4, 240(%rsp) /* spill g0x1.4 */
+	movdqa %xmm13, %xmm4 /* g0x10.3 */
+	pxor 144(%rsp), %xmm4 /* t2_acc_20 = xor(g0x10, g0x14) */
+	pxor %xmm9, %xmm4 /* t2_acc_21 = xor(t2_acc_20, rk2_5) */
+	pxor %xmm10, %xmm4 /* t2_10 = xor(t2_acc_21, g0x2) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm4 /* y2_10_sr = lookup16(t2_10, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm4 /* y2_10_aes = aesenclast(y2_10_sr, aes_cancel_key) */
+	movdqa 768(%rsp), %xmm13 /* reload g0x11.3 */
+	movdqa %xmm10, 48(%rsp) /* spill g0x2.4 */
+	movdqa %xmm13, %xmm10 /* g0x11.3 */
 	pxor 832(%rsp), %xmm10 /* t3_acc_20 = xor(g0x11, g0x15) */
-	pxor %xmm11, %xmm10 /* t3_acc_21 = xor(t3_acc_20, rk3_5) */
+	pxor %xmm12, %xmm10 /* t3_acc_21 = xor(t3_acc_20, rk3_5) */
 	pxor 576(%rsp), %xmm10 /* t3_10 = xor(t3_acc_21, g0x3) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm10 /* y3_10_sr = lookup16(t3_10, inv_shift_rows) */
 	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm10 /* y3_10_aes = aesenclast(y3_10_sr, aes_cancel_key) */
-	movdqa %xmm14, %xmm12 /* y0_10_aes */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm12 /* y0_10_aes_lo = and(y0_10_aes, nibble_mask) */
+	movdqa %xmm14, %xmm13 /* y0_10_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm13 /* y0_10_aes_lo = and(y0_10_aes, nibble_mask) */
 	psrlw $4, %xmm14 /* y0_10_aes_sh = shr(y0_10_aes) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm14 /* y0_10_aes_hi = and(y0_10_aes_sh, nibble_mask) */
-	movdqa %xmm15, 304(%rsp) /* spill g1x3.4 */
+	movdqa %xmm15, 272(%rsp) /* spill g1x3.4 */
 	movdqa .Lsm4_byteslice_ssse3_aesni_asm_7_tbl_lo_1(%rip), %xmm15 /* tbl_lo_1 = const() */
-	movdqa %xmm11, 656(%rsp) /* spill rk3_5 */
-	movdqa %xmm15, %xmm11 /* tbl_lo_1 */
-	pshufb %xmm12, %xmm11 /* p1_0_10_l = lookup16(tbl_lo_1, y0_10_aes_lo) */
-	movdqa %xmm2, 48(%rsp) /* spill g1x2.4 */
-	movdqa %xmm8, %xmm2 /* tbl_lo_2 */
-	pshufb %xmm12, %xmm2 /* p2_0_10_l = lookup16(tbl_lo_2, y0_10_aes_lo) */
-	movdqa %xmm13, %xmm12 /* tbl_hi_1 */
-	pshufb %xmm14, %xmm12 /* p1_0_10_h = lookup16(tbl_hi_1, y0_10_aes_hi) */
-	pxor %xmm12, %xmm11 /* p1_0_10 = xor(p1_0_10_l, p1_0_10_h) */
-	movdqa %xmm7, %xmm12 /* tbl_hi_2 */
-	pshufb %xmm14, %xmm12 /* p2_0_10_h = lookup16(tbl_hi_2, y0_10_aes_hi) */
-	pxor %xmm12, %xmm2 /* p2_0_10 = xor(p2_0_10_l, p2_0_10_h) */
-	movdqa %xmm1, %xmm12 /* y1_10_aes */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm12 /* y1_10_aes_lo = and(y1_10_aes, nibble_mask) */
+	movdqa %xmm12, 656(%rsp) /* spill rk3_5 */
+	movdqa %xmm15, %xmm12 /* tbl_lo_1 */
+	pshufb %xmm13, %xmm12 /* p1_0_10_l = lookup16(tbl_lo_1, y0_10_aes_lo) */
+	movdqa %xmm3, 16(%rsp) /* spill g1x2.4 */
+	movdqa %xmm7, %xmm3 /* tbl_lo_2 */
+	pshufb %xmm13, %xmm3 /* p2_0_10_l = lookup16(tbl_lo_2, y0_10_aes_lo) */
+	movdqa %xmm11, %xmm13 /* tbl_hi_1 */
+	pshufb %xmm14, %xmm13 /* p1_0_10_h = lookup16(tbl_hi_1, y0_10_aes_hi) */
+	pxor %xmm13, %xmm12 /* p1_0_10 = xor(p1_0_10_l, p1_0_10_h) */
+	movdqa %xmm6, %xmm13 /* tbl_hi_2 */
+	pshufb %xmm14, %xmm13 /* p2_0_10_h = lookup16(tbl_hi_2, y0_10_aes_hi) */
+	pxor %xmm13, %xmm3 /* p2_0_10 = xor(p2_0_10_l, p2_0_10_h) */
+	movdqa %xmm1, %xmm13 /* y1_10_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm13 /* y1_10_aes_lo = and(y1_10_aes, nibble_mask) */
 	psrlw $4, %xmm1 /* y1_10_aes_sh = shr(y1_10_aes) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm1 /* y1_10_aes_hi = and(y1_10_aes_sh, nibble_mask) */
 	movdqa %xmm15, %xmm14 /* tbl_lo_1 */
-	pshufb %xmm12, %xmm14 /* p1_1_10_l = lookup16(tbl_lo_1, y1_10_aes_lo) */
+	pshufb %xmm13, %xmm14 /* p1_1_10_l = lookup16(tbl_lo_1, y1_10_aes_lo) */
 	movdqa %xmm9, 688(%rsp) /* spill rk2_5 */
-	movdqa %xmm8, %xmm9 /* tbl_lo_2 */
-	pshufb %xmm12, %xmm9 /* p2_1_10_l = lookup16(tbl_lo_2, y1_10_aes_lo) */
-	movdqa %xmm13, %xmm12 /* tbl_hi_1 */
-	pshufb %xmm1, %xmm12 /* p1_1_10_h = lookup16(tbl_hi_1, y1_10_aes_hi) */
-	pxor %xmm12, %xmm14 /* p1_1_10 = xor(p1_1_10_l, p1_1_10_h) */
-	movdqa %xmm7, %xmm12 /* tbl_hi_2 */
-	pshufb %xmm1, %xmm12 /* p2_1_10_h = lookup16(tbl_hi_2, y1_10_aes_hi) */
-	pxor %xmm12, %xmm9 /* p2_1_10 = xor(p2_1_10_l, p2_1_10_h) */
-	movdqa %xmm5, %xmm1 /* y2_10_aes */
+	movdqa %xmm7, %xmm9 /* tbl_lo_2 */
+	pshufb %xmm13, %xmm9 /* p2_1_10_l = lookup16(tbl_lo_2, y1_10_aes_lo) */
+	movdqa %xmm11, %xmm13 /* tbl_hi_1 */
+	pshufb %xmm1, %xmm13 /* p1_1_10_h = lookup16(tbl_hi_1, y1_10_aes_hi) */
+	pxor %xmm13, %xmm14 /* p1_1_10 = xor(p1_1_10_l, p1_1_10_h) */
+	movdqa %xmm6, %xmm13 /* tbl_hi_2 */
+	pshufb %xmm1, %xmm13 /* p2_1_10_h = lookup16(tbl_hi_2, y1_10_aes_hi) */
+	pxor %xmm13, %xmm9 /* p2_1_10 = xor(p2_1_10_l, p2_1_10_h) */
+	movdqa %xmm4, %xmm1 /* y2_10_aes */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm1 /* y2_10_aes_lo = and(y2_10_aes, nibble_mask) */
-	psrlw $4, %xmm5 /* y2_10_aes_sh = shr(y2_10_aes) */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm5 /* y2_10_aes_hi = and(y2_10_aes_sh, nibble_mask) */
-	movdqa %xmm15, %xmm12 /* tbl_lo_1 */
-	pshufb %xmm1, %xmm12 /* p1_2_10_l = lookup16(tbl_lo_1, y2_10_aes_lo) */
+	psrlw $4, %xmm4 /* y2_10_aes_sh = shr(y2_10_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm4 /* y2_10_aes_hi = and(y2_10_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm13 /* tbl_lo_1 */
+	pshufb %xmm1, %xmm13 /* p1_2_10_l = lookup16(tbl_lo_1, y2_10_aes_lo) */
 	movdqa %xmm0, 352(%rsp) /* spill g1x1.4 */
-	movdqa %xmm8, %xmm0 /* tbl_lo_2 */
+	movdqa %xmm7, %xmm0 /* tbl_lo_2 */
 	pshufb %xmm1, %xmm0 /* p2_2_10_l = lookup16(tbl_lo_2, y2_10_aes_lo) */
-	movdqa %xmm13, %xmm1 /* tbl_hi_1 */
-	pshufb %xmm5, %xmm1 /* p1_2_10_h = lookup16(tbl_hi_1, y2_10_aes_hi) */
-	pxor %xmm1, %xmm12 /* p1_2_10 = xor(p1_2_10_l, p1_2_10_h) */
-	movdqa %xmm7, %xmm1 /* tbl_hi_2 */
-	pshufb %xmm5, %xmm1 /* p2_2_10_h = lookup16(tbl_hi_2, y2_10_aes_hi) */
+	movdqa %xmm11, %xmm1 /* tbl_hi_1 */
+	pshufb %xmm4, %xmm1 /* p1_2_10_h = lookup16(tbl_hi_1, y2_10_aes_hi) */
+	pxor %xmm1, %xmm13 /* p1_2_10 = xor(p1_2_10_l, p1_2_10_h) */
+	movdqa %xmm6, %xmm1 /* tbl_hi_2 */
+	pshufb %xmm4, %xmm1 /* p2_2_10_h = lookup16(tbl_hi_2, y2_10_aes_hi) */
 	pxor %xmm1, %xmm0 /* p2_2_10 = xor(p2_2_10_l, p2_2_10_h) */
 	movdqa %xmm10, %xmm1 /* y3_10_aes */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm1 /* y3_10_aes_lo = and(y3_10_aes, nibble_mask) */
 	psrlw $4, %xmm10 /* y3_10_aes_sh = shr(y3_10_aes) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm10 /* y3_10_aes_hi = and(y3_10_aes_sh, nibble_mask) */
-	movdqa %xmm15, %xmm5 /* tbl_lo_1 */
-	pshufb %xmm1, %xmm5 /* p1_3_10_l = lookup16(tbl_lo_1, y3_10_aes_lo) */
-	movdqa %xmm8, %xmm15 /* tbl_lo_2 */
+	movdqa %xmm15, %xmm4 /* tbl_lo_1 */
+	pshufb %xmm1, %xmm4 /* p1_3_10_l = lookup16(tbl_lo_1, y3_10_aes_lo) */
+	movdqa %xmm7, %xmm15 /* tbl_lo_2 */
 	pshufb %xmm1, %xmm15 /* p2_3_10_l = lookup16(tbl_lo_2, y3_10_aes_lo) */
-	movdqa %xmm13, %xmm1 /* tbl_hi_1 */
+	movdqa %xmm11, %xmm1 /* tbl_hi_1 */
 	pshufb %xmm10, %xmm1 /* p1_3_10_h = lookup16(tbl_hi_1, y3_10_aes_hi) */
-	pxor %xmm1, %xmm5 /* p1_3_10 = xor(p1_3_10_l, p1_3_10_h) */
-	movdqa %xmm7, %xmm1 /* tbl_hi_2 */
+	pxor %xmm1, %xmm4 /* p1_3_10 = xor(p1_3_10_l, p1_3_10_h) */
+	movdqa %xmm6, %xmm1 /* tbl_hi_2 */
 	pshufb %xmm10, %xmm1 /* p2_3_10_h = lookup16(tbl_hi_2, y3_10_aes_hi) */
 	pxor %xmm1, %xmm15 /* p2_3_10 = xor(p2_3_10_l, p2_3_10_h) */
-	movdqa %xmm11, %xmm1 /* p1_0_10 */
-	pxor %xmm2, %xmm1 /* m0_acc_40 = xor(p1_0_10, p2_0_10) */
-	pxor %xmm14, %xmm2 /* m1_acc_40 = xor(p2_0_10, p1_1_10) */
+	movdqa %xmm12, %xmm1 /* p1_0_10 */
+	pxor %xmm3, %xmm1 /* m0_acc_40 = xor(p1_0_10, p2_0_10) */
+	pxor %xmm14, %xmm3 /* m1_acc_40 = xor(p2_0_10, p1_1_10) */
 	movdqa %xmm14, %xmm10 /* p1_1_10 */
-	pxor %xmm12, %xmm10 /* m0_acc_41 = xor(p1_1_10, p1_2_10) */
+	pxor %xmm13, %xmm10 /* m0_acc_41 = xor(p1_1_10, p1_2_10) */
 	pxor %xmm10, %xmm1 /* m0_acc_42 = xor(m0_acc_40, m0_acc_41) */
 	pxor %xmm15, %xmm1 /* m0_acc_43 = xor(m0_acc_42, p2_3_10) */
-	pxor 176(%rsp), %xmm1 /* x0n_10 = xor(m0_acc_43, g0x4.3) */
-	movdqa %xmm11, %xmm10 /* p1_0_10 */
+	pxor 128(%rsp), %xmm1 /* x0n_10 = xor(m0_acc_43, g0x4.3) */
+	movdqa %xmm12, %xmm10 /* p1_0_10 */
 	pxor %xmm14, %xmm10 /* m3_acc_40 = xor(p1_0_10, p1_1_10) */
-	pxor %xmm9, %xmm11 /* m2_acc_40 = xor(p1_0_10, p2_1_10) */
-	pxor %xmm12, %xmm9 /* m1_acc_41 = xor(p2_1_10, p1_2_10) */
-	pxor %xmm9, %xmm2 /* m1_acc_42 = xor(m1_acc_40, m1_acc_41) */
-	pxor %xmm5, %xmm2 /* m1_acc_43 = xor(m1_acc_42, p1_3_10) */
-	pxor 208(%rsp), %xmm2 /* x1n_10 = xor(m1_acc_43, g0x5.3) */
-	pxor %xmm0, %xmm12 /* m2_acc_41 = xor(p1_2_10, p2_2_10) */
-	pxor %xmm12, %xmm11 /* m2_acc_42 = xor(m2_acc_40, m2_acc_41) */
-	pxor %xmm5, %xmm11 /* m2_acc_43 = xor(m2_acc_42, p1_3_10) */
-	pxor %xmm5, %xmm0 /* m3_acc_41 = xor(p2_2_10, p1_3_10) */
+	pxor %xmm9, %xmm12 /* m2_acc_40 = xor(p1_0_10, p2_1_10) */
+	pxor %xmm13, %xmm9 /* m1_acc_41 = xor(p2_1_10, p1_2_10) */
+	pxor %xmm9, %xmm3 /* m1_acc_42 = xor(m1_acc_40, m1_acc_41) */
+	pxor %xmm4, %xmm3 /* m1_acc_43 = xor(m1_acc_42, p1_3_10) */
+	pxor 160(%rsp), %xmm3 /* x1n_10 = xor(m1_acc_43, g0x5.3) */
+	pxor %xmm0, %xmm13 /* m2_acc_41 = xor(p1_2_10, p2_2_10) */
+	pxor %xmm13, %xmm12 /* m2_acc_42 = xor(m2_acc_40, m2_acc_41) */
+	pxor %xmm4, %xmm12 /* m2_acc_43 = xor(m2_acc_42, p1_3_10) */
+	pxor %xmm4, %xmm0 /* m3_acc_41 = xor(p2_2_10, p1_3_10) */
 	pxor %xmm0, %xmm10 /* m3_acc_42 = xor(m3_acc_40, m3_acc_41) */
 	pxor %xmm15, %xmm10 /* m3_acc_43 = xor(m3_acc_42, p2_3_10) */
-	pxor 224(%rsp), %xmm11 /* x2n_10 = xor(m2_acc_43, g0x6.3) */
+	pxor 176(%rsp), %xmm12 /* x2n_10 = xor(m2_acc_43, g0x6.3) */
 	pxor 704(%rsp), %xmm10 /* x3n_10 = xor(m3_acc_43, g0x7.3) */
 	movdqa 800(%rsp), %xmm0 /* reload g1x8.3 */
-	movdqa %xmm0, %xmm5 /* g1x8.3 */
-	pxor 880(%rsp), %xmm5 /* t0_acc_22 = xor(g1x8, g1x12) */
-	pxor %xmm3, %xmm5 /* t0_acc_23 = xor(t0_acc_22, rk0_5) */
-	pxor %xmm4, %xmm5 /* t0_11 = xor(t0_acc_23, g1x0) */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm5 /* y0_11_sr = lookup16(t0_11, inv_shift_rows) */
-	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm5 /* y0_11_aes = aesenclast(y0_11_sr, aes_cancel_key) */
-	movdqa 848(%rsp), %xmm3 /* reload g1x9.3 */
-	movdqa %xmm3, %xmm9 /* g1x9.3 */
+	movdqa %xmm0, %xmm4 /* g1x8.3 */
+	pxor 880(%rsp), %xmm4 /* t0_acc_22 = xor(g1x8, g1x12) */
+	pxor %xmm5, %xmm4 /* t0_acc_23 = xor(t0_acc_22, rk0_5) */
+	pxor %xmm2, %xmm4 /* t0_11 = xor(t0_acc_23, g1x0) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm4 /* y0_11_sr = lookup16(t0_11, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm4 /* y0_11_aes = aesenclast(y0_11_sr, aes_cancel_key) */
+	movdqa 848(%rsp), %xmm5 /* reload g1x9.3 */
+	movdqa %xmm5, %xmm9 /* g1x9.3 */
 	pxor 928(%rsp), %xmm9 /* t1_acc_22 = xor(g1x9, g1x13) */
-	pxor %xmm6, %xmm9 /* t1_acc_23 = xor(t1_acc_22, rk1_5) */
+	pxor %xmm8, %xmm9 /* t1_acc_23 = xor(t1_acc_22, rk1_5) */
 	pxor 352(%rsp), %xmm9 /* t1_11 = xor(t1_acc_23, g1x1) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm9 /* y1_11_sr = lookup16(t1_11, inv_shift_rows) */
 	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm9 /* y1_11_aes = aesenclast(y1_11_sr, aes_cancel_key) */
-	movdqa 816(%rsp), %xmm6 /* reload g1x10.3 */
-	movdqa %xmm6, %xmm12 /* g1x10.3 */
-	pxor 896(%rsp), %xmm12 /* t2_acc_22 = xor(g1x10, g1x14) */
-	pxor 688(%rsp), %xmm12 /* t2_acc_23 = xor(t2_acc_22, rk2_5) */
-	pxor 48(%rsp), %xmm12 /* t2_11 = xor(t2_acc_23, g1x2) */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm12 /* y2_11_sr = lookup16(t2_11, inv_shift_rows) */
-	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm12 /* y2_11_aes = aesenclast(y2_11_sr, aes_cancel_key) */
-	movdqa 112(%rsp), %xmm14 /* reload g1x11.3 */
+	movdqa 816(%rsp), %xmm8 /* reload g1x10.3 */
+	movdqa %xmm8, %xmm13 /* g1x10.3 */
+	pxor 896(%rsp), %xmm13 /* t2_acc_22 = xor(g1x10, g1x14) */
+	pxor 688(%rsp), %xmm13 /* t2_acc_23 = xor(t2_acc_22, rk2_5) */
+	pxor 16(%rsp), %xmm13 /* t2_11 = xor(t2_acc_23, g1x2) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm13 /* y2_11_sr = lookup16(t2_11, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm13 /* y2_11_aes = aesenclast(y2_11_sr, aes_cancel_key) */
+	movdqa 64(%rsp), %xmm14 /* reload g1x11.3 */
 	movdqa %xmm14, %xmm15 /* g1x11.3 */
 	pxor 864(%rsp), %xmm15 /* t3_acc_22 = xor(g1x11, g1x15) */
 	pxor 656(%rsp), %xmm15 /* t3_acc_23 = xor(t3_acc_22, rk3_5) */
-	pxor 304(%rsp), %xmm15 /* t3_11 = xor(t3_acc_23, g1x3) */
+	pxor 272(%rsp), %xmm15 /* t3_11 = xor(t3_acc_23, g1x3) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm15 /* y3_11_sr = lookup16(t3_11, inv_shift_rows) */
 	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm15 /* y3_11_aes = aesenclast(y3_11_sr, aes_cancel_key) */
-	movdqa %xmm5, %xmm14 /* y0_11_aes */
+	movdqa %xmm4, %xmm14 /* y0_11_aes */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm14 /* y0_11_aes_lo = and(y0_11_aes, nibble_mask) */
-	psrlw $4, %xmm5 /* y0_11_aes_sh = shr(y0_11_aes) */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm5 /* y0_11_aes_hi = and(y0_11_aes_sh, nibble_mask) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_7_tbl_lo_1(%rip), %xmm6 /* tbl_lo_1 = const() */
-	movdqa %xmm6, %xmm3 /* tbl_lo_1 */
-	pshufb %xmm14, %xmm3 /* p1_0_11_l = lookup16(tbl_lo_1, y0_11_aes_lo) */
-	movdqa %xmm8, %xmm0 /* tbl_lo_2 */
+	psrlw $4, %xmm4 /* y0_11_aes_sh = shr(y0_11_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm4 /* y0_11_aes_hi = and(y0_11_aes_sh, nibble_mask) */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_7_tbl_lo_1(%rip), %xmm8 /* tbl_lo_1 = const() */
+	movdqa %xmm8, %xmm5 /* tbl_lo_1 */
+	pshufb %xmm14, %xmm5 /* p1_0_11_l = lookup16(tbl_lo_1, y0_11_aes_lo) */
+	movdqa %xmm7, %xmm0 /* tbl_lo_2 */
 	pshufb %xmm14, %xmm0 /* p2_0_11_l = lookup16(tbl_lo_2, y0_11_aes_lo) */
-	movdqa %xmm13, %xmm14 /* tbl_hi_1 */
-	pshufb %xmm5, %xmm14 /* p1_0_11_h = lookup16(tbl_hi_1, y0_11_aes_hi) */
-	pxor %xmm14, %xmm3 /* p1_0_11 = xor(p1_0_11_l, p1_0_11_h) */
-	movdqa %xmm7, %xmm14 /* tbl_hi_2 */
-	pshufb %xmm5, %xmm14 /* p2_0_11_h = lookup16(tbl_hi_2, y0_11_aes_hi) */
+	movdqa %xmm11, %xmm14 /* tbl_hi_1 */
+	pshufb %xmm4, %xmm14 /* p1_0_11_h = lookup16(tbl_hi_1, y0_11_aes_hi) */
+	pxor %xmm14, %xmm5 /* p1_0_11 = xor(p1_0_11_l, p1_0_11_h) */
+	movdqa %xmm6, %xmm14 /* tbl_hi_2 */
+	pshufb %xmm4, %xmm14 /* p2_0_11_h = lookup16(tbl_hi_2, y0_11_aes_hi) */
 	pxor %xmm14, %xmm0 /* p2_0_11 = xor(p2_0_11_l, p2_0_11_h) */
-	movdqa %xmm9, %xmm5 /* y1_11_aes */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm5 /* y1_11_aes_lo = and(y1_11_aes, nibble_mask) */
+	movdqa %xmm9, %xmm4 /* y1_11_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm4 /* y1_11_aes_lo = and(y1_11_aes, nibble_mask) */
 	psrlw $4, %xmm9 /* y1_11_aes_sh = shr(y1_11_aes) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm9 /* y1_11_aes_hi = and(y1_11_aes_sh, nibble_mask) */
-	movdqa %xmm6, %xmm14 /* tbl_lo_1 */
-	pshufb %xmm5, %xmm14 /* p1_1_11_l = lookup16(tbl_lo_1, y1_11_aes_lo) */
-	movdqa %xmm4, 368(%rsp) /* spill g1x0.4 */
-	movdqa %xmm8, %xmm4 /* tbl_lo_2 */
-	pshufb %xmm5, %xmm4 /* p2_1_11_l = lookup16(tbl_lo_2, y1_11_aes_lo) */
-	movdqa %xmm13, %xmm5 /* tbl_hi_1 */
-	pshufb %xmm9, %xmm5 /* p1_1_11_h = lookup16(tbl_hi_1, y1_11_aes_hi) */
-	pxor %xmm5, %xmm14 /* p1_1_11 = xor(p1_1_11_l, p1_1_11_h) */
-	movdqa %xmm7, %xmm5 /* tbl_hi_2 */
-	pshufb %xmm9, %xmm5 /* p2_1_11_h = lookup16(tbl_hi_2, y1_11_aes_hi) */
-	pxor %xmm5, %xmm4 /* p2_1_11 = xor(p2_1_11_l, p2_1_11_h) */
-	movdqa %xmm12, %xmm5 /* y2_11_aes */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm5 /* y2_11_aes_lo = and(y2_11_aes, nibble_mask) */
-	psrlw $4, %xmm12 /* y2_11_aes_sh = shr(y2_11_aes) */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm12 /* y2_11_aes_hi = and(y2_11_aes_sh, nibble_mask) */
-	movdqa %xmm6, %xmm9 /* tbl_lo_1 */
-	pshufb %xmm5, %xmm9 /* p1_2_11_l = lookup16(tbl_lo_1, y2_11_aes_lo) */
+	movdqa %xmm8, %xmm14 /* tbl_lo_1 */
+	pshufb %xmm4, %xmm14 /* p1_1_11_l = lookup16(tbl_lo_1, y1_11_aes_lo) */
+	movdqa %xmm2, 368(%rsp) /* spill g1x0.4 */
+	movdqa %xmm7, %xmm2 /* tbl_lo_2 */
+	pshufb %xmm4, %xmm2 /* p2_1_11_l = lookup16(tbl_lo_2, y1_11_aes_lo) */
+	movdqa %xmm11, %xmm4 /* tbl_hi_1 */
+	pshufb %xmm9, %xmm4 /* p1_1_11_h = lookup16(tbl_hi_1, y1_11_aes_hi) */
+	pxor %xmm4, %xmm14 /* p1_1_11 = xor(p1_1_11_l, p1_1_11_h) */
+	movdqa %xmm6, %xmm4 /* tbl_hi_2 */
+	pshufb %xmm9, %xmm4 /* p2_1_11_h = lookup16(tbl_hi_2, y1_11_aes_hi) */
+	pxor %xmm4, %xmm2 /* p2_1_11 = xor(p2_1_11_l, p2_1_11_h) */
+	movdqa %xmm13, %xmm4 /* y2_11_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm4 /* y2_11_aes_lo = and(y2_11_aes, nibble_mask) */
+	psrlw $4, %xmm13 /* y2_11_aes_sh = shr(y2_11_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm13 /* y2_11_aes_hi = and(y2_11_aes_sh, nibble_mask) */
+	movdqa %xmm8, %xmm9 /* tbl_lo_1 */
+	pshufb %xmm4, %xmm9 /* p1_2_11_l = lookup16(tbl_lo_1, y2_11_aes_lo) */
 	movdqa %xmm10, 656(%rsp) /* spill g0x7.4 */
-	movdqa %xmm8, %xmm10 /* tbl_lo_2 */
-	pshufb %xmm5, %xmm10 /* p2_2_11_l = lookup16(tbl_lo_2, y2_11_aes_lo) */
-	movdqa %xmm13, %xmm5 /* tbl_hi_1 */
-	pshufb %xmm12, %xmm5 /* p1_2_11_h = lookup16(tbl_hi_1, y2_11_aes_hi) */
-	pxor %xmm5, %xmm9 /* p1_2_11 = xor(p1_2_11_l, p1_2_11_h) */
-	movdqa %xmm7, %xmm5 /* tbl_hi_2 */
-	pshufb %xmm12, %xmm5 /* p2_2_11_h = lookup16(tbl_hi_2, y2_11_aes_hi) */
-	pxor %xmm5, %xmm10 /* p2_2_11 = xor(p2_2_11_l, p2_2_11_h) */
-	movdqa %xmm15, %xmm5 /* y3_11_aes */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm5 /* y3_11_aes_lo = and(y3_11_aes, nibble_mask) */
+	movdqa %xmm7, %xmm10 /* tbl_lo_2 */
+	pshufb %xmm4, %xmm10 /* p2_2_11_l = lookup16(tbl_lo_2, y2_11_aes_lo) */
+	movdqa %xmm11, %xmm4 /* tbl_hi_1 */
+	pshufb %xmm13, %xmm4 /* p1_2_11_h = lookup16(tbl_hi_1, y2_11_aes_hi) */
+	pxor %xmm4, %xmm9 /* p1_2_11 = xor(p1_2_11_l, p1_2_11_h) */
+	movdqa %xmm6, %xmm4 /* tbl_hi_2 */
+	pshufb %xmm13, %xmm4 /* p2_2_11_h = lookup16(tbl_hi_2, y2_11_aes_hi) */
+	pxor %xmm4, %xmm10 /* p2_2_11 = xor(p2_2_11_l, p2_2_11_h) */
+	movdqa %xmm15, %xmm4 /* y3_11_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm4 /* y3_11_aes_lo = and(y3_11_aes, nibble_mask) */
 	psrlw $4, %xmm15 /* y3_11_aes_sh = shr(y3_11_aes) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm15 /* y3_11_aes_hi = and(y3_11_aes_sh, nibble_mask) */
-	movdqa %xmm6, %xmm12 /* tbl_lo_1 */
-	pshufb %xmm5, %xmm12 /* p1_3_11_l = lookup16(tbl_lo_1, y3_11_aes_lo) */
-	movdqa %xmm8, %xmm6 /* tbl_lo_2 */
-	pshufb %xmm5, %xmm6 /* p2_3_11_l = lookup16(tbl_lo_2, y3_11_aes_lo) */
-	movdqa %xmm13, %xmm5 /* tbl_hi_1 */
-	pshufb %xmm15, %xmm5 /* p1_3_11_h = lookup16(tbl_hi_1, y3_11_aes_hi) */
-	pxor %xmm5, %xmm12 /* p1_3_11 = xor(p1_3_11_l, p1_3_11_h) */
-	movdqa %xmm7, %xmm5 /* tbl_hi_2 */
-	pshufb %xmm15, %xmm5 /* p2_3_11_h = lookup16(tbl_hi_2, y3_11_aes_hi) */
-	pxor %xmm5, %xmm6 /* p2_3_11 = xor(p2_3_11_l, p2_3_11_h) */
-	movdqa %xmm3, %xmm5 /* p1_0_11 */
-	pxor %xmm0, %xmm5 /* m0_acc_44 = xor(p1_0_11, p2_0_11) */
+	movdqa %xmm8, %xmm13 /* tbl_lo_1 */
+	pshufb %xmm4, %xmm13 /* p1_3_11_l = lookup16(tbl_lo_1, y3_11_aes_lo) */
+	movdqa %xmm7, %xmm8 /* tbl_lo_2 */
+	pshufb %xmm4, %xmm8 /* p2_3_11_l = lookup16(tbl_lo_2, y3_11_aes_lo) */
+	movdqa %xmm11, %xmm4 /* tbl_hi_1 */
+	pshufb %xmm15, %xmm4 /* p1_3_11_h = lookup16(tbl_hi_1, y3_11_aes_hi) */
+	pxor %xmm4, %xmm13 /* p1_3_11 = xor(p1_3_11_l, p1_3_11_h) */
+	movdqa %xmm6, %xmm4 /* tbl_hi_2 */
+	pshufb %xmm15, %xmm4 /* p2_3_11_h = lookup16(tbl_hi_2, y3_11_aes_hi) */
+	pxor %xmm4, %xmm8 /* p2_3_11 = xor(p2_3_11_l, p2_3_11_h) */
+	movdqa %xmm5, %xmm4 /* p1_0_11 */
+	pxor %xmm0, %xmm4 /* m0_acc_44 = xor(p1_0_11, p2_0_11) */
 	pxor %xmm14, %xmm0 /* m1_acc_44 = xor(p2_0_11, p1_1_11) */
 	movdqa %xmm14, %xmm15 /* p1_1_11 */
 	pxor %xmm9, %xmm15 /* m0_acc_45 = xor(p1_1_11, p1_2_11) */
-	pxor %xmm15, %xmm5 /* m0_acc_46 = xor(m0_acc_44, m0_acc_45) */
-	pxor %xmm6, %xmm5 /* m0_acc_47 = xor(m0_acc_46, p2_3_11) */
-	pxor 736(%rsp), %xmm5 /* x0n_11 = xor(m0_acc_47, g1x4.3) */
-	movdqa %xmm3, %xmm15 /* p1_0_11 */
+	pxor %xmm15, %xmm4 /* m0_acc_46 = xor(m0_acc_44, m0_acc_45) */
+	pxor %xmm8, %xmm4 /* m0_acc_47 = xor(m0_acc_46, p2_3_11) */
+	pxor 736(%rsp), %xmm4 /* x0n_11 = xor(m0_acc_47, g1x4.3) */
+	movdqa %xmm5, %xmm15 /* p1_0_11 */
 	pxor %xmm14, %xmm15 /* m3_acc_44 = xor(p1_0_11, p1_1_11) */
-	pxor %xmm4, %xmm3 /* m2_acc_44 = xor(p1_0_11, p2_1_11) */
-	pxor %xmm9, %xmm4 /* m1_acc_45 = xor(p2_1_11, p1_2_11) */
-	pxor %xmm4, %xmm0 /* m1_acc_46 = xor(m1_acc_44, m1_acc_45) */
-	pxor %xmm12, %xmm0 /* m1_acc_47 = xor(m1_acc_46, p1_3_11) */
+	pxor %xmm2, %xmm5 /* m2_acc_44 = xor(p1_0_11, p2_1_11) */
+	pxor %xmm9, %xmm2 /* m1_acc_45 = xor(p2_1_11, p1_2_11) */
+	pxor %xmm2, %xmm0 /* m1_acc_46 = xor(m1_acc_44, m1_acc_45) */
+	pxor %xmm13, %xmm0 /* m1_acc_47 = xor(m1_acc_46, p1_3_11) */
 	pxor 784(%rsp), %xmm0 /* x1n_11 = xor(m1_acc_47, g1x5.3) */
 	pxor %xmm10, %xmm9 /* m2_acc_45 = xor(p1_2_11, p2_2_11) */
-	pxor %xmm9, %xmm3 /* m2_acc_46 = xor(m2_acc_44, m2_acc_45) */
-	pxor %xmm12, %xmm3 /* m2_acc_47 = xor(m2_acc_46, p1_3_11) */
-	pxor %xmm12, %xmm10 /* m3_acc_45 = xor(p2_2_11, p1_3_11) */
+	pxor %xmm9, %xmm5 /* m2_acc_46 = xor(m2_acc_44, m2_acc_45) */
+	pxor %xmm13, %xmm5 /* m2_acc_47 = xor(m2_acc_46, p1_3_11) */
+	pxor %xmm13, %xmm10 /* m3_acc_45 = xor(p2_2_11, p1_3_11) */
 	pxor %xmm10, %xmm15 /* m3_acc_46 = xor(m3_acc_44, m3_acc_45) */
-	pxor %xmm6, %xmm15 /* m3_acc_47 = xor(m3_acc_46, p2_3_11) */
-	pxor 752(%rsp), %xmm3 /* x2n_11 = xor(m2_acc_47, g1x6.3) */
+	pxor %xmm8, %xmm15 /* m3_acc_47 = xor(m3_acc_46, p2_3_11) */
+	pxor 752(%rsp), %xmm5 /* x2n_11 = xor(m2_acc_47, g1x6.3) */
 	pxor 336(%rsp), %xmm15 /* x3n_11 = xor(m3_acc_47, g1x7.3) */
 
 	/* Round 8r+6: slot 2 ^= M'_L·inv(slot 3 ^ slot 0 ^ slot 1 ^ rk') ^ C'. */
-	movd 96(%rdi,%r8), %xmm4
-	pshufd $0, %xmm4, %xmm4 /* rk0_6 = bcast32() */
-	movd 100(%rdi,%r8), %xmm6
-	pshufd $0, %xmm6, %xmm6 /* rk1_6 = bcast32() */
+	movd 96(%rdi,%r8), %xmm2
+	pshufd $0, %xmm2, %xmm2 /* rk0_6 = bcast32() */
+	movd 100(%rdi,%r8), %xmm8
+	pshufd $0, %xmm8, %xmm8 /* rk1_6 = bcast32() */
 	movd 104(%rdi,%r8), %xmm9
 	pshufd $0, %xmm9, %xmm9 /* rk2_6 = bcast32() */
 	movd 108(%rdi,%r8), %xmm10
 	pshufd $0, %xmm10, %xmm10 /* rk3_6 = bcast32() */
-	movdqa 32(%rsp), %xmm12 /* reload g0x12.3 */
-	movdqa %xmm12, %xmm14 /* g0x12.3 */
-	pxor 320(%rsp), %xmm14 /* t0_acc_24 = xor(g0x12, g0x0) */
-	pxor %xmm4, %xmm14 /* t0_acc_25 = xor(t0_acc_24, rk0_6) */
+	movdqa 0(%rsp), %xmm13 /* reload g0x12.3 */
+	movdqa %xmm13, %xmm14 /* g0x12.3 */
+	pxor 288(%rsp), %xmm14 /* t0_acc_24 = xor(g0x12, g0x0) */
+	pxor %xmm2, %xmm14 /* t0_acc_25 = xor(t0_acc_24, rk0_6) */
 	pxor %xmm1, %xmm14 /* t0_12 = xor(t0_acc_25, g0x4) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm14 /* y0_12_sr = lookup16(t0_12, inv_shift_rows) */
 	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm14 /* y0_12_aes = aesenclast(y0_12_sr, aes_cancel_key) */
-	movdqa 144(%rsp), %xmm12 /* reload g0x13.3 */
+	movdqa 96(%rsp), %xmm13 /* reload g0x13.3 */
 	movdqa %xmm1, 336(%rsp) /* spill g0x4.4 */
-	movdqa %xmm12, %xmm1 /* g0x13.3 */
-	pxor 272(%rsp), %xmm1 /* t1_acc_24 = xor(g0x13, g0x1) */
-	pxor %xmm6, %xmm1 /* t1_acc_25 = xor(t1_acc_24, rk1_6) */
-	pxor %xmm2, %xmm1 /* t1_12 = xor(t1_acc_25, g0x5) */
+	movdqa %xmm13, %xmm1 /* g0x13.3 */
+	pxor 240(%rsp), %xmm1 /* t1_acc_24 = xor(g0x13, g0x1) */
+	pxor %xmm8, %xmm1 /* t1_acc_25 = xor(t1_acc_24, rk1_6) */
+	pxor %xmm3, %xmm1 /* t1_12 = xor(t1_acc_25, g0x5) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm1 /* y1_12_sr = lookup16(t1_12, inv_shift_rows) */
 	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm1 /* y1_12_aes = aesenclast(y1_12_sr, aes_cancel_key) */
-	movdqa 192(%rsp), %xmm12 /* reload g0x14.3 */
-	movdqa %xmm2, 752(%rsp) /* spill g0x5.4 */
-	movdqa %xmm12, %xmm2 /* g0x14.3 */
-	pxor 80(%rsp), %xmm2 /* t2_acc_24 = xor(g0x14, g0x2) */
-	pxor %xmm9, %xmm2 /* t2_acc_25 = xor(t2_acc_24, rk2_6) */
-	pxor %xmm11, %xmm2 /* t2_12 = xor(t2_acc_25, g0x6) */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm2 /* y2_12_sr = lookup16(t2_12, inv_shift_rows) */
-	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm2 /* y2_12_aes = aesenclast(y2_12_sr, aes_cancel_key) */
-	movdqa 832(%rsp), %xmm12 /* reload g0x15.3 */
-	movdqa %xmm11, 784(%rsp) /* spill g0x6.4 */
-	movdqa %xmm12, %xmm11 /* g0x15.3 */
-	pxor 576(%rsp), %xmm11 /* t3_acc_24 = xor(g0x15, g0x3) */
-	pxor %xmm10, %xmm11 /* t3_acc_25 = xor(t3_acc_24, rk3_6) */
-	pxor 656(%rsp), %xmm11 /* t3_12 = xor(t3_acc_25, g0x7) */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm11 /* y3_12_sr = lookup16(t3_12, inv_shift_rows) */
-	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm11 /* y3_12_aes = aesenclast(y3_12_sr, aes_cancel_key) */
-	movdqa %xmm14, %xmm12 /* y0_12_aes */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm12 /* y0_12_aes_lo = and(y0_12_aes, nibble_mask) */
+	movdqa 144(%rsp), %xmm13 /* reload g0x14.3 */
+	movdqa %xmm3, 752(%rsp) /* spill g0x5.4 */
+	movdqa %xmm13, %xmm3 /* g0x14.3 */
+	pxor 48(%rsp), %xmm3 /* t2_acc_24 = xor(g0x14, g0x2) */
+	pxor %xmm9, %xmm3 /* t2_acc_25 = xor(t2_acc_24, rk2_6) */
+	pxor %xmm12, %xmm3 /* t2_12 = xor(t2_acc_25, g0x6) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm3 /* y2_12_sr = lookup16(t2_12, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm3 /* y2_12_aes = aesenclast(y2_12_sr, aes_cancel_key) */
+	movdqa 832(%rsp), %xmm13 /* reload g0x15.3 */
+	movdqa %xmm12, 784(%rsp) /* spill g0x6.4 */
+	movdqa %xmm13, %xmm12 /* g0x15.3 */
+	pxor 576(%rsp), %xmm12 /* t3_acc_24 = xor(g0x15, g0x3) */
+	pxor %xmm10, %xmm12 /* t3_acc_25 = xor(t3_acc_24, rk3_6) */
+	pxor 656(%rsp), %xmm12 /* t3_12 = xor(t3_acc_25, g0x7) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm12 /* y3_12_sr = lookup16(t3_12, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm12 /* y3_12_aes = aesenclast(y3_12_sr, aes_cancel_key) */
+	movdqa %xmm14, %xmm13 /* y0_12_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm13 /* y0_12_aes_lo = and(y0_12_aes, nibble_mask) */
 	psrlw $4, %xmm14 /* y0_12_aes_sh = shr(y0_12_aes) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm14 /* y0_12_aes_hi = and(y0_12_aes_sh, nibble_mask) */
 	movdqa %xmm15, 416(%rsp) /* spill g1x7.4 */
 	movdqa .Lsm4_byteslice_ssse3_aesni_asm_7_tbl_lo_1(%rip), %xmm15 /* tbl_lo_1 = const() */
 	movdqa %xmm10, 736(%rsp) /* spill rk3_6 */
 	movdqa %xmm15, %xmm10 /* tbl_lo_1 */
-	pshufb %xmm12, %xmm10 /* p1_0_12_l = lookup16(tbl_lo_1, y0_12_aes_lo) */
-	movdqa %xmm3, 464(%rsp) /* spill g1x6.4 */
-	movdqa %xmm8, %xmm3 /* tbl_lo_2 */
-	pshufb %xmm12, %xmm3 /* p2_0_12_l = lookup16(tbl_lo_2, y0_12_aes_lo) */
-	movdqa %xmm13, %xmm12 /* tbl_hi_1 */
-	pshufb %xmm14, %xmm12 /* p1_0_12_h = lookup16(tbl_hi_1, y0_12_aes_hi) */
-	pxor %xmm12, %xmm10 /* p1_0_12 = xor(p1_0_12_l, p1_0_12_h) */
-	movdqa %xmm7, %xmm12 /* tbl_hi_2 */
-	pshufb %xmm14, %xmm12 /* p2_0_12_h = lookup16(tbl_hi_2, y0_12_aes_hi) */
-	pxor %xmm12, %xmm3 /* p2_0_12 = xor(p2_0_12_l, p2_0_12_h) */
-	movdqa %xmm1, %xmm12 /* y1_12_aes */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm12 /* y1_12_aes_lo = and(y1_12_aes, nibble_mask) */
+	pshufb %xmm13, %xmm10 /* p1_0_12_l = lookup16(tbl_lo_1, y0_12_aes_lo) */
+	movdqa %xmm5, 464(%rsp) /* spill g1x6.4 */
+	movdqa %xmm7, %xmm5 /* tbl_lo_2 */
+	pshufb %xmm13, %xmm5 /* p2_0_12_l = lookup16(tbl_lo_2, y0_12_aes_lo) */
+	movdqa %xmm11, %xmm13 /* tbl_hi_1 */
+	pshufb %xmm14, %xmm13 /* p1_0_12_h = lookup16(tbl_hi_1, y0_12_aes_hi) */
+	pxor %xmm13, %xmm10 /* p1_0_12 = xor(p1_0_12_l, p1_0_12_h) */
+	movdqa %xmm6, %xmm13 /* tbl_hi_2 */
+	pshufb %xmm14, %xmm13 /* p2_0_12_h = lookup16(tbl_hi_2, y0_12_aes_hi) */
+	pxor %xmm13, %xmm5 /* p2_0_12 = xor(p2_0_12_l, p2_0_12_h) */
+	movdqa %xmm1, %xmm13 /* y1_12_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm13 /* y1_12_aes_lo = and(y1_12_aes, nibble_mask) */
 	psrlw $4, %xmm1 /* y1_12_aes_sh = shr(y1_12_aes) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm1 /* y1_12_aes_hi = and(y1_12_aes_sh, nibble_mask) */
 	movdqa %xmm15, %xmm14 /* tbl_lo_1 */
-	pshufb %xmm12, %xmm14 /* p1_1_12_l = lookup16(tbl_lo_1, y1_12_aes_lo) */
+	pshufb %xmm13, %xmm14 /* p1_1_12_l = lookup16(tbl_lo_1, y1_12_aes_lo) */
 	movdqa %xmm9, 688(%rsp) /* spill rk2_6 */
-	movdqa %xmm8, %xmm9 /* tbl_lo_2 */
-	pshufb %xmm12, %xmm9 /* p2_1_12_l = lookup16(tbl_lo_2, y1_12_aes_lo) */
-	movdqa %xmm13, %xmm12 /* tbl_hi_1 */
-	pshufb %xmm1, %xmm12 /* p1_1_12_h = lookup16(tbl_hi_1, y1_12_aes_hi) */
-	pxor %xmm12, %xmm14 /* p1_1_12 = xor(p1_1_12_l, p1_1_12_h) */
-	movdqa %xmm7, %xmm12 /* tbl_hi_2 */
-	pshufb %xmm1, %xmm12 /* p2_1_12_h = lookup16(tbl_hi_2, y1_12_aes_hi) */
-	pxor %xmm12, %xmm9 /* p2_1_12 = xor(p2_1_12_l, p2_1_12_h) */
-	movdqa %xmm2, %xmm1 /* y2_12_aes */
+	movdqa %xmm7, %xmm9 /* tbl_lo_2 */
+	pshufb %xmm13, %xmm9 /* p2_1_12_l = lookup16(tbl_lo_2, y1_12_aes_lo) */
+	movdqa %xmm11, %xmm13 /* tbl_hi_1 */
+	pshufb %xmm1, %xmm13 /* p1_1_12_h = lookup16(tbl_hi_1, y1_12_aes_hi) */
+	pxor %xmm13, %xmm14 /* p1_1_12 = xor(p1_1_12_l, p1_1_12_h) */
+	movdqa %xmm6, %xmm13 /* tbl_hi_2 */
+	pshufb %xmm1, %xmm13 /* p2_1_12_h = lookup16(tbl_hi_2, y1_12_aes_hi) */
+	pxor %xmm13, %xmm9 /* p2_1_12 = xor(p2_1_12_l, p2_1_12_h) */
+	movdqa %xmm3, %xmm1 /* y2_12_aes */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm1 /* y2_12_aes_lo = and(y2_12_aes, nibble_mask) */
-	psrlw $4, %xmm2 /* y2_12_aes_sh = shr(y2_12_aes) */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm2 /* y2_12_aes_hi = and(y2_12_aes_sh, nibble_mask) */
-	movdqa %xmm15, %xmm12 /* tbl_lo_1 */
-	pshufb %xmm1, %xmm12 /* p1_2_12_l = lookup16(tbl_lo_1, y2_12_aes_lo) */
+	psrlw $4, %xmm3 /* y2_12_aes_sh = shr(y2_12_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm3 /* y2_12_aes_hi = and(y2_12_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm13 /* tbl_lo_1 */
+	pshufb %xmm1, %xmm13 /* p1_2_12_l = lookup16(tbl_lo_1, y2_12_aes_lo) */
 	movdqa %xmm0, 480(%rsp) /* spill g1x5.4 */
-	movdqa %xmm8, %xmm0 /* tbl_lo_2 */
+	movdqa %xmm7, %xmm0 /* tbl_lo_2 */
 	pshufb %xmm1, %xmm0 /* p2_2_12_l = lookup16(tbl_lo_2, y2_12_aes_lo) */
-	movdqa %xmm13, %xmm1 /* tbl_hi_1 */
-	pshufb %xmm2, %xmm1 /* p1_2_12_h = lookup16(tbl_hi_1, y2_12_aes_hi) */
-	pxor %xmm1, %xmm12 /* p1_2_12 = xor(p1_2_12_l, p1_2_12_h) */
-	movdqa %xmm7, %xmm1 /* tbl_hi_2 */
-	pshufb %xmm2, %xmm1 /* p2_2_12_h = lookup16(tbl_hi_2, y2_12_aes_hi) */
+	movdqa %xmm11, %xmm1 /* tbl_hi_1 */
+	pshufb %xmm3, %xmm1 /* p1_2_12_h = lookup16(tbl_hi_1, y2_12_aes_hi) */
+	pxor %xmm1, %xmm13 /* p1_2_12 = xor(p1_2_12_l, p1_2_12_h) */
+	movdqa %xmm6, %xmm1 /* tbl_hi_2 */
+	pshufb %xmm3, %xmm1 /* p2_2_12_h = lookup16(tbl_hi_2, y2_12_aes_hi) */
 	pxor %xmm1, %xmm0 /* p2_2_12 = xor(p2_2_12_l, p2_2_12_h) */
-	movdqa %xmm11, %xmm1 /* y3_12_aes */
+	movdqa %xmm12, %xmm1 /* y3_12_aes */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm1 /* y3_12_aes_lo = and(y3_12_aes, nibble_mask) */
-	psrlw $4, %xmm11 /* y3_12_aes_sh = shr(y3_12_aes) */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm11 /* y3_12_aes_hi = and(y3_12_aes_sh, nibble_mask) */
-	movdqa %xmm15, %xmm2 /* tbl_lo_1 */
-	pshufb %xmm1, %xmm2 /* p1_3_12_l = lookup16(tbl_lo_1, y3_12_aes_lo) */
-	movdqa %xmm8, %xmm15 /* tbl_lo_2 */
+	psrlw $4, %xmm12 /* y3_12_aes_sh = shr(y3_12_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm12 /* y3_12_aes_hi = and(y3_12_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm3 /* tbl_lo_1 */
+	pshufb %xmm1, %xmm3 /* p1_3_12_l = lookup16(tbl_lo_1, y3_12_aes_lo) */
+	movdqa %xmm7, %xmm15 /* tbl_lo_2 */
 	pshufb %xmm1, %xmm15 /* p2_3_12_l = lookup16(tbl_lo_2, y3_12_aes_lo) */
-	movdqa %xmm13, %xmm1 /* tbl_hi_1 */
-	pshufb %xmm11, %xmm1 /* p1_3_12_h = lookup16(tbl_hi_1, y3_12_aes_hi) */
-	pxor %xmm1, %xmm2 /* p1_3_12 = xor(p1_3_12_l, p1_3_12_h) */
-	movdqa %xmm7, %xmm1 /* tbl_hi_2 */
-	pshufb %xmm11, %xmm1 /* p2_3_12_h = lookup16(tbl_hi_2, y3_12_aes_hi) */
+	movdqa %xmm11, %xmm1 /* tbl_hi_1 */
+	pshufb %xmm12, %xmm1 /* p1_3_12_h = lookup16(tbl_hi_1, y3_12_aes_hi) */
+	pxor %xmm1, %xmm3 /* p1_3_12 = xor(p1_3_12_l, p1_3_12_h) */
+	movdqa %xmm6, %xmm1 /* tbl_hi_2 */
+	pshufb %xmm12, %xmm1 /* p2_3_12_h = lookup16(tbl_hi_2, y3_12_aes_hi) */
 	pxor %xmm1, %xmm15 /* p2_3_12 = xor(p2_3_12_l, p2_3_12_h) */
 	movdqa %xmm10, %xmm1 /* p1_0_12 */
-	pxor %xmm3, %xmm1 /* m0_acc_48 = xor(p1_0_12, p2_0_12) */
-	pxor %xmm14, %xmm3 /* m1_acc_48 = xor(p2_0_12, p1_1_12) */
-	movdqa %xmm14, %xmm11 /* p1_1_12 */
-	pxor %xmm12, %xmm11 /* m0_acc_49 = xor(p1_1_12, p1_2_12) */
-	pxor %xmm11, %xmm1 /* m0_acc_50 = xor(m0_acc_48, m0_acc_49) */
+	pxor %xmm5, %xmm1 /* m0_acc_48 = xor(p1_0_12, p2_0_12) */
+	pxor %xmm14, %xmm5 /* m1_acc_48 = xor(p2_0_12, p1_1_12) */
+	movdqa %xmm14, %xmm12 /* p1_1_12 */
+	pxor %xmm13, %xmm12 /* m0_acc_49 = xor(p1_1_12, p1_2_12) */
+	pxor %xmm12, %xmm1 /* m0_acc_50 = xor(m0_acc_48, m0_acc_49) */
 	pxor %xmm15, %xmm1 /* m0_acc_51 = xor(m0_acc_50, p2_3_12) */
-	pxor 160(%rsp), %xmm1 /* x0n_12 = xor(m0_acc_51, g0x8.3) */
-	movdqa %xmm10, %xmm11 /* p1_0_12 */
-	pxor %xmm14, %xmm11 /* m3_acc_48 = xor(p1_0_12, p1_1_12) */
+	pxor 112(%rsp), %xmm1 /* x0n_12 = xor(m0_acc_51, g0x8.3) */
+	movdqa %xmm10, %xmm12 /* p1_0_12 */
+	pxor %xmm14, %xmm12 /* m3_acc_48 = xor(p1_0_12, p1_1_12) */
 	pxor %xmm9, %xmm10 /* m2_acc_48 = xor(p1_0_12, p2_1_12) */
-	pxor %xmm12, %xmm9 /* m1_acc_49 = xor(p2_1_12, p1_2_12) */
-	pxor %xmm9, %xmm3 /* m1_acc_50 = xor(m1_acc_48, m1_acc_49) */
-	pxor %xmm2, %xmm3 /* m1_acc_51 = xor(m1_acc_50, p1_3_12) */
-	pxor 96(%rsp), %xmm3 /* x1n_12 = xor(m1_acc_51, g0x9.3) */
-	pxor %xmm0, %xmm12 /* m2_acc_49 = xor(p1_2_12, p2_2_12) */
-	pxor %xmm12, %xmm10 /* m2_acc_50 = xor(m2_acc_48, m2_acc_49) */
-	pxor %xmm2, %xmm10 /* m2_acc_51 = xor(m2_acc_50, p1_3_12) */
-	pxor %xmm2, %xmm0 /* m3_acc_49 = xor(p2_2_12, p1_3_12) */
-	pxor %xmm0, %xmm11 /* m3_acc_50 = xor(m3_acc_48, m3_acc_49) */
-	pxor %xmm15, %xmm11 /* m3_acc_51 = xor(m3_acc_50, p2_3_12) */
-	pxor 240(%rsp), %xmm10 /* x2n_12 = xor(m2_acc_51, g0x10.3) */
-	pxor 768(%rsp), %xmm11 /* x3n_12 = xor(m3_acc_51, g0x11.3) */
+	pxor %xmm13, %xmm9 /* m1_acc_49 = xor(p2_1_12, p1_2_12) */
+	pxor %xmm9, %xmm5 /* m1_acc_50 = xor(m1_acc_48, m1_acc_49) */
+	pxor %xmm3, %xmm5 /* m1_acc_51 = xor(m1_acc_50, p1_3_12) */
+	pxor 224(%rsp), %xmm5 /* x1n_12 = xor(m1_acc_51, g0x9.3) */
+	pxor %xmm0, %xmm13 /* m2_acc_49 = xor(p1_2_12, p2_2_12) */
+	pxor %xmm13, %xmm10 /* m2_acc_50 = xor(m2_acc_48, m2_acc_49) */
+	pxor %xmm3, %xmm10 /* m2_acc_51 = xor(m2_acc_50, p1_3_12) */
+	pxor %xmm3, %xmm0 /* m3_acc_49 = xor(p2_2_12, p1_3_12) */
+	pxor %xmm0, %xmm12 /* m3_acc_50 = xor(m3_acc_48, m3_acc_49) */
+	pxor %xmm15, %xmm12 /* m3_acc_51 = xor(m3_acc_50, p2_3_12) */
+	pxor 192(%rsp), %xmm10 /* x2n_12 = xor(m2_acc_51, g0x10.3) */
+	pxor 768(%rsp), %xmm12 /* x3n_12 = xor(m3_acc_51, g0x11.3) */
 	movdqa 880(%rsp), %xmm0 /* reload g1x12.3 */
-	movdqa %xmm0, %xmm2 /* g1x12.3 */
-	pxor 368(%rsp), %xmm2 /* t0_acc_26 = xor(g1x12, g1x0) */
-	pxor %xmm4, %xmm2 /* t0_acc_27 = xor(t0_acc_26, rk0_6) */
-	pxor %xmm5, %xmm2 /* t0_13 = xor(t0_acc_27, g1x4) */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm2 /* y0_13_sr = lookup16(t0_13, inv_shift_rows) */
-	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm2 /* y0_13_aes = aesenclast(y0_13_sr, aes_cancel_key) */
-	movdqa 928(%rsp), %xmm4 /* reload g1x13.3 */
-	movdqa %xmm4, %xmm9 /* g1x13.3 */
+	movdqa %xmm0, %xmm3 /* g1x12.3 */
+	pxor 368(%rsp), %xmm3 /* t0_acc_26 = xor(g1x12, g1x0) */
+	pxor %xmm2, %xmm3 /* t0_acc_27 = xor(t0_acc_26, rk0_6) */
+	pxor %xmm4, %xmm3 /* t0_13 = xor(t0_acc_27, g1x4) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm3 /* y0_13_sr = lookup16(t0_13, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm3 /* y0_13_aes = aesenclast(y0_13_sr, aes_cancel_key) */
+	movdqa 928(%rsp), %xmm2 /* reload g1x13.3 */
+	movdqa %xmm2, %xmm9 /* g1x13.3 */
 	pxor 352(%rsp), %xmm9 /* t1_acc_26 = xor(g1x13, g1x1) */
-	pxor %xmm6, %xmm9 /* t1_acc_27 = xor(t1_acc_26, rk1_6) */
+	pxor %xmm8, %xmm9 /* t1_acc_27 = xor(t1_acc_26, rk1_6) */
 	pxor 480(%rsp), %xmm9 /* t1_13 = xor(t1_acc_27, g1x5) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm9 /* y1_13_sr = lookup16(t1_13, inv_shift_rows) */
 	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm9 /* y1_13_aes = aesenclast(y1_13_sr, aes_cancel_key) */
-	movdqa 896(%rsp), %xmm6 /* reload g1x14.3 */
-	movdqa %xmm6, %xmm12 /* g1x14.3 */
-	pxor 48(%rsp), %xmm12 /* t2_acc_26 = xor(g1x14, g1x2) */
-	pxor 688(%rsp), %xmm12 /* t2_acc_27 = xor(t2_acc_26, rk2_6) */
-	pxor 464(%rsp), %xmm12 /* t2_13 = xor(t2_acc_27, g1x6) */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm12 /* y2_13_sr = lookup16(t2_13, inv_shift_rows) */
-	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm12 /* y2_13_aes = aesenclast(y2_13_sr, aes_cancel_key) */
+	movdqa 896(%rsp), %xmm8 /* reload g1x14.3 */
+	movdqa %xmm8, %xmm13 /* g1x14.3 */
+	pxor 16(%rsp), %xmm13 /* t2_acc_26 = xor(g1x14, g1x2) */
+	pxor 688(%rsp), %xmm13 /* t2_acc_27 = xor(t2_acc_26, rk2_6) */
+	pxor 464(%rsp), %xmm13 /* t2_13 = xor(t2_acc_27, g1x6) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm13 /* y2_13_sr = lookup16(t2_13, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm13 /* y2_13_aes = aesenclast(y2_13_sr, aes_cancel_key) */
 	movdqa 864(%rsp), %xmm14 /* reload g1x15.3 */
 	movdqa %xmm14, %xmm15 /* g1x15.3 */
-	pxor 304(%rsp), %xmm15 /* t3_acc_26 = xor(g1x15, g1x3) */
+	pxor 272(%rsp), %xmm15 /* t3_acc_26 = xor(g1x15, g1x3) */
 	pxor 736(%rsp), %xmm15 /* t3_acc_27 = xor(t3_acc_26, rk3_6) */
 	pxor 416(%rsp), %xmm15 /* t3_13 = xor(t3_acc_27, g1x7) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm15 /* y3_13_sr = lookup16(t3_13, inv_shift_rows) */
 	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm15 /* y3_13_aes = aesenclast(y3_13_sr, aes_cancel_key) */
-	movdqa %xmm2, %xmm14 /* y0_13_aes */
+	movdqa %xmm3, %xmm14 /* y0_13_aes */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm14 /* y0_13_aes_lo = and(y0_13_aes, nibble_mask) */
-	psrlw $4, %xmm2 /* y0_13_aes_sh = shr(y0_13_aes) */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm2 /* y0_13_aes_hi = and(y0_13_aes_sh, nibble_mask) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_7_tbl_lo_1(%rip), %xmm6 /* tbl_lo_1 = const() */
-	movdqa %xmm6, %xmm4 /* tbl_lo_1 */
-	pshufb %xmm14, %xmm4 /* p1_0_13_l = lookup16(tbl_lo_1, y0_13_aes_lo) */
-	movdqa %xmm8, %xmm0 /* tbl_lo_2 */
+	psrlw $4, %xmm3 /* y0_13_aes_sh = shr(y0_13_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm3 /* y0_13_aes_hi = and(y0_13_aes_sh, nibble_mask) */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_7_tbl_lo_1(%rip), %xmm8 /* tbl_lo_1 = const() */
+	movdqa %xmm8, %xmm2 /* tbl_lo_1 */
+	pshufb %xmm14, %xmm2 /* p1_0_13_l = lookup16(tbl_lo_1, y0_13_aes_lo) */
+	movdqa %xmm7, %xmm0 /* tbl_lo_2 */
 	pshufb %xmm14, %xmm0 /* p2_0_13_l = lookup16(tbl_lo_2, y0_13_aes_lo) */
-	movdqa %xmm13, %xmm14 /* tbl_hi_1 */
-	pshufb %xmm2, %xmm14 /* p1_0_13_h = lookup16(tbl_hi_1, y0_13_aes_hi) */
-	pxor %xmm14, %xmm4 /* p1_0_13 = xor(p1_0_13_l, p1_0_13_h) */
-	movdqa %xmm7, %xmm14 /* tbl_hi_2 */
-	pshufb %xmm2, %xmm14 /* p2_0_13_h = lookup16(tbl_hi_2, y0_13_aes_hi) */
+	movdqa %xmm11, %xmm14 /* tbl_hi_1 */
+	pshufb %xmm3, %xmm14 /* p1_0_13_h = lookup16(tbl_hi_1, y0_13_aes_hi) */
+	pxor %xmm14, %xmm2 /* p1_0_13 = xor(p1_0_13_l, p1_0_13_h) */
+	movdqa %xmm6, %xmm14 /* tbl_hi_2 */
+	pshufb %xmm3, %xmm14 /* p2_0_13_h = lookup16(tbl_hi_2, y0_13_aes_hi) */
 	pxor %xmm14, %xmm0 /* p2_0_13 = xor(p2_0_13_l, p2_0_13_h) */
-	movdqa %xmm9, %xmm2 /* y1_13_aes */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm2 /* y1_13_aes_lo = and(y1_13_aes, nibble_mask) */
+	movdqa %xmm9, %xmm3 /* y1_13_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm3 /* y1_13_aes_lo = and(y1_13_aes, nibble_mask) */
 	psrlw $4, %xmm9 /* y1_13_aes_sh = shr(y1_13_aes) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm9 /* y1_13_aes_hi = and(y1_13_aes_sh, nibble_mask) */
-	movdqa %xmm6, %xmm14 /* tbl_lo_1 */
-	pshufb %xmm2, %xmm14 /* p1_1_13_l = lookup16(tbl_lo_1, y1_13_aes_lo) */
-	movdqa %xmm5, 560(%rsp) /* spill g1x4.4 */
-	movdqa %xmm8, %xmm5 /* tbl_lo_2 */
-	pshufb %xmm2, %xmm5 /* p2_1_13_l = lookup16(tbl_lo_2, y1_13_aes_lo) */
-	movdqa %xmm13, %xmm2 /* tbl_hi_1 */
-	pshufb %xmm9, %xmm2 /* p1_1_13_h = lookup16(tbl_hi_1, y1_13_aes_hi) */
-	pxor %xmm2, %xmm14 /* p1_1_13 = xor(p1_1_13_l, p1_1_13_h) */
-	movdqa %xmm7, %xmm2 /* tbl_hi_2 */
-	pshufb %xmm9, %xmm2 /* p2_1_13_h = lookup16(tbl_hi_2, y1_13_aes_hi) */
-	pxor %xmm2, %xmm5 /* p2_1_13 = xor(p2_1_13_l, p2_1_13_h) */
-	movdqa %xmm12, %xmm2 /* y2_13_aes */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm2 /* y2_13_aes_lo = and(y2_13_aes, nibble_mask) */
-	psrlw $4, %xmm12 /* y2_13_aes_sh = shr(y2_13_aes) */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm12 /* y2_13_aes_hi = and(y2_13_aes_sh, nibble_mask) */
-	movdqa %xmm6, %xmm9 /* tbl_lo_1 */
-	pshufb %xmm2, %xmm9 /* p1_2_13_l = lookup16(tbl_lo_1, y2_13_aes_lo) */
-	movdqa %xmm11, 736(%rsp) /* spill g0x11.4 */
-	movdqa %xmm8, %xmm11 /* tbl_lo_2 */
-	pshufb %xmm2, %xmm11 /* p2_2_13_l = lookup16(tbl_lo_2, y2_13_aes_lo) */
-	movdqa %xmm13, %xmm2 /* tbl_hi_1 */
-	pshufb %xmm12, %xmm2 /* p1_2_13_h = lookup16(tbl_hi_1, y2_13_aes_hi) */
-	pxor %xmm2, %xmm9 /* p1_2_13 = xor(p1_2_13_l, p1_2_13_h) */
-	movdqa %xmm7, %xmm2 /* tbl_hi_2 */
-	pshufb %xmm12, %xmm2 /* p2_2_13_h = lookup16(tbl_hi_2, y2_13_aes_hi) */
-	pxor %xmm2, %xmm11 /* p2_2_13 = xor(p2_2_13_l, p2_2_13_h) */
-	movdqa %xmm15, %xmm2 /* y3_13_aes */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm2 /* y3_13_aes_lo = and(y3_13_aes, nibble_mask) */
+	movdqa %xmm8, %xmm14 /* tbl_lo_1 */
+	pshufb %xmm3, %xmm14 /* p1_1_13_l = lookup16(tbl_lo_1, y1_13_aes_lo) */
+	movdqa %xmm4, 560(%rsp) /* spill g1x4.4 */
+	movdqa %xmm7, %xmm4 /* tbl_lo_2 */
+	pshufb %xmm3, %xmm4 /* p2_1_13_l = lookup16(tbl_lo_2, y1_13_aes_lo) */
+	movdqa %xmm11, %xmm3 /* tbl_hi_1 */
+	pshufb %xmm9, %xmm3 /* p1_1_13_h = lookup16(tbl_hi_1, y1_13_aes_hi) */
+	pxor %xmm3, %xmm14 /* p1_1_13 = xor(p1_1_13_l, p1_1_13_h) */
+	movdqa %xmm6, %xmm3 /* tbl_hi_2 */
+	pshufb %xmm9, %xmm3 /* p2_1_13_h = lookup16(tbl_hi_2, y1_13_aes_hi) */
+	pxor %xmm3, %xmm4 /* p2_1_13 = xor(p2_1_13_l, p2_1_13_h) */
+	movdqa %xmm13, %xmm3 /* y2_13_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm3 /* y2_13_aes_lo = and(y2_13_aes, nibble_mask) */
+	psrlw $4, %xmm13 /* y2_13_aes_sh = shr(y2_13_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm13 /* y2_13_aes_hi = and(y2_13_aes_sh, nibble_mask) */
+	movdqa %xmm8, %xmm9 /* tbl_lo_1 */
+	pshufb %xmm3, %xmm9 /* p1_2_13_l = lookup16(tbl_lo_1, y2_13_aes_lo) */
+	movdqa %xmm12, 736(%rsp) /* spill g0x11.4 */
+	movdqa %xmm7, %xmm12 /* tbl_lo_2 */
+	pshufb %xmm3, %xmm12 /* p2_2_13_l = lookup16(tbl_lo_2, y2_13_aes_lo) */
+	movdqa %xmm11, %xmm3 /* tbl_hi_1 */
+	pshufb %xmm13, %xmm3 /* p1_2_13_h = lookup16(tbl_hi_1, y2_13_aes_hi) */
+	pxor %xmm3, %xmm9 /* p1_2_13 = xor(p1_2_13_l, p1_2_13_h) */
+	movdqa %xmm6, %xmm3 /* tbl_hi_2 */
+	pshufb %xmm13, %xmm3 /* p2_2_13_h = lookup16(tbl_hi_2, y2_13_aes_hi) */
+	pxor %xmm3, %xmm12 /* p2_2_13 = xor(p2_2_13_l, p2_2_13_h) */
+	movdqa %xmm15, %xmm3 /* y3_13_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm3 /* y3_13_aes_lo = and(y3_13_aes, nibble_mask) */
 	psrlw $4, %xmm15 /* y3_13_aes_sh = shr(y3_13_aes) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm15 /* y3_13_aes_hi = and(y3_13_aes_sh, nibble_mask) */
-	movdqa %xmm6, %xmm12 /* tbl_lo_1 */
-	pshufb %xmm2, %xmm12 /* p1_3_13_l = lookup16(tbl_lo_1, y3_13_aes_lo) */
-	movdqa %xmm8, %xmm6 /* tbl_lo_2 */
-	pshufb %xmm2, %xmm6 /* p2_3_13_l = lookup16(tbl_lo_2, y3_13_aes_lo) */
-	movdqa %xmm13, %xmm2 /* tbl_hi_1 */
-	pshufb %xmm15, %xmm2 /* p1_3_13_h = lookup16(tbl_hi_1, y3_13_aes_hi) */
-	pxor %xmm2, %xmm12 /* p1_3_13 = xor(p1_3_13_l, p1_3_13_h) */
-	movdqa %xmm7, %xmm2 /* tbl_hi_2 */
-	pshufb %xmm15, %xmm2 /* p2_3_13_h = lookup16(tbl_hi_2, y3_13_aes_hi) */
-	pxor %xmm2, %xmm6 /* p2_3_13 = xor(p2_3_13_l, p2_3_13_h) */
-	movdqa %xmm4, %xmm2 /* p1_0_13 */
-	pxor %xmm0, %xmm2 /* m0_acc_52 = xor(p1_0_13, p2_0_13) */
+	movdqa %xmm8, %xmm13 /* tbl_lo_1 */
+	pshufb %xmm3, %xmm13 /* p1_3_13_l = lookup16(tbl_lo_1, y3_13_aes_lo) */
+	movdqa %xmm7, %xmm8 /* tbl_lo_2 */
+	pshufb %xmm3, %xmm8 /* p2_3_13_l = lookup16(tbl_lo_2, y3_13_aes_lo) */
+	movdqa %xmm11, %xmm3 /* tbl_hi_1 */
+	pshufb %xmm15, %xmm3 /* p1_3_13_h = lookup16(tbl_hi_1, y3_13_aes_hi) */
+	pxor %xmm3, %xmm13 /* p1_3_13 = xor(p1_3_13_l, p1_3_13_h) */
+	movdqa %xmm6, %xmm3 /* tbl_hi_2 */
+	pshufb %xmm15, %xmm3 /* p2_3_13_h = lookup16(tbl_hi_2, y3_13_aes_hi) */
+	pxor %xmm3, %xmm8 /* p2_3_13 = xor(p2_3_13_l, p2_3_13_h) */
+	movdqa %xmm2, %xmm3 /* p1_0_13 */
+	pxor %xmm0, %xmm3 /* m0_acc_52 = xor(p1_0_13, p2_0_13) */
 	pxor %xmm14, %xmm0 /* m1_acc_52 = xor(p2_0_13, p1_1_13) */
 	movdqa %xmm14, %xmm15 /* p1_1_13 */
 	pxor %xmm9, %xmm15 /* m0_acc_53 = xor(p1_1_13, p1_2_13) */
-	pxor %xmm15, %xmm2 /* m0_acc_54 = xor(m0_acc_52, m0_acc_53) */
-	pxor %xmm6, %xmm2 /* m0_acc_55 = xor(m0_acc_54, p2_3_13) */
-	pxor 800(%rsp), %xmm2 /* x0n_13 = xor(m0_acc_55, g1x8.3) */
-	movdqa %xmm4, %xmm15 /* p1_0_13 */
+	pxor %xmm15, %xmm3 /* m0_acc_54 = xor(m0_acc_52, m0_acc_53) */
+	pxor %xmm8, %xmm3 /* m0_acc_55 = xor(m0_acc_54, p2_3_13) */
+	pxor 800(%rsp), %xmm3 /* x0n_13 = xor(m0_acc_55, g1x8.3) */
+	movdqa %xmm2, %xmm15 /* p1_0_13 */
 	pxor %xmm14, %xmm15 /* m3_acc_52 = xor(p1_0_13, p1_1_13) */
-	pxor %xmm5, %xmm4 /* m2_acc_52 = xor(p1_0_13, p2_1_13) */
-	pxor %xmm9, %xmm5 /* m1_acc_53 = xor(p2_1_13, p1_2_13) */
-	pxor %xmm5, %xmm0 /* m1_acc_54 = xor(m1_acc_52, m1_acc_53) */
-	pxor %xmm12, %xmm0 /* m1_acc_55 = xor(m1_acc_54, p1_3_13) */
+	pxor %xmm4, %xmm2 /* m2_acc_52 = xor(p1_0_13, p2_1_13) */
+	pxor %xmm9, %xmm4 /* m1_acc_53 = xor(p2_1_13, p1_2_13) */
+	pxor %xmm4, %xmm0 /* m1_acc_54 = xor(m1_acc_52, m1_acc_53) */
+	pxor %xmm13, %xmm0 /* m1_acc_55 = xor(m1_acc_54, p1_3_13) */
 	pxor 848(%rsp), %xmm0 /* x1n_13 = xor(m1_acc_55, g1x9.3) */
-	pxor %xmm11, %xmm9 /* m2_acc_53 = xor(p1_2_13, p2_2_13) */
-	pxor %xmm9, %xmm4 /* m2_acc_54 = xor(m2_acc_52, m2_acc_53) */
-	pxor %xmm12, %xmm4 /* m2_acc_55 = xor(m2_acc_54, p1_3_13) */
-	pxor %xmm12, %xmm11 /* m3_acc_53 = xor(p2_2_13, p1_3_13) */
-	pxor %xmm11, %xmm15 /* m3_acc_54 = xor(m3_acc_52, m3_acc_53) */
-	pxor %xmm6, %xmm15 /* m3_acc_55 = xor(m3_acc_54, p2_3_13) */
-	pxor 816(%rsp), %xmm4 /* x2n_13 = xor(m2_acc_55, g1x10.3) */
-	pxor 112(%rsp), %xmm15 /* x3n_13 = xor(m3_acc_55, g1x11.3) */
+	pxor %xmm12, %xmm9 /* m2_acc_53 = xor(p1_2_13, p2_2_13) */
+	pxor %xmm9, %xmm2 /* m2_acc_54 = xor(m2_acc_52, m2_acc_53) */
+	pxor %xmm13, %xmm2 /* m2_acc_55 = xor(m2_acc_54, p1_3_13) */
+	pxor %xmm13, %xmm12 /* m3_acc_53 = xor(p2_2_13, p1_3_13) */
+	pxor %xmm12, %xmm15 /* m3_acc_54 = xor(m3_acc_52, m3_acc_53) */
+	pxor %xmm8, %xmm15 /* m3_acc_55 = xor(m3_acc_54, p2_3_13) */
+	pxor 816(%rsp), %xmm2 /* x2n_13 = xor(m2_acc_55, g1x10.3) */
+	pxor 64(%rsp), %xmm15 /* x3n_13 = xor(m3_acc_55, g1x11.3) */
 
 	/* Round 8r+7: slot 3 ^= M'_L·inv(slot 0 ^ slot 1 ^ slot 2 ^ rk') ^ C'. */
-	movd 112(%rdi,%r8), %xmm5
-	pshufd $0, %xmm5, %xmm5 /* rk0_7 = bcast32() */
-	movd 116(%rdi,%r8), %xmm6
-	pshufd $0, %xmm6, %xmm6 /* rk1_7 = bcast32() */
+	movd 112(%rdi,%r8), %xmm4
+	pshufd $0, %xmm4, %xmm4 /* rk0_7 = bcast32() */
+	movd 116(%rdi,%r8), %xmm8
+	pshufd $0, %xmm8, %xmm8 /* rk1_7 = bcast32() */
 	movd 120(%rdi,%r8), %xmm9
 	pshufd $0, %xmm9, %xmm9 /* rk2_7 = bcast32() */
-	movd 124(%rdi,%r8), %xmm11
-	pshufd $0, %xmm11, %xmm11 /* rk3_7 = bcast32() */
-	movdqa 320(%rsp), %xmm12 /* reload g0x0.4 */
-	movdqa %xmm12, %xmm14 /* g0x0.4 */
+	movd 124(%rdi,%r8), %xmm12
+	pshufd $0, %xmm12, %xmm12 /* rk3_7 = bcast32() */
+	movdqa 288(%rsp), %xmm13 /* reload g0x0.4 */
+	movdqa %xmm13, %xmm14 /* g0x0.4 */
 	pxor 336(%rsp), %xmm14 /* t0_acc_28 = xor(g0x0, g0x4) */
-	pxor %xmm5, %xmm14 /* t0_acc_29 = xor(t0_acc_28, rk0_7) */
+	pxor %xmm4, %xmm14 /* t0_acc_29 = xor(t0_acc_28, rk0_7) */
 	pxor %xmm1, %xmm14 /* t0_14 = xor(t0_acc_29, g0x8) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm14 /* y0_14_sr = lookup16(t0_14, inv_shift_rows) */
 	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm14 /* y0_14_aes = aesenclast(y0_14_sr, aes_cancel_key) */
-	movdqa 272(%rsp), %xmm12 /* reload g0x1.4 */
-	movdqa %xmm1, 112(%rsp) /* spill g0x8.4 */
-	movdqa %xmm12, %xmm1 /* g0x1.4 */
+	movdqa 240(%rsp), %xmm13 /* reload g0x1.4 */
+	movdqa %xmm1, 64(%rsp) /* spill g0x8.4 */
+	movdqa %xmm13, %xmm1 /* g0x1.4 */
 	pxor 752(%rsp), %xmm1 /* t1_acc_28 = xor(g0x1, g0x5) */
-	pxor %xmm6, %xmm1 /* t1_acc_29 = xor(t1_acc_28, rk1_7) */
-	pxor %xmm3, %xmm1 /* t1_14 = xor(t1_acc_29, g0x9) */
+	pxor %xmm8, %xmm1 /* t1_acc_29 = xor(t1_acc_28, rk1_7) */
+	pxor %xmm5, %xmm1 /* t1_14 = xor(t1_acc_29, g0x9) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm1 /* y1_14_sr = lookup16(t1_14, inv_shift_rows) */
 	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm1 /* y1_14_aes = aesenclast(y1_14_sr, aes_cancel_key) */
-	movdqa 80(%rsp), %xmm12 /* reload g0x2.4 */
-	movdqa %xmm3, 816(%rsp) /* spill g0x9.4 */
-	movdqa %xmm12, %xmm3 /* g0x2.4 */
-	pxor 784(%rsp), %xmm3 /* t2_acc_28 = xor(g0x2, g0x6) */
-	pxor %xmm9, %xmm3 /* t2_acc_29 = xor(t2_acc_28, rk2_7) */
-	pxor %xmm10, %xmm3 /* t2_14 = xor(t2_acc_29, g0x10) */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm3 /* y2_14_sr = lookup16(t2_14, inv_shift_rows) */
-	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm3 /* y2_14_aes = aesenclast(y2_14_sr, aes_cancel_key) */
-	movdqa 576(%rsp), %xmm12 /* reload g0x3.4 */
+	movdqa 48(%rsp), %xmm13 /* reload g0x2.4 */
+	movdqa %xmm5, 816(%rsp) /* spill g0x9.4 */
+	movdqa %xmm13, %xmm5 /* g0x2.4 */
+	pxor 784(%rsp), %xmm5 /* t2_acc_28 = xor(g0x2, g0x6) */
+	pxor %xmm9, %xmm5 /* t2_acc_29 = xor(t2_acc_28, rk2_7) */
+	pxor %xmm10, %xmm5 /* t2_14 = xor(t2_acc_29, g0x10) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm5 /* y2_14_sr = lookup16(t2_14, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm5 /* y2_14_aes = aesenclast(y2_14_sr, aes_cancel_key) */
+	movdqa 576(%rsp), %xmm13 /* reload g0x3.4 */
 	movdqa %xmm10, 848(%rsp) /* spill g0x10.4 */
-	movdqa %xmm12, %xmm10 /* g0x3.4 */
+	movdqa %xmm13, %xmm10 /* g0x3.4 */
 	pxor 656(%rsp), %xmm10 /* t3_acc_28 = xor(g0x3, g0x7) */
-	pxor %xmm11, %xmm10 /* t3_acc_29 = xor(t3_acc_28, rk3_7) */
+	pxor %xmm12, %xmm10 /* t3_acc_29 = xor(t3_acc_28, rk3_7) */
 	pxor 736(%rsp), %xmm10 /* t3_14 = xor(t3_acc_29, g0x11) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm10 /* y3_14_sr = lookup16(t3_14, inv_shift_rows) */
 	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm10 /* y3_14_aes = aesenclast(y3_14_sr, aes_cancel_key) */
-	movdqa %xmm14, %xmm12 /* y0_14_aes */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm12 /* y0_14_aes_lo = and(y0_14_aes, nibble_mask) */
+	movdqa %xmm14, %xmm13 /* y0_14_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm13 /* y0_14_aes_lo = and(y0_14_aes, nibble_mask) */
 	psrlw $4, %xmm14 /* y0_14_aes_sh = shr(y0_14_aes) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm14 /* y0_14_aes_hi = and(y0_14_aes_sh, nibble_mask) */
 	movdqa %xmm15, 512(%rsp) /* spill g1x11.4 */
 	movdqa .Lsm4_byteslice_ssse3_aesni_asm_7_tbl_lo_1(%rip), %xmm15 /* tbl_lo_1 = const() */
-	movdqa %xmm11, 800(%rsp) /* spill rk3_7 */
-	movdqa %xmm15, %xmm11 /* tbl_lo_1 */
-	pshufb %xmm12, %xmm11 /* p1_0_14_l = lookup16(tbl_lo_1, y0_14_aes_lo) */
-	movdqa %xmm4, 496(%rsp) /* spill g1x10.4 */
-	movdqa %xmm8, %xmm4 /* tbl_lo_2 */
-	pshufb %xmm12, %xmm4 /* p2_0_14_l = lookup16(tbl_lo_2, y0_14_aes_lo) */
-	movdqa %xmm13, %xmm12 /* tbl_hi_1 */
-	pshufb %xmm14, %xmm12 /* p1_0_14_h = lookup16(tbl_hi_1, y0_14_aes_hi) */
-	pxor %xmm12, %xmm11 /* p1_0_14 = xor(p1_0_14_l, p1_0_14_h) */
-	movdqa %xmm7, %xmm12 /* tbl_hi_2 */
-	pshufb %xmm14, %xmm12 /* p2_0_14_h = lookup16(tbl_hi_2, y0_14_aes_hi) */
-	pxor %xmm12, %xmm4 /* p2_0_14 = xor(p2_0_14_l, p2_0_14_h) */
-	movdqa %xmm1, %xmm12 /* y1_14_aes */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm12 /* y1_14_aes_lo = and(y1_14_aes, nibble_mask) */
+	movdqa %xmm12, 800(%rsp) /* spill rk3_7 */
+	movdqa %xmm15, %xmm12 /* tbl_lo_1 */
+	pshufb %xmm13, %xmm12 /* p1_0_14_l = lookup16(tbl_lo_1, y0_14_aes_lo) */
+	movdqa %xmm2, 496(%rsp) /* spill g1x10.4 */
+	movdqa %xmm7, %xmm2 /* tbl_lo_2 */
+	pshufb %xmm13, %xmm2 /* p2_0_14_l = lookup16(tbl_lo_2, y0_14_aes_lo) */
+	movdqa %xmm11, %xmm13 /* tbl_hi_1 */
+	pshufb %xmm14, %xmm13 /* p1_0_14_h = lookup16(tbl_hi_1, y0_14_aes_hi) */
+	pxor %xmm13, %xmm12 /* p1_0_14 = xor(p1_0_14_l, p1_0_14_h) */
+	movdqa %xmm6, %xmm13 /* tbl_hi_2 */
+	pshufb %xmm14, %xmm13 /* p2_0_14_h = lookup16(tbl_hi_2, y0_14_aes_hi) */
+	pxor %xmm13, %xmm2 /* p2_0_14 = xor(p2_0_14_l, p2_0_14_h) */
+	movdqa %xmm1, %xmm13 /* y1_14_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm13 /* y1_14_aes_lo = and(y1_14_aes, nibble_mask) */
 	psrlw $4, %xmm1 /* y1_14_aes_sh = shr(y1_14_aes) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm1 /* y1_14_aes_hi = and(y1_14_aes_sh, nibble_mask) */
 	movdqa %xmm15, %xmm14 /* tbl_lo_1 */
-	pshufb %xmm12, %xmm14 /* p1_1_14_l = lookup16(tbl_lo_1, y1_14_aes_lo) */
+	pshufb %xmm13, %xmm14 /* p1_1_14_l = lookup16(tbl_lo_1, y1_14_aes_lo) */
 	movdqa %xmm9, 688(%rsp) /* spill rk2_7 */
-	movdqa %xmm8, %xmm9 /* tbl_lo_2 */
-	pshufb %xmm12, %xmm9 /* p2_1_14_l = lookup16(tbl_lo_2, y1_14_aes_lo) */
-	movdqa %xmm13, %xmm12 /* tbl_hi_1 */
-	pshufb %xmm1, %xmm12 /* p1_1_14_h = lookup16(tbl_hi_1, y1_14_aes_hi) */
-	pxor %xmm12, %xmm14 /* p1_1_14 = xor(p1_1_14_l, p1_1_14_h) */
-	movdqa %xmm7, %xmm12 /* tbl_hi_2 */
-	pshufb %xmm1, %xmm12 /* p2_1_14_h = lookup16(tbl_hi_2, y1_14_aes_hi) */
-	pxor %xmm12, %xmm9 /* p2_1_14 = xor(p2_1_14_l, p2_1_14_h) */
-	movdqa %xmm3, %xmm1 /* y2_14_aes */
+	movdqa %xmm7, %xmm9 /* tbl_lo_2 */
+	pshufb %xmm13, %xmm9 /* p2_1_14_l = lookup16(tbl_lo_2, y1_14_aes_lo) */
+	movdqa %xmm11, %xmm13 /* tbl_hi_1 */
+	pshufb %xmm1, %xmm13 /* p1_1_14_h = lookup16(tbl_hi_1, y1_14_aes_hi) */
+	pxor %xmm13, %xmm14 /* p1_1_14 = xor(p1_1_14_l, p1_1_14_h) */
+	movdqa %xmm6, %xmm13 /* tbl_hi_2 */
+	pshufb %xmm1, %xmm13 /* p2_1_14_h = lookup16(tbl_hi_2, y1_14_aes_hi) */
+	pxor %xmm13, %xmm9 /* p2_1_14 = xor(p2_1_14_l, p2_1_14_h) */
+	movdqa %xmm5, %xmm1 /* y2_14_aes */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm1 /* y2_14_aes_lo = and(y2_14_aes, nibble_mask) */
-	psrlw $4, %xmm3 /* y2_14_aes_sh = shr(y2_14_aes) */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm3 /* y2_14_aes_hi = and(y2_14_aes_sh, nibble_mask) */
-	movdqa %xmm15, %xmm12 /* tbl_lo_1 */
-	pshufb %xmm1, %xmm12 /* p1_2_14_l = lookup16(tbl_lo_1, y2_14_aes_lo) */
+	psrlw $4, %xmm5 /* y2_14_aes_sh = shr(y2_14_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm5 /* y2_14_aes_hi = and(y2_14_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm13 /* tbl_lo_1 */
+	pshufb %xmm1, %xmm13 /* p1_2_14_l = lookup16(tbl_lo_1, y2_14_aes_lo) */
 	movdqa %xmm0, 528(%rsp) /* spill g1x9.4 */
-	movdqa %xmm8, %xmm0 /* tbl_lo_2 */
+	movdqa %xmm7, %xmm0 /* tbl_lo_2 */
 	pshufb %xmm1, %xmm0 /* p2_2_14_l = lookup16(tbl_lo_2, y2_14_aes_lo) */
-	movdqa %xmm13, %xmm1 /* tbl_hi_1 */
-	pshufb %xmm3, %xmm1 /* p1_2_14_h = lookup16(tbl_hi_1, y2_14_aes_hi) */
-	pxor %xmm1, %xmm12 /* p1_2_14 = xor(p1_2_14_l, p1_2_14_h) */
-	movdqa %xmm7, %xmm1 /* tbl_hi_2 */
-	pshufb %xmm3, %xmm1 /* p2_2_14_h = lookup16(tbl_hi_2, y2_14_aes_hi) */
+	movdqa %xmm11, %xmm1 /* tbl_hi_1 */
+	pshufb %xmm5, %xmm1 /* p1_2_14_h = lookup16(tbl_hi_1, y2_14_aes_hi) */
+	pxor %xmm1, %xmm13 /* p1_2_14 = xor(p1_2_14_l, p1_2_14_h) */
+	movdqa %xmm6, %xmm1 /* tbl_hi_2 */
+	pshufb %xmm5, %xmm1 /* p2_2_14_h = lookup16(tbl_hi_2, y2_14_aes_hi) */
 	pxor %xmm1, %xmm0 /* p2_2_14 = xor(p2_2_14_l, p2_2_14_h) */
 	movdqa %xmm10, %xmm1 /* y3_14_aes */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm1 /* y3_14_aes_lo = and(y3_14_aes, nibble_mask) */
 	psrlw $4, %xmm10 /* y3_14_aes_sh = shr(y3_14_aes) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm10 /* y3_14_aes_hi = and(y3_14_aes_sh, nibble_mask) */
-	movdqa %xmm15, %xmm3 /* tbl_lo_1 */
-	pshufb %xmm1, %xmm3 /* p1_3_14_l = lookup16(tbl_lo_1, y3_14_aes_lo) */
-	movdqa %xmm8, %xmm15 /* tbl_lo_2 */
+	movdqa %xmm15, %xmm5 /* tbl_lo_1 */
+	pshufb %xmm1, %xmm5 /* p1_3_14_l = lookup16(tbl_lo_1, y3_14_aes_lo) */
+	movdqa %xmm7, %xmm15 /* tbl_lo_2 */
 	pshufb %xmm1, %xmm15 /* p2_3_14_l = lookup16(tbl_lo_2, y3_14_aes_lo) */
-	movdqa %xmm13, %xmm1 /* tbl_hi_1 */
+	movdqa %xmm11, %xmm1 /* tbl_hi_1 */
 	pshufb %xmm10, %xmm1 /* p1_3_14_h = lookup16(tbl_hi_1, y3_14_aes_hi) */
-	pxor %xmm1, %xmm3 /* p1_3_14 = xor(p1_3_14_l, p1_3_14_h) */
-	movdqa %xmm7, %xmm1 /* tbl_hi_2 */
+	pxor %xmm1, %xmm5 /* p1_3_14 = xor(p1_3_14_l, p1_3_14_h) */
+	movdqa %xmm6, %xmm1 /* tbl_hi_2 */
 	pshufb %xmm10, %xmm1 /* p2_3_14_h = lookup16(tbl_hi_2, y3_14_aes_hi) */
 	pxor %xmm1, %xmm15 /* p2_3_14 = xor(p2_3_14_l, p2_3_14_h) */
-	movdqa %xmm11, %xmm1 /* p1_0_14 */
-	pxor %xmm4, %xmm1 /* m0_acc_56 = xor(p1_0_14, p2_0_14) */
-	pxor %xmm14, %xmm4 /* m1_acc_56 = xor(p2_0_14, p1_1_14) */
+	movdqa %xmm12, %xmm1 /* p1_0_14 */
+	pxor %xmm2, %xmm1 /* m0_acc_56 = xor(p1_0_14, p2_0_14) */
+	pxor %xmm14, %xmm2 /* m1_acc_56 = xor(p2_0_14, p1_1_14) */
 	movdqa %xmm14, %xmm10 /* p1_1_14 */
-	pxor %xmm12, %xmm10 /* m0_acc_57 = xor(p1_1_14, p1_2_14) */
+	pxor %xmm13, %xmm10 /* m0_acc_57 = xor(p1_1_14, p1_2_14) */
 	pxor %xmm10, %xmm1 /* m0_acc_58 = xor(m0_acc_56, m0_acc_57) */
 	pxor %xmm15, %xmm1 /* m0_acc_59 = xor(m0_acc_58, p2_3_14) */
-	pxor 32(%rsp), %xmm1 /* x0n_14 = xor(m0_acc_59, g0x12.3) */
-	movdqa %xmm11, %xmm10 /* p1_0_14 */
+	pxor 0(%rsp), %xmm1 /* x0n_14 = xor(m0_acc_59, g0x12.3) */
+	movdqa %xmm12, %xmm10 /* p1_0_14 */
 	pxor %xmm14, %xmm10 /* m3_acc_56 = xor(p1_0_14, p1_1_14) */
-	pxor %xmm9, %xmm11 /* m2_acc_56 = xor(p1_0_14, p2_1_14) */
-	pxor %xmm12, %xmm9 /* m1_acc_57 = xor(p2_1_14, p1_2_14) */
-	pxor %xmm9, %xmm4 /* m1_acc_58 = xor(m1_acc_56, m1_acc_57) */
-	pxor %xmm3, %xmm4 /* m1_acc_59 = xor(m1_acc_58, p1_3_14) */
-	pxor 144(%rsp), %xmm4 /* x1n_14 = xor(m1_acc_59, g0x13.3) */
-	pxor %xmm0, %xmm12 /* m2_acc_57 = xor(p1_2_14, p2_2_14) */
-	pxor %xmm12, %xmm11 /* m2_acc_58 = xor(m2_acc_56, m2_acc_57) */
-	pxor %xmm3, %xmm11 /* m2_acc_59 = xor(m2_acc_58, p1_3_14) */
-	pxor %xmm3, %xmm0 /* m3_acc_57 = xor(p2_2_14, p1_3_14) */
+	pxor %xmm9, %xmm12 /* m2_acc_56 = xor(p1_0_14, p2_1_14) */
+	pxor %xmm13, %xmm9 /* m1_acc_57 = xor(p2_1_14, p1_2_14) */
+	pxor %xmm9, %xmm2 /* m1_acc_58 = xor(m1_acc_56, m1_acc_57) */
+	pxor %xmm5, %xmm2 /* m1_acc_59 = xor(m1_acc_58, p1_3_14) */
+	pxor 96(%rsp), %xmm2 /* x1n_14 = xor(m1_acc_59, g0x13.3) */
+	pxor %xmm0, %xmm13 /* m2_acc_57 = xor(p1_2_14, p2_2_14) */
+	pxor %xmm13, %xmm12 /* m2_acc_58 = xor(m2_acc_56, m2_acc_57) */
+	pxor %xmm5, %xmm12 /* m2_acc_59 = xor(m2_acc_58, p1_3_14) */
+	pxor %xmm5, %xmm0 /* m3_acc_57 = xor(p2_2_14, p1_3_14) */
 	pxor %xmm0, %xmm10 /* m3_acc_58 = xor(m3_acc_56, m3_acc_57) */
 	pxor %xmm15, %xmm10 /* m3_acc_59 = xor(m3_acc_58, p2_3_14) */
-	pxor 192(%rsp), %xmm11 /* x2n_14 = xor(m2_acc_59, g0x14.3) */
+	pxor 144(%rsp), %xmm12 /* x2n_14 = xor(m2_acc_59, g0x14.3) */
 	pxor 832(%rsp), %xmm10 /* x3n_14 = xor(m3_acc_59, g0x15.3) */
 	movdqa 368(%rsp), %xmm0 /* reload g1x0.4 */
-	movdqa %xmm0, %xmm3 /* g1x0.4 */
-	pxor 560(%rsp), %xmm3 /* t0_acc_30 = xor(g1x0, g1x4) */
-	pxor %xmm5, %xmm3 /* t0_acc_31 = xor(t0_acc_30, rk0_7) */
-	pxor %xmm2, %xmm3 /* t0_15 = xor(t0_acc_31, g1x8) */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm3 /* y0_15_sr = lookup16(t0_15, inv_shift_rows) */
-	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm3 /* y0_15_aes = aesenclast(y0_15_sr, aes_cancel_key) */
-	movdqa 352(%rsp), %xmm5 /* reload g1x1.4 */
-	movdqa %xmm5, %xmm9 /* g1x1.4 */
+	movdqa %xmm0, %xmm5 /* g1x0.4 */
+	pxor 560(%rsp), %xmm5 /* t0_acc_30 = xor(g1x0, g1x4) */
+	pxor %xmm4, %xmm5 /* t0_acc_31 = xor(t0_acc_30, rk0_7) */
+	pxor %xmm3, %xmm5 /* t0_15 = xor(t0_acc_31, g1x8) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm5 /* y0_15_sr = lookup16(t0_15, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm5 /* y0_15_aes = aesenclast(y0_15_sr, aes_cancel_key) */
+	movdqa 352(%rsp), %xmm4 /* reload g1x1.4 */
+	movdqa %xmm4, %xmm9 /* g1x1.4 */
 	pxor 480(%rsp), %xmm9 /* t1_acc_30 = xor(g1x1, g1x5) */
-	pxor %xmm6, %xmm9 /* t1_acc_31 = xor(t1_acc_30, rk1_7) */
+	pxor %xmm8, %xmm9 /* t1_acc_31 = xor(t1_acc_30, rk1_7) */
 	pxor 528(%rsp), %xmm9 /* t1_15 = xor(t1_acc_31, g1x9) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm9 /* y1_15_sr = lookup16(t1_15, inv_shift_rows) */
 	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm9 /* y1_15_aes = aesenclast(y1_15_sr, aes_cancel_key) */
-	movdqa 48(%rsp), %xmm6 /* reload g1x2.4 */
-	movdqa %xmm6, %xmm12 /* g1x2.4 */
-	pxor 464(%rsp), %xmm12 /* t2_acc_30 = xor(g1x2, g1x6) */
-	pxor 688(%rsp), %xmm12 /* t2_acc_31 = xor(t2_acc_30, rk2_7) */
-	pxor 496(%rsp), %xmm12 /* t2_15 = xor(t2_acc_31, g1x10) */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm12 /* y2_15_sr = lookup16(t2_15, inv_shift_rows) */
-	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm12 /* y2_15_aes = aesenclast(y2_15_sr, aes_cancel_key) */
-	movdqa 304(%rsp), %xmm14 /* reload g1x3.4 */
+	movdqa 16(%rsp), %xmm8 /* reload g1x2.4 */
+	movdqa %xmm8, %xmm13 /* g1x2.4 */
+	pxor 464(%rsp), %xmm13 /* t2_acc_30 = xor(g1x2, g1x6) */
+	pxor 688(%rsp), %xmm13 /* t2_acc_31 = xor(t2_acc_30, rk2_7) */
+	pxor 496(%rsp), %xmm13 /* t2_15 = xor(t2_acc_31, g1x10) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm13 /* y2_15_sr = lookup16(t2_15, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm13 /* y2_15_aes = aesenclast(y2_15_sr, aes_cancel_key) */
+	movdqa 272(%rsp), %xmm14 /* reload g1x3.4 */
 	movdqa %xmm14, %xmm15 /* g1x3.4 */
 	pxor 416(%rsp), %xmm15 /* t3_acc_30 = xor(g1x3, g1x7) */
 	pxor 800(%rsp), %xmm15 /* t3_acc_31 = xor(t3_acc_30, rk3_7) */
 	pxor 512(%rsp), %xmm15 /* t3_15 = xor(t3_acc_31, g1x11) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_7_inv_shift_rows(%rip), %xmm15 /* y3_15_sr = lookup16(t3_15, inv_shift_rows) */
 	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_7_aes_cancel_key(%rip), %xmm15 /* y3_15_aes = aesenclast(y3_15_sr, aes_cancel_key) */
-	movdqa %xmm3, %xmm14 /* y0_15_aes */
+	movdqa %xmm5, %xmm14 /* y0_15_aes */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm14 /* y0_15_aes_lo = and(y0_15_aes, nibble_mask) */
-	psrlw $4, %xmm3 /* y0_15_aes_sh = shr(y0_15_aes) */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm3 /* y0_15_aes_hi = and(y0_15_aes_sh, nibble_mask) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_7_tbl_lo_1(%rip), %xmm6 /* tbl_lo_1 = const() */
-	movdqa %xmm6, %xmm5 /* tbl_lo_1 */
-	pshufb %xmm14, %xmm5 /* p1_0_15_l = lookup16(tbl_lo_1, y0_15_aes_lo) */
-	movdqa %xmm8, %xmm0 /* tbl_lo_2 */
+	psrlw $4, %xmm5 /* y0_15_aes_sh = shr(y0_15_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm5 /* y0_15_aes_hi = and(y0_15_aes_sh, nibble_mask) */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_7_tbl_lo_1(%rip), %xmm8 /* tbl_lo_1 = const() */
+	movdqa %xmm8, %xmm4 /* tbl_lo_1 */
+	pshufb %xmm14, %xmm4 /* p1_0_15_l = lookup16(tbl_lo_1, y0_15_aes_lo) */
+	movdqa %xmm7, %xmm0 /* tbl_lo_2 */
 	pshufb %xmm14, %xmm0 /* p2_0_15_l = lookup16(tbl_lo_2, y0_15_aes_lo) */
-	movdqa %xmm13, %xmm14 /* tbl_hi_1 */
-	pshufb %xmm3, %xmm14 /* p1_0_15_h = lookup16(tbl_hi_1, y0_15_aes_hi) */
-	pxor %xmm14, %xmm5 /* p1_0_15 = xor(p1_0_15_l, p1_0_15_h) */
-	movdqa %xmm7, %xmm14 /* tbl_hi_2 */
-	pshufb %xmm3, %xmm14 /* p2_0_15_h = lookup16(tbl_hi_2, y0_15_aes_hi) */
+	movdqa %xmm11, %xmm14 /* tbl_hi_1 */
+	pshufb %xmm5, %xmm14 /* p1_0_15_h = lookup16(tbl_hi_1, y0_15_aes_hi) */
+	pxor %xmm14, %xmm4 /* p1_0_15 = xor(p1_0_15_l, p1_0_15_h) */
+	movdqa %xmm6, %xmm14 /* tbl_hi_2 */
+	pshufb %xmm5, %xmm14 /* p2_0_15_h = lookup16(tbl_hi_2, y0_15_aes_hi) */
 	pxor %xmm14, %xmm0 /* p2_0_15 = xor(p2_0_15_l, p2_0_15_h) */
-	movdqa %xmm9, %xmm3 /* y1_15_aes */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm3 /* y1_15_aes_lo = and(y1_15_aes, nibble_mask) */
+	movdqa %xmm9, %xmm5 /* y1_15_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm5 /* y1_15_aes_lo = and(y1_15_aes, nibble_mask) */
 	psrlw $4, %xmm9 /* y1_15_aes_sh = shr(y1_15_aes) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm9 /* y1_15_aes_hi = and(y1_15_aes_sh, nibble_mask) */
-	movdqa %xmm6, %xmm14 /* tbl_lo_1 */
-	pshufb %xmm3, %xmm14 /* p1_1_15_l = lookup16(tbl_lo_1, y1_15_aes_lo) */
-	movdqa %xmm2, 544(%rsp) /* spill g1x8.4 */
-	movdqa %xmm8, %xmm2 /* tbl_lo_2 */
-	pshufb %xmm3, %xmm2 /* p2_1_15_l = lookup16(tbl_lo_2, y1_15_aes_lo) */
-	movdqa %xmm13, %xmm3 /* tbl_hi_1 */
-	pshufb %xmm9, %xmm3 /* p1_1_15_h = lookup16(tbl_hi_1, y1_15_aes_hi) */
-	pxor %xmm3, %xmm14 /* p1_1_15 = xor(p1_1_15_l, p1_1_15_h) */
-	movdqa %xmm7, %xmm3 /* tbl_hi_2 */
-	pshufb %xmm9, %xmm3 /* p2_1_15_h = lookup16(tbl_hi_2, y1_15_aes_hi) */
-	pxor %xmm3, %xmm2 /* p2_1_15 = xor(p2_1_15_l, p2_1_15_h) */
-	movdqa %xmm12, %xmm3 /* y2_15_aes */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm3 /* y2_15_aes_lo = and(y2_15_aes, nibble_mask) */
-	psrlw $4, %xmm12 /* y2_15_aes_sh = shr(y2_15_aes) */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm12 /* y2_15_aes_hi = and(y2_15_aes_sh, nibble_mask) */
-	movdqa %xmm6, %xmm9 /* tbl_lo_1 */
-	pshufb %xmm3, %xmm9 /* p1_2_15_l = lookup16(tbl_lo_1, y2_15_aes_lo) */
-	movdqa %xmm10, 0(%rsp) /* spill g0x15.4 */
-	movdqa %xmm8, %xmm10 /* tbl_lo_2 */
-	pshufb %xmm3, %xmm10 /* p2_2_15_l = lookup16(tbl_lo_2, y2_15_aes_lo) */
-	movdqa %xmm13, %xmm3 /* tbl_hi_1 */
-	pshufb %xmm12, %xmm3 /* p1_2_15_h = lookup16(tbl_hi_1, y2_15_aes_hi) */
-	pxor %xmm3, %xmm9 /* p1_2_15 = xor(p1_2_15_l, p1_2_15_h) */
-	movdqa %xmm7, %xmm3 /* tbl_hi_2 */
-	pshufb %xmm12, %xmm3 /* p2_2_15_h = lookup16(tbl_hi_2, y2_15_aes_hi) */
-	pxor %xmm3, %xmm10 /* p2_2_15 = xor(p2_2_15_l, p2_2_15_h) */
-	movdqa %xmm15, %xmm3 /* y3_15_aes */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm3 /* y3_15_aes_lo = and(y3_15_aes, nibble_mask) */
+	movdqa %xmm8, %xmm14 /* tbl_lo_1 */
+	pshufb %xmm5, %xmm14 /* p1_1_15_l = lookup16(tbl_lo_1, y1_15_aes_lo) */
+	movdqa %xmm3, 544(%rsp) /* spill g1x8.4 */
+	movdqa %xmm7, %xmm3 /* tbl_lo_2 */
+	pshufb %xmm5, %xmm3 /* p2_1_15_l = lookup16(tbl_lo_2, y1_15_aes_lo) */
+	movdqa %xmm11, %xmm5 /* tbl_hi_1 */
+	pshufb %xmm9, %xmm5 /* p1_1_15_h = lookup16(tbl_hi_1, y1_15_aes_hi) */
+	pxor %xmm5, %xmm14 /* p1_1_15 = xor(p1_1_15_l, p1_1_15_h) */
+	movdqa %xmm6, %xmm5 /* tbl_hi_2 */
+	pshufb %xmm9, %xmm5 /* p2_1_15_h = lookup16(tbl_hi_2, y1_15_aes_hi) */
+	pxor %xmm5, %xmm3 /* p2_1_15 = xor(p2_1_15_l, p2_1_15_h) */
+	movdqa %xmm13, %xmm5 /* y2_15_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm5 /* y2_15_aes_lo = and(y2_15_aes, nibble_mask) */
+	psrlw $4, %xmm13 /* y2_15_aes_sh = shr(y2_15_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm13 /* y2_15_aes_hi = and(y2_15_aes_sh, nibble_mask) */
+	movdqa %xmm8, %xmm9 /* tbl_lo_1 */
+	pshufb %xmm5, %xmm9 /* p1_2_15_l = lookup16(tbl_lo_1, y2_15_aes_lo) */
+	movdqa %xmm10, 320(%rsp) /* spill g0x15.4 */
+	movdqa %xmm7, %xmm10 /* tbl_lo_2 */
+	pshufb %xmm5, %xmm10 /* p2_2_15_l = lookup16(tbl_lo_2, y2_15_aes_lo) */
+	movdqa %xmm11, %xmm5 /* tbl_hi_1 */
+	pshufb %xmm13, %xmm5 /* p1_2_15_h = lookup16(tbl_hi_1, y2_15_aes_hi) */
+	pxor %xmm5, %xmm9 /* p1_2_15 = xor(p1_2_15_l, p1_2_15_h) */
+	movdqa %xmm6, %xmm5 /* tbl_hi_2 */
+	pshufb %xmm13, %xmm5 /* p2_2_15_h = lookup16(tbl_hi_2, y2_15_aes_hi) */
+	pxor %xmm5, %xmm10 /* p2_2_15 = xor(p2_2_15_l, p2_2_15_h) */
+	movdqa %xmm15, %xmm5 /* y3_15_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm5 /* y3_15_aes_lo = and(y3_15_aes, nibble_mask) */
 	psrlw $4, %xmm15 /* y3_15_aes_sh = shr(y3_15_aes) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm15 /* y3_15_aes_hi = and(y3_15_aes_sh, nibble_mask) */
-	movdqa %xmm6, %xmm12 /* tbl_lo_1 */
-	pshufb %xmm3, %xmm12 /* p1_3_15_l = lookup16(tbl_lo_1, y3_15_aes_lo) */
-	movdqa %xmm8, %xmm6 /* tbl_lo_2 */
-	pshufb %xmm3, %xmm6 /* p2_3_15_l = lookup16(tbl_lo_2, y3_15_aes_lo) */
-	movdqa %xmm13, %xmm3 /* tbl_hi_1 */
-	pshufb %xmm15, %xmm3 /* p1_3_15_h = lookup16(tbl_hi_1, y3_15_aes_hi) */
-	pxor %xmm3, %xmm12 /* p1_3_15 = xor(p1_3_15_l, p1_3_15_h) */
-	movdqa %xmm7, %xmm3 /* tbl_hi_2 */
-	pshufb %xmm15, %xmm3 /* p2_3_15_h = lookup16(tbl_hi_2, y3_15_aes_hi) */
-	pxor %xmm3, %xmm6 /* p2_3_15 = xor(p2_3_15_l, p2_3_15_h) */
-	movdqa %xmm5, %xmm3 /* p1_0_15 */
-	pxor %xmm0, %xmm3 /* m0_acc_60 = xor(p1_0_15, p2_0_15) */
+	movdqa %xmm8, %xmm13 /* tbl_lo_1 */
+	pshufb %xmm5, %xmm13 /* p1_3_15_l = lookup16(tbl_lo_1, y3_15_aes_lo) */
+	movdqa %xmm7, %xmm8 /* tbl_lo_2 */
+	pshufb %xmm5, %xmm8 /* p2_3_15_l = lookup16(tbl_lo_2, y3_15_aes_lo) */
+	movdqa %xmm11, %xmm5 /* tbl_hi_1 */
+	pshufb %xmm15, %xmm5 /* p1_3_15_h = lookup16(tbl_hi_1, y3_15_aes_hi) */
+	pxor %xmm5, %xmm13 /* p1_3_15 = xor(p1_3_15_l, p1_3_15_h) */
+	movdqa %xmm6, %xmm5 /* tbl_hi_2 */
+	pshufb %xmm15, %xmm5 /* p2_3_15_h = lookup16(tbl_hi_2, y3_15_aes_hi) */
+	pxor %xmm5, %xmm8 /* p2_3_15 = xor(p2_3_15_l, p2_3_15_h) */
+	movdqa %xmm4, %xmm5 /* p1_0_15 */
+	pxor %xmm0, %xmm5 /* m0_acc_60 = xor(p1_0_15, p2_0_15) */
 	pxor %xmm14, %xmm0 /* m1_acc_60 = xor(p2_0_15, p1_1_15) */
 	movdqa %xmm14, %xmm15 /* p1_1_15 */
 	pxor %xmm9, %xmm15 /* m0_acc_61 = xor(p1_1_15, p1_2_15) */
-	pxor %xmm15, %xmm3 /* m0_acc_62 = xor(m0_acc_60, m0_acc_61) */
-	pxor %xmm6, %xmm3 /* m0_acc_63 = xor(m0_acc_62, p2_3_15) */
-	pxor 880(%rsp), %xmm3 /* x0n_15 = xor(m0_acc_63, g1x12.3) */
-	movdqa %xmm5, %xmm15 /* p1_0_15 */
+	pxor %xmm15, %xmm5 /* m0_acc_62 = xor(m0_acc_60, m0_acc_61) */
+	pxor %xmm8, %xmm5 /* m0_acc_63 = xor(m0_acc_62, p2_3_15) */
+	pxor 880(%rsp), %xmm5 /* x0n_15 = xor(m0_acc_63, g1x12.3) */
+	movdqa %xmm4, %xmm15 /* p1_0_15 */
 	pxor %xmm14, %xmm15 /* m3_acc_60 = xor(p1_0_15, p1_1_15) */
-	pxor %xmm2, %xmm5 /* m2_acc_60 = xor(p1_0_15, p2_1_15) */
-	pxor %xmm9, %xmm2 /* m1_acc_61 = xor(p2_1_15, p1_2_15) */
-	pxor %xmm2, %xmm0 /* m1_acc_62 = xor(m1_acc_60, m1_acc_61) */
-	pxor %xmm12, %xmm0 /* m1_acc_63 = xor(m1_acc_62, p1_3_15) */
+	pxor %xmm3, %xmm4 /* m2_acc_60 = xor(p1_0_15, p2_1_15) */
+	pxor %xmm9, %xmm3 /* m1_acc_61 = xor(p2_1_15, p1_2_15) */
+	pxor %xmm3, %xmm0 /* m1_acc_62 = xor(m1_acc_60, m1_acc_61) */
+	pxor %xmm13, %xmm0 /* m1_acc_63 = xor(m1_acc_62, p1_3_15) */
 	pxor 928(%rsp), %xmm0 /* x1n_15 = xor(m1_acc_63, g1x13.3) */
 	pxor %xmm10, %xmm9 /* m2_acc_61 = xor(p1_2_15, p2_2_15) */
-	pxor %xmm9, %xmm5 /* m2_acc_62 = xor(m2_acc_60, m2_acc_61) */
-	pxor %xmm12, %xmm5 /* m2_acc_63 = xor(m2_acc_62, p1_3_15) */
-	pxor %xmm12, %xmm10 /* m3_acc_61 = xor(p2_2_15, p1_3_15) */
+	pxor %xmm9, %xmm4 /* m2_acc_62 = xor(m2_acc_60, m2_acc_61) */
+	pxor %xmm13, %xmm4 /* m2_acc_63 = xor(m2_acc_62, p1_3_15) */
+	pxor %xmm13, %xmm10 /* m3_acc_61 = xor(p2_2_15, p1_3_15) */
 	pxor %xmm10, %xmm15 /* m3_acc_62 = xor(m3_acc_60, m3_acc_61) */
-	pxor %xmm6, %xmm15 /* m3_acc_63 = xor(m3_acc_62, p2_3_15) */
-	pxor 896(%rsp), %xmm5 /* x2n_15 = xor(m2_acc_63, g1x14.3) */
+	pxor %xmm8, %xmm15 /* m3_acc_63 = xor(m3_acc_62, p2_3_15) */
+	pxor 896(%rsp), %xmm4 /* x2n_15 = xor(m2_acc_63, g1x14.3) */
 	pxor 864(%rsp), %xmm15 /* x3n_15 = xor(m3_acc_63, g1x15.3) */
-	movdqa %xmm3, 592(%rsp) /* spill g1x12.2 */
+	movdqa %xmm5, 592(%rsp) /* spill g1x12.2 */
 	movdqa %xmm0, 608(%rsp) /* spill g1x13.2 */
-	movdqa %xmm5, 624(%rsp) /* spill g1x14.2 */
-	movdqa %xmm15, 16(%rsp) /* spill g1x15.2 */
-	movdqa %xmm1, %xmm5 /* g0x12.4 */
+	movdqa %xmm4, 624(%rsp) /* spill g1x14.2 */
+	movdqa %xmm15, 304(%rsp) /* spill g1x15.2 */
+	movdqa %xmm1, %xmm4 /* g0x12.4 */
 	movdqa 816(%rsp), %xmm1 /* reload g0x9.4 */
-	movdqa 336(%rsp), %xmm6 /* reload g0x4.4 */
-	movdqa %xmm4, %xmm7 /* g0x13.4 */
-	movdqa %xmm11, %xmm4 /* g0x14.4 */
-	movdqa 848(%rsp), %xmm8 /* reload g0x10.4 */
-	movdqa 736(%rsp), %xmm11 /* reload g0x11.4 */
+	movdqa 336(%rsp), %xmm5 /* reload g0x4.4 */
+	movdqa %xmm2, %xmm6 /* g0x13.4 */
+	movdqa %xmm12, %xmm2 /* g0x14.4 */
+	movdqa 848(%rsp), %xmm7 /* reload g0x10.4 */
+	movdqa 736(%rsp), %xmm10 /* reload g0x11.4 */
+	movdqa 656(%rsp), %xmm11 /* reload g0x7.4 */
 	movdqa 752(%rsp), %xmm12 /* reload g0x5.4 */
-	movdqa 656(%rsp), %xmm13 /* reload g0x7.4 */
-	movdqa 112(%rsp), %xmm14 /* reload g0x8.4 */
-	movdqa 784(%rsp), %xmm15 /* reload g0x6.4 */
+	movdqa 64(%rsp), %xmm13 /* reload g0x8.4 */
+	movdqa 784(%rsp), %xmm14 /* reload g0x6.4 */
 	add $128, %r8
 	cmp $512, %r8
 	jne .Lsm4_byteslice_ssse3_aesni_asm_7_loop_r0
 
 	/* Output (X35, X34, X33, X32): slots 3, 2, 1, 0; back to X = A1^-1·X'. */
-	movdqa %xmm5, %xmm0 /* g0x12.2 */
+	movdqa %xmm4, %xmm0 /* g0x12.2 */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm0 /* g0x12_lo = and(g0x12, nibble_mask) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_7_tbl_lo_3(%rip), %xmm2 /* tbl_lo_3 = const() */
-	movdqa %xmm2, %xmm3 /* tbl_lo_3 */
-	pshufb %xmm0, %xmm3 /* xout_l = lookup16(tbl_lo_3, g0x12_lo) */
-	psrlw $4, %xmm5 /* g0x12_sh = shr(g0x12) */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm5 /* g0x12_hi = and(g0x12_sh, nibble_mask) */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_7_tbl_lo_3(%rip), %xmm3 /* tbl_lo_3 = const() */
+	movdqa %xmm3, %xmm8 /* tbl_lo_3 */
+	pshufb %xmm0, %xmm8 /* xout_l = lookup16(tbl_lo_3, g0x12_lo) */
+	psrlw $4, %xmm4 /* g0x12_sh = shr(g0x12) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm4 /* g0x12_hi = and(g0x12_sh, nibble_mask) */
 	movdqa .Lsm4_byteslice_ssse3_aesni_asm_7_tbl_hi_3(%rip), %xmm0 /* tbl_hi_3 = const() */
 	movdqa %xmm0, %xmm9 /* tbl_hi_3 */
-	pshufb %xmm5, %xmm9 /* xout_h = lookup16(tbl_hi_3, g0x12_hi) */
-	pxor %xmm9, %xmm3 /* xout = xor(xout_l, xout_h) */
-	movdqa %xmm7, %xmm5 /* g0x13.2 */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm5 /* g0x13_lo = and(g0x13, nibble_mask) */
-	movdqa %xmm2, %xmm9 /* tbl_lo_3 */
-	pshufb %xmm5, %xmm9 /* xout_1_l = lookup16(tbl_lo_3, g0x13_lo) */
-	psrlw $4, %xmm7 /* g0x13_sh = shr(g0x13) */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm7 /* g0x13_hi = and(g0x13_sh, nibble_mask) */
-	movdqa %xmm0, %xmm5 /* tbl_hi_3 */
-	pshufb %xmm7, %xmm5 /* xout_1_h = lookup16(tbl_hi_3, g0x13_hi) */
-	pxor %xmm5, %xmm9 /* xout_1 = xor(xout_1_l, xout_1_h) */
-	movdqa %xmm4, %xmm5 /* g0x14.2 */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm5 /* g0x14_lo = and(g0x14, nibble_mask) */
-	movdqa %xmm2, %xmm7 /* tbl_lo_3 */
-	pshufb %xmm5, %xmm7 /* xout_2_l = lookup16(tbl_lo_3, g0x14_lo) */
-	psrlw $4, %xmm4 /* g0x14_sh = shr(g0x14) */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm4 /* g0x14_hi = and(g0x14_sh, nibble_mask) */
-	movdqa %xmm0, %xmm5 /* tbl_hi_3 */
-	pshufb %xmm4, %xmm5 /* xout_2_h = lookup16(tbl_hi_3, g0x14_hi) */
-	pxor %xmm5, %xmm7 /* xout_2 = xor(xout_2_l, xout_2_h) */
-	movdqa 0(%rsp), %xmm4 /* reload g0x15.2 */
-	movdqa %xmm4, %xmm5 /* g0x15.2 */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm5 /* g0x15_lo = and(g0x15, nibble_mask) */
-	movdqa %xmm2, %xmm10 /* tbl_lo_3 */
-	pshufb %xmm5, %xmm10 /* xout_3_l = lookup16(tbl_lo_3, g0x15_lo) */
-	psrlw $4, %xmm4 /* g0x15_sh = shr(g0x15) */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm4 /* g0x15_hi = and(g0x15_sh, nibble_mask) */
-	movdqa %xmm0, %xmm5 /* tbl_hi_3 */
-	pshufb %xmm4, %xmm5 /* xout_3_h = lookup16(tbl_hi_3, g0x15_hi) */
-	pxor %xmm5, %xmm10 /* xout_3 = xor(xout_3_l, xout_3_h) */
-	movdqa %xmm14, %xmm4 /* g0x8.2 */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm4 /* g0x8_lo = and(g0x8, nibble_mask) */
-	movdqa %xmm2, %xmm5 /* tbl_lo_3 */
-	pshufb %xmm4, %xmm5 /* xout_4_l = lookup16(tbl_lo_3, g0x8_lo) */
-	psrlw $4, %xmm14 /* g0x8_sh = shr(g0x8) */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm14 /* g0x8_hi = and(g0x8_sh, nibble_mask) */
+	pshufb %xmm4, %xmm9 /* xout_h = lookup16(tbl_hi_3, g0x12_hi) */
+	pxor %xmm9, %xmm8 /* xout = xor(xout_l, xout_h) */
+	movdqa %xmm6, %xmm4 /* g0x13.2 */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm4 /* g0x13_lo = and(g0x13, nibble_mask) */
+	movdqa %xmm3, %xmm9 /* tbl_lo_3 */
+	pshufb %xmm4, %xmm9 /* xout_1_l = lookup16(tbl_lo_3, g0x13_lo) */
+	psrlw $4, %xmm6 /* g0x13_sh = shr(g0x13) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm6 /* g0x13_hi = and(g0x13_sh, nibble_mask) */
 	movdqa %xmm0, %xmm4 /* tbl_hi_3 */
-	pshufb %xmm14, %xmm4 /* xout_4_h = lookup16(tbl_hi_3, g0x8_hi) */
-	pxor %xmm4, %xmm5 /* xout_4 = xor(xout_4_l, xout_4_h) */
-	movdqa %xmm1, %xmm4 /* g0x9.2 */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm4 /* g0x9_lo = and(g0x9, nibble_mask) */
-	movdqa %xmm2, %xmm14 /* tbl_lo_3 */
-	pshufb %xmm4, %xmm14 /* xout_5_l = lookup16(tbl_lo_3, g0x9_lo) */
+	pshufb %xmm6, %xmm4 /* xout_1_h = lookup16(tbl_hi_3, g0x13_hi) */
+	pxor %xmm4, %xmm9 /* xout_1 = xor(xout_1_l, xout_1_h) */
+	movdqa %xmm2, %xmm4 /* g0x14.2 */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm4 /* g0x14_lo = and(g0x14, nibble_mask) */
+	movdqa %xmm3, %xmm6 /* tbl_lo_3 */
+	pshufb %xmm4, %xmm6 /* xout_2_l = lookup16(tbl_lo_3, g0x14_lo) */
+	psrlw $4, %xmm2 /* g0x14_sh = shr(g0x14) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm2 /* g0x14_hi = and(g0x14_sh, nibble_mask) */
+	movdqa %xmm0, %xmm4 /* tbl_hi_3 */
+	pshufb %xmm2, %xmm4 /* xout_2_h = lookup16(tbl_hi_3, g0x14_hi) */
+	pxor %xmm4, %xmm6 /* xout_2 = xor(xout_2_l, xout_2_h) */
+	movdqa 320(%rsp), %xmm2 /* reload g0x15.2 */
+	movdqa %xmm2, %xmm4 /* g0x15.2 */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm4 /* g0x15_lo = and(g0x15, nibble_mask) */
+	movdqa %xmm3, %xmm15 /* tbl_lo_3 */
+	pshufb %xmm4, %xmm15 /* xout_3_l = lookup16(tbl_lo_3, g0x15_lo) */
+	psrlw $4, %xmm2 /* g0x15_sh = shr(g0x15) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm2 /* g0x15_hi = and(g0x15_sh, nibble_mask) */
+	movdqa %xmm0, %xmm4 /* tbl_hi_3 */
+	pshufb %xmm2, %xmm4 /* xout_3_h = lookup16(tbl_hi_3, g0x15_hi) */
+	pxor %xmm4, %xmm15 /* xout_3 = xor(xout_3_l, xout_3_h) */
+	movdqa %xmm13, %xmm2 /* g0x8.2 */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm2 /* g0x8_lo = and(g0x8, nibble_mask) */
+	movdqa %xmm3, %xmm4 /* tbl_lo_3 */
+	pshufb %xmm2, %xmm4 /* xout_4_l = lookup16(tbl_lo_3, g0x8_lo) */
+	psrlw $4, %xmm13 /* g0x8_sh = shr(g0x8) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm13 /* g0x8_hi = and(g0x8_sh, nibble_mask) */
+	movdqa %xmm0, %xmm2 /* tbl_hi_3 */
+	pshufb %xmm13, %xmm2 /* xout_4_h = lookup16(tbl_hi_3, g0x8_hi) */
+	pxor %xmm2, %xmm4 /* xout_4 = xor(xout_4_l, xout_4_h) */
+	movdqa %xmm1, %xmm2 /* g0x9.2 */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm2 /* g0x9_lo = and(g0x9, nibble_mask) */
+	movdqa %xmm3, %xmm13 /* tbl_lo_3 */
+	pshufb %xmm2, %xmm13 /* xout_5_l = lookup16(tbl_lo_3, g0x9_lo) */
 	psrlw $4, %xmm1 /* g0x9_sh = shr(g0x9) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm1 /* g0x9_hi = and(g0x9_sh, nibble_mask) */
-	movdqa %xmm0, %xmm4 /* tbl_hi_3 */
-	pshufb %xmm1, %xmm4 /* xout_5_h = lookup16(tbl_hi_3, g0x9_hi) */
-	pxor %xmm4, %xmm14 /* xout_5 = xor(xout_5_l, xout_5_h) */
-	movdqa %xmm8, %xmm1 /* g0x10.2 */
+	movdqa %xmm0, %xmm2 /* tbl_hi_3 */
+	pshufb %xmm1, %xmm2 /* xout_5_h = lookup16(tbl_hi_3, g0x9_hi) */
+	pxor %xmm2, %xmm13 /* xout_5 = xor(xout_5_l, xout_5_h) */
+	movdqa %xmm7, %xmm1 /* g0x10.2 */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm1 /* g0x10_lo = and(g0x10, nibble_mask) */
-	movdqa %xmm2, %xmm4 /* tbl_lo_3 */
-	pshufb %xmm1, %xmm4 /* xout_6_l = lookup16(tbl_lo_3, g0x10_lo) */
-	psrlw $4, %xmm8 /* g0x10_sh = shr(g0x10) */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm8 /* g0x10_hi = and(g0x10_sh, nibble_mask) */
+	movdqa %xmm3, %xmm2 /* tbl_lo_3 */
+	pshufb %xmm1, %xmm2 /* xout_6_l = lookup16(tbl_lo_3, g0x10_lo) */
+	psrlw $4, %xmm7 /* g0x10_sh = shr(g0x10) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm7 /* g0x10_hi = and(g0x10_sh, nibble_mask) */
 	movdqa %xmm0, %xmm1 /* tbl_hi_3 */
-	pshufb %xmm8, %xmm1 /* xout_6_h = lookup16(tbl_hi_3, g0x10_hi) */
-	pxor %xmm1, %xmm4 /* xout_6 = xor(xout_6_l, xout_6_h) */
-	movdqa %xmm11, %xmm1 /* g0x11.2 */
+	pshufb %xmm7, %xmm1 /* xout_6_h = lookup16(tbl_hi_3, g0x10_hi) */
+	pxor %xmm1, %xmm2 /* xout_6 = xor(xout_6_l, xout_6_h) */
+	movdqa %xmm10, %xmm1 /* g0x11.2 */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm1 /* g0x11_lo = and(g0x11, nibble_mask) */
-	movdqa %xmm2, %xmm8 /* tbl_lo_3 */
-	pshufb %xmm1, %xmm8 /* xout_7_l = lookup16(tbl_lo_3, g0x11_lo) */
-	psrlw $4, %xmm11 /* g0x11_sh = shr(g0x11) */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm11 /* g0x11_hi = and(g0x11_sh, nibble_mask) */
+	movdqa %xmm3, %xmm7 /* tbl_lo_3 */
+	pshufb %xmm1, %xmm7 /* xout_7_l = lookup16(tbl_lo_3, g0x11_lo) */
+	psrlw $4, %xmm10 /* g0x11_sh = shr(g0x11) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm10 /* g0x11_hi = and(g0x11_sh, nibble_mask) */
 	movdqa %xmm0, %xmm1 /* tbl_hi_3 */
-	pshufb %xmm11, %xmm1 /* xout_7_h = lookup16(tbl_hi_3, g0x11_hi) */
-	pxor %xmm1, %xmm8 /* xout_7 = xor(xout_7_l, xout_7_h) */
-	movdqa %xmm6, %xmm1 /* g0x4.2 */
+	pshufb %xmm10, %xmm1 /* xout_7_h = lookup16(tbl_hi_3, g0x11_hi) */
+	pxor %xmm1, %xmm7 /* xout_7 = xor(xout_7_l, xout_7_h) */
+	movdqa %xmm5, %xmm1 /* g0x4.2 */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm1 /* g0x4_lo = and(g0x4, nibble_mask) */
-	movdqa %xmm2, %xmm11 /* tbl_lo_3 */
-	pshufb %xmm1, %xmm11 /* xout_8_l = lookup16(tbl_lo_3, g0x4_lo) */
-	psrlw $4, %xmm6 /* g0x4_sh = shr(g0x4) */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm6 /* g0x4_hi = and(g0x4_sh, nibble_mask) */
+	movdqa %xmm3, %xmm10 /* tbl_lo_3 */
+	pshufb %xmm1, %xmm10 /* xout_8_l = lookup16(tbl_lo_3, g0x4_lo) */
+	psrlw $4, %xmm5 /* g0x4_sh = shr(g0x4) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm5 /* g0x4_hi = and(g0x4_sh, nibble_mask) */
 	movdqa %xmm0, %xmm1 /* tbl_hi_3 */
-	pshufb %xmm6, %xmm1 /* xout_8_h = lookup16(tbl_hi_3, g0x4_hi) */
-	pxor %xmm1, %xmm11 /* xout_8 = xor(xout_8_l, xout_8_h) */
+	pshufb %xmm5, %xmm1 /* xout_8_h = lookup16(tbl_hi_3, g0x4_hi) */
+	pxor %xmm1, %xmm10 /* xout_8 = xor(xout_8_l, xout_8_h) */
 	movdqa %xmm12, %xmm1 /* g0x5.2 */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm1 /* g0x5_lo = and(g0x5, nibble_mask) */
-	movdqa %xmm2, %xmm6 /* tbl_lo_3 */
-	pshufb %xmm1, %xmm6 /* xout_9_l = lookup16(tbl_lo_3, g0x5_lo) */
+	movdqa %xmm3, %xmm5 /* tbl_lo_3 */
+	pshufb %xmm1, %xmm5 /* xout_9_l = lookup16(tbl_lo_3, g0x5_lo) */
 	psrlw $4, %xmm12 /* g0x5_sh = shr(g0x5) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm12 /* g0x5_hi = and(g0x5_sh, nibble_mask) */
 	movdqa %xmm0, %xmm1 /* tbl_hi_3 */
 	pshufb %xmm12, %xmm1 /* xout_9_h = lookup16(tbl_hi_3, g0x5_hi) */
-	pxor %xmm1, %xmm6 /* xout_9 = xor(xout_9_l, xout_9_h) */
-	movdqa %xmm15, %xmm1 /* g0x6.2 */
+	pxor %xmm1, %xmm5 /* xout_9 = xor(xout_9_l, xout_9_h) */
+	movdqa %xmm14, %xmm1 /* g0x6.2 */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm1 /* g0x6_lo = and(g0x6, nibble_mask) */
-	movdqa %xmm2, %xmm12 /* tbl_lo_3 */
+	movdqa %xmm3, %xmm12 /* tbl_lo_3 */
 	pshufb %xmm1, %xmm12 /* xout_10_l = lookup16(tbl_lo_3, g0x6_lo) */
-	psrlw $4, %xmm15 /* g0x6_sh = shr(g0x6) */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm15 /* g0x6_hi = and(g0x6_sh, nibble_mask) */
+	psrlw $4, %xmm14 /* g0x6_sh = shr(g0x6) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm14 /* g0x6_hi = and(g0x6_sh, nibble_mask) */
 	movdqa %xmm0, %xmm1 /* tbl_hi_3 */
-	pshufb %xmm15, %xmm1 /* xout_10_h = lookup16(tbl_hi_3, g0x6_hi) */
+	pshufb %xmm14, %xmm1 /* xout_10_h = lookup16(tbl_hi_3, g0x6_hi) */
 	pxor %xmm1, %xmm12 /* xout_10 = xor(xout_10_l, xout_10_h) */
-	movdqa %xmm13, %xmm1 /* g0x7.2 */
+	movdqa %xmm11, %xmm1 /* g0x7.2 */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm1 /* g0x7_lo = and(g0x7, nibble_mask) */
-	movdqa %xmm2, %xmm15 /* tbl_lo_3 */
-	pshufb %xmm1, %xmm15 /* xout_11_l = lookup16(tbl_lo_3, g0x7_lo) */
-	psrlw $4, %xmm13 /* g0x7_sh = shr(g0x7) */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm13 /* g0x7_hi = and(g0x7_sh, nibble_mask) */
+	movdqa %xmm3, %xmm14 /* tbl_lo_3 */
+	pshufb %xmm1, %xmm14 /* xout_11_l = lookup16(tbl_lo_3, g0x7_lo) */
+	psrlw $4, %xmm11 /* g0x7_sh = shr(g0x7) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm11 /* g0x7_hi = and(g0x7_sh, nibble_mask) */
 	movdqa %xmm0, %xmm1 /* tbl_hi_3 */
-	pshufb %xmm13, %xmm1 /* xout_11_h = lookup16(tbl_hi_3, g0x7_hi) */
-	pxor %xmm1, %xmm15 /* xout_11 = xor(xout_11_l, xout_11_h) */
-	movdqa 320(%rsp), %xmm1 /* reload g0x0.2 */
-	movdqa %xmm1, %xmm13 /* g0x0.2 */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm13 /* g0x0_lo = and(g0x0, nibble_mask) */
-	movdqa %xmm8, 0(%rsp) /* spill xout_7 */
-	movdqa %xmm2, %xmm8 /* tbl_lo_3 */
-	pshufb %xmm13, %xmm8 /* xout_12_l = lookup16(tbl_lo_3, g0x0_lo) */
+	pshufb %xmm11, %xmm1 /* xout_11_h = lookup16(tbl_hi_3, g0x7_hi) */
+	pxor %xmm1, %xmm14 /* xout_11 = xor(xout_11_l, xout_11_h) */
+	movdqa 288(%rsp), %xmm1 /* reload g0x0.2 */
+	movdqa %xmm1, %xmm11 /* g0x0.2 */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm11 /* g0x0_lo = and(g0x0, nibble_mask) */
+	movdqa %xmm7, 320(%rsp) /* spill xout_7 */
+	movdqa %xmm3, %xmm7 /* tbl_lo_3 */
+	pshufb %xmm11, %xmm7 /* xout_12_l = lookup16(tbl_lo_3, g0x0_lo) */
 	psrlw $4, %xmm1 /* g0x0_sh = shr(g0x0) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm1 /* g0x0_hi = and(g0x0_sh, nibble_mask) */
-	movdqa %xmm0, %xmm13 /* tbl_hi_3 */
-	pshufb %xmm1, %xmm13 /* xout_12_h = lookup16(tbl_hi_3, g0x0_hi) */
-	pxor %xmm13, %xmm8 /* xout_12 = xor(xout_12_l, xout_12_h) */
-	movdqa 272(%rsp), %xmm1 /* reload g0x1.2 */
-	movdqa %xmm1, %xmm13 /* g0x1.2 */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm13 /* g0x1_lo = and(g0x1, nibble_mask) */
-	movdqa %xmm4, 320(%rsp) /* spill xout_6 */
-	movdqa %xmm2, %xmm4 /* tbl_lo_3 */
-	pshufb %xmm13, %xmm4 /* xout_13_l = lookup16(tbl_lo_3, g0x1_lo) */
+	movdqa %xmm0, %xmm11 /* tbl_hi_3 */
+	pshufb %xmm1, %xmm11 /* xout_12_h = lookup16(tbl_hi_3, g0x0_hi) */
+	pxor %xmm11, %xmm7 /* xout_12 = xor(xout_12_l, xout_12_h) */
+	movdqa 240(%rsp), %xmm1 /* reload g0x1.2 */
+	movdqa %xmm1, %xmm11 /* g0x1.2 */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm11 /* g0x1_lo = and(g0x1, nibble_mask) */
+	movdqa %xmm2, 288(%rsp) /* spill xout_6 */
+	movdqa %xmm3, %xmm2 /* tbl_lo_3 */
+	pshufb %xmm11, %xmm2 /* xout_13_l = lookup16(tbl_lo_3, g0x1_lo) */
 	psrlw $4, %xmm1 /* g0x1_sh = shr(g0x1) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm1 /* g0x1_hi = and(g0x1_sh, nibble_mask) */
-	movdqa %xmm0, %xmm13 /* tbl_hi_3 */
-	pshufb %xmm1, %xmm13 /* xout_13_h = lookup16(tbl_hi_3, g0x1_hi) */
-	pxor %xmm13, %xmm4 /* xout_13 = xor(xout_13_l, xout_13_h) */
-	movdqa 80(%rsp), %xmm1 /* reload g0x2.2 */
-	movdqa %xmm1, %xmm13 /* g0x2.2 */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm13 /* g0x2_lo = and(g0x2, nibble_mask) */
-	movdqa %xmm4, 272(%rsp) /* spill xout_13 */
-	movdqa %xmm2, %xmm4 /* tbl_lo_3 */
-	pshufb %xmm13, %xmm4 /* xout_14_l = lookup16(tbl_lo_3, g0x2_lo) */
+	movdqa %xmm0, %xmm11 /* tbl_hi_3 */
+	pshufb %xmm1, %xmm11 /* xout_13_h = lookup16(tbl_hi_3, g0x1_hi) */
+	pxor %xmm11, %xmm2 /* xout_13 = xor(xout_13_l, xout_13_h) */
+	movdqa 48(%rsp), %xmm1 /* reload g0x2.2 */
+	movdqa %xmm1, %xmm11 /* g0x2.2 */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm11 /* g0x2_lo = and(g0x2, nibble_mask) */
+	movdqa %xmm2, 240(%rsp) /* spill xout_13 */
+	movdqa %xmm3, %xmm2 /* tbl_lo_3 */
+	pshufb %xmm11, %xmm2 /* xout_14_l = lookup16(tbl_lo_3, g0x2_lo) */
 	psrlw $4, %xmm1 /* g0x2_sh = shr(g0x2) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm1 /* g0x2_hi = and(g0x2_sh, nibble_mask) */
-	movdqa %xmm0, %xmm13 /* tbl_hi_3 */
-	pshufb %xmm1, %xmm13 /* xout_14_h = lookup16(tbl_hi_3, g0x2_hi) */
-	pxor %xmm13, %xmm4 /* xout_14 = xor(xout_14_l, xout_14_h) */
+	movdqa %xmm0, %xmm11 /* tbl_hi_3 */
+	pshufb %xmm1, %xmm11 /* xout_14_h = lookup16(tbl_hi_3, g0x2_hi) */
+	pxor %xmm11, %xmm2 /* xout_14 = xor(xout_14_l, xout_14_h) */
 	movdqa 576(%rsp), %xmm1 /* reload g0x3.2 */
-	movdqa %xmm1, %xmm13 /* g0x3.2 */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm13 /* g0x3_lo = and(g0x3, nibble_mask) */
-	movdqa %xmm4, 80(%rsp) /* spill xout_14 */
-	movdqa %xmm2, %xmm4 /* tbl_lo_3 */
-	pshufb %xmm13, %xmm4 /* xout_15_l = lookup16(tbl_lo_3, g0x3_lo) */
+	movdqa %xmm1, %xmm11 /* g0x3.2 */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm11 /* g0x3_lo = and(g0x3, nibble_mask) */
+	movdqa %xmm2, 48(%rsp) /* spill xout_14 */
+	movdqa %xmm3, %xmm2 /* tbl_lo_3 */
+	pshufb %xmm11, %xmm2 /* xout_15_l = lookup16(tbl_lo_3, g0x3_lo) */
 	psrlw $4, %xmm1 /* g0x3_sh = shr(g0x3) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm1 /* g0x3_hi = and(g0x3_sh, nibble_mask) */
-	movdqa %xmm0, %xmm13 /* tbl_hi_3 */
-	pshufb %xmm1, %xmm13 /* xout_15_h = lookup16(tbl_hi_3, g0x3_hi) */
-	pxor %xmm13, %xmm4 /* xout_15 = xor(xout_15_l, xout_15_h) */
-	movdqa %xmm3, %xmm1 /* xout */
-	punpcklbw %xmm11, %xmm1 /* tro0 = unpacklo(xout, xout_8) */
-	punpckhbw %xmm11, %xmm3 /* tro0_1 = unpackhi(xout, xout_8) */
-	movdqa %xmm9, %xmm11 /* xout_1 */
-	punpcklbw %xmm6, %xmm11 /* tro0_2 = unpacklo(xout_1, xout_9) */
-	punpckhbw %xmm6, %xmm9 /* tro0_3 = unpackhi(xout_1, xout_9) */
-	movdqa %xmm7, %xmm6 /* xout_2 */
-	punpcklbw %xmm12, %xmm6 /* tro0_4 = unpacklo(xout_2, xout_10) */
-	punpckhbw %xmm12, %xmm7 /* tro0_5 = unpackhi(xout_2, xout_10) */
-	movdqa %xmm10, %xmm12 /* xout_3 */
-	punpcklbw %xmm15, %xmm12 /* tro0_6 = unpacklo(xout_3, xout_11) */
-	punpckhbw %xmm15, %xmm10 /* tro0_7 = unpackhi(xout_3, xout_11) */
-	movdqa %xmm5, %xmm13 /* xout_4 */
-	punpcklbw %xmm8, %xmm13 /* tro0_8 = unpacklo(xout_4, xout_12) */
-	punpckhbw %xmm8, %xmm5 /* tro0_9 = unpackhi(xout_4, xout_12) */
-	movdqa %xmm14, %xmm8 /* xout_5 */
-	punpcklbw 272(%rsp), %xmm8 /* tro0_10 = unpacklo(xout_5, xout_13) */
-	punpckhbw 272(%rsp), %xmm14 /* tro0_11 = unpackhi(xout_5, xout_13) */
-	movdqa 320(%rsp), %xmm15 /* reload xout_6 */
-	movdqa %xmm15, %xmm0 /* xout_6 */
-	punpcklbw 80(%rsp), %xmm0 /* tro0_12 = unpacklo(xout_6, xout_14) */
-	punpckhbw 80(%rsp), %xmm15 /* tro0_13 = unpackhi(xout_6, xout_14) */
-	movdqa 0(%rsp), %xmm2 /* reload xout_7 */
-	movdqa %xmm10, 80(%rsp) /* spill tro0_7 */
-	movdqa %xmm2, %xmm10 /* xout_7 */
-	punpcklbw %xmm4, %xmm10 /* tro0_14 = unpacklo(xout_7, xout_15) */
-	punpckhbw %xmm4, %xmm2 /* tro0_15 = unpackhi(xout_7, xout_15) */
-	movdqa %xmm1, %xmm4 /* tro0 */
-	punpcklbw %xmm13, %xmm4 /* tro1 = unpacklo(tro0, tro0_8) */
-	punpckhbw %xmm13, %xmm1 /* tro1_1 = unpackhi(tro0, tro0_8) */
-	movdqa %xmm3, %xmm13 /* tro0_1 */
-	punpcklbw %xmm5, %xmm13 /* tro1_2 = unpacklo(tro0_1, tro0_9) */
-	punpckhbw %xmm5, %xmm3 /* tro1_3 = unpackhi(tro0_1, tro0_9) */
-	movdqa %xmm11, %xmm5 /* tro0_2 */
-	punpcklbw %xmm8, %xmm5 /* tro1_4 = unpacklo(tro0_2, tro0_10) */
-	punpckhbw %xmm8, %xmm11 /* tro1_5 = unpackhi(tro0_2, tro0_10) */
-	movdqa %xmm9, %xmm8 /* tro0_3 */
-	punpcklbw %xmm14, %xmm8 /* tro1_6 = unpacklo(tro0_3, tro0_11) */
-	punpckhbw %xmm14, %xmm9 /* tro1_7 = unpackhi(tro0_3, tro0_11) */
-	movdqa %xmm6, %xmm14 /* tro0_4 */
-	punpcklbw %xmm0, %xmm14 /* tro1_8 = unpacklo(tro0_4, tro0_12) */
-	punpckhbw %xmm0, %xmm6 /* tro1_9 = unpackhi(tro0_4, tro0_12) */
-	movdqa %xmm7, %xmm0 /* tro0_5 */
-	punpcklbw %xmm15, %xmm0 /* tro1_10 = unpacklo(tro0_5, tro0_13) */
-	punpckhbw %xmm15, %xmm7 /* tro1_11 = unpackhi(tro0_5, tro0_13) */
-	movdqa %xmm12, %xmm15 /* tro0_6 */
-	punpcklbw %xmm10, %xmm15 /* tro1_12 = unpacklo(tro0_6, tro0_14) */
-	punpckhbw %xmm10, %xmm12 /* tro1_13 = unpackhi(tro0_6, tro0_14) */
-	movdqa 80(%rsp), %xmm10 /* reload tro0_7 */
-	movdqa %xmm9, 0(%rsp) /* spill tro1_7 */
-	movdqa %xmm10, %xmm9 /* tro0_7 */
-	punpcklbw %xmm2, %xmm9 /* tro1_14 = unpacklo(tro0_7, tro0_15) */
-	punpckhbw %xmm2, %xmm10 /* tro1_15 = unpackhi(tro0_7, tro0_15) */
-	movdqa %xmm4, %xmm2 /* tro1 */
-	punpcklbw %xmm14, %xmm2 /* tro2 = unpacklo(tro1, tro1_8) */
-	punpckhbw %xmm14, %xmm4 /* tro2_1 = unpackhi(tro1, tro1_8) */
-	movdqa %xmm1, %xmm14 /* tro1_1 */
-	punpcklbw %xmm6, %xmm14 /* tro2_2 = unpacklo(tro1_1, tro1_9) */
-	punpckhbw %xmm6, %xmm1 /* tro2_3 = unpackhi(tro1_1, tro1_9) */
-	movdqa %xmm13, %xmm6 /* tro1_2 */
-	punpcklbw %xmm0, %xmm6 /* tro2_4 = unpacklo(tro1_2, tro1_10) */
-	punpckhbw %xmm0, %xmm13 /* tro2_5 = unpackhi(tro1_2, tro1_10) */
-	movdqa %xmm3, %xmm0 /* tro1_3 */
-	punpcklbw %xmm7, %xmm0 /* tro2_6 = unpacklo(tro1_3, tro1_11) */
-	punpckhbw %xmm7, %xmm3 /* tro2_7 = unpackhi(tro1_3, tro1_11) */
-	movdqa %xmm5, %xmm7 /* tro1_4 */
-	punpcklbw %xmm15, %xmm7 /* tro2_8 = unpacklo(tro1_4, tro1_12) */
-	punpckhbw %xmm15, %xmm5 /* tro2_9 = unpackhi(tro1_4, tro1_12) */
-	movdqa %xmm11, %xmm15 /* tro1_5 */
-	punpcklbw %xmm12, %xmm15 /* tro2_10 = unpacklo(tro1_5, tro1_13) */
-	punpckhbw %xmm12, %xmm11 /* tro2_11 = unpackhi(tro1_5, tro1_13) */
-	movdqa %xmm8, %xmm12 /* tro1_6 */
-	punpcklbw %xmm9, %xmm12 /* tro2_12 = unpacklo(tro1_6, tro1_14) */
-	punpckhbw %xmm9, %xmm8 /* tro2_13 = unpackhi(tro1_6, tro1_14) */
-	movdqa 0(%rsp), %xmm9 /* reload tro1_7 */
-	movdqa %xmm3, 80(%rsp) /* spill tro2_7 */
-	movdqa %xmm9, %xmm3 /* tro1_7 */
-	punpcklbw %xmm10, %xmm3 /* tro2_14 = unpacklo(tro1_7, tro1_15) */
-	punpckhbw %xmm10, %xmm9 /* tro2_15 = unpackhi(tro1_7, tro1_15) */
-	movdqa %xmm2, %xmm10 /* tro2 */
-	punpcklbw %xmm7, %xmm10 /* tro3 = unpacklo(tro2, tro2_8) */
-	punpckhbw %xmm7, %xmm2 /* tro3_1 = unpackhi(tro2, tro2_8) */
-	movdqa %xmm4, %xmm7 /* tro2_1 */
-	punpcklbw %xmm5, %xmm7 /* tro3_2 = unpacklo(tro2_1, tro2_9) */
-	punpckhbw %xmm5, %xmm4 /* tro3_3 = unpackhi(tro2_1, tro2_9) */
-	movdqa %xmm14, %xmm5 /* tro2_2 */
-	punpcklbw %xmm15, %xmm5 /* tro3_4 = unpacklo(tro2_2, tro2_10) */
-	punpckhbw %xmm15, %xmm14 /* tro3_5 = unpackhi(tro2_2, tro2_10) */
-	movdqa %xmm1, %xmm15 /* tro2_3 */
-	punpcklbw %xmm11, %xmm15 /* tro3_6 = unpacklo(tro2_3, tro2_11) */
-	punpckhbw %xmm11, %xmm1 /* tro3_7 = unpackhi(tro2_3, tro2_11) */
-	movdqa %xmm6, %xmm11 /* tro2_4 */
-	punpcklbw %xmm12, %xmm11 /* tro3_8 = unpacklo(tro2_4, tro2_12) */
-	punpckhbw %xmm12, %xmm6 /* tro3_9 = unpackhi(tro2_4, tro2_12) */
-	movdqa %xmm13, %xmm12 /* tro2_5 */
-	punpcklbw %xmm8, %xmm12 /* tro3_10 = unpacklo(tro2_5, tro2_13) */
-	punpckhbw %xmm8, %xmm13 /* tro3_11 = unpackhi(tro2_5, tro2_13) */
-	movdqa %xmm0, %xmm8 /* tro2_6 */
-	punpcklbw %xmm3, %xmm8 /* tro3_12 = unpacklo(tro2_6, tro2_14) */
-	punpckhbw %xmm3, %xmm0 /* tro3_13 = unpackhi(tro2_6, tro2_14) */
-	movdqa 80(%rsp), %xmm3 /* reload tro2_7 */
-	movdqa %xmm0, 0(%rsp) /* spill tro3_13 */
-	movdqa %xmm3, %xmm0 /* tro2_7 */
+	movdqa %xmm0, %xmm11 /* tbl_hi_3 */
+	pshufb %xmm1, %xmm11 /* xout_15_h = lookup16(tbl_hi_3, g0x3_hi) */
+	pxor %xmm11, %xmm2 /* xout_15 = xor(xout_15_l, xout_15_h) */
+	movdqa %xmm8, %xmm1 /* xout */
+	punpcklbw %xmm10, %xmm1 /* tro0 = unpacklo(xout, xout_8) */
+	punpckhbw %xmm10, %xmm8 /* tro0_1 = unpackhi(xout, xout_8) */
+	movdqa %xmm9, %xmm10 /* xout_1 */
+	punpcklbw %xmm5, %xmm10 /* tro0_2 = unpacklo(xout_1, xout_9) */
+	punpckhbw %xmm5, %xmm9 /* tro0_3 = unpackhi(xout_1, xout_9) */
+	movdqa %xmm6, %xmm5 /* xout_2 */
+	punpcklbw %xmm12, %xmm5 /* tro0_4 = unpacklo(xout_2, xout_10) */
+	punpckhbw %xmm12, %xmm6 /* tro0_5 = unpackhi(xout_2, xout_10) */
+	movdqa %xmm15, %xmm11 /* xout_3 */
+	punpcklbw %xmm14, %xmm11 /* tro0_6 = unpacklo(xout_3, xout_11) */
+	punpckhbw %xmm14, %xmm15 /* tro0_7 = unpackhi(xout_3, xout_11) */
+	movdqa %xmm4, %xmm12 /* xout_4 */
+	punpcklbw %xmm7, %xmm12 /* tro0_8 = unpacklo(xout_4, xout_12) */
+	punpckhbw %xmm7, %xmm4 /* tro0_9 = unpackhi(xout_4, xout_12) */
+	movdqa %xmm13, %xmm7 /* xout_5 */
+	punpcklbw 240(%rsp), %xmm7 /* tro0_10 = unpacklo(xout_5, xout_13) */
+	punpckhbw 240(%rsp), %xmm13 /* tro0_11 = unpackhi(xout_5, xout_13) */
+	movdqa 288(%rsp), %xmm14 /* reload xout_6 */
+	movdqa %xmm14, %xmm0 /* xout_6 */
+	punpcklbw 48(%rsp), %xmm0 /* tro0_12 = unpacklo(xout_6, xout_14) */
+	punpckhbw 48(%rsp), %xmm14 /* tro0_13 = unpackhi(xout_6, xout_14) */
+	movdqa 320(%rsp), %xmm3 /* reload xout_7 */
+	movdqa %xmm15, 48(%rsp) /* spill tro0_7 */
+	movdqa %xmm3, %xmm15 /* xout_7 */
+	punpcklbw %xmm2, %xmm15 /* tro0_14 = unpacklo(xout_7, xout_15) */
+	punpckhbw %xmm2, %xmm3 /* tro0_15 = unpackhi(xout_7, xout_15) */
+	movdqa %xmm1, %xmm2 /* tro0 */
+	punpcklbw %xmm12, %xmm2 /* tro1 = unpacklo(tro0, tro0_8) */
+	punpckhbw %xmm12, %xmm1 /* tro1_1 = unpackhi(tro0, tro0_8) */
+	movdqa %xmm8, %xmm12 /* tro0_1 */
+	punpcklbw %xmm4, %xmm12 /* tro1_2 = unpacklo(tro0_1, tro0_9) */
+	punpckhbw %xmm4, %xmm8 /* tro1_3 = unpackhi(tro0_1, tro0_9) */
+	movdqa %xmm10, %xmm4 /* tro0_2 */
+	punpcklbw %xmm7, %xmm4 /* tro1_4 = unpacklo(tro0_2, tro0_10) */
+	punpckhbw %xmm7, %xmm10 /* tro1_5 = unpackhi(tro0_2, tro0_10) */
+	movdqa %xmm9, %xmm7 /* tro0_3 */
+	punpcklbw %xmm13, %xmm7 /* tro1_6 = unpacklo(tro0_3, tro0_11) */
+	punpckhbw %xmm13, %xmm9 /* tro1_7 = unpackhi(tro0_3, tro0_11) */
+	movdqa %xmm5, %xmm13 /* tro0_4 */
+	punpcklbw %xmm0, %xmm13 /* tro1_8 = unpacklo(tro0_4, tro0_12) */
+	punpckhbw %xmm0, %xmm5 /* tro1_9 = unpackhi(tro0_4, tro0_12) */
+	movdqa %xmm6, %xmm0 /* tro0_5 */
+	punpcklbw %xmm14, %xmm0 /* tro1_10 = unpacklo(tro0_5, tro0_13) */
+	punpckhbw %xmm14, %xmm6 /* tro1_11 = unpackhi(tro0_5, tro0_13) */
+	movdqa %xmm11, %xmm14 /* tro0_6 */
+	punpcklbw %xmm15, %xmm14 /* tro1_12 = unpacklo(tro0_6, tro0_14) */
+	punpckhbw %xmm15, %xmm11 /* tro1_13 = unpackhi(tro0_6, tro0_14) */
+	movdqa 48(%rsp), %xmm15 /* reload tro0_7 */
+	movdqa %xmm9, 320(%rsp) /* spill tro1_7 */
+	movdqa %xmm15, %xmm9 /* tro0_7 */
+	punpcklbw %xmm3, %xmm9 /* tro1_14 = unpacklo(tro0_7, tro0_15) */
+	punpckhbw %xmm3, %xmm15 /* tro1_15 = unpackhi(tro0_7, tro0_15) */
+	movdqa %xmm2, %xmm3 /* tro1 */
+	punpcklbw %xmm13, %xmm3 /* tro2 = unpacklo(tro1, tro1_8) */
+	punpckhbw %xmm13, %xmm2 /* tro2_1 = unpackhi(tro1, tro1_8) */
+	movdqa %xmm1, %xmm13 /* tro1_1 */
+	punpcklbw %xmm5, %xmm13 /* tro2_2 = unpacklo(tro1_1, tro1_9) */
+	punpckhbw %xmm5, %xmm1 /* tro2_3 = unpackhi(tro1_1, tro1_9) */
+	movdqa %xmm12, %xmm5 /* tro1_2 */
+	punpcklbw %xmm0, %xmm5 /* tro2_4 = unpacklo(tro1_2, tro1_10) */
+	punpckhbw %xmm0, %xmm12 /* tro2_5 = unpackhi(tro1_2, tro1_10) */
+	movdqa %xmm8, %xmm0 /* tro1_3 */
+	punpcklbw %xmm6, %xmm0 /* tro2_6 = unpacklo(tro1_3, tro1_11) */
+	punpckhbw %xmm6, %xmm8 /* tro2_7 = unpackhi(tro1_3, tro1_11) */
+	movdqa %xmm4, %xmm6 /* tro1_4 */
+	punpcklbw %xmm14, %xmm6 /* tro2_8 = unpacklo(tro1_4, tro1_12) */
+	punpckhbw %xmm14, %xmm4 /* tro2_9 = unpackhi(tro1_4, tro1_12) */
+	movdqa %xmm10, %xmm14 /* tro1_5 */
+	punpcklbw %xmm11, %xmm14 /* tro2_10 = unpacklo(tro1_5, tro1_13) */
+	punpckhbw %xmm11, %xmm10 /* tro2_11 = unpackhi(tro1_5, tro1_13) */
+	movdqa %xmm7, %xmm11 /* tro1_6 */
+	punpcklbw %xmm9, %xmm11 /* tro2_12 = unpacklo(tro1_6, tro1_14) */
+	punpckhbw %xmm9, %xmm7 /* tro2_13 = unpackhi(tro1_6, tro1_14) */
+	movdqa 320(%rsp), %xmm9 /* reload tro1_7 */
+	movdqa %xmm8, 48(%rsp) /* spill tro2_7 */
+	movdqa %xmm9, %xmm8 /* tro1_7 */
+	punpcklbw %xmm15, %xmm8 /* tro2_14 = unpacklo(tro1_7, tro1_15) */
+	punpckhbw %xmm15, %xmm9 /* tro2_15 = unpackhi(tro1_7, tro1_15) */
+	movdqa %xmm3, %xmm15 /* tro2 */
+	punpcklbw %xmm6, %xmm15 /* tro3 = unpacklo(tro2, tro2_8) */
+	punpckhbw %xmm6, %xmm3 /* tro3_1 = unpackhi(tro2, tro2_8) */
+	movdqa %xmm2, %xmm6 /* tro2_1 */
+	punpcklbw %xmm4, %xmm6 /* tro3_2 = unpacklo(tro2_1, tro2_9) */
+	punpckhbw %xmm4, %xmm2 /* tro3_3 = unpackhi(tro2_1, tro2_9) */
+	movdqa %xmm13, %xmm4 /* tro2_2 */
+	punpcklbw %xmm14, %xmm4 /* tro3_4 = unpacklo(tro2_2, tro2_10) */
+	punpckhbw %xmm14, %xmm13 /* tro3_5 = unpackhi(tro2_2, tro2_10) */
+	movdqa %xmm1, %xmm14 /* tro2_3 */
+	punpcklbw %xmm10, %xmm14 /* tro3_6 = unpacklo(tro2_3, tro2_11) */
+	punpckhbw %xmm10, %xmm1 /* tro3_7 = unpackhi(tro2_3, tro2_11) */
+	movdqa %xmm5, %xmm10 /* tro2_4 */
+	punpcklbw %xmm11, %xmm10 /* tro3_8 = unpacklo(tro2_4, tro2_12) */
+	punpckhbw %xmm11, %xmm5 /* tro3_9 = unpackhi(tro2_4, tro2_12) */
+	movdqa %xmm12, %xmm11 /* tro2_5 */
+	punpcklbw %xmm7, %xmm11 /* tro3_10 = unpacklo(tro2_5, tro2_13) */
+	punpckhbw %xmm7, %xmm12 /* tro3_11 = unpackhi(tro2_5, tro2_13) */
+	movdqa %xmm0, %xmm7 /* tro2_6 */
+	punpcklbw %xmm8, %xmm7 /* tro3_12 = unpacklo(tro2_6, tro2_14) */
+	punpckhbw %xmm8, %xmm0 /* tro3_13 = unpackhi(tro2_6, tro2_14) */
+	movdqa 48(%rsp), %xmm8 /* reload tro2_7 */
+	movdqa %xmm0, 320(%rsp) /* spill tro3_13 */
+	movdqa %xmm8, %xmm0 /* tro2_7 */
 	punpcklbw %xmm9, %xmm0 /* tro3_14 = unpacklo(tro2_7, tro2_15) */
-	punpckhbw %xmm9, %xmm3 /* tro3_15 = unpackhi(tro2_7, tro2_15) */
+	punpckhbw %xmm9, %xmm8 /* tro3_15 = unpackhi(tro2_7, tro2_15) */
 	movdqu (%rcx), %xmm9 /* msg = load() */
-	pxor %xmm9, %xmm10 /* ct = xor(tro3, msg) */
-	movdqu %xmm10, (%rdx) /* store ct */
+	pxor %xmm9, %xmm15 /* ct = xor(tro3, msg) */
+	movdqu %xmm15, (%rdx) /* store ct */
 	movdqu 16(%rcx), %xmm9 /* msg_1 = load() */
-	pxor %xmm9, %xmm2 /* ct_1 = xor(tro3_1, msg_1) */
-	movdqu %xmm2, 16(%rdx) /* store ct_1 */
-	movdqu 32(%rcx), %xmm2 /* msg_2 = load() */
-	pxor %xmm2, %xmm7 /* ct_2 = xor(tro3_2, msg_2) */
-	movdqu %xmm7, 32(%rdx) /* store ct_2 */
-	movdqu 48(%rcx), %xmm2 /* msg_3 = load() */
-	pxor %xmm2, %xmm4 /* ct_3 = xor(tro3_3, msg_3) */
-	movdqu %xmm4, 48(%rdx) /* store ct_3 */
+	pxor %xmm9, %xmm3 /* ct_1 = xor(tro3_1, msg_1) */
+	movdqu %xmm3, 16(%rdx) /* store ct_1 */
+	movdqu 32(%rcx), %xmm3 /* msg_2 = load() */
+	pxor %xmm3, %xmm6 /* ct_2 = xor(tro3_2, msg_2) */
+	movdqu %xmm6, 32(%rdx) /* store ct_2 */
+	movdqu 48(%rcx), %xmm3 /* msg_3 = load() */
+	pxor %xmm3, %xmm2 /* ct_3 = xor(tro3_3, msg_3) */
+	movdqu %xmm2, 48(%rdx) /* store ct_3 */
 	movdqu 64(%rcx), %xmm2 /* msg_4 = load() */
-	pxor %xmm2, %xmm5 /* ct_4 = xor(tro3_4, msg_4) */
-	movdqu %xmm5, 64(%rdx) /* store ct_4 */
+	pxor %xmm2, %xmm4 /* ct_4 = xor(tro3_4, msg_4) */
+	movdqu %xmm4, 64(%rdx) /* store ct_4 */
 	movdqu 80(%rcx), %xmm2 /* msg_5 = load() */
-	pxor %xmm2, %xmm14 /* ct_5 = xor(tro3_5, msg_5) */
-	movdqu %xmm14, 80(%rdx) /* store ct_5 */
+	pxor %xmm2, %xmm13 /* ct_5 = xor(tro3_5, msg_5) */
+	movdqu %xmm13, 80(%rdx) /* store ct_5 */
 	movdqu 96(%rcx), %xmm2 /* msg_6 = load() */
-	pxor %xmm2, %xmm15 /* ct_6 = xor(tro3_6, msg_6) */
-	movdqu %xmm15, 96(%rdx) /* store ct_6 */
+	pxor %xmm2, %xmm14 /* ct_6 = xor(tro3_6, msg_6) */
+	movdqu %xmm14, 96(%rdx) /* store ct_6 */
 	movdqu 112(%rcx), %xmm2 /* msg_7 = load() */
 	pxor %xmm2, %xmm1 /* ct_7 = xor(tro3_7, msg_7) */
 	movdqu %xmm1, 112(%rdx) /* store ct_7 */
 	movdqu 128(%rcx), %xmm1 /* msg_8 = load() */
-	pxor %xmm1, %xmm11 /* ct_8 = xor(tro3_8, msg_8) */
-	movdqu %xmm11, 128(%rdx) /* store ct_8 */
+	pxor %xmm1, %xmm10 /* ct_8 = xor(tro3_8, msg_8) */
+	movdqu %xmm10, 128(%rdx) /* store ct_8 */
 	movdqu 144(%rcx), %xmm1 /* msg_9 = load() */
-	pxor %xmm1, %xmm6 /* ct_9 = xor(tro3_9, msg_9) */
-	movdqu %xmm6, 144(%rdx) /* store ct_9 */
+	pxor %xmm1, %xmm5 /* ct_9 = xor(tro3_9, msg_9) */
+	movdqu %xmm5, 144(%rdx) /* store ct_9 */
 	movdqu 160(%rcx), %xmm1 /* msg_10 = load() */
-	pxor %xmm1, %xmm12 /* ct_10 = xor(tro3_10, msg_10) */
-	movdqu %xmm12, 160(%rdx) /* store ct_10 */
+	pxor %xmm1, %xmm11 /* ct_10 = xor(tro3_10, msg_10) */
+	movdqu %xmm11, 160(%rdx) /* store ct_10 */
 	movdqu 176(%rcx), %xmm1 /* msg_11 = load() */
-	pxor %xmm1, %xmm13 /* ct_11 = xor(tro3_11, msg_11) */
-	movdqu %xmm13, 176(%rdx) /* store ct_11 */
+	pxor %xmm1, %xmm12 /* ct_11 = xor(tro3_11, msg_11) */
+	movdqu %xmm12, 176(%rdx) /* store ct_11 */
 	movdqu 192(%rcx), %xmm1 /* msg_12 = load() */
-	pxor %xmm1, %xmm8 /* ct_12 = xor(tro3_12, msg_12) */
-	movdqu %xmm8, 192(%rdx) /* store ct_12 */
+	pxor %xmm1, %xmm7 /* ct_12 = xor(tro3_12, msg_12) */
+	movdqu %xmm7, 192(%rdx) /* store ct_12 */
 	movdqu 208(%rcx), %xmm1 /* msg_13 = load() */
-	pxor 0(%rsp), %xmm1 /* ct_13 = xor(msg_13, tro3_13) */
+	pxor 320(%rsp), %xmm1 /* ct_13 = xor(msg_13, tro3_13) */
 	movdqu %xmm1, 208(%rdx) /* store ct_13 */
 	movdqu 224(%rcx), %xmm1 /* msg_14 = load() */
 	pxor %xmm1, %xmm0 /* ct_14 = xor(tro3_14, msg_14) */
 	movdqu %xmm0, 224(%rdx) /* store ct_14 */
 	movdqu 240(%rcx), %xmm0 /* msg_15 = load() */
-	pxor %xmm0, %xmm3 /* ct_15 = xor(tro3_15, msg_15) */
-	movdqu %xmm3, 240(%rdx) /* store ct_15 */
+	pxor %xmm0, %xmm8 /* ct_15 = xor(tro3_15, msg_15) */
+	movdqu %xmm8, 240(%rdx) /* store ct_15 */
 	movdqa 592(%rsp), %xmm0 /* reload g1x12.2 */
 	movdqa %xmm0, %xmm1 /* g1x12.2 */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm1 /* g1x12_lo = and(g1x12, nibble_mask) */
@@ -11600,7 +11534,7 @@ sm4_byteslice_ssse3_aesni_batch_ctr_asm:
 	movdqa %xmm1, %xmm4 /* tbl_hi_3 */
 	pshufb %xmm0, %xmm4 /* xout_18_h = lookup16(tbl_hi_3, g1x14_hi) */
 	pxor %xmm4, %xmm6 /* xout_18 = xor(xout_18_l, xout_18_h) */
-	movdqa 16(%rsp), %xmm0 /* reload g1x15.2 */
+	movdqa 304(%rsp), %xmm0 /* reload g1x15.2 */
 	movdqa %xmm0, %xmm4 /* g1x15.2 */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm4 /* g1x15_lo = and(g1x15, nibble_mask) */
 	movdqa %xmm2, %xmm7 /* tbl_lo_3 */
@@ -11712,7 +11646,7 @@ sm4_byteslice_ssse3_aesni_batch_ctr_asm:
 	movdqa %xmm1, %xmm4 /* tbl_hi_3 */
 	pshufb %xmm0, %xmm4 /* xout_29_h = lookup16(tbl_hi_3, g1x1_hi) */
 	pxor %xmm4, %xmm10 /* xout_29 = xor(xout_29_l, xout_29_h) */
-	movdqa 48(%rsp), %xmm0 /* reload g1x2.2 */
+	movdqa 16(%rsp), %xmm0 /* reload g1x2.2 */
 	movdqa %xmm0, %xmm4 /* g1x2.2 */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm4 /* g1x2_lo = and(g1x2, nibble_mask) */
 	movdqa %xmm9, 352(%rsp) /* spill xout_21 */
@@ -11723,7 +11657,7 @@ sm4_byteslice_ssse3_aesni_batch_ctr_asm:
 	movdqa %xmm1, %xmm4 /* tbl_hi_3 */
 	pshufb %xmm0, %xmm4 /* xout_30_h = lookup16(tbl_hi_3, g1x2_hi) */
 	pxor %xmm4, %xmm9 /* xout_30 = xor(xout_30_l, xout_30_h) */
-	movdqa 304(%rsp), %xmm0 /* reload g1x3.2 */
+	movdqa 272(%rsp), %xmm0 /* reload g1x3.2 */
 	movdqa %xmm0, %xmm4 /* g1x3.2 */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_7_nibble_mask(%rip), %xmm4 /* g1x3_lo = and(g1x3, nibble_mask) */
 	pshufb %xmm4, %xmm2 /* xout_31_l = lookup16(tbl_lo_3, g1x3_lo) */
@@ -15159,12 +15093,11 @@ sm4_byteslice_ssse3_aesni_batch_gcm_asm:
 	and $-64, %rsp
 	sub $960, %rsp
 	movdqu 64(%rsi), %xmm0 /* y_1 = bcast128() */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_reverse16(%rip), %xmm0 /* phi_y = lookup16(y_1, reverse16) */
 
 	/* Step 1 of 2: 16 blocks, 1 per register: block i times T_(n - i), products unreduced. */
 	movdqu (%r9), %xmm1 /* x = load() */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_reverse16(%rip), %xmm1 /* z = lookup16(x, reverse16) */
-	pxor %xmm0, %xmm1 /* z1_y = xor(z, phi_y) */
+	pxor %xmm0, %xmm1 /* z1_y = xor(z, y_1) */
 	movdqu (%r8), %xmm0 /* h = load() */
 	movdqa %xmm1, %xmm2 /* z1_y */
 	pclmulqdq $0x0, %xmm0, %xmm2 /* lo = clmul(z1_y, h) */
@@ -15180,7 +15113,7 @@ sm4_byteslice_ssse3_aesni_batch_gcm_asm:
 	movdqa %xmm0, %xmm5 /* z_1 */
 	pclmulqdq $0x0, %xmm4, %xmm5 /* lo_1 = clmul(z_1, h_1) */
 
-	/* The sums, then S's halves, their blocks added, and one reduction. */
+	/* The sums and one reduction. */
 	pxor %xmm5, %xmm2 /* lo_sum_acc = xor(lo, lo_1) */
 	movdqa %xmm0, %xmm5 /* z_1 */
 	pclmulqdq $0x10, %xmm4, %xmm5 /* mid_2 = clmul(z_1, h_1) */
@@ -15386,19 +15319,15 @@ sm4_byteslice_ssse3_aesni_batch_gcm_asm:
 	pxor %xmm7, %xmm4 /* hi_sum_acc_11 = xor(hi_sum_acc_6, hi_sum_acc_7) */
 	pxor %xmm4, %xmm0 /* hi_sum_acc_13 = xor(hi_sum_acc_10, hi_sum_acc_11) */
 	pxor %xmm0, %xmm1 /* hi_sum_acc_14 = xor(hi_sum_acc_12, hi_sum_acc_13) */
-	movdqa %xmm3, %xmm0 /* mid_sum_acc_30 */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_half_up(%rip), %xmm0 /* mid_lo = lookup16(mid_sum_acc_30, half_up) */
-	pxor %xmm0, %xmm2 /* s_lo = xor(lo_sum_acc_14, mid_lo) */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_half_down(%rip), %xmm3 /* mid_hi = lookup16(mid_sum_acc_30, half_down) */
-	pxor %xmm3, %xmm1 /* s_hi = xor(hi_sum_acc_14, mid_hi) */
-	movdqa %xmm2, %xmm0 /* s_lo */
-	pclmulqdq $0x0, .Lsm4_byteslice_ssse3_aesni_asm_9_fold(%rip), %xmm0 /* fold_lo = clmul(s_lo, fold) */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_swap_halves(%rip), %xmm0 /* fold_lo_sw = lookup16(fold_lo, swap_halves) */
-	pxor %xmm0, %xmm2 /* v = xor(s_lo, fold_lo_sw) */
-	movdqa %xmm2, %xmm0 /* v */
-	pxor %xmm1, %xmm0 /* v_hi = xor(v, s_hi) */
-	pclmulqdq $0x11, .Lsm4_byteslice_ssse3_aesni_asm_9_fold(%rip), %xmm2 /* fold_hi = clmul(v, fold) */
-	pxor %xmm2, %xmm0 /* reduced = xor(v_hi, fold_hi) */
+	movdqa %xmm2, %xmm0 /* lo_sum_acc_14 */
+	pclmulqdq $0x0, .Lsm4_byteslice_ssse3_aesni_asm_9_fold(%rip), %xmm0 /* fold_lo = clmul(lo_sum_acc_14, fold) */
+	pxor %xmm3, %xmm0 /* fold_mid = xor(fold_lo, mid_sum_acc_30) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_swap_halves(%rip), %xmm0 /* fold_mid_sw = lookup16(fold_mid, swap_halves) */
+	pxor %xmm0, %xmm2 /* w = xor(lo_sum_acc_14, fold_mid_sw) */
+	movdqa %xmm2, %xmm0 /* w */
+	pxor %xmm1, %xmm0 /* w_hi = xor(w, hi_sum_acc_14) */
+	pclmulqdq $0x11, .Lsm4_byteslice_ssse3_aesni_asm_9_fold(%rip), %xmm2 /* fold_hi = clmul(w, fold) */
+	pxor %xmm2, %xmm0 /* reduced = xor(w_hi, fold_hi) */
 
 	/* Step 2 of 2: 16 blocks, 1 per register: block i times T_(n - i), products unreduced. */
 	movdqu 256(%r9), %xmm1 /* x_16 = load() */
@@ -15419,7 +15348,7 @@ sm4_byteslice_ssse3_aesni_batch_gcm_asm:
 	movdqa %xmm0, %xmm5 /* z_17 */
 	pclmulqdq $0x0, %xmm4, %xmm5 /* lo_17 = clmul(z_17, h_17) */
 
-	/* The sums, then S's halves, their blocks added, and one reduction. */
+	/* The sums and one reduction. */
 	pxor %xmm5, %xmm2 /* lo_sum_acc_15 = xor(lo_16, lo_17) */
 	movdqa %xmm0, %xmm5 /* z_17 */
 	pclmulqdq $0x10, %xmm4, %xmm5 /* mid_34 = clmul(z_17, h_17) */
@@ -15625,20 +15554,15 @@ sm4_byteslice_ssse3_aesni_batch_gcm_asm:
 	pxor %xmm7, %xmm4 /* hi_sum_acc_26 = xor(hi_sum_acc_21, hi_sum_acc_22) */
 	pxor %xmm4, %xmm0 /* hi_sum_acc_28 = xor(hi_sum_acc_25, hi_sum_acc_26) */
 	pxor %xmm0, %xmm1 /* hi_sum_acc_29 = xor(hi_sum_acc_27, hi_sum_acc_28) */
-	movdqa %xmm3, %xmm0 /* mid_sum_acc_61 */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_half_up(%rip), %xmm0 /* mid_lo_1 = lookup16(mid_sum_acc_61, half_up) */
-	pxor %xmm0, %xmm2 /* s_lo_1 = xor(lo_sum_acc_29, mid_lo_1) */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_half_down(%rip), %xmm3 /* mid_hi_1 = lookup16(mid_sum_acc_61, half_down) */
-	pxor %xmm3, %xmm1 /* s_hi_1 = xor(hi_sum_acc_29, mid_hi_1) */
-	movdqa %xmm2, %xmm0 /* s_lo_1 */
-	pclmulqdq $0x0, .Lsm4_byteslice_ssse3_aesni_asm_9_fold(%rip), %xmm0 /* fold_lo_1 = clmul(s_lo_1, fold) */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_swap_halves(%rip), %xmm0 /* fold_lo_sw_1 = lookup16(fold_lo_1, swap_halves) */
-	pxor %xmm0, %xmm2 /* v_1 = xor(s_lo_1, fold_lo_sw_1) */
-	movdqa %xmm2, %xmm0 /* v_1 */
-	pclmulqdq $0x11, .Lsm4_byteslice_ssse3_aesni_asm_9_fold(%rip), %xmm0 /* fold_hi_1 = clmul(v_1, fold) */
-	pxor %xmm1, %xmm2 /* v_hi_1 = xor(v_1, s_hi_1) */
-	pxor %xmm0, %xmm2 /* reduced_1 = xor(v_hi_1, fold_hi_1) */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_reverse16(%rip), %xmm2 /* y_next = lookup16(reduced_1, reverse16) */
+	movdqa %xmm2, %xmm0 /* lo_sum_acc_29 */
+	pclmulqdq $0x0, .Lsm4_byteslice_ssse3_aesni_asm_9_fold(%rip), %xmm0 /* fold_lo_1 = clmul(lo_sum_acc_29, fold) */
+	pxor %xmm3, %xmm0 /* fold_mid_1 = xor(fold_lo_1, mid_sum_acc_61) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_swap_halves(%rip), %xmm0 /* fold_mid_sw_1 = lookup16(fold_mid_1, swap_halves) */
+	pxor %xmm0, %xmm2 /* w_1 = xor(lo_sum_acc_29, fold_mid_sw_1) */
+	movdqa %xmm2, %xmm0 /* w_1 */
+	pclmulqdq $0x11, .Lsm4_byteslice_ssse3_aesni_asm_9_fold(%rip), %xmm0 /* fold_hi_1 = clmul(w_1, fold) */
+	pxor %xmm1, %xmm2 /* w_hi_1 = xor(w_1, hi_sum_acc_29) */
+	pxor %xmm0, %xmm2 /* reduced_1 = xor(w_hi_1, fold_hi_1) */
 	movdqu (%rsi), %xmm0 /* ctr_low = bcast128() */
 	movdqa %xmm0, %xmm1 /* ctr_low */
 	psrlw $8, %xmm1 /* ctr_last = shr(ctr_low) */
@@ -15648,827 +15572,765 @@ sm4_byteslice_ssse3_aesni_batch_gcm_asm:
 	movd %eax, %xmm3
 	pshufd $0, %xmm3, %xmm3 /* ctr_first = bcast8() */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_byte_14(%rip), %xmm3 /* ctr_j0 = and(ctr_first, byte_14) */
+	paddw %xmm3, %xmm1 /* ctr_base = add(ctr_last, ctr_j0) */
 
 	/* Load 32 blocks and transpose: register j = byte j of every block (algorithm 3). */
-	movdqa %xmm3, %xmm4 /* ctr_j0 */
-	paddb .Lsm4_byteslice_ssse3_aesni_asm_9_block_k(%rip), %xmm4 /* ctr_j = add(ctr_j0, block_k) */
-	movdqa %xmm1, %xmm5 /* ctr_last */
-	paddw %xmm4, %xmm5 /* ctr_sum = add(ctr_last, ctr_j) */
-	movdqa %xmm3, %xmm4 /* ctr_j0 */
-	paddb .Lsm4_byteslice_ssse3_aesni_asm_9_block_k_1(%rip), %xmm4 /* ctr_j_1 = add(ctr_j0, block_k_1) */
-	movdqa %xmm1, %xmm6 /* ctr_last */
-	paddw %xmm4, %xmm6 /* ctr_sum_1 = add(ctr_last, ctr_j_1) */
-	movdqa %xmm3, %xmm4 /* ctr_j0 */
-	paddb .Lsm4_byteslice_ssse3_aesni_asm_9_block_k_2(%rip), %xmm4 /* ctr_j_2 = add(ctr_j0, block_k_2) */
-	movdqa %xmm1, %xmm7 /* ctr_last */
-	paddw %xmm4, %xmm7 /* ctr_sum_2 = add(ctr_last, ctr_j_2) */
-	movdqa %xmm3, %xmm4 /* ctr_j0 */
-	paddb .Lsm4_byteslice_ssse3_aesni_asm_9_block_k_3(%rip), %xmm4 /* ctr_j_3 = add(ctr_j0, block_k_3) */
-	movdqa %xmm1, %xmm8 /* ctr_last */
-	paddw %xmm4, %xmm8 /* ctr_sum_3 = add(ctr_last, ctr_j_3) */
-	movdqa %xmm3, %xmm4 /* ctr_j0 */
-	paddb .Lsm4_byteslice_ssse3_aesni_asm_9_block_k_4(%rip), %xmm4 /* ctr_j_4 = add(ctr_j0, block_k_4) */
-	movdqa %xmm1, %xmm9 /* ctr_last */
-	paddw %xmm4, %xmm9 /* ctr_sum_4 = add(ctr_last, ctr_j_4) */
-	movdqa %xmm3, %xmm4 /* ctr_j0 */
-	paddb .Lsm4_byteslice_ssse3_aesni_asm_9_block_k_5(%rip), %xmm4 /* ctr_j_5 = add(ctr_j0, block_k_5) */
-	movdqa %xmm1, %xmm10 /* ctr_last */
-	paddw %xmm4, %xmm10 /* ctr_sum_5 = add(ctr_last, ctr_j_5) */
-	movdqa %xmm3, %xmm4 /* ctr_j0 */
-	paddb .Lsm4_byteslice_ssse3_aesni_asm_9_block_k_6(%rip), %xmm4 /* ctr_j_6 = add(ctr_j0, block_k_6) */
-	movdqa %xmm1, %xmm11 /* ctr_last */
-	paddw %xmm4, %xmm11 /* ctr_sum_6 = add(ctr_last, ctr_j_6) */
-	movdqa %xmm3, %xmm4 /* ctr_j0 */
-	paddb .Lsm4_byteslice_ssse3_aesni_asm_9_block_k_7(%rip), %xmm4 /* ctr_j_7 = add(ctr_j0, block_k_7) */
-	movdqa %xmm1, %xmm12 /* ctr_last */
-	paddw %xmm4, %xmm12 /* ctr_sum_7 = add(ctr_last, ctr_j_7) */
-	movdqa %xmm3, %xmm4 /* ctr_j0 */
-	paddb .Lsm4_byteslice_ssse3_aesni_asm_9_block_k_8(%rip), %xmm4 /* ctr_j_8 = add(ctr_j0, block_k_8) */
-	movdqa %xmm1, %xmm13 /* ctr_last */
-	paddw %xmm4, %xmm13 /* ctr_sum_8 = add(ctr_last, ctr_j_8) */
-	movdqa %xmm3, %xmm4 /* ctr_j0 */
-	paddb .Lsm4_byteslice_ssse3_aesni_asm_9_block_k_9(%rip), %xmm4 /* ctr_j_9 = add(ctr_j0, block_k_9) */
-	movdqa %xmm1, %xmm14 /* ctr_last */
-	paddw %xmm4, %xmm14 /* ctr_sum_9 = add(ctr_last, ctr_j_9) */
-	movdqa %xmm3, %xmm4 /* ctr_j0 */
-	paddb .Lsm4_byteslice_ssse3_aesni_asm_9_block_k_10(%rip), %xmm4 /* ctr_j_10 = add(ctr_j0, block_k_10) */
-	movdqa %xmm1, %xmm15 /* ctr_last */
-	paddw %xmm4, %xmm15 /* ctr_sum_10 = add(ctr_last, ctr_j_10) */
-	movdqa %xmm3, %xmm4 /* ctr_j0 */
-	paddb .Lsm4_byteslice_ssse3_aesni_asm_9_block_k_11(%rip), %xmm4 /* ctr_j_11 = add(ctr_j0, block_k_11) */
-	movdqa %xmm2, 0(%rsp) /* spill y_next */
-	movdqa %xmm1, %xmm2 /* ctr_last */
-	paddw %xmm4, %xmm2 /* ctr_sum_11 = add(ctr_last, ctr_j_11) */
-	movdqa %xmm3, %xmm4 /* ctr_j0 */
-	paddb .Lsm4_byteslice_ssse3_aesni_asm_9_block_k_12(%rip), %xmm4 /* ctr_j_12 = add(ctr_j0, block_k_12) */
-	movdqa %xmm2, 16(%rsp) /* spill ctr_sum_11 */
-	movdqa %xmm1, %xmm2 /* ctr_last */
-	paddw %xmm4, %xmm2 /* ctr_sum_12 = add(ctr_last, ctr_j_12) */
-	movdqa %xmm3, %xmm4 /* ctr_j0 */
-	paddb .Lsm4_byteslice_ssse3_aesni_asm_9_block_k_13(%rip), %xmm4 /* ctr_j_13 = add(ctr_j0, block_k_13) */
-	movdqa %xmm2, 32(%rsp) /* spill ctr_sum_12 */
-	movdqa %xmm1, %xmm2 /* ctr_last */
-	paddw %xmm4, %xmm2 /* ctr_sum_13 = add(ctr_last, ctr_j_13) */
-	movdqa %xmm3, %xmm4 /* ctr_j0 */
-	paddb .Lsm4_byteslice_ssse3_aesni_asm_9_block_k_14(%rip), %xmm4 /* ctr_j_14 = add(ctr_j0, block_k_14) */
-	movdqa %xmm2, 48(%rsp) /* spill ctr_sum_13 */
-	movdqa %xmm1, %xmm2 /* ctr_last */
-	paddw %xmm4, %xmm2 /* ctr_sum_14 = add(ctr_last, ctr_j_14) */
-	movdqa %xmm3, %xmm4 /* ctr_j0 */
-	paddb .Lsm4_byteslice_ssse3_aesni_asm_9_block_k_15(%rip), %xmm4 /* ctr_j_15 = add(ctr_j0, block_k_15) */
-	movdqa %xmm2, 64(%rsp) /* spill ctr_sum_14 */
-	movdqa %xmm1, %xmm2 /* ctr_last */
-	paddw %xmm4, %xmm2 /* ctr_sum_15 = add(ctr_last, ctr_j_15) */
-	movdqa %xmm3, %xmm4 /* ctr_j0 */
-	paddb .Lsm4_byteslice_ssse3_aesni_asm_9_block_k_16(%rip), %xmm4 /* ctr_j_16 = add(ctr_j0, block_k_16) */
-	movdqa %xmm2, 80(%rsp) /* spill ctr_sum_15 */
-	movdqa %xmm1, %xmm2 /* ctr_last */
-	paddw %xmm4, %xmm2 /* ctr_sum_16 = add(ctr_last, ctr_j_16) */
-	movdqa %xmm3, %xmm4 /* ctr_j0 */
-	paddb .Lsm4_byteslice_ssse3_aesni_asm_9_block_k_17(%rip), %xmm4 /* ctr_j_17 = add(ctr_j0, block_k_17) */
-	movdqa %xmm2, 96(%rsp) /* spill ctr_sum_16 */
-	movdqa %xmm1, %xmm2 /* ctr_last */
-	paddw %xmm4, %xmm2 /* ctr_sum_17 = add(ctr_last, ctr_j_17) */
-	movdqa %xmm3, %xmm4 /* ctr_j0 */
-	paddb .Lsm4_byteslice_ssse3_aesni_asm_9_block_k_18(%rip), %xmm4 /* ctr_j_18 = add(ctr_j0, block_k_18) */
-	movdqa %xmm2, 112(%rsp) /* spill ctr_sum_17 */
-	movdqa %xmm1, %xmm2 /* ctr_last */
-	paddw %xmm4, %xmm2 /* ctr_sum_18 = add(ctr_last, ctr_j_18) */
-	movdqa %xmm3, %xmm4 /* ctr_j0 */
-	paddb .Lsm4_byteslice_ssse3_aesni_asm_9_block_k_19(%rip), %xmm4 /* ctr_j_19 = add(ctr_j0, block_k_19) */
-	movdqa %xmm2, 128(%rsp) /* spill ctr_sum_18 */
-	movdqa %xmm1, %xmm2 /* ctr_last */
-	paddw %xmm4, %xmm2 /* ctr_sum_19 = add(ctr_last, ctr_j_19) */
-	movdqa %xmm3, %xmm4 /* ctr_j0 */
-	paddb .Lsm4_byteslice_ssse3_aesni_asm_9_block_k_20(%rip), %xmm4 /* ctr_j_20 = add(ctr_j0, block_k_20) */
-	movdqa %xmm2, 144(%rsp) /* spill ctr_sum_19 */
-	movdqa %xmm1, %xmm2 /* ctr_last */
-	paddw %xmm4, %xmm2 /* ctr_sum_20 = add(ctr_last, ctr_j_20) */
-	movdqa %xmm3, %xmm4 /* ctr_j0 */
-	paddb .Lsm4_byteslice_ssse3_aesni_asm_9_block_k_21(%rip), %xmm4 /* ctr_j_21 = add(ctr_j0, block_k_21) */
-	movdqa %xmm2, 160(%rsp) /* spill ctr_sum_20 */
-	movdqa %xmm1, %xmm2 /* ctr_last */
-	paddw %xmm4, %xmm2 /* ctr_sum_21 = add(ctr_last, ctr_j_21) */
-	movdqa %xmm3, %xmm4 /* ctr_j0 */
-	paddb .Lsm4_byteslice_ssse3_aesni_asm_9_block_k_22(%rip), %xmm4 /* ctr_j_22 = add(ctr_j0, block_k_22) */
-	movdqa %xmm2, 176(%rsp) /* spill ctr_sum_21 */
-	movdqa %xmm1, %xmm2 /* ctr_last */
-	paddw %xmm4, %xmm2 /* ctr_sum_22 = add(ctr_last, ctr_j_22) */
-	movdqa %xmm3, %xmm4 /* ctr_j0 */
-	paddb .Lsm4_byteslice_ssse3_aesni_asm_9_block_k_23(%rip), %xmm4 /* ctr_j_23 = add(ctr_j0, block_k_23) */
-	movdqa %xmm2, 192(%rsp) /* spill ctr_sum_22 */
-	movdqa %xmm1, %xmm2 /* ctr_last */
-	paddw %xmm4, %xmm2 /* ctr_sum_23 = add(ctr_last, ctr_j_23) */
-	movdqa %xmm3, %xmm4 /* ctr_j0 */
-	paddb .Lsm4_byteslice_ssse3_aesni_asm_9_block_k_24(%rip), %xmm4 /* ctr_j_24 = add(ctr_j0, block_k_24) */
-	movdqa %xmm2, 208(%rsp) /* spill ctr_sum_23 */
-	movdqa %xmm1, %xmm2 /* ctr_last */
-	paddw %xmm4, %xmm2 /* ctr_sum_24 = add(ctr_last, ctr_j_24) */
-	movdqa %xmm3, %xmm4 /* ctr_j0 */
-	paddb .Lsm4_byteslice_ssse3_aesni_asm_9_block_k_25(%rip), %xmm4 /* ctr_j_25 = add(ctr_j0, block_k_25) */
-	movdqa %xmm2, 224(%rsp) /* spill ctr_sum_24 */
-	movdqa %xmm1, %xmm2 /* ctr_last */
-	paddw %xmm4, %xmm2 /* ctr_sum_25 = add(ctr_last, ctr_j_25) */
-	movdqa %xmm3, %xmm4 /* ctr_j0 */
-	paddb .Lsm4_byteslice_ssse3_aesni_asm_9_block_k_26(%rip), %xmm4 /* ctr_j_26 = add(ctr_j0, block_k_26) */
-	movdqa %xmm2, 240(%rsp) /* spill ctr_sum_25 */
-	movdqa %xmm1, %xmm2 /* ctr_last */
-	paddw %xmm4, %xmm2 /* ctr_sum_26 = add(ctr_last, ctr_j_26) */
-	movdqa %xmm3, %xmm4 /* ctr_j0 */
-	paddb .Lsm4_byteslice_ssse3_aesni_asm_9_block_k_27(%rip), %xmm4 /* ctr_j_27 = add(ctr_j0, block_k_27) */
-	movdqa %xmm2, 256(%rsp) /* spill ctr_sum_26 */
-	movdqa %xmm1, %xmm2 /* ctr_last */
-	paddw %xmm4, %xmm2 /* ctr_sum_27 = add(ctr_last, ctr_j_27) */
-	movdqa %xmm3, %xmm4 /* ctr_j0 */
-	paddb .Lsm4_byteslice_ssse3_aesni_asm_9_block_k_28(%rip), %xmm4 /* ctr_j_28 = add(ctr_j0, block_k_28) */
-	movdqa %xmm2, 272(%rsp) /* spill ctr_sum_27 */
-	movdqa %xmm1, %xmm2 /* ctr_last */
-	paddw %xmm4, %xmm2 /* ctr_sum_28 = add(ctr_last, ctr_j_28) */
-	movdqa %xmm3, %xmm4 /* ctr_j0 */
-	paddb .Lsm4_byteslice_ssse3_aesni_asm_9_block_k_29(%rip), %xmm4 /* ctr_j_29 = add(ctr_j0, block_k_29) */
-	movdqa %xmm2, 288(%rsp) /* spill ctr_sum_28 */
-	movdqa %xmm1, %xmm2 /* ctr_last */
-	paddw %xmm4, %xmm2 /* ctr_sum_29 = add(ctr_last, ctr_j_29) */
-	movdqa %xmm3, %xmm4 /* ctr_j0 */
-	paddb .Lsm4_byteslice_ssse3_aesni_asm_9_block_k_30(%rip), %xmm4 /* ctr_j_30 = add(ctr_j0, block_k_30) */
-	paddb .Lsm4_byteslice_ssse3_aesni_asm_9_block_k_31(%rip), %xmm3 /* ctr_j_31 = add(ctr_j0, block_k_31) */
-	movdqa %xmm2, 304(%rsp) /* spill ctr_sum_29 */
-	movdqa %xmm1, %xmm2 /* ctr_last */
-	paddw %xmm4, %xmm2 /* ctr_sum_30 = add(ctr_last, ctr_j_30) */
-	paddw %xmm3, %xmm1 /* ctr_sum_31 = add(ctr_last, ctr_j_31) */
-	movdqu 16(%rsi), %xmm3 /* ctr_w = bcast128() */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_9_all_but_last(%rip), %xmm3 /* ctr_w_open = and(ctr_w, all_but_last) */
-	movdqa %xmm5, %xmm4 /* ctr_sum */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_carry_everywhere(%rip), %xmm4 /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
-	movdqa %xmm1, 320(%rsp) /* spill ctr_sum_31 */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_9_carry_mask_table(%rip), %xmm1 /* carry_mask_table = const() */
-	movdqa %xmm2, 336(%rsp) /* spill ctr_sum_30 */
-	movdqa %xmm1, %xmm2 /* carry_mask_table */
-	pshufb %xmm4, %xmm2 /* ctr_mask = lookup16(carry_mask_table, ctr_carry) */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_new_last_byte(%rip), %xmm5 /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
-	movdqa %xmm3, %xmm4 /* ctr_w_open */
-	pand %xmm2, %xmm4 /* ctr_pair_b = and(ctr_w_open, ctr_mask) */
-	pandn %xmm0, %xmm2 /* ctr_pair_a = andnot(ctr_mask, ctr_v_open) */
-	por %xmm2, %xmm4 /* ctr_pair = or(ctr_pair_b, ctr_pair_a) */
-	por %xmm5, %xmm4 /* row = or(ctr_pair, ctr_last_byte) */
-	movdqa %xmm6, %xmm2 /* ctr_sum_1 */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_carry_everywhere(%rip), %xmm2 /* ctr_carry_1 = lookup16(ctr_sum_1, carry_everywhere) */
-	movdqa %xmm1, %xmm5 /* carry_mask_table */
-	pshufb %xmm2, %xmm5 /* ctr_mask_1 = lookup16(carry_mask_table, ctr_carry_1) */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_new_last_byte(%rip), %xmm6 /* ctr_last_byte_1 = lookup16(ctr_sum_1, new_last_byte) */
-	movdqa %xmm3, %xmm2 /* ctr_w_open */
-	pand %xmm5, %xmm2 /* ctr_pair_1_b = and(ctr_w_open, ctr_mask_1) */
-	pandn %xmm0, %xmm5 /* ctr_pair_1_a = andnot(ctr_mask_1, ctr_v_open) */
-	por %xmm5, %xmm2 /* ctr_pair_1 = or(ctr_pair_1_b, ctr_pair_1_a) */
-	por %xmm6, %xmm2 /* row_1 = or(ctr_pair_1, ctr_last_byte_1) */
-	movdqa %xmm7, %xmm5 /* ctr_sum_2 */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_carry_everywhere(%rip), %xmm5 /* ctr_carry_2 = lookup16(ctr_sum_2, carry_everywhere) */
-	movdqa %xmm1, %xmm6 /* carry_mask_table */
-	pshufb %xmm5, %xmm6 /* ctr_mask_2 = lookup16(carry_mask_table, ctr_carry_2) */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_new_last_byte(%rip), %xmm7 /* ctr_last_byte_2 = lookup16(ctr_sum_2, new_last_byte) */
-	movdqa %xmm3, %xmm5 /* ctr_w_open */
-	pand %xmm6, %xmm5 /* ctr_pair_2_b = and(ctr_w_open, ctr_mask_2) */
-	pandn %xmm0, %xmm6 /* ctr_pair_2_a = andnot(ctr_mask_2, ctr_v_open) */
-	por %xmm6, %xmm5 /* ctr_pair_2 = or(ctr_pair_2_b, ctr_pair_2_a) */
-	por %xmm7, %xmm5 /* row_2 = or(ctr_pair_2, ctr_last_byte_2) */
-	movdqa %xmm8, %xmm6 /* ctr_sum_3 */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_carry_everywhere(%rip), %xmm6 /* ctr_carry_3 = lookup16(ctr_sum_3, carry_everywhere) */
-	movdqa %xmm1, %xmm7 /* carry_mask_table */
-	pshufb %xmm6, %xmm7 /* ctr_mask_3 = lookup16(carry_mask_table, ctr_carry_3) */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_new_last_byte(%rip), %xmm8 /* ctr_last_byte_3 = lookup16(ctr_sum_3, new_last_byte) */
-	movdqa %xmm3, %xmm6 /* ctr_w_open */
-	pand %xmm7, %xmm6 /* ctr_pair_3_b = and(ctr_w_open, ctr_mask_3) */
-	pandn %xmm0, %xmm7 /* ctr_pair_3_a = andnot(ctr_mask_3, ctr_v_open) */
-	por %xmm7, %xmm6 /* ctr_pair_3 = or(ctr_pair_3_b, ctr_pair_3_a) */
-	por %xmm8, %xmm6 /* row_3 = or(ctr_pair_3, ctr_last_byte_3) */
-	movdqa %xmm9, %xmm7 /* ctr_sum_4 */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_carry_everywhere(%rip), %xmm7 /* ctr_carry_4 = lookup16(ctr_sum_4, carry_everywhere) */
-	movdqa %xmm1, %xmm8 /* carry_mask_table */
-	pshufb %xmm7, %xmm8 /* ctr_mask_4 = lookup16(carry_mask_table, ctr_carry_4) */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_new_last_byte(%rip), %xmm9 /* ctr_last_byte_4 = lookup16(ctr_sum_4, new_last_byte) */
-	movdqa %xmm3, %xmm7 /* ctr_w_open */
-	pand %xmm8, %xmm7 /* ctr_pair_4_b = and(ctr_w_open, ctr_mask_4) */
-	pandn %xmm0, %xmm8 /* ctr_pair_4_a = andnot(ctr_mask_4, ctr_v_open) */
-	por %xmm8, %xmm7 /* ctr_pair_4 = or(ctr_pair_4_b, ctr_pair_4_a) */
-	por %xmm9, %xmm7 /* row_4 = or(ctr_pair_4, ctr_last_byte_4) */
-	movdqa %xmm10, %xmm8 /* ctr_sum_5 */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_carry_everywhere(%rip), %xmm8 /* ctr_carry_5 = lookup16(ctr_sum_5, carry_everywhere) */
-	movdqa %xmm1, %xmm9 /* carry_mask_table */
-	pshufb %xmm8, %xmm9 /* ctr_mask_5 = lookup16(carry_mask_table, ctr_carry_5) */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_new_last_byte(%rip), %xmm10 /* ctr_last_byte_5 = lookup16(ctr_sum_5, new_last_byte) */
-	movdqa %xmm3, %xmm8 /* ctr_w_open */
-	pand %xmm9, %xmm8 /* ctr_pair_5_b = and(ctr_w_open, ctr_mask_5) */
-	pandn %xmm0, %xmm9 /* ctr_pair_5_a = andnot(ctr_mask_5, ctr_v_open) */
-	por %xmm9, %xmm8 /* ctr_pair_5 = or(ctr_pair_5_b, ctr_pair_5_a) */
-	por %xmm10, %xmm8 /* row_5 = or(ctr_pair_5, ctr_last_byte_5) */
-	movdqa %xmm11, %xmm9 /* ctr_sum_6 */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_carry_everywhere(%rip), %xmm9 /* ctr_carry_6 = lookup16(ctr_sum_6, carry_everywhere) */
-	movdqa %xmm1, %xmm10 /* carry_mask_table */
-	pshufb %xmm9, %xmm10 /* ctr_mask_6 = lookup16(carry_mask_table, ctr_carry_6) */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_new_last_byte(%rip), %xmm11 /* ctr_last_byte_6 = lookup16(ctr_sum_6, new_last_byte) */
-	movdqa %xmm3, %xmm9 /* ctr_w_open */
-	pand %xmm10, %xmm9 /* ctr_pair_6_b = and(ctr_w_open, ctr_mask_6) */
-	pandn %xmm0, %xmm10 /* ctr_pair_6_a = andnot(ctr_mask_6, ctr_v_open) */
-	por %xmm10, %xmm9 /* ctr_pair_6 = or(ctr_pair_6_b, ctr_pair_6_a) */
-	por %xmm11, %xmm9 /* row_6 = or(ctr_pair_6, ctr_last_byte_6) */
-	movdqa %xmm12, %xmm10 /* ctr_sum_7 */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_carry_everywhere(%rip), %xmm10 /* ctr_carry_7 = lookup16(ctr_sum_7, carry_everywhere) */
-	movdqa %xmm1, %xmm11 /* carry_mask_table */
-	pshufb %xmm10, %xmm11 /* ctr_mask_7 = lookup16(carry_mask_table, ctr_carry_7) */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_new_last_byte(%rip), %xmm12 /* ctr_last_byte_7 = lookup16(ctr_sum_7, new_last_byte) */
-	movdqa %xmm3, %xmm10 /* ctr_w_open */
-	pand %xmm11, %xmm10 /* ctr_pair_7_b = and(ctr_w_open, ctr_mask_7) */
-	pandn %xmm0, %xmm11 /* ctr_pair_7_a = andnot(ctr_mask_7, ctr_v_open) */
-	por %xmm11, %xmm10 /* ctr_pair_7 = or(ctr_pair_7_b, ctr_pair_7_a) */
-	por %xmm12, %xmm10 /* row_7 = or(ctr_pair_7, ctr_last_byte_7) */
-	movdqa %xmm13, %xmm11 /* ctr_sum_8 */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_carry_everywhere(%rip), %xmm11 /* ctr_carry_8 = lookup16(ctr_sum_8, carry_everywhere) */
-	movdqa %xmm1, %xmm12 /* carry_mask_table */
-	pshufb %xmm11, %xmm12 /* ctr_mask_8 = lookup16(carry_mask_table, ctr_carry_8) */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_new_last_byte(%rip), %xmm13 /* ctr_last_byte_8 = lookup16(ctr_sum_8, new_last_byte) */
-	movdqa %xmm3, %xmm11 /* ctr_w_open */
-	pand %xmm12, %xmm11 /* ctr_pair_8_b = and(ctr_w_open, ctr_mask_8) */
-	pandn %xmm0, %xmm12 /* ctr_pair_8_a = andnot(ctr_mask_8, ctr_v_open) */
-	por %xmm12, %xmm11 /* ctr_pair_8 = or(ctr_pair_8_b, ctr_pair_8_a) */
-	por %xmm13, %xmm11 /* row_8 = or(ctr_pair_8, ctr_last_byte_8) */
-	movdqa %xmm14, %xmm12 /* ctr_sum_9 */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_carry_everywhere(%rip), %xmm12 /* ctr_carry_9 = lookup16(ctr_sum_9, carry_everywhere) */
-	movdqa %xmm1, %xmm13 /* carry_mask_table */
-	pshufb %xmm12, %xmm13 /* ctr_mask_9 = lookup16(carry_mask_table, ctr_carry_9) */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_new_last_byte(%rip), %xmm14 /* ctr_last_byte_9 = lookup16(ctr_sum_9, new_last_byte) */
-	movdqa %xmm3, %xmm12 /* ctr_w_open */
-	pand %xmm13, %xmm12 /* ctr_pair_9_b = and(ctr_w_open, ctr_mask_9) */
-	pandn %xmm0, %xmm13 /* ctr_pair_9_a = andnot(ctr_mask_9, ctr_v_open) */
-	por %xmm13, %xmm12 /* ctr_pair_9 = or(ctr_pair_9_b, ctr_pair_9_a) */
-	por %xmm14, %xmm12 /* row_9 = or(ctr_pair_9, ctr_last_byte_9) */
-	movdqa %xmm15, %xmm13 /* ctr_sum_10 */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_carry_everywhere(%rip), %xmm13 /* ctr_carry_10 = lookup16(ctr_sum_10, carry_everywhere) */
-	movdqa %xmm1, %xmm14 /* carry_mask_table */
-	pshufb %xmm13, %xmm14 /* ctr_mask_10 = lookup16(carry_mask_table, ctr_carry_10) */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_new_last_byte(%rip), %xmm15 /* ctr_last_byte_10 = lookup16(ctr_sum_10, new_last_byte) */
-	movdqa %xmm3, %xmm13 /* ctr_w_open */
-	pand %xmm14, %xmm13 /* ctr_pair_10_b = and(ctr_w_open, ctr_mask_10) */
+	movdqa %xmm1, %xmm3 /* ctr_base */
+	paddw .Lsm4_byteslice_ssse3_aesni_asm_9_block_k(%rip), %xmm3 /* ctr_sum = add(ctr_base, block_k) */
+	movdqa %xmm1, %xmm4 /* ctr_base */
+	paddw .Lsm4_byteslice_ssse3_aesni_asm_9_block_k_1(%rip), %xmm4 /* ctr_sum_1 = add(ctr_base, block_k_1) */
+	movdqa %xmm1, %xmm5 /* ctr_base */
+	paddw .Lsm4_byteslice_ssse3_aesni_asm_9_block_k_2(%rip), %xmm5 /* ctr_sum_2 = add(ctr_base, block_k_2) */
+	movdqa %xmm1, %xmm6 /* ctr_base */
+	paddw .Lsm4_byteslice_ssse3_aesni_asm_9_block_k_3(%rip), %xmm6 /* ctr_sum_3 = add(ctr_base, block_k_3) */
+	movdqa %xmm1, %xmm7 /* ctr_base */
+	paddw .Lsm4_byteslice_ssse3_aesni_asm_9_block_k_4(%rip), %xmm7 /* ctr_sum_4 = add(ctr_base, block_k_4) */
+	movdqa %xmm1, %xmm8 /* ctr_base */
+	paddw .Lsm4_byteslice_ssse3_aesni_asm_9_block_k_5(%rip), %xmm8 /* ctr_sum_5 = add(ctr_base, block_k_5) */
+	movdqa %xmm1, %xmm9 /* ctr_base */
+	paddw .Lsm4_byteslice_ssse3_aesni_asm_9_block_k_6(%rip), %xmm9 /* ctr_sum_6 = add(ctr_base, block_k_6) */
+	movdqa %xmm1, %xmm10 /* ctr_base */
+	paddw .Lsm4_byteslice_ssse3_aesni_asm_9_block_k_7(%rip), %xmm10 /* ctr_sum_7 = add(ctr_base, block_k_7) */
+	movdqa %xmm1, %xmm11 /* ctr_base */
+	paddw .Lsm4_byteslice_ssse3_aesni_asm_9_block_k_8(%rip), %xmm11 /* ctr_sum_8 = add(ctr_base, block_k_8) */
+	movdqa %xmm1, %xmm12 /* ctr_base */
+	paddw .Lsm4_byteslice_ssse3_aesni_asm_9_block_k_9(%rip), %xmm12 /* ctr_sum_9 = add(ctr_base, block_k_9) */
+	movdqa %xmm1, %xmm13 /* ctr_base */
+	paddw .Lsm4_byteslice_ssse3_aesni_asm_9_block_k_10(%rip), %xmm13 /* ctr_sum_10 = add(ctr_base, block_k_10) */
+	movdqa %xmm1, %xmm14 /* ctr_base */
+	paddw .Lsm4_byteslice_ssse3_aesni_asm_9_block_k_11(%rip), %xmm14 /* ctr_sum_11 = add(ctr_base, block_k_11) */
+	movdqa %xmm1, %xmm15 /* ctr_base */
+	paddw .Lsm4_byteslice_ssse3_aesni_asm_9_block_k_12(%rip), %xmm15 /* ctr_sum_12 = add(ctr_base, block_k_12) */
+	movdqa %xmm2, 0(%rsp) /* spill reduced_1 */
+	movdqa %xmm1, %xmm2 /* ctr_base */
+	paddw .Lsm4_byteslice_ssse3_aesni_asm_9_block_k_13(%rip), %xmm2 /* ctr_sum_13 = add(ctr_base, block_k_13) */
+	movdqa %xmm2, 16(%rsp) /* spill ctr_sum_13 */
+	movdqa %xmm1, %xmm2 /* ctr_base */
+	paddw .Lsm4_byteslice_ssse3_aesni_asm_9_block_k_14(%rip), %xmm2 /* ctr_sum_14 = add(ctr_base, block_k_14) */
+	movdqa %xmm2, 32(%rsp) /* spill ctr_sum_14 */
+	movdqa %xmm1, %xmm2 /* ctr_base */
+	paddw .Lsm4_byteslice_ssse3_aesni_asm_9_block_k_15(%rip), %xmm2 /* ctr_sum_15 = add(ctr_base, block_k_15) */
+	movdqa %xmm2, 48(%rsp) /* spill ctr_sum_15 */
+	movdqa %xmm1, %xmm2 /* ctr_base */
+	paddw .Lsm4_byteslice_ssse3_aesni_asm_9_block_k_16(%rip), %xmm2 /* ctr_sum_16 = add(ctr_base, block_k_16) */
+	movdqa %xmm2, 64(%rsp) /* spill ctr_sum_16 */
+	movdqa %xmm1, %xmm2 /* ctr_base */
+	paddw .Lsm4_byteslice_ssse3_aesni_asm_9_block_k_17(%rip), %xmm2 /* ctr_sum_17 = add(ctr_base, block_k_17) */
+	movdqa %xmm2, 80(%rsp) /* spill ctr_sum_17 */
+	movdqa %xmm1, %xmm2 /* ctr_base */
+	paddw .Lsm4_byteslice_ssse3_aesni_asm_9_block_k_18(%rip), %xmm2 /* ctr_sum_18 = add(ctr_base, block_k_18) */
+	movdqa %xmm2, 96(%rsp) /* spill ctr_sum_18 */
+	movdqa %xmm1, %xmm2 /* ctr_base */
+	paddw .Lsm4_byteslice_ssse3_aesni_asm_9_block_k_19(%rip), %xmm2 /* ctr_sum_19 = add(ctr_base, block_k_19) */
+	movdqa %xmm2, 112(%rsp) /* spill ctr_sum_19 */
+	movdqa %xmm1, %xmm2 /* ctr_base */
+	paddw .Lsm4_byteslice_ssse3_aesni_asm_9_block_k_20(%rip), %xmm2 /* ctr_sum_20 = add(ctr_base, block_k_20) */
+	movdqa %xmm2, 128(%rsp) /* spill ctr_sum_20 */
+	movdqa %xmm1, %xmm2 /* ctr_base */
+	paddw .Lsm4_byteslice_ssse3_aesni_asm_9_block_k_21(%rip), %xmm2 /* ctr_sum_21 = add(ctr_base, block_k_21) */
+	movdqa %xmm2, 144(%rsp) /* spill ctr_sum_21 */
+	movdqa %xmm1, %xmm2 /* ctr_base */
+	paddw .Lsm4_byteslice_ssse3_aesni_asm_9_block_k_22(%rip), %xmm2 /* ctr_sum_22 = add(ctr_base, block_k_22) */
+	movdqa %xmm2, 160(%rsp) /* spill ctr_sum_22 */
+	movdqa %xmm1, %xmm2 /* ctr_base */
+	paddw .Lsm4_byteslice_ssse3_aesni_asm_9_block_k_23(%rip), %xmm2 /* ctr_sum_23 = add(ctr_base, block_k_23) */
+	movdqa %xmm2, 176(%rsp) /* spill ctr_sum_23 */
+	movdqa %xmm1, %xmm2 /* ctr_base */
+	paddw .Lsm4_byteslice_ssse3_aesni_asm_9_block_k_24(%rip), %xmm2 /* ctr_sum_24 = add(ctr_base, block_k_24) */
+	movdqa %xmm2, 192(%rsp) /* spill ctr_sum_24 */
+	movdqa %xmm1, %xmm2 /* ctr_base */
+	paddw .Lsm4_byteslice_ssse3_aesni_asm_9_block_k_25(%rip), %xmm2 /* ctr_sum_25 = add(ctr_base, block_k_25) */
+	movdqa %xmm2, 208(%rsp) /* spill ctr_sum_25 */
+	movdqa %xmm1, %xmm2 /* ctr_base */
+	paddw .Lsm4_byteslice_ssse3_aesni_asm_9_block_k_26(%rip), %xmm2 /* ctr_sum_26 = add(ctr_base, block_k_26) */
+	movdqa %xmm2, 224(%rsp) /* spill ctr_sum_26 */
+	movdqa %xmm1, %xmm2 /* ctr_base */
+	paddw .Lsm4_byteslice_ssse3_aesni_asm_9_block_k_27(%rip), %xmm2 /* ctr_sum_27 = add(ctr_base, block_k_27) */
+	movdqa %xmm2, 240(%rsp) /* spill ctr_sum_27 */
+	movdqa %xmm1, %xmm2 /* ctr_base */
+	paddw .Lsm4_byteslice_ssse3_aesni_asm_9_block_k_28(%rip), %xmm2 /* ctr_sum_28 = add(ctr_base, block_k_28) */
+	movdqa %xmm2, 256(%rsp) /* spill ctr_sum_28 */
+	movdqa %xmm1, %xmm2 /* ctr_base */
+	paddw .Lsm4_byteslice_ssse3_aesni_asm_9_block_k_29(%rip), %xmm2 /* ctr_sum_29 = add(ctr_base, block_k_29) */
+	movdqa %xmm2, 272(%rsp) /* spill ctr_sum_29 */
+	movdqa %xmm1, %xmm2 /* ctr_base */
+	paddw .Lsm4_byteslice_ssse3_aesni_asm_9_block_k_30(%rip), %xmm2 /* ctr_sum_30 = add(ctr_base, block_k_30) */
+	paddw .Lsm4_byteslice_ssse3_aesni_asm_9_block_k_31(%rip), %xmm1 /* ctr_sum_31 = add(ctr_base, block_k_31) */
+	movdqa %xmm1, 288(%rsp) /* spill ctr_sum_31 */
+	movdqu 16(%rsi), %xmm1 /* ctr_w = bcast128() */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_9_all_but_last(%rip), %xmm1 /* ctr_w_open = and(ctr_w, all_but_last) */
+	movdqa %xmm2, 304(%rsp) /* spill ctr_sum_30 */
+	movdqa %xmm3, %xmm2 /* ctr_sum */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_carry_everywhere(%rip), %xmm2 /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
+	movdqa %xmm15, 320(%rsp) /* spill ctr_sum_12 */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_9_carry_mask_table(%rip), %xmm15 /* carry_mask_table = const() */
+	movdqa %xmm14, 336(%rsp) /* spill ctr_sum_11 */
+	movdqa %xmm15, %xmm14 /* carry_mask_table */
+	pshufb %xmm2, %xmm14 /* ctr_mask = lookup16(carry_mask_table, ctr_carry) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_new_last_byte(%rip), %xmm3 /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
+	movdqa %xmm1, %xmm2 /* ctr_w_open */
+	pand %xmm14, %xmm2 /* ctr_pair_b = and(ctr_w_open, ctr_mask) */
+	pandn %xmm0, %xmm14 /* ctr_pair_a = andnot(ctr_mask, ctr_v_open) */
+	por %xmm14, %xmm2 /* ctr_pair = or(ctr_pair_b, ctr_pair_a) */
+	por %xmm3, %xmm2 /* row = or(ctr_pair, ctr_last_byte) */
+	movdqa %xmm4, %xmm3 /* ctr_sum_1 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_carry_everywhere(%rip), %xmm3 /* ctr_carry_1 = lookup16(ctr_sum_1, carry_everywhere) */
+	movdqa %xmm15, %xmm14 /* carry_mask_table */
+	pshufb %xmm3, %xmm14 /* ctr_mask_1 = lookup16(carry_mask_table, ctr_carry_1) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_new_last_byte(%rip), %xmm4 /* ctr_last_byte_1 = lookup16(ctr_sum_1, new_last_byte) */
+	movdqa %xmm1, %xmm3 /* ctr_w_open */
+	pand %xmm14, %xmm3 /* ctr_pair_1_b = and(ctr_w_open, ctr_mask_1) */
+	pandn %xmm0, %xmm14 /* ctr_pair_1_a = andnot(ctr_mask_1, ctr_v_open) */
+	por %xmm14, %xmm3 /* ctr_pair_1 = or(ctr_pair_1_b, ctr_pair_1_a) */
+	por %xmm4, %xmm3 /* row_1 = or(ctr_pair_1, ctr_last_byte_1) */
+	movdqa %xmm5, %xmm4 /* ctr_sum_2 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_carry_everywhere(%rip), %xmm4 /* ctr_carry_2 = lookup16(ctr_sum_2, carry_everywhere) */
+	movdqa %xmm15, %xmm14 /* carry_mask_table */
+	pshufb %xmm4, %xmm14 /* ctr_mask_2 = lookup16(carry_mask_table, ctr_carry_2) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_new_last_byte(%rip), %xmm5 /* ctr_last_byte_2 = lookup16(ctr_sum_2, new_last_byte) */
+	movdqa %xmm1, %xmm4 /* ctr_w_open */
+	pand %xmm14, %xmm4 /* ctr_pair_2_b = and(ctr_w_open, ctr_mask_2) */
+	pandn %xmm0, %xmm14 /* ctr_pair_2_a = andnot(ctr_mask_2, ctr_v_open) */
+	por %xmm14, %xmm4 /* ctr_pair_2 = or(ctr_pair_2_b, ctr_pair_2_a) */
+	por %xmm5, %xmm4 /* row_2 = or(ctr_pair_2, ctr_last_byte_2) */
+	movdqa %xmm6, %xmm5 /* ctr_sum_3 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_carry_everywhere(%rip), %xmm5 /* ctr_carry_3 = lookup16(ctr_sum_3, carry_everywhere) */
+	movdqa %xmm15, %xmm14 /* carry_mask_table */
+	pshufb %xmm5, %xmm14 /* ctr_mask_3 = lookup16(carry_mask_table, ctr_carry_3) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_new_last_byte(%rip), %xmm6 /* ctr_last_byte_3 = lookup16(ctr_sum_3, new_last_byte) */
+	movdqa %xmm1, %xmm5 /* ctr_w_open */
+	pand %xmm14, %xmm5 /* ctr_pair_3_b = and(ctr_w_open, ctr_mask_3) */
+	pandn %xmm0, %xmm14 /* ctr_pair_3_a = andnot(ctr_mask_3, ctr_v_open) */
+	por %xmm14, %xmm5 /* ctr_pair_3 = or(ctr_pair_3_b, ctr_pair_3_a) */
+	por %xmm6, %xmm5 /* row_3 = or(ctr_pair_3, ctr_last_byte_3) */
+	movdqa %xmm7, %xmm6 /* ctr_sum_4 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_carry_everywhere(%rip), %xmm6 /* ctr_carry_4 = lookup16(ctr_sum_4, carry_everywhere) */
+	movdqa %xmm15, %xmm14 /* carry_mask_table */
+	pshufb %xmm6, %xmm14 /* ctr_mask_4 = lookup16(carry_mask_table, ctr_carry_4) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_new_last_byte(%rip), %xmm7 /* ctr_last_byte_4 = lookup16(ctr_sum_4, new_last_byte) */
+	movdqa %xmm1, %xmm6 /* ctr_w_open */
+	pand %xmm14, %xmm6 /* ctr_pair_4_b = and(ctr_w_open, ctr_mask_4) */
+	pandn %xmm0, %xmm14 /* ctr_pair_4_a = andnot(ctr_mask_4, ctr_v_open) */
+	por %xmm14, %xmm6 /* ctr_pair_4 = or(ctr_pair_4_b, ctr_pair_4_a) */
+	por %xmm7, %xmm6 /* row_4 = or(ctr_pair_4, ctr_last_byte_4) */
+	movdqa %xmm8, %xmm7 /* ctr_sum_5 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_carry_everywhere(%rip), %xmm7 /* ctr_carry_5 = lookup16(ctr_sum_5, carry_everywhere) */
+	movdqa %xmm15, %xmm14 /* carry_mask_table */
+	pshufb %xmm7, %xmm14 /* ctr_mask_5 = lookup16(carry_mask_table, ctr_carry_5) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_new_last_byte(%rip), %xmm8 /* ctr_last_byte_5 = lookup16(ctr_sum_5, new_last_byte) */
+	movdqa %xmm1, %xmm7 /* ctr_w_open */
+	pand %xmm14, %xmm7 /* ctr_pair_5_b = and(ctr_w_open, ctr_mask_5) */
+	pandn %xmm0, %xmm14 /* ctr_pair_5_a = andnot(ctr_mask_5, ctr_v_open) */
+	por %xmm14, %xmm7 /* ctr_pair_5 = or(ctr_pair_5_b, ctr_pair_5_a) */
+	por %xmm8, %xmm7 /* row_5 = or(ctr_pair_5, ctr_last_byte_5) */
+	movdqa %xmm9, %xmm8 /* ctr_sum_6 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_carry_everywhere(%rip), %xmm8 /* ctr_carry_6 = lookup16(ctr_sum_6, carry_everywhere) */
+	movdqa %xmm15, %xmm14 /* carry_mask_table */
+	pshufb %xmm8, %xmm14 /* ctr_mask_6 = lookup16(carry_mask_table, ctr_carry_6) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_new_last_byte(%rip), %xmm9 /* ctr_last_byte_6 = lookup16(ctr_sum_6, new_last_byte) */
+	movdqa %xmm1, %xmm8 /* ctr_w_open */
+	pand %xmm14, %xmm8 /* ctr_pair_6_b = and(ctr_w_open, ctr_mask_6) */
+	pandn %xmm0, %xmm14 /* ctr_pair_6_a = andnot(ctr_mask_6, ctr_v_open) */
+	por %xmm14, %xmm8 /* ctr_pair_6 = or(ctr_pair_6_b, ctr_pair_6_a) */
+	por %xmm9, %xmm8 /* row_6 = or(ctr_pair_6, ctr_last_byte_6) */
+	movdqa %xmm10, %xmm9 /* ctr_sum_7 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_carry_everywhere(%rip), %xmm9 /* ctr_carry_7 = lookup16(ctr_sum_7, carry_everywhere) */
+	movdqa %xmm15, %xmm14 /* carry_mask_table */
+	pshufb %xmm9, %xmm14 /* ctr_mask_7 = lookup16(carry_mask_table, ctr_carry_7) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_new_last_byte(%rip), %xmm10 /* ctr_last_byte_7 = lookup16(ctr_sum_7, new_last_byte) */
+	movdqa %xmm1, %xmm9 /* ctr_w_open */
+	pand %xmm14, %xmm9 /* ctr_pair_7_b = and(ctr_w_open, ctr_mask_7) */
+	pandn %xmm0, %xmm14 /* ctr_pair_7_a = andnot(ctr_mask_7, ctr_v_open) */
+	por %xmm14, %xmm9 /* ctr_pair_7 = or(ctr_pair_7_b, ctr_pair_7_a) */
+	por %xmm10, %xmm9 /* row_7 = or(ctr_pair_7, ctr_last_byte_7) */
+	movdqa %xmm11, %xmm10 /* ctr_sum_8 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_carry_everywhere(%rip), %xmm10 /* ctr_carry_8 = lookup16(ctr_sum_8, carry_everywhere) */
+	movdqa %xmm15, %xmm14 /* carry_mask_table */
+	pshufb %xmm10, %xmm14 /* ctr_mask_8 = lookup16(carry_mask_table, ctr_carry_8) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_new_last_byte(%rip), %xmm11 /* ctr_last_byte_8 = lookup16(ctr_sum_8, new_last_byte) */
+	movdqa %xmm1, %xmm10 /* ctr_w_open */
+	pand %xmm14, %xmm10 /* ctr_pair_8_b = and(ctr_w_open, ctr_mask_8) */
+	pandn %xmm0, %xmm14 /* ctr_pair_8_a = andnot(ctr_mask_8, ctr_v_open) */
+	por %xmm14, %xmm10 /* ctr_pair_8 = or(ctr_pair_8_b, ctr_pair_8_a) */
+	por %xmm11, %xmm10 /* row_8 = or(ctr_pair_8, ctr_last_byte_8) */
+	movdqa %xmm12, %xmm11 /* ctr_sum_9 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_carry_everywhere(%rip), %xmm11 /* ctr_carry_9 = lookup16(ctr_sum_9, carry_everywhere) */
+	movdqa %xmm15, %xmm14 /* carry_mask_table */
+	pshufb %xmm11, %xmm14 /* ctr_mask_9 = lookup16(carry_mask_table, ctr_carry_9) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_new_last_byte(%rip), %xmm12 /* ctr_last_byte_9 = lookup16(ctr_sum_9, new_last_byte) */
+	movdqa %xmm1, %xmm11 /* ctr_w_open */
+	pand %xmm14, %xmm11 /* ctr_pair_9_b = and(ctr_w_open, ctr_mask_9) */
+	pandn %xmm0, %xmm14 /* ctr_pair_9_a = andnot(ctr_mask_9, ctr_v_open) */
+	por %xmm14, %xmm11 /* ctr_pair_9 = or(ctr_pair_9_b, ctr_pair_9_a) */
+	por %xmm12, %xmm11 /* row_9 = or(ctr_pair_9, ctr_last_byte_9) */
+	movdqa %xmm13, %xmm12 /* ctr_sum_10 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_carry_everywhere(%rip), %xmm12 /* ctr_carry_10 = lookup16(ctr_sum_10, carry_everywhere) */
+	movdqa %xmm15, %xmm14 /* carry_mask_table */
+	pshufb %xmm12, %xmm14 /* ctr_mask_10 = lookup16(carry_mask_table, ctr_carry_10) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_new_last_byte(%rip), %xmm13 /* ctr_last_byte_10 = lookup16(ctr_sum_10, new_last_byte) */
+	movdqa %xmm1, %xmm12 /* ctr_w_open */
+	pand %xmm14, %xmm12 /* ctr_pair_10_b = and(ctr_w_open, ctr_mask_10) */
 	pandn %xmm0, %xmm14 /* ctr_pair_10_a = andnot(ctr_mask_10, ctr_v_open) */
-	por %xmm14, %xmm13 /* ctr_pair_10 = or(ctr_pair_10_b, ctr_pair_10_a) */
-	por %xmm15, %xmm13 /* row_10 = or(ctr_pair_10, ctr_last_byte_10) */
-	movdqa 16(%rsp), %xmm14 /* reload ctr_sum_11 */
-	movdqa %xmm14, %xmm15 /* ctr_sum_11 */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_carry_everywhere(%rip), %xmm15 /* ctr_carry_11 = lookup16(ctr_sum_11, carry_everywhere) */
-	movdqa %xmm10, 352(%rsp) /* spill row_7 */
-	movdqa %xmm1, %xmm10 /* carry_mask_table */
-	pshufb %xmm15, %xmm10 /* ctr_mask_11 = lookup16(carry_mask_table, ctr_carry_11) */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_new_last_byte(%rip), %xmm14 /* ctr_last_byte_11 = lookup16(ctr_sum_11, new_last_byte) */
-	movdqa %xmm3, %xmm15 /* ctr_w_open */
-	pand %xmm10, %xmm15 /* ctr_pair_11_b = and(ctr_w_open, ctr_mask_11) */
-	pandn %xmm0, %xmm10 /* ctr_pair_11_a = andnot(ctr_mask_11, ctr_v_open) */
-	por %xmm10, %xmm15 /* ctr_pair_11 = or(ctr_pair_11_b, ctr_pair_11_a) */
-	por %xmm14, %xmm15 /* row_11 = or(ctr_pair_11, ctr_last_byte_11) */
-	movdqa 32(%rsp), %xmm10 /* reload ctr_sum_12 */
-	movdqa %xmm10, %xmm14 /* ctr_sum_12 */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_carry_everywhere(%rip), %xmm14 /* ctr_carry_12 = lookup16(ctr_sum_12, carry_everywhere) */
-	movdqa %xmm9, 16(%rsp) /* spill row_6 */
-	movdqa %xmm1, %xmm9 /* carry_mask_table */
-	pshufb %xmm14, %xmm9 /* ctr_mask_12 = lookup16(carry_mask_table, ctr_carry_12) */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_new_last_byte(%rip), %xmm10 /* ctr_last_byte_12 = lookup16(ctr_sum_12, new_last_byte) */
-	movdqa %xmm3, %xmm14 /* ctr_w_open */
-	pand %xmm9, %xmm14 /* ctr_pair_12_b = and(ctr_w_open, ctr_mask_12) */
-	pandn %xmm0, %xmm9 /* ctr_pair_12_a = andnot(ctr_mask_12, ctr_v_open) */
-	por %xmm9, %xmm14 /* ctr_pair_12 = or(ctr_pair_12_b, ctr_pair_12_a) */
-	por %xmm10, %xmm14 /* row_12 = or(ctr_pair_12, ctr_last_byte_12) */
-	movdqa 48(%rsp), %xmm9 /* reload ctr_sum_13 */
-	movdqa %xmm9, %xmm10 /* ctr_sum_13 */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_carry_everywhere(%rip), %xmm10 /* ctr_carry_13 = lookup16(ctr_sum_13, carry_everywhere) */
-	movdqa %xmm8, 32(%rsp) /* spill row_5 */
-	movdqa %xmm1, %xmm8 /* carry_mask_table */
-	pshufb %xmm10, %xmm8 /* ctr_mask_13 = lookup16(carry_mask_table, ctr_carry_13) */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_new_last_byte(%rip), %xmm9 /* ctr_last_byte_13 = lookup16(ctr_sum_13, new_last_byte) */
-	movdqa %xmm3, %xmm10 /* ctr_w_open */
-	pand %xmm8, %xmm10 /* ctr_pair_13_b = and(ctr_w_open, ctr_mask_13) */
-	pandn %xmm0, %xmm8 /* ctr_pair_13_a = andnot(ctr_mask_13, ctr_v_open) */
-	por %xmm8, %xmm10 /* ctr_pair_13 = or(ctr_pair_13_b, ctr_pair_13_a) */
-	por %xmm9, %xmm10 /* row_13 = or(ctr_pair_13, ctr_last_byte_13) */
-	movdqa 64(%rsp), %xmm8 /* reload ctr_sum_14 */
-	movdqa %xmm8, %xmm9 /* ctr_sum_14 */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_carry_everywhere(%rip), %xmm9 /* ctr_carry_14 = lookup16(ctr_sum_14, carry_everywhere) */
-	movdqa %xmm10, 48(%rsp) /* spill row_13 */
-	movdqa %xmm1, %xmm10 /* carry_mask_table */
-	pshufb %xmm9, %xmm10 /* ctr_mask_14 = lookup16(carry_mask_table, ctr_carry_14) */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_new_last_byte(%rip), %xmm8 /* ctr_last_byte_14 = lookup16(ctr_sum_14, new_last_byte) */
-	movdqa %xmm3, %xmm9 /* ctr_w_open */
-	pand %xmm10, %xmm9 /* ctr_pair_14_b = and(ctr_w_open, ctr_mask_14) */
-	pandn %xmm0, %xmm10 /* ctr_pair_14_a = andnot(ctr_mask_14, ctr_v_open) */
-	por %xmm10, %xmm9 /* ctr_pair_14 = or(ctr_pair_14_b, ctr_pair_14_a) */
-	por %xmm8, %xmm9 /* row_14 = or(ctr_pair_14, ctr_last_byte_14) */
-	movdqa 80(%rsp), %xmm8 /* reload ctr_sum_15 */
-	movdqa %xmm8, %xmm10 /* ctr_sum_15 */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_carry_everywhere(%rip), %xmm10 /* ctr_carry_15 = lookup16(ctr_sum_15, carry_everywhere) */
-	movdqa %xmm9, 64(%rsp) /* spill row_14 */
-	movdqa %xmm1, %xmm9 /* carry_mask_table */
-	pshufb %xmm10, %xmm9 /* ctr_mask_15 = lookup16(carry_mask_table, ctr_carry_15) */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_new_last_byte(%rip), %xmm8 /* ctr_last_byte_15 = lookup16(ctr_sum_15, new_last_byte) */
-	movdqa %xmm3, %xmm10 /* ctr_w_open */
-	pand %xmm9, %xmm10 /* ctr_pair_15_b = and(ctr_w_open, ctr_mask_15) */
-	pandn %xmm0, %xmm9 /* ctr_pair_15_a = andnot(ctr_mask_15, ctr_v_open) */
-	por %xmm9, %xmm10 /* ctr_pair_15 = or(ctr_pair_15_b, ctr_pair_15_a) */
-	por %xmm8, %xmm10 /* row_15 = or(ctr_pair_15, ctr_last_byte_15) */
-	movdqa %xmm4, %xmm8 /* row */
-	punpcklbw %xmm11, %xmm8 /* tr0 = unpacklo(row, row_8) */
-	punpckhbw %xmm11, %xmm4 /* tr0_1 = unpackhi(row, row_8) */
-	movdqa %xmm2, %xmm9 /* row_1 */
-	punpcklbw %xmm12, %xmm9 /* tr0_2 = unpacklo(row_1, row_9) */
-	punpckhbw %xmm12, %xmm2 /* tr0_3 = unpackhi(row_1, row_9) */
-	movdqa %xmm5, %xmm11 /* row_2 */
-	punpcklbw %xmm13, %xmm11 /* tr0_4 = unpacklo(row_2, row_10) */
-	punpckhbw %xmm13, %xmm5 /* tr0_5 = unpackhi(row_2, row_10) */
-	movdqa %xmm6, %xmm12 /* row_3 */
-	punpcklbw %xmm15, %xmm12 /* tr0_6 = unpacklo(row_3, row_11) */
-	punpckhbw %xmm15, %xmm6 /* tr0_7 = unpackhi(row_3, row_11) */
-	movdqa %xmm7, %xmm13 /* row_4 */
-	punpcklbw %xmm14, %xmm13 /* tr0_8 = unpacklo(row_4, row_12) */
-	punpckhbw %xmm14, %xmm7 /* tr0_9 = unpackhi(row_4, row_12) */
-	movdqa 32(%rsp), %xmm14 /* reload row_5 */
-	movdqa %xmm14, %xmm15 /* row_5 */
-	punpcklbw 48(%rsp), %xmm15 /* tr0_10 = unpacklo(row_5, row_13) */
-	punpckhbw 48(%rsp), %xmm14 /* tr0_11 = unpackhi(row_5, row_13) */
-	movdqa 16(%rsp), %xmm1 /* reload row_6 */
-	movdqa %xmm0, 48(%rsp) /* spill ctr_v_open */
-	movdqa %xmm1, %xmm0 /* row_6 */
-	punpcklbw 64(%rsp), %xmm0 /* tr0_12 = unpacklo(row_6, row_14) */
-	punpckhbw 64(%rsp), %xmm1 /* tr0_13 = unpackhi(row_6, row_14) */
-	movdqa %xmm3, 64(%rsp) /* spill ctr_w_open */
-	movdqa 352(%rsp), %xmm3 /* reload row_7 */
-	movdqa %xmm6, 16(%rsp) /* spill tr0_7 */
-	movdqa %xmm3, %xmm6 /* row_7 */
-	punpcklbw %xmm10, %xmm6 /* tr0_14 = unpacklo(row_7, row_15) */
-	punpckhbw %xmm10, %xmm3 /* tr0_15 = unpackhi(row_7, row_15) */
-	movdqa %xmm8, %xmm10 /* tr0 */
-	punpcklbw %xmm13, %xmm10 /* tr1 = unpacklo(tr0, tr0_8) */
-	punpckhbw %xmm13, %xmm8 /* tr1_1 = unpackhi(tr0, tr0_8) */
-	movdqa %xmm4, %xmm13 /* tr0_1 */
-	punpcklbw %xmm7, %xmm13 /* tr1_2 = unpacklo(tr0_1, tr0_9) */
-	punpckhbw %xmm7, %xmm4 /* tr1_3 = unpackhi(tr0_1, tr0_9) */
-	movdqa %xmm9, %xmm7 /* tr0_2 */
-	punpcklbw %xmm15, %xmm7 /* tr1_4 = unpacklo(tr0_2, tr0_10) */
-	punpckhbw %xmm15, %xmm9 /* tr1_5 = unpackhi(tr0_2, tr0_10) */
-	movdqa %xmm2, %xmm15 /* tr0_3 */
-	punpcklbw %xmm14, %xmm15 /* tr1_6 = unpacklo(tr0_3, tr0_11) */
-	punpckhbw %xmm14, %xmm2 /* tr1_7 = unpackhi(tr0_3, tr0_11) */
-	movdqa %xmm11, %xmm14 /* tr0_4 */
-	punpcklbw %xmm0, %xmm14 /* tr1_8 = unpacklo(tr0_4, tr0_12) */
-	punpckhbw %xmm0, %xmm11 /* tr1_9 = unpackhi(tr0_4, tr0_12) */
-	movdqa %xmm5, %xmm0 /* tr0_5 */
-	punpcklbw %xmm1, %xmm0 /* tr1_10 = unpacklo(tr0_5, tr0_13) */
-	punpckhbw %xmm1, %xmm5 /* tr1_11 = unpackhi(tr0_5, tr0_13) */
-	movdqa %xmm12, %xmm1 /* tr0_6 */
-	punpcklbw %xmm6, %xmm1 /* tr1_12 = unpacklo(tr0_6, tr0_14) */
-	punpckhbw %xmm6, %xmm12 /* tr1_13 = unpackhi(tr0_6, tr0_14) */
-	movdqa 16(%rsp), %xmm6 /* reload tr0_7 */
-	movdqa %xmm2, 352(%rsp) /* spill tr1_7 */
-	movdqa %xmm6, %xmm2 /* tr0_7 */
-	punpcklbw %xmm3, %xmm2 /* tr1_14 = unpacklo(tr0_7, tr0_15) */
-	punpckhbw %xmm3, %xmm6 /* tr1_15 = unpackhi(tr0_7, tr0_15) */
-	movdqa %xmm10, %xmm3 /* tr1 */
-	punpcklbw %xmm14, %xmm3 /* tr2 = unpacklo(tr1, tr1_8) */
-	punpckhbw %xmm14, %xmm10 /* tr2_1 = unpackhi(tr1, tr1_8) */
-	movdqa %xmm8, %xmm14 /* tr1_1 */
-	punpcklbw %xmm11, %xmm14 /* tr2_2 = unpacklo(tr1_1, tr1_9) */
-	punpckhbw %xmm11, %xmm8 /* tr2_3 = unpackhi(tr1_1, tr1_9) */
-	movdqa %xmm13, %xmm11 /* tr1_2 */
-	punpcklbw %xmm0, %xmm11 /* tr2_4 = unpacklo(tr1_2, tr1_10) */
-	punpckhbw %xmm0, %xmm13 /* tr2_5 = unpackhi(tr1_2, tr1_10) */
-	movdqa %xmm4, %xmm0 /* tr1_3 */
-	punpcklbw %xmm5, %xmm0 /* tr2_6 = unpacklo(tr1_3, tr1_11) */
-	punpckhbw %xmm5, %xmm4 /* tr2_7 = unpackhi(tr1_3, tr1_11) */
-	movdqa %xmm7, %xmm5 /* tr1_4 */
-	punpcklbw %xmm1, %xmm5 /* tr2_8 = unpacklo(tr1_4, tr1_12) */
-	punpckhbw %xmm1, %xmm7 /* tr2_9 = unpackhi(tr1_4, tr1_12) */
-	movdqa %xmm9, %xmm1 /* tr1_5 */
-	punpcklbw %xmm12, %xmm1 /* tr2_10 = unpacklo(tr1_5, tr1_13) */
-	punpckhbw %xmm12, %xmm9 /* tr2_11 = unpackhi(tr1_5, tr1_13) */
-	movdqa %xmm15, %xmm12 /* tr1_6 */
-	punpcklbw %xmm2, %xmm12 /* tr2_12 = unpacklo(tr1_6, tr1_14) */
-	punpckhbw %xmm2, %xmm15 /* tr2_13 = unpackhi(tr1_6, tr1_14) */
-	movdqa 352(%rsp), %xmm2 /* reload tr1_7 */
-	movdqa %xmm4, 16(%rsp) /* spill tr2_7 */
-	movdqa %xmm2, %xmm4 /* tr1_7 */
-	punpcklbw %xmm6, %xmm4 /* tr2_14 = unpacklo(tr1_7, tr1_15) */
-	punpckhbw %xmm6, %xmm2 /* tr2_15 = unpackhi(tr1_7, tr1_15) */
-	movdqa %xmm3, %xmm6 /* tr2 */
-	punpcklbw %xmm5, %xmm6 /* tr3 = unpacklo(tr2, tr2_8) */
-	punpckhbw %xmm5, %xmm3 /* tr3_1 = unpackhi(tr2, tr2_8) */
-	movdqa %xmm10, %xmm5 /* tr2_1 */
-	punpcklbw %xmm7, %xmm5 /* tr3_2 = unpacklo(tr2_1, tr2_9) */
-	punpckhbw %xmm7, %xmm10 /* tr3_3 = unpackhi(tr2_1, tr2_9) */
-	movdqa %xmm14, %xmm7 /* tr2_2 */
-	punpcklbw %xmm1, %xmm7 /* tr3_4 = unpacklo(tr2_2, tr2_10) */
-	punpckhbw %xmm1, %xmm14 /* tr3_5 = unpackhi(tr2_2, tr2_10) */
-	movdqa %xmm8, %xmm1 /* tr2_3 */
-	punpcklbw %xmm9, %xmm1 /* tr3_6 = unpacklo(tr2_3, tr2_11) */
-	punpckhbw %xmm9, %xmm8 /* tr3_7 = unpackhi(tr2_3, tr2_11) */
-	movdqa %xmm11, %xmm9 /* tr2_4 */
-	punpcklbw %xmm12, %xmm9 /* tr3_8 = unpacklo(tr2_4, tr2_12) */
-	punpckhbw %xmm12, %xmm11 /* tr3_9 = unpackhi(tr2_4, tr2_12) */
-	movdqa %xmm13, %xmm12 /* tr2_5 */
-	punpcklbw %xmm15, %xmm12 /* tr3_10 = unpacklo(tr2_5, tr2_13) */
-	punpckhbw %xmm15, %xmm13 /* tr3_11 = unpackhi(tr2_5, tr2_13) */
-	movdqa %xmm0, %xmm15 /* tr2_6 */
-	punpcklbw %xmm4, %xmm15 /* tr3_12 = unpacklo(tr2_6, tr2_14) */
-	punpckhbw %xmm4, %xmm0 /* tr3_13 = unpackhi(tr2_6, tr2_14) */
-	movdqa 16(%rsp), %xmm4 /* reload tr2_7 */
+	por %xmm14, %xmm12 /* ctr_pair_10 = or(ctr_pair_10_b, ctr_pair_10_a) */
+	por %xmm13, %xmm12 /* row_10 = or(ctr_pair_10, ctr_last_byte_10) */
+	movdqa 336(%rsp), %xmm13 /* reload ctr_sum_11 */
+	movdqa %xmm13, %xmm14 /* ctr_sum_11 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_carry_everywhere(%rip), %xmm14 /* ctr_carry_11 = lookup16(ctr_sum_11, carry_everywhere) */
+	movdqa %xmm9, 352(%rsp) /* spill row_7 */
+	movdqa %xmm15, %xmm9 /* carry_mask_table */
+	pshufb %xmm14, %xmm9 /* ctr_mask_11 = lookup16(carry_mask_table, ctr_carry_11) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_new_last_byte(%rip), %xmm13 /* ctr_last_byte_11 = lookup16(ctr_sum_11, new_last_byte) */
+	movdqa %xmm1, %xmm14 /* ctr_w_open */
+	pand %xmm9, %xmm14 /* ctr_pair_11_b = and(ctr_w_open, ctr_mask_11) */
+	pandn %xmm0, %xmm9 /* ctr_pair_11_a = andnot(ctr_mask_11, ctr_v_open) */
+	por %xmm9, %xmm14 /* ctr_pair_11 = or(ctr_pair_11_b, ctr_pair_11_a) */
+	por %xmm13, %xmm14 /* row_11 = or(ctr_pair_11, ctr_last_byte_11) */
+	movdqa 320(%rsp), %xmm9 /* reload ctr_sum_12 */
+	movdqa %xmm9, %xmm13 /* ctr_sum_12 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_carry_everywhere(%rip), %xmm13 /* ctr_carry_12 = lookup16(ctr_sum_12, carry_everywhere) */
+	movdqa %xmm8, 336(%rsp) /* spill row_6 */
+	movdqa %xmm15, %xmm8 /* carry_mask_table */
+	pshufb %xmm13, %xmm8 /* ctr_mask_12 = lookup16(carry_mask_table, ctr_carry_12) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_new_last_byte(%rip), %xmm9 /* ctr_last_byte_12 = lookup16(ctr_sum_12, new_last_byte) */
+	movdqa %xmm1, %xmm13 /* ctr_w_open */
+	pand %xmm8, %xmm13 /* ctr_pair_12_b = and(ctr_w_open, ctr_mask_12) */
+	pandn %xmm0, %xmm8 /* ctr_pair_12_a = andnot(ctr_mask_12, ctr_v_open) */
+	por %xmm8, %xmm13 /* ctr_pair_12 = or(ctr_pair_12_b, ctr_pair_12_a) */
+	por %xmm9, %xmm13 /* row_12 = or(ctr_pair_12, ctr_last_byte_12) */
+	movdqa 16(%rsp), %xmm8 /* reload ctr_sum_13 */
+	movdqa %xmm8, %xmm9 /* ctr_sum_13 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_carry_everywhere(%rip), %xmm9 /* ctr_carry_13 = lookup16(ctr_sum_13, carry_everywhere) */
+	movdqa %xmm7, 320(%rsp) /* spill row_5 */
+	movdqa %xmm15, %xmm7 /* carry_mask_table */
+	pshufb %xmm9, %xmm7 /* ctr_mask_13 = lookup16(carry_mask_table, ctr_carry_13) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_new_last_byte(%rip), %xmm8 /* ctr_last_byte_13 = lookup16(ctr_sum_13, new_last_byte) */
+	movdqa %xmm1, %xmm9 /* ctr_w_open */
+	pand %xmm7, %xmm9 /* ctr_pair_13_b = and(ctr_w_open, ctr_mask_13) */
+	pandn %xmm0, %xmm7 /* ctr_pair_13_a = andnot(ctr_mask_13, ctr_v_open) */
+	por %xmm7, %xmm9 /* ctr_pair_13 = or(ctr_pair_13_b, ctr_pair_13_a) */
+	por %xmm8, %xmm9 /* row_13 = or(ctr_pair_13, ctr_last_byte_13) */
+	movdqa 32(%rsp), %xmm7 /* reload ctr_sum_14 */
+	movdqa %xmm7, %xmm8 /* ctr_sum_14 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_carry_everywhere(%rip), %xmm8 /* ctr_carry_14 = lookup16(ctr_sum_14, carry_everywhere) */
+	movdqa %xmm9, 16(%rsp) /* spill row_13 */
+	movdqa %xmm15, %xmm9 /* carry_mask_table */
+	pshufb %xmm8, %xmm9 /* ctr_mask_14 = lookup16(carry_mask_table, ctr_carry_14) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_new_last_byte(%rip), %xmm7 /* ctr_last_byte_14 = lookup16(ctr_sum_14, new_last_byte) */
+	movdqa %xmm1, %xmm8 /* ctr_w_open */
+	pand %xmm9, %xmm8 /* ctr_pair_14_b = and(ctr_w_open, ctr_mask_14) */
+	pandn %xmm0, %xmm9 /* ctr_pair_14_a = andnot(ctr_mask_14, ctr_v_open) */
+	por %xmm9, %xmm8 /* ctr_pair_14 = or(ctr_pair_14_b, ctr_pair_14_a) */
+	por %xmm7, %xmm8 /* row_14 = or(ctr_pair_14, ctr_last_byte_14) */
+	movdqa 48(%rsp), %xmm7 /* reload ctr_sum_15 */
+	movdqa %xmm7, %xmm9 /* ctr_sum_15 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_carry_everywhere(%rip), %xmm9 /* ctr_carry_15 = lookup16(ctr_sum_15, carry_everywhere) */
+	movdqa %xmm8, 32(%rsp) /* spill row_14 */
+	movdqa %xmm15, %xmm8 /* carry_mask_table */
+	pshufb %xmm9, %xmm8 /* ctr_mask_15 = lookup16(carry_mask_table, ctr_carry_15) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_new_last_byte(%rip), %xmm7 /* ctr_last_byte_15 = lookup16(ctr_sum_15, new_last_byte) */
+	movdqa %xmm1, %xmm9 /* ctr_w_open */
+	pand %xmm8, %xmm9 /* ctr_pair_15_b = and(ctr_w_open, ctr_mask_15) */
+	pandn %xmm0, %xmm8 /* ctr_pair_15_a = andnot(ctr_mask_15, ctr_v_open) */
+	por %xmm8, %xmm9 /* ctr_pair_15 = or(ctr_pair_15_b, ctr_pair_15_a) */
+	por %xmm7, %xmm9 /* row_15 = or(ctr_pair_15, ctr_last_byte_15) */
+	movdqa %xmm2, %xmm7 /* row */
+	punpcklbw %xmm10, %xmm7 /* tr0 = unpacklo(row, row_8) */
+	punpckhbw %xmm10, %xmm2 /* tr0_1 = unpackhi(row, row_8) */
+	movdqa %xmm3, %xmm8 /* row_1 */
+	punpcklbw %xmm11, %xmm8 /* tr0_2 = unpacklo(row_1, row_9) */
+	punpckhbw %xmm11, %xmm3 /* tr0_3 = unpackhi(row_1, row_9) */
+	movdqa %xmm4, %xmm10 /* row_2 */
+	punpcklbw %xmm12, %xmm10 /* tr0_4 = unpacklo(row_2, row_10) */
+	punpckhbw %xmm12, %xmm4 /* tr0_5 = unpackhi(row_2, row_10) */
+	movdqa %xmm5, %xmm11 /* row_3 */
+	punpcklbw %xmm14, %xmm11 /* tr0_6 = unpacklo(row_3, row_11) */
+	punpckhbw %xmm14, %xmm5 /* tr0_7 = unpackhi(row_3, row_11) */
+	movdqa %xmm6, %xmm12 /* row_4 */
+	punpcklbw %xmm13, %xmm12 /* tr0_8 = unpacklo(row_4, row_12) */
+	punpckhbw %xmm13, %xmm6 /* tr0_9 = unpackhi(row_4, row_12) */
+	movdqa 320(%rsp), %xmm13 /* reload row_5 */
+	movdqa %xmm13, %xmm14 /* row_5 */
+	punpcklbw 16(%rsp), %xmm14 /* tr0_10 = unpacklo(row_5, row_13) */
+	punpckhbw 16(%rsp), %xmm13 /* tr0_11 = unpackhi(row_5, row_13) */
+	movdqa 336(%rsp), %xmm15 /* reload row_6 */
+	movdqa %xmm0, 16(%rsp) /* spill ctr_v_open */
+	movdqa %xmm15, %xmm0 /* row_6 */
+	punpcklbw 32(%rsp), %xmm0 /* tr0_12 = unpacklo(row_6, row_14) */
+	punpckhbw 32(%rsp), %xmm15 /* tr0_13 = unpackhi(row_6, row_14) */
+	movdqa %xmm1, 32(%rsp) /* spill ctr_w_open */
+	movdqa 352(%rsp), %xmm1 /* reload row_7 */
+	movdqa %xmm5, 336(%rsp) /* spill tr0_7 */
+	movdqa %xmm1, %xmm5 /* row_7 */
+	punpcklbw %xmm9, %xmm5 /* tr0_14 = unpacklo(row_7, row_15) */
+	punpckhbw %xmm9, %xmm1 /* tr0_15 = unpackhi(row_7, row_15) */
+	movdqa %xmm7, %xmm9 /* tr0 */
+	punpcklbw %xmm12, %xmm9 /* tr1 = unpacklo(tr0, tr0_8) */
+	punpckhbw %xmm12, %xmm7 /* tr1_1 = unpackhi(tr0, tr0_8) */
+	movdqa %xmm2, %xmm12 /* tr0_1 */
+	punpcklbw %xmm6, %xmm12 /* tr1_2 = unpacklo(tr0_1, tr0_9) */
+	punpckhbw %xmm6, %xmm2 /* tr1_3 = unpackhi(tr0_1, tr0_9) */
+	movdqa %xmm8, %xmm6 /* tr0_2 */
+	punpcklbw %xmm14, %xmm6 /* tr1_4 = unpacklo(tr0_2, tr0_10) */
+	punpckhbw %xmm14, %xmm8 /* tr1_5 = unpackhi(tr0_2, tr0_10) */
+	movdqa %xmm3, %xmm14 /* tr0_3 */
+	punpcklbw %xmm13, %xmm14 /* tr1_6 = unpacklo(tr0_3, tr0_11) */
+	punpckhbw %xmm13, %xmm3 /* tr1_7 = unpackhi(tr0_3, tr0_11) */
+	movdqa %xmm10, %xmm13 /* tr0_4 */
+	punpcklbw %xmm0, %xmm13 /* tr1_8 = unpacklo(tr0_4, tr0_12) */
+	punpckhbw %xmm0, %xmm10 /* tr1_9 = unpackhi(tr0_4, tr0_12) */
+	movdqa %xmm4, %xmm0 /* tr0_5 */
+	punpcklbw %xmm15, %xmm0 /* tr1_10 = unpacklo(tr0_5, tr0_13) */
+	punpckhbw %xmm15, %xmm4 /* tr1_11 = unpackhi(tr0_5, tr0_13) */
+	movdqa %xmm11, %xmm15 /* tr0_6 */
+	punpcklbw %xmm5, %xmm15 /* tr1_12 = unpacklo(tr0_6, tr0_14) */
+	punpckhbw %xmm5, %xmm11 /* tr1_13 = unpackhi(tr0_6, tr0_14) */
+	movdqa 336(%rsp), %xmm5 /* reload tr0_7 */
+	movdqa %xmm3, 352(%rsp) /* spill tr1_7 */
+	movdqa %xmm5, %xmm3 /* tr0_7 */
+	punpcklbw %xmm1, %xmm3 /* tr1_14 = unpacklo(tr0_7, tr0_15) */
+	punpckhbw %xmm1, %xmm5 /* tr1_15 = unpackhi(tr0_7, tr0_15) */
+	movdqa %xmm9, %xmm1 /* tr1 */
+	punpcklbw %xmm13, %xmm1 /* tr2 = unpacklo(tr1, tr1_8) */
+	punpckhbw %xmm13, %xmm9 /* tr2_1 = unpackhi(tr1, tr1_8) */
+	movdqa %xmm7, %xmm13 /* tr1_1 */
+	punpcklbw %xmm10, %xmm13 /* tr2_2 = unpacklo(tr1_1, tr1_9) */
+	punpckhbw %xmm10, %xmm7 /* tr2_3 = unpackhi(tr1_1, tr1_9) */
+	movdqa %xmm12, %xmm10 /* tr1_2 */
+	punpcklbw %xmm0, %xmm10 /* tr2_4 = unpacklo(tr1_2, tr1_10) */
+	punpckhbw %xmm0, %xmm12 /* tr2_5 = unpackhi(tr1_2, tr1_10) */
+	movdqa %xmm2, %xmm0 /* tr1_3 */
+	punpcklbw %xmm4, %xmm0 /* tr2_6 = unpacklo(tr1_3, tr1_11) */
+	punpckhbw %xmm4, %xmm2 /* tr2_7 = unpackhi(tr1_3, tr1_11) */
+	movdqa %xmm6, %xmm4 /* tr1_4 */
+	punpcklbw %xmm15, %xmm4 /* tr2_8 = unpacklo(tr1_4, tr1_12) */
+	punpckhbw %xmm15, %xmm6 /* tr2_9 = unpackhi(tr1_4, tr1_12) */
+	movdqa %xmm8, %xmm15 /* tr1_5 */
+	punpcklbw %xmm11, %xmm15 /* tr2_10 = unpacklo(tr1_5, tr1_13) */
+	punpckhbw %xmm11, %xmm8 /* tr2_11 = unpackhi(tr1_5, tr1_13) */
+	movdqa %xmm14, %xmm11 /* tr1_6 */
+	punpcklbw %xmm3, %xmm11 /* tr2_12 = unpacklo(tr1_6, tr1_14) */
+	punpckhbw %xmm3, %xmm14 /* tr2_13 = unpackhi(tr1_6, tr1_14) */
+	movdqa 352(%rsp), %xmm3 /* reload tr1_7 */
+	movdqa %xmm2, 336(%rsp) /* spill tr2_7 */
+	movdqa %xmm3, %xmm2 /* tr1_7 */
+	punpcklbw %xmm5, %xmm2 /* tr2_14 = unpacklo(tr1_7, tr1_15) */
+	punpckhbw %xmm5, %xmm3 /* tr2_15 = unpackhi(tr1_7, tr1_15) */
+	movdqa %xmm1, %xmm5 /* tr2 */
+	punpcklbw %xmm4, %xmm5 /* tr3 = unpacklo(tr2, tr2_8) */
+	punpckhbw %xmm4, %xmm1 /* tr3_1 = unpackhi(tr2, tr2_8) */
+	movdqa %xmm9, %xmm4 /* tr2_1 */
+	punpcklbw %xmm6, %xmm4 /* tr3_2 = unpacklo(tr2_1, tr2_9) */
+	punpckhbw %xmm6, %xmm9 /* tr3_3 = unpackhi(tr2_1, tr2_9) */
+	movdqa %xmm13, %xmm6 /* tr2_2 */
+	punpcklbw %xmm15, %xmm6 /* tr3_4 = unpacklo(tr2_2, tr2_10) */
+	punpckhbw %xmm15, %xmm13 /* tr3_5 = unpackhi(tr2_2, tr2_10) */
+	movdqa %xmm7, %xmm15 /* tr2_3 */
+	punpcklbw %xmm8, %xmm15 /* tr3_6 = unpacklo(tr2_3, tr2_11) */
+	punpckhbw %xmm8, %xmm7 /* tr3_7 = unpackhi(tr2_3, tr2_11) */
+	movdqa %xmm10, %xmm8 /* tr2_4 */
+	punpcklbw %xmm11, %xmm8 /* tr3_8 = unpacklo(tr2_4, tr2_12) */
+	punpckhbw %xmm11, %xmm10 /* tr3_9 = unpackhi(tr2_4, tr2_12) */
+	movdqa %xmm12, %xmm11 /* tr2_5 */
+	punpcklbw %xmm14, %xmm11 /* tr3_10 = unpacklo(tr2_5, tr2_13) */
+	punpckhbw %xmm14, %xmm12 /* tr3_11 = unpackhi(tr2_5, tr2_13) */
+	movdqa %xmm0, %xmm14 /* tr2_6 */
+	punpcklbw %xmm2, %xmm14 /* tr3_12 = unpacklo(tr2_6, tr2_14) */
+	punpckhbw %xmm2, %xmm0 /* tr3_13 = unpackhi(tr2_6, tr2_14) */
+	movdqa 336(%rsp), %xmm2 /* reload tr2_7 */
 	movdqa %xmm0, 352(%rsp) /* spill tr3_13 */
-	movdqa %xmm4, %xmm0 /* tr2_7 */
-	punpcklbw %xmm2, %xmm0 /* tr3_14 = unpacklo(tr2_7, tr2_15) */
-	punpckhbw %xmm2, %xmm4 /* tr3_15 = unpackhi(tr2_7, tr2_15) */
+	movdqa %xmm2, %xmm0 /* tr2_7 */
+	punpcklbw %xmm3, %xmm0 /* tr3_14 = unpacklo(tr2_7, tr2_15) */
+	punpckhbw %xmm3, %xmm2 /* tr3_15 = unpackhi(tr2_7, tr2_15) */
 
 	/* Into the sliced domain: X' = A1·X byte by byte (algorithm 1). */
-	movdqa %xmm6, %xmm2 /* tr3 */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm2 /* tr3_lo = and(tr3, nibble_mask) */
-	psrlw $4, %xmm6 /* tr3_sh = shr(tr3) */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm6 /* tr3_hi = and(tr3_sh, nibble_mask) */
-	movdqa %xmm4, 16(%rsp) /* spill tr3_15 */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_9_tbl_lo(%rip), %xmm4 /* tbl_lo = const() */
-	movdqa %xmm0, 32(%rsp) /* spill tr3_14 */
-	movdqa %xmm4, %xmm0 /* tbl_lo */
-	pshufb %xmm2, %xmm0 /* xin_l = lookup16(tbl_lo, tr3_lo) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_9_tbl_hi(%rip), %xmm2 /* tbl_hi = const() */
-	movdqa %xmm15, 80(%rsp) /* spill tr3_12 */
-	movdqa %xmm2, %xmm15 /* tbl_hi */
-	pshufb %xmm6, %xmm15 /* xin_h = lookup16(tbl_hi, tr3_hi) */
-	pxor %xmm15, %xmm0 /* xin = xor(xin_l, xin_h) */
-	movdqa %xmm3, %xmm6 /* tr3_1 */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm6 /* tr3_1_lo = and(tr3_1, nibble_mask) */
-	psrlw $4, %xmm3 /* tr3_1_sh = shr(tr3_1) */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm3 /* tr3_1_hi = and(tr3_1_sh, nibble_mask) */
-	movdqa %xmm4, %xmm15 /* tbl_lo */
-	pshufb %xmm6, %xmm15 /* xin_1_l = lookup16(tbl_lo, tr3_1_lo) */
-	movdqa %xmm2, %xmm6 /* tbl_hi */
-	pshufb %xmm3, %xmm6 /* xin_1_h = lookup16(tbl_hi, tr3_1_hi) */
-	pxor %xmm6, %xmm15 /* xin_1 = xor(xin_1_l, xin_1_h) */
-	movdqa %xmm5, %xmm3 /* tr3_2 */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm3 /* tr3_2_lo = and(tr3_2, nibble_mask) */
-	psrlw $4, %xmm5 /* tr3_2_sh = shr(tr3_2) */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm5 /* tr3_2_hi = and(tr3_2_sh, nibble_mask) */
-	movdqa %xmm4, %xmm6 /* tbl_lo */
-	pshufb %xmm3, %xmm6 /* xin_2_l = lookup16(tbl_lo, tr3_2_lo) */
-	movdqa %xmm2, %xmm3 /* tbl_hi */
-	pshufb %xmm5, %xmm3 /* xin_2_h = lookup16(tbl_hi, tr3_2_hi) */
-	pxor %xmm3, %xmm6 /* xin_2 = xor(xin_2_l, xin_2_h) */
-	movdqa %xmm10, %xmm3 /* tr3_3 */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm3 /* tr3_3_lo = and(tr3_3, nibble_mask) */
-	psrlw $4, %xmm10 /* tr3_3_sh = shr(tr3_3) */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm10 /* tr3_3_hi = and(tr3_3_sh, nibble_mask) */
-	movdqa %xmm4, %xmm5 /* tbl_lo */
-	pshufb %xmm3, %xmm5 /* xin_3_l = lookup16(tbl_lo, tr3_3_lo) */
-	movdqa %xmm2, %xmm3 /* tbl_hi */
-	pshufb %xmm10, %xmm3 /* xin_3_h = lookup16(tbl_hi, tr3_3_hi) */
-	pxor %xmm3, %xmm5 /* xin_3 = xor(xin_3_l, xin_3_h) */
-	movdqa %xmm7, %xmm3 /* tr3_4 */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm3 /* tr3_4_lo = and(tr3_4, nibble_mask) */
-	psrlw $4, %xmm7 /* tr3_4_sh = shr(tr3_4) */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm7 /* tr3_4_hi = and(tr3_4_sh, nibble_mask) */
-	movdqa %xmm4, %xmm10 /* tbl_lo */
-	pshufb %xmm3, %xmm10 /* xin_4_l = lookup16(tbl_lo, tr3_4_lo) */
-	movdqa %xmm2, %xmm3 /* tbl_hi */
-	pshufb %xmm7, %xmm3 /* xin_4_h = lookup16(tbl_hi, tr3_4_hi) */
-	pxor %xmm3, %xmm10 /* xin_4 = xor(xin_4_l, xin_4_h) */
-	movdqa %xmm14, %xmm3 /* tr3_5 */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm3 /* tr3_5_lo = and(tr3_5, nibble_mask) */
-	psrlw $4, %xmm14 /* tr3_5_sh = shr(tr3_5) */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm14 /* tr3_5_hi = and(tr3_5_sh, nibble_mask) */
-	movdqa %xmm4, %xmm7 /* tbl_lo */
-	pshufb %xmm3, %xmm7 /* xin_5_l = lookup16(tbl_lo, tr3_5_lo) */
-	movdqa %xmm2, %xmm3 /* tbl_hi */
-	pshufb %xmm14, %xmm3 /* xin_5_h = lookup16(tbl_hi, tr3_5_hi) */
-	pxor %xmm3, %xmm7 /* xin_5 = xor(xin_5_l, xin_5_h) */
-	movdqa %xmm1, %xmm3 /* tr3_6 */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm3 /* tr3_6_lo = and(tr3_6, nibble_mask) */
-	psrlw $4, %xmm1 /* tr3_6_sh = shr(tr3_6) */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm1 /* tr3_6_hi = and(tr3_6_sh, nibble_mask) */
-	movdqa %xmm4, %xmm14 /* tbl_lo */
-	pshufb %xmm3, %xmm14 /* xin_6_l = lookup16(tbl_lo, tr3_6_lo) */
-	movdqa %xmm2, %xmm3 /* tbl_hi */
-	pshufb %xmm1, %xmm3 /* xin_6_h = lookup16(tbl_hi, tr3_6_hi) */
-	pxor %xmm3, %xmm14 /* xin_6 = xor(xin_6_l, xin_6_h) */
-	movdqa %xmm8, %xmm1 /* tr3_7 */
+	movdqa %xmm5, %xmm3 /* tr3 */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm3 /* tr3_lo = and(tr3, nibble_mask) */
+	psrlw $4, %xmm5 /* tr3_sh = shr(tr3) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm5 /* tr3_hi = and(tr3_sh, nibble_mask) */
+	movdqa %xmm2, 336(%rsp) /* spill tr3_15 */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_9_tbl_lo(%rip), %xmm2 /* tbl_lo = const() */
+	movdqa %xmm0, 320(%rsp) /* spill tr3_14 */
+	movdqa %xmm2, %xmm0 /* tbl_lo */
+	pshufb %xmm3, %xmm0 /* xin_l = lookup16(tbl_lo, tr3_lo) */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_9_tbl_hi(%rip), %xmm3 /* tbl_hi = const() */
+	movdqa %xmm14, 48(%rsp) /* spill tr3_12 */
+	movdqa %xmm3, %xmm14 /* tbl_hi */
+	pshufb %xmm5, %xmm14 /* xin_h = lookup16(tbl_hi, tr3_hi) */
+	pxor %xmm14, %xmm0 /* xin = xor(xin_l, xin_h) */
+	movdqa %xmm1, %xmm5 /* tr3_1 */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm5 /* tr3_1_lo = and(tr3_1, nibble_mask) */
+	psrlw $4, %xmm1 /* tr3_1_sh = shr(tr3_1) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm1 /* tr3_1_hi = and(tr3_1_sh, nibble_mask) */
+	movdqa %xmm2, %xmm14 /* tbl_lo */
+	pshufb %xmm5, %xmm14 /* xin_1_l = lookup16(tbl_lo, tr3_1_lo) */
+	movdqa %xmm3, %xmm5 /* tbl_hi */
+	pshufb %xmm1, %xmm5 /* xin_1_h = lookup16(tbl_hi, tr3_1_hi) */
+	pxor %xmm5, %xmm14 /* xin_1 = xor(xin_1_l, xin_1_h) */
+	movdqa %xmm4, %xmm1 /* tr3_2 */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm1 /* tr3_2_lo = and(tr3_2, nibble_mask) */
+	psrlw $4, %xmm4 /* tr3_2_sh = shr(tr3_2) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm4 /* tr3_2_hi = and(tr3_2_sh, nibble_mask) */
+	movdqa %xmm2, %xmm5 /* tbl_lo */
+	pshufb %xmm1, %xmm5 /* xin_2_l = lookup16(tbl_lo, tr3_2_lo) */
+	movdqa %xmm3, %xmm1 /* tbl_hi */
+	pshufb %xmm4, %xmm1 /* xin_2_h = lookup16(tbl_hi, tr3_2_hi) */
+	pxor %xmm1, %xmm5 /* xin_2 = xor(xin_2_l, xin_2_h) */
+	movdqa %xmm9, %xmm1 /* tr3_3 */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm1 /* tr3_3_lo = and(tr3_3, nibble_mask) */
+	psrlw $4, %xmm9 /* tr3_3_sh = shr(tr3_3) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm9 /* tr3_3_hi = and(tr3_3_sh, nibble_mask) */
+	movdqa %xmm2, %xmm4 /* tbl_lo */
+	pshufb %xmm1, %xmm4 /* xin_3_l = lookup16(tbl_lo, tr3_3_lo) */
+	movdqa %xmm3, %xmm1 /* tbl_hi */
+	pshufb %xmm9, %xmm1 /* xin_3_h = lookup16(tbl_hi, tr3_3_hi) */
+	pxor %xmm1, %xmm4 /* xin_3 = xor(xin_3_l, xin_3_h) */
+	movdqa %xmm6, %xmm1 /* tr3_4 */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm1 /* tr3_4_lo = and(tr3_4, nibble_mask) */
+	psrlw $4, %xmm6 /* tr3_4_sh = shr(tr3_4) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm6 /* tr3_4_hi = and(tr3_4_sh, nibble_mask) */
+	movdqa %xmm2, %xmm9 /* tbl_lo */
+	pshufb %xmm1, %xmm9 /* xin_4_l = lookup16(tbl_lo, tr3_4_lo) */
+	movdqa %xmm3, %xmm1 /* tbl_hi */
+	pshufb %xmm6, %xmm1 /* xin_4_h = lookup16(tbl_hi, tr3_4_hi) */
+	pxor %xmm1, %xmm9 /* xin_4 = xor(xin_4_l, xin_4_h) */
+	movdqa %xmm13, %xmm1 /* tr3_5 */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm1 /* tr3_5_lo = and(tr3_5, nibble_mask) */
+	psrlw $4, %xmm13 /* tr3_5_sh = shr(tr3_5) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm13 /* tr3_5_hi = and(tr3_5_sh, nibble_mask) */
+	movdqa %xmm2, %xmm6 /* tbl_lo */
+	pshufb %xmm1, %xmm6 /* xin_5_l = lookup16(tbl_lo, tr3_5_lo) */
+	movdqa %xmm3, %xmm1 /* tbl_hi */
+	pshufb %xmm13, %xmm1 /* xin_5_h = lookup16(tbl_hi, tr3_5_hi) */
+	pxor %xmm1, %xmm6 /* xin_5 = xor(xin_5_l, xin_5_h) */
+	movdqa %xmm15, %xmm1 /* tr3_6 */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm1 /* tr3_6_lo = and(tr3_6, nibble_mask) */
+	psrlw $4, %xmm15 /* tr3_6_sh = shr(tr3_6) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm15 /* tr3_6_hi = and(tr3_6_sh, nibble_mask) */
+	movdqa %xmm2, %xmm13 /* tbl_lo */
+	pshufb %xmm1, %xmm13 /* xin_6_l = lookup16(tbl_lo, tr3_6_lo) */
+	movdqa %xmm3, %xmm1 /* tbl_hi */
+	pshufb %xmm15, %xmm1 /* xin_6_h = lookup16(tbl_hi, tr3_6_hi) */
+	pxor %xmm1, %xmm13 /* xin_6 = xor(xin_6_l, xin_6_h) */
+	movdqa %xmm7, %xmm1 /* tr3_7 */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm1 /* tr3_7_lo = and(tr3_7, nibble_mask) */
-	psrlw $4, %xmm8 /* tr3_7_sh = shr(tr3_7) */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm8 /* tr3_7_hi = and(tr3_7_sh, nibble_mask) */
-	movdqa %xmm4, %xmm3 /* tbl_lo */
-	pshufb %xmm1, %xmm3 /* xin_7_l = lookup16(tbl_lo, tr3_7_lo) */
-	movdqa %xmm2, %xmm1 /* tbl_hi */
-	pshufb %xmm8, %xmm1 /* xin_7_h = lookup16(tbl_hi, tr3_7_hi) */
-	pxor %xmm1, %xmm3 /* xin_7 = xor(xin_7_l, xin_7_h) */
-	movdqa %xmm9, %xmm1 /* tr3_8 */
+	psrlw $4, %xmm7 /* tr3_7_sh = shr(tr3_7) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm7 /* tr3_7_hi = and(tr3_7_sh, nibble_mask) */
+	movdqa %xmm2, %xmm15 /* tbl_lo */
+	pshufb %xmm1, %xmm15 /* xin_7_l = lookup16(tbl_lo, tr3_7_lo) */
+	movdqa %xmm3, %xmm1 /* tbl_hi */
+	pshufb %xmm7, %xmm1 /* xin_7_h = lookup16(tbl_hi, tr3_7_hi) */
+	pxor %xmm1, %xmm15 /* xin_7 = xor(xin_7_l, xin_7_h) */
+	movdqa %xmm8, %xmm1 /* tr3_8 */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm1 /* tr3_8_lo = and(tr3_8, nibble_mask) */
-	psrlw $4, %xmm9 /* tr3_8_sh = shr(tr3_8) */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm9 /* tr3_8_hi = and(tr3_8_sh, nibble_mask) */
-	movdqa %xmm4, %xmm8 /* tbl_lo */
-	pshufb %xmm1, %xmm8 /* xin_8_l = lookup16(tbl_lo, tr3_8_lo) */
-	movdqa %xmm2, %xmm1 /* tbl_hi */
-	pshufb %xmm9, %xmm1 /* xin_8_h = lookup16(tbl_hi, tr3_8_hi) */
-	pxor %xmm1, %xmm8 /* xin_8 = xor(xin_8_l, xin_8_h) */
-	movdqa %xmm11, %xmm1 /* tr3_9 */
+	psrlw $4, %xmm8 /* tr3_8_sh = shr(tr3_8) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm8 /* tr3_8_hi = and(tr3_8_sh, nibble_mask) */
+	movdqa %xmm2, %xmm7 /* tbl_lo */
+	pshufb %xmm1, %xmm7 /* xin_8_l = lookup16(tbl_lo, tr3_8_lo) */
+	movdqa %xmm3, %xmm1 /* tbl_hi */
+	pshufb %xmm8, %xmm1 /* xin_8_h = lookup16(tbl_hi, tr3_8_hi) */
+	pxor %xmm1, %xmm7 /* xin_8 = xor(xin_8_l, xin_8_h) */
+	movdqa %xmm10, %xmm1 /* tr3_9 */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm1 /* tr3_9_lo = and(tr3_9, nibble_mask) */
-	psrlw $4, %xmm11 /* tr3_9_sh = shr(tr3_9) */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm11 /* tr3_9_hi = and(tr3_9_sh, nibble_mask) */
-	movdqa %xmm4, %xmm9 /* tbl_lo */
-	pshufb %xmm1, %xmm9 /* xin_9_l = lookup16(tbl_lo, tr3_9_lo) */
-	movdqa %xmm2, %xmm1 /* tbl_hi */
-	pshufb %xmm11, %xmm1 /* xin_9_h = lookup16(tbl_hi, tr3_9_hi) */
-	pxor %xmm1, %xmm9 /* xin_9 = xor(xin_9_l, xin_9_h) */
-	movdqa %xmm12, %xmm1 /* tr3_10 */
+	psrlw $4, %xmm10 /* tr3_9_sh = shr(tr3_9) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm10 /* tr3_9_hi = and(tr3_9_sh, nibble_mask) */
+	movdqa %xmm2, %xmm8 /* tbl_lo */
+	pshufb %xmm1, %xmm8 /* xin_9_l = lookup16(tbl_lo, tr3_9_lo) */
+	movdqa %xmm3, %xmm1 /* tbl_hi */
+	pshufb %xmm10, %xmm1 /* xin_9_h = lookup16(tbl_hi, tr3_9_hi) */
+	pxor %xmm1, %xmm8 /* xin_9 = xor(xin_9_l, xin_9_h) */
+	movdqa %xmm11, %xmm1 /* tr3_10 */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm1 /* tr3_10_lo = and(tr3_10, nibble_mask) */
-	psrlw $4, %xmm12 /* tr3_10_sh = shr(tr3_10) */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm12 /* tr3_10_hi = and(tr3_10_sh, nibble_mask) */
-	movdqa %xmm4, %xmm11 /* tbl_lo */
-	pshufb %xmm1, %xmm11 /* xin_10_l = lookup16(tbl_lo, tr3_10_lo) */
-	movdqa %xmm2, %xmm1 /* tbl_hi */
-	pshufb %xmm12, %xmm1 /* xin_10_h = lookup16(tbl_hi, tr3_10_hi) */
-	pxor %xmm1, %xmm11 /* xin_10 = xor(xin_10_l, xin_10_h) */
-	movdqa %xmm13, %xmm1 /* tr3_11 */
+	psrlw $4, %xmm11 /* tr3_10_sh = shr(tr3_10) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm11 /* tr3_10_hi = and(tr3_10_sh, nibble_mask) */
+	movdqa %xmm2, %xmm10 /* tbl_lo */
+	pshufb %xmm1, %xmm10 /* xin_10_l = lookup16(tbl_lo, tr3_10_lo) */
+	movdqa %xmm3, %xmm1 /* tbl_hi */
+	pshufb %xmm11, %xmm1 /* xin_10_h = lookup16(tbl_hi, tr3_10_hi) */
+	pxor %xmm1, %xmm10 /* xin_10 = xor(xin_10_l, xin_10_h) */
+	movdqa %xmm12, %xmm1 /* tr3_11 */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm1 /* tr3_11_lo = and(tr3_11, nibble_mask) */
-	psrlw $4, %xmm13 /* tr3_11_sh = shr(tr3_11) */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm13 /* tr3_11_hi = and(tr3_11_sh, nibble_mask) */
-	movdqa %xmm4, %xmm12 /* tbl_lo */
-	pshufb %xmm1, %xmm12 /* xin_11_l = lookup16(tbl_lo, tr3_11_lo) */
-	movdqa %xmm2, %xmm1 /* tbl_hi */
-	pshufb %xmm13, %xmm1 /* xin_11_h = lookup16(tbl_hi, tr3_11_hi) */
-	pxor %xmm1, %xmm12 /* xin_11 = xor(xin_11_l, xin_11_h) */
-	movdqa 80(%rsp), %xmm1 /* reload tr3_12 */
-	movdqa %xmm1, %xmm13 /* tr3_12 */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm13 /* tr3_12_lo = and(tr3_12, nibble_mask) */
+	psrlw $4, %xmm12 /* tr3_11_sh = shr(tr3_11) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm12 /* tr3_11_hi = and(tr3_11_sh, nibble_mask) */
+	movdqa %xmm2, %xmm11 /* tbl_lo */
+	pshufb %xmm1, %xmm11 /* xin_11_l = lookup16(tbl_lo, tr3_11_lo) */
+	movdqa %xmm3, %xmm1 /* tbl_hi */
+	pshufb %xmm12, %xmm1 /* xin_11_h = lookup16(tbl_hi, tr3_11_hi) */
+	pxor %xmm1, %xmm11 /* xin_11 = xor(xin_11_l, xin_11_h) */
+	movdqa 48(%rsp), %xmm1 /* reload tr3_12 */
+	movdqa %xmm1, %xmm12 /* tr3_12 */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm12 /* tr3_12_lo = and(tr3_12, nibble_mask) */
 	psrlw $4, %xmm1 /* tr3_12_sh = shr(tr3_12) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm1 /* tr3_12_hi = and(tr3_12_sh, nibble_mask) */
-	movdqa %xmm0, 80(%rsp) /* spill g0x0.1 */
-	movdqa %xmm4, %xmm0 /* tbl_lo */
-	pshufb %xmm13, %xmm0 /* xin_12_l = lookup16(tbl_lo, tr3_12_lo) */
-	movdqa %xmm2, %xmm13 /* tbl_hi */
-	pshufb %xmm1, %xmm13 /* xin_12_h = lookup16(tbl_hi, tr3_12_hi) */
-	pxor %xmm13, %xmm0 /* xin_12 = xor(xin_12_l, xin_12_h) */
+	movdqa %xmm0, 48(%rsp) /* spill g0x0.1 */
+	movdqa %xmm2, %xmm0 /* tbl_lo */
+	pshufb %xmm12, %xmm0 /* xin_12_l = lookup16(tbl_lo, tr3_12_lo) */
+	movdqa %xmm3, %xmm12 /* tbl_hi */
+	pshufb %xmm1, %xmm12 /* xin_12_h = lookup16(tbl_hi, tr3_12_hi) */
+	pxor %xmm12, %xmm0 /* xin_12 = xor(xin_12_l, xin_12_h) */
 	movdqa 352(%rsp), %xmm1 /* reload tr3_13 */
-	movdqa %xmm1, %xmm13 /* tr3_13 */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm13 /* tr3_13_lo = and(tr3_13, nibble_mask) */
+	movdqa %xmm1, %xmm12 /* tr3_13 */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm12 /* tr3_13_lo = and(tr3_13, nibble_mask) */
 	psrlw $4, %xmm1 /* tr3_13_sh = shr(tr3_13) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm1 /* tr3_13_hi = and(tr3_13_sh, nibble_mask) */
 	movdqa %xmm0, 352(%rsp) /* spill g0x12.1 */
-	movdqa %xmm4, %xmm0 /* tbl_lo */
-	pshufb %xmm13, %xmm0 /* xin_13_l = lookup16(tbl_lo, tr3_13_lo) */
-	movdqa %xmm2, %xmm13 /* tbl_hi */
-	pshufb %xmm1, %xmm13 /* xin_13_h = lookup16(tbl_hi, tr3_13_hi) */
-	pxor %xmm13, %xmm0 /* xin_13 = xor(xin_13_l, xin_13_h) */
-	movdqa 32(%rsp), %xmm1 /* reload tr3_14 */
-	movdqa %xmm1, %xmm13 /* tr3_14 */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm13 /* tr3_14_lo = and(tr3_14, nibble_mask) */
+	movdqa %xmm2, %xmm0 /* tbl_lo */
+	pshufb %xmm12, %xmm0 /* xin_13_l = lookup16(tbl_lo, tr3_13_lo) */
+	movdqa %xmm3, %xmm12 /* tbl_hi */
+	pshufb %xmm1, %xmm12 /* xin_13_h = lookup16(tbl_hi, tr3_13_hi) */
+	pxor %xmm12, %xmm0 /* xin_13 = xor(xin_13_l, xin_13_h) */
+	movdqa 320(%rsp), %xmm1 /* reload tr3_14 */
+	movdqa %xmm1, %xmm12 /* tr3_14 */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm12 /* tr3_14_lo = and(tr3_14, nibble_mask) */
 	psrlw $4, %xmm1 /* tr3_14_sh = shr(tr3_14) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm1 /* tr3_14_hi = and(tr3_14_sh, nibble_mask) */
-	movdqa %xmm0, 32(%rsp) /* spill g0x13.1 */
-	movdqa %xmm4, %xmm0 /* tbl_lo */
-	pshufb %xmm13, %xmm0 /* xin_14_l = lookup16(tbl_lo, tr3_14_lo) */
-	movdqa %xmm2, %xmm13 /* tbl_hi */
-	pshufb %xmm1, %xmm13 /* xin_14_h = lookup16(tbl_hi, tr3_14_hi) */
-	pxor %xmm13, %xmm0 /* xin_14 = xor(xin_14_l, xin_14_h) */
-	movdqa 16(%rsp), %xmm1 /* reload tr3_15 */
-	movdqa %xmm1, %xmm13 /* tr3_15 */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm13 /* tr3_15_lo = and(tr3_15, nibble_mask) */
+	movdqa %xmm0, 320(%rsp) /* spill g0x13.1 */
+	movdqa %xmm2, %xmm0 /* tbl_lo */
+	pshufb %xmm12, %xmm0 /* xin_14_l = lookup16(tbl_lo, tr3_14_lo) */
+	movdqa %xmm3, %xmm12 /* tbl_hi */
+	pshufb %xmm1, %xmm12 /* xin_14_h = lookup16(tbl_hi, tr3_14_hi) */
+	pxor %xmm12, %xmm0 /* xin_14 = xor(xin_14_l, xin_14_h) */
+	movdqa 336(%rsp), %xmm1 /* reload tr3_15 */
+	movdqa %xmm1, %xmm12 /* tr3_15 */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm12 /* tr3_15_lo = and(tr3_15, nibble_mask) */
 	psrlw $4, %xmm1 /* tr3_15_sh = shr(tr3_15) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm1 /* tr3_15_hi = and(tr3_15_sh, nibble_mask) */
-	movdqa %xmm0, 16(%rsp) /* spill g0x14.1 */
-	movdqa %xmm4, %xmm0 /* tbl_lo */
-	pshufb %xmm13, %xmm0 /* xin_15_l = lookup16(tbl_lo, tr3_15_lo) */
-	movdqa %xmm2, %xmm13 /* tbl_hi */
-	pshufb %xmm1, %xmm13 /* xin_15_h = lookup16(tbl_hi, tr3_15_hi) */
-	pxor %xmm13, %xmm0 /* xin_15 = xor(xin_15_l, xin_15_h) */
-	movdqa 96(%rsp), %xmm1 /* reload ctr_sum_16 */
-	movdqa %xmm1, %xmm13 /* ctr_sum_16 */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_carry_everywhere(%rip), %xmm13 /* ctr_carry_16 = lookup16(ctr_sum_16, carry_everywhere) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_9_carry_mask_table(%rip), %xmm2 /* carry_mask_table = const() */
-	movdqa %xmm2, %xmm4 /* carry_mask_table */
-	pshufb %xmm13, %xmm4 /* ctr_mask_16 = lookup16(carry_mask_table, ctr_carry_16) */
+	movdqa %xmm0, 336(%rsp) /* spill g0x14.1 */
+	movdqa %xmm2, %xmm0 /* tbl_lo */
+	pshufb %xmm12, %xmm0 /* xin_15_l = lookup16(tbl_lo, tr3_15_lo) */
+	movdqa %xmm3, %xmm12 /* tbl_hi */
+	pshufb %xmm1, %xmm12 /* xin_15_h = lookup16(tbl_hi, tr3_15_hi) */
+	pxor %xmm12, %xmm0 /* xin_15 = xor(xin_15_l, xin_15_h) */
+	movdqa 64(%rsp), %xmm1 /* reload ctr_sum_16 */
+	movdqa %xmm1, %xmm12 /* ctr_sum_16 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_carry_everywhere(%rip), %xmm12 /* ctr_carry_16 = lookup16(ctr_sum_16, carry_everywhere) */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_9_carry_mask_table(%rip), %xmm3 /* carry_mask_table = const() */
+	movdqa %xmm3, %xmm2 /* carry_mask_table */
+	pshufb %xmm12, %xmm2 /* ctr_mask_16 = lookup16(carry_mask_table, ctr_carry_16) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_new_last_byte(%rip), %xmm1 /* ctr_last_byte_16 = lookup16(ctr_sum_16, new_last_byte) */
-	movdqa %xmm4, %xmm13 /* ctr_mask_16 */
-	pand 64(%rsp), %xmm13 /* ctr_pair_16_b = and(ctr_mask_16, ctr_w_open) */
-	pandn 48(%rsp), %xmm4 /* ctr_pair_16_a = andnot(ctr_mask_16, ctr_v_open) */
-	por %xmm4, %xmm13 /* ctr_pair_16 = or(ctr_pair_16_b, ctr_pair_16_a) */
-	por %xmm1, %xmm13 /* row_16 = or(ctr_pair_16, ctr_last_byte_16) */
-	movdqa 112(%rsp), %xmm1 /* reload ctr_sum_17 */
-	movdqa %xmm1, %xmm4 /* ctr_sum_17 */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_carry_everywhere(%rip), %xmm4 /* ctr_carry_17 = lookup16(ctr_sum_17, carry_everywhere) */
-	movdqa %xmm0, 96(%rsp) /* spill g0x15.1 */
-	movdqa %xmm2, %xmm0 /* carry_mask_table */
-	pshufb %xmm4, %xmm0 /* ctr_mask_17 = lookup16(carry_mask_table, ctr_carry_17) */
+	movdqa %xmm2, %xmm12 /* ctr_mask_16 */
+	pand 32(%rsp), %xmm12 /* ctr_pair_16_b = and(ctr_mask_16, ctr_w_open) */
+	pandn 16(%rsp), %xmm2 /* ctr_pair_16_a = andnot(ctr_mask_16, ctr_v_open) */
+	por %xmm2, %xmm12 /* ctr_pair_16 = or(ctr_pair_16_b, ctr_pair_16_a) */
+	por %xmm1, %xmm12 /* row_16 = or(ctr_pair_16, ctr_last_byte_16) */
+	movdqa 80(%rsp), %xmm1 /* reload ctr_sum_17 */
+	movdqa %xmm1, %xmm2 /* ctr_sum_17 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_carry_everywhere(%rip), %xmm2 /* ctr_carry_17 = lookup16(ctr_sum_17, carry_everywhere) */
+	movdqa %xmm0, 64(%rsp) /* spill g0x15.1 */
+	movdqa %xmm3, %xmm0 /* carry_mask_table */
+	pshufb %xmm2, %xmm0 /* ctr_mask_17 = lookup16(carry_mask_table, ctr_carry_17) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_new_last_byte(%rip), %xmm1 /* ctr_last_byte_17 = lookup16(ctr_sum_17, new_last_byte) */
-	movdqa %xmm0, %xmm4 /* ctr_mask_17 */
-	pand 64(%rsp), %xmm4 /* ctr_pair_17_b = and(ctr_mask_17, ctr_w_open) */
-	pandn 48(%rsp), %xmm0 /* ctr_pair_17_a = andnot(ctr_mask_17, ctr_v_open) */
-	por %xmm0, %xmm4 /* ctr_pair_17 = or(ctr_pair_17_b, ctr_pair_17_a) */
-	por %xmm1, %xmm4 /* row_17 = or(ctr_pair_17, ctr_last_byte_17) */
-	movdqa 128(%rsp), %xmm0 /* reload ctr_sum_18 */
+	movdqa %xmm0, %xmm2 /* ctr_mask_17 */
+	pand 32(%rsp), %xmm2 /* ctr_pair_17_b = and(ctr_mask_17, ctr_w_open) */
+	pandn 16(%rsp), %xmm0 /* ctr_pair_17_a = andnot(ctr_mask_17, ctr_v_open) */
+	por %xmm0, %xmm2 /* ctr_pair_17 = or(ctr_pair_17_b, ctr_pair_17_a) */
+	por %xmm1, %xmm2 /* row_17 = or(ctr_pair_17, ctr_last_byte_17) */
+	movdqa 96(%rsp), %xmm0 /* reload ctr_sum_18 */
 	movdqa %xmm0, %xmm1 /* ctr_sum_18 */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_carry_everywhere(%rip), %xmm1 /* ctr_carry_18 = lookup16(ctr_sum_18, carry_everywhere) */
-	movdqa %xmm3, 112(%rsp) /* spill g0x7.1 */
-	movdqa %xmm2, %xmm3 /* carry_mask_table */
-	pshufb %xmm1, %xmm3 /* ctr_mask_18 = lookup16(carry_mask_table, ctr_carry_18) */
+	movdqa %xmm4, 80(%rsp) /* spill g0x3.1 */
+	movdqa %xmm3, %xmm4 /* carry_mask_table */
+	pshufb %xmm1, %xmm4 /* ctr_mask_18 = lookup16(carry_mask_table, ctr_carry_18) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_new_last_byte(%rip), %xmm0 /* ctr_last_byte_18 = lookup16(ctr_sum_18, new_last_byte) */
-	movdqa %xmm3, %xmm1 /* ctr_mask_18 */
-	pand 64(%rsp), %xmm1 /* ctr_pair_18_b = and(ctr_mask_18, ctr_w_open) */
-	pandn 48(%rsp), %xmm3 /* ctr_pair_18_a = andnot(ctr_mask_18, ctr_v_open) */
-	por %xmm3, %xmm1 /* ctr_pair_18 = or(ctr_pair_18_b, ctr_pair_18_a) */
+	movdqa %xmm4, %xmm1 /* ctr_mask_18 */
+	pand 32(%rsp), %xmm1 /* ctr_pair_18_b = and(ctr_mask_18, ctr_w_open) */
+	pandn 16(%rsp), %xmm4 /* ctr_pair_18_a = andnot(ctr_mask_18, ctr_v_open) */
+	por %xmm4, %xmm1 /* ctr_pair_18 = or(ctr_pair_18_b, ctr_pair_18_a) */
 	por %xmm0, %xmm1 /* row_18 = or(ctr_pair_18, ctr_last_byte_18) */
-	movdqa 144(%rsp), %xmm0 /* reload ctr_sum_19 */
-	movdqa %xmm0, %xmm3 /* ctr_sum_19 */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_carry_everywhere(%rip), %xmm3 /* ctr_carry_19 = lookup16(ctr_sum_19, carry_everywhere) */
-	movdqa %xmm5, 128(%rsp) /* spill g0x3.1 */
-	movdqa %xmm2, %xmm5 /* carry_mask_table */
-	pshufb %xmm3, %xmm5 /* ctr_mask_19 = lookup16(carry_mask_table, ctr_carry_19) */
+	movdqa 112(%rsp), %xmm0 /* reload ctr_sum_19 */
+	movdqa %xmm0, %xmm4 /* ctr_sum_19 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_carry_everywhere(%rip), %xmm4 /* ctr_carry_19 = lookup16(ctr_sum_19, carry_everywhere) */
+	movdqa %xmm5, 96(%rsp) /* spill g0x2.1 */
+	movdqa %xmm3, %xmm5 /* carry_mask_table */
+	pshufb %xmm4, %xmm5 /* ctr_mask_19 = lookup16(carry_mask_table, ctr_carry_19) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_new_last_byte(%rip), %xmm0 /* ctr_last_byte_19 = lookup16(ctr_sum_19, new_last_byte) */
-	movdqa %xmm5, %xmm3 /* ctr_mask_19 */
-	pand 64(%rsp), %xmm3 /* ctr_pair_19_b = and(ctr_mask_19, ctr_w_open) */
-	pandn 48(%rsp), %xmm5 /* ctr_pair_19_a = andnot(ctr_mask_19, ctr_v_open) */
-	por %xmm5, %xmm3 /* ctr_pair_19 = or(ctr_pair_19_b, ctr_pair_19_a) */
-	por %xmm0, %xmm3 /* row_19 = or(ctr_pair_19, ctr_last_byte_19) */
-	movdqa 160(%rsp), %xmm0 /* reload ctr_sum_20 */
+	movdqa %xmm5, %xmm4 /* ctr_mask_19 */
+	pand 32(%rsp), %xmm4 /* ctr_pair_19_b = and(ctr_mask_19, ctr_w_open) */
+	pandn 16(%rsp), %xmm5 /* ctr_pair_19_a = andnot(ctr_mask_19, ctr_v_open) */
+	por %xmm5, %xmm4 /* ctr_pair_19 = or(ctr_pair_19_b, ctr_pair_19_a) */
+	por %xmm0, %xmm4 /* row_19 = or(ctr_pair_19, ctr_last_byte_19) */
+	movdqa 128(%rsp), %xmm0 /* reload ctr_sum_20 */
 	movdqa %xmm0, %xmm5 /* ctr_sum_20 */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_carry_everywhere(%rip), %xmm5 /* ctr_carry_20 = lookup16(ctr_sum_20, carry_everywhere) */
-	movdqa %xmm6, 144(%rsp) /* spill g0x2.1 */
-	movdqa %xmm2, %xmm6 /* carry_mask_table */
+	movdqa %xmm6, 112(%rsp) /* spill g0x5.1 */
+	movdqa %xmm3, %xmm6 /* carry_mask_table */
 	pshufb %xmm5, %xmm6 /* ctr_mask_20 = lookup16(carry_mask_table, ctr_carry_20) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_new_last_byte(%rip), %xmm0 /* ctr_last_byte_20 = lookup16(ctr_sum_20, new_last_byte) */
 	movdqa %xmm6, %xmm5 /* ctr_mask_20 */
-	pand 64(%rsp), %xmm5 /* ctr_pair_20_b = and(ctr_mask_20, ctr_w_open) */
-	pandn 48(%rsp), %xmm6 /* ctr_pair_20_a = andnot(ctr_mask_20, ctr_v_open) */
+	pand 32(%rsp), %xmm5 /* ctr_pair_20_b = and(ctr_mask_20, ctr_w_open) */
+	pandn 16(%rsp), %xmm6 /* ctr_pair_20_a = andnot(ctr_mask_20, ctr_v_open) */
 	por %xmm6, %xmm5 /* ctr_pair_20 = or(ctr_pair_20_b, ctr_pair_20_a) */
 	por %xmm0, %xmm5 /* row_20 = or(ctr_pair_20, ctr_last_byte_20) */
-	movdqa 176(%rsp), %xmm0 /* reload ctr_sum_21 */
+	movdqa 144(%rsp), %xmm0 /* reload ctr_sum_21 */
 	movdqa %xmm0, %xmm6 /* ctr_sum_21 */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_carry_everywhere(%rip), %xmm6 /* ctr_carry_21 = lookup16(ctr_sum_21, carry_everywhere) */
-	movdqa %xmm7, 160(%rsp) /* spill g0x5.1 */
-	movdqa %xmm2, %xmm7 /* carry_mask_table */
+	movdqa %xmm7, 128(%rsp) /* spill g0x8.1 */
+	movdqa %xmm3, %xmm7 /* carry_mask_table */
 	pshufb %xmm6, %xmm7 /* ctr_mask_21 = lookup16(carry_mask_table, ctr_carry_21) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_new_last_byte(%rip), %xmm0 /* ctr_last_byte_21 = lookup16(ctr_sum_21, new_last_byte) */
 	movdqa %xmm7, %xmm6 /* ctr_mask_21 */
-	pand 64(%rsp), %xmm6 /* ctr_pair_21_b = and(ctr_mask_21, ctr_w_open) */
-	pandn 48(%rsp), %xmm7 /* ctr_pair_21_a = andnot(ctr_mask_21, ctr_v_open) */
+	pand 32(%rsp), %xmm6 /* ctr_pair_21_b = and(ctr_mask_21, ctr_w_open) */
+	pandn 16(%rsp), %xmm7 /* ctr_pair_21_a = andnot(ctr_mask_21, ctr_v_open) */
 	por %xmm7, %xmm6 /* ctr_pair_21 = or(ctr_pair_21_b, ctr_pair_21_a) */
 	por %xmm0, %xmm6 /* row_21 = or(ctr_pair_21, ctr_last_byte_21) */
-	movdqa 192(%rsp), %xmm0 /* reload ctr_sum_22 */
+	movdqa 160(%rsp), %xmm0 /* reload ctr_sum_22 */
 	movdqa %xmm0, %xmm7 /* ctr_sum_22 */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_carry_everywhere(%rip), %xmm7 /* ctr_carry_22 = lookup16(ctr_sum_22, carry_everywhere) */
-	movdqa %xmm8, 176(%rsp) /* spill g0x8.1 */
-	movdqa %xmm2, %xmm8 /* carry_mask_table */
+	movdqa %xmm8, 144(%rsp) /* spill g0x9.1 */
+	movdqa %xmm3, %xmm8 /* carry_mask_table */
 	pshufb %xmm7, %xmm8 /* ctr_mask_22 = lookup16(carry_mask_table, ctr_carry_22) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_new_last_byte(%rip), %xmm0 /* ctr_last_byte_22 = lookup16(ctr_sum_22, new_last_byte) */
 	movdqa %xmm8, %xmm7 /* ctr_mask_22 */
-	pand 64(%rsp), %xmm7 /* ctr_pair_22_b = and(ctr_mask_22, ctr_w_open) */
-	pandn 48(%rsp), %xmm8 /* ctr_pair_22_a = andnot(ctr_mask_22, ctr_v_open) */
+	pand 32(%rsp), %xmm7 /* ctr_pair_22_b = and(ctr_mask_22, ctr_w_open) */
+	pandn 16(%rsp), %xmm8 /* ctr_pair_22_a = andnot(ctr_mask_22, ctr_v_open) */
 	por %xmm8, %xmm7 /* ctr_pair_22 = or(ctr_pair_22_b, ctr_pair_22_a) */
 	por %xmm0, %xmm7 /* row_22 = or(ctr_pair_22, ctr_last_byte_22) */
-	movdqa 208(%rsp), %xmm0 /* reload ctr_sum_23 */
+	movdqa 176(%rsp), %xmm0 /* reload ctr_sum_23 */
 	movdqa %xmm0, %xmm8 /* ctr_sum_23 */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_carry_everywhere(%rip), %xmm8 /* ctr_carry_23 = lookup16(ctr_sum_23, carry_everywhere) */
-	movdqa %xmm9, 192(%rsp) /* spill g0x9.1 */
-	movdqa %xmm2, %xmm9 /* carry_mask_table */
+	movdqa %xmm9, 160(%rsp) /* spill g0x4.1 */
+	movdqa %xmm3, %xmm9 /* carry_mask_table */
 	pshufb %xmm8, %xmm9 /* ctr_mask_23 = lookup16(carry_mask_table, ctr_carry_23) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_new_last_byte(%rip), %xmm0 /* ctr_last_byte_23 = lookup16(ctr_sum_23, new_last_byte) */
 	movdqa %xmm9, %xmm8 /* ctr_mask_23 */
-	pand 64(%rsp), %xmm8 /* ctr_pair_23_b = and(ctr_mask_23, ctr_w_open) */
-	pandn 48(%rsp), %xmm9 /* ctr_pair_23_a = andnot(ctr_mask_23, ctr_v_open) */
+	pand 32(%rsp), %xmm8 /* ctr_pair_23_b = and(ctr_mask_23, ctr_w_open) */
+	pandn 16(%rsp), %xmm9 /* ctr_pair_23_a = andnot(ctr_mask_23, ctr_v_open) */
 	por %xmm9, %xmm8 /* ctr_pair_23 = or(ctr_pair_23_b, ctr_pair_23_a) */
 	por %xmm0, %xmm8 /* row_23 = or(ctr_pair_23, ctr_last_byte_23) */
-	movdqa 224(%rsp), %xmm0 /* reload ctr_sum_24 */
+	movdqa 192(%rsp), %xmm0 /* reload ctr_sum_24 */
 	movdqa %xmm0, %xmm9 /* ctr_sum_24 */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_carry_everywhere(%rip), %xmm9 /* ctr_carry_24 = lookup16(ctr_sum_24, carry_everywhere) */
-	movdqa %xmm10, 208(%rsp) /* spill g0x4.1 */
-	movdqa %xmm2, %xmm10 /* carry_mask_table */
+	movdqa %xmm10, 176(%rsp) /* spill g0x10.1 */
+	movdqa %xmm3, %xmm10 /* carry_mask_table */
 	pshufb %xmm9, %xmm10 /* ctr_mask_24 = lookup16(carry_mask_table, ctr_carry_24) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_new_last_byte(%rip), %xmm0 /* ctr_last_byte_24 = lookup16(ctr_sum_24, new_last_byte) */
 	movdqa %xmm10, %xmm9 /* ctr_mask_24 */
-	pand 64(%rsp), %xmm9 /* ctr_pair_24_b = and(ctr_mask_24, ctr_w_open) */
-	pandn 48(%rsp), %xmm10 /* ctr_pair_24_a = andnot(ctr_mask_24, ctr_v_open) */
+	pand 32(%rsp), %xmm9 /* ctr_pair_24_b = and(ctr_mask_24, ctr_w_open) */
+	pandn 16(%rsp), %xmm10 /* ctr_pair_24_a = andnot(ctr_mask_24, ctr_v_open) */
 	por %xmm10, %xmm9 /* ctr_pair_24 = or(ctr_pair_24_b, ctr_pair_24_a) */
 	por %xmm0, %xmm9 /* row_24 = or(ctr_pair_24, ctr_last_byte_24) */
-	movdqa 240(%rsp), %xmm0 /* reload ctr_sum_25 */
+	movdqa 208(%rsp), %xmm0 /* reload ctr_sum_25 */
 	movdqa %xmm0, %xmm10 /* ctr_sum_25 */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_carry_everywhere(%rip), %xmm10 /* ctr_carry_25 = lookup16(ctr_sum_25, carry_everywhere) */
-	movdqa %xmm11, 224(%rsp) /* spill g0x10.1 */
-	movdqa %xmm2, %xmm11 /* carry_mask_table */
+	movdqa %xmm11, 192(%rsp) /* spill g0x11.1 */
+	movdqa %xmm3, %xmm11 /* carry_mask_table */
 	pshufb %xmm10, %xmm11 /* ctr_mask_25 = lookup16(carry_mask_table, ctr_carry_25) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_new_last_byte(%rip), %xmm0 /* ctr_last_byte_25 = lookup16(ctr_sum_25, new_last_byte) */
 	movdqa %xmm11, %xmm10 /* ctr_mask_25 */
-	pand 64(%rsp), %xmm10 /* ctr_pair_25_b = and(ctr_mask_25, ctr_w_open) */
-	pandn 48(%rsp), %xmm11 /* ctr_pair_25_a = andnot(ctr_mask_25, ctr_v_open) */
+	pand 32(%rsp), %xmm10 /* ctr_pair_25_b = and(ctr_mask_25, ctr_w_open) */
+	pandn 16(%rsp), %xmm11 /* ctr_pair_25_a = andnot(ctr_mask_25, ctr_v_open) */
 	por %xmm11, %xmm10 /* ctr_pair_25 = or(ctr_pair_25_b, ctr_pair_25_a) */
 	por %xmm0, %xmm10 /* row_25 = or(ctr_pair_25, ctr_last_byte_25) */
-	movdqa 256(%rsp), %xmm0 /* reload ctr_sum_26 */
+	movdqa 224(%rsp), %xmm0 /* reload ctr_sum_26 */
 	movdqa %xmm0, %xmm11 /* ctr_sum_26 */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_carry_everywhere(%rip), %xmm11 /* ctr_carry_26 = lookup16(ctr_sum_26, carry_everywhere) */
-	movdqa %xmm12, 240(%rsp) /* spill g0x11.1 */
-	movdqa %xmm2, %xmm12 /* carry_mask_table */
-	pshufb %xmm11, %xmm12 /* ctr_mask_26 = lookup16(carry_mask_table, ctr_carry_26) */
+	movdqa %xmm13, 208(%rsp) /* spill g0x6.1 */
+	movdqa %xmm3, %xmm13 /* carry_mask_table */
+	pshufb %xmm11, %xmm13 /* ctr_mask_26 = lookup16(carry_mask_table, ctr_carry_26) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_new_last_byte(%rip), %xmm0 /* ctr_last_byte_26 = lookup16(ctr_sum_26, new_last_byte) */
-	movdqa %xmm12, %xmm11 /* ctr_mask_26 */
-	pand 64(%rsp), %xmm11 /* ctr_pair_26_b = and(ctr_mask_26, ctr_w_open) */
-	pandn 48(%rsp), %xmm12 /* ctr_pair_26_a = andnot(ctr_mask_26, ctr_v_open) */
-	por %xmm12, %xmm11 /* ctr_pair_26 = or(ctr_pair_26_b, ctr_pair_26_a) */
+	movdqa %xmm13, %xmm11 /* ctr_mask_26 */
+	pand 32(%rsp), %xmm11 /* ctr_pair_26_b = and(ctr_mask_26, ctr_w_open) */
+	pandn 16(%rsp), %xmm13 /* ctr_pair_26_a = andnot(ctr_mask_26, ctr_v_open) */
+	por %xmm13, %xmm11 /* ctr_pair_26 = or(ctr_pair_26_b, ctr_pair_26_a) */
 	por %xmm0, %xmm11 /* row_26 = or(ctr_pair_26, ctr_last_byte_26) */
-	movdqa 272(%rsp), %xmm0 /* reload ctr_sum_27 */
-	movdqa %xmm0, %xmm12 /* ctr_sum_27 */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_carry_everywhere(%rip), %xmm12 /* ctr_carry_27 = lookup16(ctr_sum_27, carry_everywhere) */
-	movdqa %xmm14, 256(%rsp) /* spill g0x6.1 */
-	movdqa %xmm2, %xmm14 /* carry_mask_table */
-	pshufb %xmm12, %xmm14 /* ctr_mask_27 = lookup16(carry_mask_table, ctr_carry_27) */
+	movdqa 240(%rsp), %xmm0 /* reload ctr_sum_27 */
+	movdqa %xmm0, %xmm13 /* ctr_sum_27 */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_carry_everywhere(%rip), %xmm13 /* ctr_carry_27 = lookup16(ctr_sum_27, carry_everywhere) */
+	movdqa %xmm14, 224(%rsp) /* spill g0x1.1 */
+	movdqa %xmm3, %xmm14 /* carry_mask_table */
+	pshufb %xmm13, %xmm14 /* ctr_mask_27 = lookup16(carry_mask_table, ctr_carry_27) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_new_last_byte(%rip), %xmm0 /* ctr_last_byte_27 = lookup16(ctr_sum_27, new_last_byte) */
-	movdqa %xmm14, %xmm12 /* ctr_mask_27 */
-	pand 64(%rsp), %xmm12 /* ctr_pair_27_b = and(ctr_mask_27, ctr_w_open) */
-	pandn 48(%rsp), %xmm14 /* ctr_pair_27_a = andnot(ctr_mask_27, ctr_v_open) */
-	por %xmm14, %xmm12 /* ctr_pair_27 = or(ctr_pair_27_b, ctr_pair_27_a) */
-	por %xmm0, %xmm12 /* row_27 = or(ctr_pair_27, ctr_last_byte_27) */
-	movdqa 288(%rsp), %xmm0 /* reload ctr_sum_28 */
+	movdqa %xmm14, %xmm13 /* ctr_mask_27 */
+	pand 32(%rsp), %xmm13 /* ctr_pair_27_b = and(ctr_mask_27, ctr_w_open) */
+	pandn 16(%rsp), %xmm14 /* ctr_pair_27_a = andnot(ctr_mask_27, ctr_v_open) */
+	por %xmm14, %xmm13 /* ctr_pair_27 = or(ctr_pair_27_b, ctr_pair_27_a) */
+	por %xmm0, %xmm13 /* row_27 = or(ctr_pair_27, ctr_last_byte_27) */
+	movdqa 256(%rsp), %xmm0 /* reload ctr_sum_28 */
 	movdqa %xmm0, %xmm14 /* ctr_sum_28 */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_carry_everywhere(%rip), %xmm14 /* ctr_carry_28 = lookup16(ctr_sum_28, carry_everywhere) */
-	movdqa %xmm15, 272(%rsp) /* spill g0x1.1 */
-	movdqa %xmm2, %xmm15 /* carry_mask_table */
+	movdqa %xmm15, 240(%rsp) /* spill g0x7.1 */
+	movdqa %xmm3, %xmm15 /* carry_mask_table */
 	pshufb %xmm14, %xmm15 /* ctr_mask_28 = lookup16(carry_mask_table, ctr_carry_28) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_new_last_byte(%rip), %xmm0 /* ctr_last_byte_28 = lookup16(ctr_sum_28, new_last_byte) */
 	movdqa %xmm15, %xmm14 /* ctr_mask_28 */
-	pand 64(%rsp), %xmm14 /* ctr_pair_28_b = and(ctr_mask_28, ctr_w_open) */
-	pandn 48(%rsp), %xmm15 /* ctr_pair_28_a = andnot(ctr_mask_28, ctr_v_open) */
+	pand 32(%rsp), %xmm14 /* ctr_pair_28_b = and(ctr_mask_28, ctr_w_open) */
+	pandn 16(%rsp), %xmm15 /* ctr_pair_28_a = andnot(ctr_mask_28, ctr_v_open) */
 	por %xmm15, %xmm14 /* ctr_pair_28 = or(ctr_pair_28_b, ctr_pair_28_a) */
 	por %xmm0, %xmm14 /* row_28 = or(ctr_pair_28, ctr_last_byte_28) */
-	movdqa 304(%rsp), %xmm0 /* reload ctr_sum_29 */
+	movdqa 272(%rsp), %xmm0 /* reload ctr_sum_29 */
 	movdqa %xmm0, %xmm15 /* ctr_sum_29 */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_carry_everywhere(%rip), %xmm15 /* ctr_carry_29 = lookup16(ctr_sum_29, carry_everywhere) */
-	movdqa %xmm8, 288(%rsp) /* spill row_23 */
-	movdqa %xmm2, %xmm8 /* carry_mask_table */
+	movdqa %xmm8, 256(%rsp) /* spill row_23 */
+	movdqa %xmm3, %xmm8 /* carry_mask_table */
 	pshufb %xmm15, %xmm8 /* ctr_mask_29 = lookup16(carry_mask_table, ctr_carry_29) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_new_last_byte(%rip), %xmm0 /* ctr_last_byte_29 = lookup16(ctr_sum_29, new_last_byte) */
 	movdqa %xmm8, %xmm15 /* ctr_mask_29 */
-	pand 64(%rsp), %xmm15 /* ctr_pair_29_b = and(ctr_mask_29, ctr_w_open) */
-	pandn 48(%rsp), %xmm8 /* ctr_pair_29_a = andnot(ctr_mask_29, ctr_v_open) */
+	pand 32(%rsp), %xmm15 /* ctr_pair_29_b = and(ctr_mask_29, ctr_w_open) */
+	pandn 16(%rsp), %xmm8 /* ctr_pair_29_a = andnot(ctr_mask_29, ctr_v_open) */
 	por %xmm8, %xmm15 /* ctr_pair_29 = or(ctr_pair_29_b, ctr_pair_29_a) */
 	por %xmm0, %xmm15 /* row_29 = or(ctr_pair_29, ctr_last_byte_29) */
-	movdqa 336(%rsp), %xmm0 /* reload ctr_sum_30 */
+	movdqa 304(%rsp), %xmm0 /* reload ctr_sum_30 */
 	movdqa %xmm0, %xmm8 /* ctr_sum_30 */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_carry_everywhere(%rip), %xmm8 /* ctr_carry_30 = lookup16(ctr_sum_30, carry_everywhere) */
-	movdqa %xmm7, 304(%rsp) /* spill row_22 */
-	movdqa %xmm2, %xmm7 /* carry_mask_table */
+	movdqa %xmm7, 272(%rsp) /* spill row_22 */
+	movdqa %xmm3, %xmm7 /* carry_mask_table */
 	pshufb %xmm8, %xmm7 /* ctr_mask_30 = lookup16(carry_mask_table, ctr_carry_30) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_new_last_byte(%rip), %xmm0 /* ctr_last_byte_30 = lookup16(ctr_sum_30, new_last_byte) */
-	movdqa 320(%rsp), %xmm8 /* reload ctr_sum_31 */
-	movdqa %xmm6, 336(%rsp) /* spill row_21 */
+	movdqa 288(%rsp), %xmm8 /* reload ctr_sum_31 */
+	movdqa %xmm6, 304(%rsp) /* spill row_21 */
 	movdqa %xmm8, %xmm6 /* ctr_sum_31 */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_carry_everywhere(%rip), %xmm6 /* ctr_carry_31 = lookup16(ctr_sum_31, carry_everywhere) */
-	pshufb %xmm6, %xmm2 /* ctr_mask_31 = lookup16(carry_mask_table, ctr_carry_31) */
+	pshufb %xmm6, %xmm3 /* ctr_mask_31 = lookup16(carry_mask_table, ctr_carry_31) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_new_last_byte(%rip), %xmm8 /* ctr_last_byte_31 = lookup16(ctr_sum_31, new_last_byte) */
 	movdqa %xmm7, %xmm6 /* ctr_mask_30 */
-	pand 64(%rsp), %xmm6 /* ctr_pair_30_b = and(ctr_mask_30, ctr_w_open) */
-	pandn 48(%rsp), %xmm7 /* ctr_pair_30_a = andnot(ctr_mask_30, ctr_v_open) */
+	pand 32(%rsp), %xmm6 /* ctr_pair_30_b = and(ctr_mask_30, ctr_w_open) */
+	pandn 16(%rsp), %xmm7 /* ctr_pair_30_a = andnot(ctr_mask_30, ctr_v_open) */
 	por %xmm7, %xmm6 /* ctr_pair_30 = or(ctr_pair_30_b, ctr_pair_30_a) */
 	por %xmm0, %xmm6 /* row_30 = or(ctr_pair_30, ctr_last_byte_30) */
-	movdqa %xmm2, %xmm0 /* ctr_mask_31 */
-	pand 64(%rsp), %xmm0 /* ctr_pair_31_b = and(ctr_mask_31, ctr_w_open) */
-	pandn 48(%rsp), %xmm2 /* ctr_pair_31_a = andnot(ctr_mask_31, ctr_v_open) */
-	por %xmm2, %xmm0 /* ctr_pair_31 = or(ctr_pair_31_b, ctr_pair_31_a) */
+	movdqa %xmm3, %xmm0 /* ctr_mask_31 */
+	pand 32(%rsp), %xmm0 /* ctr_pair_31_b = and(ctr_mask_31, ctr_w_open) */
+	pandn 16(%rsp), %xmm3 /* ctr_pair_31_a = andnot(ctr_mask_31, ctr_v_open) */
+	por %xmm3, %xmm0 /* ctr_pair_31 = or(ctr_pair_31_b, ctr_pair_31_a) */
 	por %xmm8, %xmm0 /* row_31 = or(ctr_pair_31, ctr_last_byte_31) */
-	movdqa %xmm13, %xmm2 /* row_16 */
-	punpcklbw %xmm9, %xmm2 /* tr0_16 = unpacklo(row_16, row_24) */
-	punpckhbw %xmm9, %xmm13 /* tr0_17 = unpackhi(row_16, row_24) */
-	movdqa %xmm4, %xmm7 /* row_17 */
+	movdqa %xmm12, %xmm3 /* row_16 */
+	punpcklbw %xmm9, %xmm3 /* tr0_16 = unpacklo(row_16, row_24) */
+	punpckhbw %xmm9, %xmm12 /* tr0_17 = unpackhi(row_16, row_24) */
+	movdqa %xmm2, %xmm7 /* row_17 */
 	punpcklbw %xmm10, %xmm7 /* tr0_18 = unpacklo(row_17, row_25) */
-	punpckhbw %xmm10, %xmm4 /* tr0_19 = unpackhi(row_17, row_25) */
+	punpckhbw %xmm10, %xmm2 /* tr0_19 = unpackhi(row_17, row_25) */
 	movdqa %xmm1, %xmm8 /* row_18 */
 	punpcklbw %xmm11, %xmm8 /* tr0_20 = unpacklo(row_18, row_26) */
 	punpckhbw %xmm11, %xmm1 /* tr0_21 = unpackhi(row_18, row_26) */
-	movdqa %xmm3, %xmm9 /* row_19 */
-	punpcklbw %xmm12, %xmm9 /* tr0_22 = unpacklo(row_19, row_27) */
-	punpckhbw %xmm12, %xmm3 /* tr0_23 = unpackhi(row_19, row_27) */
+	movdqa %xmm4, %xmm9 /* row_19 */
+	punpcklbw %xmm13, %xmm9 /* tr0_22 = unpacklo(row_19, row_27) */
+	punpckhbw %xmm13, %xmm4 /* tr0_23 = unpackhi(row_19, row_27) */
 	movdqa %xmm5, %xmm10 /* row_20 */
 	punpcklbw %xmm14, %xmm10 /* tr0_24 = unpacklo(row_20, row_28) */
 	punpckhbw %xmm14, %xmm5 /* tr0_25 = unpackhi(row_20, row_28) */
-	movdqa 336(%rsp), %xmm11 /* reload row_21 */
-	movdqa %xmm11, %xmm12 /* row_21 */
-	punpcklbw %xmm15, %xmm12 /* tr0_26 = unpacklo(row_21, row_29) */
+	movdqa 304(%rsp), %xmm11 /* reload row_21 */
+	movdqa %xmm11, %xmm13 /* row_21 */
+	punpcklbw %xmm15, %xmm13 /* tr0_26 = unpacklo(row_21, row_29) */
 	punpckhbw %xmm15, %xmm11 /* tr0_27 = unpackhi(row_21, row_29) */
-	movdqa 304(%rsp), %xmm14 /* reload row_22 */
+	movdqa 272(%rsp), %xmm14 /* reload row_22 */
 	movdqa %xmm14, %xmm15 /* row_22 */
 	punpcklbw %xmm6, %xmm15 /* tr0_28 = unpacklo(row_22, row_30) */
 	punpckhbw %xmm6, %xmm14 /* tr0_29 = unpackhi(row_22, row_30) */
-	movdqa 288(%rsp), %xmm6 /* reload row_23 */
-	movdqa %xmm3, 304(%rsp) /* spill tr0_23 */
-	movdqa %xmm6, %xmm3 /* row_23 */
-	punpcklbw %xmm0, %xmm3 /* tr0_30 = unpacklo(row_23, row_31) */
+	movdqa 256(%rsp), %xmm6 /* reload row_23 */
+	movdqa %xmm4, 272(%rsp) /* spill tr0_23 */
+	movdqa %xmm6, %xmm4 /* row_23 */
+	punpcklbw %xmm0, %xmm4 /* tr0_30 = unpacklo(row_23, row_31) */
 	punpckhbw %xmm0, %xmm6 /* tr0_31 = unpackhi(row_23, row_31) */
-	movdqa %xmm2, %xmm0 /* tr0_16 */
+	movdqa %xmm3, %xmm0 /* tr0_16 */
 	punpcklbw %xmm10, %xmm0 /* tr1_16 = unpacklo(tr0_16, tr0_24) */
-	punpckhbw %xmm10, %xmm2 /* tr1_17 = unpackhi(tr0_16, tr0_24) */
-	movdqa %xmm13, %xmm10 /* tr0_17 */
+	punpckhbw %xmm10, %xmm3 /* tr1_17 = unpackhi(tr0_16, tr0_24) */
+	movdqa %xmm12, %xmm10 /* tr0_17 */
 	punpcklbw %xmm5, %xmm10 /* tr1_18 = unpacklo(tr0_17, tr0_25) */
-	punpckhbw %xmm5, %xmm13 /* tr1_19 = unpackhi(tr0_17, tr0_25) */
+	punpckhbw %xmm5, %xmm12 /* tr1_19 = unpackhi(tr0_17, tr0_25) */
 	movdqa %xmm7, %xmm5 /* tr0_18 */
-	punpcklbw %xmm12, %xmm5 /* tr1_20 = unpacklo(tr0_18, tr0_26) */
-	punpckhbw %xmm12, %xmm7 /* tr1_21 = unpackhi(tr0_18, tr0_26) */
-	movdqa %xmm4, %xmm12 /* tr0_19 */
-	punpcklbw %xmm11, %xmm12 /* tr1_22 = unpacklo(tr0_19, tr0_27) */
-	punpckhbw %xmm11, %xmm4 /* tr1_23 = unpackhi(tr0_19, tr0_27) */
+	punpcklbw %xmm13, %xmm5 /* tr1_20 = unpacklo(tr0_18, tr0_26) */
+	punpckhbw %xmm13, %xmm7 /* tr1_21 = unpackhi(tr0_18, tr0_26) */
+	movdqa %xmm2, %xmm13 /* tr0_19 */
+	punpcklbw %xmm11, %xmm13 /* tr1_22 = unpacklo(tr0_19, tr0_27) */
+	punpckhbw %xmm11, %xmm2 /* tr1_23 = unpackhi(tr0_19, tr0_27) */
 	movdqa %xmm8, %xmm11 /* tr0_20 */
 	punpcklbw %xmm15, %xmm11 /* tr1_24 = unpacklo(tr0_20, tr0_28) */
 	punpckhbw %xmm15, %xmm8 /* tr1_25 = unpackhi(tr0_20, tr0_28) */
@@ -16476,41 +16338,41 @@ sm4_byteslice_ssse3_aesni_batch_gcm_asm:
 	punpcklbw %xmm14, %xmm15 /* tr1_26 = unpacklo(tr0_21, tr0_29) */
 	punpckhbw %xmm14, %xmm1 /* tr1_27 = unpackhi(tr0_21, tr0_29) */
 	movdqa %xmm9, %xmm14 /* tr0_22 */
-	punpcklbw %xmm3, %xmm14 /* tr1_28 = unpacklo(tr0_22, tr0_30) */
-	punpckhbw %xmm3, %xmm9 /* tr1_29 = unpackhi(tr0_22, tr0_30) */
-	movdqa 304(%rsp), %xmm3 /* reload tr0_23 */
-	movdqa %xmm4, 288(%rsp) /* spill tr1_23 */
-	movdqa %xmm3, %xmm4 /* tr0_23 */
-	punpcklbw %xmm6, %xmm4 /* tr1_30 = unpacklo(tr0_23, tr0_31) */
-	punpckhbw %xmm6, %xmm3 /* tr1_31 = unpackhi(tr0_23, tr0_31) */
+	punpcklbw %xmm4, %xmm14 /* tr1_28 = unpacklo(tr0_22, tr0_30) */
+	punpckhbw %xmm4, %xmm9 /* tr1_29 = unpackhi(tr0_22, tr0_30) */
+	movdqa 272(%rsp), %xmm4 /* reload tr0_23 */
+	movdqa %xmm2, 256(%rsp) /* spill tr1_23 */
+	movdqa %xmm4, %xmm2 /* tr0_23 */
+	punpcklbw %xmm6, %xmm2 /* tr1_30 = unpacklo(tr0_23, tr0_31) */
+	punpckhbw %xmm6, %xmm4 /* tr1_31 = unpackhi(tr0_23, tr0_31) */
 	movdqa %xmm0, %xmm6 /* tr1_16 */
 	punpcklbw %xmm11, %xmm6 /* tr2_16 = unpacklo(tr1_16, tr1_24) */
 	punpckhbw %xmm11, %xmm0 /* tr2_17 = unpackhi(tr1_16, tr1_24) */
-	movdqa %xmm2, %xmm11 /* tr1_17 */
+	movdqa %xmm3, %xmm11 /* tr1_17 */
 	punpcklbw %xmm8, %xmm11 /* tr2_18 = unpacklo(tr1_17, tr1_25) */
-	punpckhbw %xmm8, %xmm2 /* tr2_19 = unpackhi(tr1_17, tr1_25) */
+	punpckhbw %xmm8, %xmm3 /* tr2_19 = unpackhi(tr1_17, tr1_25) */
 	movdqa %xmm10, %xmm8 /* tr1_18 */
 	punpcklbw %xmm15, %xmm8 /* tr2_20 = unpacklo(tr1_18, tr1_26) */
 	punpckhbw %xmm15, %xmm10 /* tr2_21 = unpackhi(tr1_18, tr1_26) */
-	movdqa %xmm13, %xmm15 /* tr1_19 */
+	movdqa %xmm12, %xmm15 /* tr1_19 */
 	punpcklbw %xmm1, %xmm15 /* tr2_22 = unpacklo(tr1_19, tr1_27) */
-	punpckhbw %xmm1, %xmm13 /* tr2_23 = unpackhi(tr1_19, tr1_27) */
+	punpckhbw %xmm1, %xmm12 /* tr2_23 = unpackhi(tr1_19, tr1_27) */
 	movdqa %xmm5, %xmm1 /* tr1_20 */
 	punpcklbw %xmm14, %xmm1 /* tr2_24 = unpacklo(tr1_20, tr1_28) */
 	punpckhbw %xmm14, %xmm5 /* tr2_25 = unpackhi(tr1_20, tr1_28) */
 	movdqa %xmm7, %xmm14 /* tr1_21 */
 	punpcklbw %xmm9, %xmm14 /* tr2_26 = unpacklo(tr1_21, tr1_29) */
 	punpckhbw %xmm9, %xmm7 /* tr2_27 = unpackhi(tr1_21, tr1_29) */
-	movdqa %xmm12, %xmm9 /* tr1_22 */
-	punpcklbw %xmm4, %xmm9 /* tr2_28 = unpacklo(tr1_22, tr1_30) */
-	punpckhbw %xmm4, %xmm12 /* tr2_29 = unpackhi(tr1_22, tr1_30) */
-	movdqa 288(%rsp), %xmm4 /* reload tr1_23 */
-	movdqa %xmm13, 304(%rsp) /* spill tr2_23 */
-	movdqa %xmm4, %xmm13 /* tr1_23 */
-	punpcklbw %xmm3, %xmm13 /* tr2_30 = unpacklo(tr1_23, tr1_31) */
-	punpckhbw %xmm3, %xmm4 /* tr2_31 = unpackhi(tr1_23, tr1_31) */
-	movdqa %xmm6, %xmm3 /* tr2_16 */
-	punpcklbw %xmm1, %xmm3 /* tr3_16 = unpacklo(tr2_16, tr2_24) */
+	movdqa %xmm13, %xmm9 /* tr1_22 */
+	punpcklbw %xmm2, %xmm9 /* tr2_28 = unpacklo(tr1_22, tr1_30) */
+	punpckhbw %xmm2, %xmm13 /* tr2_29 = unpackhi(tr1_22, tr1_30) */
+	movdqa 256(%rsp), %xmm2 /* reload tr1_23 */
+	movdqa %xmm12, 272(%rsp) /* spill tr2_23 */
+	movdqa %xmm2, %xmm12 /* tr1_23 */
+	punpcklbw %xmm4, %xmm12 /* tr2_30 = unpacklo(tr1_23, tr1_31) */
+	punpckhbw %xmm4, %xmm2 /* tr2_31 = unpackhi(tr1_23, tr1_31) */
+	movdqa %xmm6, %xmm4 /* tr2_16 */
+	punpcklbw %xmm1, %xmm4 /* tr3_16 = unpacklo(tr2_16, tr2_24) */
 	punpckhbw %xmm1, %xmm6 /* tr3_17 = unpackhi(tr2_16, tr2_24) */
 	movdqa %xmm0, %xmm1 /* tr2_17 */
 	punpcklbw %xmm5, %xmm1 /* tr3_18 = unpacklo(tr2_17, tr2_25) */
@@ -16518,204 +16380,204 @@ sm4_byteslice_ssse3_aesni_batch_gcm_asm:
 	movdqa %xmm11, %xmm5 /* tr2_18 */
 	punpcklbw %xmm14, %xmm5 /* tr3_20 = unpacklo(tr2_18, tr2_26) */
 	punpckhbw %xmm14, %xmm11 /* tr3_21 = unpackhi(tr2_18, tr2_26) */
-	movdqa %xmm2, %xmm14 /* tr2_19 */
+	movdqa %xmm3, %xmm14 /* tr2_19 */
 	punpcklbw %xmm7, %xmm14 /* tr3_22 = unpacklo(tr2_19, tr2_27) */
-	punpckhbw %xmm7, %xmm2 /* tr3_23 = unpackhi(tr2_19, tr2_27) */
+	punpckhbw %xmm7, %xmm3 /* tr3_23 = unpackhi(tr2_19, tr2_27) */
 	movdqa %xmm8, %xmm7 /* tr2_20 */
 	punpcklbw %xmm9, %xmm7 /* tr3_24 = unpacklo(tr2_20, tr2_28) */
 	punpckhbw %xmm9, %xmm8 /* tr3_25 = unpackhi(tr2_20, tr2_28) */
 	movdqa %xmm10, %xmm9 /* tr2_21 */
-	punpcklbw %xmm12, %xmm9 /* tr3_26 = unpacklo(tr2_21, tr2_29) */
-	punpckhbw %xmm12, %xmm10 /* tr3_27 = unpackhi(tr2_21, tr2_29) */
-	movdqa %xmm15, %xmm12 /* tr2_22 */
-	punpcklbw %xmm13, %xmm12 /* tr3_28 = unpacklo(tr2_22, tr2_30) */
-	punpckhbw %xmm13, %xmm15 /* tr3_29 = unpackhi(tr2_22, tr2_30) */
-	movdqa 304(%rsp), %xmm13 /* reload tr2_23 */
-	movdqa %xmm15, 288(%rsp) /* spill tr3_29 */
-	movdqa %xmm13, %xmm15 /* tr2_23 */
-	punpcklbw %xmm4, %xmm15 /* tr3_30 = unpacklo(tr2_23, tr2_31) */
-	punpckhbw %xmm4, %xmm13 /* tr3_31 = unpackhi(tr2_23, tr2_31) */
-	movdqa %xmm3, %xmm4 /* tr3_16 */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm4 /* tr3_16_lo = and(tr3_16, nibble_mask) */
-	psrlw $4, %xmm3 /* tr3_16_sh = shr(tr3_16) */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm3 /* tr3_16_hi = and(tr3_16_sh, nibble_mask) */
-	movdqa %xmm13, 304(%rsp) /* spill tr3_31 */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_9_tbl_lo(%rip), %xmm13 /* tbl_lo = const() */
-	movdqa %xmm15, 336(%rsp) /* spill tr3_30 */
-	movdqa %xmm13, %xmm15 /* tbl_lo */
-	pshufb %xmm4, %xmm15 /* xin_16_l = lookup16(tbl_lo, tr3_16_lo) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_9_tbl_hi(%rip), %xmm4 /* tbl_hi = const() */
-	movdqa %xmm12, 48(%rsp) /* spill tr3_28 */
-	movdqa %xmm4, %xmm12 /* tbl_hi */
-	pshufb %xmm3, %xmm12 /* xin_16_h = lookup16(tbl_hi, tr3_16_hi) */
-	pxor %xmm12, %xmm15 /* xin_16 = xor(xin_16_l, xin_16_h) */
-	movdqa %xmm6, %xmm3 /* tr3_17 */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm3 /* tr3_17_lo = and(tr3_17, nibble_mask) */
+	punpcklbw %xmm13, %xmm9 /* tr3_26 = unpacklo(tr2_21, tr2_29) */
+	punpckhbw %xmm13, %xmm10 /* tr3_27 = unpackhi(tr2_21, tr2_29) */
+	movdqa %xmm15, %xmm13 /* tr2_22 */
+	punpcklbw %xmm12, %xmm13 /* tr3_28 = unpacklo(tr2_22, tr2_30) */
+	punpckhbw %xmm12, %xmm15 /* tr3_29 = unpackhi(tr2_22, tr2_30) */
+	movdqa 272(%rsp), %xmm12 /* reload tr2_23 */
+	movdqa %xmm15, 256(%rsp) /* spill tr3_29 */
+	movdqa %xmm12, %xmm15 /* tr2_23 */
+	punpcklbw %xmm2, %xmm15 /* tr3_30 = unpacklo(tr2_23, tr2_31) */
+	punpckhbw %xmm2, %xmm12 /* tr3_31 = unpackhi(tr2_23, tr2_31) */
+	movdqa %xmm4, %xmm2 /* tr3_16 */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm2 /* tr3_16_lo = and(tr3_16, nibble_mask) */
+	psrlw $4, %xmm4 /* tr3_16_sh = shr(tr3_16) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm4 /* tr3_16_hi = and(tr3_16_sh, nibble_mask) */
+	movdqa %xmm12, 272(%rsp) /* spill tr3_31 */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_9_tbl_lo(%rip), %xmm12 /* tbl_lo = const() */
+	movdqa %xmm15, 304(%rsp) /* spill tr3_30 */
+	movdqa %xmm12, %xmm15 /* tbl_lo */
+	pshufb %xmm2, %xmm15 /* xin_16_l = lookup16(tbl_lo, tr3_16_lo) */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_9_tbl_hi(%rip), %xmm2 /* tbl_hi = const() */
+	movdqa %xmm13, 16(%rsp) /* spill tr3_28 */
+	movdqa %xmm2, %xmm13 /* tbl_hi */
+	pshufb %xmm4, %xmm13 /* xin_16_h = lookup16(tbl_hi, tr3_16_hi) */
+	pxor %xmm13, %xmm15 /* xin_16 = xor(xin_16_l, xin_16_h) */
+	movdqa %xmm6, %xmm4 /* tr3_17 */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm4 /* tr3_17_lo = and(tr3_17, nibble_mask) */
 	psrlw $4, %xmm6 /* tr3_17_sh = shr(tr3_17) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm6 /* tr3_17_hi = and(tr3_17_sh, nibble_mask) */
-	movdqa %xmm13, %xmm12 /* tbl_lo */
-	pshufb %xmm3, %xmm12 /* xin_17_l = lookup16(tbl_lo, tr3_17_lo) */
-	movdqa %xmm4, %xmm3 /* tbl_hi */
-	pshufb %xmm6, %xmm3 /* xin_17_h = lookup16(tbl_hi, tr3_17_hi) */
-	pxor %xmm3, %xmm12 /* xin_17 = xor(xin_17_l, xin_17_h) */
-	movdqa %xmm1, %xmm3 /* tr3_18 */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm3 /* tr3_18_lo = and(tr3_18, nibble_mask) */
+	movdqa %xmm12, %xmm13 /* tbl_lo */
+	pshufb %xmm4, %xmm13 /* xin_17_l = lookup16(tbl_lo, tr3_17_lo) */
+	movdqa %xmm2, %xmm4 /* tbl_hi */
+	pshufb %xmm6, %xmm4 /* xin_17_h = lookup16(tbl_hi, tr3_17_hi) */
+	pxor %xmm4, %xmm13 /* xin_17 = xor(xin_17_l, xin_17_h) */
+	movdqa %xmm1, %xmm4 /* tr3_18 */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm4 /* tr3_18_lo = and(tr3_18, nibble_mask) */
 	psrlw $4, %xmm1 /* tr3_18_sh = shr(tr3_18) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm1 /* tr3_18_hi = and(tr3_18_sh, nibble_mask) */
-	movdqa %xmm13, %xmm6 /* tbl_lo */
-	pshufb %xmm3, %xmm6 /* xin_18_l = lookup16(tbl_lo, tr3_18_lo) */
-	movdqa %xmm4, %xmm3 /* tbl_hi */
-	pshufb %xmm1, %xmm3 /* xin_18_h = lookup16(tbl_hi, tr3_18_hi) */
-	pxor %xmm3, %xmm6 /* xin_18 = xor(xin_18_l, xin_18_h) */
+	movdqa %xmm12, %xmm6 /* tbl_lo */
+	pshufb %xmm4, %xmm6 /* xin_18_l = lookup16(tbl_lo, tr3_18_lo) */
+	movdqa %xmm2, %xmm4 /* tbl_hi */
+	pshufb %xmm1, %xmm4 /* xin_18_h = lookup16(tbl_hi, tr3_18_hi) */
+	pxor %xmm4, %xmm6 /* xin_18 = xor(xin_18_l, xin_18_h) */
 	movdqa %xmm0, %xmm1 /* tr3_19 */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm1 /* tr3_19_lo = and(tr3_19, nibble_mask) */
 	psrlw $4, %xmm0 /* tr3_19_sh = shr(tr3_19) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm0 /* tr3_19_hi = and(tr3_19_sh, nibble_mask) */
-	movdqa %xmm13, %xmm3 /* tbl_lo */
-	pshufb %xmm1, %xmm3 /* xin_19_l = lookup16(tbl_lo, tr3_19_lo) */
-	movdqa %xmm4, %xmm1 /* tbl_hi */
+	movdqa %xmm12, %xmm4 /* tbl_lo */
+	pshufb %xmm1, %xmm4 /* xin_19_l = lookup16(tbl_lo, tr3_19_lo) */
+	movdqa %xmm2, %xmm1 /* tbl_hi */
 	pshufb %xmm0, %xmm1 /* xin_19_h = lookup16(tbl_hi, tr3_19_hi) */
-	pxor %xmm1, %xmm3 /* xin_19 = xor(xin_19_l, xin_19_h) */
+	pxor %xmm1, %xmm4 /* xin_19 = xor(xin_19_l, xin_19_h) */
 	movdqa %xmm5, %xmm0 /* tr3_20 */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm0 /* tr3_20_lo = and(tr3_20, nibble_mask) */
 	psrlw $4, %xmm5 /* tr3_20_sh = shr(tr3_20) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm5 /* tr3_20_hi = and(tr3_20_sh, nibble_mask) */
-	movdqa %xmm13, %xmm1 /* tbl_lo */
+	movdqa %xmm12, %xmm1 /* tbl_lo */
 	pshufb %xmm0, %xmm1 /* xin_20_l = lookup16(tbl_lo, tr3_20_lo) */
-	movdqa %xmm4, %xmm0 /* tbl_hi */
+	movdqa %xmm2, %xmm0 /* tbl_hi */
 	pshufb %xmm5, %xmm0 /* xin_20_h = lookup16(tbl_hi, tr3_20_hi) */
 	pxor %xmm0, %xmm1 /* xin_20 = xor(xin_20_l, xin_20_h) */
 	movdqa %xmm11, %xmm0 /* tr3_21 */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm0 /* tr3_21_lo = and(tr3_21, nibble_mask) */
 	psrlw $4, %xmm11 /* tr3_21_sh = shr(tr3_21) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm11 /* tr3_21_hi = and(tr3_21_sh, nibble_mask) */
-	movdqa %xmm13, %xmm5 /* tbl_lo */
+	movdqa %xmm12, %xmm5 /* tbl_lo */
 	pshufb %xmm0, %xmm5 /* xin_21_l = lookup16(tbl_lo, tr3_21_lo) */
-	movdqa %xmm4, %xmm0 /* tbl_hi */
+	movdqa %xmm2, %xmm0 /* tbl_hi */
 	pshufb %xmm11, %xmm0 /* xin_21_h = lookup16(tbl_hi, tr3_21_hi) */
 	pxor %xmm0, %xmm5 /* xin_21 = xor(xin_21_l, xin_21_h) */
 	movdqa %xmm14, %xmm0 /* tr3_22 */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm0 /* tr3_22_lo = and(tr3_22, nibble_mask) */
 	psrlw $4, %xmm14 /* tr3_22_sh = shr(tr3_22) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm14 /* tr3_22_hi = and(tr3_22_sh, nibble_mask) */
-	movdqa %xmm13, %xmm11 /* tbl_lo */
+	movdqa %xmm12, %xmm11 /* tbl_lo */
 	pshufb %xmm0, %xmm11 /* xin_22_l = lookup16(tbl_lo, tr3_22_lo) */
-	movdqa %xmm4, %xmm0 /* tbl_hi */
+	movdqa %xmm2, %xmm0 /* tbl_hi */
 	pshufb %xmm14, %xmm0 /* xin_22_h = lookup16(tbl_hi, tr3_22_hi) */
 	pxor %xmm0, %xmm11 /* xin_22 = xor(xin_22_l, xin_22_h) */
-	movdqa %xmm2, %xmm0 /* tr3_23 */
+	movdqa %xmm3, %xmm0 /* tr3_23 */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm0 /* tr3_23_lo = and(tr3_23, nibble_mask) */
-	psrlw $4, %xmm2 /* tr3_23_sh = shr(tr3_23) */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm2 /* tr3_23_hi = and(tr3_23_sh, nibble_mask) */
-	movdqa %xmm13, %xmm14 /* tbl_lo */
+	psrlw $4, %xmm3 /* tr3_23_sh = shr(tr3_23) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm3 /* tr3_23_hi = and(tr3_23_sh, nibble_mask) */
+	movdqa %xmm12, %xmm14 /* tbl_lo */
 	pshufb %xmm0, %xmm14 /* xin_23_l = lookup16(tbl_lo, tr3_23_lo) */
-	movdqa %xmm4, %xmm0 /* tbl_hi */
-	pshufb %xmm2, %xmm0 /* xin_23_h = lookup16(tbl_hi, tr3_23_hi) */
+	movdqa %xmm2, %xmm0 /* tbl_hi */
+	pshufb %xmm3, %xmm0 /* xin_23_h = lookup16(tbl_hi, tr3_23_hi) */
 	pxor %xmm0, %xmm14 /* xin_23 = xor(xin_23_l, xin_23_h) */
 	movdqa %xmm7, %xmm0 /* tr3_24 */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm0 /* tr3_24_lo = and(tr3_24, nibble_mask) */
 	psrlw $4, %xmm7 /* tr3_24_sh = shr(tr3_24) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm7 /* tr3_24_hi = and(tr3_24_sh, nibble_mask) */
-	movdqa %xmm13, %xmm2 /* tbl_lo */
-	pshufb %xmm0, %xmm2 /* xin_24_l = lookup16(tbl_lo, tr3_24_lo) */
-	movdqa %xmm4, %xmm0 /* tbl_hi */
+	movdqa %xmm12, %xmm3 /* tbl_lo */
+	pshufb %xmm0, %xmm3 /* xin_24_l = lookup16(tbl_lo, tr3_24_lo) */
+	movdqa %xmm2, %xmm0 /* tbl_hi */
 	pshufb %xmm7, %xmm0 /* xin_24_h = lookup16(tbl_hi, tr3_24_hi) */
-	pxor %xmm0, %xmm2 /* xin_24 = xor(xin_24_l, xin_24_h) */
+	pxor %xmm0, %xmm3 /* xin_24 = xor(xin_24_l, xin_24_h) */
 	movdqa %xmm8, %xmm0 /* tr3_25 */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm0 /* tr3_25_lo = and(tr3_25, nibble_mask) */
 	psrlw $4, %xmm8 /* tr3_25_sh = shr(tr3_25) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm8 /* tr3_25_hi = and(tr3_25_sh, nibble_mask) */
-	movdqa %xmm13, %xmm7 /* tbl_lo */
+	movdqa %xmm12, %xmm7 /* tbl_lo */
 	pshufb %xmm0, %xmm7 /* xin_25_l = lookup16(tbl_lo, tr3_25_lo) */
-	movdqa %xmm4, %xmm0 /* tbl_hi */
+	movdqa %xmm2, %xmm0 /* tbl_hi */
 	pshufb %xmm8, %xmm0 /* xin_25_h = lookup16(tbl_hi, tr3_25_hi) */
 	pxor %xmm0, %xmm7 /* xin_25 = xor(xin_25_l, xin_25_h) */
 	movdqa %xmm9, %xmm0 /* tr3_26 */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm0 /* tr3_26_lo = and(tr3_26, nibble_mask) */
 	psrlw $4, %xmm9 /* tr3_26_sh = shr(tr3_26) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm9 /* tr3_26_hi = and(tr3_26_sh, nibble_mask) */
-	movdqa %xmm13, %xmm8 /* tbl_lo */
+	movdqa %xmm12, %xmm8 /* tbl_lo */
 	pshufb %xmm0, %xmm8 /* xin_26_l = lookup16(tbl_lo, tr3_26_lo) */
-	movdqa %xmm4, %xmm0 /* tbl_hi */
+	movdqa %xmm2, %xmm0 /* tbl_hi */
 	pshufb %xmm9, %xmm0 /* xin_26_h = lookup16(tbl_hi, tr3_26_hi) */
 	pxor %xmm0, %xmm8 /* xin_26 = xor(xin_26_l, xin_26_h) */
 	movdqa %xmm10, %xmm0 /* tr3_27 */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm0 /* tr3_27_lo = and(tr3_27, nibble_mask) */
 	psrlw $4, %xmm10 /* tr3_27_sh = shr(tr3_27) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm10 /* tr3_27_hi = and(tr3_27_sh, nibble_mask) */
-	movdqa %xmm13, %xmm9 /* tbl_lo */
+	movdqa %xmm12, %xmm9 /* tbl_lo */
 	pshufb %xmm0, %xmm9 /* xin_27_l = lookup16(tbl_lo, tr3_27_lo) */
-	movdqa %xmm4, %xmm0 /* tbl_hi */
+	movdqa %xmm2, %xmm0 /* tbl_hi */
 	pshufb %xmm10, %xmm0 /* xin_27_h = lookup16(tbl_hi, tr3_27_hi) */
 	pxor %xmm0, %xmm9 /* xin_27 = xor(xin_27_l, xin_27_h) */
-	movdqa 48(%rsp), %xmm0 /* reload tr3_28 */
+	movdqa 16(%rsp), %xmm0 /* reload tr3_28 */
 	movdqa %xmm0, %xmm10 /* tr3_28 */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm10 /* tr3_28_lo = and(tr3_28, nibble_mask) */
 	psrlw $4, %xmm0 /* tr3_28_sh = shr(tr3_28) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm0 /* tr3_28_hi = and(tr3_28_sh, nibble_mask) */
-	movdqa %xmm1, 48(%rsp) /* spill g1x4.1 */
-	movdqa %xmm13, %xmm1 /* tbl_lo */
+	movdqa %xmm1, 16(%rsp) /* spill g1x4.1 */
+	movdqa %xmm12, %xmm1 /* tbl_lo */
 	pshufb %xmm10, %xmm1 /* xin_28_l = lookup16(tbl_lo, tr3_28_lo) */
-	movdqa %xmm4, %xmm10 /* tbl_hi */
+	movdqa %xmm2, %xmm10 /* tbl_hi */
 	pshufb %xmm0, %xmm10 /* xin_28_h = lookup16(tbl_hi, tr3_28_hi) */
 	pxor %xmm10, %xmm1 /* xin_28 = xor(xin_28_l, xin_28_h) */
-	movdqa 288(%rsp), %xmm0 /* reload tr3_29 */
+	movdqa 256(%rsp), %xmm0 /* reload tr3_29 */
 	movdqa %xmm0, %xmm10 /* tr3_29 */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm10 /* tr3_29_lo = and(tr3_29, nibble_mask) */
 	psrlw $4, %xmm0 /* tr3_29_sh = shr(tr3_29) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm0 /* tr3_29_hi = and(tr3_29_sh, nibble_mask) */
-	movdqa %xmm1, 288(%rsp) /* spill g1x12.1 */
-	movdqa %xmm13, %xmm1 /* tbl_lo */
+	movdqa %xmm1, 256(%rsp) /* spill g1x12.1 */
+	movdqa %xmm12, %xmm1 /* tbl_lo */
 	pshufb %xmm10, %xmm1 /* xin_29_l = lookup16(tbl_lo, tr3_29_lo) */
-	movdqa %xmm4, %xmm10 /* tbl_hi */
+	movdqa %xmm2, %xmm10 /* tbl_hi */
 	pshufb %xmm0, %xmm10 /* xin_29_h = lookup16(tbl_hi, tr3_29_hi) */
 	pxor %xmm10, %xmm1 /* xin_29 = xor(xin_29_l, xin_29_h) */
-	movdqa 336(%rsp), %xmm0 /* reload tr3_30 */
+	movdqa 304(%rsp), %xmm0 /* reload tr3_30 */
 	movdqa %xmm0, %xmm10 /* tr3_30 */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm10 /* tr3_30_lo = and(tr3_30, nibble_mask) */
 	psrlw $4, %xmm0 /* tr3_30_sh = shr(tr3_30) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm0 /* tr3_30_hi = and(tr3_30_sh, nibble_mask) */
-	movdqa %xmm1, 336(%rsp) /* spill g1x13.1 */
-	movdqa %xmm13, %xmm1 /* tbl_lo */
+	movdqa %xmm1, 304(%rsp) /* spill g1x13.1 */
+	movdqa %xmm12, %xmm1 /* tbl_lo */
 	pshufb %xmm10, %xmm1 /* xin_30_l = lookup16(tbl_lo, tr3_30_lo) */
-	movdqa %xmm4, %xmm10 /* tbl_hi */
+	movdqa %xmm2, %xmm10 /* tbl_hi */
 	pshufb %xmm0, %xmm10 /* xin_30_h = lookup16(tbl_hi, tr3_30_hi) */
 	pxor %xmm10, %xmm1 /* xin_30 = xor(xin_30_l, xin_30_h) */
-	movdqa 304(%rsp), %xmm0 /* reload tr3_31 */
+	movdqa 272(%rsp), %xmm0 /* reload tr3_31 */
 	movdqa %xmm0, %xmm10 /* tr3_31 */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm10 /* tr3_31_lo = and(tr3_31, nibble_mask) */
-	pshufb %xmm10, %xmm13 /* xin_31_l = lookup16(tbl_lo, tr3_31_lo) */
+	pshufb %xmm10, %xmm12 /* xin_31_l = lookup16(tbl_lo, tr3_31_lo) */
 	psrlw $4, %xmm0 /* tr3_31_sh = shr(tr3_31) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm0 /* tr3_31_hi = and(tr3_31_sh, nibble_mask) */
-	pshufb %xmm0, %xmm4 /* xin_31_h = lookup16(tbl_hi, tr3_31_hi) */
-	pxor %xmm4, %xmm13 /* xin_31 = xor(xin_31_l, xin_31_h) */
+	pshufb %xmm0, %xmm2 /* xin_31_h = lookup16(tbl_hi, tr3_31_hi) */
+	pxor %xmm2, %xmm12 /* xin_31 = xor(xin_31_l, xin_31_h) */
 
 	/* Products per input byte: B'2, B'3; every other block of M'_L is a XOR of them. */
-	movdqa 80(%rsp), %xmm0 /* reload g0x0.2 */
-	movdqa 272(%rsp), %xmm4 /* reload g0x1.2 */
-	movdqa 144(%rsp), %xmm10 /* reload g0x2.2 */
-	movdqa %xmm3, 304(%rsp) /* spill g1x3.2 */
-	movdqa 128(%rsp), %xmm3 /* reload g0x3.2 */
-	movdqa %xmm6, 64(%rsp) /* spill g1x2.2 */
-	movdqa 304(%rsp), %xmm6 /* reload g1x3.2 */
-	movdqa %xmm6, 320(%rsp) /* spill g1x3.2 */
-	movdqa 208(%rsp), %xmm6 /* reload g0x4.2 */
-	movdqa %xmm12, 368(%rsp) /* spill g1x1.2 */
-	movdqa 160(%rsp), %xmm12 /* reload g0x5.2 */
+	movdqa 48(%rsp), %xmm0 /* reload g0x0.2 */
+	movdqa 224(%rsp), %xmm2 /* reload g0x1.2 */
+	movdqa 96(%rsp), %xmm10 /* reload g0x2.2 */
+	movdqa %xmm4, 272(%rsp) /* spill g1x3.2 */
+	movdqa 80(%rsp), %xmm4 /* reload g0x3.2 */
+	movdqa %xmm6, 32(%rsp) /* spill g1x2.2 */
+	movdqa 272(%rsp), %xmm6 /* reload g1x3.2 */
+	movdqa %xmm6, 288(%rsp) /* spill g1x3.2 */
+	movdqa 160(%rsp), %xmm6 /* reload g0x4.2 */
+	movdqa %xmm13, 368(%rsp) /* spill g1x1.2 */
+	movdqa 112(%rsp), %xmm13 /* reload g0x5.2 */
 	movdqa %xmm15, 384(%rsp) /* spill g1x0.2 */
-	movdqa 256(%rsp), %xmm15 /* reload g0x6.2 */
-	movdqa %xmm13, 400(%rsp) /* spill g1x15.2 */
-	movdqa 112(%rsp), %xmm13 /* reload g0x7.2 */
+	movdqa 208(%rsp), %xmm15 /* reload g0x6.2 */
+	movdqa %xmm12, 400(%rsp) /* spill g1x15.2 */
+	movdqa 240(%rsp), %xmm12 /* reload g0x7.2 */
 	movdqa %xmm9, 416(%rsp) /* spill g1x11.2 */
-	movdqa 48(%rsp), %xmm9 /* reload g1x4.2 */
+	movdqa 16(%rsp), %xmm9 /* reload g1x4.2 */
 	movdqa %xmm14, 432(%rsp) /* spill g1x7.2 */
-	movdqa 176(%rsp), %xmm14 /* reload g0x8.2 */
+	movdqa 128(%rsp), %xmm14 /* reload g0x8.2 */
 	movdqa %xmm1, 448(%rsp) /* spill g1x14.2 */
-	movdqa 192(%rsp), %xmm1 /* reload g0x9.2 */
+	movdqa 144(%rsp), %xmm1 /* reload g0x9.2 */
 	movdqa %xmm8, 464(%rsp) /* spill g1x10.2 */
-	movdqa 224(%rsp), %xmm8 /* reload g0x10.2 */
+	movdqa 176(%rsp), %xmm8 /* reload g0x10.2 */
 	movdqa %xmm11, 480(%rsp) /* spill g1x6.2 */
-	movdqa 240(%rsp), %xmm11 /* reload g0x11.2 */
+	movdqa 192(%rsp), %xmm11 /* reload g0x11.2 */
 	movdqa %xmm5, 496(%rsp) /* spill g1x5.2 */
 	movdqa 464(%rsp), %xmm5 /* reload g1x10.2 */
 	movdqa %xmm5, 512(%rsp) /* spill g1x10.2 */
@@ -16723,24 +16585,24 @@ sm4_byteslice_ssse3_aesni_batch_gcm_asm:
 	movdqa %xmm5, 528(%rsp) /* spill g1x11.2 */
 	movdqa 352(%rsp), %xmm5 /* reload g0x12.2 */
 	movdqa %xmm7, 544(%rsp) /* spill g1x9.2 */
-	movdqa 32(%rsp), %xmm7 /* reload g0x13.2 */
-	movdqa %xmm2, 560(%rsp) /* spill g1x8.2 */
-	movdqa 16(%rsp), %xmm2 /* reload g0x14.2 */
+	movdqa 320(%rsp), %xmm7 /* reload g0x13.2 */
+	movdqa %xmm3, 560(%rsp) /* spill g1x8.2 */
+	movdqa 336(%rsp), %xmm3 /* reload g0x14.2 */
 	movdqa %xmm9, 576(%rsp) /* spill g1x4.2 */
-	movdqa 96(%rsp), %xmm9 /* reload g0x15.2 */
-	movdqa %xmm3, 592(%rsp) /* spill g0x3.2 */
-	movdqa 288(%rsp), %xmm3 /* reload g1x12.2 */
-	movdqa %xmm3, 608(%rsp) /* spill g1x12.2 */
-	movdqa 336(%rsp), %xmm3 /* reload g1x13.2 */
-	movdqa %xmm3, 624(%rsp) /* spill g1x13.2 */
-	movdqa 448(%rsp), %xmm3 /* reload g1x14.2 */
-	movdqa %xmm3, 640(%rsp) /* spill g1x14.2 */
-	movdqa 400(%rsp), %xmm3 /* reload g1x15.2 */
-	movdqa %xmm0, 336(%rsp) /* spill g0x0.2 */
-	movdqa %xmm4, 288(%rsp) /* spill g0x1.2 */
-	movdqa %xmm10, 96(%rsp) /* spill g0x2.2 */
-	movdqa %xmm9, 16(%rsp) /* spill g0x15.2 */
-	movdqa %xmm3, 32(%rsp) /* spill g1x15.2 */
+	movdqa 64(%rsp), %xmm9 /* reload g0x15.2 */
+	movdqa %xmm4, 592(%rsp) /* spill g0x3.2 */
+	movdqa 256(%rsp), %xmm4 /* reload g1x12.2 */
+	movdqa %xmm4, 608(%rsp) /* spill g1x12.2 */
+	movdqa 304(%rsp), %xmm4 /* reload g1x13.2 */
+	movdqa %xmm4, 624(%rsp) /* spill g1x13.2 */
+	movdqa 448(%rsp), %xmm4 /* reload g1x14.2 */
+	movdqa %xmm4, 640(%rsp) /* spill g1x14.2 */
+	movdqa 400(%rsp), %xmm4 /* reload g1x15.2 */
+	movdqa %xmm0, 304(%rsp) /* spill g0x0.2 */
+	movdqa %xmm2, 256(%rsp) /* spill g0x1.2 */
+	movdqa %xmm10, 64(%rsp) /* spill g0x2.2 */
+	movdqa %xmm9, 336(%rsp) /* spill g0x15.2 */
+	movdqa %xmm4, 320(%rsp) /* spill g1x15.2 */
 	xor %r10, %r10
 	.p2align 4
 .Lsm4_byteslice_ssse3_aesni_asm_9_loop_r0:
@@ -16748,8 +16610,8 @@ sm4_byteslice_ssse3_aesni_batch_gcm_asm:
 	/* Round 8r+0: slot 0 ^= M'_L·inv(slot 1 ^ slot 2 ^ slot 3 ^ rk') ^ C'. */
 	movd (%rdi,%r10), %xmm0
 	pshufd $0, %xmm0, %xmm0 /* rk0 = bcast32() */
-	movd 4(%rdi,%r10), %xmm3
-	pshufd $0, %xmm3, %xmm3 /* rk1 = bcast32() */
+	movd 4(%rdi,%r10), %xmm2
+	pshufd $0, %xmm2, %xmm2 /* rk1 = bcast32() */
 	movd 8(%rdi,%r10), %xmm4
 	pshufd $0, %xmm4, %xmm4 /* rk2 = bcast32() */
 	movd 12(%rdi,%r10), %xmm9
@@ -16761,48 +16623,48 @@ sm4_byteslice_ssse3_aesni_batch_gcm_asm:
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_inv_shift_rows(%rip), %xmm10 /* y0_sr = lookup16(t0, inv_shift_rows) */
 	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_9_aes_cancel_key(%rip), %xmm10 /* y0_aes = aesenclast(y0_sr, aes_cancel_key) */
 	movdqa %xmm6, 352(%rsp) /* spill g0x4.2 */
-	movdqa %xmm12, %xmm6 /* g0x5.2 */
+	movdqa %xmm13, %xmm6 /* g0x5.2 */
 	pxor %xmm1, %xmm6 /* t1_acc = xor(g0x5, g0x9) */
-	pxor %xmm3, %xmm6 /* t1_acc_1 = xor(t1_acc, rk1) */
+	pxor %xmm2, %xmm6 /* t1_acc_1 = xor(t1_acc, rk1) */
 	pxor %xmm7, %xmm6 /* t1 = xor(t1_acc_1, g0x13) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_inv_shift_rows(%rip), %xmm6 /* y1_sr = lookup16(t1, inv_shift_rows) */
 	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_9_aes_cancel_key(%rip), %xmm6 /* y1_aes = aesenclast(y1_sr, aes_cancel_key) */
-	movdqa %xmm12, 240(%rsp) /* spill g0x5.2 */
-	movdqa %xmm15, %xmm12 /* g0x6.2 */
-	pxor %xmm8, %xmm12 /* t2_acc = xor(g0x6, g0x10) */
-	pxor %xmm4, %xmm12 /* t2_acc_1 = xor(t2_acc, rk2) */
-	pxor %xmm2, %xmm12 /* t2 = xor(t2_acc_1, g0x14) */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_inv_shift_rows(%rip), %xmm12 /* y2_sr = lookup16(t2, inv_shift_rows) */
-	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_9_aes_cancel_key(%rip), %xmm12 /* y2_aes = aesenclast(y2_sr, aes_cancel_key) */
-	movdqa %xmm15, 224(%rsp) /* spill g0x6.2 */
-	movdqa %xmm13, %xmm15 /* g0x7.2 */
+	movdqa %xmm13, 192(%rsp) /* spill g0x5.2 */
+	movdqa %xmm15, %xmm13 /* g0x6.2 */
+	pxor %xmm8, %xmm13 /* t2_acc = xor(g0x6, g0x10) */
+	pxor %xmm4, %xmm13 /* t2_acc_1 = xor(t2_acc, rk2) */
+	pxor %xmm3, %xmm13 /* t2 = xor(t2_acc_1, g0x14) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_inv_shift_rows(%rip), %xmm13 /* y2_sr = lookup16(t2, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_9_aes_cancel_key(%rip), %xmm13 /* y2_aes = aesenclast(y2_sr, aes_cancel_key) */
+	movdqa %xmm15, 176(%rsp) /* spill g0x6.2 */
+	movdqa %xmm12, %xmm15 /* g0x7.2 */
 	pxor %xmm11, %xmm15 /* t3_acc = xor(g0x7, g0x11) */
 	pxor %xmm9, %xmm15 /* t3_acc_1 = xor(t3_acc, rk3) */
-	pxor 16(%rsp), %xmm15 /* t3 = xor(t3_acc_1, g0x15) */
+	pxor 336(%rsp), %xmm15 /* t3 = xor(t3_acc_1, g0x15) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_inv_shift_rows(%rip), %xmm15 /* y3_sr = lookup16(t3, inv_shift_rows) */
 	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_9_aes_cancel_key(%rip), %xmm15 /* y3_aes = aesenclast(y3_sr, aes_cancel_key) */
-	movdqa %xmm13, 192(%rsp) /* spill g0x7.2 */
-	movdqa %xmm10, %xmm13 /* y0_aes */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm13 /* y0_aes_lo = and(y0_aes, nibble_mask) */
+	movdqa %xmm12, 144(%rsp) /* spill g0x7.2 */
+	movdqa %xmm10, %xmm12 /* y0_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm12 /* y0_aes_lo = and(y0_aes, nibble_mask) */
 	psrlw $4, %xmm10 /* y0_aes_sh = shr(y0_aes) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm10 /* y0_aes_hi = and(y0_aes_sh, nibble_mask) */
-	movdqa %xmm11, 176(%rsp) /* spill g0x11.2 */
+	movdqa %xmm11, 128(%rsp) /* spill g0x11.2 */
 	movdqa .Lsm4_byteslice_ssse3_aesni_asm_9_tbl_lo_1(%rip), %xmm11 /* tbl_lo_1 = const() */
-	movdqa %xmm2, 48(%rsp) /* spill g0x14.2 */
-	movdqa %xmm11, %xmm2 /* tbl_lo_1 */
-	pshufb %xmm13, %xmm2 /* p1_0_l = lookup16(tbl_lo_1, y0_aes_lo) */
-	movdqa %xmm8, 112(%rsp) /* spill g0x10.2 */
+	movdqa %xmm3, 16(%rsp) /* spill g0x14.2 */
+	movdqa %xmm11, %xmm3 /* tbl_lo_1 */
+	pshufb %xmm12, %xmm3 /* p1_0_l = lookup16(tbl_lo_1, y0_aes_lo) */
+	movdqa %xmm8, 240(%rsp) /* spill g0x10.2 */
 	movdqa .Lsm4_byteslice_ssse3_aesni_asm_9_tbl_lo_2(%rip), %xmm8 /* tbl_lo_2 = const() */
-	movdqa %xmm1, 256(%rsp) /* spill g0x9.2 */
+	movdqa %xmm1, 208(%rsp) /* spill g0x9.2 */
 	movdqa %xmm8, %xmm1 /* tbl_lo_2 */
-	pshufb %xmm13, %xmm1 /* p2_0_l = lookup16(tbl_lo_2, y0_aes_lo) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_9_tbl_hi_1(%rip), %xmm13 /* tbl_hi_1 = const() */
-	movdqa %xmm7, 160(%rsp) /* spill g0x13.2 */
-	movdqa %xmm13, %xmm7 /* tbl_hi_1 */
+	pshufb %xmm12, %xmm1 /* p2_0_l = lookup16(tbl_lo_2, y0_aes_lo) */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_9_tbl_hi_1(%rip), %xmm12 /* tbl_hi_1 = const() */
+	movdqa %xmm7, 112(%rsp) /* spill g0x13.2 */
+	movdqa %xmm12, %xmm7 /* tbl_hi_1 */
 	pshufb %xmm10, %xmm7 /* p1_0_h = lookup16(tbl_hi_1, y0_aes_hi) */
-	pxor %xmm7, %xmm2 /* p1_0 = xor(p1_0_l, p1_0_h) */
+	pxor %xmm7, %xmm3 /* p1_0 = xor(p1_0_l, p1_0_h) */
 	movdqa .Lsm4_byteslice_ssse3_aesni_asm_9_tbl_hi_2(%rip), %xmm7 /* tbl_hi_2 = const() */
-	movdqa %xmm5, 208(%rsp) /* spill g0x12.2 */
+	movdqa %xmm5, 160(%rsp) /* spill g0x12.2 */
 	movdqa %xmm7, %xmm5 /* tbl_hi_2 */
 	pshufb %xmm10, %xmm5 /* p2_0_h = lookup16(tbl_hi_2, y0_aes_hi) */
 	pxor %xmm5, %xmm1 /* p2_0 = xor(p2_0_l, p2_0_h) */
@@ -16812,66 +16674,66 @@ sm4_byteslice_ssse3_aesni_batch_gcm_asm:
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm6 /* y1_aes_hi = and(y1_aes_sh, nibble_mask) */
 	movdqa %xmm11, %xmm10 /* tbl_lo_1 */
 	pshufb %xmm5, %xmm10 /* p1_1_l = lookup16(tbl_lo_1, y1_aes_lo) */
-	movdqa %xmm14, 128(%rsp) /* spill g0x8.2 */
+	movdqa %xmm14, 80(%rsp) /* spill g0x8.2 */
 	movdqa %xmm8, %xmm14 /* tbl_lo_2 */
 	pshufb %xmm5, %xmm14 /* p2_1_l = lookup16(tbl_lo_2, y1_aes_lo) */
-	movdqa %xmm13, %xmm5 /* tbl_hi_1 */
+	movdqa %xmm12, %xmm5 /* tbl_hi_1 */
 	pshufb %xmm6, %xmm5 /* p1_1_h = lookup16(tbl_hi_1, y1_aes_hi) */
 	pxor %xmm5, %xmm10 /* p1_1 = xor(p1_1_l, p1_1_h) */
 	movdqa %xmm7, %xmm5 /* tbl_hi_2 */
 	pshufb %xmm6, %xmm5 /* p2_1_h = lookup16(tbl_hi_2, y1_aes_hi) */
 	pxor %xmm5, %xmm14 /* p2_1 = xor(p2_1_l, p2_1_h) */
-	movdqa %xmm12, %xmm5 /* y2_aes */
+	movdqa %xmm13, %xmm5 /* y2_aes */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm5 /* y2_aes_lo = and(y2_aes, nibble_mask) */
-	psrlw $4, %xmm12 /* y2_aes_sh = shr(y2_aes) */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm12 /* y2_aes_hi = and(y2_aes_sh, nibble_mask) */
+	psrlw $4, %xmm13 /* y2_aes_sh = shr(y2_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm13 /* y2_aes_hi = and(y2_aes_sh, nibble_mask) */
 	movdqa %xmm11, %xmm6 /* tbl_lo_1 */
 	pshufb %xmm5, %xmm6 /* p1_2_l = lookup16(tbl_lo_1, y2_aes_lo) */
-	movdqa %xmm9, 144(%rsp) /* spill rk3 */
+	movdqa %xmm9, 96(%rsp) /* spill rk3 */
 	movdqa %xmm8, %xmm9 /* tbl_lo_2 */
 	pshufb %xmm5, %xmm9 /* p2_2_l = lookup16(tbl_lo_2, y2_aes_lo) */
-	movdqa %xmm13, %xmm5 /* tbl_hi_1 */
-	pshufb %xmm12, %xmm5 /* p1_2_h = lookup16(tbl_hi_1, y2_aes_hi) */
+	movdqa %xmm12, %xmm5 /* tbl_hi_1 */
+	pshufb %xmm13, %xmm5 /* p1_2_h = lookup16(tbl_hi_1, y2_aes_hi) */
 	pxor %xmm5, %xmm6 /* p1_2 = xor(p1_2_l, p1_2_h) */
 	movdqa %xmm7, %xmm5 /* tbl_hi_2 */
-	pshufb %xmm12, %xmm5 /* p2_2_h = lookup16(tbl_hi_2, y2_aes_hi) */
+	pshufb %xmm13, %xmm5 /* p2_2_h = lookup16(tbl_hi_2, y2_aes_hi) */
 	pxor %xmm5, %xmm9 /* p2_2 = xor(p2_2_l, p2_2_h) */
 	movdqa %xmm15, %xmm5 /* y3_aes */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm5 /* y3_aes_lo = and(y3_aes, nibble_mask) */
 	psrlw $4, %xmm15 /* y3_aes_sh = shr(y3_aes) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm15 /* y3_aes_hi = and(y3_aes_sh, nibble_mask) */
-	movdqa %xmm11, %xmm12 /* tbl_lo_1 */
-	pshufb %xmm5, %xmm12 /* p1_3_l = lookup16(tbl_lo_1, y3_aes_lo) */
+	movdqa %xmm11, %xmm13 /* tbl_lo_1 */
+	pshufb %xmm5, %xmm13 /* p1_3_l = lookup16(tbl_lo_1, y3_aes_lo) */
 	movdqa %xmm8, %xmm11 /* tbl_lo_2 */
 	pshufb %xmm5, %xmm11 /* p2_3_l = lookup16(tbl_lo_2, y3_aes_lo) */
-	movdqa %xmm13, %xmm5 /* tbl_hi_1 */
+	movdqa %xmm12, %xmm5 /* tbl_hi_1 */
 	pshufb %xmm15, %xmm5 /* p1_3_h = lookup16(tbl_hi_1, y3_aes_hi) */
-	pxor %xmm5, %xmm12 /* p1_3 = xor(p1_3_l, p1_3_h) */
+	pxor %xmm5, %xmm13 /* p1_3 = xor(p1_3_l, p1_3_h) */
 	movdqa %xmm7, %xmm5 /* tbl_hi_2 */
 	pshufb %xmm15, %xmm5 /* p2_3_h = lookup16(tbl_hi_2, y3_aes_hi) */
 	pxor %xmm5, %xmm11 /* p2_3 = xor(p2_3_l, p2_3_h) */
-	movdqa %xmm2, %xmm5 /* p1_0 */
+	movdqa %xmm3, %xmm5 /* p1_0 */
 	pxor %xmm1, %xmm5 /* m0_acc = xor(p1_0, p2_0) */
 	pxor %xmm10, %xmm1 /* m1_acc = xor(p2_0, p1_1) */
 	movdqa %xmm10, %xmm15 /* p1_1 */
 	pxor %xmm6, %xmm15 /* m0_acc_1 = xor(p1_1, p1_2) */
 	pxor %xmm15, %xmm5 /* m0_acc_2 = xor(m0_acc, m0_acc_1) */
 	pxor %xmm11, %xmm5 /* m0_acc_3 = xor(m0_acc_2, p2_3) */
-	pxor 336(%rsp), %xmm5 /* x0n = xor(m0_acc_3, g0x0.2) */
-	movdqa %xmm2, %xmm15 /* p1_0 */
+	pxor 304(%rsp), %xmm5 /* x0n = xor(m0_acc_3, g0x0.2) */
+	movdqa %xmm3, %xmm15 /* p1_0 */
 	pxor %xmm10, %xmm15 /* m3_acc = xor(p1_0, p1_1) */
-	pxor %xmm14, %xmm2 /* m2_acc = xor(p1_0, p2_1) */
+	pxor %xmm14, %xmm3 /* m2_acc = xor(p1_0, p2_1) */
 	pxor %xmm6, %xmm14 /* m1_acc_1 = xor(p2_1, p1_2) */
 	pxor %xmm14, %xmm1 /* m1_acc_2 = xor(m1_acc, m1_acc_1) */
-	pxor %xmm12, %xmm1 /* m1_acc_3 = xor(m1_acc_2, p1_3) */
-	pxor 288(%rsp), %xmm1 /* x1n = xor(m1_acc_3, g0x1.2) */
+	pxor %xmm13, %xmm1 /* m1_acc_3 = xor(m1_acc_2, p1_3) */
+	pxor 256(%rsp), %xmm1 /* x1n = xor(m1_acc_3, g0x1.2) */
 	pxor %xmm9, %xmm6 /* m2_acc_1 = xor(p1_2, p2_2) */
-	pxor %xmm6, %xmm2 /* m2_acc_2 = xor(m2_acc, m2_acc_1) */
-	pxor %xmm12, %xmm2 /* m2_acc_3 = xor(m2_acc_2, p1_3) */
-	pxor %xmm12, %xmm9 /* m3_acc_1 = xor(p2_2, p1_3) */
+	pxor %xmm6, %xmm3 /* m2_acc_2 = xor(m2_acc, m2_acc_1) */
+	pxor %xmm13, %xmm3 /* m2_acc_3 = xor(m2_acc_2, p1_3) */
+	pxor %xmm13, %xmm9 /* m3_acc_1 = xor(p2_2, p1_3) */
 	pxor %xmm9, %xmm15 /* m3_acc_2 = xor(m3_acc, m3_acc_1) */
 	pxor %xmm11, %xmm15 /* m3_acc_3 = xor(m3_acc_2, p2_3) */
-	pxor 96(%rsp), %xmm2 /* x2n = xor(m2_acc_3, g0x2.2) */
+	pxor 64(%rsp), %xmm3 /* x2n = xor(m2_acc_3, g0x2.2) */
 	pxor 592(%rsp), %xmm15 /* x3n = xor(m3_acc_3, g0x3.2) */
 	movdqa 576(%rsp), %xmm6 /* reload g1x4.2 */
 	movdqa %xmm6, %xmm9 /* g1x4.2 */
@@ -16883,36 +16745,36 @@ sm4_byteslice_ssse3_aesni_batch_gcm_asm:
 	movdqa 496(%rsp), %xmm0 /* reload g1x5.2 */
 	movdqa %xmm0, %xmm10 /* g1x5.2 */
 	pxor 544(%rsp), %xmm10 /* t1_acc_2 = xor(g1x5, g1x9) */
-	pxor %xmm3, %xmm10 /* t1_acc_3 = xor(t1_acc_2, rk1) */
+	pxor %xmm2, %xmm10 /* t1_acc_3 = xor(t1_acc_2, rk1) */
 	pxor 624(%rsp), %xmm10 /* t1_1 = xor(t1_acc_3, g1x13) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_inv_shift_rows(%rip), %xmm10 /* y1_1_sr = lookup16(t1_1, inv_shift_rows) */
 	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_9_aes_cancel_key(%rip), %xmm10 /* y1_1_aes = aesenclast(y1_1_sr, aes_cancel_key) */
-	movdqa 480(%rsp), %xmm3 /* reload g1x6.2 */
-	movdqa %xmm3, %xmm11 /* g1x6.2 */
+	movdqa 480(%rsp), %xmm2 /* reload g1x6.2 */
+	movdqa %xmm2, %xmm11 /* g1x6.2 */
 	pxor 512(%rsp), %xmm11 /* t2_acc_2 = xor(g1x6, g1x10) */
 	pxor %xmm4, %xmm11 /* t2_acc_3 = xor(t2_acc_2, rk2) */
 	pxor 640(%rsp), %xmm11 /* t2_1 = xor(t2_acc_3, g1x14) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_inv_shift_rows(%rip), %xmm11 /* y2_1_sr = lookup16(t2_1, inv_shift_rows) */
 	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_9_aes_cancel_key(%rip), %xmm11 /* y2_1_aes = aesenclast(y2_1_sr, aes_cancel_key) */
 	movdqa 432(%rsp), %xmm4 /* reload g1x7.2 */
-	movdqa %xmm4, %xmm12 /* g1x7.2 */
-	pxor 528(%rsp), %xmm12 /* t3_acc_2 = xor(g1x7, g1x11) */
-	pxor 144(%rsp), %xmm12 /* t3_acc_3 = xor(t3_acc_2, rk3) */
-	pxor 32(%rsp), %xmm12 /* t3_1 = xor(t3_acc_3, g1x15) */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_inv_shift_rows(%rip), %xmm12 /* y3_1_sr = lookup16(t3_1, inv_shift_rows) */
-	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_9_aes_cancel_key(%rip), %xmm12 /* y3_1_aes = aesenclast(y3_1_sr, aes_cancel_key) */
+	movdqa %xmm4, %xmm13 /* g1x7.2 */
+	pxor 528(%rsp), %xmm13 /* t3_acc_2 = xor(g1x7, g1x11) */
+	pxor 96(%rsp), %xmm13 /* t3_acc_3 = xor(t3_acc_2, rk3) */
+	pxor 320(%rsp), %xmm13 /* t3_1 = xor(t3_acc_3, g1x15) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_inv_shift_rows(%rip), %xmm13 /* y3_1_sr = lookup16(t3_1, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_9_aes_cancel_key(%rip), %xmm13 /* y3_1_aes = aesenclast(y3_1_sr, aes_cancel_key) */
 	movdqa %xmm9, %xmm14 /* y0_1_aes */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm14 /* y0_1_aes_lo = and(y0_1_aes, nibble_mask) */
 	psrlw $4, %xmm9 /* y0_1_aes_sh = shr(y0_1_aes) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm9 /* y0_1_aes_hi = and(y0_1_aes_sh, nibble_mask) */
 	movdqa .Lsm4_byteslice_ssse3_aesni_asm_9_tbl_lo_1(%rip), %xmm4 /* tbl_lo_1 = const() */
-	movdqa %xmm4, %xmm3 /* tbl_lo_1 */
-	pshufb %xmm14, %xmm3 /* p1_0_1_l = lookup16(tbl_lo_1, y0_1_aes_lo) */
+	movdqa %xmm4, %xmm2 /* tbl_lo_1 */
+	pshufb %xmm14, %xmm2 /* p1_0_1_l = lookup16(tbl_lo_1, y0_1_aes_lo) */
 	movdqa %xmm8, %xmm0 /* tbl_lo_2 */
 	pshufb %xmm14, %xmm0 /* p2_0_1_l = lookup16(tbl_lo_2, y0_1_aes_lo) */
-	movdqa %xmm13, %xmm14 /* tbl_hi_1 */
+	movdqa %xmm12, %xmm14 /* tbl_hi_1 */
 	pshufb %xmm9, %xmm14 /* p1_0_1_h = lookup16(tbl_hi_1, y0_1_aes_hi) */
-	pxor %xmm14, %xmm3 /* p1_0_1 = xor(p1_0_1_l, p1_0_1_h) */
+	pxor %xmm14, %xmm2 /* p1_0_1 = xor(p1_0_1_l, p1_0_1_h) */
 	movdqa %xmm7, %xmm14 /* tbl_hi_2 */
 	pshufb %xmm9, %xmm14 /* p2_0_1_h = lookup16(tbl_hi_2, y0_1_aes_hi) */
 	pxor %xmm14, %xmm0 /* p2_0_1 = xor(p2_0_1_l, p2_0_1_h) */
@@ -16924,7 +16786,7 @@ sm4_byteslice_ssse3_aesni_batch_gcm_asm:
 	pshufb %xmm9, %xmm14 /* p1_1_1_l = lookup16(tbl_lo_1, y1_1_aes_lo) */
 	movdqa %xmm8, %xmm6 /* tbl_lo_2 */
 	pshufb %xmm9, %xmm6 /* p2_1_1_l = lookup16(tbl_lo_2, y1_1_aes_lo) */
-	movdqa %xmm13, %xmm9 /* tbl_hi_1 */
+	movdqa %xmm12, %xmm9 /* tbl_hi_1 */
 	pshufb %xmm10, %xmm9 /* p1_1_1_h = lookup16(tbl_hi_1, y1_1_aes_hi) */
 	pxor %xmm9, %xmm14 /* p1_1_1 = xor(p1_1_1_l, p1_1_1_h) */
 	movdqa %xmm7, %xmm9 /* tbl_hi_2 */
@@ -16936,52 +16798,52 @@ sm4_byteslice_ssse3_aesni_batch_gcm_asm:
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm11 /* y2_1_aes_hi = and(y2_1_aes_sh, nibble_mask) */
 	movdqa %xmm4, %xmm10 /* tbl_lo_1 */
 	pshufb %xmm9, %xmm10 /* p1_2_1_l = lookup16(tbl_lo_1, y2_1_aes_lo) */
-	movdqa %xmm15, 144(%rsp) /* spill g0x3.3 */
+	movdqa %xmm15, 96(%rsp) /* spill g0x3.3 */
 	movdqa %xmm8, %xmm15 /* tbl_lo_2 */
 	pshufb %xmm9, %xmm15 /* p2_2_1_l = lookup16(tbl_lo_2, y2_1_aes_lo) */
-	movdqa %xmm13, %xmm9 /* tbl_hi_1 */
+	movdqa %xmm12, %xmm9 /* tbl_hi_1 */
 	pshufb %xmm11, %xmm9 /* p1_2_1_h = lookup16(tbl_hi_1, y2_1_aes_hi) */
 	pxor %xmm9, %xmm10 /* p1_2_1 = xor(p1_2_1_l, p1_2_1_h) */
 	movdqa %xmm7, %xmm9 /* tbl_hi_2 */
 	pshufb %xmm11, %xmm9 /* p2_2_1_h = lookup16(tbl_hi_2, y2_1_aes_hi) */
 	pxor %xmm9, %xmm15 /* p2_2_1 = xor(p2_2_1_l, p2_2_1_h) */
-	movdqa %xmm12, %xmm9 /* y3_1_aes */
+	movdqa %xmm13, %xmm9 /* y3_1_aes */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm9 /* y3_1_aes_lo = and(y3_1_aes, nibble_mask) */
-	psrlw $4, %xmm12 /* y3_1_aes_sh = shr(y3_1_aes) */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm12 /* y3_1_aes_hi = and(y3_1_aes_sh, nibble_mask) */
+	psrlw $4, %xmm13 /* y3_1_aes_sh = shr(y3_1_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm13 /* y3_1_aes_hi = and(y3_1_aes_sh, nibble_mask) */
 	movdqa %xmm4, %xmm11 /* tbl_lo_1 */
 	pshufb %xmm9, %xmm11 /* p1_3_1_l = lookup16(tbl_lo_1, y3_1_aes_lo) */
 	movdqa %xmm8, %xmm4 /* tbl_lo_2 */
 	pshufb %xmm9, %xmm4 /* p2_3_1_l = lookup16(tbl_lo_2, y3_1_aes_lo) */
-	movdqa %xmm13, %xmm9 /* tbl_hi_1 */
-	pshufb %xmm12, %xmm9 /* p1_3_1_h = lookup16(tbl_hi_1, y3_1_aes_hi) */
+	movdqa %xmm12, %xmm9 /* tbl_hi_1 */
+	pshufb %xmm13, %xmm9 /* p1_3_1_h = lookup16(tbl_hi_1, y3_1_aes_hi) */
 	pxor %xmm9, %xmm11 /* p1_3_1 = xor(p1_3_1_l, p1_3_1_h) */
 	movdqa %xmm7, %xmm9 /* tbl_hi_2 */
-	pshufb %xmm12, %xmm9 /* p2_3_1_h = lookup16(tbl_hi_2, y3_1_aes_hi) */
+	pshufb %xmm13, %xmm9 /* p2_3_1_h = lookup16(tbl_hi_2, y3_1_aes_hi) */
 	pxor %xmm9, %xmm4 /* p2_3_1 = xor(p2_3_1_l, p2_3_1_h) */
-	movdqa %xmm3, %xmm9 /* p1_0_1 */
+	movdqa %xmm2, %xmm9 /* p1_0_1 */
 	pxor %xmm0, %xmm9 /* m0_acc_4 = xor(p1_0_1, p2_0_1) */
 	pxor %xmm14, %xmm0 /* m1_acc_4 = xor(p2_0_1, p1_1_1) */
-	movdqa %xmm14, %xmm12 /* p1_1_1 */
-	pxor %xmm10, %xmm12 /* m0_acc_5 = xor(p1_1_1, p1_2_1) */
-	pxor %xmm12, %xmm9 /* m0_acc_6 = xor(m0_acc_4, m0_acc_5) */
+	movdqa %xmm14, %xmm13 /* p1_1_1 */
+	pxor %xmm10, %xmm13 /* m0_acc_5 = xor(p1_1_1, p1_2_1) */
+	pxor %xmm13, %xmm9 /* m0_acc_6 = xor(m0_acc_4, m0_acc_5) */
 	pxor %xmm4, %xmm9 /* m0_acc_7 = xor(m0_acc_6, p2_3_1) */
 	pxor 384(%rsp), %xmm9 /* x0n_1 = xor(m0_acc_7, g1x0.2) */
-	movdqa %xmm3, %xmm12 /* p1_0_1 */
-	pxor %xmm14, %xmm12 /* m3_acc_4 = xor(p1_0_1, p1_1_1) */
-	pxor %xmm6, %xmm3 /* m2_acc_4 = xor(p1_0_1, p2_1_1) */
+	movdqa %xmm2, %xmm13 /* p1_0_1 */
+	pxor %xmm14, %xmm13 /* m3_acc_4 = xor(p1_0_1, p1_1_1) */
+	pxor %xmm6, %xmm2 /* m2_acc_4 = xor(p1_0_1, p2_1_1) */
 	pxor %xmm10, %xmm6 /* m1_acc_5 = xor(p2_1_1, p1_2_1) */
 	pxor %xmm6, %xmm0 /* m1_acc_6 = xor(m1_acc_4, m1_acc_5) */
 	pxor %xmm11, %xmm0 /* m1_acc_7 = xor(m1_acc_6, p1_3_1) */
 	pxor 368(%rsp), %xmm0 /* x1n_1 = xor(m1_acc_7, g1x1.2) */
 	pxor %xmm15, %xmm10 /* m2_acc_5 = xor(p1_2_1, p2_2_1) */
-	pxor %xmm10, %xmm3 /* m2_acc_6 = xor(m2_acc_4, m2_acc_5) */
-	pxor %xmm11, %xmm3 /* m2_acc_7 = xor(m2_acc_6, p1_3_1) */
+	pxor %xmm10, %xmm2 /* m2_acc_6 = xor(m2_acc_4, m2_acc_5) */
+	pxor %xmm11, %xmm2 /* m2_acc_7 = xor(m2_acc_6, p1_3_1) */
 	pxor %xmm11, %xmm15 /* m3_acc_5 = xor(p2_2_1, p1_3_1) */
-	pxor %xmm15, %xmm12 /* m3_acc_6 = xor(m3_acc_4, m3_acc_5) */
-	pxor %xmm4, %xmm12 /* m3_acc_7 = xor(m3_acc_6, p2_3_1) */
-	pxor 64(%rsp), %xmm3 /* x2n_1 = xor(m2_acc_7, g1x2.2) */
-	pxor 320(%rsp), %xmm12 /* x3n_1 = xor(m3_acc_7, g1x3.2) */
+	pxor %xmm15, %xmm13 /* m3_acc_6 = xor(m3_acc_4, m3_acc_5) */
+	pxor %xmm4, %xmm13 /* m3_acc_7 = xor(m3_acc_6, p2_3_1) */
+	pxor 32(%rsp), %xmm2 /* x2n_1 = xor(m2_acc_7, g1x2.2) */
+	pxor 288(%rsp), %xmm13 /* x3n_1 = xor(m3_acc_7, g1x3.2) */
 
 	/* Round 8r+1: slot 1 ^= M'_L·inv(slot 2 ^ slot 3 ^ slot 0 ^ rk') ^ C'. */
 	movd 16(%rdi,%r10), %xmm4
@@ -16992,65 +16854,65 @@ sm4_byteslice_ssse3_aesni_batch_gcm_asm:
 	pshufd $0, %xmm10, %xmm10 /* rk2_1 = bcast32() */
 	movd 28(%rdi,%r10), %xmm11
 	pshufd $0, %xmm11, %xmm11 /* rk3_1 = bcast32() */
-	movdqa 128(%rsp), %xmm14 /* reload g0x8.2 */
+	movdqa 80(%rsp), %xmm14 /* reload g0x8.2 */
 	movdqa %xmm14, %xmm15 /* g0x8.2 */
-	pxor 208(%rsp), %xmm15 /* t0_acc_4 = xor(g0x8, g0x12) */
+	pxor 160(%rsp), %xmm15 /* t0_acc_4 = xor(g0x8, g0x12) */
 	pxor %xmm4, %xmm15 /* t0_acc_5 = xor(t0_acc_4, rk0_1) */
 	pxor %xmm5, %xmm15 /* t0_2 = xor(t0_acc_5, g0x0) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_inv_shift_rows(%rip), %xmm15 /* y0_2_sr = lookup16(t0_2, inv_shift_rows) */
 	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_9_aes_cancel_key(%rip), %xmm15 /* y0_2_aes = aesenclast(y0_2_sr, aes_cancel_key) */
-	movdqa 256(%rsp), %xmm14 /* reload g0x9.2 */
-	movdqa %xmm5, 272(%rsp) /* spill g0x0.3 */
+	movdqa 208(%rsp), %xmm14 /* reload g0x9.2 */
+	movdqa %xmm5, 224(%rsp) /* spill g0x0.3 */
 	movdqa %xmm14, %xmm5 /* g0x9.2 */
-	pxor 160(%rsp), %xmm5 /* t1_acc_4 = xor(g0x9, g0x13) */
+	pxor 112(%rsp), %xmm5 /* t1_acc_4 = xor(g0x9, g0x13) */
 	pxor %xmm6, %xmm5 /* t1_acc_5 = xor(t1_acc_4, rk1_1) */
 	pxor %xmm1, %xmm5 /* t1_2 = xor(t1_acc_5, g0x1) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_inv_shift_rows(%rip), %xmm5 /* y1_2_sr = lookup16(t1_2, inv_shift_rows) */
 	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_9_aes_cancel_key(%rip), %xmm5 /* y1_2_aes = aesenclast(y1_2_sr, aes_cancel_key) */
-	movdqa 112(%rsp), %xmm14 /* reload g0x10.2 */
-	movdqa %xmm1, 80(%rsp) /* spill g0x1.3 */
+	movdqa 240(%rsp), %xmm14 /* reload g0x10.2 */
+	movdqa %xmm1, 48(%rsp) /* spill g0x1.3 */
 	movdqa %xmm14, %xmm1 /* g0x10.2 */
-	pxor 48(%rsp), %xmm1 /* t2_acc_4 = xor(g0x10, g0x14) */
+	pxor 16(%rsp), %xmm1 /* t2_acc_4 = xor(g0x10, g0x14) */
 	pxor %xmm10, %xmm1 /* t2_acc_5 = xor(t2_acc_4, rk2_1) */
-	pxor %xmm2, %xmm1 /* t2_2 = xor(t2_acc_5, g0x2) */
+	pxor %xmm3, %xmm1 /* t2_2 = xor(t2_acc_5, g0x2) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_inv_shift_rows(%rip), %xmm1 /* y2_2_sr = lookup16(t2_2, inv_shift_rows) */
 	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_9_aes_cancel_key(%rip), %xmm1 /* y2_2_aes = aesenclast(y2_2_sr, aes_cancel_key) */
-	movdqa 176(%rsp), %xmm14 /* reload g0x11.2 */
-	movdqa %xmm2, 656(%rsp) /* spill g0x2.3 */
-	movdqa %xmm14, %xmm2 /* g0x11.2 */
-	pxor 16(%rsp), %xmm2 /* t3_acc_4 = xor(g0x11, g0x15) */
-	pxor %xmm11, %xmm2 /* t3_acc_5 = xor(t3_acc_4, rk3_1) */
-	pxor 144(%rsp), %xmm2 /* t3_2 = xor(t3_acc_5, g0x3) */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_inv_shift_rows(%rip), %xmm2 /* y3_2_sr = lookup16(t3_2, inv_shift_rows) */
-	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_9_aes_cancel_key(%rip), %xmm2 /* y3_2_aes = aesenclast(y3_2_sr, aes_cancel_key) */
+	movdqa 128(%rsp), %xmm14 /* reload g0x11.2 */
+	movdqa %xmm3, 656(%rsp) /* spill g0x2.3 */
+	movdqa %xmm14, %xmm3 /* g0x11.2 */
+	pxor 336(%rsp), %xmm3 /* t3_acc_4 = xor(g0x11, g0x15) */
+	pxor %xmm11, %xmm3 /* t3_acc_5 = xor(t3_acc_4, rk3_1) */
+	pxor 96(%rsp), %xmm3 /* t3_2 = xor(t3_acc_5, g0x3) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_inv_shift_rows(%rip), %xmm3 /* y3_2_sr = lookup16(t3_2, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_9_aes_cancel_key(%rip), %xmm3 /* y3_2_aes = aesenclast(y3_2_sr, aes_cancel_key) */
 	movdqa %xmm15, %xmm14 /* y0_2_aes */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm14 /* y0_2_aes_lo = and(y0_2_aes, nibble_mask) */
 	psrlw $4, %xmm15 /* y0_2_aes_sh = shr(y0_2_aes) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm15 /* y0_2_aes_hi = and(y0_2_aes_sh, nibble_mask) */
-	movdqa %xmm12, 672(%rsp) /* spill g1x3.3 */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_9_tbl_lo_1(%rip), %xmm12 /* tbl_lo_1 = const() */
+	movdqa %xmm13, 672(%rsp) /* spill g1x3.3 */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_9_tbl_lo_1(%rip), %xmm13 /* tbl_lo_1 = const() */
 	movdqa %xmm11, 688(%rsp) /* spill rk3_1 */
-	movdqa %xmm12, %xmm11 /* tbl_lo_1 */
+	movdqa %xmm13, %xmm11 /* tbl_lo_1 */
 	pshufb %xmm14, %xmm11 /* p1_0_2_l = lookup16(tbl_lo_1, y0_2_aes_lo) */
-	movdqa %xmm3, 704(%rsp) /* spill g1x2.3 */
-	movdqa %xmm8, %xmm3 /* tbl_lo_2 */
-	pshufb %xmm14, %xmm3 /* p2_0_2_l = lookup16(tbl_lo_2, y0_2_aes_lo) */
-	movdqa %xmm13, %xmm14 /* tbl_hi_1 */
+	movdqa %xmm2, 704(%rsp) /* spill g1x2.3 */
+	movdqa %xmm8, %xmm2 /* tbl_lo_2 */
+	pshufb %xmm14, %xmm2 /* p2_0_2_l = lookup16(tbl_lo_2, y0_2_aes_lo) */
+	movdqa %xmm12, %xmm14 /* tbl_hi_1 */
 	pshufb %xmm15, %xmm14 /* p1_0_2_h = lookup16(tbl_hi_1, y0_2_aes_hi) */
 	pxor %xmm14, %xmm11 /* p1_0_2 = xor(p1_0_2_l, p1_0_2_h) */
 	movdqa %xmm7, %xmm14 /* tbl_hi_2 */
 	pshufb %xmm15, %xmm14 /* p2_0_2_h = lookup16(tbl_hi_2, y0_2_aes_hi) */
-	pxor %xmm14, %xmm3 /* p2_0_2 = xor(p2_0_2_l, p2_0_2_h) */
+	pxor %xmm14, %xmm2 /* p2_0_2 = xor(p2_0_2_l, p2_0_2_h) */
 	movdqa %xmm5, %xmm14 /* y1_2_aes */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm14 /* y1_2_aes_lo = and(y1_2_aes, nibble_mask) */
 	psrlw $4, %xmm5 /* y1_2_aes_sh = shr(y1_2_aes) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm5 /* y1_2_aes_hi = and(y1_2_aes_sh, nibble_mask) */
-	movdqa %xmm12, %xmm15 /* tbl_lo_1 */
+	movdqa %xmm13, %xmm15 /* tbl_lo_1 */
 	pshufb %xmm14, %xmm15 /* p1_1_2_l = lookup16(tbl_lo_1, y1_2_aes_lo) */
 	movdqa %xmm10, 720(%rsp) /* spill rk2_1 */
 	movdqa %xmm8, %xmm10 /* tbl_lo_2 */
 	pshufb %xmm14, %xmm10 /* p2_1_2_l = lookup16(tbl_lo_2, y1_2_aes_lo) */
-	movdqa %xmm13, %xmm14 /* tbl_hi_1 */
+	movdqa %xmm12, %xmm14 /* tbl_hi_1 */
 	pshufb %xmm5, %xmm14 /* p1_1_2_h = lookup16(tbl_hi_1, y1_2_aes_hi) */
 	pxor %xmm14, %xmm15 /* p1_1_2 = xor(p1_1_2_l, p1_1_2_h) */
 	movdqa %xmm7, %xmm14 /* tbl_hi_2 */
@@ -17060,54 +16922,54 @@ sm4_byteslice_ssse3_aesni_batch_gcm_asm:
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm5 /* y2_2_aes_lo = and(y2_2_aes, nibble_mask) */
 	psrlw $4, %xmm1 /* y2_2_aes_sh = shr(y2_2_aes) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm1 /* y2_2_aes_hi = and(y2_2_aes_sh, nibble_mask) */
-	movdqa %xmm12, %xmm14 /* tbl_lo_1 */
+	movdqa %xmm13, %xmm14 /* tbl_lo_1 */
 	pshufb %xmm5, %xmm14 /* p1_2_2_l = lookup16(tbl_lo_1, y2_2_aes_lo) */
 	movdqa %xmm0, 736(%rsp) /* spill g1x1.3 */
 	movdqa %xmm8, %xmm0 /* tbl_lo_2 */
 	pshufb %xmm5, %xmm0 /* p2_2_2_l = lookup16(tbl_lo_2, y2_2_aes_lo) */
-	movdqa %xmm13, %xmm5 /* tbl_hi_1 */
+	movdqa %xmm12, %xmm5 /* tbl_hi_1 */
 	pshufb %xmm1, %xmm5 /* p1_2_2_h = lookup16(tbl_hi_1, y2_2_aes_hi) */
 	pxor %xmm5, %xmm14 /* p1_2_2 = xor(p1_2_2_l, p1_2_2_h) */
 	movdqa %xmm7, %xmm5 /* tbl_hi_2 */
 	pshufb %xmm1, %xmm5 /* p2_2_2_h = lookup16(tbl_hi_2, y2_2_aes_hi) */
 	pxor %xmm5, %xmm0 /* p2_2_2 = xor(p2_2_2_l, p2_2_2_h) */
-	movdqa %xmm2, %xmm1 /* y3_2_aes */
+	movdqa %xmm3, %xmm1 /* y3_2_aes */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm1 /* y3_2_aes_lo = and(y3_2_aes, nibble_mask) */
-	psrlw $4, %xmm2 /* y3_2_aes_sh = shr(y3_2_aes) */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm2 /* y3_2_aes_hi = and(y3_2_aes_sh, nibble_mask) */
-	movdqa %xmm12, %xmm5 /* tbl_lo_1 */
+	psrlw $4, %xmm3 /* y3_2_aes_sh = shr(y3_2_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm3 /* y3_2_aes_hi = and(y3_2_aes_sh, nibble_mask) */
+	movdqa %xmm13, %xmm5 /* tbl_lo_1 */
 	pshufb %xmm1, %xmm5 /* p1_3_2_l = lookup16(tbl_lo_1, y3_2_aes_lo) */
-	movdqa %xmm8, %xmm12 /* tbl_lo_2 */
-	pshufb %xmm1, %xmm12 /* p2_3_2_l = lookup16(tbl_lo_2, y3_2_aes_lo) */
-	movdqa %xmm13, %xmm1 /* tbl_hi_1 */
-	pshufb %xmm2, %xmm1 /* p1_3_2_h = lookup16(tbl_hi_1, y3_2_aes_hi) */
+	movdqa %xmm8, %xmm13 /* tbl_lo_2 */
+	pshufb %xmm1, %xmm13 /* p2_3_2_l = lookup16(tbl_lo_2, y3_2_aes_lo) */
+	movdqa %xmm12, %xmm1 /* tbl_hi_1 */
+	pshufb %xmm3, %xmm1 /* p1_3_2_h = lookup16(tbl_hi_1, y3_2_aes_hi) */
 	pxor %xmm1, %xmm5 /* p1_3_2 = xor(p1_3_2_l, p1_3_2_h) */
 	movdqa %xmm7, %xmm1 /* tbl_hi_2 */
-	pshufb %xmm2, %xmm1 /* p2_3_2_h = lookup16(tbl_hi_2, y3_2_aes_hi) */
-	pxor %xmm1, %xmm12 /* p2_3_2 = xor(p2_3_2_l, p2_3_2_h) */
+	pshufb %xmm3, %xmm1 /* p2_3_2_h = lookup16(tbl_hi_2, y3_2_aes_hi) */
+	pxor %xmm1, %xmm13 /* p2_3_2 = xor(p2_3_2_l, p2_3_2_h) */
 	movdqa %xmm11, %xmm1 /* p1_0_2 */
-	pxor %xmm3, %xmm1 /* m0_acc_8 = xor(p1_0_2, p2_0_2) */
-	pxor %xmm15, %xmm3 /* m1_acc_8 = xor(p2_0_2, p1_1_2) */
-	movdqa %xmm15, %xmm2 /* p1_1_2 */
-	pxor %xmm14, %xmm2 /* m0_acc_9 = xor(p1_1_2, p1_2_2) */
-	pxor %xmm2, %xmm1 /* m0_acc_10 = xor(m0_acc_8, m0_acc_9) */
-	pxor %xmm12, %xmm1 /* m0_acc_11 = xor(m0_acc_10, p2_3_2) */
+	pxor %xmm2, %xmm1 /* m0_acc_8 = xor(p1_0_2, p2_0_2) */
+	pxor %xmm15, %xmm2 /* m1_acc_8 = xor(p2_0_2, p1_1_2) */
+	movdqa %xmm15, %xmm3 /* p1_1_2 */
+	pxor %xmm14, %xmm3 /* m0_acc_9 = xor(p1_1_2, p1_2_2) */
+	pxor %xmm3, %xmm1 /* m0_acc_10 = xor(m0_acc_8, m0_acc_9) */
+	pxor %xmm13, %xmm1 /* m0_acc_11 = xor(m0_acc_10, p2_3_2) */
 	pxor 352(%rsp), %xmm1 /* x0n_2 = xor(m0_acc_11, g0x4.2) */
-	movdqa %xmm11, %xmm2 /* p1_0_2 */
-	pxor %xmm15, %xmm2 /* m3_acc_8 = xor(p1_0_2, p1_1_2) */
+	movdqa %xmm11, %xmm3 /* p1_0_2 */
+	pxor %xmm15, %xmm3 /* m3_acc_8 = xor(p1_0_2, p1_1_2) */
 	pxor %xmm10, %xmm11 /* m2_acc_8 = xor(p1_0_2, p2_1_2) */
 	pxor %xmm14, %xmm10 /* m1_acc_9 = xor(p2_1_2, p1_2_2) */
-	pxor %xmm10, %xmm3 /* m1_acc_10 = xor(m1_acc_8, m1_acc_9) */
-	pxor %xmm5, %xmm3 /* m1_acc_11 = xor(m1_acc_10, p1_3_2) */
-	pxor 240(%rsp), %xmm3 /* x1n_2 = xor(m1_acc_11, g0x5.2) */
+	pxor %xmm10, %xmm2 /* m1_acc_10 = xor(m1_acc_8, m1_acc_9) */
+	pxor %xmm5, %xmm2 /* m1_acc_11 = xor(m1_acc_10, p1_3_2) */
+	pxor 192(%rsp), %xmm2 /* x1n_2 = xor(m1_acc_11, g0x5.2) */
 	pxor %xmm0, %xmm14 /* m2_acc_9 = xor(p1_2_2, p2_2_2) */
 	pxor %xmm14, %xmm11 /* m2_acc_10 = xor(m2_acc_8, m2_acc_9) */
 	pxor %xmm5, %xmm11 /* m2_acc_11 = xor(m2_acc_10, p1_3_2) */
 	pxor %xmm5, %xmm0 /* m3_acc_9 = xor(p2_2_2, p1_3_2) */
-	pxor %xmm0, %xmm2 /* m3_acc_10 = xor(m3_acc_8, m3_acc_9) */
-	pxor %xmm12, %xmm2 /* m3_acc_11 = xor(m3_acc_10, p2_3_2) */
-	pxor 224(%rsp), %xmm11 /* x2n_2 = xor(m2_acc_11, g0x6.2) */
-	pxor 192(%rsp), %xmm2 /* x3n_2 = xor(m3_acc_11, g0x7.2) */
+	pxor %xmm0, %xmm3 /* m3_acc_10 = xor(m3_acc_8, m3_acc_9) */
+	pxor %xmm13, %xmm3 /* m3_acc_11 = xor(m3_acc_10, p2_3_2) */
+	pxor 176(%rsp), %xmm11 /* x2n_2 = xor(m2_acc_11, g0x6.2) */
+	pxor 144(%rsp), %xmm3 /* x3n_2 = xor(m3_acc_11, g0x7.2) */
 	movdqa 560(%rsp), %xmm0 /* reload g1x8.2 */
 	movdqa %xmm0, %xmm5 /* g1x8.2 */
 	pxor 608(%rsp), %xmm5 /* t0_acc_6 = xor(g1x8, g1x12) */
@@ -17123,15 +16985,15 @@ sm4_byteslice_ssse3_aesni_batch_gcm_asm:
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_inv_shift_rows(%rip), %xmm10 /* y1_3_sr = lookup16(t1_3, inv_shift_rows) */
 	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_9_aes_cancel_key(%rip), %xmm10 /* y1_3_aes = aesenclast(y1_3_sr, aes_cancel_key) */
 	movdqa 512(%rsp), %xmm6 /* reload g1x10.2 */
-	movdqa %xmm6, %xmm12 /* g1x10.2 */
-	pxor 640(%rsp), %xmm12 /* t2_acc_6 = xor(g1x10, g1x14) */
-	pxor 720(%rsp), %xmm12 /* t2_acc_7 = xor(t2_acc_6, rk2_1) */
-	pxor 704(%rsp), %xmm12 /* t2_3 = xor(t2_acc_7, g1x2) */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_inv_shift_rows(%rip), %xmm12 /* y2_3_sr = lookup16(t2_3, inv_shift_rows) */
-	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_9_aes_cancel_key(%rip), %xmm12 /* y2_3_aes = aesenclast(y2_3_sr, aes_cancel_key) */
+	movdqa %xmm6, %xmm13 /* g1x10.2 */
+	pxor 640(%rsp), %xmm13 /* t2_acc_6 = xor(g1x10, g1x14) */
+	pxor 720(%rsp), %xmm13 /* t2_acc_7 = xor(t2_acc_6, rk2_1) */
+	pxor 704(%rsp), %xmm13 /* t2_3 = xor(t2_acc_7, g1x2) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_inv_shift_rows(%rip), %xmm13 /* y2_3_sr = lookup16(t2_3, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_9_aes_cancel_key(%rip), %xmm13 /* y2_3_aes = aesenclast(y2_3_sr, aes_cancel_key) */
 	movdqa 528(%rsp), %xmm14 /* reload g1x11.2 */
 	movdqa %xmm14, %xmm15 /* g1x11.2 */
-	pxor 32(%rsp), %xmm15 /* t3_acc_6 = xor(g1x11, g1x15) */
+	pxor 320(%rsp), %xmm15 /* t3_acc_6 = xor(g1x11, g1x15) */
 	pxor 688(%rsp), %xmm15 /* t3_acc_7 = xor(t3_acc_6, rk3_1) */
 	pxor 672(%rsp), %xmm15 /* t3_3 = xor(t3_acc_7, g1x3) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_inv_shift_rows(%rip), %xmm15 /* y3_3_sr = lookup16(t3_3, inv_shift_rows) */
@@ -17145,7 +17007,7 @@ sm4_byteslice_ssse3_aesni_batch_gcm_asm:
 	pshufb %xmm14, %xmm4 /* p1_0_3_l = lookup16(tbl_lo_1, y0_3_aes_lo) */
 	movdqa %xmm8, %xmm0 /* tbl_lo_2 */
 	pshufb %xmm14, %xmm0 /* p2_0_3_l = lookup16(tbl_lo_2, y0_3_aes_lo) */
-	movdqa %xmm13, %xmm14 /* tbl_hi_1 */
+	movdqa %xmm12, %xmm14 /* tbl_hi_1 */
 	pshufb %xmm5, %xmm14 /* p1_0_3_h = lookup16(tbl_hi_1, y0_3_aes_hi) */
 	pxor %xmm14, %xmm4 /* p1_0_3 = xor(p1_0_3_l, p1_0_3_h) */
 	movdqa %xmm7, %xmm14 /* tbl_hi_2 */
@@ -17160,38 +17022,38 @@ sm4_byteslice_ssse3_aesni_batch_gcm_asm:
 	movdqa %xmm9, 688(%rsp) /* spill g1x0.3 */
 	movdqa %xmm8, %xmm9 /* tbl_lo_2 */
 	pshufb %xmm5, %xmm9 /* p2_1_3_l = lookup16(tbl_lo_2, y1_3_aes_lo) */
-	movdqa %xmm13, %xmm5 /* tbl_hi_1 */
+	movdqa %xmm12, %xmm5 /* tbl_hi_1 */
 	pshufb %xmm10, %xmm5 /* p1_1_3_h = lookup16(tbl_hi_1, y1_3_aes_hi) */
 	pxor %xmm5, %xmm14 /* p1_1_3 = xor(p1_1_3_l, p1_1_3_h) */
 	movdqa %xmm7, %xmm5 /* tbl_hi_2 */
 	pshufb %xmm10, %xmm5 /* p2_1_3_h = lookup16(tbl_hi_2, y1_3_aes_hi) */
 	pxor %xmm5, %xmm9 /* p2_1_3 = xor(p2_1_3_l, p2_1_3_h) */
-	movdqa %xmm12, %xmm5 /* y2_3_aes */
+	movdqa %xmm13, %xmm5 /* y2_3_aes */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm5 /* y2_3_aes_lo = and(y2_3_aes, nibble_mask) */
-	psrlw $4, %xmm12 /* y2_3_aes_sh = shr(y2_3_aes) */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm12 /* y2_3_aes_hi = and(y2_3_aes_sh, nibble_mask) */
+	psrlw $4, %xmm13 /* y2_3_aes_sh = shr(y2_3_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm13 /* y2_3_aes_hi = and(y2_3_aes_sh, nibble_mask) */
 	movdqa %xmm6, %xmm10 /* tbl_lo_1 */
 	pshufb %xmm5, %xmm10 /* p1_2_3_l = lookup16(tbl_lo_1, y2_3_aes_lo) */
-	movdqa %xmm2, 720(%rsp) /* spill g0x7.3 */
-	movdqa %xmm8, %xmm2 /* tbl_lo_2 */
-	pshufb %xmm5, %xmm2 /* p2_2_3_l = lookup16(tbl_lo_2, y2_3_aes_lo) */
-	movdqa %xmm13, %xmm5 /* tbl_hi_1 */
-	pshufb %xmm12, %xmm5 /* p1_2_3_h = lookup16(tbl_hi_1, y2_3_aes_hi) */
+	movdqa %xmm3, 720(%rsp) /* spill g0x7.3 */
+	movdqa %xmm8, %xmm3 /* tbl_lo_2 */
+	pshufb %xmm5, %xmm3 /* p2_2_3_l = lookup16(tbl_lo_2, y2_3_aes_lo) */
+	movdqa %xmm12, %xmm5 /* tbl_hi_1 */
+	pshufb %xmm13, %xmm5 /* p1_2_3_h = lookup16(tbl_hi_1, y2_3_aes_hi) */
 	pxor %xmm5, %xmm10 /* p1_2_3 = xor(p1_2_3_l, p1_2_3_h) */
 	movdqa %xmm7, %xmm5 /* tbl_hi_2 */
-	pshufb %xmm12, %xmm5 /* p2_2_3_h = lookup16(tbl_hi_2, y2_3_aes_hi) */
-	pxor %xmm5, %xmm2 /* p2_2_3 = xor(p2_2_3_l, p2_2_3_h) */
+	pshufb %xmm13, %xmm5 /* p2_2_3_h = lookup16(tbl_hi_2, y2_3_aes_hi) */
+	pxor %xmm5, %xmm3 /* p2_2_3 = xor(p2_2_3_l, p2_2_3_h) */
 	movdqa %xmm15, %xmm5 /* y3_3_aes */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm5 /* y3_3_aes_lo = and(y3_3_aes, nibble_mask) */
 	psrlw $4, %xmm15 /* y3_3_aes_sh = shr(y3_3_aes) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm15 /* y3_3_aes_hi = and(y3_3_aes_sh, nibble_mask) */
-	movdqa %xmm6, %xmm12 /* tbl_lo_1 */
-	pshufb %xmm5, %xmm12 /* p1_3_3_l = lookup16(tbl_lo_1, y3_3_aes_lo) */
+	movdqa %xmm6, %xmm13 /* tbl_lo_1 */
+	pshufb %xmm5, %xmm13 /* p1_3_3_l = lookup16(tbl_lo_1, y3_3_aes_lo) */
 	movdqa %xmm8, %xmm6 /* tbl_lo_2 */
 	pshufb %xmm5, %xmm6 /* p2_3_3_l = lookup16(tbl_lo_2, y3_3_aes_lo) */
-	movdqa %xmm13, %xmm5 /* tbl_hi_1 */
+	movdqa %xmm12, %xmm5 /* tbl_hi_1 */
 	pshufb %xmm15, %xmm5 /* p1_3_3_h = lookup16(tbl_hi_1, y3_3_aes_hi) */
-	pxor %xmm5, %xmm12 /* p1_3_3 = xor(p1_3_3_l, p1_3_3_h) */
+	pxor %xmm5, %xmm13 /* p1_3_3 = xor(p1_3_3_l, p1_3_3_h) */
 	movdqa %xmm7, %xmm5 /* tbl_hi_2 */
 	pshufb %xmm15, %xmm5 /* p2_3_3_h = lookup16(tbl_hi_2, y3_3_aes_hi) */
 	pxor %xmm5, %xmm6 /* p2_3_3 = xor(p2_3_3_l, p2_3_3_h) */
@@ -17208,116 +17070,116 @@ sm4_byteslice_ssse3_aesni_batch_gcm_asm:
 	pxor %xmm9, %xmm4 /* m2_acc_12 = xor(p1_0_3, p2_1_3) */
 	pxor %xmm10, %xmm9 /* m1_acc_13 = xor(p2_1_3, p1_2_3) */
 	pxor %xmm9, %xmm0 /* m1_acc_14 = xor(m1_acc_12, m1_acc_13) */
-	pxor %xmm12, %xmm0 /* m1_acc_15 = xor(m1_acc_14, p1_3_3) */
+	pxor %xmm13, %xmm0 /* m1_acc_15 = xor(m1_acc_14, p1_3_3) */
 	pxor 496(%rsp), %xmm0 /* x1n_3 = xor(m1_acc_15, g1x5.2) */
-	pxor %xmm2, %xmm10 /* m2_acc_13 = xor(p1_2_3, p2_2_3) */
+	pxor %xmm3, %xmm10 /* m2_acc_13 = xor(p1_2_3, p2_2_3) */
 	pxor %xmm10, %xmm4 /* m2_acc_14 = xor(m2_acc_12, m2_acc_13) */
-	pxor %xmm12, %xmm4 /* m2_acc_15 = xor(m2_acc_14, p1_3_3) */
-	pxor %xmm12, %xmm2 /* m3_acc_13 = xor(p2_2_3, p1_3_3) */
-	pxor %xmm2, %xmm15 /* m3_acc_14 = xor(m3_acc_12, m3_acc_13) */
+	pxor %xmm13, %xmm4 /* m2_acc_15 = xor(m2_acc_14, p1_3_3) */
+	pxor %xmm13, %xmm3 /* m3_acc_13 = xor(p2_2_3, p1_3_3) */
+	pxor %xmm3, %xmm15 /* m3_acc_14 = xor(m3_acc_12, m3_acc_13) */
 	pxor %xmm6, %xmm15 /* m3_acc_15 = xor(m3_acc_14, p2_3_3) */
 	pxor 480(%rsp), %xmm4 /* x2n_3 = xor(m2_acc_15, g1x6.2) */
 	pxor 432(%rsp), %xmm15 /* x3n_3 = xor(m3_acc_15, g1x7.2) */
 
 	/* Round 8r+2: slot 2 ^= M'_L·inv(slot 3 ^ slot 0 ^ slot 1 ^ rk') ^ C'. */
-	movd 32(%rdi,%r10), %xmm2
-	pshufd $0, %xmm2, %xmm2 /* rk0_2 = bcast32() */
+	movd 32(%rdi,%r10), %xmm3
+	pshufd $0, %xmm3, %xmm3 /* rk0_2 = bcast32() */
 	movd 36(%rdi,%r10), %xmm6
 	pshufd $0, %xmm6, %xmm6 /* rk1_2 = bcast32() */
 	movd 40(%rdi,%r10), %xmm9
 	pshufd $0, %xmm9, %xmm9 /* rk2_2 = bcast32() */
 	movd 44(%rdi,%r10), %xmm10
 	pshufd $0, %xmm10, %xmm10 /* rk3_2 = bcast32() */
-	movdqa 208(%rsp), %xmm12 /* reload g0x12.2 */
-	movdqa %xmm12, %xmm14 /* g0x12.2 */
-	pxor 272(%rsp), %xmm14 /* t0_acc_8 = xor(g0x12, g0x0) */
-	pxor %xmm2, %xmm14 /* t0_acc_9 = xor(t0_acc_8, rk0_2) */
+	movdqa 160(%rsp), %xmm13 /* reload g0x12.2 */
+	movdqa %xmm13, %xmm14 /* g0x12.2 */
+	pxor 224(%rsp), %xmm14 /* t0_acc_8 = xor(g0x12, g0x0) */
+	pxor %xmm3, %xmm14 /* t0_acc_9 = xor(t0_acc_8, rk0_2) */
 	pxor %xmm1, %xmm14 /* t0_4 = xor(t0_acc_9, g0x4) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_inv_shift_rows(%rip), %xmm14 /* y0_4_sr = lookup16(t0_4, inv_shift_rows) */
 	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_9_aes_cancel_key(%rip), %xmm14 /* y0_4_aes = aesenclast(y0_4_sr, aes_cancel_key) */
-	movdqa 160(%rsp), %xmm12 /* reload g0x13.2 */
-	movdqa %xmm1, 192(%rsp) /* spill g0x4.3 */
-	movdqa %xmm12, %xmm1 /* g0x13.2 */
-	pxor 80(%rsp), %xmm1 /* t1_acc_8 = xor(g0x13, g0x1) */
+	movdqa 112(%rsp), %xmm13 /* reload g0x13.2 */
+	movdqa %xmm1, 144(%rsp) /* spill g0x4.3 */
+	movdqa %xmm13, %xmm1 /* g0x13.2 */
+	pxor 48(%rsp), %xmm1 /* t1_acc_8 = xor(g0x13, g0x1) */
 	pxor %xmm6, %xmm1 /* t1_acc_9 = xor(t1_acc_8, rk1_2) */
-	pxor %xmm3, %xmm1 /* t1_4 = xor(t1_acc_9, g0x5) */
+	pxor %xmm2, %xmm1 /* t1_4 = xor(t1_acc_9, g0x5) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_inv_shift_rows(%rip), %xmm1 /* y1_4_sr = lookup16(t1_4, inv_shift_rows) */
 	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_9_aes_cancel_key(%rip), %xmm1 /* y1_4_aes = aesenclast(y1_4_sr, aes_cancel_key) */
-	movdqa 48(%rsp), %xmm12 /* reload g0x14.2 */
-	movdqa %xmm3, 224(%rsp) /* spill g0x5.3 */
-	movdqa %xmm12, %xmm3 /* g0x14.2 */
-	pxor 656(%rsp), %xmm3 /* t2_acc_8 = xor(g0x14, g0x2) */
-	pxor %xmm9, %xmm3 /* t2_acc_9 = xor(t2_acc_8, rk2_2) */
-	pxor %xmm11, %xmm3 /* t2_4 = xor(t2_acc_9, g0x6) */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_inv_shift_rows(%rip), %xmm3 /* y2_4_sr = lookup16(t2_4, inv_shift_rows) */
-	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_9_aes_cancel_key(%rip), %xmm3 /* y2_4_aes = aesenclast(y2_4_sr, aes_cancel_key) */
-	movdqa 16(%rsp), %xmm12 /* reload g0x15.2 */
-	movdqa %xmm11, 240(%rsp) /* spill g0x6.3 */
-	movdqa %xmm12, %xmm11 /* g0x15.2 */
-	pxor 144(%rsp), %xmm11 /* t3_acc_8 = xor(g0x15, g0x3) */
+	movdqa 16(%rsp), %xmm13 /* reload g0x14.2 */
+	movdqa %xmm2, 176(%rsp) /* spill g0x5.3 */
+	movdqa %xmm13, %xmm2 /* g0x14.2 */
+	pxor 656(%rsp), %xmm2 /* t2_acc_8 = xor(g0x14, g0x2) */
+	pxor %xmm9, %xmm2 /* t2_acc_9 = xor(t2_acc_8, rk2_2) */
+	pxor %xmm11, %xmm2 /* t2_4 = xor(t2_acc_9, g0x6) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_inv_shift_rows(%rip), %xmm2 /* y2_4_sr = lookup16(t2_4, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_9_aes_cancel_key(%rip), %xmm2 /* y2_4_aes = aesenclast(y2_4_sr, aes_cancel_key) */
+	movdqa 336(%rsp), %xmm13 /* reload g0x15.2 */
+	movdqa %xmm11, 192(%rsp) /* spill g0x6.3 */
+	movdqa %xmm13, %xmm11 /* g0x15.2 */
+	pxor 96(%rsp), %xmm11 /* t3_acc_8 = xor(g0x15, g0x3) */
 	pxor %xmm10, %xmm11 /* t3_acc_9 = xor(t3_acc_8, rk3_2) */
 	pxor 720(%rsp), %xmm11 /* t3_4 = xor(t3_acc_9, g0x7) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_inv_shift_rows(%rip), %xmm11 /* y3_4_sr = lookup16(t3_4, inv_shift_rows) */
 	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_9_aes_cancel_key(%rip), %xmm11 /* y3_4_aes = aesenclast(y3_4_sr, aes_cancel_key) */
-	movdqa %xmm14, %xmm12 /* y0_4_aes */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm12 /* y0_4_aes_lo = and(y0_4_aes, nibble_mask) */
+	movdqa %xmm14, %xmm13 /* y0_4_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm13 /* y0_4_aes_lo = and(y0_4_aes, nibble_mask) */
 	psrlw $4, %xmm14 /* y0_4_aes_sh = shr(y0_4_aes) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm14 /* y0_4_aes_hi = and(y0_4_aes_sh, nibble_mask) */
 	movdqa %xmm15, 352(%rsp) /* spill g1x7.3 */
 	movdqa .Lsm4_byteslice_ssse3_aesni_asm_9_tbl_lo_1(%rip), %xmm15 /* tbl_lo_1 = const() */
 	movdqa %xmm10, 752(%rsp) /* spill rk3_2 */
 	movdqa %xmm15, %xmm10 /* tbl_lo_1 */
-	pshufb %xmm12, %xmm10 /* p1_0_4_l = lookup16(tbl_lo_1, y0_4_aes_lo) */
+	pshufb %xmm13, %xmm10 /* p1_0_4_l = lookup16(tbl_lo_1, y0_4_aes_lo) */
 	movdqa %xmm4, 768(%rsp) /* spill g1x6.3 */
 	movdqa %xmm8, %xmm4 /* tbl_lo_2 */
-	pshufb %xmm12, %xmm4 /* p2_0_4_l = lookup16(tbl_lo_2, y0_4_aes_lo) */
-	movdqa %xmm13, %xmm12 /* tbl_hi_1 */
-	pshufb %xmm14, %xmm12 /* p1_0_4_h = lookup16(tbl_hi_1, y0_4_aes_hi) */
-	pxor %xmm12, %xmm10 /* p1_0_4 = xor(p1_0_4_l, p1_0_4_h) */
-	movdqa %xmm7, %xmm12 /* tbl_hi_2 */
-	pshufb %xmm14, %xmm12 /* p2_0_4_h = lookup16(tbl_hi_2, y0_4_aes_hi) */
-	pxor %xmm12, %xmm4 /* p2_0_4 = xor(p2_0_4_l, p2_0_4_h) */
-	movdqa %xmm1, %xmm12 /* y1_4_aes */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm12 /* y1_4_aes_lo = and(y1_4_aes, nibble_mask) */
+	pshufb %xmm13, %xmm4 /* p2_0_4_l = lookup16(tbl_lo_2, y0_4_aes_lo) */
+	movdqa %xmm12, %xmm13 /* tbl_hi_1 */
+	pshufb %xmm14, %xmm13 /* p1_0_4_h = lookup16(tbl_hi_1, y0_4_aes_hi) */
+	pxor %xmm13, %xmm10 /* p1_0_4 = xor(p1_0_4_l, p1_0_4_h) */
+	movdqa %xmm7, %xmm13 /* tbl_hi_2 */
+	pshufb %xmm14, %xmm13 /* p2_0_4_h = lookup16(tbl_hi_2, y0_4_aes_hi) */
+	pxor %xmm13, %xmm4 /* p2_0_4 = xor(p2_0_4_l, p2_0_4_h) */
+	movdqa %xmm1, %xmm13 /* y1_4_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm13 /* y1_4_aes_lo = and(y1_4_aes, nibble_mask) */
 	psrlw $4, %xmm1 /* y1_4_aes_sh = shr(y1_4_aes) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm1 /* y1_4_aes_hi = and(y1_4_aes_sh, nibble_mask) */
 	movdqa %xmm15, %xmm14 /* tbl_lo_1 */
-	pshufb %xmm12, %xmm14 /* p1_1_4_l = lookup16(tbl_lo_1, y1_4_aes_lo) */
+	pshufb %xmm13, %xmm14 /* p1_1_4_l = lookup16(tbl_lo_1, y1_4_aes_lo) */
 	movdqa %xmm9, 784(%rsp) /* spill rk2_2 */
 	movdqa %xmm8, %xmm9 /* tbl_lo_2 */
-	pshufb %xmm12, %xmm9 /* p2_1_4_l = lookup16(tbl_lo_2, y1_4_aes_lo) */
-	movdqa %xmm13, %xmm12 /* tbl_hi_1 */
-	pshufb %xmm1, %xmm12 /* p1_1_4_h = lookup16(tbl_hi_1, y1_4_aes_hi) */
-	pxor %xmm12, %xmm14 /* p1_1_4 = xor(p1_1_4_l, p1_1_4_h) */
-	movdqa %xmm7, %xmm12 /* tbl_hi_2 */
-	pshufb %xmm1, %xmm12 /* p2_1_4_h = lookup16(tbl_hi_2, y1_4_aes_hi) */
-	pxor %xmm12, %xmm9 /* p2_1_4 = xor(p2_1_4_l, p2_1_4_h) */
-	movdqa %xmm3, %xmm1 /* y2_4_aes */
+	pshufb %xmm13, %xmm9 /* p2_1_4_l = lookup16(tbl_lo_2, y1_4_aes_lo) */
+	movdqa %xmm12, %xmm13 /* tbl_hi_1 */
+	pshufb %xmm1, %xmm13 /* p1_1_4_h = lookup16(tbl_hi_1, y1_4_aes_hi) */
+	pxor %xmm13, %xmm14 /* p1_1_4 = xor(p1_1_4_l, p1_1_4_h) */
+	movdqa %xmm7, %xmm13 /* tbl_hi_2 */
+	pshufb %xmm1, %xmm13 /* p2_1_4_h = lookup16(tbl_hi_2, y1_4_aes_hi) */
+	pxor %xmm13, %xmm9 /* p2_1_4 = xor(p2_1_4_l, p2_1_4_h) */
+	movdqa %xmm2, %xmm1 /* y2_4_aes */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm1 /* y2_4_aes_lo = and(y2_4_aes, nibble_mask) */
-	psrlw $4, %xmm3 /* y2_4_aes_sh = shr(y2_4_aes) */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm3 /* y2_4_aes_hi = and(y2_4_aes_sh, nibble_mask) */
-	movdqa %xmm15, %xmm12 /* tbl_lo_1 */
-	pshufb %xmm1, %xmm12 /* p1_2_4_l = lookup16(tbl_lo_1, y2_4_aes_lo) */
+	psrlw $4, %xmm2 /* y2_4_aes_sh = shr(y2_4_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm2 /* y2_4_aes_hi = and(y2_4_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm13 /* tbl_lo_1 */
+	pshufb %xmm1, %xmm13 /* p1_2_4_l = lookup16(tbl_lo_1, y2_4_aes_lo) */
 	movdqa %xmm0, 800(%rsp) /* spill g1x5.3 */
 	movdqa %xmm8, %xmm0 /* tbl_lo_2 */
 	pshufb %xmm1, %xmm0 /* p2_2_4_l = lookup16(tbl_lo_2, y2_4_aes_lo) */
-	movdqa %xmm13, %xmm1 /* tbl_hi_1 */
-	pshufb %xmm3, %xmm1 /* p1_2_4_h = lookup16(tbl_hi_1, y2_4_aes_hi) */
-	pxor %xmm1, %xmm12 /* p1_2_4 = xor(p1_2_4_l, p1_2_4_h) */
+	movdqa %xmm12, %xmm1 /* tbl_hi_1 */
+	pshufb %xmm2, %xmm1 /* p1_2_4_h = lookup16(tbl_hi_1, y2_4_aes_hi) */
+	pxor %xmm1, %xmm13 /* p1_2_4 = xor(p1_2_4_l, p1_2_4_h) */
 	movdqa %xmm7, %xmm1 /* tbl_hi_2 */
-	pshufb %xmm3, %xmm1 /* p2_2_4_h = lookup16(tbl_hi_2, y2_4_aes_hi) */
+	pshufb %xmm2, %xmm1 /* p2_2_4_h = lookup16(tbl_hi_2, y2_4_aes_hi) */
 	pxor %xmm1, %xmm0 /* p2_2_4 = xor(p2_2_4_l, p2_2_4_h) */
 	movdqa %xmm11, %xmm1 /* y3_4_aes */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm1 /* y3_4_aes_lo = and(y3_4_aes, nibble_mask) */
 	psrlw $4, %xmm11 /* y3_4_aes_sh = shr(y3_4_aes) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm11 /* y3_4_aes_hi = and(y3_4_aes_sh, nibble_mask) */
-	movdqa %xmm15, %xmm3 /* tbl_lo_1 */
-	pshufb %xmm1, %xmm3 /* p1_3_4_l = lookup16(tbl_lo_1, y3_4_aes_lo) */
+	movdqa %xmm15, %xmm2 /* tbl_lo_1 */
+	pshufb %xmm1, %xmm2 /* p1_3_4_l = lookup16(tbl_lo_1, y3_4_aes_lo) */
 	movdqa %xmm8, %xmm15 /* tbl_lo_2 */
 	pshufb %xmm1, %xmm15 /* p2_3_4_l = lookup16(tbl_lo_2, y3_4_aes_lo) */
-	movdqa %xmm13, %xmm1 /* tbl_hi_1 */
+	movdqa %xmm12, %xmm1 /* tbl_hi_1 */
 	pshufb %xmm11, %xmm1 /* p1_3_4_h = lookup16(tbl_hi_1, y3_4_aes_hi) */
-	pxor %xmm1, %xmm3 /* p1_3_4 = xor(p1_3_4_l, p1_3_4_h) */
+	pxor %xmm1, %xmm2 /* p1_3_4 = xor(p1_3_4_l, p1_3_4_h) */
 	movdqa %xmm7, %xmm1 /* tbl_hi_2 */
 	pshufb %xmm11, %xmm1 /* p2_3_4_h = lookup16(tbl_hi_2, y3_4_aes_hi) */
 	pxor %xmm1, %xmm15 /* p2_3_4 = xor(p2_3_4_l, p2_3_4_h) */
@@ -17325,134 +17187,134 @@ sm4_byteslice_ssse3_aesni_batch_gcm_asm:
 	pxor %xmm4, %xmm1 /* m0_acc_16 = xor(p1_0_4, p2_0_4) */
 	pxor %xmm14, %xmm4 /* m1_acc_16 = xor(p2_0_4, p1_1_4) */
 	movdqa %xmm14, %xmm11 /* p1_1_4 */
-	pxor %xmm12, %xmm11 /* m0_acc_17 = xor(p1_1_4, p1_2_4) */
+	pxor %xmm13, %xmm11 /* m0_acc_17 = xor(p1_1_4, p1_2_4) */
 	pxor %xmm11, %xmm1 /* m0_acc_18 = xor(m0_acc_16, m0_acc_17) */
 	pxor %xmm15, %xmm1 /* m0_acc_19 = xor(m0_acc_18, p2_3_4) */
-	pxor 128(%rsp), %xmm1 /* x0n_4 = xor(m0_acc_19, g0x8.2) */
+	pxor 80(%rsp), %xmm1 /* x0n_4 = xor(m0_acc_19, g0x8.2) */
 	movdqa %xmm10, %xmm11 /* p1_0_4 */
 	pxor %xmm14, %xmm11 /* m3_acc_16 = xor(p1_0_4, p1_1_4) */
 	pxor %xmm9, %xmm10 /* m2_acc_16 = xor(p1_0_4, p2_1_4) */
-	pxor %xmm12, %xmm9 /* m1_acc_17 = xor(p2_1_4, p1_2_4) */
+	pxor %xmm13, %xmm9 /* m1_acc_17 = xor(p2_1_4, p1_2_4) */
 	pxor %xmm9, %xmm4 /* m1_acc_18 = xor(m1_acc_16, m1_acc_17) */
-	pxor %xmm3, %xmm4 /* m1_acc_19 = xor(m1_acc_18, p1_3_4) */
-	pxor 256(%rsp), %xmm4 /* x1n_4 = xor(m1_acc_19, g0x9.2) */
-	pxor %xmm0, %xmm12 /* m2_acc_17 = xor(p1_2_4, p2_2_4) */
-	pxor %xmm12, %xmm10 /* m2_acc_18 = xor(m2_acc_16, m2_acc_17) */
-	pxor %xmm3, %xmm10 /* m2_acc_19 = xor(m2_acc_18, p1_3_4) */
-	pxor %xmm3, %xmm0 /* m3_acc_17 = xor(p2_2_4, p1_3_4) */
+	pxor %xmm2, %xmm4 /* m1_acc_19 = xor(m1_acc_18, p1_3_4) */
+	pxor 208(%rsp), %xmm4 /* x1n_4 = xor(m1_acc_19, g0x9.2) */
+	pxor %xmm0, %xmm13 /* m2_acc_17 = xor(p1_2_4, p2_2_4) */
+	pxor %xmm13, %xmm10 /* m2_acc_18 = xor(m2_acc_16, m2_acc_17) */
+	pxor %xmm2, %xmm10 /* m2_acc_19 = xor(m2_acc_18, p1_3_4) */
+	pxor %xmm2, %xmm0 /* m3_acc_17 = xor(p2_2_4, p1_3_4) */
 	pxor %xmm0, %xmm11 /* m3_acc_18 = xor(m3_acc_16, m3_acc_17) */
 	pxor %xmm15, %xmm11 /* m3_acc_19 = xor(m3_acc_18, p2_3_4) */
-	pxor 112(%rsp), %xmm10 /* x2n_4 = xor(m2_acc_19, g0x10.2) */
-	pxor 176(%rsp), %xmm11 /* x3n_4 = xor(m3_acc_19, g0x11.2) */
+	pxor 240(%rsp), %xmm10 /* x2n_4 = xor(m2_acc_19, g0x10.2) */
+	pxor 128(%rsp), %xmm11 /* x3n_4 = xor(m3_acc_19, g0x11.2) */
 	movdqa 608(%rsp), %xmm0 /* reload g1x12.2 */
-	movdqa %xmm0, %xmm3 /* g1x12.2 */
-	pxor 688(%rsp), %xmm3 /* t0_acc_10 = xor(g1x12, g1x0) */
-	pxor %xmm2, %xmm3 /* t0_acc_11 = xor(t0_acc_10, rk0_2) */
-	pxor %xmm5, %xmm3 /* t0_5 = xor(t0_acc_11, g1x4) */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_inv_shift_rows(%rip), %xmm3 /* y0_5_sr = lookup16(t0_5, inv_shift_rows) */
-	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_9_aes_cancel_key(%rip), %xmm3 /* y0_5_aes = aesenclast(y0_5_sr, aes_cancel_key) */
-	movdqa 624(%rsp), %xmm2 /* reload g1x13.2 */
-	movdqa %xmm2, %xmm9 /* g1x13.2 */
+	movdqa %xmm0, %xmm2 /* g1x12.2 */
+	pxor 688(%rsp), %xmm2 /* t0_acc_10 = xor(g1x12, g1x0) */
+	pxor %xmm3, %xmm2 /* t0_acc_11 = xor(t0_acc_10, rk0_2) */
+	pxor %xmm5, %xmm2 /* t0_5 = xor(t0_acc_11, g1x4) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_inv_shift_rows(%rip), %xmm2 /* y0_5_sr = lookup16(t0_5, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_9_aes_cancel_key(%rip), %xmm2 /* y0_5_aes = aesenclast(y0_5_sr, aes_cancel_key) */
+	movdqa 624(%rsp), %xmm3 /* reload g1x13.2 */
+	movdqa %xmm3, %xmm9 /* g1x13.2 */
 	pxor 736(%rsp), %xmm9 /* t1_acc_10 = xor(g1x13, g1x1) */
 	pxor %xmm6, %xmm9 /* t1_acc_11 = xor(t1_acc_10, rk1_2) */
 	pxor 800(%rsp), %xmm9 /* t1_5 = xor(t1_acc_11, g1x5) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_inv_shift_rows(%rip), %xmm9 /* y1_5_sr = lookup16(t1_5, inv_shift_rows) */
 	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_9_aes_cancel_key(%rip), %xmm9 /* y1_5_aes = aesenclast(y1_5_sr, aes_cancel_key) */
 	movdqa 640(%rsp), %xmm6 /* reload g1x14.2 */
-	movdqa %xmm6, %xmm12 /* g1x14.2 */
-	pxor 704(%rsp), %xmm12 /* t2_acc_10 = xor(g1x14, g1x2) */
-	pxor 784(%rsp), %xmm12 /* t2_acc_11 = xor(t2_acc_10, rk2_2) */
-	pxor 768(%rsp), %xmm12 /* t2_5 = xor(t2_acc_11, g1x6) */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_inv_shift_rows(%rip), %xmm12 /* y2_5_sr = lookup16(t2_5, inv_shift_rows) */
-	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_9_aes_cancel_key(%rip), %xmm12 /* y2_5_aes = aesenclast(y2_5_sr, aes_cancel_key) */
-	movdqa 32(%rsp), %xmm14 /* reload g1x15.2 */
+	movdqa %xmm6, %xmm13 /* g1x14.2 */
+	pxor 704(%rsp), %xmm13 /* t2_acc_10 = xor(g1x14, g1x2) */
+	pxor 784(%rsp), %xmm13 /* t2_acc_11 = xor(t2_acc_10, rk2_2) */
+	pxor 768(%rsp), %xmm13 /* t2_5 = xor(t2_acc_11, g1x6) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_inv_shift_rows(%rip), %xmm13 /* y2_5_sr = lookup16(t2_5, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_9_aes_cancel_key(%rip), %xmm13 /* y2_5_aes = aesenclast(y2_5_sr, aes_cancel_key) */
+	movdqa 320(%rsp), %xmm14 /* reload g1x15.2 */
 	movdqa %xmm14, %xmm15 /* g1x15.2 */
 	pxor 672(%rsp), %xmm15 /* t3_acc_10 = xor(g1x15, g1x3) */
 	pxor 752(%rsp), %xmm15 /* t3_acc_11 = xor(t3_acc_10, rk3_2) */
 	pxor 352(%rsp), %xmm15 /* t3_5 = xor(t3_acc_11, g1x7) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_inv_shift_rows(%rip), %xmm15 /* y3_5_sr = lookup16(t3_5, inv_shift_rows) */
 	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_9_aes_cancel_key(%rip), %xmm15 /* y3_5_aes = aesenclast(y3_5_sr, aes_cancel_key) */
-	movdqa %xmm3, %xmm14 /* y0_5_aes */
+	movdqa %xmm2, %xmm14 /* y0_5_aes */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm14 /* y0_5_aes_lo = and(y0_5_aes, nibble_mask) */
-	psrlw $4, %xmm3 /* y0_5_aes_sh = shr(y0_5_aes) */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm3 /* y0_5_aes_hi = and(y0_5_aes_sh, nibble_mask) */
+	psrlw $4, %xmm2 /* y0_5_aes_sh = shr(y0_5_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm2 /* y0_5_aes_hi = and(y0_5_aes_sh, nibble_mask) */
 	movdqa .Lsm4_byteslice_ssse3_aesni_asm_9_tbl_lo_1(%rip), %xmm6 /* tbl_lo_1 = const() */
-	movdqa %xmm6, %xmm2 /* tbl_lo_1 */
-	pshufb %xmm14, %xmm2 /* p1_0_5_l = lookup16(tbl_lo_1, y0_5_aes_lo) */
+	movdqa %xmm6, %xmm3 /* tbl_lo_1 */
+	pshufb %xmm14, %xmm3 /* p1_0_5_l = lookup16(tbl_lo_1, y0_5_aes_lo) */
 	movdqa %xmm8, %xmm0 /* tbl_lo_2 */
 	pshufb %xmm14, %xmm0 /* p2_0_5_l = lookup16(tbl_lo_2, y0_5_aes_lo) */
-	movdqa %xmm13, %xmm14 /* tbl_hi_1 */
-	pshufb %xmm3, %xmm14 /* p1_0_5_h = lookup16(tbl_hi_1, y0_5_aes_hi) */
-	pxor %xmm14, %xmm2 /* p1_0_5 = xor(p1_0_5_l, p1_0_5_h) */
+	movdqa %xmm12, %xmm14 /* tbl_hi_1 */
+	pshufb %xmm2, %xmm14 /* p1_0_5_h = lookup16(tbl_hi_1, y0_5_aes_hi) */
+	pxor %xmm14, %xmm3 /* p1_0_5 = xor(p1_0_5_l, p1_0_5_h) */
 	movdqa %xmm7, %xmm14 /* tbl_hi_2 */
-	pshufb %xmm3, %xmm14 /* p2_0_5_h = lookup16(tbl_hi_2, y0_5_aes_hi) */
+	pshufb %xmm2, %xmm14 /* p2_0_5_h = lookup16(tbl_hi_2, y0_5_aes_hi) */
 	pxor %xmm14, %xmm0 /* p2_0_5 = xor(p2_0_5_l, p2_0_5_h) */
-	movdqa %xmm9, %xmm3 /* y1_5_aes */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm3 /* y1_5_aes_lo = and(y1_5_aes, nibble_mask) */
+	movdqa %xmm9, %xmm2 /* y1_5_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm2 /* y1_5_aes_lo = and(y1_5_aes, nibble_mask) */
 	psrlw $4, %xmm9 /* y1_5_aes_sh = shr(y1_5_aes) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm9 /* y1_5_aes_hi = and(y1_5_aes_sh, nibble_mask) */
 	movdqa %xmm6, %xmm14 /* tbl_lo_1 */
-	pshufb %xmm3, %xmm14 /* p1_1_5_l = lookup16(tbl_lo_1, y1_5_aes_lo) */
+	pshufb %xmm2, %xmm14 /* p1_1_5_l = lookup16(tbl_lo_1, y1_5_aes_lo) */
 	movdqa %xmm5, 752(%rsp) /* spill g1x4.3 */
 	movdqa %xmm8, %xmm5 /* tbl_lo_2 */
-	pshufb %xmm3, %xmm5 /* p2_1_5_l = lookup16(tbl_lo_2, y1_5_aes_lo) */
-	movdqa %xmm13, %xmm3 /* tbl_hi_1 */
-	pshufb %xmm9, %xmm3 /* p1_1_5_h = lookup16(tbl_hi_1, y1_5_aes_hi) */
-	pxor %xmm3, %xmm14 /* p1_1_5 = xor(p1_1_5_l, p1_1_5_h) */
-	movdqa %xmm7, %xmm3 /* tbl_hi_2 */
-	pshufb %xmm9, %xmm3 /* p2_1_5_h = lookup16(tbl_hi_2, y1_5_aes_hi) */
-	pxor %xmm3, %xmm5 /* p2_1_5 = xor(p2_1_5_l, p2_1_5_h) */
-	movdqa %xmm12, %xmm3 /* y2_5_aes */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm3 /* y2_5_aes_lo = and(y2_5_aes, nibble_mask) */
-	psrlw $4, %xmm12 /* y2_5_aes_sh = shr(y2_5_aes) */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm12 /* y2_5_aes_hi = and(y2_5_aes_sh, nibble_mask) */
+	pshufb %xmm2, %xmm5 /* p2_1_5_l = lookup16(tbl_lo_2, y1_5_aes_lo) */
+	movdqa %xmm12, %xmm2 /* tbl_hi_1 */
+	pshufb %xmm9, %xmm2 /* p1_1_5_h = lookup16(tbl_hi_1, y1_5_aes_hi) */
+	pxor %xmm2, %xmm14 /* p1_1_5 = xor(p1_1_5_l, p1_1_5_h) */
+	movdqa %xmm7, %xmm2 /* tbl_hi_2 */
+	pshufb %xmm9, %xmm2 /* p2_1_5_h = lookup16(tbl_hi_2, y1_5_aes_hi) */
+	pxor %xmm2, %xmm5 /* p2_1_5 = xor(p2_1_5_l, p2_1_5_h) */
+	movdqa %xmm13, %xmm2 /* y2_5_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm2 /* y2_5_aes_lo = and(y2_5_aes, nibble_mask) */
+	psrlw $4, %xmm13 /* y2_5_aes_sh = shr(y2_5_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm13 /* y2_5_aes_hi = and(y2_5_aes_sh, nibble_mask) */
 	movdqa %xmm6, %xmm9 /* tbl_lo_1 */
-	pshufb %xmm3, %xmm9 /* p1_2_5_l = lookup16(tbl_lo_1, y2_5_aes_lo) */
+	pshufb %xmm2, %xmm9 /* p1_2_5_l = lookup16(tbl_lo_1, y2_5_aes_lo) */
 	movdqa %xmm11, 784(%rsp) /* spill g0x11.3 */
 	movdqa %xmm8, %xmm11 /* tbl_lo_2 */
-	pshufb %xmm3, %xmm11 /* p2_2_5_l = lookup16(tbl_lo_2, y2_5_aes_lo) */
-	movdqa %xmm13, %xmm3 /* tbl_hi_1 */
-	pshufb %xmm12, %xmm3 /* p1_2_5_h = lookup16(tbl_hi_1, y2_5_aes_hi) */
-	pxor %xmm3, %xmm9 /* p1_2_5 = xor(p1_2_5_l, p1_2_5_h) */
-	movdqa %xmm7, %xmm3 /* tbl_hi_2 */
-	pshufb %xmm12, %xmm3 /* p2_2_5_h = lookup16(tbl_hi_2, y2_5_aes_hi) */
-	pxor %xmm3, %xmm11 /* p2_2_5 = xor(p2_2_5_l, p2_2_5_h) */
-	movdqa %xmm15, %xmm3 /* y3_5_aes */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm3 /* y3_5_aes_lo = and(y3_5_aes, nibble_mask) */
+	pshufb %xmm2, %xmm11 /* p2_2_5_l = lookup16(tbl_lo_2, y2_5_aes_lo) */
+	movdqa %xmm12, %xmm2 /* tbl_hi_1 */
+	pshufb %xmm13, %xmm2 /* p1_2_5_h = lookup16(tbl_hi_1, y2_5_aes_hi) */
+	pxor %xmm2, %xmm9 /* p1_2_5 = xor(p1_2_5_l, p1_2_5_h) */
+	movdqa %xmm7, %xmm2 /* tbl_hi_2 */
+	pshufb %xmm13, %xmm2 /* p2_2_5_h = lookup16(tbl_hi_2, y2_5_aes_hi) */
+	pxor %xmm2, %xmm11 /* p2_2_5 = xor(p2_2_5_l, p2_2_5_h) */
+	movdqa %xmm15, %xmm2 /* y3_5_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm2 /* y3_5_aes_lo = and(y3_5_aes, nibble_mask) */
 	psrlw $4, %xmm15 /* y3_5_aes_sh = shr(y3_5_aes) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm15 /* y3_5_aes_hi = and(y3_5_aes_sh, nibble_mask) */
-	movdqa %xmm6, %xmm12 /* tbl_lo_1 */
-	pshufb %xmm3, %xmm12 /* p1_3_5_l = lookup16(tbl_lo_1, y3_5_aes_lo) */
+	movdqa %xmm6, %xmm13 /* tbl_lo_1 */
+	pshufb %xmm2, %xmm13 /* p1_3_5_l = lookup16(tbl_lo_1, y3_5_aes_lo) */
 	movdqa %xmm8, %xmm6 /* tbl_lo_2 */
-	pshufb %xmm3, %xmm6 /* p2_3_5_l = lookup16(tbl_lo_2, y3_5_aes_lo) */
-	movdqa %xmm13, %xmm3 /* tbl_hi_1 */
-	pshufb %xmm15, %xmm3 /* p1_3_5_h = lookup16(tbl_hi_1, y3_5_aes_hi) */
-	pxor %xmm3, %xmm12 /* p1_3_5 = xor(p1_3_5_l, p1_3_5_h) */
-	movdqa %xmm7, %xmm3 /* tbl_hi_2 */
-	pshufb %xmm15, %xmm3 /* p2_3_5_h = lookup16(tbl_hi_2, y3_5_aes_hi) */
-	pxor %xmm3, %xmm6 /* p2_3_5 = xor(p2_3_5_l, p2_3_5_h) */
-	movdqa %xmm2, %xmm3 /* p1_0_5 */
-	pxor %xmm0, %xmm3 /* m0_acc_20 = xor(p1_0_5, p2_0_5) */
+	pshufb %xmm2, %xmm6 /* p2_3_5_l = lookup16(tbl_lo_2, y3_5_aes_lo) */
+	movdqa %xmm12, %xmm2 /* tbl_hi_1 */
+	pshufb %xmm15, %xmm2 /* p1_3_5_h = lookup16(tbl_hi_1, y3_5_aes_hi) */
+	pxor %xmm2, %xmm13 /* p1_3_5 = xor(p1_3_5_l, p1_3_5_h) */
+	movdqa %xmm7, %xmm2 /* tbl_hi_2 */
+	pshufb %xmm15, %xmm2 /* p2_3_5_h = lookup16(tbl_hi_2, y3_5_aes_hi) */
+	pxor %xmm2, %xmm6 /* p2_3_5 = xor(p2_3_5_l, p2_3_5_h) */
+	movdqa %xmm3, %xmm2 /* p1_0_5 */
+	pxor %xmm0, %xmm2 /* m0_acc_20 = xor(p1_0_5, p2_0_5) */
 	pxor %xmm14, %xmm0 /* m1_acc_20 = xor(p2_0_5, p1_1_5) */
 	movdqa %xmm14, %xmm15 /* p1_1_5 */
 	pxor %xmm9, %xmm15 /* m0_acc_21 = xor(p1_1_5, p1_2_5) */
-	pxor %xmm15, %xmm3 /* m0_acc_22 = xor(m0_acc_20, m0_acc_21) */
-	pxor %xmm6, %xmm3 /* m0_acc_23 = xor(m0_acc_22, p2_3_5) */
-	pxor 560(%rsp), %xmm3 /* x0n_5 = xor(m0_acc_23, g1x8.2) */
-	movdqa %xmm2, %xmm15 /* p1_0_5 */
+	pxor %xmm15, %xmm2 /* m0_acc_22 = xor(m0_acc_20, m0_acc_21) */
+	pxor %xmm6, %xmm2 /* m0_acc_23 = xor(m0_acc_22, p2_3_5) */
+	pxor 560(%rsp), %xmm2 /* x0n_5 = xor(m0_acc_23, g1x8.2) */
+	movdqa %xmm3, %xmm15 /* p1_0_5 */
 	pxor %xmm14, %xmm15 /* m3_acc_20 = xor(p1_0_5, p1_1_5) */
-	pxor %xmm5, %xmm2 /* m2_acc_20 = xor(p1_0_5, p2_1_5) */
+	pxor %xmm5, %xmm3 /* m2_acc_20 = xor(p1_0_5, p2_1_5) */
 	pxor %xmm9, %xmm5 /* m1_acc_21 = xor(p2_1_5, p1_2_5) */
 	pxor %xmm5, %xmm0 /* m1_acc_22 = xor(m1_acc_20, m1_acc_21) */
-	pxor %xmm12, %xmm0 /* m1_acc_23 = xor(m1_acc_22, p1_3_5) */
+	pxor %xmm13, %xmm0 /* m1_acc_23 = xor(m1_acc_22, p1_3_5) */
 	pxor 544(%rsp), %xmm0 /* x1n_5 = xor(m1_acc_23, g1x9.2) */
 	pxor %xmm11, %xmm9 /* m2_acc_21 = xor(p1_2_5, p2_2_5) */
-	pxor %xmm9, %xmm2 /* m2_acc_22 = xor(m2_acc_20, m2_acc_21) */
-	pxor %xmm12, %xmm2 /* m2_acc_23 = xor(m2_acc_22, p1_3_5) */
-	pxor %xmm12, %xmm11 /* m3_acc_21 = xor(p2_2_5, p1_3_5) */
+	pxor %xmm9, %xmm3 /* m2_acc_22 = xor(m2_acc_20, m2_acc_21) */
+	pxor %xmm13, %xmm3 /* m2_acc_23 = xor(m2_acc_22, p1_3_5) */
+	pxor %xmm13, %xmm11 /* m3_acc_21 = xor(p2_2_5, p1_3_5) */
 	pxor %xmm11, %xmm15 /* m3_acc_22 = xor(m3_acc_20, m3_acc_21) */
 	pxor %xmm6, %xmm15 /* m3_acc_23 = xor(m3_acc_22, p2_3_5) */
-	pxor 512(%rsp), %xmm2 /* x2n_5 = xor(m2_acc_23, g1x10.2) */
+	pxor 512(%rsp), %xmm3 /* x2n_5 = xor(m2_acc_23, g1x10.2) */
 	pxor 528(%rsp), %xmm15 /* x3n_5 = xor(m3_acc_23, g1x11.2) */
 
 	/* Round 8r+3: slot 3 ^= M'_L·inv(slot 0 ^ slot 1 ^ slot 2 ^ rk') ^ C'. */
@@ -17464,82 +17326,82 @@ sm4_byteslice_ssse3_aesni_batch_gcm_asm:
 	pshufd $0, %xmm9, %xmm9 /* rk2_3 = bcast32() */
 	movd 60(%rdi,%r10), %xmm11
 	pshufd $0, %xmm11, %xmm11 /* rk3_3 = bcast32() */
-	movdqa 272(%rsp), %xmm12 /* reload g0x0.3 */
-	movdqa %xmm12, %xmm14 /* g0x0.3 */
-	pxor 192(%rsp), %xmm14 /* t0_acc_12 = xor(g0x0, g0x4) */
+	movdqa 224(%rsp), %xmm13 /* reload g0x0.3 */
+	movdqa %xmm13, %xmm14 /* g0x0.3 */
+	pxor 144(%rsp), %xmm14 /* t0_acc_12 = xor(g0x0, g0x4) */
 	pxor %xmm5, %xmm14 /* t0_acc_13 = xor(t0_acc_12, rk0_3) */
 	pxor %xmm1, %xmm14 /* t0_6 = xor(t0_acc_13, g0x8) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_inv_shift_rows(%rip), %xmm14 /* y0_6_sr = lookup16(t0_6, inv_shift_rows) */
 	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_9_aes_cancel_key(%rip), %xmm14 /* y0_6_aes = aesenclast(y0_6_sr, aes_cancel_key) */
-	movdqa 80(%rsp), %xmm12 /* reload g0x1.3 */
-	movdqa %xmm1, 176(%rsp) /* spill g0x8.3 */
-	movdqa %xmm12, %xmm1 /* g0x1.3 */
-	pxor 224(%rsp), %xmm1 /* t1_acc_12 = xor(g0x1, g0x5) */
+	movdqa 48(%rsp), %xmm13 /* reload g0x1.3 */
+	movdqa %xmm1, 128(%rsp) /* spill g0x8.3 */
+	movdqa %xmm13, %xmm1 /* g0x1.3 */
+	pxor 176(%rsp), %xmm1 /* t1_acc_12 = xor(g0x1, g0x5) */
 	pxor %xmm6, %xmm1 /* t1_acc_13 = xor(t1_acc_12, rk1_3) */
 	pxor %xmm4, %xmm1 /* t1_6 = xor(t1_acc_13, g0x9) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_inv_shift_rows(%rip), %xmm1 /* y1_6_sr = lookup16(t1_6, inv_shift_rows) */
 	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_9_aes_cancel_key(%rip), %xmm1 /* y1_6_aes = aesenclast(y1_6_sr, aes_cancel_key) */
-	movdqa 656(%rsp), %xmm12 /* reload g0x2.3 */
-	movdqa %xmm4, 112(%rsp) /* spill g0x9.3 */
-	movdqa %xmm12, %xmm4 /* g0x2.3 */
-	pxor 240(%rsp), %xmm4 /* t2_acc_12 = xor(g0x2, g0x6) */
+	movdqa 656(%rsp), %xmm13 /* reload g0x2.3 */
+	movdqa %xmm4, 240(%rsp) /* spill g0x9.3 */
+	movdqa %xmm13, %xmm4 /* g0x2.3 */
+	pxor 192(%rsp), %xmm4 /* t2_acc_12 = xor(g0x2, g0x6) */
 	pxor %xmm9, %xmm4 /* t2_acc_13 = xor(t2_acc_12, rk2_3) */
 	pxor %xmm10, %xmm4 /* t2_6 = xor(t2_acc_13, g0x10) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_inv_shift_rows(%rip), %xmm4 /* y2_6_sr = lookup16(t2_6, inv_shift_rows) */
 	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_9_aes_cancel_key(%rip), %xmm4 /* y2_6_aes = aesenclast(y2_6_sr, aes_cancel_key) */
-	movdqa 144(%rsp), %xmm12 /* reload g0x3.3 */
-	movdqa %xmm10, 256(%rsp) /* spill g0x10.3 */
-	movdqa %xmm12, %xmm10 /* g0x3.3 */
+	movdqa 96(%rsp), %xmm13 /* reload g0x3.3 */
+	movdqa %xmm10, 208(%rsp) /* spill g0x10.3 */
+	movdqa %xmm13, %xmm10 /* g0x3.3 */
 	pxor 720(%rsp), %xmm10 /* t3_acc_12 = xor(g0x3, g0x7) */
 	pxor %xmm11, %xmm10 /* t3_acc_13 = xor(t3_acc_12, rk3_3) */
 	pxor 784(%rsp), %xmm10 /* t3_6 = xor(t3_acc_13, g0x11) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_inv_shift_rows(%rip), %xmm10 /* y3_6_sr = lookup16(t3_6, inv_shift_rows) */
 	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_9_aes_cancel_key(%rip), %xmm10 /* y3_6_aes = aesenclast(y3_6_sr, aes_cancel_key) */
-	movdqa %xmm14, %xmm12 /* y0_6_aes */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm12 /* y0_6_aes_lo = and(y0_6_aes, nibble_mask) */
+	movdqa %xmm14, %xmm13 /* y0_6_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm13 /* y0_6_aes_lo = and(y0_6_aes, nibble_mask) */
 	psrlw $4, %xmm14 /* y0_6_aes_sh = shr(y0_6_aes) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm14 /* y0_6_aes_hi = and(y0_6_aes_sh, nibble_mask) */
-	movdqa %xmm15, 128(%rsp) /* spill g1x11.3 */
+	movdqa %xmm15, 80(%rsp) /* spill g1x11.3 */
 	movdqa .Lsm4_byteslice_ssse3_aesni_asm_9_tbl_lo_1(%rip), %xmm15 /* tbl_lo_1 = const() */
 	movdqa %xmm11, 816(%rsp) /* spill rk3_3 */
 	movdqa %xmm15, %xmm11 /* tbl_lo_1 */
-	pshufb %xmm12, %xmm11 /* p1_0_6_l = lookup16(tbl_lo_1, y0_6_aes_lo) */
-	movdqa %xmm2, 832(%rsp) /* spill g1x10.3 */
-	movdqa %xmm8, %xmm2 /* tbl_lo_2 */
-	pshufb %xmm12, %xmm2 /* p2_0_6_l = lookup16(tbl_lo_2, y0_6_aes_lo) */
-	movdqa %xmm13, %xmm12 /* tbl_hi_1 */
-	pshufb %xmm14, %xmm12 /* p1_0_6_h = lookup16(tbl_hi_1, y0_6_aes_hi) */
-	pxor %xmm12, %xmm11 /* p1_0_6 = xor(p1_0_6_l, p1_0_6_h) */
-	movdqa %xmm7, %xmm12 /* tbl_hi_2 */
-	pshufb %xmm14, %xmm12 /* p2_0_6_h = lookup16(tbl_hi_2, y0_6_aes_hi) */
-	pxor %xmm12, %xmm2 /* p2_0_6 = xor(p2_0_6_l, p2_0_6_h) */
-	movdqa %xmm1, %xmm12 /* y1_6_aes */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm12 /* y1_6_aes_lo = and(y1_6_aes, nibble_mask) */
+	pshufb %xmm13, %xmm11 /* p1_0_6_l = lookup16(tbl_lo_1, y0_6_aes_lo) */
+	movdqa %xmm3, 832(%rsp) /* spill g1x10.3 */
+	movdqa %xmm8, %xmm3 /* tbl_lo_2 */
+	pshufb %xmm13, %xmm3 /* p2_0_6_l = lookup16(tbl_lo_2, y0_6_aes_lo) */
+	movdqa %xmm12, %xmm13 /* tbl_hi_1 */
+	pshufb %xmm14, %xmm13 /* p1_0_6_h = lookup16(tbl_hi_1, y0_6_aes_hi) */
+	pxor %xmm13, %xmm11 /* p1_0_6 = xor(p1_0_6_l, p1_0_6_h) */
+	movdqa %xmm7, %xmm13 /* tbl_hi_2 */
+	pshufb %xmm14, %xmm13 /* p2_0_6_h = lookup16(tbl_hi_2, y0_6_aes_hi) */
+	pxor %xmm13, %xmm3 /* p2_0_6 = xor(p2_0_6_l, p2_0_6_h) */
+	movdqa %xmm1, %xmm13 /* y1_6_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm13 /* y1_6_aes_lo = and(y1_6_aes, nibble_mask) */
 	psrlw $4, %xmm1 /* y1_6_aes_sh = shr(y1_6_aes) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm1 /* y1_6_aes_hi = and(y1_6_aes_sh, nibble_mask) */
 	movdqa %xmm15, %xmm14 /* tbl_lo_1 */
-	pshufb %xmm12, %xmm14 /* p1_1_6_l = lookup16(tbl_lo_1, y1_6_aes_lo) */
+	pshufb %xmm13, %xmm14 /* p1_1_6_l = lookup16(tbl_lo_1, y1_6_aes_lo) */
 	movdqa %xmm9, 848(%rsp) /* spill rk2_3 */
 	movdqa %xmm8, %xmm9 /* tbl_lo_2 */
-	pshufb %xmm12, %xmm9 /* p2_1_6_l = lookup16(tbl_lo_2, y1_6_aes_lo) */
-	movdqa %xmm13, %xmm12 /* tbl_hi_1 */
-	pshufb %xmm1, %xmm12 /* p1_1_6_h = lookup16(tbl_hi_1, y1_6_aes_hi) */
-	pxor %xmm12, %xmm14 /* p1_1_6 = xor(p1_1_6_l, p1_1_6_h) */
-	movdqa %xmm7, %xmm12 /* tbl_hi_2 */
-	pshufb %xmm1, %xmm12 /* p2_1_6_h = lookup16(tbl_hi_2, y1_6_aes_hi) */
-	pxor %xmm12, %xmm9 /* p2_1_6 = xor(p2_1_6_l, p2_1_6_h) */
+	pshufb %xmm13, %xmm9 /* p2_1_6_l = lookup16(tbl_lo_2, y1_6_aes_lo) */
+	movdqa %xmm12, %xmm13 /* tbl_hi_1 */
+	pshufb %xmm1, %xmm13 /* p1_1_6_h = lookup16(tbl_hi_1, y1_6_aes_hi) */
+	pxor %xmm13, %xmm14 /* p1_1_6 = xor(p1_1_6_l, p1_1_6_h) */
+	movdqa %xmm7, %xmm13 /* tbl_hi_2 */
+	pshufb %xmm1, %xmm13 /* p2_1_6_h = lookup16(tbl_hi_2, y1_6_aes_hi) */
+	pxor %xmm13, %xmm9 /* p2_1_6 = xor(p2_1_6_l, p2_1_6_h) */
 	movdqa %xmm4, %xmm1 /* y2_6_aes */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm1 /* y2_6_aes_lo = and(y2_6_aes, nibble_mask) */
 	psrlw $4, %xmm4 /* y2_6_aes_sh = shr(y2_6_aes) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm4 /* y2_6_aes_hi = and(y2_6_aes_sh, nibble_mask) */
-	movdqa %xmm15, %xmm12 /* tbl_lo_1 */
-	pshufb %xmm1, %xmm12 /* p1_2_6_l = lookup16(tbl_lo_1, y2_6_aes_lo) */
+	movdqa %xmm15, %xmm13 /* tbl_lo_1 */
+	pshufb %xmm1, %xmm13 /* p1_2_6_l = lookup16(tbl_lo_1, y2_6_aes_lo) */
 	movdqa %xmm0, 864(%rsp) /* spill g1x9.3 */
 	movdqa %xmm8, %xmm0 /* tbl_lo_2 */
 	pshufb %xmm1, %xmm0 /* p2_2_6_l = lookup16(tbl_lo_2, y2_6_aes_lo) */
-	movdqa %xmm13, %xmm1 /* tbl_hi_1 */
+	movdqa %xmm12, %xmm1 /* tbl_hi_1 */
 	pshufb %xmm4, %xmm1 /* p1_2_6_h = lookup16(tbl_hi_1, y2_6_aes_hi) */
-	pxor %xmm1, %xmm12 /* p1_2_6 = xor(p1_2_6_l, p1_2_6_h) */
+	pxor %xmm1, %xmm13 /* p1_2_6 = xor(p1_2_6_l, p1_2_6_h) */
 	movdqa %xmm7, %xmm1 /* tbl_hi_2 */
 	pshufb %xmm4, %xmm1 /* p2_2_6_h = lookup16(tbl_hi_2, y2_6_aes_hi) */
 	pxor %xmm1, %xmm0 /* p2_2_6 = xor(p2_2_6_l, p2_2_6_h) */
@@ -17551,40 +17413,40 @@ sm4_byteslice_ssse3_aesni_batch_gcm_asm:
 	pshufb %xmm1, %xmm4 /* p1_3_6_l = lookup16(tbl_lo_1, y3_6_aes_lo) */
 	movdqa %xmm8, %xmm15 /* tbl_lo_2 */
 	pshufb %xmm1, %xmm15 /* p2_3_6_l = lookup16(tbl_lo_2, y3_6_aes_lo) */
-	movdqa %xmm13, %xmm1 /* tbl_hi_1 */
+	movdqa %xmm12, %xmm1 /* tbl_hi_1 */
 	pshufb %xmm10, %xmm1 /* p1_3_6_h = lookup16(tbl_hi_1, y3_6_aes_hi) */
 	pxor %xmm1, %xmm4 /* p1_3_6 = xor(p1_3_6_l, p1_3_6_h) */
 	movdqa %xmm7, %xmm1 /* tbl_hi_2 */
 	pshufb %xmm10, %xmm1 /* p2_3_6_h = lookup16(tbl_hi_2, y3_6_aes_hi) */
 	pxor %xmm1, %xmm15 /* p2_3_6 = xor(p2_3_6_l, p2_3_6_h) */
 	movdqa %xmm11, %xmm1 /* p1_0_6 */
-	pxor %xmm2, %xmm1 /* m0_acc_24 = xor(p1_0_6, p2_0_6) */
-	pxor %xmm14, %xmm2 /* m1_acc_24 = xor(p2_0_6, p1_1_6) */
+	pxor %xmm3, %xmm1 /* m0_acc_24 = xor(p1_0_6, p2_0_6) */
+	pxor %xmm14, %xmm3 /* m1_acc_24 = xor(p2_0_6, p1_1_6) */
 	movdqa %xmm14, %xmm10 /* p1_1_6 */
-	pxor %xmm12, %xmm10 /* m0_acc_25 = xor(p1_1_6, p1_2_6) */
+	pxor %xmm13, %xmm10 /* m0_acc_25 = xor(p1_1_6, p1_2_6) */
 	pxor %xmm10, %xmm1 /* m0_acc_26 = xor(m0_acc_24, m0_acc_25) */
 	pxor %xmm15, %xmm1 /* m0_acc_27 = xor(m0_acc_26, p2_3_6) */
-	pxor 208(%rsp), %xmm1 /* x0n_6 = xor(m0_acc_27, g0x12.2) */
+	pxor 160(%rsp), %xmm1 /* x0n_6 = xor(m0_acc_27, g0x12.2) */
 	movdqa %xmm11, %xmm10 /* p1_0_6 */
 	pxor %xmm14, %xmm10 /* m3_acc_24 = xor(p1_0_6, p1_1_6) */
 	pxor %xmm9, %xmm11 /* m2_acc_24 = xor(p1_0_6, p2_1_6) */
-	pxor %xmm12, %xmm9 /* m1_acc_25 = xor(p2_1_6, p1_2_6) */
-	pxor %xmm9, %xmm2 /* m1_acc_26 = xor(m1_acc_24, m1_acc_25) */
-	pxor %xmm4, %xmm2 /* m1_acc_27 = xor(m1_acc_26, p1_3_6) */
-	pxor 160(%rsp), %xmm2 /* x1n_6 = xor(m1_acc_27, g0x13.2) */
-	pxor %xmm0, %xmm12 /* m2_acc_25 = xor(p1_2_6, p2_2_6) */
-	pxor %xmm12, %xmm11 /* m2_acc_26 = xor(m2_acc_24, m2_acc_25) */
+	pxor %xmm13, %xmm9 /* m1_acc_25 = xor(p2_1_6, p1_2_6) */
+	pxor %xmm9, %xmm3 /* m1_acc_26 = xor(m1_acc_24, m1_acc_25) */
+	pxor %xmm4, %xmm3 /* m1_acc_27 = xor(m1_acc_26, p1_3_6) */
+	pxor 112(%rsp), %xmm3 /* x1n_6 = xor(m1_acc_27, g0x13.2) */
+	pxor %xmm0, %xmm13 /* m2_acc_25 = xor(p1_2_6, p2_2_6) */
+	pxor %xmm13, %xmm11 /* m2_acc_26 = xor(m2_acc_24, m2_acc_25) */
 	pxor %xmm4, %xmm11 /* m2_acc_27 = xor(m2_acc_26, p1_3_6) */
 	pxor %xmm4, %xmm0 /* m3_acc_25 = xor(p2_2_6, p1_3_6) */
 	pxor %xmm0, %xmm10 /* m3_acc_26 = xor(m3_acc_24, m3_acc_25) */
 	pxor %xmm15, %xmm10 /* m3_acc_27 = xor(m3_acc_26, p2_3_6) */
-	pxor 48(%rsp), %xmm11 /* x2n_6 = xor(m2_acc_27, g0x14.2) */
-	pxor 16(%rsp), %xmm10 /* x3n_6 = xor(m3_acc_27, g0x15.2) */
+	pxor 16(%rsp), %xmm11 /* x2n_6 = xor(m2_acc_27, g0x14.2) */
+	pxor 336(%rsp), %xmm10 /* x3n_6 = xor(m3_acc_27, g0x15.2) */
 	movdqa 688(%rsp), %xmm0 /* reload g1x0.3 */
 	movdqa %xmm0, %xmm4 /* g1x0.3 */
 	pxor 752(%rsp), %xmm4 /* t0_acc_14 = xor(g1x0, g1x4) */
 	pxor %xmm5, %xmm4 /* t0_acc_15 = xor(t0_acc_14, rk0_3) */
-	pxor %xmm3, %xmm4 /* t0_7 = xor(t0_acc_15, g1x8) */
+	pxor %xmm2, %xmm4 /* t0_7 = xor(t0_acc_15, g1x8) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_inv_shift_rows(%rip), %xmm4 /* y0_7_sr = lookup16(t0_7, inv_shift_rows) */
 	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_9_aes_cancel_key(%rip), %xmm4 /* y0_7_aes = aesenclast(y0_7_sr, aes_cancel_key) */
 	movdqa 736(%rsp), %xmm5 /* reload g1x1.3 */
@@ -17595,17 +17457,17 @@ sm4_byteslice_ssse3_aesni_batch_gcm_asm:
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_inv_shift_rows(%rip), %xmm9 /* y1_7_sr = lookup16(t1_7, inv_shift_rows) */
 	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_9_aes_cancel_key(%rip), %xmm9 /* y1_7_aes = aesenclast(y1_7_sr, aes_cancel_key) */
 	movdqa 704(%rsp), %xmm6 /* reload g1x2.3 */
-	movdqa %xmm6, %xmm12 /* g1x2.3 */
-	pxor 768(%rsp), %xmm12 /* t2_acc_14 = xor(g1x2, g1x6) */
-	pxor 848(%rsp), %xmm12 /* t2_acc_15 = xor(t2_acc_14, rk2_3) */
-	pxor 832(%rsp), %xmm12 /* t2_7 = xor(t2_acc_15, g1x10) */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_inv_shift_rows(%rip), %xmm12 /* y2_7_sr = lookup16(t2_7, inv_shift_rows) */
-	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_9_aes_cancel_key(%rip), %xmm12 /* y2_7_aes = aesenclast(y2_7_sr, aes_cancel_key) */
+	movdqa %xmm6, %xmm13 /* g1x2.3 */
+	pxor 768(%rsp), %xmm13 /* t2_acc_14 = xor(g1x2, g1x6) */
+	pxor 848(%rsp), %xmm13 /* t2_acc_15 = xor(t2_acc_14, rk2_3) */
+	pxor 832(%rsp), %xmm13 /* t2_7 = xor(t2_acc_15, g1x10) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_inv_shift_rows(%rip), %xmm13 /* y2_7_sr = lookup16(t2_7, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_9_aes_cancel_key(%rip), %xmm13 /* y2_7_aes = aesenclast(y2_7_sr, aes_cancel_key) */
 	movdqa 672(%rsp), %xmm14 /* reload g1x3.3 */
 	movdqa %xmm14, %xmm15 /* g1x3.3 */
 	pxor 352(%rsp), %xmm15 /* t3_acc_14 = xor(g1x3, g1x7) */
 	pxor 816(%rsp), %xmm15 /* t3_acc_15 = xor(t3_acc_14, rk3_3) */
-	pxor 128(%rsp), %xmm15 /* t3_7 = xor(t3_acc_15, g1x11) */
+	pxor 80(%rsp), %xmm15 /* t3_7 = xor(t3_acc_15, g1x11) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_inv_shift_rows(%rip), %xmm15 /* y3_7_sr = lookup16(t3_7, inv_shift_rows) */
 	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_9_aes_cancel_key(%rip), %xmm15 /* y3_7_aes = aesenclast(y3_7_sr, aes_cancel_key) */
 	movdqa %xmm4, %xmm14 /* y0_7_aes */
@@ -17617,7 +17479,7 @@ sm4_byteslice_ssse3_aesni_batch_gcm_asm:
 	pshufb %xmm14, %xmm5 /* p1_0_7_l = lookup16(tbl_lo_1, y0_7_aes_lo) */
 	movdqa %xmm8, %xmm0 /* tbl_lo_2 */
 	pshufb %xmm14, %xmm0 /* p2_0_7_l = lookup16(tbl_lo_2, y0_7_aes_lo) */
-	movdqa %xmm13, %xmm14 /* tbl_hi_1 */
+	movdqa %xmm12, %xmm14 /* tbl_hi_1 */
 	pshufb %xmm4, %xmm14 /* p1_0_7_h = lookup16(tbl_hi_1, y0_7_aes_hi) */
 	pxor %xmm14, %xmm5 /* p1_0_7 = xor(p1_0_7_l, p1_0_7_h) */
 	movdqa %xmm7, %xmm14 /* tbl_hi_2 */
@@ -17629,41 +17491,41 @@ sm4_byteslice_ssse3_aesni_batch_gcm_asm:
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm9 /* y1_7_aes_hi = and(y1_7_aes_sh, nibble_mask) */
 	movdqa %xmm6, %xmm14 /* tbl_lo_1 */
 	pshufb %xmm4, %xmm14 /* p1_1_7_l = lookup16(tbl_lo_1, y1_7_aes_lo) */
-	movdqa %xmm3, 816(%rsp) /* spill g1x8.3 */
-	movdqa %xmm8, %xmm3 /* tbl_lo_2 */
-	pshufb %xmm4, %xmm3 /* p2_1_7_l = lookup16(tbl_lo_2, y1_7_aes_lo) */
-	movdqa %xmm13, %xmm4 /* tbl_hi_1 */
+	movdqa %xmm2, 816(%rsp) /* spill g1x8.3 */
+	movdqa %xmm8, %xmm2 /* tbl_lo_2 */
+	pshufb %xmm4, %xmm2 /* p2_1_7_l = lookup16(tbl_lo_2, y1_7_aes_lo) */
+	movdqa %xmm12, %xmm4 /* tbl_hi_1 */
 	pshufb %xmm9, %xmm4 /* p1_1_7_h = lookup16(tbl_hi_1, y1_7_aes_hi) */
 	pxor %xmm4, %xmm14 /* p1_1_7 = xor(p1_1_7_l, p1_1_7_h) */
 	movdqa %xmm7, %xmm4 /* tbl_hi_2 */
 	pshufb %xmm9, %xmm4 /* p2_1_7_h = lookup16(tbl_hi_2, y1_7_aes_hi) */
-	pxor %xmm4, %xmm3 /* p2_1_7 = xor(p2_1_7_l, p2_1_7_h) */
-	movdqa %xmm12, %xmm4 /* y2_7_aes */
+	pxor %xmm4, %xmm2 /* p2_1_7 = xor(p2_1_7_l, p2_1_7_h) */
+	movdqa %xmm13, %xmm4 /* y2_7_aes */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm4 /* y2_7_aes_lo = and(y2_7_aes, nibble_mask) */
-	psrlw $4, %xmm12 /* y2_7_aes_sh = shr(y2_7_aes) */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm12 /* y2_7_aes_hi = and(y2_7_aes_sh, nibble_mask) */
+	psrlw $4, %xmm13 /* y2_7_aes_sh = shr(y2_7_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm13 /* y2_7_aes_hi = and(y2_7_aes_sh, nibble_mask) */
 	movdqa %xmm6, %xmm9 /* tbl_lo_1 */
 	pshufb %xmm4, %xmm9 /* p1_2_7_l = lookup16(tbl_lo_1, y2_7_aes_lo) */
 	movdqa %xmm10, 848(%rsp) /* spill g0x15.3 */
 	movdqa %xmm8, %xmm10 /* tbl_lo_2 */
 	pshufb %xmm4, %xmm10 /* p2_2_7_l = lookup16(tbl_lo_2, y2_7_aes_lo) */
-	movdqa %xmm13, %xmm4 /* tbl_hi_1 */
-	pshufb %xmm12, %xmm4 /* p1_2_7_h = lookup16(tbl_hi_1, y2_7_aes_hi) */
+	movdqa %xmm12, %xmm4 /* tbl_hi_1 */
+	pshufb %xmm13, %xmm4 /* p1_2_7_h = lookup16(tbl_hi_1, y2_7_aes_hi) */
 	pxor %xmm4, %xmm9 /* p1_2_7 = xor(p1_2_7_l, p1_2_7_h) */
 	movdqa %xmm7, %xmm4 /* tbl_hi_2 */
-	pshufb %xmm12, %xmm4 /* p2_2_7_h = lookup16(tbl_hi_2, y2_7_aes_hi) */
+	pshufb %xmm13, %xmm4 /* p2_2_7_h = lookup16(tbl_hi_2, y2_7_aes_hi) */
 	pxor %xmm4, %xmm10 /* p2_2_7 = xor(p2_2_7_l, p2_2_7_h) */
 	movdqa %xmm15, %xmm4 /* y3_7_aes */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm4 /* y3_7_aes_lo = and(y3_7_aes, nibble_mask) */
 	psrlw $4, %xmm15 /* y3_7_aes_sh = shr(y3_7_aes) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm15 /* y3_7_aes_hi = and(y3_7_aes_sh, nibble_mask) */
-	movdqa %xmm6, %xmm12 /* tbl_lo_1 */
-	pshufb %xmm4, %xmm12 /* p1_3_7_l = lookup16(tbl_lo_1, y3_7_aes_lo) */
+	movdqa %xmm6, %xmm13 /* tbl_lo_1 */
+	pshufb %xmm4, %xmm13 /* p1_3_7_l = lookup16(tbl_lo_1, y3_7_aes_lo) */
 	movdqa %xmm8, %xmm6 /* tbl_lo_2 */
 	pshufb %xmm4, %xmm6 /* p2_3_7_l = lookup16(tbl_lo_2, y3_7_aes_lo) */
-	movdqa %xmm13, %xmm4 /* tbl_hi_1 */
+	movdqa %xmm12, %xmm4 /* tbl_hi_1 */
 	pshufb %xmm15, %xmm4 /* p1_3_7_h = lookup16(tbl_hi_1, y3_7_aes_hi) */
-	pxor %xmm4, %xmm12 /* p1_3_7 = xor(p1_3_7_l, p1_3_7_h) */
+	pxor %xmm4, %xmm13 /* p1_3_7 = xor(p1_3_7_l, p1_3_7_h) */
 	movdqa %xmm7, %xmm4 /* tbl_hi_2 */
 	pshufb %xmm15, %xmm4 /* p2_3_7_h = lookup16(tbl_hi_2, y3_7_aes_hi) */
 	pxor %xmm4, %xmm6 /* p2_3_7 = xor(p2_3_7_l, p2_3_7_h) */
@@ -17677,119 +17539,119 @@ sm4_byteslice_ssse3_aesni_batch_gcm_asm:
 	pxor 608(%rsp), %xmm4 /* x0n_7 = xor(m0_acc_31, g1x12.2) */
 	movdqa %xmm5, %xmm15 /* p1_0_7 */
 	pxor %xmm14, %xmm15 /* m3_acc_28 = xor(p1_0_7, p1_1_7) */
-	pxor %xmm3, %xmm5 /* m2_acc_28 = xor(p1_0_7, p2_1_7) */
-	pxor %xmm9, %xmm3 /* m1_acc_29 = xor(p2_1_7, p1_2_7) */
-	pxor %xmm3, %xmm0 /* m1_acc_30 = xor(m1_acc_28, m1_acc_29) */
-	pxor %xmm12, %xmm0 /* m1_acc_31 = xor(m1_acc_30, p1_3_7) */
+	pxor %xmm2, %xmm5 /* m2_acc_28 = xor(p1_0_7, p2_1_7) */
+	pxor %xmm9, %xmm2 /* m1_acc_29 = xor(p2_1_7, p1_2_7) */
+	pxor %xmm2, %xmm0 /* m1_acc_30 = xor(m1_acc_28, m1_acc_29) */
+	pxor %xmm13, %xmm0 /* m1_acc_31 = xor(m1_acc_30, p1_3_7) */
 	pxor 624(%rsp), %xmm0 /* x1n_7 = xor(m1_acc_31, g1x13.2) */
 	pxor %xmm10, %xmm9 /* m2_acc_29 = xor(p1_2_7, p2_2_7) */
 	pxor %xmm9, %xmm5 /* m2_acc_30 = xor(m2_acc_28, m2_acc_29) */
-	pxor %xmm12, %xmm5 /* m2_acc_31 = xor(m2_acc_30, p1_3_7) */
-	pxor %xmm12, %xmm10 /* m3_acc_29 = xor(p2_2_7, p1_3_7) */
+	pxor %xmm13, %xmm5 /* m2_acc_31 = xor(m2_acc_30, p1_3_7) */
+	pxor %xmm13, %xmm10 /* m3_acc_29 = xor(p2_2_7, p1_3_7) */
 	pxor %xmm10, %xmm15 /* m3_acc_30 = xor(m3_acc_28, m3_acc_29) */
 	pxor %xmm6, %xmm15 /* m3_acc_31 = xor(m3_acc_30, p2_3_7) */
 	pxor 640(%rsp), %xmm5 /* x2n_7 = xor(m2_acc_31, g1x14.2) */
-	pxor 32(%rsp), %xmm15 /* x3n_7 = xor(m3_acc_31, g1x15.2) */
+	pxor 320(%rsp), %xmm15 /* x3n_7 = xor(m3_acc_31, g1x15.2) */
 
 	/* Round 8r+4: slot 0 ^= M'_L·inv(slot 1 ^ slot 2 ^ slot 3 ^ rk') ^ C'. */
-	movd 64(%rdi,%r10), %xmm3
-	pshufd $0, %xmm3, %xmm3 /* rk0_4 = bcast32() */
+	movd 64(%rdi,%r10), %xmm2
+	pshufd $0, %xmm2, %xmm2 /* rk0_4 = bcast32() */
 	movd 68(%rdi,%r10), %xmm6
 	pshufd $0, %xmm6, %xmm6 /* rk1_4 = bcast32() */
 	movd 72(%rdi,%r10), %xmm9
 	pshufd $0, %xmm9, %xmm9 /* rk2_4 = bcast32() */
 	movd 76(%rdi,%r10), %xmm10
 	pshufd $0, %xmm10, %xmm10 /* rk3_4 = bcast32() */
-	movdqa 192(%rsp), %xmm12 /* reload g0x4.3 */
-	movdqa %xmm12, %xmm14 /* g0x4.3 */
-	pxor 176(%rsp), %xmm14 /* t0_acc_16 = xor(g0x4, g0x8) */
-	pxor %xmm3, %xmm14 /* t0_acc_17 = xor(t0_acc_16, rk0_4) */
+	movdqa 144(%rsp), %xmm13 /* reload g0x4.3 */
+	movdqa %xmm13, %xmm14 /* g0x4.3 */
+	pxor 128(%rsp), %xmm14 /* t0_acc_16 = xor(g0x4, g0x8) */
+	pxor %xmm2, %xmm14 /* t0_acc_17 = xor(t0_acc_16, rk0_4) */
 	pxor %xmm1, %xmm14 /* t0_8 = xor(t0_acc_17, g0x12) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_inv_shift_rows(%rip), %xmm14 /* y0_8_sr = lookup16(t0_8, inv_shift_rows) */
 	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_9_aes_cancel_key(%rip), %xmm14 /* y0_8_aes = aesenclast(y0_8_sr, aes_cancel_key) */
-	movdqa 224(%rsp), %xmm12 /* reload g0x5.3 */
-	movdqa %xmm1, 48(%rsp) /* spill g0x12.3 */
-	movdqa %xmm12, %xmm1 /* g0x5.3 */
-	pxor 112(%rsp), %xmm1 /* t1_acc_16 = xor(g0x5, g0x9) */
+	movdqa 176(%rsp), %xmm13 /* reload g0x5.3 */
+	movdqa %xmm1, 16(%rsp) /* spill g0x12.3 */
+	movdqa %xmm13, %xmm1 /* g0x5.3 */
+	pxor 240(%rsp), %xmm1 /* t1_acc_16 = xor(g0x5, g0x9) */
 	pxor %xmm6, %xmm1 /* t1_acc_17 = xor(t1_acc_16, rk1_4) */
-	pxor %xmm2, %xmm1 /* t1_8 = xor(t1_acc_17, g0x13) */
+	pxor %xmm3, %xmm1 /* t1_8 = xor(t1_acc_17, g0x13) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_inv_shift_rows(%rip), %xmm1 /* y1_8_sr = lookup16(t1_8, inv_shift_rows) */
 	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_9_aes_cancel_key(%rip), %xmm1 /* y1_8_aes = aesenclast(y1_8_sr, aes_cancel_key) */
-	movdqa 240(%rsp), %xmm12 /* reload g0x6.3 */
-	movdqa %xmm2, 160(%rsp) /* spill g0x13.3 */
-	movdqa %xmm12, %xmm2 /* g0x6.3 */
-	pxor 256(%rsp), %xmm2 /* t2_acc_16 = xor(g0x6, g0x10) */
-	pxor %xmm9, %xmm2 /* t2_acc_17 = xor(t2_acc_16, rk2_4) */
-	pxor %xmm11, %xmm2 /* t2_8 = xor(t2_acc_17, g0x14) */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_inv_shift_rows(%rip), %xmm2 /* y2_8_sr = lookup16(t2_8, inv_shift_rows) */
-	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_9_aes_cancel_key(%rip), %xmm2 /* y2_8_aes = aesenclast(y2_8_sr, aes_cancel_key) */
-	movdqa 720(%rsp), %xmm12 /* reload g0x7.3 */
-	movdqa %xmm11, 208(%rsp) /* spill g0x14.3 */
-	movdqa %xmm12, %xmm11 /* g0x7.3 */
+	movdqa 192(%rsp), %xmm13 /* reload g0x6.3 */
+	movdqa %xmm3, 112(%rsp) /* spill g0x13.3 */
+	movdqa %xmm13, %xmm3 /* g0x6.3 */
+	pxor 208(%rsp), %xmm3 /* t2_acc_16 = xor(g0x6, g0x10) */
+	pxor %xmm9, %xmm3 /* t2_acc_17 = xor(t2_acc_16, rk2_4) */
+	pxor %xmm11, %xmm3 /* t2_8 = xor(t2_acc_17, g0x14) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_inv_shift_rows(%rip), %xmm3 /* y2_8_sr = lookup16(t2_8, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_9_aes_cancel_key(%rip), %xmm3 /* y2_8_aes = aesenclast(y2_8_sr, aes_cancel_key) */
+	movdqa 720(%rsp), %xmm13 /* reload g0x7.3 */
+	movdqa %xmm11, 160(%rsp) /* spill g0x14.3 */
+	movdqa %xmm13, %xmm11 /* g0x7.3 */
 	pxor 784(%rsp), %xmm11 /* t3_acc_16 = xor(g0x7, g0x11) */
 	pxor %xmm10, %xmm11 /* t3_acc_17 = xor(t3_acc_16, rk3_4) */
 	pxor 848(%rsp), %xmm11 /* t3_8 = xor(t3_acc_17, g0x15) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_inv_shift_rows(%rip), %xmm11 /* y3_8_sr = lookup16(t3_8, inv_shift_rows) */
 	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_9_aes_cancel_key(%rip), %xmm11 /* y3_8_aes = aesenclast(y3_8_sr, aes_cancel_key) */
-	movdqa %xmm14, %xmm12 /* y0_8_aes */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm12 /* y0_8_aes_lo = and(y0_8_aes, nibble_mask) */
+	movdqa %xmm14, %xmm13 /* y0_8_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm13 /* y0_8_aes_lo = and(y0_8_aes, nibble_mask) */
 	psrlw $4, %xmm14 /* y0_8_aes_sh = shr(y0_8_aes) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm14 /* y0_8_aes_hi = and(y0_8_aes_sh, nibble_mask) */
 	movdqa %xmm15, 880(%rsp) /* spill g1x15.3 */
 	movdqa .Lsm4_byteslice_ssse3_aesni_asm_9_tbl_lo_1(%rip), %xmm15 /* tbl_lo_1 = const() */
 	movdqa %xmm10, 896(%rsp) /* spill rk3_4 */
 	movdqa %xmm15, %xmm10 /* tbl_lo_1 */
-	pshufb %xmm12, %xmm10 /* p1_0_8_l = lookup16(tbl_lo_1, y0_8_aes_lo) */
+	pshufb %xmm13, %xmm10 /* p1_0_8_l = lookup16(tbl_lo_1, y0_8_aes_lo) */
 	movdqa %xmm5, 912(%rsp) /* spill g1x14.3 */
 	movdqa %xmm8, %xmm5 /* tbl_lo_2 */
-	pshufb %xmm12, %xmm5 /* p2_0_8_l = lookup16(tbl_lo_2, y0_8_aes_lo) */
-	movdqa %xmm13, %xmm12 /* tbl_hi_1 */
-	pshufb %xmm14, %xmm12 /* p1_0_8_h = lookup16(tbl_hi_1, y0_8_aes_hi) */
-	pxor %xmm12, %xmm10 /* p1_0_8 = xor(p1_0_8_l, p1_0_8_h) */
-	movdqa %xmm7, %xmm12 /* tbl_hi_2 */
-	pshufb %xmm14, %xmm12 /* p2_0_8_h = lookup16(tbl_hi_2, y0_8_aes_hi) */
-	pxor %xmm12, %xmm5 /* p2_0_8 = xor(p2_0_8_l, p2_0_8_h) */
-	movdqa %xmm1, %xmm12 /* y1_8_aes */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm12 /* y1_8_aes_lo = and(y1_8_aes, nibble_mask) */
+	pshufb %xmm13, %xmm5 /* p2_0_8_l = lookup16(tbl_lo_2, y0_8_aes_lo) */
+	movdqa %xmm12, %xmm13 /* tbl_hi_1 */
+	pshufb %xmm14, %xmm13 /* p1_0_8_h = lookup16(tbl_hi_1, y0_8_aes_hi) */
+	pxor %xmm13, %xmm10 /* p1_0_8 = xor(p1_0_8_l, p1_0_8_h) */
+	movdqa %xmm7, %xmm13 /* tbl_hi_2 */
+	pshufb %xmm14, %xmm13 /* p2_0_8_h = lookup16(tbl_hi_2, y0_8_aes_hi) */
+	pxor %xmm13, %xmm5 /* p2_0_8 = xor(p2_0_8_l, p2_0_8_h) */
+	movdqa %xmm1, %xmm13 /* y1_8_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm13 /* y1_8_aes_lo = and(y1_8_aes, nibble_mask) */
 	psrlw $4, %xmm1 /* y1_8_aes_sh = shr(y1_8_aes) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm1 /* y1_8_aes_hi = and(y1_8_aes_sh, nibble_mask) */
 	movdqa %xmm15, %xmm14 /* tbl_lo_1 */
-	pshufb %xmm12, %xmm14 /* p1_1_8_l = lookup16(tbl_lo_1, y1_8_aes_lo) */
+	pshufb %xmm13, %xmm14 /* p1_1_8_l = lookup16(tbl_lo_1, y1_8_aes_lo) */
 	movdqa %xmm9, 928(%rsp) /* spill rk2_4 */
 	movdqa %xmm8, %xmm9 /* tbl_lo_2 */
-	pshufb %xmm12, %xmm9 /* p2_1_8_l = lookup16(tbl_lo_2, y1_8_aes_lo) */
-	movdqa %xmm13, %xmm12 /* tbl_hi_1 */
-	pshufb %xmm1, %xmm12 /* p1_1_8_h = lookup16(tbl_hi_1, y1_8_aes_hi) */
-	pxor %xmm12, %xmm14 /* p1_1_8 = xor(p1_1_8_l, p1_1_8_h) */
-	movdqa %xmm7, %xmm12 /* tbl_hi_2 */
-	pshufb %xmm1, %xmm12 /* p2_1_8_h = lookup16(tbl_hi_2, y1_8_aes_hi) */
-	pxor %xmm12, %xmm9 /* p2_1_8 = xor(p2_1_8_l, p2_1_8_h) */
-	movdqa %xmm2, %xmm1 /* y2_8_aes */
+	pshufb %xmm13, %xmm9 /* p2_1_8_l = lookup16(tbl_lo_2, y1_8_aes_lo) */
+	movdqa %xmm12, %xmm13 /* tbl_hi_1 */
+	pshufb %xmm1, %xmm13 /* p1_1_8_h = lookup16(tbl_hi_1, y1_8_aes_hi) */
+	pxor %xmm13, %xmm14 /* p1_1_8 = xor(p1_1_8_l, p1_1_8_h) */
+	movdqa %xmm7, %xmm13 /* tbl_hi_2 */
+	pshufb %xmm1, %xmm13 /* p2_1_8_h = lookup16(tbl_hi_2, y1_8_aes_hi) */
+	pxor %xmm13, %xmm9 /* p2_1_8 = xor(p2_1_8_l, p2_1_8_h) */
+	movdqa %xmm3, %xmm1 /* y2_8_aes */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm1 /* y2_8_aes_lo = and(y2_8_aes, nibble_mask) */
-	psrlw $4, %xmm2 /* y2_8_aes_sh = shr(y2_8_aes) */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm2 /* y2_8_aes_hi = and(y2_8_aes_sh, nibble_mask) */
-	movdqa %xmm15, %xmm12 /* tbl_lo_1 */
-	pshufb %xmm1, %xmm12 /* p1_2_8_l = lookup16(tbl_lo_1, y2_8_aes_lo) */
+	psrlw $4, %xmm3 /* y2_8_aes_sh = shr(y2_8_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm3 /* y2_8_aes_hi = and(y2_8_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm13 /* tbl_lo_1 */
+	pshufb %xmm1, %xmm13 /* p1_2_8_l = lookup16(tbl_lo_1, y2_8_aes_lo) */
 	movdqa %xmm0, 944(%rsp) /* spill g1x13.3 */
 	movdqa %xmm8, %xmm0 /* tbl_lo_2 */
 	pshufb %xmm1, %xmm0 /* p2_2_8_l = lookup16(tbl_lo_2, y2_8_aes_lo) */
-	movdqa %xmm13, %xmm1 /* tbl_hi_1 */
-	pshufb %xmm2, %xmm1 /* p1_2_8_h = lookup16(tbl_hi_1, y2_8_aes_hi) */
-	pxor %xmm1, %xmm12 /* p1_2_8 = xor(p1_2_8_l, p1_2_8_h) */
+	movdqa %xmm12, %xmm1 /* tbl_hi_1 */
+	pshufb %xmm3, %xmm1 /* p1_2_8_h = lookup16(tbl_hi_1, y2_8_aes_hi) */
+	pxor %xmm1, %xmm13 /* p1_2_8 = xor(p1_2_8_l, p1_2_8_h) */
 	movdqa %xmm7, %xmm1 /* tbl_hi_2 */
-	pshufb %xmm2, %xmm1 /* p2_2_8_h = lookup16(tbl_hi_2, y2_8_aes_hi) */
+	pshufb %xmm3, %xmm1 /* p2_2_8_h = lookup16(tbl_hi_2, y2_8_aes_hi) */
 	pxor %xmm1, %xmm0 /* p2_2_8 = xor(p2_2_8_l, p2_2_8_h) */
 	movdqa %xmm11, %xmm1 /* y3_8_aes */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm1 /* y3_8_aes_lo = and(y3_8_aes, nibble_mask) */
 	psrlw $4, %xmm11 /* y3_8_aes_sh = shr(y3_8_aes) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm11 /* y3_8_aes_hi = and(y3_8_aes_sh, nibble_mask) */
-	movdqa %xmm15, %xmm2 /* tbl_lo_1 */
-	pshufb %xmm1, %xmm2 /* p1_3_8_l = lookup16(tbl_lo_1, y3_8_aes_lo) */
+	movdqa %xmm15, %xmm3 /* tbl_lo_1 */
+	pshufb %xmm1, %xmm3 /* p1_3_8_l = lookup16(tbl_lo_1, y3_8_aes_lo) */
 	movdqa %xmm8, %xmm15 /* tbl_lo_2 */
 	pshufb %xmm1, %xmm15 /* p2_3_8_l = lookup16(tbl_lo_2, y3_8_aes_lo) */
-	movdqa %xmm13, %xmm1 /* tbl_hi_1 */
+	movdqa %xmm12, %xmm1 /* tbl_hi_1 */
 	pshufb %xmm11, %xmm1 /* p1_3_8_h = lookup16(tbl_hi_1, y3_8_aes_hi) */
-	pxor %xmm1, %xmm2 /* p1_3_8 = xor(p1_3_8_l, p1_3_8_h) */
+	pxor %xmm1, %xmm3 /* p1_3_8 = xor(p1_3_8_l, p1_3_8_h) */
 	movdqa %xmm7, %xmm1 /* tbl_hi_2 */
 	pshufb %xmm11, %xmm1 /* p2_3_8_h = lookup16(tbl_hi_2, y3_8_aes_hi) */
 	pxor %xmm1, %xmm15 /* p2_3_8 = xor(p2_3_8_l, p2_3_8_h) */
@@ -17797,134 +17659,134 @@ sm4_byteslice_ssse3_aesni_batch_gcm_asm:
 	pxor %xmm5, %xmm1 /* m0_acc_32 = xor(p1_0_8, p2_0_8) */
 	pxor %xmm14, %xmm5 /* m1_acc_32 = xor(p2_0_8, p1_1_8) */
 	movdqa %xmm14, %xmm11 /* p1_1_8 */
-	pxor %xmm12, %xmm11 /* m0_acc_33 = xor(p1_1_8, p1_2_8) */
+	pxor %xmm13, %xmm11 /* m0_acc_33 = xor(p1_1_8, p1_2_8) */
 	pxor %xmm11, %xmm1 /* m0_acc_34 = xor(m0_acc_32, m0_acc_33) */
 	pxor %xmm15, %xmm1 /* m0_acc_35 = xor(m0_acc_34, p2_3_8) */
-	pxor 272(%rsp), %xmm1 /* x0n_8 = xor(m0_acc_35, g0x0.3) */
+	pxor 224(%rsp), %xmm1 /* x0n_8 = xor(m0_acc_35, g0x0.3) */
 	movdqa %xmm10, %xmm11 /* p1_0_8 */
 	pxor %xmm14, %xmm11 /* m3_acc_32 = xor(p1_0_8, p1_1_8) */
 	pxor %xmm9, %xmm10 /* m2_acc_32 = xor(p1_0_8, p2_1_8) */
-	pxor %xmm12, %xmm9 /* m1_acc_33 = xor(p2_1_8, p1_2_8) */
+	pxor %xmm13, %xmm9 /* m1_acc_33 = xor(p2_1_8, p1_2_8) */
 	pxor %xmm9, %xmm5 /* m1_acc_34 = xor(m1_acc_32, m1_acc_33) */
-	pxor %xmm2, %xmm5 /* m1_acc_35 = xor(m1_acc_34, p1_3_8) */
-	pxor 80(%rsp), %xmm5 /* x1n_8 = xor(m1_acc_35, g0x1.3) */
-	pxor %xmm0, %xmm12 /* m2_acc_33 = xor(p1_2_8, p2_2_8) */
-	pxor %xmm12, %xmm10 /* m2_acc_34 = xor(m2_acc_32, m2_acc_33) */
-	pxor %xmm2, %xmm10 /* m2_acc_35 = xor(m2_acc_34, p1_3_8) */
-	pxor %xmm2, %xmm0 /* m3_acc_33 = xor(p2_2_8, p1_3_8) */
+	pxor %xmm3, %xmm5 /* m1_acc_35 = xor(m1_acc_34, p1_3_8) */
+	pxor 48(%rsp), %xmm5 /* x1n_8 = xor(m1_acc_35, g0x1.3) */
+	pxor %xmm0, %xmm13 /* m2_acc_33 = xor(p1_2_8, p2_2_8) */
+	pxor %xmm13, %xmm10 /* m2_acc_34 = xor(m2_acc_32, m2_acc_33) */
+	pxor %xmm3, %xmm10 /* m2_acc_35 = xor(m2_acc_34, p1_3_8) */
+	pxor %xmm3, %xmm0 /* m3_acc_33 = xor(p2_2_8, p1_3_8) */
 	pxor %xmm0, %xmm11 /* m3_acc_34 = xor(m3_acc_32, m3_acc_33) */
 	pxor %xmm15, %xmm11 /* m3_acc_35 = xor(m3_acc_34, p2_3_8) */
 	pxor 656(%rsp), %xmm10 /* x2n_8 = xor(m2_acc_35, g0x2.3) */
-	pxor 144(%rsp), %xmm11 /* x3n_8 = xor(m3_acc_35, g0x3.3) */
+	pxor 96(%rsp), %xmm11 /* x3n_8 = xor(m3_acc_35, g0x3.3) */
 	movdqa 752(%rsp), %xmm0 /* reload g1x4.3 */
-	movdqa %xmm0, %xmm2 /* g1x4.3 */
-	pxor 816(%rsp), %xmm2 /* t0_acc_18 = xor(g1x4, g1x8) */
-	pxor %xmm3, %xmm2 /* t0_acc_19 = xor(t0_acc_18, rk0_4) */
-	pxor %xmm4, %xmm2 /* t0_9 = xor(t0_acc_19, g1x12) */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_inv_shift_rows(%rip), %xmm2 /* y0_9_sr = lookup16(t0_9, inv_shift_rows) */
-	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_9_aes_cancel_key(%rip), %xmm2 /* y0_9_aes = aesenclast(y0_9_sr, aes_cancel_key) */
-	movdqa 800(%rsp), %xmm3 /* reload g1x5.3 */
-	movdqa %xmm3, %xmm9 /* g1x5.3 */
+	movdqa %xmm0, %xmm3 /* g1x4.3 */
+	pxor 816(%rsp), %xmm3 /* t0_acc_18 = xor(g1x4, g1x8) */
+	pxor %xmm2, %xmm3 /* t0_acc_19 = xor(t0_acc_18, rk0_4) */
+	pxor %xmm4, %xmm3 /* t0_9 = xor(t0_acc_19, g1x12) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_inv_shift_rows(%rip), %xmm3 /* y0_9_sr = lookup16(t0_9, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_9_aes_cancel_key(%rip), %xmm3 /* y0_9_aes = aesenclast(y0_9_sr, aes_cancel_key) */
+	movdqa 800(%rsp), %xmm2 /* reload g1x5.3 */
+	movdqa %xmm2, %xmm9 /* g1x5.3 */
 	pxor 864(%rsp), %xmm9 /* t1_acc_18 = xor(g1x5, g1x9) */
 	pxor %xmm6, %xmm9 /* t1_acc_19 = xor(t1_acc_18, rk1_4) */
 	pxor 944(%rsp), %xmm9 /* t1_9 = xor(t1_acc_19, g1x13) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_inv_shift_rows(%rip), %xmm9 /* y1_9_sr = lookup16(t1_9, inv_shift_rows) */
 	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_9_aes_cancel_key(%rip), %xmm9 /* y1_9_aes = aesenclast(y1_9_sr, aes_cancel_key) */
 	movdqa 768(%rsp), %xmm6 /* reload g1x6.3 */
-	movdqa %xmm6, %xmm12 /* g1x6.3 */
-	pxor 832(%rsp), %xmm12 /* t2_acc_18 = xor(g1x6, g1x10) */
-	pxor 928(%rsp), %xmm12 /* t2_acc_19 = xor(t2_acc_18, rk2_4) */
-	pxor 912(%rsp), %xmm12 /* t2_9 = xor(t2_acc_19, g1x14) */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_inv_shift_rows(%rip), %xmm12 /* y2_9_sr = lookup16(t2_9, inv_shift_rows) */
-	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_9_aes_cancel_key(%rip), %xmm12 /* y2_9_aes = aesenclast(y2_9_sr, aes_cancel_key) */
+	movdqa %xmm6, %xmm13 /* g1x6.3 */
+	pxor 832(%rsp), %xmm13 /* t2_acc_18 = xor(g1x6, g1x10) */
+	pxor 928(%rsp), %xmm13 /* t2_acc_19 = xor(t2_acc_18, rk2_4) */
+	pxor 912(%rsp), %xmm13 /* t2_9 = xor(t2_acc_19, g1x14) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_inv_shift_rows(%rip), %xmm13 /* y2_9_sr = lookup16(t2_9, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_9_aes_cancel_key(%rip), %xmm13 /* y2_9_aes = aesenclast(y2_9_sr, aes_cancel_key) */
 	movdqa 352(%rsp), %xmm14 /* reload g1x7.3 */
 	movdqa %xmm14, %xmm15 /* g1x7.3 */
-	pxor 128(%rsp), %xmm15 /* t3_acc_18 = xor(g1x7, g1x11) */
+	pxor 80(%rsp), %xmm15 /* t3_acc_18 = xor(g1x7, g1x11) */
 	pxor 896(%rsp), %xmm15 /* t3_acc_19 = xor(t3_acc_18, rk3_4) */
 	pxor 880(%rsp), %xmm15 /* t3_9 = xor(t3_acc_19, g1x15) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_inv_shift_rows(%rip), %xmm15 /* y3_9_sr = lookup16(t3_9, inv_shift_rows) */
 	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_9_aes_cancel_key(%rip), %xmm15 /* y3_9_aes = aesenclast(y3_9_sr, aes_cancel_key) */
-	movdqa %xmm2, %xmm14 /* y0_9_aes */
+	movdqa %xmm3, %xmm14 /* y0_9_aes */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm14 /* y0_9_aes_lo = and(y0_9_aes, nibble_mask) */
-	psrlw $4, %xmm2 /* y0_9_aes_sh = shr(y0_9_aes) */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm2 /* y0_9_aes_hi = and(y0_9_aes_sh, nibble_mask) */
+	psrlw $4, %xmm3 /* y0_9_aes_sh = shr(y0_9_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm3 /* y0_9_aes_hi = and(y0_9_aes_sh, nibble_mask) */
 	movdqa .Lsm4_byteslice_ssse3_aesni_asm_9_tbl_lo_1(%rip), %xmm6 /* tbl_lo_1 = const() */
-	movdqa %xmm6, %xmm3 /* tbl_lo_1 */
-	pshufb %xmm14, %xmm3 /* p1_0_9_l = lookup16(tbl_lo_1, y0_9_aes_lo) */
+	movdqa %xmm6, %xmm2 /* tbl_lo_1 */
+	pshufb %xmm14, %xmm2 /* p1_0_9_l = lookup16(tbl_lo_1, y0_9_aes_lo) */
 	movdqa %xmm8, %xmm0 /* tbl_lo_2 */
 	pshufb %xmm14, %xmm0 /* p2_0_9_l = lookup16(tbl_lo_2, y0_9_aes_lo) */
-	movdqa %xmm13, %xmm14 /* tbl_hi_1 */
-	pshufb %xmm2, %xmm14 /* p1_0_9_h = lookup16(tbl_hi_1, y0_9_aes_hi) */
-	pxor %xmm14, %xmm3 /* p1_0_9 = xor(p1_0_9_l, p1_0_9_h) */
+	movdqa %xmm12, %xmm14 /* tbl_hi_1 */
+	pshufb %xmm3, %xmm14 /* p1_0_9_h = lookup16(tbl_hi_1, y0_9_aes_hi) */
+	pxor %xmm14, %xmm2 /* p1_0_9 = xor(p1_0_9_l, p1_0_9_h) */
 	movdqa %xmm7, %xmm14 /* tbl_hi_2 */
-	pshufb %xmm2, %xmm14 /* p2_0_9_h = lookup16(tbl_hi_2, y0_9_aes_hi) */
+	pshufb %xmm3, %xmm14 /* p2_0_9_h = lookup16(tbl_hi_2, y0_9_aes_hi) */
 	pxor %xmm14, %xmm0 /* p2_0_9 = xor(p2_0_9_l, p2_0_9_h) */
-	movdqa %xmm9, %xmm2 /* y1_9_aes */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm2 /* y1_9_aes_lo = and(y1_9_aes, nibble_mask) */
+	movdqa %xmm9, %xmm3 /* y1_9_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm3 /* y1_9_aes_lo = and(y1_9_aes, nibble_mask) */
 	psrlw $4, %xmm9 /* y1_9_aes_sh = shr(y1_9_aes) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm9 /* y1_9_aes_hi = and(y1_9_aes_sh, nibble_mask) */
 	movdqa %xmm6, %xmm14 /* tbl_lo_1 */
-	pshufb %xmm2, %xmm14 /* p1_1_9_l = lookup16(tbl_lo_1, y1_9_aes_lo) */
+	pshufb %xmm3, %xmm14 /* p1_1_9_l = lookup16(tbl_lo_1, y1_9_aes_lo) */
 	movdqa %xmm4, 896(%rsp) /* spill g1x12.3 */
 	movdqa %xmm8, %xmm4 /* tbl_lo_2 */
-	pshufb %xmm2, %xmm4 /* p2_1_9_l = lookup16(tbl_lo_2, y1_9_aes_lo) */
-	movdqa %xmm13, %xmm2 /* tbl_hi_1 */
-	pshufb %xmm9, %xmm2 /* p1_1_9_h = lookup16(tbl_hi_1, y1_9_aes_hi) */
-	pxor %xmm2, %xmm14 /* p1_1_9 = xor(p1_1_9_l, p1_1_9_h) */
-	movdqa %xmm7, %xmm2 /* tbl_hi_2 */
-	pshufb %xmm9, %xmm2 /* p2_1_9_h = lookup16(tbl_hi_2, y1_9_aes_hi) */
-	pxor %xmm2, %xmm4 /* p2_1_9 = xor(p2_1_9_l, p2_1_9_h) */
-	movdqa %xmm12, %xmm2 /* y2_9_aes */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm2 /* y2_9_aes_lo = and(y2_9_aes, nibble_mask) */
-	psrlw $4, %xmm12 /* y2_9_aes_sh = shr(y2_9_aes) */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm12 /* y2_9_aes_hi = and(y2_9_aes_sh, nibble_mask) */
+	pshufb %xmm3, %xmm4 /* p2_1_9_l = lookup16(tbl_lo_2, y1_9_aes_lo) */
+	movdqa %xmm12, %xmm3 /* tbl_hi_1 */
+	pshufb %xmm9, %xmm3 /* p1_1_9_h = lookup16(tbl_hi_1, y1_9_aes_hi) */
+	pxor %xmm3, %xmm14 /* p1_1_9 = xor(p1_1_9_l, p1_1_9_h) */
+	movdqa %xmm7, %xmm3 /* tbl_hi_2 */
+	pshufb %xmm9, %xmm3 /* p2_1_9_h = lookup16(tbl_hi_2, y1_9_aes_hi) */
+	pxor %xmm3, %xmm4 /* p2_1_9 = xor(p2_1_9_l, p2_1_9_h) */
+	movdqa %xmm13, %xmm3 /* y2_9_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm3 /* y2_9_aes_lo = and(y2_9_aes, nibble_mask) */
+	psrlw $4, %xmm13 /* y2_9_aes_sh = shr(y2_9_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm13 /* y2_9_aes_hi = and(y2_9_aes_sh, nibble_mask) */
 	movdqa %xmm6, %xmm9 /* tbl_lo_1 */
-	pshufb %xmm2, %xmm9 /* p1_2_9_l = lookup16(tbl_lo_1, y2_9_aes_lo) */
+	pshufb %xmm3, %xmm9 /* p1_2_9_l = lookup16(tbl_lo_1, y2_9_aes_lo) */
 	movdqa %xmm11, 592(%rsp) /* spill g0x3.4 */
 	movdqa %xmm8, %xmm11 /* tbl_lo_2 */
-	pshufb %xmm2, %xmm11 /* p2_2_9_l = lookup16(tbl_lo_2, y2_9_aes_lo) */
-	movdqa %xmm13, %xmm2 /* tbl_hi_1 */
-	pshufb %xmm12, %xmm2 /* p1_2_9_h = lookup16(tbl_hi_1, y2_9_aes_hi) */
-	pxor %xmm2, %xmm9 /* p1_2_9 = xor(p1_2_9_l, p1_2_9_h) */
-	movdqa %xmm7, %xmm2 /* tbl_hi_2 */
-	pshufb %xmm12, %xmm2 /* p2_2_9_h = lookup16(tbl_hi_2, y2_9_aes_hi) */
-	pxor %xmm2, %xmm11 /* p2_2_9 = xor(p2_2_9_l, p2_2_9_h) */
-	movdqa %xmm15, %xmm2 /* y3_9_aes */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm2 /* y3_9_aes_lo = and(y3_9_aes, nibble_mask) */
+	pshufb %xmm3, %xmm11 /* p2_2_9_l = lookup16(tbl_lo_2, y2_9_aes_lo) */
+	movdqa %xmm12, %xmm3 /* tbl_hi_1 */
+	pshufb %xmm13, %xmm3 /* p1_2_9_h = lookup16(tbl_hi_1, y2_9_aes_hi) */
+	pxor %xmm3, %xmm9 /* p1_2_9 = xor(p1_2_9_l, p1_2_9_h) */
+	movdqa %xmm7, %xmm3 /* tbl_hi_2 */
+	pshufb %xmm13, %xmm3 /* p2_2_9_h = lookup16(tbl_hi_2, y2_9_aes_hi) */
+	pxor %xmm3, %xmm11 /* p2_2_9 = xor(p2_2_9_l, p2_2_9_h) */
+	movdqa %xmm15, %xmm3 /* y3_9_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm3 /* y3_9_aes_lo = and(y3_9_aes, nibble_mask) */
 	psrlw $4, %xmm15 /* y3_9_aes_sh = shr(y3_9_aes) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm15 /* y3_9_aes_hi = and(y3_9_aes_sh, nibble_mask) */
-	movdqa %xmm6, %xmm12 /* tbl_lo_1 */
-	pshufb %xmm2, %xmm12 /* p1_3_9_l = lookup16(tbl_lo_1, y3_9_aes_lo) */
+	movdqa %xmm6, %xmm13 /* tbl_lo_1 */
+	pshufb %xmm3, %xmm13 /* p1_3_9_l = lookup16(tbl_lo_1, y3_9_aes_lo) */
 	movdqa %xmm8, %xmm6 /* tbl_lo_2 */
-	pshufb %xmm2, %xmm6 /* p2_3_9_l = lookup16(tbl_lo_2, y3_9_aes_lo) */
-	movdqa %xmm13, %xmm2 /* tbl_hi_1 */
-	pshufb %xmm15, %xmm2 /* p1_3_9_h = lookup16(tbl_hi_1, y3_9_aes_hi) */
-	pxor %xmm2, %xmm12 /* p1_3_9 = xor(p1_3_9_l, p1_3_9_h) */
-	movdqa %xmm7, %xmm2 /* tbl_hi_2 */
-	pshufb %xmm15, %xmm2 /* p2_3_9_h = lookup16(tbl_hi_2, y3_9_aes_hi) */
-	pxor %xmm2, %xmm6 /* p2_3_9 = xor(p2_3_9_l, p2_3_9_h) */
-	movdqa %xmm3, %xmm2 /* p1_0_9 */
-	pxor %xmm0, %xmm2 /* m0_acc_36 = xor(p1_0_9, p2_0_9) */
+	pshufb %xmm3, %xmm6 /* p2_3_9_l = lookup16(tbl_lo_2, y3_9_aes_lo) */
+	movdqa %xmm12, %xmm3 /* tbl_hi_1 */
+	pshufb %xmm15, %xmm3 /* p1_3_9_h = lookup16(tbl_hi_1, y3_9_aes_hi) */
+	pxor %xmm3, %xmm13 /* p1_3_9 = xor(p1_3_9_l, p1_3_9_h) */
+	movdqa %xmm7, %xmm3 /* tbl_hi_2 */
+	pshufb %xmm15, %xmm3 /* p2_3_9_h = lookup16(tbl_hi_2, y3_9_aes_hi) */
+	pxor %xmm3, %xmm6 /* p2_3_9 = xor(p2_3_9_l, p2_3_9_h) */
+	movdqa %xmm2, %xmm3 /* p1_0_9 */
+	pxor %xmm0, %xmm3 /* m0_acc_36 = xor(p1_0_9, p2_0_9) */
 	pxor %xmm14, %xmm0 /* m1_acc_36 = xor(p2_0_9, p1_1_9) */
 	movdqa %xmm14, %xmm15 /* p1_1_9 */
 	pxor %xmm9, %xmm15 /* m0_acc_37 = xor(p1_1_9, p1_2_9) */
-	pxor %xmm15, %xmm2 /* m0_acc_38 = xor(m0_acc_36, m0_acc_37) */
-	pxor %xmm6, %xmm2 /* m0_acc_39 = xor(m0_acc_38, p2_3_9) */
-	pxor 688(%rsp), %xmm2 /* x0n_9 = xor(m0_acc_39, g1x0.3) */
-	movdqa %xmm3, %xmm15 /* p1_0_9 */
+	pxor %xmm15, %xmm3 /* m0_acc_38 = xor(m0_acc_36, m0_acc_37) */
+	pxor %xmm6, %xmm3 /* m0_acc_39 = xor(m0_acc_38, p2_3_9) */
+	pxor 688(%rsp), %xmm3 /* x0n_9 = xor(m0_acc_39, g1x0.3) */
+	movdqa %xmm2, %xmm15 /* p1_0_9 */
 	pxor %xmm14, %xmm15 /* m3_acc_36 = xor(p1_0_9, p1_1_9) */
-	pxor %xmm4, %xmm3 /* m2_acc_36 = xor(p1_0_9, p2_1_9) */
+	pxor %xmm4, %xmm2 /* m2_acc_36 = xor(p1_0_9, p2_1_9) */
 	pxor %xmm9, %xmm4 /* m1_acc_37 = xor(p2_1_9, p1_2_9) */
 	pxor %xmm4, %xmm0 /* m1_acc_38 = xor(m1_acc_36, m1_acc_37) */
-	pxor %xmm12, %xmm0 /* m1_acc_39 = xor(m1_acc_38, p1_3_9) */
+	pxor %xmm13, %xmm0 /* m1_acc_39 = xor(m1_acc_38, p1_3_9) */
 	pxor 736(%rsp), %xmm0 /* x1n_9 = xor(m1_acc_39, g1x1.3) */
 	pxor %xmm11, %xmm9 /* m2_acc_37 = xor(p1_2_9, p2_2_9) */
-	pxor %xmm9, %xmm3 /* m2_acc_38 = xor(m2_acc_36, m2_acc_37) */
-	pxor %xmm12, %xmm3 /* m2_acc_39 = xor(m2_acc_38, p1_3_9) */
-	pxor %xmm12, %xmm11 /* m3_acc_37 = xor(p2_2_9, p1_3_9) */
+	pxor %xmm9, %xmm2 /* m2_acc_38 = xor(m2_acc_36, m2_acc_37) */
+	pxor %xmm13, %xmm2 /* m2_acc_39 = xor(m2_acc_38, p1_3_9) */
+	pxor %xmm13, %xmm11 /* m3_acc_37 = xor(p2_2_9, p1_3_9) */
 	pxor %xmm11, %xmm15 /* m3_acc_38 = xor(m3_acc_36, m3_acc_37) */
 	pxor %xmm6, %xmm15 /* m3_acc_39 = xor(m3_acc_38, p2_3_9) */
-	pxor 704(%rsp), %xmm3 /* x2n_9 = xor(m2_acc_39, g1x2.3) */
+	pxor 704(%rsp), %xmm2 /* x2n_9 = xor(m2_acc_39, g1x2.3) */
 	pxor 672(%rsp), %xmm15 /* x3n_9 = xor(m3_acc_39, g1x3.3) */
 
 	/* Round 8r+5: slot 1 ^= M'_L·inv(slot 2 ^ slot 3 ^ slot 0 ^ rk') ^ C'. */
@@ -17936,82 +17798,82 @@ sm4_byteslice_ssse3_aesni_batch_gcm_asm:
 	pshufd $0, %xmm9, %xmm9 /* rk2_5 = bcast32() */
 	movd 92(%rdi,%r10), %xmm11
 	pshufd $0, %xmm11, %xmm11 /* rk3_5 = bcast32() */
-	movdqa 176(%rsp), %xmm12 /* reload g0x8.3 */
-	movdqa %xmm12, %xmm14 /* g0x8.3 */
-	pxor 48(%rsp), %xmm14 /* t0_acc_20 = xor(g0x8, g0x12) */
+	movdqa 128(%rsp), %xmm13 /* reload g0x8.3 */
+	movdqa %xmm13, %xmm14 /* g0x8.3 */
+	pxor 16(%rsp), %xmm14 /* t0_acc_20 = xor(g0x8, g0x12) */
 	pxor %xmm4, %xmm14 /* t0_acc_21 = xor(t0_acc_20, rk0_5) */
 	pxor %xmm1, %xmm14 /* t0_10 = xor(t0_acc_21, g0x0) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_inv_shift_rows(%rip), %xmm14 /* y0_10_sr = lookup16(t0_10, inv_shift_rows) */
 	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_9_aes_cancel_key(%rip), %xmm14 /* y0_10_aes = aesenclast(y0_10_sr, aes_cancel_key) */
-	movdqa 112(%rsp), %xmm12 /* reload g0x9.3 */
-	movdqa %xmm1, 336(%rsp) /* spill g0x0.4 */
-	movdqa %xmm12, %xmm1 /* g0x9.3 */
-	pxor 160(%rsp), %xmm1 /* t1_acc_20 = xor(g0x9, g0x13) */
+	movdqa 240(%rsp), %xmm13 /* reload g0x9.3 */
+	movdqa %xmm1, 304(%rsp) /* spill g0x0.4 */
+	movdqa %xmm13, %xmm1 /* g0x9.3 */
+	pxor 112(%rsp), %xmm1 /* t1_acc_20 = xor(g0x9, g0x13) */
 	pxor %xmm6, %xmm1 /* t1_acc_21 = xor(t1_acc_20, rk1_5) */
 	pxor %xmm5, %xmm1 /* t1_10 = xor(t1_acc_21, g0x1) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_inv_shift_rows(%rip), %xmm1 /* y1_10_sr = lookup16(t1_10, inv_shift_rows) */
 	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_9_aes_cancel_key(%rip), %xmm1 /* y1_10_aes = aesenclast(y1_10_sr, aes_cancel_key) */
-	movdqa 256(%rsp), %xmm12 /* reload g0x10.3 */
-	movdqa %xmm5, 288(%rsp) /* spill g0x1.4 */
-	movdqa %xmm12, %xmm5 /* g0x10.3 */
-	pxor 208(%rsp), %xmm5 /* t2_acc_20 = xor(g0x10, g0x14) */
+	movdqa 208(%rsp), %xmm13 /* reload g0x10.3 */
+	movdqa %xmm5, 256(%rsp) /* spill g0x1.4 */
+	movdqa %xmm13, %xmm5 /* g0x10.3 */
+	pxor 160(%rsp), %xmm5 /* t2_acc_20 = xor(g0x10, g0x14) */
 	pxor %xmm9, %xmm5 /* t2_acc_21 = xor(t2_acc_20, rk2_5) */
 	pxor %xmm10, %xmm5 /* t2_10 = xor(t2_acc_21, g0x2) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_inv_shift_rows(%rip), %xmm5 /* y2_10_sr = lookup16(t2_10, inv_shift_rows) */
 	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_9_aes_cancel_key(%rip), %xmm5 /* y2_10_aes = aesenclast(y2_10_sr, aes_cancel_key) */
-	movdqa 784(%rsp), %xmm12 /* reload g0x11.3 */
-	movdqa %xmm10, 96(%rsp) /* spill g0x2.4 */
-	movdqa %xmm12, %xmm10 /* g0x11.3 */
+	movdqa 784(%rsp), %xmm13 /* reload g0x11.3 */
+	movdqa %xmm10, 64(%rsp) /* spill g0x2.4 */
+	movdqa %xmm13, %xmm10 /* g0x11.3 */
 	pxor 848(%rsp), %xmm10 /* t3_acc_20 = xor(g0x11, g0x15) */
 	pxor %xmm11, %xmm10 /* t3_acc_21 = xor(t3_acc_20, rk3_5) */
 	pxor 592(%rsp), %xmm10 /* t3_10 = xor(t3_acc_21, g0x3) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_inv_shift_rows(%rip), %xmm10 /* y3_10_sr = lookup16(t3_10, inv_shift_rows) */
 	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_9_aes_cancel_key(%rip), %xmm10 /* y3_10_aes = aesenclast(y3_10_sr, aes_cancel_key) */
-	movdqa %xmm14, %xmm12 /* y0_10_aes */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm12 /* y0_10_aes_lo = and(y0_10_aes, nibble_mask) */
+	movdqa %xmm14, %xmm13 /* y0_10_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm13 /* y0_10_aes_lo = and(y0_10_aes, nibble_mask) */
 	psrlw $4, %xmm14 /* y0_10_aes_sh = shr(y0_10_aes) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm14 /* y0_10_aes_hi = and(y0_10_aes_sh, nibble_mask) */
-	movdqa %xmm15, 320(%rsp) /* spill g1x3.4 */
+	movdqa %xmm15, 288(%rsp) /* spill g1x3.4 */
 	movdqa .Lsm4_byteslice_ssse3_aesni_asm_9_tbl_lo_1(%rip), %xmm15 /* tbl_lo_1 = const() */
 	movdqa %xmm11, 672(%rsp) /* spill rk3_5 */
 	movdqa %xmm15, %xmm11 /* tbl_lo_1 */
-	pshufb %xmm12, %xmm11 /* p1_0_10_l = lookup16(tbl_lo_1, y0_10_aes_lo) */
-	movdqa %xmm3, 64(%rsp) /* spill g1x2.4 */
-	movdqa %xmm8, %xmm3 /* tbl_lo_2 */
-	pshufb %xmm12, %xmm3 /* p2_0_10_l = lookup16(tbl_lo_2, y0_10_aes_lo) */
-	movdqa %xmm13, %xmm12 /* tbl_hi_1 */
-	pshufb %xmm14, %xmm12 /* p1_0_10_h = lookup16(tbl_hi_1, y0_10_aes_hi) */
-	pxor %xmm12, %xmm11 /* p1_0_10 = xor(p1_0_10_l, p1_0_10_h) */
-	movdqa %xmm7, %xmm12 /* tbl_hi_2 */
-	pshufb %xmm14, %xmm12 /* p2_0_10_h = lookup16(tbl_hi_2, y0_10_aes_hi) */
-	pxor %xmm12, %xmm3 /* p2_0_10 = xor(p2_0_10_l, p2_0_10_h) */
-	movdqa %xmm1, %xmm12 /* y1_10_aes */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm12 /* y1_10_aes_lo = and(y1_10_aes, nibble_mask) */
+	pshufb %xmm13, %xmm11 /* p1_0_10_l = lookup16(tbl_lo_1, y0_10_aes_lo) */
+	movdqa %xmm2, 32(%rsp) /* spill g1x2.4 */
+	movdqa %xmm8, %xmm2 /* tbl_lo_2 */
+	pshufb %xmm13, %xmm2 /* p2_0_10_l = lookup16(tbl_lo_2, y0_10_aes_lo) */
+	movdqa %xmm12, %xmm13 /* tbl_hi_1 */
+	pshufb %xmm14, %xmm13 /* p1_0_10_h = lookup16(tbl_hi_1, y0_10_aes_hi) */
+	pxor %xmm13, %xmm11 /* p1_0_10 = xor(p1_0_10_l, p1_0_10_h) */
+	movdqa %xmm7, %xmm13 /* tbl_hi_2 */
+	pshufb %xmm14, %xmm13 /* p2_0_10_h = lookup16(tbl_hi_2, y0_10_aes_hi) */
+	pxor %xmm13, %xmm2 /* p2_0_10 = xor(p2_0_10_l, p2_0_10_h) */
+	movdqa %xmm1, %xmm13 /* y1_10_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm13 /* y1_10_aes_lo = and(y1_10_aes, nibble_mask) */
 	psrlw $4, %xmm1 /* y1_10_aes_sh = shr(y1_10_aes) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm1 /* y1_10_aes_hi = and(y1_10_aes_sh, nibble_mask) */
 	movdqa %xmm15, %xmm14 /* tbl_lo_1 */
-	pshufb %xmm12, %xmm14 /* p1_1_10_l = lookup16(tbl_lo_1, y1_10_aes_lo) */
+	pshufb %xmm13, %xmm14 /* p1_1_10_l = lookup16(tbl_lo_1, y1_10_aes_lo) */
 	movdqa %xmm9, 704(%rsp) /* spill rk2_5 */
 	movdqa %xmm8, %xmm9 /* tbl_lo_2 */
-	pshufb %xmm12, %xmm9 /* p2_1_10_l = lookup16(tbl_lo_2, y1_10_aes_lo) */
-	movdqa %xmm13, %xmm12 /* tbl_hi_1 */
-	pshufb %xmm1, %xmm12 /* p1_1_10_h = lookup16(tbl_hi_1, y1_10_aes_hi) */
-	pxor %xmm12, %xmm14 /* p1_1_10 = xor(p1_1_10_l, p1_1_10_h) */
-	movdqa %xmm7, %xmm12 /* tbl_hi_2 */
-	pshufb %xmm1, %xmm12 /* p2_1_10_h = lookup16(tbl_hi_2, y1_10_aes_hi) */
-	pxor %xmm12, %xmm9 /* p2_1_10 = xor(p2_1_10_l, p2_1_10_h) */
+	pshufb %xmm13, %xmm9 /* p2_1_10_l = lookup16(tbl_lo_2, y1_10_aes_lo) */
+	movdqa %xmm12, %xmm13 /* tbl_hi_1 */
+	pshufb %xmm1, %xmm13 /* p1_1_10_h = lookup16(tbl_hi_1, y1_10_aes_hi) */
+	pxor %xmm13, %xmm14 /* p1_1_10 = xor(p1_1_10_l, p1_1_10_h) */
+	movdqa %xmm7, %xmm13 /* tbl_hi_2 */
+	pshufb %xmm1, %xmm13 /* p2_1_10_h = lookup16(tbl_hi_2, y1_10_aes_hi) */
+	pxor %xmm13, %xmm9 /* p2_1_10 = xor(p2_1_10_l, p2_1_10_h) */
 	movdqa %xmm5, %xmm1 /* y2_10_aes */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm1 /* y2_10_aes_lo = and(y2_10_aes, nibble_mask) */
 	psrlw $4, %xmm5 /* y2_10_aes_sh = shr(y2_10_aes) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm5 /* y2_10_aes_hi = and(y2_10_aes_sh, nibble_mask) */
-	movdqa %xmm15, %xmm12 /* tbl_lo_1 */
-	pshufb %xmm1, %xmm12 /* p1_2_10_l = lookup16(tbl_lo_1, y2_10_aes_lo) */
+	movdqa %xmm15, %xmm13 /* tbl_lo_1 */
+	pshufb %xmm1, %xmm13 /* p1_2_10_l = lookup16(tbl_lo_1, y2_10_aes_lo) */
 	movdqa %xmm0, 368(%rsp) /* spill g1x1.4 */
 	movdqa %xmm8, %xmm0 /* tbl_lo_2 */
 	pshufb %xmm1, %xmm0 /* p2_2_10_l = lookup16(tbl_lo_2, y2_10_aes_lo) */
-	movdqa %xmm13, %xmm1 /* tbl_hi_1 */
+	movdqa %xmm12, %xmm1 /* tbl_hi_1 */
 	pshufb %xmm5, %xmm1 /* p1_2_10_h = lookup16(tbl_hi_1, y2_10_aes_hi) */
-	pxor %xmm1, %xmm12 /* p1_2_10 = xor(p1_2_10_l, p1_2_10_h) */
+	pxor %xmm1, %xmm13 /* p1_2_10 = xor(p1_2_10_l, p1_2_10_h) */
 	movdqa %xmm7, %xmm1 /* tbl_hi_2 */
 	pshufb %xmm5, %xmm1 /* p2_2_10_h = lookup16(tbl_hi_2, y2_10_aes_hi) */
 	pxor %xmm1, %xmm0 /* p2_2_10 = xor(p2_2_10_l, p2_2_10_h) */
@@ -18023,40 +17885,40 @@ sm4_byteslice_ssse3_aesni_batch_gcm_asm:
 	pshufb %xmm1, %xmm5 /* p1_3_10_l = lookup16(tbl_lo_1, y3_10_aes_lo) */
 	movdqa %xmm8, %xmm15 /* tbl_lo_2 */
 	pshufb %xmm1, %xmm15 /* p2_3_10_l = lookup16(tbl_lo_2, y3_10_aes_lo) */
-	movdqa %xmm13, %xmm1 /* tbl_hi_1 */
+	movdqa %xmm12, %xmm1 /* tbl_hi_1 */
 	pshufb %xmm10, %xmm1 /* p1_3_10_h = lookup16(tbl_hi_1, y3_10_aes_hi) */
 	pxor %xmm1, %xmm5 /* p1_3_10 = xor(p1_3_10_l, p1_3_10_h) */
 	movdqa %xmm7, %xmm1 /* tbl_hi_2 */
 	pshufb %xmm10, %xmm1 /* p2_3_10_h = lookup16(tbl_hi_2, y3_10_aes_hi) */
 	pxor %xmm1, %xmm15 /* p2_3_10 = xor(p2_3_10_l, p2_3_10_h) */
 	movdqa %xmm11, %xmm1 /* p1_0_10 */
-	pxor %xmm3, %xmm1 /* m0_acc_40 = xor(p1_0_10, p2_0_10) */
-	pxor %xmm14, %xmm3 /* m1_acc_40 = xor(p2_0_10, p1_1_10) */
+	pxor %xmm2, %xmm1 /* m0_acc_40 = xor(p1_0_10, p2_0_10) */
+	pxor %xmm14, %xmm2 /* m1_acc_40 = xor(p2_0_10, p1_1_10) */
 	movdqa %xmm14, %xmm10 /* p1_1_10 */
-	pxor %xmm12, %xmm10 /* m0_acc_41 = xor(p1_1_10, p1_2_10) */
+	pxor %xmm13, %xmm10 /* m0_acc_41 = xor(p1_1_10, p1_2_10) */
 	pxor %xmm10, %xmm1 /* m0_acc_42 = xor(m0_acc_40, m0_acc_41) */
 	pxor %xmm15, %xmm1 /* m0_acc_43 = xor(m0_acc_42, p2_3_10) */
-	pxor 192(%rsp), %xmm1 /* x0n_10 = xor(m0_acc_43, g0x4.3) */
+	pxor 144(%rsp), %xmm1 /* x0n_10 = xor(m0_acc_43, g0x4.3) */
 	movdqa %xmm11, %xmm10 /* p1_0_10 */
 	pxor %xmm14, %xmm10 /* m3_acc_40 = xor(p1_0_10, p1_1_10) */
 	pxor %xmm9, %xmm11 /* m2_acc_40 = xor(p1_0_10, p2_1_10) */
-	pxor %xmm12, %xmm9 /* m1_acc_41 = xor(p2_1_10, p1_2_10) */
-	pxor %xmm9, %xmm3 /* m1_acc_42 = xor(m1_acc_40, m1_acc_41) */
-	pxor %xmm5, %xmm3 /* m1_acc_43 = xor(m1_acc_42, p1_3_10) */
-	pxor 224(%rsp), %xmm3 /* x1n_10 = xor(m1_acc_43, g0x5.3) */
-	pxor %xmm0, %xmm12 /* m2_acc_41 = xor(p1_2_10, p2_2_10) */
-	pxor %xmm12, %xmm11 /* m2_acc_42 = xor(m2_acc_40, m2_acc_41) */
+	pxor %xmm13, %xmm9 /* m1_acc_41 = xor(p2_1_10, p1_2_10) */
+	pxor %xmm9, %xmm2 /* m1_acc_42 = xor(m1_acc_40, m1_acc_41) */
+	pxor %xmm5, %xmm2 /* m1_acc_43 = xor(m1_acc_42, p1_3_10) */
+	pxor 176(%rsp), %xmm2 /* x1n_10 = xor(m1_acc_43, g0x5.3) */
+	pxor %xmm0, %xmm13 /* m2_acc_41 = xor(p1_2_10, p2_2_10) */
+	pxor %xmm13, %xmm11 /* m2_acc_42 = xor(m2_acc_40, m2_acc_41) */
 	pxor %xmm5, %xmm11 /* m2_acc_43 = xor(m2_acc_42, p1_3_10) */
 	pxor %xmm5, %xmm0 /* m3_acc_41 = xor(p2_2_10, p1_3_10) */
 	pxor %xmm0, %xmm10 /* m3_acc_42 = xor(m3_acc_40, m3_acc_41) */
 	pxor %xmm15, %xmm10 /* m3_acc_43 = xor(m3_acc_42, p2_3_10) */
-	pxor 240(%rsp), %xmm11 /* x2n_10 = xor(m2_acc_43, g0x6.3) */
+	pxor 192(%rsp), %xmm11 /* x2n_10 = xor(m2_acc_43, g0x6.3) */
 	pxor 720(%rsp), %xmm10 /* x3n_10 = xor(m3_acc_43, g0x7.3) */
 	movdqa 816(%rsp), %xmm0 /* reload g1x8.3 */
 	movdqa %xmm0, %xmm5 /* g1x8.3 */
 	pxor 896(%rsp), %xmm5 /* t0_acc_22 = xor(g1x8, g1x12) */
 	pxor %xmm4, %xmm5 /* t0_acc_23 = xor(t0_acc_22, rk0_5) */
-	pxor %xmm2, %xmm5 /* t0_11 = xor(t0_acc_23, g1x0) */
+	pxor %xmm3, %xmm5 /* t0_11 = xor(t0_acc_23, g1x0) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_inv_shift_rows(%rip), %xmm5 /* y0_11_sr = lookup16(t0_11, inv_shift_rows) */
 	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_9_aes_cancel_key(%rip), %xmm5 /* y0_11_aes = aesenclast(y0_11_sr, aes_cancel_key) */
 	movdqa 864(%rsp), %xmm4 /* reload g1x9.3 */
@@ -18067,17 +17929,17 @@ sm4_byteslice_ssse3_aesni_batch_gcm_asm:
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_inv_shift_rows(%rip), %xmm9 /* y1_11_sr = lookup16(t1_11, inv_shift_rows) */
 	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_9_aes_cancel_key(%rip), %xmm9 /* y1_11_aes = aesenclast(y1_11_sr, aes_cancel_key) */
 	movdqa 832(%rsp), %xmm6 /* reload g1x10.3 */
-	movdqa %xmm6, %xmm12 /* g1x10.3 */
-	pxor 912(%rsp), %xmm12 /* t2_acc_22 = xor(g1x10, g1x14) */
-	pxor 704(%rsp), %xmm12 /* t2_acc_23 = xor(t2_acc_22, rk2_5) */
-	pxor 64(%rsp), %xmm12 /* t2_11 = xor(t2_acc_23, g1x2) */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_inv_shift_rows(%rip), %xmm12 /* y2_11_sr = lookup16(t2_11, inv_shift_rows) */
-	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_9_aes_cancel_key(%rip), %xmm12 /* y2_11_aes = aesenclast(y2_11_sr, aes_cancel_key) */
-	movdqa 128(%rsp), %xmm14 /* reload g1x11.3 */
+	movdqa %xmm6, %xmm13 /* g1x10.3 */
+	pxor 912(%rsp), %xmm13 /* t2_acc_22 = xor(g1x10, g1x14) */
+	pxor 704(%rsp), %xmm13 /* t2_acc_23 = xor(t2_acc_22, rk2_5) */
+	pxor 32(%rsp), %xmm13 /* t2_11 = xor(t2_acc_23, g1x2) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_inv_shift_rows(%rip), %xmm13 /* y2_11_sr = lookup16(t2_11, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_9_aes_cancel_key(%rip), %xmm13 /* y2_11_aes = aesenclast(y2_11_sr, aes_cancel_key) */
+	movdqa 80(%rsp), %xmm14 /* reload g1x11.3 */
 	movdqa %xmm14, %xmm15 /* g1x11.3 */
 	pxor 880(%rsp), %xmm15 /* t3_acc_22 = xor(g1x11, g1x15) */
 	pxor 672(%rsp), %xmm15 /* t3_acc_23 = xor(t3_acc_22, rk3_5) */
-	pxor 320(%rsp), %xmm15 /* t3_11 = xor(t3_acc_23, g1x3) */
+	pxor 288(%rsp), %xmm15 /* t3_11 = xor(t3_acc_23, g1x3) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_inv_shift_rows(%rip), %xmm15 /* y3_11_sr = lookup16(t3_11, inv_shift_rows) */
 	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_9_aes_cancel_key(%rip), %xmm15 /* y3_11_aes = aesenclast(y3_11_sr, aes_cancel_key) */
 	movdqa %xmm5, %xmm14 /* y0_11_aes */
@@ -18089,7 +17951,7 @@ sm4_byteslice_ssse3_aesni_batch_gcm_asm:
 	pshufb %xmm14, %xmm4 /* p1_0_11_l = lookup16(tbl_lo_1, y0_11_aes_lo) */
 	movdqa %xmm8, %xmm0 /* tbl_lo_2 */
 	pshufb %xmm14, %xmm0 /* p2_0_11_l = lookup16(tbl_lo_2, y0_11_aes_lo) */
-	movdqa %xmm13, %xmm14 /* tbl_hi_1 */
+	movdqa %xmm12, %xmm14 /* tbl_hi_1 */
 	pshufb %xmm5, %xmm14 /* p1_0_11_h = lookup16(tbl_hi_1, y0_11_aes_hi) */
 	pxor %xmm14, %xmm4 /* p1_0_11 = xor(p1_0_11_l, p1_0_11_h) */
 	movdqa %xmm7, %xmm14 /* tbl_hi_2 */
@@ -18101,41 +17963,41 @@ sm4_byteslice_ssse3_aesni_batch_gcm_asm:
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm9 /* y1_11_aes_hi = and(y1_11_aes_sh, nibble_mask) */
 	movdqa %xmm6, %xmm14 /* tbl_lo_1 */
 	pshufb %xmm5, %xmm14 /* p1_1_11_l = lookup16(tbl_lo_1, y1_11_aes_lo) */
-	movdqa %xmm2, 384(%rsp) /* spill g1x0.4 */
-	movdqa %xmm8, %xmm2 /* tbl_lo_2 */
-	pshufb %xmm5, %xmm2 /* p2_1_11_l = lookup16(tbl_lo_2, y1_11_aes_lo) */
-	movdqa %xmm13, %xmm5 /* tbl_hi_1 */
+	movdqa %xmm3, 384(%rsp) /* spill g1x0.4 */
+	movdqa %xmm8, %xmm3 /* tbl_lo_2 */
+	pshufb %xmm5, %xmm3 /* p2_1_11_l = lookup16(tbl_lo_2, y1_11_aes_lo) */
+	movdqa %xmm12, %xmm5 /* tbl_hi_1 */
 	pshufb %xmm9, %xmm5 /* p1_1_11_h = lookup16(tbl_hi_1, y1_11_aes_hi) */
 	pxor %xmm5, %xmm14 /* p1_1_11 = xor(p1_1_11_l, p1_1_11_h) */
 	movdqa %xmm7, %xmm5 /* tbl_hi_2 */
 	pshufb %xmm9, %xmm5 /* p2_1_11_h = lookup16(tbl_hi_2, y1_11_aes_hi) */
-	pxor %xmm5, %xmm2 /* p2_1_11 = xor(p2_1_11_l, p2_1_11_h) */
-	movdqa %xmm12, %xmm5 /* y2_11_aes */
+	pxor %xmm5, %xmm3 /* p2_1_11 = xor(p2_1_11_l, p2_1_11_h) */
+	movdqa %xmm13, %xmm5 /* y2_11_aes */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm5 /* y2_11_aes_lo = and(y2_11_aes, nibble_mask) */
-	psrlw $4, %xmm12 /* y2_11_aes_sh = shr(y2_11_aes) */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm12 /* y2_11_aes_hi = and(y2_11_aes_sh, nibble_mask) */
+	psrlw $4, %xmm13 /* y2_11_aes_sh = shr(y2_11_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm13 /* y2_11_aes_hi = and(y2_11_aes_sh, nibble_mask) */
 	movdqa %xmm6, %xmm9 /* tbl_lo_1 */
 	pshufb %xmm5, %xmm9 /* p1_2_11_l = lookup16(tbl_lo_1, y2_11_aes_lo) */
 	movdqa %xmm10, 672(%rsp) /* spill g0x7.4 */
 	movdqa %xmm8, %xmm10 /* tbl_lo_2 */
 	pshufb %xmm5, %xmm10 /* p2_2_11_l = lookup16(tbl_lo_2, y2_11_aes_lo) */
-	movdqa %xmm13, %xmm5 /* tbl_hi_1 */
-	pshufb %xmm12, %xmm5 /* p1_2_11_h = lookup16(tbl_hi_1, y2_11_aes_hi) */
+	movdqa %xmm12, %xmm5 /* tbl_hi_1 */
+	pshufb %xmm13, %xmm5 /* p1_2_11_h = lookup16(tbl_hi_1, y2_11_aes_hi) */
 	pxor %xmm5, %xmm9 /* p1_2_11 = xor(p1_2_11_l, p1_2_11_h) */
 	movdqa %xmm7, %xmm5 /* tbl_hi_2 */
-	pshufb %xmm12, %xmm5 /* p2_2_11_h = lookup16(tbl_hi_2, y2_11_aes_hi) */
+	pshufb %xmm13, %xmm5 /* p2_2_11_h = lookup16(tbl_hi_2, y2_11_aes_hi) */
 	pxor %xmm5, %xmm10 /* p2_2_11 = xor(p2_2_11_l, p2_2_11_h) */
 	movdqa %xmm15, %xmm5 /* y3_11_aes */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm5 /* y3_11_aes_lo = and(y3_11_aes, nibble_mask) */
 	psrlw $4, %xmm15 /* y3_11_aes_sh = shr(y3_11_aes) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm15 /* y3_11_aes_hi = and(y3_11_aes_sh, nibble_mask) */
-	movdqa %xmm6, %xmm12 /* tbl_lo_1 */
-	pshufb %xmm5, %xmm12 /* p1_3_11_l = lookup16(tbl_lo_1, y3_11_aes_lo) */
+	movdqa %xmm6, %xmm13 /* tbl_lo_1 */
+	pshufb %xmm5, %xmm13 /* p1_3_11_l = lookup16(tbl_lo_1, y3_11_aes_lo) */
 	movdqa %xmm8, %xmm6 /* tbl_lo_2 */
 	pshufb %xmm5, %xmm6 /* p2_3_11_l = lookup16(tbl_lo_2, y3_11_aes_lo) */
-	movdqa %xmm13, %xmm5 /* tbl_hi_1 */
+	movdqa %xmm12, %xmm5 /* tbl_hi_1 */
 	pshufb %xmm15, %xmm5 /* p1_3_11_h = lookup16(tbl_hi_1, y3_11_aes_hi) */
-	pxor %xmm5, %xmm12 /* p1_3_11 = xor(p1_3_11_l, p1_3_11_h) */
+	pxor %xmm5, %xmm13 /* p1_3_11 = xor(p1_3_11_l, p1_3_11_h) */
 	movdqa %xmm7, %xmm5 /* tbl_hi_2 */
 	pshufb %xmm15, %xmm5 /* p2_3_11_h = lookup16(tbl_hi_2, y3_11_aes_hi) */
 	pxor %xmm5, %xmm6 /* p2_3_11 = xor(p2_3_11_l, p2_3_11_h) */
@@ -18149,119 +18011,119 @@ sm4_byteslice_ssse3_aesni_batch_gcm_asm:
 	pxor 752(%rsp), %xmm5 /* x0n_11 = xor(m0_acc_47, g1x4.3) */
 	movdqa %xmm4, %xmm15 /* p1_0_11 */
 	pxor %xmm14, %xmm15 /* m3_acc_44 = xor(p1_0_11, p1_1_11) */
-	pxor %xmm2, %xmm4 /* m2_acc_44 = xor(p1_0_11, p2_1_11) */
-	pxor %xmm9, %xmm2 /* m1_acc_45 = xor(p2_1_11, p1_2_11) */
-	pxor %xmm2, %xmm0 /* m1_acc_46 = xor(m1_acc_44, m1_acc_45) */
-	pxor %xmm12, %xmm0 /* m1_acc_47 = xor(m1_acc_46, p1_3_11) */
+	pxor %xmm3, %xmm4 /* m2_acc_44 = xor(p1_0_11, p2_1_11) */
+	pxor %xmm9, %xmm3 /* m1_acc_45 = xor(p2_1_11, p1_2_11) */
+	pxor %xmm3, %xmm0 /* m1_acc_46 = xor(m1_acc_44, m1_acc_45) */
+	pxor %xmm13, %xmm0 /* m1_acc_47 = xor(m1_acc_46, p1_3_11) */
 	pxor 800(%rsp), %xmm0 /* x1n_11 = xor(m1_acc_47, g1x5.3) */
 	pxor %xmm10, %xmm9 /* m2_acc_45 = xor(p1_2_11, p2_2_11) */
 	pxor %xmm9, %xmm4 /* m2_acc_46 = xor(m2_acc_44, m2_acc_45) */
-	pxor %xmm12, %xmm4 /* m2_acc_47 = xor(m2_acc_46, p1_3_11) */
-	pxor %xmm12, %xmm10 /* m3_acc_45 = xor(p2_2_11, p1_3_11) */
+	pxor %xmm13, %xmm4 /* m2_acc_47 = xor(m2_acc_46, p1_3_11) */
+	pxor %xmm13, %xmm10 /* m3_acc_45 = xor(p2_2_11, p1_3_11) */
 	pxor %xmm10, %xmm15 /* m3_acc_46 = xor(m3_acc_44, m3_acc_45) */
 	pxor %xmm6, %xmm15 /* m3_acc_47 = xor(m3_acc_46, p2_3_11) */
 	pxor 768(%rsp), %xmm4 /* x2n_11 = xor(m2_acc_47, g1x6.3) */
 	pxor 352(%rsp), %xmm15 /* x3n_11 = xor(m3_acc_47, g1x7.3) */
 
 	/* Round 8r+6: slot 2 ^= M'_L·inv(slot 3 ^ slot 0 ^ slot 1 ^ rk') ^ C'. */
-	movd 96(%rdi,%r10), %xmm2
-	pshufd $0, %xmm2, %xmm2 /* rk0_6 = bcast32() */
+	movd 96(%rdi,%r10), %xmm3
+	pshufd $0, %xmm3, %xmm3 /* rk0_6 = bcast32() */
 	movd 100(%rdi,%r10), %xmm6
 	pshufd $0, %xmm6, %xmm6 /* rk1_6 = bcast32() */
 	movd 104(%rdi,%r10), %xmm9
 	pshufd $0, %xmm9, %xmm9 /* rk2_6 = bcast32() */
 	movd 108(%rdi,%r10), %xmm10
 	pshufd $0, %xmm10, %xmm10 /* rk3_6 = bcast32() */
-	movdqa 48(%rsp), %xmm12 /* reload g0x12.3 */
-	movdqa %xmm12, %xmm14 /* g0x12.3 */
-	pxor 336(%rsp), %xmm14 /* t0_acc_24 = xor(g0x12, g0x0) */
-	pxor %xmm2, %xmm14 /* t0_acc_25 = xor(t0_acc_24, rk0_6) */
+	movdqa 16(%rsp), %xmm13 /* reload g0x12.3 */
+	movdqa %xmm13, %xmm14 /* g0x12.3 */
+	pxor 304(%rsp), %xmm14 /* t0_acc_24 = xor(g0x12, g0x0) */
+	pxor %xmm3, %xmm14 /* t0_acc_25 = xor(t0_acc_24, rk0_6) */
 	pxor %xmm1, %xmm14 /* t0_12 = xor(t0_acc_25, g0x4) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_inv_shift_rows(%rip), %xmm14 /* y0_12_sr = lookup16(t0_12, inv_shift_rows) */
 	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_9_aes_cancel_key(%rip), %xmm14 /* y0_12_aes = aesenclast(y0_12_sr, aes_cancel_key) */
-	movdqa 160(%rsp), %xmm12 /* reload g0x13.3 */
+	movdqa 112(%rsp), %xmm13 /* reload g0x13.3 */
 	movdqa %xmm1, 352(%rsp) /* spill g0x4.4 */
-	movdqa %xmm12, %xmm1 /* g0x13.3 */
-	pxor 288(%rsp), %xmm1 /* t1_acc_24 = xor(g0x13, g0x1) */
+	movdqa %xmm13, %xmm1 /* g0x13.3 */
+	pxor 256(%rsp), %xmm1 /* t1_acc_24 = xor(g0x13, g0x1) */
 	pxor %xmm6, %xmm1 /* t1_acc_25 = xor(t1_acc_24, rk1_6) */
-	pxor %xmm3, %xmm1 /* t1_12 = xor(t1_acc_25, g0x5) */
+	pxor %xmm2, %xmm1 /* t1_12 = xor(t1_acc_25, g0x5) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_inv_shift_rows(%rip), %xmm1 /* y1_12_sr = lookup16(t1_12, inv_shift_rows) */
 	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_9_aes_cancel_key(%rip), %xmm1 /* y1_12_aes = aesenclast(y1_12_sr, aes_cancel_key) */
-	movdqa 208(%rsp), %xmm12 /* reload g0x14.3 */
-	movdqa %xmm3, 768(%rsp) /* spill g0x5.4 */
-	movdqa %xmm12, %xmm3 /* g0x14.3 */
-	pxor 96(%rsp), %xmm3 /* t2_acc_24 = xor(g0x14, g0x2) */
-	pxor %xmm9, %xmm3 /* t2_acc_25 = xor(t2_acc_24, rk2_6) */
-	pxor %xmm11, %xmm3 /* t2_12 = xor(t2_acc_25, g0x6) */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_inv_shift_rows(%rip), %xmm3 /* y2_12_sr = lookup16(t2_12, inv_shift_rows) */
-	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_9_aes_cancel_key(%rip), %xmm3 /* y2_12_aes = aesenclast(y2_12_sr, aes_cancel_key) */
-	movdqa 848(%rsp), %xmm12 /* reload g0x15.3 */
+	movdqa 160(%rsp), %xmm13 /* reload g0x14.3 */
+	movdqa %xmm2, 768(%rsp) /* spill g0x5.4 */
+	movdqa %xmm13, %xmm2 /* g0x14.3 */
+	pxor 64(%rsp), %xmm2 /* t2_acc_24 = xor(g0x14, g0x2) */
+	pxor %xmm9, %xmm2 /* t2_acc_25 = xor(t2_acc_24, rk2_6) */
+	pxor %xmm11, %xmm2 /* t2_12 = xor(t2_acc_25, g0x6) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_inv_shift_rows(%rip), %xmm2 /* y2_12_sr = lookup16(t2_12, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_9_aes_cancel_key(%rip), %xmm2 /* y2_12_aes = aesenclast(y2_12_sr, aes_cancel_key) */
+	movdqa 848(%rsp), %xmm13 /* reload g0x15.3 */
 	movdqa %xmm11, 800(%rsp) /* spill g0x6.4 */
-	movdqa %xmm12, %xmm11 /* g0x15.3 */
+	movdqa %xmm13, %xmm11 /* g0x15.3 */
 	pxor 592(%rsp), %xmm11 /* t3_acc_24 = xor(g0x15, g0x3) */
 	pxor %xmm10, %xmm11 /* t3_acc_25 = xor(t3_acc_24, rk3_6) */
 	pxor 672(%rsp), %xmm11 /* t3_12 = xor(t3_acc_25, g0x7) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_inv_shift_rows(%rip), %xmm11 /* y3_12_sr = lookup16(t3_12, inv_shift_rows) */
 	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_9_aes_cancel_key(%rip), %xmm11 /* y3_12_aes = aesenclast(y3_12_sr, aes_cancel_key) */
-	movdqa %xmm14, %xmm12 /* y0_12_aes */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm12 /* y0_12_aes_lo = and(y0_12_aes, nibble_mask) */
+	movdqa %xmm14, %xmm13 /* y0_12_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm13 /* y0_12_aes_lo = and(y0_12_aes, nibble_mask) */
 	psrlw $4, %xmm14 /* y0_12_aes_sh = shr(y0_12_aes) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm14 /* y0_12_aes_hi = and(y0_12_aes_sh, nibble_mask) */
 	movdqa %xmm15, 432(%rsp) /* spill g1x7.4 */
 	movdqa .Lsm4_byteslice_ssse3_aesni_asm_9_tbl_lo_1(%rip), %xmm15 /* tbl_lo_1 = const() */
 	movdqa %xmm10, 752(%rsp) /* spill rk3_6 */
 	movdqa %xmm15, %xmm10 /* tbl_lo_1 */
-	pshufb %xmm12, %xmm10 /* p1_0_12_l = lookup16(tbl_lo_1, y0_12_aes_lo) */
+	pshufb %xmm13, %xmm10 /* p1_0_12_l = lookup16(tbl_lo_1, y0_12_aes_lo) */
 	movdqa %xmm4, 480(%rsp) /* spill g1x6.4 */
 	movdqa %xmm8, %xmm4 /* tbl_lo_2 */
-	pshufb %xmm12, %xmm4 /* p2_0_12_l = lookup16(tbl_lo_2, y0_12_aes_lo) */
-	movdqa %xmm13, %xmm12 /* tbl_hi_1 */
-	pshufb %xmm14, %xmm12 /* p1_0_12_h = lookup16(tbl_hi_1, y0_12_aes_hi) */
-	pxor %xmm12, %xmm10 /* p1_0_12 = xor(p1_0_12_l, p1_0_12_h) */
-	movdqa %xmm7, %xmm12 /* tbl_hi_2 */
-	pshufb %xmm14, %xmm12 /* p2_0_12_h = lookup16(tbl_hi_2, y0_12_aes_hi) */
-	pxor %xmm12, %xmm4 /* p2_0_12 = xor(p2_0_12_l, p2_0_12_h) */
-	movdqa %xmm1, %xmm12 /* y1_12_aes */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm12 /* y1_12_aes_lo = and(y1_12_aes, nibble_mask) */
+	pshufb %xmm13, %xmm4 /* p2_0_12_l = lookup16(tbl_lo_2, y0_12_aes_lo) */
+	movdqa %xmm12, %xmm13 /* tbl_hi_1 */
+	pshufb %xmm14, %xmm13 /* p1_0_12_h = lookup16(tbl_hi_1, y0_12_aes_hi) */
+	pxor %xmm13, %xmm10 /* p1_0_12 = xor(p1_0_12_l, p1_0_12_h) */
+	movdqa %xmm7, %xmm13 /* tbl_hi_2 */
+	pshufb %xmm14, %xmm13 /* p2_0_12_h = lookup16(tbl_hi_2, y0_12_aes_hi) */
+	pxor %xmm13, %xmm4 /* p2_0_12 = xor(p2_0_12_l, p2_0_12_h) */
+	movdqa %xmm1, %xmm13 /* y1_12_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm13 /* y1_12_aes_lo = and(y1_12_aes, nibble_mask) */
 	psrlw $4, %xmm1 /* y1_12_aes_sh = shr(y1_12_aes) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm1 /* y1_12_aes_hi = and(y1_12_aes_sh, nibble_mask) */
 	movdqa %xmm15, %xmm14 /* tbl_lo_1 */
-	pshufb %xmm12, %xmm14 /* p1_1_12_l = lookup16(tbl_lo_1, y1_12_aes_lo) */
+	pshufb %xmm13, %xmm14 /* p1_1_12_l = lookup16(tbl_lo_1, y1_12_aes_lo) */
 	movdqa %xmm9, 704(%rsp) /* spill rk2_6 */
 	movdqa %xmm8, %xmm9 /* tbl_lo_2 */
-	pshufb %xmm12, %xmm9 /* p2_1_12_l = lookup16(tbl_lo_2, y1_12_aes_lo) */
-	movdqa %xmm13, %xmm12 /* tbl_hi_1 */
-	pshufb %xmm1, %xmm12 /* p1_1_12_h = lookup16(tbl_hi_1, y1_12_aes_hi) */
-	pxor %xmm12, %xmm14 /* p1_1_12 = xor(p1_1_12_l, p1_1_12_h) */
-	movdqa %xmm7, %xmm12 /* tbl_hi_2 */
-	pshufb %xmm1, %xmm12 /* p2_1_12_h = lookup16(tbl_hi_2, y1_12_aes_hi) */
-	pxor %xmm12, %xmm9 /* p2_1_12 = xor(p2_1_12_l, p2_1_12_h) */
-	movdqa %xmm3, %xmm1 /* y2_12_aes */
+	pshufb %xmm13, %xmm9 /* p2_1_12_l = lookup16(tbl_lo_2, y1_12_aes_lo) */
+	movdqa %xmm12, %xmm13 /* tbl_hi_1 */
+	pshufb %xmm1, %xmm13 /* p1_1_12_h = lookup16(tbl_hi_1, y1_12_aes_hi) */
+	pxor %xmm13, %xmm14 /* p1_1_12 = xor(p1_1_12_l, p1_1_12_h) */
+	movdqa %xmm7, %xmm13 /* tbl_hi_2 */
+	pshufb %xmm1, %xmm13 /* p2_1_12_h = lookup16(tbl_hi_2, y1_12_aes_hi) */
+	pxor %xmm13, %xmm9 /* p2_1_12 = xor(p2_1_12_l, p2_1_12_h) */
+	movdqa %xmm2, %xmm1 /* y2_12_aes */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm1 /* y2_12_aes_lo = and(y2_12_aes, nibble_mask) */
-	psrlw $4, %xmm3 /* y2_12_aes_sh = shr(y2_12_aes) */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm3 /* y2_12_aes_hi = and(y2_12_aes_sh, nibble_mask) */
-	movdqa %xmm15, %xmm12 /* tbl_lo_1 */
-	pshufb %xmm1, %xmm12 /* p1_2_12_l = lookup16(tbl_lo_1, y2_12_aes_lo) */
+	psrlw $4, %xmm2 /* y2_12_aes_sh = shr(y2_12_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm2 /* y2_12_aes_hi = and(y2_12_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm13 /* tbl_lo_1 */
+	pshufb %xmm1, %xmm13 /* p1_2_12_l = lookup16(tbl_lo_1, y2_12_aes_lo) */
 	movdqa %xmm0, 496(%rsp) /* spill g1x5.4 */
 	movdqa %xmm8, %xmm0 /* tbl_lo_2 */
 	pshufb %xmm1, %xmm0 /* p2_2_12_l = lookup16(tbl_lo_2, y2_12_aes_lo) */
-	movdqa %xmm13, %xmm1 /* tbl_hi_1 */
-	pshufb %xmm3, %xmm1 /* p1_2_12_h = lookup16(tbl_hi_1, y2_12_aes_hi) */
-	pxor %xmm1, %xmm12 /* p1_2_12 = xor(p1_2_12_l, p1_2_12_h) */
+	movdqa %xmm12, %xmm1 /* tbl_hi_1 */
+	pshufb %xmm2, %xmm1 /* p1_2_12_h = lookup16(tbl_hi_1, y2_12_aes_hi) */
+	pxor %xmm1, %xmm13 /* p1_2_12 = xor(p1_2_12_l, p1_2_12_h) */
 	movdqa %xmm7, %xmm1 /* tbl_hi_2 */
-	pshufb %xmm3, %xmm1 /* p2_2_12_h = lookup16(tbl_hi_2, y2_12_aes_hi) */
+	pshufb %xmm2, %xmm1 /* p2_2_12_h = lookup16(tbl_hi_2, y2_12_aes_hi) */
 	pxor %xmm1, %xmm0 /* p2_2_12 = xor(p2_2_12_l, p2_2_12_h) */
 	movdqa %xmm11, %xmm1 /* y3_12_aes */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm1 /* y3_12_aes_lo = and(y3_12_aes, nibble_mask) */
 	psrlw $4, %xmm11 /* y3_12_aes_sh = shr(y3_12_aes) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm11 /* y3_12_aes_hi = and(y3_12_aes_sh, nibble_mask) */
-	movdqa %xmm15, %xmm3 /* tbl_lo_1 */
-	pshufb %xmm1, %xmm3 /* p1_3_12_l = lookup16(tbl_lo_1, y3_12_aes_lo) */
+	movdqa %xmm15, %xmm2 /* tbl_lo_1 */
+	pshufb %xmm1, %xmm2 /* p1_3_12_l = lookup16(tbl_lo_1, y3_12_aes_lo) */
 	movdqa %xmm8, %xmm15 /* tbl_lo_2 */
 	pshufb %xmm1, %xmm15 /* p2_3_12_l = lookup16(tbl_lo_2, y3_12_aes_lo) */
-	movdqa %xmm13, %xmm1 /* tbl_hi_1 */
+	movdqa %xmm12, %xmm1 /* tbl_hi_1 */
 	pshufb %xmm11, %xmm1 /* p1_3_12_h = lookup16(tbl_hi_1, y3_12_aes_hi) */
-	pxor %xmm1, %xmm3 /* p1_3_12 = xor(p1_3_12_l, p1_3_12_h) */
+	pxor %xmm1, %xmm2 /* p1_3_12 = xor(p1_3_12_l, p1_3_12_h) */
 	movdqa %xmm7, %xmm1 /* tbl_hi_2 */
 	pshufb %xmm11, %xmm1 /* p2_3_12_h = lookup16(tbl_hi_2, y3_12_aes_hi) */
 	pxor %xmm1, %xmm15 /* p2_3_12 = xor(p2_3_12_l, p2_3_12_h) */
@@ -18269,135 +18131,135 @@ sm4_byteslice_ssse3_aesni_batch_gcm_asm:
 	pxor %xmm4, %xmm1 /* m0_acc_48 = xor(p1_0_12, p2_0_12) */
 	pxor %xmm14, %xmm4 /* m1_acc_48 = xor(p2_0_12, p1_1_12) */
 	movdqa %xmm14, %xmm11 /* p1_1_12 */
-	pxor %xmm12, %xmm11 /* m0_acc_49 = xor(p1_1_12, p1_2_12) */
+	pxor %xmm13, %xmm11 /* m0_acc_49 = xor(p1_1_12, p1_2_12) */
 	pxor %xmm11, %xmm1 /* m0_acc_50 = xor(m0_acc_48, m0_acc_49) */
 	pxor %xmm15, %xmm1 /* m0_acc_51 = xor(m0_acc_50, p2_3_12) */
-	pxor 176(%rsp), %xmm1 /* x0n_12 = xor(m0_acc_51, g0x8.3) */
+	pxor 128(%rsp), %xmm1 /* x0n_12 = xor(m0_acc_51, g0x8.3) */
 	movdqa %xmm10, %xmm11 /* p1_0_12 */
 	pxor %xmm14, %xmm11 /* m3_acc_48 = xor(p1_0_12, p1_1_12) */
 	pxor %xmm9, %xmm10 /* m2_acc_48 = xor(p1_0_12, p2_1_12) */
-	pxor %xmm12, %xmm9 /* m1_acc_49 = xor(p2_1_12, p1_2_12) */
+	pxor %xmm13, %xmm9 /* m1_acc_49 = xor(p2_1_12, p1_2_12) */
 	pxor %xmm9, %xmm4 /* m1_acc_50 = xor(m1_acc_48, m1_acc_49) */
-	pxor %xmm3, %xmm4 /* m1_acc_51 = xor(m1_acc_50, p1_3_12) */
-	pxor 112(%rsp), %xmm4 /* x1n_12 = xor(m1_acc_51, g0x9.3) */
-	pxor %xmm0, %xmm12 /* m2_acc_49 = xor(p1_2_12, p2_2_12) */
-	pxor %xmm12, %xmm10 /* m2_acc_50 = xor(m2_acc_48, m2_acc_49) */
-	pxor %xmm3, %xmm10 /* m2_acc_51 = xor(m2_acc_50, p1_3_12) */
-	pxor %xmm3, %xmm0 /* m3_acc_49 = xor(p2_2_12, p1_3_12) */
+	pxor %xmm2, %xmm4 /* m1_acc_51 = xor(m1_acc_50, p1_3_12) */
+	pxor 240(%rsp), %xmm4 /* x1n_12 = xor(m1_acc_51, g0x9.3) */
+	pxor %xmm0, %xmm13 /* m2_acc_49 = xor(p1_2_12, p2_2_12) */
+	pxor %xmm13, %xmm10 /* m2_acc_50 = xor(m2_acc_48, m2_acc_49) */
+	pxor %xmm2, %xmm10 /* m2_acc_51 = xor(m2_acc_50, p1_3_12) */
+	pxor %xmm2, %xmm0 /* m3_acc_49 = xor(p2_2_12, p1_3_12) */
 	pxor %xmm0, %xmm11 /* m3_acc_50 = xor(m3_acc_48, m3_acc_49) */
 	pxor %xmm15, %xmm11 /* m3_acc_51 = xor(m3_acc_50, p2_3_12) */
-	pxor 256(%rsp), %xmm10 /* x2n_12 = xor(m2_acc_51, g0x10.3) */
+	pxor 208(%rsp), %xmm10 /* x2n_12 = xor(m2_acc_51, g0x10.3) */
 	pxor 784(%rsp), %xmm11 /* x3n_12 = xor(m3_acc_51, g0x11.3) */
 	movdqa 896(%rsp), %xmm0 /* reload g1x12.3 */
-	movdqa %xmm0, %xmm3 /* g1x12.3 */
-	pxor 384(%rsp), %xmm3 /* t0_acc_26 = xor(g1x12, g1x0) */
-	pxor %xmm2, %xmm3 /* t0_acc_27 = xor(t0_acc_26, rk0_6) */
-	pxor %xmm5, %xmm3 /* t0_13 = xor(t0_acc_27, g1x4) */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_inv_shift_rows(%rip), %xmm3 /* y0_13_sr = lookup16(t0_13, inv_shift_rows) */
-	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_9_aes_cancel_key(%rip), %xmm3 /* y0_13_aes = aesenclast(y0_13_sr, aes_cancel_key) */
-	movdqa 944(%rsp), %xmm2 /* reload g1x13.3 */
-	movdqa %xmm2, %xmm9 /* g1x13.3 */
+	movdqa %xmm0, %xmm2 /* g1x12.3 */
+	pxor 384(%rsp), %xmm2 /* t0_acc_26 = xor(g1x12, g1x0) */
+	pxor %xmm3, %xmm2 /* t0_acc_27 = xor(t0_acc_26, rk0_6) */
+	pxor %xmm5, %xmm2 /* t0_13 = xor(t0_acc_27, g1x4) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_inv_shift_rows(%rip), %xmm2 /* y0_13_sr = lookup16(t0_13, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_9_aes_cancel_key(%rip), %xmm2 /* y0_13_aes = aesenclast(y0_13_sr, aes_cancel_key) */
+	movdqa 944(%rsp), %xmm3 /* reload g1x13.3 */
+	movdqa %xmm3, %xmm9 /* g1x13.3 */
 	pxor 368(%rsp), %xmm9 /* t1_acc_26 = xor(g1x13, g1x1) */
 	pxor %xmm6, %xmm9 /* t1_acc_27 = xor(t1_acc_26, rk1_6) */
 	pxor 496(%rsp), %xmm9 /* t1_13 = xor(t1_acc_27, g1x5) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_inv_shift_rows(%rip), %xmm9 /* y1_13_sr = lookup16(t1_13, inv_shift_rows) */
 	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_9_aes_cancel_key(%rip), %xmm9 /* y1_13_aes = aesenclast(y1_13_sr, aes_cancel_key) */
 	movdqa 912(%rsp), %xmm6 /* reload g1x14.3 */
-	movdqa %xmm6, %xmm12 /* g1x14.3 */
-	pxor 64(%rsp), %xmm12 /* t2_acc_26 = xor(g1x14, g1x2) */
-	pxor 704(%rsp), %xmm12 /* t2_acc_27 = xor(t2_acc_26, rk2_6) */
-	pxor 480(%rsp), %xmm12 /* t2_13 = xor(t2_acc_27, g1x6) */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_inv_shift_rows(%rip), %xmm12 /* y2_13_sr = lookup16(t2_13, inv_shift_rows) */
-	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_9_aes_cancel_key(%rip), %xmm12 /* y2_13_aes = aesenclast(y2_13_sr, aes_cancel_key) */
+	movdqa %xmm6, %xmm13 /* g1x14.3 */
+	pxor 32(%rsp), %xmm13 /* t2_acc_26 = xor(g1x14, g1x2) */
+	pxor 704(%rsp), %xmm13 /* t2_acc_27 = xor(t2_acc_26, rk2_6) */
+	pxor 480(%rsp), %xmm13 /* t2_13 = xor(t2_acc_27, g1x6) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_inv_shift_rows(%rip), %xmm13 /* y2_13_sr = lookup16(t2_13, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_9_aes_cancel_key(%rip), %xmm13 /* y2_13_aes = aesenclast(y2_13_sr, aes_cancel_key) */
 	movdqa 880(%rsp), %xmm14 /* reload g1x15.3 */
 	movdqa %xmm14, %xmm15 /* g1x15.3 */
-	pxor 320(%rsp), %xmm15 /* t3_acc_26 = xor(g1x15, g1x3) */
+	pxor 288(%rsp), %xmm15 /* t3_acc_26 = xor(g1x15, g1x3) */
 	pxor 752(%rsp), %xmm15 /* t3_acc_27 = xor(t3_acc_26, rk3_6) */
 	pxor 432(%rsp), %xmm15 /* t3_13 = xor(t3_acc_27, g1x7) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_inv_shift_rows(%rip), %xmm15 /* y3_13_sr = lookup16(t3_13, inv_shift_rows) */
 	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_9_aes_cancel_key(%rip), %xmm15 /* y3_13_aes = aesenclast(y3_13_sr, aes_cancel_key) */
-	movdqa %xmm3, %xmm14 /* y0_13_aes */
+	movdqa %xmm2, %xmm14 /* y0_13_aes */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm14 /* y0_13_aes_lo = and(y0_13_aes, nibble_mask) */
-	psrlw $4, %xmm3 /* y0_13_aes_sh = shr(y0_13_aes) */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm3 /* y0_13_aes_hi = and(y0_13_aes_sh, nibble_mask) */
+	psrlw $4, %xmm2 /* y0_13_aes_sh = shr(y0_13_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm2 /* y0_13_aes_hi = and(y0_13_aes_sh, nibble_mask) */
 	movdqa .Lsm4_byteslice_ssse3_aesni_asm_9_tbl_lo_1(%rip), %xmm6 /* tbl_lo_1 = const() */
-	movdqa %xmm6, %xmm2 /* tbl_lo_1 */
-	pshufb %xmm14, %xmm2 /* p1_0_13_l = lookup16(tbl_lo_1, y0_13_aes_lo) */
+	movdqa %xmm6, %xmm3 /* tbl_lo_1 */
+	pshufb %xmm14, %xmm3 /* p1_0_13_l = lookup16(tbl_lo_1, y0_13_aes_lo) */
 	movdqa %xmm8, %xmm0 /* tbl_lo_2 */
 	pshufb %xmm14, %xmm0 /* p2_0_13_l = lookup16(tbl_lo_2, y0_13_aes_lo) */
-	movdqa %xmm13, %xmm14 /* tbl_hi_1 */
-	pshufb %xmm3, %xmm14 /* p1_0_13_h = lookup16(tbl_hi_1, y0_13_aes_hi) */
-	pxor %xmm14, %xmm2 /* p1_0_13 = xor(p1_0_13_l, p1_0_13_h) */
+	movdqa %xmm12, %xmm14 /* tbl_hi_1 */
+	pshufb %xmm2, %xmm14 /* p1_0_13_h = lookup16(tbl_hi_1, y0_13_aes_hi) */
+	pxor %xmm14, %xmm3 /* p1_0_13 = xor(p1_0_13_l, p1_0_13_h) */
 	movdqa %xmm7, %xmm14 /* tbl_hi_2 */
-	pshufb %xmm3, %xmm14 /* p2_0_13_h = lookup16(tbl_hi_2, y0_13_aes_hi) */
+	pshufb %xmm2, %xmm14 /* p2_0_13_h = lookup16(tbl_hi_2, y0_13_aes_hi) */
 	pxor %xmm14, %xmm0 /* p2_0_13 = xor(p2_0_13_l, p2_0_13_h) */
-	movdqa %xmm9, %xmm3 /* y1_13_aes */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm3 /* y1_13_aes_lo = and(y1_13_aes, nibble_mask) */
+	movdqa %xmm9, %xmm2 /* y1_13_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm2 /* y1_13_aes_lo = and(y1_13_aes, nibble_mask) */
 	psrlw $4, %xmm9 /* y1_13_aes_sh = shr(y1_13_aes) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm9 /* y1_13_aes_hi = and(y1_13_aes_sh, nibble_mask) */
 	movdqa %xmm6, %xmm14 /* tbl_lo_1 */
-	pshufb %xmm3, %xmm14 /* p1_1_13_l = lookup16(tbl_lo_1, y1_13_aes_lo) */
+	pshufb %xmm2, %xmm14 /* p1_1_13_l = lookup16(tbl_lo_1, y1_13_aes_lo) */
 	movdqa %xmm5, 576(%rsp) /* spill g1x4.4 */
 	movdqa %xmm8, %xmm5 /* tbl_lo_2 */
-	pshufb %xmm3, %xmm5 /* p2_1_13_l = lookup16(tbl_lo_2, y1_13_aes_lo) */
-	movdqa %xmm13, %xmm3 /* tbl_hi_1 */
-	pshufb %xmm9, %xmm3 /* p1_1_13_h = lookup16(tbl_hi_1, y1_13_aes_hi) */
-	pxor %xmm3, %xmm14 /* p1_1_13 = xor(p1_1_13_l, p1_1_13_h) */
-	movdqa %xmm7, %xmm3 /* tbl_hi_2 */
-	pshufb %xmm9, %xmm3 /* p2_1_13_h = lookup16(tbl_hi_2, y1_13_aes_hi) */
-	pxor %xmm3, %xmm5 /* p2_1_13 = xor(p2_1_13_l, p2_1_13_h) */
-	movdqa %xmm12, %xmm3 /* y2_13_aes */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm3 /* y2_13_aes_lo = and(y2_13_aes, nibble_mask) */
-	psrlw $4, %xmm12 /* y2_13_aes_sh = shr(y2_13_aes) */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm12 /* y2_13_aes_hi = and(y2_13_aes_sh, nibble_mask) */
+	pshufb %xmm2, %xmm5 /* p2_1_13_l = lookup16(tbl_lo_2, y1_13_aes_lo) */
+	movdqa %xmm12, %xmm2 /* tbl_hi_1 */
+	pshufb %xmm9, %xmm2 /* p1_1_13_h = lookup16(tbl_hi_1, y1_13_aes_hi) */
+	pxor %xmm2, %xmm14 /* p1_1_13 = xor(p1_1_13_l, p1_1_13_h) */
+	movdqa %xmm7, %xmm2 /* tbl_hi_2 */
+	pshufb %xmm9, %xmm2 /* p2_1_13_h = lookup16(tbl_hi_2, y1_13_aes_hi) */
+	pxor %xmm2, %xmm5 /* p2_1_13 = xor(p2_1_13_l, p2_1_13_h) */
+	movdqa %xmm13, %xmm2 /* y2_13_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm2 /* y2_13_aes_lo = and(y2_13_aes, nibble_mask) */
+	psrlw $4, %xmm13 /* y2_13_aes_sh = shr(y2_13_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm13 /* y2_13_aes_hi = and(y2_13_aes_sh, nibble_mask) */
 	movdqa %xmm6, %xmm9 /* tbl_lo_1 */
-	pshufb %xmm3, %xmm9 /* p1_2_13_l = lookup16(tbl_lo_1, y2_13_aes_lo) */
+	pshufb %xmm2, %xmm9 /* p1_2_13_l = lookup16(tbl_lo_1, y2_13_aes_lo) */
 	movdqa %xmm11, 752(%rsp) /* spill g0x11.4 */
 	movdqa %xmm8, %xmm11 /* tbl_lo_2 */
-	pshufb %xmm3, %xmm11 /* p2_2_13_l = lookup16(tbl_lo_2, y2_13_aes_lo) */
-	movdqa %xmm13, %xmm3 /* tbl_hi_1 */
-	pshufb %xmm12, %xmm3 /* p1_2_13_h = lookup16(tbl_hi_1, y2_13_aes_hi) */
-	pxor %xmm3, %xmm9 /* p1_2_13 = xor(p1_2_13_l, p1_2_13_h) */
-	movdqa %xmm7, %xmm3 /* tbl_hi_2 */
-	pshufb %xmm12, %xmm3 /* p2_2_13_h = lookup16(tbl_hi_2, y2_13_aes_hi) */
-	pxor %xmm3, %xmm11 /* p2_2_13 = xor(p2_2_13_l, p2_2_13_h) */
-	movdqa %xmm15, %xmm3 /* y3_13_aes */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm3 /* y3_13_aes_lo = and(y3_13_aes, nibble_mask) */
+	pshufb %xmm2, %xmm11 /* p2_2_13_l = lookup16(tbl_lo_2, y2_13_aes_lo) */
+	movdqa %xmm12, %xmm2 /* tbl_hi_1 */
+	pshufb %xmm13, %xmm2 /* p1_2_13_h = lookup16(tbl_hi_1, y2_13_aes_hi) */
+	pxor %xmm2, %xmm9 /* p1_2_13 = xor(p1_2_13_l, p1_2_13_h) */
+	movdqa %xmm7, %xmm2 /* tbl_hi_2 */
+	pshufb %xmm13, %xmm2 /* p2_2_13_h = lookup16(tbl_hi_2, y2_13_aes_hi) */
+	pxor %xmm2, %xmm11 /* p2_2_13 = xor(p2_2_13_l, p2_2_13_h) */
+	movdqa %xmm15, %xmm2 /* y3_13_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm2 /* y3_13_aes_lo = and(y3_13_aes, nibble_mask) */
 	psrlw $4, %xmm15 /* y3_13_aes_sh = shr(y3_13_aes) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm15 /* y3_13_aes_hi = and(y3_13_aes_sh, nibble_mask) */
-	movdqa %xmm6, %xmm12 /* tbl_lo_1 */
-	pshufb %xmm3, %xmm12 /* p1_3_13_l = lookup16(tbl_lo_1, y3_13_aes_lo) */
+	movdqa %xmm6, %xmm13 /* tbl_lo_1 */
+	pshufb %xmm2, %xmm13 /* p1_3_13_l = lookup16(tbl_lo_1, y3_13_aes_lo) */
 	movdqa %xmm8, %xmm6 /* tbl_lo_2 */
-	pshufb %xmm3, %xmm6 /* p2_3_13_l = lookup16(tbl_lo_2, y3_13_aes_lo) */
-	movdqa %xmm13, %xmm3 /* tbl_hi_1 */
-	pshufb %xmm15, %xmm3 /* p1_3_13_h = lookup16(tbl_hi_1, y3_13_aes_hi) */
-	pxor %xmm3, %xmm12 /* p1_3_13 = xor(p1_3_13_l, p1_3_13_h) */
-	movdqa %xmm7, %xmm3 /* tbl_hi_2 */
-	pshufb %xmm15, %xmm3 /* p2_3_13_h = lookup16(tbl_hi_2, y3_13_aes_hi) */
-	pxor %xmm3, %xmm6 /* p2_3_13 = xor(p2_3_13_l, p2_3_13_h) */
-	movdqa %xmm2, %xmm3 /* p1_0_13 */
-	pxor %xmm0, %xmm3 /* m0_acc_52 = xor(p1_0_13, p2_0_13) */
+	pshufb %xmm2, %xmm6 /* p2_3_13_l = lookup16(tbl_lo_2, y3_13_aes_lo) */
+	movdqa %xmm12, %xmm2 /* tbl_hi_1 */
+	pshufb %xmm15, %xmm2 /* p1_3_13_h = lookup16(tbl_hi_1, y3_13_aes_hi) */
+	pxor %xmm2, %xmm13 /* p1_3_13 = xor(p1_3_13_l, p1_3_13_h) */
+	movdqa %xmm7, %xmm2 /* tbl_hi_2 */
+	pshufb %xmm15, %xmm2 /* p2_3_13_h = lookup16(tbl_hi_2, y3_13_aes_hi) */
+	pxor %xmm2, %xmm6 /* p2_3_13 = xor(p2_3_13_l, p2_3_13_h) */
+	movdqa %xmm3, %xmm2 /* p1_0_13 */
+	pxor %xmm0, %xmm2 /* m0_acc_52 = xor(p1_0_13, p2_0_13) */
 	pxor %xmm14, %xmm0 /* m1_acc_52 = xor(p2_0_13, p1_1_13) */
 	movdqa %xmm14, %xmm15 /* p1_1_13 */
 	pxor %xmm9, %xmm15 /* m0_acc_53 = xor(p1_1_13, p1_2_13) */
-	pxor %xmm15, %xmm3 /* m0_acc_54 = xor(m0_acc_52, m0_acc_53) */
-	pxor %xmm6, %xmm3 /* m0_acc_55 = xor(m0_acc_54, p2_3_13) */
-	pxor 816(%rsp), %xmm3 /* x0n_13 = xor(m0_acc_55, g1x8.3) */
-	movdqa %xmm2, %xmm15 /* p1_0_13 */
+	pxor %xmm15, %xmm2 /* m0_acc_54 = xor(m0_acc_52, m0_acc_53) */
+	pxor %xmm6, %xmm2 /* m0_acc_55 = xor(m0_acc_54, p2_3_13) */
+	pxor 816(%rsp), %xmm2 /* x0n_13 = xor(m0_acc_55, g1x8.3) */
+	movdqa %xmm3, %xmm15 /* p1_0_13 */
 	pxor %xmm14, %xmm15 /* m3_acc_52 = xor(p1_0_13, p1_1_13) */
-	pxor %xmm5, %xmm2 /* m2_acc_52 = xor(p1_0_13, p2_1_13) */
+	pxor %xmm5, %xmm3 /* m2_acc_52 = xor(p1_0_13, p2_1_13) */
 	pxor %xmm9, %xmm5 /* m1_acc_53 = xor(p2_1_13, p1_2_13) */
 	pxor %xmm5, %xmm0 /* m1_acc_54 = xor(m1_acc_52, m1_acc_53) */
-	pxor %xmm12, %xmm0 /* m1_acc_55 = xor(m1_acc_54, p1_3_13) */
+	pxor %xmm13, %xmm0 /* m1_acc_55 = xor(m1_acc_54, p1_3_13) */
 	pxor 864(%rsp), %xmm0 /* x1n_13 = xor(m1_acc_55, g1x9.3) */
 	pxor %xmm11, %xmm9 /* m2_acc_53 = xor(p1_2_13, p2_2_13) */
-	pxor %xmm9, %xmm2 /* m2_acc_54 = xor(m2_acc_52, m2_acc_53) */
-	pxor %xmm12, %xmm2 /* m2_acc_55 = xor(m2_acc_54, p1_3_13) */
-	pxor %xmm12, %xmm11 /* m3_acc_53 = xor(p2_2_13, p1_3_13) */
+	pxor %xmm9, %xmm3 /* m2_acc_54 = xor(m2_acc_52, m2_acc_53) */
+	pxor %xmm13, %xmm3 /* m2_acc_55 = xor(m2_acc_54, p1_3_13) */
+	pxor %xmm13, %xmm11 /* m3_acc_53 = xor(p2_2_13, p1_3_13) */
 	pxor %xmm11, %xmm15 /* m3_acc_54 = xor(m3_acc_52, m3_acc_53) */
 	pxor %xmm6, %xmm15 /* m3_acc_55 = xor(m3_acc_54, p2_3_13) */
-	pxor 832(%rsp), %xmm2 /* x2n_13 = xor(m2_acc_55, g1x10.3) */
-	pxor 128(%rsp), %xmm15 /* x3n_13 = xor(m3_acc_55, g1x11.3) */
+	pxor 832(%rsp), %xmm3 /* x2n_13 = xor(m2_acc_55, g1x10.3) */
+	pxor 80(%rsp), %xmm15 /* x3n_13 = xor(m3_acc_55, g1x11.3) */
 
 	/* Round 8r+7: slot 3 ^= M'_L·inv(slot 0 ^ slot 1 ^ slot 2 ^ rk') ^ C'. */
 	movd 112(%rdi,%r10), %xmm5
@@ -18408,82 +18270,82 @@ sm4_byteslice_ssse3_aesni_batch_gcm_asm:
 	pshufd $0, %xmm9, %xmm9 /* rk2_7 = bcast32() */
 	movd 124(%rdi,%r10), %xmm11
 	pshufd $0, %xmm11, %xmm11 /* rk3_7 = bcast32() */
-	movdqa 336(%rsp), %xmm12 /* reload g0x0.4 */
-	movdqa %xmm12, %xmm14 /* g0x0.4 */
+	movdqa 304(%rsp), %xmm13 /* reload g0x0.4 */
+	movdqa %xmm13, %xmm14 /* g0x0.4 */
 	pxor 352(%rsp), %xmm14 /* t0_acc_28 = xor(g0x0, g0x4) */
 	pxor %xmm5, %xmm14 /* t0_acc_29 = xor(t0_acc_28, rk0_7) */
 	pxor %xmm1, %xmm14 /* t0_14 = xor(t0_acc_29, g0x8) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_inv_shift_rows(%rip), %xmm14 /* y0_14_sr = lookup16(t0_14, inv_shift_rows) */
 	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_9_aes_cancel_key(%rip), %xmm14 /* y0_14_aes = aesenclast(y0_14_sr, aes_cancel_key) */
-	movdqa 288(%rsp), %xmm12 /* reload g0x1.4 */
-	movdqa %xmm1, 128(%rsp) /* spill g0x8.4 */
-	movdqa %xmm12, %xmm1 /* g0x1.4 */
+	movdqa 256(%rsp), %xmm13 /* reload g0x1.4 */
+	movdqa %xmm1, 80(%rsp) /* spill g0x8.4 */
+	movdqa %xmm13, %xmm1 /* g0x1.4 */
 	pxor 768(%rsp), %xmm1 /* t1_acc_28 = xor(g0x1, g0x5) */
 	pxor %xmm6, %xmm1 /* t1_acc_29 = xor(t1_acc_28, rk1_7) */
 	pxor %xmm4, %xmm1 /* t1_14 = xor(t1_acc_29, g0x9) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_inv_shift_rows(%rip), %xmm1 /* y1_14_sr = lookup16(t1_14, inv_shift_rows) */
 	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_9_aes_cancel_key(%rip), %xmm1 /* y1_14_aes = aesenclast(y1_14_sr, aes_cancel_key) */
-	movdqa 96(%rsp), %xmm12 /* reload g0x2.4 */
+	movdqa 64(%rsp), %xmm13 /* reload g0x2.4 */
 	movdqa %xmm4, 832(%rsp) /* spill g0x9.4 */
-	movdqa %xmm12, %xmm4 /* g0x2.4 */
+	movdqa %xmm13, %xmm4 /* g0x2.4 */
 	pxor 800(%rsp), %xmm4 /* t2_acc_28 = xor(g0x2, g0x6) */
 	pxor %xmm9, %xmm4 /* t2_acc_29 = xor(t2_acc_28, rk2_7) */
 	pxor %xmm10, %xmm4 /* t2_14 = xor(t2_acc_29, g0x10) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_inv_shift_rows(%rip), %xmm4 /* y2_14_sr = lookup16(t2_14, inv_shift_rows) */
 	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_9_aes_cancel_key(%rip), %xmm4 /* y2_14_aes = aesenclast(y2_14_sr, aes_cancel_key) */
-	movdqa 592(%rsp), %xmm12 /* reload g0x3.4 */
+	movdqa 592(%rsp), %xmm13 /* reload g0x3.4 */
 	movdqa %xmm10, 864(%rsp) /* spill g0x10.4 */
-	movdqa %xmm12, %xmm10 /* g0x3.4 */
+	movdqa %xmm13, %xmm10 /* g0x3.4 */
 	pxor 672(%rsp), %xmm10 /* t3_acc_28 = xor(g0x3, g0x7) */
 	pxor %xmm11, %xmm10 /* t3_acc_29 = xor(t3_acc_28, rk3_7) */
 	pxor 752(%rsp), %xmm10 /* t3_14 = xor(t3_acc_29, g0x11) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_inv_shift_rows(%rip), %xmm10 /* y3_14_sr = lookup16(t3_14, inv_shift_rows) */
 	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_9_aes_cancel_key(%rip), %xmm10 /* y3_14_aes = aesenclast(y3_14_sr, aes_cancel_key) */
-	movdqa %xmm14, %xmm12 /* y0_14_aes */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm12 /* y0_14_aes_lo = and(y0_14_aes, nibble_mask) */
+	movdqa %xmm14, %xmm13 /* y0_14_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm13 /* y0_14_aes_lo = and(y0_14_aes, nibble_mask) */
 	psrlw $4, %xmm14 /* y0_14_aes_sh = shr(y0_14_aes) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm14 /* y0_14_aes_hi = and(y0_14_aes_sh, nibble_mask) */
 	movdqa %xmm15, 528(%rsp) /* spill g1x11.4 */
 	movdqa .Lsm4_byteslice_ssse3_aesni_asm_9_tbl_lo_1(%rip), %xmm15 /* tbl_lo_1 = const() */
 	movdqa %xmm11, 816(%rsp) /* spill rk3_7 */
 	movdqa %xmm15, %xmm11 /* tbl_lo_1 */
-	pshufb %xmm12, %xmm11 /* p1_0_14_l = lookup16(tbl_lo_1, y0_14_aes_lo) */
-	movdqa %xmm2, 512(%rsp) /* spill g1x10.4 */
-	movdqa %xmm8, %xmm2 /* tbl_lo_2 */
-	pshufb %xmm12, %xmm2 /* p2_0_14_l = lookup16(tbl_lo_2, y0_14_aes_lo) */
-	movdqa %xmm13, %xmm12 /* tbl_hi_1 */
-	pshufb %xmm14, %xmm12 /* p1_0_14_h = lookup16(tbl_hi_1, y0_14_aes_hi) */
-	pxor %xmm12, %xmm11 /* p1_0_14 = xor(p1_0_14_l, p1_0_14_h) */
-	movdqa %xmm7, %xmm12 /* tbl_hi_2 */
-	pshufb %xmm14, %xmm12 /* p2_0_14_h = lookup16(tbl_hi_2, y0_14_aes_hi) */
-	pxor %xmm12, %xmm2 /* p2_0_14 = xor(p2_0_14_l, p2_0_14_h) */
-	movdqa %xmm1, %xmm12 /* y1_14_aes */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm12 /* y1_14_aes_lo = and(y1_14_aes, nibble_mask) */
+	pshufb %xmm13, %xmm11 /* p1_0_14_l = lookup16(tbl_lo_1, y0_14_aes_lo) */
+	movdqa %xmm3, 512(%rsp) /* spill g1x10.4 */
+	movdqa %xmm8, %xmm3 /* tbl_lo_2 */
+	pshufb %xmm13, %xmm3 /* p2_0_14_l = lookup16(tbl_lo_2, y0_14_aes_lo) */
+	movdqa %xmm12, %xmm13 /* tbl_hi_1 */
+	pshufb %xmm14, %xmm13 /* p1_0_14_h = lookup16(tbl_hi_1, y0_14_aes_hi) */
+	pxor %xmm13, %xmm11 /* p1_0_14 = xor(p1_0_14_l, p1_0_14_h) */
+	movdqa %xmm7, %xmm13 /* tbl_hi_2 */
+	pshufb %xmm14, %xmm13 /* p2_0_14_h = lookup16(tbl_hi_2, y0_14_aes_hi) */
+	pxor %xmm13, %xmm3 /* p2_0_14 = xor(p2_0_14_l, p2_0_14_h) */
+	movdqa %xmm1, %xmm13 /* y1_14_aes */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm13 /* y1_14_aes_lo = and(y1_14_aes, nibble_mask) */
 	psrlw $4, %xmm1 /* y1_14_aes_sh = shr(y1_14_aes) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm1 /* y1_14_aes_hi = and(y1_14_aes_sh, nibble_mask) */
 	movdqa %xmm15, %xmm14 /* tbl_lo_1 */
-	pshufb %xmm12, %xmm14 /* p1_1_14_l = lookup16(tbl_lo_1, y1_14_aes_lo) */
+	pshufb %xmm13, %xmm14 /* p1_1_14_l = lookup16(tbl_lo_1, y1_14_aes_lo) */
 	movdqa %xmm9, 704(%rsp) /* spill rk2_7 */
 	movdqa %xmm8, %xmm9 /* tbl_lo_2 */
-	pshufb %xmm12, %xmm9 /* p2_1_14_l = lookup16(tbl_lo_2, y1_14_aes_lo) */
-	movdqa %xmm13, %xmm12 /* tbl_hi_1 */
-	pshufb %xmm1, %xmm12 /* p1_1_14_h = lookup16(tbl_hi_1, y1_14_aes_hi) */
-	pxor %xmm12, %xmm14 /* p1_1_14 = xor(p1_1_14_l, p1_1_14_h) */
-	movdqa %xmm7, %xmm12 /* tbl_hi_2 */
-	pshufb %xmm1, %xmm12 /* p2_1_14_h = lookup16(tbl_hi_2, y1_14_aes_hi) */
-	pxor %xmm12, %xmm9 /* p2_1_14 = xor(p2_1_14_l, p2_1_14_h) */
+	pshufb %xmm13, %xmm9 /* p2_1_14_l = lookup16(tbl_lo_2, y1_14_aes_lo) */
+	movdqa %xmm12, %xmm13 /* tbl_hi_1 */
+	pshufb %xmm1, %xmm13 /* p1_1_14_h = lookup16(tbl_hi_1, y1_14_aes_hi) */
+	pxor %xmm13, %xmm14 /* p1_1_14 = xor(p1_1_14_l, p1_1_14_h) */
+	movdqa %xmm7, %xmm13 /* tbl_hi_2 */
+	pshufb %xmm1, %xmm13 /* p2_1_14_h = lookup16(tbl_hi_2, y1_14_aes_hi) */
+	pxor %xmm13, %xmm9 /* p2_1_14 = xor(p2_1_14_l, p2_1_14_h) */
 	movdqa %xmm4, %xmm1 /* y2_14_aes */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm1 /* y2_14_aes_lo = and(y2_14_aes, nibble_mask) */
 	psrlw $4, %xmm4 /* y2_14_aes_sh = shr(y2_14_aes) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm4 /* y2_14_aes_hi = and(y2_14_aes_sh, nibble_mask) */
-	movdqa %xmm15, %xmm12 /* tbl_lo_1 */
-	pshufb %xmm1, %xmm12 /* p1_2_14_l = lookup16(tbl_lo_1, y2_14_aes_lo) */
+	movdqa %xmm15, %xmm13 /* tbl_lo_1 */
+	pshufb %xmm1, %xmm13 /* p1_2_14_l = lookup16(tbl_lo_1, y2_14_aes_lo) */
 	movdqa %xmm0, 544(%rsp) /* spill g1x9.4 */
 	movdqa %xmm8, %xmm0 /* tbl_lo_2 */
 	pshufb %xmm1, %xmm0 /* p2_2_14_l = lookup16(tbl_lo_2, y2_14_aes_lo) */
-	movdqa %xmm13, %xmm1 /* tbl_hi_1 */
+	movdqa %xmm12, %xmm1 /* tbl_hi_1 */
 	pshufb %xmm4, %xmm1 /* p1_2_14_h = lookup16(tbl_hi_1, y2_14_aes_hi) */
-	pxor %xmm1, %xmm12 /* p1_2_14 = xor(p1_2_14_l, p1_2_14_h) */
+	pxor %xmm1, %xmm13 /* p1_2_14 = xor(p1_2_14_l, p1_2_14_h) */
 	movdqa %xmm7, %xmm1 /* tbl_hi_2 */
 	pshufb %xmm4, %xmm1 /* p2_2_14_h = lookup16(tbl_hi_2, y2_14_aes_hi) */
 	pxor %xmm1, %xmm0 /* p2_2_14 = xor(p2_2_14_l, p2_2_14_h) */
@@ -18495,40 +18357,40 @@ sm4_byteslice_ssse3_aesni_batch_gcm_asm:
 	pshufb %xmm1, %xmm4 /* p1_3_14_l = lookup16(tbl_lo_1, y3_14_aes_lo) */
 	movdqa %xmm8, %xmm15 /* tbl_lo_2 */
 	pshufb %xmm1, %xmm15 /* p2_3_14_l = lookup16(tbl_lo_2, y3_14_aes_lo) */
-	movdqa %xmm13, %xmm1 /* tbl_hi_1 */
+	movdqa %xmm12, %xmm1 /* tbl_hi_1 */
 	pshufb %xmm10, %xmm1 /* p1_3_14_h = lookup16(tbl_hi_1, y3_14_aes_hi) */
 	pxor %xmm1, %xmm4 /* p1_3_14 = xor(p1_3_14_l, p1_3_14_h) */
 	movdqa %xmm7, %xmm1 /* tbl_hi_2 */
 	pshufb %xmm10, %xmm1 /* p2_3_14_h = lookup16(tbl_hi_2, y3_14_aes_hi) */
 	pxor %xmm1, %xmm15 /* p2_3_14 = xor(p2_3_14_l, p2_3_14_h) */
 	movdqa %xmm11, %xmm1 /* p1_0_14 */
-	pxor %xmm2, %xmm1 /* m0_acc_56 = xor(p1_0_14, p2_0_14) */
-	pxor %xmm14, %xmm2 /* m1_acc_56 = xor(p2_0_14, p1_1_14) */
+	pxor %xmm3, %xmm1 /* m0_acc_56 = xor(p1_0_14, p2_0_14) */
+	pxor %xmm14, %xmm3 /* m1_acc_56 = xor(p2_0_14, p1_1_14) */
 	movdqa %xmm14, %xmm10 /* p1_1_14 */
-	pxor %xmm12, %xmm10 /* m0_acc_57 = xor(p1_1_14, p1_2_14) */
+	pxor %xmm13, %xmm10 /* m0_acc_57 = xor(p1_1_14, p1_2_14) */
 	pxor %xmm10, %xmm1 /* m0_acc_58 = xor(m0_acc_56, m0_acc_57) */
 	pxor %xmm15, %xmm1 /* m0_acc_59 = xor(m0_acc_58, p2_3_14) */
-	pxor 48(%rsp), %xmm1 /* x0n_14 = xor(m0_acc_59, g0x12.3) */
+	pxor 16(%rsp), %xmm1 /* x0n_14 = xor(m0_acc_59, g0x12.3) */
 	movdqa %xmm11, %xmm10 /* p1_0_14 */
 	pxor %xmm14, %xmm10 /* m3_acc_56 = xor(p1_0_14, p1_1_14) */
 	pxor %xmm9, %xmm11 /* m2_acc_56 = xor(p1_0_14, p2_1_14) */
-	pxor %xmm12, %xmm9 /* m1_acc_57 = xor(p2_1_14, p1_2_14) */
-	pxor %xmm9, %xmm2 /* m1_acc_58 = xor(m1_acc_56, m1_acc_57) */
-	pxor %xmm4, %xmm2 /* m1_acc_59 = xor(m1_acc_58, p1_3_14) */
-	pxor 160(%rsp), %xmm2 /* x1n_14 = xor(m1_acc_59, g0x13.3) */
-	pxor %xmm0, %xmm12 /* m2_acc_57 = xor(p1_2_14, p2_2_14) */
-	pxor %xmm12, %xmm11 /* m2_acc_58 = xor(m2_acc_56, m2_acc_57) */
+	pxor %xmm13, %xmm9 /* m1_acc_57 = xor(p2_1_14, p1_2_14) */
+	pxor %xmm9, %xmm3 /* m1_acc_58 = xor(m1_acc_56, m1_acc_57) */
+	pxor %xmm4, %xmm3 /* m1_acc_59 = xor(m1_acc_58, p1_3_14) */
+	pxor 112(%rsp), %xmm3 /* x1n_14 = xor(m1_acc_59, g0x13.3) */
+	pxor %xmm0, %xmm13 /* m2_acc_57 = xor(p1_2_14, p2_2_14) */
+	pxor %xmm13, %xmm11 /* m2_acc_58 = xor(m2_acc_56, m2_acc_57) */
 	pxor %xmm4, %xmm11 /* m2_acc_59 = xor(m2_acc_58, p1_3_14) */
 	pxor %xmm4, %xmm0 /* m3_acc_57 = xor(p2_2_14, p1_3_14) */
 	pxor %xmm0, %xmm10 /* m3_acc_58 = xor(m3_acc_56, m3_acc_57) */
 	pxor %xmm15, %xmm10 /* m3_acc_59 = xor(m3_acc_58, p2_3_14) */
-	pxor 208(%rsp), %xmm11 /* x2n_14 = xor(m2_acc_59, g0x14.3) */
+	pxor 160(%rsp), %xmm11 /* x2n_14 = xor(m2_acc_59, g0x14.3) */
 	pxor 848(%rsp), %xmm10 /* x3n_14 = xor(m3_acc_59, g0x15.3) */
 	movdqa 384(%rsp), %xmm0 /* reload g1x0.4 */
 	movdqa %xmm0, %xmm4 /* g1x0.4 */
 	pxor 576(%rsp), %xmm4 /* t0_acc_30 = xor(g1x0, g1x4) */
 	pxor %xmm5, %xmm4 /* t0_acc_31 = xor(t0_acc_30, rk0_7) */
-	pxor %xmm3, %xmm4 /* t0_15 = xor(t0_acc_31, g1x8) */
+	pxor %xmm2, %xmm4 /* t0_15 = xor(t0_acc_31, g1x8) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_inv_shift_rows(%rip), %xmm4 /* y0_15_sr = lookup16(t0_15, inv_shift_rows) */
 	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_9_aes_cancel_key(%rip), %xmm4 /* y0_15_aes = aesenclast(y0_15_sr, aes_cancel_key) */
 	movdqa 368(%rsp), %xmm5 /* reload g1x1.4 */
@@ -18538,14 +18400,14 @@ sm4_byteslice_ssse3_aesni_batch_gcm_asm:
 	pxor 544(%rsp), %xmm9 /* t1_15 = xor(t1_acc_31, g1x9) */
 	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_inv_shift_rows(%rip), %xmm9 /* y1_15_sr = lookup16(t1_15, inv_shift_rows) */
 	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_9_aes_cancel_key(%rip), %xmm9 /* y1_15_aes = aesenclast(y1_15_sr, aes_cancel_key) */
-	movdqa 64(%rsp), %xmm6 /* reload g1x2.4 */
-	movdqa %xmm6, %xmm12 /* g1x2.4 */
-	pxor 480(%rsp), %xmm12 /* t2_acc_30 = xor(g1x2, g1x6) */
-	pxor 704(%rsp), %xmm12 /* t2_acc_31 = xor(t2_acc_30, rk2_7) */
-	pxor 512(%rsp), %xmm12 /* t2_15 = xor(t2_acc_31, g1x10) */
-	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_inv_shift_rows(%rip), %xmm12 /* y2_15_sr = lookup16(t2_15, inv_shift_rows) */
-	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_9_aes_cancel_key(%rip), %xmm12 /* y2_15_aes = aesenclast(y2_15_sr, aes_cancel_key) */
-	movdqa 320(%rsp), %xmm14 /* reload g1x3.4 */
+	movdqa 32(%rsp), %xmm6 /* reload g1x2.4 */
+	movdqa %xmm6, %xmm13 /* g1x2.4 */
+	pxor 480(%rsp), %xmm13 /* t2_acc_30 = xor(g1x2, g1x6) */
+	pxor 704(%rsp), %xmm13 /* t2_acc_31 = xor(t2_acc_30, rk2_7) */
+	pxor 512(%rsp), %xmm13 /* t2_15 = xor(t2_acc_31, g1x10) */
+	pshufb .Lsm4_byteslice_ssse3_aesni_asm_9_inv_shift_rows(%rip), %xmm13 /* y2_15_sr = lookup16(t2_15, inv_shift_rows) */
+	aesenclast .Lsm4_byteslice_ssse3_aesni_asm_9_aes_cancel_key(%rip), %xmm13 /* y2_15_aes = aesenclast(y2_15_sr, aes_cancel_key) */
+	movdqa 288(%rsp), %xmm14 /* reload g1x3.4 */
 	movdqa %xmm14, %xmm15 /* g1x3.4 */
 	pxor 432(%rsp), %xmm15 /* t3_acc_30 = xor(g1x3, g1x7) */
 	pxor 816(%rsp), %xmm15 /* t3_acc_31 = xor(t3_acc_30, rk3_7) */
@@ -18561,7 +18423,7 @@ sm4_byteslice_ssse3_aesni_batch_gcm_asm:
 	pshufb %xmm14, %xmm5 /* p1_0_15_l = lookup16(tbl_lo_1, y0_15_aes_lo) */
 	movdqa %xmm8, %xmm0 /* tbl_lo_2 */
 	pshufb %xmm14, %xmm0 /* p2_0_15_l = lookup16(tbl_lo_2, y0_15_aes_lo) */
-	movdqa %xmm13, %xmm14 /* tbl_hi_1 */
+	movdqa %xmm12, %xmm14 /* tbl_hi_1 */
 	pshufb %xmm4, %xmm14 /* p1_0_15_h = lookup16(tbl_hi_1, y0_15_aes_hi) */
 	pxor %xmm14, %xmm5 /* p1_0_15 = xor(p1_0_15_l, p1_0_15_h) */
 	movdqa %xmm7, %xmm14 /* tbl_hi_2 */
@@ -18573,41 +18435,41 @@ sm4_byteslice_ssse3_aesni_batch_gcm_asm:
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm9 /* y1_15_aes_hi = and(y1_15_aes_sh, nibble_mask) */
 	movdqa %xmm6, %xmm14 /* tbl_lo_1 */
 	pshufb %xmm4, %xmm14 /* p1_1_15_l = lookup16(tbl_lo_1, y1_15_aes_lo) */
-	movdqa %xmm3, 560(%rsp) /* spill g1x8.4 */
-	movdqa %xmm8, %xmm3 /* tbl_lo_2 */
-	pshufb %xmm4, %xmm3 /* p2_1_15_l = lookup16(tbl_lo_2, y1_15_aes_lo) */
-	movdqa %xmm13, %xmm4 /* tbl_hi_1 */
+	movdqa %xmm2, 560(%rsp) /* spill g1x8.4 */
+	movdqa %xmm8, %xmm2 /* tbl_lo_2 */
+	pshufb %xmm4, %xmm2 /* p2_1_15_l = lookup16(tbl_lo_2, y1_15_aes_lo) */
+	movdqa %xmm12, %xmm4 /* tbl_hi_1 */
 	pshufb %xmm9, %xmm4 /* p1_1_15_h = lookup16(tbl_hi_1, y1_15_aes_hi) */
 	pxor %xmm4, %xmm14 /* p1_1_15 = xor(p1_1_15_l, p1_1_15_h) */
 	movdqa %xmm7, %xmm4 /* tbl_hi_2 */
 	pshufb %xmm9, %xmm4 /* p2_1_15_h = lookup16(tbl_hi_2, y1_15_aes_hi) */
-	pxor %xmm4, %xmm3 /* p2_1_15 = xor(p2_1_15_l, p2_1_15_h) */
-	movdqa %xmm12, %xmm4 /* y2_15_aes */
+	pxor %xmm4, %xmm2 /* p2_1_15 = xor(p2_1_15_l, p2_1_15_h) */
+	movdqa %xmm13, %xmm4 /* y2_15_aes */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm4 /* y2_15_aes_lo = and(y2_15_aes, nibble_mask) */
-	psrlw $4, %xmm12 /* y2_15_aes_sh = shr(y2_15_aes) */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm12 /* y2_15_aes_hi = and(y2_15_aes_sh, nibble_mask) */
+	psrlw $4, %xmm13 /* y2_15_aes_sh = shr(y2_15_aes) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm13 /* y2_15_aes_hi = and(y2_15_aes_sh, nibble_mask) */
 	movdqa %xmm6, %xmm9 /* tbl_lo_1 */
 	pshufb %xmm4, %xmm9 /* p1_2_15_l = lookup16(tbl_lo_1, y2_15_aes_lo) */
-	movdqa %xmm10, 16(%rsp) /* spill g0x15.4 */
+	movdqa %xmm10, 336(%rsp) /* spill g0x15.4 */
 	movdqa %xmm8, %xmm10 /* tbl_lo_2 */
 	pshufb %xmm4, %xmm10 /* p2_2_15_l = lookup16(tbl_lo_2, y2_15_aes_lo) */
-	movdqa %xmm13, %xmm4 /* tbl_hi_1 */
-	pshufb %xmm12, %xmm4 /* p1_2_15_h = lookup16(tbl_hi_1, y2_15_aes_hi) */
+	movdqa %xmm12, %xmm4 /* tbl_hi_1 */
+	pshufb %xmm13, %xmm4 /* p1_2_15_h = lookup16(tbl_hi_1, y2_15_aes_hi) */
 	pxor %xmm4, %xmm9 /* p1_2_15 = xor(p1_2_15_l, p1_2_15_h) */
 	movdqa %xmm7, %xmm4 /* tbl_hi_2 */
-	pshufb %xmm12, %xmm4 /* p2_2_15_h = lookup16(tbl_hi_2, y2_15_aes_hi) */
+	pshufb %xmm13, %xmm4 /* p2_2_15_h = lookup16(tbl_hi_2, y2_15_aes_hi) */
 	pxor %xmm4, %xmm10 /* p2_2_15 = xor(p2_2_15_l, p2_2_15_h) */
 	movdqa %xmm15, %xmm4 /* y3_15_aes */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm4 /* y3_15_aes_lo = and(y3_15_aes, nibble_mask) */
 	psrlw $4, %xmm15 /* y3_15_aes_sh = shr(y3_15_aes) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm15 /* y3_15_aes_hi = and(y3_15_aes_sh, nibble_mask) */
-	movdqa %xmm6, %xmm12 /* tbl_lo_1 */
-	pshufb %xmm4, %xmm12 /* p1_3_15_l = lookup16(tbl_lo_1, y3_15_aes_lo) */
+	movdqa %xmm6, %xmm13 /* tbl_lo_1 */
+	pshufb %xmm4, %xmm13 /* p1_3_15_l = lookup16(tbl_lo_1, y3_15_aes_lo) */
 	movdqa %xmm8, %xmm6 /* tbl_lo_2 */
 	pshufb %xmm4, %xmm6 /* p2_3_15_l = lookup16(tbl_lo_2, y3_15_aes_lo) */
-	movdqa %xmm13, %xmm4 /* tbl_hi_1 */
+	movdqa %xmm12, %xmm4 /* tbl_hi_1 */
 	pshufb %xmm15, %xmm4 /* p1_3_15_h = lookup16(tbl_hi_1, y3_15_aes_hi) */
-	pxor %xmm4, %xmm12 /* p1_3_15 = xor(p1_3_15_l, p1_3_15_h) */
+	pxor %xmm4, %xmm13 /* p1_3_15 = xor(p1_3_15_l, p1_3_15_h) */
 	movdqa %xmm7, %xmm4 /* tbl_hi_2 */
 	pshufb %xmm15, %xmm4 /* p2_3_15_h = lookup16(tbl_hi_2, y3_15_aes_hi) */
 	pxor %xmm4, %xmm6 /* p2_3_15 = xor(p2_3_15_l, p2_3_15_h) */
@@ -18621,15 +18483,15 @@ sm4_byteslice_ssse3_aesni_batch_gcm_asm:
 	pxor 896(%rsp), %xmm4 /* x0n_15 = xor(m0_acc_63, g1x12.3) */
 	movdqa %xmm5, %xmm15 /* p1_0_15 */
 	pxor %xmm14, %xmm15 /* m3_acc_60 = xor(p1_0_15, p1_1_15) */
-	pxor %xmm3, %xmm5 /* m2_acc_60 = xor(p1_0_15, p2_1_15) */
-	pxor %xmm9, %xmm3 /* m1_acc_61 = xor(p2_1_15, p1_2_15) */
-	pxor %xmm3, %xmm0 /* m1_acc_62 = xor(m1_acc_60, m1_acc_61) */
-	pxor %xmm12, %xmm0 /* m1_acc_63 = xor(m1_acc_62, p1_3_15) */
+	pxor %xmm2, %xmm5 /* m2_acc_60 = xor(p1_0_15, p2_1_15) */
+	pxor %xmm9, %xmm2 /* m1_acc_61 = xor(p2_1_15, p1_2_15) */
+	pxor %xmm2, %xmm0 /* m1_acc_62 = xor(m1_acc_60, m1_acc_61) */
+	pxor %xmm13, %xmm0 /* m1_acc_63 = xor(m1_acc_62, p1_3_15) */
 	pxor 944(%rsp), %xmm0 /* x1n_15 = xor(m1_acc_63, g1x13.3) */
 	pxor %xmm10, %xmm9 /* m2_acc_61 = xor(p1_2_15, p2_2_15) */
 	pxor %xmm9, %xmm5 /* m2_acc_62 = xor(m2_acc_60, m2_acc_61) */
-	pxor %xmm12, %xmm5 /* m2_acc_63 = xor(m2_acc_62, p1_3_15) */
-	pxor %xmm12, %xmm10 /* m3_acc_61 = xor(p2_2_15, p1_3_15) */
+	pxor %xmm13, %xmm5 /* m2_acc_63 = xor(m2_acc_62, p1_3_15) */
+	pxor %xmm13, %xmm10 /* m3_acc_61 = xor(p2_2_15, p1_3_15) */
 	pxor %xmm10, %xmm15 /* m3_acc_62 = xor(m3_acc_60, m3_acc_61) */
 	pxor %xmm6, %xmm15 /* m3_acc_63 = xor(m3_acc_62, p2_3_15) */
 	pxor 912(%rsp), %xmm5 /* x2n_15 = xor(m2_acc_63, g1x14.3) */
@@ -18637,17 +18499,17 @@ sm4_byteslice_ssse3_aesni_batch_gcm_asm:
 	movdqa %xmm4, 608(%rsp) /* spill g1x12.2 */
 	movdqa %xmm0, 624(%rsp) /* spill g1x13.2 */
 	movdqa %xmm5, 640(%rsp) /* spill g1x14.2 */
-	movdqa %xmm15, 32(%rsp) /* spill g1x15.2 */
+	movdqa %xmm15, 320(%rsp) /* spill g1x15.2 */
 	movdqa %xmm1, %xmm5 /* g0x12.4 */
 	movdqa 832(%rsp), %xmm1 /* reload g0x9.4 */
 	movdqa 352(%rsp), %xmm6 /* reload g0x4.4 */
-	movdqa %xmm2, %xmm7 /* g0x13.4 */
-	movdqa %xmm11, %xmm2 /* g0x14.4 */
+	movdqa %xmm3, %xmm7 /* g0x13.4 */
+	movdqa %xmm11, %xmm3 /* g0x14.4 */
 	movdqa 864(%rsp), %xmm8 /* reload g0x10.4 */
 	movdqa 752(%rsp), %xmm11 /* reload g0x11.4 */
-	movdqa 768(%rsp), %xmm12 /* reload g0x5.4 */
-	movdqa 672(%rsp), %xmm13 /* reload g0x7.4 */
-	movdqa 128(%rsp), %xmm14 /* reload g0x8.4 */
+	movdqa 672(%rsp), %xmm12 /* reload g0x7.4 */
+	movdqa 768(%rsp), %xmm13 /* reload g0x5.4 */
+	movdqa 80(%rsp), %xmm14 /* reload g0x8.4 */
 	movdqa 800(%rsp), %xmm15 /* reload g0x6.4 */
 	add $128, %r10
 	cmp $512, %r10
@@ -18656,8 +18518,8 @@ sm4_byteslice_ssse3_aesni_batch_gcm_asm:
 	/* Output (X35, X34, X33, X32): slots 3, 2, 1, 0; back to X = A1^-1·X'. */
 	movdqa %xmm5, %xmm0 /* g0x12.2 */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm0 /* g0x12_lo = and(g0x12, nibble_mask) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_9_tbl_lo_3(%rip), %xmm3 /* tbl_lo_3 = const() */
-	movdqa %xmm3, %xmm4 /* tbl_lo_3 */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_9_tbl_lo_3(%rip), %xmm2 /* tbl_lo_3 = const() */
+	movdqa %xmm2, %xmm4 /* tbl_lo_3 */
 	pshufb %xmm0, %xmm4 /* xout_l = lookup16(tbl_lo_3, g0x12_lo) */
 	psrlw $4, %xmm5 /* g0x12_sh = shr(g0x12) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm5 /* g0x12_hi = and(g0x12_sh, nibble_mask) */
@@ -18667,62 +18529,62 @@ sm4_byteslice_ssse3_aesni_batch_gcm_asm:
 	pxor %xmm9, %xmm4 /* xout = xor(xout_l, xout_h) */
 	movdqa %xmm7, %xmm5 /* g0x13.2 */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm5 /* g0x13_lo = and(g0x13, nibble_mask) */
-	movdqa %xmm3, %xmm9 /* tbl_lo_3 */
+	movdqa %xmm2, %xmm9 /* tbl_lo_3 */
 	pshufb %xmm5, %xmm9 /* xout_1_l = lookup16(tbl_lo_3, g0x13_lo) */
 	psrlw $4, %xmm7 /* g0x13_sh = shr(g0x13) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm7 /* g0x13_hi = and(g0x13_sh, nibble_mask) */
 	movdqa %xmm0, %xmm5 /* tbl_hi_3 */
 	pshufb %xmm7, %xmm5 /* xout_1_h = lookup16(tbl_hi_3, g0x13_hi) */
 	pxor %xmm5, %xmm9 /* xout_1 = xor(xout_1_l, xout_1_h) */
-	movdqa %xmm2, %xmm5 /* g0x14.2 */
+	movdqa %xmm3, %xmm5 /* g0x14.2 */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm5 /* g0x14_lo = and(g0x14, nibble_mask) */
-	movdqa %xmm3, %xmm7 /* tbl_lo_3 */
+	movdqa %xmm2, %xmm7 /* tbl_lo_3 */
 	pshufb %xmm5, %xmm7 /* xout_2_l = lookup16(tbl_lo_3, g0x14_lo) */
-	psrlw $4, %xmm2 /* g0x14_sh = shr(g0x14) */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm2 /* g0x14_hi = and(g0x14_sh, nibble_mask) */
+	psrlw $4, %xmm3 /* g0x14_sh = shr(g0x14) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm3 /* g0x14_hi = and(g0x14_sh, nibble_mask) */
 	movdqa %xmm0, %xmm5 /* tbl_hi_3 */
-	pshufb %xmm2, %xmm5 /* xout_2_h = lookup16(tbl_hi_3, g0x14_hi) */
+	pshufb %xmm3, %xmm5 /* xout_2_h = lookup16(tbl_hi_3, g0x14_hi) */
 	pxor %xmm5, %xmm7 /* xout_2 = xor(xout_2_l, xout_2_h) */
-	movdqa 16(%rsp), %xmm2 /* reload g0x15.2 */
-	movdqa %xmm2, %xmm5 /* g0x15.2 */
+	movdqa 336(%rsp), %xmm3 /* reload g0x15.2 */
+	movdqa %xmm3, %xmm5 /* g0x15.2 */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm5 /* g0x15_lo = and(g0x15, nibble_mask) */
-	movdqa %xmm3, %xmm10 /* tbl_lo_3 */
+	movdqa %xmm2, %xmm10 /* tbl_lo_3 */
 	pshufb %xmm5, %xmm10 /* xout_3_l = lookup16(tbl_lo_3, g0x15_lo) */
-	psrlw $4, %xmm2 /* g0x15_sh = shr(g0x15) */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm2 /* g0x15_hi = and(g0x15_sh, nibble_mask) */
+	psrlw $4, %xmm3 /* g0x15_sh = shr(g0x15) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm3 /* g0x15_hi = and(g0x15_sh, nibble_mask) */
 	movdqa %xmm0, %xmm5 /* tbl_hi_3 */
-	pshufb %xmm2, %xmm5 /* xout_3_h = lookup16(tbl_hi_3, g0x15_hi) */
+	pshufb %xmm3, %xmm5 /* xout_3_h = lookup16(tbl_hi_3, g0x15_hi) */
 	pxor %xmm5, %xmm10 /* xout_3 = xor(xout_3_l, xout_3_h) */
-	movdqa %xmm14, %xmm2 /* g0x8.2 */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm2 /* g0x8_lo = and(g0x8, nibble_mask) */
-	movdqa %xmm3, %xmm5 /* tbl_lo_3 */
-	pshufb %xmm2, %xmm5 /* xout_4_l = lookup16(tbl_lo_3, g0x8_lo) */
+	movdqa %xmm14, %xmm3 /* g0x8.2 */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm3 /* g0x8_lo = and(g0x8, nibble_mask) */
+	movdqa %xmm2, %xmm5 /* tbl_lo_3 */
+	pshufb %xmm3, %xmm5 /* xout_4_l = lookup16(tbl_lo_3, g0x8_lo) */
 	psrlw $4, %xmm14 /* g0x8_sh = shr(g0x8) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm14 /* g0x8_hi = and(g0x8_sh, nibble_mask) */
-	movdqa %xmm0, %xmm2 /* tbl_hi_3 */
-	pshufb %xmm14, %xmm2 /* xout_4_h = lookup16(tbl_hi_3, g0x8_hi) */
-	pxor %xmm2, %xmm5 /* xout_4 = xor(xout_4_l, xout_4_h) */
-	movdqa %xmm1, %xmm2 /* g0x9.2 */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm2 /* g0x9_lo = and(g0x9, nibble_mask) */
-	movdqa %xmm3, %xmm14 /* tbl_lo_3 */
-	pshufb %xmm2, %xmm14 /* xout_5_l = lookup16(tbl_lo_3, g0x9_lo) */
+	movdqa %xmm0, %xmm3 /* tbl_hi_3 */
+	pshufb %xmm14, %xmm3 /* xout_4_h = lookup16(tbl_hi_3, g0x8_hi) */
+	pxor %xmm3, %xmm5 /* xout_4 = xor(xout_4_l, xout_4_h) */
+	movdqa %xmm1, %xmm3 /* g0x9.2 */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm3 /* g0x9_lo = and(g0x9, nibble_mask) */
+	movdqa %xmm2, %xmm14 /* tbl_lo_3 */
+	pshufb %xmm3, %xmm14 /* xout_5_l = lookup16(tbl_lo_3, g0x9_lo) */
 	psrlw $4, %xmm1 /* g0x9_sh = shr(g0x9) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm1 /* g0x9_hi = and(g0x9_sh, nibble_mask) */
-	movdqa %xmm0, %xmm2 /* tbl_hi_3 */
-	pshufb %xmm1, %xmm2 /* xout_5_h = lookup16(tbl_hi_3, g0x9_hi) */
-	pxor %xmm2, %xmm14 /* xout_5 = xor(xout_5_l, xout_5_h) */
+	movdqa %xmm0, %xmm3 /* tbl_hi_3 */
+	pshufb %xmm1, %xmm3 /* xout_5_h = lookup16(tbl_hi_3, g0x9_hi) */
+	pxor %xmm3, %xmm14 /* xout_5 = xor(xout_5_l, xout_5_h) */
 	movdqa %xmm8, %xmm1 /* g0x10.2 */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm1 /* g0x10_lo = and(g0x10, nibble_mask) */
-	movdqa %xmm3, %xmm2 /* tbl_lo_3 */
-	pshufb %xmm1, %xmm2 /* xout_6_l = lookup16(tbl_lo_3, g0x10_lo) */
+	movdqa %xmm2, %xmm3 /* tbl_lo_3 */
+	pshufb %xmm1, %xmm3 /* xout_6_l = lookup16(tbl_lo_3, g0x10_lo) */
 	psrlw $4, %xmm8 /* g0x10_sh = shr(g0x10) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm8 /* g0x10_hi = and(g0x10_sh, nibble_mask) */
 	movdqa %xmm0, %xmm1 /* tbl_hi_3 */
 	pshufb %xmm8, %xmm1 /* xout_6_h = lookup16(tbl_hi_3, g0x10_hi) */
-	pxor %xmm1, %xmm2 /* xout_6 = xor(xout_6_l, xout_6_h) */
+	pxor %xmm1, %xmm3 /* xout_6 = xor(xout_6_l, xout_6_h) */
 	movdqa %xmm11, %xmm1 /* g0x11.2 */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm1 /* g0x11_lo = and(g0x11, nibble_mask) */
-	movdqa %xmm3, %xmm8 /* tbl_lo_3 */
+	movdqa %xmm2, %xmm8 /* tbl_lo_3 */
 	pshufb %xmm1, %xmm8 /* xout_7_l = lookup16(tbl_lo_3, g0x11_lo) */
 	psrlw $4, %xmm11 /* g0x11_sh = shr(g0x11) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm11 /* g0x11_hi = and(g0x11_sh, nibble_mask) */
@@ -18731,84 +18593,84 @@ sm4_byteslice_ssse3_aesni_batch_gcm_asm:
 	pxor %xmm1, %xmm8 /* xout_7 = xor(xout_7_l, xout_7_h) */
 	movdqa %xmm6, %xmm1 /* g0x4.2 */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm1 /* g0x4_lo = and(g0x4, nibble_mask) */
-	movdqa %xmm3, %xmm11 /* tbl_lo_3 */
+	movdqa %xmm2, %xmm11 /* tbl_lo_3 */
 	pshufb %xmm1, %xmm11 /* xout_8_l = lookup16(tbl_lo_3, g0x4_lo) */
 	psrlw $4, %xmm6 /* g0x4_sh = shr(g0x4) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm6 /* g0x4_hi = and(g0x4_sh, nibble_mask) */
 	movdqa %xmm0, %xmm1 /* tbl_hi_3 */
 	pshufb %xmm6, %xmm1 /* xout_8_h = lookup16(tbl_hi_3, g0x4_hi) */
 	pxor %xmm1, %xmm11 /* xout_8 = xor(xout_8_l, xout_8_h) */
-	movdqa %xmm12, %xmm1 /* g0x5.2 */
+	movdqa %xmm13, %xmm1 /* g0x5.2 */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm1 /* g0x5_lo = and(g0x5, nibble_mask) */
-	movdqa %xmm3, %xmm6 /* tbl_lo_3 */
+	movdqa %xmm2, %xmm6 /* tbl_lo_3 */
 	pshufb %xmm1, %xmm6 /* xout_9_l = lookup16(tbl_lo_3, g0x5_lo) */
-	psrlw $4, %xmm12 /* g0x5_sh = shr(g0x5) */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm12 /* g0x5_hi = and(g0x5_sh, nibble_mask) */
+	psrlw $4, %xmm13 /* g0x5_sh = shr(g0x5) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm13 /* g0x5_hi = and(g0x5_sh, nibble_mask) */
 	movdqa %xmm0, %xmm1 /* tbl_hi_3 */
-	pshufb %xmm12, %xmm1 /* xout_9_h = lookup16(tbl_hi_3, g0x5_hi) */
+	pshufb %xmm13, %xmm1 /* xout_9_h = lookup16(tbl_hi_3, g0x5_hi) */
 	pxor %xmm1, %xmm6 /* xout_9 = xor(xout_9_l, xout_9_h) */
 	movdqa %xmm15, %xmm1 /* g0x6.2 */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm1 /* g0x6_lo = and(g0x6, nibble_mask) */
-	movdqa %xmm3, %xmm12 /* tbl_lo_3 */
-	pshufb %xmm1, %xmm12 /* xout_10_l = lookup16(tbl_lo_3, g0x6_lo) */
+	movdqa %xmm2, %xmm13 /* tbl_lo_3 */
+	pshufb %xmm1, %xmm13 /* xout_10_l = lookup16(tbl_lo_3, g0x6_lo) */
 	psrlw $4, %xmm15 /* g0x6_sh = shr(g0x6) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm15 /* g0x6_hi = and(g0x6_sh, nibble_mask) */
 	movdqa %xmm0, %xmm1 /* tbl_hi_3 */
 	pshufb %xmm15, %xmm1 /* xout_10_h = lookup16(tbl_hi_3, g0x6_hi) */
-	pxor %xmm1, %xmm12 /* xout_10 = xor(xout_10_l, xout_10_h) */
-	movdqa %xmm13, %xmm1 /* g0x7.2 */
+	pxor %xmm1, %xmm13 /* xout_10 = xor(xout_10_l, xout_10_h) */
+	movdqa %xmm12, %xmm1 /* g0x7.2 */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm1 /* g0x7_lo = and(g0x7, nibble_mask) */
-	movdqa %xmm3, %xmm15 /* tbl_lo_3 */
+	movdqa %xmm2, %xmm15 /* tbl_lo_3 */
 	pshufb %xmm1, %xmm15 /* xout_11_l = lookup16(tbl_lo_3, g0x7_lo) */
-	psrlw $4, %xmm13 /* g0x7_sh = shr(g0x7) */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm13 /* g0x7_hi = and(g0x7_sh, nibble_mask) */
+	psrlw $4, %xmm12 /* g0x7_sh = shr(g0x7) */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm12 /* g0x7_hi = and(g0x7_sh, nibble_mask) */
 	movdqa %xmm0, %xmm1 /* tbl_hi_3 */
-	pshufb %xmm13, %xmm1 /* xout_11_h = lookup16(tbl_hi_3, g0x7_hi) */
+	pshufb %xmm12, %xmm1 /* xout_11_h = lookup16(tbl_hi_3, g0x7_hi) */
 	pxor %xmm1, %xmm15 /* xout_11 = xor(xout_11_l, xout_11_h) */
-	movdqa 336(%rsp), %xmm1 /* reload g0x0.2 */
-	movdqa %xmm1, %xmm13 /* g0x0.2 */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm13 /* g0x0_lo = and(g0x0, nibble_mask) */
-	movdqa %xmm8, 16(%rsp) /* spill xout_7 */
-	movdqa %xmm3, %xmm8 /* tbl_lo_3 */
-	pshufb %xmm13, %xmm8 /* xout_12_l = lookup16(tbl_lo_3, g0x0_lo) */
+	movdqa 304(%rsp), %xmm1 /* reload g0x0.2 */
+	movdqa %xmm1, %xmm12 /* g0x0.2 */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm12 /* g0x0_lo = and(g0x0, nibble_mask) */
+	movdqa %xmm8, 336(%rsp) /* spill xout_7 */
+	movdqa %xmm2, %xmm8 /* tbl_lo_3 */
+	pshufb %xmm12, %xmm8 /* xout_12_l = lookup16(tbl_lo_3, g0x0_lo) */
 	psrlw $4, %xmm1 /* g0x0_sh = shr(g0x0) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm1 /* g0x0_hi = and(g0x0_sh, nibble_mask) */
-	movdqa %xmm0, %xmm13 /* tbl_hi_3 */
-	pshufb %xmm1, %xmm13 /* xout_12_h = lookup16(tbl_hi_3, g0x0_hi) */
-	pxor %xmm13, %xmm8 /* xout_12 = xor(xout_12_l, xout_12_h) */
-	movdqa 288(%rsp), %xmm1 /* reload g0x1.2 */
-	movdqa %xmm1, %xmm13 /* g0x1.2 */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm13 /* g0x1_lo = and(g0x1, nibble_mask) */
-	movdqa %xmm2, 336(%rsp) /* spill xout_6 */
-	movdqa %xmm3, %xmm2 /* tbl_lo_3 */
-	pshufb %xmm13, %xmm2 /* xout_13_l = lookup16(tbl_lo_3, g0x1_lo) */
+	movdqa %xmm0, %xmm12 /* tbl_hi_3 */
+	pshufb %xmm1, %xmm12 /* xout_12_h = lookup16(tbl_hi_3, g0x0_hi) */
+	pxor %xmm12, %xmm8 /* xout_12 = xor(xout_12_l, xout_12_h) */
+	movdqa 256(%rsp), %xmm1 /* reload g0x1.2 */
+	movdqa %xmm1, %xmm12 /* g0x1.2 */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm12 /* g0x1_lo = and(g0x1, nibble_mask) */
+	movdqa %xmm3, 304(%rsp) /* spill xout_6 */
+	movdqa %xmm2, %xmm3 /* tbl_lo_3 */
+	pshufb %xmm12, %xmm3 /* xout_13_l = lookup16(tbl_lo_3, g0x1_lo) */
 	psrlw $4, %xmm1 /* g0x1_sh = shr(g0x1) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm1 /* g0x1_hi = and(g0x1_sh, nibble_mask) */
-	movdqa %xmm0, %xmm13 /* tbl_hi_3 */
-	pshufb %xmm1, %xmm13 /* xout_13_h = lookup16(tbl_hi_3, g0x1_hi) */
-	pxor %xmm13, %xmm2 /* xout_13 = xor(xout_13_l, xout_13_h) */
-	movdqa 96(%rsp), %xmm1 /* reload g0x2.2 */
-	movdqa %xmm1, %xmm13 /* g0x2.2 */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm13 /* g0x2_lo = and(g0x2, nibble_mask) */
-	movdqa %xmm2, 288(%rsp) /* spill xout_13 */
-	movdqa %xmm3, %xmm2 /* tbl_lo_3 */
-	pshufb %xmm13, %xmm2 /* xout_14_l = lookup16(tbl_lo_3, g0x2_lo) */
+	movdqa %xmm0, %xmm12 /* tbl_hi_3 */
+	pshufb %xmm1, %xmm12 /* xout_13_h = lookup16(tbl_hi_3, g0x1_hi) */
+	pxor %xmm12, %xmm3 /* xout_13 = xor(xout_13_l, xout_13_h) */
+	movdqa 64(%rsp), %xmm1 /* reload g0x2.2 */
+	movdqa %xmm1, %xmm12 /* g0x2.2 */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm12 /* g0x2_lo = and(g0x2, nibble_mask) */
+	movdqa %xmm3, 256(%rsp) /* spill xout_13 */
+	movdqa %xmm2, %xmm3 /* tbl_lo_3 */
+	pshufb %xmm12, %xmm3 /* xout_14_l = lookup16(tbl_lo_3, g0x2_lo) */
 	psrlw $4, %xmm1 /* g0x2_sh = shr(g0x2) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm1 /* g0x2_hi = and(g0x2_sh, nibble_mask) */
-	movdqa %xmm0, %xmm13 /* tbl_hi_3 */
-	pshufb %xmm1, %xmm13 /* xout_14_h = lookup16(tbl_hi_3, g0x2_hi) */
-	pxor %xmm13, %xmm2 /* xout_14 = xor(xout_14_l, xout_14_h) */
+	movdqa %xmm0, %xmm12 /* tbl_hi_3 */
+	pshufb %xmm1, %xmm12 /* xout_14_h = lookup16(tbl_hi_3, g0x2_hi) */
+	pxor %xmm12, %xmm3 /* xout_14 = xor(xout_14_l, xout_14_h) */
 	movdqa 592(%rsp), %xmm1 /* reload g0x3.2 */
-	movdqa %xmm1, %xmm13 /* g0x3.2 */
-	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm13 /* g0x3_lo = and(g0x3, nibble_mask) */
-	movdqa %xmm2, 96(%rsp) /* spill xout_14 */
-	movdqa %xmm3, %xmm2 /* tbl_lo_3 */
-	pshufb %xmm13, %xmm2 /* xout_15_l = lookup16(tbl_lo_3, g0x3_lo) */
+	movdqa %xmm1, %xmm12 /* g0x3.2 */
+	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm12 /* g0x3_lo = and(g0x3, nibble_mask) */
+	movdqa %xmm3, 64(%rsp) /* spill xout_14 */
+	movdqa %xmm2, %xmm3 /* tbl_lo_3 */
+	pshufb %xmm12, %xmm3 /* xout_15_l = lookup16(tbl_lo_3, g0x3_lo) */
 	psrlw $4, %xmm1 /* g0x3_sh = shr(g0x3) */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm1 /* g0x3_hi = and(g0x3_sh, nibble_mask) */
-	movdqa %xmm0, %xmm13 /* tbl_hi_3 */
-	pshufb %xmm1, %xmm13 /* xout_15_h = lookup16(tbl_hi_3, g0x3_hi) */
-	pxor %xmm13, %xmm2 /* xout_15 = xor(xout_15_l, xout_15_h) */
+	movdqa %xmm0, %xmm12 /* tbl_hi_3 */
+	pshufb %xmm1, %xmm12 /* xout_15_h = lookup16(tbl_hi_3, g0x3_hi) */
+	pxor %xmm12, %xmm3 /* xout_15 = xor(xout_15_l, xout_15_h) */
 	movdqa %xmm4, %xmm1 /* xout */
 	punpcklbw %xmm11, %xmm1 /* tro0 = unpacklo(xout, xout_8) */
 	punpckhbw %xmm11, %xmm4 /* tro0_1 = unpackhi(xout, xout_8) */
@@ -18816,8 +18678,8 @@ sm4_byteslice_ssse3_aesni_batch_gcm_asm:
 	punpcklbw %xmm6, %xmm11 /* tro0_2 = unpacklo(xout_1, xout_9) */
 	punpckhbw %xmm6, %xmm9 /* tro0_3 = unpackhi(xout_1, xout_9) */
 	movdqa %xmm7, %xmm6 /* xout_2 */
-	punpcklbw %xmm12, %xmm6 /* tro0_4 = unpacklo(xout_2, xout_10) */
-	punpckhbw %xmm12, %xmm7 /* tro0_5 = unpackhi(xout_2, xout_10) */
+	punpcklbw %xmm13, %xmm6 /* tro0_4 = unpacklo(xout_2, xout_10) */
+	punpckhbw %xmm13, %xmm7 /* tro0_5 = unpackhi(xout_2, xout_10) */
 	movdqa %xmm10, %xmm12 /* xout_3 */
 	punpcklbw %xmm15, %xmm12 /* tro0_6 = unpacklo(xout_3, xout_11) */
 	punpckhbw %xmm15, %xmm10 /* tro0_7 = unpackhi(xout_3, xout_11) */
@@ -18825,19 +18687,19 @@ sm4_byteslice_ssse3_aesni_batch_gcm_asm:
 	punpcklbw %xmm8, %xmm13 /* tro0_8 = unpacklo(xout_4, xout_12) */
 	punpckhbw %xmm8, %xmm5 /* tro0_9 = unpackhi(xout_4, xout_12) */
 	movdqa %xmm14, %xmm8 /* xout_5 */
-	punpcklbw 288(%rsp), %xmm8 /* tro0_10 = unpacklo(xout_5, xout_13) */
-	punpckhbw 288(%rsp), %xmm14 /* tro0_11 = unpackhi(xout_5, xout_13) */
-	movdqa 336(%rsp), %xmm15 /* reload xout_6 */
+	punpcklbw 256(%rsp), %xmm8 /* tro0_10 = unpacklo(xout_5, xout_13) */
+	punpckhbw 256(%rsp), %xmm14 /* tro0_11 = unpackhi(xout_5, xout_13) */
+	movdqa 304(%rsp), %xmm15 /* reload xout_6 */
 	movdqa %xmm15, %xmm0 /* xout_6 */
-	punpcklbw 96(%rsp), %xmm0 /* tro0_12 = unpacklo(xout_6, xout_14) */
-	punpckhbw 96(%rsp), %xmm15 /* tro0_13 = unpackhi(xout_6, xout_14) */
-	movdqa 16(%rsp), %xmm3 /* reload xout_7 */
-	movdqa %xmm10, 96(%rsp) /* spill tro0_7 */
-	movdqa %xmm3, %xmm10 /* xout_7 */
-	punpcklbw %xmm2, %xmm10 /* tro0_14 = unpacklo(xout_7, xout_15) */
-	punpckhbw %xmm2, %xmm3 /* tro0_15 = unpackhi(xout_7, xout_15) */
-	movdqa %xmm1, %xmm2 /* tro0 */
-	punpcklbw %xmm13, %xmm2 /* tro1 = unpacklo(tro0, tro0_8) */
+	punpcklbw 64(%rsp), %xmm0 /* tro0_12 = unpacklo(xout_6, xout_14) */
+	punpckhbw 64(%rsp), %xmm15 /* tro0_13 = unpackhi(xout_6, xout_14) */
+	movdqa 336(%rsp), %xmm2 /* reload xout_7 */
+	movdqa %xmm10, 64(%rsp) /* spill tro0_7 */
+	movdqa %xmm2, %xmm10 /* xout_7 */
+	punpcklbw %xmm3, %xmm10 /* tro0_14 = unpacklo(xout_7, xout_15) */
+	punpckhbw %xmm3, %xmm2 /* tro0_15 = unpackhi(xout_7, xout_15) */
+	movdqa %xmm1, %xmm3 /* tro0 */
+	punpcklbw %xmm13, %xmm3 /* tro1 = unpacklo(tro0, tro0_8) */
 	punpckhbw %xmm13, %xmm1 /* tro1_1 = unpackhi(tro0, tro0_8) */
 	movdqa %xmm4, %xmm13 /* tro0_1 */
 	punpcklbw %xmm5, %xmm13 /* tro1_2 = unpacklo(tro0_1, tro0_9) */
@@ -18857,14 +18719,14 @@ sm4_byteslice_ssse3_aesni_batch_gcm_asm:
 	movdqa %xmm12, %xmm15 /* tro0_6 */
 	punpcklbw %xmm10, %xmm15 /* tro1_12 = unpacklo(tro0_6, tro0_14) */
 	punpckhbw %xmm10, %xmm12 /* tro1_13 = unpackhi(tro0_6, tro0_14) */
-	movdqa 96(%rsp), %xmm10 /* reload tro0_7 */
-	movdqa %xmm9, 16(%rsp) /* spill tro1_7 */
+	movdqa 64(%rsp), %xmm10 /* reload tro0_7 */
+	movdqa %xmm9, 336(%rsp) /* spill tro1_7 */
 	movdqa %xmm10, %xmm9 /* tro0_7 */
-	punpcklbw %xmm3, %xmm9 /* tro1_14 = unpacklo(tro0_7, tro0_15) */
-	punpckhbw %xmm3, %xmm10 /* tro1_15 = unpackhi(tro0_7, tro0_15) */
-	movdqa %xmm2, %xmm3 /* tro1 */
-	punpcklbw %xmm14, %xmm3 /* tro2 = unpacklo(tro1, tro1_8) */
-	punpckhbw %xmm14, %xmm2 /* tro2_1 = unpackhi(tro1, tro1_8) */
+	punpcklbw %xmm2, %xmm9 /* tro1_14 = unpacklo(tro0_7, tro0_15) */
+	punpckhbw %xmm2, %xmm10 /* tro1_15 = unpackhi(tro0_7, tro0_15) */
+	movdqa %xmm3, %xmm2 /* tro1 */
+	punpcklbw %xmm14, %xmm2 /* tro2 = unpacklo(tro1, tro1_8) */
+	punpckhbw %xmm14, %xmm3 /* tro2_1 = unpackhi(tro1, tro1_8) */
 	movdqa %xmm1, %xmm14 /* tro1_1 */
 	punpcklbw %xmm6, %xmm14 /* tro2_2 = unpacklo(tro1_1, tro1_9) */
 	punpckhbw %xmm6, %xmm1 /* tro2_3 = unpackhi(tro1_1, tro1_9) */
@@ -18883,17 +18745,17 @@ sm4_byteslice_ssse3_aesni_batch_gcm_asm:
 	movdqa %xmm8, %xmm12 /* tro1_6 */
 	punpcklbw %xmm9, %xmm12 /* tro2_12 = unpacklo(tro1_6, tro1_14) */
 	punpckhbw %xmm9, %xmm8 /* tro2_13 = unpackhi(tro1_6, tro1_14) */
-	movdqa 16(%rsp), %xmm9 /* reload tro1_7 */
-	movdqa %xmm4, 96(%rsp) /* spill tro2_7 */
+	movdqa 336(%rsp), %xmm9 /* reload tro1_7 */
+	movdqa %xmm4, 64(%rsp) /* spill tro2_7 */
 	movdqa %xmm9, %xmm4 /* tro1_7 */
 	punpcklbw %xmm10, %xmm4 /* tro2_14 = unpacklo(tro1_7, tro1_15) */
 	punpckhbw %xmm10, %xmm9 /* tro2_15 = unpackhi(tro1_7, tro1_15) */
-	movdqa %xmm3, %xmm10 /* tro2 */
+	movdqa %xmm2, %xmm10 /* tro2 */
 	punpcklbw %xmm7, %xmm10 /* tro3 = unpacklo(tro2, tro2_8) */
-	punpckhbw %xmm7, %xmm3 /* tro3_1 = unpackhi(tro2, tro2_8) */
-	movdqa %xmm2, %xmm7 /* tro2_1 */
+	punpckhbw %xmm7, %xmm2 /* tro3_1 = unpackhi(tro2, tro2_8) */
+	movdqa %xmm3, %xmm7 /* tro2_1 */
 	punpcklbw %xmm5, %xmm7 /* tro3_2 = unpacklo(tro2_1, tro2_9) */
-	punpckhbw %xmm5, %xmm2 /* tro3_3 = unpackhi(tro2_1, tro2_9) */
+	punpckhbw %xmm5, %xmm3 /* tro3_3 = unpackhi(tro2_1, tro2_9) */
 	movdqa %xmm14, %xmm5 /* tro2_2 */
 	punpcklbw %xmm15, %xmm5 /* tro3_4 = unpacklo(tro2_2, tro2_10) */
 	punpckhbw %xmm15, %xmm14 /* tro3_5 = unpackhi(tro2_2, tro2_10) */
@@ -18909,8 +18771,8 @@ sm4_byteslice_ssse3_aesni_batch_gcm_asm:
 	movdqa %xmm0, %xmm8 /* tro2_6 */
 	punpcklbw %xmm4, %xmm8 /* tro3_12 = unpacklo(tro2_6, tro2_14) */
 	punpckhbw %xmm4, %xmm0 /* tro3_13 = unpackhi(tro2_6, tro2_14) */
-	movdqa 96(%rsp), %xmm4 /* reload tro2_7 */
-	movdqa %xmm0, 16(%rsp) /* spill tro3_13 */
+	movdqa 64(%rsp), %xmm4 /* reload tro2_7 */
+	movdqa %xmm0, 336(%rsp) /* spill tro3_13 */
 	movdqa %xmm4, %xmm0 /* tro2_7 */
 	punpcklbw %xmm9, %xmm0 /* tro3_14 = unpacklo(tro2_7, tro2_15) */
 	punpckhbw %xmm9, %xmm4 /* tro3_15 = unpackhi(tro2_7, tro2_15) */
@@ -18918,14 +18780,14 @@ sm4_byteslice_ssse3_aesni_batch_gcm_asm:
 	pxor %xmm9, %xmm10 /* ct = xor(tro3, msg) */
 	movdqu %xmm10, (%rdx) /* store ct */
 	movdqu 16(%rcx), %xmm9 /* msg_1 = load() */
-	pxor %xmm9, %xmm3 /* ct_1 = xor(tro3_1, msg_1) */
-	movdqu %xmm3, 16(%rdx) /* store ct_1 */
-	movdqu 32(%rcx), %xmm3 /* msg_2 = load() */
-	pxor %xmm3, %xmm7 /* ct_2 = xor(tro3_2, msg_2) */
+	pxor %xmm9, %xmm2 /* ct_1 = xor(tro3_1, msg_1) */
+	movdqu %xmm2, 16(%rdx) /* store ct_1 */
+	movdqu 32(%rcx), %xmm2 /* msg_2 = load() */
+	pxor %xmm2, %xmm7 /* ct_2 = xor(tro3_2, msg_2) */
 	movdqu %xmm7, 32(%rdx) /* store ct_2 */
-	movdqu 48(%rcx), %xmm3 /* msg_3 = load() */
-	pxor %xmm3, %xmm2 /* ct_3 = xor(tro3_3, msg_3) */
-	movdqu %xmm2, 48(%rdx) /* store ct_3 */
+	movdqu 48(%rcx), %xmm2 /* msg_3 = load() */
+	pxor %xmm2, %xmm3 /* ct_3 = xor(tro3_3, msg_3) */
+	movdqu %xmm3, 48(%rdx) /* store ct_3 */
 	movdqu 64(%rcx), %xmm2 /* msg_4 = load() */
 	pxor %xmm2, %xmm5 /* ct_4 = xor(tro3_4, msg_4) */
 	movdqu %xmm5, 64(%rdx) /* store ct_4 */
@@ -18954,7 +18816,7 @@ sm4_byteslice_ssse3_aesni_batch_gcm_asm:
 	pxor %xmm1, %xmm8 /* ct_12 = xor(tro3_12, msg_12) */
 	movdqu %xmm8, 192(%rdx) /* store ct_12 */
 	movdqu 208(%rcx), %xmm1 /* msg_13 = load() */
-	pxor 16(%rsp), %xmm1 /* ct_13 = xor(msg_13, tro3_13) */
+	pxor 336(%rsp), %xmm1 /* ct_13 = xor(msg_13, tro3_13) */
 	movdqu %xmm1, 208(%rdx) /* store ct_13 */
 	movdqu 224(%rcx), %xmm1 /* msg_14 = load() */
 	pxor %xmm1, %xmm0 /* ct_14 = xor(tro3_14, msg_14) */
@@ -18994,7 +18856,7 @@ sm4_byteslice_ssse3_aesni_batch_gcm_asm:
 	movdqa %xmm1, %xmm4 /* tbl_hi_3 */
 	pshufb %xmm0, %xmm4 /* xout_18_h = lookup16(tbl_hi_3, g1x14_hi) */
 	pxor %xmm4, %xmm6 /* xout_18 = xor(xout_18_l, xout_18_h) */
-	movdqa 32(%rsp), %xmm0 /* reload g1x15.2 */
+	movdqa 320(%rsp), %xmm0 /* reload g1x15.2 */
 	movdqa %xmm0, %xmm4 /* g1x15.2 */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm4 /* g1x15_lo = and(g1x15, nibble_mask) */
 	movdqa %xmm2, %xmm7 /* tbl_lo_3 */
@@ -19106,7 +18968,7 @@ sm4_byteslice_ssse3_aesni_batch_gcm_asm:
 	movdqa %xmm1, %xmm4 /* tbl_hi_3 */
 	pshufb %xmm0, %xmm4 /* xout_29_h = lookup16(tbl_hi_3, g1x1_hi) */
 	pxor %xmm4, %xmm10 /* xout_29 = xor(xout_29_l, xout_29_h) */
-	movdqa 64(%rsp), %xmm0 /* reload g1x2.2 */
+	movdqa 32(%rsp), %xmm0 /* reload g1x2.2 */
 	movdqa %xmm0, %xmm4 /* g1x2.2 */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm4 /* g1x2_lo = and(g1x2, nibble_mask) */
 	movdqa %xmm9, 368(%rsp) /* spill xout_21 */
@@ -19117,7 +18979,7 @@ sm4_byteslice_ssse3_aesni_batch_gcm_asm:
 	movdqa %xmm1, %xmm4 /* tbl_hi_3 */
 	pshufb %xmm0, %xmm4 /* xout_30_h = lookup16(tbl_hi_3, g1x2_hi) */
 	pxor %xmm4, %xmm9 /* xout_30 = xor(xout_30_l, xout_30_h) */
-	movdqa 320(%rsp), %xmm0 /* reload g1x3.2 */
+	movdqa 288(%rsp), %xmm0 /* reload g1x3.2 */
 	movdqa %xmm0, %xmm4 /* g1x3.2 */
 	pand .Lsm4_byteslice_ssse3_aesni_asm_9_nibble_mask(%rip), %xmm4 /* g1x3_lo = and(g1x3, nibble_mask) */
 	pshufb %xmm4, %xmm2 /* xout_31_l = lookup16(tbl_lo_3, g1x3_lo) */
@@ -19279,8 +19141,8 @@ sm4_byteslice_ssse3_aesni_batch_gcm_asm:
 	movdqu 496(%rcx), %xmm0 /* msg_31 = load() */
 	pxor %xmm0, %xmm3 /* ct_31 = xor(tro3_31, msg_31) */
 	movdqu %xmm3, 496(%rdx) /* store ct_31 */
-	movdqa 0(%rsp), %xmm0 /* reload y_next */
-	movdqu %xmm0, 64(%rsi) /* store y_next */
+	movdqa 0(%rsp), %xmm0 /* reload reduced_1 */
+	movdqu %xmm0, 64(%rsi) /* store reduced_1 */
 	mov %rbp, %rsp
 	pop %rbp
 	ret
@@ -20618,18 +20480,6 @@ sm4_byteslice_ssse3_aesni_batch_multi_asm:
 .Lsm4_byteslice_ssse3_aesni_asm_0_reverse16:
 	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
 
-/* half_up: (a0, a1) -> (0, a0): the middle sum's low half into S's bits 64..127 */
-	.section .rodata
-	.balign 16
-.Lsm4_byteslice_ssse3_aesni_asm_0_half_up:
-	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07
-
-/* half_down: (a0, a1) -> (a1, 0): its high half into S's bits 128..191 */
-	.section .rodata
-	.balign 16
-.Lsm4_byteslice_ssse3_aesni_asm_0_half_down:
-	.byte 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80
-
 /* fold: c = (Q - y^128 - 1) / y^64, Q = GHASH's polynomial reversed (gen/kernels/ghash.py fold) */
 	.section .rodata
 	.balign 16
@@ -21229,18 +21079,6 @@ sm4_byteslice_ssse3_aesni_batch_multi_asm:
 	.balign 16
 .Lsm4_byteslice_ssse3_aesni_asm_9_reverse16:
 	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
-
-/* half_up: (a0, a1) -> (0, a0): the middle sum's low half into S's bits 64..127 */
-	.section .rodata
-	.balign 16
-.Lsm4_byteslice_ssse3_aesni_asm_9_half_up:
-	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07
-
-/* half_down: (a0, a1) -> (a1, 0): its high half into S's bits 128..191 */
-	.section .rodata
-	.balign 16
-.Lsm4_byteslice_ssse3_aesni_asm_9_half_down:
-	.byte 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80
 
 /* fold: c = (Q - y^128 - 1) / y^64, Q = GHASH's polynomial reversed (gen/kernels/ghash.py fold) */
 	.section .rodata

@@ -267,8 +267,8 @@ static void sm4_rounds4_neon_sm4_batch_ctr(const uint8_t *rk, const uint8_t *in,
     /* byte 14 of each lane: its block's number k in the batch */
     static const uint8_t block_k_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
     const uint8x16_t block_k = vld1q_u8(block_k_bytes);
-    /* every byte reads the carry (byte 15), a block's last byte reads zero */
-    static const uint8_t carry_everywhere_bytes[16] = {0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80};
+    /* every byte reads the carry (byte 15), a block's last byte reads zero (in the order of the lookup the block feeds) */
+    static const uint8_t carry_everywhere_bytes[16] = {0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80, 0x0f, 0x0f, 0x0f};
     const uint8x16_t carry_everywhere = vld1q_u8(carry_everywhere_bytes);
     /* a carry as a byte mask: 0 -> 0x00, 1 -> 0xff */
     static const uint8_t carry_mask_table_bytes[16] = {0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
@@ -276,8 +276,8 @@ static void sm4_rounds4_neon_sm4_batch_ctr(const uint8_t *rk, const uint8_t *in,
     /* every byte but a block's last */
     static const uint8_t all_but_last_bytes[16] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00};
     const uint8x16_t all_but_last = vld1q_u8(all_but_last_bytes);
-    /* byte 15 of a block's last lane reads byte 14, the new last byte; every other byte zero */
-    static const uint8_t new_last_byte_bytes[16] = {0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e};
+    /* byte 15 of a block's last lane reads byte 14, the new last byte; every other byte zero (in the order of the lookup the block feeds) */
+    static const uint8_t new_last_byte_bytes[16] = {0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x80, 0x80, 0x80};
     const uint8x16_t new_last_byte = vld1q_u8(new_last_byte_bytes);
     /* byte 14 of each lane: its block's number k in the batch */
     static const uint8_t block_k_1_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00};
@@ -295,46 +295,41 @@ static void sm4_rounds4_neon_sm4_batch_ctr(const uint8_t *rk, const uint8_t *in,
     const uint8x16_t ctr_last = kc_shr16(ctr_low, 8);
     const uint8x16_t ctr_first = vdupq_n_u8(in[32]);
     const uint8x16_t ctr_j0 = vandq_u8(ctr_first, byte_14);
+    const uint8x16_t ctr_base = kc_add16(ctr_last, ctr_j0);
     const uint8x16_t ctr_v_open = vandq_u8(ctr_low, all_but_last);
+    const uint8x16_t ctr_v_ordered = kc_rev32_8(ctr_v_open);
     const uint8x16_t ctr_w = vld1q_u8(in + 16);
     const uint8x16_t ctr_w_open = vandq_u8(ctr_w, all_but_last);
+    const uint8x16_t ctr_w_ordered = kc_rev32_8(ctr_w_open);
 
     /* Load 4 blocks, big-endian words to native. */
-    const uint8x16_t ctr_j = kc_add8(block_k, ctr_j0);
-    const uint8x16_t ctr_sum = kc_add16(ctr_last, ctr_j);
+    const uint8x16_t ctr_sum = kc_add16(ctr_base, block_k);
     const uint8x16_t ctr_carry = vqtbl1q_u8(ctr_sum, carry_everywhere);
     const uint8x16_t ctr_mask = vqtbl1q_u8(carry_mask_table, ctr_carry);
-    const uint8x16_t ctr_pair = vbslq_u8(ctr_mask, ctr_w_open, ctr_v_open);
+    const uint8x16_t ctr_pair = vbslq_u8(ctr_mask, ctr_w_ordered, ctr_v_ordered);
     const uint8x16_t ctr_last_byte = vqtbl1q_u8(ctr_sum, new_last_byte);
-    const uint8x16_t blk = vorrq_u8(ctr_pair, ctr_last_byte);
-    const uint8x16_t le = kc_rev32_8(blk);
+    const uint8x16_t le = vorrq_u8(ctr_pair, ctr_last_byte);
     x0 = le;
-    const uint8x16_t ctr_j_1 = kc_add8(block_k_1, ctr_j0);
-    const uint8x16_t ctr_sum_1 = kc_add16(ctr_last, ctr_j_1);
+    const uint8x16_t ctr_sum_1 = kc_add16(ctr_base, block_k_1);
     const uint8x16_t ctr_carry_1 = vqtbl1q_u8(ctr_sum_1, carry_everywhere);
     const uint8x16_t ctr_mask_1 = vqtbl1q_u8(carry_mask_table, ctr_carry_1);
-    const uint8x16_t ctr_pair_1 = vbslq_u8(ctr_mask_1, ctr_w_open, ctr_v_open);
+    const uint8x16_t ctr_pair_1 = vbslq_u8(ctr_mask_1, ctr_w_ordered, ctr_v_ordered);
     const uint8x16_t ctr_last_byte_1 = vqtbl1q_u8(ctr_sum_1, new_last_byte);
-    const uint8x16_t blk_1 = vorrq_u8(ctr_pair_1, ctr_last_byte_1);
-    const uint8x16_t le_1 = kc_rev32_8(blk_1);
+    const uint8x16_t le_1 = vorrq_u8(ctr_pair_1, ctr_last_byte_1);
     x1 = le_1;
-    const uint8x16_t ctr_j_2 = kc_add8(block_k_2, ctr_j0);
-    const uint8x16_t ctr_sum_2 = kc_add16(ctr_last, ctr_j_2);
+    const uint8x16_t ctr_sum_2 = kc_add16(ctr_base, block_k_2);
     const uint8x16_t ctr_carry_2 = vqtbl1q_u8(ctr_sum_2, carry_everywhere);
     const uint8x16_t ctr_mask_2 = vqtbl1q_u8(carry_mask_table, ctr_carry_2);
-    const uint8x16_t ctr_pair_2 = vbslq_u8(ctr_mask_2, ctr_w_open, ctr_v_open);
+    const uint8x16_t ctr_pair_2 = vbslq_u8(ctr_mask_2, ctr_w_ordered, ctr_v_ordered);
     const uint8x16_t ctr_last_byte_2 = vqtbl1q_u8(ctr_sum_2, new_last_byte);
-    const uint8x16_t blk_2 = vorrq_u8(ctr_pair_2, ctr_last_byte_2);
-    const uint8x16_t le_2 = kc_rev32_8(blk_2);
+    const uint8x16_t le_2 = vorrq_u8(ctr_pair_2, ctr_last_byte_2);
     x2 = le_2;
-    const uint8x16_t ctr_j_3 = kc_add8(block_k_3, ctr_j0);
-    const uint8x16_t ctr_sum_3 = kc_add16(ctr_last, ctr_j_3);
+    const uint8x16_t ctr_sum_3 = kc_add16(ctr_base, block_k_3);
     const uint8x16_t ctr_carry_3 = vqtbl1q_u8(ctr_sum_3, carry_everywhere);
     const uint8x16_t ctr_mask_3 = vqtbl1q_u8(carry_mask_table, ctr_carry_3);
-    const uint8x16_t ctr_pair_3 = vbslq_u8(ctr_mask_3, ctr_w_open, ctr_v_open);
+    const uint8x16_t ctr_pair_3 = vbslq_u8(ctr_mask_3, ctr_w_ordered, ctr_v_ordered);
     const uint8x16_t ctr_last_byte_3 = vqtbl1q_u8(ctr_sum_3, new_last_byte);
-    const uint8x16_t blk_3 = vorrq_u8(ctr_pair_3, ctr_last_byte_3);
-    const uint8x16_t le_3 = kc_rev32_8(blk_3);
+    const uint8x16_t le_3 = vorrq_u8(ctr_pair_3, ctr_last_byte_3);
     x3 = le_3;
 
     /* 32 rounds, four per instruction: round keys 4i..4i+3 for the i-th. */
@@ -563,12 +558,6 @@ static void sm4_rounds4_neon_sm4_batch_gcm(const uint8_t *rk, uint8_t *in, uint8
     /* byte i <- byte 15 - i: GCM bytes to the reflected form phi */
     static const uint8_t reverse16_bytes[16] = {0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00};
     const uint8x16_t reverse16 = vld1q_u8(reverse16_bytes);
-    /* (a0, a1) -> (0, a0): the middle sum's low half into S's bits 64..127 */
-    static const uint8_t half_up_bytes[16] = {0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07};
-    const uint8x16_t half_up = vld1q_u8(half_up_bytes);
-    /* (a0, a1) -> (a1, 0): its high half into S's bits 128..191 */
-    static const uint8_t half_down_bytes[16] = {0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80};
-    const uint8x16_t half_down = vld1q_u8(half_down_bytes);
     /* c = (Q - y^128 - 1) / y^64, Q = GHASH's polynomial reversed (gen/kernels/ghash.py fold) */
     static const uint8_t fold_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xc2, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xc2};
     const uint8x16_t fold = vld1q_u8(fold_bytes);
@@ -581,8 +570,8 @@ static void sm4_rounds4_neon_sm4_batch_gcm(const uint8_t *rk, uint8_t *in, uint8
     /* byte 14 of each lane: its block's number k in the batch */
     static const uint8_t block_k_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
     const uint8x16_t block_k = vld1q_u8(block_k_bytes);
-    /* every byte reads the carry (byte 15), a block's last byte reads zero */
-    static const uint8_t carry_everywhere_bytes[16] = {0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80};
+    /* every byte reads the carry (byte 15), a block's last byte reads zero (in the order of the lookup the block feeds) */
+    static const uint8_t carry_everywhere_bytes[16] = {0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80, 0x0f, 0x0f, 0x0f};
     const uint8x16_t carry_everywhere = vld1q_u8(carry_everywhere_bytes);
     /* a carry as a byte mask: 0 -> 0x00, 1 -> 0xff */
     static const uint8_t carry_mask_table_bytes[16] = {0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
@@ -590,8 +579,8 @@ static void sm4_rounds4_neon_sm4_batch_gcm(const uint8_t *rk, uint8_t *in, uint8
     /* every byte but a block's last */
     static const uint8_t all_but_last_bytes[16] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00};
     const uint8x16_t all_but_last = vld1q_u8(all_but_last_bytes);
-    /* byte 15 of a block's last lane reads byte 14, the new last byte; every other byte zero */
-    static const uint8_t new_last_byte_bytes[16] = {0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e};
+    /* byte 15 of a block's last lane reads byte 14, the new last byte; every other byte zero (in the order of the lookup the block feeds) */
+    static const uint8_t new_last_byte_bytes[16] = {0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x80, 0x80, 0x80};
     const uint8x16_t new_last_byte = vld1q_u8(new_last_byte_bytes);
     /* byte 14 of each lane: its block's number k in the batch */
     static const uint8_t block_k_1_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00};
@@ -603,12 +592,11 @@ static void sm4_rounds4_neon_sm4_batch_gcm(const uint8_t *rk, uint8_t *in, uint8
     static const uint8_t block_k_3_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00};
     const uint8x16_t block_k_3 = vld1q_u8(block_k_3_bytes);
     const uint8x16_t y_1 = vld1q_u8(in + 64);
-    const uint8x16_t phi_y = vqtbl1q_u8(y_1, reverse16);
 
     /* 4 blocks, 1 per register: block i times T_(n - i), products unreduced. */
     const uint8x16_t x_32 = vld1q_u8(hashed);
     const uint8x16_t z = vqtbl1q_u8(x_32, reverse16);
-    const uint8x16_t z1_y = veorq_u8(z, phi_y);
+    const uint8x16_t z1_y = veorq_u8(z, y_1);
     const uint8x16_t h = vld1q_u8(table);
     const uint8x16_t lo = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(z1_y), 0), vgetq_lane_p64(vreinterpretq_p64_u8(h), 0)));
     const uint8x16_t z1_y_swap = vqtbl1q_u8(z1_y, swap_halves);
@@ -640,7 +628,7 @@ static void sm4_rounds4_neon_sm4_batch_gcm(const uint8_t *rk, uint8_t *in, uint8
     const uint8x16_t mid_7 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(z_3_swap), 0), vgetq_lane_p64(vreinterpretq_p64_u8(h_3), 0)));
     const uint8x16_t hi_3 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(z_3), vreinterpretq_p64_u8(h_3)));
 
-    /* The sums, then S's halves, their blocks added, and one reduction. */
+    /* The sums and one reduction. */
     const uint8x16_t lo_sum_acc = veorq_u8(lo, lo_1);
     const uint8x16_t lo_sum_acc_1 = veorq_u8(lo_2, lo_3);
     const uint8x16_t lo_sum_acc_2 = veorq_u8(lo_sum_acc, lo_sum_acc_1);
@@ -654,61 +642,52 @@ static void sm4_rounds4_neon_sm4_batch_gcm(const uint8_t *rk, uint8_t *in, uint8
     const uint8x16_t hi_sum_acc = veorq_u8(hi, hi_1);
     const uint8x16_t hi_sum_acc_1 = veorq_u8(hi_2, hi_3);
     const uint8x16_t hi_sum_acc_2 = veorq_u8(hi_sum_acc, hi_sum_acc_1);
-    const uint8x16_t mid_lo = vqtbl1q_u8(mid_sum_acc_6, half_up);
-    const uint8x16_t s_lo = veorq_u8(lo_sum_acc_2, mid_lo);
-    const uint8x16_t mid_hi = vqtbl1q_u8(mid_sum_acc_6, half_down);
-    const uint8x16_t s_hi = veorq_u8(hi_sum_acc_2, mid_hi);
-    const uint8x16_t fold_lo = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(s_lo), 0), vgetq_lane_p64(vreinterpretq_p64_u8(fold), 0)));
-    const uint8x16_t fold_lo_sw = vqtbl1q_u8(fold_lo, swap_halves);
-    const uint8x16_t v = veorq_u8(s_lo, fold_lo_sw);
-    const uint8x16_t fold_hi = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(v), vreinterpretq_p64_u8(fold)));
-    const uint8x16_t v_hi = veorq_u8(v, s_hi);
-    const uint8x16_t reduced = veorq_u8(v_hi, fold_hi);
-    const uint8x16_t y_next = vqtbl1q_u8(reduced, reverse16);
+    const uint8x16_t fold_lo = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(lo_sum_acc_2), 0), vgetq_lane_p64(vreinterpretq_p64_u8(fold), 0)));
+    const uint8x16_t fold_mid = veorq_u8(fold_lo, mid_sum_acc_6);
+    const uint8x16_t fold_mid_sw = vqtbl1q_u8(fold_mid, swap_halves);
+    const uint8x16_t w = veorq_u8(lo_sum_acc_2, fold_mid_sw);
+    const uint8x16_t fold_hi = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(w), vreinterpretq_p64_u8(fold)));
+    const uint8x16_t w_hi = veorq_u8(w, hi_sum_acc_2);
+    const uint8x16_t reduced = veorq_u8(w_hi, fold_hi);
     const uint8x16_t ctr_low = vld1q_u8(in);
     const uint8x16_t ctr_last = kc_shr16(ctr_low, 8);
     const uint8x16_t ctr_first = vdupq_n_u8(in[32]);
     const uint8x16_t ctr_j0 = vandq_u8(ctr_first, byte_14);
+    const uint8x16_t ctr_base = kc_add16(ctr_last, ctr_j0);
     const uint8x16_t ctr_v_open = vandq_u8(ctr_low, all_but_last);
+    const uint8x16_t ctr_v_ordered = kc_rev32_8(ctr_v_open);
     const uint8x16_t ctr_w = vld1q_u8(in + 16);
     const uint8x16_t ctr_w_open = vandq_u8(ctr_w, all_but_last);
+    const uint8x16_t ctr_w_ordered = kc_rev32_8(ctr_w_open);
 
     /* Load 4 blocks, big-endian words to native. */
-    const uint8x16_t ctr_j = kc_add8(block_k, ctr_j0);
-    const uint8x16_t ctr_sum = kc_add16(ctr_last, ctr_j);
+    const uint8x16_t ctr_sum = kc_add16(ctr_base, block_k);
     const uint8x16_t ctr_carry = vqtbl1q_u8(ctr_sum, carry_everywhere);
     const uint8x16_t ctr_mask = vqtbl1q_u8(carry_mask_table, ctr_carry);
-    const uint8x16_t ctr_pair = vbslq_u8(ctr_mask, ctr_w_open, ctr_v_open);
+    const uint8x16_t ctr_pair = vbslq_u8(ctr_mask, ctr_w_ordered, ctr_v_ordered);
     const uint8x16_t ctr_last_byte = vqtbl1q_u8(ctr_sum, new_last_byte);
-    const uint8x16_t blk = vorrq_u8(ctr_pair, ctr_last_byte);
-    const uint8x16_t le = kc_rev32_8(blk);
+    const uint8x16_t le = vorrq_u8(ctr_pair, ctr_last_byte);
     x0 = le;
-    const uint8x16_t ctr_j_1 = kc_add8(block_k_1, ctr_j0);
-    const uint8x16_t ctr_sum_1 = kc_add16(ctr_last, ctr_j_1);
+    const uint8x16_t ctr_sum_1 = kc_add16(ctr_base, block_k_1);
     const uint8x16_t ctr_carry_1 = vqtbl1q_u8(ctr_sum_1, carry_everywhere);
     const uint8x16_t ctr_mask_1 = vqtbl1q_u8(carry_mask_table, ctr_carry_1);
-    const uint8x16_t ctr_pair_1 = vbslq_u8(ctr_mask_1, ctr_w_open, ctr_v_open);
+    const uint8x16_t ctr_pair_1 = vbslq_u8(ctr_mask_1, ctr_w_ordered, ctr_v_ordered);
     const uint8x16_t ctr_last_byte_1 = vqtbl1q_u8(ctr_sum_1, new_last_byte);
-    const uint8x16_t blk_1 = vorrq_u8(ctr_pair_1, ctr_last_byte_1);
-    const uint8x16_t le_1 = kc_rev32_8(blk_1);
+    const uint8x16_t le_1 = vorrq_u8(ctr_pair_1, ctr_last_byte_1);
     x1 = le_1;
-    const uint8x16_t ctr_j_2 = kc_add8(block_k_2, ctr_j0);
-    const uint8x16_t ctr_sum_2 = kc_add16(ctr_last, ctr_j_2);
+    const uint8x16_t ctr_sum_2 = kc_add16(ctr_base, block_k_2);
     const uint8x16_t ctr_carry_2 = vqtbl1q_u8(ctr_sum_2, carry_everywhere);
     const uint8x16_t ctr_mask_2 = vqtbl1q_u8(carry_mask_table, ctr_carry_2);
-    const uint8x16_t ctr_pair_2 = vbslq_u8(ctr_mask_2, ctr_w_open, ctr_v_open);
+    const uint8x16_t ctr_pair_2 = vbslq_u8(ctr_mask_2, ctr_w_ordered, ctr_v_ordered);
     const uint8x16_t ctr_last_byte_2 = vqtbl1q_u8(ctr_sum_2, new_last_byte);
-    const uint8x16_t blk_2 = vorrq_u8(ctr_pair_2, ctr_last_byte_2);
-    const uint8x16_t le_2 = kc_rev32_8(blk_2);
+    const uint8x16_t le_2 = vorrq_u8(ctr_pair_2, ctr_last_byte_2);
     x2 = le_2;
-    const uint8x16_t ctr_j_3 = kc_add8(block_k_3, ctr_j0);
-    const uint8x16_t ctr_sum_3 = kc_add16(ctr_last, ctr_j_3);
+    const uint8x16_t ctr_sum_3 = kc_add16(ctr_base, block_k_3);
     const uint8x16_t ctr_carry_3 = vqtbl1q_u8(ctr_sum_3, carry_everywhere);
     const uint8x16_t ctr_mask_3 = vqtbl1q_u8(carry_mask_table, ctr_carry_3);
-    const uint8x16_t ctr_pair_3 = vbslq_u8(ctr_mask_3, ctr_w_open, ctr_v_open);
+    const uint8x16_t ctr_pair_3 = vbslq_u8(ctr_mask_3, ctr_w_ordered, ctr_v_ordered);
     const uint8x16_t ctr_last_byte_3 = vqtbl1q_u8(ctr_sum_3, new_last_byte);
-    const uint8x16_t blk_3 = vorrq_u8(ctr_pair_3, ctr_last_byte_3);
-    const uint8x16_t le_3 = kc_rev32_8(blk_3);
+    const uint8x16_t le_3 = vorrq_u8(ctr_pair_3, ctr_last_byte_3);
     x3 = le_3;
 
     /* 32 rounds, four per instruction: round keys 4i..4i+3 for the i-th. */
@@ -802,7 +781,7 @@ static void sm4_rounds4_neon_sm4_batch_gcm(const uint8_t *rk, uint8_t *in, uint8
     const uint8x16_t msg_3 = vld1q_u8(src + 48);
     const uint8x16_t ct_3 = veorq_u8(outbe_3, msg_3);
     vst1q_u8(out + 48, ct_3);
-    vst1q_u8(in + 64, y_next);
+    vst1q_u8(in + 64, reduced);
 }
 
 /* The one-block form: out = E(in ^ src), or D with the decryption round keys
@@ -862,12 +841,6 @@ static void sm4_rounds4_neon_sm4_ghash_step(uint8_t *y, const uint8_t *table, co
     /* byte i <- byte 15 - i: GCM bytes to the reflected form phi */
     static const uint8_t reverse16_bytes[16] = {0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00};
     const uint8x16_t reverse16 = vld1q_u8(reverse16_bytes);
-    /* (a0, a1) -> (0, a0): the middle sum's low half into S's bits 64..127 */
-    static const uint8_t half_up_bytes[16] = {0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07};
-    const uint8x16_t half_up = vld1q_u8(half_up_bytes);
-    /* (a0, a1) -> (a1, 0): its high half into S's bits 128..191 */
-    static const uint8_t half_down_bytes[16] = {0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80};
-    const uint8x16_t half_down = vld1q_u8(half_down_bytes);
     /* c = (Q - y^128 - 1) / y^64, Q = GHASH's polynomial reversed (gen/kernels/ghash.py fold) */
     static const uint8_t fold_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xc2, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xc2};
     const uint8x16_t fold = vld1q_u8(fold_bytes);
@@ -1008,7 +981,7 @@ static void sm4_rounds4_neon_sm4_ghash_step(uint8_t *y, const uint8_t *table, co
     const uint8x16_t mid_31 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(z_15_swap), 0), vgetq_lane_p64(vreinterpretq_p64_u8(h_15), 0)));
     const uint8x16_t hi_15 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(z_15), vreinterpretq_p64_u8(h_15)));
 
-    /* The sums, then S's halves, their blocks added, and one reduction. */
+    /* The sums and one reduction. */
     const uint8x16_t lo_sum_acc = veorq_u8(lo, lo_1);
     const uint8x16_t lo_sum_acc_1 = veorq_u8(lo_2, lo_3);
     const uint8x16_t lo_sum_acc_2 = veorq_u8(lo_4, lo_5);
@@ -1070,16 +1043,13 @@ static void sm4_rounds4_neon_sm4_ghash_step(uint8_t *y, const uint8_t *table, co
     const uint8x16_t hi_sum_acc_12 = veorq_u8(hi_sum_acc_8, hi_sum_acc_9);
     const uint8x16_t hi_sum_acc_13 = veorq_u8(hi_sum_acc_10, hi_sum_acc_11);
     const uint8x16_t hi_sum_acc_14 = veorq_u8(hi_sum_acc_12, hi_sum_acc_13);
-    const uint8x16_t mid_lo = vqtbl1q_u8(mid_sum_acc_30, half_up);
-    const uint8x16_t s_lo = veorq_u8(lo_sum_acc_14, mid_lo);
-    const uint8x16_t mid_hi = vqtbl1q_u8(mid_sum_acc_30, half_down);
-    const uint8x16_t s_hi = veorq_u8(hi_sum_acc_14, mid_hi);
-    const uint8x16_t fold_lo = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(s_lo), 0), vgetq_lane_p64(vreinterpretq_p64_u8(fold), 0)));
-    const uint8x16_t fold_lo_sw = vqtbl1q_u8(fold_lo, swap_halves);
-    const uint8x16_t v = veorq_u8(s_lo, fold_lo_sw);
-    const uint8x16_t fold_hi = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(v), vreinterpretq_p64_u8(fold)));
-    const uint8x16_t v_hi = veorq_u8(v, s_hi);
-    const uint8x16_t reduced = veorq_u8(v_hi, fold_hi);
+    const uint8x16_t fold_lo = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(lo_sum_acc_14), 0), vgetq_lane_p64(vreinterpretq_p64_u8(fold), 0)));
+    const uint8x16_t fold_mid = veorq_u8(fold_lo, mid_sum_acc_30);
+    const uint8x16_t fold_mid_sw = vqtbl1q_u8(fold_mid, swap_halves);
+    const uint8x16_t w = veorq_u8(lo_sum_acc_14, fold_mid_sw);
+    const uint8x16_t fold_hi = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(w), vreinterpretq_p64_u8(fold)));
+    const uint8x16_t w_hi = veorq_u8(w, hi_sum_acc_14);
+    const uint8x16_t reduced = veorq_u8(w_hi, fold_hi);
     const uint8x16_t y_next = vqtbl1q_u8(reduced, reverse16);
     vst1q_u8(y, y_next);
 }

@@ -5443,483 +5443,422 @@ sm4_wordslice_avx2_vaes_batch_ctr_asm:
 	vbroadcasti128 (%rsi), %ymm0 /* ctr_low = bcast128() */
 	vpsrlw $8, %ymm0, %ymm1 /* ctr_last = shr(ctr_low) */
 	vpand .Lsm4_wordslice_avx2_vaes_asm_7_all_but_last(%rip), %ymm0, %ymm0 /* ctr_v_open = and(ctr_low, all_but_last) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_ctr_order(%rip), %ymm0, %ymm0 /* ctr_v_ordered = lookup16(ctr_v_open, ctr_order) */
 	vpbroadcastb 32(%rsi), %ymm2 /* ctr_first = bcast8() */
 	vpand .Lsm4_wordslice_avx2_vaes_asm_7_byte_14(%rip), %ymm2, %ymm2 /* ctr_j0 = and(ctr_first, byte_14) */
+	vpaddw %ymm2, %ymm1, %ymm1 /* ctr_base = add(ctr_last, ctr_j0) */
 
 	/* Load 64 blocks (8 groups), big-endian words to native, transpose 4x4 words. */
-	vpaddb .Lsm4_wordslice_avx2_vaes_asm_7_block_k(%rip), %ymm2, %ymm3 /* ctr_j = add(ctr_j0, block_k) */
-	vpaddw %ymm3, %ymm1, %ymm3 /* ctr_sum = add(ctr_last, ctr_j) */
-	vpaddb .Lsm4_wordslice_avx2_vaes_asm_7_block_k_1(%rip), %ymm2, %ymm4 /* ctr_j_1 = add(ctr_j0, block_k_1) */
-	vpaddw %ymm4, %ymm1, %ymm4 /* ctr_sum_1 = add(ctr_last, ctr_j_1) */
-	vpaddb .Lsm4_wordslice_avx2_vaes_asm_7_block_k_2(%rip), %ymm2, %ymm5 /* ctr_j_2 = add(ctr_j0, block_k_2) */
-	vpaddw %ymm5, %ymm1, %ymm5 /* ctr_sum_2 = add(ctr_last, ctr_j_2) */
-	vpaddb .Lsm4_wordslice_avx2_vaes_asm_7_block_k_3(%rip), %ymm2, %ymm6 /* ctr_j_3 = add(ctr_j0, block_k_3) */
-	vpaddw %ymm6, %ymm1, %ymm6 /* ctr_sum_3 = add(ctr_last, ctr_j_3) */
-	vpaddb .Lsm4_wordslice_avx2_vaes_asm_7_block_k_4(%rip), %ymm2, %ymm7 /* ctr_j_4 = add(ctr_j0, block_k_4) */
-	vpaddw %ymm7, %ymm1, %ymm7 /* ctr_sum_4 = add(ctr_last, ctr_j_4) */
-	vpaddb .Lsm4_wordslice_avx2_vaes_asm_7_block_k_5(%rip), %ymm2, %ymm8 /* ctr_j_5 = add(ctr_j0, block_k_5) */
-	vpaddw %ymm8, %ymm1, %ymm8 /* ctr_sum_5 = add(ctr_last, ctr_j_5) */
-	vpaddb .Lsm4_wordslice_avx2_vaes_asm_7_block_k_6(%rip), %ymm2, %ymm9 /* ctr_j_6 = add(ctr_j0, block_k_6) */
-	vpaddw %ymm9, %ymm1, %ymm9 /* ctr_sum_6 = add(ctr_last, ctr_j_6) */
-	vpaddb .Lsm4_wordslice_avx2_vaes_asm_7_block_k_7(%rip), %ymm2, %ymm10 /* ctr_j_7 = add(ctr_j0, block_k_7) */
-	vpaddw %ymm10, %ymm1, %ymm10 /* ctr_sum_7 = add(ctr_last, ctr_j_7) */
-	vpaddb .Lsm4_wordslice_avx2_vaes_asm_7_block_k_8(%rip), %ymm2, %ymm11 /* ctr_j_8 = add(ctr_j0, block_k_8) */
-	vpaddw %ymm11, %ymm1, %ymm11 /* ctr_sum_8 = add(ctr_last, ctr_j_8) */
-	vpaddb .Lsm4_wordslice_avx2_vaes_asm_7_block_k_9(%rip), %ymm2, %ymm12 /* ctr_j_9 = add(ctr_j0, block_k_9) */
-	vpaddw %ymm12, %ymm1, %ymm12 /* ctr_sum_9 = add(ctr_last, ctr_j_9) */
-	vpaddb .Lsm4_wordslice_avx2_vaes_asm_7_block_k_10(%rip), %ymm2, %ymm13 /* ctr_j_10 = add(ctr_j0, block_k_10) */
-	vpaddw %ymm13, %ymm1, %ymm13 /* ctr_sum_10 = add(ctr_last, ctr_j_10) */
-	vpaddb .Lsm4_wordslice_avx2_vaes_asm_7_block_k_11(%rip), %ymm2, %ymm14 /* ctr_j_11 = add(ctr_j0, block_k_11) */
-	vpaddw %ymm14, %ymm1, %ymm14 /* ctr_sum_11 = add(ctr_last, ctr_j_11) */
-	vpaddb .Lsm4_wordslice_avx2_vaes_asm_7_block_k_12(%rip), %ymm2, %ymm15 /* ctr_j_12 = add(ctr_j0, block_k_12) */
-	vpaddw %ymm15, %ymm1, %ymm15 /* ctr_sum_12 = add(ctr_last, ctr_j_12) */
-	vmovdqa %ymm15, 64(%rsp) /* spill ctr_sum_12 */
-	vpaddb .Lsm4_wordslice_avx2_vaes_asm_7_block_k_13(%rip), %ymm2, %ymm15 /* ctr_j_13 = add(ctr_j0, block_k_13) */
-	vpaddw %ymm15, %ymm1, %ymm15 /* ctr_sum_13 = add(ctr_last, ctr_j_13) */
-	vmovdqa %ymm15, 96(%rsp) /* spill ctr_sum_13 */
-	vpaddb .Lsm4_wordslice_avx2_vaes_asm_7_block_k_14(%rip), %ymm2, %ymm15 /* ctr_j_14 = add(ctr_j0, block_k_14) */
-	vpaddw %ymm15, %ymm1, %ymm15 /* ctr_sum_14 = add(ctr_last, ctr_j_14) */
-	vmovdqa %ymm15, 128(%rsp) /* spill ctr_sum_14 */
-	vpaddb .Lsm4_wordslice_avx2_vaes_asm_7_block_k_15(%rip), %ymm2, %ymm15 /* ctr_j_15 = add(ctr_j0, block_k_15) */
-	vpaddw %ymm15, %ymm1, %ymm15 /* ctr_sum_15 = add(ctr_last, ctr_j_15) */
-	vmovdqa %ymm15, 160(%rsp) /* spill ctr_sum_15 */
-	vpaddb .Lsm4_wordslice_avx2_vaes_asm_7_block_k_16(%rip), %ymm2, %ymm15 /* ctr_j_16 = add(ctr_j0, block_k_16) */
-	vpaddw %ymm15, %ymm1, %ymm15 /* ctr_sum_16 = add(ctr_last, ctr_j_16) */
-	vmovdqa %ymm15, 192(%rsp) /* spill ctr_sum_16 */
-	vpaddb .Lsm4_wordslice_avx2_vaes_asm_7_block_k_17(%rip), %ymm2, %ymm15 /* ctr_j_17 = add(ctr_j0, block_k_17) */
-	vpaddw %ymm15, %ymm1, %ymm15 /* ctr_sum_17 = add(ctr_last, ctr_j_17) */
-	vmovdqa %ymm15, 224(%rsp) /* spill ctr_sum_17 */
-	vpaddb .Lsm4_wordslice_avx2_vaes_asm_7_block_k_18(%rip), %ymm2, %ymm15 /* ctr_j_18 = add(ctr_j0, block_k_18) */
-	vpaddw %ymm15, %ymm1, %ymm15 /* ctr_sum_18 = add(ctr_last, ctr_j_18) */
-	vmovdqa %ymm15, 256(%rsp) /* spill ctr_sum_18 */
-	vpaddb .Lsm4_wordslice_avx2_vaes_asm_7_block_k_19(%rip), %ymm2, %ymm15 /* ctr_j_19 = add(ctr_j0, block_k_19) */
-	vpaddw %ymm15, %ymm1, %ymm15 /* ctr_sum_19 = add(ctr_last, ctr_j_19) */
-	vmovdqa %ymm15, 288(%rsp) /* spill ctr_sum_19 */
-	vpaddb .Lsm4_wordslice_avx2_vaes_asm_7_block_k_20(%rip), %ymm2, %ymm15 /* ctr_j_20 = add(ctr_j0, block_k_20) */
-	vpaddw %ymm15, %ymm1, %ymm15 /* ctr_sum_20 = add(ctr_last, ctr_j_20) */
-	vmovdqa %ymm15, 320(%rsp) /* spill ctr_sum_20 */
-	vpaddb .Lsm4_wordslice_avx2_vaes_asm_7_block_k_21(%rip), %ymm2, %ymm15 /* ctr_j_21 = add(ctr_j0, block_k_21) */
-	vpaddw %ymm15, %ymm1, %ymm15 /* ctr_sum_21 = add(ctr_last, ctr_j_21) */
-	vmovdqa %ymm15, 352(%rsp) /* spill ctr_sum_21 */
-	vpaddb .Lsm4_wordslice_avx2_vaes_asm_7_block_k_22(%rip), %ymm2, %ymm15 /* ctr_j_22 = add(ctr_j0, block_k_22) */
-	vpaddw %ymm15, %ymm1, %ymm15 /* ctr_sum_22 = add(ctr_last, ctr_j_22) */
-	vmovdqa %ymm15, 384(%rsp) /* spill ctr_sum_22 */
-	vpaddb .Lsm4_wordslice_avx2_vaes_asm_7_block_k_23(%rip), %ymm2, %ymm15 /* ctr_j_23 = add(ctr_j0, block_k_23) */
-	vpaddw %ymm15, %ymm1, %ymm15 /* ctr_sum_23 = add(ctr_last, ctr_j_23) */
-	vmovdqa %ymm15, 416(%rsp) /* spill ctr_sum_23 */
-	vpaddb .Lsm4_wordslice_avx2_vaes_asm_7_block_k_24(%rip), %ymm2, %ymm15 /* ctr_j_24 = add(ctr_j0, block_k_24) */
-	vpaddw %ymm15, %ymm1, %ymm15 /* ctr_sum_24 = add(ctr_last, ctr_j_24) */
-	vmovdqa %ymm15, 448(%rsp) /* spill ctr_sum_24 */
-	vpaddb .Lsm4_wordslice_avx2_vaes_asm_7_block_k_25(%rip), %ymm2, %ymm15 /* ctr_j_25 = add(ctr_j0, block_k_25) */
-	vpaddw %ymm15, %ymm1, %ymm15 /* ctr_sum_25 = add(ctr_last, ctr_j_25) */
-	vmovdqa %ymm15, 480(%rsp) /* spill ctr_sum_25 */
-	vpaddb .Lsm4_wordslice_avx2_vaes_asm_7_block_k_26(%rip), %ymm2, %ymm15 /* ctr_j_26 = add(ctr_j0, block_k_26) */
-	vpaddw %ymm15, %ymm1, %ymm15 /* ctr_sum_26 = add(ctr_last, ctr_j_26) */
-	vmovdqa %ymm15, 512(%rsp) /* spill ctr_sum_26 */
-	vpaddb .Lsm4_wordslice_avx2_vaes_asm_7_block_k_27(%rip), %ymm2, %ymm15 /* ctr_j_27 = add(ctr_j0, block_k_27) */
-	vpaddw %ymm15, %ymm1, %ymm15 /* ctr_sum_27 = add(ctr_last, ctr_j_27) */
-	vmovdqa %ymm15, 544(%rsp) /* spill ctr_sum_27 */
-	vpaddb .Lsm4_wordslice_avx2_vaes_asm_7_block_k_28(%rip), %ymm2, %ymm15 /* ctr_j_28 = add(ctr_j0, block_k_28) */
-	vpaddw %ymm15, %ymm1, %ymm15 /* ctr_sum_28 = add(ctr_last, ctr_j_28) */
-	vmovdqa %ymm15, 576(%rsp) /* spill ctr_sum_28 */
-	vpaddb .Lsm4_wordslice_avx2_vaes_asm_7_block_k_29(%rip), %ymm2, %ymm15 /* ctr_j_29 = add(ctr_j0, block_k_29) */
-	vpaddw %ymm15, %ymm1, %ymm15 /* ctr_sum_29 = add(ctr_last, ctr_j_29) */
-	vmovdqa %ymm15, 608(%rsp) /* spill ctr_sum_29 */
-	vpaddb .Lsm4_wordslice_avx2_vaes_asm_7_block_k_30(%rip), %ymm2, %ymm15 /* ctr_j_30 = add(ctr_j0, block_k_30) */
-	vpaddb .Lsm4_wordslice_avx2_vaes_asm_7_block_k_31(%rip), %ymm2, %ymm2 /* ctr_j_31 = add(ctr_j0, block_k_31) */
-	vpaddw %ymm15, %ymm1, %ymm15 /* ctr_sum_30 = add(ctr_last, ctr_j_30) */
-	vpaddw %ymm2, %ymm1, %ymm1 /* ctr_sum_31 = add(ctr_last, ctr_j_31) */
-	vbroadcasti128 16(%rsi), %ymm2 /* ctr_w = bcast128() */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_all_but_last(%rip), %ymm2, %ymm2 /* ctr_w_open = and(ctr_w, all_but_last) */
-	vmovdqa %ymm1, 640(%rsp) /* spill ctr_sum_31 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm3, %ymm1 /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
-	vmovdqa %ymm15, 672(%rsp) /* spill ctr_sum_30 */
-	vmovdqa .Lsm4_wordslice_avx2_vaes_asm_7_carry_mask_table(%rip), %ymm15 /* carry_mask_table = const() */
-	vpshufb %ymm1, %ymm15, %ymm1 /* ctr_mask = lookup16(carry_mask_table, ctr_carry) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm3, %ymm3 /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
-	vmovdqa %ymm14, 704(%rsp) /* spill ctr_sum_11 */
-	vpand %ymm1, %ymm2, %ymm14 /* ctr_pair_b = and(ctr_w_open, ctr_mask) */
-	vpandn %ymm0, %ymm1, %ymm1 /* ctr_pair_a = andnot(ctr_mask, ctr_v_open) */
-	vpor %ymm1, %ymm14, %ymm1 /* ctr_pair = or(ctr_pair_b, ctr_pair_a) */
-	vpor %ymm3, %ymm1, %ymm1 /* row = or(ctr_pair, ctr_last_byte) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_bswap32(%rip), %ymm1, %ymm1 /* rowle = lookup16(row, bswap32) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm4, %ymm3 /* ctr_carry_1 = lookup16(ctr_sum_1, carry_everywhere) */
-	vpshufb %ymm3, %ymm15, %ymm3 /* ctr_mask_1 = lookup16(carry_mask_table, ctr_carry_1) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm4, %ymm4 /* ctr_last_byte_1 = lookup16(ctr_sum_1, new_last_byte) */
-	vpand %ymm3, %ymm2, %ymm14 /* ctr_pair_1_b = and(ctr_w_open, ctr_mask_1) */
-	vpandn %ymm0, %ymm3, %ymm3 /* ctr_pair_1_a = andnot(ctr_mask_1, ctr_v_open) */
-	vpor %ymm3, %ymm14, %ymm3 /* ctr_pair_1 = or(ctr_pair_1_b, ctr_pair_1_a) */
-	vpor %ymm4, %ymm3, %ymm3 /* row_1 = or(ctr_pair_1, ctr_last_byte_1) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_bswap32(%rip), %ymm3, %ymm3 /* rowle_1 = lookup16(row_1, bswap32) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm5, %ymm4 /* ctr_carry_2 = lookup16(ctr_sum_2, carry_everywhere) */
-	vpshufb %ymm4, %ymm15, %ymm4 /* ctr_mask_2 = lookup16(carry_mask_table, ctr_carry_2) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm5, %ymm5 /* ctr_last_byte_2 = lookup16(ctr_sum_2, new_last_byte) */
-	vpand %ymm4, %ymm2, %ymm14 /* ctr_pair_2_b = and(ctr_w_open, ctr_mask_2) */
-	vpandn %ymm0, %ymm4, %ymm4 /* ctr_pair_2_a = andnot(ctr_mask_2, ctr_v_open) */
-	vpor %ymm4, %ymm14, %ymm4 /* ctr_pair_2 = or(ctr_pair_2_b, ctr_pair_2_a) */
-	vpor %ymm5, %ymm4, %ymm4 /* row_2 = or(ctr_pair_2, ctr_last_byte_2) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_bswap32(%rip), %ymm4, %ymm4 /* rowle_2 = lookup16(row_2, bswap32) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm6, %ymm5 /* ctr_carry_3 = lookup16(ctr_sum_3, carry_everywhere) */
-	vpshufb %ymm5, %ymm15, %ymm5 /* ctr_mask_3 = lookup16(carry_mask_table, ctr_carry_3) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm6, %ymm6 /* ctr_last_byte_3 = lookup16(ctr_sum_3, new_last_byte) */
-	vpand %ymm5, %ymm2, %ymm14 /* ctr_pair_3_b = and(ctr_w_open, ctr_mask_3) */
-	vpandn %ymm0, %ymm5, %ymm5 /* ctr_pair_3_a = andnot(ctr_mask_3, ctr_v_open) */
-	vpor %ymm5, %ymm14, %ymm5 /* ctr_pair_3 = or(ctr_pair_3_b, ctr_pair_3_a) */
-	vpor %ymm6, %ymm5, %ymm5 /* row_3 = or(ctr_pair_3, ctr_last_byte_3) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_bswap32(%rip), %ymm5, %ymm5 /* rowle_3 = lookup16(row_3, bswap32) */
-	vpunpckldq %ymm4, %ymm1, %ymm6 /* tr0 = unpacklo(rowle, rowle_2) */
-	vpunpckhdq %ymm4, %ymm1, %ymm1 /* tr0_1 = unpackhi(rowle, rowle_2) */
+	vpaddw .Lsm4_wordslice_avx2_vaes_asm_7_block_k(%rip), %ymm1, %ymm2 /* ctr_sum = add(ctr_base, block_k) */
+	vpaddw .Lsm4_wordslice_avx2_vaes_asm_7_block_k_1(%rip), %ymm1, %ymm3 /* ctr_sum_1 = add(ctr_base, block_k_1) */
+	vpaddw .Lsm4_wordslice_avx2_vaes_asm_7_block_k_2(%rip), %ymm1, %ymm4 /* ctr_sum_2 = add(ctr_base, block_k_2) */
+	vpaddw .Lsm4_wordslice_avx2_vaes_asm_7_block_k_3(%rip), %ymm1, %ymm5 /* ctr_sum_3 = add(ctr_base, block_k_3) */
+	vpaddw .Lsm4_wordslice_avx2_vaes_asm_7_block_k_4(%rip), %ymm1, %ymm6 /* ctr_sum_4 = add(ctr_base, block_k_4) */
+	vpaddw .Lsm4_wordslice_avx2_vaes_asm_7_block_k_5(%rip), %ymm1, %ymm7 /* ctr_sum_5 = add(ctr_base, block_k_5) */
+	vpaddw .Lsm4_wordslice_avx2_vaes_asm_7_block_k_6(%rip), %ymm1, %ymm8 /* ctr_sum_6 = add(ctr_base, block_k_6) */
+	vpaddw .Lsm4_wordslice_avx2_vaes_asm_7_block_k_7(%rip), %ymm1, %ymm9 /* ctr_sum_7 = add(ctr_base, block_k_7) */
+	vpaddw .Lsm4_wordslice_avx2_vaes_asm_7_block_k_8(%rip), %ymm1, %ymm10 /* ctr_sum_8 = add(ctr_base, block_k_8) */
+	vpaddw .Lsm4_wordslice_avx2_vaes_asm_7_block_k_9(%rip), %ymm1, %ymm11 /* ctr_sum_9 = add(ctr_base, block_k_9) */
+	vpaddw .Lsm4_wordslice_avx2_vaes_asm_7_block_k_10(%rip), %ymm1, %ymm12 /* ctr_sum_10 = add(ctr_base, block_k_10) */
+	vpaddw .Lsm4_wordslice_avx2_vaes_asm_7_block_k_11(%rip), %ymm1, %ymm13 /* ctr_sum_11 = add(ctr_base, block_k_11) */
+	vpaddw .Lsm4_wordslice_avx2_vaes_asm_7_block_k_12(%rip), %ymm1, %ymm14 /* ctr_sum_12 = add(ctr_base, block_k_12) */
+	vpaddw .Lsm4_wordslice_avx2_vaes_asm_7_block_k_13(%rip), %ymm1, %ymm15 /* ctr_sum_13 = add(ctr_base, block_k_13) */
+	vmovdqa %ymm15, 64(%rsp) /* spill ctr_sum_13 */
+	vpaddw .Lsm4_wordslice_avx2_vaes_asm_7_block_k_14(%rip), %ymm1, %ymm15 /* ctr_sum_14 = add(ctr_base, block_k_14) */
+	vmovdqa %ymm15, 96(%rsp) /* spill ctr_sum_14 */
+	vpaddw .Lsm4_wordslice_avx2_vaes_asm_7_block_k_15(%rip), %ymm1, %ymm15 /* ctr_sum_15 = add(ctr_base, block_k_15) */
+	vmovdqa %ymm15, 128(%rsp) /* spill ctr_sum_15 */
+	vpaddw .Lsm4_wordslice_avx2_vaes_asm_7_block_k_16(%rip), %ymm1, %ymm15 /* ctr_sum_16 = add(ctr_base, block_k_16) */
+	vmovdqa %ymm15, 160(%rsp) /* spill ctr_sum_16 */
+	vpaddw .Lsm4_wordslice_avx2_vaes_asm_7_block_k_17(%rip), %ymm1, %ymm15 /* ctr_sum_17 = add(ctr_base, block_k_17) */
+	vmovdqa %ymm15, 192(%rsp) /* spill ctr_sum_17 */
+	vpaddw .Lsm4_wordslice_avx2_vaes_asm_7_block_k_18(%rip), %ymm1, %ymm15 /* ctr_sum_18 = add(ctr_base, block_k_18) */
+	vmovdqa %ymm15, 224(%rsp) /* spill ctr_sum_18 */
+	vpaddw .Lsm4_wordslice_avx2_vaes_asm_7_block_k_19(%rip), %ymm1, %ymm15 /* ctr_sum_19 = add(ctr_base, block_k_19) */
+	vmovdqa %ymm15, 256(%rsp) /* spill ctr_sum_19 */
+	vpaddw .Lsm4_wordslice_avx2_vaes_asm_7_block_k_20(%rip), %ymm1, %ymm15 /* ctr_sum_20 = add(ctr_base, block_k_20) */
+	vmovdqa %ymm15, 288(%rsp) /* spill ctr_sum_20 */
+	vpaddw .Lsm4_wordslice_avx2_vaes_asm_7_block_k_21(%rip), %ymm1, %ymm15 /* ctr_sum_21 = add(ctr_base, block_k_21) */
+	vmovdqa %ymm15, 320(%rsp) /* spill ctr_sum_21 */
+	vpaddw .Lsm4_wordslice_avx2_vaes_asm_7_block_k_22(%rip), %ymm1, %ymm15 /* ctr_sum_22 = add(ctr_base, block_k_22) */
+	vmovdqa %ymm15, 352(%rsp) /* spill ctr_sum_22 */
+	vpaddw .Lsm4_wordslice_avx2_vaes_asm_7_block_k_23(%rip), %ymm1, %ymm15 /* ctr_sum_23 = add(ctr_base, block_k_23) */
+	vmovdqa %ymm15, 384(%rsp) /* spill ctr_sum_23 */
+	vpaddw .Lsm4_wordslice_avx2_vaes_asm_7_block_k_24(%rip), %ymm1, %ymm15 /* ctr_sum_24 = add(ctr_base, block_k_24) */
+	vmovdqa %ymm15, 416(%rsp) /* spill ctr_sum_24 */
+	vpaddw .Lsm4_wordslice_avx2_vaes_asm_7_block_k_25(%rip), %ymm1, %ymm15 /* ctr_sum_25 = add(ctr_base, block_k_25) */
+	vmovdqa %ymm15, 448(%rsp) /* spill ctr_sum_25 */
+	vpaddw .Lsm4_wordslice_avx2_vaes_asm_7_block_k_26(%rip), %ymm1, %ymm15 /* ctr_sum_26 = add(ctr_base, block_k_26) */
+	vmovdqa %ymm15, 480(%rsp) /* spill ctr_sum_26 */
+	vpaddw .Lsm4_wordslice_avx2_vaes_asm_7_block_k_27(%rip), %ymm1, %ymm15 /* ctr_sum_27 = add(ctr_base, block_k_27) */
+	vmovdqa %ymm15, 512(%rsp) /* spill ctr_sum_27 */
+	vpaddw .Lsm4_wordslice_avx2_vaes_asm_7_block_k_28(%rip), %ymm1, %ymm15 /* ctr_sum_28 = add(ctr_base, block_k_28) */
+	vmovdqa %ymm15, 544(%rsp) /* spill ctr_sum_28 */
+	vpaddw .Lsm4_wordslice_avx2_vaes_asm_7_block_k_29(%rip), %ymm1, %ymm15 /* ctr_sum_29 = add(ctr_base, block_k_29) */
+	vmovdqa %ymm15, 576(%rsp) /* spill ctr_sum_29 */
+	vpaddw .Lsm4_wordslice_avx2_vaes_asm_7_block_k_30(%rip), %ymm1, %ymm15 /* ctr_sum_30 = add(ctr_base, block_k_30) */
+	vpaddw .Lsm4_wordslice_avx2_vaes_asm_7_block_k_31(%rip), %ymm1, %ymm1 /* ctr_sum_31 = add(ctr_base, block_k_31) */
+	vmovdqa %ymm1, 608(%rsp) /* spill ctr_sum_31 */
+	vbroadcasti128 16(%rsi), %ymm1 /* ctr_w = bcast128() */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_all_but_last(%rip), %ymm1, %ymm1 /* ctr_w_open = and(ctr_w, all_but_last) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_ctr_order(%rip), %ymm1, %ymm1 /* ctr_w_ordered = lookup16(ctr_w_open, ctr_order) */
+	vmovdqa %ymm15, 640(%rsp) /* spill ctr_sum_30 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm2, %ymm15 /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
+	vmovdqa %ymm14, 672(%rsp) /* spill ctr_sum_12 */
+	vmovdqa .Lsm4_wordslice_avx2_vaes_asm_7_carry_mask_table(%rip), %ymm14 /* carry_mask_table = const() */
+	vpshufb %ymm15, %ymm14, %ymm15 /* ctr_mask = lookup16(carry_mask_table, ctr_carry) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm2, %ymm2 /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
+	vmovdqa %ymm13, 704(%rsp) /* spill ctr_sum_11 */
+	vpand %ymm15, %ymm1, %ymm13 /* ctr_pair_b = and(ctr_w_ordered, ctr_mask) */
+	vpandn %ymm0, %ymm15, %ymm15 /* ctr_pair_a = andnot(ctr_mask, ctr_v_ordered) */
+	vpor %ymm15, %ymm13, %ymm13 /* ctr_pair = or(ctr_pair_b, ctr_pair_a) */
+	vpor %ymm2, %ymm13, %ymm2 /* rowle = or(ctr_pair, ctr_last_byte) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm3, %ymm13 /* ctr_carry_1 = lookup16(ctr_sum_1, carry_everywhere) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* ctr_mask_1 = lookup16(carry_mask_table, ctr_carry_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm3, %ymm3 /* ctr_last_byte_1 = lookup16(ctr_sum_1, new_last_byte) */
+	vpand %ymm13, %ymm1, %ymm15 /* ctr_pair_1_b = and(ctr_w_ordered, ctr_mask_1) */
+	vpandn %ymm0, %ymm13, %ymm13 /* ctr_pair_1_a = andnot(ctr_mask_1, ctr_v_ordered) */
+	vpor %ymm13, %ymm15, %ymm13 /* ctr_pair_1 = or(ctr_pair_1_b, ctr_pair_1_a) */
+	vpor %ymm3, %ymm13, %ymm3 /* rowle_1 = or(ctr_pair_1, ctr_last_byte_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm4, %ymm13 /* ctr_carry_2 = lookup16(ctr_sum_2, carry_everywhere) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* ctr_mask_2 = lookup16(carry_mask_table, ctr_carry_2) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm4, %ymm4 /* ctr_last_byte_2 = lookup16(ctr_sum_2, new_last_byte) */
+	vpand %ymm13, %ymm1, %ymm15 /* ctr_pair_2_b = and(ctr_w_ordered, ctr_mask_2) */
+	vpandn %ymm0, %ymm13, %ymm13 /* ctr_pair_2_a = andnot(ctr_mask_2, ctr_v_ordered) */
+	vpor %ymm13, %ymm15, %ymm13 /* ctr_pair_2 = or(ctr_pair_2_b, ctr_pair_2_a) */
+	vpor %ymm4, %ymm13, %ymm4 /* rowle_2 = or(ctr_pair_2, ctr_last_byte_2) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm5, %ymm13 /* ctr_carry_3 = lookup16(ctr_sum_3, carry_everywhere) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* ctr_mask_3 = lookup16(carry_mask_table, ctr_carry_3) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm5, %ymm5 /* ctr_last_byte_3 = lookup16(ctr_sum_3, new_last_byte) */
+	vpand %ymm13, %ymm1, %ymm15 /* ctr_pair_3_b = and(ctr_w_ordered, ctr_mask_3) */
+	vpandn %ymm0, %ymm13, %ymm13 /* ctr_pair_3_a = andnot(ctr_mask_3, ctr_v_ordered) */
+	vpor %ymm13, %ymm15, %ymm13 /* ctr_pair_3 = or(ctr_pair_3_b, ctr_pair_3_a) */
+	vpor %ymm5, %ymm13, %ymm5 /* rowle_3 = or(ctr_pair_3, ctr_last_byte_3) */
+	vpunpckldq %ymm4, %ymm2, %ymm13 /* tr0 = unpacklo(rowle, rowle_2) */
+	vpunpckhdq %ymm4, %ymm2, %ymm2 /* tr0_1 = unpackhi(rowle, rowle_2) */
 	vpunpckldq %ymm5, %ymm3, %ymm4 /* tr0_2 = unpacklo(rowle_1, rowle_3) */
 	vpunpckhdq %ymm5, %ymm3, %ymm3 /* tr0_3 = unpackhi(rowle_1, rowle_3) */
-	vpunpckldq %ymm4, %ymm6, %ymm5 /* tr1 = unpacklo(tr0, tr0_2) */
-	vpunpckhdq %ymm4, %ymm6, %ymm4 /* tr1_1 = unpackhi(tr0, tr0_2) */
-	vpunpckldq %ymm3, %ymm1, %ymm6 /* tr1_2 = unpacklo(tr0_1, tr0_3) */
-	vpunpckhdq %ymm3, %ymm1, %ymm1 /* tr1_3 = unpackhi(tr0_1, tr0_3) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm7, %ymm3 /* ctr_carry_4 = lookup16(ctr_sum_4, carry_everywhere) */
-	vpshufb %ymm3, %ymm15, %ymm3 /* ctr_mask_4 = lookup16(carry_mask_table, ctr_carry_4) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm7, %ymm7 /* ctr_last_byte_4 = lookup16(ctr_sum_4, new_last_byte) */
-	vpand %ymm3, %ymm2, %ymm14 /* ctr_pair_4_b = and(ctr_w_open, ctr_mask_4) */
-	vpandn %ymm0, %ymm3, %ymm3 /* ctr_pair_4_a = andnot(ctr_mask_4, ctr_v_open) */
-	vpor %ymm3, %ymm14, %ymm3 /* ctr_pair_4 = or(ctr_pair_4_b, ctr_pair_4_a) */
-	vpor %ymm7, %ymm3, %ymm3 /* row_4 = or(ctr_pair_4, ctr_last_byte_4) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_bswap32(%rip), %ymm3, %ymm3 /* rowle_4 = lookup16(row_4, bswap32) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm8, %ymm7 /* ctr_carry_5 = lookup16(ctr_sum_5, carry_everywhere) */
-	vpshufb %ymm7, %ymm15, %ymm7 /* ctr_mask_5 = lookup16(carry_mask_table, ctr_carry_5) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm8, %ymm8 /* ctr_last_byte_5 = lookup16(ctr_sum_5, new_last_byte) */
-	vpand %ymm7, %ymm2, %ymm14 /* ctr_pair_5_b = and(ctr_w_open, ctr_mask_5) */
-	vpandn %ymm0, %ymm7, %ymm7 /* ctr_pair_5_a = andnot(ctr_mask_5, ctr_v_open) */
-	vpor %ymm7, %ymm14, %ymm7 /* ctr_pair_5 = or(ctr_pair_5_b, ctr_pair_5_a) */
-	vpor %ymm8, %ymm7, %ymm7 /* row_5 = or(ctr_pair_5, ctr_last_byte_5) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_bswap32(%rip), %ymm7, %ymm7 /* rowle_5 = lookup16(row_5, bswap32) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm9, %ymm8 /* ctr_carry_6 = lookup16(ctr_sum_6, carry_everywhere) */
-	vpshufb %ymm8, %ymm15, %ymm8 /* ctr_mask_6 = lookup16(carry_mask_table, ctr_carry_6) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm9, %ymm9 /* ctr_last_byte_6 = lookup16(ctr_sum_6, new_last_byte) */
-	vpand %ymm8, %ymm2, %ymm14 /* ctr_pair_6_b = and(ctr_w_open, ctr_mask_6) */
-	vpandn %ymm0, %ymm8, %ymm8 /* ctr_pair_6_a = andnot(ctr_mask_6, ctr_v_open) */
-	vpor %ymm8, %ymm14, %ymm8 /* ctr_pair_6 = or(ctr_pair_6_b, ctr_pair_6_a) */
-	vpor %ymm9, %ymm8, %ymm8 /* row_6 = or(ctr_pair_6, ctr_last_byte_6) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_bswap32(%rip), %ymm8, %ymm8 /* rowle_6 = lookup16(row_6, bswap32) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm10, %ymm9 /* ctr_carry_7 = lookup16(ctr_sum_7, carry_everywhere) */
-	vpshufb %ymm9, %ymm15, %ymm9 /* ctr_mask_7 = lookup16(carry_mask_table, ctr_carry_7) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm10, %ymm10 /* ctr_last_byte_7 = lookup16(ctr_sum_7, new_last_byte) */
-	vpand %ymm9, %ymm2, %ymm14 /* ctr_pair_7_b = and(ctr_w_open, ctr_mask_7) */
-	vpandn %ymm0, %ymm9, %ymm9 /* ctr_pair_7_a = andnot(ctr_mask_7, ctr_v_open) */
-	vpor %ymm9, %ymm14, %ymm9 /* ctr_pair_7 = or(ctr_pair_7_b, ctr_pair_7_a) */
-	vpor %ymm10, %ymm9, %ymm9 /* row_7 = or(ctr_pair_7, ctr_last_byte_7) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_bswap32(%rip), %ymm9, %ymm9 /* rowle_7 = lookup16(row_7, bswap32) */
-	vpunpckldq %ymm8, %ymm3, %ymm10 /* tr0_4 = unpacklo(rowle_4, rowle_6) */
-	vpunpckhdq %ymm8, %ymm3, %ymm3 /* tr0_5 = unpackhi(rowle_4, rowle_6) */
-	vpunpckldq %ymm9, %ymm7, %ymm8 /* tr0_6 = unpacklo(rowle_5, rowle_7) */
-	vpunpckhdq %ymm9, %ymm7, %ymm7 /* tr0_7 = unpackhi(rowle_5, rowle_7) */
-	vpunpckldq %ymm8, %ymm10, %ymm9 /* tr1_4 = unpacklo(tr0_4, tr0_6) */
-	vpunpckhdq %ymm8, %ymm10, %ymm8 /* tr1_5 = unpackhi(tr0_4, tr0_6) */
-	vpunpckldq %ymm7, %ymm3, %ymm10 /* tr1_6 = unpacklo(tr0_5, tr0_7) */
-	vpunpckhdq %ymm7, %ymm3, %ymm3 /* tr1_7 = unpackhi(tr0_5, tr0_7) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm11, %ymm7 /* ctr_carry_8 = lookup16(ctr_sum_8, carry_everywhere) */
-	vpshufb %ymm7, %ymm15, %ymm7 /* ctr_mask_8 = lookup16(carry_mask_table, ctr_carry_8) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm11, %ymm11 /* ctr_last_byte_8 = lookup16(ctr_sum_8, new_last_byte) */
-	vpand %ymm7, %ymm2, %ymm14 /* ctr_pair_8_b = and(ctr_w_open, ctr_mask_8) */
-	vpandn %ymm0, %ymm7, %ymm7 /* ctr_pair_8_a = andnot(ctr_mask_8, ctr_v_open) */
-	vpor %ymm7, %ymm14, %ymm7 /* ctr_pair_8 = or(ctr_pair_8_b, ctr_pair_8_a) */
-	vpor %ymm11, %ymm7, %ymm7 /* row_8 = or(ctr_pair_8, ctr_last_byte_8) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_bswap32(%rip), %ymm7, %ymm7 /* rowle_8 = lookup16(row_8, bswap32) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm12, %ymm11 /* ctr_carry_9 = lookup16(ctr_sum_9, carry_everywhere) */
-	vpshufb %ymm11, %ymm15, %ymm11 /* ctr_mask_9 = lookup16(carry_mask_table, ctr_carry_9) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm12, %ymm12 /* ctr_last_byte_9 = lookup16(ctr_sum_9, new_last_byte) */
-	vpand %ymm11, %ymm2, %ymm14 /* ctr_pair_9_b = and(ctr_w_open, ctr_mask_9) */
-	vpandn %ymm0, %ymm11, %ymm11 /* ctr_pair_9_a = andnot(ctr_mask_9, ctr_v_open) */
-	vpor %ymm11, %ymm14, %ymm11 /* ctr_pair_9 = or(ctr_pair_9_b, ctr_pair_9_a) */
-	vpor %ymm12, %ymm11, %ymm11 /* row_9 = or(ctr_pair_9, ctr_last_byte_9) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_bswap32(%rip), %ymm11, %ymm11 /* rowle_9 = lookup16(row_9, bswap32) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm13, %ymm12 /* ctr_carry_10 = lookup16(ctr_sum_10, carry_everywhere) */
-	vpshufb %ymm12, %ymm15, %ymm12 /* ctr_mask_10 = lookup16(carry_mask_table, ctr_carry_10) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm13, %ymm13 /* ctr_last_byte_10 = lookup16(ctr_sum_10, new_last_byte) */
-	vpand %ymm12, %ymm2, %ymm14 /* ctr_pair_10_b = and(ctr_w_open, ctr_mask_10) */
-	vpandn %ymm0, %ymm12, %ymm12 /* ctr_pair_10_a = andnot(ctr_mask_10, ctr_v_open) */
-	vpor %ymm12, %ymm14, %ymm12 /* ctr_pair_10 = or(ctr_pair_10_b, ctr_pair_10_a) */
-	vpor %ymm13, %ymm12, %ymm12 /* row_10 = or(ctr_pair_10, ctr_last_byte_10) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_bswap32(%rip), %ymm12, %ymm12 /* rowle_10 = lookup16(row_10, bswap32) */
-	vmovdqa 704(%rsp), %ymm13 /* reload ctr_sum_11 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm13, %ymm14 /* ctr_carry_11 = lookup16(ctr_sum_11, carry_everywhere) */
-	vpshufb %ymm14, %ymm15, %ymm14 /* ctr_mask_11 = lookup16(carry_mask_table, ctr_carry_11) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm13, %ymm13 /* ctr_last_byte_11 = lookup16(ctr_sum_11, new_last_byte) */
-	vmovdqa %ymm1, 704(%rsp) /* spill g0x3.1 */
-	vpand %ymm14, %ymm2, %ymm1 /* ctr_pair_11_b = and(ctr_w_open, ctr_mask_11) */
-	vpandn %ymm0, %ymm14, %ymm14 /* ctr_pair_11_a = andnot(ctr_mask_11, ctr_v_open) */
-	vpor %ymm14, %ymm1, %ymm1 /* ctr_pair_11 = or(ctr_pair_11_b, ctr_pair_11_a) */
-	vpor %ymm13, %ymm1, %ymm1 /* row_11 = or(ctr_pair_11, ctr_last_byte_11) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_bswap32(%rip), %ymm1, %ymm1 /* rowle_11 = lookup16(row_11, bswap32) */
-	vpunpckldq %ymm12, %ymm7, %ymm13 /* tr0_8 = unpacklo(rowle_8, rowle_10) */
-	vpunpckhdq %ymm12, %ymm7, %ymm7 /* tr0_9 = unpackhi(rowle_8, rowle_10) */
-	vpunpckldq %ymm1, %ymm11, %ymm12 /* tr0_10 = unpacklo(rowle_9, rowle_11) */
-	vpunpckhdq %ymm1, %ymm11, %ymm1 /* tr0_11 = unpackhi(rowle_9, rowle_11) */
-	vpunpckldq %ymm12, %ymm13, %ymm11 /* tr1_8 = unpacklo(tr0_8, tr0_10) */
-	vpunpckhdq %ymm12, %ymm13, %ymm12 /* tr1_9 = unpackhi(tr0_8, tr0_10) */
-	vpunpckldq %ymm1, %ymm7, %ymm13 /* tr1_10 = unpacklo(tr0_9, tr0_11) */
-	vpunpckhdq %ymm1, %ymm7, %ymm1 /* tr1_11 = unpackhi(tr0_9, tr0_11) */
-	vmovdqa 64(%rsp), %ymm7 /* reload ctr_sum_12 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm7, %ymm14 /* ctr_carry_12 = lookup16(ctr_sum_12, carry_everywhere) */
-	vpshufb %ymm14, %ymm15, %ymm14 /* ctr_mask_12 = lookup16(carry_mask_table, ctr_carry_12) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm7, %ymm7 /* ctr_last_byte_12 = lookup16(ctr_sum_12, new_last_byte) */
-	vmovdqa %ymm1, 64(%rsp) /* spill g2x3.1 */
-	vpand %ymm14, %ymm2, %ymm1 /* ctr_pair_12_b = and(ctr_w_open, ctr_mask_12) */
-	vpandn %ymm0, %ymm14, %ymm14 /* ctr_pair_12_a = andnot(ctr_mask_12, ctr_v_open) */
-	vpor %ymm14, %ymm1, %ymm1 /* ctr_pair_12 = or(ctr_pair_12_b, ctr_pair_12_a) */
-	vpor %ymm7, %ymm1, %ymm1 /* row_12 = or(ctr_pair_12, ctr_last_byte_12) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_bswap32(%rip), %ymm1, %ymm1 /* rowle_12 = lookup16(row_12, bswap32) */
-	vmovdqa 96(%rsp), %ymm7 /* reload ctr_sum_13 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm7, %ymm14 /* ctr_carry_13 = lookup16(ctr_sum_13, carry_everywhere) */
-	vpshufb %ymm14, %ymm15, %ymm14 /* ctr_mask_13 = lookup16(carry_mask_table, ctr_carry_13) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm7, %ymm7 /* ctr_last_byte_13 = lookup16(ctr_sum_13, new_last_byte) */
-	vmovdqa %ymm3, 96(%rsp) /* spill g1x3.1 */
-	vpand %ymm14, %ymm2, %ymm3 /* ctr_pair_13_b = and(ctr_w_open, ctr_mask_13) */
-	vpandn %ymm0, %ymm14, %ymm14 /* ctr_pair_13_a = andnot(ctr_mask_13, ctr_v_open) */
-	vpor %ymm14, %ymm3, %ymm3 /* ctr_pair_13 = or(ctr_pair_13_b, ctr_pair_13_a) */
-	vpor %ymm7, %ymm3, %ymm3 /* row_13 = or(ctr_pair_13, ctr_last_byte_13) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_bswap32(%rip), %ymm3, %ymm3 /* rowle_13 = lookup16(row_13, bswap32) */
-	vmovdqa 128(%rsp), %ymm7 /* reload ctr_sum_14 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm7, %ymm14 /* ctr_carry_14 = lookup16(ctr_sum_14, carry_everywhere) */
-	vpshufb %ymm14, %ymm15, %ymm14 /* ctr_mask_14 = lookup16(carry_mask_table, ctr_carry_14) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm7, %ymm7 /* ctr_last_byte_14 = lookup16(ctr_sum_14, new_last_byte) */
-	vmovdqa %ymm4, 128(%rsp) /* spill g0x1.1 */
-	vpand %ymm14, %ymm2, %ymm4 /* ctr_pair_14_b = and(ctr_w_open, ctr_mask_14) */
-	vpandn %ymm0, %ymm14, %ymm14 /* ctr_pair_14_a = andnot(ctr_mask_14, ctr_v_open) */
-	vpor %ymm14, %ymm4, %ymm4 /* ctr_pair_14 = or(ctr_pair_14_b, ctr_pair_14_a) */
-	vpor %ymm7, %ymm4, %ymm4 /* row_14 = or(ctr_pair_14, ctr_last_byte_14) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_bswap32(%rip), %ymm4, %ymm4 /* rowle_14 = lookup16(row_14, bswap32) */
-	vmovdqa 160(%rsp), %ymm7 /* reload ctr_sum_15 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm7, %ymm14 /* ctr_carry_15 = lookup16(ctr_sum_15, carry_everywhere) */
-	vpshufb %ymm14, %ymm15, %ymm14 /* ctr_mask_15 = lookup16(carry_mask_table, ctr_carry_15) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm7, %ymm7 /* ctr_last_byte_15 = lookup16(ctr_sum_15, new_last_byte) */
-	vmovdqa %ymm5, 160(%rsp) /* spill g0x0.1 */
-	vpand %ymm14, %ymm2, %ymm5 /* ctr_pair_15_b = and(ctr_w_open, ctr_mask_15) */
-	vpandn %ymm0, %ymm14, %ymm14 /* ctr_pair_15_a = andnot(ctr_mask_15, ctr_v_open) */
-	vpor %ymm14, %ymm5, %ymm5 /* ctr_pair_15 = or(ctr_pair_15_b, ctr_pair_15_a) */
-	vpor %ymm7, %ymm5, %ymm5 /* row_15 = or(ctr_pair_15, ctr_last_byte_15) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_bswap32(%rip), %ymm5, %ymm5 /* rowle_15 = lookup16(row_15, bswap32) */
-	vpunpckldq %ymm4, %ymm1, %ymm7 /* tr0_12 = unpacklo(rowle_12, rowle_14) */
-	vpunpckhdq %ymm4, %ymm1, %ymm1 /* tr0_13 = unpackhi(rowle_12, rowle_14) */
+	vpunpckldq %ymm4, %ymm13, %ymm5 /* tr1 = unpacklo(tr0, tr0_2) */
+	vpunpckhdq %ymm4, %ymm13, %ymm4 /* tr1_1 = unpackhi(tr0, tr0_2) */
+	vpunpckldq %ymm3, %ymm2, %ymm13 /* tr1_2 = unpacklo(tr0_1, tr0_3) */
+	vpunpckhdq %ymm3, %ymm2, %ymm2 /* tr1_3 = unpackhi(tr0_1, tr0_3) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm6, %ymm3 /* ctr_carry_4 = lookup16(ctr_sum_4, carry_everywhere) */
+	vpshufb %ymm3, %ymm14, %ymm3 /* ctr_mask_4 = lookup16(carry_mask_table, ctr_carry_4) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm6, %ymm6 /* ctr_last_byte_4 = lookup16(ctr_sum_4, new_last_byte) */
+	vpand %ymm3, %ymm1, %ymm15 /* ctr_pair_4_b = and(ctr_w_ordered, ctr_mask_4) */
+	vpandn %ymm0, %ymm3, %ymm3 /* ctr_pair_4_a = andnot(ctr_mask_4, ctr_v_ordered) */
+	vpor %ymm3, %ymm15, %ymm3 /* ctr_pair_4 = or(ctr_pair_4_b, ctr_pair_4_a) */
+	vpor %ymm6, %ymm3, %ymm3 /* rowle_4 = or(ctr_pair_4, ctr_last_byte_4) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm7, %ymm6 /* ctr_carry_5 = lookup16(ctr_sum_5, carry_everywhere) */
+	vpshufb %ymm6, %ymm14, %ymm6 /* ctr_mask_5 = lookup16(carry_mask_table, ctr_carry_5) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm7, %ymm7 /* ctr_last_byte_5 = lookup16(ctr_sum_5, new_last_byte) */
+	vpand %ymm6, %ymm1, %ymm15 /* ctr_pair_5_b = and(ctr_w_ordered, ctr_mask_5) */
+	vpandn %ymm0, %ymm6, %ymm6 /* ctr_pair_5_a = andnot(ctr_mask_5, ctr_v_ordered) */
+	vpor %ymm6, %ymm15, %ymm6 /* ctr_pair_5 = or(ctr_pair_5_b, ctr_pair_5_a) */
+	vpor %ymm7, %ymm6, %ymm6 /* rowle_5 = or(ctr_pair_5, ctr_last_byte_5) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm8, %ymm7 /* ctr_carry_6 = lookup16(ctr_sum_6, carry_everywhere) */
+	vpshufb %ymm7, %ymm14, %ymm7 /* ctr_mask_6 = lookup16(carry_mask_table, ctr_carry_6) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm8, %ymm8 /* ctr_last_byte_6 = lookup16(ctr_sum_6, new_last_byte) */
+	vpand %ymm7, %ymm1, %ymm15 /* ctr_pair_6_b = and(ctr_w_ordered, ctr_mask_6) */
+	vpandn %ymm0, %ymm7, %ymm7 /* ctr_pair_6_a = andnot(ctr_mask_6, ctr_v_ordered) */
+	vpor %ymm7, %ymm15, %ymm7 /* ctr_pair_6 = or(ctr_pair_6_b, ctr_pair_6_a) */
+	vpor %ymm8, %ymm7, %ymm7 /* rowle_6 = or(ctr_pair_6, ctr_last_byte_6) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm9, %ymm8 /* ctr_carry_7 = lookup16(ctr_sum_7, carry_everywhere) */
+	vpshufb %ymm8, %ymm14, %ymm8 /* ctr_mask_7 = lookup16(carry_mask_table, ctr_carry_7) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm9, %ymm9 /* ctr_last_byte_7 = lookup16(ctr_sum_7, new_last_byte) */
+	vpand %ymm8, %ymm1, %ymm15 /* ctr_pair_7_b = and(ctr_w_ordered, ctr_mask_7) */
+	vpandn %ymm0, %ymm8, %ymm8 /* ctr_pair_7_a = andnot(ctr_mask_7, ctr_v_ordered) */
+	vpor %ymm8, %ymm15, %ymm8 /* ctr_pair_7 = or(ctr_pair_7_b, ctr_pair_7_a) */
+	vpor %ymm9, %ymm8, %ymm8 /* rowle_7 = or(ctr_pair_7, ctr_last_byte_7) */
+	vpunpckldq %ymm7, %ymm3, %ymm9 /* tr0_4 = unpacklo(rowle_4, rowle_6) */
+	vpunpckhdq %ymm7, %ymm3, %ymm3 /* tr0_5 = unpackhi(rowle_4, rowle_6) */
+	vpunpckldq %ymm8, %ymm6, %ymm7 /* tr0_6 = unpacklo(rowle_5, rowle_7) */
+	vpunpckhdq %ymm8, %ymm6, %ymm6 /* tr0_7 = unpackhi(rowle_5, rowle_7) */
+	vpunpckldq %ymm7, %ymm9, %ymm8 /* tr1_4 = unpacklo(tr0_4, tr0_6) */
+	vpunpckhdq %ymm7, %ymm9, %ymm7 /* tr1_5 = unpackhi(tr0_4, tr0_6) */
+	vpunpckldq %ymm6, %ymm3, %ymm9 /* tr1_6 = unpacklo(tr0_5, tr0_7) */
+	vpunpckhdq %ymm6, %ymm3, %ymm3 /* tr1_7 = unpackhi(tr0_5, tr0_7) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm10, %ymm6 /* ctr_carry_8 = lookup16(ctr_sum_8, carry_everywhere) */
+	vpshufb %ymm6, %ymm14, %ymm6 /* ctr_mask_8 = lookup16(carry_mask_table, ctr_carry_8) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm10, %ymm10 /* ctr_last_byte_8 = lookup16(ctr_sum_8, new_last_byte) */
+	vpand %ymm6, %ymm1, %ymm15 /* ctr_pair_8_b = and(ctr_w_ordered, ctr_mask_8) */
+	vpandn %ymm0, %ymm6, %ymm6 /* ctr_pair_8_a = andnot(ctr_mask_8, ctr_v_ordered) */
+	vpor %ymm6, %ymm15, %ymm6 /* ctr_pair_8 = or(ctr_pair_8_b, ctr_pair_8_a) */
+	vpor %ymm10, %ymm6, %ymm6 /* rowle_8 = or(ctr_pair_8, ctr_last_byte_8) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm11, %ymm10 /* ctr_carry_9 = lookup16(ctr_sum_9, carry_everywhere) */
+	vpshufb %ymm10, %ymm14, %ymm10 /* ctr_mask_9 = lookup16(carry_mask_table, ctr_carry_9) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm11, %ymm11 /* ctr_last_byte_9 = lookup16(ctr_sum_9, new_last_byte) */
+	vpand %ymm10, %ymm1, %ymm15 /* ctr_pair_9_b = and(ctr_w_ordered, ctr_mask_9) */
+	vpandn %ymm0, %ymm10, %ymm10 /* ctr_pair_9_a = andnot(ctr_mask_9, ctr_v_ordered) */
+	vpor %ymm10, %ymm15, %ymm10 /* ctr_pair_9 = or(ctr_pair_9_b, ctr_pair_9_a) */
+	vpor %ymm11, %ymm10, %ymm10 /* rowle_9 = or(ctr_pair_9, ctr_last_byte_9) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm12, %ymm11 /* ctr_carry_10 = lookup16(ctr_sum_10, carry_everywhere) */
+	vpshufb %ymm11, %ymm14, %ymm11 /* ctr_mask_10 = lookup16(carry_mask_table, ctr_carry_10) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm12, %ymm12 /* ctr_last_byte_10 = lookup16(ctr_sum_10, new_last_byte) */
+	vpand %ymm11, %ymm1, %ymm15 /* ctr_pair_10_b = and(ctr_w_ordered, ctr_mask_10) */
+	vpandn %ymm0, %ymm11, %ymm11 /* ctr_pair_10_a = andnot(ctr_mask_10, ctr_v_ordered) */
+	vpor %ymm11, %ymm15, %ymm11 /* ctr_pair_10 = or(ctr_pair_10_b, ctr_pair_10_a) */
+	vpor %ymm12, %ymm11, %ymm11 /* rowle_10 = or(ctr_pair_10, ctr_last_byte_10) */
+	vmovdqa 704(%rsp), %ymm12 /* reload ctr_sum_11 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm12, %ymm15 /* ctr_carry_11 = lookup16(ctr_sum_11, carry_everywhere) */
+	vpshufb %ymm15, %ymm14, %ymm15 /* ctr_mask_11 = lookup16(carry_mask_table, ctr_carry_11) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm12, %ymm12 /* ctr_last_byte_11 = lookup16(ctr_sum_11, new_last_byte) */
+	vmovdqa %ymm2, 704(%rsp) /* spill g0x3.1 */
+	vpand %ymm15, %ymm1, %ymm2 /* ctr_pair_11_b = and(ctr_w_ordered, ctr_mask_11) */
+	vpandn %ymm0, %ymm15, %ymm15 /* ctr_pair_11_a = andnot(ctr_mask_11, ctr_v_ordered) */
+	vpor %ymm15, %ymm2, %ymm2 /* ctr_pair_11 = or(ctr_pair_11_b, ctr_pair_11_a) */
+	vpor %ymm12, %ymm2, %ymm2 /* rowle_11 = or(ctr_pair_11, ctr_last_byte_11) */
+	vpunpckldq %ymm11, %ymm6, %ymm12 /* tr0_8 = unpacklo(rowle_8, rowle_10) */
+	vpunpckhdq %ymm11, %ymm6, %ymm6 /* tr0_9 = unpackhi(rowle_8, rowle_10) */
+	vpunpckldq %ymm2, %ymm10, %ymm11 /* tr0_10 = unpacklo(rowle_9, rowle_11) */
+	vpunpckhdq %ymm2, %ymm10, %ymm2 /* tr0_11 = unpackhi(rowle_9, rowle_11) */
+	vpunpckldq %ymm11, %ymm12, %ymm10 /* tr1_8 = unpacklo(tr0_8, tr0_10) */
+	vpunpckhdq %ymm11, %ymm12, %ymm11 /* tr1_9 = unpackhi(tr0_8, tr0_10) */
+	vpunpckldq %ymm2, %ymm6, %ymm12 /* tr1_10 = unpacklo(tr0_9, tr0_11) */
+	vpunpckhdq %ymm2, %ymm6, %ymm2 /* tr1_11 = unpackhi(tr0_9, tr0_11) */
+	vmovdqa 672(%rsp), %ymm6 /* reload ctr_sum_12 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm6, %ymm15 /* ctr_carry_12 = lookup16(ctr_sum_12, carry_everywhere) */
+	vpshufb %ymm15, %ymm14, %ymm15 /* ctr_mask_12 = lookup16(carry_mask_table, ctr_carry_12) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm6, %ymm6 /* ctr_last_byte_12 = lookup16(ctr_sum_12, new_last_byte) */
+	vmovdqa %ymm2, 672(%rsp) /* spill g2x3.1 */
+	vpand %ymm15, %ymm1, %ymm2 /* ctr_pair_12_b = and(ctr_w_ordered, ctr_mask_12) */
+	vpandn %ymm0, %ymm15, %ymm15 /* ctr_pair_12_a = andnot(ctr_mask_12, ctr_v_ordered) */
+	vpor %ymm15, %ymm2, %ymm2 /* ctr_pair_12 = or(ctr_pair_12_b, ctr_pair_12_a) */
+	vpor %ymm6, %ymm2, %ymm2 /* rowle_12 = or(ctr_pair_12, ctr_last_byte_12) */
+	vmovdqa 64(%rsp), %ymm6 /* reload ctr_sum_13 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm6, %ymm15 /* ctr_carry_13 = lookup16(ctr_sum_13, carry_everywhere) */
+	vpshufb %ymm15, %ymm14, %ymm15 /* ctr_mask_13 = lookup16(carry_mask_table, ctr_carry_13) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm6, %ymm6 /* ctr_last_byte_13 = lookup16(ctr_sum_13, new_last_byte) */
+	vmovdqa %ymm3, 64(%rsp) /* spill g1x3.1 */
+	vpand %ymm15, %ymm1, %ymm3 /* ctr_pair_13_b = and(ctr_w_ordered, ctr_mask_13) */
+	vpandn %ymm0, %ymm15, %ymm15 /* ctr_pair_13_a = andnot(ctr_mask_13, ctr_v_ordered) */
+	vpor %ymm15, %ymm3, %ymm3 /* ctr_pair_13 = or(ctr_pair_13_b, ctr_pair_13_a) */
+	vpor %ymm6, %ymm3, %ymm3 /* rowle_13 = or(ctr_pair_13, ctr_last_byte_13) */
+	vmovdqa 96(%rsp), %ymm6 /* reload ctr_sum_14 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm6, %ymm15 /* ctr_carry_14 = lookup16(ctr_sum_14, carry_everywhere) */
+	vpshufb %ymm15, %ymm14, %ymm15 /* ctr_mask_14 = lookup16(carry_mask_table, ctr_carry_14) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm6, %ymm6 /* ctr_last_byte_14 = lookup16(ctr_sum_14, new_last_byte) */
+	vmovdqa %ymm4, 96(%rsp) /* spill g0x1.1 */
+	vpand %ymm15, %ymm1, %ymm4 /* ctr_pair_14_b = and(ctr_w_ordered, ctr_mask_14) */
+	vpandn %ymm0, %ymm15, %ymm15 /* ctr_pair_14_a = andnot(ctr_mask_14, ctr_v_ordered) */
+	vpor %ymm15, %ymm4, %ymm4 /* ctr_pair_14 = or(ctr_pair_14_b, ctr_pair_14_a) */
+	vpor %ymm6, %ymm4, %ymm4 /* rowle_14 = or(ctr_pair_14, ctr_last_byte_14) */
+	vmovdqa 128(%rsp), %ymm6 /* reload ctr_sum_15 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm6, %ymm15 /* ctr_carry_15 = lookup16(ctr_sum_15, carry_everywhere) */
+	vpshufb %ymm15, %ymm14, %ymm15 /* ctr_mask_15 = lookup16(carry_mask_table, ctr_carry_15) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm6, %ymm6 /* ctr_last_byte_15 = lookup16(ctr_sum_15, new_last_byte) */
+	vmovdqa %ymm5, 128(%rsp) /* spill g0x0.1 */
+	vpand %ymm15, %ymm1, %ymm5 /* ctr_pair_15_b = and(ctr_w_ordered, ctr_mask_15) */
+	vpandn %ymm0, %ymm15, %ymm15 /* ctr_pair_15_a = andnot(ctr_mask_15, ctr_v_ordered) */
+	vpor %ymm15, %ymm5, %ymm5 /* ctr_pair_15 = or(ctr_pair_15_b, ctr_pair_15_a) */
+	vpor %ymm6, %ymm5, %ymm5 /* rowle_15 = or(ctr_pair_15, ctr_last_byte_15) */
+	vpunpckldq %ymm4, %ymm2, %ymm6 /* tr0_12 = unpacklo(rowle_12, rowle_14) */
+	vpunpckhdq %ymm4, %ymm2, %ymm2 /* tr0_13 = unpackhi(rowle_12, rowle_14) */
 	vpunpckldq %ymm5, %ymm3, %ymm4 /* tr0_14 = unpacklo(rowle_13, rowle_15) */
 	vpunpckhdq %ymm5, %ymm3, %ymm3 /* tr0_15 = unpackhi(rowle_13, rowle_15) */
-	vpunpckldq %ymm4, %ymm7, %ymm5 /* tr1_12 = unpacklo(tr0_12, tr0_14) */
-	vpunpckhdq %ymm4, %ymm7, %ymm4 /* tr1_13 = unpackhi(tr0_12, tr0_14) */
-	vpunpckldq %ymm3, %ymm1, %ymm7 /* tr1_14 = unpacklo(tr0_13, tr0_15) */
-	vpunpckhdq %ymm3, %ymm1, %ymm1 /* tr1_15 = unpackhi(tr0_13, tr0_15) */
-	vmovdqa 192(%rsp), %ymm3 /* reload ctr_sum_16 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm3, %ymm14 /* ctr_carry_16 = lookup16(ctr_sum_16, carry_everywhere) */
-	vpshufb %ymm14, %ymm15, %ymm14 /* ctr_mask_16 = lookup16(carry_mask_table, ctr_carry_16) */
+	vpunpckldq %ymm4, %ymm6, %ymm5 /* tr1_12 = unpacklo(tr0_12, tr0_14) */
+	vpunpckhdq %ymm4, %ymm6, %ymm4 /* tr1_13 = unpackhi(tr0_12, tr0_14) */
+	vpunpckldq %ymm3, %ymm2, %ymm6 /* tr1_14 = unpacklo(tr0_13, tr0_15) */
+	vpunpckhdq %ymm3, %ymm2, %ymm2 /* tr1_15 = unpackhi(tr0_13, tr0_15) */
+	vmovdqa 160(%rsp), %ymm3 /* reload ctr_sum_16 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm3, %ymm15 /* ctr_carry_16 = lookup16(ctr_sum_16, carry_everywhere) */
+	vpshufb %ymm15, %ymm14, %ymm15 /* ctr_mask_16 = lookup16(carry_mask_table, ctr_carry_16) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm3, %ymm3 /* ctr_last_byte_16 = lookup16(ctr_sum_16, new_last_byte) */
-	vmovdqa %ymm1, 192(%rsp) /* spill g3x3.1 */
-	vpand %ymm14, %ymm2, %ymm1 /* ctr_pair_16_b = and(ctr_w_open, ctr_mask_16) */
-	vpandn %ymm0, %ymm14, %ymm14 /* ctr_pair_16_a = andnot(ctr_mask_16, ctr_v_open) */
-	vpor %ymm14, %ymm1, %ymm1 /* ctr_pair_16 = or(ctr_pair_16_b, ctr_pair_16_a) */
-	vpor %ymm3, %ymm1, %ymm1 /* row_16 = or(ctr_pair_16, ctr_last_byte_16) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_bswap32(%rip), %ymm1, %ymm1 /* rowle_16 = lookup16(row_16, bswap32) */
-	vmovdqa 224(%rsp), %ymm3 /* reload ctr_sum_17 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm3, %ymm14 /* ctr_carry_17 = lookup16(ctr_sum_17, carry_everywhere) */
-	vpshufb %ymm14, %ymm15, %ymm14 /* ctr_mask_17 = lookup16(carry_mask_table, ctr_carry_17) */
+	vmovdqa %ymm2, 160(%rsp) /* spill g3x3.1 */
+	vpand %ymm15, %ymm1, %ymm2 /* ctr_pair_16_b = and(ctr_w_ordered, ctr_mask_16) */
+	vpandn %ymm0, %ymm15, %ymm15 /* ctr_pair_16_a = andnot(ctr_mask_16, ctr_v_ordered) */
+	vpor %ymm15, %ymm2, %ymm2 /* ctr_pair_16 = or(ctr_pair_16_b, ctr_pair_16_a) */
+	vpor %ymm3, %ymm2, %ymm2 /* rowle_16 = or(ctr_pair_16, ctr_last_byte_16) */
+	vmovdqa 192(%rsp), %ymm3 /* reload ctr_sum_17 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm3, %ymm15 /* ctr_carry_17 = lookup16(ctr_sum_17, carry_everywhere) */
+	vpshufb %ymm15, %ymm14, %ymm15 /* ctr_mask_17 = lookup16(carry_mask_table, ctr_carry_17) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm3, %ymm3 /* ctr_last_byte_17 = lookup16(ctr_sum_17, new_last_byte) */
-	vmovdqa %ymm4, 224(%rsp) /* spill g3x1.1 */
-	vpand %ymm14, %ymm2, %ymm4 /* ctr_pair_17_b = and(ctr_w_open, ctr_mask_17) */
-	vpandn %ymm0, %ymm14, %ymm14 /* ctr_pair_17_a = andnot(ctr_mask_17, ctr_v_open) */
-	vpor %ymm14, %ymm4, %ymm4 /* ctr_pair_17 = or(ctr_pair_17_b, ctr_pair_17_a) */
-	vpor %ymm3, %ymm4, %ymm3 /* row_17 = or(ctr_pair_17, ctr_last_byte_17) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_bswap32(%rip), %ymm3, %ymm3 /* rowle_17 = lookup16(row_17, bswap32) */
-	vmovdqa 256(%rsp), %ymm4 /* reload ctr_sum_18 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm4, %ymm14 /* ctr_carry_18 = lookup16(ctr_sum_18, carry_everywhere) */
-	vpshufb %ymm14, %ymm15, %ymm14 /* ctr_mask_18 = lookup16(carry_mask_table, ctr_carry_18) */
+	vmovdqa %ymm4, 192(%rsp) /* spill g3x1.1 */
+	vpand %ymm15, %ymm1, %ymm4 /* ctr_pair_17_b = and(ctr_w_ordered, ctr_mask_17) */
+	vpandn %ymm0, %ymm15, %ymm15 /* ctr_pair_17_a = andnot(ctr_mask_17, ctr_v_ordered) */
+	vpor %ymm15, %ymm4, %ymm4 /* ctr_pair_17 = or(ctr_pair_17_b, ctr_pair_17_a) */
+	vpor %ymm3, %ymm4, %ymm3 /* rowle_17 = or(ctr_pair_17, ctr_last_byte_17) */
+	vmovdqa 224(%rsp), %ymm4 /* reload ctr_sum_18 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm4, %ymm15 /* ctr_carry_18 = lookup16(ctr_sum_18, carry_everywhere) */
+	vpshufb %ymm15, %ymm14, %ymm15 /* ctr_mask_18 = lookup16(carry_mask_table, ctr_carry_18) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm4, %ymm4 /* ctr_last_byte_18 = lookup16(ctr_sum_18, new_last_byte) */
-	vmovdqa %ymm5, 256(%rsp) /* spill g3x0.1 */
-	vpand %ymm14, %ymm2, %ymm5 /* ctr_pair_18_b = and(ctr_w_open, ctr_mask_18) */
-	vpandn %ymm0, %ymm14, %ymm14 /* ctr_pair_18_a = andnot(ctr_mask_18, ctr_v_open) */
-	vpor %ymm14, %ymm5, %ymm5 /* ctr_pair_18 = or(ctr_pair_18_b, ctr_pair_18_a) */
-	vpor %ymm4, %ymm5, %ymm4 /* row_18 = or(ctr_pair_18, ctr_last_byte_18) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_bswap32(%rip), %ymm4, %ymm4 /* rowle_18 = lookup16(row_18, bswap32) */
-	vmovdqa 288(%rsp), %ymm5 /* reload ctr_sum_19 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm5, %ymm14 /* ctr_carry_19 = lookup16(ctr_sum_19, carry_everywhere) */
-	vpshufb %ymm14, %ymm15, %ymm14 /* ctr_mask_19 = lookup16(carry_mask_table, ctr_carry_19) */
+	vmovdqa %ymm5, 224(%rsp) /* spill g3x0.1 */
+	vpand %ymm15, %ymm1, %ymm5 /* ctr_pair_18_b = and(ctr_w_ordered, ctr_mask_18) */
+	vpandn %ymm0, %ymm15, %ymm15 /* ctr_pair_18_a = andnot(ctr_mask_18, ctr_v_ordered) */
+	vpor %ymm15, %ymm5, %ymm5 /* ctr_pair_18 = or(ctr_pair_18_b, ctr_pair_18_a) */
+	vpor %ymm4, %ymm5, %ymm4 /* rowle_18 = or(ctr_pair_18, ctr_last_byte_18) */
+	vmovdqa 256(%rsp), %ymm5 /* reload ctr_sum_19 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm5, %ymm15 /* ctr_carry_19 = lookup16(ctr_sum_19, carry_everywhere) */
+	vpshufb %ymm15, %ymm14, %ymm15 /* ctr_mask_19 = lookup16(carry_mask_table, ctr_carry_19) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm5, %ymm5 /* ctr_last_byte_19 = lookup16(ctr_sum_19, new_last_byte) */
-	vmovdqa %ymm6, 288(%rsp) /* spill g0x2.1 */
-	vpand %ymm14, %ymm2, %ymm6 /* ctr_pair_19_b = and(ctr_w_open, ctr_mask_19) */
-	vpandn %ymm0, %ymm14, %ymm14 /* ctr_pair_19_a = andnot(ctr_mask_19, ctr_v_open) */
-	vpor %ymm14, %ymm6, %ymm6 /* ctr_pair_19 = or(ctr_pair_19_b, ctr_pair_19_a) */
-	vpor %ymm5, %ymm6, %ymm5 /* row_19 = or(ctr_pair_19, ctr_last_byte_19) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_bswap32(%rip), %ymm5, %ymm5 /* rowle_19 = lookup16(row_19, bswap32) */
-	vpunpckldq %ymm4, %ymm1, %ymm6 /* tr0_16 = unpacklo(rowle_16, rowle_18) */
-	vpunpckhdq %ymm4, %ymm1, %ymm1 /* tr0_17 = unpackhi(rowle_16, rowle_18) */
+	vmovdqa %ymm6, 256(%rsp) /* spill g3x2.1 */
+	vpand %ymm15, %ymm1, %ymm6 /* ctr_pair_19_b = and(ctr_w_ordered, ctr_mask_19) */
+	vpandn %ymm0, %ymm15, %ymm15 /* ctr_pair_19_a = andnot(ctr_mask_19, ctr_v_ordered) */
+	vpor %ymm15, %ymm6, %ymm6 /* ctr_pair_19 = or(ctr_pair_19_b, ctr_pair_19_a) */
+	vpor %ymm5, %ymm6, %ymm5 /* rowle_19 = or(ctr_pair_19, ctr_last_byte_19) */
+	vpunpckldq %ymm4, %ymm2, %ymm6 /* tr0_16 = unpacklo(rowle_16, rowle_18) */
+	vpunpckhdq %ymm4, %ymm2, %ymm2 /* tr0_17 = unpackhi(rowle_16, rowle_18) */
 	vpunpckldq %ymm5, %ymm3, %ymm4 /* tr0_18 = unpacklo(rowle_17, rowle_19) */
 	vpunpckhdq %ymm5, %ymm3, %ymm3 /* tr0_19 = unpackhi(rowle_17, rowle_19) */
 	vpunpckldq %ymm4, %ymm6, %ymm5 /* tr1_16 = unpacklo(tr0_16, tr0_18) */
 	vpunpckhdq %ymm4, %ymm6, %ymm4 /* tr1_17 = unpackhi(tr0_16, tr0_18) */
-	vpunpckldq %ymm3, %ymm1, %ymm6 /* tr1_18 = unpacklo(tr0_17, tr0_19) */
-	vpunpckhdq %ymm3, %ymm1, %ymm1 /* tr1_19 = unpackhi(tr0_17, tr0_19) */
-	vmovdqa 320(%rsp), %ymm3 /* reload ctr_sum_20 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm3, %ymm14 /* ctr_carry_20 = lookup16(ctr_sum_20, carry_everywhere) */
-	vpshufb %ymm14, %ymm15, %ymm14 /* ctr_mask_20 = lookup16(carry_mask_table, ctr_carry_20) */
+	vpunpckldq %ymm3, %ymm2, %ymm6 /* tr1_18 = unpacklo(tr0_17, tr0_19) */
+	vpunpckhdq %ymm3, %ymm2, %ymm2 /* tr1_19 = unpackhi(tr0_17, tr0_19) */
+	vmovdqa 288(%rsp), %ymm3 /* reload ctr_sum_20 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm3, %ymm15 /* ctr_carry_20 = lookup16(ctr_sum_20, carry_everywhere) */
+	vpshufb %ymm15, %ymm14, %ymm15 /* ctr_mask_20 = lookup16(carry_mask_table, ctr_carry_20) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm3, %ymm3 /* ctr_last_byte_20 = lookup16(ctr_sum_20, new_last_byte) */
-	vmovdqa %ymm1, 320(%rsp) /* spill g4x3.1 */
-	vpand %ymm14, %ymm2, %ymm1 /* ctr_pair_20_b = and(ctr_w_open, ctr_mask_20) */
-	vpandn %ymm0, %ymm14, %ymm14 /* ctr_pair_20_a = andnot(ctr_mask_20, ctr_v_open) */
-	vpor %ymm14, %ymm1, %ymm1 /* ctr_pair_20 = or(ctr_pair_20_b, ctr_pair_20_a) */
-	vpor %ymm3, %ymm1, %ymm1 /* row_20 = or(ctr_pair_20, ctr_last_byte_20) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_bswap32(%rip), %ymm1, %ymm1 /* rowle_20 = lookup16(row_20, bswap32) */
-	vmovdqa 352(%rsp), %ymm3 /* reload ctr_sum_21 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm3, %ymm14 /* ctr_carry_21 = lookup16(ctr_sum_21, carry_everywhere) */
-	vpshufb %ymm14, %ymm15, %ymm14 /* ctr_mask_21 = lookup16(carry_mask_table, ctr_carry_21) */
+	vmovdqa %ymm2, 288(%rsp) /* spill g4x3.1 */
+	vpand %ymm15, %ymm1, %ymm2 /* ctr_pair_20_b = and(ctr_w_ordered, ctr_mask_20) */
+	vpandn %ymm0, %ymm15, %ymm15 /* ctr_pair_20_a = andnot(ctr_mask_20, ctr_v_ordered) */
+	vpor %ymm15, %ymm2, %ymm2 /* ctr_pair_20 = or(ctr_pair_20_b, ctr_pair_20_a) */
+	vpor %ymm3, %ymm2, %ymm2 /* rowle_20 = or(ctr_pair_20, ctr_last_byte_20) */
+	vmovdqa 320(%rsp), %ymm3 /* reload ctr_sum_21 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm3, %ymm15 /* ctr_carry_21 = lookup16(ctr_sum_21, carry_everywhere) */
+	vpshufb %ymm15, %ymm14, %ymm15 /* ctr_mask_21 = lookup16(carry_mask_table, ctr_carry_21) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm3, %ymm3 /* ctr_last_byte_21 = lookup16(ctr_sum_21, new_last_byte) */
-	vmovdqa %ymm4, 352(%rsp) /* spill g4x1.1 */
-	vpand %ymm14, %ymm2, %ymm4 /* ctr_pair_21_b = and(ctr_w_open, ctr_mask_21) */
-	vpandn %ymm0, %ymm14, %ymm14 /* ctr_pair_21_a = andnot(ctr_mask_21, ctr_v_open) */
-	vpor %ymm14, %ymm4, %ymm4 /* ctr_pair_21 = or(ctr_pair_21_b, ctr_pair_21_a) */
-	vpor %ymm3, %ymm4, %ymm3 /* row_21 = or(ctr_pair_21, ctr_last_byte_21) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_bswap32(%rip), %ymm3, %ymm3 /* rowle_21 = lookup16(row_21, bswap32) */
-	vmovdqa 384(%rsp), %ymm4 /* reload ctr_sum_22 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm4, %ymm14 /* ctr_carry_22 = lookup16(ctr_sum_22, carry_everywhere) */
-	vpshufb %ymm14, %ymm15, %ymm14 /* ctr_mask_22 = lookup16(carry_mask_table, ctr_carry_22) */
+	vmovdqa %ymm4, 320(%rsp) /* spill g4x1.1 */
+	vpand %ymm15, %ymm1, %ymm4 /* ctr_pair_21_b = and(ctr_w_ordered, ctr_mask_21) */
+	vpandn %ymm0, %ymm15, %ymm15 /* ctr_pair_21_a = andnot(ctr_mask_21, ctr_v_ordered) */
+	vpor %ymm15, %ymm4, %ymm4 /* ctr_pair_21 = or(ctr_pair_21_b, ctr_pair_21_a) */
+	vpor %ymm3, %ymm4, %ymm3 /* rowle_21 = or(ctr_pair_21, ctr_last_byte_21) */
+	vmovdqa 352(%rsp), %ymm4 /* reload ctr_sum_22 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm4, %ymm15 /* ctr_carry_22 = lookup16(ctr_sum_22, carry_everywhere) */
+	vpshufb %ymm15, %ymm14, %ymm15 /* ctr_mask_22 = lookup16(carry_mask_table, ctr_carry_22) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm4, %ymm4 /* ctr_last_byte_22 = lookup16(ctr_sum_22, new_last_byte) */
-	vmovdqa %ymm5, 384(%rsp) /* spill g4x0.1 */
-	vpand %ymm14, %ymm2, %ymm5 /* ctr_pair_22_b = and(ctr_w_open, ctr_mask_22) */
-	vpandn %ymm0, %ymm14, %ymm14 /* ctr_pair_22_a = andnot(ctr_mask_22, ctr_v_open) */
-	vpor %ymm14, %ymm5, %ymm5 /* ctr_pair_22 = or(ctr_pair_22_b, ctr_pair_22_a) */
-	vpor %ymm4, %ymm5, %ymm4 /* row_22 = or(ctr_pair_22, ctr_last_byte_22) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_bswap32(%rip), %ymm4, %ymm4 /* rowle_22 = lookup16(row_22, bswap32) */
-	vmovdqa 416(%rsp), %ymm5 /* reload ctr_sum_23 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm5, %ymm14 /* ctr_carry_23 = lookup16(ctr_sum_23, carry_everywhere) */
-	vpshufb %ymm14, %ymm15, %ymm14 /* ctr_mask_23 = lookup16(carry_mask_table, ctr_carry_23) */
+	vmovdqa %ymm5, 352(%rsp) /* spill g4x0.1 */
+	vpand %ymm15, %ymm1, %ymm5 /* ctr_pair_22_b = and(ctr_w_ordered, ctr_mask_22) */
+	vpandn %ymm0, %ymm15, %ymm15 /* ctr_pair_22_a = andnot(ctr_mask_22, ctr_v_ordered) */
+	vpor %ymm15, %ymm5, %ymm5 /* ctr_pair_22 = or(ctr_pair_22_b, ctr_pair_22_a) */
+	vpor %ymm4, %ymm5, %ymm4 /* rowle_22 = or(ctr_pair_22, ctr_last_byte_22) */
+	vmovdqa 384(%rsp), %ymm5 /* reload ctr_sum_23 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm5, %ymm15 /* ctr_carry_23 = lookup16(ctr_sum_23, carry_everywhere) */
+	vpshufb %ymm15, %ymm14, %ymm15 /* ctr_mask_23 = lookup16(carry_mask_table, ctr_carry_23) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm5, %ymm5 /* ctr_last_byte_23 = lookup16(ctr_sum_23, new_last_byte) */
-	vmovdqa %ymm6, 416(%rsp) /* spill g4x2.1 */
-	vpand %ymm14, %ymm2, %ymm6 /* ctr_pair_23_b = and(ctr_w_open, ctr_mask_23) */
-	vpandn %ymm0, %ymm14, %ymm14 /* ctr_pair_23_a = andnot(ctr_mask_23, ctr_v_open) */
-	vpor %ymm14, %ymm6, %ymm6 /* ctr_pair_23 = or(ctr_pair_23_b, ctr_pair_23_a) */
-	vpor %ymm5, %ymm6, %ymm5 /* row_23 = or(ctr_pair_23, ctr_last_byte_23) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_bswap32(%rip), %ymm5, %ymm5 /* rowle_23 = lookup16(row_23, bswap32) */
-	vpunpckldq %ymm4, %ymm1, %ymm6 /* tr0_20 = unpacklo(rowle_20, rowle_22) */
-	vpunpckhdq %ymm4, %ymm1, %ymm1 /* tr0_21 = unpackhi(rowle_20, rowle_22) */
+	vmovdqa %ymm6, 384(%rsp) /* spill g4x2.1 */
+	vpand %ymm15, %ymm1, %ymm6 /* ctr_pair_23_b = and(ctr_w_ordered, ctr_mask_23) */
+	vpandn %ymm0, %ymm15, %ymm15 /* ctr_pair_23_a = andnot(ctr_mask_23, ctr_v_ordered) */
+	vpor %ymm15, %ymm6, %ymm6 /* ctr_pair_23 = or(ctr_pair_23_b, ctr_pair_23_a) */
+	vpor %ymm5, %ymm6, %ymm5 /* rowle_23 = or(ctr_pair_23, ctr_last_byte_23) */
+	vpunpckldq %ymm4, %ymm2, %ymm6 /* tr0_20 = unpacklo(rowle_20, rowle_22) */
+	vpunpckhdq %ymm4, %ymm2, %ymm2 /* tr0_21 = unpackhi(rowle_20, rowle_22) */
 	vpunpckldq %ymm5, %ymm3, %ymm4 /* tr0_22 = unpacklo(rowle_21, rowle_23) */
 	vpunpckhdq %ymm5, %ymm3, %ymm3 /* tr0_23 = unpackhi(rowle_21, rowle_23) */
 	vpunpckldq %ymm4, %ymm6, %ymm5 /* tr1_20 = unpacklo(tr0_20, tr0_22) */
 	vpunpckhdq %ymm4, %ymm6, %ymm4 /* tr1_21 = unpackhi(tr0_20, tr0_22) */
-	vpunpckldq %ymm3, %ymm1, %ymm6 /* tr1_22 = unpacklo(tr0_21, tr0_23) */
-	vpunpckhdq %ymm3, %ymm1, %ymm1 /* tr1_23 = unpackhi(tr0_21, tr0_23) */
-	vmovdqa 448(%rsp), %ymm3 /* reload ctr_sum_24 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm3, %ymm14 /* ctr_carry_24 = lookup16(ctr_sum_24, carry_everywhere) */
-	vpshufb %ymm14, %ymm15, %ymm14 /* ctr_mask_24 = lookup16(carry_mask_table, ctr_carry_24) */
+	vpunpckldq %ymm3, %ymm2, %ymm6 /* tr1_22 = unpacklo(tr0_21, tr0_23) */
+	vpunpckhdq %ymm3, %ymm2, %ymm2 /* tr1_23 = unpackhi(tr0_21, tr0_23) */
+	vmovdqa 416(%rsp), %ymm3 /* reload ctr_sum_24 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm3, %ymm15 /* ctr_carry_24 = lookup16(ctr_sum_24, carry_everywhere) */
+	vpshufb %ymm15, %ymm14, %ymm15 /* ctr_mask_24 = lookup16(carry_mask_table, ctr_carry_24) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm3, %ymm3 /* ctr_last_byte_24 = lookup16(ctr_sum_24, new_last_byte) */
-	vmovdqa %ymm1, 448(%rsp) /* spill g5x3.1 */
-	vpand %ymm14, %ymm2, %ymm1 /* ctr_pair_24_b = and(ctr_w_open, ctr_mask_24) */
-	vpandn %ymm0, %ymm14, %ymm14 /* ctr_pair_24_a = andnot(ctr_mask_24, ctr_v_open) */
-	vpor %ymm14, %ymm1, %ymm1 /* ctr_pair_24 = or(ctr_pair_24_b, ctr_pair_24_a) */
-	vpor %ymm3, %ymm1, %ymm1 /* row_24 = or(ctr_pair_24, ctr_last_byte_24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_bswap32(%rip), %ymm1, %ymm1 /* rowle_24 = lookup16(row_24, bswap32) */
-	vmovdqa 480(%rsp), %ymm3 /* reload ctr_sum_25 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm3, %ymm14 /* ctr_carry_25 = lookup16(ctr_sum_25, carry_everywhere) */
-	vpshufb %ymm14, %ymm15, %ymm14 /* ctr_mask_25 = lookup16(carry_mask_table, ctr_carry_25) */
+	vmovdqa %ymm2, 416(%rsp) /* spill g5x3.1 */
+	vpand %ymm15, %ymm1, %ymm2 /* ctr_pair_24_b = and(ctr_w_ordered, ctr_mask_24) */
+	vpandn %ymm0, %ymm15, %ymm15 /* ctr_pair_24_a = andnot(ctr_mask_24, ctr_v_ordered) */
+	vpor %ymm15, %ymm2, %ymm2 /* ctr_pair_24 = or(ctr_pair_24_b, ctr_pair_24_a) */
+	vpor %ymm3, %ymm2, %ymm2 /* rowle_24 = or(ctr_pair_24, ctr_last_byte_24) */
+	vmovdqa 448(%rsp), %ymm3 /* reload ctr_sum_25 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm3, %ymm15 /* ctr_carry_25 = lookup16(ctr_sum_25, carry_everywhere) */
+	vpshufb %ymm15, %ymm14, %ymm15 /* ctr_mask_25 = lookup16(carry_mask_table, ctr_carry_25) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm3, %ymm3 /* ctr_last_byte_25 = lookup16(ctr_sum_25, new_last_byte) */
-	vmovdqa %ymm4, 480(%rsp) /* spill g5x1.1 */
-	vpand %ymm14, %ymm2, %ymm4 /* ctr_pair_25_b = and(ctr_w_open, ctr_mask_25) */
-	vpandn %ymm0, %ymm14, %ymm14 /* ctr_pair_25_a = andnot(ctr_mask_25, ctr_v_open) */
-	vpor %ymm14, %ymm4, %ymm4 /* ctr_pair_25 = or(ctr_pair_25_b, ctr_pair_25_a) */
-	vpor %ymm3, %ymm4, %ymm3 /* row_25 = or(ctr_pair_25, ctr_last_byte_25) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_bswap32(%rip), %ymm3, %ymm3 /* rowle_25 = lookup16(row_25, bswap32) */
-	vmovdqa 512(%rsp), %ymm4 /* reload ctr_sum_26 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm4, %ymm14 /* ctr_carry_26 = lookup16(ctr_sum_26, carry_everywhere) */
-	vpshufb %ymm14, %ymm15, %ymm14 /* ctr_mask_26 = lookup16(carry_mask_table, ctr_carry_26) */
+	vmovdqa %ymm4, 448(%rsp) /* spill g5x1.1 */
+	vpand %ymm15, %ymm1, %ymm4 /* ctr_pair_25_b = and(ctr_w_ordered, ctr_mask_25) */
+	vpandn %ymm0, %ymm15, %ymm15 /* ctr_pair_25_a = andnot(ctr_mask_25, ctr_v_ordered) */
+	vpor %ymm15, %ymm4, %ymm4 /* ctr_pair_25 = or(ctr_pair_25_b, ctr_pair_25_a) */
+	vpor %ymm3, %ymm4, %ymm3 /* rowle_25 = or(ctr_pair_25, ctr_last_byte_25) */
+	vmovdqa 480(%rsp), %ymm4 /* reload ctr_sum_26 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm4, %ymm15 /* ctr_carry_26 = lookup16(ctr_sum_26, carry_everywhere) */
+	vpshufb %ymm15, %ymm14, %ymm15 /* ctr_mask_26 = lookup16(carry_mask_table, ctr_carry_26) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm4, %ymm4 /* ctr_last_byte_26 = lookup16(ctr_sum_26, new_last_byte) */
-	vmovdqa %ymm5, 512(%rsp) /* spill g5x0.1 */
-	vpand %ymm14, %ymm2, %ymm5 /* ctr_pair_26_b = and(ctr_w_open, ctr_mask_26) */
-	vpandn %ymm0, %ymm14, %ymm14 /* ctr_pair_26_a = andnot(ctr_mask_26, ctr_v_open) */
-	vpor %ymm14, %ymm5, %ymm5 /* ctr_pair_26 = or(ctr_pair_26_b, ctr_pair_26_a) */
-	vpor %ymm4, %ymm5, %ymm4 /* row_26 = or(ctr_pair_26, ctr_last_byte_26) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_bswap32(%rip), %ymm4, %ymm4 /* rowle_26 = lookup16(row_26, bswap32) */
-	vmovdqa 544(%rsp), %ymm5 /* reload ctr_sum_27 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm5, %ymm14 /* ctr_carry_27 = lookup16(ctr_sum_27, carry_everywhere) */
-	vpshufb %ymm14, %ymm15, %ymm14 /* ctr_mask_27 = lookup16(carry_mask_table, ctr_carry_27) */
+	vmovdqa %ymm5, 480(%rsp) /* spill g5x0.1 */
+	vpand %ymm15, %ymm1, %ymm5 /* ctr_pair_26_b = and(ctr_w_ordered, ctr_mask_26) */
+	vpandn %ymm0, %ymm15, %ymm15 /* ctr_pair_26_a = andnot(ctr_mask_26, ctr_v_ordered) */
+	vpor %ymm15, %ymm5, %ymm5 /* ctr_pair_26 = or(ctr_pair_26_b, ctr_pair_26_a) */
+	vpor %ymm4, %ymm5, %ymm4 /* rowle_26 = or(ctr_pair_26, ctr_last_byte_26) */
+	vmovdqa 512(%rsp), %ymm5 /* reload ctr_sum_27 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm5, %ymm15 /* ctr_carry_27 = lookup16(ctr_sum_27, carry_everywhere) */
+	vpshufb %ymm15, %ymm14, %ymm15 /* ctr_mask_27 = lookup16(carry_mask_table, ctr_carry_27) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm5, %ymm5 /* ctr_last_byte_27 = lookup16(ctr_sum_27, new_last_byte) */
-	vmovdqa %ymm6, 544(%rsp) /* spill g5x2.1 */
-	vpand %ymm14, %ymm2, %ymm6 /* ctr_pair_27_b = and(ctr_w_open, ctr_mask_27) */
-	vpandn %ymm0, %ymm14, %ymm14 /* ctr_pair_27_a = andnot(ctr_mask_27, ctr_v_open) */
-	vpor %ymm14, %ymm6, %ymm6 /* ctr_pair_27 = or(ctr_pair_27_b, ctr_pair_27_a) */
-	vpor %ymm5, %ymm6, %ymm5 /* row_27 = or(ctr_pair_27, ctr_last_byte_27) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_bswap32(%rip), %ymm5, %ymm5 /* rowle_27 = lookup16(row_27, bswap32) */
-	vpunpckldq %ymm4, %ymm1, %ymm6 /* tr0_24 = unpacklo(rowle_24, rowle_26) */
-	vpunpckhdq %ymm4, %ymm1, %ymm1 /* tr0_25 = unpackhi(rowle_24, rowle_26) */
+	vmovdqa %ymm6, 512(%rsp) /* spill g5x2.1 */
+	vpand %ymm15, %ymm1, %ymm6 /* ctr_pair_27_b = and(ctr_w_ordered, ctr_mask_27) */
+	vpandn %ymm0, %ymm15, %ymm15 /* ctr_pair_27_a = andnot(ctr_mask_27, ctr_v_ordered) */
+	vpor %ymm15, %ymm6, %ymm6 /* ctr_pair_27 = or(ctr_pair_27_b, ctr_pair_27_a) */
+	vpor %ymm5, %ymm6, %ymm5 /* rowle_27 = or(ctr_pair_27, ctr_last_byte_27) */
+	vpunpckldq %ymm4, %ymm2, %ymm6 /* tr0_24 = unpacklo(rowle_24, rowle_26) */
+	vpunpckhdq %ymm4, %ymm2, %ymm2 /* tr0_25 = unpackhi(rowle_24, rowle_26) */
 	vpunpckldq %ymm5, %ymm3, %ymm4 /* tr0_26 = unpacklo(rowle_25, rowle_27) */
 	vpunpckhdq %ymm5, %ymm3, %ymm3 /* tr0_27 = unpackhi(rowle_25, rowle_27) */
 	vpunpckldq %ymm4, %ymm6, %ymm5 /* tr1_24 = unpacklo(tr0_24, tr0_26) */
 	vpunpckhdq %ymm4, %ymm6, %ymm4 /* tr1_25 = unpackhi(tr0_24, tr0_26) */
-	vpunpckldq %ymm3, %ymm1, %ymm6 /* tr1_26 = unpacklo(tr0_25, tr0_27) */
-	vpunpckhdq %ymm3, %ymm1, %ymm1 /* tr1_27 = unpackhi(tr0_25, tr0_27) */
-	vmovdqa 576(%rsp), %ymm3 /* reload ctr_sum_28 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm3, %ymm14 /* ctr_carry_28 = lookup16(ctr_sum_28, carry_everywhere) */
-	vpshufb %ymm14, %ymm15, %ymm14 /* ctr_mask_28 = lookup16(carry_mask_table, ctr_carry_28) */
+	vpunpckldq %ymm3, %ymm2, %ymm6 /* tr1_26 = unpacklo(tr0_25, tr0_27) */
+	vpunpckhdq %ymm3, %ymm2, %ymm2 /* tr1_27 = unpackhi(tr0_25, tr0_27) */
+	vmovdqa 544(%rsp), %ymm3 /* reload ctr_sum_28 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm3, %ymm15 /* ctr_carry_28 = lookup16(ctr_sum_28, carry_everywhere) */
+	vpshufb %ymm15, %ymm14, %ymm15 /* ctr_mask_28 = lookup16(carry_mask_table, ctr_carry_28) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm3, %ymm3 /* ctr_last_byte_28 = lookup16(ctr_sum_28, new_last_byte) */
-	vmovdqa %ymm1, 576(%rsp) /* spill g6x3.1 */
-	vpand %ymm14, %ymm2, %ymm1 /* ctr_pair_28_b = and(ctr_w_open, ctr_mask_28) */
-	vpandn %ymm0, %ymm14, %ymm14 /* ctr_pair_28_a = andnot(ctr_mask_28, ctr_v_open) */
-	vpor %ymm14, %ymm1, %ymm1 /* ctr_pair_28 = or(ctr_pair_28_b, ctr_pair_28_a) */
-	vpor %ymm3, %ymm1, %ymm1 /* row_28 = or(ctr_pair_28, ctr_last_byte_28) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_bswap32(%rip), %ymm1, %ymm1 /* rowle_28 = lookup16(row_28, bswap32) */
-	vmovdqa 608(%rsp), %ymm3 /* reload ctr_sum_29 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm3, %ymm14 /* ctr_carry_29 = lookup16(ctr_sum_29, carry_everywhere) */
-	vpshufb %ymm14, %ymm15, %ymm14 /* ctr_mask_29 = lookup16(carry_mask_table, ctr_carry_29) */
+	vmovdqa %ymm2, 544(%rsp) /* spill g6x3.1 */
+	vpand %ymm15, %ymm1, %ymm2 /* ctr_pair_28_b = and(ctr_w_ordered, ctr_mask_28) */
+	vpandn %ymm0, %ymm15, %ymm15 /* ctr_pair_28_a = andnot(ctr_mask_28, ctr_v_ordered) */
+	vpor %ymm15, %ymm2, %ymm2 /* ctr_pair_28 = or(ctr_pair_28_b, ctr_pair_28_a) */
+	vpor %ymm3, %ymm2, %ymm2 /* rowle_28 = or(ctr_pair_28, ctr_last_byte_28) */
+	vmovdqa 576(%rsp), %ymm3 /* reload ctr_sum_29 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm3, %ymm15 /* ctr_carry_29 = lookup16(ctr_sum_29, carry_everywhere) */
+	vpshufb %ymm15, %ymm14, %ymm15 /* ctr_mask_29 = lookup16(carry_mask_table, ctr_carry_29) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm3, %ymm3 /* ctr_last_byte_29 = lookup16(ctr_sum_29, new_last_byte) */
-	vmovdqa %ymm4, 608(%rsp) /* spill g6x1.1 */
-	vpand %ymm14, %ymm2, %ymm4 /* ctr_pair_29_b = and(ctr_w_open, ctr_mask_29) */
-	vpandn %ymm0, %ymm14, %ymm14 /* ctr_pair_29_a = andnot(ctr_mask_29, ctr_v_open) */
-	vpor %ymm14, %ymm4, %ymm4 /* ctr_pair_29 = or(ctr_pair_29_b, ctr_pair_29_a) */
-	vpor %ymm3, %ymm4, %ymm3 /* row_29 = or(ctr_pair_29, ctr_last_byte_29) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_bswap32(%rip), %ymm3, %ymm3 /* rowle_29 = lookup16(row_29, bswap32) */
-	vmovdqa 672(%rsp), %ymm4 /* reload ctr_sum_30 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm4, %ymm14 /* ctr_carry_30 = lookup16(ctr_sum_30, carry_everywhere) */
-	vpshufb %ymm14, %ymm15, %ymm14 /* ctr_mask_30 = lookup16(carry_mask_table, ctr_carry_30) */
+	vmovdqa %ymm4, 576(%rsp) /* spill g6x1.1 */
+	vpand %ymm15, %ymm1, %ymm4 /* ctr_pair_29_b = and(ctr_w_ordered, ctr_mask_29) */
+	vpandn %ymm0, %ymm15, %ymm15 /* ctr_pair_29_a = andnot(ctr_mask_29, ctr_v_ordered) */
+	vpor %ymm15, %ymm4, %ymm4 /* ctr_pair_29 = or(ctr_pair_29_b, ctr_pair_29_a) */
+	vpor %ymm3, %ymm4, %ymm3 /* rowle_29 = or(ctr_pair_29, ctr_last_byte_29) */
+	vmovdqa 640(%rsp), %ymm4 /* reload ctr_sum_30 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm4, %ymm15 /* ctr_carry_30 = lookup16(ctr_sum_30, carry_everywhere) */
+	vpshufb %ymm15, %ymm14, %ymm15 /* ctr_mask_30 = lookup16(carry_mask_table, ctr_carry_30) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm4, %ymm4 /* ctr_last_byte_30 = lookup16(ctr_sum_30, new_last_byte) */
-	vmovdqa %ymm5, 672(%rsp) /* spill g6x0.1 */
-	vmovdqa 640(%rsp), %ymm5 /* reload ctr_sum_31 */
+	vmovdqa %ymm5, 640(%rsp) /* spill g6x0.1 */
+	vmovdqa 608(%rsp), %ymm5 /* reload ctr_sum_31 */
 	vmovdqa %ymm6, 736(%rsp) /* spill g6x2.1 */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_carry_everywhere(%rip), %ymm5, %ymm6 /* ctr_carry_31 = lookup16(ctr_sum_31, carry_everywhere) */
-	vpshufb %ymm6, %ymm15, %ymm6 /* ctr_mask_31 = lookup16(carry_mask_table, ctr_carry_31) */
+	vpshufb %ymm6, %ymm14, %ymm6 /* ctr_mask_31 = lookup16(carry_mask_table, ctr_carry_31) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_new_last_byte(%rip), %ymm5, %ymm5 /* ctr_last_byte_31 = lookup16(ctr_sum_31, new_last_byte) */
-	vpand %ymm14, %ymm2, %ymm15 /* ctr_pair_30_b = and(ctr_w_open, ctr_mask_30) */
-	vpandn %ymm0, %ymm14, %ymm14 /* ctr_pair_30_a = andnot(ctr_mask_30, ctr_v_open) */
-	vpor %ymm14, %ymm15, %ymm14 /* ctr_pair_30 = or(ctr_pair_30_b, ctr_pair_30_a) */
-	vpor %ymm4, %ymm14, %ymm4 /* row_30 = or(ctr_pair_30, ctr_last_byte_30) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_bswap32(%rip), %ymm4, %ymm4 /* rowle_30 = lookup16(row_30, bswap32) */
-	vpand %ymm6, %ymm2, %ymm2 /* ctr_pair_31_b = and(ctr_w_open, ctr_mask_31) */
-	vpandn %ymm0, %ymm6, %ymm0 /* ctr_pair_31_a = andnot(ctr_mask_31, ctr_v_open) */
-	vpor %ymm0, %ymm2, %ymm0 /* ctr_pair_31 = or(ctr_pair_31_b, ctr_pair_31_a) */
-	vpor %ymm5, %ymm0, %ymm0 /* row_31 = or(ctr_pair_31, ctr_last_byte_31) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_bswap32(%rip), %ymm0, %ymm0 /* rowle_31 = lookup16(row_31, bswap32) */
-	vpunpckldq %ymm4, %ymm1, %ymm2 /* tr0_28 = unpacklo(rowle_28, rowle_30) */
-	vpunpckhdq %ymm4, %ymm1, %ymm1 /* tr0_29 = unpackhi(rowle_28, rowle_30) */
+	vpand %ymm15, %ymm1, %ymm14 /* ctr_pair_30_b = and(ctr_w_ordered, ctr_mask_30) */
+	vpandn %ymm0, %ymm15, %ymm15 /* ctr_pair_30_a = andnot(ctr_mask_30, ctr_v_ordered) */
+	vpor %ymm15, %ymm14, %ymm14 /* ctr_pair_30 = or(ctr_pair_30_b, ctr_pair_30_a) */
+	vpor %ymm4, %ymm14, %ymm4 /* rowle_30 = or(ctr_pair_30, ctr_last_byte_30) */
+	vpand %ymm6, %ymm1, %ymm1 /* ctr_pair_31_b = and(ctr_w_ordered, ctr_mask_31) */
+	vpandn %ymm0, %ymm6, %ymm0 /* ctr_pair_31_a = andnot(ctr_mask_31, ctr_v_ordered) */
+	vpor %ymm0, %ymm1, %ymm0 /* ctr_pair_31 = or(ctr_pair_31_b, ctr_pair_31_a) */
+	vpor %ymm5, %ymm0, %ymm0 /* rowle_31 = or(ctr_pair_31, ctr_last_byte_31) */
+	vpunpckldq %ymm4, %ymm2, %ymm1 /* tr0_28 = unpacklo(rowle_28, rowle_30) */
+	vpunpckhdq %ymm4, %ymm2, %ymm2 /* tr0_29 = unpackhi(rowle_28, rowle_30) */
 	vpunpckldq %ymm0, %ymm3, %ymm4 /* tr0_30 = unpacklo(rowle_29, rowle_31) */
 	vpunpckhdq %ymm0, %ymm3, %ymm0 /* tr0_31 = unpackhi(rowle_29, rowle_31) */
-	vpunpckldq %ymm4, %ymm2, %ymm3 /* tr1_28 = unpacklo(tr0_28, tr0_30) */
-	vpunpckhdq %ymm4, %ymm2, %ymm2 /* tr1_29 = unpackhi(tr0_28, tr0_30) */
-	vpunpckldq %ymm0, %ymm1, %ymm4 /* tr1_30 = unpacklo(tr0_29, tr0_31) */
-	vpunpckhdq %ymm0, %ymm1, %ymm0 /* tr1_31 = unpackhi(tr0_29, tr0_31) */
-	vmovdqa 160(%rsp), %ymm1 /* reload g0x0.2 */
-	vmovdqa 256(%rsp), %ymm5 /* reload g3x0.2 */
-	vmovdqa 384(%rsp), %ymm6 /* reload g4x0.2 */
-	vmovdqa 512(%rsp), %ymm14 /* reload g5x0.2 */
-	vmovdqa 672(%rsp), %ymm15 /* reload g6x0.2 */
-	vmovdqa %ymm3, 640(%rsp) /* spill g7x0.2 */
-	vmovdqa 128(%rsp), %ymm3 /* reload g0x1.2 */
+	vpunpckldq %ymm4, %ymm1, %ymm3 /* tr1_28 = unpacklo(tr0_28, tr0_30) */
+	vpunpckhdq %ymm4, %ymm1, %ymm1 /* tr1_29 = unpackhi(tr0_28, tr0_30) */
+	vpunpckldq %ymm0, %ymm2, %ymm4 /* tr1_30 = unpacklo(tr0_29, tr0_31) */
+	vpunpckhdq %ymm0, %ymm2, %ymm0 /* tr1_31 = unpackhi(tr0_29, tr0_31) */
+	vmovdqa 128(%rsp), %ymm2 /* reload g0x0.2 */
+	vmovdqa 224(%rsp), %ymm5 /* reload g3x0.2 */
+	vmovdqa 352(%rsp), %ymm6 /* reload g4x0.2 */
+	vmovdqa 480(%rsp), %ymm14 /* reload g5x0.2 */
+	vmovdqa 640(%rsp), %ymm15 /* reload g6x0.2 */
+	vmovdqa %ymm3, 608(%rsp) /* spill g7x0.2 */
+	vmovdqa 96(%rsp), %ymm3 /* reload g0x1.2 */
 	vmovdqa %ymm0, 768(%rsp) /* spill g7x3.2 */
-	vmovdqa 224(%rsp), %ymm0 /* reload g3x1.2 */
-	vmovdqa %ymm2, 800(%rsp) /* spill g7x1.2 */
-	vmovdqa 352(%rsp), %ymm2 /* reload g4x1.2 */
+	vmovdqa 192(%rsp), %ymm0 /* reload g3x1.2 */
+	vmovdqa %ymm1, 800(%rsp) /* spill g7x1.2 */
+	vmovdqa 320(%rsp), %ymm1 /* reload g4x1.2 */
 	vmovdqa %ymm4, 832(%rsp) /* spill g7x2.2 */
-	vmovdqa 480(%rsp), %ymm4 /* reload g5x1.2 */
+	vmovdqa 448(%rsp), %ymm4 /* reload g5x1.2 */
 	vmovdqa %ymm15, 864(%rsp) /* spill g6x0.2 */
-	vmovdqa 608(%rsp), %ymm15 /* reload g6x1.2 */
+	vmovdqa 576(%rsp), %ymm15 /* reload g6x1.2 */
 	vmovdqa %ymm15, 896(%rsp) /* spill g6x1.2 */
 	vmovdqa 800(%rsp), %ymm15 /* reload g7x1.2 */
 	vmovdqa %ymm15, 928(%rsp) /* spill g7x1.2 */
-	vmovdqa 288(%rsp), %ymm15 /* reload g0x2.2 */
+	vmovdqa 256(%rsp), %ymm15 /* reload g3x2.2 */
 	vmovdqa %ymm14, 960(%rsp) /* spill g5x0.2 */
-	vmovdqa 416(%rsp), %ymm14 /* reload g4x2.2 */
+	vmovdqa 384(%rsp), %ymm14 /* reload g4x2.2 */
 	vmovdqa %ymm4, 992(%rsp) /* spill g5x1.2 */
-	vmovdqa 544(%rsp), %ymm4 /* reload g5x2.2 */
+	vmovdqa 512(%rsp), %ymm4 /* reload g5x2.2 */
 	vmovdqa %ymm4, 1024(%rsp) /* spill g5x2.2 */
 	vmovdqa 736(%rsp), %ymm4 /* reload g6x2.2 */
 	vmovdqa %ymm4, 1056(%rsp) /* spill g6x2.2 */
@@ -5927,39 +5866,39 @@ sm4_wordslice_avx2_vaes_batch_ctr_asm:
 	vmovdqa %ymm4, 1088(%rsp) /* spill g7x2.2 */
 	vmovdqa 704(%rsp), %ymm4 /* reload g0x3.2 */
 	vmovdqa %ymm6, 1120(%rsp) /* spill g4x0.2 */
-	vmovdqa 96(%rsp), %ymm6 /* reload g1x3.2 */
-	vmovdqa %ymm2, 1152(%rsp) /* spill g4x1.2 */
-	vmovdqa 64(%rsp), %ymm2 /* reload g2x3.2 */
+	vmovdqa 64(%rsp), %ymm6 /* reload g1x3.2 */
+	vmovdqa %ymm1, 1152(%rsp) /* spill g4x1.2 */
+	vmovdqa 672(%rsp), %ymm1 /* reload g2x3.2 */
 	vmovdqa %ymm14, 1184(%rsp) /* spill g4x2.2 */
-	vmovdqa 192(%rsp), %ymm14 /* reload g3x3.2 */
+	vmovdqa 160(%rsp), %ymm14 /* reload g3x3.2 */
 	vmovdqa %ymm5, 1216(%rsp) /* spill g3x0.2 */
-	vmovdqa 320(%rsp), %ymm5 /* reload g4x3.2 */
+	vmovdqa 288(%rsp), %ymm5 /* reload g4x3.2 */
 	vmovdqa %ymm5, 1248(%rsp) /* spill g4x3.2 */
-	vmovdqa 448(%rsp), %ymm5 /* reload g5x3.2 */
+	vmovdqa 416(%rsp), %ymm5 /* reload g5x3.2 */
 	vmovdqa %ymm5, 1280(%rsp) /* spill g5x3.2 */
-	vmovdqa 576(%rsp), %ymm5 /* reload g6x3.2 */
+	vmovdqa 544(%rsp), %ymm5 /* reload g6x3.2 */
 	vmovdqa %ymm5, 1312(%rsp) /* spill g6x3.2 */
 	vmovdqa 768(%rsp), %ymm5 /* reload g7x3.2 */
-	vmovdqa %ymm0, 576(%rsp) /* spill g3x1.2 */
-	vmovdqa %ymm7, 448(%rsp) /* spill g3x2.2 */
-	vmovdqa %ymm14, 320(%rsp) /* spill g3x3.2 */
-	vmovdqa %ymm5, 192(%rsp) /* spill g7x3.2 */
+	vmovdqa %ymm0, 544(%rsp) /* spill g3x1.2 */
+	vmovdqa %ymm15, 416(%rsp) /* spill g3x2.2 */
+	vmovdqa %ymm14, 288(%rsp) /* spill g3x3.2 */
+	vmovdqa %ymm5, 160(%rsp) /* spill g7x3.2 */
 	xor %r8, %r8
 	.p2align 4
 .Lsm4_wordslice_avx2_vaes_asm_7_loop_r0:
 
 	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
 	vpbroadcastd (%rdi,%r8), %ymm0 /* rkw = bcast32() */
-	vpxor %ymm15, %ymm3, %ymm5 /* g0k_acc = xor(g0x1, g0x2) */
+	vpxor %ymm13, %ymm3, %ymm5 /* g0k_acc = xor(g0x1, g0x2) */
 	vpxor %ymm0, %ymm5, %ymm0 /* g0k = xor(g0k_acc, rkw) */
 	vpxor %ymm4, %ymm0, %ymm0 /* g0t = xor(g0k, g0x3) */
 	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm0, %ymm5 /* g0t_lo = and(g0t, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* g0t_sh = shr(g0t) */
 	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm0, %ymm0 /* g0t_hi = and(g0t_sh, nibble_mask) */
-	vmovdqa .Lsm4_wordslice_avx2_vaes_asm_7_tbl_lo(%rip), %ymm7 /* tbl_lo = const() */
-	vpshufb %ymm5, %ymm7, %ymm5 /* g0a_l = lookup16(tbl_lo, g0t_lo) */
-	vmovdqa .Lsm4_wordslice_avx2_vaes_asm_7_tbl_hi(%rip), %ymm14 /* tbl_hi = const() */
-	vpshufb %ymm0, %ymm14, %ymm0 /* g0a_h = lookup16(tbl_hi, g0t_hi) */
+	vmovdqa .Lsm4_wordslice_avx2_vaes_asm_7_tbl_lo(%rip), %ymm14 /* tbl_lo = const() */
+	vpshufb %ymm5, %ymm14, %ymm5 /* g0a_l = lookup16(tbl_lo, g0t_lo) */
+	vmovdqa .Lsm4_wordslice_avx2_vaes_asm_7_tbl_hi(%rip), %ymm15 /* tbl_hi = const() */
+	vpshufb %ymm0, %ymm15, %ymm0 /* g0a_h = lookup16(tbl_hi, g0t_hi) */
 	vpxor %ymm0, %ymm5, %ymm0 /* g0a = xor(g0a_l, g0a_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm0, %ymm0 /* g0s_sr = lookup16(g0a, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
@@ -5977,75 +5916,75 @@ sm4_wordslice_avx2_vaes_batch_ctr_asm:
 	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm0, %ymm5 /* g0s_aes_lo = and(g0s_aes, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* g0s_aes_sh = shr(g0s_aes) */
 	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm0, %ymm0 /* g0s_aes_hi = and(g0s_aes_sh, nibble_mask) */
-	vmovdqa %ymm3, 64(%rsp) /* spill g0x1.2 */
+	vmovdqa %ymm3, 672(%rsp) /* spill g0x1.2 */
 	vmovdqa .Lsm4_wordslice_avx2_vaes_asm_7_tbl_lo_1(%rip), %ymm3 /* tbl_lo_1 = const() */
 	vpshufb %ymm5, %ymm3, %ymm5 /* g0s_l = lookup16(tbl_lo_1, g0s_aes_lo) */
-	vmovdqa %ymm4, 96(%rsp) /* spill g0x3.2 */
+	vmovdqa %ymm4, 64(%rsp) /* spill g0x3.2 */
 	vmovdqa .Lsm4_wordslice_avx2_vaes_asm_7_tbl_hi_1(%rip), %ymm4 /* tbl_hi_1 = const() */
 	vpshufb %ymm0, %ymm4, %ymm0 /* g0s_h = lookup16(tbl_hi_1, g0s_aes_hi) */
 	vpxor %ymm0, %ymm5, %ymm0 /* g0s = xor(g0s_l, g0s_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl24(%rip), %ymm0, %ymm5 /* g0lr24 = lookup16(g0s, rotl24) */
 	vpxor %ymm5, %ymm0, %ymm5 /* g0l_acc = xor(g0s, g0lr24) */
-	vmovdqa %ymm15, 704(%rsp) /* spill g0x2.2 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl8(%rip), %ymm0, %ymm15 /* g0lr8 = lookup16(g0s, rotl8) */
-	vpxor %ymm15, %ymm0, %ymm15 /* g0lg_acc = xor(g0s, g0lr8) */
+	vmovdqa %ymm13, 704(%rsp) /* spill g0x2.2 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl8(%rip), %ymm0, %ymm13 /* g0lr8 = lookup16(g0s, rotl8) */
+	vpxor %ymm13, %ymm0, %ymm13 /* g0lg_acc = xor(g0s, g0lr8) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl16(%rip), %ymm0, %ymm0 /* g0lr16 = lookup16(g0s, rotl16) */
-	vpxor %ymm0, %ymm15, %ymm0 /* g0lg = xor(g0lg_acc, g0lr16) */
-	vpslld $2, %ymm0, %ymm15 /* g0lr2_l = shl(g0lg) */
+	vpxor %ymm0, %ymm13, %ymm0 /* g0lg = xor(g0lg_acc, g0lr16) */
+	vpslld $2, %ymm0, %ymm13 /* g0lr2_l = shl(g0lg) */
 	vpsrld $30, %ymm0, %ymm0 /* g0lr2_r = shr(g0lg) */
-	vpor %ymm0, %ymm15, %ymm0 /* g0lr2 = or(g0lr2_l, g0lr2_r) */
+	vpor %ymm0, %ymm13, %ymm0 /* g0lr2 = or(g0lr2_l, g0lr2_r) */
 	vpxor %ymm0, %ymm5, %ymm0 /* g0l = xor(g0l_acc, g0lr2) */
-	vpxor %ymm0, %ymm1, %ymm0 /* g0x = xor(g0x0, g0l) */
-	vpbroadcastd (%rdi,%r8), %ymm1 /* rkw_1 = bcast32() */
-	vpxor %ymm10, %ymm8, %ymm5 /* g1k_acc = xor(g1x1, g1x2) */
-	vpxor %ymm1, %ymm5, %ymm1 /* g1k = xor(g1k_acc, rkw_1) */
-	vpxor %ymm6, %ymm1, %ymm1 /* g1t = xor(g1k, g1x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm1, %ymm5 /* g1t_lo = and(g1t, nibble_mask) */
-	vpsrlw $4, %ymm1, %ymm1 /* g1t_sh = shr(g1t) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm1, %ymm1 /* g1t_hi = and(g1t_sh, nibble_mask) */
-	vpshufb %ymm5, %ymm7, %ymm5 /* g1a_l = lookup16(tbl_lo, g1t_lo) */
-	vpshufb %ymm1, %ymm14, %ymm1 /* g1a_h = lookup16(tbl_hi, g1t_hi) */
-	vpxor %ymm1, %ymm5, %ymm1 /* g1a = xor(g1a_l, g1a_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm1, %ymm1 /* g1s_sr = lookup16(g1a, inv_shift_rows) */
+	vpxor %ymm0, %ymm2, %ymm0 /* g0x = xor(g0x0, g0l) */
+	vpbroadcastd (%rdi,%r8), %ymm2 /* rkw_1 = bcast32() */
+	vpxor %ymm9, %ymm7, %ymm5 /* g1k_acc = xor(g1x1, g1x2) */
+	vpxor %ymm2, %ymm5, %ymm2 /* g1k = xor(g1k_acc, rkw_1) */
+	vpxor %ymm6, %ymm2, %ymm2 /* g1t = xor(g1k, g1x3) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm2, %ymm5 /* g1t_lo = and(g1t, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* g1t_sh = shr(g1t) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm2, %ymm2 /* g1t_hi = and(g1t_sh, nibble_mask) */
+	vpshufb %ymm5, %ymm14, %ymm5 /* g1a_l = lookup16(tbl_lo, g1t_lo) */
+	vpshufb %ymm2, %ymm15, %ymm2 /* g1a_h = lookup16(tbl_hi, g1t_hi) */
+	vpxor %ymm2, %ymm5, %ymm2 /* g1a = xor(g1a_l, g1a_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm2, %ymm2 /* g1s_sr = lookup16(g1a, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm1, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm1
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %xmm1, %xmm1
-	vmovdqu %xmm1, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm1
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key+16(%rip), %xmm1, %xmm1
-	vmovdqu %xmm1, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm1
+	vmovdqu %ymm2, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm2
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %xmm2, %xmm2
+	vmovdqu %xmm2, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm2
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key+16(%rip), %xmm2, %xmm2
+	vmovdqu %xmm2, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm2
 #else
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm1, %ymm1 /* g1s_aes = aesenclast(g1s_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm2, %ymm2 /* g1s_aes = aesenclast(g1s_sr, aes_cancel_key) */
 #endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm1, %ymm5 /* g1s_aes_lo = and(g1s_aes, nibble_mask) */
-	vpsrlw $4, %ymm1, %ymm1 /* g1s_aes_sh = shr(g1s_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm1, %ymm1 /* g1s_aes_hi = and(g1s_aes_sh, nibble_mask) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm2, %ymm5 /* g1s_aes_lo = and(g1s_aes, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* g1s_aes_sh = shr(g1s_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm2, %ymm2 /* g1s_aes_hi = and(g1s_aes_sh, nibble_mask) */
 	vpshufb %ymm5, %ymm3, %ymm5 /* g1s_l = lookup16(tbl_lo_1, g1s_aes_lo) */
-	vpshufb %ymm1, %ymm4, %ymm1 /* g1s_h = lookup16(tbl_hi_1, g1s_aes_hi) */
-	vpxor %ymm1, %ymm5, %ymm1 /* g1s = xor(g1s_l, g1s_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl24(%rip), %ymm1, %ymm5 /* g1lr24 = lookup16(g1s, rotl24) */
-	vpxor %ymm5, %ymm1, %ymm5 /* g1l_acc = xor(g1s, g1lr24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl8(%rip), %ymm1, %ymm15 /* g1lr8 = lookup16(g1s, rotl8) */
-	vpxor %ymm15, %ymm1, %ymm15 /* g1lg_acc = xor(g1s, g1lr8) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl16(%rip), %ymm1, %ymm1 /* g1lr16 = lookup16(g1s, rotl16) */
-	vpxor %ymm1, %ymm15, %ymm1 /* g1lg = xor(g1lg_acc, g1lr16) */
-	vpslld $2, %ymm1, %ymm15 /* g1lr2_l = shl(g1lg) */
-	vpsrld $30, %ymm1, %ymm1 /* g1lr2_r = shr(g1lg) */
-	vpor %ymm1, %ymm15, %ymm1 /* g1lr2 = or(g1lr2_l, g1lr2_r) */
-	vpxor %ymm1, %ymm5, %ymm1 /* g1l = xor(g1l_acc, g1lr2) */
-	vpxor %ymm1, %ymm9, %ymm1 /* g1x = xor(g1x0, g1l) */
+	vpshufb %ymm2, %ymm4, %ymm2 /* g1s_h = lookup16(tbl_hi_1, g1s_aes_hi) */
+	vpxor %ymm2, %ymm5, %ymm2 /* g1s = xor(g1s_l, g1s_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl24(%rip), %ymm2, %ymm5 /* g1lr24 = lookup16(g1s, rotl24) */
+	vpxor %ymm5, %ymm2, %ymm5 /* g1l_acc = xor(g1s, g1lr24) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl8(%rip), %ymm2, %ymm13 /* g1lr8 = lookup16(g1s, rotl8) */
+	vpxor %ymm13, %ymm2, %ymm13 /* g1lg_acc = xor(g1s, g1lr8) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl16(%rip), %ymm2, %ymm2 /* g1lr16 = lookup16(g1s, rotl16) */
+	vpxor %ymm2, %ymm13, %ymm2 /* g1lg = xor(g1lg_acc, g1lr16) */
+	vpslld $2, %ymm2, %ymm13 /* g1lr2_l = shl(g1lg) */
+	vpsrld $30, %ymm2, %ymm2 /* g1lr2_r = shr(g1lg) */
+	vpor %ymm2, %ymm13, %ymm2 /* g1lr2 = or(g1lr2_l, g1lr2_r) */
+	vpxor %ymm2, %ymm5, %ymm2 /* g1l = xor(g1l_acc, g1lr2) */
+	vpxor %ymm2, %ymm8, %ymm2 /* g1x = xor(g1x0, g1l) */
 	vpbroadcastd (%rdi,%r8), %ymm5 /* rkw_2 = bcast32() */
-	vpxor %ymm13, %ymm12, %ymm9 /* g2k_acc = xor(g2x1, g2x2) */
-	vpxor %ymm5, %ymm9, %ymm5 /* g2k = xor(g2k_acc, rkw_2) */
-	vpxor %ymm2, %ymm5, %ymm5 /* g2t = xor(g2k, g2x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm5, %ymm9 /* g2t_lo = and(g2t, nibble_mask) */
+	vpxor %ymm12, %ymm11, %ymm8 /* g2k_acc = xor(g2x1, g2x2) */
+	vpxor %ymm5, %ymm8, %ymm5 /* g2k = xor(g2k_acc, rkw_2) */
+	vpxor %ymm1, %ymm5, %ymm5 /* g2t = xor(g2k, g2x3) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm5, %ymm8 /* g2t_lo = and(g2t, nibble_mask) */
 	vpsrlw $4, %ymm5, %ymm5 /* g2t_sh = shr(g2t) */
 	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm5, %ymm5 /* g2t_hi = and(g2t_sh, nibble_mask) */
-	vpshufb %ymm9, %ymm7, %ymm9 /* g2a_l = lookup16(tbl_lo, g2t_lo) */
-	vpshufb %ymm5, %ymm14, %ymm5 /* g2a_h = lookup16(tbl_hi, g2t_hi) */
-	vpxor %ymm5, %ymm9, %ymm5 /* g2a = xor(g2a_l, g2a_h) */
+	vpshufb %ymm8, %ymm14, %ymm8 /* g2a_l = lookup16(tbl_lo, g2t_lo) */
+	vpshufb %ymm5, %ymm15, %ymm5 /* g2a_h = lookup16(tbl_hi, g2t_hi) */
+	vpxor %ymm5, %ymm8, %ymm5 /* g2a = xor(g2a_l, g2a_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm5, %ymm5 /* g2s_sr = lookup16(g2a, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm5, 0(%rsp)
@@ -6059,328 +5998,76 @@ sm4_wordslice_avx2_vaes_batch_ctr_asm:
 #else
 	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm5, %ymm5 /* g2s_aes = aesenclast(g2s_sr, aes_cancel_key) */
 #endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm5, %ymm9 /* g2s_aes_lo = and(g2s_aes, nibble_mask) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm5, %ymm8 /* g2s_aes_lo = and(g2s_aes, nibble_mask) */
 	vpsrlw $4, %ymm5, %ymm5 /* g2s_aes_sh = shr(g2s_aes) */
 	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm5, %ymm5 /* g2s_aes_hi = and(g2s_aes_sh, nibble_mask) */
-	vpshufb %ymm9, %ymm3, %ymm9 /* g2s_l = lookup16(tbl_lo_1, g2s_aes_lo) */
+	vpshufb %ymm8, %ymm3, %ymm8 /* g2s_l = lookup16(tbl_lo_1, g2s_aes_lo) */
 	vpshufb %ymm5, %ymm4, %ymm5 /* g2s_h = lookup16(tbl_hi_1, g2s_aes_hi) */
-	vpxor %ymm5, %ymm9, %ymm5 /* g2s = xor(g2s_l, g2s_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl24(%rip), %ymm5, %ymm9 /* g2lr24 = lookup16(g2s, rotl24) */
-	vpxor %ymm9, %ymm5, %ymm9 /* g2l_acc = xor(g2s, g2lr24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl8(%rip), %ymm5, %ymm15 /* g2lr8 = lookup16(g2s, rotl8) */
-	vpxor %ymm15, %ymm5, %ymm15 /* g2lg_acc = xor(g2s, g2lr8) */
+	vpxor %ymm5, %ymm8, %ymm5 /* g2s = xor(g2s_l, g2s_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl24(%rip), %ymm5, %ymm8 /* g2lr24 = lookup16(g2s, rotl24) */
+	vpxor %ymm8, %ymm5, %ymm8 /* g2l_acc = xor(g2s, g2lr24) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl8(%rip), %ymm5, %ymm13 /* g2lr8 = lookup16(g2s, rotl8) */
+	vpxor %ymm13, %ymm5, %ymm13 /* g2lg_acc = xor(g2s, g2lr8) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl16(%rip), %ymm5, %ymm5 /* g2lr16 = lookup16(g2s, rotl16) */
-	vpxor %ymm5, %ymm15, %ymm5 /* g2lg = xor(g2lg_acc, g2lr16) */
-	vpslld $2, %ymm5, %ymm15 /* g2lr2_l = shl(g2lg) */
+	vpxor %ymm5, %ymm13, %ymm5 /* g2lg = xor(g2lg_acc, g2lr16) */
+	vpslld $2, %ymm5, %ymm13 /* g2lr2_l = shl(g2lg) */
 	vpsrld $30, %ymm5, %ymm5 /* g2lr2_r = shr(g2lg) */
-	vpor %ymm5, %ymm15, %ymm5 /* g2lr2 = or(g2lr2_l, g2lr2_r) */
-	vpxor %ymm5, %ymm9, %ymm5 /* g2l = xor(g2l_acc, g2lr2) */
-	vpxor %ymm5, %ymm11, %ymm5 /* g2x = xor(g2x0, g2l) */
-	vpbroadcastd (%rdi,%r8), %ymm9 /* rkw_3 = bcast32() */
-	vmovdqa 576(%rsp), %ymm11 /* reload g3x1.2 */
-	vpxor 448(%rsp), %ymm11, %ymm15 /* g3k_acc = xor(g3x1, g3x2) */
-	vpxor %ymm9, %ymm15, %ymm9 /* g3k = xor(g3k_acc, rkw_3) */
-	vpxor 320(%rsp), %ymm9, %ymm9 /* g3t = xor(g3k, g3x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm9, %ymm15 /* g3t_lo = and(g3t, nibble_mask) */
-	vpsrlw $4, %ymm9, %ymm9 /* g3t_sh = shr(g3t) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm9, %ymm9 /* g3t_hi = and(g3t_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm7, %ymm15 /* g3a_l = lookup16(tbl_lo, g3t_lo) */
-	vpshufb %ymm9, %ymm14, %ymm9 /* g3a_h = lookup16(tbl_hi, g3t_hi) */
-	vpxor %ymm9, %ymm15, %ymm9 /* g3a = xor(g3a_l, g3a_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm9, %ymm9 /* g3s_sr = lookup16(g3a, inv_shift_rows) */
+	vpor %ymm5, %ymm13, %ymm5 /* g2lr2 = or(g2lr2_l, g2lr2_r) */
+	vpxor %ymm5, %ymm8, %ymm5 /* g2l = xor(g2l_acc, g2lr2) */
+	vpxor %ymm5, %ymm10, %ymm5 /* g2x = xor(g2x0, g2l) */
+	vpbroadcastd (%rdi,%r8), %ymm8 /* rkw_3 = bcast32() */
+	vmovdqa 544(%rsp), %ymm10 /* reload g3x1.2 */
+	vpxor 416(%rsp), %ymm10, %ymm13 /* g3k_acc = xor(g3x1, g3x2) */
+	vpxor %ymm8, %ymm13, %ymm8 /* g3k = xor(g3k_acc, rkw_3) */
+	vpxor 288(%rsp), %ymm8, %ymm8 /* g3t = xor(g3k, g3x3) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm8, %ymm13 /* g3t_lo = and(g3t, nibble_mask) */
+	vpsrlw $4, %ymm8, %ymm8 /* g3t_sh = shr(g3t) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm8, %ymm8 /* g3t_hi = and(g3t_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g3a_l = lookup16(tbl_lo, g3t_lo) */
+	vpshufb %ymm8, %ymm15, %ymm8 /* g3a_h = lookup16(tbl_hi, g3t_hi) */
+	vpxor %ymm8, %ymm13, %ymm8 /* g3a = xor(g3a_l, g3a_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm8, %ymm8 /* g3s_sr = lookup16(g3a, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm9, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm9
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %xmm9, %xmm9
-	vmovdqu %xmm9, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm9
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key+16(%rip), %xmm9, %xmm9
-	vmovdqu %xmm9, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm9
+	vmovdqu %ymm8, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm8
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %xmm8, %xmm8
+	vmovdqu %xmm8, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm8
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key+16(%rip), %xmm8, %xmm8
+	vmovdqu %xmm8, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm8
 #else
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm9, %ymm9 /* g3s_aes = aesenclast(g3s_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm8, %ymm8 /* g3s_aes = aesenclast(g3s_sr, aes_cancel_key) */
 #endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm9, %ymm15 /* g3s_aes_lo = and(g3s_aes, nibble_mask) */
-	vpsrlw $4, %ymm9, %ymm9 /* g3s_aes_sh = shr(g3s_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm9, %ymm9 /* g3s_aes_hi = and(g3s_aes_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* g3s_l = lookup16(tbl_lo_1, g3s_aes_lo) */
-	vpshufb %ymm9, %ymm4, %ymm9 /* g3s_h = lookup16(tbl_hi_1, g3s_aes_hi) */
-	vpxor %ymm9, %ymm15, %ymm9 /* g3s = xor(g3s_l, g3s_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl24(%rip), %ymm9, %ymm15 /* g3lr24 = lookup16(g3s, rotl24) */
-	vpxor %ymm15, %ymm9, %ymm15 /* g3l_acc = xor(g3s, g3lr24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl8(%rip), %ymm9, %ymm11 /* g3lr8 = lookup16(g3s, rotl8) */
-	vpxor %ymm11, %ymm9, %ymm11 /* g3lg_acc = xor(g3s, g3lr8) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl16(%rip), %ymm9, %ymm9 /* g3lr16 = lookup16(g3s, rotl16) */
-	vpxor %ymm9, %ymm11, %ymm9 /* g3lg = xor(g3lg_acc, g3lr16) */
-	vpslld $2, %ymm9, %ymm11 /* g3lr2_l = shl(g3lg) */
-	vpsrld $30, %ymm9, %ymm9 /* g3lr2_r = shr(g3lg) */
-	vpor %ymm9, %ymm11, %ymm9 /* g3lr2 = or(g3lr2_l, g3lr2_r) */
-	vpxor %ymm9, %ymm15, %ymm9 /* g3l = xor(g3l_acc, g3lr2) */
-	vpxor 1216(%rsp), %ymm9, %ymm9 /* g3x = xor(g3l, g3x0.2) */
-	vpbroadcastd (%rdi,%r8), %ymm11 /* rkw_4 = bcast32() */
-	vmovdqa 1152(%rsp), %ymm15 /* reload g4x1.2 */
-	vpxor 1184(%rsp), %ymm15, %ymm15 /* g4k_acc = xor(g4x1, g4x2) */
-	vpxor %ymm11, %ymm15, %ymm11 /* g4k = xor(g4k_acc, rkw_4) */
-	vpxor 1248(%rsp), %ymm11, %ymm11 /* g4t = xor(g4k, g4x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm11, %ymm15 /* g4t_lo = and(g4t, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g4t_sh = shr(g4t) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm11, %ymm11 /* g4t_hi = and(g4t_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm7, %ymm15 /* g4a_l = lookup16(tbl_lo, g4t_lo) */
-	vpshufb %ymm11, %ymm14, %ymm11 /* g4a_h = lookup16(tbl_hi, g4t_hi) */
-	vpxor %ymm11, %ymm15, %ymm11 /* g4a = xor(g4a_l, g4a_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm11, %ymm11 /* g4s_sr = lookup16(g4a, inv_shift_rows) */
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm11, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm11
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %xmm11, %xmm11
-	vmovdqu %xmm11, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm11
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key+16(%rip), %xmm11, %xmm11
-	vmovdqu %xmm11, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm11
-#else
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm11, %ymm11 /* g4s_aes = aesenclast(g4s_sr, aes_cancel_key) */
-#endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm11, %ymm15 /* g4s_aes_lo = and(g4s_aes, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g4s_aes_sh = shr(g4s_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm11, %ymm11 /* g4s_aes_hi = and(g4s_aes_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* g4s_l = lookup16(tbl_lo_1, g4s_aes_lo) */
-	vpshufb %ymm11, %ymm4, %ymm11 /* g4s_h = lookup16(tbl_hi_1, g4s_aes_hi) */
-	vpxor %ymm11, %ymm15, %ymm11 /* g4s = xor(g4s_l, g4s_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl24(%rip), %ymm11, %ymm15 /* g4lr24 = lookup16(g4s, rotl24) */
-	vpxor %ymm15, %ymm11, %ymm15 /* g4l_acc = xor(g4s, g4lr24) */
-	vmovdqa %ymm9, 1216(%rsp) /* spill g3x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl8(%rip), %ymm11, %ymm9 /* g4lr8 = lookup16(g4s, rotl8) */
-	vpxor %ymm9, %ymm11, %ymm9 /* g4lg_acc = xor(g4s, g4lr8) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl16(%rip), %ymm11, %ymm11 /* g4lr16 = lookup16(g4s, rotl16) */
-	vpxor %ymm11, %ymm9, %ymm9 /* g4lg = xor(g4lg_acc, g4lr16) */
-	vpslld $2, %ymm9, %ymm11 /* g4lr2_l = shl(g4lg) */
-	vpsrld $30, %ymm9, %ymm9 /* g4lr2_r = shr(g4lg) */
-	vpor %ymm9, %ymm11, %ymm9 /* g4lr2 = or(g4lr2_l, g4lr2_r) */
-	vpxor %ymm9, %ymm15, %ymm9 /* g4l = xor(g4l_acc, g4lr2) */
-	vpxor 1120(%rsp), %ymm9, %ymm9 /* g4x = xor(g4l, g4x0.2) */
-	vpbroadcastd (%rdi,%r8), %ymm11 /* rkw_5 = bcast32() */
-	vmovdqa 992(%rsp), %ymm15 /* reload g5x1.2 */
-	vpxor 1024(%rsp), %ymm15, %ymm15 /* g5k_acc = xor(g5x1, g5x2) */
-	vpxor %ymm11, %ymm15, %ymm11 /* g5k = xor(g5k_acc, rkw_5) */
-	vpxor 1280(%rsp), %ymm11, %ymm11 /* g5t = xor(g5k, g5x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm11, %ymm15 /* g5t_lo = and(g5t, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g5t_sh = shr(g5t) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm11, %ymm11 /* g5t_hi = and(g5t_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm7, %ymm15 /* g5a_l = lookup16(tbl_lo, g5t_lo) */
-	vpshufb %ymm11, %ymm14, %ymm11 /* g5a_h = lookup16(tbl_hi, g5t_hi) */
-	vpxor %ymm11, %ymm15, %ymm11 /* g5a = xor(g5a_l, g5a_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm11, %ymm11 /* g5s_sr = lookup16(g5a, inv_shift_rows) */
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm11, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm11
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %xmm11, %xmm11
-	vmovdqu %xmm11, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm11
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key+16(%rip), %xmm11, %xmm11
-	vmovdqu %xmm11, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm11
-#else
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm11, %ymm11 /* g5s_aes = aesenclast(g5s_sr, aes_cancel_key) */
-#endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm11, %ymm15 /* g5s_aes_lo = and(g5s_aes, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g5s_aes_sh = shr(g5s_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm11, %ymm11 /* g5s_aes_hi = and(g5s_aes_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* g5s_l = lookup16(tbl_lo_1, g5s_aes_lo) */
-	vpshufb %ymm11, %ymm4, %ymm11 /* g5s_h = lookup16(tbl_hi_1, g5s_aes_hi) */
-	vpxor %ymm11, %ymm15, %ymm11 /* g5s = xor(g5s_l, g5s_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl24(%rip), %ymm11, %ymm15 /* g5lr24 = lookup16(g5s, rotl24) */
-	vpxor %ymm15, %ymm11, %ymm15 /* g5l_acc = xor(g5s, g5lr24) */
-	vmovdqa %ymm9, 1120(%rsp) /* spill g4x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl8(%rip), %ymm11, %ymm9 /* g5lr8 = lookup16(g5s, rotl8) */
-	vpxor %ymm9, %ymm11, %ymm9 /* g5lg_acc = xor(g5s, g5lr8) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl16(%rip), %ymm11, %ymm11 /* g5lr16 = lookup16(g5s, rotl16) */
-	vpxor %ymm11, %ymm9, %ymm9 /* g5lg = xor(g5lg_acc, g5lr16) */
-	vpslld $2, %ymm9, %ymm11 /* g5lr2_l = shl(g5lg) */
-	vpsrld $30, %ymm9, %ymm9 /* g5lr2_r = shr(g5lg) */
-	vpor %ymm9, %ymm11, %ymm9 /* g5lr2 = or(g5lr2_l, g5lr2_r) */
-	vpxor %ymm9, %ymm15, %ymm9 /* g5l = xor(g5l_acc, g5lr2) */
-	vpxor 960(%rsp), %ymm9, %ymm9 /* g5x = xor(g5l, g5x0.2) */
-	vpbroadcastd (%rdi,%r8), %ymm11 /* rkw_6 = bcast32() */
-	vmovdqa 896(%rsp), %ymm15 /* reload g6x1.2 */
-	vpxor 1056(%rsp), %ymm15, %ymm15 /* g6k_acc = xor(g6x1, g6x2) */
-	vpxor %ymm11, %ymm15, %ymm11 /* g6k = xor(g6k_acc, rkw_6) */
-	vpxor 1312(%rsp), %ymm11, %ymm11 /* g6t = xor(g6k, g6x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm11, %ymm15 /* g6t_lo = and(g6t, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g6t_sh = shr(g6t) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm11, %ymm11 /* g6t_hi = and(g6t_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm7, %ymm15 /* g6a_l = lookup16(tbl_lo, g6t_lo) */
-	vpshufb %ymm11, %ymm14, %ymm11 /* g6a_h = lookup16(tbl_hi, g6t_hi) */
-	vpxor %ymm11, %ymm15, %ymm11 /* g6a = xor(g6a_l, g6a_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm11, %ymm11 /* g6s_sr = lookup16(g6a, inv_shift_rows) */
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm11, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm11
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %xmm11, %xmm11
-	vmovdqu %xmm11, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm11
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key+16(%rip), %xmm11, %xmm11
-	vmovdqu %xmm11, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm11
-#else
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm11, %ymm11 /* g6s_aes = aesenclast(g6s_sr, aes_cancel_key) */
-#endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm11, %ymm15 /* g6s_aes_lo = and(g6s_aes, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g6s_aes_sh = shr(g6s_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm11, %ymm11 /* g6s_aes_hi = and(g6s_aes_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* g6s_l = lookup16(tbl_lo_1, g6s_aes_lo) */
-	vpshufb %ymm11, %ymm4, %ymm11 /* g6s_h = lookup16(tbl_hi_1, g6s_aes_hi) */
-	vpxor %ymm11, %ymm15, %ymm11 /* g6s = xor(g6s_l, g6s_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl24(%rip), %ymm11, %ymm15 /* g6lr24 = lookup16(g6s, rotl24) */
-	vpxor %ymm15, %ymm11, %ymm15 /* g6l_acc = xor(g6s, g6lr24) */
-	vmovdqa %ymm9, 960(%rsp) /* spill g5x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl8(%rip), %ymm11, %ymm9 /* g6lr8 = lookup16(g6s, rotl8) */
-	vpxor %ymm9, %ymm11, %ymm9 /* g6lg_acc = xor(g6s, g6lr8) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl16(%rip), %ymm11, %ymm11 /* g6lr16 = lookup16(g6s, rotl16) */
-	vpxor %ymm11, %ymm9, %ymm9 /* g6lg = xor(g6lg_acc, g6lr16) */
-	vpslld $2, %ymm9, %ymm11 /* g6lr2_l = shl(g6lg) */
-	vpsrld $30, %ymm9, %ymm9 /* g6lr2_r = shr(g6lg) */
-	vpor %ymm9, %ymm11, %ymm9 /* g6lr2 = or(g6lr2_l, g6lr2_r) */
-	vpxor %ymm9, %ymm15, %ymm9 /* g6l = xor(g6l_acc, g6lr2) */
-	vpxor 864(%rsp), %ymm9, %ymm9 /* g6x = xor(g6l, g6x0.2) */
-	vpbroadcastd (%rdi,%r8), %ymm11 /* rkw_7 = bcast32() */
-	vmovdqa 928(%rsp), %ymm15 /* reload g7x1.2 */
-	vpxor 1088(%rsp), %ymm15, %ymm15 /* g7k_acc = xor(g7x1, g7x2) */
-	vpxor %ymm11, %ymm15, %ymm11 /* g7k = xor(g7k_acc, rkw_7) */
-	vpxor 192(%rsp), %ymm11, %ymm11 /* g7t = xor(g7k, g7x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm11, %ymm15 /* g7t_lo = and(g7t, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g7t_sh = shr(g7t) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm11, %ymm11 /* g7t_hi = and(g7t_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm7, %ymm15 /* g7a_l = lookup16(tbl_lo, g7t_lo) */
-	vpshufb %ymm11, %ymm14, %ymm11 /* g7a_h = lookup16(tbl_hi, g7t_hi) */
-	vpxor %ymm11, %ymm15, %ymm11 /* g7a = xor(g7a_l, g7a_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm11, %ymm11 /* g7s_sr = lookup16(g7a, inv_shift_rows) */
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm11, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm11
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %xmm11, %xmm11
-	vmovdqu %xmm11, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm11
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key+16(%rip), %xmm11, %xmm11
-	vmovdqu %xmm11, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm11
-#else
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm11, %ymm11 /* g7s_aes = aesenclast(g7s_sr, aes_cancel_key) */
-#endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm11, %ymm15 /* g7s_aes_lo = and(g7s_aes, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g7s_aes_sh = shr(g7s_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm11, %ymm11 /* g7s_aes_hi = and(g7s_aes_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* g7s_l = lookup16(tbl_lo_1, g7s_aes_lo) */
-	vpshufb %ymm11, %ymm4, %ymm11 /* g7s_h = lookup16(tbl_hi_1, g7s_aes_hi) */
-	vpxor %ymm11, %ymm15, %ymm11 /* g7s = xor(g7s_l, g7s_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl24(%rip), %ymm11, %ymm15 /* g7lr24 = lookup16(g7s, rotl24) */
-	vpxor %ymm15, %ymm11, %ymm15 /* g7l_acc = xor(g7s, g7lr24) */
-	vmovdqa %ymm9, 864(%rsp) /* spill g6x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl8(%rip), %ymm11, %ymm9 /* g7lr8 = lookup16(g7s, rotl8) */
-	vpxor %ymm9, %ymm11, %ymm9 /* g7lg_acc = xor(g7s, g7lr8) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl16(%rip), %ymm11, %ymm11 /* g7lr16 = lookup16(g7s, rotl16) */
-	vpxor %ymm11, %ymm9, %ymm9 /* g7lg = xor(g7lg_acc, g7lr16) */
-	vpslld $2, %ymm9, %ymm11 /* g7lr2_l = shl(g7lg) */
-	vpsrld $30, %ymm9, %ymm9 /* g7lr2_r = shr(g7lg) */
-	vpor %ymm9, %ymm11, %ymm9 /* g7lr2 = or(g7lr2_l, g7lr2_r) */
-	vpxor %ymm9, %ymm15, %ymm9 /* g7l = xor(g7l_acc, g7lr2) */
-	vpxor 640(%rsp), %ymm9, %ymm9 /* g7x = xor(g7l, g7x0.2) */
-
-	/* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
-	vpbroadcastd 4(%rdi,%r8), %ymm11 /* rkw_8 = bcast32() */
-	vmovdqa 704(%rsp), %ymm15 /* reload g0x2.2 */
-	vpxor 96(%rsp), %ymm15, %ymm15 /* g0k_acc_1 = xor(g0x2, g0x3) */
-	vpxor %ymm11, %ymm15, %ymm11 /* g0k_1 = xor(g0k_acc_1, rkw_8) */
-	vpxor %ymm0, %ymm11, %ymm11 /* g0t_1 = xor(g0k_1, g0x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm11, %ymm15 /* g0t_1_lo = and(g0t_1, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g0t_1_sh = shr(g0t_1) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm11, %ymm11 /* g0t_1_hi = and(g0t_1_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm7, %ymm15 /* g0a_1_l = lookup16(tbl_lo, g0t_1_lo) */
-	vpshufb %ymm11, %ymm14, %ymm11 /* g0a_1_h = lookup16(tbl_hi, g0t_1_hi) */
-	vpxor %ymm11, %ymm15, %ymm11 /* g0a_1 = xor(g0a_1_l, g0a_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm11, %ymm11 /* g0s_1_sr = lookup16(g0a_1, inv_shift_rows) */
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm11, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm11
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %xmm11, %xmm11
-	vmovdqu %xmm11, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm11
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key+16(%rip), %xmm11, %xmm11
-	vmovdqu %xmm11, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm11
-#else
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm11, %ymm11 /* g0s_1_aes = aesenclast(g0s_1_sr, aes_cancel_key) */
-#endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm11, %ymm15 /* g0s_1_aes_lo = and(g0s_1_aes, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g0s_1_aes_sh = shr(g0s_1_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm11, %ymm11 /* g0s_1_aes_hi = and(g0s_1_aes_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* g0s_1_l = lookup16(tbl_lo_1, g0s_1_aes_lo) */
-	vpshufb %ymm11, %ymm4, %ymm11 /* g0s_1_h = lookup16(tbl_hi_1, g0s_1_aes_hi) */
-	vpxor %ymm11, %ymm15, %ymm11 /* g0s_1 = xor(g0s_1_l, g0s_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl24(%rip), %ymm11, %ymm15 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
-	vpxor %ymm15, %ymm11, %ymm15 /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
-	vmovdqa %ymm0, 736(%rsp) /* spill g0x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl8(%rip), %ymm11, %ymm0 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
-	vpxor %ymm0, %ymm11, %ymm0 /* g0lg_acc_1 = xor(g0s_1, g0lr8_1) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl16(%rip), %ymm11, %ymm11 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
-	vpxor %ymm11, %ymm0, %ymm0 /* g0lg_1 = xor(g0lg_acc_1, g0lr16_1) */
-	vpslld $2, %ymm0, %ymm11 /* g0lr2_1_l = shl(g0lg_1) */
-	vpsrld $30, %ymm0, %ymm0 /* g0lr2_1_r = shr(g0lg_1) */
-	vpor %ymm0, %ymm11, %ymm0 /* g0lr2_1 = or(g0lr2_1_l, g0lr2_1_r) */
-	vpxor %ymm0, %ymm15, %ymm0 /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
-	vpxor 64(%rsp), %ymm0, %ymm0 /* g0x_1 = xor(g0l_1, g0x1.2) */
-	vpbroadcastd 4(%rdi,%r8), %ymm11 /* rkw_9 = bcast32() */
-	vpxor %ymm6, %ymm10, %ymm15 /* g1k_acc_1 = xor(g1x2, g1x3) */
-	vpxor %ymm11, %ymm15, %ymm11 /* g1k_1 = xor(g1k_acc_1, rkw_9) */
-	vpxor %ymm1, %ymm11, %ymm11 /* g1t_1 = xor(g1k_1, g1x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm11, %ymm15 /* g1t_1_lo = and(g1t_1, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g1t_1_sh = shr(g1t_1) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm11, %ymm11 /* g1t_1_hi = and(g1t_1_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm7, %ymm15 /* g1a_1_l = lookup16(tbl_lo, g1t_1_lo) */
-	vpshufb %ymm11, %ymm14, %ymm11 /* g1a_1_h = lookup16(tbl_hi, g1t_1_hi) */
-	vpxor %ymm11, %ymm15, %ymm11 /* g1a_1 = xor(g1a_1_l, g1a_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm11, %ymm11 /* g1s_1_sr = lookup16(g1a_1, inv_shift_rows) */
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm11, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm11
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %xmm11, %xmm11
-	vmovdqu %xmm11, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm11
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key+16(%rip), %xmm11, %xmm11
-	vmovdqu %xmm11, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm11
-#else
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm11, %ymm11 /* g1s_1_aes = aesenclast(g1s_1_sr, aes_cancel_key) */
-#endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm11, %ymm15 /* g1s_1_aes_lo = and(g1s_1_aes, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g1s_1_aes_sh = shr(g1s_1_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm11, %ymm11 /* g1s_1_aes_hi = and(g1s_1_aes_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* g1s_1_l = lookup16(tbl_lo_1, g1s_1_aes_lo) */
-	vpshufb %ymm11, %ymm4, %ymm11 /* g1s_1_h = lookup16(tbl_hi_1, g1s_1_aes_hi) */
-	vpxor %ymm11, %ymm15, %ymm11 /* g1s_1 = xor(g1s_1_l, g1s_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl24(%rip), %ymm11, %ymm15 /* g1lr24_1 = lookup16(g1s_1, rotl24) */
-	vpxor %ymm15, %ymm11, %ymm15 /* g1l_acc_1 = xor(g1s_1, g1lr24_1) */
-	vmovdqa %ymm10, 64(%rsp) /* spill g1x2.2 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl8(%rip), %ymm11, %ymm10 /* g1lr8_1 = lookup16(g1s_1, rotl8) */
-	vpxor %ymm10, %ymm11, %ymm10 /* g1lg_acc_1 = xor(g1s_1, g1lr8_1) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl16(%rip), %ymm11, %ymm11 /* g1lr16_1 = lookup16(g1s_1, rotl16) */
-	vpxor %ymm11, %ymm10, %ymm10 /* g1lg_1 = xor(g1lg_acc_1, g1lr16_1) */
-	vpslld $2, %ymm10, %ymm11 /* g1lr2_1_l = shl(g1lg_1) */
-	vpsrld $30, %ymm10, %ymm10 /* g1lr2_1_r = shr(g1lg_1) */
-	vpor %ymm10, %ymm11, %ymm10 /* g1lr2_1 = or(g1lr2_1_l, g1lr2_1_r) */
-	vpxor %ymm10, %ymm15, %ymm10 /* g1l_1 = xor(g1l_acc_1, g1lr2_1) */
-	vpxor %ymm10, %ymm8, %ymm8 /* g1x_1 = xor(g1x1, g1l_1) */
-	vpbroadcastd 4(%rdi,%r8), %ymm10 /* rkw_10 = bcast32() */
-	vpxor %ymm2, %ymm13, %ymm11 /* g2k_acc_1 = xor(g2x2, g2x3) */
-	vpxor %ymm10, %ymm11, %ymm10 /* g2k_1 = xor(g2k_acc_1, rkw_10) */
-	vpxor %ymm5, %ymm10, %ymm10 /* g2t_1 = xor(g2k_1, g2x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm10, %ymm11 /* g2t_1_lo = and(g2t_1, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* g2t_1_sh = shr(g2t_1) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm10, %ymm10 /* g2t_1_hi = and(g2t_1_sh, nibble_mask) */
-	vpshufb %ymm11, %ymm7, %ymm11 /* g2a_1_l = lookup16(tbl_lo, g2t_1_lo) */
-	vpshufb %ymm10, %ymm14, %ymm10 /* g2a_1_h = lookup16(tbl_hi, g2t_1_hi) */
-	vpxor %ymm10, %ymm11, %ymm10 /* g2a_1 = xor(g2a_1_l, g2a_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm10, %ymm10 /* g2s_1_sr = lookup16(g2a_1, inv_shift_rows) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm8, %ymm13 /* g3s_aes_lo = and(g3s_aes, nibble_mask) */
+	vpsrlw $4, %ymm8, %ymm8 /* g3s_aes_sh = shr(g3s_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm8, %ymm8 /* g3s_aes_hi = and(g3s_aes_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm3, %ymm13 /* g3s_l = lookup16(tbl_lo_1, g3s_aes_lo) */
+	vpshufb %ymm8, %ymm4, %ymm8 /* g3s_h = lookup16(tbl_hi_1, g3s_aes_hi) */
+	vpxor %ymm8, %ymm13, %ymm8 /* g3s = xor(g3s_l, g3s_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl24(%rip), %ymm8, %ymm13 /* g3lr24 = lookup16(g3s, rotl24) */
+	vpxor %ymm13, %ymm8, %ymm13 /* g3l_acc = xor(g3s, g3lr24) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl8(%rip), %ymm8, %ymm10 /* g3lr8 = lookup16(g3s, rotl8) */
+	vpxor %ymm10, %ymm8, %ymm10 /* g3lg_acc = xor(g3s, g3lr8) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl16(%rip), %ymm8, %ymm8 /* g3lr16 = lookup16(g3s, rotl16) */
+	vpxor %ymm8, %ymm10, %ymm8 /* g3lg = xor(g3lg_acc, g3lr16) */
+	vpslld $2, %ymm8, %ymm10 /* g3lr2_l = shl(g3lg) */
+	vpsrld $30, %ymm8, %ymm8 /* g3lr2_r = shr(g3lg) */
+	vpor %ymm8, %ymm10, %ymm8 /* g3lr2 = or(g3lr2_l, g3lr2_r) */
+	vpxor %ymm8, %ymm13, %ymm8 /* g3l = xor(g3l_acc, g3lr2) */
+	vpxor 1216(%rsp), %ymm8, %ymm8 /* g3x = xor(g3l, g3x0.2) */
+	vpbroadcastd (%rdi,%r8), %ymm10 /* rkw_4 = bcast32() */
+	vmovdqa 1152(%rsp), %ymm13 /* reload g4x1.2 */
+	vpxor 1184(%rsp), %ymm13, %ymm13 /* g4k_acc = xor(g4x1, g4x2) */
+	vpxor %ymm10, %ymm13, %ymm10 /* g4k = xor(g4k_acc, rkw_4) */
+	vpxor 1248(%rsp), %ymm10, %ymm10 /* g4t = xor(g4k, g4x3) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm10, %ymm13 /* g4t_lo = and(g4t, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* g4t_sh = shr(g4t) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm10, %ymm10 /* g4t_hi = and(g4t_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g4a_l = lookup16(tbl_lo, g4t_lo) */
+	vpshufb %ymm10, %ymm15, %ymm10 /* g4a_h = lookup16(tbl_hi, g4t_hi) */
+	vpxor %ymm10, %ymm13, %ymm10 /* g4a = xor(g4a_l, g4a_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm10, %ymm10 /* g4s_sr = lookup16(g4a, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm10, 0(%rsp)
 	vmovdqu 0(%rsp), %xmm10
@@ -6391,37 +6078,330 @@ sm4_wordslice_avx2_vaes_batch_ctr_asm:
 	vmovdqu %xmm10, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm10
 #else
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm10, %ymm10 /* g2s_1_aes = aesenclast(g2s_1_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm10, %ymm10 /* g4s_aes = aesenclast(g4s_sr, aes_cancel_key) */
 #endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm10, %ymm11 /* g2s_1_aes_lo = and(g2s_1_aes, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* g2s_1_aes_sh = shr(g2s_1_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm10, %ymm10 /* g2s_1_aes_hi = and(g2s_1_aes_sh, nibble_mask) */
-	vpshufb %ymm11, %ymm3, %ymm11 /* g2s_1_l = lookup16(tbl_lo_1, g2s_1_aes_lo) */
-	vpshufb %ymm10, %ymm4, %ymm10 /* g2s_1_h = lookup16(tbl_hi_1, g2s_1_aes_hi) */
-	vpxor %ymm10, %ymm11, %ymm10 /* g2s_1 = xor(g2s_1_l, g2s_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl24(%rip), %ymm10, %ymm11 /* g2lr24_1 = lookup16(g2s_1, rotl24) */
-	vpxor %ymm11, %ymm10, %ymm11 /* g2l_acc_1 = xor(g2s_1, g2lr24_1) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl8(%rip), %ymm10, %ymm15 /* g2lr8_1 = lookup16(g2s_1, rotl8) */
-	vpxor %ymm15, %ymm10, %ymm15 /* g2lg_acc_1 = xor(g2s_1, g2lr8_1) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl16(%rip), %ymm10, %ymm10 /* g2lr16_1 = lookup16(g2s_1, rotl16) */
-	vpxor %ymm10, %ymm15, %ymm10 /* g2lg_1 = xor(g2lg_acc_1, g2lr16_1) */
-	vpslld $2, %ymm10, %ymm15 /* g2lr2_1_l = shl(g2lg_1) */
-	vpsrld $30, %ymm10, %ymm10 /* g2lr2_1_r = shr(g2lg_1) */
-	vpor %ymm10, %ymm15, %ymm10 /* g2lr2_1 = or(g2lr2_1_l, g2lr2_1_r) */
-	vpxor %ymm10, %ymm11, %ymm10 /* g2l_1 = xor(g2l_acc_1, g2lr2_1) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g2x_1 = xor(g2x1, g2l_1) */
-	vpbroadcastd 4(%rdi,%r8), %ymm11 /* rkw_11 = bcast32() */
-	vmovdqa 448(%rsp), %ymm12 /* reload g3x2.2 */
-	vpxor 320(%rsp), %ymm12, %ymm15 /* g3k_acc_1 = xor(g3x2, g3x3) */
-	vpxor %ymm11, %ymm15, %ymm11 /* g3k_1 = xor(g3k_acc_1, rkw_11) */
-	vpxor 1216(%rsp), %ymm11, %ymm11 /* g3t_1 = xor(g3k_1, g3x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm11, %ymm15 /* g3t_1_lo = and(g3t_1, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g3t_1_sh = shr(g3t_1) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm11, %ymm11 /* g3t_1_hi = and(g3t_1_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm7, %ymm15 /* g3a_1_l = lookup16(tbl_lo, g3t_1_lo) */
-	vpshufb %ymm11, %ymm14, %ymm11 /* g3a_1_h = lookup16(tbl_hi, g3t_1_hi) */
-	vpxor %ymm11, %ymm15, %ymm11 /* g3a_1 = xor(g3a_1_l, g3a_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm11, %ymm11 /* g3s_1_sr = lookup16(g3a_1, inv_shift_rows) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm10, %ymm13 /* g4s_aes_lo = and(g4s_aes, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* g4s_aes_sh = shr(g4s_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm10, %ymm10 /* g4s_aes_hi = and(g4s_aes_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm3, %ymm13 /* g4s_l = lookup16(tbl_lo_1, g4s_aes_lo) */
+	vpshufb %ymm10, %ymm4, %ymm10 /* g4s_h = lookup16(tbl_hi_1, g4s_aes_hi) */
+	vpxor %ymm10, %ymm13, %ymm10 /* g4s = xor(g4s_l, g4s_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl24(%rip), %ymm10, %ymm13 /* g4lr24 = lookup16(g4s, rotl24) */
+	vpxor %ymm13, %ymm10, %ymm13 /* g4l_acc = xor(g4s, g4lr24) */
+	vmovdqa %ymm8, 1216(%rsp) /* spill g3x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl8(%rip), %ymm10, %ymm8 /* g4lr8 = lookup16(g4s, rotl8) */
+	vpxor %ymm8, %ymm10, %ymm8 /* g4lg_acc = xor(g4s, g4lr8) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl16(%rip), %ymm10, %ymm10 /* g4lr16 = lookup16(g4s, rotl16) */
+	vpxor %ymm10, %ymm8, %ymm8 /* g4lg = xor(g4lg_acc, g4lr16) */
+	vpslld $2, %ymm8, %ymm10 /* g4lr2_l = shl(g4lg) */
+	vpsrld $30, %ymm8, %ymm8 /* g4lr2_r = shr(g4lg) */
+	vpor %ymm8, %ymm10, %ymm8 /* g4lr2 = or(g4lr2_l, g4lr2_r) */
+	vpxor %ymm8, %ymm13, %ymm8 /* g4l = xor(g4l_acc, g4lr2) */
+	vpxor 1120(%rsp), %ymm8, %ymm8 /* g4x = xor(g4l, g4x0.2) */
+	vpbroadcastd (%rdi,%r8), %ymm10 /* rkw_5 = bcast32() */
+	vmovdqa 992(%rsp), %ymm13 /* reload g5x1.2 */
+	vpxor 1024(%rsp), %ymm13, %ymm13 /* g5k_acc = xor(g5x1, g5x2) */
+	vpxor %ymm10, %ymm13, %ymm10 /* g5k = xor(g5k_acc, rkw_5) */
+	vpxor 1280(%rsp), %ymm10, %ymm10 /* g5t = xor(g5k, g5x3) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm10, %ymm13 /* g5t_lo = and(g5t, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* g5t_sh = shr(g5t) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm10, %ymm10 /* g5t_hi = and(g5t_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g5a_l = lookup16(tbl_lo, g5t_lo) */
+	vpshufb %ymm10, %ymm15, %ymm10 /* g5a_h = lookup16(tbl_hi, g5t_hi) */
+	vpxor %ymm10, %ymm13, %ymm10 /* g5a = xor(g5a_l, g5a_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm10, %ymm10 /* g5s_sr = lookup16(g5a, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm10, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm10
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %xmm10, %xmm10
+	vmovdqu %xmm10, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm10
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key+16(%rip), %xmm10, %xmm10
+	vmovdqu %xmm10, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm10
+#else
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm10, %ymm10 /* g5s_aes = aesenclast(g5s_sr, aes_cancel_key) */
+#endif
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm10, %ymm13 /* g5s_aes_lo = and(g5s_aes, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* g5s_aes_sh = shr(g5s_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm10, %ymm10 /* g5s_aes_hi = and(g5s_aes_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm3, %ymm13 /* g5s_l = lookup16(tbl_lo_1, g5s_aes_lo) */
+	vpshufb %ymm10, %ymm4, %ymm10 /* g5s_h = lookup16(tbl_hi_1, g5s_aes_hi) */
+	vpxor %ymm10, %ymm13, %ymm10 /* g5s = xor(g5s_l, g5s_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl24(%rip), %ymm10, %ymm13 /* g5lr24 = lookup16(g5s, rotl24) */
+	vpxor %ymm13, %ymm10, %ymm13 /* g5l_acc = xor(g5s, g5lr24) */
+	vmovdqa %ymm8, 1120(%rsp) /* spill g4x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl8(%rip), %ymm10, %ymm8 /* g5lr8 = lookup16(g5s, rotl8) */
+	vpxor %ymm8, %ymm10, %ymm8 /* g5lg_acc = xor(g5s, g5lr8) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl16(%rip), %ymm10, %ymm10 /* g5lr16 = lookup16(g5s, rotl16) */
+	vpxor %ymm10, %ymm8, %ymm8 /* g5lg = xor(g5lg_acc, g5lr16) */
+	vpslld $2, %ymm8, %ymm10 /* g5lr2_l = shl(g5lg) */
+	vpsrld $30, %ymm8, %ymm8 /* g5lr2_r = shr(g5lg) */
+	vpor %ymm8, %ymm10, %ymm8 /* g5lr2 = or(g5lr2_l, g5lr2_r) */
+	vpxor %ymm8, %ymm13, %ymm8 /* g5l = xor(g5l_acc, g5lr2) */
+	vpxor 960(%rsp), %ymm8, %ymm8 /* g5x = xor(g5l, g5x0.2) */
+	vpbroadcastd (%rdi,%r8), %ymm10 /* rkw_6 = bcast32() */
+	vmovdqa 896(%rsp), %ymm13 /* reload g6x1.2 */
+	vpxor 1056(%rsp), %ymm13, %ymm13 /* g6k_acc = xor(g6x1, g6x2) */
+	vpxor %ymm10, %ymm13, %ymm10 /* g6k = xor(g6k_acc, rkw_6) */
+	vpxor 1312(%rsp), %ymm10, %ymm10 /* g6t = xor(g6k, g6x3) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm10, %ymm13 /* g6t_lo = and(g6t, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* g6t_sh = shr(g6t) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm10, %ymm10 /* g6t_hi = and(g6t_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g6a_l = lookup16(tbl_lo, g6t_lo) */
+	vpshufb %ymm10, %ymm15, %ymm10 /* g6a_h = lookup16(tbl_hi, g6t_hi) */
+	vpxor %ymm10, %ymm13, %ymm10 /* g6a = xor(g6a_l, g6a_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm10, %ymm10 /* g6s_sr = lookup16(g6a, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm10, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm10
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %xmm10, %xmm10
+	vmovdqu %xmm10, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm10
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key+16(%rip), %xmm10, %xmm10
+	vmovdqu %xmm10, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm10
+#else
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm10, %ymm10 /* g6s_aes = aesenclast(g6s_sr, aes_cancel_key) */
+#endif
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm10, %ymm13 /* g6s_aes_lo = and(g6s_aes, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* g6s_aes_sh = shr(g6s_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm10, %ymm10 /* g6s_aes_hi = and(g6s_aes_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm3, %ymm13 /* g6s_l = lookup16(tbl_lo_1, g6s_aes_lo) */
+	vpshufb %ymm10, %ymm4, %ymm10 /* g6s_h = lookup16(tbl_hi_1, g6s_aes_hi) */
+	vpxor %ymm10, %ymm13, %ymm10 /* g6s = xor(g6s_l, g6s_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl24(%rip), %ymm10, %ymm13 /* g6lr24 = lookup16(g6s, rotl24) */
+	vpxor %ymm13, %ymm10, %ymm13 /* g6l_acc = xor(g6s, g6lr24) */
+	vmovdqa %ymm8, 960(%rsp) /* spill g5x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl8(%rip), %ymm10, %ymm8 /* g6lr8 = lookup16(g6s, rotl8) */
+	vpxor %ymm8, %ymm10, %ymm8 /* g6lg_acc = xor(g6s, g6lr8) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl16(%rip), %ymm10, %ymm10 /* g6lr16 = lookup16(g6s, rotl16) */
+	vpxor %ymm10, %ymm8, %ymm8 /* g6lg = xor(g6lg_acc, g6lr16) */
+	vpslld $2, %ymm8, %ymm10 /* g6lr2_l = shl(g6lg) */
+	vpsrld $30, %ymm8, %ymm8 /* g6lr2_r = shr(g6lg) */
+	vpor %ymm8, %ymm10, %ymm8 /* g6lr2 = or(g6lr2_l, g6lr2_r) */
+	vpxor %ymm8, %ymm13, %ymm8 /* g6l = xor(g6l_acc, g6lr2) */
+	vpxor 864(%rsp), %ymm8, %ymm8 /* g6x = xor(g6l, g6x0.2) */
+	vpbroadcastd (%rdi,%r8), %ymm10 /* rkw_7 = bcast32() */
+	vmovdqa 928(%rsp), %ymm13 /* reload g7x1.2 */
+	vpxor 1088(%rsp), %ymm13, %ymm13 /* g7k_acc = xor(g7x1, g7x2) */
+	vpxor %ymm10, %ymm13, %ymm10 /* g7k = xor(g7k_acc, rkw_7) */
+	vpxor 160(%rsp), %ymm10, %ymm10 /* g7t = xor(g7k, g7x3) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm10, %ymm13 /* g7t_lo = and(g7t, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* g7t_sh = shr(g7t) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm10, %ymm10 /* g7t_hi = and(g7t_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g7a_l = lookup16(tbl_lo, g7t_lo) */
+	vpshufb %ymm10, %ymm15, %ymm10 /* g7a_h = lookup16(tbl_hi, g7t_hi) */
+	vpxor %ymm10, %ymm13, %ymm10 /* g7a = xor(g7a_l, g7a_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm10, %ymm10 /* g7s_sr = lookup16(g7a, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm10, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm10
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %xmm10, %xmm10
+	vmovdqu %xmm10, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm10
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key+16(%rip), %xmm10, %xmm10
+	vmovdqu %xmm10, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm10
+#else
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm10, %ymm10 /* g7s_aes = aesenclast(g7s_sr, aes_cancel_key) */
+#endif
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm10, %ymm13 /* g7s_aes_lo = and(g7s_aes, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* g7s_aes_sh = shr(g7s_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm10, %ymm10 /* g7s_aes_hi = and(g7s_aes_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm3, %ymm13 /* g7s_l = lookup16(tbl_lo_1, g7s_aes_lo) */
+	vpshufb %ymm10, %ymm4, %ymm10 /* g7s_h = lookup16(tbl_hi_1, g7s_aes_hi) */
+	vpxor %ymm10, %ymm13, %ymm10 /* g7s = xor(g7s_l, g7s_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl24(%rip), %ymm10, %ymm13 /* g7lr24 = lookup16(g7s, rotl24) */
+	vpxor %ymm13, %ymm10, %ymm13 /* g7l_acc = xor(g7s, g7lr24) */
+	vmovdqa %ymm8, 864(%rsp) /* spill g6x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl8(%rip), %ymm10, %ymm8 /* g7lr8 = lookup16(g7s, rotl8) */
+	vpxor %ymm8, %ymm10, %ymm8 /* g7lg_acc = xor(g7s, g7lr8) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl16(%rip), %ymm10, %ymm10 /* g7lr16 = lookup16(g7s, rotl16) */
+	vpxor %ymm10, %ymm8, %ymm8 /* g7lg = xor(g7lg_acc, g7lr16) */
+	vpslld $2, %ymm8, %ymm10 /* g7lr2_l = shl(g7lg) */
+	vpsrld $30, %ymm8, %ymm8 /* g7lr2_r = shr(g7lg) */
+	vpor %ymm8, %ymm10, %ymm8 /* g7lr2 = or(g7lr2_l, g7lr2_r) */
+	vpxor %ymm8, %ymm13, %ymm8 /* g7l = xor(g7l_acc, g7lr2) */
+	vpxor 608(%rsp), %ymm8, %ymm8 /* g7x = xor(g7l, g7x0.2) */
+
+	/* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
+	vpbroadcastd 4(%rdi,%r8), %ymm10 /* rkw_8 = bcast32() */
+	vmovdqa 704(%rsp), %ymm13 /* reload g0x2.2 */
+	vpxor 64(%rsp), %ymm13, %ymm13 /* g0k_acc_1 = xor(g0x2, g0x3) */
+	vpxor %ymm10, %ymm13, %ymm10 /* g0k_1 = xor(g0k_acc_1, rkw_8) */
+	vpxor %ymm0, %ymm10, %ymm10 /* g0t_1 = xor(g0k_1, g0x0) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm10, %ymm13 /* g0t_1_lo = and(g0t_1, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* g0t_1_sh = shr(g0t_1) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm10, %ymm10 /* g0t_1_hi = and(g0t_1_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g0a_1_l = lookup16(tbl_lo, g0t_1_lo) */
+	vpshufb %ymm10, %ymm15, %ymm10 /* g0a_1_h = lookup16(tbl_hi, g0t_1_hi) */
+	vpxor %ymm10, %ymm13, %ymm10 /* g0a_1 = xor(g0a_1_l, g0a_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm10, %ymm10 /* g0s_1_sr = lookup16(g0a_1, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm10, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm10
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %xmm10, %xmm10
+	vmovdqu %xmm10, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm10
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key+16(%rip), %xmm10, %xmm10
+	vmovdqu %xmm10, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm10
+#else
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm10, %ymm10 /* g0s_1_aes = aesenclast(g0s_1_sr, aes_cancel_key) */
+#endif
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm10, %ymm13 /* g0s_1_aes_lo = and(g0s_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* g0s_1_aes_sh = shr(g0s_1_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm10, %ymm10 /* g0s_1_aes_hi = and(g0s_1_aes_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm3, %ymm13 /* g0s_1_l = lookup16(tbl_lo_1, g0s_1_aes_lo) */
+	vpshufb %ymm10, %ymm4, %ymm10 /* g0s_1_h = lookup16(tbl_hi_1, g0s_1_aes_hi) */
+	vpxor %ymm10, %ymm13, %ymm10 /* g0s_1 = xor(g0s_1_l, g0s_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl24(%rip), %ymm10, %ymm13 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
+	vpxor %ymm13, %ymm10, %ymm13 /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
+	vmovdqa %ymm0, 736(%rsp) /* spill g0x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl8(%rip), %ymm10, %ymm0 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
+	vpxor %ymm0, %ymm10, %ymm0 /* g0lg_acc_1 = xor(g0s_1, g0lr8_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl16(%rip), %ymm10, %ymm10 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
+	vpxor %ymm10, %ymm0, %ymm0 /* g0lg_1 = xor(g0lg_acc_1, g0lr16_1) */
+	vpslld $2, %ymm0, %ymm10 /* g0lr2_1_l = shl(g0lg_1) */
+	vpsrld $30, %ymm0, %ymm0 /* g0lr2_1_r = shr(g0lg_1) */
+	vpor %ymm0, %ymm10, %ymm0 /* g0lr2_1 = or(g0lr2_1_l, g0lr2_1_r) */
+	vpxor %ymm0, %ymm13, %ymm0 /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
+	vpxor 672(%rsp), %ymm0, %ymm0 /* g0x_1 = xor(g0l_1, g0x1.2) */
+	vpbroadcastd 4(%rdi,%r8), %ymm10 /* rkw_9 = bcast32() */
+	vpxor %ymm6, %ymm9, %ymm13 /* g1k_acc_1 = xor(g1x2, g1x3) */
+	vpxor %ymm10, %ymm13, %ymm10 /* g1k_1 = xor(g1k_acc_1, rkw_9) */
+	vpxor %ymm2, %ymm10, %ymm10 /* g1t_1 = xor(g1k_1, g1x0) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm10, %ymm13 /* g1t_1_lo = and(g1t_1, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* g1t_1_sh = shr(g1t_1) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm10, %ymm10 /* g1t_1_hi = and(g1t_1_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g1a_1_l = lookup16(tbl_lo, g1t_1_lo) */
+	vpshufb %ymm10, %ymm15, %ymm10 /* g1a_1_h = lookup16(tbl_hi, g1t_1_hi) */
+	vpxor %ymm10, %ymm13, %ymm10 /* g1a_1 = xor(g1a_1_l, g1a_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm10, %ymm10 /* g1s_1_sr = lookup16(g1a_1, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm10, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm10
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %xmm10, %xmm10
+	vmovdqu %xmm10, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm10
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key+16(%rip), %xmm10, %xmm10
+	vmovdqu %xmm10, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm10
+#else
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm10, %ymm10 /* g1s_1_aes = aesenclast(g1s_1_sr, aes_cancel_key) */
+#endif
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm10, %ymm13 /* g1s_1_aes_lo = and(g1s_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* g1s_1_aes_sh = shr(g1s_1_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm10, %ymm10 /* g1s_1_aes_hi = and(g1s_1_aes_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm3, %ymm13 /* g1s_1_l = lookup16(tbl_lo_1, g1s_1_aes_lo) */
+	vpshufb %ymm10, %ymm4, %ymm10 /* g1s_1_h = lookup16(tbl_hi_1, g1s_1_aes_hi) */
+	vpxor %ymm10, %ymm13, %ymm10 /* g1s_1 = xor(g1s_1_l, g1s_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl24(%rip), %ymm10, %ymm13 /* g1lr24_1 = lookup16(g1s_1, rotl24) */
+	vpxor %ymm13, %ymm10, %ymm13 /* g1l_acc_1 = xor(g1s_1, g1lr24_1) */
+	vmovdqa %ymm9, 672(%rsp) /* spill g1x2.2 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl8(%rip), %ymm10, %ymm9 /* g1lr8_1 = lookup16(g1s_1, rotl8) */
+	vpxor %ymm9, %ymm10, %ymm9 /* g1lg_acc_1 = xor(g1s_1, g1lr8_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl16(%rip), %ymm10, %ymm10 /* g1lr16_1 = lookup16(g1s_1, rotl16) */
+	vpxor %ymm10, %ymm9, %ymm9 /* g1lg_1 = xor(g1lg_acc_1, g1lr16_1) */
+	vpslld $2, %ymm9, %ymm10 /* g1lr2_1_l = shl(g1lg_1) */
+	vpsrld $30, %ymm9, %ymm9 /* g1lr2_1_r = shr(g1lg_1) */
+	vpor %ymm9, %ymm10, %ymm9 /* g1lr2_1 = or(g1lr2_1_l, g1lr2_1_r) */
+	vpxor %ymm9, %ymm13, %ymm9 /* g1l_1 = xor(g1l_acc_1, g1lr2_1) */
+	vpxor %ymm9, %ymm7, %ymm7 /* g1x_1 = xor(g1x1, g1l_1) */
+	vpbroadcastd 4(%rdi,%r8), %ymm9 /* rkw_10 = bcast32() */
+	vpxor %ymm1, %ymm12, %ymm10 /* g2k_acc_1 = xor(g2x2, g2x3) */
+	vpxor %ymm9, %ymm10, %ymm9 /* g2k_1 = xor(g2k_acc_1, rkw_10) */
+	vpxor %ymm5, %ymm9, %ymm9 /* g2t_1 = xor(g2k_1, g2x0) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm9, %ymm10 /* g2t_1_lo = and(g2t_1, nibble_mask) */
+	vpsrlw $4, %ymm9, %ymm9 /* g2t_1_sh = shr(g2t_1) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm9, %ymm9 /* g2t_1_hi = and(g2t_1_sh, nibble_mask) */
+	vpshufb %ymm10, %ymm14, %ymm10 /* g2a_1_l = lookup16(tbl_lo, g2t_1_lo) */
+	vpshufb %ymm9, %ymm15, %ymm9 /* g2a_1_h = lookup16(tbl_hi, g2t_1_hi) */
+	vpxor %ymm9, %ymm10, %ymm9 /* g2a_1 = xor(g2a_1_l, g2a_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm9, %ymm9 /* g2s_1_sr = lookup16(g2a_1, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm9, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm9
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %xmm9, %xmm9
+	vmovdqu %xmm9, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm9
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key+16(%rip), %xmm9, %xmm9
+	vmovdqu %xmm9, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm9
+#else
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm9, %ymm9 /* g2s_1_aes = aesenclast(g2s_1_sr, aes_cancel_key) */
+#endif
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm9, %ymm10 /* g2s_1_aes_lo = and(g2s_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm9, %ymm9 /* g2s_1_aes_sh = shr(g2s_1_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm9, %ymm9 /* g2s_1_aes_hi = and(g2s_1_aes_sh, nibble_mask) */
+	vpshufb %ymm10, %ymm3, %ymm10 /* g2s_1_l = lookup16(tbl_lo_1, g2s_1_aes_lo) */
+	vpshufb %ymm9, %ymm4, %ymm9 /* g2s_1_h = lookup16(tbl_hi_1, g2s_1_aes_hi) */
+	vpxor %ymm9, %ymm10, %ymm9 /* g2s_1 = xor(g2s_1_l, g2s_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl24(%rip), %ymm9, %ymm10 /* g2lr24_1 = lookup16(g2s_1, rotl24) */
+	vpxor %ymm10, %ymm9, %ymm10 /* g2l_acc_1 = xor(g2s_1, g2lr24_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl8(%rip), %ymm9, %ymm13 /* g2lr8_1 = lookup16(g2s_1, rotl8) */
+	vpxor %ymm13, %ymm9, %ymm13 /* g2lg_acc_1 = xor(g2s_1, g2lr8_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl16(%rip), %ymm9, %ymm9 /* g2lr16_1 = lookup16(g2s_1, rotl16) */
+	vpxor %ymm9, %ymm13, %ymm9 /* g2lg_1 = xor(g2lg_acc_1, g2lr16_1) */
+	vpslld $2, %ymm9, %ymm13 /* g2lr2_1_l = shl(g2lg_1) */
+	vpsrld $30, %ymm9, %ymm9 /* g2lr2_1_r = shr(g2lg_1) */
+	vpor %ymm9, %ymm13, %ymm9 /* g2lr2_1 = or(g2lr2_1_l, g2lr2_1_r) */
+	vpxor %ymm9, %ymm10, %ymm9 /* g2l_1 = xor(g2l_acc_1, g2lr2_1) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g2x_1 = xor(g2x1, g2l_1) */
+	vpbroadcastd 4(%rdi,%r8), %ymm10 /* rkw_11 = bcast32() */
+	vmovdqa 416(%rsp), %ymm11 /* reload g3x2.2 */
+	vpxor 288(%rsp), %ymm11, %ymm13 /* g3k_acc_1 = xor(g3x2, g3x3) */
+	vpxor %ymm10, %ymm13, %ymm10 /* g3k_1 = xor(g3k_acc_1, rkw_11) */
+	vpxor 1216(%rsp), %ymm10, %ymm10 /* g3t_1 = xor(g3k_1, g3x0) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm10, %ymm13 /* g3t_1_lo = and(g3t_1, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* g3t_1_sh = shr(g3t_1) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm10, %ymm10 /* g3t_1_hi = and(g3t_1_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g3a_1_l = lookup16(tbl_lo, g3t_1_lo) */
+	vpshufb %ymm10, %ymm15, %ymm10 /* g3a_1_h = lookup16(tbl_hi, g3t_1_hi) */
+	vpxor %ymm10, %ymm13, %ymm10 /* g3a_1 = xor(g3a_1_l, g3a_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm10, %ymm10 /* g3s_1_sr = lookup16(g3a_1, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm10, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm10
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %xmm10, %xmm10
+	vmovdqu %xmm10, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm10
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key+16(%rip), %xmm10, %xmm10
+	vmovdqu %xmm10, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm10
+#else
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm10, %ymm10 /* g3s_1_aes = aesenclast(g3s_1_sr, aes_cancel_key) */
+#endif
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm10, %ymm13 /* g3s_1_aes_lo = and(g3s_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* g3s_1_aes_sh = shr(g3s_1_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm10, %ymm10 /* g3s_1_aes_hi = and(g3s_1_aes_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm3, %ymm13 /* g3s_1_l = lookup16(tbl_lo_1, g3s_1_aes_lo) */
+	vpshufb %ymm10, %ymm4, %ymm10 /* g3s_1_h = lookup16(tbl_hi_1, g3s_1_aes_hi) */
+	vpxor %ymm10, %ymm13, %ymm10 /* g3s_1 = xor(g3s_1_l, g3s_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl24(%rip), %ymm10, %ymm13 /* g3lr24_1 = lookup16(g3s_1, rotl24) */
+	vpxor %ymm13, %ymm10, %ymm13 /* g3l_acc_1 = xor(g3s_1, g3lr24_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl8(%rip), %ymm10, %ymm11 /* g3lr8_1 = lookup16(g3s_1, rotl8) */
+	vpxor %ymm11, %ymm10, %ymm11 /* g3lg_acc_1 = xor(g3s_1, g3lr8_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl16(%rip), %ymm10, %ymm10 /* g3lr16_1 = lookup16(g3s_1, rotl16) */
+	vpxor %ymm10, %ymm11, %ymm10 /* g3lg_1 = xor(g3lg_acc_1, g3lr16_1) */
+	vpslld $2, %ymm10, %ymm11 /* g3lr2_1_l = shl(g3lg_1) */
+	vpsrld $30, %ymm10, %ymm10 /* g3lr2_1_r = shr(g3lg_1) */
+	vpor %ymm10, %ymm11, %ymm10 /* g3lr2_1 = or(g3lr2_1_l, g3lr2_1_r) */
+	vpxor %ymm10, %ymm13, %ymm10 /* g3l_1 = xor(g3l_acc_1, g3lr2_1) */
+	vpxor 544(%rsp), %ymm10, %ymm10 /* g3x_1 = xor(g3l_1, g3x1.2) */
+	vpbroadcastd 4(%rdi,%r8), %ymm11 /* rkw_12 = bcast32() */
+	vmovdqa 1184(%rsp), %ymm13 /* reload g4x2.2 */
+	vpxor 1248(%rsp), %ymm13, %ymm13 /* g4k_acc_1 = xor(g4x2, g4x3) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g4k_1 = xor(g4k_acc_1, rkw_12) */
+	vpxor 1120(%rsp), %ymm11, %ymm11 /* g4t_1 = xor(g4k_1, g4x0) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm11, %ymm13 /* g4t_1_lo = and(g4t_1, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g4t_1_sh = shr(g4t_1) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm11, %ymm11 /* g4t_1_hi = and(g4t_1_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g4a_1_l = lookup16(tbl_lo, g4t_1_lo) */
+	vpshufb %ymm11, %ymm15, %ymm11 /* g4a_1_h = lookup16(tbl_hi, g4t_1_hi) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g4a_1 = xor(g4a_1_l, g4a_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm11, %ymm11 /* g4s_1_sr = lookup16(g4a_1, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm11, 0(%rsp)
 	vmovdqu 0(%rsp), %xmm11
@@ -6432,289 +6412,331 @@ sm4_wordslice_avx2_vaes_batch_ctr_asm:
 	vmovdqu %xmm11, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm11
 #else
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm11, %ymm11 /* g3s_1_aes = aesenclast(g3s_1_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm11, %ymm11 /* g4s_1_aes = aesenclast(g4s_1_sr, aes_cancel_key) */
 #endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm11, %ymm15 /* g3s_1_aes_lo = and(g3s_1_aes, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g3s_1_aes_sh = shr(g3s_1_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm11, %ymm11 /* g3s_1_aes_hi = and(g3s_1_aes_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* g3s_1_l = lookup16(tbl_lo_1, g3s_1_aes_lo) */
-	vpshufb %ymm11, %ymm4, %ymm11 /* g3s_1_h = lookup16(tbl_hi_1, g3s_1_aes_hi) */
-	vpxor %ymm11, %ymm15, %ymm11 /* g3s_1 = xor(g3s_1_l, g3s_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl24(%rip), %ymm11, %ymm15 /* g3lr24_1 = lookup16(g3s_1, rotl24) */
-	vpxor %ymm15, %ymm11, %ymm15 /* g3l_acc_1 = xor(g3s_1, g3lr24_1) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl8(%rip), %ymm11, %ymm12 /* g3lr8_1 = lookup16(g3s_1, rotl8) */
-	vpxor %ymm12, %ymm11, %ymm12 /* g3lg_acc_1 = xor(g3s_1, g3lr8_1) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl16(%rip), %ymm11, %ymm11 /* g3lr16_1 = lookup16(g3s_1, rotl16) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g3lg_1 = xor(g3lg_acc_1, g3lr16_1) */
-	vpslld $2, %ymm11, %ymm12 /* g3lr2_1_l = shl(g3lg_1) */
-	vpsrld $30, %ymm11, %ymm11 /* g3lr2_1_r = shr(g3lg_1) */
-	vpor %ymm11, %ymm12, %ymm11 /* g3lr2_1 = or(g3lr2_1_l, g3lr2_1_r) */
-	vpxor %ymm11, %ymm15, %ymm11 /* g3l_1 = xor(g3l_acc_1, g3lr2_1) */
-	vpxor 576(%rsp), %ymm11, %ymm11 /* g3x_1 = xor(g3l_1, g3x1.2) */
-	vpbroadcastd 4(%rdi,%r8), %ymm12 /* rkw_12 = bcast32() */
-	vmovdqa 1184(%rsp), %ymm15 /* reload g4x2.2 */
-	vpxor 1248(%rsp), %ymm15, %ymm15 /* g4k_acc_1 = xor(g4x2, g4x3) */
-	vpxor %ymm12, %ymm15, %ymm12 /* g4k_1 = xor(g4k_acc_1, rkw_12) */
-	vpxor 1120(%rsp), %ymm12, %ymm12 /* g4t_1 = xor(g4k_1, g4x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm15 /* g4t_1_lo = and(g4t_1, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g4t_1_sh = shr(g4t_1) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm12 /* g4t_1_hi = and(g4t_1_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm7, %ymm15 /* g4a_1_l = lookup16(tbl_lo, g4t_1_lo) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g4a_1_h = lookup16(tbl_hi, g4t_1_hi) */
-	vpxor %ymm12, %ymm15, %ymm12 /* g4a_1 = xor(g4a_1_l, g4a_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm12, %ymm12 /* g4s_1_sr = lookup16(g4a_1, inv_shift_rows) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm11, %ymm13 /* g4s_1_aes_lo = and(g4s_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g4s_1_aes_sh = shr(g4s_1_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm11, %ymm11 /* g4s_1_aes_hi = and(g4s_1_aes_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm3, %ymm13 /* g4s_1_l = lookup16(tbl_lo_1, g4s_1_aes_lo) */
+	vpshufb %ymm11, %ymm4, %ymm11 /* g4s_1_h = lookup16(tbl_hi_1, g4s_1_aes_hi) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g4s_1 = xor(g4s_1_l, g4s_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl24(%rip), %ymm11, %ymm13 /* g4lr24_1 = lookup16(g4s_1, rotl24) */
+	vpxor %ymm13, %ymm11, %ymm13 /* g4l_acc_1 = xor(g4s_1, g4lr24_1) */
+	vmovdqa %ymm10, 544(%rsp) /* spill g3x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl8(%rip), %ymm11, %ymm10 /* g4lr8_1 = lookup16(g4s_1, rotl8) */
+	vpxor %ymm10, %ymm11, %ymm10 /* g4lg_acc_1 = xor(g4s_1, g4lr8_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl16(%rip), %ymm11, %ymm11 /* g4lr16_1 = lookup16(g4s_1, rotl16) */
+	vpxor %ymm11, %ymm10, %ymm10 /* g4lg_1 = xor(g4lg_acc_1, g4lr16_1) */
+	vpslld $2, %ymm10, %ymm11 /* g4lr2_1_l = shl(g4lg_1) */
+	vpsrld $30, %ymm10, %ymm10 /* g4lr2_1_r = shr(g4lg_1) */
+	vpor %ymm10, %ymm11, %ymm10 /* g4lr2_1 = or(g4lr2_1_l, g4lr2_1_r) */
+	vpxor %ymm10, %ymm13, %ymm10 /* g4l_1 = xor(g4l_acc_1, g4lr2_1) */
+	vpxor 1152(%rsp), %ymm10, %ymm10 /* g4x_1 = xor(g4l_1, g4x1.2) */
+	vpbroadcastd 4(%rdi,%r8), %ymm11 /* rkw_13 = bcast32() */
+	vmovdqa 1024(%rsp), %ymm13 /* reload g5x2.2 */
+	vpxor 1280(%rsp), %ymm13, %ymm13 /* g5k_acc_1 = xor(g5x2, g5x3) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g5k_1 = xor(g5k_acc_1, rkw_13) */
+	vpxor 960(%rsp), %ymm11, %ymm11 /* g5t_1 = xor(g5k_1, g5x0) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm11, %ymm13 /* g5t_1_lo = and(g5t_1, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g5t_1_sh = shr(g5t_1) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm11, %ymm11 /* g5t_1_hi = and(g5t_1_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g5a_1_l = lookup16(tbl_lo, g5t_1_lo) */
+	vpshufb %ymm11, %ymm15, %ymm11 /* g5a_1_h = lookup16(tbl_hi, g5t_1_hi) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g5a_1 = xor(g5a_1_l, g5a_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm11, %ymm11 /* g5s_1_sr = lookup16(g5a_1, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm12, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm12
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %xmm12, %xmm12
-	vmovdqu %xmm12, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm12
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key+16(%rip), %xmm12, %xmm12
-	vmovdqu %xmm12, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm12
+	vmovdqu %ymm11, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm11
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %xmm11, %xmm11
+	vmovdqu %xmm11, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm11
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key+16(%rip), %xmm11, %xmm11
+	vmovdqu %xmm11, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm11
 #else
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm12, %ymm12 /* g4s_1_aes = aesenclast(g4s_1_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm11, %ymm11 /* g5s_1_aes = aesenclast(g5s_1_sr, aes_cancel_key) */
 #endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm15 /* g4s_1_aes_lo = and(g4s_1_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g4s_1_aes_sh = shr(g4s_1_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm12 /* g4s_1_aes_hi = and(g4s_1_aes_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* g4s_1_l = lookup16(tbl_lo_1, g4s_1_aes_lo) */
-	vpshufb %ymm12, %ymm4, %ymm12 /* g4s_1_h = lookup16(tbl_hi_1, g4s_1_aes_hi) */
-	vpxor %ymm12, %ymm15, %ymm12 /* g4s_1 = xor(g4s_1_l, g4s_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl24(%rip), %ymm12, %ymm15 /* g4lr24_1 = lookup16(g4s_1, rotl24) */
-	vpxor %ymm15, %ymm12, %ymm15 /* g4l_acc_1 = xor(g4s_1, g4lr24_1) */
-	vmovdqa %ymm11, 576(%rsp) /* spill g3x1.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl8(%rip), %ymm12, %ymm11 /* g4lr8_1 = lookup16(g4s_1, rotl8) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g4lg_acc_1 = xor(g4s_1, g4lr8_1) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl16(%rip), %ymm12, %ymm12 /* g4lr16_1 = lookup16(g4s_1, rotl16) */
-	vpxor %ymm12, %ymm11, %ymm11 /* g4lg_1 = xor(g4lg_acc_1, g4lr16_1) */
-	vpslld $2, %ymm11, %ymm12 /* g4lr2_1_l = shl(g4lg_1) */
-	vpsrld $30, %ymm11, %ymm11 /* g4lr2_1_r = shr(g4lg_1) */
-	vpor %ymm11, %ymm12, %ymm11 /* g4lr2_1 = or(g4lr2_1_l, g4lr2_1_r) */
-	vpxor %ymm11, %ymm15, %ymm11 /* g4l_1 = xor(g4l_acc_1, g4lr2_1) */
-	vpxor 1152(%rsp), %ymm11, %ymm11 /* g4x_1 = xor(g4l_1, g4x1.2) */
-	vpbroadcastd 4(%rdi,%r8), %ymm12 /* rkw_13 = bcast32() */
-	vmovdqa 1024(%rsp), %ymm15 /* reload g5x2.2 */
-	vpxor 1280(%rsp), %ymm15, %ymm15 /* g5k_acc_1 = xor(g5x2, g5x3) */
-	vpxor %ymm12, %ymm15, %ymm12 /* g5k_1 = xor(g5k_acc_1, rkw_13) */
-	vpxor 960(%rsp), %ymm12, %ymm12 /* g5t_1 = xor(g5k_1, g5x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm15 /* g5t_1_lo = and(g5t_1, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g5t_1_sh = shr(g5t_1) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm12 /* g5t_1_hi = and(g5t_1_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm7, %ymm15 /* g5a_1_l = lookup16(tbl_lo, g5t_1_lo) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g5a_1_h = lookup16(tbl_hi, g5t_1_hi) */
-	vpxor %ymm12, %ymm15, %ymm12 /* g5a_1 = xor(g5a_1_l, g5a_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm12, %ymm12 /* g5s_1_sr = lookup16(g5a_1, inv_shift_rows) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm11, %ymm13 /* g5s_1_aes_lo = and(g5s_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g5s_1_aes_sh = shr(g5s_1_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm11, %ymm11 /* g5s_1_aes_hi = and(g5s_1_aes_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm3, %ymm13 /* g5s_1_l = lookup16(tbl_lo_1, g5s_1_aes_lo) */
+	vpshufb %ymm11, %ymm4, %ymm11 /* g5s_1_h = lookup16(tbl_hi_1, g5s_1_aes_hi) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g5s_1 = xor(g5s_1_l, g5s_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl24(%rip), %ymm11, %ymm13 /* g5lr24_1 = lookup16(g5s_1, rotl24) */
+	vpxor %ymm13, %ymm11, %ymm13 /* g5l_acc_1 = xor(g5s_1, g5lr24_1) */
+	vmovdqa %ymm10, 1152(%rsp) /* spill g4x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl8(%rip), %ymm11, %ymm10 /* g5lr8_1 = lookup16(g5s_1, rotl8) */
+	vpxor %ymm10, %ymm11, %ymm10 /* g5lg_acc_1 = xor(g5s_1, g5lr8_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl16(%rip), %ymm11, %ymm11 /* g5lr16_1 = lookup16(g5s_1, rotl16) */
+	vpxor %ymm11, %ymm10, %ymm10 /* g5lg_1 = xor(g5lg_acc_1, g5lr16_1) */
+	vpslld $2, %ymm10, %ymm11 /* g5lr2_1_l = shl(g5lg_1) */
+	vpsrld $30, %ymm10, %ymm10 /* g5lr2_1_r = shr(g5lg_1) */
+	vpor %ymm10, %ymm11, %ymm10 /* g5lr2_1 = or(g5lr2_1_l, g5lr2_1_r) */
+	vpxor %ymm10, %ymm13, %ymm10 /* g5l_1 = xor(g5l_acc_1, g5lr2_1) */
+	vpxor 992(%rsp), %ymm10, %ymm10 /* g5x_1 = xor(g5l_1, g5x1.2) */
+	vpbroadcastd 4(%rdi,%r8), %ymm11 /* rkw_14 = bcast32() */
+	vmovdqa 1056(%rsp), %ymm13 /* reload g6x2.2 */
+	vpxor 1312(%rsp), %ymm13, %ymm13 /* g6k_acc_1 = xor(g6x2, g6x3) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g6k_1 = xor(g6k_acc_1, rkw_14) */
+	vpxor 864(%rsp), %ymm11, %ymm11 /* g6t_1 = xor(g6k_1, g6x0) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm11, %ymm13 /* g6t_1_lo = and(g6t_1, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g6t_1_sh = shr(g6t_1) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm11, %ymm11 /* g6t_1_hi = and(g6t_1_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g6a_1_l = lookup16(tbl_lo, g6t_1_lo) */
+	vpshufb %ymm11, %ymm15, %ymm11 /* g6a_1_h = lookup16(tbl_hi, g6t_1_hi) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g6a_1 = xor(g6a_1_l, g6a_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm11, %ymm11 /* g6s_1_sr = lookup16(g6a_1, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm12, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm12
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %xmm12, %xmm12
-	vmovdqu %xmm12, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm12
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key+16(%rip), %xmm12, %xmm12
-	vmovdqu %xmm12, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm12
+	vmovdqu %ymm11, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm11
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %xmm11, %xmm11
+	vmovdqu %xmm11, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm11
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key+16(%rip), %xmm11, %xmm11
+	vmovdqu %xmm11, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm11
 #else
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm12, %ymm12 /* g5s_1_aes = aesenclast(g5s_1_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm11, %ymm11 /* g6s_1_aes = aesenclast(g6s_1_sr, aes_cancel_key) */
 #endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm15 /* g5s_1_aes_lo = and(g5s_1_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g5s_1_aes_sh = shr(g5s_1_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm12 /* g5s_1_aes_hi = and(g5s_1_aes_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* g5s_1_l = lookup16(tbl_lo_1, g5s_1_aes_lo) */
-	vpshufb %ymm12, %ymm4, %ymm12 /* g5s_1_h = lookup16(tbl_hi_1, g5s_1_aes_hi) */
-	vpxor %ymm12, %ymm15, %ymm12 /* g5s_1 = xor(g5s_1_l, g5s_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl24(%rip), %ymm12, %ymm15 /* g5lr24_1 = lookup16(g5s_1, rotl24) */
-	vpxor %ymm15, %ymm12, %ymm15 /* g5l_acc_1 = xor(g5s_1, g5lr24_1) */
-	vmovdqa %ymm11, 1152(%rsp) /* spill g4x1.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl8(%rip), %ymm12, %ymm11 /* g5lr8_1 = lookup16(g5s_1, rotl8) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g5lg_acc_1 = xor(g5s_1, g5lr8_1) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl16(%rip), %ymm12, %ymm12 /* g5lr16_1 = lookup16(g5s_1, rotl16) */
-	vpxor %ymm12, %ymm11, %ymm11 /* g5lg_1 = xor(g5lg_acc_1, g5lr16_1) */
-	vpslld $2, %ymm11, %ymm12 /* g5lr2_1_l = shl(g5lg_1) */
-	vpsrld $30, %ymm11, %ymm11 /* g5lr2_1_r = shr(g5lg_1) */
-	vpor %ymm11, %ymm12, %ymm11 /* g5lr2_1 = or(g5lr2_1_l, g5lr2_1_r) */
-	vpxor %ymm11, %ymm15, %ymm11 /* g5l_1 = xor(g5l_acc_1, g5lr2_1) */
-	vpxor 992(%rsp), %ymm11, %ymm11 /* g5x_1 = xor(g5l_1, g5x1.2) */
-	vpbroadcastd 4(%rdi,%r8), %ymm12 /* rkw_14 = bcast32() */
-	vmovdqa 1056(%rsp), %ymm15 /* reload g6x2.2 */
-	vpxor 1312(%rsp), %ymm15, %ymm15 /* g6k_acc_1 = xor(g6x2, g6x3) */
-	vpxor %ymm12, %ymm15, %ymm12 /* g6k_1 = xor(g6k_acc_1, rkw_14) */
-	vpxor 864(%rsp), %ymm12, %ymm12 /* g6t_1 = xor(g6k_1, g6x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm15 /* g6t_1_lo = and(g6t_1, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g6t_1_sh = shr(g6t_1) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm12 /* g6t_1_hi = and(g6t_1_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm7, %ymm15 /* g6a_1_l = lookup16(tbl_lo, g6t_1_lo) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g6a_1_h = lookup16(tbl_hi, g6t_1_hi) */
-	vpxor %ymm12, %ymm15, %ymm12 /* g6a_1 = xor(g6a_1_l, g6a_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm12, %ymm12 /* g6s_1_sr = lookup16(g6a_1, inv_shift_rows) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm11, %ymm13 /* g6s_1_aes_lo = and(g6s_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g6s_1_aes_sh = shr(g6s_1_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm11, %ymm11 /* g6s_1_aes_hi = and(g6s_1_aes_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm3, %ymm13 /* g6s_1_l = lookup16(tbl_lo_1, g6s_1_aes_lo) */
+	vpshufb %ymm11, %ymm4, %ymm11 /* g6s_1_h = lookup16(tbl_hi_1, g6s_1_aes_hi) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g6s_1 = xor(g6s_1_l, g6s_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl24(%rip), %ymm11, %ymm13 /* g6lr24_1 = lookup16(g6s_1, rotl24) */
+	vpxor %ymm13, %ymm11, %ymm13 /* g6l_acc_1 = xor(g6s_1, g6lr24_1) */
+	vmovdqa %ymm10, 992(%rsp) /* spill g5x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl8(%rip), %ymm11, %ymm10 /* g6lr8_1 = lookup16(g6s_1, rotl8) */
+	vpxor %ymm10, %ymm11, %ymm10 /* g6lg_acc_1 = xor(g6s_1, g6lr8_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl16(%rip), %ymm11, %ymm11 /* g6lr16_1 = lookup16(g6s_1, rotl16) */
+	vpxor %ymm11, %ymm10, %ymm10 /* g6lg_1 = xor(g6lg_acc_1, g6lr16_1) */
+	vpslld $2, %ymm10, %ymm11 /* g6lr2_1_l = shl(g6lg_1) */
+	vpsrld $30, %ymm10, %ymm10 /* g6lr2_1_r = shr(g6lg_1) */
+	vpor %ymm10, %ymm11, %ymm10 /* g6lr2_1 = or(g6lr2_1_l, g6lr2_1_r) */
+	vpxor %ymm10, %ymm13, %ymm10 /* g6l_1 = xor(g6l_acc_1, g6lr2_1) */
+	vpxor 896(%rsp), %ymm10, %ymm10 /* g6x_1 = xor(g6l_1, g6x1.2) */
+	vpbroadcastd 4(%rdi,%r8), %ymm11 /* rkw_15 = bcast32() */
+	vmovdqa 1088(%rsp), %ymm13 /* reload g7x2.2 */
+	vpxor 160(%rsp), %ymm13, %ymm13 /* g7k_acc_1 = xor(g7x2, g7x3) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g7k_1 = xor(g7k_acc_1, rkw_15) */
+	vpxor %ymm8, %ymm11, %ymm11 /* g7t_1 = xor(g7k_1, g7x0) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm11, %ymm13 /* g7t_1_lo = and(g7t_1, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g7t_1_sh = shr(g7t_1) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm11, %ymm11 /* g7t_1_hi = and(g7t_1_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g7a_1_l = lookup16(tbl_lo, g7t_1_lo) */
+	vpshufb %ymm11, %ymm15, %ymm11 /* g7a_1_h = lookup16(tbl_hi, g7t_1_hi) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g7a_1 = xor(g7a_1_l, g7a_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm11, %ymm11 /* g7s_1_sr = lookup16(g7a_1, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm12, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm12
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %xmm12, %xmm12
-	vmovdqu %xmm12, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm12
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key+16(%rip), %xmm12, %xmm12
-	vmovdqu %xmm12, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm12
+	vmovdqu %ymm11, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm11
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %xmm11, %xmm11
+	vmovdqu %xmm11, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm11
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key+16(%rip), %xmm11, %xmm11
+	vmovdqu %xmm11, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm11
 #else
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm12, %ymm12 /* g6s_1_aes = aesenclast(g6s_1_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm11, %ymm11 /* g7s_1_aes = aesenclast(g7s_1_sr, aes_cancel_key) */
 #endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm15 /* g6s_1_aes_lo = and(g6s_1_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g6s_1_aes_sh = shr(g6s_1_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm12 /* g6s_1_aes_hi = and(g6s_1_aes_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* g6s_1_l = lookup16(tbl_lo_1, g6s_1_aes_lo) */
-	vpshufb %ymm12, %ymm4, %ymm12 /* g6s_1_h = lookup16(tbl_hi_1, g6s_1_aes_hi) */
-	vpxor %ymm12, %ymm15, %ymm12 /* g6s_1 = xor(g6s_1_l, g6s_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl24(%rip), %ymm12, %ymm15 /* g6lr24_1 = lookup16(g6s_1, rotl24) */
-	vpxor %ymm15, %ymm12, %ymm15 /* g6l_acc_1 = xor(g6s_1, g6lr24_1) */
-	vmovdqa %ymm11, 992(%rsp) /* spill g5x1.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl8(%rip), %ymm12, %ymm11 /* g6lr8_1 = lookup16(g6s_1, rotl8) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g6lg_acc_1 = xor(g6s_1, g6lr8_1) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl16(%rip), %ymm12, %ymm12 /* g6lr16_1 = lookup16(g6s_1, rotl16) */
-	vpxor %ymm12, %ymm11, %ymm11 /* g6lg_1 = xor(g6lg_acc_1, g6lr16_1) */
-	vpslld $2, %ymm11, %ymm12 /* g6lr2_1_l = shl(g6lg_1) */
-	vpsrld $30, %ymm11, %ymm11 /* g6lr2_1_r = shr(g6lg_1) */
-	vpor %ymm11, %ymm12, %ymm11 /* g6lr2_1 = or(g6lr2_1_l, g6lr2_1_r) */
-	vpxor %ymm11, %ymm15, %ymm11 /* g6l_1 = xor(g6l_acc_1, g6lr2_1) */
-	vpxor 896(%rsp), %ymm11, %ymm11 /* g6x_1 = xor(g6l_1, g6x1.2) */
-	vpbroadcastd 4(%rdi,%r8), %ymm12 /* rkw_15 = bcast32() */
-	vmovdqa 1088(%rsp), %ymm15 /* reload g7x2.2 */
-	vpxor 192(%rsp), %ymm15, %ymm15 /* g7k_acc_1 = xor(g7x2, g7x3) */
-	vpxor %ymm12, %ymm15, %ymm12 /* g7k_1 = xor(g7k_acc_1, rkw_15) */
-	vpxor %ymm9, %ymm12, %ymm12 /* g7t_1 = xor(g7k_1, g7x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm15 /* g7t_1_lo = and(g7t_1, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g7t_1_sh = shr(g7t_1) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm12 /* g7t_1_hi = and(g7t_1_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm7, %ymm15 /* g7a_1_l = lookup16(tbl_lo, g7t_1_lo) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g7a_1_h = lookup16(tbl_hi, g7t_1_hi) */
-	vpxor %ymm12, %ymm15, %ymm12 /* g7a_1 = xor(g7a_1_l, g7a_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm12, %ymm12 /* g7s_1_sr = lookup16(g7a_1, inv_shift_rows) */
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm12, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm12
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %xmm12, %xmm12
-	vmovdqu %xmm12, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm12
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key+16(%rip), %xmm12, %xmm12
-	vmovdqu %xmm12, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm12
-#else
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm12, %ymm12 /* g7s_1_aes = aesenclast(g7s_1_sr, aes_cancel_key) */
-#endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm15 /* g7s_1_aes_lo = and(g7s_1_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g7s_1_aes_sh = shr(g7s_1_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm12 /* g7s_1_aes_hi = and(g7s_1_aes_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* g7s_1_l = lookup16(tbl_lo_1, g7s_1_aes_lo) */
-	vpshufb %ymm12, %ymm4, %ymm12 /* g7s_1_h = lookup16(tbl_hi_1, g7s_1_aes_hi) */
-	vpxor %ymm12, %ymm15, %ymm12 /* g7s_1 = xor(g7s_1_l, g7s_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl24(%rip), %ymm12, %ymm15 /* g7lr24_1 = lookup16(g7s_1, rotl24) */
-	vpxor %ymm15, %ymm12, %ymm15 /* g7l_acc_1 = xor(g7s_1, g7lr24_1) */
-	vmovdqa %ymm9, 640(%rsp) /* spill g7x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl8(%rip), %ymm12, %ymm9 /* g7lr8_1 = lookup16(g7s_1, rotl8) */
-	vpxor %ymm9, %ymm12, %ymm9 /* g7lg_acc_1 = xor(g7s_1, g7lr8_1) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl16(%rip), %ymm12, %ymm12 /* g7lr16_1 = lookup16(g7s_1, rotl16) */
-	vpxor %ymm12, %ymm9, %ymm9 /* g7lg_1 = xor(g7lg_acc_1, g7lr16_1) */
-	vpslld $2, %ymm9, %ymm12 /* g7lr2_1_l = shl(g7lg_1) */
-	vpsrld $30, %ymm9, %ymm9 /* g7lr2_1_r = shr(g7lg_1) */
-	vpor %ymm9, %ymm12, %ymm9 /* g7lr2_1 = or(g7lr2_1_l, g7lr2_1_r) */
-	vpxor %ymm9, %ymm15, %ymm9 /* g7l_1 = xor(g7l_acc_1, g7lr2_1) */
-	vpxor 928(%rsp), %ymm9, %ymm9 /* g7x_1 = xor(g7l_1, g7x1.2) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm11, %ymm13 /* g7s_1_aes_lo = and(g7s_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g7s_1_aes_sh = shr(g7s_1_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm11, %ymm11 /* g7s_1_aes_hi = and(g7s_1_aes_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm3, %ymm13 /* g7s_1_l = lookup16(tbl_lo_1, g7s_1_aes_lo) */
+	vpshufb %ymm11, %ymm4, %ymm11 /* g7s_1_h = lookup16(tbl_hi_1, g7s_1_aes_hi) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g7s_1 = xor(g7s_1_l, g7s_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl24(%rip), %ymm11, %ymm13 /* g7lr24_1 = lookup16(g7s_1, rotl24) */
+	vpxor %ymm13, %ymm11, %ymm13 /* g7l_acc_1 = xor(g7s_1, g7lr24_1) */
+	vmovdqa %ymm8, 608(%rsp) /* spill g7x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl8(%rip), %ymm11, %ymm8 /* g7lr8_1 = lookup16(g7s_1, rotl8) */
+	vpxor %ymm8, %ymm11, %ymm8 /* g7lg_acc_1 = xor(g7s_1, g7lr8_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl16(%rip), %ymm11, %ymm11 /* g7lr16_1 = lookup16(g7s_1, rotl16) */
+	vpxor %ymm11, %ymm8, %ymm8 /* g7lg_1 = xor(g7lg_acc_1, g7lr16_1) */
+	vpslld $2, %ymm8, %ymm11 /* g7lr2_1_l = shl(g7lg_1) */
+	vpsrld $30, %ymm8, %ymm8 /* g7lr2_1_r = shr(g7lg_1) */
+	vpor %ymm8, %ymm11, %ymm8 /* g7lr2_1 = or(g7lr2_1_l, g7lr2_1_r) */
+	vpxor %ymm8, %ymm13, %ymm8 /* g7l_1 = xor(g7l_acc_1, g7lr2_1) */
+	vpxor 928(%rsp), %ymm8, %ymm8 /* g7x_1 = xor(g7l_1, g7x1.2) */
 
 	/* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
-	vpbroadcastd 8(%rdi,%r8), %ymm12 /* rkw_16 = bcast32() */
-	vmovdqa 96(%rsp), %ymm15 /* reload g0x3.2 */
-	vpxor 736(%rsp), %ymm15, %ymm15 /* g0k_acc_2 = xor(g0x3, g0x0) */
-	vpxor %ymm12, %ymm15, %ymm12 /* g0k_2 = xor(g0k_acc_2, rkw_16) */
-	vpxor %ymm0, %ymm12, %ymm12 /* g0t_2 = xor(g0k_2, g0x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm15 /* g0t_2_lo = and(g0t_2, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g0t_2_sh = shr(g0t_2) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm12 /* g0t_2_hi = and(g0t_2_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm7, %ymm15 /* g0a_2_l = lookup16(tbl_lo, g0t_2_lo) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g0a_2_h = lookup16(tbl_hi, g0t_2_hi) */
-	vpxor %ymm12, %ymm15, %ymm12 /* g0a_2 = xor(g0a_2_l, g0a_2_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm12, %ymm12 /* g0s_2_sr = lookup16(g0a_2, inv_shift_rows) */
+	vpbroadcastd 8(%rdi,%r8), %ymm11 /* rkw_16 = bcast32() */
+	vmovdqa 64(%rsp), %ymm13 /* reload g0x3.2 */
+	vpxor 736(%rsp), %ymm13, %ymm13 /* g0k_acc_2 = xor(g0x3, g0x0) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g0k_2 = xor(g0k_acc_2, rkw_16) */
+	vpxor %ymm0, %ymm11, %ymm11 /* g0t_2 = xor(g0k_2, g0x1) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm11, %ymm13 /* g0t_2_lo = and(g0t_2, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g0t_2_sh = shr(g0t_2) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm11, %ymm11 /* g0t_2_hi = and(g0t_2_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g0a_2_l = lookup16(tbl_lo, g0t_2_lo) */
+	vpshufb %ymm11, %ymm15, %ymm11 /* g0a_2_h = lookup16(tbl_hi, g0t_2_hi) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g0a_2 = xor(g0a_2_l, g0a_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm11, %ymm11 /* g0s_2_sr = lookup16(g0a_2, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm12, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm12
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %xmm12, %xmm12
-	vmovdqu %xmm12, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm12
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key+16(%rip), %xmm12, %xmm12
-	vmovdqu %xmm12, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm12
+	vmovdqu %ymm11, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm11
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %xmm11, %xmm11
+	vmovdqu %xmm11, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm11
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key+16(%rip), %xmm11, %xmm11
+	vmovdqu %xmm11, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm11
 #else
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm12, %ymm12 /* g0s_2_aes = aesenclast(g0s_2_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm11, %ymm11 /* g0s_2_aes = aesenclast(g0s_2_sr, aes_cancel_key) */
 #endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm15 /* g0s_2_aes_lo = and(g0s_2_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g0s_2_aes_sh = shr(g0s_2_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm12 /* g0s_2_aes_hi = and(g0s_2_aes_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* g0s_2_l = lookup16(tbl_lo_1, g0s_2_aes_lo) */
-	vpshufb %ymm12, %ymm4, %ymm12 /* g0s_2_h = lookup16(tbl_hi_1, g0s_2_aes_hi) */
-	vpxor %ymm12, %ymm15, %ymm12 /* g0s_2 = xor(g0s_2_l, g0s_2_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl24(%rip), %ymm12, %ymm15 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
-	vpxor %ymm15, %ymm12, %ymm15 /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
-	vmovdqa %ymm0, 544(%rsp) /* spill g0x1.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl8(%rip), %ymm12, %ymm0 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
-	vpxor %ymm0, %ymm12, %ymm0 /* g0lg_acc_2 = xor(g0s_2, g0lr8_2) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl16(%rip), %ymm12, %ymm12 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
-	vpxor %ymm12, %ymm0, %ymm0 /* g0lg_2 = xor(g0lg_acc_2, g0lr16_2) */
-	vpslld $2, %ymm0, %ymm12 /* g0lr2_2_l = shl(g0lg_2) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm11, %ymm13 /* g0s_2_aes_lo = and(g0s_2_aes, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g0s_2_aes_sh = shr(g0s_2_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm11, %ymm11 /* g0s_2_aes_hi = and(g0s_2_aes_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm3, %ymm13 /* g0s_2_l = lookup16(tbl_lo_1, g0s_2_aes_lo) */
+	vpshufb %ymm11, %ymm4, %ymm11 /* g0s_2_h = lookup16(tbl_hi_1, g0s_2_aes_hi) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g0s_2 = xor(g0s_2_l, g0s_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl24(%rip), %ymm11, %ymm13 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
+	vpxor %ymm13, %ymm11, %ymm13 /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
+	vmovdqa %ymm0, 512(%rsp) /* spill g0x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl8(%rip), %ymm11, %ymm0 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
+	vpxor %ymm0, %ymm11, %ymm0 /* g0lg_acc_2 = xor(g0s_2, g0lr8_2) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl16(%rip), %ymm11, %ymm11 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
+	vpxor %ymm11, %ymm0, %ymm0 /* g0lg_2 = xor(g0lg_acc_2, g0lr16_2) */
+	vpslld $2, %ymm0, %ymm11 /* g0lr2_2_l = shl(g0lg_2) */
 	vpsrld $30, %ymm0, %ymm0 /* g0lr2_2_r = shr(g0lg_2) */
-	vpor %ymm0, %ymm12, %ymm0 /* g0lr2_2 = or(g0lr2_2_l, g0lr2_2_r) */
-	vpxor %ymm0, %ymm15, %ymm0 /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
+	vpor %ymm0, %ymm11, %ymm0 /* g0lr2_2 = or(g0lr2_2_l, g0lr2_2_r) */
+	vpxor %ymm0, %ymm13, %ymm0 /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
 	vpxor 704(%rsp), %ymm0, %ymm0 /* g0x_2 = xor(g0l_2, g0x2.2) */
-	vpbroadcastd 8(%rdi,%r8), %ymm12 /* rkw_17 = bcast32() */
-	vpxor %ymm1, %ymm6, %ymm15 /* g1k_acc_2 = xor(g1x3, g1x0) */
-	vpxor %ymm12, %ymm15, %ymm12 /* g1k_2 = xor(g1k_acc_2, rkw_17) */
-	vpxor %ymm8, %ymm12, %ymm12 /* g1t_2 = xor(g1k_2, g1x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm15 /* g1t_2_lo = and(g1t_2, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g1t_2_sh = shr(g1t_2) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm12 /* g1t_2_hi = and(g1t_2_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm7, %ymm15 /* g1a_2_l = lookup16(tbl_lo, g1t_2_lo) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g1a_2_h = lookup16(tbl_hi, g1t_2_hi) */
-	vpxor %ymm12, %ymm15, %ymm12 /* g1a_2 = xor(g1a_2_l, g1a_2_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm12, %ymm12 /* g1s_2_sr = lookup16(g1a_2, inv_shift_rows) */
+	vpbroadcastd 8(%rdi,%r8), %ymm11 /* rkw_17 = bcast32() */
+	vpxor %ymm2, %ymm6, %ymm13 /* g1k_acc_2 = xor(g1x3, g1x0) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g1k_2 = xor(g1k_acc_2, rkw_17) */
+	vpxor %ymm7, %ymm11, %ymm11 /* g1t_2 = xor(g1k_2, g1x1) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm11, %ymm13 /* g1t_2_lo = and(g1t_2, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g1t_2_sh = shr(g1t_2) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm11, %ymm11 /* g1t_2_hi = and(g1t_2_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g1a_2_l = lookup16(tbl_lo, g1t_2_lo) */
+	vpshufb %ymm11, %ymm15, %ymm11 /* g1a_2_h = lookup16(tbl_hi, g1t_2_hi) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g1a_2 = xor(g1a_2_l, g1a_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm11, %ymm11 /* g1s_2_sr = lookup16(g1a_2, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm12, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm12
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %xmm12, %xmm12
-	vmovdqu %xmm12, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm12
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key+16(%rip), %xmm12, %xmm12
-	vmovdqu %xmm12, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm12
+	vmovdqu %ymm11, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm11
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %xmm11, %xmm11
+	vmovdqu %xmm11, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm11
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key+16(%rip), %xmm11, %xmm11
+	vmovdqu %xmm11, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm11
 #else
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm12, %ymm12 /* g1s_2_aes = aesenclast(g1s_2_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm11, %ymm11 /* g1s_2_aes = aesenclast(g1s_2_sr, aes_cancel_key) */
 #endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm15 /* g1s_2_aes_lo = and(g1s_2_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g1s_2_aes_sh = shr(g1s_2_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm12 /* g1s_2_aes_hi = and(g1s_2_aes_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* g1s_2_l = lookup16(tbl_lo_1, g1s_2_aes_lo) */
-	vpshufb %ymm12, %ymm4, %ymm12 /* g1s_2_h = lookup16(tbl_hi_1, g1s_2_aes_hi) */
-	vpxor %ymm12, %ymm15, %ymm12 /* g1s_2 = xor(g1s_2_l, g1s_2_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl24(%rip), %ymm12, %ymm15 /* g1lr24_2 = lookup16(g1s_2, rotl24) */
-	vpxor %ymm15, %ymm12, %ymm15 /* g1l_acc_2 = xor(g1s_2, g1lr24_2) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm11, %ymm13 /* g1s_2_aes_lo = and(g1s_2_aes, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g1s_2_aes_sh = shr(g1s_2_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm11, %ymm11 /* g1s_2_aes_hi = and(g1s_2_aes_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm3, %ymm13 /* g1s_2_l = lookup16(tbl_lo_1, g1s_2_aes_lo) */
+	vpshufb %ymm11, %ymm4, %ymm11 /* g1s_2_h = lookup16(tbl_hi_1, g1s_2_aes_hi) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g1s_2 = xor(g1s_2_l, g1s_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl24(%rip), %ymm11, %ymm13 /* g1lr24_2 = lookup16(g1s_2, rotl24) */
+	vpxor %ymm13, %ymm11, %ymm13 /* g1l_acc_2 = xor(g1s_2, g1lr24_2) */
 	vmovdqa %ymm6, 704(%rsp) /* spill g1x3.2 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl8(%rip), %ymm12, %ymm6 /* g1lr8_2 = lookup16(g1s_2, rotl8) */
-	vpxor %ymm6, %ymm12, %ymm6 /* g1lg_acc_2 = xor(g1s_2, g1lr8_2) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl16(%rip), %ymm12, %ymm12 /* g1lr16_2 = lookup16(g1s_2, rotl16) */
-	vpxor %ymm12, %ymm6, %ymm6 /* g1lg_2 = xor(g1lg_acc_2, g1lr16_2) */
-	vpslld $2, %ymm6, %ymm12 /* g1lr2_2_l = shl(g1lg_2) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl8(%rip), %ymm11, %ymm6 /* g1lr8_2 = lookup16(g1s_2, rotl8) */
+	vpxor %ymm6, %ymm11, %ymm6 /* g1lg_acc_2 = xor(g1s_2, g1lr8_2) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl16(%rip), %ymm11, %ymm11 /* g1lr16_2 = lookup16(g1s_2, rotl16) */
+	vpxor %ymm11, %ymm6, %ymm6 /* g1lg_2 = xor(g1lg_acc_2, g1lr16_2) */
+	vpslld $2, %ymm6, %ymm11 /* g1lr2_2_l = shl(g1lg_2) */
 	vpsrld $30, %ymm6, %ymm6 /* g1lr2_2_r = shr(g1lg_2) */
-	vpor %ymm6, %ymm12, %ymm6 /* g1lr2_2 = or(g1lr2_2_l, g1lr2_2_r) */
-	vpxor %ymm6, %ymm15, %ymm6 /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
-	vpxor 64(%rsp), %ymm6, %ymm6 /* g1x_2 = xor(g1l_2, g1x2.2) */
-	vpbroadcastd 8(%rdi,%r8), %ymm12 /* rkw_18 = bcast32() */
-	vpxor %ymm5, %ymm2, %ymm15 /* g2k_acc_2 = xor(g2x3, g2x0) */
-	vpxor %ymm12, %ymm15, %ymm12 /* g2k_2 = xor(g2k_acc_2, rkw_18) */
-	vpxor %ymm10, %ymm12, %ymm12 /* g2t_2 = xor(g2k_2, g2x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm15 /* g2t_2_lo = and(g2t_2, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g2t_2_sh = shr(g2t_2) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm12 /* g2t_2_hi = and(g2t_2_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm7, %ymm15 /* g2a_2_l = lookup16(tbl_lo, g2t_2_lo) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g2a_2_h = lookup16(tbl_hi, g2t_2_hi) */
-	vpxor %ymm12, %ymm15, %ymm12 /* g2a_2 = xor(g2a_2_l, g2a_2_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm12, %ymm12 /* g2s_2_sr = lookup16(g2a_2, inv_shift_rows) */
+	vpor %ymm6, %ymm11, %ymm6 /* g1lr2_2 = or(g1lr2_2_l, g1lr2_2_r) */
+	vpxor %ymm6, %ymm13, %ymm6 /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
+	vpxor 672(%rsp), %ymm6, %ymm6 /* g1x_2 = xor(g1l_2, g1x2.2) */
+	vpbroadcastd 8(%rdi,%r8), %ymm11 /* rkw_18 = bcast32() */
+	vpxor %ymm5, %ymm1, %ymm13 /* g2k_acc_2 = xor(g2x3, g2x0) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g2k_2 = xor(g2k_acc_2, rkw_18) */
+	vpxor %ymm9, %ymm11, %ymm11 /* g2t_2 = xor(g2k_2, g2x1) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm11, %ymm13 /* g2t_2_lo = and(g2t_2, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g2t_2_sh = shr(g2t_2) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm11, %ymm11 /* g2t_2_hi = and(g2t_2_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g2a_2_l = lookup16(tbl_lo, g2t_2_lo) */
+	vpshufb %ymm11, %ymm15, %ymm11 /* g2a_2_h = lookup16(tbl_hi, g2t_2_hi) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g2a_2 = xor(g2a_2_l, g2a_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm11, %ymm11 /* g2s_2_sr = lookup16(g2a_2, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm11, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm11
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %xmm11, %xmm11
+	vmovdqu %xmm11, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm11
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key+16(%rip), %xmm11, %xmm11
+	vmovdqu %xmm11, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm11
+#else
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm11, %ymm11 /* g2s_2_aes = aesenclast(g2s_2_sr, aes_cancel_key) */
+#endif
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm11, %ymm13 /* g2s_2_aes_lo = and(g2s_2_aes, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g2s_2_aes_sh = shr(g2s_2_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm11, %ymm11 /* g2s_2_aes_hi = and(g2s_2_aes_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm3, %ymm13 /* g2s_2_l = lookup16(tbl_lo_1, g2s_2_aes_lo) */
+	vpshufb %ymm11, %ymm4, %ymm11 /* g2s_2_h = lookup16(tbl_hi_1, g2s_2_aes_hi) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g2s_2 = xor(g2s_2_l, g2s_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl24(%rip), %ymm11, %ymm13 /* g2lr24_2 = lookup16(g2s_2, rotl24) */
+	vpxor %ymm13, %ymm11, %ymm13 /* g2l_acc_2 = xor(g2s_2, g2lr24_2) */
+	vmovdqa %ymm1, 672(%rsp) /* spill g2x3.2 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl8(%rip), %ymm11, %ymm1 /* g2lr8_2 = lookup16(g2s_2, rotl8) */
+	vpxor %ymm1, %ymm11, %ymm1 /* g2lg_acc_2 = xor(g2s_2, g2lr8_2) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl16(%rip), %ymm11, %ymm11 /* g2lr16_2 = lookup16(g2s_2, rotl16) */
+	vpxor %ymm11, %ymm1, %ymm1 /* g2lg_2 = xor(g2lg_acc_2, g2lr16_2) */
+	vpslld $2, %ymm1, %ymm11 /* g2lr2_2_l = shl(g2lg_2) */
+	vpsrld $30, %ymm1, %ymm1 /* g2lr2_2_r = shr(g2lg_2) */
+	vpor %ymm1, %ymm11, %ymm1 /* g2lr2_2 = or(g2lr2_2_l, g2lr2_2_r) */
+	vpxor %ymm1, %ymm13, %ymm1 /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
+	vpxor %ymm1, %ymm12, %ymm1 /* g2x_2 = xor(g2x2, g2l_2) */
+	vpbroadcastd 8(%rdi,%r8), %ymm11 /* rkw_19 = bcast32() */
+	vmovdqa 288(%rsp), %ymm12 /* reload g3x3.2 */
+	vpxor 1216(%rsp), %ymm12, %ymm13 /* g3k_acc_2 = xor(g3x3, g3x0) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g3k_2 = xor(g3k_acc_2, rkw_19) */
+	vpxor 544(%rsp), %ymm11, %ymm11 /* g3t_2 = xor(g3k_2, g3x1) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm11, %ymm13 /* g3t_2_lo = and(g3t_2, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g3t_2_sh = shr(g3t_2) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm11, %ymm11 /* g3t_2_hi = and(g3t_2_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g3a_2_l = lookup16(tbl_lo, g3t_2_lo) */
+	vpshufb %ymm11, %ymm15, %ymm11 /* g3a_2_h = lookup16(tbl_hi, g3t_2_hi) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g3a_2 = xor(g3a_2_l, g3a_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm11, %ymm11 /* g3s_2_sr = lookup16(g3a_2, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm11, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm11
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %xmm11, %xmm11
+	vmovdqu %xmm11, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm11
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key+16(%rip), %xmm11, %xmm11
+	vmovdqu %xmm11, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm11
+#else
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm11, %ymm11 /* g3s_2_aes = aesenclast(g3s_2_sr, aes_cancel_key) */
+#endif
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm11, %ymm13 /* g3s_2_aes_lo = and(g3s_2_aes, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g3s_2_aes_sh = shr(g3s_2_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm11, %ymm11 /* g3s_2_aes_hi = and(g3s_2_aes_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm3, %ymm13 /* g3s_2_l = lookup16(tbl_lo_1, g3s_2_aes_lo) */
+	vpshufb %ymm11, %ymm4, %ymm11 /* g3s_2_h = lookup16(tbl_hi_1, g3s_2_aes_hi) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g3s_2 = xor(g3s_2_l, g3s_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl24(%rip), %ymm11, %ymm13 /* g3lr24_2 = lookup16(g3s_2, rotl24) */
+	vpxor %ymm13, %ymm11, %ymm13 /* g3l_acc_2 = xor(g3s_2, g3lr24_2) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl8(%rip), %ymm11, %ymm12 /* g3lr8_2 = lookup16(g3s_2, rotl8) */
+	vpxor %ymm12, %ymm11, %ymm12 /* g3lg_acc_2 = xor(g3s_2, g3lr8_2) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl16(%rip), %ymm11, %ymm11 /* g3lr16_2 = lookup16(g3s_2, rotl16) */
+	vpxor %ymm11, %ymm12, %ymm11 /* g3lg_2 = xor(g3lg_acc_2, g3lr16_2) */
+	vpslld $2, %ymm11, %ymm12 /* g3lr2_2_l = shl(g3lg_2) */
+	vpsrld $30, %ymm11, %ymm11 /* g3lr2_2_r = shr(g3lg_2) */
+	vpor %ymm11, %ymm12, %ymm11 /* g3lr2_2 = or(g3lr2_2_l, g3lr2_2_r) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
+	vpxor 416(%rsp), %ymm11, %ymm11 /* g3x_2 = xor(g3l_2, g3x2.2) */
+	vpbroadcastd 8(%rdi,%r8), %ymm12 /* rkw_20 = bcast32() */
+	vmovdqa 1248(%rsp), %ymm13 /* reload g4x3.2 */
+	vpxor 1120(%rsp), %ymm13, %ymm13 /* g4k_acc_2 = xor(g4x3, g4x0) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g4k_2 = xor(g4k_acc_2, rkw_20) */
+	vpxor 1152(%rsp), %ymm12, %ymm12 /* g4t_2 = xor(g4k_2, g4x1) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm13 /* g4t_2_lo = and(g4t_2, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g4t_2_sh = shr(g4t_2) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm12 /* g4t_2_hi = and(g4t_2_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g4a_2_l = lookup16(tbl_lo, g4t_2_lo) */
+	vpshufb %ymm12, %ymm15, %ymm12 /* g4a_2_h = lookup16(tbl_hi, g4t_2_hi) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g4a_2 = xor(g4a_2_l, g4a_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm12, %ymm12 /* g4s_2_sr = lookup16(g4a_2, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm12, 0(%rsp)
 	vmovdqu 0(%rsp), %xmm12
@@ -6725,38 +6747,38 @@ sm4_wordslice_avx2_vaes_batch_ctr_asm:
 	vmovdqu %xmm12, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm12
 #else
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm12, %ymm12 /* g2s_2_aes = aesenclast(g2s_2_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm12, %ymm12 /* g4s_2_aes = aesenclast(g4s_2_sr, aes_cancel_key) */
 #endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm15 /* g2s_2_aes_lo = and(g2s_2_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g2s_2_aes_sh = shr(g2s_2_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm12 /* g2s_2_aes_hi = and(g2s_2_aes_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* g2s_2_l = lookup16(tbl_lo_1, g2s_2_aes_lo) */
-	vpshufb %ymm12, %ymm4, %ymm12 /* g2s_2_h = lookup16(tbl_hi_1, g2s_2_aes_hi) */
-	vpxor %ymm12, %ymm15, %ymm12 /* g2s_2 = xor(g2s_2_l, g2s_2_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl24(%rip), %ymm12, %ymm15 /* g2lr24_2 = lookup16(g2s_2, rotl24) */
-	vpxor %ymm15, %ymm12, %ymm15 /* g2l_acc_2 = xor(g2s_2, g2lr24_2) */
-	vmovdqa %ymm2, 64(%rsp) /* spill g2x3.2 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl8(%rip), %ymm12, %ymm2 /* g2lr8_2 = lookup16(g2s_2, rotl8) */
-	vpxor %ymm2, %ymm12, %ymm2 /* g2lg_acc_2 = xor(g2s_2, g2lr8_2) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl16(%rip), %ymm12, %ymm12 /* g2lr16_2 = lookup16(g2s_2, rotl16) */
-	vpxor %ymm12, %ymm2, %ymm2 /* g2lg_2 = xor(g2lg_acc_2, g2lr16_2) */
-	vpslld $2, %ymm2, %ymm12 /* g2lr2_2_l = shl(g2lg_2) */
-	vpsrld $30, %ymm2, %ymm2 /* g2lr2_2_r = shr(g2lg_2) */
-	vpor %ymm2, %ymm12, %ymm2 /* g2lr2_2 = or(g2lr2_2_l, g2lr2_2_r) */
-	vpxor %ymm2, %ymm15, %ymm2 /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
-	vpxor %ymm2, %ymm13, %ymm2 /* g2x_2 = xor(g2x2, g2l_2) */
-	vpbroadcastd 8(%rdi,%r8), %ymm12 /* rkw_19 = bcast32() */
-	vmovdqa 320(%rsp), %ymm13 /* reload g3x3.2 */
-	vpxor 1216(%rsp), %ymm13, %ymm15 /* g3k_acc_2 = xor(g3x3, g3x0) */
-	vpxor %ymm12, %ymm15, %ymm12 /* g3k_2 = xor(g3k_acc_2, rkw_19) */
-	vpxor 576(%rsp), %ymm12, %ymm12 /* g3t_2 = xor(g3k_2, g3x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm15 /* g3t_2_lo = and(g3t_2, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g3t_2_sh = shr(g3t_2) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm12 /* g3t_2_hi = and(g3t_2_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm7, %ymm15 /* g3a_2_l = lookup16(tbl_lo, g3t_2_lo) */
-	vpshufb %ymm12, %ymm14, %ymm12 /* g3a_2_h = lookup16(tbl_hi, g3t_2_hi) */
-	vpxor %ymm12, %ymm15, %ymm12 /* g3a_2 = xor(g3a_2_l, g3a_2_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm12, %ymm12 /* g3s_2_sr = lookup16(g3a_2, inv_shift_rows) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm13 /* g4s_2_aes_lo = and(g4s_2_aes, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g4s_2_aes_sh = shr(g4s_2_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm12 /* g4s_2_aes_hi = and(g4s_2_aes_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm3, %ymm13 /* g4s_2_l = lookup16(tbl_lo_1, g4s_2_aes_lo) */
+	vpshufb %ymm12, %ymm4, %ymm12 /* g4s_2_h = lookup16(tbl_hi_1, g4s_2_aes_hi) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g4s_2 = xor(g4s_2_l, g4s_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl24(%rip), %ymm12, %ymm13 /* g4lr24_2 = lookup16(g4s_2, rotl24) */
+	vpxor %ymm13, %ymm12, %ymm13 /* g4l_acc_2 = xor(g4s_2, g4lr24_2) */
+	vmovdqa %ymm11, 416(%rsp) /* spill g3x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl8(%rip), %ymm12, %ymm11 /* g4lr8_2 = lookup16(g4s_2, rotl8) */
+	vpxor %ymm11, %ymm12, %ymm11 /* g4lg_acc_2 = xor(g4s_2, g4lr8_2) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl16(%rip), %ymm12, %ymm12 /* g4lr16_2 = lookup16(g4s_2, rotl16) */
+	vpxor %ymm12, %ymm11, %ymm11 /* g4lg_2 = xor(g4lg_acc_2, g4lr16_2) */
+	vpslld $2, %ymm11, %ymm12 /* g4lr2_2_l = shl(g4lg_2) */
+	vpsrld $30, %ymm11, %ymm11 /* g4lr2_2_r = shr(g4lg_2) */
+	vpor %ymm11, %ymm12, %ymm11 /* g4lr2_2 = or(g4lr2_2_l, g4lr2_2_r) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g4l_2 = xor(g4l_acc_2, g4lr2_2) */
+	vpxor 1184(%rsp), %ymm11, %ymm11 /* g4x_2 = xor(g4l_2, g4x2.2) */
+	vpbroadcastd 8(%rdi,%r8), %ymm12 /* rkw_21 = bcast32() */
+	vmovdqa 1280(%rsp), %ymm13 /* reload g5x3.2 */
+	vpxor 960(%rsp), %ymm13, %ymm13 /* g5k_acc_2 = xor(g5x3, g5x0) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g5k_2 = xor(g5k_acc_2, rkw_21) */
+	vpxor 992(%rsp), %ymm12, %ymm12 /* g5t_2 = xor(g5k_2, g5x1) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm13 /* g5t_2_lo = and(g5t_2, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g5t_2_sh = shr(g5t_2) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm12 /* g5t_2_hi = and(g5t_2_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g5a_2_l = lookup16(tbl_lo, g5t_2_lo) */
+	vpshufb %ymm12, %ymm15, %ymm12 /* g5a_2_h = lookup16(tbl_hi, g5t_2_hi) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g5a_2 = xor(g5a_2_l, g5a_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm12, %ymm12 /* g5s_2_sr = lookup16(g5a_2, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm12, 0(%rsp)
 	vmovdqu 0(%rsp), %xmm12
@@ -6767,544 +6789,461 @@ sm4_wordslice_avx2_vaes_batch_ctr_asm:
 	vmovdqu %xmm12, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm12
 #else
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm12, %ymm12 /* g3s_2_aes = aesenclast(g3s_2_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm12, %ymm12 /* g5s_2_aes = aesenclast(g5s_2_sr, aes_cancel_key) */
 #endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm15 /* g3s_2_aes_lo = and(g3s_2_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g3s_2_aes_sh = shr(g3s_2_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm12 /* g3s_2_aes_hi = and(g3s_2_aes_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* g3s_2_l = lookup16(tbl_lo_1, g3s_2_aes_lo) */
-	vpshufb %ymm12, %ymm4, %ymm12 /* g3s_2_h = lookup16(tbl_hi_1, g3s_2_aes_hi) */
-	vpxor %ymm12, %ymm15, %ymm12 /* g3s_2 = xor(g3s_2_l, g3s_2_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl24(%rip), %ymm12, %ymm15 /* g3lr24_2 = lookup16(g3s_2, rotl24) */
-	vpxor %ymm15, %ymm12, %ymm15 /* g3l_acc_2 = xor(g3s_2, g3lr24_2) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl8(%rip), %ymm12, %ymm13 /* g3lr8_2 = lookup16(g3s_2, rotl8) */
-	vpxor %ymm13, %ymm12, %ymm13 /* g3lg_acc_2 = xor(g3s_2, g3lr8_2) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl16(%rip), %ymm12, %ymm12 /* g3lr16_2 = lookup16(g3s_2, rotl16) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g3lg_2 = xor(g3lg_acc_2, g3lr16_2) */
-	vpslld $2, %ymm12, %ymm13 /* g3lr2_2_l = shl(g3lg_2) */
-	vpsrld $30, %ymm12, %ymm12 /* g3lr2_2_r = shr(g3lg_2) */
-	vpor %ymm12, %ymm13, %ymm12 /* g3lr2_2 = or(g3lr2_2_l, g3lr2_2_r) */
-	vpxor %ymm12, %ymm15, %ymm12 /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
-	vpxor 448(%rsp), %ymm12, %ymm12 /* g3x_2 = xor(g3l_2, g3x2.2) */
-	vpbroadcastd 8(%rdi,%r8), %ymm13 /* rkw_20 = bcast32() */
-	vmovdqa 1248(%rsp), %ymm15 /* reload g4x3.2 */
-	vpxor 1120(%rsp), %ymm15, %ymm15 /* g4k_acc_2 = xor(g4x3, g4x0) */
-	vpxor %ymm13, %ymm15, %ymm13 /* g4k_2 = xor(g4k_acc_2, rkw_20) */
-	vpxor 1152(%rsp), %ymm13, %ymm13 /* g4t_2 = xor(g4k_2, g4x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm13, %ymm15 /* g4t_2_lo = and(g4t_2, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g4t_2_sh = shr(g4t_2) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm13, %ymm13 /* g4t_2_hi = and(g4t_2_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm7, %ymm15 /* g4a_2_l = lookup16(tbl_lo, g4t_2_lo) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g4a_2_h = lookup16(tbl_hi, g4t_2_hi) */
-	vpxor %ymm13, %ymm15, %ymm13 /* g4a_2 = xor(g4a_2_l, g4a_2_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm13, %ymm13 /* g4s_2_sr = lookup16(g4a_2, inv_shift_rows) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm13 /* g5s_2_aes_lo = and(g5s_2_aes, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g5s_2_aes_sh = shr(g5s_2_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm12 /* g5s_2_aes_hi = and(g5s_2_aes_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm3, %ymm13 /* g5s_2_l = lookup16(tbl_lo_1, g5s_2_aes_lo) */
+	vpshufb %ymm12, %ymm4, %ymm12 /* g5s_2_h = lookup16(tbl_hi_1, g5s_2_aes_hi) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g5s_2 = xor(g5s_2_l, g5s_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl24(%rip), %ymm12, %ymm13 /* g5lr24_2 = lookup16(g5s_2, rotl24) */
+	vpxor %ymm13, %ymm12, %ymm13 /* g5l_acc_2 = xor(g5s_2, g5lr24_2) */
+	vmovdqa %ymm11, 1184(%rsp) /* spill g4x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl8(%rip), %ymm12, %ymm11 /* g5lr8_2 = lookup16(g5s_2, rotl8) */
+	vpxor %ymm11, %ymm12, %ymm11 /* g5lg_acc_2 = xor(g5s_2, g5lr8_2) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl16(%rip), %ymm12, %ymm12 /* g5lr16_2 = lookup16(g5s_2, rotl16) */
+	vpxor %ymm12, %ymm11, %ymm11 /* g5lg_2 = xor(g5lg_acc_2, g5lr16_2) */
+	vpslld $2, %ymm11, %ymm12 /* g5lr2_2_l = shl(g5lg_2) */
+	vpsrld $30, %ymm11, %ymm11 /* g5lr2_2_r = shr(g5lg_2) */
+	vpor %ymm11, %ymm12, %ymm11 /* g5lr2_2 = or(g5lr2_2_l, g5lr2_2_r) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g5l_2 = xor(g5l_acc_2, g5lr2_2) */
+	vpxor 1024(%rsp), %ymm11, %ymm11 /* g5x_2 = xor(g5l_2, g5x2.2) */
+	vpbroadcastd 8(%rdi,%r8), %ymm12 /* rkw_22 = bcast32() */
+	vmovdqa 1312(%rsp), %ymm13 /* reload g6x3.2 */
+	vpxor 864(%rsp), %ymm13, %ymm13 /* g6k_acc_2 = xor(g6x3, g6x0) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g6k_2 = xor(g6k_acc_2, rkw_22) */
+	vpxor %ymm10, %ymm12, %ymm12 /* g6t_2 = xor(g6k_2, g6x1) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm13 /* g6t_2_lo = and(g6t_2, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g6t_2_sh = shr(g6t_2) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm12 /* g6t_2_hi = and(g6t_2_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g6a_2_l = lookup16(tbl_lo, g6t_2_lo) */
+	vpshufb %ymm12, %ymm15, %ymm12 /* g6a_2_h = lookup16(tbl_hi, g6t_2_hi) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g6a_2 = xor(g6a_2_l, g6a_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm12, %ymm12 /* g6s_2_sr = lookup16(g6a_2, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm13, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm13
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %xmm13, %xmm13
-	vmovdqu %xmm13, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm13
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key+16(%rip), %xmm13, %xmm13
-	vmovdqu %xmm13, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm13
+	vmovdqu %ymm12, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm12
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %xmm12, %xmm12
+	vmovdqu %xmm12, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm12
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key+16(%rip), %xmm12, %xmm12
+	vmovdqu %xmm12, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm12
 #else
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm13, %ymm13 /* g4s_2_aes = aesenclast(g4s_2_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm12, %ymm12 /* g6s_2_aes = aesenclast(g6s_2_sr, aes_cancel_key) */
 #endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm13, %ymm15 /* g4s_2_aes_lo = and(g4s_2_aes, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g4s_2_aes_sh = shr(g4s_2_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm13, %ymm13 /* g4s_2_aes_hi = and(g4s_2_aes_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* g4s_2_l = lookup16(tbl_lo_1, g4s_2_aes_lo) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g4s_2_h = lookup16(tbl_hi_1, g4s_2_aes_hi) */
-	vpxor %ymm13, %ymm15, %ymm13 /* g4s_2 = xor(g4s_2_l, g4s_2_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl24(%rip), %ymm13, %ymm15 /* g4lr24_2 = lookup16(g4s_2, rotl24) */
-	vpxor %ymm15, %ymm13, %ymm15 /* g4l_acc_2 = xor(g4s_2, g4lr24_2) */
-	vmovdqa %ymm12, 448(%rsp) /* spill g3x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl8(%rip), %ymm13, %ymm12 /* g4lr8_2 = lookup16(g4s_2, rotl8) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g4lg_acc_2 = xor(g4s_2, g4lr8_2) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl16(%rip), %ymm13, %ymm13 /* g4lr16_2 = lookup16(g4s_2, rotl16) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g4lg_2 = xor(g4lg_acc_2, g4lr16_2) */
-	vpslld $2, %ymm12, %ymm13 /* g4lr2_2_l = shl(g4lg_2) */
-	vpsrld $30, %ymm12, %ymm12 /* g4lr2_2_r = shr(g4lg_2) */
-	vpor %ymm12, %ymm13, %ymm12 /* g4lr2_2 = or(g4lr2_2_l, g4lr2_2_r) */
-	vpxor %ymm12, %ymm15, %ymm12 /* g4l_2 = xor(g4l_acc_2, g4lr2_2) */
-	vpxor 1184(%rsp), %ymm12, %ymm12 /* g4x_2 = xor(g4l_2, g4x2.2) */
-	vpbroadcastd 8(%rdi,%r8), %ymm13 /* rkw_21 = bcast32() */
-	vmovdqa 1280(%rsp), %ymm15 /* reload g5x3.2 */
-	vpxor 960(%rsp), %ymm15, %ymm15 /* g5k_acc_2 = xor(g5x3, g5x0) */
-	vpxor %ymm13, %ymm15, %ymm13 /* g5k_2 = xor(g5k_acc_2, rkw_21) */
-	vpxor 992(%rsp), %ymm13, %ymm13 /* g5t_2 = xor(g5k_2, g5x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm13, %ymm15 /* g5t_2_lo = and(g5t_2, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g5t_2_sh = shr(g5t_2) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm13, %ymm13 /* g5t_2_hi = and(g5t_2_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm7, %ymm15 /* g5a_2_l = lookup16(tbl_lo, g5t_2_lo) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g5a_2_h = lookup16(tbl_hi, g5t_2_hi) */
-	vpxor %ymm13, %ymm15, %ymm13 /* g5a_2 = xor(g5a_2_l, g5a_2_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm13, %ymm13 /* g5s_2_sr = lookup16(g5a_2, inv_shift_rows) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm13 /* g6s_2_aes_lo = and(g6s_2_aes, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g6s_2_aes_sh = shr(g6s_2_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm12 /* g6s_2_aes_hi = and(g6s_2_aes_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm3, %ymm13 /* g6s_2_l = lookup16(tbl_lo_1, g6s_2_aes_lo) */
+	vpshufb %ymm12, %ymm4, %ymm12 /* g6s_2_h = lookup16(tbl_hi_1, g6s_2_aes_hi) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g6s_2 = xor(g6s_2_l, g6s_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl24(%rip), %ymm12, %ymm13 /* g6lr24_2 = lookup16(g6s_2, rotl24) */
+	vpxor %ymm13, %ymm12, %ymm13 /* g6l_acc_2 = xor(g6s_2, g6lr24_2) */
+	vmovdqa %ymm10, 896(%rsp) /* spill g6x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl8(%rip), %ymm12, %ymm10 /* g6lr8_2 = lookup16(g6s_2, rotl8) */
+	vpxor %ymm10, %ymm12, %ymm10 /* g6lg_acc_2 = xor(g6s_2, g6lr8_2) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl16(%rip), %ymm12, %ymm12 /* g6lr16_2 = lookup16(g6s_2, rotl16) */
+	vpxor %ymm12, %ymm10, %ymm10 /* g6lg_2 = xor(g6lg_acc_2, g6lr16_2) */
+	vpslld $2, %ymm10, %ymm12 /* g6lr2_2_l = shl(g6lg_2) */
+	vpsrld $30, %ymm10, %ymm10 /* g6lr2_2_r = shr(g6lg_2) */
+	vpor %ymm10, %ymm12, %ymm10 /* g6lr2_2 = or(g6lr2_2_l, g6lr2_2_r) */
+	vpxor %ymm10, %ymm13, %ymm10 /* g6l_2 = xor(g6l_acc_2, g6lr2_2) */
+	vpxor 1056(%rsp), %ymm10, %ymm10 /* g6x_2 = xor(g6l_2, g6x2.2) */
+	vpbroadcastd 8(%rdi,%r8), %ymm12 /* rkw_23 = bcast32() */
+	vmovdqa 160(%rsp), %ymm13 /* reload g7x3.2 */
+	vpxor 608(%rsp), %ymm13, %ymm13 /* g7k_acc_2 = xor(g7x3, g7x0) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g7k_2 = xor(g7k_acc_2, rkw_23) */
+	vpxor %ymm8, %ymm12, %ymm12 /* g7t_2 = xor(g7k_2, g7x1) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm13 /* g7t_2_lo = and(g7t_2, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g7t_2_sh = shr(g7t_2) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm12 /* g7t_2_hi = and(g7t_2_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g7a_2_l = lookup16(tbl_lo, g7t_2_lo) */
+	vpshufb %ymm12, %ymm15, %ymm12 /* g7a_2_h = lookup16(tbl_hi, g7t_2_hi) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g7a_2 = xor(g7a_2_l, g7a_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm12, %ymm12 /* g7s_2_sr = lookup16(g7a_2, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm13, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm13
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %xmm13, %xmm13
-	vmovdqu %xmm13, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm13
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key+16(%rip), %xmm13, %xmm13
-	vmovdqu %xmm13, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm13
+	vmovdqu %ymm12, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm12
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %xmm12, %xmm12
+	vmovdqu %xmm12, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm12
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key+16(%rip), %xmm12, %xmm12
+	vmovdqu %xmm12, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm12
 #else
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm13, %ymm13 /* g5s_2_aes = aesenclast(g5s_2_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm12, %ymm12 /* g7s_2_aes = aesenclast(g7s_2_sr, aes_cancel_key) */
 #endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm13, %ymm15 /* g5s_2_aes_lo = and(g5s_2_aes, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g5s_2_aes_sh = shr(g5s_2_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm13, %ymm13 /* g5s_2_aes_hi = and(g5s_2_aes_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* g5s_2_l = lookup16(tbl_lo_1, g5s_2_aes_lo) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g5s_2_h = lookup16(tbl_hi_1, g5s_2_aes_hi) */
-	vpxor %ymm13, %ymm15, %ymm13 /* g5s_2 = xor(g5s_2_l, g5s_2_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl24(%rip), %ymm13, %ymm15 /* g5lr24_2 = lookup16(g5s_2, rotl24) */
-	vpxor %ymm15, %ymm13, %ymm15 /* g5l_acc_2 = xor(g5s_2, g5lr24_2) */
-	vmovdqa %ymm12, 1184(%rsp) /* spill g4x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl8(%rip), %ymm13, %ymm12 /* g5lr8_2 = lookup16(g5s_2, rotl8) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g5lg_acc_2 = xor(g5s_2, g5lr8_2) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl16(%rip), %ymm13, %ymm13 /* g5lr16_2 = lookup16(g5s_2, rotl16) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g5lg_2 = xor(g5lg_acc_2, g5lr16_2) */
-	vpslld $2, %ymm12, %ymm13 /* g5lr2_2_l = shl(g5lg_2) */
-	vpsrld $30, %ymm12, %ymm12 /* g5lr2_2_r = shr(g5lg_2) */
-	vpor %ymm12, %ymm13, %ymm12 /* g5lr2_2 = or(g5lr2_2_l, g5lr2_2_r) */
-	vpxor %ymm12, %ymm15, %ymm12 /* g5l_2 = xor(g5l_acc_2, g5lr2_2) */
-	vpxor 1024(%rsp), %ymm12, %ymm12 /* g5x_2 = xor(g5l_2, g5x2.2) */
-	vpbroadcastd 8(%rdi,%r8), %ymm13 /* rkw_22 = bcast32() */
-	vmovdqa 1312(%rsp), %ymm15 /* reload g6x3.2 */
-	vpxor 864(%rsp), %ymm15, %ymm15 /* g6k_acc_2 = xor(g6x3, g6x0) */
-	vpxor %ymm13, %ymm15, %ymm13 /* g6k_2 = xor(g6k_acc_2, rkw_22) */
-	vpxor %ymm11, %ymm13, %ymm13 /* g6t_2 = xor(g6k_2, g6x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm13, %ymm15 /* g6t_2_lo = and(g6t_2, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g6t_2_sh = shr(g6t_2) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm13, %ymm13 /* g6t_2_hi = and(g6t_2_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm7, %ymm15 /* g6a_2_l = lookup16(tbl_lo, g6t_2_lo) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g6a_2_h = lookup16(tbl_hi, g6t_2_hi) */
-	vpxor %ymm13, %ymm15, %ymm13 /* g6a_2 = xor(g6a_2_l, g6a_2_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm13, %ymm13 /* g6s_2_sr = lookup16(g6a_2, inv_shift_rows) */
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm13, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm13
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %xmm13, %xmm13
-	vmovdqu %xmm13, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm13
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key+16(%rip), %xmm13, %xmm13
-	vmovdqu %xmm13, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm13
-#else
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm13, %ymm13 /* g6s_2_aes = aesenclast(g6s_2_sr, aes_cancel_key) */
-#endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm13, %ymm15 /* g6s_2_aes_lo = and(g6s_2_aes, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g6s_2_aes_sh = shr(g6s_2_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm13, %ymm13 /* g6s_2_aes_hi = and(g6s_2_aes_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* g6s_2_l = lookup16(tbl_lo_1, g6s_2_aes_lo) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g6s_2_h = lookup16(tbl_hi_1, g6s_2_aes_hi) */
-	vpxor %ymm13, %ymm15, %ymm13 /* g6s_2 = xor(g6s_2_l, g6s_2_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl24(%rip), %ymm13, %ymm15 /* g6lr24_2 = lookup16(g6s_2, rotl24) */
-	vpxor %ymm15, %ymm13, %ymm15 /* g6l_acc_2 = xor(g6s_2, g6lr24_2) */
-	vmovdqa %ymm11, 896(%rsp) /* spill g6x1.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl8(%rip), %ymm13, %ymm11 /* g6lr8_2 = lookup16(g6s_2, rotl8) */
-	vpxor %ymm11, %ymm13, %ymm11 /* g6lg_acc_2 = xor(g6s_2, g6lr8_2) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl16(%rip), %ymm13, %ymm13 /* g6lr16_2 = lookup16(g6s_2, rotl16) */
-	vpxor %ymm13, %ymm11, %ymm11 /* g6lg_2 = xor(g6lg_acc_2, g6lr16_2) */
-	vpslld $2, %ymm11, %ymm13 /* g6lr2_2_l = shl(g6lg_2) */
-	vpsrld $30, %ymm11, %ymm11 /* g6lr2_2_r = shr(g6lg_2) */
-	vpor %ymm11, %ymm13, %ymm11 /* g6lr2_2 = or(g6lr2_2_l, g6lr2_2_r) */
-	vpxor %ymm11, %ymm15, %ymm11 /* g6l_2 = xor(g6l_acc_2, g6lr2_2) */
-	vpxor 1056(%rsp), %ymm11, %ymm11 /* g6x_2 = xor(g6l_2, g6x2.2) */
-	vpbroadcastd 8(%rdi,%r8), %ymm13 /* rkw_23 = bcast32() */
-	vmovdqa 192(%rsp), %ymm15 /* reload g7x3.2 */
-	vpxor 640(%rsp), %ymm15, %ymm15 /* g7k_acc_2 = xor(g7x3, g7x0) */
-	vpxor %ymm13, %ymm15, %ymm13 /* g7k_2 = xor(g7k_acc_2, rkw_23) */
-	vpxor %ymm9, %ymm13, %ymm13 /* g7t_2 = xor(g7k_2, g7x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm13, %ymm15 /* g7t_2_lo = and(g7t_2, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g7t_2_sh = shr(g7t_2) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm13, %ymm13 /* g7t_2_hi = and(g7t_2_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm7, %ymm15 /* g7a_2_l = lookup16(tbl_lo, g7t_2_lo) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g7a_2_h = lookup16(tbl_hi, g7t_2_hi) */
-	vpxor %ymm13, %ymm15, %ymm13 /* g7a_2 = xor(g7a_2_l, g7a_2_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm13, %ymm13 /* g7s_2_sr = lookup16(g7a_2, inv_shift_rows) */
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm13, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm13
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %xmm13, %xmm13
-	vmovdqu %xmm13, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm13
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key+16(%rip), %xmm13, %xmm13
-	vmovdqu %xmm13, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm13
-#else
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm13, %ymm13 /* g7s_2_aes = aesenclast(g7s_2_sr, aes_cancel_key) */
-#endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm13, %ymm15 /* g7s_2_aes_lo = and(g7s_2_aes, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g7s_2_aes_sh = shr(g7s_2_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm13, %ymm13 /* g7s_2_aes_hi = and(g7s_2_aes_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* g7s_2_l = lookup16(tbl_lo_1, g7s_2_aes_lo) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g7s_2_h = lookup16(tbl_hi_1, g7s_2_aes_hi) */
-	vpxor %ymm13, %ymm15, %ymm13 /* g7s_2 = xor(g7s_2_l, g7s_2_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl24(%rip), %ymm13, %ymm15 /* g7lr24_2 = lookup16(g7s_2, rotl24) */
-	vpxor %ymm15, %ymm13, %ymm15 /* g7l_acc_2 = xor(g7s_2, g7lr24_2) */
-	vmovdqa %ymm9, 928(%rsp) /* spill g7x1.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl8(%rip), %ymm13, %ymm9 /* g7lr8_2 = lookup16(g7s_2, rotl8) */
-	vpxor %ymm9, %ymm13, %ymm9 /* g7lg_acc_2 = xor(g7s_2, g7lr8_2) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl16(%rip), %ymm13, %ymm13 /* g7lr16_2 = lookup16(g7s_2, rotl16) */
-	vpxor %ymm13, %ymm9, %ymm9 /* g7lg_2 = xor(g7lg_acc_2, g7lr16_2) */
-	vpslld $2, %ymm9, %ymm13 /* g7lr2_2_l = shl(g7lg_2) */
-	vpsrld $30, %ymm9, %ymm9 /* g7lr2_2_r = shr(g7lg_2) */
-	vpor %ymm9, %ymm13, %ymm9 /* g7lr2_2 = or(g7lr2_2_l, g7lr2_2_r) */
-	vpxor %ymm9, %ymm15, %ymm9 /* g7l_2 = xor(g7l_acc_2, g7lr2_2) */
-	vpxor 1088(%rsp), %ymm9, %ymm9 /* g7x_2 = xor(g7l_2, g7x2.2) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm13 /* g7s_2_aes_lo = and(g7s_2_aes, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g7s_2_aes_sh = shr(g7s_2_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm12 /* g7s_2_aes_hi = and(g7s_2_aes_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm3, %ymm13 /* g7s_2_l = lookup16(tbl_lo_1, g7s_2_aes_lo) */
+	vpshufb %ymm12, %ymm4, %ymm12 /* g7s_2_h = lookup16(tbl_hi_1, g7s_2_aes_hi) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g7s_2 = xor(g7s_2_l, g7s_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl24(%rip), %ymm12, %ymm13 /* g7lr24_2 = lookup16(g7s_2, rotl24) */
+	vpxor %ymm13, %ymm12, %ymm13 /* g7l_acc_2 = xor(g7s_2, g7lr24_2) */
+	vmovdqa %ymm8, 928(%rsp) /* spill g7x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl8(%rip), %ymm12, %ymm8 /* g7lr8_2 = lookup16(g7s_2, rotl8) */
+	vpxor %ymm8, %ymm12, %ymm8 /* g7lg_acc_2 = xor(g7s_2, g7lr8_2) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl16(%rip), %ymm12, %ymm12 /* g7lr16_2 = lookup16(g7s_2, rotl16) */
+	vpxor %ymm12, %ymm8, %ymm8 /* g7lg_2 = xor(g7lg_acc_2, g7lr16_2) */
+	vpslld $2, %ymm8, %ymm12 /* g7lr2_2_l = shl(g7lg_2) */
+	vpsrld $30, %ymm8, %ymm8 /* g7lr2_2_r = shr(g7lg_2) */
+	vpor %ymm8, %ymm12, %ymm8 /* g7lr2_2 = or(g7lr2_2_l, g7lr2_2_r) */
+	vpxor %ymm8, %ymm13, %ymm8 /* g7l_2 = xor(g7l_acc_2, g7lr2_2) */
+	vpxor 1088(%rsp), %ymm8, %ymm8 /* g7x_2 = xor(g7l_2, g7x2.2) */
 
 	/* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
-	vpbroadcastd 12(%rdi,%r8), %ymm13 /* rkw_24 = bcast32() */
-	vmovdqa 736(%rsp), %ymm15 /* reload g0x0.3 */
-	vpxor 544(%rsp), %ymm15, %ymm15 /* g0k_acc_3 = xor(g0x0, g0x1) */
-	vpxor %ymm13, %ymm15, %ymm13 /* g0k_3 = xor(g0k_acc_3, rkw_24) */
-	vpxor %ymm0, %ymm13, %ymm13 /* g0t_3 = xor(g0k_3, g0x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm13, %ymm15 /* g0t_3_lo = and(g0t_3, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g0t_3_sh = shr(g0t_3) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm13, %ymm13 /* g0t_3_hi = and(g0t_3_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm7, %ymm15 /* g0a_3_l = lookup16(tbl_lo, g0t_3_lo) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g0a_3_h = lookup16(tbl_hi, g0t_3_hi) */
-	vpxor %ymm13, %ymm15, %ymm13 /* g0a_3 = xor(g0a_3_l, g0a_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm13, %ymm13 /* g0s_3_sr = lookup16(g0a_3, inv_shift_rows) */
+	vpbroadcastd 12(%rdi,%r8), %ymm12 /* rkw_24 = bcast32() */
+	vmovdqa 736(%rsp), %ymm13 /* reload g0x0.3 */
+	vpxor 512(%rsp), %ymm13, %ymm13 /* g0k_acc_3 = xor(g0x0, g0x1) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g0k_3 = xor(g0k_acc_3, rkw_24) */
+	vpxor %ymm0, %ymm12, %ymm12 /* g0t_3 = xor(g0k_3, g0x2) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm13 /* g0t_3_lo = and(g0t_3, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g0t_3_sh = shr(g0t_3) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm12 /* g0t_3_hi = and(g0t_3_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g0a_3_l = lookup16(tbl_lo, g0t_3_lo) */
+	vpshufb %ymm12, %ymm15, %ymm12 /* g0a_3_h = lookup16(tbl_hi, g0t_3_hi) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g0a_3 = xor(g0a_3_l, g0a_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm12, %ymm12 /* g0s_3_sr = lookup16(g0a_3, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm13, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm13
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %xmm13, %xmm13
-	vmovdqu %xmm13, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm13
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key+16(%rip), %xmm13, %xmm13
-	vmovdqu %xmm13, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm13
+	vmovdqu %ymm12, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm12
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %xmm12, %xmm12
+	vmovdqu %xmm12, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm12
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key+16(%rip), %xmm12, %xmm12
+	vmovdqu %xmm12, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm12
 #else
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm13, %ymm13 /* g0s_3_aes = aesenclast(g0s_3_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm12, %ymm12 /* g0s_3_aes = aesenclast(g0s_3_sr, aes_cancel_key) */
 #endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm13, %ymm15 /* g0s_3_aes_lo = and(g0s_3_aes, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g0s_3_aes_sh = shr(g0s_3_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm13, %ymm13 /* g0s_3_aes_hi = and(g0s_3_aes_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* g0s_3_l = lookup16(tbl_lo_1, g0s_3_aes_lo) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g0s_3_h = lookup16(tbl_hi_1, g0s_3_aes_hi) */
-	vpxor %ymm13, %ymm15, %ymm13 /* g0s_3 = xor(g0s_3_l, g0s_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl24(%rip), %ymm13, %ymm15 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
-	vpxor %ymm15, %ymm13, %ymm15 /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
-	vmovdqa %ymm0, 416(%rsp) /* spill g0x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl8(%rip), %ymm13, %ymm0 /* g0lr8_3 = lookup16(g0s_3, rotl8) */
-	vpxor %ymm0, %ymm13, %ymm0 /* g0lg_acc_3 = xor(g0s_3, g0lr8_3) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl16(%rip), %ymm13, %ymm13 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
-	vpxor %ymm13, %ymm0, %ymm0 /* g0lg_3 = xor(g0lg_acc_3, g0lr16_3) */
-	vpslld $2, %ymm0, %ymm13 /* g0lr2_3_l = shl(g0lg_3) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm13 /* g0s_3_aes_lo = and(g0s_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g0s_3_aes_sh = shr(g0s_3_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm12 /* g0s_3_aes_hi = and(g0s_3_aes_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm3, %ymm13 /* g0s_3_l = lookup16(tbl_lo_1, g0s_3_aes_lo) */
+	vpshufb %ymm12, %ymm4, %ymm12 /* g0s_3_h = lookup16(tbl_hi_1, g0s_3_aes_hi) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g0s_3 = xor(g0s_3_l, g0s_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl24(%rip), %ymm12, %ymm13 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
+	vpxor %ymm13, %ymm12, %ymm13 /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
+	vmovdqa %ymm0, 384(%rsp) /* spill g0x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl8(%rip), %ymm12, %ymm0 /* g0lr8_3 = lookup16(g0s_3, rotl8) */
+	vpxor %ymm0, %ymm12, %ymm0 /* g0lg_acc_3 = xor(g0s_3, g0lr8_3) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl16(%rip), %ymm12, %ymm12 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
+	vpxor %ymm12, %ymm0, %ymm0 /* g0lg_3 = xor(g0lg_acc_3, g0lr16_3) */
+	vpslld $2, %ymm0, %ymm12 /* g0lr2_3_l = shl(g0lg_3) */
 	vpsrld $30, %ymm0, %ymm0 /* g0lr2_3_r = shr(g0lg_3) */
-	vpor %ymm0, %ymm13, %ymm0 /* g0lr2_3 = or(g0lr2_3_l, g0lr2_3_r) */
-	vpxor %ymm0, %ymm15, %ymm0 /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
-	vpxor 96(%rsp), %ymm0, %ymm0 /* g0x_3 = xor(g0l_3, g0x3.2) */
-	vpbroadcastd 12(%rdi,%r8), %ymm13 /* rkw_25 = bcast32() */
-	vpxor %ymm8, %ymm1, %ymm15 /* g1k_acc_3 = xor(g1x0, g1x1) */
-	vpxor %ymm13, %ymm15, %ymm13 /* g1k_3 = xor(g1k_acc_3, rkw_25) */
-	vpxor %ymm6, %ymm13, %ymm13 /* g1t_3 = xor(g1k_3, g1x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm13, %ymm15 /* g1t_3_lo = and(g1t_3, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g1t_3_sh = shr(g1t_3) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm13, %ymm13 /* g1t_3_hi = and(g1t_3_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm7, %ymm15 /* g1a_3_l = lookup16(tbl_lo, g1t_3_lo) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g1a_3_h = lookup16(tbl_hi, g1t_3_hi) */
-	vpxor %ymm13, %ymm15, %ymm13 /* g1a_3 = xor(g1a_3_l, g1a_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm13, %ymm13 /* g1s_3_sr = lookup16(g1a_3, inv_shift_rows) */
+	vpor %ymm0, %ymm12, %ymm0 /* g0lr2_3 = or(g0lr2_3_l, g0lr2_3_r) */
+	vpxor %ymm0, %ymm13, %ymm0 /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
+	vpxor 64(%rsp), %ymm0, %ymm0 /* g0x_3 = xor(g0l_3, g0x3.2) */
+	vpbroadcastd 12(%rdi,%r8), %ymm12 /* rkw_25 = bcast32() */
+	vpxor %ymm7, %ymm2, %ymm13 /* g1k_acc_3 = xor(g1x0, g1x1) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g1k_3 = xor(g1k_acc_3, rkw_25) */
+	vpxor %ymm6, %ymm12, %ymm12 /* g1t_3 = xor(g1k_3, g1x2) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm13 /* g1t_3_lo = and(g1t_3, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g1t_3_sh = shr(g1t_3) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm12 /* g1t_3_hi = and(g1t_3_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g1a_3_l = lookup16(tbl_lo, g1t_3_lo) */
+	vpshufb %ymm12, %ymm15, %ymm12 /* g1a_3_h = lookup16(tbl_hi, g1t_3_hi) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g1a_3 = xor(g1a_3_l, g1a_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm12, %ymm12 /* g1s_3_sr = lookup16(g1a_3, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm13, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm13
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %xmm13, %xmm13
-	vmovdqu %xmm13, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm13
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key+16(%rip), %xmm13, %xmm13
-	vmovdqu %xmm13, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm13
+	vmovdqu %ymm12, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm12
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %xmm12, %xmm12
+	vmovdqu %xmm12, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm12
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key+16(%rip), %xmm12, %xmm12
+	vmovdqu %xmm12, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm12
 #else
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm13, %ymm13 /* g1s_3_aes = aesenclast(g1s_3_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm12, %ymm12 /* g1s_3_aes = aesenclast(g1s_3_sr, aes_cancel_key) */
 #endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm13, %ymm15 /* g1s_3_aes_lo = and(g1s_3_aes, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g1s_3_aes_sh = shr(g1s_3_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm13, %ymm13 /* g1s_3_aes_hi = and(g1s_3_aes_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* g1s_3_l = lookup16(tbl_lo_1, g1s_3_aes_lo) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g1s_3_h = lookup16(tbl_hi_1, g1s_3_aes_hi) */
-	vpxor %ymm13, %ymm15, %ymm13 /* g1s_3 = xor(g1s_3_l, g1s_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl24(%rip), %ymm13, %ymm15 /* g1lr24_3 = lookup16(g1s_3, rotl24) */
-	vpxor %ymm15, %ymm13, %ymm15 /* g1l_acc_3 = xor(g1s_3, g1lr24_3) */
-	vmovdqa %ymm1, 96(%rsp) /* spill g1x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl8(%rip), %ymm13, %ymm1 /* g1lr8_3 = lookup16(g1s_3, rotl8) */
-	vpxor %ymm1, %ymm13, %ymm1 /* g1lg_acc_3 = xor(g1s_3, g1lr8_3) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl16(%rip), %ymm13, %ymm13 /* g1lr16_3 = lookup16(g1s_3, rotl16) */
-	vpxor %ymm13, %ymm1, %ymm1 /* g1lg_3 = xor(g1lg_acc_3, g1lr16_3) */
-	vpslld $2, %ymm1, %ymm13 /* g1lr2_3_l = shl(g1lg_3) */
-	vpsrld $30, %ymm1, %ymm1 /* g1lr2_3_r = shr(g1lg_3) */
-	vpor %ymm1, %ymm13, %ymm1 /* g1lr2_3 = or(g1lr2_3_l, g1lr2_3_r) */
-	vpxor %ymm1, %ymm15, %ymm1 /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
-	vpxor 704(%rsp), %ymm1, %ymm1 /* g1x_3 = xor(g1l_3, g1x3.2) */
-	vpbroadcastd 12(%rdi,%r8), %ymm13 /* rkw_26 = bcast32() */
-	vpxor %ymm10, %ymm5, %ymm15 /* g2k_acc_3 = xor(g2x0, g2x1) */
-	vpxor %ymm13, %ymm15, %ymm13 /* g2k_3 = xor(g2k_acc_3, rkw_26) */
-	vpxor %ymm2, %ymm13, %ymm13 /* g2t_3 = xor(g2k_3, g2x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm13, %ymm15 /* g2t_3_lo = and(g2t_3, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g2t_3_sh = shr(g2t_3) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm13, %ymm13 /* g2t_3_hi = and(g2t_3_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm7, %ymm15 /* g2a_3_l = lookup16(tbl_lo, g2t_3_lo) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g2a_3_h = lookup16(tbl_hi, g2t_3_hi) */
-	vpxor %ymm13, %ymm15, %ymm13 /* g2a_3 = xor(g2a_3_l, g2a_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm13, %ymm13 /* g2s_3_sr = lookup16(g2a_3, inv_shift_rows) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm13 /* g1s_3_aes_lo = and(g1s_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g1s_3_aes_sh = shr(g1s_3_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm12 /* g1s_3_aes_hi = and(g1s_3_aes_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm3, %ymm13 /* g1s_3_l = lookup16(tbl_lo_1, g1s_3_aes_lo) */
+	vpshufb %ymm12, %ymm4, %ymm12 /* g1s_3_h = lookup16(tbl_hi_1, g1s_3_aes_hi) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g1s_3 = xor(g1s_3_l, g1s_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl24(%rip), %ymm12, %ymm13 /* g1lr24_3 = lookup16(g1s_3, rotl24) */
+	vpxor %ymm13, %ymm12, %ymm13 /* g1l_acc_3 = xor(g1s_3, g1lr24_3) */
+	vmovdqa %ymm2, 64(%rsp) /* spill g1x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl8(%rip), %ymm12, %ymm2 /* g1lr8_3 = lookup16(g1s_3, rotl8) */
+	vpxor %ymm2, %ymm12, %ymm2 /* g1lg_acc_3 = xor(g1s_3, g1lr8_3) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl16(%rip), %ymm12, %ymm12 /* g1lr16_3 = lookup16(g1s_3, rotl16) */
+	vpxor %ymm12, %ymm2, %ymm2 /* g1lg_3 = xor(g1lg_acc_3, g1lr16_3) */
+	vpslld $2, %ymm2, %ymm12 /* g1lr2_3_l = shl(g1lg_3) */
+	vpsrld $30, %ymm2, %ymm2 /* g1lr2_3_r = shr(g1lg_3) */
+	vpor %ymm2, %ymm12, %ymm2 /* g1lr2_3 = or(g1lr2_3_l, g1lr2_3_r) */
+	vpxor %ymm2, %ymm13, %ymm2 /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
+	vpxor 704(%rsp), %ymm2, %ymm2 /* g1x_3 = xor(g1l_3, g1x3.2) */
+	vpbroadcastd 12(%rdi,%r8), %ymm12 /* rkw_26 = bcast32() */
+	vpxor %ymm9, %ymm5, %ymm13 /* g2k_acc_3 = xor(g2x0, g2x1) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g2k_3 = xor(g2k_acc_3, rkw_26) */
+	vpxor %ymm1, %ymm12, %ymm12 /* g2t_3 = xor(g2k_3, g2x2) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm13 /* g2t_3_lo = and(g2t_3, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g2t_3_sh = shr(g2t_3) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm12 /* g2t_3_hi = and(g2t_3_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g2a_3_l = lookup16(tbl_lo, g2t_3_lo) */
+	vpshufb %ymm12, %ymm15, %ymm12 /* g2a_3_h = lookup16(tbl_hi, g2t_3_hi) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g2a_3 = xor(g2a_3_l, g2a_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm12, %ymm12 /* g2s_3_sr = lookup16(g2a_3, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm13, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm13
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %xmm13, %xmm13
-	vmovdqu %xmm13, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm13
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key+16(%rip), %xmm13, %xmm13
-	vmovdqu %xmm13, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm13
+	vmovdqu %ymm12, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm12
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %xmm12, %xmm12
+	vmovdqu %xmm12, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm12
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key+16(%rip), %xmm12, %xmm12
+	vmovdqu %xmm12, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm12
 #else
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm13, %ymm13 /* g2s_3_aes = aesenclast(g2s_3_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm12, %ymm12 /* g2s_3_aes = aesenclast(g2s_3_sr, aes_cancel_key) */
 #endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm13, %ymm15 /* g2s_3_aes_lo = and(g2s_3_aes, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g2s_3_aes_sh = shr(g2s_3_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm13, %ymm13 /* g2s_3_aes_hi = and(g2s_3_aes_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* g2s_3_l = lookup16(tbl_lo_1, g2s_3_aes_lo) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g2s_3_h = lookup16(tbl_hi_1, g2s_3_aes_hi) */
-	vpxor %ymm13, %ymm15, %ymm13 /* g2s_3 = xor(g2s_3_l, g2s_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl24(%rip), %ymm13, %ymm15 /* g2lr24_3 = lookup16(g2s_3, rotl24) */
-	vpxor %ymm15, %ymm13, %ymm15 /* g2l_acc_3 = xor(g2s_3, g2lr24_3) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm13 /* g2s_3_aes_lo = and(g2s_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g2s_3_aes_sh = shr(g2s_3_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm12 /* g2s_3_aes_hi = and(g2s_3_aes_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm3, %ymm13 /* g2s_3_l = lookup16(tbl_lo_1, g2s_3_aes_lo) */
+	vpshufb %ymm12, %ymm4, %ymm12 /* g2s_3_h = lookup16(tbl_hi_1, g2s_3_aes_hi) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g2s_3 = xor(g2s_3_l, g2s_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl24(%rip), %ymm12, %ymm13 /* g2lr24_3 = lookup16(g2s_3, rotl24) */
+	vpxor %ymm13, %ymm12, %ymm13 /* g2l_acc_3 = xor(g2s_3, g2lr24_3) */
 	vmovdqa %ymm5, 704(%rsp) /* spill g2x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl8(%rip), %ymm13, %ymm5 /* g2lr8_3 = lookup16(g2s_3, rotl8) */
-	vpxor %ymm5, %ymm13, %ymm5 /* g2lg_acc_3 = xor(g2s_3, g2lr8_3) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl16(%rip), %ymm13, %ymm13 /* g2lr16_3 = lookup16(g2s_3, rotl16) */
-	vpxor %ymm13, %ymm5, %ymm5 /* g2lg_3 = xor(g2lg_acc_3, g2lr16_3) */
-	vpslld $2, %ymm5, %ymm13 /* g2lr2_3_l = shl(g2lg_3) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl8(%rip), %ymm12, %ymm5 /* g2lr8_3 = lookup16(g2s_3, rotl8) */
+	vpxor %ymm5, %ymm12, %ymm5 /* g2lg_acc_3 = xor(g2s_3, g2lr8_3) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl16(%rip), %ymm12, %ymm12 /* g2lr16_3 = lookup16(g2s_3, rotl16) */
+	vpxor %ymm12, %ymm5, %ymm5 /* g2lg_3 = xor(g2lg_acc_3, g2lr16_3) */
+	vpslld $2, %ymm5, %ymm12 /* g2lr2_3_l = shl(g2lg_3) */
 	vpsrld $30, %ymm5, %ymm5 /* g2lr2_3_r = shr(g2lg_3) */
-	vpor %ymm5, %ymm13, %ymm5 /* g2lr2_3 = or(g2lr2_3_l, g2lr2_3_r) */
-	vpxor %ymm5, %ymm15, %ymm5 /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
-	vpxor 64(%rsp), %ymm5, %ymm5 /* g2x_3 = xor(g2l_3, g2x3.2) */
-	vpbroadcastd 12(%rdi,%r8), %ymm13 /* rkw_27 = bcast32() */
-	vmovdqa 1216(%rsp), %ymm15 /* reload g3x0.3 */
-	vpxor 576(%rsp), %ymm15, %ymm15 /* g3k_acc_3 = xor(g3x0, g3x1) */
-	vpxor %ymm13, %ymm15, %ymm13 /* g3k_3 = xor(g3k_acc_3, rkw_27) */
-	vpxor 448(%rsp), %ymm13, %ymm13 /* g3t_3 = xor(g3k_3, g3x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm13, %ymm15 /* g3t_3_lo = and(g3t_3, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g3t_3_sh = shr(g3t_3) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm13, %ymm13 /* g3t_3_hi = and(g3t_3_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm7, %ymm15 /* g3a_3_l = lookup16(tbl_lo, g3t_3_lo) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g3a_3_h = lookup16(tbl_hi, g3t_3_hi) */
-	vpxor %ymm13, %ymm15, %ymm13 /* g3a_3 = xor(g3a_3_l, g3a_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm13, %ymm13 /* g3s_3_sr = lookup16(g3a_3, inv_shift_rows) */
+	vpor %ymm5, %ymm12, %ymm5 /* g2lr2_3 = or(g2lr2_3_l, g2lr2_3_r) */
+	vpxor %ymm5, %ymm13, %ymm5 /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
+	vpxor 672(%rsp), %ymm5, %ymm5 /* g2x_3 = xor(g2l_3, g2x3.2) */
+	vpbroadcastd 12(%rdi,%r8), %ymm12 /* rkw_27 = bcast32() */
+	vmovdqa 1216(%rsp), %ymm13 /* reload g3x0.3 */
+	vpxor 544(%rsp), %ymm13, %ymm13 /* g3k_acc_3 = xor(g3x0, g3x1) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g3k_3 = xor(g3k_acc_3, rkw_27) */
+	vpxor 416(%rsp), %ymm12, %ymm12 /* g3t_3 = xor(g3k_3, g3x2) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm13 /* g3t_3_lo = and(g3t_3, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g3t_3_sh = shr(g3t_3) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm12 /* g3t_3_hi = and(g3t_3_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g3a_3_l = lookup16(tbl_lo, g3t_3_lo) */
+	vpshufb %ymm12, %ymm15, %ymm12 /* g3a_3_h = lookup16(tbl_hi, g3t_3_hi) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g3a_3 = xor(g3a_3_l, g3a_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm12, %ymm12 /* g3s_3_sr = lookup16(g3a_3, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm13, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm13
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %xmm13, %xmm13
-	vmovdqu %xmm13, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm13
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key+16(%rip), %xmm13, %xmm13
-	vmovdqu %xmm13, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm13
+	vmovdqu %ymm12, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm12
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %xmm12, %xmm12
+	vmovdqu %xmm12, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm12
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key+16(%rip), %xmm12, %xmm12
+	vmovdqu %xmm12, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm12
 #else
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm13, %ymm13 /* g3s_3_aes = aesenclast(g3s_3_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm12, %ymm12 /* g3s_3_aes = aesenclast(g3s_3_sr, aes_cancel_key) */
 #endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm13, %ymm15 /* g3s_3_aes_lo = and(g3s_3_aes, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g3s_3_aes_sh = shr(g3s_3_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm13, %ymm13 /* g3s_3_aes_hi = and(g3s_3_aes_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* g3s_3_l = lookup16(tbl_lo_1, g3s_3_aes_lo) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g3s_3_h = lookup16(tbl_hi_1, g3s_3_aes_hi) */
-	vpxor %ymm13, %ymm15, %ymm13 /* g3s_3 = xor(g3s_3_l, g3s_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl24(%rip), %ymm13, %ymm15 /* g3lr24_3 = lookup16(g3s_3, rotl24) */
-	vpxor %ymm15, %ymm13, %ymm15 /* g3l_acc_3 = xor(g3s_3, g3lr24_3) */
-	vmovdqa %ymm5, 64(%rsp) /* spill g2x3.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl8(%rip), %ymm13, %ymm5 /* g3lr8_3 = lookup16(g3s_3, rotl8) */
-	vpxor %ymm5, %ymm13, %ymm5 /* g3lg_acc_3 = xor(g3s_3, g3lr8_3) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl16(%rip), %ymm13, %ymm13 /* g3lr16_3 = lookup16(g3s_3, rotl16) */
-	vpxor %ymm13, %ymm5, %ymm5 /* g3lg_3 = xor(g3lg_acc_3, g3lr16_3) */
-	vpslld $2, %ymm5, %ymm13 /* g3lr2_3_l = shl(g3lg_3) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm13 /* g3s_3_aes_lo = and(g3s_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g3s_3_aes_sh = shr(g3s_3_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm12 /* g3s_3_aes_hi = and(g3s_3_aes_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm3, %ymm13 /* g3s_3_l = lookup16(tbl_lo_1, g3s_3_aes_lo) */
+	vpshufb %ymm12, %ymm4, %ymm12 /* g3s_3_h = lookup16(tbl_hi_1, g3s_3_aes_hi) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g3s_3 = xor(g3s_3_l, g3s_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl24(%rip), %ymm12, %ymm13 /* g3lr24_3 = lookup16(g3s_3, rotl24) */
+	vpxor %ymm13, %ymm12, %ymm13 /* g3l_acc_3 = xor(g3s_3, g3lr24_3) */
+	vmovdqa %ymm5, 672(%rsp) /* spill g2x3.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl8(%rip), %ymm12, %ymm5 /* g3lr8_3 = lookup16(g3s_3, rotl8) */
+	vpxor %ymm5, %ymm12, %ymm5 /* g3lg_acc_3 = xor(g3s_3, g3lr8_3) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl16(%rip), %ymm12, %ymm12 /* g3lr16_3 = lookup16(g3s_3, rotl16) */
+	vpxor %ymm12, %ymm5, %ymm5 /* g3lg_3 = xor(g3lg_acc_3, g3lr16_3) */
+	vpslld $2, %ymm5, %ymm12 /* g3lr2_3_l = shl(g3lg_3) */
 	vpsrld $30, %ymm5, %ymm5 /* g3lr2_3_r = shr(g3lg_3) */
-	vpor %ymm5, %ymm13, %ymm5 /* g3lr2_3 = or(g3lr2_3_l, g3lr2_3_r) */
-	vpxor %ymm5, %ymm15, %ymm5 /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
-	vpxor 320(%rsp), %ymm5, %ymm5 /* g3x_3 = xor(g3l_3, g3x3.2) */
-	vpbroadcastd 12(%rdi,%r8), %ymm13 /* rkw_28 = bcast32() */
-	vmovdqa 1120(%rsp), %ymm15 /* reload g4x0.3 */
-	vpxor 1152(%rsp), %ymm15, %ymm15 /* g4k_acc_3 = xor(g4x0, g4x1) */
-	vpxor %ymm13, %ymm15, %ymm13 /* g4k_3 = xor(g4k_acc_3, rkw_28) */
-	vpxor 1184(%rsp), %ymm13, %ymm13 /* g4t_3 = xor(g4k_3, g4x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm13, %ymm15 /* g4t_3_lo = and(g4t_3, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g4t_3_sh = shr(g4t_3) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm13, %ymm13 /* g4t_3_hi = and(g4t_3_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm7, %ymm15 /* g4a_3_l = lookup16(tbl_lo, g4t_3_lo) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g4a_3_h = lookup16(tbl_hi, g4t_3_hi) */
-	vpxor %ymm13, %ymm15, %ymm13 /* g4a_3 = xor(g4a_3_l, g4a_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm13, %ymm13 /* g4s_3_sr = lookup16(g4a_3, inv_shift_rows) */
+	vpor %ymm5, %ymm12, %ymm5 /* g3lr2_3 = or(g3lr2_3_l, g3lr2_3_r) */
+	vpxor %ymm5, %ymm13, %ymm5 /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
+	vpxor 288(%rsp), %ymm5, %ymm5 /* g3x_3 = xor(g3l_3, g3x3.2) */
+	vpbroadcastd 12(%rdi,%r8), %ymm12 /* rkw_28 = bcast32() */
+	vmovdqa 1120(%rsp), %ymm13 /* reload g4x0.3 */
+	vpxor 1152(%rsp), %ymm13, %ymm13 /* g4k_acc_3 = xor(g4x0, g4x1) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g4k_3 = xor(g4k_acc_3, rkw_28) */
+	vpxor 1184(%rsp), %ymm12, %ymm12 /* g4t_3 = xor(g4k_3, g4x2) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm13 /* g4t_3_lo = and(g4t_3, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g4t_3_sh = shr(g4t_3) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm12 /* g4t_3_hi = and(g4t_3_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g4a_3_l = lookup16(tbl_lo, g4t_3_lo) */
+	vpshufb %ymm12, %ymm15, %ymm12 /* g4a_3_h = lookup16(tbl_hi, g4t_3_hi) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g4a_3 = xor(g4a_3_l, g4a_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm12, %ymm12 /* g4s_3_sr = lookup16(g4a_3, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm13, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm13
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %xmm13, %xmm13
-	vmovdqu %xmm13, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm13
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key+16(%rip), %xmm13, %xmm13
-	vmovdqu %xmm13, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm13
+	vmovdqu %ymm12, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm12
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %xmm12, %xmm12
+	vmovdqu %xmm12, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm12
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key+16(%rip), %xmm12, %xmm12
+	vmovdqu %xmm12, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm12
 #else
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm13, %ymm13 /* g4s_3_aes = aesenclast(g4s_3_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm12, %ymm12 /* g4s_3_aes = aesenclast(g4s_3_sr, aes_cancel_key) */
 #endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm13, %ymm15 /* g4s_3_aes_lo = and(g4s_3_aes, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g4s_3_aes_sh = shr(g4s_3_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm13, %ymm13 /* g4s_3_aes_hi = and(g4s_3_aes_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* g4s_3_l = lookup16(tbl_lo_1, g4s_3_aes_lo) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g4s_3_h = lookup16(tbl_hi_1, g4s_3_aes_hi) */
-	vpxor %ymm13, %ymm15, %ymm13 /* g4s_3 = xor(g4s_3_l, g4s_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl24(%rip), %ymm13, %ymm15 /* g4lr24_3 = lookup16(g4s_3, rotl24) */
-	vpxor %ymm15, %ymm13, %ymm15 /* g4l_acc_3 = xor(g4s_3, g4lr24_3) */
-	vmovdqa %ymm5, 320(%rsp) /* spill g3x3.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl8(%rip), %ymm13, %ymm5 /* g4lr8_3 = lookup16(g4s_3, rotl8) */
-	vpxor %ymm5, %ymm13, %ymm5 /* g4lg_acc_3 = xor(g4s_3, g4lr8_3) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl16(%rip), %ymm13, %ymm13 /* g4lr16_3 = lookup16(g4s_3, rotl16) */
-	vpxor %ymm13, %ymm5, %ymm5 /* g4lg_3 = xor(g4lg_acc_3, g4lr16_3) */
-	vpslld $2, %ymm5, %ymm13 /* g4lr2_3_l = shl(g4lg_3) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm13 /* g4s_3_aes_lo = and(g4s_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g4s_3_aes_sh = shr(g4s_3_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm12 /* g4s_3_aes_hi = and(g4s_3_aes_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm3, %ymm13 /* g4s_3_l = lookup16(tbl_lo_1, g4s_3_aes_lo) */
+	vpshufb %ymm12, %ymm4, %ymm12 /* g4s_3_h = lookup16(tbl_hi_1, g4s_3_aes_hi) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g4s_3 = xor(g4s_3_l, g4s_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl24(%rip), %ymm12, %ymm13 /* g4lr24_3 = lookup16(g4s_3, rotl24) */
+	vpxor %ymm13, %ymm12, %ymm13 /* g4l_acc_3 = xor(g4s_3, g4lr24_3) */
+	vmovdqa %ymm5, 288(%rsp) /* spill g3x3.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl8(%rip), %ymm12, %ymm5 /* g4lr8_3 = lookup16(g4s_3, rotl8) */
+	vpxor %ymm5, %ymm12, %ymm5 /* g4lg_acc_3 = xor(g4s_3, g4lr8_3) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl16(%rip), %ymm12, %ymm12 /* g4lr16_3 = lookup16(g4s_3, rotl16) */
+	vpxor %ymm12, %ymm5, %ymm5 /* g4lg_3 = xor(g4lg_acc_3, g4lr16_3) */
+	vpslld $2, %ymm5, %ymm12 /* g4lr2_3_l = shl(g4lg_3) */
 	vpsrld $30, %ymm5, %ymm5 /* g4lr2_3_r = shr(g4lg_3) */
-	vpor %ymm5, %ymm13, %ymm5 /* g4lr2_3 = or(g4lr2_3_l, g4lr2_3_r) */
-	vpxor %ymm5, %ymm15, %ymm5 /* g4l_3 = xor(g4l_acc_3, g4lr2_3) */
+	vpor %ymm5, %ymm12, %ymm5 /* g4lr2_3 = or(g4lr2_3_l, g4lr2_3_r) */
+	vpxor %ymm5, %ymm13, %ymm5 /* g4l_3 = xor(g4l_acc_3, g4lr2_3) */
 	vpxor 1248(%rsp), %ymm5, %ymm5 /* g4x_3 = xor(g4l_3, g4x3.2) */
-	vpbroadcastd 12(%rdi,%r8), %ymm13 /* rkw_29 = bcast32() */
-	vmovdqa 960(%rsp), %ymm15 /* reload g5x0.3 */
-	vpxor 992(%rsp), %ymm15, %ymm15 /* g5k_acc_3 = xor(g5x0, g5x1) */
-	vpxor %ymm13, %ymm15, %ymm13 /* g5k_3 = xor(g5k_acc_3, rkw_29) */
-	vpxor %ymm12, %ymm13, %ymm13 /* g5t_3 = xor(g5k_3, g5x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm13, %ymm15 /* g5t_3_lo = and(g5t_3, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g5t_3_sh = shr(g5t_3) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm13, %ymm13 /* g5t_3_hi = and(g5t_3_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm7, %ymm15 /* g5a_3_l = lookup16(tbl_lo, g5t_3_lo) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g5a_3_h = lookup16(tbl_hi, g5t_3_hi) */
-	vpxor %ymm13, %ymm15, %ymm13 /* g5a_3 = xor(g5a_3_l, g5a_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm13, %ymm13 /* g5s_3_sr = lookup16(g5a_3, inv_shift_rows) */
+	vpbroadcastd 12(%rdi,%r8), %ymm12 /* rkw_29 = bcast32() */
+	vmovdqa 960(%rsp), %ymm13 /* reload g5x0.3 */
+	vpxor 992(%rsp), %ymm13, %ymm13 /* g5k_acc_3 = xor(g5x0, g5x1) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g5k_3 = xor(g5k_acc_3, rkw_29) */
+	vpxor %ymm11, %ymm12, %ymm12 /* g5t_3 = xor(g5k_3, g5x2) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm13 /* g5t_3_lo = and(g5t_3, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g5t_3_sh = shr(g5t_3) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm12 /* g5t_3_hi = and(g5t_3_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g5a_3_l = lookup16(tbl_lo, g5t_3_lo) */
+	vpshufb %ymm12, %ymm15, %ymm12 /* g5a_3_h = lookup16(tbl_hi, g5t_3_hi) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g5a_3 = xor(g5a_3_l, g5a_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm12, %ymm12 /* g5s_3_sr = lookup16(g5a_3, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm13, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm13
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %xmm13, %xmm13
-	vmovdqu %xmm13, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm13
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key+16(%rip), %xmm13, %xmm13
-	vmovdqu %xmm13, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm13
+	vmovdqu %ymm12, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm12
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %xmm12, %xmm12
+	vmovdqu %xmm12, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm12
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key+16(%rip), %xmm12, %xmm12
+	vmovdqu %xmm12, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm12
 #else
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm13, %ymm13 /* g5s_3_aes = aesenclast(g5s_3_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm12, %ymm12 /* g5s_3_aes = aesenclast(g5s_3_sr, aes_cancel_key) */
 #endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm13, %ymm15 /* g5s_3_aes_lo = and(g5s_3_aes, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g5s_3_aes_sh = shr(g5s_3_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm13, %ymm13 /* g5s_3_aes_hi = and(g5s_3_aes_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* g5s_3_l = lookup16(tbl_lo_1, g5s_3_aes_lo) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g5s_3_h = lookup16(tbl_hi_1, g5s_3_aes_hi) */
-	vpxor %ymm13, %ymm15, %ymm13 /* g5s_3 = xor(g5s_3_l, g5s_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl24(%rip), %ymm13, %ymm15 /* g5lr24_3 = lookup16(g5s_3, rotl24) */
-	vpxor %ymm15, %ymm13, %ymm15 /* g5l_acc_3 = xor(g5s_3, g5lr24_3) */
-	vmovdqa %ymm12, 1024(%rsp) /* spill g5x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl8(%rip), %ymm13, %ymm12 /* g5lr8_3 = lookup16(g5s_3, rotl8) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g5lg_acc_3 = xor(g5s_3, g5lr8_3) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl16(%rip), %ymm13, %ymm13 /* g5lr16_3 = lookup16(g5s_3, rotl16) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g5lg_3 = xor(g5lg_acc_3, g5lr16_3) */
-	vpslld $2, %ymm12, %ymm13 /* g5lr2_3_l = shl(g5lg_3) */
-	vpsrld $30, %ymm12, %ymm12 /* g5lr2_3_r = shr(g5lg_3) */
-	vpor %ymm12, %ymm13, %ymm12 /* g5lr2_3 = or(g5lr2_3_l, g5lr2_3_r) */
-	vpxor %ymm12, %ymm15, %ymm12 /* g5l_3 = xor(g5l_acc_3, g5lr2_3) */
-	vpxor 1280(%rsp), %ymm12, %ymm12 /* g5x_3 = xor(g5l_3, g5x3.2) */
-	vpbroadcastd 12(%rdi,%r8), %ymm13 /* rkw_30 = bcast32() */
-	vmovdqa 864(%rsp), %ymm15 /* reload g6x0.3 */
-	vpxor 896(%rsp), %ymm15, %ymm15 /* g6k_acc_3 = xor(g6x0, g6x1) */
-	vpxor %ymm13, %ymm15, %ymm13 /* g6k_3 = xor(g6k_acc_3, rkw_30) */
-	vpxor %ymm11, %ymm13, %ymm13 /* g6t_3 = xor(g6k_3, g6x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm13, %ymm15 /* g6t_3_lo = and(g6t_3, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g6t_3_sh = shr(g6t_3) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm13, %ymm13 /* g6t_3_hi = and(g6t_3_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm7, %ymm15 /* g6a_3_l = lookup16(tbl_lo, g6t_3_lo) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g6a_3_h = lookup16(tbl_hi, g6t_3_hi) */
-	vpxor %ymm13, %ymm15, %ymm13 /* g6a_3 = xor(g6a_3_l, g6a_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm13, %ymm13 /* g6s_3_sr = lookup16(g6a_3, inv_shift_rows) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm13 /* g5s_3_aes_lo = and(g5s_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g5s_3_aes_sh = shr(g5s_3_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm12 /* g5s_3_aes_hi = and(g5s_3_aes_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm3, %ymm13 /* g5s_3_l = lookup16(tbl_lo_1, g5s_3_aes_lo) */
+	vpshufb %ymm12, %ymm4, %ymm12 /* g5s_3_h = lookup16(tbl_hi_1, g5s_3_aes_hi) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g5s_3 = xor(g5s_3_l, g5s_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl24(%rip), %ymm12, %ymm13 /* g5lr24_3 = lookup16(g5s_3, rotl24) */
+	vpxor %ymm13, %ymm12, %ymm13 /* g5l_acc_3 = xor(g5s_3, g5lr24_3) */
+	vmovdqa %ymm11, 1024(%rsp) /* spill g5x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl8(%rip), %ymm12, %ymm11 /* g5lr8_3 = lookup16(g5s_3, rotl8) */
+	vpxor %ymm11, %ymm12, %ymm11 /* g5lg_acc_3 = xor(g5s_3, g5lr8_3) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl16(%rip), %ymm12, %ymm12 /* g5lr16_3 = lookup16(g5s_3, rotl16) */
+	vpxor %ymm12, %ymm11, %ymm11 /* g5lg_3 = xor(g5lg_acc_3, g5lr16_3) */
+	vpslld $2, %ymm11, %ymm12 /* g5lr2_3_l = shl(g5lg_3) */
+	vpsrld $30, %ymm11, %ymm11 /* g5lr2_3_r = shr(g5lg_3) */
+	vpor %ymm11, %ymm12, %ymm11 /* g5lr2_3 = or(g5lr2_3_l, g5lr2_3_r) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g5l_3 = xor(g5l_acc_3, g5lr2_3) */
+	vpxor 1280(%rsp), %ymm11, %ymm11 /* g5x_3 = xor(g5l_3, g5x3.2) */
+	vpbroadcastd 12(%rdi,%r8), %ymm12 /* rkw_30 = bcast32() */
+	vmovdqa 864(%rsp), %ymm13 /* reload g6x0.3 */
+	vpxor 896(%rsp), %ymm13, %ymm13 /* g6k_acc_3 = xor(g6x0, g6x1) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g6k_3 = xor(g6k_acc_3, rkw_30) */
+	vpxor %ymm10, %ymm12, %ymm12 /* g6t_3 = xor(g6k_3, g6x2) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm13 /* g6t_3_lo = and(g6t_3, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g6t_3_sh = shr(g6t_3) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm12 /* g6t_3_hi = and(g6t_3_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g6a_3_l = lookup16(tbl_lo, g6t_3_lo) */
+	vpshufb %ymm12, %ymm15, %ymm12 /* g6a_3_h = lookup16(tbl_hi, g6t_3_hi) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g6a_3 = xor(g6a_3_l, g6a_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm12, %ymm12 /* g6s_3_sr = lookup16(g6a_3, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm13, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm13
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %xmm13, %xmm13
-	vmovdqu %xmm13, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm13
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key+16(%rip), %xmm13, %xmm13
-	vmovdqu %xmm13, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm13
+	vmovdqu %ymm12, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm12
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %xmm12, %xmm12
+	vmovdqu %xmm12, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm12
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key+16(%rip), %xmm12, %xmm12
+	vmovdqu %xmm12, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm12
 #else
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm13, %ymm13 /* g6s_3_aes = aesenclast(g6s_3_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm12, %ymm12 /* g6s_3_aes = aesenclast(g6s_3_sr, aes_cancel_key) */
 #endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm13, %ymm15 /* g6s_3_aes_lo = and(g6s_3_aes, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g6s_3_aes_sh = shr(g6s_3_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm13, %ymm13 /* g6s_3_aes_hi = and(g6s_3_aes_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* g6s_3_l = lookup16(tbl_lo_1, g6s_3_aes_lo) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g6s_3_h = lookup16(tbl_hi_1, g6s_3_aes_hi) */
-	vpxor %ymm13, %ymm15, %ymm13 /* g6s_3 = xor(g6s_3_l, g6s_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl24(%rip), %ymm13, %ymm15 /* g6lr24_3 = lookup16(g6s_3, rotl24) */
-	vpxor %ymm15, %ymm13, %ymm15 /* g6l_acc_3 = xor(g6s_3, g6lr24_3) */
-	vmovdqa %ymm11, 1056(%rsp) /* spill g6x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl8(%rip), %ymm13, %ymm11 /* g6lr8_3 = lookup16(g6s_3, rotl8) */
-	vpxor %ymm11, %ymm13, %ymm11 /* g6lg_acc_3 = xor(g6s_3, g6lr8_3) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl16(%rip), %ymm13, %ymm13 /* g6lr16_3 = lookup16(g6s_3, rotl16) */
-	vpxor %ymm13, %ymm11, %ymm11 /* g6lg_3 = xor(g6lg_acc_3, g6lr16_3) */
-	vpslld $2, %ymm11, %ymm13 /* g6lr2_3_l = shl(g6lg_3) */
-	vpsrld $30, %ymm11, %ymm11 /* g6lr2_3_r = shr(g6lg_3) */
-	vpor %ymm11, %ymm13, %ymm11 /* g6lr2_3 = or(g6lr2_3_l, g6lr2_3_r) */
-	vpxor %ymm11, %ymm15, %ymm11 /* g6l_3 = xor(g6l_acc_3, g6lr2_3) */
-	vpxor 1312(%rsp), %ymm11, %ymm11 /* g6x_3 = xor(g6l_3, g6x3.2) */
-	vpbroadcastd 12(%rdi,%r8), %ymm13 /* rkw_31 = bcast32() */
-	vmovdqa 640(%rsp), %ymm15 /* reload g7x0.3 */
-	vpxor 928(%rsp), %ymm15, %ymm15 /* g7k_acc_3 = xor(g7x0, g7x1) */
-	vpxor %ymm13, %ymm15, %ymm13 /* g7k_3 = xor(g7k_acc_3, rkw_31) */
-	vpxor %ymm9, %ymm13, %ymm13 /* g7t_3 = xor(g7k_3, g7x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm13, %ymm15 /* g7t_3_lo = and(g7t_3, nibble_mask) */
-	vpshufb %ymm15, %ymm7, %ymm15 /* g7a_3_l = lookup16(tbl_lo, g7t_3_lo) */
-	vpsrlw $4, %ymm13, %ymm13 /* g7t_3_sh = shr(g7t_3) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm13, %ymm13 /* g7t_3_hi = and(g7t_3_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm14, %ymm13 /* g7a_3_h = lookup16(tbl_hi, g7t_3_hi) */
-	vpxor %ymm13, %ymm15, %ymm13 /* g7a_3 = xor(g7a_3_l, g7a_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm13, %ymm13 /* g7s_3_sr = lookup16(g7a_3, inv_shift_rows) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm13 /* g6s_3_aes_lo = and(g6s_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g6s_3_aes_sh = shr(g6s_3_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm12 /* g6s_3_aes_hi = and(g6s_3_aes_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm3, %ymm13 /* g6s_3_l = lookup16(tbl_lo_1, g6s_3_aes_lo) */
+	vpshufb %ymm12, %ymm4, %ymm12 /* g6s_3_h = lookup16(tbl_hi_1, g6s_3_aes_hi) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g6s_3 = xor(g6s_3_l, g6s_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl24(%rip), %ymm12, %ymm13 /* g6lr24_3 = lookup16(g6s_3, rotl24) */
+	vpxor %ymm13, %ymm12, %ymm13 /* g6l_acc_3 = xor(g6s_3, g6lr24_3) */
+	vmovdqa %ymm10, 1056(%rsp) /* spill g6x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl8(%rip), %ymm12, %ymm10 /* g6lr8_3 = lookup16(g6s_3, rotl8) */
+	vpxor %ymm10, %ymm12, %ymm10 /* g6lg_acc_3 = xor(g6s_3, g6lr8_3) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl16(%rip), %ymm12, %ymm12 /* g6lr16_3 = lookup16(g6s_3, rotl16) */
+	vpxor %ymm12, %ymm10, %ymm10 /* g6lg_3 = xor(g6lg_acc_3, g6lr16_3) */
+	vpslld $2, %ymm10, %ymm12 /* g6lr2_3_l = shl(g6lg_3) */
+	vpsrld $30, %ymm10, %ymm10 /* g6lr2_3_r = shr(g6lg_3) */
+	vpor %ymm10, %ymm12, %ymm10 /* g6lr2_3 = or(g6lr2_3_l, g6lr2_3_r) */
+	vpxor %ymm10, %ymm13, %ymm10 /* g6l_3 = xor(g6l_acc_3, g6lr2_3) */
+	vpxor 1312(%rsp), %ymm10, %ymm10 /* g6x_3 = xor(g6l_3, g6x3.2) */
+	vpbroadcastd 12(%rdi,%r8), %ymm12 /* rkw_31 = bcast32() */
+	vmovdqa 608(%rsp), %ymm13 /* reload g7x0.3 */
+	vpxor 928(%rsp), %ymm13, %ymm13 /* g7k_acc_3 = xor(g7x0, g7x1) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g7k_3 = xor(g7k_acc_3, rkw_31) */
+	vpxor %ymm8, %ymm12, %ymm12 /* g7t_3 = xor(g7k_3, g7x2) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm13 /* g7t_3_lo = and(g7t_3, nibble_mask) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g7a_3_l = lookup16(tbl_lo, g7t_3_lo) */
+	vpsrlw $4, %ymm12, %ymm12 /* g7t_3_sh = shr(g7t_3) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm12 /* g7t_3_hi = and(g7t_3_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm15, %ymm12 /* g7a_3_h = lookup16(tbl_hi, g7t_3_hi) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g7a_3 = xor(g7a_3_l, g7a_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_inv_shift_rows(%rip), %ymm12, %ymm12 /* g7s_3_sr = lookup16(g7a_3, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm13, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm13
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %xmm13, %xmm13
-	vmovdqu %xmm13, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm13
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key+16(%rip), %xmm13, %xmm13
-	vmovdqu %xmm13, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm13
+	vmovdqu %ymm12, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm12
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %xmm12, %xmm12
+	vmovdqu %xmm12, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm12
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key+16(%rip), %xmm12, %xmm12
+	vmovdqu %xmm12, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm12
 #else
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm13, %ymm13 /* g7s_3_aes = aesenclast(g7s_3_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_7_aes_cancel_key(%rip), %ymm12, %ymm12 /* g7s_3_aes = aesenclast(g7s_3_sr, aes_cancel_key) */
 #endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm13, %ymm15 /* g7s_3_aes_lo = and(g7s_3_aes, nibble_mask) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* g7s_3_l = lookup16(tbl_lo_1, g7s_3_aes_lo) */
-	vpsrlw $4, %ymm13, %ymm13 /* g7s_3_aes_sh = shr(g7s_3_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm13, %ymm13 /* g7s_3_aes_hi = and(g7s_3_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g7s_3_h = lookup16(tbl_hi_1, g7s_3_aes_hi) */
-	vpxor %ymm13, %ymm15, %ymm13 /* g7s_3 = xor(g7s_3_l, g7s_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl24(%rip), %ymm13, %ymm15 /* g7lr24_3 = lookup16(g7s_3, rotl24) */
-	vmovdqa %ymm9, 1088(%rsp) /* spill g7x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl8(%rip), %ymm13, %ymm9 /* g7lr8_3 = lookup16(g7s_3, rotl8) */
-	vmovdqa %ymm11, 1312(%rsp) /* spill g6x3.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl16(%rip), %ymm13, %ymm11 /* g7lr16_3 = lookup16(g7s_3, rotl16) */
-	vpxor %ymm9, %ymm13, %ymm9 /* g7lg_acc_3 = xor(g7s_3, g7lr8_3) */
-	vpxor %ymm11, %ymm9, %ymm9 /* g7lg_3 = xor(g7lg_acc_3, g7lr16_3) */
-	vpxor %ymm15, %ymm13, %ymm11 /* g7l_acc_3 = xor(g7s_3, g7lr24_3) */
-	vpslld $2, %ymm9, %ymm13 /* g7lr2_3_l = shl(g7lg_3) */
-	vpsrld $30, %ymm9, %ymm9 /* g7lr2_3_r = shr(g7lg_3) */
-	vpor %ymm9, %ymm13, %ymm9 /* g7lr2_3 = or(g7lr2_3_l, g7lr2_3_r) */
-	vpxor %ymm9, %ymm11, %ymm9 /* g7l_3 = xor(g7l_acc_3, g7lr2_3) */
-	vpxor 192(%rsp), %ymm9, %ymm9 /* g7x_3 = xor(g7l_3, g7x3.2) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm13 /* g7s_3_aes_lo = and(g7s_3_aes, nibble_mask) */
+	vpshufb %ymm13, %ymm3, %ymm13 /* g7s_3_l = lookup16(tbl_lo_1, g7s_3_aes_lo) */
+	vpsrlw $4, %ymm12, %ymm12 /* g7s_3_aes_sh = shr(g7s_3_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_7_nibble_mask(%rip), %ymm12, %ymm12 /* g7s_3_aes_hi = and(g7s_3_aes_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm4, %ymm12 /* g7s_3_h = lookup16(tbl_hi_1, g7s_3_aes_hi) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g7s_3 = xor(g7s_3_l, g7s_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl24(%rip), %ymm12, %ymm13 /* g7lr24_3 = lookup16(g7s_3, rotl24) */
+	vmovdqa %ymm8, 1088(%rsp) /* spill g7x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl8(%rip), %ymm12, %ymm8 /* g7lr8_3 = lookup16(g7s_3, rotl8) */
+	vmovdqa %ymm10, 1312(%rsp) /* spill g6x3.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_rotl16(%rip), %ymm12, %ymm10 /* g7lr16_3 = lookup16(g7s_3, rotl16) */
+	vpxor %ymm8, %ymm12, %ymm8 /* g7lg_acc_3 = xor(g7s_3, g7lr8_3) */
+	vpxor %ymm10, %ymm8, %ymm8 /* g7lg_3 = xor(g7lg_acc_3, g7lr16_3) */
+	vpxor %ymm13, %ymm12, %ymm10 /* g7l_acc_3 = xor(g7s_3, g7lr24_3) */
+	vpslld $2, %ymm8, %ymm12 /* g7lr2_3_l = shl(g7lg_3) */
+	vpsrld $30, %ymm8, %ymm8 /* g7lr2_3_r = shr(g7lg_3) */
+	vpor %ymm8, %ymm12, %ymm8 /* g7lr2_3 = or(g7lr2_3_l, g7lr2_3_r) */
+	vpxor %ymm8, %ymm10, %ymm8 /* g7l_3 = xor(g7l_acc_3, g7lr2_3) */
+	vpxor 160(%rsp), %ymm8, %ymm8 /* g7x_3 = xor(g7l_3, g7x3.2) */
 	vmovdqa %ymm5, 1248(%rsp) /* spill g4x3.2 */
-	vmovdqa %ymm12, 1280(%rsp) /* spill g5x3.2 */
-	vmovdqa %ymm9, 192(%rsp) /* spill g7x3.2 */
-	vmovdqa 544(%rsp), %ymm3 /* reload g0x1.3 */
+	vmovdqa %ymm11, 1280(%rsp) /* spill g5x3.2 */
+	vmovdqa %ymm8, 160(%rsp) /* spill g7x3.2 */
+	vmovdqa 512(%rsp), %ymm3 /* reload g0x1.3 */
 	vmovdqa %ymm0, %ymm4 /* g0x3.3 */
-	vmovdqa 96(%rsp), %ymm9 /* reload g1x0.3 */
-	vmovdqa 704(%rsp), %ymm11 /* reload g2x0.3 */
-	vmovdqa %ymm10, %ymm12 /* g2x1.3 */
-	vmovdqa %ymm6, %ymm10 /* g1x2.3 */
-	vmovdqa %ymm1, %ymm6 /* g1x3.3 */
-	vmovdqa 736(%rsp), %ymm1 /* reload g0x0.3 */
-	vmovdqa %ymm2, %ymm13 /* g2x2.3 */
-	vmovdqa 64(%rsp), %ymm2 /* reload g2x3.3 */
-	vmovdqa 416(%rsp), %ymm15 /* reload g0x2.3 */
+	vmovdqa 64(%rsp), %ymm8 /* reload g1x0.3 */
+	vmovdqa 704(%rsp), %ymm10 /* reload g2x0.3 */
+	vmovdqa %ymm9, %ymm11 /* g2x1.3 */
+	vmovdqa %ymm6, %ymm9 /* g1x2.3 */
+	vmovdqa %ymm2, %ymm6 /* g1x3.3 */
+	vmovdqa 736(%rsp), %ymm2 /* reload g0x0.3 */
+	vmovdqa %ymm1, %ymm12 /* g2x2.3 */
+	vmovdqa 672(%rsp), %ymm1 /* reload g2x3.3 */
+	vmovdqa 384(%rsp), %ymm13 /* reload g0x2.3 */
 	add $16, %r8
 	cmp $128, %r8
 	jne .Lsm4_wordslice_avx2_vaes_asm_7_loop_r0
@@ -7312,16 +7251,16 @@ sm4_wordslice_avx2_vaes_batch_ctr_asm:
 	/* Output (X35, X34, X33, X32): slots 3, 2, 1, 0; transpose back, native words to big-endian. */
 	vpunpckldq %ymm3, %ymm4, %ymm0 /* tro0 = unpacklo(g0x3, g0x1) */
 	vpunpckhdq %ymm3, %ymm4, %ymm3 /* tro0_1 = unpackhi(g0x3, g0x1) */
-	vpunpckldq %ymm1, %ymm15, %ymm4 /* tro0_2 = unpacklo(g0x2, g0x0) */
-	vpunpckhdq %ymm1, %ymm15, %ymm1 /* tro0_3 = unpackhi(g0x2, g0x0) */
+	vpunpckldq %ymm2, %ymm13, %ymm4 /* tro0_2 = unpacklo(g0x2, g0x0) */
+	vpunpckhdq %ymm2, %ymm13, %ymm2 /* tro0_3 = unpackhi(g0x2, g0x0) */
 	vpunpckldq %ymm4, %ymm0, %ymm5 /* tro1 = unpacklo(tro0, tro0_2) */
 	vpunpckhdq %ymm4, %ymm0, %ymm0 /* tro1_1 = unpackhi(tro0, tro0_2) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_bswap32(%rip), %ymm5, %ymm4 /* outbe = lookup16(tro1, bswap32) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_bswap32(%rip), %ymm0, %ymm0 /* outbe_1 = lookup16(tro1_1, bswap32) */
-	vpunpckldq %ymm1, %ymm3, %ymm5 /* tro1_2 = unpacklo(tro0_1, tro0_3) */
-	vpunpckhdq %ymm1, %ymm3, %ymm1 /* tro1_3 = unpackhi(tro0_1, tro0_3) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_bswap32(%rip), %ymm5, %ymm3 /* outbe_2 = lookup16(tro1_2, bswap32) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_bswap32(%rip), %ymm1, %ymm1 /* outbe_3 = lookup16(tro1_3, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_ctr_order(%rip), %ymm5, %ymm4 /* outbe = lookup16(tro1, ctr_order) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_ctr_order(%rip), %ymm0, %ymm0 /* outbe_1 = lookup16(tro1_1, ctr_order) */
+	vpunpckldq %ymm2, %ymm3, %ymm5 /* tro1_2 = unpacklo(tro0_1, tro0_3) */
+	vpunpckhdq %ymm2, %ymm3, %ymm2 /* tro1_3 = unpackhi(tro0_1, tro0_3) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_ctr_order(%rip), %ymm5, %ymm3 /* outbe_2 = lookup16(tro1_2, ctr_order) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_ctr_order(%rip), %ymm2, %ymm2 /* outbe_3 = lookup16(tro1_3, ctr_order) */
 	vmovdqu (%rcx), %ymm5 /* msg = load() */
 	vpxor %ymm5, %ymm4, %ymm4 /* ct = xor(outbe, msg) */
 	vmovdqu %ymm4, (%rdx) /* store ct */
@@ -7332,20 +7271,20 @@ sm4_wordslice_avx2_vaes_batch_ctr_asm:
 	vpxor %ymm0, %ymm3, %ymm0 /* ct_2 = xor(outbe_2, msg_2) */
 	vmovdqu %ymm0, 64(%rdx) /* store ct_2 */
 	vmovdqu 96(%rcx), %ymm0 /* msg_3 = load() */
-	vpxor %ymm0, %ymm1, %ymm0 /* ct_3 = xor(outbe_3, msg_3) */
+	vpxor %ymm0, %ymm2, %ymm0 /* ct_3 = xor(outbe_3, msg_3) */
 	vmovdqu %ymm0, 96(%rdx) /* store ct_3 */
-	vpunpckldq %ymm8, %ymm6, %ymm0 /* tro0_4 = unpacklo(g1x3, g1x1) */
-	vpunpckhdq %ymm8, %ymm6, %ymm1 /* tro0_5 = unpackhi(g1x3, g1x1) */
-	vpunpckldq %ymm9, %ymm10, %ymm3 /* tro0_6 = unpacklo(g1x2, g1x0) */
-	vpunpckhdq %ymm9, %ymm10, %ymm4 /* tro0_7 = unpackhi(g1x2, g1x0) */
+	vpunpckldq %ymm7, %ymm6, %ymm0 /* tro0_4 = unpacklo(g1x3, g1x1) */
+	vpunpckhdq %ymm7, %ymm6, %ymm2 /* tro0_5 = unpackhi(g1x3, g1x1) */
+	vpunpckldq %ymm8, %ymm9, %ymm3 /* tro0_6 = unpacklo(g1x2, g1x0) */
+	vpunpckhdq %ymm8, %ymm9, %ymm4 /* tro0_7 = unpackhi(g1x2, g1x0) */
 	vpunpckldq %ymm3, %ymm0, %ymm5 /* tro1_4 = unpacklo(tro0_4, tro0_6) */
 	vpunpckhdq %ymm3, %ymm0, %ymm0 /* tro1_5 = unpackhi(tro0_4, tro0_6) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_bswap32(%rip), %ymm5, %ymm3 /* outbe_4 = lookup16(tro1_4, bswap32) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_bswap32(%rip), %ymm0, %ymm0 /* outbe_5 = lookup16(tro1_5, bswap32) */
-	vpunpckldq %ymm4, %ymm1, %ymm5 /* tro1_6 = unpacklo(tro0_5, tro0_7) */
-	vpunpckhdq %ymm4, %ymm1, %ymm1 /* tro1_7 = unpackhi(tro0_5, tro0_7) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_bswap32(%rip), %ymm5, %ymm4 /* outbe_6 = lookup16(tro1_6, bswap32) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_bswap32(%rip), %ymm1, %ymm1 /* outbe_7 = lookup16(tro1_7, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_ctr_order(%rip), %ymm5, %ymm3 /* outbe_4 = lookup16(tro1_4, ctr_order) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_ctr_order(%rip), %ymm0, %ymm0 /* outbe_5 = lookup16(tro1_5, ctr_order) */
+	vpunpckldq %ymm4, %ymm2, %ymm5 /* tro1_6 = unpacklo(tro0_5, tro0_7) */
+	vpunpckhdq %ymm4, %ymm2, %ymm2 /* tro1_7 = unpackhi(tro0_5, tro0_7) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_ctr_order(%rip), %ymm5, %ymm4 /* outbe_6 = lookup16(tro1_6, ctr_order) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_ctr_order(%rip), %ymm2, %ymm2 /* outbe_7 = lookup16(tro1_7, ctr_order) */
 	vmovdqu 128(%rcx), %ymm5 /* msg_4 = load() */
 	vpxor %ymm5, %ymm3, %ymm3 /* ct_4 = xor(outbe_4, msg_4) */
 	vmovdqu %ymm3, 128(%rdx) /* store ct_4 */
@@ -7356,20 +7295,20 @@ sm4_wordslice_avx2_vaes_batch_ctr_asm:
 	vpxor %ymm0, %ymm4, %ymm0 /* ct_6 = xor(outbe_6, msg_6) */
 	vmovdqu %ymm0, 192(%rdx) /* store ct_6 */
 	vmovdqu 224(%rcx), %ymm0 /* msg_7 = load() */
-	vpxor %ymm0, %ymm1, %ymm0 /* ct_7 = xor(outbe_7, msg_7) */
+	vpxor %ymm0, %ymm2, %ymm0 /* ct_7 = xor(outbe_7, msg_7) */
 	vmovdqu %ymm0, 224(%rdx) /* store ct_7 */
-	vpunpckldq %ymm12, %ymm2, %ymm0 /* tro0_8 = unpacklo(g2x3, g2x1) */
-	vpunpckhdq %ymm12, %ymm2, %ymm1 /* tro0_9 = unpackhi(g2x3, g2x1) */
-	vpunpckldq %ymm11, %ymm13, %ymm2 /* tro0_10 = unpacklo(g2x2, g2x0) */
-	vpunpckhdq %ymm11, %ymm13, %ymm3 /* tro0_11 = unpackhi(g2x2, g2x0) */
+	vpunpckldq %ymm11, %ymm1, %ymm0 /* tro0_8 = unpacklo(g2x3, g2x1) */
+	vpunpckhdq %ymm11, %ymm1, %ymm1 /* tro0_9 = unpackhi(g2x3, g2x1) */
+	vpunpckldq %ymm10, %ymm12, %ymm2 /* tro0_10 = unpacklo(g2x2, g2x0) */
+	vpunpckhdq %ymm10, %ymm12, %ymm3 /* tro0_11 = unpackhi(g2x2, g2x0) */
 	vpunpckldq %ymm2, %ymm0, %ymm4 /* tro1_8 = unpacklo(tro0_8, tro0_10) */
 	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tro1_9 = unpackhi(tro0_8, tro0_10) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_bswap32(%rip), %ymm4, %ymm2 /* outbe_8 = lookup16(tro1_8, bswap32) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_bswap32(%rip), %ymm0, %ymm0 /* outbe_9 = lookup16(tro1_9, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_ctr_order(%rip), %ymm4, %ymm2 /* outbe_8 = lookup16(tro1_8, ctr_order) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_ctr_order(%rip), %ymm0, %ymm0 /* outbe_9 = lookup16(tro1_9, ctr_order) */
 	vpunpckldq %ymm3, %ymm1, %ymm4 /* tro1_10 = unpacklo(tro0_9, tro0_11) */
 	vpunpckhdq %ymm3, %ymm1, %ymm1 /* tro1_11 = unpackhi(tro0_9, tro0_11) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_bswap32(%rip), %ymm4, %ymm3 /* outbe_10 = lookup16(tro1_10, bswap32) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_bswap32(%rip), %ymm1, %ymm1 /* outbe_11 = lookup16(tro1_11, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_ctr_order(%rip), %ymm4, %ymm3 /* outbe_10 = lookup16(tro1_10, ctr_order) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_ctr_order(%rip), %ymm1, %ymm1 /* outbe_11 = lookup16(tro1_11, ctr_order) */
 	vmovdqu 256(%rcx), %ymm4 /* msg_8 = load() */
 	vpxor %ymm4, %ymm2, %ymm2 /* ct_8 = xor(outbe_8, msg_8) */
 	vmovdqu %ymm2, 256(%rdx) /* store ct_8 */
@@ -7382,20 +7321,20 @@ sm4_wordslice_avx2_vaes_batch_ctr_asm:
 	vmovdqu 352(%rcx), %ymm0 /* msg_11 = load() */
 	vpxor %ymm0, %ymm1, %ymm0 /* ct_11 = xor(outbe_11, msg_11) */
 	vmovdqu %ymm0, 352(%rdx) /* store ct_11 */
-	vmovdqa 320(%rsp), %ymm0 /* reload g3x3.2 */
-	vpunpckldq 576(%rsp), %ymm0, %ymm1 /* tro0_12 = unpacklo(g3x3, g3x1) */
-	vpunpckhdq 576(%rsp), %ymm0, %ymm0 /* tro0_13 = unpackhi(g3x3, g3x1) */
-	vmovdqa 448(%rsp), %ymm2 /* reload g3x2.2 */
+	vmovdqa 288(%rsp), %ymm0 /* reload g3x3.2 */
+	vpunpckldq 544(%rsp), %ymm0, %ymm1 /* tro0_12 = unpacklo(g3x3, g3x1) */
+	vpunpckhdq 544(%rsp), %ymm0, %ymm0 /* tro0_13 = unpackhi(g3x3, g3x1) */
+	vmovdqa 416(%rsp), %ymm2 /* reload g3x2.2 */
 	vpunpckldq 1216(%rsp), %ymm2, %ymm3 /* tro0_14 = unpacklo(g3x2, g3x0) */
 	vpunpckhdq 1216(%rsp), %ymm2, %ymm2 /* tro0_15 = unpackhi(g3x2, g3x0) */
 	vpunpckldq %ymm3, %ymm1, %ymm4 /* tro1_12 = unpacklo(tro0_12, tro0_14) */
 	vpunpckhdq %ymm3, %ymm1, %ymm1 /* tro1_13 = unpackhi(tro0_12, tro0_14) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_bswap32(%rip), %ymm4, %ymm3 /* outbe_12 = lookup16(tro1_12, bswap32) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_bswap32(%rip), %ymm1, %ymm1 /* outbe_13 = lookup16(tro1_13, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_ctr_order(%rip), %ymm4, %ymm3 /* outbe_12 = lookup16(tro1_12, ctr_order) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_ctr_order(%rip), %ymm1, %ymm1 /* outbe_13 = lookup16(tro1_13, ctr_order) */
 	vpunpckldq %ymm2, %ymm0, %ymm4 /* tro1_14 = unpacklo(tro0_13, tro0_15) */
 	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tro1_15 = unpackhi(tro0_13, tro0_15) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_bswap32(%rip), %ymm4, %ymm2 /* outbe_14 = lookup16(tro1_14, bswap32) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_bswap32(%rip), %ymm0, %ymm0 /* outbe_15 = lookup16(tro1_15, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_ctr_order(%rip), %ymm4, %ymm2 /* outbe_14 = lookup16(tro1_14, ctr_order) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_ctr_order(%rip), %ymm0, %ymm0 /* outbe_15 = lookup16(tro1_15, ctr_order) */
 	vmovdqu 384(%rcx), %ymm4 /* msg_12 = load() */
 	vpxor %ymm4, %ymm3, %ymm3 /* ct_12 = xor(outbe_12, msg_12) */
 	vmovdqu %ymm3, 384(%rdx) /* store ct_12 */
@@ -7416,12 +7355,12 @@ sm4_wordslice_avx2_vaes_batch_ctr_asm:
 	vpunpckhdq 1120(%rsp), %ymm2, %ymm2 /* tro0_19 = unpackhi(g4x2, g4x0) */
 	vpunpckldq %ymm3, %ymm1, %ymm4 /* tro1_16 = unpacklo(tro0_16, tro0_18) */
 	vpunpckhdq %ymm3, %ymm1, %ymm1 /* tro1_17 = unpackhi(tro0_16, tro0_18) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_bswap32(%rip), %ymm4, %ymm3 /* outbe_16 = lookup16(tro1_16, bswap32) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_bswap32(%rip), %ymm1, %ymm1 /* outbe_17 = lookup16(tro1_17, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_ctr_order(%rip), %ymm4, %ymm3 /* outbe_16 = lookup16(tro1_16, ctr_order) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_ctr_order(%rip), %ymm1, %ymm1 /* outbe_17 = lookup16(tro1_17, ctr_order) */
 	vpunpckldq %ymm2, %ymm0, %ymm4 /* tro1_18 = unpacklo(tro0_17, tro0_19) */
 	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tro1_19 = unpackhi(tro0_17, tro0_19) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_bswap32(%rip), %ymm4, %ymm2 /* outbe_18 = lookup16(tro1_18, bswap32) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_bswap32(%rip), %ymm0, %ymm0 /* outbe_19 = lookup16(tro1_19, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_ctr_order(%rip), %ymm4, %ymm2 /* outbe_18 = lookup16(tro1_18, ctr_order) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_ctr_order(%rip), %ymm0, %ymm0 /* outbe_19 = lookup16(tro1_19, ctr_order) */
 	vmovdqu 512(%rcx), %ymm4 /* msg_16 = load() */
 	vpxor %ymm4, %ymm3, %ymm3 /* ct_16 = xor(outbe_16, msg_16) */
 	vmovdqu %ymm3, 512(%rdx) /* store ct_16 */
@@ -7442,12 +7381,12 @@ sm4_wordslice_avx2_vaes_batch_ctr_asm:
 	vpunpckhdq 960(%rsp), %ymm2, %ymm2 /* tro0_23 = unpackhi(g5x2, g5x0) */
 	vpunpckldq %ymm3, %ymm1, %ymm4 /* tro1_20 = unpacklo(tro0_20, tro0_22) */
 	vpunpckhdq %ymm3, %ymm1, %ymm1 /* tro1_21 = unpackhi(tro0_20, tro0_22) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_bswap32(%rip), %ymm4, %ymm3 /* outbe_20 = lookup16(tro1_20, bswap32) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_bswap32(%rip), %ymm1, %ymm1 /* outbe_21 = lookup16(tro1_21, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_ctr_order(%rip), %ymm4, %ymm3 /* outbe_20 = lookup16(tro1_20, ctr_order) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_ctr_order(%rip), %ymm1, %ymm1 /* outbe_21 = lookup16(tro1_21, ctr_order) */
 	vpunpckldq %ymm2, %ymm0, %ymm4 /* tro1_22 = unpacklo(tro0_21, tro0_23) */
 	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tro1_23 = unpackhi(tro0_21, tro0_23) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_bswap32(%rip), %ymm4, %ymm2 /* outbe_22 = lookup16(tro1_22, bswap32) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_bswap32(%rip), %ymm0, %ymm0 /* outbe_23 = lookup16(tro1_23, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_ctr_order(%rip), %ymm4, %ymm2 /* outbe_22 = lookup16(tro1_22, ctr_order) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_ctr_order(%rip), %ymm0, %ymm0 /* outbe_23 = lookup16(tro1_23, ctr_order) */
 	vmovdqu 640(%rcx), %ymm4 /* msg_20 = load() */
 	vpxor %ymm4, %ymm3, %ymm3 /* ct_20 = xor(outbe_20, msg_20) */
 	vmovdqu %ymm3, 640(%rdx) /* store ct_20 */
@@ -7468,12 +7407,12 @@ sm4_wordslice_avx2_vaes_batch_ctr_asm:
 	vpunpckhdq 864(%rsp), %ymm2, %ymm2 /* tro0_27 = unpackhi(g6x2, g6x0) */
 	vpunpckldq %ymm3, %ymm1, %ymm4 /* tro1_24 = unpacklo(tro0_24, tro0_26) */
 	vpunpckhdq %ymm3, %ymm1, %ymm1 /* tro1_25 = unpackhi(tro0_24, tro0_26) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_bswap32(%rip), %ymm4, %ymm3 /* outbe_24 = lookup16(tro1_24, bswap32) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_bswap32(%rip), %ymm1, %ymm1 /* outbe_25 = lookup16(tro1_25, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_ctr_order(%rip), %ymm4, %ymm3 /* outbe_24 = lookup16(tro1_24, ctr_order) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_ctr_order(%rip), %ymm1, %ymm1 /* outbe_25 = lookup16(tro1_25, ctr_order) */
 	vpunpckldq %ymm2, %ymm0, %ymm4 /* tro1_26 = unpacklo(tro0_25, tro0_27) */
 	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tro1_27 = unpackhi(tro0_25, tro0_27) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_bswap32(%rip), %ymm4, %ymm2 /* outbe_26 = lookup16(tro1_26, bswap32) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_bswap32(%rip), %ymm0, %ymm0 /* outbe_27 = lookup16(tro1_27, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_ctr_order(%rip), %ymm4, %ymm2 /* outbe_26 = lookup16(tro1_26, ctr_order) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_ctr_order(%rip), %ymm0, %ymm0 /* outbe_27 = lookup16(tro1_27, ctr_order) */
 	vmovdqu 768(%rcx), %ymm4 /* msg_24 = load() */
 	vpxor %ymm4, %ymm3, %ymm3 /* ct_24 = xor(outbe_24, msg_24) */
 	vmovdqu %ymm3, 768(%rdx) /* store ct_24 */
@@ -7486,20 +7425,20 @@ sm4_wordslice_avx2_vaes_batch_ctr_asm:
 	vmovdqu 864(%rcx), %ymm1 /* msg_27 = load() */
 	vpxor %ymm1, %ymm0, %ymm0 /* ct_27 = xor(outbe_27, msg_27) */
 	vmovdqu %ymm0, 864(%rdx) /* store ct_27 */
-	vmovdqa 192(%rsp), %ymm0 /* reload g7x3.2 */
+	vmovdqa 160(%rsp), %ymm0 /* reload g7x3.2 */
 	vpunpckldq 928(%rsp), %ymm0, %ymm1 /* tro0_28 = unpacklo(g7x3, g7x1) */
 	vpunpckhdq 928(%rsp), %ymm0, %ymm0 /* tro0_29 = unpackhi(g7x3, g7x1) */
 	vmovdqa 1088(%rsp), %ymm2 /* reload g7x2.2 */
-	vpunpckldq 640(%rsp), %ymm2, %ymm3 /* tro0_30 = unpacklo(g7x2, g7x0) */
-	vpunpckhdq 640(%rsp), %ymm2, %ymm2 /* tro0_31 = unpackhi(g7x2, g7x0) */
+	vpunpckldq 608(%rsp), %ymm2, %ymm3 /* tro0_30 = unpacklo(g7x2, g7x0) */
+	vpunpckhdq 608(%rsp), %ymm2, %ymm2 /* tro0_31 = unpackhi(g7x2, g7x0) */
 	vpunpckldq %ymm3, %ymm1, %ymm4 /* tro1_28 = unpacklo(tro0_28, tro0_30) */
 	vpunpckhdq %ymm3, %ymm1, %ymm1 /* tro1_29 = unpackhi(tro0_28, tro0_30) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_bswap32(%rip), %ymm4, %ymm3 /* outbe_28 = lookup16(tro1_28, bswap32) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_bswap32(%rip), %ymm1, %ymm1 /* outbe_29 = lookup16(tro1_29, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_ctr_order(%rip), %ymm4, %ymm3 /* outbe_28 = lookup16(tro1_28, ctr_order) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_ctr_order(%rip), %ymm1, %ymm1 /* outbe_29 = lookup16(tro1_29, ctr_order) */
 	vpunpckldq %ymm2, %ymm0, %ymm4 /* tro1_30 = unpacklo(tro0_29, tro0_31) */
 	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tro1_31 = unpackhi(tro0_29, tro0_31) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_bswap32(%rip), %ymm4, %ymm2 /* outbe_30 = lookup16(tro1_30, bswap32) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_bswap32(%rip), %ymm0, %ymm0 /* outbe_31 = lookup16(tro1_31, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_ctr_order(%rip), %ymm4, %ymm2 /* outbe_30 = lookup16(tro1_30, ctr_order) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_7_ctr_order(%rip), %ymm0, %ymm0 /* outbe_31 = lookup16(tro1_31, ctr_order) */
 	vmovdqu 896(%rcx), %ymm4 /* msg_28 = load() */
 	vpxor %ymm4, %ymm3, %ymm3 /* ct_28 = xor(outbe_28, msg_28) */
 	vmovdqu %ymm3, 896(%rdx) /* store ct_28 */
@@ -9387,8 +9326,7 @@ sm4_wordslice_avx2_vaes_batch_gcm_asm:
 	and $-64, %rsp
 	sub $1408, %rsp
 	vbroadcasti128 64(%rsi), %ymm0 /* y_1 = bcast128() */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_reverse16(%rip), %ymm0, %ymm0 /* phi_y = lookup16(y_1, reverse16) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_first_block(%rip), %ymm0, %ymm0 /* y1 = and(phi_y, first_block) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_first_block(%rip), %ymm0, %ymm0 /* y1 = and(y_1, first_block) */
 
 	/* Step 1 of 4: 16 blocks, 2 per register: block i times T_(n - i), products unreduced. */
 	vmovdqu (%r9), %ymm1 /* x = load() */
@@ -11432,528 +11370,466 @@ sm4_wordslice_avx2_vaes_batch_gcm_asm:
 #endif
 	vpxor %ymm0, %ymm1, %ymm0 /* v_hi_3 = xor(v_3, s_hi_7) */
 	vpxor %ymm2, %ymm0, %ymm0 /* reduced_3 = xor(v_hi_3, fold_hi_3) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_reverse16(%rip), %ymm0, %ymm0 /* y_next = lookup16(reduced_3, reverse16) */
 	vbroadcasti128 (%rsi), %ymm1 /* ctr_low = bcast128() */
 	vpsrlw $8, %ymm1, %ymm2 /* ctr_last = shr(ctr_low) */
 	vpand .Lsm4_wordslice_avx2_vaes_asm_9_all_but_last(%rip), %ymm1, %ymm1 /* ctr_v_open = and(ctr_low, all_but_last) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_ctr_order(%rip), %ymm1, %ymm1 /* ctr_v_ordered = lookup16(ctr_v_open, ctr_order) */
 	vpbroadcastb 32(%rsi), %ymm3 /* ctr_first = bcast8() */
 	vpand .Lsm4_wordslice_avx2_vaes_asm_9_byte_14(%rip), %ymm3, %ymm3 /* ctr_j0 = and(ctr_first, byte_14) */
+	vpaddw %ymm3, %ymm2, %ymm2 /* ctr_base = add(ctr_last, ctr_j0) */
 
 	/* Load 64 blocks (8 groups), big-endian words to native, transpose 4x4 words. */
-	vpaddb .Lsm4_wordslice_avx2_vaes_asm_9_block_k(%rip), %ymm3, %ymm4 /* ctr_j = add(ctr_j0, block_k) */
-	vpaddw %ymm4, %ymm2, %ymm4 /* ctr_sum = add(ctr_last, ctr_j) */
-	vpaddb .Lsm4_wordslice_avx2_vaes_asm_9_block_k_1(%rip), %ymm3, %ymm5 /* ctr_j_1 = add(ctr_j0, block_k_1) */
-	vpaddw %ymm5, %ymm2, %ymm5 /* ctr_sum_1 = add(ctr_last, ctr_j_1) */
-	vpaddb .Lsm4_wordslice_avx2_vaes_asm_9_block_k_2(%rip), %ymm3, %ymm6 /* ctr_j_2 = add(ctr_j0, block_k_2) */
-	vpaddw %ymm6, %ymm2, %ymm6 /* ctr_sum_2 = add(ctr_last, ctr_j_2) */
-	vpaddb .Lsm4_wordslice_avx2_vaes_asm_9_block_k_3(%rip), %ymm3, %ymm7 /* ctr_j_3 = add(ctr_j0, block_k_3) */
-	vpaddw %ymm7, %ymm2, %ymm7 /* ctr_sum_3 = add(ctr_last, ctr_j_3) */
-	vpaddb .Lsm4_wordslice_avx2_vaes_asm_9_block_k_4(%rip), %ymm3, %ymm8 /* ctr_j_4 = add(ctr_j0, block_k_4) */
-	vpaddw %ymm8, %ymm2, %ymm8 /* ctr_sum_4 = add(ctr_last, ctr_j_4) */
-	vpaddb .Lsm4_wordslice_avx2_vaes_asm_9_block_k_5(%rip), %ymm3, %ymm9 /* ctr_j_5 = add(ctr_j0, block_k_5) */
-	vpaddw %ymm9, %ymm2, %ymm9 /* ctr_sum_5 = add(ctr_last, ctr_j_5) */
-	vpaddb .Lsm4_wordslice_avx2_vaes_asm_9_block_k_6(%rip), %ymm3, %ymm10 /* ctr_j_6 = add(ctr_j0, block_k_6) */
-	vpaddw %ymm10, %ymm2, %ymm10 /* ctr_sum_6 = add(ctr_last, ctr_j_6) */
-	vpaddb .Lsm4_wordslice_avx2_vaes_asm_9_block_k_7(%rip), %ymm3, %ymm11 /* ctr_j_7 = add(ctr_j0, block_k_7) */
-	vpaddw %ymm11, %ymm2, %ymm11 /* ctr_sum_7 = add(ctr_last, ctr_j_7) */
-	vpaddb .Lsm4_wordslice_avx2_vaes_asm_9_block_k_8(%rip), %ymm3, %ymm12 /* ctr_j_8 = add(ctr_j0, block_k_8) */
-	vpaddw %ymm12, %ymm2, %ymm12 /* ctr_sum_8 = add(ctr_last, ctr_j_8) */
-	vpaddb .Lsm4_wordslice_avx2_vaes_asm_9_block_k_9(%rip), %ymm3, %ymm13 /* ctr_j_9 = add(ctr_j0, block_k_9) */
-	vpaddw %ymm13, %ymm2, %ymm13 /* ctr_sum_9 = add(ctr_last, ctr_j_9) */
-	vpaddb .Lsm4_wordslice_avx2_vaes_asm_9_block_k_10(%rip), %ymm3, %ymm14 /* ctr_j_10 = add(ctr_j0, block_k_10) */
-	vpaddw %ymm14, %ymm2, %ymm14 /* ctr_sum_10 = add(ctr_last, ctr_j_10) */
-	vpaddb .Lsm4_wordslice_avx2_vaes_asm_9_block_k_11(%rip), %ymm3, %ymm15 /* ctr_j_11 = add(ctr_j0, block_k_11) */
-	vpaddw %ymm15, %ymm2, %ymm15 /* ctr_sum_11 = add(ctr_last, ctr_j_11) */
-	vmovdqa %ymm0, 64(%rsp) /* spill y_next */
-	vpaddb .Lsm4_wordslice_avx2_vaes_asm_9_block_k_12(%rip), %ymm3, %ymm0 /* ctr_j_12 = add(ctr_j0, block_k_12) */
-	vpaddw %ymm0, %ymm2, %ymm0 /* ctr_sum_12 = add(ctr_last, ctr_j_12) */
-	vmovdqa %ymm0, 96(%rsp) /* spill ctr_sum_12 */
-	vpaddb .Lsm4_wordslice_avx2_vaes_asm_9_block_k_13(%rip), %ymm3, %ymm0 /* ctr_j_13 = add(ctr_j0, block_k_13) */
-	vpaddw %ymm0, %ymm2, %ymm0 /* ctr_sum_13 = add(ctr_last, ctr_j_13) */
-	vmovdqa %ymm0, 128(%rsp) /* spill ctr_sum_13 */
-	vpaddb .Lsm4_wordslice_avx2_vaes_asm_9_block_k_14(%rip), %ymm3, %ymm0 /* ctr_j_14 = add(ctr_j0, block_k_14) */
-	vpaddw %ymm0, %ymm2, %ymm0 /* ctr_sum_14 = add(ctr_last, ctr_j_14) */
-	vmovdqa %ymm0, 160(%rsp) /* spill ctr_sum_14 */
-	vpaddb .Lsm4_wordslice_avx2_vaes_asm_9_block_k_15(%rip), %ymm3, %ymm0 /* ctr_j_15 = add(ctr_j0, block_k_15) */
-	vpaddw %ymm0, %ymm2, %ymm0 /* ctr_sum_15 = add(ctr_last, ctr_j_15) */
-	vmovdqa %ymm0, 192(%rsp) /* spill ctr_sum_15 */
-	vpaddb .Lsm4_wordslice_avx2_vaes_asm_9_block_k_16(%rip), %ymm3, %ymm0 /* ctr_j_16 = add(ctr_j0, block_k_16) */
-	vpaddw %ymm0, %ymm2, %ymm0 /* ctr_sum_16 = add(ctr_last, ctr_j_16) */
-	vmovdqa %ymm0, 224(%rsp) /* spill ctr_sum_16 */
-	vpaddb .Lsm4_wordslice_avx2_vaes_asm_9_block_k_17(%rip), %ymm3, %ymm0 /* ctr_j_17 = add(ctr_j0, block_k_17) */
-	vpaddw %ymm0, %ymm2, %ymm0 /* ctr_sum_17 = add(ctr_last, ctr_j_17) */
-	vmovdqa %ymm0, 256(%rsp) /* spill ctr_sum_17 */
-	vpaddb .Lsm4_wordslice_avx2_vaes_asm_9_block_k_18(%rip), %ymm3, %ymm0 /* ctr_j_18 = add(ctr_j0, block_k_18) */
-	vpaddw %ymm0, %ymm2, %ymm0 /* ctr_sum_18 = add(ctr_last, ctr_j_18) */
-	vmovdqa %ymm0, 288(%rsp) /* spill ctr_sum_18 */
-	vpaddb .Lsm4_wordslice_avx2_vaes_asm_9_block_k_19(%rip), %ymm3, %ymm0 /* ctr_j_19 = add(ctr_j0, block_k_19) */
-	vpaddw %ymm0, %ymm2, %ymm0 /* ctr_sum_19 = add(ctr_last, ctr_j_19) */
-	vmovdqa %ymm0, 320(%rsp) /* spill ctr_sum_19 */
-	vpaddb .Lsm4_wordslice_avx2_vaes_asm_9_block_k_20(%rip), %ymm3, %ymm0 /* ctr_j_20 = add(ctr_j0, block_k_20) */
-	vpaddw %ymm0, %ymm2, %ymm0 /* ctr_sum_20 = add(ctr_last, ctr_j_20) */
-	vmovdqa %ymm0, 352(%rsp) /* spill ctr_sum_20 */
-	vpaddb .Lsm4_wordslice_avx2_vaes_asm_9_block_k_21(%rip), %ymm3, %ymm0 /* ctr_j_21 = add(ctr_j0, block_k_21) */
-	vpaddw %ymm0, %ymm2, %ymm0 /* ctr_sum_21 = add(ctr_last, ctr_j_21) */
-	vmovdqa %ymm0, 384(%rsp) /* spill ctr_sum_21 */
-	vpaddb .Lsm4_wordslice_avx2_vaes_asm_9_block_k_22(%rip), %ymm3, %ymm0 /* ctr_j_22 = add(ctr_j0, block_k_22) */
-	vpaddw %ymm0, %ymm2, %ymm0 /* ctr_sum_22 = add(ctr_last, ctr_j_22) */
-	vmovdqa %ymm0, 416(%rsp) /* spill ctr_sum_22 */
-	vpaddb .Lsm4_wordslice_avx2_vaes_asm_9_block_k_23(%rip), %ymm3, %ymm0 /* ctr_j_23 = add(ctr_j0, block_k_23) */
-	vpaddw %ymm0, %ymm2, %ymm0 /* ctr_sum_23 = add(ctr_last, ctr_j_23) */
-	vmovdqa %ymm0, 448(%rsp) /* spill ctr_sum_23 */
-	vpaddb .Lsm4_wordslice_avx2_vaes_asm_9_block_k_24(%rip), %ymm3, %ymm0 /* ctr_j_24 = add(ctr_j0, block_k_24) */
-	vpaddw %ymm0, %ymm2, %ymm0 /* ctr_sum_24 = add(ctr_last, ctr_j_24) */
-	vmovdqa %ymm0, 480(%rsp) /* spill ctr_sum_24 */
-	vpaddb .Lsm4_wordslice_avx2_vaes_asm_9_block_k_25(%rip), %ymm3, %ymm0 /* ctr_j_25 = add(ctr_j0, block_k_25) */
-	vpaddw %ymm0, %ymm2, %ymm0 /* ctr_sum_25 = add(ctr_last, ctr_j_25) */
-	vmovdqa %ymm0, 512(%rsp) /* spill ctr_sum_25 */
-	vpaddb .Lsm4_wordslice_avx2_vaes_asm_9_block_k_26(%rip), %ymm3, %ymm0 /* ctr_j_26 = add(ctr_j0, block_k_26) */
-	vpaddw %ymm0, %ymm2, %ymm0 /* ctr_sum_26 = add(ctr_last, ctr_j_26) */
-	vmovdqa %ymm0, 544(%rsp) /* spill ctr_sum_26 */
-	vpaddb .Lsm4_wordslice_avx2_vaes_asm_9_block_k_27(%rip), %ymm3, %ymm0 /* ctr_j_27 = add(ctr_j0, block_k_27) */
-	vpaddw %ymm0, %ymm2, %ymm0 /* ctr_sum_27 = add(ctr_last, ctr_j_27) */
-	vmovdqa %ymm0, 576(%rsp) /* spill ctr_sum_27 */
-	vpaddb .Lsm4_wordslice_avx2_vaes_asm_9_block_k_28(%rip), %ymm3, %ymm0 /* ctr_j_28 = add(ctr_j0, block_k_28) */
-	vpaddw %ymm0, %ymm2, %ymm0 /* ctr_sum_28 = add(ctr_last, ctr_j_28) */
-	vmovdqa %ymm0, 608(%rsp) /* spill ctr_sum_28 */
-	vpaddb .Lsm4_wordslice_avx2_vaes_asm_9_block_k_29(%rip), %ymm3, %ymm0 /* ctr_j_29 = add(ctr_j0, block_k_29) */
-	vpaddw %ymm0, %ymm2, %ymm0 /* ctr_sum_29 = add(ctr_last, ctr_j_29) */
-	vmovdqa %ymm0, 640(%rsp) /* spill ctr_sum_29 */
-	vpaddb .Lsm4_wordslice_avx2_vaes_asm_9_block_k_30(%rip), %ymm3, %ymm0 /* ctr_j_30 = add(ctr_j0, block_k_30) */
-	vpaddb .Lsm4_wordslice_avx2_vaes_asm_9_block_k_31(%rip), %ymm3, %ymm3 /* ctr_j_31 = add(ctr_j0, block_k_31) */
-	vpaddw %ymm0, %ymm2, %ymm0 /* ctr_sum_30 = add(ctr_last, ctr_j_30) */
-	vpaddw %ymm3, %ymm2, %ymm2 /* ctr_sum_31 = add(ctr_last, ctr_j_31) */
-	vbroadcasti128 16(%rsi), %ymm3 /* ctr_w = bcast128() */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_all_but_last(%rip), %ymm3, %ymm3 /* ctr_w_open = and(ctr_w, all_but_last) */
-	vmovdqa %ymm2, 672(%rsp) /* spill ctr_sum_31 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm4, %ymm2 /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
-	vmovdqa %ymm0, 704(%rsp) /* spill ctr_sum_30 */
-	vmovdqa .Lsm4_wordslice_avx2_vaes_asm_9_carry_mask_table(%rip), %ymm0 /* carry_mask_table = const() */
-	vpshufb %ymm2, %ymm0, %ymm2 /* ctr_mask = lookup16(carry_mask_table, ctr_carry) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm4, %ymm4 /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
-	vmovdqa %ymm15, 736(%rsp) /* spill ctr_sum_11 */
-	vpand %ymm2, %ymm3, %ymm15 /* ctr_pair_b = and(ctr_w_open, ctr_mask) */
-	vpandn %ymm1, %ymm2, %ymm2 /* ctr_pair_a = andnot(ctr_mask, ctr_v_open) */
-	vpor %ymm2, %ymm15, %ymm2 /* ctr_pair = or(ctr_pair_b, ctr_pair_a) */
-	vpor %ymm4, %ymm2, %ymm2 /* row = or(ctr_pair, ctr_last_byte) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm2, %ymm2 /* rowle = lookup16(row, bswap32) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm5, %ymm4 /* ctr_carry_1 = lookup16(ctr_sum_1, carry_everywhere) */
-	vpshufb %ymm4, %ymm0, %ymm4 /* ctr_mask_1 = lookup16(carry_mask_table, ctr_carry_1) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm5, %ymm5 /* ctr_last_byte_1 = lookup16(ctr_sum_1, new_last_byte) */
-	vpand %ymm4, %ymm3, %ymm15 /* ctr_pair_1_b = and(ctr_w_open, ctr_mask_1) */
-	vpandn %ymm1, %ymm4, %ymm4 /* ctr_pair_1_a = andnot(ctr_mask_1, ctr_v_open) */
-	vpor %ymm4, %ymm15, %ymm4 /* ctr_pair_1 = or(ctr_pair_1_b, ctr_pair_1_a) */
-	vpor %ymm5, %ymm4, %ymm4 /* row_1 = or(ctr_pair_1, ctr_last_byte_1) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm4, %ymm4 /* rowle_1 = lookup16(row_1, bswap32) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm6, %ymm5 /* ctr_carry_2 = lookup16(ctr_sum_2, carry_everywhere) */
-	vpshufb %ymm5, %ymm0, %ymm5 /* ctr_mask_2 = lookup16(carry_mask_table, ctr_carry_2) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm6, %ymm6 /* ctr_last_byte_2 = lookup16(ctr_sum_2, new_last_byte) */
-	vpand %ymm5, %ymm3, %ymm15 /* ctr_pair_2_b = and(ctr_w_open, ctr_mask_2) */
-	vpandn %ymm1, %ymm5, %ymm5 /* ctr_pair_2_a = andnot(ctr_mask_2, ctr_v_open) */
-	vpor %ymm5, %ymm15, %ymm5 /* ctr_pair_2 = or(ctr_pair_2_b, ctr_pair_2_a) */
-	vpor %ymm6, %ymm5, %ymm5 /* row_2 = or(ctr_pair_2, ctr_last_byte_2) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm5, %ymm5 /* rowle_2 = lookup16(row_2, bswap32) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm7, %ymm6 /* ctr_carry_3 = lookup16(ctr_sum_3, carry_everywhere) */
-	vpshufb %ymm6, %ymm0, %ymm6 /* ctr_mask_3 = lookup16(carry_mask_table, ctr_carry_3) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm7, %ymm7 /* ctr_last_byte_3 = lookup16(ctr_sum_3, new_last_byte) */
-	vpand %ymm6, %ymm3, %ymm15 /* ctr_pair_3_b = and(ctr_w_open, ctr_mask_3) */
-	vpandn %ymm1, %ymm6, %ymm6 /* ctr_pair_3_a = andnot(ctr_mask_3, ctr_v_open) */
-	vpor %ymm6, %ymm15, %ymm6 /* ctr_pair_3 = or(ctr_pair_3_b, ctr_pair_3_a) */
-	vpor %ymm7, %ymm6, %ymm6 /* row_3 = or(ctr_pair_3, ctr_last_byte_3) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm6, %ymm6 /* rowle_3 = lookup16(row_3, bswap32) */
-	vpunpckldq %ymm5, %ymm2, %ymm7 /* tr0 = unpacklo(rowle, rowle_2) */
-	vpunpckhdq %ymm5, %ymm2, %ymm2 /* tr0_1 = unpackhi(rowle, rowle_2) */
-	vpunpckldq %ymm6, %ymm4, %ymm5 /* tr0_2 = unpacklo(rowle_1, rowle_3) */
-	vpunpckhdq %ymm6, %ymm4, %ymm4 /* tr0_3 = unpackhi(rowle_1, rowle_3) */
-	vpunpckldq %ymm5, %ymm7, %ymm6 /* tr1 = unpacklo(tr0, tr0_2) */
-	vpunpckhdq %ymm5, %ymm7, %ymm5 /* tr1_1 = unpackhi(tr0, tr0_2) */
-	vpunpckldq %ymm4, %ymm2, %ymm7 /* tr1_2 = unpacklo(tr0_1, tr0_3) */
-	vpunpckhdq %ymm4, %ymm2, %ymm2 /* tr1_3 = unpackhi(tr0_1, tr0_3) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm8, %ymm4 /* ctr_carry_4 = lookup16(ctr_sum_4, carry_everywhere) */
-	vpshufb %ymm4, %ymm0, %ymm4 /* ctr_mask_4 = lookup16(carry_mask_table, ctr_carry_4) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm8, %ymm8 /* ctr_last_byte_4 = lookup16(ctr_sum_4, new_last_byte) */
-	vpand %ymm4, %ymm3, %ymm15 /* ctr_pair_4_b = and(ctr_w_open, ctr_mask_4) */
-	vpandn %ymm1, %ymm4, %ymm4 /* ctr_pair_4_a = andnot(ctr_mask_4, ctr_v_open) */
-	vpor %ymm4, %ymm15, %ymm4 /* ctr_pair_4 = or(ctr_pair_4_b, ctr_pair_4_a) */
-	vpor %ymm8, %ymm4, %ymm4 /* row_4 = or(ctr_pair_4, ctr_last_byte_4) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm4, %ymm4 /* rowle_4 = lookup16(row_4, bswap32) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm9, %ymm8 /* ctr_carry_5 = lookup16(ctr_sum_5, carry_everywhere) */
-	vpshufb %ymm8, %ymm0, %ymm8 /* ctr_mask_5 = lookup16(carry_mask_table, ctr_carry_5) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm9, %ymm9 /* ctr_last_byte_5 = lookup16(ctr_sum_5, new_last_byte) */
-	vpand %ymm8, %ymm3, %ymm15 /* ctr_pair_5_b = and(ctr_w_open, ctr_mask_5) */
-	vpandn %ymm1, %ymm8, %ymm8 /* ctr_pair_5_a = andnot(ctr_mask_5, ctr_v_open) */
-	vpor %ymm8, %ymm15, %ymm8 /* ctr_pair_5 = or(ctr_pair_5_b, ctr_pair_5_a) */
-	vpor %ymm9, %ymm8, %ymm8 /* row_5 = or(ctr_pair_5, ctr_last_byte_5) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm8, %ymm8 /* rowle_5 = lookup16(row_5, bswap32) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm10, %ymm9 /* ctr_carry_6 = lookup16(ctr_sum_6, carry_everywhere) */
-	vpshufb %ymm9, %ymm0, %ymm9 /* ctr_mask_6 = lookup16(carry_mask_table, ctr_carry_6) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm10, %ymm10 /* ctr_last_byte_6 = lookup16(ctr_sum_6, new_last_byte) */
-	vpand %ymm9, %ymm3, %ymm15 /* ctr_pair_6_b = and(ctr_w_open, ctr_mask_6) */
-	vpandn %ymm1, %ymm9, %ymm9 /* ctr_pair_6_a = andnot(ctr_mask_6, ctr_v_open) */
-	vpor %ymm9, %ymm15, %ymm9 /* ctr_pair_6 = or(ctr_pair_6_b, ctr_pair_6_a) */
-	vpor %ymm10, %ymm9, %ymm9 /* row_6 = or(ctr_pair_6, ctr_last_byte_6) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm9, %ymm9 /* rowle_6 = lookup16(row_6, bswap32) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm11, %ymm10 /* ctr_carry_7 = lookup16(ctr_sum_7, carry_everywhere) */
-	vpshufb %ymm10, %ymm0, %ymm10 /* ctr_mask_7 = lookup16(carry_mask_table, ctr_carry_7) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm11, %ymm11 /* ctr_last_byte_7 = lookup16(ctr_sum_7, new_last_byte) */
-	vpand %ymm10, %ymm3, %ymm15 /* ctr_pair_7_b = and(ctr_w_open, ctr_mask_7) */
-	vpandn %ymm1, %ymm10, %ymm10 /* ctr_pair_7_a = andnot(ctr_mask_7, ctr_v_open) */
-	vpor %ymm10, %ymm15, %ymm10 /* ctr_pair_7 = or(ctr_pair_7_b, ctr_pair_7_a) */
-	vpor %ymm11, %ymm10, %ymm10 /* row_7 = or(ctr_pair_7, ctr_last_byte_7) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm10, %ymm10 /* rowle_7 = lookup16(row_7, bswap32) */
-	vpunpckldq %ymm9, %ymm4, %ymm11 /* tr0_4 = unpacklo(rowle_4, rowle_6) */
-	vpunpckhdq %ymm9, %ymm4, %ymm4 /* tr0_5 = unpackhi(rowle_4, rowle_6) */
-	vpunpckldq %ymm10, %ymm8, %ymm9 /* tr0_6 = unpacklo(rowle_5, rowle_7) */
-	vpunpckhdq %ymm10, %ymm8, %ymm8 /* tr0_7 = unpackhi(rowle_5, rowle_7) */
-	vpunpckldq %ymm9, %ymm11, %ymm10 /* tr1_4 = unpacklo(tr0_4, tr0_6) */
-	vpunpckhdq %ymm9, %ymm11, %ymm9 /* tr1_5 = unpackhi(tr0_4, tr0_6) */
-	vpunpckldq %ymm8, %ymm4, %ymm11 /* tr1_6 = unpacklo(tr0_5, tr0_7) */
-	vpunpckhdq %ymm8, %ymm4, %ymm4 /* tr1_7 = unpackhi(tr0_5, tr0_7) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm12, %ymm8 /* ctr_carry_8 = lookup16(ctr_sum_8, carry_everywhere) */
-	vpshufb %ymm8, %ymm0, %ymm8 /* ctr_mask_8 = lookup16(carry_mask_table, ctr_carry_8) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm12, %ymm12 /* ctr_last_byte_8 = lookup16(ctr_sum_8, new_last_byte) */
-	vpand %ymm8, %ymm3, %ymm15 /* ctr_pair_8_b = and(ctr_w_open, ctr_mask_8) */
-	vpandn %ymm1, %ymm8, %ymm8 /* ctr_pair_8_a = andnot(ctr_mask_8, ctr_v_open) */
-	vpor %ymm8, %ymm15, %ymm8 /* ctr_pair_8 = or(ctr_pair_8_b, ctr_pair_8_a) */
-	vpor %ymm12, %ymm8, %ymm8 /* row_8 = or(ctr_pair_8, ctr_last_byte_8) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm8, %ymm8 /* rowle_8 = lookup16(row_8, bswap32) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm13, %ymm12 /* ctr_carry_9 = lookup16(ctr_sum_9, carry_everywhere) */
-	vpshufb %ymm12, %ymm0, %ymm12 /* ctr_mask_9 = lookup16(carry_mask_table, ctr_carry_9) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm13, %ymm13 /* ctr_last_byte_9 = lookup16(ctr_sum_9, new_last_byte) */
-	vpand %ymm12, %ymm3, %ymm15 /* ctr_pair_9_b = and(ctr_w_open, ctr_mask_9) */
-	vpandn %ymm1, %ymm12, %ymm12 /* ctr_pair_9_a = andnot(ctr_mask_9, ctr_v_open) */
-	vpor %ymm12, %ymm15, %ymm12 /* ctr_pair_9 = or(ctr_pair_9_b, ctr_pair_9_a) */
-	vpor %ymm13, %ymm12, %ymm12 /* row_9 = or(ctr_pair_9, ctr_last_byte_9) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm12, %ymm12 /* rowle_9 = lookup16(row_9, bswap32) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm14, %ymm13 /* ctr_carry_10 = lookup16(ctr_sum_10, carry_everywhere) */
-	vpshufb %ymm13, %ymm0, %ymm13 /* ctr_mask_10 = lookup16(carry_mask_table, ctr_carry_10) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_10 = lookup16(ctr_sum_10, new_last_byte) */
-	vpand %ymm13, %ymm3, %ymm15 /* ctr_pair_10_b = and(ctr_w_open, ctr_mask_10) */
-	vpandn %ymm1, %ymm13, %ymm13 /* ctr_pair_10_a = andnot(ctr_mask_10, ctr_v_open) */
-	vpor %ymm13, %ymm15, %ymm13 /* ctr_pair_10 = or(ctr_pair_10_b, ctr_pair_10_a) */
-	vpor %ymm14, %ymm13, %ymm13 /* row_10 = or(ctr_pair_10, ctr_last_byte_10) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm13, %ymm13 /* rowle_10 = lookup16(row_10, bswap32) */
-	vmovdqa 736(%rsp), %ymm14 /* reload ctr_sum_11 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_11 = lookup16(ctr_sum_11, carry_everywhere) */
-	vpshufb %ymm15, %ymm0, %ymm15 /* ctr_mask_11 = lookup16(carry_mask_table, ctr_carry_11) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_11 = lookup16(ctr_sum_11, new_last_byte) */
-	vmovdqa %ymm2, 736(%rsp) /* spill g0x3.1 */
-	vpand %ymm15, %ymm3, %ymm2 /* ctr_pair_11_b = and(ctr_w_open, ctr_mask_11) */
-	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_11_a = andnot(ctr_mask_11, ctr_v_open) */
-	vpor %ymm15, %ymm2, %ymm2 /* ctr_pair_11 = or(ctr_pair_11_b, ctr_pair_11_a) */
-	vpor %ymm14, %ymm2, %ymm2 /* row_11 = or(ctr_pair_11, ctr_last_byte_11) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm2, %ymm2 /* rowle_11 = lookup16(row_11, bswap32) */
-	vpunpckldq %ymm13, %ymm8, %ymm14 /* tr0_8 = unpacklo(rowle_8, rowle_10) */
-	vpunpckhdq %ymm13, %ymm8, %ymm8 /* tr0_9 = unpackhi(rowle_8, rowle_10) */
-	vpunpckldq %ymm2, %ymm12, %ymm13 /* tr0_10 = unpacklo(rowle_9, rowle_11) */
-	vpunpckhdq %ymm2, %ymm12, %ymm2 /* tr0_11 = unpackhi(rowle_9, rowle_11) */
-	vpunpckldq %ymm13, %ymm14, %ymm12 /* tr1_8 = unpacklo(tr0_8, tr0_10) */
-	vpunpckhdq %ymm13, %ymm14, %ymm13 /* tr1_9 = unpackhi(tr0_8, tr0_10) */
-	vpunpckldq %ymm2, %ymm8, %ymm14 /* tr1_10 = unpacklo(tr0_9, tr0_11) */
-	vpunpckhdq %ymm2, %ymm8, %ymm2 /* tr1_11 = unpackhi(tr0_9, tr0_11) */
-	vmovdqa 96(%rsp), %ymm8 /* reload ctr_sum_12 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm8, %ymm15 /* ctr_carry_12 = lookup16(ctr_sum_12, carry_everywhere) */
-	vpshufb %ymm15, %ymm0, %ymm15 /* ctr_mask_12 = lookup16(carry_mask_table, ctr_carry_12) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm8, %ymm8 /* ctr_last_byte_12 = lookup16(ctr_sum_12, new_last_byte) */
-	vmovdqa %ymm2, 96(%rsp) /* spill g2x3.1 */
-	vpand %ymm15, %ymm3, %ymm2 /* ctr_pair_12_b = and(ctr_w_open, ctr_mask_12) */
-	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_12_a = andnot(ctr_mask_12, ctr_v_open) */
-	vpor %ymm15, %ymm2, %ymm2 /* ctr_pair_12 = or(ctr_pair_12_b, ctr_pair_12_a) */
-	vpor %ymm8, %ymm2, %ymm2 /* row_12 = or(ctr_pair_12, ctr_last_byte_12) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm2, %ymm2 /* rowle_12 = lookup16(row_12, bswap32) */
-	vmovdqa 128(%rsp), %ymm8 /* reload ctr_sum_13 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm8, %ymm15 /* ctr_carry_13 = lookup16(ctr_sum_13, carry_everywhere) */
-	vpshufb %ymm15, %ymm0, %ymm15 /* ctr_mask_13 = lookup16(carry_mask_table, ctr_carry_13) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm8, %ymm8 /* ctr_last_byte_13 = lookup16(ctr_sum_13, new_last_byte) */
-	vmovdqa %ymm4, 128(%rsp) /* spill g1x3.1 */
-	vpand %ymm15, %ymm3, %ymm4 /* ctr_pair_13_b = and(ctr_w_open, ctr_mask_13) */
-	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_13_a = andnot(ctr_mask_13, ctr_v_open) */
-	vpor %ymm15, %ymm4, %ymm4 /* ctr_pair_13 = or(ctr_pair_13_b, ctr_pair_13_a) */
-	vpor %ymm8, %ymm4, %ymm4 /* row_13 = or(ctr_pair_13, ctr_last_byte_13) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm4, %ymm4 /* rowle_13 = lookup16(row_13, bswap32) */
-	vmovdqa 160(%rsp), %ymm8 /* reload ctr_sum_14 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm8, %ymm15 /* ctr_carry_14 = lookup16(ctr_sum_14, carry_everywhere) */
-	vpshufb %ymm15, %ymm0, %ymm15 /* ctr_mask_14 = lookup16(carry_mask_table, ctr_carry_14) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm8, %ymm8 /* ctr_last_byte_14 = lookup16(ctr_sum_14, new_last_byte) */
-	vmovdqa %ymm5, 160(%rsp) /* spill g0x1.1 */
-	vpand %ymm15, %ymm3, %ymm5 /* ctr_pair_14_b = and(ctr_w_open, ctr_mask_14) */
-	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_14_a = andnot(ctr_mask_14, ctr_v_open) */
-	vpor %ymm15, %ymm5, %ymm5 /* ctr_pair_14 = or(ctr_pair_14_b, ctr_pair_14_a) */
-	vpor %ymm8, %ymm5, %ymm5 /* row_14 = or(ctr_pair_14, ctr_last_byte_14) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm5, %ymm5 /* rowle_14 = lookup16(row_14, bswap32) */
-	vmovdqa 192(%rsp), %ymm8 /* reload ctr_sum_15 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm8, %ymm15 /* ctr_carry_15 = lookup16(ctr_sum_15, carry_everywhere) */
-	vpshufb %ymm15, %ymm0, %ymm15 /* ctr_mask_15 = lookup16(carry_mask_table, ctr_carry_15) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm8, %ymm8 /* ctr_last_byte_15 = lookup16(ctr_sum_15, new_last_byte) */
-	vmovdqa %ymm6, 192(%rsp) /* spill g0x0.1 */
-	vpand %ymm15, %ymm3, %ymm6 /* ctr_pair_15_b = and(ctr_w_open, ctr_mask_15) */
-	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_15_a = andnot(ctr_mask_15, ctr_v_open) */
-	vpor %ymm15, %ymm6, %ymm6 /* ctr_pair_15 = or(ctr_pair_15_b, ctr_pair_15_a) */
-	vpor %ymm8, %ymm6, %ymm6 /* row_15 = or(ctr_pair_15, ctr_last_byte_15) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm6, %ymm6 /* rowle_15 = lookup16(row_15, bswap32) */
-	vpunpckldq %ymm5, %ymm2, %ymm8 /* tr0_12 = unpacklo(rowle_12, rowle_14) */
-	vpunpckhdq %ymm5, %ymm2, %ymm2 /* tr0_13 = unpackhi(rowle_12, rowle_14) */
-	vpunpckldq %ymm6, %ymm4, %ymm5 /* tr0_14 = unpacklo(rowle_13, rowle_15) */
-	vpunpckhdq %ymm6, %ymm4, %ymm4 /* tr0_15 = unpackhi(rowle_13, rowle_15) */
-	vpunpckldq %ymm5, %ymm8, %ymm6 /* tr1_12 = unpacklo(tr0_12, tr0_14) */
-	vpunpckhdq %ymm5, %ymm8, %ymm5 /* tr1_13 = unpackhi(tr0_12, tr0_14) */
-	vpunpckldq %ymm4, %ymm2, %ymm8 /* tr1_14 = unpacklo(tr0_13, tr0_15) */
-	vpunpckhdq %ymm4, %ymm2, %ymm2 /* tr1_15 = unpackhi(tr0_13, tr0_15) */
-	vmovdqa 224(%rsp), %ymm4 /* reload ctr_sum_16 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm4, %ymm15 /* ctr_carry_16 = lookup16(ctr_sum_16, carry_everywhere) */
-	vpshufb %ymm15, %ymm0, %ymm15 /* ctr_mask_16 = lookup16(carry_mask_table, ctr_carry_16) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm4, %ymm4 /* ctr_last_byte_16 = lookup16(ctr_sum_16, new_last_byte) */
-	vmovdqa %ymm2, 224(%rsp) /* spill g3x3.1 */
-	vpand %ymm15, %ymm3, %ymm2 /* ctr_pair_16_b = and(ctr_w_open, ctr_mask_16) */
-	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_16_a = andnot(ctr_mask_16, ctr_v_open) */
-	vpor %ymm15, %ymm2, %ymm2 /* ctr_pair_16 = or(ctr_pair_16_b, ctr_pair_16_a) */
-	vpor %ymm4, %ymm2, %ymm2 /* row_16 = or(ctr_pair_16, ctr_last_byte_16) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm2, %ymm2 /* rowle_16 = lookup16(row_16, bswap32) */
-	vmovdqa 256(%rsp), %ymm4 /* reload ctr_sum_17 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm4, %ymm15 /* ctr_carry_17 = lookup16(ctr_sum_17, carry_everywhere) */
-	vpshufb %ymm15, %ymm0, %ymm15 /* ctr_mask_17 = lookup16(carry_mask_table, ctr_carry_17) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm4, %ymm4 /* ctr_last_byte_17 = lookup16(ctr_sum_17, new_last_byte) */
-	vmovdqa %ymm5, 256(%rsp) /* spill g3x1.1 */
-	vpand %ymm15, %ymm3, %ymm5 /* ctr_pair_17_b = and(ctr_w_open, ctr_mask_17) */
-	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_17_a = andnot(ctr_mask_17, ctr_v_open) */
-	vpor %ymm15, %ymm5, %ymm5 /* ctr_pair_17 = or(ctr_pair_17_b, ctr_pair_17_a) */
-	vpor %ymm4, %ymm5, %ymm4 /* row_17 = or(ctr_pair_17, ctr_last_byte_17) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm4, %ymm4 /* rowle_17 = lookup16(row_17, bswap32) */
-	vmovdqa 288(%rsp), %ymm5 /* reload ctr_sum_18 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm5, %ymm15 /* ctr_carry_18 = lookup16(ctr_sum_18, carry_everywhere) */
-	vpshufb %ymm15, %ymm0, %ymm15 /* ctr_mask_18 = lookup16(carry_mask_table, ctr_carry_18) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm5, %ymm5 /* ctr_last_byte_18 = lookup16(ctr_sum_18, new_last_byte) */
-	vmovdqa %ymm6, 288(%rsp) /* spill g3x0.1 */
-	vpand %ymm15, %ymm3, %ymm6 /* ctr_pair_18_b = and(ctr_w_open, ctr_mask_18) */
-	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_18_a = andnot(ctr_mask_18, ctr_v_open) */
-	vpor %ymm15, %ymm6, %ymm6 /* ctr_pair_18 = or(ctr_pair_18_b, ctr_pair_18_a) */
-	vpor %ymm5, %ymm6, %ymm5 /* row_18 = or(ctr_pair_18, ctr_last_byte_18) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm5, %ymm5 /* rowle_18 = lookup16(row_18, bswap32) */
-	vmovdqa 320(%rsp), %ymm6 /* reload ctr_sum_19 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm6, %ymm15 /* ctr_carry_19 = lookup16(ctr_sum_19, carry_everywhere) */
-	vpshufb %ymm15, %ymm0, %ymm15 /* ctr_mask_19 = lookup16(carry_mask_table, ctr_carry_19) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm6, %ymm6 /* ctr_last_byte_19 = lookup16(ctr_sum_19, new_last_byte) */
-	vmovdqa %ymm7, 320(%rsp) /* spill g0x2.1 */
-	vpand %ymm15, %ymm3, %ymm7 /* ctr_pair_19_b = and(ctr_w_open, ctr_mask_19) */
-	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_19_a = andnot(ctr_mask_19, ctr_v_open) */
-	vpor %ymm15, %ymm7, %ymm7 /* ctr_pair_19 = or(ctr_pair_19_b, ctr_pair_19_a) */
-	vpor %ymm6, %ymm7, %ymm6 /* row_19 = or(ctr_pair_19, ctr_last_byte_19) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm6, %ymm6 /* rowle_19 = lookup16(row_19, bswap32) */
-	vpunpckldq %ymm5, %ymm2, %ymm7 /* tr0_16 = unpacklo(rowle_16, rowle_18) */
-	vpunpckhdq %ymm5, %ymm2, %ymm2 /* tr0_17 = unpackhi(rowle_16, rowle_18) */
-	vpunpckldq %ymm6, %ymm4, %ymm5 /* tr0_18 = unpacklo(rowle_17, rowle_19) */
-	vpunpckhdq %ymm6, %ymm4, %ymm4 /* tr0_19 = unpackhi(rowle_17, rowle_19) */
-	vpunpckldq %ymm5, %ymm7, %ymm6 /* tr1_16 = unpacklo(tr0_16, tr0_18) */
-	vpunpckhdq %ymm5, %ymm7, %ymm5 /* tr1_17 = unpackhi(tr0_16, tr0_18) */
-	vpunpckldq %ymm4, %ymm2, %ymm7 /* tr1_18 = unpacklo(tr0_17, tr0_19) */
-	vpunpckhdq %ymm4, %ymm2, %ymm2 /* tr1_19 = unpackhi(tr0_17, tr0_19) */
-	vmovdqa 352(%rsp), %ymm4 /* reload ctr_sum_20 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm4, %ymm15 /* ctr_carry_20 = lookup16(ctr_sum_20, carry_everywhere) */
-	vpshufb %ymm15, %ymm0, %ymm15 /* ctr_mask_20 = lookup16(carry_mask_table, ctr_carry_20) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm4, %ymm4 /* ctr_last_byte_20 = lookup16(ctr_sum_20, new_last_byte) */
-	vmovdqa %ymm2, 352(%rsp) /* spill g4x3.1 */
-	vpand %ymm15, %ymm3, %ymm2 /* ctr_pair_20_b = and(ctr_w_open, ctr_mask_20) */
-	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_20_a = andnot(ctr_mask_20, ctr_v_open) */
-	vpor %ymm15, %ymm2, %ymm2 /* ctr_pair_20 = or(ctr_pair_20_b, ctr_pair_20_a) */
-	vpor %ymm4, %ymm2, %ymm2 /* row_20 = or(ctr_pair_20, ctr_last_byte_20) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm2, %ymm2 /* rowle_20 = lookup16(row_20, bswap32) */
-	vmovdqa 384(%rsp), %ymm4 /* reload ctr_sum_21 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm4, %ymm15 /* ctr_carry_21 = lookup16(ctr_sum_21, carry_everywhere) */
-	vpshufb %ymm15, %ymm0, %ymm15 /* ctr_mask_21 = lookup16(carry_mask_table, ctr_carry_21) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm4, %ymm4 /* ctr_last_byte_21 = lookup16(ctr_sum_21, new_last_byte) */
-	vmovdqa %ymm5, 384(%rsp) /* spill g4x1.1 */
-	vpand %ymm15, %ymm3, %ymm5 /* ctr_pair_21_b = and(ctr_w_open, ctr_mask_21) */
-	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_21_a = andnot(ctr_mask_21, ctr_v_open) */
-	vpor %ymm15, %ymm5, %ymm5 /* ctr_pair_21 = or(ctr_pair_21_b, ctr_pair_21_a) */
-	vpor %ymm4, %ymm5, %ymm4 /* row_21 = or(ctr_pair_21, ctr_last_byte_21) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm4, %ymm4 /* rowle_21 = lookup16(row_21, bswap32) */
-	vmovdqa 416(%rsp), %ymm5 /* reload ctr_sum_22 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm5, %ymm15 /* ctr_carry_22 = lookup16(ctr_sum_22, carry_everywhere) */
-	vpshufb %ymm15, %ymm0, %ymm15 /* ctr_mask_22 = lookup16(carry_mask_table, ctr_carry_22) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm5, %ymm5 /* ctr_last_byte_22 = lookup16(ctr_sum_22, new_last_byte) */
-	vmovdqa %ymm6, 416(%rsp) /* spill g4x0.1 */
-	vpand %ymm15, %ymm3, %ymm6 /* ctr_pair_22_b = and(ctr_w_open, ctr_mask_22) */
-	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_22_a = andnot(ctr_mask_22, ctr_v_open) */
-	vpor %ymm15, %ymm6, %ymm6 /* ctr_pair_22 = or(ctr_pair_22_b, ctr_pair_22_a) */
-	vpor %ymm5, %ymm6, %ymm5 /* row_22 = or(ctr_pair_22, ctr_last_byte_22) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm5, %ymm5 /* rowle_22 = lookup16(row_22, bswap32) */
-	vmovdqa 448(%rsp), %ymm6 /* reload ctr_sum_23 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm6, %ymm15 /* ctr_carry_23 = lookup16(ctr_sum_23, carry_everywhere) */
-	vpshufb %ymm15, %ymm0, %ymm15 /* ctr_mask_23 = lookup16(carry_mask_table, ctr_carry_23) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm6, %ymm6 /* ctr_last_byte_23 = lookup16(ctr_sum_23, new_last_byte) */
-	vmovdqa %ymm7, 448(%rsp) /* spill g4x2.1 */
-	vpand %ymm15, %ymm3, %ymm7 /* ctr_pair_23_b = and(ctr_w_open, ctr_mask_23) */
-	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_23_a = andnot(ctr_mask_23, ctr_v_open) */
-	vpor %ymm15, %ymm7, %ymm7 /* ctr_pair_23 = or(ctr_pair_23_b, ctr_pair_23_a) */
-	vpor %ymm6, %ymm7, %ymm6 /* row_23 = or(ctr_pair_23, ctr_last_byte_23) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm6, %ymm6 /* rowle_23 = lookup16(row_23, bswap32) */
-	vpunpckldq %ymm5, %ymm2, %ymm7 /* tr0_20 = unpacklo(rowle_20, rowle_22) */
-	vpunpckhdq %ymm5, %ymm2, %ymm2 /* tr0_21 = unpackhi(rowle_20, rowle_22) */
-	vpunpckldq %ymm6, %ymm4, %ymm5 /* tr0_22 = unpacklo(rowle_21, rowle_23) */
-	vpunpckhdq %ymm6, %ymm4, %ymm4 /* tr0_23 = unpackhi(rowle_21, rowle_23) */
-	vpunpckldq %ymm5, %ymm7, %ymm6 /* tr1_20 = unpacklo(tr0_20, tr0_22) */
-	vpunpckhdq %ymm5, %ymm7, %ymm5 /* tr1_21 = unpackhi(tr0_20, tr0_22) */
-	vpunpckldq %ymm4, %ymm2, %ymm7 /* tr1_22 = unpacklo(tr0_21, tr0_23) */
-	vpunpckhdq %ymm4, %ymm2, %ymm2 /* tr1_23 = unpackhi(tr0_21, tr0_23) */
-	vmovdqa 480(%rsp), %ymm4 /* reload ctr_sum_24 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm4, %ymm15 /* ctr_carry_24 = lookup16(ctr_sum_24, carry_everywhere) */
-	vpshufb %ymm15, %ymm0, %ymm15 /* ctr_mask_24 = lookup16(carry_mask_table, ctr_carry_24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm4, %ymm4 /* ctr_last_byte_24 = lookup16(ctr_sum_24, new_last_byte) */
-	vmovdqa %ymm2, 480(%rsp) /* spill g5x3.1 */
-	vpand %ymm15, %ymm3, %ymm2 /* ctr_pair_24_b = and(ctr_w_open, ctr_mask_24) */
-	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_24_a = andnot(ctr_mask_24, ctr_v_open) */
-	vpor %ymm15, %ymm2, %ymm2 /* ctr_pair_24 = or(ctr_pair_24_b, ctr_pair_24_a) */
-	vpor %ymm4, %ymm2, %ymm2 /* row_24 = or(ctr_pair_24, ctr_last_byte_24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm2, %ymm2 /* rowle_24 = lookup16(row_24, bswap32) */
-	vmovdqa 512(%rsp), %ymm4 /* reload ctr_sum_25 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm4, %ymm15 /* ctr_carry_25 = lookup16(ctr_sum_25, carry_everywhere) */
-	vpshufb %ymm15, %ymm0, %ymm15 /* ctr_mask_25 = lookup16(carry_mask_table, ctr_carry_25) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm4, %ymm4 /* ctr_last_byte_25 = lookup16(ctr_sum_25, new_last_byte) */
-	vmovdqa %ymm5, 512(%rsp) /* spill g5x1.1 */
-	vpand %ymm15, %ymm3, %ymm5 /* ctr_pair_25_b = and(ctr_w_open, ctr_mask_25) */
-	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_25_a = andnot(ctr_mask_25, ctr_v_open) */
-	vpor %ymm15, %ymm5, %ymm5 /* ctr_pair_25 = or(ctr_pair_25_b, ctr_pair_25_a) */
-	vpor %ymm4, %ymm5, %ymm4 /* row_25 = or(ctr_pair_25, ctr_last_byte_25) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm4, %ymm4 /* rowle_25 = lookup16(row_25, bswap32) */
-	vmovdqa 544(%rsp), %ymm5 /* reload ctr_sum_26 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm5, %ymm15 /* ctr_carry_26 = lookup16(ctr_sum_26, carry_everywhere) */
-	vpshufb %ymm15, %ymm0, %ymm15 /* ctr_mask_26 = lookup16(carry_mask_table, ctr_carry_26) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm5, %ymm5 /* ctr_last_byte_26 = lookup16(ctr_sum_26, new_last_byte) */
-	vmovdqa %ymm6, 544(%rsp) /* spill g5x0.1 */
-	vpand %ymm15, %ymm3, %ymm6 /* ctr_pair_26_b = and(ctr_w_open, ctr_mask_26) */
-	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_26_a = andnot(ctr_mask_26, ctr_v_open) */
-	vpor %ymm15, %ymm6, %ymm6 /* ctr_pair_26 = or(ctr_pair_26_b, ctr_pair_26_a) */
-	vpor %ymm5, %ymm6, %ymm5 /* row_26 = or(ctr_pair_26, ctr_last_byte_26) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm5, %ymm5 /* rowle_26 = lookup16(row_26, bswap32) */
-	vmovdqa 576(%rsp), %ymm6 /* reload ctr_sum_27 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm6, %ymm15 /* ctr_carry_27 = lookup16(ctr_sum_27, carry_everywhere) */
-	vpshufb %ymm15, %ymm0, %ymm15 /* ctr_mask_27 = lookup16(carry_mask_table, ctr_carry_27) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm6, %ymm6 /* ctr_last_byte_27 = lookup16(ctr_sum_27, new_last_byte) */
-	vmovdqa %ymm7, 576(%rsp) /* spill g5x2.1 */
-	vpand %ymm15, %ymm3, %ymm7 /* ctr_pair_27_b = and(ctr_w_open, ctr_mask_27) */
-	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_27_a = andnot(ctr_mask_27, ctr_v_open) */
-	vpor %ymm15, %ymm7, %ymm7 /* ctr_pair_27 = or(ctr_pair_27_b, ctr_pair_27_a) */
-	vpor %ymm6, %ymm7, %ymm6 /* row_27 = or(ctr_pair_27, ctr_last_byte_27) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm6, %ymm6 /* rowle_27 = lookup16(row_27, bswap32) */
-	vpunpckldq %ymm5, %ymm2, %ymm7 /* tr0_24 = unpacklo(rowle_24, rowle_26) */
-	vpunpckhdq %ymm5, %ymm2, %ymm2 /* tr0_25 = unpackhi(rowle_24, rowle_26) */
-	vpunpckldq %ymm6, %ymm4, %ymm5 /* tr0_26 = unpacklo(rowle_25, rowle_27) */
-	vpunpckhdq %ymm6, %ymm4, %ymm4 /* tr0_27 = unpackhi(rowle_25, rowle_27) */
-	vpunpckldq %ymm5, %ymm7, %ymm6 /* tr1_24 = unpacklo(tr0_24, tr0_26) */
-	vpunpckhdq %ymm5, %ymm7, %ymm5 /* tr1_25 = unpackhi(tr0_24, tr0_26) */
-	vpunpckldq %ymm4, %ymm2, %ymm7 /* tr1_26 = unpacklo(tr0_25, tr0_27) */
-	vpunpckhdq %ymm4, %ymm2, %ymm2 /* tr1_27 = unpackhi(tr0_25, tr0_27) */
-	vmovdqa 608(%rsp), %ymm4 /* reload ctr_sum_28 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm4, %ymm15 /* ctr_carry_28 = lookup16(ctr_sum_28, carry_everywhere) */
-	vpshufb %ymm15, %ymm0, %ymm15 /* ctr_mask_28 = lookup16(carry_mask_table, ctr_carry_28) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm4, %ymm4 /* ctr_last_byte_28 = lookup16(ctr_sum_28, new_last_byte) */
-	vmovdqa %ymm2, 608(%rsp) /* spill g6x3.1 */
-	vpand %ymm15, %ymm3, %ymm2 /* ctr_pair_28_b = and(ctr_w_open, ctr_mask_28) */
-	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_28_a = andnot(ctr_mask_28, ctr_v_open) */
-	vpor %ymm15, %ymm2, %ymm2 /* ctr_pair_28 = or(ctr_pair_28_b, ctr_pair_28_a) */
-	vpor %ymm4, %ymm2, %ymm2 /* row_28 = or(ctr_pair_28, ctr_last_byte_28) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm2, %ymm2 /* rowle_28 = lookup16(row_28, bswap32) */
-	vmovdqa 640(%rsp), %ymm4 /* reload ctr_sum_29 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm4, %ymm15 /* ctr_carry_29 = lookup16(ctr_sum_29, carry_everywhere) */
-	vpshufb %ymm15, %ymm0, %ymm15 /* ctr_mask_29 = lookup16(carry_mask_table, ctr_carry_29) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm4, %ymm4 /* ctr_last_byte_29 = lookup16(ctr_sum_29, new_last_byte) */
-	vmovdqa %ymm5, 640(%rsp) /* spill g6x1.1 */
-	vpand %ymm15, %ymm3, %ymm5 /* ctr_pair_29_b = and(ctr_w_open, ctr_mask_29) */
-	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_29_a = andnot(ctr_mask_29, ctr_v_open) */
-	vpor %ymm15, %ymm5, %ymm5 /* ctr_pair_29 = or(ctr_pair_29_b, ctr_pair_29_a) */
-	vpor %ymm4, %ymm5, %ymm4 /* row_29 = or(ctr_pair_29, ctr_last_byte_29) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm4, %ymm4 /* rowle_29 = lookup16(row_29, bswap32) */
-	vmovdqa 704(%rsp), %ymm5 /* reload ctr_sum_30 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm5, %ymm15 /* ctr_carry_30 = lookup16(ctr_sum_30, carry_everywhere) */
-	vpshufb %ymm15, %ymm0, %ymm15 /* ctr_mask_30 = lookup16(carry_mask_table, ctr_carry_30) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm5, %ymm5 /* ctr_last_byte_30 = lookup16(ctr_sum_30, new_last_byte) */
-	vmovdqa %ymm6, 704(%rsp) /* spill g6x0.1 */
-	vmovdqa 672(%rsp), %ymm6 /* reload ctr_sum_31 */
-	vmovdqa %ymm7, 768(%rsp) /* spill g6x2.1 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm6, %ymm7 /* ctr_carry_31 = lookup16(ctr_sum_31, carry_everywhere) */
-	vpshufb %ymm7, %ymm0, %ymm0 /* ctr_mask_31 = lookup16(carry_mask_table, ctr_carry_31) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm6, %ymm6 /* ctr_last_byte_31 = lookup16(ctr_sum_31, new_last_byte) */
-	vpand %ymm15, %ymm3, %ymm7 /* ctr_pair_30_b = and(ctr_w_open, ctr_mask_30) */
-	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_30_a = andnot(ctr_mask_30, ctr_v_open) */
-	vpor %ymm15, %ymm7, %ymm7 /* ctr_pair_30 = or(ctr_pair_30_b, ctr_pair_30_a) */
-	vpor %ymm5, %ymm7, %ymm5 /* row_30 = or(ctr_pair_30, ctr_last_byte_30) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm5, %ymm5 /* rowle_30 = lookup16(row_30, bswap32) */
-	vpand %ymm0, %ymm3, %ymm3 /* ctr_pair_31_b = and(ctr_w_open, ctr_mask_31) */
-	vpandn %ymm1, %ymm0, %ymm0 /* ctr_pair_31_a = andnot(ctr_mask_31, ctr_v_open) */
-	vpor %ymm0, %ymm3, %ymm0 /* ctr_pair_31 = or(ctr_pair_31_b, ctr_pair_31_a) */
-	vpor %ymm6, %ymm0, %ymm0 /* row_31 = or(ctr_pair_31, ctr_last_byte_31) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm0, %ymm0 /* rowle_31 = lookup16(row_31, bswap32) */
-	vpunpckldq %ymm5, %ymm2, %ymm1 /* tr0_28 = unpacklo(rowle_28, rowle_30) */
-	vpunpckhdq %ymm5, %ymm2, %ymm2 /* tr0_29 = unpackhi(rowle_28, rowle_30) */
-	vpunpckldq %ymm0, %ymm4, %ymm3 /* tr0_30 = unpacklo(rowle_29, rowle_31) */
-	vpunpckhdq %ymm0, %ymm4, %ymm0 /* tr0_31 = unpackhi(rowle_29, rowle_31) */
-	vpunpckldq %ymm3, %ymm1, %ymm4 /* tr1_28 = unpacklo(tr0_28, tr0_30) */
-	vpunpckhdq %ymm3, %ymm1, %ymm1 /* tr1_29 = unpackhi(tr0_28, tr0_30) */
-	vpunpckldq %ymm0, %ymm2, %ymm3 /* tr1_30 = unpacklo(tr0_29, tr0_31) */
-	vpunpckhdq %ymm0, %ymm2, %ymm0 /* tr1_31 = unpackhi(tr0_29, tr0_31) */
-	vmovdqa 192(%rsp), %ymm2 /* reload g0x0.2 */
-	vmovdqa 288(%rsp), %ymm5 /* reload g3x0.2 */
-	vmovdqa 416(%rsp), %ymm6 /* reload g4x0.2 */
-	vmovdqa 544(%rsp), %ymm7 /* reload g5x0.2 */
-	vmovdqa 704(%rsp), %ymm15 /* reload g6x0.2 */
-	vmovdqa %ymm4, 672(%rsp) /* spill g7x0.2 */
-	vmovdqa 160(%rsp), %ymm4 /* reload g0x1.2 */
+	vpaddw .Lsm4_wordslice_avx2_vaes_asm_9_block_k(%rip), %ymm2, %ymm3 /* ctr_sum = add(ctr_base, block_k) */
+	vpaddw .Lsm4_wordslice_avx2_vaes_asm_9_block_k_1(%rip), %ymm2, %ymm4 /* ctr_sum_1 = add(ctr_base, block_k_1) */
+	vpaddw .Lsm4_wordslice_avx2_vaes_asm_9_block_k_2(%rip), %ymm2, %ymm5 /* ctr_sum_2 = add(ctr_base, block_k_2) */
+	vpaddw .Lsm4_wordslice_avx2_vaes_asm_9_block_k_3(%rip), %ymm2, %ymm6 /* ctr_sum_3 = add(ctr_base, block_k_3) */
+	vpaddw .Lsm4_wordslice_avx2_vaes_asm_9_block_k_4(%rip), %ymm2, %ymm7 /* ctr_sum_4 = add(ctr_base, block_k_4) */
+	vpaddw .Lsm4_wordslice_avx2_vaes_asm_9_block_k_5(%rip), %ymm2, %ymm8 /* ctr_sum_5 = add(ctr_base, block_k_5) */
+	vpaddw .Lsm4_wordslice_avx2_vaes_asm_9_block_k_6(%rip), %ymm2, %ymm9 /* ctr_sum_6 = add(ctr_base, block_k_6) */
+	vpaddw .Lsm4_wordslice_avx2_vaes_asm_9_block_k_7(%rip), %ymm2, %ymm10 /* ctr_sum_7 = add(ctr_base, block_k_7) */
+	vpaddw .Lsm4_wordslice_avx2_vaes_asm_9_block_k_8(%rip), %ymm2, %ymm11 /* ctr_sum_8 = add(ctr_base, block_k_8) */
+	vpaddw .Lsm4_wordslice_avx2_vaes_asm_9_block_k_9(%rip), %ymm2, %ymm12 /* ctr_sum_9 = add(ctr_base, block_k_9) */
+	vpaddw .Lsm4_wordslice_avx2_vaes_asm_9_block_k_10(%rip), %ymm2, %ymm13 /* ctr_sum_10 = add(ctr_base, block_k_10) */
+	vpaddw .Lsm4_wordslice_avx2_vaes_asm_9_block_k_11(%rip), %ymm2, %ymm14 /* ctr_sum_11 = add(ctr_base, block_k_11) */
+	vpaddw .Lsm4_wordslice_avx2_vaes_asm_9_block_k_12(%rip), %ymm2, %ymm15 /* ctr_sum_12 = add(ctr_base, block_k_12) */
+	vmovdqa %ymm0, 64(%rsp) /* spill reduced_3 */
+	vpaddw .Lsm4_wordslice_avx2_vaes_asm_9_block_k_13(%rip), %ymm2, %ymm0 /* ctr_sum_13 = add(ctr_base, block_k_13) */
+	vmovdqa %ymm0, 96(%rsp) /* spill ctr_sum_13 */
+	vpaddw .Lsm4_wordslice_avx2_vaes_asm_9_block_k_14(%rip), %ymm2, %ymm0 /* ctr_sum_14 = add(ctr_base, block_k_14) */
+	vmovdqa %ymm0, 128(%rsp) /* spill ctr_sum_14 */
+	vpaddw .Lsm4_wordslice_avx2_vaes_asm_9_block_k_15(%rip), %ymm2, %ymm0 /* ctr_sum_15 = add(ctr_base, block_k_15) */
+	vmovdqa %ymm0, 160(%rsp) /* spill ctr_sum_15 */
+	vpaddw .Lsm4_wordslice_avx2_vaes_asm_9_block_k_16(%rip), %ymm2, %ymm0 /* ctr_sum_16 = add(ctr_base, block_k_16) */
+	vmovdqa %ymm0, 192(%rsp) /* spill ctr_sum_16 */
+	vpaddw .Lsm4_wordslice_avx2_vaes_asm_9_block_k_17(%rip), %ymm2, %ymm0 /* ctr_sum_17 = add(ctr_base, block_k_17) */
+	vmovdqa %ymm0, 224(%rsp) /* spill ctr_sum_17 */
+	vpaddw .Lsm4_wordslice_avx2_vaes_asm_9_block_k_18(%rip), %ymm2, %ymm0 /* ctr_sum_18 = add(ctr_base, block_k_18) */
+	vmovdqa %ymm0, 256(%rsp) /* spill ctr_sum_18 */
+	vpaddw .Lsm4_wordslice_avx2_vaes_asm_9_block_k_19(%rip), %ymm2, %ymm0 /* ctr_sum_19 = add(ctr_base, block_k_19) */
+	vmovdqa %ymm0, 288(%rsp) /* spill ctr_sum_19 */
+	vpaddw .Lsm4_wordslice_avx2_vaes_asm_9_block_k_20(%rip), %ymm2, %ymm0 /* ctr_sum_20 = add(ctr_base, block_k_20) */
+	vmovdqa %ymm0, 320(%rsp) /* spill ctr_sum_20 */
+	vpaddw .Lsm4_wordslice_avx2_vaes_asm_9_block_k_21(%rip), %ymm2, %ymm0 /* ctr_sum_21 = add(ctr_base, block_k_21) */
+	vmovdqa %ymm0, 352(%rsp) /* spill ctr_sum_21 */
+	vpaddw .Lsm4_wordslice_avx2_vaes_asm_9_block_k_22(%rip), %ymm2, %ymm0 /* ctr_sum_22 = add(ctr_base, block_k_22) */
+	vmovdqa %ymm0, 384(%rsp) /* spill ctr_sum_22 */
+	vpaddw .Lsm4_wordslice_avx2_vaes_asm_9_block_k_23(%rip), %ymm2, %ymm0 /* ctr_sum_23 = add(ctr_base, block_k_23) */
+	vmovdqa %ymm0, 416(%rsp) /* spill ctr_sum_23 */
+	vpaddw .Lsm4_wordslice_avx2_vaes_asm_9_block_k_24(%rip), %ymm2, %ymm0 /* ctr_sum_24 = add(ctr_base, block_k_24) */
+	vmovdqa %ymm0, 448(%rsp) /* spill ctr_sum_24 */
+	vpaddw .Lsm4_wordslice_avx2_vaes_asm_9_block_k_25(%rip), %ymm2, %ymm0 /* ctr_sum_25 = add(ctr_base, block_k_25) */
+	vmovdqa %ymm0, 480(%rsp) /* spill ctr_sum_25 */
+	vpaddw .Lsm4_wordslice_avx2_vaes_asm_9_block_k_26(%rip), %ymm2, %ymm0 /* ctr_sum_26 = add(ctr_base, block_k_26) */
+	vmovdqa %ymm0, 512(%rsp) /* spill ctr_sum_26 */
+	vpaddw .Lsm4_wordslice_avx2_vaes_asm_9_block_k_27(%rip), %ymm2, %ymm0 /* ctr_sum_27 = add(ctr_base, block_k_27) */
+	vmovdqa %ymm0, 544(%rsp) /* spill ctr_sum_27 */
+	vpaddw .Lsm4_wordslice_avx2_vaes_asm_9_block_k_28(%rip), %ymm2, %ymm0 /* ctr_sum_28 = add(ctr_base, block_k_28) */
+	vmovdqa %ymm0, 576(%rsp) /* spill ctr_sum_28 */
+	vpaddw .Lsm4_wordslice_avx2_vaes_asm_9_block_k_29(%rip), %ymm2, %ymm0 /* ctr_sum_29 = add(ctr_base, block_k_29) */
+	vmovdqa %ymm0, 608(%rsp) /* spill ctr_sum_29 */
+	vpaddw .Lsm4_wordslice_avx2_vaes_asm_9_block_k_30(%rip), %ymm2, %ymm0 /* ctr_sum_30 = add(ctr_base, block_k_30) */
+	vpaddw .Lsm4_wordslice_avx2_vaes_asm_9_block_k_31(%rip), %ymm2, %ymm2 /* ctr_sum_31 = add(ctr_base, block_k_31) */
+	vmovdqa %ymm2, 640(%rsp) /* spill ctr_sum_31 */
+	vbroadcasti128 16(%rsi), %ymm2 /* ctr_w = bcast128() */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_all_but_last(%rip), %ymm2, %ymm2 /* ctr_w_open = and(ctr_w, all_but_last) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_ctr_order(%rip), %ymm2, %ymm2 /* ctr_w_ordered = lookup16(ctr_w_open, ctr_order) */
+	vmovdqa %ymm0, 672(%rsp) /* spill ctr_sum_30 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm3, %ymm0 /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
+	vmovdqa %ymm15, 704(%rsp) /* spill ctr_sum_12 */
+	vmovdqa .Lsm4_wordslice_avx2_vaes_asm_9_carry_mask_table(%rip), %ymm15 /* carry_mask_table = const() */
+	vpshufb %ymm0, %ymm15, %ymm0 /* ctr_mask = lookup16(carry_mask_table, ctr_carry) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm3, %ymm3 /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
+	vmovdqa %ymm14, 736(%rsp) /* spill ctr_sum_11 */
+	vpand %ymm0, %ymm2, %ymm14 /* ctr_pair_b = and(ctr_w_ordered, ctr_mask) */
+	vpandn %ymm1, %ymm0, %ymm0 /* ctr_pair_a = andnot(ctr_mask, ctr_v_ordered) */
+	vpor %ymm0, %ymm14, %ymm0 /* ctr_pair = or(ctr_pair_b, ctr_pair_a) */
+	vpor %ymm3, %ymm0, %ymm0 /* rowle = or(ctr_pair, ctr_last_byte) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm4, %ymm3 /* ctr_carry_1 = lookup16(ctr_sum_1, carry_everywhere) */
+	vpshufb %ymm3, %ymm15, %ymm3 /* ctr_mask_1 = lookup16(carry_mask_table, ctr_carry_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm4, %ymm4 /* ctr_last_byte_1 = lookup16(ctr_sum_1, new_last_byte) */
+	vpand %ymm3, %ymm2, %ymm14 /* ctr_pair_1_b = and(ctr_w_ordered, ctr_mask_1) */
+	vpandn %ymm1, %ymm3, %ymm3 /* ctr_pair_1_a = andnot(ctr_mask_1, ctr_v_ordered) */
+	vpor %ymm3, %ymm14, %ymm3 /* ctr_pair_1 = or(ctr_pair_1_b, ctr_pair_1_a) */
+	vpor %ymm4, %ymm3, %ymm3 /* rowle_1 = or(ctr_pair_1, ctr_last_byte_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm5, %ymm4 /* ctr_carry_2 = lookup16(ctr_sum_2, carry_everywhere) */
+	vpshufb %ymm4, %ymm15, %ymm4 /* ctr_mask_2 = lookup16(carry_mask_table, ctr_carry_2) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm5, %ymm5 /* ctr_last_byte_2 = lookup16(ctr_sum_2, new_last_byte) */
+	vpand %ymm4, %ymm2, %ymm14 /* ctr_pair_2_b = and(ctr_w_ordered, ctr_mask_2) */
+	vpandn %ymm1, %ymm4, %ymm4 /* ctr_pair_2_a = andnot(ctr_mask_2, ctr_v_ordered) */
+	vpor %ymm4, %ymm14, %ymm4 /* ctr_pair_2 = or(ctr_pair_2_b, ctr_pair_2_a) */
+	vpor %ymm5, %ymm4, %ymm4 /* rowle_2 = or(ctr_pair_2, ctr_last_byte_2) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm6, %ymm5 /* ctr_carry_3 = lookup16(ctr_sum_3, carry_everywhere) */
+	vpshufb %ymm5, %ymm15, %ymm5 /* ctr_mask_3 = lookup16(carry_mask_table, ctr_carry_3) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm6, %ymm6 /* ctr_last_byte_3 = lookup16(ctr_sum_3, new_last_byte) */
+	vpand %ymm5, %ymm2, %ymm14 /* ctr_pair_3_b = and(ctr_w_ordered, ctr_mask_3) */
+	vpandn %ymm1, %ymm5, %ymm5 /* ctr_pair_3_a = andnot(ctr_mask_3, ctr_v_ordered) */
+	vpor %ymm5, %ymm14, %ymm5 /* ctr_pair_3 = or(ctr_pair_3_b, ctr_pair_3_a) */
+	vpor %ymm6, %ymm5, %ymm5 /* rowle_3 = or(ctr_pair_3, ctr_last_byte_3) */
+	vpunpckldq %ymm4, %ymm0, %ymm6 /* tr0 = unpacklo(rowle, rowle_2) */
+	vpunpckhdq %ymm4, %ymm0, %ymm0 /* tr0_1 = unpackhi(rowle, rowle_2) */
+	vpunpckldq %ymm5, %ymm3, %ymm4 /* tr0_2 = unpacklo(rowle_1, rowle_3) */
+	vpunpckhdq %ymm5, %ymm3, %ymm3 /* tr0_3 = unpackhi(rowle_1, rowle_3) */
+	vpunpckldq %ymm4, %ymm6, %ymm5 /* tr1 = unpacklo(tr0, tr0_2) */
+	vpunpckhdq %ymm4, %ymm6, %ymm4 /* tr1_1 = unpackhi(tr0, tr0_2) */
+	vpunpckldq %ymm3, %ymm0, %ymm6 /* tr1_2 = unpacklo(tr0_1, tr0_3) */
+	vpunpckhdq %ymm3, %ymm0, %ymm0 /* tr1_3 = unpackhi(tr0_1, tr0_3) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm7, %ymm3 /* ctr_carry_4 = lookup16(ctr_sum_4, carry_everywhere) */
+	vpshufb %ymm3, %ymm15, %ymm3 /* ctr_mask_4 = lookup16(carry_mask_table, ctr_carry_4) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm7, %ymm7 /* ctr_last_byte_4 = lookup16(ctr_sum_4, new_last_byte) */
+	vpand %ymm3, %ymm2, %ymm14 /* ctr_pair_4_b = and(ctr_w_ordered, ctr_mask_4) */
+	vpandn %ymm1, %ymm3, %ymm3 /* ctr_pair_4_a = andnot(ctr_mask_4, ctr_v_ordered) */
+	vpor %ymm3, %ymm14, %ymm3 /* ctr_pair_4 = or(ctr_pair_4_b, ctr_pair_4_a) */
+	vpor %ymm7, %ymm3, %ymm3 /* rowle_4 = or(ctr_pair_4, ctr_last_byte_4) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm8, %ymm7 /* ctr_carry_5 = lookup16(ctr_sum_5, carry_everywhere) */
+	vpshufb %ymm7, %ymm15, %ymm7 /* ctr_mask_5 = lookup16(carry_mask_table, ctr_carry_5) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm8, %ymm8 /* ctr_last_byte_5 = lookup16(ctr_sum_5, new_last_byte) */
+	vpand %ymm7, %ymm2, %ymm14 /* ctr_pair_5_b = and(ctr_w_ordered, ctr_mask_5) */
+	vpandn %ymm1, %ymm7, %ymm7 /* ctr_pair_5_a = andnot(ctr_mask_5, ctr_v_ordered) */
+	vpor %ymm7, %ymm14, %ymm7 /* ctr_pair_5 = or(ctr_pair_5_b, ctr_pair_5_a) */
+	vpor %ymm8, %ymm7, %ymm7 /* rowle_5 = or(ctr_pair_5, ctr_last_byte_5) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm9, %ymm8 /* ctr_carry_6 = lookup16(ctr_sum_6, carry_everywhere) */
+	vpshufb %ymm8, %ymm15, %ymm8 /* ctr_mask_6 = lookup16(carry_mask_table, ctr_carry_6) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm9, %ymm9 /* ctr_last_byte_6 = lookup16(ctr_sum_6, new_last_byte) */
+	vpand %ymm8, %ymm2, %ymm14 /* ctr_pair_6_b = and(ctr_w_ordered, ctr_mask_6) */
+	vpandn %ymm1, %ymm8, %ymm8 /* ctr_pair_6_a = andnot(ctr_mask_6, ctr_v_ordered) */
+	vpor %ymm8, %ymm14, %ymm8 /* ctr_pair_6 = or(ctr_pair_6_b, ctr_pair_6_a) */
+	vpor %ymm9, %ymm8, %ymm8 /* rowle_6 = or(ctr_pair_6, ctr_last_byte_6) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm10, %ymm9 /* ctr_carry_7 = lookup16(ctr_sum_7, carry_everywhere) */
+	vpshufb %ymm9, %ymm15, %ymm9 /* ctr_mask_7 = lookup16(carry_mask_table, ctr_carry_7) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm10, %ymm10 /* ctr_last_byte_7 = lookup16(ctr_sum_7, new_last_byte) */
+	vpand %ymm9, %ymm2, %ymm14 /* ctr_pair_7_b = and(ctr_w_ordered, ctr_mask_7) */
+	vpandn %ymm1, %ymm9, %ymm9 /* ctr_pair_7_a = andnot(ctr_mask_7, ctr_v_ordered) */
+	vpor %ymm9, %ymm14, %ymm9 /* ctr_pair_7 = or(ctr_pair_7_b, ctr_pair_7_a) */
+	vpor %ymm10, %ymm9, %ymm9 /* rowle_7 = or(ctr_pair_7, ctr_last_byte_7) */
+	vpunpckldq %ymm8, %ymm3, %ymm10 /* tr0_4 = unpacklo(rowle_4, rowle_6) */
+	vpunpckhdq %ymm8, %ymm3, %ymm3 /* tr0_5 = unpackhi(rowle_4, rowle_6) */
+	vpunpckldq %ymm9, %ymm7, %ymm8 /* tr0_6 = unpacklo(rowle_5, rowle_7) */
+	vpunpckhdq %ymm9, %ymm7, %ymm7 /* tr0_7 = unpackhi(rowle_5, rowle_7) */
+	vpunpckldq %ymm8, %ymm10, %ymm9 /* tr1_4 = unpacklo(tr0_4, tr0_6) */
+	vpunpckhdq %ymm8, %ymm10, %ymm8 /* tr1_5 = unpackhi(tr0_4, tr0_6) */
+	vpunpckldq %ymm7, %ymm3, %ymm10 /* tr1_6 = unpacklo(tr0_5, tr0_7) */
+	vpunpckhdq %ymm7, %ymm3, %ymm3 /* tr1_7 = unpackhi(tr0_5, tr0_7) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm11, %ymm7 /* ctr_carry_8 = lookup16(ctr_sum_8, carry_everywhere) */
+	vpshufb %ymm7, %ymm15, %ymm7 /* ctr_mask_8 = lookup16(carry_mask_table, ctr_carry_8) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm11, %ymm11 /* ctr_last_byte_8 = lookup16(ctr_sum_8, new_last_byte) */
+	vpand %ymm7, %ymm2, %ymm14 /* ctr_pair_8_b = and(ctr_w_ordered, ctr_mask_8) */
+	vpandn %ymm1, %ymm7, %ymm7 /* ctr_pair_8_a = andnot(ctr_mask_8, ctr_v_ordered) */
+	vpor %ymm7, %ymm14, %ymm7 /* ctr_pair_8 = or(ctr_pair_8_b, ctr_pair_8_a) */
+	vpor %ymm11, %ymm7, %ymm7 /* rowle_8 = or(ctr_pair_8, ctr_last_byte_8) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm12, %ymm11 /* ctr_carry_9 = lookup16(ctr_sum_9, carry_everywhere) */
+	vpshufb %ymm11, %ymm15, %ymm11 /* ctr_mask_9 = lookup16(carry_mask_table, ctr_carry_9) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm12, %ymm12 /* ctr_last_byte_9 = lookup16(ctr_sum_9, new_last_byte) */
+	vpand %ymm11, %ymm2, %ymm14 /* ctr_pair_9_b = and(ctr_w_ordered, ctr_mask_9) */
+	vpandn %ymm1, %ymm11, %ymm11 /* ctr_pair_9_a = andnot(ctr_mask_9, ctr_v_ordered) */
+	vpor %ymm11, %ymm14, %ymm11 /* ctr_pair_9 = or(ctr_pair_9_b, ctr_pair_9_a) */
+	vpor %ymm12, %ymm11, %ymm11 /* rowle_9 = or(ctr_pair_9, ctr_last_byte_9) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm13, %ymm12 /* ctr_carry_10 = lookup16(ctr_sum_10, carry_everywhere) */
+	vpshufb %ymm12, %ymm15, %ymm12 /* ctr_mask_10 = lookup16(carry_mask_table, ctr_carry_10) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm13, %ymm13 /* ctr_last_byte_10 = lookup16(ctr_sum_10, new_last_byte) */
+	vpand %ymm12, %ymm2, %ymm14 /* ctr_pair_10_b = and(ctr_w_ordered, ctr_mask_10) */
+	vpandn %ymm1, %ymm12, %ymm12 /* ctr_pair_10_a = andnot(ctr_mask_10, ctr_v_ordered) */
+	vpor %ymm12, %ymm14, %ymm12 /* ctr_pair_10 = or(ctr_pair_10_b, ctr_pair_10_a) */
+	vpor %ymm13, %ymm12, %ymm12 /* rowle_10 = or(ctr_pair_10, ctr_last_byte_10) */
+	vmovdqa 736(%rsp), %ymm13 /* reload ctr_sum_11 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm13, %ymm14 /* ctr_carry_11 = lookup16(ctr_sum_11, carry_everywhere) */
+	vpshufb %ymm14, %ymm15, %ymm14 /* ctr_mask_11 = lookup16(carry_mask_table, ctr_carry_11) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm13, %ymm13 /* ctr_last_byte_11 = lookup16(ctr_sum_11, new_last_byte) */
+	vmovdqa %ymm0, 736(%rsp) /* spill g0x3.1 */
+	vpand %ymm14, %ymm2, %ymm0 /* ctr_pair_11_b = and(ctr_w_ordered, ctr_mask_11) */
+	vpandn %ymm1, %ymm14, %ymm14 /* ctr_pair_11_a = andnot(ctr_mask_11, ctr_v_ordered) */
+	vpor %ymm14, %ymm0, %ymm0 /* ctr_pair_11 = or(ctr_pair_11_b, ctr_pair_11_a) */
+	vpor %ymm13, %ymm0, %ymm0 /* rowle_11 = or(ctr_pair_11, ctr_last_byte_11) */
+	vpunpckldq %ymm12, %ymm7, %ymm13 /* tr0_8 = unpacklo(rowle_8, rowle_10) */
+	vpunpckhdq %ymm12, %ymm7, %ymm7 /* tr0_9 = unpackhi(rowle_8, rowle_10) */
+	vpunpckldq %ymm0, %ymm11, %ymm12 /* tr0_10 = unpacklo(rowle_9, rowle_11) */
+	vpunpckhdq %ymm0, %ymm11, %ymm0 /* tr0_11 = unpackhi(rowle_9, rowle_11) */
+	vpunpckldq %ymm12, %ymm13, %ymm11 /* tr1_8 = unpacklo(tr0_8, tr0_10) */
+	vpunpckhdq %ymm12, %ymm13, %ymm12 /* tr1_9 = unpackhi(tr0_8, tr0_10) */
+	vpunpckldq %ymm0, %ymm7, %ymm13 /* tr1_10 = unpacklo(tr0_9, tr0_11) */
+	vpunpckhdq %ymm0, %ymm7, %ymm0 /* tr1_11 = unpackhi(tr0_9, tr0_11) */
+	vmovdqa 704(%rsp), %ymm7 /* reload ctr_sum_12 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm7, %ymm14 /* ctr_carry_12 = lookup16(ctr_sum_12, carry_everywhere) */
+	vpshufb %ymm14, %ymm15, %ymm14 /* ctr_mask_12 = lookup16(carry_mask_table, ctr_carry_12) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm7, %ymm7 /* ctr_last_byte_12 = lookup16(ctr_sum_12, new_last_byte) */
+	vmovdqa %ymm0, 704(%rsp) /* spill g2x3.1 */
+	vpand %ymm14, %ymm2, %ymm0 /* ctr_pair_12_b = and(ctr_w_ordered, ctr_mask_12) */
+	vpandn %ymm1, %ymm14, %ymm14 /* ctr_pair_12_a = andnot(ctr_mask_12, ctr_v_ordered) */
+	vpor %ymm14, %ymm0, %ymm0 /* ctr_pair_12 = or(ctr_pair_12_b, ctr_pair_12_a) */
+	vpor %ymm7, %ymm0, %ymm0 /* rowle_12 = or(ctr_pair_12, ctr_last_byte_12) */
+	vmovdqa 96(%rsp), %ymm7 /* reload ctr_sum_13 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm7, %ymm14 /* ctr_carry_13 = lookup16(ctr_sum_13, carry_everywhere) */
+	vpshufb %ymm14, %ymm15, %ymm14 /* ctr_mask_13 = lookup16(carry_mask_table, ctr_carry_13) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm7, %ymm7 /* ctr_last_byte_13 = lookup16(ctr_sum_13, new_last_byte) */
+	vmovdqa %ymm3, 96(%rsp) /* spill g1x3.1 */
+	vpand %ymm14, %ymm2, %ymm3 /* ctr_pair_13_b = and(ctr_w_ordered, ctr_mask_13) */
+	vpandn %ymm1, %ymm14, %ymm14 /* ctr_pair_13_a = andnot(ctr_mask_13, ctr_v_ordered) */
+	vpor %ymm14, %ymm3, %ymm3 /* ctr_pair_13 = or(ctr_pair_13_b, ctr_pair_13_a) */
+	vpor %ymm7, %ymm3, %ymm3 /* rowle_13 = or(ctr_pair_13, ctr_last_byte_13) */
+	vmovdqa 128(%rsp), %ymm7 /* reload ctr_sum_14 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm7, %ymm14 /* ctr_carry_14 = lookup16(ctr_sum_14, carry_everywhere) */
+	vpshufb %ymm14, %ymm15, %ymm14 /* ctr_mask_14 = lookup16(carry_mask_table, ctr_carry_14) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm7, %ymm7 /* ctr_last_byte_14 = lookup16(ctr_sum_14, new_last_byte) */
+	vmovdqa %ymm4, 128(%rsp) /* spill g0x1.1 */
+	vpand %ymm14, %ymm2, %ymm4 /* ctr_pair_14_b = and(ctr_w_ordered, ctr_mask_14) */
+	vpandn %ymm1, %ymm14, %ymm14 /* ctr_pair_14_a = andnot(ctr_mask_14, ctr_v_ordered) */
+	vpor %ymm14, %ymm4, %ymm4 /* ctr_pair_14 = or(ctr_pair_14_b, ctr_pair_14_a) */
+	vpor %ymm7, %ymm4, %ymm4 /* rowle_14 = or(ctr_pair_14, ctr_last_byte_14) */
+	vmovdqa 160(%rsp), %ymm7 /* reload ctr_sum_15 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm7, %ymm14 /* ctr_carry_15 = lookup16(ctr_sum_15, carry_everywhere) */
+	vpshufb %ymm14, %ymm15, %ymm14 /* ctr_mask_15 = lookup16(carry_mask_table, ctr_carry_15) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm7, %ymm7 /* ctr_last_byte_15 = lookup16(ctr_sum_15, new_last_byte) */
+	vmovdqa %ymm5, 160(%rsp) /* spill g0x0.1 */
+	vpand %ymm14, %ymm2, %ymm5 /* ctr_pair_15_b = and(ctr_w_ordered, ctr_mask_15) */
+	vpandn %ymm1, %ymm14, %ymm14 /* ctr_pair_15_a = andnot(ctr_mask_15, ctr_v_ordered) */
+	vpor %ymm14, %ymm5, %ymm5 /* ctr_pair_15 = or(ctr_pair_15_b, ctr_pair_15_a) */
+	vpor %ymm7, %ymm5, %ymm5 /* rowle_15 = or(ctr_pair_15, ctr_last_byte_15) */
+	vpunpckldq %ymm4, %ymm0, %ymm7 /* tr0_12 = unpacklo(rowle_12, rowle_14) */
+	vpunpckhdq %ymm4, %ymm0, %ymm0 /* tr0_13 = unpackhi(rowle_12, rowle_14) */
+	vpunpckldq %ymm5, %ymm3, %ymm4 /* tr0_14 = unpacklo(rowle_13, rowle_15) */
+	vpunpckhdq %ymm5, %ymm3, %ymm3 /* tr0_15 = unpackhi(rowle_13, rowle_15) */
+	vpunpckldq %ymm4, %ymm7, %ymm5 /* tr1_12 = unpacklo(tr0_12, tr0_14) */
+	vpunpckhdq %ymm4, %ymm7, %ymm4 /* tr1_13 = unpackhi(tr0_12, tr0_14) */
+	vpunpckldq %ymm3, %ymm0, %ymm7 /* tr1_14 = unpacklo(tr0_13, tr0_15) */
+	vpunpckhdq %ymm3, %ymm0, %ymm0 /* tr1_15 = unpackhi(tr0_13, tr0_15) */
+	vmovdqa 192(%rsp), %ymm3 /* reload ctr_sum_16 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm3, %ymm14 /* ctr_carry_16 = lookup16(ctr_sum_16, carry_everywhere) */
+	vpshufb %ymm14, %ymm15, %ymm14 /* ctr_mask_16 = lookup16(carry_mask_table, ctr_carry_16) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm3, %ymm3 /* ctr_last_byte_16 = lookup16(ctr_sum_16, new_last_byte) */
+	vmovdqa %ymm0, 192(%rsp) /* spill g3x3.1 */
+	vpand %ymm14, %ymm2, %ymm0 /* ctr_pair_16_b = and(ctr_w_ordered, ctr_mask_16) */
+	vpandn %ymm1, %ymm14, %ymm14 /* ctr_pair_16_a = andnot(ctr_mask_16, ctr_v_ordered) */
+	vpor %ymm14, %ymm0, %ymm0 /* ctr_pair_16 = or(ctr_pair_16_b, ctr_pair_16_a) */
+	vpor %ymm3, %ymm0, %ymm0 /* rowle_16 = or(ctr_pair_16, ctr_last_byte_16) */
+	vmovdqa 224(%rsp), %ymm3 /* reload ctr_sum_17 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm3, %ymm14 /* ctr_carry_17 = lookup16(ctr_sum_17, carry_everywhere) */
+	vpshufb %ymm14, %ymm15, %ymm14 /* ctr_mask_17 = lookup16(carry_mask_table, ctr_carry_17) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm3, %ymm3 /* ctr_last_byte_17 = lookup16(ctr_sum_17, new_last_byte) */
+	vmovdqa %ymm4, 224(%rsp) /* spill g3x1.1 */
+	vpand %ymm14, %ymm2, %ymm4 /* ctr_pair_17_b = and(ctr_w_ordered, ctr_mask_17) */
+	vpandn %ymm1, %ymm14, %ymm14 /* ctr_pair_17_a = andnot(ctr_mask_17, ctr_v_ordered) */
+	vpor %ymm14, %ymm4, %ymm4 /* ctr_pair_17 = or(ctr_pair_17_b, ctr_pair_17_a) */
+	vpor %ymm3, %ymm4, %ymm3 /* rowle_17 = or(ctr_pair_17, ctr_last_byte_17) */
+	vmovdqa 256(%rsp), %ymm4 /* reload ctr_sum_18 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm4, %ymm14 /* ctr_carry_18 = lookup16(ctr_sum_18, carry_everywhere) */
+	vpshufb %ymm14, %ymm15, %ymm14 /* ctr_mask_18 = lookup16(carry_mask_table, ctr_carry_18) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm4, %ymm4 /* ctr_last_byte_18 = lookup16(ctr_sum_18, new_last_byte) */
+	vmovdqa %ymm5, 256(%rsp) /* spill g3x0.1 */
+	vpand %ymm14, %ymm2, %ymm5 /* ctr_pair_18_b = and(ctr_w_ordered, ctr_mask_18) */
+	vpandn %ymm1, %ymm14, %ymm14 /* ctr_pair_18_a = andnot(ctr_mask_18, ctr_v_ordered) */
+	vpor %ymm14, %ymm5, %ymm5 /* ctr_pair_18 = or(ctr_pair_18_b, ctr_pair_18_a) */
+	vpor %ymm4, %ymm5, %ymm4 /* rowle_18 = or(ctr_pair_18, ctr_last_byte_18) */
+	vmovdqa 288(%rsp), %ymm5 /* reload ctr_sum_19 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm5, %ymm14 /* ctr_carry_19 = lookup16(ctr_sum_19, carry_everywhere) */
+	vpshufb %ymm14, %ymm15, %ymm14 /* ctr_mask_19 = lookup16(carry_mask_table, ctr_carry_19) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm5, %ymm5 /* ctr_last_byte_19 = lookup16(ctr_sum_19, new_last_byte) */
+	vmovdqa %ymm6, 288(%rsp) /* spill g0x2.1 */
+	vpand %ymm14, %ymm2, %ymm6 /* ctr_pair_19_b = and(ctr_w_ordered, ctr_mask_19) */
+	vpandn %ymm1, %ymm14, %ymm14 /* ctr_pair_19_a = andnot(ctr_mask_19, ctr_v_ordered) */
+	vpor %ymm14, %ymm6, %ymm6 /* ctr_pair_19 = or(ctr_pair_19_b, ctr_pair_19_a) */
+	vpor %ymm5, %ymm6, %ymm5 /* rowle_19 = or(ctr_pair_19, ctr_last_byte_19) */
+	vpunpckldq %ymm4, %ymm0, %ymm6 /* tr0_16 = unpacklo(rowle_16, rowle_18) */
+	vpunpckhdq %ymm4, %ymm0, %ymm0 /* tr0_17 = unpackhi(rowle_16, rowle_18) */
+	vpunpckldq %ymm5, %ymm3, %ymm4 /* tr0_18 = unpacklo(rowle_17, rowle_19) */
+	vpunpckhdq %ymm5, %ymm3, %ymm3 /* tr0_19 = unpackhi(rowle_17, rowle_19) */
+	vpunpckldq %ymm4, %ymm6, %ymm5 /* tr1_16 = unpacklo(tr0_16, tr0_18) */
+	vpunpckhdq %ymm4, %ymm6, %ymm4 /* tr1_17 = unpackhi(tr0_16, tr0_18) */
+	vpunpckldq %ymm3, %ymm0, %ymm6 /* tr1_18 = unpacklo(tr0_17, tr0_19) */
+	vpunpckhdq %ymm3, %ymm0, %ymm0 /* tr1_19 = unpackhi(tr0_17, tr0_19) */
+	vmovdqa 320(%rsp), %ymm3 /* reload ctr_sum_20 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm3, %ymm14 /* ctr_carry_20 = lookup16(ctr_sum_20, carry_everywhere) */
+	vpshufb %ymm14, %ymm15, %ymm14 /* ctr_mask_20 = lookup16(carry_mask_table, ctr_carry_20) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm3, %ymm3 /* ctr_last_byte_20 = lookup16(ctr_sum_20, new_last_byte) */
+	vmovdqa %ymm0, 320(%rsp) /* spill g4x3.1 */
+	vpand %ymm14, %ymm2, %ymm0 /* ctr_pair_20_b = and(ctr_w_ordered, ctr_mask_20) */
+	vpandn %ymm1, %ymm14, %ymm14 /* ctr_pair_20_a = andnot(ctr_mask_20, ctr_v_ordered) */
+	vpor %ymm14, %ymm0, %ymm0 /* ctr_pair_20 = or(ctr_pair_20_b, ctr_pair_20_a) */
+	vpor %ymm3, %ymm0, %ymm0 /* rowle_20 = or(ctr_pair_20, ctr_last_byte_20) */
+	vmovdqa 352(%rsp), %ymm3 /* reload ctr_sum_21 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm3, %ymm14 /* ctr_carry_21 = lookup16(ctr_sum_21, carry_everywhere) */
+	vpshufb %ymm14, %ymm15, %ymm14 /* ctr_mask_21 = lookup16(carry_mask_table, ctr_carry_21) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm3, %ymm3 /* ctr_last_byte_21 = lookup16(ctr_sum_21, new_last_byte) */
+	vmovdqa %ymm4, 352(%rsp) /* spill g4x1.1 */
+	vpand %ymm14, %ymm2, %ymm4 /* ctr_pair_21_b = and(ctr_w_ordered, ctr_mask_21) */
+	vpandn %ymm1, %ymm14, %ymm14 /* ctr_pair_21_a = andnot(ctr_mask_21, ctr_v_ordered) */
+	vpor %ymm14, %ymm4, %ymm4 /* ctr_pair_21 = or(ctr_pair_21_b, ctr_pair_21_a) */
+	vpor %ymm3, %ymm4, %ymm3 /* rowle_21 = or(ctr_pair_21, ctr_last_byte_21) */
+	vmovdqa 384(%rsp), %ymm4 /* reload ctr_sum_22 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm4, %ymm14 /* ctr_carry_22 = lookup16(ctr_sum_22, carry_everywhere) */
+	vpshufb %ymm14, %ymm15, %ymm14 /* ctr_mask_22 = lookup16(carry_mask_table, ctr_carry_22) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm4, %ymm4 /* ctr_last_byte_22 = lookup16(ctr_sum_22, new_last_byte) */
+	vmovdqa %ymm5, 384(%rsp) /* spill g4x0.1 */
+	vpand %ymm14, %ymm2, %ymm5 /* ctr_pair_22_b = and(ctr_w_ordered, ctr_mask_22) */
+	vpandn %ymm1, %ymm14, %ymm14 /* ctr_pair_22_a = andnot(ctr_mask_22, ctr_v_ordered) */
+	vpor %ymm14, %ymm5, %ymm5 /* ctr_pair_22 = or(ctr_pair_22_b, ctr_pair_22_a) */
+	vpor %ymm4, %ymm5, %ymm4 /* rowle_22 = or(ctr_pair_22, ctr_last_byte_22) */
+	vmovdqa 416(%rsp), %ymm5 /* reload ctr_sum_23 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm5, %ymm14 /* ctr_carry_23 = lookup16(ctr_sum_23, carry_everywhere) */
+	vpshufb %ymm14, %ymm15, %ymm14 /* ctr_mask_23 = lookup16(carry_mask_table, ctr_carry_23) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm5, %ymm5 /* ctr_last_byte_23 = lookup16(ctr_sum_23, new_last_byte) */
+	vmovdqa %ymm6, 416(%rsp) /* spill g4x2.1 */
+	vpand %ymm14, %ymm2, %ymm6 /* ctr_pair_23_b = and(ctr_w_ordered, ctr_mask_23) */
+	vpandn %ymm1, %ymm14, %ymm14 /* ctr_pair_23_a = andnot(ctr_mask_23, ctr_v_ordered) */
+	vpor %ymm14, %ymm6, %ymm6 /* ctr_pair_23 = or(ctr_pair_23_b, ctr_pair_23_a) */
+	vpor %ymm5, %ymm6, %ymm5 /* rowle_23 = or(ctr_pair_23, ctr_last_byte_23) */
+	vpunpckldq %ymm4, %ymm0, %ymm6 /* tr0_20 = unpacklo(rowle_20, rowle_22) */
+	vpunpckhdq %ymm4, %ymm0, %ymm0 /* tr0_21 = unpackhi(rowle_20, rowle_22) */
+	vpunpckldq %ymm5, %ymm3, %ymm4 /* tr0_22 = unpacklo(rowle_21, rowle_23) */
+	vpunpckhdq %ymm5, %ymm3, %ymm3 /* tr0_23 = unpackhi(rowle_21, rowle_23) */
+	vpunpckldq %ymm4, %ymm6, %ymm5 /* tr1_20 = unpacklo(tr0_20, tr0_22) */
+	vpunpckhdq %ymm4, %ymm6, %ymm4 /* tr1_21 = unpackhi(tr0_20, tr0_22) */
+	vpunpckldq %ymm3, %ymm0, %ymm6 /* tr1_22 = unpacklo(tr0_21, tr0_23) */
+	vpunpckhdq %ymm3, %ymm0, %ymm0 /* tr1_23 = unpackhi(tr0_21, tr0_23) */
+	vmovdqa 448(%rsp), %ymm3 /* reload ctr_sum_24 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm3, %ymm14 /* ctr_carry_24 = lookup16(ctr_sum_24, carry_everywhere) */
+	vpshufb %ymm14, %ymm15, %ymm14 /* ctr_mask_24 = lookup16(carry_mask_table, ctr_carry_24) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm3, %ymm3 /* ctr_last_byte_24 = lookup16(ctr_sum_24, new_last_byte) */
+	vmovdqa %ymm0, 448(%rsp) /* spill g5x3.1 */
+	vpand %ymm14, %ymm2, %ymm0 /* ctr_pair_24_b = and(ctr_w_ordered, ctr_mask_24) */
+	vpandn %ymm1, %ymm14, %ymm14 /* ctr_pair_24_a = andnot(ctr_mask_24, ctr_v_ordered) */
+	vpor %ymm14, %ymm0, %ymm0 /* ctr_pair_24 = or(ctr_pair_24_b, ctr_pair_24_a) */
+	vpor %ymm3, %ymm0, %ymm0 /* rowle_24 = or(ctr_pair_24, ctr_last_byte_24) */
+	vmovdqa 480(%rsp), %ymm3 /* reload ctr_sum_25 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm3, %ymm14 /* ctr_carry_25 = lookup16(ctr_sum_25, carry_everywhere) */
+	vpshufb %ymm14, %ymm15, %ymm14 /* ctr_mask_25 = lookup16(carry_mask_table, ctr_carry_25) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm3, %ymm3 /* ctr_last_byte_25 = lookup16(ctr_sum_25, new_last_byte) */
+	vmovdqa %ymm4, 480(%rsp) /* spill g5x1.1 */
+	vpand %ymm14, %ymm2, %ymm4 /* ctr_pair_25_b = and(ctr_w_ordered, ctr_mask_25) */
+	vpandn %ymm1, %ymm14, %ymm14 /* ctr_pair_25_a = andnot(ctr_mask_25, ctr_v_ordered) */
+	vpor %ymm14, %ymm4, %ymm4 /* ctr_pair_25 = or(ctr_pair_25_b, ctr_pair_25_a) */
+	vpor %ymm3, %ymm4, %ymm3 /* rowle_25 = or(ctr_pair_25, ctr_last_byte_25) */
+	vmovdqa 512(%rsp), %ymm4 /* reload ctr_sum_26 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm4, %ymm14 /* ctr_carry_26 = lookup16(ctr_sum_26, carry_everywhere) */
+	vpshufb %ymm14, %ymm15, %ymm14 /* ctr_mask_26 = lookup16(carry_mask_table, ctr_carry_26) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm4, %ymm4 /* ctr_last_byte_26 = lookup16(ctr_sum_26, new_last_byte) */
+	vmovdqa %ymm5, 512(%rsp) /* spill g5x0.1 */
+	vpand %ymm14, %ymm2, %ymm5 /* ctr_pair_26_b = and(ctr_w_ordered, ctr_mask_26) */
+	vpandn %ymm1, %ymm14, %ymm14 /* ctr_pair_26_a = andnot(ctr_mask_26, ctr_v_ordered) */
+	vpor %ymm14, %ymm5, %ymm5 /* ctr_pair_26 = or(ctr_pair_26_b, ctr_pair_26_a) */
+	vpor %ymm4, %ymm5, %ymm4 /* rowle_26 = or(ctr_pair_26, ctr_last_byte_26) */
+	vmovdqa 544(%rsp), %ymm5 /* reload ctr_sum_27 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm5, %ymm14 /* ctr_carry_27 = lookup16(ctr_sum_27, carry_everywhere) */
+	vpshufb %ymm14, %ymm15, %ymm14 /* ctr_mask_27 = lookup16(carry_mask_table, ctr_carry_27) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm5, %ymm5 /* ctr_last_byte_27 = lookup16(ctr_sum_27, new_last_byte) */
+	vmovdqa %ymm6, 544(%rsp) /* spill g5x2.1 */
+	vpand %ymm14, %ymm2, %ymm6 /* ctr_pair_27_b = and(ctr_w_ordered, ctr_mask_27) */
+	vpandn %ymm1, %ymm14, %ymm14 /* ctr_pair_27_a = andnot(ctr_mask_27, ctr_v_ordered) */
+	vpor %ymm14, %ymm6, %ymm6 /* ctr_pair_27 = or(ctr_pair_27_b, ctr_pair_27_a) */
+	vpor %ymm5, %ymm6, %ymm5 /* rowle_27 = or(ctr_pair_27, ctr_last_byte_27) */
+	vpunpckldq %ymm4, %ymm0, %ymm6 /* tr0_24 = unpacklo(rowle_24, rowle_26) */
+	vpunpckhdq %ymm4, %ymm0, %ymm0 /* tr0_25 = unpackhi(rowle_24, rowle_26) */
+	vpunpckldq %ymm5, %ymm3, %ymm4 /* tr0_26 = unpacklo(rowle_25, rowle_27) */
+	vpunpckhdq %ymm5, %ymm3, %ymm3 /* tr0_27 = unpackhi(rowle_25, rowle_27) */
+	vpunpckldq %ymm4, %ymm6, %ymm5 /* tr1_24 = unpacklo(tr0_24, tr0_26) */
+	vpunpckhdq %ymm4, %ymm6, %ymm4 /* tr1_25 = unpackhi(tr0_24, tr0_26) */
+	vpunpckldq %ymm3, %ymm0, %ymm6 /* tr1_26 = unpacklo(tr0_25, tr0_27) */
+	vpunpckhdq %ymm3, %ymm0, %ymm0 /* tr1_27 = unpackhi(tr0_25, tr0_27) */
+	vmovdqa 576(%rsp), %ymm3 /* reload ctr_sum_28 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm3, %ymm14 /* ctr_carry_28 = lookup16(ctr_sum_28, carry_everywhere) */
+	vpshufb %ymm14, %ymm15, %ymm14 /* ctr_mask_28 = lookup16(carry_mask_table, ctr_carry_28) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm3, %ymm3 /* ctr_last_byte_28 = lookup16(ctr_sum_28, new_last_byte) */
+	vmovdqa %ymm0, 576(%rsp) /* spill g6x3.1 */
+	vpand %ymm14, %ymm2, %ymm0 /* ctr_pair_28_b = and(ctr_w_ordered, ctr_mask_28) */
+	vpandn %ymm1, %ymm14, %ymm14 /* ctr_pair_28_a = andnot(ctr_mask_28, ctr_v_ordered) */
+	vpor %ymm14, %ymm0, %ymm0 /* ctr_pair_28 = or(ctr_pair_28_b, ctr_pair_28_a) */
+	vpor %ymm3, %ymm0, %ymm0 /* rowle_28 = or(ctr_pair_28, ctr_last_byte_28) */
+	vmovdqa 608(%rsp), %ymm3 /* reload ctr_sum_29 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm3, %ymm14 /* ctr_carry_29 = lookup16(ctr_sum_29, carry_everywhere) */
+	vpshufb %ymm14, %ymm15, %ymm14 /* ctr_mask_29 = lookup16(carry_mask_table, ctr_carry_29) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm3, %ymm3 /* ctr_last_byte_29 = lookup16(ctr_sum_29, new_last_byte) */
+	vmovdqa %ymm4, 608(%rsp) /* spill g6x1.1 */
+	vpand %ymm14, %ymm2, %ymm4 /* ctr_pair_29_b = and(ctr_w_ordered, ctr_mask_29) */
+	vpandn %ymm1, %ymm14, %ymm14 /* ctr_pair_29_a = andnot(ctr_mask_29, ctr_v_ordered) */
+	vpor %ymm14, %ymm4, %ymm4 /* ctr_pair_29 = or(ctr_pair_29_b, ctr_pair_29_a) */
+	vpor %ymm3, %ymm4, %ymm3 /* rowle_29 = or(ctr_pair_29, ctr_last_byte_29) */
+	vmovdqa 672(%rsp), %ymm4 /* reload ctr_sum_30 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm4, %ymm14 /* ctr_carry_30 = lookup16(ctr_sum_30, carry_everywhere) */
+	vpshufb %ymm14, %ymm15, %ymm14 /* ctr_mask_30 = lookup16(carry_mask_table, ctr_carry_30) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm4, %ymm4 /* ctr_last_byte_30 = lookup16(ctr_sum_30, new_last_byte) */
+	vmovdqa %ymm5, 672(%rsp) /* spill g6x0.1 */
+	vmovdqa 640(%rsp), %ymm5 /* reload ctr_sum_31 */
+	vmovdqa %ymm6, 768(%rsp) /* spill g6x2.1 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_carry_everywhere(%rip), %ymm5, %ymm6 /* ctr_carry_31 = lookup16(ctr_sum_31, carry_everywhere) */
+	vpshufb %ymm6, %ymm15, %ymm6 /* ctr_mask_31 = lookup16(carry_mask_table, ctr_carry_31) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_new_last_byte(%rip), %ymm5, %ymm5 /* ctr_last_byte_31 = lookup16(ctr_sum_31, new_last_byte) */
+	vpand %ymm14, %ymm2, %ymm15 /* ctr_pair_30_b = and(ctr_w_ordered, ctr_mask_30) */
+	vpandn %ymm1, %ymm14, %ymm14 /* ctr_pair_30_a = andnot(ctr_mask_30, ctr_v_ordered) */
+	vpor %ymm14, %ymm15, %ymm14 /* ctr_pair_30 = or(ctr_pair_30_b, ctr_pair_30_a) */
+	vpor %ymm4, %ymm14, %ymm4 /* rowle_30 = or(ctr_pair_30, ctr_last_byte_30) */
+	vpand %ymm6, %ymm2, %ymm2 /* ctr_pair_31_b = and(ctr_w_ordered, ctr_mask_31) */
+	vpandn %ymm1, %ymm6, %ymm1 /* ctr_pair_31_a = andnot(ctr_mask_31, ctr_v_ordered) */
+	vpor %ymm1, %ymm2, %ymm1 /* ctr_pair_31 = or(ctr_pair_31_b, ctr_pair_31_a) */
+	vpor %ymm5, %ymm1, %ymm1 /* rowle_31 = or(ctr_pair_31, ctr_last_byte_31) */
+	vpunpckldq %ymm4, %ymm0, %ymm2 /* tr0_28 = unpacklo(rowle_28, rowle_30) */
+	vpunpckhdq %ymm4, %ymm0, %ymm0 /* tr0_29 = unpackhi(rowle_28, rowle_30) */
+	vpunpckldq %ymm1, %ymm3, %ymm4 /* tr0_30 = unpacklo(rowle_29, rowle_31) */
+	vpunpckhdq %ymm1, %ymm3, %ymm1 /* tr0_31 = unpackhi(rowle_29, rowle_31) */
+	vpunpckldq %ymm4, %ymm2, %ymm3 /* tr1_28 = unpacklo(tr0_28, tr0_30) */
+	vpunpckhdq %ymm4, %ymm2, %ymm2 /* tr1_29 = unpackhi(tr0_28, tr0_30) */
+	vpunpckldq %ymm1, %ymm0, %ymm4 /* tr1_30 = unpacklo(tr0_29, tr0_31) */
+	vpunpckhdq %ymm1, %ymm0, %ymm0 /* tr1_31 = unpackhi(tr0_29, tr0_31) */
+	vmovdqa 160(%rsp), %ymm1 /* reload g0x0.2 */
+	vmovdqa 256(%rsp), %ymm5 /* reload g3x0.2 */
+	vmovdqa 384(%rsp), %ymm6 /* reload g4x0.2 */
+	vmovdqa 512(%rsp), %ymm14 /* reload g5x0.2 */
+	vmovdqa 672(%rsp), %ymm15 /* reload g6x0.2 */
+	vmovdqa %ymm3, 640(%rsp) /* spill g7x0.2 */
+	vmovdqa 128(%rsp), %ymm3 /* reload g0x1.2 */
 	vmovdqa %ymm0, 800(%rsp) /* spill g7x3.2 */
-	vmovdqa 256(%rsp), %ymm0 /* reload g3x1.2 */
-	vmovdqa %ymm1, 832(%rsp) /* spill g7x1.2 */
-	vmovdqa 384(%rsp), %ymm1 /* reload g4x1.2 */
-	vmovdqa %ymm3, 864(%rsp) /* spill g7x2.2 */
-	vmovdqa 512(%rsp), %ymm3 /* reload g5x1.2 */
+	vmovdqa 224(%rsp), %ymm0 /* reload g3x1.2 */
+	vmovdqa %ymm2, 832(%rsp) /* spill g7x1.2 */
+	vmovdqa 352(%rsp), %ymm2 /* reload g4x1.2 */
+	vmovdqa %ymm4, 864(%rsp) /* spill g7x2.2 */
+	vmovdqa 480(%rsp), %ymm4 /* reload g5x1.2 */
 	vmovdqa %ymm15, 896(%rsp) /* spill g6x0.2 */
-	vmovdqa 640(%rsp), %ymm15 /* reload g6x1.2 */
+	vmovdqa 608(%rsp), %ymm15 /* reload g6x1.2 */
 	vmovdqa %ymm15, 928(%rsp) /* spill g6x1.2 */
 	vmovdqa 832(%rsp), %ymm15 /* reload g7x1.2 */
 	vmovdqa %ymm15, 960(%rsp) /* spill g7x1.2 */
-	vmovdqa 320(%rsp), %ymm15 /* reload g0x2.2 */
-	vmovdqa %ymm7, 992(%rsp) /* spill g5x0.2 */
-	vmovdqa 448(%rsp), %ymm7 /* reload g4x2.2 */
-	vmovdqa %ymm3, 1024(%rsp) /* spill g5x1.2 */
-	vmovdqa 576(%rsp), %ymm3 /* reload g5x2.2 */
-	vmovdqa %ymm3, 1056(%rsp) /* spill g5x2.2 */
-	vmovdqa 768(%rsp), %ymm3 /* reload g6x2.2 */
-	vmovdqa %ymm3, 1088(%rsp) /* spill g6x2.2 */
-	vmovdqa 864(%rsp), %ymm3 /* reload g7x2.2 */
-	vmovdqa %ymm3, 1120(%rsp) /* spill g7x2.2 */
-	vmovdqa 736(%rsp), %ymm3 /* reload g0x3.2 */
+	vmovdqa 288(%rsp), %ymm15 /* reload g0x2.2 */
+	vmovdqa %ymm14, 992(%rsp) /* spill g5x0.2 */
+	vmovdqa 416(%rsp), %ymm14 /* reload g4x2.2 */
+	vmovdqa %ymm4, 1024(%rsp) /* spill g5x1.2 */
+	vmovdqa 544(%rsp), %ymm4 /* reload g5x2.2 */
+	vmovdqa %ymm4, 1056(%rsp) /* spill g5x2.2 */
+	vmovdqa 768(%rsp), %ymm4 /* reload g6x2.2 */
+	vmovdqa %ymm4, 1088(%rsp) /* spill g6x2.2 */
+	vmovdqa 864(%rsp), %ymm4 /* reload g7x2.2 */
+	vmovdqa %ymm4, 1120(%rsp) /* spill g7x2.2 */
+	vmovdqa 736(%rsp), %ymm4 /* reload g0x3.2 */
 	vmovdqa %ymm6, 1152(%rsp) /* spill g4x0.2 */
-	vmovdqa 128(%rsp), %ymm6 /* reload g1x3.2 */
-	vmovdqa %ymm1, 1184(%rsp) /* spill g4x1.2 */
-	vmovdqa 96(%rsp), %ymm1 /* reload g2x3.2 */
-	vmovdqa %ymm7, 1216(%rsp) /* spill g4x2.2 */
-	vmovdqa 224(%rsp), %ymm7 /* reload g3x3.2 */
+	vmovdqa 96(%rsp), %ymm6 /* reload g1x3.2 */
+	vmovdqa %ymm2, 1184(%rsp) /* spill g4x1.2 */
+	vmovdqa 704(%rsp), %ymm2 /* reload g2x3.2 */
+	vmovdqa %ymm14, 1216(%rsp) /* spill g4x2.2 */
+	vmovdqa 192(%rsp), %ymm14 /* reload g3x3.2 */
 	vmovdqa %ymm5, 1248(%rsp) /* spill g3x0.2 */
-	vmovdqa 352(%rsp), %ymm5 /* reload g4x3.2 */
+	vmovdqa 320(%rsp), %ymm5 /* reload g4x3.2 */
 	vmovdqa %ymm5, 1280(%rsp) /* spill g4x3.2 */
-	vmovdqa 480(%rsp), %ymm5 /* reload g5x3.2 */
+	vmovdqa 448(%rsp), %ymm5 /* reload g5x3.2 */
 	vmovdqa %ymm5, 1312(%rsp) /* spill g5x3.2 */
-	vmovdqa 608(%rsp), %ymm5 /* reload g6x3.2 */
+	vmovdqa 576(%rsp), %ymm5 /* reload g6x3.2 */
 	vmovdqa %ymm5, 1344(%rsp) /* spill g6x3.2 */
 	vmovdqa 800(%rsp), %ymm5 /* reload g7x3.2 */
-	vmovdqa %ymm0, 608(%rsp) /* spill g3x1.2 */
-	vmovdqa %ymm8, 480(%rsp) /* spill g3x2.2 */
-	vmovdqa %ymm7, 352(%rsp) /* spill g3x3.2 */
-	vmovdqa %ymm5, 224(%rsp) /* spill g7x3.2 */
+	vmovdqa %ymm0, 576(%rsp) /* spill g3x1.2 */
+	vmovdqa %ymm7, 448(%rsp) /* spill g3x2.2 */
+	vmovdqa %ymm14, 320(%rsp) /* spill g3x3.2 */
+	vmovdqa %ymm5, 192(%rsp) /* spill g7x3.2 */
 	xor %r10, %r10
 	.p2align 4
 .Lsm4_wordslice_avx2_vaes_asm_9_loop_r0:
 
 	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
 	vpbroadcastd (%rdi,%r10), %ymm0 /* rkw = bcast32() */
-	vpxor %ymm15, %ymm4, %ymm5 /* g0k_acc = xor(g0x1, g0x2) */
+	vpxor %ymm15, %ymm3, %ymm5 /* g0k_acc = xor(g0x1, g0x2) */
 	vpxor %ymm0, %ymm5, %ymm0 /* g0k = xor(g0k_acc, rkw) */
-	vpxor %ymm3, %ymm0, %ymm0 /* g0t = xor(g0k, g0x3) */
+	vpxor %ymm4, %ymm0, %ymm0 /* g0t = xor(g0k, g0x3) */
 	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm0, %ymm5 /* g0t_lo = and(g0t, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* g0t_sh = shr(g0t) */
 	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm0, %ymm0 /* g0t_hi = and(g0t_sh, nibble_mask) */
 	vmovdqa .Lsm4_wordslice_avx2_vaes_asm_9_tbl_lo(%rip), %ymm7 /* tbl_lo = const() */
 	vpshufb %ymm5, %ymm7, %ymm5 /* g0a_l = lookup16(tbl_lo, g0t_lo) */
-	vmovdqa .Lsm4_wordslice_avx2_vaes_asm_9_tbl_hi(%rip), %ymm8 /* tbl_hi = const() */
-	vpshufb %ymm0, %ymm8, %ymm0 /* g0a_h = lookup16(tbl_hi, g0t_hi) */
+	vmovdqa .Lsm4_wordslice_avx2_vaes_asm_9_tbl_hi(%rip), %ymm14 /* tbl_hi = const() */
+	vpshufb %ymm0, %ymm14, %ymm0 /* g0a_h = lookup16(tbl_hi, g0t_hi) */
 	vpxor %ymm0, %ymm5, %ymm0 /* g0a = xor(g0a_l, g0a_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm0, %ymm0 /* g0s_sr = lookup16(g0a, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
@@ -11971,12 +11847,12 @@ sm4_wordslice_avx2_vaes_batch_gcm_asm:
 	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm0, %ymm5 /* g0s_aes_lo = and(g0s_aes, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* g0s_aes_sh = shr(g0s_aes) */
 	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm0, %ymm0 /* g0s_aes_hi = and(g0s_aes_sh, nibble_mask) */
-	vmovdqa %ymm4, 96(%rsp) /* spill g0x1.2 */
-	vmovdqa .Lsm4_wordslice_avx2_vaes_asm_9_tbl_lo_1(%rip), %ymm4 /* tbl_lo_1 = const() */
-	vpshufb %ymm5, %ymm4, %ymm5 /* g0s_l = lookup16(tbl_lo_1, g0s_aes_lo) */
-	vmovdqa %ymm3, 128(%rsp) /* spill g0x3.2 */
-	vmovdqa .Lsm4_wordslice_avx2_vaes_asm_9_tbl_hi_1(%rip), %ymm3 /* tbl_hi_1 = const() */
-	vpshufb %ymm0, %ymm3, %ymm0 /* g0s_h = lookup16(tbl_hi_1, g0s_aes_hi) */
+	vmovdqa %ymm3, 704(%rsp) /* spill g0x1.2 */
+	vmovdqa .Lsm4_wordslice_avx2_vaes_asm_9_tbl_lo_1(%rip), %ymm3 /* tbl_lo_1 = const() */
+	vpshufb %ymm5, %ymm3, %ymm5 /* g0s_l = lookup16(tbl_lo_1, g0s_aes_lo) */
+	vmovdqa %ymm4, 96(%rsp) /* spill g0x3.2 */
+	vmovdqa .Lsm4_wordslice_avx2_vaes_asm_9_tbl_hi_1(%rip), %ymm4 /* tbl_hi_1 = const() */
+	vpshufb %ymm0, %ymm4, %ymm0 /* g0s_h = lookup16(tbl_hi_1, g0s_aes_hi) */
 	vpxor %ymm0, %ymm5, %ymm0 /* g0s = xor(g0s_l, g0s_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl24(%rip), %ymm0, %ymm5 /* g0lr24 = lookup16(g0s, rotl24) */
 	vpxor %ymm5, %ymm0, %ymm5 /* g0l_acc = xor(g0s, g0lr24) */
@@ -11989,57 +11865,57 @@ sm4_wordslice_avx2_vaes_batch_gcm_asm:
 	vpsrld $30, %ymm0, %ymm0 /* g0lr2_r = shr(g0lg) */
 	vpor %ymm0, %ymm15, %ymm0 /* g0lr2 = or(g0lr2_l, g0lr2_r) */
 	vpxor %ymm0, %ymm5, %ymm0 /* g0l = xor(g0l_acc, g0lr2) */
-	vpxor %ymm0, %ymm2, %ymm0 /* g0x = xor(g0x0, g0l) */
-	vpbroadcastd (%rdi,%r10), %ymm2 /* rkw_1 = bcast32() */
-	vpxor %ymm11, %ymm9, %ymm5 /* g1k_acc = xor(g1x1, g1x2) */
-	vpxor %ymm2, %ymm5, %ymm2 /* g1k = xor(g1k_acc, rkw_1) */
-	vpxor %ymm6, %ymm2, %ymm2 /* g1t = xor(g1k, g1x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm2, %ymm5 /* g1t_lo = and(g1t, nibble_mask) */
-	vpsrlw $4, %ymm2, %ymm2 /* g1t_sh = shr(g1t) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm2, %ymm2 /* g1t_hi = and(g1t_sh, nibble_mask) */
+	vpxor %ymm0, %ymm1, %ymm0 /* g0x = xor(g0x0, g0l) */
+	vpbroadcastd (%rdi,%r10), %ymm1 /* rkw_1 = bcast32() */
+	vpxor %ymm10, %ymm8, %ymm5 /* g1k_acc = xor(g1x1, g1x2) */
+	vpxor %ymm1, %ymm5, %ymm1 /* g1k = xor(g1k_acc, rkw_1) */
+	vpxor %ymm6, %ymm1, %ymm1 /* g1t = xor(g1k, g1x3) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm1, %ymm5 /* g1t_lo = and(g1t, nibble_mask) */
+	vpsrlw $4, %ymm1, %ymm1 /* g1t_sh = shr(g1t) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm1, %ymm1 /* g1t_hi = and(g1t_sh, nibble_mask) */
 	vpshufb %ymm5, %ymm7, %ymm5 /* g1a_l = lookup16(tbl_lo, g1t_lo) */
-	vpshufb %ymm2, %ymm8, %ymm2 /* g1a_h = lookup16(tbl_hi, g1t_hi) */
-	vpxor %ymm2, %ymm5, %ymm2 /* g1a = xor(g1a_l, g1a_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm2, %ymm2 /* g1s_sr = lookup16(g1a, inv_shift_rows) */
+	vpshufb %ymm1, %ymm14, %ymm1 /* g1a_h = lookup16(tbl_hi, g1t_hi) */
+	vpxor %ymm1, %ymm5, %ymm1 /* g1a = xor(g1a_l, g1a_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm1, %ymm1 /* g1s_sr = lookup16(g1a, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm2, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm2
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm2, %xmm2
-	vmovdqu %xmm2, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm2
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm2, %xmm2
-	vmovdqu %xmm2, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm2
+	vmovdqu %ymm1, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm1
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm1, %xmm1
+	vmovdqu %xmm1, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm1
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm1, %xmm1
+	vmovdqu %xmm1, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm1
 #else
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm2, %ymm2 /* g1s_aes = aesenclast(g1s_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm1, %ymm1 /* g1s_aes = aesenclast(g1s_sr, aes_cancel_key) */
 #endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm2, %ymm5 /* g1s_aes_lo = and(g1s_aes, nibble_mask) */
-	vpsrlw $4, %ymm2, %ymm2 /* g1s_aes_sh = shr(g1s_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm2, %ymm2 /* g1s_aes_hi = and(g1s_aes_sh, nibble_mask) */
-	vpshufb %ymm5, %ymm4, %ymm5 /* g1s_l = lookup16(tbl_lo_1, g1s_aes_lo) */
-	vpshufb %ymm2, %ymm3, %ymm2 /* g1s_h = lookup16(tbl_hi_1, g1s_aes_hi) */
-	vpxor %ymm2, %ymm5, %ymm2 /* g1s = xor(g1s_l, g1s_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl24(%rip), %ymm2, %ymm5 /* g1lr24 = lookup16(g1s, rotl24) */
-	vpxor %ymm5, %ymm2, %ymm5 /* g1l_acc = xor(g1s, g1lr24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl8(%rip), %ymm2, %ymm15 /* g1lr8 = lookup16(g1s, rotl8) */
-	vpxor %ymm15, %ymm2, %ymm15 /* g1lg_acc = xor(g1s, g1lr8) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl16(%rip), %ymm2, %ymm2 /* g1lr16 = lookup16(g1s, rotl16) */
-	vpxor %ymm2, %ymm15, %ymm2 /* g1lg = xor(g1lg_acc, g1lr16) */
-	vpslld $2, %ymm2, %ymm15 /* g1lr2_l = shl(g1lg) */
-	vpsrld $30, %ymm2, %ymm2 /* g1lr2_r = shr(g1lg) */
-	vpor %ymm2, %ymm15, %ymm2 /* g1lr2 = or(g1lr2_l, g1lr2_r) */
-	vpxor %ymm2, %ymm5, %ymm2 /* g1l = xor(g1l_acc, g1lr2) */
-	vpxor %ymm2, %ymm10, %ymm2 /* g1x = xor(g1x0, g1l) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm1, %ymm5 /* g1s_aes_lo = and(g1s_aes, nibble_mask) */
+	vpsrlw $4, %ymm1, %ymm1 /* g1s_aes_sh = shr(g1s_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm1, %ymm1 /* g1s_aes_hi = and(g1s_aes_sh, nibble_mask) */
+	vpshufb %ymm5, %ymm3, %ymm5 /* g1s_l = lookup16(tbl_lo_1, g1s_aes_lo) */
+	vpshufb %ymm1, %ymm4, %ymm1 /* g1s_h = lookup16(tbl_hi_1, g1s_aes_hi) */
+	vpxor %ymm1, %ymm5, %ymm1 /* g1s = xor(g1s_l, g1s_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl24(%rip), %ymm1, %ymm5 /* g1lr24 = lookup16(g1s, rotl24) */
+	vpxor %ymm5, %ymm1, %ymm5 /* g1l_acc = xor(g1s, g1lr24) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl8(%rip), %ymm1, %ymm15 /* g1lr8 = lookup16(g1s, rotl8) */
+	vpxor %ymm15, %ymm1, %ymm15 /* g1lg_acc = xor(g1s, g1lr8) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl16(%rip), %ymm1, %ymm1 /* g1lr16 = lookup16(g1s, rotl16) */
+	vpxor %ymm1, %ymm15, %ymm1 /* g1lg = xor(g1lg_acc, g1lr16) */
+	vpslld $2, %ymm1, %ymm15 /* g1lr2_l = shl(g1lg) */
+	vpsrld $30, %ymm1, %ymm1 /* g1lr2_r = shr(g1lg) */
+	vpor %ymm1, %ymm15, %ymm1 /* g1lr2 = or(g1lr2_l, g1lr2_r) */
+	vpxor %ymm1, %ymm5, %ymm1 /* g1l = xor(g1l_acc, g1lr2) */
+	vpxor %ymm1, %ymm9, %ymm1 /* g1x = xor(g1x0, g1l) */
 	vpbroadcastd (%rdi,%r10), %ymm5 /* rkw_2 = bcast32() */
-	vpxor %ymm14, %ymm13, %ymm10 /* g2k_acc = xor(g2x1, g2x2) */
-	vpxor %ymm5, %ymm10, %ymm5 /* g2k = xor(g2k_acc, rkw_2) */
-	vpxor %ymm1, %ymm5, %ymm5 /* g2t = xor(g2k, g2x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm5, %ymm10 /* g2t_lo = and(g2t, nibble_mask) */
+	vpxor %ymm13, %ymm12, %ymm9 /* g2k_acc = xor(g2x1, g2x2) */
+	vpxor %ymm5, %ymm9, %ymm5 /* g2k = xor(g2k_acc, rkw_2) */
+	vpxor %ymm2, %ymm5, %ymm5 /* g2t = xor(g2k, g2x3) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm5, %ymm9 /* g2t_lo = and(g2t, nibble_mask) */
 	vpsrlw $4, %ymm5, %ymm5 /* g2t_sh = shr(g2t) */
 	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm5, %ymm5 /* g2t_hi = and(g2t_sh, nibble_mask) */
-	vpshufb %ymm10, %ymm7, %ymm10 /* g2a_l = lookup16(tbl_lo, g2t_lo) */
-	vpshufb %ymm5, %ymm8, %ymm5 /* g2a_h = lookup16(tbl_hi, g2t_hi) */
-	vpxor %ymm5, %ymm10, %ymm5 /* g2a = xor(g2a_l, g2a_h) */
+	vpshufb %ymm9, %ymm7, %ymm9 /* g2a_l = lookup16(tbl_lo, g2t_lo) */
+	vpshufb %ymm5, %ymm14, %ymm5 /* g2a_h = lookup16(tbl_hi, g2t_hi) */
+	vpxor %ymm5, %ymm9, %ymm5 /* g2a = xor(g2a_l, g2a_h) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm5, %ymm5 /* g2s_sr = lookup16(g2a, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm5, 0(%rsp)
@@ -12053,14 +11929,14 @@ sm4_wordslice_avx2_vaes_batch_gcm_asm:
 #else
 	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm5, %ymm5 /* g2s_aes = aesenclast(g2s_sr, aes_cancel_key) */
 #endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm5, %ymm10 /* g2s_aes_lo = and(g2s_aes, nibble_mask) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm5, %ymm9 /* g2s_aes_lo = and(g2s_aes, nibble_mask) */
 	vpsrlw $4, %ymm5, %ymm5 /* g2s_aes_sh = shr(g2s_aes) */
 	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm5, %ymm5 /* g2s_aes_hi = and(g2s_aes_sh, nibble_mask) */
-	vpshufb %ymm10, %ymm4, %ymm10 /* g2s_l = lookup16(tbl_lo_1, g2s_aes_lo) */
-	vpshufb %ymm5, %ymm3, %ymm5 /* g2s_h = lookup16(tbl_hi_1, g2s_aes_hi) */
-	vpxor %ymm5, %ymm10, %ymm5 /* g2s = xor(g2s_l, g2s_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl24(%rip), %ymm5, %ymm10 /* g2lr24 = lookup16(g2s, rotl24) */
-	vpxor %ymm10, %ymm5, %ymm10 /* g2l_acc = xor(g2s, g2lr24) */
+	vpshufb %ymm9, %ymm3, %ymm9 /* g2s_l = lookup16(tbl_lo_1, g2s_aes_lo) */
+	vpshufb %ymm5, %ymm4, %ymm5 /* g2s_h = lookup16(tbl_hi_1, g2s_aes_hi) */
+	vpxor %ymm5, %ymm9, %ymm5 /* g2s = xor(g2s_l, g2s_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl24(%rip), %ymm5, %ymm9 /* g2lr24 = lookup16(g2s, rotl24) */
+	vpxor %ymm9, %ymm5, %ymm9 /* g2l_acc = xor(g2s, g2lr24) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl8(%rip), %ymm5, %ymm15 /* g2lr8 = lookup16(g2s, rotl8) */
 	vpxor %ymm15, %ymm5, %ymm15 /* g2lg_acc = xor(g2s, g2lr8) */
 	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl16(%rip), %ymm5, %ymm5 /* g2lr16 = lookup16(g2s, rotl16) */
@@ -12068,313 +11944,61 @@ sm4_wordslice_avx2_vaes_batch_gcm_asm:
 	vpslld $2, %ymm5, %ymm15 /* g2lr2_l = shl(g2lg) */
 	vpsrld $30, %ymm5, %ymm5 /* g2lr2_r = shr(g2lg) */
 	vpor %ymm5, %ymm15, %ymm5 /* g2lr2 = or(g2lr2_l, g2lr2_r) */
-	vpxor %ymm5, %ymm10, %ymm5 /* g2l = xor(g2l_acc, g2lr2) */
-	vpxor %ymm5, %ymm12, %ymm5 /* g2x = xor(g2x0, g2l) */
-	vpbroadcastd (%rdi,%r10), %ymm10 /* rkw_3 = bcast32() */
-	vmovdqa 608(%rsp), %ymm12 /* reload g3x1.2 */
-	vpxor 480(%rsp), %ymm12, %ymm15 /* g3k_acc = xor(g3x1, g3x2) */
-	vpxor %ymm10, %ymm15, %ymm10 /* g3k = xor(g3k_acc, rkw_3) */
-	vpxor 352(%rsp), %ymm10, %ymm10 /* g3t = xor(g3k, g3x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm10, %ymm15 /* g3t_lo = and(g3t, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* g3t_sh = shr(g3t) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm10, %ymm10 /* g3t_hi = and(g3t_sh, nibble_mask) */
+	vpxor %ymm5, %ymm9, %ymm5 /* g2l = xor(g2l_acc, g2lr2) */
+	vpxor %ymm5, %ymm11, %ymm5 /* g2x = xor(g2x0, g2l) */
+	vpbroadcastd (%rdi,%r10), %ymm9 /* rkw_3 = bcast32() */
+	vmovdqa 576(%rsp), %ymm11 /* reload g3x1.2 */
+	vpxor 448(%rsp), %ymm11, %ymm15 /* g3k_acc = xor(g3x1, g3x2) */
+	vpxor %ymm9, %ymm15, %ymm9 /* g3k = xor(g3k_acc, rkw_3) */
+	vpxor 320(%rsp), %ymm9, %ymm9 /* g3t = xor(g3k, g3x3) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm9, %ymm15 /* g3t_lo = and(g3t, nibble_mask) */
+	vpsrlw $4, %ymm9, %ymm9 /* g3t_sh = shr(g3t) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm9, %ymm9 /* g3t_hi = and(g3t_sh, nibble_mask) */
 	vpshufb %ymm15, %ymm7, %ymm15 /* g3a_l = lookup16(tbl_lo, g3t_lo) */
-	vpshufb %ymm10, %ymm8, %ymm10 /* g3a_h = lookup16(tbl_hi, g3t_hi) */
-	vpxor %ymm10, %ymm15, %ymm10 /* g3a = xor(g3a_l, g3a_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm10, %ymm10 /* g3s_sr = lookup16(g3a, inv_shift_rows) */
+	vpshufb %ymm9, %ymm14, %ymm9 /* g3a_h = lookup16(tbl_hi, g3t_hi) */
+	vpxor %ymm9, %ymm15, %ymm9 /* g3a = xor(g3a_l, g3a_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm9, %ymm9 /* g3s_sr = lookup16(g3a, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm10, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm10
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm10, %xmm10
-	vmovdqu %xmm10, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm10
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm10, %xmm10
-	vmovdqu %xmm10, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm10
+	vmovdqu %ymm9, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm9
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm9, %xmm9
+	vmovdqu %xmm9, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm9
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm9, %xmm9
+	vmovdqu %xmm9, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm9
 #else
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm10, %ymm10 /* g3s_aes = aesenclast(g3s_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm9, %ymm9 /* g3s_aes = aesenclast(g3s_sr, aes_cancel_key) */
 #endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm10, %ymm15 /* g3s_aes_lo = and(g3s_aes, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* g3s_aes_sh = shr(g3s_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm10, %ymm10 /* g3s_aes_hi = and(g3s_aes_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm4, %ymm15 /* g3s_l = lookup16(tbl_lo_1, g3s_aes_lo) */
-	vpshufb %ymm10, %ymm3, %ymm10 /* g3s_h = lookup16(tbl_hi_1, g3s_aes_hi) */
-	vpxor %ymm10, %ymm15, %ymm10 /* g3s = xor(g3s_l, g3s_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl24(%rip), %ymm10, %ymm15 /* g3lr24 = lookup16(g3s, rotl24) */
-	vpxor %ymm15, %ymm10, %ymm15 /* g3l_acc = xor(g3s, g3lr24) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl8(%rip), %ymm10, %ymm12 /* g3lr8 = lookup16(g3s, rotl8) */
-	vpxor %ymm12, %ymm10, %ymm12 /* g3lg_acc = xor(g3s, g3lr8) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl16(%rip), %ymm10, %ymm10 /* g3lr16 = lookup16(g3s, rotl16) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g3lg = xor(g3lg_acc, g3lr16) */
-	vpslld $2, %ymm10, %ymm12 /* g3lr2_l = shl(g3lg) */
-	vpsrld $30, %ymm10, %ymm10 /* g3lr2_r = shr(g3lg) */
-	vpor %ymm10, %ymm12, %ymm10 /* g3lr2 = or(g3lr2_l, g3lr2_r) */
-	vpxor %ymm10, %ymm15, %ymm10 /* g3l = xor(g3l_acc, g3lr2) */
-	vpxor 1248(%rsp), %ymm10, %ymm10 /* g3x = xor(g3l, g3x0.2) */
-	vpbroadcastd (%rdi,%r10), %ymm12 /* rkw_4 = bcast32() */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm9, %ymm15 /* g3s_aes_lo = and(g3s_aes, nibble_mask) */
+	vpsrlw $4, %ymm9, %ymm9 /* g3s_aes_sh = shr(g3s_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm9, %ymm9 /* g3s_aes_hi = and(g3s_aes_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* g3s_l = lookup16(tbl_lo_1, g3s_aes_lo) */
+	vpshufb %ymm9, %ymm4, %ymm9 /* g3s_h = lookup16(tbl_hi_1, g3s_aes_hi) */
+	vpxor %ymm9, %ymm15, %ymm9 /* g3s = xor(g3s_l, g3s_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl24(%rip), %ymm9, %ymm15 /* g3lr24 = lookup16(g3s, rotl24) */
+	vpxor %ymm15, %ymm9, %ymm15 /* g3l_acc = xor(g3s, g3lr24) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl8(%rip), %ymm9, %ymm11 /* g3lr8 = lookup16(g3s, rotl8) */
+	vpxor %ymm11, %ymm9, %ymm11 /* g3lg_acc = xor(g3s, g3lr8) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl16(%rip), %ymm9, %ymm9 /* g3lr16 = lookup16(g3s, rotl16) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g3lg = xor(g3lg_acc, g3lr16) */
+	vpslld $2, %ymm9, %ymm11 /* g3lr2_l = shl(g3lg) */
+	vpsrld $30, %ymm9, %ymm9 /* g3lr2_r = shr(g3lg) */
+	vpor %ymm9, %ymm11, %ymm9 /* g3lr2 = or(g3lr2_l, g3lr2_r) */
+	vpxor %ymm9, %ymm15, %ymm9 /* g3l = xor(g3l_acc, g3lr2) */
+	vpxor 1248(%rsp), %ymm9, %ymm9 /* g3x = xor(g3l, g3x0.2) */
+	vpbroadcastd (%rdi,%r10), %ymm11 /* rkw_4 = bcast32() */
 	vmovdqa 1184(%rsp), %ymm15 /* reload g4x1.2 */
 	vpxor 1216(%rsp), %ymm15, %ymm15 /* g4k_acc = xor(g4x1, g4x2) */
-	vpxor %ymm12, %ymm15, %ymm12 /* g4k = xor(g4k_acc, rkw_4) */
-	vpxor 1280(%rsp), %ymm12, %ymm12 /* g4t = xor(g4k, g4x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm12, %ymm15 /* g4t_lo = and(g4t, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g4t_sh = shr(g4t) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm12, %ymm12 /* g4t_hi = and(g4t_sh, nibble_mask) */
+	vpxor %ymm11, %ymm15, %ymm11 /* g4k = xor(g4k_acc, rkw_4) */
+	vpxor 1280(%rsp), %ymm11, %ymm11 /* g4t = xor(g4k, g4x3) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm11, %ymm15 /* g4t_lo = and(g4t, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g4t_sh = shr(g4t) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm11, %ymm11 /* g4t_hi = and(g4t_sh, nibble_mask) */
 	vpshufb %ymm15, %ymm7, %ymm15 /* g4a_l = lookup16(tbl_lo, g4t_lo) */
-	vpshufb %ymm12, %ymm8, %ymm12 /* g4a_h = lookup16(tbl_hi, g4t_hi) */
-	vpxor %ymm12, %ymm15, %ymm12 /* g4a = xor(g4a_l, g4a_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm12, %ymm12 /* g4s_sr = lookup16(g4a, inv_shift_rows) */
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm12, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm12
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm12, %xmm12
-	vmovdqu %xmm12, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm12
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm12, %xmm12
-	vmovdqu %xmm12, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm12
-#else
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm12, %ymm12 /* g4s_aes = aesenclast(g4s_sr, aes_cancel_key) */
-#endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm12, %ymm15 /* g4s_aes_lo = and(g4s_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g4s_aes_sh = shr(g4s_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm12, %ymm12 /* g4s_aes_hi = and(g4s_aes_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm4, %ymm15 /* g4s_l = lookup16(tbl_lo_1, g4s_aes_lo) */
-	vpshufb %ymm12, %ymm3, %ymm12 /* g4s_h = lookup16(tbl_hi_1, g4s_aes_hi) */
-	vpxor %ymm12, %ymm15, %ymm12 /* g4s = xor(g4s_l, g4s_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl24(%rip), %ymm12, %ymm15 /* g4lr24 = lookup16(g4s, rotl24) */
-	vpxor %ymm15, %ymm12, %ymm15 /* g4l_acc = xor(g4s, g4lr24) */
-	vmovdqa %ymm10, 1248(%rsp) /* spill g3x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl8(%rip), %ymm12, %ymm10 /* g4lr8 = lookup16(g4s, rotl8) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g4lg_acc = xor(g4s, g4lr8) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl16(%rip), %ymm12, %ymm12 /* g4lr16 = lookup16(g4s, rotl16) */
-	vpxor %ymm12, %ymm10, %ymm10 /* g4lg = xor(g4lg_acc, g4lr16) */
-	vpslld $2, %ymm10, %ymm12 /* g4lr2_l = shl(g4lg) */
-	vpsrld $30, %ymm10, %ymm10 /* g4lr2_r = shr(g4lg) */
-	vpor %ymm10, %ymm12, %ymm10 /* g4lr2 = or(g4lr2_l, g4lr2_r) */
-	vpxor %ymm10, %ymm15, %ymm10 /* g4l = xor(g4l_acc, g4lr2) */
-	vpxor 1152(%rsp), %ymm10, %ymm10 /* g4x = xor(g4l, g4x0.2) */
-	vpbroadcastd (%rdi,%r10), %ymm12 /* rkw_5 = bcast32() */
-	vmovdqa 1024(%rsp), %ymm15 /* reload g5x1.2 */
-	vpxor 1056(%rsp), %ymm15, %ymm15 /* g5k_acc = xor(g5x1, g5x2) */
-	vpxor %ymm12, %ymm15, %ymm12 /* g5k = xor(g5k_acc, rkw_5) */
-	vpxor 1312(%rsp), %ymm12, %ymm12 /* g5t = xor(g5k, g5x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm12, %ymm15 /* g5t_lo = and(g5t, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g5t_sh = shr(g5t) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm12, %ymm12 /* g5t_hi = and(g5t_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm7, %ymm15 /* g5a_l = lookup16(tbl_lo, g5t_lo) */
-	vpshufb %ymm12, %ymm8, %ymm12 /* g5a_h = lookup16(tbl_hi, g5t_hi) */
-	vpxor %ymm12, %ymm15, %ymm12 /* g5a = xor(g5a_l, g5a_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm12, %ymm12 /* g5s_sr = lookup16(g5a, inv_shift_rows) */
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm12, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm12
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm12, %xmm12
-	vmovdqu %xmm12, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm12
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm12, %xmm12
-	vmovdqu %xmm12, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm12
-#else
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm12, %ymm12 /* g5s_aes = aesenclast(g5s_sr, aes_cancel_key) */
-#endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm12, %ymm15 /* g5s_aes_lo = and(g5s_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g5s_aes_sh = shr(g5s_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm12, %ymm12 /* g5s_aes_hi = and(g5s_aes_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm4, %ymm15 /* g5s_l = lookup16(tbl_lo_1, g5s_aes_lo) */
-	vpshufb %ymm12, %ymm3, %ymm12 /* g5s_h = lookup16(tbl_hi_1, g5s_aes_hi) */
-	vpxor %ymm12, %ymm15, %ymm12 /* g5s = xor(g5s_l, g5s_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl24(%rip), %ymm12, %ymm15 /* g5lr24 = lookup16(g5s, rotl24) */
-	vpxor %ymm15, %ymm12, %ymm15 /* g5l_acc = xor(g5s, g5lr24) */
-	vmovdqa %ymm10, 1152(%rsp) /* spill g4x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl8(%rip), %ymm12, %ymm10 /* g5lr8 = lookup16(g5s, rotl8) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g5lg_acc = xor(g5s, g5lr8) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl16(%rip), %ymm12, %ymm12 /* g5lr16 = lookup16(g5s, rotl16) */
-	vpxor %ymm12, %ymm10, %ymm10 /* g5lg = xor(g5lg_acc, g5lr16) */
-	vpslld $2, %ymm10, %ymm12 /* g5lr2_l = shl(g5lg) */
-	vpsrld $30, %ymm10, %ymm10 /* g5lr2_r = shr(g5lg) */
-	vpor %ymm10, %ymm12, %ymm10 /* g5lr2 = or(g5lr2_l, g5lr2_r) */
-	vpxor %ymm10, %ymm15, %ymm10 /* g5l = xor(g5l_acc, g5lr2) */
-	vpxor 992(%rsp), %ymm10, %ymm10 /* g5x = xor(g5l, g5x0.2) */
-	vpbroadcastd (%rdi,%r10), %ymm12 /* rkw_6 = bcast32() */
-	vmovdqa 928(%rsp), %ymm15 /* reload g6x1.2 */
-	vpxor 1088(%rsp), %ymm15, %ymm15 /* g6k_acc = xor(g6x1, g6x2) */
-	vpxor %ymm12, %ymm15, %ymm12 /* g6k = xor(g6k_acc, rkw_6) */
-	vpxor 1344(%rsp), %ymm12, %ymm12 /* g6t = xor(g6k, g6x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm12, %ymm15 /* g6t_lo = and(g6t, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g6t_sh = shr(g6t) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm12, %ymm12 /* g6t_hi = and(g6t_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm7, %ymm15 /* g6a_l = lookup16(tbl_lo, g6t_lo) */
-	vpshufb %ymm12, %ymm8, %ymm12 /* g6a_h = lookup16(tbl_hi, g6t_hi) */
-	vpxor %ymm12, %ymm15, %ymm12 /* g6a = xor(g6a_l, g6a_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm12, %ymm12 /* g6s_sr = lookup16(g6a, inv_shift_rows) */
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm12, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm12
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm12, %xmm12
-	vmovdqu %xmm12, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm12
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm12, %xmm12
-	vmovdqu %xmm12, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm12
-#else
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm12, %ymm12 /* g6s_aes = aesenclast(g6s_sr, aes_cancel_key) */
-#endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm12, %ymm15 /* g6s_aes_lo = and(g6s_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g6s_aes_sh = shr(g6s_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm12, %ymm12 /* g6s_aes_hi = and(g6s_aes_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm4, %ymm15 /* g6s_l = lookup16(tbl_lo_1, g6s_aes_lo) */
-	vpshufb %ymm12, %ymm3, %ymm12 /* g6s_h = lookup16(tbl_hi_1, g6s_aes_hi) */
-	vpxor %ymm12, %ymm15, %ymm12 /* g6s = xor(g6s_l, g6s_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl24(%rip), %ymm12, %ymm15 /* g6lr24 = lookup16(g6s, rotl24) */
-	vpxor %ymm15, %ymm12, %ymm15 /* g6l_acc = xor(g6s, g6lr24) */
-	vmovdqa %ymm10, 992(%rsp) /* spill g5x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl8(%rip), %ymm12, %ymm10 /* g6lr8 = lookup16(g6s, rotl8) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g6lg_acc = xor(g6s, g6lr8) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl16(%rip), %ymm12, %ymm12 /* g6lr16 = lookup16(g6s, rotl16) */
-	vpxor %ymm12, %ymm10, %ymm10 /* g6lg = xor(g6lg_acc, g6lr16) */
-	vpslld $2, %ymm10, %ymm12 /* g6lr2_l = shl(g6lg) */
-	vpsrld $30, %ymm10, %ymm10 /* g6lr2_r = shr(g6lg) */
-	vpor %ymm10, %ymm12, %ymm10 /* g6lr2 = or(g6lr2_l, g6lr2_r) */
-	vpxor %ymm10, %ymm15, %ymm10 /* g6l = xor(g6l_acc, g6lr2) */
-	vpxor 896(%rsp), %ymm10, %ymm10 /* g6x = xor(g6l, g6x0.2) */
-	vpbroadcastd (%rdi,%r10), %ymm12 /* rkw_7 = bcast32() */
-	vmovdqa 960(%rsp), %ymm15 /* reload g7x1.2 */
-	vpxor 1120(%rsp), %ymm15, %ymm15 /* g7k_acc = xor(g7x1, g7x2) */
-	vpxor %ymm12, %ymm15, %ymm12 /* g7k = xor(g7k_acc, rkw_7) */
-	vpxor 224(%rsp), %ymm12, %ymm12 /* g7t = xor(g7k, g7x3) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm12, %ymm15 /* g7t_lo = and(g7t, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g7t_sh = shr(g7t) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm12, %ymm12 /* g7t_hi = and(g7t_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm7, %ymm15 /* g7a_l = lookup16(tbl_lo, g7t_lo) */
-	vpshufb %ymm12, %ymm8, %ymm12 /* g7a_h = lookup16(tbl_hi, g7t_hi) */
-	vpxor %ymm12, %ymm15, %ymm12 /* g7a = xor(g7a_l, g7a_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm12, %ymm12 /* g7s_sr = lookup16(g7a, inv_shift_rows) */
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm12, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm12
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm12, %xmm12
-	vmovdqu %xmm12, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm12
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm12, %xmm12
-	vmovdqu %xmm12, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm12
-#else
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm12, %ymm12 /* g7s_aes = aesenclast(g7s_sr, aes_cancel_key) */
-#endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm12, %ymm15 /* g7s_aes_lo = and(g7s_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g7s_aes_sh = shr(g7s_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm12, %ymm12 /* g7s_aes_hi = and(g7s_aes_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm4, %ymm15 /* g7s_l = lookup16(tbl_lo_1, g7s_aes_lo) */
-	vpshufb %ymm12, %ymm3, %ymm12 /* g7s_h = lookup16(tbl_hi_1, g7s_aes_hi) */
-	vpxor %ymm12, %ymm15, %ymm12 /* g7s = xor(g7s_l, g7s_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl24(%rip), %ymm12, %ymm15 /* g7lr24 = lookup16(g7s, rotl24) */
-	vpxor %ymm15, %ymm12, %ymm15 /* g7l_acc = xor(g7s, g7lr24) */
-	vmovdqa %ymm10, 896(%rsp) /* spill g6x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl8(%rip), %ymm12, %ymm10 /* g7lr8 = lookup16(g7s, rotl8) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g7lg_acc = xor(g7s, g7lr8) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl16(%rip), %ymm12, %ymm12 /* g7lr16 = lookup16(g7s, rotl16) */
-	vpxor %ymm12, %ymm10, %ymm10 /* g7lg = xor(g7lg_acc, g7lr16) */
-	vpslld $2, %ymm10, %ymm12 /* g7lr2_l = shl(g7lg) */
-	vpsrld $30, %ymm10, %ymm10 /* g7lr2_r = shr(g7lg) */
-	vpor %ymm10, %ymm12, %ymm10 /* g7lr2 = or(g7lr2_l, g7lr2_r) */
-	vpxor %ymm10, %ymm15, %ymm10 /* g7l = xor(g7l_acc, g7lr2) */
-	vpxor 672(%rsp), %ymm10, %ymm10 /* g7x = xor(g7l, g7x0.2) */
-
-	/* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
-	vpbroadcastd 4(%rdi,%r10), %ymm12 /* rkw_8 = bcast32() */
-	vmovdqa 736(%rsp), %ymm15 /* reload g0x2.2 */
-	vpxor 128(%rsp), %ymm15, %ymm15 /* g0k_acc_1 = xor(g0x2, g0x3) */
-	vpxor %ymm12, %ymm15, %ymm12 /* g0k_1 = xor(g0k_acc_1, rkw_8) */
-	vpxor %ymm0, %ymm12, %ymm12 /* g0t_1 = xor(g0k_1, g0x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm12, %ymm15 /* g0t_1_lo = and(g0t_1, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g0t_1_sh = shr(g0t_1) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm12, %ymm12 /* g0t_1_hi = and(g0t_1_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm7, %ymm15 /* g0a_1_l = lookup16(tbl_lo, g0t_1_lo) */
-	vpshufb %ymm12, %ymm8, %ymm12 /* g0a_1_h = lookup16(tbl_hi, g0t_1_hi) */
-	vpxor %ymm12, %ymm15, %ymm12 /* g0a_1 = xor(g0a_1_l, g0a_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm12, %ymm12 /* g0s_1_sr = lookup16(g0a_1, inv_shift_rows) */
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm12, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm12
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm12, %xmm12
-	vmovdqu %xmm12, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm12
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm12, %xmm12
-	vmovdqu %xmm12, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm12
-#else
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm12, %ymm12 /* g0s_1_aes = aesenclast(g0s_1_sr, aes_cancel_key) */
-#endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm12, %ymm15 /* g0s_1_aes_lo = and(g0s_1_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g0s_1_aes_sh = shr(g0s_1_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm12, %ymm12 /* g0s_1_aes_hi = and(g0s_1_aes_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm4, %ymm15 /* g0s_1_l = lookup16(tbl_lo_1, g0s_1_aes_lo) */
-	vpshufb %ymm12, %ymm3, %ymm12 /* g0s_1_h = lookup16(tbl_hi_1, g0s_1_aes_hi) */
-	vpxor %ymm12, %ymm15, %ymm12 /* g0s_1 = xor(g0s_1_l, g0s_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl24(%rip), %ymm12, %ymm15 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
-	vpxor %ymm15, %ymm12, %ymm15 /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
-	vmovdqa %ymm0, 768(%rsp) /* spill g0x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl8(%rip), %ymm12, %ymm0 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
-	vpxor %ymm0, %ymm12, %ymm0 /* g0lg_acc_1 = xor(g0s_1, g0lr8_1) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl16(%rip), %ymm12, %ymm12 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
-	vpxor %ymm12, %ymm0, %ymm0 /* g0lg_1 = xor(g0lg_acc_1, g0lr16_1) */
-	vpslld $2, %ymm0, %ymm12 /* g0lr2_1_l = shl(g0lg_1) */
-	vpsrld $30, %ymm0, %ymm0 /* g0lr2_1_r = shr(g0lg_1) */
-	vpor %ymm0, %ymm12, %ymm0 /* g0lr2_1 = or(g0lr2_1_l, g0lr2_1_r) */
-	vpxor %ymm0, %ymm15, %ymm0 /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
-	vpxor 96(%rsp), %ymm0, %ymm0 /* g0x_1 = xor(g0l_1, g0x1.2) */
-	vpbroadcastd 4(%rdi,%r10), %ymm12 /* rkw_9 = bcast32() */
-	vpxor %ymm6, %ymm11, %ymm15 /* g1k_acc_1 = xor(g1x2, g1x3) */
-	vpxor %ymm12, %ymm15, %ymm12 /* g1k_1 = xor(g1k_acc_1, rkw_9) */
-	vpxor %ymm2, %ymm12, %ymm12 /* g1t_1 = xor(g1k_1, g1x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm12, %ymm15 /* g1t_1_lo = and(g1t_1, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g1t_1_sh = shr(g1t_1) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm12, %ymm12 /* g1t_1_hi = and(g1t_1_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm7, %ymm15 /* g1a_1_l = lookup16(tbl_lo, g1t_1_lo) */
-	vpshufb %ymm12, %ymm8, %ymm12 /* g1a_1_h = lookup16(tbl_hi, g1t_1_hi) */
-	vpxor %ymm12, %ymm15, %ymm12 /* g1a_1 = xor(g1a_1_l, g1a_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm12, %ymm12 /* g1s_1_sr = lookup16(g1a_1, inv_shift_rows) */
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm12, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm12
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm12, %xmm12
-	vmovdqu %xmm12, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm12
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm12, %xmm12
-	vmovdqu %xmm12, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm12
-#else
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm12, %ymm12 /* g1s_1_aes = aesenclast(g1s_1_sr, aes_cancel_key) */
-#endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm12, %ymm15 /* g1s_1_aes_lo = and(g1s_1_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g1s_1_aes_sh = shr(g1s_1_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm12, %ymm12 /* g1s_1_aes_hi = and(g1s_1_aes_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm4, %ymm15 /* g1s_1_l = lookup16(tbl_lo_1, g1s_1_aes_lo) */
-	vpshufb %ymm12, %ymm3, %ymm12 /* g1s_1_h = lookup16(tbl_hi_1, g1s_1_aes_hi) */
-	vpxor %ymm12, %ymm15, %ymm12 /* g1s_1 = xor(g1s_1_l, g1s_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl24(%rip), %ymm12, %ymm15 /* g1lr24_1 = lookup16(g1s_1, rotl24) */
-	vpxor %ymm15, %ymm12, %ymm15 /* g1l_acc_1 = xor(g1s_1, g1lr24_1) */
-	vmovdqa %ymm11, 96(%rsp) /* spill g1x2.2 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl8(%rip), %ymm12, %ymm11 /* g1lr8_1 = lookup16(g1s_1, rotl8) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g1lg_acc_1 = xor(g1s_1, g1lr8_1) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl16(%rip), %ymm12, %ymm12 /* g1lr16_1 = lookup16(g1s_1, rotl16) */
-	vpxor %ymm12, %ymm11, %ymm11 /* g1lg_1 = xor(g1lg_acc_1, g1lr16_1) */
-	vpslld $2, %ymm11, %ymm12 /* g1lr2_1_l = shl(g1lg_1) */
-	vpsrld $30, %ymm11, %ymm11 /* g1lr2_1_r = shr(g1lg_1) */
-	vpor %ymm11, %ymm12, %ymm11 /* g1lr2_1 = or(g1lr2_1_l, g1lr2_1_r) */
-	vpxor %ymm11, %ymm15, %ymm11 /* g1l_1 = xor(g1l_acc_1, g1lr2_1) */
-	vpxor %ymm11, %ymm9, %ymm9 /* g1x_1 = xor(g1x1, g1l_1) */
-	vpbroadcastd 4(%rdi,%r10), %ymm11 /* rkw_10 = bcast32() */
-	vpxor %ymm1, %ymm14, %ymm12 /* g2k_acc_1 = xor(g2x2, g2x3) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g2k_1 = xor(g2k_acc_1, rkw_10) */
-	vpxor %ymm5, %ymm11, %ymm11 /* g2t_1 = xor(g2k_1, g2x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm11, %ymm12 /* g2t_1_lo = and(g2t_1, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g2t_1_sh = shr(g2t_1) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm11, %ymm11 /* g2t_1_hi = and(g2t_1_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm7, %ymm12 /* g2a_1_l = lookup16(tbl_lo, g2t_1_lo) */
-	vpshufb %ymm11, %ymm8, %ymm11 /* g2a_1_h = lookup16(tbl_hi, g2t_1_hi) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g2a_1 = xor(g2a_1_l, g2a_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm11, %ymm11 /* g2s_1_sr = lookup16(g2a_1, inv_shift_rows) */
+	vpshufb %ymm11, %ymm14, %ymm11 /* g4a_h = lookup16(tbl_hi, g4t_hi) */
+	vpxor %ymm11, %ymm15, %ymm11 /* g4a = xor(g4a_l, g4a_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm11, %ymm11 /* g4s_sr = lookup16(g4a, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm11, 0(%rsp)
 	vmovdqu 0(%rsp), %xmm11
@@ -12385,37 +12009,330 @@ sm4_wordslice_avx2_vaes_batch_gcm_asm:
 	vmovdqu %xmm11, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm11
 #else
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm11, %ymm11 /* g2s_1_aes = aesenclast(g2s_1_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm11, %ymm11 /* g4s_aes = aesenclast(g4s_sr, aes_cancel_key) */
 #endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm11, %ymm12 /* g2s_1_aes_lo = and(g2s_1_aes, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g2s_1_aes_sh = shr(g2s_1_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm11, %ymm11 /* g2s_1_aes_hi = and(g2s_1_aes_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm4, %ymm12 /* g2s_1_l = lookup16(tbl_lo_1, g2s_1_aes_lo) */
-	vpshufb %ymm11, %ymm3, %ymm11 /* g2s_1_h = lookup16(tbl_hi_1, g2s_1_aes_hi) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g2s_1 = xor(g2s_1_l, g2s_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl24(%rip), %ymm11, %ymm12 /* g2lr24_1 = lookup16(g2s_1, rotl24) */
-	vpxor %ymm12, %ymm11, %ymm12 /* g2l_acc_1 = xor(g2s_1, g2lr24_1) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl8(%rip), %ymm11, %ymm15 /* g2lr8_1 = lookup16(g2s_1, rotl8) */
-	vpxor %ymm15, %ymm11, %ymm15 /* g2lg_acc_1 = xor(g2s_1, g2lr8_1) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl16(%rip), %ymm11, %ymm11 /* g2lr16_1 = lookup16(g2s_1, rotl16) */
-	vpxor %ymm11, %ymm15, %ymm11 /* g2lg_1 = xor(g2lg_acc_1, g2lr16_1) */
-	vpslld $2, %ymm11, %ymm15 /* g2lr2_1_l = shl(g2lg_1) */
-	vpsrld $30, %ymm11, %ymm11 /* g2lr2_1_r = shr(g2lg_1) */
-	vpor %ymm11, %ymm15, %ymm11 /* g2lr2_1 = or(g2lr2_1_l, g2lr2_1_r) */
-	vpxor %ymm11, %ymm12, %ymm11 /* g2l_1 = xor(g2l_acc_1, g2lr2_1) */
-	vpxor %ymm11, %ymm13, %ymm11 /* g2x_1 = xor(g2x1, g2l_1) */
-	vpbroadcastd 4(%rdi,%r10), %ymm12 /* rkw_11 = bcast32() */
-	vmovdqa 480(%rsp), %ymm13 /* reload g3x2.2 */
-	vpxor 352(%rsp), %ymm13, %ymm15 /* g3k_acc_1 = xor(g3x2, g3x3) */
-	vpxor %ymm12, %ymm15, %ymm12 /* g3k_1 = xor(g3k_acc_1, rkw_11) */
-	vpxor 1248(%rsp), %ymm12, %ymm12 /* g3t_1 = xor(g3k_1, g3x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm12, %ymm15 /* g3t_1_lo = and(g3t_1, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g3t_1_sh = shr(g3t_1) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm12, %ymm12 /* g3t_1_hi = and(g3t_1_sh, nibble_mask) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm11, %ymm15 /* g4s_aes_lo = and(g4s_aes, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g4s_aes_sh = shr(g4s_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm11, %ymm11 /* g4s_aes_hi = and(g4s_aes_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* g4s_l = lookup16(tbl_lo_1, g4s_aes_lo) */
+	vpshufb %ymm11, %ymm4, %ymm11 /* g4s_h = lookup16(tbl_hi_1, g4s_aes_hi) */
+	vpxor %ymm11, %ymm15, %ymm11 /* g4s = xor(g4s_l, g4s_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl24(%rip), %ymm11, %ymm15 /* g4lr24 = lookup16(g4s, rotl24) */
+	vpxor %ymm15, %ymm11, %ymm15 /* g4l_acc = xor(g4s, g4lr24) */
+	vmovdqa %ymm9, 1248(%rsp) /* spill g3x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl8(%rip), %ymm11, %ymm9 /* g4lr8 = lookup16(g4s, rotl8) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g4lg_acc = xor(g4s, g4lr8) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl16(%rip), %ymm11, %ymm11 /* g4lr16 = lookup16(g4s, rotl16) */
+	vpxor %ymm11, %ymm9, %ymm9 /* g4lg = xor(g4lg_acc, g4lr16) */
+	vpslld $2, %ymm9, %ymm11 /* g4lr2_l = shl(g4lg) */
+	vpsrld $30, %ymm9, %ymm9 /* g4lr2_r = shr(g4lg) */
+	vpor %ymm9, %ymm11, %ymm9 /* g4lr2 = or(g4lr2_l, g4lr2_r) */
+	vpxor %ymm9, %ymm15, %ymm9 /* g4l = xor(g4l_acc, g4lr2) */
+	vpxor 1152(%rsp), %ymm9, %ymm9 /* g4x = xor(g4l, g4x0.2) */
+	vpbroadcastd (%rdi,%r10), %ymm11 /* rkw_5 = bcast32() */
+	vmovdqa 1024(%rsp), %ymm15 /* reload g5x1.2 */
+	vpxor 1056(%rsp), %ymm15, %ymm15 /* g5k_acc = xor(g5x1, g5x2) */
+	vpxor %ymm11, %ymm15, %ymm11 /* g5k = xor(g5k_acc, rkw_5) */
+	vpxor 1312(%rsp), %ymm11, %ymm11 /* g5t = xor(g5k, g5x3) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm11, %ymm15 /* g5t_lo = and(g5t, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g5t_sh = shr(g5t) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm11, %ymm11 /* g5t_hi = and(g5t_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm7, %ymm15 /* g5a_l = lookup16(tbl_lo, g5t_lo) */
+	vpshufb %ymm11, %ymm14, %ymm11 /* g5a_h = lookup16(tbl_hi, g5t_hi) */
+	vpxor %ymm11, %ymm15, %ymm11 /* g5a = xor(g5a_l, g5a_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm11, %ymm11 /* g5s_sr = lookup16(g5a, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm11, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm11
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm11, %xmm11
+	vmovdqu %xmm11, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm11
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm11, %xmm11
+	vmovdqu %xmm11, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm11
+#else
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm11, %ymm11 /* g5s_aes = aesenclast(g5s_sr, aes_cancel_key) */
+#endif
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm11, %ymm15 /* g5s_aes_lo = and(g5s_aes, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g5s_aes_sh = shr(g5s_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm11, %ymm11 /* g5s_aes_hi = and(g5s_aes_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* g5s_l = lookup16(tbl_lo_1, g5s_aes_lo) */
+	vpshufb %ymm11, %ymm4, %ymm11 /* g5s_h = lookup16(tbl_hi_1, g5s_aes_hi) */
+	vpxor %ymm11, %ymm15, %ymm11 /* g5s = xor(g5s_l, g5s_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl24(%rip), %ymm11, %ymm15 /* g5lr24 = lookup16(g5s, rotl24) */
+	vpxor %ymm15, %ymm11, %ymm15 /* g5l_acc = xor(g5s, g5lr24) */
+	vmovdqa %ymm9, 1152(%rsp) /* spill g4x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl8(%rip), %ymm11, %ymm9 /* g5lr8 = lookup16(g5s, rotl8) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g5lg_acc = xor(g5s, g5lr8) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl16(%rip), %ymm11, %ymm11 /* g5lr16 = lookup16(g5s, rotl16) */
+	vpxor %ymm11, %ymm9, %ymm9 /* g5lg = xor(g5lg_acc, g5lr16) */
+	vpslld $2, %ymm9, %ymm11 /* g5lr2_l = shl(g5lg) */
+	vpsrld $30, %ymm9, %ymm9 /* g5lr2_r = shr(g5lg) */
+	vpor %ymm9, %ymm11, %ymm9 /* g5lr2 = or(g5lr2_l, g5lr2_r) */
+	vpxor %ymm9, %ymm15, %ymm9 /* g5l = xor(g5l_acc, g5lr2) */
+	vpxor 992(%rsp), %ymm9, %ymm9 /* g5x = xor(g5l, g5x0.2) */
+	vpbroadcastd (%rdi,%r10), %ymm11 /* rkw_6 = bcast32() */
+	vmovdqa 928(%rsp), %ymm15 /* reload g6x1.2 */
+	vpxor 1088(%rsp), %ymm15, %ymm15 /* g6k_acc = xor(g6x1, g6x2) */
+	vpxor %ymm11, %ymm15, %ymm11 /* g6k = xor(g6k_acc, rkw_6) */
+	vpxor 1344(%rsp), %ymm11, %ymm11 /* g6t = xor(g6k, g6x3) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm11, %ymm15 /* g6t_lo = and(g6t, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g6t_sh = shr(g6t) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm11, %ymm11 /* g6t_hi = and(g6t_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm7, %ymm15 /* g6a_l = lookup16(tbl_lo, g6t_lo) */
+	vpshufb %ymm11, %ymm14, %ymm11 /* g6a_h = lookup16(tbl_hi, g6t_hi) */
+	vpxor %ymm11, %ymm15, %ymm11 /* g6a = xor(g6a_l, g6a_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm11, %ymm11 /* g6s_sr = lookup16(g6a, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm11, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm11
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm11, %xmm11
+	vmovdqu %xmm11, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm11
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm11, %xmm11
+	vmovdqu %xmm11, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm11
+#else
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm11, %ymm11 /* g6s_aes = aesenclast(g6s_sr, aes_cancel_key) */
+#endif
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm11, %ymm15 /* g6s_aes_lo = and(g6s_aes, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g6s_aes_sh = shr(g6s_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm11, %ymm11 /* g6s_aes_hi = and(g6s_aes_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* g6s_l = lookup16(tbl_lo_1, g6s_aes_lo) */
+	vpshufb %ymm11, %ymm4, %ymm11 /* g6s_h = lookup16(tbl_hi_1, g6s_aes_hi) */
+	vpxor %ymm11, %ymm15, %ymm11 /* g6s = xor(g6s_l, g6s_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl24(%rip), %ymm11, %ymm15 /* g6lr24 = lookup16(g6s, rotl24) */
+	vpxor %ymm15, %ymm11, %ymm15 /* g6l_acc = xor(g6s, g6lr24) */
+	vmovdqa %ymm9, 992(%rsp) /* spill g5x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl8(%rip), %ymm11, %ymm9 /* g6lr8 = lookup16(g6s, rotl8) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g6lg_acc = xor(g6s, g6lr8) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl16(%rip), %ymm11, %ymm11 /* g6lr16 = lookup16(g6s, rotl16) */
+	vpxor %ymm11, %ymm9, %ymm9 /* g6lg = xor(g6lg_acc, g6lr16) */
+	vpslld $2, %ymm9, %ymm11 /* g6lr2_l = shl(g6lg) */
+	vpsrld $30, %ymm9, %ymm9 /* g6lr2_r = shr(g6lg) */
+	vpor %ymm9, %ymm11, %ymm9 /* g6lr2 = or(g6lr2_l, g6lr2_r) */
+	vpxor %ymm9, %ymm15, %ymm9 /* g6l = xor(g6l_acc, g6lr2) */
+	vpxor 896(%rsp), %ymm9, %ymm9 /* g6x = xor(g6l, g6x0.2) */
+	vpbroadcastd (%rdi,%r10), %ymm11 /* rkw_7 = bcast32() */
+	vmovdqa 960(%rsp), %ymm15 /* reload g7x1.2 */
+	vpxor 1120(%rsp), %ymm15, %ymm15 /* g7k_acc = xor(g7x1, g7x2) */
+	vpxor %ymm11, %ymm15, %ymm11 /* g7k = xor(g7k_acc, rkw_7) */
+	vpxor 192(%rsp), %ymm11, %ymm11 /* g7t = xor(g7k, g7x3) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm11, %ymm15 /* g7t_lo = and(g7t, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g7t_sh = shr(g7t) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm11, %ymm11 /* g7t_hi = and(g7t_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm7, %ymm15 /* g7a_l = lookup16(tbl_lo, g7t_lo) */
+	vpshufb %ymm11, %ymm14, %ymm11 /* g7a_h = lookup16(tbl_hi, g7t_hi) */
+	vpxor %ymm11, %ymm15, %ymm11 /* g7a = xor(g7a_l, g7a_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm11, %ymm11 /* g7s_sr = lookup16(g7a, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm11, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm11
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm11, %xmm11
+	vmovdqu %xmm11, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm11
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm11, %xmm11
+	vmovdqu %xmm11, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm11
+#else
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm11, %ymm11 /* g7s_aes = aesenclast(g7s_sr, aes_cancel_key) */
+#endif
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm11, %ymm15 /* g7s_aes_lo = and(g7s_aes, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g7s_aes_sh = shr(g7s_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm11, %ymm11 /* g7s_aes_hi = and(g7s_aes_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* g7s_l = lookup16(tbl_lo_1, g7s_aes_lo) */
+	vpshufb %ymm11, %ymm4, %ymm11 /* g7s_h = lookup16(tbl_hi_1, g7s_aes_hi) */
+	vpxor %ymm11, %ymm15, %ymm11 /* g7s = xor(g7s_l, g7s_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl24(%rip), %ymm11, %ymm15 /* g7lr24 = lookup16(g7s, rotl24) */
+	vpxor %ymm15, %ymm11, %ymm15 /* g7l_acc = xor(g7s, g7lr24) */
+	vmovdqa %ymm9, 896(%rsp) /* spill g6x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl8(%rip), %ymm11, %ymm9 /* g7lr8 = lookup16(g7s, rotl8) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g7lg_acc = xor(g7s, g7lr8) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl16(%rip), %ymm11, %ymm11 /* g7lr16 = lookup16(g7s, rotl16) */
+	vpxor %ymm11, %ymm9, %ymm9 /* g7lg = xor(g7lg_acc, g7lr16) */
+	vpslld $2, %ymm9, %ymm11 /* g7lr2_l = shl(g7lg) */
+	vpsrld $30, %ymm9, %ymm9 /* g7lr2_r = shr(g7lg) */
+	vpor %ymm9, %ymm11, %ymm9 /* g7lr2 = or(g7lr2_l, g7lr2_r) */
+	vpxor %ymm9, %ymm15, %ymm9 /* g7l = xor(g7l_acc, g7lr2) */
+	vpxor 640(%rsp), %ymm9, %ymm9 /* g7x = xor(g7l, g7x0.2) */
+
+	/* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
+	vpbroadcastd 4(%rdi,%r10), %ymm11 /* rkw_8 = bcast32() */
+	vmovdqa 736(%rsp), %ymm15 /* reload g0x2.2 */
+	vpxor 96(%rsp), %ymm15, %ymm15 /* g0k_acc_1 = xor(g0x2, g0x3) */
+	vpxor %ymm11, %ymm15, %ymm11 /* g0k_1 = xor(g0k_acc_1, rkw_8) */
+	vpxor %ymm0, %ymm11, %ymm11 /* g0t_1 = xor(g0k_1, g0x0) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm11, %ymm15 /* g0t_1_lo = and(g0t_1, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g0t_1_sh = shr(g0t_1) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm11, %ymm11 /* g0t_1_hi = and(g0t_1_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm7, %ymm15 /* g0a_1_l = lookup16(tbl_lo, g0t_1_lo) */
+	vpshufb %ymm11, %ymm14, %ymm11 /* g0a_1_h = lookup16(tbl_hi, g0t_1_hi) */
+	vpxor %ymm11, %ymm15, %ymm11 /* g0a_1 = xor(g0a_1_l, g0a_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm11, %ymm11 /* g0s_1_sr = lookup16(g0a_1, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm11, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm11
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm11, %xmm11
+	vmovdqu %xmm11, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm11
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm11, %xmm11
+	vmovdqu %xmm11, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm11
+#else
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm11, %ymm11 /* g0s_1_aes = aesenclast(g0s_1_sr, aes_cancel_key) */
+#endif
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm11, %ymm15 /* g0s_1_aes_lo = and(g0s_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g0s_1_aes_sh = shr(g0s_1_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm11, %ymm11 /* g0s_1_aes_hi = and(g0s_1_aes_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* g0s_1_l = lookup16(tbl_lo_1, g0s_1_aes_lo) */
+	vpshufb %ymm11, %ymm4, %ymm11 /* g0s_1_h = lookup16(tbl_hi_1, g0s_1_aes_hi) */
+	vpxor %ymm11, %ymm15, %ymm11 /* g0s_1 = xor(g0s_1_l, g0s_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl24(%rip), %ymm11, %ymm15 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
+	vpxor %ymm15, %ymm11, %ymm15 /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
+	vmovdqa %ymm0, 768(%rsp) /* spill g0x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl8(%rip), %ymm11, %ymm0 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
+	vpxor %ymm0, %ymm11, %ymm0 /* g0lg_acc_1 = xor(g0s_1, g0lr8_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl16(%rip), %ymm11, %ymm11 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
+	vpxor %ymm11, %ymm0, %ymm0 /* g0lg_1 = xor(g0lg_acc_1, g0lr16_1) */
+	vpslld $2, %ymm0, %ymm11 /* g0lr2_1_l = shl(g0lg_1) */
+	vpsrld $30, %ymm0, %ymm0 /* g0lr2_1_r = shr(g0lg_1) */
+	vpor %ymm0, %ymm11, %ymm0 /* g0lr2_1 = or(g0lr2_1_l, g0lr2_1_r) */
+	vpxor %ymm0, %ymm15, %ymm0 /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
+	vpxor 704(%rsp), %ymm0, %ymm0 /* g0x_1 = xor(g0l_1, g0x1.2) */
+	vpbroadcastd 4(%rdi,%r10), %ymm11 /* rkw_9 = bcast32() */
+	vpxor %ymm6, %ymm10, %ymm15 /* g1k_acc_1 = xor(g1x2, g1x3) */
+	vpxor %ymm11, %ymm15, %ymm11 /* g1k_1 = xor(g1k_acc_1, rkw_9) */
+	vpxor %ymm1, %ymm11, %ymm11 /* g1t_1 = xor(g1k_1, g1x0) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm11, %ymm15 /* g1t_1_lo = and(g1t_1, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g1t_1_sh = shr(g1t_1) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm11, %ymm11 /* g1t_1_hi = and(g1t_1_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm7, %ymm15 /* g1a_1_l = lookup16(tbl_lo, g1t_1_lo) */
+	vpshufb %ymm11, %ymm14, %ymm11 /* g1a_1_h = lookup16(tbl_hi, g1t_1_hi) */
+	vpxor %ymm11, %ymm15, %ymm11 /* g1a_1 = xor(g1a_1_l, g1a_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm11, %ymm11 /* g1s_1_sr = lookup16(g1a_1, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm11, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm11
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm11, %xmm11
+	vmovdqu %xmm11, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm11
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm11, %xmm11
+	vmovdqu %xmm11, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm11
+#else
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm11, %ymm11 /* g1s_1_aes = aesenclast(g1s_1_sr, aes_cancel_key) */
+#endif
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm11, %ymm15 /* g1s_1_aes_lo = and(g1s_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g1s_1_aes_sh = shr(g1s_1_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm11, %ymm11 /* g1s_1_aes_hi = and(g1s_1_aes_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* g1s_1_l = lookup16(tbl_lo_1, g1s_1_aes_lo) */
+	vpshufb %ymm11, %ymm4, %ymm11 /* g1s_1_h = lookup16(tbl_hi_1, g1s_1_aes_hi) */
+	vpxor %ymm11, %ymm15, %ymm11 /* g1s_1 = xor(g1s_1_l, g1s_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl24(%rip), %ymm11, %ymm15 /* g1lr24_1 = lookup16(g1s_1, rotl24) */
+	vpxor %ymm15, %ymm11, %ymm15 /* g1l_acc_1 = xor(g1s_1, g1lr24_1) */
+	vmovdqa %ymm10, 704(%rsp) /* spill g1x2.2 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl8(%rip), %ymm11, %ymm10 /* g1lr8_1 = lookup16(g1s_1, rotl8) */
+	vpxor %ymm10, %ymm11, %ymm10 /* g1lg_acc_1 = xor(g1s_1, g1lr8_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl16(%rip), %ymm11, %ymm11 /* g1lr16_1 = lookup16(g1s_1, rotl16) */
+	vpxor %ymm11, %ymm10, %ymm10 /* g1lg_1 = xor(g1lg_acc_1, g1lr16_1) */
+	vpslld $2, %ymm10, %ymm11 /* g1lr2_1_l = shl(g1lg_1) */
+	vpsrld $30, %ymm10, %ymm10 /* g1lr2_1_r = shr(g1lg_1) */
+	vpor %ymm10, %ymm11, %ymm10 /* g1lr2_1 = or(g1lr2_1_l, g1lr2_1_r) */
+	vpxor %ymm10, %ymm15, %ymm10 /* g1l_1 = xor(g1l_acc_1, g1lr2_1) */
+	vpxor %ymm10, %ymm8, %ymm8 /* g1x_1 = xor(g1x1, g1l_1) */
+	vpbroadcastd 4(%rdi,%r10), %ymm10 /* rkw_10 = bcast32() */
+	vpxor %ymm2, %ymm13, %ymm11 /* g2k_acc_1 = xor(g2x2, g2x3) */
+	vpxor %ymm10, %ymm11, %ymm10 /* g2k_1 = xor(g2k_acc_1, rkw_10) */
+	vpxor %ymm5, %ymm10, %ymm10 /* g2t_1 = xor(g2k_1, g2x0) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm10, %ymm11 /* g2t_1_lo = and(g2t_1, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* g2t_1_sh = shr(g2t_1) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm10, %ymm10 /* g2t_1_hi = and(g2t_1_sh, nibble_mask) */
+	vpshufb %ymm11, %ymm7, %ymm11 /* g2a_1_l = lookup16(tbl_lo, g2t_1_lo) */
+	vpshufb %ymm10, %ymm14, %ymm10 /* g2a_1_h = lookup16(tbl_hi, g2t_1_hi) */
+	vpxor %ymm10, %ymm11, %ymm10 /* g2a_1 = xor(g2a_1_l, g2a_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm10, %ymm10 /* g2s_1_sr = lookup16(g2a_1, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm10, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm10
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm10, %xmm10
+	vmovdqu %xmm10, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm10
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm10, %xmm10
+	vmovdqu %xmm10, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm10
+#else
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm10, %ymm10 /* g2s_1_aes = aesenclast(g2s_1_sr, aes_cancel_key) */
+#endif
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm10, %ymm11 /* g2s_1_aes_lo = and(g2s_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* g2s_1_aes_sh = shr(g2s_1_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm10, %ymm10 /* g2s_1_aes_hi = and(g2s_1_aes_sh, nibble_mask) */
+	vpshufb %ymm11, %ymm3, %ymm11 /* g2s_1_l = lookup16(tbl_lo_1, g2s_1_aes_lo) */
+	vpshufb %ymm10, %ymm4, %ymm10 /* g2s_1_h = lookup16(tbl_hi_1, g2s_1_aes_hi) */
+	vpxor %ymm10, %ymm11, %ymm10 /* g2s_1 = xor(g2s_1_l, g2s_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl24(%rip), %ymm10, %ymm11 /* g2lr24_1 = lookup16(g2s_1, rotl24) */
+	vpxor %ymm11, %ymm10, %ymm11 /* g2l_acc_1 = xor(g2s_1, g2lr24_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl8(%rip), %ymm10, %ymm15 /* g2lr8_1 = lookup16(g2s_1, rotl8) */
+	vpxor %ymm15, %ymm10, %ymm15 /* g2lg_acc_1 = xor(g2s_1, g2lr8_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl16(%rip), %ymm10, %ymm10 /* g2lr16_1 = lookup16(g2s_1, rotl16) */
+	vpxor %ymm10, %ymm15, %ymm10 /* g2lg_1 = xor(g2lg_acc_1, g2lr16_1) */
+	vpslld $2, %ymm10, %ymm15 /* g2lr2_1_l = shl(g2lg_1) */
+	vpsrld $30, %ymm10, %ymm10 /* g2lr2_1_r = shr(g2lg_1) */
+	vpor %ymm10, %ymm15, %ymm10 /* g2lr2_1 = or(g2lr2_1_l, g2lr2_1_r) */
+	vpxor %ymm10, %ymm11, %ymm10 /* g2l_1 = xor(g2l_acc_1, g2lr2_1) */
+	vpxor %ymm10, %ymm12, %ymm10 /* g2x_1 = xor(g2x1, g2l_1) */
+	vpbroadcastd 4(%rdi,%r10), %ymm11 /* rkw_11 = bcast32() */
+	vmovdqa 448(%rsp), %ymm12 /* reload g3x2.2 */
+	vpxor 320(%rsp), %ymm12, %ymm15 /* g3k_acc_1 = xor(g3x2, g3x3) */
+	vpxor %ymm11, %ymm15, %ymm11 /* g3k_1 = xor(g3k_acc_1, rkw_11) */
+	vpxor 1248(%rsp), %ymm11, %ymm11 /* g3t_1 = xor(g3k_1, g3x0) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm11, %ymm15 /* g3t_1_lo = and(g3t_1, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g3t_1_sh = shr(g3t_1) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm11, %ymm11 /* g3t_1_hi = and(g3t_1_sh, nibble_mask) */
 	vpshufb %ymm15, %ymm7, %ymm15 /* g3a_1_l = lookup16(tbl_lo, g3t_1_lo) */
-	vpshufb %ymm12, %ymm8, %ymm12 /* g3a_1_h = lookup16(tbl_hi, g3t_1_hi) */
-	vpxor %ymm12, %ymm15, %ymm12 /* g3a_1 = xor(g3a_1_l, g3a_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm12, %ymm12 /* g3s_1_sr = lookup16(g3a_1, inv_shift_rows) */
+	vpshufb %ymm11, %ymm14, %ymm11 /* g3a_1_h = lookup16(tbl_hi, g3t_1_hi) */
+	vpxor %ymm11, %ymm15, %ymm11 /* g3a_1 = xor(g3a_1_l, g3a_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm11, %ymm11 /* g3s_1_sr = lookup16(g3a_1, inv_shift_rows) */
+#ifdef KC_VALGRIND_SPLIT_VAES
+	vmovdqu %ymm11, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm11
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm11, %xmm11
+	vmovdqu %xmm11, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm11
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm11, %xmm11
+	vmovdqu %xmm11, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm11
+#else
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm11, %ymm11 /* g3s_1_aes = aesenclast(g3s_1_sr, aes_cancel_key) */
+#endif
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm11, %ymm15 /* g3s_1_aes_lo = and(g3s_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g3s_1_aes_sh = shr(g3s_1_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm11, %ymm11 /* g3s_1_aes_hi = and(g3s_1_aes_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* g3s_1_l = lookup16(tbl_lo_1, g3s_1_aes_lo) */
+	vpshufb %ymm11, %ymm4, %ymm11 /* g3s_1_h = lookup16(tbl_hi_1, g3s_1_aes_hi) */
+	vpxor %ymm11, %ymm15, %ymm11 /* g3s_1 = xor(g3s_1_l, g3s_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl24(%rip), %ymm11, %ymm15 /* g3lr24_1 = lookup16(g3s_1, rotl24) */
+	vpxor %ymm15, %ymm11, %ymm15 /* g3l_acc_1 = xor(g3s_1, g3lr24_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl8(%rip), %ymm11, %ymm12 /* g3lr8_1 = lookup16(g3s_1, rotl8) */
+	vpxor %ymm12, %ymm11, %ymm12 /* g3lg_acc_1 = xor(g3s_1, g3lr8_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl16(%rip), %ymm11, %ymm11 /* g3lr16_1 = lookup16(g3s_1, rotl16) */
+	vpxor %ymm11, %ymm12, %ymm11 /* g3lg_1 = xor(g3lg_acc_1, g3lr16_1) */
+	vpslld $2, %ymm11, %ymm12 /* g3lr2_1_l = shl(g3lg_1) */
+	vpsrld $30, %ymm11, %ymm11 /* g3lr2_1_r = shr(g3lg_1) */
+	vpor %ymm11, %ymm12, %ymm11 /* g3lr2_1 = or(g3lr2_1_l, g3lr2_1_r) */
+	vpxor %ymm11, %ymm15, %ymm11 /* g3l_1 = xor(g3l_acc_1, g3lr2_1) */
+	vpxor 576(%rsp), %ymm11, %ymm11 /* g3x_1 = xor(g3l_1, g3x1.2) */
+	vpbroadcastd 4(%rdi,%r10), %ymm12 /* rkw_12 = bcast32() */
+	vmovdqa 1216(%rsp), %ymm15 /* reload g4x2.2 */
+	vpxor 1280(%rsp), %ymm15, %ymm15 /* g4k_acc_1 = xor(g4x2, g4x3) */
+	vpxor %ymm12, %ymm15, %ymm12 /* g4k_1 = xor(g4k_acc_1, rkw_12) */
+	vpxor 1152(%rsp), %ymm12, %ymm12 /* g4t_1 = xor(g4k_1, g4x0) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm12, %ymm15 /* g4t_1_lo = and(g4t_1, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g4t_1_sh = shr(g4t_1) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm12, %ymm12 /* g4t_1_hi = and(g4t_1_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm7, %ymm15 /* g4a_1_l = lookup16(tbl_lo, g4t_1_lo) */
+	vpshufb %ymm12, %ymm14, %ymm12 /* g4a_1_h = lookup16(tbl_hi, g4t_1_hi) */
+	vpxor %ymm12, %ymm15, %ymm12 /* g4a_1 = xor(g4a_1_l, g4a_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm12, %ymm12 /* g4s_1_sr = lookup16(g4a_1, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
 	vmovdqu %ymm12, 0(%rsp)
 	vmovdqu 0(%rsp), %xmm12
@@ -12426,896 +12343,855 @@ sm4_wordslice_avx2_vaes_batch_gcm_asm:
 	vmovdqu %xmm12, 16(%rsp)
 	vmovdqu 0(%rsp), %ymm12
 #else
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm12, %ymm12 /* g3s_1_aes = aesenclast(g3s_1_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm12, %ymm12 /* g4s_1_aes = aesenclast(g4s_1_sr, aes_cancel_key) */
 #endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm12, %ymm15 /* g3s_1_aes_lo = and(g3s_1_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g3s_1_aes_sh = shr(g3s_1_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm12, %ymm12 /* g3s_1_aes_hi = and(g3s_1_aes_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm4, %ymm15 /* g3s_1_l = lookup16(tbl_lo_1, g3s_1_aes_lo) */
-	vpshufb %ymm12, %ymm3, %ymm12 /* g3s_1_h = lookup16(tbl_hi_1, g3s_1_aes_hi) */
-	vpxor %ymm12, %ymm15, %ymm12 /* g3s_1 = xor(g3s_1_l, g3s_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl24(%rip), %ymm12, %ymm15 /* g3lr24_1 = lookup16(g3s_1, rotl24) */
-	vpxor %ymm15, %ymm12, %ymm15 /* g3l_acc_1 = xor(g3s_1, g3lr24_1) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl8(%rip), %ymm12, %ymm13 /* g3lr8_1 = lookup16(g3s_1, rotl8) */
-	vpxor %ymm13, %ymm12, %ymm13 /* g3lg_acc_1 = xor(g3s_1, g3lr8_1) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl16(%rip), %ymm12, %ymm12 /* g3lr16_1 = lookup16(g3s_1, rotl16) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g3lg_1 = xor(g3lg_acc_1, g3lr16_1) */
-	vpslld $2, %ymm12, %ymm13 /* g3lr2_1_l = shl(g3lg_1) */
-	vpsrld $30, %ymm12, %ymm12 /* g3lr2_1_r = shr(g3lg_1) */
-	vpor %ymm12, %ymm13, %ymm12 /* g3lr2_1 = or(g3lr2_1_l, g3lr2_1_r) */
-	vpxor %ymm12, %ymm15, %ymm12 /* g3l_1 = xor(g3l_acc_1, g3lr2_1) */
-	vpxor 608(%rsp), %ymm12, %ymm12 /* g3x_1 = xor(g3l_1, g3x1.2) */
-	vpbroadcastd 4(%rdi,%r10), %ymm13 /* rkw_12 = bcast32() */
-	vmovdqa 1216(%rsp), %ymm15 /* reload g4x2.2 */
-	vpxor 1280(%rsp), %ymm15, %ymm15 /* g4k_acc_1 = xor(g4x2, g4x3) */
-	vpxor %ymm13, %ymm15, %ymm13 /* g4k_1 = xor(g4k_acc_1, rkw_12) */
-	vpxor 1152(%rsp), %ymm13, %ymm13 /* g4t_1 = xor(g4k_1, g4x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm15 /* g4t_1_lo = and(g4t_1, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g4t_1_sh = shr(g4t_1) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm13 /* g4t_1_hi = and(g4t_1_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm7, %ymm15 /* g4a_1_l = lookup16(tbl_lo, g4t_1_lo) */
-	vpshufb %ymm13, %ymm8, %ymm13 /* g4a_1_h = lookup16(tbl_hi, g4t_1_hi) */
-	vpxor %ymm13, %ymm15, %ymm13 /* g4a_1 = xor(g4a_1_l, g4a_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm13, %ymm13 /* g4s_1_sr = lookup16(g4a_1, inv_shift_rows) */
-#ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm13, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm13
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm13, %xmm13
-	vmovdqu %xmm13, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm13
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm13, %xmm13
-	vmovdqu %xmm13, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm13
-#else
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm13, %ymm13 /* g4s_1_aes = aesenclast(g4s_1_sr, aes_cancel_key) */
-#endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm15 /* g4s_1_aes_lo = and(g4s_1_aes, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g4s_1_aes_sh = shr(g4s_1_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm13 /* g4s_1_aes_hi = and(g4s_1_aes_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm4, %ymm15 /* g4s_1_l = lookup16(tbl_lo_1, g4s_1_aes_lo) */
-	vpshufb %ymm13, %ymm3, %ymm13 /* g4s_1_h = lookup16(tbl_hi_1, g4s_1_aes_hi) */
-	vpxor %ymm13, %ymm15, %ymm13 /* g4s_1 = xor(g4s_1_l, g4s_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl24(%rip), %ymm13, %ymm15 /* g4lr24_1 = lookup16(g4s_1, rotl24) */
-	vpxor %ymm15, %ymm13, %ymm15 /* g4l_acc_1 = xor(g4s_1, g4lr24_1) */
-	vmovdqa %ymm12, 608(%rsp) /* spill g3x1.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl8(%rip), %ymm13, %ymm12 /* g4lr8_1 = lookup16(g4s_1, rotl8) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g4lg_acc_1 = xor(g4s_1, g4lr8_1) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl16(%rip), %ymm13, %ymm13 /* g4lr16_1 = lookup16(g4s_1, rotl16) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g4lg_1 = xor(g4lg_acc_1, g4lr16_1) */
-	vpslld $2, %ymm12, %ymm13 /* g4lr2_1_l = shl(g4lg_1) */
-	vpsrld $30, %ymm12, %ymm12 /* g4lr2_1_r = shr(g4lg_1) */
-	vpor %ymm12, %ymm13, %ymm12 /* g4lr2_1 = or(g4lr2_1_l, g4lr2_1_r) */
-	vpxor %ymm12, %ymm15, %ymm12 /* g4l_1 = xor(g4l_acc_1, g4lr2_1) */
-	vpxor 1184(%rsp), %ymm12, %ymm12 /* g4x_1 = xor(g4l_1, g4x1.2) */
-	vpbroadcastd 4(%rdi,%r10), %ymm13 /* rkw_13 = bcast32() */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm12, %ymm15 /* g4s_1_aes_lo = and(g4s_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g4s_1_aes_sh = shr(g4s_1_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm12, %ymm12 /* g4s_1_aes_hi = and(g4s_1_aes_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* g4s_1_l = lookup16(tbl_lo_1, g4s_1_aes_lo) */
+	vpshufb %ymm12, %ymm4, %ymm12 /* g4s_1_h = lookup16(tbl_hi_1, g4s_1_aes_hi) */
+	vpxor %ymm12, %ymm15, %ymm12 /* g4s_1 = xor(g4s_1_l, g4s_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl24(%rip), %ymm12, %ymm15 /* g4lr24_1 = lookup16(g4s_1, rotl24) */
+	vpxor %ymm15, %ymm12, %ymm15 /* g4l_acc_1 = xor(g4s_1, g4lr24_1) */
+	vmovdqa %ymm11, 576(%rsp) /* spill g3x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl8(%rip), %ymm12, %ymm11 /* g4lr8_1 = lookup16(g4s_1, rotl8) */
+	vpxor %ymm11, %ymm12, %ymm11 /* g4lg_acc_1 = xor(g4s_1, g4lr8_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl16(%rip), %ymm12, %ymm12 /* g4lr16_1 = lookup16(g4s_1, rotl16) */
+	vpxor %ymm12, %ymm11, %ymm11 /* g4lg_1 = xor(g4lg_acc_1, g4lr16_1) */
+	vpslld $2, %ymm11, %ymm12 /* g4lr2_1_l = shl(g4lg_1) */
+	vpsrld $30, %ymm11, %ymm11 /* g4lr2_1_r = shr(g4lg_1) */
+	vpor %ymm11, %ymm12, %ymm11 /* g4lr2_1 = or(g4lr2_1_l, g4lr2_1_r) */
+	vpxor %ymm11, %ymm15, %ymm11 /* g4l_1 = xor(g4l_acc_1, g4lr2_1) */
+	vpxor 1184(%rsp), %ymm11, %ymm11 /* g4x_1 = xor(g4l_1, g4x1.2) */
+	vpbroadcastd 4(%rdi,%r10), %ymm12 /* rkw_13 = bcast32() */
 	vmovdqa 1056(%rsp), %ymm15 /* reload g5x2.2 */
 	vpxor 1312(%rsp), %ymm15, %ymm15 /* g5k_acc_1 = xor(g5x2, g5x3) */
-	vpxor %ymm13, %ymm15, %ymm13 /* g5k_1 = xor(g5k_acc_1, rkw_13) */
-	vpxor 992(%rsp), %ymm13, %ymm13 /* g5t_1 = xor(g5k_1, g5x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm15 /* g5t_1_lo = and(g5t_1, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g5t_1_sh = shr(g5t_1) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm13 /* g5t_1_hi = and(g5t_1_sh, nibble_mask) */
+	vpxor %ymm12, %ymm15, %ymm12 /* g5k_1 = xor(g5k_acc_1, rkw_13) */
+	vpxor 992(%rsp), %ymm12, %ymm12 /* g5t_1 = xor(g5k_1, g5x0) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm12, %ymm15 /* g5t_1_lo = and(g5t_1, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g5t_1_sh = shr(g5t_1) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm12, %ymm12 /* g5t_1_hi = and(g5t_1_sh, nibble_mask) */
 	vpshufb %ymm15, %ymm7, %ymm15 /* g5a_1_l = lookup16(tbl_lo, g5t_1_lo) */
-	vpshufb %ymm13, %ymm8, %ymm13 /* g5a_1_h = lookup16(tbl_hi, g5t_1_hi) */
-	vpxor %ymm13, %ymm15, %ymm13 /* g5a_1 = xor(g5a_1_l, g5a_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm13, %ymm13 /* g5s_1_sr = lookup16(g5a_1, inv_shift_rows) */
+	vpshufb %ymm12, %ymm14, %ymm12 /* g5a_1_h = lookup16(tbl_hi, g5t_1_hi) */
+	vpxor %ymm12, %ymm15, %ymm12 /* g5a_1 = xor(g5a_1_l, g5a_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm12, %ymm12 /* g5s_1_sr = lookup16(g5a_1, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm13, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm13
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm13, %xmm13
-	vmovdqu %xmm13, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm13
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm13, %xmm13
-	vmovdqu %xmm13, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm13
+	vmovdqu %ymm12, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm12
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm12, %xmm12
+	vmovdqu %xmm12, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm12
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm12, %xmm12
+	vmovdqu %xmm12, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm12
 #else
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm13, %ymm13 /* g5s_1_aes = aesenclast(g5s_1_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm12, %ymm12 /* g5s_1_aes = aesenclast(g5s_1_sr, aes_cancel_key) */
 #endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm15 /* g5s_1_aes_lo = and(g5s_1_aes, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g5s_1_aes_sh = shr(g5s_1_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm13 /* g5s_1_aes_hi = and(g5s_1_aes_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm4, %ymm15 /* g5s_1_l = lookup16(tbl_lo_1, g5s_1_aes_lo) */
-	vpshufb %ymm13, %ymm3, %ymm13 /* g5s_1_h = lookup16(tbl_hi_1, g5s_1_aes_hi) */
-	vpxor %ymm13, %ymm15, %ymm13 /* g5s_1 = xor(g5s_1_l, g5s_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl24(%rip), %ymm13, %ymm15 /* g5lr24_1 = lookup16(g5s_1, rotl24) */
-	vpxor %ymm15, %ymm13, %ymm15 /* g5l_acc_1 = xor(g5s_1, g5lr24_1) */
-	vmovdqa %ymm12, 1184(%rsp) /* spill g4x1.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl8(%rip), %ymm13, %ymm12 /* g5lr8_1 = lookup16(g5s_1, rotl8) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g5lg_acc_1 = xor(g5s_1, g5lr8_1) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl16(%rip), %ymm13, %ymm13 /* g5lr16_1 = lookup16(g5s_1, rotl16) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g5lg_1 = xor(g5lg_acc_1, g5lr16_1) */
-	vpslld $2, %ymm12, %ymm13 /* g5lr2_1_l = shl(g5lg_1) */
-	vpsrld $30, %ymm12, %ymm12 /* g5lr2_1_r = shr(g5lg_1) */
-	vpor %ymm12, %ymm13, %ymm12 /* g5lr2_1 = or(g5lr2_1_l, g5lr2_1_r) */
-	vpxor %ymm12, %ymm15, %ymm12 /* g5l_1 = xor(g5l_acc_1, g5lr2_1) */
-	vpxor 1024(%rsp), %ymm12, %ymm12 /* g5x_1 = xor(g5l_1, g5x1.2) */
-	vpbroadcastd 4(%rdi,%r10), %ymm13 /* rkw_14 = bcast32() */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm12, %ymm15 /* g5s_1_aes_lo = and(g5s_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g5s_1_aes_sh = shr(g5s_1_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm12, %ymm12 /* g5s_1_aes_hi = and(g5s_1_aes_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* g5s_1_l = lookup16(tbl_lo_1, g5s_1_aes_lo) */
+	vpshufb %ymm12, %ymm4, %ymm12 /* g5s_1_h = lookup16(tbl_hi_1, g5s_1_aes_hi) */
+	vpxor %ymm12, %ymm15, %ymm12 /* g5s_1 = xor(g5s_1_l, g5s_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl24(%rip), %ymm12, %ymm15 /* g5lr24_1 = lookup16(g5s_1, rotl24) */
+	vpxor %ymm15, %ymm12, %ymm15 /* g5l_acc_1 = xor(g5s_1, g5lr24_1) */
+	vmovdqa %ymm11, 1184(%rsp) /* spill g4x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl8(%rip), %ymm12, %ymm11 /* g5lr8_1 = lookup16(g5s_1, rotl8) */
+	vpxor %ymm11, %ymm12, %ymm11 /* g5lg_acc_1 = xor(g5s_1, g5lr8_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl16(%rip), %ymm12, %ymm12 /* g5lr16_1 = lookup16(g5s_1, rotl16) */
+	vpxor %ymm12, %ymm11, %ymm11 /* g5lg_1 = xor(g5lg_acc_1, g5lr16_1) */
+	vpslld $2, %ymm11, %ymm12 /* g5lr2_1_l = shl(g5lg_1) */
+	vpsrld $30, %ymm11, %ymm11 /* g5lr2_1_r = shr(g5lg_1) */
+	vpor %ymm11, %ymm12, %ymm11 /* g5lr2_1 = or(g5lr2_1_l, g5lr2_1_r) */
+	vpxor %ymm11, %ymm15, %ymm11 /* g5l_1 = xor(g5l_acc_1, g5lr2_1) */
+	vpxor 1024(%rsp), %ymm11, %ymm11 /* g5x_1 = xor(g5l_1, g5x1.2) */
+	vpbroadcastd 4(%rdi,%r10), %ymm12 /* rkw_14 = bcast32() */
 	vmovdqa 1088(%rsp), %ymm15 /* reload g6x2.2 */
 	vpxor 1344(%rsp), %ymm15, %ymm15 /* g6k_acc_1 = xor(g6x2, g6x3) */
-	vpxor %ymm13, %ymm15, %ymm13 /* g6k_1 = xor(g6k_acc_1, rkw_14) */
-	vpxor 896(%rsp), %ymm13, %ymm13 /* g6t_1 = xor(g6k_1, g6x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm15 /* g6t_1_lo = and(g6t_1, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g6t_1_sh = shr(g6t_1) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm13 /* g6t_1_hi = and(g6t_1_sh, nibble_mask) */
+	vpxor %ymm12, %ymm15, %ymm12 /* g6k_1 = xor(g6k_acc_1, rkw_14) */
+	vpxor 896(%rsp), %ymm12, %ymm12 /* g6t_1 = xor(g6k_1, g6x0) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm12, %ymm15 /* g6t_1_lo = and(g6t_1, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g6t_1_sh = shr(g6t_1) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm12, %ymm12 /* g6t_1_hi = and(g6t_1_sh, nibble_mask) */
 	vpshufb %ymm15, %ymm7, %ymm15 /* g6a_1_l = lookup16(tbl_lo, g6t_1_lo) */
-	vpshufb %ymm13, %ymm8, %ymm13 /* g6a_1_h = lookup16(tbl_hi, g6t_1_hi) */
-	vpxor %ymm13, %ymm15, %ymm13 /* g6a_1 = xor(g6a_1_l, g6a_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm13, %ymm13 /* g6s_1_sr = lookup16(g6a_1, inv_shift_rows) */
+	vpshufb %ymm12, %ymm14, %ymm12 /* g6a_1_h = lookup16(tbl_hi, g6t_1_hi) */
+	vpxor %ymm12, %ymm15, %ymm12 /* g6a_1 = xor(g6a_1_l, g6a_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm12, %ymm12 /* g6s_1_sr = lookup16(g6a_1, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm13, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm13
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm13, %xmm13
-	vmovdqu %xmm13, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm13
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm13, %xmm13
-	vmovdqu %xmm13, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm13
+	vmovdqu %ymm12, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm12
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm12, %xmm12
+	vmovdqu %xmm12, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm12
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm12, %xmm12
+	vmovdqu %xmm12, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm12
 #else
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm13, %ymm13 /* g6s_1_aes = aesenclast(g6s_1_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm12, %ymm12 /* g6s_1_aes = aesenclast(g6s_1_sr, aes_cancel_key) */
 #endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm15 /* g6s_1_aes_lo = and(g6s_1_aes, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g6s_1_aes_sh = shr(g6s_1_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm13 /* g6s_1_aes_hi = and(g6s_1_aes_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm4, %ymm15 /* g6s_1_l = lookup16(tbl_lo_1, g6s_1_aes_lo) */
-	vpshufb %ymm13, %ymm3, %ymm13 /* g6s_1_h = lookup16(tbl_hi_1, g6s_1_aes_hi) */
-	vpxor %ymm13, %ymm15, %ymm13 /* g6s_1 = xor(g6s_1_l, g6s_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl24(%rip), %ymm13, %ymm15 /* g6lr24_1 = lookup16(g6s_1, rotl24) */
-	vpxor %ymm15, %ymm13, %ymm15 /* g6l_acc_1 = xor(g6s_1, g6lr24_1) */
-	vmovdqa %ymm12, 1024(%rsp) /* spill g5x1.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl8(%rip), %ymm13, %ymm12 /* g6lr8_1 = lookup16(g6s_1, rotl8) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g6lg_acc_1 = xor(g6s_1, g6lr8_1) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl16(%rip), %ymm13, %ymm13 /* g6lr16_1 = lookup16(g6s_1, rotl16) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g6lg_1 = xor(g6lg_acc_1, g6lr16_1) */
-	vpslld $2, %ymm12, %ymm13 /* g6lr2_1_l = shl(g6lg_1) */
-	vpsrld $30, %ymm12, %ymm12 /* g6lr2_1_r = shr(g6lg_1) */
-	vpor %ymm12, %ymm13, %ymm12 /* g6lr2_1 = or(g6lr2_1_l, g6lr2_1_r) */
-	vpxor %ymm12, %ymm15, %ymm12 /* g6l_1 = xor(g6l_acc_1, g6lr2_1) */
-	vpxor 928(%rsp), %ymm12, %ymm12 /* g6x_1 = xor(g6l_1, g6x1.2) */
-	vpbroadcastd 4(%rdi,%r10), %ymm13 /* rkw_15 = bcast32() */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm12, %ymm15 /* g6s_1_aes_lo = and(g6s_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g6s_1_aes_sh = shr(g6s_1_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm12, %ymm12 /* g6s_1_aes_hi = and(g6s_1_aes_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* g6s_1_l = lookup16(tbl_lo_1, g6s_1_aes_lo) */
+	vpshufb %ymm12, %ymm4, %ymm12 /* g6s_1_h = lookup16(tbl_hi_1, g6s_1_aes_hi) */
+	vpxor %ymm12, %ymm15, %ymm12 /* g6s_1 = xor(g6s_1_l, g6s_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl24(%rip), %ymm12, %ymm15 /* g6lr24_1 = lookup16(g6s_1, rotl24) */
+	vpxor %ymm15, %ymm12, %ymm15 /* g6l_acc_1 = xor(g6s_1, g6lr24_1) */
+	vmovdqa %ymm11, 1024(%rsp) /* spill g5x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl8(%rip), %ymm12, %ymm11 /* g6lr8_1 = lookup16(g6s_1, rotl8) */
+	vpxor %ymm11, %ymm12, %ymm11 /* g6lg_acc_1 = xor(g6s_1, g6lr8_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl16(%rip), %ymm12, %ymm12 /* g6lr16_1 = lookup16(g6s_1, rotl16) */
+	vpxor %ymm12, %ymm11, %ymm11 /* g6lg_1 = xor(g6lg_acc_1, g6lr16_1) */
+	vpslld $2, %ymm11, %ymm12 /* g6lr2_1_l = shl(g6lg_1) */
+	vpsrld $30, %ymm11, %ymm11 /* g6lr2_1_r = shr(g6lg_1) */
+	vpor %ymm11, %ymm12, %ymm11 /* g6lr2_1 = or(g6lr2_1_l, g6lr2_1_r) */
+	vpxor %ymm11, %ymm15, %ymm11 /* g6l_1 = xor(g6l_acc_1, g6lr2_1) */
+	vpxor 928(%rsp), %ymm11, %ymm11 /* g6x_1 = xor(g6l_1, g6x1.2) */
+	vpbroadcastd 4(%rdi,%r10), %ymm12 /* rkw_15 = bcast32() */
 	vmovdqa 1120(%rsp), %ymm15 /* reload g7x2.2 */
-	vpxor 224(%rsp), %ymm15, %ymm15 /* g7k_acc_1 = xor(g7x2, g7x3) */
-	vpxor %ymm13, %ymm15, %ymm13 /* g7k_1 = xor(g7k_acc_1, rkw_15) */
-	vpxor %ymm10, %ymm13, %ymm13 /* g7t_1 = xor(g7k_1, g7x0) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm15 /* g7t_1_lo = and(g7t_1, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g7t_1_sh = shr(g7t_1) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm13 /* g7t_1_hi = and(g7t_1_sh, nibble_mask) */
+	vpxor 192(%rsp), %ymm15, %ymm15 /* g7k_acc_1 = xor(g7x2, g7x3) */
+	vpxor %ymm12, %ymm15, %ymm12 /* g7k_1 = xor(g7k_acc_1, rkw_15) */
+	vpxor %ymm9, %ymm12, %ymm12 /* g7t_1 = xor(g7k_1, g7x0) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm12, %ymm15 /* g7t_1_lo = and(g7t_1, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g7t_1_sh = shr(g7t_1) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm12, %ymm12 /* g7t_1_hi = and(g7t_1_sh, nibble_mask) */
 	vpshufb %ymm15, %ymm7, %ymm15 /* g7a_1_l = lookup16(tbl_lo, g7t_1_lo) */
-	vpshufb %ymm13, %ymm8, %ymm13 /* g7a_1_h = lookup16(tbl_hi, g7t_1_hi) */
-	vpxor %ymm13, %ymm15, %ymm13 /* g7a_1 = xor(g7a_1_l, g7a_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm13, %ymm13 /* g7s_1_sr = lookup16(g7a_1, inv_shift_rows) */
+	vpshufb %ymm12, %ymm14, %ymm12 /* g7a_1_h = lookup16(tbl_hi, g7t_1_hi) */
+	vpxor %ymm12, %ymm15, %ymm12 /* g7a_1 = xor(g7a_1_l, g7a_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm12, %ymm12 /* g7s_1_sr = lookup16(g7a_1, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm13, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm13
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm13, %xmm13
-	vmovdqu %xmm13, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm13
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm13, %xmm13
-	vmovdqu %xmm13, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm13
+	vmovdqu %ymm12, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm12
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm12, %xmm12
+	vmovdqu %xmm12, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm12
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm12, %xmm12
+	vmovdqu %xmm12, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm12
 #else
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm13, %ymm13 /* g7s_1_aes = aesenclast(g7s_1_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm12, %ymm12 /* g7s_1_aes = aesenclast(g7s_1_sr, aes_cancel_key) */
 #endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm15 /* g7s_1_aes_lo = and(g7s_1_aes, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g7s_1_aes_sh = shr(g7s_1_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm13 /* g7s_1_aes_hi = and(g7s_1_aes_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm4, %ymm15 /* g7s_1_l = lookup16(tbl_lo_1, g7s_1_aes_lo) */
-	vpshufb %ymm13, %ymm3, %ymm13 /* g7s_1_h = lookup16(tbl_hi_1, g7s_1_aes_hi) */
-	vpxor %ymm13, %ymm15, %ymm13 /* g7s_1 = xor(g7s_1_l, g7s_1_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl24(%rip), %ymm13, %ymm15 /* g7lr24_1 = lookup16(g7s_1, rotl24) */
-	vpxor %ymm15, %ymm13, %ymm15 /* g7l_acc_1 = xor(g7s_1, g7lr24_1) */
-	vmovdqa %ymm10, 672(%rsp) /* spill g7x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl8(%rip), %ymm13, %ymm10 /* g7lr8_1 = lookup16(g7s_1, rotl8) */
-	vpxor %ymm10, %ymm13, %ymm10 /* g7lg_acc_1 = xor(g7s_1, g7lr8_1) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl16(%rip), %ymm13, %ymm13 /* g7lr16_1 = lookup16(g7s_1, rotl16) */
-	vpxor %ymm13, %ymm10, %ymm10 /* g7lg_1 = xor(g7lg_acc_1, g7lr16_1) */
-	vpslld $2, %ymm10, %ymm13 /* g7lr2_1_l = shl(g7lg_1) */
-	vpsrld $30, %ymm10, %ymm10 /* g7lr2_1_r = shr(g7lg_1) */
-	vpor %ymm10, %ymm13, %ymm10 /* g7lr2_1 = or(g7lr2_1_l, g7lr2_1_r) */
-	vpxor %ymm10, %ymm15, %ymm10 /* g7l_1 = xor(g7l_acc_1, g7lr2_1) */
-	vpxor 960(%rsp), %ymm10, %ymm10 /* g7x_1 = xor(g7l_1, g7x1.2) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm12, %ymm15 /* g7s_1_aes_lo = and(g7s_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g7s_1_aes_sh = shr(g7s_1_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm12, %ymm12 /* g7s_1_aes_hi = and(g7s_1_aes_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* g7s_1_l = lookup16(tbl_lo_1, g7s_1_aes_lo) */
+	vpshufb %ymm12, %ymm4, %ymm12 /* g7s_1_h = lookup16(tbl_hi_1, g7s_1_aes_hi) */
+	vpxor %ymm12, %ymm15, %ymm12 /* g7s_1 = xor(g7s_1_l, g7s_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl24(%rip), %ymm12, %ymm15 /* g7lr24_1 = lookup16(g7s_1, rotl24) */
+	vpxor %ymm15, %ymm12, %ymm15 /* g7l_acc_1 = xor(g7s_1, g7lr24_1) */
+	vmovdqa %ymm9, 640(%rsp) /* spill g7x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl8(%rip), %ymm12, %ymm9 /* g7lr8_1 = lookup16(g7s_1, rotl8) */
+	vpxor %ymm9, %ymm12, %ymm9 /* g7lg_acc_1 = xor(g7s_1, g7lr8_1) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl16(%rip), %ymm12, %ymm12 /* g7lr16_1 = lookup16(g7s_1, rotl16) */
+	vpxor %ymm12, %ymm9, %ymm9 /* g7lg_1 = xor(g7lg_acc_1, g7lr16_1) */
+	vpslld $2, %ymm9, %ymm12 /* g7lr2_1_l = shl(g7lg_1) */
+	vpsrld $30, %ymm9, %ymm9 /* g7lr2_1_r = shr(g7lg_1) */
+	vpor %ymm9, %ymm12, %ymm9 /* g7lr2_1 = or(g7lr2_1_l, g7lr2_1_r) */
+	vpxor %ymm9, %ymm15, %ymm9 /* g7l_1 = xor(g7l_acc_1, g7lr2_1) */
+	vpxor 960(%rsp), %ymm9, %ymm9 /* g7x_1 = xor(g7l_1, g7x1.2) */
 
 	/* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
-	vpbroadcastd 8(%rdi,%r10), %ymm13 /* rkw_16 = bcast32() */
-	vmovdqa 128(%rsp), %ymm15 /* reload g0x3.2 */
+	vpbroadcastd 8(%rdi,%r10), %ymm12 /* rkw_16 = bcast32() */
+	vmovdqa 96(%rsp), %ymm15 /* reload g0x3.2 */
 	vpxor 768(%rsp), %ymm15, %ymm15 /* g0k_acc_2 = xor(g0x3, g0x0) */
-	vpxor %ymm13, %ymm15, %ymm13 /* g0k_2 = xor(g0k_acc_2, rkw_16) */
-	vpxor %ymm0, %ymm13, %ymm13 /* g0t_2 = xor(g0k_2, g0x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm15 /* g0t_2_lo = and(g0t_2, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g0t_2_sh = shr(g0t_2) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm13 /* g0t_2_hi = and(g0t_2_sh, nibble_mask) */
+	vpxor %ymm12, %ymm15, %ymm12 /* g0k_2 = xor(g0k_acc_2, rkw_16) */
+	vpxor %ymm0, %ymm12, %ymm12 /* g0t_2 = xor(g0k_2, g0x1) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm12, %ymm15 /* g0t_2_lo = and(g0t_2, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g0t_2_sh = shr(g0t_2) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm12, %ymm12 /* g0t_2_hi = and(g0t_2_sh, nibble_mask) */
 	vpshufb %ymm15, %ymm7, %ymm15 /* g0a_2_l = lookup16(tbl_lo, g0t_2_lo) */
-	vpshufb %ymm13, %ymm8, %ymm13 /* g0a_2_h = lookup16(tbl_hi, g0t_2_hi) */
-	vpxor %ymm13, %ymm15, %ymm13 /* g0a_2 = xor(g0a_2_l, g0a_2_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm13, %ymm13 /* g0s_2_sr = lookup16(g0a_2, inv_shift_rows) */
+	vpshufb %ymm12, %ymm14, %ymm12 /* g0a_2_h = lookup16(tbl_hi, g0t_2_hi) */
+	vpxor %ymm12, %ymm15, %ymm12 /* g0a_2 = xor(g0a_2_l, g0a_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm12, %ymm12 /* g0s_2_sr = lookup16(g0a_2, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm13, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm13
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm13, %xmm13
-	vmovdqu %xmm13, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm13
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm13, %xmm13
-	vmovdqu %xmm13, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm13
+	vmovdqu %ymm12, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm12
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm12, %xmm12
+	vmovdqu %xmm12, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm12
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm12, %xmm12
+	vmovdqu %xmm12, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm12
 #else
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm13, %ymm13 /* g0s_2_aes = aesenclast(g0s_2_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm12, %ymm12 /* g0s_2_aes = aesenclast(g0s_2_sr, aes_cancel_key) */
 #endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm15 /* g0s_2_aes_lo = and(g0s_2_aes, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g0s_2_aes_sh = shr(g0s_2_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm13 /* g0s_2_aes_hi = and(g0s_2_aes_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm4, %ymm15 /* g0s_2_l = lookup16(tbl_lo_1, g0s_2_aes_lo) */
-	vpshufb %ymm13, %ymm3, %ymm13 /* g0s_2_h = lookup16(tbl_hi_1, g0s_2_aes_hi) */
-	vpxor %ymm13, %ymm15, %ymm13 /* g0s_2 = xor(g0s_2_l, g0s_2_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl24(%rip), %ymm13, %ymm15 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
-	vpxor %ymm15, %ymm13, %ymm15 /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
-	vmovdqa %ymm0, 576(%rsp) /* spill g0x1.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl8(%rip), %ymm13, %ymm0 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
-	vpxor %ymm0, %ymm13, %ymm0 /* g0lg_acc_2 = xor(g0s_2, g0lr8_2) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl16(%rip), %ymm13, %ymm13 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
-	vpxor %ymm13, %ymm0, %ymm0 /* g0lg_2 = xor(g0lg_acc_2, g0lr16_2) */
-	vpslld $2, %ymm0, %ymm13 /* g0lr2_2_l = shl(g0lg_2) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm12, %ymm15 /* g0s_2_aes_lo = and(g0s_2_aes, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g0s_2_aes_sh = shr(g0s_2_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm12, %ymm12 /* g0s_2_aes_hi = and(g0s_2_aes_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* g0s_2_l = lookup16(tbl_lo_1, g0s_2_aes_lo) */
+	vpshufb %ymm12, %ymm4, %ymm12 /* g0s_2_h = lookup16(tbl_hi_1, g0s_2_aes_hi) */
+	vpxor %ymm12, %ymm15, %ymm12 /* g0s_2 = xor(g0s_2_l, g0s_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl24(%rip), %ymm12, %ymm15 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
+	vpxor %ymm15, %ymm12, %ymm15 /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
+	vmovdqa %ymm0, 544(%rsp) /* spill g0x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl8(%rip), %ymm12, %ymm0 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
+	vpxor %ymm0, %ymm12, %ymm0 /* g0lg_acc_2 = xor(g0s_2, g0lr8_2) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl16(%rip), %ymm12, %ymm12 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
+	vpxor %ymm12, %ymm0, %ymm0 /* g0lg_2 = xor(g0lg_acc_2, g0lr16_2) */
+	vpslld $2, %ymm0, %ymm12 /* g0lr2_2_l = shl(g0lg_2) */
 	vpsrld $30, %ymm0, %ymm0 /* g0lr2_2_r = shr(g0lg_2) */
-	vpor %ymm0, %ymm13, %ymm0 /* g0lr2_2 = or(g0lr2_2_l, g0lr2_2_r) */
+	vpor %ymm0, %ymm12, %ymm0 /* g0lr2_2 = or(g0lr2_2_l, g0lr2_2_r) */
 	vpxor %ymm0, %ymm15, %ymm0 /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
 	vpxor 736(%rsp), %ymm0, %ymm0 /* g0x_2 = xor(g0l_2, g0x2.2) */
-	vpbroadcastd 8(%rdi,%r10), %ymm13 /* rkw_17 = bcast32() */
-	vpxor %ymm2, %ymm6, %ymm15 /* g1k_acc_2 = xor(g1x3, g1x0) */
-	vpxor %ymm13, %ymm15, %ymm13 /* g1k_2 = xor(g1k_acc_2, rkw_17) */
-	vpxor %ymm9, %ymm13, %ymm13 /* g1t_2 = xor(g1k_2, g1x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm15 /* g1t_2_lo = and(g1t_2, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g1t_2_sh = shr(g1t_2) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm13 /* g1t_2_hi = and(g1t_2_sh, nibble_mask) */
+	vpbroadcastd 8(%rdi,%r10), %ymm12 /* rkw_17 = bcast32() */
+	vpxor %ymm1, %ymm6, %ymm15 /* g1k_acc_2 = xor(g1x3, g1x0) */
+	vpxor %ymm12, %ymm15, %ymm12 /* g1k_2 = xor(g1k_acc_2, rkw_17) */
+	vpxor %ymm8, %ymm12, %ymm12 /* g1t_2 = xor(g1k_2, g1x1) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm12, %ymm15 /* g1t_2_lo = and(g1t_2, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g1t_2_sh = shr(g1t_2) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm12, %ymm12 /* g1t_2_hi = and(g1t_2_sh, nibble_mask) */
 	vpshufb %ymm15, %ymm7, %ymm15 /* g1a_2_l = lookup16(tbl_lo, g1t_2_lo) */
-	vpshufb %ymm13, %ymm8, %ymm13 /* g1a_2_h = lookup16(tbl_hi, g1t_2_hi) */
-	vpxor %ymm13, %ymm15, %ymm13 /* g1a_2 = xor(g1a_2_l, g1a_2_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm13, %ymm13 /* g1s_2_sr = lookup16(g1a_2, inv_shift_rows) */
+	vpshufb %ymm12, %ymm14, %ymm12 /* g1a_2_h = lookup16(tbl_hi, g1t_2_hi) */
+	vpxor %ymm12, %ymm15, %ymm12 /* g1a_2 = xor(g1a_2_l, g1a_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm12, %ymm12 /* g1s_2_sr = lookup16(g1a_2, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm13, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm13
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm13, %xmm13
-	vmovdqu %xmm13, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm13
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm13, %xmm13
-	vmovdqu %xmm13, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm13
+	vmovdqu %ymm12, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm12
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm12, %xmm12
+	vmovdqu %xmm12, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm12
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm12, %xmm12
+	vmovdqu %xmm12, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm12
 #else
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm13, %ymm13 /* g1s_2_aes = aesenclast(g1s_2_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm12, %ymm12 /* g1s_2_aes = aesenclast(g1s_2_sr, aes_cancel_key) */
 #endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm15 /* g1s_2_aes_lo = and(g1s_2_aes, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g1s_2_aes_sh = shr(g1s_2_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm13 /* g1s_2_aes_hi = and(g1s_2_aes_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm4, %ymm15 /* g1s_2_l = lookup16(tbl_lo_1, g1s_2_aes_lo) */
-	vpshufb %ymm13, %ymm3, %ymm13 /* g1s_2_h = lookup16(tbl_hi_1, g1s_2_aes_hi) */
-	vpxor %ymm13, %ymm15, %ymm13 /* g1s_2 = xor(g1s_2_l, g1s_2_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl24(%rip), %ymm13, %ymm15 /* g1lr24_2 = lookup16(g1s_2, rotl24) */
-	vpxor %ymm15, %ymm13, %ymm15 /* g1l_acc_2 = xor(g1s_2, g1lr24_2) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm12, %ymm15 /* g1s_2_aes_lo = and(g1s_2_aes, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g1s_2_aes_sh = shr(g1s_2_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm12, %ymm12 /* g1s_2_aes_hi = and(g1s_2_aes_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* g1s_2_l = lookup16(tbl_lo_1, g1s_2_aes_lo) */
+	vpshufb %ymm12, %ymm4, %ymm12 /* g1s_2_h = lookup16(tbl_hi_1, g1s_2_aes_hi) */
+	vpxor %ymm12, %ymm15, %ymm12 /* g1s_2 = xor(g1s_2_l, g1s_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl24(%rip), %ymm12, %ymm15 /* g1lr24_2 = lookup16(g1s_2, rotl24) */
+	vpxor %ymm15, %ymm12, %ymm15 /* g1l_acc_2 = xor(g1s_2, g1lr24_2) */
 	vmovdqa %ymm6, 736(%rsp) /* spill g1x3.2 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl8(%rip), %ymm13, %ymm6 /* g1lr8_2 = lookup16(g1s_2, rotl8) */
-	vpxor %ymm6, %ymm13, %ymm6 /* g1lg_acc_2 = xor(g1s_2, g1lr8_2) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl16(%rip), %ymm13, %ymm13 /* g1lr16_2 = lookup16(g1s_2, rotl16) */
-	vpxor %ymm13, %ymm6, %ymm6 /* g1lg_2 = xor(g1lg_acc_2, g1lr16_2) */
-	vpslld $2, %ymm6, %ymm13 /* g1lr2_2_l = shl(g1lg_2) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl8(%rip), %ymm12, %ymm6 /* g1lr8_2 = lookup16(g1s_2, rotl8) */
+	vpxor %ymm6, %ymm12, %ymm6 /* g1lg_acc_2 = xor(g1s_2, g1lr8_2) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl16(%rip), %ymm12, %ymm12 /* g1lr16_2 = lookup16(g1s_2, rotl16) */
+	vpxor %ymm12, %ymm6, %ymm6 /* g1lg_2 = xor(g1lg_acc_2, g1lr16_2) */
+	vpslld $2, %ymm6, %ymm12 /* g1lr2_2_l = shl(g1lg_2) */
 	vpsrld $30, %ymm6, %ymm6 /* g1lr2_2_r = shr(g1lg_2) */
-	vpor %ymm6, %ymm13, %ymm6 /* g1lr2_2 = or(g1lr2_2_l, g1lr2_2_r) */
+	vpor %ymm6, %ymm12, %ymm6 /* g1lr2_2 = or(g1lr2_2_l, g1lr2_2_r) */
 	vpxor %ymm6, %ymm15, %ymm6 /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
-	vpxor 96(%rsp), %ymm6, %ymm6 /* g1x_2 = xor(g1l_2, g1x2.2) */
-	vpbroadcastd 8(%rdi,%r10), %ymm13 /* rkw_18 = bcast32() */
-	vpxor %ymm5, %ymm1, %ymm15 /* g2k_acc_2 = xor(g2x3, g2x0) */
-	vpxor %ymm13, %ymm15, %ymm13 /* g2k_2 = xor(g2k_acc_2, rkw_18) */
-	vpxor %ymm11, %ymm13, %ymm13 /* g2t_2 = xor(g2k_2, g2x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm15 /* g2t_2_lo = and(g2t_2, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g2t_2_sh = shr(g2t_2) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm13 /* g2t_2_hi = and(g2t_2_sh, nibble_mask) */
+	vpxor 704(%rsp), %ymm6, %ymm6 /* g1x_2 = xor(g1l_2, g1x2.2) */
+	vpbroadcastd 8(%rdi,%r10), %ymm12 /* rkw_18 = bcast32() */
+	vpxor %ymm5, %ymm2, %ymm15 /* g2k_acc_2 = xor(g2x3, g2x0) */
+	vpxor %ymm12, %ymm15, %ymm12 /* g2k_2 = xor(g2k_acc_2, rkw_18) */
+	vpxor %ymm10, %ymm12, %ymm12 /* g2t_2 = xor(g2k_2, g2x1) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm12, %ymm15 /* g2t_2_lo = and(g2t_2, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g2t_2_sh = shr(g2t_2) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm12, %ymm12 /* g2t_2_hi = and(g2t_2_sh, nibble_mask) */
 	vpshufb %ymm15, %ymm7, %ymm15 /* g2a_2_l = lookup16(tbl_lo, g2t_2_lo) */
-	vpshufb %ymm13, %ymm8, %ymm13 /* g2a_2_h = lookup16(tbl_hi, g2t_2_hi) */
-	vpxor %ymm13, %ymm15, %ymm13 /* g2a_2 = xor(g2a_2_l, g2a_2_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm13, %ymm13 /* g2s_2_sr = lookup16(g2a_2, inv_shift_rows) */
+	vpshufb %ymm12, %ymm14, %ymm12 /* g2a_2_h = lookup16(tbl_hi, g2t_2_hi) */
+	vpxor %ymm12, %ymm15, %ymm12 /* g2a_2 = xor(g2a_2_l, g2a_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm12, %ymm12 /* g2s_2_sr = lookup16(g2a_2, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm13, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm13
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm13, %xmm13
-	vmovdqu %xmm13, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm13
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm13, %xmm13
-	vmovdqu %xmm13, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm13
+	vmovdqu %ymm12, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm12
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm12, %xmm12
+	vmovdqu %xmm12, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm12
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm12, %xmm12
+	vmovdqu %xmm12, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm12
 #else
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm13, %ymm13 /* g2s_2_aes = aesenclast(g2s_2_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm12, %ymm12 /* g2s_2_aes = aesenclast(g2s_2_sr, aes_cancel_key) */
 #endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm15 /* g2s_2_aes_lo = and(g2s_2_aes, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g2s_2_aes_sh = shr(g2s_2_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm13 /* g2s_2_aes_hi = and(g2s_2_aes_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm4, %ymm15 /* g2s_2_l = lookup16(tbl_lo_1, g2s_2_aes_lo) */
-	vpshufb %ymm13, %ymm3, %ymm13 /* g2s_2_h = lookup16(tbl_hi_1, g2s_2_aes_hi) */
-	vpxor %ymm13, %ymm15, %ymm13 /* g2s_2 = xor(g2s_2_l, g2s_2_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl24(%rip), %ymm13, %ymm15 /* g2lr24_2 = lookup16(g2s_2, rotl24) */
-	vpxor %ymm15, %ymm13, %ymm15 /* g2l_acc_2 = xor(g2s_2, g2lr24_2) */
-	vmovdqa %ymm1, 96(%rsp) /* spill g2x3.2 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl8(%rip), %ymm13, %ymm1 /* g2lr8_2 = lookup16(g2s_2, rotl8) */
-	vpxor %ymm1, %ymm13, %ymm1 /* g2lg_acc_2 = xor(g2s_2, g2lr8_2) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl16(%rip), %ymm13, %ymm13 /* g2lr16_2 = lookup16(g2s_2, rotl16) */
-	vpxor %ymm13, %ymm1, %ymm1 /* g2lg_2 = xor(g2lg_acc_2, g2lr16_2) */
-	vpslld $2, %ymm1, %ymm13 /* g2lr2_2_l = shl(g2lg_2) */
-	vpsrld $30, %ymm1, %ymm1 /* g2lr2_2_r = shr(g2lg_2) */
-	vpor %ymm1, %ymm13, %ymm1 /* g2lr2_2 = or(g2lr2_2_l, g2lr2_2_r) */
-	vpxor %ymm1, %ymm15, %ymm1 /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
-	vpxor %ymm1, %ymm14, %ymm1 /* g2x_2 = xor(g2x2, g2l_2) */
-	vpbroadcastd 8(%rdi,%r10), %ymm13 /* rkw_19 = bcast32() */
-	vmovdqa 352(%rsp), %ymm14 /* reload g3x3.2 */
-	vpxor 1248(%rsp), %ymm14, %ymm15 /* g3k_acc_2 = xor(g3x3, g3x0) */
-	vpxor %ymm13, %ymm15, %ymm13 /* g3k_2 = xor(g3k_acc_2, rkw_19) */
-	vpxor 608(%rsp), %ymm13, %ymm13 /* g3t_2 = xor(g3k_2, g3x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm15 /* g3t_2_lo = and(g3t_2, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g3t_2_sh = shr(g3t_2) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm13 /* g3t_2_hi = and(g3t_2_sh, nibble_mask) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm12, %ymm15 /* g2s_2_aes_lo = and(g2s_2_aes, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g2s_2_aes_sh = shr(g2s_2_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm12, %ymm12 /* g2s_2_aes_hi = and(g2s_2_aes_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* g2s_2_l = lookup16(tbl_lo_1, g2s_2_aes_lo) */
+	vpshufb %ymm12, %ymm4, %ymm12 /* g2s_2_h = lookup16(tbl_hi_1, g2s_2_aes_hi) */
+	vpxor %ymm12, %ymm15, %ymm12 /* g2s_2 = xor(g2s_2_l, g2s_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl24(%rip), %ymm12, %ymm15 /* g2lr24_2 = lookup16(g2s_2, rotl24) */
+	vpxor %ymm15, %ymm12, %ymm15 /* g2l_acc_2 = xor(g2s_2, g2lr24_2) */
+	vmovdqa %ymm2, 704(%rsp) /* spill g2x3.2 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl8(%rip), %ymm12, %ymm2 /* g2lr8_2 = lookup16(g2s_2, rotl8) */
+	vpxor %ymm2, %ymm12, %ymm2 /* g2lg_acc_2 = xor(g2s_2, g2lr8_2) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl16(%rip), %ymm12, %ymm12 /* g2lr16_2 = lookup16(g2s_2, rotl16) */
+	vpxor %ymm12, %ymm2, %ymm2 /* g2lg_2 = xor(g2lg_acc_2, g2lr16_2) */
+	vpslld $2, %ymm2, %ymm12 /* g2lr2_2_l = shl(g2lg_2) */
+	vpsrld $30, %ymm2, %ymm2 /* g2lr2_2_r = shr(g2lg_2) */
+	vpor %ymm2, %ymm12, %ymm2 /* g2lr2_2 = or(g2lr2_2_l, g2lr2_2_r) */
+	vpxor %ymm2, %ymm15, %ymm2 /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
+	vpxor %ymm2, %ymm13, %ymm2 /* g2x_2 = xor(g2x2, g2l_2) */
+	vpbroadcastd 8(%rdi,%r10), %ymm12 /* rkw_19 = bcast32() */
+	vmovdqa 320(%rsp), %ymm13 /* reload g3x3.2 */
+	vpxor 1248(%rsp), %ymm13, %ymm15 /* g3k_acc_2 = xor(g3x3, g3x0) */
+	vpxor %ymm12, %ymm15, %ymm12 /* g3k_2 = xor(g3k_acc_2, rkw_19) */
+	vpxor 576(%rsp), %ymm12, %ymm12 /* g3t_2 = xor(g3k_2, g3x1) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm12, %ymm15 /* g3t_2_lo = and(g3t_2, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g3t_2_sh = shr(g3t_2) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm12, %ymm12 /* g3t_2_hi = and(g3t_2_sh, nibble_mask) */
 	vpshufb %ymm15, %ymm7, %ymm15 /* g3a_2_l = lookup16(tbl_lo, g3t_2_lo) */
-	vpshufb %ymm13, %ymm8, %ymm13 /* g3a_2_h = lookup16(tbl_hi, g3t_2_hi) */
-	vpxor %ymm13, %ymm15, %ymm13 /* g3a_2 = xor(g3a_2_l, g3a_2_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm13, %ymm13 /* g3s_2_sr = lookup16(g3a_2, inv_shift_rows) */
+	vpshufb %ymm12, %ymm14, %ymm12 /* g3a_2_h = lookup16(tbl_hi, g3t_2_hi) */
+	vpxor %ymm12, %ymm15, %ymm12 /* g3a_2 = xor(g3a_2_l, g3a_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm12, %ymm12 /* g3s_2_sr = lookup16(g3a_2, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm13, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm13
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm13, %xmm13
-	vmovdqu %xmm13, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm13
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm13, %xmm13
-	vmovdqu %xmm13, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm13
+	vmovdqu %ymm12, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm12
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm12, %xmm12
+	vmovdqu %xmm12, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm12
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm12, %xmm12
+	vmovdqu %xmm12, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm12
 #else
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm13, %ymm13 /* g3s_2_aes = aesenclast(g3s_2_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm12, %ymm12 /* g3s_2_aes = aesenclast(g3s_2_sr, aes_cancel_key) */
 #endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm15 /* g3s_2_aes_lo = and(g3s_2_aes, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g3s_2_aes_sh = shr(g3s_2_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm13 /* g3s_2_aes_hi = and(g3s_2_aes_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm4, %ymm15 /* g3s_2_l = lookup16(tbl_lo_1, g3s_2_aes_lo) */
-	vpshufb %ymm13, %ymm3, %ymm13 /* g3s_2_h = lookup16(tbl_hi_1, g3s_2_aes_hi) */
-	vpxor %ymm13, %ymm15, %ymm13 /* g3s_2 = xor(g3s_2_l, g3s_2_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl24(%rip), %ymm13, %ymm15 /* g3lr24_2 = lookup16(g3s_2, rotl24) */
-	vpxor %ymm15, %ymm13, %ymm15 /* g3l_acc_2 = xor(g3s_2, g3lr24_2) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl8(%rip), %ymm13, %ymm14 /* g3lr8_2 = lookup16(g3s_2, rotl8) */
-	vpxor %ymm14, %ymm13, %ymm14 /* g3lg_acc_2 = xor(g3s_2, g3lr8_2) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl16(%rip), %ymm13, %ymm13 /* g3lr16_2 = lookup16(g3s_2, rotl16) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g3lg_2 = xor(g3lg_acc_2, g3lr16_2) */
-	vpslld $2, %ymm13, %ymm14 /* g3lr2_2_l = shl(g3lg_2) */
-	vpsrld $30, %ymm13, %ymm13 /* g3lr2_2_r = shr(g3lg_2) */
-	vpor %ymm13, %ymm14, %ymm13 /* g3lr2_2 = or(g3lr2_2_l, g3lr2_2_r) */
-	vpxor %ymm13, %ymm15, %ymm13 /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
-	vpxor 480(%rsp), %ymm13, %ymm13 /* g3x_2 = xor(g3l_2, g3x2.2) */
-	vpbroadcastd 8(%rdi,%r10), %ymm14 /* rkw_20 = bcast32() */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm12, %ymm15 /* g3s_2_aes_lo = and(g3s_2_aes, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g3s_2_aes_sh = shr(g3s_2_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm12, %ymm12 /* g3s_2_aes_hi = and(g3s_2_aes_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* g3s_2_l = lookup16(tbl_lo_1, g3s_2_aes_lo) */
+	vpshufb %ymm12, %ymm4, %ymm12 /* g3s_2_h = lookup16(tbl_hi_1, g3s_2_aes_hi) */
+	vpxor %ymm12, %ymm15, %ymm12 /* g3s_2 = xor(g3s_2_l, g3s_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl24(%rip), %ymm12, %ymm15 /* g3lr24_2 = lookup16(g3s_2, rotl24) */
+	vpxor %ymm15, %ymm12, %ymm15 /* g3l_acc_2 = xor(g3s_2, g3lr24_2) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl8(%rip), %ymm12, %ymm13 /* g3lr8_2 = lookup16(g3s_2, rotl8) */
+	vpxor %ymm13, %ymm12, %ymm13 /* g3lg_acc_2 = xor(g3s_2, g3lr8_2) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl16(%rip), %ymm12, %ymm12 /* g3lr16_2 = lookup16(g3s_2, rotl16) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g3lg_2 = xor(g3lg_acc_2, g3lr16_2) */
+	vpslld $2, %ymm12, %ymm13 /* g3lr2_2_l = shl(g3lg_2) */
+	vpsrld $30, %ymm12, %ymm12 /* g3lr2_2_r = shr(g3lg_2) */
+	vpor %ymm12, %ymm13, %ymm12 /* g3lr2_2 = or(g3lr2_2_l, g3lr2_2_r) */
+	vpxor %ymm12, %ymm15, %ymm12 /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
+	vpxor 448(%rsp), %ymm12, %ymm12 /* g3x_2 = xor(g3l_2, g3x2.2) */
+	vpbroadcastd 8(%rdi,%r10), %ymm13 /* rkw_20 = bcast32() */
 	vmovdqa 1280(%rsp), %ymm15 /* reload g4x3.2 */
 	vpxor 1152(%rsp), %ymm15, %ymm15 /* g4k_acc_2 = xor(g4x3, g4x0) */
-	vpxor %ymm14, %ymm15, %ymm14 /* g4k_2 = xor(g4k_acc_2, rkw_20) */
-	vpxor 1184(%rsp), %ymm14, %ymm14 /* g4t_2 = xor(g4k_2, g4x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm15 /* g4t_2_lo = and(g4t_2, nibble_mask) */
-	vpsrlw $4, %ymm14, %ymm14 /* g4t_2_sh = shr(g4t_2) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm14 /* g4t_2_hi = and(g4t_2_sh, nibble_mask) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g4k_2 = xor(g4k_acc_2, rkw_20) */
+	vpxor 1184(%rsp), %ymm13, %ymm13 /* g4t_2 = xor(g4k_2, g4x1) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm15 /* g4t_2_lo = and(g4t_2, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g4t_2_sh = shr(g4t_2) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm13 /* g4t_2_hi = and(g4t_2_sh, nibble_mask) */
 	vpshufb %ymm15, %ymm7, %ymm15 /* g4a_2_l = lookup16(tbl_lo, g4t_2_lo) */
-	vpshufb %ymm14, %ymm8, %ymm14 /* g4a_2_h = lookup16(tbl_hi, g4t_2_hi) */
-	vpxor %ymm14, %ymm15, %ymm14 /* g4a_2 = xor(g4a_2_l, g4a_2_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm14, %ymm14 /* g4s_2_sr = lookup16(g4a_2, inv_shift_rows) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g4a_2_h = lookup16(tbl_hi, g4t_2_hi) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g4a_2 = xor(g4a_2_l, g4a_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm13, %ymm13 /* g4s_2_sr = lookup16(g4a_2, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm14, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm14
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm14, %xmm14
-	vmovdqu %xmm14, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm14
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm14, %xmm14
-	vmovdqu %xmm14, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm14
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm13
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm13, %xmm13
+	vmovdqu %xmm13, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm13
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm13, %xmm13
+	vmovdqu %xmm13, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm13
 #else
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm14, %ymm14 /* g4s_2_aes = aesenclast(g4s_2_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm13, %ymm13 /* g4s_2_aes = aesenclast(g4s_2_sr, aes_cancel_key) */
 #endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm15 /* g4s_2_aes_lo = and(g4s_2_aes, nibble_mask) */
-	vpsrlw $4, %ymm14, %ymm14 /* g4s_2_aes_sh = shr(g4s_2_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm14 /* g4s_2_aes_hi = and(g4s_2_aes_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm4, %ymm15 /* g4s_2_l = lookup16(tbl_lo_1, g4s_2_aes_lo) */
-	vpshufb %ymm14, %ymm3, %ymm14 /* g4s_2_h = lookup16(tbl_hi_1, g4s_2_aes_hi) */
-	vpxor %ymm14, %ymm15, %ymm14 /* g4s_2 = xor(g4s_2_l, g4s_2_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_2 = lookup16(g4s_2, rotl24) */
-	vpxor %ymm15, %ymm14, %ymm15 /* g4l_acc_2 = xor(g4s_2, g4lr24_2) */
-	vmovdqa %ymm13, 480(%rsp) /* spill g3x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl8(%rip), %ymm14, %ymm13 /* g4lr8_2 = lookup16(g4s_2, rotl8) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g4lg_acc_2 = xor(g4s_2, g4lr8_2) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl16(%rip), %ymm14, %ymm14 /* g4lr16_2 = lookup16(g4s_2, rotl16) */
-	vpxor %ymm14, %ymm13, %ymm13 /* g4lg_2 = xor(g4lg_acc_2, g4lr16_2) */
-	vpslld $2, %ymm13, %ymm14 /* g4lr2_2_l = shl(g4lg_2) */
-	vpsrld $30, %ymm13, %ymm13 /* g4lr2_2_r = shr(g4lg_2) */
-	vpor %ymm13, %ymm14, %ymm13 /* g4lr2_2 = or(g4lr2_2_l, g4lr2_2_r) */
-	vpxor %ymm13, %ymm15, %ymm13 /* g4l_2 = xor(g4l_acc_2, g4lr2_2) */
-	vpxor 1216(%rsp), %ymm13, %ymm13 /* g4x_2 = xor(g4l_2, g4x2.2) */
-	vpbroadcastd 8(%rdi,%r10), %ymm14 /* rkw_21 = bcast32() */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm15 /* g4s_2_aes_lo = and(g4s_2_aes, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g4s_2_aes_sh = shr(g4s_2_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm13 /* g4s_2_aes_hi = and(g4s_2_aes_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* g4s_2_l = lookup16(tbl_lo_1, g4s_2_aes_lo) */
+	vpshufb %ymm13, %ymm4, %ymm13 /* g4s_2_h = lookup16(tbl_hi_1, g4s_2_aes_hi) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g4s_2 = xor(g4s_2_l, g4s_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl24(%rip), %ymm13, %ymm15 /* g4lr24_2 = lookup16(g4s_2, rotl24) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g4l_acc_2 = xor(g4s_2, g4lr24_2) */
+	vmovdqa %ymm12, 448(%rsp) /* spill g3x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl8(%rip), %ymm13, %ymm12 /* g4lr8_2 = lookup16(g4s_2, rotl8) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g4lg_acc_2 = xor(g4s_2, g4lr8_2) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl16(%rip), %ymm13, %ymm13 /* g4lr16_2 = lookup16(g4s_2, rotl16) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g4lg_2 = xor(g4lg_acc_2, g4lr16_2) */
+	vpslld $2, %ymm12, %ymm13 /* g4lr2_2_l = shl(g4lg_2) */
+	vpsrld $30, %ymm12, %ymm12 /* g4lr2_2_r = shr(g4lg_2) */
+	vpor %ymm12, %ymm13, %ymm12 /* g4lr2_2 = or(g4lr2_2_l, g4lr2_2_r) */
+	vpxor %ymm12, %ymm15, %ymm12 /* g4l_2 = xor(g4l_acc_2, g4lr2_2) */
+	vpxor 1216(%rsp), %ymm12, %ymm12 /* g4x_2 = xor(g4l_2, g4x2.2) */
+	vpbroadcastd 8(%rdi,%r10), %ymm13 /* rkw_21 = bcast32() */
 	vmovdqa 1312(%rsp), %ymm15 /* reload g5x3.2 */
 	vpxor 992(%rsp), %ymm15, %ymm15 /* g5k_acc_2 = xor(g5x3, g5x0) */
-	vpxor %ymm14, %ymm15, %ymm14 /* g5k_2 = xor(g5k_acc_2, rkw_21) */
-	vpxor 1024(%rsp), %ymm14, %ymm14 /* g5t_2 = xor(g5k_2, g5x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm15 /* g5t_2_lo = and(g5t_2, nibble_mask) */
-	vpsrlw $4, %ymm14, %ymm14 /* g5t_2_sh = shr(g5t_2) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm14 /* g5t_2_hi = and(g5t_2_sh, nibble_mask) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g5k_2 = xor(g5k_acc_2, rkw_21) */
+	vpxor 1024(%rsp), %ymm13, %ymm13 /* g5t_2 = xor(g5k_2, g5x1) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm15 /* g5t_2_lo = and(g5t_2, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g5t_2_sh = shr(g5t_2) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm13 /* g5t_2_hi = and(g5t_2_sh, nibble_mask) */
 	vpshufb %ymm15, %ymm7, %ymm15 /* g5a_2_l = lookup16(tbl_lo, g5t_2_lo) */
-	vpshufb %ymm14, %ymm8, %ymm14 /* g5a_2_h = lookup16(tbl_hi, g5t_2_hi) */
-	vpxor %ymm14, %ymm15, %ymm14 /* g5a_2 = xor(g5a_2_l, g5a_2_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm14, %ymm14 /* g5s_2_sr = lookup16(g5a_2, inv_shift_rows) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g5a_2_h = lookup16(tbl_hi, g5t_2_hi) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g5a_2 = xor(g5a_2_l, g5a_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm13, %ymm13 /* g5s_2_sr = lookup16(g5a_2, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm14, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm14
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm14, %xmm14
-	vmovdqu %xmm14, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm14
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm14, %xmm14
-	vmovdqu %xmm14, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm14
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm13
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm13, %xmm13
+	vmovdqu %xmm13, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm13
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm13, %xmm13
+	vmovdqu %xmm13, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm13
 #else
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm14, %ymm14 /* g5s_2_aes = aesenclast(g5s_2_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm13, %ymm13 /* g5s_2_aes = aesenclast(g5s_2_sr, aes_cancel_key) */
 #endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm15 /* g5s_2_aes_lo = and(g5s_2_aes, nibble_mask) */
-	vpsrlw $4, %ymm14, %ymm14 /* g5s_2_aes_sh = shr(g5s_2_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm14 /* g5s_2_aes_hi = and(g5s_2_aes_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm4, %ymm15 /* g5s_2_l = lookup16(tbl_lo_1, g5s_2_aes_lo) */
-	vpshufb %ymm14, %ymm3, %ymm14 /* g5s_2_h = lookup16(tbl_hi_1, g5s_2_aes_hi) */
-	vpxor %ymm14, %ymm15, %ymm14 /* g5s_2 = xor(g5s_2_l, g5s_2_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_2 = lookup16(g5s_2, rotl24) */
-	vpxor %ymm15, %ymm14, %ymm15 /* g5l_acc_2 = xor(g5s_2, g5lr24_2) */
-	vmovdqa %ymm13, 1216(%rsp) /* spill g4x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl8(%rip), %ymm14, %ymm13 /* g5lr8_2 = lookup16(g5s_2, rotl8) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g5lg_acc_2 = xor(g5s_2, g5lr8_2) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl16(%rip), %ymm14, %ymm14 /* g5lr16_2 = lookup16(g5s_2, rotl16) */
-	vpxor %ymm14, %ymm13, %ymm13 /* g5lg_2 = xor(g5lg_acc_2, g5lr16_2) */
-	vpslld $2, %ymm13, %ymm14 /* g5lr2_2_l = shl(g5lg_2) */
-	vpsrld $30, %ymm13, %ymm13 /* g5lr2_2_r = shr(g5lg_2) */
-	vpor %ymm13, %ymm14, %ymm13 /* g5lr2_2 = or(g5lr2_2_l, g5lr2_2_r) */
-	vpxor %ymm13, %ymm15, %ymm13 /* g5l_2 = xor(g5l_acc_2, g5lr2_2) */
-	vpxor 1056(%rsp), %ymm13, %ymm13 /* g5x_2 = xor(g5l_2, g5x2.2) */
-	vpbroadcastd 8(%rdi,%r10), %ymm14 /* rkw_22 = bcast32() */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm15 /* g5s_2_aes_lo = and(g5s_2_aes, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g5s_2_aes_sh = shr(g5s_2_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm13 /* g5s_2_aes_hi = and(g5s_2_aes_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* g5s_2_l = lookup16(tbl_lo_1, g5s_2_aes_lo) */
+	vpshufb %ymm13, %ymm4, %ymm13 /* g5s_2_h = lookup16(tbl_hi_1, g5s_2_aes_hi) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g5s_2 = xor(g5s_2_l, g5s_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl24(%rip), %ymm13, %ymm15 /* g5lr24_2 = lookup16(g5s_2, rotl24) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g5l_acc_2 = xor(g5s_2, g5lr24_2) */
+	vmovdqa %ymm12, 1216(%rsp) /* spill g4x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl8(%rip), %ymm13, %ymm12 /* g5lr8_2 = lookup16(g5s_2, rotl8) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g5lg_acc_2 = xor(g5s_2, g5lr8_2) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl16(%rip), %ymm13, %ymm13 /* g5lr16_2 = lookup16(g5s_2, rotl16) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g5lg_2 = xor(g5lg_acc_2, g5lr16_2) */
+	vpslld $2, %ymm12, %ymm13 /* g5lr2_2_l = shl(g5lg_2) */
+	vpsrld $30, %ymm12, %ymm12 /* g5lr2_2_r = shr(g5lg_2) */
+	vpor %ymm12, %ymm13, %ymm12 /* g5lr2_2 = or(g5lr2_2_l, g5lr2_2_r) */
+	vpxor %ymm12, %ymm15, %ymm12 /* g5l_2 = xor(g5l_acc_2, g5lr2_2) */
+	vpxor 1056(%rsp), %ymm12, %ymm12 /* g5x_2 = xor(g5l_2, g5x2.2) */
+	vpbroadcastd 8(%rdi,%r10), %ymm13 /* rkw_22 = bcast32() */
 	vmovdqa 1344(%rsp), %ymm15 /* reload g6x3.2 */
 	vpxor 896(%rsp), %ymm15, %ymm15 /* g6k_acc_2 = xor(g6x3, g6x0) */
-	vpxor %ymm14, %ymm15, %ymm14 /* g6k_2 = xor(g6k_acc_2, rkw_22) */
-	vpxor %ymm12, %ymm14, %ymm14 /* g6t_2 = xor(g6k_2, g6x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm15 /* g6t_2_lo = and(g6t_2, nibble_mask) */
-	vpsrlw $4, %ymm14, %ymm14 /* g6t_2_sh = shr(g6t_2) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm14 /* g6t_2_hi = and(g6t_2_sh, nibble_mask) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g6k_2 = xor(g6k_acc_2, rkw_22) */
+	vpxor %ymm11, %ymm13, %ymm13 /* g6t_2 = xor(g6k_2, g6x1) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm15 /* g6t_2_lo = and(g6t_2, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g6t_2_sh = shr(g6t_2) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm13 /* g6t_2_hi = and(g6t_2_sh, nibble_mask) */
 	vpshufb %ymm15, %ymm7, %ymm15 /* g6a_2_l = lookup16(tbl_lo, g6t_2_lo) */
-	vpshufb %ymm14, %ymm8, %ymm14 /* g6a_2_h = lookup16(tbl_hi, g6t_2_hi) */
-	vpxor %ymm14, %ymm15, %ymm14 /* g6a_2 = xor(g6a_2_l, g6a_2_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm14, %ymm14 /* g6s_2_sr = lookup16(g6a_2, inv_shift_rows) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g6a_2_h = lookup16(tbl_hi, g6t_2_hi) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g6a_2 = xor(g6a_2_l, g6a_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm13, %ymm13 /* g6s_2_sr = lookup16(g6a_2, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm14, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm14
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm14, %xmm14
-	vmovdqu %xmm14, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm14
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm14, %xmm14
-	vmovdqu %xmm14, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm14
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm13
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm13, %xmm13
+	vmovdqu %xmm13, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm13
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm13, %xmm13
+	vmovdqu %xmm13, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm13
 #else
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm14, %ymm14 /* g6s_2_aes = aesenclast(g6s_2_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm13, %ymm13 /* g6s_2_aes = aesenclast(g6s_2_sr, aes_cancel_key) */
 #endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm15 /* g6s_2_aes_lo = and(g6s_2_aes, nibble_mask) */
-	vpsrlw $4, %ymm14, %ymm14 /* g6s_2_aes_sh = shr(g6s_2_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm14 /* g6s_2_aes_hi = and(g6s_2_aes_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm4, %ymm15 /* g6s_2_l = lookup16(tbl_lo_1, g6s_2_aes_lo) */
-	vpshufb %ymm14, %ymm3, %ymm14 /* g6s_2_h = lookup16(tbl_hi_1, g6s_2_aes_hi) */
-	vpxor %ymm14, %ymm15, %ymm14 /* g6s_2 = xor(g6s_2_l, g6s_2_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_2 = lookup16(g6s_2, rotl24) */
-	vpxor %ymm15, %ymm14, %ymm15 /* g6l_acc_2 = xor(g6s_2, g6lr24_2) */
-	vmovdqa %ymm12, 928(%rsp) /* spill g6x1.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl8(%rip), %ymm14, %ymm12 /* g6lr8_2 = lookup16(g6s_2, rotl8) */
-	vpxor %ymm12, %ymm14, %ymm12 /* g6lg_acc_2 = xor(g6s_2, g6lr8_2) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl16(%rip), %ymm14, %ymm14 /* g6lr16_2 = lookup16(g6s_2, rotl16) */
-	vpxor %ymm14, %ymm12, %ymm12 /* g6lg_2 = xor(g6lg_acc_2, g6lr16_2) */
-	vpslld $2, %ymm12, %ymm14 /* g6lr2_2_l = shl(g6lg_2) */
-	vpsrld $30, %ymm12, %ymm12 /* g6lr2_2_r = shr(g6lg_2) */
-	vpor %ymm12, %ymm14, %ymm12 /* g6lr2_2 = or(g6lr2_2_l, g6lr2_2_r) */
-	vpxor %ymm12, %ymm15, %ymm12 /* g6l_2 = xor(g6l_acc_2, g6lr2_2) */
-	vpxor 1088(%rsp), %ymm12, %ymm12 /* g6x_2 = xor(g6l_2, g6x2.2) */
-	vpbroadcastd 8(%rdi,%r10), %ymm14 /* rkw_23 = bcast32() */
-	vmovdqa 224(%rsp), %ymm15 /* reload g7x3.2 */
-	vpxor 672(%rsp), %ymm15, %ymm15 /* g7k_acc_2 = xor(g7x3, g7x0) */
-	vpxor %ymm14, %ymm15, %ymm14 /* g7k_2 = xor(g7k_acc_2, rkw_23) */
-	vpxor %ymm10, %ymm14, %ymm14 /* g7t_2 = xor(g7k_2, g7x1) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm15 /* g7t_2_lo = and(g7t_2, nibble_mask) */
-	vpsrlw $4, %ymm14, %ymm14 /* g7t_2_sh = shr(g7t_2) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm14 /* g7t_2_hi = and(g7t_2_sh, nibble_mask) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm15 /* g6s_2_aes_lo = and(g6s_2_aes, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g6s_2_aes_sh = shr(g6s_2_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm13 /* g6s_2_aes_hi = and(g6s_2_aes_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* g6s_2_l = lookup16(tbl_lo_1, g6s_2_aes_lo) */
+	vpshufb %ymm13, %ymm4, %ymm13 /* g6s_2_h = lookup16(tbl_hi_1, g6s_2_aes_hi) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g6s_2 = xor(g6s_2_l, g6s_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl24(%rip), %ymm13, %ymm15 /* g6lr24_2 = lookup16(g6s_2, rotl24) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g6l_acc_2 = xor(g6s_2, g6lr24_2) */
+	vmovdqa %ymm11, 928(%rsp) /* spill g6x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl8(%rip), %ymm13, %ymm11 /* g6lr8_2 = lookup16(g6s_2, rotl8) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g6lg_acc_2 = xor(g6s_2, g6lr8_2) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl16(%rip), %ymm13, %ymm13 /* g6lr16_2 = lookup16(g6s_2, rotl16) */
+	vpxor %ymm13, %ymm11, %ymm11 /* g6lg_2 = xor(g6lg_acc_2, g6lr16_2) */
+	vpslld $2, %ymm11, %ymm13 /* g6lr2_2_l = shl(g6lg_2) */
+	vpsrld $30, %ymm11, %ymm11 /* g6lr2_2_r = shr(g6lg_2) */
+	vpor %ymm11, %ymm13, %ymm11 /* g6lr2_2 = or(g6lr2_2_l, g6lr2_2_r) */
+	vpxor %ymm11, %ymm15, %ymm11 /* g6l_2 = xor(g6l_acc_2, g6lr2_2) */
+	vpxor 1088(%rsp), %ymm11, %ymm11 /* g6x_2 = xor(g6l_2, g6x2.2) */
+	vpbroadcastd 8(%rdi,%r10), %ymm13 /* rkw_23 = bcast32() */
+	vmovdqa 192(%rsp), %ymm15 /* reload g7x3.2 */
+	vpxor 640(%rsp), %ymm15, %ymm15 /* g7k_acc_2 = xor(g7x3, g7x0) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g7k_2 = xor(g7k_acc_2, rkw_23) */
+	vpxor %ymm9, %ymm13, %ymm13 /* g7t_2 = xor(g7k_2, g7x1) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm15 /* g7t_2_lo = and(g7t_2, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g7t_2_sh = shr(g7t_2) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm13 /* g7t_2_hi = and(g7t_2_sh, nibble_mask) */
 	vpshufb %ymm15, %ymm7, %ymm15 /* g7a_2_l = lookup16(tbl_lo, g7t_2_lo) */
-	vpshufb %ymm14, %ymm8, %ymm14 /* g7a_2_h = lookup16(tbl_hi, g7t_2_hi) */
-	vpxor %ymm14, %ymm15, %ymm14 /* g7a_2 = xor(g7a_2_l, g7a_2_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm14, %ymm14 /* g7s_2_sr = lookup16(g7a_2, inv_shift_rows) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g7a_2_h = lookup16(tbl_hi, g7t_2_hi) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g7a_2 = xor(g7a_2_l, g7a_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm13, %ymm13 /* g7s_2_sr = lookup16(g7a_2, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm14, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm14
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm14, %xmm14
-	vmovdqu %xmm14, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm14
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm14, %xmm14
-	vmovdqu %xmm14, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm14
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm13
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm13, %xmm13
+	vmovdqu %xmm13, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm13
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm13, %xmm13
+	vmovdqu %xmm13, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm13
 #else
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm14, %ymm14 /* g7s_2_aes = aesenclast(g7s_2_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm13, %ymm13 /* g7s_2_aes = aesenclast(g7s_2_sr, aes_cancel_key) */
 #endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm15 /* g7s_2_aes_lo = and(g7s_2_aes, nibble_mask) */
-	vpsrlw $4, %ymm14, %ymm14 /* g7s_2_aes_sh = shr(g7s_2_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm14 /* g7s_2_aes_hi = and(g7s_2_aes_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm4, %ymm15 /* g7s_2_l = lookup16(tbl_lo_1, g7s_2_aes_lo) */
-	vpshufb %ymm14, %ymm3, %ymm14 /* g7s_2_h = lookup16(tbl_hi_1, g7s_2_aes_hi) */
-	vpxor %ymm14, %ymm15, %ymm14 /* g7s_2 = xor(g7s_2_l, g7s_2_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl24(%rip), %ymm14, %ymm15 /* g7lr24_2 = lookup16(g7s_2, rotl24) */
-	vpxor %ymm15, %ymm14, %ymm15 /* g7l_acc_2 = xor(g7s_2, g7lr24_2) */
-	vmovdqa %ymm10, 960(%rsp) /* spill g7x1.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl8(%rip), %ymm14, %ymm10 /* g7lr8_2 = lookup16(g7s_2, rotl8) */
-	vpxor %ymm10, %ymm14, %ymm10 /* g7lg_acc_2 = xor(g7s_2, g7lr8_2) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl16(%rip), %ymm14, %ymm14 /* g7lr16_2 = lookup16(g7s_2, rotl16) */
-	vpxor %ymm14, %ymm10, %ymm10 /* g7lg_2 = xor(g7lg_acc_2, g7lr16_2) */
-	vpslld $2, %ymm10, %ymm14 /* g7lr2_2_l = shl(g7lg_2) */
-	vpsrld $30, %ymm10, %ymm10 /* g7lr2_2_r = shr(g7lg_2) */
-	vpor %ymm10, %ymm14, %ymm10 /* g7lr2_2 = or(g7lr2_2_l, g7lr2_2_r) */
-	vpxor %ymm10, %ymm15, %ymm10 /* g7l_2 = xor(g7l_acc_2, g7lr2_2) */
-	vpxor 1120(%rsp), %ymm10, %ymm10 /* g7x_2 = xor(g7l_2, g7x2.2) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm15 /* g7s_2_aes_lo = and(g7s_2_aes, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g7s_2_aes_sh = shr(g7s_2_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm13 /* g7s_2_aes_hi = and(g7s_2_aes_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* g7s_2_l = lookup16(tbl_lo_1, g7s_2_aes_lo) */
+	vpshufb %ymm13, %ymm4, %ymm13 /* g7s_2_h = lookup16(tbl_hi_1, g7s_2_aes_hi) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g7s_2 = xor(g7s_2_l, g7s_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl24(%rip), %ymm13, %ymm15 /* g7lr24_2 = lookup16(g7s_2, rotl24) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g7l_acc_2 = xor(g7s_2, g7lr24_2) */
+	vmovdqa %ymm9, 960(%rsp) /* spill g7x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl8(%rip), %ymm13, %ymm9 /* g7lr8_2 = lookup16(g7s_2, rotl8) */
+	vpxor %ymm9, %ymm13, %ymm9 /* g7lg_acc_2 = xor(g7s_2, g7lr8_2) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl16(%rip), %ymm13, %ymm13 /* g7lr16_2 = lookup16(g7s_2, rotl16) */
+	vpxor %ymm13, %ymm9, %ymm9 /* g7lg_2 = xor(g7lg_acc_2, g7lr16_2) */
+	vpslld $2, %ymm9, %ymm13 /* g7lr2_2_l = shl(g7lg_2) */
+	vpsrld $30, %ymm9, %ymm9 /* g7lr2_2_r = shr(g7lg_2) */
+	vpor %ymm9, %ymm13, %ymm9 /* g7lr2_2 = or(g7lr2_2_l, g7lr2_2_r) */
+	vpxor %ymm9, %ymm15, %ymm9 /* g7l_2 = xor(g7l_acc_2, g7lr2_2) */
+	vpxor 1120(%rsp), %ymm9, %ymm9 /* g7x_2 = xor(g7l_2, g7x2.2) */
 
 	/* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
-	vpbroadcastd 12(%rdi,%r10), %ymm14 /* rkw_24 = bcast32() */
+	vpbroadcastd 12(%rdi,%r10), %ymm13 /* rkw_24 = bcast32() */
 	vmovdqa 768(%rsp), %ymm15 /* reload g0x0.3 */
-	vpxor 576(%rsp), %ymm15, %ymm15 /* g0k_acc_3 = xor(g0x0, g0x1) */
-	vpxor %ymm14, %ymm15, %ymm14 /* g0k_3 = xor(g0k_acc_3, rkw_24) */
-	vpxor %ymm0, %ymm14, %ymm14 /* g0t_3 = xor(g0k_3, g0x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm15 /* g0t_3_lo = and(g0t_3, nibble_mask) */
-	vpsrlw $4, %ymm14, %ymm14 /* g0t_3_sh = shr(g0t_3) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm14 /* g0t_3_hi = and(g0t_3_sh, nibble_mask) */
+	vpxor 544(%rsp), %ymm15, %ymm15 /* g0k_acc_3 = xor(g0x0, g0x1) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g0k_3 = xor(g0k_acc_3, rkw_24) */
+	vpxor %ymm0, %ymm13, %ymm13 /* g0t_3 = xor(g0k_3, g0x2) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm15 /* g0t_3_lo = and(g0t_3, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g0t_3_sh = shr(g0t_3) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm13 /* g0t_3_hi = and(g0t_3_sh, nibble_mask) */
 	vpshufb %ymm15, %ymm7, %ymm15 /* g0a_3_l = lookup16(tbl_lo, g0t_3_lo) */
-	vpshufb %ymm14, %ymm8, %ymm14 /* g0a_3_h = lookup16(tbl_hi, g0t_3_hi) */
-	vpxor %ymm14, %ymm15, %ymm14 /* g0a_3 = xor(g0a_3_l, g0a_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm14, %ymm14 /* g0s_3_sr = lookup16(g0a_3, inv_shift_rows) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g0a_3_h = lookup16(tbl_hi, g0t_3_hi) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g0a_3 = xor(g0a_3_l, g0a_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm13, %ymm13 /* g0s_3_sr = lookup16(g0a_3, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm14, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm14
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm14, %xmm14
-	vmovdqu %xmm14, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm14
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm14, %xmm14
-	vmovdqu %xmm14, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm14
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm13
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm13, %xmm13
+	vmovdqu %xmm13, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm13
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm13, %xmm13
+	vmovdqu %xmm13, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm13
 #else
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm14, %ymm14 /* g0s_3_aes = aesenclast(g0s_3_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm13, %ymm13 /* g0s_3_aes = aesenclast(g0s_3_sr, aes_cancel_key) */
 #endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm15 /* g0s_3_aes_lo = and(g0s_3_aes, nibble_mask) */
-	vpsrlw $4, %ymm14, %ymm14 /* g0s_3_aes_sh = shr(g0s_3_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm14 /* g0s_3_aes_hi = and(g0s_3_aes_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm4, %ymm15 /* g0s_3_l = lookup16(tbl_lo_1, g0s_3_aes_lo) */
-	vpshufb %ymm14, %ymm3, %ymm14 /* g0s_3_h = lookup16(tbl_hi_1, g0s_3_aes_hi) */
-	vpxor %ymm14, %ymm15, %ymm14 /* g0s_3 = xor(g0s_3_l, g0s_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl24(%rip), %ymm14, %ymm15 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
-	vpxor %ymm15, %ymm14, %ymm15 /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
-	vmovdqa %ymm0, 448(%rsp) /* spill g0x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl8(%rip), %ymm14, %ymm0 /* g0lr8_3 = lookup16(g0s_3, rotl8) */
-	vpxor %ymm0, %ymm14, %ymm0 /* g0lg_acc_3 = xor(g0s_3, g0lr8_3) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl16(%rip), %ymm14, %ymm14 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
-	vpxor %ymm14, %ymm0, %ymm0 /* g0lg_3 = xor(g0lg_acc_3, g0lr16_3) */
-	vpslld $2, %ymm0, %ymm14 /* g0lr2_3_l = shl(g0lg_3) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm15 /* g0s_3_aes_lo = and(g0s_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g0s_3_aes_sh = shr(g0s_3_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm13 /* g0s_3_aes_hi = and(g0s_3_aes_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* g0s_3_l = lookup16(tbl_lo_1, g0s_3_aes_lo) */
+	vpshufb %ymm13, %ymm4, %ymm13 /* g0s_3_h = lookup16(tbl_hi_1, g0s_3_aes_hi) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g0s_3 = xor(g0s_3_l, g0s_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl24(%rip), %ymm13, %ymm15 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
+	vmovdqa %ymm0, 416(%rsp) /* spill g0x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl8(%rip), %ymm13, %ymm0 /* g0lr8_3 = lookup16(g0s_3, rotl8) */
+	vpxor %ymm0, %ymm13, %ymm0 /* g0lg_acc_3 = xor(g0s_3, g0lr8_3) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl16(%rip), %ymm13, %ymm13 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
+	vpxor %ymm13, %ymm0, %ymm0 /* g0lg_3 = xor(g0lg_acc_3, g0lr16_3) */
+	vpslld $2, %ymm0, %ymm13 /* g0lr2_3_l = shl(g0lg_3) */
 	vpsrld $30, %ymm0, %ymm0 /* g0lr2_3_r = shr(g0lg_3) */
-	vpor %ymm0, %ymm14, %ymm0 /* g0lr2_3 = or(g0lr2_3_l, g0lr2_3_r) */
+	vpor %ymm0, %ymm13, %ymm0 /* g0lr2_3 = or(g0lr2_3_l, g0lr2_3_r) */
 	vpxor %ymm0, %ymm15, %ymm0 /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
-	vpxor 128(%rsp), %ymm0, %ymm0 /* g0x_3 = xor(g0l_3, g0x3.2) */
-	vpbroadcastd 12(%rdi,%r10), %ymm14 /* rkw_25 = bcast32() */
-	vpxor %ymm9, %ymm2, %ymm15 /* g1k_acc_3 = xor(g1x0, g1x1) */
-	vpxor %ymm14, %ymm15, %ymm14 /* g1k_3 = xor(g1k_acc_3, rkw_25) */
-	vpxor %ymm6, %ymm14, %ymm14 /* g1t_3 = xor(g1k_3, g1x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm15 /* g1t_3_lo = and(g1t_3, nibble_mask) */
-	vpsrlw $4, %ymm14, %ymm14 /* g1t_3_sh = shr(g1t_3) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm14 /* g1t_3_hi = and(g1t_3_sh, nibble_mask) */
+	vpxor 96(%rsp), %ymm0, %ymm0 /* g0x_3 = xor(g0l_3, g0x3.2) */
+	vpbroadcastd 12(%rdi,%r10), %ymm13 /* rkw_25 = bcast32() */
+	vpxor %ymm8, %ymm1, %ymm15 /* g1k_acc_3 = xor(g1x0, g1x1) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g1k_3 = xor(g1k_acc_3, rkw_25) */
+	vpxor %ymm6, %ymm13, %ymm13 /* g1t_3 = xor(g1k_3, g1x2) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm15 /* g1t_3_lo = and(g1t_3, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g1t_3_sh = shr(g1t_3) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm13 /* g1t_3_hi = and(g1t_3_sh, nibble_mask) */
 	vpshufb %ymm15, %ymm7, %ymm15 /* g1a_3_l = lookup16(tbl_lo, g1t_3_lo) */
-	vpshufb %ymm14, %ymm8, %ymm14 /* g1a_3_h = lookup16(tbl_hi, g1t_3_hi) */
-	vpxor %ymm14, %ymm15, %ymm14 /* g1a_3 = xor(g1a_3_l, g1a_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm14, %ymm14 /* g1s_3_sr = lookup16(g1a_3, inv_shift_rows) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g1a_3_h = lookup16(tbl_hi, g1t_3_hi) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g1a_3 = xor(g1a_3_l, g1a_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm13, %ymm13 /* g1s_3_sr = lookup16(g1a_3, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm14, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm14
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm14, %xmm14
-	vmovdqu %xmm14, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm14
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm14, %xmm14
-	vmovdqu %xmm14, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm14
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm13
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm13, %xmm13
+	vmovdqu %xmm13, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm13
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm13, %xmm13
+	vmovdqu %xmm13, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm13
 #else
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm14, %ymm14 /* g1s_3_aes = aesenclast(g1s_3_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm13, %ymm13 /* g1s_3_aes = aesenclast(g1s_3_sr, aes_cancel_key) */
 #endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm15 /* g1s_3_aes_lo = and(g1s_3_aes, nibble_mask) */
-	vpsrlw $4, %ymm14, %ymm14 /* g1s_3_aes_sh = shr(g1s_3_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm14 /* g1s_3_aes_hi = and(g1s_3_aes_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm4, %ymm15 /* g1s_3_l = lookup16(tbl_lo_1, g1s_3_aes_lo) */
-	vpshufb %ymm14, %ymm3, %ymm14 /* g1s_3_h = lookup16(tbl_hi_1, g1s_3_aes_hi) */
-	vpxor %ymm14, %ymm15, %ymm14 /* g1s_3 = xor(g1s_3_l, g1s_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl24(%rip), %ymm14, %ymm15 /* g1lr24_3 = lookup16(g1s_3, rotl24) */
-	vpxor %ymm15, %ymm14, %ymm15 /* g1l_acc_3 = xor(g1s_3, g1lr24_3) */
-	vmovdqa %ymm2, 128(%rsp) /* spill g1x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl8(%rip), %ymm14, %ymm2 /* g1lr8_3 = lookup16(g1s_3, rotl8) */
-	vpxor %ymm2, %ymm14, %ymm2 /* g1lg_acc_3 = xor(g1s_3, g1lr8_3) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl16(%rip), %ymm14, %ymm14 /* g1lr16_3 = lookup16(g1s_3, rotl16) */
-	vpxor %ymm14, %ymm2, %ymm2 /* g1lg_3 = xor(g1lg_acc_3, g1lr16_3) */
-	vpslld $2, %ymm2, %ymm14 /* g1lr2_3_l = shl(g1lg_3) */
-	vpsrld $30, %ymm2, %ymm2 /* g1lr2_3_r = shr(g1lg_3) */
-	vpor %ymm2, %ymm14, %ymm2 /* g1lr2_3 = or(g1lr2_3_l, g1lr2_3_r) */
-	vpxor %ymm2, %ymm15, %ymm2 /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
-	vpxor 736(%rsp), %ymm2, %ymm2 /* g1x_3 = xor(g1l_3, g1x3.2) */
-	vpbroadcastd 12(%rdi,%r10), %ymm14 /* rkw_26 = bcast32() */
-	vpxor %ymm11, %ymm5, %ymm15 /* g2k_acc_3 = xor(g2x0, g2x1) */
-	vpxor %ymm14, %ymm15, %ymm14 /* g2k_3 = xor(g2k_acc_3, rkw_26) */
-	vpxor %ymm1, %ymm14, %ymm14 /* g2t_3 = xor(g2k_3, g2x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm15 /* g2t_3_lo = and(g2t_3, nibble_mask) */
-	vpsrlw $4, %ymm14, %ymm14 /* g2t_3_sh = shr(g2t_3) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm14 /* g2t_3_hi = and(g2t_3_sh, nibble_mask) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm15 /* g1s_3_aes_lo = and(g1s_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g1s_3_aes_sh = shr(g1s_3_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm13 /* g1s_3_aes_hi = and(g1s_3_aes_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* g1s_3_l = lookup16(tbl_lo_1, g1s_3_aes_lo) */
+	vpshufb %ymm13, %ymm4, %ymm13 /* g1s_3_h = lookup16(tbl_hi_1, g1s_3_aes_hi) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g1s_3 = xor(g1s_3_l, g1s_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl24(%rip), %ymm13, %ymm15 /* g1lr24_3 = lookup16(g1s_3, rotl24) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g1l_acc_3 = xor(g1s_3, g1lr24_3) */
+	vmovdqa %ymm1, 96(%rsp) /* spill g1x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl8(%rip), %ymm13, %ymm1 /* g1lr8_3 = lookup16(g1s_3, rotl8) */
+	vpxor %ymm1, %ymm13, %ymm1 /* g1lg_acc_3 = xor(g1s_3, g1lr8_3) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl16(%rip), %ymm13, %ymm13 /* g1lr16_3 = lookup16(g1s_3, rotl16) */
+	vpxor %ymm13, %ymm1, %ymm1 /* g1lg_3 = xor(g1lg_acc_3, g1lr16_3) */
+	vpslld $2, %ymm1, %ymm13 /* g1lr2_3_l = shl(g1lg_3) */
+	vpsrld $30, %ymm1, %ymm1 /* g1lr2_3_r = shr(g1lg_3) */
+	vpor %ymm1, %ymm13, %ymm1 /* g1lr2_3 = or(g1lr2_3_l, g1lr2_3_r) */
+	vpxor %ymm1, %ymm15, %ymm1 /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
+	vpxor 736(%rsp), %ymm1, %ymm1 /* g1x_3 = xor(g1l_3, g1x3.2) */
+	vpbroadcastd 12(%rdi,%r10), %ymm13 /* rkw_26 = bcast32() */
+	vpxor %ymm10, %ymm5, %ymm15 /* g2k_acc_3 = xor(g2x0, g2x1) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g2k_3 = xor(g2k_acc_3, rkw_26) */
+	vpxor %ymm2, %ymm13, %ymm13 /* g2t_3 = xor(g2k_3, g2x2) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm15 /* g2t_3_lo = and(g2t_3, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g2t_3_sh = shr(g2t_3) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm13 /* g2t_3_hi = and(g2t_3_sh, nibble_mask) */
 	vpshufb %ymm15, %ymm7, %ymm15 /* g2a_3_l = lookup16(tbl_lo, g2t_3_lo) */
-	vpshufb %ymm14, %ymm8, %ymm14 /* g2a_3_h = lookup16(tbl_hi, g2t_3_hi) */
-	vpxor %ymm14, %ymm15, %ymm14 /* g2a_3 = xor(g2a_3_l, g2a_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm14, %ymm14 /* g2s_3_sr = lookup16(g2a_3, inv_shift_rows) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g2a_3_h = lookup16(tbl_hi, g2t_3_hi) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g2a_3 = xor(g2a_3_l, g2a_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm13, %ymm13 /* g2s_3_sr = lookup16(g2a_3, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm14, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm14
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm14, %xmm14
-	vmovdqu %xmm14, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm14
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm14, %xmm14
-	vmovdqu %xmm14, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm14
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm13
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm13, %xmm13
+	vmovdqu %xmm13, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm13
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm13, %xmm13
+	vmovdqu %xmm13, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm13
 #else
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm14, %ymm14 /* g2s_3_aes = aesenclast(g2s_3_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm13, %ymm13 /* g2s_3_aes = aesenclast(g2s_3_sr, aes_cancel_key) */
 #endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm15 /* g2s_3_aes_lo = and(g2s_3_aes, nibble_mask) */
-	vpsrlw $4, %ymm14, %ymm14 /* g2s_3_aes_sh = shr(g2s_3_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm14 /* g2s_3_aes_hi = and(g2s_3_aes_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm4, %ymm15 /* g2s_3_l = lookup16(tbl_lo_1, g2s_3_aes_lo) */
-	vpshufb %ymm14, %ymm3, %ymm14 /* g2s_3_h = lookup16(tbl_hi_1, g2s_3_aes_hi) */
-	vpxor %ymm14, %ymm15, %ymm14 /* g2s_3 = xor(g2s_3_l, g2s_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl24(%rip), %ymm14, %ymm15 /* g2lr24_3 = lookup16(g2s_3, rotl24) */
-	vpxor %ymm15, %ymm14, %ymm15 /* g2l_acc_3 = xor(g2s_3, g2lr24_3) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm15 /* g2s_3_aes_lo = and(g2s_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g2s_3_aes_sh = shr(g2s_3_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm13 /* g2s_3_aes_hi = and(g2s_3_aes_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* g2s_3_l = lookup16(tbl_lo_1, g2s_3_aes_lo) */
+	vpshufb %ymm13, %ymm4, %ymm13 /* g2s_3_h = lookup16(tbl_hi_1, g2s_3_aes_hi) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g2s_3 = xor(g2s_3_l, g2s_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl24(%rip), %ymm13, %ymm15 /* g2lr24_3 = lookup16(g2s_3, rotl24) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g2l_acc_3 = xor(g2s_3, g2lr24_3) */
 	vmovdqa %ymm5, 736(%rsp) /* spill g2x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl8(%rip), %ymm14, %ymm5 /* g2lr8_3 = lookup16(g2s_3, rotl8) */
-	vpxor %ymm5, %ymm14, %ymm5 /* g2lg_acc_3 = xor(g2s_3, g2lr8_3) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl16(%rip), %ymm14, %ymm14 /* g2lr16_3 = lookup16(g2s_3, rotl16) */
-	vpxor %ymm14, %ymm5, %ymm5 /* g2lg_3 = xor(g2lg_acc_3, g2lr16_3) */
-	vpslld $2, %ymm5, %ymm14 /* g2lr2_3_l = shl(g2lg_3) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl8(%rip), %ymm13, %ymm5 /* g2lr8_3 = lookup16(g2s_3, rotl8) */
+	vpxor %ymm5, %ymm13, %ymm5 /* g2lg_acc_3 = xor(g2s_3, g2lr8_3) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl16(%rip), %ymm13, %ymm13 /* g2lr16_3 = lookup16(g2s_3, rotl16) */
+	vpxor %ymm13, %ymm5, %ymm5 /* g2lg_3 = xor(g2lg_acc_3, g2lr16_3) */
+	vpslld $2, %ymm5, %ymm13 /* g2lr2_3_l = shl(g2lg_3) */
 	vpsrld $30, %ymm5, %ymm5 /* g2lr2_3_r = shr(g2lg_3) */
-	vpor %ymm5, %ymm14, %ymm5 /* g2lr2_3 = or(g2lr2_3_l, g2lr2_3_r) */
+	vpor %ymm5, %ymm13, %ymm5 /* g2lr2_3 = or(g2lr2_3_l, g2lr2_3_r) */
 	vpxor %ymm5, %ymm15, %ymm5 /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
-	vpxor 96(%rsp), %ymm5, %ymm5 /* g2x_3 = xor(g2l_3, g2x3.2) */
-	vpbroadcastd 12(%rdi,%r10), %ymm14 /* rkw_27 = bcast32() */
+	vpxor 704(%rsp), %ymm5, %ymm5 /* g2x_3 = xor(g2l_3, g2x3.2) */
+	vpbroadcastd 12(%rdi,%r10), %ymm13 /* rkw_27 = bcast32() */
 	vmovdqa 1248(%rsp), %ymm15 /* reload g3x0.3 */
-	vpxor 608(%rsp), %ymm15, %ymm15 /* g3k_acc_3 = xor(g3x0, g3x1) */
-	vpxor %ymm14, %ymm15, %ymm14 /* g3k_3 = xor(g3k_acc_3, rkw_27) */
-	vpxor 480(%rsp), %ymm14, %ymm14 /* g3t_3 = xor(g3k_3, g3x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm15 /* g3t_3_lo = and(g3t_3, nibble_mask) */
-	vpsrlw $4, %ymm14, %ymm14 /* g3t_3_sh = shr(g3t_3) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm14 /* g3t_3_hi = and(g3t_3_sh, nibble_mask) */
+	vpxor 576(%rsp), %ymm15, %ymm15 /* g3k_acc_3 = xor(g3x0, g3x1) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g3k_3 = xor(g3k_acc_3, rkw_27) */
+	vpxor 448(%rsp), %ymm13, %ymm13 /* g3t_3 = xor(g3k_3, g3x2) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm15 /* g3t_3_lo = and(g3t_3, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g3t_3_sh = shr(g3t_3) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm13 /* g3t_3_hi = and(g3t_3_sh, nibble_mask) */
 	vpshufb %ymm15, %ymm7, %ymm15 /* g3a_3_l = lookup16(tbl_lo, g3t_3_lo) */
-	vpshufb %ymm14, %ymm8, %ymm14 /* g3a_3_h = lookup16(tbl_hi, g3t_3_hi) */
-	vpxor %ymm14, %ymm15, %ymm14 /* g3a_3 = xor(g3a_3_l, g3a_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm14, %ymm14 /* g3s_3_sr = lookup16(g3a_3, inv_shift_rows) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g3a_3_h = lookup16(tbl_hi, g3t_3_hi) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g3a_3 = xor(g3a_3_l, g3a_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm13, %ymm13 /* g3s_3_sr = lookup16(g3a_3, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm14, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm14
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm14, %xmm14
-	vmovdqu %xmm14, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm14
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm14, %xmm14
-	vmovdqu %xmm14, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm14
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm13
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm13, %xmm13
+	vmovdqu %xmm13, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm13
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm13, %xmm13
+	vmovdqu %xmm13, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm13
 #else
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm14, %ymm14 /* g3s_3_aes = aesenclast(g3s_3_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm13, %ymm13 /* g3s_3_aes = aesenclast(g3s_3_sr, aes_cancel_key) */
 #endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm15 /* g3s_3_aes_lo = and(g3s_3_aes, nibble_mask) */
-	vpsrlw $4, %ymm14, %ymm14 /* g3s_3_aes_sh = shr(g3s_3_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm14 /* g3s_3_aes_hi = and(g3s_3_aes_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm4, %ymm15 /* g3s_3_l = lookup16(tbl_lo_1, g3s_3_aes_lo) */
-	vpshufb %ymm14, %ymm3, %ymm14 /* g3s_3_h = lookup16(tbl_hi_1, g3s_3_aes_hi) */
-	vpxor %ymm14, %ymm15, %ymm14 /* g3s_3 = xor(g3s_3_l, g3s_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl24(%rip), %ymm14, %ymm15 /* g3lr24_3 = lookup16(g3s_3, rotl24) */
-	vpxor %ymm15, %ymm14, %ymm15 /* g3l_acc_3 = xor(g3s_3, g3lr24_3) */
-	vmovdqa %ymm5, 96(%rsp) /* spill g2x3.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl8(%rip), %ymm14, %ymm5 /* g3lr8_3 = lookup16(g3s_3, rotl8) */
-	vpxor %ymm5, %ymm14, %ymm5 /* g3lg_acc_3 = xor(g3s_3, g3lr8_3) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl16(%rip), %ymm14, %ymm14 /* g3lr16_3 = lookup16(g3s_3, rotl16) */
-	vpxor %ymm14, %ymm5, %ymm5 /* g3lg_3 = xor(g3lg_acc_3, g3lr16_3) */
-	vpslld $2, %ymm5, %ymm14 /* g3lr2_3_l = shl(g3lg_3) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm15 /* g3s_3_aes_lo = and(g3s_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g3s_3_aes_sh = shr(g3s_3_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm13 /* g3s_3_aes_hi = and(g3s_3_aes_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* g3s_3_l = lookup16(tbl_lo_1, g3s_3_aes_lo) */
+	vpshufb %ymm13, %ymm4, %ymm13 /* g3s_3_h = lookup16(tbl_hi_1, g3s_3_aes_hi) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g3s_3 = xor(g3s_3_l, g3s_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl24(%rip), %ymm13, %ymm15 /* g3lr24_3 = lookup16(g3s_3, rotl24) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g3l_acc_3 = xor(g3s_3, g3lr24_3) */
+	vmovdqa %ymm5, 704(%rsp) /* spill g2x3.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl8(%rip), %ymm13, %ymm5 /* g3lr8_3 = lookup16(g3s_3, rotl8) */
+	vpxor %ymm5, %ymm13, %ymm5 /* g3lg_acc_3 = xor(g3s_3, g3lr8_3) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl16(%rip), %ymm13, %ymm13 /* g3lr16_3 = lookup16(g3s_3, rotl16) */
+	vpxor %ymm13, %ymm5, %ymm5 /* g3lg_3 = xor(g3lg_acc_3, g3lr16_3) */
+	vpslld $2, %ymm5, %ymm13 /* g3lr2_3_l = shl(g3lg_3) */
 	vpsrld $30, %ymm5, %ymm5 /* g3lr2_3_r = shr(g3lg_3) */
-	vpor %ymm5, %ymm14, %ymm5 /* g3lr2_3 = or(g3lr2_3_l, g3lr2_3_r) */
+	vpor %ymm5, %ymm13, %ymm5 /* g3lr2_3 = or(g3lr2_3_l, g3lr2_3_r) */
 	vpxor %ymm5, %ymm15, %ymm5 /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
-	vpxor 352(%rsp), %ymm5, %ymm5 /* g3x_3 = xor(g3l_3, g3x3.2) */
-	vpbroadcastd 12(%rdi,%r10), %ymm14 /* rkw_28 = bcast32() */
+	vpxor 320(%rsp), %ymm5, %ymm5 /* g3x_3 = xor(g3l_3, g3x3.2) */
+	vpbroadcastd 12(%rdi,%r10), %ymm13 /* rkw_28 = bcast32() */
 	vmovdqa 1152(%rsp), %ymm15 /* reload g4x0.3 */
 	vpxor 1184(%rsp), %ymm15, %ymm15 /* g4k_acc_3 = xor(g4x0, g4x1) */
-	vpxor %ymm14, %ymm15, %ymm14 /* g4k_3 = xor(g4k_acc_3, rkw_28) */
-	vpxor 1216(%rsp), %ymm14, %ymm14 /* g4t_3 = xor(g4k_3, g4x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm15 /* g4t_3_lo = and(g4t_3, nibble_mask) */
-	vpsrlw $4, %ymm14, %ymm14 /* g4t_3_sh = shr(g4t_3) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm14 /* g4t_3_hi = and(g4t_3_sh, nibble_mask) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g4k_3 = xor(g4k_acc_3, rkw_28) */
+	vpxor 1216(%rsp), %ymm13, %ymm13 /* g4t_3 = xor(g4k_3, g4x2) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm15 /* g4t_3_lo = and(g4t_3, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g4t_3_sh = shr(g4t_3) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm13 /* g4t_3_hi = and(g4t_3_sh, nibble_mask) */
 	vpshufb %ymm15, %ymm7, %ymm15 /* g4a_3_l = lookup16(tbl_lo, g4t_3_lo) */
-	vpshufb %ymm14, %ymm8, %ymm14 /* g4a_3_h = lookup16(tbl_hi, g4t_3_hi) */
-	vpxor %ymm14, %ymm15, %ymm14 /* g4a_3 = xor(g4a_3_l, g4a_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm14, %ymm14 /* g4s_3_sr = lookup16(g4a_3, inv_shift_rows) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g4a_3_h = lookup16(tbl_hi, g4t_3_hi) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g4a_3 = xor(g4a_3_l, g4a_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm13, %ymm13 /* g4s_3_sr = lookup16(g4a_3, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm14, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm14
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm14, %xmm14
-	vmovdqu %xmm14, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm14
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm14, %xmm14
-	vmovdqu %xmm14, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm14
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm13
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm13, %xmm13
+	vmovdqu %xmm13, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm13
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm13, %xmm13
+	vmovdqu %xmm13, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm13
 #else
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm14, %ymm14 /* g4s_3_aes = aesenclast(g4s_3_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm13, %ymm13 /* g4s_3_aes = aesenclast(g4s_3_sr, aes_cancel_key) */
 #endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm15 /* g4s_3_aes_lo = and(g4s_3_aes, nibble_mask) */
-	vpsrlw $4, %ymm14, %ymm14 /* g4s_3_aes_sh = shr(g4s_3_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm14 /* g4s_3_aes_hi = and(g4s_3_aes_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm4, %ymm15 /* g4s_3_l = lookup16(tbl_lo_1, g4s_3_aes_lo) */
-	vpshufb %ymm14, %ymm3, %ymm14 /* g4s_3_h = lookup16(tbl_hi_1, g4s_3_aes_hi) */
-	vpxor %ymm14, %ymm15, %ymm14 /* g4s_3 = xor(g4s_3_l, g4s_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl24(%rip), %ymm14, %ymm15 /* g4lr24_3 = lookup16(g4s_3, rotl24) */
-	vpxor %ymm15, %ymm14, %ymm15 /* g4l_acc_3 = xor(g4s_3, g4lr24_3) */
-	vmovdqa %ymm5, 352(%rsp) /* spill g3x3.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl8(%rip), %ymm14, %ymm5 /* g4lr8_3 = lookup16(g4s_3, rotl8) */
-	vpxor %ymm5, %ymm14, %ymm5 /* g4lg_acc_3 = xor(g4s_3, g4lr8_3) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl16(%rip), %ymm14, %ymm14 /* g4lr16_3 = lookup16(g4s_3, rotl16) */
-	vpxor %ymm14, %ymm5, %ymm5 /* g4lg_3 = xor(g4lg_acc_3, g4lr16_3) */
-	vpslld $2, %ymm5, %ymm14 /* g4lr2_3_l = shl(g4lg_3) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm15 /* g4s_3_aes_lo = and(g4s_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g4s_3_aes_sh = shr(g4s_3_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm13 /* g4s_3_aes_hi = and(g4s_3_aes_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* g4s_3_l = lookup16(tbl_lo_1, g4s_3_aes_lo) */
+	vpshufb %ymm13, %ymm4, %ymm13 /* g4s_3_h = lookup16(tbl_hi_1, g4s_3_aes_hi) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g4s_3 = xor(g4s_3_l, g4s_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl24(%rip), %ymm13, %ymm15 /* g4lr24_3 = lookup16(g4s_3, rotl24) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g4l_acc_3 = xor(g4s_3, g4lr24_3) */
+	vmovdqa %ymm5, 320(%rsp) /* spill g3x3.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl8(%rip), %ymm13, %ymm5 /* g4lr8_3 = lookup16(g4s_3, rotl8) */
+	vpxor %ymm5, %ymm13, %ymm5 /* g4lg_acc_3 = xor(g4s_3, g4lr8_3) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl16(%rip), %ymm13, %ymm13 /* g4lr16_3 = lookup16(g4s_3, rotl16) */
+	vpxor %ymm13, %ymm5, %ymm5 /* g4lg_3 = xor(g4lg_acc_3, g4lr16_3) */
+	vpslld $2, %ymm5, %ymm13 /* g4lr2_3_l = shl(g4lg_3) */
 	vpsrld $30, %ymm5, %ymm5 /* g4lr2_3_r = shr(g4lg_3) */
-	vpor %ymm5, %ymm14, %ymm5 /* g4lr2_3 = or(g4lr2_3_l, g4lr2_3_r) */
+	vpor %ymm5, %ymm13, %ymm5 /* g4lr2_3 = or(g4lr2_3_l, g4lr2_3_r) */
 	vpxor %ymm5, %ymm15, %ymm5 /* g4l_3 = xor(g4l_acc_3, g4lr2_3) */
 	vpxor 1280(%rsp), %ymm5, %ymm5 /* g4x_3 = xor(g4l_3, g4x3.2) */
-	vpbroadcastd 12(%rdi,%r10), %ymm14 /* rkw_29 = bcast32() */
+	vpbroadcastd 12(%rdi,%r10), %ymm13 /* rkw_29 = bcast32() */
 	vmovdqa 992(%rsp), %ymm15 /* reload g5x0.3 */
 	vpxor 1024(%rsp), %ymm15, %ymm15 /* g5k_acc_3 = xor(g5x0, g5x1) */
-	vpxor %ymm14, %ymm15, %ymm14 /* g5k_3 = xor(g5k_acc_3, rkw_29) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g5t_3 = xor(g5k_3, g5x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm15 /* g5t_3_lo = and(g5t_3, nibble_mask) */
-	vpsrlw $4, %ymm14, %ymm14 /* g5t_3_sh = shr(g5t_3) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm14 /* g5t_3_hi = and(g5t_3_sh, nibble_mask) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g5k_3 = xor(g5k_acc_3, rkw_29) */
+	vpxor %ymm12, %ymm13, %ymm13 /* g5t_3 = xor(g5k_3, g5x2) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm15 /* g5t_3_lo = and(g5t_3, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g5t_3_sh = shr(g5t_3) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm13 /* g5t_3_hi = and(g5t_3_sh, nibble_mask) */
 	vpshufb %ymm15, %ymm7, %ymm15 /* g5a_3_l = lookup16(tbl_lo, g5t_3_lo) */
-	vpshufb %ymm14, %ymm8, %ymm14 /* g5a_3_h = lookup16(tbl_hi, g5t_3_hi) */
-	vpxor %ymm14, %ymm15, %ymm14 /* g5a_3 = xor(g5a_3_l, g5a_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm14, %ymm14 /* g5s_3_sr = lookup16(g5a_3, inv_shift_rows) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g5a_3_h = lookup16(tbl_hi, g5t_3_hi) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g5a_3 = xor(g5a_3_l, g5a_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm13, %ymm13 /* g5s_3_sr = lookup16(g5a_3, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm14, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm14
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm14, %xmm14
-	vmovdqu %xmm14, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm14
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm14, %xmm14
-	vmovdqu %xmm14, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm14
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm13
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm13, %xmm13
+	vmovdqu %xmm13, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm13
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm13, %xmm13
+	vmovdqu %xmm13, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm13
 #else
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm14, %ymm14 /* g5s_3_aes = aesenclast(g5s_3_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm13, %ymm13 /* g5s_3_aes = aesenclast(g5s_3_sr, aes_cancel_key) */
 #endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm15 /* g5s_3_aes_lo = and(g5s_3_aes, nibble_mask) */
-	vpsrlw $4, %ymm14, %ymm14 /* g5s_3_aes_sh = shr(g5s_3_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm14 /* g5s_3_aes_hi = and(g5s_3_aes_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm4, %ymm15 /* g5s_3_l = lookup16(tbl_lo_1, g5s_3_aes_lo) */
-	vpshufb %ymm14, %ymm3, %ymm14 /* g5s_3_h = lookup16(tbl_hi_1, g5s_3_aes_hi) */
-	vpxor %ymm14, %ymm15, %ymm14 /* g5s_3 = xor(g5s_3_l, g5s_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl24(%rip), %ymm14, %ymm15 /* g5lr24_3 = lookup16(g5s_3, rotl24) */
-	vpxor %ymm15, %ymm14, %ymm15 /* g5l_acc_3 = xor(g5s_3, g5lr24_3) */
-	vmovdqa %ymm13, 1056(%rsp) /* spill g5x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl8(%rip), %ymm14, %ymm13 /* g5lr8_3 = lookup16(g5s_3, rotl8) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g5lg_acc_3 = xor(g5s_3, g5lr8_3) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl16(%rip), %ymm14, %ymm14 /* g5lr16_3 = lookup16(g5s_3, rotl16) */
-	vpxor %ymm14, %ymm13, %ymm13 /* g5lg_3 = xor(g5lg_acc_3, g5lr16_3) */
-	vpslld $2, %ymm13, %ymm14 /* g5lr2_3_l = shl(g5lg_3) */
-	vpsrld $30, %ymm13, %ymm13 /* g5lr2_3_r = shr(g5lg_3) */
-	vpor %ymm13, %ymm14, %ymm13 /* g5lr2_3 = or(g5lr2_3_l, g5lr2_3_r) */
-	vpxor %ymm13, %ymm15, %ymm13 /* g5l_3 = xor(g5l_acc_3, g5lr2_3) */
-	vpxor 1312(%rsp), %ymm13, %ymm13 /* g5x_3 = xor(g5l_3, g5x3.2) */
-	vpbroadcastd 12(%rdi,%r10), %ymm14 /* rkw_30 = bcast32() */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm15 /* g5s_3_aes_lo = and(g5s_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g5s_3_aes_sh = shr(g5s_3_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm13 /* g5s_3_aes_hi = and(g5s_3_aes_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* g5s_3_l = lookup16(tbl_lo_1, g5s_3_aes_lo) */
+	vpshufb %ymm13, %ymm4, %ymm13 /* g5s_3_h = lookup16(tbl_hi_1, g5s_3_aes_hi) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g5s_3 = xor(g5s_3_l, g5s_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl24(%rip), %ymm13, %ymm15 /* g5lr24_3 = lookup16(g5s_3, rotl24) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g5l_acc_3 = xor(g5s_3, g5lr24_3) */
+	vmovdqa %ymm12, 1056(%rsp) /* spill g5x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl8(%rip), %ymm13, %ymm12 /* g5lr8_3 = lookup16(g5s_3, rotl8) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g5lg_acc_3 = xor(g5s_3, g5lr8_3) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl16(%rip), %ymm13, %ymm13 /* g5lr16_3 = lookup16(g5s_3, rotl16) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g5lg_3 = xor(g5lg_acc_3, g5lr16_3) */
+	vpslld $2, %ymm12, %ymm13 /* g5lr2_3_l = shl(g5lg_3) */
+	vpsrld $30, %ymm12, %ymm12 /* g5lr2_3_r = shr(g5lg_3) */
+	vpor %ymm12, %ymm13, %ymm12 /* g5lr2_3 = or(g5lr2_3_l, g5lr2_3_r) */
+	vpxor %ymm12, %ymm15, %ymm12 /* g5l_3 = xor(g5l_acc_3, g5lr2_3) */
+	vpxor 1312(%rsp), %ymm12, %ymm12 /* g5x_3 = xor(g5l_3, g5x3.2) */
+	vpbroadcastd 12(%rdi,%r10), %ymm13 /* rkw_30 = bcast32() */
 	vmovdqa 896(%rsp), %ymm15 /* reload g6x0.3 */
 	vpxor 928(%rsp), %ymm15, %ymm15 /* g6k_acc_3 = xor(g6x0, g6x1) */
-	vpxor %ymm14, %ymm15, %ymm14 /* g6k_3 = xor(g6k_acc_3, rkw_30) */
-	vpxor %ymm12, %ymm14, %ymm14 /* g6t_3 = xor(g6k_3, g6x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm15 /* g6t_3_lo = and(g6t_3, nibble_mask) */
-	vpsrlw $4, %ymm14, %ymm14 /* g6t_3_sh = shr(g6t_3) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm14 /* g6t_3_hi = and(g6t_3_sh, nibble_mask) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g6k_3 = xor(g6k_acc_3, rkw_30) */
+	vpxor %ymm11, %ymm13, %ymm13 /* g6t_3 = xor(g6k_3, g6x2) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm15 /* g6t_3_lo = and(g6t_3, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g6t_3_sh = shr(g6t_3) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm13 /* g6t_3_hi = and(g6t_3_sh, nibble_mask) */
 	vpshufb %ymm15, %ymm7, %ymm15 /* g6a_3_l = lookup16(tbl_lo, g6t_3_lo) */
-	vpshufb %ymm14, %ymm8, %ymm14 /* g6a_3_h = lookup16(tbl_hi, g6t_3_hi) */
-	vpxor %ymm14, %ymm15, %ymm14 /* g6a_3 = xor(g6a_3_l, g6a_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm14, %ymm14 /* g6s_3_sr = lookup16(g6a_3, inv_shift_rows) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g6a_3_h = lookup16(tbl_hi, g6t_3_hi) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g6a_3 = xor(g6a_3_l, g6a_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm13, %ymm13 /* g6s_3_sr = lookup16(g6a_3, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm14, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm14
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm14, %xmm14
-	vmovdqu %xmm14, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm14
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm14, %xmm14
-	vmovdqu %xmm14, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm14
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm13
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm13, %xmm13
+	vmovdqu %xmm13, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm13
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm13, %xmm13
+	vmovdqu %xmm13, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm13
 #else
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm14, %ymm14 /* g6s_3_aes = aesenclast(g6s_3_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm13, %ymm13 /* g6s_3_aes = aesenclast(g6s_3_sr, aes_cancel_key) */
 #endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm15 /* g6s_3_aes_lo = and(g6s_3_aes, nibble_mask) */
-	vpsrlw $4, %ymm14, %ymm14 /* g6s_3_aes_sh = shr(g6s_3_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm14 /* g6s_3_aes_hi = and(g6s_3_aes_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm4, %ymm15 /* g6s_3_l = lookup16(tbl_lo_1, g6s_3_aes_lo) */
-	vpshufb %ymm14, %ymm3, %ymm14 /* g6s_3_h = lookup16(tbl_hi_1, g6s_3_aes_hi) */
-	vpxor %ymm14, %ymm15, %ymm14 /* g6s_3 = xor(g6s_3_l, g6s_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl24(%rip), %ymm14, %ymm15 /* g6lr24_3 = lookup16(g6s_3, rotl24) */
-	vpxor %ymm15, %ymm14, %ymm15 /* g6l_acc_3 = xor(g6s_3, g6lr24_3) */
-	vmovdqa %ymm12, 1088(%rsp) /* spill g6x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl8(%rip), %ymm14, %ymm12 /* g6lr8_3 = lookup16(g6s_3, rotl8) */
-	vpxor %ymm12, %ymm14, %ymm12 /* g6lg_acc_3 = xor(g6s_3, g6lr8_3) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl16(%rip), %ymm14, %ymm14 /* g6lr16_3 = lookup16(g6s_3, rotl16) */
-	vpxor %ymm14, %ymm12, %ymm12 /* g6lg_3 = xor(g6lg_acc_3, g6lr16_3) */
-	vpslld $2, %ymm12, %ymm14 /* g6lr2_3_l = shl(g6lg_3) */
-	vpsrld $30, %ymm12, %ymm12 /* g6lr2_3_r = shr(g6lg_3) */
-	vpor %ymm12, %ymm14, %ymm12 /* g6lr2_3 = or(g6lr2_3_l, g6lr2_3_r) */
-	vpxor %ymm12, %ymm15, %ymm12 /* g6l_3 = xor(g6l_acc_3, g6lr2_3) */
-	vpxor 1344(%rsp), %ymm12, %ymm12 /* g6x_3 = xor(g6l_3, g6x3.2) */
-	vpbroadcastd 12(%rdi,%r10), %ymm14 /* rkw_31 = bcast32() */
-	vmovdqa 672(%rsp), %ymm15 /* reload g7x0.3 */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm15 /* g6s_3_aes_lo = and(g6s_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g6s_3_aes_sh = shr(g6s_3_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm13 /* g6s_3_aes_hi = and(g6s_3_aes_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* g6s_3_l = lookup16(tbl_lo_1, g6s_3_aes_lo) */
+	vpshufb %ymm13, %ymm4, %ymm13 /* g6s_3_h = lookup16(tbl_hi_1, g6s_3_aes_hi) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g6s_3 = xor(g6s_3_l, g6s_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl24(%rip), %ymm13, %ymm15 /* g6lr24_3 = lookup16(g6s_3, rotl24) */
+	vpxor %ymm15, %ymm13, %ymm15 /* g6l_acc_3 = xor(g6s_3, g6lr24_3) */
+	vmovdqa %ymm11, 1088(%rsp) /* spill g6x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl8(%rip), %ymm13, %ymm11 /* g6lr8_3 = lookup16(g6s_3, rotl8) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g6lg_acc_3 = xor(g6s_3, g6lr8_3) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl16(%rip), %ymm13, %ymm13 /* g6lr16_3 = lookup16(g6s_3, rotl16) */
+	vpxor %ymm13, %ymm11, %ymm11 /* g6lg_3 = xor(g6lg_acc_3, g6lr16_3) */
+	vpslld $2, %ymm11, %ymm13 /* g6lr2_3_l = shl(g6lg_3) */
+	vpsrld $30, %ymm11, %ymm11 /* g6lr2_3_r = shr(g6lg_3) */
+	vpor %ymm11, %ymm13, %ymm11 /* g6lr2_3 = or(g6lr2_3_l, g6lr2_3_r) */
+	vpxor %ymm11, %ymm15, %ymm11 /* g6l_3 = xor(g6l_acc_3, g6lr2_3) */
+	vpxor 1344(%rsp), %ymm11, %ymm11 /* g6x_3 = xor(g6l_3, g6x3.2) */
+	vpbroadcastd 12(%rdi,%r10), %ymm13 /* rkw_31 = bcast32() */
+	vmovdqa 640(%rsp), %ymm15 /* reload g7x0.3 */
 	vpxor 960(%rsp), %ymm15, %ymm15 /* g7k_acc_3 = xor(g7x0, g7x1) */
-	vpxor %ymm14, %ymm15, %ymm14 /* g7k_3 = xor(g7k_acc_3, rkw_31) */
-	vpxor %ymm10, %ymm14, %ymm14 /* g7t_3 = xor(g7k_3, g7x2) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm15 /* g7t_3_lo = and(g7t_3, nibble_mask) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g7k_3 = xor(g7k_acc_3, rkw_31) */
+	vpxor %ymm9, %ymm13, %ymm13 /* g7t_3 = xor(g7k_3, g7x2) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm15 /* g7t_3_lo = and(g7t_3, nibble_mask) */
 	vpshufb %ymm15, %ymm7, %ymm15 /* g7a_3_l = lookup16(tbl_lo, g7t_3_lo) */
-	vpsrlw $4, %ymm14, %ymm14 /* g7t_3_sh = shr(g7t_3) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm14 /* g7t_3_hi = and(g7t_3_sh, nibble_mask) */
-	vpshufb %ymm14, %ymm8, %ymm14 /* g7a_3_h = lookup16(tbl_hi, g7t_3_hi) */
-	vpxor %ymm14, %ymm15, %ymm14 /* g7a_3 = xor(g7a_3_l, g7a_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm14, %ymm14 /* g7s_3_sr = lookup16(g7a_3, inv_shift_rows) */
+	vpsrlw $4, %ymm13, %ymm13 /* g7t_3_sh = shr(g7t_3) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm13 /* g7t_3_hi = and(g7t_3_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g7a_3_h = lookup16(tbl_hi, g7t_3_hi) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g7a_3 = xor(g7a_3_l, g7a_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_inv_shift_rows(%rip), %ymm13, %ymm13 /* g7s_3_sr = lookup16(g7a_3, inv_shift_rows) */
 #ifdef KC_VALGRIND_SPLIT_VAES
-	vmovdqu %ymm14, 0(%rsp)
-	vmovdqu 0(%rsp), %xmm14
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm14, %xmm14
-	vmovdqu %xmm14, 0(%rsp)
-	vmovdqu 16(%rsp), %xmm14
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm14, %xmm14
-	vmovdqu %xmm14, 16(%rsp)
-	vmovdqu 0(%rsp), %ymm14
+	vmovdqu %ymm13, 0(%rsp)
+	vmovdqu 0(%rsp), %xmm13
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %xmm13, %xmm13
+	vmovdqu %xmm13, 0(%rsp)
+	vmovdqu 16(%rsp), %xmm13
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key+16(%rip), %xmm13, %xmm13
+	vmovdqu %xmm13, 16(%rsp)
+	vmovdqu 0(%rsp), %ymm13
 #else
-	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm14, %ymm14 /* g7s_3_aes = aesenclast(g7s_3_sr, aes_cancel_key) */
+	vaesenclast .Lsm4_wordslice_avx2_vaes_asm_9_aes_cancel_key(%rip), %ymm13, %ymm13 /* g7s_3_aes = aesenclast(g7s_3_sr, aes_cancel_key) */
 #endif
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm15 /* g7s_3_aes_lo = and(g7s_3_aes, nibble_mask) */
-	vpshufb %ymm15, %ymm4, %ymm15 /* g7s_3_l = lookup16(tbl_lo_1, g7s_3_aes_lo) */
-	vpsrlw $4, %ymm14, %ymm14 /* g7s_3_aes_sh = shr(g7s_3_aes) */
-	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm14, %ymm14 /* g7s_3_aes_hi = and(g7s_3_aes_sh, nibble_mask) */
-	vpshufb %ymm14, %ymm3, %ymm14 /* g7s_3_h = lookup16(tbl_hi_1, g7s_3_aes_hi) */
-	vpxor %ymm14, %ymm15, %ymm14 /* g7s_3 = xor(g7s_3_l, g7s_3_h) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl24(%rip), %ymm14, %ymm15 /* g7lr24_3 = lookup16(g7s_3, rotl24) */
-	vmovdqa %ymm10, 1120(%rsp) /* spill g7x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl8(%rip), %ymm14, %ymm10 /* g7lr8_3 = lookup16(g7s_3, rotl8) */
-	vmovdqa %ymm12, 1344(%rsp) /* spill g6x3.3 */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl16(%rip), %ymm14, %ymm12 /* g7lr16_3 = lookup16(g7s_3, rotl16) */
-	vpxor %ymm10, %ymm14, %ymm10 /* g7lg_acc_3 = xor(g7s_3, g7lr8_3) */
-	vpxor %ymm12, %ymm10, %ymm10 /* g7lg_3 = xor(g7lg_acc_3, g7lr16_3) */
-	vpxor %ymm15, %ymm14, %ymm12 /* g7l_acc_3 = xor(g7s_3, g7lr24_3) */
-	vpslld $2, %ymm10, %ymm14 /* g7lr2_3_l = shl(g7lg_3) */
-	vpsrld $30, %ymm10, %ymm10 /* g7lr2_3_r = shr(g7lg_3) */
-	vpor %ymm10, %ymm14, %ymm10 /* g7lr2_3 = or(g7lr2_3_l, g7lr2_3_r) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g7l_3 = xor(g7l_acc_3, g7lr2_3) */
-	vpxor 224(%rsp), %ymm10, %ymm10 /* g7x_3 = xor(g7l_3, g7x3.2) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm15 /* g7s_3_aes_lo = and(g7s_3_aes, nibble_mask) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* g7s_3_l = lookup16(tbl_lo_1, g7s_3_aes_lo) */
+	vpsrlw $4, %ymm13, %ymm13 /* g7s_3_aes_sh = shr(g7s_3_aes) */
+	vpand .Lsm4_wordslice_avx2_vaes_asm_9_nibble_mask(%rip), %ymm13, %ymm13 /* g7s_3_aes_hi = and(g7s_3_aes_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm4, %ymm13 /* g7s_3_h = lookup16(tbl_hi_1, g7s_3_aes_hi) */
+	vpxor %ymm13, %ymm15, %ymm13 /* g7s_3 = xor(g7s_3_l, g7s_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl24(%rip), %ymm13, %ymm15 /* g7lr24_3 = lookup16(g7s_3, rotl24) */
+	vmovdqa %ymm9, 1120(%rsp) /* spill g7x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl8(%rip), %ymm13, %ymm9 /* g7lr8_3 = lookup16(g7s_3, rotl8) */
+	vmovdqa %ymm11, 1344(%rsp) /* spill g6x3.3 */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_rotl16(%rip), %ymm13, %ymm11 /* g7lr16_3 = lookup16(g7s_3, rotl16) */
+	vpxor %ymm9, %ymm13, %ymm9 /* g7lg_acc_3 = xor(g7s_3, g7lr8_3) */
+	vpxor %ymm11, %ymm9, %ymm9 /* g7lg_3 = xor(g7lg_acc_3, g7lr16_3) */
+	vpxor %ymm15, %ymm13, %ymm11 /* g7l_acc_3 = xor(g7s_3, g7lr24_3) */
+	vpslld $2, %ymm9, %ymm13 /* g7lr2_3_l = shl(g7lg_3) */
+	vpsrld $30, %ymm9, %ymm9 /* g7lr2_3_r = shr(g7lg_3) */
+	vpor %ymm9, %ymm13, %ymm9 /* g7lr2_3 = or(g7lr2_3_l, g7lr2_3_r) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g7l_3 = xor(g7l_acc_3, g7lr2_3) */
+	vpxor 192(%rsp), %ymm9, %ymm9 /* g7x_3 = xor(g7l_3, g7x3.2) */
 	vmovdqa %ymm5, 1280(%rsp) /* spill g4x3.2 */
-	vmovdqa %ymm13, 1312(%rsp) /* spill g5x3.2 */
-	vmovdqa %ymm10, 224(%rsp) /* spill g7x3.2 */
-	vmovdqa %ymm0, %ymm3 /* g0x3.3 */
-	vmovdqa 576(%rsp), %ymm4 /* reload g0x1.3 */
-	vmovdqa 128(%rsp), %ymm10 /* reload g1x0.3 */
-	vmovdqa 736(%rsp), %ymm12 /* reload g2x0.3 */
-	vmovdqa %ymm11, %ymm13 /* g2x1.3 */
-	vmovdqa %ymm6, %ymm11 /* g1x2.3 */
-	vmovdqa %ymm2, %ymm6 /* g1x3.3 */
-	vmovdqa 768(%rsp), %ymm2 /* reload g0x0.3 */
-	vmovdqa %ymm1, %ymm14 /* g2x2.3 */
-	vmovdqa 96(%rsp), %ymm1 /* reload g2x3.3 */
-	vmovdqa 448(%rsp), %ymm15 /* reload g0x2.3 */
+	vmovdqa %ymm12, 1312(%rsp) /* spill g5x3.2 */
+	vmovdqa %ymm9, 192(%rsp) /* spill g7x3.2 */
+	vmovdqa 544(%rsp), %ymm3 /* reload g0x1.3 */
+	vmovdqa %ymm0, %ymm4 /* g0x3.3 */
+	vmovdqa 96(%rsp), %ymm9 /* reload g1x0.3 */
+	vmovdqa 736(%rsp), %ymm11 /* reload g2x0.3 */
+	vmovdqa %ymm10, %ymm12 /* g2x1.3 */
+	vmovdqa %ymm6, %ymm10 /* g1x2.3 */
+	vmovdqa %ymm1, %ymm6 /* g1x3.3 */
+	vmovdqa 768(%rsp), %ymm1 /* reload g0x0.3 */
+	vmovdqa %ymm2, %ymm13 /* g2x2.3 */
+	vmovdqa 704(%rsp), %ymm2 /* reload g2x3.3 */
+	vmovdqa 416(%rsp), %ymm15 /* reload g0x2.3 */
 	add $16, %r10
 	cmp $128, %r10
 	jne .Lsm4_wordslice_avx2_vaes_asm_9_loop_r0
 
 	/* Output (X35, X34, X33, X32): slots 3, 2, 1, 0; transpose back, native words to big-endian. */
-	vpunpckldq %ymm4, %ymm3, %ymm0 /* tro0 = unpacklo(g0x3, g0x1) */
-	vpunpckhdq %ymm4, %ymm3, %ymm3 /* tro0_1 = unpackhi(g0x3, g0x1) */
-	vpunpckldq %ymm2, %ymm15, %ymm4 /* tro0_2 = unpacklo(g0x2, g0x0) */
-	vpunpckhdq %ymm2, %ymm15, %ymm2 /* tro0_3 = unpackhi(g0x2, g0x0) */
+	vpunpckldq %ymm3, %ymm4, %ymm0 /* tro0 = unpacklo(g0x3, g0x1) */
+	vpunpckhdq %ymm3, %ymm4, %ymm3 /* tro0_1 = unpackhi(g0x3, g0x1) */
+	vpunpckldq %ymm1, %ymm15, %ymm4 /* tro0_2 = unpacklo(g0x2, g0x0) */
+	vpunpckhdq %ymm1, %ymm15, %ymm1 /* tro0_3 = unpackhi(g0x2, g0x0) */
 	vpunpckldq %ymm4, %ymm0, %ymm5 /* tro1 = unpacklo(tro0, tro0_2) */
 	vpunpckhdq %ymm4, %ymm0, %ymm0 /* tro1_1 = unpackhi(tro0, tro0_2) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm5, %ymm4 /* outbe = lookup16(tro1, bswap32) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm0, %ymm0 /* outbe_1 = lookup16(tro1_1, bswap32) */
-	vpunpckldq %ymm2, %ymm3, %ymm5 /* tro1_2 = unpacklo(tro0_1, tro0_3) */
-	vpunpckhdq %ymm2, %ymm3, %ymm2 /* tro1_3 = unpackhi(tro0_1, tro0_3) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm5, %ymm3 /* outbe_2 = lookup16(tro1_2, bswap32) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm2, %ymm2 /* outbe_3 = lookup16(tro1_3, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_ctr_order(%rip), %ymm5, %ymm4 /* outbe = lookup16(tro1, ctr_order) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_ctr_order(%rip), %ymm0, %ymm0 /* outbe_1 = lookup16(tro1_1, ctr_order) */
+	vpunpckldq %ymm1, %ymm3, %ymm5 /* tro1_2 = unpacklo(tro0_1, tro0_3) */
+	vpunpckhdq %ymm1, %ymm3, %ymm1 /* tro1_3 = unpackhi(tro0_1, tro0_3) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_ctr_order(%rip), %ymm5, %ymm3 /* outbe_2 = lookup16(tro1_2, ctr_order) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_ctr_order(%rip), %ymm1, %ymm1 /* outbe_3 = lookup16(tro1_3, ctr_order) */
 	vmovdqu (%rcx), %ymm5 /* msg = load() */
 	vpxor %ymm5, %ymm4, %ymm4 /* ct = xor(outbe, msg) */
 	vmovdqu %ymm4, (%rdx) /* store ct */
@@ -13326,20 +13202,20 @@ sm4_wordslice_avx2_vaes_batch_gcm_asm:
 	vpxor %ymm0, %ymm3, %ymm0 /* ct_2 = xor(outbe_2, msg_2) */
 	vmovdqu %ymm0, 64(%rdx) /* store ct_2 */
 	vmovdqu 96(%rcx), %ymm0 /* msg_3 = load() */
-	vpxor %ymm0, %ymm2, %ymm0 /* ct_3 = xor(outbe_3, msg_3) */
+	vpxor %ymm0, %ymm1, %ymm0 /* ct_3 = xor(outbe_3, msg_3) */
 	vmovdqu %ymm0, 96(%rdx) /* store ct_3 */
-	vpunpckldq %ymm9, %ymm6, %ymm0 /* tro0_4 = unpacklo(g1x3, g1x1) */
-	vpunpckhdq %ymm9, %ymm6, %ymm2 /* tro0_5 = unpackhi(g1x3, g1x1) */
-	vpunpckldq %ymm10, %ymm11, %ymm3 /* tro0_6 = unpacklo(g1x2, g1x0) */
-	vpunpckhdq %ymm10, %ymm11, %ymm4 /* tro0_7 = unpackhi(g1x2, g1x0) */
+	vpunpckldq %ymm8, %ymm6, %ymm0 /* tro0_4 = unpacklo(g1x3, g1x1) */
+	vpunpckhdq %ymm8, %ymm6, %ymm1 /* tro0_5 = unpackhi(g1x3, g1x1) */
+	vpunpckldq %ymm9, %ymm10, %ymm3 /* tro0_6 = unpacklo(g1x2, g1x0) */
+	vpunpckhdq %ymm9, %ymm10, %ymm4 /* tro0_7 = unpackhi(g1x2, g1x0) */
 	vpunpckldq %ymm3, %ymm0, %ymm5 /* tro1_4 = unpacklo(tro0_4, tro0_6) */
 	vpunpckhdq %ymm3, %ymm0, %ymm0 /* tro1_5 = unpackhi(tro0_4, tro0_6) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm5, %ymm3 /* outbe_4 = lookup16(tro1_4, bswap32) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm0, %ymm0 /* outbe_5 = lookup16(tro1_5, bswap32) */
-	vpunpckldq %ymm4, %ymm2, %ymm5 /* tro1_6 = unpacklo(tro0_5, tro0_7) */
-	vpunpckhdq %ymm4, %ymm2, %ymm2 /* tro1_7 = unpackhi(tro0_5, tro0_7) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm5, %ymm4 /* outbe_6 = lookup16(tro1_6, bswap32) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm2, %ymm2 /* outbe_7 = lookup16(tro1_7, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_ctr_order(%rip), %ymm5, %ymm3 /* outbe_4 = lookup16(tro1_4, ctr_order) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_ctr_order(%rip), %ymm0, %ymm0 /* outbe_5 = lookup16(tro1_5, ctr_order) */
+	vpunpckldq %ymm4, %ymm1, %ymm5 /* tro1_6 = unpacklo(tro0_5, tro0_7) */
+	vpunpckhdq %ymm4, %ymm1, %ymm1 /* tro1_7 = unpackhi(tro0_5, tro0_7) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_ctr_order(%rip), %ymm5, %ymm4 /* outbe_6 = lookup16(tro1_6, ctr_order) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_ctr_order(%rip), %ymm1, %ymm1 /* outbe_7 = lookup16(tro1_7, ctr_order) */
 	vmovdqu 128(%rcx), %ymm5 /* msg_4 = load() */
 	vpxor %ymm5, %ymm3, %ymm3 /* ct_4 = xor(outbe_4, msg_4) */
 	vmovdqu %ymm3, 128(%rdx) /* store ct_4 */
@@ -13350,20 +13226,20 @@ sm4_wordslice_avx2_vaes_batch_gcm_asm:
 	vpxor %ymm0, %ymm4, %ymm0 /* ct_6 = xor(outbe_6, msg_6) */
 	vmovdqu %ymm0, 192(%rdx) /* store ct_6 */
 	vmovdqu 224(%rcx), %ymm0 /* msg_7 = load() */
-	vpxor %ymm0, %ymm2, %ymm0 /* ct_7 = xor(outbe_7, msg_7) */
+	vpxor %ymm0, %ymm1, %ymm0 /* ct_7 = xor(outbe_7, msg_7) */
 	vmovdqu %ymm0, 224(%rdx) /* store ct_7 */
-	vpunpckldq %ymm13, %ymm1, %ymm0 /* tro0_8 = unpacklo(g2x3, g2x1) */
-	vpunpckhdq %ymm13, %ymm1, %ymm1 /* tro0_9 = unpackhi(g2x3, g2x1) */
-	vpunpckldq %ymm12, %ymm14, %ymm2 /* tro0_10 = unpacklo(g2x2, g2x0) */
-	vpunpckhdq %ymm12, %ymm14, %ymm3 /* tro0_11 = unpackhi(g2x2, g2x0) */
+	vpunpckldq %ymm12, %ymm2, %ymm0 /* tro0_8 = unpacklo(g2x3, g2x1) */
+	vpunpckhdq %ymm12, %ymm2, %ymm1 /* tro0_9 = unpackhi(g2x3, g2x1) */
+	vpunpckldq %ymm11, %ymm13, %ymm2 /* tro0_10 = unpacklo(g2x2, g2x0) */
+	vpunpckhdq %ymm11, %ymm13, %ymm3 /* tro0_11 = unpackhi(g2x2, g2x0) */
 	vpunpckldq %ymm2, %ymm0, %ymm4 /* tro1_8 = unpacklo(tro0_8, tro0_10) */
 	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tro1_9 = unpackhi(tro0_8, tro0_10) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm4, %ymm2 /* outbe_8 = lookup16(tro1_8, bswap32) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm0, %ymm0 /* outbe_9 = lookup16(tro1_9, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_ctr_order(%rip), %ymm4, %ymm2 /* outbe_8 = lookup16(tro1_8, ctr_order) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_ctr_order(%rip), %ymm0, %ymm0 /* outbe_9 = lookup16(tro1_9, ctr_order) */
 	vpunpckldq %ymm3, %ymm1, %ymm4 /* tro1_10 = unpacklo(tro0_9, tro0_11) */
 	vpunpckhdq %ymm3, %ymm1, %ymm1 /* tro1_11 = unpackhi(tro0_9, tro0_11) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm4, %ymm3 /* outbe_10 = lookup16(tro1_10, bswap32) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm1, %ymm1 /* outbe_11 = lookup16(tro1_11, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_ctr_order(%rip), %ymm4, %ymm3 /* outbe_10 = lookup16(tro1_10, ctr_order) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_ctr_order(%rip), %ymm1, %ymm1 /* outbe_11 = lookup16(tro1_11, ctr_order) */
 	vmovdqu 256(%rcx), %ymm4 /* msg_8 = load() */
 	vpxor %ymm4, %ymm2, %ymm2 /* ct_8 = xor(outbe_8, msg_8) */
 	vmovdqu %ymm2, 256(%rdx) /* store ct_8 */
@@ -13376,20 +13252,20 @@ sm4_wordslice_avx2_vaes_batch_gcm_asm:
 	vmovdqu 352(%rcx), %ymm0 /* msg_11 = load() */
 	vpxor %ymm0, %ymm1, %ymm0 /* ct_11 = xor(outbe_11, msg_11) */
 	vmovdqu %ymm0, 352(%rdx) /* store ct_11 */
-	vmovdqa 352(%rsp), %ymm0 /* reload g3x3.2 */
-	vpunpckldq 608(%rsp), %ymm0, %ymm1 /* tro0_12 = unpacklo(g3x3, g3x1) */
-	vpunpckhdq 608(%rsp), %ymm0, %ymm0 /* tro0_13 = unpackhi(g3x3, g3x1) */
-	vmovdqa 480(%rsp), %ymm2 /* reload g3x2.2 */
+	vmovdqa 320(%rsp), %ymm0 /* reload g3x3.2 */
+	vpunpckldq 576(%rsp), %ymm0, %ymm1 /* tro0_12 = unpacklo(g3x3, g3x1) */
+	vpunpckhdq 576(%rsp), %ymm0, %ymm0 /* tro0_13 = unpackhi(g3x3, g3x1) */
+	vmovdqa 448(%rsp), %ymm2 /* reload g3x2.2 */
 	vpunpckldq 1248(%rsp), %ymm2, %ymm3 /* tro0_14 = unpacklo(g3x2, g3x0) */
 	vpunpckhdq 1248(%rsp), %ymm2, %ymm2 /* tro0_15 = unpackhi(g3x2, g3x0) */
 	vpunpckldq %ymm3, %ymm1, %ymm4 /* tro1_12 = unpacklo(tro0_12, tro0_14) */
 	vpunpckhdq %ymm3, %ymm1, %ymm1 /* tro1_13 = unpackhi(tro0_12, tro0_14) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm4, %ymm3 /* outbe_12 = lookup16(tro1_12, bswap32) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm1, %ymm1 /* outbe_13 = lookup16(tro1_13, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_ctr_order(%rip), %ymm4, %ymm3 /* outbe_12 = lookup16(tro1_12, ctr_order) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_ctr_order(%rip), %ymm1, %ymm1 /* outbe_13 = lookup16(tro1_13, ctr_order) */
 	vpunpckldq %ymm2, %ymm0, %ymm4 /* tro1_14 = unpacklo(tro0_13, tro0_15) */
 	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tro1_15 = unpackhi(tro0_13, tro0_15) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm4, %ymm2 /* outbe_14 = lookup16(tro1_14, bswap32) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm0, %ymm0 /* outbe_15 = lookup16(tro1_15, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_ctr_order(%rip), %ymm4, %ymm2 /* outbe_14 = lookup16(tro1_14, ctr_order) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_ctr_order(%rip), %ymm0, %ymm0 /* outbe_15 = lookup16(tro1_15, ctr_order) */
 	vmovdqu 384(%rcx), %ymm4 /* msg_12 = load() */
 	vpxor %ymm4, %ymm3, %ymm3 /* ct_12 = xor(outbe_12, msg_12) */
 	vmovdqu %ymm3, 384(%rdx) /* store ct_12 */
@@ -13410,12 +13286,12 @@ sm4_wordslice_avx2_vaes_batch_gcm_asm:
 	vpunpckhdq 1152(%rsp), %ymm2, %ymm2 /* tro0_19 = unpackhi(g4x2, g4x0) */
 	vpunpckldq %ymm3, %ymm1, %ymm4 /* tro1_16 = unpacklo(tro0_16, tro0_18) */
 	vpunpckhdq %ymm3, %ymm1, %ymm1 /* tro1_17 = unpackhi(tro0_16, tro0_18) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm4, %ymm3 /* outbe_16 = lookup16(tro1_16, bswap32) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm1, %ymm1 /* outbe_17 = lookup16(tro1_17, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_ctr_order(%rip), %ymm4, %ymm3 /* outbe_16 = lookup16(tro1_16, ctr_order) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_ctr_order(%rip), %ymm1, %ymm1 /* outbe_17 = lookup16(tro1_17, ctr_order) */
 	vpunpckldq %ymm2, %ymm0, %ymm4 /* tro1_18 = unpacklo(tro0_17, tro0_19) */
 	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tro1_19 = unpackhi(tro0_17, tro0_19) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm4, %ymm2 /* outbe_18 = lookup16(tro1_18, bswap32) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm0, %ymm0 /* outbe_19 = lookup16(tro1_19, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_ctr_order(%rip), %ymm4, %ymm2 /* outbe_18 = lookup16(tro1_18, ctr_order) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_ctr_order(%rip), %ymm0, %ymm0 /* outbe_19 = lookup16(tro1_19, ctr_order) */
 	vmovdqu 512(%rcx), %ymm4 /* msg_16 = load() */
 	vpxor %ymm4, %ymm3, %ymm3 /* ct_16 = xor(outbe_16, msg_16) */
 	vmovdqu %ymm3, 512(%rdx) /* store ct_16 */
@@ -13436,12 +13312,12 @@ sm4_wordslice_avx2_vaes_batch_gcm_asm:
 	vpunpckhdq 992(%rsp), %ymm2, %ymm2 /* tro0_23 = unpackhi(g5x2, g5x0) */
 	vpunpckldq %ymm3, %ymm1, %ymm4 /* tro1_20 = unpacklo(tro0_20, tro0_22) */
 	vpunpckhdq %ymm3, %ymm1, %ymm1 /* tro1_21 = unpackhi(tro0_20, tro0_22) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm4, %ymm3 /* outbe_20 = lookup16(tro1_20, bswap32) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm1, %ymm1 /* outbe_21 = lookup16(tro1_21, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_ctr_order(%rip), %ymm4, %ymm3 /* outbe_20 = lookup16(tro1_20, ctr_order) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_ctr_order(%rip), %ymm1, %ymm1 /* outbe_21 = lookup16(tro1_21, ctr_order) */
 	vpunpckldq %ymm2, %ymm0, %ymm4 /* tro1_22 = unpacklo(tro0_21, tro0_23) */
 	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tro1_23 = unpackhi(tro0_21, tro0_23) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm4, %ymm2 /* outbe_22 = lookup16(tro1_22, bswap32) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm0, %ymm0 /* outbe_23 = lookup16(tro1_23, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_ctr_order(%rip), %ymm4, %ymm2 /* outbe_22 = lookup16(tro1_22, ctr_order) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_ctr_order(%rip), %ymm0, %ymm0 /* outbe_23 = lookup16(tro1_23, ctr_order) */
 	vmovdqu 640(%rcx), %ymm4 /* msg_20 = load() */
 	vpxor %ymm4, %ymm3, %ymm3 /* ct_20 = xor(outbe_20, msg_20) */
 	vmovdqu %ymm3, 640(%rdx) /* store ct_20 */
@@ -13462,12 +13338,12 @@ sm4_wordslice_avx2_vaes_batch_gcm_asm:
 	vpunpckhdq 896(%rsp), %ymm2, %ymm2 /* tro0_27 = unpackhi(g6x2, g6x0) */
 	vpunpckldq %ymm3, %ymm1, %ymm4 /* tro1_24 = unpacklo(tro0_24, tro0_26) */
 	vpunpckhdq %ymm3, %ymm1, %ymm1 /* tro1_25 = unpackhi(tro0_24, tro0_26) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm4, %ymm3 /* outbe_24 = lookup16(tro1_24, bswap32) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm1, %ymm1 /* outbe_25 = lookup16(tro1_25, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_ctr_order(%rip), %ymm4, %ymm3 /* outbe_24 = lookup16(tro1_24, ctr_order) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_ctr_order(%rip), %ymm1, %ymm1 /* outbe_25 = lookup16(tro1_25, ctr_order) */
 	vpunpckldq %ymm2, %ymm0, %ymm4 /* tro1_26 = unpacklo(tro0_25, tro0_27) */
 	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tro1_27 = unpackhi(tro0_25, tro0_27) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm4, %ymm2 /* outbe_26 = lookup16(tro1_26, bswap32) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm0, %ymm0 /* outbe_27 = lookup16(tro1_27, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_ctr_order(%rip), %ymm4, %ymm2 /* outbe_26 = lookup16(tro1_26, ctr_order) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_ctr_order(%rip), %ymm0, %ymm0 /* outbe_27 = lookup16(tro1_27, ctr_order) */
 	vmovdqu 768(%rcx), %ymm4 /* msg_24 = load() */
 	vpxor %ymm4, %ymm3, %ymm3 /* ct_24 = xor(outbe_24, msg_24) */
 	vmovdqu %ymm3, 768(%rdx) /* store ct_24 */
@@ -13480,20 +13356,20 @@ sm4_wordslice_avx2_vaes_batch_gcm_asm:
 	vmovdqu 864(%rcx), %ymm1 /* msg_27 = load() */
 	vpxor %ymm1, %ymm0, %ymm0 /* ct_27 = xor(outbe_27, msg_27) */
 	vmovdqu %ymm0, 864(%rdx) /* store ct_27 */
-	vmovdqa 224(%rsp), %ymm0 /* reload g7x3.2 */
+	vmovdqa 192(%rsp), %ymm0 /* reload g7x3.2 */
 	vpunpckldq 960(%rsp), %ymm0, %ymm1 /* tro0_28 = unpacklo(g7x3, g7x1) */
 	vpunpckhdq 960(%rsp), %ymm0, %ymm0 /* tro0_29 = unpackhi(g7x3, g7x1) */
 	vmovdqa 1120(%rsp), %ymm2 /* reload g7x2.2 */
-	vpunpckldq 672(%rsp), %ymm2, %ymm3 /* tro0_30 = unpacklo(g7x2, g7x0) */
-	vpunpckhdq 672(%rsp), %ymm2, %ymm2 /* tro0_31 = unpackhi(g7x2, g7x0) */
+	vpunpckldq 640(%rsp), %ymm2, %ymm3 /* tro0_30 = unpacklo(g7x2, g7x0) */
+	vpunpckhdq 640(%rsp), %ymm2, %ymm2 /* tro0_31 = unpackhi(g7x2, g7x0) */
 	vpunpckldq %ymm3, %ymm1, %ymm4 /* tro1_28 = unpacklo(tro0_28, tro0_30) */
 	vpunpckhdq %ymm3, %ymm1, %ymm1 /* tro1_29 = unpackhi(tro0_28, tro0_30) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm4, %ymm3 /* outbe_28 = lookup16(tro1_28, bswap32) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm1, %ymm1 /* outbe_29 = lookup16(tro1_29, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_ctr_order(%rip), %ymm4, %ymm3 /* outbe_28 = lookup16(tro1_28, ctr_order) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_ctr_order(%rip), %ymm1, %ymm1 /* outbe_29 = lookup16(tro1_29, ctr_order) */
 	vpunpckldq %ymm2, %ymm0, %ymm4 /* tro1_30 = unpacklo(tro0_29, tro0_31) */
 	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tro1_31 = unpackhi(tro0_29, tro0_31) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm4, %ymm2 /* outbe_30 = lookup16(tro1_30, bswap32) */
-	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_bswap32(%rip), %ymm0, %ymm0 /* outbe_31 = lookup16(tro1_31, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_ctr_order(%rip), %ymm4, %ymm2 /* outbe_30 = lookup16(tro1_30, ctr_order) */
+	vpshufb .Lsm4_wordslice_avx2_vaes_asm_9_ctr_order(%rip), %ymm0, %ymm0 /* outbe_31 = lookup16(tro1_31, ctr_order) */
 	vmovdqu 896(%rcx), %ymm4 /* msg_28 = load() */
 	vpxor %ymm4, %ymm3, %ymm3 /* ct_28 = xor(outbe_28, msg_28) */
 	vmovdqu %ymm3, 896(%rdx) /* store ct_28 */
@@ -13506,8 +13382,8 @@ sm4_wordslice_avx2_vaes_batch_gcm_asm:
 	vmovdqu 992(%rcx), %ymm1 /* msg_31 = load() */
 	vpxor %ymm1, %ymm0, %ymm0 /* ct_31 = xor(outbe_31, msg_31) */
 	vmovdqu %ymm0, 992(%rdx) /* store ct_31 */
-	vmovdqa 64(%rsp), %ymm0 /* reload y_next */
-	vmovdqu %ymm0, 64(%rsi) /* store y_next */
+	vmovdqa 64(%rsp), %ymm0 /* reload reduced_3 */
+	vmovdqu %ymm0, 64(%rsi) /* store reduced_3 */
 	mov %rbp, %rsp
 	pop %rbp
 	vzeroupper
@@ -14593,6 +14469,13 @@ sm4_wordslice_avx2_vaes_batch_multi_asm:
 	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00
 	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00
 
+/* ctr_order: the bytes' order of the lookup the counter block feeds */
+	.section .rodata
+	.balign 32
+.Lsm4_wordslice_avx2_vaes_asm_7_ctr_order:
+	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
+	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
+
 /* byte_14: byte 14 of each lane: where v + j0 + k is summed */
 	.section .rodata
 	.balign 32
@@ -14824,12 +14707,12 @@ sm4_wordslice_avx2_vaes_batch_multi_asm:
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x3e, 0x00
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x3f, 0x00
 
-/* carry_everywhere: every byte reads the carry (byte 15), a block's last byte reads zero */
+/* carry_everywhere: every byte reads the carry (byte 15), a block's last byte reads zero (in the order of the lookup the block feeds) */
 	.section .rodata
 	.balign 32
 .Lsm4_wordslice_avx2_vaes_asm_7_carry_everywhere:
-	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
-	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80, 0x0f, 0x0f, 0x0f
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80, 0x0f, 0x0f, 0x0f
 
 /* carry_mask_table: a carry as a byte mask: 0 -> 0x00, 1 -> 0xff */
 	.section .rodata
@@ -14838,19 +14721,12 @@ sm4_wordslice_avx2_vaes_batch_multi_asm:
 	.byte 0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 
-/* new_last_byte: byte 15 of a block's last lane reads byte 14, the new last byte; every other byte zero */
+/* new_last_byte: byte 15 of a block's last lane reads byte 14, the new last byte; every other byte zero (in the order of the lookup the block feeds) */
 	.section .rodata
 	.balign 32
 .Lsm4_wordslice_avx2_vaes_asm_7_new_last_byte:
-	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e
-	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e
-
-/* bswap32: byte order reversal in each 32-bit word */
-	.section .rodata
-	.balign 32
-.Lsm4_wordslice_avx2_vaes_asm_7_bswap32:
-	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
-	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
+	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x80, 0x80, 0x80
+	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x80, 0x80, 0x80
 
 /* nibble_mask: low nibble of every byte */
 	.section .rodata
@@ -14999,19 +14875,19 @@ sm4_wordslice_avx2_vaes_batch_multi_asm:
 	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
 	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
 
-/* reverse16: byte i <- byte 15 - i: GCM bytes to the reflected form phi */
-	.section .rodata
-	.balign 32
-.Lsm4_wordslice_avx2_vaes_asm_9_reverse16:
-	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
-	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
-
 /* first_block: Y joins X_1 alone */
 	.section .rodata
 	.balign 32
 .Lsm4_wordslice_avx2_vaes_asm_9_first_block:
 	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
+/* reverse16: byte i <- byte 15 - i: GCM bytes to the reflected form phi */
+	.section .rodata
+	.balign 32
+.Lsm4_wordslice_avx2_vaes_asm_9_reverse16:
+	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
+	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
 
 /* half_up: (a0, a1) -> (0, a0): the middle sum's low half into S's bits 64..127 */
 	.section .rodata
@@ -15047,6 +14923,13 @@ sm4_wordslice_avx2_vaes_batch_multi_asm:
 .Lsm4_wordslice_avx2_vaes_asm_9_all_but_last:
 	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00
 	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00
+
+/* ctr_order: the bytes' order of the lookup the counter block feeds */
+	.section .rodata
+	.balign 32
+.Lsm4_wordslice_avx2_vaes_asm_9_ctr_order:
+	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
+	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
 
 /* byte_14: byte 14 of each lane: where v + j0 + k is summed */
 	.section .rodata
@@ -15279,12 +15162,12 @@ sm4_wordslice_avx2_vaes_batch_multi_asm:
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x3e, 0x00
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x3f, 0x00
 
-/* carry_everywhere: every byte reads the carry (byte 15), a block's last byte reads zero */
+/* carry_everywhere: every byte reads the carry (byte 15), a block's last byte reads zero (in the order of the lookup the block feeds) */
 	.section .rodata
 	.balign 32
 .Lsm4_wordslice_avx2_vaes_asm_9_carry_everywhere:
-	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
-	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80, 0x0f, 0x0f, 0x0f
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80, 0x0f, 0x0f, 0x0f
 
 /* carry_mask_table: a carry as a byte mask: 0 -> 0x00, 1 -> 0xff */
 	.section .rodata
@@ -15293,19 +15176,12 @@ sm4_wordslice_avx2_vaes_batch_multi_asm:
 	.byte 0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 
-/* new_last_byte: byte 15 of a block's last lane reads byte 14, the new last byte; every other byte zero */
+/* new_last_byte: byte 15 of a block's last lane reads byte 14, the new last byte; every other byte zero (in the order of the lookup the block feeds) */
 	.section .rodata
 	.balign 32
 .Lsm4_wordslice_avx2_vaes_asm_9_new_last_byte:
-	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e
-	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e
-
-/* bswap32: byte order reversal in each 32-bit word */
-	.section .rodata
-	.balign 32
-.Lsm4_wordslice_avx2_vaes_asm_9_bswap32:
-	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
-	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
+	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x80, 0x80, 0x80
+	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x80, 0x80, 0x80
 
 /* nibble_mask: low nibble of every byte */
 	.section .rodata

@@ -42,7 +42,7 @@ sm4_wordslice_neon_aes_ghash_step_asm:
 	ldr q6, [x1, #16] /* h_1 = load() */
 	pmull v7.1q, v5.1d, v6.1d /* lo_1 = clmul(z_1, h_1) */
 
-	/* The sums, then S's halves, their blocks added, and one reduction. */
+	/* The sums and one reduction. */
 	eor v3.16b, v3.16b, v7.16b /* lo_sum_acc = xor(lo, lo_1) */
 	tbl v7.16b, {v5.16b}, v4.16b /* z_1_swap = lookup16(z_1, swap_halves) */
 	pmull2 v5.1q, v5.2d, v6.2d /* hi_1 = clmul(z_1, h_1) */
@@ -219,22 +219,15 @@ sm4_wordslice_neon_aes_ghash_step_asm:
 	eor v5.16b, v17.16b, v5.16b /* mid_sum_acc_27 = xor(mid_sum_acc_22, mid_sum_acc_23) */
 	eor v5.16b, v6.16b, v5.16b /* mid_sum_acc_29 = xor(mid_sum_acc_26, mid_sum_acc_27) */
 	eor v2.16b, v2.16b, v5.16b /* mid_sum_acc_30 = xor(mid_sum_acc_28, mid_sum_acc_29) */
-	adrp x17, .Lsm4_wordslice_neon_aes_asm_0_half_up
-	ldr q5, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_0_half_up] /* half_up = const() */
-	tbl v5.16b, {v2.16b}, v5.16b /* mid_lo = lookup16(mid_sum_acc_30, half_up) */
-	eor v3.16b, v3.16b, v5.16b /* s_lo = xor(lo_sum_acc_14, mid_lo) */
-	adrp x17, .Lsm4_wordslice_neon_aes_asm_0_half_down
-	ldr q5, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_0_half_down] /* half_down = const() */
-	tbl v2.16b, {v2.16b}, v5.16b /* mid_hi = lookup16(mid_sum_acc_30, half_down) */
-	eor v0.16b, v0.16b, v2.16b /* s_hi = xor(hi_sum_acc_14, mid_hi) */
 	adrp x17, .Lsm4_wordslice_neon_aes_asm_0_fold
-	ldr q2, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_0_fold] /* fold = const() */
-	pmull v5.1q, v3.1d, v2.1d /* fold_lo = clmul(s_lo, fold) */
-	tbl v4.16b, {v5.16b}, v4.16b /* fold_lo_sw = lookup16(fold_lo, swap_halves) */
-	eor v3.16b, v3.16b, v4.16b /* v = xor(s_lo, fold_lo_sw) */
-	pmull2 v2.1q, v3.2d, v2.2d /* fold_hi = clmul(v, fold) */
-	eor v0.16b, v3.16b, v0.16b /* v_hi = xor(v, s_hi) */
-	eor v0.16b, v0.16b, v2.16b /* reduced = xor(v_hi, fold_hi) */
+	ldr q5, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_0_fold] /* fold = const() */
+	pmull v6.1q, v3.1d, v5.1d /* fold_lo = clmul(lo_sum_acc_14, fold) */
+	eor v2.16b, v6.16b, v2.16b /* fold_mid = xor(fold_lo, mid_sum_acc_30) */
+	tbl v2.16b, {v2.16b}, v4.16b /* fold_mid_sw = lookup16(fold_mid, swap_halves) */
+	eor v2.16b, v3.16b, v2.16b /* w = xor(lo_sum_acc_14, fold_mid_sw) */
+	pmull2 v3.1q, v2.2d, v5.2d /* fold_hi = clmul(w, fold) */
+	eor v0.16b, v2.16b, v0.16b /* w_hi = xor(w, hi_sum_acc_14) */
+	eor v0.16b, v0.16b, v3.16b /* reduced = xor(w_hi, fold_hi) */
 	tbl v0.16b, {v0.16b}, v1.16b /* y_next = lookup16(reduced, reverse16) */
 	str q0, [x0] /* store y_next */
 	ret
@@ -4071,434 +4064,373 @@ sm4_wordslice_neon_aes_batch_ctr_asm:
 	adrp x17, .Lsm4_wordslice_neon_aes_asm_7_all_but_last
 	ldr q2, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_7_all_but_last] /* all_but_last = const() */
 	and v0.16b, v0.16b, v2.16b /* ctr_v_open = and(ctr_low, all_but_last) */
+	rev32 v0.16b, v0.16b /* ctr_v_ordered = rev(ctr_v_open) */
 	add x17, x1, #32
 	ld1r {v3.16b}, [x17] /* ctr_first = bcast8() */
 	adrp x17, .Lsm4_wordslice_neon_aes_asm_7_byte_14
 	ldr q4, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_7_byte_14] /* byte_14 = const() */
 	and v3.16b, v3.16b, v4.16b /* ctr_j0 = and(ctr_first, byte_14) */
+	add v1.8h, v1.8h, v3.8h /* ctr_base = add(ctr_last, ctr_j0) */
 
 	/* Load 32 blocks (8 groups), big-endian words to native, transpose 4x4 words. */
 	adrp x17, .Lsm4_wordslice_neon_aes_asm_7_block_k
-	ldr q4, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_7_block_k] /* block_k = const() */
-	add v4.16b, v4.16b, v3.16b /* ctr_j = add(block_k, ctr_j0) */
-	add v4.8h, v1.8h, v4.8h /* ctr_sum = add(ctr_last, ctr_j) */
+	ldr q3, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_7_block_k] /* block_k = const() */
+	add v3.8h, v1.8h, v3.8h /* ctr_sum = add(ctr_base, block_k) */
 	adrp x17, .Lsm4_wordslice_neon_aes_asm_7_block_k_1
-	ldr q5, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_7_block_k_1] /* block_k_1 = const() */
-	add v5.16b, v5.16b, v3.16b /* ctr_j_1 = add(block_k_1, ctr_j0) */
-	add v5.8h, v1.8h, v5.8h /* ctr_sum_1 = add(ctr_last, ctr_j_1) */
+	ldr q4, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_7_block_k_1] /* block_k_1 = const() */
+	add v4.8h, v1.8h, v4.8h /* ctr_sum_1 = add(ctr_base, block_k_1) */
 	adrp x17, .Lsm4_wordslice_neon_aes_asm_7_block_k_2
-	ldr q6, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_7_block_k_2] /* block_k_2 = const() */
-	add v6.16b, v6.16b, v3.16b /* ctr_j_2 = add(block_k_2, ctr_j0) */
-	add v6.8h, v1.8h, v6.8h /* ctr_sum_2 = add(ctr_last, ctr_j_2) */
+	ldr q5, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_7_block_k_2] /* block_k_2 = const() */
+	add v5.8h, v1.8h, v5.8h /* ctr_sum_2 = add(ctr_base, block_k_2) */
 	adrp x17, .Lsm4_wordslice_neon_aes_asm_7_block_k_3
-	ldr q7, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_7_block_k_3] /* block_k_3 = const() */
-	add v7.16b, v7.16b, v3.16b /* ctr_j_3 = add(block_k_3, ctr_j0) */
-	add v7.8h, v1.8h, v7.8h /* ctr_sum_3 = add(ctr_last, ctr_j_3) */
+	ldr q6, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_7_block_k_3] /* block_k_3 = const() */
+	add v6.8h, v1.8h, v6.8h /* ctr_sum_3 = add(ctr_base, block_k_3) */
 	adrp x17, .Lsm4_wordslice_neon_aes_asm_7_block_k_4
-	ldr q16, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_7_block_k_4] /* block_k_4 = const() */
-	add v16.16b, v16.16b, v3.16b /* ctr_j_4 = add(block_k_4, ctr_j0) */
-	add v16.8h, v1.8h, v16.8h /* ctr_sum_4 = add(ctr_last, ctr_j_4) */
+	ldr q7, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_7_block_k_4] /* block_k_4 = const() */
+	add v7.8h, v1.8h, v7.8h /* ctr_sum_4 = add(ctr_base, block_k_4) */
 	adrp x17, .Lsm4_wordslice_neon_aes_asm_7_block_k_5
-	ldr q17, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_7_block_k_5] /* block_k_5 = const() */
-	add v17.16b, v17.16b, v3.16b /* ctr_j_5 = add(block_k_5, ctr_j0) */
-	add v17.8h, v1.8h, v17.8h /* ctr_sum_5 = add(ctr_last, ctr_j_5) */
+	ldr q16, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_7_block_k_5] /* block_k_5 = const() */
+	add v16.8h, v1.8h, v16.8h /* ctr_sum_5 = add(ctr_base, block_k_5) */
 	adrp x17, .Lsm4_wordslice_neon_aes_asm_7_block_k_6
-	ldr q18, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_7_block_k_6] /* block_k_6 = const() */
-	add v18.16b, v18.16b, v3.16b /* ctr_j_6 = add(block_k_6, ctr_j0) */
-	add v18.8h, v1.8h, v18.8h /* ctr_sum_6 = add(ctr_last, ctr_j_6) */
+	ldr q17, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_7_block_k_6] /* block_k_6 = const() */
+	add v17.8h, v1.8h, v17.8h /* ctr_sum_6 = add(ctr_base, block_k_6) */
 	adrp x17, .Lsm4_wordslice_neon_aes_asm_7_block_k_7
-	ldr q19, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_7_block_k_7] /* block_k_7 = const() */
-	add v19.16b, v19.16b, v3.16b /* ctr_j_7 = add(block_k_7, ctr_j0) */
-	add v19.8h, v1.8h, v19.8h /* ctr_sum_7 = add(ctr_last, ctr_j_7) */
+	ldr q18, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_7_block_k_7] /* block_k_7 = const() */
+	add v18.8h, v1.8h, v18.8h /* ctr_sum_7 = add(ctr_base, block_k_7) */
 	adrp x17, .Lsm4_wordslice_neon_aes_asm_7_block_k_8
-	ldr q20, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_7_block_k_8] /* block_k_8 = const() */
-	add v20.16b, v20.16b, v3.16b /* ctr_j_8 = add(block_k_8, ctr_j0) */
-	add v20.8h, v1.8h, v20.8h /* ctr_sum_8 = add(ctr_last, ctr_j_8) */
+	ldr q19, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_7_block_k_8] /* block_k_8 = const() */
+	add v19.8h, v1.8h, v19.8h /* ctr_sum_8 = add(ctr_base, block_k_8) */
 	adrp x17, .Lsm4_wordslice_neon_aes_asm_7_block_k_9
-	ldr q21, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_7_block_k_9] /* block_k_9 = const() */
-	add v21.16b, v21.16b, v3.16b /* ctr_j_9 = add(block_k_9, ctr_j0) */
-	add v21.8h, v1.8h, v21.8h /* ctr_sum_9 = add(ctr_last, ctr_j_9) */
+	ldr q20, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_7_block_k_9] /* block_k_9 = const() */
+	add v20.8h, v1.8h, v20.8h /* ctr_sum_9 = add(ctr_base, block_k_9) */
 	adrp x17, .Lsm4_wordslice_neon_aes_asm_7_block_k_10
-	ldr q22, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_7_block_k_10] /* block_k_10 = const() */
-	add v22.16b, v22.16b, v3.16b /* ctr_j_10 = add(block_k_10, ctr_j0) */
-	add v22.8h, v1.8h, v22.8h /* ctr_sum_10 = add(ctr_last, ctr_j_10) */
+	ldr q21, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_7_block_k_10] /* block_k_10 = const() */
+	add v21.8h, v1.8h, v21.8h /* ctr_sum_10 = add(ctr_base, block_k_10) */
 	adrp x17, .Lsm4_wordslice_neon_aes_asm_7_block_k_11
-	ldr q23, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_7_block_k_11] /* block_k_11 = const() */
-	add v23.16b, v23.16b, v3.16b /* ctr_j_11 = add(block_k_11, ctr_j0) */
-	add v23.8h, v1.8h, v23.8h /* ctr_sum_11 = add(ctr_last, ctr_j_11) */
+	ldr q22, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_7_block_k_11] /* block_k_11 = const() */
+	add v22.8h, v1.8h, v22.8h /* ctr_sum_11 = add(ctr_base, block_k_11) */
 	adrp x17, .Lsm4_wordslice_neon_aes_asm_7_block_k_12
-	ldr q24, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_7_block_k_12] /* block_k_12 = const() */
-	add v24.16b, v24.16b, v3.16b /* ctr_j_12 = add(block_k_12, ctr_j0) */
-	add v24.8h, v1.8h, v24.8h /* ctr_sum_12 = add(ctr_last, ctr_j_12) */
+	ldr q23, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_7_block_k_12] /* block_k_12 = const() */
+	add v23.8h, v1.8h, v23.8h /* ctr_sum_12 = add(ctr_base, block_k_12) */
 	adrp x17, .Lsm4_wordslice_neon_aes_asm_7_block_k_13
-	ldr q25, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_7_block_k_13] /* block_k_13 = const() */
-	add v25.16b, v25.16b, v3.16b /* ctr_j_13 = add(block_k_13, ctr_j0) */
-	add v25.8h, v1.8h, v25.8h /* ctr_sum_13 = add(ctr_last, ctr_j_13) */
+	ldr q24, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_7_block_k_13] /* block_k_13 = const() */
+	add v24.8h, v1.8h, v24.8h /* ctr_sum_13 = add(ctr_base, block_k_13) */
 	adrp x17, .Lsm4_wordslice_neon_aes_asm_7_block_k_14
-	ldr q26, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_7_block_k_14] /* block_k_14 = const() */
-	add v26.16b, v26.16b, v3.16b /* ctr_j_14 = add(block_k_14, ctr_j0) */
-	add v26.8h, v1.8h, v26.8h /* ctr_sum_14 = add(ctr_last, ctr_j_14) */
+	ldr q25, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_7_block_k_14] /* block_k_14 = const() */
+	add v25.8h, v1.8h, v25.8h /* ctr_sum_14 = add(ctr_base, block_k_14) */
 	adrp x17, .Lsm4_wordslice_neon_aes_asm_7_block_k_15
-	ldr q27, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_7_block_k_15] /* block_k_15 = const() */
-	add v27.16b, v27.16b, v3.16b /* ctr_j_15 = add(block_k_15, ctr_j0) */
-	add v27.8h, v1.8h, v27.8h /* ctr_sum_15 = add(ctr_last, ctr_j_15) */
+	ldr q26, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_7_block_k_15] /* block_k_15 = const() */
+	add v26.8h, v1.8h, v26.8h /* ctr_sum_15 = add(ctr_base, block_k_15) */
 	adrp x17, .Lsm4_wordslice_neon_aes_asm_7_block_k_16
-	ldr q28, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_7_block_k_16] /* block_k_16 = const() */
-	add v28.16b, v28.16b, v3.16b /* ctr_j_16 = add(block_k_16, ctr_j0) */
-	add v28.8h, v1.8h, v28.8h /* ctr_sum_16 = add(ctr_last, ctr_j_16) */
+	ldr q27, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_7_block_k_16] /* block_k_16 = const() */
+	add v27.8h, v1.8h, v27.8h /* ctr_sum_16 = add(ctr_base, block_k_16) */
 	adrp x17, .Lsm4_wordslice_neon_aes_asm_7_block_k_17
-	ldr q29, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_7_block_k_17] /* block_k_17 = const() */
-	add v29.16b, v29.16b, v3.16b /* ctr_j_17 = add(block_k_17, ctr_j0) */
-	add v29.8h, v1.8h, v29.8h /* ctr_sum_17 = add(ctr_last, ctr_j_17) */
+	ldr q28, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_7_block_k_17] /* block_k_17 = const() */
+	add v28.8h, v1.8h, v28.8h /* ctr_sum_17 = add(ctr_base, block_k_17) */
 	adrp x17, .Lsm4_wordslice_neon_aes_asm_7_block_k_18
-	ldr q30, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_7_block_k_18] /* block_k_18 = const() */
-	add v30.16b, v30.16b, v3.16b /* ctr_j_18 = add(block_k_18, ctr_j0) */
-	add v30.8h, v1.8h, v30.8h /* ctr_sum_18 = add(ctr_last, ctr_j_18) */
+	ldr q29, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_7_block_k_18] /* block_k_18 = const() */
+	add v29.8h, v1.8h, v29.8h /* ctr_sum_18 = add(ctr_base, block_k_18) */
 	adrp x17, .Lsm4_wordslice_neon_aes_asm_7_block_k_19
-	ldr q31, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_7_block_k_19] /* block_k_19 = const() */
-	add v31.16b, v31.16b, v3.16b /* ctr_j_19 = add(block_k_19, ctr_j0) */
-	add v31.8h, v1.8h, v31.8h /* ctr_sum_19 = add(ctr_last, ctr_j_19) */
+	ldr q30, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_7_block_k_19] /* block_k_19 = const() */
+	add v30.8h, v1.8h, v30.8h /* ctr_sum_19 = add(ctr_base, block_k_19) */
 	adrp x17, .Lsm4_wordslice_neon_aes_asm_7_block_k_20
-	ldr q8, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_7_block_k_20] /* block_k_20 = const() */
-	add v8.16b, v8.16b, v3.16b /* ctr_j_20 = add(block_k_20, ctr_j0) */
-	add v8.8h, v1.8h, v8.8h /* ctr_sum_20 = add(ctr_last, ctr_j_20) */
+	ldr q31, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_7_block_k_20] /* block_k_20 = const() */
+	add v31.8h, v1.8h, v31.8h /* ctr_sum_20 = add(ctr_base, block_k_20) */
 	adrp x17, .Lsm4_wordslice_neon_aes_asm_7_block_k_21
-	ldr q9, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_7_block_k_21] /* block_k_21 = const() */
-	add v9.16b, v9.16b, v3.16b /* ctr_j_21 = add(block_k_21, ctr_j0) */
-	add v9.8h, v1.8h, v9.8h /* ctr_sum_21 = add(ctr_last, ctr_j_21) */
+	ldr q8, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_7_block_k_21] /* block_k_21 = const() */
+	add v8.8h, v1.8h, v8.8h /* ctr_sum_21 = add(ctr_base, block_k_21) */
 	adrp x17, .Lsm4_wordslice_neon_aes_asm_7_block_k_22
-	ldr q10, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_7_block_k_22] /* block_k_22 = const() */
-	add v10.16b, v10.16b, v3.16b /* ctr_j_22 = add(block_k_22, ctr_j0) */
-	add v10.8h, v1.8h, v10.8h /* ctr_sum_22 = add(ctr_last, ctr_j_22) */
+	ldr q9, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_7_block_k_22] /* block_k_22 = const() */
+	add v9.8h, v1.8h, v9.8h /* ctr_sum_22 = add(ctr_base, block_k_22) */
 	adrp x17, .Lsm4_wordslice_neon_aes_asm_7_block_k_23
-	ldr q11, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_7_block_k_23] /* block_k_23 = const() */
-	add v11.16b, v11.16b, v3.16b /* ctr_j_23 = add(block_k_23, ctr_j0) */
-	add v11.8h, v1.8h, v11.8h /* ctr_sum_23 = add(ctr_last, ctr_j_23) */
+	ldr q10, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_7_block_k_23] /* block_k_23 = const() */
+	add v10.8h, v1.8h, v10.8h /* ctr_sum_23 = add(ctr_base, block_k_23) */
 	adrp x17, .Lsm4_wordslice_neon_aes_asm_7_block_k_24
-	ldr q12, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_7_block_k_24] /* block_k_24 = const() */
-	add v12.16b, v12.16b, v3.16b /* ctr_j_24 = add(block_k_24, ctr_j0) */
-	add v12.8h, v1.8h, v12.8h /* ctr_sum_24 = add(ctr_last, ctr_j_24) */
+	ldr q11, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_7_block_k_24] /* block_k_24 = const() */
+	add v11.8h, v1.8h, v11.8h /* ctr_sum_24 = add(ctr_base, block_k_24) */
 	adrp x17, .Lsm4_wordslice_neon_aes_asm_7_block_k_25
-	ldr q13, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_7_block_k_25] /* block_k_25 = const() */
-	add v13.16b, v13.16b, v3.16b /* ctr_j_25 = add(block_k_25, ctr_j0) */
-	add v13.8h, v1.8h, v13.8h /* ctr_sum_25 = add(ctr_last, ctr_j_25) */
+	ldr q12, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_7_block_k_25] /* block_k_25 = const() */
+	add v12.8h, v1.8h, v12.8h /* ctr_sum_25 = add(ctr_base, block_k_25) */
 	adrp x17, .Lsm4_wordslice_neon_aes_asm_7_block_k_26
-	ldr q14, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_7_block_k_26] /* block_k_26 = const() */
-	add v14.16b, v14.16b, v3.16b /* ctr_j_26 = add(block_k_26, ctr_j0) */
-	add v14.8h, v1.8h, v14.8h /* ctr_sum_26 = add(ctr_last, ctr_j_26) */
+	ldr q13, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_7_block_k_26] /* block_k_26 = const() */
+	add v13.8h, v1.8h, v13.8h /* ctr_sum_26 = add(ctr_base, block_k_26) */
 	adrp x17, .Lsm4_wordslice_neon_aes_asm_7_block_k_27
-	ldr q15, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_7_block_k_27] /* block_k_27 = const() */
-	add v15.16b, v15.16b, v3.16b /* ctr_j_27 = add(block_k_27, ctr_j0) */
-	add v15.8h, v1.8h, v15.8h /* ctr_sum_27 = add(ctr_last, ctr_j_27) */
-	str q15, [sp, #64] /* spill ctr_sum_27 */
+	ldr q14, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_7_block_k_27] /* block_k_27 = const() */
+	add v14.8h, v1.8h, v14.8h /* ctr_sum_27 = add(ctr_base, block_k_27) */
 	adrp x17, .Lsm4_wordslice_neon_aes_asm_7_block_k_28
 	ldr q15, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_7_block_k_28] /* block_k_28 = const() */
-	add v15.16b, v15.16b, v3.16b /* ctr_j_28 = add(block_k_28, ctr_j0) */
-	add v15.8h, v1.8h, v15.8h /* ctr_sum_28 = add(ctr_last, ctr_j_28) */
-	str q15, [sp, #80] /* spill ctr_sum_28 */
+	add v15.8h, v1.8h, v15.8h /* ctr_sum_28 = add(ctr_base, block_k_28) */
+	str q15, [sp, #64] /* spill ctr_sum_28 */
 	adrp x17, .Lsm4_wordslice_neon_aes_asm_7_block_k_29
 	ldr q15, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_7_block_k_29] /* block_k_29 = const() */
-	add v15.16b, v15.16b, v3.16b /* ctr_j_29 = add(block_k_29, ctr_j0) */
-	add v15.8h, v1.8h, v15.8h /* ctr_sum_29 = add(ctr_last, ctr_j_29) */
-	str q15, [sp, #96] /* spill ctr_sum_29 */
+	add v15.8h, v1.8h, v15.8h /* ctr_sum_29 = add(ctr_base, block_k_29) */
+	str q15, [sp, #80] /* spill ctr_sum_29 */
 	adrp x17, .Lsm4_wordslice_neon_aes_asm_7_block_k_30
 	ldr q15, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_7_block_k_30] /* block_k_30 = const() */
-	add v15.16b, v15.16b, v3.16b /* ctr_j_30 = add(block_k_30, ctr_j0) */
-	str q14, [sp, #112] /* spill ctr_sum_26 */
+	add v15.8h, v1.8h, v15.8h /* ctr_sum_30 = add(ctr_base, block_k_30) */
+	str q15, [sp, #96] /* spill ctr_sum_30 */
 	adrp x17, .Lsm4_wordslice_neon_aes_asm_7_block_k_31
-	ldr q14, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_7_block_k_31] /* block_k_31 = const() */
-	add v3.16b, v14.16b, v3.16b /* ctr_j_31 = add(block_k_31, ctr_j0) */
-	add v14.8h, v1.8h, v15.8h /* ctr_sum_30 = add(ctr_last, ctr_j_30) */
-	add v1.8h, v1.8h, v3.8h /* ctr_sum_31 = add(ctr_last, ctr_j_31) */
-	ldr q3, [x1, #16] /* ctr_w = bcast128() */
-	and v2.16b, v3.16b, v2.16b /* ctr_w_open = and(ctr_w, all_but_last) */
+	ldr q15, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_7_block_k_31] /* block_k_31 = const() */
+	add v1.8h, v1.8h, v15.8h /* ctr_sum_31 = add(ctr_base, block_k_31) */
+	ldr q15, [x1, #16] /* ctr_w = bcast128() */
+	and v2.16b, v15.16b, v2.16b /* ctr_w_open = and(ctr_w, all_but_last) */
+	rev32 v2.16b, v2.16b /* ctr_w_ordered = rev(ctr_w_open) */
 	adrp x17, .Lsm4_wordslice_neon_aes_asm_7_carry_everywhere
-	ldr q3, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_7_carry_everywhere] /* carry_everywhere = const() */
-	tbl v15.16b, {v4.16b}, v3.16b /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
-	str q1, [sp, #128] /* spill ctr_sum_31 */
+	ldr q15, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_7_carry_everywhere] /* carry_everywhere = const() */
+	str q1, [sp, #112] /* spill ctr_sum_31 */
+	tbl v1.16b, {v3.16b}, v15.16b /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
+	str q14, [sp, #128] /* spill ctr_sum_27 */
 	adrp x17, .Lsm4_wordslice_neon_aes_asm_7_carry_mask_table
-	ldr q1, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_7_carry_mask_table] /* carry_mask_table = const() */
-	tbl v15.16b, {v1.16b}, v15.16b /* ctr_mask = lookup16(carry_mask_table, ctr_carry) */
-	bsl v15.16b, v2.16b, v0.16b /* ctr_pair = bsl(ctr_mask, ctr_v_open, ctr_w_open) */
-	str q14, [sp, #144] /* spill ctr_sum_30 */
+	ldr q14, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_7_carry_mask_table] /* carry_mask_table = const() */
+	tbl v1.16b, {v14.16b}, v1.16b /* ctr_mask = lookup16(carry_mask_table, ctr_carry) */
+	bsl v1.16b, v2.16b, v0.16b /* ctr_pair = bsl(ctr_mask, ctr_v_ordered, ctr_w_ordered) */
+	str q13, [sp, #144] /* spill ctr_sum_26 */
 	adrp x17, .Lsm4_wordslice_neon_aes_asm_7_new_last_byte
-	ldr q14, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_7_new_last_byte] /* new_last_byte = const() */
-	tbl v4.16b, {v4.16b}, v14.16b /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
-	orr v4.16b, v15.16b, v4.16b /* row = or(ctr_pair, ctr_last_byte) */
-	rev32 v4.16b, v4.16b /* rowle = rev(row) */
-	tbl v15.16b, {v5.16b}, v3.16b /* ctr_carry_1 = lookup16(ctr_sum_1, carry_everywhere) */
-	tbl v15.16b, {v1.16b}, v15.16b /* ctr_mask_1 = lookup16(carry_mask_table, ctr_carry_1) */
-	bsl v15.16b, v2.16b, v0.16b /* ctr_pair_1 = bsl(ctr_mask_1, ctr_v_open, ctr_w_open) */
-	tbl v5.16b, {v5.16b}, v14.16b /* ctr_last_byte_1 = lookup16(ctr_sum_1, new_last_byte) */
-	orr v5.16b, v15.16b, v5.16b /* row_1 = or(ctr_pair_1, ctr_last_byte_1) */
-	rev32 v5.16b, v5.16b /* rowle_1 = rev(row_1) */
-	tbl v15.16b, {v6.16b}, v3.16b /* ctr_carry_2 = lookup16(ctr_sum_2, carry_everywhere) */
-	tbl v15.16b, {v1.16b}, v15.16b /* ctr_mask_2 = lookup16(carry_mask_table, ctr_carry_2) */
-	bsl v15.16b, v2.16b, v0.16b /* ctr_pair_2 = bsl(ctr_mask_2, ctr_v_open, ctr_w_open) */
-	tbl v6.16b, {v6.16b}, v14.16b /* ctr_last_byte_2 = lookup16(ctr_sum_2, new_last_byte) */
-	orr v6.16b, v15.16b, v6.16b /* row_2 = or(ctr_pair_2, ctr_last_byte_2) */
-	rev32 v6.16b, v6.16b /* rowle_2 = rev(row_2) */
-	tbl v15.16b, {v7.16b}, v3.16b /* ctr_carry_3 = lookup16(ctr_sum_3, carry_everywhere) */
-	tbl v15.16b, {v1.16b}, v15.16b /* ctr_mask_3 = lookup16(carry_mask_table, ctr_carry_3) */
-	bsl v15.16b, v2.16b, v0.16b /* ctr_pair_3 = bsl(ctr_mask_3, ctr_v_open, ctr_w_open) */
-	tbl v7.16b, {v7.16b}, v14.16b /* ctr_last_byte_3 = lookup16(ctr_sum_3, new_last_byte) */
-	orr v7.16b, v15.16b, v7.16b /* row_3 = or(ctr_pair_3, ctr_last_byte_3) */
-	rev32 v7.16b, v7.16b /* rowle_3 = rev(row_3) */
-	zip1 v15.4s, v4.4s, v6.4s /* tr0 = unpacklo(rowle, rowle_2) */
-	zip2 v4.4s, v4.4s, v6.4s /* tr0_1 = unpackhi(rowle, rowle_2) */
-	zip1 v6.4s, v5.4s, v7.4s /* tr0_2 = unpacklo(rowle_1, rowle_3) */
-	zip2 v5.4s, v5.4s, v7.4s /* tr0_3 = unpackhi(rowle_1, rowle_3) */
-	zip1 v7.4s, v15.4s, v6.4s /* tr1 = unpacklo(tr0, tr0_2) */
-	zip2 v6.4s, v15.4s, v6.4s /* tr1_1 = unpackhi(tr0, tr0_2) */
-	zip1 v15.4s, v4.4s, v5.4s /* tr1_2 = unpacklo(tr0_1, tr0_3) */
-	zip2 v4.4s, v4.4s, v5.4s /* tr1_3 = unpackhi(tr0_1, tr0_3) */
-	tbl v5.16b, {v16.16b}, v3.16b /* ctr_carry_4 = lookup16(ctr_sum_4, carry_everywhere) */
-	tbl v5.16b, {v1.16b}, v5.16b /* ctr_mask_4 = lookup16(carry_mask_table, ctr_carry_4) */
-	bsl v5.16b, v2.16b, v0.16b /* ctr_pair_4 = bsl(ctr_mask_4, ctr_v_open, ctr_w_open) */
-	tbl v16.16b, {v16.16b}, v14.16b /* ctr_last_byte_4 = lookup16(ctr_sum_4, new_last_byte) */
-	orr v5.16b, v5.16b, v16.16b /* row_4 = or(ctr_pair_4, ctr_last_byte_4) */
-	rev32 v5.16b, v5.16b /* rowle_4 = rev(row_4) */
-	tbl v16.16b, {v17.16b}, v3.16b /* ctr_carry_5 = lookup16(ctr_sum_5, carry_everywhere) */
-	tbl v16.16b, {v1.16b}, v16.16b /* ctr_mask_5 = lookup16(carry_mask_table, ctr_carry_5) */
-	bsl v16.16b, v2.16b, v0.16b /* ctr_pair_5 = bsl(ctr_mask_5, ctr_v_open, ctr_w_open) */
-	tbl v17.16b, {v17.16b}, v14.16b /* ctr_last_byte_5 = lookup16(ctr_sum_5, new_last_byte) */
-	orr v16.16b, v16.16b, v17.16b /* row_5 = or(ctr_pair_5, ctr_last_byte_5) */
-	rev32 v16.16b, v16.16b /* rowle_5 = rev(row_5) */
-	tbl v17.16b, {v18.16b}, v3.16b /* ctr_carry_6 = lookup16(ctr_sum_6, carry_everywhere) */
-	tbl v17.16b, {v1.16b}, v17.16b /* ctr_mask_6 = lookup16(carry_mask_table, ctr_carry_6) */
-	bsl v17.16b, v2.16b, v0.16b /* ctr_pair_6 = bsl(ctr_mask_6, ctr_v_open, ctr_w_open) */
-	tbl v18.16b, {v18.16b}, v14.16b /* ctr_last_byte_6 = lookup16(ctr_sum_6, new_last_byte) */
-	orr v17.16b, v17.16b, v18.16b /* row_6 = or(ctr_pair_6, ctr_last_byte_6) */
-	rev32 v17.16b, v17.16b /* rowle_6 = rev(row_6) */
-	tbl v18.16b, {v19.16b}, v3.16b /* ctr_carry_7 = lookup16(ctr_sum_7, carry_everywhere) */
-	tbl v18.16b, {v1.16b}, v18.16b /* ctr_mask_7 = lookup16(carry_mask_table, ctr_carry_7) */
-	bsl v18.16b, v2.16b, v0.16b /* ctr_pair_7 = bsl(ctr_mask_7, ctr_v_open, ctr_w_open) */
-	tbl v19.16b, {v19.16b}, v14.16b /* ctr_last_byte_7 = lookup16(ctr_sum_7, new_last_byte) */
-	orr v18.16b, v18.16b, v19.16b /* row_7 = or(ctr_pair_7, ctr_last_byte_7) */
-	rev32 v18.16b, v18.16b /* rowle_7 = rev(row_7) */
-	zip1 v19.4s, v5.4s, v17.4s /* tr0_4 = unpacklo(rowle_4, rowle_6) */
-	zip2 v5.4s, v5.4s, v17.4s /* tr0_5 = unpackhi(rowle_4, rowle_6) */
-	zip1 v17.4s, v16.4s, v18.4s /* tr0_6 = unpacklo(rowle_5, rowle_7) */
-	zip2 v16.4s, v16.4s, v18.4s /* tr0_7 = unpackhi(rowle_5, rowle_7) */
-	zip1 v18.4s, v19.4s, v17.4s /* tr1_4 = unpacklo(tr0_4, tr0_6) */
-	zip2 v17.4s, v19.4s, v17.4s /* tr1_5 = unpackhi(tr0_4, tr0_6) */
-	zip1 v19.4s, v5.4s, v16.4s /* tr1_6 = unpacklo(tr0_5, tr0_7) */
-	zip2 v5.4s, v5.4s, v16.4s /* tr1_7 = unpackhi(tr0_5, tr0_7) */
-	tbl v16.16b, {v20.16b}, v3.16b /* ctr_carry_8 = lookup16(ctr_sum_8, carry_everywhere) */
-	tbl v16.16b, {v1.16b}, v16.16b /* ctr_mask_8 = lookup16(carry_mask_table, ctr_carry_8) */
-	bsl v16.16b, v2.16b, v0.16b /* ctr_pair_8 = bsl(ctr_mask_8, ctr_v_open, ctr_w_open) */
-	tbl v20.16b, {v20.16b}, v14.16b /* ctr_last_byte_8 = lookup16(ctr_sum_8, new_last_byte) */
-	orr v16.16b, v16.16b, v20.16b /* row_8 = or(ctr_pair_8, ctr_last_byte_8) */
-	rev32 v16.16b, v16.16b /* rowle_8 = rev(row_8) */
-	tbl v20.16b, {v21.16b}, v3.16b /* ctr_carry_9 = lookup16(ctr_sum_9, carry_everywhere) */
-	tbl v20.16b, {v1.16b}, v20.16b /* ctr_mask_9 = lookup16(carry_mask_table, ctr_carry_9) */
-	bsl v20.16b, v2.16b, v0.16b /* ctr_pair_9 = bsl(ctr_mask_9, ctr_v_open, ctr_w_open) */
-	tbl v21.16b, {v21.16b}, v14.16b /* ctr_last_byte_9 = lookup16(ctr_sum_9, new_last_byte) */
-	orr v20.16b, v20.16b, v21.16b /* row_9 = or(ctr_pair_9, ctr_last_byte_9) */
-	rev32 v20.16b, v20.16b /* rowle_9 = rev(row_9) */
-	tbl v21.16b, {v22.16b}, v3.16b /* ctr_carry_10 = lookup16(ctr_sum_10, carry_everywhere) */
-	tbl v21.16b, {v1.16b}, v21.16b /* ctr_mask_10 = lookup16(carry_mask_table, ctr_carry_10) */
-	bsl v21.16b, v2.16b, v0.16b /* ctr_pair_10 = bsl(ctr_mask_10, ctr_v_open, ctr_w_open) */
-	tbl v22.16b, {v22.16b}, v14.16b /* ctr_last_byte_10 = lookup16(ctr_sum_10, new_last_byte) */
-	orr v21.16b, v21.16b, v22.16b /* row_10 = or(ctr_pair_10, ctr_last_byte_10) */
-	rev32 v21.16b, v21.16b /* rowle_10 = rev(row_10) */
-	tbl v22.16b, {v23.16b}, v3.16b /* ctr_carry_11 = lookup16(ctr_sum_11, carry_everywhere) */
-	tbl v22.16b, {v1.16b}, v22.16b /* ctr_mask_11 = lookup16(carry_mask_table, ctr_carry_11) */
-	bsl v22.16b, v2.16b, v0.16b /* ctr_pair_11 = bsl(ctr_mask_11, ctr_v_open, ctr_w_open) */
-	tbl v23.16b, {v23.16b}, v14.16b /* ctr_last_byte_11 = lookup16(ctr_sum_11, new_last_byte) */
-	orr v22.16b, v22.16b, v23.16b /* row_11 = or(ctr_pair_11, ctr_last_byte_11) */
-	rev32 v22.16b, v22.16b /* rowle_11 = rev(row_11) */
-	zip1 v23.4s, v16.4s, v21.4s /* tr0_8 = unpacklo(rowle_8, rowle_10) */
-	zip2 v16.4s, v16.4s, v21.4s /* tr0_9 = unpackhi(rowle_8, rowle_10) */
-	zip1 v21.4s, v20.4s, v22.4s /* tr0_10 = unpacklo(rowle_9, rowle_11) */
-	zip2 v20.4s, v20.4s, v22.4s /* tr0_11 = unpackhi(rowle_9, rowle_11) */
-	zip1 v22.4s, v23.4s, v21.4s /* tr1_8 = unpacklo(tr0_8, tr0_10) */
-	zip2 v21.4s, v23.4s, v21.4s /* tr1_9 = unpackhi(tr0_8, tr0_10) */
-	zip1 v23.4s, v16.4s, v20.4s /* tr1_10 = unpacklo(tr0_9, tr0_11) */
-	zip2 v16.4s, v16.4s, v20.4s /* tr1_11 = unpackhi(tr0_9, tr0_11) */
-	tbl v20.16b, {v24.16b}, v3.16b /* ctr_carry_12 = lookup16(ctr_sum_12, carry_everywhere) */
-	tbl v20.16b, {v1.16b}, v20.16b /* ctr_mask_12 = lookup16(carry_mask_table, ctr_carry_12) */
-	bsl v20.16b, v2.16b, v0.16b /* ctr_pair_12 = bsl(ctr_mask_12, ctr_v_open, ctr_w_open) */
-	tbl v24.16b, {v24.16b}, v14.16b /* ctr_last_byte_12 = lookup16(ctr_sum_12, new_last_byte) */
-	orr v20.16b, v20.16b, v24.16b /* row_12 = or(ctr_pair_12, ctr_last_byte_12) */
-	rev32 v20.16b, v20.16b /* rowle_12 = rev(row_12) */
-	tbl v24.16b, {v25.16b}, v3.16b /* ctr_carry_13 = lookup16(ctr_sum_13, carry_everywhere) */
-	tbl v24.16b, {v1.16b}, v24.16b /* ctr_mask_13 = lookup16(carry_mask_table, ctr_carry_13) */
-	bsl v24.16b, v2.16b, v0.16b /* ctr_pair_13 = bsl(ctr_mask_13, ctr_v_open, ctr_w_open) */
-	tbl v25.16b, {v25.16b}, v14.16b /* ctr_last_byte_13 = lookup16(ctr_sum_13, new_last_byte) */
-	orr v24.16b, v24.16b, v25.16b /* row_13 = or(ctr_pair_13, ctr_last_byte_13) */
-	rev32 v24.16b, v24.16b /* rowle_13 = rev(row_13) */
-	tbl v25.16b, {v26.16b}, v3.16b /* ctr_carry_14 = lookup16(ctr_sum_14, carry_everywhere) */
-	tbl v25.16b, {v1.16b}, v25.16b /* ctr_mask_14 = lookup16(carry_mask_table, ctr_carry_14) */
-	bsl v25.16b, v2.16b, v0.16b /* ctr_pair_14 = bsl(ctr_mask_14, ctr_v_open, ctr_w_open) */
-	tbl v26.16b, {v26.16b}, v14.16b /* ctr_last_byte_14 = lookup16(ctr_sum_14, new_last_byte) */
-	orr v25.16b, v25.16b, v26.16b /* row_14 = or(ctr_pair_14, ctr_last_byte_14) */
-	rev32 v25.16b, v25.16b /* rowle_14 = rev(row_14) */
-	tbl v26.16b, {v27.16b}, v3.16b /* ctr_carry_15 = lookup16(ctr_sum_15, carry_everywhere) */
-	tbl v26.16b, {v1.16b}, v26.16b /* ctr_mask_15 = lookup16(carry_mask_table, ctr_carry_15) */
-	bsl v26.16b, v2.16b, v0.16b /* ctr_pair_15 = bsl(ctr_mask_15, ctr_v_open, ctr_w_open) */
-	tbl v27.16b, {v27.16b}, v14.16b /* ctr_last_byte_15 = lookup16(ctr_sum_15, new_last_byte) */
-	orr v26.16b, v26.16b, v27.16b /* row_15 = or(ctr_pair_15, ctr_last_byte_15) */
-	rev32 v26.16b, v26.16b /* rowle_15 = rev(row_15) */
-	zip1 v27.4s, v20.4s, v25.4s /* tr0_12 = unpacklo(rowle_12, rowle_14) */
-	zip2 v20.4s, v20.4s, v25.4s /* tr0_13 = unpackhi(rowle_12, rowle_14) */
-	zip1 v25.4s, v24.4s, v26.4s /* tr0_14 = unpacklo(rowle_13, rowle_15) */
-	zip2 v24.4s, v24.4s, v26.4s /* tr0_15 = unpackhi(rowle_13, rowle_15) */
-	zip1 v26.4s, v27.4s, v25.4s /* tr1_12 = unpacklo(tr0_12, tr0_14) */
-	zip2 v25.4s, v27.4s, v25.4s /* tr1_13 = unpackhi(tr0_12, tr0_14) */
-	zip1 v27.4s, v20.4s, v24.4s /* tr1_14 = unpacklo(tr0_13, tr0_15) */
-	zip2 v20.4s, v20.4s, v24.4s /* tr1_15 = unpackhi(tr0_13, tr0_15) */
-	tbl v24.16b, {v28.16b}, v3.16b /* ctr_carry_16 = lookup16(ctr_sum_16, carry_everywhere) */
-	tbl v24.16b, {v1.16b}, v24.16b /* ctr_mask_16 = lookup16(carry_mask_table, ctr_carry_16) */
-	bsl v24.16b, v2.16b, v0.16b /* ctr_pair_16 = bsl(ctr_mask_16, ctr_v_open, ctr_w_open) */
-	tbl v28.16b, {v28.16b}, v14.16b /* ctr_last_byte_16 = lookup16(ctr_sum_16, new_last_byte) */
-	orr v24.16b, v24.16b, v28.16b /* row_16 = or(ctr_pair_16, ctr_last_byte_16) */
-	rev32 v24.16b, v24.16b /* rowle_16 = rev(row_16) */
-	tbl v28.16b, {v29.16b}, v3.16b /* ctr_carry_17 = lookup16(ctr_sum_17, carry_everywhere) */
-	tbl v28.16b, {v1.16b}, v28.16b /* ctr_mask_17 = lookup16(carry_mask_table, ctr_carry_17) */
-	bsl v28.16b, v2.16b, v0.16b /* ctr_pair_17 = bsl(ctr_mask_17, ctr_v_open, ctr_w_open) */
-	tbl v29.16b, {v29.16b}, v14.16b /* ctr_last_byte_17 = lookup16(ctr_sum_17, new_last_byte) */
-	orr v28.16b, v28.16b, v29.16b /* row_17 = or(ctr_pair_17, ctr_last_byte_17) */
-	rev32 v28.16b, v28.16b /* rowle_17 = rev(row_17) */
-	tbl v29.16b, {v30.16b}, v3.16b /* ctr_carry_18 = lookup16(ctr_sum_18, carry_everywhere) */
-	tbl v29.16b, {v1.16b}, v29.16b /* ctr_mask_18 = lookup16(carry_mask_table, ctr_carry_18) */
-	bsl v29.16b, v2.16b, v0.16b /* ctr_pair_18 = bsl(ctr_mask_18, ctr_v_open, ctr_w_open) */
-	tbl v30.16b, {v30.16b}, v14.16b /* ctr_last_byte_18 = lookup16(ctr_sum_18, new_last_byte) */
-	orr v29.16b, v29.16b, v30.16b /* row_18 = or(ctr_pair_18, ctr_last_byte_18) */
-	rev32 v29.16b, v29.16b /* rowle_18 = rev(row_18) */
-	tbl v30.16b, {v31.16b}, v3.16b /* ctr_carry_19 = lookup16(ctr_sum_19, carry_everywhere) */
-	tbl v30.16b, {v1.16b}, v30.16b /* ctr_mask_19 = lookup16(carry_mask_table, ctr_carry_19) */
-	bsl v30.16b, v2.16b, v0.16b /* ctr_pair_19 = bsl(ctr_mask_19, ctr_v_open, ctr_w_open) */
-	tbl v31.16b, {v31.16b}, v14.16b /* ctr_last_byte_19 = lookup16(ctr_sum_19, new_last_byte) */
-	orr v30.16b, v30.16b, v31.16b /* row_19 = or(ctr_pair_19, ctr_last_byte_19) */
-	rev32 v30.16b, v30.16b /* rowle_19 = rev(row_19) */
-	zip1 v31.4s, v24.4s, v29.4s /* tr0_16 = unpacklo(rowle_16, rowle_18) */
-	zip2 v24.4s, v24.4s, v29.4s /* tr0_17 = unpackhi(rowle_16, rowle_18) */
-	zip1 v29.4s, v28.4s, v30.4s /* tr0_18 = unpacklo(rowle_17, rowle_19) */
-	zip2 v28.4s, v28.4s, v30.4s /* tr0_19 = unpackhi(rowle_17, rowle_19) */
-	zip1 v30.4s, v31.4s, v29.4s /* tr1_16 = unpacklo(tr0_16, tr0_18) */
-	zip2 v29.4s, v31.4s, v29.4s /* tr1_17 = unpackhi(tr0_16, tr0_18) */
-	zip1 v31.4s, v24.4s, v28.4s /* tr1_18 = unpacklo(tr0_17, tr0_19) */
-	zip2 v24.4s, v24.4s, v28.4s /* tr1_19 = unpackhi(tr0_17, tr0_19) */
-	tbl v28.16b, {v8.16b}, v3.16b /* ctr_carry_20 = lookup16(ctr_sum_20, carry_everywhere) */
-	tbl v28.16b, {v1.16b}, v28.16b /* ctr_mask_20 = lookup16(carry_mask_table, ctr_carry_20) */
-	bsl v28.16b, v2.16b, v0.16b /* ctr_pair_20 = bsl(ctr_mask_20, ctr_v_open, ctr_w_open) */
-	tbl v8.16b, {v8.16b}, v14.16b /* ctr_last_byte_20 = lookup16(ctr_sum_20, new_last_byte) */
-	orr v28.16b, v28.16b, v8.16b /* row_20 = or(ctr_pair_20, ctr_last_byte_20) */
-	rev32 v28.16b, v28.16b /* rowle_20 = rev(row_20) */
-	tbl v8.16b, {v9.16b}, v3.16b /* ctr_carry_21 = lookup16(ctr_sum_21, carry_everywhere) */
-	tbl v8.16b, {v1.16b}, v8.16b /* ctr_mask_21 = lookup16(carry_mask_table, ctr_carry_21) */
-	bsl v8.16b, v2.16b, v0.16b /* ctr_pair_21 = bsl(ctr_mask_21, ctr_v_open, ctr_w_open) */
-	tbl v9.16b, {v9.16b}, v14.16b /* ctr_last_byte_21 = lookup16(ctr_sum_21, new_last_byte) */
-	orr v8.16b, v8.16b, v9.16b /* row_21 = or(ctr_pair_21, ctr_last_byte_21) */
-	rev32 v8.16b, v8.16b /* rowle_21 = rev(row_21) */
-	tbl v9.16b, {v10.16b}, v3.16b /* ctr_carry_22 = lookup16(ctr_sum_22, carry_everywhere) */
-	tbl v9.16b, {v1.16b}, v9.16b /* ctr_mask_22 = lookup16(carry_mask_table, ctr_carry_22) */
-	bsl v9.16b, v2.16b, v0.16b /* ctr_pair_22 = bsl(ctr_mask_22, ctr_v_open, ctr_w_open) */
-	tbl v10.16b, {v10.16b}, v14.16b /* ctr_last_byte_22 = lookup16(ctr_sum_22, new_last_byte) */
-	orr v9.16b, v9.16b, v10.16b /* row_22 = or(ctr_pair_22, ctr_last_byte_22) */
-	rev32 v9.16b, v9.16b /* rowle_22 = rev(row_22) */
-	tbl v10.16b, {v11.16b}, v3.16b /* ctr_carry_23 = lookup16(ctr_sum_23, carry_everywhere) */
-	tbl v10.16b, {v1.16b}, v10.16b /* ctr_mask_23 = lookup16(carry_mask_table, ctr_carry_23) */
-	bsl v10.16b, v2.16b, v0.16b /* ctr_pair_23 = bsl(ctr_mask_23, ctr_v_open, ctr_w_open) */
-	tbl v11.16b, {v11.16b}, v14.16b /* ctr_last_byte_23 = lookup16(ctr_sum_23, new_last_byte) */
-	orr v10.16b, v10.16b, v11.16b /* row_23 = or(ctr_pair_23, ctr_last_byte_23) */
-	rev32 v10.16b, v10.16b /* rowle_23 = rev(row_23) */
-	zip1 v11.4s, v28.4s, v9.4s /* tr0_20 = unpacklo(rowle_20, rowle_22) */
-	zip2 v28.4s, v28.4s, v9.4s /* tr0_21 = unpackhi(rowle_20, rowle_22) */
-	zip1 v9.4s, v8.4s, v10.4s /* tr0_22 = unpacklo(rowle_21, rowle_23) */
-	zip2 v8.4s, v8.4s, v10.4s /* tr0_23 = unpackhi(rowle_21, rowle_23) */
-	zip1 v10.4s, v11.4s, v9.4s /* tr1_20 = unpacklo(tr0_20, tr0_22) */
-	zip2 v9.4s, v11.4s, v9.4s /* tr1_21 = unpackhi(tr0_20, tr0_22) */
-	zip1 v11.4s, v28.4s, v8.4s /* tr1_22 = unpacklo(tr0_21, tr0_23) */
-	zip2 v28.4s, v28.4s, v8.4s /* tr1_23 = unpackhi(tr0_21, tr0_23) */
-	tbl v8.16b, {v12.16b}, v3.16b /* ctr_carry_24 = lookup16(ctr_sum_24, carry_everywhere) */
-	tbl v8.16b, {v1.16b}, v8.16b /* ctr_mask_24 = lookup16(carry_mask_table, ctr_carry_24) */
-	bsl v8.16b, v2.16b, v0.16b /* ctr_pair_24 = bsl(ctr_mask_24, ctr_v_open, ctr_w_open) */
-	tbl v12.16b, {v12.16b}, v14.16b /* ctr_last_byte_24 = lookup16(ctr_sum_24, new_last_byte) */
-	orr v8.16b, v8.16b, v12.16b /* row_24 = or(ctr_pair_24, ctr_last_byte_24) */
-	rev32 v8.16b, v8.16b /* rowle_24 = rev(row_24) */
-	tbl v12.16b, {v13.16b}, v3.16b /* ctr_carry_25 = lookup16(ctr_sum_25, carry_everywhere) */
-	tbl v12.16b, {v1.16b}, v12.16b /* ctr_mask_25 = lookup16(carry_mask_table, ctr_carry_25) */
-	bsl v12.16b, v2.16b, v0.16b /* ctr_pair_25 = bsl(ctr_mask_25, ctr_v_open, ctr_w_open) */
-	tbl v13.16b, {v13.16b}, v14.16b /* ctr_last_byte_25 = lookup16(ctr_sum_25, new_last_byte) */
-	orr v12.16b, v12.16b, v13.16b /* row_25 = or(ctr_pair_25, ctr_last_byte_25) */
-	rev32 v12.16b, v12.16b /* rowle_25 = rev(row_25) */
-	ldr q13, [sp, #112] /* reload ctr_sum_26 */
-	str q4, [sp, #160] /* spill g0x3.1 */
-	tbl v4.16b, {v13.16b}, v3.16b /* ctr_carry_26 = lookup16(ctr_sum_26, carry_everywhere) */
-	tbl v4.16b, {v1.16b}, v4.16b /* ctr_mask_26 = lookup16(carry_mask_table, ctr_carry_26) */
-	bsl v4.16b, v2.16b, v0.16b /* ctr_pair_26 = bsl(ctr_mask_26, ctr_v_open, ctr_w_open) */
-	tbl v13.16b, {v13.16b}, v14.16b /* ctr_last_byte_26 = lookup16(ctr_sum_26, new_last_byte) */
-	orr v4.16b, v4.16b, v13.16b /* row_26 = or(ctr_pair_26, ctr_last_byte_26) */
-	rev32 v4.16b, v4.16b /* rowle_26 = rev(row_26) */
-	ldr q13, [sp, #64] /* reload ctr_sum_27 */
-	str q5, [sp, #112] /* spill g1x3.1 */
-	tbl v5.16b, {v13.16b}, v3.16b /* ctr_carry_27 = lookup16(ctr_sum_27, carry_everywhere) */
-	tbl v5.16b, {v1.16b}, v5.16b /* ctr_mask_27 = lookup16(carry_mask_table, ctr_carry_27) */
-	bsl v5.16b, v2.16b, v0.16b /* ctr_pair_27 = bsl(ctr_mask_27, ctr_v_open, ctr_w_open) */
-	tbl v13.16b, {v13.16b}, v14.16b /* ctr_last_byte_27 = lookup16(ctr_sum_27, new_last_byte) */
-	orr v5.16b, v5.16b, v13.16b /* row_27 = or(ctr_pair_27, ctr_last_byte_27) */
-	rev32 v5.16b, v5.16b /* rowle_27 = rev(row_27) */
-	zip1 v13.4s, v8.4s, v4.4s /* tr0_24 = unpacklo(rowle_24, rowle_26) */
-	zip2 v4.4s, v8.4s, v4.4s /* tr0_25 = unpackhi(rowle_24, rowle_26) */
-	zip1 v8.4s, v12.4s, v5.4s /* tr0_26 = unpacklo(rowle_25, rowle_27) */
-	zip2 v5.4s, v12.4s, v5.4s /* tr0_27 = unpackhi(rowle_25, rowle_27) */
-	zip1 v12.4s, v13.4s, v8.4s /* tr1_24 = unpacklo(tr0_24, tr0_26) */
-	zip2 v8.4s, v13.4s, v8.4s /* tr1_25 = unpackhi(tr0_24, tr0_26) */
-	zip1 v13.4s, v4.4s, v5.4s /* tr1_26 = unpacklo(tr0_25, tr0_27) */
-	zip2 v4.4s, v4.4s, v5.4s /* tr1_27 = unpackhi(tr0_25, tr0_27) */
-	ldr q5, [sp, #80] /* reload ctr_sum_28 */
-	str q4, [sp, #64] /* spill g6x3.1 */
-	tbl v4.16b, {v5.16b}, v3.16b /* ctr_carry_28 = lookup16(ctr_sum_28, carry_everywhere) */
-	tbl v4.16b, {v1.16b}, v4.16b /* ctr_mask_28 = lookup16(carry_mask_table, ctr_carry_28) */
-	bsl v4.16b, v2.16b, v0.16b /* ctr_pair_28 = bsl(ctr_mask_28, ctr_v_open, ctr_w_open) */
-	tbl v5.16b, {v5.16b}, v14.16b /* ctr_last_byte_28 = lookup16(ctr_sum_28, new_last_byte) */
-	orr v4.16b, v4.16b, v5.16b /* row_28 = or(ctr_pair_28, ctr_last_byte_28) */
-	rev32 v4.16b, v4.16b /* rowle_28 = rev(row_28) */
-	ldr q5, [sp, #96] /* reload ctr_sum_29 */
-	str q6, [sp, #80] /* spill g0x1.1 */
-	tbl v6.16b, {v5.16b}, v3.16b /* ctr_carry_29 = lookup16(ctr_sum_29, carry_everywhere) */
-	tbl v6.16b, {v1.16b}, v6.16b /* ctr_mask_29 = lookup16(carry_mask_table, ctr_carry_29) */
-	bsl v6.16b, v2.16b, v0.16b /* ctr_pair_29 = bsl(ctr_mask_29, ctr_v_open, ctr_w_open) */
-	tbl v5.16b, {v5.16b}, v14.16b /* ctr_last_byte_29 = lookup16(ctr_sum_29, new_last_byte) */
-	orr v5.16b, v6.16b, v5.16b /* row_29 = or(ctr_pair_29, ctr_last_byte_29) */
-	rev32 v5.16b, v5.16b /* rowle_29 = rev(row_29) */
-	ldr q6, [sp, #144] /* reload ctr_sum_30 */
-	str q7, [sp, #96] /* spill g0x0.1 */
-	tbl v7.16b, {v6.16b}, v3.16b /* ctr_carry_30 = lookup16(ctr_sum_30, carry_everywhere) */
-	tbl v7.16b, {v1.16b}, v7.16b /* ctr_mask_30 = lookup16(carry_mask_table, ctr_carry_30) */
-	bsl v7.16b, v2.16b, v0.16b /* ctr_pair_30 = bsl(ctr_mask_30, ctr_v_open, ctr_w_open) */
-	tbl v6.16b, {v6.16b}, v14.16b /* ctr_last_byte_30 = lookup16(ctr_sum_30, new_last_byte) */
-	orr v6.16b, v7.16b, v6.16b /* row_30 = or(ctr_pair_30, ctr_last_byte_30) */
-	rev32 v6.16b, v6.16b /* rowle_30 = rev(row_30) */
-	ldr q7, [sp, #128] /* reload ctr_sum_31 */
-	tbl v3.16b, {v7.16b}, v3.16b /* ctr_carry_31 = lookup16(ctr_sum_31, carry_everywhere) */
-	tbl v1.16b, {v1.16b}, v3.16b /* ctr_mask_31 = lookup16(carry_mask_table, ctr_carry_31) */
-	bsl v1.16b, v2.16b, v0.16b /* ctr_pair_31 = bsl(ctr_mask_31, ctr_v_open, ctr_w_open) */
-	tbl v0.16b, {v7.16b}, v14.16b /* ctr_last_byte_31 = lookup16(ctr_sum_31, new_last_byte) */
-	orr v0.16b, v1.16b, v0.16b /* row_31 = or(ctr_pair_31, ctr_last_byte_31) */
-	rev32 v0.16b, v0.16b /* rowle_31 = rev(row_31) */
-	zip1 v1.4s, v4.4s, v6.4s /* tr0_28 = unpacklo(rowle_28, rowle_30) */
-	zip2 v2.4s, v4.4s, v6.4s /* tr0_29 = unpackhi(rowle_28, rowle_30) */
-	zip1 v3.4s, v5.4s, v0.4s /* tr0_30 = unpacklo(rowle_29, rowle_31) */
-	zip2 v0.4s, v5.4s, v0.4s /* tr0_31 = unpackhi(rowle_29, rowle_31) */
-	zip1 v4.4s, v1.4s, v3.4s /* tr1_28 = unpacklo(tr0_28, tr0_30) */
-	zip2 v1.4s, v1.4s, v3.4s /* tr1_29 = unpackhi(tr0_28, tr0_30) */
-	zip1 v3.4s, v2.4s, v0.4s /* tr1_30 = unpacklo(tr0_29, tr0_31) */
-	zip2 v0.4s, v2.4s, v0.4s /* tr1_31 = unpackhi(tr0_29, tr0_31) */
-	ldr q2, [sp, #96] /* reload g0x0.2 */
-	ldr q5, [sp, #80] /* reload g0x1.2 */
-	ldr q6, [sp, #160] /* reload g0x3.2 */
-	ldr q7, [sp, #112] /* reload g1x3.2 */
-	ldr q14, [sp, #64] /* reload g6x3.2 */
-	str q12, [sp, #64] /* spill g6x0.2 */
-	str q4, [sp, #112] /* spill g7x0.2 */
-	str q8, [sp, #160] /* spill g6x1.2 */
-	str q1, [sp, #80] /* spill g7x1.2 */
-	str q13, [sp, #96] /* spill g6x2.2 */
-	str q3, [sp, #128] /* spill g7x2.2 */
-	str q14, [sp, #144] /* spill g6x3.2 */
+	ldr q13, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_7_new_last_byte] /* new_last_byte = const() */
+	tbl v3.16b, {v3.16b}, v13.16b /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
+	orr v1.16b, v1.16b, v3.16b /* rowle = or(ctr_pair, ctr_last_byte) */
+	tbl v3.16b, {v4.16b}, v15.16b /* ctr_carry_1 = lookup16(ctr_sum_1, carry_everywhere) */
+	tbl v3.16b, {v14.16b}, v3.16b /* ctr_mask_1 = lookup16(carry_mask_table, ctr_carry_1) */
+	bsl v3.16b, v2.16b, v0.16b /* ctr_pair_1 = bsl(ctr_mask_1, ctr_v_ordered, ctr_w_ordered) */
+	tbl v4.16b, {v4.16b}, v13.16b /* ctr_last_byte_1 = lookup16(ctr_sum_1, new_last_byte) */
+	orr v3.16b, v3.16b, v4.16b /* rowle_1 = or(ctr_pair_1, ctr_last_byte_1) */
+	tbl v4.16b, {v5.16b}, v15.16b /* ctr_carry_2 = lookup16(ctr_sum_2, carry_everywhere) */
+	tbl v4.16b, {v14.16b}, v4.16b /* ctr_mask_2 = lookup16(carry_mask_table, ctr_carry_2) */
+	bsl v4.16b, v2.16b, v0.16b /* ctr_pair_2 = bsl(ctr_mask_2, ctr_v_ordered, ctr_w_ordered) */
+	tbl v5.16b, {v5.16b}, v13.16b /* ctr_last_byte_2 = lookup16(ctr_sum_2, new_last_byte) */
+	orr v4.16b, v4.16b, v5.16b /* rowle_2 = or(ctr_pair_2, ctr_last_byte_2) */
+	tbl v5.16b, {v6.16b}, v15.16b /* ctr_carry_3 = lookup16(ctr_sum_3, carry_everywhere) */
+	tbl v5.16b, {v14.16b}, v5.16b /* ctr_mask_3 = lookup16(carry_mask_table, ctr_carry_3) */
+	bsl v5.16b, v2.16b, v0.16b /* ctr_pair_3 = bsl(ctr_mask_3, ctr_v_ordered, ctr_w_ordered) */
+	tbl v6.16b, {v6.16b}, v13.16b /* ctr_last_byte_3 = lookup16(ctr_sum_3, new_last_byte) */
+	orr v5.16b, v5.16b, v6.16b /* rowle_3 = or(ctr_pair_3, ctr_last_byte_3) */
+	zip1 v6.4s, v1.4s, v4.4s /* tr0 = unpacklo(rowle, rowle_2) */
+	zip2 v1.4s, v1.4s, v4.4s /* tr0_1 = unpackhi(rowle, rowle_2) */
+	zip1 v4.4s, v3.4s, v5.4s /* tr0_2 = unpacklo(rowle_1, rowle_3) */
+	zip2 v3.4s, v3.4s, v5.4s /* tr0_3 = unpackhi(rowle_1, rowle_3) */
+	zip1 v5.4s, v6.4s, v4.4s /* tr1 = unpacklo(tr0, tr0_2) */
+	zip2 v4.4s, v6.4s, v4.4s /* tr1_1 = unpackhi(tr0, tr0_2) */
+	zip1 v6.4s, v1.4s, v3.4s /* tr1_2 = unpacklo(tr0_1, tr0_3) */
+	zip2 v1.4s, v1.4s, v3.4s /* tr1_3 = unpackhi(tr0_1, tr0_3) */
+	tbl v3.16b, {v7.16b}, v15.16b /* ctr_carry_4 = lookup16(ctr_sum_4, carry_everywhere) */
+	tbl v3.16b, {v14.16b}, v3.16b /* ctr_mask_4 = lookup16(carry_mask_table, ctr_carry_4) */
+	bsl v3.16b, v2.16b, v0.16b /* ctr_pair_4 = bsl(ctr_mask_4, ctr_v_ordered, ctr_w_ordered) */
+	tbl v7.16b, {v7.16b}, v13.16b /* ctr_last_byte_4 = lookup16(ctr_sum_4, new_last_byte) */
+	orr v3.16b, v3.16b, v7.16b /* rowle_4 = or(ctr_pair_4, ctr_last_byte_4) */
+	tbl v7.16b, {v16.16b}, v15.16b /* ctr_carry_5 = lookup16(ctr_sum_5, carry_everywhere) */
+	tbl v7.16b, {v14.16b}, v7.16b /* ctr_mask_5 = lookup16(carry_mask_table, ctr_carry_5) */
+	bsl v7.16b, v2.16b, v0.16b /* ctr_pair_5 = bsl(ctr_mask_5, ctr_v_ordered, ctr_w_ordered) */
+	tbl v16.16b, {v16.16b}, v13.16b /* ctr_last_byte_5 = lookup16(ctr_sum_5, new_last_byte) */
+	orr v7.16b, v7.16b, v16.16b /* rowle_5 = or(ctr_pair_5, ctr_last_byte_5) */
+	tbl v16.16b, {v17.16b}, v15.16b /* ctr_carry_6 = lookup16(ctr_sum_6, carry_everywhere) */
+	tbl v16.16b, {v14.16b}, v16.16b /* ctr_mask_6 = lookup16(carry_mask_table, ctr_carry_6) */
+	bsl v16.16b, v2.16b, v0.16b /* ctr_pair_6 = bsl(ctr_mask_6, ctr_v_ordered, ctr_w_ordered) */
+	tbl v17.16b, {v17.16b}, v13.16b /* ctr_last_byte_6 = lookup16(ctr_sum_6, new_last_byte) */
+	orr v16.16b, v16.16b, v17.16b /* rowle_6 = or(ctr_pair_6, ctr_last_byte_6) */
+	tbl v17.16b, {v18.16b}, v15.16b /* ctr_carry_7 = lookup16(ctr_sum_7, carry_everywhere) */
+	tbl v17.16b, {v14.16b}, v17.16b /* ctr_mask_7 = lookup16(carry_mask_table, ctr_carry_7) */
+	bsl v17.16b, v2.16b, v0.16b /* ctr_pair_7 = bsl(ctr_mask_7, ctr_v_ordered, ctr_w_ordered) */
+	tbl v18.16b, {v18.16b}, v13.16b /* ctr_last_byte_7 = lookup16(ctr_sum_7, new_last_byte) */
+	orr v17.16b, v17.16b, v18.16b /* rowle_7 = or(ctr_pair_7, ctr_last_byte_7) */
+	zip1 v18.4s, v3.4s, v16.4s /* tr0_4 = unpacklo(rowle_4, rowle_6) */
+	zip2 v3.4s, v3.4s, v16.4s /* tr0_5 = unpackhi(rowle_4, rowle_6) */
+	zip1 v16.4s, v7.4s, v17.4s /* tr0_6 = unpacklo(rowle_5, rowle_7) */
+	zip2 v7.4s, v7.4s, v17.4s /* tr0_7 = unpackhi(rowle_5, rowle_7) */
+	zip1 v17.4s, v18.4s, v16.4s /* tr1_4 = unpacklo(tr0_4, tr0_6) */
+	zip2 v16.4s, v18.4s, v16.4s /* tr1_5 = unpackhi(tr0_4, tr0_6) */
+	zip1 v18.4s, v3.4s, v7.4s /* tr1_6 = unpacklo(tr0_5, tr0_7) */
+	zip2 v3.4s, v3.4s, v7.4s /* tr1_7 = unpackhi(tr0_5, tr0_7) */
+	tbl v7.16b, {v19.16b}, v15.16b /* ctr_carry_8 = lookup16(ctr_sum_8, carry_everywhere) */
+	tbl v7.16b, {v14.16b}, v7.16b /* ctr_mask_8 = lookup16(carry_mask_table, ctr_carry_8) */
+	bsl v7.16b, v2.16b, v0.16b /* ctr_pair_8 = bsl(ctr_mask_8, ctr_v_ordered, ctr_w_ordered) */
+	tbl v19.16b, {v19.16b}, v13.16b /* ctr_last_byte_8 = lookup16(ctr_sum_8, new_last_byte) */
+	orr v7.16b, v7.16b, v19.16b /* rowle_8 = or(ctr_pair_8, ctr_last_byte_8) */
+	tbl v19.16b, {v20.16b}, v15.16b /* ctr_carry_9 = lookup16(ctr_sum_9, carry_everywhere) */
+	tbl v19.16b, {v14.16b}, v19.16b /* ctr_mask_9 = lookup16(carry_mask_table, ctr_carry_9) */
+	bsl v19.16b, v2.16b, v0.16b /* ctr_pair_9 = bsl(ctr_mask_9, ctr_v_ordered, ctr_w_ordered) */
+	tbl v20.16b, {v20.16b}, v13.16b /* ctr_last_byte_9 = lookup16(ctr_sum_9, new_last_byte) */
+	orr v19.16b, v19.16b, v20.16b /* rowle_9 = or(ctr_pair_9, ctr_last_byte_9) */
+	tbl v20.16b, {v21.16b}, v15.16b /* ctr_carry_10 = lookup16(ctr_sum_10, carry_everywhere) */
+	tbl v20.16b, {v14.16b}, v20.16b /* ctr_mask_10 = lookup16(carry_mask_table, ctr_carry_10) */
+	bsl v20.16b, v2.16b, v0.16b /* ctr_pair_10 = bsl(ctr_mask_10, ctr_v_ordered, ctr_w_ordered) */
+	tbl v21.16b, {v21.16b}, v13.16b /* ctr_last_byte_10 = lookup16(ctr_sum_10, new_last_byte) */
+	orr v20.16b, v20.16b, v21.16b /* rowle_10 = or(ctr_pair_10, ctr_last_byte_10) */
+	tbl v21.16b, {v22.16b}, v15.16b /* ctr_carry_11 = lookup16(ctr_sum_11, carry_everywhere) */
+	tbl v21.16b, {v14.16b}, v21.16b /* ctr_mask_11 = lookup16(carry_mask_table, ctr_carry_11) */
+	bsl v21.16b, v2.16b, v0.16b /* ctr_pair_11 = bsl(ctr_mask_11, ctr_v_ordered, ctr_w_ordered) */
+	tbl v22.16b, {v22.16b}, v13.16b /* ctr_last_byte_11 = lookup16(ctr_sum_11, new_last_byte) */
+	orr v21.16b, v21.16b, v22.16b /* rowle_11 = or(ctr_pair_11, ctr_last_byte_11) */
+	zip1 v22.4s, v7.4s, v20.4s /* tr0_8 = unpacklo(rowle_8, rowle_10) */
+	zip2 v7.4s, v7.4s, v20.4s /* tr0_9 = unpackhi(rowle_8, rowle_10) */
+	zip1 v20.4s, v19.4s, v21.4s /* tr0_10 = unpacklo(rowle_9, rowle_11) */
+	zip2 v19.4s, v19.4s, v21.4s /* tr0_11 = unpackhi(rowle_9, rowle_11) */
+	zip1 v21.4s, v22.4s, v20.4s /* tr1_8 = unpacklo(tr0_8, tr0_10) */
+	zip2 v20.4s, v22.4s, v20.4s /* tr1_9 = unpackhi(tr0_8, tr0_10) */
+	zip1 v22.4s, v7.4s, v19.4s /* tr1_10 = unpacklo(tr0_9, tr0_11) */
+	zip2 v7.4s, v7.4s, v19.4s /* tr1_11 = unpackhi(tr0_9, tr0_11) */
+	tbl v19.16b, {v23.16b}, v15.16b /* ctr_carry_12 = lookup16(ctr_sum_12, carry_everywhere) */
+	tbl v19.16b, {v14.16b}, v19.16b /* ctr_mask_12 = lookup16(carry_mask_table, ctr_carry_12) */
+	bsl v19.16b, v2.16b, v0.16b /* ctr_pair_12 = bsl(ctr_mask_12, ctr_v_ordered, ctr_w_ordered) */
+	tbl v23.16b, {v23.16b}, v13.16b /* ctr_last_byte_12 = lookup16(ctr_sum_12, new_last_byte) */
+	orr v19.16b, v19.16b, v23.16b /* rowle_12 = or(ctr_pair_12, ctr_last_byte_12) */
+	tbl v23.16b, {v24.16b}, v15.16b /* ctr_carry_13 = lookup16(ctr_sum_13, carry_everywhere) */
+	tbl v23.16b, {v14.16b}, v23.16b /* ctr_mask_13 = lookup16(carry_mask_table, ctr_carry_13) */
+	bsl v23.16b, v2.16b, v0.16b /* ctr_pair_13 = bsl(ctr_mask_13, ctr_v_ordered, ctr_w_ordered) */
+	tbl v24.16b, {v24.16b}, v13.16b /* ctr_last_byte_13 = lookup16(ctr_sum_13, new_last_byte) */
+	orr v23.16b, v23.16b, v24.16b /* rowle_13 = or(ctr_pair_13, ctr_last_byte_13) */
+	tbl v24.16b, {v25.16b}, v15.16b /* ctr_carry_14 = lookup16(ctr_sum_14, carry_everywhere) */
+	tbl v24.16b, {v14.16b}, v24.16b /* ctr_mask_14 = lookup16(carry_mask_table, ctr_carry_14) */
+	bsl v24.16b, v2.16b, v0.16b /* ctr_pair_14 = bsl(ctr_mask_14, ctr_v_ordered, ctr_w_ordered) */
+	tbl v25.16b, {v25.16b}, v13.16b /* ctr_last_byte_14 = lookup16(ctr_sum_14, new_last_byte) */
+	orr v24.16b, v24.16b, v25.16b /* rowle_14 = or(ctr_pair_14, ctr_last_byte_14) */
+	tbl v25.16b, {v26.16b}, v15.16b /* ctr_carry_15 = lookup16(ctr_sum_15, carry_everywhere) */
+	tbl v25.16b, {v14.16b}, v25.16b /* ctr_mask_15 = lookup16(carry_mask_table, ctr_carry_15) */
+	bsl v25.16b, v2.16b, v0.16b /* ctr_pair_15 = bsl(ctr_mask_15, ctr_v_ordered, ctr_w_ordered) */
+	tbl v26.16b, {v26.16b}, v13.16b /* ctr_last_byte_15 = lookup16(ctr_sum_15, new_last_byte) */
+	orr v25.16b, v25.16b, v26.16b /* rowle_15 = or(ctr_pair_15, ctr_last_byte_15) */
+	zip1 v26.4s, v19.4s, v24.4s /* tr0_12 = unpacklo(rowle_12, rowle_14) */
+	zip2 v19.4s, v19.4s, v24.4s /* tr0_13 = unpackhi(rowle_12, rowle_14) */
+	zip1 v24.4s, v23.4s, v25.4s /* tr0_14 = unpacklo(rowle_13, rowle_15) */
+	zip2 v23.4s, v23.4s, v25.4s /* tr0_15 = unpackhi(rowle_13, rowle_15) */
+	zip1 v25.4s, v26.4s, v24.4s /* tr1_12 = unpacklo(tr0_12, tr0_14) */
+	zip2 v24.4s, v26.4s, v24.4s /* tr1_13 = unpackhi(tr0_12, tr0_14) */
+	zip1 v26.4s, v19.4s, v23.4s /* tr1_14 = unpacklo(tr0_13, tr0_15) */
+	zip2 v19.4s, v19.4s, v23.4s /* tr1_15 = unpackhi(tr0_13, tr0_15) */
+	tbl v23.16b, {v27.16b}, v15.16b /* ctr_carry_16 = lookup16(ctr_sum_16, carry_everywhere) */
+	tbl v23.16b, {v14.16b}, v23.16b /* ctr_mask_16 = lookup16(carry_mask_table, ctr_carry_16) */
+	bsl v23.16b, v2.16b, v0.16b /* ctr_pair_16 = bsl(ctr_mask_16, ctr_v_ordered, ctr_w_ordered) */
+	tbl v27.16b, {v27.16b}, v13.16b /* ctr_last_byte_16 = lookup16(ctr_sum_16, new_last_byte) */
+	orr v23.16b, v23.16b, v27.16b /* rowle_16 = or(ctr_pair_16, ctr_last_byte_16) */
+	tbl v27.16b, {v28.16b}, v15.16b /* ctr_carry_17 = lookup16(ctr_sum_17, carry_everywhere) */
+	tbl v27.16b, {v14.16b}, v27.16b /* ctr_mask_17 = lookup16(carry_mask_table, ctr_carry_17) */
+	bsl v27.16b, v2.16b, v0.16b /* ctr_pair_17 = bsl(ctr_mask_17, ctr_v_ordered, ctr_w_ordered) */
+	tbl v28.16b, {v28.16b}, v13.16b /* ctr_last_byte_17 = lookup16(ctr_sum_17, new_last_byte) */
+	orr v27.16b, v27.16b, v28.16b /* rowle_17 = or(ctr_pair_17, ctr_last_byte_17) */
+	tbl v28.16b, {v29.16b}, v15.16b /* ctr_carry_18 = lookup16(ctr_sum_18, carry_everywhere) */
+	tbl v28.16b, {v14.16b}, v28.16b /* ctr_mask_18 = lookup16(carry_mask_table, ctr_carry_18) */
+	bsl v28.16b, v2.16b, v0.16b /* ctr_pair_18 = bsl(ctr_mask_18, ctr_v_ordered, ctr_w_ordered) */
+	tbl v29.16b, {v29.16b}, v13.16b /* ctr_last_byte_18 = lookup16(ctr_sum_18, new_last_byte) */
+	orr v28.16b, v28.16b, v29.16b /* rowle_18 = or(ctr_pair_18, ctr_last_byte_18) */
+	tbl v29.16b, {v30.16b}, v15.16b /* ctr_carry_19 = lookup16(ctr_sum_19, carry_everywhere) */
+	tbl v29.16b, {v14.16b}, v29.16b /* ctr_mask_19 = lookup16(carry_mask_table, ctr_carry_19) */
+	bsl v29.16b, v2.16b, v0.16b /* ctr_pair_19 = bsl(ctr_mask_19, ctr_v_ordered, ctr_w_ordered) */
+	tbl v30.16b, {v30.16b}, v13.16b /* ctr_last_byte_19 = lookup16(ctr_sum_19, new_last_byte) */
+	orr v29.16b, v29.16b, v30.16b /* rowle_19 = or(ctr_pair_19, ctr_last_byte_19) */
+	zip1 v30.4s, v23.4s, v28.4s /* tr0_16 = unpacklo(rowle_16, rowle_18) */
+	zip2 v23.4s, v23.4s, v28.4s /* tr0_17 = unpackhi(rowle_16, rowle_18) */
+	zip1 v28.4s, v27.4s, v29.4s /* tr0_18 = unpacklo(rowle_17, rowle_19) */
+	zip2 v27.4s, v27.4s, v29.4s /* tr0_19 = unpackhi(rowle_17, rowle_19) */
+	zip1 v29.4s, v30.4s, v28.4s /* tr1_16 = unpacklo(tr0_16, tr0_18) */
+	zip2 v28.4s, v30.4s, v28.4s /* tr1_17 = unpackhi(tr0_16, tr0_18) */
+	zip1 v30.4s, v23.4s, v27.4s /* tr1_18 = unpacklo(tr0_17, tr0_19) */
+	zip2 v23.4s, v23.4s, v27.4s /* tr1_19 = unpackhi(tr0_17, tr0_19) */
+	tbl v27.16b, {v31.16b}, v15.16b /* ctr_carry_20 = lookup16(ctr_sum_20, carry_everywhere) */
+	tbl v27.16b, {v14.16b}, v27.16b /* ctr_mask_20 = lookup16(carry_mask_table, ctr_carry_20) */
+	bsl v27.16b, v2.16b, v0.16b /* ctr_pair_20 = bsl(ctr_mask_20, ctr_v_ordered, ctr_w_ordered) */
+	tbl v31.16b, {v31.16b}, v13.16b /* ctr_last_byte_20 = lookup16(ctr_sum_20, new_last_byte) */
+	orr v27.16b, v27.16b, v31.16b /* rowle_20 = or(ctr_pair_20, ctr_last_byte_20) */
+	tbl v31.16b, {v8.16b}, v15.16b /* ctr_carry_21 = lookup16(ctr_sum_21, carry_everywhere) */
+	tbl v31.16b, {v14.16b}, v31.16b /* ctr_mask_21 = lookup16(carry_mask_table, ctr_carry_21) */
+	bsl v31.16b, v2.16b, v0.16b /* ctr_pair_21 = bsl(ctr_mask_21, ctr_v_ordered, ctr_w_ordered) */
+	tbl v8.16b, {v8.16b}, v13.16b /* ctr_last_byte_21 = lookup16(ctr_sum_21, new_last_byte) */
+	orr v31.16b, v31.16b, v8.16b /* rowle_21 = or(ctr_pair_21, ctr_last_byte_21) */
+	tbl v8.16b, {v9.16b}, v15.16b /* ctr_carry_22 = lookup16(ctr_sum_22, carry_everywhere) */
+	tbl v8.16b, {v14.16b}, v8.16b /* ctr_mask_22 = lookup16(carry_mask_table, ctr_carry_22) */
+	bsl v8.16b, v2.16b, v0.16b /* ctr_pair_22 = bsl(ctr_mask_22, ctr_v_ordered, ctr_w_ordered) */
+	tbl v9.16b, {v9.16b}, v13.16b /* ctr_last_byte_22 = lookup16(ctr_sum_22, new_last_byte) */
+	orr v8.16b, v8.16b, v9.16b /* rowle_22 = or(ctr_pair_22, ctr_last_byte_22) */
+	tbl v9.16b, {v10.16b}, v15.16b /* ctr_carry_23 = lookup16(ctr_sum_23, carry_everywhere) */
+	tbl v9.16b, {v14.16b}, v9.16b /* ctr_mask_23 = lookup16(carry_mask_table, ctr_carry_23) */
+	bsl v9.16b, v2.16b, v0.16b /* ctr_pair_23 = bsl(ctr_mask_23, ctr_v_ordered, ctr_w_ordered) */
+	tbl v10.16b, {v10.16b}, v13.16b /* ctr_last_byte_23 = lookup16(ctr_sum_23, new_last_byte) */
+	orr v9.16b, v9.16b, v10.16b /* rowle_23 = or(ctr_pair_23, ctr_last_byte_23) */
+	zip1 v10.4s, v27.4s, v8.4s /* tr0_20 = unpacklo(rowle_20, rowle_22) */
+	zip2 v27.4s, v27.4s, v8.4s /* tr0_21 = unpackhi(rowle_20, rowle_22) */
+	zip1 v8.4s, v31.4s, v9.4s /* tr0_22 = unpacklo(rowle_21, rowle_23) */
+	zip2 v31.4s, v31.4s, v9.4s /* tr0_23 = unpackhi(rowle_21, rowle_23) */
+	zip1 v9.4s, v10.4s, v8.4s /* tr1_20 = unpacklo(tr0_20, tr0_22) */
+	zip2 v8.4s, v10.4s, v8.4s /* tr1_21 = unpackhi(tr0_20, tr0_22) */
+	zip1 v10.4s, v27.4s, v31.4s /* tr1_22 = unpacklo(tr0_21, tr0_23) */
+	zip2 v27.4s, v27.4s, v31.4s /* tr1_23 = unpackhi(tr0_21, tr0_23) */
+	tbl v31.16b, {v11.16b}, v15.16b /* ctr_carry_24 = lookup16(ctr_sum_24, carry_everywhere) */
+	tbl v31.16b, {v14.16b}, v31.16b /* ctr_mask_24 = lookup16(carry_mask_table, ctr_carry_24) */
+	bsl v31.16b, v2.16b, v0.16b /* ctr_pair_24 = bsl(ctr_mask_24, ctr_v_ordered, ctr_w_ordered) */
+	tbl v11.16b, {v11.16b}, v13.16b /* ctr_last_byte_24 = lookup16(ctr_sum_24, new_last_byte) */
+	orr v31.16b, v31.16b, v11.16b /* rowle_24 = or(ctr_pair_24, ctr_last_byte_24) */
+	tbl v11.16b, {v12.16b}, v15.16b /* ctr_carry_25 = lookup16(ctr_sum_25, carry_everywhere) */
+	tbl v11.16b, {v14.16b}, v11.16b /* ctr_mask_25 = lookup16(carry_mask_table, ctr_carry_25) */
+	bsl v11.16b, v2.16b, v0.16b /* ctr_pair_25 = bsl(ctr_mask_25, ctr_v_ordered, ctr_w_ordered) */
+	tbl v12.16b, {v12.16b}, v13.16b /* ctr_last_byte_25 = lookup16(ctr_sum_25, new_last_byte) */
+	orr v11.16b, v11.16b, v12.16b /* rowle_25 = or(ctr_pair_25, ctr_last_byte_25) */
+	ldr q12, [sp, #144] /* reload ctr_sum_26 */
+	str q1, [sp, #160] /* spill g0x3.1 */
+	tbl v1.16b, {v12.16b}, v15.16b /* ctr_carry_26 = lookup16(ctr_sum_26, carry_everywhere) */
+	tbl v1.16b, {v14.16b}, v1.16b /* ctr_mask_26 = lookup16(carry_mask_table, ctr_carry_26) */
+	bsl v1.16b, v2.16b, v0.16b /* ctr_pair_26 = bsl(ctr_mask_26, ctr_v_ordered, ctr_w_ordered) */
+	tbl v12.16b, {v12.16b}, v13.16b /* ctr_last_byte_26 = lookup16(ctr_sum_26, new_last_byte) */
+	orr v1.16b, v1.16b, v12.16b /* rowle_26 = or(ctr_pair_26, ctr_last_byte_26) */
+	ldr q12, [sp, #128] /* reload ctr_sum_27 */
+	str q3, [sp, #144] /* spill g1x3.1 */
+	tbl v3.16b, {v12.16b}, v15.16b /* ctr_carry_27 = lookup16(ctr_sum_27, carry_everywhere) */
+	tbl v3.16b, {v14.16b}, v3.16b /* ctr_mask_27 = lookup16(carry_mask_table, ctr_carry_27) */
+	bsl v3.16b, v2.16b, v0.16b /* ctr_pair_27 = bsl(ctr_mask_27, ctr_v_ordered, ctr_w_ordered) */
+	tbl v12.16b, {v12.16b}, v13.16b /* ctr_last_byte_27 = lookup16(ctr_sum_27, new_last_byte) */
+	orr v3.16b, v3.16b, v12.16b /* rowle_27 = or(ctr_pair_27, ctr_last_byte_27) */
+	zip1 v12.4s, v31.4s, v1.4s /* tr0_24 = unpacklo(rowle_24, rowle_26) */
+	zip2 v1.4s, v31.4s, v1.4s /* tr0_25 = unpackhi(rowle_24, rowle_26) */
+	zip1 v31.4s, v11.4s, v3.4s /* tr0_26 = unpacklo(rowle_25, rowle_27) */
+	zip2 v3.4s, v11.4s, v3.4s /* tr0_27 = unpackhi(rowle_25, rowle_27) */
+	zip1 v11.4s, v12.4s, v31.4s /* tr1_24 = unpacklo(tr0_24, tr0_26) */
+	zip2 v31.4s, v12.4s, v31.4s /* tr1_25 = unpackhi(tr0_24, tr0_26) */
+	zip1 v12.4s, v1.4s, v3.4s /* tr1_26 = unpacklo(tr0_25, tr0_27) */
+	zip2 v1.4s, v1.4s, v3.4s /* tr1_27 = unpackhi(tr0_25, tr0_27) */
+	ldr q3, [sp, #64] /* reload ctr_sum_28 */
+	str q1, [sp, #128] /* spill g6x3.1 */
+	tbl v1.16b, {v3.16b}, v15.16b /* ctr_carry_28 = lookup16(ctr_sum_28, carry_everywhere) */
+	tbl v1.16b, {v14.16b}, v1.16b /* ctr_mask_28 = lookup16(carry_mask_table, ctr_carry_28) */
+	bsl v1.16b, v2.16b, v0.16b /* ctr_pair_28 = bsl(ctr_mask_28, ctr_v_ordered, ctr_w_ordered) */
+	tbl v3.16b, {v3.16b}, v13.16b /* ctr_last_byte_28 = lookup16(ctr_sum_28, new_last_byte) */
+	orr v1.16b, v1.16b, v3.16b /* rowle_28 = or(ctr_pair_28, ctr_last_byte_28) */
+	ldr q3, [sp, #80] /* reload ctr_sum_29 */
+	str q4, [sp, #64] /* spill g0x1.1 */
+	tbl v4.16b, {v3.16b}, v15.16b /* ctr_carry_29 = lookup16(ctr_sum_29, carry_everywhere) */
+	tbl v4.16b, {v14.16b}, v4.16b /* ctr_mask_29 = lookup16(carry_mask_table, ctr_carry_29) */
+	bsl v4.16b, v2.16b, v0.16b /* ctr_pair_29 = bsl(ctr_mask_29, ctr_v_ordered, ctr_w_ordered) */
+	tbl v3.16b, {v3.16b}, v13.16b /* ctr_last_byte_29 = lookup16(ctr_sum_29, new_last_byte) */
+	orr v3.16b, v4.16b, v3.16b /* rowle_29 = or(ctr_pair_29, ctr_last_byte_29) */
+	ldr q4, [sp, #96] /* reload ctr_sum_30 */
+	str q5, [sp, #80] /* spill g0x0.1 */
+	tbl v5.16b, {v4.16b}, v15.16b /* ctr_carry_30 = lookup16(ctr_sum_30, carry_everywhere) */
+	tbl v5.16b, {v14.16b}, v5.16b /* ctr_mask_30 = lookup16(carry_mask_table, ctr_carry_30) */
+	bsl v5.16b, v2.16b, v0.16b /* ctr_pair_30 = bsl(ctr_mask_30, ctr_v_ordered, ctr_w_ordered) */
+	tbl v4.16b, {v4.16b}, v13.16b /* ctr_last_byte_30 = lookup16(ctr_sum_30, new_last_byte) */
+	orr v4.16b, v5.16b, v4.16b /* rowle_30 = or(ctr_pair_30, ctr_last_byte_30) */
+	ldr q5, [sp, #112] /* reload ctr_sum_31 */
+	tbl v15.16b, {v5.16b}, v15.16b /* ctr_carry_31 = lookup16(ctr_sum_31, carry_everywhere) */
+	tbl v14.16b, {v14.16b}, v15.16b /* ctr_mask_31 = lookup16(carry_mask_table, ctr_carry_31) */
+	bsl v14.16b, v2.16b, v0.16b /* ctr_pair_31 = bsl(ctr_mask_31, ctr_v_ordered, ctr_w_ordered) */
+	tbl v0.16b, {v5.16b}, v13.16b /* ctr_last_byte_31 = lookup16(ctr_sum_31, new_last_byte) */
+	orr v0.16b, v14.16b, v0.16b /* rowle_31 = or(ctr_pair_31, ctr_last_byte_31) */
+	zip1 v2.4s, v1.4s, v4.4s /* tr0_28 = unpacklo(rowle_28, rowle_30) */
+	zip2 v1.4s, v1.4s, v4.4s /* tr0_29 = unpackhi(rowle_28, rowle_30) */
+	zip1 v4.4s, v3.4s, v0.4s /* tr0_30 = unpacklo(rowle_29, rowle_31) */
+	zip2 v0.4s, v3.4s, v0.4s /* tr0_31 = unpackhi(rowle_29, rowle_31) */
+	zip1 v3.4s, v2.4s, v4.4s /* tr1_28 = unpacklo(tr0_28, tr0_30) */
+	zip2 v2.4s, v2.4s, v4.4s /* tr1_29 = unpackhi(tr0_28, tr0_30) */
+	zip1 v4.4s, v1.4s, v0.4s /* tr1_30 = unpacklo(tr0_29, tr0_31) */
+	zip2 v0.4s, v1.4s, v0.4s /* tr1_31 = unpackhi(tr0_29, tr0_31) */
+	ldr q1, [sp, #80] /* reload g0x0.2 */
+	ldr q5, [sp, #64] /* reload g0x1.2 */
+	ldr q13, [sp, #160] /* reload g0x3.2 */
+	ldr q14, [sp, #144] /* reload g1x3.2 */
+	ldr q15, [sp, #128] /* reload g6x3.2 */
+	str q11, [sp, #128] /* spill g6x0.2 */
+	str q3, [sp, #144] /* spill g7x0.2 */
+	str q31, [sp, #160] /* spill g6x1.2 */
+	str q2, [sp, #64] /* spill g7x1.2 */
+	str q12, [sp, #80] /* spill g6x2.2 */
+	str q4, [sp, #112] /* spill g7x2.2 */
+	str q15, [sp, #96] /* spill g6x3.2 */
 	str q0, [sp, #176] /* spill g7x3.2 */
 	mov x5, x0
 	mov x4, #8
@@ -4507,947 +4439,947 @@ sm4_wordslice_neon_aes_batch_ctr_asm:
 
 	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
 	ld1r {v0.4s}, [x5] /* rkw = bcast32() */
-	eor v1.16b, v5.16b, v15.16b /* g0k_acc = xor(g0x1, g0x2) */
-	eor v0.16b, v1.16b, v0.16b /* g0k = xor(g0k_acc, rkw) */
-	eor v0.16b, v0.16b, v6.16b /* g0t = xor(g0k, g0x3) */
+	eor v2.16b, v5.16b, v6.16b /* g0k_acc = xor(g0x1, g0x2) */
+	eor v0.16b, v2.16b, v0.16b /* g0k = xor(g0k_acc, rkw) */
+	eor v0.16b, v0.16b, v13.16b /* g0t = xor(g0k, g0x3) */
 	adrp x17, .Lsm4_wordslice_neon_aes_asm_7_inv_shift_rows
-	ldr q1, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_7_inv_shift_rows] /* inv_shift_rows = const() */
-	tbl v0.16b, {v0.16b}, v1.16b /* g0s_sr = lookup16(g0t, inv_shift_rows) */
+	ldr q2, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_7_inv_shift_rows] /* inv_shift_rows = const() */
+	tbl v0.16b, {v0.16b}, v2.16b /* g0s_sr = lookup16(g0t, inv_shift_rows) */
 	adrp x17, .Lsm4_wordslice_neon_aes_asm_7_nibble_mask
 	ldr q3, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_7_nibble_mask] /* nibble_mask = const() */
 	and v4.16b, v0.16b, v3.16b /* g0s_sr_lo = and(g0s_sr, nibble_mask) */
 	ushr v0.16b, v0.16b, #4 /* g0s_sr_hi = shr(g0s_sr) */
 	adrp x17, .Lsm4_wordslice_neon_aes_asm_7_tbl_lo
-	ldr q8, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_7_tbl_lo] /* tbl_lo = const() */
-	tbl v4.16b, {v8.16b}, v4.16b /* g0a_1_l = lookup16(tbl_lo, g0s_sr_lo) */
+	ldr q31, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_7_tbl_lo] /* tbl_lo = const() */
+	tbl v4.16b, {v31.16b}, v4.16b /* g0a_1_l = lookup16(tbl_lo, g0s_sr_lo) */
 	adrp x17, .Lsm4_wordslice_neon_aes_asm_7_tbl_hi
-	ldr q12, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_7_tbl_hi] /* tbl_hi = const() */
-	tbl v0.16b, {v12.16b}, v0.16b /* g0a_1_h = lookup16(tbl_hi, g0s_sr_hi) */
+	ldr q11, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_7_tbl_hi] /* tbl_hi = const() */
+	tbl v0.16b, {v11.16b}, v0.16b /* g0a_1_h = lookup16(tbl_hi, g0s_sr_hi) */
 	aese v4.16b, v0.16b /* g0s_aes = aese(g0a_1_l, g0a_1_h) */
 	and v0.16b, v4.16b, v3.16b /* g0s_aes_lo = and(g0s_aes, nibble_mask) */
 	ushr v4.16b, v4.16b, #4 /* g0s_aes_hi = shr(g0s_aes) */
 	adrp x17, .Lsm4_wordslice_neon_aes_asm_7_tbl_lo_1
-	ldr q13, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_7_tbl_lo_1] /* tbl_lo_1 = const() */
-	tbl v0.16b, {v13.16b}, v0.16b /* g0s_l = lookup16(tbl_lo_1, g0s_aes_lo) */
+	ldr q12, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_7_tbl_lo_1] /* tbl_lo_1 = const() */
+	tbl v0.16b, {v12.16b}, v0.16b /* g0s_l = lookup16(tbl_lo_1, g0s_aes_lo) */
 	adrp x17, .Lsm4_wordslice_neon_aes_asm_7_tbl_hi_1
-	ldr q14, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_7_tbl_hi_1] /* tbl_hi_1 = const() */
-	tbl v4.16b, {v14.16b}, v4.16b /* g0s_h = lookup16(tbl_hi_1, g0s_aes_hi) */
+	ldr q15, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_7_tbl_hi_1] /* tbl_hi_1 = const() */
+	tbl v4.16b, {v15.16b}, v4.16b /* g0s_h = lookup16(tbl_hi_1, g0s_aes_hi) */
 	eor v0.16b, v0.16b, v4.16b /* g0s = xor(g0s_l, g0s_h) */
 	adrp x17, .Lsm4_wordslice_neon_aes_asm_7_rotl24
 	ldr q4, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_7_rotl24] /* rotl24 = const() */
 	str q5, [sp, #192] /* spill g0x1.2 */
 	tbl v5.16b, {v0.16b}, v4.16b /* g0lr24 = lookup16(g0s, rotl24) */
 	eor v5.16b, v0.16b, v5.16b /* g0l_acc = xor(g0s, g0lr24) */
-	str q6, [sp, #208] /* spill g0x3.2 */
+	str q6, [sp, #208] /* spill g0x2.2 */
 	adrp x17, .Lsm4_wordslice_neon_aes_asm_7_rotl8
 	ldr q6, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_7_rotl8] /* rotl8 = const() */
-	str q15, [sp, #224] /* spill g0x2.2 */
-	tbl v15.16b, {v0.16b}, v6.16b /* g0lr8 = lookup16(g0s, rotl8) */
-	eor v15.16b, v0.16b, v15.16b /* g0lg_acc = xor(g0s, g0lr8) */
+	str q13, [sp, #224] /* spill g0x3.2 */
+	tbl v13.16b, {v0.16b}, v6.16b /* g0lr8 = lookup16(g0s, rotl8) */
+	eor v13.16b, v0.16b, v13.16b /* g0lg_acc = xor(g0s, g0lr8) */
 	rev32 v0.8h, v0.8h /* g0lr16 = rev(g0s) */
-	eor v0.16b, v15.16b, v0.16b /* g0lg = xor(g0lg_acc, g0lr16) */
-	ushr v15.4s, v0.4s, #30 /* g0lr2_r = shr(g0lg) */
-	sli v15.4s, v0.4s, #2 /* g0lr2 = sli(g0lr2_r, g0lg) */
-	eor v0.16b, v5.16b, v15.16b /* g0l = xor(g0l_acc, g0lr2) */
-	eor v0.16b, v2.16b, v0.16b /* g0x = xor(g0x0, g0l) */
-	ld1r {v2.4s}, [x5] /* rkw_1 = bcast32() */
-	eor v5.16b, v17.16b, v19.16b /* g1k_acc = xor(g1x1, g1x2) */
-	eor v2.16b, v5.16b, v2.16b /* g1k = xor(g1k_acc, rkw_1) */
-	eor v2.16b, v2.16b, v7.16b /* g1t = xor(g1k, g1x3) */
-	tbl v2.16b, {v2.16b}, v1.16b /* g1s_sr = lookup16(g1t, inv_shift_rows) */
-	and v5.16b, v2.16b, v3.16b /* g1s_sr_lo = and(g1s_sr, nibble_mask) */
-	ushr v2.16b, v2.16b, #4 /* g1s_sr_hi = shr(g1s_sr) */
-	tbl v5.16b, {v8.16b}, v5.16b /* g1a_1_l = lookup16(tbl_lo, g1s_sr_lo) */
-	tbl v2.16b, {v12.16b}, v2.16b /* g1a_1_h = lookup16(tbl_hi, g1s_sr_hi) */
-	aese v5.16b, v2.16b /* g1s_aes = aese(g1a_1_l, g1a_1_h) */
-	and v2.16b, v5.16b, v3.16b /* g1s_aes_lo = and(g1s_aes, nibble_mask) */
+	eor v0.16b, v13.16b, v0.16b /* g0lg = xor(g0lg_acc, g0lr16) */
+	ushr v13.4s, v0.4s, #30 /* g0lr2_r = shr(g0lg) */
+	sli v13.4s, v0.4s, #2 /* g0lr2 = sli(g0lr2_r, g0lg) */
+	eor v0.16b, v5.16b, v13.16b /* g0l = xor(g0l_acc, g0lr2) */
+	eor v0.16b, v1.16b, v0.16b /* g0x = xor(g0x0, g0l) */
+	ld1r {v1.4s}, [x5] /* rkw_1 = bcast32() */
+	eor v5.16b, v16.16b, v18.16b /* g1k_acc = xor(g1x1, g1x2) */
+	eor v1.16b, v5.16b, v1.16b /* g1k = xor(g1k_acc, rkw_1) */
+	eor v1.16b, v1.16b, v14.16b /* g1t = xor(g1k, g1x3) */
+	tbl v1.16b, {v1.16b}, v2.16b /* g1s_sr = lookup16(g1t, inv_shift_rows) */
+	and v5.16b, v1.16b, v3.16b /* g1s_sr_lo = and(g1s_sr, nibble_mask) */
+	ushr v1.16b, v1.16b, #4 /* g1s_sr_hi = shr(g1s_sr) */
+	tbl v5.16b, {v31.16b}, v5.16b /* g1a_1_l = lookup16(tbl_lo, g1s_sr_lo) */
+	tbl v1.16b, {v11.16b}, v1.16b /* g1a_1_h = lookup16(tbl_hi, g1s_sr_hi) */
+	aese v5.16b, v1.16b /* g1s_aes = aese(g1a_1_l, g1a_1_h) */
+	and v1.16b, v5.16b, v3.16b /* g1s_aes_lo = and(g1s_aes, nibble_mask) */
 	ushr v5.16b, v5.16b, #4 /* g1s_aes_hi = shr(g1s_aes) */
-	tbl v2.16b, {v13.16b}, v2.16b /* g1s_l = lookup16(tbl_lo_1, g1s_aes_lo) */
-	tbl v5.16b, {v14.16b}, v5.16b /* g1s_h = lookup16(tbl_hi_1, g1s_aes_hi) */
-	eor v2.16b, v2.16b, v5.16b /* g1s = xor(g1s_l, g1s_h) */
-	tbl v5.16b, {v2.16b}, v4.16b /* g1lr24 = lookup16(g1s, rotl24) */
-	eor v5.16b, v2.16b, v5.16b /* g1l_acc = xor(g1s, g1lr24) */
-	tbl v15.16b, {v2.16b}, v6.16b /* g1lr8 = lookup16(g1s, rotl8) */
-	eor v15.16b, v2.16b, v15.16b /* g1lg_acc = xor(g1s, g1lr8) */
-	rev32 v2.8h, v2.8h /* g1lr16 = rev(g1s) */
-	eor v2.16b, v15.16b, v2.16b /* g1lg = xor(g1lg_acc, g1lr16) */
-	ushr v15.4s, v2.4s, #30 /* g1lr2_r = shr(g1lg) */
-	sli v15.4s, v2.4s, #2 /* g1lr2 = sli(g1lr2_r, g1lg) */
-	eor v2.16b, v5.16b, v15.16b /* g1l = xor(g1l_acc, g1lr2) */
-	eor v2.16b, v18.16b, v2.16b /* g1x = xor(g1x0, g1l) */
+	tbl v1.16b, {v12.16b}, v1.16b /* g1s_l = lookup16(tbl_lo_1, g1s_aes_lo) */
+	tbl v5.16b, {v15.16b}, v5.16b /* g1s_h = lookup16(tbl_hi_1, g1s_aes_hi) */
+	eor v1.16b, v1.16b, v5.16b /* g1s = xor(g1s_l, g1s_h) */
+	tbl v5.16b, {v1.16b}, v4.16b /* g1lr24 = lookup16(g1s, rotl24) */
+	eor v5.16b, v1.16b, v5.16b /* g1l_acc = xor(g1s, g1lr24) */
+	tbl v13.16b, {v1.16b}, v6.16b /* g1lr8 = lookup16(g1s, rotl8) */
+	eor v13.16b, v1.16b, v13.16b /* g1lg_acc = xor(g1s, g1lr8) */
+	rev32 v1.8h, v1.8h /* g1lr16 = rev(g1s) */
+	eor v1.16b, v13.16b, v1.16b /* g1lg = xor(g1lg_acc, g1lr16) */
+	ushr v13.4s, v1.4s, #30 /* g1lr2_r = shr(g1lg) */
+	sli v13.4s, v1.4s, #2 /* g1lr2 = sli(g1lr2_r, g1lg) */
+	eor v1.16b, v5.16b, v13.16b /* g1l = xor(g1l_acc, g1lr2) */
+	eor v1.16b, v17.16b, v1.16b /* g1x = xor(g1x0, g1l) */
 	ld1r {v5.4s}, [x5] /* rkw_2 = bcast32() */
-	eor v18.16b, v21.16b, v23.16b /* g2k_acc = xor(g2x1, g2x2) */
-	eor v5.16b, v18.16b, v5.16b /* g2k = xor(g2k_acc, rkw_2) */
-	eor v5.16b, v5.16b, v16.16b /* g2t = xor(g2k, g2x3) */
-	tbl v5.16b, {v5.16b}, v1.16b /* g2s_sr = lookup16(g2t, inv_shift_rows) */
-	and v18.16b, v5.16b, v3.16b /* g2s_sr_lo = and(g2s_sr, nibble_mask) */
+	eor v17.16b, v20.16b, v22.16b /* g2k_acc = xor(g2x1, g2x2) */
+	eor v5.16b, v17.16b, v5.16b /* g2k = xor(g2k_acc, rkw_2) */
+	eor v5.16b, v5.16b, v7.16b /* g2t = xor(g2k, g2x3) */
+	tbl v5.16b, {v5.16b}, v2.16b /* g2s_sr = lookup16(g2t, inv_shift_rows) */
+	and v17.16b, v5.16b, v3.16b /* g2s_sr_lo = and(g2s_sr, nibble_mask) */
 	ushr v5.16b, v5.16b, #4 /* g2s_sr_hi = shr(g2s_sr) */
-	tbl v18.16b, {v8.16b}, v18.16b /* g2a_1_l = lookup16(tbl_lo, g2s_sr_lo) */
-	tbl v5.16b, {v12.16b}, v5.16b /* g2a_1_h = lookup16(tbl_hi, g2s_sr_hi) */
-	aese v18.16b, v5.16b /* g2s_aes = aese(g2a_1_l, g2a_1_h) */
-	and v5.16b, v18.16b, v3.16b /* g2s_aes_lo = and(g2s_aes, nibble_mask) */
-	ushr v18.16b, v18.16b, #4 /* g2s_aes_hi = shr(g2s_aes) */
-	tbl v5.16b, {v13.16b}, v5.16b /* g2s_l = lookup16(tbl_lo_1, g2s_aes_lo) */
-	tbl v18.16b, {v14.16b}, v18.16b /* g2s_h = lookup16(tbl_hi_1, g2s_aes_hi) */
-	eor v5.16b, v5.16b, v18.16b /* g2s = xor(g2s_l, g2s_h) */
-	tbl v18.16b, {v5.16b}, v4.16b /* g2lr24 = lookup16(g2s, rotl24) */
-	eor v18.16b, v5.16b, v18.16b /* g2l_acc = xor(g2s, g2lr24) */
-	tbl v15.16b, {v5.16b}, v6.16b /* g2lr8 = lookup16(g2s, rotl8) */
-	eor v15.16b, v5.16b, v15.16b /* g2lg_acc = xor(g2s, g2lr8) */
+	tbl v17.16b, {v31.16b}, v17.16b /* g2a_1_l = lookup16(tbl_lo, g2s_sr_lo) */
+	tbl v5.16b, {v11.16b}, v5.16b /* g2a_1_h = lookup16(tbl_hi, g2s_sr_hi) */
+	aese v17.16b, v5.16b /* g2s_aes = aese(g2a_1_l, g2a_1_h) */
+	and v5.16b, v17.16b, v3.16b /* g2s_aes_lo = and(g2s_aes, nibble_mask) */
+	ushr v17.16b, v17.16b, #4 /* g2s_aes_hi = shr(g2s_aes) */
+	tbl v5.16b, {v12.16b}, v5.16b /* g2s_l = lookup16(tbl_lo_1, g2s_aes_lo) */
+	tbl v17.16b, {v15.16b}, v17.16b /* g2s_h = lookup16(tbl_hi_1, g2s_aes_hi) */
+	eor v5.16b, v5.16b, v17.16b /* g2s = xor(g2s_l, g2s_h) */
+	tbl v17.16b, {v5.16b}, v4.16b /* g2lr24 = lookup16(g2s, rotl24) */
+	eor v17.16b, v5.16b, v17.16b /* g2l_acc = xor(g2s, g2lr24) */
+	tbl v13.16b, {v5.16b}, v6.16b /* g2lr8 = lookup16(g2s, rotl8) */
+	eor v13.16b, v5.16b, v13.16b /* g2lg_acc = xor(g2s, g2lr8) */
 	rev32 v5.8h, v5.8h /* g2lr16 = rev(g2s) */
-	eor v5.16b, v15.16b, v5.16b /* g2lg = xor(g2lg_acc, g2lr16) */
-	ushr v15.4s, v5.4s, #30 /* g2lr2_r = shr(g2lg) */
-	sli v15.4s, v5.4s, #2 /* g2lr2 = sli(g2lr2_r, g2lg) */
-	eor v5.16b, v18.16b, v15.16b /* g2l = xor(g2l_acc, g2lr2) */
-	eor v5.16b, v22.16b, v5.16b /* g2x = xor(g2x0, g2l) */
-	ld1r {v18.4s}, [x5] /* rkw_3 = bcast32() */
-	eor v22.16b, v25.16b, v27.16b /* g3k_acc = xor(g3x1, g3x2) */
-	eor v18.16b, v22.16b, v18.16b /* g3k = xor(g3k_acc, rkw_3) */
-	eor v18.16b, v18.16b, v20.16b /* g3t = xor(g3k, g3x3) */
-	tbl v18.16b, {v18.16b}, v1.16b /* g3s_sr = lookup16(g3t, inv_shift_rows) */
-	and v22.16b, v18.16b, v3.16b /* g3s_sr_lo = and(g3s_sr, nibble_mask) */
-	ushr v18.16b, v18.16b, #4 /* g3s_sr_hi = shr(g3s_sr) */
-	tbl v22.16b, {v8.16b}, v22.16b /* g3a_1_l = lookup16(tbl_lo, g3s_sr_lo) */
-	tbl v18.16b, {v12.16b}, v18.16b /* g3a_1_h = lookup16(tbl_hi, g3s_sr_hi) */
-	aese v22.16b, v18.16b /* g3s_aes = aese(g3a_1_l, g3a_1_h) */
-	and v18.16b, v22.16b, v3.16b /* g3s_aes_lo = and(g3s_aes, nibble_mask) */
-	ushr v22.16b, v22.16b, #4 /* g3s_aes_hi = shr(g3s_aes) */
-	tbl v18.16b, {v13.16b}, v18.16b /* g3s_l = lookup16(tbl_lo_1, g3s_aes_lo) */
-	tbl v22.16b, {v14.16b}, v22.16b /* g3s_h = lookup16(tbl_hi_1, g3s_aes_hi) */
-	eor v18.16b, v18.16b, v22.16b /* g3s = xor(g3s_l, g3s_h) */
-	tbl v22.16b, {v18.16b}, v4.16b /* g3lr24 = lookup16(g3s, rotl24) */
-	eor v22.16b, v18.16b, v22.16b /* g3l_acc = xor(g3s, g3lr24) */
-	tbl v15.16b, {v18.16b}, v6.16b /* g3lr8 = lookup16(g3s, rotl8) */
-	eor v15.16b, v18.16b, v15.16b /* g3lg_acc = xor(g3s, g3lr8) */
-	rev32 v18.8h, v18.8h /* g3lr16 = rev(g3s) */
-	eor v18.16b, v15.16b, v18.16b /* g3lg = xor(g3lg_acc, g3lr16) */
-	ushr v15.4s, v18.4s, #30 /* g3lr2_r = shr(g3lg) */
-	sli v15.4s, v18.4s, #2 /* g3lr2 = sli(g3lr2_r, g3lg) */
-	eor v18.16b, v22.16b, v15.16b /* g3l = xor(g3l_acc, g3lr2) */
-	eor v18.16b, v26.16b, v18.16b /* g3x = xor(g3x0, g3l) */
-	ld1r {v22.4s}, [x5] /* rkw_4 = bcast32() */
-	eor v26.16b, v29.16b, v31.16b /* g4k_acc = xor(g4x1, g4x2) */
-	eor v22.16b, v26.16b, v22.16b /* g4k = xor(g4k_acc, rkw_4) */
-	eor v22.16b, v22.16b, v24.16b /* g4t = xor(g4k, g4x3) */
-	tbl v22.16b, {v22.16b}, v1.16b /* g4s_sr = lookup16(g4t, inv_shift_rows) */
-	and v26.16b, v22.16b, v3.16b /* g4s_sr_lo = and(g4s_sr, nibble_mask) */
-	ushr v22.16b, v22.16b, #4 /* g4s_sr_hi = shr(g4s_sr) */
-	tbl v26.16b, {v8.16b}, v26.16b /* g4a_1_l = lookup16(tbl_lo, g4s_sr_lo) */
-	tbl v22.16b, {v12.16b}, v22.16b /* g4a_1_h = lookup16(tbl_hi, g4s_sr_hi) */
-	aese v26.16b, v22.16b /* g4s_aes = aese(g4a_1_l, g4a_1_h) */
-	and v22.16b, v26.16b, v3.16b /* g4s_aes_lo = and(g4s_aes, nibble_mask) */
-	ushr v26.16b, v26.16b, #4 /* g4s_aes_hi = shr(g4s_aes) */
-	tbl v22.16b, {v13.16b}, v22.16b /* g4s_l = lookup16(tbl_lo_1, g4s_aes_lo) */
-	tbl v26.16b, {v14.16b}, v26.16b /* g4s_h = lookup16(tbl_hi_1, g4s_aes_hi) */
-	eor v22.16b, v22.16b, v26.16b /* g4s = xor(g4s_l, g4s_h) */
-	tbl v26.16b, {v22.16b}, v4.16b /* g4lr24 = lookup16(g4s, rotl24) */
-	eor v26.16b, v22.16b, v26.16b /* g4l_acc = xor(g4s, g4lr24) */
-	tbl v15.16b, {v22.16b}, v6.16b /* g4lr8 = lookup16(g4s, rotl8) */
-	eor v15.16b, v22.16b, v15.16b /* g4lg_acc = xor(g4s, g4lr8) */
-	rev32 v22.8h, v22.8h /* g4lr16 = rev(g4s) */
-	eor v22.16b, v15.16b, v22.16b /* g4lg = xor(g4lg_acc, g4lr16) */
-	ushr v15.4s, v22.4s, #30 /* g4lr2_r = shr(g4lg) */
-	sli v15.4s, v22.4s, #2 /* g4lr2 = sli(g4lr2_r, g4lg) */
-	eor v22.16b, v26.16b, v15.16b /* g4l = xor(g4l_acc, g4lr2) */
-	eor v22.16b, v30.16b, v22.16b /* g4x = xor(g4x0, g4l) */
-	ld1r {v26.4s}, [x5] /* rkw_5 = bcast32() */
-	eor v30.16b, v9.16b, v11.16b /* g5k_acc = xor(g5x1, g5x2) */
-	eor v26.16b, v30.16b, v26.16b /* g5k = xor(g5k_acc, rkw_5) */
-	eor v26.16b, v26.16b, v28.16b /* g5t = xor(g5k, g5x3) */
-	tbl v26.16b, {v26.16b}, v1.16b /* g5s_sr = lookup16(g5t, inv_shift_rows) */
-	and v30.16b, v26.16b, v3.16b /* g5s_sr_lo = and(g5s_sr, nibble_mask) */
-	ushr v26.16b, v26.16b, #4 /* g5s_sr_hi = shr(g5s_sr) */
-	tbl v30.16b, {v8.16b}, v30.16b /* g5a_1_l = lookup16(tbl_lo, g5s_sr_lo) */
-	tbl v26.16b, {v12.16b}, v26.16b /* g5a_1_h = lookup16(tbl_hi, g5s_sr_hi) */
-	aese v30.16b, v26.16b /* g5s_aes = aese(g5a_1_l, g5a_1_h) */
-	and v26.16b, v30.16b, v3.16b /* g5s_aes_lo = and(g5s_aes, nibble_mask) */
-	ushr v30.16b, v30.16b, #4 /* g5s_aes_hi = shr(g5s_aes) */
-	tbl v26.16b, {v13.16b}, v26.16b /* g5s_l = lookup16(tbl_lo_1, g5s_aes_lo) */
-	tbl v30.16b, {v14.16b}, v30.16b /* g5s_h = lookup16(tbl_hi_1, g5s_aes_hi) */
-	eor v26.16b, v26.16b, v30.16b /* g5s = xor(g5s_l, g5s_h) */
-	tbl v30.16b, {v26.16b}, v4.16b /* g5lr24 = lookup16(g5s, rotl24) */
-	eor v30.16b, v26.16b, v30.16b /* g5l_acc = xor(g5s, g5lr24) */
-	tbl v15.16b, {v26.16b}, v6.16b /* g5lr8 = lookup16(g5s, rotl8) */
-	eor v15.16b, v26.16b, v15.16b /* g5lg_acc = xor(g5s, g5lr8) */
-	rev32 v26.8h, v26.8h /* g5lr16 = rev(g5s) */
-	eor v26.16b, v15.16b, v26.16b /* g5lg = xor(g5lg_acc, g5lr16) */
-	ushr v15.4s, v26.4s, #30 /* g5lr2_r = shr(g5lg) */
-	sli v15.4s, v26.4s, #2 /* g5lr2 = sli(g5lr2_r, g5lg) */
-	eor v26.16b, v30.16b, v15.16b /* g5l = xor(g5l_acc, g5lr2) */
-	eor v26.16b, v10.16b, v26.16b /* g5x = xor(g5x0, g5l) */
-	ld1r {v30.4s}, [x5] /* rkw_6 = bcast32() */
-	ldr q10, [sp, #160] /* reload g6x1.2 */
-	ldr q15, [sp, #96] /* reload g6x2.2 */
-	eor v10.16b, v10.16b, v15.16b /* g6k_acc = xor(g6x1, g6x2) */
-	eor v30.16b, v10.16b, v30.16b /* g6k = xor(g6k_acc, rkw_6) */
-	ldr q10, [sp, #144] /* reload g6x3.2 */
-	eor v30.16b, v30.16b, v10.16b /* g6t = xor(g6k, g6x3) */
-	tbl v30.16b, {v30.16b}, v1.16b /* g6s_sr = lookup16(g6t, inv_shift_rows) */
-	and v10.16b, v30.16b, v3.16b /* g6s_sr_lo = and(g6s_sr, nibble_mask) */
-	ushr v30.16b, v30.16b, #4 /* g6s_sr_hi = shr(g6s_sr) */
-	tbl v10.16b, {v8.16b}, v10.16b /* g6a_1_l = lookup16(tbl_lo, g6s_sr_lo) */
-	tbl v30.16b, {v12.16b}, v30.16b /* g6a_1_h = lookup16(tbl_hi, g6s_sr_hi) */
-	aese v10.16b, v30.16b /* g6s_aes = aese(g6a_1_l, g6a_1_h) */
-	and v30.16b, v10.16b, v3.16b /* g6s_aes_lo = and(g6s_aes, nibble_mask) */
-	ushr v10.16b, v10.16b, #4 /* g6s_aes_hi = shr(g6s_aes) */
-	tbl v30.16b, {v13.16b}, v30.16b /* g6s_l = lookup16(tbl_lo_1, g6s_aes_lo) */
-	tbl v10.16b, {v14.16b}, v10.16b /* g6s_h = lookup16(tbl_hi_1, g6s_aes_hi) */
-	eor v30.16b, v30.16b, v10.16b /* g6s = xor(g6s_l, g6s_h) */
-	tbl v10.16b, {v30.16b}, v4.16b /* g6lr24 = lookup16(g6s, rotl24) */
-	eor v10.16b, v30.16b, v10.16b /* g6l_acc = xor(g6s, g6lr24) */
-	tbl v15.16b, {v30.16b}, v6.16b /* g6lr8 = lookup16(g6s, rotl8) */
-	eor v15.16b, v30.16b, v15.16b /* g6lg_acc = xor(g6s, g6lr8) */
-	rev32 v30.8h, v30.8h /* g6lr16 = rev(g6s) */
-	eor v30.16b, v15.16b, v30.16b /* g6lg = xor(g6lg_acc, g6lr16) */
-	ushr v15.4s, v30.4s, #30 /* g6lr2_r = shr(g6lg) */
-	sli v15.4s, v30.4s, #2 /* g6lr2 = sli(g6lr2_r, g6lg) */
-	eor v30.16b, v10.16b, v15.16b /* g6l = xor(g6l_acc, g6lr2) */
-	ldr q10, [sp, #64] /* reload g6x0.2 */
-	eor v30.16b, v10.16b, v30.16b /* g6x = xor(g6x0, g6l) */
-	ld1r {v10.4s}, [x5] /* rkw_7 = bcast32() */
-	ldr q15, [sp, #80] /* reload g7x1.2 */
-	str q30, [sp, #64] /* spill g6x0.3 */
-	ldr q30, [sp, #128] /* reload g7x2.2 */
-	eor v15.16b, v15.16b, v30.16b /* g7k_acc = xor(g7x1, g7x2) */
-	eor v10.16b, v15.16b, v10.16b /* g7k = xor(g7k_acc, rkw_7) */
-	ldr q15, [sp, #176] /* reload g7x3.2 */
-	eor v10.16b, v10.16b, v15.16b /* g7t = xor(g7k, g7x3) */
-	tbl v10.16b, {v10.16b}, v1.16b /* g7s_sr = lookup16(g7t, inv_shift_rows) */
-	and v30.16b, v10.16b, v3.16b /* g7s_sr_lo = and(g7s_sr, nibble_mask) */
-	ushr v10.16b, v10.16b, #4 /* g7s_sr_hi = shr(g7s_sr) */
-	tbl v30.16b, {v8.16b}, v30.16b /* g7a_1_l = lookup16(tbl_lo, g7s_sr_lo) */
-	tbl v10.16b, {v12.16b}, v10.16b /* g7a_1_h = lookup16(tbl_hi, g7s_sr_hi) */
-	aese v30.16b, v10.16b /* g7s_aes = aese(g7a_1_l, g7a_1_h) */
-	and v10.16b, v30.16b, v3.16b /* g7s_aes_lo = and(g7s_aes, nibble_mask) */
-	ushr v30.16b, v30.16b, #4 /* g7s_aes_hi = shr(g7s_aes) */
-	tbl v10.16b, {v13.16b}, v10.16b /* g7s_l = lookup16(tbl_lo_1, g7s_aes_lo) */
-	tbl v30.16b, {v14.16b}, v30.16b /* g7s_h = lookup16(tbl_hi_1, g7s_aes_hi) */
-	eor v30.16b, v10.16b, v30.16b /* g7s = xor(g7s_l, g7s_h) */
-	tbl v10.16b, {v30.16b}, v4.16b /* g7lr24 = lookup16(g7s, rotl24) */
-	eor v10.16b, v30.16b, v10.16b /* g7l_acc = xor(g7s, g7lr24) */
-	tbl v15.16b, {v30.16b}, v6.16b /* g7lr8 = lookup16(g7s, rotl8) */
-	eor v15.16b, v30.16b, v15.16b /* g7lg_acc = xor(g7s, g7lr8) */
-	rev32 v30.8h, v30.8h /* g7lr16 = rev(g7s) */
-	eor v30.16b, v15.16b, v30.16b /* g7lg = xor(g7lg_acc, g7lr16) */
-	ushr v15.4s, v30.4s, #30 /* g7lr2_r = shr(g7lg) */
-	sli v15.4s, v30.4s, #2 /* g7lr2 = sli(g7lr2_r, g7lg) */
-	eor v30.16b, v10.16b, v15.16b /* g7l = xor(g7l_acc, g7lr2) */
-	ldr q10, [sp, #112] /* reload g7x0.2 */
-	eor v30.16b, v10.16b, v30.16b /* g7x = xor(g7x0, g7l) */
+	eor v5.16b, v13.16b, v5.16b /* g2lg = xor(g2lg_acc, g2lr16) */
+	ushr v13.4s, v5.4s, #30 /* g2lr2_r = shr(g2lg) */
+	sli v13.4s, v5.4s, #2 /* g2lr2 = sli(g2lr2_r, g2lg) */
+	eor v5.16b, v17.16b, v13.16b /* g2l = xor(g2l_acc, g2lr2) */
+	eor v5.16b, v21.16b, v5.16b /* g2x = xor(g2x0, g2l) */
+	ld1r {v17.4s}, [x5] /* rkw_3 = bcast32() */
+	eor v21.16b, v24.16b, v26.16b /* g3k_acc = xor(g3x1, g3x2) */
+	eor v17.16b, v21.16b, v17.16b /* g3k = xor(g3k_acc, rkw_3) */
+	eor v17.16b, v17.16b, v19.16b /* g3t = xor(g3k, g3x3) */
+	tbl v17.16b, {v17.16b}, v2.16b /* g3s_sr = lookup16(g3t, inv_shift_rows) */
+	and v21.16b, v17.16b, v3.16b /* g3s_sr_lo = and(g3s_sr, nibble_mask) */
+	ushr v17.16b, v17.16b, #4 /* g3s_sr_hi = shr(g3s_sr) */
+	tbl v21.16b, {v31.16b}, v21.16b /* g3a_1_l = lookup16(tbl_lo, g3s_sr_lo) */
+	tbl v17.16b, {v11.16b}, v17.16b /* g3a_1_h = lookup16(tbl_hi, g3s_sr_hi) */
+	aese v21.16b, v17.16b /* g3s_aes = aese(g3a_1_l, g3a_1_h) */
+	and v17.16b, v21.16b, v3.16b /* g3s_aes_lo = and(g3s_aes, nibble_mask) */
+	ushr v21.16b, v21.16b, #4 /* g3s_aes_hi = shr(g3s_aes) */
+	tbl v17.16b, {v12.16b}, v17.16b /* g3s_l = lookup16(tbl_lo_1, g3s_aes_lo) */
+	tbl v21.16b, {v15.16b}, v21.16b /* g3s_h = lookup16(tbl_hi_1, g3s_aes_hi) */
+	eor v17.16b, v17.16b, v21.16b /* g3s = xor(g3s_l, g3s_h) */
+	tbl v21.16b, {v17.16b}, v4.16b /* g3lr24 = lookup16(g3s, rotl24) */
+	eor v21.16b, v17.16b, v21.16b /* g3l_acc = xor(g3s, g3lr24) */
+	tbl v13.16b, {v17.16b}, v6.16b /* g3lr8 = lookup16(g3s, rotl8) */
+	eor v13.16b, v17.16b, v13.16b /* g3lg_acc = xor(g3s, g3lr8) */
+	rev32 v17.8h, v17.8h /* g3lr16 = rev(g3s) */
+	eor v17.16b, v13.16b, v17.16b /* g3lg = xor(g3lg_acc, g3lr16) */
+	ushr v13.4s, v17.4s, #30 /* g3lr2_r = shr(g3lg) */
+	sli v13.4s, v17.4s, #2 /* g3lr2 = sli(g3lr2_r, g3lg) */
+	eor v17.16b, v21.16b, v13.16b /* g3l = xor(g3l_acc, g3lr2) */
+	eor v17.16b, v25.16b, v17.16b /* g3x = xor(g3x0, g3l) */
+	ld1r {v21.4s}, [x5] /* rkw_4 = bcast32() */
+	eor v25.16b, v28.16b, v30.16b /* g4k_acc = xor(g4x1, g4x2) */
+	eor v21.16b, v25.16b, v21.16b /* g4k = xor(g4k_acc, rkw_4) */
+	eor v21.16b, v21.16b, v23.16b /* g4t = xor(g4k, g4x3) */
+	tbl v21.16b, {v21.16b}, v2.16b /* g4s_sr = lookup16(g4t, inv_shift_rows) */
+	and v25.16b, v21.16b, v3.16b /* g4s_sr_lo = and(g4s_sr, nibble_mask) */
+	ushr v21.16b, v21.16b, #4 /* g4s_sr_hi = shr(g4s_sr) */
+	tbl v25.16b, {v31.16b}, v25.16b /* g4a_1_l = lookup16(tbl_lo, g4s_sr_lo) */
+	tbl v21.16b, {v11.16b}, v21.16b /* g4a_1_h = lookup16(tbl_hi, g4s_sr_hi) */
+	aese v25.16b, v21.16b /* g4s_aes = aese(g4a_1_l, g4a_1_h) */
+	and v21.16b, v25.16b, v3.16b /* g4s_aes_lo = and(g4s_aes, nibble_mask) */
+	ushr v25.16b, v25.16b, #4 /* g4s_aes_hi = shr(g4s_aes) */
+	tbl v21.16b, {v12.16b}, v21.16b /* g4s_l = lookup16(tbl_lo_1, g4s_aes_lo) */
+	tbl v25.16b, {v15.16b}, v25.16b /* g4s_h = lookup16(tbl_hi_1, g4s_aes_hi) */
+	eor v21.16b, v21.16b, v25.16b /* g4s = xor(g4s_l, g4s_h) */
+	tbl v25.16b, {v21.16b}, v4.16b /* g4lr24 = lookup16(g4s, rotl24) */
+	eor v25.16b, v21.16b, v25.16b /* g4l_acc = xor(g4s, g4lr24) */
+	tbl v13.16b, {v21.16b}, v6.16b /* g4lr8 = lookup16(g4s, rotl8) */
+	eor v13.16b, v21.16b, v13.16b /* g4lg_acc = xor(g4s, g4lr8) */
+	rev32 v21.8h, v21.8h /* g4lr16 = rev(g4s) */
+	eor v21.16b, v13.16b, v21.16b /* g4lg = xor(g4lg_acc, g4lr16) */
+	ushr v13.4s, v21.4s, #30 /* g4lr2_r = shr(g4lg) */
+	sli v13.4s, v21.4s, #2 /* g4lr2 = sli(g4lr2_r, g4lg) */
+	eor v21.16b, v25.16b, v13.16b /* g4l = xor(g4l_acc, g4lr2) */
+	eor v21.16b, v29.16b, v21.16b /* g4x = xor(g4x0, g4l) */
+	ld1r {v25.4s}, [x5] /* rkw_5 = bcast32() */
+	eor v29.16b, v8.16b, v10.16b /* g5k_acc = xor(g5x1, g5x2) */
+	eor v25.16b, v29.16b, v25.16b /* g5k = xor(g5k_acc, rkw_5) */
+	eor v25.16b, v25.16b, v27.16b /* g5t = xor(g5k, g5x3) */
+	tbl v25.16b, {v25.16b}, v2.16b /* g5s_sr = lookup16(g5t, inv_shift_rows) */
+	and v29.16b, v25.16b, v3.16b /* g5s_sr_lo = and(g5s_sr, nibble_mask) */
+	ushr v25.16b, v25.16b, #4 /* g5s_sr_hi = shr(g5s_sr) */
+	tbl v29.16b, {v31.16b}, v29.16b /* g5a_1_l = lookup16(tbl_lo, g5s_sr_lo) */
+	tbl v25.16b, {v11.16b}, v25.16b /* g5a_1_h = lookup16(tbl_hi, g5s_sr_hi) */
+	aese v29.16b, v25.16b /* g5s_aes = aese(g5a_1_l, g5a_1_h) */
+	and v25.16b, v29.16b, v3.16b /* g5s_aes_lo = and(g5s_aes, nibble_mask) */
+	ushr v29.16b, v29.16b, #4 /* g5s_aes_hi = shr(g5s_aes) */
+	tbl v25.16b, {v12.16b}, v25.16b /* g5s_l = lookup16(tbl_lo_1, g5s_aes_lo) */
+	tbl v29.16b, {v15.16b}, v29.16b /* g5s_h = lookup16(tbl_hi_1, g5s_aes_hi) */
+	eor v25.16b, v25.16b, v29.16b /* g5s = xor(g5s_l, g5s_h) */
+	tbl v29.16b, {v25.16b}, v4.16b /* g5lr24 = lookup16(g5s, rotl24) */
+	eor v29.16b, v25.16b, v29.16b /* g5l_acc = xor(g5s, g5lr24) */
+	tbl v13.16b, {v25.16b}, v6.16b /* g5lr8 = lookup16(g5s, rotl8) */
+	eor v13.16b, v25.16b, v13.16b /* g5lg_acc = xor(g5s, g5lr8) */
+	rev32 v25.8h, v25.8h /* g5lr16 = rev(g5s) */
+	eor v25.16b, v13.16b, v25.16b /* g5lg = xor(g5lg_acc, g5lr16) */
+	ushr v13.4s, v25.4s, #30 /* g5lr2_r = shr(g5lg) */
+	sli v13.4s, v25.4s, #2 /* g5lr2 = sli(g5lr2_r, g5lg) */
+	eor v25.16b, v29.16b, v13.16b /* g5l = xor(g5l_acc, g5lr2) */
+	eor v25.16b, v9.16b, v25.16b /* g5x = xor(g5x0, g5l) */
+	ld1r {v29.4s}, [x5] /* rkw_6 = bcast32() */
+	ldr q9, [sp, #160] /* reload g6x1.2 */
+	ldr q13, [sp, #80] /* reload g6x2.2 */
+	eor v9.16b, v9.16b, v13.16b /* g6k_acc = xor(g6x1, g6x2) */
+	eor v29.16b, v9.16b, v29.16b /* g6k = xor(g6k_acc, rkw_6) */
+	ldr q9, [sp, #96] /* reload g6x3.2 */
+	eor v29.16b, v29.16b, v9.16b /* g6t = xor(g6k, g6x3) */
+	tbl v29.16b, {v29.16b}, v2.16b /* g6s_sr = lookup16(g6t, inv_shift_rows) */
+	and v9.16b, v29.16b, v3.16b /* g6s_sr_lo = and(g6s_sr, nibble_mask) */
+	ushr v29.16b, v29.16b, #4 /* g6s_sr_hi = shr(g6s_sr) */
+	tbl v9.16b, {v31.16b}, v9.16b /* g6a_1_l = lookup16(tbl_lo, g6s_sr_lo) */
+	tbl v29.16b, {v11.16b}, v29.16b /* g6a_1_h = lookup16(tbl_hi, g6s_sr_hi) */
+	aese v9.16b, v29.16b /* g6s_aes = aese(g6a_1_l, g6a_1_h) */
+	and v29.16b, v9.16b, v3.16b /* g6s_aes_lo = and(g6s_aes, nibble_mask) */
+	ushr v9.16b, v9.16b, #4 /* g6s_aes_hi = shr(g6s_aes) */
+	tbl v29.16b, {v12.16b}, v29.16b /* g6s_l = lookup16(tbl_lo_1, g6s_aes_lo) */
+	tbl v9.16b, {v15.16b}, v9.16b /* g6s_h = lookup16(tbl_hi_1, g6s_aes_hi) */
+	eor v29.16b, v29.16b, v9.16b /* g6s = xor(g6s_l, g6s_h) */
+	tbl v9.16b, {v29.16b}, v4.16b /* g6lr24 = lookup16(g6s, rotl24) */
+	eor v9.16b, v29.16b, v9.16b /* g6l_acc = xor(g6s, g6lr24) */
+	tbl v13.16b, {v29.16b}, v6.16b /* g6lr8 = lookup16(g6s, rotl8) */
+	eor v13.16b, v29.16b, v13.16b /* g6lg_acc = xor(g6s, g6lr8) */
+	rev32 v29.8h, v29.8h /* g6lr16 = rev(g6s) */
+	eor v29.16b, v13.16b, v29.16b /* g6lg = xor(g6lg_acc, g6lr16) */
+	ushr v13.4s, v29.4s, #30 /* g6lr2_r = shr(g6lg) */
+	sli v13.4s, v29.4s, #2 /* g6lr2 = sli(g6lr2_r, g6lg) */
+	eor v29.16b, v9.16b, v13.16b /* g6l = xor(g6l_acc, g6lr2) */
+	ldr q9, [sp, #128] /* reload g6x0.2 */
+	eor v29.16b, v9.16b, v29.16b /* g6x = xor(g6x0, g6l) */
+	ld1r {v9.4s}, [x5] /* rkw_7 = bcast32() */
+	ldr q13, [sp, #64] /* reload g7x1.2 */
+	str q29, [sp, #128] /* spill g6x0.3 */
+	ldr q29, [sp, #112] /* reload g7x2.2 */
+	eor v13.16b, v13.16b, v29.16b /* g7k_acc = xor(g7x1, g7x2) */
+	eor v9.16b, v13.16b, v9.16b /* g7k = xor(g7k_acc, rkw_7) */
+	ldr q13, [sp, #176] /* reload g7x3.2 */
+	eor v9.16b, v9.16b, v13.16b /* g7t = xor(g7k, g7x3) */
+	tbl v9.16b, {v9.16b}, v2.16b /* g7s_sr = lookup16(g7t, inv_shift_rows) */
+	and v29.16b, v9.16b, v3.16b /* g7s_sr_lo = and(g7s_sr, nibble_mask) */
+	ushr v9.16b, v9.16b, #4 /* g7s_sr_hi = shr(g7s_sr) */
+	tbl v29.16b, {v31.16b}, v29.16b /* g7a_1_l = lookup16(tbl_lo, g7s_sr_lo) */
+	tbl v9.16b, {v11.16b}, v9.16b /* g7a_1_h = lookup16(tbl_hi, g7s_sr_hi) */
+	aese v29.16b, v9.16b /* g7s_aes = aese(g7a_1_l, g7a_1_h) */
+	and v9.16b, v29.16b, v3.16b /* g7s_aes_lo = and(g7s_aes, nibble_mask) */
+	ushr v29.16b, v29.16b, #4 /* g7s_aes_hi = shr(g7s_aes) */
+	tbl v9.16b, {v12.16b}, v9.16b /* g7s_l = lookup16(tbl_lo_1, g7s_aes_lo) */
+	tbl v29.16b, {v15.16b}, v29.16b /* g7s_h = lookup16(tbl_hi_1, g7s_aes_hi) */
+	eor v29.16b, v9.16b, v29.16b /* g7s = xor(g7s_l, g7s_h) */
+	tbl v9.16b, {v29.16b}, v4.16b /* g7lr24 = lookup16(g7s, rotl24) */
+	eor v9.16b, v29.16b, v9.16b /* g7l_acc = xor(g7s, g7lr24) */
+	tbl v13.16b, {v29.16b}, v6.16b /* g7lr8 = lookup16(g7s, rotl8) */
+	eor v13.16b, v29.16b, v13.16b /* g7lg_acc = xor(g7s, g7lr8) */
+	rev32 v29.8h, v29.8h /* g7lr16 = rev(g7s) */
+	eor v29.16b, v13.16b, v29.16b /* g7lg = xor(g7lg_acc, g7lr16) */
+	ushr v13.4s, v29.4s, #30 /* g7lr2_r = shr(g7lg) */
+	sli v13.4s, v29.4s, #2 /* g7lr2 = sli(g7lr2_r, g7lg) */
+	eor v29.16b, v9.16b, v13.16b /* g7l = xor(g7l_acc, g7lr2) */
+	ldr q9, [sp, #144] /* reload g7x0.2 */
+	eor v29.16b, v9.16b, v29.16b /* g7x = xor(g7x0, g7l) */
 
 	/* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
 	add x17, x5, #4
-	ld1r {v10.4s}, [x17] /* rkw_8 = bcast32() */
-	ldr q15, [sp, #224] /* reload g0x2.2 */
-	str q30, [sp, #112] /* spill g7x0.3 */
-	ldr q30, [sp, #208] /* reload g0x3.2 */
-	eor v15.16b, v15.16b, v30.16b /* g0k_acc_1 = xor(g0x2, g0x3) */
-	eor v10.16b, v15.16b, v10.16b /* g0k_1 = xor(g0k_acc_1, rkw_8) */
-	eor v10.16b, v10.16b, v0.16b /* g0t_1 = xor(g0k_1, g0x0) */
-	tbl v10.16b, {v10.16b}, v1.16b /* g0s_1_sr = lookup16(g0t_1, inv_shift_rows) */
-	and v15.16b, v10.16b, v3.16b /* g0s_1_sr_lo = and(g0s_1_sr, nibble_mask) */
-	ushr v10.16b, v10.16b, #4 /* g0s_1_sr_hi = shr(g0s_1_sr) */
-	tbl v15.16b, {v8.16b}, v15.16b /* g0a_1_1_l = lookup16(tbl_lo, g0s_1_sr_lo) */
-	tbl v10.16b, {v12.16b}, v10.16b /* g0a_1_1_h = lookup16(tbl_hi, g0s_1_sr_hi) */
-	aese v15.16b, v10.16b /* g0s_1_aes = aese(g0a_1_1_l, g0a_1_1_h) */
-	and v10.16b, v15.16b, v3.16b /* g0s_1_aes_lo = and(g0s_1_aes, nibble_mask) */
-	ushr v15.16b, v15.16b, #4 /* g0s_1_aes_hi = shr(g0s_1_aes) */
-	tbl v10.16b, {v13.16b}, v10.16b /* g0s_1_l = lookup16(tbl_lo_1, g0s_1_aes_lo) */
-	tbl v15.16b, {v14.16b}, v15.16b /* g0s_1_h = lookup16(tbl_hi_1, g0s_1_aes_hi) */
-	eor v10.16b, v10.16b, v15.16b /* g0s_1 = xor(g0s_1_l, g0s_1_h) */
-	tbl v15.16b, {v10.16b}, v4.16b /* g0lr24_1 = lookup16(g0s_1, rotl24) */
-	eor v15.16b, v10.16b, v15.16b /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
-	tbl v30.16b, {v10.16b}, v6.16b /* g0lr8_1 = lookup16(g0s_1, rotl8) */
-	eor v30.16b, v10.16b, v30.16b /* g0lg_acc_1 = xor(g0s_1, g0lr8_1) */
-	rev32 v10.8h, v10.8h /* g0lr16_1 = rev(g0s_1) */
-	eor v30.16b, v30.16b, v10.16b /* g0lg_1 = xor(g0lg_acc_1, g0lr16_1) */
-	ushr v10.4s, v30.4s, #30 /* g0lr2_1_r = shr(g0lg_1) */
-	sli v10.4s, v30.4s, #2 /* g0lr2_1 = sli(g0lr2_1_r, g0lg_1) */
-	eor v30.16b, v15.16b, v10.16b /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
-	ldr q10, [sp, #192] /* reload g0x1.2 */
-	eor v30.16b, v10.16b, v30.16b /* g0x_1 = xor(g0x1, g0l_1) */
+	ld1r {v9.4s}, [x17] /* rkw_8 = bcast32() */
+	ldr q13, [sp, #208] /* reload g0x2.2 */
+	str q29, [sp, #144] /* spill g7x0.3 */
+	ldr q29, [sp, #224] /* reload g0x3.2 */
+	eor v13.16b, v13.16b, v29.16b /* g0k_acc_1 = xor(g0x2, g0x3) */
+	eor v9.16b, v13.16b, v9.16b /* g0k_1 = xor(g0k_acc_1, rkw_8) */
+	eor v9.16b, v9.16b, v0.16b /* g0t_1 = xor(g0k_1, g0x0) */
+	tbl v9.16b, {v9.16b}, v2.16b /* g0s_1_sr = lookup16(g0t_1, inv_shift_rows) */
+	and v13.16b, v9.16b, v3.16b /* g0s_1_sr_lo = and(g0s_1_sr, nibble_mask) */
+	ushr v9.16b, v9.16b, #4 /* g0s_1_sr_hi = shr(g0s_1_sr) */
+	tbl v13.16b, {v31.16b}, v13.16b /* g0a_1_1_l = lookup16(tbl_lo, g0s_1_sr_lo) */
+	tbl v9.16b, {v11.16b}, v9.16b /* g0a_1_1_h = lookup16(tbl_hi, g0s_1_sr_hi) */
+	aese v13.16b, v9.16b /* g0s_1_aes = aese(g0a_1_1_l, g0a_1_1_h) */
+	and v9.16b, v13.16b, v3.16b /* g0s_1_aes_lo = and(g0s_1_aes, nibble_mask) */
+	ushr v13.16b, v13.16b, #4 /* g0s_1_aes_hi = shr(g0s_1_aes) */
+	tbl v9.16b, {v12.16b}, v9.16b /* g0s_1_l = lookup16(tbl_lo_1, g0s_1_aes_lo) */
+	tbl v13.16b, {v15.16b}, v13.16b /* g0s_1_h = lookup16(tbl_hi_1, g0s_1_aes_hi) */
+	eor v9.16b, v9.16b, v13.16b /* g0s_1 = xor(g0s_1_l, g0s_1_h) */
+	tbl v13.16b, {v9.16b}, v4.16b /* g0lr24_1 = lookup16(g0s_1, rotl24) */
+	eor v13.16b, v9.16b, v13.16b /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
+	tbl v29.16b, {v9.16b}, v6.16b /* g0lr8_1 = lookup16(g0s_1, rotl8) */
+	eor v29.16b, v9.16b, v29.16b /* g0lg_acc_1 = xor(g0s_1, g0lr8_1) */
+	rev32 v9.8h, v9.8h /* g0lr16_1 = rev(g0s_1) */
+	eor v29.16b, v29.16b, v9.16b /* g0lg_1 = xor(g0lg_acc_1, g0lr16_1) */
+	ushr v9.4s, v29.4s, #30 /* g0lr2_1_r = shr(g0lg_1) */
+	sli v9.4s, v29.4s, #2 /* g0lr2_1 = sli(g0lr2_1_r, g0lg_1) */
+	eor v29.16b, v13.16b, v9.16b /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
+	ldr q9, [sp, #192] /* reload g0x1.2 */
+	eor v29.16b, v9.16b, v29.16b /* g0x_1 = xor(g0x1, g0l_1) */
 	add x17, x5, #4
-	ld1r {v10.4s}, [x17] /* rkw_9 = bcast32() */
-	eor v15.16b, v19.16b, v7.16b /* g1k_acc_1 = xor(g1x2, g1x3) */
-	eor v10.16b, v15.16b, v10.16b /* g1k_1 = xor(g1k_acc_1, rkw_9) */
-	eor v10.16b, v10.16b, v2.16b /* g1t_1 = xor(g1k_1, g1x0) */
-	tbl v10.16b, {v10.16b}, v1.16b /* g1s_1_sr = lookup16(g1t_1, inv_shift_rows) */
-	and v15.16b, v10.16b, v3.16b /* g1s_1_sr_lo = and(g1s_1_sr, nibble_mask) */
-	ushr v10.16b, v10.16b, #4 /* g1s_1_sr_hi = shr(g1s_1_sr) */
-	tbl v15.16b, {v8.16b}, v15.16b /* g1a_1_1_l = lookup16(tbl_lo, g1s_1_sr_lo) */
-	tbl v10.16b, {v12.16b}, v10.16b /* g1a_1_1_h = lookup16(tbl_hi, g1s_1_sr_hi) */
-	aese v15.16b, v10.16b /* g1s_1_aes = aese(g1a_1_1_l, g1a_1_1_h) */
-	and v10.16b, v15.16b, v3.16b /* g1s_1_aes_lo = and(g1s_1_aes, nibble_mask) */
-	ushr v15.16b, v15.16b, #4 /* g1s_1_aes_hi = shr(g1s_1_aes) */
-	tbl v10.16b, {v13.16b}, v10.16b /* g1s_1_l = lookup16(tbl_lo_1, g1s_1_aes_lo) */
-	tbl v15.16b, {v14.16b}, v15.16b /* g1s_1_h = lookup16(tbl_hi_1, g1s_1_aes_hi) */
-	eor v10.16b, v10.16b, v15.16b /* g1s_1 = xor(g1s_1_l, g1s_1_h) */
-	tbl v15.16b, {v10.16b}, v4.16b /* g1lr24_1 = lookup16(g1s_1, rotl24) */
-	eor v15.16b, v10.16b, v15.16b /* g1l_acc_1 = xor(g1s_1, g1lr24_1) */
-	str q19, [sp, #192] /* spill g1x2.2 */
-	tbl v19.16b, {v10.16b}, v6.16b /* g1lr8_1 = lookup16(g1s_1, rotl8) */
-	eor v19.16b, v10.16b, v19.16b /* g1lg_acc_1 = xor(g1s_1, g1lr8_1) */
-	rev32 v10.8h, v10.8h /* g1lr16_1 = rev(g1s_1) */
-	eor v19.16b, v19.16b, v10.16b /* g1lg_1 = xor(g1lg_acc_1, g1lr16_1) */
-	ushr v10.4s, v19.4s, #30 /* g1lr2_1_r = shr(g1lg_1) */
-	sli v10.4s, v19.4s, #2 /* g1lr2_1 = sli(g1lr2_1_r, g1lg_1) */
-	eor v19.16b, v15.16b, v10.16b /* g1l_1 = xor(g1l_acc_1, g1lr2_1) */
-	eor v17.16b, v17.16b, v19.16b /* g1x_1 = xor(g1x1, g1l_1) */
+	ld1r {v9.4s}, [x17] /* rkw_9 = bcast32() */
+	eor v13.16b, v18.16b, v14.16b /* g1k_acc_1 = xor(g1x2, g1x3) */
+	eor v9.16b, v13.16b, v9.16b /* g1k_1 = xor(g1k_acc_1, rkw_9) */
+	eor v9.16b, v9.16b, v1.16b /* g1t_1 = xor(g1k_1, g1x0) */
+	tbl v9.16b, {v9.16b}, v2.16b /* g1s_1_sr = lookup16(g1t_1, inv_shift_rows) */
+	and v13.16b, v9.16b, v3.16b /* g1s_1_sr_lo = and(g1s_1_sr, nibble_mask) */
+	ushr v9.16b, v9.16b, #4 /* g1s_1_sr_hi = shr(g1s_1_sr) */
+	tbl v13.16b, {v31.16b}, v13.16b /* g1a_1_1_l = lookup16(tbl_lo, g1s_1_sr_lo) */
+	tbl v9.16b, {v11.16b}, v9.16b /* g1a_1_1_h = lookup16(tbl_hi, g1s_1_sr_hi) */
+	aese v13.16b, v9.16b /* g1s_1_aes = aese(g1a_1_1_l, g1a_1_1_h) */
+	and v9.16b, v13.16b, v3.16b /* g1s_1_aes_lo = and(g1s_1_aes, nibble_mask) */
+	ushr v13.16b, v13.16b, #4 /* g1s_1_aes_hi = shr(g1s_1_aes) */
+	tbl v9.16b, {v12.16b}, v9.16b /* g1s_1_l = lookup16(tbl_lo_1, g1s_1_aes_lo) */
+	tbl v13.16b, {v15.16b}, v13.16b /* g1s_1_h = lookup16(tbl_hi_1, g1s_1_aes_hi) */
+	eor v9.16b, v9.16b, v13.16b /* g1s_1 = xor(g1s_1_l, g1s_1_h) */
+	tbl v13.16b, {v9.16b}, v4.16b /* g1lr24_1 = lookup16(g1s_1, rotl24) */
+	eor v13.16b, v9.16b, v13.16b /* g1l_acc_1 = xor(g1s_1, g1lr24_1) */
+	str q18, [sp, #192] /* spill g1x2.2 */
+	tbl v18.16b, {v9.16b}, v6.16b /* g1lr8_1 = lookup16(g1s_1, rotl8) */
+	eor v18.16b, v9.16b, v18.16b /* g1lg_acc_1 = xor(g1s_1, g1lr8_1) */
+	rev32 v9.8h, v9.8h /* g1lr16_1 = rev(g1s_1) */
+	eor v18.16b, v18.16b, v9.16b /* g1lg_1 = xor(g1lg_acc_1, g1lr16_1) */
+	ushr v9.4s, v18.4s, #30 /* g1lr2_1_r = shr(g1lg_1) */
+	sli v9.4s, v18.4s, #2 /* g1lr2_1 = sli(g1lr2_1_r, g1lg_1) */
+	eor v18.16b, v13.16b, v9.16b /* g1l_1 = xor(g1l_acc_1, g1lr2_1) */
+	eor v16.16b, v16.16b, v18.16b /* g1x_1 = xor(g1x1, g1l_1) */
 	add x17, x5, #4
-	ld1r {v19.4s}, [x17] /* rkw_10 = bcast32() */
-	eor v10.16b, v23.16b, v16.16b /* g2k_acc_1 = xor(g2x2, g2x3) */
-	eor v19.16b, v10.16b, v19.16b /* g2k_1 = xor(g2k_acc_1, rkw_10) */
-	eor v19.16b, v19.16b, v5.16b /* g2t_1 = xor(g2k_1, g2x0) */
-	tbl v19.16b, {v19.16b}, v1.16b /* g2s_1_sr = lookup16(g2t_1, inv_shift_rows) */
-	and v10.16b, v19.16b, v3.16b /* g2s_1_sr_lo = and(g2s_1_sr, nibble_mask) */
-	ushr v19.16b, v19.16b, #4 /* g2s_1_sr_hi = shr(g2s_1_sr) */
-	tbl v10.16b, {v8.16b}, v10.16b /* g2a_1_1_l = lookup16(tbl_lo, g2s_1_sr_lo) */
-	tbl v19.16b, {v12.16b}, v19.16b /* g2a_1_1_h = lookup16(tbl_hi, g2s_1_sr_hi) */
-	aese v10.16b, v19.16b /* g2s_1_aes = aese(g2a_1_1_l, g2a_1_1_h) */
-	and v19.16b, v10.16b, v3.16b /* g2s_1_aes_lo = and(g2s_1_aes, nibble_mask) */
-	ushr v10.16b, v10.16b, #4 /* g2s_1_aes_hi = shr(g2s_1_aes) */
-	tbl v19.16b, {v13.16b}, v19.16b /* g2s_1_l = lookup16(tbl_lo_1, g2s_1_aes_lo) */
-	tbl v10.16b, {v14.16b}, v10.16b /* g2s_1_h = lookup16(tbl_hi_1, g2s_1_aes_hi) */
-	eor v19.16b, v19.16b, v10.16b /* g2s_1 = xor(g2s_1_l, g2s_1_h) */
-	tbl v10.16b, {v19.16b}, v4.16b /* g2lr24_1 = lookup16(g2s_1, rotl24) */
-	eor v10.16b, v19.16b, v10.16b /* g2l_acc_1 = xor(g2s_1, g2lr24_1) */
-	tbl v15.16b, {v19.16b}, v6.16b /* g2lr8_1 = lookup16(g2s_1, rotl8) */
-	eor v15.16b, v19.16b, v15.16b /* g2lg_acc_1 = xor(g2s_1, g2lr8_1) */
-	rev32 v19.8h, v19.8h /* g2lr16_1 = rev(g2s_1) */
-	eor v19.16b, v15.16b, v19.16b /* g2lg_1 = xor(g2lg_acc_1, g2lr16_1) */
-	ushr v15.4s, v19.4s, #30 /* g2lr2_1_r = shr(g2lg_1) */
-	sli v15.4s, v19.4s, #2 /* g2lr2_1 = sli(g2lr2_1_r, g2lg_1) */
-	eor v19.16b, v10.16b, v15.16b /* g2l_1 = xor(g2l_acc_1, g2lr2_1) */
-	eor v19.16b, v21.16b, v19.16b /* g2x_1 = xor(g2x1, g2l_1) */
+	ld1r {v18.4s}, [x17] /* rkw_10 = bcast32() */
+	eor v9.16b, v22.16b, v7.16b /* g2k_acc_1 = xor(g2x2, g2x3) */
+	eor v18.16b, v9.16b, v18.16b /* g2k_1 = xor(g2k_acc_1, rkw_10) */
+	eor v18.16b, v18.16b, v5.16b /* g2t_1 = xor(g2k_1, g2x0) */
+	tbl v18.16b, {v18.16b}, v2.16b /* g2s_1_sr = lookup16(g2t_1, inv_shift_rows) */
+	and v9.16b, v18.16b, v3.16b /* g2s_1_sr_lo = and(g2s_1_sr, nibble_mask) */
+	ushr v18.16b, v18.16b, #4 /* g2s_1_sr_hi = shr(g2s_1_sr) */
+	tbl v9.16b, {v31.16b}, v9.16b /* g2a_1_1_l = lookup16(tbl_lo, g2s_1_sr_lo) */
+	tbl v18.16b, {v11.16b}, v18.16b /* g2a_1_1_h = lookup16(tbl_hi, g2s_1_sr_hi) */
+	aese v9.16b, v18.16b /* g2s_1_aes = aese(g2a_1_1_l, g2a_1_1_h) */
+	and v18.16b, v9.16b, v3.16b /* g2s_1_aes_lo = and(g2s_1_aes, nibble_mask) */
+	ushr v9.16b, v9.16b, #4 /* g2s_1_aes_hi = shr(g2s_1_aes) */
+	tbl v18.16b, {v12.16b}, v18.16b /* g2s_1_l = lookup16(tbl_lo_1, g2s_1_aes_lo) */
+	tbl v9.16b, {v15.16b}, v9.16b /* g2s_1_h = lookup16(tbl_hi_1, g2s_1_aes_hi) */
+	eor v18.16b, v18.16b, v9.16b /* g2s_1 = xor(g2s_1_l, g2s_1_h) */
+	tbl v9.16b, {v18.16b}, v4.16b /* g2lr24_1 = lookup16(g2s_1, rotl24) */
+	eor v9.16b, v18.16b, v9.16b /* g2l_acc_1 = xor(g2s_1, g2lr24_1) */
+	tbl v13.16b, {v18.16b}, v6.16b /* g2lr8_1 = lookup16(g2s_1, rotl8) */
+	eor v13.16b, v18.16b, v13.16b /* g2lg_acc_1 = xor(g2s_1, g2lr8_1) */
+	rev32 v18.8h, v18.8h /* g2lr16_1 = rev(g2s_1) */
+	eor v18.16b, v13.16b, v18.16b /* g2lg_1 = xor(g2lg_acc_1, g2lr16_1) */
+	ushr v13.4s, v18.4s, #30 /* g2lr2_1_r = shr(g2lg_1) */
+	sli v13.4s, v18.4s, #2 /* g2lr2_1 = sli(g2lr2_1_r, g2lg_1) */
+	eor v18.16b, v9.16b, v13.16b /* g2l_1 = xor(g2l_acc_1, g2lr2_1) */
+	eor v18.16b, v20.16b, v18.16b /* g2x_1 = xor(g2x1, g2l_1) */
 	add x17, x5, #4
-	ld1r {v21.4s}, [x17] /* rkw_11 = bcast32() */
-	eor v10.16b, v27.16b, v20.16b /* g3k_acc_1 = xor(g3x2, g3x3) */
-	eor v21.16b, v10.16b, v21.16b /* g3k_1 = xor(g3k_acc_1, rkw_11) */
-	eor v21.16b, v21.16b, v18.16b /* g3t_1 = xor(g3k_1, g3x0) */
-	tbl v21.16b, {v21.16b}, v1.16b /* g3s_1_sr = lookup16(g3t_1, inv_shift_rows) */
-	and v10.16b, v21.16b, v3.16b /* g3s_1_sr_lo = and(g3s_1_sr, nibble_mask) */
-	ushr v21.16b, v21.16b, #4 /* g3s_1_sr_hi = shr(g3s_1_sr) */
-	tbl v10.16b, {v8.16b}, v10.16b /* g3a_1_1_l = lookup16(tbl_lo, g3s_1_sr_lo) */
-	tbl v21.16b, {v12.16b}, v21.16b /* g3a_1_1_h = lookup16(tbl_hi, g3s_1_sr_hi) */
-	aese v10.16b, v21.16b /* g3s_1_aes = aese(g3a_1_1_l, g3a_1_1_h) */
-	and v21.16b, v10.16b, v3.16b /* g3s_1_aes_lo = and(g3s_1_aes, nibble_mask) */
-	ushr v10.16b, v10.16b, #4 /* g3s_1_aes_hi = shr(g3s_1_aes) */
-	tbl v21.16b, {v13.16b}, v21.16b /* g3s_1_l = lookup16(tbl_lo_1, g3s_1_aes_lo) */
-	tbl v10.16b, {v14.16b}, v10.16b /* g3s_1_h = lookup16(tbl_hi_1, g3s_1_aes_hi) */
-	eor v21.16b, v21.16b, v10.16b /* g3s_1 = xor(g3s_1_l, g3s_1_h) */
-	tbl v10.16b, {v21.16b}, v4.16b /* g3lr24_1 = lookup16(g3s_1, rotl24) */
-	eor v10.16b, v21.16b, v10.16b /* g3l_acc_1 = xor(g3s_1, g3lr24_1) */
-	tbl v15.16b, {v21.16b}, v6.16b /* g3lr8_1 = lookup16(g3s_1, rotl8) */
-	eor v15.16b, v21.16b, v15.16b /* g3lg_acc_1 = xor(g3s_1, g3lr8_1) */
-	rev32 v21.8h, v21.8h /* g3lr16_1 = rev(g3s_1) */
-	eor v21.16b, v15.16b, v21.16b /* g3lg_1 = xor(g3lg_acc_1, g3lr16_1) */
-	ushr v15.4s, v21.4s, #30 /* g3lr2_1_r = shr(g3lg_1) */
-	sli v15.4s, v21.4s, #2 /* g3lr2_1 = sli(g3lr2_1_r, g3lg_1) */
-	eor v21.16b, v10.16b, v15.16b /* g3l_1 = xor(g3l_acc_1, g3lr2_1) */
-	eor v21.16b, v25.16b, v21.16b /* g3x_1 = xor(g3x1, g3l_1) */
+	ld1r {v20.4s}, [x17] /* rkw_11 = bcast32() */
+	eor v9.16b, v26.16b, v19.16b /* g3k_acc_1 = xor(g3x2, g3x3) */
+	eor v20.16b, v9.16b, v20.16b /* g3k_1 = xor(g3k_acc_1, rkw_11) */
+	eor v20.16b, v20.16b, v17.16b /* g3t_1 = xor(g3k_1, g3x0) */
+	tbl v20.16b, {v20.16b}, v2.16b /* g3s_1_sr = lookup16(g3t_1, inv_shift_rows) */
+	and v9.16b, v20.16b, v3.16b /* g3s_1_sr_lo = and(g3s_1_sr, nibble_mask) */
+	ushr v20.16b, v20.16b, #4 /* g3s_1_sr_hi = shr(g3s_1_sr) */
+	tbl v9.16b, {v31.16b}, v9.16b /* g3a_1_1_l = lookup16(tbl_lo, g3s_1_sr_lo) */
+	tbl v20.16b, {v11.16b}, v20.16b /* g3a_1_1_h = lookup16(tbl_hi, g3s_1_sr_hi) */
+	aese v9.16b, v20.16b /* g3s_1_aes = aese(g3a_1_1_l, g3a_1_1_h) */
+	and v20.16b, v9.16b, v3.16b /* g3s_1_aes_lo = and(g3s_1_aes, nibble_mask) */
+	ushr v9.16b, v9.16b, #4 /* g3s_1_aes_hi = shr(g3s_1_aes) */
+	tbl v20.16b, {v12.16b}, v20.16b /* g3s_1_l = lookup16(tbl_lo_1, g3s_1_aes_lo) */
+	tbl v9.16b, {v15.16b}, v9.16b /* g3s_1_h = lookup16(tbl_hi_1, g3s_1_aes_hi) */
+	eor v20.16b, v20.16b, v9.16b /* g3s_1 = xor(g3s_1_l, g3s_1_h) */
+	tbl v9.16b, {v20.16b}, v4.16b /* g3lr24_1 = lookup16(g3s_1, rotl24) */
+	eor v9.16b, v20.16b, v9.16b /* g3l_acc_1 = xor(g3s_1, g3lr24_1) */
+	tbl v13.16b, {v20.16b}, v6.16b /* g3lr8_1 = lookup16(g3s_1, rotl8) */
+	eor v13.16b, v20.16b, v13.16b /* g3lg_acc_1 = xor(g3s_1, g3lr8_1) */
+	rev32 v20.8h, v20.8h /* g3lr16_1 = rev(g3s_1) */
+	eor v20.16b, v13.16b, v20.16b /* g3lg_1 = xor(g3lg_acc_1, g3lr16_1) */
+	ushr v13.4s, v20.4s, #30 /* g3lr2_1_r = shr(g3lg_1) */
+	sli v13.4s, v20.4s, #2 /* g3lr2_1 = sli(g3lr2_1_r, g3lg_1) */
+	eor v20.16b, v9.16b, v13.16b /* g3l_1 = xor(g3l_acc_1, g3lr2_1) */
+	eor v20.16b, v24.16b, v20.16b /* g3x_1 = xor(g3x1, g3l_1) */
 	add x17, x5, #4
-	ld1r {v25.4s}, [x17] /* rkw_12 = bcast32() */
-	eor v10.16b, v31.16b, v24.16b /* g4k_acc_1 = xor(g4x2, g4x3) */
-	eor v25.16b, v10.16b, v25.16b /* g4k_1 = xor(g4k_acc_1, rkw_12) */
-	eor v25.16b, v25.16b, v22.16b /* g4t_1 = xor(g4k_1, g4x0) */
-	tbl v25.16b, {v25.16b}, v1.16b /* g4s_1_sr = lookup16(g4t_1, inv_shift_rows) */
-	and v10.16b, v25.16b, v3.16b /* g4s_1_sr_lo = and(g4s_1_sr, nibble_mask) */
-	ushr v25.16b, v25.16b, #4 /* g4s_1_sr_hi = shr(g4s_1_sr) */
-	tbl v10.16b, {v8.16b}, v10.16b /* g4a_1_1_l = lookup16(tbl_lo, g4s_1_sr_lo) */
-	tbl v25.16b, {v12.16b}, v25.16b /* g4a_1_1_h = lookup16(tbl_hi, g4s_1_sr_hi) */
-	aese v10.16b, v25.16b /* g4s_1_aes = aese(g4a_1_1_l, g4a_1_1_h) */
-	and v25.16b, v10.16b, v3.16b /* g4s_1_aes_lo = and(g4s_1_aes, nibble_mask) */
-	ushr v10.16b, v10.16b, #4 /* g4s_1_aes_hi = shr(g4s_1_aes) */
-	tbl v25.16b, {v13.16b}, v25.16b /* g4s_1_l = lookup16(tbl_lo_1, g4s_1_aes_lo) */
-	tbl v10.16b, {v14.16b}, v10.16b /* g4s_1_h = lookup16(tbl_hi_1, g4s_1_aes_hi) */
-	eor v25.16b, v25.16b, v10.16b /* g4s_1 = xor(g4s_1_l, g4s_1_h) */
-	tbl v10.16b, {v25.16b}, v4.16b /* g4lr24_1 = lookup16(g4s_1, rotl24) */
-	eor v10.16b, v25.16b, v10.16b /* g4l_acc_1 = xor(g4s_1, g4lr24_1) */
-	tbl v15.16b, {v25.16b}, v6.16b /* g4lr8_1 = lookup16(g4s_1, rotl8) */
-	eor v15.16b, v25.16b, v15.16b /* g4lg_acc_1 = xor(g4s_1, g4lr8_1) */
-	rev32 v25.8h, v25.8h /* g4lr16_1 = rev(g4s_1) */
-	eor v25.16b, v15.16b, v25.16b /* g4lg_1 = xor(g4lg_acc_1, g4lr16_1) */
-	ushr v15.4s, v25.4s, #30 /* g4lr2_1_r = shr(g4lg_1) */
-	sli v15.4s, v25.4s, #2 /* g4lr2_1 = sli(g4lr2_1_r, g4lg_1) */
-	eor v25.16b, v10.16b, v15.16b /* g4l_1 = xor(g4l_acc_1, g4lr2_1) */
-	eor v25.16b, v29.16b, v25.16b /* g4x_1 = xor(g4x1, g4l_1) */
+	ld1r {v24.4s}, [x17] /* rkw_12 = bcast32() */
+	eor v9.16b, v30.16b, v23.16b /* g4k_acc_1 = xor(g4x2, g4x3) */
+	eor v24.16b, v9.16b, v24.16b /* g4k_1 = xor(g4k_acc_1, rkw_12) */
+	eor v24.16b, v24.16b, v21.16b /* g4t_1 = xor(g4k_1, g4x0) */
+	tbl v24.16b, {v24.16b}, v2.16b /* g4s_1_sr = lookup16(g4t_1, inv_shift_rows) */
+	and v9.16b, v24.16b, v3.16b /* g4s_1_sr_lo = and(g4s_1_sr, nibble_mask) */
+	ushr v24.16b, v24.16b, #4 /* g4s_1_sr_hi = shr(g4s_1_sr) */
+	tbl v9.16b, {v31.16b}, v9.16b /* g4a_1_1_l = lookup16(tbl_lo, g4s_1_sr_lo) */
+	tbl v24.16b, {v11.16b}, v24.16b /* g4a_1_1_h = lookup16(tbl_hi, g4s_1_sr_hi) */
+	aese v9.16b, v24.16b /* g4s_1_aes = aese(g4a_1_1_l, g4a_1_1_h) */
+	and v24.16b, v9.16b, v3.16b /* g4s_1_aes_lo = and(g4s_1_aes, nibble_mask) */
+	ushr v9.16b, v9.16b, #4 /* g4s_1_aes_hi = shr(g4s_1_aes) */
+	tbl v24.16b, {v12.16b}, v24.16b /* g4s_1_l = lookup16(tbl_lo_1, g4s_1_aes_lo) */
+	tbl v9.16b, {v15.16b}, v9.16b /* g4s_1_h = lookup16(tbl_hi_1, g4s_1_aes_hi) */
+	eor v24.16b, v24.16b, v9.16b /* g4s_1 = xor(g4s_1_l, g4s_1_h) */
+	tbl v9.16b, {v24.16b}, v4.16b /* g4lr24_1 = lookup16(g4s_1, rotl24) */
+	eor v9.16b, v24.16b, v9.16b /* g4l_acc_1 = xor(g4s_1, g4lr24_1) */
+	tbl v13.16b, {v24.16b}, v6.16b /* g4lr8_1 = lookup16(g4s_1, rotl8) */
+	eor v13.16b, v24.16b, v13.16b /* g4lg_acc_1 = xor(g4s_1, g4lr8_1) */
+	rev32 v24.8h, v24.8h /* g4lr16_1 = rev(g4s_1) */
+	eor v24.16b, v13.16b, v24.16b /* g4lg_1 = xor(g4lg_acc_1, g4lr16_1) */
+	ushr v13.4s, v24.4s, #30 /* g4lr2_1_r = shr(g4lg_1) */
+	sli v13.4s, v24.4s, #2 /* g4lr2_1 = sli(g4lr2_1_r, g4lg_1) */
+	eor v24.16b, v9.16b, v13.16b /* g4l_1 = xor(g4l_acc_1, g4lr2_1) */
+	eor v24.16b, v28.16b, v24.16b /* g4x_1 = xor(g4x1, g4l_1) */
 	add x17, x5, #4
-	ld1r {v29.4s}, [x17] /* rkw_13 = bcast32() */
-	eor v10.16b, v11.16b, v28.16b /* g5k_acc_1 = xor(g5x2, g5x3) */
-	eor v29.16b, v10.16b, v29.16b /* g5k_1 = xor(g5k_acc_1, rkw_13) */
-	eor v29.16b, v29.16b, v26.16b /* g5t_1 = xor(g5k_1, g5x0) */
-	tbl v29.16b, {v29.16b}, v1.16b /* g5s_1_sr = lookup16(g5t_1, inv_shift_rows) */
-	and v10.16b, v29.16b, v3.16b /* g5s_1_sr_lo = and(g5s_1_sr, nibble_mask) */
-	ushr v29.16b, v29.16b, #4 /* g5s_1_sr_hi = shr(g5s_1_sr) */
-	tbl v10.16b, {v8.16b}, v10.16b /* g5a_1_1_l = lookup16(tbl_lo, g5s_1_sr_lo) */
-	tbl v29.16b, {v12.16b}, v29.16b /* g5a_1_1_h = lookup16(tbl_hi, g5s_1_sr_hi) */
-	aese v10.16b, v29.16b /* g5s_1_aes = aese(g5a_1_1_l, g5a_1_1_h) */
-	and v29.16b, v10.16b, v3.16b /* g5s_1_aes_lo = and(g5s_1_aes, nibble_mask) */
-	ushr v10.16b, v10.16b, #4 /* g5s_1_aes_hi = shr(g5s_1_aes) */
-	tbl v29.16b, {v13.16b}, v29.16b /* g5s_1_l = lookup16(tbl_lo_1, g5s_1_aes_lo) */
-	tbl v10.16b, {v14.16b}, v10.16b /* g5s_1_h = lookup16(tbl_hi_1, g5s_1_aes_hi) */
-	eor v29.16b, v29.16b, v10.16b /* g5s_1 = xor(g5s_1_l, g5s_1_h) */
-	tbl v10.16b, {v29.16b}, v4.16b /* g5lr24_1 = lookup16(g5s_1, rotl24) */
-	eor v10.16b, v29.16b, v10.16b /* g5l_acc_1 = xor(g5s_1, g5lr24_1) */
-	tbl v15.16b, {v29.16b}, v6.16b /* g5lr8_1 = lookup16(g5s_1, rotl8) */
-	eor v15.16b, v29.16b, v15.16b /* g5lg_acc_1 = xor(g5s_1, g5lr8_1) */
-	rev32 v29.8h, v29.8h /* g5lr16_1 = rev(g5s_1) */
-	eor v29.16b, v15.16b, v29.16b /* g5lg_1 = xor(g5lg_acc_1, g5lr16_1) */
-	ushr v15.4s, v29.4s, #30 /* g5lr2_1_r = shr(g5lg_1) */
-	sli v15.4s, v29.4s, #2 /* g5lr2_1 = sli(g5lr2_1_r, g5lg_1) */
-	eor v29.16b, v10.16b, v15.16b /* g5l_1 = xor(g5l_acc_1, g5lr2_1) */
-	eor v29.16b, v9.16b, v29.16b /* g5x_1 = xor(g5x1, g5l_1) */
+	ld1r {v28.4s}, [x17] /* rkw_13 = bcast32() */
+	eor v9.16b, v10.16b, v27.16b /* g5k_acc_1 = xor(g5x2, g5x3) */
+	eor v28.16b, v9.16b, v28.16b /* g5k_1 = xor(g5k_acc_1, rkw_13) */
+	eor v28.16b, v28.16b, v25.16b /* g5t_1 = xor(g5k_1, g5x0) */
+	tbl v28.16b, {v28.16b}, v2.16b /* g5s_1_sr = lookup16(g5t_1, inv_shift_rows) */
+	and v9.16b, v28.16b, v3.16b /* g5s_1_sr_lo = and(g5s_1_sr, nibble_mask) */
+	ushr v28.16b, v28.16b, #4 /* g5s_1_sr_hi = shr(g5s_1_sr) */
+	tbl v9.16b, {v31.16b}, v9.16b /* g5a_1_1_l = lookup16(tbl_lo, g5s_1_sr_lo) */
+	tbl v28.16b, {v11.16b}, v28.16b /* g5a_1_1_h = lookup16(tbl_hi, g5s_1_sr_hi) */
+	aese v9.16b, v28.16b /* g5s_1_aes = aese(g5a_1_1_l, g5a_1_1_h) */
+	and v28.16b, v9.16b, v3.16b /* g5s_1_aes_lo = and(g5s_1_aes, nibble_mask) */
+	ushr v9.16b, v9.16b, #4 /* g5s_1_aes_hi = shr(g5s_1_aes) */
+	tbl v28.16b, {v12.16b}, v28.16b /* g5s_1_l = lookup16(tbl_lo_1, g5s_1_aes_lo) */
+	tbl v9.16b, {v15.16b}, v9.16b /* g5s_1_h = lookup16(tbl_hi_1, g5s_1_aes_hi) */
+	eor v28.16b, v28.16b, v9.16b /* g5s_1 = xor(g5s_1_l, g5s_1_h) */
+	tbl v9.16b, {v28.16b}, v4.16b /* g5lr24_1 = lookup16(g5s_1, rotl24) */
+	eor v9.16b, v28.16b, v9.16b /* g5l_acc_1 = xor(g5s_1, g5lr24_1) */
+	tbl v13.16b, {v28.16b}, v6.16b /* g5lr8_1 = lookup16(g5s_1, rotl8) */
+	eor v13.16b, v28.16b, v13.16b /* g5lg_acc_1 = xor(g5s_1, g5lr8_1) */
+	rev32 v28.8h, v28.8h /* g5lr16_1 = rev(g5s_1) */
+	eor v28.16b, v13.16b, v28.16b /* g5lg_1 = xor(g5lg_acc_1, g5lr16_1) */
+	ushr v13.4s, v28.4s, #30 /* g5lr2_1_r = shr(g5lg_1) */
+	sli v13.4s, v28.4s, #2 /* g5lr2_1 = sli(g5lr2_1_r, g5lg_1) */
+	eor v28.16b, v9.16b, v13.16b /* g5l_1 = xor(g5l_acc_1, g5lr2_1) */
+	eor v28.16b, v8.16b, v28.16b /* g5x_1 = xor(g5x1, g5l_1) */
 	add x17, x5, #4
-	ld1r {v9.4s}, [x17] /* rkw_14 = bcast32() */
-	ldr q10, [sp, #96] /* reload g6x2.2 */
-	ldr q15, [sp, #144] /* reload g6x3.2 */
-	eor v10.16b, v10.16b, v15.16b /* g6k_acc_1 = xor(g6x2, g6x3) */
-	eor v9.16b, v10.16b, v9.16b /* g6k_1 = xor(g6k_acc_1, rkw_14) */
-	ldr q10, [sp, #64] /* reload g6x0.3 */
-	eor v9.16b, v9.16b, v10.16b /* g6t_1 = xor(g6k_1, g6x0) */
-	tbl v9.16b, {v9.16b}, v1.16b /* g6s_1_sr = lookup16(g6t_1, inv_shift_rows) */
-	and v10.16b, v9.16b, v3.16b /* g6s_1_sr_lo = and(g6s_1_sr, nibble_mask) */
-	ushr v9.16b, v9.16b, #4 /* g6s_1_sr_hi = shr(g6s_1_sr) */
-	tbl v10.16b, {v8.16b}, v10.16b /* g6a_1_1_l = lookup16(tbl_lo, g6s_1_sr_lo) */
-	tbl v9.16b, {v12.16b}, v9.16b /* g6a_1_1_h = lookup16(tbl_hi, g6s_1_sr_hi) */
-	aese v10.16b, v9.16b /* g6s_1_aes = aese(g6a_1_1_l, g6a_1_1_h) */
-	and v9.16b, v10.16b, v3.16b /* g6s_1_aes_lo = and(g6s_1_aes, nibble_mask) */
-	ushr v10.16b, v10.16b, #4 /* g6s_1_aes_hi = shr(g6s_1_aes) */
-	tbl v9.16b, {v13.16b}, v9.16b /* g6s_1_l = lookup16(tbl_lo_1, g6s_1_aes_lo) */
-	tbl v10.16b, {v14.16b}, v10.16b /* g6s_1_h = lookup16(tbl_hi_1, g6s_1_aes_hi) */
-	eor v9.16b, v9.16b, v10.16b /* g6s_1 = xor(g6s_1_l, g6s_1_h) */
-	tbl v10.16b, {v9.16b}, v4.16b /* g6lr24_1 = lookup16(g6s_1, rotl24) */
-	eor v10.16b, v9.16b, v10.16b /* g6l_acc_1 = xor(g6s_1, g6lr24_1) */
-	tbl v15.16b, {v9.16b}, v6.16b /* g6lr8_1 = lookup16(g6s_1, rotl8) */
-	eor v15.16b, v9.16b, v15.16b /* g6lg_acc_1 = xor(g6s_1, g6lr8_1) */
-	rev32 v9.8h, v9.8h /* g6lr16_1 = rev(g6s_1) */
-	eor v9.16b, v15.16b, v9.16b /* g6lg_1 = xor(g6lg_acc_1, g6lr16_1) */
-	ushr v15.4s, v9.4s, #30 /* g6lr2_1_r = shr(g6lg_1) */
-	sli v15.4s, v9.4s, #2 /* g6lr2_1 = sli(g6lr2_1_r, g6lg_1) */
-	eor v9.16b, v10.16b, v15.16b /* g6l_1 = xor(g6l_acc_1, g6lr2_1) */
-	ldr q10, [sp, #160] /* reload g6x1.2 */
-	eor v9.16b, v10.16b, v9.16b /* g6x_1 = xor(g6x1, g6l_1) */
+	ld1r {v8.4s}, [x17] /* rkw_14 = bcast32() */
+	ldr q9, [sp, #80] /* reload g6x2.2 */
+	ldr q13, [sp, #96] /* reload g6x3.2 */
+	eor v9.16b, v9.16b, v13.16b /* g6k_acc_1 = xor(g6x2, g6x3) */
+	eor v8.16b, v9.16b, v8.16b /* g6k_1 = xor(g6k_acc_1, rkw_14) */
+	ldr q9, [sp, #128] /* reload g6x0.3 */
+	eor v8.16b, v8.16b, v9.16b /* g6t_1 = xor(g6k_1, g6x0) */
+	tbl v8.16b, {v8.16b}, v2.16b /* g6s_1_sr = lookup16(g6t_1, inv_shift_rows) */
+	and v9.16b, v8.16b, v3.16b /* g6s_1_sr_lo = and(g6s_1_sr, nibble_mask) */
+	ushr v8.16b, v8.16b, #4 /* g6s_1_sr_hi = shr(g6s_1_sr) */
+	tbl v9.16b, {v31.16b}, v9.16b /* g6a_1_1_l = lookup16(tbl_lo, g6s_1_sr_lo) */
+	tbl v8.16b, {v11.16b}, v8.16b /* g6a_1_1_h = lookup16(tbl_hi, g6s_1_sr_hi) */
+	aese v9.16b, v8.16b /* g6s_1_aes = aese(g6a_1_1_l, g6a_1_1_h) */
+	and v8.16b, v9.16b, v3.16b /* g6s_1_aes_lo = and(g6s_1_aes, nibble_mask) */
+	ushr v9.16b, v9.16b, #4 /* g6s_1_aes_hi = shr(g6s_1_aes) */
+	tbl v8.16b, {v12.16b}, v8.16b /* g6s_1_l = lookup16(tbl_lo_1, g6s_1_aes_lo) */
+	tbl v9.16b, {v15.16b}, v9.16b /* g6s_1_h = lookup16(tbl_hi_1, g6s_1_aes_hi) */
+	eor v8.16b, v8.16b, v9.16b /* g6s_1 = xor(g6s_1_l, g6s_1_h) */
+	tbl v9.16b, {v8.16b}, v4.16b /* g6lr24_1 = lookup16(g6s_1, rotl24) */
+	eor v9.16b, v8.16b, v9.16b /* g6l_acc_1 = xor(g6s_1, g6lr24_1) */
+	tbl v13.16b, {v8.16b}, v6.16b /* g6lr8_1 = lookup16(g6s_1, rotl8) */
+	eor v13.16b, v8.16b, v13.16b /* g6lg_acc_1 = xor(g6s_1, g6lr8_1) */
+	rev32 v8.8h, v8.8h /* g6lr16_1 = rev(g6s_1) */
+	eor v8.16b, v13.16b, v8.16b /* g6lg_1 = xor(g6lg_acc_1, g6lr16_1) */
+	ushr v13.4s, v8.4s, #30 /* g6lr2_1_r = shr(g6lg_1) */
+	sli v13.4s, v8.4s, #2 /* g6lr2_1 = sli(g6lr2_1_r, g6lg_1) */
+	eor v8.16b, v9.16b, v13.16b /* g6l_1 = xor(g6l_acc_1, g6lr2_1) */
+	ldr q9, [sp, #160] /* reload g6x1.2 */
+	eor v8.16b, v9.16b, v8.16b /* g6x_1 = xor(g6x1, g6l_1) */
 	add x17, x5, #4
-	ld1r {v10.4s}, [x17] /* rkw_15 = bcast32() */
-	ldr q15, [sp, #128] /* reload g7x2.2 */
-	str q9, [sp, #160] /* spill g6x1.3 */
-	ldr q9, [sp, #176] /* reload g7x3.2 */
-	eor v15.16b, v15.16b, v9.16b /* g7k_acc_1 = xor(g7x2, g7x3) */
-	eor v10.16b, v15.16b, v10.16b /* g7k_1 = xor(g7k_acc_1, rkw_15) */
-	ldr q15, [sp, #112] /* reload g7x0.3 */
-	eor v10.16b, v10.16b, v15.16b /* g7t_1 = xor(g7k_1, g7x0) */
-	tbl v10.16b, {v10.16b}, v1.16b /* g7s_1_sr = lookup16(g7t_1, inv_shift_rows) */
-	and v9.16b, v10.16b, v3.16b /* g7s_1_sr_lo = and(g7s_1_sr, nibble_mask) */
-	ushr v10.16b, v10.16b, #4 /* g7s_1_sr_hi = shr(g7s_1_sr) */
-	tbl v9.16b, {v8.16b}, v9.16b /* g7a_1_1_l = lookup16(tbl_lo, g7s_1_sr_lo) */
-	tbl v10.16b, {v12.16b}, v10.16b /* g7a_1_1_h = lookup16(tbl_hi, g7s_1_sr_hi) */
-	aese v9.16b, v10.16b /* g7s_1_aes = aese(g7a_1_1_l, g7a_1_1_h) */
-	and v10.16b, v9.16b, v3.16b /* g7s_1_aes_lo = and(g7s_1_aes, nibble_mask) */
-	ushr v9.16b, v9.16b, #4 /* g7s_1_aes_hi = shr(g7s_1_aes) */
-	tbl v10.16b, {v13.16b}, v10.16b /* g7s_1_l = lookup16(tbl_lo_1, g7s_1_aes_lo) */
-	tbl v9.16b, {v14.16b}, v9.16b /* g7s_1_h = lookup16(tbl_hi_1, g7s_1_aes_hi) */
-	eor v9.16b, v10.16b, v9.16b /* g7s_1 = xor(g7s_1_l, g7s_1_h) */
-	tbl v10.16b, {v9.16b}, v4.16b /* g7lr24_1 = lookup16(g7s_1, rotl24) */
-	eor v10.16b, v9.16b, v10.16b /* g7l_acc_1 = xor(g7s_1, g7lr24_1) */
-	tbl v15.16b, {v9.16b}, v6.16b /* g7lr8_1 = lookup16(g7s_1, rotl8) */
-	eor v15.16b, v9.16b, v15.16b /* g7lg_acc_1 = xor(g7s_1, g7lr8_1) */
-	rev32 v9.8h, v9.8h /* g7lr16_1 = rev(g7s_1) */
-	eor v9.16b, v15.16b, v9.16b /* g7lg_1 = xor(g7lg_acc_1, g7lr16_1) */
-	ushr v15.4s, v9.4s, #30 /* g7lr2_1_r = shr(g7lg_1) */
-	sli v15.4s, v9.4s, #2 /* g7lr2_1 = sli(g7lr2_1_r, g7lg_1) */
-	eor v9.16b, v10.16b, v15.16b /* g7l_1 = xor(g7l_acc_1, g7lr2_1) */
-	ldr q10, [sp, #80] /* reload g7x1.2 */
-	eor v9.16b, v10.16b, v9.16b /* g7x_1 = xor(g7x1, g7l_1) */
+	ld1r {v9.4s}, [x17] /* rkw_15 = bcast32() */
+	ldr q13, [sp, #112] /* reload g7x2.2 */
+	str q8, [sp, #160] /* spill g6x1.3 */
+	ldr q8, [sp, #176] /* reload g7x3.2 */
+	eor v13.16b, v13.16b, v8.16b /* g7k_acc_1 = xor(g7x2, g7x3) */
+	eor v9.16b, v13.16b, v9.16b /* g7k_1 = xor(g7k_acc_1, rkw_15) */
+	ldr q13, [sp, #144] /* reload g7x0.3 */
+	eor v9.16b, v9.16b, v13.16b /* g7t_1 = xor(g7k_1, g7x0) */
+	tbl v9.16b, {v9.16b}, v2.16b /* g7s_1_sr = lookup16(g7t_1, inv_shift_rows) */
+	and v8.16b, v9.16b, v3.16b /* g7s_1_sr_lo = and(g7s_1_sr, nibble_mask) */
+	ushr v9.16b, v9.16b, #4 /* g7s_1_sr_hi = shr(g7s_1_sr) */
+	tbl v8.16b, {v31.16b}, v8.16b /* g7a_1_1_l = lookup16(tbl_lo, g7s_1_sr_lo) */
+	tbl v9.16b, {v11.16b}, v9.16b /* g7a_1_1_h = lookup16(tbl_hi, g7s_1_sr_hi) */
+	aese v8.16b, v9.16b /* g7s_1_aes = aese(g7a_1_1_l, g7a_1_1_h) */
+	and v9.16b, v8.16b, v3.16b /* g7s_1_aes_lo = and(g7s_1_aes, nibble_mask) */
+	ushr v8.16b, v8.16b, #4 /* g7s_1_aes_hi = shr(g7s_1_aes) */
+	tbl v9.16b, {v12.16b}, v9.16b /* g7s_1_l = lookup16(tbl_lo_1, g7s_1_aes_lo) */
+	tbl v8.16b, {v15.16b}, v8.16b /* g7s_1_h = lookup16(tbl_hi_1, g7s_1_aes_hi) */
+	eor v8.16b, v9.16b, v8.16b /* g7s_1 = xor(g7s_1_l, g7s_1_h) */
+	tbl v9.16b, {v8.16b}, v4.16b /* g7lr24_1 = lookup16(g7s_1, rotl24) */
+	eor v9.16b, v8.16b, v9.16b /* g7l_acc_1 = xor(g7s_1, g7lr24_1) */
+	tbl v13.16b, {v8.16b}, v6.16b /* g7lr8_1 = lookup16(g7s_1, rotl8) */
+	eor v13.16b, v8.16b, v13.16b /* g7lg_acc_1 = xor(g7s_1, g7lr8_1) */
+	rev32 v8.8h, v8.8h /* g7lr16_1 = rev(g7s_1) */
+	eor v8.16b, v13.16b, v8.16b /* g7lg_1 = xor(g7lg_acc_1, g7lr16_1) */
+	ushr v13.4s, v8.4s, #30 /* g7lr2_1_r = shr(g7lg_1) */
+	sli v13.4s, v8.4s, #2 /* g7lr2_1 = sli(g7lr2_1_r, g7lg_1) */
+	eor v8.16b, v9.16b, v13.16b /* g7l_1 = xor(g7l_acc_1, g7lr2_1) */
+	ldr q9, [sp, #64] /* reload g7x1.2 */
+	eor v8.16b, v9.16b, v8.16b /* g7x_1 = xor(g7x1, g7l_1) */
 
 	/* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
 	add x17, x5, #8
-	ld1r {v10.4s}, [x17] /* rkw_16 = bcast32() */
-	ldr q15, [sp, #208] /* reload g0x3.2 */
-	eor v15.16b, v15.16b, v0.16b /* g0k_acc_2 = xor(g0x3, g0x0) */
-	eor v10.16b, v15.16b, v10.16b /* g0k_2 = xor(g0k_acc_2, rkw_16) */
-	eor v10.16b, v10.16b, v30.16b /* g0t_2 = xor(g0k_2, g0x1) */
-	tbl v10.16b, {v10.16b}, v1.16b /* g0s_2_sr = lookup16(g0t_2, inv_shift_rows) */
-	and v15.16b, v10.16b, v3.16b /* g0s_2_sr_lo = and(g0s_2_sr, nibble_mask) */
-	ushr v10.16b, v10.16b, #4 /* g0s_2_sr_hi = shr(g0s_2_sr) */
-	tbl v15.16b, {v8.16b}, v15.16b /* g0a_2_1_l = lookup16(tbl_lo, g0s_2_sr_lo) */
-	tbl v10.16b, {v12.16b}, v10.16b /* g0a_2_1_h = lookup16(tbl_hi, g0s_2_sr_hi) */
-	aese v15.16b, v10.16b /* g0s_2_aes = aese(g0a_2_1_l, g0a_2_1_h) */
-	and v10.16b, v15.16b, v3.16b /* g0s_2_aes_lo = and(g0s_2_aes, nibble_mask) */
-	ushr v15.16b, v15.16b, #4 /* g0s_2_aes_hi = shr(g0s_2_aes) */
-	tbl v10.16b, {v13.16b}, v10.16b /* g0s_2_l = lookup16(tbl_lo_1, g0s_2_aes_lo) */
-	tbl v15.16b, {v14.16b}, v15.16b /* g0s_2_h = lookup16(tbl_hi_1, g0s_2_aes_hi) */
-	eor v10.16b, v10.16b, v15.16b /* g0s_2 = xor(g0s_2_l, g0s_2_h) */
-	tbl v15.16b, {v10.16b}, v4.16b /* g0lr24_2 = lookup16(g0s_2, rotl24) */
-	eor v15.16b, v10.16b, v15.16b /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
+	ld1r {v9.4s}, [x17] /* rkw_16 = bcast32() */
+	ldr q13, [sp, #224] /* reload g0x3.2 */
+	eor v13.16b, v13.16b, v0.16b /* g0k_acc_2 = xor(g0x3, g0x0) */
+	eor v9.16b, v13.16b, v9.16b /* g0k_2 = xor(g0k_acc_2, rkw_16) */
+	eor v9.16b, v9.16b, v29.16b /* g0t_2 = xor(g0k_2, g0x1) */
+	tbl v9.16b, {v9.16b}, v2.16b /* g0s_2_sr = lookup16(g0t_2, inv_shift_rows) */
+	and v13.16b, v9.16b, v3.16b /* g0s_2_sr_lo = and(g0s_2_sr, nibble_mask) */
+	ushr v9.16b, v9.16b, #4 /* g0s_2_sr_hi = shr(g0s_2_sr) */
+	tbl v13.16b, {v31.16b}, v13.16b /* g0a_2_1_l = lookup16(tbl_lo, g0s_2_sr_lo) */
+	tbl v9.16b, {v11.16b}, v9.16b /* g0a_2_1_h = lookup16(tbl_hi, g0s_2_sr_hi) */
+	aese v13.16b, v9.16b /* g0s_2_aes = aese(g0a_2_1_l, g0a_2_1_h) */
+	and v9.16b, v13.16b, v3.16b /* g0s_2_aes_lo = and(g0s_2_aes, nibble_mask) */
+	ushr v13.16b, v13.16b, #4 /* g0s_2_aes_hi = shr(g0s_2_aes) */
+	tbl v9.16b, {v12.16b}, v9.16b /* g0s_2_l = lookup16(tbl_lo_1, g0s_2_aes_lo) */
+	tbl v13.16b, {v15.16b}, v13.16b /* g0s_2_h = lookup16(tbl_hi_1, g0s_2_aes_hi) */
+	eor v9.16b, v9.16b, v13.16b /* g0s_2 = xor(g0s_2_l, g0s_2_h) */
+	tbl v13.16b, {v9.16b}, v4.16b /* g0lr24_2 = lookup16(g0s_2, rotl24) */
+	eor v13.16b, v9.16b, v13.16b /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
 	str q0, [sp, #240] /* spill g0x0.3 */
-	tbl v0.16b, {v10.16b}, v6.16b /* g0lr8_2 = lookup16(g0s_2, rotl8) */
-	eor v0.16b, v10.16b, v0.16b /* g0lg_acc_2 = xor(g0s_2, g0lr8_2) */
-	rev32 v10.8h, v10.8h /* g0lr16_2 = rev(g0s_2) */
-	eor v0.16b, v0.16b, v10.16b /* g0lg_2 = xor(g0lg_acc_2, g0lr16_2) */
-	ushr v10.4s, v0.4s, #30 /* g0lr2_2_r = shr(g0lg_2) */
-	sli v10.4s, v0.4s, #2 /* g0lr2_2 = sli(g0lr2_2_r, g0lg_2) */
-	eor v0.16b, v15.16b, v10.16b /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
-	ldr q10, [sp, #224] /* reload g0x2.2 */
-	eor v0.16b, v10.16b, v0.16b /* g0x_2 = xor(g0x2, g0l_2) */
+	tbl v0.16b, {v9.16b}, v6.16b /* g0lr8_2 = lookup16(g0s_2, rotl8) */
+	eor v0.16b, v9.16b, v0.16b /* g0lg_acc_2 = xor(g0s_2, g0lr8_2) */
+	rev32 v9.8h, v9.8h /* g0lr16_2 = rev(g0s_2) */
+	eor v0.16b, v0.16b, v9.16b /* g0lg_2 = xor(g0lg_acc_2, g0lr16_2) */
+	ushr v9.4s, v0.4s, #30 /* g0lr2_2_r = shr(g0lg_2) */
+	sli v9.4s, v0.4s, #2 /* g0lr2_2 = sli(g0lr2_2_r, g0lg_2) */
+	eor v0.16b, v13.16b, v9.16b /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
+	ldr q9, [sp, #208] /* reload g0x2.2 */
+	eor v0.16b, v9.16b, v0.16b /* g0x_2 = xor(g0x2, g0l_2) */
 	add x17, x5, #8
-	ld1r {v10.4s}, [x17] /* rkw_17 = bcast32() */
-	eor v15.16b, v7.16b, v2.16b /* g1k_acc_2 = xor(g1x3, g1x0) */
-	eor v10.16b, v15.16b, v10.16b /* g1k_2 = xor(g1k_acc_2, rkw_17) */
-	eor v10.16b, v10.16b, v17.16b /* g1t_2 = xor(g1k_2, g1x1) */
-	tbl v10.16b, {v10.16b}, v1.16b /* g1s_2_sr = lookup16(g1t_2, inv_shift_rows) */
-	and v15.16b, v10.16b, v3.16b /* g1s_2_sr_lo = and(g1s_2_sr, nibble_mask) */
-	ushr v10.16b, v10.16b, #4 /* g1s_2_sr_hi = shr(g1s_2_sr) */
-	tbl v15.16b, {v8.16b}, v15.16b /* g1a_2_1_l = lookup16(tbl_lo, g1s_2_sr_lo) */
-	tbl v10.16b, {v12.16b}, v10.16b /* g1a_2_1_h = lookup16(tbl_hi, g1s_2_sr_hi) */
-	aese v15.16b, v10.16b /* g1s_2_aes = aese(g1a_2_1_l, g1a_2_1_h) */
-	and v10.16b, v15.16b, v3.16b /* g1s_2_aes_lo = and(g1s_2_aes, nibble_mask) */
-	ushr v15.16b, v15.16b, #4 /* g1s_2_aes_hi = shr(g1s_2_aes) */
-	tbl v10.16b, {v13.16b}, v10.16b /* g1s_2_l = lookup16(tbl_lo_1, g1s_2_aes_lo) */
-	tbl v15.16b, {v14.16b}, v15.16b /* g1s_2_h = lookup16(tbl_hi_1, g1s_2_aes_hi) */
-	eor v10.16b, v10.16b, v15.16b /* g1s_2 = xor(g1s_2_l, g1s_2_h) */
-	tbl v15.16b, {v10.16b}, v4.16b /* g1lr24_2 = lookup16(g1s_2, rotl24) */
-	eor v15.16b, v10.16b, v15.16b /* g1l_acc_2 = xor(g1s_2, g1lr24_2) */
-	str q7, [sp, #224] /* spill g1x3.2 */
-	tbl v7.16b, {v10.16b}, v6.16b /* g1lr8_2 = lookup16(g1s_2, rotl8) */
-	eor v7.16b, v10.16b, v7.16b /* g1lg_acc_2 = xor(g1s_2, g1lr8_2) */
-	rev32 v10.8h, v10.8h /* g1lr16_2 = rev(g1s_2) */
-	eor v7.16b, v7.16b, v10.16b /* g1lg_2 = xor(g1lg_acc_2, g1lr16_2) */
-	ushr v10.4s, v7.4s, #30 /* g1lr2_2_r = shr(g1lg_2) */
-	sli v10.4s, v7.4s, #2 /* g1lr2_2 = sli(g1lr2_2_r, g1lg_2) */
-	eor v7.16b, v15.16b, v10.16b /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
-	ldr q10, [sp, #192] /* reload g1x2.2 */
-	eor v7.16b, v10.16b, v7.16b /* g1x_2 = xor(g1x2, g1l_2) */
+	ld1r {v9.4s}, [x17] /* rkw_17 = bcast32() */
+	eor v13.16b, v14.16b, v1.16b /* g1k_acc_2 = xor(g1x3, g1x0) */
+	eor v9.16b, v13.16b, v9.16b /* g1k_2 = xor(g1k_acc_2, rkw_17) */
+	eor v9.16b, v9.16b, v16.16b /* g1t_2 = xor(g1k_2, g1x1) */
+	tbl v9.16b, {v9.16b}, v2.16b /* g1s_2_sr = lookup16(g1t_2, inv_shift_rows) */
+	and v13.16b, v9.16b, v3.16b /* g1s_2_sr_lo = and(g1s_2_sr, nibble_mask) */
+	ushr v9.16b, v9.16b, #4 /* g1s_2_sr_hi = shr(g1s_2_sr) */
+	tbl v13.16b, {v31.16b}, v13.16b /* g1a_2_1_l = lookup16(tbl_lo, g1s_2_sr_lo) */
+	tbl v9.16b, {v11.16b}, v9.16b /* g1a_2_1_h = lookup16(tbl_hi, g1s_2_sr_hi) */
+	aese v13.16b, v9.16b /* g1s_2_aes = aese(g1a_2_1_l, g1a_2_1_h) */
+	and v9.16b, v13.16b, v3.16b /* g1s_2_aes_lo = and(g1s_2_aes, nibble_mask) */
+	ushr v13.16b, v13.16b, #4 /* g1s_2_aes_hi = shr(g1s_2_aes) */
+	tbl v9.16b, {v12.16b}, v9.16b /* g1s_2_l = lookup16(tbl_lo_1, g1s_2_aes_lo) */
+	tbl v13.16b, {v15.16b}, v13.16b /* g1s_2_h = lookup16(tbl_hi_1, g1s_2_aes_hi) */
+	eor v9.16b, v9.16b, v13.16b /* g1s_2 = xor(g1s_2_l, g1s_2_h) */
+	tbl v13.16b, {v9.16b}, v4.16b /* g1lr24_2 = lookup16(g1s_2, rotl24) */
+	eor v13.16b, v9.16b, v13.16b /* g1l_acc_2 = xor(g1s_2, g1lr24_2) */
+	str q14, [sp, #208] /* spill g1x3.2 */
+	tbl v14.16b, {v9.16b}, v6.16b /* g1lr8_2 = lookup16(g1s_2, rotl8) */
+	eor v14.16b, v9.16b, v14.16b /* g1lg_acc_2 = xor(g1s_2, g1lr8_2) */
+	rev32 v9.8h, v9.8h /* g1lr16_2 = rev(g1s_2) */
+	eor v9.16b, v14.16b, v9.16b /* g1lg_2 = xor(g1lg_acc_2, g1lr16_2) */
+	ushr v14.4s, v9.4s, #30 /* g1lr2_2_r = shr(g1lg_2) */
+	sli v14.4s, v9.4s, #2 /* g1lr2_2 = sli(g1lr2_2_r, g1lg_2) */
+	eor v9.16b, v13.16b, v14.16b /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
+	ldr q13, [sp, #192] /* reload g1x2.2 */
+	eor v9.16b, v13.16b, v9.16b /* g1x_2 = xor(g1x2, g1l_2) */
 	add x17, x5, #8
-	ld1r {v10.4s}, [x17] /* rkw_18 = bcast32() */
-	eor v15.16b, v16.16b, v5.16b /* g2k_acc_2 = xor(g2x3, g2x0) */
-	eor v10.16b, v15.16b, v10.16b /* g2k_2 = xor(g2k_acc_2, rkw_18) */
-	eor v10.16b, v10.16b, v19.16b /* g2t_2 = xor(g2k_2, g2x1) */
-	tbl v10.16b, {v10.16b}, v1.16b /* g2s_2_sr = lookup16(g2t_2, inv_shift_rows) */
-	and v15.16b, v10.16b, v3.16b /* g2s_2_sr_lo = and(g2s_2_sr, nibble_mask) */
-	ushr v10.16b, v10.16b, #4 /* g2s_2_sr_hi = shr(g2s_2_sr) */
-	tbl v15.16b, {v8.16b}, v15.16b /* g2a_2_1_l = lookup16(tbl_lo, g2s_2_sr_lo) */
-	tbl v10.16b, {v12.16b}, v10.16b /* g2a_2_1_h = lookup16(tbl_hi, g2s_2_sr_hi) */
-	aese v15.16b, v10.16b /* g2s_2_aes = aese(g2a_2_1_l, g2a_2_1_h) */
-	and v10.16b, v15.16b, v3.16b /* g2s_2_aes_lo = and(g2s_2_aes, nibble_mask) */
-	ushr v15.16b, v15.16b, #4 /* g2s_2_aes_hi = shr(g2s_2_aes) */
-	tbl v10.16b, {v13.16b}, v10.16b /* g2s_2_l = lookup16(tbl_lo_1, g2s_2_aes_lo) */
-	tbl v15.16b, {v14.16b}, v15.16b /* g2s_2_h = lookup16(tbl_hi_1, g2s_2_aes_hi) */
-	eor v10.16b, v10.16b, v15.16b /* g2s_2 = xor(g2s_2_l, g2s_2_h) */
-	tbl v15.16b, {v10.16b}, v4.16b /* g2lr24_2 = lookup16(g2s_2, rotl24) */
-	eor v15.16b, v10.16b, v15.16b /* g2l_acc_2 = xor(g2s_2, g2lr24_2) */
-	str q16, [sp, #192] /* spill g2x3.2 */
-	tbl v16.16b, {v10.16b}, v6.16b /* g2lr8_2 = lookup16(g2s_2, rotl8) */
-	eor v16.16b, v10.16b, v16.16b /* g2lg_acc_2 = xor(g2s_2, g2lr8_2) */
-	rev32 v10.8h, v10.8h /* g2lr16_2 = rev(g2s_2) */
-	eor v16.16b, v16.16b, v10.16b /* g2lg_2 = xor(g2lg_acc_2, g2lr16_2) */
-	ushr v10.4s, v16.4s, #30 /* g2lr2_2_r = shr(g2lg_2) */
-	sli v10.4s, v16.4s, #2 /* g2lr2_2 = sli(g2lr2_2_r, g2lg_2) */
-	eor v16.16b, v15.16b, v10.16b /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
-	eor v16.16b, v23.16b, v16.16b /* g2x_2 = xor(g2x2, g2l_2) */
+	ld1r {v13.4s}, [x17] /* rkw_18 = bcast32() */
+	eor v14.16b, v7.16b, v5.16b /* g2k_acc_2 = xor(g2x3, g2x0) */
+	eor v13.16b, v14.16b, v13.16b /* g2k_2 = xor(g2k_acc_2, rkw_18) */
+	eor v13.16b, v13.16b, v18.16b /* g2t_2 = xor(g2k_2, g2x1) */
+	tbl v13.16b, {v13.16b}, v2.16b /* g2s_2_sr = lookup16(g2t_2, inv_shift_rows) */
+	and v14.16b, v13.16b, v3.16b /* g2s_2_sr_lo = and(g2s_2_sr, nibble_mask) */
+	ushr v13.16b, v13.16b, #4 /* g2s_2_sr_hi = shr(g2s_2_sr) */
+	tbl v14.16b, {v31.16b}, v14.16b /* g2a_2_1_l = lookup16(tbl_lo, g2s_2_sr_lo) */
+	tbl v13.16b, {v11.16b}, v13.16b /* g2a_2_1_h = lookup16(tbl_hi, g2s_2_sr_hi) */
+	aese v14.16b, v13.16b /* g2s_2_aes = aese(g2a_2_1_l, g2a_2_1_h) */
+	and v13.16b, v14.16b, v3.16b /* g2s_2_aes_lo = and(g2s_2_aes, nibble_mask) */
+	ushr v14.16b, v14.16b, #4 /* g2s_2_aes_hi = shr(g2s_2_aes) */
+	tbl v13.16b, {v12.16b}, v13.16b /* g2s_2_l = lookup16(tbl_lo_1, g2s_2_aes_lo) */
+	tbl v14.16b, {v15.16b}, v14.16b /* g2s_2_h = lookup16(tbl_hi_1, g2s_2_aes_hi) */
+	eor v13.16b, v13.16b, v14.16b /* g2s_2 = xor(g2s_2_l, g2s_2_h) */
+	tbl v14.16b, {v13.16b}, v4.16b /* g2lr24_2 = lookup16(g2s_2, rotl24) */
+	eor v14.16b, v13.16b, v14.16b /* g2l_acc_2 = xor(g2s_2, g2lr24_2) */
+	str q7, [sp, #192] /* spill g2x3.2 */
+	tbl v7.16b, {v13.16b}, v6.16b /* g2lr8_2 = lookup16(g2s_2, rotl8) */
+	eor v7.16b, v13.16b, v7.16b /* g2lg_acc_2 = xor(g2s_2, g2lr8_2) */
+	rev32 v13.8h, v13.8h /* g2lr16_2 = rev(g2s_2) */
+	eor v7.16b, v7.16b, v13.16b /* g2lg_2 = xor(g2lg_acc_2, g2lr16_2) */
+	ushr v13.4s, v7.4s, #30 /* g2lr2_2_r = shr(g2lg_2) */
+	sli v13.4s, v7.4s, #2 /* g2lr2_2 = sli(g2lr2_2_r, g2lg_2) */
+	eor v7.16b, v14.16b, v13.16b /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
+	eor v7.16b, v22.16b, v7.16b /* g2x_2 = xor(g2x2, g2l_2) */
 	add x17, x5, #8
-	ld1r {v23.4s}, [x17] /* rkw_19 = bcast32() */
-	eor v10.16b, v20.16b, v18.16b /* g3k_acc_2 = xor(g3x3, g3x0) */
-	eor v23.16b, v10.16b, v23.16b /* g3k_2 = xor(g3k_acc_2, rkw_19) */
-	eor v23.16b, v23.16b, v21.16b /* g3t_2 = xor(g3k_2, g3x1) */
-	tbl v23.16b, {v23.16b}, v1.16b /* g3s_2_sr = lookup16(g3t_2, inv_shift_rows) */
-	and v10.16b, v23.16b, v3.16b /* g3s_2_sr_lo = and(g3s_2_sr, nibble_mask) */
-	ushr v23.16b, v23.16b, #4 /* g3s_2_sr_hi = shr(g3s_2_sr) */
-	tbl v10.16b, {v8.16b}, v10.16b /* g3a_2_1_l = lookup16(tbl_lo, g3s_2_sr_lo) */
-	tbl v23.16b, {v12.16b}, v23.16b /* g3a_2_1_h = lookup16(tbl_hi, g3s_2_sr_hi) */
-	aese v10.16b, v23.16b /* g3s_2_aes = aese(g3a_2_1_l, g3a_2_1_h) */
-	and v23.16b, v10.16b, v3.16b /* g3s_2_aes_lo = and(g3s_2_aes, nibble_mask) */
-	ushr v10.16b, v10.16b, #4 /* g3s_2_aes_hi = shr(g3s_2_aes) */
-	tbl v23.16b, {v13.16b}, v23.16b /* g3s_2_l = lookup16(tbl_lo_1, g3s_2_aes_lo) */
-	tbl v10.16b, {v14.16b}, v10.16b /* g3s_2_h = lookup16(tbl_hi_1, g3s_2_aes_hi) */
-	eor v23.16b, v23.16b, v10.16b /* g3s_2 = xor(g3s_2_l, g3s_2_h) */
-	tbl v10.16b, {v23.16b}, v4.16b /* g3lr24_2 = lookup16(g3s_2, rotl24) */
-	eor v10.16b, v23.16b, v10.16b /* g3l_acc_2 = xor(g3s_2, g3lr24_2) */
-	tbl v15.16b, {v23.16b}, v6.16b /* g3lr8_2 = lookup16(g3s_2, rotl8) */
-	eor v15.16b, v23.16b, v15.16b /* g3lg_acc_2 = xor(g3s_2, g3lr8_2) */
-	rev32 v23.8h, v23.8h /* g3lr16_2 = rev(g3s_2) */
-	eor v23.16b, v15.16b, v23.16b /* g3lg_2 = xor(g3lg_acc_2, g3lr16_2) */
-	ushr v15.4s, v23.4s, #30 /* g3lr2_2_r = shr(g3lg_2) */
-	sli v15.4s, v23.4s, #2 /* g3lr2_2 = sli(g3lr2_2_r, g3lg_2) */
-	eor v23.16b, v10.16b, v15.16b /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
-	eor v23.16b, v27.16b, v23.16b /* g3x_2 = xor(g3x2, g3l_2) */
+	ld1r {v22.4s}, [x17] /* rkw_19 = bcast32() */
+	eor v13.16b, v19.16b, v17.16b /* g3k_acc_2 = xor(g3x3, g3x0) */
+	eor v22.16b, v13.16b, v22.16b /* g3k_2 = xor(g3k_acc_2, rkw_19) */
+	eor v22.16b, v22.16b, v20.16b /* g3t_2 = xor(g3k_2, g3x1) */
+	tbl v22.16b, {v22.16b}, v2.16b /* g3s_2_sr = lookup16(g3t_2, inv_shift_rows) */
+	and v13.16b, v22.16b, v3.16b /* g3s_2_sr_lo = and(g3s_2_sr, nibble_mask) */
+	ushr v22.16b, v22.16b, #4 /* g3s_2_sr_hi = shr(g3s_2_sr) */
+	tbl v13.16b, {v31.16b}, v13.16b /* g3a_2_1_l = lookup16(tbl_lo, g3s_2_sr_lo) */
+	tbl v22.16b, {v11.16b}, v22.16b /* g3a_2_1_h = lookup16(tbl_hi, g3s_2_sr_hi) */
+	aese v13.16b, v22.16b /* g3s_2_aes = aese(g3a_2_1_l, g3a_2_1_h) */
+	and v22.16b, v13.16b, v3.16b /* g3s_2_aes_lo = and(g3s_2_aes, nibble_mask) */
+	ushr v13.16b, v13.16b, #4 /* g3s_2_aes_hi = shr(g3s_2_aes) */
+	tbl v22.16b, {v12.16b}, v22.16b /* g3s_2_l = lookup16(tbl_lo_1, g3s_2_aes_lo) */
+	tbl v13.16b, {v15.16b}, v13.16b /* g3s_2_h = lookup16(tbl_hi_1, g3s_2_aes_hi) */
+	eor v22.16b, v22.16b, v13.16b /* g3s_2 = xor(g3s_2_l, g3s_2_h) */
+	tbl v13.16b, {v22.16b}, v4.16b /* g3lr24_2 = lookup16(g3s_2, rotl24) */
+	eor v13.16b, v22.16b, v13.16b /* g3l_acc_2 = xor(g3s_2, g3lr24_2) */
+	tbl v14.16b, {v22.16b}, v6.16b /* g3lr8_2 = lookup16(g3s_2, rotl8) */
+	eor v14.16b, v22.16b, v14.16b /* g3lg_acc_2 = xor(g3s_2, g3lr8_2) */
+	rev32 v22.8h, v22.8h /* g3lr16_2 = rev(g3s_2) */
+	eor v22.16b, v14.16b, v22.16b /* g3lg_2 = xor(g3lg_acc_2, g3lr16_2) */
+	ushr v14.4s, v22.4s, #30 /* g3lr2_2_r = shr(g3lg_2) */
+	sli v14.4s, v22.4s, #2 /* g3lr2_2 = sli(g3lr2_2_r, g3lg_2) */
+	eor v22.16b, v13.16b, v14.16b /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
+	eor v22.16b, v26.16b, v22.16b /* g3x_2 = xor(g3x2, g3l_2) */
 	add x17, x5, #8
-	ld1r {v27.4s}, [x17] /* rkw_20 = bcast32() */
-	eor v10.16b, v24.16b, v22.16b /* g4k_acc_2 = xor(g4x3, g4x0) */
-	eor v27.16b, v10.16b, v27.16b /* g4k_2 = xor(g4k_acc_2, rkw_20) */
-	eor v27.16b, v27.16b, v25.16b /* g4t_2 = xor(g4k_2, g4x1) */
-	tbl v27.16b, {v27.16b}, v1.16b /* g4s_2_sr = lookup16(g4t_2, inv_shift_rows) */
-	and v10.16b, v27.16b, v3.16b /* g4s_2_sr_lo = and(g4s_2_sr, nibble_mask) */
-	ushr v27.16b, v27.16b, #4 /* g4s_2_sr_hi = shr(g4s_2_sr) */
-	tbl v10.16b, {v8.16b}, v10.16b /* g4a_2_1_l = lookup16(tbl_lo, g4s_2_sr_lo) */
-	tbl v27.16b, {v12.16b}, v27.16b /* g4a_2_1_h = lookup16(tbl_hi, g4s_2_sr_hi) */
-	aese v10.16b, v27.16b /* g4s_2_aes = aese(g4a_2_1_l, g4a_2_1_h) */
-	and v27.16b, v10.16b, v3.16b /* g4s_2_aes_lo = and(g4s_2_aes, nibble_mask) */
-	ushr v10.16b, v10.16b, #4 /* g4s_2_aes_hi = shr(g4s_2_aes) */
-	tbl v27.16b, {v13.16b}, v27.16b /* g4s_2_l = lookup16(tbl_lo_1, g4s_2_aes_lo) */
-	tbl v10.16b, {v14.16b}, v10.16b /* g4s_2_h = lookup16(tbl_hi_1, g4s_2_aes_hi) */
-	eor v27.16b, v27.16b, v10.16b /* g4s_2 = xor(g4s_2_l, g4s_2_h) */
-	tbl v10.16b, {v27.16b}, v4.16b /* g4lr24_2 = lookup16(g4s_2, rotl24) */
-	eor v10.16b, v27.16b, v10.16b /* g4l_acc_2 = xor(g4s_2, g4lr24_2) */
-	tbl v15.16b, {v27.16b}, v6.16b /* g4lr8_2 = lookup16(g4s_2, rotl8) */
-	eor v15.16b, v27.16b, v15.16b /* g4lg_acc_2 = xor(g4s_2, g4lr8_2) */
-	rev32 v27.8h, v27.8h /* g4lr16_2 = rev(g4s_2) */
-	eor v27.16b, v15.16b, v27.16b /* g4lg_2 = xor(g4lg_acc_2, g4lr16_2) */
-	ushr v15.4s, v27.4s, #30 /* g4lr2_2_r = shr(g4lg_2) */
-	sli v15.4s, v27.4s, #2 /* g4lr2_2 = sli(g4lr2_2_r, g4lg_2) */
-	eor v27.16b, v10.16b, v15.16b /* g4l_2 = xor(g4l_acc_2, g4lr2_2) */
-	eor v27.16b, v31.16b, v27.16b /* g4x_2 = xor(g4x2, g4l_2) */
+	ld1r {v26.4s}, [x17] /* rkw_20 = bcast32() */
+	eor v13.16b, v23.16b, v21.16b /* g4k_acc_2 = xor(g4x3, g4x0) */
+	eor v26.16b, v13.16b, v26.16b /* g4k_2 = xor(g4k_acc_2, rkw_20) */
+	eor v26.16b, v26.16b, v24.16b /* g4t_2 = xor(g4k_2, g4x1) */
+	tbl v26.16b, {v26.16b}, v2.16b /* g4s_2_sr = lookup16(g4t_2, inv_shift_rows) */
+	and v13.16b, v26.16b, v3.16b /* g4s_2_sr_lo = and(g4s_2_sr, nibble_mask) */
+	ushr v26.16b, v26.16b, #4 /* g4s_2_sr_hi = shr(g4s_2_sr) */
+	tbl v13.16b, {v31.16b}, v13.16b /* g4a_2_1_l = lookup16(tbl_lo, g4s_2_sr_lo) */
+	tbl v26.16b, {v11.16b}, v26.16b /* g4a_2_1_h = lookup16(tbl_hi, g4s_2_sr_hi) */
+	aese v13.16b, v26.16b /* g4s_2_aes = aese(g4a_2_1_l, g4a_2_1_h) */
+	and v26.16b, v13.16b, v3.16b /* g4s_2_aes_lo = and(g4s_2_aes, nibble_mask) */
+	ushr v13.16b, v13.16b, #4 /* g4s_2_aes_hi = shr(g4s_2_aes) */
+	tbl v26.16b, {v12.16b}, v26.16b /* g4s_2_l = lookup16(tbl_lo_1, g4s_2_aes_lo) */
+	tbl v13.16b, {v15.16b}, v13.16b /* g4s_2_h = lookup16(tbl_hi_1, g4s_2_aes_hi) */
+	eor v26.16b, v26.16b, v13.16b /* g4s_2 = xor(g4s_2_l, g4s_2_h) */
+	tbl v13.16b, {v26.16b}, v4.16b /* g4lr24_2 = lookup16(g4s_2, rotl24) */
+	eor v13.16b, v26.16b, v13.16b /* g4l_acc_2 = xor(g4s_2, g4lr24_2) */
+	tbl v14.16b, {v26.16b}, v6.16b /* g4lr8_2 = lookup16(g4s_2, rotl8) */
+	eor v14.16b, v26.16b, v14.16b /* g4lg_acc_2 = xor(g4s_2, g4lr8_2) */
+	rev32 v26.8h, v26.8h /* g4lr16_2 = rev(g4s_2) */
+	eor v26.16b, v14.16b, v26.16b /* g4lg_2 = xor(g4lg_acc_2, g4lr16_2) */
+	ushr v14.4s, v26.4s, #30 /* g4lr2_2_r = shr(g4lg_2) */
+	sli v14.4s, v26.4s, #2 /* g4lr2_2 = sli(g4lr2_2_r, g4lg_2) */
+	eor v26.16b, v13.16b, v14.16b /* g4l_2 = xor(g4l_acc_2, g4lr2_2) */
+	eor v26.16b, v30.16b, v26.16b /* g4x_2 = xor(g4x2, g4l_2) */
 	add x17, x5, #8
-	ld1r {v31.4s}, [x17] /* rkw_21 = bcast32() */
-	eor v10.16b, v28.16b, v26.16b /* g5k_acc_2 = xor(g5x3, g5x0) */
-	eor v31.16b, v10.16b, v31.16b /* g5k_2 = xor(g5k_acc_2, rkw_21) */
-	eor v31.16b, v31.16b, v29.16b /* g5t_2 = xor(g5k_2, g5x1) */
-	tbl v31.16b, {v31.16b}, v1.16b /* g5s_2_sr = lookup16(g5t_2, inv_shift_rows) */
-	and v10.16b, v31.16b, v3.16b /* g5s_2_sr_lo = and(g5s_2_sr, nibble_mask) */
-	ushr v31.16b, v31.16b, #4 /* g5s_2_sr_hi = shr(g5s_2_sr) */
-	tbl v10.16b, {v8.16b}, v10.16b /* g5a_2_1_l = lookup16(tbl_lo, g5s_2_sr_lo) */
-	tbl v31.16b, {v12.16b}, v31.16b /* g5a_2_1_h = lookup16(tbl_hi, g5s_2_sr_hi) */
-	aese v10.16b, v31.16b /* g5s_2_aes = aese(g5a_2_1_l, g5a_2_1_h) */
-	and v31.16b, v10.16b, v3.16b /* g5s_2_aes_lo = and(g5s_2_aes, nibble_mask) */
-	ushr v10.16b, v10.16b, #4 /* g5s_2_aes_hi = shr(g5s_2_aes) */
-	tbl v31.16b, {v13.16b}, v31.16b /* g5s_2_l = lookup16(tbl_lo_1, g5s_2_aes_lo) */
-	tbl v10.16b, {v14.16b}, v10.16b /* g5s_2_h = lookup16(tbl_hi_1, g5s_2_aes_hi) */
-	eor v31.16b, v31.16b, v10.16b /* g5s_2 = xor(g5s_2_l, g5s_2_h) */
-	tbl v10.16b, {v31.16b}, v4.16b /* g5lr24_2 = lookup16(g5s_2, rotl24) */
-	eor v10.16b, v31.16b, v10.16b /* g5l_acc_2 = xor(g5s_2, g5lr24_2) */
-	tbl v15.16b, {v31.16b}, v6.16b /* g5lr8_2 = lookup16(g5s_2, rotl8) */
-	eor v15.16b, v31.16b, v15.16b /* g5lg_acc_2 = xor(g5s_2, g5lr8_2) */
-	rev32 v31.8h, v31.8h /* g5lr16_2 = rev(g5s_2) */
-	eor v31.16b, v15.16b, v31.16b /* g5lg_2 = xor(g5lg_acc_2, g5lr16_2) */
-	ushr v15.4s, v31.4s, #30 /* g5lr2_2_r = shr(g5lg_2) */
-	sli v15.4s, v31.4s, #2 /* g5lr2_2 = sli(g5lr2_2_r, g5lg_2) */
-	eor v31.16b, v10.16b, v15.16b /* g5l_2 = xor(g5l_acc_2, g5lr2_2) */
-	eor v31.16b, v11.16b, v31.16b /* g5x_2 = xor(g5x2, g5l_2) */
+	ld1r {v30.4s}, [x17] /* rkw_21 = bcast32() */
+	eor v13.16b, v27.16b, v25.16b /* g5k_acc_2 = xor(g5x3, g5x0) */
+	eor v30.16b, v13.16b, v30.16b /* g5k_2 = xor(g5k_acc_2, rkw_21) */
+	eor v30.16b, v30.16b, v28.16b /* g5t_2 = xor(g5k_2, g5x1) */
+	tbl v30.16b, {v30.16b}, v2.16b /* g5s_2_sr = lookup16(g5t_2, inv_shift_rows) */
+	and v13.16b, v30.16b, v3.16b /* g5s_2_sr_lo = and(g5s_2_sr, nibble_mask) */
+	ushr v30.16b, v30.16b, #4 /* g5s_2_sr_hi = shr(g5s_2_sr) */
+	tbl v13.16b, {v31.16b}, v13.16b /* g5a_2_1_l = lookup16(tbl_lo, g5s_2_sr_lo) */
+	tbl v30.16b, {v11.16b}, v30.16b /* g5a_2_1_h = lookup16(tbl_hi, g5s_2_sr_hi) */
+	aese v13.16b, v30.16b /* g5s_2_aes = aese(g5a_2_1_l, g5a_2_1_h) */
+	and v30.16b, v13.16b, v3.16b /* g5s_2_aes_lo = and(g5s_2_aes, nibble_mask) */
+	ushr v13.16b, v13.16b, #4 /* g5s_2_aes_hi = shr(g5s_2_aes) */
+	tbl v30.16b, {v12.16b}, v30.16b /* g5s_2_l = lookup16(tbl_lo_1, g5s_2_aes_lo) */
+	tbl v13.16b, {v15.16b}, v13.16b /* g5s_2_h = lookup16(tbl_hi_1, g5s_2_aes_hi) */
+	eor v30.16b, v30.16b, v13.16b /* g5s_2 = xor(g5s_2_l, g5s_2_h) */
+	tbl v13.16b, {v30.16b}, v4.16b /* g5lr24_2 = lookup16(g5s_2, rotl24) */
+	eor v13.16b, v30.16b, v13.16b /* g5l_acc_2 = xor(g5s_2, g5lr24_2) */
+	tbl v14.16b, {v30.16b}, v6.16b /* g5lr8_2 = lookup16(g5s_2, rotl8) */
+	eor v14.16b, v30.16b, v14.16b /* g5lg_acc_2 = xor(g5s_2, g5lr8_2) */
+	rev32 v30.8h, v30.8h /* g5lr16_2 = rev(g5s_2) */
+	eor v30.16b, v14.16b, v30.16b /* g5lg_2 = xor(g5lg_acc_2, g5lr16_2) */
+	ushr v14.4s, v30.4s, #30 /* g5lr2_2_r = shr(g5lg_2) */
+	sli v14.4s, v30.4s, #2 /* g5lr2_2 = sli(g5lr2_2_r, g5lg_2) */
+	eor v30.16b, v13.16b, v14.16b /* g5l_2 = xor(g5l_acc_2, g5lr2_2) */
+	eor v30.16b, v10.16b, v30.16b /* g5x_2 = xor(g5x2, g5l_2) */
 	add x17, x5, #8
 	ld1r {v10.4s}, [x17] /* rkw_22 = bcast32() */
-	ldr q11, [sp, #144] /* reload g6x3.2 */
-	ldr q15, [sp, #64] /* reload g6x0.3 */
-	eor v11.16b, v11.16b, v15.16b /* g6k_acc_2 = xor(g6x3, g6x0) */
-	eor v10.16b, v11.16b, v10.16b /* g6k_2 = xor(g6k_acc_2, rkw_22) */
-	ldr q11, [sp, #160] /* reload g6x1.3 */
-	eor v10.16b, v10.16b, v11.16b /* g6t_2 = xor(g6k_2, g6x1) */
-	tbl v10.16b, {v10.16b}, v1.16b /* g6s_2_sr = lookup16(g6t_2, inv_shift_rows) */
-	and v11.16b, v10.16b, v3.16b /* g6s_2_sr_lo = and(g6s_2_sr, nibble_mask) */
+	ldr q13, [sp, #96] /* reload g6x3.2 */
+	ldr q14, [sp, #128] /* reload g6x0.3 */
+	eor v13.16b, v13.16b, v14.16b /* g6k_acc_2 = xor(g6x3, g6x0) */
+	eor v10.16b, v13.16b, v10.16b /* g6k_2 = xor(g6k_acc_2, rkw_22) */
+	ldr q13, [sp, #160] /* reload g6x1.3 */
+	eor v10.16b, v10.16b, v13.16b /* g6t_2 = xor(g6k_2, g6x1) */
+	tbl v10.16b, {v10.16b}, v2.16b /* g6s_2_sr = lookup16(g6t_2, inv_shift_rows) */
+	and v13.16b, v10.16b, v3.16b /* g6s_2_sr_lo = and(g6s_2_sr, nibble_mask) */
 	ushr v10.16b, v10.16b, #4 /* g6s_2_sr_hi = shr(g6s_2_sr) */
-	tbl v11.16b, {v8.16b}, v11.16b /* g6a_2_1_l = lookup16(tbl_lo, g6s_2_sr_lo) */
-	tbl v10.16b, {v12.16b}, v10.16b /* g6a_2_1_h = lookup16(tbl_hi, g6s_2_sr_hi) */
-	aese v11.16b, v10.16b /* g6s_2_aes = aese(g6a_2_1_l, g6a_2_1_h) */
-	and v10.16b, v11.16b, v3.16b /* g6s_2_aes_lo = and(g6s_2_aes, nibble_mask) */
-	ushr v11.16b, v11.16b, #4 /* g6s_2_aes_hi = shr(g6s_2_aes) */
-	tbl v10.16b, {v13.16b}, v10.16b /* g6s_2_l = lookup16(tbl_lo_1, g6s_2_aes_lo) */
-	tbl v11.16b, {v14.16b}, v11.16b /* g6s_2_h = lookup16(tbl_hi_1, g6s_2_aes_hi) */
-	eor v10.16b, v10.16b, v11.16b /* g6s_2 = xor(g6s_2_l, g6s_2_h) */
-	tbl v11.16b, {v10.16b}, v4.16b /* g6lr24_2 = lookup16(g6s_2, rotl24) */
-	eor v11.16b, v10.16b, v11.16b /* g6l_acc_2 = xor(g6s_2, g6lr24_2) */
-	tbl v15.16b, {v10.16b}, v6.16b /* g6lr8_2 = lookup16(g6s_2, rotl8) */
-	eor v15.16b, v10.16b, v15.16b /* g6lg_acc_2 = xor(g6s_2, g6lr8_2) */
+	tbl v13.16b, {v31.16b}, v13.16b /* g6a_2_1_l = lookup16(tbl_lo, g6s_2_sr_lo) */
+	tbl v10.16b, {v11.16b}, v10.16b /* g6a_2_1_h = lookup16(tbl_hi, g6s_2_sr_hi) */
+	aese v13.16b, v10.16b /* g6s_2_aes = aese(g6a_2_1_l, g6a_2_1_h) */
+	and v10.16b, v13.16b, v3.16b /* g6s_2_aes_lo = and(g6s_2_aes, nibble_mask) */
+	ushr v13.16b, v13.16b, #4 /* g6s_2_aes_hi = shr(g6s_2_aes) */
+	tbl v10.16b, {v12.16b}, v10.16b /* g6s_2_l = lookup16(tbl_lo_1, g6s_2_aes_lo) */
+	tbl v13.16b, {v15.16b}, v13.16b /* g6s_2_h = lookup16(tbl_hi_1, g6s_2_aes_hi) */
+	eor v10.16b, v10.16b, v13.16b /* g6s_2 = xor(g6s_2_l, g6s_2_h) */
+	tbl v13.16b, {v10.16b}, v4.16b /* g6lr24_2 = lookup16(g6s_2, rotl24) */
+	eor v13.16b, v10.16b, v13.16b /* g6l_acc_2 = xor(g6s_2, g6lr24_2) */
+	tbl v14.16b, {v10.16b}, v6.16b /* g6lr8_2 = lookup16(g6s_2, rotl8) */
+	eor v14.16b, v10.16b, v14.16b /* g6lg_acc_2 = xor(g6s_2, g6lr8_2) */
 	rev32 v10.8h, v10.8h /* g6lr16_2 = rev(g6s_2) */
-	eor v10.16b, v15.16b, v10.16b /* g6lg_2 = xor(g6lg_acc_2, g6lr16_2) */
-	ushr v15.4s, v10.4s, #30 /* g6lr2_2_r = shr(g6lg_2) */
-	sli v15.4s, v10.4s, #2 /* g6lr2_2 = sli(g6lr2_2_r, g6lg_2) */
-	eor v10.16b, v11.16b, v15.16b /* g6l_2 = xor(g6l_acc_2, g6lr2_2) */
-	ldr q11, [sp, #96] /* reload g6x2.2 */
-	eor v10.16b, v11.16b, v10.16b /* g6x_2 = xor(g6x2, g6l_2) */
+	eor v10.16b, v14.16b, v10.16b /* g6lg_2 = xor(g6lg_acc_2, g6lr16_2) */
+	ushr v14.4s, v10.4s, #30 /* g6lr2_2_r = shr(g6lg_2) */
+	sli v14.4s, v10.4s, #2 /* g6lr2_2 = sli(g6lr2_2_r, g6lg_2) */
+	eor v10.16b, v13.16b, v14.16b /* g6l_2 = xor(g6l_acc_2, g6lr2_2) */
+	ldr q13, [sp, #80] /* reload g6x2.2 */
+	eor v10.16b, v13.16b, v10.16b /* g6x_2 = xor(g6x2, g6l_2) */
 	add x17, x5, #8
-	ld1r {v11.4s}, [x17] /* rkw_23 = bcast32() */
-	ldr q15, [sp, #176] /* reload g7x3.2 */
-	str q10, [sp, #96] /* spill g6x2.3 */
-	ldr q10, [sp, #112] /* reload g7x0.3 */
-	eor v15.16b, v15.16b, v10.16b /* g7k_acc_2 = xor(g7x3, g7x0) */
-	eor v11.16b, v15.16b, v11.16b /* g7k_2 = xor(g7k_acc_2, rkw_23) */
-	eor v11.16b, v11.16b, v9.16b /* g7t_2 = xor(g7k_2, g7x1) */
-	tbl v11.16b, {v11.16b}, v1.16b /* g7s_2_sr = lookup16(g7t_2, inv_shift_rows) */
-	and v15.16b, v11.16b, v3.16b /* g7s_2_sr_lo = and(g7s_2_sr, nibble_mask) */
-	ushr v11.16b, v11.16b, #4 /* g7s_2_sr_hi = shr(g7s_2_sr) */
-	tbl v15.16b, {v8.16b}, v15.16b /* g7a_2_1_l = lookup16(tbl_lo, g7s_2_sr_lo) */
-	tbl v11.16b, {v12.16b}, v11.16b /* g7a_2_1_h = lookup16(tbl_hi, g7s_2_sr_hi) */
-	aese v15.16b, v11.16b /* g7s_2_aes = aese(g7a_2_1_l, g7a_2_1_h) */
-	and v11.16b, v15.16b, v3.16b /* g7s_2_aes_lo = and(g7s_2_aes, nibble_mask) */
-	ushr v15.16b, v15.16b, #4 /* g7s_2_aes_hi = shr(g7s_2_aes) */
-	tbl v11.16b, {v13.16b}, v11.16b /* g7s_2_l = lookup16(tbl_lo_1, g7s_2_aes_lo) */
-	tbl v15.16b, {v14.16b}, v15.16b /* g7s_2_h = lookup16(tbl_hi_1, g7s_2_aes_hi) */
-	eor v11.16b, v11.16b, v15.16b /* g7s_2 = xor(g7s_2_l, g7s_2_h) */
-	tbl v15.16b, {v11.16b}, v4.16b /* g7lr24_2 = lookup16(g7s_2, rotl24) */
-	eor v15.16b, v11.16b, v15.16b /* g7l_acc_2 = xor(g7s_2, g7lr24_2) */
-	tbl v10.16b, {v11.16b}, v6.16b /* g7lr8_2 = lookup16(g7s_2, rotl8) */
-	eor v10.16b, v11.16b, v10.16b /* g7lg_acc_2 = xor(g7s_2, g7lr8_2) */
-	rev32 v11.8h, v11.8h /* g7lr16_2 = rev(g7s_2) */
-	eor v10.16b, v10.16b, v11.16b /* g7lg_2 = xor(g7lg_acc_2, g7lr16_2) */
-	ushr v11.4s, v10.4s, #30 /* g7lr2_2_r = shr(g7lg_2) */
-	sli v11.4s, v10.4s, #2 /* g7lr2_2 = sli(g7lr2_2_r, g7lg_2) */
-	eor v10.16b, v15.16b, v11.16b /* g7l_2 = xor(g7l_acc_2, g7lr2_2) */
-	ldr q11, [sp, #128] /* reload g7x2.2 */
-	eor v10.16b, v11.16b, v10.16b /* g7x_2 = xor(g7x2, g7l_2) */
+	ld1r {v13.4s}, [x17] /* rkw_23 = bcast32() */
+	ldr q14, [sp, #176] /* reload g7x3.2 */
+	str q10, [sp, #80] /* spill g6x2.3 */
+	ldr q10, [sp, #144] /* reload g7x0.3 */
+	eor v14.16b, v14.16b, v10.16b /* g7k_acc_2 = xor(g7x3, g7x0) */
+	eor v13.16b, v14.16b, v13.16b /* g7k_2 = xor(g7k_acc_2, rkw_23) */
+	eor v13.16b, v13.16b, v8.16b /* g7t_2 = xor(g7k_2, g7x1) */
+	tbl v13.16b, {v13.16b}, v2.16b /* g7s_2_sr = lookup16(g7t_2, inv_shift_rows) */
+	and v14.16b, v13.16b, v3.16b /* g7s_2_sr_lo = and(g7s_2_sr, nibble_mask) */
+	ushr v13.16b, v13.16b, #4 /* g7s_2_sr_hi = shr(g7s_2_sr) */
+	tbl v14.16b, {v31.16b}, v14.16b /* g7a_2_1_l = lookup16(tbl_lo, g7s_2_sr_lo) */
+	tbl v13.16b, {v11.16b}, v13.16b /* g7a_2_1_h = lookup16(tbl_hi, g7s_2_sr_hi) */
+	aese v14.16b, v13.16b /* g7s_2_aes = aese(g7a_2_1_l, g7a_2_1_h) */
+	and v13.16b, v14.16b, v3.16b /* g7s_2_aes_lo = and(g7s_2_aes, nibble_mask) */
+	ushr v14.16b, v14.16b, #4 /* g7s_2_aes_hi = shr(g7s_2_aes) */
+	tbl v13.16b, {v12.16b}, v13.16b /* g7s_2_l = lookup16(tbl_lo_1, g7s_2_aes_lo) */
+	tbl v14.16b, {v15.16b}, v14.16b /* g7s_2_h = lookup16(tbl_hi_1, g7s_2_aes_hi) */
+	eor v13.16b, v13.16b, v14.16b /* g7s_2 = xor(g7s_2_l, g7s_2_h) */
+	tbl v14.16b, {v13.16b}, v4.16b /* g7lr24_2 = lookup16(g7s_2, rotl24) */
+	eor v14.16b, v13.16b, v14.16b /* g7l_acc_2 = xor(g7s_2, g7lr24_2) */
+	tbl v10.16b, {v13.16b}, v6.16b /* g7lr8_2 = lookup16(g7s_2, rotl8) */
+	eor v10.16b, v13.16b, v10.16b /* g7lg_acc_2 = xor(g7s_2, g7lr8_2) */
+	rev32 v13.8h, v13.8h /* g7lr16_2 = rev(g7s_2) */
+	eor v10.16b, v10.16b, v13.16b /* g7lg_2 = xor(g7lg_acc_2, g7lr16_2) */
+	ushr v13.4s, v10.4s, #30 /* g7lr2_2_r = shr(g7lg_2) */
+	sli v13.4s, v10.4s, #2 /* g7lr2_2 = sli(g7lr2_2_r, g7lg_2) */
+	eor v10.16b, v14.16b, v13.16b /* g7l_2 = xor(g7l_acc_2, g7lr2_2) */
+	ldr q13, [sp, #112] /* reload g7x2.2 */
+	eor v10.16b, v13.16b, v10.16b /* g7x_2 = xor(g7x2, g7l_2) */
 
 	/* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
 	add x17, x5, #12
-	ld1r {v11.4s}, [x17] /* rkw_24 = bcast32() */
-	ldr q15, [sp, #240] /* reload g0x0.3 */
-	eor v15.16b, v15.16b, v30.16b /* g0k_acc_3 = xor(g0x0, g0x1) */
-	eor v11.16b, v15.16b, v11.16b /* g0k_3 = xor(g0k_acc_3, rkw_24) */
-	eor v11.16b, v11.16b, v0.16b /* g0t_3 = xor(g0k_3, g0x2) */
-	tbl v11.16b, {v11.16b}, v1.16b /* g0s_3_sr = lookup16(g0t_3, inv_shift_rows) */
-	and v15.16b, v11.16b, v3.16b /* g0s_3_sr_lo = and(g0s_3_sr, nibble_mask) */
-	ushr v11.16b, v11.16b, #4 /* g0s_3_sr_hi = shr(g0s_3_sr) */
-	tbl v15.16b, {v8.16b}, v15.16b /* g0a_3_1_l = lookup16(tbl_lo, g0s_3_sr_lo) */
-	tbl v11.16b, {v12.16b}, v11.16b /* g0a_3_1_h = lookup16(tbl_hi, g0s_3_sr_hi) */
-	aese v15.16b, v11.16b /* g0s_3_aes = aese(g0a_3_1_l, g0a_3_1_h) */
-	and v11.16b, v15.16b, v3.16b /* g0s_3_aes_lo = and(g0s_3_aes, nibble_mask) */
-	ushr v15.16b, v15.16b, #4 /* g0s_3_aes_hi = shr(g0s_3_aes) */
-	tbl v11.16b, {v13.16b}, v11.16b /* g0s_3_l = lookup16(tbl_lo_1, g0s_3_aes_lo) */
-	tbl v15.16b, {v14.16b}, v15.16b /* g0s_3_h = lookup16(tbl_hi_1, g0s_3_aes_hi) */
-	eor v11.16b, v11.16b, v15.16b /* g0s_3 = xor(g0s_3_l, g0s_3_h) */
-	tbl v15.16b, {v11.16b}, v4.16b /* g0lr24_3 = lookup16(g0s_3, rotl24) */
-	eor v15.16b, v11.16b, v15.16b /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
+	ld1r {v13.4s}, [x17] /* rkw_24 = bcast32() */
+	ldr q14, [sp, #240] /* reload g0x0.3 */
+	eor v14.16b, v14.16b, v29.16b /* g0k_acc_3 = xor(g0x0, g0x1) */
+	eor v13.16b, v14.16b, v13.16b /* g0k_3 = xor(g0k_acc_3, rkw_24) */
+	eor v13.16b, v13.16b, v0.16b /* g0t_3 = xor(g0k_3, g0x2) */
+	tbl v13.16b, {v13.16b}, v2.16b /* g0s_3_sr = lookup16(g0t_3, inv_shift_rows) */
+	and v14.16b, v13.16b, v3.16b /* g0s_3_sr_lo = and(g0s_3_sr, nibble_mask) */
+	ushr v13.16b, v13.16b, #4 /* g0s_3_sr_hi = shr(g0s_3_sr) */
+	tbl v14.16b, {v31.16b}, v14.16b /* g0a_3_1_l = lookup16(tbl_lo, g0s_3_sr_lo) */
+	tbl v13.16b, {v11.16b}, v13.16b /* g0a_3_1_h = lookup16(tbl_hi, g0s_3_sr_hi) */
+	aese v14.16b, v13.16b /* g0s_3_aes = aese(g0a_3_1_l, g0a_3_1_h) */
+	and v13.16b, v14.16b, v3.16b /* g0s_3_aes_lo = and(g0s_3_aes, nibble_mask) */
+	ushr v14.16b, v14.16b, #4 /* g0s_3_aes_hi = shr(g0s_3_aes) */
+	tbl v13.16b, {v12.16b}, v13.16b /* g0s_3_l = lookup16(tbl_lo_1, g0s_3_aes_lo) */
+	tbl v14.16b, {v15.16b}, v14.16b /* g0s_3_h = lookup16(tbl_hi_1, g0s_3_aes_hi) */
+	eor v13.16b, v13.16b, v14.16b /* g0s_3 = xor(g0s_3_l, g0s_3_h) */
+	tbl v14.16b, {v13.16b}, v4.16b /* g0lr24_3 = lookup16(g0s_3, rotl24) */
+	eor v14.16b, v13.16b, v14.16b /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
 	str q0, [sp, #256] /* spill g0x2.3 */
-	tbl v0.16b, {v11.16b}, v6.16b /* g0lr8_3 = lookup16(g0s_3, rotl8) */
-	eor v0.16b, v11.16b, v0.16b /* g0lg_acc_3 = xor(g0s_3, g0lr8_3) */
-	rev32 v11.8h, v11.8h /* g0lr16_3 = rev(g0s_3) */
-	eor v0.16b, v0.16b, v11.16b /* g0lg_3 = xor(g0lg_acc_3, g0lr16_3) */
-	ushr v11.4s, v0.4s, #30 /* g0lr2_3_r = shr(g0lg_3) */
-	sli v11.4s, v0.4s, #2 /* g0lr2_3 = sli(g0lr2_3_r, g0lg_3) */
-	eor v0.16b, v15.16b, v11.16b /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
-	ldr q11, [sp, #208] /* reload g0x3.2 */
-	eor v0.16b, v11.16b, v0.16b /* g0x_3 = xor(g0x3, g0l_3) */
+	tbl v0.16b, {v13.16b}, v6.16b /* g0lr8_3 = lookup16(g0s_3, rotl8) */
+	eor v0.16b, v13.16b, v0.16b /* g0lg_acc_3 = xor(g0s_3, g0lr8_3) */
+	rev32 v13.8h, v13.8h /* g0lr16_3 = rev(g0s_3) */
+	eor v0.16b, v0.16b, v13.16b /* g0lg_3 = xor(g0lg_acc_3, g0lr16_3) */
+	ushr v13.4s, v0.4s, #30 /* g0lr2_3_r = shr(g0lg_3) */
+	sli v13.4s, v0.4s, #2 /* g0lr2_3 = sli(g0lr2_3_r, g0lg_3) */
+	eor v0.16b, v14.16b, v13.16b /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
+	ldr q13, [sp, #224] /* reload g0x3.2 */
+	eor v0.16b, v13.16b, v0.16b /* g0x_3 = xor(g0x3, g0l_3) */
 	add x17, x5, #12
-	ld1r {v11.4s}, [x17] /* rkw_25 = bcast32() */
-	eor v15.16b, v2.16b, v17.16b /* g1k_acc_3 = xor(g1x0, g1x1) */
-	eor v11.16b, v15.16b, v11.16b /* g1k_3 = xor(g1k_acc_3, rkw_25) */
-	eor v11.16b, v11.16b, v7.16b /* g1t_3 = xor(g1k_3, g1x2) */
-	tbl v11.16b, {v11.16b}, v1.16b /* g1s_3_sr = lookup16(g1t_3, inv_shift_rows) */
-	and v15.16b, v11.16b, v3.16b /* g1s_3_sr_lo = and(g1s_3_sr, nibble_mask) */
-	ushr v11.16b, v11.16b, #4 /* g1s_3_sr_hi = shr(g1s_3_sr) */
-	tbl v15.16b, {v8.16b}, v15.16b /* g1a_3_1_l = lookup16(tbl_lo, g1s_3_sr_lo) */
-	tbl v11.16b, {v12.16b}, v11.16b /* g1a_3_1_h = lookup16(tbl_hi, g1s_3_sr_hi) */
-	aese v15.16b, v11.16b /* g1s_3_aes = aese(g1a_3_1_l, g1a_3_1_h) */
-	and v11.16b, v15.16b, v3.16b /* g1s_3_aes_lo = and(g1s_3_aes, nibble_mask) */
-	ushr v15.16b, v15.16b, #4 /* g1s_3_aes_hi = shr(g1s_3_aes) */
-	tbl v11.16b, {v13.16b}, v11.16b /* g1s_3_l = lookup16(tbl_lo_1, g1s_3_aes_lo) */
-	tbl v15.16b, {v14.16b}, v15.16b /* g1s_3_h = lookup16(tbl_hi_1, g1s_3_aes_hi) */
-	eor v11.16b, v11.16b, v15.16b /* g1s_3 = xor(g1s_3_l, g1s_3_h) */
-	tbl v15.16b, {v11.16b}, v4.16b /* g1lr24_3 = lookup16(g1s_3, rotl24) */
-	eor v15.16b, v11.16b, v15.16b /* g1l_acc_3 = xor(g1s_3, g1lr24_3) */
-	str q2, [sp, #208] /* spill g1x0.3 */
-	tbl v2.16b, {v11.16b}, v6.16b /* g1lr8_3 = lookup16(g1s_3, rotl8) */
-	eor v2.16b, v11.16b, v2.16b /* g1lg_acc_3 = xor(g1s_3, g1lr8_3) */
-	rev32 v11.8h, v11.8h /* g1lr16_3 = rev(g1s_3) */
-	eor v2.16b, v2.16b, v11.16b /* g1lg_3 = xor(g1lg_acc_3, g1lr16_3) */
-	ushr v11.4s, v2.4s, #30 /* g1lr2_3_r = shr(g1lg_3) */
-	sli v11.4s, v2.4s, #2 /* g1lr2_3 = sli(g1lr2_3_r, g1lg_3) */
-	eor v2.16b, v15.16b, v11.16b /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
-	ldr q11, [sp, #224] /* reload g1x3.2 */
-	eor v2.16b, v11.16b, v2.16b /* g1x_3 = xor(g1x3, g1l_3) */
+	ld1r {v13.4s}, [x17] /* rkw_25 = bcast32() */
+	eor v14.16b, v1.16b, v16.16b /* g1k_acc_3 = xor(g1x0, g1x1) */
+	eor v13.16b, v14.16b, v13.16b /* g1k_3 = xor(g1k_acc_3, rkw_25) */
+	eor v13.16b, v13.16b, v9.16b /* g1t_3 = xor(g1k_3, g1x2) */
+	tbl v13.16b, {v13.16b}, v2.16b /* g1s_3_sr = lookup16(g1t_3, inv_shift_rows) */
+	and v14.16b, v13.16b, v3.16b /* g1s_3_sr_lo = and(g1s_3_sr, nibble_mask) */
+	ushr v13.16b, v13.16b, #4 /* g1s_3_sr_hi = shr(g1s_3_sr) */
+	tbl v14.16b, {v31.16b}, v14.16b /* g1a_3_1_l = lookup16(tbl_lo, g1s_3_sr_lo) */
+	tbl v13.16b, {v11.16b}, v13.16b /* g1a_3_1_h = lookup16(tbl_hi, g1s_3_sr_hi) */
+	aese v14.16b, v13.16b /* g1s_3_aes = aese(g1a_3_1_l, g1a_3_1_h) */
+	and v13.16b, v14.16b, v3.16b /* g1s_3_aes_lo = and(g1s_3_aes, nibble_mask) */
+	ushr v14.16b, v14.16b, #4 /* g1s_3_aes_hi = shr(g1s_3_aes) */
+	tbl v13.16b, {v12.16b}, v13.16b /* g1s_3_l = lookup16(tbl_lo_1, g1s_3_aes_lo) */
+	tbl v14.16b, {v15.16b}, v14.16b /* g1s_3_h = lookup16(tbl_hi_1, g1s_3_aes_hi) */
+	eor v13.16b, v13.16b, v14.16b /* g1s_3 = xor(g1s_3_l, g1s_3_h) */
+	tbl v14.16b, {v13.16b}, v4.16b /* g1lr24_3 = lookup16(g1s_3, rotl24) */
+	eor v14.16b, v13.16b, v14.16b /* g1l_acc_3 = xor(g1s_3, g1lr24_3) */
+	str q1, [sp, #224] /* spill g1x0.3 */
+	tbl v1.16b, {v13.16b}, v6.16b /* g1lr8_3 = lookup16(g1s_3, rotl8) */
+	eor v1.16b, v13.16b, v1.16b /* g1lg_acc_3 = xor(g1s_3, g1lr8_3) */
+	rev32 v13.8h, v13.8h /* g1lr16_3 = rev(g1s_3) */
+	eor v1.16b, v1.16b, v13.16b /* g1lg_3 = xor(g1lg_acc_3, g1lr16_3) */
+	ushr v13.4s, v1.4s, #30 /* g1lr2_3_r = shr(g1lg_3) */
+	sli v13.4s, v1.4s, #2 /* g1lr2_3 = sli(g1lr2_3_r, g1lg_3) */
+	eor v1.16b, v14.16b, v13.16b /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
+	ldr q13, [sp, #208] /* reload g1x3.2 */
+	eor v1.16b, v13.16b, v1.16b /* g1x_3 = xor(g1x3, g1l_3) */
 	add x17, x5, #12
-	ld1r {v11.4s}, [x17] /* rkw_26 = bcast32() */
-	eor v15.16b, v5.16b, v19.16b /* g2k_acc_3 = xor(g2x0, g2x1) */
-	eor v11.16b, v15.16b, v11.16b /* g2k_3 = xor(g2k_acc_3, rkw_26) */
-	eor v11.16b, v11.16b, v16.16b /* g2t_3 = xor(g2k_3, g2x2) */
-	tbl v11.16b, {v11.16b}, v1.16b /* g2s_3_sr = lookup16(g2t_3, inv_shift_rows) */
-	and v15.16b, v11.16b, v3.16b /* g2s_3_sr_lo = and(g2s_3_sr, nibble_mask) */
-	ushr v11.16b, v11.16b, #4 /* g2s_3_sr_hi = shr(g2s_3_sr) */
-	tbl v15.16b, {v8.16b}, v15.16b /* g2a_3_1_l = lookup16(tbl_lo, g2s_3_sr_lo) */
-	tbl v11.16b, {v12.16b}, v11.16b /* g2a_3_1_h = lookup16(tbl_hi, g2s_3_sr_hi) */
-	aese v15.16b, v11.16b /* g2s_3_aes = aese(g2a_3_1_l, g2a_3_1_h) */
-	and v11.16b, v15.16b, v3.16b /* g2s_3_aes_lo = and(g2s_3_aes, nibble_mask) */
-	ushr v15.16b, v15.16b, #4 /* g2s_3_aes_hi = shr(g2s_3_aes) */
-	tbl v11.16b, {v13.16b}, v11.16b /* g2s_3_l = lookup16(tbl_lo_1, g2s_3_aes_lo) */
-	tbl v15.16b, {v14.16b}, v15.16b /* g2s_3_h = lookup16(tbl_hi_1, g2s_3_aes_hi) */
-	eor v11.16b, v11.16b, v15.16b /* g2s_3 = xor(g2s_3_l, g2s_3_h) */
-	tbl v15.16b, {v11.16b}, v4.16b /* g2lr24_3 = lookup16(g2s_3, rotl24) */
-	eor v15.16b, v11.16b, v15.16b /* g2l_acc_3 = xor(g2s_3, g2lr24_3) */
-	str q5, [sp, #224] /* spill g2x0.3 */
-	tbl v5.16b, {v11.16b}, v6.16b /* g2lr8_3 = lookup16(g2s_3, rotl8) */
-	eor v5.16b, v11.16b, v5.16b /* g2lg_acc_3 = xor(g2s_3, g2lr8_3) */
-	rev32 v11.8h, v11.8h /* g2lr16_3 = rev(g2s_3) */
-	eor v5.16b, v5.16b, v11.16b /* g2lg_3 = xor(g2lg_acc_3, g2lr16_3) */
-	ushr v11.4s, v5.4s, #30 /* g2lr2_3_r = shr(g2lg_3) */
-	sli v11.4s, v5.4s, #2 /* g2lr2_3 = sli(g2lr2_3_r, g2lg_3) */
-	eor v5.16b, v15.16b, v11.16b /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
-	ldr q11, [sp, #192] /* reload g2x3.2 */
-	eor v5.16b, v11.16b, v5.16b /* g2x_3 = xor(g2x3, g2l_3) */
+	ld1r {v13.4s}, [x17] /* rkw_26 = bcast32() */
+	eor v14.16b, v5.16b, v18.16b /* g2k_acc_3 = xor(g2x0, g2x1) */
+	eor v13.16b, v14.16b, v13.16b /* g2k_3 = xor(g2k_acc_3, rkw_26) */
+	eor v13.16b, v13.16b, v7.16b /* g2t_3 = xor(g2k_3, g2x2) */
+	tbl v13.16b, {v13.16b}, v2.16b /* g2s_3_sr = lookup16(g2t_3, inv_shift_rows) */
+	and v14.16b, v13.16b, v3.16b /* g2s_3_sr_lo = and(g2s_3_sr, nibble_mask) */
+	ushr v13.16b, v13.16b, #4 /* g2s_3_sr_hi = shr(g2s_3_sr) */
+	tbl v14.16b, {v31.16b}, v14.16b /* g2a_3_1_l = lookup16(tbl_lo, g2s_3_sr_lo) */
+	tbl v13.16b, {v11.16b}, v13.16b /* g2a_3_1_h = lookup16(tbl_hi, g2s_3_sr_hi) */
+	aese v14.16b, v13.16b /* g2s_3_aes = aese(g2a_3_1_l, g2a_3_1_h) */
+	and v13.16b, v14.16b, v3.16b /* g2s_3_aes_lo = and(g2s_3_aes, nibble_mask) */
+	ushr v14.16b, v14.16b, #4 /* g2s_3_aes_hi = shr(g2s_3_aes) */
+	tbl v13.16b, {v12.16b}, v13.16b /* g2s_3_l = lookup16(tbl_lo_1, g2s_3_aes_lo) */
+	tbl v14.16b, {v15.16b}, v14.16b /* g2s_3_h = lookup16(tbl_hi_1, g2s_3_aes_hi) */
+	eor v13.16b, v13.16b, v14.16b /* g2s_3 = xor(g2s_3_l, g2s_3_h) */
+	tbl v14.16b, {v13.16b}, v4.16b /* g2lr24_3 = lookup16(g2s_3, rotl24) */
+	eor v14.16b, v13.16b, v14.16b /* g2l_acc_3 = xor(g2s_3, g2lr24_3) */
+	str q5, [sp, #208] /* spill g2x0.3 */
+	tbl v5.16b, {v13.16b}, v6.16b /* g2lr8_3 = lookup16(g2s_3, rotl8) */
+	eor v5.16b, v13.16b, v5.16b /* g2lg_acc_3 = xor(g2s_3, g2lr8_3) */
+	rev32 v13.8h, v13.8h /* g2lr16_3 = rev(g2s_3) */
+	eor v5.16b, v5.16b, v13.16b /* g2lg_3 = xor(g2lg_acc_3, g2lr16_3) */
+	ushr v13.4s, v5.4s, #30 /* g2lr2_3_r = shr(g2lg_3) */
+	sli v13.4s, v5.4s, #2 /* g2lr2_3 = sli(g2lr2_3_r, g2lg_3) */
+	eor v5.16b, v14.16b, v13.16b /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
+	ldr q13, [sp, #192] /* reload g2x3.2 */
+	eor v5.16b, v13.16b, v5.16b /* g2x_3 = xor(g2x3, g2l_3) */
 	add x17, x5, #12
-	ld1r {v11.4s}, [x17] /* rkw_27 = bcast32() */
-	eor v15.16b, v18.16b, v21.16b /* g3k_acc_3 = xor(g3x0, g3x1) */
-	eor v11.16b, v15.16b, v11.16b /* g3k_3 = xor(g3k_acc_3, rkw_27) */
-	eor v11.16b, v11.16b, v23.16b /* g3t_3 = xor(g3k_3, g3x2) */
-	tbl v11.16b, {v11.16b}, v1.16b /* g3s_3_sr = lookup16(g3t_3, inv_shift_rows) */
-	and v15.16b, v11.16b, v3.16b /* g3s_3_sr_lo = and(g3s_3_sr, nibble_mask) */
-	ushr v11.16b, v11.16b, #4 /* g3s_3_sr_hi = shr(g3s_3_sr) */
-	tbl v15.16b, {v8.16b}, v15.16b /* g3a_3_1_l = lookup16(tbl_lo, g3s_3_sr_lo) */
-	tbl v11.16b, {v12.16b}, v11.16b /* g3a_3_1_h = lookup16(tbl_hi, g3s_3_sr_hi) */
-	aese v15.16b, v11.16b /* g3s_3_aes = aese(g3a_3_1_l, g3a_3_1_h) */
-	and v11.16b, v15.16b, v3.16b /* g3s_3_aes_lo = and(g3s_3_aes, nibble_mask) */
-	ushr v15.16b, v15.16b, #4 /* g3s_3_aes_hi = shr(g3s_3_aes) */
-	tbl v11.16b, {v13.16b}, v11.16b /* g3s_3_l = lookup16(tbl_lo_1, g3s_3_aes_lo) */
-	tbl v15.16b, {v14.16b}, v15.16b /* g3s_3_h = lookup16(tbl_hi_1, g3s_3_aes_hi) */
-	eor v11.16b, v11.16b, v15.16b /* g3s_3 = xor(g3s_3_l, g3s_3_h) */
-	tbl v15.16b, {v11.16b}, v4.16b /* g3lr24_3 = lookup16(g3s_3, rotl24) */
-	eor v15.16b, v11.16b, v15.16b /* g3l_acc_3 = xor(g3s_3, g3lr24_3) */
-	str q18, [sp, #192] /* spill g3x0.3 */
-	tbl v18.16b, {v11.16b}, v6.16b /* g3lr8_3 = lookup16(g3s_3, rotl8) */
-	eor v18.16b, v11.16b, v18.16b /* g3lg_acc_3 = xor(g3s_3, g3lr8_3) */
-	rev32 v11.8h, v11.8h /* g3lr16_3 = rev(g3s_3) */
-	eor v18.16b, v18.16b, v11.16b /* g3lg_3 = xor(g3lg_acc_3, g3lr16_3) */
-	ushr v11.4s, v18.4s, #30 /* g3lr2_3_r = shr(g3lg_3) */
-	sli v11.4s, v18.4s, #2 /* g3lr2_3 = sli(g3lr2_3_r, g3lg_3) */
-	eor v18.16b, v15.16b, v11.16b /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
-	eor v18.16b, v20.16b, v18.16b /* g3x_3 = xor(g3x3, g3l_3) */
+	ld1r {v13.4s}, [x17] /* rkw_27 = bcast32() */
+	eor v14.16b, v17.16b, v20.16b /* g3k_acc_3 = xor(g3x0, g3x1) */
+	eor v13.16b, v14.16b, v13.16b /* g3k_3 = xor(g3k_acc_3, rkw_27) */
+	eor v13.16b, v13.16b, v22.16b /* g3t_3 = xor(g3k_3, g3x2) */
+	tbl v13.16b, {v13.16b}, v2.16b /* g3s_3_sr = lookup16(g3t_3, inv_shift_rows) */
+	and v14.16b, v13.16b, v3.16b /* g3s_3_sr_lo = and(g3s_3_sr, nibble_mask) */
+	ushr v13.16b, v13.16b, #4 /* g3s_3_sr_hi = shr(g3s_3_sr) */
+	tbl v14.16b, {v31.16b}, v14.16b /* g3a_3_1_l = lookup16(tbl_lo, g3s_3_sr_lo) */
+	tbl v13.16b, {v11.16b}, v13.16b /* g3a_3_1_h = lookup16(tbl_hi, g3s_3_sr_hi) */
+	aese v14.16b, v13.16b /* g3s_3_aes = aese(g3a_3_1_l, g3a_3_1_h) */
+	and v13.16b, v14.16b, v3.16b /* g3s_3_aes_lo = and(g3s_3_aes, nibble_mask) */
+	ushr v14.16b, v14.16b, #4 /* g3s_3_aes_hi = shr(g3s_3_aes) */
+	tbl v13.16b, {v12.16b}, v13.16b /* g3s_3_l = lookup16(tbl_lo_1, g3s_3_aes_lo) */
+	tbl v14.16b, {v15.16b}, v14.16b /* g3s_3_h = lookup16(tbl_hi_1, g3s_3_aes_hi) */
+	eor v13.16b, v13.16b, v14.16b /* g3s_3 = xor(g3s_3_l, g3s_3_h) */
+	tbl v14.16b, {v13.16b}, v4.16b /* g3lr24_3 = lookup16(g3s_3, rotl24) */
+	eor v14.16b, v13.16b, v14.16b /* g3l_acc_3 = xor(g3s_3, g3lr24_3) */
+	str q17, [sp, #192] /* spill g3x0.3 */
+	tbl v17.16b, {v13.16b}, v6.16b /* g3lr8_3 = lookup16(g3s_3, rotl8) */
+	eor v17.16b, v13.16b, v17.16b /* g3lg_acc_3 = xor(g3s_3, g3lr8_3) */
+	rev32 v13.8h, v13.8h /* g3lr16_3 = rev(g3s_3) */
+	eor v17.16b, v17.16b, v13.16b /* g3lg_3 = xor(g3lg_acc_3, g3lr16_3) */
+	ushr v13.4s, v17.4s, #30 /* g3lr2_3_r = shr(g3lg_3) */
+	sli v13.4s, v17.4s, #2 /* g3lr2_3 = sli(g3lr2_3_r, g3lg_3) */
+	eor v17.16b, v14.16b, v13.16b /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
+	eor v17.16b, v19.16b, v17.16b /* g3x_3 = xor(g3x3, g3l_3) */
 	add x17, x5, #12
-	ld1r {v20.4s}, [x17] /* rkw_28 = bcast32() */
-	eor v11.16b, v22.16b, v25.16b /* g4k_acc_3 = xor(g4x0, g4x1) */
-	eor v20.16b, v11.16b, v20.16b /* g4k_3 = xor(g4k_acc_3, rkw_28) */
-	eor v20.16b, v20.16b, v27.16b /* g4t_3 = xor(g4k_3, g4x2) */
-	tbl v20.16b, {v20.16b}, v1.16b /* g4s_3_sr = lookup16(g4t_3, inv_shift_rows) */
-	and v11.16b, v20.16b, v3.16b /* g4s_3_sr_lo = and(g4s_3_sr, nibble_mask) */
-	ushr v20.16b, v20.16b, #4 /* g4s_3_sr_hi = shr(g4s_3_sr) */
-	tbl v11.16b, {v8.16b}, v11.16b /* g4a_3_1_l = lookup16(tbl_lo, g4s_3_sr_lo) */
-	tbl v20.16b, {v12.16b}, v20.16b /* g4a_3_1_h = lookup16(tbl_hi, g4s_3_sr_hi) */
-	aese v11.16b, v20.16b /* g4s_3_aes = aese(g4a_3_1_l, g4a_3_1_h) */
-	and v20.16b, v11.16b, v3.16b /* g4s_3_aes_lo = and(g4s_3_aes, nibble_mask) */
-	ushr v11.16b, v11.16b, #4 /* g4s_3_aes_hi = shr(g4s_3_aes) */
-	tbl v20.16b, {v13.16b}, v20.16b /* g4s_3_l = lookup16(tbl_lo_1, g4s_3_aes_lo) */
-	tbl v11.16b, {v14.16b}, v11.16b /* g4s_3_h = lookup16(tbl_hi_1, g4s_3_aes_hi) */
-	eor v20.16b, v20.16b, v11.16b /* g4s_3 = xor(g4s_3_l, g4s_3_h) */
-	tbl v11.16b, {v20.16b}, v4.16b /* g4lr24_3 = lookup16(g4s_3, rotl24) */
-	eor v11.16b, v20.16b, v11.16b /* g4l_acc_3 = xor(g4s_3, g4lr24_3) */
-	tbl v15.16b, {v20.16b}, v6.16b /* g4lr8_3 = lookup16(g4s_3, rotl8) */
-	eor v15.16b, v20.16b, v15.16b /* g4lg_acc_3 = xor(g4s_3, g4lr8_3) */
-	rev32 v20.8h, v20.8h /* g4lr16_3 = rev(g4s_3) */
-	eor v20.16b, v15.16b, v20.16b /* g4lg_3 = xor(g4lg_acc_3, g4lr16_3) */
-	ushr v15.4s, v20.4s, #30 /* g4lr2_3_r = shr(g4lg_3) */
-	sli v15.4s, v20.4s, #2 /* g4lr2_3 = sli(g4lr2_3_r, g4lg_3) */
-	eor v20.16b, v11.16b, v15.16b /* g4l_3 = xor(g4l_acc_3, g4lr2_3) */
-	eor v20.16b, v24.16b, v20.16b /* g4x_3 = xor(g4x3, g4l_3) */
+	ld1r {v19.4s}, [x17] /* rkw_28 = bcast32() */
+	eor v13.16b, v21.16b, v24.16b /* g4k_acc_3 = xor(g4x0, g4x1) */
+	eor v19.16b, v13.16b, v19.16b /* g4k_3 = xor(g4k_acc_3, rkw_28) */
+	eor v19.16b, v19.16b, v26.16b /* g4t_3 = xor(g4k_3, g4x2) */
+	tbl v19.16b, {v19.16b}, v2.16b /* g4s_3_sr = lookup16(g4t_3, inv_shift_rows) */
+	and v13.16b, v19.16b, v3.16b /* g4s_3_sr_lo = and(g4s_3_sr, nibble_mask) */
+	ushr v19.16b, v19.16b, #4 /* g4s_3_sr_hi = shr(g4s_3_sr) */
+	tbl v13.16b, {v31.16b}, v13.16b /* g4a_3_1_l = lookup16(tbl_lo, g4s_3_sr_lo) */
+	tbl v19.16b, {v11.16b}, v19.16b /* g4a_3_1_h = lookup16(tbl_hi, g4s_3_sr_hi) */
+	aese v13.16b, v19.16b /* g4s_3_aes = aese(g4a_3_1_l, g4a_3_1_h) */
+	and v19.16b, v13.16b, v3.16b /* g4s_3_aes_lo = and(g4s_3_aes, nibble_mask) */
+	ushr v13.16b, v13.16b, #4 /* g4s_3_aes_hi = shr(g4s_3_aes) */
+	tbl v19.16b, {v12.16b}, v19.16b /* g4s_3_l = lookup16(tbl_lo_1, g4s_3_aes_lo) */
+	tbl v13.16b, {v15.16b}, v13.16b /* g4s_3_h = lookup16(tbl_hi_1, g4s_3_aes_hi) */
+	eor v19.16b, v19.16b, v13.16b /* g4s_3 = xor(g4s_3_l, g4s_3_h) */
+	tbl v13.16b, {v19.16b}, v4.16b /* g4lr24_3 = lookup16(g4s_3, rotl24) */
+	eor v13.16b, v19.16b, v13.16b /* g4l_acc_3 = xor(g4s_3, g4lr24_3) */
+	tbl v14.16b, {v19.16b}, v6.16b /* g4lr8_3 = lookup16(g4s_3, rotl8) */
+	eor v14.16b, v19.16b, v14.16b /* g4lg_acc_3 = xor(g4s_3, g4lr8_3) */
+	rev32 v19.8h, v19.8h /* g4lr16_3 = rev(g4s_3) */
+	eor v19.16b, v14.16b, v19.16b /* g4lg_3 = xor(g4lg_acc_3, g4lr16_3) */
+	ushr v14.4s, v19.4s, #30 /* g4lr2_3_r = shr(g4lg_3) */
+	sli v14.4s, v19.4s, #2 /* g4lr2_3 = sli(g4lr2_3_r, g4lg_3) */
+	eor v19.16b, v13.16b, v14.16b /* g4l_3 = xor(g4l_acc_3, g4lr2_3) */
+	eor v19.16b, v23.16b, v19.16b /* g4x_3 = xor(g4x3, g4l_3) */
 	add x17, x5, #12
-	ld1r {v24.4s}, [x17] /* rkw_29 = bcast32() */
-	eor v11.16b, v26.16b, v29.16b /* g5k_acc_3 = xor(g5x0, g5x1) */
-	eor v24.16b, v11.16b, v24.16b /* g5k_3 = xor(g5k_acc_3, rkw_29) */
-	eor v24.16b, v24.16b, v31.16b /* g5t_3 = xor(g5k_3, g5x2) */
-	tbl v24.16b, {v24.16b}, v1.16b /* g5s_3_sr = lookup16(g5t_3, inv_shift_rows) */
-	and v11.16b, v24.16b, v3.16b /* g5s_3_sr_lo = and(g5s_3_sr, nibble_mask) */
-	ushr v24.16b, v24.16b, #4 /* g5s_3_sr_hi = shr(g5s_3_sr) */
-	tbl v11.16b, {v8.16b}, v11.16b /* g5a_3_1_l = lookup16(tbl_lo, g5s_3_sr_lo) */
-	tbl v24.16b, {v12.16b}, v24.16b /* g5a_3_1_h = lookup16(tbl_hi, g5s_3_sr_hi) */
-	aese v11.16b, v24.16b /* g5s_3_aes = aese(g5a_3_1_l, g5a_3_1_h) */
-	and v24.16b, v11.16b, v3.16b /* g5s_3_aes_lo = and(g5s_3_aes, nibble_mask) */
-	ushr v11.16b, v11.16b, #4 /* g5s_3_aes_hi = shr(g5s_3_aes) */
-	tbl v24.16b, {v13.16b}, v24.16b /* g5s_3_l = lookup16(tbl_lo_1, g5s_3_aes_lo) */
-	tbl v11.16b, {v14.16b}, v11.16b /* g5s_3_h = lookup16(tbl_hi_1, g5s_3_aes_hi) */
-	eor v24.16b, v24.16b, v11.16b /* g5s_3 = xor(g5s_3_l, g5s_3_h) */
-	tbl v11.16b, {v24.16b}, v4.16b /* g5lr24_3 = lookup16(g5s_3, rotl24) */
-	eor v11.16b, v24.16b, v11.16b /* g5l_acc_3 = xor(g5s_3, g5lr24_3) */
-	tbl v15.16b, {v24.16b}, v6.16b /* g5lr8_3 = lookup16(g5s_3, rotl8) */
-	eor v15.16b, v24.16b, v15.16b /* g5lg_acc_3 = xor(g5s_3, g5lr8_3) */
-	rev32 v24.8h, v24.8h /* g5lr16_3 = rev(g5s_3) */
-	eor v24.16b, v15.16b, v24.16b /* g5lg_3 = xor(g5lg_acc_3, g5lr16_3) */
-	ushr v15.4s, v24.4s, #30 /* g5lr2_3_r = shr(g5lg_3) */
-	sli v15.4s, v24.4s, #2 /* g5lr2_3 = sli(g5lr2_3_r, g5lg_3) */
-	eor v24.16b, v11.16b, v15.16b /* g5l_3 = xor(g5l_acc_3, g5lr2_3) */
-	eor v24.16b, v28.16b, v24.16b /* g5x_3 = xor(g5x3, g5l_3) */
+	ld1r {v23.4s}, [x17] /* rkw_29 = bcast32() */
+	eor v13.16b, v25.16b, v28.16b /* g5k_acc_3 = xor(g5x0, g5x1) */
+	eor v23.16b, v13.16b, v23.16b /* g5k_3 = xor(g5k_acc_3, rkw_29) */
+	eor v23.16b, v23.16b, v30.16b /* g5t_3 = xor(g5k_3, g5x2) */
+	tbl v23.16b, {v23.16b}, v2.16b /* g5s_3_sr = lookup16(g5t_3, inv_shift_rows) */
+	and v13.16b, v23.16b, v3.16b /* g5s_3_sr_lo = and(g5s_3_sr, nibble_mask) */
+	ushr v23.16b, v23.16b, #4 /* g5s_3_sr_hi = shr(g5s_3_sr) */
+	tbl v13.16b, {v31.16b}, v13.16b /* g5a_3_1_l = lookup16(tbl_lo, g5s_3_sr_lo) */
+	tbl v23.16b, {v11.16b}, v23.16b /* g5a_3_1_h = lookup16(tbl_hi, g5s_3_sr_hi) */
+	aese v13.16b, v23.16b /* g5s_3_aes = aese(g5a_3_1_l, g5a_3_1_h) */
+	and v23.16b, v13.16b, v3.16b /* g5s_3_aes_lo = and(g5s_3_aes, nibble_mask) */
+	ushr v13.16b, v13.16b, #4 /* g5s_3_aes_hi = shr(g5s_3_aes) */
+	tbl v23.16b, {v12.16b}, v23.16b /* g5s_3_l = lookup16(tbl_lo_1, g5s_3_aes_lo) */
+	tbl v13.16b, {v15.16b}, v13.16b /* g5s_3_h = lookup16(tbl_hi_1, g5s_3_aes_hi) */
+	eor v23.16b, v23.16b, v13.16b /* g5s_3 = xor(g5s_3_l, g5s_3_h) */
+	tbl v13.16b, {v23.16b}, v4.16b /* g5lr24_3 = lookup16(g5s_3, rotl24) */
+	eor v13.16b, v23.16b, v13.16b /* g5l_acc_3 = xor(g5s_3, g5lr24_3) */
+	tbl v14.16b, {v23.16b}, v6.16b /* g5lr8_3 = lookup16(g5s_3, rotl8) */
+	eor v14.16b, v23.16b, v14.16b /* g5lg_acc_3 = xor(g5s_3, g5lr8_3) */
+	rev32 v23.8h, v23.8h /* g5lr16_3 = rev(g5s_3) */
+	eor v23.16b, v14.16b, v23.16b /* g5lg_3 = xor(g5lg_acc_3, g5lr16_3) */
+	ushr v14.4s, v23.4s, #30 /* g5lr2_3_r = shr(g5lg_3) */
+	sli v14.4s, v23.4s, #2 /* g5lr2_3 = sli(g5lr2_3_r, g5lg_3) */
+	eor v23.16b, v13.16b, v14.16b /* g5l_3 = xor(g5l_acc_3, g5lr2_3) */
+	eor v23.16b, v27.16b, v23.16b /* g5x_3 = xor(g5x3, g5l_3) */
 	add x17, x5, #12
-	ld1r {v28.4s}, [x17] /* rkw_30 = bcast32() */
-	ldr q11, [sp, #64] /* reload g6x0.3 */
-	ldr q15, [sp, #160] /* reload g6x1.3 */
-	eor v11.16b, v11.16b, v15.16b /* g6k_acc_3 = xor(g6x0, g6x1) */
-	eor v28.16b, v11.16b, v28.16b /* g6k_3 = xor(g6k_acc_3, rkw_30) */
-	ldr q11, [sp, #96] /* reload g6x2.3 */
-	eor v28.16b, v28.16b, v11.16b /* g6t_3 = xor(g6k_3, g6x2) */
-	tbl v28.16b, {v28.16b}, v1.16b /* g6s_3_sr = lookup16(g6t_3, inv_shift_rows) */
-	and v11.16b, v28.16b, v3.16b /* g6s_3_sr_lo = and(g6s_3_sr, nibble_mask) */
-	ushr v28.16b, v28.16b, #4 /* g6s_3_sr_hi = shr(g6s_3_sr) */
-	tbl v11.16b, {v8.16b}, v11.16b /* g6a_3_1_l = lookup16(tbl_lo, g6s_3_sr_lo) */
-	tbl v28.16b, {v12.16b}, v28.16b /* g6a_3_1_h = lookup16(tbl_hi, g6s_3_sr_hi) */
-	aese v11.16b, v28.16b /* g6s_3_aes = aese(g6a_3_1_l, g6a_3_1_h) */
-	and v28.16b, v11.16b, v3.16b /* g6s_3_aes_lo = and(g6s_3_aes, nibble_mask) */
-	ushr v11.16b, v11.16b, #4 /* g6s_3_aes_hi = shr(g6s_3_aes) */
-	tbl v28.16b, {v13.16b}, v28.16b /* g6s_3_l = lookup16(tbl_lo_1, g6s_3_aes_lo) */
-	tbl v11.16b, {v14.16b}, v11.16b /* g6s_3_h = lookup16(tbl_hi_1, g6s_3_aes_hi) */
-	eor v28.16b, v28.16b, v11.16b /* g6s_3 = xor(g6s_3_l, g6s_3_h) */
-	tbl v11.16b, {v28.16b}, v4.16b /* g6lr24_3 = lookup16(g6s_3, rotl24) */
-	eor v11.16b, v28.16b, v11.16b /* g6l_acc_3 = xor(g6s_3, g6lr24_3) */
-	tbl v15.16b, {v28.16b}, v6.16b /* g6lr8_3 = lookup16(g6s_3, rotl8) */
-	eor v15.16b, v28.16b, v15.16b /* g6lg_acc_3 = xor(g6s_3, g6lr8_3) */
-	rev32 v28.8h, v28.8h /* g6lr16_3 = rev(g6s_3) */
-	eor v28.16b, v15.16b, v28.16b /* g6lg_3 = xor(g6lg_acc_3, g6lr16_3) */
-	ushr v15.4s, v28.4s, #30 /* g6lr2_3_r = shr(g6lg_3) */
-	sli v15.4s, v28.4s, #2 /* g6lr2_3 = sli(g6lr2_3_r, g6lg_3) */
-	eor v28.16b, v11.16b, v15.16b /* g6l_3 = xor(g6l_acc_3, g6lr2_3) */
-	ldr q11, [sp, #144] /* reload g6x3.2 */
-	eor v28.16b, v11.16b, v28.16b /* g6x_3 = xor(g6x3, g6l_3) */
+	ld1r {v27.4s}, [x17] /* rkw_30 = bcast32() */
+	ldr q13, [sp, #128] /* reload g6x0.3 */
+	ldr q14, [sp, #160] /* reload g6x1.3 */
+	eor v13.16b, v13.16b, v14.16b /* g6k_acc_3 = xor(g6x0, g6x1) */
+	eor v27.16b, v13.16b, v27.16b /* g6k_3 = xor(g6k_acc_3, rkw_30) */
+	ldr q13, [sp, #80] /* reload g6x2.3 */
+	eor v27.16b, v27.16b, v13.16b /* g6t_3 = xor(g6k_3, g6x2) */
+	tbl v27.16b, {v27.16b}, v2.16b /* g6s_3_sr = lookup16(g6t_3, inv_shift_rows) */
+	and v13.16b, v27.16b, v3.16b /* g6s_3_sr_lo = and(g6s_3_sr, nibble_mask) */
+	ushr v27.16b, v27.16b, #4 /* g6s_3_sr_hi = shr(g6s_3_sr) */
+	tbl v13.16b, {v31.16b}, v13.16b /* g6a_3_1_l = lookup16(tbl_lo, g6s_3_sr_lo) */
+	tbl v27.16b, {v11.16b}, v27.16b /* g6a_3_1_h = lookup16(tbl_hi, g6s_3_sr_hi) */
+	aese v13.16b, v27.16b /* g6s_3_aes = aese(g6a_3_1_l, g6a_3_1_h) */
+	and v27.16b, v13.16b, v3.16b /* g6s_3_aes_lo = and(g6s_3_aes, nibble_mask) */
+	ushr v13.16b, v13.16b, #4 /* g6s_3_aes_hi = shr(g6s_3_aes) */
+	tbl v27.16b, {v12.16b}, v27.16b /* g6s_3_l = lookup16(tbl_lo_1, g6s_3_aes_lo) */
+	tbl v13.16b, {v15.16b}, v13.16b /* g6s_3_h = lookup16(tbl_hi_1, g6s_3_aes_hi) */
+	eor v27.16b, v27.16b, v13.16b /* g6s_3 = xor(g6s_3_l, g6s_3_h) */
+	tbl v13.16b, {v27.16b}, v4.16b /* g6lr24_3 = lookup16(g6s_3, rotl24) */
+	eor v13.16b, v27.16b, v13.16b /* g6l_acc_3 = xor(g6s_3, g6lr24_3) */
+	tbl v14.16b, {v27.16b}, v6.16b /* g6lr8_3 = lookup16(g6s_3, rotl8) */
+	eor v14.16b, v27.16b, v14.16b /* g6lg_acc_3 = xor(g6s_3, g6lr8_3) */
+	rev32 v27.8h, v27.8h /* g6lr16_3 = rev(g6s_3) */
+	eor v27.16b, v14.16b, v27.16b /* g6lg_3 = xor(g6lg_acc_3, g6lr16_3) */
+	ushr v14.4s, v27.4s, #30 /* g6lr2_3_r = shr(g6lg_3) */
+	sli v14.4s, v27.4s, #2 /* g6lr2_3 = sli(g6lr2_3_r, g6lg_3) */
+	eor v27.16b, v13.16b, v14.16b /* g6l_3 = xor(g6l_acc_3, g6lr2_3) */
+	ldr q13, [sp, #96] /* reload g6x3.2 */
+	eor v27.16b, v13.16b, v27.16b /* g6x_3 = xor(g6x3, g6l_3) */
 	add x17, x5, #12
-	ld1r {v11.4s}, [x17] /* rkw_31 = bcast32() */
-	ldr q15, [sp, #112] /* reload g7x0.3 */
-	eor v15.16b, v15.16b, v9.16b /* g7k_acc_3 = xor(g7x0, g7x1) */
-	eor v11.16b, v15.16b, v11.16b /* g7k_3 = xor(g7k_acc_3, rkw_31) */
-	eor v11.16b, v11.16b, v10.16b /* g7t_3 = xor(g7k_3, g7x2) */
-	tbl v11.16b, {v11.16b}, v1.16b /* g7s_3_sr = lookup16(g7t_3, inv_shift_rows) */
-	and v15.16b, v11.16b, v3.16b /* g7s_3_sr_lo = and(g7s_3_sr, nibble_mask) */
-	tbl v15.16b, {v8.16b}, v15.16b /* g7a_3_1_l = lookup16(tbl_lo, g7s_3_sr_lo) */
-	ushr v11.16b, v11.16b, #4 /* g7s_3_sr_hi = shr(g7s_3_sr) */
-	tbl v11.16b, {v12.16b}, v11.16b /* g7a_3_1_h = lookup16(tbl_hi, g7s_3_sr_hi) */
-	aese v15.16b, v11.16b /* g7s_3_aes = aese(g7a_3_1_l, g7a_3_1_h) */
-	and v11.16b, v15.16b, v3.16b /* g7s_3_aes_lo = and(g7s_3_aes, nibble_mask) */
-	tbl v11.16b, {v13.16b}, v11.16b /* g7s_3_l = lookup16(tbl_lo_1, g7s_3_aes_lo) */
-	ushr v15.16b, v15.16b, #4 /* g7s_3_aes_hi = shr(g7s_3_aes) */
-	tbl v15.16b, {v14.16b}, v15.16b /* g7s_3_h = lookup16(tbl_hi_1, g7s_3_aes_hi) */
-	eor v11.16b, v11.16b, v15.16b /* g7s_3 = xor(g7s_3_l, g7s_3_h) */
-	tbl v15.16b, {v11.16b}, v4.16b /* g7lr24_3 = lookup16(g7s_3, rotl24) */
-	str q9, [sp, #80] /* spill g7x1.3 */
-	tbl v9.16b, {v11.16b}, v6.16b /* g7lr8_3 = lookup16(g7s_3, rotl8) */
-	eor v9.16b, v11.16b, v9.16b /* g7lg_acc_3 = xor(g7s_3, g7lr8_3) */
-	eor v15.16b, v11.16b, v15.16b /* g7l_acc_3 = xor(g7s_3, g7lr24_3) */
-	rev32 v11.8h, v11.8h /* g7lr16_3 = rev(g7s_3) */
-	eor v9.16b, v9.16b, v11.16b /* g7lg_3 = xor(g7lg_acc_3, g7lr16_3) */
-	ushr v11.4s, v9.4s, #30 /* g7lr2_3_r = shr(g7lg_3) */
-	sli v11.4s, v9.4s, #2 /* g7lr2_3 = sli(g7lr2_3_r, g7lg_3) */
-	eor v9.16b, v15.16b, v11.16b /* g7l_3 = xor(g7l_acc_3, g7lr2_3) */
-	ldr q11, [sp, #176] /* reload g7x3.2 */
-	eor v9.16b, v11.16b, v9.16b /* g7x_3 = xor(g7x3, g7l_3) */
-	str q10, [sp, #128] /* spill g7x2.2 */
-	str q28, [sp, #144] /* spill g6x3.2 */
-	str q9, [sp, #176] /* spill g7x3.2 */
-	mov v6.16b, v0.16b /* g0x3.3 */
-	mov v28.16b, v24.16b /* g5x3.3 */
-	mov v24.16b, v20.16b /* g4x3.3 */
-	mov v20.16b, v18.16b /* g3x3.3 */
-	ldr q18, [sp, #208] /* reload g1x0.3 */
-	mov v9.16b, v29.16b /* g5x1.3 */
-	mov v29.16b, v25.16b /* g4x1.3 */
-	mov v25.16b, v21.16b /* g3x1.3 */
-	mov v21.16b, v19.16b /* g2x1.3 */
-	mov v19.16b, v7.16b /* g1x2.3 */
-	mov v7.16b, v2.16b /* g1x3.3 */
-	ldr q2, [sp, #240] /* reload g0x0.3 */
-	mov v10.16b, v26.16b /* g5x0.3 */
-	ldr q26, [sp, #192] /* reload g3x0.3 */
-	mov v11.16b, v31.16b /* g5x2.3 */
-	mov v31.16b, v27.16b /* g4x2.3 */
-	mov v27.16b, v23.16b /* g3x2.3 */
-	mov v23.16b, v16.16b /* g2x2.3 */
-	mov v16.16b, v5.16b /* g2x3.3 */
-	mov v5.16b, v30.16b /* g0x1.3 */
-	mov v30.16b, v22.16b /* g4x0.3 */
-	ldr q22, [sp, #224] /* reload g2x0.3 */
-	ldr q15, [sp, #256] /* reload g0x2.3 */
+	ld1r {v13.4s}, [x17] /* rkw_31 = bcast32() */
+	ldr q14, [sp, #144] /* reload g7x0.3 */
+	eor v14.16b, v14.16b, v8.16b /* g7k_acc_3 = xor(g7x0, g7x1) */
+	eor v13.16b, v14.16b, v13.16b /* g7k_3 = xor(g7k_acc_3, rkw_31) */
+	eor v13.16b, v13.16b, v10.16b /* g7t_3 = xor(g7k_3, g7x2) */
+	tbl v13.16b, {v13.16b}, v2.16b /* g7s_3_sr = lookup16(g7t_3, inv_shift_rows) */
+	and v14.16b, v13.16b, v3.16b /* g7s_3_sr_lo = and(g7s_3_sr, nibble_mask) */
+	tbl v14.16b, {v31.16b}, v14.16b /* g7a_3_1_l = lookup16(tbl_lo, g7s_3_sr_lo) */
+	ushr v13.16b, v13.16b, #4 /* g7s_3_sr_hi = shr(g7s_3_sr) */
+	tbl v13.16b, {v11.16b}, v13.16b /* g7a_3_1_h = lookup16(tbl_hi, g7s_3_sr_hi) */
+	aese v14.16b, v13.16b /* g7s_3_aes = aese(g7a_3_1_l, g7a_3_1_h) */
+	and v13.16b, v14.16b, v3.16b /* g7s_3_aes_lo = and(g7s_3_aes, nibble_mask) */
+	tbl v13.16b, {v12.16b}, v13.16b /* g7s_3_l = lookup16(tbl_lo_1, g7s_3_aes_lo) */
+	ushr v14.16b, v14.16b, #4 /* g7s_3_aes_hi = shr(g7s_3_aes) */
+	tbl v14.16b, {v15.16b}, v14.16b /* g7s_3_h = lookup16(tbl_hi_1, g7s_3_aes_hi) */
+	eor v13.16b, v13.16b, v14.16b /* g7s_3 = xor(g7s_3_l, g7s_3_h) */
+	tbl v14.16b, {v13.16b}, v4.16b /* g7lr24_3 = lookup16(g7s_3, rotl24) */
+	str q8, [sp, #64] /* spill g7x1.3 */
+	tbl v8.16b, {v13.16b}, v6.16b /* g7lr8_3 = lookup16(g7s_3, rotl8) */
+	eor v8.16b, v13.16b, v8.16b /* g7lg_acc_3 = xor(g7s_3, g7lr8_3) */
+	eor v14.16b, v13.16b, v14.16b /* g7l_acc_3 = xor(g7s_3, g7lr24_3) */
+	rev32 v13.8h, v13.8h /* g7lr16_3 = rev(g7s_3) */
+	eor v8.16b, v8.16b, v13.16b /* g7lg_3 = xor(g7lg_acc_3, g7lr16_3) */
+	ushr v13.4s, v8.4s, #30 /* g7lr2_3_r = shr(g7lg_3) */
+	sli v13.4s, v8.4s, #2 /* g7lr2_3 = sli(g7lr2_3_r, g7lg_3) */
+	eor v8.16b, v14.16b, v13.16b /* g7l_3 = xor(g7l_acc_3, g7lr2_3) */
+	ldr q13, [sp, #176] /* reload g7x3.2 */
+	eor v8.16b, v13.16b, v8.16b /* g7x_3 = xor(g7x3, g7l_3) */
+	str q10, [sp, #112] /* spill g7x2.2 */
+	str q27, [sp, #96] /* spill g6x3.2 */
+	str q8, [sp, #176] /* spill g7x3.2 */
+	ldr q6, [sp, #256] /* reload g0x2.3 */
+	mov v27.16b, v23.16b /* g5x3.3 */
+	mov v23.16b, v19.16b /* g4x3.3 */
+	mov v19.16b, v17.16b /* g3x3.3 */
+	ldr q17, [sp, #224] /* reload g1x0.3 */
+	mov v8.16b, v28.16b /* g5x1.3 */
+	mov v28.16b, v24.16b /* g4x1.3 */
+	mov v24.16b, v20.16b /* g3x1.3 */
+	mov v20.16b, v18.16b /* g2x1.3 */
+	mov v18.16b, v9.16b /* g1x2.3 */
+	mov v9.16b, v25.16b /* g5x0.3 */
+	ldr q25, [sp, #192] /* reload g3x0.3 */
+	mov v10.16b, v30.16b /* g5x2.3 */
+	mov v30.16b, v26.16b /* g4x2.3 */
+	mov v26.16b, v22.16b /* g3x2.3 */
+	mov v22.16b, v7.16b /* g2x2.3 */
+	mov v7.16b, v5.16b /* g2x3.3 */
+	mov v5.16b, v29.16b /* g0x1.3 */
+	mov v29.16b, v21.16b /* g4x0.3 */
+	ldr q21, [sp, #208] /* reload g2x0.3 */
+	mov v13.16b, v0.16b /* g0x3.3 */
+	mov v14.16b, v1.16b /* g1x3.3 */
+	ldr q1, [sp, #240] /* reload g0x0.3 */
 	add x5, x5, #16
 	subs x4, x4, #1
 	b.ne .Lsm4_wordslice_neon_aes_asm_7_loop_r0
 
 	/* Output (X35, X34, X33, X32): slots 3, 2, 1, 0; transpose back, native words to big-endian. */
-	zip1 v0.4s, v6.4s, v5.4s /* tro0 = unpacklo(g0x3, g0x1) */
-	zip2 v1.4s, v6.4s, v5.4s /* tro0_1 = unpackhi(g0x3, g0x1) */
-	zip1 v3.4s, v15.4s, v2.4s /* tro0_2 = unpacklo(g0x2, g0x0) */
-	zip2 v2.4s, v15.4s, v2.4s /* tro0_3 = unpackhi(g0x2, g0x0) */
+	zip1 v0.4s, v13.4s, v5.4s /* tro0 = unpacklo(g0x3, g0x1) */
+	zip2 v2.4s, v13.4s, v5.4s /* tro0_1 = unpackhi(g0x3, g0x1) */
+	zip1 v3.4s, v6.4s, v1.4s /* tro0_2 = unpacklo(g0x2, g0x0) */
+	zip2 v1.4s, v6.4s, v1.4s /* tro0_3 = unpackhi(g0x2, g0x0) */
 	zip1 v4.4s, v0.4s, v3.4s /* tro1 = unpacklo(tro0, tro0_2) */
 	zip2 v0.4s, v0.4s, v3.4s /* tro1_1 = unpackhi(tro0, tro0_2) */
 	rev32 v3.16b, v4.16b /* outbe = rev(tro1) */
 	rev32 v0.16b, v0.16b /* outbe_1 = rev(tro1_1) */
-	zip1 v4.4s, v1.4s, v2.4s /* tro1_2 = unpacklo(tro0_1, tro0_3) */
-	zip2 v1.4s, v1.4s, v2.4s /* tro1_3 = unpackhi(tro0_1, tro0_3) */
+	zip1 v4.4s, v2.4s, v1.4s /* tro1_2 = unpacklo(tro0_1, tro0_3) */
+	zip2 v1.4s, v2.4s, v1.4s /* tro1_3 = unpackhi(tro0_1, tro0_3) */
 	rev32 v2.16b, v4.16b /* outbe_2 = rev(tro1_2) */
 	rev32 v1.16b, v1.16b /* outbe_3 = rev(tro1_3) */
 	ldr q4, [x3] /* msg = load() */
@@ -5462,10 +5394,10 @@ sm4_wordslice_neon_aes_batch_ctr_asm:
 	ldr q0, [x3, #48] /* msg_3 = load() */
 	eor v0.16b, v1.16b, v0.16b /* ct_3 = xor(outbe_3, msg_3) */
 	str q0, [x2, #48] /* store ct_3 */
-	zip1 v0.4s, v7.4s, v17.4s /* tro0_4 = unpacklo(g1x3, g1x1) */
-	zip2 v1.4s, v7.4s, v17.4s /* tro0_5 = unpackhi(g1x3, g1x1) */
-	zip1 v2.4s, v19.4s, v18.4s /* tro0_6 = unpacklo(g1x2, g1x0) */
-	zip2 v3.4s, v19.4s, v18.4s /* tro0_7 = unpackhi(g1x2, g1x0) */
+	zip1 v0.4s, v14.4s, v16.4s /* tro0_4 = unpacklo(g1x3, g1x1) */
+	zip2 v1.4s, v14.4s, v16.4s /* tro0_5 = unpackhi(g1x3, g1x1) */
+	zip1 v2.4s, v18.4s, v17.4s /* tro0_6 = unpacklo(g1x2, g1x0) */
+	zip2 v3.4s, v18.4s, v17.4s /* tro0_7 = unpackhi(g1x2, g1x0) */
 	zip1 v4.4s, v0.4s, v2.4s /* tro1_4 = unpacklo(tro0_4, tro0_6) */
 	zip2 v0.4s, v0.4s, v2.4s /* tro1_5 = unpackhi(tro0_4, tro0_6) */
 	rev32 v2.16b, v4.16b /* outbe_4 = rev(tro1_4) */
@@ -5486,10 +5418,10 @@ sm4_wordslice_neon_aes_batch_ctr_asm:
 	ldr q0, [x3, #112] /* msg_7 = load() */
 	eor v0.16b, v1.16b, v0.16b /* ct_7 = xor(outbe_7, msg_7) */
 	str q0, [x2, #112] /* store ct_7 */
-	zip1 v0.4s, v16.4s, v21.4s /* tro0_8 = unpacklo(g2x3, g2x1) */
-	zip2 v1.4s, v16.4s, v21.4s /* tro0_9 = unpackhi(g2x3, g2x1) */
-	zip1 v2.4s, v23.4s, v22.4s /* tro0_10 = unpacklo(g2x2, g2x0) */
-	zip2 v3.4s, v23.4s, v22.4s /* tro0_11 = unpackhi(g2x2, g2x0) */
+	zip1 v0.4s, v7.4s, v20.4s /* tro0_8 = unpacklo(g2x3, g2x1) */
+	zip2 v1.4s, v7.4s, v20.4s /* tro0_9 = unpackhi(g2x3, g2x1) */
+	zip1 v2.4s, v22.4s, v21.4s /* tro0_10 = unpacklo(g2x2, g2x0) */
+	zip2 v3.4s, v22.4s, v21.4s /* tro0_11 = unpackhi(g2x2, g2x0) */
 	zip1 v4.4s, v0.4s, v2.4s /* tro1_8 = unpacklo(tro0_8, tro0_10) */
 	zip2 v0.4s, v0.4s, v2.4s /* tro1_9 = unpackhi(tro0_8, tro0_10) */
 	rev32 v2.16b, v4.16b /* outbe_8 = rev(tro1_8) */
@@ -5510,10 +5442,10 @@ sm4_wordslice_neon_aes_batch_ctr_asm:
 	ldr q0, [x3, #176] /* msg_11 = load() */
 	eor v0.16b, v1.16b, v0.16b /* ct_11 = xor(outbe_11, msg_11) */
 	str q0, [x2, #176] /* store ct_11 */
-	zip1 v0.4s, v20.4s, v25.4s /* tro0_12 = unpacklo(g3x3, g3x1) */
-	zip2 v1.4s, v20.4s, v25.4s /* tro0_13 = unpackhi(g3x3, g3x1) */
-	zip1 v2.4s, v27.4s, v26.4s /* tro0_14 = unpacklo(g3x2, g3x0) */
-	zip2 v3.4s, v27.4s, v26.4s /* tro0_15 = unpackhi(g3x2, g3x0) */
+	zip1 v0.4s, v19.4s, v24.4s /* tro0_12 = unpacklo(g3x3, g3x1) */
+	zip2 v1.4s, v19.4s, v24.4s /* tro0_13 = unpackhi(g3x3, g3x1) */
+	zip1 v2.4s, v26.4s, v25.4s /* tro0_14 = unpacklo(g3x2, g3x0) */
+	zip2 v3.4s, v26.4s, v25.4s /* tro0_15 = unpackhi(g3x2, g3x0) */
 	zip1 v4.4s, v0.4s, v2.4s /* tro1_12 = unpacklo(tro0_12, tro0_14) */
 	zip2 v0.4s, v0.4s, v2.4s /* tro1_13 = unpackhi(tro0_12, tro0_14) */
 	rev32 v2.16b, v4.16b /* outbe_12 = rev(tro1_12) */
@@ -5534,10 +5466,10 @@ sm4_wordslice_neon_aes_batch_ctr_asm:
 	ldr q0, [x3, #240] /* msg_15 = load() */
 	eor v0.16b, v1.16b, v0.16b /* ct_15 = xor(outbe_15, msg_15) */
 	str q0, [x2, #240] /* store ct_15 */
-	zip1 v0.4s, v24.4s, v29.4s /* tro0_16 = unpacklo(g4x3, g4x1) */
-	zip2 v1.4s, v24.4s, v29.4s /* tro0_17 = unpackhi(g4x3, g4x1) */
-	zip1 v2.4s, v31.4s, v30.4s /* tro0_18 = unpacklo(g4x2, g4x0) */
-	zip2 v3.4s, v31.4s, v30.4s /* tro0_19 = unpackhi(g4x2, g4x0) */
+	zip1 v0.4s, v23.4s, v28.4s /* tro0_16 = unpacklo(g4x3, g4x1) */
+	zip2 v1.4s, v23.4s, v28.4s /* tro0_17 = unpackhi(g4x3, g4x1) */
+	zip1 v2.4s, v30.4s, v29.4s /* tro0_18 = unpacklo(g4x2, g4x0) */
+	zip2 v3.4s, v30.4s, v29.4s /* tro0_19 = unpackhi(g4x2, g4x0) */
 	zip1 v4.4s, v0.4s, v2.4s /* tro1_16 = unpacklo(tro0_16, tro0_18) */
 	zip2 v0.4s, v0.4s, v2.4s /* tro1_17 = unpackhi(tro0_16, tro0_18) */
 	rev32 v2.16b, v4.16b /* outbe_16 = rev(tro1_16) */
@@ -5558,10 +5490,10 @@ sm4_wordslice_neon_aes_batch_ctr_asm:
 	ldr q0, [x3, #304] /* msg_19 = load() */
 	eor v0.16b, v1.16b, v0.16b /* ct_19 = xor(outbe_19, msg_19) */
 	str q0, [x2, #304] /* store ct_19 */
-	zip1 v0.4s, v28.4s, v9.4s /* tro0_20 = unpacklo(g5x3, g5x1) */
-	zip2 v1.4s, v28.4s, v9.4s /* tro0_21 = unpackhi(g5x3, g5x1) */
-	zip1 v2.4s, v11.4s, v10.4s /* tro0_22 = unpacklo(g5x2, g5x0) */
-	zip2 v3.4s, v11.4s, v10.4s /* tro0_23 = unpackhi(g5x2, g5x0) */
+	zip1 v0.4s, v27.4s, v8.4s /* tro0_20 = unpacklo(g5x3, g5x1) */
+	zip2 v1.4s, v27.4s, v8.4s /* tro0_21 = unpackhi(g5x3, g5x1) */
+	zip1 v2.4s, v10.4s, v9.4s /* tro0_22 = unpacklo(g5x2, g5x0) */
+	zip2 v3.4s, v10.4s, v9.4s /* tro0_23 = unpackhi(g5x2, g5x0) */
 	zip1 v4.4s, v0.4s, v2.4s /* tro1_20 = unpacklo(tro0_20, tro0_22) */
 	zip2 v0.4s, v0.4s, v2.4s /* tro1_21 = unpackhi(tro0_20, tro0_22) */
 	rev32 v2.16b, v4.16b /* outbe_20 = rev(tro1_20) */
@@ -5582,12 +5514,12 @@ sm4_wordslice_neon_aes_batch_ctr_asm:
 	ldr q0, [x3, #368] /* msg_23 = load() */
 	eor v0.16b, v1.16b, v0.16b /* ct_23 = xor(outbe_23, msg_23) */
 	str q0, [x2, #368] /* store ct_23 */
-	ldr q0, [sp, #144] /* reload g6x3.2 */
+	ldr q0, [sp, #96] /* reload g6x3.2 */
 	ldr q1, [sp, #160] /* reload g6x1.2 */
 	zip1 v2.4s, v0.4s, v1.4s /* tro0_24 = unpacklo(g6x3, g6x1) */
 	zip2 v0.4s, v0.4s, v1.4s /* tro0_25 = unpackhi(g6x3, g6x1) */
-	ldr q1, [sp, #96] /* reload g6x2.2 */
-	ldr q3, [sp, #64] /* reload g6x0.2 */
+	ldr q1, [sp, #80] /* reload g6x2.2 */
+	ldr q3, [sp, #128] /* reload g6x0.2 */
 	zip1 v4.4s, v1.4s, v3.4s /* tro0_26 = unpacklo(g6x2, g6x0) */
 	zip2 v1.4s, v1.4s, v3.4s /* tro0_27 = unpackhi(g6x2, g6x0) */
 	zip1 v3.4s, v2.4s, v4.4s /* tro1_24 = unpacklo(tro0_24, tro0_26) */
@@ -5611,11 +5543,11 @@ sm4_wordslice_neon_aes_batch_ctr_asm:
 	eor v0.16b, v0.16b, v1.16b /* ct_27 = xor(outbe_27, msg_27) */
 	str q0, [x2, #432] /* store ct_27 */
 	ldr q0, [sp, #176] /* reload g7x3.2 */
-	ldr q1, [sp, #80] /* reload g7x1.2 */
+	ldr q1, [sp, #64] /* reload g7x1.2 */
 	zip1 v2.4s, v0.4s, v1.4s /* tro0_28 = unpacklo(g7x3, g7x1) */
 	zip2 v0.4s, v0.4s, v1.4s /* tro0_29 = unpackhi(g7x3, g7x1) */
-	ldr q1, [sp, #128] /* reload g7x2.2 */
-	ldr q3, [sp, #112] /* reload g7x0.2 */
+	ldr q1, [sp, #112] /* reload g7x2.2 */
+	ldr q3, [sp, #144] /* reload g7x0.2 */
 	zip1 v4.4s, v1.4s, v3.4s /* tro0_30 = unpacklo(g7x2, g7x0) */
 	zip2 v1.4s, v1.4s, v3.4s /* tro0_31 = unpackhi(g7x2, g7x0) */
 	zip1 v3.4s, v2.4s, v4.4s /* tro1_28 = unpacklo(tro0_28, tro0_30) */
@@ -7041,29 +6973,28 @@ sm4_wordslice_neon_aes_batch_gcm_asm:
 	stp d12, d13, [sp, #32] /* callee-saved: low halves */
 	stp d14, d15, [sp, #48] /* callee-saved: low halves */
 	ldr q0, [x1, #64] /* y_1 = bcast128() */
-	adrp x17, .Lsm4_wordslice_neon_aes_asm_9_reverse16
-	ldr q1, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_9_reverse16] /* reverse16 = const() */
-	tbl v0.16b, {v0.16b}, v1.16b /* phi_y = lookup16(y_1, reverse16) */
 
 	/* Step 1 of 2: 16 blocks, 1 per register: block i times T_(n - i), products unreduced. */
-	ldr q2, [x5] /* x = load() */
-	tbl v2.16b, {v2.16b}, v1.16b /* z = lookup16(x, reverse16) */
-	eor v0.16b, v2.16b, v0.16b /* z1_y = xor(z, phi_y) */
-	ldr q2, [x4] /* h = load() */
-	pmull v3.1q, v0.1d, v2.1d /* lo = clmul(z1_y, h) */
+	ldr q1, [x5] /* x = load() */
+	adrp x17, .Lsm4_wordslice_neon_aes_asm_9_reverse16
+	ldr q2, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_9_reverse16] /* reverse16 = const() */
+	tbl v1.16b, {v1.16b}, v2.16b /* z = lookup16(x, reverse16) */
+	eor v0.16b, v1.16b, v0.16b /* z1_y = xor(z, y_1) */
+	ldr q1, [x4] /* h = load() */
+	pmull v3.1q, v0.1d, v1.1d /* lo = clmul(z1_y, h) */
 	adrp x17, .Lsm4_wordslice_neon_aes_asm_9_swap_halves
 	ldr q4, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_9_swap_halves] /* swap_halves = const() */
 	tbl v5.16b, {v0.16b}, v4.16b /* z1_y_swap = lookup16(z1_y, swap_halves) */
-	pmull2 v0.1q, v0.2d, v2.2d /* hi = clmul(z1_y, h) */
-	pmull2 v6.1q, v5.2d, v2.2d /* mid = clmul(z1_y_swap, h) */
-	pmull v2.1q, v5.1d, v2.1d /* mid_1 = clmul(z1_y_swap, h) */
-	eor v2.16b, v6.16b, v2.16b /* mid_sum_acc = xor(mid, mid_1) */
+	pmull2 v0.1q, v0.2d, v1.2d /* hi = clmul(z1_y, h) */
+	pmull2 v6.1q, v5.2d, v1.2d /* mid = clmul(z1_y_swap, h) */
+	pmull v1.1q, v5.1d, v1.1d /* mid_1 = clmul(z1_y_swap, h) */
+	eor v1.16b, v6.16b, v1.16b /* mid_sum_acc = xor(mid, mid_1) */
 	ldr q5, [x5, #16] /* x_1 = load() */
-	tbl v5.16b, {v5.16b}, v1.16b /* z_1 = lookup16(x_1, reverse16) */
+	tbl v5.16b, {v5.16b}, v2.16b /* z_1 = lookup16(x_1, reverse16) */
 	ldr q6, [x4, #16] /* h_1 = load() */
 	pmull v7.1q, v5.1d, v6.1d /* lo_1 = clmul(z_1, h_1) */
 
-	/* The sums, then S's halves, their blocks added, and one reduction. */
+	/* The sums and one reduction. */
 	eor v3.16b, v3.16b, v7.16b /* lo_sum_acc = xor(lo, lo_1) */
 	tbl v7.16b, {v5.16b}, v4.16b /* z_1_swap = lookup16(z_1, swap_halves) */
 	pmull2 v5.1q, v5.2d, v6.2d /* hi_1 = clmul(z_1, h_1) */
@@ -7071,9 +7002,9 @@ sm4_wordslice_neon_aes_batch_gcm_asm:
 	pmull2 v5.1q, v7.2d, v6.2d /* mid_2 = clmul(z_1_swap, h_1) */
 	pmull v6.1q, v7.1d, v6.1d /* mid_3 = clmul(z_1_swap, h_1) */
 	eor v5.16b, v5.16b, v6.16b /* mid_sum_acc_1 = xor(mid_2, mid_3) */
-	eor v2.16b, v2.16b, v5.16b /* mid_sum_acc_16 = xor(mid_sum_acc, mid_sum_acc_1) */
+	eor v1.16b, v1.16b, v5.16b /* mid_sum_acc_16 = xor(mid_sum_acc, mid_sum_acc_1) */
 	ldr q5, [x5, #32] /* x_2 = load() */
-	tbl v5.16b, {v5.16b}, v1.16b /* z_2 = lookup16(x_2, reverse16) */
+	tbl v5.16b, {v5.16b}, v2.16b /* z_2 = lookup16(x_2, reverse16) */
 	ldr q6, [x4, #32] /* h_2 = load() */
 	pmull v7.1q, v5.1d, v6.1d /* lo_2 = clmul(z_2, h_2) */
 	tbl v16.16b, {v5.16b}, v4.16b /* z_2_swap = lookup16(z_2, swap_halves) */
@@ -7082,7 +7013,7 @@ sm4_wordslice_neon_aes_batch_gcm_asm:
 	pmull v6.1q, v16.1d, v6.1d /* mid_5 = clmul(z_2_swap, h_2) */
 	eor v6.16b, v17.16b, v6.16b /* mid_sum_acc_2 = xor(mid_4, mid_5) */
 	ldr q16, [x5, #48] /* x_3 = load() */
-	tbl v16.16b, {v16.16b}, v1.16b /* z_3 = lookup16(x_3, reverse16) */
+	tbl v16.16b, {v16.16b}, v2.16b /* z_3 = lookup16(x_3, reverse16) */
 	ldr q17, [x4, #48] /* h_3 = load() */
 	pmull v18.1q, v16.1d, v17.1d /* lo_3 = clmul(z_3, h_3) */
 	eor v7.16b, v7.16b, v18.16b /* lo_sum_acc_1 = xor(lo_2, lo_3) */
@@ -7095,9 +7026,9 @@ sm4_wordslice_neon_aes_batch_gcm_asm:
 	pmull v7.1q, v7.1d, v17.1d /* mid_7 = clmul(z_3_swap, h_3) */
 	eor v5.16b, v5.16b, v7.16b /* mid_sum_acc_3 = xor(mid_6, mid_7) */
 	eor v5.16b, v6.16b, v5.16b /* mid_sum_acc_17 = xor(mid_sum_acc_2, mid_sum_acc_3) */
-	eor v2.16b, v2.16b, v5.16b /* mid_sum_acc_24 = xor(mid_sum_acc_16, mid_sum_acc_17) */
+	eor v1.16b, v1.16b, v5.16b /* mid_sum_acc_24 = xor(mid_sum_acc_16, mid_sum_acc_17) */
 	ldr q5, [x5, #64] /* x_4 = load() */
-	tbl v5.16b, {v5.16b}, v1.16b /* z_4 = lookup16(x_4, reverse16) */
+	tbl v5.16b, {v5.16b}, v2.16b /* z_4 = lookup16(x_4, reverse16) */
 	ldr q6, [x4, #64] /* h_4 = load() */
 	pmull v7.1q, v5.1d, v6.1d /* lo_4 = clmul(z_4, h_4) */
 	tbl v16.16b, {v5.16b}, v4.16b /* z_4_swap = lookup16(z_4, swap_halves) */
@@ -7106,7 +7037,7 @@ sm4_wordslice_neon_aes_batch_gcm_asm:
 	pmull v6.1q, v16.1d, v6.1d /* mid_9 = clmul(z_4_swap, h_4) */
 	eor v6.16b, v17.16b, v6.16b /* mid_sum_acc_4 = xor(mid_8, mid_9) */
 	ldr q16, [x5, #80] /* x_5 = load() */
-	tbl v16.16b, {v16.16b}, v1.16b /* z_5 = lookup16(x_5, reverse16) */
+	tbl v16.16b, {v16.16b}, v2.16b /* z_5 = lookup16(x_5, reverse16) */
 	ldr q17, [x4, #80] /* h_5 = load() */
 	pmull v18.1q, v16.1d, v17.1d /* lo_5 = clmul(z_5, h_5) */
 	eor v7.16b, v7.16b, v18.16b /* lo_sum_acc_2 = xor(lo_4, lo_5) */
@@ -7118,7 +7049,7 @@ sm4_wordslice_neon_aes_batch_gcm_asm:
 	eor v16.16b, v16.16b, v17.16b /* mid_sum_acc_5 = xor(mid_10, mid_11) */
 	eor v6.16b, v6.16b, v16.16b /* mid_sum_acc_18 = xor(mid_sum_acc_4, mid_sum_acc_5) */
 	ldr q16, [x5, #96] /* x_6 = load() */
-	tbl v16.16b, {v16.16b}, v1.16b /* z_6 = lookup16(x_6, reverse16) */
+	tbl v16.16b, {v16.16b}, v2.16b /* z_6 = lookup16(x_6, reverse16) */
 	ldr q17, [x4, #96] /* h_6 = load() */
 	pmull v18.1q, v16.1d, v17.1d /* lo_6 = clmul(z_6, h_6) */
 	tbl v19.16b, {v16.16b}, v4.16b /* z_6_swap = lookup16(z_6, swap_halves) */
@@ -7127,7 +7058,7 @@ sm4_wordslice_neon_aes_batch_gcm_asm:
 	pmull v17.1q, v19.1d, v17.1d /* mid_13 = clmul(z_6_swap, h_6) */
 	eor v17.16b, v20.16b, v17.16b /* mid_sum_acc_6 = xor(mid_12, mid_13) */
 	ldr q19, [x5, #112] /* x_7 = load() */
-	tbl v19.16b, {v19.16b}, v1.16b /* z_7 = lookup16(x_7, reverse16) */
+	tbl v19.16b, {v19.16b}, v2.16b /* z_7 = lookup16(x_7, reverse16) */
 	ldr q20, [x4, #112] /* h_7 = load() */
 	pmull v21.1q, v19.1d, v20.1d /* lo_7 = clmul(z_7, h_7) */
 	eor v18.16b, v18.16b, v21.16b /* lo_sum_acc_3 = xor(lo_6, lo_7) */
@@ -7143,9 +7074,9 @@ sm4_wordslice_neon_aes_batch_gcm_asm:
 	eor v5.16b, v5.16b, v7.16b /* mid_sum_acc_7 = xor(mid_14, mid_15) */
 	eor v5.16b, v17.16b, v5.16b /* mid_sum_acc_19 = xor(mid_sum_acc_6, mid_sum_acc_7) */
 	eor v5.16b, v6.16b, v5.16b /* mid_sum_acc_25 = xor(mid_sum_acc_18, mid_sum_acc_19) */
-	eor v2.16b, v2.16b, v5.16b /* mid_sum_acc_28 = xor(mid_sum_acc_24, mid_sum_acc_25) */
+	eor v1.16b, v1.16b, v5.16b /* mid_sum_acc_28 = xor(mid_sum_acc_24, mid_sum_acc_25) */
 	ldr q5, [x5, #128] /* x_8 = load() */
-	tbl v5.16b, {v5.16b}, v1.16b /* z_8 = lookup16(x_8, reverse16) */
+	tbl v5.16b, {v5.16b}, v2.16b /* z_8 = lookup16(x_8, reverse16) */
 	ldr q6, [x4, #128] /* h_8 = load() */
 	pmull v7.1q, v5.1d, v6.1d /* lo_8 = clmul(z_8, h_8) */
 	tbl v16.16b, {v5.16b}, v4.16b /* z_8_swap = lookup16(z_8, swap_halves) */
@@ -7154,7 +7085,7 @@ sm4_wordslice_neon_aes_batch_gcm_asm:
 	pmull v6.1q, v16.1d, v6.1d /* mid_17 = clmul(z_8_swap, h_8) */
 	eor v6.16b, v17.16b, v6.16b /* mid_sum_acc_8 = xor(mid_16, mid_17) */
 	ldr q16, [x5, #144] /* x_9 = load() */
-	tbl v16.16b, {v16.16b}, v1.16b /* z_9 = lookup16(x_9, reverse16) */
+	tbl v16.16b, {v16.16b}, v2.16b /* z_9 = lookup16(x_9, reverse16) */
 	ldr q17, [x4, #144] /* h_9 = load() */
 	pmull v18.1q, v16.1d, v17.1d /* lo_9 = clmul(z_9, h_9) */
 	eor v7.16b, v7.16b, v18.16b /* lo_sum_acc_4 = xor(lo_8, lo_9) */
@@ -7166,7 +7097,7 @@ sm4_wordslice_neon_aes_batch_gcm_asm:
 	eor v16.16b, v16.16b, v17.16b /* mid_sum_acc_9 = xor(mid_18, mid_19) */
 	eor v6.16b, v6.16b, v16.16b /* mid_sum_acc_20 = xor(mid_sum_acc_8, mid_sum_acc_9) */
 	ldr q16, [x5, #160] /* x_10 = load() */
-	tbl v16.16b, {v16.16b}, v1.16b /* z_10 = lookup16(x_10, reverse16) */
+	tbl v16.16b, {v16.16b}, v2.16b /* z_10 = lookup16(x_10, reverse16) */
 	ldr q17, [x4, #160] /* h_10 = load() */
 	pmull v18.1q, v16.1d, v17.1d /* lo_10 = clmul(z_10, h_10) */
 	tbl v19.16b, {v16.16b}, v4.16b /* z_10_swap = lookup16(z_10, swap_halves) */
@@ -7175,7 +7106,7 @@ sm4_wordslice_neon_aes_batch_gcm_asm:
 	pmull v17.1q, v19.1d, v17.1d /* mid_21 = clmul(z_10_swap, h_10) */
 	eor v17.16b, v20.16b, v17.16b /* mid_sum_acc_10 = xor(mid_20, mid_21) */
 	ldr q19, [x5, #176] /* x_11 = load() */
-	tbl v19.16b, {v19.16b}, v1.16b /* z_11 = lookup16(x_11, reverse16) */
+	tbl v19.16b, {v19.16b}, v2.16b /* z_11 = lookup16(x_11, reverse16) */
 	ldr q20, [x4, #176] /* h_11 = load() */
 	pmull v21.1q, v19.1d, v20.1d /* lo_11 = clmul(z_11, h_11) */
 	eor v18.16b, v18.16b, v21.16b /* lo_sum_acc_5 = xor(lo_10, lo_11) */
@@ -7190,7 +7121,7 @@ sm4_wordslice_neon_aes_batch_gcm_asm:
 	eor v16.16b, v17.16b, v16.16b /* mid_sum_acc_21 = xor(mid_sum_acc_10, mid_sum_acc_11) */
 	eor v6.16b, v6.16b, v16.16b /* mid_sum_acc_26 = xor(mid_sum_acc_20, mid_sum_acc_21) */
 	ldr q16, [x5, #192] /* x_12 = load() */
-	tbl v16.16b, {v16.16b}, v1.16b /* z_12 = lookup16(x_12, reverse16) */
+	tbl v16.16b, {v16.16b}, v2.16b /* z_12 = lookup16(x_12, reverse16) */
 	ldr q17, [x4, #192] /* h_12 = load() */
 	pmull v18.1q, v16.1d, v17.1d /* lo_12 = clmul(z_12, h_12) */
 	tbl v19.16b, {v16.16b}, v4.16b /* z_12_swap = lookup16(z_12, swap_halves) */
@@ -7199,7 +7130,7 @@ sm4_wordslice_neon_aes_batch_gcm_asm:
 	pmull v17.1q, v19.1d, v17.1d /* mid_25 = clmul(z_12_swap, h_12) */
 	eor v17.16b, v20.16b, v17.16b /* mid_sum_acc_12 = xor(mid_24, mid_25) */
 	ldr q19, [x5, #208] /* x_13 = load() */
-	tbl v19.16b, {v19.16b}, v1.16b /* z_13 = lookup16(x_13, reverse16) */
+	tbl v19.16b, {v19.16b}, v2.16b /* z_13 = lookup16(x_13, reverse16) */
 	ldr q20, [x4, #208] /* h_13 = load() */
 	pmull v21.1q, v19.1d, v20.1d /* lo_13 = clmul(z_13, h_13) */
 	eor v18.16b, v18.16b, v21.16b /* lo_sum_acc_6 = xor(lo_12, lo_13) */
@@ -7211,7 +7142,7 @@ sm4_wordslice_neon_aes_batch_gcm_asm:
 	eor v19.16b, v19.16b, v20.16b /* mid_sum_acc_13 = xor(mid_26, mid_27) */
 	eor v17.16b, v17.16b, v19.16b /* mid_sum_acc_22 = xor(mid_sum_acc_12, mid_sum_acc_13) */
 	ldr q19, [x5, #224] /* x_14 = load() */
-	tbl v19.16b, {v19.16b}, v1.16b /* z_14 = lookup16(x_14, reverse16) */
+	tbl v19.16b, {v19.16b}, v2.16b /* z_14 = lookup16(x_14, reverse16) */
 	ldr q20, [x4, #224] /* h_14 = load() */
 	pmull v21.1q, v19.1d, v20.1d /* lo_14 = clmul(z_14, h_14) */
 	tbl v22.16b, {v19.16b}, v4.16b /* z_14_swap = lookup16(z_14, swap_halves) */
@@ -7220,7 +7151,7 @@ sm4_wordslice_neon_aes_batch_gcm_asm:
 	pmull v20.1q, v22.1d, v20.1d /* mid_29 = clmul(z_14_swap, h_14) */
 	eor v20.16b, v23.16b, v20.16b /* mid_sum_acc_14 = xor(mid_28, mid_29) */
 	ldr q22, [x5, #240] /* x_15 = load() */
-	tbl v22.16b, {v22.16b}, v1.16b /* z_15 = lookup16(x_15, reverse16) */
+	tbl v22.16b, {v22.16b}, v2.16b /* z_15 = lookup16(x_15, reverse16) */
 	ldr q23, [x4, #240] /* h_15 = load() */
 	pmull v24.1q, v22.1d, v23.1d /* lo_15 = clmul(z_15, h_15) */
 	eor v21.16b, v21.16b, v24.16b /* lo_sum_acc_7 = xor(lo_14, lo_15) */
@@ -7239,662 +7170,590 @@ sm4_wordslice_neon_aes_batch_gcm_asm:
 	eor v5.16b, v20.16b, v5.16b /* mid_sum_acc_23 = xor(mid_sum_acc_14, mid_sum_acc_15) */
 	eor v5.16b, v17.16b, v5.16b /* mid_sum_acc_27 = xor(mid_sum_acc_22, mid_sum_acc_23) */
 	eor v5.16b, v6.16b, v5.16b /* mid_sum_acc_29 = xor(mid_sum_acc_26, mid_sum_acc_27) */
-	eor v2.16b, v2.16b, v5.16b /* mid_sum_acc_30 = xor(mid_sum_acc_28, mid_sum_acc_29) */
-	adrp x17, .Lsm4_wordslice_neon_aes_asm_9_half_up
-	ldr q5, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_9_half_up] /* half_up = const() */
-	tbl v6.16b, {v2.16b}, v5.16b /* mid_lo = lookup16(mid_sum_acc_30, half_up) */
-	eor v3.16b, v3.16b, v6.16b /* s_lo = xor(lo_sum_acc_14, mid_lo) */
-	adrp x17, .Lsm4_wordslice_neon_aes_asm_9_half_down
-	ldr q6, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_9_half_down] /* half_down = const() */
-	tbl v2.16b, {v2.16b}, v6.16b /* mid_hi = lookup16(mid_sum_acc_30, half_down) */
-	eor v0.16b, v0.16b, v2.16b /* s_hi = xor(hi_sum_acc_14, mid_hi) */
+	eor v1.16b, v1.16b, v5.16b /* mid_sum_acc_30 = xor(mid_sum_acc_28, mid_sum_acc_29) */
 	adrp x17, .Lsm4_wordslice_neon_aes_asm_9_fold
-	ldr q2, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_9_fold] /* fold = const() */
-	pmull v7.1q, v3.1d, v2.1d /* fold_lo = clmul(s_lo, fold) */
-	tbl v7.16b, {v7.16b}, v4.16b /* fold_lo_sw = lookup16(fold_lo, swap_halves) */
-	eor v3.16b, v3.16b, v7.16b /* v = xor(s_lo, fold_lo_sw) */
-	eor v0.16b, v3.16b, v0.16b /* v_hi = xor(v, s_hi) */
-	pmull2 v3.1q, v3.2d, v2.2d /* fold_hi = clmul(v, fold) */
-	eor v0.16b, v0.16b, v3.16b /* reduced = xor(v_hi, fold_hi) */
+	ldr q5, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_9_fold] /* fold = const() */
+	pmull v6.1q, v3.1d, v5.1d /* fold_lo = clmul(lo_sum_acc_14, fold) */
+	eor v1.16b, v6.16b, v1.16b /* fold_mid = xor(fold_lo, mid_sum_acc_30) */
+	tbl v1.16b, {v1.16b}, v4.16b /* fold_mid_sw = lookup16(fold_mid, swap_halves) */
+	eor v1.16b, v3.16b, v1.16b /* w = xor(lo_sum_acc_14, fold_mid_sw) */
+	eor v0.16b, v1.16b, v0.16b /* w_hi = xor(w, hi_sum_acc_14) */
+	pmull2 v1.1q, v1.2d, v5.2d /* fold_hi = clmul(w, fold) */
+	eor v0.16b, v0.16b, v1.16b /* reduced = xor(w_hi, fold_hi) */
 
 	/* Step 2 of 2: 16 blocks, 1 per register: block i times T_(n - i), products unreduced. */
-	ldr q3, [x5, #256] /* x_16 = load() */
-	tbl v3.16b, {v3.16b}, v1.16b /* z_16 = lookup16(x_16, reverse16) */
-	eor v0.16b, v3.16b, v0.16b /* z1_y_1 = xor(z_16, reduced) */
-	ldr q3, [x4] /* h_16 = load() */
-	pmull v7.1q, v0.1d, v3.1d /* lo_16 = clmul(z1_y_1, h_16) */
-	tbl v16.16b, {v0.16b}, v4.16b /* z1_y_1_swap = lookup16(z1_y_1, swap_halves) */
-	pmull2 v0.1q, v0.2d, v3.2d /* hi_16 = clmul(z1_y_1, h_16) */
-	pmull2 v17.1q, v16.2d, v3.2d /* mid_32 = clmul(z1_y_1_swap, h_16) */
-	pmull v3.1q, v16.1d, v3.1d /* mid_33 = clmul(z1_y_1_swap, h_16) */
-	eor v3.16b, v17.16b, v3.16b /* mid_sum_acc_31 = xor(mid_32, mid_33) */
-	ldr q16, [x5, #272] /* x_17 = load() */
-	tbl v16.16b, {v16.16b}, v1.16b /* z_17 = lookup16(x_17, reverse16) */
-	ldr q17, [x4, #16] /* h_17 = load() */
-	pmull v18.1q, v16.1d, v17.1d /* lo_17 = clmul(z_17, h_17) */
+	ldr q1, [x5, #256] /* x_16 = load() */
+	tbl v1.16b, {v1.16b}, v2.16b /* z_16 = lookup16(x_16, reverse16) */
+	eor v0.16b, v1.16b, v0.16b /* z1_y_1 = xor(z_16, reduced) */
+	ldr q1, [x4] /* h_16 = load() */
+	pmull v3.1q, v0.1d, v1.1d /* lo_16 = clmul(z1_y_1, h_16) */
+	tbl v6.16b, {v0.16b}, v4.16b /* z1_y_1_swap = lookup16(z1_y_1, swap_halves) */
+	pmull2 v0.1q, v0.2d, v1.2d /* hi_16 = clmul(z1_y_1, h_16) */
+	pmull2 v7.1q, v6.2d, v1.2d /* mid_32 = clmul(z1_y_1_swap, h_16) */
+	pmull v1.1q, v6.1d, v1.1d /* mid_33 = clmul(z1_y_1_swap, h_16) */
+	eor v1.16b, v7.16b, v1.16b /* mid_sum_acc_31 = xor(mid_32, mid_33) */
+	ldr q6, [x5, #272] /* x_17 = load() */
+	tbl v6.16b, {v6.16b}, v2.16b /* z_17 = lookup16(x_17, reverse16) */
+	ldr q7, [x4, #16] /* h_17 = load() */
+	pmull v16.1q, v6.1d, v7.1d /* lo_17 = clmul(z_17, h_17) */
 
-	/* The sums, then S's halves, their blocks added, and one reduction. */
-	eor v7.16b, v7.16b, v18.16b /* lo_sum_acc_15 = xor(lo_16, lo_17) */
-	tbl v18.16b, {v16.16b}, v4.16b /* z_17_swap = lookup16(z_17, swap_halves) */
-	pmull2 v16.1q, v16.2d, v17.2d /* hi_17 = clmul(z_17, h_17) */
-	eor v0.16b, v0.16b, v16.16b /* hi_sum_acc_15 = xor(hi_16, hi_17) */
-	pmull2 v16.1q, v18.2d, v17.2d /* mid_34 = clmul(z_17_swap, h_17) */
-	pmull v17.1q, v18.1d, v17.1d /* mid_35 = clmul(z_17_swap, h_17) */
-	eor v16.16b, v16.16b, v17.16b /* mid_sum_acc_32 = xor(mid_34, mid_35) */
-	eor v3.16b, v3.16b, v16.16b /* mid_sum_acc_47 = xor(mid_sum_acc_31, mid_sum_acc_32) */
-	ldr q16, [x5, #288] /* x_18 = load() */
-	tbl v16.16b, {v16.16b}, v1.16b /* z_18 = lookup16(x_18, reverse16) */
-	ldr q17, [x4, #32] /* h_18 = load() */
-	pmull v18.1q, v16.1d, v17.1d /* lo_18 = clmul(z_18, h_18) */
-	tbl v19.16b, {v16.16b}, v4.16b /* z_18_swap = lookup16(z_18, swap_halves) */
-	pmull2 v16.1q, v16.2d, v17.2d /* hi_18 = clmul(z_18, h_18) */
-	pmull2 v20.1q, v19.2d, v17.2d /* mid_36 = clmul(z_18_swap, h_18) */
-	pmull v17.1q, v19.1d, v17.1d /* mid_37 = clmul(z_18_swap, h_18) */
-	eor v17.16b, v20.16b, v17.16b /* mid_sum_acc_33 = xor(mid_36, mid_37) */
-	ldr q19, [x5, #304] /* x_19 = load() */
-	tbl v19.16b, {v19.16b}, v1.16b /* z_19 = lookup16(x_19, reverse16) */
-	ldr q20, [x4, #48] /* h_19 = load() */
-	pmull v21.1q, v19.1d, v20.1d /* lo_19 = clmul(z_19, h_19) */
-	eor v18.16b, v18.16b, v21.16b /* lo_sum_acc_16 = xor(lo_18, lo_19) */
-	eor v7.16b, v7.16b, v18.16b /* lo_sum_acc_23 = xor(lo_sum_acc_15, lo_sum_acc_16) */
-	tbl v18.16b, {v19.16b}, v4.16b /* z_19_swap = lookup16(z_19, swap_halves) */
-	pmull2 v19.1q, v19.2d, v20.2d /* hi_19 = clmul(z_19, h_19) */
-	eor v16.16b, v16.16b, v19.16b /* hi_sum_acc_16 = xor(hi_18, hi_19) */
-	eor v0.16b, v0.16b, v16.16b /* hi_sum_acc_23 = xor(hi_sum_acc_15, hi_sum_acc_16) */
-	pmull2 v16.1q, v18.2d, v20.2d /* mid_38 = clmul(z_19_swap, h_19) */
-	pmull v18.1q, v18.1d, v20.1d /* mid_39 = clmul(z_19_swap, h_19) */
-	eor v16.16b, v16.16b, v18.16b /* mid_sum_acc_34 = xor(mid_38, mid_39) */
-	eor v16.16b, v17.16b, v16.16b /* mid_sum_acc_48 = xor(mid_sum_acc_33, mid_sum_acc_34) */
-	eor v3.16b, v3.16b, v16.16b /* mid_sum_acc_55 = xor(mid_sum_acc_47, mid_sum_acc_48) */
-	ldr q16, [x5, #320] /* x_20 = load() */
-	tbl v16.16b, {v16.16b}, v1.16b /* z_20 = lookup16(x_20, reverse16) */
-	ldr q17, [x4, #64] /* h_20 = load() */
-	pmull v18.1q, v16.1d, v17.1d /* lo_20 = clmul(z_20, h_20) */
-	tbl v19.16b, {v16.16b}, v4.16b /* z_20_swap = lookup16(z_20, swap_halves) */
-	pmull2 v16.1q, v16.2d, v17.2d /* hi_20 = clmul(z_20, h_20) */
-	pmull2 v20.1q, v19.2d, v17.2d /* mid_40 = clmul(z_20_swap, h_20) */
-	pmull v17.1q, v19.1d, v17.1d /* mid_41 = clmul(z_20_swap, h_20) */
-	eor v17.16b, v20.16b, v17.16b /* mid_sum_acc_35 = xor(mid_40, mid_41) */
-	ldr q19, [x5, #336] /* x_21 = load() */
-	tbl v19.16b, {v19.16b}, v1.16b /* z_21 = lookup16(x_21, reverse16) */
-	ldr q20, [x4, #80] /* h_21 = load() */
-	pmull v21.1q, v19.1d, v20.1d /* lo_21 = clmul(z_21, h_21) */
-	eor v18.16b, v18.16b, v21.16b /* lo_sum_acc_17 = xor(lo_20, lo_21) */
-	tbl v21.16b, {v19.16b}, v4.16b /* z_21_swap = lookup16(z_21, swap_halves) */
-	pmull2 v19.1q, v19.2d, v20.2d /* hi_21 = clmul(z_21, h_21) */
-	eor v16.16b, v16.16b, v19.16b /* hi_sum_acc_17 = xor(hi_20, hi_21) */
-	pmull2 v19.1q, v21.2d, v20.2d /* mid_42 = clmul(z_21_swap, h_21) */
-	pmull v20.1q, v21.1d, v20.1d /* mid_43 = clmul(z_21_swap, h_21) */
-	eor v19.16b, v19.16b, v20.16b /* mid_sum_acc_36 = xor(mid_42, mid_43) */
-	eor v17.16b, v17.16b, v19.16b /* mid_sum_acc_49 = xor(mid_sum_acc_35, mid_sum_acc_36) */
-	ldr q19, [x5, #352] /* x_22 = load() */
-	tbl v19.16b, {v19.16b}, v1.16b /* z_22 = lookup16(x_22, reverse16) */
-	ldr q20, [x4, #96] /* h_22 = load() */
-	pmull v21.1q, v19.1d, v20.1d /* lo_22 = clmul(z_22, h_22) */
-	tbl v22.16b, {v19.16b}, v4.16b /* z_22_swap = lookup16(z_22, swap_halves) */
-	pmull2 v19.1q, v19.2d, v20.2d /* hi_22 = clmul(z_22, h_22) */
-	pmull2 v23.1q, v22.2d, v20.2d /* mid_44 = clmul(z_22_swap, h_22) */
-	pmull v20.1q, v22.1d, v20.1d /* mid_45 = clmul(z_22_swap, h_22) */
-	eor v20.16b, v23.16b, v20.16b /* mid_sum_acc_37 = xor(mid_44, mid_45) */
-	ldr q22, [x5, #368] /* x_23 = load() */
-	tbl v22.16b, {v22.16b}, v1.16b /* z_23 = lookup16(x_23, reverse16) */
-	ldr q23, [x4, #112] /* h_23 = load() */
-	pmull v24.1q, v22.1d, v23.1d /* lo_23 = clmul(z_23, h_23) */
-	eor v21.16b, v21.16b, v24.16b /* lo_sum_acc_18 = xor(lo_22, lo_23) */
-	eor v18.16b, v18.16b, v21.16b /* lo_sum_acc_24 = xor(lo_sum_acc_17, lo_sum_acc_18) */
-	eor v7.16b, v7.16b, v18.16b /* lo_sum_acc_27 = xor(lo_sum_acc_23, lo_sum_acc_24) */
-	tbl v18.16b, {v22.16b}, v4.16b /* z_23_swap = lookup16(z_23, swap_halves) */
-	pmull2 v21.1q, v22.2d, v23.2d /* hi_23 = clmul(z_23, h_23) */
-	eor v19.16b, v19.16b, v21.16b /* hi_sum_acc_18 = xor(hi_22, hi_23) */
-	eor v16.16b, v16.16b, v19.16b /* hi_sum_acc_24 = xor(hi_sum_acc_17, hi_sum_acc_18) */
-	eor v0.16b, v0.16b, v16.16b /* hi_sum_acc_27 = xor(hi_sum_acc_23, hi_sum_acc_24) */
-	pmull2 v16.1q, v18.2d, v23.2d /* mid_46 = clmul(z_23_swap, h_23) */
-	pmull v18.1q, v18.1d, v23.1d /* mid_47 = clmul(z_23_swap, h_23) */
-	eor v16.16b, v16.16b, v18.16b /* mid_sum_acc_38 = xor(mid_46, mid_47) */
-	eor v16.16b, v20.16b, v16.16b /* mid_sum_acc_50 = xor(mid_sum_acc_37, mid_sum_acc_38) */
-	eor v16.16b, v17.16b, v16.16b /* mid_sum_acc_56 = xor(mid_sum_acc_49, mid_sum_acc_50) */
-	eor v3.16b, v3.16b, v16.16b /* mid_sum_acc_59 = xor(mid_sum_acc_55, mid_sum_acc_56) */
-	ldr q16, [x5, #384] /* x_24 = load() */
-	tbl v16.16b, {v16.16b}, v1.16b /* z_24 = lookup16(x_24, reverse16) */
-	ldr q17, [x4, #128] /* h_24 = load() */
-	pmull v18.1q, v16.1d, v17.1d /* lo_24 = clmul(z_24, h_24) */
-	tbl v19.16b, {v16.16b}, v4.16b /* z_24_swap = lookup16(z_24, swap_halves) */
-	pmull2 v16.1q, v16.2d, v17.2d /* hi_24 = clmul(z_24, h_24) */
-	pmull2 v20.1q, v19.2d, v17.2d /* mid_48 = clmul(z_24_swap, h_24) */
-	pmull v17.1q, v19.1d, v17.1d /* mid_49 = clmul(z_24_swap, h_24) */
-	eor v17.16b, v20.16b, v17.16b /* mid_sum_acc_39 = xor(mid_48, mid_49) */
-	ldr q19, [x5, #400] /* x_25 = load() */
-	tbl v19.16b, {v19.16b}, v1.16b /* z_25 = lookup16(x_25, reverse16) */
-	ldr q20, [x4, #144] /* h_25 = load() */
-	pmull v21.1q, v19.1d, v20.1d /* lo_25 = clmul(z_25, h_25) */
-	eor v18.16b, v18.16b, v21.16b /* lo_sum_acc_19 = xor(lo_24, lo_25) */
-	tbl v21.16b, {v19.16b}, v4.16b /* z_25_swap = lookup16(z_25, swap_halves) */
-	pmull2 v19.1q, v19.2d, v20.2d /* hi_25 = clmul(z_25, h_25) */
-	eor v16.16b, v16.16b, v19.16b /* hi_sum_acc_19 = xor(hi_24, hi_25) */
-	pmull2 v19.1q, v21.2d, v20.2d /* mid_50 = clmul(z_25_swap, h_25) */
-	pmull v20.1q, v21.1d, v20.1d /* mid_51 = clmul(z_25_swap, h_25) */
-	eor v19.16b, v19.16b, v20.16b /* mid_sum_acc_40 = xor(mid_50, mid_51) */
-	eor v17.16b, v17.16b, v19.16b /* mid_sum_acc_51 = xor(mid_sum_acc_39, mid_sum_acc_40) */
-	ldr q19, [x5, #416] /* x_26 = load() */
-	tbl v19.16b, {v19.16b}, v1.16b /* z_26 = lookup16(x_26, reverse16) */
-	ldr q20, [x4, #160] /* h_26 = load() */
-	pmull v21.1q, v19.1d, v20.1d /* lo_26 = clmul(z_26, h_26) */
-	tbl v22.16b, {v19.16b}, v4.16b /* z_26_swap = lookup16(z_26, swap_halves) */
-	pmull2 v19.1q, v19.2d, v20.2d /* hi_26 = clmul(z_26, h_26) */
-	pmull2 v23.1q, v22.2d, v20.2d /* mid_52 = clmul(z_26_swap, h_26) */
-	pmull v20.1q, v22.1d, v20.1d /* mid_53 = clmul(z_26_swap, h_26) */
-	eor v20.16b, v23.16b, v20.16b /* mid_sum_acc_41 = xor(mid_52, mid_53) */
-	ldr q22, [x5, #432] /* x_27 = load() */
-	tbl v22.16b, {v22.16b}, v1.16b /* z_27 = lookup16(x_27, reverse16) */
-	ldr q23, [x4, #176] /* h_27 = load() */
-	pmull v24.1q, v22.1d, v23.1d /* lo_27 = clmul(z_27, h_27) */
-	eor v21.16b, v21.16b, v24.16b /* lo_sum_acc_20 = xor(lo_26, lo_27) */
-	eor v18.16b, v18.16b, v21.16b /* lo_sum_acc_25 = xor(lo_sum_acc_19, lo_sum_acc_20) */
-	tbl v21.16b, {v22.16b}, v4.16b /* z_27_swap = lookup16(z_27, swap_halves) */
-	pmull2 v22.1q, v22.2d, v23.2d /* hi_27 = clmul(z_27, h_27) */
-	eor v19.16b, v19.16b, v22.16b /* hi_sum_acc_20 = xor(hi_26, hi_27) */
-	eor v16.16b, v16.16b, v19.16b /* hi_sum_acc_25 = xor(hi_sum_acc_19, hi_sum_acc_20) */
-	pmull2 v19.1q, v21.2d, v23.2d /* mid_54 = clmul(z_27_swap, h_27) */
-	pmull v21.1q, v21.1d, v23.1d /* mid_55 = clmul(z_27_swap, h_27) */
-	eor v19.16b, v19.16b, v21.16b /* mid_sum_acc_42 = xor(mid_54, mid_55) */
-	eor v19.16b, v20.16b, v19.16b /* mid_sum_acc_52 = xor(mid_sum_acc_41, mid_sum_acc_42) */
-	eor v17.16b, v17.16b, v19.16b /* mid_sum_acc_57 = xor(mid_sum_acc_51, mid_sum_acc_52) */
-	ldr q19, [x5, #448] /* x_28 = load() */
-	tbl v19.16b, {v19.16b}, v1.16b /* z_28 = lookup16(x_28, reverse16) */
-	ldr q20, [x4, #192] /* h_28 = load() */
-	pmull v21.1q, v19.1d, v20.1d /* lo_28 = clmul(z_28, h_28) */
-	tbl v22.16b, {v19.16b}, v4.16b /* z_28_swap = lookup16(z_28, swap_halves) */
-	pmull2 v19.1q, v19.2d, v20.2d /* hi_28 = clmul(z_28, h_28) */
-	pmull2 v23.1q, v22.2d, v20.2d /* mid_56 = clmul(z_28_swap, h_28) */
-	pmull v20.1q, v22.1d, v20.1d /* mid_57 = clmul(z_28_swap, h_28) */
-	eor v20.16b, v23.16b, v20.16b /* mid_sum_acc_43 = xor(mid_56, mid_57) */
-	ldr q22, [x5, #464] /* x_29 = load() */
-	tbl v22.16b, {v22.16b}, v1.16b /* z_29 = lookup16(x_29, reverse16) */
-	ldr q23, [x4, #208] /* h_29 = load() */
-	pmull v24.1q, v22.1d, v23.1d /* lo_29 = clmul(z_29, h_29) */
-	eor v21.16b, v21.16b, v24.16b /* lo_sum_acc_21 = xor(lo_28, lo_29) */
-	tbl v24.16b, {v22.16b}, v4.16b /* z_29_swap = lookup16(z_29, swap_halves) */
-	pmull2 v22.1q, v22.2d, v23.2d /* hi_29 = clmul(z_29, h_29) */
-	eor v19.16b, v19.16b, v22.16b /* hi_sum_acc_21 = xor(hi_28, hi_29) */
-	pmull2 v22.1q, v24.2d, v23.2d /* mid_58 = clmul(z_29_swap, h_29) */
-	pmull v23.1q, v24.1d, v23.1d /* mid_59 = clmul(z_29_swap, h_29) */
-	eor v22.16b, v22.16b, v23.16b /* mid_sum_acc_44 = xor(mid_58, mid_59) */
-	eor v20.16b, v20.16b, v22.16b /* mid_sum_acc_53 = xor(mid_sum_acc_43, mid_sum_acc_44) */
-	ldr q22, [x5, #480] /* x_30 = load() */
-	tbl v22.16b, {v22.16b}, v1.16b /* z_30 = lookup16(x_30, reverse16) */
-	ldr q23, [x4, #224] /* h_30 = load() */
-	pmull v24.1q, v22.1d, v23.1d /* lo_30 = clmul(z_30, h_30) */
-	tbl v25.16b, {v22.16b}, v4.16b /* z_30_swap = lookup16(z_30, swap_halves) */
-	pmull2 v22.1q, v22.2d, v23.2d /* hi_30 = clmul(z_30, h_30) */
-	pmull2 v26.1q, v25.2d, v23.2d /* mid_60 = clmul(z_30_swap, h_30) */
-	pmull v23.1q, v25.1d, v23.1d /* mid_61 = clmul(z_30_swap, h_30) */
-	eor v23.16b, v26.16b, v23.16b /* mid_sum_acc_45 = xor(mid_60, mid_61) */
-	ldr q25, [x5, #496] /* x_31 = load() */
-	tbl v25.16b, {v25.16b}, v1.16b /* z_31 = lookup16(x_31, reverse16) */
-	ldr q26, [x4, #240] /* h_31 = load() */
-	pmull v27.1q, v25.1d, v26.1d /* lo_31 = clmul(z_31, h_31) */
-	eor v24.16b, v24.16b, v27.16b /* lo_sum_acc_22 = xor(lo_30, lo_31) */
-	eor v21.16b, v21.16b, v24.16b /* lo_sum_acc_26 = xor(lo_sum_acc_21, lo_sum_acc_22) */
-	eor v18.16b, v18.16b, v21.16b /* lo_sum_acc_28 = xor(lo_sum_acc_25, lo_sum_acc_26) */
-	eor v7.16b, v7.16b, v18.16b /* lo_sum_acc_29 = xor(lo_sum_acc_27, lo_sum_acc_28) */
-	tbl v18.16b, {v25.16b}, v4.16b /* z_31_swap = lookup16(z_31, swap_halves) */
-	pmull2 v21.1q, v25.2d, v26.2d /* hi_31 = clmul(z_31, h_31) */
-	eor v21.16b, v22.16b, v21.16b /* hi_sum_acc_22 = xor(hi_30, hi_31) */
-	eor v19.16b, v19.16b, v21.16b /* hi_sum_acc_26 = xor(hi_sum_acc_21, hi_sum_acc_22) */
-	eor v16.16b, v16.16b, v19.16b /* hi_sum_acc_28 = xor(hi_sum_acc_25, hi_sum_acc_26) */
-	eor v0.16b, v0.16b, v16.16b /* hi_sum_acc_29 = xor(hi_sum_acc_27, hi_sum_acc_28) */
-	pmull2 v16.1q, v18.2d, v26.2d /* mid_62 = clmul(z_31_swap, h_31) */
-	pmull v18.1q, v18.1d, v26.1d /* mid_63 = clmul(z_31_swap, h_31) */
-	eor v16.16b, v16.16b, v18.16b /* mid_sum_acc_46 = xor(mid_62, mid_63) */
-	eor v16.16b, v23.16b, v16.16b /* mid_sum_acc_54 = xor(mid_sum_acc_45, mid_sum_acc_46) */
-	eor v16.16b, v20.16b, v16.16b /* mid_sum_acc_58 = xor(mid_sum_acc_53, mid_sum_acc_54) */
-	eor v16.16b, v17.16b, v16.16b /* mid_sum_acc_60 = xor(mid_sum_acc_57, mid_sum_acc_58) */
-	eor v3.16b, v3.16b, v16.16b /* mid_sum_acc_61 = xor(mid_sum_acc_59, mid_sum_acc_60) */
-	tbl v5.16b, {v3.16b}, v5.16b /* mid_lo_1 = lookup16(mid_sum_acc_61, half_up) */
-	eor v5.16b, v7.16b, v5.16b /* s_lo_1 = xor(lo_sum_acc_29, mid_lo_1) */
-	tbl v3.16b, {v3.16b}, v6.16b /* mid_hi_1 = lookup16(mid_sum_acc_61, half_down) */
-	eor v0.16b, v0.16b, v3.16b /* s_hi_1 = xor(hi_sum_acc_29, mid_hi_1) */
-	pmull v3.1q, v5.1d, v2.1d /* fold_lo_1 = clmul(s_lo_1, fold) */
-	tbl v3.16b, {v3.16b}, v4.16b /* fold_lo_sw_1 = lookup16(fold_lo_1, swap_halves) */
-	eor v3.16b, v5.16b, v3.16b /* v_1 = xor(s_lo_1, fold_lo_sw_1) */
-	pmull2 v2.1q, v3.2d, v2.2d /* fold_hi_1 = clmul(v_1, fold) */
-	eor v0.16b, v3.16b, v0.16b /* v_hi_1 = xor(v_1, s_hi_1) */
-	eor v0.16b, v0.16b, v2.16b /* reduced_1 = xor(v_hi_1, fold_hi_1) */
-	tbl v0.16b, {v0.16b}, v1.16b /* y_next = lookup16(reduced_1, reverse16) */
+	/* The sums and one reduction. */
+	eor v3.16b, v3.16b, v16.16b /* lo_sum_acc_15 = xor(lo_16, lo_17) */
+	tbl v16.16b, {v6.16b}, v4.16b /* z_17_swap = lookup16(z_17, swap_halves) */
+	pmull2 v6.1q, v6.2d, v7.2d /* hi_17 = clmul(z_17, h_17) */
+	eor v0.16b, v0.16b, v6.16b /* hi_sum_acc_15 = xor(hi_16, hi_17) */
+	pmull2 v6.1q, v16.2d, v7.2d /* mid_34 = clmul(z_17_swap, h_17) */
+	pmull v7.1q, v16.1d, v7.1d /* mid_35 = clmul(z_17_swap, h_17) */
+	eor v6.16b, v6.16b, v7.16b /* mid_sum_acc_32 = xor(mid_34, mid_35) */
+	eor v1.16b, v1.16b, v6.16b /* mid_sum_acc_47 = xor(mid_sum_acc_31, mid_sum_acc_32) */
+	ldr q6, [x5, #288] /* x_18 = load() */
+	tbl v6.16b, {v6.16b}, v2.16b /* z_18 = lookup16(x_18, reverse16) */
+	ldr q7, [x4, #32] /* h_18 = load() */
+	pmull v16.1q, v6.1d, v7.1d /* lo_18 = clmul(z_18, h_18) */
+	tbl v17.16b, {v6.16b}, v4.16b /* z_18_swap = lookup16(z_18, swap_halves) */
+	pmull2 v6.1q, v6.2d, v7.2d /* hi_18 = clmul(z_18, h_18) */
+	pmull2 v18.1q, v17.2d, v7.2d /* mid_36 = clmul(z_18_swap, h_18) */
+	pmull v7.1q, v17.1d, v7.1d /* mid_37 = clmul(z_18_swap, h_18) */
+	eor v7.16b, v18.16b, v7.16b /* mid_sum_acc_33 = xor(mid_36, mid_37) */
+	ldr q17, [x5, #304] /* x_19 = load() */
+	tbl v17.16b, {v17.16b}, v2.16b /* z_19 = lookup16(x_19, reverse16) */
+	ldr q18, [x4, #48] /* h_19 = load() */
+	pmull v19.1q, v17.1d, v18.1d /* lo_19 = clmul(z_19, h_19) */
+	eor v16.16b, v16.16b, v19.16b /* lo_sum_acc_16 = xor(lo_18, lo_19) */
+	eor v3.16b, v3.16b, v16.16b /* lo_sum_acc_23 = xor(lo_sum_acc_15, lo_sum_acc_16) */
+	tbl v16.16b, {v17.16b}, v4.16b /* z_19_swap = lookup16(z_19, swap_halves) */
+	pmull2 v17.1q, v17.2d, v18.2d /* hi_19 = clmul(z_19, h_19) */
+	eor v6.16b, v6.16b, v17.16b /* hi_sum_acc_16 = xor(hi_18, hi_19) */
+	eor v0.16b, v0.16b, v6.16b /* hi_sum_acc_23 = xor(hi_sum_acc_15, hi_sum_acc_16) */
+	pmull2 v6.1q, v16.2d, v18.2d /* mid_38 = clmul(z_19_swap, h_19) */
+	pmull v16.1q, v16.1d, v18.1d /* mid_39 = clmul(z_19_swap, h_19) */
+	eor v6.16b, v6.16b, v16.16b /* mid_sum_acc_34 = xor(mid_38, mid_39) */
+	eor v6.16b, v7.16b, v6.16b /* mid_sum_acc_48 = xor(mid_sum_acc_33, mid_sum_acc_34) */
+	eor v1.16b, v1.16b, v6.16b /* mid_sum_acc_55 = xor(mid_sum_acc_47, mid_sum_acc_48) */
+	ldr q6, [x5, #320] /* x_20 = load() */
+	tbl v6.16b, {v6.16b}, v2.16b /* z_20 = lookup16(x_20, reverse16) */
+	ldr q7, [x4, #64] /* h_20 = load() */
+	pmull v16.1q, v6.1d, v7.1d /* lo_20 = clmul(z_20, h_20) */
+	tbl v17.16b, {v6.16b}, v4.16b /* z_20_swap = lookup16(z_20, swap_halves) */
+	pmull2 v6.1q, v6.2d, v7.2d /* hi_20 = clmul(z_20, h_20) */
+	pmull2 v18.1q, v17.2d, v7.2d /* mid_40 = clmul(z_20_swap, h_20) */
+	pmull v7.1q, v17.1d, v7.1d /* mid_41 = clmul(z_20_swap, h_20) */
+	eor v7.16b, v18.16b, v7.16b /* mid_sum_acc_35 = xor(mid_40, mid_41) */
+	ldr q17, [x5, #336] /* x_21 = load() */
+	tbl v17.16b, {v17.16b}, v2.16b /* z_21 = lookup16(x_21, reverse16) */
+	ldr q18, [x4, #80] /* h_21 = load() */
+	pmull v19.1q, v17.1d, v18.1d /* lo_21 = clmul(z_21, h_21) */
+	eor v16.16b, v16.16b, v19.16b /* lo_sum_acc_17 = xor(lo_20, lo_21) */
+	tbl v19.16b, {v17.16b}, v4.16b /* z_21_swap = lookup16(z_21, swap_halves) */
+	pmull2 v17.1q, v17.2d, v18.2d /* hi_21 = clmul(z_21, h_21) */
+	eor v6.16b, v6.16b, v17.16b /* hi_sum_acc_17 = xor(hi_20, hi_21) */
+	pmull2 v17.1q, v19.2d, v18.2d /* mid_42 = clmul(z_21_swap, h_21) */
+	pmull v18.1q, v19.1d, v18.1d /* mid_43 = clmul(z_21_swap, h_21) */
+	eor v17.16b, v17.16b, v18.16b /* mid_sum_acc_36 = xor(mid_42, mid_43) */
+	eor v7.16b, v7.16b, v17.16b /* mid_sum_acc_49 = xor(mid_sum_acc_35, mid_sum_acc_36) */
+	ldr q17, [x5, #352] /* x_22 = load() */
+	tbl v17.16b, {v17.16b}, v2.16b /* z_22 = lookup16(x_22, reverse16) */
+	ldr q18, [x4, #96] /* h_22 = load() */
+	pmull v19.1q, v17.1d, v18.1d /* lo_22 = clmul(z_22, h_22) */
+	tbl v20.16b, {v17.16b}, v4.16b /* z_22_swap = lookup16(z_22, swap_halves) */
+	pmull2 v17.1q, v17.2d, v18.2d /* hi_22 = clmul(z_22, h_22) */
+	pmull2 v21.1q, v20.2d, v18.2d /* mid_44 = clmul(z_22_swap, h_22) */
+	pmull v18.1q, v20.1d, v18.1d /* mid_45 = clmul(z_22_swap, h_22) */
+	eor v18.16b, v21.16b, v18.16b /* mid_sum_acc_37 = xor(mid_44, mid_45) */
+	ldr q20, [x5, #368] /* x_23 = load() */
+	tbl v20.16b, {v20.16b}, v2.16b /* z_23 = lookup16(x_23, reverse16) */
+	ldr q21, [x4, #112] /* h_23 = load() */
+	pmull v22.1q, v20.1d, v21.1d /* lo_23 = clmul(z_23, h_23) */
+	eor v19.16b, v19.16b, v22.16b /* lo_sum_acc_18 = xor(lo_22, lo_23) */
+	eor v16.16b, v16.16b, v19.16b /* lo_sum_acc_24 = xor(lo_sum_acc_17, lo_sum_acc_18) */
+	eor v3.16b, v3.16b, v16.16b /* lo_sum_acc_27 = xor(lo_sum_acc_23, lo_sum_acc_24) */
+	tbl v16.16b, {v20.16b}, v4.16b /* z_23_swap = lookup16(z_23, swap_halves) */
+	pmull2 v19.1q, v20.2d, v21.2d /* hi_23 = clmul(z_23, h_23) */
+	eor v17.16b, v17.16b, v19.16b /* hi_sum_acc_18 = xor(hi_22, hi_23) */
+	eor v6.16b, v6.16b, v17.16b /* hi_sum_acc_24 = xor(hi_sum_acc_17, hi_sum_acc_18) */
+	eor v0.16b, v0.16b, v6.16b /* hi_sum_acc_27 = xor(hi_sum_acc_23, hi_sum_acc_24) */
+	pmull2 v6.1q, v16.2d, v21.2d /* mid_46 = clmul(z_23_swap, h_23) */
+	pmull v16.1q, v16.1d, v21.1d /* mid_47 = clmul(z_23_swap, h_23) */
+	eor v6.16b, v6.16b, v16.16b /* mid_sum_acc_38 = xor(mid_46, mid_47) */
+	eor v6.16b, v18.16b, v6.16b /* mid_sum_acc_50 = xor(mid_sum_acc_37, mid_sum_acc_38) */
+	eor v6.16b, v7.16b, v6.16b /* mid_sum_acc_56 = xor(mid_sum_acc_49, mid_sum_acc_50) */
+	eor v1.16b, v1.16b, v6.16b /* mid_sum_acc_59 = xor(mid_sum_acc_55, mid_sum_acc_56) */
+	ldr q6, [x5, #384] /* x_24 = load() */
+	tbl v6.16b, {v6.16b}, v2.16b /* z_24 = lookup16(x_24, reverse16) */
+	ldr q7, [x4, #128] /* h_24 = load() */
+	pmull v16.1q, v6.1d, v7.1d /* lo_24 = clmul(z_24, h_24) */
+	tbl v17.16b, {v6.16b}, v4.16b /* z_24_swap = lookup16(z_24, swap_halves) */
+	pmull2 v6.1q, v6.2d, v7.2d /* hi_24 = clmul(z_24, h_24) */
+	pmull2 v18.1q, v17.2d, v7.2d /* mid_48 = clmul(z_24_swap, h_24) */
+	pmull v7.1q, v17.1d, v7.1d /* mid_49 = clmul(z_24_swap, h_24) */
+	eor v7.16b, v18.16b, v7.16b /* mid_sum_acc_39 = xor(mid_48, mid_49) */
+	ldr q17, [x5, #400] /* x_25 = load() */
+	tbl v17.16b, {v17.16b}, v2.16b /* z_25 = lookup16(x_25, reverse16) */
+	ldr q18, [x4, #144] /* h_25 = load() */
+	pmull v19.1q, v17.1d, v18.1d /* lo_25 = clmul(z_25, h_25) */
+	eor v16.16b, v16.16b, v19.16b /* lo_sum_acc_19 = xor(lo_24, lo_25) */
+	tbl v19.16b, {v17.16b}, v4.16b /* z_25_swap = lookup16(z_25, swap_halves) */
+	pmull2 v17.1q, v17.2d, v18.2d /* hi_25 = clmul(z_25, h_25) */
+	eor v6.16b, v6.16b, v17.16b /* hi_sum_acc_19 = xor(hi_24, hi_25) */
+	pmull2 v17.1q, v19.2d, v18.2d /* mid_50 = clmul(z_25_swap, h_25) */
+	pmull v18.1q, v19.1d, v18.1d /* mid_51 = clmul(z_25_swap, h_25) */
+	eor v17.16b, v17.16b, v18.16b /* mid_sum_acc_40 = xor(mid_50, mid_51) */
+	eor v7.16b, v7.16b, v17.16b /* mid_sum_acc_51 = xor(mid_sum_acc_39, mid_sum_acc_40) */
+	ldr q17, [x5, #416] /* x_26 = load() */
+	tbl v17.16b, {v17.16b}, v2.16b /* z_26 = lookup16(x_26, reverse16) */
+	ldr q18, [x4, #160] /* h_26 = load() */
+	pmull v19.1q, v17.1d, v18.1d /* lo_26 = clmul(z_26, h_26) */
+	tbl v20.16b, {v17.16b}, v4.16b /* z_26_swap = lookup16(z_26, swap_halves) */
+	pmull2 v17.1q, v17.2d, v18.2d /* hi_26 = clmul(z_26, h_26) */
+	pmull2 v21.1q, v20.2d, v18.2d /* mid_52 = clmul(z_26_swap, h_26) */
+	pmull v18.1q, v20.1d, v18.1d /* mid_53 = clmul(z_26_swap, h_26) */
+	eor v18.16b, v21.16b, v18.16b /* mid_sum_acc_41 = xor(mid_52, mid_53) */
+	ldr q20, [x5, #432] /* x_27 = load() */
+	tbl v20.16b, {v20.16b}, v2.16b /* z_27 = lookup16(x_27, reverse16) */
+	ldr q21, [x4, #176] /* h_27 = load() */
+	pmull v22.1q, v20.1d, v21.1d /* lo_27 = clmul(z_27, h_27) */
+	eor v19.16b, v19.16b, v22.16b /* lo_sum_acc_20 = xor(lo_26, lo_27) */
+	eor v16.16b, v16.16b, v19.16b /* lo_sum_acc_25 = xor(lo_sum_acc_19, lo_sum_acc_20) */
+	tbl v19.16b, {v20.16b}, v4.16b /* z_27_swap = lookup16(z_27, swap_halves) */
+	pmull2 v20.1q, v20.2d, v21.2d /* hi_27 = clmul(z_27, h_27) */
+	eor v17.16b, v17.16b, v20.16b /* hi_sum_acc_20 = xor(hi_26, hi_27) */
+	eor v6.16b, v6.16b, v17.16b /* hi_sum_acc_25 = xor(hi_sum_acc_19, hi_sum_acc_20) */
+	pmull2 v17.1q, v19.2d, v21.2d /* mid_54 = clmul(z_27_swap, h_27) */
+	pmull v19.1q, v19.1d, v21.1d /* mid_55 = clmul(z_27_swap, h_27) */
+	eor v17.16b, v17.16b, v19.16b /* mid_sum_acc_42 = xor(mid_54, mid_55) */
+	eor v17.16b, v18.16b, v17.16b /* mid_sum_acc_52 = xor(mid_sum_acc_41, mid_sum_acc_42) */
+	eor v7.16b, v7.16b, v17.16b /* mid_sum_acc_57 = xor(mid_sum_acc_51, mid_sum_acc_52) */
+	ldr q17, [x5, #448] /* x_28 = load() */
+	tbl v17.16b, {v17.16b}, v2.16b /* z_28 = lookup16(x_28, reverse16) */
+	ldr q18, [x4, #192] /* h_28 = load() */
+	pmull v19.1q, v17.1d, v18.1d /* lo_28 = clmul(z_28, h_28) */
+	tbl v20.16b, {v17.16b}, v4.16b /* z_28_swap = lookup16(z_28, swap_halves) */
+	pmull2 v17.1q, v17.2d, v18.2d /* hi_28 = clmul(z_28, h_28) */
+	pmull2 v21.1q, v20.2d, v18.2d /* mid_56 = clmul(z_28_swap, h_28) */
+	pmull v18.1q, v20.1d, v18.1d /* mid_57 = clmul(z_28_swap, h_28) */
+	eor v18.16b, v21.16b, v18.16b /* mid_sum_acc_43 = xor(mid_56, mid_57) */
+	ldr q20, [x5, #464] /* x_29 = load() */
+	tbl v20.16b, {v20.16b}, v2.16b /* z_29 = lookup16(x_29, reverse16) */
+	ldr q21, [x4, #208] /* h_29 = load() */
+	pmull v22.1q, v20.1d, v21.1d /* lo_29 = clmul(z_29, h_29) */
+	eor v19.16b, v19.16b, v22.16b /* lo_sum_acc_21 = xor(lo_28, lo_29) */
+	tbl v22.16b, {v20.16b}, v4.16b /* z_29_swap = lookup16(z_29, swap_halves) */
+	pmull2 v20.1q, v20.2d, v21.2d /* hi_29 = clmul(z_29, h_29) */
+	eor v17.16b, v17.16b, v20.16b /* hi_sum_acc_21 = xor(hi_28, hi_29) */
+	pmull2 v20.1q, v22.2d, v21.2d /* mid_58 = clmul(z_29_swap, h_29) */
+	pmull v21.1q, v22.1d, v21.1d /* mid_59 = clmul(z_29_swap, h_29) */
+	eor v20.16b, v20.16b, v21.16b /* mid_sum_acc_44 = xor(mid_58, mid_59) */
+	eor v18.16b, v18.16b, v20.16b /* mid_sum_acc_53 = xor(mid_sum_acc_43, mid_sum_acc_44) */
+	ldr q20, [x5, #480] /* x_30 = load() */
+	tbl v20.16b, {v20.16b}, v2.16b /* z_30 = lookup16(x_30, reverse16) */
+	ldr q21, [x4, #224] /* h_30 = load() */
+	pmull v22.1q, v20.1d, v21.1d /* lo_30 = clmul(z_30, h_30) */
+	tbl v23.16b, {v20.16b}, v4.16b /* z_30_swap = lookup16(z_30, swap_halves) */
+	pmull2 v20.1q, v20.2d, v21.2d /* hi_30 = clmul(z_30, h_30) */
+	pmull2 v24.1q, v23.2d, v21.2d /* mid_60 = clmul(z_30_swap, h_30) */
+	pmull v21.1q, v23.1d, v21.1d /* mid_61 = clmul(z_30_swap, h_30) */
+	eor v21.16b, v24.16b, v21.16b /* mid_sum_acc_45 = xor(mid_60, mid_61) */
+	ldr q23, [x5, #496] /* x_31 = load() */
+	tbl v2.16b, {v23.16b}, v2.16b /* z_31 = lookup16(x_31, reverse16) */
+	ldr q23, [x4, #240] /* h_31 = load() */
+	pmull v24.1q, v2.1d, v23.1d /* lo_31 = clmul(z_31, h_31) */
+	eor v22.16b, v22.16b, v24.16b /* lo_sum_acc_22 = xor(lo_30, lo_31) */
+	eor v19.16b, v19.16b, v22.16b /* lo_sum_acc_26 = xor(lo_sum_acc_21, lo_sum_acc_22) */
+	eor v16.16b, v16.16b, v19.16b /* lo_sum_acc_28 = xor(lo_sum_acc_25, lo_sum_acc_26) */
+	eor v3.16b, v3.16b, v16.16b /* lo_sum_acc_29 = xor(lo_sum_acc_27, lo_sum_acc_28) */
+	tbl v16.16b, {v2.16b}, v4.16b /* z_31_swap = lookup16(z_31, swap_halves) */
+	pmull2 v2.1q, v2.2d, v23.2d /* hi_31 = clmul(z_31, h_31) */
+	eor v2.16b, v20.16b, v2.16b /* hi_sum_acc_22 = xor(hi_30, hi_31) */
+	eor v2.16b, v17.16b, v2.16b /* hi_sum_acc_26 = xor(hi_sum_acc_21, hi_sum_acc_22) */
+	eor v2.16b, v6.16b, v2.16b /* hi_sum_acc_28 = xor(hi_sum_acc_25, hi_sum_acc_26) */
+	eor v0.16b, v0.16b, v2.16b /* hi_sum_acc_29 = xor(hi_sum_acc_27, hi_sum_acc_28) */
+	pmull2 v2.1q, v16.2d, v23.2d /* mid_62 = clmul(z_31_swap, h_31) */
+	pmull v6.1q, v16.1d, v23.1d /* mid_63 = clmul(z_31_swap, h_31) */
+	eor v2.16b, v2.16b, v6.16b /* mid_sum_acc_46 = xor(mid_62, mid_63) */
+	eor v2.16b, v21.16b, v2.16b /* mid_sum_acc_54 = xor(mid_sum_acc_45, mid_sum_acc_46) */
+	eor v2.16b, v18.16b, v2.16b /* mid_sum_acc_58 = xor(mid_sum_acc_53, mid_sum_acc_54) */
+	eor v2.16b, v7.16b, v2.16b /* mid_sum_acc_60 = xor(mid_sum_acc_57, mid_sum_acc_58) */
+	eor v1.16b, v1.16b, v2.16b /* mid_sum_acc_61 = xor(mid_sum_acc_59, mid_sum_acc_60) */
+	pmull v2.1q, v3.1d, v5.1d /* fold_lo_1 = clmul(lo_sum_acc_29, fold) */
+	eor v1.16b, v2.16b, v1.16b /* fold_mid_1 = xor(fold_lo_1, mid_sum_acc_61) */
+	tbl v1.16b, {v1.16b}, v4.16b /* fold_mid_sw_1 = lookup16(fold_mid_1, swap_halves) */
+	eor v1.16b, v3.16b, v1.16b /* w_1 = xor(lo_sum_acc_29, fold_mid_sw_1) */
+	pmull2 v2.1q, v1.2d, v5.2d /* fold_hi_1 = clmul(w_1, fold) */
+	eor v0.16b, v1.16b, v0.16b /* w_hi_1 = xor(w_1, hi_sum_acc_29) */
+	eor v0.16b, v0.16b, v2.16b /* reduced_1 = xor(w_hi_1, fold_hi_1) */
 	ldr q1, [x1] /* ctr_low = bcast128() */
 	ushr v2.8h, v1.8h, #8 /* ctr_last = shr(ctr_low) */
 	adrp x17, .Lsm4_wordslice_neon_aes_asm_9_all_but_last
 	ldr q3, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_9_all_but_last] /* all_but_last = const() */
 	and v1.16b, v1.16b, v3.16b /* ctr_v_open = and(ctr_low, all_but_last) */
+	rev32 v1.16b, v1.16b /* ctr_v_ordered = rev(ctr_v_open) */
 	add x17, x1, #32
 	ld1r {v4.16b}, [x17] /* ctr_first = bcast8() */
 	adrp x17, .Lsm4_wordslice_neon_aes_asm_9_byte_14
 	ldr q5, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_9_byte_14] /* byte_14 = const() */
 	and v4.16b, v4.16b, v5.16b /* ctr_j0 = and(ctr_first, byte_14) */
+	add v2.8h, v2.8h, v4.8h /* ctr_base = add(ctr_last, ctr_j0) */
 
 	/* Load 32 blocks (8 groups), big-endian words to native, transpose 4x4 words. */
 	adrp x17, .Lsm4_wordslice_neon_aes_asm_9_block_k
-	ldr q5, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_9_block_k] /* block_k = const() */
-	add v5.16b, v5.16b, v4.16b /* ctr_j = add(block_k, ctr_j0) */
-	add v5.8h, v2.8h, v5.8h /* ctr_sum = add(ctr_last, ctr_j) */
+	ldr q4, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_9_block_k] /* block_k = const() */
+	add v4.8h, v2.8h, v4.8h /* ctr_sum = add(ctr_base, block_k) */
 	adrp x17, .Lsm4_wordslice_neon_aes_asm_9_block_k_1
-	ldr q6, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_9_block_k_1] /* block_k_1 = const() */
-	add v6.16b, v6.16b, v4.16b /* ctr_j_1 = add(block_k_1, ctr_j0) */
-	add v6.8h, v2.8h, v6.8h /* ctr_sum_1 = add(ctr_last, ctr_j_1) */
+	ldr q5, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_9_block_k_1] /* block_k_1 = const() */
+	add v5.8h, v2.8h, v5.8h /* ctr_sum_1 = add(ctr_base, block_k_1) */
 	adrp x17, .Lsm4_wordslice_neon_aes_asm_9_block_k_2
-	ldr q7, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_9_block_k_2] /* block_k_2 = const() */
-	add v7.16b, v7.16b, v4.16b /* ctr_j_2 = add(block_k_2, ctr_j0) */
-	add v7.8h, v2.8h, v7.8h /* ctr_sum_2 = add(ctr_last, ctr_j_2) */
+	ldr q6, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_9_block_k_2] /* block_k_2 = const() */
+	add v6.8h, v2.8h, v6.8h /* ctr_sum_2 = add(ctr_base, block_k_2) */
 	adrp x17, .Lsm4_wordslice_neon_aes_asm_9_block_k_3
-	ldr q16, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_9_block_k_3] /* block_k_3 = const() */
-	add v16.16b, v16.16b, v4.16b /* ctr_j_3 = add(block_k_3, ctr_j0) */
-	add v16.8h, v2.8h, v16.8h /* ctr_sum_3 = add(ctr_last, ctr_j_3) */
+	ldr q7, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_9_block_k_3] /* block_k_3 = const() */
+	add v7.8h, v2.8h, v7.8h /* ctr_sum_3 = add(ctr_base, block_k_3) */
 	adrp x17, .Lsm4_wordslice_neon_aes_asm_9_block_k_4
-	ldr q17, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_9_block_k_4] /* block_k_4 = const() */
-	add v17.16b, v17.16b, v4.16b /* ctr_j_4 = add(block_k_4, ctr_j0) */
-	add v17.8h, v2.8h, v17.8h /* ctr_sum_4 = add(ctr_last, ctr_j_4) */
+	ldr q16, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_9_block_k_4] /* block_k_4 = const() */
+	add v16.8h, v2.8h, v16.8h /* ctr_sum_4 = add(ctr_base, block_k_4) */
 	adrp x17, .Lsm4_wordslice_neon_aes_asm_9_block_k_5
-	ldr q18, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_9_block_k_5] /* block_k_5 = const() */
-	add v18.16b, v18.16b, v4.16b /* ctr_j_5 = add(block_k_5, ctr_j0) */
-	add v18.8h, v2.8h, v18.8h /* ctr_sum_5 = add(ctr_last, ctr_j_5) */
+	ldr q17, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_9_block_k_5] /* block_k_5 = const() */
+	add v17.8h, v2.8h, v17.8h /* ctr_sum_5 = add(ctr_base, block_k_5) */
 	adrp x17, .Lsm4_wordslice_neon_aes_asm_9_block_k_6
-	ldr q19, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_9_block_k_6] /* block_k_6 = const() */
-	add v19.16b, v19.16b, v4.16b /* ctr_j_6 = add(block_k_6, ctr_j0) */
-	add v19.8h, v2.8h, v19.8h /* ctr_sum_6 = add(ctr_last, ctr_j_6) */
+	ldr q18, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_9_block_k_6] /* block_k_6 = const() */
+	add v18.8h, v2.8h, v18.8h /* ctr_sum_6 = add(ctr_base, block_k_6) */
 	adrp x17, .Lsm4_wordslice_neon_aes_asm_9_block_k_7
-	ldr q20, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_9_block_k_7] /* block_k_7 = const() */
-	add v20.16b, v20.16b, v4.16b /* ctr_j_7 = add(block_k_7, ctr_j0) */
-	add v20.8h, v2.8h, v20.8h /* ctr_sum_7 = add(ctr_last, ctr_j_7) */
+	ldr q19, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_9_block_k_7] /* block_k_7 = const() */
+	add v19.8h, v2.8h, v19.8h /* ctr_sum_7 = add(ctr_base, block_k_7) */
 	adrp x17, .Lsm4_wordslice_neon_aes_asm_9_block_k_8
-	ldr q21, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_9_block_k_8] /* block_k_8 = const() */
-	add v21.16b, v21.16b, v4.16b /* ctr_j_8 = add(block_k_8, ctr_j0) */
-	add v21.8h, v2.8h, v21.8h /* ctr_sum_8 = add(ctr_last, ctr_j_8) */
+	ldr q20, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_9_block_k_8] /* block_k_8 = const() */
+	add v20.8h, v2.8h, v20.8h /* ctr_sum_8 = add(ctr_base, block_k_8) */
 	adrp x17, .Lsm4_wordslice_neon_aes_asm_9_block_k_9
-	ldr q22, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_9_block_k_9] /* block_k_9 = const() */
-	add v22.16b, v22.16b, v4.16b /* ctr_j_9 = add(block_k_9, ctr_j0) */
-	add v22.8h, v2.8h, v22.8h /* ctr_sum_9 = add(ctr_last, ctr_j_9) */
+	ldr q21, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_9_block_k_9] /* block_k_9 = const() */
+	add v21.8h, v2.8h, v21.8h /* ctr_sum_9 = add(ctr_base, block_k_9) */
 	adrp x17, .Lsm4_wordslice_neon_aes_asm_9_block_k_10
-	ldr q23, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_9_block_k_10] /* block_k_10 = const() */
-	add v23.16b, v23.16b, v4.16b /* ctr_j_10 = add(block_k_10, ctr_j0) */
-	add v23.8h, v2.8h, v23.8h /* ctr_sum_10 = add(ctr_last, ctr_j_10) */
+	ldr q22, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_9_block_k_10] /* block_k_10 = const() */
+	add v22.8h, v2.8h, v22.8h /* ctr_sum_10 = add(ctr_base, block_k_10) */
 	adrp x17, .Lsm4_wordslice_neon_aes_asm_9_block_k_11
-	ldr q24, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_9_block_k_11] /* block_k_11 = const() */
-	add v24.16b, v24.16b, v4.16b /* ctr_j_11 = add(block_k_11, ctr_j0) */
-	add v24.8h, v2.8h, v24.8h /* ctr_sum_11 = add(ctr_last, ctr_j_11) */
+	ldr q23, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_9_block_k_11] /* block_k_11 = const() */
+	add v23.8h, v2.8h, v23.8h /* ctr_sum_11 = add(ctr_base, block_k_11) */
 	adrp x17, .Lsm4_wordslice_neon_aes_asm_9_block_k_12
-	ldr q25, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_9_block_k_12] /* block_k_12 = const() */
-	add v25.16b, v25.16b, v4.16b /* ctr_j_12 = add(block_k_12, ctr_j0) */
-	add v25.8h, v2.8h, v25.8h /* ctr_sum_12 = add(ctr_last, ctr_j_12) */
+	ldr q24, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_9_block_k_12] /* block_k_12 = const() */
+	add v24.8h, v2.8h, v24.8h /* ctr_sum_12 = add(ctr_base, block_k_12) */
 	adrp x17, .Lsm4_wordslice_neon_aes_asm_9_block_k_13
-	ldr q26, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_9_block_k_13] /* block_k_13 = const() */
-	add v26.16b, v26.16b, v4.16b /* ctr_j_13 = add(block_k_13, ctr_j0) */
-	add v26.8h, v2.8h, v26.8h /* ctr_sum_13 = add(ctr_last, ctr_j_13) */
+	ldr q25, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_9_block_k_13] /* block_k_13 = const() */
+	add v25.8h, v2.8h, v25.8h /* ctr_sum_13 = add(ctr_base, block_k_13) */
 	adrp x17, .Lsm4_wordslice_neon_aes_asm_9_block_k_14
-	ldr q27, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_9_block_k_14] /* block_k_14 = const() */
-	add v27.16b, v27.16b, v4.16b /* ctr_j_14 = add(block_k_14, ctr_j0) */
-	add v27.8h, v2.8h, v27.8h /* ctr_sum_14 = add(ctr_last, ctr_j_14) */
+	ldr q26, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_9_block_k_14] /* block_k_14 = const() */
+	add v26.8h, v2.8h, v26.8h /* ctr_sum_14 = add(ctr_base, block_k_14) */
 	adrp x17, .Lsm4_wordslice_neon_aes_asm_9_block_k_15
-	ldr q28, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_9_block_k_15] /* block_k_15 = const() */
-	add v28.16b, v28.16b, v4.16b /* ctr_j_15 = add(block_k_15, ctr_j0) */
-	add v28.8h, v2.8h, v28.8h /* ctr_sum_15 = add(ctr_last, ctr_j_15) */
+	ldr q27, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_9_block_k_15] /* block_k_15 = const() */
+	add v27.8h, v2.8h, v27.8h /* ctr_sum_15 = add(ctr_base, block_k_15) */
 	adrp x17, .Lsm4_wordslice_neon_aes_asm_9_block_k_16
-	ldr q29, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_9_block_k_16] /* block_k_16 = const() */
-	add v29.16b, v29.16b, v4.16b /* ctr_j_16 = add(block_k_16, ctr_j0) */
-	add v29.8h, v2.8h, v29.8h /* ctr_sum_16 = add(ctr_last, ctr_j_16) */
+	ldr q28, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_9_block_k_16] /* block_k_16 = const() */
+	add v28.8h, v2.8h, v28.8h /* ctr_sum_16 = add(ctr_base, block_k_16) */
 	adrp x17, .Lsm4_wordslice_neon_aes_asm_9_block_k_17
-	ldr q30, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_9_block_k_17] /* block_k_17 = const() */
-	add v30.16b, v30.16b, v4.16b /* ctr_j_17 = add(block_k_17, ctr_j0) */
-	add v30.8h, v2.8h, v30.8h /* ctr_sum_17 = add(ctr_last, ctr_j_17) */
+	ldr q29, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_9_block_k_17] /* block_k_17 = const() */
+	add v29.8h, v2.8h, v29.8h /* ctr_sum_17 = add(ctr_base, block_k_17) */
 	adrp x17, .Lsm4_wordslice_neon_aes_asm_9_block_k_18
-	ldr q31, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_9_block_k_18] /* block_k_18 = const() */
-	add v31.16b, v31.16b, v4.16b /* ctr_j_18 = add(block_k_18, ctr_j0) */
-	add v31.8h, v2.8h, v31.8h /* ctr_sum_18 = add(ctr_last, ctr_j_18) */
+	ldr q30, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_9_block_k_18] /* block_k_18 = const() */
+	add v30.8h, v2.8h, v30.8h /* ctr_sum_18 = add(ctr_base, block_k_18) */
 	adrp x17, .Lsm4_wordslice_neon_aes_asm_9_block_k_19
-	ldr q8, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_9_block_k_19] /* block_k_19 = const() */
-	add v8.16b, v8.16b, v4.16b /* ctr_j_19 = add(block_k_19, ctr_j0) */
-	add v8.8h, v2.8h, v8.8h /* ctr_sum_19 = add(ctr_last, ctr_j_19) */
+	ldr q31, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_9_block_k_19] /* block_k_19 = const() */
+	add v31.8h, v2.8h, v31.8h /* ctr_sum_19 = add(ctr_base, block_k_19) */
 	adrp x17, .Lsm4_wordslice_neon_aes_asm_9_block_k_20
-	ldr q9, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_9_block_k_20] /* block_k_20 = const() */
-	add v9.16b, v9.16b, v4.16b /* ctr_j_20 = add(block_k_20, ctr_j0) */
-	add v9.8h, v2.8h, v9.8h /* ctr_sum_20 = add(ctr_last, ctr_j_20) */
+	ldr q8, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_9_block_k_20] /* block_k_20 = const() */
+	add v8.8h, v2.8h, v8.8h /* ctr_sum_20 = add(ctr_base, block_k_20) */
 	adrp x17, .Lsm4_wordslice_neon_aes_asm_9_block_k_21
-	ldr q10, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_9_block_k_21] /* block_k_21 = const() */
-	add v10.16b, v10.16b, v4.16b /* ctr_j_21 = add(block_k_21, ctr_j0) */
-	add v10.8h, v2.8h, v10.8h /* ctr_sum_21 = add(ctr_last, ctr_j_21) */
+	ldr q9, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_9_block_k_21] /* block_k_21 = const() */
+	add v9.8h, v2.8h, v9.8h /* ctr_sum_21 = add(ctr_base, block_k_21) */
 	adrp x17, .Lsm4_wordslice_neon_aes_asm_9_block_k_22
-	ldr q11, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_9_block_k_22] /* block_k_22 = const() */
-	add v11.16b, v11.16b, v4.16b /* ctr_j_22 = add(block_k_22, ctr_j0) */
-	add v11.8h, v2.8h, v11.8h /* ctr_sum_22 = add(ctr_last, ctr_j_22) */
+	ldr q10, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_9_block_k_22] /* block_k_22 = const() */
+	add v10.8h, v2.8h, v10.8h /* ctr_sum_22 = add(ctr_base, block_k_22) */
 	adrp x17, .Lsm4_wordslice_neon_aes_asm_9_block_k_23
-	ldr q12, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_9_block_k_23] /* block_k_23 = const() */
-	add v12.16b, v12.16b, v4.16b /* ctr_j_23 = add(block_k_23, ctr_j0) */
-	add v12.8h, v2.8h, v12.8h /* ctr_sum_23 = add(ctr_last, ctr_j_23) */
+	ldr q11, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_9_block_k_23] /* block_k_23 = const() */
+	add v11.8h, v2.8h, v11.8h /* ctr_sum_23 = add(ctr_base, block_k_23) */
 	adrp x17, .Lsm4_wordslice_neon_aes_asm_9_block_k_24
-	ldr q13, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_9_block_k_24] /* block_k_24 = const() */
-	add v13.16b, v13.16b, v4.16b /* ctr_j_24 = add(block_k_24, ctr_j0) */
-	add v13.8h, v2.8h, v13.8h /* ctr_sum_24 = add(ctr_last, ctr_j_24) */
+	ldr q12, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_9_block_k_24] /* block_k_24 = const() */
+	add v12.8h, v2.8h, v12.8h /* ctr_sum_24 = add(ctr_base, block_k_24) */
 	adrp x17, .Lsm4_wordslice_neon_aes_asm_9_block_k_25
-	ldr q14, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_9_block_k_25] /* block_k_25 = const() */
-	add v14.16b, v14.16b, v4.16b /* ctr_j_25 = add(block_k_25, ctr_j0) */
-	add v14.8h, v2.8h, v14.8h /* ctr_sum_25 = add(ctr_last, ctr_j_25) */
+	ldr q13, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_9_block_k_25] /* block_k_25 = const() */
+	add v13.8h, v2.8h, v13.8h /* ctr_sum_25 = add(ctr_base, block_k_25) */
 	adrp x17, .Lsm4_wordslice_neon_aes_asm_9_block_k_26
-	ldr q15, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_9_block_k_26] /* block_k_26 = const() */
-	add v15.16b, v15.16b, v4.16b /* ctr_j_26 = add(block_k_26, ctr_j0) */
-	add v15.8h, v2.8h, v15.8h /* ctr_sum_26 = add(ctr_last, ctr_j_26) */
-	str q0, [sp, #64] /* spill y_next */
+	ldr q14, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_9_block_k_26] /* block_k_26 = const() */
+	add v14.8h, v2.8h, v14.8h /* ctr_sum_26 = add(ctr_base, block_k_26) */
 	adrp x17, .Lsm4_wordslice_neon_aes_asm_9_block_k_27
-	ldr q0, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_9_block_k_27] /* block_k_27 = const() */
-	add v0.16b, v0.16b, v4.16b /* ctr_j_27 = add(block_k_27, ctr_j0) */
-	add v0.8h, v2.8h, v0.8h /* ctr_sum_27 = add(ctr_last, ctr_j_27) */
-	str q0, [sp, #80] /* spill ctr_sum_27 */
+	ldr q15, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_9_block_k_27] /* block_k_27 = const() */
+	add v15.8h, v2.8h, v15.8h /* ctr_sum_27 = add(ctr_base, block_k_27) */
+	str q0, [sp, #64] /* spill reduced_1 */
 	adrp x17, .Lsm4_wordslice_neon_aes_asm_9_block_k_28
 	ldr q0, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_9_block_k_28] /* block_k_28 = const() */
-	add v0.16b, v0.16b, v4.16b /* ctr_j_28 = add(block_k_28, ctr_j0) */
-	add v0.8h, v2.8h, v0.8h /* ctr_sum_28 = add(ctr_last, ctr_j_28) */
-	str q0, [sp, #96] /* spill ctr_sum_28 */
+	add v0.8h, v2.8h, v0.8h /* ctr_sum_28 = add(ctr_base, block_k_28) */
+	str q0, [sp, #80] /* spill ctr_sum_28 */
 	adrp x17, .Lsm4_wordslice_neon_aes_asm_9_block_k_29
 	ldr q0, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_9_block_k_29] /* block_k_29 = const() */
-	add v0.16b, v0.16b, v4.16b /* ctr_j_29 = add(block_k_29, ctr_j0) */
-	add v0.8h, v2.8h, v0.8h /* ctr_sum_29 = add(ctr_last, ctr_j_29) */
-	str q0, [sp, #112] /* spill ctr_sum_29 */
+	add v0.8h, v2.8h, v0.8h /* ctr_sum_29 = add(ctr_base, block_k_29) */
+	str q0, [sp, #96] /* spill ctr_sum_29 */
 	adrp x17, .Lsm4_wordslice_neon_aes_asm_9_block_k_30
 	ldr q0, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_9_block_k_30] /* block_k_30 = const() */
-	add v0.16b, v0.16b, v4.16b /* ctr_j_30 = add(block_k_30, ctr_j0) */
-	str q15, [sp, #128] /* spill ctr_sum_26 */
+	add v0.8h, v2.8h, v0.8h /* ctr_sum_30 = add(ctr_base, block_k_30) */
+	str q0, [sp, #112] /* spill ctr_sum_30 */
 	adrp x17, .Lsm4_wordslice_neon_aes_asm_9_block_k_31
-	ldr q15, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_9_block_k_31] /* block_k_31 = const() */
-	add v4.16b, v15.16b, v4.16b /* ctr_j_31 = add(block_k_31, ctr_j0) */
-	add v0.8h, v2.8h, v0.8h /* ctr_sum_30 = add(ctr_last, ctr_j_30) */
-	add v2.8h, v2.8h, v4.8h /* ctr_sum_31 = add(ctr_last, ctr_j_31) */
-	ldr q4, [x1, #16] /* ctr_w = bcast128() */
-	and v3.16b, v4.16b, v3.16b /* ctr_w_open = and(ctr_w, all_but_last) */
+	ldr q0, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_9_block_k_31] /* block_k_31 = const() */
+	add v0.8h, v2.8h, v0.8h /* ctr_sum_31 = add(ctr_base, block_k_31) */
+	ldr q2, [x1, #16] /* ctr_w = bcast128() */
+	and v2.16b, v2.16b, v3.16b /* ctr_w_open = and(ctr_w, all_but_last) */
+	rev32 v2.16b, v2.16b /* ctr_w_ordered = rev(ctr_w_open) */
 	adrp x17, .Lsm4_wordslice_neon_aes_asm_9_carry_everywhere
-	ldr q4, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_9_carry_everywhere] /* carry_everywhere = const() */
-	tbl v15.16b, {v5.16b}, v4.16b /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
-	str q2, [sp, #144] /* spill ctr_sum_31 */
+	ldr q3, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_9_carry_everywhere] /* carry_everywhere = const() */
+	str q0, [sp, #128] /* spill ctr_sum_31 */
+	tbl v0.16b, {v4.16b}, v3.16b /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
+	str q15, [sp, #144] /* spill ctr_sum_27 */
 	adrp x17, .Lsm4_wordslice_neon_aes_asm_9_carry_mask_table
-	ldr q2, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_9_carry_mask_table] /* carry_mask_table = const() */
-	tbl v15.16b, {v2.16b}, v15.16b /* ctr_mask = lookup16(carry_mask_table, ctr_carry) */
-	bsl v15.16b, v3.16b, v1.16b /* ctr_pair = bsl(ctr_mask, ctr_v_open, ctr_w_open) */
-	str q0, [sp, #160] /* spill ctr_sum_30 */
+	ldr q15, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_9_carry_mask_table] /* carry_mask_table = const() */
+	tbl v0.16b, {v15.16b}, v0.16b /* ctr_mask = lookup16(carry_mask_table, ctr_carry) */
+	bsl v0.16b, v2.16b, v1.16b /* ctr_pair = bsl(ctr_mask, ctr_v_ordered, ctr_w_ordered) */
+	str q14, [sp, #160] /* spill ctr_sum_26 */
 	adrp x17, .Lsm4_wordslice_neon_aes_asm_9_new_last_byte
-	ldr q0, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_9_new_last_byte] /* new_last_byte = const() */
-	tbl v5.16b, {v5.16b}, v0.16b /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
-	orr v5.16b, v15.16b, v5.16b /* row = or(ctr_pair, ctr_last_byte) */
-	rev32 v5.16b, v5.16b /* rowle = rev(row) */
-	tbl v15.16b, {v6.16b}, v4.16b /* ctr_carry_1 = lookup16(ctr_sum_1, carry_everywhere) */
-	tbl v15.16b, {v2.16b}, v15.16b /* ctr_mask_1 = lookup16(carry_mask_table, ctr_carry_1) */
-	bsl v15.16b, v3.16b, v1.16b /* ctr_pair_1 = bsl(ctr_mask_1, ctr_v_open, ctr_w_open) */
-	tbl v6.16b, {v6.16b}, v0.16b /* ctr_last_byte_1 = lookup16(ctr_sum_1, new_last_byte) */
-	orr v6.16b, v15.16b, v6.16b /* row_1 = or(ctr_pair_1, ctr_last_byte_1) */
-	rev32 v6.16b, v6.16b /* rowle_1 = rev(row_1) */
-	tbl v15.16b, {v7.16b}, v4.16b /* ctr_carry_2 = lookup16(ctr_sum_2, carry_everywhere) */
-	tbl v15.16b, {v2.16b}, v15.16b /* ctr_mask_2 = lookup16(carry_mask_table, ctr_carry_2) */
-	bsl v15.16b, v3.16b, v1.16b /* ctr_pair_2 = bsl(ctr_mask_2, ctr_v_open, ctr_w_open) */
-	tbl v7.16b, {v7.16b}, v0.16b /* ctr_last_byte_2 = lookup16(ctr_sum_2, new_last_byte) */
-	orr v7.16b, v15.16b, v7.16b /* row_2 = or(ctr_pair_2, ctr_last_byte_2) */
-	rev32 v7.16b, v7.16b /* rowle_2 = rev(row_2) */
-	tbl v15.16b, {v16.16b}, v4.16b /* ctr_carry_3 = lookup16(ctr_sum_3, carry_everywhere) */
-	tbl v15.16b, {v2.16b}, v15.16b /* ctr_mask_3 = lookup16(carry_mask_table, ctr_carry_3) */
-	bsl v15.16b, v3.16b, v1.16b /* ctr_pair_3 = bsl(ctr_mask_3, ctr_v_open, ctr_w_open) */
-	tbl v16.16b, {v16.16b}, v0.16b /* ctr_last_byte_3 = lookup16(ctr_sum_3, new_last_byte) */
-	orr v16.16b, v15.16b, v16.16b /* row_3 = or(ctr_pair_3, ctr_last_byte_3) */
-	rev32 v16.16b, v16.16b /* rowle_3 = rev(row_3) */
-	zip1 v15.4s, v5.4s, v7.4s /* tr0 = unpacklo(rowle, rowle_2) */
-	zip2 v5.4s, v5.4s, v7.4s /* tr0_1 = unpackhi(rowle, rowle_2) */
-	zip1 v7.4s, v6.4s, v16.4s /* tr0_2 = unpacklo(rowle_1, rowle_3) */
-	zip2 v6.4s, v6.4s, v16.4s /* tr0_3 = unpackhi(rowle_1, rowle_3) */
-	zip1 v16.4s, v15.4s, v7.4s /* tr1 = unpacklo(tr0, tr0_2) */
-	zip2 v7.4s, v15.4s, v7.4s /* tr1_1 = unpackhi(tr0, tr0_2) */
-	zip1 v15.4s, v5.4s, v6.4s /* tr1_2 = unpacklo(tr0_1, tr0_3) */
-	zip2 v5.4s, v5.4s, v6.4s /* tr1_3 = unpackhi(tr0_1, tr0_3) */
-	tbl v6.16b, {v17.16b}, v4.16b /* ctr_carry_4 = lookup16(ctr_sum_4, carry_everywhere) */
-	tbl v6.16b, {v2.16b}, v6.16b /* ctr_mask_4 = lookup16(carry_mask_table, ctr_carry_4) */
-	bsl v6.16b, v3.16b, v1.16b /* ctr_pair_4 = bsl(ctr_mask_4, ctr_v_open, ctr_w_open) */
-	tbl v17.16b, {v17.16b}, v0.16b /* ctr_last_byte_4 = lookup16(ctr_sum_4, new_last_byte) */
-	orr v6.16b, v6.16b, v17.16b /* row_4 = or(ctr_pair_4, ctr_last_byte_4) */
-	rev32 v6.16b, v6.16b /* rowle_4 = rev(row_4) */
-	tbl v17.16b, {v18.16b}, v4.16b /* ctr_carry_5 = lookup16(ctr_sum_5, carry_everywhere) */
-	tbl v17.16b, {v2.16b}, v17.16b /* ctr_mask_5 = lookup16(carry_mask_table, ctr_carry_5) */
-	bsl v17.16b, v3.16b, v1.16b /* ctr_pair_5 = bsl(ctr_mask_5, ctr_v_open, ctr_w_open) */
-	tbl v18.16b, {v18.16b}, v0.16b /* ctr_last_byte_5 = lookup16(ctr_sum_5, new_last_byte) */
-	orr v17.16b, v17.16b, v18.16b /* row_5 = or(ctr_pair_5, ctr_last_byte_5) */
-	rev32 v17.16b, v17.16b /* rowle_5 = rev(row_5) */
-	tbl v18.16b, {v19.16b}, v4.16b /* ctr_carry_6 = lookup16(ctr_sum_6, carry_everywhere) */
-	tbl v18.16b, {v2.16b}, v18.16b /* ctr_mask_6 = lookup16(carry_mask_table, ctr_carry_6) */
-	bsl v18.16b, v3.16b, v1.16b /* ctr_pair_6 = bsl(ctr_mask_6, ctr_v_open, ctr_w_open) */
-	tbl v19.16b, {v19.16b}, v0.16b /* ctr_last_byte_6 = lookup16(ctr_sum_6, new_last_byte) */
-	orr v18.16b, v18.16b, v19.16b /* row_6 = or(ctr_pair_6, ctr_last_byte_6) */
-	rev32 v18.16b, v18.16b /* rowle_6 = rev(row_6) */
-	tbl v19.16b, {v20.16b}, v4.16b /* ctr_carry_7 = lookup16(ctr_sum_7, carry_everywhere) */
-	tbl v19.16b, {v2.16b}, v19.16b /* ctr_mask_7 = lookup16(carry_mask_table, ctr_carry_7) */
-	bsl v19.16b, v3.16b, v1.16b /* ctr_pair_7 = bsl(ctr_mask_7, ctr_v_open, ctr_w_open) */
-	tbl v20.16b, {v20.16b}, v0.16b /* ctr_last_byte_7 = lookup16(ctr_sum_7, new_last_byte) */
-	orr v19.16b, v19.16b, v20.16b /* row_7 = or(ctr_pair_7, ctr_last_byte_7) */
-	rev32 v19.16b, v19.16b /* rowle_7 = rev(row_7) */
-	zip1 v20.4s, v6.4s, v18.4s /* tr0_4 = unpacklo(rowle_4, rowle_6) */
-	zip2 v6.4s, v6.4s, v18.4s /* tr0_5 = unpackhi(rowle_4, rowle_6) */
-	zip1 v18.4s, v17.4s, v19.4s /* tr0_6 = unpacklo(rowle_5, rowle_7) */
-	zip2 v17.4s, v17.4s, v19.4s /* tr0_7 = unpackhi(rowle_5, rowle_7) */
-	zip1 v19.4s, v20.4s, v18.4s /* tr1_4 = unpacklo(tr0_4, tr0_6) */
-	zip2 v18.4s, v20.4s, v18.4s /* tr1_5 = unpackhi(tr0_4, tr0_6) */
-	zip1 v20.4s, v6.4s, v17.4s /* tr1_6 = unpacklo(tr0_5, tr0_7) */
-	zip2 v6.4s, v6.4s, v17.4s /* tr1_7 = unpackhi(tr0_5, tr0_7) */
-	tbl v17.16b, {v21.16b}, v4.16b /* ctr_carry_8 = lookup16(ctr_sum_8, carry_everywhere) */
-	tbl v17.16b, {v2.16b}, v17.16b /* ctr_mask_8 = lookup16(carry_mask_table, ctr_carry_8) */
-	bsl v17.16b, v3.16b, v1.16b /* ctr_pair_8 = bsl(ctr_mask_8, ctr_v_open, ctr_w_open) */
-	tbl v21.16b, {v21.16b}, v0.16b /* ctr_last_byte_8 = lookup16(ctr_sum_8, new_last_byte) */
-	orr v17.16b, v17.16b, v21.16b /* row_8 = or(ctr_pair_8, ctr_last_byte_8) */
-	rev32 v17.16b, v17.16b /* rowle_8 = rev(row_8) */
-	tbl v21.16b, {v22.16b}, v4.16b /* ctr_carry_9 = lookup16(ctr_sum_9, carry_everywhere) */
-	tbl v21.16b, {v2.16b}, v21.16b /* ctr_mask_9 = lookup16(carry_mask_table, ctr_carry_9) */
-	bsl v21.16b, v3.16b, v1.16b /* ctr_pair_9 = bsl(ctr_mask_9, ctr_v_open, ctr_w_open) */
-	tbl v22.16b, {v22.16b}, v0.16b /* ctr_last_byte_9 = lookup16(ctr_sum_9, new_last_byte) */
-	orr v21.16b, v21.16b, v22.16b /* row_9 = or(ctr_pair_9, ctr_last_byte_9) */
-	rev32 v21.16b, v21.16b /* rowle_9 = rev(row_9) */
-	tbl v22.16b, {v23.16b}, v4.16b /* ctr_carry_10 = lookup16(ctr_sum_10, carry_everywhere) */
-	tbl v22.16b, {v2.16b}, v22.16b /* ctr_mask_10 = lookup16(carry_mask_table, ctr_carry_10) */
-	bsl v22.16b, v3.16b, v1.16b /* ctr_pair_10 = bsl(ctr_mask_10, ctr_v_open, ctr_w_open) */
-	tbl v23.16b, {v23.16b}, v0.16b /* ctr_last_byte_10 = lookup16(ctr_sum_10, new_last_byte) */
-	orr v22.16b, v22.16b, v23.16b /* row_10 = or(ctr_pair_10, ctr_last_byte_10) */
-	rev32 v22.16b, v22.16b /* rowle_10 = rev(row_10) */
-	tbl v23.16b, {v24.16b}, v4.16b /* ctr_carry_11 = lookup16(ctr_sum_11, carry_everywhere) */
-	tbl v23.16b, {v2.16b}, v23.16b /* ctr_mask_11 = lookup16(carry_mask_table, ctr_carry_11) */
-	bsl v23.16b, v3.16b, v1.16b /* ctr_pair_11 = bsl(ctr_mask_11, ctr_v_open, ctr_w_open) */
-	tbl v24.16b, {v24.16b}, v0.16b /* ctr_last_byte_11 = lookup16(ctr_sum_11, new_last_byte) */
-	orr v23.16b, v23.16b, v24.16b /* row_11 = or(ctr_pair_11, ctr_last_byte_11) */
-	rev32 v23.16b, v23.16b /* rowle_11 = rev(row_11) */
-	zip1 v24.4s, v17.4s, v22.4s /* tr0_8 = unpacklo(rowle_8, rowle_10) */
-	zip2 v17.4s, v17.4s, v22.4s /* tr0_9 = unpackhi(rowle_8, rowle_10) */
-	zip1 v22.4s, v21.4s, v23.4s /* tr0_10 = unpacklo(rowle_9, rowle_11) */
-	zip2 v21.4s, v21.4s, v23.4s /* tr0_11 = unpackhi(rowle_9, rowle_11) */
-	zip1 v23.4s, v24.4s, v22.4s /* tr1_8 = unpacklo(tr0_8, tr0_10) */
-	zip2 v22.4s, v24.4s, v22.4s /* tr1_9 = unpackhi(tr0_8, tr0_10) */
-	zip1 v24.4s, v17.4s, v21.4s /* tr1_10 = unpacklo(tr0_9, tr0_11) */
-	zip2 v17.4s, v17.4s, v21.4s /* tr1_11 = unpackhi(tr0_9, tr0_11) */
-	tbl v21.16b, {v25.16b}, v4.16b /* ctr_carry_12 = lookup16(ctr_sum_12, carry_everywhere) */
-	tbl v21.16b, {v2.16b}, v21.16b /* ctr_mask_12 = lookup16(carry_mask_table, ctr_carry_12) */
-	bsl v21.16b, v3.16b, v1.16b /* ctr_pair_12 = bsl(ctr_mask_12, ctr_v_open, ctr_w_open) */
-	tbl v25.16b, {v25.16b}, v0.16b /* ctr_last_byte_12 = lookup16(ctr_sum_12, new_last_byte) */
-	orr v21.16b, v21.16b, v25.16b /* row_12 = or(ctr_pair_12, ctr_last_byte_12) */
-	rev32 v21.16b, v21.16b /* rowle_12 = rev(row_12) */
-	tbl v25.16b, {v26.16b}, v4.16b /* ctr_carry_13 = lookup16(ctr_sum_13, carry_everywhere) */
-	tbl v25.16b, {v2.16b}, v25.16b /* ctr_mask_13 = lookup16(carry_mask_table, ctr_carry_13) */
-	bsl v25.16b, v3.16b, v1.16b /* ctr_pair_13 = bsl(ctr_mask_13, ctr_v_open, ctr_w_open) */
-	tbl v26.16b, {v26.16b}, v0.16b /* ctr_last_byte_13 = lookup16(ctr_sum_13, new_last_byte) */
-	orr v25.16b, v25.16b, v26.16b /* row_13 = or(ctr_pair_13, ctr_last_byte_13) */
-	rev32 v25.16b, v25.16b /* rowle_13 = rev(row_13) */
-	tbl v26.16b, {v27.16b}, v4.16b /* ctr_carry_14 = lookup16(ctr_sum_14, carry_everywhere) */
-	tbl v26.16b, {v2.16b}, v26.16b /* ctr_mask_14 = lookup16(carry_mask_table, ctr_carry_14) */
-	bsl v26.16b, v3.16b, v1.16b /* ctr_pair_14 = bsl(ctr_mask_14, ctr_v_open, ctr_w_open) */
-	tbl v27.16b, {v27.16b}, v0.16b /* ctr_last_byte_14 = lookup16(ctr_sum_14, new_last_byte) */
-	orr v26.16b, v26.16b, v27.16b /* row_14 = or(ctr_pair_14, ctr_last_byte_14) */
-	rev32 v26.16b, v26.16b /* rowle_14 = rev(row_14) */
-	tbl v27.16b, {v28.16b}, v4.16b /* ctr_carry_15 = lookup16(ctr_sum_15, carry_everywhere) */
-	tbl v27.16b, {v2.16b}, v27.16b /* ctr_mask_15 = lookup16(carry_mask_table, ctr_carry_15) */
-	bsl v27.16b, v3.16b, v1.16b /* ctr_pair_15 = bsl(ctr_mask_15, ctr_v_open, ctr_w_open) */
-	tbl v28.16b, {v28.16b}, v0.16b /* ctr_last_byte_15 = lookup16(ctr_sum_15, new_last_byte) */
-	orr v27.16b, v27.16b, v28.16b /* row_15 = or(ctr_pair_15, ctr_last_byte_15) */
-	rev32 v27.16b, v27.16b /* rowle_15 = rev(row_15) */
-	zip1 v28.4s, v21.4s, v26.4s /* tr0_12 = unpacklo(rowle_12, rowle_14) */
-	zip2 v21.4s, v21.4s, v26.4s /* tr0_13 = unpackhi(rowle_12, rowle_14) */
-	zip1 v26.4s, v25.4s, v27.4s /* tr0_14 = unpacklo(rowle_13, rowle_15) */
-	zip2 v25.4s, v25.4s, v27.4s /* tr0_15 = unpackhi(rowle_13, rowle_15) */
-	zip1 v27.4s, v28.4s, v26.4s /* tr1_12 = unpacklo(tr0_12, tr0_14) */
-	zip2 v26.4s, v28.4s, v26.4s /* tr1_13 = unpackhi(tr0_12, tr0_14) */
-	zip1 v28.4s, v21.4s, v25.4s /* tr1_14 = unpacklo(tr0_13, tr0_15) */
-	zip2 v21.4s, v21.4s, v25.4s /* tr1_15 = unpackhi(tr0_13, tr0_15) */
-	tbl v25.16b, {v29.16b}, v4.16b /* ctr_carry_16 = lookup16(ctr_sum_16, carry_everywhere) */
-	tbl v25.16b, {v2.16b}, v25.16b /* ctr_mask_16 = lookup16(carry_mask_table, ctr_carry_16) */
-	bsl v25.16b, v3.16b, v1.16b /* ctr_pair_16 = bsl(ctr_mask_16, ctr_v_open, ctr_w_open) */
-	tbl v29.16b, {v29.16b}, v0.16b /* ctr_last_byte_16 = lookup16(ctr_sum_16, new_last_byte) */
-	orr v25.16b, v25.16b, v29.16b /* row_16 = or(ctr_pair_16, ctr_last_byte_16) */
-	rev32 v25.16b, v25.16b /* rowle_16 = rev(row_16) */
-	tbl v29.16b, {v30.16b}, v4.16b /* ctr_carry_17 = lookup16(ctr_sum_17, carry_everywhere) */
-	tbl v29.16b, {v2.16b}, v29.16b /* ctr_mask_17 = lookup16(carry_mask_table, ctr_carry_17) */
-	bsl v29.16b, v3.16b, v1.16b /* ctr_pair_17 = bsl(ctr_mask_17, ctr_v_open, ctr_w_open) */
-	tbl v30.16b, {v30.16b}, v0.16b /* ctr_last_byte_17 = lookup16(ctr_sum_17, new_last_byte) */
-	orr v29.16b, v29.16b, v30.16b /* row_17 = or(ctr_pair_17, ctr_last_byte_17) */
-	rev32 v29.16b, v29.16b /* rowle_17 = rev(row_17) */
-	tbl v30.16b, {v31.16b}, v4.16b /* ctr_carry_18 = lookup16(ctr_sum_18, carry_everywhere) */
-	tbl v30.16b, {v2.16b}, v30.16b /* ctr_mask_18 = lookup16(carry_mask_table, ctr_carry_18) */
-	bsl v30.16b, v3.16b, v1.16b /* ctr_pair_18 = bsl(ctr_mask_18, ctr_v_open, ctr_w_open) */
-	tbl v31.16b, {v31.16b}, v0.16b /* ctr_last_byte_18 = lookup16(ctr_sum_18, new_last_byte) */
-	orr v30.16b, v30.16b, v31.16b /* row_18 = or(ctr_pair_18, ctr_last_byte_18) */
-	rev32 v30.16b, v30.16b /* rowle_18 = rev(row_18) */
-	tbl v31.16b, {v8.16b}, v4.16b /* ctr_carry_19 = lookup16(ctr_sum_19, carry_everywhere) */
-	tbl v31.16b, {v2.16b}, v31.16b /* ctr_mask_19 = lookup16(carry_mask_table, ctr_carry_19) */
-	bsl v31.16b, v3.16b, v1.16b /* ctr_pair_19 = bsl(ctr_mask_19, ctr_v_open, ctr_w_open) */
-	tbl v8.16b, {v8.16b}, v0.16b /* ctr_last_byte_19 = lookup16(ctr_sum_19, new_last_byte) */
-	orr v31.16b, v31.16b, v8.16b /* row_19 = or(ctr_pair_19, ctr_last_byte_19) */
-	rev32 v31.16b, v31.16b /* rowle_19 = rev(row_19) */
-	zip1 v8.4s, v25.4s, v30.4s /* tr0_16 = unpacklo(rowle_16, rowle_18) */
-	zip2 v25.4s, v25.4s, v30.4s /* tr0_17 = unpackhi(rowle_16, rowle_18) */
-	zip1 v30.4s, v29.4s, v31.4s /* tr0_18 = unpacklo(rowle_17, rowle_19) */
-	zip2 v29.4s, v29.4s, v31.4s /* tr0_19 = unpackhi(rowle_17, rowle_19) */
-	zip1 v31.4s, v8.4s, v30.4s /* tr1_16 = unpacklo(tr0_16, tr0_18) */
-	zip2 v30.4s, v8.4s, v30.4s /* tr1_17 = unpackhi(tr0_16, tr0_18) */
-	zip1 v8.4s, v25.4s, v29.4s /* tr1_18 = unpacklo(tr0_17, tr0_19) */
-	zip2 v25.4s, v25.4s, v29.4s /* tr1_19 = unpackhi(tr0_17, tr0_19) */
-	tbl v29.16b, {v9.16b}, v4.16b /* ctr_carry_20 = lookup16(ctr_sum_20, carry_everywhere) */
-	tbl v29.16b, {v2.16b}, v29.16b /* ctr_mask_20 = lookup16(carry_mask_table, ctr_carry_20) */
-	bsl v29.16b, v3.16b, v1.16b /* ctr_pair_20 = bsl(ctr_mask_20, ctr_v_open, ctr_w_open) */
-	tbl v9.16b, {v9.16b}, v0.16b /* ctr_last_byte_20 = lookup16(ctr_sum_20, new_last_byte) */
-	orr v29.16b, v29.16b, v9.16b /* row_20 = or(ctr_pair_20, ctr_last_byte_20) */
-	rev32 v29.16b, v29.16b /* rowle_20 = rev(row_20) */
-	tbl v9.16b, {v10.16b}, v4.16b /* ctr_carry_21 = lookup16(ctr_sum_21, carry_everywhere) */
-	tbl v9.16b, {v2.16b}, v9.16b /* ctr_mask_21 = lookup16(carry_mask_table, ctr_carry_21) */
-	bsl v9.16b, v3.16b, v1.16b /* ctr_pair_21 = bsl(ctr_mask_21, ctr_v_open, ctr_w_open) */
-	tbl v10.16b, {v10.16b}, v0.16b /* ctr_last_byte_21 = lookup16(ctr_sum_21, new_last_byte) */
-	orr v9.16b, v9.16b, v10.16b /* row_21 = or(ctr_pair_21, ctr_last_byte_21) */
-	rev32 v9.16b, v9.16b /* rowle_21 = rev(row_21) */
-	tbl v10.16b, {v11.16b}, v4.16b /* ctr_carry_22 = lookup16(ctr_sum_22, carry_everywhere) */
-	tbl v10.16b, {v2.16b}, v10.16b /* ctr_mask_22 = lookup16(carry_mask_table, ctr_carry_22) */
-	bsl v10.16b, v3.16b, v1.16b /* ctr_pair_22 = bsl(ctr_mask_22, ctr_v_open, ctr_w_open) */
-	tbl v11.16b, {v11.16b}, v0.16b /* ctr_last_byte_22 = lookup16(ctr_sum_22, new_last_byte) */
-	orr v10.16b, v10.16b, v11.16b /* row_22 = or(ctr_pair_22, ctr_last_byte_22) */
-	rev32 v10.16b, v10.16b /* rowle_22 = rev(row_22) */
-	tbl v11.16b, {v12.16b}, v4.16b /* ctr_carry_23 = lookup16(ctr_sum_23, carry_everywhere) */
-	tbl v11.16b, {v2.16b}, v11.16b /* ctr_mask_23 = lookup16(carry_mask_table, ctr_carry_23) */
-	bsl v11.16b, v3.16b, v1.16b /* ctr_pair_23 = bsl(ctr_mask_23, ctr_v_open, ctr_w_open) */
-	tbl v12.16b, {v12.16b}, v0.16b /* ctr_last_byte_23 = lookup16(ctr_sum_23, new_last_byte) */
-	orr v11.16b, v11.16b, v12.16b /* row_23 = or(ctr_pair_23, ctr_last_byte_23) */
-	rev32 v11.16b, v11.16b /* rowle_23 = rev(row_23) */
-	zip1 v12.4s, v29.4s, v10.4s /* tr0_20 = unpacklo(rowle_20, rowle_22) */
-	zip2 v29.4s, v29.4s, v10.4s /* tr0_21 = unpackhi(rowle_20, rowle_22) */
-	zip1 v10.4s, v9.4s, v11.4s /* tr0_22 = unpacklo(rowle_21, rowle_23) */
-	zip2 v9.4s, v9.4s, v11.4s /* tr0_23 = unpackhi(rowle_21, rowle_23) */
-	zip1 v11.4s, v12.4s, v10.4s /* tr1_20 = unpacklo(tr0_20, tr0_22) */
-	zip2 v10.4s, v12.4s, v10.4s /* tr1_21 = unpackhi(tr0_20, tr0_22) */
-	zip1 v12.4s, v29.4s, v9.4s /* tr1_22 = unpacklo(tr0_21, tr0_23) */
-	zip2 v29.4s, v29.4s, v9.4s /* tr1_23 = unpackhi(tr0_21, tr0_23) */
-	tbl v9.16b, {v13.16b}, v4.16b /* ctr_carry_24 = lookup16(ctr_sum_24, carry_everywhere) */
-	tbl v9.16b, {v2.16b}, v9.16b /* ctr_mask_24 = lookup16(carry_mask_table, ctr_carry_24) */
-	bsl v9.16b, v3.16b, v1.16b /* ctr_pair_24 = bsl(ctr_mask_24, ctr_v_open, ctr_w_open) */
-	tbl v13.16b, {v13.16b}, v0.16b /* ctr_last_byte_24 = lookup16(ctr_sum_24, new_last_byte) */
-	orr v9.16b, v9.16b, v13.16b /* row_24 = or(ctr_pair_24, ctr_last_byte_24) */
-	rev32 v9.16b, v9.16b /* rowle_24 = rev(row_24) */
-	tbl v13.16b, {v14.16b}, v4.16b /* ctr_carry_25 = lookup16(ctr_sum_25, carry_everywhere) */
-	tbl v13.16b, {v2.16b}, v13.16b /* ctr_mask_25 = lookup16(carry_mask_table, ctr_carry_25) */
-	bsl v13.16b, v3.16b, v1.16b /* ctr_pair_25 = bsl(ctr_mask_25, ctr_v_open, ctr_w_open) */
-	tbl v14.16b, {v14.16b}, v0.16b /* ctr_last_byte_25 = lookup16(ctr_sum_25, new_last_byte) */
-	orr v13.16b, v13.16b, v14.16b /* row_25 = or(ctr_pair_25, ctr_last_byte_25) */
-	rev32 v13.16b, v13.16b /* rowle_25 = rev(row_25) */
-	ldr q14, [sp, #128] /* reload ctr_sum_26 */
-	str q5, [sp, #176] /* spill g0x3.1 */
-	tbl v5.16b, {v14.16b}, v4.16b /* ctr_carry_26 = lookup16(ctr_sum_26, carry_everywhere) */
-	tbl v5.16b, {v2.16b}, v5.16b /* ctr_mask_26 = lookup16(carry_mask_table, ctr_carry_26) */
-	bsl v5.16b, v3.16b, v1.16b /* ctr_pair_26 = bsl(ctr_mask_26, ctr_v_open, ctr_w_open) */
-	tbl v14.16b, {v14.16b}, v0.16b /* ctr_last_byte_26 = lookup16(ctr_sum_26, new_last_byte) */
-	orr v5.16b, v5.16b, v14.16b /* row_26 = or(ctr_pair_26, ctr_last_byte_26) */
-	rev32 v5.16b, v5.16b /* rowle_26 = rev(row_26) */
-	ldr q14, [sp, #80] /* reload ctr_sum_27 */
-	str q6, [sp, #128] /* spill g1x3.1 */
-	tbl v6.16b, {v14.16b}, v4.16b /* ctr_carry_27 = lookup16(ctr_sum_27, carry_everywhere) */
-	tbl v6.16b, {v2.16b}, v6.16b /* ctr_mask_27 = lookup16(carry_mask_table, ctr_carry_27) */
-	bsl v6.16b, v3.16b, v1.16b /* ctr_pair_27 = bsl(ctr_mask_27, ctr_v_open, ctr_w_open) */
-	tbl v14.16b, {v14.16b}, v0.16b /* ctr_last_byte_27 = lookup16(ctr_sum_27, new_last_byte) */
-	orr v6.16b, v6.16b, v14.16b /* row_27 = or(ctr_pair_27, ctr_last_byte_27) */
-	rev32 v6.16b, v6.16b /* rowle_27 = rev(row_27) */
-	zip1 v14.4s, v9.4s, v5.4s /* tr0_24 = unpacklo(rowle_24, rowle_26) */
-	zip2 v5.4s, v9.4s, v5.4s /* tr0_25 = unpackhi(rowle_24, rowle_26) */
-	zip1 v9.4s, v13.4s, v6.4s /* tr0_26 = unpacklo(rowle_25, rowle_27) */
-	zip2 v6.4s, v13.4s, v6.4s /* tr0_27 = unpackhi(rowle_25, rowle_27) */
-	zip1 v13.4s, v14.4s, v9.4s /* tr1_24 = unpacklo(tr0_24, tr0_26) */
-	zip2 v9.4s, v14.4s, v9.4s /* tr1_25 = unpackhi(tr0_24, tr0_26) */
-	zip1 v14.4s, v5.4s, v6.4s /* tr1_26 = unpacklo(tr0_25, tr0_27) */
-	zip2 v5.4s, v5.4s, v6.4s /* tr1_27 = unpackhi(tr0_25, tr0_27) */
-	ldr q6, [sp, #96] /* reload ctr_sum_28 */
-	str q5, [sp, #80] /* spill g6x3.1 */
-	tbl v5.16b, {v6.16b}, v4.16b /* ctr_carry_28 = lookup16(ctr_sum_28, carry_everywhere) */
-	tbl v5.16b, {v2.16b}, v5.16b /* ctr_mask_28 = lookup16(carry_mask_table, ctr_carry_28) */
-	bsl v5.16b, v3.16b, v1.16b /* ctr_pair_28 = bsl(ctr_mask_28, ctr_v_open, ctr_w_open) */
-	tbl v6.16b, {v6.16b}, v0.16b /* ctr_last_byte_28 = lookup16(ctr_sum_28, new_last_byte) */
-	orr v5.16b, v5.16b, v6.16b /* row_28 = or(ctr_pair_28, ctr_last_byte_28) */
-	rev32 v5.16b, v5.16b /* rowle_28 = rev(row_28) */
-	ldr q6, [sp, #112] /* reload ctr_sum_29 */
-	str q7, [sp, #96] /* spill g0x1.1 */
-	tbl v7.16b, {v6.16b}, v4.16b /* ctr_carry_29 = lookup16(ctr_sum_29, carry_everywhere) */
-	tbl v7.16b, {v2.16b}, v7.16b /* ctr_mask_29 = lookup16(carry_mask_table, ctr_carry_29) */
-	bsl v7.16b, v3.16b, v1.16b /* ctr_pair_29 = bsl(ctr_mask_29, ctr_v_open, ctr_w_open) */
-	tbl v6.16b, {v6.16b}, v0.16b /* ctr_last_byte_29 = lookup16(ctr_sum_29, new_last_byte) */
-	orr v6.16b, v7.16b, v6.16b /* row_29 = or(ctr_pair_29, ctr_last_byte_29) */
-	rev32 v6.16b, v6.16b /* rowle_29 = rev(row_29) */
-	ldr q7, [sp, #160] /* reload ctr_sum_30 */
-	str q16, [sp, #112] /* spill g0x0.1 */
-	tbl v16.16b, {v7.16b}, v4.16b /* ctr_carry_30 = lookup16(ctr_sum_30, carry_everywhere) */
-	tbl v16.16b, {v2.16b}, v16.16b /* ctr_mask_30 = lookup16(carry_mask_table, ctr_carry_30) */
-	bsl v16.16b, v3.16b, v1.16b /* ctr_pair_30 = bsl(ctr_mask_30, ctr_v_open, ctr_w_open) */
-	tbl v7.16b, {v7.16b}, v0.16b /* ctr_last_byte_30 = lookup16(ctr_sum_30, new_last_byte) */
-	orr v7.16b, v16.16b, v7.16b /* row_30 = or(ctr_pair_30, ctr_last_byte_30) */
-	rev32 v7.16b, v7.16b /* rowle_30 = rev(row_30) */
-	ldr q16, [sp, #144] /* reload ctr_sum_31 */
-	tbl v4.16b, {v16.16b}, v4.16b /* ctr_carry_31 = lookup16(ctr_sum_31, carry_everywhere) */
-	tbl v2.16b, {v2.16b}, v4.16b /* ctr_mask_31 = lookup16(carry_mask_table, ctr_carry_31) */
-	bsl v2.16b, v3.16b, v1.16b /* ctr_pair_31 = bsl(ctr_mask_31, ctr_v_open, ctr_w_open) */
-	tbl v0.16b, {v16.16b}, v0.16b /* ctr_last_byte_31 = lookup16(ctr_sum_31, new_last_byte) */
-	orr v0.16b, v2.16b, v0.16b /* row_31 = or(ctr_pair_31, ctr_last_byte_31) */
-	rev32 v0.16b, v0.16b /* rowle_31 = rev(row_31) */
-	zip1 v1.4s, v5.4s, v7.4s /* tr0_28 = unpacklo(rowle_28, rowle_30) */
-	zip2 v2.4s, v5.4s, v7.4s /* tr0_29 = unpackhi(rowle_28, rowle_30) */
-	zip1 v3.4s, v6.4s, v0.4s /* tr0_30 = unpacklo(rowle_29, rowle_31) */
-	zip2 v0.4s, v6.4s, v0.4s /* tr0_31 = unpackhi(rowle_29, rowle_31) */
-	zip1 v4.4s, v1.4s, v3.4s /* tr1_28 = unpacklo(tr0_28, tr0_30) */
-	zip2 v1.4s, v1.4s, v3.4s /* tr1_29 = unpackhi(tr0_28, tr0_30) */
-	zip1 v3.4s, v2.4s, v0.4s /* tr1_30 = unpacklo(tr0_29, tr0_31) */
-	zip2 v0.4s, v2.4s, v0.4s /* tr1_31 = unpackhi(tr0_29, tr0_31) */
-	ldr q2, [sp, #112] /* reload g0x0.2 */
-	ldr q5, [sp, #96] /* reload g0x1.2 */
+	ldr q14, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_9_new_last_byte] /* new_last_byte = const() */
+	tbl v4.16b, {v4.16b}, v14.16b /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
+	orr v0.16b, v0.16b, v4.16b /* rowle = or(ctr_pair, ctr_last_byte) */
+	tbl v4.16b, {v5.16b}, v3.16b /* ctr_carry_1 = lookup16(ctr_sum_1, carry_everywhere) */
+	tbl v4.16b, {v15.16b}, v4.16b /* ctr_mask_1 = lookup16(carry_mask_table, ctr_carry_1) */
+	bsl v4.16b, v2.16b, v1.16b /* ctr_pair_1 = bsl(ctr_mask_1, ctr_v_ordered, ctr_w_ordered) */
+	tbl v5.16b, {v5.16b}, v14.16b /* ctr_last_byte_1 = lookup16(ctr_sum_1, new_last_byte) */
+	orr v4.16b, v4.16b, v5.16b /* rowle_1 = or(ctr_pair_1, ctr_last_byte_1) */
+	tbl v5.16b, {v6.16b}, v3.16b /* ctr_carry_2 = lookup16(ctr_sum_2, carry_everywhere) */
+	tbl v5.16b, {v15.16b}, v5.16b /* ctr_mask_2 = lookup16(carry_mask_table, ctr_carry_2) */
+	bsl v5.16b, v2.16b, v1.16b /* ctr_pair_2 = bsl(ctr_mask_2, ctr_v_ordered, ctr_w_ordered) */
+	tbl v6.16b, {v6.16b}, v14.16b /* ctr_last_byte_2 = lookup16(ctr_sum_2, new_last_byte) */
+	orr v5.16b, v5.16b, v6.16b /* rowle_2 = or(ctr_pair_2, ctr_last_byte_2) */
+	tbl v6.16b, {v7.16b}, v3.16b /* ctr_carry_3 = lookup16(ctr_sum_3, carry_everywhere) */
+	tbl v6.16b, {v15.16b}, v6.16b /* ctr_mask_3 = lookup16(carry_mask_table, ctr_carry_3) */
+	bsl v6.16b, v2.16b, v1.16b /* ctr_pair_3 = bsl(ctr_mask_3, ctr_v_ordered, ctr_w_ordered) */
+	tbl v7.16b, {v7.16b}, v14.16b /* ctr_last_byte_3 = lookup16(ctr_sum_3, new_last_byte) */
+	orr v6.16b, v6.16b, v7.16b /* rowle_3 = or(ctr_pair_3, ctr_last_byte_3) */
+	zip1 v7.4s, v0.4s, v5.4s /* tr0 = unpacklo(rowle, rowle_2) */
+	zip2 v0.4s, v0.4s, v5.4s /* tr0_1 = unpackhi(rowle, rowle_2) */
+	zip1 v5.4s, v4.4s, v6.4s /* tr0_2 = unpacklo(rowle_1, rowle_3) */
+	zip2 v4.4s, v4.4s, v6.4s /* tr0_3 = unpackhi(rowle_1, rowle_3) */
+	zip1 v6.4s, v7.4s, v5.4s /* tr1 = unpacklo(tr0, tr0_2) */
+	zip2 v5.4s, v7.4s, v5.4s /* tr1_1 = unpackhi(tr0, tr0_2) */
+	zip1 v7.4s, v0.4s, v4.4s /* tr1_2 = unpacklo(tr0_1, tr0_3) */
+	zip2 v0.4s, v0.4s, v4.4s /* tr1_3 = unpackhi(tr0_1, tr0_3) */
+	tbl v4.16b, {v16.16b}, v3.16b /* ctr_carry_4 = lookup16(ctr_sum_4, carry_everywhere) */
+	tbl v4.16b, {v15.16b}, v4.16b /* ctr_mask_4 = lookup16(carry_mask_table, ctr_carry_4) */
+	bsl v4.16b, v2.16b, v1.16b /* ctr_pair_4 = bsl(ctr_mask_4, ctr_v_ordered, ctr_w_ordered) */
+	tbl v16.16b, {v16.16b}, v14.16b /* ctr_last_byte_4 = lookup16(ctr_sum_4, new_last_byte) */
+	orr v4.16b, v4.16b, v16.16b /* rowle_4 = or(ctr_pair_4, ctr_last_byte_4) */
+	tbl v16.16b, {v17.16b}, v3.16b /* ctr_carry_5 = lookup16(ctr_sum_5, carry_everywhere) */
+	tbl v16.16b, {v15.16b}, v16.16b /* ctr_mask_5 = lookup16(carry_mask_table, ctr_carry_5) */
+	bsl v16.16b, v2.16b, v1.16b /* ctr_pair_5 = bsl(ctr_mask_5, ctr_v_ordered, ctr_w_ordered) */
+	tbl v17.16b, {v17.16b}, v14.16b /* ctr_last_byte_5 = lookup16(ctr_sum_5, new_last_byte) */
+	orr v16.16b, v16.16b, v17.16b /* rowle_5 = or(ctr_pair_5, ctr_last_byte_5) */
+	tbl v17.16b, {v18.16b}, v3.16b /* ctr_carry_6 = lookup16(ctr_sum_6, carry_everywhere) */
+	tbl v17.16b, {v15.16b}, v17.16b /* ctr_mask_6 = lookup16(carry_mask_table, ctr_carry_6) */
+	bsl v17.16b, v2.16b, v1.16b /* ctr_pair_6 = bsl(ctr_mask_6, ctr_v_ordered, ctr_w_ordered) */
+	tbl v18.16b, {v18.16b}, v14.16b /* ctr_last_byte_6 = lookup16(ctr_sum_6, new_last_byte) */
+	orr v17.16b, v17.16b, v18.16b /* rowle_6 = or(ctr_pair_6, ctr_last_byte_6) */
+	tbl v18.16b, {v19.16b}, v3.16b /* ctr_carry_7 = lookup16(ctr_sum_7, carry_everywhere) */
+	tbl v18.16b, {v15.16b}, v18.16b /* ctr_mask_7 = lookup16(carry_mask_table, ctr_carry_7) */
+	bsl v18.16b, v2.16b, v1.16b /* ctr_pair_7 = bsl(ctr_mask_7, ctr_v_ordered, ctr_w_ordered) */
+	tbl v19.16b, {v19.16b}, v14.16b /* ctr_last_byte_7 = lookup16(ctr_sum_7, new_last_byte) */
+	orr v18.16b, v18.16b, v19.16b /* rowle_7 = or(ctr_pair_7, ctr_last_byte_7) */
+	zip1 v19.4s, v4.4s, v17.4s /* tr0_4 = unpacklo(rowle_4, rowle_6) */
+	zip2 v4.4s, v4.4s, v17.4s /* tr0_5 = unpackhi(rowle_4, rowle_6) */
+	zip1 v17.4s, v16.4s, v18.4s /* tr0_6 = unpacklo(rowle_5, rowle_7) */
+	zip2 v16.4s, v16.4s, v18.4s /* tr0_7 = unpackhi(rowle_5, rowle_7) */
+	zip1 v18.4s, v19.4s, v17.4s /* tr1_4 = unpacklo(tr0_4, tr0_6) */
+	zip2 v17.4s, v19.4s, v17.4s /* tr1_5 = unpackhi(tr0_4, tr0_6) */
+	zip1 v19.4s, v4.4s, v16.4s /* tr1_6 = unpacklo(tr0_5, tr0_7) */
+	zip2 v4.4s, v4.4s, v16.4s /* tr1_7 = unpackhi(tr0_5, tr0_7) */
+	tbl v16.16b, {v20.16b}, v3.16b /* ctr_carry_8 = lookup16(ctr_sum_8, carry_everywhere) */
+	tbl v16.16b, {v15.16b}, v16.16b /* ctr_mask_8 = lookup16(carry_mask_table, ctr_carry_8) */
+	bsl v16.16b, v2.16b, v1.16b /* ctr_pair_8 = bsl(ctr_mask_8, ctr_v_ordered, ctr_w_ordered) */
+	tbl v20.16b, {v20.16b}, v14.16b /* ctr_last_byte_8 = lookup16(ctr_sum_8, new_last_byte) */
+	orr v16.16b, v16.16b, v20.16b /* rowle_8 = or(ctr_pair_8, ctr_last_byte_8) */
+	tbl v20.16b, {v21.16b}, v3.16b /* ctr_carry_9 = lookup16(ctr_sum_9, carry_everywhere) */
+	tbl v20.16b, {v15.16b}, v20.16b /* ctr_mask_9 = lookup16(carry_mask_table, ctr_carry_9) */
+	bsl v20.16b, v2.16b, v1.16b /* ctr_pair_9 = bsl(ctr_mask_9, ctr_v_ordered, ctr_w_ordered) */
+	tbl v21.16b, {v21.16b}, v14.16b /* ctr_last_byte_9 = lookup16(ctr_sum_9, new_last_byte) */
+	orr v20.16b, v20.16b, v21.16b /* rowle_9 = or(ctr_pair_9, ctr_last_byte_9) */
+	tbl v21.16b, {v22.16b}, v3.16b /* ctr_carry_10 = lookup16(ctr_sum_10, carry_everywhere) */
+	tbl v21.16b, {v15.16b}, v21.16b /* ctr_mask_10 = lookup16(carry_mask_table, ctr_carry_10) */
+	bsl v21.16b, v2.16b, v1.16b /* ctr_pair_10 = bsl(ctr_mask_10, ctr_v_ordered, ctr_w_ordered) */
+	tbl v22.16b, {v22.16b}, v14.16b /* ctr_last_byte_10 = lookup16(ctr_sum_10, new_last_byte) */
+	orr v21.16b, v21.16b, v22.16b /* rowle_10 = or(ctr_pair_10, ctr_last_byte_10) */
+	tbl v22.16b, {v23.16b}, v3.16b /* ctr_carry_11 = lookup16(ctr_sum_11, carry_everywhere) */
+	tbl v22.16b, {v15.16b}, v22.16b /* ctr_mask_11 = lookup16(carry_mask_table, ctr_carry_11) */
+	bsl v22.16b, v2.16b, v1.16b /* ctr_pair_11 = bsl(ctr_mask_11, ctr_v_ordered, ctr_w_ordered) */
+	tbl v23.16b, {v23.16b}, v14.16b /* ctr_last_byte_11 = lookup16(ctr_sum_11, new_last_byte) */
+	orr v22.16b, v22.16b, v23.16b /* rowle_11 = or(ctr_pair_11, ctr_last_byte_11) */
+	zip1 v23.4s, v16.4s, v21.4s /* tr0_8 = unpacklo(rowle_8, rowle_10) */
+	zip2 v16.4s, v16.4s, v21.4s /* tr0_9 = unpackhi(rowle_8, rowle_10) */
+	zip1 v21.4s, v20.4s, v22.4s /* tr0_10 = unpacklo(rowle_9, rowle_11) */
+	zip2 v20.4s, v20.4s, v22.4s /* tr0_11 = unpackhi(rowle_9, rowle_11) */
+	zip1 v22.4s, v23.4s, v21.4s /* tr1_8 = unpacklo(tr0_8, tr0_10) */
+	zip2 v21.4s, v23.4s, v21.4s /* tr1_9 = unpackhi(tr0_8, tr0_10) */
+	zip1 v23.4s, v16.4s, v20.4s /* tr1_10 = unpacklo(tr0_9, tr0_11) */
+	zip2 v16.4s, v16.4s, v20.4s /* tr1_11 = unpackhi(tr0_9, tr0_11) */
+	tbl v20.16b, {v24.16b}, v3.16b /* ctr_carry_12 = lookup16(ctr_sum_12, carry_everywhere) */
+	tbl v20.16b, {v15.16b}, v20.16b /* ctr_mask_12 = lookup16(carry_mask_table, ctr_carry_12) */
+	bsl v20.16b, v2.16b, v1.16b /* ctr_pair_12 = bsl(ctr_mask_12, ctr_v_ordered, ctr_w_ordered) */
+	tbl v24.16b, {v24.16b}, v14.16b /* ctr_last_byte_12 = lookup16(ctr_sum_12, new_last_byte) */
+	orr v20.16b, v20.16b, v24.16b /* rowle_12 = or(ctr_pair_12, ctr_last_byte_12) */
+	tbl v24.16b, {v25.16b}, v3.16b /* ctr_carry_13 = lookup16(ctr_sum_13, carry_everywhere) */
+	tbl v24.16b, {v15.16b}, v24.16b /* ctr_mask_13 = lookup16(carry_mask_table, ctr_carry_13) */
+	bsl v24.16b, v2.16b, v1.16b /* ctr_pair_13 = bsl(ctr_mask_13, ctr_v_ordered, ctr_w_ordered) */
+	tbl v25.16b, {v25.16b}, v14.16b /* ctr_last_byte_13 = lookup16(ctr_sum_13, new_last_byte) */
+	orr v24.16b, v24.16b, v25.16b /* rowle_13 = or(ctr_pair_13, ctr_last_byte_13) */
+	tbl v25.16b, {v26.16b}, v3.16b /* ctr_carry_14 = lookup16(ctr_sum_14, carry_everywhere) */
+	tbl v25.16b, {v15.16b}, v25.16b /* ctr_mask_14 = lookup16(carry_mask_table, ctr_carry_14) */
+	bsl v25.16b, v2.16b, v1.16b /* ctr_pair_14 = bsl(ctr_mask_14, ctr_v_ordered, ctr_w_ordered) */
+	tbl v26.16b, {v26.16b}, v14.16b /* ctr_last_byte_14 = lookup16(ctr_sum_14, new_last_byte) */
+	orr v25.16b, v25.16b, v26.16b /* rowle_14 = or(ctr_pair_14, ctr_last_byte_14) */
+	tbl v26.16b, {v27.16b}, v3.16b /* ctr_carry_15 = lookup16(ctr_sum_15, carry_everywhere) */
+	tbl v26.16b, {v15.16b}, v26.16b /* ctr_mask_15 = lookup16(carry_mask_table, ctr_carry_15) */
+	bsl v26.16b, v2.16b, v1.16b /* ctr_pair_15 = bsl(ctr_mask_15, ctr_v_ordered, ctr_w_ordered) */
+	tbl v27.16b, {v27.16b}, v14.16b /* ctr_last_byte_15 = lookup16(ctr_sum_15, new_last_byte) */
+	orr v26.16b, v26.16b, v27.16b /* rowle_15 = or(ctr_pair_15, ctr_last_byte_15) */
+	zip1 v27.4s, v20.4s, v25.4s /* tr0_12 = unpacklo(rowle_12, rowle_14) */
+	zip2 v20.4s, v20.4s, v25.4s /* tr0_13 = unpackhi(rowle_12, rowle_14) */
+	zip1 v25.4s, v24.4s, v26.4s /* tr0_14 = unpacklo(rowle_13, rowle_15) */
+	zip2 v24.4s, v24.4s, v26.4s /* tr0_15 = unpackhi(rowle_13, rowle_15) */
+	zip1 v26.4s, v27.4s, v25.4s /* tr1_12 = unpacklo(tr0_12, tr0_14) */
+	zip2 v25.4s, v27.4s, v25.4s /* tr1_13 = unpackhi(tr0_12, tr0_14) */
+	zip1 v27.4s, v20.4s, v24.4s /* tr1_14 = unpacklo(tr0_13, tr0_15) */
+	zip2 v20.4s, v20.4s, v24.4s /* tr1_15 = unpackhi(tr0_13, tr0_15) */
+	tbl v24.16b, {v28.16b}, v3.16b /* ctr_carry_16 = lookup16(ctr_sum_16, carry_everywhere) */
+	tbl v24.16b, {v15.16b}, v24.16b /* ctr_mask_16 = lookup16(carry_mask_table, ctr_carry_16) */
+	bsl v24.16b, v2.16b, v1.16b /* ctr_pair_16 = bsl(ctr_mask_16, ctr_v_ordered, ctr_w_ordered) */
+	tbl v28.16b, {v28.16b}, v14.16b /* ctr_last_byte_16 = lookup16(ctr_sum_16, new_last_byte) */
+	orr v24.16b, v24.16b, v28.16b /* rowle_16 = or(ctr_pair_16, ctr_last_byte_16) */
+	tbl v28.16b, {v29.16b}, v3.16b /* ctr_carry_17 = lookup16(ctr_sum_17, carry_everywhere) */
+	tbl v28.16b, {v15.16b}, v28.16b /* ctr_mask_17 = lookup16(carry_mask_table, ctr_carry_17) */
+	bsl v28.16b, v2.16b, v1.16b /* ctr_pair_17 = bsl(ctr_mask_17, ctr_v_ordered, ctr_w_ordered) */
+	tbl v29.16b, {v29.16b}, v14.16b /* ctr_last_byte_17 = lookup16(ctr_sum_17, new_last_byte) */
+	orr v28.16b, v28.16b, v29.16b /* rowle_17 = or(ctr_pair_17, ctr_last_byte_17) */
+	tbl v29.16b, {v30.16b}, v3.16b /* ctr_carry_18 = lookup16(ctr_sum_18, carry_everywhere) */
+	tbl v29.16b, {v15.16b}, v29.16b /* ctr_mask_18 = lookup16(carry_mask_table, ctr_carry_18) */
+	bsl v29.16b, v2.16b, v1.16b /* ctr_pair_18 = bsl(ctr_mask_18, ctr_v_ordered, ctr_w_ordered) */
+	tbl v30.16b, {v30.16b}, v14.16b /* ctr_last_byte_18 = lookup16(ctr_sum_18, new_last_byte) */
+	orr v29.16b, v29.16b, v30.16b /* rowle_18 = or(ctr_pair_18, ctr_last_byte_18) */
+	tbl v30.16b, {v31.16b}, v3.16b /* ctr_carry_19 = lookup16(ctr_sum_19, carry_everywhere) */
+	tbl v30.16b, {v15.16b}, v30.16b /* ctr_mask_19 = lookup16(carry_mask_table, ctr_carry_19) */
+	bsl v30.16b, v2.16b, v1.16b /* ctr_pair_19 = bsl(ctr_mask_19, ctr_v_ordered, ctr_w_ordered) */
+	tbl v31.16b, {v31.16b}, v14.16b /* ctr_last_byte_19 = lookup16(ctr_sum_19, new_last_byte) */
+	orr v30.16b, v30.16b, v31.16b /* rowle_19 = or(ctr_pair_19, ctr_last_byte_19) */
+	zip1 v31.4s, v24.4s, v29.4s /* tr0_16 = unpacklo(rowle_16, rowle_18) */
+	zip2 v24.4s, v24.4s, v29.4s /* tr0_17 = unpackhi(rowle_16, rowle_18) */
+	zip1 v29.4s, v28.4s, v30.4s /* tr0_18 = unpacklo(rowle_17, rowle_19) */
+	zip2 v28.4s, v28.4s, v30.4s /* tr0_19 = unpackhi(rowle_17, rowle_19) */
+	zip1 v30.4s, v31.4s, v29.4s /* tr1_16 = unpacklo(tr0_16, tr0_18) */
+	zip2 v29.4s, v31.4s, v29.4s /* tr1_17 = unpackhi(tr0_16, tr0_18) */
+	zip1 v31.4s, v24.4s, v28.4s /* tr1_18 = unpacklo(tr0_17, tr0_19) */
+	zip2 v24.4s, v24.4s, v28.4s /* tr1_19 = unpackhi(tr0_17, tr0_19) */
+	tbl v28.16b, {v8.16b}, v3.16b /* ctr_carry_20 = lookup16(ctr_sum_20, carry_everywhere) */
+	tbl v28.16b, {v15.16b}, v28.16b /* ctr_mask_20 = lookup16(carry_mask_table, ctr_carry_20) */
+	bsl v28.16b, v2.16b, v1.16b /* ctr_pair_20 = bsl(ctr_mask_20, ctr_v_ordered, ctr_w_ordered) */
+	tbl v8.16b, {v8.16b}, v14.16b /* ctr_last_byte_20 = lookup16(ctr_sum_20, new_last_byte) */
+	orr v28.16b, v28.16b, v8.16b /* rowle_20 = or(ctr_pair_20, ctr_last_byte_20) */
+	tbl v8.16b, {v9.16b}, v3.16b /* ctr_carry_21 = lookup16(ctr_sum_21, carry_everywhere) */
+	tbl v8.16b, {v15.16b}, v8.16b /* ctr_mask_21 = lookup16(carry_mask_table, ctr_carry_21) */
+	bsl v8.16b, v2.16b, v1.16b /* ctr_pair_21 = bsl(ctr_mask_21, ctr_v_ordered, ctr_w_ordered) */
+	tbl v9.16b, {v9.16b}, v14.16b /* ctr_last_byte_21 = lookup16(ctr_sum_21, new_last_byte) */
+	orr v8.16b, v8.16b, v9.16b /* rowle_21 = or(ctr_pair_21, ctr_last_byte_21) */
+	tbl v9.16b, {v10.16b}, v3.16b /* ctr_carry_22 = lookup16(ctr_sum_22, carry_everywhere) */
+	tbl v9.16b, {v15.16b}, v9.16b /* ctr_mask_22 = lookup16(carry_mask_table, ctr_carry_22) */
+	bsl v9.16b, v2.16b, v1.16b /* ctr_pair_22 = bsl(ctr_mask_22, ctr_v_ordered, ctr_w_ordered) */
+	tbl v10.16b, {v10.16b}, v14.16b /* ctr_last_byte_22 = lookup16(ctr_sum_22, new_last_byte) */
+	orr v9.16b, v9.16b, v10.16b /* rowle_22 = or(ctr_pair_22, ctr_last_byte_22) */
+	tbl v10.16b, {v11.16b}, v3.16b /* ctr_carry_23 = lookup16(ctr_sum_23, carry_everywhere) */
+	tbl v10.16b, {v15.16b}, v10.16b /* ctr_mask_23 = lookup16(carry_mask_table, ctr_carry_23) */
+	bsl v10.16b, v2.16b, v1.16b /* ctr_pair_23 = bsl(ctr_mask_23, ctr_v_ordered, ctr_w_ordered) */
+	tbl v11.16b, {v11.16b}, v14.16b /* ctr_last_byte_23 = lookup16(ctr_sum_23, new_last_byte) */
+	orr v10.16b, v10.16b, v11.16b /* rowle_23 = or(ctr_pair_23, ctr_last_byte_23) */
+	zip1 v11.4s, v28.4s, v9.4s /* tr0_20 = unpacklo(rowle_20, rowle_22) */
+	zip2 v28.4s, v28.4s, v9.4s /* tr0_21 = unpackhi(rowle_20, rowle_22) */
+	zip1 v9.4s, v8.4s, v10.4s /* tr0_22 = unpacklo(rowle_21, rowle_23) */
+	zip2 v8.4s, v8.4s, v10.4s /* tr0_23 = unpackhi(rowle_21, rowle_23) */
+	zip1 v10.4s, v11.4s, v9.4s /* tr1_20 = unpacklo(tr0_20, tr0_22) */
+	zip2 v9.4s, v11.4s, v9.4s /* tr1_21 = unpackhi(tr0_20, tr0_22) */
+	zip1 v11.4s, v28.4s, v8.4s /* tr1_22 = unpacklo(tr0_21, tr0_23) */
+	zip2 v28.4s, v28.4s, v8.4s /* tr1_23 = unpackhi(tr0_21, tr0_23) */
+	tbl v8.16b, {v12.16b}, v3.16b /* ctr_carry_24 = lookup16(ctr_sum_24, carry_everywhere) */
+	tbl v8.16b, {v15.16b}, v8.16b /* ctr_mask_24 = lookup16(carry_mask_table, ctr_carry_24) */
+	bsl v8.16b, v2.16b, v1.16b /* ctr_pair_24 = bsl(ctr_mask_24, ctr_v_ordered, ctr_w_ordered) */
+	tbl v12.16b, {v12.16b}, v14.16b /* ctr_last_byte_24 = lookup16(ctr_sum_24, new_last_byte) */
+	orr v8.16b, v8.16b, v12.16b /* rowle_24 = or(ctr_pair_24, ctr_last_byte_24) */
+	tbl v12.16b, {v13.16b}, v3.16b /* ctr_carry_25 = lookup16(ctr_sum_25, carry_everywhere) */
+	tbl v12.16b, {v15.16b}, v12.16b /* ctr_mask_25 = lookup16(carry_mask_table, ctr_carry_25) */
+	bsl v12.16b, v2.16b, v1.16b /* ctr_pair_25 = bsl(ctr_mask_25, ctr_v_ordered, ctr_w_ordered) */
+	tbl v13.16b, {v13.16b}, v14.16b /* ctr_last_byte_25 = lookup16(ctr_sum_25, new_last_byte) */
+	orr v12.16b, v12.16b, v13.16b /* rowle_25 = or(ctr_pair_25, ctr_last_byte_25) */
+	ldr q13, [sp, #160] /* reload ctr_sum_26 */
+	str q0, [sp, #176] /* spill g0x3.1 */
+	tbl v0.16b, {v13.16b}, v3.16b /* ctr_carry_26 = lookup16(ctr_sum_26, carry_everywhere) */
+	tbl v0.16b, {v15.16b}, v0.16b /* ctr_mask_26 = lookup16(carry_mask_table, ctr_carry_26) */
+	bsl v0.16b, v2.16b, v1.16b /* ctr_pair_26 = bsl(ctr_mask_26, ctr_v_ordered, ctr_w_ordered) */
+	tbl v13.16b, {v13.16b}, v14.16b /* ctr_last_byte_26 = lookup16(ctr_sum_26, new_last_byte) */
+	orr v0.16b, v0.16b, v13.16b /* rowle_26 = or(ctr_pair_26, ctr_last_byte_26) */
+	ldr q13, [sp, #144] /* reload ctr_sum_27 */
+	str q4, [sp, #160] /* spill g1x3.1 */
+	tbl v4.16b, {v13.16b}, v3.16b /* ctr_carry_27 = lookup16(ctr_sum_27, carry_everywhere) */
+	tbl v4.16b, {v15.16b}, v4.16b /* ctr_mask_27 = lookup16(carry_mask_table, ctr_carry_27) */
+	bsl v4.16b, v2.16b, v1.16b /* ctr_pair_27 = bsl(ctr_mask_27, ctr_v_ordered, ctr_w_ordered) */
+	tbl v13.16b, {v13.16b}, v14.16b /* ctr_last_byte_27 = lookup16(ctr_sum_27, new_last_byte) */
+	orr v4.16b, v4.16b, v13.16b /* rowle_27 = or(ctr_pair_27, ctr_last_byte_27) */
+	zip1 v13.4s, v8.4s, v0.4s /* tr0_24 = unpacklo(rowle_24, rowle_26) */
+	zip2 v0.4s, v8.4s, v0.4s /* tr0_25 = unpackhi(rowle_24, rowle_26) */
+	zip1 v8.4s, v12.4s, v4.4s /* tr0_26 = unpacklo(rowle_25, rowle_27) */
+	zip2 v4.4s, v12.4s, v4.4s /* tr0_27 = unpackhi(rowle_25, rowle_27) */
+	zip1 v12.4s, v13.4s, v8.4s /* tr1_24 = unpacklo(tr0_24, tr0_26) */
+	zip2 v8.4s, v13.4s, v8.4s /* tr1_25 = unpackhi(tr0_24, tr0_26) */
+	zip1 v13.4s, v0.4s, v4.4s /* tr1_26 = unpacklo(tr0_25, tr0_27) */
+	zip2 v0.4s, v0.4s, v4.4s /* tr1_27 = unpackhi(tr0_25, tr0_27) */
+	ldr q4, [sp, #80] /* reload ctr_sum_28 */
+	str q0, [sp, #144] /* spill g6x3.1 */
+	tbl v0.16b, {v4.16b}, v3.16b /* ctr_carry_28 = lookup16(ctr_sum_28, carry_everywhere) */
+	tbl v0.16b, {v15.16b}, v0.16b /* ctr_mask_28 = lookup16(carry_mask_table, ctr_carry_28) */
+	bsl v0.16b, v2.16b, v1.16b /* ctr_pair_28 = bsl(ctr_mask_28, ctr_v_ordered, ctr_w_ordered) */
+	tbl v4.16b, {v4.16b}, v14.16b /* ctr_last_byte_28 = lookup16(ctr_sum_28, new_last_byte) */
+	orr v0.16b, v0.16b, v4.16b /* rowle_28 = or(ctr_pair_28, ctr_last_byte_28) */
+	ldr q4, [sp, #96] /* reload ctr_sum_29 */
+	str q5, [sp, #80] /* spill g0x1.1 */
+	tbl v5.16b, {v4.16b}, v3.16b /* ctr_carry_29 = lookup16(ctr_sum_29, carry_everywhere) */
+	tbl v5.16b, {v15.16b}, v5.16b /* ctr_mask_29 = lookup16(carry_mask_table, ctr_carry_29) */
+	bsl v5.16b, v2.16b, v1.16b /* ctr_pair_29 = bsl(ctr_mask_29, ctr_v_ordered, ctr_w_ordered) */
+	tbl v4.16b, {v4.16b}, v14.16b /* ctr_last_byte_29 = lookup16(ctr_sum_29, new_last_byte) */
+	orr v4.16b, v5.16b, v4.16b /* rowle_29 = or(ctr_pair_29, ctr_last_byte_29) */
+	ldr q5, [sp, #112] /* reload ctr_sum_30 */
+	str q6, [sp, #96] /* spill g0x0.1 */
+	tbl v6.16b, {v5.16b}, v3.16b /* ctr_carry_30 = lookup16(ctr_sum_30, carry_everywhere) */
+	tbl v6.16b, {v15.16b}, v6.16b /* ctr_mask_30 = lookup16(carry_mask_table, ctr_carry_30) */
+	bsl v6.16b, v2.16b, v1.16b /* ctr_pair_30 = bsl(ctr_mask_30, ctr_v_ordered, ctr_w_ordered) */
+	tbl v5.16b, {v5.16b}, v14.16b /* ctr_last_byte_30 = lookup16(ctr_sum_30, new_last_byte) */
+	orr v5.16b, v6.16b, v5.16b /* rowle_30 = or(ctr_pair_30, ctr_last_byte_30) */
+	ldr q6, [sp, #128] /* reload ctr_sum_31 */
+	tbl v3.16b, {v6.16b}, v3.16b /* ctr_carry_31 = lookup16(ctr_sum_31, carry_everywhere) */
+	tbl v3.16b, {v15.16b}, v3.16b /* ctr_mask_31 = lookup16(carry_mask_table, ctr_carry_31) */
+	bsl v3.16b, v2.16b, v1.16b /* ctr_pair_31 = bsl(ctr_mask_31, ctr_v_ordered, ctr_w_ordered) */
+	tbl v1.16b, {v6.16b}, v14.16b /* ctr_last_byte_31 = lookup16(ctr_sum_31, new_last_byte) */
+	orr v1.16b, v3.16b, v1.16b /* rowle_31 = or(ctr_pair_31, ctr_last_byte_31) */
+	zip1 v2.4s, v0.4s, v5.4s /* tr0_28 = unpacklo(rowle_28, rowle_30) */
+	zip2 v0.4s, v0.4s, v5.4s /* tr0_29 = unpackhi(rowle_28, rowle_30) */
+	zip1 v3.4s, v4.4s, v1.4s /* tr0_30 = unpacklo(rowle_29, rowle_31) */
+	zip2 v1.4s, v4.4s, v1.4s /* tr0_31 = unpackhi(rowle_29, rowle_31) */
+	zip1 v4.4s, v2.4s, v3.4s /* tr1_28 = unpacklo(tr0_28, tr0_30) */
+	zip2 v2.4s, v2.4s, v3.4s /* tr1_29 = unpackhi(tr0_28, tr0_30) */
+	zip1 v3.4s, v0.4s, v1.4s /* tr1_30 = unpacklo(tr0_29, tr0_31) */
+	zip2 v0.4s, v0.4s, v1.4s /* tr1_31 = unpackhi(tr0_29, tr0_31) */
+	ldr q1, [sp, #96] /* reload g0x0.2 */
+	ldr q5, [sp, #80] /* reload g0x1.2 */
 	ldr q6, [sp, #176] /* reload g0x3.2 */
-	ldr q7, [sp, #128] /* reload g1x3.2 */
-	ldr q16, [sp, #80] /* reload g6x3.2 */
-	str q13, [sp, #80] /* spill g6x0.2 */
-	str q4, [sp, #128] /* spill g7x0.2 */
-	str q9, [sp, #176] /* spill g6x1.2 */
-	str q1, [sp, #96] /* spill g7x1.2 */
-	str q14, [sp, #112] /* spill g6x2.2 */
-	str q3, [sp, #144] /* spill g7x2.2 */
-	str q16, [sp, #160] /* spill g6x3.2 */
+	ldr q14, [sp, #160] /* reload g1x3.2 */
+	ldr q15, [sp, #144] /* reload g6x3.2 */
+	str q12, [sp, #144] /* spill g6x0.2 */
+	str q4, [sp, #160] /* spill g7x0.2 */
+	str q8, [sp, #176] /* spill g6x1.2 */
+	str q2, [sp, #80] /* spill g7x1.2 */
+	str q13, [sp, #96] /* spill g6x2.2 */
+	str q3, [sp, #128] /* spill g7x2.2 */
+	str q15, [sp, #112] /* spill g6x3.2 */
 	str q0, [sp, #192] /* spill g7x3.2 */
 	mov x7, x0
 	mov x6, #8
@@ -7903,22 +7762,22 @@ sm4_wordslice_neon_aes_batch_gcm_asm:
 
 	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
 	ld1r {v0.4s}, [x7] /* rkw = bcast32() */
-	eor v1.16b, v5.16b, v15.16b /* g0k_acc = xor(g0x1, g0x2) */
-	eor v0.16b, v1.16b, v0.16b /* g0k = xor(g0k_acc, rkw) */
+	eor v2.16b, v5.16b, v7.16b /* g0k_acc = xor(g0x1, g0x2) */
+	eor v0.16b, v2.16b, v0.16b /* g0k = xor(g0k_acc, rkw) */
 	eor v0.16b, v0.16b, v6.16b /* g0t = xor(g0k, g0x3) */
 	adrp x17, .Lsm4_wordslice_neon_aes_asm_9_inv_shift_rows
-	ldr q1, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_9_inv_shift_rows] /* inv_shift_rows = const() */
-	tbl v0.16b, {v0.16b}, v1.16b /* g0s_sr = lookup16(g0t, inv_shift_rows) */
+	ldr q2, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_9_inv_shift_rows] /* inv_shift_rows = const() */
+	tbl v0.16b, {v0.16b}, v2.16b /* g0s_sr = lookup16(g0t, inv_shift_rows) */
 	adrp x17, .Lsm4_wordslice_neon_aes_asm_9_nibble_mask
 	ldr q3, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_9_nibble_mask] /* nibble_mask = const() */
 	and v4.16b, v0.16b, v3.16b /* g0s_sr_lo = and(g0s_sr, nibble_mask) */
 	ushr v0.16b, v0.16b, #4 /* g0s_sr_hi = shr(g0s_sr) */
 	adrp x17, .Lsm4_wordslice_neon_aes_asm_9_tbl_lo
-	ldr q16, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_9_tbl_lo] /* tbl_lo = const() */
-	tbl v4.16b, {v16.16b}, v4.16b /* g0a_1_l = lookup16(tbl_lo, g0s_sr_lo) */
+	ldr q8, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_9_tbl_lo] /* tbl_lo = const() */
+	tbl v4.16b, {v8.16b}, v4.16b /* g0a_1_l = lookup16(tbl_lo, g0s_sr_lo) */
 	adrp x17, .Lsm4_wordslice_neon_aes_asm_9_tbl_hi
-	ldr q9, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_9_tbl_hi] /* tbl_hi = const() */
-	tbl v0.16b, {v9.16b}, v0.16b /* g0a_1_h = lookup16(tbl_hi, g0s_sr_hi) */
+	ldr q12, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_9_tbl_hi] /* tbl_hi = const() */
+	tbl v0.16b, {v12.16b}, v0.16b /* g0a_1_h = lookup16(tbl_hi, g0s_sr_hi) */
 	aese v4.16b, v0.16b /* g0s_aes = aese(g0a_1_l, g0a_1_h) */
 	and v0.16b, v4.16b, v3.16b /* g0s_aes_lo = and(g0s_aes, nibble_mask) */
 	ushr v4.16b, v4.16b, #4 /* g0s_aes_hi = shr(g0s_aes) */
@@ -7926,8 +7785,8 @@ sm4_wordslice_neon_aes_batch_gcm_asm:
 	ldr q13, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_9_tbl_lo_1] /* tbl_lo_1 = const() */
 	tbl v0.16b, {v13.16b}, v0.16b /* g0s_l = lookup16(tbl_lo_1, g0s_aes_lo) */
 	adrp x17, .Lsm4_wordslice_neon_aes_asm_9_tbl_hi_1
-	ldr q14, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_9_tbl_hi_1] /* tbl_hi_1 = const() */
-	tbl v4.16b, {v14.16b}, v4.16b /* g0s_h = lookup16(tbl_hi_1, g0s_aes_hi) */
+	ldr q15, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_9_tbl_hi_1] /* tbl_hi_1 = const() */
+	tbl v4.16b, {v15.16b}, v4.16b /* g0s_h = lookup16(tbl_hi_1, g0s_aes_hi) */
 	eor v0.16b, v0.16b, v4.16b /* g0s = xor(g0s_l, g0s_h) */
 	adrp x17, .Lsm4_wordslice_neon_aes_asm_9_rotl24
 	ldr q4, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_9_rotl24] /* rotl24 = const() */
@@ -7937,913 +7796,914 @@ sm4_wordslice_neon_aes_batch_gcm_asm:
 	str q6, [sp, #224] /* spill g0x3.2 */
 	adrp x17, .Lsm4_wordslice_neon_aes_asm_9_rotl8
 	ldr q6, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_9_rotl8] /* rotl8 = const() */
-	str q15, [sp, #240] /* spill g0x2.2 */
-	tbl v15.16b, {v0.16b}, v6.16b /* g0lr8 = lookup16(g0s, rotl8) */
-	eor v15.16b, v0.16b, v15.16b /* g0lg_acc = xor(g0s, g0lr8) */
+	str q7, [sp, #240] /* spill g0x2.2 */
+	tbl v7.16b, {v0.16b}, v6.16b /* g0lr8 = lookup16(g0s, rotl8) */
+	eor v7.16b, v0.16b, v7.16b /* g0lg_acc = xor(g0s, g0lr8) */
 	rev32 v0.8h, v0.8h /* g0lr16 = rev(g0s) */
-	eor v0.16b, v15.16b, v0.16b /* g0lg = xor(g0lg_acc, g0lr16) */
-	ushr v15.4s, v0.4s, #30 /* g0lr2_r = shr(g0lg) */
-	sli v15.4s, v0.4s, #2 /* g0lr2 = sli(g0lr2_r, g0lg) */
-	eor v0.16b, v5.16b, v15.16b /* g0l = xor(g0l_acc, g0lr2) */
-	eor v0.16b, v2.16b, v0.16b /* g0x = xor(g0x0, g0l) */
-	ld1r {v2.4s}, [x7] /* rkw_1 = bcast32() */
-	eor v5.16b, v18.16b, v20.16b /* g1k_acc = xor(g1x1, g1x2) */
-	eor v2.16b, v5.16b, v2.16b /* g1k = xor(g1k_acc, rkw_1) */
-	eor v2.16b, v2.16b, v7.16b /* g1t = xor(g1k, g1x3) */
-	tbl v2.16b, {v2.16b}, v1.16b /* g1s_sr = lookup16(g1t, inv_shift_rows) */
-	and v5.16b, v2.16b, v3.16b /* g1s_sr_lo = and(g1s_sr, nibble_mask) */
-	ushr v2.16b, v2.16b, #4 /* g1s_sr_hi = shr(g1s_sr) */
-	tbl v5.16b, {v16.16b}, v5.16b /* g1a_1_l = lookup16(tbl_lo, g1s_sr_lo) */
-	tbl v2.16b, {v9.16b}, v2.16b /* g1a_1_h = lookup16(tbl_hi, g1s_sr_hi) */
-	aese v5.16b, v2.16b /* g1s_aes = aese(g1a_1_l, g1a_1_h) */
-	and v2.16b, v5.16b, v3.16b /* g1s_aes_lo = and(g1s_aes, nibble_mask) */
+	eor v0.16b, v7.16b, v0.16b /* g0lg = xor(g0lg_acc, g0lr16) */
+	ushr v7.4s, v0.4s, #30 /* g0lr2_r = shr(g0lg) */
+	sli v7.4s, v0.4s, #2 /* g0lr2 = sli(g0lr2_r, g0lg) */
+	eor v0.16b, v5.16b, v7.16b /* g0l = xor(g0l_acc, g0lr2) */
+	eor v0.16b, v1.16b, v0.16b /* g0x = xor(g0x0, g0l) */
+	ld1r {v1.4s}, [x7] /* rkw_1 = bcast32() */
+	eor v5.16b, v17.16b, v19.16b /* g1k_acc = xor(g1x1, g1x2) */
+	eor v1.16b, v5.16b, v1.16b /* g1k = xor(g1k_acc, rkw_1) */
+	eor v1.16b, v1.16b, v14.16b /* g1t = xor(g1k, g1x3) */
+	tbl v1.16b, {v1.16b}, v2.16b /* g1s_sr = lookup16(g1t, inv_shift_rows) */
+	and v5.16b, v1.16b, v3.16b /* g1s_sr_lo = and(g1s_sr, nibble_mask) */
+	ushr v1.16b, v1.16b, #4 /* g1s_sr_hi = shr(g1s_sr) */
+	tbl v5.16b, {v8.16b}, v5.16b /* g1a_1_l = lookup16(tbl_lo, g1s_sr_lo) */
+	tbl v1.16b, {v12.16b}, v1.16b /* g1a_1_h = lookup16(tbl_hi, g1s_sr_hi) */
+	aese v5.16b, v1.16b /* g1s_aes = aese(g1a_1_l, g1a_1_h) */
+	and v1.16b, v5.16b, v3.16b /* g1s_aes_lo = and(g1s_aes, nibble_mask) */
 	ushr v5.16b, v5.16b, #4 /* g1s_aes_hi = shr(g1s_aes) */
-	tbl v2.16b, {v13.16b}, v2.16b /* g1s_l = lookup16(tbl_lo_1, g1s_aes_lo) */
-	tbl v5.16b, {v14.16b}, v5.16b /* g1s_h = lookup16(tbl_hi_1, g1s_aes_hi) */
-	eor v2.16b, v2.16b, v5.16b /* g1s = xor(g1s_l, g1s_h) */
-	tbl v5.16b, {v2.16b}, v4.16b /* g1lr24 = lookup16(g1s, rotl24) */
-	eor v5.16b, v2.16b, v5.16b /* g1l_acc = xor(g1s, g1lr24) */
-	tbl v15.16b, {v2.16b}, v6.16b /* g1lr8 = lookup16(g1s, rotl8) */
-	eor v15.16b, v2.16b, v15.16b /* g1lg_acc = xor(g1s, g1lr8) */
-	rev32 v2.8h, v2.8h /* g1lr16 = rev(g1s) */
-	eor v2.16b, v15.16b, v2.16b /* g1lg = xor(g1lg_acc, g1lr16) */
-	ushr v15.4s, v2.4s, #30 /* g1lr2_r = shr(g1lg) */
-	sli v15.4s, v2.4s, #2 /* g1lr2 = sli(g1lr2_r, g1lg) */
-	eor v2.16b, v5.16b, v15.16b /* g1l = xor(g1l_acc, g1lr2) */
-	eor v2.16b, v19.16b, v2.16b /* g1x = xor(g1x0, g1l) */
+	tbl v1.16b, {v13.16b}, v1.16b /* g1s_l = lookup16(tbl_lo_1, g1s_aes_lo) */
+	tbl v5.16b, {v15.16b}, v5.16b /* g1s_h = lookup16(tbl_hi_1, g1s_aes_hi) */
+	eor v1.16b, v1.16b, v5.16b /* g1s = xor(g1s_l, g1s_h) */
+	tbl v5.16b, {v1.16b}, v4.16b /* g1lr24 = lookup16(g1s, rotl24) */
+	eor v5.16b, v1.16b, v5.16b /* g1l_acc = xor(g1s, g1lr24) */
+	tbl v7.16b, {v1.16b}, v6.16b /* g1lr8 = lookup16(g1s, rotl8) */
+	eor v7.16b, v1.16b, v7.16b /* g1lg_acc = xor(g1s, g1lr8) */
+	rev32 v1.8h, v1.8h /* g1lr16 = rev(g1s) */
+	eor v1.16b, v7.16b, v1.16b /* g1lg = xor(g1lg_acc, g1lr16) */
+	ushr v7.4s, v1.4s, #30 /* g1lr2_r = shr(g1lg) */
+	sli v7.4s, v1.4s, #2 /* g1lr2 = sli(g1lr2_r, g1lg) */
+	eor v1.16b, v5.16b, v7.16b /* g1l = xor(g1l_acc, g1lr2) */
+	eor v1.16b, v18.16b, v1.16b /* g1x = xor(g1x0, g1l) */
 	ld1r {v5.4s}, [x7] /* rkw_2 = bcast32() */
-	eor v19.16b, v22.16b, v24.16b /* g2k_acc = xor(g2x1, g2x2) */
-	eor v5.16b, v19.16b, v5.16b /* g2k = xor(g2k_acc, rkw_2) */
-	eor v5.16b, v5.16b, v17.16b /* g2t = xor(g2k, g2x3) */
-	tbl v5.16b, {v5.16b}, v1.16b /* g2s_sr = lookup16(g2t, inv_shift_rows) */
-	and v19.16b, v5.16b, v3.16b /* g2s_sr_lo = and(g2s_sr, nibble_mask) */
+	eor v7.16b, v21.16b, v23.16b /* g2k_acc = xor(g2x1, g2x2) */
+	eor v5.16b, v7.16b, v5.16b /* g2k = xor(g2k_acc, rkw_2) */
+	eor v5.16b, v5.16b, v16.16b /* g2t = xor(g2k, g2x3) */
+	tbl v5.16b, {v5.16b}, v2.16b /* g2s_sr = lookup16(g2t, inv_shift_rows) */
+	and v7.16b, v5.16b, v3.16b /* g2s_sr_lo = and(g2s_sr, nibble_mask) */
 	ushr v5.16b, v5.16b, #4 /* g2s_sr_hi = shr(g2s_sr) */
-	tbl v19.16b, {v16.16b}, v19.16b /* g2a_1_l = lookup16(tbl_lo, g2s_sr_lo) */
-	tbl v5.16b, {v9.16b}, v5.16b /* g2a_1_h = lookup16(tbl_hi, g2s_sr_hi) */
-	aese v19.16b, v5.16b /* g2s_aes = aese(g2a_1_l, g2a_1_h) */
-	and v5.16b, v19.16b, v3.16b /* g2s_aes_lo = and(g2s_aes, nibble_mask) */
-	ushr v19.16b, v19.16b, #4 /* g2s_aes_hi = shr(g2s_aes) */
+	tbl v7.16b, {v8.16b}, v7.16b /* g2a_1_l = lookup16(tbl_lo, g2s_sr_lo) */
+	tbl v5.16b, {v12.16b}, v5.16b /* g2a_1_h = lookup16(tbl_hi, g2s_sr_hi) */
+	aese v7.16b, v5.16b /* g2s_aes = aese(g2a_1_l, g2a_1_h) */
+	and v5.16b, v7.16b, v3.16b /* g2s_aes_lo = and(g2s_aes, nibble_mask) */
+	ushr v7.16b, v7.16b, #4 /* g2s_aes_hi = shr(g2s_aes) */
 	tbl v5.16b, {v13.16b}, v5.16b /* g2s_l = lookup16(tbl_lo_1, g2s_aes_lo) */
-	tbl v19.16b, {v14.16b}, v19.16b /* g2s_h = lookup16(tbl_hi_1, g2s_aes_hi) */
-	eor v5.16b, v5.16b, v19.16b /* g2s = xor(g2s_l, g2s_h) */
-	tbl v19.16b, {v5.16b}, v4.16b /* g2lr24 = lookup16(g2s, rotl24) */
-	eor v19.16b, v5.16b, v19.16b /* g2l_acc = xor(g2s, g2lr24) */
-	tbl v15.16b, {v5.16b}, v6.16b /* g2lr8 = lookup16(g2s, rotl8) */
-	eor v15.16b, v5.16b, v15.16b /* g2lg_acc = xor(g2s, g2lr8) */
+	tbl v7.16b, {v15.16b}, v7.16b /* g2s_h = lookup16(tbl_hi_1, g2s_aes_hi) */
+	eor v5.16b, v5.16b, v7.16b /* g2s = xor(g2s_l, g2s_h) */
+	tbl v7.16b, {v5.16b}, v4.16b /* g2lr24 = lookup16(g2s, rotl24) */
+	eor v7.16b, v5.16b, v7.16b /* g2l_acc = xor(g2s, g2lr24) */
+	tbl v18.16b, {v5.16b}, v6.16b /* g2lr8 = lookup16(g2s, rotl8) */
+	eor v18.16b, v5.16b, v18.16b /* g2lg_acc = xor(g2s, g2lr8) */
 	rev32 v5.8h, v5.8h /* g2lr16 = rev(g2s) */
-	eor v5.16b, v15.16b, v5.16b /* g2lg = xor(g2lg_acc, g2lr16) */
-	ushr v15.4s, v5.4s, #30 /* g2lr2_r = shr(g2lg) */
-	sli v15.4s, v5.4s, #2 /* g2lr2 = sli(g2lr2_r, g2lg) */
-	eor v5.16b, v19.16b, v15.16b /* g2l = xor(g2l_acc, g2lr2) */
-	eor v5.16b, v23.16b, v5.16b /* g2x = xor(g2x0, g2l) */
-	ld1r {v19.4s}, [x7] /* rkw_3 = bcast32() */
-	eor v23.16b, v26.16b, v28.16b /* g3k_acc = xor(g3x1, g3x2) */
-	eor v19.16b, v23.16b, v19.16b /* g3k = xor(g3k_acc, rkw_3) */
-	eor v19.16b, v19.16b, v21.16b /* g3t = xor(g3k, g3x3) */
-	tbl v19.16b, {v19.16b}, v1.16b /* g3s_sr = lookup16(g3t, inv_shift_rows) */
-	and v23.16b, v19.16b, v3.16b /* g3s_sr_lo = and(g3s_sr, nibble_mask) */
-	ushr v19.16b, v19.16b, #4 /* g3s_sr_hi = shr(g3s_sr) */
-	tbl v23.16b, {v16.16b}, v23.16b /* g3a_1_l = lookup16(tbl_lo, g3s_sr_lo) */
-	tbl v19.16b, {v9.16b}, v19.16b /* g3a_1_h = lookup16(tbl_hi, g3s_sr_hi) */
-	aese v23.16b, v19.16b /* g3s_aes = aese(g3a_1_l, g3a_1_h) */
-	and v19.16b, v23.16b, v3.16b /* g3s_aes_lo = and(g3s_aes, nibble_mask) */
-	ushr v23.16b, v23.16b, #4 /* g3s_aes_hi = shr(g3s_aes) */
-	tbl v19.16b, {v13.16b}, v19.16b /* g3s_l = lookup16(tbl_lo_1, g3s_aes_lo) */
-	tbl v23.16b, {v14.16b}, v23.16b /* g3s_h = lookup16(tbl_hi_1, g3s_aes_hi) */
-	eor v19.16b, v19.16b, v23.16b /* g3s = xor(g3s_l, g3s_h) */
-	tbl v23.16b, {v19.16b}, v4.16b /* g3lr24 = lookup16(g3s, rotl24) */
-	eor v23.16b, v19.16b, v23.16b /* g3l_acc = xor(g3s, g3lr24) */
-	tbl v15.16b, {v19.16b}, v6.16b /* g3lr8 = lookup16(g3s, rotl8) */
-	eor v15.16b, v19.16b, v15.16b /* g3lg_acc = xor(g3s, g3lr8) */
-	rev32 v19.8h, v19.8h /* g3lr16 = rev(g3s) */
-	eor v19.16b, v15.16b, v19.16b /* g3lg = xor(g3lg_acc, g3lr16) */
-	ushr v15.4s, v19.4s, #30 /* g3lr2_r = shr(g3lg) */
-	sli v15.4s, v19.4s, #2 /* g3lr2 = sli(g3lr2_r, g3lg) */
-	eor v19.16b, v23.16b, v15.16b /* g3l = xor(g3l_acc, g3lr2) */
-	eor v19.16b, v27.16b, v19.16b /* g3x = xor(g3x0, g3l) */
-	ld1r {v23.4s}, [x7] /* rkw_4 = bcast32() */
-	eor v27.16b, v30.16b, v8.16b /* g4k_acc = xor(g4x1, g4x2) */
-	eor v23.16b, v27.16b, v23.16b /* g4k = xor(g4k_acc, rkw_4) */
-	eor v23.16b, v23.16b, v25.16b /* g4t = xor(g4k, g4x3) */
-	tbl v23.16b, {v23.16b}, v1.16b /* g4s_sr = lookup16(g4t, inv_shift_rows) */
-	and v27.16b, v23.16b, v3.16b /* g4s_sr_lo = and(g4s_sr, nibble_mask) */
-	ushr v23.16b, v23.16b, #4 /* g4s_sr_hi = shr(g4s_sr) */
-	tbl v27.16b, {v16.16b}, v27.16b /* g4a_1_l = lookup16(tbl_lo, g4s_sr_lo) */
-	tbl v23.16b, {v9.16b}, v23.16b /* g4a_1_h = lookup16(tbl_hi, g4s_sr_hi) */
-	aese v27.16b, v23.16b /* g4s_aes = aese(g4a_1_l, g4a_1_h) */
-	and v23.16b, v27.16b, v3.16b /* g4s_aes_lo = and(g4s_aes, nibble_mask) */
-	ushr v27.16b, v27.16b, #4 /* g4s_aes_hi = shr(g4s_aes) */
-	tbl v23.16b, {v13.16b}, v23.16b /* g4s_l = lookup16(tbl_lo_1, g4s_aes_lo) */
-	tbl v27.16b, {v14.16b}, v27.16b /* g4s_h = lookup16(tbl_hi_1, g4s_aes_hi) */
-	eor v23.16b, v23.16b, v27.16b /* g4s = xor(g4s_l, g4s_h) */
-	tbl v27.16b, {v23.16b}, v4.16b /* g4lr24 = lookup16(g4s, rotl24) */
-	eor v27.16b, v23.16b, v27.16b /* g4l_acc = xor(g4s, g4lr24) */
-	tbl v15.16b, {v23.16b}, v6.16b /* g4lr8 = lookup16(g4s, rotl8) */
-	eor v15.16b, v23.16b, v15.16b /* g4lg_acc = xor(g4s, g4lr8) */
-	rev32 v23.8h, v23.8h /* g4lr16 = rev(g4s) */
-	eor v23.16b, v15.16b, v23.16b /* g4lg = xor(g4lg_acc, g4lr16) */
-	ushr v15.4s, v23.4s, #30 /* g4lr2_r = shr(g4lg) */
-	sli v15.4s, v23.4s, #2 /* g4lr2 = sli(g4lr2_r, g4lg) */
-	eor v23.16b, v27.16b, v15.16b /* g4l = xor(g4l_acc, g4lr2) */
-	eor v23.16b, v31.16b, v23.16b /* g4x = xor(g4x0, g4l) */
-	ld1r {v27.4s}, [x7] /* rkw_5 = bcast32() */
-	eor v31.16b, v10.16b, v12.16b /* g5k_acc = xor(g5x1, g5x2) */
-	eor v27.16b, v31.16b, v27.16b /* g5k = xor(g5k_acc, rkw_5) */
-	eor v27.16b, v27.16b, v29.16b /* g5t = xor(g5k, g5x3) */
-	tbl v27.16b, {v27.16b}, v1.16b /* g5s_sr = lookup16(g5t, inv_shift_rows) */
-	and v31.16b, v27.16b, v3.16b /* g5s_sr_lo = and(g5s_sr, nibble_mask) */
-	ushr v27.16b, v27.16b, #4 /* g5s_sr_hi = shr(g5s_sr) */
-	tbl v31.16b, {v16.16b}, v31.16b /* g5a_1_l = lookup16(tbl_lo, g5s_sr_lo) */
-	tbl v27.16b, {v9.16b}, v27.16b /* g5a_1_h = lookup16(tbl_hi, g5s_sr_hi) */
-	aese v31.16b, v27.16b /* g5s_aes = aese(g5a_1_l, g5a_1_h) */
-	and v27.16b, v31.16b, v3.16b /* g5s_aes_lo = and(g5s_aes, nibble_mask) */
-	ushr v31.16b, v31.16b, #4 /* g5s_aes_hi = shr(g5s_aes) */
-	tbl v27.16b, {v13.16b}, v27.16b /* g5s_l = lookup16(tbl_lo_1, g5s_aes_lo) */
-	tbl v31.16b, {v14.16b}, v31.16b /* g5s_h = lookup16(tbl_hi_1, g5s_aes_hi) */
-	eor v27.16b, v27.16b, v31.16b /* g5s = xor(g5s_l, g5s_h) */
-	tbl v31.16b, {v27.16b}, v4.16b /* g5lr24 = lookup16(g5s, rotl24) */
-	eor v31.16b, v27.16b, v31.16b /* g5l_acc = xor(g5s, g5lr24) */
-	tbl v15.16b, {v27.16b}, v6.16b /* g5lr8 = lookup16(g5s, rotl8) */
-	eor v15.16b, v27.16b, v15.16b /* g5lg_acc = xor(g5s, g5lr8) */
-	rev32 v27.8h, v27.8h /* g5lr16 = rev(g5s) */
-	eor v27.16b, v15.16b, v27.16b /* g5lg = xor(g5lg_acc, g5lr16) */
-	ushr v15.4s, v27.4s, #30 /* g5lr2_r = shr(g5lg) */
-	sli v15.4s, v27.4s, #2 /* g5lr2 = sli(g5lr2_r, g5lg) */
-	eor v27.16b, v31.16b, v15.16b /* g5l = xor(g5l_acc, g5lr2) */
-	eor v27.16b, v11.16b, v27.16b /* g5x = xor(g5x0, g5l) */
-	ld1r {v31.4s}, [x7] /* rkw_6 = bcast32() */
-	ldr q11, [sp, #176] /* reload g6x1.2 */
-	ldr q15, [sp, #112] /* reload g6x2.2 */
-	eor v11.16b, v11.16b, v15.16b /* g6k_acc = xor(g6x1, g6x2) */
-	eor v31.16b, v11.16b, v31.16b /* g6k = xor(g6k_acc, rkw_6) */
-	ldr q11, [sp, #160] /* reload g6x3.2 */
-	eor v31.16b, v31.16b, v11.16b /* g6t = xor(g6k, g6x3) */
-	tbl v31.16b, {v31.16b}, v1.16b /* g6s_sr = lookup16(g6t, inv_shift_rows) */
-	and v11.16b, v31.16b, v3.16b /* g6s_sr_lo = and(g6s_sr, nibble_mask) */
-	ushr v31.16b, v31.16b, #4 /* g6s_sr_hi = shr(g6s_sr) */
-	tbl v11.16b, {v16.16b}, v11.16b /* g6a_1_l = lookup16(tbl_lo, g6s_sr_lo) */
-	tbl v31.16b, {v9.16b}, v31.16b /* g6a_1_h = lookup16(tbl_hi, g6s_sr_hi) */
-	aese v11.16b, v31.16b /* g6s_aes = aese(g6a_1_l, g6a_1_h) */
-	and v31.16b, v11.16b, v3.16b /* g6s_aes_lo = and(g6s_aes, nibble_mask) */
-	ushr v11.16b, v11.16b, #4 /* g6s_aes_hi = shr(g6s_aes) */
-	tbl v31.16b, {v13.16b}, v31.16b /* g6s_l = lookup16(tbl_lo_1, g6s_aes_lo) */
-	tbl v11.16b, {v14.16b}, v11.16b /* g6s_h = lookup16(tbl_hi_1, g6s_aes_hi) */
-	eor v31.16b, v31.16b, v11.16b /* g6s = xor(g6s_l, g6s_h) */
-	tbl v11.16b, {v31.16b}, v4.16b /* g6lr24 = lookup16(g6s, rotl24) */
-	eor v11.16b, v31.16b, v11.16b /* g6l_acc = xor(g6s, g6lr24) */
-	tbl v15.16b, {v31.16b}, v6.16b /* g6lr8 = lookup16(g6s, rotl8) */
-	eor v15.16b, v31.16b, v15.16b /* g6lg_acc = xor(g6s, g6lr8) */
-	rev32 v31.8h, v31.8h /* g6lr16 = rev(g6s) */
-	eor v31.16b, v15.16b, v31.16b /* g6lg = xor(g6lg_acc, g6lr16) */
-	ushr v15.4s, v31.4s, #30 /* g6lr2_r = shr(g6lg) */
-	sli v15.4s, v31.4s, #2 /* g6lr2 = sli(g6lr2_r, g6lg) */
-	eor v31.16b, v11.16b, v15.16b /* g6l = xor(g6l_acc, g6lr2) */
-	ldr q11, [sp, #80] /* reload g6x0.2 */
-	eor v31.16b, v11.16b, v31.16b /* g6x = xor(g6x0, g6l) */
-	ld1r {v11.4s}, [x7] /* rkw_7 = bcast32() */
-	ldr q15, [sp, #96] /* reload g7x1.2 */
-	str q31, [sp, #80] /* spill g6x0.3 */
-	ldr q31, [sp, #144] /* reload g7x2.2 */
-	eor v15.16b, v15.16b, v31.16b /* g7k_acc = xor(g7x1, g7x2) */
-	eor v11.16b, v15.16b, v11.16b /* g7k = xor(g7k_acc, rkw_7) */
-	ldr q15, [sp, #192] /* reload g7x3.2 */
-	eor v11.16b, v11.16b, v15.16b /* g7t = xor(g7k, g7x3) */
-	tbl v11.16b, {v11.16b}, v1.16b /* g7s_sr = lookup16(g7t, inv_shift_rows) */
-	and v31.16b, v11.16b, v3.16b /* g7s_sr_lo = and(g7s_sr, nibble_mask) */
-	ushr v11.16b, v11.16b, #4 /* g7s_sr_hi = shr(g7s_sr) */
-	tbl v31.16b, {v16.16b}, v31.16b /* g7a_1_l = lookup16(tbl_lo, g7s_sr_lo) */
-	tbl v11.16b, {v9.16b}, v11.16b /* g7a_1_h = lookup16(tbl_hi, g7s_sr_hi) */
-	aese v31.16b, v11.16b /* g7s_aes = aese(g7a_1_l, g7a_1_h) */
-	and v11.16b, v31.16b, v3.16b /* g7s_aes_lo = and(g7s_aes, nibble_mask) */
-	ushr v31.16b, v31.16b, #4 /* g7s_aes_hi = shr(g7s_aes) */
-	tbl v11.16b, {v13.16b}, v11.16b /* g7s_l = lookup16(tbl_lo_1, g7s_aes_lo) */
-	tbl v31.16b, {v14.16b}, v31.16b /* g7s_h = lookup16(tbl_hi_1, g7s_aes_hi) */
-	eor v31.16b, v11.16b, v31.16b /* g7s = xor(g7s_l, g7s_h) */
-	tbl v11.16b, {v31.16b}, v4.16b /* g7lr24 = lookup16(g7s, rotl24) */
-	eor v11.16b, v31.16b, v11.16b /* g7l_acc = xor(g7s, g7lr24) */
-	tbl v15.16b, {v31.16b}, v6.16b /* g7lr8 = lookup16(g7s, rotl8) */
-	eor v15.16b, v31.16b, v15.16b /* g7lg_acc = xor(g7s, g7lr8) */
-	rev32 v31.8h, v31.8h /* g7lr16 = rev(g7s) */
-	eor v31.16b, v15.16b, v31.16b /* g7lg = xor(g7lg_acc, g7lr16) */
-	ushr v15.4s, v31.4s, #30 /* g7lr2_r = shr(g7lg) */
-	sli v15.4s, v31.4s, #2 /* g7lr2 = sli(g7lr2_r, g7lg) */
-	eor v31.16b, v11.16b, v15.16b /* g7l = xor(g7l_acc, g7lr2) */
-	ldr q11, [sp, #128] /* reload g7x0.2 */
-	eor v31.16b, v11.16b, v31.16b /* g7x = xor(g7x0, g7l) */
+	eor v5.16b, v18.16b, v5.16b /* g2lg = xor(g2lg_acc, g2lr16) */
+	ushr v18.4s, v5.4s, #30 /* g2lr2_r = shr(g2lg) */
+	sli v18.4s, v5.4s, #2 /* g2lr2 = sli(g2lr2_r, g2lg) */
+	eor v5.16b, v7.16b, v18.16b /* g2l = xor(g2l_acc, g2lr2) */
+	eor v5.16b, v22.16b, v5.16b /* g2x = xor(g2x0, g2l) */
+	ld1r {v7.4s}, [x7] /* rkw_3 = bcast32() */
+	eor v18.16b, v25.16b, v27.16b /* g3k_acc = xor(g3x1, g3x2) */
+	eor v7.16b, v18.16b, v7.16b /* g3k = xor(g3k_acc, rkw_3) */
+	eor v7.16b, v7.16b, v20.16b /* g3t = xor(g3k, g3x3) */
+	tbl v7.16b, {v7.16b}, v2.16b /* g3s_sr = lookup16(g3t, inv_shift_rows) */
+	and v18.16b, v7.16b, v3.16b /* g3s_sr_lo = and(g3s_sr, nibble_mask) */
+	ushr v7.16b, v7.16b, #4 /* g3s_sr_hi = shr(g3s_sr) */
+	tbl v18.16b, {v8.16b}, v18.16b /* g3a_1_l = lookup16(tbl_lo, g3s_sr_lo) */
+	tbl v7.16b, {v12.16b}, v7.16b /* g3a_1_h = lookup16(tbl_hi, g3s_sr_hi) */
+	aese v18.16b, v7.16b /* g3s_aes = aese(g3a_1_l, g3a_1_h) */
+	and v7.16b, v18.16b, v3.16b /* g3s_aes_lo = and(g3s_aes, nibble_mask) */
+	ushr v18.16b, v18.16b, #4 /* g3s_aes_hi = shr(g3s_aes) */
+	tbl v7.16b, {v13.16b}, v7.16b /* g3s_l = lookup16(tbl_lo_1, g3s_aes_lo) */
+	tbl v18.16b, {v15.16b}, v18.16b /* g3s_h = lookup16(tbl_hi_1, g3s_aes_hi) */
+	eor v7.16b, v7.16b, v18.16b /* g3s = xor(g3s_l, g3s_h) */
+	tbl v18.16b, {v7.16b}, v4.16b /* g3lr24 = lookup16(g3s, rotl24) */
+	eor v18.16b, v7.16b, v18.16b /* g3l_acc = xor(g3s, g3lr24) */
+	tbl v22.16b, {v7.16b}, v6.16b /* g3lr8 = lookup16(g3s, rotl8) */
+	eor v22.16b, v7.16b, v22.16b /* g3lg_acc = xor(g3s, g3lr8) */
+	rev32 v7.8h, v7.8h /* g3lr16 = rev(g3s) */
+	eor v7.16b, v22.16b, v7.16b /* g3lg = xor(g3lg_acc, g3lr16) */
+	ushr v22.4s, v7.4s, #30 /* g3lr2_r = shr(g3lg) */
+	sli v22.4s, v7.4s, #2 /* g3lr2 = sli(g3lr2_r, g3lg) */
+	eor v7.16b, v18.16b, v22.16b /* g3l = xor(g3l_acc, g3lr2) */
+	eor v7.16b, v26.16b, v7.16b /* g3x = xor(g3x0, g3l) */
+	ld1r {v18.4s}, [x7] /* rkw_4 = bcast32() */
+	eor v22.16b, v29.16b, v31.16b /* g4k_acc = xor(g4x1, g4x2) */
+	eor v18.16b, v22.16b, v18.16b /* g4k = xor(g4k_acc, rkw_4) */
+	eor v18.16b, v18.16b, v24.16b /* g4t = xor(g4k, g4x3) */
+	tbl v18.16b, {v18.16b}, v2.16b /* g4s_sr = lookup16(g4t, inv_shift_rows) */
+	and v22.16b, v18.16b, v3.16b /* g4s_sr_lo = and(g4s_sr, nibble_mask) */
+	ushr v18.16b, v18.16b, #4 /* g4s_sr_hi = shr(g4s_sr) */
+	tbl v22.16b, {v8.16b}, v22.16b /* g4a_1_l = lookup16(tbl_lo, g4s_sr_lo) */
+	tbl v18.16b, {v12.16b}, v18.16b /* g4a_1_h = lookup16(tbl_hi, g4s_sr_hi) */
+	aese v22.16b, v18.16b /* g4s_aes = aese(g4a_1_l, g4a_1_h) */
+	and v18.16b, v22.16b, v3.16b /* g4s_aes_lo = and(g4s_aes, nibble_mask) */
+	ushr v22.16b, v22.16b, #4 /* g4s_aes_hi = shr(g4s_aes) */
+	tbl v18.16b, {v13.16b}, v18.16b /* g4s_l = lookup16(tbl_lo_1, g4s_aes_lo) */
+	tbl v22.16b, {v15.16b}, v22.16b /* g4s_h = lookup16(tbl_hi_1, g4s_aes_hi) */
+	eor v18.16b, v18.16b, v22.16b /* g4s = xor(g4s_l, g4s_h) */
+	tbl v22.16b, {v18.16b}, v4.16b /* g4lr24 = lookup16(g4s, rotl24) */
+	eor v22.16b, v18.16b, v22.16b /* g4l_acc = xor(g4s, g4lr24) */
+	tbl v26.16b, {v18.16b}, v6.16b /* g4lr8 = lookup16(g4s, rotl8) */
+	eor v26.16b, v18.16b, v26.16b /* g4lg_acc = xor(g4s, g4lr8) */
+	rev32 v18.8h, v18.8h /* g4lr16 = rev(g4s) */
+	eor v18.16b, v26.16b, v18.16b /* g4lg = xor(g4lg_acc, g4lr16) */
+	ushr v26.4s, v18.4s, #30 /* g4lr2_r = shr(g4lg) */
+	sli v26.4s, v18.4s, #2 /* g4lr2 = sli(g4lr2_r, g4lg) */
+	eor v18.16b, v22.16b, v26.16b /* g4l = xor(g4l_acc, g4lr2) */
+	eor v18.16b, v30.16b, v18.16b /* g4x = xor(g4x0, g4l) */
+	ld1r {v22.4s}, [x7] /* rkw_5 = bcast32() */
+	eor v26.16b, v9.16b, v11.16b /* g5k_acc = xor(g5x1, g5x2) */
+	eor v22.16b, v26.16b, v22.16b /* g5k = xor(g5k_acc, rkw_5) */
+	eor v22.16b, v22.16b, v28.16b /* g5t = xor(g5k, g5x3) */
+	tbl v22.16b, {v22.16b}, v2.16b /* g5s_sr = lookup16(g5t, inv_shift_rows) */
+	and v26.16b, v22.16b, v3.16b /* g5s_sr_lo = and(g5s_sr, nibble_mask) */
+	ushr v22.16b, v22.16b, #4 /* g5s_sr_hi = shr(g5s_sr) */
+	tbl v26.16b, {v8.16b}, v26.16b /* g5a_1_l = lookup16(tbl_lo, g5s_sr_lo) */
+	tbl v22.16b, {v12.16b}, v22.16b /* g5a_1_h = lookup16(tbl_hi, g5s_sr_hi) */
+	aese v26.16b, v22.16b /* g5s_aes = aese(g5a_1_l, g5a_1_h) */
+	and v22.16b, v26.16b, v3.16b /* g5s_aes_lo = and(g5s_aes, nibble_mask) */
+	ushr v26.16b, v26.16b, #4 /* g5s_aes_hi = shr(g5s_aes) */
+	tbl v22.16b, {v13.16b}, v22.16b /* g5s_l = lookup16(tbl_lo_1, g5s_aes_lo) */
+	tbl v26.16b, {v15.16b}, v26.16b /* g5s_h = lookup16(tbl_hi_1, g5s_aes_hi) */
+	eor v22.16b, v22.16b, v26.16b /* g5s = xor(g5s_l, g5s_h) */
+	tbl v26.16b, {v22.16b}, v4.16b /* g5lr24 = lookup16(g5s, rotl24) */
+	eor v26.16b, v22.16b, v26.16b /* g5l_acc = xor(g5s, g5lr24) */
+	tbl v30.16b, {v22.16b}, v6.16b /* g5lr8 = lookup16(g5s, rotl8) */
+	eor v30.16b, v22.16b, v30.16b /* g5lg_acc = xor(g5s, g5lr8) */
+	rev32 v22.8h, v22.8h /* g5lr16 = rev(g5s) */
+	eor v22.16b, v30.16b, v22.16b /* g5lg = xor(g5lg_acc, g5lr16) */
+	ushr v30.4s, v22.4s, #30 /* g5lr2_r = shr(g5lg) */
+	sli v30.4s, v22.4s, #2 /* g5lr2 = sli(g5lr2_r, g5lg) */
+	eor v22.16b, v26.16b, v30.16b /* g5l = xor(g5l_acc, g5lr2) */
+	eor v22.16b, v10.16b, v22.16b /* g5x = xor(g5x0, g5l) */
+	ld1r {v26.4s}, [x7] /* rkw_6 = bcast32() */
+	ldr q30, [sp, #176] /* reload g6x1.2 */
+	ldr q10, [sp, #96] /* reload g6x2.2 */
+	eor v30.16b, v30.16b, v10.16b /* g6k_acc = xor(g6x1, g6x2) */
+	eor v26.16b, v30.16b, v26.16b /* g6k = xor(g6k_acc, rkw_6) */
+	ldr q30, [sp, #112] /* reload g6x3.2 */
+	eor v26.16b, v26.16b, v30.16b /* g6t = xor(g6k, g6x3) */
+	tbl v26.16b, {v26.16b}, v2.16b /* g6s_sr = lookup16(g6t, inv_shift_rows) */
+	and v30.16b, v26.16b, v3.16b /* g6s_sr_lo = and(g6s_sr, nibble_mask) */
+	ushr v26.16b, v26.16b, #4 /* g6s_sr_hi = shr(g6s_sr) */
+	tbl v30.16b, {v8.16b}, v30.16b /* g6a_1_l = lookup16(tbl_lo, g6s_sr_lo) */
+	tbl v26.16b, {v12.16b}, v26.16b /* g6a_1_h = lookup16(tbl_hi, g6s_sr_hi) */
+	aese v30.16b, v26.16b /* g6s_aes = aese(g6a_1_l, g6a_1_h) */
+	and v26.16b, v30.16b, v3.16b /* g6s_aes_lo = and(g6s_aes, nibble_mask) */
+	ushr v30.16b, v30.16b, #4 /* g6s_aes_hi = shr(g6s_aes) */
+	tbl v26.16b, {v13.16b}, v26.16b /* g6s_l = lookup16(tbl_lo_1, g6s_aes_lo) */
+	tbl v30.16b, {v15.16b}, v30.16b /* g6s_h = lookup16(tbl_hi_1, g6s_aes_hi) */
+	eor v26.16b, v26.16b, v30.16b /* g6s = xor(g6s_l, g6s_h) */
+	tbl v30.16b, {v26.16b}, v4.16b /* g6lr24 = lookup16(g6s, rotl24) */
+	eor v30.16b, v26.16b, v30.16b /* g6l_acc = xor(g6s, g6lr24) */
+	tbl v10.16b, {v26.16b}, v6.16b /* g6lr8 = lookup16(g6s, rotl8) */
+	eor v10.16b, v26.16b, v10.16b /* g6lg_acc = xor(g6s, g6lr8) */
+	rev32 v26.8h, v26.8h /* g6lr16 = rev(g6s) */
+	eor v26.16b, v10.16b, v26.16b /* g6lg = xor(g6lg_acc, g6lr16) */
+	ushr v10.4s, v26.4s, #30 /* g6lr2_r = shr(g6lg) */
+	sli v10.4s, v26.4s, #2 /* g6lr2 = sli(g6lr2_r, g6lg) */
+	eor v26.16b, v30.16b, v10.16b /* g6l = xor(g6l_acc, g6lr2) */
+	ldr q30, [sp, #144] /* reload g6x0.2 */
+	eor v26.16b, v30.16b, v26.16b /* g6x = xor(g6x0, g6l) */
+	ld1r {v30.4s}, [x7] /* rkw_7 = bcast32() */
+	ldr q10, [sp, #80] /* reload g7x1.2 */
+	str q26, [sp, #144] /* spill g6x0.3 */
+	ldr q26, [sp, #128] /* reload g7x2.2 */
+	eor v10.16b, v10.16b, v26.16b /* g7k_acc = xor(g7x1, g7x2) */
+	eor v30.16b, v10.16b, v30.16b /* g7k = xor(g7k_acc, rkw_7) */
+	ldr q10, [sp, #192] /* reload g7x3.2 */
+	eor v30.16b, v30.16b, v10.16b /* g7t = xor(g7k, g7x3) */
+	tbl v30.16b, {v30.16b}, v2.16b /* g7s_sr = lookup16(g7t, inv_shift_rows) */
+	and v26.16b, v30.16b, v3.16b /* g7s_sr_lo = and(g7s_sr, nibble_mask) */
+	ushr v30.16b, v30.16b, #4 /* g7s_sr_hi = shr(g7s_sr) */
+	tbl v26.16b, {v8.16b}, v26.16b /* g7a_1_l = lookup16(tbl_lo, g7s_sr_lo) */
+	tbl v30.16b, {v12.16b}, v30.16b /* g7a_1_h = lookup16(tbl_hi, g7s_sr_hi) */
+	aese v26.16b, v30.16b /* g7s_aes = aese(g7a_1_l, g7a_1_h) */
+	and v30.16b, v26.16b, v3.16b /* g7s_aes_lo = and(g7s_aes, nibble_mask) */
+	ushr v26.16b, v26.16b, #4 /* g7s_aes_hi = shr(g7s_aes) */
+	tbl v30.16b, {v13.16b}, v30.16b /* g7s_l = lookup16(tbl_lo_1, g7s_aes_lo) */
+	tbl v26.16b, {v15.16b}, v26.16b /* g7s_h = lookup16(tbl_hi_1, g7s_aes_hi) */
+	eor v26.16b, v30.16b, v26.16b /* g7s = xor(g7s_l, g7s_h) */
+	tbl v30.16b, {v26.16b}, v4.16b /* g7lr24 = lookup16(g7s, rotl24) */
+	eor v30.16b, v26.16b, v30.16b /* g7l_acc = xor(g7s, g7lr24) */
+	tbl v10.16b, {v26.16b}, v6.16b /* g7lr8 = lookup16(g7s, rotl8) */
+	eor v10.16b, v26.16b, v10.16b /* g7lg_acc = xor(g7s, g7lr8) */
+	rev32 v26.8h, v26.8h /* g7lr16 = rev(g7s) */
+	eor v26.16b, v10.16b, v26.16b /* g7lg = xor(g7lg_acc, g7lr16) */
+	ushr v10.4s, v26.4s, #30 /* g7lr2_r = shr(g7lg) */
+	sli v10.4s, v26.4s, #2 /* g7lr2 = sli(g7lr2_r, g7lg) */
+	eor v26.16b, v30.16b, v10.16b /* g7l = xor(g7l_acc, g7lr2) */
+	ldr q30, [sp, #160] /* reload g7x0.2 */
+	eor v26.16b, v30.16b, v26.16b /* g7x = xor(g7x0, g7l) */
 
 	/* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
 	add x17, x7, #4
-	ld1r {v11.4s}, [x17] /* rkw_8 = bcast32() */
-	ldr q15, [sp, #240] /* reload g0x2.2 */
-	str q31, [sp, #128] /* spill g7x0.3 */
-	ldr q31, [sp, #224] /* reload g0x3.2 */
-	eor v15.16b, v15.16b, v31.16b /* g0k_acc_1 = xor(g0x2, g0x3) */
-	eor v11.16b, v15.16b, v11.16b /* g0k_1 = xor(g0k_acc_1, rkw_8) */
-	eor v11.16b, v11.16b, v0.16b /* g0t_1 = xor(g0k_1, g0x0) */
-	tbl v11.16b, {v11.16b}, v1.16b /* g0s_1_sr = lookup16(g0t_1, inv_shift_rows) */
-	and v15.16b, v11.16b, v3.16b /* g0s_1_sr_lo = and(g0s_1_sr, nibble_mask) */
-	ushr v11.16b, v11.16b, #4 /* g0s_1_sr_hi = shr(g0s_1_sr) */
-	tbl v15.16b, {v16.16b}, v15.16b /* g0a_1_1_l = lookup16(tbl_lo, g0s_1_sr_lo) */
-	tbl v11.16b, {v9.16b}, v11.16b /* g0a_1_1_h = lookup16(tbl_hi, g0s_1_sr_hi) */
-	aese v15.16b, v11.16b /* g0s_1_aes = aese(g0a_1_1_l, g0a_1_1_h) */
-	and v11.16b, v15.16b, v3.16b /* g0s_1_aes_lo = and(g0s_1_aes, nibble_mask) */
-	ushr v15.16b, v15.16b, #4 /* g0s_1_aes_hi = shr(g0s_1_aes) */
-	tbl v11.16b, {v13.16b}, v11.16b /* g0s_1_l = lookup16(tbl_lo_1, g0s_1_aes_lo) */
-	tbl v15.16b, {v14.16b}, v15.16b /* g0s_1_h = lookup16(tbl_hi_1, g0s_1_aes_hi) */
-	eor v11.16b, v11.16b, v15.16b /* g0s_1 = xor(g0s_1_l, g0s_1_h) */
-	tbl v15.16b, {v11.16b}, v4.16b /* g0lr24_1 = lookup16(g0s_1, rotl24) */
-	eor v15.16b, v11.16b, v15.16b /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
-	tbl v31.16b, {v11.16b}, v6.16b /* g0lr8_1 = lookup16(g0s_1, rotl8) */
-	eor v31.16b, v11.16b, v31.16b /* g0lg_acc_1 = xor(g0s_1, g0lr8_1) */
-	rev32 v11.8h, v11.8h /* g0lr16_1 = rev(g0s_1) */
-	eor v31.16b, v31.16b, v11.16b /* g0lg_1 = xor(g0lg_acc_1, g0lr16_1) */
-	ushr v11.4s, v31.4s, #30 /* g0lr2_1_r = shr(g0lg_1) */
-	sli v11.4s, v31.4s, #2 /* g0lr2_1 = sli(g0lr2_1_r, g0lg_1) */
-	eor v31.16b, v15.16b, v11.16b /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
-	ldr q11, [sp, #208] /* reload g0x1.2 */
-	eor v31.16b, v11.16b, v31.16b /* g0x_1 = xor(g0x1, g0l_1) */
+	ld1r {v30.4s}, [x17] /* rkw_8 = bcast32() */
+	ldr q10, [sp, #240] /* reload g0x2.2 */
+	str q26, [sp, #160] /* spill g7x0.3 */
+	ldr q26, [sp, #224] /* reload g0x3.2 */
+	eor v10.16b, v10.16b, v26.16b /* g0k_acc_1 = xor(g0x2, g0x3) */
+	eor v30.16b, v10.16b, v30.16b /* g0k_1 = xor(g0k_acc_1, rkw_8) */
+	eor v30.16b, v30.16b, v0.16b /* g0t_1 = xor(g0k_1, g0x0) */
+	tbl v30.16b, {v30.16b}, v2.16b /* g0s_1_sr = lookup16(g0t_1, inv_shift_rows) */
+	and v10.16b, v30.16b, v3.16b /* g0s_1_sr_lo = and(g0s_1_sr, nibble_mask) */
+	ushr v30.16b, v30.16b, #4 /* g0s_1_sr_hi = shr(g0s_1_sr) */
+	tbl v10.16b, {v8.16b}, v10.16b /* g0a_1_1_l = lookup16(tbl_lo, g0s_1_sr_lo) */
+	tbl v30.16b, {v12.16b}, v30.16b /* g0a_1_1_h = lookup16(tbl_hi, g0s_1_sr_hi) */
+	aese v10.16b, v30.16b /* g0s_1_aes = aese(g0a_1_1_l, g0a_1_1_h) */
+	and v30.16b, v10.16b, v3.16b /* g0s_1_aes_lo = and(g0s_1_aes, nibble_mask) */
+	ushr v10.16b, v10.16b, #4 /* g0s_1_aes_hi = shr(g0s_1_aes) */
+	tbl v30.16b, {v13.16b}, v30.16b /* g0s_1_l = lookup16(tbl_lo_1, g0s_1_aes_lo) */
+	tbl v10.16b, {v15.16b}, v10.16b /* g0s_1_h = lookup16(tbl_hi_1, g0s_1_aes_hi) */
+	eor v30.16b, v30.16b, v10.16b /* g0s_1 = xor(g0s_1_l, g0s_1_h) */
+	tbl v10.16b, {v30.16b}, v4.16b /* g0lr24_1 = lookup16(g0s_1, rotl24) */
+	eor v10.16b, v30.16b, v10.16b /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
+	tbl v26.16b, {v30.16b}, v6.16b /* g0lr8_1 = lookup16(g0s_1, rotl8) */
+	eor v26.16b, v30.16b, v26.16b /* g0lg_acc_1 = xor(g0s_1, g0lr8_1) */
+	rev32 v30.8h, v30.8h /* g0lr16_1 = rev(g0s_1) */
+	eor v26.16b, v26.16b, v30.16b /* g0lg_1 = xor(g0lg_acc_1, g0lr16_1) */
+	ushr v30.4s, v26.4s, #30 /* g0lr2_1_r = shr(g0lg_1) */
+	sli v30.4s, v26.4s, #2 /* g0lr2_1 = sli(g0lr2_1_r, g0lg_1) */
+	eor v26.16b, v10.16b, v30.16b /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
+	ldr q30, [sp, #208] /* reload g0x1.2 */
+	eor v26.16b, v30.16b, v26.16b /* g0x_1 = xor(g0x1, g0l_1) */
 	add x17, x7, #4
-	ld1r {v11.4s}, [x17] /* rkw_9 = bcast32() */
-	eor v15.16b, v20.16b, v7.16b /* g1k_acc_1 = xor(g1x2, g1x3) */
-	eor v11.16b, v15.16b, v11.16b /* g1k_1 = xor(g1k_acc_1, rkw_9) */
-	eor v11.16b, v11.16b, v2.16b /* g1t_1 = xor(g1k_1, g1x0) */
-	tbl v11.16b, {v11.16b}, v1.16b /* g1s_1_sr = lookup16(g1t_1, inv_shift_rows) */
-	and v15.16b, v11.16b, v3.16b /* g1s_1_sr_lo = and(g1s_1_sr, nibble_mask) */
-	ushr v11.16b, v11.16b, #4 /* g1s_1_sr_hi = shr(g1s_1_sr) */
-	tbl v15.16b, {v16.16b}, v15.16b /* g1a_1_1_l = lookup16(tbl_lo, g1s_1_sr_lo) */
-	tbl v11.16b, {v9.16b}, v11.16b /* g1a_1_1_h = lookup16(tbl_hi, g1s_1_sr_hi) */
-	aese v15.16b, v11.16b /* g1s_1_aes = aese(g1a_1_1_l, g1a_1_1_h) */
-	and v11.16b, v15.16b, v3.16b /* g1s_1_aes_lo = and(g1s_1_aes, nibble_mask) */
-	ushr v15.16b, v15.16b, #4 /* g1s_1_aes_hi = shr(g1s_1_aes) */
-	tbl v11.16b, {v13.16b}, v11.16b /* g1s_1_l = lookup16(tbl_lo_1, g1s_1_aes_lo) */
-	tbl v15.16b, {v14.16b}, v15.16b /* g1s_1_h = lookup16(tbl_hi_1, g1s_1_aes_hi) */
-	eor v11.16b, v11.16b, v15.16b /* g1s_1 = xor(g1s_1_l, g1s_1_h) */
-	tbl v15.16b, {v11.16b}, v4.16b /* g1lr24_1 = lookup16(g1s_1, rotl24) */
-	eor v15.16b, v11.16b, v15.16b /* g1l_acc_1 = xor(g1s_1, g1lr24_1) */
-	str q20, [sp, #208] /* spill g1x2.2 */
-	tbl v20.16b, {v11.16b}, v6.16b /* g1lr8_1 = lookup16(g1s_1, rotl8) */
-	eor v20.16b, v11.16b, v20.16b /* g1lg_acc_1 = xor(g1s_1, g1lr8_1) */
-	rev32 v11.8h, v11.8h /* g1lr16_1 = rev(g1s_1) */
-	eor v20.16b, v20.16b, v11.16b /* g1lg_1 = xor(g1lg_acc_1, g1lr16_1) */
-	ushr v11.4s, v20.4s, #30 /* g1lr2_1_r = shr(g1lg_1) */
-	sli v11.4s, v20.4s, #2 /* g1lr2_1 = sli(g1lr2_1_r, g1lg_1) */
-	eor v20.16b, v15.16b, v11.16b /* g1l_1 = xor(g1l_acc_1, g1lr2_1) */
-	eor v18.16b, v18.16b, v20.16b /* g1x_1 = xor(g1x1, g1l_1) */
+	ld1r {v30.4s}, [x17] /* rkw_9 = bcast32() */
+	eor v10.16b, v19.16b, v14.16b /* g1k_acc_1 = xor(g1x2, g1x3) */
+	eor v30.16b, v10.16b, v30.16b /* g1k_1 = xor(g1k_acc_1, rkw_9) */
+	eor v30.16b, v30.16b, v1.16b /* g1t_1 = xor(g1k_1, g1x0) */
+	tbl v30.16b, {v30.16b}, v2.16b /* g1s_1_sr = lookup16(g1t_1, inv_shift_rows) */
+	and v10.16b, v30.16b, v3.16b /* g1s_1_sr_lo = and(g1s_1_sr, nibble_mask) */
+	ushr v30.16b, v30.16b, #4 /* g1s_1_sr_hi = shr(g1s_1_sr) */
+	tbl v10.16b, {v8.16b}, v10.16b /* g1a_1_1_l = lookup16(tbl_lo, g1s_1_sr_lo) */
+	tbl v30.16b, {v12.16b}, v30.16b /* g1a_1_1_h = lookup16(tbl_hi, g1s_1_sr_hi) */
+	aese v10.16b, v30.16b /* g1s_1_aes = aese(g1a_1_1_l, g1a_1_1_h) */
+	and v30.16b, v10.16b, v3.16b /* g1s_1_aes_lo = and(g1s_1_aes, nibble_mask) */
+	ushr v10.16b, v10.16b, #4 /* g1s_1_aes_hi = shr(g1s_1_aes) */
+	tbl v30.16b, {v13.16b}, v30.16b /* g1s_1_l = lookup16(tbl_lo_1, g1s_1_aes_lo) */
+	tbl v10.16b, {v15.16b}, v10.16b /* g1s_1_h = lookup16(tbl_hi_1, g1s_1_aes_hi) */
+	eor v30.16b, v30.16b, v10.16b /* g1s_1 = xor(g1s_1_l, g1s_1_h) */
+	tbl v10.16b, {v30.16b}, v4.16b /* g1lr24_1 = lookup16(g1s_1, rotl24) */
+	eor v10.16b, v30.16b, v10.16b /* g1l_acc_1 = xor(g1s_1, g1lr24_1) */
+	str q19, [sp, #208] /* spill g1x2.2 */
+	tbl v19.16b, {v30.16b}, v6.16b /* g1lr8_1 = lookup16(g1s_1, rotl8) */
+	eor v19.16b, v30.16b, v19.16b /* g1lg_acc_1 = xor(g1s_1, g1lr8_1) */
+	rev32 v30.8h, v30.8h /* g1lr16_1 = rev(g1s_1) */
+	eor v19.16b, v19.16b, v30.16b /* g1lg_1 = xor(g1lg_acc_1, g1lr16_1) */
+	ushr v30.4s, v19.4s, #30 /* g1lr2_1_r = shr(g1lg_1) */
+	sli v30.4s, v19.4s, #2 /* g1lr2_1 = sli(g1lr2_1_r, g1lg_1) */
+	eor v19.16b, v10.16b, v30.16b /* g1l_1 = xor(g1l_acc_1, g1lr2_1) */
+	eor v17.16b, v17.16b, v19.16b /* g1x_1 = xor(g1x1, g1l_1) */
 	add x17, x7, #4
-	ld1r {v20.4s}, [x17] /* rkw_10 = bcast32() */
-	eor v11.16b, v24.16b, v17.16b /* g2k_acc_1 = xor(g2x2, g2x3) */
-	eor v20.16b, v11.16b, v20.16b /* g2k_1 = xor(g2k_acc_1, rkw_10) */
-	eor v20.16b, v20.16b, v5.16b /* g2t_1 = xor(g2k_1, g2x0) */
-	tbl v20.16b, {v20.16b}, v1.16b /* g2s_1_sr = lookup16(g2t_1, inv_shift_rows) */
-	and v11.16b, v20.16b, v3.16b /* g2s_1_sr_lo = and(g2s_1_sr, nibble_mask) */
-	ushr v20.16b, v20.16b, #4 /* g2s_1_sr_hi = shr(g2s_1_sr) */
-	tbl v11.16b, {v16.16b}, v11.16b /* g2a_1_1_l = lookup16(tbl_lo, g2s_1_sr_lo) */
-	tbl v20.16b, {v9.16b}, v20.16b /* g2a_1_1_h = lookup16(tbl_hi, g2s_1_sr_hi) */
-	aese v11.16b, v20.16b /* g2s_1_aes = aese(g2a_1_1_l, g2a_1_1_h) */
-	and v20.16b, v11.16b, v3.16b /* g2s_1_aes_lo = and(g2s_1_aes, nibble_mask) */
-	ushr v11.16b, v11.16b, #4 /* g2s_1_aes_hi = shr(g2s_1_aes) */
-	tbl v20.16b, {v13.16b}, v20.16b /* g2s_1_l = lookup16(tbl_lo_1, g2s_1_aes_lo) */
-	tbl v11.16b, {v14.16b}, v11.16b /* g2s_1_h = lookup16(tbl_hi_1, g2s_1_aes_hi) */
-	eor v20.16b, v20.16b, v11.16b /* g2s_1 = xor(g2s_1_l, g2s_1_h) */
-	tbl v11.16b, {v20.16b}, v4.16b /* g2lr24_1 = lookup16(g2s_1, rotl24) */
-	eor v11.16b, v20.16b, v11.16b /* g2l_acc_1 = xor(g2s_1, g2lr24_1) */
-	tbl v15.16b, {v20.16b}, v6.16b /* g2lr8_1 = lookup16(g2s_1, rotl8) */
-	eor v15.16b, v20.16b, v15.16b /* g2lg_acc_1 = xor(g2s_1, g2lr8_1) */
-	rev32 v20.8h, v20.8h /* g2lr16_1 = rev(g2s_1) */
-	eor v20.16b, v15.16b, v20.16b /* g2lg_1 = xor(g2lg_acc_1, g2lr16_1) */
-	ushr v15.4s, v20.4s, #30 /* g2lr2_1_r = shr(g2lg_1) */
-	sli v15.4s, v20.4s, #2 /* g2lr2_1 = sli(g2lr2_1_r, g2lg_1) */
-	eor v20.16b, v11.16b, v15.16b /* g2l_1 = xor(g2l_acc_1, g2lr2_1) */
-	eor v20.16b, v22.16b, v20.16b /* g2x_1 = xor(g2x1, g2l_1) */
+	ld1r {v19.4s}, [x17] /* rkw_10 = bcast32() */
+	eor v30.16b, v23.16b, v16.16b /* g2k_acc_1 = xor(g2x2, g2x3) */
+	eor v19.16b, v30.16b, v19.16b /* g2k_1 = xor(g2k_acc_1, rkw_10) */
+	eor v19.16b, v19.16b, v5.16b /* g2t_1 = xor(g2k_1, g2x0) */
+	tbl v19.16b, {v19.16b}, v2.16b /* g2s_1_sr = lookup16(g2t_1, inv_shift_rows) */
+	and v30.16b, v19.16b, v3.16b /* g2s_1_sr_lo = and(g2s_1_sr, nibble_mask) */
+	ushr v19.16b, v19.16b, #4 /* g2s_1_sr_hi = shr(g2s_1_sr) */
+	tbl v30.16b, {v8.16b}, v30.16b /* g2a_1_1_l = lookup16(tbl_lo, g2s_1_sr_lo) */
+	tbl v19.16b, {v12.16b}, v19.16b /* g2a_1_1_h = lookup16(tbl_hi, g2s_1_sr_hi) */
+	aese v30.16b, v19.16b /* g2s_1_aes = aese(g2a_1_1_l, g2a_1_1_h) */
+	and v19.16b, v30.16b, v3.16b /* g2s_1_aes_lo = and(g2s_1_aes, nibble_mask) */
+	ushr v30.16b, v30.16b, #4 /* g2s_1_aes_hi = shr(g2s_1_aes) */
+	tbl v19.16b, {v13.16b}, v19.16b /* g2s_1_l = lookup16(tbl_lo_1, g2s_1_aes_lo) */
+	tbl v30.16b, {v15.16b}, v30.16b /* g2s_1_h = lookup16(tbl_hi_1, g2s_1_aes_hi) */
+	eor v19.16b, v19.16b, v30.16b /* g2s_1 = xor(g2s_1_l, g2s_1_h) */
+	tbl v30.16b, {v19.16b}, v4.16b /* g2lr24_1 = lookup16(g2s_1, rotl24) */
+	eor v30.16b, v19.16b, v30.16b /* g2l_acc_1 = xor(g2s_1, g2lr24_1) */
+	tbl v10.16b, {v19.16b}, v6.16b /* g2lr8_1 = lookup16(g2s_1, rotl8) */
+	eor v10.16b, v19.16b, v10.16b /* g2lg_acc_1 = xor(g2s_1, g2lr8_1) */
+	rev32 v19.8h, v19.8h /* g2lr16_1 = rev(g2s_1) */
+	eor v19.16b, v10.16b, v19.16b /* g2lg_1 = xor(g2lg_acc_1, g2lr16_1) */
+	ushr v10.4s, v19.4s, #30 /* g2lr2_1_r = shr(g2lg_1) */
+	sli v10.4s, v19.4s, #2 /* g2lr2_1 = sli(g2lr2_1_r, g2lg_1) */
+	eor v19.16b, v30.16b, v10.16b /* g2l_1 = xor(g2l_acc_1, g2lr2_1) */
+	eor v19.16b, v21.16b, v19.16b /* g2x_1 = xor(g2x1, g2l_1) */
 	add x17, x7, #4
-	ld1r {v22.4s}, [x17] /* rkw_11 = bcast32() */
-	eor v11.16b, v28.16b, v21.16b /* g3k_acc_1 = xor(g3x2, g3x3) */
-	eor v22.16b, v11.16b, v22.16b /* g3k_1 = xor(g3k_acc_1, rkw_11) */
-	eor v22.16b, v22.16b, v19.16b /* g3t_1 = xor(g3k_1, g3x0) */
-	tbl v22.16b, {v22.16b}, v1.16b /* g3s_1_sr = lookup16(g3t_1, inv_shift_rows) */
-	and v11.16b, v22.16b, v3.16b /* g3s_1_sr_lo = and(g3s_1_sr, nibble_mask) */
-	ushr v22.16b, v22.16b, #4 /* g3s_1_sr_hi = shr(g3s_1_sr) */
-	tbl v11.16b, {v16.16b}, v11.16b /* g3a_1_1_l = lookup16(tbl_lo, g3s_1_sr_lo) */
-	tbl v22.16b, {v9.16b}, v22.16b /* g3a_1_1_h = lookup16(tbl_hi, g3s_1_sr_hi) */
-	aese v11.16b, v22.16b /* g3s_1_aes = aese(g3a_1_1_l, g3a_1_1_h) */
-	and v22.16b, v11.16b, v3.16b /* g3s_1_aes_lo = and(g3s_1_aes, nibble_mask) */
-	ushr v11.16b, v11.16b, #4 /* g3s_1_aes_hi = shr(g3s_1_aes) */
-	tbl v22.16b, {v13.16b}, v22.16b /* g3s_1_l = lookup16(tbl_lo_1, g3s_1_aes_lo) */
-	tbl v11.16b, {v14.16b}, v11.16b /* g3s_1_h = lookup16(tbl_hi_1, g3s_1_aes_hi) */
-	eor v22.16b, v22.16b, v11.16b /* g3s_1 = xor(g3s_1_l, g3s_1_h) */
-	tbl v11.16b, {v22.16b}, v4.16b /* g3lr24_1 = lookup16(g3s_1, rotl24) */
-	eor v11.16b, v22.16b, v11.16b /* g3l_acc_1 = xor(g3s_1, g3lr24_1) */
-	tbl v15.16b, {v22.16b}, v6.16b /* g3lr8_1 = lookup16(g3s_1, rotl8) */
-	eor v15.16b, v22.16b, v15.16b /* g3lg_acc_1 = xor(g3s_1, g3lr8_1) */
-	rev32 v22.8h, v22.8h /* g3lr16_1 = rev(g3s_1) */
-	eor v22.16b, v15.16b, v22.16b /* g3lg_1 = xor(g3lg_acc_1, g3lr16_1) */
-	ushr v15.4s, v22.4s, #30 /* g3lr2_1_r = shr(g3lg_1) */
-	sli v15.4s, v22.4s, #2 /* g3lr2_1 = sli(g3lr2_1_r, g3lg_1) */
-	eor v22.16b, v11.16b, v15.16b /* g3l_1 = xor(g3l_acc_1, g3lr2_1) */
-	eor v22.16b, v26.16b, v22.16b /* g3x_1 = xor(g3x1, g3l_1) */
+	ld1r {v21.4s}, [x17] /* rkw_11 = bcast32() */
+	eor v30.16b, v27.16b, v20.16b /* g3k_acc_1 = xor(g3x2, g3x3) */
+	eor v21.16b, v30.16b, v21.16b /* g3k_1 = xor(g3k_acc_1, rkw_11) */
+	eor v21.16b, v21.16b, v7.16b /* g3t_1 = xor(g3k_1, g3x0) */
+	tbl v21.16b, {v21.16b}, v2.16b /* g3s_1_sr = lookup16(g3t_1, inv_shift_rows) */
+	and v30.16b, v21.16b, v3.16b /* g3s_1_sr_lo = and(g3s_1_sr, nibble_mask) */
+	ushr v21.16b, v21.16b, #4 /* g3s_1_sr_hi = shr(g3s_1_sr) */
+	tbl v30.16b, {v8.16b}, v30.16b /* g3a_1_1_l = lookup16(tbl_lo, g3s_1_sr_lo) */
+	tbl v21.16b, {v12.16b}, v21.16b /* g3a_1_1_h = lookup16(tbl_hi, g3s_1_sr_hi) */
+	aese v30.16b, v21.16b /* g3s_1_aes = aese(g3a_1_1_l, g3a_1_1_h) */
+	and v21.16b, v30.16b, v3.16b /* g3s_1_aes_lo = and(g3s_1_aes, nibble_mask) */
+	ushr v30.16b, v30.16b, #4 /* g3s_1_aes_hi = shr(g3s_1_aes) */
+	tbl v21.16b, {v13.16b}, v21.16b /* g3s_1_l = lookup16(tbl_lo_1, g3s_1_aes_lo) */
+	tbl v30.16b, {v15.16b}, v30.16b /* g3s_1_h = lookup16(tbl_hi_1, g3s_1_aes_hi) */
+	eor v21.16b, v21.16b, v30.16b /* g3s_1 = xor(g3s_1_l, g3s_1_h) */
+	tbl v30.16b, {v21.16b}, v4.16b /* g3lr24_1 = lookup16(g3s_1, rotl24) */
+	eor v30.16b, v21.16b, v30.16b /* g3l_acc_1 = xor(g3s_1, g3lr24_1) */
+	tbl v10.16b, {v21.16b}, v6.16b /* g3lr8_1 = lookup16(g3s_1, rotl8) */
+	eor v10.16b, v21.16b, v10.16b /* g3lg_acc_1 = xor(g3s_1, g3lr8_1) */
+	rev32 v21.8h, v21.8h /* g3lr16_1 = rev(g3s_1) */
+	eor v21.16b, v10.16b, v21.16b /* g3lg_1 = xor(g3lg_acc_1, g3lr16_1) */
+	ushr v10.4s, v21.4s, #30 /* g3lr2_1_r = shr(g3lg_1) */
+	sli v10.4s, v21.4s, #2 /* g3lr2_1 = sli(g3lr2_1_r, g3lg_1) */
+	eor v21.16b, v30.16b, v10.16b /* g3l_1 = xor(g3l_acc_1, g3lr2_1) */
+	eor v21.16b, v25.16b, v21.16b /* g3x_1 = xor(g3x1, g3l_1) */
 	add x17, x7, #4
-	ld1r {v26.4s}, [x17] /* rkw_12 = bcast32() */
-	eor v11.16b, v8.16b, v25.16b /* g4k_acc_1 = xor(g4x2, g4x3) */
-	eor v26.16b, v11.16b, v26.16b /* g4k_1 = xor(g4k_acc_1, rkw_12) */
-	eor v26.16b, v26.16b, v23.16b /* g4t_1 = xor(g4k_1, g4x0) */
-	tbl v26.16b, {v26.16b}, v1.16b /* g4s_1_sr = lookup16(g4t_1, inv_shift_rows) */
-	and v11.16b, v26.16b, v3.16b /* g4s_1_sr_lo = and(g4s_1_sr, nibble_mask) */
-	ushr v26.16b, v26.16b, #4 /* g4s_1_sr_hi = shr(g4s_1_sr) */
-	tbl v11.16b, {v16.16b}, v11.16b /* g4a_1_1_l = lookup16(tbl_lo, g4s_1_sr_lo) */
-	tbl v26.16b, {v9.16b}, v26.16b /* g4a_1_1_h = lookup16(tbl_hi, g4s_1_sr_hi) */
-	aese v11.16b, v26.16b /* g4s_1_aes = aese(g4a_1_1_l, g4a_1_1_h) */
-	and v26.16b, v11.16b, v3.16b /* g4s_1_aes_lo = and(g4s_1_aes, nibble_mask) */
-	ushr v11.16b, v11.16b, #4 /* g4s_1_aes_hi = shr(g4s_1_aes) */
-	tbl v26.16b, {v13.16b}, v26.16b /* g4s_1_l = lookup16(tbl_lo_1, g4s_1_aes_lo) */
-	tbl v11.16b, {v14.16b}, v11.16b /* g4s_1_h = lookup16(tbl_hi_1, g4s_1_aes_hi) */
-	eor v26.16b, v26.16b, v11.16b /* g4s_1 = xor(g4s_1_l, g4s_1_h) */
-	tbl v11.16b, {v26.16b}, v4.16b /* g4lr24_1 = lookup16(g4s_1, rotl24) */
-	eor v11.16b, v26.16b, v11.16b /* g4l_acc_1 = xor(g4s_1, g4lr24_1) */
-	tbl v15.16b, {v26.16b}, v6.16b /* g4lr8_1 = lookup16(g4s_1, rotl8) */
-	eor v15.16b, v26.16b, v15.16b /* g4lg_acc_1 = xor(g4s_1, g4lr8_1) */
-	rev32 v26.8h, v26.8h /* g4lr16_1 = rev(g4s_1) */
-	eor v26.16b, v15.16b, v26.16b /* g4lg_1 = xor(g4lg_acc_1, g4lr16_1) */
-	ushr v15.4s, v26.4s, #30 /* g4lr2_1_r = shr(g4lg_1) */
-	sli v15.4s, v26.4s, #2 /* g4lr2_1 = sli(g4lr2_1_r, g4lg_1) */
-	eor v26.16b, v11.16b, v15.16b /* g4l_1 = xor(g4l_acc_1, g4lr2_1) */
-	eor v26.16b, v30.16b, v26.16b /* g4x_1 = xor(g4x1, g4l_1) */
+	ld1r {v25.4s}, [x17] /* rkw_12 = bcast32() */
+	eor v30.16b, v31.16b, v24.16b /* g4k_acc_1 = xor(g4x2, g4x3) */
+	eor v25.16b, v30.16b, v25.16b /* g4k_1 = xor(g4k_acc_1, rkw_12) */
+	eor v25.16b, v25.16b, v18.16b /* g4t_1 = xor(g4k_1, g4x0) */
+	tbl v25.16b, {v25.16b}, v2.16b /* g4s_1_sr = lookup16(g4t_1, inv_shift_rows) */
+	and v30.16b, v25.16b, v3.16b /* g4s_1_sr_lo = and(g4s_1_sr, nibble_mask) */
+	ushr v25.16b, v25.16b, #4 /* g4s_1_sr_hi = shr(g4s_1_sr) */
+	tbl v30.16b, {v8.16b}, v30.16b /* g4a_1_1_l = lookup16(tbl_lo, g4s_1_sr_lo) */
+	tbl v25.16b, {v12.16b}, v25.16b /* g4a_1_1_h = lookup16(tbl_hi, g4s_1_sr_hi) */
+	aese v30.16b, v25.16b /* g4s_1_aes = aese(g4a_1_1_l, g4a_1_1_h) */
+	and v25.16b, v30.16b, v3.16b /* g4s_1_aes_lo = and(g4s_1_aes, nibble_mask) */
+	ushr v30.16b, v30.16b, #4 /* g4s_1_aes_hi = shr(g4s_1_aes) */
+	tbl v25.16b, {v13.16b}, v25.16b /* g4s_1_l = lookup16(tbl_lo_1, g4s_1_aes_lo) */
+	tbl v30.16b, {v15.16b}, v30.16b /* g4s_1_h = lookup16(tbl_hi_1, g4s_1_aes_hi) */
+	eor v25.16b, v25.16b, v30.16b /* g4s_1 = xor(g4s_1_l, g4s_1_h) */
+	tbl v30.16b, {v25.16b}, v4.16b /* g4lr24_1 = lookup16(g4s_1, rotl24) */
+	eor v30.16b, v25.16b, v30.16b /* g4l_acc_1 = xor(g4s_1, g4lr24_1) */
+	tbl v10.16b, {v25.16b}, v6.16b /* g4lr8_1 = lookup16(g4s_1, rotl8) */
+	eor v10.16b, v25.16b, v10.16b /* g4lg_acc_1 = xor(g4s_1, g4lr8_1) */
+	rev32 v25.8h, v25.8h /* g4lr16_1 = rev(g4s_1) */
+	eor v25.16b, v10.16b, v25.16b /* g4lg_1 = xor(g4lg_acc_1, g4lr16_1) */
+	ushr v10.4s, v25.4s, #30 /* g4lr2_1_r = shr(g4lg_1) */
+	sli v10.4s, v25.4s, #2 /* g4lr2_1 = sli(g4lr2_1_r, g4lg_1) */
+	eor v25.16b, v30.16b, v10.16b /* g4l_1 = xor(g4l_acc_1, g4lr2_1) */
+	eor v25.16b, v29.16b, v25.16b /* g4x_1 = xor(g4x1, g4l_1) */
 	add x17, x7, #4
-	ld1r {v30.4s}, [x17] /* rkw_13 = bcast32() */
-	eor v11.16b, v12.16b, v29.16b /* g5k_acc_1 = xor(g5x2, g5x3) */
-	eor v30.16b, v11.16b, v30.16b /* g5k_1 = xor(g5k_acc_1, rkw_13) */
-	eor v30.16b, v30.16b, v27.16b /* g5t_1 = xor(g5k_1, g5x0) */
-	tbl v30.16b, {v30.16b}, v1.16b /* g5s_1_sr = lookup16(g5t_1, inv_shift_rows) */
-	and v11.16b, v30.16b, v3.16b /* g5s_1_sr_lo = and(g5s_1_sr, nibble_mask) */
-	ushr v30.16b, v30.16b, #4 /* g5s_1_sr_hi = shr(g5s_1_sr) */
-	tbl v11.16b, {v16.16b}, v11.16b /* g5a_1_1_l = lookup16(tbl_lo, g5s_1_sr_lo) */
-	tbl v30.16b, {v9.16b}, v30.16b /* g5a_1_1_h = lookup16(tbl_hi, g5s_1_sr_hi) */
-	aese v11.16b, v30.16b /* g5s_1_aes = aese(g5a_1_1_l, g5a_1_1_h) */
-	and v30.16b, v11.16b, v3.16b /* g5s_1_aes_lo = and(g5s_1_aes, nibble_mask) */
-	ushr v11.16b, v11.16b, #4 /* g5s_1_aes_hi = shr(g5s_1_aes) */
-	tbl v30.16b, {v13.16b}, v30.16b /* g5s_1_l = lookup16(tbl_lo_1, g5s_1_aes_lo) */
-	tbl v11.16b, {v14.16b}, v11.16b /* g5s_1_h = lookup16(tbl_hi_1, g5s_1_aes_hi) */
-	eor v30.16b, v30.16b, v11.16b /* g5s_1 = xor(g5s_1_l, g5s_1_h) */
-	tbl v11.16b, {v30.16b}, v4.16b /* g5lr24_1 = lookup16(g5s_1, rotl24) */
-	eor v11.16b, v30.16b, v11.16b /* g5l_acc_1 = xor(g5s_1, g5lr24_1) */
-	tbl v15.16b, {v30.16b}, v6.16b /* g5lr8_1 = lookup16(g5s_1, rotl8) */
-	eor v15.16b, v30.16b, v15.16b /* g5lg_acc_1 = xor(g5s_1, g5lr8_1) */
-	rev32 v30.8h, v30.8h /* g5lr16_1 = rev(g5s_1) */
-	eor v30.16b, v15.16b, v30.16b /* g5lg_1 = xor(g5lg_acc_1, g5lr16_1) */
-	ushr v15.4s, v30.4s, #30 /* g5lr2_1_r = shr(g5lg_1) */
-	sli v15.4s, v30.4s, #2 /* g5lr2_1 = sli(g5lr2_1_r, g5lg_1) */
-	eor v30.16b, v11.16b, v15.16b /* g5l_1 = xor(g5l_acc_1, g5lr2_1) */
-	eor v30.16b, v10.16b, v30.16b /* g5x_1 = xor(g5x1, g5l_1) */
+	ld1r {v29.4s}, [x17] /* rkw_13 = bcast32() */
+	eor v30.16b, v11.16b, v28.16b /* g5k_acc_1 = xor(g5x2, g5x3) */
+	eor v29.16b, v30.16b, v29.16b /* g5k_1 = xor(g5k_acc_1, rkw_13) */
+	eor v29.16b, v29.16b, v22.16b /* g5t_1 = xor(g5k_1, g5x0) */
+	tbl v29.16b, {v29.16b}, v2.16b /* g5s_1_sr = lookup16(g5t_1, inv_shift_rows) */
+	and v30.16b, v29.16b, v3.16b /* g5s_1_sr_lo = and(g5s_1_sr, nibble_mask) */
+	ushr v29.16b, v29.16b, #4 /* g5s_1_sr_hi = shr(g5s_1_sr) */
+	tbl v30.16b, {v8.16b}, v30.16b /* g5a_1_1_l = lookup16(tbl_lo, g5s_1_sr_lo) */
+	tbl v29.16b, {v12.16b}, v29.16b /* g5a_1_1_h = lookup16(tbl_hi, g5s_1_sr_hi) */
+	aese v30.16b, v29.16b /* g5s_1_aes = aese(g5a_1_1_l, g5a_1_1_h) */
+	and v29.16b, v30.16b, v3.16b /* g5s_1_aes_lo = and(g5s_1_aes, nibble_mask) */
+	ushr v30.16b, v30.16b, #4 /* g5s_1_aes_hi = shr(g5s_1_aes) */
+	tbl v29.16b, {v13.16b}, v29.16b /* g5s_1_l = lookup16(tbl_lo_1, g5s_1_aes_lo) */
+	tbl v30.16b, {v15.16b}, v30.16b /* g5s_1_h = lookup16(tbl_hi_1, g5s_1_aes_hi) */
+	eor v29.16b, v29.16b, v30.16b /* g5s_1 = xor(g5s_1_l, g5s_1_h) */
+	tbl v30.16b, {v29.16b}, v4.16b /* g5lr24_1 = lookup16(g5s_1, rotl24) */
+	eor v30.16b, v29.16b, v30.16b /* g5l_acc_1 = xor(g5s_1, g5lr24_1) */
+	tbl v10.16b, {v29.16b}, v6.16b /* g5lr8_1 = lookup16(g5s_1, rotl8) */
+	eor v10.16b, v29.16b, v10.16b /* g5lg_acc_1 = xor(g5s_1, g5lr8_1) */
+	rev32 v29.8h, v29.8h /* g5lr16_1 = rev(g5s_1) */
+	eor v29.16b, v10.16b, v29.16b /* g5lg_1 = xor(g5lg_acc_1, g5lr16_1) */
+	ushr v10.4s, v29.4s, #30 /* g5lr2_1_r = shr(g5lg_1) */
+	sli v10.4s, v29.4s, #2 /* g5lr2_1 = sli(g5lr2_1_r, g5lg_1) */
+	eor v29.16b, v30.16b, v10.16b /* g5l_1 = xor(g5l_acc_1, g5lr2_1) */
+	eor v29.16b, v9.16b, v29.16b /* g5x_1 = xor(g5x1, g5l_1) */
 	add x17, x7, #4
-	ld1r {v10.4s}, [x17] /* rkw_14 = bcast32() */
-	ldr q11, [sp, #112] /* reload g6x2.2 */
-	ldr q15, [sp, #160] /* reload g6x3.2 */
-	eor v11.16b, v11.16b, v15.16b /* g6k_acc_1 = xor(g6x2, g6x3) */
-	eor v10.16b, v11.16b, v10.16b /* g6k_1 = xor(g6k_acc_1, rkw_14) */
-	ldr q11, [sp, #80] /* reload g6x0.3 */
-	eor v10.16b, v10.16b, v11.16b /* g6t_1 = xor(g6k_1, g6x0) */
-	tbl v10.16b, {v10.16b}, v1.16b /* g6s_1_sr = lookup16(g6t_1, inv_shift_rows) */
-	and v11.16b, v10.16b, v3.16b /* g6s_1_sr_lo = and(g6s_1_sr, nibble_mask) */
-	ushr v10.16b, v10.16b, #4 /* g6s_1_sr_hi = shr(g6s_1_sr) */
-	tbl v11.16b, {v16.16b}, v11.16b /* g6a_1_1_l = lookup16(tbl_lo, g6s_1_sr_lo) */
-	tbl v10.16b, {v9.16b}, v10.16b /* g6a_1_1_h = lookup16(tbl_hi, g6s_1_sr_hi) */
-	aese v11.16b, v10.16b /* g6s_1_aes = aese(g6a_1_1_l, g6a_1_1_h) */
-	and v10.16b, v11.16b, v3.16b /* g6s_1_aes_lo = and(g6s_1_aes, nibble_mask) */
-	ushr v11.16b, v11.16b, #4 /* g6s_1_aes_hi = shr(g6s_1_aes) */
-	tbl v10.16b, {v13.16b}, v10.16b /* g6s_1_l = lookup16(tbl_lo_1, g6s_1_aes_lo) */
-	tbl v11.16b, {v14.16b}, v11.16b /* g6s_1_h = lookup16(tbl_hi_1, g6s_1_aes_hi) */
-	eor v10.16b, v10.16b, v11.16b /* g6s_1 = xor(g6s_1_l, g6s_1_h) */
-	tbl v11.16b, {v10.16b}, v4.16b /* g6lr24_1 = lookup16(g6s_1, rotl24) */
-	eor v11.16b, v10.16b, v11.16b /* g6l_acc_1 = xor(g6s_1, g6lr24_1) */
-	tbl v15.16b, {v10.16b}, v6.16b /* g6lr8_1 = lookup16(g6s_1, rotl8) */
-	eor v15.16b, v10.16b, v15.16b /* g6lg_acc_1 = xor(g6s_1, g6lr8_1) */
-	rev32 v10.8h, v10.8h /* g6lr16_1 = rev(g6s_1) */
-	eor v10.16b, v15.16b, v10.16b /* g6lg_1 = xor(g6lg_acc_1, g6lr16_1) */
-	ushr v15.4s, v10.4s, #30 /* g6lr2_1_r = shr(g6lg_1) */
-	sli v15.4s, v10.4s, #2 /* g6lr2_1 = sli(g6lr2_1_r, g6lg_1) */
-	eor v10.16b, v11.16b, v15.16b /* g6l_1 = xor(g6l_acc_1, g6lr2_1) */
-	ldr q11, [sp, #176] /* reload g6x1.2 */
-	eor v10.16b, v11.16b, v10.16b /* g6x_1 = xor(g6x1, g6l_1) */
+	ld1r {v30.4s}, [x17] /* rkw_14 = bcast32() */
+	ldr q9, [sp, #96] /* reload g6x2.2 */
+	ldr q10, [sp, #112] /* reload g6x3.2 */
+	eor v9.16b, v9.16b, v10.16b /* g6k_acc_1 = xor(g6x2, g6x3) */
+	eor v30.16b, v9.16b, v30.16b /* g6k_1 = xor(g6k_acc_1, rkw_14) */
+	ldr q9, [sp, #144] /* reload g6x0.3 */
+	eor v30.16b, v30.16b, v9.16b /* g6t_1 = xor(g6k_1, g6x0) */
+	tbl v30.16b, {v30.16b}, v2.16b /* g6s_1_sr = lookup16(g6t_1, inv_shift_rows) */
+	and v9.16b, v30.16b, v3.16b /* g6s_1_sr_lo = and(g6s_1_sr, nibble_mask) */
+	ushr v30.16b, v30.16b, #4 /* g6s_1_sr_hi = shr(g6s_1_sr) */
+	tbl v9.16b, {v8.16b}, v9.16b /* g6a_1_1_l = lookup16(tbl_lo, g6s_1_sr_lo) */
+	tbl v30.16b, {v12.16b}, v30.16b /* g6a_1_1_h = lookup16(tbl_hi, g6s_1_sr_hi) */
+	aese v9.16b, v30.16b /* g6s_1_aes = aese(g6a_1_1_l, g6a_1_1_h) */
+	and v30.16b, v9.16b, v3.16b /* g6s_1_aes_lo = and(g6s_1_aes, nibble_mask) */
+	ushr v9.16b, v9.16b, #4 /* g6s_1_aes_hi = shr(g6s_1_aes) */
+	tbl v30.16b, {v13.16b}, v30.16b /* g6s_1_l = lookup16(tbl_lo_1, g6s_1_aes_lo) */
+	tbl v9.16b, {v15.16b}, v9.16b /* g6s_1_h = lookup16(tbl_hi_1, g6s_1_aes_hi) */
+	eor v30.16b, v30.16b, v9.16b /* g6s_1 = xor(g6s_1_l, g6s_1_h) */
+	tbl v9.16b, {v30.16b}, v4.16b /* g6lr24_1 = lookup16(g6s_1, rotl24) */
+	eor v9.16b, v30.16b, v9.16b /* g6l_acc_1 = xor(g6s_1, g6lr24_1) */
+	tbl v10.16b, {v30.16b}, v6.16b /* g6lr8_1 = lookup16(g6s_1, rotl8) */
+	eor v10.16b, v30.16b, v10.16b /* g6lg_acc_1 = xor(g6s_1, g6lr8_1) */
+	rev32 v30.8h, v30.8h /* g6lr16_1 = rev(g6s_1) */
+	eor v30.16b, v10.16b, v30.16b /* g6lg_1 = xor(g6lg_acc_1, g6lr16_1) */
+	ushr v10.4s, v30.4s, #30 /* g6lr2_1_r = shr(g6lg_1) */
+	sli v10.4s, v30.4s, #2 /* g6lr2_1 = sli(g6lr2_1_r, g6lg_1) */
+	eor v30.16b, v9.16b, v10.16b /* g6l_1 = xor(g6l_acc_1, g6lr2_1) */
+	ldr q9, [sp, #176] /* reload g6x1.2 */
+	eor v30.16b, v9.16b, v30.16b /* g6x_1 = xor(g6x1, g6l_1) */
 	add x17, x7, #4
-	ld1r {v11.4s}, [x17] /* rkw_15 = bcast32() */
-	ldr q15, [sp, #144] /* reload g7x2.2 */
-	str q10, [sp, #176] /* spill g6x1.3 */
-	ldr q10, [sp, #192] /* reload g7x3.2 */
-	eor v15.16b, v15.16b, v10.16b /* g7k_acc_1 = xor(g7x2, g7x3) */
-	eor v11.16b, v15.16b, v11.16b /* g7k_1 = xor(g7k_acc_1, rkw_15) */
-	ldr q15, [sp, #128] /* reload g7x0.3 */
-	eor v11.16b, v11.16b, v15.16b /* g7t_1 = xor(g7k_1, g7x0) */
-	tbl v11.16b, {v11.16b}, v1.16b /* g7s_1_sr = lookup16(g7t_1, inv_shift_rows) */
-	and v10.16b, v11.16b, v3.16b /* g7s_1_sr_lo = and(g7s_1_sr, nibble_mask) */
-	ushr v11.16b, v11.16b, #4 /* g7s_1_sr_hi = shr(g7s_1_sr) */
-	tbl v10.16b, {v16.16b}, v10.16b /* g7a_1_1_l = lookup16(tbl_lo, g7s_1_sr_lo) */
-	tbl v11.16b, {v9.16b}, v11.16b /* g7a_1_1_h = lookup16(tbl_hi, g7s_1_sr_hi) */
-	aese v10.16b, v11.16b /* g7s_1_aes = aese(g7a_1_1_l, g7a_1_1_h) */
-	and v11.16b, v10.16b, v3.16b /* g7s_1_aes_lo = and(g7s_1_aes, nibble_mask) */
-	ushr v10.16b, v10.16b, #4 /* g7s_1_aes_hi = shr(g7s_1_aes) */
-	tbl v11.16b, {v13.16b}, v11.16b /* g7s_1_l = lookup16(tbl_lo_1, g7s_1_aes_lo) */
-	tbl v10.16b, {v14.16b}, v10.16b /* g7s_1_h = lookup16(tbl_hi_1, g7s_1_aes_hi) */
-	eor v10.16b, v11.16b, v10.16b /* g7s_1 = xor(g7s_1_l, g7s_1_h) */
-	tbl v11.16b, {v10.16b}, v4.16b /* g7lr24_1 = lookup16(g7s_1, rotl24) */
-	eor v11.16b, v10.16b, v11.16b /* g7l_acc_1 = xor(g7s_1, g7lr24_1) */
-	tbl v15.16b, {v10.16b}, v6.16b /* g7lr8_1 = lookup16(g7s_1, rotl8) */
-	eor v15.16b, v10.16b, v15.16b /* g7lg_acc_1 = xor(g7s_1, g7lr8_1) */
-	rev32 v10.8h, v10.8h /* g7lr16_1 = rev(g7s_1) */
-	eor v10.16b, v15.16b, v10.16b /* g7lg_1 = xor(g7lg_acc_1, g7lr16_1) */
-	ushr v15.4s, v10.4s, #30 /* g7lr2_1_r = shr(g7lg_1) */
-	sli v15.4s, v10.4s, #2 /* g7lr2_1 = sli(g7lr2_1_r, g7lg_1) */
-	eor v10.16b, v11.16b, v15.16b /* g7l_1 = xor(g7l_acc_1, g7lr2_1) */
-	ldr q11, [sp, #96] /* reload g7x1.2 */
-	eor v10.16b, v11.16b, v10.16b /* g7x_1 = xor(g7x1, g7l_1) */
+	ld1r {v9.4s}, [x17] /* rkw_15 = bcast32() */
+	ldr q10, [sp, #128] /* reload g7x2.2 */
+	str q30, [sp, #176] /* spill g6x1.3 */
+	ldr q30, [sp, #192] /* reload g7x3.2 */
+	eor v10.16b, v10.16b, v30.16b /* g7k_acc_1 = xor(g7x2, g7x3) */
+	eor v9.16b, v10.16b, v9.16b /* g7k_1 = xor(g7k_acc_1, rkw_15) */
+	ldr q10, [sp, #160] /* reload g7x0.3 */
+	eor v9.16b, v9.16b, v10.16b /* g7t_1 = xor(g7k_1, g7x0) */
+	tbl v9.16b, {v9.16b}, v2.16b /* g7s_1_sr = lookup16(g7t_1, inv_shift_rows) */
+	and v30.16b, v9.16b, v3.16b /* g7s_1_sr_lo = and(g7s_1_sr, nibble_mask) */
+	ushr v9.16b, v9.16b, #4 /* g7s_1_sr_hi = shr(g7s_1_sr) */
+	tbl v30.16b, {v8.16b}, v30.16b /* g7a_1_1_l = lookup16(tbl_lo, g7s_1_sr_lo) */
+	tbl v9.16b, {v12.16b}, v9.16b /* g7a_1_1_h = lookup16(tbl_hi, g7s_1_sr_hi) */
+	aese v30.16b, v9.16b /* g7s_1_aes = aese(g7a_1_1_l, g7a_1_1_h) */
+	and v9.16b, v30.16b, v3.16b /* g7s_1_aes_lo = and(g7s_1_aes, nibble_mask) */
+	ushr v30.16b, v30.16b, #4 /* g7s_1_aes_hi = shr(g7s_1_aes) */
+	tbl v9.16b, {v13.16b}, v9.16b /* g7s_1_l = lookup16(tbl_lo_1, g7s_1_aes_lo) */
+	tbl v30.16b, {v15.16b}, v30.16b /* g7s_1_h = lookup16(tbl_hi_1, g7s_1_aes_hi) */
+	eor v30.16b, v9.16b, v30.16b /* g7s_1 = xor(g7s_1_l, g7s_1_h) */
+	tbl v9.16b, {v30.16b}, v4.16b /* g7lr24_1 = lookup16(g7s_1, rotl24) */
+	eor v9.16b, v30.16b, v9.16b /* g7l_acc_1 = xor(g7s_1, g7lr24_1) */
+	tbl v10.16b, {v30.16b}, v6.16b /* g7lr8_1 = lookup16(g7s_1, rotl8) */
+	eor v10.16b, v30.16b, v10.16b /* g7lg_acc_1 = xor(g7s_1, g7lr8_1) */
+	rev32 v30.8h, v30.8h /* g7lr16_1 = rev(g7s_1) */
+	eor v30.16b, v10.16b, v30.16b /* g7lg_1 = xor(g7lg_acc_1, g7lr16_1) */
+	ushr v10.4s, v30.4s, #30 /* g7lr2_1_r = shr(g7lg_1) */
+	sli v10.4s, v30.4s, #2 /* g7lr2_1 = sli(g7lr2_1_r, g7lg_1) */
+	eor v30.16b, v9.16b, v10.16b /* g7l_1 = xor(g7l_acc_1, g7lr2_1) */
+	ldr q9, [sp, #80] /* reload g7x1.2 */
+	eor v30.16b, v9.16b, v30.16b /* g7x_1 = xor(g7x1, g7l_1) */
 
 	/* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
 	add x17, x7, #8
-	ld1r {v11.4s}, [x17] /* rkw_16 = bcast32() */
-	ldr q15, [sp, #224] /* reload g0x3.2 */
-	eor v15.16b, v15.16b, v0.16b /* g0k_acc_2 = xor(g0x3, g0x0) */
-	eor v11.16b, v15.16b, v11.16b /* g0k_2 = xor(g0k_acc_2, rkw_16) */
-	eor v11.16b, v11.16b, v31.16b /* g0t_2 = xor(g0k_2, g0x1) */
-	tbl v11.16b, {v11.16b}, v1.16b /* g0s_2_sr = lookup16(g0t_2, inv_shift_rows) */
-	and v15.16b, v11.16b, v3.16b /* g0s_2_sr_lo = and(g0s_2_sr, nibble_mask) */
-	ushr v11.16b, v11.16b, #4 /* g0s_2_sr_hi = shr(g0s_2_sr) */
-	tbl v15.16b, {v16.16b}, v15.16b /* g0a_2_1_l = lookup16(tbl_lo, g0s_2_sr_lo) */
-	tbl v11.16b, {v9.16b}, v11.16b /* g0a_2_1_h = lookup16(tbl_hi, g0s_2_sr_hi) */
-	aese v15.16b, v11.16b /* g0s_2_aes = aese(g0a_2_1_l, g0a_2_1_h) */
-	and v11.16b, v15.16b, v3.16b /* g0s_2_aes_lo = and(g0s_2_aes, nibble_mask) */
-	ushr v15.16b, v15.16b, #4 /* g0s_2_aes_hi = shr(g0s_2_aes) */
-	tbl v11.16b, {v13.16b}, v11.16b /* g0s_2_l = lookup16(tbl_lo_1, g0s_2_aes_lo) */
-	tbl v15.16b, {v14.16b}, v15.16b /* g0s_2_h = lookup16(tbl_hi_1, g0s_2_aes_hi) */
-	eor v11.16b, v11.16b, v15.16b /* g0s_2 = xor(g0s_2_l, g0s_2_h) */
-	tbl v15.16b, {v11.16b}, v4.16b /* g0lr24_2 = lookup16(g0s_2, rotl24) */
-	eor v15.16b, v11.16b, v15.16b /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
+	ld1r {v9.4s}, [x17] /* rkw_16 = bcast32() */
+	ldr q10, [sp, #224] /* reload g0x3.2 */
+	eor v10.16b, v10.16b, v0.16b /* g0k_acc_2 = xor(g0x3, g0x0) */
+	eor v9.16b, v10.16b, v9.16b /* g0k_2 = xor(g0k_acc_2, rkw_16) */
+	eor v9.16b, v9.16b, v26.16b /* g0t_2 = xor(g0k_2, g0x1) */
+	tbl v9.16b, {v9.16b}, v2.16b /* g0s_2_sr = lookup16(g0t_2, inv_shift_rows) */
+	and v10.16b, v9.16b, v3.16b /* g0s_2_sr_lo = and(g0s_2_sr, nibble_mask) */
+	ushr v9.16b, v9.16b, #4 /* g0s_2_sr_hi = shr(g0s_2_sr) */
+	tbl v10.16b, {v8.16b}, v10.16b /* g0a_2_1_l = lookup16(tbl_lo, g0s_2_sr_lo) */
+	tbl v9.16b, {v12.16b}, v9.16b /* g0a_2_1_h = lookup16(tbl_hi, g0s_2_sr_hi) */
+	aese v10.16b, v9.16b /* g0s_2_aes = aese(g0a_2_1_l, g0a_2_1_h) */
+	and v9.16b, v10.16b, v3.16b /* g0s_2_aes_lo = and(g0s_2_aes, nibble_mask) */
+	ushr v10.16b, v10.16b, #4 /* g0s_2_aes_hi = shr(g0s_2_aes) */
+	tbl v9.16b, {v13.16b}, v9.16b /* g0s_2_l = lookup16(tbl_lo_1, g0s_2_aes_lo) */
+	tbl v10.16b, {v15.16b}, v10.16b /* g0s_2_h = lookup16(tbl_hi_1, g0s_2_aes_hi) */
+	eor v9.16b, v9.16b, v10.16b /* g0s_2 = xor(g0s_2_l, g0s_2_h) */
+	tbl v10.16b, {v9.16b}, v4.16b /* g0lr24_2 = lookup16(g0s_2, rotl24) */
+	eor v10.16b, v9.16b, v10.16b /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
 	str q0, [sp, #256] /* spill g0x0.3 */
-	tbl v0.16b, {v11.16b}, v6.16b /* g0lr8_2 = lookup16(g0s_2, rotl8) */
-	eor v0.16b, v11.16b, v0.16b /* g0lg_acc_2 = xor(g0s_2, g0lr8_2) */
-	rev32 v11.8h, v11.8h /* g0lr16_2 = rev(g0s_2) */
-	eor v0.16b, v0.16b, v11.16b /* g0lg_2 = xor(g0lg_acc_2, g0lr16_2) */
-	ushr v11.4s, v0.4s, #30 /* g0lr2_2_r = shr(g0lg_2) */
-	sli v11.4s, v0.4s, #2 /* g0lr2_2 = sli(g0lr2_2_r, g0lg_2) */
-	eor v0.16b, v15.16b, v11.16b /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
-	ldr q11, [sp, #240] /* reload g0x2.2 */
-	eor v0.16b, v11.16b, v0.16b /* g0x_2 = xor(g0x2, g0l_2) */
+	tbl v0.16b, {v9.16b}, v6.16b /* g0lr8_2 = lookup16(g0s_2, rotl8) */
+	eor v0.16b, v9.16b, v0.16b /* g0lg_acc_2 = xor(g0s_2, g0lr8_2) */
+	rev32 v9.8h, v9.8h /* g0lr16_2 = rev(g0s_2) */
+	eor v0.16b, v0.16b, v9.16b /* g0lg_2 = xor(g0lg_acc_2, g0lr16_2) */
+	ushr v9.4s, v0.4s, #30 /* g0lr2_2_r = shr(g0lg_2) */
+	sli v9.4s, v0.4s, #2 /* g0lr2_2 = sli(g0lr2_2_r, g0lg_2) */
+	eor v0.16b, v10.16b, v9.16b /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
+	ldr q9, [sp, #240] /* reload g0x2.2 */
+	eor v0.16b, v9.16b, v0.16b /* g0x_2 = xor(g0x2, g0l_2) */
 	add x17, x7, #8
-	ld1r {v11.4s}, [x17] /* rkw_17 = bcast32() */
-	eor v15.16b, v7.16b, v2.16b /* g1k_acc_2 = xor(g1x3, g1x0) */
-	eor v11.16b, v15.16b, v11.16b /* g1k_2 = xor(g1k_acc_2, rkw_17) */
-	eor v11.16b, v11.16b, v18.16b /* g1t_2 = xor(g1k_2, g1x1) */
-	tbl v11.16b, {v11.16b}, v1.16b /* g1s_2_sr = lookup16(g1t_2, inv_shift_rows) */
-	and v15.16b, v11.16b, v3.16b /* g1s_2_sr_lo = and(g1s_2_sr, nibble_mask) */
-	ushr v11.16b, v11.16b, #4 /* g1s_2_sr_hi = shr(g1s_2_sr) */
-	tbl v15.16b, {v16.16b}, v15.16b /* g1a_2_1_l = lookup16(tbl_lo, g1s_2_sr_lo) */
-	tbl v11.16b, {v9.16b}, v11.16b /* g1a_2_1_h = lookup16(tbl_hi, g1s_2_sr_hi) */
-	aese v15.16b, v11.16b /* g1s_2_aes = aese(g1a_2_1_l, g1a_2_1_h) */
-	and v11.16b, v15.16b, v3.16b /* g1s_2_aes_lo = and(g1s_2_aes, nibble_mask) */
-	ushr v15.16b, v15.16b, #4 /* g1s_2_aes_hi = shr(g1s_2_aes) */
-	tbl v11.16b, {v13.16b}, v11.16b /* g1s_2_l = lookup16(tbl_lo_1, g1s_2_aes_lo) */
-	tbl v15.16b, {v14.16b}, v15.16b /* g1s_2_h = lookup16(tbl_hi_1, g1s_2_aes_hi) */
-	eor v11.16b, v11.16b, v15.16b /* g1s_2 = xor(g1s_2_l, g1s_2_h) */
-	tbl v15.16b, {v11.16b}, v4.16b /* g1lr24_2 = lookup16(g1s_2, rotl24) */
-	eor v15.16b, v11.16b, v15.16b /* g1l_acc_2 = xor(g1s_2, g1lr24_2) */
-	str q7, [sp, #240] /* spill g1x3.2 */
-	tbl v7.16b, {v11.16b}, v6.16b /* g1lr8_2 = lookup16(g1s_2, rotl8) */
-	eor v7.16b, v11.16b, v7.16b /* g1lg_acc_2 = xor(g1s_2, g1lr8_2) */
-	rev32 v11.8h, v11.8h /* g1lr16_2 = rev(g1s_2) */
-	eor v7.16b, v7.16b, v11.16b /* g1lg_2 = xor(g1lg_acc_2, g1lr16_2) */
-	ushr v11.4s, v7.4s, #30 /* g1lr2_2_r = shr(g1lg_2) */
-	sli v11.4s, v7.4s, #2 /* g1lr2_2 = sli(g1lr2_2_r, g1lg_2) */
-	eor v7.16b, v15.16b, v11.16b /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
-	ldr q11, [sp, #208] /* reload g1x2.2 */
-	eor v7.16b, v11.16b, v7.16b /* g1x_2 = xor(g1x2, g1l_2) */
+	ld1r {v9.4s}, [x17] /* rkw_17 = bcast32() */
+	eor v10.16b, v14.16b, v1.16b /* g1k_acc_2 = xor(g1x3, g1x0) */
+	eor v9.16b, v10.16b, v9.16b /* g1k_2 = xor(g1k_acc_2, rkw_17) */
+	eor v9.16b, v9.16b, v17.16b /* g1t_2 = xor(g1k_2, g1x1) */
+	tbl v9.16b, {v9.16b}, v2.16b /* g1s_2_sr = lookup16(g1t_2, inv_shift_rows) */
+	and v10.16b, v9.16b, v3.16b /* g1s_2_sr_lo = and(g1s_2_sr, nibble_mask) */
+	ushr v9.16b, v9.16b, #4 /* g1s_2_sr_hi = shr(g1s_2_sr) */
+	tbl v10.16b, {v8.16b}, v10.16b /* g1a_2_1_l = lookup16(tbl_lo, g1s_2_sr_lo) */
+	tbl v9.16b, {v12.16b}, v9.16b /* g1a_2_1_h = lookup16(tbl_hi, g1s_2_sr_hi) */
+	aese v10.16b, v9.16b /* g1s_2_aes = aese(g1a_2_1_l, g1a_2_1_h) */
+	and v9.16b, v10.16b, v3.16b /* g1s_2_aes_lo = and(g1s_2_aes, nibble_mask) */
+	ushr v10.16b, v10.16b, #4 /* g1s_2_aes_hi = shr(g1s_2_aes) */
+	tbl v9.16b, {v13.16b}, v9.16b /* g1s_2_l = lookup16(tbl_lo_1, g1s_2_aes_lo) */
+	tbl v10.16b, {v15.16b}, v10.16b /* g1s_2_h = lookup16(tbl_hi_1, g1s_2_aes_hi) */
+	eor v9.16b, v9.16b, v10.16b /* g1s_2 = xor(g1s_2_l, g1s_2_h) */
+	tbl v10.16b, {v9.16b}, v4.16b /* g1lr24_2 = lookup16(g1s_2, rotl24) */
+	eor v10.16b, v9.16b, v10.16b /* g1l_acc_2 = xor(g1s_2, g1lr24_2) */
+	str q14, [sp, #240] /* spill g1x3.2 */
+	tbl v14.16b, {v9.16b}, v6.16b /* g1lr8_2 = lookup16(g1s_2, rotl8) */
+	eor v14.16b, v9.16b, v14.16b /* g1lg_acc_2 = xor(g1s_2, g1lr8_2) */
+	rev32 v9.8h, v9.8h /* g1lr16_2 = rev(g1s_2) */
+	eor v9.16b, v14.16b, v9.16b /* g1lg_2 = xor(g1lg_acc_2, g1lr16_2) */
+	ushr v14.4s, v9.4s, #30 /* g1lr2_2_r = shr(g1lg_2) */
+	sli v14.4s, v9.4s, #2 /* g1lr2_2 = sli(g1lr2_2_r, g1lg_2) */
+	eor v9.16b, v10.16b, v14.16b /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
+	ldr q10, [sp, #208] /* reload g1x2.2 */
+	eor v9.16b, v10.16b, v9.16b /* g1x_2 = xor(g1x2, g1l_2) */
 	add x17, x7, #8
-	ld1r {v11.4s}, [x17] /* rkw_18 = bcast32() */
-	eor v15.16b, v17.16b, v5.16b /* g2k_acc_2 = xor(g2x3, g2x0) */
-	eor v11.16b, v15.16b, v11.16b /* g2k_2 = xor(g2k_acc_2, rkw_18) */
-	eor v11.16b, v11.16b, v20.16b /* g2t_2 = xor(g2k_2, g2x1) */
-	tbl v11.16b, {v11.16b}, v1.16b /* g2s_2_sr = lookup16(g2t_2, inv_shift_rows) */
-	and v15.16b, v11.16b, v3.16b /* g2s_2_sr_lo = and(g2s_2_sr, nibble_mask) */
-	ushr v11.16b, v11.16b, #4 /* g2s_2_sr_hi = shr(g2s_2_sr) */
-	tbl v15.16b, {v16.16b}, v15.16b /* g2a_2_1_l = lookup16(tbl_lo, g2s_2_sr_lo) */
-	tbl v11.16b, {v9.16b}, v11.16b /* g2a_2_1_h = lookup16(tbl_hi, g2s_2_sr_hi) */
-	aese v15.16b, v11.16b /* g2s_2_aes = aese(g2a_2_1_l, g2a_2_1_h) */
-	and v11.16b, v15.16b, v3.16b /* g2s_2_aes_lo = and(g2s_2_aes, nibble_mask) */
-	ushr v15.16b, v15.16b, #4 /* g2s_2_aes_hi = shr(g2s_2_aes) */
-	tbl v11.16b, {v13.16b}, v11.16b /* g2s_2_l = lookup16(tbl_lo_1, g2s_2_aes_lo) */
-	tbl v15.16b, {v14.16b}, v15.16b /* g2s_2_h = lookup16(tbl_hi_1, g2s_2_aes_hi) */
-	eor v11.16b, v11.16b, v15.16b /* g2s_2 = xor(g2s_2_l, g2s_2_h) */
-	tbl v15.16b, {v11.16b}, v4.16b /* g2lr24_2 = lookup16(g2s_2, rotl24) */
-	eor v15.16b, v11.16b, v15.16b /* g2l_acc_2 = xor(g2s_2, g2lr24_2) */
-	str q17, [sp, #208] /* spill g2x3.2 */
-	tbl v17.16b, {v11.16b}, v6.16b /* g2lr8_2 = lookup16(g2s_2, rotl8) */
-	eor v17.16b, v11.16b, v17.16b /* g2lg_acc_2 = xor(g2s_2, g2lr8_2) */
-	rev32 v11.8h, v11.8h /* g2lr16_2 = rev(g2s_2) */
-	eor v17.16b, v17.16b, v11.16b /* g2lg_2 = xor(g2lg_acc_2, g2lr16_2) */
-	ushr v11.4s, v17.4s, #30 /* g2lr2_2_r = shr(g2lg_2) */
-	sli v11.4s, v17.4s, #2 /* g2lr2_2 = sli(g2lr2_2_r, g2lg_2) */
-	eor v17.16b, v15.16b, v11.16b /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
-	eor v17.16b, v24.16b, v17.16b /* g2x_2 = xor(g2x2, g2l_2) */
+	ld1r {v10.4s}, [x17] /* rkw_18 = bcast32() */
+	eor v14.16b, v16.16b, v5.16b /* g2k_acc_2 = xor(g2x3, g2x0) */
+	eor v10.16b, v14.16b, v10.16b /* g2k_2 = xor(g2k_acc_2, rkw_18) */
+	eor v10.16b, v10.16b, v19.16b /* g2t_2 = xor(g2k_2, g2x1) */
+	tbl v10.16b, {v10.16b}, v2.16b /* g2s_2_sr = lookup16(g2t_2, inv_shift_rows) */
+	and v14.16b, v10.16b, v3.16b /* g2s_2_sr_lo = and(g2s_2_sr, nibble_mask) */
+	ushr v10.16b, v10.16b, #4 /* g2s_2_sr_hi = shr(g2s_2_sr) */
+	tbl v14.16b, {v8.16b}, v14.16b /* g2a_2_1_l = lookup16(tbl_lo, g2s_2_sr_lo) */
+	tbl v10.16b, {v12.16b}, v10.16b /* g2a_2_1_h = lookup16(tbl_hi, g2s_2_sr_hi) */
+	aese v14.16b, v10.16b /* g2s_2_aes = aese(g2a_2_1_l, g2a_2_1_h) */
+	and v10.16b, v14.16b, v3.16b /* g2s_2_aes_lo = and(g2s_2_aes, nibble_mask) */
+	ushr v14.16b, v14.16b, #4 /* g2s_2_aes_hi = shr(g2s_2_aes) */
+	tbl v10.16b, {v13.16b}, v10.16b /* g2s_2_l = lookup16(tbl_lo_1, g2s_2_aes_lo) */
+	tbl v14.16b, {v15.16b}, v14.16b /* g2s_2_h = lookup16(tbl_hi_1, g2s_2_aes_hi) */
+	eor v10.16b, v10.16b, v14.16b /* g2s_2 = xor(g2s_2_l, g2s_2_h) */
+	tbl v14.16b, {v10.16b}, v4.16b /* g2lr24_2 = lookup16(g2s_2, rotl24) */
+	eor v14.16b, v10.16b, v14.16b /* g2l_acc_2 = xor(g2s_2, g2lr24_2) */
+	str q16, [sp, #208] /* spill g2x3.2 */
+	tbl v16.16b, {v10.16b}, v6.16b /* g2lr8_2 = lookup16(g2s_2, rotl8) */
+	eor v16.16b, v10.16b, v16.16b /* g2lg_acc_2 = xor(g2s_2, g2lr8_2) */
+	rev32 v10.8h, v10.8h /* g2lr16_2 = rev(g2s_2) */
+	eor v16.16b, v16.16b, v10.16b /* g2lg_2 = xor(g2lg_acc_2, g2lr16_2) */
+	ushr v10.4s, v16.4s, #30 /* g2lr2_2_r = shr(g2lg_2) */
+	sli v10.4s, v16.4s, #2 /* g2lr2_2 = sli(g2lr2_2_r, g2lg_2) */
+	eor v16.16b, v14.16b, v10.16b /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
+	eor v16.16b, v23.16b, v16.16b /* g2x_2 = xor(g2x2, g2l_2) */
 	add x17, x7, #8
-	ld1r {v24.4s}, [x17] /* rkw_19 = bcast32() */
-	eor v11.16b, v21.16b, v19.16b /* g3k_acc_2 = xor(g3x3, g3x0) */
-	eor v24.16b, v11.16b, v24.16b /* g3k_2 = xor(g3k_acc_2, rkw_19) */
-	eor v24.16b, v24.16b, v22.16b /* g3t_2 = xor(g3k_2, g3x1) */
-	tbl v24.16b, {v24.16b}, v1.16b /* g3s_2_sr = lookup16(g3t_2, inv_shift_rows) */
-	and v11.16b, v24.16b, v3.16b /* g3s_2_sr_lo = and(g3s_2_sr, nibble_mask) */
-	ushr v24.16b, v24.16b, #4 /* g3s_2_sr_hi = shr(g3s_2_sr) */
-	tbl v11.16b, {v16.16b}, v11.16b /* g3a_2_1_l = lookup16(tbl_lo, g3s_2_sr_lo) */
-	tbl v24.16b, {v9.16b}, v24.16b /* g3a_2_1_h = lookup16(tbl_hi, g3s_2_sr_hi) */
-	aese v11.16b, v24.16b /* g3s_2_aes = aese(g3a_2_1_l, g3a_2_1_h) */
-	and v24.16b, v11.16b, v3.16b /* g3s_2_aes_lo = and(g3s_2_aes, nibble_mask) */
-	ushr v11.16b, v11.16b, #4 /* g3s_2_aes_hi = shr(g3s_2_aes) */
-	tbl v24.16b, {v13.16b}, v24.16b /* g3s_2_l = lookup16(tbl_lo_1, g3s_2_aes_lo) */
-	tbl v11.16b, {v14.16b}, v11.16b /* g3s_2_h = lookup16(tbl_hi_1, g3s_2_aes_hi) */
-	eor v24.16b, v24.16b, v11.16b /* g3s_2 = xor(g3s_2_l, g3s_2_h) */
-	tbl v11.16b, {v24.16b}, v4.16b /* g3lr24_2 = lookup16(g3s_2, rotl24) */
-	eor v11.16b, v24.16b, v11.16b /* g3l_acc_2 = xor(g3s_2, g3lr24_2) */
-	tbl v15.16b, {v24.16b}, v6.16b /* g3lr8_2 = lookup16(g3s_2, rotl8) */
-	eor v15.16b, v24.16b, v15.16b /* g3lg_acc_2 = xor(g3s_2, g3lr8_2) */
-	rev32 v24.8h, v24.8h /* g3lr16_2 = rev(g3s_2) */
-	eor v24.16b, v15.16b, v24.16b /* g3lg_2 = xor(g3lg_acc_2, g3lr16_2) */
-	ushr v15.4s, v24.4s, #30 /* g3lr2_2_r = shr(g3lg_2) */
-	sli v15.4s, v24.4s, #2 /* g3lr2_2 = sli(g3lr2_2_r, g3lg_2) */
-	eor v24.16b, v11.16b, v15.16b /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
-	eor v24.16b, v28.16b, v24.16b /* g3x_2 = xor(g3x2, g3l_2) */
+	ld1r {v23.4s}, [x17] /* rkw_19 = bcast32() */
+	eor v10.16b, v20.16b, v7.16b /* g3k_acc_2 = xor(g3x3, g3x0) */
+	eor v23.16b, v10.16b, v23.16b /* g3k_2 = xor(g3k_acc_2, rkw_19) */
+	eor v23.16b, v23.16b, v21.16b /* g3t_2 = xor(g3k_2, g3x1) */
+	tbl v23.16b, {v23.16b}, v2.16b /* g3s_2_sr = lookup16(g3t_2, inv_shift_rows) */
+	and v10.16b, v23.16b, v3.16b /* g3s_2_sr_lo = and(g3s_2_sr, nibble_mask) */
+	ushr v23.16b, v23.16b, #4 /* g3s_2_sr_hi = shr(g3s_2_sr) */
+	tbl v10.16b, {v8.16b}, v10.16b /* g3a_2_1_l = lookup16(tbl_lo, g3s_2_sr_lo) */
+	tbl v23.16b, {v12.16b}, v23.16b /* g3a_2_1_h = lookup16(tbl_hi, g3s_2_sr_hi) */
+	aese v10.16b, v23.16b /* g3s_2_aes = aese(g3a_2_1_l, g3a_2_1_h) */
+	and v23.16b, v10.16b, v3.16b /* g3s_2_aes_lo = and(g3s_2_aes, nibble_mask) */
+	ushr v10.16b, v10.16b, #4 /* g3s_2_aes_hi = shr(g3s_2_aes) */
+	tbl v23.16b, {v13.16b}, v23.16b /* g3s_2_l = lookup16(tbl_lo_1, g3s_2_aes_lo) */
+	tbl v10.16b, {v15.16b}, v10.16b /* g3s_2_h = lookup16(tbl_hi_1, g3s_2_aes_hi) */
+	eor v23.16b, v23.16b, v10.16b /* g3s_2 = xor(g3s_2_l, g3s_2_h) */
+	tbl v10.16b, {v23.16b}, v4.16b /* g3lr24_2 = lookup16(g3s_2, rotl24) */
+	eor v10.16b, v23.16b, v10.16b /* g3l_acc_2 = xor(g3s_2, g3lr24_2) */
+	tbl v14.16b, {v23.16b}, v6.16b /* g3lr8_2 = lookup16(g3s_2, rotl8) */
+	eor v14.16b, v23.16b, v14.16b /* g3lg_acc_2 = xor(g3s_2, g3lr8_2) */
+	rev32 v23.8h, v23.8h /* g3lr16_2 = rev(g3s_2) */
+	eor v23.16b, v14.16b, v23.16b /* g3lg_2 = xor(g3lg_acc_2, g3lr16_2) */
+	ushr v14.4s, v23.4s, #30 /* g3lr2_2_r = shr(g3lg_2) */
+	sli v14.4s, v23.4s, #2 /* g3lr2_2 = sli(g3lr2_2_r, g3lg_2) */
+	eor v23.16b, v10.16b, v14.16b /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
+	eor v23.16b, v27.16b, v23.16b /* g3x_2 = xor(g3x2, g3l_2) */
 	add x17, x7, #8
-	ld1r {v28.4s}, [x17] /* rkw_20 = bcast32() */
-	eor v11.16b, v25.16b, v23.16b /* g4k_acc_2 = xor(g4x3, g4x0) */
-	eor v28.16b, v11.16b, v28.16b /* g4k_2 = xor(g4k_acc_2, rkw_20) */
-	eor v28.16b, v28.16b, v26.16b /* g4t_2 = xor(g4k_2, g4x1) */
-	tbl v28.16b, {v28.16b}, v1.16b /* g4s_2_sr = lookup16(g4t_2, inv_shift_rows) */
-	and v11.16b, v28.16b, v3.16b /* g4s_2_sr_lo = and(g4s_2_sr, nibble_mask) */
-	ushr v28.16b, v28.16b, #4 /* g4s_2_sr_hi = shr(g4s_2_sr) */
-	tbl v11.16b, {v16.16b}, v11.16b /* g4a_2_1_l = lookup16(tbl_lo, g4s_2_sr_lo) */
-	tbl v28.16b, {v9.16b}, v28.16b /* g4a_2_1_h = lookup16(tbl_hi, g4s_2_sr_hi) */
-	aese v11.16b, v28.16b /* g4s_2_aes = aese(g4a_2_1_l, g4a_2_1_h) */
-	and v28.16b, v11.16b, v3.16b /* g4s_2_aes_lo = and(g4s_2_aes, nibble_mask) */
-	ushr v11.16b, v11.16b, #4 /* g4s_2_aes_hi = shr(g4s_2_aes) */
-	tbl v28.16b, {v13.16b}, v28.16b /* g4s_2_l = lookup16(tbl_lo_1, g4s_2_aes_lo) */
-	tbl v11.16b, {v14.16b}, v11.16b /* g4s_2_h = lookup16(tbl_hi_1, g4s_2_aes_hi) */
-	eor v28.16b, v28.16b, v11.16b /* g4s_2 = xor(g4s_2_l, g4s_2_h) */
-	tbl v11.16b, {v28.16b}, v4.16b /* g4lr24_2 = lookup16(g4s_2, rotl24) */
-	eor v11.16b, v28.16b, v11.16b /* g4l_acc_2 = xor(g4s_2, g4lr24_2) */
-	tbl v15.16b, {v28.16b}, v6.16b /* g4lr8_2 = lookup16(g4s_2, rotl8) */
-	eor v15.16b, v28.16b, v15.16b /* g4lg_acc_2 = xor(g4s_2, g4lr8_2) */
-	rev32 v28.8h, v28.8h /* g4lr16_2 = rev(g4s_2) */
-	eor v28.16b, v15.16b, v28.16b /* g4lg_2 = xor(g4lg_acc_2, g4lr16_2) */
-	ushr v15.4s, v28.4s, #30 /* g4lr2_2_r = shr(g4lg_2) */
-	sli v15.4s, v28.4s, #2 /* g4lr2_2 = sli(g4lr2_2_r, g4lg_2) */
-	eor v28.16b, v11.16b, v15.16b /* g4l_2 = xor(g4l_acc_2, g4lr2_2) */
-	eor v28.16b, v8.16b, v28.16b /* g4x_2 = xor(g4x2, g4l_2) */
+	ld1r {v27.4s}, [x17] /* rkw_20 = bcast32() */
+	eor v10.16b, v24.16b, v18.16b /* g4k_acc_2 = xor(g4x3, g4x0) */
+	eor v27.16b, v10.16b, v27.16b /* g4k_2 = xor(g4k_acc_2, rkw_20) */
+	eor v27.16b, v27.16b, v25.16b /* g4t_2 = xor(g4k_2, g4x1) */
+	tbl v27.16b, {v27.16b}, v2.16b /* g4s_2_sr = lookup16(g4t_2, inv_shift_rows) */
+	and v10.16b, v27.16b, v3.16b /* g4s_2_sr_lo = and(g4s_2_sr, nibble_mask) */
+	ushr v27.16b, v27.16b, #4 /* g4s_2_sr_hi = shr(g4s_2_sr) */
+	tbl v10.16b, {v8.16b}, v10.16b /* g4a_2_1_l = lookup16(tbl_lo, g4s_2_sr_lo) */
+	tbl v27.16b, {v12.16b}, v27.16b /* g4a_2_1_h = lookup16(tbl_hi, g4s_2_sr_hi) */
+	aese v10.16b, v27.16b /* g4s_2_aes = aese(g4a_2_1_l, g4a_2_1_h) */
+	and v27.16b, v10.16b, v3.16b /* g4s_2_aes_lo = and(g4s_2_aes, nibble_mask) */
+	ushr v10.16b, v10.16b, #4 /* g4s_2_aes_hi = shr(g4s_2_aes) */
+	tbl v27.16b, {v13.16b}, v27.16b /* g4s_2_l = lookup16(tbl_lo_1, g4s_2_aes_lo) */
+	tbl v10.16b, {v15.16b}, v10.16b /* g4s_2_h = lookup16(tbl_hi_1, g4s_2_aes_hi) */
+	eor v27.16b, v27.16b, v10.16b /* g4s_2 = xor(g4s_2_l, g4s_2_h) */
+	tbl v10.16b, {v27.16b}, v4.16b /* g4lr24_2 = lookup16(g4s_2, rotl24) */
+	eor v10.16b, v27.16b, v10.16b /* g4l_acc_2 = xor(g4s_2, g4lr24_2) */
+	tbl v14.16b, {v27.16b}, v6.16b /* g4lr8_2 = lookup16(g4s_2, rotl8) */
+	eor v14.16b, v27.16b, v14.16b /* g4lg_acc_2 = xor(g4s_2, g4lr8_2) */
+	rev32 v27.8h, v27.8h /* g4lr16_2 = rev(g4s_2) */
+	eor v27.16b, v14.16b, v27.16b /* g4lg_2 = xor(g4lg_acc_2, g4lr16_2) */
+	ushr v14.4s, v27.4s, #30 /* g4lr2_2_r = shr(g4lg_2) */
+	sli v14.4s, v27.4s, #2 /* g4lr2_2 = sli(g4lr2_2_r, g4lg_2) */
+	eor v27.16b, v10.16b, v14.16b /* g4l_2 = xor(g4l_acc_2, g4lr2_2) */
+	eor v27.16b, v31.16b, v27.16b /* g4x_2 = xor(g4x2, g4l_2) */
 	add x17, x7, #8
-	ld1r {v8.4s}, [x17] /* rkw_21 = bcast32() */
-	eor v11.16b, v29.16b, v27.16b /* g5k_acc_2 = xor(g5x3, g5x0) */
-	eor v8.16b, v11.16b, v8.16b /* g5k_2 = xor(g5k_acc_2, rkw_21) */
-	eor v8.16b, v8.16b, v30.16b /* g5t_2 = xor(g5k_2, g5x1) */
-	tbl v8.16b, {v8.16b}, v1.16b /* g5s_2_sr = lookup16(g5t_2, inv_shift_rows) */
-	and v11.16b, v8.16b, v3.16b /* g5s_2_sr_lo = and(g5s_2_sr, nibble_mask) */
-	ushr v8.16b, v8.16b, #4 /* g5s_2_sr_hi = shr(g5s_2_sr) */
-	tbl v11.16b, {v16.16b}, v11.16b /* g5a_2_1_l = lookup16(tbl_lo, g5s_2_sr_lo) */
-	tbl v8.16b, {v9.16b}, v8.16b /* g5a_2_1_h = lookup16(tbl_hi, g5s_2_sr_hi) */
-	aese v11.16b, v8.16b /* g5s_2_aes = aese(g5a_2_1_l, g5a_2_1_h) */
-	and v8.16b, v11.16b, v3.16b /* g5s_2_aes_lo = and(g5s_2_aes, nibble_mask) */
-	ushr v11.16b, v11.16b, #4 /* g5s_2_aes_hi = shr(g5s_2_aes) */
-	tbl v8.16b, {v13.16b}, v8.16b /* g5s_2_l = lookup16(tbl_lo_1, g5s_2_aes_lo) */
-	tbl v11.16b, {v14.16b}, v11.16b /* g5s_2_h = lookup16(tbl_hi_1, g5s_2_aes_hi) */
-	eor v8.16b, v8.16b, v11.16b /* g5s_2 = xor(g5s_2_l, g5s_2_h) */
-	tbl v11.16b, {v8.16b}, v4.16b /* g5lr24_2 = lookup16(g5s_2, rotl24) */
-	eor v11.16b, v8.16b, v11.16b /* g5l_acc_2 = xor(g5s_2, g5lr24_2) */
-	tbl v15.16b, {v8.16b}, v6.16b /* g5lr8_2 = lookup16(g5s_2, rotl8) */
-	eor v15.16b, v8.16b, v15.16b /* g5lg_acc_2 = xor(g5s_2, g5lr8_2) */
-	rev32 v8.8h, v8.8h /* g5lr16_2 = rev(g5s_2) */
-	eor v8.16b, v15.16b, v8.16b /* g5lg_2 = xor(g5lg_acc_2, g5lr16_2) */
-	ushr v15.4s, v8.4s, #30 /* g5lr2_2_r = shr(g5lg_2) */
-	sli v15.4s, v8.4s, #2 /* g5lr2_2 = sli(g5lr2_2_r, g5lg_2) */
-	eor v8.16b, v11.16b, v15.16b /* g5l_2 = xor(g5l_acc_2, g5lr2_2) */
-	eor v8.16b, v12.16b, v8.16b /* g5x_2 = xor(g5x2, g5l_2) */
+	ld1r {v31.4s}, [x17] /* rkw_21 = bcast32() */
+	eor v10.16b, v28.16b, v22.16b /* g5k_acc_2 = xor(g5x3, g5x0) */
+	eor v31.16b, v10.16b, v31.16b /* g5k_2 = xor(g5k_acc_2, rkw_21) */
+	eor v31.16b, v31.16b, v29.16b /* g5t_2 = xor(g5k_2, g5x1) */
+	tbl v31.16b, {v31.16b}, v2.16b /* g5s_2_sr = lookup16(g5t_2, inv_shift_rows) */
+	and v10.16b, v31.16b, v3.16b /* g5s_2_sr_lo = and(g5s_2_sr, nibble_mask) */
+	ushr v31.16b, v31.16b, #4 /* g5s_2_sr_hi = shr(g5s_2_sr) */
+	tbl v10.16b, {v8.16b}, v10.16b /* g5a_2_1_l = lookup16(tbl_lo, g5s_2_sr_lo) */
+	tbl v31.16b, {v12.16b}, v31.16b /* g5a_2_1_h = lookup16(tbl_hi, g5s_2_sr_hi) */
+	aese v10.16b, v31.16b /* g5s_2_aes = aese(g5a_2_1_l, g5a_2_1_h) */
+	and v31.16b, v10.16b, v3.16b /* g5s_2_aes_lo = and(g5s_2_aes, nibble_mask) */
+	ushr v10.16b, v10.16b, #4 /* g5s_2_aes_hi = shr(g5s_2_aes) */
+	tbl v31.16b, {v13.16b}, v31.16b /* g5s_2_l = lookup16(tbl_lo_1, g5s_2_aes_lo) */
+	tbl v10.16b, {v15.16b}, v10.16b /* g5s_2_h = lookup16(tbl_hi_1, g5s_2_aes_hi) */
+	eor v31.16b, v31.16b, v10.16b /* g5s_2 = xor(g5s_2_l, g5s_2_h) */
+	tbl v10.16b, {v31.16b}, v4.16b /* g5lr24_2 = lookup16(g5s_2, rotl24) */
+	eor v10.16b, v31.16b, v10.16b /* g5l_acc_2 = xor(g5s_2, g5lr24_2) */
+	tbl v14.16b, {v31.16b}, v6.16b /* g5lr8_2 = lookup16(g5s_2, rotl8) */
+	eor v14.16b, v31.16b, v14.16b /* g5lg_acc_2 = xor(g5s_2, g5lr8_2) */
+	rev32 v31.8h, v31.8h /* g5lr16_2 = rev(g5s_2) */
+	eor v31.16b, v14.16b, v31.16b /* g5lg_2 = xor(g5lg_acc_2, g5lr16_2) */
+	ushr v14.4s, v31.4s, #30 /* g5lr2_2_r = shr(g5lg_2) */
+	sli v14.4s, v31.4s, #2 /* g5lr2_2 = sli(g5lr2_2_r, g5lg_2) */
+	eor v31.16b, v10.16b, v14.16b /* g5l_2 = xor(g5l_acc_2, g5lr2_2) */
+	eor v31.16b, v11.16b, v31.16b /* g5x_2 = xor(g5x2, g5l_2) */
 	add x17, x7, #8
-	ld1r {v11.4s}, [x17] /* rkw_22 = bcast32() */
-	ldr q12, [sp, #160] /* reload g6x3.2 */
-	ldr q15, [sp, #80] /* reload g6x0.3 */
-	eor v12.16b, v12.16b, v15.16b /* g6k_acc_2 = xor(g6x3, g6x0) */
-	eor v11.16b, v12.16b, v11.16b /* g6k_2 = xor(g6k_acc_2, rkw_22) */
-	ldr q12, [sp, #176] /* reload g6x1.3 */
-	eor v11.16b, v11.16b, v12.16b /* g6t_2 = xor(g6k_2, g6x1) */
-	tbl v11.16b, {v11.16b}, v1.16b /* g6s_2_sr = lookup16(g6t_2, inv_shift_rows) */
-	and v12.16b, v11.16b, v3.16b /* g6s_2_sr_lo = and(g6s_2_sr, nibble_mask) */
-	ushr v11.16b, v11.16b, #4 /* g6s_2_sr_hi = shr(g6s_2_sr) */
-	tbl v12.16b, {v16.16b}, v12.16b /* g6a_2_1_l = lookup16(tbl_lo, g6s_2_sr_lo) */
-	tbl v11.16b, {v9.16b}, v11.16b /* g6a_2_1_h = lookup16(tbl_hi, g6s_2_sr_hi) */
-	aese v12.16b, v11.16b /* g6s_2_aes = aese(g6a_2_1_l, g6a_2_1_h) */
-	and v11.16b, v12.16b, v3.16b /* g6s_2_aes_lo = and(g6s_2_aes, nibble_mask) */
-	ushr v12.16b, v12.16b, #4 /* g6s_2_aes_hi = shr(g6s_2_aes) */
-	tbl v11.16b, {v13.16b}, v11.16b /* g6s_2_l = lookup16(tbl_lo_1, g6s_2_aes_lo) */
-	tbl v12.16b, {v14.16b}, v12.16b /* g6s_2_h = lookup16(tbl_hi_1, g6s_2_aes_hi) */
-	eor v11.16b, v11.16b, v12.16b /* g6s_2 = xor(g6s_2_l, g6s_2_h) */
-	tbl v12.16b, {v11.16b}, v4.16b /* g6lr24_2 = lookup16(g6s_2, rotl24) */
-	eor v12.16b, v11.16b, v12.16b /* g6l_acc_2 = xor(g6s_2, g6lr24_2) */
-	tbl v15.16b, {v11.16b}, v6.16b /* g6lr8_2 = lookup16(g6s_2, rotl8) */
-	eor v15.16b, v11.16b, v15.16b /* g6lg_acc_2 = xor(g6s_2, g6lr8_2) */
-	rev32 v11.8h, v11.8h /* g6lr16_2 = rev(g6s_2) */
-	eor v11.16b, v15.16b, v11.16b /* g6lg_2 = xor(g6lg_acc_2, g6lr16_2) */
-	ushr v15.4s, v11.4s, #30 /* g6lr2_2_r = shr(g6lg_2) */
-	sli v15.4s, v11.4s, #2 /* g6lr2_2 = sli(g6lr2_2_r, g6lg_2) */
-	eor v11.16b, v12.16b, v15.16b /* g6l_2 = xor(g6l_acc_2, g6lr2_2) */
-	ldr q12, [sp, #112] /* reload g6x2.2 */
-	eor v11.16b, v12.16b, v11.16b /* g6x_2 = xor(g6x2, g6l_2) */
+	ld1r {v10.4s}, [x17] /* rkw_22 = bcast32() */
+	ldr q11, [sp, #112] /* reload g6x3.2 */
+	ldr q14, [sp, #144] /* reload g6x0.3 */
+	eor v11.16b, v11.16b, v14.16b /* g6k_acc_2 = xor(g6x3, g6x0) */
+	eor v10.16b, v11.16b, v10.16b /* g6k_2 = xor(g6k_acc_2, rkw_22) */
+	ldr q11, [sp, #176] /* reload g6x1.3 */
+	eor v10.16b, v10.16b, v11.16b /* g6t_2 = xor(g6k_2, g6x1) */
+	tbl v10.16b, {v10.16b}, v2.16b /* g6s_2_sr = lookup16(g6t_2, inv_shift_rows) */
+	and v11.16b, v10.16b, v3.16b /* g6s_2_sr_lo = and(g6s_2_sr, nibble_mask) */
+	ushr v10.16b, v10.16b, #4 /* g6s_2_sr_hi = shr(g6s_2_sr) */
+	tbl v11.16b, {v8.16b}, v11.16b /* g6a_2_1_l = lookup16(tbl_lo, g6s_2_sr_lo) */
+	tbl v10.16b, {v12.16b}, v10.16b /* g6a_2_1_h = lookup16(tbl_hi, g6s_2_sr_hi) */
+	aese v11.16b, v10.16b /* g6s_2_aes = aese(g6a_2_1_l, g6a_2_1_h) */
+	and v10.16b, v11.16b, v3.16b /* g6s_2_aes_lo = and(g6s_2_aes, nibble_mask) */
+	ushr v11.16b, v11.16b, #4 /* g6s_2_aes_hi = shr(g6s_2_aes) */
+	tbl v10.16b, {v13.16b}, v10.16b /* g6s_2_l = lookup16(tbl_lo_1, g6s_2_aes_lo) */
+	tbl v11.16b, {v15.16b}, v11.16b /* g6s_2_h = lookup16(tbl_hi_1, g6s_2_aes_hi) */
+	eor v10.16b, v10.16b, v11.16b /* g6s_2 = xor(g6s_2_l, g6s_2_h) */
+	tbl v11.16b, {v10.16b}, v4.16b /* g6lr24_2 = lookup16(g6s_2, rotl24) */
+	eor v11.16b, v10.16b, v11.16b /* g6l_acc_2 = xor(g6s_2, g6lr24_2) */
+	tbl v14.16b, {v10.16b}, v6.16b /* g6lr8_2 = lookup16(g6s_2, rotl8) */
+	eor v14.16b, v10.16b, v14.16b /* g6lg_acc_2 = xor(g6s_2, g6lr8_2) */
+	rev32 v10.8h, v10.8h /* g6lr16_2 = rev(g6s_2) */
+	eor v10.16b, v14.16b, v10.16b /* g6lg_2 = xor(g6lg_acc_2, g6lr16_2) */
+	ushr v14.4s, v10.4s, #30 /* g6lr2_2_r = shr(g6lg_2) */
+	sli v14.4s, v10.4s, #2 /* g6lr2_2 = sli(g6lr2_2_r, g6lg_2) */
+	eor v10.16b, v11.16b, v14.16b /* g6l_2 = xor(g6l_acc_2, g6lr2_2) */
+	ldr q11, [sp, #96] /* reload g6x2.2 */
+	eor v10.16b, v11.16b, v10.16b /* g6x_2 = xor(g6x2, g6l_2) */
 	add x17, x7, #8
-	ld1r {v12.4s}, [x17] /* rkw_23 = bcast32() */
-	ldr q15, [sp, #192] /* reload g7x3.2 */
-	str q11, [sp, #112] /* spill g6x2.3 */
-	ldr q11, [sp, #128] /* reload g7x0.3 */
-	eor v15.16b, v15.16b, v11.16b /* g7k_acc_2 = xor(g7x3, g7x0) */
-	eor v12.16b, v15.16b, v12.16b /* g7k_2 = xor(g7k_acc_2, rkw_23) */
-	eor v12.16b, v12.16b, v10.16b /* g7t_2 = xor(g7k_2, g7x1) */
-	tbl v12.16b, {v12.16b}, v1.16b /* g7s_2_sr = lookup16(g7t_2, inv_shift_rows) */
-	and v15.16b, v12.16b, v3.16b /* g7s_2_sr_lo = and(g7s_2_sr, nibble_mask) */
-	ushr v12.16b, v12.16b, #4 /* g7s_2_sr_hi = shr(g7s_2_sr) */
-	tbl v15.16b, {v16.16b}, v15.16b /* g7a_2_1_l = lookup16(tbl_lo, g7s_2_sr_lo) */
-	tbl v12.16b, {v9.16b}, v12.16b /* g7a_2_1_h = lookup16(tbl_hi, g7s_2_sr_hi) */
-	aese v15.16b, v12.16b /* g7s_2_aes = aese(g7a_2_1_l, g7a_2_1_h) */
-	and v12.16b, v15.16b, v3.16b /* g7s_2_aes_lo = and(g7s_2_aes, nibble_mask) */
-	ushr v15.16b, v15.16b, #4 /* g7s_2_aes_hi = shr(g7s_2_aes) */
-	tbl v12.16b, {v13.16b}, v12.16b /* g7s_2_l = lookup16(tbl_lo_1, g7s_2_aes_lo) */
-	tbl v15.16b, {v14.16b}, v15.16b /* g7s_2_h = lookup16(tbl_hi_1, g7s_2_aes_hi) */
-	eor v12.16b, v12.16b, v15.16b /* g7s_2 = xor(g7s_2_l, g7s_2_h) */
-	tbl v15.16b, {v12.16b}, v4.16b /* g7lr24_2 = lookup16(g7s_2, rotl24) */
-	eor v15.16b, v12.16b, v15.16b /* g7l_acc_2 = xor(g7s_2, g7lr24_2) */
-	tbl v11.16b, {v12.16b}, v6.16b /* g7lr8_2 = lookup16(g7s_2, rotl8) */
-	eor v11.16b, v12.16b, v11.16b /* g7lg_acc_2 = xor(g7s_2, g7lr8_2) */
-	rev32 v12.8h, v12.8h /* g7lr16_2 = rev(g7s_2) */
-	eor v11.16b, v11.16b, v12.16b /* g7lg_2 = xor(g7lg_acc_2, g7lr16_2) */
-	ushr v12.4s, v11.4s, #30 /* g7lr2_2_r = shr(g7lg_2) */
-	sli v12.4s, v11.4s, #2 /* g7lr2_2 = sli(g7lr2_2_r, g7lg_2) */
-	eor v11.16b, v15.16b, v12.16b /* g7l_2 = xor(g7l_acc_2, g7lr2_2) */
-	ldr q12, [sp, #144] /* reload g7x2.2 */
-	eor v11.16b, v12.16b, v11.16b /* g7x_2 = xor(g7x2, g7l_2) */
+	ld1r {v11.4s}, [x17] /* rkw_23 = bcast32() */
+	ldr q14, [sp, #192] /* reload g7x3.2 */
+	str q10, [sp, #96] /* spill g6x2.3 */
+	ldr q10, [sp, #160] /* reload g7x0.3 */
+	eor v14.16b, v14.16b, v10.16b /* g7k_acc_2 = xor(g7x3, g7x0) */
+	eor v11.16b, v14.16b, v11.16b /* g7k_2 = xor(g7k_acc_2, rkw_23) */
+	eor v11.16b, v11.16b, v30.16b /* g7t_2 = xor(g7k_2, g7x1) */
+	tbl v11.16b, {v11.16b}, v2.16b /* g7s_2_sr = lookup16(g7t_2, inv_shift_rows) */
+	and v14.16b, v11.16b, v3.16b /* g7s_2_sr_lo = and(g7s_2_sr, nibble_mask) */
+	ushr v11.16b, v11.16b, #4 /* g7s_2_sr_hi = shr(g7s_2_sr) */
+	tbl v14.16b, {v8.16b}, v14.16b /* g7a_2_1_l = lookup16(tbl_lo, g7s_2_sr_lo) */
+	tbl v11.16b, {v12.16b}, v11.16b /* g7a_2_1_h = lookup16(tbl_hi, g7s_2_sr_hi) */
+	aese v14.16b, v11.16b /* g7s_2_aes = aese(g7a_2_1_l, g7a_2_1_h) */
+	and v11.16b, v14.16b, v3.16b /* g7s_2_aes_lo = and(g7s_2_aes, nibble_mask) */
+	ushr v14.16b, v14.16b, #4 /* g7s_2_aes_hi = shr(g7s_2_aes) */
+	tbl v11.16b, {v13.16b}, v11.16b /* g7s_2_l = lookup16(tbl_lo_1, g7s_2_aes_lo) */
+	tbl v14.16b, {v15.16b}, v14.16b /* g7s_2_h = lookup16(tbl_hi_1, g7s_2_aes_hi) */
+	eor v11.16b, v11.16b, v14.16b /* g7s_2 = xor(g7s_2_l, g7s_2_h) */
+	tbl v14.16b, {v11.16b}, v4.16b /* g7lr24_2 = lookup16(g7s_2, rotl24) */
+	eor v14.16b, v11.16b, v14.16b /* g7l_acc_2 = xor(g7s_2, g7lr24_2) */
+	tbl v10.16b, {v11.16b}, v6.16b /* g7lr8_2 = lookup16(g7s_2, rotl8) */
+	eor v10.16b, v11.16b, v10.16b /* g7lg_acc_2 = xor(g7s_2, g7lr8_2) */
+	rev32 v11.8h, v11.8h /* g7lr16_2 = rev(g7s_2) */
+	eor v10.16b, v10.16b, v11.16b /* g7lg_2 = xor(g7lg_acc_2, g7lr16_2) */
+	ushr v11.4s, v10.4s, #30 /* g7lr2_2_r = shr(g7lg_2) */
+	sli v11.4s, v10.4s, #2 /* g7lr2_2 = sli(g7lr2_2_r, g7lg_2) */
+	eor v10.16b, v14.16b, v11.16b /* g7l_2 = xor(g7l_acc_2, g7lr2_2) */
+	ldr q11, [sp, #128] /* reload g7x2.2 */
+	eor v10.16b, v11.16b, v10.16b /* g7x_2 = xor(g7x2, g7l_2) */
 
 	/* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
 	add x17, x7, #12
-	ld1r {v12.4s}, [x17] /* rkw_24 = bcast32() */
-	ldr q15, [sp, #256] /* reload g0x0.3 */
-	eor v15.16b, v15.16b, v31.16b /* g0k_acc_3 = xor(g0x0, g0x1) */
-	eor v12.16b, v15.16b, v12.16b /* g0k_3 = xor(g0k_acc_3, rkw_24) */
-	eor v12.16b, v12.16b, v0.16b /* g0t_3 = xor(g0k_3, g0x2) */
-	tbl v12.16b, {v12.16b}, v1.16b /* g0s_3_sr = lookup16(g0t_3, inv_shift_rows) */
-	and v15.16b, v12.16b, v3.16b /* g0s_3_sr_lo = and(g0s_3_sr, nibble_mask) */
-	ushr v12.16b, v12.16b, #4 /* g0s_3_sr_hi = shr(g0s_3_sr) */
-	tbl v15.16b, {v16.16b}, v15.16b /* g0a_3_1_l = lookup16(tbl_lo, g0s_3_sr_lo) */
-	tbl v12.16b, {v9.16b}, v12.16b /* g0a_3_1_h = lookup16(tbl_hi, g0s_3_sr_hi) */
-	aese v15.16b, v12.16b /* g0s_3_aes = aese(g0a_3_1_l, g0a_3_1_h) */
-	and v12.16b, v15.16b, v3.16b /* g0s_3_aes_lo = and(g0s_3_aes, nibble_mask) */
-	ushr v15.16b, v15.16b, #4 /* g0s_3_aes_hi = shr(g0s_3_aes) */
-	tbl v12.16b, {v13.16b}, v12.16b /* g0s_3_l = lookup16(tbl_lo_1, g0s_3_aes_lo) */
-	tbl v15.16b, {v14.16b}, v15.16b /* g0s_3_h = lookup16(tbl_hi_1, g0s_3_aes_hi) */
-	eor v12.16b, v12.16b, v15.16b /* g0s_3 = xor(g0s_3_l, g0s_3_h) */
-	tbl v15.16b, {v12.16b}, v4.16b /* g0lr24_3 = lookup16(g0s_3, rotl24) */
-	eor v15.16b, v12.16b, v15.16b /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
+	ld1r {v11.4s}, [x17] /* rkw_24 = bcast32() */
+	ldr q14, [sp, #256] /* reload g0x0.3 */
+	eor v14.16b, v14.16b, v26.16b /* g0k_acc_3 = xor(g0x0, g0x1) */
+	eor v11.16b, v14.16b, v11.16b /* g0k_3 = xor(g0k_acc_3, rkw_24) */
+	eor v11.16b, v11.16b, v0.16b /* g0t_3 = xor(g0k_3, g0x2) */
+	tbl v11.16b, {v11.16b}, v2.16b /* g0s_3_sr = lookup16(g0t_3, inv_shift_rows) */
+	and v14.16b, v11.16b, v3.16b /* g0s_3_sr_lo = and(g0s_3_sr, nibble_mask) */
+	ushr v11.16b, v11.16b, #4 /* g0s_3_sr_hi = shr(g0s_3_sr) */
+	tbl v14.16b, {v8.16b}, v14.16b /* g0a_3_1_l = lookup16(tbl_lo, g0s_3_sr_lo) */
+	tbl v11.16b, {v12.16b}, v11.16b /* g0a_3_1_h = lookup16(tbl_hi, g0s_3_sr_hi) */
+	aese v14.16b, v11.16b /* g0s_3_aes = aese(g0a_3_1_l, g0a_3_1_h) */
+	and v11.16b, v14.16b, v3.16b /* g0s_3_aes_lo = and(g0s_3_aes, nibble_mask) */
+	ushr v14.16b, v14.16b, #4 /* g0s_3_aes_hi = shr(g0s_3_aes) */
+	tbl v11.16b, {v13.16b}, v11.16b /* g0s_3_l = lookup16(tbl_lo_1, g0s_3_aes_lo) */
+	tbl v14.16b, {v15.16b}, v14.16b /* g0s_3_h = lookup16(tbl_hi_1, g0s_3_aes_hi) */
+	eor v11.16b, v11.16b, v14.16b /* g0s_3 = xor(g0s_3_l, g0s_3_h) */
+	tbl v14.16b, {v11.16b}, v4.16b /* g0lr24_3 = lookup16(g0s_3, rotl24) */
+	eor v14.16b, v11.16b, v14.16b /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
 	str q0, [sp, #272] /* spill g0x2.3 */
-	tbl v0.16b, {v12.16b}, v6.16b /* g0lr8_3 = lookup16(g0s_3, rotl8) */
-	eor v0.16b, v12.16b, v0.16b /* g0lg_acc_3 = xor(g0s_3, g0lr8_3) */
-	rev32 v12.8h, v12.8h /* g0lr16_3 = rev(g0s_3) */
-	eor v0.16b, v0.16b, v12.16b /* g0lg_3 = xor(g0lg_acc_3, g0lr16_3) */
-	ushr v12.4s, v0.4s, #30 /* g0lr2_3_r = shr(g0lg_3) */
-	sli v12.4s, v0.4s, #2 /* g0lr2_3 = sli(g0lr2_3_r, g0lg_3) */
-	eor v0.16b, v15.16b, v12.16b /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
-	ldr q12, [sp, #224] /* reload g0x3.2 */
-	eor v0.16b, v12.16b, v0.16b /* g0x_3 = xor(g0x3, g0l_3) */
+	tbl v0.16b, {v11.16b}, v6.16b /* g0lr8_3 = lookup16(g0s_3, rotl8) */
+	eor v0.16b, v11.16b, v0.16b /* g0lg_acc_3 = xor(g0s_3, g0lr8_3) */
+	rev32 v11.8h, v11.8h /* g0lr16_3 = rev(g0s_3) */
+	eor v0.16b, v0.16b, v11.16b /* g0lg_3 = xor(g0lg_acc_3, g0lr16_3) */
+	ushr v11.4s, v0.4s, #30 /* g0lr2_3_r = shr(g0lg_3) */
+	sli v11.4s, v0.4s, #2 /* g0lr2_3 = sli(g0lr2_3_r, g0lg_3) */
+	eor v0.16b, v14.16b, v11.16b /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
+	ldr q11, [sp, #224] /* reload g0x3.2 */
+	eor v0.16b, v11.16b, v0.16b /* g0x_3 = xor(g0x3, g0l_3) */
 	add x17, x7, #12
-	ld1r {v12.4s}, [x17] /* rkw_25 = bcast32() */
-	eor v15.16b, v2.16b, v18.16b /* g1k_acc_3 = xor(g1x0, g1x1) */
-	eor v12.16b, v15.16b, v12.16b /* g1k_3 = xor(g1k_acc_3, rkw_25) */
-	eor v12.16b, v12.16b, v7.16b /* g1t_3 = xor(g1k_3, g1x2) */
-	tbl v12.16b, {v12.16b}, v1.16b /* g1s_3_sr = lookup16(g1t_3, inv_shift_rows) */
-	and v15.16b, v12.16b, v3.16b /* g1s_3_sr_lo = and(g1s_3_sr, nibble_mask) */
-	ushr v12.16b, v12.16b, #4 /* g1s_3_sr_hi = shr(g1s_3_sr) */
-	tbl v15.16b, {v16.16b}, v15.16b /* g1a_3_1_l = lookup16(tbl_lo, g1s_3_sr_lo) */
-	tbl v12.16b, {v9.16b}, v12.16b /* g1a_3_1_h = lookup16(tbl_hi, g1s_3_sr_hi) */
-	aese v15.16b, v12.16b /* g1s_3_aes = aese(g1a_3_1_l, g1a_3_1_h) */
-	and v12.16b, v15.16b, v3.16b /* g1s_3_aes_lo = and(g1s_3_aes, nibble_mask) */
-	ushr v15.16b, v15.16b, #4 /* g1s_3_aes_hi = shr(g1s_3_aes) */
-	tbl v12.16b, {v13.16b}, v12.16b /* g1s_3_l = lookup16(tbl_lo_1, g1s_3_aes_lo) */
-	tbl v15.16b, {v14.16b}, v15.16b /* g1s_3_h = lookup16(tbl_hi_1, g1s_3_aes_hi) */
-	eor v12.16b, v12.16b, v15.16b /* g1s_3 = xor(g1s_3_l, g1s_3_h) */
-	tbl v15.16b, {v12.16b}, v4.16b /* g1lr24_3 = lookup16(g1s_3, rotl24) */
-	eor v15.16b, v12.16b, v15.16b /* g1l_acc_3 = xor(g1s_3, g1lr24_3) */
-	str q2, [sp, #224] /* spill g1x0.3 */
-	tbl v2.16b, {v12.16b}, v6.16b /* g1lr8_3 = lookup16(g1s_3, rotl8) */
-	eor v2.16b, v12.16b, v2.16b /* g1lg_acc_3 = xor(g1s_3, g1lr8_3) */
-	rev32 v12.8h, v12.8h /* g1lr16_3 = rev(g1s_3) */
-	eor v2.16b, v2.16b, v12.16b /* g1lg_3 = xor(g1lg_acc_3, g1lr16_3) */
-	ushr v12.4s, v2.4s, #30 /* g1lr2_3_r = shr(g1lg_3) */
-	sli v12.4s, v2.4s, #2 /* g1lr2_3 = sli(g1lr2_3_r, g1lg_3) */
-	eor v2.16b, v15.16b, v12.16b /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
-	ldr q12, [sp, #240] /* reload g1x3.2 */
-	eor v2.16b, v12.16b, v2.16b /* g1x_3 = xor(g1x3, g1l_3) */
+	ld1r {v11.4s}, [x17] /* rkw_25 = bcast32() */
+	eor v14.16b, v1.16b, v17.16b /* g1k_acc_3 = xor(g1x0, g1x1) */
+	eor v11.16b, v14.16b, v11.16b /* g1k_3 = xor(g1k_acc_3, rkw_25) */
+	eor v11.16b, v11.16b, v9.16b /* g1t_3 = xor(g1k_3, g1x2) */
+	tbl v11.16b, {v11.16b}, v2.16b /* g1s_3_sr = lookup16(g1t_3, inv_shift_rows) */
+	and v14.16b, v11.16b, v3.16b /* g1s_3_sr_lo = and(g1s_3_sr, nibble_mask) */
+	ushr v11.16b, v11.16b, #4 /* g1s_3_sr_hi = shr(g1s_3_sr) */
+	tbl v14.16b, {v8.16b}, v14.16b /* g1a_3_1_l = lookup16(tbl_lo, g1s_3_sr_lo) */
+	tbl v11.16b, {v12.16b}, v11.16b /* g1a_3_1_h = lookup16(tbl_hi, g1s_3_sr_hi) */
+	aese v14.16b, v11.16b /* g1s_3_aes = aese(g1a_3_1_l, g1a_3_1_h) */
+	and v11.16b, v14.16b, v3.16b /* g1s_3_aes_lo = and(g1s_3_aes, nibble_mask) */
+	ushr v14.16b, v14.16b, #4 /* g1s_3_aes_hi = shr(g1s_3_aes) */
+	tbl v11.16b, {v13.16b}, v11.16b /* g1s_3_l = lookup16(tbl_lo_1, g1s_3_aes_lo) */
+	tbl v14.16b, {v15.16b}, v14.16b /* g1s_3_h = lookup16(tbl_hi_1, g1s_3_aes_hi) */
+	eor v11.16b, v11.16b, v14.16b /* g1s_3 = xor(g1s_3_l, g1s_3_h) */
+	tbl v14.16b, {v11.16b}, v4.16b /* g1lr24_3 = lookup16(g1s_3, rotl24) */
+	eor v14.16b, v11.16b, v14.16b /* g1l_acc_3 = xor(g1s_3, g1lr24_3) */
+	str q1, [sp, #224] /* spill g1x0.3 */
+	tbl v1.16b, {v11.16b}, v6.16b /* g1lr8_3 = lookup16(g1s_3, rotl8) */
+	eor v1.16b, v11.16b, v1.16b /* g1lg_acc_3 = xor(g1s_3, g1lr8_3) */
+	rev32 v11.8h, v11.8h /* g1lr16_3 = rev(g1s_3) */
+	eor v1.16b, v1.16b, v11.16b /* g1lg_3 = xor(g1lg_acc_3, g1lr16_3) */
+	ushr v11.4s, v1.4s, #30 /* g1lr2_3_r = shr(g1lg_3) */
+	sli v11.4s, v1.4s, #2 /* g1lr2_3 = sli(g1lr2_3_r, g1lg_3) */
+	eor v1.16b, v14.16b, v11.16b /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
+	ldr q11, [sp, #240] /* reload g1x3.2 */
+	eor v1.16b, v11.16b, v1.16b /* g1x_3 = xor(g1x3, g1l_3) */
 	add x17, x7, #12
-	ld1r {v12.4s}, [x17] /* rkw_26 = bcast32() */
-	eor v15.16b, v5.16b, v20.16b /* g2k_acc_3 = xor(g2x0, g2x1) */
-	eor v12.16b, v15.16b, v12.16b /* g2k_3 = xor(g2k_acc_3, rkw_26) */
-	eor v12.16b, v12.16b, v17.16b /* g2t_3 = xor(g2k_3, g2x2) */
-	tbl v12.16b, {v12.16b}, v1.16b /* g2s_3_sr = lookup16(g2t_3, inv_shift_rows) */
-	and v15.16b, v12.16b, v3.16b /* g2s_3_sr_lo = and(g2s_3_sr, nibble_mask) */
-	ushr v12.16b, v12.16b, #4 /* g2s_3_sr_hi = shr(g2s_3_sr) */
-	tbl v15.16b, {v16.16b}, v15.16b /* g2a_3_1_l = lookup16(tbl_lo, g2s_3_sr_lo) */
-	tbl v12.16b, {v9.16b}, v12.16b /* g2a_3_1_h = lookup16(tbl_hi, g2s_3_sr_hi) */
-	aese v15.16b, v12.16b /* g2s_3_aes = aese(g2a_3_1_l, g2a_3_1_h) */
-	and v12.16b, v15.16b, v3.16b /* g2s_3_aes_lo = and(g2s_3_aes, nibble_mask) */
-	ushr v15.16b, v15.16b, #4 /* g2s_3_aes_hi = shr(g2s_3_aes) */
-	tbl v12.16b, {v13.16b}, v12.16b /* g2s_3_l = lookup16(tbl_lo_1, g2s_3_aes_lo) */
-	tbl v15.16b, {v14.16b}, v15.16b /* g2s_3_h = lookup16(tbl_hi_1, g2s_3_aes_hi) */
-	eor v12.16b, v12.16b, v15.16b /* g2s_3 = xor(g2s_3_l, g2s_3_h) */
-	tbl v15.16b, {v12.16b}, v4.16b /* g2lr24_3 = lookup16(g2s_3, rotl24) */
-	eor v15.16b, v12.16b, v15.16b /* g2l_acc_3 = xor(g2s_3, g2lr24_3) */
+	ld1r {v11.4s}, [x17] /* rkw_26 = bcast32() */
+	eor v14.16b, v5.16b, v19.16b /* g2k_acc_3 = xor(g2x0, g2x1) */
+	eor v11.16b, v14.16b, v11.16b /* g2k_3 = xor(g2k_acc_3, rkw_26) */
+	eor v11.16b, v11.16b, v16.16b /* g2t_3 = xor(g2k_3, g2x2) */
+	tbl v11.16b, {v11.16b}, v2.16b /* g2s_3_sr = lookup16(g2t_3, inv_shift_rows) */
+	and v14.16b, v11.16b, v3.16b /* g2s_3_sr_lo = and(g2s_3_sr, nibble_mask) */
+	ushr v11.16b, v11.16b, #4 /* g2s_3_sr_hi = shr(g2s_3_sr) */
+	tbl v14.16b, {v8.16b}, v14.16b /* g2a_3_1_l = lookup16(tbl_lo, g2s_3_sr_lo) */
+	tbl v11.16b, {v12.16b}, v11.16b /* g2a_3_1_h = lookup16(tbl_hi, g2s_3_sr_hi) */
+	aese v14.16b, v11.16b /* g2s_3_aes = aese(g2a_3_1_l, g2a_3_1_h) */
+	and v11.16b, v14.16b, v3.16b /* g2s_3_aes_lo = and(g2s_3_aes, nibble_mask) */
+	ushr v14.16b, v14.16b, #4 /* g2s_3_aes_hi = shr(g2s_3_aes) */
+	tbl v11.16b, {v13.16b}, v11.16b /* g2s_3_l = lookup16(tbl_lo_1, g2s_3_aes_lo) */
+	tbl v14.16b, {v15.16b}, v14.16b /* g2s_3_h = lookup16(tbl_hi_1, g2s_3_aes_hi) */
+	eor v11.16b, v11.16b, v14.16b /* g2s_3 = xor(g2s_3_l, g2s_3_h) */
+	tbl v14.16b, {v11.16b}, v4.16b /* g2lr24_3 = lookup16(g2s_3, rotl24) */
+	eor v14.16b, v11.16b, v14.16b /* g2l_acc_3 = xor(g2s_3, g2lr24_3) */
 	str q5, [sp, #240] /* spill g2x0.3 */
-	tbl v5.16b, {v12.16b}, v6.16b /* g2lr8_3 = lookup16(g2s_3, rotl8) */
-	eor v5.16b, v12.16b, v5.16b /* g2lg_acc_3 = xor(g2s_3, g2lr8_3) */
-	rev32 v12.8h, v12.8h /* g2lr16_3 = rev(g2s_3) */
-	eor v5.16b, v5.16b, v12.16b /* g2lg_3 = xor(g2lg_acc_3, g2lr16_3) */
-	ushr v12.4s, v5.4s, #30 /* g2lr2_3_r = shr(g2lg_3) */
-	sli v12.4s, v5.4s, #2 /* g2lr2_3 = sli(g2lr2_3_r, g2lg_3) */
-	eor v5.16b, v15.16b, v12.16b /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
-	ldr q12, [sp, #208] /* reload g2x3.2 */
-	eor v5.16b, v12.16b, v5.16b /* g2x_3 = xor(g2x3, g2l_3) */
+	tbl v5.16b, {v11.16b}, v6.16b /* g2lr8_3 = lookup16(g2s_3, rotl8) */
+	eor v5.16b, v11.16b, v5.16b /* g2lg_acc_3 = xor(g2s_3, g2lr8_3) */
+	rev32 v11.8h, v11.8h /* g2lr16_3 = rev(g2s_3) */
+	eor v5.16b, v5.16b, v11.16b /* g2lg_3 = xor(g2lg_acc_3, g2lr16_3) */
+	ushr v11.4s, v5.4s, #30 /* g2lr2_3_r = shr(g2lg_3) */
+	sli v11.4s, v5.4s, #2 /* g2lr2_3 = sli(g2lr2_3_r, g2lg_3) */
+	eor v5.16b, v14.16b, v11.16b /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
+	ldr q11, [sp, #208] /* reload g2x3.2 */
+	eor v5.16b, v11.16b, v5.16b /* g2x_3 = xor(g2x3, g2l_3) */
 	add x17, x7, #12
-	ld1r {v12.4s}, [x17] /* rkw_27 = bcast32() */
-	eor v15.16b, v19.16b, v22.16b /* g3k_acc_3 = xor(g3x0, g3x1) */
-	eor v12.16b, v15.16b, v12.16b /* g3k_3 = xor(g3k_acc_3, rkw_27) */
-	eor v12.16b, v12.16b, v24.16b /* g3t_3 = xor(g3k_3, g3x2) */
-	tbl v12.16b, {v12.16b}, v1.16b /* g3s_3_sr = lookup16(g3t_3, inv_shift_rows) */
-	and v15.16b, v12.16b, v3.16b /* g3s_3_sr_lo = and(g3s_3_sr, nibble_mask) */
-	ushr v12.16b, v12.16b, #4 /* g3s_3_sr_hi = shr(g3s_3_sr) */
-	tbl v15.16b, {v16.16b}, v15.16b /* g3a_3_1_l = lookup16(tbl_lo, g3s_3_sr_lo) */
-	tbl v12.16b, {v9.16b}, v12.16b /* g3a_3_1_h = lookup16(tbl_hi, g3s_3_sr_hi) */
-	aese v15.16b, v12.16b /* g3s_3_aes = aese(g3a_3_1_l, g3a_3_1_h) */
-	and v12.16b, v15.16b, v3.16b /* g3s_3_aes_lo = and(g3s_3_aes, nibble_mask) */
-	ushr v15.16b, v15.16b, #4 /* g3s_3_aes_hi = shr(g3s_3_aes) */
-	tbl v12.16b, {v13.16b}, v12.16b /* g3s_3_l = lookup16(tbl_lo_1, g3s_3_aes_lo) */
-	tbl v15.16b, {v14.16b}, v15.16b /* g3s_3_h = lookup16(tbl_hi_1, g3s_3_aes_hi) */
-	eor v12.16b, v12.16b, v15.16b /* g3s_3 = xor(g3s_3_l, g3s_3_h) */
-	tbl v15.16b, {v12.16b}, v4.16b /* g3lr24_3 = lookup16(g3s_3, rotl24) */
-	eor v15.16b, v12.16b, v15.16b /* g3l_acc_3 = xor(g3s_3, g3lr24_3) */
-	str q19, [sp, #208] /* spill g3x0.3 */
-	tbl v19.16b, {v12.16b}, v6.16b /* g3lr8_3 = lookup16(g3s_3, rotl8) */
-	eor v19.16b, v12.16b, v19.16b /* g3lg_acc_3 = xor(g3s_3, g3lr8_3) */
-	rev32 v12.8h, v12.8h /* g3lr16_3 = rev(g3s_3) */
-	eor v19.16b, v19.16b, v12.16b /* g3lg_3 = xor(g3lg_acc_3, g3lr16_3) */
-	ushr v12.4s, v19.4s, #30 /* g3lr2_3_r = shr(g3lg_3) */
-	sli v12.4s, v19.4s, #2 /* g3lr2_3 = sli(g3lr2_3_r, g3lg_3) */
-	eor v19.16b, v15.16b, v12.16b /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
-	eor v19.16b, v21.16b, v19.16b /* g3x_3 = xor(g3x3, g3l_3) */
+	ld1r {v11.4s}, [x17] /* rkw_27 = bcast32() */
+	eor v14.16b, v7.16b, v21.16b /* g3k_acc_3 = xor(g3x0, g3x1) */
+	eor v11.16b, v14.16b, v11.16b /* g3k_3 = xor(g3k_acc_3, rkw_27) */
+	eor v11.16b, v11.16b, v23.16b /* g3t_3 = xor(g3k_3, g3x2) */
+	tbl v11.16b, {v11.16b}, v2.16b /* g3s_3_sr = lookup16(g3t_3, inv_shift_rows) */
+	and v14.16b, v11.16b, v3.16b /* g3s_3_sr_lo = and(g3s_3_sr, nibble_mask) */
+	ushr v11.16b, v11.16b, #4 /* g3s_3_sr_hi = shr(g3s_3_sr) */
+	tbl v14.16b, {v8.16b}, v14.16b /* g3a_3_1_l = lookup16(tbl_lo, g3s_3_sr_lo) */
+	tbl v11.16b, {v12.16b}, v11.16b /* g3a_3_1_h = lookup16(tbl_hi, g3s_3_sr_hi) */
+	aese v14.16b, v11.16b /* g3s_3_aes = aese(g3a_3_1_l, g3a_3_1_h) */
+	and v11.16b, v14.16b, v3.16b /* g3s_3_aes_lo = and(g3s_3_aes, nibble_mask) */
+	ushr v14.16b, v14.16b, #4 /* g3s_3_aes_hi = shr(g3s_3_aes) */
+	tbl v11.16b, {v13.16b}, v11.16b /* g3s_3_l = lookup16(tbl_lo_1, g3s_3_aes_lo) */
+	tbl v14.16b, {v15.16b}, v14.16b /* g3s_3_h = lookup16(tbl_hi_1, g3s_3_aes_hi) */
+	eor v11.16b, v11.16b, v14.16b /* g3s_3 = xor(g3s_3_l, g3s_3_h) */
+	tbl v14.16b, {v11.16b}, v4.16b /* g3lr24_3 = lookup16(g3s_3, rotl24) */
+	eor v14.16b, v11.16b, v14.16b /* g3l_acc_3 = xor(g3s_3, g3lr24_3) */
+	str q7, [sp, #208] /* spill g3x0.3 */
+	tbl v7.16b, {v11.16b}, v6.16b /* g3lr8_3 = lookup16(g3s_3, rotl8) */
+	eor v7.16b, v11.16b, v7.16b /* g3lg_acc_3 = xor(g3s_3, g3lr8_3) */
+	rev32 v11.8h, v11.8h /* g3lr16_3 = rev(g3s_3) */
+	eor v7.16b, v7.16b, v11.16b /* g3lg_3 = xor(g3lg_acc_3, g3lr16_3) */
+	ushr v11.4s, v7.4s, #30 /* g3lr2_3_r = shr(g3lg_3) */
+	sli v11.4s, v7.4s, #2 /* g3lr2_3 = sli(g3lr2_3_r, g3lg_3) */
+	eor v7.16b, v14.16b, v11.16b /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
+	eor v7.16b, v20.16b, v7.16b /* g3x_3 = xor(g3x3, g3l_3) */
 	add x17, x7, #12
-	ld1r {v21.4s}, [x17] /* rkw_28 = bcast32() */
-	eor v12.16b, v23.16b, v26.16b /* g4k_acc_3 = xor(g4x0, g4x1) */
-	eor v21.16b, v12.16b, v21.16b /* g4k_3 = xor(g4k_acc_3, rkw_28) */
-	eor v21.16b, v21.16b, v28.16b /* g4t_3 = xor(g4k_3, g4x2) */
-	tbl v21.16b, {v21.16b}, v1.16b /* g4s_3_sr = lookup16(g4t_3, inv_shift_rows) */
-	and v12.16b, v21.16b, v3.16b /* g4s_3_sr_lo = and(g4s_3_sr, nibble_mask) */
-	ushr v21.16b, v21.16b, #4 /* g4s_3_sr_hi = shr(g4s_3_sr) */
-	tbl v12.16b, {v16.16b}, v12.16b /* g4a_3_1_l = lookup16(tbl_lo, g4s_3_sr_lo) */
-	tbl v21.16b, {v9.16b}, v21.16b /* g4a_3_1_h = lookup16(tbl_hi, g4s_3_sr_hi) */
-	aese v12.16b, v21.16b /* g4s_3_aes = aese(g4a_3_1_l, g4a_3_1_h) */
-	and v21.16b, v12.16b, v3.16b /* g4s_3_aes_lo = and(g4s_3_aes, nibble_mask) */
-	ushr v12.16b, v12.16b, #4 /* g4s_3_aes_hi = shr(g4s_3_aes) */
-	tbl v21.16b, {v13.16b}, v21.16b /* g4s_3_l = lookup16(tbl_lo_1, g4s_3_aes_lo) */
-	tbl v12.16b, {v14.16b}, v12.16b /* g4s_3_h = lookup16(tbl_hi_1, g4s_3_aes_hi) */
-	eor v21.16b, v21.16b, v12.16b /* g4s_3 = xor(g4s_3_l, g4s_3_h) */
-	tbl v12.16b, {v21.16b}, v4.16b /* g4lr24_3 = lookup16(g4s_3, rotl24) */
-	eor v12.16b, v21.16b, v12.16b /* g4l_acc_3 = xor(g4s_3, g4lr24_3) */
-	tbl v15.16b, {v21.16b}, v6.16b /* g4lr8_3 = lookup16(g4s_3, rotl8) */
-	eor v15.16b, v21.16b, v15.16b /* g4lg_acc_3 = xor(g4s_3, g4lr8_3) */
-	rev32 v21.8h, v21.8h /* g4lr16_3 = rev(g4s_3) */
-	eor v21.16b, v15.16b, v21.16b /* g4lg_3 = xor(g4lg_acc_3, g4lr16_3) */
-	ushr v15.4s, v21.4s, #30 /* g4lr2_3_r = shr(g4lg_3) */
-	sli v15.4s, v21.4s, #2 /* g4lr2_3 = sli(g4lr2_3_r, g4lg_3) */
-	eor v21.16b, v12.16b, v15.16b /* g4l_3 = xor(g4l_acc_3, g4lr2_3) */
-	eor v21.16b, v25.16b, v21.16b /* g4x_3 = xor(g4x3, g4l_3) */
+	ld1r {v20.4s}, [x17] /* rkw_28 = bcast32() */
+	eor v11.16b, v18.16b, v25.16b /* g4k_acc_3 = xor(g4x0, g4x1) */
+	eor v20.16b, v11.16b, v20.16b /* g4k_3 = xor(g4k_acc_3, rkw_28) */
+	eor v20.16b, v20.16b, v27.16b /* g4t_3 = xor(g4k_3, g4x2) */
+	tbl v20.16b, {v20.16b}, v2.16b /* g4s_3_sr = lookup16(g4t_3, inv_shift_rows) */
+	and v11.16b, v20.16b, v3.16b /* g4s_3_sr_lo = and(g4s_3_sr, nibble_mask) */
+	ushr v20.16b, v20.16b, #4 /* g4s_3_sr_hi = shr(g4s_3_sr) */
+	tbl v11.16b, {v8.16b}, v11.16b /* g4a_3_1_l = lookup16(tbl_lo, g4s_3_sr_lo) */
+	tbl v20.16b, {v12.16b}, v20.16b /* g4a_3_1_h = lookup16(tbl_hi, g4s_3_sr_hi) */
+	aese v11.16b, v20.16b /* g4s_3_aes = aese(g4a_3_1_l, g4a_3_1_h) */
+	and v20.16b, v11.16b, v3.16b /* g4s_3_aes_lo = and(g4s_3_aes, nibble_mask) */
+	ushr v11.16b, v11.16b, #4 /* g4s_3_aes_hi = shr(g4s_3_aes) */
+	tbl v20.16b, {v13.16b}, v20.16b /* g4s_3_l = lookup16(tbl_lo_1, g4s_3_aes_lo) */
+	tbl v11.16b, {v15.16b}, v11.16b /* g4s_3_h = lookup16(tbl_hi_1, g4s_3_aes_hi) */
+	eor v20.16b, v20.16b, v11.16b /* g4s_3 = xor(g4s_3_l, g4s_3_h) */
+	tbl v11.16b, {v20.16b}, v4.16b /* g4lr24_3 = lookup16(g4s_3, rotl24) */
+	eor v11.16b, v20.16b, v11.16b /* g4l_acc_3 = xor(g4s_3, g4lr24_3) */
+	tbl v14.16b, {v20.16b}, v6.16b /* g4lr8_3 = lookup16(g4s_3, rotl8) */
+	eor v14.16b, v20.16b, v14.16b /* g4lg_acc_3 = xor(g4s_3, g4lr8_3) */
+	rev32 v20.8h, v20.8h /* g4lr16_3 = rev(g4s_3) */
+	eor v20.16b, v14.16b, v20.16b /* g4lg_3 = xor(g4lg_acc_3, g4lr16_3) */
+	ushr v14.4s, v20.4s, #30 /* g4lr2_3_r = shr(g4lg_3) */
+	sli v14.4s, v20.4s, #2 /* g4lr2_3 = sli(g4lr2_3_r, g4lg_3) */
+	eor v20.16b, v11.16b, v14.16b /* g4l_3 = xor(g4l_acc_3, g4lr2_3) */
+	eor v20.16b, v24.16b, v20.16b /* g4x_3 = xor(g4x3, g4l_3) */
 	add x17, x7, #12
-	ld1r {v25.4s}, [x17] /* rkw_29 = bcast32() */
-	eor v12.16b, v27.16b, v30.16b /* g5k_acc_3 = xor(g5x0, g5x1) */
-	eor v25.16b, v12.16b, v25.16b /* g5k_3 = xor(g5k_acc_3, rkw_29) */
-	eor v25.16b, v25.16b, v8.16b /* g5t_3 = xor(g5k_3, g5x2) */
-	tbl v25.16b, {v25.16b}, v1.16b /* g5s_3_sr = lookup16(g5t_3, inv_shift_rows) */
-	and v12.16b, v25.16b, v3.16b /* g5s_3_sr_lo = and(g5s_3_sr, nibble_mask) */
-	ushr v25.16b, v25.16b, #4 /* g5s_3_sr_hi = shr(g5s_3_sr) */
-	tbl v12.16b, {v16.16b}, v12.16b /* g5a_3_1_l = lookup16(tbl_lo, g5s_3_sr_lo) */
-	tbl v25.16b, {v9.16b}, v25.16b /* g5a_3_1_h = lookup16(tbl_hi, g5s_3_sr_hi) */
-	aese v12.16b, v25.16b /* g5s_3_aes = aese(g5a_3_1_l, g5a_3_1_h) */
-	and v25.16b, v12.16b, v3.16b /* g5s_3_aes_lo = and(g5s_3_aes, nibble_mask) */
-	ushr v12.16b, v12.16b, #4 /* g5s_3_aes_hi = shr(g5s_3_aes) */
-	tbl v25.16b, {v13.16b}, v25.16b /* g5s_3_l = lookup16(tbl_lo_1, g5s_3_aes_lo) */
-	tbl v12.16b, {v14.16b}, v12.16b /* g5s_3_h = lookup16(tbl_hi_1, g5s_3_aes_hi) */
-	eor v25.16b, v25.16b, v12.16b /* g5s_3 = xor(g5s_3_l, g5s_3_h) */
-	tbl v12.16b, {v25.16b}, v4.16b /* g5lr24_3 = lookup16(g5s_3, rotl24) */
-	eor v12.16b, v25.16b, v12.16b /* g5l_acc_3 = xor(g5s_3, g5lr24_3) */
-	tbl v15.16b, {v25.16b}, v6.16b /* g5lr8_3 = lookup16(g5s_3, rotl8) */
-	eor v15.16b, v25.16b, v15.16b /* g5lg_acc_3 = xor(g5s_3, g5lr8_3) */
-	rev32 v25.8h, v25.8h /* g5lr16_3 = rev(g5s_3) */
-	eor v25.16b, v15.16b, v25.16b /* g5lg_3 = xor(g5lg_acc_3, g5lr16_3) */
-	ushr v15.4s, v25.4s, #30 /* g5lr2_3_r = shr(g5lg_3) */
-	sli v15.4s, v25.4s, #2 /* g5lr2_3 = sli(g5lr2_3_r, g5lg_3) */
-	eor v25.16b, v12.16b, v15.16b /* g5l_3 = xor(g5l_acc_3, g5lr2_3) */
-	eor v25.16b, v29.16b, v25.16b /* g5x_3 = xor(g5x3, g5l_3) */
+	ld1r {v24.4s}, [x17] /* rkw_29 = bcast32() */
+	eor v11.16b, v22.16b, v29.16b /* g5k_acc_3 = xor(g5x0, g5x1) */
+	eor v24.16b, v11.16b, v24.16b /* g5k_3 = xor(g5k_acc_3, rkw_29) */
+	eor v24.16b, v24.16b, v31.16b /* g5t_3 = xor(g5k_3, g5x2) */
+	tbl v24.16b, {v24.16b}, v2.16b /* g5s_3_sr = lookup16(g5t_3, inv_shift_rows) */
+	and v11.16b, v24.16b, v3.16b /* g5s_3_sr_lo = and(g5s_3_sr, nibble_mask) */
+	ushr v24.16b, v24.16b, #4 /* g5s_3_sr_hi = shr(g5s_3_sr) */
+	tbl v11.16b, {v8.16b}, v11.16b /* g5a_3_1_l = lookup16(tbl_lo, g5s_3_sr_lo) */
+	tbl v24.16b, {v12.16b}, v24.16b /* g5a_3_1_h = lookup16(tbl_hi, g5s_3_sr_hi) */
+	aese v11.16b, v24.16b /* g5s_3_aes = aese(g5a_3_1_l, g5a_3_1_h) */
+	and v24.16b, v11.16b, v3.16b /* g5s_3_aes_lo = and(g5s_3_aes, nibble_mask) */
+	ushr v11.16b, v11.16b, #4 /* g5s_3_aes_hi = shr(g5s_3_aes) */
+	tbl v24.16b, {v13.16b}, v24.16b /* g5s_3_l = lookup16(tbl_lo_1, g5s_3_aes_lo) */
+	tbl v11.16b, {v15.16b}, v11.16b /* g5s_3_h = lookup16(tbl_hi_1, g5s_3_aes_hi) */
+	eor v24.16b, v24.16b, v11.16b /* g5s_3 = xor(g5s_3_l, g5s_3_h) */
+	tbl v11.16b, {v24.16b}, v4.16b /* g5lr24_3 = lookup16(g5s_3, rotl24) */
+	eor v11.16b, v24.16b, v11.16b /* g5l_acc_3 = xor(g5s_3, g5lr24_3) */
+	tbl v14.16b, {v24.16b}, v6.16b /* g5lr8_3 = lookup16(g5s_3, rotl8) */
+	eor v14.16b, v24.16b, v14.16b /* g5lg_acc_3 = xor(g5s_3, g5lr8_3) */
+	rev32 v24.8h, v24.8h /* g5lr16_3 = rev(g5s_3) */
+	eor v24.16b, v14.16b, v24.16b /* g5lg_3 = xor(g5lg_acc_3, g5lr16_3) */
+	ushr v14.4s, v24.4s, #30 /* g5lr2_3_r = shr(g5lg_3) */
+	sli v14.4s, v24.4s, #2 /* g5lr2_3 = sli(g5lr2_3_r, g5lg_3) */
+	eor v24.16b, v11.16b, v14.16b /* g5l_3 = xor(g5l_acc_3, g5lr2_3) */
+	eor v24.16b, v28.16b, v24.16b /* g5x_3 = xor(g5x3, g5l_3) */
 	add x17, x7, #12
-	ld1r {v29.4s}, [x17] /* rkw_30 = bcast32() */
-	ldr q12, [sp, #80] /* reload g6x0.3 */
-	ldr q15, [sp, #176] /* reload g6x1.3 */
-	eor v12.16b, v12.16b, v15.16b /* g6k_acc_3 = xor(g6x0, g6x1) */
-	eor v29.16b, v12.16b, v29.16b /* g6k_3 = xor(g6k_acc_3, rkw_30) */
-	ldr q12, [sp, #112] /* reload g6x2.3 */
-	eor v29.16b, v29.16b, v12.16b /* g6t_3 = xor(g6k_3, g6x2) */
-	tbl v29.16b, {v29.16b}, v1.16b /* g6s_3_sr = lookup16(g6t_3, inv_shift_rows) */
-	and v12.16b, v29.16b, v3.16b /* g6s_3_sr_lo = and(g6s_3_sr, nibble_mask) */
-	ushr v29.16b, v29.16b, #4 /* g6s_3_sr_hi = shr(g6s_3_sr) */
-	tbl v12.16b, {v16.16b}, v12.16b /* g6a_3_1_l = lookup16(tbl_lo, g6s_3_sr_lo) */
-	tbl v29.16b, {v9.16b}, v29.16b /* g6a_3_1_h = lookup16(tbl_hi, g6s_3_sr_hi) */
-	aese v12.16b, v29.16b /* g6s_3_aes = aese(g6a_3_1_l, g6a_3_1_h) */
-	and v29.16b, v12.16b, v3.16b /* g6s_3_aes_lo = and(g6s_3_aes, nibble_mask) */
-	ushr v12.16b, v12.16b, #4 /* g6s_3_aes_hi = shr(g6s_3_aes) */
-	tbl v29.16b, {v13.16b}, v29.16b /* g6s_3_l = lookup16(tbl_lo_1, g6s_3_aes_lo) */
-	tbl v12.16b, {v14.16b}, v12.16b /* g6s_3_h = lookup16(tbl_hi_1, g6s_3_aes_hi) */
-	eor v29.16b, v29.16b, v12.16b /* g6s_3 = xor(g6s_3_l, g6s_3_h) */
-	tbl v12.16b, {v29.16b}, v4.16b /* g6lr24_3 = lookup16(g6s_3, rotl24) */
-	eor v12.16b, v29.16b, v12.16b /* g6l_acc_3 = xor(g6s_3, g6lr24_3) */
-	tbl v15.16b, {v29.16b}, v6.16b /* g6lr8_3 = lookup16(g6s_3, rotl8) */
-	eor v15.16b, v29.16b, v15.16b /* g6lg_acc_3 = xor(g6s_3, g6lr8_3) */
-	rev32 v29.8h, v29.8h /* g6lr16_3 = rev(g6s_3) */
-	eor v29.16b, v15.16b, v29.16b /* g6lg_3 = xor(g6lg_acc_3, g6lr16_3) */
-	ushr v15.4s, v29.4s, #30 /* g6lr2_3_r = shr(g6lg_3) */
-	sli v15.4s, v29.4s, #2 /* g6lr2_3 = sli(g6lr2_3_r, g6lg_3) */
-	eor v29.16b, v12.16b, v15.16b /* g6l_3 = xor(g6l_acc_3, g6lr2_3) */
-	ldr q12, [sp, #160] /* reload g6x3.2 */
-	eor v29.16b, v12.16b, v29.16b /* g6x_3 = xor(g6x3, g6l_3) */
+	ld1r {v28.4s}, [x17] /* rkw_30 = bcast32() */
+	ldr q11, [sp, #144] /* reload g6x0.3 */
+	ldr q14, [sp, #176] /* reload g6x1.3 */
+	eor v11.16b, v11.16b, v14.16b /* g6k_acc_3 = xor(g6x0, g6x1) */
+	eor v28.16b, v11.16b, v28.16b /* g6k_3 = xor(g6k_acc_3, rkw_30) */
+	ldr q11, [sp, #96] /* reload g6x2.3 */
+	eor v28.16b, v28.16b, v11.16b /* g6t_3 = xor(g6k_3, g6x2) */
+	tbl v28.16b, {v28.16b}, v2.16b /* g6s_3_sr = lookup16(g6t_3, inv_shift_rows) */
+	and v11.16b, v28.16b, v3.16b /* g6s_3_sr_lo = and(g6s_3_sr, nibble_mask) */
+	ushr v28.16b, v28.16b, #4 /* g6s_3_sr_hi = shr(g6s_3_sr) */
+	tbl v11.16b, {v8.16b}, v11.16b /* g6a_3_1_l = lookup16(tbl_lo, g6s_3_sr_lo) */
+	tbl v28.16b, {v12.16b}, v28.16b /* g6a_3_1_h = lookup16(tbl_hi, g6s_3_sr_hi) */
+	aese v11.16b, v28.16b /* g6s_3_aes = aese(g6a_3_1_l, g6a_3_1_h) */
+	and v28.16b, v11.16b, v3.16b /* g6s_3_aes_lo = and(g6s_3_aes, nibble_mask) */
+	ushr v11.16b, v11.16b, #4 /* g6s_3_aes_hi = shr(g6s_3_aes) */
+	tbl v28.16b, {v13.16b}, v28.16b /* g6s_3_l = lookup16(tbl_lo_1, g6s_3_aes_lo) */
+	tbl v11.16b, {v15.16b}, v11.16b /* g6s_3_h = lookup16(tbl_hi_1, g6s_3_aes_hi) */
+	eor v28.16b, v28.16b, v11.16b /* g6s_3 = xor(g6s_3_l, g6s_3_h) */
+	tbl v11.16b, {v28.16b}, v4.16b /* g6lr24_3 = lookup16(g6s_3, rotl24) */
+	eor v11.16b, v28.16b, v11.16b /* g6l_acc_3 = xor(g6s_3, g6lr24_3) */
+	tbl v14.16b, {v28.16b}, v6.16b /* g6lr8_3 = lookup16(g6s_3, rotl8) */
+	eor v14.16b, v28.16b, v14.16b /* g6lg_acc_3 = xor(g6s_3, g6lr8_3) */
+	rev32 v28.8h, v28.8h /* g6lr16_3 = rev(g6s_3) */
+	eor v28.16b, v14.16b, v28.16b /* g6lg_3 = xor(g6lg_acc_3, g6lr16_3) */
+	ushr v14.4s, v28.4s, #30 /* g6lr2_3_r = shr(g6lg_3) */
+	sli v14.4s, v28.4s, #2 /* g6lr2_3 = sli(g6lr2_3_r, g6lg_3) */
+	eor v28.16b, v11.16b, v14.16b /* g6l_3 = xor(g6l_acc_3, g6lr2_3) */
+	ldr q11, [sp, #112] /* reload g6x3.2 */
+	eor v28.16b, v11.16b, v28.16b /* g6x_3 = xor(g6x3, g6l_3) */
 	add x17, x7, #12
-	ld1r {v12.4s}, [x17] /* rkw_31 = bcast32() */
-	ldr q15, [sp, #128] /* reload g7x0.3 */
-	eor v15.16b, v15.16b, v10.16b /* g7k_acc_3 = xor(g7x0, g7x1) */
-	eor v12.16b, v15.16b, v12.16b /* g7k_3 = xor(g7k_acc_3, rkw_31) */
-	eor v12.16b, v12.16b, v11.16b /* g7t_3 = xor(g7k_3, g7x2) */
-	tbl v12.16b, {v12.16b}, v1.16b /* g7s_3_sr = lookup16(g7t_3, inv_shift_rows) */
-	and v15.16b, v12.16b, v3.16b /* g7s_3_sr_lo = and(g7s_3_sr, nibble_mask) */
-	tbl v15.16b, {v16.16b}, v15.16b /* g7a_3_1_l = lookup16(tbl_lo, g7s_3_sr_lo) */
-	ushr v12.16b, v12.16b, #4 /* g7s_3_sr_hi = shr(g7s_3_sr) */
-	tbl v12.16b, {v9.16b}, v12.16b /* g7a_3_1_h = lookup16(tbl_hi, g7s_3_sr_hi) */
-	aese v15.16b, v12.16b /* g7s_3_aes = aese(g7a_3_1_l, g7a_3_1_h) */
-	and v12.16b, v15.16b, v3.16b /* g7s_3_aes_lo = and(g7s_3_aes, nibble_mask) */
-	tbl v12.16b, {v13.16b}, v12.16b /* g7s_3_l = lookup16(tbl_lo_1, g7s_3_aes_lo) */
-	ushr v15.16b, v15.16b, #4 /* g7s_3_aes_hi = shr(g7s_3_aes) */
-	tbl v15.16b, {v14.16b}, v15.16b /* g7s_3_h = lookup16(tbl_hi_1, g7s_3_aes_hi) */
-	eor v12.16b, v12.16b, v15.16b /* g7s_3 = xor(g7s_3_l, g7s_3_h) */
-	tbl v15.16b, {v12.16b}, v4.16b /* g7lr24_3 = lookup16(g7s_3, rotl24) */
-	str q10, [sp, #96] /* spill g7x1.3 */
-	tbl v10.16b, {v12.16b}, v6.16b /* g7lr8_3 = lookup16(g7s_3, rotl8) */
-	eor v10.16b, v12.16b, v10.16b /* g7lg_acc_3 = xor(g7s_3, g7lr8_3) */
-	eor v15.16b, v12.16b, v15.16b /* g7l_acc_3 = xor(g7s_3, g7lr24_3) */
-	rev32 v12.8h, v12.8h /* g7lr16_3 = rev(g7s_3) */
-	eor v10.16b, v10.16b, v12.16b /* g7lg_3 = xor(g7lg_acc_3, g7lr16_3) */
-	ushr v12.4s, v10.4s, #30 /* g7lr2_3_r = shr(g7lg_3) */
-	sli v12.4s, v10.4s, #2 /* g7lr2_3 = sli(g7lr2_3_r, g7lg_3) */
-	eor v10.16b, v15.16b, v12.16b /* g7l_3 = xor(g7l_acc_3, g7lr2_3) */
-	ldr q12, [sp, #192] /* reload g7x3.2 */
-	eor v10.16b, v12.16b, v10.16b /* g7x_3 = xor(g7x3, g7l_3) */
-	str q11, [sp, #144] /* spill g7x2.2 */
-	str q29, [sp, #160] /* spill g6x3.2 */
-	str q10, [sp, #192] /* spill g7x3.2 */
+	ld1r {v11.4s}, [x17] /* rkw_31 = bcast32() */
+	ldr q14, [sp, #160] /* reload g7x0.3 */
+	eor v14.16b, v14.16b, v30.16b /* g7k_acc_3 = xor(g7x0, g7x1) */
+	eor v11.16b, v14.16b, v11.16b /* g7k_3 = xor(g7k_acc_3, rkw_31) */
+	eor v11.16b, v11.16b, v10.16b /* g7t_3 = xor(g7k_3, g7x2) */
+	tbl v11.16b, {v11.16b}, v2.16b /* g7s_3_sr = lookup16(g7t_3, inv_shift_rows) */
+	and v14.16b, v11.16b, v3.16b /* g7s_3_sr_lo = and(g7s_3_sr, nibble_mask) */
+	tbl v14.16b, {v8.16b}, v14.16b /* g7a_3_1_l = lookup16(tbl_lo, g7s_3_sr_lo) */
+	ushr v11.16b, v11.16b, #4 /* g7s_3_sr_hi = shr(g7s_3_sr) */
+	tbl v11.16b, {v12.16b}, v11.16b /* g7a_3_1_h = lookup16(tbl_hi, g7s_3_sr_hi) */
+	aese v14.16b, v11.16b /* g7s_3_aes = aese(g7a_3_1_l, g7a_3_1_h) */
+	and v11.16b, v14.16b, v3.16b /* g7s_3_aes_lo = and(g7s_3_aes, nibble_mask) */
+	tbl v11.16b, {v13.16b}, v11.16b /* g7s_3_l = lookup16(tbl_lo_1, g7s_3_aes_lo) */
+	ushr v14.16b, v14.16b, #4 /* g7s_3_aes_hi = shr(g7s_3_aes) */
+	tbl v14.16b, {v15.16b}, v14.16b /* g7s_3_h = lookup16(tbl_hi_1, g7s_3_aes_hi) */
+	eor v11.16b, v11.16b, v14.16b /* g7s_3 = xor(g7s_3_l, g7s_3_h) */
+	tbl v14.16b, {v11.16b}, v4.16b /* g7lr24_3 = lookup16(g7s_3, rotl24) */
+	str q30, [sp, #80] /* spill g7x1.3 */
+	tbl v30.16b, {v11.16b}, v6.16b /* g7lr8_3 = lookup16(g7s_3, rotl8) */
+	eor v30.16b, v11.16b, v30.16b /* g7lg_acc_3 = xor(g7s_3, g7lr8_3) */
+	eor v14.16b, v11.16b, v14.16b /* g7l_acc_3 = xor(g7s_3, g7lr24_3) */
+	rev32 v11.8h, v11.8h /* g7lr16_3 = rev(g7s_3) */
+	eor v30.16b, v30.16b, v11.16b /* g7lg_3 = xor(g7lg_acc_3, g7lr16_3) */
+	ushr v11.4s, v30.4s, #30 /* g7lr2_3_r = shr(g7lg_3) */
+	sli v11.4s, v30.4s, #2 /* g7lr2_3 = sli(g7lr2_3_r, g7lg_3) */
+	eor v30.16b, v14.16b, v11.16b /* g7l_3 = xor(g7l_acc_3, g7lr2_3) */
+	ldr q11, [sp, #192] /* reload g7x3.2 */
+	eor v30.16b, v11.16b, v30.16b /* g7x_3 = xor(g7x3, g7l_3) */
+	str q10, [sp, #128] /* spill g7x2.2 */
+	str q28, [sp, #112] /* spill g6x3.2 */
+	str q30, [sp, #192] /* spill g7x3.2 */
 	mov v6.16b, v0.16b /* g0x3.3 */
-	mov v29.16b, v25.16b /* g5x3.3 */
-	mov v25.16b, v21.16b /* g4x3.3 */
-	mov v21.16b, v19.16b /* g3x3.3 */
-	ldr q19, [sp, #224] /* reload g1x0.3 */
-	mov v10.16b, v30.16b /* g5x1.3 */
-	mov v30.16b, v26.16b /* g4x1.3 */
-	mov v26.16b, v22.16b /* g3x1.3 */
-	mov v22.16b, v20.16b /* g2x1.3 */
-	mov v20.16b, v7.16b /* g1x2.3 */
-	mov v7.16b, v2.16b /* g1x3.3 */
-	ldr q2, [sp, #256] /* reload g0x0.3 */
-	mov v11.16b, v27.16b /* g5x0.3 */
-	ldr q27, [sp, #208] /* reload g3x0.3 */
-	mov v12.16b, v8.16b /* g5x2.3 */
-	mov v8.16b, v28.16b /* g4x2.3 */
-	mov v28.16b, v24.16b /* g3x2.3 */
-	mov v24.16b, v17.16b /* g2x2.3 */
-	mov v17.16b, v5.16b /* g2x3.3 */
-	mov v5.16b, v31.16b /* g0x1.3 */
-	mov v31.16b, v23.16b /* g4x0.3 */
-	ldr q23, [sp, #240] /* reload g2x0.3 */
-	ldr q15, [sp, #272] /* reload g0x2.3 */
+	mov v28.16b, v24.16b /* g5x3.3 */
+	mov v24.16b, v20.16b /* g4x3.3 */
+	mov v20.16b, v7.16b /* g3x3.3 */
+	ldr q7, [sp, #272] /* reload g0x2.3 */
+	mov v30.16b, v18.16b /* g4x0.3 */
+	ldr q18, [sp, #224] /* reload g1x0.3 */
+	mov v10.16b, v22.16b /* g5x0.3 */
+	ldr q22, [sp, #240] /* reload g2x0.3 */
+	mov v11.16b, v31.16b /* g5x2.3 */
+	mov v31.16b, v27.16b /* g4x2.3 */
+	mov v27.16b, v23.16b /* g3x2.3 */
+	mov v23.16b, v16.16b /* g2x2.3 */
+	mov v16.16b, v5.16b /* g2x3.3 */
+	mov v5.16b, v26.16b /* g0x1.3 */
+	ldr q26, [sp, #208] /* reload g3x0.3 */
+	mov v14.16b, v1.16b /* g1x3.3 */
+	ldr q1, [sp, #256] /* reload g0x0.3 */
+	mov v0.16b, v19.16b /* g2x1.3 */
+	mov v19.16b, v9.16b /* g1x2.3 */
+	mov v9.16b, v29.16b /* g5x1.3 */
+	mov v29.16b, v25.16b /* g4x1.3 */
+	mov v25.16b, v21.16b /* g3x1.3 */
+	mov v21.16b, v0.16b /* g2x1.3 */
 	add x7, x7, #16
 	subs x6, x6, #1
 	b.ne .Lsm4_wordslice_neon_aes_asm_9_loop_r0
 
 	/* Output (X35, X34, X33, X32): slots 3, 2, 1, 0; transpose back, native words to big-endian. */
 	zip1 v0.4s, v6.4s, v5.4s /* tro0 = unpacklo(g0x3, g0x1) */
-	zip2 v1.4s, v6.4s, v5.4s /* tro0_1 = unpackhi(g0x3, g0x1) */
-	zip1 v3.4s, v15.4s, v2.4s /* tro0_2 = unpacklo(g0x2, g0x0) */
-	zip2 v2.4s, v15.4s, v2.4s /* tro0_3 = unpackhi(g0x2, g0x0) */
+	zip2 v2.4s, v6.4s, v5.4s /* tro0_1 = unpackhi(g0x3, g0x1) */
+	zip1 v3.4s, v7.4s, v1.4s /* tro0_2 = unpacklo(g0x2, g0x0) */
+	zip2 v1.4s, v7.4s, v1.4s /* tro0_3 = unpackhi(g0x2, g0x0) */
 	zip1 v4.4s, v0.4s, v3.4s /* tro1 = unpacklo(tro0, tro0_2) */
 	zip2 v0.4s, v0.4s, v3.4s /* tro1_1 = unpackhi(tro0, tro0_2) */
 	rev32 v3.16b, v4.16b /* outbe = rev(tro1) */
 	rev32 v0.16b, v0.16b /* outbe_1 = rev(tro1_1) */
-	zip1 v4.4s, v1.4s, v2.4s /* tro1_2 = unpacklo(tro0_1, tro0_3) */
-	zip2 v1.4s, v1.4s, v2.4s /* tro1_3 = unpackhi(tro0_1, tro0_3) */
+	zip1 v4.4s, v2.4s, v1.4s /* tro1_2 = unpacklo(tro0_1, tro0_3) */
+	zip2 v1.4s, v2.4s, v1.4s /* tro1_3 = unpackhi(tro0_1, tro0_3) */
 	rev32 v2.16b, v4.16b /* outbe_2 = rev(tro1_2) */
 	rev32 v1.16b, v1.16b /* outbe_3 = rev(tro1_3) */
 	ldr q4, [x3] /* msg = load() */
@@ -8858,10 +8718,10 @@ sm4_wordslice_neon_aes_batch_gcm_asm:
 	ldr q0, [x3, #48] /* msg_3 = load() */
 	eor v0.16b, v1.16b, v0.16b /* ct_3 = xor(outbe_3, msg_3) */
 	str q0, [x2, #48] /* store ct_3 */
-	zip1 v0.4s, v7.4s, v18.4s /* tro0_4 = unpacklo(g1x3, g1x1) */
-	zip2 v1.4s, v7.4s, v18.4s /* tro0_5 = unpackhi(g1x3, g1x1) */
-	zip1 v2.4s, v20.4s, v19.4s /* tro0_6 = unpacklo(g1x2, g1x0) */
-	zip2 v3.4s, v20.4s, v19.4s /* tro0_7 = unpackhi(g1x2, g1x0) */
+	zip1 v0.4s, v14.4s, v17.4s /* tro0_4 = unpacklo(g1x3, g1x1) */
+	zip2 v1.4s, v14.4s, v17.4s /* tro0_5 = unpackhi(g1x3, g1x1) */
+	zip1 v2.4s, v19.4s, v18.4s /* tro0_6 = unpacklo(g1x2, g1x0) */
+	zip2 v3.4s, v19.4s, v18.4s /* tro0_7 = unpackhi(g1x2, g1x0) */
 	zip1 v4.4s, v0.4s, v2.4s /* tro1_4 = unpacklo(tro0_4, tro0_6) */
 	zip2 v0.4s, v0.4s, v2.4s /* tro1_5 = unpackhi(tro0_4, tro0_6) */
 	rev32 v2.16b, v4.16b /* outbe_4 = rev(tro1_4) */
@@ -8882,10 +8742,10 @@ sm4_wordslice_neon_aes_batch_gcm_asm:
 	ldr q0, [x3, #112] /* msg_7 = load() */
 	eor v0.16b, v1.16b, v0.16b /* ct_7 = xor(outbe_7, msg_7) */
 	str q0, [x2, #112] /* store ct_7 */
-	zip1 v0.4s, v17.4s, v22.4s /* tro0_8 = unpacklo(g2x3, g2x1) */
-	zip2 v1.4s, v17.4s, v22.4s /* tro0_9 = unpackhi(g2x3, g2x1) */
-	zip1 v2.4s, v24.4s, v23.4s /* tro0_10 = unpacklo(g2x2, g2x0) */
-	zip2 v3.4s, v24.4s, v23.4s /* tro0_11 = unpackhi(g2x2, g2x0) */
+	zip1 v0.4s, v16.4s, v21.4s /* tro0_8 = unpacklo(g2x3, g2x1) */
+	zip2 v1.4s, v16.4s, v21.4s /* tro0_9 = unpackhi(g2x3, g2x1) */
+	zip1 v2.4s, v23.4s, v22.4s /* tro0_10 = unpacklo(g2x2, g2x0) */
+	zip2 v3.4s, v23.4s, v22.4s /* tro0_11 = unpackhi(g2x2, g2x0) */
 	zip1 v4.4s, v0.4s, v2.4s /* tro1_8 = unpacklo(tro0_8, tro0_10) */
 	zip2 v0.4s, v0.4s, v2.4s /* tro1_9 = unpackhi(tro0_8, tro0_10) */
 	rev32 v2.16b, v4.16b /* outbe_8 = rev(tro1_8) */
@@ -8906,10 +8766,10 @@ sm4_wordslice_neon_aes_batch_gcm_asm:
 	ldr q0, [x3, #176] /* msg_11 = load() */
 	eor v0.16b, v1.16b, v0.16b /* ct_11 = xor(outbe_11, msg_11) */
 	str q0, [x2, #176] /* store ct_11 */
-	zip1 v0.4s, v21.4s, v26.4s /* tro0_12 = unpacklo(g3x3, g3x1) */
-	zip2 v1.4s, v21.4s, v26.4s /* tro0_13 = unpackhi(g3x3, g3x1) */
-	zip1 v2.4s, v28.4s, v27.4s /* tro0_14 = unpacklo(g3x2, g3x0) */
-	zip2 v3.4s, v28.4s, v27.4s /* tro0_15 = unpackhi(g3x2, g3x0) */
+	zip1 v0.4s, v20.4s, v25.4s /* tro0_12 = unpacklo(g3x3, g3x1) */
+	zip2 v1.4s, v20.4s, v25.4s /* tro0_13 = unpackhi(g3x3, g3x1) */
+	zip1 v2.4s, v27.4s, v26.4s /* tro0_14 = unpacklo(g3x2, g3x0) */
+	zip2 v3.4s, v27.4s, v26.4s /* tro0_15 = unpackhi(g3x2, g3x0) */
 	zip1 v4.4s, v0.4s, v2.4s /* tro1_12 = unpacklo(tro0_12, tro0_14) */
 	zip2 v0.4s, v0.4s, v2.4s /* tro1_13 = unpackhi(tro0_12, tro0_14) */
 	rev32 v2.16b, v4.16b /* outbe_12 = rev(tro1_12) */
@@ -8930,10 +8790,10 @@ sm4_wordslice_neon_aes_batch_gcm_asm:
 	ldr q0, [x3, #240] /* msg_15 = load() */
 	eor v0.16b, v1.16b, v0.16b /* ct_15 = xor(outbe_15, msg_15) */
 	str q0, [x2, #240] /* store ct_15 */
-	zip1 v0.4s, v25.4s, v30.4s /* tro0_16 = unpacklo(g4x3, g4x1) */
-	zip2 v1.4s, v25.4s, v30.4s /* tro0_17 = unpackhi(g4x3, g4x1) */
-	zip1 v2.4s, v8.4s, v31.4s /* tro0_18 = unpacklo(g4x2, g4x0) */
-	zip2 v3.4s, v8.4s, v31.4s /* tro0_19 = unpackhi(g4x2, g4x0) */
+	zip1 v0.4s, v24.4s, v29.4s /* tro0_16 = unpacklo(g4x3, g4x1) */
+	zip2 v1.4s, v24.4s, v29.4s /* tro0_17 = unpackhi(g4x3, g4x1) */
+	zip1 v2.4s, v31.4s, v30.4s /* tro0_18 = unpacklo(g4x2, g4x0) */
+	zip2 v3.4s, v31.4s, v30.4s /* tro0_19 = unpackhi(g4x2, g4x0) */
 	zip1 v4.4s, v0.4s, v2.4s /* tro1_16 = unpacklo(tro0_16, tro0_18) */
 	zip2 v0.4s, v0.4s, v2.4s /* tro1_17 = unpackhi(tro0_16, tro0_18) */
 	rev32 v2.16b, v4.16b /* outbe_16 = rev(tro1_16) */
@@ -8954,10 +8814,10 @@ sm4_wordslice_neon_aes_batch_gcm_asm:
 	ldr q0, [x3, #304] /* msg_19 = load() */
 	eor v0.16b, v1.16b, v0.16b /* ct_19 = xor(outbe_19, msg_19) */
 	str q0, [x2, #304] /* store ct_19 */
-	zip1 v0.4s, v29.4s, v10.4s /* tro0_20 = unpacklo(g5x3, g5x1) */
-	zip2 v1.4s, v29.4s, v10.4s /* tro0_21 = unpackhi(g5x3, g5x1) */
-	zip1 v2.4s, v12.4s, v11.4s /* tro0_22 = unpacklo(g5x2, g5x0) */
-	zip2 v3.4s, v12.4s, v11.4s /* tro0_23 = unpackhi(g5x2, g5x0) */
+	zip1 v0.4s, v28.4s, v9.4s /* tro0_20 = unpacklo(g5x3, g5x1) */
+	zip2 v1.4s, v28.4s, v9.4s /* tro0_21 = unpackhi(g5x3, g5x1) */
+	zip1 v2.4s, v11.4s, v10.4s /* tro0_22 = unpacklo(g5x2, g5x0) */
+	zip2 v3.4s, v11.4s, v10.4s /* tro0_23 = unpackhi(g5x2, g5x0) */
 	zip1 v4.4s, v0.4s, v2.4s /* tro1_20 = unpacklo(tro0_20, tro0_22) */
 	zip2 v0.4s, v0.4s, v2.4s /* tro1_21 = unpackhi(tro0_20, tro0_22) */
 	rev32 v2.16b, v4.16b /* outbe_20 = rev(tro1_20) */
@@ -8978,12 +8838,12 @@ sm4_wordslice_neon_aes_batch_gcm_asm:
 	ldr q0, [x3, #368] /* msg_23 = load() */
 	eor v0.16b, v1.16b, v0.16b /* ct_23 = xor(outbe_23, msg_23) */
 	str q0, [x2, #368] /* store ct_23 */
-	ldr q0, [sp, #160] /* reload g6x3.2 */
+	ldr q0, [sp, #112] /* reload g6x3.2 */
 	ldr q1, [sp, #176] /* reload g6x1.2 */
 	zip1 v2.4s, v0.4s, v1.4s /* tro0_24 = unpacklo(g6x3, g6x1) */
 	zip2 v0.4s, v0.4s, v1.4s /* tro0_25 = unpackhi(g6x3, g6x1) */
-	ldr q1, [sp, #112] /* reload g6x2.2 */
-	ldr q3, [sp, #80] /* reload g6x0.2 */
+	ldr q1, [sp, #96] /* reload g6x2.2 */
+	ldr q3, [sp, #144] /* reload g6x0.2 */
 	zip1 v4.4s, v1.4s, v3.4s /* tro0_26 = unpacklo(g6x2, g6x0) */
 	zip2 v1.4s, v1.4s, v3.4s /* tro0_27 = unpackhi(g6x2, g6x0) */
 	zip1 v3.4s, v2.4s, v4.4s /* tro1_24 = unpacklo(tro0_24, tro0_26) */
@@ -9007,11 +8867,11 @@ sm4_wordslice_neon_aes_batch_gcm_asm:
 	eor v0.16b, v0.16b, v1.16b /* ct_27 = xor(outbe_27, msg_27) */
 	str q0, [x2, #432] /* store ct_27 */
 	ldr q0, [sp, #192] /* reload g7x3.2 */
-	ldr q1, [sp, #96] /* reload g7x1.2 */
+	ldr q1, [sp, #80] /* reload g7x1.2 */
 	zip1 v2.4s, v0.4s, v1.4s /* tro0_28 = unpacklo(g7x3, g7x1) */
 	zip2 v0.4s, v0.4s, v1.4s /* tro0_29 = unpackhi(g7x3, g7x1) */
-	ldr q1, [sp, #144] /* reload g7x2.2 */
-	ldr q3, [sp, #128] /* reload g7x0.2 */
+	ldr q1, [sp, #128] /* reload g7x2.2 */
+	ldr q3, [sp, #160] /* reload g7x0.2 */
 	zip1 v4.4s, v1.4s, v3.4s /* tro0_30 = unpacklo(g7x2, g7x0) */
 	zip2 v1.4s, v1.4s, v3.4s /* tro0_31 = unpackhi(g7x2, g7x0) */
 	zip1 v3.4s, v2.4s, v4.4s /* tro1_28 = unpacklo(tro0_28, tro0_30) */
@@ -9034,8 +8894,8 @@ sm4_wordslice_neon_aes_batch_gcm_asm:
 	ldr q1, [x3, #496] /* msg_31 = load() */
 	eor v0.16b, v0.16b, v1.16b /* ct_31 = xor(outbe_31, msg_31) */
 	str q0, [x2, #496] /* store ct_31 */
-	ldr q0, [sp, #64] /* reload y_next */
-	str q0, [x1, #64] /* store y_next */
+	ldr q0, [sp, #64] /* reload reduced_1 */
+	str q0, [x1, #64] /* store reduced_1 */
 	ldp d8, d9, [sp]
 	ldp d10, d11, [sp, #16]
 	ldp d12, d13, [sp, #32]
@@ -9922,18 +9782,6 @@ sm4_wordslice_neon_aes_batch_multi_asm:
 .Lsm4_wordslice_neon_aes_asm_0_swap_halves:
 	.byte 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07
 
-/* half_up: (a0, a1) -> (0, a0): the middle sum's low half into S's bits 64..127 */
-	.section .rodata
-	.balign 16
-.Lsm4_wordslice_neon_aes_asm_0_half_up:
-	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07
-
-/* half_down: (a0, a1) -> (a1, 0): its high half into S's bits 128..191 */
-	.section .rodata
-	.balign 16
-.Lsm4_wordslice_neon_aes_asm_0_half_down:
-	.byte 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80
-
 /* fold: c = (Q - y^128 - 1) / y^64, Q = GHASH's polynomial reversed (gen/kernels/ghash.py fold) */
 	.section .rodata
 	.balign 16
@@ -10336,11 +10184,11 @@ sm4_wordslice_neon_aes_batch_multi_asm:
 .Lsm4_wordslice_neon_aes_asm_7_block_k_31:
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1f, 0x00
 
-/* carry_everywhere: every byte reads the carry (byte 15), a block's last byte reads zero */
+/* carry_everywhere: every byte reads the carry (byte 15), a block's last byte reads zero (in the order of the lookup the block feeds) */
 	.section .rodata
 	.balign 16
 .Lsm4_wordslice_neon_aes_asm_7_carry_everywhere:
-	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80, 0x0f, 0x0f, 0x0f
 
 /* carry_mask_table: a carry as a byte mask: 0 -> 0x00, 1 -> 0xff */
 	.section .rodata
@@ -10348,11 +10196,11 @@ sm4_wordslice_neon_aes_batch_multi_asm:
 .Lsm4_wordslice_neon_aes_asm_7_carry_mask_table:
 	.byte 0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 
-/* new_last_byte: byte 15 of a block's last lane reads byte 14, the new last byte; every other byte zero */
+/* new_last_byte: byte 15 of a block's last lane reads byte 14, the new last byte; every other byte zero (in the order of the lookup the block feeds) */
 	.section .rodata
 	.balign 16
 .Lsm4_wordslice_neon_aes_asm_7_new_last_byte:
-	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e
+	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x80, 0x80, 0x80
 
 /* inv_shift_rows: inverse ShiftRows (AESE's ShiftRows undone) */
 	.section .rodata
@@ -10461,18 +10309,6 @@ sm4_wordslice_neon_aes_batch_multi_asm:
 	.balign 16
 .Lsm4_wordslice_neon_aes_asm_9_swap_halves:
 	.byte 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07
-
-/* half_up: (a0, a1) -> (0, a0): the middle sum's low half into S's bits 64..127 */
-	.section .rodata
-	.balign 16
-.Lsm4_wordslice_neon_aes_asm_9_half_up:
-	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07
-
-/* half_down: (a0, a1) -> (a1, 0): its high half into S's bits 128..191 */
-	.section .rodata
-	.balign 16
-.Lsm4_wordslice_neon_aes_asm_9_half_down:
-	.byte 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80
 
 /* fold: c = (Q - y^128 - 1) / y^64, Q = GHASH's polynomial reversed (gen/kernels/ghash.py fold) */
 	.section .rodata
@@ -10684,11 +10520,11 @@ sm4_wordslice_neon_aes_batch_multi_asm:
 .Lsm4_wordslice_neon_aes_asm_9_block_k_31:
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1f, 0x00
 
-/* carry_everywhere: every byte reads the carry (byte 15), a block's last byte reads zero */
+/* carry_everywhere: every byte reads the carry (byte 15), a block's last byte reads zero (in the order of the lookup the block feeds) */
 	.section .rodata
 	.balign 16
 .Lsm4_wordslice_neon_aes_asm_9_carry_everywhere:
-	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80, 0x0f, 0x0f, 0x0f
 
 /* carry_mask_table: a carry as a byte mask: 0 -> 0x00, 1 -> 0xff */
 	.section .rodata
@@ -10696,11 +10532,11 @@ sm4_wordslice_neon_aes_batch_multi_asm:
 .Lsm4_wordslice_neon_aes_asm_9_carry_mask_table:
 	.byte 0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 
-/* new_last_byte: byte 15 of a block's last lane reads byte 14, the new last byte; every other byte zero */
+/* new_last_byte: byte 15 of a block's last lane reads byte 14, the new last byte; every other byte zero (in the order of the lookup the block feeds) */
 	.section .rodata
 	.balign 16
 .Lsm4_wordslice_neon_aes_asm_9_new_last_byte:
-	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e
+	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x80, 0x80, 0x80
 
 /* inv_shift_rows: inverse ShiftRows (AESE's ShiftRows undone) */
 	.section .rodata

@@ -1183,13 +1183,13 @@ static void ublock_register_avx2_ublock128_128_ctr_xor(const uint8_t *rk, const 
     const __m256i ctr_last = _mm256_srli_epi16(ctr_low, 8);
     const __m256i ctr_first = _mm256_set1_epi8((char)in[32]);
     const __m256i ctr_j0 = _mm256_and_si256(ctr_first, byte_14);
+    const __m256i ctr_base = _mm256_add_epi16(ctr_last, ctr_j0);
     const __m256i ctr_v_open = _mm256_and_si256(ctr_low, all_but_last);
     const __m256i ctr_w = kc_bcast16_256(in + 16);
     const __m256i ctr_w_open = _mm256_and_si256(ctr_w, all_but_last);
 
     /* Load 16 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
-    const __m256i ctr_j = _mm256_add_epi8(block_k, ctr_j0);
-    const __m256i ctr_sum = _mm256_add_epi16(ctr_last, ctr_j);
+    const __m256i ctr_sum = _mm256_add_epi16(ctr_base, block_k);
     const __m256i ctr_carry = _mm256_shuffle_epi8(ctr_sum, carry_everywhere);
     const __m256i ctr_mask = _mm256_shuffle_epi8(carry_mask_table, ctr_carry);
     const __m256i ctr_pair_b = _mm256_and_si256(ctr_w_open, ctr_mask);
@@ -1197,8 +1197,7 @@ static void ublock_register_avx2_ublock128_128_ctr_xor(const uint8_t *rk, const 
     const __m256i ctr_pair = _mm256_or_si256(ctr_pair_b, ctr_pair_a);
     const __m256i ctr_last_byte = _mm256_shuffle_epi8(ctr_sum, new_last_byte);
     const __m256i blk = _mm256_or_si256(ctr_pair, ctr_last_byte);
-    const __m256i ctr_j_1 = _mm256_add_epi8(block_k_1, ctr_j0);
-    const __m256i ctr_sum_1 = _mm256_add_epi16(ctr_last, ctr_j_1);
+    const __m256i ctr_sum_1 = _mm256_add_epi16(ctr_base, block_k_1);
     const __m256i ctr_carry_1 = _mm256_shuffle_epi8(ctr_sum_1, carry_everywhere);
     const __m256i ctr_mask_1 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_1);
     const __m256i ctr_pair_1_b = _mm256_and_si256(ctr_w_open, ctr_mask_1);
@@ -1218,8 +1217,7 @@ static void ublock_register_avx2_ublock128_128_ctr_xor(const uint8_t *rk, const 
     const __m256i sp_1 = _mm256_unpackhi_epi8(even, odd);
     g0x0 = sp;
     g0x1 = sp_1;
-    const __m256i ctr_j_2 = _mm256_add_epi8(block_k_2, ctr_j0);
-    const __m256i ctr_sum_2 = _mm256_add_epi16(ctr_last, ctr_j_2);
+    const __m256i ctr_sum_2 = _mm256_add_epi16(ctr_base, block_k_2);
     const __m256i ctr_carry_2 = _mm256_shuffle_epi8(ctr_sum_2, carry_everywhere);
     const __m256i ctr_mask_2 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_2);
     const __m256i ctr_pair_2_b = _mm256_and_si256(ctr_w_open, ctr_mask_2);
@@ -1227,8 +1225,7 @@ static void ublock_register_avx2_ublock128_128_ctr_xor(const uint8_t *rk, const 
     const __m256i ctr_pair_2 = _mm256_or_si256(ctr_pair_2_b, ctr_pair_2_a);
     const __m256i ctr_last_byte_2 = _mm256_shuffle_epi8(ctr_sum_2, new_last_byte);
     const __m256i blk_2 = _mm256_or_si256(ctr_pair_2, ctr_last_byte_2);
-    const __m256i ctr_j_3 = _mm256_add_epi8(block_k_3, ctr_j0);
-    const __m256i ctr_sum_3 = _mm256_add_epi16(ctr_last, ctr_j_3);
+    const __m256i ctr_sum_3 = _mm256_add_epi16(ctr_base, block_k_3);
     const __m256i ctr_carry_3 = _mm256_shuffle_epi8(ctr_sum_3, carry_everywhere);
     const __m256i ctr_mask_3 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_3);
     const __m256i ctr_pair_3_b = _mm256_and_si256(ctr_w_open, ctr_mask_3);
@@ -1248,8 +1245,7 @@ static void ublock_register_avx2_ublock128_128_ctr_xor(const uint8_t *rk, const 
     const __m256i sp_3 = _mm256_unpackhi_epi8(even_1, odd_1);
     g1x0 = sp_2;
     g1x1 = sp_3;
-    const __m256i ctr_j_4 = _mm256_add_epi8(block_k_4, ctr_j0);
-    const __m256i ctr_sum_4 = _mm256_add_epi16(ctr_last, ctr_j_4);
+    const __m256i ctr_sum_4 = _mm256_add_epi16(ctr_base, block_k_4);
     const __m256i ctr_carry_4 = _mm256_shuffle_epi8(ctr_sum_4, carry_everywhere);
     const __m256i ctr_mask_4 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_4);
     const __m256i ctr_pair_4_b = _mm256_and_si256(ctr_w_open, ctr_mask_4);
@@ -1257,8 +1253,7 @@ static void ublock_register_avx2_ublock128_128_ctr_xor(const uint8_t *rk, const 
     const __m256i ctr_pair_4 = _mm256_or_si256(ctr_pair_4_b, ctr_pair_4_a);
     const __m256i ctr_last_byte_4 = _mm256_shuffle_epi8(ctr_sum_4, new_last_byte);
     const __m256i blk_4 = _mm256_or_si256(ctr_pair_4, ctr_last_byte_4);
-    const __m256i ctr_j_5 = _mm256_add_epi8(block_k_5, ctr_j0);
-    const __m256i ctr_sum_5 = _mm256_add_epi16(ctr_last, ctr_j_5);
+    const __m256i ctr_sum_5 = _mm256_add_epi16(ctr_base, block_k_5);
     const __m256i ctr_carry_5 = _mm256_shuffle_epi8(ctr_sum_5, carry_everywhere);
     const __m256i ctr_mask_5 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_5);
     const __m256i ctr_pair_5_b = _mm256_and_si256(ctr_w_open, ctr_mask_5);
@@ -1278,8 +1273,7 @@ static void ublock_register_avx2_ublock128_128_ctr_xor(const uint8_t *rk, const 
     const __m256i sp_5 = _mm256_unpackhi_epi8(even_2, odd_2);
     g2x0 = sp_4;
     g2x1 = sp_5;
-    const __m256i ctr_j_6 = _mm256_add_epi8(block_k_6, ctr_j0);
-    const __m256i ctr_sum_6 = _mm256_add_epi16(ctr_last, ctr_j_6);
+    const __m256i ctr_sum_6 = _mm256_add_epi16(ctr_base, block_k_6);
     const __m256i ctr_carry_6 = _mm256_shuffle_epi8(ctr_sum_6, carry_everywhere);
     const __m256i ctr_mask_6 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_6);
     const __m256i ctr_pair_6_b = _mm256_and_si256(ctr_w_open, ctr_mask_6);
@@ -1287,8 +1281,7 @@ static void ublock_register_avx2_ublock128_128_ctr_xor(const uint8_t *rk, const 
     const __m256i ctr_pair_6 = _mm256_or_si256(ctr_pair_6_b, ctr_pair_6_a);
     const __m256i ctr_last_byte_6 = _mm256_shuffle_epi8(ctr_sum_6, new_last_byte);
     const __m256i blk_6 = _mm256_or_si256(ctr_pair_6, ctr_last_byte_6);
-    const __m256i ctr_j_7 = _mm256_add_epi8(block_k_7, ctr_j0);
-    const __m256i ctr_sum_7 = _mm256_add_epi16(ctr_last, ctr_j_7);
+    const __m256i ctr_sum_7 = _mm256_add_epi16(ctr_base, block_k_7);
     const __m256i ctr_carry_7 = _mm256_shuffle_epi8(ctr_sum_7, carry_everywhere);
     const __m256i ctr_mask_7 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_7);
     const __m256i ctr_pair_7_b = _mm256_and_si256(ctr_w_open, ctr_mask_7);
@@ -2664,13 +2657,13 @@ static void ublock_register_avx2_ublock128_256_ctr_xor(const uint8_t *rk, const 
     const __m256i ctr_last = _mm256_srli_epi16(ctr_low, 8);
     const __m256i ctr_first = _mm256_set1_epi8((char)in[32]);
     const __m256i ctr_j0 = _mm256_and_si256(ctr_first, byte_14);
+    const __m256i ctr_base = _mm256_add_epi16(ctr_last, ctr_j0);
     const __m256i ctr_v_open = _mm256_and_si256(ctr_low, all_but_last);
     const __m256i ctr_w = kc_bcast16_256(in + 16);
     const __m256i ctr_w_open = _mm256_and_si256(ctr_w, all_but_last);
 
     /* Load 16 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
-    const __m256i ctr_j = _mm256_add_epi8(block_k, ctr_j0);
-    const __m256i ctr_sum = _mm256_add_epi16(ctr_last, ctr_j);
+    const __m256i ctr_sum = _mm256_add_epi16(ctr_base, block_k);
     const __m256i ctr_carry = _mm256_shuffle_epi8(ctr_sum, carry_everywhere);
     const __m256i ctr_mask = _mm256_shuffle_epi8(carry_mask_table, ctr_carry);
     const __m256i ctr_pair_b = _mm256_and_si256(ctr_w_open, ctr_mask);
@@ -2678,8 +2671,7 @@ static void ublock_register_avx2_ublock128_256_ctr_xor(const uint8_t *rk, const 
     const __m256i ctr_pair = _mm256_or_si256(ctr_pair_b, ctr_pair_a);
     const __m256i ctr_last_byte = _mm256_shuffle_epi8(ctr_sum, new_last_byte);
     const __m256i blk = _mm256_or_si256(ctr_pair, ctr_last_byte);
-    const __m256i ctr_j_1 = _mm256_add_epi8(block_k_1, ctr_j0);
-    const __m256i ctr_sum_1 = _mm256_add_epi16(ctr_last, ctr_j_1);
+    const __m256i ctr_sum_1 = _mm256_add_epi16(ctr_base, block_k_1);
     const __m256i ctr_carry_1 = _mm256_shuffle_epi8(ctr_sum_1, carry_everywhere);
     const __m256i ctr_mask_1 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_1);
     const __m256i ctr_pair_1_b = _mm256_and_si256(ctr_w_open, ctr_mask_1);
@@ -2699,8 +2691,7 @@ static void ublock_register_avx2_ublock128_256_ctr_xor(const uint8_t *rk, const 
     const __m256i sp_1 = _mm256_unpackhi_epi8(even, odd);
     g0x0 = sp;
     g0x1 = sp_1;
-    const __m256i ctr_j_2 = _mm256_add_epi8(block_k_2, ctr_j0);
-    const __m256i ctr_sum_2 = _mm256_add_epi16(ctr_last, ctr_j_2);
+    const __m256i ctr_sum_2 = _mm256_add_epi16(ctr_base, block_k_2);
     const __m256i ctr_carry_2 = _mm256_shuffle_epi8(ctr_sum_2, carry_everywhere);
     const __m256i ctr_mask_2 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_2);
     const __m256i ctr_pair_2_b = _mm256_and_si256(ctr_w_open, ctr_mask_2);
@@ -2708,8 +2699,7 @@ static void ublock_register_avx2_ublock128_256_ctr_xor(const uint8_t *rk, const 
     const __m256i ctr_pair_2 = _mm256_or_si256(ctr_pair_2_b, ctr_pair_2_a);
     const __m256i ctr_last_byte_2 = _mm256_shuffle_epi8(ctr_sum_2, new_last_byte);
     const __m256i blk_2 = _mm256_or_si256(ctr_pair_2, ctr_last_byte_2);
-    const __m256i ctr_j_3 = _mm256_add_epi8(block_k_3, ctr_j0);
-    const __m256i ctr_sum_3 = _mm256_add_epi16(ctr_last, ctr_j_3);
+    const __m256i ctr_sum_3 = _mm256_add_epi16(ctr_base, block_k_3);
     const __m256i ctr_carry_3 = _mm256_shuffle_epi8(ctr_sum_3, carry_everywhere);
     const __m256i ctr_mask_3 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_3);
     const __m256i ctr_pair_3_b = _mm256_and_si256(ctr_w_open, ctr_mask_3);
@@ -2729,8 +2719,7 @@ static void ublock_register_avx2_ublock128_256_ctr_xor(const uint8_t *rk, const 
     const __m256i sp_3 = _mm256_unpackhi_epi8(even_1, odd_1);
     g1x0 = sp_2;
     g1x1 = sp_3;
-    const __m256i ctr_j_4 = _mm256_add_epi8(block_k_4, ctr_j0);
-    const __m256i ctr_sum_4 = _mm256_add_epi16(ctr_last, ctr_j_4);
+    const __m256i ctr_sum_4 = _mm256_add_epi16(ctr_base, block_k_4);
     const __m256i ctr_carry_4 = _mm256_shuffle_epi8(ctr_sum_4, carry_everywhere);
     const __m256i ctr_mask_4 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_4);
     const __m256i ctr_pair_4_b = _mm256_and_si256(ctr_w_open, ctr_mask_4);
@@ -2738,8 +2727,7 @@ static void ublock_register_avx2_ublock128_256_ctr_xor(const uint8_t *rk, const 
     const __m256i ctr_pair_4 = _mm256_or_si256(ctr_pair_4_b, ctr_pair_4_a);
     const __m256i ctr_last_byte_4 = _mm256_shuffle_epi8(ctr_sum_4, new_last_byte);
     const __m256i blk_4 = _mm256_or_si256(ctr_pair_4, ctr_last_byte_4);
-    const __m256i ctr_j_5 = _mm256_add_epi8(block_k_5, ctr_j0);
-    const __m256i ctr_sum_5 = _mm256_add_epi16(ctr_last, ctr_j_5);
+    const __m256i ctr_sum_5 = _mm256_add_epi16(ctr_base, block_k_5);
     const __m256i ctr_carry_5 = _mm256_shuffle_epi8(ctr_sum_5, carry_everywhere);
     const __m256i ctr_mask_5 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_5);
     const __m256i ctr_pair_5_b = _mm256_and_si256(ctr_w_open, ctr_mask_5);
@@ -2759,8 +2747,7 @@ static void ublock_register_avx2_ublock128_256_ctr_xor(const uint8_t *rk, const 
     const __m256i sp_5 = _mm256_unpackhi_epi8(even_2, odd_2);
     g2x0 = sp_4;
     g2x1 = sp_5;
-    const __m256i ctr_j_6 = _mm256_add_epi8(block_k_6, ctr_j0);
-    const __m256i ctr_sum_6 = _mm256_add_epi16(ctr_last, ctr_j_6);
+    const __m256i ctr_sum_6 = _mm256_add_epi16(ctr_base, block_k_6);
     const __m256i ctr_carry_6 = _mm256_shuffle_epi8(ctr_sum_6, carry_everywhere);
     const __m256i ctr_mask_6 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_6);
     const __m256i ctr_pair_6_b = _mm256_and_si256(ctr_w_open, ctr_mask_6);
@@ -2768,8 +2755,7 @@ static void ublock_register_avx2_ublock128_256_ctr_xor(const uint8_t *rk, const 
     const __m256i ctr_pair_6 = _mm256_or_si256(ctr_pair_6_b, ctr_pair_6_a);
     const __m256i ctr_last_byte_6 = _mm256_shuffle_epi8(ctr_sum_6, new_last_byte);
     const __m256i blk_6 = _mm256_or_si256(ctr_pair_6, ctr_last_byte_6);
-    const __m256i ctr_j_7 = _mm256_add_epi8(block_k_7, ctr_j0);
-    const __m256i ctr_sum_7 = _mm256_add_epi16(ctr_last, ctr_j_7);
+    const __m256i ctr_sum_7 = _mm256_add_epi16(ctr_base, block_k_7);
     const __m256i ctr_carry_7 = _mm256_shuffle_epi8(ctr_sum_7, carry_everywhere);
     const __m256i ctr_mask_7 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_7);
     const __m256i ctr_pair_7_b = _mm256_and_si256(ctr_w_open, ctr_mask_7);
@@ -4431,14 +4417,14 @@ static void ublock_register_avx2_ublock256_256_ctr_xor(const uint8_t *rk, const 
     const __m256i ctr_last = _mm256_srli_epi16(ctr_low, 8);
     const __m256i ctr_first = _mm256_set1_epi8((char)in[64]);
     const __m256i ctr_j0 = _mm256_and_si256(ctr_first, byte_14);
+    const __m256i ctr_base = _mm256_add_epi16(ctr_last, ctr_j0);
     const __m256i ctr_v = _mm256_loadu_si256((const void *)(in));
     const __m256i ctr_v_open = _mm256_and_si256(ctr_v, all_but_last);
     const __m256i ctr_w = _mm256_loadu_si256((const void *)(in + 32));
     const __m256i ctr_w_open = _mm256_and_si256(ctr_w, all_but_last);
 
     /* Load 8 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
-    const __m256i ctr_j = _mm256_add_epi8(block_k, ctr_j0);
-    const __m256i ctr_sum = _mm256_add_epi16(ctr_last, ctr_j);
+    const __m256i ctr_sum = _mm256_add_epi16(ctr_base, block_k);
     const __m256i ctr_carry = _mm256_shuffle_epi8(ctr_sum, carry_everywhere);
     const __m256i ctr_mask = _mm256_shuffle_epi8(carry_mask_table, ctr_carry);
     const __m256i ctr_pair_b = _mm256_and_si256(ctr_w_open, ctr_mask);
@@ -4446,8 +4432,7 @@ static void ublock_register_avx2_ublock256_256_ctr_xor(const uint8_t *rk, const 
     const __m256i ctr_pair = _mm256_or_si256(ctr_pair_b, ctr_pair_a);
     const __m256i ctr_last_byte = _mm256_shuffle_epi8(ctr_sum, new_last_byte);
     const __m256i blk = _mm256_or_si256(ctr_pair, ctr_last_byte);
-    const __m256i ctr_j_1 = _mm256_add_epi8(block_k_1, ctr_j0);
-    const __m256i ctr_sum_1 = _mm256_add_epi16(ctr_last, ctr_j_1);
+    const __m256i ctr_sum_1 = _mm256_add_epi16(ctr_base, block_k_1);
     const __m256i ctr_carry_1 = _mm256_shuffle_epi8(ctr_sum_1, carry_everywhere);
     const __m256i ctr_mask_1 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_1);
     const __m256i ctr_pair_1_b = _mm256_and_si256(ctr_w_open, ctr_mask_1);
@@ -4469,8 +4454,7 @@ static void ublock_register_avx2_ublock256_256_ctr_xor(const uint8_t *rk, const 
     const __m256i lanes_1 = _mm256_permute2x128_si256(sp, sp_1, 0x31);
     g0x0 = lanes;
     g0x1 = lanes_1;
-    const __m256i ctr_j_2 = _mm256_add_epi8(block_k_2, ctr_j0);
-    const __m256i ctr_sum_2 = _mm256_add_epi16(ctr_last, ctr_j_2);
+    const __m256i ctr_sum_2 = _mm256_add_epi16(ctr_base, block_k_2);
     const __m256i ctr_carry_2 = _mm256_shuffle_epi8(ctr_sum_2, carry_everywhere);
     const __m256i ctr_mask_2 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_2);
     const __m256i ctr_pair_2_b = _mm256_and_si256(ctr_w_open, ctr_mask_2);
@@ -4478,8 +4462,7 @@ static void ublock_register_avx2_ublock256_256_ctr_xor(const uint8_t *rk, const 
     const __m256i ctr_pair_2 = _mm256_or_si256(ctr_pair_2_b, ctr_pair_2_a);
     const __m256i ctr_last_byte_2 = _mm256_shuffle_epi8(ctr_sum_2, new_last_byte);
     const __m256i blk_2 = _mm256_or_si256(ctr_pair_2, ctr_last_byte_2);
-    const __m256i ctr_j_3 = _mm256_add_epi8(block_k_3, ctr_j0);
-    const __m256i ctr_sum_3 = _mm256_add_epi16(ctr_last, ctr_j_3);
+    const __m256i ctr_sum_3 = _mm256_add_epi16(ctr_base, block_k_3);
     const __m256i ctr_carry_3 = _mm256_shuffle_epi8(ctr_sum_3, carry_everywhere);
     const __m256i ctr_mask_3 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_3);
     const __m256i ctr_pair_3_b = _mm256_and_si256(ctr_w_open, ctr_mask_3);
@@ -4501,8 +4484,7 @@ static void ublock_register_avx2_ublock256_256_ctr_xor(const uint8_t *rk, const 
     const __m256i lanes_3 = _mm256_permute2x128_si256(sp_2, sp_3, 0x31);
     g1x0 = lanes_2;
     g1x1 = lanes_3;
-    const __m256i ctr_j_4 = _mm256_add_epi8(block_k_4, ctr_j0);
-    const __m256i ctr_sum_4 = _mm256_add_epi16(ctr_last, ctr_j_4);
+    const __m256i ctr_sum_4 = _mm256_add_epi16(ctr_base, block_k_4);
     const __m256i ctr_carry_4 = _mm256_shuffle_epi8(ctr_sum_4, carry_everywhere);
     const __m256i ctr_mask_4 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_4);
     const __m256i ctr_pair_4_b = _mm256_and_si256(ctr_w_open, ctr_mask_4);
@@ -4510,8 +4492,7 @@ static void ublock_register_avx2_ublock256_256_ctr_xor(const uint8_t *rk, const 
     const __m256i ctr_pair_4 = _mm256_or_si256(ctr_pair_4_b, ctr_pair_4_a);
     const __m256i ctr_last_byte_4 = _mm256_shuffle_epi8(ctr_sum_4, new_last_byte);
     const __m256i blk_4 = _mm256_or_si256(ctr_pair_4, ctr_last_byte_4);
-    const __m256i ctr_j_5 = _mm256_add_epi8(block_k_5, ctr_j0);
-    const __m256i ctr_sum_5 = _mm256_add_epi16(ctr_last, ctr_j_5);
+    const __m256i ctr_sum_5 = _mm256_add_epi16(ctr_base, block_k_5);
     const __m256i ctr_carry_5 = _mm256_shuffle_epi8(ctr_sum_5, carry_everywhere);
     const __m256i ctr_mask_5 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_5);
     const __m256i ctr_pair_5_b = _mm256_and_si256(ctr_w_open, ctr_mask_5);
@@ -4533,8 +4514,7 @@ static void ublock_register_avx2_ublock256_256_ctr_xor(const uint8_t *rk, const 
     const __m256i lanes_5 = _mm256_permute2x128_si256(sp_4, sp_5, 0x31);
     g2x0 = lanes_4;
     g2x1 = lanes_5;
-    const __m256i ctr_j_6 = _mm256_add_epi8(block_k_6, ctr_j0);
-    const __m256i ctr_sum_6 = _mm256_add_epi16(ctr_last, ctr_j_6);
+    const __m256i ctr_sum_6 = _mm256_add_epi16(ctr_base, block_k_6);
     const __m256i ctr_carry_6 = _mm256_shuffle_epi8(ctr_sum_6, carry_everywhere);
     const __m256i ctr_mask_6 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_6);
     const __m256i ctr_pair_6_b = _mm256_and_si256(ctr_w_open, ctr_mask_6);
@@ -4542,8 +4522,7 @@ static void ublock_register_avx2_ublock256_256_ctr_xor(const uint8_t *rk, const 
     const __m256i ctr_pair_6 = _mm256_or_si256(ctr_pair_6_b, ctr_pair_6_a);
     const __m256i ctr_last_byte_6 = _mm256_shuffle_epi8(ctr_sum_6, new_last_byte);
     const __m256i blk_6 = _mm256_or_si256(ctr_pair_6, ctr_last_byte_6);
-    const __m256i ctr_j_7 = _mm256_add_epi8(block_k_7, ctr_j0);
-    const __m256i ctr_sum_7 = _mm256_add_epi16(ctr_last, ctr_j_7);
+    const __m256i ctr_sum_7 = _mm256_add_epi16(ctr_base, block_k_7);
     const __m256i ctr_carry_7 = _mm256_shuffle_epi8(ctr_sum_7, carry_everywhere);
     const __m256i ctr_mask_7 = _mm256_shuffle_epi8(carry_mask_table, ctr_carry_7);
     const __m256i ctr_pair_7_b = _mm256_and_si256(ctr_w_open, ctr_mask_7);

@@ -653,102 +653,95 @@ ublock_register_avx512_ublock128_128_ctr_xor_asm:
 	vpsrlw $8, %zmm0, %zmm1 /* ctr_last = shr(ctr_low) */
 	vpbroadcastb 32(%rsi), %zmm2 /* ctr_first = bcast8() */
 	vpandd .Lublock_register_avx512_asm_4_byte_14(%rip), %zmm2, %zmm2 /* ctr_j0 = and(ctr_first, byte_14) */
+	vpaddw %zmm2, %zmm1, %zmm1 /* ctr_base = add(ctr_last, ctr_j0) */
 	vpandd .Lublock_register_avx512_asm_4_all_but_last(%rip), %zmm0, %zmm0 /* ctr_v_open = and(ctr_low, all_but_last) */
-	vbroadcasti32x4 16(%rsi), %zmm3 /* ctr_w = bcast128() */
-	vpandd .Lublock_register_avx512_asm_4_all_but_last(%rip), %zmm3, %zmm3 /* ctr_w_open = and(ctr_w, all_but_last) */
+	vbroadcasti32x4 16(%rsi), %zmm2 /* ctr_w = bcast128() */
+	vpandd .Lublock_register_avx512_asm_4_all_but_last(%rip), %zmm2, %zmm2 /* ctr_w_open = and(ctr_w, all_but_last) */
 
 	/* Load 32 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
-	vpaddb .Lublock_register_avx512_asm_4_block_k(%rip), %zmm2, %zmm4 /* ctr_j = add(ctr_j0, block_k) */
-	vpaddw %zmm4, %zmm1, %zmm4 /* ctr_sum = add(ctr_last, ctr_j) */
-	vpshufb .Lublock_register_avx512_asm_4_carry_everywhere(%rip), %zmm4, %zmm5 /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
-	vmovdqa64 .Lublock_register_avx512_asm_4_carry_mask_table(%rip), %zmm6 /* carry_mask_table = const() */
-	vpshufb %zmm5, %zmm6, %zmm5 /* ctr_mask = lookup16(carry_mask_table, ctr_carry) */
+	vpaddw .Lublock_register_avx512_asm_4_block_k(%rip), %zmm1, %zmm3 /* ctr_sum = add(ctr_base, block_k) */
+	vpshufb .Lublock_register_avx512_asm_4_carry_everywhere(%rip), %zmm3, %zmm4 /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
+	vmovdqa64 .Lublock_register_avx512_asm_4_carry_mask_table(%rip), %zmm5 /* carry_mask_table = const() */
+	vpshufb %zmm4, %zmm5, %zmm4 /* ctr_mask = lookup16(carry_mask_table, ctr_carry) */
+	vmovdqa64 %zmm0, %zmm6 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm4, %zmm2, %zmm6 /* ctr_pair = ternlog(ctr_v_open, ctr_w_open, ctr_mask) */
+	vpshufb .Lublock_register_avx512_asm_4_new_last_byte(%rip), %zmm3, %zmm3 /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
+	vpord %zmm3, %zmm6, %zmm3 /* blk = or(ctr_pair, ctr_last_byte) */
+	vpaddw .Lublock_register_avx512_asm_4_block_k_1(%rip), %zmm1, %zmm4 /* ctr_sum_1 = add(ctr_base, block_k_1) */
+	vpshufb .Lublock_register_avx512_asm_4_carry_everywhere(%rip), %zmm4, %zmm6 /* ctr_carry_1 = lookup16(ctr_sum_1, carry_everywhere) */
+	vpshufb %zmm6, %zmm5, %zmm6 /* ctr_mask_1 = lookup16(carry_mask_table, ctr_carry_1) */
 	vmovdqa64 %zmm0, %zmm7 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm5, %zmm3, %zmm7 /* ctr_pair = ternlog(ctr_v_open, ctr_w_open, ctr_mask) */
-	vpshufb .Lublock_register_avx512_asm_4_new_last_byte(%rip), %zmm4, %zmm4 /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
-	vpord %zmm4, %zmm7, %zmm4 /* blk = or(ctr_pair, ctr_last_byte) */
-	vpaddb .Lublock_register_avx512_asm_4_block_k_1(%rip), %zmm2, %zmm5 /* ctr_j_1 = add(ctr_j0, block_k_1) */
-	vpaddw %zmm5, %zmm1, %zmm5 /* ctr_sum_1 = add(ctr_last, ctr_j_1) */
-	vpshufb .Lublock_register_avx512_asm_4_carry_everywhere(%rip), %zmm5, %zmm7 /* ctr_carry_1 = lookup16(ctr_sum_1, carry_everywhere) */
-	vpshufb %zmm7, %zmm6, %zmm7 /* ctr_mask_1 = lookup16(carry_mask_table, ctr_carry_1) */
+	vpternlogd $0xd8, %zmm6, %zmm2, %zmm7 /* ctr_pair_1 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_1) */
+	vpshufb .Lublock_register_avx512_asm_4_new_last_byte(%rip), %zmm4, %zmm4 /* ctr_last_byte_1 = lookup16(ctr_sum_1, new_last_byte) */
+	vpord %zmm4, %zmm7, %zmm4 /* blk_1 = or(ctr_pair_1, ctr_last_byte_1) */
+	vpsrlw $4, %zmm3, %zmm6 /* lo_sh = shr(blk) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_4_high_nibbles(%rip), %zmm4, %zmm6 /* even = ternlog(lo_sh, blk_1, high_nibbles) */
+	vpsllw $4, %zmm4, %zmm4 /* hi_sh = shl(blk_1) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_4_high_nibbles(%rip), %zmm4, %zmm3 /* odd = ternlog(blk, hi_sh, high_nibbles) */
+	vpunpcklbw %zmm3, %zmm6, %zmm4 /* sp = unpacklo(even, odd) */
+	vpunpckhbw %zmm3, %zmm6, %zmm3 /* sp_1 = unpackhi(even, odd) */
+	vpaddw .Lublock_register_avx512_asm_4_block_k_2(%rip), %zmm1, %zmm6 /* ctr_sum_2 = add(ctr_base, block_k_2) */
+	vpshufb .Lublock_register_avx512_asm_4_carry_everywhere(%rip), %zmm6, %zmm7 /* ctr_carry_2 = lookup16(ctr_sum_2, carry_everywhere) */
+	vpshufb %zmm7, %zmm5, %zmm7 /* ctr_mask_2 = lookup16(carry_mask_table, ctr_carry_2) */
 	vmovdqa64 %zmm0, %zmm8 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm7, %zmm3, %zmm8 /* ctr_pair_1 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_1) */
-	vpshufb .Lublock_register_avx512_asm_4_new_last_byte(%rip), %zmm5, %zmm5 /* ctr_last_byte_1 = lookup16(ctr_sum_1, new_last_byte) */
-	vpord %zmm5, %zmm8, %zmm5 /* blk_1 = or(ctr_pair_1, ctr_last_byte_1) */
-	vpsrlw $4, %zmm4, %zmm7 /* lo_sh = shr(blk) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_4_high_nibbles(%rip), %zmm5, %zmm7 /* even = ternlog(lo_sh, blk_1, high_nibbles) */
-	vpsllw $4, %zmm5, %zmm5 /* hi_sh = shl(blk_1) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_4_high_nibbles(%rip), %zmm5, %zmm4 /* odd = ternlog(blk, hi_sh, high_nibbles) */
-	vpunpcklbw %zmm4, %zmm7, %zmm5 /* sp = unpacklo(even, odd) */
-	vpunpckhbw %zmm4, %zmm7, %zmm4 /* sp_1 = unpackhi(even, odd) */
-	vpaddb .Lublock_register_avx512_asm_4_block_k_2(%rip), %zmm2, %zmm7 /* ctr_j_2 = add(ctr_j0, block_k_2) */
-	vpaddw %zmm7, %zmm1, %zmm7 /* ctr_sum_2 = add(ctr_last, ctr_j_2) */
-	vpshufb .Lublock_register_avx512_asm_4_carry_everywhere(%rip), %zmm7, %zmm8 /* ctr_carry_2 = lookup16(ctr_sum_2, carry_everywhere) */
-	vpshufb %zmm8, %zmm6, %zmm8 /* ctr_mask_2 = lookup16(carry_mask_table, ctr_carry_2) */
+	vpternlogd $0xd8, %zmm7, %zmm2, %zmm8 /* ctr_pair_2 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_2) */
+	vpshufb .Lublock_register_avx512_asm_4_new_last_byte(%rip), %zmm6, %zmm6 /* ctr_last_byte_2 = lookup16(ctr_sum_2, new_last_byte) */
+	vpord %zmm6, %zmm8, %zmm6 /* blk_2 = or(ctr_pair_2, ctr_last_byte_2) */
+	vpaddw .Lublock_register_avx512_asm_4_block_k_3(%rip), %zmm1, %zmm7 /* ctr_sum_3 = add(ctr_base, block_k_3) */
+	vpshufb .Lublock_register_avx512_asm_4_carry_everywhere(%rip), %zmm7, %zmm8 /* ctr_carry_3 = lookup16(ctr_sum_3, carry_everywhere) */
+	vpshufb %zmm8, %zmm5, %zmm8 /* ctr_mask_3 = lookup16(carry_mask_table, ctr_carry_3) */
 	vmovdqa64 %zmm0, %zmm9 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm8, %zmm3, %zmm9 /* ctr_pair_2 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_2) */
-	vpshufb .Lublock_register_avx512_asm_4_new_last_byte(%rip), %zmm7, %zmm7 /* ctr_last_byte_2 = lookup16(ctr_sum_2, new_last_byte) */
-	vpord %zmm7, %zmm9, %zmm7 /* blk_2 = or(ctr_pair_2, ctr_last_byte_2) */
-	vpaddb .Lublock_register_avx512_asm_4_block_k_3(%rip), %zmm2, %zmm8 /* ctr_j_3 = add(ctr_j0, block_k_3) */
-	vpaddw %zmm8, %zmm1, %zmm8 /* ctr_sum_3 = add(ctr_last, ctr_j_3) */
-	vpshufb .Lublock_register_avx512_asm_4_carry_everywhere(%rip), %zmm8, %zmm9 /* ctr_carry_3 = lookup16(ctr_sum_3, carry_everywhere) */
-	vpshufb %zmm9, %zmm6, %zmm9 /* ctr_mask_3 = lookup16(carry_mask_table, ctr_carry_3) */
+	vpternlogd $0xd8, %zmm8, %zmm2, %zmm9 /* ctr_pair_3 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_3) */
+	vpshufb .Lublock_register_avx512_asm_4_new_last_byte(%rip), %zmm7, %zmm7 /* ctr_last_byte_3 = lookup16(ctr_sum_3, new_last_byte) */
+	vpord %zmm7, %zmm9, %zmm7 /* blk_3 = or(ctr_pair_3, ctr_last_byte_3) */
+	vpsrlw $4, %zmm6, %zmm8 /* lo_sh_1 = shr(blk_2) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_4_high_nibbles(%rip), %zmm7, %zmm8 /* even_1 = ternlog(lo_sh_1, blk_3, high_nibbles) */
+	vpsllw $4, %zmm7, %zmm7 /* hi_sh_1 = shl(blk_3) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_4_high_nibbles(%rip), %zmm7, %zmm6 /* odd_1 = ternlog(blk_2, hi_sh_1, high_nibbles) */
+	vpunpcklbw %zmm6, %zmm8, %zmm7 /* sp_2 = unpacklo(even_1, odd_1) */
+	vpunpckhbw %zmm6, %zmm8, %zmm6 /* sp_3 = unpackhi(even_1, odd_1) */
+	vpaddw .Lublock_register_avx512_asm_4_block_k_4(%rip), %zmm1, %zmm8 /* ctr_sum_4 = add(ctr_base, block_k_4) */
+	vpshufb .Lublock_register_avx512_asm_4_carry_everywhere(%rip), %zmm8, %zmm9 /* ctr_carry_4 = lookup16(ctr_sum_4, carry_everywhere) */
+	vpshufb %zmm9, %zmm5, %zmm9 /* ctr_mask_4 = lookup16(carry_mask_table, ctr_carry_4) */
 	vmovdqa64 %zmm0, %zmm10 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm9, %zmm3, %zmm10 /* ctr_pair_3 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_3) */
-	vpshufb .Lublock_register_avx512_asm_4_new_last_byte(%rip), %zmm8, %zmm8 /* ctr_last_byte_3 = lookup16(ctr_sum_3, new_last_byte) */
-	vpord %zmm8, %zmm10, %zmm8 /* blk_3 = or(ctr_pair_3, ctr_last_byte_3) */
-	vpsrlw $4, %zmm7, %zmm9 /* lo_sh_1 = shr(blk_2) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_4_high_nibbles(%rip), %zmm8, %zmm9 /* even_1 = ternlog(lo_sh_1, blk_3, high_nibbles) */
-	vpsllw $4, %zmm8, %zmm8 /* hi_sh_1 = shl(blk_3) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_4_high_nibbles(%rip), %zmm8, %zmm7 /* odd_1 = ternlog(blk_2, hi_sh_1, high_nibbles) */
-	vpunpcklbw %zmm7, %zmm9, %zmm8 /* sp_2 = unpacklo(even_1, odd_1) */
-	vpunpckhbw %zmm7, %zmm9, %zmm7 /* sp_3 = unpackhi(even_1, odd_1) */
-	vpaddb .Lublock_register_avx512_asm_4_block_k_4(%rip), %zmm2, %zmm9 /* ctr_j_4 = add(ctr_j0, block_k_4) */
-	vpaddw %zmm9, %zmm1, %zmm9 /* ctr_sum_4 = add(ctr_last, ctr_j_4) */
-	vpshufb .Lublock_register_avx512_asm_4_carry_everywhere(%rip), %zmm9, %zmm10 /* ctr_carry_4 = lookup16(ctr_sum_4, carry_everywhere) */
-	vpshufb %zmm10, %zmm6, %zmm10 /* ctr_mask_4 = lookup16(carry_mask_table, ctr_carry_4) */
+	vpternlogd $0xd8, %zmm9, %zmm2, %zmm10 /* ctr_pair_4 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_4) */
+	vpshufb .Lublock_register_avx512_asm_4_new_last_byte(%rip), %zmm8, %zmm8 /* ctr_last_byte_4 = lookup16(ctr_sum_4, new_last_byte) */
+	vpord %zmm8, %zmm10, %zmm8 /* blk_4 = or(ctr_pair_4, ctr_last_byte_4) */
+	vpaddw .Lublock_register_avx512_asm_4_block_k_5(%rip), %zmm1, %zmm9 /* ctr_sum_5 = add(ctr_base, block_k_5) */
+	vpshufb .Lublock_register_avx512_asm_4_carry_everywhere(%rip), %zmm9, %zmm10 /* ctr_carry_5 = lookup16(ctr_sum_5, carry_everywhere) */
+	vpshufb %zmm10, %zmm5, %zmm10 /* ctr_mask_5 = lookup16(carry_mask_table, ctr_carry_5) */
 	vmovdqa64 %zmm0, %zmm11 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm10, %zmm3, %zmm11 /* ctr_pair_4 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_4) */
-	vpshufb .Lublock_register_avx512_asm_4_new_last_byte(%rip), %zmm9, %zmm9 /* ctr_last_byte_4 = lookup16(ctr_sum_4, new_last_byte) */
-	vpord %zmm9, %zmm11, %zmm9 /* blk_4 = or(ctr_pair_4, ctr_last_byte_4) */
-	vpaddb .Lublock_register_avx512_asm_4_block_k_5(%rip), %zmm2, %zmm10 /* ctr_j_5 = add(ctr_j0, block_k_5) */
-	vpaddw %zmm10, %zmm1, %zmm10 /* ctr_sum_5 = add(ctr_last, ctr_j_5) */
-	vpshufb .Lublock_register_avx512_asm_4_carry_everywhere(%rip), %zmm10, %zmm11 /* ctr_carry_5 = lookup16(ctr_sum_5, carry_everywhere) */
-	vpshufb %zmm11, %zmm6, %zmm11 /* ctr_mask_5 = lookup16(carry_mask_table, ctr_carry_5) */
+	vpternlogd $0xd8, %zmm10, %zmm2, %zmm11 /* ctr_pair_5 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_5) */
+	vpshufb .Lublock_register_avx512_asm_4_new_last_byte(%rip), %zmm9, %zmm9 /* ctr_last_byte_5 = lookup16(ctr_sum_5, new_last_byte) */
+	vpord %zmm9, %zmm11, %zmm9 /* blk_5 = or(ctr_pair_5, ctr_last_byte_5) */
+	vpsrlw $4, %zmm8, %zmm10 /* lo_sh_2 = shr(blk_4) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_4_high_nibbles(%rip), %zmm9, %zmm10 /* even_2 = ternlog(lo_sh_2, blk_5, high_nibbles) */
+	vpsllw $4, %zmm9, %zmm9 /* hi_sh_2 = shl(blk_5) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_4_high_nibbles(%rip), %zmm9, %zmm8 /* odd_2 = ternlog(blk_4, hi_sh_2, high_nibbles) */
+	vpunpcklbw %zmm8, %zmm10, %zmm9 /* sp_4 = unpacklo(even_2, odd_2) */
+	vpunpckhbw %zmm8, %zmm10, %zmm8 /* sp_5 = unpackhi(even_2, odd_2) */
+	vpaddw .Lublock_register_avx512_asm_4_block_k_6(%rip), %zmm1, %zmm10 /* ctr_sum_6 = add(ctr_base, block_k_6) */
+	vpshufb .Lublock_register_avx512_asm_4_carry_everywhere(%rip), %zmm10, %zmm11 /* ctr_carry_6 = lookup16(ctr_sum_6, carry_everywhere) */
+	vpshufb %zmm11, %zmm5, %zmm11 /* ctr_mask_6 = lookup16(carry_mask_table, ctr_carry_6) */
 	vmovdqa64 %zmm0, %zmm12 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm11, %zmm3, %zmm12 /* ctr_pair_5 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_5) */
-	vpshufb .Lublock_register_avx512_asm_4_new_last_byte(%rip), %zmm10, %zmm10 /* ctr_last_byte_5 = lookup16(ctr_sum_5, new_last_byte) */
-	vpord %zmm10, %zmm12, %zmm10 /* blk_5 = or(ctr_pair_5, ctr_last_byte_5) */
-	vpsrlw $4, %zmm9, %zmm11 /* lo_sh_2 = shr(blk_4) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_4_high_nibbles(%rip), %zmm10, %zmm11 /* even_2 = ternlog(lo_sh_2, blk_5, high_nibbles) */
-	vpsllw $4, %zmm10, %zmm10 /* hi_sh_2 = shl(blk_5) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_4_high_nibbles(%rip), %zmm10, %zmm9 /* odd_2 = ternlog(blk_4, hi_sh_2, high_nibbles) */
-	vpunpcklbw %zmm9, %zmm11, %zmm10 /* sp_4 = unpacklo(even_2, odd_2) */
-	vpunpckhbw %zmm9, %zmm11, %zmm9 /* sp_5 = unpackhi(even_2, odd_2) */
-	vpaddb .Lublock_register_avx512_asm_4_block_k_6(%rip), %zmm2, %zmm11 /* ctr_j_6 = add(ctr_j0, block_k_6) */
-	vpaddw %zmm11, %zmm1, %zmm11 /* ctr_sum_6 = add(ctr_last, ctr_j_6) */
-	vpshufb .Lublock_register_avx512_asm_4_carry_everywhere(%rip), %zmm11, %zmm12 /* ctr_carry_6 = lookup16(ctr_sum_6, carry_everywhere) */
-	vpshufb %zmm12, %zmm6, %zmm12 /* ctr_mask_6 = lookup16(carry_mask_table, ctr_carry_6) */
-	vmovdqa64 %zmm0, %zmm13 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm12, %zmm3, %zmm13 /* ctr_pair_6 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_6) */
-	vpshufb .Lublock_register_avx512_asm_4_new_last_byte(%rip), %zmm11, %zmm11 /* ctr_last_byte_6 = lookup16(ctr_sum_6, new_last_byte) */
-	vpord %zmm11, %zmm13, %zmm11 /* blk_6 = or(ctr_pair_6, ctr_last_byte_6) */
-	vpaddb .Lublock_register_avx512_asm_4_block_k_7(%rip), %zmm2, %zmm2 /* ctr_j_7 = add(ctr_j0, block_k_7) */
-	vpaddw %zmm2, %zmm1, %zmm1 /* ctr_sum_7 = add(ctr_last, ctr_j_7) */
-	vpshufb .Lublock_register_avx512_asm_4_carry_everywhere(%rip), %zmm1, %zmm2 /* ctr_carry_7 = lookup16(ctr_sum_7, carry_everywhere) */
-	vpshufb %zmm2, %zmm6, %zmm2 /* ctr_mask_7 = lookup16(carry_mask_table, ctr_carry_7) */
-	vpternlogd $0xd8, %zmm2, %zmm3, %zmm0 /* ctr_pair_7 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_7) */
+	vpternlogd $0xd8, %zmm11, %zmm2, %zmm12 /* ctr_pair_6 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_6) */
+	vpshufb .Lublock_register_avx512_asm_4_new_last_byte(%rip), %zmm10, %zmm10 /* ctr_last_byte_6 = lookup16(ctr_sum_6, new_last_byte) */
+	vpord %zmm10, %zmm12, %zmm10 /* blk_6 = or(ctr_pair_6, ctr_last_byte_6) */
+	vpaddw .Lublock_register_avx512_asm_4_block_k_7(%rip), %zmm1, %zmm1 /* ctr_sum_7 = add(ctr_base, block_k_7) */
+	vpshufb .Lublock_register_avx512_asm_4_carry_everywhere(%rip), %zmm1, %zmm11 /* ctr_carry_7 = lookup16(ctr_sum_7, carry_everywhere) */
+	vpshufb %zmm11, %zmm5, %zmm5 /* ctr_mask_7 = lookup16(carry_mask_table, ctr_carry_7) */
+	vpternlogd $0xd8, %zmm5, %zmm2, %zmm0 /* ctr_pair_7 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_7) */
 	vpshufb .Lublock_register_avx512_asm_4_new_last_byte(%rip), %zmm1, %zmm1 /* ctr_last_byte_7 = lookup16(ctr_sum_7, new_last_byte) */
 	vpord %zmm1, %zmm0, %zmm0 /* blk_7 = or(ctr_pair_7, ctr_last_byte_7) */
-	vpsrlw $4, %zmm11, %zmm1 /* lo_sh_3 = shr(blk_6) */
+	vpsrlw $4, %zmm10, %zmm1 /* lo_sh_3 = shr(blk_6) */
 	vpternlogd $0xd8, .Lublock_register_avx512_asm_4_high_nibbles(%rip), %zmm0, %zmm1 /* even_3 = ternlog(lo_sh_3, blk_7, high_nibbles) */
 	vpsllw $4, %zmm0, %zmm0 /* hi_sh_3 = shl(blk_7) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_4_high_nibbles(%rip), %zmm0, %zmm11 /* odd_3 = ternlog(blk_6, hi_sh_3, high_nibbles) */
-	vpunpcklbw %zmm11, %zmm1, %zmm0 /* sp_6 = unpacklo(even_3, odd_3) */
-	vpunpckhbw %zmm11, %zmm1, %zmm1 /* sp_7 = unpackhi(even_3, odd_3) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_4_high_nibbles(%rip), %zmm0, %zmm10 /* odd_3 = ternlog(blk_6, hi_sh_3, high_nibbles) */
+	vpunpcklbw %zmm10, %zmm1, %zmm0 /* sp_6 = unpacklo(even_3, odd_3) */
+	vpunpckhbw %zmm10, %zmm1, %zmm1 /* sp_7 = unpackhi(even_3, odd_3) */
 	vmovdqa64 .Lublock_register_avx512_asm_4_low_nibbles(%rip), %zmm2 /* low_nibbles = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_4_rotl48(%rip), %zmm3 /* rotl48 = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_4_sbox_hi(%rip), %zmm6 /* sbox_hi = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_4_rotl48(%rip), %zmm5 /* rotl48 = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_4_sbox_hi(%rip), %zmm10 /* sbox_hi = const() */
 	vmovdqa64 .Lublock_register_avx512_asm_4_sbox_lo(%rip), %zmm11 /* sbox_lo = const() */
 	vmovdqa64 .Lublock_register_avx512_asm_4_pl_mask(%rip), %zmm12 /* pl_mask = const() */
 	vmovdqa64 .Lublock_register_avx512_asm_4_pr_mask(%rip), %zmm13 /* pr_mask = const() */
@@ -761,85 +754,85 @@ ublock_register_avx512_ublock128_128_ctr_xor_asm:
 	vmovdqu64 64(%rdi,%r8), %zmm17 /* rk1 = load() */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	vpxord %zmm16, %zmm5, %zmm5 /* k0 = xor(g0x0, rk0) */
-	vpxord %zmm17, %zmm4, %zmm4 /* k1 = xor(g0x1, rk1) */
-	vpandd %zmm2, %zmm5, %zmm18 /* s0_lo = and(k0, low_nibbles) */
-	vpsrlw $4, %zmm5, %zmm5 /* s0_sh = shr(k0) */
-	vpandd %zmm2, %zmm5, %zmm5 /* s0_hi = and(s0_sh, low_nibbles) */
+	vpxord %zmm16, %zmm4, %zmm4 /* k0 = xor(g0x0, rk0) */
+	vpxord %zmm17, %zmm3, %zmm3 /* k1 = xor(g0x1, rk1) */
+	vpandd %zmm2, %zmm4, %zmm18 /* s0_lo = and(k0, low_nibbles) */
+	vpsrlw $4, %zmm4, %zmm4 /* s0_sh = shr(k0) */
+	vpandd %zmm2, %zmm4, %zmm4 /* s0_hi = and(s0_sh, low_nibbles) */
 	vpshufb %zmm18, %zmm11, %zmm18 /* s0_l = lookup16(sbox_lo, s0_lo) */
-	vpshufb %zmm5, %zmm6, %zmm5 /* s0_h = lookup16(sbox_hi, s0_hi) */
-	vpord %zmm5, %zmm18, %zmm5 /* s0 = or(s0_l, s0_h) */
-	vpandd %zmm2, %zmm4, %zmm18 /* s1_lo = and(k1, low_nibbles) */
-	vpsrlw $4, %zmm4, %zmm4 /* s1_sh = shr(k1) */
-	vpandd %zmm2, %zmm4, %zmm4 /* s1_hi = and(s1_sh, low_nibbles) */
+	vpshufb %zmm4, %zmm10, %zmm4 /* s0_h = lookup16(sbox_hi, s0_hi) */
+	vpord %zmm4, %zmm18, %zmm4 /* s0 = or(s0_l, s0_h) */
+	vpandd %zmm2, %zmm3, %zmm18 /* s1_lo = and(k1, low_nibbles) */
+	vpsrlw $4, %zmm3, %zmm3 /* s1_sh = shr(k1) */
+	vpandd %zmm2, %zmm3, %zmm3 /* s1_hi = and(s1_sh, low_nibbles) */
 	vpshufb %zmm18, %zmm11, %zmm18 /* s1_l = lookup16(sbox_lo, s1_lo) */
-	vpshufb %zmm4, %zmm6, %zmm4 /* s1_h = lookup16(sbox_hi, s1_hi) */
-	vpternlogd $0x56, %zmm5, %zmm4, %zmm18 /* x1 = ternlog(s1_l, s1_h, s0) */
-	vpshufb %zmm15, %zmm18, %zmm4 /* rot4 = lookup16(x1, rotl56) */
-	vpxord %zmm4, %zmm5, %zmm4 /* x0 = xor(s0, rot4) */
-	vpshufb %zmm3, %zmm4, %zmm5 /* rot8 = lookup16(x0, rotl48) */
-	vpxord %zmm5, %zmm18, %zmm5 /* x1_1 = xor(x1, rot8) */
-	vpshufb %zmm3, %zmm5, %zmm18 /* rot8_1 = lookup16(x1_1, rotl48) */
-	vpxord %zmm18, %zmm4, %zmm4 /* x0_1 = xor(x0, rot8_1) */
-	vpshufb %zmm14, %zmm4, %zmm18 /* rot20 = lookup16(x0_1, rotl24) */
-	vpxord %zmm18, %zmm5, %zmm5 /* x1_2 = xor(x1_1, rot20) */
-	vpxord %zmm5, %zmm4, %zmm4 /* x0_2 = xor(x0_1, x1_2) */
-	vpshufb %zmm12, %zmm4, %zmm4 /* pl = lookup16(x0_2, pl_mask) */
-	vpshufb %zmm13, %zmm5, %zmm5 /* pr = lookup16(x1_2, pr_mask) */
+	vpshufb %zmm3, %zmm10, %zmm3 /* s1_h = lookup16(sbox_hi, s1_hi) */
+	vpternlogd $0x56, %zmm4, %zmm3, %zmm18 /* x1 = ternlog(s1_l, s1_h, s0) */
+	vpshufb %zmm15, %zmm18, %zmm3 /* rot4 = lookup16(x1, rotl56) */
+	vpxord %zmm3, %zmm4, %zmm3 /* x0 = xor(s0, rot4) */
+	vpshufb %zmm5, %zmm3, %zmm4 /* rot8 = lookup16(x0, rotl48) */
+	vpxord %zmm4, %zmm18, %zmm4 /* x1_1 = xor(x1, rot8) */
+	vpshufb %zmm5, %zmm4, %zmm18 /* rot8_1 = lookup16(x1_1, rotl48) */
+	vpxord %zmm18, %zmm3, %zmm3 /* x0_1 = xor(x0, rot8_1) */
+	vpshufb %zmm14, %zmm3, %zmm18 /* rot20 = lookup16(x0_1, rotl24) */
+	vpxord %zmm18, %zmm4, %zmm4 /* x1_2 = xor(x1_1, rot20) */
+	vpxord %zmm4, %zmm3, %zmm3 /* x0_2 = xor(x0_1, x1_2) */
+	vpshufb %zmm12, %zmm3, %zmm3 /* pl = lookup16(x0_2, pl_mask) */
+	vpshufb %zmm13, %zmm4, %zmm4 /* pr = lookup16(x1_2, pr_mask) */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	vpxord %zmm16, %zmm8, %zmm8 /* k0_1 = xor(g1x0, rk0) */
-	vpxord %zmm17, %zmm7, %zmm7 /* k1_1 = xor(g1x1, rk1) */
-	vpandd %zmm2, %zmm8, %zmm18 /* s0_lo_1 = and(k0_1, low_nibbles) */
-	vpsrlw $4, %zmm8, %zmm8 /* s0_sh_1 = shr(k0_1) */
-	vpandd %zmm2, %zmm8, %zmm8 /* s0_hi_1 = and(s0_sh_1, low_nibbles) */
+	vpxord %zmm16, %zmm7, %zmm7 /* k0_1 = xor(g1x0, rk0) */
+	vpxord %zmm17, %zmm6, %zmm6 /* k1_1 = xor(g1x1, rk1) */
+	vpandd %zmm2, %zmm7, %zmm18 /* s0_lo_1 = and(k0_1, low_nibbles) */
+	vpsrlw $4, %zmm7, %zmm7 /* s0_sh_1 = shr(k0_1) */
+	vpandd %zmm2, %zmm7, %zmm7 /* s0_hi_1 = and(s0_sh_1, low_nibbles) */
 	vpshufb %zmm18, %zmm11, %zmm18 /* s0_l_1 = lookup16(sbox_lo, s0_lo_1) */
-	vpshufb %zmm8, %zmm6, %zmm8 /* s0_h_1 = lookup16(sbox_hi, s0_hi_1) */
-	vpord %zmm8, %zmm18, %zmm8 /* s0_1 = or(s0_l_1, s0_h_1) */
-	vpandd %zmm2, %zmm7, %zmm18 /* s1_lo_1 = and(k1_1, low_nibbles) */
-	vpsrlw $4, %zmm7, %zmm7 /* s1_sh_1 = shr(k1_1) */
-	vpandd %zmm2, %zmm7, %zmm7 /* s1_hi_1 = and(s1_sh_1, low_nibbles) */
+	vpshufb %zmm7, %zmm10, %zmm7 /* s0_h_1 = lookup16(sbox_hi, s0_hi_1) */
+	vpord %zmm7, %zmm18, %zmm7 /* s0_1 = or(s0_l_1, s0_h_1) */
+	vpandd %zmm2, %zmm6, %zmm18 /* s1_lo_1 = and(k1_1, low_nibbles) */
+	vpsrlw $4, %zmm6, %zmm6 /* s1_sh_1 = shr(k1_1) */
+	vpandd %zmm2, %zmm6, %zmm6 /* s1_hi_1 = and(s1_sh_1, low_nibbles) */
 	vpshufb %zmm18, %zmm11, %zmm18 /* s1_l_1 = lookup16(sbox_lo, s1_lo_1) */
-	vpshufb %zmm7, %zmm6, %zmm7 /* s1_h_1 = lookup16(sbox_hi, s1_hi_1) */
-	vpternlogd $0x56, %zmm8, %zmm7, %zmm18 /* x1_3 = ternlog(s1_l_1, s1_h_1, s0_1) */
-	vpshufb %zmm15, %zmm18, %zmm7 /* rot4_1 = lookup16(x1_3, rotl56) */
-	vpxord %zmm7, %zmm8, %zmm7 /* x0_3 = xor(s0_1, rot4_1) */
-	vpshufb %zmm3, %zmm7, %zmm8 /* rot8_2 = lookup16(x0_3, rotl48) */
-	vpxord %zmm8, %zmm18, %zmm8 /* x1_4 = xor(x1_3, rot8_2) */
-	vpshufb %zmm3, %zmm8, %zmm18 /* rot8_3 = lookup16(x1_4, rotl48) */
-	vpxord %zmm18, %zmm7, %zmm7 /* x0_4 = xor(x0_3, rot8_3) */
-	vpshufb %zmm14, %zmm7, %zmm18 /* rot20_1 = lookup16(x0_4, rotl24) */
-	vpxord %zmm18, %zmm8, %zmm8 /* x1_5 = xor(x1_4, rot20_1) */
-	vpxord %zmm8, %zmm7, %zmm7 /* x0_5 = xor(x0_4, x1_5) */
-	vpshufb %zmm12, %zmm7, %zmm7 /* pl_1 = lookup16(x0_5, pl_mask) */
-	vpshufb %zmm13, %zmm8, %zmm8 /* pr_1 = lookup16(x1_5, pr_mask) */
+	vpshufb %zmm6, %zmm10, %zmm6 /* s1_h_1 = lookup16(sbox_hi, s1_hi_1) */
+	vpternlogd $0x56, %zmm7, %zmm6, %zmm18 /* x1_3 = ternlog(s1_l_1, s1_h_1, s0_1) */
+	vpshufb %zmm15, %zmm18, %zmm6 /* rot4_1 = lookup16(x1_3, rotl56) */
+	vpxord %zmm6, %zmm7, %zmm6 /* x0_3 = xor(s0_1, rot4_1) */
+	vpshufb %zmm5, %zmm6, %zmm7 /* rot8_2 = lookup16(x0_3, rotl48) */
+	vpxord %zmm7, %zmm18, %zmm7 /* x1_4 = xor(x1_3, rot8_2) */
+	vpshufb %zmm5, %zmm7, %zmm18 /* rot8_3 = lookup16(x1_4, rotl48) */
+	vpxord %zmm18, %zmm6, %zmm6 /* x0_4 = xor(x0_3, rot8_3) */
+	vpshufb %zmm14, %zmm6, %zmm18 /* rot20_1 = lookup16(x0_4, rotl24) */
+	vpxord %zmm18, %zmm7, %zmm7 /* x1_5 = xor(x1_4, rot20_1) */
+	vpxord %zmm7, %zmm6, %zmm6 /* x0_5 = xor(x0_4, x1_5) */
+	vpshufb %zmm12, %zmm6, %zmm6 /* pl_1 = lookup16(x0_5, pl_mask) */
+	vpshufb %zmm13, %zmm7, %zmm7 /* pr_1 = lookup16(x1_5, pr_mask) */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	vpxord %zmm16, %zmm10, %zmm10 /* k0_2 = xor(g2x0, rk0) */
-	vpxord %zmm17, %zmm9, %zmm9 /* k1_2 = xor(g2x1, rk1) */
-	vpandd %zmm2, %zmm10, %zmm18 /* s0_lo_2 = and(k0_2, low_nibbles) */
-	vpsrlw $4, %zmm10, %zmm10 /* s0_sh_2 = shr(k0_2) */
-	vpandd %zmm2, %zmm10, %zmm10 /* s0_hi_2 = and(s0_sh_2, low_nibbles) */
+	vpxord %zmm16, %zmm9, %zmm9 /* k0_2 = xor(g2x0, rk0) */
+	vpxord %zmm17, %zmm8, %zmm8 /* k1_2 = xor(g2x1, rk1) */
+	vpandd %zmm2, %zmm9, %zmm18 /* s0_lo_2 = and(k0_2, low_nibbles) */
+	vpsrlw $4, %zmm9, %zmm9 /* s0_sh_2 = shr(k0_2) */
+	vpandd %zmm2, %zmm9, %zmm9 /* s0_hi_2 = and(s0_sh_2, low_nibbles) */
 	vpshufb %zmm18, %zmm11, %zmm18 /* s0_l_2 = lookup16(sbox_lo, s0_lo_2) */
-	vpshufb %zmm10, %zmm6, %zmm10 /* s0_h_2 = lookup16(sbox_hi, s0_hi_2) */
-	vpord %zmm10, %zmm18, %zmm10 /* s0_2 = or(s0_l_2, s0_h_2) */
-	vpandd %zmm2, %zmm9, %zmm18 /* s1_lo_2 = and(k1_2, low_nibbles) */
-	vpsrlw $4, %zmm9, %zmm9 /* s1_sh_2 = shr(k1_2) */
-	vpandd %zmm2, %zmm9, %zmm9 /* s1_hi_2 = and(s1_sh_2, low_nibbles) */
+	vpshufb %zmm9, %zmm10, %zmm9 /* s0_h_2 = lookup16(sbox_hi, s0_hi_2) */
+	vpord %zmm9, %zmm18, %zmm9 /* s0_2 = or(s0_l_2, s0_h_2) */
+	vpandd %zmm2, %zmm8, %zmm18 /* s1_lo_2 = and(k1_2, low_nibbles) */
+	vpsrlw $4, %zmm8, %zmm8 /* s1_sh_2 = shr(k1_2) */
+	vpandd %zmm2, %zmm8, %zmm8 /* s1_hi_2 = and(s1_sh_2, low_nibbles) */
 	vpshufb %zmm18, %zmm11, %zmm18 /* s1_l_2 = lookup16(sbox_lo, s1_lo_2) */
-	vpshufb %zmm9, %zmm6, %zmm9 /* s1_h_2 = lookup16(sbox_hi, s1_hi_2) */
-	vpternlogd $0x56, %zmm10, %zmm9, %zmm18 /* x1_6 = ternlog(s1_l_2, s1_h_2, s0_2) */
-	vpshufb %zmm15, %zmm18, %zmm9 /* rot4_2 = lookup16(x1_6, rotl56) */
-	vpxord %zmm9, %zmm10, %zmm9 /* x0_6 = xor(s0_2, rot4_2) */
-	vpshufb %zmm3, %zmm9, %zmm10 /* rot8_4 = lookup16(x0_6, rotl48) */
-	vpxord %zmm10, %zmm18, %zmm10 /* x1_7 = xor(x1_6, rot8_4) */
-	vpshufb %zmm3, %zmm10, %zmm18 /* rot8_5 = lookup16(x1_7, rotl48) */
-	vpxord %zmm18, %zmm9, %zmm9 /* x0_7 = xor(x0_6, rot8_5) */
-	vpshufb %zmm14, %zmm9, %zmm18 /* rot20_2 = lookup16(x0_7, rotl24) */
-	vpxord %zmm18, %zmm10, %zmm10 /* x1_8 = xor(x1_7, rot20_2) */
-	vpxord %zmm10, %zmm9, %zmm9 /* x0_8 = xor(x0_7, x1_8) */
-	vpshufb %zmm12, %zmm9, %zmm9 /* pl_2 = lookup16(x0_8, pl_mask) */
-	vpshufb %zmm13, %zmm10, %zmm10 /* pr_2 = lookup16(x1_8, pr_mask) */
+	vpshufb %zmm8, %zmm10, %zmm8 /* s1_h_2 = lookup16(sbox_hi, s1_hi_2) */
+	vpternlogd $0x56, %zmm9, %zmm8, %zmm18 /* x1_6 = ternlog(s1_l_2, s1_h_2, s0_2) */
+	vpshufb %zmm15, %zmm18, %zmm8 /* rot4_2 = lookup16(x1_6, rotl56) */
+	vpxord %zmm8, %zmm9, %zmm8 /* x0_6 = xor(s0_2, rot4_2) */
+	vpshufb %zmm5, %zmm8, %zmm9 /* rot8_4 = lookup16(x0_6, rotl48) */
+	vpxord %zmm9, %zmm18, %zmm9 /* x1_7 = xor(x1_6, rot8_4) */
+	vpshufb %zmm5, %zmm9, %zmm18 /* rot8_5 = lookup16(x1_7, rotl48) */
+	vpxord %zmm18, %zmm8, %zmm8 /* x0_7 = xor(x0_6, rot8_5) */
+	vpshufb %zmm14, %zmm8, %zmm18 /* rot20_2 = lookup16(x0_7, rotl24) */
+	vpxord %zmm18, %zmm9, %zmm9 /* x1_8 = xor(x1_7, rot20_2) */
+	vpxord %zmm9, %zmm8, %zmm8 /* x0_8 = xor(x0_7, x1_8) */
+	vpshufb %zmm12, %zmm8, %zmm8 /* pl_2 = lookup16(x0_8, pl_mask) */
+	vpshufb %zmm13, %zmm9, %zmm9 /* pr_2 = lookup16(x1_8, pr_mask) */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
 	vpxord %zmm16, %zmm0, %zmm0 /* k0_3 = xor(g3x0, rk0) */
@@ -848,103 +841,103 @@ ublock_register_avx512_ublock128_128_ctr_xor_asm:
 	vpsrlw $4, %zmm0, %zmm0 /* s0_sh_3 = shr(k0_3) */
 	vpandd %zmm2, %zmm0, %zmm0 /* s0_hi_3 = and(s0_sh_3, low_nibbles) */
 	vpshufb %zmm16, %zmm11, %zmm16 /* s0_l_3 = lookup16(sbox_lo, s0_lo_3) */
-	vpshufb %zmm0, %zmm6, %zmm0 /* s0_h_3 = lookup16(sbox_hi, s0_hi_3) */
+	vpshufb %zmm0, %zmm10, %zmm0 /* s0_h_3 = lookup16(sbox_hi, s0_hi_3) */
 	vpord %zmm0, %zmm16, %zmm0 /* s0_3 = or(s0_l_3, s0_h_3) */
 	vpandd %zmm2, %zmm1, %zmm16 /* s1_lo_3 = and(k1_3, low_nibbles) */
 	vpsrlw $4, %zmm1, %zmm1 /* s1_sh_3 = shr(k1_3) */
 	vpandd %zmm2, %zmm1, %zmm1 /* s1_hi_3 = and(s1_sh_3, low_nibbles) */
 	vpshufb %zmm16, %zmm11, %zmm16 /* s1_l_3 = lookup16(sbox_lo, s1_lo_3) */
-	vpshufb %zmm1, %zmm6, %zmm1 /* s1_h_3 = lookup16(sbox_hi, s1_hi_3) */
+	vpshufb %zmm1, %zmm10, %zmm1 /* s1_h_3 = lookup16(sbox_hi, s1_hi_3) */
 	vpternlogd $0x56, %zmm0, %zmm1, %zmm16 /* x1_9 = ternlog(s1_l_3, s1_h_3, s0_3) */
 	vpshufb %zmm15, %zmm16, %zmm1 /* rot4_3 = lookup16(x1_9, rotl56) */
 	vpxord %zmm1, %zmm0, %zmm0 /* x0_9 = xor(s0_3, rot4_3) */
-	vpshufb %zmm3, %zmm0, %zmm1 /* rot8_6 = lookup16(x0_9, rotl48) */
+	vpshufb %zmm5, %zmm0, %zmm1 /* rot8_6 = lookup16(x0_9, rotl48) */
 	vpxord %zmm1, %zmm16, %zmm1 /* x1_10 = xor(x1_9, rot8_6) */
-	vpshufb %zmm3, %zmm1, %zmm16 /* rot8_7 = lookup16(x1_10, rotl48) */
+	vpshufb %zmm5, %zmm1, %zmm16 /* rot8_7 = lookup16(x1_10, rotl48) */
 	vpxord %zmm16, %zmm0, %zmm0 /* x0_10 = xor(x0_9, rot8_7) */
 	vpshufb %zmm14, %zmm0, %zmm16 /* rot20_3 = lookup16(x0_10, rotl24) */
 	vpxord %zmm16, %zmm1, %zmm1 /* x1_11 = xor(x1_10, rot20_3) */
 	vpxord %zmm1, %zmm0, %zmm0 /* x0_11 = xor(x0_10, x1_11) */
 	vpshufb %zmm12, %zmm0, %zmm0 /* pl_3 = lookup16(x0_11, pl_mask) */
 	vpshufb %zmm13, %zmm1, %zmm1 /* pr_3 = lookup16(x1_11, pr_mask) */
-	vmovdqa64 %zmm4, %zmm16 /* g0x0.3 */
-	vmovdqa64 %zmm5, %zmm4 /* g0x1.3 */
-	vmovdqa64 %zmm16, %zmm5 /* g0x0.3 */
-	vmovdqa64 %zmm7, %zmm16 /* g1x0.3 */
-	vmovdqa64 %zmm8, %zmm7 /* g1x1.3 */
-	vmovdqa64 %zmm16, %zmm8 /* g1x0.3 */
-	vmovdqa64 %zmm9, %zmm16 /* g2x0.3 */
-	vmovdqa64 %zmm10, %zmm9 /* g2x1.3 */
-	vmovdqa64 %zmm16, %zmm10 /* g2x0.3 */
+	vmovdqa64 %zmm3, %zmm16 /* g0x0.3 */
+	vmovdqa64 %zmm4, %zmm3 /* g0x1.3 */
+	vmovdqa64 %zmm16, %zmm4 /* g0x0.3 */
+	vmovdqa64 %zmm6, %zmm16 /* g1x0.3 */
+	vmovdqa64 %zmm7, %zmm6 /* g1x1.3 */
+	vmovdqa64 %zmm16, %zmm7 /* g1x0.3 */
+	vmovdqa64 %zmm8, %zmm16 /* g2x0.3 */
+	vmovdqa64 %zmm9, %zmm8 /* g2x1.3 */
+	vmovdqa64 %zmm16, %zmm9 /* g2x0.3 */
 	add $128, %r8
 	cmp $2048, %r8
 	jne .Lublock_register_avx512_asm_4_loop_r0
 
 	/* Final key addition. */
-	vpxord 2048(%rdi), %zmm5, %zmm5 /* y0 = xor(g0x0, rk0_1) */
-	vpxord 2112(%rdi), %zmm4, %zmm4 /* y1 = xor(g0x1, rk1_1) */
-	vpshufb .Lublock_register_avx512_asm_4_deinterleave(%rip), %zmm5, %zmm5 /* de = lookup16(y0, deinterleave) */
-	vpshufb .Lublock_register_avx512_asm_4_deinterleave(%rip), %zmm4, %zmm4 /* de_1 = lookup16(y1, deinterleave) */
-	vpunpcklqdq %zmm4, %zmm5, %zmm16 /* even_4 = unpacklo(de, de_1) */
-	vpunpckhqdq %zmm4, %zmm5, %zmm4 /* odd_4 = unpackhi(de, de_1) */
-	vpsllw $4, %zmm16, %zmm5 /* ev_sh = shl(even_4) */
-	vmovdqa64 %zmm4, %zmm17 /* odd_4 */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_4_high_nibbles(%rip), %zmm5, %zmm17 /* out_lo = ternlog(odd_4, ev_sh, high_nibbles) */
-	vpsrlw $4, %zmm4, %zmm4 /* od_sh = shr(odd_4) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_4_high_nibbles(%rip), %zmm16, %zmm4 /* out_hi = ternlog(od_sh, even_4, high_nibbles) */
-	vmovdqu64 (%rcx), %zmm5 /* msg = load() */
-	vpxord %zmm5, %zmm17, %zmm5 /* ct = xor(out_lo, msg) */
-	vmovdqu64 %zmm5, (%rdx) /* store ct */
-	vmovdqu64 64(%rcx), %zmm5 /* msg_1 = load() */
-	vpxord %zmm5, %zmm4, %zmm4 /* ct_1 = xor(out_hi, msg_1) */
-	vmovdqu64 %zmm4, 64(%rdx) /* store ct_1 */
-	vpxord 2048(%rdi), %zmm8, %zmm4 /* y0_1 = xor(g1x0, rk0_1) */
-	vpxord 2112(%rdi), %zmm7, %zmm5 /* y1_1 = xor(g1x1, rk1_1) */
-	vpshufb .Lublock_register_avx512_asm_4_deinterleave(%rip), %zmm4, %zmm4 /* de_2 = lookup16(y0_1, deinterleave) */
-	vpshufb .Lublock_register_avx512_asm_4_deinterleave(%rip), %zmm5, %zmm5 /* de_3 = lookup16(y1_1, deinterleave) */
-	vpunpcklqdq %zmm5, %zmm4, %zmm7 /* even_5 = unpacklo(de_2, de_3) */
-	vpunpckhqdq %zmm5, %zmm4, %zmm4 /* odd_5 = unpackhi(de_2, de_3) */
-	vpsllw $4, %zmm7, %zmm5 /* ev_sh_1 = shl(even_5) */
-	vmovdqa64 %zmm4, %zmm8 /* odd_5 */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_4_high_nibbles(%rip), %zmm5, %zmm8 /* out_lo_1 = ternlog(odd_5, ev_sh_1, high_nibbles) */
-	vpsrlw $4, %zmm4, %zmm4 /* od_sh_1 = shr(odd_5) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_4_high_nibbles(%rip), %zmm7, %zmm4 /* out_hi_1 = ternlog(od_sh_1, even_5, high_nibbles) */
-	vmovdqu64 128(%rcx), %zmm5 /* msg_2 = load() */
-	vpxord %zmm5, %zmm8, %zmm5 /* ct_2 = xor(out_lo_1, msg_2) */
-	vmovdqu64 %zmm5, 128(%rdx) /* store ct_2 */
-	vmovdqu64 192(%rcx), %zmm5 /* msg_3 = load() */
-	vpxord %zmm5, %zmm4, %zmm4 /* ct_3 = xor(out_hi_1, msg_3) */
-	vmovdqu64 %zmm4, 192(%rdx) /* store ct_3 */
-	vpxord 2048(%rdi), %zmm10, %zmm4 /* y0_2 = xor(g2x0, rk0_1) */
-	vpxord 2112(%rdi), %zmm9, %zmm5 /* y1_2 = xor(g2x1, rk1_1) */
-	vpshufb .Lublock_register_avx512_asm_4_deinterleave(%rip), %zmm4, %zmm4 /* de_4 = lookup16(y0_2, deinterleave) */
-	vpshufb .Lublock_register_avx512_asm_4_deinterleave(%rip), %zmm5, %zmm5 /* de_5 = lookup16(y1_2, deinterleave) */
-	vpunpcklqdq %zmm5, %zmm4, %zmm7 /* even_6 = unpacklo(de_4, de_5) */
-	vpunpckhqdq %zmm5, %zmm4, %zmm4 /* odd_6 = unpackhi(de_4, de_5) */
-	vpsllw $4, %zmm7, %zmm5 /* ev_sh_2 = shl(even_6) */
-	vmovdqa64 %zmm4, %zmm8 /* odd_6 */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_4_high_nibbles(%rip), %zmm5, %zmm8 /* out_lo_2 = ternlog(odd_6, ev_sh_2, high_nibbles) */
-	vpsrlw $4, %zmm4, %zmm4 /* od_sh_2 = shr(odd_6) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_4_high_nibbles(%rip), %zmm7, %zmm4 /* out_hi_2 = ternlog(od_sh_2, even_6, high_nibbles) */
-	vmovdqu64 256(%rcx), %zmm5 /* msg_4 = load() */
-	vpxord %zmm5, %zmm8, %zmm5 /* ct_4 = xor(out_lo_2, msg_4) */
-	vmovdqu64 %zmm5, 256(%rdx) /* store ct_4 */
-	vmovdqu64 320(%rcx), %zmm5 /* msg_5 = load() */
-	vpxord %zmm5, %zmm4, %zmm4 /* ct_5 = xor(out_hi_2, msg_5) */
-	vmovdqu64 %zmm4, 320(%rdx) /* store ct_5 */
+	vpxord 2048(%rdi), %zmm4, %zmm4 /* y0 = xor(g0x0, rk0_1) */
+	vpxord 2112(%rdi), %zmm3, %zmm3 /* y1 = xor(g0x1, rk1_1) */
+	vpshufb .Lublock_register_avx512_asm_4_deinterleave(%rip), %zmm4, %zmm4 /* de = lookup16(y0, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_4_deinterleave(%rip), %zmm3, %zmm3 /* de_1 = lookup16(y1, deinterleave) */
+	vpunpcklqdq %zmm3, %zmm4, %zmm16 /* even_4 = unpacklo(de, de_1) */
+	vpunpckhqdq %zmm3, %zmm4, %zmm3 /* odd_4 = unpackhi(de, de_1) */
+	vpsllw $4, %zmm16, %zmm4 /* ev_sh = shl(even_4) */
+	vmovdqa64 %zmm3, %zmm17 /* odd_4 */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_4_high_nibbles(%rip), %zmm4, %zmm17 /* out_lo = ternlog(odd_4, ev_sh, high_nibbles) */
+	vpsrlw $4, %zmm3, %zmm3 /* od_sh = shr(odd_4) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_4_high_nibbles(%rip), %zmm16, %zmm3 /* out_hi = ternlog(od_sh, even_4, high_nibbles) */
+	vmovdqu64 (%rcx), %zmm4 /* msg = load() */
+	vpxord %zmm4, %zmm17, %zmm4 /* ct = xor(out_lo, msg) */
+	vmovdqu64 %zmm4, (%rdx) /* store ct */
+	vmovdqu64 64(%rcx), %zmm4 /* msg_1 = load() */
+	vpxord %zmm4, %zmm3, %zmm3 /* ct_1 = xor(out_hi, msg_1) */
+	vmovdqu64 %zmm3, 64(%rdx) /* store ct_1 */
+	vpxord 2048(%rdi), %zmm7, %zmm3 /* y0_1 = xor(g1x0, rk0_1) */
+	vpxord 2112(%rdi), %zmm6, %zmm4 /* y1_1 = xor(g1x1, rk1_1) */
+	vpshufb .Lublock_register_avx512_asm_4_deinterleave(%rip), %zmm3, %zmm3 /* de_2 = lookup16(y0_1, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_4_deinterleave(%rip), %zmm4, %zmm4 /* de_3 = lookup16(y1_1, deinterleave) */
+	vpunpcklqdq %zmm4, %zmm3, %zmm6 /* even_5 = unpacklo(de_2, de_3) */
+	vpunpckhqdq %zmm4, %zmm3, %zmm3 /* odd_5 = unpackhi(de_2, de_3) */
+	vpsllw $4, %zmm6, %zmm4 /* ev_sh_1 = shl(even_5) */
+	vmovdqa64 %zmm3, %zmm7 /* odd_5 */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_4_high_nibbles(%rip), %zmm4, %zmm7 /* out_lo_1 = ternlog(odd_5, ev_sh_1, high_nibbles) */
+	vpsrlw $4, %zmm3, %zmm3 /* od_sh_1 = shr(odd_5) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_4_high_nibbles(%rip), %zmm6, %zmm3 /* out_hi_1 = ternlog(od_sh_1, even_5, high_nibbles) */
+	vmovdqu64 128(%rcx), %zmm4 /* msg_2 = load() */
+	vpxord %zmm4, %zmm7, %zmm4 /* ct_2 = xor(out_lo_1, msg_2) */
+	vmovdqu64 %zmm4, 128(%rdx) /* store ct_2 */
+	vmovdqu64 192(%rcx), %zmm4 /* msg_3 = load() */
+	vpxord %zmm4, %zmm3, %zmm3 /* ct_3 = xor(out_hi_1, msg_3) */
+	vmovdqu64 %zmm3, 192(%rdx) /* store ct_3 */
+	vpxord 2048(%rdi), %zmm9, %zmm3 /* y0_2 = xor(g2x0, rk0_1) */
+	vpxord 2112(%rdi), %zmm8, %zmm4 /* y1_2 = xor(g2x1, rk1_1) */
+	vpshufb .Lublock_register_avx512_asm_4_deinterleave(%rip), %zmm3, %zmm3 /* de_4 = lookup16(y0_2, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_4_deinterleave(%rip), %zmm4, %zmm4 /* de_5 = lookup16(y1_2, deinterleave) */
+	vpunpcklqdq %zmm4, %zmm3, %zmm6 /* even_6 = unpacklo(de_4, de_5) */
+	vpunpckhqdq %zmm4, %zmm3, %zmm3 /* odd_6 = unpackhi(de_4, de_5) */
+	vpsllw $4, %zmm6, %zmm4 /* ev_sh_2 = shl(even_6) */
+	vmovdqa64 %zmm3, %zmm7 /* odd_6 */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_4_high_nibbles(%rip), %zmm4, %zmm7 /* out_lo_2 = ternlog(odd_6, ev_sh_2, high_nibbles) */
+	vpsrlw $4, %zmm3, %zmm3 /* od_sh_2 = shr(odd_6) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_4_high_nibbles(%rip), %zmm6, %zmm3 /* out_hi_2 = ternlog(od_sh_2, even_6, high_nibbles) */
+	vmovdqu64 256(%rcx), %zmm4 /* msg_4 = load() */
+	vpxord %zmm4, %zmm7, %zmm4 /* ct_4 = xor(out_lo_2, msg_4) */
+	vmovdqu64 %zmm4, 256(%rdx) /* store ct_4 */
+	vmovdqu64 320(%rcx), %zmm4 /* msg_5 = load() */
+	vpxord %zmm4, %zmm3, %zmm3 /* ct_5 = xor(out_hi_2, msg_5) */
+	vmovdqu64 %zmm3, 320(%rdx) /* store ct_5 */
 	vpxord 2048(%rdi), %zmm0, %zmm0 /* y0_3 = xor(g3x0, rk0_1) */
 	vpxord 2112(%rdi), %zmm1, %zmm1 /* y1_3 = xor(g3x1, rk1_1) */
 	vpshufb .Lublock_register_avx512_asm_4_deinterleave(%rip), %zmm0, %zmm0 /* de_6 = lookup16(y0_3, deinterleave) */
 	vpshufb .Lublock_register_avx512_asm_4_deinterleave(%rip), %zmm1, %zmm1 /* de_7 = lookup16(y1_3, deinterleave) */
-	vpunpcklqdq %zmm1, %zmm0, %zmm4 /* even_7 = unpacklo(de_6, de_7) */
+	vpunpcklqdq %zmm1, %zmm0, %zmm3 /* even_7 = unpacklo(de_6, de_7) */
 	vpunpckhqdq %zmm1, %zmm0, %zmm0 /* odd_7 = unpackhi(de_6, de_7) */
-	vpsllw $4, %zmm4, %zmm1 /* ev_sh_3 = shl(even_7) */
-	vmovdqa64 %zmm0, %zmm5 /* odd_7 */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_4_high_nibbles(%rip), %zmm1, %zmm5 /* out_lo_3 = ternlog(odd_7, ev_sh_3, high_nibbles) */
+	vpsllw $4, %zmm3, %zmm1 /* ev_sh_3 = shl(even_7) */
+	vmovdqa64 %zmm0, %zmm4 /* odd_7 */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_4_high_nibbles(%rip), %zmm1, %zmm4 /* out_lo_3 = ternlog(odd_7, ev_sh_3, high_nibbles) */
 	vpsrlw $4, %zmm0, %zmm0 /* od_sh_3 = shr(odd_7) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_4_high_nibbles(%rip), %zmm4, %zmm0 /* out_hi_3 = ternlog(od_sh_3, even_7, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_4_high_nibbles(%rip), %zmm3, %zmm0 /* out_hi_3 = ternlog(od_sh_3, even_7, high_nibbles) */
 	vmovdqu64 384(%rcx), %zmm1 /* msg_6 = load() */
-	vpxord %zmm1, %zmm5, %zmm1 /* ct_6 = xor(out_lo_3, msg_6) */
+	vpxord %zmm1, %zmm4, %zmm1 /* ct_6 = xor(out_lo_3, msg_6) */
 	vmovdqu64 %zmm1, 384(%rdx) /* store ct_6 */
 	vmovdqu64 448(%rcx), %zmm1 /* msg_7 = load() */
 	vpxord %zmm1, %zmm0, %zmm0 /* ct_7 = xor(out_hi_3, msg_7) */
@@ -1859,102 +1852,95 @@ ublock_register_avx512_ublock128_256_ctr_xor_asm:
 	vpsrlw $8, %zmm0, %zmm1 /* ctr_last = shr(ctr_low) */
 	vpbroadcastb 32(%rsi), %zmm2 /* ctr_first = bcast8() */
 	vpandd .Lublock_register_avx512_asm_10_byte_14(%rip), %zmm2, %zmm2 /* ctr_j0 = and(ctr_first, byte_14) */
+	vpaddw %zmm2, %zmm1, %zmm1 /* ctr_base = add(ctr_last, ctr_j0) */
 	vpandd .Lublock_register_avx512_asm_10_all_but_last(%rip), %zmm0, %zmm0 /* ctr_v_open = and(ctr_low, all_but_last) */
-	vbroadcasti32x4 16(%rsi), %zmm3 /* ctr_w = bcast128() */
-	vpandd .Lublock_register_avx512_asm_10_all_but_last(%rip), %zmm3, %zmm3 /* ctr_w_open = and(ctr_w, all_but_last) */
+	vbroadcasti32x4 16(%rsi), %zmm2 /* ctr_w = bcast128() */
+	vpandd .Lublock_register_avx512_asm_10_all_but_last(%rip), %zmm2, %zmm2 /* ctr_w_open = and(ctr_w, all_but_last) */
 
 	/* Load 32 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
-	vpaddb .Lublock_register_avx512_asm_10_block_k(%rip), %zmm2, %zmm4 /* ctr_j = add(ctr_j0, block_k) */
-	vpaddw %zmm4, %zmm1, %zmm4 /* ctr_sum = add(ctr_last, ctr_j) */
-	vpshufb .Lublock_register_avx512_asm_10_carry_everywhere(%rip), %zmm4, %zmm5 /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
-	vmovdqa64 .Lublock_register_avx512_asm_10_carry_mask_table(%rip), %zmm6 /* carry_mask_table = const() */
-	vpshufb %zmm5, %zmm6, %zmm5 /* ctr_mask = lookup16(carry_mask_table, ctr_carry) */
+	vpaddw .Lublock_register_avx512_asm_10_block_k(%rip), %zmm1, %zmm3 /* ctr_sum = add(ctr_base, block_k) */
+	vpshufb .Lublock_register_avx512_asm_10_carry_everywhere(%rip), %zmm3, %zmm4 /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
+	vmovdqa64 .Lublock_register_avx512_asm_10_carry_mask_table(%rip), %zmm5 /* carry_mask_table = const() */
+	vpshufb %zmm4, %zmm5, %zmm4 /* ctr_mask = lookup16(carry_mask_table, ctr_carry) */
+	vmovdqa64 %zmm0, %zmm6 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm4, %zmm2, %zmm6 /* ctr_pair = ternlog(ctr_v_open, ctr_w_open, ctr_mask) */
+	vpshufb .Lublock_register_avx512_asm_10_new_last_byte(%rip), %zmm3, %zmm3 /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
+	vpord %zmm3, %zmm6, %zmm3 /* blk = or(ctr_pair, ctr_last_byte) */
+	vpaddw .Lublock_register_avx512_asm_10_block_k_1(%rip), %zmm1, %zmm4 /* ctr_sum_1 = add(ctr_base, block_k_1) */
+	vpshufb .Lublock_register_avx512_asm_10_carry_everywhere(%rip), %zmm4, %zmm6 /* ctr_carry_1 = lookup16(ctr_sum_1, carry_everywhere) */
+	vpshufb %zmm6, %zmm5, %zmm6 /* ctr_mask_1 = lookup16(carry_mask_table, ctr_carry_1) */
 	vmovdqa64 %zmm0, %zmm7 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm5, %zmm3, %zmm7 /* ctr_pair = ternlog(ctr_v_open, ctr_w_open, ctr_mask) */
-	vpshufb .Lublock_register_avx512_asm_10_new_last_byte(%rip), %zmm4, %zmm4 /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
-	vpord %zmm4, %zmm7, %zmm4 /* blk = or(ctr_pair, ctr_last_byte) */
-	vpaddb .Lublock_register_avx512_asm_10_block_k_1(%rip), %zmm2, %zmm5 /* ctr_j_1 = add(ctr_j0, block_k_1) */
-	vpaddw %zmm5, %zmm1, %zmm5 /* ctr_sum_1 = add(ctr_last, ctr_j_1) */
-	vpshufb .Lublock_register_avx512_asm_10_carry_everywhere(%rip), %zmm5, %zmm7 /* ctr_carry_1 = lookup16(ctr_sum_1, carry_everywhere) */
-	vpshufb %zmm7, %zmm6, %zmm7 /* ctr_mask_1 = lookup16(carry_mask_table, ctr_carry_1) */
+	vpternlogd $0xd8, %zmm6, %zmm2, %zmm7 /* ctr_pair_1 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_1) */
+	vpshufb .Lublock_register_avx512_asm_10_new_last_byte(%rip), %zmm4, %zmm4 /* ctr_last_byte_1 = lookup16(ctr_sum_1, new_last_byte) */
+	vpord %zmm4, %zmm7, %zmm4 /* blk_1 = or(ctr_pair_1, ctr_last_byte_1) */
+	vpsrlw $4, %zmm3, %zmm6 /* lo_sh = shr(blk) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_10_high_nibbles(%rip), %zmm4, %zmm6 /* even = ternlog(lo_sh, blk_1, high_nibbles) */
+	vpsllw $4, %zmm4, %zmm4 /* hi_sh = shl(blk_1) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_10_high_nibbles(%rip), %zmm4, %zmm3 /* odd = ternlog(blk, hi_sh, high_nibbles) */
+	vpunpcklbw %zmm3, %zmm6, %zmm4 /* sp = unpacklo(even, odd) */
+	vpunpckhbw %zmm3, %zmm6, %zmm3 /* sp_1 = unpackhi(even, odd) */
+	vpaddw .Lublock_register_avx512_asm_10_block_k_2(%rip), %zmm1, %zmm6 /* ctr_sum_2 = add(ctr_base, block_k_2) */
+	vpshufb .Lublock_register_avx512_asm_10_carry_everywhere(%rip), %zmm6, %zmm7 /* ctr_carry_2 = lookup16(ctr_sum_2, carry_everywhere) */
+	vpshufb %zmm7, %zmm5, %zmm7 /* ctr_mask_2 = lookup16(carry_mask_table, ctr_carry_2) */
 	vmovdqa64 %zmm0, %zmm8 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm7, %zmm3, %zmm8 /* ctr_pair_1 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_1) */
-	vpshufb .Lublock_register_avx512_asm_10_new_last_byte(%rip), %zmm5, %zmm5 /* ctr_last_byte_1 = lookup16(ctr_sum_1, new_last_byte) */
-	vpord %zmm5, %zmm8, %zmm5 /* blk_1 = or(ctr_pair_1, ctr_last_byte_1) */
-	vpsrlw $4, %zmm4, %zmm7 /* lo_sh = shr(blk) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_10_high_nibbles(%rip), %zmm5, %zmm7 /* even = ternlog(lo_sh, blk_1, high_nibbles) */
-	vpsllw $4, %zmm5, %zmm5 /* hi_sh = shl(blk_1) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_10_high_nibbles(%rip), %zmm5, %zmm4 /* odd = ternlog(blk, hi_sh, high_nibbles) */
-	vpunpcklbw %zmm4, %zmm7, %zmm5 /* sp = unpacklo(even, odd) */
-	vpunpckhbw %zmm4, %zmm7, %zmm4 /* sp_1 = unpackhi(even, odd) */
-	vpaddb .Lublock_register_avx512_asm_10_block_k_2(%rip), %zmm2, %zmm7 /* ctr_j_2 = add(ctr_j0, block_k_2) */
-	vpaddw %zmm7, %zmm1, %zmm7 /* ctr_sum_2 = add(ctr_last, ctr_j_2) */
-	vpshufb .Lublock_register_avx512_asm_10_carry_everywhere(%rip), %zmm7, %zmm8 /* ctr_carry_2 = lookup16(ctr_sum_2, carry_everywhere) */
-	vpshufb %zmm8, %zmm6, %zmm8 /* ctr_mask_2 = lookup16(carry_mask_table, ctr_carry_2) */
+	vpternlogd $0xd8, %zmm7, %zmm2, %zmm8 /* ctr_pair_2 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_2) */
+	vpshufb .Lublock_register_avx512_asm_10_new_last_byte(%rip), %zmm6, %zmm6 /* ctr_last_byte_2 = lookup16(ctr_sum_2, new_last_byte) */
+	vpord %zmm6, %zmm8, %zmm6 /* blk_2 = or(ctr_pair_2, ctr_last_byte_2) */
+	vpaddw .Lublock_register_avx512_asm_10_block_k_3(%rip), %zmm1, %zmm7 /* ctr_sum_3 = add(ctr_base, block_k_3) */
+	vpshufb .Lublock_register_avx512_asm_10_carry_everywhere(%rip), %zmm7, %zmm8 /* ctr_carry_3 = lookup16(ctr_sum_3, carry_everywhere) */
+	vpshufb %zmm8, %zmm5, %zmm8 /* ctr_mask_3 = lookup16(carry_mask_table, ctr_carry_3) */
 	vmovdqa64 %zmm0, %zmm9 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm8, %zmm3, %zmm9 /* ctr_pair_2 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_2) */
-	vpshufb .Lublock_register_avx512_asm_10_new_last_byte(%rip), %zmm7, %zmm7 /* ctr_last_byte_2 = lookup16(ctr_sum_2, new_last_byte) */
-	vpord %zmm7, %zmm9, %zmm7 /* blk_2 = or(ctr_pair_2, ctr_last_byte_2) */
-	vpaddb .Lublock_register_avx512_asm_10_block_k_3(%rip), %zmm2, %zmm8 /* ctr_j_3 = add(ctr_j0, block_k_3) */
-	vpaddw %zmm8, %zmm1, %zmm8 /* ctr_sum_3 = add(ctr_last, ctr_j_3) */
-	vpshufb .Lublock_register_avx512_asm_10_carry_everywhere(%rip), %zmm8, %zmm9 /* ctr_carry_3 = lookup16(ctr_sum_3, carry_everywhere) */
-	vpshufb %zmm9, %zmm6, %zmm9 /* ctr_mask_3 = lookup16(carry_mask_table, ctr_carry_3) */
+	vpternlogd $0xd8, %zmm8, %zmm2, %zmm9 /* ctr_pair_3 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_3) */
+	vpshufb .Lublock_register_avx512_asm_10_new_last_byte(%rip), %zmm7, %zmm7 /* ctr_last_byte_3 = lookup16(ctr_sum_3, new_last_byte) */
+	vpord %zmm7, %zmm9, %zmm7 /* blk_3 = or(ctr_pair_3, ctr_last_byte_3) */
+	vpsrlw $4, %zmm6, %zmm8 /* lo_sh_1 = shr(blk_2) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_10_high_nibbles(%rip), %zmm7, %zmm8 /* even_1 = ternlog(lo_sh_1, blk_3, high_nibbles) */
+	vpsllw $4, %zmm7, %zmm7 /* hi_sh_1 = shl(blk_3) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_10_high_nibbles(%rip), %zmm7, %zmm6 /* odd_1 = ternlog(blk_2, hi_sh_1, high_nibbles) */
+	vpunpcklbw %zmm6, %zmm8, %zmm7 /* sp_2 = unpacklo(even_1, odd_1) */
+	vpunpckhbw %zmm6, %zmm8, %zmm6 /* sp_3 = unpackhi(even_1, odd_1) */
+	vpaddw .Lublock_register_avx512_asm_10_block_k_4(%rip), %zmm1, %zmm8 /* ctr_sum_4 = add(ctr_base, block_k_4) */
+	vpshufb .Lublock_register_avx512_asm_10_carry_everywhere(%rip), %zmm8, %zmm9 /* ctr_carry_4 = lookup16(ctr_sum_4, carry_everywhere) */
+	vpshufb %zmm9, %zmm5, %zmm9 /* ctr_mask_4 = lookup16(carry_mask_table, ctr_carry_4) */
 	vmovdqa64 %zmm0, %zmm10 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm9, %zmm3, %zmm10 /* ctr_pair_3 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_3) */
-	vpshufb .Lublock_register_avx512_asm_10_new_last_byte(%rip), %zmm8, %zmm8 /* ctr_last_byte_3 = lookup16(ctr_sum_3, new_last_byte) */
-	vpord %zmm8, %zmm10, %zmm8 /* blk_3 = or(ctr_pair_3, ctr_last_byte_3) */
-	vpsrlw $4, %zmm7, %zmm9 /* lo_sh_1 = shr(blk_2) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_10_high_nibbles(%rip), %zmm8, %zmm9 /* even_1 = ternlog(lo_sh_1, blk_3, high_nibbles) */
-	vpsllw $4, %zmm8, %zmm8 /* hi_sh_1 = shl(blk_3) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_10_high_nibbles(%rip), %zmm8, %zmm7 /* odd_1 = ternlog(blk_2, hi_sh_1, high_nibbles) */
-	vpunpcklbw %zmm7, %zmm9, %zmm8 /* sp_2 = unpacklo(even_1, odd_1) */
-	vpunpckhbw %zmm7, %zmm9, %zmm7 /* sp_3 = unpackhi(even_1, odd_1) */
-	vpaddb .Lublock_register_avx512_asm_10_block_k_4(%rip), %zmm2, %zmm9 /* ctr_j_4 = add(ctr_j0, block_k_4) */
-	vpaddw %zmm9, %zmm1, %zmm9 /* ctr_sum_4 = add(ctr_last, ctr_j_4) */
-	vpshufb .Lublock_register_avx512_asm_10_carry_everywhere(%rip), %zmm9, %zmm10 /* ctr_carry_4 = lookup16(ctr_sum_4, carry_everywhere) */
-	vpshufb %zmm10, %zmm6, %zmm10 /* ctr_mask_4 = lookup16(carry_mask_table, ctr_carry_4) */
+	vpternlogd $0xd8, %zmm9, %zmm2, %zmm10 /* ctr_pair_4 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_4) */
+	vpshufb .Lublock_register_avx512_asm_10_new_last_byte(%rip), %zmm8, %zmm8 /* ctr_last_byte_4 = lookup16(ctr_sum_4, new_last_byte) */
+	vpord %zmm8, %zmm10, %zmm8 /* blk_4 = or(ctr_pair_4, ctr_last_byte_4) */
+	vpaddw .Lublock_register_avx512_asm_10_block_k_5(%rip), %zmm1, %zmm9 /* ctr_sum_5 = add(ctr_base, block_k_5) */
+	vpshufb .Lublock_register_avx512_asm_10_carry_everywhere(%rip), %zmm9, %zmm10 /* ctr_carry_5 = lookup16(ctr_sum_5, carry_everywhere) */
+	vpshufb %zmm10, %zmm5, %zmm10 /* ctr_mask_5 = lookup16(carry_mask_table, ctr_carry_5) */
 	vmovdqa64 %zmm0, %zmm11 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm10, %zmm3, %zmm11 /* ctr_pair_4 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_4) */
-	vpshufb .Lublock_register_avx512_asm_10_new_last_byte(%rip), %zmm9, %zmm9 /* ctr_last_byte_4 = lookup16(ctr_sum_4, new_last_byte) */
-	vpord %zmm9, %zmm11, %zmm9 /* blk_4 = or(ctr_pair_4, ctr_last_byte_4) */
-	vpaddb .Lublock_register_avx512_asm_10_block_k_5(%rip), %zmm2, %zmm10 /* ctr_j_5 = add(ctr_j0, block_k_5) */
-	vpaddw %zmm10, %zmm1, %zmm10 /* ctr_sum_5 = add(ctr_last, ctr_j_5) */
-	vpshufb .Lublock_register_avx512_asm_10_carry_everywhere(%rip), %zmm10, %zmm11 /* ctr_carry_5 = lookup16(ctr_sum_5, carry_everywhere) */
-	vpshufb %zmm11, %zmm6, %zmm11 /* ctr_mask_5 = lookup16(carry_mask_table, ctr_carry_5) */
+	vpternlogd $0xd8, %zmm10, %zmm2, %zmm11 /* ctr_pair_5 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_5) */
+	vpshufb .Lublock_register_avx512_asm_10_new_last_byte(%rip), %zmm9, %zmm9 /* ctr_last_byte_5 = lookup16(ctr_sum_5, new_last_byte) */
+	vpord %zmm9, %zmm11, %zmm9 /* blk_5 = or(ctr_pair_5, ctr_last_byte_5) */
+	vpsrlw $4, %zmm8, %zmm10 /* lo_sh_2 = shr(blk_4) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_10_high_nibbles(%rip), %zmm9, %zmm10 /* even_2 = ternlog(lo_sh_2, blk_5, high_nibbles) */
+	vpsllw $4, %zmm9, %zmm9 /* hi_sh_2 = shl(blk_5) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_10_high_nibbles(%rip), %zmm9, %zmm8 /* odd_2 = ternlog(blk_4, hi_sh_2, high_nibbles) */
+	vpunpcklbw %zmm8, %zmm10, %zmm9 /* sp_4 = unpacklo(even_2, odd_2) */
+	vpunpckhbw %zmm8, %zmm10, %zmm8 /* sp_5 = unpackhi(even_2, odd_2) */
+	vpaddw .Lublock_register_avx512_asm_10_block_k_6(%rip), %zmm1, %zmm10 /* ctr_sum_6 = add(ctr_base, block_k_6) */
+	vpshufb .Lublock_register_avx512_asm_10_carry_everywhere(%rip), %zmm10, %zmm11 /* ctr_carry_6 = lookup16(ctr_sum_6, carry_everywhere) */
+	vpshufb %zmm11, %zmm5, %zmm11 /* ctr_mask_6 = lookup16(carry_mask_table, ctr_carry_6) */
 	vmovdqa64 %zmm0, %zmm12 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm11, %zmm3, %zmm12 /* ctr_pair_5 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_5) */
-	vpshufb .Lublock_register_avx512_asm_10_new_last_byte(%rip), %zmm10, %zmm10 /* ctr_last_byte_5 = lookup16(ctr_sum_5, new_last_byte) */
-	vpord %zmm10, %zmm12, %zmm10 /* blk_5 = or(ctr_pair_5, ctr_last_byte_5) */
-	vpsrlw $4, %zmm9, %zmm11 /* lo_sh_2 = shr(blk_4) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_10_high_nibbles(%rip), %zmm10, %zmm11 /* even_2 = ternlog(lo_sh_2, blk_5, high_nibbles) */
-	vpsllw $4, %zmm10, %zmm10 /* hi_sh_2 = shl(blk_5) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_10_high_nibbles(%rip), %zmm10, %zmm9 /* odd_2 = ternlog(blk_4, hi_sh_2, high_nibbles) */
-	vpunpcklbw %zmm9, %zmm11, %zmm10 /* sp_4 = unpacklo(even_2, odd_2) */
-	vpunpckhbw %zmm9, %zmm11, %zmm9 /* sp_5 = unpackhi(even_2, odd_2) */
-	vpaddb .Lublock_register_avx512_asm_10_block_k_6(%rip), %zmm2, %zmm11 /* ctr_j_6 = add(ctr_j0, block_k_6) */
-	vpaddw %zmm11, %zmm1, %zmm11 /* ctr_sum_6 = add(ctr_last, ctr_j_6) */
-	vpshufb .Lublock_register_avx512_asm_10_carry_everywhere(%rip), %zmm11, %zmm12 /* ctr_carry_6 = lookup16(ctr_sum_6, carry_everywhere) */
-	vpshufb %zmm12, %zmm6, %zmm12 /* ctr_mask_6 = lookup16(carry_mask_table, ctr_carry_6) */
-	vmovdqa64 %zmm0, %zmm13 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm12, %zmm3, %zmm13 /* ctr_pair_6 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_6) */
-	vpshufb .Lublock_register_avx512_asm_10_new_last_byte(%rip), %zmm11, %zmm11 /* ctr_last_byte_6 = lookup16(ctr_sum_6, new_last_byte) */
-	vpord %zmm11, %zmm13, %zmm11 /* blk_6 = or(ctr_pair_6, ctr_last_byte_6) */
-	vpaddb .Lublock_register_avx512_asm_10_block_k_7(%rip), %zmm2, %zmm2 /* ctr_j_7 = add(ctr_j0, block_k_7) */
-	vpaddw %zmm2, %zmm1, %zmm1 /* ctr_sum_7 = add(ctr_last, ctr_j_7) */
-	vpshufb .Lublock_register_avx512_asm_10_carry_everywhere(%rip), %zmm1, %zmm2 /* ctr_carry_7 = lookup16(ctr_sum_7, carry_everywhere) */
-	vpshufb %zmm2, %zmm6, %zmm2 /* ctr_mask_7 = lookup16(carry_mask_table, ctr_carry_7) */
-	vpternlogd $0xd8, %zmm2, %zmm3, %zmm0 /* ctr_pair_7 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_7) */
+	vpternlogd $0xd8, %zmm11, %zmm2, %zmm12 /* ctr_pair_6 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_6) */
+	vpshufb .Lublock_register_avx512_asm_10_new_last_byte(%rip), %zmm10, %zmm10 /* ctr_last_byte_6 = lookup16(ctr_sum_6, new_last_byte) */
+	vpord %zmm10, %zmm12, %zmm10 /* blk_6 = or(ctr_pair_6, ctr_last_byte_6) */
+	vpaddw .Lublock_register_avx512_asm_10_block_k_7(%rip), %zmm1, %zmm1 /* ctr_sum_7 = add(ctr_base, block_k_7) */
+	vpshufb .Lublock_register_avx512_asm_10_carry_everywhere(%rip), %zmm1, %zmm11 /* ctr_carry_7 = lookup16(ctr_sum_7, carry_everywhere) */
+	vpshufb %zmm11, %zmm5, %zmm5 /* ctr_mask_7 = lookup16(carry_mask_table, ctr_carry_7) */
+	vpternlogd $0xd8, %zmm5, %zmm2, %zmm0 /* ctr_pair_7 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_7) */
 	vpshufb .Lublock_register_avx512_asm_10_new_last_byte(%rip), %zmm1, %zmm1 /* ctr_last_byte_7 = lookup16(ctr_sum_7, new_last_byte) */
 	vpord %zmm1, %zmm0, %zmm0 /* blk_7 = or(ctr_pair_7, ctr_last_byte_7) */
-	vpsrlw $4, %zmm11, %zmm1 /* lo_sh_3 = shr(blk_6) */
+	vpsrlw $4, %zmm10, %zmm1 /* lo_sh_3 = shr(blk_6) */
 	vpternlogd $0xd8, .Lublock_register_avx512_asm_10_high_nibbles(%rip), %zmm0, %zmm1 /* even_3 = ternlog(lo_sh_3, blk_7, high_nibbles) */
 	vpsllw $4, %zmm0, %zmm0 /* hi_sh_3 = shl(blk_7) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_10_high_nibbles(%rip), %zmm0, %zmm11 /* odd_3 = ternlog(blk_6, hi_sh_3, high_nibbles) */
-	vpunpcklbw %zmm11, %zmm1, %zmm0 /* sp_6 = unpacklo(even_3, odd_3) */
-	vpunpckhbw %zmm11, %zmm1, %zmm1 /* sp_7 = unpackhi(even_3, odd_3) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_10_high_nibbles(%rip), %zmm0, %zmm10 /* odd_3 = ternlog(blk_6, hi_sh_3, high_nibbles) */
+	vpunpcklbw %zmm10, %zmm1, %zmm0 /* sp_6 = unpacklo(even_3, odd_3) */
+	vpunpckhbw %zmm10, %zmm1, %zmm1 /* sp_7 = unpackhi(even_3, odd_3) */
 	vmovdqa64 .Lublock_register_avx512_asm_10_low_nibbles(%rip), %zmm2 /* low_nibbles = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_10_rotl48(%rip), %zmm3 /* rotl48 = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_10_sbox_hi(%rip), %zmm6 /* sbox_hi = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_10_rotl48(%rip), %zmm5 /* rotl48 = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_10_sbox_hi(%rip), %zmm10 /* sbox_hi = const() */
 	vmovdqa64 .Lublock_register_avx512_asm_10_sbox_lo(%rip), %zmm11 /* sbox_lo = const() */
 	vmovdqa64 .Lublock_register_avx512_asm_10_pl_mask(%rip), %zmm12 /* pl_mask = const() */
 	vmovdqa64 .Lublock_register_avx512_asm_10_pr_mask(%rip), %zmm13 /* pr_mask = const() */
@@ -1967,85 +1953,85 @@ ublock_register_avx512_ublock128_256_ctr_xor_asm:
 	vmovdqu64 64(%rdi,%r8), %zmm17 /* rk1 = load() */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	vpxord %zmm16, %zmm5, %zmm5 /* k0 = xor(g0x0, rk0) */
-	vpxord %zmm17, %zmm4, %zmm4 /* k1 = xor(g0x1, rk1) */
-	vpandd %zmm2, %zmm5, %zmm18 /* s0_lo = and(k0, low_nibbles) */
-	vpsrlw $4, %zmm5, %zmm5 /* s0_sh = shr(k0) */
-	vpandd %zmm2, %zmm5, %zmm5 /* s0_hi = and(s0_sh, low_nibbles) */
+	vpxord %zmm16, %zmm4, %zmm4 /* k0 = xor(g0x0, rk0) */
+	vpxord %zmm17, %zmm3, %zmm3 /* k1 = xor(g0x1, rk1) */
+	vpandd %zmm2, %zmm4, %zmm18 /* s0_lo = and(k0, low_nibbles) */
+	vpsrlw $4, %zmm4, %zmm4 /* s0_sh = shr(k0) */
+	vpandd %zmm2, %zmm4, %zmm4 /* s0_hi = and(s0_sh, low_nibbles) */
 	vpshufb %zmm18, %zmm11, %zmm18 /* s0_l = lookup16(sbox_lo, s0_lo) */
-	vpshufb %zmm5, %zmm6, %zmm5 /* s0_h = lookup16(sbox_hi, s0_hi) */
-	vpord %zmm5, %zmm18, %zmm5 /* s0 = or(s0_l, s0_h) */
-	vpandd %zmm2, %zmm4, %zmm18 /* s1_lo = and(k1, low_nibbles) */
-	vpsrlw $4, %zmm4, %zmm4 /* s1_sh = shr(k1) */
-	vpandd %zmm2, %zmm4, %zmm4 /* s1_hi = and(s1_sh, low_nibbles) */
+	vpshufb %zmm4, %zmm10, %zmm4 /* s0_h = lookup16(sbox_hi, s0_hi) */
+	vpord %zmm4, %zmm18, %zmm4 /* s0 = or(s0_l, s0_h) */
+	vpandd %zmm2, %zmm3, %zmm18 /* s1_lo = and(k1, low_nibbles) */
+	vpsrlw $4, %zmm3, %zmm3 /* s1_sh = shr(k1) */
+	vpandd %zmm2, %zmm3, %zmm3 /* s1_hi = and(s1_sh, low_nibbles) */
 	vpshufb %zmm18, %zmm11, %zmm18 /* s1_l = lookup16(sbox_lo, s1_lo) */
-	vpshufb %zmm4, %zmm6, %zmm4 /* s1_h = lookup16(sbox_hi, s1_hi) */
-	vpternlogd $0x56, %zmm5, %zmm4, %zmm18 /* x1 = ternlog(s1_l, s1_h, s0) */
-	vpshufb %zmm15, %zmm18, %zmm4 /* rot4 = lookup16(x1, rotl56) */
-	vpxord %zmm4, %zmm5, %zmm4 /* x0 = xor(s0, rot4) */
-	vpshufb %zmm3, %zmm4, %zmm5 /* rot8 = lookup16(x0, rotl48) */
-	vpxord %zmm5, %zmm18, %zmm5 /* x1_1 = xor(x1, rot8) */
-	vpshufb %zmm3, %zmm5, %zmm18 /* rot8_1 = lookup16(x1_1, rotl48) */
-	vpxord %zmm18, %zmm4, %zmm4 /* x0_1 = xor(x0, rot8_1) */
-	vpshufb %zmm14, %zmm4, %zmm18 /* rot20 = lookup16(x0_1, rotl24) */
-	vpxord %zmm18, %zmm5, %zmm5 /* x1_2 = xor(x1_1, rot20) */
-	vpxord %zmm5, %zmm4, %zmm4 /* x0_2 = xor(x0_1, x1_2) */
-	vpshufb %zmm12, %zmm4, %zmm4 /* pl = lookup16(x0_2, pl_mask) */
-	vpshufb %zmm13, %zmm5, %zmm5 /* pr = lookup16(x1_2, pr_mask) */
+	vpshufb %zmm3, %zmm10, %zmm3 /* s1_h = lookup16(sbox_hi, s1_hi) */
+	vpternlogd $0x56, %zmm4, %zmm3, %zmm18 /* x1 = ternlog(s1_l, s1_h, s0) */
+	vpshufb %zmm15, %zmm18, %zmm3 /* rot4 = lookup16(x1, rotl56) */
+	vpxord %zmm3, %zmm4, %zmm3 /* x0 = xor(s0, rot4) */
+	vpshufb %zmm5, %zmm3, %zmm4 /* rot8 = lookup16(x0, rotl48) */
+	vpxord %zmm4, %zmm18, %zmm4 /* x1_1 = xor(x1, rot8) */
+	vpshufb %zmm5, %zmm4, %zmm18 /* rot8_1 = lookup16(x1_1, rotl48) */
+	vpxord %zmm18, %zmm3, %zmm3 /* x0_1 = xor(x0, rot8_1) */
+	vpshufb %zmm14, %zmm3, %zmm18 /* rot20 = lookup16(x0_1, rotl24) */
+	vpxord %zmm18, %zmm4, %zmm4 /* x1_2 = xor(x1_1, rot20) */
+	vpxord %zmm4, %zmm3, %zmm3 /* x0_2 = xor(x0_1, x1_2) */
+	vpshufb %zmm12, %zmm3, %zmm3 /* pl = lookup16(x0_2, pl_mask) */
+	vpshufb %zmm13, %zmm4, %zmm4 /* pr = lookup16(x1_2, pr_mask) */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	vpxord %zmm16, %zmm8, %zmm8 /* k0_1 = xor(g1x0, rk0) */
-	vpxord %zmm17, %zmm7, %zmm7 /* k1_1 = xor(g1x1, rk1) */
-	vpandd %zmm2, %zmm8, %zmm18 /* s0_lo_1 = and(k0_1, low_nibbles) */
-	vpsrlw $4, %zmm8, %zmm8 /* s0_sh_1 = shr(k0_1) */
-	vpandd %zmm2, %zmm8, %zmm8 /* s0_hi_1 = and(s0_sh_1, low_nibbles) */
+	vpxord %zmm16, %zmm7, %zmm7 /* k0_1 = xor(g1x0, rk0) */
+	vpxord %zmm17, %zmm6, %zmm6 /* k1_1 = xor(g1x1, rk1) */
+	vpandd %zmm2, %zmm7, %zmm18 /* s0_lo_1 = and(k0_1, low_nibbles) */
+	vpsrlw $4, %zmm7, %zmm7 /* s0_sh_1 = shr(k0_1) */
+	vpandd %zmm2, %zmm7, %zmm7 /* s0_hi_1 = and(s0_sh_1, low_nibbles) */
 	vpshufb %zmm18, %zmm11, %zmm18 /* s0_l_1 = lookup16(sbox_lo, s0_lo_1) */
-	vpshufb %zmm8, %zmm6, %zmm8 /* s0_h_1 = lookup16(sbox_hi, s0_hi_1) */
-	vpord %zmm8, %zmm18, %zmm8 /* s0_1 = or(s0_l_1, s0_h_1) */
-	vpandd %zmm2, %zmm7, %zmm18 /* s1_lo_1 = and(k1_1, low_nibbles) */
-	vpsrlw $4, %zmm7, %zmm7 /* s1_sh_1 = shr(k1_1) */
-	vpandd %zmm2, %zmm7, %zmm7 /* s1_hi_1 = and(s1_sh_1, low_nibbles) */
+	vpshufb %zmm7, %zmm10, %zmm7 /* s0_h_1 = lookup16(sbox_hi, s0_hi_1) */
+	vpord %zmm7, %zmm18, %zmm7 /* s0_1 = or(s0_l_1, s0_h_1) */
+	vpandd %zmm2, %zmm6, %zmm18 /* s1_lo_1 = and(k1_1, low_nibbles) */
+	vpsrlw $4, %zmm6, %zmm6 /* s1_sh_1 = shr(k1_1) */
+	vpandd %zmm2, %zmm6, %zmm6 /* s1_hi_1 = and(s1_sh_1, low_nibbles) */
 	vpshufb %zmm18, %zmm11, %zmm18 /* s1_l_1 = lookup16(sbox_lo, s1_lo_1) */
-	vpshufb %zmm7, %zmm6, %zmm7 /* s1_h_1 = lookup16(sbox_hi, s1_hi_1) */
-	vpternlogd $0x56, %zmm8, %zmm7, %zmm18 /* x1_3 = ternlog(s1_l_1, s1_h_1, s0_1) */
-	vpshufb %zmm15, %zmm18, %zmm7 /* rot4_1 = lookup16(x1_3, rotl56) */
-	vpxord %zmm7, %zmm8, %zmm7 /* x0_3 = xor(s0_1, rot4_1) */
-	vpshufb %zmm3, %zmm7, %zmm8 /* rot8_2 = lookup16(x0_3, rotl48) */
-	vpxord %zmm8, %zmm18, %zmm8 /* x1_4 = xor(x1_3, rot8_2) */
-	vpshufb %zmm3, %zmm8, %zmm18 /* rot8_3 = lookup16(x1_4, rotl48) */
-	vpxord %zmm18, %zmm7, %zmm7 /* x0_4 = xor(x0_3, rot8_3) */
-	vpshufb %zmm14, %zmm7, %zmm18 /* rot20_1 = lookup16(x0_4, rotl24) */
-	vpxord %zmm18, %zmm8, %zmm8 /* x1_5 = xor(x1_4, rot20_1) */
-	vpxord %zmm8, %zmm7, %zmm7 /* x0_5 = xor(x0_4, x1_5) */
-	vpshufb %zmm12, %zmm7, %zmm7 /* pl_1 = lookup16(x0_5, pl_mask) */
-	vpshufb %zmm13, %zmm8, %zmm8 /* pr_1 = lookup16(x1_5, pr_mask) */
+	vpshufb %zmm6, %zmm10, %zmm6 /* s1_h_1 = lookup16(sbox_hi, s1_hi_1) */
+	vpternlogd $0x56, %zmm7, %zmm6, %zmm18 /* x1_3 = ternlog(s1_l_1, s1_h_1, s0_1) */
+	vpshufb %zmm15, %zmm18, %zmm6 /* rot4_1 = lookup16(x1_3, rotl56) */
+	vpxord %zmm6, %zmm7, %zmm6 /* x0_3 = xor(s0_1, rot4_1) */
+	vpshufb %zmm5, %zmm6, %zmm7 /* rot8_2 = lookup16(x0_3, rotl48) */
+	vpxord %zmm7, %zmm18, %zmm7 /* x1_4 = xor(x1_3, rot8_2) */
+	vpshufb %zmm5, %zmm7, %zmm18 /* rot8_3 = lookup16(x1_4, rotl48) */
+	vpxord %zmm18, %zmm6, %zmm6 /* x0_4 = xor(x0_3, rot8_3) */
+	vpshufb %zmm14, %zmm6, %zmm18 /* rot20_1 = lookup16(x0_4, rotl24) */
+	vpxord %zmm18, %zmm7, %zmm7 /* x1_5 = xor(x1_4, rot20_1) */
+	vpxord %zmm7, %zmm6, %zmm6 /* x0_5 = xor(x0_4, x1_5) */
+	vpshufb %zmm12, %zmm6, %zmm6 /* pl_1 = lookup16(x0_5, pl_mask) */
+	vpshufb %zmm13, %zmm7, %zmm7 /* pr_1 = lookup16(x1_5, pr_mask) */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	vpxord %zmm16, %zmm10, %zmm10 /* k0_2 = xor(g2x0, rk0) */
-	vpxord %zmm17, %zmm9, %zmm9 /* k1_2 = xor(g2x1, rk1) */
-	vpandd %zmm2, %zmm10, %zmm18 /* s0_lo_2 = and(k0_2, low_nibbles) */
-	vpsrlw $4, %zmm10, %zmm10 /* s0_sh_2 = shr(k0_2) */
-	vpandd %zmm2, %zmm10, %zmm10 /* s0_hi_2 = and(s0_sh_2, low_nibbles) */
+	vpxord %zmm16, %zmm9, %zmm9 /* k0_2 = xor(g2x0, rk0) */
+	vpxord %zmm17, %zmm8, %zmm8 /* k1_2 = xor(g2x1, rk1) */
+	vpandd %zmm2, %zmm9, %zmm18 /* s0_lo_2 = and(k0_2, low_nibbles) */
+	vpsrlw $4, %zmm9, %zmm9 /* s0_sh_2 = shr(k0_2) */
+	vpandd %zmm2, %zmm9, %zmm9 /* s0_hi_2 = and(s0_sh_2, low_nibbles) */
 	vpshufb %zmm18, %zmm11, %zmm18 /* s0_l_2 = lookup16(sbox_lo, s0_lo_2) */
-	vpshufb %zmm10, %zmm6, %zmm10 /* s0_h_2 = lookup16(sbox_hi, s0_hi_2) */
-	vpord %zmm10, %zmm18, %zmm10 /* s0_2 = or(s0_l_2, s0_h_2) */
-	vpandd %zmm2, %zmm9, %zmm18 /* s1_lo_2 = and(k1_2, low_nibbles) */
-	vpsrlw $4, %zmm9, %zmm9 /* s1_sh_2 = shr(k1_2) */
-	vpandd %zmm2, %zmm9, %zmm9 /* s1_hi_2 = and(s1_sh_2, low_nibbles) */
+	vpshufb %zmm9, %zmm10, %zmm9 /* s0_h_2 = lookup16(sbox_hi, s0_hi_2) */
+	vpord %zmm9, %zmm18, %zmm9 /* s0_2 = or(s0_l_2, s0_h_2) */
+	vpandd %zmm2, %zmm8, %zmm18 /* s1_lo_2 = and(k1_2, low_nibbles) */
+	vpsrlw $4, %zmm8, %zmm8 /* s1_sh_2 = shr(k1_2) */
+	vpandd %zmm2, %zmm8, %zmm8 /* s1_hi_2 = and(s1_sh_2, low_nibbles) */
 	vpshufb %zmm18, %zmm11, %zmm18 /* s1_l_2 = lookup16(sbox_lo, s1_lo_2) */
-	vpshufb %zmm9, %zmm6, %zmm9 /* s1_h_2 = lookup16(sbox_hi, s1_hi_2) */
-	vpternlogd $0x56, %zmm10, %zmm9, %zmm18 /* x1_6 = ternlog(s1_l_2, s1_h_2, s0_2) */
-	vpshufb %zmm15, %zmm18, %zmm9 /* rot4_2 = lookup16(x1_6, rotl56) */
-	vpxord %zmm9, %zmm10, %zmm9 /* x0_6 = xor(s0_2, rot4_2) */
-	vpshufb %zmm3, %zmm9, %zmm10 /* rot8_4 = lookup16(x0_6, rotl48) */
-	vpxord %zmm10, %zmm18, %zmm10 /* x1_7 = xor(x1_6, rot8_4) */
-	vpshufb %zmm3, %zmm10, %zmm18 /* rot8_5 = lookup16(x1_7, rotl48) */
-	vpxord %zmm18, %zmm9, %zmm9 /* x0_7 = xor(x0_6, rot8_5) */
-	vpshufb %zmm14, %zmm9, %zmm18 /* rot20_2 = lookup16(x0_7, rotl24) */
-	vpxord %zmm18, %zmm10, %zmm10 /* x1_8 = xor(x1_7, rot20_2) */
-	vpxord %zmm10, %zmm9, %zmm9 /* x0_8 = xor(x0_7, x1_8) */
-	vpshufb %zmm12, %zmm9, %zmm9 /* pl_2 = lookup16(x0_8, pl_mask) */
-	vpshufb %zmm13, %zmm10, %zmm10 /* pr_2 = lookup16(x1_8, pr_mask) */
+	vpshufb %zmm8, %zmm10, %zmm8 /* s1_h_2 = lookup16(sbox_hi, s1_hi_2) */
+	vpternlogd $0x56, %zmm9, %zmm8, %zmm18 /* x1_6 = ternlog(s1_l_2, s1_h_2, s0_2) */
+	vpshufb %zmm15, %zmm18, %zmm8 /* rot4_2 = lookup16(x1_6, rotl56) */
+	vpxord %zmm8, %zmm9, %zmm8 /* x0_6 = xor(s0_2, rot4_2) */
+	vpshufb %zmm5, %zmm8, %zmm9 /* rot8_4 = lookup16(x0_6, rotl48) */
+	vpxord %zmm9, %zmm18, %zmm9 /* x1_7 = xor(x1_6, rot8_4) */
+	vpshufb %zmm5, %zmm9, %zmm18 /* rot8_5 = lookup16(x1_7, rotl48) */
+	vpxord %zmm18, %zmm8, %zmm8 /* x0_7 = xor(x0_6, rot8_5) */
+	vpshufb %zmm14, %zmm8, %zmm18 /* rot20_2 = lookup16(x0_7, rotl24) */
+	vpxord %zmm18, %zmm9, %zmm9 /* x1_8 = xor(x1_7, rot20_2) */
+	vpxord %zmm9, %zmm8, %zmm8 /* x0_8 = xor(x0_7, x1_8) */
+	vpshufb %zmm12, %zmm8, %zmm8 /* pl_2 = lookup16(x0_8, pl_mask) */
+	vpshufb %zmm13, %zmm9, %zmm9 /* pr_2 = lookup16(x1_8, pr_mask) */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
 	vpxord %zmm16, %zmm0, %zmm0 /* k0_3 = xor(g3x0, rk0) */
@@ -2054,103 +2040,103 @@ ublock_register_avx512_ublock128_256_ctr_xor_asm:
 	vpsrlw $4, %zmm0, %zmm0 /* s0_sh_3 = shr(k0_3) */
 	vpandd %zmm2, %zmm0, %zmm0 /* s0_hi_3 = and(s0_sh_3, low_nibbles) */
 	vpshufb %zmm16, %zmm11, %zmm16 /* s0_l_3 = lookup16(sbox_lo, s0_lo_3) */
-	vpshufb %zmm0, %zmm6, %zmm0 /* s0_h_3 = lookup16(sbox_hi, s0_hi_3) */
+	vpshufb %zmm0, %zmm10, %zmm0 /* s0_h_3 = lookup16(sbox_hi, s0_hi_3) */
 	vpord %zmm0, %zmm16, %zmm0 /* s0_3 = or(s0_l_3, s0_h_3) */
 	vpandd %zmm2, %zmm1, %zmm16 /* s1_lo_3 = and(k1_3, low_nibbles) */
 	vpsrlw $4, %zmm1, %zmm1 /* s1_sh_3 = shr(k1_3) */
 	vpandd %zmm2, %zmm1, %zmm1 /* s1_hi_3 = and(s1_sh_3, low_nibbles) */
 	vpshufb %zmm16, %zmm11, %zmm16 /* s1_l_3 = lookup16(sbox_lo, s1_lo_3) */
-	vpshufb %zmm1, %zmm6, %zmm1 /* s1_h_3 = lookup16(sbox_hi, s1_hi_3) */
+	vpshufb %zmm1, %zmm10, %zmm1 /* s1_h_3 = lookup16(sbox_hi, s1_hi_3) */
 	vpternlogd $0x56, %zmm0, %zmm1, %zmm16 /* x1_9 = ternlog(s1_l_3, s1_h_3, s0_3) */
 	vpshufb %zmm15, %zmm16, %zmm1 /* rot4_3 = lookup16(x1_9, rotl56) */
 	vpxord %zmm1, %zmm0, %zmm0 /* x0_9 = xor(s0_3, rot4_3) */
-	vpshufb %zmm3, %zmm0, %zmm1 /* rot8_6 = lookup16(x0_9, rotl48) */
+	vpshufb %zmm5, %zmm0, %zmm1 /* rot8_6 = lookup16(x0_9, rotl48) */
 	vpxord %zmm1, %zmm16, %zmm1 /* x1_10 = xor(x1_9, rot8_6) */
-	vpshufb %zmm3, %zmm1, %zmm16 /* rot8_7 = lookup16(x1_10, rotl48) */
+	vpshufb %zmm5, %zmm1, %zmm16 /* rot8_7 = lookup16(x1_10, rotl48) */
 	vpxord %zmm16, %zmm0, %zmm0 /* x0_10 = xor(x0_9, rot8_7) */
 	vpshufb %zmm14, %zmm0, %zmm16 /* rot20_3 = lookup16(x0_10, rotl24) */
 	vpxord %zmm16, %zmm1, %zmm1 /* x1_11 = xor(x1_10, rot20_3) */
 	vpxord %zmm1, %zmm0, %zmm0 /* x0_11 = xor(x0_10, x1_11) */
 	vpshufb %zmm12, %zmm0, %zmm0 /* pl_3 = lookup16(x0_11, pl_mask) */
 	vpshufb %zmm13, %zmm1, %zmm1 /* pr_3 = lookup16(x1_11, pr_mask) */
-	vmovdqa64 %zmm4, %zmm16 /* g0x0.3 */
-	vmovdqa64 %zmm5, %zmm4 /* g0x1.3 */
-	vmovdqa64 %zmm16, %zmm5 /* g0x0.3 */
-	vmovdqa64 %zmm7, %zmm16 /* g1x0.3 */
-	vmovdqa64 %zmm8, %zmm7 /* g1x1.3 */
-	vmovdqa64 %zmm16, %zmm8 /* g1x0.3 */
-	vmovdqa64 %zmm9, %zmm16 /* g2x0.3 */
-	vmovdqa64 %zmm10, %zmm9 /* g2x1.3 */
-	vmovdqa64 %zmm16, %zmm10 /* g2x0.3 */
+	vmovdqa64 %zmm3, %zmm16 /* g0x0.3 */
+	vmovdqa64 %zmm4, %zmm3 /* g0x1.3 */
+	vmovdqa64 %zmm16, %zmm4 /* g0x0.3 */
+	vmovdqa64 %zmm6, %zmm16 /* g1x0.3 */
+	vmovdqa64 %zmm7, %zmm6 /* g1x1.3 */
+	vmovdqa64 %zmm16, %zmm7 /* g1x0.3 */
+	vmovdqa64 %zmm8, %zmm16 /* g2x0.3 */
+	vmovdqa64 %zmm9, %zmm8 /* g2x1.3 */
+	vmovdqa64 %zmm16, %zmm9 /* g2x0.3 */
 	add $128, %r8
 	cmp $3072, %r8
 	jne .Lublock_register_avx512_asm_10_loop_r0
 
 	/* Final key addition. */
-	vpxord 3072(%rdi), %zmm5, %zmm5 /* y0 = xor(g0x0, rk0_1) */
-	vpxord 3136(%rdi), %zmm4, %zmm4 /* y1 = xor(g0x1, rk1_1) */
-	vpshufb .Lublock_register_avx512_asm_10_deinterleave(%rip), %zmm5, %zmm5 /* de = lookup16(y0, deinterleave) */
-	vpshufb .Lublock_register_avx512_asm_10_deinterleave(%rip), %zmm4, %zmm4 /* de_1 = lookup16(y1, deinterleave) */
-	vpunpcklqdq %zmm4, %zmm5, %zmm16 /* even_4 = unpacklo(de, de_1) */
-	vpunpckhqdq %zmm4, %zmm5, %zmm4 /* odd_4 = unpackhi(de, de_1) */
-	vpsllw $4, %zmm16, %zmm5 /* ev_sh = shl(even_4) */
-	vmovdqa64 %zmm4, %zmm17 /* odd_4 */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_10_high_nibbles(%rip), %zmm5, %zmm17 /* out_lo = ternlog(odd_4, ev_sh, high_nibbles) */
-	vpsrlw $4, %zmm4, %zmm4 /* od_sh = shr(odd_4) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_10_high_nibbles(%rip), %zmm16, %zmm4 /* out_hi = ternlog(od_sh, even_4, high_nibbles) */
-	vmovdqu64 (%rcx), %zmm5 /* msg = load() */
-	vpxord %zmm5, %zmm17, %zmm5 /* ct = xor(out_lo, msg) */
-	vmovdqu64 %zmm5, (%rdx) /* store ct */
-	vmovdqu64 64(%rcx), %zmm5 /* msg_1 = load() */
-	vpxord %zmm5, %zmm4, %zmm4 /* ct_1 = xor(out_hi, msg_1) */
-	vmovdqu64 %zmm4, 64(%rdx) /* store ct_1 */
-	vpxord 3072(%rdi), %zmm8, %zmm4 /* y0_1 = xor(g1x0, rk0_1) */
-	vpxord 3136(%rdi), %zmm7, %zmm5 /* y1_1 = xor(g1x1, rk1_1) */
-	vpshufb .Lublock_register_avx512_asm_10_deinterleave(%rip), %zmm4, %zmm4 /* de_2 = lookup16(y0_1, deinterleave) */
-	vpshufb .Lublock_register_avx512_asm_10_deinterleave(%rip), %zmm5, %zmm5 /* de_3 = lookup16(y1_1, deinterleave) */
-	vpunpcklqdq %zmm5, %zmm4, %zmm7 /* even_5 = unpacklo(de_2, de_3) */
-	vpunpckhqdq %zmm5, %zmm4, %zmm4 /* odd_5 = unpackhi(de_2, de_3) */
-	vpsllw $4, %zmm7, %zmm5 /* ev_sh_1 = shl(even_5) */
-	vmovdqa64 %zmm4, %zmm8 /* odd_5 */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_10_high_nibbles(%rip), %zmm5, %zmm8 /* out_lo_1 = ternlog(odd_5, ev_sh_1, high_nibbles) */
-	vpsrlw $4, %zmm4, %zmm4 /* od_sh_1 = shr(odd_5) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_10_high_nibbles(%rip), %zmm7, %zmm4 /* out_hi_1 = ternlog(od_sh_1, even_5, high_nibbles) */
-	vmovdqu64 128(%rcx), %zmm5 /* msg_2 = load() */
-	vpxord %zmm5, %zmm8, %zmm5 /* ct_2 = xor(out_lo_1, msg_2) */
-	vmovdqu64 %zmm5, 128(%rdx) /* store ct_2 */
-	vmovdqu64 192(%rcx), %zmm5 /* msg_3 = load() */
-	vpxord %zmm5, %zmm4, %zmm4 /* ct_3 = xor(out_hi_1, msg_3) */
-	vmovdqu64 %zmm4, 192(%rdx) /* store ct_3 */
-	vpxord 3072(%rdi), %zmm10, %zmm4 /* y0_2 = xor(g2x0, rk0_1) */
-	vpxord 3136(%rdi), %zmm9, %zmm5 /* y1_2 = xor(g2x1, rk1_1) */
-	vpshufb .Lublock_register_avx512_asm_10_deinterleave(%rip), %zmm4, %zmm4 /* de_4 = lookup16(y0_2, deinterleave) */
-	vpshufb .Lublock_register_avx512_asm_10_deinterleave(%rip), %zmm5, %zmm5 /* de_5 = lookup16(y1_2, deinterleave) */
-	vpunpcklqdq %zmm5, %zmm4, %zmm7 /* even_6 = unpacklo(de_4, de_5) */
-	vpunpckhqdq %zmm5, %zmm4, %zmm4 /* odd_6 = unpackhi(de_4, de_5) */
-	vpsllw $4, %zmm7, %zmm5 /* ev_sh_2 = shl(even_6) */
-	vmovdqa64 %zmm4, %zmm8 /* odd_6 */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_10_high_nibbles(%rip), %zmm5, %zmm8 /* out_lo_2 = ternlog(odd_6, ev_sh_2, high_nibbles) */
-	vpsrlw $4, %zmm4, %zmm4 /* od_sh_2 = shr(odd_6) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_10_high_nibbles(%rip), %zmm7, %zmm4 /* out_hi_2 = ternlog(od_sh_2, even_6, high_nibbles) */
-	vmovdqu64 256(%rcx), %zmm5 /* msg_4 = load() */
-	vpxord %zmm5, %zmm8, %zmm5 /* ct_4 = xor(out_lo_2, msg_4) */
-	vmovdqu64 %zmm5, 256(%rdx) /* store ct_4 */
-	vmovdqu64 320(%rcx), %zmm5 /* msg_5 = load() */
-	vpxord %zmm5, %zmm4, %zmm4 /* ct_5 = xor(out_hi_2, msg_5) */
-	vmovdqu64 %zmm4, 320(%rdx) /* store ct_5 */
+	vpxord 3072(%rdi), %zmm4, %zmm4 /* y0 = xor(g0x0, rk0_1) */
+	vpxord 3136(%rdi), %zmm3, %zmm3 /* y1 = xor(g0x1, rk1_1) */
+	vpshufb .Lublock_register_avx512_asm_10_deinterleave(%rip), %zmm4, %zmm4 /* de = lookup16(y0, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_10_deinterleave(%rip), %zmm3, %zmm3 /* de_1 = lookup16(y1, deinterleave) */
+	vpunpcklqdq %zmm3, %zmm4, %zmm16 /* even_4 = unpacklo(de, de_1) */
+	vpunpckhqdq %zmm3, %zmm4, %zmm3 /* odd_4 = unpackhi(de, de_1) */
+	vpsllw $4, %zmm16, %zmm4 /* ev_sh = shl(even_4) */
+	vmovdqa64 %zmm3, %zmm17 /* odd_4 */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_10_high_nibbles(%rip), %zmm4, %zmm17 /* out_lo = ternlog(odd_4, ev_sh, high_nibbles) */
+	vpsrlw $4, %zmm3, %zmm3 /* od_sh = shr(odd_4) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_10_high_nibbles(%rip), %zmm16, %zmm3 /* out_hi = ternlog(od_sh, even_4, high_nibbles) */
+	vmovdqu64 (%rcx), %zmm4 /* msg = load() */
+	vpxord %zmm4, %zmm17, %zmm4 /* ct = xor(out_lo, msg) */
+	vmovdqu64 %zmm4, (%rdx) /* store ct */
+	vmovdqu64 64(%rcx), %zmm4 /* msg_1 = load() */
+	vpxord %zmm4, %zmm3, %zmm3 /* ct_1 = xor(out_hi, msg_1) */
+	vmovdqu64 %zmm3, 64(%rdx) /* store ct_1 */
+	vpxord 3072(%rdi), %zmm7, %zmm3 /* y0_1 = xor(g1x0, rk0_1) */
+	vpxord 3136(%rdi), %zmm6, %zmm4 /* y1_1 = xor(g1x1, rk1_1) */
+	vpshufb .Lublock_register_avx512_asm_10_deinterleave(%rip), %zmm3, %zmm3 /* de_2 = lookup16(y0_1, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_10_deinterleave(%rip), %zmm4, %zmm4 /* de_3 = lookup16(y1_1, deinterleave) */
+	vpunpcklqdq %zmm4, %zmm3, %zmm6 /* even_5 = unpacklo(de_2, de_3) */
+	vpunpckhqdq %zmm4, %zmm3, %zmm3 /* odd_5 = unpackhi(de_2, de_3) */
+	vpsllw $4, %zmm6, %zmm4 /* ev_sh_1 = shl(even_5) */
+	vmovdqa64 %zmm3, %zmm7 /* odd_5 */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_10_high_nibbles(%rip), %zmm4, %zmm7 /* out_lo_1 = ternlog(odd_5, ev_sh_1, high_nibbles) */
+	vpsrlw $4, %zmm3, %zmm3 /* od_sh_1 = shr(odd_5) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_10_high_nibbles(%rip), %zmm6, %zmm3 /* out_hi_1 = ternlog(od_sh_1, even_5, high_nibbles) */
+	vmovdqu64 128(%rcx), %zmm4 /* msg_2 = load() */
+	vpxord %zmm4, %zmm7, %zmm4 /* ct_2 = xor(out_lo_1, msg_2) */
+	vmovdqu64 %zmm4, 128(%rdx) /* store ct_2 */
+	vmovdqu64 192(%rcx), %zmm4 /* msg_3 = load() */
+	vpxord %zmm4, %zmm3, %zmm3 /* ct_3 = xor(out_hi_1, msg_3) */
+	vmovdqu64 %zmm3, 192(%rdx) /* store ct_3 */
+	vpxord 3072(%rdi), %zmm9, %zmm3 /* y0_2 = xor(g2x0, rk0_1) */
+	vpxord 3136(%rdi), %zmm8, %zmm4 /* y1_2 = xor(g2x1, rk1_1) */
+	vpshufb .Lublock_register_avx512_asm_10_deinterleave(%rip), %zmm3, %zmm3 /* de_4 = lookup16(y0_2, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_10_deinterleave(%rip), %zmm4, %zmm4 /* de_5 = lookup16(y1_2, deinterleave) */
+	vpunpcklqdq %zmm4, %zmm3, %zmm6 /* even_6 = unpacklo(de_4, de_5) */
+	vpunpckhqdq %zmm4, %zmm3, %zmm3 /* odd_6 = unpackhi(de_4, de_5) */
+	vpsllw $4, %zmm6, %zmm4 /* ev_sh_2 = shl(even_6) */
+	vmovdqa64 %zmm3, %zmm7 /* odd_6 */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_10_high_nibbles(%rip), %zmm4, %zmm7 /* out_lo_2 = ternlog(odd_6, ev_sh_2, high_nibbles) */
+	vpsrlw $4, %zmm3, %zmm3 /* od_sh_2 = shr(odd_6) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_10_high_nibbles(%rip), %zmm6, %zmm3 /* out_hi_2 = ternlog(od_sh_2, even_6, high_nibbles) */
+	vmovdqu64 256(%rcx), %zmm4 /* msg_4 = load() */
+	vpxord %zmm4, %zmm7, %zmm4 /* ct_4 = xor(out_lo_2, msg_4) */
+	vmovdqu64 %zmm4, 256(%rdx) /* store ct_4 */
+	vmovdqu64 320(%rcx), %zmm4 /* msg_5 = load() */
+	vpxord %zmm4, %zmm3, %zmm3 /* ct_5 = xor(out_hi_2, msg_5) */
+	vmovdqu64 %zmm3, 320(%rdx) /* store ct_5 */
 	vpxord 3072(%rdi), %zmm0, %zmm0 /* y0_3 = xor(g3x0, rk0_1) */
 	vpxord 3136(%rdi), %zmm1, %zmm1 /* y1_3 = xor(g3x1, rk1_1) */
 	vpshufb .Lublock_register_avx512_asm_10_deinterleave(%rip), %zmm0, %zmm0 /* de_6 = lookup16(y0_3, deinterleave) */
 	vpshufb .Lublock_register_avx512_asm_10_deinterleave(%rip), %zmm1, %zmm1 /* de_7 = lookup16(y1_3, deinterleave) */
-	vpunpcklqdq %zmm1, %zmm0, %zmm4 /* even_7 = unpacklo(de_6, de_7) */
+	vpunpcklqdq %zmm1, %zmm0, %zmm3 /* even_7 = unpacklo(de_6, de_7) */
 	vpunpckhqdq %zmm1, %zmm0, %zmm0 /* odd_7 = unpackhi(de_6, de_7) */
-	vpsllw $4, %zmm4, %zmm1 /* ev_sh_3 = shl(even_7) */
-	vmovdqa64 %zmm0, %zmm5 /* odd_7 */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_10_high_nibbles(%rip), %zmm1, %zmm5 /* out_lo_3 = ternlog(odd_7, ev_sh_3, high_nibbles) */
+	vpsllw $4, %zmm3, %zmm1 /* ev_sh_3 = shl(even_7) */
+	vmovdqa64 %zmm0, %zmm4 /* odd_7 */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_10_high_nibbles(%rip), %zmm1, %zmm4 /* out_lo_3 = ternlog(odd_7, ev_sh_3, high_nibbles) */
 	vpsrlw $4, %zmm0, %zmm0 /* od_sh_3 = shr(odd_7) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_10_high_nibbles(%rip), %zmm4, %zmm0 /* out_hi_3 = ternlog(od_sh_3, even_7, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_10_high_nibbles(%rip), %zmm3, %zmm0 /* out_hi_3 = ternlog(od_sh_3, even_7, high_nibbles) */
 	vmovdqu64 384(%rcx), %zmm1 /* msg_6 = load() */
-	vpxord %zmm1, %zmm5, %zmm1 /* ct_6 = xor(out_lo_3, msg_6) */
+	vpxord %zmm1, %zmm4, %zmm1 /* ct_6 = xor(out_lo_3, msg_6) */
 	vmovdqu64 %zmm1, 384(%rdx) /* store ct_6 */
 	vmovdqu64 448(%rcx), %zmm1 /* msg_7 = load() */
 	vpxord %zmm1, %zmm0, %zmm0 /* ct_7 = xor(out_hi_3, msg_7) */
@@ -3264,123 +3250,116 @@ ublock_register_avx512_ublock256_256_ctr_xor_asm:
 	vpsrlw $8, %zmm0, %zmm0 /* ctr_last = shr(ctr_low) */
 	vpbroadcastb 64(%rsi), %zmm1 /* ctr_first = bcast8() */
 	vpandd .Lublock_register_avx512_asm_16_byte_14(%rip), %zmm1, %zmm1 /* ctr_j0 = and(ctr_first, byte_14) */
-	vbroadcasti64x4 (%rsi), %zmm2 /* ctr_v = bcast256() */
-	vpandd .Lublock_register_avx512_asm_16_all_but_last(%rip), %zmm2, %zmm2 /* ctr_v_open = and(ctr_v, all_but_last) */
-	vbroadcasti64x4 32(%rsi), %zmm3 /* ctr_w = bcast256() */
-	vpandd .Lublock_register_avx512_asm_16_all_but_last(%rip), %zmm3, %zmm3 /* ctr_w_open = and(ctr_w, all_but_last) */
+	vpaddw %zmm1, %zmm0, %zmm0 /* ctr_base = add(ctr_last, ctr_j0) */
+	vbroadcasti64x4 (%rsi), %zmm1 /* ctr_v = bcast256() */
+	vpandd .Lublock_register_avx512_asm_16_all_but_last(%rip), %zmm1, %zmm1 /* ctr_v_open = and(ctr_v, all_but_last) */
+	vbroadcasti64x4 32(%rsi), %zmm2 /* ctr_w = bcast256() */
+	vpandd .Lublock_register_avx512_asm_16_all_but_last(%rip), %zmm2, %zmm2 /* ctr_w_open = and(ctr_w, all_but_last) */
 
 	/* Load 16 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
-	vpaddb .Lublock_register_avx512_asm_16_block_k(%rip), %zmm1, %zmm4 /* ctr_j = add(ctr_j0, block_k) */
-	vpaddw %zmm4, %zmm0, %zmm4 /* ctr_sum = add(ctr_last, ctr_j) */
-	vpshufb .Lublock_register_avx512_asm_16_carry_everywhere(%rip), %zmm4, %zmm5 /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
-	vmovdqa64 .Lublock_register_avx512_asm_16_carry_mask_table(%rip), %zmm6 /* carry_mask_table = const() */
-	vpshufb %zmm5, %zmm6, %zmm5 /* ctr_mask = lookup16(carry_mask_table, ctr_carry) */
-	vmovdqa64 %zmm2, %zmm7 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm5, %zmm3, %zmm7 /* ctr_pair = ternlog(ctr_v_open, ctr_w_open, ctr_mask) */
-	vpshufb .Lublock_register_avx512_asm_16_new_last_byte(%rip), %zmm4, %zmm4 /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
-	vpord %zmm4, %zmm7, %zmm4 /* blk = or(ctr_pair, ctr_last_byte) */
-	vpaddb .Lublock_register_avx512_asm_16_block_k_1(%rip), %zmm1, %zmm5 /* ctr_j_1 = add(ctr_j0, block_k_1) */
-	vpaddw %zmm5, %zmm0, %zmm5 /* ctr_sum_1 = add(ctr_last, ctr_j_1) */
-	vpshufb .Lublock_register_avx512_asm_16_carry_everywhere(%rip), %zmm5, %zmm7 /* ctr_carry_1 = lookup16(ctr_sum_1, carry_everywhere) */
-	vpshufb %zmm7, %zmm6, %zmm7 /* ctr_mask_1 = lookup16(carry_mask_table, ctr_carry_1) */
-	vmovdqa64 %zmm2, %zmm8 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm7, %zmm3, %zmm8 /* ctr_pair_1 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_1) */
-	vpshufb .Lublock_register_avx512_asm_16_new_last_byte(%rip), %zmm5, %zmm5 /* ctr_last_byte_1 = lookup16(ctr_sum_1, new_last_byte) */
-	vpord %zmm5, %zmm8, %zmm5 /* blk_1 = or(ctr_pair_1, ctr_last_byte_1) */
-	vpsrlw $4, %zmm4, %zmm7 /* lo_sh = shr(blk) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_16_high_nibbles(%rip), %zmm5, %zmm7 /* even = ternlog(lo_sh, blk_1, high_nibbles) */
-	vpsllw $4, %zmm5, %zmm5 /* hi_sh = shl(blk_1) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_16_high_nibbles(%rip), %zmm5, %zmm4 /* odd = ternlog(blk, hi_sh, high_nibbles) */
-	vpunpcklbw %zmm4, %zmm7, %zmm5 /* sp = unpacklo(even, odd) */
-	vpunpckhbw %zmm4, %zmm7, %zmm4 /* sp_1 = unpackhi(even, odd) */
-	vmovdqa64 .Lublock_register_avx512_asm_16_lanes_picks(%rip), %zmm7 /* lanes_picks = const() */
-	vmovdqa64 %zmm7, %zmm8 /* lanes_picks */
-	vpermi2q %zmm4, %zmm5, %zmm8 /* lanes = permute2q(lanes_picks, sp, sp_1) */
-	vmovdqa64 .Lublock_register_avx512_asm_16_lanes_1_picks(%rip), %zmm9 /* lanes_1_picks = const() */
-	vmovdqa64 %zmm9, %zmm10 /* lanes_1_picks */
-	vpermi2q %zmm4, %zmm5, %zmm10 /* lanes_1 = permute2q(lanes_1_picks, sp, sp_1) */
-	vpaddb .Lublock_register_avx512_asm_16_block_k_2(%rip), %zmm1, %zmm4 /* ctr_j_2 = add(ctr_j0, block_k_2) */
-	vpaddw %zmm4, %zmm0, %zmm4 /* ctr_sum_2 = add(ctr_last, ctr_j_2) */
-	vpshufb .Lublock_register_avx512_asm_16_carry_everywhere(%rip), %zmm4, %zmm5 /* ctr_carry_2 = lookup16(ctr_sum_2, carry_everywhere) */
-	vpshufb %zmm5, %zmm6, %zmm5 /* ctr_mask_2 = lookup16(carry_mask_table, ctr_carry_2) */
-	vmovdqa64 %zmm2, %zmm11 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm5, %zmm3, %zmm11 /* ctr_pair_2 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_2) */
-	vpshufb .Lublock_register_avx512_asm_16_new_last_byte(%rip), %zmm4, %zmm4 /* ctr_last_byte_2 = lookup16(ctr_sum_2, new_last_byte) */
-	vpord %zmm4, %zmm11, %zmm4 /* blk_2 = or(ctr_pair_2, ctr_last_byte_2) */
-	vpaddb .Lublock_register_avx512_asm_16_block_k_3(%rip), %zmm1, %zmm5 /* ctr_j_3 = add(ctr_j0, block_k_3) */
-	vpaddw %zmm5, %zmm0, %zmm5 /* ctr_sum_3 = add(ctr_last, ctr_j_3) */
-	vpshufb .Lublock_register_avx512_asm_16_carry_everywhere(%rip), %zmm5, %zmm11 /* ctr_carry_3 = lookup16(ctr_sum_3, carry_everywhere) */
-	vpshufb %zmm11, %zmm6, %zmm11 /* ctr_mask_3 = lookup16(carry_mask_table, ctr_carry_3) */
-	vmovdqa64 %zmm2, %zmm12 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm11, %zmm3, %zmm12 /* ctr_pair_3 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_3) */
-	vpshufb .Lublock_register_avx512_asm_16_new_last_byte(%rip), %zmm5, %zmm5 /* ctr_last_byte_3 = lookup16(ctr_sum_3, new_last_byte) */
-	vpord %zmm5, %zmm12, %zmm5 /* blk_3 = or(ctr_pair_3, ctr_last_byte_3) */
-	vpsrlw $4, %zmm4, %zmm11 /* lo_sh_1 = shr(blk_2) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_16_high_nibbles(%rip), %zmm5, %zmm11 /* even_1 = ternlog(lo_sh_1, blk_3, high_nibbles) */
-	vpsllw $4, %zmm5, %zmm5 /* hi_sh_1 = shl(blk_3) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_16_high_nibbles(%rip), %zmm5, %zmm4 /* odd_1 = ternlog(blk_2, hi_sh_1, high_nibbles) */
-	vpunpcklbw %zmm4, %zmm11, %zmm5 /* sp_2 = unpacklo(even_1, odd_1) */
-	vpunpckhbw %zmm4, %zmm11, %zmm4 /* sp_3 = unpackhi(even_1, odd_1) */
-	vmovdqa64 %zmm7, %zmm11 /* lanes_picks */
-	vpermi2q %zmm4, %zmm5, %zmm11 /* lanes_2 = permute2q(lanes_picks, sp_2, sp_3) */
-	vmovdqa64 %zmm9, %zmm12 /* lanes_1_picks */
-	vpermi2q %zmm4, %zmm5, %zmm12 /* lanes_3 = permute2q(lanes_1_picks, sp_2, sp_3) */
-	vpaddb .Lublock_register_avx512_asm_16_block_k_4(%rip), %zmm1, %zmm4 /* ctr_j_4 = add(ctr_j0, block_k_4) */
-	vpaddw %zmm4, %zmm0, %zmm4 /* ctr_sum_4 = add(ctr_last, ctr_j_4) */
-	vpshufb .Lublock_register_avx512_asm_16_carry_everywhere(%rip), %zmm4, %zmm5 /* ctr_carry_4 = lookup16(ctr_sum_4, carry_everywhere) */
-	vpshufb %zmm5, %zmm6, %zmm5 /* ctr_mask_4 = lookup16(carry_mask_table, ctr_carry_4) */
-	vmovdqa64 %zmm2, %zmm13 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm5, %zmm3, %zmm13 /* ctr_pair_4 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_4) */
-	vpshufb .Lublock_register_avx512_asm_16_new_last_byte(%rip), %zmm4, %zmm4 /* ctr_last_byte_4 = lookup16(ctr_sum_4, new_last_byte) */
-	vpord %zmm4, %zmm13, %zmm4 /* blk_4 = or(ctr_pair_4, ctr_last_byte_4) */
-	vpaddb .Lublock_register_avx512_asm_16_block_k_5(%rip), %zmm1, %zmm5 /* ctr_j_5 = add(ctr_j0, block_k_5) */
-	vpaddw %zmm5, %zmm0, %zmm5 /* ctr_sum_5 = add(ctr_last, ctr_j_5) */
-	vpshufb .Lublock_register_avx512_asm_16_carry_everywhere(%rip), %zmm5, %zmm13 /* ctr_carry_5 = lookup16(ctr_sum_5, carry_everywhere) */
-	vpshufb %zmm13, %zmm6, %zmm13 /* ctr_mask_5 = lookup16(carry_mask_table, ctr_carry_5) */
-	vmovdqa64 %zmm2, %zmm14 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm13, %zmm3, %zmm14 /* ctr_pair_5 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_5) */
-	vpshufb .Lublock_register_avx512_asm_16_new_last_byte(%rip), %zmm5, %zmm5 /* ctr_last_byte_5 = lookup16(ctr_sum_5, new_last_byte) */
-	vpord %zmm5, %zmm14, %zmm5 /* blk_5 = or(ctr_pair_5, ctr_last_byte_5) */
-	vpsrlw $4, %zmm4, %zmm13 /* lo_sh_2 = shr(blk_4) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_16_high_nibbles(%rip), %zmm5, %zmm13 /* even_2 = ternlog(lo_sh_2, blk_5, high_nibbles) */
-	vpsllw $4, %zmm5, %zmm5 /* hi_sh_2 = shl(blk_5) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_16_high_nibbles(%rip), %zmm5, %zmm4 /* odd_2 = ternlog(blk_4, hi_sh_2, high_nibbles) */
-	vpunpcklbw %zmm4, %zmm13, %zmm5 /* sp_4 = unpacklo(even_2, odd_2) */
-	vpunpckhbw %zmm4, %zmm13, %zmm4 /* sp_5 = unpackhi(even_2, odd_2) */
-	vmovdqa64 %zmm7, %zmm13 /* lanes_picks */
-	vpermi2q %zmm4, %zmm5, %zmm13 /* lanes_4 = permute2q(lanes_picks, sp_4, sp_5) */
-	vmovdqa64 %zmm9, %zmm14 /* lanes_1_picks */
-	vpermi2q %zmm4, %zmm5, %zmm14 /* lanes_5 = permute2q(lanes_1_picks, sp_4, sp_5) */
-	vpaddb .Lublock_register_avx512_asm_16_block_k_6(%rip), %zmm1, %zmm4 /* ctr_j_6 = add(ctr_j0, block_k_6) */
-	vpaddw %zmm4, %zmm0, %zmm4 /* ctr_sum_6 = add(ctr_last, ctr_j_6) */
-	vpshufb .Lublock_register_avx512_asm_16_carry_everywhere(%rip), %zmm4, %zmm5 /* ctr_carry_6 = lookup16(ctr_sum_6, carry_everywhere) */
-	vpshufb %zmm5, %zmm6, %zmm5 /* ctr_mask_6 = lookup16(carry_mask_table, ctr_carry_6) */
-	vmovdqa64 %zmm2, %zmm15 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm5, %zmm3, %zmm15 /* ctr_pair_6 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_6) */
-	vpshufb .Lublock_register_avx512_asm_16_new_last_byte(%rip), %zmm4, %zmm4 /* ctr_last_byte_6 = lookup16(ctr_sum_6, new_last_byte) */
-	vpord %zmm4, %zmm15, %zmm4 /* blk_6 = or(ctr_pair_6, ctr_last_byte_6) */
-	vpaddb .Lublock_register_avx512_asm_16_block_k_7(%rip), %zmm1, %zmm1 /* ctr_j_7 = add(ctr_j0, block_k_7) */
-	vpaddw %zmm1, %zmm0, %zmm0 /* ctr_sum_7 = add(ctr_last, ctr_j_7) */
-	vpshufb .Lublock_register_avx512_asm_16_carry_everywhere(%rip), %zmm0, %zmm1 /* ctr_carry_7 = lookup16(ctr_sum_7, carry_everywhere) */
-	vpshufb %zmm1, %zmm6, %zmm1 /* ctr_mask_7 = lookup16(carry_mask_table, ctr_carry_7) */
-	vpternlogd $0xd8, %zmm1, %zmm3, %zmm2 /* ctr_pair_7 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_7) */
+	vpaddw .Lublock_register_avx512_asm_16_block_k(%rip), %zmm0, %zmm3 /* ctr_sum = add(ctr_base, block_k) */
+	vpshufb .Lublock_register_avx512_asm_16_carry_everywhere(%rip), %zmm3, %zmm4 /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
+	vmovdqa64 .Lublock_register_avx512_asm_16_carry_mask_table(%rip), %zmm5 /* carry_mask_table = const() */
+	vpshufb %zmm4, %zmm5, %zmm4 /* ctr_mask = lookup16(carry_mask_table, ctr_carry) */
+	vmovdqa64 %zmm1, %zmm6 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm4, %zmm2, %zmm6 /* ctr_pair = ternlog(ctr_v_open, ctr_w_open, ctr_mask) */
+	vpshufb .Lublock_register_avx512_asm_16_new_last_byte(%rip), %zmm3, %zmm3 /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
+	vpord %zmm3, %zmm6, %zmm3 /* blk = or(ctr_pair, ctr_last_byte) */
+	vpaddw .Lublock_register_avx512_asm_16_block_k_1(%rip), %zmm0, %zmm4 /* ctr_sum_1 = add(ctr_base, block_k_1) */
+	vpshufb .Lublock_register_avx512_asm_16_carry_everywhere(%rip), %zmm4, %zmm6 /* ctr_carry_1 = lookup16(ctr_sum_1, carry_everywhere) */
+	vpshufb %zmm6, %zmm5, %zmm6 /* ctr_mask_1 = lookup16(carry_mask_table, ctr_carry_1) */
+	vmovdqa64 %zmm1, %zmm7 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm6, %zmm2, %zmm7 /* ctr_pair_1 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_1) */
+	vpshufb .Lublock_register_avx512_asm_16_new_last_byte(%rip), %zmm4, %zmm4 /* ctr_last_byte_1 = lookup16(ctr_sum_1, new_last_byte) */
+	vpord %zmm4, %zmm7, %zmm4 /* blk_1 = or(ctr_pair_1, ctr_last_byte_1) */
+	vpsrlw $4, %zmm3, %zmm6 /* lo_sh = shr(blk) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_16_high_nibbles(%rip), %zmm4, %zmm6 /* even = ternlog(lo_sh, blk_1, high_nibbles) */
+	vpsllw $4, %zmm4, %zmm4 /* hi_sh = shl(blk_1) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_16_high_nibbles(%rip), %zmm4, %zmm3 /* odd = ternlog(blk, hi_sh, high_nibbles) */
+	vpunpcklbw %zmm3, %zmm6, %zmm4 /* sp = unpacklo(even, odd) */
+	vpunpckhbw %zmm3, %zmm6, %zmm3 /* sp_1 = unpackhi(even, odd) */
+	vmovdqa64 .Lublock_register_avx512_asm_16_lanes_picks(%rip), %zmm6 /* lanes_picks = const() */
+	vmovdqa64 %zmm6, %zmm7 /* lanes_picks */
+	vpermi2q %zmm3, %zmm4, %zmm7 /* lanes = permute2q(lanes_picks, sp, sp_1) */
+	vmovdqa64 .Lublock_register_avx512_asm_16_lanes_1_picks(%rip), %zmm8 /* lanes_1_picks = const() */
+	vmovdqa64 %zmm8, %zmm9 /* lanes_1_picks */
+	vpermi2q %zmm3, %zmm4, %zmm9 /* lanes_1 = permute2q(lanes_1_picks, sp, sp_1) */
+	vpaddw .Lublock_register_avx512_asm_16_block_k_2(%rip), %zmm0, %zmm3 /* ctr_sum_2 = add(ctr_base, block_k_2) */
+	vpshufb .Lublock_register_avx512_asm_16_carry_everywhere(%rip), %zmm3, %zmm4 /* ctr_carry_2 = lookup16(ctr_sum_2, carry_everywhere) */
+	vpshufb %zmm4, %zmm5, %zmm4 /* ctr_mask_2 = lookup16(carry_mask_table, ctr_carry_2) */
+	vmovdqa64 %zmm1, %zmm10 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm4, %zmm2, %zmm10 /* ctr_pair_2 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_2) */
+	vpshufb .Lublock_register_avx512_asm_16_new_last_byte(%rip), %zmm3, %zmm3 /* ctr_last_byte_2 = lookup16(ctr_sum_2, new_last_byte) */
+	vpord %zmm3, %zmm10, %zmm3 /* blk_2 = or(ctr_pair_2, ctr_last_byte_2) */
+	vpaddw .Lublock_register_avx512_asm_16_block_k_3(%rip), %zmm0, %zmm4 /* ctr_sum_3 = add(ctr_base, block_k_3) */
+	vpshufb .Lublock_register_avx512_asm_16_carry_everywhere(%rip), %zmm4, %zmm10 /* ctr_carry_3 = lookup16(ctr_sum_3, carry_everywhere) */
+	vpshufb %zmm10, %zmm5, %zmm10 /* ctr_mask_3 = lookup16(carry_mask_table, ctr_carry_3) */
+	vmovdqa64 %zmm1, %zmm11 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm10, %zmm2, %zmm11 /* ctr_pair_3 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_3) */
+	vpshufb .Lublock_register_avx512_asm_16_new_last_byte(%rip), %zmm4, %zmm4 /* ctr_last_byte_3 = lookup16(ctr_sum_3, new_last_byte) */
+	vpord %zmm4, %zmm11, %zmm4 /* blk_3 = or(ctr_pair_3, ctr_last_byte_3) */
+	vpsrlw $4, %zmm3, %zmm10 /* lo_sh_1 = shr(blk_2) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_16_high_nibbles(%rip), %zmm4, %zmm10 /* even_1 = ternlog(lo_sh_1, blk_3, high_nibbles) */
+	vpsllw $4, %zmm4, %zmm4 /* hi_sh_1 = shl(blk_3) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_16_high_nibbles(%rip), %zmm4, %zmm3 /* odd_1 = ternlog(blk_2, hi_sh_1, high_nibbles) */
+	vpunpcklbw %zmm3, %zmm10, %zmm4 /* sp_2 = unpacklo(even_1, odd_1) */
+	vpunpckhbw %zmm3, %zmm10, %zmm3 /* sp_3 = unpackhi(even_1, odd_1) */
+	vmovdqa64 %zmm6, %zmm10 /* lanes_picks */
+	vpermi2q %zmm3, %zmm4, %zmm10 /* lanes_2 = permute2q(lanes_picks, sp_2, sp_3) */
+	vmovdqa64 %zmm8, %zmm11 /* lanes_1_picks */
+	vpermi2q %zmm3, %zmm4, %zmm11 /* lanes_3 = permute2q(lanes_1_picks, sp_2, sp_3) */
+	vpaddw .Lublock_register_avx512_asm_16_block_k_4(%rip), %zmm0, %zmm3 /* ctr_sum_4 = add(ctr_base, block_k_4) */
+	vpshufb .Lublock_register_avx512_asm_16_carry_everywhere(%rip), %zmm3, %zmm4 /* ctr_carry_4 = lookup16(ctr_sum_4, carry_everywhere) */
+	vpshufb %zmm4, %zmm5, %zmm4 /* ctr_mask_4 = lookup16(carry_mask_table, ctr_carry_4) */
+	vmovdqa64 %zmm1, %zmm12 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm4, %zmm2, %zmm12 /* ctr_pair_4 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_4) */
+	vpshufb .Lublock_register_avx512_asm_16_new_last_byte(%rip), %zmm3, %zmm3 /* ctr_last_byte_4 = lookup16(ctr_sum_4, new_last_byte) */
+	vpord %zmm3, %zmm12, %zmm3 /* blk_4 = or(ctr_pair_4, ctr_last_byte_4) */
+	vpaddw .Lublock_register_avx512_asm_16_block_k_5(%rip), %zmm0, %zmm4 /* ctr_sum_5 = add(ctr_base, block_k_5) */
+	vpshufb .Lublock_register_avx512_asm_16_carry_everywhere(%rip), %zmm4, %zmm12 /* ctr_carry_5 = lookup16(ctr_sum_5, carry_everywhere) */
+	vpshufb %zmm12, %zmm5, %zmm12 /* ctr_mask_5 = lookup16(carry_mask_table, ctr_carry_5) */
+	vmovdqa64 %zmm1, %zmm13 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm12, %zmm2, %zmm13 /* ctr_pair_5 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_5) */
+	vpshufb .Lublock_register_avx512_asm_16_new_last_byte(%rip), %zmm4, %zmm4 /* ctr_last_byte_5 = lookup16(ctr_sum_5, new_last_byte) */
+	vpord %zmm4, %zmm13, %zmm4 /* blk_5 = or(ctr_pair_5, ctr_last_byte_5) */
+	vpsrlw $4, %zmm3, %zmm12 /* lo_sh_2 = shr(blk_4) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_16_high_nibbles(%rip), %zmm4, %zmm12 /* even_2 = ternlog(lo_sh_2, blk_5, high_nibbles) */
+	vpsllw $4, %zmm4, %zmm4 /* hi_sh_2 = shl(blk_5) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_16_high_nibbles(%rip), %zmm4, %zmm3 /* odd_2 = ternlog(blk_4, hi_sh_2, high_nibbles) */
+	vpunpcklbw %zmm3, %zmm12, %zmm4 /* sp_4 = unpacklo(even_2, odd_2) */
+	vpunpckhbw %zmm3, %zmm12, %zmm3 /* sp_5 = unpackhi(even_2, odd_2) */
+	vmovdqa64 %zmm6, %zmm12 /* lanes_picks */
+	vpermi2q %zmm3, %zmm4, %zmm12 /* lanes_4 = permute2q(lanes_picks, sp_4, sp_5) */
+	vmovdqa64 %zmm8, %zmm13 /* lanes_1_picks */
+	vpermi2q %zmm3, %zmm4, %zmm13 /* lanes_5 = permute2q(lanes_1_picks, sp_4, sp_5) */
+	vpaddw .Lublock_register_avx512_asm_16_block_k_6(%rip), %zmm0, %zmm3 /* ctr_sum_6 = add(ctr_base, block_k_6) */
+	vpshufb .Lublock_register_avx512_asm_16_carry_everywhere(%rip), %zmm3, %zmm4 /* ctr_carry_6 = lookup16(ctr_sum_6, carry_everywhere) */
+	vpshufb %zmm4, %zmm5, %zmm4 /* ctr_mask_6 = lookup16(carry_mask_table, ctr_carry_6) */
+	vmovdqa64 %zmm1, %zmm14 /* ctr_v_open */
+	vpternlogd $0xd8, %zmm4, %zmm2, %zmm14 /* ctr_pair_6 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_6) */
+	vpshufb .Lublock_register_avx512_asm_16_new_last_byte(%rip), %zmm3, %zmm3 /* ctr_last_byte_6 = lookup16(ctr_sum_6, new_last_byte) */
+	vpord %zmm3, %zmm14, %zmm3 /* blk_6 = or(ctr_pair_6, ctr_last_byte_6) */
+	vpaddw .Lublock_register_avx512_asm_16_block_k_7(%rip), %zmm0, %zmm0 /* ctr_sum_7 = add(ctr_base, block_k_7) */
+	vpshufb .Lublock_register_avx512_asm_16_carry_everywhere(%rip), %zmm0, %zmm4 /* ctr_carry_7 = lookup16(ctr_sum_7, carry_everywhere) */
+	vpshufb %zmm4, %zmm5, %zmm4 /* ctr_mask_7 = lookup16(carry_mask_table, ctr_carry_7) */
+	vpternlogd $0xd8, %zmm4, %zmm2, %zmm1 /* ctr_pair_7 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_7) */
 	vpshufb .Lublock_register_avx512_asm_16_new_last_byte(%rip), %zmm0, %zmm0 /* ctr_last_byte_7 = lookup16(ctr_sum_7, new_last_byte) */
-	vpord %zmm0, %zmm2, %zmm0 /* blk_7 = or(ctr_pair_7, ctr_last_byte_7) */
-	vpsrlw $4, %zmm4, %zmm1 /* lo_sh_3 = shr(blk_6) */
+	vpord %zmm0, %zmm1, %zmm0 /* blk_7 = or(ctr_pair_7, ctr_last_byte_7) */
+	vpsrlw $4, %zmm3, %zmm1 /* lo_sh_3 = shr(blk_6) */
 	vpternlogd $0xd8, .Lublock_register_avx512_asm_16_high_nibbles(%rip), %zmm0, %zmm1 /* even_3 = ternlog(lo_sh_3, blk_7, high_nibbles) */
 	vpsllw $4, %zmm0, %zmm0 /* hi_sh_3 = shl(blk_7) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_16_high_nibbles(%rip), %zmm0, %zmm4 /* odd_3 = ternlog(blk_6, hi_sh_3, high_nibbles) */
-	vpunpcklbw %zmm4, %zmm1, %zmm0 /* sp_6 = unpacklo(even_3, odd_3) */
-	vpunpckhbw %zmm4, %zmm1, %zmm1 /* sp_7 = unpackhi(even_3, odd_3) */
-	vmovdqa64 %zmm7, %zmm2 /* lanes_picks */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_16_high_nibbles(%rip), %zmm0, %zmm3 /* odd_3 = ternlog(blk_6, hi_sh_3, high_nibbles) */
+	vpunpcklbw %zmm3, %zmm1, %zmm0 /* sp_6 = unpacklo(even_3, odd_3) */
+	vpunpckhbw %zmm3, %zmm1, %zmm1 /* sp_7 = unpackhi(even_3, odd_3) */
+	vmovdqa64 %zmm6, %zmm2 /* lanes_picks */
 	vpermi2q %zmm1, %zmm0, %zmm2 /* lanes_6 = permute2q(lanes_picks, sp_6, sp_7) */
-	vmovdqa64 %zmm9, %zmm3 /* lanes_1_picks */
+	vmovdqa64 %zmm8, %zmm3 /* lanes_1_picks */
 	vpermi2q %zmm1, %zmm0, %zmm3 /* lanes_7 = permute2q(lanes_1_picks, sp_6, sp_7) */
 	vmovdqa64 .Lublock_register_avx512_asm_16_low_nibbles(%rip), %zmm0 /* low_nibbles = const() */
 	vmovdqa64 .Lublock_register_avx512_asm_16_rotl48(%rip), %zmm1 /* rotl48 = const() */
 	vmovdqa64 .Lublock_register_avx512_asm_16_sbox_hi(%rip), %zmm4 /* sbox_hi = const() */
 	vmovdqa64 .Lublock_register_avx512_asm_16_sbox_lo(%rip), %zmm5 /* sbox_lo = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_16_pl_front(%rip), %zmm6 /* pl_front = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_16_pl_front(%rip), %zmm14 /* pl_front = const() */
 	vmovdqa64 .Lublock_register_avx512_asm_16_pl_rear(%rip), %zmm15 /* pl_rear = const() */
 	vmovdqa64 .Lublock_register_avx512_asm_16_pr_front(%rip), %zmm16 /* pr_front = const() */
 	vmovdqa64 .Lublock_register_avx512_asm_16_pr_rear(%rip), %zmm17 /* pr_rear = const() */
@@ -3393,103 +3372,103 @@ ublock_register_avx512_ublock256_256_ctr_xor_asm:
 	vmovdqu64 64(%rdi,%r8), %zmm21 /* rk1 = load() */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	vpxord %zmm20, %zmm8, %zmm8 /* k0 = xor(g0x0, rk0) */
-	vpxord %zmm21, %zmm10, %zmm10 /* k1 = xor(g0x1, rk1) */
-	vpandd %zmm0, %zmm8, %zmm22 /* s0_lo = and(k0, low_nibbles) */
-	vpsrlw $4, %zmm8, %zmm8 /* s0_sh = shr(k0) */
-	vpandd %zmm0, %zmm8, %zmm8 /* s0_hi = and(s0_sh, low_nibbles) */
+	vpxord %zmm20, %zmm7, %zmm7 /* k0 = xor(g0x0, rk0) */
+	vpxord %zmm21, %zmm9, %zmm9 /* k1 = xor(g0x1, rk1) */
+	vpandd %zmm0, %zmm7, %zmm22 /* s0_lo = and(k0, low_nibbles) */
+	vpsrlw $4, %zmm7, %zmm7 /* s0_sh = shr(k0) */
+	vpandd %zmm0, %zmm7, %zmm7 /* s0_hi = and(s0_sh, low_nibbles) */
 	vpshufb %zmm22, %zmm5, %zmm22 /* s0_l = lookup16(sbox_lo, s0_lo) */
-	vpshufb %zmm8, %zmm4, %zmm8 /* s0_h = lookup16(sbox_hi, s0_hi) */
-	vpord %zmm8, %zmm22, %zmm8 /* s0 = or(s0_l, s0_h) */
-	vpandd %zmm0, %zmm10, %zmm22 /* s1_lo = and(k1, low_nibbles) */
-	vpsrlw $4, %zmm10, %zmm10 /* s1_sh = shr(k1) */
-	vpandd %zmm0, %zmm10, %zmm10 /* s1_hi = and(s1_sh, low_nibbles) */
+	vpshufb %zmm7, %zmm4, %zmm7 /* s0_h = lookup16(sbox_hi, s0_hi) */
+	vpord %zmm7, %zmm22, %zmm7 /* s0 = or(s0_l, s0_h) */
+	vpandd %zmm0, %zmm9, %zmm22 /* s1_lo = and(k1, low_nibbles) */
+	vpsrlw $4, %zmm9, %zmm9 /* s1_sh = shr(k1) */
+	vpandd %zmm0, %zmm9, %zmm9 /* s1_hi = and(s1_sh, low_nibbles) */
 	vpshufb %zmm22, %zmm5, %zmm22 /* s1_l = lookup16(sbox_lo, s1_lo) */
-	vpshufb %zmm10, %zmm4, %zmm10 /* s1_h = lookup16(sbox_hi, s1_hi) */
-	vpternlogd $0x56, %zmm8, %zmm10, %zmm22 /* x1 = ternlog(s1_l, s1_h, s0) */
-	vpshufb %zmm19, %zmm22, %zmm10 /* rot4 = lookup16(x1, rotl56) */
-	vpxord %zmm10, %zmm8, %zmm8 /* x0 = xor(s0, rot4) */
-	vpshufb %zmm1, %zmm8, %zmm10 /* rot8 = lookup16(x0, rotl48) */
-	vpxord %zmm10, %zmm22, %zmm10 /* x1_1 = xor(x1, rot8) */
-	vpshufb %zmm1, %zmm10, %zmm22 /* rot8_1 = lookup16(x1_1, rotl48) */
-	vpxord %zmm22, %zmm8, %zmm8 /* x0_1 = xor(x0, rot8_1) */
-	vpshufb %zmm18, %zmm8, %zmm22 /* rot20 = lookup16(x0_1, rotl24) */
-	vpxord %zmm22, %zmm10, %zmm10 /* x1_2 = xor(x1_1, rot20) */
-	vpxord %zmm10, %zmm8, %zmm8 /* x0_2 = xor(x0_1, x1_2) */
-	vshufi32x4 $0xb1, %zmm8, %zmm8, %zmm22 /* pl_swap = blocks128(x0_2, x0_2) */
-	vpshufb %zmm6, %zmm8, %zmm8 /* pl_f = lookup16(x0_2, pl_front) */
+	vpshufb %zmm9, %zmm4, %zmm9 /* s1_h = lookup16(sbox_hi, s1_hi) */
+	vpternlogd $0x56, %zmm7, %zmm9, %zmm22 /* x1 = ternlog(s1_l, s1_h, s0) */
+	vpshufb %zmm19, %zmm22, %zmm9 /* rot4 = lookup16(x1, rotl56) */
+	vpxord %zmm9, %zmm7, %zmm7 /* x0 = xor(s0, rot4) */
+	vpshufb %zmm1, %zmm7, %zmm9 /* rot8 = lookup16(x0, rotl48) */
+	vpxord %zmm9, %zmm22, %zmm9 /* x1_1 = xor(x1, rot8) */
+	vpshufb %zmm1, %zmm9, %zmm22 /* rot8_1 = lookup16(x1_1, rotl48) */
+	vpxord %zmm22, %zmm7, %zmm7 /* x0_1 = xor(x0, rot8_1) */
+	vpshufb %zmm18, %zmm7, %zmm22 /* rot20 = lookup16(x0_1, rotl24) */
+	vpxord %zmm22, %zmm9, %zmm9 /* x1_2 = xor(x1_1, rot20) */
+	vpxord %zmm9, %zmm7, %zmm7 /* x0_2 = xor(x0_1, x1_2) */
+	vshufi32x4 $0xb1, %zmm7, %zmm7, %zmm22 /* pl_swap = blocks128(x0_2, x0_2) */
+	vpshufb %zmm14, %zmm7, %zmm7 /* pl_f = lookup16(x0_2, pl_front) */
 	vpshufb %zmm15, %zmm22, %zmm22 /* pl_r = lookup16(pl_swap, pl_rear) */
-	vpxord %zmm22, %zmm8, %zmm8 /* pl = xor(pl_f, pl_r) */
-	vshufi32x4 $0xb1, %zmm10, %zmm10, %zmm22 /* pr_swap = blocks128(x1_2, x1_2) */
-	vpshufb %zmm16, %zmm10, %zmm10 /* pr_f = lookup16(x1_2, pr_front) */
+	vpxord %zmm22, %zmm7, %zmm7 /* pl = xor(pl_f, pl_r) */
+	vshufi32x4 $0xb1, %zmm9, %zmm9, %zmm22 /* pr_swap = blocks128(x1_2, x1_2) */
+	vpshufb %zmm16, %zmm9, %zmm9 /* pr_f = lookup16(x1_2, pr_front) */
 	vpshufb %zmm17, %zmm22, %zmm22 /* pr_r = lookup16(pr_swap, pr_rear) */
-	vpxord %zmm22, %zmm10, %zmm10 /* pr = xor(pr_f, pr_r) */
+	vpxord %zmm22, %zmm9, %zmm9 /* pr = xor(pr_f, pr_r) */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	vpxord %zmm20, %zmm11, %zmm11 /* k0_1 = xor(g1x0, rk0) */
-	vpxord %zmm21, %zmm12, %zmm12 /* k1_1 = xor(g1x1, rk1) */
-	vpandd %zmm0, %zmm11, %zmm22 /* s0_lo_1 = and(k0_1, low_nibbles) */
-	vpsrlw $4, %zmm11, %zmm11 /* s0_sh_1 = shr(k0_1) */
-	vpandd %zmm0, %zmm11, %zmm11 /* s0_hi_1 = and(s0_sh_1, low_nibbles) */
+	vpxord %zmm20, %zmm10, %zmm10 /* k0_1 = xor(g1x0, rk0) */
+	vpxord %zmm21, %zmm11, %zmm11 /* k1_1 = xor(g1x1, rk1) */
+	vpandd %zmm0, %zmm10, %zmm22 /* s0_lo_1 = and(k0_1, low_nibbles) */
+	vpsrlw $4, %zmm10, %zmm10 /* s0_sh_1 = shr(k0_1) */
+	vpandd %zmm0, %zmm10, %zmm10 /* s0_hi_1 = and(s0_sh_1, low_nibbles) */
 	vpshufb %zmm22, %zmm5, %zmm22 /* s0_l_1 = lookup16(sbox_lo, s0_lo_1) */
-	vpshufb %zmm11, %zmm4, %zmm11 /* s0_h_1 = lookup16(sbox_hi, s0_hi_1) */
-	vpord %zmm11, %zmm22, %zmm11 /* s0_1 = or(s0_l_1, s0_h_1) */
-	vpandd %zmm0, %zmm12, %zmm22 /* s1_lo_1 = and(k1_1, low_nibbles) */
-	vpsrlw $4, %zmm12, %zmm12 /* s1_sh_1 = shr(k1_1) */
-	vpandd %zmm0, %zmm12, %zmm12 /* s1_hi_1 = and(s1_sh_1, low_nibbles) */
+	vpshufb %zmm10, %zmm4, %zmm10 /* s0_h_1 = lookup16(sbox_hi, s0_hi_1) */
+	vpord %zmm10, %zmm22, %zmm10 /* s0_1 = or(s0_l_1, s0_h_1) */
+	vpandd %zmm0, %zmm11, %zmm22 /* s1_lo_1 = and(k1_1, low_nibbles) */
+	vpsrlw $4, %zmm11, %zmm11 /* s1_sh_1 = shr(k1_1) */
+	vpandd %zmm0, %zmm11, %zmm11 /* s1_hi_1 = and(s1_sh_1, low_nibbles) */
 	vpshufb %zmm22, %zmm5, %zmm22 /* s1_l_1 = lookup16(sbox_lo, s1_lo_1) */
-	vpshufb %zmm12, %zmm4, %zmm12 /* s1_h_1 = lookup16(sbox_hi, s1_hi_1) */
-	vpternlogd $0x56, %zmm11, %zmm12, %zmm22 /* x1_3 = ternlog(s1_l_1, s1_h_1, s0_1) */
-	vpshufb %zmm19, %zmm22, %zmm12 /* rot4_1 = lookup16(x1_3, rotl56) */
-	vpxord %zmm12, %zmm11, %zmm11 /* x0_3 = xor(s0_1, rot4_1) */
-	vpshufb %zmm1, %zmm11, %zmm12 /* rot8_2 = lookup16(x0_3, rotl48) */
-	vpxord %zmm12, %zmm22, %zmm12 /* x1_4 = xor(x1_3, rot8_2) */
-	vpshufb %zmm1, %zmm12, %zmm22 /* rot8_3 = lookup16(x1_4, rotl48) */
-	vpxord %zmm22, %zmm11, %zmm11 /* x0_4 = xor(x0_3, rot8_3) */
-	vpshufb %zmm18, %zmm11, %zmm22 /* rot20_1 = lookup16(x0_4, rotl24) */
-	vpxord %zmm22, %zmm12, %zmm12 /* x1_5 = xor(x1_4, rot20_1) */
-	vpxord %zmm12, %zmm11, %zmm11 /* x0_5 = xor(x0_4, x1_5) */
-	vshufi32x4 $0xb1, %zmm11, %zmm11, %zmm22 /* pl_swap_1 = blocks128(x0_5, x0_5) */
-	vpshufb %zmm6, %zmm11, %zmm11 /* pl_f_1 = lookup16(x0_5, pl_front) */
+	vpshufb %zmm11, %zmm4, %zmm11 /* s1_h_1 = lookup16(sbox_hi, s1_hi_1) */
+	vpternlogd $0x56, %zmm10, %zmm11, %zmm22 /* x1_3 = ternlog(s1_l_1, s1_h_1, s0_1) */
+	vpshufb %zmm19, %zmm22, %zmm11 /* rot4_1 = lookup16(x1_3, rotl56) */
+	vpxord %zmm11, %zmm10, %zmm10 /* x0_3 = xor(s0_1, rot4_1) */
+	vpshufb %zmm1, %zmm10, %zmm11 /* rot8_2 = lookup16(x0_3, rotl48) */
+	vpxord %zmm11, %zmm22, %zmm11 /* x1_4 = xor(x1_3, rot8_2) */
+	vpshufb %zmm1, %zmm11, %zmm22 /* rot8_3 = lookup16(x1_4, rotl48) */
+	vpxord %zmm22, %zmm10, %zmm10 /* x0_4 = xor(x0_3, rot8_3) */
+	vpshufb %zmm18, %zmm10, %zmm22 /* rot20_1 = lookup16(x0_4, rotl24) */
+	vpxord %zmm22, %zmm11, %zmm11 /* x1_5 = xor(x1_4, rot20_1) */
+	vpxord %zmm11, %zmm10, %zmm10 /* x0_5 = xor(x0_4, x1_5) */
+	vshufi32x4 $0xb1, %zmm10, %zmm10, %zmm22 /* pl_swap_1 = blocks128(x0_5, x0_5) */
+	vpshufb %zmm14, %zmm10, %zmm10 /* pl_f_1 = lookup16(x0_5, pl_front) */
 	vpshufb %zmm15, %zmm22, %zmm22 /* pl_r_1 = lookup16(pl_swap_1, pl_rear) */
-	vpxord %zmm22, %zmm11, %zmm11 /* pl_1 = xor(pl_f_1, pl_r_1) */
-	vshufi32x4 $0xb1, %zmm12, %zmm12, %zmm22 /* pr_swap_1 = blocks128(x1_5, x1_5) */
-	vpshufb %zmm16, %zmm12, %zmm12 /* pr_f_1 = lookup16(x1_5, pr_front) */
+	vpxord %zmm22, %zmm10, %zmm10 /* pl_1 = xor(pl_f_1, pl_r_1) */
+	vshufi32x4 $0xb1, %zmm11, %zmm11, %zmm22 /* pr_swap_1 = blocks128(x1_5, x1_5) */
+	vpshufb %zmm16, %zmm11, %zmm11 /* pr_f_1 = lookup16(x1_5, pr_front) */
 	vpshufb %zmm17, %zmm22, %zmm22 /* pr_r_1 = lookup16(pr_swap_1, pr_rear) */
-	vpxord %zmm22, %zmm12, %zmm12 /* pr_1 = xor(pr_f_1, pr_r_1) */
+	vpxord %zmm22, %zmm11, %zmm11 /* pr_1 = xor(pr_f_1, pr_r_1) */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	vpxord %zmm20, %zmm13, %zmm13 /* k0_2 = xor(g2x0, rk0) */
-	vpxord %zmm21, %zmm14, %zmm14 /* k1_2 = xor(g2x1, rk1) */
-	vpandd %zmm0, %zmm13, %zmm22 /* s0_lo_2 = and(k0_2, low_nibbles) */
-	vpsrlw $4, %zmm13, %zmm13 /* s0_sh_2 = shr(k0_2) */
-	vpandd %zmm0, %zmm13, %zmm13 /* s0_hi_2 = and(s0_sh_2, low_nibbles) */
+	vpxord %zmm20, %zmm12, %zmm12 /* k0_2 = xor(g2x0, rk0) */
+	vpxord %zmm21, %zmm13, %zmm13 /* k1_2 = xor(g2x1, rk1) */
+	vpandd %zmm0, %zmm12, %zmm22 /* s0_lo_2 = and(k0_2, low_nibbles) */
+	vpsrlw $4, %zmm12, %zmm12 /* s0_sh_2 = shr(k0_2) */
+	vpandd %zmm0, %zmm12, %zmm12 /* s0_hi_2 = and(s0_sh_2, low_nibbles) */
 	vpshufb %zmm22, %zmm5, %zmm22 /* s0_l_2 = lookup16(sbox_lo, s0_lo_2) */
-	vpshufb %zmm13, %zmm4, %zmm13 /* s0_h_2 = lookup16(sbox_hi, s0_hi_2) */
-	vpord %zmm13, %zmm22, %zmm13 /* s0_2 = or(s0_l_2, s0_h_2) */
-	vpandd %zmm0, %zmm14, %zmm22 /* s1_lo_2 = and(k1_2, low_nibbles) */
-	vpsrlw $4, %zmm14, %zmm14 /* s1_sh_2 = shr(k1_2) */
-	vpandd %zmm0, %zmm14, %zmm14 /* s1_hi_2 = and(s1_sh_2, low_nibbles) */
+	vpshufb %zmm12, %zmm4, %zmm12 /* s0_h_2 = lookup16(sbox_hi, s0_hi_2) */
+	vpord %zmm12, %zmm22, %zmm12 /* s0_2 = or(s0_l_2, s0_h_2) */
+	vpandd %zmm0, %zmm13, %zmm22 /* s1_lo_2 = and(k1_2, low_nibbles) */
+	vpsrlw $4, %zmm13, %zmm13 /* s1_sh_2 = shr(k1_2) */
+	vpandd %zmm0, %zmm13, %zmm13 /* s1_hi_2 = and(s1_sh_2, low_nibbles) */
 	vpshufb %zmm22, %zmm5, %zmm22 /* s1_l_2 = lookup16(sbox_lo, s1_lo_2) */
-	vpshufb %zmm14, %zmm4, %zmm14 /* s1_h_2 = lookup16(sbox_hi, s1_hi_2) */
-	vpternlogd $0x56, %zmm13, %zmm14, %zmm22 /* x1_6 = ternlog(s1_l_2, s1_h_2, s0_2) */
-	vpshufb %zmm19, %zmm22, %zmm14 /* rot4_2 = lookup16(x1_6, rotl56) */
-	vpxord %zmm14, %zmm13, %zmm13 /* x0_6 = xor(s0_2, rot4_2) */
-	vpshufb %zmm1, %zmm13, %zmm14 /* rot8_4 = lookup16(x0_6, rotl48) */
-	vpxord %zmm14, %zmm22, %zmm14 /* x1_7 = xor(x1_6, rot8_4) */
-	vpshufb %zmm1, %zmm14, %zmm22 /* rot8_5 = lookup16(x1_7, rotl48) */
-	vpxord %zmm22, %zmm13, %zmm13 /* x0_7 = xor(x0_6, rot8_5) */
-	vpshufb %zmm18, %zmm13, %zmm22 /* rot20_2 = lookup16(x0_7, rotl24) */
-	vpxord %zmm22, %zmm14, %zmm14 /* x1_8 = xor(x1_7, rot20_2) */
-	vpxord %zmm14, %zmm13, %zmm13 /* x0_8 = xor(x0_7, x1_8) */
-	vshufi32x4 $0xb1, %zmm13, %zmm13, %zmm22 /* pl_swap_2 = blocks128(x0_8, x0_8) */
-	vpshufb %zmm6, %zmm13, %zmm13 /* pl_f_2 = lookup16(x0_8, pl_front) */
+	vpshufb %zmm13, %zmm4, %zmm13 /* s1_h_2 = lookup16(sbox_hi, s1_hi_2) */
+	vpternlogd $0x56, %zmm12, %zmm13, %zmm22 /* x1_6 = ternlog(s1_l_2, s1_h_2, s0_2) */
+	vpshufb %zmm19, %zmm22, %zmm13 /* rot4_2 = lookup16(x1_6, rotl56) */
+	vpxord %zmm13, %zmm12, %zmm12 /* x0_6 = xor(s0_2, rot4_2) */
+	vpshufb %zmm1, %zmm12, %zmm13 /* rot8_4 = lookup16(x0_6, rotl48) */
+	vpxord %zmm13, %zmm22, %zmm13 /* x1_7 = xor(x1_6, rot8_4) */
+	vpshufb %zmm1, %zmm13, %zmm22 /* rot8_5 = lookup16(x1_7, rotl48) */
+	vpxord %zmm22, %zmm12, %zmm12 /* x0_7 = xor(x0_6, rot8_5) */
+	vpshufb %zmm18, %zmm12, %zmm22 /* rot20_2 = lookup16(x0_7, rotl24) */
+	vpxord %zmm22, %zmm13, %zmm13 /* x1_8 = xor(x1_7, rot20_2) */
+	vpxord %zmm13, %zmm12, %zmm12 /* x0_8 = xor(x0_7, x1_8) */
+	vshufi32x4 $0xb1, %zmm12, %zmm12, %zmm22 /* pl_swap_2 = blocks128(x0_8, x0_8) */
+	vpshufb %zmm14, %zmm12, %zmm12 /* pl_f_2 = lookup16(x0_8, pl_front) */
 	vpshufb %zmm15, %zmm22, %zmm22 /* pl_r_2 = lookup16(pl_swap_2, pl_rear) */
-	vpxord %zmm22, %zmm13, %zmm13 /* pl_2 = xor(pl_f_2, pl_r_2) */
-	vshufi32x4 $0xb1, %zmm14, %zmm14, %zmm22 /* pr_swap_2 = blocks128(x1_8, x1_8) */
-	vpshufb %zmm16, %zmm14, %zmm14 /* pr_f_2 = lookup16(x1_8, pr_front) */
+	vpxord %zmm22, %zmm12, %zmm12 /* pl_2 = xor(pl_f_2, pl_r_2) */
+	vshufi32x4 $0xb1, %zmm13, %zmm13, %zmm22 /* pr_swap_2 = blocks128(x1_8, x1_8) */
+	vpshufb %zmm16, %zmm13, %zmm13 /* pr_f_2 = lookup16(x1_8, pr_front) */
 	vpshufb %zmm17, %zmm22, %zmm22 /* pr_r_2 = lookup16(pr_swap_2, pr_rear) */
-	vpxord %zmm22, %zmm14, %zmm14 /* pr_2 = xor(pr_f_2, pr_r_2) */
+	vpxord %zmm22, %zmm13, %zmm13 /* pr_2 = xor(pr_f_2, pr_r_2) */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
 	vpxord %zmm20, %zmm2, %zmm2 /* k0_3 = xor(g3x0, rk0) */
@@ -3516,7 +3495,7 @@ ublock_register_avx512_ublock256_256_ctr_xor_asm:
 	vpxord %zmm20, %zmm3, %zmm3 /* x1_11 = xor(x1_10, rot20_3) */
 	vpxord %zmm3, %zmm2, %zmm2 /* x0_11 = xor(x0_10, x1_11) */
 	vshufi32x4 $0xb1, %zmm2, %zmm2, %zmm20 /* pl_swap_3 = blocks128(x0_11, x0_11) */
-	vpshufb %zmm6, %zmm2, %zmm2 /* pl_f_3 = lookup16(x0_11, pl_front) */
+	vpshufb %zmm14, %zmm2, %zmm2 /* pl_f_3 = lookup16(x0_11, pl_front) */
 	vpshufb %zmm15, %zmm20, %zmm20 /* pl_r_3 = lookup16(pl_swap_3, pl_rear) */
 	vpxord %zmm20, %zmm2, %zmm2 /* pl_3 = xor(pl_f_3, pl_r_3) */
 	vshufi32x4 $0xb1, %zmm3, %zmm3, %zmm20 /* pr_swap_3 = blocks128(x1_11, x1_11) */
@@ -3528,84 +3507,84 @@ ublock_register_avx512_ublock256_256_ctr_xor_asm:
 	jne .Lublock_register_avx512_asm_16_loop_r0
 
 	/* Final key addition. */
-	vpxord 3072(%rdi), %zmm8, %zmm8 /* y0 = xor(g0x0, rk0_1) */
-	vpxord 3136(%rdi), %zmm10, %zmm10 /* y1 = xor(g0x1, rk1_1) */
-	vmovdqa64 %zmm7, %zmm20 /* lanes_picks */
-	vpermi2q %zmm10, %zmm8, %zmm20 /* lanes_8 = permute2q(lanes_picks, y0, y1) */
-	vmovdqa64 %zmm9, %zmm21 /* lanes_1_picks */
-	vpermi2q %zmm10, %zmm8, %zmm21 /* lanes_9 = permute2q(lanes_1_picks, y0, y1) */
-	vpshufb .Lublock_register_avx512_asm_16_deinterleave(%rip), %zmm20, %zmm8 /* de = lookup16(lanes_8, deinterleave) */
-	vpshufb .Lublock_register_avx512_asm_16_deinterleave(%rip), %zmm21, %zmm10 /* de_1 = lookup16(lanes_9, deinterleave) */
-	vpunpcklqdq %zmm10, %zmm8, %zmm20 /* even_4 = unpacklo(de, de_1) */
-	vpunpckhqdq %zmm10, %zmm8, %zmm8 /* odd_4 = unpackhi(de, de_1) */
-	vpsllw $4, %zmm20, %zmm10 /* ev_sh = shl(even_4) */
-	vmovdqa64 %zmm8, %zmm21 /* odd_4 */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_16_high_nibbles(%rip), %zmm10, %zmm21 /* out_lo = ternlog(odd_4, ev_sh, high_nibbles) */
-	vpsrlw $4, %zmm8, %zmm8 /* od_sh = shr(odd_4) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_16_high_nibbles(%rip), %zmm20, %zmm8 /* out_hi = ternlog(od_sh, even_4, high_nibbles) */
-	vmovdqu64 (%rcx), %zmm10 /* msg = load() */
-	vpxord %zmm10, %zmm21, %zmm10 /* ct = xor(out_lo, msg) */
-	vmovdqu64 %zmm10, (%rdx) /* store ct */
-	vmovdqu64 64(%rcx), %zmm10 /* msg_1 = load() */
-	vpxord %zmm10, %zmm8, %zmm8 /* ct_1 = xor(out_hi, msg_1) */
-	vmovdqu64 %zmm8, 64(%rdx) /* store ct_1 */
-	vpxord 3072(%rdi), %zmm11, %zmm8 /* y0_1 = xor(g1x0, rk0_1) */
-	vpxord 3136(%rdi), %zmm12, %zmm10 /* y1_1 = xor(g1x1, rk1_1) */
-	vmovdqa64 %zmm7, %zmm11 /* lanes_picks */
-	vpermi2q %zmm10, %zmm8, %zmm11 /* lanes_10 = permute2q(lanes_picks, y0_1, y1_1) */
-	vmovdqa64 %zmm9, %zmm12 /* lanes_1_picks */
-	vpermi2q %zmm10, %zmm8, %zmm12 /* lanes_11 = permute2q(lanes_1_picks, y0_1, y1_1) */
-	vpshufb .Lublock_register_avx512_asm_16_deinterleave(%rip), %zmm11, %zmm8 /* de_2 = lookup16(lanes_10, deinterleave) */
-	vpshufb .Lublock_register_avx512_asm_16_deinterleave(%rip), %zmm12, %zmm10 /* de_3 = lookup16(lanes_11, deinterleave) */
-	vpunpcklqdq %zmm10, %zmm8, %zmm11 /* even_5 = unpacklo(de_2, de_3) */
-	vpunpckhqdq %zmm10, %zmm8, %zmm8 /* odd_5 = unpackhi(de_2, de_3) */
-	vpsllw $4, %zmm11, %zmm10 /* ev_sh_1 = shl(even_5) */
-	vmovdqa64 %zmm8, %zmm12 /* odd_5 */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_16_high_nibbles(%rip), %zmm10, %zmm12 /* out_lo_1 = ternlog(odd_5, ev_sh_1, high_nibbles) */
-	vpsrlw $4, %zmm8, %zmm8 /* od_sh_1 = shr(odd_5) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_16_high_nibbles(%rip), %zmm11, %zmm8 /* out_hi_1 = ternlog(od_sh_1, even_5, high_nibbles) */
-	vmovdqu64 128(%rcx), %zmm10 /* msg_2 = load() */
-	vpxord %zmm10, %zmm12, %zmm10 /* ct_2 = xor(out_lo_1, msg_2) */
-	vmovdqu64 %zmm10, 128(%rdx) /* store ct_2 */
-	vmovdqu64 192(%rcx), %zmm10 /* msg_3 = load() */
-	vpxord %zmm10, %zmm8, %zmm8 /* ct_3 = xor(out_hi_1, msg_3) */
-	vmovdqu64 %zmm8, 192(%rdx) /* store ct_3 */
-	vpxord 3072(%rdi), %zmm13, %zmm8 /* y0_2 = xor(g2x0, rk0_1) */
-	vpxord 3136(%rdi), %zmm14, %zmm10 /* y1_2 = xor(g2x1, rk1_1) */
-	vmovdqa64 %zmm7, %zmm11 /* lanes_picks */
-	vpermi2q %zmm10, %zmm8, %zmm11 /* lanes_12 = permute2q(lanes_picks, y0_2, y1_2) */
-	vmovdqa64 %zmm9, %zmm12 /* lanes_1_picks */
-	vpermi2q %zmm10, %zmm8, %zmm12 /* lanes_13 = permute2q(lanes_1_picks, y0_2, y1_2) */
-	vpshufb .Lublock_register_avx512_asm_16_deinterleave(%rip), %zmm11, %zmm8 /* de_4 = lookup16(lanes_12, deinterleave) */
-	vpshufb .Lublock_register_avx512_asm_16_deinterleave(%rip), %zmm12, %zmm10 /* de_5 = lookup16(lanes_13, deinterleave) */
-	vpunpcklqdq %zmm10, %zmm8, %zmm11 /* even_6 = unpacklo(de_4, de_5) */
-	vpunpckhqdq %zmm10, %zmm8, %zmm8 /* odd_6 = unpackhi(de_4, de_5) */
-	vpsllw $4, %zmm11, %zmm10 /* ev_sh_2 = shl(even_6) */
-	vmovdqa64 %zmm8, %zmm12 /* odd_6 */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_16_high_nibbles(%rip), %zmm10, %zmm12 /* out_lo_2 = ternlog(odd_6, ev_sh_2, high_nibbles) */
-	vpsrlw $4, %zmm8, %zmm8 /* od_sh_2 = shr(odd_6) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_16_high_nibbles(%rip), %zmm11, %zmm8 /* out_hi_2 = ternlog(od_sh_2, even_6, high_nibbles) */
-	vmovdqu64 256(%rcx), %zmm10 /* msg_4 = load() */
-	vpxord %zmm10, %zmm12, %zmm10 /* ct_4 = xor(out_lo_2, msg_4) */
-	vmovdqu64 %zmm10, 256(%rdx) /* store ct_4 */
-	vmovdqu64 320(%rcx), %zmm10 /* msg_5 = load() */
-	vpxord %zmm10, %zmm8, %zmm8 /* ct_5 = xor(out_hi_2, msg_5) */
-	vmovdqu64 %zmm8, 320(%rdx) /* store ct_5 */
+	vpxord 3072(%rdi), %zmm7, %zmm7 /* y0 = xor(g0x0, rk0_1) */
+	vpxord 3136(%rdi), %zmm9, %zmm9 /* y1 = xor(g0x1, rk1_1) */
+	vmovdqa64 %zmm6, %zmm20 /* lanes_picks */
+	vpermi2q %zmm9, %zmm7, %zmm20 /* lanes_8 = permute2q(lanes_picks, y0, y1) */
+	vmovdqa64 %zmm8, %zmm21 /* lanes_1_picks */
+	vpermi2q %zmm9, %zmm7, %zmm21 /* lanes_9 = permute2q(lanes_1_picks, y0, y1) */
+	vpshufb .Lublock_register_avx512_asm_16_deinterleave(%rip), %zmm20, %zmm7 /* de = lookup16(lanes_8, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_16_deinterleave(%rip), %zmm21, %zmm9 /* de_1 = lookup16(lanes_9, deinterleave) */
+	vpunpcklqdq %zmm9, %zmm7, %zmm20 /* even_4 = unpacklo(de, de_1) */
+	vpunpckhqdq %zmm9, %zmm7, %zmm7 /* odd_4 = unpackhi(de, de_1) */
+	vpsllw $4, %zmm20, %zmm9 /* ev_sh = shl(even_4) */
+	vmovdqa64 %zmm7, %zmm21 /* odd_4 */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_16_high_nibbles(%rip), %zmm9, %zmm21 /* out_lo = ternlog(odd_4, ev_sh, high_nibbles) */
+	vpsrlw $4, %zmm7, %zmm7 /* od_sh = shr(odd_4) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_16_high_nibbles(%rip), %zmm20, %zmm7 /* out_hi = ternlog(od_sh, even_4, high_nibbles) */
+	vmovdqu64 (%rcx), %zmm9 /* msg = load() */
+	vpxord %zmm9, %zmm21, %zmm9 /* ct = xor(out_lo, msg) */
+	vmovdqu64 %zmm9, (%rdx) /* store ct */
+	vmovdqu64 64(%rcx), %zmm9 /* msg_1 = load() */
+	vpxord %zmm9, %zmm7, %zmm7 /* ct_1 = xor(out_hi, msg_1) */
+	vmovdqu64 %zmm7, 64(%rdx) /* store ct_1 */
+	vpxord 3072(%rdi), %zmm10, %zmm7 /* y0_1 = xor(g1x0, rk0_1) */
+	vpxord 3136(%rdi), %zmm11, %zmm9 /* y1_1 = xor(g1x1, rk1_1) */
+	vmovdqa64 %zmm6, %zmm10 /* lanes_picks */
+	vpermi2q %zmm9, %zmm7, %zmm10 /* lanes_10 = permute2q(lanes_picks, y0_1, y1_1) */
+	vmovdqa64 %zmm8, %zmm11 /* lanes_1_picks */
+	vpermi2q %zmm9, %zmm7, %zmm11 /* lanes_11 = permute2q(lanes_1_picks, y0_1, y1_1) */
+	vpshufb .Lublock_register_avx512_asm_16_deinterleave(%rip), %zmm10, %zmm7 /* de_2 = lookup16(lanes_10, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_16_deinterleave(%rip), %zmm11, %zmm9 /* de_3 = lookup16(lanes_11, deinterleave) */
+	vpunpcklqdq %zmm9, %zmm7, %zmm10 /* even_5 = unpacklo(de_2, de_3) */
+	vpunpckhqdq %zmm9, %zmm7, %zmm7 /* odd_5 = unpackhi(de_2, de_3) */
+	vpsllw $4, %zmm10, %zmm9 /* ev_sh_1 = shl(even_5) */
+	vmovdqa64 %zmm7, %zmm11 /* odd_5 */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_16_high_nibbles(%rip), %zmm9, %zmm11 /* out_lo_1 = ternlog(odd_5, ev_sh_1, high_nibbles) */
+	vpsrlw $4, %zmm7, %zmm7 /* od_sh_1 = shr(odd_5) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_16_high_nibbles(%rip), %zmm10, %zmm7 /* out_hi_1 = ternlog(od_sh_1, even_5, high_nibbles) */
+	vmovdqu64 128(%rcx), %zmm9 /* msg_2 = load() */
+	vpxord %zmm9, %zmm11, %zmm9 /* ct_2 = xor(out_lo_1, msg_2) */
+	vmovdqu64 %zmm9, 128(%rdx) /* store ct_2 */
+	vmovdqu64 192(%rcx), %zmm9 /* msg_3 = load() */
+	vpxord %zmm9, %zmm7, %zmm7 /* ct_3 = xor(out_hi_1, msg_3) */
+	vmovdqu64 %zmm7, 192(%rdx) /* store ct_3 */
+	vpxord 3072(%rdi), %zmm12, %zmm7 /* y0_2 = xor(g2x0, rk0_1) */
+	vpxord 3136(%rdi), %zmm13, %zmm9 /* y1_2 = xor(g2x1, rk1_1) */
+	vmovdqa64 %zmm6, %zmm10 /* lanes_picks */
+	vpermi2q %zmm9, %zmm7, %zmm10 /* lanes_12 = permute2q(lanes_picks, y0_2, y1_2) */
+	vmovdqa64 %zmm8, %zmm11 /* lanes_1_picks */
+	vpermi2q %zmm9, %zmm7, %zmm11 /* lanes_13 = permute2q(lanes_1_picks, y0_2, y1_2) */
+	vpshufb .Lublock_register_avx512_asm_16_deinterleave(%rip), %zmm10, %zmm7 /* de_4 = lookup16(lanes_12, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_16_deinterleave(%rip), %zmm11, %zmm9 /* de_5 = lookup16(lanes_13, deinterleave) */
+	vpunpcklqdq %zmm9, %zmm7, %zmm10 /* even_6 = unpacklo(de_4, de_5) */
+	vpunpckhqdq %zmm9, %zmm7, %zmm7 /* odd_6 = unpackhi(de_4, de_5) */
+	vpsllw $4, %zmm10, %zmm9 /* ev_sh_2 = shl(even_6) */
+	vmovdqa64 %zmm7, %zmm11 /* odd_6 */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_16_high_nibbles(%rip), %zmm9, %zmm11 /* out_lo_2 = ternlog(odd_6, ev_sh_2, high_nibbles) */
+	vpsrlw $4, %zmm7, %zmm7 /* od_sh_2 = shr(odd_6) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_16_high_nibbles(%rip), %zmm10, %zmm7 /* out_hi_2 = ternlog(od_sh_2, even_6, high_nibbles) */
+	vmovdqu64 256(%rcx), %zmm9 /* msg_4 = load() */
+	vpxord %zmm9, %zmm11, %zmm9 /* ct_4 = xor(out_lo_2, msg_4) */
+	vmovdqu64 %zmm9, 256(%rdx) /* store ct_4 */
+	vmovdqu64 320(%rcx), %zmm9 /* msg_5 = load() */
+	vpxord %zmm9, %zmm7, %zmm7 /* ct_5 = xor(out_hi_2, msg_5) */
+	vmovdqu64 %zmm7, 320(%rdx) /* store ct_5 */
 	vpxord 3072(%rdi), %zmm2, %zmm2 /* y0_3 = xor(g3x0, rk0_1) */
 	vpxord 3136(%rdi), %zmm3, %zmm3 /* y1_3 = xor(g3x1, rk1_1) */
-	vpermi2q %zmm3, %zmm2, %zmm7 /* lanes_14 = permute2q(lanes_picks, y0_3, y1_3) */
-	vpermi2q %zmm3, %zmm2, %zmm9 /* lanes_15 = permute2q(lanes_1_picks, y0_3, y1_3) */
-	vpshufb .Lublock_register_avx512_asm_16_deinterleave(%rip), %zmm7, %zmm2 /* de_6 = lookup16(lanes_14, deinterleave) */
-	vpshufb .Lublock_register_avx512_asm_16_deinterleave(%rip), %zmm9, %zmm3 /* de_7 = lookup16(lanes_15, deinterleave) */
-	vpunpcklqdq %zmm3, %zmm2, %zmm7 /* even_7 = unpacklo(de_6, de_7) */
+	vpermi2q %zmm3, %zmm2, %zmm6 /* lanes_14 = permute2q(lanes_picks, y0_3, y1_3) */
+	vpermi2q %zmm3, %zmm2, %zmm8 /* lanes_15 = permute2q(lanes_1_picks, y0_3, y1_3) */
+	vpshufb .Lublock_register_avx512_asm_16_deinterleave(%rip), %zmm6, %zmm2 /* de_6 = lookup16(lanes_14, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_16_deinterleave(%rip), %zmm8, %zmm3 /* de_7 = lookup16(lanes_15, deinterleave) */
+	vpunpcklqdq %zmm3, %zmm2, %zmm6 /* even_7 = unpacklo(de_6, de_7) */
 	vpunpckhqdq %zmm3, %zmm2, %zmm2 /* odd_7 = unpackhi(de_6, de_7) */
-	vpsllw $4, %zmm7, %zmm3 /* ev_sh_3 = shl(even_7) */
-	vmovdqa64 %zmm2, %zmm8 /* odd_7 */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_16_high_nibbles(%rip), %zmm3, %zmm8 /* out_lo_3 = ternlog(odd_7, ev_sh_3, high_nibbles) */
+	vpsllw $4, %zmm6, %zmm3 /* ev_sh_3 = shl(even_7) */
+	vmovdqa64 %zmm2, %zmm7 /* odd_7 */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_16_high_nibbles(%rip), %zmm3, %zmm7 /* out_lo_3 = ternlog(odd_7, ev_sh_3, high_nibbles) */
 	vpsrlw $4, %zmm2, %zmm2 /* od_sh_3 = shr(odd_7) */
-	vpternlogd $0xd8, .Lublock_register_avx512_asm_16_high_nibbles(%rip), %zmm7, %zmm2 /* out_hi_3 = ternlog(od_sh_3, even_7, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_16_high_nibbles(%rip), %zmm6, %zmm2 /* out_hi_3 = ternlog(od_sh_3, even_7, high_nibbles) */
 	vmovdqu64 384(%rcx), %zmm3 /* msg_6 = load() */
-	vpxord %zmm3, %zmm8, %zmm3 /* ct_6 = xor(out_lo_3, msg_6) */
+	vpxord %zmm3, %zmm7, %zmm3 /* ct_6 = xor(out_lo_3, msg_6) */
 	vmovdqu64 %zmm3, 384(%rdx) /* store ct_6 */
 	vmovdqu64 448(%rcx), %zmm3 /* msg_7 = load() */
 	vpxord %zmm3, %zmm2, %zmm2 /* ct_7 = xor(out_hi_3, msg_7) */

@@ -1187,13 +1187,13 @@ static void ublock_register_ssse3_ublock128_128_ctr_xor(const uint8_t *rk, const
     const __m128i ctr_last = _mm_srli_epi16(ctr_low, 8);
     const __m128i ctr_first = _mm_set1_epi8((char)in[32]);
     const __m128i ctr_j0 = _mm_and_si128(ctr_first, byte_14);
+    const __m128i ctr_base = _mm_add_epi16(ctr_last, ctr_j0);
     const __m128i ctr_v_open = _mm_and_si128(ctr_low, all_but_last);
     const __m128i ctr_w = kc_bcast16_128(in + 16);
     const __m128i ctr_w_open = _mm_and_si128(ctr_w, all_but_last);
 
     /* Load 8 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
-    const __m128i ctr_j = _mm_add_epi8(block_k, ctr_j0);
-    const __m128i ctr_sum = _mm_add_epi16(ctr_last, ctr_j);
+    const __m128i ctr_sum = _mm_add_epi16(ctr_base, block_k);
     const __m128i ctr_carry = _mm_shuffle_epi8(ctr_sum, carry_everywhere);
     const __m128i ctr_mask = _mm_shuffle_epi8(carry_mask_table, ctr_carry);
     const __m128i ctr_pair_b = _mm_and_si128(ctr_w_open, ctr_mask);
@@ -1201,8 +1201,7 @@ static void ublock_register_ssse3_ublock128_128_ctr_xor(const uint8_t *rk, const
     const __m128i ctr_pair = _mm_or_si128(ctr_pair_b, ctr_pair_a);
     const __m128i ctr_last_byte = _mm_shuffle_epi8(ctr_sum, new_last_byte);
     const __m128i blk = _mm_or_si128(ctr_pair, ctr_last_byte);
-    const __m128i ctr_j_1 = _mm_add_epi8(block_k_1, ctr_j0);
-    const __m128i ctr_sum_1 = _mm_add_epi16(ctr_last, ctr_j_1);
+    const __m128i ctr_sum_1 = _mm_add_epi16(ctr_base, block_k_1);
     const __m128i ctr_carry_1 = _mm_shuffle_epi8(ctr_sum_1, carry_everywhere);
     const __m128i ctr_mask_1 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_1);
     const __m128i ctr_pair_1_b = _mm_and_si128(ctr_w_open, ctr_mask_1);
@@ -1222,8 +1221,7 @@ static void ublock_register_ssse3_ublock128_128_ctr_xor(const uint8_t *rk, const
     const __m128i sp_1 = _mm_unpackhi_epi8(even, odd);
     g0x0 = sp;
     g0x1 = sp_1;
-    const __m128i ctr_j_2 = _mm_add_epi8(block_k_2, ctr_j0);
-    const __m128i ctr_sum_2 = _mm_add_epi16(ctr_last, ctr_j_2);
+    const __m128i ctr_sum_2 = _mm_add_epi16(ctr_base, block_k_2);
     const __m128i ctr_carry_2 = _mm_shuffle_epi8(ctr_sum_2, carry_everywhere);
     const __m128i ctr_mask_2 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_2);
     const __m128i ctr_pair_2_b = _mm_and_si128(ctr_w_open, ctr_mask_2);
@@ -1231,8 +1229,7 @@ static void ublock_register_ssse3_ublock128_128_ctr_xor(const uint8_t *rk, const
     const __m128i ctr_pair_2 = _mm_or_si128(ctr_pair_2_b, ctr_pair_2_a);
     const __m128i ctr_last_byte_2 = _mm_shuffle_epi8(ctr_sum_2, new_last_byte);
     const __m128i blk_2 = _mm_or_si128(ctr_pair_2, ctr_last_byte_2);
-    const __m128i ctr_j_3 = _mm_add_epi8(block_k_3, ctr_j0);
-    const __m128i ctr_sum_3 = _mm_add_epi16(ctr_last, ctr_j_3);
+    const __m128i ctr_sum_3 = _mm_add_epi16(ctr_base, block_k_3);
     const __m128i ctr_carry_3 = _mm_shuffle_epi8(ctr_sum_3, carry_everywhere);
     const __m128i ctr_mask_3 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_3);
     const __m128i ctr_pair_3_b = _mm_and_si128(ctr_w_open, ctr_mask_3);
@@ -1252,8 +1249,7 @@ static void ublock_register_ssse3_ublock128_128_ctr_xor(const uint8_t *rk, const
     const __m128i sp_3 = _mm_unpackhi_epi8(even_1, odd_1);
     g1x0 = sp_2;
     g1x1 = sp_3;
-    const __m128i ctr_j_4 = _mm_add_epi8(block_k_4, ctr_j0);
-    const __m128i ctr_sum_4 = _mm_add_epi16(ctr_last, ctr_j_4);
+    const __m128i ctr_sum_4 = _mm_add_epi16(ctr_base, block_k_4);
     const __m128i ctr_carry_4 = _mm_shuffle_epi8(ctr_sum_4, carry_everywhere);
     const __m128i ctr_mask_4 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_4);
     const __m128i ctr_pair_4_b = _mm_and_si128(ctr_w_open, ctr_mask_4);
@@ -1261,8 +1257,7 @@ static void ublock_register_ssse3_ublock128_128_ctr_xor(const uint8_t *rk, const
     const __m128i ctr_pair_4 = _mm_or_si128(ctr_pair_4_b, ctr_pair_4_a);
     const __m128i ctr_last_byte_4 = _mm_shuffle_epi8(ctr_sum_4, new_last_byte);
     const __m128i blk_4 = _mm_or_si128(ctr_pair_4, ctr_last_byte_4);
-    const __m128i ctr_j_5 = _mm_add_epi8(block_k_5, ctr_j0);
-    const __m128i ctr_sum_5 = _mm_add_epi16(ctr_last, ctr_j_5);
+    const __m128i ctr_sum_5 = _mm_add_epi16(ctr_base, block_k_5);
     const __m128i ctr_carry_5 = _mm_shuffle_epi8(ctr_sum_5, carry_everywhere);
     const __m128i ctr_mask_5 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_5);
     const __m128i ctr_pair_5_b = _mm_and_si128(ctr_w_open, ctr_mask_5);
@@ -1282,8 +1277,7 @@ static void ublock_register_ssse3_ublock128_128_ctr_xor(const uint8_t *rk, const
     const __m128i sp_5 = _mm_unpackhi_epi8(even_2, odd_2);
     g2x0 = sp_4;
     g2x1 = sp_5;
-    const __m128i ctr_j_6 = _mm_add_epi8(block_k_6, ctr_j0);
-    const __m128i ctr_sum_6 = _mm_add_epi16(ctr_last, ctr_j_6);
+    const __m128i ctr_sum_6 = _mm_add_epi16(ctr_base, block_k_6);
     const __m128i ctr_carry_6 = _mm_shuffle_epi8(ctr_sum_6, carry_everywhere);
     const __m128i ctr_mask_6 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_6);
     const __m128i ctr_pair_6_b = _mm_and_si128(ctr_w_open, ctr_mask_6);
@@ -1291,8 +1285,7 @@ static void ublock_register_ssse3_ublock128_128_ctr_xor(const uint8_t *rk, const
     const __m128i ctr_pair_6 = _mm_or_si128(ctr_pair_6_b, ctr_pair_6_a);
     const __m128i ctr_last_byte_6 = _mm_shuffle_epi8(ctr_sum_6, new_last_byte);
     const __m128i blk_6 = _mm_or_si128(ctr_pair_6, ctr_last_byte_6);
-    const __m128i ctr_j_7 = _mm_add_epi8(block_k_7, ctr_j0);
-    const __m128i ctr_sum_7 = _mm_add_epi16(ctr_last, ctr_j_7);
+    const __m128i ctr_sum_7 = _mm_add_epi16(ctr_base, block_k_7);
     const __m128i ctr_carry_7 = _mm_shuffle_epi8(ctr_sum_7, carry_everywhere);
     const __m128i ctr_mask_7 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_7);
     const __m128i ctr_pair_7_b = _mm_and_si128(ctr_w_open, ctr_mask_7);
@@ -2672,13 +2665,13 @@ static void ublock_register_ssse3_ublock128_256_ctr_xor(const uint8_t *rk, const
     const __m128i ctr_last = _mm_srli_epi16(ctr_low, 8);
     const __m128i ctr_first = _mm_set1_epi8((char)in[32]);
     const __m128i ctr_j0 = _mm_and_si128(ctr_first, byte_14);
+    const __m128i ctr_base = _mm_add_epi16(ctr_last, ctr_j0);
     const __m128i ctr_v_open = _mm_and_si128(ctr_low, all_but_last);
     const __m128i ctr_w = kc_bcast16_128(in + 16);
     const __m128i ctr_w_open = _mm_and_si128(ctr_w, all_but_last);
 
     /* Load 8 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
-    const __m128i ctr_j = _mm_add_epi8(block_k, ctr_j0);
-    const __m128i ctr_sum = _mm_add_epi16(ctr_last, ctr_j);
+    const __m128i ctr_sum = _mm_add_epi16(ctr_base, block_k);
     const __m128i ctr_carry = _mm_shuffle_epi8(ctr_sum, carry_everywhere);
     const __m128i ctr_mask = _mm_shuffle_epi8(carry_mask_table, ctr_carry);
     const __m128i ctr_pair_b = _mm_and_si128(ctr_w_open, ctr_mask);
@@ -2686,8 +2679,7 @@ static void ublock_register_ssse3_ublock128_256_ctr_xor(const uint8_t *rk, const
     const __m128i ctr_pair = _mm_or_si128(ctr_pair_b, ctr_pair_a);
     const __m128i ctr_last_byte = _mm_shuffle_epi8(ctr_sum, new_last_byte);
     const __m128i blk = _mm_or_si128(ctr_pair, ctr_last_byte);
-    const __m128i ctr_j_1 = _mm_add_epi8(block_k_1, ctr_j0);
-    const __m128i ctr_sum_1 = _mm_add_epi16(ctr_last, ctr_j_1);
+    const __m128i ctr_sum_1 = _mm_add_epi16(ctr_base, block_k_1);
     const __m128i ctr_carry_1 = _mm_shuffle_epi8(ctr_sum_1, carry_everywhere);
     const __m128i ctr_mask_1 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_1);
     const __m128i ctr_pair_1_b = _mm_and_si128(ctr_w_open, ctr_mask_1);
@@ -2707,8 +2699,7 @@ static void ublock_register_ssse3_ublock128_256_ctr_xor(const uint8_t *rk, const
     const __m128i sp_1 = _mm_unpackhi_epi8(even, odd);
     g0x0 = sp;
     g0x1 = sp_1;
-    const __m128i ctr_j_2 = _mm_add_epi8(block_k_2, ctr_j0);
-    const __m128i ctr_sum_2 = _mm_add_epi16(ctr_last, ctr_j_2);
+    const __m128i ctr_sum_2 = _mm_add_epi16(ctr_base, block_k_2);
     const __m128i ctr_carry_2 = _mm_shuffle_epi8(ctr_sum_2, carry_everywhere);
     const __m128i ctr_mask_2 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_2);
     const __m128i ctr_pair_2_b = _mm_and_si128(ctr_w_open, ctr_mask_2);
@@ -2716,8 +2707,7 @@ static void ublock_register_ssse3_ublock128_256_ctr_xor(const uint8_t *rk, const
     const __m128i ctr_pair_2 = _mm_or_si128(ctr_pair_2_b, ctr_pair_2_a);
     const __m128i ctr_last_byte_2 = _mm_shuffle_epi8(ctr_sum_2, new_last_byte);
     const __m128i blk_2 = _mm_or_si128(ctr_pair_2, ctr_last_byte_2);
-    const __m128i ctr_j_3 = _mm_add_epi8(block_k_3, ctr_j0);
-    const __m128i ctr_sum_3 = _mm_add_epi16(ctr_last, ctr_j_3);
+    const __m128i ctr_sum_3 = _mm_add_epi16(ctr_base, block_k_3);
     const __m128i ctr_carry_3 = _mm_shuffle_epi8(ctr_sum_3, carry_everywhere);
     const __m128i ctr_mask_3 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_3);
     const __m128i ctr_pair_3_b = _mm_and_si128(ctr_w_open, ctr_mask_3);
@@ -2737,8 +2727,7 @@ static void ublock_register_ssse3_ublock128_256_ctr_xor(const uint8_t *rk, const
     const __m128i sp_3 = _mm_unpackhi_epi8(even_1, odd_1);
     g1x0 = sp_2;
     g1x1 = sp_3;
-    const __m128i ctr_j_4 = _mm_add_epi8(block_k_4, ctr_j0);
-    const __m128i ctr_sum_4 = _mm_add_epi16(ctr_last, ctr_j_4);
+    const __m128i ctr_sum_4 = _mm_add_epi16(ctr_base, block_k_4);
     const __m128i ctr_carry_4 = _mm_shuffle_epi8(ctr_sum_4, carry_everywhere);
     const __m128i ctr_mask_4 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_4);
     const __m128i ctr_pair_4_b = _mm_and_si128(ctr_w_open, ctr_mask_4);
@@ -2746,8 +2735,7 @@ static void ublock_register_ssse3_ublock128_256_ctr_xor(const uint8_t *rk, const
     const __m128i ctr_pair_4 = _mm_or_si128(ctr_pair_4_b, ctr_pair_4_a);
     const __m128i ctr_last_byte_4 = _mm_shuffle_epi8(ctr_sum_4, new_last_byte);
     const __m128i blk_4 = _mm_or_si128(ctr_pair_4, ctr_last_byte_4);
-    const __m128i ctr_j_5 = _mm_add_epi8(block_k_5, ctr_j0);
-    const __m128i ctr_sum_5 = _mm_add_epi16(ctr_last, ctr_j_5);
+    const __m128i ctr_sum_5 = _mm_add_epi16(ctr_base, block_k_5);
     const __m128i ctr_carry_5 = _mm_shuffle_epi8(ctr_sum_5, carry_everywhere);
     const __m128i ctr_mask_5 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_5);
     const __m128i ctr_pair_5_b = _mm_and_si128(ctr_w_open, ctr_mask_5);
@@ -2767,8 +2755,7 @@ static void ublock_register_ssse3_ublock128_256_ctr_xor(const uint8_t *rk, const
     const __m128i sp_5 = _mm_unpackhi_epi8(even_2, odd_2);
     g2x0 = sp_4;
     g2x1 = sp_5;
-    const __m128i ctr_j_6 = _mm_add_epi8(block_k_6, ctr_j0);
-    const __m128i ctr_sum_6 = _mm_add_epi16(ctr_last, ctr_j_6);
+    const __m128i ctr_sum_6 = _mm_add_epi16(ctr_base, block_k_6);
     const __m128i ctr_carry_6 = _mm_shuffle_epi8(ctr_sum_6, carry_everywhere);
     const __m128i ctr_mask_6 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_6);
     const __m128i ctr_pair_6_b = _mm_and_si128(ctr_w_open, ctr_mask_6);
@@ -2776,8 +2763,7 @@ static void ublock_register_ssse3_ublock128_256_ctr_xor(const uint8_t *rk, const
     const __m128i ctr_pair_6 = _mm_or_si128(ctr_pair_6_b, ctr_pair_6_a);
     const __m128i ctr_last_byte_6 = _mm_shuffle_epi8(ctr_sum_6, new_last_byte);
     const __m128i blk_6 = _mm_or_si128(ctr_pair_6, ctr_last_byte_6);
-    const __m128i ctr_j_7 = _mm_add_epi8(block_k_7, ctr_j0);
-    const __m128i ctr_sum_7 = _mm_add_epi16(ctr_last, ctr_j_7);
+    const __m128i ctr_sum_7 = _mm_add_epi16(ctr_base, block_k_7);
     const __m128i ctr_carry_7 = _mm_shuffle_epi8(ctr_sum_7, carry_everywhere);
     const __m128i ctr_mask_7 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_7);
     const __m128i ctr_pair_7_b = _mm_and_si128(ctr_w_open, ctr_mask_7);
@@ -5191,6 +5177,7 @@ static void ublock_register_ssse3_ublock256_256_ctr_xor(const uint8_t *rk, const
     const __m128i ctr_last = _mm_srli_epi16(ctr_low, 8);
     const __m128i ctr_first = _mm_set1_epi8((char)in[64]);
     const __m128i ctr_j0 = _mm_and_si128(ctr_first, byte_14);
+    const __m128i ctr_base = _mm_add_epi16(ctr_last, ctr_j0);
     const __m128i ctr_v_high = kc_bcast16_128(in);
     const __m128i ctr_w_high = kc_bcast16_128(in + 32);
     const __m128i ctr_v_open = _mm_and_si128(ctr_low, all_but_last);
@@ -5198,8 +5185,7 @@ static void ublock_register_ssse3_ublock256_256_ctr_xor(const uint8_t *rk, const
     const __m128i ctr_w_open = _mm_and_si128(ctr_w_low, all_but_last);
 
     /* Load 8 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
-    const __m128i ctr_j = _mm_add_epi8(block_k, ctr_j0);
-    const __m128i ctr_sum = _mm_add_epi16(ctr_last, ctr_j);
+    const __m128i ctr_sum = _mm_add_epi16(ctr_base, block_k);
     const __m128i ctr_carry = _mm_shuffle_epi8(ctr_sum, carry_everywhere);
     const __m128i ctr_mask = _mm_shuffle_epi8(carry_mask_table, ctr_carry);
     const __m128i blk_b = _mm_and_si128(ctr_w_high, ctr_mask);
@@ -5212,8 +5198,7 @@ static void ublock_register_ssse3_ublock256_256_ctr_xor(const uint8_t *rk, const
     const __m128i ctr_pair = _mm_or_si128(ctr_pair_b, ctr_pair_a);
     const __m128i ctr_last_byte = _mm_shuffle_epi8(ctr_sum, new_last_byte);
     const __m128i blk_1 = _mm_or_si128(ctr_pair, ctr_last_byte);
-    const __m128i ctr_j_2 = _mm_add_epi8(block_k_1, ctr_j0);
-    const __m128i ctr_sum_2 = _mm_add_epi16(ctr_last, ctr_j_2);
+    const __m128i ctr_sum_2 = _mm_add_epi16(ctr_base, block_k_1);
     const __m128i ctr_carry_2 = _mm_shuffle_epi8(ctr_sum_2, carry_everywhere);
     const __m128i ctr_mask_2 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_2);
     const __m128i blk_2_b = _mm_and_si128(ctr_w_high, ctr_mask_2);
@@ -5250,8 +5235,7 @@ static void ublock_register_ssse3_ublock256_256_ctr_xor(const uint8_t *rk, const
     g0x0_1 = sp_1;
     g0x1_0 = sp_2;
     g0x1_1 = sp_3;
-    const __m128i ctr_j_4 = _mm_add_epi8(block_k_2, ctr_j0);
-    const __m128i ctr_sum_4 = _mm_add_epi16(ctr_last, ctr_j_4);
+    const __m128i ctr_sum_4 = _mm_add_epi16(ctr_base, block_k_2);
     const __m128i ctr_carry_4 = _mm_shuffle_epi8(ctr_sum_4, carry_everywhere);
     const __m128i ctr_mask_4 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_4);
     const __m128i blk_4_b = _mm_and_si128(ctr_w_high, ctr_mask_4);
@@ -5264,8 +5248,7 @@ static void ublock_register_ssse3_ublock256_256_ctr_xor(const uint8_t *rk, const
     const __m128i ctr_pair_2 = _mm_or_si128(ctr_pair_2_b, ctr_pair_2_a);
     const __m128i ctr_last_byte_2 = _mm_shuffle_epi8(ctr_sum_4, new_last_byte);
     const __m128i blk_5 = _mm_or_si128(ctr_pair_2, ctr_last_byte_2);
-    const __m128i ctr_j_6 = _mm_add_epi8(block_k_3, ctr_j0);
-    const __m128i ctr_sum_6 = _mm_add_epi16(ctr_last, ctr_j_6);
+    const __m128i ctr_sum_6 = _mm_add_epi16(ctr_base, block_k_3);
     const __m128i ctr_carry_6 = _mm_shuffle_epi8(ctr_sum_6, carry_everywhere);
     const __m128i ctr_mask_6 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_6);
     const __m128i blk_6_b = _mm_and_si128(ctr_w_high, ctr_mask_6);
@@ -5302,8 +5285,7 @@ static void ublock_register_ssse3_ublock256_256_ctr_xor(const uint8_t *rk, const
     g1x0_1 = sp_5;
     g1x1_0 = sp_6;
     g1x1_1 = sp_7;
-    const __m128i ctr_j_8 = _mm_add_epi8(block_k_4, ctr_j0);
-    const __m128i ctr_sum_8 = _mm_add_epi16(ctr_last, ctr_j_8);
+    const __m128i ctr_sum_8 = _mm_add_epi16(ctr_base, block_k_4);
     const __m128i ctr_carry_8 = _mm_shuffle_epi8(ctr_sum_8, carry_everywhere);
     const __m128i ctr_mask_8 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_8);
     const __m128i blk_8_b = _mm_and_si128(ctr_w_high, ctr_mask_8);
@@ -5316,8 +5298,7 @@ static void ublock_register_ssse3_ublock256_256_ctr_xor(const uint8_t *rk, const
     const __m128i ctr_pair_4 = _mm_or_si128(ctr_pair_4_b, ctr_pair_4_a);
     const __m128i ctr_last_byte_4 = _mm_shuffle_epi8(ctr_sum_8, new_last_byte);
     const __m128i blk_9 = _mm_or_si128(ctr_pair_4, ctr_last_byte_4);
-    const __m128i ctr_j_10 = _mm_add_epi8(block_k_5, ctr_j0);
-    const __m128i ctr_sum_10 = _mm_add_epi16(ctr_last, ctr_j_10);
+    const __m128i ctr_sum_10 = _mm_add_epi16(ctr_base, block_k_5);
     const __m128i ctr_carry_10 = _mm_shuffle_epi8(ctr_sum_10, carry_everywhere);
     const __m128i ctr_mask_10 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_10);
     const __m128i blk_10_b = _mm_and_si128(ctr_w_high, ctr_mask_10);
@@ -5354,8 +5335,7 @@ static void ublock_register_ssse3_ublock256_256_ctr_xor(const uint8_t *rk, const
     g2x0_1 = sp_9;
     g2x1_0 = sp_10;
     g2x1_1 = sp_11;
-    const __m128i ctr_j_12 = _mm_add_epi8(block_k_6, ctr_j0);
-    const __m128i ctr_sum_12 = _mm_add_epi16(ctr_last, ctr_j_12);
+    const __m128i ctr_sum_12 = _mm_add_epi16(ctr_base, block_k_6);
     const __m128i ctr_carry_12 = _mm_shuffle_epi8(ctr_sum_12, carry_everywhere);
     const __m128i ctr_mask_12 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_12);
     const __m128i blk_12_b = _mm_and_si128(ctr_w_high, ctr_mask_12);
@@ -5368,8 +5348,7 @@ static void ublock_register_ssse3_ublock256_256_ctr_xor(const uint8_t *rk, const
     const __m128i ctr_pair_6 = _mm_or_si128(ctr_pair_6_b, ctr_pair_6_a);
     const __m128i ctr_last_byte_6 = _mm_shuffle_epi8(ctr_sum_12, new_last_byte);
     const __m128i blk_13 = _mm_or_si128(ctr_pair_6, ctr_last_byte_6);
-    const __m128i ctr_j_14 = _mm_add_epi8(block_k_7, ctr_j0);
-    const __m128i ctr_sum_14 = _mm_add_epi16(ctr_last, ctr_j_14);
+    const __m128i ctr_sum_14 = _mm_add_epi16(ctr_base, block_k_7);
     const __m128i ctr_carry_14 = _mm_shuffle_epi8(ctr_sum_14, carry_everywhere);
     const __m128i ctr_mask_14 = _mm_shuffle_epi8(carry_mask_table, ctr_carry_14);
     const __m128i blk_14_b = _mm_and_si128(ctr_w_high, ctr_mask_14);

@@ -900,183 +900,169 @@ ublock_register_ssse3_ublock128_128_ctr_xor_asm:
 	movd %eax, %xmm2
 	pshufd $0, %xmm2, %xmm2 /* ctr_first = bcast8() */
 	pand .Lublock_register_ssse3_asm_4_byte_14(%rip), %xmm2 /* ctr_j0 = and(ctr_first, byte_14) */
+	paddw %xmm2, %xmm1 /* ctr_base = add(ctr_last, ctr_j0) */
 
 	/* Load 8 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
-	movdqa %xmm2, %xmm3 /* ctr_j0 */
-	paddb .Lublock_register_ssse3_asm_4_block_k(%rip), %xmm3 /* ctr_j = add(ctr_j0, block_k) */
-	movdqa %xmm1, %xmm4 /* ctr_last */
-	paddw %xmm3, %xmm4 /* ctr_sum = add(ctr_last, ctr_j) */
-	movdqa %xmm2, %xmm3 /* ctr_j0 */
-	paddb .Lublock_register_ssse3_asm_4_block_k_1(%rip), %xmm3 /* ctr_j_1 = add(ctr_j0, block_k_1) */
-	movdqa %xmm1, %xmm5 /* ctr_last */
-	paddw %xmm3, %xmm5 /* ctr_sum_1 = add(ctr_last, ctr_j_1) */
-	movdqa %xmm2, %xmm3 /* ctr_j0 */
-	paddb .Lublock_register_ssse3_asm_4_block_k_2(%rip), %xmm3 /* ctr_j_2 = add(ctr_j0, block_k_2) */
-	movdqa %xmm1, %xmm6 /* ctr_last */
-	paddw %xmm3, %xmm6 /* ctr_sum_2 = add(ctr_last, ctr_j_2) */
-	movdqa %xmm2, %xmm3 /* ctr_j0 */
-	paddb .Lublock_register_ssse3_asm_4_block_k_3(%rip), %xmm3 /* ctr_j_3 = add(ctr_j0, block_k_3) */
-	movdqa %xmm1, %xmm7 /* ctr_last */
-	paddw %xmm3, %xmm7 /* ctr_sum_3 = add(ctr_last, ctr_j_3) */
-	movdqa %xmm2, %xmm3 /* ctr_j0 */
-	paddb .Lublock_register_ssse3_asm_4_block_k_4(%rip), %xmm3 /* ctr_j_4 = add(ctr_j0, block_k_4) */
-	movdqa %xmm1, %xmm8 /* ctr_last */
-	paddw %xmm3, %xmm8 /* ctr_sum_4 = add(ctr_last, ctr_j_4) */
-	movdqa %xmm2, %xmm3 /* ctr_j0 */
-	paddb .Lublock_register_ssse3_asm_4_block_k_5(%rip), %xmm3 /* ctr_j_5 = add(ctr_j0, block_k_5) */
-	movdqa %xmm1, %xmm9 /* ctr_last */
-	paddw %xmm3, %xmm9 /* ctr_sum_5 = add(ctr_last, ctr_j_5) */
-	movdqa %xmm2, %xmm3 /* ctr_j0 */
-	paddb .Lublock_register_ssse3_asm_4_block_k_6(%rip), %xmm3 /* ctr_j_6 = add(ctr_j0, block_k_6) */
-	paddb .Lublock_register_ssse3_asm_4_block_k_7(%rip), %xmm2 /* ctr_j_7 = add(ctr_j0, block_k_7) */
-	movdqa %xmm1, %xmm10 /* ctr_last */
-	paddw %xmm3, %xmm10 /* ctr_sum_6 = add(ctr_last, ctr_j_6) */
-	paddw %xmm2, %xmm1 /* ctr_sum_7 = add(ctr_last, ctr_j_7) */
-	movdqu 16(%rsi), %xmm2 /* ctr_w = bcast128() */
-	pand .Lublock_register_ssse3_asm_4_all_but_last(%rip), %xmm2 /* ctr_w_open = and(ctr_w, all_but_last) */
-	movdqa %xmm4, %xmm3 /* ctr_sum */
-	pshufb .Lublock_register_ssse3_asm_4_carry_everywhere(%rip), %xmm3 /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
+	movdqa %xmm1, %xmm2 /* ctr_base */
+	paddw .Lublock_register_ssse3_asm_4_block_k(%rip), %xmm2 /* ctr_sum = add(ctr_base, block_k) */
+	movdqa %xmm1, %xmm3 /* ctr_base */
+	paddw .Lublock_register_ssse3_asm_4_block_k_1(%rip), %xmm3 /* ctr_sum_1 = add(ctr_base, block_k_1) */
+	movdqa %xmm1, %xmm4 /* ctr_base */
+	paddw .Lublock_register_ssse3_asm_4_block_k_2(%rip), %xmm4 /* ctr_sum_2 = add(ctr_base, block_k_2) */
+	movdqa %xmm1, %xmm5 /* ctr_base */
+	paddw .Lublock_register_ssse3_asm_4_block_k_3(%rip), %xmm5 /* ctr_sum_3 = add(ctr_base, block_k_3) */
+	movdqa %xmm1, %xmm6 /* ctr_base */
+	paddw .Lublock_register_ssse3_asm_4_block_k_4(%rip), %xmm6 /* ctr_sum_4 = add(ctr_base, block_k_4) */
+	movdqa %xmm1, %xmm7 /* ctr_base */
+	paddw .Lublock_register_ssse3_asm_4_block_k_5(%rip), %xmm7 /* ctr_sum_5 = add(ctr_base, block_k_5) */
+	movdqa %xmm1, %xmm8 /* ctr_base */
+	paddw .Lublock_register_ssse3_asm_4_block_k_6(%rip), %xmm8 /* ctr_sum_6 = add(ctr_base, block_k_6) */
+	paddw .Lublock_register_ssse3_asm_4_block_k_7(%rip), %xmm1 /* ctr_sum_7 = add(ctr_base, block_k_7) */
+	movdqu 16(%rsi), %xmm9 /* ctr_w = bcast128() */
+	pand .Lublock_register_ssse3_asm_4_all_but_last(%rip), %xmm9 /* ctr_w_open = and(ctr_w, all_but_last) */
+	movdqa %xmm2, %xmm10 /* ctr_sum */
+	pshufb .Lublock_register_ssse3_asm_4_carry_everywhere(%rip), %xmm10 /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
 	movdqa .Lublock_register_ssse3_asm_4_carry_mask_table(%rip), %xmm11 /* carry_mask_table = const() */
 	movdqa %xmm11, %xmm12 /* carry_mask_table */
-	pshufb %xmm3, %xmm12 /* ctr_mask = lookup16(carry_mask_table, ctr_carry) */
-	pshufb .Lublock_register_ssse3_asm_4_new_last_byte(%rip), %xmm4 /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
-	movdqa %xmm2, %xmm3 /* ctr_w_open */
-	pand %xmm12, %xmm3 /* ctr_pair_b = and(ctr_w_open, ctr_mask) */
+	pshufb %xmm10, %xmm12 /* ctr_mask = lookup16(carry_mask_table, ctr_carry) */
+	pshufb .Lublock_register_ssse3_asm_4_new_last_byte(%rip), %xmm2 /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
+	movdqa %xmm9, %xmm10 /* ctr_w_open */
+	pand %xmm12, %xmm10 /* ctr_pair_b = and(ctr_w_open, ctr_mask) */
 	pandn %xmm0, %xmm12 /* ctr_pair_a = andnot(ctr_mask, ctr_v_open) */
-	por %xmm12, %xmm3 /* ctr_pair = or(ctr_pair_b, ctr_pair_a) */
-	por %xmm4, %xmm3 /* blk = or(ctr_pair, ctr_last_byte) */
-	movdqa %xmm5, %xmm4 /* ctr_sum_1 */
-	pshufb .Lublock_register_ssse3_asm_4_carry_everywhere(%rip), %xmm4 /* ctr_carry_1 = lookup16(ctr_sum_1, carry_everywhere) */
+	por %xmm12, %xmm10 /* ctr_pair = or(ctr_pair_b, ctr_pair_a) */
+	por %xmm2, %xmm10 /* blk = or(ctr_pair, ctr_last_byte) */
+	movdqa %xmm3, %xmm2 /* ctr_sum_1 */
+	pshufb .Lublock_register_ssse3_asm_4_carry_everywhere(%rip), %xmm2 /* ctr_carry_1 = lookup16(ctr_sum_1, carry_everywhere) */
 	movdqa %xmm11, %xmm12 /* carry_mask_table */
-	pshufb %xmm4, %xmm12 /* ctr_mask_1 = lookup16(carry_mask_table, ctr_carry_1) */
-	pshufb .Lublock_register_ssse3_asm_4_new_last_byte(%rip), %xmm5 /* ctr_last_byte_1 = lookup16(ctr_sum_1, new_last_byte) */
-	movdqa %xmm2, %xmm4 /* ctr_w_open */
-	pand %xmm12, %xmm4 /* ctr_pair_1_b = and(ctr_w_open, ctr_mask_1) */
+	pshufb %xmm2, %xmm12 /* ctr_mask_1 = lookup16(carry_mask_table, ctr_carry_1) */
+	pshufb .Lublock_register_ssse3_asm_4_new_last_byte(%rip), %xmm3 /* ctr_last_byte_1 = lookup16(ctr_sum_1, new_last_byte) */
+	movdqa %xmm9, %xmm2 /* ctr_w_open */
+	pand %xmm12, %xmm2 /* ctr_pair_1_b = and(ctr_w_open, ctr_mask_1) */
 	pandn %xmm0, %xmm12 /* ctr_pair_1_a = andnot(ctr_mask_1, ctr_v_open) */
-	por %xmm12, %xmm4 /* ctr_pair_1 = or(ctr_pair_1_b, ctr_pair_1_a) */
-	por %xmm5, %xmm4 /* blk_1 = or(ctr_pair_1, ctr_last_byte_1) */
-	movdqa %xmm3, %xmm5 /* blk */
-	psrlw $4, %xmm5 /* lo_sh = shr(blk) */
+	por %xmm12, %xmm2 /* ctr_pair_1 = or(ctr_pair_1_b, ctr_pair_1_a) */
+	por %xmm3, %xmm2 /* blk_1 = or(ctr_pair_1, ctr_last_byte_1) */
+	movdqa %xmm10, %xmm3 /* blk */
+	psrlw $4, %xmm3 /* lo_sh = shr(blk) */
 	movdqa .Lublock_register_ssse3_asm_4_high_nibbles(%rip), %xmm12 /* high_nibbles = const() */
 	movdqa %xmm12, %xmm13 /* high_nibbles */
-	pandn %xmm5, %xmm13 /* even_a = andnot(high_nibbles, lo_sh) */
-	movdqa %xmm12, %xmm5 /* high_nibbles */
-	pandn %xmm3, %xmm5 /* odd_a = andnot(high_nibbles, blk) */
-	movdqa %xmm4, %xmm3 /* blk_1 */
-	pand %xmm12, %xmm3 /* even_b = and(blk_1, high_nibbles) */
-	por %xmm13, %xmm3 /* even = or(even_b, even_a) */
-	psllw $4, %xmm4 /* hi_sh = shl(blk_1) */
-	pand %xmm12, %xmm4 /* odd_b = and(hi_sh, high_nibbles) */
-	por %xmm5, %xmm4 /* odd = or(odd_b, odd_a) */
-	movdqa %xmm3, %xmm5 /* even */
-	punpcklbw %xmm4, %xmm5 /* sp = unpacklo(even, odd) */
-	punpckhbw %xmm4, %xmm3 /* sp_1 = unpackhi(even, odd) */
-	movdqa %xmm6, %xmm4 /* ctr_sum_2 */
-	pshufb .Lublock_register_ssse3_asm_4_carry_everywhere(%rip), %xmm4 /* ctr_carry_2 = lookup16(ctr_sum_2, carry_everywhere) */
+	pandn %xmm3, %xmm13 /* even_a = andnot(high_nibbles, lo_sh) */
+	movdqa %xmm12, %xmm3 /* high_nibbles */
+	pandn %xmm10, %xmm3 /* odd_a = andnot(high_nibbles, blk) */
+	movdqa %xmm2, %xmm10 /* blk_1 */
+	pand %xmm12, %xmm10 /* even_b = and(blk_1, high_nibbles) */
+	por %xmm13, %xmm10 /* even = or(even_b, even_a) */
+	psllw $4, %xmm2 /* hi_sh = shl(blk_1) */
+	pand %xmm12, %xmm2 /* odd_b = and(hi_sh, high_nibbles) */
+	por %xmm3, %xmm2 /* odd = or(odd_b, odd_a) */
+	movdqa %xmm10, %xmm3 /* even */
+	punpcklbw %xmm2, %xmm3 /* sp = unpacklo(even, odd) */
+	punpckhbw %xmm2, %xmm10 /* sp_1 = unpackhi(even, odd) */
+	movdqa %xmm4, %xmm2 /* ctr_sum_2 */
+	pshufb .Lublock_register_ssse3_asm_4_carry_everywhere(%rip), %xmm2 /* ctr_carry_2 = lookup16(ctr_sum_2, carry_everywhere) */
 	movdqa %xmm11, %xmm13 /* carry_mask_table */
-	pshufb %xmm4, %xmm13 /* ctr_mask_2 = lookup16(carry_mask_table, ctr_carry_2) */
-	pshufb .Lublock_register_ssse3_asm_4_new_last_byte(%rip), %xmm6 /* ctr_last_byte_2 = lookup16(ctr_sum_2, new_last_byte) */
-	movdqa %xmm2, %xmm4 /* ctr_w_open */
-	pand %xmm13, %xmm4 /* ctr_pair_2_b = and(ctr_w_open, ctr_mask_2) */
+	pshufb %xmm2, %xmm13 /* ctr_mask_2 = lookup16(carry_mask_table, ctr_carry_2) */
+	pshufb .Lublock_register_ssse3_asm_4_new_last_byte(%rip), %xmm4 /* ctr_last_byte_2 = lookup16(ctr_sum_2, new_last_byte) */
+	movdqa %xmm9, %xmm2 /* ctr_w_open */
+	pand %xmm13, %xmm2 /* ctr_pair_2_b = and(ctr_w_open, ctr_mask_2) */
 	pandn %xmm0, %xmm13 /* ctr_pair_2_a = andnot(ctr_mask_2, ctr_v_open) */
-	por %xmm13, %xmm4 /* ctr_pair_2 = or(ctr_pair_2_b, ctr_pair_2_a) */
-	por %xmm6, %xmm4 /* blk_2 = or(ctr_pair_2, ctr_last_byte_2) */
-	movdqa %xmm7, %xmm6 /* ctr_sum_3 */
-	pshufb .Lublock_register_ssse3_asm_4_carry_everywhere(%rip), %xmm6 /* ctr_carry_3 = lookup16(ctr_sum_3, carry_everywhere) */
+	por %xmm13, %xmm2 /* ctr_pair_2 = or(ctr_pair_2_b, ctr_pair_2_a) */
+	por %xmm4, %xmm2 /* blk_2 = or(ctr_pair_2, ctr_last_byte_2) */
+	movdqa %xmm5, %xmm4 /* ctr_sum_3 */
+	pshufb .Lublock_register_ssse3_asm_4_carry_everywhere(%rip), %xmm4 /* ctr_carry_3 = lookup16(ctr_sum_3, carry_everywhere) */
 	movdqa %xmm11, %xmm13 /* carry_mask_table */
-	pshufb %xmm6, %xmm13 /* ctr_mask_3 = lookup16(carry_mask_table, ctr_carry_3) */
-	pshufb .Lublock_register_ssse3_asm_4_new_last_byte(%rip), %xmm7 /* ctr_last_byte_3 = lookup16(ctr_sum_3, new_last_byte) */
-	movdqa %xmm2, %xmm6 /* ctr_w_open */
-	pand %xmm13, %xmm6 /* ctr_pair_3_b = and(ctr_w_open, ctr_mask_3) */
+	pshufb %xmm4, %xmm13 /* ctr_mask_3 = lookup16(carry_mask_table, ctr_carry_3) */
+	pshufb .Lublock_register_ssse3_asm_4_new_last_byte(%rip), %xmm5 /* ctr_last_byte_3 = lookup16(ctr_sum_3, new_last_byte) */
+	movdqa %xmm9, %xmm4 /* ctr_w_open */
+	pand %xmm13, %xmm4 /* ctr_pair_3_b = and(ctr_w_open, ctr_mask_3) */
 	pandn %xmm0, %xmm13 /* ctr_pair_3_a = andnot(ctr_mask_3, ctr_v_open) */
-	por %xmm13, %xmm6 /* ctr_pair_3 = or(ctr_pair_3_b, ctr_pair_3_a) */
-	por %xmm7, %xmm6 /* blk_3 = or(ctr_pair_3, ctr_last_byte_3) */
-	movdqa %xmm4, %xmm7 /* blk_2 */
-	psrlw $4, %xmm7 /* lo_sh_1 = shr(blk_2) */
+	por %xmm13, %xmm4 /* ctr_pair_3 = or(ctr_pair_3_b, ctr_pair_3_a) */
+	por %xmm5, %xmm4 /* blk_3 = or(ctr_pair_3, ctr_last_byte_3) */
+	movdqa %xmm2, %xmm5 /* blk_2 */
+	psrlw $4, %xmm5 /* lo_sh_1 = shr(blk_2) */
 	movdqa %xmm12, %xmm13 /* high_nibbles */
-	pandn %xmm7, %xmm13 /* even_1_a = andnot(high_nibbles, lo_sh_1) */
-	movdqa %xmm12, %xmm7 /* high_nibbles */
-	pandn %xmm4, %xmm7 /* odd_1_a = andnot(high_nibbles, blk_2) */
-	movdqa %xmm6, %xmm4 /* blk_3 */
-	pand %xmm12, %xmm4 /* even_1_b = and(blk_3, high_nibbles) */
-	por %xmm13, %xmm4 /* even_1 = or(even_1_b, even_1_a) */
-	psllw $4, %xmm6 /* hi_sh_1 = shl(blk_3) */
-	pand %xmm12, %xmm6 /* odd_1_b = and(hi_sh_1, high_nibbles) */
-	por %xmm7, %xmm6 /* odd_1 = or(odd_1_b, odd_1_a) */
-	movdqa %xmm4, %xmm7 /* even_1 */
-	punpcklbw %xmm6, %xmm7 /* sp_2 = unpacklo(even_1, odd_1) */
-	punpckhbw %xmm6, %xmm4 /* sp_3 = unpackhi(even_1, odd_1) */
-	movdqa %xmm8, %xmm6 /* ctr_sum_4 */
-	pshufb .Lublock_register_ssse3_asm_4_carry_everywhere(%rip), %xmm6 /* ctr_carry_4 = lookup16(ctr_sum_4, carry_everywhere) */
+	pandn %xmm5, %xmm13 /* even_1_a = andnot(high_nibbles, lo_sh_1) */
+	movdqa %xmm12, %xmm5 /* high_nibbles */
+	pandn %xmm2, %xmm5 /* odd_1_a = andnot(high_nibbles, blk_2) */
+	movdqa %xmm4, %xmm2 /* blk_3 */
+	pand %xmm12, %xmm2 /* even_1_b = and(blk_3, high_nibbles) */
+	por %xmm13, %xmm2 /* even_1 = or(even_1_b, even_1_a) */
+	psllw $4, %xmm4 /* hi_sh_1 = shl(blk_3) */
+	pand %xmm12, %xmm4 /* odd_1_b = and(hi_sh_1, high_nibbles) */
+	por %xmm5, %xmm4 /* odd_1 = or(odd_1_b, odd_1_a) */
+	movdqa %xmm2, %xmm5 /* even_1 */
+	punpcklbw %xmm4, %xmm5 /* sp_2 = unpacklo(even_1, odd_1) */
+	punpckhbw %xmm4, %xmm2 /* sp_3 = unpackhi(even_1, odd_1) */
+	movdqa %xmm6, %xmm4 /* ctr_sum_4 */
+	pshufb .Lublock_register_ssse3_asm_4_carry_everywhere(%rip), %xmm4 /* ctr_carry_4 = lookup16(ctr_sum_4, carry_everywhere) */
 	movdqa %xmm11, %xmm13 /* carry_mask_table */
-	pshufb %xmm6, %xmm13 /* ctr_mask_4 = lookup16(carry_mask_table, ctr_carry_4) */
-	pshufb .Lublock_register_ssse3_asm_4_new_last_byte(%rip), %xmm8 /* ctr_last_byte_4 = lookup16(ctr_sum_4, new_last_byte) */
-	movdqa %xmm2, %xmm6 /* ctr_w_open */
-	pand %xmm13, %xmm6 /* ctr_pair_4_b = and(ctr_w_open, ctr_mask_4) */
+	pshufb %xmm4, %xmm13 /* ctr_mask_4 = lookup16(carry_mask_table, ctr_carry_4) */
+	pshufb .Lublock_register_ssse3_asm_4_new_last_byte(%rip), %xmm6 /* ctr_last_byte_4 = lookup16(ctr_sum_4, new_last_byte) */
+	movdqa %xmm9, %xmm4 /* ctr_w_open */
+	pand %xmm13, %xmm4 /* ctr_pair_4_b = and(ctr_w_open, ctr_mask_4) */
 	pandn %xmm0, %xmm13 /* ctr_pair_4_a = andnot(ctr_mask_4, ctr_v_open) */
-	por %xmm13, %xmm6 /* ctr_pair_4 = or(ctr_pair_4_b, ctr_pair_4_a) */
-	por %xmm8, %xmm6 /* blk_4 = or(ctr_pair_4, ctr_last_byte_4) */
-	movdqa %xmm9, %xmm8 /* ctr_sum_5 */
-	pshufb .Lublock_register_ssse3_asm_4_carry_everywhere(%rip), %xmm8 /* ctr_carry_5 = lookup16(ctr_sum_5, carry_everywhere) */
+	por %xmm13, %xmm4 /* ctr_pair_4 = or(ctr_pair_4_b, ctr_pair_4_a) */
+	por %xmm6, %xmm4 /* blk_4 = or(ctr_pair_4, ctr_last_byte_4) */
+	movdqa %xmm7, %xmm6 /* ctr_sum_5 */
+	pshufb .Lublock_register_ssse3_asm_4_carry_everywhere(%rip), %xmm6 /* ctr_carry_5 = lookup16(ctr_sum_5, carry_everywhere) */
 	movdqa %xmm11, %xmm13 /* carry_mask_table */
-	pshufb %xmm8, %xmm13 /* ctr_mask_5 = lookup16(carry_mask_table, ctr_carry_5) */
-	pshufb .Lublock_register_ssse3_asm_4_new_last_byte(%rip), %xmm9 /* ctr_last_byte_5 = lookup16(ctr_sum_5, new_last_byte) */
-	movdqa %xmm2, %xmm8 /* ctr_w_open */
-	pand %xmm13, %xmm8 /* ctr_pair_5_b = and(ctr_w_open, ctr_mask_5) */
+	pshufb %xmm6, %xmm13 /* ctr_mask_5 = lookup16(carry_mask_table, ctr_carry_5) */
+	pshufb .Lublock_register_ssse3_asm_4_new_last_byte(%rip), %xmm7 /* ctr_last_byte_5 = lookup16(ctr_sum_5, new_last_byte) */
+	movdqa %xmm9, %xmm6 /* ctr_w_open */
+	pand %xmm13, %xmm6 /* ctr_pair_5_b = and(ctr_w_open, ctr_mask_5) */
 	pandn %xmm0, %xmm13 /* ctr_pair_5_a = andnot(ctr_mask_5, ctr_v_open) */
-	por %xmm13, %xmm8 /* ctr_pair_5 = or(ctr_pair_5_b, ctr_pair_5_a) */
-	por %xmm9, %xmm8 /* blk_5 = or(ctr_pair_5, ctr_last_byte_5) */
-	movdqa %xmm6, %xmm9 /* blk_4 */
-	psrlw $4, %xmm9 /* lo_sh_2 = shr(blk_4) */
+	por %xmm13, %xmm6 /* ctr_pair_5 = or(ctr_pair_5_b, ctr_pair_5_a) */
+	por %xmm7, %xmm6 /* blk_5 = or(ctr_pair_5, ctr_last_byte_5) */
+	movdqa %xmm4, %xmm7 /* blk_4 */
+	psrlw $4, %xmm7 /* lo_sh_2 = shr(blk_4) */
 	movdqa %xmm12, %xmm13 /* high_nibbles */
-	pandn %xmm9, %xmm13 /* even_2_a = andnot(high_nibbles, lo_sh_2) */
-	movdqa %xmm12, %xmm9 /* high_nibbles */
-	pandn %xmm6, %xmm9 /* odd_2_a = andnot(high_nibbles, blk_4) */
-	movdqa %xmm8, %xmm6 /* blk_5 */
-	pand %xmm12, %xmm6 /* even_2_b = and(blk_5, high_nibbles) */
-	por %xmm13, %xmm6 /* even_2 = or(even_2_b, even_2_a) */
-	psllw $4, %xmm8 /* hi_sh_2 = shl(blk_5) */
-	pand %xmm12, %xmm8 /* odd_2_b = and(hi_sh_2, high_nibbles) */
-	por %xmm9, %xmm8 /* odd_2 = or(odd_2_b, odd_2_a) */
-	movdqa %xmm6, %xmm9 /* even_2 */
-	punpcklbw %xmm8, %xmm9 /* sp_4 = unpacklo(even_2, odd_2) */
-	punpckhbw %xmm8, %xmm6 /* sp_5 = unpackhi(even_2, odd_2) */
-	movdqa %xmm10, %xmm8 /* ctr_sum_6 */
-	pshufb .Lublock_register_ssse3_asm_4_carry_everywhere(%rip), %xmm8 /* ctr_carry_6 = lookup16(ctr_sum_6, carry_everywhere) */
+	pandn %xmm7, %xmm13 /* even_2_a = andnot(high_nibbles, lo_sh_2) */
+	movdqa %xmm12, %xmm7 /* high_nibbles */
+	pandn %xmm4, %xmm7 /* odd_2_a = andnot(high_nibbles, blk_4) */
+	movdqa %xmm6, %xmm4 /* blk_5 */
+	pand %xmm12, %xmm4 /* even_2_b = and(blk_5, high_nibbles) */
+	por %xmm13, %xmm4 /* even_2 = or(even_2_b, even_2_a) */
+	psllw $4, %xmm6 /* hi_sh_2 = shl(blk_5) */
+	pand %xmm12, %xmm6 /* odd_2_b = and(hi_sh_2, high_nibbles) */
+	por %xmm7, %xmm6 /* odd_2 = or(odd_2_b, odd_2_a) */
+	movdqa %xmm4, %xmm7 /* even_2 */
+	punpcklbw %xmm6, %xmm7 /* sp_4 = unpacklo(even_2, odd_2) */
+	punpckhbw %xmm6, %xmm4 /* sp_5 = unpackhi(even_2, odd_2) */
+	movdqa %xmm8, %xmm6 /* ctr_sum_6 */
+	pshufb .Lublock_register_ssse3_asm_4_carry_everywhere(%rip), %xmm6 /* ctr_carry_6 = lookup16(ctr_sum_6, carry_everywhere) */
 	movdqa %xmm11, %xmm13 /* carry_mask_table */
-	pshufb %xmm8, %xmm13 /* ctr_mask_6 = lookup16(carry_mask_table, ctr_carry_6) */
-	pshufb .Lublock_register_ssse3_asm_4_new_last_byte(%rip), %xmm10 /* ctr_last_byte_6 = lookup16(ctr_sum_6, new_last_byte) */
-	movdqa %xmm1, %xmm8 /* ctr_sum_7 */
-	pshufb .Lublock_register_ssse3_asm_4_carry_everywhere(%rip), %xmm8 /* ctr_carry_7 = lookup16(ctr_sum_7, carry_everywhere) */
-	pshufb %xmm8, %xmm11 /* ctr_mask_7 = lookup16(carry_mask_table, ctr_carry_7) */
+	pshufb %xmm6, %xmm13 /* ctr_mask_6 = lookup16(carry_mask_table, ctr_carry_6) */
+	pshufb .Lublock_register_ssse3_asm_4_new_last_byte(%rip), %xmm8 /* ctr_last_byte_6 = lookup16(ctr_sum_6, new_last_byte) */
+	movdqa %xmm1, %xmm6 /* ctr_sum_7 */
+	pshufb .Lublock_register_ssse3_asm_4_carry_everywhere(%rip), %xmm6 /* ctr_carry_7 = lookup16(ctr_sum_7, carry_everywhere) */
+	pshufb %xmm6, %xmm11 /* ctr_mask_7 = lookup16(carry_mask_table, ctr_carry_7) */
 	pshufb .Lublock_register_ssse3_asm_4_new_last_byte(%rip), %xmm1 /* ctr_last_byte_7 = lookup16(ctr_sum_7, new_last_byte) */
-	movdqa %xmm2, %xmm8 /* ctr_w_open */
-	pand %xmm13, %xmm8 /* ctr_pair_6_b = and(ctr_w_open, ctr_mask_6) */
+	movdqa %xmm9, %xmm6 /* ctr_w_open */
+	pand %xmm13, %xmm6 /* ctr_pair_6_b = and(ctr_w_open, ctr_mask_6) */
 	pandn %xmm0, %xmm13 /* ctr_pair_6_a = andnot(ctr_mask_6, ctr_v_open) */
-	por %xmm13, %xmm8 /* ctr_pair_6 = or(ctr_pair_6_b, ctr_pair_6_a) */
-	por %xmm10, %xmm8 /* blk_6 = or(ctr_pair_6, ctr_last_byte_6) */
-	pand %xmm11, %xmm2 /* ctr_pair_7_b = and(ctr_w_open, ctr_mask_7) */
+	por %xmm13, %xmm6 /* ctr_pair_6 = or(ctr_pair_6_b, ctr_pair_6_a) */
+	por %xmm8, %xmm6 /* blk_6 = or(ctr_pair_6, ctr_last_byte_6) */
+	pand %xmm11, %xmm9 /* ctr_pair_7_b = and(ctr_w_open, ctr_mask_7) */
 	pandn %xmm0, %xmm11 /* ctr_pair_7_a = andnot(ctr_mask_7, ctr_v_open) */
-	por %xmm11, %xmm2 /* ctr_pair_7 = or(ctr_pair_7_b, ctr_pair_7_a) */
-	por %xmm1, %xmm2 /* blk_7 = or(ctr_pair_7, ctr_last_byte_7) */
-	movdqa %xmm8, %xmm0 /* blk_6 */
+	por %xmm11, %xmm9 /* ctr_pair_7 = or(ctr_pair_7_b, ctr_pair_7_a) */
+	por %xmm1, %xmm9 /* blk_7 = or(ctr_pair_7, ctr_last_byte_7) */
+	movdqa %xmm6, %xmm0 /* blk_6 */
 	psrlw $4, %xmm0 /* lo_sh_3 = shr(blk_6) */
 	movdqa %xmm12, %xmm1 /* high_nibbles */
 	pandn %xmm0, %xmm1 /* even_3_a = andnot(high_nibbles, lo_sh_3) */
 	movdqa %xmm12, %xmm0 /* high_nibbles */
-	pandn %xmm8, %xmm0 /* odd_3_a = andnot(high_nibbles, blk_6) */
-	movdqa %xmm2, %xmm8 /* blk_7 */
-	pand %xmm12, %xmm8 /* even_3_b = and(blk_7, high_nibbles) */
-	por %xmm1, %xmm8 /* even_3 = or(even_3_b, even_3_a) */
-	psllw $4, %xmm2 /* hi_sh_3 = shl(blk_7) */
-	pand %xmm12, %xmm2 /* odd_3_b = and(hi_sh_3, high_nibbles) */
-	por %xmm0, %xmm2 /* odd_3 = or(odd_3_b, odd_3_a) */
-	movdqa %xmm8, %xmm0 /* even_3 */
-	punpcklbw %xmm2, %xmm0 /* sp_6 = unpacklo(even_3, odd_3) */
-	punpckhbw %xmm2, %xmm8 /* sp_7 = unpackhi(even_3, odd_3) */
+	pandn %xmm6, %xmm0 /* odd_3_a = andnot(high_nibbles, blk_6) */
+	movdqa %xmm9, %xmm6 /* blk_7 */
+	pand %xmm12, %xmm6 /* even_3_b = and(blk_7, high_nibbles) */
+	por %xmm1, %xmm6 /* even_3 = or(even_3_b, even_3_a) */
+	psllw $4, %xmm9 /* hi_sh_3 = shl(blk_7) */
+	pand %xmm12, %xmm9 /* odd_3_b = and(hi_sh_3, high_nibbles) */
+	por %xmm0, %xmm9 /* odd_3 = or(odd_3_b, odd_3_a) */
+	movdqa %xmm6, %xmm0 /* even_3 */
+	punpcklbw %xmm9, %xmm0 /* sp_6 = unpacklo(even_3, odd_3) */
+	punpckhbw %xmm9, %xmm6 /* sp_7 = unpackhi(even_3, odd_3) */
 	movdqa .Lublock_register_ssse3_asm_4_low_nibbles(%rip), %xmm1 /* low_nibbles = const() */
-	movdqa .Lublock_register_ssse3_asm_4_rotl48(%rip), %xmm2 /* rotl48 = const() */
-	movdqa .Lublock_register_ssse3_asm_4_sbox_hi(%rip), %xmm10 /* sbox_hi = const() */
+	movdqa .Lublock_register_ssse3_asm_4_rotl48(%rip), %xmm8 /* rotl48 = const() */
+	movdqa .Lublock_register_ssse3_asm_4_sbox_hi(%rip), %xmm9 /* sbox_hi = const() */
 	xor %r8, %r8
 	.p2align 4
 .Lublock_register_ssse3_asm_4_loop_r0:
@@ -1084,36 +1070,36 @@ ublock_register_ssse3_ublock128_128_ctr_xor_asm:
 	movdqu 64(%rdi,%r8), %xmm12 /* rk1 = load() */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	pxor %xmm11, %xmm5 /* k0 = xor(g0x0, rk0) */
-	pxor %xmm12, %xmm3 /* k1 = xor(g0x1, rk1) */
-	movdqa %xmm5, %xmm13 /* k0 */
+	pxor %xmm11, %xmm3 /* k0 = xor(g0x0, rk0) */
+	pxor %xmm12, %xmm10 /* k1 = xor(g0x1, rk1) */
+	movdqa %xmm3, %xmm13 /* k0 */
 	pand %xmm1, %xmm13 /* s0_lo = and(k0, low_nibbles) */
-	psrlw $4, %xmm5 /* s0_sh = shr(k0) */
-	pand %xmm1, %xmm5 /* s0_hi = and(s0_sh, low_nibbles) */
+	psrlw $4, %xmm3 /* s0_sh = shr(k0) */
+	pand %xmm1, %xmm3 /* s0_hi = and(s0_sh, low_nibbles) */
 	movdqa .Lublock_register_ssse3_asm_4_sbox_lo(%rip), %xmm14 /* sbox_lo = const() */
 	movdqa %xmm14, %xmm15 /* sbox_lo */
 	pshufb %xmm13, %xmm15 /* s0_l = lookup16(sbox_lo, s0_lo) */
-	movdqa %xmm10, %xmm13 /* sbox_hi */
-	pshufb %xmm5, %xmm13 /* s0_h = lookup16(sbox_hi, s0_hi) */
+	movdqa %xmm9, %xmm13 /* sbox_hi */
+	pshufb %xmm3, %xmm13 /* s0_h = lookup16(sbox_hi, s0_hi) */
 	por %xmm13, %xmm15 /* s0 = or(s0_l, s0_h) */
-	movdqa %xmm3, %xmm5 /* k1 */
-	pand %xmm1, %xmm5 /* s1_lo = and(k1, low_nibbles) */
-	psrlw $4, %xmm3 /* s1_sh = shr(k1) */
-	pand %xmm1, %xmm3 /* s1_hi = and(s1_sh, low_nibbles) */
+	movdqa %xmm10, %xmm3 /* k1 */
+	pand %xmm1, %xmm3 /* s1_lo = and(k1, low_nibbles) */
+	psrlw $4, %xmm10 /* s1_sh = shr(k1) */
+	pand %xmm1, %xmm10 /* s1_hi = and(s1_sh, low_nibbles) */
 	movdqa %xmm14, %xmm13 /* sbox_lo */
-	pshufb %xmm5, %xmm13 /* s1_l = lookup16(sbox_lo, s1_lo) */
-	movdqa %xmm10, %xmm5 /* sbox_hi */
-	pshufb %xmm3, %xmm5 /* s1_h = lookup16(sbox_hi, s1_hi) */
-	por %xmm5, %xmm13 /* s1 = or(s1_l, s1_h) */
+	pshufb %xmm3, %xmm13 /* s1_l = lookup16(sbox_lo, s1_lo) */
+	movdqa %xmm9, %xmm3 /* sbox_hi */
+	pshufb %xmm10, %xmm3 /* s1_h = lookup16(sbox_hi, s1_hi) */
+	por %xmm3, %xmm13 /* s1 = or(s1_l, s1_h) */
 	pxor %xmm15, %xmm13 /* x1 = xor(s1, s0) */
 	movdqa %xmm13, %xmm3 /* x1 */
 	pshufb .Lublock_register_ssse3_asm_4_rotl56(%rip), %xmm3 /* rot4 = lookup16(x1, rotl56) */
 	pxor %xmm3, %xmm15 /* x0 = xor(s0, rot4) */
 	movdqa %xmm15, %xmm3 /* x0 */
-	pshufb %xmm2, %xmm3 /* rot8 = lookup16(x0, rotl48) */
+	pshufb %xmm8, %xmm3 /* rot8 = lookup16(x0, rotl48) */
 	pxor %xmm3, %xmm13 /* x1_1 = xor(x1, rot8) */
 	movdqa %xmm13, %xmm3 /* x1_1 */
-	pshufb %xmm2, %xmm3 /* rot8_1 = lookup16(x1_1, rotl48) */
+	pshufb %xmm8, %xmm3 /* rot8_1 = lookup16(x1_1, rotl48) */
 	pxor %xmm3, %xmm15 /* x0_1 = xor(x0, rot8_1) */
 	movdqa %xmm15, %xmm3 /* x0_1 */
 	pshufb .Lublock_register_ssse3_asm_4_rotl24(%rip), %xmm3 /* rot20 = lookup16(x0_1, rotl24) */
@@ -1123,229 +1109,229 @@ ublock_register_ssse3_ublock128_128_ctr_xor_asm:
 	pshufb .Lublock_register_ssse3_asm_4_pr_mask(%rip), %xmm13 /* pr = lookup16(x1_2, pr_mask) */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	pxor %xmm11, %xmm7 /* k0_1 = xor(g1x0, rk0) */
-	pxor %xmm12, %xmm4 /* k1_1 = xor(g1x1, rk1) */
-	movdqa %xmm7, %xmm3 /* k0_1 */
+	pxor %xmm11, %xmm5 /* k0_1 = xor(g1x0, rk0) */
+	pxor %xmm12, %xmm2 /* k1_1 = xor(g1x1, rk1) */
+	movdqa %xmm5, %xmm3 /* k0_1 */
 	pand %xmm1, %xmm3 /* s0_lo_1 = and(k0_1, low_nibbles) */
-	psrlw $4, %xmm7 /* s0_sh_1 = shr(k0_1) */
-	pand %xmm1, %xmm7 /* s0_hi_1 = and(s0_sh_1, low_nibbles) */
-	movdqa %xmm14, %xmm5 /* sbox_lo */
-	pshufb %xmm3, %xmm5 /* s0_l_1 = lookup16(sbox_lo, s0_lo_1) */
-	movdqa %xmm10, %xmm3 /* sbox_hi */
-	pshufb %xmm7, %xmm3 /* s0_h_1 = lookup16(sbox_hi, s0_hi_1) */
-	por %xmm3, %xmm5 /* s0_1 = or(s0_l_1, s0_h_1) */
-	movdqa %xmm4, %xmm3 /* k1_1 */
+	psrlw $4, %xmm5 /* s0_sh_1 = shr(k0_1) */
+	pand %xmm1, %xmm5 /* s0_hi_1 = and(s0_sh_1, low_nibbles) */
+	movdqa %xmm14, %xmm10 /* sbox_lo */
+	pshufb %xmm3, %xmm10 /* s0_l_1 = lookup16(sbox_lo, s0_lo_1) */
+	movdqa %xmm9, %xmm3 /* sbox_hi */
+	pshufb %xmm5, %xmm3 /* s0_h_1 = lookup16(sbox_hi, s0_hi_1) */
+	por %xmm3, %xmm10 /* s0_1 = or(s0_l_1, s0_h_1) */
+	movdqa %xmm2, %xmm3 /* k1_1 */
 	pand %xmm1, %xmm3 /* s1_lo_1 = and(k1_1, low_nibbles) */
-	psrlw $4, %xmm4 /* s1_sh_1 = shr(k1_1) */
-	pand %xmm1, %xmm4 /* s1_hi_1 = and(s1_sh_1, low_nibbles) */
-	movdqa %xmm14, %xmm7 /* sbox_lo */
-	pshufb %xmm3, %xmm7 /* s1_l_1 = lookup16(sbox_lo, s1_lo_1) */
-	movdqa %xmm10, %xmm3 /* sbox_hi */
-	pshufb %xmm4, %xmm3 /* s1_h_1 = lookup16(sbox_hi, s1_hi_1) */
-	por %xmm3, %xmm7 /* s1_1 = or(s1_l_1, s1_h_1) */
-	pxor %xmm5, %xmm7 /* x1_3 = xor(s1_1, s0_1) */
-	movdqa %xmm7, %xmm3 /* x1_3 */
-	pshufb .Lublock_register_ssse3_asm_4_rotl56(%rip), %xmm3 /* rot4_1 = lookup16(x1_3, rotl56) */
-	pxor %xmm3, %xmm5 /* x0_3 = xor(s0_1, rot4_1) */
-	movdqa %xmm5, %xmm3 /* x0_3 */
-	pshufb %xmm2, %xmm3 /* rot8_2 = lookup16(x0_3, rotl48) */
-	pxor %xmm3, %xmm7 /* x1_4 = xor(x1_3, rot8_2) */
-	movdqa %xmm7, %xmm3 /* x1_4 */
-	pshufb %xmm2, %xmm3 /* rot8_3 = lookup16(x1_4, rotl48) */
-	pxor %xmm3, %xmm5 /* x0_4 = xor(x0_3, rot8_3) */
-	movdqa %xmm5, %xmm3 /* x0_4 */
-	pshufb .Lublock_register_ssse3_asm_4_rotl24(%rip), %xmm3 /* rot20_1 = lookup16(x0_4, rotl24) */
-	pxor %xmm3, %xmm7 /* x1_5 = xor(x1_4, rot20_1) */
-	pxor %xmm7, %xmm5 /* x0_5 = xor(x0_4, x1_5) */
-	pshufb .Lublock_register_ssse3_asm_4_pl_mask(%rip), %xmm5 /* pl_1 = lookup16(x0_5, pl_mask) */
-	pshufb .Lublock_register_ssse3_asm_4_pr_mask(%rip), %xmm7 /* pr_1 = lookup16(x1_5, pr_mask) */
+	psrlw $4, %xmm2 /* s1_sh_1 = shr(k1_1) */
+	pand %xmm1, %xmm2 /* s1_hi_1 = and(s1_sh_1, low_nibbles) */
+	movdqa %xmm14, %xmm5 /* sbox_lo */
+	pshufb %xmm3, %xmm5 /* s1_l_1 = lookup16(sbox_lo, s1_lo_1) */
+	movdqa %xmm9, %xmm3 /* sbox_hi */
+	pshufb %xmm2, %xmm3 /* s1_h_1 = lookup16(sbox_hi, s1_hi_1) */
+	por %xmm3, %xmm5 /* s1_1 = or(s1_l_1, s1_h_1) */
+	pxor %xmm10, %xmm5 /* x1_3 = xor(s1_1, s0_1) */
+	movdqa %xmm5, %xmm2 /* x1_3 */
+	pshufb .Lublock_register_ssse3_asm_4_rotl56(%rip), %xmm2 /* rot4_1 = lookup16(x1_3, rotl56) */
+	pxor %xmm2, %xmm10 /* x0_3 = xor(s0_1, rot4_1) */
+	movdqa %xmm10, %xmm2 /* x0_3 */
+	pshufb %xmm8, %xmm2 /* rot8_2 = lookup16(x0_3, rotl48) */
+	pxor %xmm2, %xmm5 /* x1_4 = xor(x1_3, rot8_2) */
+	movdqa %xmm5, %xmm2 /* x1_4 */
+	pshufb %xmm8, %xmm2 /* rot8_3 = lookup16(x1_4, rotl48) */
+	pxor %xmm2, %xmm10 /* x0_4 = xor(x0_3, rot8_3) */
+	movdqa %xmm10, %xmm2 /* x0_4 */
+	pshufb .Lublock_register_ssse3_asm_4_rotl24(%rip), %xmm2 /* rot20_1 = lookup16(x0_4, rotl24) */
+	pxor %xmm2, %xmm5 /* x1_5 = xor(x1_4, rot20_1) */
+	pxor %xmm5, %xmm10 /* x0_5 = xor(x0_4, x1_5) */
+	pshufb .Lublock_register_ssse3_asm_4_pl_mask(%rip), %xmm10 /* pl_1 = lookup16(x0_5, pl_mask) */
+	pshufb .Lublock_register_ssse3_asm_4_pr_mask(%rip), %xmm5 /* pr_1 = lookup16(x1_5, pr_mask) */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	pxor %xmm11, %xmm9 /* k0_2 = xor(g2x0, rk0) */
+	pxor %xmm11, %xmm7 /* k0_2 = xor(g2x0, rk0) */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
 	pxor %xmm11, %xmm0 /* k0_3 = xor(g3x0, rk0) */
-	pxor %xmm12, %xmm6 /* k1_2 = xor(g2x1, rk1) */
-	pxor %xmm12, %xmm8 /* k1_3 = xor(g3x1, rk1) */
-	movdqa %xmm9, %xmm3 /* k0_2 */
-	pand %xmm1, %xmm3 /* s0_lo_2 = and(k0_2, low_nibbles) */
-	psrlw $4, %xmm9 /* s0_sh_2 = shr(k0_2) */
-	pand %xmm1, %xmm9 /* s0_hi_2 = and(s0_sh_2, low_nibbles) */
-	movdqa %xmm14, %xmm4 /* sbox_lo */
-	pshufb %xmm3, %xmm4 /* s0_l_2 = lookup16(sbox_lo, s0_lo_2) */
-	movdqa %xmm10, %xmm3 /* sbox_hi */
-	pshufb %xmm9, %xmm3 /* s0_h_2 = lookup16(sbox_hi, s0_hi_2) */
-	por %xmm3, %xmm4 /* s0_2 = or(s0_l_2, s0_h_2) */
-	movdqa %xmm6, %xmm3 /* k1_2 */
-	pand %xmm1, %xmm3 /* s1_lo_2 = and(k1_2, low_nibbles) */
-	psrlw $4, %xmm6 /* s1_sh_2 = shr(k1_2) */
-	pand %xmm1, %xmm6 /* s1_hi_2 = and(s1_sh_2, low_nibbles) */
-	movdqa %xmm14, %xmm9 /* sbox_lo */
-	pshufb %xmm3, %xmm9 /* s1_l_2 = lookup16(sbox_lo, s1_lo_2) */
-	movdqa %xmm10, %xmm3 /* sbox_hi */
-	pshufb %xmm6, %xmm3 /* s1_h_2 = lookup16(sbox_hi, s1_hi_2) */
-	por %xmm3, %xmm9 /* s1_2 = or(s1_l_2, s1_h_2) */
-	pxor %xmm4, %xmm9 /* x1_6 = xor(s1_2, s0_2) */
-	movdqa %xmm9, %xmm3 /* x1_6 */
-	pshufb .Lublock_register_ssse3_asm_4_rotl56(%rip), %xmm3 /* rot4_2 = lookup16(x1_6, rotl56) */
-	pxor %xmm3, %xmm4 /* x0_6 = xor(s0_2, rot4_2) */
-	movdqa %xmm4, %xmm3 /* x0_6 */
-	pshufb %xmm2, %xmm3 /* rot8_4 = lookup16(x0_6, rotl48) */
-	pxor %xmm3, %xmm9 /* x1_7 = xor(x1_6, rot8_4) */
-	movdqa %xmm9, %xmm3 /* x1_7 */
-	pshufb %xmm2, %xmm3 /* rot8_5 = lookup16(x1_7, rotl48) */
-	pxor %xmm3, %xmm4 /* x0_7 = xor(x0_6, rot8_5) */
-	movdqa %xmm4, %xmm3 /* x0_7 */
-	pshufb .Lublock_register_ssse3_asm_4_rotl24(%rip), %xmm3 /* rot20_2 = lookup16(x0_7, rotl24) */
-	pxor %xmm3, %xmm9 /* x1_8 = xor(x1_7, rot20_2) */
-	pxor %xmm9, %xmm4 /* x0_8 = xor(x0_7, x1_8) */
-	pshufb .Lublock_register_ssse3_asm_4_pl_mask(%rip), %xmm4 /* pl_2 = lookup16(x0_8, pl_mask) */
-	pshufb .Lublock_register_ssse3_asm_4_pr_mask(%rip), %xmm9 /* pr_2 = lookup16(x1_8, pr_mask) */
-	movdqa %xmm0, %xmm3 /* k0_3 */
-	pand %xmm1, %xmm3 /* s0_lo_3 = and(k0_3, low_nibbles) */
+	pxor %xmm12, %xmm4 /* k1_2 = xor(g2x1, rk1) */
+	pxor %xmm12, %xmm6 /* k1_3 = xor(g3x1, rk1) */
+	movdqa %xmm7, %xmm2 /* k0_2 */
+	pand %xmm1, %xmm2 /* s0_lo_2 = and(k0_2, low_nibbles) */
+	psrlw $4, %xmm7 /* s0_sh_2 = shr(k0_2) */
+	pand %xmm1, %xmm7 /* s0_hi_2 = and(s0_sh_2, low_nibbles) */
+	movdqa %xmm14, %xmm3 /* sbox_lo */
+	pshufb %xmm2, %xmm3 /* s0_l_2 = lookup16(sbox_lo, s0_lo_2) */
+	movdqa %xmm9, %xmm2 /* sbox_hi */
+	pshufb %xmm7, %xmm2 /* s0_h_2 = lookup16(sbox_hi, s0_hi_2) */
+	por %xmm2, %xmm3 /* s0_2 = or(s0_l_2, s0_h_2) */
+	movdqa %xmm4, %xmm2 /* k1_2 */
+	pand %xmm1, %xmm2 /* s1_lo_2 = and(k1_2, low_nibbles) */
+	psrlw $4, %xmm4 /* s1_sh_2 = shr(k1_2) */
+	pand %xmm1, %xmm4 /* s1_hi_2 = and(s1_sh_2, low_nibbles) */
+	movdqa %xmm14, %xmm7 /* sbox_lo */
+	pshufb %xmm2, %xmm7 /* s1_l_2 = lookup16(sbox_lo, s1_lo_2) */
+	movdqa %xmm9, %xmm2 /* sbox_hi */
+	pshufb %xmm4, %xmm2 /* s1_h_2 = lookup16(sbox_hi, s1_hi_2) */
+	por %xmm2, %xmm7 /* s1_2 = or(s1_l_2, s1_h_2) */
+	pxor %xmm3, %xmm7 /* x1_6 = xor(s1_2, s0_2) */
+	movdqa %xmm7, %xmm2 /* x1_6 */
+	pshufb .Lublock_register_ssse3_asm_4_rotl56(%rip), %xmm2 /* rot4_2 = lookup16(x1_6, rotl56) */
+	pxor %xmm2, %xmm3 /* x0_6 = xor(s0_2, rot4_2) */
+	movdqa %xmm3, %xmm2 /* x0_6 */
+	pshufb %xmm8, %xmm2 /* rot8_4 = lookup16(x0_6, rotl48) */
+	pxor %xmm2, %xmm7 /* x1_7 = xor(x1_6, rot8_4) */
+	movdqa %xmm7, %xmm2 /* x1_7 */
+	pshufb %xmm8, %xmm2 /* rot8_5 = lookup16(x1_7, rotl48) */
+	pxor %xmm2, %xmm3 /* x0_7 = xor(x0_6, rot8_5) */
+	movdqa %xmm3, %xmm2 /* x0_7 */
+	pshufb .Lublock_register_ssse3_asm_4_rotl24(%rip), %xmm2 /* rot20_2 = lookup16(x0_7, rotl24) */
+	pxor %xmm2, %xmm7 /* x1_8 = xor(x1_7, rot20_2) */
+	pxor %xmm7, %xmm3 /* x0_8 = xor(x0_7, x1_8) */
+	pshufb .Lublock_register_ssse3_asm_4_pl_mask(%rip), %xmm3 /* pl_2 = lookup16(x0_8, pl_mask) */
+	pshufb .Lublock_register_ssse3_asm_4_pr_mask(%rip), %xmm7 /* pr_2 = lookup16(x1_8, pr_mask) */
+	movdqa %xmm0, %xmm2 /* k0_3 */
+	pand %xmm1, %xmm2 /* s0_lo_3 = and(k0_3, low_nibbles) */
 	psrlw $4, %xmm0 /* s0_sh_3 = shr(k0_3) */
 	pand %xmm1, %xmm0 /* s0_hi_3 = and(s0_sh_3, low_nibbles) */
-	movdqa %xmm14, %xmm6 /* sbox_lo */
-	pshufb %xmm3, %xmm6 /* s0_l_3 = lookup16(sbox_lo, s0_lo_3) */
-	movdqa %xmm10, %xmm3 /* sbox_hi */
-	pshufb %xmm0, %xmm3 /* s0_h_3 = lookup16(sbox_hi, s0_hi_3) */
-	por %xmm3, %xmm6 /* s0_3 = or(s0_l_3, s0_h_3) */
-	movdqa %xmm8, %xmm0 /* k1_3 */
+	movdqa %xmm14, %xmm4 /* sbox_lo */
+	pshufb %xmm2, %xmm4 /* s0_l_3 = lookup16(sbox_lo, s0_lo_3) */
+	movdqa %xmm9, %xmm2 /* sbox_hi */
+	pshufb %xmm0, %xmm2 /* s0_h_3 = lookup16(sbox_hi, s0_hi_3) */
+	por %xmm2, %xmm4 /* s0_3 = or(s0_l_3, s0_h_3) */
+	movdqa %xmm6, %xmm0 /* k1_3 */
 	pand %xmm1, %xmm0 /* s1_lo_3 = and(k1_3, low_nibbles) */
-	movdqa %xmm14, %xmm3 /* sbox_lo */
-	pshufb %xmm0, %xmm3 /* s1_l_3 = lookup16(sbox_lo, s1_lo_3) */
-	psrlw $4, %xmm8 /* s1_sh_3 = shr(k1_3) */
-	pand %xmm1, %xmm8 /* s1_hi_3 = and(s1_sh_3, low_nibbles) */
-	movdqa %xmm10, %xmm0 /* sbox_hi */
-	pshufb %xmm8, %xmm0 /* s1_h_3 = lookup16(sbox_hi, s1_hi_3) */
-	por %xmm0, %xmm3 /* s1_3 = or(s1_l_3, s1_h_3) */
-	pxor %xmm6, %xmm3 /* x1_9 = xor(s1_3, s0_3) */
-	movdqa %xmm3, %xmm0 /* x1_9 */
+	movdqa %xmm14, %xmm2 /* sbox_lo */
+	pshufb %xmm0, %xmm2 /* s1_l_3 = lookup16(sbox_lo, s1_lo_3) */
+	psrlw $4, %xmm6 /* s1_sh_3 = shr(k1_3) */
+	pand %xmm1, %xmm6 /* s1_hi_3 = and(s1_sh_3, low_nibbles) */
+	movdqa %xmm9, %xmm0 /* sbox_hi */
+	pshufb %xmm6, %xmm0 /* s1_h_3 = lookup16(sbox_hi, s1_hi_3) */
+	por %xmm0, %xmm2 /* s1_3 = or(s1_l_3, s1_h_3) */
+	pxor %xmm4, %xmm2 /* x1_9 = xor(s1_3, s0_3) */
+	movdqa %xmm2, %xmm0 /* x1_9 */
 	pshufb .Lublock_register_ssse3_asm_4_rotl56(%rip), %xmm0 /* rot4_3 = lookup16(x1_9, rotl56) */
-	pxor %xmm0, %xmm6 /* x0_9 = xor(s0_3, rot4_3) */
-	movdqa %xmm6, %xmm0 /* x0_9 */
-	pshufb %xmm2, %xmm0 /* rot8_6 = lookup16(x0_9, rotl48) */
-	pxor %xmm0, %xmm3 /* x1_10 = xor(x1_9, rot8_6) */
-	movdqa %xmm3, %xmm0 /* x1_10 */
-	pshufb %xmm2, %xmm0 /* rot8_7 = lookup16(x1_10, rotl48) */
-	pxor %xmm0, %xmm6 /* x0_10 = xor(x0_9, rot8_7) */
-	movdqa %xmm6, %xmm0 /* x0_10 */
+	pxor %xmm0, %xmm4 /* x0_9 = xor(s0_3, rot4_3) */
+	movdqa %xmm4, %xmm0 /* x0_9 */
+	pshufb %xmm8, %xmm0 /* rot8_6 = lookup16(x0_9, rotl48) */
+	pxor %xmm0, %xmm2 /* x1_10 = xor(x1_9, rot8_6) */
+	movdqa %xmm2, %xmm0 /* x1_10 */
+	pshufb %xmm8, %xmm0 /* rot8_7 = lookup16(x1_10, rotl48) */
+	pxor %xmm0, %xmm4 /* x0_10 = xor(x0_9, rot8_7) */
+	movdqa %xmm4, %xmm0 /* x0_10 */
 	pshufb .Lublock_register_ssse3_asm_4_rotl24(%rip), %xmm0 /* rot20_3 = lookup16(x0_10, rotl24) */
-	pxor %xmm0, %xmm3 /* x1_11 = xor(x1_10, rot20_3) */
-	pxor %xmm3, %xmm6 /* x0_11 = xor(x0_10, x1_11) */
-	pshufb .Lublock_register_ssse3_asm_4_pl_mask(%rip), %xmm6 /* pl_3 = lookup16(x0_11, pl_mask) */
-	pshufb .Lublock_register_ssse3_asm_4_pr_mask(%rip), %xmm3 /* pr_3 = lookup16(x1_11, pr_mask) */
-	movdqa %xmm6, %xmm0 /* g3x0.3 */
-	movdqa %xmm9, %xmm6 /* g2x1.3 */
-	movdqa %xmm3, %xmm8 /* g3x1.3 */
-	movdqa %xmm13, %xmm3 /* g0x1.3 */
-	movdqa %xmm4, %xmm9 /* g2x0.3 */
-	movdqa %xmm7, %xmm4 /* g1x1.3 */
-	movdqa %xmm5, %xmm7 /* g1x0.3 */
-	movdqa %xmm15, %xmm5 /* g0x0.3 */
+	pxor %xmm0, %xmm2 /* x1_11 = xor(x1_10, rot20_3) */
+	pxor %xmm2, %xmm4 /* x0_11 = xor(x0_10, x1_11) */
+	pshufb .Lublock_register_ssse3_asm_4_pl_mask(%rip), %xmm4 /* pl_3 = lookup16(x0_11, pl_mask) */
+	pshufb .Lublock_register_ssse3_asm_4_pr_mask(%rip), %xmm2 /* pr_3 = lookup16(x1_11, pr_mask) */
+	movdqa %xmm4, %xmm0 /* g3x0.3 */
+	movdqa %xmm7, %xmm4 /* g2x1.3 */
+	movdqa %xmm2, %xmm6 /* g3x1.3 */
+	movdqa %xmm5, %xmm2 /* g1x1.3 */
+	movdqa %xmm10, %xmm5 /* g1x0.3 */
+	movdqa %xmm3, %xmm7 /* g2x0.3 */
+	movdqa %xmm15, %xmm3 /* g0x0.3 */
+	movdqa %xmm13, %xmm10 /* g0x1.3 */
 	add $128, %r8
 	cmp $2048, %r8
 	jne .Lublock_register_ssse3_asm_4_loop_r0
 
 	/* Final key addition. */
 	movdqu 2048(%rdi), %xmm11 /* rk0_1 = load() */
-	pxor %xmm11, %xmm5 /* y0 = xor(g0x0, rk0_1) */
-	pshufb .Lublock_register_ssse3_asm_4_deinterleave(%rip), %xmm5 /* de = lookup16(y0, deinterleave) */
+	pxor %xmm11, %xmm3 /* y0 = xor(g0x0, rk0_1) */
+	pshufb .Lublock_register_ssse3_asm_4_deinterleave(%rip), %xmm3 /* de = lookup16(y0, deinterleave) */
 	movdqu 2112(%rdi), %xmm12 /* rk1_1 = load() */
-	pxor %xmm12, %xmm3 /* y1 = xor(g0x1, rk1_1) */
-	pshufb .Lublock_register_ssse3_asm_4_deinterleave(%rip), %xmm3 /* de_1 = lookup16(y1, deinterleave) */
-	movdqa %xmm5, %xmm13 /* de */
-	punpcklqdq %xmm3, %xmm13 /* even_4 = unpacklo(de, de_1) */
-	punpckhqdq %xmm3, %xmm5 /* odd_4 = unpackhi(de, de_1) */
-	movdqa %xmm13, %xmm3 /* even_4 */
-	psllw $4, %xmm3 /* ev_sh = shl(even_4) */
-	pand .Lublock_register_ssse3_asm_4_high_nibbles(%rip), %xmm3 /* out_lo_b = and(ev_sh, high_nibbles) */
+	pxor %xmm12, %xmm10 /* y1 = xor(g0x1, rk1_1) */
+	pshufb .Lublock_register_ssse3_asm_4_deinterleave(%rip), %xmm10 /* de_1 = lookup16(y1, deinterleave) */
+	movdqa %xmm3, %xmm13 /* de */
+	punpcklqdq %xmm10, %xmm13 /* even_4 = unpacklo(de, de_1) */
+	punpckhqdq %xmm10, %xmm3 /* odd_4 = unpackhi(de, de_1) */
+	movdqa %xmm13, %xmm10 /* even_4 */
+	psllw $4, %xmm10 /* ev_sh = shl(even_4) */
+	pand .Lublock_register_ssse3_asm_4_high_nibbles(%rip), %xmm10 /* out_lo_b = and(ev_sh, high_nibbles) */
 	pand .Lublock_register_ssse3_asm_4_high_nibbles(%rip), %xmm13 /* out_hi_b = and(even_4, high_nibbles) */
 	movdqa .Lublock_register_ssse3_asm_4_high_nibbles(%rip), %xmm14 /* high_nibbles = const() */
 	movdqa %xmm14, %xmm15 /* high_nibbles */
-	pandn %xmm5, %xmm15 /* out_lo_a = andnot(high_nibbles, odd_4) */
-	por %xmm15, %xmm3 /* out_lo = or(out_lo_b, out_lo_a) */
-	psrlw $4, %xmm5 /* od_sh = shr(odd_4) */
+	pandn %xmm3, %xmm15 /* out_lo_a = andnot(high_nibbles, odd_4) */
+	por %xmm15, %xmm10 /* out_lo = or(out_lo_b, out_lo_a) */
+	psrlw $4, %xmm3 /* od_sh = shr(odd_4) */
 	movdqa %xmm14, %xmm15 /* high_nibbles */
-	pandn %xmm5, %xmm15 /* out_hi_a = andnot(high_nibbles, od_sh) */
+	pandn %xmm3, %xmm15 /* out_hi_a = andnot(high_nibbles, od_sh) */
 	por %xmm15, %xmm13 /* out_hi = or(out_hi_b, out_hi_a) */
-	movdqu (%rcx), %xmm5 /* msg = load() */
-	pxor %xmm5, %xmm3 /* ct = xor(out_lo, msg) */
-	movdqu %xmm3, (%rdx) /* store ct */
+	movdqu (%rcx), %xmm3 /* msg = load() */
+	pxor %xmm3, %xmm10 /* ct = xor(out_lo, msg) */
+	movdqu %xmm10, (%rdx) /* store ct */
 	movdqu 16(%rcx), %xmm3 /* msg_1 = load() */
 	pxor %xmm3, %xmm13 /* ct_1 = xor(out_hi, msg_1) */
 	movdqu %xmm13, 16(%rdx) /* store ct_1 */
-	pxor %xmm11, %xmm7 /* y0_1 = xor(g1x0, rk0_1) */
-	pshufb .Lublock_register_ssse3_asm_4_deinterleave(%rip), %xmm7 /* de_2 = lookup16(y0_1, deinterleave) */
-	pxor %xmm12, %xmm4 /* y1_1 = xor(g1x1, rk1_1) */
-	pshufb .Lublock_register_ssse3_asm_4_deinterleave(%rip), %xmm4 /* de_3 = lookup16(y1_1, deinterleave) */
-	movdqa %xmm7, %xmm3 /* de_2 */
-	punpcklqdq %xmm4, %xmm3 /* even_5 = unpacklo(de_2, de_3) */
-	punpckhqdq %xmm4, %xmm7 /* odd_5 = unpackhi(de_2, de_3) */
-	movdqa %xmm3, %xmm4 /* even_5 */
-	psllw $4, %xmm4 /* ev_sh_1 = shl(even_5) */
-	pand %xmm14, %xmm4 /* out_lo_1_b = and(ev_sh_1, high_nibbles) */
+	pxor %xmm11, %xmm5 /* y0_1 = xor(g1x0, rk0_1) */
+	pshufb .Lublock_register_ssse3_asm_4_deinterleave(%rip), %xmm5 /* de_2 = lookup16(y0_1, deinterleave) */
+	pxor %xmm12, %xmm2 /* y1_1 = xor(g1x1, rk1_1) */
+	pshufb .Lublock_register_ssse3_asm_4_deinterleave(%rip), %xmm2 /* de_3 = lookup16(y1_1, deinterleave) */
+	movdqa %xmm5, %xmm3 /* de_2 */
+	punpcklqdq %xmm2, %xmm3 /* even_5 = unpacklo(de_2, de_3) */
+	punpckhqdq %xmm2, %xmm5 /* odd_5 = unpackhi(de_2, de_3) */
+	movdqa %xmm3, %xmm2 /* even_5 */
+	psllw $4, %xmm2 /* ev_sh_1 = shl(even_5) */
+	pand %xmm14, %xmm2 /* out_lo_1_b = and(ev_sh_1, high_nibbles) */
 	pand %xmm14, %xmm3 /* out_hi_1_b = and(even_5, high_nibbles) */
-	movdqa %xmm14, %xmm5 /* high_nibbles */
-	pandn %xmm7, %xmm5 /* out_lo_1_a = andnot(high_nibbles, odd_5) */
-	por %xmm5, %xmm4 /* out_lo_1 = or(out_lo_1_b, out_lo_1_a) */
-	psrlw $4, %xmm7 /* od_sh_1 = shr(odd_5) */
-	movdqa %xmm14, %xmm5 /* high_nibbles */
-	pandn %xmm7, %xmm5 /* out_hi_1_a = andnot(high_nibbles, od_sh_1) */
-	por %xmm5, %xmm3 /* out_hi_1 = or(out_hi_1_b, out_hi_1_a) */
+	movdqa %xmm14, %xmm10 /* high_nibbles */
+	pandn %xmm5, %xmm10 /* out_lo_1_a = andnot(high_nibbles, odd_5) */
+	por %xmm10, %xmm2 /* out_lo_1 = or(out_lo_1_b, out_lo_1_a) */
+	psrlw $4, %xmm5 /* od_sh_1 = shr(odd_5) */
+	movdqa %xmm14, %xmm10 /* high_nibbles */
+	pandn %xmm5, %xmm10 /* out_hi_1_a = andnot(high_nibbles, od_sh_1) */
+	por %xmm10, %xmm3 /* out_hi_1 = or(out_hi_1_b, out_hi_1_a) */
 	movdqu 32(%rcx), %xmm5 /* msg_2 = load() */
-	pxor %xmm5, %xmm4 /* ct_2 = xor(out_lo_1, msg_2) */
-	movdqu %xmm4, 32(%rdx) /* store ct_2 */
-	movdqu 48(%rcx), %xmm4 /* msg_3 = load() */
-	pxor %xmm4, %xmm3 /* ct_3 = xor(out_hi_1, msg_3) */
+	pxor %xmm5, %xmm2 /* ct_2 = xor(out_lo_1, msg_2) */
+	movdqu %xmm2, 32(%rdx) /* store ct_2 */
+	movdqu 48(%rcx), %xmm2 /* msg_3 = load() */
+	pxor %xmm2, %xmm3 /* ct_3 = xor(out_hi_1, msg_3) */
 	movdqu %xmm3, 48(%rdx) /* store ct_3 */
-	pxor %xmm11, %xmm9 /* y0_2 = xor(g2x0, rk0_1) */
-	pshufb .Lublock_register_ssse3_asm_4_deinterleave(%rip), %xmm9 /* de_4 = lookup16(y0_2, deinterleave) */
+	pxor %xmm11, %xmm7 /* y0_2 = xor(g2x0, rk0_1) */
+	pshufb .Lublock_register_ssse3_asm_4_deinterleave(%rip), %xmm7 /* de_4 = lookup16(y0_2, deinterleave) */
 	pxor %xmm11, %xmm0 /* y0_3 = xor(g3x0, rk0_1) */
 	pshufb .Lublock_register_ssse3_asm_4_deinterleave(%rip), %xmm0 /* de_6 = lookup16(y0_3, deinterleave) */
-	pxor %xmm12, %xmm6 /* y1_2 = xor(g2x1, rk1_1) */
-	pshufb .Lublock_register_ssse3_asm_4_deinterleave(%rip), %xmm6 /* de_5 = lookup16(y1_2, deinterleave) */
-	pxor %xmm12, %xmm8 /* y1_3 = xor(g3x1, rk1_1) */
-	pshufb .Lublock_register_ssse3_asm_4_deinterleave(%rip), %xmm8 /* de_7 = lookup16(y1_3, deinterleave) */
-	movdqa %xmm9, %xmm3 /* de_4 */
-	punpcklqdq %xmm6, %xmm3 /* even_6 = unpacklo(de_4, de_5) */
-	punpckhqdq %xmm6, %xmm9 /* odd_6 = unpackhi(de_4, de_5) */
-	movdqa %xmm3, %xmm4 /* even_6 */
-	psllw $4, %xmm4 /* ev_sh_2 = shl(even_6) */
-	pand %xmm14, %xmm4 /* out_lo_2_b = and(ev_sh_2, high_nibbles) */
-	pand %xmm14, %xmm3 /* out_hi_2_b = and(even_6, high_nibbles) */
-	movdqa %xmm14, %xmm5 /* high_nibbles */
-	pandn %xmm9, %xmm5 /* out_lo_2_a = andnot(high_nibbles, odd_6) */
-	por %xmm5, %xmm4 /* out_lo_2 = or(out_lo_2_b, out_lo_2_a) */
-	psrlw $4, %xmm9 /* od_sh_2 = shr(odd_6) */
-	movdqa %xmm14, %xmm5 /* high_nibbles */
-	pandn %xmm9, %xmm5 /* out_hi_2_a = andnot(high_nibbles, od_sh_2) */
-	por %xmm5, %xmm3 /* out_hi_2 = or(out_hi_2_b, out_hi_2_a) */
-	movdqu 64(%rcx), %xmm5 /* msg_4 = load() */
-	pxor %xmm5, %xmm4 /* ct_4 = xor(out_lo_2, msg_4) */
-	movdqu %xmm4, 64(%rdx) /* store ct_4 */
-	movdqu 80(%rcx), %xmm4 /* msg_5 = load() */
-	pxor %xmm4, %xmm3 /* ct_5 = xor(out_hi_2, msg_5) */
-	movdqu %xmm3, 80(%rdx) /* store ct_5 */
-	movdqa %xmm0, %xmm3 /* de_6 */
-	punpcklqdq %xmm8, %xmm3 /* even_7 = unpacklo(de_6, de_7) */
-	punpckhqdq %xmm8, %xmm0 /* odd_7 = unpackhi(de_6, de_7) */
-	movdqa %xmm3, %xmm4 /* even_7 */
-	psllw $4, %xmm4 /* ev_sh_3 = shl(even_7) */
-	pand %xmm14, %xmm4 /* out_lo_3_b = and(ev_sh_3, high_nibbles) */
-	pand %xmm14, %xmm3 /* out_hi_3_b = and(even_7, high_nibbles) */
-	movdqa %xmm14, %xmm5 /* high_nibbles */
-	pandn %xmm0, %xmm5 /* out_lo_3_a = andnot(high_nibbles, odd_7) */
-	por %xmm5, %xmm4 /* out_lo_3 = or(out_lo_3_b, out_lo_3_a) */
+	pxor %xmm12, %xmm4 /* y1_2 = xor(g2x1, rk1_1) */
+	pshufb .Lublock_register_ssse3_asm_4_deinterleave(%rip), %xmm4 /* de_5 = lookup16(y1_2, deinterleave) */
+	pxor %xmm12, %xmm6 /* y1_3 = xor(g3x1, rk1_1) */
+	pshufb .Lublock_register_ssse3_asm_4_deinterleave(%rip), %xmm6 /* de_7 = lookup16(y1_3, deinterleave) */
+	movdqa %xmm7, %xmm2 /* de_4 */
+	punpcklqdq %xmm4, %xmm2 /* even_6 = unpacklo(de_4, de_5) */
+	punpckhqdq %xmm4, %xmm7 /* odd_6 = unpackhi(de_4, de_5) */
+	movdqa %xmm2, %xmm3 /* even_6 */
+	psllw $4, %xmm3 /* ev_sh_2 = shl(even_6) */
+	pand %xmm14, %xmm3 /* out_lo_2_b = and(ev_sh_2, high_nibbles) */
+	pand %xmm14, %xmm2 /* out_hi_2_b = and(even_6, high_nibbles) */
+	movdqa %xmm14, %xmm4 /* high_nibbles */
+	pandn %xmm7, %xmm4 /* out_lo_2_a = andnot(high_nibbles, odd_6) */
+	por %xmm4, %xmm3 /* out_lo_2 = or(out_lo_2_b, out_lo_2_a) */
+	psrlw $4, %xmm7 /* od_sh_2 = shr(odd_6) */
+	movdqa %xmm14, %xmm4 /* high_nibbles */
+	pandn %xmm7, %xmm4 /* out_hi_2_a = andnot(high_nibbles, od_sh_2) */
+	por %xmm4, %xmm2 /* out_hi_2 = or(out_hi_2_b, out_hi_2_a) */
+	movdqu 64(%rcx), %xmm4 /* msg_4 = load() */
+	pxor %xmm4, %xmm3 /* ct_4 = xor(out_lo_2, msg_4) */
+	movdqu %xmm3, 64(%rdx) /* store ct_4 */
+	movdqu 80(%rcx), %xmm3 /* msg_5 = load() */
+	pxor %xmm3, %xmm2 /* ct_5 = xor(out_hi_2, msg_5) */
+	movdqu %xmm2, 80(%rdx) /* store ct_5 */
+	movdqa %xmm0, %xmm2 /* de_6 */
+	punpcklqdq %xmm6, %xmm2 /* even_7 = unpacklo(de_6, de_7) */
+	punpckhqdq %xmm6, %xmm0 /* odd_7 = unpackhi(de_6, de_7) */
+	movdqa %xmm2, %xmm3 /* even_7 */
+	psllw $4, %xmm3 /* ev_sh_3 = shl(even_7) */
+	pand %xmm14, %xmm3 /* out_lo_3_b = and(ev_sh_3, high_nibbles) */
+	pand %xmm14, %xmm2 /* out_hi_3_b = and(even_7, high_nibbles) */
+	movdqa %xmm14, %xmm4 /* high_nibbles */
+	pandn %xmm0, %xmm4 /* out_lo_3_a = andnot(high_nibbles, odd_7) */
+	por %xmm4, %xmm3 /* out_lo_3 = or(out_lo_3_b, out_lo_3_a) */
 	psrlw $4, %xmm0 /* od_sh_3 = shr(odd_7) */
 	pandn %xmm0, %xmm14 /* out_hi_3_a = andnot(high_nibbles, od_sh_3) */
-	por %xmm14, %xmm3 /* out_hi_3 = or(out_hi_3_b, out_hi_3_a) */
+	por %xmm14, %xmm2 /* out_hi_3 = or(out_hi_3_b, out_hi_3_a) */
 	movdqu 96(%rcx), %xmm0 /* msg_6 = load() */
-	pxor %xmm0, %xmm4 /* ct_6 = xor(out_lo_3, msg_6) */
-	movdqu %xmm4, 96(%rdx) /* store ct_6 */
+	pxor %xmm0, %xmm3 /* ct_6 = xor(out_lo_3, msg_6) */
+	movdqu %xmm3, 96(%rdx) /* store ct_6 */
 	movdqu 112(%rcx), %xmm0 /* msg_7 = load() */
-	pxor %xmm0, %xmm3 /* ct_7 = xor(out_hi_3, msg_7) */
-	movdqu %xmm3, 112(%rdx) /* store ct_7 */
+	pxor %xmm0, %xmm2 /* ct_7 = xor(out_hi_3, msg_7) */
+	movdqu %xmm2, 112(%rdx) /* store ct_7 */
 	ret
 	.size ublock_register_ssse3_ublock128_128_ctr_xor_asm, .-ublock_register_ssse3_ublock128_128_ctr_xor_asm
 
@@ -2604,183 +2590,169 @@ ublock_register_ssse3_ublock128_256_ctr_xor_asm:
 	movd %eax, %xmm2
 	pshufd $0, %xmm2, %xmm2 /* ctr_first = bcast8() */
 	pand .Lublock_register_ssse3_asm_10_byte_14(%rip), %xmm2 /* ctr_j0 = and(ctr_first, byte_14) */
+	paddw %xmm2, %xmm1 /* ctr_base = add(ctr_last, ctr_j0) */
 
 	/* Load 8 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
-	movdqa %xmm2, %xmm3 /* ctr_j0 */
-	paddb .Lublock_register_ssse3_asm_10_block_k(%rip), %xmm3 /* ctr_j = add(ctr_j0, block_k) */
-	movdqa %xmm1, %xmm4 /* ctr_last */
-	paddw %xmm3, %xmm4 /* ctr_sum = add(ctr_last, ctr_j) */
-	movdqa %xmm2, %xmm3 /* ctr_j0 */
-	paddb .Lublock_register_ssse3_asm_10_block_k_1(%rip), %xmm3 /* ctr_j_1 = add(ctr_j0, block_k_1) */
-	movdqa %xmm1, %xmm5 /* ctr_last */
-	paddw %xmm3, %xmm5 /* ctr_sum_1 = add(ctr_last, ctr_j_1) */
-	movdqa %xmm2, %xmm3 /* ctr_j0 */
-	paddb .Lublock_register_ssse3_asm_10_block_k_2(%rip), %xmm3 /* ctr_j_2 = add(ctr_j0, block_k_2) */
-	movdqa %xmm1, %xmm6 /* ctr_last */
-	paddw %xmm3, %xmm6 /* ctr_sum_2 = add(ctr_last, ctr_j_2) */
-	movdqa %xmm2, %xmm3 /* ctr_j0 */
-	paddb .Lublock_register_ssse3_asm_10_block_k_3(%rip), %xmm3 /* ctr_j_3 = add(ctr_j0, block_k_3) */
-	movdqa %xmm1, %xmm7 /* ctr_last */
-	paddw %xmm3, %xmm7 /* ctr_sum_3 = add(ctr_last, ctr_j_3) */
-	movdqa %xmm2, %xmm3 /* ctr_j0 */
-	paddb .Lublock_register_ssse3_asm_10_block_k_4(%rip), %xmm3 /* ctr_j_4 = add(ctr_j0, block_k_4) */
-	movdqa %xmm1, %xmm8 /* ctr_last */
-	paddw %xmm3, %xmm8 /* ctr_sum_4 = add(ctr_last, ctr_j_4) */
-	movdqa %xmm2, %xmm3 /* ctr_j0 */
-	paddb .Lublock_register_ssse3_asm_10_block_k_5(%rip), %xmm3 /* ctr_j_5 = add(ctr_j0, block_k_5) */
-	movdqa %xmm1, %xmm9 /* ctr_last */
-	paddw %xmm3, %xmm9 /* ctr_sum_5 = add(ctr_last, ctr_j_5) */
-	movdqa %xmm2, %xmm3 /* ctr_j0 */
-	paddb .Lublock_register_ssse3_asm_10_block_k_6(%rip), %xmm3 /* ctr_j_6 = add(ctr_j0, block_k_6) */
-	paddb .Lublock_register_ssse3_asm_10_block_k_7(%rip), %xmm2 /* ctr_j_7 = add(ctr_j0, block_k_7) */
-	movdqa %xmm1, %xmm10 /* ctr_last */
-	paddw %xmm3, %xmm10 /* ctr_sum_6 = add(ctr_last, ctr_j_6) */
-	paddw %xmm2, %xmm1 /* ctr_sum_7 = add(ctr_last, ctr_j_7) */
-	movdqu 16(%rsi), %xmm2 /* ctr_w = bcast128() */
-	pand .Lublock_register_ssse3_asm_10_all_but_last(%rip), %xmm2 /* ctr_w_open = and(ctr_w, all_but_last) */
-	movdqa %xmm4, %xmm3 /* ctr_sum */
-	pshufb .Lublock_register_ssse3_asm_10_carry_everywhere(%rip), %xmm3 /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
+	movdqa %xmm1, %xmm2 /* ctr_base */
+	paddw .Lublock_register_ssse3_asm_10_block_k(%rip), %xmm2 /* ctr_sum = add(ctr_base, block_k) */
+	movdqa %xmm1, %xmm3 /* ctr_base */
+	paddw .Lublock_register_ssse3_asm_10_block_k_1(%rip), %xmm3 /* ctr_sum_1 = add(ctr_base, block_k_1) */
+	movdqa %xmm1, %xmm4 /* ctr_base */
+	paddw .Lublock_register_ssse3_asm_10_block_k_2(%rip), %xmm4 /* ctr_sum_2 = add(ctr_base, block_k_2) */
+	movdqa %xmm1, %xmm5 /* ctr_base */
+	paddw .Lublock_register_ssse3_asm_10_block_k_3(%rip), %xmm5 /* ctr_sum_3 = add(ctr_base, block_k_3) */
+	movdqa %xmm1, %xmm6 /* ctr_base */
+	paddw .Lublock_register_ssse3_asm_10_block_k_4(%rip), %xmm6 /* ctr_sum_4 = add(ctr_base, block_k_4) */
+	movdqa %xmm1, %xmm7 /* ctr_base */
+	paddw .Lublock_register_ssse3_asm_10_block_k_5(%rip), %xmm7 /* ctr_sum_5 = add(ctr_base, block_k_5) */
+	movdqa %xmm1, %xmm8 /* ctr_base */
+	paddw .Lublock_register_ssse3_asm_10_block_k_6(%rip), %xmm8 /* ctr_sum_6 = add(ctr_base, block_k_6) */
+	paddw .Lublock_register_ssse3_asm_10_block_k_7(%rip), %xmm1 /* ctr_sum_7 = add(ctr_base, block_k_7) */
+	movdqu 16(%rsi), %xmm9 /* ctr_w = bcast128() */
+	pand .Lublock_register_ssse3_asm_10_all_but_last(%rip), %xmm9 /* ctr_w_open = and(ctr_w, all_but_last) */
+	movdqa %xmm2, %xmm10 /* ctr_sum */
+	pshufb .Lublock_register_ssse3_asm_10_carry_everywhere(%rip), %xmm10 /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
 	movdqa .Lublock_register_ssse3_asm_10_carry_mask_table(%rip), %xmm11 /* carry_mask_table = const() */
 	movdqa %xmm11, %xmm12 /* carry_mask_table */
-	pshufb %xmm3, %xmm12 /* ctr_mask = lookup16(carry_mask_table, ctr_carry) */
-	pshufb .Lublock_register_ssse3_asm_10_new_last_byte(%rip), %xmm4 /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
-	movdqa %xmm2, %xmm3 /* ctr_w_open */
-	pand %xmm12, %xmm3 /* ctr_pair_b = and(ctr_w_open, ctr_mask) */
+	pshufb %xmm10, %xmm12 /* ctr_mask = lookup16(carry_mask_table, ctr_carry) */
+	pshufb .Lublock_register_ssse3_asm_10_new_last_byte(%rip), %xmm2 /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
+	movdqa %xmm9, %xmm10 /* ctr_w_open */
+	pand %xmm12, %xmm10 /* ctr_pair_b = and(ctr_w_open, ctr_mask) */
 	pandn %xmm0, %xmm12 /* ctr_pair_a = andnot(ctr_mask, ctr_v_open) */
-	por %xmm12, %xmm3 /* ctr_pair = or(ctr_pair_b, ctr_pair_a) */
-	por %xmm4, %xmm3 /* blk = or(ctr_pair, ctr_last_byte) */
-	movdqa %xmm5, %xmm4 /* ctr_sum_1 */
-	pshufb .Lublock_register_ssse3_asm_10_carry_everywhere(%rip), %xmm4 /* ctr_carry_1 = lookup16(ctr_sum_1, carry_everywhere) */
+	por %xmm12, %xmm10 /* ctr_pair = or(ctr_pair_b, ctr_pair_a) */
+	por %xmm2, %xmm10 /* blk = or(ctr_pair, ctr_last_byte) */
+	movdqa %xmm3, %xmm2 /* ctr_sum_1 */
+	pshufb .Lublock_register_ssse3_asm_10_carry_everywhere(%rip), %xmm2 /* ctr_carry_1 = lookup16(ctr_sum_1, carry_everywhere) */
 	movdqa %xmm11, %xmm12 /* carry_mask_table */
-	pshufb %xmm4, %xmm12 /* ctr_mask_1 = lookup16(carry_mask_table, ctr_carry_1) */
-	pshufb .Lublock_register_ssse3_asm_10_new_last_byte(%rip), %xmm5 /* ctr_last_byte_1 = lookup16(ctr_sum_1, new_last_byte) */
-	movdqa %xmm2, %xmm4 /* ctr_w_open */
-	pand %xmm12, %xmm4 /* ctr_pair_1_b = and(ctr_w_open, ctr_mask_1) */
+	pshufb %xmm2, %xmm12 /* ctr_mask_1 = lookup16(carry_mask_table, ctr_carry_1) */
+	pshufb .Lublock_register_ssse3_asm_10_new_last_byte(%rip), %xmm3 /* ctr_last_byte_1 = lookup16(ctr_sum_1, new_last_byte) */
+	movdqa %xmm9, %xmm2 /* ctr_w_open */
+	pand %xmm12, %xmm2 /* ctr_pair_1_b = and(ctr_w_open, ctr_mask_1) */
 	pandn %xmm0, %xmm12 /* ctr_pair_1_a = andnot(ctr_mask_1, ctr_v_open) */
-	por %xmm12, %xmm4 /* ctr_pair_1 = or(ctr_pair_1_b, ctr_pair_1_a) */
-	por %xmm5, %xmm4 /* blk_1 = or(ctr_pair_1, ctr_last_byte_1) */
-	movdqa %xmm3, %xmm5 /* blk */
-	psrlw $4, %xmm5 /* lo_sh = shr(blk) */
+	por %xmm12, %xmm2 /* ctr_pair_1 = or(ctr_pair_1_b, ctr_pair_1_a) */
+	por %xmm3, %xmm2 /* blk_1 = or(ctr_pair_1, ctr_last_byte_1) */
+	movdqa %xmm10, %xmm3 /* blk */
+	psrlw $4, %xmm3 /* lo_sh = shr(blk) */
 	movdqa .Lublock_register_ssse3_asm_10_high_nibbles(%rip), %xmm12 /* high_nibbles = const() */
 	movdqa %xmm12, %xmm13 /* high_nibbles */
-	pandn %xmm5, %xmm13 /* even_a = andnot(high_nibbles, lo_sh) */
-	movdqa %xmm12, %xmm5 /* high_nibbles */
-	pandn %xmm3, %xmm5 /* odd_a = andnot(high_nibbles, blk) */
-	movdqa %xmm4, %xmm3 /* blk_1 */
-	pand %xmm12, %xmm3 /* even_b = and(blk_1, high_nibbles) */
-	por %xmm13, %xmm3 /* even = or(even_b, even_a) */
-	psllw $4, %xmm4 /* hi_sh = shl(blk_1) */
-	pand %xmm12, %xmm4 /* odd_b = and(hi_sh, high_nibbles) */
-	por %xmm5, %xmm4 /* odd = or(odd_b, odd_a) */
-	movdqa %xmm3, %xmm5 /* even */
-	punpcklbw %xmm4, %xmm5 /* sp = unpacklo(even, odd) */
-	punpckhbw %xmm4, %xmm3 /* sp_1 = unpackhi(even, odd) */
-	movdqa %xmm6, %xmm4 /* ctr_sum_2 */
-	pshufb .Lublock_register_ssse3_asm_10_carry_everywhere(%rip), %xmm4 /* ctr_carry_2 = lookup16(ctr_sum_2, carry_everywhere) */
+	pandn %xmm3, %xmm13 /* even_a = andnot(high_nibbles, lo_sh) */
+	movdqa %xmm12, %xmm3 /* high_nibbles */
+	pandn %xmm10, %xmm3 /* odd_a = andnot(high_nibbles, blk) */
+	movdqa %xmm2, %xmm10 /* blk_1 */
+	pand %xmm12, %xmm10 /* even_b = and(blk_1, high_nibbles) */
+	por %xmm13, %xmm10 /* even = or(even_b, even_a) */
+	psllw $4, %xmm2 /* hi_sh = shl(blk_1) */
+	pand %xmm12, %xmm2 /* odd_b = and(hi_sh, high_nibbles) */
+	por %xmm3, %xmm2 /* odd = or(odd_b, odd_a) */
+	movdqa %xmm10, %xmm3 /* even */
+	punpcklbw %xmm2, %xmm3 /* sp = unpacklo(even, odd) */
+	punpckhbw %xmm2, %xmm10 /* sp_1 = unpackhi(even, odd) */
+	movdqa %xmm4, %xmm2 /* ctr_sum_2 */
+	pshufb .Lublock_register_ssse3_asm_10_carry_everywhere(%rip), %xmm2 /* ctr_carry_2 = lookup16(ctr_sum_2, carry_everywhere) */
 	movdqa %xmm11, %xmm13 /* carry_mask_table */
-	pshufb %xmm4, %xmm13 /* ctr_mask_2 = lookup16(carry_mask_table, ctr_carry_2) */
-	pshufb .Lublock_register_ssse3_asm_10_new_last_byte(%rip), %xmm6 /* ctr_last_byte_2 = lookup16(ctr_sum_2, new_last_byte) */
-	movdqa %xmm2, %xmm4 /* ctr_w_open */
-	pand %xmm13, %xmm4 /* ctr_pair_2_b = and(ctr_w_open, ctr_mask_2) */
+	pshufb %xmm2, %xmm13 /* ctr_mask_2 = lookup16(carry_mask_table, ctr_carry_2) */
+	pshufb .Lublock_register_ssse3_asm_10_new_last_byte(%rip), %xmm4 /* ctr_last_byte_2 = lookup16(ctr_sum_2, new_last_byte) */
+	movdqa %xmm9, %xmm2 /* ctr_w_open */
+	pand %xmm13, %xmm2 /* ctr_pair_2_b = and(ctr_w_open, ctr_mask_2) */
 	pandn %xmm0, %xmm13 /* ctr_pair_2_a = andnot(ctr_mask_2, ctr_v_open) */
-	por %xmm13, %xmm4 /* ctr_pair_2 = or(ctr_pair_2_b, ctr_pair_2_a) */
-	por %xmm6, %xmm4 /* blk_2 = or(ctr_pair_2, ctr_last_byte_2) */
-	movdqa %xmm7, %xmm6 /* ctr_sum_3 */
-	pshufb .Lublock_register_ssse3_asm_10_carry_everywhere(%rip), %xmm6 /* ctr_carry_3 = lookup16(ctr_sum_3, carry_everywhere) */
+	por %xmm13, %xmm2 /* ctr_pair_2 = or(ctr_pair_2_b, ctr_pair_2_a) */
+	por %xmm4, %xmm2 /* blk_2 = or(ctr_pair_2, ctr_last_byte_2) */
+	movdqa %xmm5, %xmm4 /* ctr_sum_3 */
+	pshufb .Lublock_register_ssse3_asm_10_carry_everywhere(%rip), %xmm4 /* ctr_carry_3 = lookup16(ctr_sum_3, carry_everywhere) */
 	movdqa %xmm11, %xmm13 /* carry_mask_table */
-	pshufb %xmm6, %xmm13 /* ctr_mask_3 = lookup16(carry_mask_table, ctr_carry_3) */
-	pshufb .Lublock_register_ssse3_asm_10_new_last_byte(%rip), %xmm7 /* ctr_last_byte_3 = lookup16(ctr_sum_3, new_last_byte) */
-	movdqa %xmm2, %xmm6 /* ctr_w_open */
-	pand %xmm13, %xmm6 /* ctr_pair_3_b = and(ctr_w_open, ctr_mask_3) */
+	pshufb %xmm4, %xmm13 /* ctr_mask_3 = lookup16(carry_mask_table, ctr_carry_3) */
+	pshufb .Lublock_register_ssse3_asm_10_new_last_byte(%rip), %xmm5 /* ctr_last_byte_3 = lookup16(ctr_sum_3, new_last_byte) */
+	movdqa %xmm9, %xmm4 /* ctr_w_open */
+	pand %xmm13, %xmm4 /* ctr_pair_3_b = and(ctr_w_open, ctr_mask_3) */
 	pandn %xmm0, %xmm13 /* ctr_pair_3_a = andnot(ctr_mask_3, ctr_v_open) */
-	por %xmm13, %xmm6 /* ctr_pair_3 = or(ctr_pair_3_b, ctr_pair_3_a) */
-	por %xmm7, %xmm6 /* blk_3 = or(ctr_pair_3, ctr_last_byte_3) */
-	movdqa %xmm4, %xmm7 /* blk_2 */
-	psrlw $4, %xmm7 /* lo_sh_1 = shr(blk_2) */
+	por %xmm13, %xmm4 /* ctr_pair_3 = or(ctr_pair_3_b, ctr_pair_3_a) */
+	por %xmm5, %xmm4 /* blk_3 = or(ctr_pair_3, ctr_last_byte_3) */
+	movdqa %xmm2, %xmm5 /* blk_2 */
+	psrlw $4, %xmm5 /* lo_sh_1 = shr(blk_2) */
 	movdqa %xmm12, %xmm13 /* high_nibbles */
-	pandn %xmm7, %xmm13 /* even_1_a = andnot(high_nibbles, lo_sh_1) */
-	movdqa %xmm12, %xmm7 /* high_nibbles */
-	pandn %xmm4, %xmm7 /* odd_1_a = andnot(high_nibbles, blk_2) */
-	movdqa %xmm6, %xmm4 /* blk_3 */
-	pand %xmm12, %xmm4 /* even_1_b = and(blk_3, high_nibbles) */
-	por %xmm13, %xmm4 /* even_1 = or(even_1_b, even_1_a) */
-	psllw $4, %xmm6 /* hi_sh_1 = shl(blk_3) */
-	pand %xmm12, %xmm6 /* odd_1_b = and(hi_sh_1, high_nibbles) */
-	por %xmm7, %xmm6 /* odd_1 = or(odd_1_b, odd_1_a) */
-	movdqa %xmm4, %xmm7 /* even_1 */
-	punpcklbw %xmm6, %xmm7 /* sp_2 = unpacklo(even_1, odd_1) */
-	punpckhbw %xmm6, %xmm4 /* sp_3 = unpackhi(even_1, odd_1) */
-	movdqa %xmm8, %xmm6 /* ctr_sum_4 */
-	pshufb .Lublock_register_ssse3_asm_10_carry_everywhere(%rip), %xmm6 /* ctr_carry_4 = lookup16(ctr_sum_4, carry_everywhere) */
+	pandn %xmm5, %xmm13 /* even_1_a = andnot(high_nibbles, lo_sh_1) */
+	movdqa %xmm12, %xmm5 /* high_nibbles */
+	pandn %xmm2, %xmm5 /* odd_1_a = andnot(high_nibbles, blk_2) */
+	movdqa %xmm4, %xmm2 /* blk_3 */
+	pand %xmm12, %xmm2 /* even_1_b = and(blk_3, high_nibbles) */
+	por %xmm13, %xmm2 /* even_1 = or(even_1_b, even_1_a) */
+	psllw $4, %xmm4 /* hi_sh_1 = shl(blk_3) */
+	pand %xmm12, %xmm4 /* odd_1_b = and(hi_sh_1, high_nibbles) */
+	por %xmm5, %xmm4 /* odd_1 = or(odd_1_b, odd_1_a) */
+	movdqa %xmm2, %xmm5 /* even_1 */
+	punpcklbw %xmm4, %xmm5 /* sp_2 = unpacklo(even_1, odd_1) */
+	punpckhbw %xmm4, %xmm2 /* sp_3 = unpackhi(even_1, odd_1) */
+	movdqa %xmm6, %xmm4 /* ctr_sum_4 */
+	pshufb .Lublock_register_ssse3_asm_10_carry_everywhere(%rip), %xmm4 /* ctr_carry_4 = lookup16(ctr_sum_4, carry_everywhere) */
 	movdqa %xmm11, %xmm13 /* carry_mask_table */
-	pshufb %xmm6, %xmm13 /* ctr_mask_4 = lookup16(carry_mask_table, ctr_carry_4) */
-	pshufb .Lublock_register_ssse3_asm_10_new_last_byte(%rip), %xmm8 /* ctr_last_byte_4 = lookup16(ctr_sum_4, new_last_byte) */
-	movdqa %xmm2, %xmm6 /* ctr_w_open */
-	pand %xmm13, %xmm6 /* ctr_pair_4_b = and(ctr_w_open, ctr_mask_4) */
+	pshufb %xmm4, %xmm13 /* ctr_mask_4 = lookup16(carry_mask_table, ctr_carry_4) */
+	pshufb .Lublock_register_ssse3_asm_10_new_last_byte(%rip), %xmm6 /* ctr_last_byte_4 = lookup16(ctr_sum_4, new_last_byte) */
+	movdqa %xmm9, %xmm4 /* ctr_w_open */
+	pand %xmm13, %xmm4 /* ctr_pair_4_b = and(ctr_w_open, ctr_mask_4) */
 	pandn %xmm0, %xmm13 /* ctr_pair_4_a = andnot(ctr_mask_4, ctr_v_open) */
-	por %xmm13, %xmm6 /* ctr_pair_4 = or(ctr_pair_4_b, ctr_pair_4_a) */
-	por %xmm8, %xmm6 /* blk_4 = or(ctr_pair_4, ctr_last_byte_4) */
-	movdqa %xmm9, %xmm8 /* ctr_sum_5 */
-	pshufb .Lublock_register_ssse3_asm_10_carry_everywhere(%rip), %xmm8 /* ctr_carry_5 = lookup16(ctr_sum_5, carry_everywhere) */
+	por %xmm13, %xmm4 /* ctr_pair_4 = or(ctr_pair_4_b, ctr_pair_4_a) */
+	por %xmm6, %xmm4 /* blk_4 = or(ctr_pair_4, ctr_last_byte_4) */
+	movdqa %xmm7, %xmm6 /* ctr_sum_5 */
+	pshufb .Lublock_register_ssse3_asm_10_carry_everywhere(%rip), %xmm6 /* ctr_carry_5 = lookup16(ctr_sum_5, carry_everywhere) */
 	movdqa %xmm11, %xmm13 /* carry_mask_table */
-	pshufb %xmm8, %xmm13 /* ctr_mask_5 = lookup16(carry_mask_table, ctr_carry_5) */
-	pshufb .Lublock_register_ssse3_asm_10_new_last_byte(%rip), %xmm9 /* ctr_last_byte_5 = lookup16(ctr_sum_5, new_last_byte) */
-	movdqa %xmm2, %xmm8 /* ctr_w_open */
-	pand %xmm13, %xmm8 /* ctr_pair_5_b = and(ctr_w_open, ctr_mask_5) */
+	pshufb %xmm6, %xmm13 /* ctr_mask_5 = lookup16(carry_mask_table, ctr_carry_5) */
+	pshufb .Lublock_register_ssse3_asm_10_new_last_byte(%rip), %xmm7 /* ctr_last_byte_5 = lookup16(ctr_sum_5, new_last_byte) */
+	movdqa %xmm9, %xmm6 /* ctr_w_open */
+	pand %xmm13, %xmm6 /* ctr_pair_5_b = and(ctr_w_open, ctr_mask_5) */
 	pandn %xmm0, %xmm13 /* ctr_pair_5_a = andnot(ctr_mask_5, ctr_v_open) */
-	por %xmm13, %xmm8 /* ctr_pair_5 = or(ctr_pair_5_b, ctr_pair_5_a) */
-	por %xmm9, %xmm8 /* blk_5 = or(ctr_pair_5, ctr_last_byte_5) */
-	movdqa %xmm6, %xmm9 /* blk_4 */
-	psrlw $4, %xmm9 /* lo_sh_2 = shr(blk_4) */
+	por %xmm13, %xmm6 /* ctr_pair_5 = or(ctr_pair_5_b, ctr_pair_5_a) */
+	por %xmm7, %xmm6 /* blk_5 = or(ctr_pair_5, ctr_last_byte_5) */
+	movdqa %xmm4, %xmm7 /* blk_4 */
+	psrlw $4, %xmm7 /* lo_sh_2 = shr(blk_4) */
 	movdqa %xmm12, %xmm13 /* high_nibbles */
-	pandn %xmm9, %xmm13 /* even_2_a = andnot(high_nibbles, lo_sh_2) */
-	movdqa %xmm12, %xmm9 /* high_nibbles */
-	pandn %xmm6, %xmm9 /* odd_2_a = andnot(high_nibbles, blk_4) */
-	movdqa %xmm8, %xmm6 /* blk_5 */
-	pand %xmm12, %xmm6 /* even_2_b = and(blk_5, high_nibbles) */
-	por %xmm13, %xmm6 /* even_2 = or(even_2_b, even_2_a) */
-	psllw $4, %xmm8 /* hi_sh_2 = shl(blk_5) */
-	pand %xmm12, %xmm8 /* odd_2_b = and(hi_sh_2, high_nibbles) */
-	por %xmm9, %xmm8 /* odd_2 = or(odd_2_b, odd_2_a) */
-	movdqa %xmm6, %xmm9 /* even_2 */
-	punpcklbw %xmm8, %xmm9 /* sp_4 = unpacklo(even_2, odd_2) */
-	punpckhbw %xmm8, %xmm6 /* sp_5 = unpackhi(even_2, odd_2) */
-	movdqa %xmm10, %xmm8 /* ctr_sum_6 */
-	pshufb .Lublock_register_ssse3_asm_10_carry_everywhere(%rip), %xmm8 /* ctr_carry_6 = lookup16(ctr_sum_6, carry_everywhere) */
+	pandn %xmm7, %xmm13 /* even_2_a = andnot(high_nibbles, lo_sh_2) */
+	movdqa %xmm12, %xmm7 /* high_nibbles */
+	pandn %xmm4, %xmm7 /* odd_2_a = andnot(high_nibbles, blk_4) */
+	movdqa %xmm6, %xmm4 /* blk_5 */
+	pand %xmm12, %xmm4 /* even_2_b = and(blk_5, high_nibbles) */
+	por %xmm13, %xmm4 /* even_2 = or(even_2_b, even_2_a) */
+	psllw $4, %xmm6 /* hi_sh_2 = shl(blk_5) */
+	pand %xmm12, %xmm6 /* odd_2_b = and(hi_sh_2, high_nibbles) */
+	por %xmm7, %xmm6 /* odd_2 = or(odd_2_b, odd_2_a) */
+	movdqa %xmm4, %xmm7 /* even_2 */
+	punpcklbw %xmm6, %xmm7 /* sp_4 = unpacklo(even_2, odd_2) */
+	punpckhbw %xmm6, %xmm4 /* sp_5 = unpackhi(even_2, odd_2) */
+	movdqa %xmm8, %xmm6 /* ctr_sum_6 */
+	pshufb .Lublock_register_ssse3_asm_10_carry_everywhere(%rip), %xmm6 /* ctr_carry_6 = lookup16(ctr_sum_6, carry_everywhere) */
 	movdqa %xmm11, %xmm13 /* carry_mask_table */
-	pshufb %xmm8, %xmm13 /* ctr_mask_6 = lookup16(carry_mask_table, ctr_carry_6) */
-	pshufb .Lublock_register_ssse3_asm_10_new_last_byte(%rip), %xmm10 /* ctr_last_byte_6 = lookup16(ctr_sum_6, new_last_byte) */
-	movdqa %xmm1, %xmm8 /* ctr_sum_7 */
-	pshufb .Lublock_register_ssse3_asm_10_carry_everywhere(%rip), %xmm8 /* ctr_carry_7 = lookup16(ctr_sum_7, carry_everywhere) */
-	pshufb %xmm8, %xmm11 /* ctr_mask_7 = lookup16(carry_mask_table, ctr_carry_7) */
+	pshufb %xmm6, %xmm13 /* ctr_mask_6 = lookup16(carry_mask_table, ctr_carry_6) */
+	pshufb .Lublock_register_ssse3_asm_10_new_last_byte(%rip), %xmm8 /* ctr_last_byte_6 = lookup16(ctr_sum_6, new_last_byte) */
+	movdqa %xmm1, %xmm6 /* ctr_sum_7 */
+	pshufb .Lublock_register_ssse3_asm_10_carry_everywhere(%rip), %xmm6 /* ctr_carry_7 = lookup16(ctr_sum_7, carry_everywhere) */
+	pshufb %xmm6, %xmm11 /* ctr_mask_7 = lookup16(carry_mask_table, ctr_carry_7) */
 	pshufb .Lublock_register_ssse3_asm_10_new_last_byte(%rip), %xmm1 /* ctr_last_byte_7 = lookup16(ctr_sum_7, new_last_byte) */
-	movdqa %xmm2, %xmm8 /* ctr_w_open */
-	pand %xmm13, %xmm8 /* ctr_pair_6_b = and(ctr_w_open, ctr_mask_6) */
+	movdqa %xmm9, %xmm6 /* ctr_w_open */
+	pand %xmm13, %xmm6 /* ctr_pair_6_b = and(ctr_w_open, ctr_mask_6) */
 	pandn %xmm0, %xmm13 /* ctr_pair_6_a = andnot(ctr_mask_6, ctr_v_open) */
-	por %xmm13, %xmm8 /* ctr_pair_6 = or(ctr_pair_6_b, ctr_pair_6_a) */
-	por %xmm10, %xmm8 /* blk_6 = or(ctr_pair_6, ctr_last_byte_6) */
-	pand %xmm11, %xmm2 /* ctr_pair_7_b = and(ctr_w_open, ctr_mask_7) */
+	por %xmm13, %xmm6 /* ctr_pair_6 = or(ctr_pair_6_b, ctr_pair_6_a) */
+	por %xmm8, %xmm6 /* blk_6 = or(ctr_pair_6, ctr_last_byte_6) */
+	pand %xmm11, %xmm9 /* ctr_pair_7_b = and(ctr_w_open, ctr_mask_7) */
 	pandn %xmm0, %xmm11 /* ctr_pair_7_a = andnot(ctr_mask_7, ctr_v_open) */
-	por %xmm11, %xmm2 /* ctr_pair_7 = or(ctr_pair_7_b, ctr_pair_7_a) */
-	por %xmm1, %xmm2 /* blk_7 = or(ctr_pair_7, ctr_last_byte_7) */
-	movdqa %xmm8, %xmm0 /* blk_6 */
+	por %xmm11, %xmm9 /* ctr_pair_7 = or(ctr_pair_7_b, ctr_pair_7_a) */
+	por %xmm1, %xmm9 /* blk_7 = or(ctr_pair_7, ctr_last_byte_7) */
+	movdqa %xmm6, %xmm0 /* blk_6 */
 	psrlw $4, %xmm0 /* lo_sh_3 = shr(blk_6) */
 	movdqa %xmm12, %xmm1 /* high_nibbles */
 	pandn %xmm0, %xmm1 /* even_3_a = andnot(high_nibbles, lo_sh_3) */
 	movdqa %xmm12, %xmm0 /* high_nibbles */
-	pandn %xmm8, %xmm0 /* odd_3_a = andnot(high_nibbles, blk_6) */
-	movdqa %xmm2, %xmm8 /* blk_7 */
-	pand %xmm12, %xmm8 /* even_3_b = and(blk_7, high_nibbles) */
-	por %xmm1, %xmm8 /* even_3 = or(even_3_b, even_3_a) */
-	psllw $4, %xmm2 /* hi_sh_3 = shl(blk_7) */
-	pand %xmm12, %xmm2 /* odd_3_b = and(hi_sh_3, high_nibbles) */
-	por %xmm0, %xmm2 /* odd_3 = or(odd_3_b, odd_3_a) */
-	movdqa %xmm8, %xmm0 /* even_3 */
-	punpcklbw %xmm2, %xmm0 /* sp_6 = unpacklo(even_3, odd_3) */
-	punpckhbw %xmm2, %xmm8 /* sp_7 = unpackhi(even_3, odd_3) */
+	pandn %xmm6, %xmm0 /* odd_3_a = andnot(high_nibbles, blk_6) */
+	movdqa %xmm9, %xmm6 /* blk_7 */
+	pand %xmm12, %xmm6 /* even_3_b = and(blk_7, high_nibbles) */
+	por %xmm1, %xmm6 /* even_3 = or(even_3_b, even_3_a) */
+	psllw $4, %xmm9 /* hi_sh_3 = shl(blk_7) */
+	pand %xmm12, %xmm9 /* odd_3_b = and(hi_sh_3, high_nibbles) */
+	por %xmm0, %xmm9 /* odd_3 = or(odd_3_b, odd_3_a) */
+	movdqa %xmm6, %xmm0 /* even_3 */
+	punpcklbw %xmm9, %xmm0 /* sp_6 = unpacklo(even_3, odd_3) */
+	punpckhbw %xmm9, %xmm6 /* sp_7 = unpackhi(even_3, odd_3) */
 	movdqa .Lublock_register_ssse3_asm_10_low_nibbles(%rip), %xmm1 /* low_nibbles = const() */
-	movdqa .Lublock_register_ssse3_asm_10_rotl48(%rip), %xmm2 /* rotl48 = const() */
-	movdqa .Lublock_register_ssse3_asm_10_sbox_hi(%rip), %xmm10 /* sbox_hi = const() */
+	movdqa .Lublock_register_ssse3_asm_10_rotl48(%rip), %xmm8 /* rotl48 = const() */
+	movdqa .Lublock_register_ssse3_asm_10_sbox_hi(%rip), %xmm9 /* sbox_hi = const() */
 	xor %r8, %r8
 	.p2align 4
 .Lublock_register_ssse3_asm_10_loop_r0:
@@ -2788,36 +2760,36 @@ ublock_register_ssse3_ublock128_256_ctr_xor_asm:
 	movdqu 64(%rdi,%r8), %xmm12 /* rk1 = load() */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	pxor %xmm11, %xmm5 /* k0 = xor(g0x0, rk0) */
-	pxor %xmm12, %xmm3 /* k1 = xor(g0x1, rk1) */
-	movdqa %xmm5, %xmm13 /* k0 */
+	pxor %xmm11, %xmm3 /* k0 = xor(g0x0, rk0) */
+	pxor %xmm12, %xmm10 /* k1 = xor(g0x1, rk1) */
+	movdqa %xmm3, %xmm13 /* k0 */
 	pand %xmm1, %xmm13 /* s0_lo = and(k0, low_nibbles) */
-	psrlw $4, %xmm5 /* s0_sh = shr(k0) */
-	pand %xmm1, %xmm5 /* s0_hi = and(s0_sh, low_nibbles) */
+	psrlw $4, %xmm3 /* s0_sh = shr(k0) */
+	pand %xmm1, %xmm3 /* s0_hi = and(s0_sh, low_nibbles) */
 	movdqa .Lublock_register_ssse3_asm_10_sbox_lo(%rip), %xmm14 /* sbox_lo = const() */
 	movdqa %xmm14, %xmm15 /* sbox_lo */
 	pshufb %xmm13, %xmm15 /* s0_l = lookup16(sbox_lo, s0_lo) */
-	movdqa %xmm10, %xmm13 /* sbox_hi */
-	pshufb %xmm5, %xmm13 /* s0_h = lookup16(sbox_hi, s0_hi) */
+	movdqa %xmm9, %xmm13 /* sbox_hi */
+	pshufb %xmm3, %xmm13 /* s0_h = lookup16(sbox_hi, s0_hi) */
 	por %xmm13, %xmm15 /* s0 = or(s0_l, s0_h) */
-	movdqa %xmm3, %xmm5 /* k1 */
-	pand %xmm1, %xmm5 /* s1_lo = and(k1, low_nibbles) */
-	psrlw $4, %xmm3 /* s1_sh = shr(k1) */
-	pand %xmm1, %xmm3 /* s1_hi = and(s1_sh, low_nibbles) */
+	movdqa %xmm10, %xmm3 /* k1 */
+	pand %xmm1, %xmm3 /* s1_lo = and(k1, low_nibbles) */
+	psrlw $4, %xmm10 /* s1_sh = shr(k1) */
+	pand %xmm1, %xmm10 /* s1_hi = and(s1_sh, low_nibbles) */
 	movdqa %xmm14, %xmm13 /* sbox_lo */
-	pshufb %xmm5, %xmm13 /* s1_l = lookup16(sbox_lo, s1_lo) */
-	movdqa %xmm10, %xmm5 /* sbox_hi */
-	pshufb %xmm3, %xmm5 /* s1_h = lookup16(sbox_hi, s1_hi) */
-	por %xmm5, %xmm13 /* s1 = or(s1_l, s1_h) */
+	pshufb %xmm3, %xmm13 /* s1_l = lookup16(sbox_lo, s1_lo) */
+	movdqa %xmm9, %xmm3 /* sbox_hi */
+	pshufb %xmm10, %xmm3 /* s1_h = lookup16(sbox_hi, s1_hi) */
+	por %xmm3, %xmm13 /* s1 = or(s1_l, s1_h) */
 	pxor %xmm15, %xmm13 /* x1 = xor(s1, s0) */
 	movdqa %xmm13, %xmm3 /* x1 */
 	pshufb .Lublock_register_ssse3_asm_10_rotl56(%rip), %xmm3 /* rot4 = lookup16(x1, rotl56) */
 	pxor %xmm3, %xmm15 /* x0 = xor(s0, rot4) */
 	movdqa %xmm15, %xmm3 /* x0 */
-	pshufb %xmm2, %xmm3 /* rot8 = lookup16(x0, rotl48) */
+	pshufb %xmm8, %xmm3 /* rot8 = lookup16(x0, rotl48) */
 	pxor %xmm3, %xmm13 /* x1_1 = xor(x1, rot8) */
 	movdqa %xmm13, %xmm3 /* x1_1 */
-	pshufb %xmm2, %xmm3 /* rot8_1 = lookup16(x1_1, rotl48) */
+	pshufb %xmm8, %xmm3 /* rot8_1 = lookup16(x1_1, rotl48) */
 	pxor %xmm3, %xmm15 /* x0_1 = xor(x0, rot8_1) */
 	movdqa %xmm15, %xmm3 /* x0_1 */
 	pshufb .Lublock_register_ssse3_asm_10_rotl24(%rip), %xmm3 /* rot20 = lookup16(x0_1, rotl24) */
@@ -2827,229 +2799,229 @@ ublock_register_ssse3_ublock128_256_ctr_xor_asm:
 	pshufb .Lublock_register_ssse3_asm_10_pr_mask(%rip), %xmm13 /* pr = lookup16(x1_2, pr_mask) */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	pxor %xmm11, %xmm7 /* k0_1 = xor(g1x0, rk0) */
-	pxor %xmm12, %xmm4 /* k1_1 = xor(g1x1, rk1) */
-	movdqa %xmm7, %xmm3 /* k0_1 */
+	pxor %xmm11, %xmm5 /* k0_1 = xor(g1x0, rk0) */
+	pxor %xmm12, %xmm2 /* k1_1 = xor(g1x1, rk1) */
+	movdqa %xmm5, %xmm3 /* k0_1 */
 	pand %xmm1, %xmm3 /* s0_lo_1 = and(k0_1, low_nibbles) */
-	psrlw $4, %xmm7 /* s0_sh_1 = shr(k0_1) */
-	pand %xmm1, %xmm7 /* s0_hi_1 = and(s0_sh_1, low_nibbles) */
-	movdqa %xmm14, %xmm5 /* sbox_lo */
-	pshufb %xmm3, %xmm5 /* s0_l_1 = lookup16(sbox_lo, s0_lo_1) */
-	movdqa %xmm10, %xmm3 /* sbox_hi */
-	pshufb %xmm7, %xmm3 /* s0_h_1 = lookup16(sbox_hi, s0_hi_1) */
-	por %xmm3, %xmm5 /* s0_1 = or(s0_l_1, s0_h_1) */
-	movdqa %xmm4, %xmm3 /* k1_1 */
+	psrlw $4, %xmm5 /* s0_sh_1 = shr(k0_1) */
+	pand %xmm1, %xmm5 /* s0_hi_1 = and(s0_sh_1, low_nibbles) */
+	movdqa %xmm14, %xmm10 /* sbox_lo */
+	pshufb %xmm3, %xmm10 /* s0_l_1 = lookup16(sbox_lo, s0_lo_1) */
+	movdqa %xmm9, %xmm3 /* sbox_hi */
+	pshufb %xmm5, %xmm3 /* s0_h_1 = lookup16(sbox_hi, s0_hi_1) */
+	por %xmm3, %xmm10 /* s0_1 = or(s0_l_1, s0_h_1) */
+	movdqa %xmm2, %xmm3 /* k1_1 */
 	pand %xmm1, %xmm3 /* s1_lo_1 = and(k1_1, low_nibbles) */
-	psrlw $4, %xmm4 /* s1_sh_1 = shr(k1_1) */
-	pand %xmm1, %xmm4 /* s1_hi_1 = and(s1_sh_1, low_nibbles) */
-	movdqa %xmm14, %xmm7 /* sbox_lo */
-	pshufb %xmm3, %xmm7 /* s1_l_1 = lookup16(sbox_lo, s1_lo_1) */
-	movdqa %xmm10, %xmm3 /* sbox_hi */
-	pshufb %xmm4, %xmm3 /* s1_h_1 = lookup16(sbox_hi, s1_hi_1) */
-	por %xmm3, %xmm7 /* s1_1 = or(s1_l_1, s1_h_1) */
-	pxor %xmm5, %xmm7 /* x1_3 = xor(s1_1, s0_1) */
-	movdqa %xmm7, %xmm3 /* x1_3 */
-	pshufb .Lublock_register_ssse3_asm_10_rotl56(%rip), %xmm3 /* rot4_1 = lookup16(x1_3, rotl56) */
-	pxor %xmm3, %xmm5 /* x0_3 = xor(s0_1, rot4_1) */
-	movdqa %xmm5, %xmm3 /* x0_3 */
-	pshufb %xmm2, %xmm3 /* rot8_2 = lookup16(x0_3, rotl48) */
-	pxor %xmm3, %xmm7 /* x1_4 = xor(x1_3, rot8_2) */
-	movdqa %xmm7, %xmm3 /* x1_4 */
-	pshufb %xmm2, %xmm3 /* rot8_3 = lookup16(x1_4, rotl48) */
-	pxor %xmm3, %xmm5 /* x0_4 = xor(x0_3, rot8_3) */
-	movdqa %xmm5, %xmm3 /* x0_4 */
-	pshufb .Lublock_register_ssse3_asm_10_rotl24(%rip), %xmm3 /* rot20_1 = lookup16(x0_4, rotl24) */
-	pxor %xmm3, %xmm7 /* x1_5 = xor(x1_4, rot20_1) */
-	pxor %xmm7, %xmm5 /* x0_5 = xor(x0_4, x1_5) */
-	pshufb .Lublock_register_ssse3_asm_10_pl_mask(%rip), %xmm5 /* pl_1 = lookup16(x0_5, pl_mask) */
-	pshufb .Lublock_register_ssse3_asm_10_pr_mask(%rip), %xmm7 /* pr_1 = lookup16(x1_5, pr_mask) */
+	psrlw $4, %xmm2 /* s1_sh_1 = shr(k1_1) */
+	pand %xmm1, %xmm2 /* s1_hi_1 = and(s1_sh_1, low_nibbles) */
+	movdqa %xmm14, %xmm5 /* sbox_lo */
+	pshufb %xmm3, %xmm5 /* s1_l_1 = lookup16(sbox_lo, s1_lo_1) */
+	movdqa %xmm9, %xmm3 /* sbox_hi */
+	pshufb %xmm2, %xmm3 /* s1_h_1 = lookup16(sbox_hi, s1_hi_1) */
+	por %xmm3, %xmm5 /* s1_1 = or(s1_l_1, s1_h_1) */
+	pxor %xmm10, %xmm5 /* x1_3 = xor(s1_1, s0_1) */
+	movdqa %xmm5, %xmm2 /* x1_3 */
+	pshufb .Lublock_register_ssse3_asm_10_rotl56(%rip), %xmm2 /* rot4_1 = lookup16(x1_3, rotl56) */
+	pxor %xmm2, %xmm10 /* x0_3 = xor(s0_1, rot4_1) */
+	movdqa %xmm10, %xmm2 /* x0_3 */
+	pshufb %xmm8, %xmm2 /* rot8_2 = lookup16(x0_3, rotl48) */
+	pxor %xmm2, %xmm5 /* x1_4 = xor(x1_3, rot8_2) */
+	movdqa %xmm5, %xmm2 /* x1_4 */
+	pshufb %xmm8, %xmm2 /* rot8_3 = lookup16(x1_4, rotl48) */
+	pxor %xmm2, %xmm10 /* x0_4 = xor(x0_3, rot8_3) */
+	movdqa %xmm10, %xmm2 /* x0_4 */
+	pshufb .Lublock_register_ssse3_asm_10_rotl24(%rip), %xmm2 /* rot20_1 = lookup16(x0_4, rotl24) */
+	pxor %xmm2, %xmm5 /* x1_5 = xor(x1_4, rot20_1) */
+	pxor %xmm5, %xmm10 /* x0_5 = xor(x0_4, x1_5) */
+	pshufb .Lublock_register_ssse3_asm_10_pl_mask(%rip), %xmm10 /* pl_1 = lookup16(x0_5, pl_mask) */
+	pshufb .Lublock_register_ssse3_asm_10_pr_mask(%rip), %xmm5 /* pr_1 = lookup16(x1_5, pr_mask) */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	pxor %xmm11, %xmm9 /* k0_2 = xor(g2x0, rk0) */
+	pxor %xmm11, %xmm7 /* k0_2 = xor(g2x0, rk0) */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
 	pxor %xmm11, %xmm0 /* k0_3 = xor(g3x0, rk0) */
-	pxor %xmm12, %xmm6 /* k1_2 = xor(g2x1, rk1) */
-	pxor %xmm12, %xmm8 /* k1_3 = xor(g3x1, rk1) */
-	movdqa %xmm9, %xmm3 /* k0_2 */
-	pand %xmm1, %xmm3 /* s0_lo_2 = and(k0_2, low_nibbles) */
-	psrlw $4, %xmm9 /* s0_sh_2 = shr(k0_2) */
-	pand %xmm1, %xmm9 /* s0_hi_2 = and(s0_sh_2, low_nibbles) */
-	movdqa %xmm14, %xmm4 /* sbox_lo */
-	pshufb %xmm3, %xmm4 /* s0_l_2 = lookup16(sbox_lo, s0_lo_2) */
-	movdqa %xmm10, %xmm3 /* sbox_hi */
-	pshufb %xmm9, %xmm3 /* s0_h_2 = lookup16(sbox_hi, s0_hi_2) */
-	por %xmm3, %xmm4 /* s0_2 = or(s0_l_2, s0_h_2) */
-	movdqa %xmm6, %xmm3 /* k1_2 */
-	pand %xmm1, %xmm3 /* s1_lo_2 = and(k1_2, low_nibbles) */
-	psrlw $4, %xmm6 /* s1_sh_2 = shr(k1_2) */
-	pand %xmm1, %xmm6 /* s1_hi_2 = and(s1_sh_2, low_nibbles) */
-	movdqa %xmm14, %xmm9 /* sbox_lo */
-	pshufb %xmm3, %xmm9 /* s1_l_2 = lookup16(sbox_lo, s1_lo_2) */
-	movdqa %xmm10, %xmm3 /* sbox_hi */
-	pshufb %xmm6, %xmm3 /* s1_h_2 = lookup16(sbox_hi, s1_hi_2) */
-	por %xmm3, %xmm9 /* s1_2 = or(s1_l_2, s1_h_2) */
-	pxor %xmm4, %xmm9 /* x1_6 = xor(s1_2, s0_2) */
-	movdqa %xmm9, %xmm3 /* x1_6 */
-	pshufb .Lublock_register_ssse3_asm_10_rotl56(%rip), %xmm3 /* rot4_2 = lookup16(x1_6, rotl56) */
-	pxor %xmm3, %xmm4 /* x0_6 = xor(s0_2, rot4_2) */
-	movdqa %xmm4, %xmm3 /* x0_6 */
-	pshufb %xmm2, %xmm3 /* rot8_4 = lookup16(x0_6, rotl48) */
-	pxor %xmm3, %xmm9 /* x1_7 = xor(x1_6, rot8_4) */
-	movdqa %xmm9, %xmm3 /* x1_7 */
-	pshufb %xmm2, %xmm3 /* rot8_5 = lookup16(x1_7, rotl48) */
-	pxor %xmm3, %xmm4 /* x0_7 = xor(x0_6, rot8_5) */
-	movdqa %xmm4, %xmm3 /* x0_7 */
-	pshufb .Lublock_register_ssse3_asm_10_rotl24(%rip), %xmm3 /* rot20_2 = lookup16(x0_7, rotl24) */
-	pxor %xmm3, %xmm9 /* x1_8 = xor(x1_7, rot20_2) */
-	pxor %xmm9, %xmm4 /* x0_8 = xor(x0_7, x1_8) */
-	pshufb .Lublock_register_ssse3_asm_10_pl_mask(%rip), %xmm4 /* pl_2 = lookup16(x0_8, pl_mask) */
-	pshufb .Lublock_register_ssse3_asm_10_pr_mask(%rip), %xmm9 /* pr_2 = lookup16(x1_8, pr_mask) */
-	movdqa %xmm0, %xmm3 /* k0_3 */
-	pand %xmm1, %xmm3 /* s0_lo_3 = and(k0_3, low_nibbles) */
+	pxor %xmm12, %xmm4 /* k1_2 = xor(g2x1, rk1) */
+	pxor %xmm12, %xmm6 /* k1_3 = xor(g3x1, rk1) */
+	movdqa %xmm7, %xmm2 /* k0_2 */
+	pand %xmm1, %xmm2 /* s0_lo_2 = and(k0_2, low_nibbles) */
+	psrlw $4, %xmm7 /* s0_sh_2 = shr(k0_2) */
+	pand %xmm1, %xmm7 /* s0_hi_2 = and(s0_sh_2, low_nibbles) */
+	movdqa %xmm14, %xmm3 /* sbox_lo */
+	pshufb %xmm2, %xmm3 /* s0_l_2 = lookup16(sbox_lo, s0_lo_2) */
+	movdqa %xmm9, %xmm2 /* sbox_hi */
+	pshufb %xmm7, %xmm2 /* s0_h_2 = lookup16(sbox_hi, s0_hi_2) */
+	por %xmm2, %xmm3 /* s0_2 = or(s0_l_2, s0_h_2) */
+	movdqa %xmm4, %xmm2 /* k1_2 */
+	pand %xmm1, %xmm2 /* s1_lo_2 = and(k1_2, low_nibbles) */
+	psrlw $4, %xmm4 /* s1_sh_2 = shr(k1_2) */
+	pand %xmm1, %xmm4 /* s1_hi_2 = and(s1_sh_2, low_nibbles) */
+	movdqa %xmm14, %xmm7 /* sbox_lo */
+	pshufb %xmm2, %xmm7 /* s1_l_2 = lookup16(sbox_lo, s1_lo_2) */
+	movdqa %xmm9, %xmm2 /* sbox_hi */
+	pshufb %xmm4, %xmm2 /* s1_h_2 = lookup16(sbox_hi, s1_hi_2) */
+	por %xmm2, %xmm7 /* s1_2 = or(s1_l_2, s1_h_2) */
+	pxor %xmm3, %xmm7 /* x1_6 = xor(s1_2, s0_2) */
+	movdqa %xmm7, %xmm2 /* x1_6 */
+	pshufb .Lublock_register_ssse3_asm_10_rotl56(%rip), %xmm2 /* rot4_2 = lookup16(x1_6, rotl56) */
+	pxor %xmm2, %xmm3 /* x0_6 = xor(s0_2, rot4_2) */
+	movdqa %xmm3, %xmm2 /* x0_6 */
+	pshufb %xmm8, %xmm2 /* rot8_4 = lookup16(x0_6, rotl48) */
+	pxor %xmm2, %xmm7 /* x1_7 = xor(x1_6, rot8_4) */
+	movdqa %xmm7, %xmm2 /* x1_7 */
+	pshufb %xmm8, %xmm2 /* rot8_5 = lookup16(x1_7, rotl48) */
+	pxor %xmm2, %xmm3 /* x0_7 = xor(x0_6, rot8_5) */
+	movdqa %xmm3, %xmm2 /* x0_7 */
+	pshufb .Lublock_register_ssse3_asm_10_rotl24(%rip), %xmm2 /* rot20_2 = lookup16(x0_7, rotl24) */
+	pxor %xmm2, %xmm7 /* x1_8 = xor(x1_7, rot20_2) */
+	pxor %xmm7, %xmm3 /* x0_8 = xor(x0_7, x1_8) */
+	pshufb .Lublock_register_ssse3_asm_10_pl_mask(%rip), %xmm3 /* pl_2 = lookup16(x0_8, pl_mask) */
+	pshufb .Lublock_register_ssse3_asm_10_pr_mask(%rip), %xmm7 /* pr_2 = lookup16(x1_8, pr_mask) */
+	movdqa %xmm0, %xmm2 /* k0_3 */
+	pand %xmm1, %xmm2 /* s0_lo_3 = and(k0_3, low_nibbles) */
 	psrlw $4, %xmm0 /* s0_sh_3 = shr(k0_3) */
 	pand %xmm1, %xmm0 /* s0_hi_3 = and(s0_sh_3, low_nibbles) */
-	movdqa %xmm14, %xmm6 /* sbox_lo */
-	pshufb %xmm3, %xmm6 /* s0_l_3 = lookup16(sbox_lo, s0_lo_3) */
-	movdqa %xmm10, %xmm3 /* sbox_hi */
-	pshufb %xmm0, %xmm3 /* s0_h_3 = lookup16(sbox_hi, s0_hi_3) */
-	por %xmm3, %xmm6 /* s0_3 = or(s0_l_3, s0_h_3) */
-	movdqa %xmm8, %xmm0 /* k1_3 */
+	movdqa %xmm14, %xmm4 /* sbox_lo */
+	pshufb %xmm2, %xmm4 /* s0_l_3 = lookup16(sbox_lo, s0_lo_3) */
+	movdqa %xmm9, %xmm2 /* sbox_hi */
+	pshufb %xmm0, %xmm2 /* s0_h_3 = lookup16(sbox_hi, s0_hi_3) */
+	por %xmm2, %xmm4 /* s0_3 = or(s0_l_3, s0_h_3) */
+	movdqa %xmm6, %xmm0 /* k1_3 */
 	pand %xmm1, %xmm0 /* s1_lo_3 = and(k1_3, low_nibbles) */
-	movdqa %xmm14, %xmm3 /* sbox_lo */
-	pshufb %xmm0, %xmm3 /* s1_l_3 = lookup16(sbox_lo, s1_lo_3) */
-	psrlw $4, %xmm8 /* s1_sh_3 = shr(k1_3) */
-	pand %xmm1, %xmm8 /* s1_hi_3 = and(s1_sh_3, low_nibbles) */
-	movdqa %xmm10, %xmm0 /* sbox_hi */
-	pshufb %xmm8, %xmm0 /* s1_h_3 = lookup16(sbox_hi, s1_hi_3) */
-	por %xmm0, %xmm3 /* s1_3 = or(s1_l_3, s1_h_3) */
-	pxor %xmm6, %xmm3 /* x1_9 = xor(s1_3, s0_3) */
-	movdqa %xmm3, %xmm0 /* x1_9 */
+	movdqa %xmm14, %xmm2 /* sbox_lo */
+	pshufb %xmm0, %xmm2 /* s1_l_3 = lookup16(sbox_lo, s1_lo_3) */
+	psrlw $4, %xmm6 /* s1_sh_3 = shr(k1_3) */
+	pand %xmm1, %xmm6 /* s1_hi_3 = and(s1_sh_3, low_nibbles) */
+	movdqa %xmm9, %xmm0 /* sbox_hi */
+	pshufb %xmm6, %xmm0 /* s1_h_3 = lookup16(sbox_hi, s1_hi_3) */
+	por %xmm0, %xmm2 /* s1_3 = or(s1_l_3, s1_h_3) */
+	pxor %xmm4, %xmm2 /* x1_9 = xor(s1_3, s0_3) */
+	movdqa %xmm2, %xmm0 /* x1_9 */
 	pshufb .Lublock_register_ssse3_asm_10_rotl56(%rip), %xmm0 /* rot4_3 = lookup16(x1_9, rotl56) */
-	pxor %xmm0, %xmm6 /* x0_9 = xor(s0_3, rot4_3) */
-	movdqa %xmm6, %xmm0 /* x0_9 */
-	pshufb %xmm2, %xmm0 /* rot8_6 = lookup16(x0_9, rotl48) */
-	pxor %xmm0, %xmm3 /* x1_10 = xor(x1_9, rot8_6) */
-	movdqa %xmm3, %xmm0 /* x1_10 */
-	pshufb %xmm2, %xmm0 /* rot8_7 = lookup16(x1_10, rotl48) */
-	pxor %xmm0, %xmm6 /* x0_10 = xor(x0_9, rot8_7) */
-	movdqa %xmm6, %xmm0 /* x0_10 */
+	pxor %xmm0, %xmm4 /* x0_9 = xor(s0_3, rot4_3) */
+	movdqa %xmm4, %xmm0 /* x0_9 */
+	pshufb %xmm8, %xmm0 /* rot8_6 = lookup16(x0_9, rotl48) */
+	pxor %xmm0, %xmm2 /* x1_10 = xor(x1_9, rot8_6) */
+	movdqa %xmm2, %xmm0 /* x1_10 */
+	pshufb %xmm8, %xmm0 /* rot8_7 = lookup16(x1_10, rotl48) */
+	pxor %xmm0, %xmm4 /* x0_10 = xor(x0_9, rot8_7) */
+	movdqa %xmm4, %xmm0 /* x0_10 */
 	pshufb .Lublock_register_ssse3_asm_10_rotl24(%rip), %xmm0 /* rot20_3 = lookup16(x0_10, rotl24) */
-	pxor %xmm0, %xmm3 /* x1_11 = xor(x1_10, rot20_3) */
-	pxor %xmm3, %xmm6 /* x0_11 = xor(x0_10, x1_11) */
-	pshufb .Lublock_register_ssse3_asm_10_pl_mask(%rip), %xmm6 /* pl_3 = lookup16(x0_11, pl_mask) */
-	pshufb .Lublock_register_ssse3_asm_10_pr_mask(%rip), %xmm3 /* pr_3 = lookup16(x1_11, pr_mask) */
-	movdqa %xmm6, %xmm0 /* g3x0.3 */
-	movdqa %xmm9, %xmm6 /* g2x1.3 */
-	movdqa %xmm3, %xmm8 /* g3x1.3 */
-	movdqa %xmm13, %xmm3 /* g0x1.3 */
-	movdqa %xmm4, %xmm9 /* g2x0.3 */
-	movdqa %xmm7, %xmm4 /* g1x1.3 */
-	movdqa %xmm5, %xmm7 /* g1x0.3 */
-	movdqa %xmm15, %xmm5 /* g0x0.3 */
+	pxor %xmm0, %xmm2 /* x1_11 = xor(x1_10, rot20_3) */
+	pxor %xmm2, %xmm4 /* x0_11 = xor(x0_10, x1_11) */
+	pshufb .Lublock_register_ssse3_asm_10_pl_mask(%rip), %xmm4 /* pl_3 = lookup16(x0_11, pl_mask) */
+	pshufb .Lublock_register_ssse3_asm_10_pr_mask(%rip), %xmm2 /* pr_3 = lookup16(x1_11, pr_mask) */
+	movdqa %xmm4, %xmm0 /* g3x0.3 */
+	movdqa %xmm7, %xmm4 /* g2x1.3 */
+	movdqa %xmm2, %xmm6 /* g3x1.3 */
+	movdqa %xmm5, %xmm2 /* g1x1.3 */
+	movdqa %xmm10, %xmm5 /* g1x0.3 */
+	movdqa %xmm3, %xmm7 /* g2x0.3 */
+	movdqa %xmm15, %xmm3 /* g0x0.3 */
+	movdqa %xmm13, %xmm10 /* g0x1.3 */
 	add $128, %r8
 	cmp $3072, %r8
 	jne .Lublock_register_ssse3_asm_10_loop_r0
 
 	/* Final key addition. */
 	movdqu 3072(%rdi), %xmm11 /* rk0_1 = load() */
-	pxor %xmm11, %xmm5 /* y0 = xor(g0x0, rk0_1) */
-	pshufb .Lublock_register_ssse3_asm_10_deinterleave(%rip), %xmm5 /* de = lookup16(y0, deinterleave) */
+	pxor %xmm11, %xmm3 /* y0 = xor(g0x0, rk0_1) */
+	pshufb .Lublock_register_ssse3_asm_10_deinterleave(%rip), %xmm3 /* de = lookup16(y0, deinterleave) */
 	movdqu 3136(%rdi), %xmm12 /* rk1_1 = load() */
-	pxor %xmm12, %xmm3 /* y1 = xor(g0x1, rk1_1) */
-	pshufb .Lublock_register_ssse3_asm_10_deinterleave(%rip), %xmm3 /* de_1 = lookup16(y1, deinterleave) */
-	movdqa %xmm5, %xmm13 /* de */
-	punpcklqdq %xmm3, %xmm13 /* even_4 = unpacklo(de, de_1) */
-	punpckhqdq %xmm3, %xmm5 /* odd_4 = unpackhi(de, de_1) */
-	movdqa %xmm13, %xmm3 /* even_4 */
-	psllw $4, %xmm3 /* ev_sh = shl(even_4) */
-	pand .Lublock_register_ssse3_asm_10_high_nibbles(%rip), %xmm3 /* out_lo_b = and(ev_sh, high_nibbles) */
+	pxor %xmm12, %xmm10 /* y1 = xor(g0x1, rk1_1) */
+	pshufb .Lublock_register_ssse3_asm_10_deinterleave(%rip), %xmm10 /* de_1 = lookup16(y1, deinterleave) */
+	movdqa %xmm3, %xmm13 /* de */
+	punpcklqdq %xmm10, %xmm13 /* even_4 = unpacklo(de, de_1) */
+	punpckhqdq %xmm10, %xmm3 /* odd_4 = unpackhi(de, de_1) */
+	movdqa %xmm13, %xmm10 /* even_4 */
+	psllw $4, %xmm10 /* ev_sh = shl(even_4) */
+	pand .Lublock_register_ssse3_asm_10_high_nibbles(%rip), %xmm10 /* out_lo_b = and(ev_sh, high_nibbles) */
 	pand .Lublock_register_ssse3_asm_10_high_nibbles(%rip), %xmm13 /* out_hi_b = and(even_4, high_nibbles) */
 	movdqa .Lublock_register_ssse3_asm_10_high_nibbles(%rip), %xmm14 /* high_nibbles = const() */
 	movdqa %xmm14, %xmm15 /* high_nibbles */
-	pandn %xmm5, %xmm15 /* out_lo_a = andnot(high_nibbles, odd_4) */
-	por %xmm15, %xmm3 /* out_lo = or(out_lo_b, out_lo_a) */
-	psrlw $4, %xmm5 /* od_sh = shr(odd_4) */
+	pandn %xmm3, %xmm15 /* out_lo_a = andnot(high_nibbles, odd_4) */
+	por %xmm15, %xmm10 /* out_lo = or(out_lo_b, out_lo_a) */
+	psrlw $4, %xmm3 /* od_sh = shr(odd_4) */
 	movdqa %xmm14, %xmm15 /* high_nibbles */
-	pandn %xmm5, %xmm15 /* out_hi_a = andnot(high_nibbles, od_sh) */
+	pandn %xmm3, %xmm15 /* out_hi_a = andnot(high_nibbles, od_sh) */
 	por %xmm15, %xmm13 /* out_hi = or(out_hi_b, out_hi_a) */
-	movdqu (%rcx), %xmm5 /* msg = load() */
-	pxor %xmm5, %xmm3 /* ct = xor(out_lo, msg) */
-	movdqu %xmm3, (%rdx) /* store ct */
+	movdqu (%rcx), %xmm3 /* msg = load() */
+	pxor %xmm3, %xmm10 /* ct = xor(out_lo, msg) */
+	movdqu %xmm10, (%rdx) /* store ct */
 	movdqu 16(%rcx), %xmm3 /* msg_1 = load() */
 	pxor %xmm3, %xmm13 /* ct_1 = xor(out_hi, msg_1) */
 	movdqu %xmm13, 16(%rdx) /* store ct_1 */
-	pxor %xmm11, %xmm7 /* y0_1 = xor(g1x0, rk0_1) */
-	pshufb .Lublock_register_ssse3_asm_10_deinterleave(%rip), %xmm7 /* de_2 = lookup16(y0_1, deinterleave) */
-	pxor %xmm12, %xmm4 /* y1_1 = xor(g1x1, rk1_1) */
-	pshufb .Lublock_register_ssse3_asm_10_deinterleave(%rip), %xmm4 /* de_3 = lookup16(y1_1, deinterleave) */
-	movdqa %xmm7, %xmm3 /* de_2 */
-	punpcklqdq %xmm4, %xmm3 /* even_5 = unpacklo(de_2, de_3) */
-	punpckhqdq %xmm4, %xmm7 /* odd_5 = unpackhi(de_2, de_3) */
-	movdqa %xmm3, %xmm4 /* even_5 */
-	psllw $4, %xmm4 /* ev_sh_1 = shl(even_5) */
-	pand %xmm14, %xmm4 /* out_lo_1_b = and(ev_sh_1, high_nibbles) */
+	pxor %xmm11, %xmm5 /* y0_1 = xor(g1x0, rk0_1) */
+	pshufb .Lublock_register_ssse3_asm_10_deinterleave(%rip), %xmm5 /* de_2 = lookup16(y0_1, deinterleave) */
+	pxor %xmm12, %xmm2 /* y1_1 = xor(g1x1, rk1_1) */
+	pshufb .Lublock_register_ssse3_asm_10_deinterleave(%rip), %xmm2 /* de_3 = lookup16(y1_1, deinterleave) */
+	movdqa %xmm5, %xmm3 /* de_2 */
+	punpcklqdq %xmm2, %xmm3 /* even_5 = unpacklo(de_2, de_3) */
+	punpckhqdq %xmm2, %xmm5 /* odd_5 = unpackhi(de_2, de_3) */
+	movdqa %xmm3, %xmm2 /* even_5 */
+	psllw $4, %xmm2 /* ev_sh_1 = shl(even_5) */
+	pand %xmm14, %xmm2 /* out_lo_1_b = and(ev_sh_1, high_nibbles) */
 	pand %xmm14, %xmm3 /* out_hi_1_b = and(even_5, high_nibbles) */
-	movdqa %xmm14, %xmm5 /* high_nibbles */
-	pandn %xmm7, %xmm5 /* out_lo_1_a = andnot(high_nibbles, odd_5) */
-	por %xmm5, %xmm4 /* out_lo_1 = or(out_lo_1_b, out_lo_1_a) */
-	psrlw $4, %xmm7 /* od_sh_1 = shr(odd_5) */
-	movdqa %xmm14, %xmm5 /* high_nibbles */
-	pandn %xmm7, %xmm5 /* out_hi_1_a = andnot(high_nibbles, od_sh_1) */
-	por %xmm5, %xmm3 /* out_hi_1 = or(out_hi_1_b, out_hi_1_a) */
+	movdqa %xmm14, %xmm10 /* high_nibbles */
+	pandn %xmm5, %xmm10 /* out_lo_1_a = andnot(high_nibbles, odd_5) */
+	por %xmm10, %xmm2 /* out_lo_1 = or(out_lo_1_b, out_lo_1_a) */
+	psrlw $4, %xmm5 /* od_sh_1 = shr(odd_5) */
+	movdqa %xmm14, %xmm10 /* high_nibbles */
+	pandn %xmm5, %xmm10 /* out_hi_1_a = andnot(high_nibbles, od_sh_1) */
+	por %xmm10, %xmm3 /* out_hi_1 = or(out_hi_1_b, out_hi_1_a) */
 	movdqu 32(%rcx), %xmm5 /* msg_2 = load() */
-	pxor %xmm5, %xmm4 /* ct_2 = xor(out_lo_1, msg_2) */
-	movdqu %xmm4, 32(%rdx) /* store ct_2 */
-	movdqu 48(%rcx), %xmm4 /* msg_3 = load() */
-	pxor %xmm4, %xmm3 /* ct_3 = xor(out_hi_1, msg_3) */
+	pxor %xmm5, %xmm2 /* ct_2 = xor(out_lo_1, msg_2) */
+	movdqu %xmm2, 32(%rdx) /* store ct_2 */
+	movdqu 48(%rcx), %xmm2 /* msg_3 = load() */
+	pxor %xmm2, %xmm3 /* ct_3 = xor(out_hi_1, msg_3) */
 	movdqu %xmm3, 48(%rdx) /* store ct_3 */
-	pxor %xmm11, %xmm9 /* y0_2 = xor(g2x0, rk0_1) */
-	pshufb .Lublock_register_ssse3_asm_10_deinterleave(%rip), %xmm9 /* de_4 = lookup16(y0_2, deinterleave) */
+	pxor %xmm11, %xmm7 /* y0_2 = xor(g2x0, rk0_1) */
+	pshufb .Lublock_register_ssse3_asm_10_deinterleave(%rip), %xmm7 /* de_4 = lookup16(y0_2, deinterleave) */
 	pxor %xmm11, %xmm0 /* y0_3 = xor(g3x0, rk0_1) */
 	pshufb .Lublock_register_ssse3_asm_10_deinterleave(%rip), %xmm0 /* de_6 = lookup16(y0_3, deinterleave) */
-	pxor %xmm12, %xmm6 /* y1_2 = xor(g2x1, rk1_1) */
-	pshufb .Lublock_register_ssse3_asm_10_deinterleave(%rip), %xmm6 /* de_5 = lookup16(y1_2, deinterleave) */
-	pxor %xmm12, %xmm8 /* y1_3 = xor(g3x1, rk1_1) */
-	pshufb .Lublock_register_ssse3_asm_10_deinterleave(%rip), %xmm8 /* de_7 = lookup16(y1_3, deinterleave) */
-	movdqa %xmm9, %xmm3 /* de_4 */
-	punpcklqdq %xmm6, %xmm3 /* even_6 = unpacklo(de_4, de_5) */
-	punpckhqdq %xmm6, %xmm9 /* odd_6 = unpackhi(de_4, de_5) */
-	movdqa %xmm3, %xmm4 /* even_6 */
-	psllw $4, %xmm4 /* ev_sh_2 = shl(even_6) */
-	pand %xmm14, %xmm4 /* out_lo_2_b = and(ev_sh_2, high_nibbles) */
-	pand %xmm14, %xmm3 /* out_hi_2_b = and(even_6, high_nibbles) */
-	movdqa %xmm14, %xmm5 /* high_nibbles */
-	pandn %xmm9, %xmm5 /* out_lo_2_a = andnot(high_nibbles, odd_6) */
-	por %xmm5, %xmm4 /* out_lo_2 = or(out_lo_2_b, out_lo_2_a) */
-	psrlw $4, %xmm9 /* od_sh_2 = shr(odd_6) */
-	movdqa %xmm14, %xmm5 /* high_nibbles */
-	pandn %xmm9, %xmm5 /* out_hi_2_a = andnot(high_nibbles, od_sh_2) */
-	por %xmm5, %xmm3 /* out_hi_2 = or(out_hi_2_b, out_hi_2_a) */
-	movdqu 64(%rcx), %xmm5 /* msg_4 = load() */
-	pxor %xmm5, %xmm4 /* ct_4 = xor(out_lo_2, msg_4) */
-	movdqu %xmm4, 64(%rdx) /* store ct_4 */
-	movdqu 80(%rcx), %xmm4 /* msg_5 = load() */
-	pxor %xmm4, %xmm3 /* ct_5 = xor(out_hi_2, msg_5) */
-	movdqu %xmm3, 80(%rdx) /* store ct_5 */
-	movdqa %xmm0, %xmm3 /* de_6 */
-	punpcklqdq %xmm8, %xmm3 /* even_7 = unpacklo(de_6, de_7) */
-	punpckhqdq %xmm8, %xmm0 /* odd_7 = unpackhi(de_6, de_7) */
-	movdqa %xmm3, %xmm4 /* even_7 */
-	psllw $4, %xmm4 /* ev_sh_3 = shl(even_7) */
-	pand %xmm14, %xmm4 /* out_lo_3_b = and(ev_sh_3, high_nibbles) */
-	pand %xmm14, %xmm3 /* out_hi_3_b = and(even_7, high_nibbles) */
-	movdqa %xmm14, %xmm5 /* high_nibbles */
-	pandn %xmm0, %xmm5 /* out_lo_3_a = andnot(high_nibbles, odd_7) */
-	por %xmm5, %xmm4 /* out_lo_3 = or(out_lo_3_b, out_lo_3_a) */
+	pxor %xmm12, %xmm4 /* y1_2 = xor(g2x1, rk1_1) */
+	pshufb .Lublock_register_ssse3_asm_10_deinterleave(%rip), %xmm4 /* de_5 = lookup16(y1_2, deinterleave) */
+	pxor %xmm12, %xmm6 /* y1_3 = xor(g3x1, rk1_1) */
+	pshufb .Lublock_register_ssse3_asm_10_deinterleave(%rip), %xmm6 /* de_7 = lookup16(y1_3, deinterleave) */
+	movdqa %xmm7, %xmm2 /* de_4 */
+	punpcklqdq %xmm4, %xmm2 /* even_6 = unpacklo(de_4, de_5) */
+	punpckhqdq %xmm4, %xmm7 /* odd_6 = unpackhi(de_4, de_5) */
+	movdqa %xmm2, %xmm3 /* even_6 */
+	psllw $4, %xmm3 /* ev_sh_2 = shl(even_6) */
+	pand %xmm14, %xmm3 /* out_lo_2_b = and(ev_sh_2, high_nibbles) */
+	pand %xmm14, %xmm2 /* out_hi_2_b = and(even_6, high_nibbles) */
+	movdqa %xmm14, %xmm4 /* high_nibbles */
+	pandn %xmm7, %xmm4 /* out_lo_2_a = andnot(high_nibbles, odd_6) */
+	por %xmm4, %xmm3 /* out_lo_2 = or(out_lo_2_b, out_lo_2_a) */
+	psrlw $4, %xmm7 /* od_sh_2 = shr(odd_6) */
+	movdqa %xmm14, %xmm4 /* high_nibbles */
+	pandn %xmm7, %xmm4 /* out_hi_2_a = andnot(high_nibbles, od_sh_2) */
+	por %xmm4, %xmm2 /* out_hi_2 = or(out_hi_2_b, out_hi_2_a) */
+	movdqu 64(%rcx), %xmm4 /* msg_4 = load() */
+	pxor %xmm4, %xmm3 /* ct_4 = xor(out_lo_2, msg_4) */
+	movdqu %xmm3, 64(%rdx) /* store ct_4 */
+	movdqu 80(%rcx), %xmm3 /* msg_5 = load() */
+	pxor %xmm3, %xmm2 /* ct_5 = xor(out_hi_2, msg_5) */
+	movdqu %xmm2, 80(%rdx) /* store ct_5 */
+	movdqa %xmm0, %xmm2 /* de_6 */
+	punpcklqdq %xmm6, %xmm2 /* even_7 = unpacklo(de_6, de_7) */
+	punpckhqdq %xmm6, %xmm0 /* odd_7 = unpackhi(de_6, de_7) */
+	movdqa %xmm2, %xmm3 /* even_7 */
+	psllw $4, %xmm3 /* ev_sh_3 = shl(even_7) */
+	pand %xmm14, %xmm3 /* out_lo_3_b = and(ev_sh_3, high_nibbles) */
+	pand %xmm14, %xmm2 /* out_hi_3_b = and(even_7, high_nibbles) */
+	movdqa %xmm14, %xmm4 /* high_nibbles */
+	pandn %xmm0, %xmm4 /* out_lo_3_a = andnot(high_nibbles, odd_7) */
+	por %xmm4, %xmm3 /* out_lo_3 = or(out_lo_3_b, out_lo_3_a) */
 	psrlw $4, %xmm0 /* od_sh_3 = shr(odd_7) */
 	pandn %xmm0, %xmm14 /* out_hi_3_a = andnot(high_nibbles, od_sh_3) */
-	por %xmm14, %xmm3 /* out_hi_3 = or(out_hi_3_b, out_hi_3_a) */
+	por %xmm14, %xmm2 /* out_hi_3 = or(out_hi_3_b, out_hi_3_a) */
 	movdqu 96(%rcx), %xmm0 /* msg_6 = load() */
-	pxor %xmm0, %xmm4 /* ct_6 = xor(out_lo_3, msg_6) */
-	movdqu %xmm4, 96(%rdx) /* store ct_6 */
+	pxor %xmm0, %xmm3 /* ct_6 = xor(out_lo_3, msg_6) */
+	movdqu %xmm3, 96(%rdx) /* store ct_6 */
 	movdqu 112(%rcx), %xmm0 /* msg_7 = load() */
-	pxor %xmm0, %xmm3 /* ct_7 = xor(out_hi_3, msg_7) */
-	movdqu %xmm3, 112(%rdx) /* store ct_7 */
+	pxor %xmm0, %xmm2 /* ct_7 = xor(out_hi_3, msg_7) */
+	movdqu %xmm2, 112(%rdx) /* store ct_7 */
 	ret
 	.size ublock_register_ssse3_ublock128_256_ctr_xor_asm, .-ublock_register_ssse3_ublock128_256_ctr_xor_asm
 
@@ -5219,389 +5191,375 @@ ublock_register_ssse3_ublock256_256_ctr_xor_asm:
 	movd %eax, %xmm2
 	pshufd $0, %xmm2, %xmm2 /* ctr_first = bcast8() */
 	pand .Lublock_register_ssse3_asm_16_byte_14(%rip), %xmm2 /* ctr_j0 = and(ctr_first, byte_14) */
+	paddw %xmm2, %xmm1 /* ctr_base = add(ctr_last, ctr_j0) */
 
 	/* Load 8 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
-	movdqa %xmm2, %xmm3 /* ctr_j0 */
-	paddb .Lublock_register_ssse3_asm_16_block_k(%rip), %xmm3 /* ctr_j = add(ctr_j0, block_k) */
-	movdqa %xmm1, %xmm4 /* ctr_last */
-	paddw %xmm3, %xmm4 /* ctr_sum = add(ctr_last, ctr_j) */
-	movdqa %xmm2, %xmm3 /* ctr_j0 */
-	paddb .Lublock_register_ssse3_asm_16_block_k_1(%rip), %xmm3 /* ctr_j_2 = add(ctr_j0, block_k_1) */
-	movdqa %xmm1, %xmm5 /* ctr_last */
-	paddw %xmm3, %xmm5 /* ctr_sum_2 = add(ctr_last, ctr_j_2) */
-	movdqa %xmm2, %xmm3 /* ctr_j0 */
-	paddb .Lublock_register_ssse3_asm_16_block_k_2(%rip), %xmm3 /* ctr_j_4 = add(ctr_j0, block_k_2) */
-	movdqa %xmm1, %xmm6 /* ctr_last */
-	paddw %xmm3, %xmm6 /* ctr_sum_4 = add(ctr_last, ctr_j_4) */
-	movdqa %xmm2, %xmm3 /* ctr_j0 */
-	paddb .Lublock_register_ssse3_asm_16_block_k_3(%rip), %xmm3 /* ctr_j_6 = add(ctr_j0, block_k_3) */
-	movdqa %xmm1, %xmm7 /* ctr_last */
-	paddw %xmm3, %xmm7 /* ctr_sum_6 = add(ctr_last, ctr_j_6) */
-	movdqa %xmm2, %xmm3 /* ctr_j0 */
-	paddb .Lublock_register_ssse3_asm_16_block_k_4(%rip), %xmm3 /* ctr_j_8 = add(ctr_j0, block_k_4) */
-	movdqa %xmm1, %xmm8 /* ctr_last */
-	paddw %xmm3, %xmm8 /* ctr_sum_8 = add(ctr_last, ctr_j_8) */
-	movdqa %xmm2, %xmm3 /* ctr_j0 */
-	paddb .Lublock_register_ssse3_asm_16_block_k_5(%rip), %xmm3 /* ctr_j_10 = add(ctr_j0, block_k_5) */
-	movdqa %xmm1, %xmm9 /* ctr_last */
-	paddw %xmm3, %xmm9 /* ctr_sum_10 = add(ctr_last, ctr_j_10) */
-	movdqa %xmm2, %xmm3 /* ctr_j0 */
-	paddb .Lublock_register_ssse3_asm_16_block_k_6(%rip), %xmm3 /* ctr_j_12 = add(ctr_j0, block_k_6) */
-	paddb .Lublock_register_ssse3_asm_16_block_k_7(%rip), %xmm2 /* ctr_j_14 = add(ctr_j0, block_k_7) */
-	movdqa %xmm1, %xmm10 /* ctr_last */
-	paddw %xmm3, %xmm10 /* ctr_sum_12 = add(ctr_last, ctr_j_12) */
-	paddw %xmm2, %xmm1 /* ctr_sum_14 = add(ctr_last, ctr_j_14) */
-	movdqu (%rsi), %xmm2 /* ctr_v_high = bcast128() */
-	movdqu 32(%rsi), %xmm3 /* ctr_w_high = bcast128() */
+	movdqa %xmm1, %xmm2 /* ctr_base */
+	paddw .Lublock_register_ssse3_asm_16_block_k(%rip), %xmm2 /* ctr_sum = add(ctr_base, block_k) */
+	movdqa %xmm1, %xmm3 /* ctr_base */
+	paddw .Lublock_register_ssse3_asm_16_block_k_1(%rip), %xmm3 /* ctr_sum_2 = add(ctr_base, block_k_1) */
+	movdqa %xmm1, %xmm4 /* ctr_base */
+	paddw .Lublock_register_ssse3_asm_16_block_k_2(%rip), %xmm4 /* ctr_sum_4 = add(ctr_base, block_k_2) */
+	movdqa %xmm1, %xmm5 /* ctr_base */
+	paddw .Lublock_register_ssse3_asm_16_block_k_3(%rip), %xmm5 /* ctr_sum_6 = add(ctr_base, block_k_3) */
+	movdqa %xmm1, %xmm6 /* ctr_base */
+	paddw .Lublock_register_ssse3_asm_16_block_k_4(%rip), %xmm6 /* ctr_sum_8 = add(ctr_base, block_k_4) */
+	movdqa %xmm1, %xmm7 /* ctr_base */
+	paddw .Lublock_register_ssse3_asm_16_block_k_5(%rip), %xmm7 /* ctr_sum_10 = add(ctr_base, block_k_5) */
+	movdqa %xmm1, %xmm8 /* ctr_base */
+	paddw .Lublock_register_ssse3_asm_16_block_k_6(%rip), %xmm8 /* ctr_sum_12 = add(ctr_base, block_k_6) */
+	paddw .Lublock_register_ssse3_asm_16_block_k_7(%rip), %xmm1 /* ctr_sum_14 = add(ctr_base, block_k_7) */
+	movdqu (%rsi), %xmm9 /* ctr_v_high = bcast128() */
+	movdqu 32(%rsi), %xmm10 /* ctr_w_high = bcast128() */
 	movdqu 48(%rsi), %xmm11 /* ctr_w_low = bcast128() */
 	pand .Lublock_register_ssse3_asm_16_all_but_last(%rip), %xmm11 /* ctr_w_open = and(ctr_w_low, all_but_last) */
-	movdqa %xmm4, %xmm12 /* ctr_sum */
+	movdqa %xmm2, %xmm12 /* ctr_sum */
 	pshufb .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm12 /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
 	movdqa .Lublock_register_ssse3_asm_16_carry_mask_table(%rip), %xmm13 /* carry_mask_table = const() */
 	movdqa %xmm13, %xmm14 /* carry_mask_table */
 	pshufb %xmm12, %xmm14 /* ctr_mask = lookup16(carry_mask_table, ctr_carry) */
-	movdqa %xmm3, %xmm12 /* ctr_w_high */
+	movdqa %xmm10, %xmm12 /* ctr_w_high */
 	pand %xmm14, %xmm12 /* blk_b = and(ctr_w_high, ctr_mask) */
-	pandn %xmm2, %xmm14 /* blk_a = andnot(ctr_mask, ctr_v_high) */
+	pandn %xmm9, %xmm14 /* blk_a = andnot(ctr_mask, ctr_v_high) */
 	por %xmm14, %xmm12 /* blk = or(blk_b, blk_a) */
-	movdqa %xmm4, %xmm14 /* ctr_sum */
+	movdqa %xmm2, %xmm14 /* ctr_sum */
 	pshufb .Lublock_register_ssse3_asm_16_carry_everywhere_1(%rip), %xmm14 /* ctr_carry_1 = lookup16(ctr_sum, carry_everywhere_1) */
 	movdqa %xmm13, %xmm15 /* carry_mask_table */
 	pshufb %xmm14, %xmm15 /* ctr_mask_1 = lookup16(carry_mask_table, ctr_carry_1) */
-	pshufb .Lublock_register_ssse3_asm_16_new_last_byte(%rip), %xmm4 /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
+	pshufb .Lublock_register_ssse3_asm_16_new_last_byte(%rip), %xmm2 /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
 	movdqa %xmm11, %xmm14 /* ctr_w_open */
 	pand %xmm15, %xmm14 /* ctr_pair_b = and(ctr_w_open, ctr_mask_1) */
 	pandn %xmm0, %xmm15 /* ctr_pair_a = andnot(ctr_mask_1, ctr_v_open) */
 	por %xmm15, %xmm14 /* ctr_pair = or(ctr_pair_b, ctr_pair_a) */
-	por %xmm4, %xmm14 /* blk_1 = or(ctr_pair, ctr_last_byte) */
-	movdqa %xmm5, %xmm4 /* ctr_sum_2 */
-	pshufb .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm4 /* ctr_carry_2 = lookup16(ctr_sum_2, carry_everywhere) */
+	por %xmm2, %xmm14 /* blk_1 = or(ctr_pair, ctr_last_byte) */
+	movdqa %xmm3, %xmm2 /* ctr_sum_2 */
+	pshufb .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm2 /* ctr_carry_2 = lookup16(ctr_sum_2, carry_everywhere) */
 	movdqa %xmm13, %xmm15 /* carry_mask_table */
-	pshufb %xmm4, %xmm15 /* ctr_mask_2 = lookup16(carry_mask_table, ctr_carry_2) */
-	movdqa %xmm3, %xmm4 /* ctr_w_high */
-	pand %xmm15, %xmm4 /* blk_2_b = and(ctr_w_high, ctr_mask_2) */
-	pandn %xmm2, %xmm15 /* blk_2_a = andnot(ctr_mask_2, ctr_v_high) */
-	por %xmm15, %xmm4 /* blk_2 = or(blk_2_b, blk_2_a) */
-	movdqa %xmm5, %xmm15 /* ctr_sum_2 */
+	pshufb %xmm2, %xmm15 /* ctr_mask_2 = lookup16(carry_mask_table, ctr_carry_2) */
+	movdqa %xmm10, %xmm2 /* ctr_w_high */
+	pand %xmm15, %xmm2 /* blk_2_b = and(ctr_w_high, ctr_mask_2) */
+	pandn %xmm9, %xmm15 /* blk_2_a = andnot(ctr_mask_2, ctr_v_high) */
+	por %xmm15, %xmm2 /* blk_2 = or(blk_2_b, blk_2_a) */
+	movdqa %xmm3, %xmm15 /* ctr_sum_2 */
 	pshufb .Lublock_register_ssse3_asm_16_carry_everywhere_1(%rip), %xmm15 /* ctr_carry_3 = lookup16(ctr_sum_2, carry_everywhere_1) */
 	movdqa %xmm1, 0(%rsp) /* spill ctr_sum_14 */
 	movdqa %xmm13, %xmm1 /* carry_mask_table */
 	pshufb %xmm15, %xmm1 /* ctr_mask_3 = lookup16(carry_mask_table, ctr_carry_3) */
-	pshufb .Lublock_register_ssse3_asm_16_new_last_byte(%rip), %xmm5 /* ctr_last_byte_1 = lookup16(ctr_sum_2, new_last_byte) */
+	pshufb .Lublock_register_ssse3_asm_16_new_last_byte(%rip), %xmm3 /* ctr_last_byte_1 = lookup16(ctr_sum_2, new_last_byte) */
 	movdqa %xmm11, %xmm15 /* ctr_w_open */
 	pand %xmm1, %xmm15 /* ctr_pair_1_b = and(ctr_w_open, ctr_mask_3) */
 	pandn %xmm0, %xmm1 /* ctr_pair_1_a = andnot(ctr_mask_3, ctr_v_open) */
 	por %xmm1, %xmm15 /* ctr_pair_1 = or(ctr_pair_1_b, ctr_pair_1_a) */
-	por %xmm5, %xmm15 /* blk_3 = or(ctr_pair_1, ctr_last_byte_1) */
+	por %xmm3, %xmm15 /* blk_3 = or(ctr_pair_1, ctr_last_byte_1) */
 	movdqa %xmm12, %xmm1 /* blk */
 	psrlw $4, %xmm1 /* lo_sh = shr(blk) */
-	movdqa .Lublock_register_ssse3_asm_16_high_nibbles(%rip), %xmm5 /* high_nibbles = const() */
-	movdqa %xmm10, 16(%rsp) /* spill ctr_sum_12 */
-	movdqa %xmm5, %xmm10 /* high_nibbles */
-	pandn %xmm1, %xmm10 /* even_a = andnot(high_nibbles, lo_sh) */
-	movdqa %xmm5, %xmm1 /* high_nibbles */
+	movdqa .Lublock_register_ssse3_asm_16_high_nibbles(%rip), %xmm3 /* high_nibbles = const() */
+	movdqa %xmm8, 16(%rsp) /* spill ctr_sum_12 */
+	movdqa %xmm3, %xmm8 /* high_nibbles */
+	pandn %xmm1, %xmm8 /* even_a = andnot(high_nibbles, lo_sh) */
+	movdqa %xmm3, %xmm1 /* high_nibbles */
 	pandn %xmm12, %xmm1 /* odd_a = andnot(high_nibbles, blk) */
-	movdqa %xmm4, %xmm12 /* blk_2 */
-	pand %xmm5, %xmm12 /* even_b = and(blk_2, high_nibbles) */
-	por %xmm10, %xmm12 /* even = or(even_b, even_a) */
-	psllw $4, %xmm4 /* hi_sh = shl(blk_2) */
-	pand %xmm5, %xmm4 /* odd_b = and(hi_sh, high_nibbles) */
-	por %xmm1, %xmm4 /* odd = or(odd_b, odd_a) */
+	movdqa %xmm2, %xmm12 /* blk_2 */
+	pand %xmm3, %xmm12 /* even_b = and(blk_2, high_nibbles) */
+	por %xmm8, %xmm12 /* even = or(even_b, even_a) */
+	psllw $4, %xmm2 /* hi_sh = shl(blk_2) */
+	pand %xmm3, %xmm2 /* odd_b = and(hi_sh, high_nibbles) */
+	por %xmm1, %xmm2 /* odd = or(odd_b, odd_a) */
 	movdqa %xmm12, %xmm1 /* even */
-	punpcklbw %xmm4, %xmm1 /* sp = unpacklo(even, odd) */
-	punpckhbw %xmm4, %xmm12 /* sp_1 = unpackhi(even, odd) */
-	movdqa %xmm14, %xmm4 /* blk_1 */
-	psrlw $4, %xmm4 /* lo_sh_1 = shr(blk_1) */
-	movdqa %xmm5, %xmm10 /* high_nibbles */
-	pandn %xmm4, %xmm10 /* even_1_a = andnot(high_nibbles, lo_sh_1) */
-	movdqa %xmm5, %xmm4 /* high_nibbles */
-	pandn %xmm14, %xmm4 /* odd_1_a = andnot(high_nibbles, blk_1) */
+	punpcklbw %xmm2, %xmm1 /* sp = unpacklo(even, odd) */
+	punpckhbw %xmm2, %xmm12 /* sp_1 = unpackhi(even, odd) */
+	movdqa %xmm14, %xmm2 /* blk_1 */
+	psrlw $4, %xmm2 /* lo_sh_1 = shr(blk_1) */
+	movdqa %xmm3, %xmm8 /* high_nibbles */
+	pandn %xmm2, %xmm8 /* even_1_a = andnot(high_nibbles, lo_sh_1) */
+	movdqa %xmm3, %xmm2 /* high_nibbles */
+	pandn %xmm14, %xmm2 /* odd_1_a = andnot(high_nibbles, blk_1) */
 	movdqa %xmm15, %xmm14 /* blk_3 */
-	pand %xmm5, %xmm14 /* even_1_b = and(blk_3, high_nibbles) */
-	por %xmm10, %xmm14 /* even_1 = or(even_1_b, even_1_a) */
+	pand %xmm3, %xmm14 /* even_1_b = and(blk_3, high_nibbles) */
+	por %xmm8, %xmm14 /* even_1 = or(even_1_b, even_1_a) */
 	psllw $4, %xmm15 /* hi_sh_1 = shl(blk_3) */
-	pand %xmm5, %xmm15 /* odd_1_b = and(hi_sh_1, high_nibbles) */
-	por %xmm4, %xmm15 /* odd_1 = or(odd_1_b, odd_1_a) */
-	movdqa %xmm14, %xmm4 /* even_1 */
-	punpcklbw %xmm15, %xmm4 /* sp_2 = unpacklo(even_1, odd_1) */
+	pand %xmm3, %xmm15 /* odd_1_b = and(hi_sh_1, high_nibbles) */
+	por %xmm2, %xmm15 /* odd_1 = or(odd_1_b, odd_1_a) */
+	movdqa %xmm14, %xmm2 /* even_1 */
+	punpcklbw %xmm15, %xmm2 /* sp_2 = unpacklo(even_1, odd_1) */
 	punpckhbw %xmm15, %xmm14 /* sp_3 = unpackhi(even_1, odd_1) */
-	movdqa %xmm6, %xmm10 /* ctr_sum_4 */
-	pshufb .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm10 /* ctr_carry_4 = lookup16(ctr_sum_4, carry_everywhere) */
+	movdqa %xmm4, %xmm8 /* ctr_sum_4 */
+	pshufb .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm8 /* ctr_carry_4 = lookup16(ctr_sum_4, carry_everywhere) */
 	movdqa %xmm13, %xmm15 /* carry_mask_table */
-	pshufb %xmm10, %xmm15 /* ctr_mask_4 = lookup16(carry_mask_table, ctr_carry_4) */
-	movdqa %xmm3, %xmm10 /* ctr_w_high */
-	pand %xmm15, %xmm10 /* blk_4_b = and(ctr_w_high, ctr_mask_4) */
-	pandn %xmm2, %xmm15 /* blk_4_a = andnot(ctr_mask_4, ctr_v_high) */
-	por %xmm15, %xmm10 /* blk_4 = or(blk_4_b, blk_4_a) */
-	movdqa %xmm6, %xmm15 /* ctr_sum_4 */
+	pshufb %xmm8, %xmm15 /* ctr_mask_4 = lookup16(carry_mask_table, ctr_carry_4) */
+	movdqa %xmm10, %xmm8 /* ctr_w_high */
+	pand %xmm15, %xmm8 /* blk_4_b = and(ctr_w_high, ctr_mask_4) */
+	pandn %xmm9, %xmm15 /* blk_4_a = andnot(ctr_mask_4, ctr_v_high) */
+	por %xmm15, %xmm8 /* blk_4 = or(blk_4_b, blk_4_a) */
+	movdqa %xmm4, %xmm15 /* ctr_sum_4 */
 	pshufb .Lublock_register_ssse3_asm_16_carry_everywhere_1(%rip), %xmm15 /* ctr_carry_5 = lookup16(ctr_sum_4, carry_everywhere_1) */
 	movdqa %xmm1, 32(%rsp) /* spill g0x0_0.1 */
 	movdqa %xmm13, %xmm1 /* carry_mask_table */
 	pshufb %xmm15, %xmm1 /* ctr_mask_5 = lookup16(carry_mask_table, ctr_carry_5) */
-	pshufb .Lublock_register_ssse3_asm_16_new_last_byte(%rip), %xmm6 /* ctr_last_byte_2 = lookup16(ctr_sum_4, new_last_byte) */
+	pshufb .Lublock_register_ssse3_asm_16_new_last_byte(%rip), %xmm4 /* ctr_last_byte_2 = lookup16(ctr_sum_4, new_last_byte) */
 	movdqa %xmm11, %xmm15 /* ctr_w_open */
 	pand %xmm1, %xmm15 /* ctr_pair_2_b = and(ctr_w_open, ctr_mask_5) */
 	pandn %xmm0, %xmm1 /* ctr_pair_2_a = andnot(ctr_mask_5, ctr_v_open) */
 	por %xmm1, %xmm15 /* ctr_pair_2 = or(ctr_pair_2_b, ctr_pair_2_a) */
-	por %xmm6, %xmm15 /* blk_5 = or(ctr_pair_2, ctr_last_byte_2) */
-	movdqa %xmm7, %xmm1 /* ctr_sum_6 */
+	por %xmm4, %xmm15 /* blk_5 = or(ctr_pair_2, ctr_last_byte_2) */
+	movdqa %xmm5, %xmm1 /* ctr_sum_6 */
 	pshufb .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm1 /* ctr_carry_6 = lookup16(ctr_sum_6, carry_everywhere) */
-	movdqa %xmm13, %xmm6 /* carry_mask_table */
-	pshufb %xmm1, %xmm6 /* ctr_mask_6 = lookup16(carry_mask_table, ctr_carry_6) */
-	movdqa %xmm3, %xmm1 /* ctr_w_high */
-	pand %xmm6, %xmm1 /* blk_6_b = and(ctr_w_high, ctr_mask_6) */
-	pandn %xmm2, %xmm6 /* blk_6_a = andnot(ctr_mask_6, ctr_v_high) */
-	por %xmm6, %xmm1 /* blk_6 = or(blk_6_b, blk_6_a) */
-	movdqa %xmm7, %xmm6 /* ctr_sum_6 */
-	pshufb .Lublock_register_ssse3_asm_16_carry_everywhere_1(%rip), %xmm6 /* ctr_carry_7 = lookup16(ctr_sum_6, carry_everywhere_1) */
-	movdqa %xmm4, 48(%rsp) /* spill g0x1_0.1 */
 	movdqa %xmm13, %xmm4 /* carry_mask_table */
-	pshufb %xmm6, %xmm4 /* ctr_mask_7 = lookup16(carry_mask_table, ctr_carry_7) */
-	pshufb .Lublock_register_ssse3_asm_16_new_last_byte(%rip), %xmm7 /* ctr_last_byte_3 = lookup16(ctr_sum_6, new_last_byte) */
-	movdqa %xmm11, %xmm6 /* ctr_w_open */
-	pand %xmm4, %xmm6 /* ctr_pair_3_b = and(ctr_w_open, ctr_mask_7) */
-	pandn %xmm0, %xmm4 /* ctr_pair_3_a = andnot(ctr_mask_7, ctr_v_open) */
-	por %xmm4, %xmm6 /* ctr_pair_3 = or(ctr_pair_3_b, ctr_pair_3_a) */
-	por %xmm7, %xmm6 /* blk_7 = or(ctr_pair_3, ctr_last_byte_3) */
-	movdqa %xmm10, %xmm4 /* blk_4 */
-	psrlw $4, %xmm4 /* lo_sh_2 = shr(blk_4) */
-	movdqa %xmm5, %xmm7 /* high_nibbles */
-	pandn %xmm4, %xmm7 /* even_2_a = andnot(high_nibbles, lo_sh_2) */
-	movdqa %xmm5, %xmm4 /* high_nibbles */
-	pandn %xmm10, %xmm4 /* odd_2_a = andnot(high_nibbles, blk_4) */
-	movdqa %xmm1, %xmm10 /* blk_6 */
-	pand %xmm5, %xmm10 /* even_2_b = and(blk_6, high_nibbles) */
-	por %xmm7, %xmm10 /* even_2 = or(even_2_b, even_2_a) */
+	pshufb %xmm1, %xmm4 /* ctr_mask_6 = lookup16(carry_mask_table, ctr_carry_6) */
+	movdqa %xmm10, %xmm1 /* ctr_w_high */
+	pand %xmm4, %xmm1 /* blk_6_b = and(ctr_w_high, ctr_mask_6) */
+	pandn %xmm9, %xmm4 /* blk_6_a = andnot(ctr_mask_6, ctr_v_high) */
+	por %xmm4, %xmm1 /* blk_6 = or(blk_6_b, blk_6_a) */
+	movdqa %xmm5, %xmm4 /* ctr_sum_6 */
+	pshufb .Lublock_register_ssse3_asm_16_carry_everywhere_1(%rip), %xmm4 /* ctr_carry_7 = lookup16(ctr_sum_6, carry_everywhere_1) */
+	movdqa %xmm2, 48(%rsp) /* spill g0x1_0.1 */
+	movdqa %xmm13, %xmm2 /* carry_mask_table */
+	pshufb %xmm4, %xmm2 /* ctr_mask_7 = lookup16(carry_mask_table, ctr_carry_7) */
+	pshufb .Lublock_register_ssse3_asm_16_new_last_byte(%rip), %xmm5 /* ctr_last_byte_3 = lookup16(ctr_sum_6, new_last_byte) */
+	movdqa %xmm11, %xmm4 /* ctr_w_open */
+	pand %xmm2, %xmm4 /* ctr_pair_3_b = and(ctr_w_open, ctr_mask_7) */
+	pandn %xmm0, %xmm2 /* ctr_pair_3_a = andnot(ctr_mask_7, ctr_v_open) */
+	por %xmm2, %xmm4 /* ctr_pair_3 = or(ctr_pair_3_b, ctr_pair_3_a) */
+	por %xmm5, %xmm4 /* blk_7 = or(ctr_pair_3, ctr_last_byte_3) */
+	movdqa %xmm8, %xmm2 /* blk_4 */
+	psrlw $4, %xmm2 /* lo_sh_2 = shr(blk_4) */
+	movdqa %xmm3, %xmm5 /* high_nibbles */
+	pandn %xmm2, %xmm5 /* even_2_a = andnot(high_nibbles, lo_sh_2) */
+	movdqa %xmm3, %xmm2 /* high_nibbles */
+	pandn %xmm8, %xmm2 /* odd_2_a = andnot(high_nibbles, blk_4) */
+	movdqa %xmm1, %xmm8 /* blk_6 */
+	pand %xmm3, %xmm8 /* even_2_b = and(blk_6, high_nibbles) */
+	por %xmm5, %xmm8 /* even_2 = or(even_2_b, even_2_a) */
 	psllw $4, %xmm1 /* hi_sh_2 = shl(blk_6) */
-	pand %xmm5, %xmm1 /* odd_2_b = and(hi_sh_2, high_nibbles) */
-	por %xmm4, %xmm1 /* odd_2 = or(odd_2_b, odd_2_a) */
-	movdqa %xmm10, %xmm4 /* even_2 */
-	punpcklbw %xmm1, %xmm4 /* sp_4 = unpacklo(even_2, odd_2) */
-	punpckhbw %xmm1, %xmm10 /* sp_5 = unpackhi(even_2, odd_2) */
+	pand %xmm3, %xmm1 /* odd_2_b = and(hi_sh_2, high_nibbles) */
+	por %xmm2, %xmm1 /* odd_2 = or(odd_2_b, odd_2_a) */
+	movdqa %xmm8, %xmm2 /* even_2 */
+	punpcklbw %xmm1, %xmm2 /* sp_4 = unpacklo(even_2, odd_2) */
+	punpckhbw %xmm1, %xmm8 /* sp_5 = unpackhi(even_2, odd_2) */
 	movdqa %xmm15, %xmm1 /* blk_5 */
 	psrlw $4, %xmm1 /* lo_sh_3 = shr(blk_5) */
-	movdqa %xmm5, %xmm7 /* high_nibbles */
-	pandn %xmm1, %xmm7 /* even_3_a = andnot(high_nibbles, lo_sh_3) */
-	movdqa %xmm5, %xmm1 /* high_nibbles */
+	movdqa %xmm3, %xmm5 /* high_nibbles */
+	pandn %xmm1, %xmm5 /* even_3_a = andnot(high_nibbles, lo_sh_3) */
+	movdqa %xmm3, %xmm1 /* high_nibbles */
 	pandn %xmm15, %xmm1 /* odd_3_a = andnot(high_nibbles, blk_5) */
-	movdqa %xmm6, %xmm15 /* blk_7 */
-	pand %xmm5, %xmm15 /* even_3_b = and(blk_7, high_nibbles) */
-	por %xmm7, %xmm15 /* even_3 = or(even_3_b, even_3_a) */
-	psllw $4, %xmm6 /* hi_sh_3 = shl(blk_7) */
-	pand %xmm5, %xmm6 /* odd_3_b = and(hi_sh_3, high_nibbles) */
-	por %xmm1, %xmm6 /* odd_3 = or(odd_3_b, odd_3_a) */
+	movdqa %xmm4, %xmm15 /* blk_7 */
+	pand %xmm3, %xmm15 /* even_3_b = and(blk_7, high_nibbles) */
+	por %xmm5, %xmm15 /* even_3 = or(even_3_b, even_3_a) */
+	psllw $4, %xmm4 /* hi_sh_3 = shl(blk_7) */
+	pand %xmm3, %xmm4 /* odd_3_b = and(hi_sh_3, high_nibbles) */
+	por %xmm1, %xmm4 /* odd_3 = or(odd_3_b, odd_3_a) */
 	movdqa %xmm15, %xmm1 /* even_3 */
-	punpcklbw %xmm6, %xmm1 /* sp_6 = unpacklo(even_3, odd_3) */
-	punpckhbw %xmm6, %xmm15 /* sp_7 = unpackhi(even_3, odd_3) */
-	movdqa %xmm8, %xmm6 /* ctr_sum_8 */
-	pshufb .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm6 /* ctr_carry_8 = lookup16(ctr_sum_8, carry_everywhere) */
-	movdqa %xmm13, %xmm7 /* carry_mask_table */
-	pshufb %xmm6, %xmm7 /* ctr_mask_8 = lookup16(carry_mask_table, ctr_carry_8) */
-	movdqa %xmm3, %xmm6 /* ctr_w_high */
-	pand %xmm7, %xmm6 /* blk_8_b = and(ctr_w_high, ctr_mask_8) */
-	pandn %xmm2, %xmm7 /* blk_8_a = andnot(ctr_mask_8, ctr_v_high) */
-	por %xmm7, %xmm6 /* blk_8 = or(blk_8_b, blk_8_a) */
-	movdqa %xmm8, %xmm7 /* ctr_sum_8 */
-	pshufb .Lublock_register_ssse3_asm_16_carry_everywhere_1(%rip), %xmm7 /* ctr_carry_9 = lookup16(ctr_sum_8, carry_everywhere_1) */
+	punpcklbw %xmm4, %xmm1 /* sp_6 = unpacklo(even_3, odd_3) */
+	punpckhbw %xmm4, %xmm15 /* sp_7 = unpackhi(even_3, odd_3) */
+	movdqa %xmm6, %xmm4 /* ctr_sum_8 */
+	pshufb .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm4 /* ctr_carry_8 = lookup16(ctr_sum_8, carry_everywhere) */
+	movdqa %xmm13, %xmm5 /* carry_mask_table */
+	pshufb %xmm4, %xmm5 /* ctr_mask_8 = lookup16(carry_mask_table, ctr_carry_8) */
+	movdqa %xmm10, %xmm4 /* ctr_w_high */
+	pand %xmm5, %xmm4 /* blk_8_b = and(ctr_w_high, ctr_mask_8) */
+	pandn %xmm9, %xmm5 /* blk_8_a = andnot(ctr_mask_8, ctr_v_high) */
+	por %xmm5, %xmm4 /* blk_8 = or(blk_8_b, blk_8_a) */
+	movdqa %xmm6, %xmm5 /* ctr_sum_8 */
+	pshufb .Lublock_register_ssse3_asm_16_carry_everywhere_1(%rip), %xmm5 /* ctr_carry_9 = lookup16(ctr_sum_8, carry_everywhere_1) */
 	movdqa %xmm1, 64(%rsp) /* spill g1x1_0.1 */
 	movdqa %xmm13, %xmm1 /* carry_mask_table */
-	pshufb %xmm7, %xmm1 /* ctr_mask_9 = lookup16(carry_mask_table, ctr_carry_9) */
-	pshufb .Lublock_register_ssse3_asm_16_new_last_byte(%rip), %xmm8 /* ctr_last_byte_4 = lookup16(ctr_sum_8, new_last_byte) */
-	movdqa %xmm11, %xmm7 /* ctr_w_open */
-	pand %xmm1, %xmm7 /* ctr_pair_4_b = and(ctr_w_open, ctr_mask_9) */
+	pshufb %xmm5, %xmm1 /* ctr_mask_9 = lookup16(carry_mask_table, ctr_carry_9) */
+	pshufb .Lublock_register_ssse3_asm_16_new_last_byte(%rip), %xmm6 /* ctr_last_byte_4 = lookup16(ctr_sum_8, new_last_byte) */
+	movdqa %xmm11, %xmm5 /* ctr_w_open */
+	pand %xmm1, %xmm5 /* ctr_pair_4_b = and(ctr_w_open, ctr_mask_9) */
 	pandn %xmm0, %xmm1 /* ctr_pair_4_a = andnot(ctr_mask_9, ctr_v_open) */
-	por %xmm1, %xmm7 /* ctr_pair_4 = or(ctr_pair_4_b, ctr_pair_4_a) */
-	por %xmm8, %xmm7 /* blk_9 = or(ctr_pair_4, ctr_last_byte_4) */
-	movdqa %xmm9, %xmm1 /* ctr_sum_10 */
+	por %xmm1, %xmm5 /* ctr_pair_4 = or(ctr_pair_4_b, ctr_pair_4_a) */
+	por %xmm6, %xmm5 /* blk_9 = or(ctr_pair_4, ctr_last_byte_4) */
+	movdqa %xmm7, %xmm1 /* ctr_sum_10 */
 	pshufb .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm1 /* ctr_carry_10 = lookup16(ctr_sum_10, carry_everywhere) */
-	movdqa %xmm13, %xmm8 /* carry_mask_table */
-	pshufb %xmm1, %xmm8 /* ctr_mask_10 = lookup16(carry_mask_table, ctr_carry_10) */
-	movdqa %xmm3, %xmm1 /* ctr_w_high */
-	pand %xmm8, %xmm1 /* blk_10_b = and(ctr_w_high, ctr_mask_10) */
-	pandn %xmm2, %xmm8 /* blk_10_a = andnot(ctr_mask_10, ctr_v_high) */
-	por %xmm8, %xmm1 /* blk_10 = or(blk_10_b, blk_10_a) */
-	movdqa %xmm9, %xmm8 /* ctr_sum_10 */
-	pshufb .Lublock_register_ssse3_asm_16_carry_everywhere_1(%rip), %xmm8 /* ctr_carry_11 = lookup16(ctr_sum_10, carry_everywhere_1) */
-	movdqa %xmm4, 80(%rsp) /* spill g1x0_0.1 */
-	movdqa %xmm13, %xmm4 /* carry_mask_table */
-	pshufb %xmm8, %xmm4 /* ctr_mask_11 = lookup16(carry_mask_table, ctr_carry_11) */
-	pshufb .Lublock_register_ssse3_asm_16_new_last_byte(%rip), %xmm9 /* ctr_last_byte_5 = lookup16(ctr_sum_10, new_last_byte) */
-	movdqa %xmm11, %xmm8 /* ctr_w_open */
-	pand %xmm4, %xmm8 /* ctr_pair_5_b = and(ctr_w_open, ctr_mask_11) */
-	pandn %xmm0, %xmm4 /* ctr_pair_5_a = andnot(ctr_mask_11, ctr_v_open) */
-	por %xmm4, %xmm8 /* ctr_pair_5 = or(ctr_pair_5_b, ctr_pair_5_a) */
-	por %xmm9, %xmm8 /* blk_11 = or(ctr_pair_5, ctr_last_byte_5) */
-	movdqa %xmm6, %xmm4 /* blk_8 */
-	psrlw $4, %xmm4 /* lo_sh_4 = shr(blk_8) */
-	movdqa %xmm5, %xmm9 /* high_nibbles */
-	pandn %xmm4, %xmm9 /* even_4_a = andnot(high_nibbles, lo_sh_4) */
-	movdqa %xmm5, %xmm4 /* high_nibbles */
-	pandn %xmm6, %xmm4 /* odd_4_a = andnot(high_nibbles, blk_8) */
-	movdqa %xmm1, %xmm6 /* blk_10 */
-	pand %xmm5, %xmm6 /* even_4_b = and(blk_10, high_nibbles) */
-	por %xmm9, %xmm6 /* even_4 = or(even_4_b, even_4_a) */
+	movdqa %xmm13, %xmm6 /* carry_mask_table */
+	pshufb %xmm1, %xmm6 /* ctr_mask_10 = lookup16(carry_mask_table, ctr_carry_10) */
+	movdqa %xmm10, %xmm1 /* ctr_w_high */
+	pand %xmm6, %xmm1 /* blk_10_b = and(ctr_w_high, ctr_mask_10) */
+	pandn %xmm9, %xmm6 /* blk_10_a = andnot(ctr_mask_10, ctr_v_high) */
+	por %xmm6, %xmm1 /* blk_10 = or(blk_10_b, blk_10_a) */
+	movdqa %xmm7, %xmm6 /* ctr_sum_10 */
+	pshufb .Lublock_register_ssse3_asm_16_carry_everywhere_1(%rip), %xmm6 /* ctr_carry_11 = lookup16(ctr_sum_10, carry_everywhere_1) */
+	movdqa %xmm2, 80(%rsp) /* spill g1x0_0.1 */
+	movdqa %xmm13, %xmm2 /* carry_mask_table */
+	pshufb %xmm6, %xmm2 /* ctr_mask_11 = lookup16(carry_mask_table, ctr_carry_11) */
+	pshufb .Lublock_register_ssse3_asm_16_new_last_byte(%rip), %xmm7 /* ctr_last_byte_5 = lookup16(ctr_sum_10, new_last_byte) */
+	movdqa %xmm11, %xmm6 /* ctr_w_open */
+	pand %xmm2, %xmm6 /* ctr_pair_5_b = and(ctr_w_open, ctr_mask_11) */
+	pandn %xmm0, %xmm2 /* ctr_pair_5_a = andnot(ctr_mask_11, ctr_v_open) */
+	por %xmm2, %xmm6 /* ctr_pair_5 = or(ctr_pair_5_b, ctr_pair_5_a) */
+	por %xmm7, %xmm6 /* blk_11 = or(ctr_pair_5, ctr_last_byte_5) */
+	movdqa %xmm4, %xmm2 /* blk_8 */
+	psrlw $4, %xmm2 /* lo_sh_4 = shr(blk_8) */
+	movdqa %xmm3, %xmm7 /* high_nibbles */
+	pandn %xmm2, %xmm7 /* even_4_a = andnot(high_nibbles, lo_sh_4) */
+	movdqa %xmm3, %xmm2 /* high_nibbles */
+	pandn %xmm4, %xmm2 /* odd_4_a = andnot(high_nibbles, blk_8) */
+	movdqa %xmm1, %xmm4 /* blk_10 */
+	pand %xmm3, %xmm4 /* even_4_b = and(blk_10, high_nibbles) */
+	por %xmm7, %xmm4 /* even_4 = or(even_4_b, even_4_a) */
 	psllw $4, %xmm1 /* hi_sh_4 = shl(blk_10) */
-	pand %xmm5, %xmm1 /* odd_4_b = and(hi_sh_4, high_nibbles) */
-	por %xmm4, %xmm1 /* odd_4 = or(odd_4_b, odd_4_a) */
-	movdqa %xmm6, %xmm4 /* even_4 */
-	punpcklbw %xmm1, %xmm4 /* sp_8 = unpacklo(even_4, odd_4) */
-	punpckhbw %xmm1, %xmm6 /* sp_9 = unpackhi(even_4, odd_4) */
-	movdqa %xmm7, %xmm1 /* blk_9 */
+	pand %xmm3, %xmm1 /* odd_4_b = and(hi_sh_4, high_nibbles) */
+	por %xmm2, %xmm1 /* odd_4 = or(odd_4_b, odd_4_a) */
+	movdqa %xmm4, %xmm2 /* even_4 */
+	punpcklbw %xmm1, %xmm2 /* sp_8 = unpacklo(even_4, odd_4) */
+	punpckhbw %xmm1, %xmm4 /* sp_9 = unpackhi(even_4, odd_4) */
+	movdqa %xmm5, %xmm1 /* blk_9 */
 	psrlw $4, %xmm1 /* lo_sh_5 = shr(blk_9) */
-	movdqa %xmm5, %xmm9 /* high_nibbles */
-	pandn %xmm1, %xmm9 /* even_5_a = andnot(high_nibbles, lo_sh_5) */
-	movdqa %xmm5, %xmm1 /* high_nibbles */
-	pandn %xmm7, %xmm1 /* odd_5_a = andnot(high_nibbles, blk_9) */
-	movdqa %xmm8, %xmm7 /* blk_11 */
-	pand %xmm5, %xmm7 /* even_5_b = and(blk_11, high_nibbles) */
-	por %xmm9, %xmm7 /* even_5 = or(even_5_b, even_5_a) */
-	psllw $4, %xmm8 /* hi_sh_5 = shl(blk_11) */
-	pand %xmm5, %xmm8 /* odd_5_b = and(hi_sh_5, high_nibbles) */
-	por %xmm1, %xmm8 /* odd_5 = or(odd_5_b, odd_5_a) */
-	movdqa %xmm7, %xmm1 /* even_5 */
-	punpcklbw %xmm8, %xmm1 /* sp_10 = unpacklo(even_5, odd_5) */
-	punpckhbw %xmm8, %xmm7 /* sp_11 = unpackhi(even_5, odd_5) */
-	movdqa 16(%rsp), %xmm8 /* reload ctr_sum_12 */
-	movdqa %xmm8, %xmm9 /* ctr_sum_12 */
-	pshufb .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm9 /* ctr_carry_12 = lookup16(ctr_sum_12, carry_everywhere) */
-	movdqa %xmm13, %xmm5 /* carry_mask_table */
-	pshufb %xmm9, %xmm5 /* ctr_mask_12 = lookup16(carry_mask_table, ctr_carry_12) */
-	movdqa %xmm3, %xmm9 /* ctr_w_high */
-	pand %xmm5, %xmm9 /* blk_12_b = and(ctr_w_high, ctr_mask_12) */
-	pandn %xmm2, %xmm5 /* blk_12_a = andnot(ctr_mask_12, ctr_v_high) */
-	por %xmm5, %xmm9 /* blk_12 = or(blk_12_b, blk_12_a) */
-	movdqa %xmm8, %xmm5 /* ctr_sum_12 */
-	pshufb .Lublock_register_ssse3_asm_16_carry_everywhere_1(%rip), %xmm5 /* ctr_carry_13 = lookup16(ctr_sum_12, carry_everywhere_1) */
+	movdqa %xmm3, %xmm7 /* high_nibbles */
+	pandn %xmm1, %xmm7 /* even_5_a = andnot(high_nibbles, lo_sh_5) */
+	movdqa %xmm3, %xmm1 /* high_nibbles */
+	pandn %xmm5, %xmm1 /* odd_5_a = andnot(high_nibbles, blk_9) */
+	movdqa %xmm6, %xmm5 /* blk_11 */
+	pand %xmm3, %xmm5 /* even_5_b = and(blk_11, high_nibbles) */
+	por %xmm7, %xmm5 /* even_5 = or(even_5_b, even_5_a) */
+	psllw $4, %xmm6 /* hi_sh_5 = shl(blk_11) */
+	pand %xmm3, %xmm6 /* odd_5_b = and(hi_sh_5, high_nibbles) */
+	por %xmm1, %xmm6 /* odd_5 = or(odd_5_b, odd_5_a) */
+	movdqa %xmm5, %xmm1 /* even_5 */
+	punpcklbw %xmm6, %xmm1 /* sp_10 = unpacklo(even_5, odd_5) */
+	punpckhbw %xmm6, %xmm5 /* sp_11 = unpackhi(even_5, odd_5) */
+	movdqa 16(%rsp), %xmm6 /* reload ctr_sum_12 */
+	movdqa %xmm6, %xmm7 /* ctr_sum_12 */
+	pshufb .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm7 /* ctr_carry_12 = lookup16(ctr_sum_12, carry_everywhere) */
+	movdqa %xmm13, %xmm3 /* carry_mask_table */
+	pshufb %xmm7, %xmm3 /* ctr_mask_12 = lookup16(carry_mask_table, ctr_carry_12) */
+	movdqa %xmm10, %xmm7 /* ctr_w_high */
+	pand %xmm3, %xmm7 /* blk_12_b = and(ctr_w_high, ctr_mask_12) */
+	pandn %xmm9, %xmm3 /* blk_12_a = andnot(ctr_mask_12, ctr_v_high) */
+	por %xmm3, %xmm7 /* blk_12 = or(blk_12_b, blk_12_a) */
+	movdqa %xmm6, %xmm3 /* ctr_sum_12 */
+	pshufb .Lublock_register_ssse3_asm_16_carry_everywhere_1(%rip), %xmm3 /* ctr_carry_13 = lookup16(ctr_sum_12, carry_everywhere_1) */
 	movdqa %xmm1, 96(%rsp) /* spill g2x1_0.1 */
 	movdqa %xmm13, %xmm1 /* carry_mask_table */
-	pshufb %xmm5, %xmm1 /* ctr_mask_13 = lookup16(carry_mask_table, ctr_carry_13) */
-	pshufb .Lublock_register_ssse3_asm_16_new_last_byte(%rip), %xmm8 /* ctr_last_byte_6 = lookup16(ctr_sum_12, new_last_byte) */
-	movdqa 0(%rsp), %xmm5 /* reload ctr_sum_14 */
-	movdqa %xmm4, 16(%rsp) /* spill g2x0_0.1 */
-	movdqa %xmm5, %xmm4 /* ctr_sum_14 */
-	pshufb .Lublock_register_ssse3_asm_16_carry_everywhere_1(%rip), %xmm4 /* ctr_carry_15 = lookup16(ctr_sum_14, carry_everywhere_1) */
-	movdqa %xmm6, 112(%rsp) /* spill g2x0_1.1 */
-	movdqa %xmm13, %xmm6 /* carry_mask_table */
-	pshufb %xmm4, %xmm6 /* ctr_mask_15 = lookup16(carry_mask_table, ctr_carry_15) */
-	movdqa %xmm5, %xmm4 /* ctr_sum_14 */
-	pshufb .Lublock_register_ssse3_asm_16_new_last_byte(%rip), %xmm4 /* ctr_last_byte_7 = lookup16(ctr_sum_14, new_last_byte) */
-	pshufb .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm5 /* ctr_carry_14 = lookup16(ctr_sum_14, carry_everywhere) */
-	pshufb %xmm5, %xmm13 /* ctr_mask_14 = lookup16(carry_mask_table, ctr_carry_14) */
-	pand %xmm13, %xmm3 /* blk_14_b = and(ctr_w_high, ctr_mask_14) */
-	pandn %xmm2, %xmm13 /* blk_14_a = andnot(ctr_mask_14, ctr_v_high) */
-	por %xmm13, %xmm3 /* blk_14 = or(blk_14_b, blk_14_a) */
-	movdqa %xmm11, %xmm2 /* ctr_w_open */
-	pand %xmm1, %xmm2 /* ctr_pair_6_b = and(ctr_w_open, ctr_mask_13) */
+	pshufb %xmm3, %xmm1 /* ctr_mask_13 = lookup16(carry_mask_table, ctr_carry_13) */
+	pshufb .Lublock_register_ssse3_asm_16_new_last_byte(%rip), %xmm6 /* ctr_last_byte_6 = lookup16(ctr_sum_12, new_last_byte) */
+	movdqa 0(%rsp), %xmm3 /* reload ctr_sum_14 */
+	movdqa %xmm2, 16(%rsp) /* spill g2x0_0.1 */
+	movdqa %xmm3, %xmm2 /* ctr_sum_14 */
+	pshufb .Lublock_register_ssse3_asm_16_carry_everywhere_1(%rip), %xmm2 /* ctr_carry_15 = lookup16(ctr_sum_14, carry_everywhere_1) */
+	movdqa %xmm4, 112(%rsp) /* spill g2x0_1.1 */
+	movdqa %xmm13, %xmm4 /* carry_mask_table */
+	pshufb %xmm2, %xmm4 /* ctr_mask_15 = lookup16(carry_mask_table, ctr_carry_15) */
+	movdqa %xmm3, %xmm2 /* ctr_sum_14 */
+	pshufb .Lublock_register_ssse3_asm_16_new_last_byte(%rip), %xmm2 /* ctr_last_byte_7 = lookup16(ctr_sum_14, new_last_byte) */
+	pshufb .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm3 /* ctr_carry_14 = lookup16(ctr_sum_14, carry_everywhere) */
+	pshufb %xmm3, %xmm13 /* ctr_mask_14 = lookup16(carry_mask_table, ctr_carry_14) */
+	pand %xmm13, %xmm10 /* blk_14_b = and(ctr_w_high, ctr_mask_14) */
+	pandn %xmm9, %xmm13 /* blk_14_a = andnot(ctr_mask_14, ctr_v_high) */
+	por %xmm13, %xmm10 /* blk_14 = or(blk_14_b, blk_14_a) */
+	movdqa %xmm11, %xmm3 /* ctr_w_open */
+	pand %xmm1, %xmm3 /* ctr_pair_6_b = and(ctr_w_open, ctr_mask_13) */
 	pandn %xmm0, %xmm1 /* ctr_pair_6_a = andnot(ctr_mask_13, ctr_v_open) */
-	por %xmm1, %xmm2 /* ctr_pair_6 = or(ctr_pair_6_b, ctr_pair_6_a) */
-	por %xmm8, %xmm2 /* blk_13 = or(ctr_pair_6, ctr_last_byte_6) */
-	pand %xmm6, %xmm11 /* ctr_pair_7_b = and(ctr_w_open, ctr_mask_15) */
-	pandn %xmm0, %xmm6 /* ctr_pair_7_a = andnot(ctr_mask_15, ctr_v_open) */
-	por %xmm6, %xmm11 /* ctr_pair_7 = or(ctr_pair_7_b, ctr_pair_7_a) */
-	por %xmm4, %xmm11 /* blk_15 = or(ctr_pair_7, ctr_last_byte_7) */
-	movdqa %xmm9, %xmm0 /* blk_12 */
+	por %xmm1, %xmm3 /* ctr_pair_6 = or(ctr_pair_6_b, ctr_pair_6_a) */
+	por %xmm6, %xmm3 /* blk_13 = or(ctr_pair_6, ctr_last_byte_6) */
+	pand %xmm4, %xmm11 /* ctr_pair_7_b = and(ctr_w_open, ctr_mask_15) */
+	pandn %xmm0, %xmm4 /* ctr_pair_7_a = andnot(ctr_mask_15, ctr_v_open) */
+	por %xmm4, %xmm11 /* ctr_pair_7 = or(ctr_pair_7_b, ctr_pair_7_a) */
+	por %xmm2, %xmm11 /* blk_15 = or(ctr_pair_7, ctr_last_byte_7) */
+	movdqa %xmm7, %xmm0 /* blk_12 */
 	psrlw $4, %xmm0 /* lo_sh_6 = shr(blk_12) */
 	movdqa .Lublock_register_ssse3_asm_16_high_nibbles(%rip), %xmm1 /* high_nibbles = const() */
-	movdqa %xmm1, %xmm4 /* high_nibbles */
-	pandn %xmm0, %xmm4 /* even_6_a = andnot(high_nibbles, lo_sh_6) */
+	movdqa %xmm1, %xmm2 /* high_nibbles */
+	pandn %xmm0, %xmm2 /* even_6_a = andnot(high_nibbles, lo_sh_6) */
 	movdqa %xmm1, %xmm0 /* high_nibbles */
-	pandn %xmm9, %xmm0 /* odd_6_a = andnot(high_nibbles, blk_12) */
-	movdqa %xmm3, %xmm5 /* blk_14 */
-	pand %xmm1, %xmm5 /* even_6_b = and(blk_14, high_nibbles) */
-	por %xmm4, %xmm5 /* even_6 = or(even_6_b, even_6_a) */
-	psllw $4, %xmm3 /* hi_sh_6 = shl(blk_14) */
-	pand %xmm1, %xmm3 /* odd_6_b = and(hi_sh_6, high_nibbles) */
-	por %xmm0, %xmm3 /* odd_6 = or(odd_6_b, odd_6_a) */
-	movdqa %xmm5, %xmm0 /* even_6 */
-	punpcklbw %xmm3, %xmm0 /* sp_12 = unpacklo(even_6, odd_6) */
-	punpckhbw %xmm3, %xmm5 /* sp_13 = unpackhi(even_6, odd_6) */
-	movdqa %xmm2, %xmm3 /* blk_13 */
-	psrlw $4, %xmm3 /* lo_sh_7 = shr(blk_13) */
-	movdqa %xmm1, %xmm4 /* high_nibbles */
-	pandn %xmm3, %xmm4 /* even_7_a = andnot(high_nibbles, lo_sh_7) */
-	movdqa %xmm1, %xmm3 /* high_nibbles */
-	pandn %xmm2, %xmm3 /* odd_7_a = andnot(high_nibbles, blk_13) */
-	movdqa %xmm11, %xmm2 /* blk_15 */
-	pand %xmm1, %xmm2 /* even_7_b = and(blk_15, high_nibbles) */
-	por %xmm4, %xmm2 /* even_7 = or(even_7_b, even_7_a) */
+	pandn %xmm7, %xmm0 /* odd_6_a = andnot(high_nibbles, blk_12) */
+	movdqa %xmm10, %xmm4 /* blk_14 */
+	pand %xmm1, %xmm4 /* even_6_b = and(blk_14, high_nibbles) */
+	por %xmm2, %xmm4 /* even_6 = or(even_6_b, even_6_a) */
+	psllw $4, %xmm10 /* hi_sh_6 = shl(blk_14) */
+	pand %xmm1, %xmm10 /* odd_6_b = and(hi_sh_6, high_nibbles) */
+	por %xmm0, %xmm10 /* odd_6 = or(odd_6_b, odd_6_a) */
+	movdqa %xmm4, %xmm0 /* even_6 */
+	punpcklbw %xmm10, %xmm0 /* sp_12 = unpacklo(even_6, odd_6) */
+	punpckhbw %xmm10, %xmm4 /* sp_13 = unpackhi(even_6, odd_6) */
+	movdqa %xmm3, %xmm2 /* blk_13 */
+	psrlw $4, %xmm2 /* lo_sh_7 = shr(blk_13) */
+	movdqa %xmm1, %xmm6 /* high_nibbles */
+	pandn %xmm2, %xmm6 /* even_7_a = andnot(high_nibbles, lo_sh_7) */
+	movdqa %xmm1, %xmm2 /* high_nibbles */
+	pandn %xmm3, %xmm2 /* odd_7_a = andnot(high_nibbles, blk_13) */
+	movdqa %xmm11, %xmm3 /* blk_15 */
+	pand %xmm1, %xmm3 /* even_7_b = and(blk_15, high_nibbles) */
+	por %xmm6, %xmm3 /* even_7 = or(even_7_b, even_7_a) */
 	psllw $4, %xmm11 /* hi_sh_7 = shl(blk_15) */
 	pand %xmm1, %xmm11 /* odd_7_b = and(hi_sh_7, high_nibbles) */
-	por %xmm3, %xmm11 /* odd_7 = or(odd_7_b, odd_7_a) */
-	movdqa %xmm2, %xmm3 /* even_7 */
-	punpcklbw %xmm11, %xmm3 /* sp_14 = unpacklo(even_7, odd_7) */
-	punpckhbw %xmm11, %xmm2 /* sp_15 = unpackhi(even_7, odd_7) */
+	por %xmm2, %xmm11 /* odd_7 = or(odd_7_b, odd_7_a) */
+	movdqa %xmm3, %xmm2 /* even_7 */
+	punpcklbw %xmm11, %xmm2 /* sp_14 = unpacklo(even_7, odd_7) */
+	punpckhbw %xmm11, %xmm3 /* sp_15 = unpackhi(even_7, odd_7) */
 	movdqa 32(%rsp), %xmm1 /* reload g0x0_0.2 */
-	movdqa 48(%rsp), %xmm4 /* reload g0x1_0.2 */
-	movdqa 80(%rsp), %xmm6 /* reload g1x0_0.2 */
-	movdqa 64(%rsp), %xmm8 /* reload g1x1_0.2 */
-	movdqa 16(%rsp), %xmm9 /* reload g2x0_0.2 */
+	movdqa 48(%rsp), %xmm6 /* reload g0x1_0.2 */
+	movdqa 80(%rsp), %xmm7 /* reload g1x0_0.2 */
+	movdqa 64(%rsp), %xmm9 /* reload g1x1_0.2 */
+	movdqa 16(%rsp), %xmm10 /* reload g2x0_0.2 */
 	movdqa 112(%rsp), %xmm11 /* reload g2x0_1.2 */
 	movdqa 96(%rsp), %xmm13 /* reload g2x1_0.2 */
-	movdqa %xmm9, 96(%rsp) /* spill g2x0_0.2 */
+	movdqa %xmm10, 96(%rsp) /* spill g2x0_0.2 */
 	movdqa %xmm11, 112(%rsp) /* spill g2x0_1.2 */
 	movdqa %xmm13, 16(%rsp) /* spill g2x1_0.2 */
-	movdqa %xmm7, 64(%rsp) /* spill g2x1_1.2 */
+	movdqa %xmm5, 64(%rsp) /* spill g2x1_1.2 */
 	movdqa %xmm0, 80(%rsp) /* spill g3x0_0.2 */
-	movdqa %xmm5, 48(%rsp) /* spill g3x0_1.2 */
-	movdqa %xmm3, 32(%rsp) /* spill g3x1_0.2 */
-	movdqa %xmm2, 0(%rsp) /* spill g3x1_1.2 */
+	movdqa %xmm4, 48(%rsp) /* spill g3x0_1.2 */
+	movdqa %xmm2, 32(%rsp) /* spill g3x1_0.2 */
+	movdqa %xmm3, 0(%rsp) /* spill g3x1_1.2 */
 	xor %r8, %r8
 	.p2align 4
 .Lublock_register_ssse3_asm_16_loop_r0:
 	movdqu (%rdi,%r8), %xmm0 /* rk0 = load() */
 	movdqu 16(%rdi,%r8), %xmm2 /* rk0_1 = load() */
 	movdqu 64(%rdi,%r8), %xmm3 /* rk1 = load() */
-	movdqu 80(%rdi,%r8), %xmm5 /* rk1_1 = load() */
+	movdqu 80(%rdi,%r8), %xmm4 /* rk1_1 = load() */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
 	pxor %xmm0, %xmm1 /* k0 = xor(g0x0_0, rk0) */
 	pxor %xmm2, %xmm12 /* k0_1 = xor(g0x0_1, rk0_1) */
-	pxor %xmm3, %xmm4 /* k1 = xor(g0x1_0, rk1) */
-	pxor %xmm5, %xmm14 /* k1_1 = xor(g0x1_1, rk1_1) */
-	movdqa %xmm1, %xmm7 /* k0 */
-	pand .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm7 /* s0_lo = and(k0, carry_everywhere) */
+	pxor %xmm3, %xmm6 /* k1 = xor(g0x1_0, rk1) */
+	pxor %xmm4, %xmm14 /* k1_1 = xor(g0x1_1, rk1_1) */
+	movdqa %xmm1, %xmm5 /* k0 */
+	pand .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm5 /* s0_lo = and(k0, carry_everywhere) */
 	psrlw $4, %xmm1 /* s0_sh = shr(k0) */
 	pand .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm1 /* s0_hi = and(s0_sh, carry_everywhere) */
-	movdqa .Lublock_register_ssse3_asm_16_sbox_lo(%rip), %xmm9 /* sbox_lo = const() */
-	movdqa %xmm9, %xmm11 /* sbox_lo */
-	pshufb %xmm7, %xmm11 /* s0_l = lookup16(sbox_lo, s0_lo) */
-	movdqa .Lublock_register_ssse3_asm_16_sbox_hi(%rip), %xmm7 /* sbox_hi = const() */
-	movdqa %xmm7, %xmm13 /* sbox_hi */
+	movdqa .Lublock_register_ssse3_asm_16_sbox_lo(%rip), %xmm10 /* sbox_lo = const() */
+	movdqa %xmm10, %xmm11 /* sbox_lo */
+	pshufb %xmm5, %xmm11 /* s0_l = lookup16(sbox_lo, s0_lo) */
+	movdqa .Lublock_register_ssse3_asm_16_sbox_hi(%rip), %xmm5 /* sbox_hi = const() */
+	movdqa %xmm5, %xmm13 /* sbox_hi */
 	pshufb %xmm1, %xmm13 /* s0_h = lookup16(sbox_hi, s0_hi) */
 	por %xmm13, %xmm11 /* s0 = or(s0_l, s0_h) */
 	movdqa %xmm12, %xmm1 /* k0_1 */
 	pand .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm1 /* s0_lo_1 = and(k0_1, carry_everywhere) */
 	psrlw $4, %xmm12 /* s0_sh_1 = shr(k0_1) */
 	pand .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm12 /* s0_hi_1 = and(s0_sh_1, carry_everywhere) */
-	movdqa %xmm9, %xmm13 /* sbox_lo */
+	movdqa %xmm10, %xmm13 /* sbox_lo */
 	pshufb %xmm1, %xmm13 /* s0_l_1 = lookup16(sbox_lo, s0_lo_1) */
-	movdqa %xmm7, %xmm1 /* sbox_hi */
+	movdqa %xmm5, %xmm1 /* sbox_hi */
 	pshufb %xmm12, %xmm1 /* s0_h_1 = lookup16(sbox_hi, s0_hi_1) */
 	por %xmm1, %xmm13 /* s0_1 = or(s0_l_1, s0_h_1) */
-	movdqa %xmm4, %xmm1 /* k1 */
+	movdqa %xmm6, %xmm1 /* k1 */
 	pand .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm1 /* s1_lo = and(k1, carry_everywhere) */
-	psrlw $4, %xmm4 /* s1_sh = shr(k1) */
-	pand .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm4 /* s1_hi = and(s1_sh, carry_everywhere) */
-	movdqa %xmm9, %xmm12 /* sbox_lo */
+	psrlw $4, %xmm6 /* s1_sh = shr(k1) */
+	pand .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm6 /* s1_hi = and(s1_sh, carry_everywhere) */
+	movdqa %xmm10, %xmm12 /* sbox_lo */
 	pshufb %xmm1, %xmm12 /* s1_l = lookup16(sbox_lo, s1_lo) */
-	movdqa %xmm7, %xmm1 /* sbox_hi */
-	pshufb %xmm4, %xmm1 /* s1_h = lookup16(sbox_hi, s1_hi) */
+	movdqa %xmm5, %xmm1 /* sbox_hi */
+	pshufb %xmm6, %xmm1 /* s1_h = lookup16(sbox_hi, s1_hi) */
 	por %xmm1, %xmm12 /* s1 = or(s1_l, s1_h) */
 	pxor %xmm11, %xmm12 /* x1 = xor(s1, s0) */
 	movdqa %xmm14, %xmm1 /* k1_1 */
 	pand .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm1 /* s1_lo_1 = and(k1_1, carry_everywhere) */
 	psrlw $4, %xmm14 /* s1_sh_1 = shr(k1_1) */
 	pand .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm14 /* s1_hi_1 = and(s1_sh_1, carry_everywhere) */
-	movdqa %xmm9, %xmm4 /* sbox_lo */
-	pshufb %xmm1, %xmm4 /* s1_l_1 = lookup16(sbox_lo, s1_lo_1) */
-	movdqa %xmm7, %xmm1 /* sbox_hi */
+	movdqa %xmm10, %xmm6 /* sbox_lo */
+	pshufb %xmm1, %xmm6 /* s1_l_1 = lookup16(sbox_lo, s1_lo_1) */
+	movdqa %xmm5, %xmm1 /* sbox_hi */
 	pshufb %xmm14, %xmm1 /* s1_h_1 = lookup16(sbox_hi, s1_hi_1) */
-	por %xmm1, %xmm4 /* s1_1 = or(s1_l_1, s1_h_1) */
-	pxor %xmm13, %xmm4 /* x1_1 = xor(s1_1, s0_1) */
+	por %xmm1, %xmm6 /* s1_1 = or(s1_l_1, s1_h_1) */
+	pxor %xmm13, %xmm6 /* x1_1 = xor(s1_1, s0_1) */
 	movdqa %xmm12, %xmm1 /* x1 */
 	pshufb .Lublock_register_ssse3_asm_16_rotl56(%rip), %xmm1 /* rot4 = lookup16(x1, rotl56) */
 	pxor %xmm1, %xmm11 /* x0 = xor(s0, rot4) */
-	movdqa %xmm4, %xmm1 /* x1_1 */
+	movdqa %xmm6, %xmm1 /* x1_1 */
 	pshufb .Lublock_register_ssse3_asm_16_rotl56(%rip), %xmm1 /* rot4_1 = lookup16(x1_1, rotl56) */
 	pxor %xmm1, %xmm13 /* x0_1 = xor(s0_1, rot4_1) */
 	movdqa %xmm11, %xmm1 /* x0 */
@@ -5609,11 +5567,11 @@ ublock_register_ssse3_ublock256_256_ctr_xor_asm:
 	pxor %xmm1, %xmm12 /* x1_2 = xor(x1, rot8) */
 	movdqa %xmm13, %xmm1 /* x0_1 */
 	pshufb .Lublock_register_ssse3_asm_16_rotl48(%rip), %xmm1 /* rot8_1 = lookup16(x0_1, rotl48) */
-	pxor %xmm1, %xmm4 /* x1_3 = xor(x1_1, rot8_1) */
+	pxor %xmm1, %xmm6 /* x1_3 = xor(x1_1, rot8_1) */
 	movdqa %xmm12, %xmm1 /* x1_2 */
 	pshufb .Lublock_register_ssse3_asm_16_rotl48(%rip), %xmm1 /* rot8_2 = lookup16(x1_2, rotl48) */
 	pxor %xmm1, %xmm11 /* x0_2 = xor(x0, rot8_2) */
-	movdqa %xmm4, %xmm1 /* x1_3 */
+	movdqa %xmm6, %xmm1 /* x1_3 */
 	pshufb .Lublock_register_ssse3_asm_16_rotl48(%rip), %xmm1 /* rot8_3 = lookup16(x1_3, rotl48) */
 	pxor %xmm1, %xmm13 /* x0_3 = xor(x0_1, rot8_3) */
 	movdqa %xmm11, %xmm1 /* x0_2 */
@@ -5622,8 +5580,8 @@ ublock_register_ssse3_ublock256_256_ctr_xor_asm:
 	pxor %xmm12, %xmm11 /* x0_4 = xor(x0_2, x1_4) */
 	movdqa %xmm13, %xmm1 /* x0_3 */
 	pshufb .Lublock_register_ssse3_asm_16_rotl24(%rip), %xmm1 /* rot20_1 = lookup16(x0_3, rotl24) */
-	pxor %xmm1, %xmm4 /* x1_5 = xor(x1_3, rot20_1) */
-	pxor %xmm4, %xmm13 /* x0_5 = xor(x0_3, x1_5) */
+	pxor %xmm1, %xmm6 /* x1_5 = xor(x1_3, rot20_1) */
+	pxor %xmm6, %xmm13 /* x0_5 = xor(x0_3, x1_5) */
 	movdqa %xmm11, %xmm1 /* x0_4 */
 	pshufb .Lublock_register_ssse3_asm_16_pl_front0(%rip), %xmm1 /* pl_f = lookup16(x0_4, pl_front0) */
 	pshufb .Lublock_register_ssse3_asm_16_pl_rear1(%rip), %xmm11 /* pl_r_1 = lookup16(x0_4, pl_rear1) */
@@ -5635,233 +5593,233 @@ ublock_register_ssse3_ublock256_256_ctr_xor_asm:
 	movdqa %xmm12, %xmm11 /* x1_4 */
 	pshufb .Lublock_register_ssse3_asm_16_pr_front0(%rip), %xmm11 /* pr_f = lookup16(x1_4, pr_front0) */
 	pshufb .Lublock_register_ssse3_asm_16_pr_rear1(%rip), %xmm12 /* pr_r_1 = lookup16(x1_4, pr_rear1) */
-	movdqa %xmm4, %xmm14 /* x1_5 */
+	movdqa %xmm6, %xmm14 /* x1_5 */
 	pshufb .Lublock_register_ssse3_asm_16_pr_rear0(%rip), %xmm14 /* pr_r = lookup16(x1_5, pr_rear0) */
 	pxor %xmm14, %xmm11 /* pr = xor(pr_f, pr_r) */
-	pshufb .Lublock_register_ssse3_asm_16_pr_front1(%rip), %xmm4 /* pr_f_1 = lookup16(x1_5, pr_front1) */
-	pxor %xmm12, %xmm4 /* pr_1 = xor(pr_f_1, pr_r_1) */
+	pshufb .Lublock_register_ssse3_asm_16_pr_front1(%rip), %xmm6 /* pr_f_1 = lookup16(x1_5, pr_front1) */
+	pxor %xmm12, %xmm6 /* pr_1 = xor(pr_f_1, pr_r_1) */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	pxor %xmm0, %xmm6 /* k0_2 = xor(g1x0_0, rk0) */
-	pxor %xmm2, %xmm10 /* k0_3 = xor(g1x0_1, rk0_1) */
-	pxor %xmm3, %xmm8 /* k1_2 = xor(g1x1_0, rk1) */
-	pxor %xmm5, %xmm15 /* k1_3 = xor(g1x1_1, rk1_1) */
-	movdqa %xmm6, %xmm12 /* k0_2 */
+	pxor %xmm0, %xmm7 /* k0_2 = xor(g1x0_0, rk0) */
+	pxor %xmm2, %xmm8 /* k0_3 = xor(g1x0_1, rk0_1) */
+	pxor %xmm3, %xmm9 /* k1_2 = xor(g1x1_0, rk1) */
+	pxor %xmm4, %xmm15 /* k1_3 = xor(g1x1_1, rk1_1) */
+	movdqa %xmm7, %xmm12 /* k0_2 */
 	pand .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm12 /* s0_lo_2 = and(k0_2, carry_everywhere) */
-	psrlw $4, %xmm6 /* s0_sh_2 = shr(k0_2) */
-	pand .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm6 /* s0_hi_2 = and(s0_sh_2, carry_everywhere) */
-	movdqa %xmm9, %xmm14 /* sbox_lo */
+	psrlw $4, %xmm7 /* s0_sh_2 = shr(k0_2) */
+	pand .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm7 /* s0_hi_2 = and(s0_sh_2, carry_everywhere) */
+	movdqa %xmm10, %xmm14 /* sbox_lo */
 	pshufb %xmm12, %xmm14 /* s0_l_2 = lookup16(sbox_lo, s0_lo_2) */
-	movdqa %xmm7, %xmm12 /* sbox_hi */
-	pshufb %xmm6, %xmm12 /* s0_h_2 = lookup16(sbox_hi, s0_hi_2) */
+	movdqa %xmm5, %xmm12 /* sbox_hi */
+	pshufb %xmm7, %xmm12 /* s0_h_2 = lookup16(sbox_hi, s0_hi_2) */
 	por %xmm12, %xmm14 /* s0_2 = or(s0_l_2, s0_h_2) */
-	movdqa %xmm10, %xmm6 /* k0_3 */
-	pand .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm6 /* s0_lo_3 = and(k0_3, carry_everywhere) */
-	psrlw $4, %xmm10 /* s0_sh_3 = shr(k0_3) */
-	pand .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm10 /* s0_hi_3 = and(s0_sh_3, carry_everywhere) */
-	movdqa %xmm9, %xmm12 /* sbox_lo */
-	pshufb %xmm6, %xmm12 /* s0_l_3 = lookup16(sbox_lo, s0_lo_3) */
-	movdqa %xmm7, %xmm6 /* sbox_hi */
-	pshufb %xmm10, %xmm6 /* s0_h_3 = lookup16(sbox_hi, s0_hi_3) */
-	por %xmm6, %xmm12 /* s0_3 = or(s0_l_3, s0_h_3) */
-	movdqa %xmm8, %xmm6 /* k1_2 */
-	pand .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm6 /* s1_lo_2 = and(k1_2, carry_everywhere) */
-	psrlw $4, %xmm8 /* s1_sh_2 = shr(k1_2) */
-	pand .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm8 /* s1_hi_2 = and(s1_sh_2, carry_everywhere) */
-	movdqa %xmm9, %xmm10 /* sbox_lo */
-	pshufb %xmm6, %xmm10 /* s1_l_2 = lookup16(sbox_lo, s1_lo_2) */
-	movdqa %xmm7, %xmm6 /* sbox_hi */
-	pshufb %xmm8, %xmm6 /* s1_h_2 = lookup16(sbox_hi, s1_hi_2) */
-	por %xmm6, %xmm10 /* s1_2 = or(s1_l_2, s1_h_2) */
-	pxor %xmm14, %xmm10 /* x1_6 = xor(s1_2, s0_2) */
-	movdqa %xmm15, %xmm6 /* k1_3 */
-	pand .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm6 /* s1_lo_3 = and(k1_3, carry_everywhere) */
+	movdqa %xmm8, %xmm7 /* k0_3 */
+	pand .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm7 /* s0_lo_3 = and(k0_3, carry_everywhere) */
+	psrlw $4, %xmm8 /* s0_sh_3 = shr(k0_3) */
+	pand .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm8 /* s0_hi_3 = and(s0_sh_3, carry_everywhere) */
+	movdqa %xmm10, %xmm12 /* sbox_lo */
+	pshufb %xmm7, %xmm12 /* s0_l_3 = lookup16(sbox_lo, s0_lo_3) */
+	movdqa %xmm5, %xmm7 /* sbox_hi */
+	pshufb %xmm8, %xmm7 /* s0_h_3 = lookup16(sbox_hi, s0_hi_3) */
+	por %xmm7, %xmm12 /* s0_3 = or(s0_l_3, s0_h_3) */
+	movdqa %xmm9, %xmm7 /* k1_2 */
+	pand .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm7 /* s1_lo_2 = and(k1_2, carry_everywhere) */
+	psrlw $4, %xmm9 /* s1_sh_2 = shr(k1_2) */
+	pand .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm9 /* s1_hi_2 = and(s1_sh_2, carry_everywhere) */
+	movdqa %xmm10, %xmm8 /* sbox_lo */
+	pshufb %xmm7, %xmm8 /* s1_l_2 = lookup16(sbox_lo, s1_lo_2) */
+	movdqa %xmm5, %xmm7 /* sbox_hi */
+	pshufb %xmm9, %xmm7 /* s1_h_2 = lookup16(sbox_hi, s1_hi_2) */
+	por %xmm7, %xmm8 /* s1_2 = or(s1_l_2, s1_h_2) */
+	pxor %xmm14, %xmm8 /* x1_6 = xor(s1_2, s0_2) */
+	movdqa %xmm15, %xmm7 /* k1_3 */
+	pand .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm7 /* s1_lo_3 = and(k1_3, carry_everywhere) */
 	psrlw $4, %xmm15 /* s1_sh_3 = shr(k1_3) */
 	pand .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm15 /* s1_hi_3 = and(s1_sh_3, carry_everywhere) */
-	movdqa %xmm9, %xmm8 /* sbox_lo */
-	pshufb %xmm6, %xmm8 /* s1_l_3 = lookup16(sbox_lo, s1_lo_3) */
-	movdqa %xmm7, %xmm6 /* sbox_hi */
-	pshufb %xmm15, %xmm6 /* s1_h_3 = lookup16(sbox_hi, s1_hi_3) */
-	por %xmm6, %xmm8 /* s1_3 = or(s1_l_3, s1_h_3) */
-	pxor %xmm12, %xmm8 /* x1_7 = xor(s1_3, s0_3) */
-	movdqa %xmm10, %xmm6 /* x1_6 */
-	pshufb .Lublock_register_ssse3_asm_16_rotl56(%rip), %xmm6 /* rot4_2 = lookup16(x1_6, rotl56) */
-	pxor %xmm6, %xmm14 /* x0_6 = xor(s0_2, rot4_2) */
-	movdqa %xmm8, %xmm6 /* x1_7 */
-	pshufb .Lublock_register_ssse3_asm_16_rotl56(%rip), %xmm6 /* rot4_3 = lookup16(x1_7, rotl56) */
-	pxor %xmm6, %xmm12 /* x0_7 = xor(s0_3, rot4_3) */
-	movdqa %xmm14, %xmm6 /* x0_6 */
-	pshufb .Lublock_register_ssse3_asm_16_rotl48(%rip), %xmm6 /* rot8_4 = lookup16(x0_6, rotl48) */
-	pxor %xmm6, %xmm10 /* x1_8 = xor(x1_6, rot8_4) */
-	movdqa %xmm12, %xmm6 /* x0_7 */
-	pshufb .Lublock_register_ssse3_asm_16_rotl48(%rip), %xmm6 /* rot8_5 = lookup16(x0_7, rotl48) */
-	pxor %xmm6, %xmm8 /* x1_9 = xor(x1_7, rot8_5) */
-	movdqa %xmm10, %xmm6 /* x1_8 */
-	pshufb .Lublock_register_ssse3_asm_16_rotl48(%rip), %xmm6 /* rot8_6 = lookup16(x1_8, rotl48) */
-	pxor %xmm6, %xmm14 /* x0_8 = xor(x0_6, rot8_6) */
-	movdqa %xmm8, %xmm6 /* x1_9 */
-	pshufb .Lublock_register_ssse3_asm_16_rotl48(%rip), %xmm6 /* rot8_7 = lookup16(x1_9, rotl48) */
-	pxor %xmm6, %xmm12 /* x0_9 = xor(x0_7, rot8_7) */
-	movdqa %xmm14, %xmm6 /* x0_8 */
-	pshufb .Lublock_register_ssse3_asm_16_rotl24(%rip), %xmm6 /* rot20_2 = lookup16(x0_8, rotl24) */
-	pxor %xmm6, %xmm10 /* x1_10 = xor(x1_8, rot20_2) */
-	pxor %xmm10, %xmm14 /* x0_10 = xor(x0_8, x1_10) */
-	movdqa %xmm12, %xmm6 /* x0_9 */
-	pshufb .Lublock_register_ssse3_asm_16_rotl24(%rip), %xmm6 /* rot20_3 = lookup16(x0_9, rotl24) */
-	pxor %xmm6, %xmm8 /* x1_11 = xor(x1_9, rot20_3) */
-	pxor %xmm8, %xmm12 /* x0_11 = xor(x0_9, x1_11) */
-	movdqa %xmm14, %xmm6 /* x0_10 */
-	pshufb .Lublock_register_ssse3_asm_16_pl_front0(%rip), %xmm6 /* pl_f_2 = lookup16(x0_10, pl_front0) */
+	movdqa %xmm10, %xmm9 /* sbox_lo */
+	pshufb %xmm7, %xmm9 /* s1_l_3 = lookup16(sbox_lo, s1_lo_3) */
+	movdqa %xmm5, %xmm7 /* sbox_hi */
+	pshufb %xmm15, %xmm7 /* s1_h_3 = lookup16(sbox_hi, s1_hi_3) */
+	por %xmm7, %xmm9 /* s1_3 = or(s1_l_3, s1_h_3) */
+	pxor %xmm12, %xmm9 /* x1_7 = xor(s1_3, s0_3) */
+	movdqa %xmm8, %xmm7 /* x1_6 */
+	pshufb .Lublock_register_ssse3_asm_16_rotl56(%rip), %xmm7 /* rot4_2 = lookup16(x1_6, rotl56) */
+	pxor %xmm7, %xmm14 /* x0_6 = xor(s0_2, rot4_2) */
+	movdqa %xmm9, %xmm7 /* x1_7 */
+	pshufb .Lublock_register_ssse3_asm_16_rotl56(%rip), %xmm7 /* rot4_3 = lookup16(x1_7, rotl56) */
+	pxor %xmm7, %xmm12 /* x0_7 = xor(s0_3, rot4_3) */
+	movdqa %xmm14, %xmm7 /* x0_6 */
+	pshufb .Lublock_register_ssse3_asm_16_rotl48(%rip), %xmm7 /* rot8_4 = lookup16(x0_6, rotl48) */
+	pxor %xmm7, %xmm8 /* x1_8 = xor(x1_6, rot8_4) */
+	movdqa %xmm12, %xmm7 /* x0_7 */
+	pshufb .Lublock_register_ssse3_asm_16_rotl48(%rip), %xmm7 /* rot8_5 = lookup16(x0_7, rotl48) */
+	pxor %xmm7, %xmm9 /* x1_9 = xor(x1_7, rot8_5) */
+	movdqa %xmm8, %xmm7 /* x1_8 */
+	pshufb .Lublock_register_ssse3_asm_16_rotl48(%rip), %xmm7 /* rot8_6 = lookup16(x1_8, rotl48) */
+	pxor %xmm7, %xmm14 /* x0_8 = xor(x0_6, rot8_6) */
+	movdqa %xmm9, %xmm7 /* x1_9 */
+	pshufb .Lublock_register_ssse3_asm_16_rotl48(%rip), %xmm7 /* rot8_7 = lookup16(x1_9, rotl48) */
+	pxor %xmm7, %xmm12 /* x0_9 = xor(x0_7, rot8_7) */
+	movdqa %xmm14, %xmm7 /* x0_8 */
+	pshufb .Lublock_register_ssse3_asm_16_rotl24(%rip), %xmm7 /* rot20_2 = lookup16(x0_8, rotl24) */
+	pxor %xmm7, %xmm8 /* x1_10 = xor(x1_8, rot20_2) */
+	pxor %xmm8, %xmm14 /* x0_10 = xor(x0_8, x1_10) */
+	movdqa %xmm12, %xmm7 /* x0_9 */
+	pshufb .Lublock_register_ssse3_asm_16_rotl24(%rip), %xmm7 /* rot20_3 = lookup16(x0_9, rotl24) */
+	pxor %xmm7, %xmm9 /* x1_11 = xor(x1_9, rot20_3) */
+	pxor %xmm9, %xmm12 /* x0_11 = xor(x0_9, x1_11) */
+	movdqa %xmm14, %xmm7 /* x0_10 */
+	pshufb .Lublock_register_ssse3_asm_16_pl_front0(%rip), %xmm7 /* pl_f_2 = lookup16(x0_10, pl_front0) */
 	pshufb .Lublock_register_ssse3_asm_16_pl_rear1(%rip), %xmm14 /* pl_r_3 = lookup16(x0_10, pl_rear1) */
 	movdqa %xmm12, %xmm15 /* x0_11 */
 	pshufb .Lublock_register_ssse3_asm_16_pl_rear0(%rip), %xmm15 /* pl_r_2 = lookup16(x0_11, pl_rear0) */
-	pxor %xmm15, %xmm6 /* pl_2 = xor(pl_f_2, pl_r_2) */
+	pxor %xmm15, %xmm7 /* pl_2 = xor(pl_f_2, pl_r_2) */
 	pshufb .Lublock_register_ssse3_asm_16_pl_front1(%rip), %xmm12 /* pl_f_3 = lookup16(x0_11, pl_front1) */
 	pxor %xmm14, %xmm12 /* pl_3 = xor(pl_f_3, pl_r_3) */
-	movdqa %xmm10, %xmm14 /* x1_10 */
+	movdqa %xmm8, %xmm14 /* x1_10 */
 	pshufb .Lublock_register_ssse3_asm_16_pr_front0(%rip), %xmm14 /* pr_f_2 = lookup16(x1_10, pr_front0) */
-	pshufb .Lublock_register_ssse3_asm_16_pr_rear1(%rip), %xmm10 /* pr_r_3 = lookup16(x1_10, pr_rear1) */
-	movdqa %xmm8, %xmm15 /* x1_11 */
+	pshufb .Lublock_register_ssse3_asm_16_pr_rear1(%rip), %xmm8 /* pr_r_3 = lookup16(x1_10, pr_rear1) */
+	movdqa %xmm9, %xmm15 /* x1_11 */
 	pshufb .Lublock_register_ssse3_asm_16_pr_rear0(%rip), %xmm15 /* pr_r_2 = lookup16(x1_11, pr_rear0) */
 	pxor %xmm15, %xmm14 /* pr_2 = xor(pr_f_2, pr_r_2) */
-	pshufb .Lublock_register_ssse3_asm_16_pr_front1(%rip), %xmm8 /* pr_f_3 = lookup16(x1_11, pr_front1) */
-	pxor %xmm10, %xmm8 /* pr_3 = xor(pr_f_3, pr_r_3) */
+	pshufb .Lublock_register_ssse3_asm_16_pr_front1(%rip), %xmm9 /* pr_f_3 = lookup16(x1_11, pr_front1) */
+	pxor %xmm8, %xmm9 /* pr_3 = xor(pr_f_3, pr_r_3) */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	movdqa %xmm0, %xmm10 /* rk0 */
-	pxor 96(%rsp), %xmm10 /* k0_4 = xor(rk0, g2x0_0.2) */
+	movdqa %xmm0, %xmm8 /* rk0 */
+	pxor 96(%rsp), %xmm8 /* k0_4 = xor(rk0, g2x0_0.2) */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
 	pxor 80(%rsp), %xmm0 /* k0_6 = xor(rk0, g3x0_0.2) */
 	movdqa %xmm2, %xmm15 /* rk0_1 */
 	pxor 112(%rsp), %xmm15 /* k0_5 = xor(rk0_1, g2x0_1.2) */
 	pxor 48(%rsp), %xmm2 /* k0_7 = xor(rk0_1, g3x0_1.2) */
-	movdqa %xmm8, 128(%rsp) /* spill g1x1_1.3 */
-	movdqa %xmm3, %xmm8 /* rk1 */
-	pxor 16(%rsp), %xmm8 /* k1_4 = xor(rk1, g2x1_0.2) */
+	movdqa %xmm9, 128(%rsp) /* spill g1x1_1.3 */
+	movdqa %xmm3, %xmm9 /* rk1 */
+	pxor 16(%rsp), %xmm9 /* k1_4 = xor(rk1, g2x1_0.2) */
 	pxor 32(%rsp), %xmm3 /* k1_6 = xor(rk1, g3x1_0.2) */
 	movdqa %xmm14, 144(%rsp) /* spill g1x1_0.3 */
-	movdqa %xmm5, %xmm14 /* rk1_1 */
+	movdqa %xmm4, %xmm14 /* rk1_1 */
 	pxor 64(%rsp), %xmm14 /* k1_5 = xor(rk1_1, g2x1_1.2) */
-	pxor 0(%rsp), %xmm5 /* k1_7 = xor(rk1_1, g3x1_1.2) */
+	pxor 0(%rsp), %xmm4 /* k1_7 = xor(rk1_1, g3x1_1.2) */
 	movdqa %xmm12, 160(%rsp) /* spill g1x0_1.3 */
-	movdqa %xmm10, %xmm12 /* k0_4 */
+	movdqa %xmm8, %xmm12 /* k0_4 */
 	pand .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm12 /* s0_lo_4 = and(k0_4, carry_everywhere) */
-	psrlw $4, %xmm10 /* s0_sh_4 = shr(k0_4) */
-	pand .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm10 /* s0_hi_4 = and(s0_sh_4, carry_everywhere) */
-	movdqa %xmm6, 176(%rsp) /* spill g1x0_0.3 */
-	movdqa %xmm9, %xmm6 /* sbox_lo */
-	pshufb %xmm12, %xmm6 /* s0_l_4 = lookup16(sbox_lo, s0_lo_4) */
-	movdqa %xmm7, %xmm12 /* sbox_hi */
-	pshufb %xmm10, %xmm12 /* s0_h_4 = lookup16(sbox_hi, s0_hi_4) */
-	por %xmm12, %xmm6 /* s0_4 = or(s0_l_4, s0_h_4) */
-	movdqa %xmm15, %xmm10 /* k0_5 */
-	pand .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm10 /* s0_lo_5 = and(k0_5, carry_everywhere) */
+	psrlw $4, %xmm8 /* s0_sh_4 = shr(k0_4) */
+	pand .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm8 /* s0_hi_4 = and(s0_sh_4, carry_everywhere) */
+	movdqa %xmm7, 176(%rsp) /* spill g1x0_0.3 */
+	movdqa %xmm10, %xmm7 /* sbox_lo */
+	pshufb %xmm12, %xmm7 /* s0_l_4 = lookup16(sbox_lo, s0_lo_4) */
+	movdqa %xmm5, %xmm12 /* sbox_hi */
+	pshufb %xmm8, %xmm12 /* s0_h_4 = lookup16(sbox_hi, s0_hi_4) */
+	por %xmm12, %xmm7 /* s0_4 = or(s0_l_4, s0_h_4) */
+	movdqa %xmm15, %xmm8 /* k0_5 */
+	pand .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm8 /* s0_lo_5 = and(k0_5, carry_everywhere) */
 	psrlw $4, %xmm15 /* s0_sh_5 = shr(k0_5) */
 	pand .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm15 /* s0_hi_5 = and(s0_sh_5, carry_everywhere) */
-	movdqa %xmm9, %xmm12 /* sbox_lo */
-	pshufb %xmm10, %xmm12 /* s0_l_5 = lookup16(sbox_lo, s0_lo_5) */
-	movdqa %xmm7, %xmm10 /* sbox_hi */
-	pshufb %xmm15, %xmm10 /* s0_h_5 = lookup16(sbox_hi, s0_hi_5) */
-	por %xmm10, %xmm12 /* s0_5 = or(s0_l_5, s0_h_5) */
-	movdqa %xmm8, %xmm10 /* k1_4 */
-	pand .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm10 /* s1_lo_4 = and(k1_4, carry_everywhere) */
-	psrlw $4, %xmm8 /* s1_sh_4 = shr(k1_4) */
-	pand .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm8 /* s1_hi_4 = and(s1_sh_4, carry_everywhere) */
-	movdqa %xmm9, %xmm15 /* sbox_lo */
-	pshufb %xmm10, %xmm15 /* s1_l_4 = lookup16(sbox_lo, s1_lo_4) */
-	movdqa %xmm7, %xmm10 /* sbox_hi */
-	pshufb %xmm8, %xmm10 /* s1_h_4 = lookup16(sbox_hi, s1_hi_4) */
-	por %xmm10, %xmm15 /* s1_4 = or(s1_l_4, s1_h_4) */
-	pxor %xmm6, %xmm15 /* x1_12 = xor(s1_4, s0_4) */
+	movdqa %xmm10, %xmm12 /* sbox_lo */
+	pshufb %xmm8, %xmm12 /* s0_l_5 = lookup16(sbox_lo, s0_lo_5) */
+	movdqa %xmm5, %xmm8 /* sbox_hi */
+	pshufb %xmm15, %xmm8 /* s0_h_5 = lookup16(sbox_hi, s0_hi_5) */
+	por %xmm8, %xmm12 /* s0_5 = or(s0_l_5, s0_h_5) */
+	movdqa %xmm9, %xmm8 /* k1_4 */
+	pand .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm8 /* s1_lo_4 = and(k1_4, carry_everywhere) */
+	psrlw $4, %xmm9 /* s1_sh_4 = shr(k1_4) */
+	pand .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm9 /* s1_hi_4 = and(s1_sh_4, carry_everywhere) */
+	movdqa %xmm10, %xmm15 /* sbox_lo */
+	pshufb %xmm8, %xmm15 /* s1_l_4 = lookup16(sbox_lo, s1_lo_4) */
+	movdqa %xmm5, %xmm8 /* sbox_hi */
+	pshufb %xmm9, %xmm8 /* s1_h_4 = lookup16(sbox_hi, s1_hi_4) */
+	por %xmm8, %xmm15 /* s1_4 = or(s1_l_4, s1_h_4) */
+	pxor %xmm7, %xmm15 /* x1_12 = xor(s1_4, s0_4) */
 	movdqa %xmm14, %xmm8 /* k1_5 */
 	pand .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm8 /* s1_lo_5 = and(k1_5, carry_everywhere) */
 	psrlw $4, %xmm14 /* s1_sh_5 = shr(k1_5) */
 	pand .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm14 /* s1_hi_5 = and(s1_sh_5, carry_everywhere) */
-	movdqa %xmm9, %xmm10 /* sbox_lo */
-	pshufb %xmm8, %xmm10 /* s1_l_5 = lookup16(sbox_lo, s1_lo_5) */
-	movdqa %xmm7, %xmm8 /* sbox_hi */
+	movdqa %xmm10, %xmm9 /* sbox_lo */
+	pshufb %xmm8, %xmm9 /* s1_l_5 = lookup16(sbox_lo, s1_lo_5) */
+	movdqa %xmm5, %xmm8 /* sbox_hi */
 	pshufb %xmm14, %xmm8 /* s1_h_5 = lookup16(sbox_hi, s1_hi_5) */
-	por %xmm8, %xmm10 /* s1_5 = or(s1_l_5, s1_h_5) */
-	pxor %xmm12, %xmm10 /* x1_13 = xor(s1_5, s0_5) */
+	por %xmm8, %xmm9 /* s1_5 = or(s1_l_5, s1_h_5) */
+	pxor %xmm12, %xmm9 /* x1_13 = xor(s1_5, s0_5) */
 	movdqa %xmm15, %xmm8 /* x1_12 */
 	pshufb .Lublock_register_ssse3_asm_16_rotl56(%rip), %xmm8 /* rot4_4 = lookup16(x1_12, rotl56) */
-	pxor %xmm8, %xmm6 /* x0_12 = xor(s0_4, rot4_4) */
-	movdqa %xmm10, %xmm8 /* x1_13 */
+	pxor %xmm8, %xmm7 /* x0_12 = xor(s0_4, rot4_4) */
+	movdqa %xmm9, %xmm8 /* x1_13 */
 	pshufb .Lublock_register_ssse3_asm_16_rotl56(%rip), %xmm8 /* rot4_5 = lookup16(x1_13, rotl56) */
 	pxor %xmm8, %xmm12 /* x0_13 = xor(s0_5, rot4_5) */
-	movdqa %xmm6, %xmm8 /* x0_12 */
+	movdqa %xmm7, %xmm8 /* x0_12 */
 	pshufb .Lublock_register_ssse3_asm_16_rotl48(%rip), %xmm8 /* rot8_8 = lookup16(x0_12, rotl48) */
 	pxor %xmm8, %xmm15 /* x1_14 = xor(x1_12, rot8_8) */
 	movdqa %xmm12, %xmm8 /* x0_13 */
 	pshufb .Lublock_register_ssse3_asm_16_rotl48(%rip), %xmm8 /* rot8_9 = lookup16(x0_13, rotl48) */
-	pxor %xmm8, %xmm10 /* x1_15 = xor(x1_13, rot8_9) */
+	pxor %xmm8, %xmm9 /* x1_15 = xor(x1_13, rot8_9) */
 	movdqa %xmm15, %xmm8 /* x1_14 */
 	pshufb .Lublock_register_ssse3_asm_16_rotl48(%rip), %xmm8 /* rot8_10 = lookup16(x1_14, rotl48) */
-	pxor %xmm8, %xmm6 /* x0_14 = xor(x0_12, rot8_10) */
-	movdqa %xmm10, %xmm8 /* x1_15 */
+	pxor %xmm8, %xmm7 /* x0_14 = xor(x0_12, rot8_10) */
+	movdqa %xmm9, %xmm8 /* x1_15 */
 	pshufb .Lublock_register_ssse3_asm_16_rotl48(%rip), %xmm8 /* rot8_11 = lookup16(x1_15, rotl48) */
 	pxor %xmm8, %xmm12 /* x0_15 = xor(x0_13, rot8_11) */
-	movdqa %xmm6, %xmm8 /* x0_14 */
+	movdqa %xmm7, %xmm8 /* x0_14 */
 	pshufb .Lublock_register_ssse3_asm_16_rotl24(%rip), %xmm8 /* rot20_4 = lookup16(x0_14, rotl24) */
 	pxor %xmm8, %xmm15 /* x1_16 = xor(x1_14, rot20_4) */
-	pxor %xmm15, %xmm6 /* x0_16 = xor(x0_14, x1_16) */
+	pxor %xmm15, %xmm7 /* x0_16 = xor(x0_14, x1_16) */
 	movdqa %xmm12, %xmm8 /* x0_15 */
 	pshufb .Lublock_register_ssse3_asm_16_rotl24(%rip), %xmm8 /* rot20_5 = lookup16(x0_15, rotl24) */
-	pxor %xmm8, %xmm10 /* x1_17 = xor(x1_15, rot20_5) */
-	pxor %xmm10, %xmm12 /* x0_17 = xor(x0_15, x1_17) */
-	movdqa %xmm6, %xmm8 /* x0_16 */
+	pxor %xmm8, %xmm9 /* x1_17 = xor(x1_15, rot20_5) */
+	pxor %xmm9, %xmm12 /* x0_17 = xor(x0_15, x1_17) */
+	movdqa %xmm7, %xmm8 /* x0_16 */
 	pshufb .Lublock_register_ssse3_asm_16_pl_front0(%rip), %xmm8 /* pl_f_4 = lookup16(x0_16, pl_front0) */
-	pshufb .Lublock_register_ssse3_asm_16_pl_rear1(%rip), %xmm6 /* pl_r_5 = lookup16(x0_16, pl_rear1) */
+	pshufb .Lublock_register_ssse3_asm_16_pl_rear1(%rip), %xmm7 /* pl_r_5 = lookup16(x0_16, pl_rear1) */
 	movdqa %xmm12, %xmm14 /* x0_17 */
 	pshufb .Lublock_register_ssse3_asm_16_pl_rear0(%rip), %xmm14 /* pl_r_4 = lookup16(x0_17, pl_rear0) */
 	pxor %xmm14, %xmm8 /* pl_4 = xor(pl_f_4, pl_r_4) */
 	pshufb .Lublock_register_ssse3_asm_16_pl_front1(%rip), %xmm12 /* pl_f_5 = lookup16(x0_17, pl_front1) */
-	pxor %xmm6, %xmm12 /* pl_5 = xor(pl_f_5, pl_r_5) */
-	movdqa %xmm15, %xmm6 /* x1_16 */
-	pshufb .Lublock_register_ssse3_asm_16_pr_front0(%rip), %xmm6 /* pr_f_4 = lookup16(x1_16, pr_front0) */
+	pxor %xmm7, %xmm12 /* pl_5 = xor(pl_f_5, pl_r_5) */
+	movdqa %xmm15, %xmm7 /* x1_16 */
+	pshufb .Lublock_register_ssse3_asm_16_pr_front0(%rip), %xmm7 /* pr_f_4 = lookup16(x1_16, pr_front0) */
 	pshufb .Lublock_register_ssse3_asm_16_pr_rear1(%rip), %xmm15 /* pr_r_5 = lookup16(x1_16, pr_rear1) */
-	movdqa %xmm10, %xmm14 /* x1_17 */
+	movdqa %xmm9, %xmm14 /* x1_17 */
 	pshufb .Lublock_register_ssse3_asm_16_pr_rear0(%rip), %xmm14 /* pr_r_4 = lookup16(x1_17, pr_rear0) */
-	pxor %xmm14, %xmm6 /* pr_4 = xor(pr_f_4, pr_r_4) */
-	pshufb .Lublock_register_ssse3_asm_16_pr_front1(%rip), %xmm10 /* pr_f_5 = lookup16(x1_17, pr_front1) */
-	pxor %xmm15, %xmm10 /* pr_5 = xor(pr_f_5, pr_r_5) */
+	pxor %xmm14, %xmm7 /* pr_4 = xor(pr_f_4, pr_r_4) */
+	pshufb .Lublock_register_ssse3_asm_16_pr_front1(%rip), %xmm9 /* pr_f_5 = lookup16(x1_17, pr_front1) */
+	pxor %xmm15, %xmm9 /* pr_5 = xor(pr_f_5, pr_r_5) */
 	movdqa %xmm0, %xmm14 /* k0_6 */
 	pand .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm14 /* s0_lo_6 = and(k0_6, carry_everywhere) */
 	psrlw $4, %xmm0 /* s0_sh_6 = shr(k0_6) */
 	pand .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm0 /* s0_hi_6 = and(s0_sh_6, carry_everywhere) */
-	movdqa %xmm9, %xmm15 /* sbox_lo */
+	movdqa %xmm10, %xmm15 /* sbox_lo */
 	pshufb %xmm14, %xmm15 /* s0_l_6 = lookup16(sbox_lo, s0_lo_6) */
-	movdqa %xmm7, %xmm14 /* sbox_hi */
+	movdqa %xmm5, %xmm14 /* sbox_hi */
 	pshufb %xmm0, %xmm14 /* s0_h_6 = lookup16(sbox_hi, s0_hi_6) */
 	por %xmm14, %xmm15 /* s0_6 = or(s0_l_6, s0_h_6) */
 	movdqa %xmm2, %xmm0 /* k0_7 */
 	pand .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm0 /* s0_lo_7 = and(k0_7, carry_everywhere) */
 	psrlw $4, %xmm2 /* s0_sh_7 = shr(k0_7) */
 	pand .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm2 /* s0_hi_7 = and(s0_sh_7, carry_everywhere) */
-	movdqa %xmm9, %xmm14 /* sbox_lo */
+	movdqa %xmm10, %xmm14 /* sbox_lo */
 	pshufb %xmm0, %xmm14 /* s0_l_7 = lookup16(sbox_lo, s0_lo_7) */
-	movdqa %xmm7, %xmm0 /* sbox_hi */
+	movdqa %xmm5, %xmm0 /* sbox_hi */
 	pshufb %xmm2, %xmm0 /* s0_h_7 = lookup16(sbox_hi, s0_hi_7) */
 	por %xmm0, %xmm14 /* s0_7 = or(s0_l_7, s0_h_7) */
 	movdqa %xmm3, %xmm0 /* k1_6 */
 	pand .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm0 /* s1_lo_6 = and(k1_6, carry_everywhere) */
 	psrlw $4, %xmm3 /* s1_sh_6 = shr(k1_6) */
 	pand .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm3 /* s1_hi_6 = and(s1_sh_6, carry_everywhere) */
-	movdqa %xmm9, %xmm2 /* sbox_lo */
+	movdqa %xmm10, %xmm2 /* sbox_lo */
 	pshufb %xmm0, %xmm2 /* s1_l_6 = lookup16(sbox_lo, s1_lo_6) */
-	movdqa %xmm7, %xmm0 /* sbox_hi */
+	movdqa %xmm5, %xmm0 /* sbox_hi */
 	pshufb %xmm3, %xmm0 /* s1_h_6 = lookup16(sbox_hi, s1_hi_6) */
 	por %xmm0, %xmm2 /* s1_6 = or(s1_l_6, s1_h_6) */
 	pxor %xmm15, %xmm2 /* x1_18 = xor(s1_6, s0_6) */
-	movdqa %xmm5, %xmm0 /* k1_7 */
+	movdqa %xmm4, %xmm0 /* k1_7 */
 	pand .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm0 /* s1_lo_7 = and(k1_7, carry_everywhere) */
-	movdqa %xmm9, %xmm3 /* sbox_lo */
+	movdqa %xmm10, %xmm3 /* sbox_lo */
 	pshufb %xmm0, %xmm3 /* s1_l_7 = lookup16(sbox_lo, s1_lo_7) */
-	psrlw $4, %xmm5 /* s1_sh_7 = shr(k1_7) */
-	pand .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm5 /* s1_hi_7 = and(s1_sh_7, carry_everywhere) */
-	movdqa %xmm7, %xmm0 /* sbox_hi */
-	pshufb %xmm5, %xmm0 /* s1_h_7 = lookup16(sbox_hi, s1_hi_7) */
+	psrlw $4, %xmm4 /* s1_sh_7 = shr(k1_7) */
+	pand .Lublock_register_ssse3_asm_16_carry_everywhere(%rip), %xmm4 /* s1_hi_7 = and(s1_sh_7, carry_everywhere) */
+	movdqa %xmm5, %xmm0 /* sbox_hi */
+	pshufb %xmm4, %xmm0 /* s1_h_7 = lookup16(sbox_hi, s1_hi_7) */
 	por %xmm0, %xmm3 /* s1_7 = or(s1_l_7, s1_h_7) */
 	pxor %xmm14, %xmm3 /* x1_19 = xor(s1_7, s0_7) */
 	movdqa %xmm2, %xmm0 /* x1_18 */
@@ -5893,33 +5851,33 @@ ublock_register_ssse3_ublock256_256_ctr_xor_asm:
 	movdqa %xmm15, %xmm0 /* x0_22 */
 	pshufb .Lublock_register_ssse3_asm_16_pl_front0(%rip), %xmm0 /* pl_f_6 = lookup16(x0_22, pl_front0) */
 	pshufb .Lublock_register_ssse3_asm_16_pl_rear1(%rip), %xmm15 /* pl_r_7 = lookup16(x0_22, pl_rear1) */
-	movdqa %xmm14, %xmm5 /* x0_23 */
-	pshufb .Lublock_register_ssse3_asm_16_pl_rear0(%rip), %xmm5 /* pl_r_6 = lookup16(x0_23, pl_rear0) */
-	pxor %xmm5, %xmm0 /* pl_6 = xor(pl_f_6, pl_r_6) */
+	movdqa %xmm14, %xmm4 /* x0_23 */
+	pshufb .Lublock_register_ssse3_asm_16_pl_rear0(%rip), %xmm4 /* pl_r_6 = lookup16(x0_23, pl_rear0) */
+	pxor %xmm4, %xmm0 /* pl_6 = xor(pl_f_6, pl_r_6) */
 	pshufb .Lublock_register_ssse3_asm_16_pl_front1(%rip), %xmm14 /* pl_f_7 = lookup16(x0_23, pl_front1) */
 	pxor %xmm15, %xmm14 /* pl_7 = xor(pl_f_7, pl_r_7) */
-	movdqa %xmm2, %xmm5 /* x1_22 */
-	pshufb .Lublock_register_ssse3_asm_16_pr_front0(%rip), %xmm5 /* pr_f_6 = lookup16(x1_22, pr_front0) */
+	movdqa %xmm2, %xmm4 /* x1_22 */
+	pshufb .Lublock_register_ssse3_asm_16_pr_front0(%rip), %xmm4 /* pr_f_6 = lookup16(x1_22, pr_front0) */
 	pshufb .Lublock_register_ssse3_asm_16_pr_rear1(%rip), %xmm2 /* pr_r_7 = lookup16(x1_22, pr_rear1) */
 	movdqa %xmm3, %xmm15 /* x1_23 */
 	pshufb .Lublock_register_ssse3_asm_16_pr_rear0(%rip), %xmm15 /* pr_r_6 = lookup16(x1_23, pr_rear0) */
-	pxor %xmm15, %xmm5 /* pr_6 = xor(pr_f_6, pr_r_6) */
+	pxor %xmm15, %xmm4 /* pr_6 = xor(pr_f_6, pr_r_6) */
 	pshufb .Lublock_register_ssse3_asm_16_pr_front1(%rip), %xmm3 /* pr_f_7 = lookup16(x1_23, pr_front1) */
 	pxor %xmm2, %xmm3 /* pr_7 = xor(pr_f_7, pr_r_7) */
 	movdqa %xmm8, 96(%rsp) /* spill g2x0_0.2 */
 	movdqa %xmm12, 112(%rsp) /* spill g2x0_1.2 */
-	movdqa %xmm6, 16(%rsp) /* spill g2x1_0.2 */
-	movdqa %xmm10, 64(%rsp) /* spill g2x1_1.2 */
+	movdqa %xmm7, 16(%rsp) /* spill g2x1_0.2 */
+	movdqa %xmm9, 64(%rsp) /* spill g2x1_1.2 */
 	movdqa %xmm0, 80(%rsp) /* spill g3x0_0.2 */
 	movdqa %xmm14, 48(%rsp) /* spill g3x0_1.2 */
-	movdqa %xmm5, 32(%rsp) /* spill g3x1_0.2 */
+	movdqa %xmm4, 32(%rsp) /* spill g3x1_0.2 */
 	movdqa %xmm3, 0(%rsp) /* spill g3x1_1.2 */
-	movdqa 176(%rsp), %xmm6 /* reload g1x0_0.3 */
-	movdqa 144(%rsp), %xmm8 /* reload g1x1_0.3 */
-	movdqa 160(%rsp), %xmm10 /* reload g1x0_1.3 */
+	movdqa 176(%rsp), %xmm7 /* reload g1x0_0.3 */
+	movdqa 160(%rsp), %xmm8 /* reload g1x0_1.3 */
+	movdqa 144(%rsp), %xmm9 /* reload g1x1_0.3 */
 	movdqa %xmm13, %xmm12 /* g0x0_1.3 */
-	movdqa %xmm4, %xmm14 /* g0x1_1.3 */
-	movdqa %xmm11, %xmm4 /* g0x1_0.3 */
+	movdqa %xmm6, %xmm14 /* g0x1_1.3 */
+	movdqa %xmm11, %xmm6 /* g0x1_0.3 */
 	movdqa 128(%rsp), %xmm15 /* reload g1x1_1.3 */
 	add $128, %r8
 	cmp $3072, %r8
@@ -5933,108 +5891,108 @@ ublock_register_ssse3_ublock256_256_ctr_xor_asm:
 	pxor %xmm2, %xmm12 /* y0_1 = xor(g0x0_1, rk0_3) */
 	pshufb .Lublock_register_ssse3_asm_16_deinterleave(%rip), %xmm12 /* de_1 = lookup16(y0_1, deinterleave) */
 	movdqu 3136(%rdi), %xmm3 /* rk1_2 = load() */
-	pxor %xmm3, %xmm4 /* y1 = xor(g0x1_0, rk1_2) */
-	pshufb .Lublock_register_ssse3_asm_16_deinterleave(%rip), %xmm4 /* de_2 = lookup16(y1, deinterleave) */
-	movdqu 3152(%rdi), %xmm5 /* rk1_3 = load() */
-	pxor %xmm5, %xmm14 /* y1_1 = xor(g0x1_1, rk1_3) */
+	pxor %xmm3, %xmm6 /* y1 = xor(g0x1_0, rk1_2) */
+	pshufb .Lublock_register_ssse3_asm_16_deinterleave(%rip), %xmm6 /* de_2 = lookup16(y1, deinterleave) */
+	movdqu 3152(%rdi), %xmm4 /* rk1_3 = load() */
+	pxor %xmm4, %xmm14 /* y1_1 = xor(g0x1_1, rk1_3) */
 	pshufb .Lublock_register_ssse3_asm_16_deinterleave(%rip), %xmm14 /* de_3 = lookup16(y1_1, deinterleave) */
-	movdqa %xmm1, %xmm7 /* de */
-	punpcklqdq %xmm12, %xmm7 /* even_8 = unpacklo(de, de_1) */
+	movdqa %xmm1, %xmm5 /* de */
+	punpcklqdq %xmm12, %xmm5 /* even_8 = unpacklo(de, de_1) */
 	punpckhqdq %xmm12, %xmm1 /* odd_8 = unpackhi(de, de_1) */
-	movdqa %xmm7, %xmm9 /* even_8 */
-	psllw $4, %xmm9 /* ev_sh = shl(even_8) */
-	pand .Lublock_register_ssse3_asm_16_high_nibbles(%rip), %xmm9 /* out_lo_b = and(ev_sh, high_nibbles) */
-	pand .Lublock_register_ssse3_asm_16_high_nibbles(%rip), %xmm7 /* out_hi_b = and(even_8, high_nibbles) */
+	movdqa %xmm5, %xmm10 /* even_8 */
+	psllw $4, %xmm10 /* ev_sh = shl(even_8) */
+	pand .Lublock_register_ssse3_asm_16_high_nibbles(%rip), %xmm10 /* out_lo_b = and(ev_sh, high_nibbles) */
+	pand .Lublock_register_ssse3_asm_16_high_nibbles(%rip), %xmm5 /* out_hi_b = and(even_8, high_nibbles) */
 	movdqa .Lublock_register_ssse3_asm_16_high_nibbles(%rip), %xmm11 /* high_nibbles = const() */
 	movdqa %xmm11, %xmm12 /* high_nibbles */
 	pandn %xmm1, %xmm12 /* out_lo_a = andnot(high_nibbles, odd_8) */
-	por %xmm12, %xmm9 /* out_lo = or(out_lo_b, out_lo_a) */
+	por %xmm12, %xmm10 /* out_lo = or(out_lo_b, out_lo_a) */
 	psrlw $4, %xmm1 /* od_sh = shr(odd_8) */
 	movdqa %xmm11, %xmm12 /* high_nibbles */
 	pandn %xmm1, %xmm12 /* out_hi_a = andnot(high_nibbles, od_sh) */
-	por %xmm12, %xmm7 /* out_hi = or(out_hi_b, out_hi_a) */
+	por %xmm12, %xmm5 /* out_hi = or(out_hi_b, out_hi_a) */
 	movdqu (%rcx), %xmm1 /* msg = load() */
-	pxor %xmm1, %xmm9 /* ct = xor(out_lo, msg) */
-	movdqu %xmm9, (%rdx) /* store ct */
+	pxor %xmm1, %xmm10 /* ct = xor(out_lo, msg) */
+	movdqu %xmm10, (%rdx) /* store ct */
 	movdqu 32(%rcx), %xmm1 /* msg_1 = load() */
-	pxor %xmm1, %xmm7 /* ct_1 = xor(out_hi, msg_1) */
-	movdqu %xmm7, 32(%rdx) /* store ct_1 */
-	movdqa %xmm4, %xmm1 /* de_2 */
+	pxor %xmm1, %xmm5 /* ct_1 = xor(out_hi, msg_1) */
+	movdqu %xmm5, 32(%rdx) /* store ct_1 */
+	movdqa %xmm6, %xmm1 /* de_2 */
 	punpcklqdq %xmm14, %xmm1 /* even_9 = unpacklo(de_2, de_3) */
-	punpckhqdq %xmm14, %xmm4 /* odd_9 = unpackhi(de_2, de_3) */
-	movdqa %xmm1, %xmm7 /* even_9 */
-	psllw $4, %xmm7 /* ev_sh_1 = shl(even_9) */
-	pand %xmm11, %xmm7 /* out_lo_1_b = and(ev_sh_1, high_nibbles) */
+	punpckhqdq %xmm14, %xmm6 /* odd_9 = unpackhi(de_2, de_3) */
+	movdqa %xmm1, %xmm5 /* even_9 */
+	psllw $4, %xmm5 /* ev_sh_1 = shl(even_9) */
+	pand %xmm11, %xmm5 /* out_lo_1_b = and(ev_sh_1, high_nibbles) */
 	pand %xmm11, %xmm1 /* out_hi_1_b = and(even_9, high_nibbles) */
-	movdqa %xmm11, %xmm9 /* high_nibbles */
-	pandn %xmm4, %xmm9 /* out_lo_1_a = andnot(high_nibbles, odd_9) */
-	por %xmm9, %xmm7 /* out_lo_1 = or(out_lo_1_b, out_lo_1_a) */
-	psrlw $4, %xmm4 /* od_sh_1 = shr(odd_9) */
-	movdqa %xmm11, %xmm9 /* high_nibbles */
-	pandn %xmm4, %xmm9 /* out_hi_1_a = andnot(high_nibbles, od_sh_1) */
-	por %xmm9, %xmm1 /* out_hi_1 = or(out_hi_1_b, out_hi_1_a) */
-	movdqu 16(%rcx), %xmm4 /* msg_2 = load() */
-	pxor %xmm4, %xmm7 /* ct_2 = xor(out_lo_1, msg_2) */
-	movdqu %xmm7, 16(%rdx) /* store ct_2 */
-	movdqu 48(%rcx), %xmm4 /* msg_3 = load() */
-	pxor %xmm4, %xmm1 /* ct_3 = xor(out_hi_1, msg_3) */
+	movdqa %xmm11, %xmm10 /* high_nibbles */
+	pandn %xmm6, %xmm10 /* out_lo_1_a = andnot(high_nibbles, odd_9) */
+	por %xmm10, %xmm5 /* out_lo_1 = or(out_lo_1_b, out_lo_1_a) */
+	psrlw $4, %xmm6 /* od_sh_1 = shr(odd_9) */
+	movdqa %xmm11, %xmm10 /* high_nibbles */
+	pandn %xmm6, %xmm10 /* out_hi_1_a = andnot(high_nibbles, od_sh_1) */
+	por %xmm10, %xmm1 /* out_hi_1 = or(out_hi_1_b, out_hi_1_a) */
+	movdqu 16(%rcx), %xmm6 /* msg_2 = load() */
+	pxor %xmm6, %xmm5 /* ct_2 = xor(out_lo_1, msg_2) */
+	movdqu %xmm5, 16(%rdx) /* store ct_2 */
+	movdqu 48(%rcx), %xmm5 /* msg_3 = load() */
+	pxor %xmm5, %xmm1 /* ct_3 = xor(out_hi_1, msg_3) */
 	movdqu %xmm1, 48(%rdx) /* store ct_3 */
-	pxor %xmm0, %xmm6 /* y0_2 = xor(g1x0_0, rk0_2) */
-	pshufb .Lublock_register_ssse3_asm_16_deinterleave(%rip), %xmm6 /* de_4 = lookup16(y0_2, deinterleave) */
-	pxor %xmm2, %xmm10 /* y0_3 = xor(g1x0_1, rk0_3) */
-	pshufb .Lublock_register_ssse3_asm_16_deinterleave(%rip), %xmm10 /* de_5 = lookup16(y0_3, deinterleave) */
-	pxor %xmm3, %xmm8 /* y1_2 = xor(g1x1_0, rk1_2) */
-	pshufb .Lublock_register_ssse3_asm_16_deinterleave(%rip), %xmm8 /* de_6 = lookup16(y1_2, deinterleave) */
-	pxor %xmm5, %xmm15 /* y1_3 = xor(g1x1_1, rk1_3) */
+	pxor %xmm0, %xmm7 /* y0_2 = xor(g1x0_0, rk0_2) */
+	pshufb .Lublock_register_ssse3_asm_16_deinterleave(%rip), %xmm7 /* de_4 = lookup16(y0_2, deinterleave) */
+	pxor %xmm2, %xmm8 /* y0_3 = xor(g1x0_1, rk0_3) */
+	pshufb .Lublock_register_ssse3_asm_16_deinterleave(%rip), %xmm8 /* de_5 = lookup16(y0_3, deinterleave) */
+	pxor %xmm3, %xmm9 /* y1_2 = xor(g1x1_0, rk1_2) */
+	pshufb .Lublock_register_ssse3_asm_16_deinterleave(%rip), %xmm9 /* de_6 = lookup16(y1_2, deinterleave) */
+	pxor %xmm4, %xmm15 /* y1_3 = xor(g1x1_1, rk1_3) */
 	pshufb .Lublock_register_ssse3_asm_16_deinterleave(%rip), %xmm15 /* de_7 = lookup16(y1_3, deinterleave) */
-	movdqa %xmm6, %xmm1 /* de_4 */
-	punpcklqdq %xmm10, %xmm1 /* even_10 = unpacklo(de_4, de_5) */
-	punpckhqdq %xmm10, %xmm6 /* odd_10 = unpackhi(de_4, de_5) */
-	movdqa %xmm1, %xmm4 /* even_10 */
-	psllw $4, %xmm4 /* ev_sh_2 = shl(even_10) */
-	pand %xmm11, %xmm4 /* out_lo_2_b = and(ev_sh_2, high_nibbles) */
+	movdqa %xmm7, %xmm1 /* de_4 */
+	punpcklqdq %xmm8, %xmm1 /* even_10 = unpacklo(de_4, de_5) */
+	punpckhqdq %xmm8, %xmm7 /* odd_10 = unpackhi(de_4, de_5) */
+	movdqa %xmm1, %xmm5 /* even_10 */
+	psllw $4, %xmm5 /* ev_sh_2 = shl(even_10) */
+	pand %xmm11, %xmm5 /* out_lo_2_b = and(ev_sh_2, high_nibbles) */
 	pand %xmm11, %xmm1 /* out_hi_2_b = and(even_10, high_nibbles) */
-	movdqa %xmm11, %xmm7 /* high_nibbles */
-	pandn %xmm6, %xmm7 /* out_lo_2_a = andnot(high_nibbles, odd_10) */
-	por %xmm7, %xmm4 /* out_lo_2 = or(out_lo_2_b, out_lo_2_a) */
-	psrlw $4, %xmm6 /* od_sh_2 = shr(odd_10) */
-	movdqa %xmm11, %xmm7 /* high_nibbles */
-	pandn %xmm6, %xmm7 /* out_hi_2_a = andnot(high_nibbles, od_sh_2) */
-	por %xmm7, %xmm1 /* out_hi_2 = or(out_hi_2_b, out_hi_2_a) */
+	movdqa %xmm11, %xmm6 /* high_nibbles */
+	pandn %xmm7, %xmm6 /* out_lo_2_a = andnot(high_nibbles, odd_10) */
+	por %xmm6, %xmm5 /* out_lo_2 = or(out_lo_2_b, out_lo_2_a) */
+	psrlw $4, %xmm7 /* od_sh_2 = shr(odd_10) */
+	movdqa %xmm11, %xmm6 /* high_nibbles */
+	pandn %xmm7, %xmm6 /* out_hi_2_a = andnot(high_nibbles, od_sh_2) */
+	por %xmm6, %xmm1 /* out_hi_2 = or(out_hi_2_b, out_hi_2_a) */
 	movdqu 64(%rcx), %xmm6 /* msg_4 = load() */
-	pxor %xmm6, %xmm4 /* ct_4 = xor(out_lo_2, msg_4) */
-	movdqu %xmm4, 64(%rdx) /* store ct_4 */
-	movdqu 96(%rcx), %xmm4 /* msg_5 = load() */
-	pxor %xmm4, %xmm1 /* ct_5 = xor(out_hi_2, msg_5) */
+	pxor %xmm6, %xmm5 /* ct_4 = xor(out_lo_2, msg_4) */
+	movdqu %xmm5, 64(%rdx) /* store ct_4 */
+	movdqu 96(%rcx), %xmm5 /* msg_5 = load() */
+	pxor %xmm5, %xmm1 /* ct_5 = xor(out_hi_2, msg_5) */
 	movdqu %xmm1, 96(%rdx) /* store ct_5 */
-	movdqa %xmm8, %xmm1 /* de_6 */
+	movdqa %xmm9, %xmm1 /* de_6 */
 	punpcklqdq %xmm15, %xmm1 /* even_11 = unpacklo(de_6, de_7) */
-	punpckhqdq %xmm15, %xmm8 /* odd_11 = unpackhi(de_6, de_7) */
-	movdqa %xmm1, %xmm4 /* even_11 */
-	psllw $4, %xmm4 /* ev_sh_3 = shl(even_11) */
-	pand %xmm11, %xmm4 /* out_lo_3_b = and(ev_sh_3, high_nibbles) */
+	punpckhqdq %xmm15, %xmm9 /* odd_11 = unpackhi(de_6, de_7) */
+	movdqa %xmm1, %xmm5 /* even_11 */
+	psllw $4, %xmm5 /* ev_sh_3 = shl(even_11) */
+	pand %xmm11, %xmm5 /* out_lo_3_b = and(ev_sh_3, high_nibbles) */
 	pand %xmm11, %xmm1 /* out_hi_3_b = and(even_11, high_nibbles) */
 	movdqa %xmm11, %xmm6 /* high_nibbles */
-	pandn %xmm8, %xmm6 /* out_lo_3_a = andnot(high_nibbles, odd_11) */
-	por %xmm6, %xmm4 /* out_lo_3 = or(out_lo_3_b, out_lo_3_a) */
-	psrlw $4, %xmm8 /* od_sh_3 = shr(odd_11) */
+	pandn %xmm9, %xmm6 /* out_lo_3_a = andnot(high_nibbles, odd_11) */
+	por %xmm6, %xmm5 /* out_lo_3 = or(out_lo_3_b, out_lo_3_a) */
+	psrlw $4, %xmm9 /* od_sh_3 = shr(odd_11) */
 	movdqa %xmm11, %xmm6 /* high_nibbles */
-	pandn %xmm8, %xmm6 /* out_hi_3_a = andnot(high_nibbles, od_sh_3) */
+	pandn %xmm9, %xmm6 /* out_hi_3_a = andnot(high_nibbles, od_sh_3) */
 	por %xmm6, %xmm1 /* out_hi_3 = or(out_hi_3_b, out_hi_3_a) */
 	movdqu 80(%rcx), %xmm6 /* msg_6 = load() */
-	pxor %xmm6, %xmm4 /* ct_6 = xor(out_lo_3, msg_6) */
-	movdqu %xmm4, 80(%rdx) /* store ct_6 */
-	movdqu 112(%rcx), %xmm4 /* msg_7 = load() */
-	pxor %xmm4, %xmm1 /* ct_7 = xor(out_hi_3, msg_7) */
+	pxor %xmm6, %xmm5 /* ct_6 = xor(out_lo_3, msg_6) */
+	movdqu %xmm5, 80(%rdx) /* store ct_6 */
+	movdqu 112(%rcx), %xmm5 /* msg_7 = load() */
+	pxor %xmm5, %xmm1 /* ct_7 = xor(out_hi_3, msg_7) */
 	movdqu %xmm1, 112(%rdx) /* store ct_7 */
 	movdqa %xmm0, %xmm1 /* rk0_2 */
 	pxor 96(%rsp), %xmm1 /* y0_4 = xor(rk0_2, g2x0_0.2) */
 	pshufb .Lublock_register_ssse3_asm_16_deinterleave(%rip), %xmm1 /* de_8 = lookup16(y0_4, deinterleave) */
 	pxor 80(%rsp), %xmm0 /* y0_6 = xor(rk0_2, g3x0_0.2) */
 	pshufb .Lublock_register_ssse3_asm_16_deinterleave(%rip), %xmm0 /* de_12 = lookup16(y0_6, deinterleave) */
-	movdqa %xmm2, %xmm4 /* rk0_3 */
-	pxor 112(%rsp), %xmm4 /* y0_5 = xor(rk0_3, g2x0_1.2) */
-	pshufb .Lublock_register_ssse3_asm_16_deinterleave(%rip), %xmm4 /* de_9 = lookup16(y0_5, deinterleave) */
+	movdqa %xmm2, %xmm5 /* rk0_3 */
+	pxor 112(%rsp), %xmm5 /* y0_5 = xor(rk0_3, g2x0_1.2) */
+	pshufb .Lublock_register_ssse3_asm_16_deinterleave(%rip), %xmm5 /* de_9 = lookup16(y0_5, deinterleave) */
 	pxor 48(%rsp), %xmm2 /* y0_7 = xor(rk0_3, g3x0_1.2) */
 	pshufb .Lublock_register_ssse3_asm_16_deinterleave(%rip), %xmm2 /* de_13 = lookup16(y0_7, deinterleave) */
 	movdqa %xmm3, %xmm6 /* rk1_2 */
@@ -6042,50 +6000,50 @@ ublock_register_ssse3_ublock256_256_ctr_xor_asm:
 	pshufb .Lublock_register_ssse3_asm_16_deinterleave(%rip), %xmm6 /* de_10 = lookup16(y1_4, deinterleave) */
 	pxor 32(%rsp), %xmm3 /* y1_6 = xor(rk1_2, g3x1_0.2) */
 	pshufb .Lublock_register_ssse3_asm_16_deinterleave(%rip), %xmm3 /* de_14 = lookup16(y1_6, deinterleave) */
-	movdqa %xmm5, %xmm7 /* rk1_3 */
+	movdqa %xmm4, %xmm7 /* rk1_3 */
 	pxor 64(%rsp), %xmm7 /* y1_5 = xor(rk1_3, g2x1_1.2) */
 	pshufb .Lublock_register_ssse3_asm_16_deinterleave(%rip), %xmm7 /* de_11 = lookup16(y1_5, deinterleave) */
-	pxor 0(%rsp), %xmm5 /* y1_7 = xor(rk1_3, g3x1_1.2) */
-	pshufb .Lublock_register_ssse3_asm_16_deinterleave(%rip), %xmm5 /* de_15 = lookup16(y1_7, deinterleave) */
+	pxor 0(%rsp), %xmm4 /* y1_7 = xor(rk1_3, g3x1_1.2) */
+	pshufb .Lublock_register_ssse3_asm_16_deinterleave(%rip), %xmm4 /* de_15 = lookup16(y1_7, deinterleave) */
 	movdqa %xmm1, %xmm8 /* de_8 */
-	punpcklqdq %xmm4, %xmm8 /* even_12 = unpacklo(de_8, de_9) */
-	punpckhqdq %xmm4, %xmm1 /* odd_12 = unpackhi(de_8, de_9) */
-	movdqa %xmm8, %xmm4 /* even_12 */
-	psllw $4, %xmm4 /* ev_sh_4 = shl(even_12) */
-	pand %xmm11, %xmm4 /* out_lo_4_b = and(ev_sh_4, high_nibbles) */
+	punpcklqdq %xmm5, %xmm8 /* even_12 = unpacklo(de_8, de_9) */
+	punpckhqdq %xmm5, %xmm1 /* odd_12 = unpackhi(de_8, de_9) */
+	movdqa %xmm8, %xmm5 /* even_12 */
+	psllw $4, %xmm5 /* ev_sh_4 = shl(even_12) */
+	pand %xmm11, %xmm5 /* out_lo_4_b = and(ev_sh_4, high_nibbles) */
 	pand %xmm11, %xmm8 /* out_hi_4_b = and(even_12, high_nibbles) */
 	movdqa %xmm11, %xmm9 /* high_nibbles */
 	pandn %xmm1, %xmm9 /* out_lo_4_a = andnot(high_nibbles, odd_12) */
-	por %xmm9, %xmm4 /* out_lo_4 = or(out_lo_4_b, out_lo_4_a) */
+	por %xmm9, %xmm5 /* out_lo_4 = or(out_lo_4_b, out_lo_4_a) */
 	psrlw $4, %xmm1 /* od_sh_4 = shr(odd_12) */
 	movdqa %xmm11, %xmm9 /* high_nibbles */
 	pandn %xmm1, %xmm9 /* out_hi_4_a = andnot(high_nibbles, od_sh_4) */
 	por %xmm9, %xmm8 /* out_hi_4 = or(out_hi_4_b, out_hi_4_a) */
 	movdqu 128(%rcx), %xmm1 /* msg_8 = load() */
-	pxor %xmm1, %xmm4 /* ct_8 = xor(out_lo_4, msg_8) */
-	movdqu %xmm4, 128(%rdx) /* store ct_8 */
+	pxor %xmm1, %xmm5 /* ct_8 = xor(out_lo_4, msg_8) */
+	movdqu %xmm5, 128(%rdx) /* store ct_8 */
 	movdqu 160(%rcx), %xmm1 /* msg_9 = load() */
 	pxor %xmm1, %xmm8 /* ct_9 = xor(out_hi_4, msg_9) */
 	movdqu %xmm8, 160(%rdx) /* store ct_9 */
 	movdqa %xmm6, %xmm1 /* de_10 */
 	punpcklqdq %xmm7, %xmm1 /* even_13 = unpacklo(de_10, de_11) */
 	punpckhqdq %xmm7, %xmm6 /* odd_13 = unpackhi(de_10, de_11) */
-	movdqa %xmm1, %xmm4 /* even_13 */
-	psllw $4, %xmm4 /* ev_sh_5 = shl(even_13) */
-	pand %xmm11, %xmm4 /* out_lo_5_b = and(ev_sh_5, high_nibbles) */
+	movdqa %xmm1, %xmm5 /* even_13 */
+	psllw $4, %xmm5 /* ev_sh_5 = shl(even_13) */
+	pand %xmm11, %xmm5 /* out_lo_5_b = and(ev_sh_5, high_nibbles) */
 	pand %xmm11, %xmm1 /* out_hi_5_b = and(even_13, high_nibbles) */
 	movdqa %xmm11, %xmm7 /* high_nibbles */
 	pandn %xmm6, %xmm7 /* out_lo_5_a = andnot(high_nibbles, odd_13) */
-	por %xmm7, %xmm4 /* out_lo_5 = or(out_lo_5_b, out_lo_5_a) */
+	por %xmm7, %xmm5 /* out_lo_5 = or(out_lo_5_b, out_lo_5_a) */
 	psrlw $4, %xmm6 /* od_sh_5 = shr(odd_13) */
 	movdqa %xmm11, %xmm7 /* high_nibbles */
 	pandn %xmm6, %xmm7 /* out_hi_5_a = andnot(high_nibbles, od_sh_5) */
 	por %xmm7, %xmm1 /* out_hi_5 = or(out_hi_5_b, out_hi_5_a) */
 	movdqu 144(%rcx), %xmm6 /* msg_10 = load() */
-	pxor %xmm6, %xmm4 /* ct_10 = xor(out_lo_5, msg_10) */
-	movdqu %xmm4, 144(%rdx) /* store ct_10 */
-	movdqu 176(%rcx), %xmm4 /* msg_11 = load() */
-	pxor %xmm4, %xmm1 /* ct_11 = xor(out_hi_5, msg_11) */
+	pxor %xmm6, %xmm5 /* ct_10 = xor(out_lo_5, msg_10) */
+	movdqu %xmm5, 144(%rdx) /* store ct_10 */
+	movdqu 176(%rcx), %xmm5 /* msg_11 = load() */
+	pxor %xmm5, %xmm1 /* ct_11 = xor(out_hi_5, msg_11) */
 	movdqu %xmm1, 176(%rdx) /* store ct_11 */
 	movdqa %xmm0, %xmm1 /* de_12 */
 	punpcklqdq %xmm2, %xmm1 /* even_14 = unpacklo(de_12, de_13) */
@@ -6094,13 +6052,13 @@ ublock_register_ssse3_ublock256_256_ctr_xor_asm:
 	psllw $4, %xmm2 /* ev_sh_6 = shl(even_14) */
 	pand %xmm11, %xmm2 /* out_lo_6_b = and(ev_sh_6, high_nibbles) */
 	pand %xmm11, %xmm1 /* out_hi_6_b = and(even_14, high_nibbles) */
-	movdqa %xmm11, %xmm4 /* high_nibbles */
-	pandn %xmm0, %xmm4 /* out_lo_6_a = andnot(high_nibbles, odd_14) */
-	por %xmm4, %xmm2 /* out_lo_6 = or(out_lo_6_b, out_lo_6_a) */
+	movdqa %xmm11, %xmm5 /* high_nibbles */
+	pandn %xmm0, %xmm5 /* out_lo_6_a = andnot(high_nibbles, odd_14) */
+	por %xmm5, %xmm2 /* out_lo_6 = or(out_lo_6_b, out_lo_6_a) */
 	psrlw $4, %xmm0 /* od_sh_6 = shr(odd_14) */
-	movdqa %xmm11, %xmm4 /* high_nibbles */
-	pandn %xmm0, %xmm4 /* out_hi_6_a = andnot(high_nibbles, od_sh_6) */
-	por %xmm4, %xmm1 /* out_hi_6 = or(out_hi_6_b, out_hi_6_a) */
+	movdqa %xmm11, %xmm5 /* high_nibbles */
+	pandn %xmm0, %xmm5 /* out_hi_6_a = andnot(high_nibbles, od_sh_6) */
+	por %xmm5, %xmm1 /* out_hi_6 = or(out_hi_6_b, out_hi_6_a) */
 	movdqu 192(%rcx), %xmm0 /* msg_12 = load() */
 	pxor %xmm0, %xmm2 /* ct_12 = xor(out_lo_6, msg_12) */
 	movdqu %xmm2, 192(%rdx) /* store ct_12 */
@@ -6108,8 +6066,8 @@ ublock_register_ssse3_ublock256_256_ctr_xor_asm:
 	pxor %xmm0, %xmm1 /* ct_13 = xor(out_hi_6, msg_13) */
 	movdqu %xmm1, 224(%rdx) /* store ct_13 */
 	movdqa %xmm3, %xmm0 /* de_14 */
-	punpcklqdq %xmm5, %xmm0 /* even_15 = unpacklo(de_14, de_15) */
-	punpckhqdq %xmm5, %xmm3 /* odd_15 = unpackhi(de_14, de_15) */
+	punpcklqdq %xmm4, %xmm0 /* even_15 = unpacklo(de_14, de_15) */
+	punpckhqdq %xmm4, %xmm3 /* odd_15 = unpackhi(de_14, de_15) */
 	movdqa %xmm0, %xmm1 /* even_15 */
 	psllw $4, %xmm1 /* ev_sh_7 = shl(even_15) */
 	pand %xmm11, %xmm1 /* out_lo_7_b = and(ev_sh_7, high_nibbles) */

@@ -198,7 +198,7 @@ _gcry_sm4_rounds4_neon_sm4_ghash_step:
 	pmull v4.1q, v4.1d, v1.1d /* mid_31 = clmul(z_15_swap, h_15) */
 	pmull2 v1.1q, v15.2d, v1.2d /* hi_15 = clmul(z_15, h_15) */
 
-	/* The sums, then S's halves, their blocks added, and one reduction. */
+	/* The sums and one reduction. */
 	eor v3.16b, v3.16b, v16.16b /* lo_sum_acc = xor(lo, lo_1) */
 	eor v16.16b, v20.16b, v24.16b /* lo_sum_acc_1 = xor(lo_2, lo_3) */
 	eor v20.16b, v28.16b, v8.16b /* lo_sum_acc_2 = xor(lo_4, lo_5) */
@@ -293,24 +293,17 @@ _gcry_sm4_rounds4_neon_sm4_ghash_step:
 	eor v3.16b, v3.16b, v4.16b /* hi_sum_acc_12 = xor(hi_sum_acc_8, hi_sum_acc_9) */
 	eor v1.16b, v5.16b, v1.16b /* hi_sum_acc_13 = xor(hi_sum_acc_10, hi_sum_acc_11) */
 	eor v1.16b, v3.16b, v1.16b /* hi_sum_acc_14 = xor(hi_sum_acc_12, hi_sum_acc_13) */
-	adrp x17, .Lsm4_rounds4_neon_sm4_0_half_up
-	ldr q3, [x17, #:lo12:.Lsm4_rounds4_neon_sm4_0_half_up] /* half_up = const() */
-	tbl v3.16b, {v2.16b}, v3.16b /* mid_lo = lookup16(mid_sum_acc_30, half_up) */
-	eor v0.16b, v0.16b, v3.16b /* s_lo = xor(lo_sum_acc_14, mid_lo) */
-	adrp x17, .Lsm4_rounds4_neon_sm4_0_half_down
-	ldr q3, [x17, #:lo12:.Lsm4_rounds4_neon_sm4_0_half_down] /* half_down = const() */
-	tbl v2.16b, {v2.16b}, v3.16b /* mid_hi = lookup16(mid_sum_acc_30, half_down) */
-	eor v1.16b, v1.16b, v2.16b /* s_hi = xor(hi_sum_acc_14, mid_hi) */
 	adrp x17, .Lsm4_rounds4_neon_sm4_0_fold
-	ldr q2, [x17, #:lo12:.Lsm4_rounds4_neon_sm4_0_fold] /* fold = const() */
-	pmull v3.1q, v0.1d, v2.1d /* fold_lo = clmul(s_lo, fold) */
+	ldr q3, [x17, #:lo12:.Lsm4_rounds4_neon_sm4_0_fold] /* fold = const() */
+	pmull v4.1q, v0.1d, v3.1d /* fold_lo = clmul(lo_sum_acc_14, fold) */
+	eor v2.16b, v4.16b, v2.16b /* fold_mid = xor(fold_lo, mid_sum_acc_30) */
 	adrp x17, .Lsm4_rounds4_neon_sm4_0_swap_halves
 	ldr q4, [x17, #:lo12:.Lsm4_rounds4_neon_sm4_0_swap_halves] /* swap_halves = const() */
-	tbl v3.16b, {v3.16b}, v4.16b /* fold_lo_sw = lookup16(fold_lo, swap_halves) */
-	eor v0.16b, v0.16b, v3.16b /* v = xor(s_lo, fold_lo_sw) */
-	pmull2 v2.1q, v0.2d, v2.2d /* fold_hi = clmul(v, fold) */
-	eor v0.16b, v0.16b, v1.16b /* v_hi = xor(v, s_hi) */
-	eor v0.16b, v0.16b, v2.16b /* reduced = xor(v_hi, fold_hi) */
+	tbl v2.16b, {v2.16b}, v4.16b /* fold_mid_sw = lookup16(fold_mid, swap_halves) */
+	eor v0.16b, v0.16b, v2.16b /* w = xor(lo_sum_acc_14, fold_mid_sw) */
+	pmull2 v2.1q, v0.2d, v3.2d /* fold_hi = clmul(w, fold) */
+	eor v0.16b, v0.16b, v1.16b /* w_hi = xor(w, hi_sum_acc_14) */
+	eor v0.16b, v0.16b, v2.16b /* reduced = xor(w_hi, fold_hi) */
 	adrp x17, .Lsm4_rounds4_neon_sm4_0_reverse16
 	ldr q1, [x17, #:lo12:.Lsm4_rounds4_neon_sm4_0_reverse16] /* reverse16 = const() */
 	tbl v0.16b, {v0.16b}, v1.16b /* y_next = lookup16(reduced, reverse16) */
@@ -754,7 +747,7 @@ ELF(.size _gcry_sm4_rounds4_neon_sm4_batch_xor,.-_gcry_sm4_rounds4_neon_sm4_batc
  *   x2: out
  *   x3: src
  *   x16, x17: a row pointer, an address or a constant's page
- *   vectors: v0-v7, v16-v18 (11 used)
+ *   vectors: v0-v7, v16-v17 (10 used)
  *   frame: 0 bytes (0 spill slots of 16 bytes)
  */
 	.globl _gcry_sm4_rounds4_neon_sm4_batch_ctr
@@ -769,114 +762,109 @@ _gcry_sm4_rounds4_neon_sm4_batch_ctr:
 	adrp x17, .Lsm4_rounds4_neon_sm4_7_byte_14
 	ldr q3, [x17, #:lo12:.Lsm4_rounds4_neon_sm4_7_byte_14] /* byte_14 = const() */
 	and v2.16b, v2.16b, v3.16b /* ctr_j0 = and(ctr_first, byte_14) */
+	add v1.8h, v1.8h, v2.8h /* ctr_base = add(ctr_last, ctr_j0) */
 	adrp x17, .Lsm4_rounds4_neon_sm4_7_all_but_last
-	ldr q3, [x17, #:lo12:.Lsm4_rounds4_neon_sm4_7_all_but_last] /* all_but_last = const() */
-	and v0.16b, v0.16b, v3.16b /* ctr_v_open = and(ctr_low, all_but_last) */
-	ldr q4, [x1, #16] /* ctr_w = bcast128() */
-	and v3.16b, v4.16b, v3.16b /* ctr_w_open = and(ctr_w, all_but_last) */
+	ldr q2, [x17, #:lo12:.Lsm4_rounds4_neon_sm4_7_all_but_last] /* all_but_last = const() */
+	and v0.16b, v0.16b, v2.16b /* ctr_v_open = and(ctr_low, all_but_last) */
+	rev32 v0.16b, v0.16b /* ctr_v_ordered = rev(ctr_v_open) */
+	ldr q3, [x1, #16] /* ctr_w = bcast128() */
+	and v2.16b, v3.16b, v2.16b /* ctr_w_open = and(ctr_w, all_but_last) */
+	rev32 v2.16b, v2.16b /* ctr_w_ordered = rev(ctr_w_open) */
 
 	/* Load 4 blocks, big-endian words to native. */
 	adrp x17, .Lsm4_rounds4_neon_sm4_7_block_k
-	ldr q4, [x17, #:lo12:.Lsm4_rounds4_neon_sm4_7_block_k] /* block_k = const() */
-	add v4.16b, v4.16b, v2.16b /* ctr_j = add(block_k, ctr_j0) */
-	add v4.8h, v1.8h, v4.8h /* ctr_sum = add(ctr_last, ctr_j) */
+	ldr q3, [x17, #:lo12:.Lsm4_rounds4_neon_sm4_7_block_k] /* block_k = const() */
+	add v3.8h, v1.8h, v3.8h /* ctr_sum = add(ctr_base, block_k) */
 	adrp x17, .Lsm4_rounds4_neon_sm4_7_carry_everywhere
-	ldr q5, [x17, #:lo12:.Lsm4_rounds4_neon_sm4_7_carry_everywhere] /* carry_everywhere = const() */
-	tbl v6.16b, {v4.16b}, v5.16b /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
+	ldr q4, [x17, #:lo12:.Lsm4_rounds4_neon_sm4_7_carry_everywhere] /* carry_everywhere = const() */
+	tbl v5.16b, {v3.16b}, v4.16b /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
 	adrp x17, .Lsm4_rounds4_neon_sm4_7_carry_mask_table
-	ldr q7, [x17, #:lo12:.Lsm4_rounds4_neon_sm4_7_carry_mask_table] /* carry_mask_table = const() */
-	tbl v6.16b, {v7.16b}, v6.16b /* ctr_mask = lookup16(carry_mask_table, ctr_carry) */
-	bsl v6.16b, v3.16b, v0.16b /* ctr_pair = bsl(ctr_mask, ctr_v_open, ctr_w_open) */
+	ldr q6, [x17, #:lo12:.Lsm4_rounds4_neon_sm4_7_carry_mask_table] /* carry_mask_table = const() */
+	tbl v5.16b, {v6.16b}, v5.16b /* ctr_mask = lookup16(carry_mask_table, ctr_carry) */
+	bsl v5.16b, v2.16b, v0.16b /* ctr_pair = bsl(ctr_mask, ctr_v_ordered, ctr_w_ordered) */
 	adrp x17, .Lsm4_rounds4_neon_sm4_7_new_last_byte
-	ldr q16, [x17, #:lo12:.Lsm4_rounds4_neon_sm4_7_new_last_byte] /* new_last_byte = const() */
-	tbl v4.16b, {v4.16b}, v16.16b /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
-	orr v4.16b, v6.16b, v4.16b /* blk = or(ctr_pair, ctr_last_byte) */
-	rev32 v4.16b, v4.16b /* le = rev(blk) */
+	ldr q7, [x17, #:lo12:.Lsm4_rounds4_neon_sm4_7_new_last_byte] /* new_last_byte = const() */
+	tbl v3.16b, {v3.16b}, v7.16b /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
+	orr v3.16b, v5.16b, v3.16b /* le = or(ctr_pair, ctr_last_byte) */
 	adrp x17, .Lsm4_rounds4_neon_sm4_7_block_k_1
-	ldr q6, [x17, #:lo12:.Lsm4_rounds4_neon_sm4_7_block_k_1] /* block_k_1 = const() */
-	add v6.16b, v6.16b, v2.16b /* ctr_j_1 = add(block_k_1, ctr_j0) */
-	add v6.8h, v1.8h, v6.8h /* ctr_sum_1 = add(ctr_last, ctr_j_1) */
-	tbl v17.16b, {v6.16b}, v5.16b /* ctr_carry_1 = lookup16(ctr_sum_1, carry_everywhere) */
-	tbl v17.16b, {v7.16b}, v17.16b /* ctr_mask_1 = lookup16(carry_mask_table, ctr_carry_1) */
-	bsl v17.16b, v3.16b, v0.16b /* ctr_pair_1 = bsl(ctr_mask_1, ctr_v_open, ctr_w_open) */
-	tbl v6.16b, {v6.16b}, v16.16b /* ctr_last_byte_1 = lookup16(ctr_sum_1, new_last_byte) */
-	orr v6.16b, v17.16b, v6.16b /* blk_1 = or(ctr_pair_1, ctr_last_byte_1) */
-	rev32 v6.16b, v6.16b /* le_1 = rev(blk_1) */
+	ldr q5, [x17, #:lo12:.Lsm4_rounds4_neon_sm4_7_block_k_1] /* block_k_1 = const() */
+	add v5.8h, v1.8h, v5.8h /* ctr_sum_1 = add(ctr_base, block_k_1) */
+	tbl v16.16b, {v5.16b}, v4.16b /* ctr_carry_1 = lookup16(ctr_sum_1, carry_everywhere) */
+	tbl v16.16b, {v6.16b}, v16.16b /* ctr_mask_1 = lookup16(carry_mask_table, ctr_carry_1) */
+	bsl v16.16b, v2.16b, v0.16b /* ctr_pair_1 = bsl(ctr_mask_1, ctr_v_ordered, ctr_w_ordered) */
+	tbl v5.16b, {v5.16b}, v7.16b /* ctr_last_byte_1 = lookup16(ctr_sum_1, new_last_byte) */
+	orr v5.16b, v16.16b, v5.16b /* le_1 = or(ctr_pair_1, ctr_last_byte_1) */
 	adrp x17, .Lsm4_rounds4_neon_sm4_7_block_k_2
-	ldr q17, [x17, #:lo12:.Lsm4_rounds4_neon_sm4_7_block_k_2] /* block_k_2 = const() */
-	add v17.16b, v17.16b, v2.16b /* ctr_j_2 = add(block_k_2, ctr_j0) */
-	add v17.8h, v1.8h, v17.8h /* ctr_sum_2 = add(ctr_last, ctr_j_2) */
-	tbl v18.16b, {v17.16b}, v5.16b /* ctr_carry_2 = lookup16(ctr_sum_2, carry_everywhere) */
-	tbl v18.16b, {v7.16b}, v18.16b /* ctr_mask_2 = lookup16(carry_mask_table, ctr_carry_2) */
-	bsl v18.16b, v3.16b, v0.16b /* ctr_pair_2 = bsl(ctr_mask_2, ctr_v_open, ctr_w_open) */
-	tbl v17.16b, {v17.16b}, v16.16b /* ctr_last_byte_2 = lookup16(ctr_sum_2, new_last_byte) */
-	orr v17.16b, v18.16b, v17.16b /* blk_2 = or(ctr_pair_2, ctr_last_byte_2) */
-	rev32 v17.16b, v17.16b /* le_2 = rev(blk_2) */
+	ldr q16, [x17, #:lo12:.Lsm4_rounds4_neon_sm4_7_block_k_2] /* block_k_2 = const() */
+	add v16.8h, v1.8h, v16.8h /* ctr_sum_2 = add(ctr_base, block_k_2) */
+	tbl v17.16b, {v16.16b}, v4.16b /* ctr_carry_2 = lookup16(ctr_sum_2, carry_everywhere) */
+	tbl v17.16b, {v6.16b}, v17.16b /* ctr_mask_2 = lookup16(carry_mask_table, ctr_carry_2) */
+	bsl v17.16b, v2.16b, v0.16b /* ctr_pair_2 = bsl(ctr_mask_2, ctr_v_ordered, ctr_w_ordered) */
+	tbl v16.16b, {v16.16b}, v7.16b /* ctr_last_byte_2 = lookup16(ctr_sum_2, new_last_byte) */
+	orr v16.16b, v17.16b, v16.16b /* le_2 = or(ctr_pair_2, ctr_last_byte_2) */
 	adrp x17, .Lsm4_rounds4_neon_sm4_7_block_k_3
-	ldr q18, [x17, #:lo12:.Lsm4_rounds4_neon_sm4_7_block_k_3] /* block_k_3 = const() */
-	add v2.16b, v18.16b, v2.16b /* ctr_j_3 = add(block_k_3, ctr_j0) */
-	add v1.8h, v1.8h, v2.8h /* ctr_sum_3 = add(ctr_last, ctr_j_3) */
-	tbl v2.16b, {v1.16b}, v5.16b /* ctr_carry_3 = lookup16(ctr_sum_3, carry_everywhere) */
-	tbl v2.16b, {v7.16b}, v2.16b /* ctr_mask_3 = lookup16(carry_mask_table, ctr_carry_3) */
-	bsl v2.16b, v3.16b, v0.16b /* ctr_pair_3 = bsl(ctr_mask_3, ctr_v_open, ctr_w_open) */
-	tbl v0.16b, {v1.16b}, v16.16b /* ctr_last_byte_3 = lookup16(ctr_sum_3, new_last_byte) */
-	orr v0.16b, v2.16b, v0.16b /* blk_3 = or(ctr_pair_3, ctr_last_byte_3) */
-	rev32 v0.16b, v0.16b /* le_3 = rev(blk_3) */
+	ldr q17, [x17, #:lo12:.Lsm4_rounds4_neon_sm4_7_block_k_3] /* block_k_3 = const() */
+	add v1.8h, v1.8h, v17.8h /* ctr_sum_3 = add(ctr_base, block_k_3) */
+	tbl v4.16b, {v1.16b}, v4.16b /* ctr_carry_3 = lookup16(ctr_sum_3, carry_everywhere) */
+	tbl v4.16b, {v6.16b}, v4.16b /* ctr_mask_3 = lookup16(carry_mask_table, ctr_carry_3) */
+	bsl v4.16b, v2.16b, v0.16b /* ctr_pair_3 = bsl(ctr_mask_3, ctr_v_ordered, ctr_w_ordered) */
+	tbl v0.16b, {v1.16b}, v7.16b /* ctr_last_byte_3 = lookup16(ctr_sum_3, new_last_byte) */
+	orr v0.16b, v4.16b, v0.16b /* le_3 = or(ctr_pair_3, ctr_last_byte_3) */
 
 	/* 32 rounds, four per instruction: round keys 4i..4i+3 for the i-th. */
 	ldr q1, [x0] /* rk0 = load() */
-	sm4e v4.4s, v1.4s /* x = sm4e(x0, rk0) */
-	sm4e v6.4s, v1.4s /* x_1 = sm4e(x1, rk0) */
-	sm4e v17.4s, v1.4s /* x_2 = sm4e(x2, rk0) */
+	sm4e v3.4s, v1.4s /* x = sm4e(x0, rk0) */
+	sm4e v5.4s, v1.4s /* x_1 = sm4e(x1, rk0) */
+	sm4e v16.4s, v1.4s /* x_2 = sm4e(x2, rk0) */
 	sm4e v0.4s, v1.4s /* x_3 = sm4e(x3, rk0) */
 	ldr q1, [x0, #16] /* rk1 = load() */
-	sm4e v4.4s, v1.4s /* x_4 = sm4e(x0, rk1) */
-	sm4e v6.4s, v1.4s /* x_5 = sm4e(x1, rk1) */
-	sm4e v17.4s, v1.4s /* x_6 = sm4e(x2, rk1) */
+	sm4e v3.4s, v1.4s /* x_4 = sm4e(x0, rk1) */
+	sm4e v5.4s, v1.4s /* x_5 = sm4e(x1, rk1) */
+	sm4e v16.4s, v1.4s /* x_6 = sm4e(x2, rk1) */
 	sm4e v0.4s, v1.4s /* x_7 = sm4e(x3, rk1) */
 	ldr q1, [x0, #32] /* rk2 = load() */
-	sm4e v4.4s, v1.4s /* x_8 = sm4e(x0, rk2) */
-	sm4e v6.4s, v1.4s /* x_9 = sm4e(x1, rk2) */
-	sm4e v17.4s, v1.4s /* x_10 = sm4e(x2, rk2) */
+	sm4e v3.4s, v1.4s /* x_8 = sm4e(x0, rk2) */
+	sm4e v5.4s, v1.4s /* x_9 = sm4e(x1, rk2) */
+	sm4e v16.4s, v1.4s /* x_10 = sm4e(x2, rk2) */
 	sm4e v0.4s, v1.4s /* x_11 = sm4e(x3, rk2) */
 	ldr q1, [x0, #48] /* rk3 = load() */
-	sm4e v4.4s, v1.4s /* x_12 = sm4e(x0, rk3) */
-	sm4e v6.4s, v1.4s /* x_13 = sm4e(x1, rk3) */
-	sm4e v17.4s, v1.4s /* x_14 = sm4e(x2, rk3) */
+	sm4e v3.4s, v1.4s /* x_12 = sm4e(x0, rk3) */
+	sm4e v5.4s, v1.4s /* x_13 = sm4e(x1, rk3) */
+	sm4e v16.4s, v1.4s /* x_14 = sm4e(x2, rk3) */
 	sm4e v0.4s, v1.4s /* x_15 = sm4e(x3, rk3) */
 	ldr q1, [x0, #64] /* rk4 = load() */
-	sm4e v4.4s, v1.4s /* x_16 = sm4e(x0, rk4) */
-	sm4e v6.4s, v1.4s /* x_17 = sm4e(x1, rk4) */
-	sm4e v17.4s, v1.4s /* x_18 = sm4e(x2, rk4) */
+	sm4e v3.4s, v1.4s /* x_16 = sm4e(x0, rk4) */
+	sm4e v5.4s, v1.4s /* x_17 = sm4e(x1, rk4) */
+	sm4e v16.4s, v1.4s /* x_18 = sm4e(x2, rk4) */
 	sm4e v0.4s, v1.4s /* x_19 = sm4e(x3, rk4) */
 	ldr q1, [x0, #80] /* rk5 = load() */
-	sm4e v4.4s, v1.4s /* x_20 = sm4e(x0, rk5) */
-	sm4e v6.4s, v1.4s /* x_21 = sm4e(x1, rk5) */
-	sm4e v17.4s, v1.4s /* x_22 = sm4e(x2, rk5) */
+	sm4e v3.4s, v1.4s /* x_20 = sm4e(x0, rk5) */
+	sm4e v5.4s, v1.4s /* x_21 = sm4e(x1, rk5) */
+	sm4e v16.4s, v1.4s /* x_22 = sm4e(x2, rk5) */
 	sm4e v0.4s, v1.4s /* x_23 = sm4e(x3, rk5) */
 	ldr q1, [x0, #96] /* rk6 = load() */
-	sm4e v4.4s, v1.4s /* x_24 = sm4e(x0, rk6) */
-	sm4e v6.4s, v1.4s /* x_25 = sm4e(x1, rk6) */
-	sm4e v17.4s, v1.4s /* x_26 = sm4e(x2, rk6) */
+	sm4e v3.4s, v1.4s /* x_24 = sm4e(x0, rk6) */
+	sm4e v5.4s, v1.4s /* x_25 = sm4e(x1, rk6) */
+	sm4e v16.4s, v1.4s /* x_26 = sm4e(x2, rk6) */
 	sm4e v0.4s, v1.4s /* x_27 = sm4e(x3, rk6) */
 	ldr q1, [x0, #112] /* rk7 = load() */
-	sm4e v4.4s, v1.4s /* x_28 = sm4e(x0, rk7) */
-	sm4e v6.4s, v1.4s /* x_29 = sm4e(x1, rk7) */
-	sm4e v17.4s, v1.4s /* x_30 = sm4e(x2, rk7) */
+	sm4e v3.4s, v1.4s /* x_28 = sm4e(x0, rk7) */
+	sm4e v5.4s, v1.4s /* x_29 = sm4e(x1, rk7) */
+	sm4e v16.4s, v1.4s /* x_30 = sm4e(x2, rk7) */
 	sm4e v0.4s, v1.4s /* x_31 = sm4e(x3, rk7) */
 
 	/* Output (X35, X34, X33, X32) big-endian: the state's bytes reversed. */
 	adrp x17, .Lsm4_rounds4_neon_sm4_7_reverse16
 	ldr q1, [x17, #:lo12:.Lsm4_rounds4_neon_sm4_7_reverse16] /* reverse16 = const() */
-	tbl v2.16b, {v4.16b}, v1.16b /* outbe = lookup16(x0, reverse16) */
+	tbl v2.16b, {v3.16b}, v1.16b /* outbe = lookup16(x0, reverse16) */
 	ldr q3, [x3] /* msg = load() */
 	eor v2.16b, v2.16b, v3.16b /* ct = xor(outbe, msg) */
 	str q2, [x2] /* store ct */
-	tbl v2.16b, {v6.16b}, v1.16b /* outbe_1 = lookup16(x1, reverse16) */
+	tbl v2.16b, {v5.16b}, v1.16b /* outbe_1 = lookup16(x1, reverse16) */
 	ldr q3, [x3, #16] /* msg_1 = load() */
 	eor v2.16b, v2.16b, v3.16b /* ct_1 = xor(outbe_1, msg_1) */
 	str q2, [x2, #16] /* store ct_1 */
-	tbl v2.16b, {v17.16b}, v1.16b /* outbe_2 = lookup16(x2, reverse16) */
+	tbl v2.16b, {v16.16b}, v1.16b /* outbe_2 = lookup16(x2, reverse16) */
 	ldr q3, [x3, #32] /* msg_2 = load() */
 	eor v2.16b, v2.16b, v3.16b /* ct_2 = xor(outbe_2, msg_2) */
 	str q2, [x2, #32] /* store ct_2 */
@@ -1003,32 +991,31 @@ ELF(.type _gcry_sm4_rounds4_neon_sm4_batch_gcm,%function;)
 _gcry_sm4_rounds4_neon_sm4_batch_gcm:
 	CFI_STARTPROC();
 	ldr q0, [x1, #64] /* y_1 = bcast128() */
-	adrp x17, .Lsm4_rounds4_neon_sm4_9_reverse16
-	ldr q1, [x17, #:lo12:.Lsm4_rounds4_neon_sm4_9_reverse16] /* reverse16 = const() */
-	tbl v0.16b, {v0.16b}, v1.16b /* phi_y = lookup16(y_1, reverse16) */
 
 	/* 4 blocks, 1 per register: block i times T_(n - i), products unreduced. */
-	ldr q2, [x5] /* x_32 = load() */
-	tbl v2.16b, {v2.16b}, v1.16b /* z = lookup16(x_32, reverse16) */
-	eor v0.16b, v2.16b, v0.16b /* z1_y = xor(z, phi_y) */
-	ldr q2, [x4] /* h = load() */
-	pmull v3.1q, v0.1d, v2.1d /* lo = clmul(z1_y, h) */
+	ldr q1, [x5] /* x_32 = load() */
+	adrp x17, .Lsm4_rounds4_neon_sm4_9_reverse16
+	ldr q2, [x17, #:lo12:.Lsm4_rounds4_neon_sm4_9_reverse16] /* reverse16 = const() */
+	tbl v1.16b, {v1.16b}, v2.16b /* z = lookup16(x_32, reverse16) */
+	eor v0.16b, v1.16b, v0.16b /* z1_y = xor(z, y_1) */
+	ldr q1, [x4] /* h = load() */
+	pmull v3.1q, v0.1d, v1.1d /* lo = clmul(z1_y, h) */
 	adrp x17, .Lsm4_rounds4_neon_sm4_9_swap_halves
 	ldr q4, [x17, #:lo12:.Lsm4_rounds4_neon_sm4_9_swap_halves] /* swap_halves = const() */
 	tbl v5.16b, {v0.16b}, v4.16b /* z1_y_swap = lookup16(z1_y, swap_halves) */
-	pmull2 v6.1q, v5.2d, v2.2d /* mid = clmul(z1_y_swap, h) */
-	pmull v5.1q, v5.1d, v2.1d /* mid_1 = clmul(z1_y_swap, h) */
-	pmull2 v0.1q, v0.2d, v2.2d /* hi = clmul(z1_y, h) */
-	ldr q2, [x5, #16] /* x_1_1 = load() */
-	tbl v2.16b, {v2.16b}, v1.16b /* z_1 = lookup16(x_1_1, reverse16) */
+	pmull2 v6.1q, v5.2d, v1.2d /* mid = clmul(z1_y_swap, h) */
+	pmull v5.1q, v5.1d, v1.1d /* mid_1 = clmul(z1_y_swap, h) */
+	pmull2 v0.1q, v0.2d, v1.2d /* hi = clmul(z1_y, h) */
+	ldr q1, [x5, #16] /* x_1_1 = load() */
+	tbl v1.16b, {v1.16b}, v2.16b /* z_1 = lookup16(x_1_1, reverse16) */
 	ldr q7, [x4, #16] /* h_1 = load() */
-	pmull v16.1q, v2.1d, v7.1d /* lo_1 = clmul(z_1, h_1) */
-	tbl v17.16b, {v2.16b}, v4.16b /* z_1_swap = lookup16(z_1, swap_halves) */
+	pmull v16.1q, v1.1d, v7.1d /* lo_1 = clmul(z_1, h_1) */
+	tbl v17.16b, {v1.16b}, v4.16b /* z_1_swap = lookup16(z_1, swap_halves) */
 	pmull2 v18.1q, v17.2d, v7.2d /* mid_2 = clmul(z_1_swap, h_1) */
 	pmull v17.1q, v17.1d, v7.1d /* mid_3 = clmul(z_1_swap, h_1) */
-	pmull2 v2.1q, v2.2d, v7.2d /* hi_1 = clmul(z_1, h_1) */
+	pmull2 v1.1q, v1.2d, v7.2d /* hi_1 = clmul(z_1, h_1) */
 	ldr q7, [x5, #32] /* x_2_1 = load() */
-	tbl v7.16b, {v7.16b}, v1.16b /* z_2 = lookup16(x_2_1, reverse16) */
+	tbl v7.16b, {v7.16b}, v2.16b /* z_2 = lookup16(x_2_1, reverse16) */
 	ldr q19, [x4, #32] /* h_2 = load() */
 	pmull v20.1q, v7.1d, v19.1d /* lo_2 = clmul(z_2, h_2) */
 	tbl v21.16b, {v7.16b}, v4.16b /* z_2_swap = lookup16(z_2, swap_halves) */
@@ -1036,7 +1023,7 @@ _gcry_sm4_rounds4_neon_sm4_batch_gcm:
 	pmull v21.1q, v21.1d, v19.1d /* mid_5 = clmul(z_2_swap, h_2) */
 	pmull2 v7.1q, v7.2d, v19.2d /* hi_2 = clmul(z_2, h_2) */
 	ldr q19, [x5, #48] /* x_3_1 = load() */
-	tbl v19.16b, {v19.16b}, v1.16b /* z_3 = lookup16(x_3_1, reverse16) */
+	tbl v19.16b, {v19.16b}, v2.16b /* z_3 = lookup16(x_3_1, reverse16) */
 	ldr q23, [x4, #48] /* h_3 = load() */
 	pmull v24.1q, v19.1d, v23.1d /* lo_3 = clmul(z_3, h_3) */
 	tbl v25.16b, {v19.16b}, v4.16b /* z_3_swap = lookup16(z_3, swap_halves) */
@@ -1044,7 +1031,7 @@ _gcry_sm4_rounds4_neon_sm4_batch_gcm:
 	pmull v25.1q, v25.1d, v23.1d /* mid_7 = clmul(z_3_swap, h_3) */
 	pmull2 v19.1q, v19.2d, v23.2d /* hi_3 = clmul(z_3, h_3) */
 
-	/* The sums, then S's halves, their blocks added, and one reduction. */
+	/* The sums and one reduction. */
 	eor v3.16b, v3.16b, v16.16b /* lo_sum_acc = xor(lo, lo_1) */
 	eor v16.16b, v20.16b, v24.16b /* lo_sum_acc_1 = xor(lo_2, lo_3) */
 	eor v3.16b, v3.16b, v16.16b /* lo_sum_acc_2 = xor(lo_sum_acc, lo_sum_acc_1) */
@@ -1055,147 +1042,134 @@ _gcry_sm4_rounds4_neon_sm4_batch_gcm:
 	eor v5.16b, v5.16b, v6.16b /* mid_sum_acc_4 = xor(mid_sum_acc, mid_sum_acc_1) */
 	eor v6.16b, v16.16b, v17.16b /* mid_sum_acc_5 = xor(mid_sum_acc_2, mid_sum_acc_3) */
 	eor v5.16b, v5.16b, v6.16b /* mid_sum_acc_6 = xor(mid_sum_acc_4, mid_sum_acc_5) */
-	eor v0.16b, v0.16b, v2.16b /* hi_sum_acc = xor(hi, hi_1) */
-	eor v2.16b, v7.16b, v19.16b /* hi_sum_acc_1 = xor(hi_2, hi_3) */
-	eor v0.16b, v0.16b, v2.16b /* hi_sum_acc_2 = xor(hi_sum_acc, hi_sum_acc_1) */
-	adrp x17, .Lsm4_rounds4_neon_sm4_9_half_up
-	ldr q2, [x17, #:lo12:.Lsm4_rounds4_neon_sm4_9_half_up] /* half_up = const() */
-	tbl v2.16b, {v5.16b}, v2.16b /* mid_lo = lookup16(mid_sum_acc_6, half_up) */
-	eor v2.16b, v3.16b, v2.16b /* s_lo = xor(lo_sum_acc_2, mid_lo) */
-	adrp x17, .Lsm4_rounds4_neon_sm4_9_half_down
-	ldr q3, [x17, #:lo12:.Lsm4_rounds4_neon_sm4_9_half_down] /* half_down = const() */
-	tbl v3.16b, {v5.16b}, v3.16b /* mid_hi = lookup16(mid_sum_acc_6, half_down) */
-	eor v0.16b, v0.16b, v3.16b /* s_hi = xor(hi_sum_acc_2, mid_hi) */
+	eor v0.16b, v0.16b, v1.16b /* hi_sum_acc = xor(hi, hi_1) */
+	eor v1.16b, v7.16b, v19.16b /* hi_sum_acc_1 = xor(hi_2, hi_3) */
+	eor v0.16b, v0.16b, v1.16b /* hi_sum_acc_2 = xor(hi_sum_acc, hi_sum_acc_1) */
 	adrp x17, .Lsm4_rounds4_neon_sm4_9_fold
-	ldr q3, [x17, #:lo12:.Lsm4_rounds4_neon_sm4_9_fold] /* fold = const() */
-	pmull v5.1q, v2.1d, v3.1d /* fold_lo = clmul(s_lo, fold) */
-	tbl v4.16b, {v5.16b}, v4.16b /* fold_lo_sw = lookup16(fold_lo, swap_halves) */
-	eor v2.16b, v2.16b, v4.16b /* v = xor(s_lo, fold_lo_sw) */
-	pmull2 v3.1q, v2.2d, v3.2d /* fold_hi = clmul(v, fold) */
-	eor v0.16b, v2.16b, v0.16b /* v_hi = xor(v, s_hi) */
-	eor v0.16b, v0.16b, v3.16b /* reduced = xor(v_hi, fold_hi) */
-	tbl v0.16b, {v0.16b}, v1.16b /* y_next = lookup16(reduced, reverse16) */
-	ldr q2, [x1] /* ctr_low = bcast128() */
-	ushr v3.8h, v2.8h, #8 /* ctr_last = shr(ctr_low) */
+	ldr q1, [x17, #:lo12:.Lsm4_rounds4_neon_sm4_9_fold] /* fold = const() */
+	pmull v6.1q, v3.1d, v1.1d /* fold_lo = clmul(lo_sum_acc_2, fold) */
+	eor v5.16b, v6.16b, v5.16b /* fold_mid = xor(fold_lo, mid_sum_acc_6) */
+	tbl v4.16b, {v5.16b}, v4.16b /* fold_mid_sw = lookup16(fold_mid, swap_halves) */
+	eor v3.16b, v3.16b, v4.16b /* w = xor(lo_sum_acc_2, fold_mid_sw) */
+	pmull2 v1.1q, v3.2d, v1.2d /* fold_hi = clmul(w, fold) */
+	eor v0.16b, v3.16b, v0.16b /* w_hi = xor(w, hi_sum_acc_2) */
+	eor v0.16b, v0.16b, v1.16b /* reduced = xor(w_hi, fold_hi) */
+	ldr q1, [x1] /* ctr_low = bcast128() */
+	ushr v3.8h, v1.8h, #8 /* ctr_last = shr(ctr_low) */
 	add x17, x1, #32
 	ld1r {v4.16b}, [x17] /* ctr_first = bcast8() */
 	adrp x17, .Lsm4_rounds4_neon_sm4_9_byte_14
 	ldr q5, [x17, #:lo12:.Lsm4_rounds4_neon_sm4_9_byte_14] /* byte_14 = const() */
 	and v4.16b, v4.16b, v5.16b /* ctr_j0 = and(ctr_first, byte_14) */
+	add v3.8h, v3.8h, v4.8h /* ctr_base = add(ctr_last, ctr_j0) */
 	adrp x17, .Lsm4_rounds4_neon_sm4_9_all_but_last
-	ldr q5, [x17, #:lo12:.Lsm4_rounds4_neon_sm4_9_all_but_last] /* all_but_last = const() */
-	and v2.16b, v2.16b, v5.16b /* ctr_v_open = and(ctr_low, all_but_last) */
-	ldr q6, [x1, #16] /* ctr_w = bcast128() */
-	and v5.16b, v6.16b, v5.16b /* ctr_w_open = and(ctr_w, all_but_last) */
+	ldr q4, [x17, #:lo12:.Lsm4_rounds4_neon_sm4_9_all_but_last] /* all_but_last = const() */
+	and v1.16b, v1.16b, v4.16b /* ctr_v_open = and(ctr_low, all_but_last) */
+	rev32 v1.16b, v1.16b /* ctr_v_ordered = rev(ctr_v_open) */
+	ldr q5, [x1, #16] /* ctr_w = bcast128() */
+	and v4.16b, v5.16b, v4.16b /* ctr_w_open = and(ctr_w, all_but_last) */
+	rev32 v4.16b, v4.16b /* ctr_w_ordered = rev(ctr_w_open) */
 
 	/* Load 4 blocks, big-endian words to native. */
 	adrp x17, .Lsm4_rounds4_neon_sm4_9_block_k
-	ldr q6, [x17, #:lo12:.Lsm4_rounds4_neon_sm4_9_block_k] /* block_k = const() */
-	add v6.16b, v6.16b, v4.16b /* ctr_j = add(block_k, ctr_j0) */
-	add v6.8h, v3.8h, v6.8h /* ctr_sum = add(ctr_last, ctr_j) */
+	ldr q5, [x17, #:lo12:.Lsm4_rounds4_neon_sm4_9_block_k] /* block_k = const() */
+	add v5.8h, v3.8h, v5.8h /* ctr_sum = add(ctr_base, block_k) */
 	adrp x17, .Lsm4_rounds4_neon_sm4_9_carry_everywhere
-	ldr q7, [x17, #:lo12:.Lsm4_rounds4_neon_sm4_9_carry_everywhere] /* carry_everywhere = const() */
-	tbl v16.16b, {v6.16b}, v7.16b /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
+	ldr q6, [x17, #:lo12:.Lsm4_rounds4_neon_sm4_9_carry_everywhere] /* carry_everywhere = const() */
+	tbl v7.16b, {v5.16b}, v6.16b /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
 	adrp x17, .Lsm4_rounds4_neon_sm4_9_carry_mask_table
-	ldr q17, [x17, #:lo12:.Lsm4_rounds4_neon_sm4_9_carry_mask_table] /* carry_mask_table = const() */
-	tbl v16.16b, {v17.16b}, v16.16b /* ctr_mask = lookup16(carry_mask_table, ctr_carry) */
-	bsl v16.16b, v5.16b, v2.16b /* ctr_pair = bsl(ctr_mask, ctr_v_open, ctr_w_open) */
+	ldr q16, [x17, #:lo12:.Lsm4_rounds4_neon_sm4_9_carry_mask_table] /* carry_mask_table = const() */
+	tbl v7.16b, {v16.16b}, v7.16b /* ctr_mask = lookup16(carry_mask_table, ctr_carry) */
+	bsl v7.16b, v4.16b, v1.16b /* ctr_pair = bsl(ctr_mask, ctr_v_ordered, ctr_w_ordered) */
 	adrp x17, .Lsm4_rounds4_neon_sm4_9_new_last_byte
-	ldr q18, [x17, #:lo12:.Lsm4_rounds4_neon_sm4_9_new_last_byte] /* new_last_byte = const() */
-	tbl v6.16b, {v6.16b}, v18.16b /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
-	orr v6.16b, v16.16b, v6.16b /* blk = or(ctr_pair, ctr_last_byte) */
-	rev32 v6.16b, v6.16b /* le = rev(blk) */
+	ldr q17, [x17, #:lo12:.Lsm4_rounds4_neon_sm4_9_new_last_byte] /* new_last_byte = const() */
+	tbl v5.16b, {v5.16b}, v17.16b /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
+	orr v5.16b, v7.16b, v5.16b /* le = or(ctr_pair, ctr_last_byte) */
 	adrp x17, .Lsm4_rounds4_neon_sm4_9_block_k_1
-	ldr q16, [x17, #:lo12:.Lsm4_rounds4_neon_sm4_9_block_k_1] /* block_k_1 = const() */
-	add v16.16b, v16.16b, v4.16b /* ctr_j_1 = add(block_k_1, ctr_j0) */
-	add v16.8h, v3.8h, v16.8h /* ctr_sum_1 = add(ctr_last, ctr_j_1) */
-	tbl v19.16b, {v16.16b}, v7.16b /* ctr_carry_1 = lookup16(ctr_sum_1, carry_everywhere) */
-	tbl v19.16b, {v17.16b}, v19.16b /* ctr_mask_1 = lookup16(carry_mask_table, ctr_carry_1) */
-	bsl v19.16b, v5.16b, v2.16b /* ctr_pair_1 = bsl(ctr_mask_1, ctr_v_open, ctr_w_open) */
-	tbl v16.16b, {v16.16b}, v18.16b /* ctr_last_byte_1 = lookup16(ctr_sum_1, new_last_byte) */
-	orr v16.16b, v19.16b, v16.16b /* blk_1 = or(ctr_pair_1, ctr_last_byte_1) */
-	rev32 v16.16b, v16.16b /* le_1 = rev(blk_1) */
+	ldr q7, [x17, #:lo12:.Lsm4_rounds4_neon_sm4_9_block_k_1] /* block_k_1 = const() */
+	add v7.8h, v3.8h, v7.8h /* ctr_sum_1 = add(ctr_base, block_k_1) */
+	tbl v18.16b, {v7.16b}, v6.16b /* ctr_carry_1 = lookup16(ctr_sum_1, carry_everywhere) */
+	tbl v18.16b, {v16.16b}, v18.16b /* ctr_mask_1 = lookup16(carry_mask_table, ctr_carry_1) */
+	bsl v18.16b, v4.16b, v1.16b /* ctr_pair_1 = bsl(ctr_mask_1, ctr_v_ordered, ctr_w_ordered) */
+	tbl v7.16b, {v7.16b}, v17.16b /* ctr_last_byte_1 = lookup16(ctr_sum_1, new_last_byte) */
+	orr v7.16b, v18.16b, v7.16b /* le_1 = or(ctr_pair_1, ctr_last_byte_1) */
 	adrp x17, .Lsm4_rounds4_neon_sm4_9_block_k_2
-	ldr q19, [x17, #:lo12:.Lsm4_rounds4_neon_sm4_9_block_k_2] /* block_k_2 = const() */
-	add v19.16b, v19.16b, v4.16b /* ctr_j_2 = add(block_k_2, ctr_j0) */
-	add v19.8h, v3.8h, v19.8h /* ctr_sum_2 = add(ctr_last, ctr_j_2) */
-	tbl v20.16b, {v19.16b}, v7.16b /* ctr_carry_2 = lookup16(ctr_sum_2, carry_everywhere) */
-	tbl v20.16b, {v17.16b}, v20.16b /* ctr_mask_2 = lookup16(carry_mask_table, ctr_carry_2) */
-	bsl v20.16b, v5.16b, v2.16b /* ctr_pair_2 = bsl(ctr_mask_2, ctr_v_open, ctr_w_open) */
-	tbl v19.16b, {v19.16b}, v18.16b /* ctr_last_byte_2 = lookup16(ctr_sum_2, new_last_byte) */
-	orr v19.16b, v20.16b, v19.16b /* blk_2 = or(ctr_pair_2, ctr_last_byte_2) */
-	rev32 v19.16b, v19.16b /* le_2 = rev(blk_2) */
+	ldr q18, [x17, #:lo12:.Lsm4_rounds4_neon_sm4_9_block_k_2] /* block_k_2 = const() */
+	add v18.8h, v3.8h, v18.8h /* ctr_sum_2 = add(ctr_base, block_k_2) */
+	tbl v19.16b, {v18.16b}, v6.16b /* ctr_carry_2 = lookup16(ctr_sum_2, carry_everywhere) */
+	tbl v19.16b, {v16.16b}, v19.16b /* ctr_mask_2 = lookup16(carry_mask_table, ctr_carry_2) */
+	bsl v19.16b, v4.16b, v1.16b /* ctr_pair_2 = bsl(ctr_mask_2, ctr_v_ordered, ctr_w_ordered) */
+	tbl v18.16b, {v18.16b}, v17.16b /* ctr_last_byte_2 = lookup16(ctr_sum_2, new_last_byte) */
+	orr v18.16b, v19.16b, v18.16b /* le_2 = or(ctr_pair_2, ctr_last_byte_2) */
 	adrp x17, .Lsm4_rounds4_neon_sm4_9_block_k_3
-	ldr q20, [x17, #:lo12:.Lsm4_rounds4_neon_sm4_9_block_k_3] /* block_k_3 = const() */
-	add v4.16b, v20.16b, v4.16b /* ctr_j_3 = add(block_k_3, ctr_j0) */
-	add v3.8h, v3.8h, v4.8h /* ctr_sum_3 = add(ctr_last, ctr_j_3) */
-	tbl v4.16b, {v3.16b}, v7.16b /* ctr_carry_3 = lookup16(ctr_sum_3, carry_everywhere) */
-	tbl v4.16b, {v17.16b}, v4.16b /* ctr_mask_3 = lookup16(carry_mask_table, ctr_carry_3) */
-	bsl v4.16b, v5.16b, v2.16b /* ctr_pair_3 = bsl(ctr_mask_3, ctr_v_open, ctr_w_open) */
-	tbl v2.16b, {v3.16b}, v18.16b /* ctr_last_byte_3 = lookup16(ctr_sum_3, new_last_byte) */
-	orr v2.16b, v4.16b, v2.16b /* blk_3 = or(ctr_pair_3, ctr_last_byte_3) */
-	rev32 v2.16b, v2.16b /* le_3 = rev(blk_3) */
+	ldr q19, [x17, #:lo12:.Lsm4_rounds4_neon_sm4_9_block_k_3] /* block_k_3 = const() */
+	add v3.8h, v3.8h, v19.8h /* ctr_sum_3 = add(ctr_base, block_k_3) */
+	tbl v6.16b, {v3.16b}, v6.16b /* ctr_carry_3 = lookup16(ctr_sum_3, carry_everywhere) */
+	tbl v6.16b, {v16.16b}, v6.16b /* ctr_mask_3 = lookup16(carry_mask_table, ctr_carry_3) */
+	bsl v6.16b, v4.16b, v1.16b /* ctr_pair_3 = bsl(ctr_mask_3, ctr_v_ordered, ctr_w_ordered) */
+	tbl v1.16b, {v3.16b}, v17.16b /* ctr_last_byte_3 = lookup16(ctr_sum_3, new_last_byte) */
+	orr v1.16b, v6.16b, v1.16b /* le_3 = or(ctr_pair_3, ctr_last_byte_3) */
 
 	/* 32 rounds, four per instruction: round keys 4i..4i+3 for the i-th. */
 	ldr q3, [x0] /* rk0 = load() */
-	sm4e v6.4s, v3.4s /* x = sm4e(x0, rk0) */
-	sm4e v16.4s, v3.4s /* x_1 = sm4e(x1, rk0) */
-	sm4e v19.4s, v3.4s /* x_2 = sm4e(x2, rk0) */
-	sm4e v2.4s, v3.4s /* x_3 = sm4e(x3, rk0) */
+	sm4e v5.4s, v3.4s /* x = sm4e(x0, rk0) */
+	sm4e v7.4s, v3.4s /* x_1 = sm4e(x1, rk0) */
+	sm4e v18.4s, v3.4s /* x_2 = sm4e(x2, rk0) */
+	sm4e v1.4s, v3.4s /* x_3 = sm4e(x3, rk0) */
 	ldr q3, [x0, #16] /* rk1 = load() */
-	sm4e v6.4s, v3.4s /* x_4 = sm4e(x0, rk1) */
-	sm4e v16.4s, v3.4s /* x_5 = sm4e(x1, rk1) */
-	sm4e v19.4s, v3.4s /* x_6 = sm4e(x2, rk1) */
-	sm4e v2.4s, v3.4s /* x_7 = sm4e(x3, rk1) */
+	sm4e v5.4s, v3.4s /* x_4 = sm4e(x0, rk1) */
+	sm4e v7.4s, v3.4s /* x_5 = sm4e(x1, rk1) */
+	sm4e v18.4s, v3.4s /* x_6 = sm4e(x2, rk1) */
+	sm4e v1.4s, v3.4s /* x_7 = sm4e(x3, rk1) */
 	ldr q3, [x0, #32] /* rk2 = load() */
-	sm4e v6.4s, v3.4s /* x_8 = sm4e(x0, rk2) */
-	sm4e v16.4s, v3.4s /* x_9 = sm4e(x1, rk2) */
-	sm4e v19.4s, v3.4s /* x_10 = sm4e(x2, rk2) */
-	sm4e v2.4s, v3.4s /* x_11 = sm4e(x3, rk2) */
+	sm4e v5.4s, v3.4s /* x_8 = sm4e(x0, rk2) */
+	sm4e v7.4s, v3.4s /* x_9 = sm4e(x1, rk2) */
+	sm4e v18.4s, v3.4s /* x_10 = sm4e(x2, rk2) */
+	sm4e v1.4s, v3.4s /* x_11 = sm4e(x3, rk2) */
 	ldr q3, [x0, #48] /* rk3 = load() */
-	sm4e v6.4s, v3.4s /* x_12 = sm4e(x0, rk3) */
-	sm4e v16.4s, v3.4s /* x_13 = sm4e(x1, rk3) */
-	sm4e v19.4s, v3.4s /* x_14 = sm4e(x2, rk3) */
-	sm4e v2.4s, v3.4s /* x_15 = sm4e(x3, rk3) */
+	sm4e v5.4s, v3.4s /* x_12 = sm4e(x0, rk3) */
+	sm4e v7.4s, v3.4s /* x_13 = sm4e(x1, rk3) */
+	sm4e v18.4s, v3.4s /* x_14 = sm4e(x2, rk3) */
+	sm4e v1.4s, v3.4s /* x_15 = sm4e(x3, rk3) */
 	ldr q3, [x0, #64] /* rk4 = load() */
-	sm4e v6.4s, v3.4s /* x_16 = sm4e(x0, rk4) */
-	sm4e v16.4s, v3.4s /* x_17 = sm4e(x1, rk4) */
-	sm4e v19.4s, v3.4s /* x_18 = sm4e(x2, rk4) */
-	sm4e v2.4s, v3.4s /* x_19 = sm4e(x3, rk4) */
+	sm4e v5.4s, v3.4s /* x_16 = sm4e(x0, rk4) */
+	sm4e v7.4s, v3.4s /* x_17 = sm4e(x1, rk4) */
+	sm4e v18.4s, v3.4s /* x_18 = sm4e(x2, rk4) */
+	sm4e v1.4s, v3.4s /* x_19 = sm4e(x3, rk4) */
 	ldr q3, [x0, #80] /* rk5 = load() */
-	sm4e v6.4s, v3.4s /* x_20 = sm4e(x0, rk5) */
-	sm4e v16.4s, v3.4s /* x_21 = sm4e(x1, rk5) */
-	sm4e v19.4s, v3.4s /* x_22 = sm4e(x2, rk5) */
-	sm4e v2.4s, v3.4s /* x_23 = sm4e(x3, rk5) */
+	sm4e v5.4s, v3.4s /* x_20 = sm4e(x0, rk5) */
+	sm4e v7.4s, v3.4s /* x_21 = sm4e(x1, rk5) */
+	sm4e v18.4s, v3.4s /* x_22 = sm4e(x2, rk5) */
+	sm4e v1.4s, v3.4s /* x_23 = sm4e(x3, rk5) */
 	ldr q3, [x0, #96] /* rk6 = load() */
-	sm4e v6.4s, v3.4s /* x_24 = sm4e(x0, rk6) */
-	sm4e v16.4s, v3.4s /* x_25 = sm4e(x1, rk6) */
-	sm4e v19.4s, v3.4s /* x_26 = sm4e(x2, rk6) */
-	sm4e v2.4s, v3.4s /* x_27 = sm4e(x3, rk6) */
+	sm4e v5.4s, v3.4s /* x_24 = sm4e(x0, rk6) */
+	sm4e v7.4s, v3.4s /* x_25 = sm4e(x1, rk6) */
+	sm4e v18.4s, v3.4s /* x_26 = sm4e(x2, rk6) */
+	sm4e v1.4s, v3.4s /* x_27 = sm4e(x3, rk6) */
 	ldr q3, [x0, #112] /* rk7 = load() */
-	sm4e v6.4s, v3.4s /* x_28 = sm4e(x0, rk7) */
-	sm4e v16.4s, v3.4s /* x_29 = sm4e(x1, rk7) */
-	sm4e v19.4s, v3.4s /* x_30 = sm4e(x2, rk7) */
-	sm4e v2.4s, v3.4s /* x_31 = sm4e(x3, rk7) */
+	sm4e v5.4s, v3.4s /* x_28 = sm4e(x0, rk7) */
+	sm4e v7.4s, v3.4s /* x_29 = sm4e(x1, rk7) */
+	sm4e v18.4s, v3.4s /* x_30 = sm4e(x2, rk7) */
+	sm4e v1.4s, v3.4s /* x_31 = sm4e(x3, rk7) */
 
 	/* Output (X35, X34, X33, X32) big-endian: the state's bytes reversed. */
-	tbl v3.16b, {v6.16b}, v1.16b /* outbe = lookup16(x0, reverse16) */
+	tbl v3.16b, {v5.16b}, v2.16b /* outbe = lookup16(x0, reverse16) */
 	ldr q4, [x3] /* msg = load() */
 	eor v3.16b, v3.16b, v4.16b /* ct = xor(outbe, msg) */
 	str q3, [x2] /* store ct */
-	tbl v3.16b, {v16.16b}, v1.16b /* outbe_1 = lookup16(x1, reverse16) */
+	tbl v3.16b, {v7.16b}, v2.16b /* outbe_1 = lookup16(x1, reverse16) */
 	ldr q4, [x3, #16] /* msg_1 = load() */
 	eor v3.16b, v3.16b, v4.16b /* ct_1 = xor(outbe_1, msg_1) */
 	str q3, [x2, #16] /* store ct_1 */
-	tbl v3.16b, {v19.16b}, v1.16b /* outbe_2 = lookup16(x2, reverse16) */
+	tbl v3.16b, {v18.16b}, v2.16b /* outbe_2 = lookup16(x2, reverse16) */
 	ldr q4, [x3, #32] /* msg_2 = load() */
 	eor v3.16b, v3.16b, v4.16b /* ct_2 = xor(outbe_2, msg_2) */
 	str q3, [x2, #32] /* store ct_2 */
-	tbl v1.16b, {v2.16b}, v1.16b /* outbe_3 = lookup16(x3, reverse16) */
+	tbl v1.16b, {v1.16b}, v2.16b /* outbe_3 = lookup16(x3, reverse16) */
 	ldr q2, [x3, #48] /* msg_3 = load() */
 	eor v1.16b, v1.16b, v2.16b /* ct_3 = xor(outbe_3, msg_3) */
 	str q1, [x2, #48] /* store ct_3 */
-	str q0, [x1, #64] /* store y_next */
+	str q0, [x1, #64] /* store reduced */
 	ret_spec_stop;
 	CFI_ENDPROC();
 ELF(.size _gcry_sm4_rounds4_neon_sm4_batch_gcm,.-_gcry_sm4_rounds4_neon_sm4_batch_gcm;)
@@ -1259,18 +1233,6 @@ SECTION_RODATA
 	.balign 16
 .Lsm4_rounds4_neon_sm4_0_swap_halves:
 	.byte 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07
-
-/* half_up: (a0, a1) -> (0, a0): the middle sum's low half into S's bits 64..127 */
-SECTION_RODATA
-	.balign 16
-.Lsm4_rounds4_neon_sm4_0_half_up:
-	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07
-
-/* half_down: (a0, a1) -> (a1, 0): its high half into S's bits 128..191 */
-SECTION_RODATA
-	.balign 16
-.Lsm4_rounds4_neon_sm4_0_half_down:
-	.byte 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80
 
 /* fold: c = (Q - y^128 - 1) / y^64, Q = GHASH's polynomial reversed (gen/kernels/ghash.py fold) */
 SECTION_RODATA
@@ -1404,11 +1366,11 @@ SECTION_RODATA
 .Lsm4_rounds4_neon_sm4_7_block_k:
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 
-/* carry_everywhere: every byte reads the carry (byte 15), a block's last byte reads zero */
+/* carry_everywhere: every byte reads the carry (byte 15), a block's last byte reads zero (in the order of the lookup the block feeds) */
 SECTION_RODATA
 	.balign 16
 .Lsm4_rounds4_neon_sm4_7_carry_everywhere:
-	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80, 0x0f, 0x0f, 0x0f
 
 /* carry_mask_table: a carry as a byte mask: 0 -> 0x00, 1 -> 0xff */
 SECTION_RODATA
@@ -1416,11 +1378,11 @@ SECTION_RODATA
 .Lsm4_rounds4_neon_sm4_7_carry_mask_table:
 	.byte 0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 
-/* new_last_byte: byte 15 of a block's last lane reads byte 14, the new last byte; every other byte zero */
+/* new_last_byte: byte 15 of a block's last lane reads byte 14, the new last byte; every other byte zero (in the order of the lookup the block feeds) */
 SECTION_RODATA
 	.balign 16
 .Lsm4_rounds4_neon_sm4_7_new_last_byte:
-	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e
+	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x80, 0x80, 0x80
 
 /* block_k_1: byte 14 of each lane: its block's number k in the batch */
 SECTION_RODATA
@@ -1464,18 +1426,6 @@ SECTION_RODATA
 .Lsm4_rounds4_neon_sm4_9_swap_halves:
 	.byte 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07
 
-/* half_up: (a0, a1) -> (0, a0): the middle sum's low half into S's bits 64..127 */
-SECTION_RODATA
-	.balign 16
-.Lsm4_rounds4_neon_sm4_9_half_up:
-	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07
-
-/* half_down: (a0, a1) -> (a1, 0): its high half into S's bits 128..191 */
-SECTION_RODATA
-	.balign 16
-.Lsm4_rounds4_neon_sm4_9_half_down:
-	.byte 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80
-
 /* fold: c = (Q - y^128 - 1) / y^64, Q = GHASH's polynomial reversed (gen/kernels/ghash.py fold) */
 SECTION_RODATA
 	.balign 16
@@ -1500,11 +1450,11 @@ SECTION_RODATA
 .Lsm4_rounds4_neon_sm4_9_block_k:
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 
-/* carry_everywhere: every byte reads the carry (byte 15), a block's last byte reads zero */
+/* carry_everywhere: every byte reads the carry (byte 15), a block's last byte reads zero (in the order of the lookup the block feeds) */
 SECTION_RODATA
 	.balign 16
 .Lsm4_rounds4_neon_sm4_9_carry_everywhere:
-	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80, 0x0f, 0x0f, 0x0f
 
 /* carry_mask_table: a carry as a byte mask: 0 -> 0x00, 1 -> 0xff */
 SECTION_RODATA
@@ -1512,11 +1462,11 @@ SECTION_RODATA
 .Lsm4_rounds4_neon_sm4_9_carry_mask_table:
 	.byte 0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 
-/* new_last_byte: byte 15 of a block's last lane reads byte 14, the new last byte; every other byte zero */
+/* new_last_byte: byte 15 of a block's last lane reads byte 14, the new last byte; every other byte zero (in the order of the lookup the block feeds) */
 SECTION_RODATA
 	.balign 16
 .Lsm4_rounds4_neon_sm4_9_new_last_byte:
-	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e
+	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x80, 0x80, 0x80
 
 /* block_k_1: byte 14 of each lane: its block's number k in the batch */
 SECTION_RODATA

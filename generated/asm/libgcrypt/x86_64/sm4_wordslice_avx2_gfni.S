@@ -4969,7 +4969,7 @@ ELF(.size _gcry_sm4_wordslice_avx2_gfni_batch_xor,.-_gcry_sm4_wordslice_avx2_gfn
  *   %rcx: src
  *   %r8: 32 x r (and the loop count)
  *   ymm0-15: vectors, as allocated (16 used)
- *   frame: 1344 bytes (42 spill slots of 32 bytes)
+ *   frame: 1344 bytes (41 spill slots of 32 bytes)
  */
 	.globl _gcry_sm4_wordslice_avx2_gfni_batch_ctr
 ELF(.type _gcry_sm4_wordslice_avx2_gfni_batch_ctr,@function;)
@@ -4986,675 +4986,612 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpsrlw $8, %ymm0, %ymm1 /* ctr_last = shr(ctr_low) */
 	vpbroadcastb 32(%rsi), %ymm2 /* ctr_first = bcast8() */
 	vpand .Lsm4_wordslice_avx2_gfni_7_byte_14(%rip), %ymm2, %ymm2 /* ctr_j0 = and(ctr_first, byte_14) */
+	vpaddw %ymm2, %ymm1, %ymm1 /* ctr_base = add(ctr_last, ctr_j0) */
 	vpand .Lsm4_wordslice_avx2_gfni_7_all_but_last(%rip), %ymm0, %ymm0 /* ctr_v_open = and(ctr_low, all_but_last) */
-	vbroadcasti128 16(%rsi), %ymm3 /* ctr_w = bcast128() */
-	vpand .Lsm4_wordslice_avx2_gfni_7_all_but_last(%rip), %ymm3, %ymm3 /* ctr_w_open = and(ctr_w, all_but_last) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_ctr_order(%rip), %ymm0, %ymm0 /* ctr_v_ordered = lookup16(ctr_v_open, ctr_order) */
+	vbroadcasti128 16(%rsi), %ymm2 /* ctr_w = bcast128() */
+	vpand .Lsm4_wordslice_avx2_gfni_7_all_but_last(%rip), %ymm2, %ymm2 /* ctr_w_open = and(ctr_w, all_but_last) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_ctr_order(%rip), %ymm2, %ymm2 /* ctr_w_ordered = lookup16(ctr_w_open, ctr_order) */
 
 	/* Load 64 blocks (8 groups), big-endian words to native, transpose 4x4 words. */
-	vpaddb .Lsm4_wordslice_avx2_gfni_7_block_k(%rip), %ymm2, %ymm4 /* ctr_j = add(ctr_j0, block_k) */
-	vpaddw %ymm4, %ymm1, %ymm4 /* ctr_sum = add(ctr_last, ctr_j) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_carry_everywhere(%rip), %ymm4, %ymm5 /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
-	vmovdqa .Lsm4_wordslice_avx2_gfni_7_carry_mask_table(%rip), %ymm6 /* carry_mask_table = const() */
-	vpshufb %ymm5, %ymm6, %ymm5 /* ctr_mask = lookup16(carry_mask_table, ctr_carry) */
-	vpand %ymm5, %ymm3, %ymm7 /* ctr_pair_b = and(ctr_w_open, ctr_mask) */
-	vpandn %ymm0, %ymm5, %ymm5 /* ctr_pair_a = andnot(ctr_mask, ctr_v_open) */
-	vpor %ymm5, %ymm7, %ymm5 /* ctr_pair = or(ctr_pair_b, ctr_pair_a) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_new_last_byte(%rip), %ymm4, %ymm4 /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
-	vpor %ymm4, %ymm5, %ymm4 /* row = or(ctr_pair, ctr_last_byte) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_bswap32(%rip), %ymm4, %ymm4 /* rowle = lookup16(row, bswap32) */
-	vpaddb .Lsm4_wordslice_avx2_gfni_7_block_k_1(%rip), %ymm2, %ymm5 /* ctr_j_1 = add(ctr_j0, block_k_1) */
-	vpaddw %ymm5, %ymm1, %ymm5 /* ctr_sum_1 = add(ctr_last, ctr_j_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_carry_everywhere(%rip), %ymm5, %ymm7 /* ctr_carry_1 = lookup16(ctr_sum_1, carry_everywhere) */
-	vpshufb %ymm7, %ymm6, %ymm7 /* ctr_mask_1 = lookup16(carry_mask_table, ctr_carry_1) */
-	vpand %ymm7, %ymm3, %ymm8 /* ctr_pair_1_b = and(ctr_w_open, ctr_mask_1) */
-	vpandn %ymm0, %ymm7, %ymm7 /* ctr_pair_1_a = andnot(ctr_mask_1, ctr_v_open) */
-	vpor %ymm7, %ymm8, %ymm7 /* ctr_pair_1 = or(ctr_pair_1_b, ctr_pair_1_a) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_new_last_byte(%rip), %ymm5, %ymm5 /* ctr_last_byte_1 = lookup16(ctr_sum_1, new_last_byte) */
-	vpor %ymm5, %ymm7, %ymm5 /* row_1 = or(ctr_pair_1, ctr_last_byte_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_bswap32(%rip), %ymm5, %ymm5 /* rowle_1 = lookup16(row_1, bswap32) */
-	vpaddb .Lsm4_wordslice_avx2_gfni_7_block_k_2(%rip), %ymm2, %ymm7 /* ctr_j_2 = add(ctr_j0, block_k_2) */
-	vpaddw %ymm7, %ymm1, %ymm7 /* ctr_sum_2 = add(ctr_last, ctr_j_2) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_carry_everywhere(%rip), %ymm7, %ymm8 /* ctr_carry_2 = lookup16(ctr_sum_2, carry_everywhere) */
-	vpshufb %ymm8, %ymm6, %ymm8 /* ctr_mask_2 = lookup16(carry_mask_table, ctr_carry_2) */
-	vpand %ymm8, %ymm3, %ymm9 /* ctr_pair_2_b = and(ctr_w_open, ctr_mask_2) */
-	vpandn %ymm0, %ymm8, %ymm8 /* ctr_pair_2_a = andnot(ctr_mask_2, ctr_v_open) */
-	vpor %ymm8, %ymm9, %ymm8 /* ctr_pair_2 = or(ctr_pair_2_b, ctr_pair_2_a) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_new_last_byte(%rip), %ymm7, %ymm7 /* ctr_last_byte_2 = lookup16(ctr_sum_2, new_last_byte) */
-	vpor %ymm7, %ymm8, %ymm7 /* row_2 = or(ctr_pair_2, ctr_last_byte_2) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_bswap32(%rip), %ymm7, %ymm7 /* rowle_2 = lookup16(row_2, bswap32) */
-	vpaddb .Lsm4_wordslice_avx2_gfni_7_block_k_3(%rip), %ymm2, %ymm8 /* ctr_j_3 = add(ctr_j0, block_k_3) */
-	vpaddw %ymm8, %ymm1, %ymm8 /* ctr_sum_3 = add(ctr_last, ctr_j_3) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_carry_everywhere(%rip), %ymm8, %ymm9 /* ctr_carry_3 = lookup16(ctr_sum_3, carry_everywhere) */
-	vpshufb %ymm9, %ymm6, %ymm9 /* ctr_mask_3 = lookup16(carry_mask_table, ctr_carry_3) */
-	vpand %ymm9, %ymm3, %ymm10 /* ctr_pair_3_b = and(ctr_w_open, ctr_mask_3) */
-	vpandn %ymm0, %ymm9, %ymm9 /* ctr_pair_3_a = andnot(ctr_mask_3, ctr_v_open) */
-	vpor %ymm9, %ymm10, %ymm9 /* ctr_pair_3 = or(ctr_pair_3_b, ctr_pair_3_a) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_new_last_byte(%rip), %ymm8, %ymm8 /* ctr_last_byte_3 = lookup16(ctr_sum_3, new_last_byte) */
-	vpor %ymm8, %ymm9, %ymm8 /* row_3 = or(ctr_pair_3, ctr_last_byte_3) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_bswap32(%rip), %ymm8, %ymm8 /* rowle_3 = lookup16(row_3, bswap32) */
-	vpunpckldq %ymm7, %ymm4, %ymm9 /* tr0 = unpacklo(rowle, rowle_2) */
-	vpunpckhdq %ymm7, %ymm4, %ymm4 /* tr0_1 = unpackhi(rowle, rowle_2) */
-	vpunpckldq %ymm8, %ymm5, %ymm7 /* tr0_2 = unpacklo(rowle_1, rowle_3) */
-	vpunpckhdq %ymm8, %ymm5, %ymm5 /* tr0_3 = unpackhi(rowle_1, rowle_3) */
-	vpunpckldq %ymm7, %ymm9, %ymm8 /* tr1 = unpacklo(tr0, tr0_2) */
-	vpunpckhdq %ymm7, %ymm9, %ymm7 /* tr1_1 = unpackhi(tr0, tr0_2) */
-	vpunpckldq %ymm5, %ymm4, %ymm9 /* tr1_2 = unpacklo(tr0_1, tr0_3) */
-	vpunpckhdq %ymm5, %ymm4, %ymm4 /* tr1_3 = unpackhi(tr0_1, tr0_3) */
-	vpaddb .Lsm4_wordslice_avx2_gfni_7_block_k_4(%rip), %ymm2, %ymm5 /* ctr_j_4 = add(ctr_j0, block_k_4) */
-	vpaddw %ymm5, %ymm1, %ymm5 /* ctr_sum_4 = add(ctr_last, ctr_j_4) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_carry_everywhere(%rip), %ymm5, %ymm10 /* ctr_carry_4 = lookup16(ctr_sum_4, carry_everywhere) */
-	vpshufb %ymm10, %ymm6, %ymm10 /* ctr_mask_4 = lookup16(carry_mask_table, ctr_carry_4) */
-	vpand %ymm10, %ymm3, %ymm11 /* ctr_pair_4_b = and(ctr_w_open, ctr_mask_4) */
-	vpandn %ymm0, %ymm10, %ymm10 /* ctr_pair_4_a = andnot(ctr_mask_4, ctr_v_open) */
-	vpor %ymm10, %ymm11, %ymm10 /* ctr_pair_4 = or(ctr_pair_4_b, ctr_pair_4_a) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_new_last_byte(%rip), %ymm5, %ymm5 /* ctr_last_byte_4 = lookup16(ctr_sum_4, new_last_byte) */
-	vpor %ymm5, %ymm10, %ymm5 /* row_4 = or(ctr_pair_4, ctr_last_byte_4) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_bswap32(%rip), %ymm5, %ymm5 /* rowle_4 = lookup16(row_4, bswap32) */
-	vpaddb .Lsm4_wordslice_avx2_gfni_7_block_k_5(%rip), %ymm2, %ymm10 /* ctr_j_5 = add(ctr_j0, block_k_5) */
-	vpaddw %ymm10, %ymm1, %ymm10 /* ctr_sum_5 = add(ctr_last, ctr_j_5) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_carry_everywhere(%rip), %ymm10, %ymm11 /* ctr_carry_5 = lookup16(ctr_sum_5, carry_everywhere) */
-	vpshufb %ymm11, %ymm6, %ymm11 /* ctr_mask_5 = lookup16(carry_mask_table, ctr_carry_5) */
-	vpand %ymm11, %ymm3, %ymm12 /* ctr_pair_5_b = and(ctr_w_open, ctr_mask_5) */
-	vpandn %ymm0, %ymm11, %ymm11 /* ctr_pair_5_a = andnot(ctr_mask_5, ctr_v_open) */
-	vpor %ymm11, %ymm12, %ymm11 /* ctr_pair_5 = or(ctr_pair_5_b, ctr_pair_5_a) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_new_last_byte(%rip), %ymm10, %ymm10 /* ctr_last_byte_5 = lookup16(ctr_sum_5, new_last_byte) */
-	vpor %ymm10, %ymm11, %ymm10 /* row_5 = or(ctr_pair_5, ctr_last_byte_5) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_bswap32(%rip), %ymm10, %ymm10 /* rowle_5 = lookup16(row_5, bswap32) */
-	vpaddb .Lsm4_wordslice_avx2_gfni_7_block_k_6(%rip), %ymm2, %ymm11 /* ctr_j_6 = add(ctr_j0, block_k_6) */
-	vpaddw %ymm11, %ymm1, %ymm11 /* ctr_sum_6 = add(ctr_last, ctr_j_6) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_carry_everywhere(%rip), %ymm11, %ymm12 /* ctr_carry_6 = lookup16(ctr_sum_6, carry_everywhere) */
-	vpshufb %ymm12, %ymm6, %ymm12 /* ctr_mask_6 = lookup16(carry_mask_table, ctr_carry_6) */
-	vpand %ymm12, %ymm3, %ymm13 /* ctr_pair_6_b = and(ctr_w_open, ctr_mask_6) */
-	vpandn %ymm0, %ymm12, %ymm12 /* ctr_pair_6_a = andnot(ctr_mask_6, ctr_v_open) */
-	vpor %ymm12, %ymm13, %ymm12 /* ctr_pair_6 = or(ctr_pair_6_b, ctr_pair_6_a) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_new_last_byte(%rip), %ymm11, %ymm11 /* ctr_last_byte_6 = lookup16(ctr_sum_6, new_last_byte) */
-	vpor %ymm11, %ymm12, %ymm11 /* row_6 = or(ctr_pair_6, ctr_last_byte_6) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_bswap32(%rip), %ymm11, %ymm11 /* rowle_6 = lookup16(row_6, bswap32) */
-	vpaddb .Lsm4_wordslice_avx2_gfni_7_block_k_7(%rip), %ymm2, %ymm12 /* ctr_j_7 = add(ctr_j0, block_k_7) */
-	vpaddw %ymm12, %ymm1, %ymm12 /* ctr_sum_7 = add(ctr_last, ctr_j_7) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_carry_everywhere(%rip), %ymm12, %ymm13 /* ctr_carry_7 = lookup16(ctr_sum_7, carry_everywhere) */
-	vpshufb %ymm13, %ymm6, %ymm13 /* ctr_mask_7 = lookup16(carry_mask_table, ctr_carry_7) */
-	vpand %ymm13, %ymm3, %ymm14 /* ctr_pair_7_b = and(ctr_w_open, ctr_mask_7) */
-	vpandn %ymm0, %ymm13, %ymm13 /* ctr_pair_7_a = andnot(ctr_mask_7, ctr_v_open) */
-	vpor %ymm13, %ymm14, %ymm13 /* ctr_pair_7 = or(ctr_pair_7_b, ctr_pair_7_a) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_new_last_byte(%rip), %ymm12, %ymm12 /* ctr_last_byte_7 = lookup16(ctr_sum_7, new_last_byte) */
-	vpor %ymm12, %ymm13, %ymm12 /* row_7 = or(ctr_pair_7, ctr_last_byte_7) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_bswap32(%rip), %ymm12, %ymm12 /* rowle_7 = lookup16(row_7, bswap32) */
-	vpunpckldq %ymm11, %ymm5, %ymm13 /* tr0_4 = unpacklo(rowle_4, rowle_6) */
-	vpunpckhdq %ymm11, %ymm5, %ymm5 /* tr0_5 = unpackhi(rowle_4, rowle_6) */
-	vpunpckldq %ymm12, %ymm10, %ymm11 /* tr0_6 = unpacklo(rowle_5, rowle_7) */
-	vpunpckhdq %ymm12, %ymm10, %ymm10 /* tr0_7 = unpackhi(rowle_5, rowle_7) */
-	vpunpckldq %ymm11, %ymm13, %ymm12 /* tr1_4 = unpacklo(tr0_4, tr0_6) */
-	vpunpckhdq %ymm11, %ymm13, %ymm11 /* tr1_5 = unpackhi(tr0_4, tr0_6) */
-	vpunpckldq %ymm10, %ymm5, %ymm13 /* tr1_6 = unpacklo(tr0_5, tr0_7) */
-	vpunpckhdq %ymm10, %ymm5, %ymm5 /* tr1_7 = unpackhi(tr0_5, tr0_7) */
-	vpaddb .Lsm4_wordslice_avx2_gfni_7_block_k_8(%rip), %ymm2, %ymm10 /* ctr_j_8 = add(ctr_j0, block_k_8) */
-	vpaddw %ymm10, %ymm1, %ymm10 /* ctr_sum_8 = add(ctr_last, ctr_j_8) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_carry_everywhere(%rip), %ymm10, %ymm14 /* ctr_carry_8 = lookup16(ctr_sum_8, carry_everywhere) */
-	vpshufb %ymm14, %ymm6, %ymm14 /* ctr_mask_8 = lookup16(carry_mask_table, ctr_carry_8) */
-	vpand %ymm14, %ymm3, %ymm15 /* ctr_pair_8_b = and(ctr_w_open, ctr_mask_8) */
-	vpandn %ymm0, %ymm14, %ymm14 /* ctr_pair_8_a = andnot(ctr_mask_8, ctr_v_open) */
-	vpor %ymm14, %ymm15, %ymm14 /* ctr_pair_8 = or(ctr_pair_8_b, ctr_pair_8_a) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_new_last_byte(%rip), %ymm10, %ymm10 /* ctr_last_byte_8 = lookup16(ctr_sum_8, new_last_byte) */
-	vpor %ymm10, %ymm14, %ymm10 /* row_8 = or(ctr_pair_8, ctr_last_byte_8) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_bswap32(%rip), %ymm10, %ymm10 /* rowle_8 = lookup16(row_8, bswap32) */
-	vpaddb .Lsm4_wordslice_avx2_gfni_7_block_k_9(%rip), %ymm2, %ymm14 /* ctr_j_9 = add(ctr_j0, block_k_9) */
-	vpaddw %ymm14, %ymm1, %ymm14 /* ctr_sum_9 = add(ctr_last, ctr_j_9) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_9 = lookup16(ctr_sum_9, carry_everywhere) */
-	vpshufb %ymm15, %ymm6, %ymm15 /* ctr_mask_9 = lookup16(carry_mask_table, ctr_carry_9) */
-	vmovdqa %ymm4, 0(%rsp) /* spill g0x3.1 */
-	vpand %ymm15, %ymm3, %ymm4 /* ctr_pair_9_b = and(ctr_w_open, ctr_mask_9) */
-	vpandn %ymm0, %ymm15, %ymm15 /* ctr_pair_9_a = andnot(ctr_mask_9, ctr_v_open) */
-	vpor %ymm15, %ymm4, %ymm4 /* ctr_pair_9 = or(ctr_pair_9_b, ctr_pair_9_a) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_9 = lookup16(ctr_sum_9, new_last_byte) */
-	vpor %ymm14, %ymm4, %ymm4 /* row_9 = or(ctr_pair_9, ctr_last_byte_9) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_bswap32(%rip), %ymm4, %ymm4 /* rowle_9 = lookup16(row_9, bswap32) */
-	vpaddb .Lsm4_wordslice_avx2_gfni_7_block_k_10(%rip), %ymm2, %ymm14 /* ctr_j_10 = add(ctr_j0, block_k_10) */
-	vpaddw %ymm14, %ymm1, %ymm14 /* ctr_sum_10 = add(ctr_last, ctr_j_10) */
+	vpaddw .Lsm4_wordslice_avx2_gfni_7_block_k(%rip), %ymm1, %ymm3 /* ctr_sum = add(ctr_base, block_k) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_carry_everywhere(%rip), %ymm3, %ymm4 /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
+	vmovdqa .Lsm4_wordslice_avx2_gfni_7_carry_mask_table(%rip), %ymm5 /* carry_mask_table = const() */
+	vpshufb %ymm4, %ymm5, %ymm4 /* ctr_mask = lookup16(carry_mask_table, ctr_carry) */
+	vpand %ymm4, %ymm2, %ymm6 /* ctr_pair_b = and(ctr_w_ordered, ctr_mask) */
+	vpandn %ymm0, %ymm4, %ymm4 /* ctr_pair_a = andnot(ctr_mask, ctr_v_ordered) */
+	vpor %ymm4, %ymm6, %ymm4 /* ctr_pair = or(ctr_pair_b, ctr_pair_a) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_new_last_byte(%rip), %ymm3, %ymm3 /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
+	vpor %ymm3, %ymm4, %ymm3 /* rowle = or(ctr_pair, ctr_last_byte) */
+	vpaddw .Lsm4_wordslice_avx2_gfni_7_block_k_1(%rip), %ymm1, %ymm4 /* ctr_sum_1 = add(ctr_base, block_k_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_carry_everywhere(%rip), %ymm4, %ymm6 /* ctr_carry_1 = lookup16(ctr_sum_1, carry_everywhere) */
+	vpshufb %ymm6, %ymm5, %ymm6 /* ctr_mask_1 = lookup16(carry_mask_table, ctr_carry_1) */
+	vpand %ymm6, %ymm2, %ymm7 /* ctr_pair_1_b = and(ctr_w_ordered, ctr_mask_1) */
+	vpandn %ymm0, %ymm6, %ymm6 /* ctr_pair_1_a = andnot(ctr_mask_1, ctr_v_ordered) */
+	vpor %ymm6, %ymm7, %ymm6 /* ctr_pair_1 = or(ctr_pair_1_b, ctr_pair_1_a) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_new_last_byte(%rip), %ymm4, %ymm4 /* ctr_last_byte_1 = lookup16(ctr_sum_1, new_last_byte) */
+	vpor %ymm4, %ymm6, %ymm4 /* rowle_1 = or(ctr_pair_1, ctr_last_byte_1) */
+	vpaddw .Lsm4_wordslice_avx2_gfni_7_block_k_2(%rip), %ymm1, %ymm6 /* ctr_sum_2 = add(ctr_base, block_k_2) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_carry_everywhere(%rip), %ymm6, %ymm7 /* ctr_carry_2 = lookup16(ctr_sum_2, carry_everywhere) */
+	vpshufb %ymm7, %ymm5, %ymm7 /* ctr_mask_2 = lookup16(carry_mask_table, ctr_carry_2) */
+	vpand %ymm7, %ymm2, %ymm8 /* ctr_pair_2_b = and(ctr_w_ordered, ctr_mask_2) */
+	vpandn %ymm0, %ymm7, %ymm7 /* ctr_pair_2_a = andnot(ctr_mask_2, ctr_v_ordered) */
+	vpor %ymm7, %ymm8, %ymm7 /* ctr_pair_2 = or(ctr_pair_2_b, ctr_pair_2_a) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_new_last_byte(%rip), %ymm6, %ymm6 /* ctr_last_byte_2 = lookup16(ctr_sum_2, new_last_byte) */
+	vpor %ymm6, %ymm7, %ymm6 /* rowle_2 = or(ctr_pair_2, ctr_last_byte_2) */
+	vpaddw .Lsm4_wordslice_avx2_gfni_7_block_k_3(%rip), %ymm1, %ymm7 /* ctr_sum_3 = add(ctr_base, block_k_3) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_carry_everywhere(%rip), %ymm7, %ymm8 /* ctr_carry_3 = lookup16(ctr_sum_3, carry_everywhere) */
+	vpshufb %ymm8, %ymm5, %ymm8 /* ctr_mask_3 = lookup16(carry_mask_table, ctr_carry_3) */
+	vpand %ymm8, %ymm2, %ymm9 /* ctr_pair_3_b = and(ctr_w_ordered, ctr_mask_3) */
+	vpandn %ymm0, %ymm8, %ymm8 /* ctr_pair_3_a = andnot(ctr_mask_3, ctr_v_ordered) */
+	vpor %ymm8, %ymm9, %ymm8 /* ctr_pair_3 = or(ctr_pair_3_b, ctr_pair_3_a) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_new_last_byte(%rip), %ymm7, %ymm7 /* ctr_last_byte_3 = lookup16(ctr_sum_3, new_last_byte) */
+	vpor %ymm7, %ymm8, %ymm7 /* rowle_3 = or(ctr_pair_3, ctr_last_byte_3) */
+	vpunpckldq %ymm6, %ymm3, %ymm8 /* tr0 = unpacklo(rowle, rowle_2) */
+	vpunpckhdq %ymm6, %ymm3, %ymm3 /* tr0_1 = unpackhi(rowle, rowle_2) */
+	vpunpckldq %ymm7, %ymm4, %ymm6 /* tr0_2 = unpacklo(rowle_1, rowle_3) */
+	vpunpckhdq %ymm7, %ymm4, %ymm4 /* tr0_3 = unpackhi(rowle_1, rowle_3) */
+	vpunpckldq %ymm6, %ymm8, %ymm7 /* tr1 = unpacklo(tr0, tr0_2) */
+	vpunpckhdq %ymm6, %ymm8, %ymm6 /* tr1_1 = unpackhi(tr0, tr0_2) */
+	vpunpckldq %ymm4, %ymm3, %ymm8 /* tr1_2 = unpacklo(tr0_1, tr0_3) */
+	vpunpckhdq %ymm4, %ymm3, %ymm3 /* tr1_3 = unpackhi(tr0_1, tr0_3) */
+	vpaddw .Lsm4_wordslice_avx2_gfni_7_block_k_4(%rip), %ymm1, %ymm4 /* ctr_sum_4 = add(ctr_base, block_k_4) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_carry_everywhere(%rip), %ymm4, %ymm9 /* ctr_carry_4 = lookup16(ctr_sum_4, carry_everywhere) */
+	vpshufb %ymm9, %ymm5, %ymm9 /* ctr_mask_4 = lookup16(carry_mask_table, ctr_carry_4) */
+	vpand %ymm9, %ymm2, %ymm10 /* ctr_pair_4_b = and(ctr_w_ordered, ctr_mask_4) */
+	vpandn %ymm0, %ymm9, %ymm9 /* ctr_pair_4_a = andnot(ctr_mask_4, ctr_v_ordered) */
+	vpor %ymm9, %ymm10, %ymm9 /* ctr_pair_4 = or(ctr_pair_4_b, ctr_pair_4_a) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_new_last_byte(%rip), %ymm4, %ymm4 /* ctr_last_byte_4 = lookup16(ctr_sum_4, new_last_byte) */
+	vpor %ymm4, %ymm9, %ymm4 /* rowle_4 = or(ctr_pair_4, ctr_last_byte_4) */
+	vpaddw .Lsm4_wordslice_avx2_gfni_7_block_k_5(%rip), %ymm1, %ymm9 /* ctr_sum_5 = add(ctr_base, block_k_5) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_carry_everywhere(%rip), %ymm9, %ymm10 /* ctr_carry_5 = lookup16(ctr_sum_5, carry_everywhere) */
+	vpshufb %ymm10, %ymm5, %ymm10 /* ctr_mask_5 = lookup16(carry_mask_table, ctr_carry_5) */
+	vpand %ymm10, %ymm2, %ymm11 /* ctr_pair_5_b = and(ctr_w_ordered, ctr_mask_5) */
+	vpandn %ymm0, %ymm10, %ymm10 /* ctr_pair_5_a = andnot(ctr_mask_5, ctr_v_ordered) */
+	vpor %ymm10, %ymm11, %ymm10 /* ctr_pair_5 = or(ctr_pair_5_b, ctr_pair_5_a) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_new_last_byte(%rip), %ymm9, %ymm9 /* ctr_last_byte_5 = lookup16(ctr_sum_5, new_last_byte) */
+	vpor %ymm9, %ymm10, %ymm9 /* rowle_5 = or(ctr_pair_5, ctr_last_byte_5) */
+	vpaddw .Lsm4_wordslice_avx2_gfni_7_block_k_6(%rip), %ymm1, %ymm10 /* ctr_sum_6 = add(ctr_base, block_k_6) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_carry_everywhere(%rip), %ymm10, %ymm11 /* ctr_carry_6 = lookup16(ctr_sum_6, carry_everywhere) */
+	vpshufb %ymm11, %ymm5, %ymm11 /* ctr_mask_6 = lookup16(carry_mask_table, ctr_carry_6) */
+	vpand %ymm11, %ymm2, %ymm12 /* ctr_pair_6_b = and(ctr_w_ordered, ctr_mask_6) */
+	vpandn %ymm0, %ymm11, %ymm11 /* ctr_pair_6_a = andnot(ctr_mask_6, ctr_v_ordered) */
+	vpor %ymm11, %ymm12, %ymm11 /* ctr_pair_6 = or(ctr_pair_6_b, ctr_pair_6_a) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_new_last_byte(%rip), %ymm10, %ymm10 /* ctr_last_byte_6 = lookup16(ctr_sum_6, new_last_byte) */
+	vpor %ymm10, %ymm11, %ymm10 /* rowle_6 = or(ctr_pair_6, ctr_last_byte_6) */
+	vpaddw .Lsm4_wordslice_avx2_gfni_7_block_k_7(%rip), %ymm1, %ymm11 /* ctr_sum_7 = add(ctr_base, block_k_7) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_carry_everywhere(%rip), %ymm11, %ymm12 /* ctr_carry_7 = lookup16(ctr_sum_7, carry_everywhere) */
+	vpshufb %ymm12, %ymm5, %ymm12 /* ctr_mask_7 = lookup16(carry_mask_table, ctr_carry_7) */
+	vpand %ymm12, %ymm2, %ymm13 /* ctr_pair_7_b = and(ctr_w_ordered, ctr_mask_7) */
+	vpandn %ymm0, %ymm12, %ymm12 /* ctr_pair_7_a = andnot(ctr_mask_7, ctr_v_ordered) */
+	vpor %ymm12, %ymm13, %ymm12 /* ctr_pair_7 = or(ctr_pair_7_b, ctr_pair_7_a) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_new_last_byte(%rip), %ymm11, %ymm11 /* ctr_last_byte_7 = lookup16(ctr_sum_7, new_last_byte) */
+	vpor %ymm11, %ymm12, %ymm11 /* rowle_7 = or(ctr_pair_7, ctr_last_byte_7) */
+	vpunpckldq %ymm10, %ymm4, %ymm12 /* tr0_4 = unpacklo(rowle_4, rowle_6) */
+	vpunpckhdq %ymm10, %ymm4, %ymm4 /* tr0_5 = unpackhi(rowle_4, rowle_6) */
+	vpunpckldq %ymm11, %ymm9, %ymm10 /* tr0_6 = unpacklo(rowle_5, rowle_7) */
+	vpunpckhdq %ymm11, %ymm9, %ymm9 /* tr0_7 = unpackhi(rowle_5, rowle_7) */
+	vpunpckldq %ymm10, %ymm12, %ymm11 /* tr1_4 = unpacklo(tr0_4, tr0_6) */
+	vpunpckhdq %ymm10, %ymm12, %ymm10 /* tr1_5 = unpackhi(tr0_4, tr0_6) */
+	vpunpckldq %ymm9, %ymm4, %ymm12 /* tr1_6 = unpacklo(tr0_5, tr0_7) */
+	vpunpckhdq %ymm9, %ymm4, %ymm4 /* tr1_7 = unpackhi(tr0_5, tr0_7) */
+	vpaddw .Lsm4_wordslice_avx2_gfni_7_block_k_8(%rip), %ymm1, %ymm9 /* ctr_sum_8 = add(ctr_base, block_k_8) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_carry_everywhere(%rip), %ymm9, %ymm13 /* ctr_carry_8 = lookup16(ctr_sum_8, carry_everywhere) */
+	vpshufb %ymm13, %ymm5, %ymm13 /* ctr_mask_8 = lookup16(carry_mask_table, ctr_carry_8) */
+	vpand %ymm13, %ymm2, %ymm14 /* ctr_pair_8_b = and(ctr_w_ordered, ctr_mask_8) */
+	vpandn %ymm0, %ymm13, %ymm13 /* ctr_pair_8_a = andnot(ctr_mask_8, ctr_v_ordered) */
+	vpor %ymm13, %ymm14, %ymm13 /* ctr_pair_8 = or(ctr_pair_8_b, ctr_pair_8_a) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_new_last_byte(%rip), %ymm9, %ymm9 /* ctr_last_byte_8 = lookup16(ctr_sum_8, new_last_byte) */
+	vpor %ymm9, %ymm13, %ymm9 /* rowle_8 = or(ctr_pair_8, ctr_last_byte_8) */
+	vpaddw .Lsm4_wordslice_avx2_gfni_7_block_k_9(%rip), %ymm1, %ymm13 /* ctr_sum_9 = add(ctr_base, block_k_9) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_carry_everywhere(%rip), %ymm13, %ymm14 /* ctr_carry_9 = lookup16(ctr_sum_9, carry_everywhere) */
+	vpshufb %ymm14, %ymm5, %ymm14 /* ctr_mask_9 = lookup16(carry_mask_table, ctr_carry_9) */
+	vpand %ymm14, %ymm2, %ymm15 /* ctr_pair_9_b = and(ctr_w_ordered, ctr_mask_9) */
+	vpandn %ymm0, %ymm14, %ymm14 /* ctr_pair_9_a = andnot(ctr_mask_9, ctr_v_ordered) */
+	vpor %ymm14, %ymm15, %ymm14 /* ctr_pair_9 = or(ctr_pair_9_b, ctr_pair_9_a) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_new_last_byte(%rip), %ymm13, %ymm13 /* ctr_last_byte_9 = lookup16(ctr_sum_9, new_last_byte) */
+	vpor %ymm13, %ymm14, %ymm13 /* rowle_9 = or(ctr_pair_9, ctr_last_byte_9) */
+	vpaddw .Lsm4_wordslice_avx2_gfni_7_block_k_10(%rip), %ymm1, %ymm14 /* ctr_sum_10 = add(ctr_base, block_k_10) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_10 = lookup16(ctr_sum_10, carry_everywhere) */
-	vpshufb %ymm15, %ymm6, %ymm15 /* ctr_mask_10 = lookup16(carry_mask_table, ctr_carry_10) */
-	vmovdqa %ymm5, 32(%rsp) /* spill g1x3.1 */
-	vpand %ymm15, %ymm3, %ymm5 /* ctr_pair_10_b = and(ctr_w_open, ctr_mask_10) */
-	vpandn %ymm0, %ymm15, %ymm15 /* ctr_pair_10_a = andnot(ctr_mask_10, ctr_v_open) */
-	vpor %ymm15, %ymm5, %ymm5 /* ctr_pair_10 = or(ctr_pair_10_b, ctr_pair_10_a) */
+	vpshufb %ymm15, %ymm5, %ymm15 /* ctr_mask_10 = lookup16(carry_mask_table, ctr_carry_10) */
+	vmovdqa %ymm3, 0(%rsp) /* spill g0x3.1 */
+	vpand %ymm15, %ymm2, %ymm3 /* ctr_pair_10_b = and(ctr_w_ordered, ctr_mask_10) */
+	vpandn %ymm0, %ymm15, %ymm15 /* ctr_pair_10_a = andnot(ctr_mask_10, ctr_v_ordered) */
+	vpor %ymm15, %ymm3, %ymm3 /* ctr_pair_10 = or(ctr_pair_10_b, ctr_pair_10_a) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_10 = lookup16(ctr_sum_10, new_last_byte) */
-	vpor %ymm14, %ymm5, %ymm5 /* row_10 = or(ctr_pair_10, ctr_last_byte_10) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_bswap32(%rip), %ymm5, %ymm5 /* rowle_10 = lookup16(row_10, bswap32) */
-	vpaddb .Lsm4_wordslice_avx2_gfni_7_block_k_11(%rip), %ymm2, %ymm14 /* ctr_j_11 = add(ctr_j0, block_k_11) */
-	vpaddw %ymm14, %ymm1, %ymm14 /* ctr_sum_11 = add(ctr_last, ctr_j_11) */
+	vpor %ymm14, %ymm3, %ymm3 /* rowle_10 = or(ctr_pair_10, ctr_last_byte_10) */
+	vpaddw .Lsm4_wordslice_avx2_gfni_7_block_k_11(%rip), %ymm1, %ymm14 /* ctr_sum_11 = add(ctr_base, block_k_11) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_11 = lookup16(ctr_sum_11, carry_everywhere) */
-	vpshufb %ymm15, %ymm6, %ymm15 /* ctr_mask_11 = lookup16(carry_mask_table, ctr_carry_11) */
-	vmovdqa %ymm7, 64(%rsp) /* spill g0x1.1 */
-	vpand %ymm15, %ymm3, %ymm7 /* ctr_pair_11_b = and(ctr_w_open, ctr_mask_11) */
-	vpandn %ymm0, %ymm15, %ymm15 /* ctr_pair_11_a = andnot(ctr_mask_11, ctr_v_open) */
-	vpor %ymm15, %ymm7, %ymm7 /* ctr_pair_11 = or(ctr_pair_11_b, ctr_pair_11_a) */
+	vpshufb %ymm15, %ymm5, %ymm15 /* ctr_mask_11 = lookup16(carry_mask_table, ctr_carry_11) */
+	vmovdqa %ymm4, 32(%rsp) /* spill g1x3.1 */
+	vpand %ymm15, %ymm2, %ymm4 /* ctr_pair_11_b = and(ctr_w_ordered, ctr_mask_11) */
+	vpandn %ymm0, %ymm15, %ymm15 /* ctr_pair_11_a = andnot(ctr_mask_11, ctr_v_ordered) */
+	vpor %ymm15, %ymm4, %ymm4 /* ctr_pair_11 = or(ctr_pair_11_b, ctr_pair_11_a) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_11 = lookup16(ctr_sum_11, new_last_byte) */
-	vpor %ymm14, %ymm7, %ymm7 /* row_11 = or(ctr_pair_11, ctr_last_byte_11) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_bswap32(%rip), %ymm7, %ymm7 /* rowle_11 = lookup16(row_11, bswap32) */
-	vpunpckldq %ymm5, %ymm10, %ymm14 /* tr0_8 = unpacklo(rowle_8, rowle_10) */
-	vpunpckhdq %ymm5, %ymm10, %ymm5 /* tr0_9 = unpackhi(rowle_8, rowle_10) */
-	vpunpckldq %ymm7, %ymm4, %ymm10 /* tr0_10 = unpacklo(rowle_9, rowle_11) */
-	vpunpckhdq %ymm7, %ymm4, %ymm4 /* tr0_11 = unpackhi(rowle_9, rowle_11) */
-	vpunpckldq %ymm10, %ymm14, %ymm7 /* tr1_8 = unpacklo(tr0_8, tr0_10) */
-	vpunpckhdq %ymm10, %ymm14, %ymm10 /* tr1_9 = unpackhi(tr0_8, tr0_10) */
-	vpunpckldq %ymm4, %ymm5, %ymm14 /* tr1_10 = unpacklo(tr0_9, tr0_11) */
-	vpunpckhdq %ymm4, %ymm5, %ymm4 /* tr1_11 = unpackhi(tr0_9, tr0_11) */
-	vpaddb .Lsm4_wordslice_avx2_gfni_7_block_k_12(%rip), %ymm2, %ymm5 /* ctr_j_12 = add(ctr_j0, block_k_12) */
-	vpaddw %ymm5, %ymm1, %ymm5 /* ctr_sum_12 = add(ctr_last, ctr_j_12) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_carry_everywhere(%rip), %ymm5, %ymm15 /* ctr_carry_12 = lookup16(ctr_sum_12, carry_everywhere) */
-	vpshufb %ymm15, %ymm6, %ymm15 /* ctr_mask_12 = lookup16(carry_mask_table, ctr_carry_12) */
-	vmovdqa %ymm4, 96(%rsp) /* spill g2x3.1 */
-	vpand %ymm15, %ymm3, %ymm4 /* ctr_pair_12_b = and(ctr_w_open, ctr_mask_12) */
-	vpandn %ymm0, %ymm15, %ymm15 /* ctr_pair_12_a = andnot(ctr_mask_12, ctr_v_open) */
-	vpor %ymm15, %ymm4, %ymm4 /* ctr_pair_12 = or(ctr_pair_12_b, ctr_pair_12_a) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_new_last_byte(%rip), %ymm5, %ymm5 /* ctr_last_byte_12 = lookup16(ctr_sum_12, new_last_byte) */
-	vpor %ymm5, %ymm4, %ymm4 /* row_12 = or(ctr_pair_12, ctr_last_byte_12) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_bswap32(%rip), %ymm4, %ymm4 /* rowle_12 = lookup16(row_12, bswap32) */
-	vpaddb .Lsm4_wordslice_avx2_gfni_7_block_k_13(%rip), %ymm2, %ymm5 /* ctr_j_13 = add(ctr_j0, block_k_13) */
-	vpaddw %ymm5, %ymm1, %ymm5 /* ctr_sum_13 = add(ctr_last, ctr_j_13) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_carry_everywhere(%rip), %ymm5, %ymm15 /* ctr_carry_13 = lookup16(ctr_sum_13, carry_everywhere) */
-	vpshufb %ymm15, %ymm6, %ymm15 /* ctr_mask_13 = lookup16(carry_mask_table, ctr_carry_13) */
-	vmovdqa %ymm7, 128(%rsp) /* spill g2x0.1 */
-	vpand %ymm15, %ymm3, %ymm7 /* ctr_pair_13_b = and(ctr_w_open, ctr_mask_13) */
-	vpandn %ymm0, %ymm15, %ymm15 /* ctr_pair_13_a = andnot(ctr_mask_13, ctr_v_open) */
-	vpor %ymm15, %ymm7, %ymm7 /* ctr_pair_13 = or(ctr_pair_13_b, ctr_pair_13_a) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_new_last_byte(%rip), %ymm5, %ymm5 /* ctr_last_byte_13 = lookup16(ctr_sum_13, new_last_byte) */
-	vpor %ymm5, %ymm7, %ymm5 /* row_13 = or(ctr_pair_13, ctr_last_byte_13) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_bswap32(%rip), %ymm5, %ymm5 /* rowle_13 = lookup16(row_13, bswap32) */
-	vpaddb .Lsm4_wordslice_avx2_gfni_7_block_k_14(%rip), %ymm2, %ymm7 /* ctr_j_14 = add(ctr_j0, block_k_14) */
-	vpaddw %ymm7, %ymm1, %ymm7 /* ctr_sum_14 = add(ctr_last, ctr_j_14) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_carry_everywhere(%rip), %ymm7, %ymm15 /* ctr_carry_14 = lookup16(ctr_sum_14, carry_everywhere) */
-	vpshufb %ymm15, %ymm6, %ymm15 /* ctr_mask_14 = lookup16(carry_mask_table, ctr_carry_14) */
-	vmovdqa %ymm8, 160(%rsp) /* spill g0x0.1 */
-	vpand %ymm15, %ymm3, %ymm8 /* ctr_pair_14_b = and(ctr_w_open, ctr_mask_14) */
-	vpandn %ymm0, %ymm15, %ymm15 /* ctr_pair_14_a = andnot(ctr_mask_14, ctr_v_open) */
-	vpor %ymm15, %ymm8, %ymm8 /* ctr_pair_14 = or(ctr_pair_14_b, ctr_pair_14_a) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_new_last_byte(%rip), %ymm7, %ymm7 /* ctr_last_byte_14 = lookup16(ctr_sum_14, new_last_byte) */
-	vpor %ymm7, %ymm8, %ymm7 /* row_14 = or(ctr_pair_14, ctr_last_byte_14) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_bswap32(%rip), %ymm7, %ymm7 /* rowle_14 = lookup16(row_14, bswap32) */
-	vpaddb .Lsm4_wordslice_avx2_gfni_7_block_k_15(%rip), %ymm2, %ymm8 /* ctr_j_15 = add(ctr_j0, block_k_15) */
-	vpaddw %ymm8, %ymm1, %ymm8 /* ctr_sum_15 = add(ctr_last, ctr_j_15) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_carry_everywhere(%rip), %ymm8, %ymm15 /* ctr_carry_15 = lookup16(ctr_sum_15, carry_everywhere) */
-	vpshufb %ymm15, %ymm6, %ymm15 /* ctr_mask_15 = lookup16(carry_mask_table, ctr_carry_15) */
-	vmovdqa %ymm9, 192(%rsp) /* spill g0x2.1 */
-	vpand %ymm15, %ymm3, %ymm9 /* ctr_pair_15_b = and(ctr_w_open, ctr_mask_15) */
-	vpandn %ymm0, %ymm15, %ymm15 /* ctr_pair_15_a = andnot(ctr_mask_15, ctr_v_open) */
-	vpor %ymm15, %ymm9, %ymm9 /* ctr_pair_15 = or(ctr_pair_15_b, ctr_pair_15_a) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_new_last_byte(%rip), %ymm8, %ymm8 /* ctr_last_byte_15 = lookup16(ctr_sum_15, new_last_byte) */
-	vpor %ymm8, %ymm9, %ymm8 /* row_15 = or(ctr_pair_15, ctr_last_byte_15) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_bswap32(%rip), %ymm8, %ymm8 /* rowle_15 = lookup16(row_15, bswap32) */
-	vpunpckldq %ymm7, %ymm4, %ymm9 /* tr0_12 = unpacklo(rowle_12, rowle_14) */
-	vpunpckhdq %ymm7, %ymm4, %ymm4 /* tr0_13 = unpackhi(rowle_12, rowle_14) */
-	vpunpckldq %ymm8, %ymm5, %ymm7 /* tr0_14 = unpacklo(rowle_13, rowle_15) */
-	vpunpckhdq %ymm8, %ymm5, %ymm5 /* tr0_15 = unpackhi(rowle_13, rowle_15) */
-	vpunpckldq %ymm7, %ymm9, %ymm8 /* tr1_12 = unpacklo(tr0_12, tr0_14) */
-	vpunpckhdq %ymm7, %ymm9, %ymm7 /* tr1_13 = unpackhi(tr0_12, tr0_14) */
-	vpunpckldq %ymm5, %ymm4, %ymm9 /* tr1_14 = unpacklo(tr0_13, tr0_15) */
-	vpunpckhdq %ymm5, %ymm4, %ymm4 /* tr1_15 = unpackhi(tr0_13, tr0_15) */
-	vpaddb .Lsm4_wordslice_avx2_gfni_7_block_k_16(%rip), %ymm2, %ymm5 /* ctr_j_16 = add(ctr_j0, block_k_16) */
-	vpaddw %ymm5, %ymm1, %ymm5 /* ctr_sum_16 = add(ctr_last, ctr_j_16) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_carry_everywhere(%rip), %ymm5, %ymm15 /* ctr_carry_16 = lookup16(ctr_sum_16, carry_everywhere) */
-	vpshufb %ymm15, %ymm6, %ymm15 /* ctr_mask_16 = lookup16(carry_mask_table, ctr_carry_16) */
-	vmovdqa %ymm4, 224(%rsp) /* spill g3x3.1 */
-	vpand %ymm15, %ymm3, %ymm4 /* ctr_pair_16_b = and(ctr_w_open, ctr_mask_16) */
-	vpandn %ymm0, %ymm15, %ymm15 /* ctr_pair_16_a = andnot(ctr_mask_16, ctr_v_open) */
-	vpor %ymm15, %ymm4, %ymm4 /* ctr_pair_16 = or(ctr_pair_16_b, ctr_pair_16_a) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_new_last_byte(%rip), %ymm5, %ymm5 /* ctr_last_byte_16 = lookup16(ctr_sum_16, new_last_byte) */
-	vpor %ymm5, %ymm4, %ymm4 /* row_16 = or(ctr_pair_16, ctr_last_byte_16) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_bswap32(%rip), %ymm4, %ymm4 /* rowle_16 = lookup16(row_16, bswap32) */
-	vpaddb .Lsm4_wordslice_avx2_gfni_7_block_k_17(%rip), %ymm2, %ymm5 /* ctr_j_17 = add(ctr_j0, block_k_17) */
-	vpaddw %ymm5, %ymm1, %ymm5 /* ctr_sum_17 = add(ctr_last, ctr_j_17) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_carry_everywhere(%rip), %ymm5, %ymm15 /* ctr_carry_17 = lookup16(ctr_sum_17, carry_everywhere) */
-	vpshufb %ymm15, %ymm6, %ymm15 /* ctr_mask_17 = lookup16(carry_mask_table, ctr_carry_17) */
-	vmovdqa %ymm7, 256(%rsp) /* spill g3x1.1 */
-	vpand %ymm15, %ymm3, %ymm7 /* ctr_pair_17_b = and(ctr_w_open, ctr_mask_17) */
-	vpandn %ymm0, %ymm15, %ymm15 /* ctr_pair_17_a = andnot(ctr_mask_17, ctr_v_open) */
-	vpor %ymm15, %ymm7, %ymm7 /* ctr_pair_17 = or(ctr_pair_17_b, ctr_pair_17_a) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_new_last_byte(%rip), %ymm5, %ymm5 /* ctr_last_byte_17 = lookup16(ctr_sum_17, new_last_byte) */
-	vpor %ymm5, %ymm7, %ymm5 /* row_17 = or(ctr_pair_17, ctr_last_byte_17) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_bswap32(%rip), %ymm5, %ymm5 /* rowle_17 = lookup16(row_17, bswap32) */
-	vpaddb .Lsm4_wordslice_avx2_gfni_7_block_k_18(%rip), %ymm2, %ymm7 /* ctr_j_18 = add(ctr_j0, block_k_18) */
-	vpaddw %ymm7, %ymm1, %ymm7 /* ctr_sum_18 = add(ctr_last, ctr_j_18) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_carry_everywhere(%rip), %ymm7, %ymm15 /* ctr_carry_18 = lookup16(ctr_sum_18, carry_everywhere) */
-	vpshufb %ymm15, %ymm6, %ymm15 /* ctr_mask_18 = lookup16(carry_mask_table, ctr_carry_18) */
-	vmovdqa %ymm8, 288(%rsp) /* spill g3x0.1 */
-	vpand %ymm15, %ymm3, %ymm8 /* ctr_pair_18_b = and(ctr_w_open, ctr_mask_18) */
-	vpandn %ymm0, %ymm15, %ymm15 /* ctr_pair_18_a = andnot(ctr_mask_18, ctr_v_open) */
-	vpor %ymm15, %ymm8, %ymm8 /* ctr_pair_18 = or(ctr_pair_18_b, ctr_pair_18_a) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_new_last_byte(%rip), %ymm7, %ymm7 /* ctr_last_byte_18 = lookup16(ctr_sum_18, new_last_byte) */
-	vpor %ymm7, %ymm8, %ymm7 /* row_18 = or(ctr_pair_18, ctr_last_byte_18) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_bswap32(%rip), %ymm7, %ymm7 /* rowle_18 = lookup16(row_18, bswap32) */
-	vpaddb .Lsm4_wordslice_avx2_gfni_7_block_k_19(%rip), %ymm2, %ymm8 /* ctr_j_19 = add(ctr_j0, block_k_19) */
-	vpaddw %ymm8, %ymm1, %ymm8 /* ctr_sum_19 = add(ctr_last, ctr_j_19) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_carry_everywhere(%rip), %ymm8, %ymm15 /* ctr_carry_19 = lookup16(ctr_sum_19, carry_everywhere) */
-	vpshufb %ymm15, %ymm6, %ymm15 /* ctr_mask_19 = lookup16(carry_mask_table, ctr_carry_19) */
-	vmovdqa %ymm9, 320(%rsp) /* spill g3x2.1 */
-	vpand %ymm15, %ymm3, %ymm9 /* ctr_pair_19_b = and(ctr_w_open, ctr_mask_19) */
-	vpandn %ymm0, %ymm15, %ymm15 /* ctr_pair_19_a = andnot(ctr_mask_19, ctr_v_open) */
-	vpor %ymm15, %ymm9, %ymm9 /* ctr_pair_19 = or(ctr_pair_19_b, ctr_pair_19_a) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_new_last_byte(%rip), %ymm8, %ymm8 /* ctr_last_byte_19 = lookup16(ctr_sum_19, new_last_byte) */
-	vpor %ymm8, %ymm9, %ymm8 /* row_19 = or(ctr_pair_19, ctr_last_byte_19) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_bswap32(%rip), %ymm8, %ymm8 /* rowle_19 = lookup16(row_19, bswap32) */
-	vpunpckldq %ymm7, %ymm4, %ymm9 /* tr0_16 = unpacklo(rowle_16, rowle_18) */
-	vpunpckhdq %ymm7, %ymm4, %ymm4 /* tr0_17 = unpackhi(rowle_16, rowle_18) */
-	vpunpckldq %ymm8, %ymm5, %ymm7 /* tr0_18 = unpacklo(rowle_17, rowle_19) */
-	vpunpckhdq %ymm8, %ymm5, %ymm5 /* tr0_19 = unpackhi(rowle_17, rowle_19) */
-	vpunpckldq %ymm7, %ymm9, %ymm8 /* tr1_16 = unpacklo(tr0_16, tr0_18) */
-	vpunpckhdq %ymm7, %ymm9, %ymm7 /* tr1_17 = unpackhi(tr0_16, tr0_18) */
-	vpunpckldq %ymm5, %ymm4, %ymm9 /* tr1_18 = unpacklo(tr0_17, tr0_19) */
-	vpunpckhdq %ymm5, %ymm4, %ymm4 /* tr1_19 = unpackhi(tr0_17, tr0_19) */
-	vpaddb .Lsm4_wordslice_avx2_gfni_7_block_k_20(%rip), %ymm2, %ymm5 /* ctr_j_20 = add(ctr_j0, block_k_20) */
-	vpaddw %ymm5, %ymm1, %ymm5 /* ctr_sum_20 = add(ctr_last, ctr_j_20) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_carry_everywhere(%rip), %ymm5, %ymm15 /* ctr_carry_20 = lookup16(ctr_sum_20, carry_everywhere) */
-	vpshufb %ymm15, %ymm6, %ymm15 /* ctr_mask_20 = lookup16(carry_mask_table, ctr_carry_20) */
-	vmovdqa %ymm4, 352(%rsp) /* spill g4x3.1 */
-	vpand %ymm15, %ymm3, %ymm4 /* ctr_pair_20_b = and(ctr_w_open, ctr_mask_20) */
-	vpandn %ymm0, %ymm15, %ymm15 /* ctr_pair_20_a = andnot(ctr_mask_20, ctr_v_open) */
-	vpor %ymm15, %ymm4, %ymm4 /* ctr_pair_20 = or(ctr_pair_20_b, ctr_pair_20_a) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_new_last_byte(%rip), %ymm5, %ymm5 /* ctr_last_byte_20 = lookup16(ctr_sum_20, new_last_byte) */
-	vpor %ymm5, %ymm4, %ymm4 /* row_20 = or(ctr_pair_20, ctr_last_byte_20) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_bswap32(%rip), %ymm4, %ymm4 /* rowle_20 = lookup16(row_20, bswap32) */
-	vpaddb .Lsm4_wordslice_avx2_gfni_7_block_k_21(%rip), %ymm2, %ymm5 /* ctr_j_21 = add(ctr_j0, block_k_21) */
-	vpaddw %ymm5, %ymm1, %ymm5 /* ctr_sum_21 = add(ctr_last, ctr_j_21) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_carry_everywhere(%rip), %ymm5, %ymm15 /* ctr_carry_21 = lookup16(ctr_sum_21, carry_everywhere) */
-	vpshufb %ymm15, %ymm6, %ymm15 /* ctr_mask_21 = lookup16(carry_mask_table, ctr_carry_21) */
-	vmovdqa %ymm7, 384(%rsp) /* spill g4x1.1 */
-	vpand %ymm15, %ymm3, %ymm7 /* ctr_pair_21_b = and(ctr_w_open, ctr_mask_21) */
-	vpandn %ymm0, %ymm15, %ymm15 /* ctr_pair_21_a = andnot(ctr_mask_21, ctr_v_open) */
-	vpor %ymm15, %ymm7, %ymm7 /* ctr_pair_21 = or(ctr_pair_21_b, ctr_pair_21_a) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_new_last_byte(%rip), %ymm5, %ymm5 /* ctr_last_byte_21 = lookup16(ctr_sum_21, new_last_byte) */
-	vpor %ymm5, %ymm7, %ymm5 /* row_21 = or(ctr_pair_21, ctr_last_byte_21) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_bswap32(%rip), %ymm5, %ymm5 /* rowle_21 = lookup16(row_21, bswap32) */
-	vpaddb .Lsm4_wordslice_avx2_gfni_7_block_k_22(%rip), %ymm2, %ymm7 /* ctr_j_22 = add(ctr_j0, block_k_22) */
-	vpaddw %ymm7, %ymm1, %ymm7 /* ctr_sum_22 = add(ctr_last, ctr_j_22) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_carry_everywhere(%rip), %ymm7, %ymm15 /* ctr_carry_22 = lookup16(ctr_sum_22, carry_everywhere) */
-	vpshufb %ymm15, %ymm6, %ymm15 /* ctr_mask_22 = lookup16(carry_mask_table, ctr_carry_22) */
-	vmovdqa %ymm8, 416(%rsp) /* spill g4x0.1 */
-	vpand %ymm15, %ymm3, %ymm8 /* ctr_pair_22_b = and(ctr_w_open, ctr_mask_22) */
-	vpandn %ymm0, %ymm15, %ymm15 /* ctr_pair_22_a = andnot(ctr_mask_22, ctr_v_open) */
-	vpor %ymm15, %ymm8, %ymm8 /* ctr_pair_22 = or(ctr_pair_22_b, ctr_pair_22_a) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_new_last_byte(%rip), %ymm7, %ymm7 /* ctr_last_byte_22 = lookup16(ctr_sum_22, new_last_byte) */
-	vpor %ymm7, %ymm8, %ymm7 /* row_22 = or(ctr_pair_22, ctr_last_byte_22) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_bswap32(%rip), %ymm7, %ymm7 /* rowle_22 = lookup16(row_22, bswap32) */
-	vpaddb .Lsm4_wordslice_avx2_gfni_7_block_k_23(%rip), %ymm2, %ymm8 /* ctr_j_23 = add(ctr_j0, block_k_23) */
-	vpaddw %ymm8, %ymm1, %ymm8 /* ctr_sum_23 = add(ctr_last, ctr_j_23) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_carry_everywhere(%rip), %ymm8, %ymm15 /* ctr_carry_23 = lookup16(ctr_sum_23, carry_everywhere) */
-	vpshufb %ymm15, %ymm6, %ymm15 /* ctr_mask_23 = lookup16(carry_mask_table, ctr_carry_23) */
-	vmovdqa %ymm9, 448(%rsp) /* spill g4x2.1 */
-	vpand %ymm15, %ymm3, %ymm9 /* ctr_pair_23_b = and(ctr_w_open, ctr_mask_23) */
-	vpandn %ymm0, %ymm15, %ymm15 /* ctr_pair_23_a = andnot(ctr_mask_23, ctr_v_open) */
-	vpor %ymm15, %ymm9, %ymm9 /* ctr_pair_23 = or(ctr_pair_23_b, ctr_pair_23_a) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_new_last_byte(%rip), %ymm8, %ymm8 /* ctr_last_byte_23 = lookup16(ctr_sum_23, new_last_byte) */
-	vpor %ymm8, %ymm9, %ymm8 /* row_23 = or(ctr_pair_23, ctr_last_byte_23) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_bswap32(%rip), %ymm8, %ymm8 /* rowle_23 = lookup16(row_23, bswap32) */
-	vpunpckldq %ymm7, %ymm4, %ymm9 /* tr0_20 = unpacklo(rowle_20, rowle_22) */
-	vpunpckhdq %ymm7, %ymm4, %ymm4 /* tr0_21 = unpackhi(rowle_20, rowle_22) */
-	vpunpckldq %ymm8, %ymm5, %ymm7 /* tr0_22 = unpacklo(rowle_21, rowle_23) */
-	vpunpckhdq %ymm8, %ymm5, %ymm5 /* tr0_23 = unpackhi(rowle_21, rowle_23) */
-	vpunpckldq %ymm7, %ymm9, %ymm8 /* tr1_20 = unpacklo(tr0_20, tr0_22) */
-	vpunpckhdq %ymm7, %ymm9, %ymm7 /* tr1_21 = unpackhi(tr0_20, tr0_22) */
-	vpunpckldq %ymm5, %ymm4, %ymm9 /* tr1_22 = unpacklo(tr0_21, tr0_23) */
-	vpunpckhdq %ymm5, %ymm4, %ymm4 /* tr1_23 = unpackhi(tr0_21, tr0_23) */
-	vpaddb .Lsm4_wordslice_avx2_gfni_7_block_k_24(%rip), %ymm2, %ymm5 /* ctr_j_24 = add(ctr_j0, block_k_24) */
-	vpaddw %ymm5, %ymm1, %ymm5 /* ctr_sum_24 = add(ctr_last, ctr_j_24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_carry_everywhere(%rip), %ymm5, %ymm15 /* ctr_carry_24 = lookup16(ctr_sum_24, carry_everywhere) */
-	vpshufb %ymm15, %ymm6, %ymm15 /* ctr_mask_24 = lookup16(carry_mask_table, ctr_carry_24) */
-	vmovdqa %ymm4, 480(%rsp) /* spill g5x3.1 */
-	vpand %ymm15, %ymm3, %ymm4 /* ctr_pair_24_b = and(ctr_w_open, ctr_mask_24) */
-	vpandn %ymm0, %ymm15, %ymm15 /* ctr_pair_24_a = andnot(ctr_mask_24, ctr_v_open) */
-	vpor %ymm15, %ymm4, %ymm4 /* ctr_pair_24 = or(ctr_pair_24_b, ctr_pair_24_a) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_new_last_byte(%rip), %ymm5, %ymm5 /* ctr_last_byte_24 = lookup16(ctr_sum_24, new_last_byte) */
-	vpor %ymm5, %ymm4, %ymm4 /* row_24 = or(ctr_pair_24, ctr_last_byte_24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_bswap32(%rip), %ymm4, %ymm4 /* rowle_24 = lookup16(row_24, bswap32) */
-	vpaddb .Lsm4_wordslice_avx2_gfni_7_block_k_25(%rip), %ymm2, %ymm5 /* ctr_j_25 = add(ctr_j0, block_k_25) */
-	vpaddw %ymm5, %ymm1, %ymm5 /* ctr_sum_25 = add(ctr_last, ctr_j_25) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_carry_everywhere(%rip), %ymm5, %ymm15 /* ctr_carry_25 = lookup16(ctr_sum_25, carry_everywhere) */
-	vpshufb %ymm15, %ymm6, %ymm15 /* ctr_mask_25 = lookup16(carry_mask_table, ctr_carry_25) */
-	vmovdqa %ymm7, 512(%rsp) /* spill g5x1.1 */
-	vpand %ymm15, %ymm3, %ymm7 /* ctr_pair_25_b = and(ctr_w_open, ctr_mask_25) */
-	vpandn %ymm0, %ymm15, %ymm15 /* ctr_pair_25_a = andnot(ctr_mask_25, ctr_v_open) */
-	vpor %ymm15, %ymm7, %ymm7 /* ctr_pair_25 = or(ctr_pair_25_b, ctr_pair_25_a) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_new_last_byte(%rip), %ymm5, %ymm5 /* ctr_last_byte_25 = lookup16(ctr_sum_25, new_last_byte) */
-	vpor %ymm5, %ymm7, %ymm5 /* row_25 = or(ctr_pair_25, ctr_last_byte_25) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_bswap32(%rip), %ymm5, %ymm5 /* rowle_25 = lookup16(row_25, bswap32) */
-	vpaddb .Lsm4_wordslice_avx2_gfni_7_block_k_26(%rip), %ymm2, %ymm7 /* ctr_j_26 = add(ctr_j0, block_k_26) */
-	vpaddw %ymm7, %ymm1, %ymm7 /* ctr_sum_26 = add(ctr_last, ctr_j_26) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_carry_everywhere(%rip), %ymm7, %ymm15 /* ctr_carry_26 = lookup16(ctr_sum_26, carry_everywhere) */
-	vpshufb %ymm15, %ymm6, %ymm15 /* ctr_mask_26 = lookup16(carry_mask_table, ctr_carry_26) */
-	vmovdqa %ymm8, 544(%rsp) /* spill g5x0.1 */
-	vpand %ymm15, %ymm3, %ymm8 /* ctr_pair_26_b = and(ctr_w_open, ctr_mask_26) */
-	vpandn %ymm0, %ymm15, %ymm15 /* ctr_pair_26_a = andnot(ctr_mask_26, ctr_v_open) */
-	vpor %ymm15, %ymm8, %ymm8 /* ctr_pair_26 = or(ctr_pair_26_b, ctr_pair_26_a) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_new_last_byte(%rip), %ymm7, %ymm7 /* ctr_last_byte_26 = lookup16(ctr_sum_26, new_last_byte) */
-	vpor %ymm7, %ymm8, %ymm7 /* row_26 = or(ctr_pair_26, ctr_last_byte_26) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_bswap32(%rip), %ymm7, %ymm7 /* rowle_26 = lookup16(row_26, bswap32) */
-	vpaddb .Lsm4_wordslice_avx2_gfni_7_block_k_27(%rip), %ymm2, %ymm8 /* ctr_j_27 = add(ctr_j0, block_k_27) */
-	vpaddw %ymm8, %ymm1, %ymm8 /* ctr_sum_27 = add(ctr_last, ctr_j_27) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_carry_everywhere(%rip), %ymm8, %ymm15 /* ctr_carry_27 = lookup16(ctr_sum_27, carry_everywhere) */
-	vpshufb %ymm15, %ymm6, %ymm15 /* ctr_mask_27 = lookup16(carry_mask_table, ctr_carry_27) */
-	vmovdqa %ymm9, 576(%rsp) /* spill g5x2.1 */
-	vpand %ymm15, %ymm3, %ymm9 /* ctr_pair_27_b = and(ctr_w_open, ctr_mask_27) */
-	vpandn %ymm0, %ymm15, %ymm15 /* ctr_pair_27_a = andnot(ctr_mask_27, ctr_v_open) */
-	vpor %ymm15, %ymm9, %ymm9 /* ctr_pair_27 = or(ctr_pair_27_b, ctr_pair_27_a) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_new_last_byte(%rip), %ymm8, %ymm8 /* ctr_last_byte_27 = lookup16(ctr_sum_27, new_last_byte) */
-	vpor %ymm8, %ymm9, %ymm8 /* row_27 = or(ctr_pair_27, ctr_last_byte_27) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_bswap32(%rip), %ymm8, %ymm8 /* rowle_27 = lookup16(row_27, bswap32) */
-	vpunpckldq %ymm7, %ymm4, %ymm9 /* tr0_24 = unpacklo(rowle_24, rowle_26) */
-	vpunpckhdq %ymm7, %ymm4, %ymm4 /* tr0_25 = unpackhi(rowle_24, rowle_26) */
-	vpunpckldq %ymm8, %ymm5, %ymm7 /* tr0_26 = unpacklo(rowle_25, rowle_27) */
-	vpunpckhdq %ymm8, %ymm5, %ymm5 /* tr0_27 = unpackhi(rowle_25, rowle_27) */
-	vpunpckldq %ymm7, %ymm9, %ymm8 /* tr1_24 = unpacklo(tr0_24, tr0_26) */
-	vpunpckhdq %ymm7, %ymm9, %ymm7 /* tr1_25 = unpackhi(tr0_24, tr0_26) */
-	vpunpckldq %ymm5, %ymm4, %ymm9 /* tr1_26 = unpacklo(tr0_25, tr0_27) */
-	vpunpckhdq %ymm5, %ymm4, %ymm4 /* tr1_27 = unpackhi(tr0_25, tr0_27) */
-	vpaddb .Lsm4_wordslice_avx2_gfni_7_block_k_28(%rip), %ymm2, %ymm5 /* ctr_j_28 = add(ctr_j0, block_k_28) */
-	vpaddw %ymm5, %ymm1, %ymm5 /* ctr_sum_28 = add(ctr_last, ctr_j_28) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_carry_everywhere(%rip), %ymm5, %ymm15 /* ctr_carry_28 = lookup16(ctr_sum_28, carry_everywhere) */
-	vpshufb %ymm15, %ymm6, %ymm15 /* ctr_mask_28 = lookup16(carry_mask_table, ctr_carry_28) */
-	vmovdqa %ymm4, 608(%rsp) /* spill g6x3.1 */
-	vpand %ymm15, %ymm3, %ymm4 /* ctr_pair_28_b = and(ctr_w_open, ctr_mask_28) */
-	vpandn %ymm0, %ymm15, %ymm15 /* ctr_pair_28_a = andnot(ctr_mask_28, ctr_v_open) */
-	vpor %ymm15, %ymm4, %ymm4 /* ctr_pair_28 = or(ctr_pair_28_b, ctr_pair_28_a) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_new_last_byte(%rip), %ymm5, %ymm5 /* ctr_last_byte_28 = lookup16(ctr_sum_28, new_last_byte) */
-	vpor %ymm5, %ymm4, %ymm4 /* row_28 = or(ctr_pair_28, ctr_last_byte_28) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_bswap32(%rip), %ymm4, %ymm4 /* rowle_28 = lookup16(row_28, bswap32) */
-	vpaddb .Lsm4_wordslice_avx2_gfni_7_block_k_29(%rip), %ymm2, %ymm5 /* ctr_j_29 = add(ctr_j0, block_k_29) */
-	vpaddw %ymm5, %ymm1, %ymm5 /* ctr_sum_29 = add(ctr_last, ctr_j_29) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_carry_everywhere(%rip), %ymm5, %ymm15 /* ctr_carry_29 = lookup16(ctr_sum_29, carry_everywhere) */
-	vpshufb %ymm15, %ymm6, %ymm15 /* ctr_mask_29 = lookup16(carry_mask_table, ctr_carry_29) */
-	vmovdqa %ymm7, 640(%rsp) /* spill g6x1.1 */
-	vpand %ymm15, %ymm3, %ymm7 /* ctr_pair_29_b = and(ctr_w_open, ctr_mask_29) */
-	vpandn %ymm0, %ymm15, %ymm15 /* ctr_pair_29_a = andnot(ctr_mask_29, ctr_v_open) */
-	vpor %ymm15, %ymm7, %ymm7 /* ctr_pair_29 = or(ctr_pair_29_b, ctr_pair_29_a) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_new_last_byte(%rip), %ymm5, %ymm5 /* ctr_last_byte_29 = lookup16(ctr_sum_29, new_last_byte) */
-	vpor %ymm5, %ymm7, %ymm5 /* row_29 = or(ctr_pair_29, ctr_last_byte_29) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_bswap32(%rip), %ymm5, %ymm5 /* rowle_29 = lookup16(row_29, bswap32) */
-	vpaddb .Lsm4_wordslice_avx2_gfni_7_block_k_30(%rip), %ymm2, %ymm7 /* ctr_j_30 = add(ctr_j0, block_k_30) */
-	vpaddw %ymm7, %ymm1, %ymm7 /* ctr_sum_30 = add(ctr_last, ctr_j_30) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_carry_everywhere(%rip), %ymm7, %ymm15 /* ctr_carry_30 = lookup16(ctr_sum_30, carry_everywhere) */
-	vpshufb %ymm15, %ymm6, %ymm15 /* ctr_mask_30 = lookup16(carry_mask_table, ctr_carry_30) */
-	vmovdqa %ymm8, 672(%rsp) /* spill g6x0.1 */
-	vpand %ymm15, %ymm3, %ymm8 /* ctr_pair_30_b = and(ctr_w_open, ctr_mask_30) */
-	vpandn %ymm0, %ymm15, %ymm15 /* ctr_pair_30_a = andnot(ctr_mask_30, ctr_v_open) */
-	vpor %ymm15, %ymm8, %ymm8 /* ctr_pair_30 = or(ctr_pair_30_b, ctr_pair_30_a) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_new_last_byte(%rip), %ymm7, %ymm7 /* ctr_last_byte_30 = lookup16(ctr_sum_30, new_last_byte) */
-	vpor %ymm7, %ymm8, %ymm7 /* row_30 = or(ctr_pair_30, ctr_last_byte_30) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_bswap32(%rip), %ymm7, %ymm7 /* rowle_30 = lookup16(row_30, bswap32) */
-	vpaddb .Lsm4_wordslice_avx2_gfni_7_block_k_31(%rip), %ymm2, %ymm2 /* ctr_j_31 = add(ctr_j0, block_k_31) */
-	vpaddw %ymm2, %ymm1, %ymm1 /* ctr_sum_31 = add(ctr_last, ctr_j_31) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_carry_everywhere(%rip), %ymm1, %ymm2 /* ctr_carry_31 = lookup16(ctr_sum_31, carry_everywhere) */
-	vpshufb %ymm2, %ymm6, %ymm2 /* ctr_mask_31 = lookup16(carry_mask_table, ctr_carry_31) */
-	vpand %ymm2, %ymm3, %ymm3 /* ctr_pair_31_b = and(ctr_w_open, ctr_mask_31) */
-	vpandn %ymm0, %ymm2, %ymm0 /* ctr_pair_31_a = andnot(ctr_mask_31, ctr_v_open) */
-	vpor %ymm0, %ymm3, %ymm0 /* ctr_pair_31 = or(ctr_pair_31_b, ctr_pair_31_a) */
+	vpor %ymm14, %ymm4, %ymm4 /* rowle_11 = or(ctr_pair_11, ctr_last_byte_11) */
+	vpunpckldq %ymm3, %ymm9, %ymm14 /* tr0_8 = unpacklo(rowle_8, rowle_10) */
+	vpunpckhdq %ymm3, %ymm9, %ymm3 /* tr0_9 = unpackhi(rowle_8, rowle_10) */
+	vpunpckldq %ymm4, %ymm13, %ymm9 /* tr0_10 = unpacklo(rowle_9, rowle_11) */
+	vpunpckhdq %ymm4, %ymm13, %ymm4 /* tr0_11 = unpackhi(rowle_9, rowle_11) */
+	vpunpckldq %ymm9, %ymm14, %ymm13 /* tr1_8 = unpacklo(tr0_8, tr0_10) */
+	vpunpckhdq %ymm9, %ymm14, %ymm9 /* tr1_9 = unpackhi(tr0_8, tr0_10) */
+	vpunpckldq %ymm4, %ymm3, %ymm14 /* tr1_10 = unpacklo(tr0_9, tr0_11) */
+	vpunpckhdq %ymm4, %ymm3, %ymm3 /* tr1_11 = unpackhi(tr0_9, tr0_11) */
+	vpaddw .Lsm4_wordslice_avx2_gfni_7_block_k_12(%rip), %ymm1, %ymm4 /* ctr_sum_12 = add(ctr_base, block_k_12) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_carry_everywhere(%rip), %ymm4, %ymm15 /* ctr_carry_12 = lookup16(ctr_sum_12, carry_everywhere) */
+	vpshufb %ymm15, %ymm5, %ymm15 /* ctr_mask_12 = lookup16(carry_mask_table, ctr_carry_12) */
+	vmovdqa %ymm3, 64(%rsp) /* spill g2x3.1 */
+	vpand %ymm15, %ymm2, %ymm3 /* ctr_pair_12_b = and(ctr_w_ordered, ctr_mask_12) */
+	vpandn %ymm0, %ymm15, %ymm15 /* ctr_pair_12_a = andnot(ctr_mask_12, ctr_v_ordered) */
+	vpor %ymm15, %ymm3, %ymm3 /* ctr_pair_12 = or(ctr_pair_12_b, ctr_pair_12_a) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_new_last_byte(%rip), %ymm4, %ymm4 /* ctr_last_byte_12 = lookup16(ctr_sum_12, new_last_byte) */
+	vpor %ymm4, %ymm3, %ymm3 /* rowle_12 = or(ctr_pair_12, ctr_last_byte_12) */
+	vpaddw .Lsm4_wordslice_avx2_gfni_7_block_k_13(%rip), %ymm1, %ymm4 /* ctr_sum_13 = add(ctr_base, block_k_13) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_carry_everywhere(%rip), %ymm4, %ymm15 /* ctr_carry_13 = lookup16(ctr_sum_13, carry_everywhere) */
+	vpshufb %ymm15, %ymm5, %ymm15 /* ctr_mask_13 = lookup16(carry_mask_table, ctr_carry_13) */
+	vmovdqa %ymm6, 96(%rsp) /* spill g0x1.1 */
+	vpand %ymm15, %ymm2, %ymm6 /* ctr_pair_13_b = and(ctr_w_ordered, ctr_mask_13) */
+	vpandn %ymm0, %ymm15, %ymm15 /* ctr_pair_13_a = andnot(ctr_mask_13, ctr_v_ordered) */
+	vpor %ymm15, %ymm6, %ymm6 /* ctr_pair_13 = or(ctr_pair_13_b, ctr_pair_13_a) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_new_last_byte(%rip), %ymm4, %ymm4 /* ctr_last_byte_13 = lookup16(ctr_sum_13, new_last_byte) */
+	vpor %ymm4, %ymm6, %ymm4 /* rowle_13 = or(ctr_pair_13, ctr_last_byte_13) */
+	vpaddw .Lsm4_wordslice_avx2_gfni_7_block_k_14(%rip), %ymm1, %ymm6 /* ctr_sum_14 = add(ctr_base, block_k_14) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_carry_everywhere(%rip), %ymm6, %ymm15 /* ctr_carry_14 = lookup16(ctr_sum_14, carry_everywhere) */
+	vpshufb %ymm15, %ymm5, %ymm15 /* ctr_mask_14 = lookup16(carry_mask_table, ctr_carry_14) */
+	vmovdqa %ymm7, 128(%rsp) /* spill g0x0.1 */
+	vpand %ymm15, %ymm2, %ymm7 /* ctr_pair_14_b = and(ctr_w_ordered, ctr_mask_14) */
+	vpandn %ymm0, %ymm15, %ymm15 /* ctr_pair_14_a = andnot(ctr_mask_14, ctr_v_ordered) */
+	vpor %ymm15, %ymm7, %ymm7 /* ctr_pair_14 = or(ctr_pair_14_b, ctr_pair_14_a) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_new_last_byte(%rip), %ymm6, %ymm6 /* ctr_last_byte_14 = lookup16(ctr_sum_14, new_last_byte) */
+	vpor %ymm6, %ymm7, %ymm6 /* rowle_14 = or(ctr_pair_14, ctr_last_byte_14) */
+	vpaddw .Lsm4_wordslice_avx2_gfni_7_block_k_15(%rip), %ymm1, %ymm7 /* ctr_sum_15 = add(ctr_base, block_k_15) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_carry_everywhere(%rip), %ymm7, %ymm15 /* ctr_carry_15 = lookup16(ctr_sum_15, carry_everywhere) */
+	vpshufb %ymm15, %ymm5, %ymm15 /* ctr_mask_15 = lookup16(carry_mask_table, ctr_carry_15) */
+	vmovdqa %ymm8, 160(%rsp) /* spill g0x2.1 */
+	vpand %ymm15, %ymm2, %ymm8 /* ctr_pair_15_b = and(ctr_w_ordered, ctr_mask_15) */
+	vpandn %ymm0, %ymm15, %ymm15 /* ctr_pair_15_a = andnot(ctr_mask_15, ctr_v_ordered) */
+	vpor %ymm15, %ymm8, %ymm8 /* ctr_pair_15 = or(ctr_pair_15_b, ctr_pair_15_a) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_new_last_byte(%rip), %ymm7, %ymm7 /* ctr_last_byte_15 = lookup16(ctr_sum_15, new_last_byte) */
+	vpor %ymm7, %ymm8, %ymm7 /* rowle_15 = or(ctr_pair_15, ctr_last_byte_15) */
+	vpunpckldq %ymm6, %ymm3, %ymm8 /* tr0_12 = unpacklo(rowle_12, rowle_14) */
+	vpunpckhdq %ymm6, %ymm3, %ymm3 /* tr0_13 = unpackhi(rowle_12, rowle_14) */
+	vpunpckldq %ymm7, %ymm4, %ymm6 /* tr0_14 = unpacklo(rowle_13, rowle_15) */
+	vpunpckhdq %ymm7, %ymm4, %ymm4 /* tr0_15 = unpackhi(rowle_13, rowle_15) */
+	vpunpckldq %ymm6, %ymm8, %ymm7 /* tr1_12 = unpacklo(tr0_12, tr0_14) */
+	vpunpckhdq %ymm6, %ymm8, %ymm6 /* tr1_13 = unpackhi(tr0_12, tr0_14) */
+	vpunpckldq %ymm4, %ymm3, %ymm8 /* tr1_14 = unpacklo(tr0_13, tr0_15) */
+	vpunpckhdq %ymm4, %ymm3, %ymm3 /* tr1_15 = unpackhi(tr0_13, tr0_15) */
+	vpaddw .Lsm4_wordslice_avx2_gfni_7_block_k_16(%rip), %ymm1, %ymm4 /* ctr_sum_16 = add(ctr_base, block_k_16) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_carry_everywhere(%rip), %ymm4, %ymm15 /* ctr_carry_16 = lookup16(ctr_sum_16, carry_everywhere) */
+	vpshufb %ymm15, %ymm5, %ymm15 /* ctr_mask_16 = lookup16(carry_mask_table, ctr_carry_16) */
+	vmovdqa %ymm3, 192(%rsp) /* spill g3x3.1 */
+	vpand %ymm15, %ymm2, %ymm3 /* ctr_pair_16_b = and(ctr_w_ordered, ctr_mask_16) */
+	vpandn %ymm0, %ymm15, %ymm15 /* ctr_pair_16_a = andnot(ctr_mask_16, ctr_v_ordered) */
+	vpor %ymm15, %ymm3, %ymm3 /* ctr_pair_16 = or(ctr_pair_16_b, ctr_pair_16_a) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_new_last_byte(%rip), %ymm4, %ymm4 /* ctr_last_byte_16 = lookup16(ctr_sum_16, new_last_byte) */
+	vpor %ymm4, %ymm3, %ymm3 /* rowle_16 = or(ctr_pair_16, ctr_last_byte_16) */
+	vpaddw .Lsm4_wordslice_avx2_gfni_7_block_k_17(%rip), %ymm1, %ymm4 /* ctr_sum_17 = add(ctr_base, block_k_17) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_carry_everywhere(%rip), %ymm4, %ymm15 /* ctr_carry_17 = lookup16(ctr_sum_17, carry_everywhere) */
+	vpshufb %ymm15, %ymm5, %ymm15 /* ctr_mask_17 = lookup16(carry_mask_table, ctr_carry_17) */
+	vmovdqa %ymm6, 224(%rsp) /* spill g3x1.1 */
+	vpand %ymm15, %ymm2, %ymm6 /* ctr_pair_17_b = and(ctr_w_ordered, ctr_mask_17) */
+	vpandn %ymm0, %ymm15, %ymm15 /* ctr_pair_17_a = andnot(ctr_mask_17, ctr_v_ordered) */
+	vpor %ymm15, %ymm6, %ymm6 /* ctr_pair_17 = or(ctr_pair_17_b, ctr_pair_17_a) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_new_last_byte(%rip), %ymm4, %ymm4 /* ctr_last_byte_17 = lookup16(ctr_sum_17, new_last_byte) */
+	vpor %ymm4, %ymm6, %ymm4 /* rowle_17 = or(ctr_pair_17, ctr_last_byte_17) */
+	vpaddw .Lsm4_wordslice_avx2_gfni_7_block_k_18(%rip), %ymm1, %ymm6 /* ctr_sum_18 = add(ctr_base, block_k_18) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_carry_everywhere(%rip), %ymm6, %ymm15 /* ctr_carry_18 = lookup16(ctr_sum_18, carry_everywhere) */
+	vpshufb %ymm15, %ymm5, %ymm15 /* ctr_mask_18 = lookup16(carry_mask_table, ctr_carry_18) */
+	vmovdqa %ymm7, 256(%rsp) /* spill g3x0.1 */
+	vpand %ymm15, %ymm2, %ymm7 /* ctr_pair_18_b = and(ctr_w_ordered, ctr_mask_18) */
+	vpandn %ymm0, %ymm15, %ymm15 /* ctr_pair_18_a = andnot(ctr_mask_18, ctr_v_ordered) */
+	vpor %ymm15, %ymm7, %ymm7 /* ctr_pair_18 = or(ctr_pair_18_b, ctr_pair_18_a) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_new_last_byte(%rip), %ymm6, %ymm6 /* ctr_last_byte_18 = lookup16(ctr_sum_18, new_last_byte) */
+	vpor %ymm6, %ymm7, %ymm6 /* rowle_18 = or(ctr_pair_18, ctr_last_byte_18) */
+	vpaddw .Lsm4_wordslice_avx2_gfni_7_block_k_19(%rip), %ymm1, %ymm7 /* ctr_sum_19 = add(ctr_base, block_k_19) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_carry_everywhere(%rip), %ymm7, %ymm15 /* ctr_carry_19 = lookup16(ctr_sum_19, carry_everywhere) */
+	vpshufb %ymm15, %ymm5, %ymm15 /* ctr_mask_19 = lookup16(carry_mask_table, ctr_carry_19) */
+	vmovdqa %ymm8, 288(%rsp) /* spill g3x2.1 */
+	vpand %ymm15, %ymm2, %ymm8 /* ctr_pair_19_b = and(ctr_w_ordered, ctr_mask_19) */
+	vpandn %ymm0, %ymm15, %ymm15 /* ctr_pair_19_a = andnot(ctr_mask_19, ctr_v_ordered) */
+	vpor %ymm15, %ymm8, %ymm8 /* ctr_pair_19 = or(ctr_pair_19_b, ctr_pair_19_a) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_new_last_byte(%rip), %ymm7, %ymm7 /* ctr_last_byte_19 = lookup16(ctr_sum_19, new_last_byte) */
+	vpor %ymm7, %ymm8, %ymm7 /* rowle_19 = or(ctr_pair_19, ctr_last_byte_19) */
+	vpunpckldq %ymm6, %ymm3, %ymm8 /* tr0_16 = unpacklo(rowle_16, rowle_18) */
+	vpunpckhdq %ymm6, %ymm3, %ymm3 /* tr0_17 = unpackhi(rowle_16, rowle_18) */
+	vpunpckldq %ymm7, %ymm4, %ymm6 /* tr0_18 = unpacklo(rowle_17, rowle_19) */
+	vpunpckhdq %ymm7, %ymm4, %ymm4 /* tr0_19 = unpackhi(rowle_17, rowle_19) */
+	vpunpckldq %ymm6, %ymm8, %ymm7 /* tr1_16 = unpacklo(tr0_16, tr0_18) */
+	vpunpckhdq %ymm6, %ymm8, %ymm6 /* tr1_17 = unpackhi(tr0_16, tr0_18) */
+	vpunpckldq %ymm4, %ymm3, %ymm8 /* tr1_18 = unpacklo(tr0_17, tr0_19) */
+	vpunpckhdq %ymm4, %ymm3, %ymm3 /* tr1_19 = unpackhi(tr0_17, tr0_19) */
+	vpaddw .Lsm4_wordslice_avx2_gfni_7_block_k_20(%rip), %ymm1, %ymm4 /* ctr_sum_20 = add(ctr_base, block_k_20) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_carry_everywhere(%rip), %ymm4, %ymm15 /* ctr_carry_20 = lookup16(ctr_sum_20, carry_everywhere) */
+	vpshufb %ymm15, %ymm5, %ymm15 /* ctr_mask_20 = lookup16(carry_mask_table, ctr_carry_20) */
+	vmovdqa %ymm3, 320(%rsp) /* spill g4x3.1 */
+	vpand %ymm15, %ymm2, %ymm3 /* ctr_pair_20_b = and(ctr_w_ordered, ctr_mask_20) */
+	vpandn %ymm0, %ymm15, %ymm15 /* ctr_pair_20_a = andnot(ctr_mask_20, ctr_v_ordered) */
+	vpor %ymm15, %ymm3, %ymm3 /* ctr_pair_20 = or(ctr_pair_20_b, ctr_pair_20_a) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_new_last_byte(%rip), %ymm4, %ymm4 /* ctr_last_byte_20 = lookup16(ctr_sum_20, new_last_byte) */
+	vpor %ymm4, %ymm3, %ymm3 /* rowle_20 = or(ctr_pair_20, ctr_last_byte_20) */
+	vpaddw .Lsm4_wordslice_avx2_gfni_7_block_k_21(%rip), %ymm1, %ymm4 /* ctr_sum_21 = add(ctr_base, block_k_21) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_carry_everywhere(%rip), %ymm4, %ymm15 /* ctr_carry_21 = lookup16(ctr_sum_21, carry_everywhere) */
+	vpshufb %ymm15, %ymm5, %ymm15 /* ctr_mask_21 = lookup16(carry_mask_table, ctr_carry_21) */
+	vmovdqa %ymm6, 352(%rsp) /* spill g4x1.1 */
+	vpand %ymm15, %ymm2, %ymm6 /* ctr_pair_21_b = and(ctr_w_ordered, ctr_mask_21) */
+	vpandn %ymm0, %ymm15, %ymm15 /* ctr_pair_21_a = andnot(ctr_mask_21, ctr_v_ordered) */
+	vpor %ymm15, %ymm6, %ymm6 /* ctr_pair_21 = or(ctr_pair_21_b, ctr_pair_21_a) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_new_last_byte(%rip), %ymm4, %ymm4 /* ctr_last_byte_21 = lookup16(ctr_sum_21, new_last_byte) */
+	vpor %ymm4, %ymm6, %ymm4 /* rowle_21 = or(ctr_pair_21, ctr_last_byte_21) */
+	vpaddw .Lsm4_wordslice_avx2_gfni_7_block_k_22(%rip), %ymm1, %ymm6 /* ctr_sum_22 = add(ctr_base, block_k_22) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_carry_everywhere(%rip), %ymm6, %ymm15 /* ctr_carry_22 = lookup16(ctr_sum_22, carry_everywhere) */
+	vpshufb %ymm15, %ymm5, %ymm15 /* ctr_mask_22 = lookup16(carry_mask_table, ctr_carry_22) */
+	vmovdqa %ymm7, 384(%rsp) /* spill g4x0.1 */
+	vpand %ymm15, %ymm2, %ymm7 /* ctr_pair_22_b = and(ctr_w_ordered, ctr_mask_22) */
+	vpandn %ymm0, %ymm15, %ymm15 /* ctr_pair_22_a = andnot(ctr_mask_22, ctr_v_ordered) */
+	vpor %ymm15, %ymm7, %ymm7 /* ctr_pair_22 = or(ctr_pair_22_b, ctr_pair_22_a) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_new_last_byte(%rip), %ymm6, %ymm6 /* ctr_last_byte_22 = lookup16(ctr_sum_22, new_last_byte) */
+	vpor %ymm6, %ymm7, %ymm6 /* rowle_22 = or(ctr_pair_22, ctr_last_byte_22) */
+	vpaddw .Lsm4_wordslice_avx2_gfni_7_block_k_23(%rip), %ymm1, %ymm7 /* ctr_sum_23 = add(ctr_base, block_k_23) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_carry_everywhere(%rip), %ymm7, %ymm15 /* ctr_carry_23 = lookup16(ctr_sum_23, carry_everywhere) */
+	vpshufb %ymm15, %ymm5, %ymm15 /* ctr_mask_23 = lookup16(carry_mask_table, ctr_carry_23) */
+	vmovdqa %ymm8, 416(%rsp) /* spill g4x2.1 */
+	vpand %ymm15, %ymm2, %ymm8 /* ctr_pair_23_b = and(ctr_w_ordered, ctr_mask_23) */
+	vpandn %ymm0, %ymm15, %ymm15 /* ctr_pair_23_a = andnot(ctr_mask_23, ctr_v_ordered) */
+	vpor %ymm15, %ymm8, %ymm8 /* ctr_pair_23 = or(ctr_pair_23_b, ctr_pair_23_a) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_new_last_byte(%rip), %ymm7, %ymm7 /* ctr_last_byte_23 = lookup16(ctr_sum_23, new_last_byte) */
+	vpor %ymm7, %ymm8, %ymm7 /* rowle_23 = or(ctr_pair_23, ctr_last_byte_23) */
+	vpunpckldq %ymm6, %ymm3, %ymm8 /* tr0_20 = unpacklo(rowle_20, rowle_22) */
+	vpunpckhdq %ymm6, %ymm3, %ymm3 /* tr0_21 = unpackhi(rowle_20, rowle_22) */
+	vpunpckldq %ymm7, %ymm4, %ymm6 /* tr0_22 = unpacklo(rowle_21, rowle_23) */
+	vpunpckhdq %ymm7, %ymm4, %ymm4 /* tr0_23 = unpackhi(rowle_21, rowle_23) */
+	vpunpckldq %ymm6, %ymm8, %ymm7 /* tr1_20 = unpacklo(tr0_20, tr0_22) */
+	vpunpckhdq %ymm6, %ymm8, %ymm6 /* tr1_21 = unpackhi(tr0_20, tr0_22) */
+	vpunpckldq %ymm4, %ymm3, %ymm8 /* tr1_22 = unpacklo(tr0_21, tr0_23) */
+	vpunpckhdq %ymm4, %ymm3, %ymm3 /* tr1_23 = unpackhi(tr0_21, tr0_23) */
+	vpaddw .Lsm4_wordslice_avx2_gfni_7_block_k_24(%rip), %ymm1, %ymm4 /* ctr_sum_24 = add(ctr_base, block_k_24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_carry_everywhere(%rip), %ymm4, %ymm15 /* ctr_carry_24 = lookup16(ctr_sum_24, carry_everywhere) */
+	vpshufb %ymm15, %ymm5, %ymm15 /* ctr_mask_24 = lookup16(carry_mask_table, ctr_carry_24) */
+	vmovdqa %ymm3, 448(%rsp) /* spill g5x3.1 */
+	vpand %ymm15, %ymm2, %ymm3 /* ctr_pair_24_b = and(ctr_w_ordered, ctr_mask_24) */
+	vpandn %ymm0, %ymm15, %ymm15 /* ctr_pair_24_a = andnot(ctr_mask_24, ctr_v_ordered) */
+	vpor %ymm15, %ymm3, %ymm3 /* ctr_pair_24 = or(ctr_pair_24_b, ctr_pair_24_a) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_new_last_byte(%rip), %ymm4, %ymm4 /* ctr_last_byte_24 = lookup16(ctr_sum_24, new_last_byte) */
+	vpor %ymm4, %ymm3, %ymm3 /* rowle_24 = or(ctr_pair_24, ctr_last_byte_24) */
+	vpaddw .Lsm4_wordslice_avx2_gfni_7_block_k_25(%rip), %ymm1, %ymm4 /* ctr_sum_25 = add(ctr_base, block_k_25) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_carry_everywhere(%rip), %ymm4, %ymm15 /* ctr_carry_25 = lookup16(ctr_sum_25, carry_everywhere) */
+	vpshufb %ymm15, %ymm5, %ymm15 /* ctr_mask_25 = lookup16(carry_mask_table, ctr_carry_25) */
+	vmovdqa %ymm6, 480(%rsp) /* spill g5x1.1 */
+	vpand %ymm15, %ymm2, %ymm6 /* ctr_pair_25_b = and(ctr_w_ordered, ctr_mask_25) */
+	vpandn %ymm0, %ymm15, %ymm15 /* ctr_pair_25_a = andnot(ctr_mask_25, ctr_v_ordered) */
+	vpor %ymm15, %ymm6, %ymm6 /* ctr_pair_25 = or(ctr_pair_25_b, ctr_pair_25_a) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_new_last_byte(%rip), %ymm4, %ymm4 /* ctr_last_byte_25 = lookup16(ctr_sum_25, new_last_byte) */
+	vpor %ymm4, %ymm6, %ymm4 /* rowle_25 = or(ctr_pair_25, ctr_last_byte_25) */
+	vpaddw .Lsm4_wordslice_avx2_gfni_7_block_k_26(%rip), %ymm1, %ymm6 /* ctr_sum_26 = add(ctr_base, block_k_26) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_carry_everywhere(%rip), %ymm6, %ymm15 /* ctr_carry_26 = lookup16(ctr_sum_26, carry_everywhere) */
+	vpshufb %ymm15, %ymm5, %ymm15 /* ctr_mask_26 = lookup16(carry_mask_table, ctr_carry_26) */
+	vmovdqa %ymm7, 512(%rsp) /* spill g5x0.1 */
+	vpand %ymm15, %ymm2, %ymm7 /* ctr_pair_26_b = and(ctr_w_ordered, ctr_mask_26) */
+	vpandn %ymm0, %ymm15, %ymm15 /* ctr_pair_26_a = andnot(ctr_mask_26, ctr_v_ordered) */
+	vpor %ymm15, %ymm7, %ymm7 /* ctr_pair_26 = or(ctr_pair_26_b, ctr_pair_26_a) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_new_last_byte(%rip), %ymm6, %ymm6 /* ctr_last_byte_26 = lookup16(ctr_sum_26, new_last_byte) */
+	vpor %ymm6, %ymm7, %ymm6 /* rowle_26 = or(ctr_pair_26, ctr_last_byte_26) */
+	vpaddw .Lsm4_wordslice_avx2_gfni_7_block_k_27(%rip), %ymm1, %ymm7 /* ctr_sum_27 = add(ctr_base, block_k_27) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_carry_everywhere(%rip), %ymm7, %ymm15 /* ctr_carry_27 = lookup16(ctr_sum_27, carry_everywhere) */
+	vpshufb %ymm15, %ymm5, %ymm15 /* ctr_mask_27 = lookup16(carry_mask_table, ctr_carry_27) */
+	vmovdqa %ymm8, 544(%rsp) /* spill g5x2.1 */
+	vpand %ymm15, %ymm2, %ymm8 /* ctr_pair_27_b = and(ctr_w_ordered, ctr_mask_27) */
+	vpandn %ymm0, %ymm15, %ymm15 /* ctr_pair_27_a = andnot(ctr_mask_27, ctr_v_ordered) */
+	vpor %ymm15, %ymm8, %ymm8 /* ctr_pair_27 = or(ctr_pair_27_b, ctr_pair_27_a) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_new_last_byte(%rip), %ymm7, %ymm7 /* ctr_last_byte_27 = lookup16(ctr_sum_27, new_last_byte) */
+	vpor %ymm7, %ymm8, %ymm7 /* rowle_27 = or(ctr_pair_27, ctr_last_byte_27) */
+	vpunpckldq %ymm6, %ymm3, %ymm8 /* tr0_24 = unpacklo(rowle_24, rowle_26) */
+	vpunpckhdq %ymm6, %ymm3, %ymm3 /* tr0_25 = unpackhi(rowle_24, rowle_26) */
+	vpunpckldq %ymm7, %ymm4, %ymm6 /* tr0_26 = unpacklo(rowle_25, rowle_27) */
+	vpunpckhdq %ymm7, %ymm4, %ymm4 /* tr0_27 = unpackhi(rowle_25, rowle_27) */
+	vpunpckldq %ymm6, %ymm8, %ymm7 /* tr1_24 = unpacklo(tr0_24, tr0_26) */
+	vpunpckhdq %ymm6, %ymm8, %ymm6 /* tr1_25 = unpackhi(tr0_24, tr0_26) */
+	vpunpckldq %ymm4, %ymm3, %ymm8 /* tr1_26 = unpacklo(tr0_25, tr0_27) */
+	vpunpckhdq %ymm4, %ymm3, %ymm3 /* tr1_27 = unpackhi(tr0_25, tr0_27) */
+	vpaddw .Lsm4_wordslice_avx2_gfni_7_block_k_28(%rip), %ymm1, %ymm4 /* ctr_sum_28 = add(ctr_base, block_k_28) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_carry_everywhere(%rip), %ymm4, %ymm15 /* ctr_carry_28 = lookup16(ctr_sum_28, carry_everywhere) */
+	vpshufb %ymm15, %ymm5, %ymm15 /* ctr_mask_28 = lookup16(carry_mask_table, ctr_carry_28) */
+	vmovdqa %ymm3, 576(%rsp) /* spill g6x3.1 */
+	vpand %ymm15, %ymm2, %ymm3 /* ctr_pair_28_b = and(ctr_w_ordered, ctr_mask_28) */
+	vpandn %ymm0, %ymm15, %ymm15 /* ctr_pair_28_a = andnot(ctr_mask_28, ctr_v_ordered) */
+	vpor %ymm15, %ymm3, %ymm3 /* ctr_pair_28 = or(ctr_pair_28_b, ctr_pair_28_a) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_new_last_byte(%rip), %ymm4, %ymm4 /* ctr_last_byte_28 = lookup16(ctr_sum_28, new_last_byte) */
+	vpor %ymm4, %ymm3, %ymm3 /* rowle_28 = or(ctr_pair_28, ctr_last_byte_28) */
+	vpaddw .Lsm4_wordslice_avx2_gfni_7_block_k_29(%rip), %ymm1, %ymm4 /* ctr_sum_29 = add(ctr_base, block_k_29) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_carry_everywhere(%rip), %ymm4, %ymm15 /* ctr_carry_29 = lookup16(ctr_sum_29, carry_everywhere) */
+	vpshufb %ymm15, %ymm5, %ymm15 /* ctr_mask_29 = lookup16(carry_mask_table, ctr_carry_29) */
+	vmovdqa %ymm6, 608(%rsp) /* spill g6x1.1 */
+	vpand %ymm15, %ymm2, %ymm6 /* ctr_pair_29_b = and(ctr_w_ordered, ctr_mask_29) */
+	vpandn %ymm0, %ymm15, %ymm15 /* ctr_pair_29_a = andnot(ctr_mask_29, ctr_v_ordered) */
+	vpor %ymm15, %ymm6, %ymm6 /* ctr_pair_29 = or(ctr_pair_29_b, ctr_pair_29_a) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_new_last_byte(%rip), %ymm4, %ymm4 /* ctr_last_byte_29 = lookup16(ctr_sum_29, new_last_byte) */
+	vpor %ymm4, %ymm6, %ymm4 /* rowle_29 = or(ctr_pair_29, ctr_last_byte_29) */
+	vpaddw .Lsm4_wordslice_avx2_gfni_7_block_k_30(%rip), %ymm1, %ymm6 /* ctr_sum_30 = add(ctr_base, block_k_30) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_carry_everywhere(%rip), %ymm6, %ymm15 /* ctr_carry_30 = lookup16(ctr_sum_30, carry_everywhere) */
+	vpshufb %ymm15, %ymm5, %ymm15 /* ctr_mask_30 = lookup16(carry_mask_table, ctr_carry_30) */
+	vmovdqa %ymm7, 640(%rsp) /* spill g6x0.1 */
+	vpand %ymm15, %ymm2, %ymm7 /* ctr_pair_30_b = and(ctr_w_ordered, ctr_mask_30) */
+	vpandn %ymm0, %ymm15, %ymm15 /* ctr_pair_30_a = andnot(ctr_mask_30, ctr_v_ordered) */
+	vpor %ymm15, %ymm7, %ymm7 /* ctr_pair_30 = or(ctr_pair_30_b, ctr_pair_30_a) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_new_last_byte(%rip), %ymm6, %ymm6 /* ctr_last_byte_30 = lookup16(ctr_sum_30, new_last_byte) */
+	vpor %ymm6, %ymm7, %ymm6 /* rowle_30 = or(ctr_pair_30, ctr_last_byte_30) */
+	vpaddw .Lsm4_wordslice_avx2_gfni_7_block_k_31(%rip), %ymm1, %ymm1 /* ctr_sum_31 = add(ctr_base, block_k_31) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_carry_everywhere(%rip), %ymm1, %ymm7 /* ctr_carry_31 = lookup16(ctr_sum_31, carry_everywhere) */
+	vpshufb %ymm7, %ymm5, %ymm5 /* ctr_mask_31 = lookup16(carry_mask_table, ctr_carry_31) */
+	vpand %ymm5, %ymm2, %ymm2 /* ctr_pair_31_b = and(ctr_w_ordered, ctr_mask_31) */
+	vpandn %ymm0, %ymm5, %ymm0 /* ctr_pair_31_a = andnot(ctr_mask_31, ctr_v_ordered) */
+	vpor %ymm0, %ymm2, %ymm0 /* ctr_pair_31 = or(ctr_pair_31_b, ctr_pair_31_a) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_new_last_byte(%rip), %ymm1, %ymm1 /* ctr_last_byte_31 = lookup16(ctr_sum_31, new_last_byte) */
-	vpor %ymm1, %ymm0, %ymm0 /* row_31 = or(ctr_pair_31, ctr_last_byte_31) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_bswap32(%rip), %ymm0, %ymm0 /* rowle_31 = lookup16(row_31, bswap32) */
-	vpunpckldq %ymm7, %ymm4, %ymm1 /* tr0_28 = unpacklo(rowle_28, rowle_30) */
-	vpunpckhdq %ymm7, %ymm4, %ymm2 /* tr0_29 = unpackhi(rowle_28, rowle_30) */
-	vpunpckldq %ymm0, %ymm5, %ymm3 /* tr0_30 = unpacklo(rowle_29, rowle_31) */
-	vpunpckhdq %ymm0, %ymm5, %ymm0 /* tr0_31 = unpackhi(rowle_29, rowle_31) */
+	vpor %ymm1, %ymm0, %ymm0 /* rowle_31 = or(ctr_pair_31, ctr_last_byte_31) */
+	vpunpckldq %ymm6, %ymm3, %ymm1 /* tr0_28 = unpacklo(rowle_28, rowle_30) */
+	vpunpckhdq %ymm6, %ymm3, %ymm2 /* tr0_29 = unpackhi(rowle_28, rowle_30) */
+	vpunpckldq %ymm0, %ymm4, %ymm3 /* tr0_30 = unpacklo(rowle_29, rowle_31) */
+	vpunpckhdq %ymm0, %ymm4, %ymm0 /* tr0_31 = unpackhi(rowle_29, rowle_31) */
 	vpunpckldq %ymm3, %ymm1, %ymm4 /* tr1_28 = unpacklo(tr0_28, tr0_30) */
 	vpunpckhdq %ymm3, %ymm1, %ymm1 /* tr1_29 = unpackhi(tr0_28, tr0_30) */
 	vpunpckldq %ymm0, %ymm2, %ymm3 /* tr1_30 = unpacklo(tr0_29, tr0_31) */
 	vpunpckhdq %ymm0, %ymm2, %ymm0 /* tr1_31 = unpackhi(tr0_29, tr0_31) */
-	vmovdqa 160(%rsp), %ymm2 /* reload g0x0.2 */
-	vmovdqa 128(%rsp), %ymm5 /* reload g2x0.2 */
-	vmovdqa 288(%rsp), %ymm6 /* reload g3x0.2 */
-	vmovdqa 416(%rsp), %ymm7 /* reload g4x0.2 */
-	vmovdqa 544(%rsp), %ymm8 /* reload g5x0.2 */
-	vmovdqa 672(%rsp), %ymm15 /* reload g6x0.2 */
-	vmovdqa %ymm4, 704(%rsp) /* spill g7x0.2 */
-	vmovdqa 64(%rsp), %ymm4 /* reload g0x1.2 */
-	vmovdqa %ymm0, 736(%rsp) /* spill g7x3.2 */
-	vmovdqa 256(%rsp), %ymm0 /* reload g3x1.2 */
-	vmovdqa %ymm1, 768(%rsp) /* spill g7x1.2 */
-	vmovdqa 384(%rsp), %ymm1 /* reload g4x1.2 */
-	vmovdqa %ymm3, 800(%rsp) /* spill g7x2.2 */
-	vmovdqa 512(%rsp), %ymm3 /* reload g5x1.2 */
-	vmovdqa %ymm15, 832(%rsp) /* spill g6x0.2 */
-	vmovdqa 640(%rsp), %ymm15 /* reload g6x1.2 */
-	vmovdqa %ymm9, 864(%rsp) /* spill g6x2.2 */
-	vmovdqa 768(%rsp), %ymm9 /* reload g7x1.2 */
-	vmovdqa %ymm9, 896(%rsp) /* spill g7x1.2 */
-	vmovdqa 192(%rsp), %ymm9 /* reload g0x2.2 */
-	vmovdqa %ymm15, 928(%rsp) /* spill g6x1.2 */
-	vmovdqa 320(%rsp), %ymm15 /* reload g3x2.2 */
-	vmovdqa %ymm8, 960(%rsp) /* spill g5x0.2 */
-	vmovdqa 448(%rsp), %ymm8 /* reload g4x2.2 */
-	vmovdqa %ymm3, 992(%rsp) /* spill g5x1.2 */
-	vmovdqa 576(%rsp), %ymm3 /* reload g5x2.2 */
-	vmovdqa %ymm3, 1024(%rsp) /* spill g5x2.2 */
-	vmovdqa 864(%rsp), %ymm3 /* reload g6x2.2 */
-	vmovdqa %ymm3, 1056(%rsp) /* spill g6x2.2 */
-	vmovdqa 800(%rsp), %ymm3 /* reload g7x2.2 */
-	vmovdqa %ymm3, 1088(%rsp) /* spill g7x2.2 */
+	vmovdqa 128(%rsp), %ymm2 /* reload g0x0.2 */
+	vmovdqa 256(%rsp), %ymm5 /* reload g3x0.2 */
+	vmovdqa 384(%rsp), %ymm6 /* reload g4x0.2 */
+	vmovdqa 512(%rsp), %ymm7 /* reload g5x0.2 */
+	vmovdqa 640(%rsp), %ymm15 /* reload g6x0.2 */
+	vmovdqa %ymm4, 672(%rsp) /* spill g7x0.2 */
+	vmovdqa 96(%rsp), %ymm4 /* reload g0x1.2 */
+	vmovdqa %ymm0, 704(%rsp) /* spill g7x3.2 */
+	vmovdqa 224(%rsp), %ymm0 /* reload g3x1.2 */
+	vmovdqa %ymm1, 736(%rsp) /* spill g7x1.2 */
+	vmovdqa 352(%rsp), %ymm1 /* reload g4x1.2 */
+	vmovdqa %ymm3, 768(%rsp) /* spill g7x2.2 */
+	vmovdqa 480(%rsp), %ymm3 /* reload g5x1.2 */
+	vmovdqa %ymm15, 800(%rsp) /* spill g6x0.2 */
+	vmovdqa 608(%rsp), %ymm15 /* reload g6x1.2 */
+	vmovdqa %ymm8, 832(%rsp) /* spill g6x2.2 */
+	vmovdqa 736(%rsp), %ymm8 /* reload g7x1.2 */
+	vmovdqa %ymm8, 864(%rsp) /* spill g7x1.2 */
+	vmovdqa 160(%rsp), %ymm8 /* reload g0x2.2 */
+	vmovdqa %ymm15, 896(%rsp) /* spill g6x1.2 */
+	vmovdqa 288(%rsp), %ymm15 /* reload g3x2.2 */
+	vmovdqa %ymm7, 928(%rsp) /* spill g5x0.2 */
+	vmovdqa 416(%rsp), %ymm7 /* reload g4x2.2 */
+	vmovdqa %ymm3, 960(%rsp) /* spill g5x1.2 */
+	vmovdqa 544(%rsp), %ymm3 /* reload g5x2.2 */
+	vmovdqa %ymm3, 992(%rsp) /* spill g5x2.2 */
+	vmovdqa 832(%rsp), %ymm3 /* reload g6x2.2 */
+	vmovdqa %ymm3, 1024(%rsp) /* spill g6x2.2 */
+	vmovdqa 768(%rsp), %ymm3 /* reload g7x2.2 */
+	vmovdqa %ymm3, 1056(%rsp) /* spill g7x2.2 */
 	vmovdqa 0(%rsp), %ymm3 /* reload g0x3.2 */
-	vmovdqa %ymm7, 1120(%rsp) /* spill g4x0.2 */
-	vmovdqa 32(%rsp), %ymm7 /* reload g1x3.2 */
-	vmovdqa %ymm1, 1152(%rsp) /* spill g4x1.2 */
-	vmovdqa 96(%rsp), %ymm1 /* reload g2x3.2 */
-	vmovdqa %ymm8, 1184(%rsp) /* spill g4x2.2 */
-	vmovdqa 224(%rsp), %ymm8 /* reload g3x3.2 */
-	vmovdqa %ymm6, 1216(%rsp) /* spill g3x0.2 */
-	vmovdqa 352(%rsp), %ymm6 /* reload g4x3.2 */
-	vmovdqa %ymm6, 1248(%rsp) /* spill g4x3.2 */
-	vmovdqa 480(%rsp), %ymm6 /* reload g5x3.2 */
-	vmovdqa %ymm6, 1280(%rsp) /* spill g5x3.2 */
-	vmovdqa 608(%rsp), %ymm6 /* reload g6x3.2 */
-	vmovdqa %ymm6, 1312(%rsp) /* spill g6x3.2 */
-	vmovdqa 736(%rsp), %ymm6 /* reload g7x3.2 */
-	vmovdqa %ymm6, 608(%rsp) /* spill g7x3.2 */
+	vmovdqa %ymm6, 1088(%rsp) /* spill g4x0.2 */
+	vmovdqa 32(%rsp), %ymm6 /* reload g1x3.2 */
+	vmovdqa %ymm1, 1120(%rsp) /* spill g4x1.2 */
+	vmovdqa 64(%rsp), %ymm1 /* reload g2x3.2 */
+	vmovdqa %ymm7, 1152(%rsp) /* spill g4x2.2 */
+	vmovdqa 192(%rsp), %ymm7 /* reload g3x3.2 */
+	vmovdqa %ymm5, 1184(%rsp) /* spill g3x0.2 */
+	vmovdqa 320(%rsp), %ymm5 /* reload g4x3.2 */
+	vmovdqa %ymm5, 1216(%rsp) /* spill g4x3.2 */
+	vmovdqa 448(%rsp), %ymm5 /* reload g5x3.2 */
+	vmovdqa %ymm5, 1248(%rsp) /* spill g5x3.2 */
+	vmovdqa 576(%rsp), %ymm5 /* reload g6x3.2 */
+	vmovdqa %ymm5, 1280(%rsp) /* spill g6x3.2 */
+	vmovdqa 704(%rsp), %ymm5 /* reload g7x3.2 */
+	vmovdqa %ymm5, 576(%rsp) /* spill g7x3.2 */
 	xor %r8, %r8
 	.p2align 4
 .Lsm4_wordslice_avx2_gfni_7_loop_r0:
 
 	/* Round 8r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
-	vpbroadcastd (%rdi,%r8), %ymm6 /* rkw = bcast32() */
-	vmovdqa %ymm4, 480(%rsp) /* spill g0x1.2 */
-	vpxor %ymm9, %ymm4, %ymm4 /* g0k_acc = xor(g0x1, g0x2) */
-	vpxor %ymm6, %ymm4, %ymm4 /* g0k = xor(g0k_acc, rkw) */
+	vpbroadcastd (%rdi,%r8), %ymm5 /* rkw = bcast32() */
+	vmovdqa %ymm4, 448(%rsp) /* spill g0x1.2 */
+	vpxor %ymm8, %ymm4, %ymm4 /* g0k_acc = xor(g0x1, g0x2) */
+	vpxor %ymm5, %ymm4, %ymm4 /* g0k = xor(g0k_acc, rkw) */
 	vpxor %ymm3, %ymm4, %ymm4 /* g0t = xor(g0k, g0x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm4, %ymm4 /* g0a = gf2p8affine(g0t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm4, %ymm4 /* g0s = gf2p8affineinv(g0a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm4, %ymm6 /* g0lr24 = lookup16(g0s, rotl24) */
-	vmovdqa %ymm3, 352(%rsp) /* spill g0x3.2 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm4, %ymm5 /* g0lr24 = lookup16(g0s, rotl24) */
+	vmovdqa %ymm3, 320(%rsp) /* spill g0x3.2 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm4, %ymm3 /* g0lr8 = lookup16(g0s, rotl8) */
-	vmovdqa %ymm9, 224(%rsp) /* spill g0x2.2 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm4, %ymm9 /* g0lr16 = lookup16(g0s, rotl16) */
+	vmovdqa %ymm8, 192(%rsp) /* spill g0x2.2 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm4, %ymm8 /* g0lr16 = lookup16(g0s, rotl16) */
 	vpxor %ymm3, %ymm4, %ymm3 /* g0lg_acc = xor(g0s, g0lr8) */
-	vpxor %ymm9, %ymm3, %ymm3 /* g0lg = xor(g0lg_acc, g0lr16) */
-	vpslld $2, %ymm3, %ymm9 /* g0lr2_l = shl(g0lg) */
+	vpxor %ymm8, %ymm3, %ymm3 /* g0lg = xor(g0lg_acc, g0lr16) */
+	vpslld $2, %ymm3, %ymm8 /* g0lr2_l = shl(g0lg) */
 	vpsrld $30, %ymm3, %ymm3 /* g0lr2_r = shr(g0lg) */
-	vpor %ymm3, %ymm9, %ymm3 /* g0lr2 = or(g0lr2_l, g0lr2_r) */
-	vpxor %ymm6, %ymm4, %ymm4 /* g0l_acc = xor(g0s, g0lr24) */
+	vpor %ymm3, %ymm8, %ymm3 /* g0lr2 = or(g0lr2_l, g0lr2_r) */
+	vpxor %ymm5, %ymm4, %ymm4 /* g0l_acc = xor(g0s, g0lr24) */
 	vpxor %ymm3, %ymm4, %ymm3 /* g0l = xor(g0l_acc, g0lr2) */
 	vpxor %ymm3, %ymm2, %ymm2 /* g0x = xor(g0x0, g0l) */
 	vpbroadcastd (%rdi,%r8), %ymm3 /* rkw_1 = bcast32() */
-	vpxor %ymm13, %ymm11, %ymm4 /* g1k_acc = xor(g1x1, g1x2) */
+	vpxor %ymm12, %ymm10, %ymm4 /* g1k_acc = xor(g1x1, g1x2) */
 	vpxor %ymm3, %ymm4, %ymm3 /* g1k = xor(g1k_acc, rkw_1) */
-	vpxor %ymm7, %ymm3, %ymm3 /* g1t = xor(g1k, g1x3) */
+	vpxor %ymm6, %ymm3, %ymm3 /* g1t = xor(g1k, g1x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm3, %ymm3 /* g1a = gf2p8affine(g1t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm3, %ymm3 /* g1s = gf2p8affineinv(g1a, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm3, %ymm4 /* g1lr24 = lookup16(g1s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm3, %ymm6 /* g1lr8 = lookup16(g1s, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm3, %ymm9 /* g1lr16 = lookup16(g1s, rotl16) */
-	vpxor %ymm6, %ymm3, %ymm6 /* g1lg_acc = xor(g1s, g1lr8) */
-	vpxor %ymm9, %ymm6, %ymm6 /* g1lg = xor(g1lg_acc, g1lr16) */
-	vpslld $2, %ymm6, %ymm9 /* g1lr2_l = shl(g1lg) */
-	vpsrld $30, %ymm6, %ymm6 /* g1lr2_r = shr(g1lg) */
-	vpor %ymm6, %ymm9, %ymm6 /* g1lr2 = or(g1lr2_l, g1lr2_r) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm3, %ymm5 /* g1lr8 = lookup16(g1s, rotl8) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm3, %ymm8 /* g1lr16 = lookup16(g1s, rotl16) */
+	vpxor %ymm5, %ymm3, %ymm5 /* g1lg_acc = xor(g1s, g1lr8) */
+	vpxor %ymm8, %ymm5, %ymm5 /* g1lg = xor(g1lg_acc, g1lr16) */
+	vpslld $2, %ymm5, %ymm8 /* g1lr2_l = shl(g1lg) */
+	vpsrld $30, %ymm5, %ymm5 /* g1lr2_r = shr(g1lg) */
+	vpor %ymm5, %ymm8, %ymm5 /* g1lr2 = or(g1lr2_l, g1lr2_r) */
 	vpxor %ymm4, %ymm3, %ymm3 /* g1l_acc = xor(g1s, g1lr24) */
-	vpxor %ymm6, %ymm3, %ymm3 /* g1l = xor(g1l_acc, g1lr2) */
-	vpxor %ymm3, %ymm12, %ymm3 /* g1x = xor(g1x0, g1l) */
+	vpxor %ymm5, %ymm3, %ymm3 /* g1l = xor(g1l_acc, g1lr2) */
+	vpxor %ymm3, %ymm11, %ymm3 /* g1x = xor(g1x0, g1l) */
 	vpbroadcastd (%rdi,%r8), %ymm4 /* rkw_2 = bcast32() */
-	vpxor %ymm14, %ymm10, %ymm6 /* g2k_acc = xor(g2x1, g2x2) */
-	vpxor %ymm4, %ymm6, %ymm4 /* g2k = xor(g2k_acc, rkw_2) */
+	vpxor %ymm14, %ymm9, %ymm5 /* g2k_acc = xor(g2x1, g2x2) */
+	vpxor %ymm4, %ymm5, %ymm4 /* g2k = xor(g2k_acc, rkw_2) */
 	vpxor %ymm1, %ymm4, %ymm4 /* g2t = xor(g2k, g2x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm4, %ymm4 /* g2a = gf2p8affine(g2t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm4, %ymm4 /* g2s = gf2p8affineinv(g2a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm4, %ymm6 /* g2lr24 = lookup16(g2s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm4, %ymm9 /* g2lr8 = lookup16(g2s, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm4, %ymm12 /* g2lr16 = lookup16(g2s, rotl16) */
-	vpxor %ymm9, %ymm4, %ymm9 /* g2lg_acc = xor(g2s, g2lr8) */
-	vpxor %ymm12, %ymm9, %ymm9 /* g2lg = xor(g2lg_acc, g2lr16) */
-	vpslld $2, %ymm9, %ymm12 /* g2lr2_l = shl(g2lg) */
-	vpsrld $30, %ymm9, %ymm9 /* g2lr2_r = shr(g2lg) */
-	vpor %ymm9, %ymm12, %ymm9 /* g2lr2 = or(g2lr2_l, g2lr2_r) */
-	vpxor %ymm6, %ymm4, %ymm4 /* g2l_acc = xor(g2s, g2lr24) */
-	vpxor %ymm9, %ymm4, %ymm4 /* g2l = xor(g2l_acc, g2lr2) */
-	vpxor %ymm4, %ymm5, %ymm4 /* g2x = xor(g2x0, g2l) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm4, %ymm5 /* g2lr24 = lookup16(g2s, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm4, %ymm8 /* g2lr8 = lookup16(g2s, rotl8) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm4, %ymm11 /* g2lr16 = lookup16(g2s, rotl16) */
+	vpxor %ymm8, %ymm4, %ymm8 /* g2lg_acc = xor(g2s, g2lr8) */
+	vpxor %ymm11, %ymm8, %ymm8 /* g2lg = xor(g2lg_acc, g2lr16) */
+	vpslld $2, %ymm8, %ymm11 /* g2lr2_l = shl(g2lg) */
+	vpsrld $30, %ymm8, %ymm8 /* g2lr2_r = shr(g2lg) */
+	vpor %ymm8, %ymm11, %ymm8 /* g2lr2 = or(g2lr2_l, g2lr2_r) */
+	vpxor %ymm5, %ymm4, %ymm4 /* g2l_acc = xor(g2s, g2lr24) */
+	vpxor %ymm8, %ymm4, %ymm4 /* g2l = xor(g2l_acc, g2lr2) */
+	vpxor %ymm4, %ymm13, %ymm4 /* g2x = xor(g2x0, g2l) */
 	vpbroadcastd (%rdi,%r8), %ymm5 /* rkw_3 = bcast32() */
-	vpxor %ymm15, %ymm0, %ymm6 /* g3k_acc = xor(g3x1, g3x2) */
-	vpxor %ymm5, %ymm6, %ymm5 /* g3k = xor(g3k_acc, rkw_3) */
-	vpxor %ymm8, %ymm5, %ymm5 /* g3t = xor(g3k, g3x3) */
+	vpxor %ymm15, %ymm0, %ymm8 /* g3k_acc = xor(g3x1, g3x2) */
+	vpxor %ymm5, %ymm8, %ymm5 /* g3k = xor(g3k_acc, rkw_3) */
+	vpxor %ymm7, %ymm5, %ymm5 /* g3t = xor(g3k, g3x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm5, %ymm5 /* g3a = gf2p8affine(g3t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm5, %ymm5 /* g3s = gf2p8affineinv(g3a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm5, %ymm6 /* g3lr24 = lookup16(g3s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm5, %ymm9 /* g3lr8 = lookup16(g3s, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm5, %ymm12 /* g3lr16 = lookup16(g3s, rotl16) */
-	vpxor %ymm9, %ymm5, %ymm9 /* g3lg_acc = xor(g3s, g3lr8) */
-	vpxor %ymm12, %ymm9, %ymm9 /* g3lg = xor(g3lg_acc, g3lr16) */
-	vpslld $2, %ymm9, %ymm12 /* g3lr2_l = shl(g3lg) */
-	vpsrld $30, %ymm9, %ymm9 /* g3lr2_r = shr(g3lg) */
-	vpor %ymm9, %ymm12, %ymm9 /* g3lr2 = or(g3lr2_l, g3lr2_r) */
-	vpxor %ymm6, %ymm5, %ymm5 /* g3l_acc = xor(g3s, g3lr24) */
-	vpxor %ymm9, %ymm5, %ymm5 /* g3l = xor(g3l_acc, g3lr2) */
-	vpxor 1216(%rsp), %ymm5, %ymm5 /* g3x = xor(g3l, g3x0.2) */
-	vpbroadcastd (%rdi,%r8), %ymm6 /* rkw_4 = bcast32() */
-	vmovdqa 1152(%rsp), %ymm9 /* reload g4x1.2 */
-	vpxor 1184(%rsp), %ymm9, %ymm12 /* g4k_acc = xor(g4x1, g4x2) */
-	vpxor %ymm6, %ymm12, %ymm6 /* g4k = xor(g4k_acc, rkw_4) */
-	vpxor 1248(%rsp), %ymm6, %ymm6 /* g4t = xor(g4k, g4x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm6, %ymm6 /* g4a = gf2p8affine(g4t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm6, %ymm6 /* g4s = gf2p8affineinv(g4a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm6, %ymm12 /* g4lr24 = lookup16(g4s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm6, %ymm9 /* g4lr8 = lookup16(g4s, rotl8) */
-	vmovdqa %ymm0, 96(%rsp) /* spill g3x1.2 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm6, %ymm0 /* g4lr16 = lookup16(g4s, rotl16) */
-	vpxor %ymm9, %ymm6, %ymm9 /* g4lg_acc = xor(g4s, g4lr8) */
-	vpxor %ymm0, %ymm9, %ymm0 /* g4lg = xor(g4lg_acc, g4lr16) */
-	vpslld $2, %ymm0, %ymm9 /* g4lr2_l = shl(g4lg) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm5, %ymm8 /* g3lr24 = lookup16(g3s, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm5, %ymm11 /* g3lr8 = lookup16(g3s, rotl8) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm5, %ymm13 /* g3lr16 = lookup16(g3s, rotl16) */
+	vpxor %ymm11, %ymm5, %ymm11 /* g3lg_acc = xor(g3s, g3lr8) */
+	vpxor %ymm13, %ymm11, %ymm11 /* g3lg = xor(g3lg_acc, g3lr16) */
+	vpslld $2, %ymm11, %ymm13 /* g3lr2_l = shl(g3lg) */
+	vpsrld $30, %ymm11, %ymm11 /* g3lr2_r = shr(g3lg) */
+	vpor %ymm11, %ymm13, %ymm11 /* g3lr2 = or(g3lr2_l, g3lr2_r) */
+	vpxor %ymm8, %ymm5, %ymm5 /* g3l_acc = xor(g3s, g3lr24) */
+	vpxor %ymm11, %ymm5, %ymm5 /* g3l = xor(g3l_acc, g3lr2) */
+	vpxor 1184(%rsp), %ymm5, %ymm5 /* g3x = xor(g3l, g3x0.2) */
+	vpbroadcastd (%rdi,%r8), %ymm8 /* rkw_4 = bcast32() */
+	vmovdqa 1120(%rsp), %ymm11 /* reload g4x1.2 */
+	vpxor 1152(%rsp), %ymm11, %ymm13 /* g4k_acc = xor(g4x1, g4x2) */
+	vpxor %ymm8, %ymm13, %ymm8 /* g4k = xor(g4k_acc, rkw_4) */
+	vpxor 1216(%rsp), %ymm8, %ymm8 /* g4t = xor(g4k, g4x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm8, %ymm8 /* g4a = gf2p8affine(g4t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm8, %ymm8 /* g4s = gf2p8affineinv(g4a, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm8, %ymm13 /* g4lr24 = lookup16(g4s, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm8, %ymm11 /* g4lr8 = lookup16(g4s, rotl8) */
+	vmovdqa %ymm0, 64(%rsp) /* spill g3x1.2 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm8, %ymm0 /* g4lr16 = lookup16(g4s, rotl16) */
+	vpxor %ymm11, %ymm8, %ymm11 /* g4lg_acc = xor(g4s, g4lr8) */
+	vpxor %ymm0, %ymm11, %ymm0 /* g4lg = xor(g4lg_acc, g4lr16) */
+	vpslld $2, %ymm0, %ymm11 /* g4lr2_l = shl(g4lg) */
 	vpsrld $30, %ymm0, %ymm0 /* g4lr2_r = shr(g4lg) */
-	vpor %ymm0, %ymm9, %ymm0 /* g4lr2 = or(g4lr2_l, g4lr2_r) */
-	vpxor %ymm12, %ymm6, %ymm6 /* g4l_acc = xor(g4s, g4lr24) */
-	vpxor %ymm0, %ymm6, %ymm0 /* g4l = xor(g4l_acc, g4lr2) */
-	vpxor 1120(%rsp), %ymm0, %ymm0 /* g4x = xor(g4l, g4x0.2) */
-	vpbroadcastd (%rdi,%r8), %ymm6 /* rkw_5 = bcast32() */
-	vmovdqa 992(%rsp), %ymm9 /* reload g5x1.2 */
-	vpxor 1024(%rsp), %ymm9, %ymm12 /* g5k_acc = xor(g5x1, g5x2) */
-	vpxor %ymm6, %ymm12, %ymm6 /* g5k = xor(g5k_acc, rkw_5) */
-	vpxor 1280(%rsp), %ymm6, %ymm6 /* g5t = xor(g5k, g5x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm6, %ymm6 /* g5a = gf2p8affine(g5t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm6, %ymm6 /* g5s = gf2p8affineinv(g5a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm6, %ymm12 /* g5lr24 = lookup16(g5s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm6, %ymm9 /* g5lr8 = lookup16(g5s, rotl8) */
+	vpor %ymm0, %ymm11, %ymm0 /* g4lr2 = or(g4lr2_l, g4lr2_r) */
+	vpxor %ymm13, %ymm8, %ymm8 /* g4l_acc = xor(g4s, g4lr24) */
+	vpxor %ymm0, %ymm8, %ymm0 /* g4l = xor(g4l_acc, g4lr2) */
+	vpxor 1088(%rsp), %ymm0, %ymm0 /* g4x = xor(g4l, g4x0.2) */
+	vpbroadcastd (%rdi,%r8), %ymm8 /* rkw_5 = bcast32() */
+	vmovdqa 960(%rsp), %ymm11 /* reload g5x1.2 */
+	vpxor 992(%rsp), %ymm11, %ymm13 /* g5k_acc = xor(g5x1, g5x2) */
+	vpxor %ymm8, %ymm13, %ymm8 /* g5k = xor(g5k_acc, rkw_5) */
+	vpxor 1248(%rsp), %ymm8, %ymm8 /* g5t = xor(g5k, g5x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm8, %ymm8 /* g5a = gf2p8affine(g5t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm8, %ymm8 /* g5s = gf2p8affineinv(g5a, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm8, %ymm13 /* g5lr24 = lookup16(g5s, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm8, %ymm11 /* g5lr8 = lookup16(g5s, rotl8) */
 	vmovdqa %ymm0, 32(%rsp) /* spill g4x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm6, %ymm0 /* g5lr16 = lookup16(g5s, rotl16) */
-	vpxor %ymm9, %ymm6, %ymm9 /* g5lg_acc = xor(g5s, g5lr8) */
-	vpxor %ymm0, %ymm9, %ymm0 /* g5lg = xor(g5lg_acc, g5lr16) */
-	vpslld $2, %ymm0, %ymm9 /* g5lr2_l = shl(g5lg) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm8, %ymm0 /* g5lr16 = lookup16(g5s, rotl16) */
+	vpxor %ymm11, %ymm8, %ymm11 /* g5lg_acc = xor(g5s, g5lr8) */
+	vpxor %ymm0, %ymm11, %ymm0 /* g5lg = xor(g5lg_acc, g5lr16) */
+	vpslld $2, %ymm0, %ymm11 /* g5lr2_l = shl(g5lg) */
 	vpsrld $30, %ymm0, %ymm0 /* g5lr2_r = shr(g5lg) */
-	vpor %ymm0, %ymm9, %ymm0 /* g5lr2 = or(g5lr2_l, g5lr2_r) */
-	vpxor %ymm12, %ymm6, %ymm6 /* g5l_acc = xor(g5s, g5lr24) */
-	vpxor %ymm0, %ymm6, %ymm0 /* g5l = xor(g5l_acc, g5lr2) */
-	vpxor 960(%rsp), %ymm0, %ymm0 /* g5x = xor(g5l, g5x0.2) */
-	vpbroadcastd (%rdi,%r8), %ymm6 /* rkw_6 = bcast32() */
-	vmovdqa 928(%rsp), %ymm9 /* reload g6x1.2 */
-	vpxor 1056(%rsp), %ymm9, %ymm12 /* g6k_acc = xor(g6x1, g6x2) */
-	vpxor %ymm6, %ymm12, %ymm6 /* g6k = xor(g6k_acc, rkw_6) */
-	vpxor 1312(%rsp), %ymm6, %ymm6 /* g6t = xor(g6k, g6x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm6, %ymm6 /* g6a = gf2p8affine(g6t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm6, %ymm6 /* g6s = gf2p8affineinv(g6a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm6, %ymm12 /* g6lr24 = lookup16(g6s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm6, %ymm9 /* g6lr8 = lookup16(g6s, rotl8) */
+	vpor %ymm0, %ymm11, %ymm0 /* g5lr2 = or(g5lr2_l, g5lr2_r) */
+	vpxor %ymm13, %ymm8, %ymm8 /* g5l_acc = xor(g5s, g5lr24) */
+	vpxor %ymm0, %ymm8, %ymm0 /* g5l = xor(g5l_acc, g5lr2) */
+	vpxor 928(%rsp), %ymm0, %ymm0 /* g5x = xor(g5l, g5x0.2) */
+	vpbroadcastd (%rdi,%r8), %ymm8 /* rkw_6 = bcast32() */
+	vmovdqa 896(%rsp), %ymm11 /* reload g6x1.2 */
+	vpxor 1024(%rsp), %ymm11, %ymm13 /* g6k_acc = xor(g6x1, g6x2) */
+	vpxor %ymm8, %ymm13, %ymm8 /* g6k = xor(g6k_acc, rkw_6) */
+	vpxor 1280(%rsp), %ymm8, %ymm8 /* g6t = xor(g6k, g6x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm8, %ymm8 /* g6a = gf2p8affine(g6t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm8, %ymm8 /* g6s = gf2p8affineinv(g6a, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm8, %ymm13 /* g6lr24 = lookup16(g6s, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm8, %ymm11 /* g6lr8 = lookup16(g6s, rotl8) */
 	vmovdqa %ymm0, 0(%rsp) /* spill g5x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm6, %ymm0 /* g6lr16 = lookup16(g6s, rotl16) */
-	vpxor %ymm9, %ymm6, %ymm9 /* g6lg_acc = xor(g6s, g6lr8) */
-	vpxor %ymm0, %ymm9, %ymm0 /* g6lg = xor(g6lg_acc, g6lr16) */
-	vpslld $2, %ymm0, %ymm9 /* g6lr2_l = shl(g6lg) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm8, %ymm0 /* g6lr16 = lookup16(g6s, rotl16) */
+	vpxor %ymm11, %ymm8, %ymm11 /* g6lg_acc = xor(g6s, g6lr8) */
+	vpxor %ymm0, %ymm11, %ymm0 /* g6lg = xor(g6lg_acc, g6lr16) */
+	vpslld $2, %ymm0, %ymm11 /* g6lr2_l = shl(g6lg) */
 	vpsrld $30, %ymm0, %ymm0 /* g6lr2_r = shr(g6lg) */
-	vpor %ymm0, %ymm9, %ymm0 /* g6lr2 = or(g6lr2_l, g6lr2_r) */
-	vpxor %ymm12, %ymm6, %ymm6 /* g6l_acc = xor(g6s, g6lr24) */
-	vpxor %ymm0, %ymm6, %ymm0 /* g6l = xor(g6l_acc, g6lr2) */
-	vpxor 832(%rsp), %ymm0, %ymm0 /* g6x = xor(g6l, g6x0.2) */
-	vpbroadcastd (%rdi,%r8), %ymm6 /* rkw_7 = bcast32() */
-	vmovdqa 896(%rsp), %ymm9 /* reload g7x1.2 */
-	vpxor 1088(%rsp), %ymm9, %ymm12 /* g7k_acc = xor(g7x1, g7x2) */
-	vpxor %ymm6, %ymm12, %ymm6 /* g7k = xor(g7k_acc, rkw_7) */
-	vpxor 608(%rsp), %ymm6, %ymm6 /* g7t = xor(g7k, g7x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm6, %ymm6 /* g7a = gf2p8affine(g7t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm6, %ymm6 /* g7s = gf2p8affineinv(g7a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm6, %ymm12 /* g7lr24 = lookup16(g7s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm6, %ymm9 /* g7lr8 = lookup16(g7s, rotl8) */
-	vmovdqa %ymm0, 576(%rsp) /* spill g6x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm6, %ymm0 /* g7lr16 = lookup16(g7s, rotl16) */
-	vpxor %ymm9, %ymm6, %ymm9 /* g7lg_acc = xor(g7s, g7lr8) */
-	vpxor %ymm0, %ymm9, %ymm0 /* g7lg = xor(g7lg_acc, g7lr16) */
-	vpslld $2, %ymm0, %ymm9 /* g7lr2_l = shl(g7lg) */
+	vpor %ymm0, %ymm11, %ymm0 /* g6lr2 = or(g6lr2_l, g6lr2_r) */
+	vpxor %ymm13, %ymm8, %ymm8 /* g6l_acc = xor(g6s, g6lr24) */
+	vpxor %ymm0, %ymm8, %ymm0 /* g6l = xor(g6l_acc, g6lr2) */
+	vpxor 800(%rsp), %ymm0, %ymm0 /* g6x = xor(g6l, g6x0.2) */
+	vpbroadcastd (%rdi,%r8), %ymm8 /* rkw_7 = bcast32() */
+	vmovdqa 864(%rsp), %ymm11 /* reload g7x1.2 */
+	vpxor 1056(%rsp), %ymm11, %ymm13 /* g7k_acc = xor(g7x1, g7x2) */
+	vpxor %ymm8, %ymm13, %ymm8 /* g7k = xor(g7k_acc, rkw_7) */
+	vpxor 576(%rsp), %ymm8, %ymm8 /* g7t = xor(g7k, g7x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm8, %ymm8 /* g7a = gf2p8affine(g7t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm8, %ymm8 /* g7s = gf2p8affineinv(g7a, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm8, %ymm13 /* g7lr24 = lookup16(g7s, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm8, %ymm11 /* g7lr8 = lookup16(g7s, rotl8) */
+	vmovdqa %ymm0, 544(%rsp) /* spill g6x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm8, %ymm0 /* g7lr16 = lookup16(g7s, rotl16) */
+	vpxor %ymm11, %ymm8, %ymm11 /* g7lg_acc = xor(g7s, g7lr8) */
+	vpxor %ymm0, %ymm11, %ymm0 /* g7lg = xor(g7lg_acc, g7lr16) */
+	vpslld $2, %ymm0, %ymm11 /* g7lr2_l = shl(g7lg) */
 	vpsrld $30, %ymm0, %ymm0 /* g7lr2_r = shr(g7lg) */
-	vpor %ymm0, %ymm9, %ymm0 /* g7lr2 = or(g7lr2_l, g7lr2_r) */
-	vpxor %ymm12, %ymm6, %ymm6 /* g7l_acc = xor(g7s, g7lr24) */
-	vpxor %ymm0, %ymm6, %ymm0 /* g7l = xor(g7l_acc, g7lr2) */
-	vpxor 704(%rsp), %ymm0, %ymm0 /* g7x = xor(g7l, g7x0.2) */
+	vpor %ymm0, %ymm11, %ymm0 /* g7lr2 = or(g7lr2_l, g7lr2_r) */
+	vpxor %ymm13, %ymm8, %ymm8 /* g7l_acc = xor(g7s, g7lr24) */
+	vpxor %ymm0, %ymm8, %ymm0 /* g7l = xor(g7l_acc, g7lr2) */
+	vpxor 672(%rsp), %ymm0, %ymm0 /* g7x = xor(g7l, g7x0.2) */
 
 	/* Round 8r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
-	vpbroadcastd 4(%rdi,%r8), %ymm6 /* rkw_8 = bcast32() */
-	vmovdqa 224(%rsp), %ymm9 /* reload g0x2.2 */
-	vpxor 352(%rsp), %ymm9, %ymm12 /* g0k_acc_1 = xor(g0x2, g0x3) */
-	vpxor %ymm6, %ymm12, %ymm6 /* g0k_1 = xor(g0k_acc_1, rkw_8) */
-	vpxor %ymm2, %ymm6, %ymm6 /* g0t_1 = xor(g0k_1, g0x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm6, %ymm6 /* g0a_1 = gf2p8affine(g0t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm6, %ymm6 /* g0s_1 = gf2p8affineinv(g0a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm6, %ymm12 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm6, %ymm9 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
-	vmovdqa %ymm2, 448(%rsp) /* spill g0x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm6, %ymm2 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
-	vpxor %ymm9, %ymm6, %ymm9 /* g0lg_acc_1 = xor(g0s_1, g0lr8_1) */
-	vpxor %ymm2, %ymm9, %ymm2 /* g0lg_1 = xor(g0lg_acc_1, g0lr16_1) */
-	vpslld $2, %ymm2, %ymm9 /* g0lr2_1_l = shl(g0lg_1) */
+	vpbroadcastd 4(%rdi,%r8), %ymm8 /* rkw_8 = bcast32() */
+	vmovdqa 192(%rsp), %ymm11 /* reload g0x2.2 */
+	vpxor 320(%rsp), %ymm11, %ymm13 /* g0k_acc_1 = xor(g0x2, g0x3) */
+	vpxor %ymm8, %ymm13, %ymm8 /* g0k_1 = xor(g0k_acc_1, rkw_8) */
+	vpxor %ymm2, %ymm8, %ymm8 /* g0t_1 = xor(g0k_1, g0x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm8, %ymm8 /* g0a_1 = gf2p8affine(g0t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm8, %ymm8 /* g0s_1 = gf2p8affineinv(g0a_1, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm8, %ymm13 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm8, %ymm11 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
+	vmovdqa %ymm2, 416(%rsp) /* spill g0x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm8, %ymm2 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
+	vpxor %ymm11, %ymm8, %ymm11 /* g0lg_acc_1 = xor(g0s_1, g0lr8_1) */
+	vpxor %ymm2, %ymm11, %ymm2 /* g0lg_1 = xor(g0lg_acc_1, g0lr16_1) */
+	vpslld $2, %ymm2, %ymm11 /* g0lr2_1_l = shl(g0lg_1) */
 	vpsrld $30, %ymm2, %ymm2 /* g0lr2_1_r = shr(g0lg_1) */
-	vpor %ymm2, %ymm9, %ymm2 /* g0lr2_1 = or(g0lr2_1_l, g0lr2_1_r) */
-	vpxor %ymm12, %ymm6, %ymm6 /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
-	vpxor %ymm2, %ymm6, %ymm2 /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
-	vpxor 480(%rsp), %ymm2, %ymm2 /* g0x_1 = xor(g0l_1, g0x1.2) */
-	vpbroadcastd 4(%rdi,%r8), %ymm6 /* rkw_9 = bcast32() */
-	vpxor %ymm7, %ymm13, %ymm9 /* g1k_acc_1 = xor(g1x2, g1x3) */
-	vpxor %ymm6, %ymm9, %ymm6 /* g1k_1 = xor(g1k_acc_1, rkw_9) */
-	vpxor %ymm3, %ymm6, %ymm6 /* g1t_1 = xor(g1k_1, g1x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm6, %ymm6 /* g1a_1 = gf2p8affine(g1t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm6, %ymm6 /* g1s_1 = gf2p8affineinv(g1a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm6, %ymm9 /* g1lr24_1 = lookup16(g1s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm6, %ymm12 /* g1lr8_1 = lookup16(g1s_1, rotl8) */
-	vmovdqa %ymm13, 480(%rsp) /* spill g1x2.2 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm6, %ymm13 /* g1lr16_1 = lookup16(g1s_1, rotl16) */
-	vpxor %ymm12, %ymm6, %ymm12 /* g1lg_acc_1 = xor(g1s_1, g1lr8_1) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g1lg_1 = xor(g1lg_acc_1, g1lr16_1) */
+	vpor %ymm2, %ymm11, %ymm2 /* g0lr2_1 = or(g0lr2_1_l, g0lr2_1_r) */
+	vpxor %ymm13, %ymm8, %ymm8 /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
+	vpxor %ymm2, %ymm8, %ymm2 /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
+	vpxor 448(%rsp), %ymm2, %ymm2 /* g0x_1 = xor(g0l_1, g0x1.2) */
+	vpbroadcastd 4(%rdi,%r8), %ymm8 /* rkw_9 = bcast32() */
+	vpxor %ymm6, %ymm12, %ymm11 /* g1k_acc_1 = xor(g1x2, g1x3) */
+	vpxor %ymm8, %ymm11, %ymm8 /* g1k_1 = xor(g1k_acc_1, rkw_9) */
+	vpxor %ymm3, %ymm8, %ymm8 /* g1t_1 = xor(g1k_1, g1x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm8, %ymm8 /* g1a_1 = gf2p8affine(g1t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm8, %ymm8 /* g1s_1 = gf2p8affineinv(g1a_1, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm8, %ymm11 /* g1lr24_1 = lookup16(g1s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm8, %ymm13 /* g1lr8_1 = lookup16(g1s_1, rotl8) */
+	vmovdqa %ymm12, 448(%rsp) /* spill g1x2.2 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm8, %ymm12 /* g1lr16_1 = lookup16(g1s_1, rotl16) */
+	vpxor %ymm13, %ymm8, %ymm13 /* g1lg_acc_1 = xor(g1s_1, g1lr8_1) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g1lg_1 = xor(g1lg_acc_1, g1lr16_1) */
 	vpslld $2, %ymm12, %ymm13 /* g1lr2_1_l = shl(g1lg_1) */
 	vpsrld $30, %ymm12, %ymm12 /* g1lr2_1_r = shr(g1lg_1) */
 	vpor %ymm12, %ymm13, %ymm12 /* g1lr2_1 = or(g1lr2_1_l, g1lr2_1_r) */
-	vpxor %ymm9, %ymm6, %ymm6 /* g1l_acc_1 = xor(g1s_1, g1lr24_1) */
-	vpxor %ymm12, %ymm6, %ymm6 /* g1l_1 = xor(g1l_acc_1, g1lr2_1) */
-	vpxor %ymm6, %ymm11, %ymm6 /* g1x_1 = xor(g1x1, g1l_1) */
-	vpbroadcastd 4(%rdi,%r8), %ymm9 /* rkw_10 = bcast32() */
+	vpxor %ymm11, %ymm8, %ymm8 /* g1l_acc_1 = xor(g1s_1, g1lr24_1) */
+	vpxor %ymm12, %ymm8, %ymm8 /* g1l_1 = xor(g1l_acc_1, g1lr2_1) */
+	vpxor %ymm8, %ymm10, %ymm8 /* g1x_1 = xor(g1x1, g1l_1) */
+	vpbroadcastd 4(%rdi,%r8), %ymm10 /* rkw_10 = bcast32() */
 	vpxor %ymm1, %ymm14, %ymm11 /* g2k_acc_1 = xor(g2x2, g2x3) */
-	vpxor %ymm9, %ymm11, %ymm9 /* g2k_1 = xor(g2k_acc_1, rkw_10) */
-	vpxor %ymm4, %ymm9, %ymm9 /* g2t_1 = xor(g2k_1, g2x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm9, %ymm9 /* g2a_1 = gf2p8affine(g2t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm9, %ymm9 /* g2s_1 = gf2p8affineinv(g2a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm9, %ymm11 /* g2lr24_1 = lookup16(g2s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm9, %ymm12 /* g2lr8_1 = lookup16(g2s_1, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm9, %ymm13 /* g2lr16_1 = lookup16(g2s_1, rotl16) */
-	vpxor %ymm12, %ymm9, %ymm12 /* g2lg_acc_1 = xor(g2s_1, g2lr8_1) */
+	vpxor %ymm10, %ymm11, %ymm10 /* g2k_1 = xor(g2k_acc_1, rkw_10) */
+	vpxor %ymm4, %ymm10, %ymm10 /* g2t_1 = xor(g2k_1, g2x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm10, %ymm10 /* g2a_1 = gf2p8affine(g2t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm10, %ymm10 /* g2s_1 = gf2p8affineinv(g2a_1, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm10, %ymm11 /* g2lr24_1 = lookup16(g2s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm10, %ymm12 /* g2lr8_1 = lookup16(g2s_1, rotl8) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm10, %ymm13 /* g2lr16_1 = lookup16(g2s_1, rotl16) */
+	vpxor %ymm12, %ymm10, %ymm12 /* g2lg_acc_1 = xor(g2s_1, g2lr8_1) */
 	vpxor %ymm13, %ymm12, %ymm12 /* g2lg_1 = xor(g2lg_acc_1, g2lr16_1) */
 	vpslld $2, %ymm12, %ymm13 /* g2lr2_1_l = shl(g2lg_1) */
 	vpsrld $30, %ymm12, %ymm12 /* g2lr2_1_r = shr(g2lg_1) */
 	vpor %ymm12, %ymm13, %ymm12 /* g2lr2_1 = or(g2lr2_1_l, g2lr2_1_r) */
-	vpxor %ymm11, %ymm9, %ymm9 /* g2l_acc_1 = xor(g2s_1, g2lr24_1) */
-	vpxor %ymm12, %ymm9, %ymm9 /* g2l_1 = xor(g2l_acc_1, g2lr2_1) */
-	vpxor %ymm9, %ymm10, %ymm9 /* g2x_1 = xor(g2x1, g2l_1) */
+	vpxor %ymm11, %ymm10, %ymm10 /* g2l_acc_1 = xor(g2s_1, g2lr24_1) */
+	vpxor %ymm12, %ymm10, %ymm10 /* g2l_1 = xor(g2l_acc_1, g2lr2_1) */
+	vpxor %ymm10, %ymm9, %ymm9 /* g2x_1 = xor(g2x1, g2l_1) */
 	vpbroadcastd 4(%rdi,%r8), %ymm10 /* rkw_11 = bcast32() */
-	vpxor %ymm8, %ymm15, %ymm11 /* g3k_acc_1 = xor(g3x2, g3x3) */
+	vpxor %ymm7, %ymm15, %ymm11 /* g3k_acc_1 = xor(g3x2, g3x3) */
 	vpxor %ymm10, %ymm11, %ymm10 /* g3k_1 = xor(g3k_acc_1, rkw_11) */
 	vpxor %ymm5, %ymm10, %ymm10 /* g3t_1 = xor(g3k_1, g3x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm10, %ymm10 /* g3a_1 = gf2p8affine(g3t_1, gfni_mat) */
@@ -5669,17 +5606,17 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpor %ymm12, %ymm13, %ymm12 /* g3lr2_1 = or(g3lr2_1_l, g3lr2_1_r) */
 	vpxor %ymm11, %ymm10, %ymm10 /* g3l_acc_1 = xor(g3s_1, g3lr24_1) */
 	vpxor %ymm12, %ymm10, %ymm10 /* g3l_1 = xor(g3l_acc_1, g3lr2_1) */
-	vpxor 96(%rsp), %ymm10, %ymm10 /* g3x_1 = xor(g3l_1, g3x1.2) */
+	vpxor 64(%rsp), %ymm10, %ymm10 /* g3x_1 = xor(g3l_1, g3x1.2) */
 	vpbroadcastd 4(%rdi,%r8), %ymm11 /* rkw_12 = bcast32() */
-	vmovdqa 1184(%rsp), %ymm12 /* reload g4x2.2 */
-	vpxor 1248(%rsp), %ymm12, %ymm13 /* g4k_acc_1 = xor(g4x2, g4x3) */
+	vmovdqa 1152(%rsp), %ymm12 /* reload g4x2.2 */
+	vpxor 1216(%rsp), %ymm12, %ymm13 /* g4k_acc_1 = xor(g4x2, g4x3) */
 	vpxor %ymm11, %ymm13, %ymm11 /* g4k_1 = xor(g4k_acc_1, rkw_12) */
 	vpxor 32(%rsp), %ymm11, %ymm11 /* g4t_1 = xor(g4k_1, g4x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm11, %ymm11 /* g4a_1 = gf2p8affine(g4t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm11, %ymm11 /* g4s_1 = gf2p8affineinv(g4a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm11, %ymm13 /* g4lr24_1 = lookup16(g4s_1, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm11, %ymm12 /* g4lr8_1 = lookup16(g4s_1, rotl8) */
-	vmovdqa %ymm15, 96(%rsp) /* spill g3x2.2 */
+	vmovdqa %ymm15, 64(%rsp) /* spill g3x2.2 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm11, %ymm15 /* g4lr16_1 = lookup16(g4s_1, rotl16) */
 	vpxor %ymm12, %ymm11, %ymm12 /* g4lg_acc_1 = xor(g4s_1, g4lr8_1) */
 	vpxor %ymm15, %ymm12, %ymm12 /* g4lg_1 = xor(g4lg_acc_1, g4lr16_1) */
@@ -5688,17 +5625,17 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpor %ymm12, %ymm15, %ymm12 /* g4lr2_1 = or(g4lr2_1_l, g4lr2_1_r) */
 	vpxor %ymm13, %ymm11, %ymm11 /* g4l_acc_1 = xor(g4s_1, g4lr24_1) */
 	vpxor %ymm12, %ymm11, %ymm11 /* g4l_1 = xor(g4l_acc_1, g4lr2_1) */
-	vpxor 1152(%rsp), %ymm11, %ymm11 /* g4x_1 = xor(g4l_1, g4x1.2) */
+	vpxor 1120(%rsp), %ymm11, %ymm11 /* g4x_1 = xor(g4l_1, g4x1.2) */
 	vpbroadcastd 4(%rdi,%r8), %ymm12 /* rkw_13 = bcast32() */
-	vmovdqa 1024(%rsp), %ymm13 /* reload g5x2.2 */
-	vpxor 1280(%rsp), %ymm13, %ymm15 /* g5k_acc_1 = xor(g5x2, g5x3) */
+	vmovdqa 992(%rsp), %ymm13 /* reload g5x2.2 */
+	vpxor 1248(%rsp), %ymm13, %ymm15 /* g5k_acc_1 = xor(g5x2, g5x3) */
 	vpxor %ymm12, %ymm15, %ymm12 /* g5k_1 = xor(g5k_acc_1, rkw_13) */
 	vpxor 0(%rsp), %ymm12, %ymm12 /* g5t_1 = xor(g5k_1, g5x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm12, %ymm12 /* g5a_1 = gf2p8affine(g5t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm12, %ymm12 /* g5s_1 = gf2p8affineinv(g5a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm12, %ymm15 /* g5lr24_1 = lookup16(g5s_1, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm12, %ymm13 /* g5lr8_1 = lookup16(g5s_1, rotl8) */
-	vmovdqa %ymm11, 320(%rsp) /* spill g4x1.3 */
+	vmovdqa %ymm11, 288(%rsp) /* spill g4x1.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm12, %ymm11 /* g5lr16_1 = lookup16(g5s_1, rotl16) */
 	vpxor %ymm13, %ymm12, %ymm13 /* g5lg_acc_1 = xor(g5s_1, g5lr8_1) */
 	vpxor %ymm11, %ymm13, %ymm11 /* g5lg_1 = xor(g5lg_acc_1, g5lr16_1) */
@@ -5707,17 +5644,17 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpor %ymm11, %ymm13, %ymm11 /* g5lr2_1 = or(g5lr2_1_l, g5lr2_1_r) */
 	vpxor %ymm15, %ymm12, %ymm12 /* g5l_acc_1 = xor(g5s_1, g5lr24_1) */
 	vpxor %ymm11, %ymm12, %ymm11 /* g5l_1 = xor(g5l_acc_1, g5lr2_1) */
-	vpxor 992(%rsp), %ymm11, %ymm11 /* g5x_1 = xor(g5l_1, g5x1.2) */
+	vpxor 960(%rsp), %ymm11, %ymm11 /* g5x_1 = xor(g5l_1, g5x1.2) */
 	vpbroadcastd 4(%rdi,%r8), %ymm12 /* rkw_14 = bcast32() */
-	vmovdqa 1056(%rsp), %ymm13 /* reload g6x2.2 */
-	vpxor 1312(%rsp), %ymm13, %ymm15 /* g6k_acc_1 = xor(g6x2, g6x3) */
+	vmovdqa 1024(%rsp), %ymm13 /* reload g6x2.2 */
+	vpxor 1280(%rsp), %ymm13, %ymm15 /* g6k_acc_1 = xor(g6x2, g6x3) */
 	vpxor %ymm12, %ymm15, %ymm12 /* g6k_1 = xor(g6k_acc_1, rkw_14) */
-	vpxor 576(%rsp), %ymm12, %ymm12 /* g6t_1 = xor(g6k_1, g6x0) */
+	vpxor 544(%rsp), %ymm12, %ymm12 /* g6t_1 = xor(g6k_1, g6x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm12, %ymm12 /* g6a_1 = gf2p8affine(g6t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm12, %ymm12 /* g6s_1 = gf2p8affineinv(g6a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm12, %ymm15 /* g6lr24_1 = lookup16(g6s_1, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm12, %ymm13 /* g6lr8_1 = lookup16(g6s_1, rotl8) */
-	vmovdqa %ymm11, 192(%rsp) /* spill g5x1.3 */
+	vmovdqa %ymm11, 160(%rsp) /* spill g5x1.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm12, %ymm11 /* g6lr16_1 = lookup16(g6s_1, rotl16) */
 	vpxor %ymm13, %ymm12, %ymm13 /* g6lg_acc_1 = xor(g6s_1, g6lr8_1) */
 	vpxor %ymm11, %ymm13, %ymm11 /* g6lg_1 = xor(g6lg_acc_1, g6lr16_1) */
@@ -5726,17 +5663,17 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpor %ymm11, %ymm13, %ymm11 /* g6lr2_1 = or(g6lr2_1_l, g6lr2_1_r) */
 	vpxor %ymm15, %ymm12, %ymm12 /* g6l_acc_1 = xor(g6s_1, g6lr24_1) */
 	vpxor %ymm11, %ymm12, %ymm11 /* g6l_1 = xor(g6l_acc_1, g6lr2_1) */
-	vpxor 928(%rsp), %ymm11, %ymm11 /* g6x_1 = xor(g6l_1, g6x1.2) */
+	vpxor 896(%rsp), %ymm11, %ymm11 /* g6x_1 = xor(g6l_1, g6x1.2) */
 	vpbroadcastd 4(%rdi,%r8), %ymm12 /* rkw_15 = bcast32() */
-	vmovdqa 1088(%rsp), %ymm13 /* reload g7x2.2 */
-	vpxor 608(%rsp), %ymm13, %ymm15 /* g7k_acc_1 = xor(g7x2, g7x3) */
+	vmovdqa 1056(%rsp), %ymm13 /* reload g7x2.2 */
+	vpxor 576(%rsp), %ymm13, %ymm15 /* g7k_acc_1 = xor(g7x2, g7x3) */
 	vpxor %ymm12, %ymm15, %ymm12 /* g7k_1 = xor(g7k_acc_1, rkw_15) */
 	vpxor %ymm0, %ymm12, %ymm12 /* g7t_1 = xor(g7k_1, g7x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm12, %ymm12 /* g7a_1 = gf2p8affine(g7t_1, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm12, %ymm12 /* g7s_1 = gf2p8affineinv(g7a_1, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm12, %ymm15 /* g7lr24_1 = lookup16(g7s_1, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm12, %ymm13 /* g7lr8_1 = lookup16(g7s_1, rotl8) */
-	vmovdqa %ymm0, 640(%rsp) /* spill g7x0.3 */
+	vmovdqa %ymm0, 608(%rsp) /* spill g7x0.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm12, %ymm0 /* g7lr16_1 = lookup16(g7s_1, rotl16) */
 	vpxor %ymm13, %ymm12, %ymm13 /* g7lg_acc_1 = xor(g7s_1, g7lr8_1) */
 	vpxor %ymm0, %ymm13, %ymm0 /* g7lg_1 = xor(g7lg_acc_1, g7lr16_1) */
@@ -5745,19 +5682,19 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpor %ymm0, %ymm13, %ymm0 /* g7lr2_1 = or(g7lr2_1_l, g7lr2_1_r) */
 	vpxor %ymm15, %ymm12, %ymm12 /* g7l_acc_1 = xor(g7s_1, g7lr24_1) */
 	vpxor %ymm0, %ymm12, %ymm0 /* g7l_1 = xor(g7l_acc_1, g7lr2_1) */
-	vpxor 896(%rsp), %ymm0, %ymm0 /* g7x_1 = xor(g7l_1, g7x1.2) */
+	vpxor 864(%rsp), %ymm0, %ymm0 /* g7x_1 = xor(g7l_1, g7x1.2) */
 
 	/* Round 8r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
 	vpbroadcastd 8(%rdi,%r8), %ymm12 /* rkw_16 = bcast32() */
-	vmovdqa 352(%rsp), %ymm13 /* reload g0x3.2 */
-	vpxor 448(%rsp), %ymm13, %ymm15 /* g0k_acc_2 = xor(g0x3, g0x0) */
+	vmovdqa 320(%rsp), %ymm13 /* reload g0x3.2 */
+	vpxor 416(%rsp), %ymm13, %ymm15 /* g0k_acc_2 = xor(g0x3, g0x0) */
 	vpxor %ymm12, %ymm15, %ymm12 /* g0k_2 = xor(g0k_acc_2, rkw_16) */
 	vpxor %ymm2, %ymm12, %ymm12 /* g0t_2 = xor(g0k_2, g0x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm12, %ymm12 /* g0a_2 = gf2p8affine(g0t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm12, %ymm12 /* g0s_2 = gf2p8affineinv(g0a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm12, %ymm15 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm12, %ymm13 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
-	vmovdqa %ymm2, 512(%rsp) /* spill g0x1.3 */
+	vmovdqa %ymm2, 480(%rsp) /* spill g0x1.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm12, %ymm2 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
 	vpxor %ymm13, %ymm12, %ymm13 /* g0lg_acc_2 = xor(g0s_2, g0lr8_2) */
 	vpxor %ymm2, %ymm13, %ymm2 /* g0lg_2 = xor(g0lg_acc_2, g0lr16_2) */
@@ -5766,25 +5703,25 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpor %ymm2, %ymm13, %ymm2 /* g0lr2_2 = or(g0lr2_2_l, g0lr2_2_r) */
 	vpxor %ymm15, %ymm12, %ymm12 /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
 	vpxor %ymm2, %ymm12, %ymm2 /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
-	vpxor 224(%rsp), %ymm2, %ymm2 /* g0x_2 = xor(g0l_2, g0x2.2) */
+	vpxor 192(%rsp), %ymm2, %ymm2 /* g0x_2 = xor(g0l_2, g0x2.2) */
 	vpbroadcastd 8(%rdi,%r8), %ymm12 /* rkw_17 = bcast32() */
-	vpxor %ymm3, %ymm7, %ymm13 /* g1k_acc_2 = xor(g1x3, g1x0) */
+	vpxor %ymm3, %ymm6, %ymm13 /* g1k_acc_2 = xor(g1x3, g1x0) */
 	vpxor %ymm12, %ymm13, %ymm12 /* g1k_2 = xor(g1k_acc_2, rkw_17) */
-	vpxor %ymm6, %ymm12, %ymm12 /* g1t_2 = xor(g1k_2, g1x1) */
+	vpxor %ymm8, %ymm12, %ymm12 /* g1t_2 = xor(g1k_2, g1x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm12, %ymm12 /* g1a_2 = gf2p8affine(g1t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm12, %ymm12 /* g1s_2 = gf2p8affineinv(g1a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm12, %ymm13 /* g1lr24_2 = lookup16(g1s_2, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm12, %ymm15 /* g1lr8_2 = lookup16(g1s_2, rotl8) */
-	vmovdqa %ymm7, 224(%rsp) /* spill g1x3.2 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm12, %ymm7 /* g1lr16_2 = lookup16(g1s_2, rotl16) */
+	vmovdqa %ymm6, 192(%rsp) /* spill g1x3.2 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm12, %ymm6 /* g1lr16_2 = lookup16(g1s_2, rotl16) */
 	vpxor %ymm15, %ymm12, %ymm15 /* g1lg_acc_2 = xor(g1s_2, g1lr8_2) */
-	vpxor %ymm7, %ymm15, %ymm7 /* g1lg_2 = xor(g1lg_acc_2, g1lr16_2) */
-	vpslld $2, %ymm7, %ymm15 /* g1lr2_2_l = shl(g1lg_2) */
-	vpsrld $30, %ymm7, %ymm7 /* g1lr2_2_r = shr(g1lg_2) */
-	vpor %ymm7, %ymm15, %ymm7 /* g1lr2_2 = or(g1lr2_2_l, g1lr2_2_r) */
+	vpxor %ymm6, %ymm15, %ymm6 /* g1lg_2 = xor(g1lg_acc_2, g1lr16_2) */
+	vpslld $2, %ymm6, %ymm15 /* g1lr2_2_l = shl(g1lg_2) */
+	vpsrld $30, %ymm6, %ymm6 /* g1lr2_2_r = shr(g1lg_2) */
+	vpor %ymm6, %ymm15, %ymm6 /* g1lr2_2 = or(g1lr2_2_l, g1lr2_2_r) */
 	vpxor %ymm13, %ymm12, %ymm12 /* g1l_acc_2 = xor(g1s_2, g1lr24_2) */
-	vpxor %ymm7, %ymm12, %ymm7 /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
-	vpxor 480(%rsp), %ymm7, %ymm7 /* g1x_2 = xor(g1l_2, g1x2.2) */
+	vpxor %ymm6, %ymm12, %ymm6 /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
+	vpxor 448(%rsp), %ymm6, %ymm6 /* g1x_2 = xor(g1l_2, g1x2.2) */
 	vpbroadcastd 8(%rdi,%r8), %ymm12 /* rkw_18 = bcast32() */
 	vpxor %ymm4, %ymm1, %ymm13 /* g2k_acc_2 = xor(g2x3, g2x0) */
 	vpxor %ymm12, %ymm13, %ymm12 /* g2k_2 = xor(g2k_acc_2, rkw_18) */
@@ -5793,7 +5730,7 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm12, %ymm12 /* g2s_2 = gf2p8affineinv(g2a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm12, %ymm13 /* g2lr24_2 = lookup16(g2s_2, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm12, %ymm15 /* g2lr8_2 = lookup16(g2s_2, rotl8) */
-	vmovdqa %ymm1, 480(%rsp) /* spill g2x3.2 */
+	vmovdqa %ymm1, 448(%rsp) /* spill g2x3.2 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm12, %ymm1 /* g2lr16_2 = lookup16(g2s_2, rotl16) */
 	vpxor %ymm15, %ymm12, %ymm15 /* g2lg_acc_2 = xor(g2s_2, g2lr8_2) */
 	vpxor %ymm1, %ymm15, %ymm1 /* g2lg_2 = xor(g2lg_acc_2, g2lr16_2) */
@@ -5804,7 +5741,7 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpxor %ymm1, %ymm12, %ymm1 /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
 	vpxor %ymm1, %ymm14, %ymm1 /* g2x_2 = xor(g2x2, g2l_2) */
 	vpbroadcastd 8(%rdi,%r8), %ymm12 /* rkw_19 = bcast32() */
-	vpxor %ymm5, %ymm8, %ymm13 /* g3k_acc_2 = xor(g3x3, g3x0) */
+	vpxor %ymm5, %ymm7, %ymm13 /* g3k_acc_2 = xor(g3x3, g3x0) */
 	vpxor %ymm12, %ymm13, %ymm12 /* g3k_2 = xor(g3k_acc_2, rkw_19) */
 	vpxor %ymm10, %ymm12, %ymm12 /* g3t_2 = xor(g3k_2, g3x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm12, %ymm12 /* g3a_2 = gf2p8affine(g3t_2, gfni_mat) */
@@ -5819,55 +5756,55 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpor %ymm14, %ymm15, %ymm14 /* g3lr2_2 = or(g3lr2_2_l, g3lr2_2_r) */
 	vpxor %ymm13, %ymm12, %ymm12 /* g3l_acc_2 = xor(g3s_2, g3lr24_2) */
 	vpxor %ymm14, %ymm12, %ymm12 /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
-	vpxor 96(%rsp), %ymm12, %ymm12 /* g3x_2 = xor(g3l_2, g3x2.2) */
+	vpxor 64(%rsp), %ymm12, %ymm12 /* g3x_2 = xor(g3l_2, g3x2.2) */
 	vpbroadcastd 8(%rdi,%r8), %ymm13 /* rkw_20 = bcast32() */
-	vmovdqa 1248(%rsp), %ymm14 /* reload g4x3.2 */
+	vmovdqa 1216(%rsp), %ymm14 /* reload g4x3.2 */
 	vpxor 32(%rsp), %ymm14, %ymm15 /* g4k_acc_2 = xor(g4x3, g4x0) */
 	vpxor %ymm13, %ymm15, %ymm13 /* g4k_2 = xor(g4k_acc_2, rkw_20) */
-	vpxor 320(%rsp), %ymm13, %ymm13 /* g4t_2 = xor(g4k_2, g4x1) */
+	vpxor 288(%rsp), %ymm13, %ymm13 /* g4t_2 = xor(g4k_2, g4x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm13, %ymm13 /* g4a_2 = gf2p8affine(g4t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm13, %ymm13 /* g4s_2 = gf2p8affineinv(g4a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm15 /* g4lr24_2 = lookup16(g4s_2, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm13, %ymm14 /* g4lr8_2 = lookup16(g4s_2, rotl8) */
-	vmovdqa %ymm8, 96(%rsp) /* spill g3x3.2 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm13, %ymm8 /* g4lr16_2 = lookup16(g4s_2, rotl16) */
+	vmovdqa %ymm7, 64(%rsp) /* spill g3x3.2 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm13, %ymm7 /* g4lr16_2 = lookup16(g4s_2, rotl16) */
 	vpxor %ymm14, %ymm13, %ymm14 /* g4lg_acc_2 = xor(g4s_2, g4lr8_2) */
-	vpxor %ymm8, %ymm14, %ymm8 /* g4lg_2 = xor(g4lg_acc_2, g4lr16_2) */
-	vpslld $2, %ymm8, %ymm14 /* g4lr2_2_l = shl(g4lg_2) */
-	vpsrld $30, %ymm8, %ymm8 /* g4lr2_2_r = shr(g4lg_2) */
-	vpor %ymm8, %ymm14, %ymm8 /* g4lr2_2 = or(g4lr2_2_l, g4lr2_2_r) */
+	vpxor %ymm7, %ymm14, %ymm7 /* g4lg_2 = xor(g4lg_acc_2, g4lr16_2) */
+	vpslld $2, %ymm7, %ymm14 /* g4lr2_2_l = shl(g4lg_2) */
+	vpsrld $30, %ymm7, %ymm7 /* g4lr2_2_r = shr(g4lg_2) */
+	vpor %ymm7, %ymm14, %ymm7 /* g4lr2_2 = or(g4lr2_2_l, g4lr2_2_r) */
 	vpxor %ymm15, %ymm13, %ymm13 /* g4l_acc_2 = xor(g4s_2, g4lr24_2) */
-	vpxor %ymm8, %ymm13, %ymm8 /* g4l_2 = xor(g4l_acc_2, g4lr2_2) */
-	vpxor 1184(%rsp), %ymm8, %ymm8 /* g4x_2 = xor(g4l_2, g4x2.2) */
+	vpxor %ymm7, %ymm13, %ymm7 /* g4l_2 = xor(g4l_acc_2, g4lr2_2) */
+	vpxor 1152(%rsp), %ymm7, %ymm7 /* g4x_2 = xor(g4l_2, g4x2.2) */
 	vpbroadcastd 8(%rdi,%r8), %ymm13 /* rkw_21 = bcast32() */
-	vmovdqa 1280(%rsp), %ymm14 /* reload g5x3.2 */
+	vmovdqa 1248(%rsp), %ymm14 /* reload g5x3.2 */
 	vpxor 0(%rsp), %ymm14, %ymm15 /* g5k_acc_2 = xor(g5x3, g5x0) */
 	vpxor %ymm13, %ymm15, %ymm13 /* g5k_2 = xor(g5k_acc_2, rkw_21) */
-	vpxor 192(%rsp), %ymm13, %ymm13 /* g5t_2 = xor(g5k_2, g5x1) */
+	vpxor 160(%rsp), %ymm13, %ymm13 /* g5t_2 = xor(g5k_2, g5x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm13, %ymm13 /* g5a_2 = gf2p8affine(g5t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm13, %ymm13 /* g5s_2 = gf2p8affineinv(g5a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm15 /* g5lr24_2 = lookup16(g5s_2, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm13, %ymm14 /* g5lr8_2 = lookup16(g5s_2, rotl8) */
-	vmovdqa %ymm8, 384(%rsp) /* spill g4x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm13, %ymm8 /* g5lr16_2 = lookup16(g5s_2, rotl16) */
+	vmovdqa %ymm7, 352(%rsp) /* spill g4x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm13, %ymm7 /* g5lr16_2 = lookup16(g5s_2, rotl16) */
 	vpxor %ymm14, %ymm13, %ymm14 /* g5lg_acc_2 = xor(g5s_2, g5lr8_2) */
-	vpxor %ymm8, %ymm14, %ymm8 /* g5lg_2 = xor(g5lg_acc_2, g5lr16_2) */
-	vpslld $2, %ymm8, %ymm14 /* g5lr2_2_l = shl(g5lg_2) */
-	vpsrld $30, %ymm8, %ymm8 /* g5lr2_2_r = shr(g5lg_2) */
-	vpor %ymm8, %ymm14, %ymm8 /* g5lr2_2 = or(g5lr2_2_l, g5lr2_2_r) */
+	vpxor %ymm7, %ymm14, %ymm7 /* g5lg_2 = xor(g5lg_acc_2, g5lr16_2) */
+	vpslld $2, %ymm7, %ymm14 /* g5lr2_2_l = shl(g5lg_2) */
+	vpsrld $30, %ymm7, %ymm7 /* g5lr2_2_r = shr(g5lg_2) */
+	vpor %ymm7, %ymm14, %ymm7 /* g5lr2_2 = or(g5lr2_2_l, g5lr2_2_r) */
 	vpxor %ymm15, %ymm13, %ymm13 /* g5l_acc_2 = xor(g5s_2, g5lr24_2) */
-	vpxor %ymm8, %ymm13, %ymm8 /* g5l_2 = xor(g5l_acc_2, g5lr2_2) */
-	vpxor 1024(%rsp), %ymm8, %ymm8 /* g5x_2 = xor(g5l_2, g5x2.2) */
+	vpxor %ymm7, %ymm13, %ymm7 /* g5l_2 = xor(g5l_acc_2, g5lr2_2) */
+	vpxor 992(%rsp), %ymm7, %ymm7 /* g5x_2 = xor(g5l_2, g5x2.2) */
 	vpbroadcastd 8(%rdi,%r8), %ymm13 /* rkw_22 = bcast32() */
-	vmovdqa 1312(%rsp), %ymm14 /* reload g6x3.2 */
-	vpxor 576(%rsp), %ymm14, %ymm15 /* g6k_acc_2 = xor(g6x3, g6x0) */
+	vmovdqa 1280(%rsp), %ymm14 /* reload g6x3.2 */
+	vpxor 544(%rsp), %ymm14, %ymm15 /* g6k_acc_2 = xor(g6x3, g6x0) */
 	vpxor %ymm13, %ymm15, %ymm13 /* g6k_2 = xor(g6k_acc_2, rkw_22) */
 	vpxor %ymm11, %ymm13, %ymm13 /* g6t_2 = xor(g6k_2, g6x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm13, %ymm13 /* g6a_2 = gf2p8affine(g6t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm13, %ymm13 /* g6s_2 = gf2p8affineinv(g6a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm15 /* g6lr24_2 = lookup16(g6s_2, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm13, %ymm14 /* g6lr8_2 = lookup16(g6s_2, rotl8) */
-	vmovdqa %ymm11, 256(%rsp) /* spill g6x1.3 */
+	vmovdqa %ymm11, 224(%rsp) /* spill g6x1.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm13, %ymm11 /* g6lr16_2 = lookup16(g6s_2, rotl16) */
 	vpxor %ymm14, %ymm13, %ymm14 /* g6lg_acc_2 = xor(g6s_2, g6lr8_2) */
 	vpxor %ymm11, %ymm14, %ymm11 /* g6lg_2 = xor(g6lg_acc_2, g6lr16_2) */
@@ -5876,17 +5813,17 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpor %ymm11, %ymm14, %ymm11 /* g6lr2_2 = or(g6lr2_2_l, g6lr2_2_r) */
 	vpxor %ymm15, %ymm13, %ymm13 /* g6l_acc_2 = xor(g6s_2, g6lr24_2) */
 	vpxor %ymm11, %ymm13, %ymm11 /* g6l_2 = xor(g6l_acc_2, g6lr2_2) */
-	vpxor 1056(%rsp), %ymm11, %ymm11 /* g6x_2 = xor(g6l_2, g6x2.2) */
+	vpxor 1024(%rsp), %ymm11, %ymm11 /* g6x_2 = xor(g6l_2, g6x2.2) */
 	vpbroadcastd 8(%rdi,%r8), %ymm13 /* rkw_23 = bcast32() */
-	vmovdqa 608(%rsp), %ymm14 /* reload g7x3.2 */
-	vpxor 640(%rsp), %ymm14, %ymm15 /* g7k_acc_2 = xor(g7x3, g7x0) */
+	vmovdqa 576(%rsp), %ymm14 /* reload g7x3.2 */
+	vpxor 608(%rsp), %ymm14, %ymm15 /* g7k_acc_2 = xor(g7x3, g7x0) */
 	vpxor %ymm13, %ymm15, %ymm13 /* g7k_2 = xor(g7k_acc_2, rkw_23) */
 	vpxor %ymm0, %ymm13, %ymm13 /* g7t_2 = xor(g7k_2, g7x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_2 = gf2p8affine(g7t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_2 = gf2p8affineinv(g7a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm15 /* g7lr24_2 = lookup16(g7s_2, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm13, %ymm14 /* g7lr8_2 = lookup16(g7s_2, rotl8) */
-	vmovdqa %ymm0, 64(%rsp) /* spill g7x1.3 */
+	vmovdqa %ymm0, 96(%rsp) /* spill g7x1.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm13, %ymm0 /* g7lr16_2 = lookup16(g7s_2, rotl16) */
 	vpxor %ymm14, %ymm13, %ymm14 /* g7lg_acc_2 = xor(g7s_2, g7lr8_2) */
 	vpxor %ymm0, %ymm14, %ymm0 /* g7lg_2 = xor(g7lg_acc_2, g7lr16_2) */
@@ -5895,19 +5832,19 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpor %ymm0, %ymm14, %ymm0 /* g7lr2_2 = or(g7lr2_2_l, g7lr2_2_r) */
 	vpxor %ymm15, %ymm13, %ymm13 /* g7l_acc_2 = xor(g7s_2, g7lr24_2) */
 	vpxor %ymm0, %ymm13, %ymm0 /* g7l_2 = xor(g7l_acc_2, g7lr2_2) */
-	vpxor 1088(%rsp), %ymm0, %ymm0 /* g7x_2 = xor(g7l_2, g7x2.2) */
+	vpxor 1056(%rsp), %ymm0, %ymm0 /* g7x_2 = xor(g7l_2, g7x2.2) */
 
 	/* Round 8r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
 	vpbroadcastd 12(%rdi,%r8), %ymm13 /* rkw_24 = bcast32() */
-	vmovdqa 448(%rsp), %ymm14 /* reload g0x0.3 */
-	vpxor 512(%rsp), %ymm14, %ymm15 /* g0k_acc_3 = xor(g0x0, g0x1) */
+	vmovdqa 416(%rsp), %ymm14 /* reload g0x0.3 */
+	vpxor 480(%rsp), %ymm14, %ymm15 /* g0k_acc_3 = xor(g0x0, g0x1) */
 	vpxor %ymm13, %ymm15, %ymm13 /* g0k_3 = xor(g0k_acc_3, rkw_24) */
 	vpxor %ymm2, %ymm13, %ymm13 /* g0t_3 = xor(g0k_3, g0x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm13, %ymm13 /* g0a_3 = gf2p8affine(g0t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm13, %ymm13 /* g0s_3 = gf2p8affineinv(g0a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm15 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm13, %ymm14 /* g0lr8_3 = lookup16(g0s_3, rotl8) */
-	vmovdqa %ymm2, 672(%rsp) /* spill g0x2.3 */
+	vmovdqa %ymm2, 640(%rsp) /* spill g0x2.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm13, %ymm2 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
 	vpxor %ymm14, %ymm13, %ymm14 /* g0lg_acc_3 = xor(g0s_3, g0lr8_3) */
 	vpxor %ymm2, %ymm14, %ymm2 /* g0lg_3 = xor(g0lg_acc_3, g0lr16_3) */
@@ -5916,16 +5853,16 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpor %ymm2, %ymm14, %ymm2 /* g0lr2_3 = or(g0lr2_3_l, g0lr2_3_r) */
 	vpxor %ymm15, %ymm13, %ymm13 /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
 	vpxor %ymm2, %ymm13, %ymm2 /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
-	vpxor 352(%rsp), %ymm2, %ymm2 /* g0x_3 = xor(g0l_3, g0x3.2) */
+	vpxor 320(%rsp), %ymm2, %ymm2 /* g0x_3 = xor(g0l_3, g0x3.2) */
 	vpbroadcastd 12(%rdi,%r8), %ymm13 /* rkw_25 = bcast32() */
-	vpxor %ymm6, %ymm3, %ymm14 /* g1k_acc_3 = xor(g1x0, g1x1) */
+	vpxor %ymm8, %ymm3, %ymm14 /* g1k_acc_3 = xor(g1x0, g1x1) */
 	vpxor %ymm13, %ymm14, %ymm13 /* g1k_3 = xor(g1k_acc_3, rkw_25) */
-	vpxor %ymm7, %ymm13, %ymm13 /* g1t_3 = xor(g1k_3, g1x2) */
+	vpxor %ymm6, %ymm13, %ymm13 /* g1t_3 = xor(g1k_3, g1x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm13, %ymm13 /* g1a_3 = gf2p8affine(g1t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm13, %ymm13 /* g1s_3 = gf2p8affineinv(g1a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm14 /* g1lr24_3 = lookup16(g1s_3, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm13, %ymm15 /* g1lr8_3 = lookup16(g1s_3, rotl8) */
-	vmovdqa %ymm3, 352(%rsp) /* spill g1x0.3 */
+	vmovdqa %ymm3, 320(%rsp) /* spill g1x0.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm13, %ymm3 /* g1lr16_3 = lookup16(g1s_3, rotl16) */
 	vpxor %ymm15, %ymm13, %ymm15 /* g1lg_acc_3 = xor(g1s_3, g1lr8_3) */
 	vpxor %ymm3, %ymm15, %ymm3 /* g1lg_3 = xor(g1lg_acc_3, g1lr16_3) */
@@ -5934,7 +5871,7 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpor %ymm3, %ymm15, %ymm3 /* g1lr2_3 = or(g1lr2_3_l, g1lr2_3_r) */
 	vpxor %ymm14, %ymm13, %ymm13 /* g1l_acc_3 = xor(g1s_3, g1lr24_3) */
 	vpxor %ymm3, %ymm13, %ymm3 /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
-	vpxor 224(%rsp), %ymm3, %ymm3 /* g1x_3 = xor(g1l_3, g1x3.2) */
+	vpxor 192(%rsp), %ymm3, %ymm3 /* g1x_3 = xor(g1l_3, g1x3.2) */
 	vpbroadcastd 12(%rdi,%r8), %ymm13 /* rkw_26 = bcast32() */
 	vpxor %ymm9, %ymm4, %ymm14 /* g2k_acc_3 = xor(g2x0, g2x1) */
 	vpxor %ymm13, %ymm14, %ymm13 /* g2k_3 = xor(g2k_acc_3, rkw_26) */
@@ -5943,7 +5880,7 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm13, %ymm13 /* g2s_3 = gf2p8affineinv(g2a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm14 /* g2lr24_3 = lookup16(g2s_3, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm13, %ymm15 /* g2lr8_3 = lookup16(g2s_3, rotl8) */
-	vmovdqa %ymm4, 224(%rsp) /* spill g2x0.3 */
+	vmovdqa %ymm4, 192(%rsp) /* spill g2x0.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm13, %ymm4 /* g2lr16_3 = lookup16(g2s_3, rotl16) */
 	vpxor %ymm15, %ymm13, %ymm15 /* g2lg_acc_3 = xor(g2s_3, g2lr8_3) */
 	vpxor %ymm4, %ymm15, %ymm4 /* g2lg_3 = xor(g2lg_acc_3, g2lr16_3) */
@@ -5952,7 +5889,7 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpor %ymm4, %ymm15, %ymm4 /* g2lr2_3 = or(g2lr2_3_l, g2lr2_3_r) */
 	vpxor %ymm14, %ymm13, %ymm13 /* g2l_acc_3 = xor(g2s_3, g2lr24_3) */
 	vpxor %ymm4, %ymm13, %ymm4 /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
-	vpxor 480(%rsp), %ymm4, %ymm4 /* g2x_3 = xor(g2l_3, g2x3.2) */
+	vpxor 448(%rsp), %ymm4, %ymm4 /* g2x_3 = xor(g2l_3, g2x3.2) */
 	vpbroadcastd 12(%rdi,%r8), %ymm13 /* rkw_27 = bcast32() */
 	vpxor %ymm10, %ymm5, %ymm14 /* g3k_acc_3 = xor(g3x0, g3x1) */
 	vpxor %ymm13, %ymm14, %ymm13 /* g3k_3 = xor(g3k_acc_3, rkw_27) */
@@ -5961,7 +5898,7 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm13, %ymm13 /* g3s_3 = gf2p8affineinv(g3a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm14 /* g3lr24_3 = lookup16(g3s_3, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm13, %ymm15 /* g3lr8_3 = lookup16(g3s_3, rotl8) */
-	vmovdqa %ymm5, 480(%rsp) /* spill g3x0.3 */
+	vmovdqa %ymm5, 448(%rsp) /* spill g3x0.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm13, %ymm5 /* g3lr16_3 = lookup16(g3s_3, rotl16) */
 	vpxor %ymm15, %ymm13, %ymm15 /* g3lg_acc_3 = xor(g3s_3, g3lr8_3) */
 	vpxor %ymm5, %ymm15, %ymm5 /* g3lg_3 = xor(g3lg_acc_3, g3lr16_3) */
@@ -5970,17 +5907,17 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpor %ymm5, %ymm15, %ymm5 /* g3lr2_3 = or(g3lr2_3_l, g3lr2_3_r) */
 	vpxor %ymm14, %ymm13, %ymm13 /* g3l_acc_3 = xor(g3s_3, g3lr24_3) */
 	vpxor %ymm5, %ymm13, %ymm5 /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
-	vpxor 96(%rsp), %ymm5, %ymm5 /* g3x_3 = xor(g3l_3, g3x3.2) */
+	vpxor 64(%rsp), %ymm5, %ymm5 /* g3x_3 = xor(g3l_3, g3x3.2) */
 	vpbroadcastd 12(%rdi,%r8), %ymm13 /* rkw_28 = bcast32() */
 	vmovdqa 32(%rsp), %ymm14 /* reload g4x0.3 */
-	vpxor 320(%rsp), %ymm14, %ymm15 /* g4k_acc_3 = xor(g4x0, g4x1) */
+	vpxor 288(%rsp), %ymm14, %ymm15 /* g4k_acc_3 = xor(g4x0, g4x1) */
 	vpxor %ymm13, %ymm15, %ymm13 /* g4k_3 = xor(g4k_acc_3, rkw_28) */
-	vpxor 384(%rsp), %ymm13, %ymm13 /* g4t_3 = xor(g4k_3, g4x2) */
+	vpxor 352(%rsp), %ymm13, %ymm13 /* g4t_3 = xor(g4k_3, g4x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm13, %ymm13 /* g4a_3 = gf2p8affine(g4t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm13, %ymm13 /* g4s_3 = gf2p8affineinv(g4a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm15 /* g4lr24_3 = lookup16(g4s_3, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm13, %ymm14 /* g4lr8_3 = lookup16(g4s_3, rotl8) */
-	vmovdqa %ymm5, 96(%rsp) /* spill g3x3.3 */
+	vmovdqa %ymm5, 64(%rsp) /* spill g3x3.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm13, %ymm5 /* g4lr16_3 = lookup16(g4s_3, rotl16) */
 	vpxor %ymm14, %ymm13, %ymm14 /* g4lg_acc_3 = xor(g4s_3, g4lr8_3) */
 	vpxor %ymm5, %ymm14, %ymm5 /* g4lg_3 = xor(g4lg_acc_3, g4lr16_3) */
@@ -5989,36 +5926,36 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpor %ymm5, %ymm14, %ymm5 /* g4lr2_3 = or(g4lr2_3_l, g4lr2_3_r) */
 	vpxor %ymm15, %ymm13, %ymm13 /* g4l_acc_3 = xor(g4s_3, g4lr24_3) */
 	vpxor %ymm5, %ymm13, %ymm5 /* g4l_3 = xor(g4l_acc_3, g4lr2_3) */
-	vpxor 1248(%rsp), %ymm5, %ymm5 /* g4x_3 = xor(g4l_3, g4x3.2) */
+	vpxor 1216(%rsp), %ymm5, %ymm5 /* g4x_3 = xor(g4l_3, g4x3.2) */
 	vpbroadcastd 12(%rdi,%r8), %ymm13 /* rkw_29 = bcast32() */
 	vmovdqa 0(%rsp), %ymm14 /* reload g5x0.3 */
-	vpxor 192(%rsp), %ymm14, %ymm15 /* g5k_acc_3 = xor(g5x0, g5x1) */
+	vpxor 160(%rsp), %ymm14, %ymm15 /* g5k_acc_3 = xor(g5x0, g5x1) */
 	vpxor %ymm13, %ymm15, %ymm13 /* g5k_3 = xor(g5k_acc_3, rkw_29) */
-	vpxor %ymm8, %ymm13, %ymm13 /* g5t_3 = xor(g5k_3, g5x2) */
+	vpxor %ymm7, %ymm13, %ymm13 /* g5t_3 = xor(g5k_3, g5x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm13, %ymm13 /* g5a_3 = gf2p8affine(g5t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm13, %ymm13 /* g5s_3 = gf2p8affineinv(g5a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm15 /* g5lr24_3 = lookup16(g5s_3, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm13, %ymm14 /* g5lr8_3 = lookup16(g5s_3, rotl8) */
-	vmovdqa %ymm8, 544(%rsp) /* spill g5x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm13, %ymm8 /* g5lr16_3 = lookup16(g5s_3, rotl16) */
+	vmovdqa %ymm7, 512(%rsp) /* spill g5x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm13, %ymm7 /* g5lr16_3 = lookup16(g5s_3, rotl16) */
 	vpxor %ymm14, %ymm13, %ymm14 /* g5lg_acc_3 = xor(g5s_3, g5lr8_3) */
-	vpxor %ymm8, %ymm14, %ymm8 /* g5lg_3 = xor(g5lg_acc_3, g5lr16_3) */
-	vpslld $2, %ymm8, %ymm14 /* g5lr2_3_l = shl(g5lg_3) */
-	vpsrld $30, %ymm8, %ymm8 /* g5lr2_3_r = shr(g5lg_3) */
-	vpor %ymm8, %ymm14, %ymm8 /* g5lr2_3 = or(g5lr2_3_l, g5lr2_3_r) */
+	vpxor %ymm7, %ymm14, %ymm7 /* g5lg_3 = xor(g5lg_acc_3, g5lr16_3) */
+	vpslld $2, %ymm7, %ymm14 /* g5lr2_3_l = shl(g5lg_3) */
+	vpsrld $30, %ymm7, %ymm7 /* g5lr2_3_r = shr(g5lg_3) */
+	vpor %ymm7, %ymm14, %ymm7 /* g5lr2_3 = or(g5lr2_3_l, g5lr2_3_r) */
 	vpxor %ymm15, %ymm13, %ymm13 /* g5l_acc_3 = xor(g5s_3, g5lr24_3) */
-	vpxor %ymm8, %ymm13, %ymm8 /* g5l_3 = xor(g5l_acc_3, g5lr2_3) */
-	vpxor 1280(%rsp), %ymm8, %ymm8 /* g5x_3 = xor(g5l_3, g5x3.2) */
+	vpxor %ymm7, %ymm13, %ymm7 /* g5l_3 = xor(g5l_acc_3, g5lr2_3) */
+	vpxor 1248(%rsp), %ymm7, %ymm7 /* g5x_3 = xor(g5l_3, g5x3.2) */
 	vpbroadcastd 12(%rdi,%r8), %ymm13 /* rkw_30 = bcast32() */
-	vmovdqa 576(%rsp), %ymm14 /* reload g6x0.3 */
-	vpxor 256(%rsp), %ymm14, %ymm15 /* g6k_acc_3 = xor(g6x0, g6x1) */
+	vmovdqa 544(%rsp), %ymm14 /* reload g6x0.3 */
+	vpxor 224(%rsp), %ymm14, %ymm15 /* g6k_acc_3 = xor(g6x0, g6x1) */
 	vpxor %ymm13, %ymm15, %ymm13 /* g6k_3 = xor(g6k_acc_3, rkw_30) */
 	vpxor %ymm11, %ymm13, %ymm13 /* g6t_3 = xor(g6k_3, g6x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm13, %ymm13 /* g6a_3 = gf2p8affine(g6t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm13, %ymm13 /* g6s_3 = gf2p8affineinv(g6a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm15 /* g6lr24_3 = lookup16(g6s_3, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm13, %ymm14 /* g6lr8_3 = lookup16(g6s_3, rotl8) */
-	vmovdqa %ymm11, 416(%rsp) /* spill g6x2.3 */
+	vmovdqa %ymm11, 384(%rsp) /* spill g6x2.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm13, %ymm11 /* g6lr16_3 = lookup16(g6s_3, rotl16) */
 	vpxor %ymm14, %ymm13, %ymm14 /* g6lg_acc_3 = xor(g6s_3, g6lr8_3) */
 	vpxor %ymm11, %ymm14, %ymm11 /* g6lg_3 = xor(g6lg_acc_3, g6lr16_3) */
@@ -6027,17 +5964,17 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpor %ymm11, %ymm14, %ymm11 /* g6lr2_3 = or(g6lr2_3_l, g6lr2_3_r) */
 	vpxor %ymm15, %ymm13, %ymm13 /* g6l_acc_3 = xor(g6s_3, g6lr24_3) */
 	vpxor %ymm11, %ymm13, %ymm11 /* g6l_3 = xor(g6l_acc_3, g6lr2_3) */
-	vpxor 1312(%rsp), %ymm11, %ymm11 /* g6x_3 = xor(g6l_3, g6x3.2) */
+	vpxor 1280(%rsp), %ymm11, %ymm11 /* g6x_3 = xor(g6l_3, g6x3.2) */
 	vpbroadcastd 12(%rdi,%r8), %ymm13 /* rkw_31 = bcast32() */
-	vmovdqa 640(%rsp), %ymm14 /* reload g7x0.3 */
-	vpxor 64(%rsp), %ymm14, %ymm15 /* g7k_acc_3 = xor(g7x0, g7x1) */
+	vmovdqa 608(%rsp), %ymm14 /* reload g7x0.3 */
+	vpxor 96(%rsp), %ymm14, %ymm15 /* g7k_acc_3 = xor(g7x0, g7x1) */
 	vpxor %ymm13, %ymm15, %ymm13 /* g7k_3 = xor(g7k_acc_3, rkw_31) */
 	vpxor %ymm0, %ymm13, %ymm13 /* g7t_3 = xor(g7k_3, g7x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_3 = gf2p8affine(g7t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_3 = gf2p8affineinv(g7a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm15 /* g7lr24_3 = lookup16(g7s_3, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm13, %ymm14 /* g7lr8_3 = lookup16(g7s_3, rotl8) */
-	vmovdqa %ymm0, 288(%rsp) /* spill g7x2.3 */
+	vmovdqa %ymm0, 256(%rsp) /* spill g7x2.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm13, %ymm0 /* g7lr16_3 = lookup16(g7s_3, rotl16) */
 	vpxor %ymm14, %ymm13, %ymm14 /* g7lg_acc_3 = xor(g7s_3, g7lr8_3) */
 	vpxor %ymm0, %ymm14, %ymm0 /* g7lg_3 = xor(g7lg_acc_3, g7lr16_3) */
@@ -6046,12 +5983,12 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpor %ymm0, %ymm14, %ymm0 /* g7lr2_3 = or(g7lr2_3_l, g7lr2_3_r) */
 	vpxor %ymm15, %ymm13, %ymm13 /* g7l_acc_3 = xor(g7s_3, g7lr24_3) */
 	vpxor %ymm0, %ymm13, %ymm0 /* g7l_3 = xor(g7l_acc_3, g7lr2_3) */
-	vpxor 608(%rsp), %ymm0, %ymm0 /* g7x_3 = xor(g7l_3, g7x3.2) */
+	vpxor 576(%rsp), %ymm0, %ymm0 /* g7x_3 = xor(g7l_3, g7x3.2) */
 
 	/* Round 8r+4: X4 ^= L(S(X5 ^ X6 ^ X7 ^ rk)) (slots mod 4). */
 	vpbroadcastd 16(%rdi,%r8), %ymm13 /* rkw_32 = bcast32() */
-	vmovdqa 512(%rsp), %ymm14 /* reload g0x1.3 */
-	vpxor 672(%rsp), %ymm14, %ymm15 /* g0k_acc_4 = xor(g0x1, g0x2) */
+	vmovdqa 480(%rsp), %ymm14 /* reload g0x1.3 */
+	vpxor 640(%rsp), %ymm14, %ymm15 /* g0k_acc_4 = xor(g0x1, g0x2) */
 	vpxor %ymm13, %ymm15, %ymm13 /* g0k_4 = xor(g0k_acc_4, rkw_32) */
 	vpxor %ymm2, %ymm13, %ymm13 /* g0t_4 = xor(g0k_4, g0x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm13, %ymm13 /* g0a_4 = gf2p8affine(g0t_4, gfni_mat) */
@@ -6067,25 +6004,25 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpor %ymm2, %ymm14, %ymm2 /* g0lr2_4 = or(g0lr2_4_l, g0lr2_4_r) */
 	vpxor %ymm15, %ymm13, %ymm13 /* g0l_acc_4 = xor(g0s_4, g0lr24_4) */
 	vpxor %ymm2, %ymm13, %ymm2 /* g0l_4 = xor(g0l_acc_4, g0lr2_4) */
-	vpxor 448(%rsp), %ymm2, %ymm2 /* g0x_4 = xor(g0l_4, g0x0.3) */
+	vpxor 416(%rsp), %ymm2, %ymm2 /* g0x_4 = xor(g0l_4, g0x0.3) */
 	vpbroadcastd 16(%rdi,%r8), %ymm13 /* rkw_33 = bcast32() */
-	vpxor %ymm7, %ymm6, %ymm14 /* g1k_acc_4 = xor(g1x1, g1x2) */
+	vpxor %ymm6, %ymm8, %ymm14 /* g1k_acc_4 = xor(g1x1, g1x2) */
 	vpxor %ymm13, %ymm14, %ymm13 /* g1k_4 = xor(g1k_acc_4, rkw_33) */
 	vpxor %ymm3, %ymm13, %ymm13 /* g1t_4 = xor(g1k_4, g1x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm13, %ymm13 /* g1a_4 = gf2p8affine(g1t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm13, %ymm13 /* g1s_4 = gf2p8affineinv(g1a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm14 /* g1lr24_4 = lookup16(g1s_4, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm13, %ymm15 /* g1lr8_4 = lookup16(g1s_4, rotl8) */
-	vmovdqa %ymm6, 448(%rsp) /* spill g1x1.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm13, %ymm6 /* g1lr16_4 = lookup16(g1s_4, rotl16) */
+	vmovdqa %ymm8, 416(%rsp) /* spill g1x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm13, %ymm8 /* g1lr16_4 = lookup16(g1s_4, rotl16) */
 	vpxor %ymm15, %ymm13, %ymm15 /* g1lg_acc_4 = xor(g1s_4, g1lr8_4) */
-	vpxor %ymm6, %ymm15, %ymm6 /* g1lg_4 = xor(g1lg_acc_4, g1lr16_4) */
-	vpslld $2, %ymm6, %ymm15 /* g1lr2_4_l = shl(g1lg_4) */
-	vpsrld $30, %ymm6, %ymm6 /* g1lr2_4_r = shr(g1lg_4) */
-	vpor %ymm6, %ymm15, %ymm6 /* g1lr2_4 = or(g1lr2_4_l, g1lr2_4_r) */
+	vpxor %ymm8, %ymm15, %ymm8 /* g1lg_4 = xor(g1lg_acc_4, g1lr16_4) */
+	vpslld $2, %ymm8, %ymm15 /* g1lr2_4_l = shl(g1lg_4) */
+	vpsrld $30, %ymm8, %ymm8 /* g1lr2_4_r = shr(g1lg_4) */
+	vpor %ymm8, %ymm15, %ymm8 /* g1lr2_4 = or(g1lr2_4_l, g1lr2_4_r) */
 	vpxor %ymm14, %ymm13, %ymm13 /* g1l_acc_4 = xor(g1s_4, g1lr24_4) */
-	vpxor %ymm6, %ymm13, %ymm6 /* g1l_4 = xor(g1l_acc_4, g1lr2_4) */
-	vpxor 352(%rsp), %ymm6, %ymm6 /* g1x_4 = xor(g1l_4, g1x0.3) */
+	vpxor %ymm8, %ymm13, %ymm8 /* g1l_4 = xor(g1l_acc_4, g1lr2_4) */
+	vpxor 320(%rsp), %ymm8, %ymm8 /* g1x_4 = xor(g1l_4, g1x0.3) */
 	vpbroadcastd 16(%rdi,%r8), %ymm13 /* rkw_34 = bcast32() */
 	vpxor %ymm1, %ymm9, %ymm14 /* g2k_acc_4 = xor(g2x1, g2x2) */
 	vpxor %ymm13, %ymm14, %ymm13 /* g2k_4 = xor(g2k_acc_4, rkw_34) */
@@ -6094,7 +6031,7 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm13, %ymm13 /* g2s_4 = gf2p8affineinv(g2a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm14 /* g2lr24_4 = lookup16(g2s_4, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm13, %ymm15 /* g2lr8_4 = lookup16(g2s_4, rotl8) */
-	vmovdqa %ymm9, 352(%rsp) /* spill g2x1.3 */
+	vmovdqa %ymm9, 320(%rsp) /* spill g2x1.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm13, %ymm9 /* g2lr16_4 = lookup16(g2s_4, rotl16) */
 	vpxor %ymm15, %ymm13, %ymm15 /* g2lg_acc_4 = xor(g2s_4, g2lr8_4) */
 	vpxor %ymm9, %ymm15, %ymm9 /* g2lg_4 = xor(g2lg_acc_4, g2lr16_4) */
@@ -6103,16 +6040,16 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpor %ymm9, %ymm15, %ymm9 /* g2lr2_4 = or(g2lr2_4_l, g2lr2_4_r) */
 	vpxor %ymm14, %ymm13, %ymm13 /* g2l_acc_4 = xor(g2s_4, g2lr24_4) */
 	vpxor %ymm9, %ymm13, %ymm9 /* g2l_4 = xor(g2l_acc_4, g2lr2_4) */
-	vpxor 224(%rsp), %ymm9, %ymm9 /* g2x_4 = xor(g2l_4, g2x0.3) */
+	vpxor 192(%rsp), %ymm9, %ymm9 /* g2x_4 = xor(g2l_4, g2x0.3) */
 	vpbroadcastd 16(%rdi,%r8), %ymm13 /* rkw_35 = bcast32() */
 	vpxor %ymm12, %ymm10, %ymm14 /* g3k_acc_4 = xor(g3x1, g3x2) */
 	vpxor %ymm13, %ymm14, %ymm13 /* g3k_4 = xor(g3k_acc_4, rkw_35) */
-	vpxor 96(%rsp), %ymm13, %ymm13 /* g3t_4 = xor(g3k_4, g3x3) */
+	vpxor 64(%rsp), %ymm13, %ymm13 /* g3t_4 = xor(g3k_4, g3x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm13, %ymm13 /* g3a_4 = gf2p8affine(g3t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm13, %ymm13 /* g3s_4 = gf2p8affineinv(g3a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm14 /* g3lr24_4 = lookup16(g3s_4, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm13, %ymm15 /* g3lr8_4 = lookup16(g3s_4, rotl8) */
-	vmovdqa %ymm10, 224(%rsp) /* spill g3x1.3 */
+	vmovdqa %ymm10, 192(%rsp) /* spill g3x1.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm13, %ymm10 /* g3lr16_4 = lookup16(g3s_4, rotl16) */
 	vpxor %ymm15, %ymm13, %ymm15 /* g3lg_acc_4 = xor(g3s_4, g3lr8_4) */
 	vpxor %ymm10, %ymm15, %ymm10 /* g3lg_4 = xor(g3lg_acc_4, g3lr16_4) */
@@ -6121,17 +6058,17 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpor %ymm10, %ymm15, %ymm10 /* g3lr2_4 = or(g3lr2_4_l, g3lr2_4_r) */
 	vpxor %ymm14, %ymm13, %ymm13 /* g3l_acc_4 = xor(g3s_4, g3lr24_4) */
 	vpxor %ymm10, %ymm13, %ymm10 /* g3l_4 = xor(g3l_acc_4, g3lr2_4) */
-	vpxor 480(%rsp), %ymm10, %ymm10 /* g3x_4 = xor(g3l_4, g3x0.3) */
+	vpxor 448(%rsp), %ymm10, %ymm10 /* g3x_4 = xor(g3l_4, g3x0.3) */
 	vpbroadcastd 16(%rdi,%r8), %ymm13 /* rkw_36 = bcast32() */
-	vmovdqa 320(%rsp), %ymm14 /* reload g4x1.3 */
-	vpxor 384(%rsp), %ymm14, %ymm15 /* g4k_acc_4 = xor(g4x1, g4x2) */
+	vmovdqa 288(%rsp), %ymm14 /* reload g4x1.3 */
+	vpxor 352(%rsp), %ymm14, %ymm15 /* g4k_acc_4 = xor(g4x1, g4x2) */
 	vpxor %ymm13, %ymm15, %ymm13 /* g4k_4 = xor(g4k_acc_4, rkw_36) */
 	vpxor %ymm5, %ymm13, %ymm13 /* g4t_4 = xor(g4k_4, g4x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm13, %ymm13 /* g4a_4 = gf2p8affine(g4t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm13, %ymm13 /* g4s_4 = gf2p8affineinv(g4a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm15 /* g4lr24_4 = lookup16(g4s_4, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm13, %ymm14 /* g4lr8_4 = lookup16(g4s_4, rotl8) */
-	vmovdqa %ymm5, 480(%rsp) /* spill g4x3.3 */
+	vmovdqa %ymm5, 448(%rsp) /* spill g4x3.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm13, %ymm5 /* g4lr16_4 = lookup16(g4s_4, rotl16) */
 	vpxor %ymm14, %ymm13, %ymm14 /* g4lg_acc_4 = xor(g4s_4, g4lr8_4) */
 	vpxor %ymm5, %ymm14, %ymm5 /* g4lg_4 = xor(g4lg_acc_4, g4lr16_4) */
@@ -6142,27 +6079,27 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpxor %ymm5, %ymm13, %ymm5 /* g4l_4 = xor(g4l_acc_4, g4lr2_4) */
 	vpxor 32(%rsp), %ymm5, %ymm5 /* g4x_4 = xor(g4l_4, g4x0.3) */
 	vpbroadcastd 16(%rdi,%r8), %ymm13 /* rkw_37 = bcast32() */
-	vmovdqa 192(%rsp), %ymm14 /* reload g5x1.3 */
-	vpxor 544(%rsp), %ymm14, %ymm15 /* g5k_acc_4 = xor(g5x1, g5x2) */
+	vmovdqa 160(%rsp), %ymm14 /* reload g5x1.3 */
+	vpxor 512(%rsp), %ymm14, %ymm15 /* g5k_acc_4 = xor(g5x1, g5x2) */
 	vpxor %ymm13, %ymm15, %ymm13 /* g5k_4 = xor(g5k_acc_4, rkw_37) */
-	vpxor %ymm8, %ymm13, %ymm13 /* g5t_4 = xor(g5k_4, g5x3) */
+	vpxor %ymm7, %ymm13, %ymm13 /* g5t_4 = xor(g5k_4, g5x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm13, %ymm13 /* g5a_4 = gf2p8affine(g5t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm13, %ymm13 /* g5s_4 = gf2p8affineinv(g5a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm15 /* g5lr24_4 = lookup16(g5s_4, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm13, %ymm14 /* g5lr8_4 = lookup16(g5s_4, rotl8) */
-	vmovdqa %ymm8, 32(%rsp) /* spill g5x3.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm13, %ymm8 /* g5lr16_4 = lookup16(g5s_4, rotl16) */
+	vmovdqa %ymm7, 32(%rsp) /* spill g5x3.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm13, %ymm7 /* g5lr16_4 = lookup16(g5s_4, rotl16) */
 	vpxor %ymm14, %ymm13, %ymm14 /* g5lg_acc_4 = xor(g5s_4, g5lr8_4) */
-	vpxor %ymm8, %ymm14, %ymm8 /* g5lg_4 = xor(g5lg_acc_4, g5lr16_4) */
-	vpslld $2, %ymm8, %ymm14 /* g5lr2_4_l = shl(g5lg_4) */
-	vpsrld $30, %ymm8, %ymm8 /* g5lr2_4_r = shr(g5lg_4) */
-	vpor %ymm8, %ymm14, %ymm8 /* g5lr2_4 = or(g5lr2_4_l, g5lr2_4_r) */
+	vpxor %ymm7, %ymm14, %ymm7 /* g5lg_4 = xor(g5lg_acc_4, g5lr16_4) */
+	vpslld $2, %ymm7, %ymm14 /* g5lr2_4_l = shl(g5lg_4) */
+	vpsrld $30, %ymm7, %ymm7 /* g5lr2_4_r = shr(g5lg_4) */
+	vpor %ymm7, %ymm14, %ymm7 /* g5lr2_4 = or(g5lr2_4_l, g5lr2_4_r) */
 	vpxor %ymm15, %ymm13, %ymm13 /* g5l_acc_4 = xor(g5s_4, g5lr24_4) */
-	vpxor %ymm8, %ymm13, %ymm8 /* g5l_4 = xor(g5l_acc_4, g5lr2_4) */
-	vpxor 0(%rsp), %ymm8, %ymm8 /* g5x_4 = xor(g5l_4, g5x0.3) */
+	vpxor %ymm7, %ymm13, %ymm7 /* g5l_4 = xor(g5l_acc_4, g5lr2_4) */
+	vpxor 0(%rsp), %ymm7, %ymm7 /* g5x_4 = xor(g5l_4, g5x0.3) */
 	vpbroadcastd 16(%rdi,%r8), %ymm13 /* rkw_38 = bcast32() */
-	vmovdqa 256(%rsp), %ymm14 /* reload g6x1.3 */
-	vpxor 416(%rsp), %ymm14, %ymm15 /* g6k_acc_4 = xor(g6x1, g6x2) */
+	vmovdqa 224(%rsp), %ymm14 /* reload g6x1.3 */
+	vpxor 384(%rsp), %ymm14, %ymm15 /* g6k_acc_4 = xor(g6x1, g6x2) */
 	vpxor %ymm13, %ymm15, %ymm13 /* g6k_4 = xor(g6k_acc_4, rkw_38) */
 	vpxor %ymm11, %ymm13, %ymm13 /* g6t_4 = xor(g6k_4, g6x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm13, %ymm13 /* g6a_4 = gf2p8affine(g6t_4, gfni_mat) */
@@ -6178,17 +6115,17 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpor %ymm11, %ymm14, %ymm11 /* g6lr2_4 = or(g6lr2_4_l, g6lr2_4_r) */
 	vpxor %ymm15, %ymm13, %ymm13 /* g6l_acc_4 = xor(g6s_4, g6lr24_4) */
 	vpxor %ymm11, %ymm13, %ymm11 /* g6l_4 = xor(g6l_acc_4, g6lr2_4) */
-	vpxor 576(%rsp), %ymm11, %ymm11 /* g6x_4 = xor(g6l_4, g6x0.3) */
+	vpxor 544(%rsp), %ymm11, %ymm11 /* g6x_4 = xor(g6l_4, g6x0.3) */
 	vpbroadcastd 16(%rdi,%r8), %ymm13 /* rkw_39 = bcast32() */
-	vmovdqa 64(%rsp), %ymm14 /* reload g7x1.3 */
-	vpxor 288(%rsp), %ymm14, %ymm15 /* g7k_acc_4 = xor(g7x1, g7x2) */
+	vmovdqa 96(%rsp), %ymm14 /* reload g7x1.3 */
+	vpxor 256(%rsp), %ymm14, %ymm15 /* g7k_acc_4 = xor(g7x1, g7x2) */
 	vpxor %ymm13, %ymm15, %ymm13 /* g7k_4 = xor(g7k_acc_4, rkw_39) */
 	vpxor %ymm0, %ymm13, %ymm13 /* g7t_4 = xor(g7k_4, g7x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_4 = gf2p8affine(g7t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_4 = gf2p8affineinv(g7a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm15 /* g7lr24_4 = lookup16(g7s_4, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm13, %ymm14 /* g7lr8_4 = lookup16(g7s_4, rotl8) */
-	vmovdqa %ymm0, 576(%rsp) /* spill g7x3.3 */
+	vmovdqa %ymm0, 544(%rsp) /* spill g7x3.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm13, %ymm0 /* g7lr16_4 = lookup16(g7s_4, rotl16) */
 	vpxor %ymm14, %ymm13, %ymm14 /* g7lg_acc_4 = xor(g7s_4, g7lr8_4) */
 	vpxor %ymm0, %ymm14, %ymm0 /* g7lg_4 = xor(g7lg_acc_4, g7lr16_4) */
@@ -6197,11 +6134,11 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpor %ymm0, %ymm14, %ymm0 /* g7lr2_4 = or(g7lr2_4_l, g7lr2_4_r) */
 	vpxor %ymm15, %ymm13, %ymm13 /* g7l_acc_4 = xor(g7s_4, g7lr24_4) */
 	vpxor %ymm0, %ymm13, %ymm0 /* g7l_4 = xor(g7l_acc_4, g7lr2_4) */
-	vpxor 640(%rsp), %ymm0, %ymm0 /* g7x_4 = xor(g7l_4, g7x0.3) */
+	vpxor 608(%rsp), %ymm0, %ymm0 /* g7x_4 = xor(g7l_4, g7x0.3) */
 
 	/* Round 8r+5: X5 ^= L(S(X6 ^ X7 ^ X8 ^ rk)) (slots mod 4). */
 	vpbroadcastd 20(%rdi,%r8), %ymm13 /* rkw_40 = bcast32() */
-	vmovdqa 672(%rsp), %ymm14 /* reload g0x2.3 */
+	vmovdqa 640(%rsp), %ymm14 /* reload g0x2.3 */
 	vpxor 128(%rsp), %ymm14, %ymm15 /* g0k_acc_5 = xor(g0x2, g0x3) */
 	vpxor %ymm13, %ymm15, %ymm13 /* g0k_5 = xor(g0k_acc_5, rkw_40) */
 	vpxor %ymm2, %ymm13, %ymm13 /* g0t_5 = xor(g0k_5, g0x0) */
@@ -6209,7 +6146,7 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm13, %ymm13 /* g0s_5 = gf2p8affineinv(g0a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm15 /* g0lr24_5 = lookup16(g0s_5, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm13, %ymm14 /* g0lr8_5 = lookup16(g0s_5, rotl8) */
-	vmovdqa %ymm2, 640(%rsp) /* spill g0x0.4 */
+	vmovdqa %ymm2, 608(%rsp) /* spill g0x0.4 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm13, %ymm2 /* g0lr16_5 = lookup16(g0s_5, rotl16) */
 	vpxor %ymm14, %ymm13, %ymm14 /* g0lg_acc_5 = xor(g0s_5, g0lr8_5) */
 	vpxor %ymm2, %ymm14, %ymm2 /* g0lg_5 = xor(g0lg_acc_5, g0lr16_5) */
@@ -6218,25 +6155,25 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpor %ymm2, %ymm14, %ymm2 /* g0lr2_5 = or(g0lr2_5_l, g0lr2_5_r) */
 	vpxor %ymm15, %ymm13, %ymm13 /* g0l_acc_5 = xor(g0s_5, g0lr24_5) */
 	vpxor %ymm2, %ymm13, %ymm2 /* g0l_5 = xor(g0l_acc_5, g0lr2_5) */
-	vpxor 512(%rsp), %ymm2, %ymm2 /* g0x_5 = xor(g0l_5, g0x1.3) */
+	vpxor 480(%rsp), %ymm2, %ymm2 /* g0x_5 = xor(g0l_5, g0x1.3) */
 	vpbroadcastd 20(%rdi,%r8), %ymm13 /* rkw_41 = bcast32() */
-	vpxor %ymm3, %ymm7, %ymm14 /* g1k_acc_5 = xor(g1x2, g1x3) */
+	vpxor %ymm3, %ymm6, %ymm14 /* g1k_acc_5 = xor(g1x2, g1x3) */
 	vpxor %ymm13, %ymm14, %ymm13 /* g1k_5 = xor(g1k_acc_5, rkw_41) */
-	vpxor %ymm6, %ymm13, %ymm13 /* g1t_5 = xor(g1k_5, g1x0) */
+	vpxor %ymm8, %ymm13, %ymm13 /* g1t_5 = xor(g1k_5, g1x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm13, %ymm13 /* g1a_5 = gf2p8affine(g1t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm13, %ymm13 /* g1s_5 = gf2p8affineinv(g1a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm14 /* g1lr24_5 = lookup16(g1s_5, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm13, %ymm15 /* g1lr8_5 = lookup16(g1s_5, rotl8) */
-	vmovdqa %ymm7, 512(%rsp) /* spill g1x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm13, %ymm7 /* g1lr16_5 = lookup16(g1s_5, rotl16) */
+	vmovdqa %ymm6, 480(%rsp) /* spill g1x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm13, %ymm6 /* g1lr16_5 = lookup16(g1s_5, rotl16) */
 	vpxor %ymm15, %ymm13, %ymm15 /* g1lg_acc_5 = xor(g1s_5, g1lr8_5) */
-	vpxor %ymm7, %ymm15, %ymm7 /* g1lg_5 = xor(g1lg_acc_5, g1lr16_5) */
-	vpslld $2, %ymm7, %ymm15 /* g1lr2_5_l = shl(g1lg_5) */
-	vpsrld $30, %ymm7, %ymm7 /* g1lr2_5_r = shr(g1lg_5) */
-	vpor %ymm7, %ymm15, %ymm7 /* g1lr2_5 = or(g1lr2_5_l, g1lr2_5_r) */
+	vpxor %ymm6, %ymm15, %ymm6 /* g1lg_5 = xor(g1lg_acc_5, g1lr16_5) */
+	vpslld $2, %ymm6, %ymm15 /* g1lr2_5_l = shl(g1lg_5) */
+	vpsrld $30, %ymm6, %ymm6 /* g1lr2_5_r = shr(g1lg_5) */
+	vpor %ymm6, %ymm15, %ymm6 /* g1lr2_5 = or(g1lr2_5_l, g1lr2_5_r) */
 	vpxor %ymm14, %ymm13, %ymm13 /* g1l_acc_5 = xor(g1s_5, g1lr24_5) */
-	vpxor %ymm7, %ymm13, %ymm7 /* g1l_5 = xor(g1l_acc_5, g1lr2_5) */
-	vpxor 448(%rsp), %ymm7, %ymm7 /* g1x_5 = xor(g1l_5, g1x1.3) */
+	vpxor %ymm6, %ymm13, %ymm6 /* g1l_5 = xor(g1l_acc_5, g1lr2_5) */
+	vpxor 416(%rsp), %ymm6, %ymm6 /* g1x_5 = xor(g1l_5, g1x1.3) */
 	vpbroadcastd 20(%rdi,%r8), %ymm13 /* rkw_42 = bcast32() */
 	vpxor %ymm4, %ymm1, %ymm14 /* g2k_acc_5 = xor(g2x2, g2x3) */
 	vpxor %ymm13, %ymm14, %ymm13 /* g2k_5 = xor(g2k_acc_5, rkw_42) */
@@ -6245,7 +6182,7 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm13, %ymm13 /* g2s_5 = gf2p8affineinv(g2a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm14 /* g2lr24_5 = lookup16(g2s_5, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm13, %ymm15 /* g2lr8_5 = lookup16(g2s_5, rotl8) */
-	vmovdqa %ymm1, 448(%rsp) /* spill g2x2.3 */
+	vmovdqa %ymm1, 416(%rsp) /* spill g2x2.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm13, %ymm1 /* g2lr16_5 = lookup16(g2s_5, rotl16) */
 	vpxor %ymm15, %ymm13, %ymm15 /* g2lg_acc_5 = xor(g2s_5, g2lr8_5) */
 	vpxor %ymm1, %ymm15, %ymm1 /* g2lg_5 = xor(g2lg_acc_5, g2lr16_5) */
@@ -6254,16 +6191,16 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpor %ymm1, %ymm15, %ymm1 /* g2lr2_5 = or(g2lr2_5_l, g2lr2_5_r) */
 	vpxor %ymm14, %ymm13, %ymm13 /* g2l_acc_5 = xor(g2s_5, g2lr24_5) */
 	vpxor %ymm1, %ymm13, %ymm1 /* g2l_5 = xor(g2l_acc_5, g2lr2_5) */
-	vpxor 352(%rsp), %ymm1, %ymm1 /* g2x_5 = xor(g2l_5, g2x1.3) */
+	vpxor 320(%rsp), %ymm1, %ymm1 /* g2x_5 = xor(g2l_5, g2x1.3) */
 	vpbroadcastd 20(%rdi,%r8), %ymm13 /* rkw_43 = bcast32() */
-	vpxor 96(%rsp), %ymm12, %ymm14 /* g3k_acc_5 = xor(g3x2, g3x3) */
+	vpxor 64(%rsp), %ymm12, %ymm14 /* g3k_acc_5 = xor(g3x2, g3x3) */
 	vpxor %ymm13, %ymm14, %ymm13 /* g3k_5 = xor(g3k_acc_5, rkw_43) */
 	vpxor %ymm10, %ymm13, %ymm13 /* g3t_5 = xor(g3k_5, g3x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm13, %ymm13 /* g3a_5 = gf2p8affine(g3t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm13, %ymm13 /* g3s_5 = gf2p8affineinv(g3a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm14 /* g3lr24_5 = lookup16(g3s_5, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm13, %ymm15 /* g3lr8_5 = lookup16(g3s_5, rotl8) */
-	vmovdqa %ymm12, 352(%rsp) /* spill g3x2.3 */
+	vmovdqa %ymm12, 320(%rsp) /* spill g3x2.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm13, %ymm12 /* g3lr16_5 = lookup16(g3s_5, rotl16) */
 	vpxor %ymm15, %ymm13, %ymm15 /* g3lg_acc_5 = xor(g3s_5, g3lr8_5) */
 	vpxor %ymm12, %ymm15, %ymm12 /* g3lg_5 = xor(g3lg_acc_5, g3lr16_5) */
@@ -6272,17 +6209,17 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpor %ymm12, %ymm15, %ymm12 /* g3lr2_5 = or(g3lr2_5_l, g3lr2_5_r) */
 	vpxor %ymm14, %ymm13, %ymm13 /* g3l_acc_5 = xor(g3s_5, g3lr24_5) */
 	vpxor %ymm12, %ymm13, %ymm12 /* g3l_5 = xor(g3l_acc_5, g3lr2_5) */
-	vpxor 224(%rsp), %ymm12, %ymm12 /* g3x_5 = xor(g3l_5, g3x1.3) */
+	vpxor 192(%rsp), %ymm12, %ymm12 /* g3x_5 = xor(g3l_5, g3x1.3) */
 	vpbroadcastd 20(%rdi,%r8), %ymm13 /* rkw_44 = bcast32() */
-	vmovdqa 384(%rsp), %ymm14 /* reload g4x2.3 */
-	vpxor 480(%rsp), %ymm14, %ymm15 /* g4k_acc_5 = xor(g4x2, g4x3) */
+	vmovdqa 352(%rsp), %ymm14 /* reload g4x2.3 */
+	vpxor 448(%rsp), %ymm14, %ymm15 /* g4k_acc_5 = xor(g4x2, g4x3) */
 	vpxor %ymm13, %ymm15, %ymm13 /* g4k_5 = xor(g4k_acc_5, rkw_44) */
 	vpxor %ymm5, %ymm13, %ymm13 /* g4t_5 = xor(g4k_5, g4x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm13, %ymm13 /* g4a_5 = gf2p8affine(g4t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm13, %ymm13 /* g4s_5 = gf2p8affineinv(g4a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm15 /* g4lr24_5 = lookup16(g4s_5, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm13, %ymm14 /* g4lr8_5 = lookup16(g4s_5, rotl8) */
-	vmovdqa %ymm5, 1120(%rsp) /* spill g4x0.4 */
+	vmovdqa %ymm5, 1088(%rsp) /* spill g4x0.4 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm13, %ymm5 /* g4lr16_5 = lookup16(g4s_5, rotl16) */
 	vpxor %ymm14, %ymm13, %ymm14 /* g4lg_acc_5 = xor(g4s_5, g4lr8_5) */
 	vpxor %ymm5, %ymm14, %ymm5 /* g4lg_5 = xor(g4lg_acc_5, g4lr16_5) */
@@ -6291,28 +6228,28 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpor %ymm5, %ymm14, %ymm5 /* g4lr2_5 = or(g4lr2_5_l, g4lr2_5_r) */
 	vpxor %ymm15, %ymm13, %ymm13 /* g4l_acc_5 = xor(g4s_5, g4lr24_5) */
 	vpxor %ymm5, %ymm13, %ymm5 /* g4l_5 = xor(g4l_acc_5, g4lr2_5) */
-	vpxor 320(%rsp), %ymm5, %ymm5 /* g4x_5 = xor(g4l_5, g4x1.3) */
+	vpxor 288(%rsp), %ymm5, %ymm5 /* g4x_5 = xor(g4l_5, g4x1.3) */
 	vpbroadcastd 20(%rdi,%r8), %ymm13 /* rkw_45 = bcast32() */
-	vmovdqa 544(%rsp), %ymm14 /* reload g5x2.3 */
+	vmovdqa 512(%rsp), %ymm14 /* reload g5x2.3 */
 	vpxor 32(%rsp), %ymm14, %ymm15 /* g5k_acc_5 = xor(g5x2, g5x3) */
 	vpxor %ymm13, %ymm15, %ymm13 /* g5k_5 = xor(g5k_acc_5, rkw_45) */
-	vpxor %ymm8, %ymm13, %ymm13 /* g5t_5 = xor(g5k_5, g5x0) */
+	vpxor %ymm7, %ymm13, %ymm13 /* g5t_5 = xor(g5k_5, g5x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm13, %ymm13 /* g5a_5 = gf2p8affine(g5t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm13, %ymm13 /* g5s_5 = gf2p8affineinv(g5a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm15 /* g5lr24_5 = lookup16(g5s_5, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm13, %ymm14 /* g5lr8_5 = lookup16(g5s_5, rotl8) */
-	vmovdqa %ymm8, 960(%rsp) /* spill g5x0.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm13, %ymm8 /* g5lr16_5 = lookup16(g5s_5, rotl16) */
+	vmovdqa %ymm7, 928(%rsp) /* spill g5x0.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm13, %ymm7 /* g5lr16_5 = lookup16(g5s_5, rotl16) */
 	vpxor %ymm14, %ymm13, %ymm14 /* g5lg_acc_5 = xor(g5s_5, g5lr8_5) */
-	vpxor %ymm8, %ymm14, %ymm8 /* g5lg_5 = xor(g5lg_acc_5, g5lr16_5) */
-	vpslld $2, %ymm8, %ymm14 /* g5lr2_5_l = shl(g5lg_5) */
-	vpsrld $30, %ymm8, %ymm8 /* g5lr2_5_r = shr(g5lg_5) */
-	vpor %ymm8, %ymm14, %ymm8 /* g5lr2_5 = or(g5lr2_5_l, g5lr2_5_r) */
+	vpxor %ymm7, %ymm14, %ymm7 /* g5lg_5 = xor(g5lg_acc_5, g5lr16_5) */
+	vpslld $2, %ymm7, %ymm14 /* g5lr2_5_l = shl(g5lg_5) */
+	vpsrld $30, %ymm7, %ymm7 /* g5lr2_5_r = shr(g5lg_5) */
+	vpor %ymm7, %ymm14, %ymm7 /* g5lr2_5 = or(g5lr2_5_l, g5lr2_5_r) */
 	vpxor %ymm15, %ymm13, %ymm13 /* g5l_acc_5 = xor(g5s_5, g5lr24_5) */
-	vpxor %ymm8, %ymm13, %ymm8 /* g5l_5 = xor(g5l_acc_5, g5lr2_5) */
-	vpxor 192(%rsp), %ymm8, %ymm8 /* g5x_5 = xor(g5l_5, g5x1.3) */
+	vpxor %ymm7, %ymm13, %ymm7 /* g5l_5 = xor(g5l_acc_5, g5lr2_5) */
+	vpxor 160(%rsp), %ymm7, %ymm7 /* g5x_5 = xor(g5l_5, g5x1.3) */
 	vpbroadcastd 20(%rdi,%r8), %ymm13 /* rkw_46 = bcast32() */
-	vmovdqa 416(%rsp), %ymm14 /* reload g6x2.3 */
+	vmovdqa 384(%rsp), %ymm14 /* reload g6x2.3 */
 	vpxor 0(%rsp), %ymm14, %ymm15 /* g6k_acc_5 = xor(g6x2, g6x3) */
 	vpxor %ymm13, %ymm15, %ymm13 /* g6k_5 = xor(g6k_acc_5, rkw_46) */
 	vpxor %ymm11, %ymm13, %ymm13 /* g6t_5 = xor(g6k_5, g6x0) */
@@ -6320,7 +6257,7 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm13, %ymm13 /* g6s_5 = gf2p8affineinv(g6a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm15 /* g6lr24_5 = lookup16(g6s_5, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm13, %ymm14 /* g6lr8_5 = lookup16(g6s_5, rotl8) */
-	vmovdqa %ymm11, 832(%rsp) /* spill g6x0.4 */
+	vmovdqa %ymm11, 800(%rsp) /* spill g6x0.4 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm13, %ymm11 /* g6lr16_5 = lookup16(g6s_5, rotl16) */
 	vpxor %ymm14, %ymm13, %ymm14 /* g6lg_acc_5 = xor(g6s_5, g6lr8_5) */
 	vpxor %ymm11, %ymm14, %ymm11 /* g6lg_5 = xor(g6lg_acc_5, g6lr16_5) */
@@ -6329,17 +6266,17 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpor %ymm11, %ymm14, %ymm11 /* g6lr2_5 = or(g6lr2_5_l, g6lr2_5_r) */
 	vpxor %ymm15, %ymm13, %ymm13 /* g6l_acc_5 = xor(g6s_5, g6lr24_5) */
 	vpxor %ymm11, %ymm13, %ymm11 /* g6l_5 = xor(g6l_acc_5, g6lr2_5) */
-	vpxor 256(%rsp), %ymm11, %ymm11 /* g6x_5 = xor(g6l_5, g6x1.3) */
+	vpxor 224(%rsp), %ymm11, %ymm11 /* g6x_5 = xor(g6l_5, g6x1.3) */
 	vpbroadcastd 20(%rdi,%r8), %ymm13 /* rkw_47 = bcast32() */
-	vmovdqa 288(%rsp), %ymm14 /* reload g7x2.3 */
-	vpxor 576(%rsp), %ymm14, %ymm15 /* g7k_acc_5 = xor(g7x2, g7x3) */
+	vmovdqa 256(%rsp), %ymm14 /* reload g7x2.3 */
+	vpxor 544(%rsp), %ymm14, %ymm15 /* g7k_acc_5 = xor(g7x2, g7x3) */
 	vpxor %ymm13, %ymm15, %ymm13 /* g7k_5 = xor(g7k_acc_5, rkw_47) */
 	vpxor %ymm0, %ymm13, %ymm13 /* g7t_5 = xor(g7k_5, g7x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_5 = gf2p8affine(g7t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_5 = gf2p8affineinv(g7a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm15 /* g7lr24_5 = lookup16(g7s_5, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm13, %ymm14 /* g7lr8_5 = lookup16(g7s_5, rotl8) */
-	vmovdqa %ymm0, 704(%rsp) /* spill g7x0.4 */
+	vmovdqa %ymm0, 672(%rsp) /* spill g7x0.4 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm13, %ymm0 /* g7lr16_5 = lookup16(g7s_5, rotl16) */
 	vpxor %ymm14, %ymm13, %ymm14 /* g7lg_acc_5 = xor(g7s_5, g7lr8_5) */
 	vpxor %ymm0, %ymm14, %ymm0 /* g7lg_5 = xor(g7lg_acc_5, g7lr16_5) */
@@ -6348,19 +6285,19 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpor %ymm0, %ymm14, %ymm0 /* g7lr2_5 = or(g7lr2_5_l, g7lr2_5_r) */
 	vpxor %ymm15, %ymm13, %ymm13 /* g7l_acc_5 = xor(g7s_5, g7lr24_5) */
 	vpxor %ymm0, %ymm13, %ymm0 /* g7l_5 = xor(g7l_acc_5, g7lr2_5) */
-	vpxor 64(%rsp), %ymm0, %ymm0 /* g7x_5 = xor(g7l_5, g7x1.3) */
+	vpxor 96(%rsp), %ymm0, %ymm0 /* g7x_5 = xor(g7l_5, g7x1.3) */
 
 	/* Round 8r+6: X6 ^= L(S(X7 ^ X8 ^ X9 ^ rk)) (slots mod 4). */
 	vpbroadcastd 24(%rdi,%r8), %ymm13 /* rkw_48 = bcast32() */
 	vmovdqa 128(%rsp), %ymm14 /* reload g0x3.3 */
-	vpxor 640(%rsp), %ymm14, %ymm15 /* g0k_acc_6 = xor(g0x3, g0x0) */
+	vpxor 608(%rsp), %ymm14, %ymm15 /* g0k_acc_6 = xor(g0x3, g0x0) */
 	vpxor %ymm13, %ymm15, %ymm13 /* g0k_6 = xor(g0k_acc_6, rkw_48) */
 	vpxor %ymm2, %ymm13, %ymm13 /* g0t_6 = xor(g0k_6, g0x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm13, %ymm13 /* g0a_6 = gf2p8affine(g0t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm13, %ymm13 /* g0s_6 = gf2p8affineinv(g0a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm15 /* g0lr24_6 = lookup16(g0s_6, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm13, %ymm14 /* g0lr8_6 = lookup16(g0s_6, rotl8) */
-	vmovdqa %ymm2, 64(%rsp) /* spill g0x1.4 */
+	vmovdqa %ymm2, 96(%rsp) /* spill g0x1.4 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm13, %ymm2 /* g0lr16_6 = lookup16(g0s_6, rotl16) */
 	vpxor %ymm14, %ymm13, %ymm14 /* g0lg_acc_6 = xor(g0s_6, g0lr8_6) */
 	vpxor %ymm2, %ymm14, %ymm2 /* g0lg_6 = xor(g0lg_acc_6, g0lr16_6) */
@@ -6369,16 +6306,16 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpor %ymm2, %ymm14, %ymm2 /* g0lr2_6 = or(g0lr2_6_l, g0lr2_6_r) */
 	vpxor %ymm15, %ymm13, %ymm13 /* g0l_acc_6 = xor(g0s_6, g0lr24_6) */
 	vpxor %ymm2, %ymm13, %ymm2 /* g0l_6 = xor(g0l_acc_6, g0lr2_6) */
-	vpxor 672(%rsp), %ymm2, %ymm2 /* g0x_6 = xor(g0l_6, g0x2.3) */
+	vpxor 640(%rsp), %ymm2, %ymm2 /* g0x_6 = xor(g0l_6, g0x2.3) */
 	vpbroadcastd 24(%rdi,%r8), %ymm13 /* rkw_49 = bcast32() */
-	vpxor %ymm6, %ymm3, %ymm14 /* g1k_acc_6 = xor(g1x3, g1x0) */
+	vpxor %ymm8, %ymm3, %ymm14 /* g1k_acc_6 = xor(g1x3, g1x0) */
 	vpxor %ymm13, %ymm14, %ymm13 /* g1k_6 = xor(g1k_acc_6, rkw_49) */
-	vpxor %ymm7, %ymm13, %ymm13 /* g1t_6 = xor(g1k_6, g1x1) */
+	vpxor %ymm6, %ymm13, %ymm13 /* g1t_6 = xor(g1k_6, g1x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm13, %ymm13 /* g1a_6 = gf2p8affine(g1t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm13, %ymm13 /* g1s_6 = gf2p8affineinv(g1a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm14 /* g1lr24_6 = lookup16(g1s_6, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm13, %ymm15 /* g1lr8_6 = lookup16(g1s_6, rotl8) */
-	vmovdqa %ymm3, 672(%rsp) /* spill g1x3.3 */
+	vmovdqa %ymm3, 640(%rsp) /* spill g1x3.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm13, %ymm3 /* g1lr16_6 = lookup16(g1s_6, rotl16) */
 	vpxor %ymm15, %ymm13, %ymm15 /* g1lg_acc_6 = xor(g1s_6, g1lr8_6) */
 	vpxor %ymm3, %ymm15, %ymm3 /* g1lg_6 = xor(g1lg_acc_6, g1lr16_6) */
@@ -6387,7 +6324,7 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpor %ymm3, %ymm15, %ymm3 /* g1lr2_6 = or(g1lr2_6_l, g1lr2_6_r) */
 	vpxor %ymm14, %ymm13, %ymm13 /* g1l_acc_6 = xor(g1s_6, g1lr24_6) */
 	vpxor %ymm3, %ymm13, %ymm3 /* g1l_6 = xor(g1l_acc_6, g1lr2_6) */
-	vpxor 512(%rsp), %ymm3, %ymm3 /* g1x_6 = xor(g1l_6, g1x2.3) */
+	vpxor 480(%rsp), %ymm3, %ymm3 /* g1x_6 = xor(g1l_6, g1x2.3) */
 	vpbroadcastd 24(%rdi,%r8), %ymm13 /* rkw_50 = bcast32() */
 	vpxor %ymm9, %ymm4, %ymm14 /* g2k_acc_6 = xor(g2x3, g2x0) */
 	vpxor %ymm13, %ymm14, %ymm13 /* g2k_6 = xor(g2k_acc_6, rkw_50) */
@@ -6396,7 +6333,7 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm13, %ymm13 /* g2s_6 = gf2p8affineinv(g2a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm14 /* g2lr24_6 = lookup16(g2s_6, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm13, %ymm15 /* g2lr8_6 = lookup16(g2s_6, rotl8) */
-	vmovdqa %ymm4, 512(%rsp) /* spill g2x3.3 */
+	vmovdqa %ymm4, 480(%rsp) /* spill g2x3.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm13, %ymm4 /* g2lr16_6 = lookup16(g2s_6, rotl16) */
 	vpxor %ymm15, %ymm13, %ymm15 /* g2lg_acc_6 = xor(g2s_6, g2lr8_6) */
 	vpxor %ymm4, %ymm15, %ymm4 /* g2lg_6 = xor(g2lg_acc_6, g2lr16_6) */
@@ -6405,16 +6342,16 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpor %ymm4, %ymm15, %ymm4 /* g2lr2_6 = or(g2lr2_6_l, g2lr2_6_r) */
 	vpxor %ymm14, %ymm13, %ymm13 /* g2l_acc_6 = xor(g2s_6, g2lr24_6) */
 	vpxor %ymm4, %ymm13, %ymm4 /* g2l_6 = xor(g2l_acc_6, g2lr2_6) */
-	vpxor 448(%rsp), %ymm4, %ymm4 /* g2x_6 = xor(g2l_6, g2x2.3) */
+	vpxor 416(%rsp), %ymm4, %ymm4 /* g2x_6 = xor(g2l_6, g2x2.3) */
 	vpbroadcastd 24(%rdi,%r8), %ymm13 /* rkw_51 = bcast32() */
-	vpxor 96(%rsp), %ymm10, %ymm14 /* g3k_acc_6 = xor(g3x0.4, g3x3.3) */
+	vpxor 64(%rsp), %ymm10, %ymm14 /* g3k_acc_6 = xor(g3x0.4, g3x3.3) */
 	vpxor %ymm13, %ymm14, %ymm13 /* g3k_6 = xor(g3k_acc_6, rkw_51) */
 	vpxor %ymm12, %ymm13, %ymm13 /* g3t_6 = xor(g3k_6, g3x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm13, %ymm13 /* g3a_6 = gf2p8affine(g3t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm13, %ymm13 /* g3s_6 = gf2p8affineinv(g3a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm14 /* g3lr24_6 = lookup16(g3s_6, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm13, %ymm15 /* g3lr8_6 = lookup16(g3s_6, rotl8) */
-	vmovdqa %ymm10, 1216(%rsp) /* spill g3x0.4 */
+	vmovdqa %ymm10, 1184(%rsp) /* spill g3x0.4 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm13, %ymm10 /* g3lr16_6 = lookup16(g3s_6, rotl16) */
 	vpxor %ymm15, %ymm13, %ymm15 /* g3lg_acc_6 = xor(g3s_6, g3lr8_6) */
 	vpxor %ymm10, %ymm15, %ymm10 /* g3lg_6 = xor(g3lg_acc_6, g3lr16_6) */
@@ -6423,17 +6360,17 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpor %ymm10, %ymm15, %ymm10 /* g3lr2_6 = or(g3lr2_6_l, g3lr2_6_r) */
 	vpxor %ymm14, %ymm13, %ymm13 /* g3l_acc_6 = xor(g3s_6, g3lr24_6) */
 	vpxor %ymm10, %ymm13, %ymm10 /* g3l_6 = xor(g3l_acc_6, g3lr2_6) */
-	vpxor 352(%rsp), %ymm10, %ymm10 /* g3x_6 = xor(g3l_6, g3x2.3) */
+	vpxor 320(%rsp), %ymm10, %ymm10 /* g3x_6 = xor(g3l_6, g3x2.3) */
 	vpbroadcastd 24(%rdi,%r8), %ymm13 /* rkw_52 = bcast32() */
-	vmovdqa 480(%rsp), %ymm14 /* reload g4x3.3 */
-	vpxor 1120(%rsp), %ymm14, %ymm15 /* g4k_acc_6 = xor(g4x3, g4x0) */
+	vmovdqa 448(%rsp), %ymm14 /* reload g4x3.3 */
+	vpxor 1088(%rsp), %ymm14, %ymm15 /* g4k_acc_6 = xor(g4x3, g4x0) */
 	vpxor %ymm13, %ymm15, %ymm13 /* g4k_6 = xor(g4k_acc_6, rkw_52) */
 	vpxor %ymm5, %ymm13, %ymm13 /* g4t_6 = xor(g4k_6, g4x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm13, %ymm13 /* g4a_6 = gf2p8affine(g4t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm13, %ymm13 /* g4s_6 = gf2p8affineinv(g4a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm15 /* g4lr24_6 = lookup16(g4s_6, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm13, %ymm14 /* g4lr8_6 = lookup16(g4s_6, rotl8) */
-	vmovdqa %ymm5, 1152(%rsp) /* spill g4x1.4 */
+	vmovdqa %ymm5, 1120(%rsp) /* spill g4x1.4 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm13, %ymm5 /* g4lr16_6 = lookup16(g4s_6, rotl16) */
 	vpxor %ymm14, %ymm13, %ymm14 /* g4lg_acc_6 = xor(g4s_6, g4lr8_6) */
 	vpxor %ymm5, %ymm14, %ymm5 /* g4lg_6 = xor(g4lg_acc_6, g4lr16_6) */
@@ -6442,36 +6379,36 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpor %ymm5, %ymm14, %ymm5 /* g4lr2_6 = or(g4lr2_6_l, g4lr2_6_r) */
 	vpxor %ymm15, %ymm13, %ymm13 /* g4l_acc_6 = xor(g4s_6, g4lr24_6) */
 	vpxor %ymm5, %ymm13, %ymm5 /* g4l_6 = xor(g4l_acc_6, g4lr2_6) */
-	vpxor 384(%rsp), %ymm5, %ymm5 /* g4x_6 = xor(g4l_6, g4x2.3) */
+	vpxor 352(%rsp), %ymm5, %ymm5 /* g4x_6 = xor(g4l_6, g4x2.3) */
 	vpbroadcastd 24(%rdi,%r8), %ymm13 /* rkw_53 = bcast32() */
 	vmovdqa 32(%rsp), %ymm14 /* reload g5x3.3 */
-	vpxor 960(%rsp), %ymm14, %ymm15 /* g5k_acc_6 = xor(g5x3, g5x0) */
+	vpxor 928(%rsp), %ymm14, %ymm15 /* g5k_acc_6 = xor(g5x3, g5x0) */
 	vpxor %ymm13, %ymm15, %ymm13 /* g5k_6 = xor(g5k_acc_6, rkw_53) */
-	vpxor %ymm8, %ymm13, %ymm13 /* g5t_6 = xor(g5k_6, g5x1) */
+	vpxor %ymm7, %ymm13, %ymm13 /* g5t_6 = xor(g5k_6, g5x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm13, %ymm13 /* g5a_6 = gf2p8affine(g5t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm13, %ymm13 /* g5s_6 = gf2p8affineinv(g5a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm15 /* g5lr24_6 = lookup16(g5s_6, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm13, %ymm14 /* g5lr8_6 = lookup16(g5s_6, rotl8) */
-	vmovdqa %ymm8, 992(%rsp) /* spill g5x1.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm13, %ymm8 /* g5lr16_6 = lookup16(g5s_6, rotl16) */
+	vmovdqa %ymm7, 960(%rsp) /* spill g5x1.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm13, %ymm7 /* g5lr16_6 = lookup16(g5s_6, rotl16) */
 	vpxor %ymm14, %ymm13, %ymm14 /* g5lg_acc_6 = xor(g5s_6, g5lr8_6) */
-	vpxor %ymm8, %ymm14, %ymm8 /* g5lg_6 = xor(g5lg_acc_6, g5lr16_6) */
-	vpslld $2, %ymm8, %ymm14 /* g5lr2_6_l = shl(g5lg_6) */
-	vpsrld $30, %ymm8, %ymm8 /* g5lr2_6_r = shr(g5lg_6) */
-	vpor %ymm8, %ymm14, %ymm8 /* g5lr2_6 = or(g5lr2_6_l, g5lr2_6_r) */
+	vpxor %ymm7, %ymm14, %ymm7 /* g5lg_6 = xor(g5lg_acc_6, g5lr16_6) */
+	vpslld $2, %ymm7, %ymm14 /* g5lr2_6_l = shl(g5lg_6) */
+	vpsrld $30, %ymm7, %ymm7 /* g5lr2_6_r = shr(g5lg_6) */
+	vpor %ymm7, %ymm14, %ymm7 /* g5lr2_6 = or(g5lr2_6_l, g5lr2_6_r) */
 	vpxor %ymm15, %ymm13, %ymm13 /* g5l_acc_6 = xor(g5s_6, g5lr24_6) */
-	vpxor %ymm8, %ymm13, %ymm8 /* g5l_6 = xor(g5l_acc_6, g5lr2_6) */
-	vpxor 544(%rsp), %ymm8, %ymm8 /* g5x_6 = xor(g5l_6, g5x2.3) */
+	vpxor %ymm7, %ymm13, %ymm7 /* g5l_6 = xor(g5l_acc_6, g5lr2_6) */
+	vpxor 512(%rsp), %ymm7, %ymm7 /* g5x_6 = xor(g5l_6, g5x2.3) */
 	vpbroadcastd 24(%rdi,%r8), %ymm13 /* rkw_54 = bcast32() */
 	vmovdqa 0(%rsp), %ymm14 /* reload g6x3.3 */
-	vpxor 832(%rsp), %ymm14, %ymm15 /* g6k_acc_6 = xor(g6x3, g6x0) */
+	vpxor 800(%rsp), %ymm14, %ymm15 /* g6k_acc_6 = xor(g6x3, g6x0) */
 	vpxor %ymm13, %ymm15, %ymm13 /* g6k_6 = xor(g6k_acc_6, rkw_54) */
 	vpxor %ymm11, %ymm13, %ymm13 /* g6t_6 = xor(g6k_6, g6x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm13, %ymm13 /* g6a_6 = gf2p8affine(g6t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm13, %ymm13 /* g6s_6 = gf2p8affineinv(g6a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm15 /* g6lr24_6 = lookup16(g6s_6, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm13, %ymm14 /* g6lr8_6 = lookup16(g6s_6, rotl8) */
-	vmovdqa %ymm11, 928(%rsp) /* spill g6x1.4 */
+	vmovdqa %ymm11, 896(%rsp) /* spill g6x1.4 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm13, %ymm11 /* g6lr16_6 = lookup16(g6s_6, rotl16) */
 	vpxor %ymm14, %ymm13, %ymm14 /* g6lg_acc_6 = xor(g6s_6, g6lr8_6) */
 	vpxor %ymm11, %ymm14, %ymm11 /* g6lg_6 = xor(g6lg_acc_6, g6lr16_6) */
@@ -6480,17 +6417,17 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpor %ymm11, %ymm14, %ymm11 /* g6lr2_6 = or(g6lr2_6_l, g6lr2_6_r) */
 	vpxor %ymm15, %ymm13, %ymm13 /* g6l_acc_6 = xor(g6s_6, g6lr24_6) */
 	vpxor %ymm11, %ymm13, %ymm11 /* g6l_6 = xor(g6l_acc_6, g6lr2_6) */
-	vpxor 416(%rsp), %ymm11, %ymm11 /* g6x_6 = xor(g6l_6, g6x2.3) */
+	vpxor 384(%rsp), %ymm11, %ymm11 /* g6x_6 = xor(g6l_6, g6x2.3) */
 	vpbroadcastd 24(%rdi,%r8), %ymm13 /* rkw_55 = bcast32() */
-	vmovdqa 576(%rsp), %ymm14 /* reload g7x3.3 */
-	vpxor 704(%rsp), %ymm14, %ymm15 /* g7k_acc_6 = xor(g7x3, g7x0) */
+	vmovdqa 544(%rsp), %ymm14 /* reload g7x3.3 */
+	vpxor 672(%rsp), %ymm14, %ymm15 /* g7k_acc_6 = xor(g7x3, g7x0) */
 	vpxor %ymm13, %ymm15, %ymm13 /* g7k_6 = xor(g7k_acc_6, rkw_55) */
 	vpxor %ymm0, %ymm13, %ymm13 /* g7t_6 = xor(g7k_6, g7x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_6 = gf2p8affine(g7t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_6 = gf2p8affineinv(g7a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm15 /* g7lr24_6 = lookup16(g7s_6, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm13, %ymm14 /* g7lr8_6 = lookup16(g7s_6, rotl8) */
-	vmovdqa %ymm0, 896(%rsp) /* spill g7x1.4 */
+	vmovdqa %ymm0, 864(%rsp) /* spill g7x1.4 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm13, %ymm0 /* g7lr16_6 = lookup16(g7s_6, rotl16) */
 	vpxor %ymm14, %ymm13, %ymm14 /* g7lg_acc_6 = xor(g7s_6, g7lr8_6) */
 	vpxor %ymm0, %ymm14, %ymm0 /* g7lg_6 = xor(g7lg_acc_6, g7lr16_6) */
@@ -6499,19 +6436,19 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpor %ymm0, %ymm14, %ymm0 /* g7lr2_6 = or(g7lr2_6_l, g7lr2_6_r) */
 	vpxor %ymm15, %ymm13, %ymm13 /* g7l_acc_6 = xor(g7s_6, g7lr24_6) */
 	vpxor %ymm0, %ymm13, %ymm0 /* g7l_6 = xor(g7l_acc_6, g7lr2_6) */
-	vpxor 288(%rsp), %ymm0, %ymm0 /* g7x_6 = xor(g7l_6, g7x2.3) */
+	vpxor 256(%rsp), %ymm0, %ymm0 /* g7x_6 = xor(g7l_6, g7x2.3) */
 
 	/* Round 8r+7: X7 ^= L(S(X8 ^ X9 ^ X10 ^ rk)) (slots mod 4). */
 	vpbroadcastd 28(%rdi,%r8), %ymm13 /* rkw_56 = bcast32() */
-	vmovdqa 640(%rsp), %ymm14 /* reload g0x0.4 */
-	vpxor 64(%rsp), %ymm14, %ymm15 /* g0k_acc_7 = xor(g0x0, g0x1) */
+	vmovdqa 608(%rsp), %ymm14 /* reload g0x0.4 */
+	vpxor 96(%rsp), %ymm14, %ymm15 /* g0k_acc_7 = xor(g0x0, g0x1) */
 	vpxor %ymm13, %ymm15, %ymm13 /* g0k_7 = xor(g0k_acc_7, rkw_56) */
 	vpxor %ymm2, %ymm13, %ymm13 /* g0t_7 = xor(g0k_7, g0x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm13, %ymm13 /* g0a_7 = gf2p8affine(g0t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm13, %ymm13 /* g0s_7 = gf2p8affineinv(g0a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm15 /* g0lr24_7 = lookup16(g0s_7, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm13, %ymm14 /* g0lr8_7 = lookup16(g0s_7, rotl8) */
-	vmovdqa %ymm2, 288(%rsp) /* spill g0x2.4 */
+	vmovdqa %ymm2, 256(%rsp) /* spill g0x2.4 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm13, %ymm2 /* g0lr16_7 = lookup16(g0s_7, rotl16) */
 	vpxor %ymm14, %ymm13, %ymm14 /* g0lg_acc_7 = xor(g0s_7, g0lr8_7) */
 	vpxor %ymm2, %ymm14, %ymm2 /* g0lg_7 = xor(g0lg_acc_7, g0lr16_7) */
@@ -6522,23 +6459,23 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpxor %ymm2, %ymm13, %ymm2 /* g0l_7 = xor(g0l_acc_7, g0lr2_7) */
 	vpxor 128(%rsp), %ymm2, %ymm2 /* g0x_7 = xor(g0l_7, g0x3.3) */
 	vpbroadcastd 28(%rdi,%r8), %ymm13 /* rkw_57 = bcast32() */
-	vpxor %ymm7, %ymm6, %ymm14 /* g1k_acc_7 = xor(g1x0, g1x1) */
+	vpxor %ymm6, %ymm8, %ymm14 /* g1k_acc_7 = xor(g1x0, g1x1) */
 	vpxor %ymm13, %ymm14, %ymm13 /* g1k_7 = xor(g1k_acc_7, rkw_57) */
 	vpxor %ymm3, %ymm13, %ymm13 /* g1t_7 = xor(g1k_7, g1x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm13, %ymm13 /* g1a_7 = gf2p8affine(g1t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm13, %ymm13 /* g1s_7 = gf2p8affineinv(g1a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm14 /* g1lr24_7 = lookup16(g1s_7, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm13, %ymm15 /* g1lr8_7 = lookup16(g1s_7, rotl8) */
-	vmovdqa %ymm6, 128(%rsp) /* spill g1x0.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm13, %ymm6 /* g1lr16_7 = lookup16(g1s_7, rotl16) */
+	vmovdqa %ymm8, 128(%rsp) /* spill g1x0.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm13, %ymm8 /* g1lr16_7 = lookup16(g1s_7, rotl16) */
 	vpxor %ymm15, %ymm13, %ymm15 /* g1lg_acc_7 = xor(g1s_7, g1lr8_7) */
-	vpxor %ymm6, %ymm15, %ymm6 /* g1lg_7 = xor(g1lg_acc_7, g1lr16_7) */
-	vpslld $2, %ymm6, %ymm15 /* g1lr2_7_l = shl(g1lg_7) */
-	vpsrld $30, %ymm6, %ymm6 /* g1lr2_7_r = shr(g1lg_7) */
-	vpor %ymm6, %ymm15, %ymm6 /* g1lr2_7 = or(g1lr2_7_l, g1lr2_7_r) */
+	vpxor %ymm8, %ymm15, %ymm8 /* g1lg_7 = xor(g1lg_acc_7, g1lr16_7) */
+	vpslld $2, %ymm8, %ymm15 /* g1lr2_7_l = shl(g1lg_7) */
+	vpsrld $30, %ymm8, %ymm8 /* g1lr2_7_r = shr(g1lg_7) */
+	vpor %ymm8, %ymm15, %ymm8 /* g1lr2_7 = or(g1lr2_7_l, g1lr2_7_r) */
 	vpxor %ymm14, %ymm13, %ymm13 /* g1l_acc_7 = xor(g1s_7, g1lr24_7) */
-	vpxor %ymm6, %ymm13, %ymm6 /* g1l_7 = xor(g1l_acc_7, g1lr2_7) */
-	vpxor 672(%rsp), %ymm6, %ymm6 /* g1x_7 = xor(g1l_7, g1x3.3) */
+	vpxor %ymm8, %ymm13, %ymm8 /* g1l_7 = xor(g1l_acc_7, g1lr2_7) */
+	vpxor 640(%rsp), %ymm8, %ymm8 /* g1x_7 = xor(g1l_7, g1x3.3) */
 	vpbroadcastd 28(%rdi,%r8), %ymm13 /* rkw_58 = bcast32() */
 	vpxor %ymm1, %ymm9, %ymm14 /* g2k_acc_7 = xor(g2x0, g2x1) */
 	vpxor %ymm13, %ymm14, %ymm13 /* g2k_7 = xor(g2k_acc_7, rkw_58) */
@@ -6547,7 +6484,7 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm13, %ymm13 /* g2s_7 = gf2p8affineinv(g2a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm14 /* g2lr24_7 = lookup16(g2s_7, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm13, %ymm15 /* g2lr8_7 = lookup16(g2s_7, rotl8) */
-	vmovdqa %ymm9, 672(%rsp) /* spill g2x0.4 */
+	vmovdqa %ymm9, 640(%rsp) /* spill g2x0.4 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm13, %ymm9 /* g2lr16_7 = lookup16(g2s_7, rotl16) */
 	vpxor %ymm15, %ymm13, %ymm15 /* g2lg_acc_7 = xor(g2s_7, g2lr8_7) */
 	vpxor %ymm9, %ymm15, %ymm9 /* g2lg_7 = xor(g2lg_acc_7, g2lr16_7) */
@@ -6556,16 +6493,16 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpor %ymm9, %ymm15, %ymm9 /* g2lr2_7 = or(g2lr2_7_l, g2lr2_7_r) */
 	vpxor %ymm14, %ymm13, %ymm13 /* g2l_acc_7 = xor(g2s_7, g2lr24_7) */
 	vpxor %ymm9, %ymm13, %ymm9 /* g2l_7 = xor(g2l_acc_7, g2lr2_7) */
-	vpxor 512(%rsp), %ymm9, %ymm9 /* g2x_7 = xor(g2l_7, g2x3.3) */
+	vpxor 480(%rsp), %ymm9, %ymm9 /* g2x_7 = xor(g2l_7, g2x3.3) */
 	vpbroadcastd 28(%rdi,%r8), %ymm13 /* rkw_59 = bcast32() */
-	vpxor 1216(%rsp), %ymm12, %ymm14 /* g3k_acc_7 = xor(g3x1.4, g3x0.4) */
+	vpxor 1184(%rsp), %ymm12, %ymm14 /* g3k_acc_7 = xor(g3x1.4, g3x0.4) */
 	vpxor %ymm13, %ymm14, %ymm13 /* g3k_7 = xor(g3k_acc_7, rkw_59) */
 	vpxor %ymm10, %ymm13, %ymm13 /* g3t_7 = xor(g3k_7, g3x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm13, %ymm13 /* g3a_7 = gf2p8affine(g3t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm13, %ymm13 /* g3s_7 = gf2p8affineinv(g3a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm14 /* g3lr24_7 = lookup16(g3s_7, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm13, %ymm15 /* g3lr8_7 = lookup16(g3s_7, rotl8) */
-	vmovdqa %ymm10, 512(%rsp) /* spill g3x2.4 */
+	vmovdqa %ymm10, 480(%rsp) /* spill g3x2.4 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm13, %ymm10 /* g3lr16_7 = lookup16(g3s_7, rotl16) */
 	vpxor %ymm15, %ymm13, %ymm15 /* g3lg_acc_7 = xor(g3s_7, g3lr8_7) */
 	vpxor %ymm10, %ymm15, %ymm10 /* g3lg_7 = xor(g3lg_acc_7, g3lr16_7) */
@@ -6574,17 +6511,17 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpor %ymm10, %ymm15, %ymm10 /* g3lr2_7 = or(g3lr2_7_l, g3lr2_7_r) */
 	vpxor %ymm14, %ymm13, %ymm13 /* g3l_acc_7 = xor(g3s_7, g3lr24_7) */
 	vpxor %ymm10, %ymm13, %ymm10 /* g3l_7 = xor(g3l_acc_7, g3lr2_7) */
-	vpxor 96(%rsp), %ymm10, %ymm10 /* g3x_7 = xor(g3l_7, g3x3.3) */
+	vpxor 64(%rsp), %ymm10, %ymm10 /* g3x_7 = xor(g3l_7, g3x3.3) */
 	vpbroadcastd 28(%rdi,%r8), %ymm13 /* rkw_60 = bcast32() */
-	vmovdqa 1120(%rsp), %ymm14 /* reload g4x0.4 */
-	vpxor 1152(%rsp), %ymm14, %ymm15 /* g4k_acc_7 = xor(g4x0, g4x1) */
+	vmovdqa 1088(%rsp), %ymm14 /* reload g4x0.4 */
+	vpxor 1120(%rsp), %ymm14, %ymm15 /* g4k_acc_7 = xor(g4x0, g4x1) */
 	vpxor %ymm13, %ymm15, %ymm13 /* g4k_7 = xor(g4k_acc_7, rkw_60) */
 	vpxor %ymm5, %ymm13, %ymm13 /* g4t_7 = xor(g4k_7, g4x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm13, %ymm13 /* g4a_7 = gf2p8affine(g4t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm13, %ymm13 /* g4s_7 = gf2p8affineinv(g4a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm15 /* g4lr24_7 = lookup16(g4s_7, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm13, %ymm14 /* g4lr8_7 = lookup16(g4s_7, rotl8) */
-	vmovdqa %ymm5, 1184(%rsp) /* spill g4x2.4 */
+	vmovdqa %ymm5, 1152(%rsp) /* spill g4x2.4 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm13, %ymm5 /* g4lr16_7 = lookup16(g4s_7, rotl16) */
 	vpxor %ymm14, %ymm13, %ymm14 /* g4lg_acc_7 = xor(g4s_7, g4lr8_7) */
 	vpxor %ymm5, %ymm14, %ymm5 /* g4lg_7 = xor(g4lg_acc_7, g4lr16_7) */
@@ -6593,36 +6530,36 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpor %ymm5, %ymm14, %ymm5 /* g4lr2_7 = or(g4lr2_7_l, g4lr2_7_r) */
 	vpxor %ymm15, %ymm13, %ymm13 /* g4l_acc_7 = xor(g4s_7, g4lr24_7) */
 	vpxor %ymm5, %ymm13, %ymm5 /* g4l_7 = xor(g4l_acc_7, g4lr2_7) */
-	vpxor 480(%rsp), %ymm5, %ymm5 /* g4x_7 = xor(g4l_7, g4x3.3) */
+	vpxor 448(%rsp), %ymm5, %ymm5 /* g4x_7 = xor(g4l_7, g4x3.3) */
 	vpbroadcastd 28(%rdi,%r8), %ymm13 /* rkw_61 = bcast32() */
-	vmovdqa 960(%rsp), %ymm14 /* reload g5x0.4 */
-	vpxor 992(%rsp), %ymm14, %ymm15 /* g5k_acc_7 = xor(g5x0, g5x1) */
+	vmovdqa 928(%rsp), %ymm14 /* reload g5x0.4 */
+	vpxor 960(%rsp), %ymm14, %ymm15 /* g5k_acc_7 = xor(g5x0, g5x1) */
 	vpxor %ymm13, %ymm15, %ymm13 /* g5k_7 = xor(g5k_acc_7, rkw_61) */
-	vpxor %ymm8, %ymm13, %ymm13 /* g5t_7 = xor(g5k_7, g5x2) */
+	vpxor %ymm7, %ymm13, %ymm13 /* g5t_7 = xor(g5k_7, g5x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm13, %ymm13 /* g5a_7 = gf2p8affine(g5t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm13, %ymm13 /* g5s_7 = gf2p8affineinv(g5a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm15 /* g5lr24_7 = lookup16(g5s_7, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm13, %ymm14 /* g5lr8_7 = lookup16(g5s_7, rotl8) */
-	vmovdqa %ymm8, 1024(%rsp) /* spill g5x2.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm13, %ymm8 /* g5lr16_7 = lookup16(g5s_7, rotl16) */
+	vmovdqa %ymm7, 992(%rsp) /* spill g5x2.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm13, %ymm7 /* g5lr16_7 = lookup16(g5s_7, rotl16) */
 	vpxor %ymm14, %ymm13, %ymm14 /* g5lg_acc_7 = xor(g5s_7, g5lr8_7) */
-	vpxor %ymm8, %ymm14, %ymm8 /* g5lg_7 = xor(g5lg_acc_7, g5lr16_7) */
-	vpslld $2, %ymm8, %ymm14 /* g5lr2_7_l = shl(g5lg_7) */
-	vpsrld $30, %ymm8, %ymm8 /* g5lr2_7_r = shr(g5lg_7) */
-	vpor %ymm8, %ymm14, %ymm8 /* g5lr2_7 = or(g5lr2_7_l, g5lr2_7_r) */
+	vpxor %ymm7, %ymm14, %ymm7 /* g5lg_7 = xor(g5lg_acc_7, g5lr16_7) */
+	vpslld $2, %ymm7, %ymm14 /* g5lr2_7_l = shl(g5lg_7) */
+	vpsrld $30, %ymm7, %ymm7 /* g5lr2_7_r = shr(g5lg_7) */
+	vpor %ymm7, %ymm14, %ymm7 /* g5lr2_7 = or(g5lr2_7_l, g5lr2_7_r) */
 	vpxor %ymm15, %ymm13, %ymm13 /* g5l_acc_7 = xor(g5s_7, g5lr24_7) */
-	vpxor %ymm8, %ymm13, %ymm8 /* g5l_7 = xor(g5l_acc_7, g5lr2_7) */
-	vpxor 32(%rsp), %ymm8, %ymm8 /* g5x_7 = xor(g5l_7, g5x3.3) */
+	vpxor %ymm7, %ymm13, %ymm7 /* g5l_7 = xor(g5l_acc_7, g5lr2_7) */
+	vpxor 32(%rsp), %ymm7, %ymm7 /* g5x_7 = xor(g5l_7, g5x3.3) */
 	vpbroadcastd 28(%rdi,%r8), %ymm13 /* rkw_62 = bcast32() */
-	vmovdqa 832(%rsp), %ymm14 /* reload g6x0.4 */
-	vpxor 928(%rsp), %ymm14, %ymm15 /* g6k_acc_7 = xor(g6x0, g6x1) */
+	vmovdqa 800(%rsp), %ymm14 /* reload g6x0.4 */
+	vpxor 896(%rsp), %ymm14, %ymm15 /* g6k_acc_7 = xor(g6x0, g6x1) */
 	vpxor %ymm13, %ymm15, %ymm13 /* g6k_7 = xor(g6k_acc_7, rkw_62) */
 	vpxor %ymm11, %ymm13, %ymm13 /* g6t_7 = xor(g6k_7, g6x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm13, %ymm13 /* g6a_7 = gf2p8affine(g6t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm13, %ymm13 /* g6s_7 = gf2p8affineinv(g6a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm15 /* g6lr24_7 = lookup16(g6s_7, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm13, %ymm14 /* g6lr8_7 = lookup16(g6s_7, rotl8) */
-	vmovdqa %ymm11, 1056(%rsp) /* spill g6x2.4 */
+	vmovdqa %ymm11, 1024(%rsp) /* spill g6x2.4 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm13, %ymm11 /* g6lr16_7 = lookup16(g6s_7, rotl16) */
 	vpxor %ymm14, %ymm13, %ymm14 /* g6lg_acc_7 = xor(g6s_7, g6lr8_7) */
 	vpxor %ymm11, %ymm14, %ymm11 /* g6lg_7 = xor(g6lg_acc_7, g6lr16_7) */
@@ -6633,15 +6570,15 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpxor %ymm11, %ymm13, %ymm11 /* g6l_7 = xor(g6l_acc_7, g6lr2_7) */
 	vpxor 0(%rsp), %ymm11, %ymm11 /* g6x_7 = xor(g6l_7, g6x3.3) */
 	vpbroadcastd 28(%rdi,%r8), %ymm13 /* rkw_63 = bcast32() */
-	vmovdqa 704(%rsp), %ymm14 /* reload g7x0.4 */
-	vpxor 896(%rsp), %ymm14, %ymm15 /* g7k_acc_7 = xor(g7x0, g7x1) */
+	vmovdqa 672(%rsp), %ymm14 /* reload g7x0.4 */
+	vpxor 864(%rsp), %ymm14, %ymm15 /* g7k_acc_7 = xor(g7x0, g7x1) */
 	vpxor %ymm13, %ymm15, %ymm13 /* g7k_7 = xor(g7k_acc_7, rkw_63) */
 	vpxor %ymm0, %ymm13, %ymm13 /* g7t_7 = xor(g7k_7, g7x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_7_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_7 = gf2p8affine(g7t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_7_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_7 = gf2p8affineinv(g7a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl24(%rip), %ymm13, %ymm15 /* g7lr24_7 = lookup16(g7s_7, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl8(%rip), %ymm13, %ymm14 /* g7lr8_7 = lookup16(g7s_7, rotl8) */
-	vmovdqa %ymm0, 1088(%rsp) /* spill g7x2.4 */
+	vmovdqa %ymm0, 1056(%rsp) /* spill g7x2.4 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_7_rotl16(%rip), %ymm13, %ymm0 /* g7lr16_7 = lookup16(g7s_7, rotl16) */
 	vpxor %ymm14, %ymm13, %ymm14 /* g7lg_acc_7 = xor(g7s_7, g7lr8_7) */
 	vpxor %ymm0, %ymm14, %ymm0 /* g7lg_7 = xor(g7lg_acc_7, g7lr16_7) */
@@ -6650,228 +6587,229 @@ _gcry_sm4_wordslice_avx2_gfni_batch_ctr:
 	vpor %ymm0, %ymm14, %ymm0 /* g7lr2_7 = or(g7lr2_7_l, g7lr2_7_r) */
 	vpxor %ymm15, %ymm13, %ymm13 /* g7l_acc_7 = xor(g7s_7, g7lr24_7) */
 	vpxor %ymm0, %ymm13, %ymm0 /* g7l_7 = xor(g7l_acc_7, g7lr2_7) */
-	vpxor 576(%rsp), %ymm0, %ymm0 /* g7x_7 = xor(g7l_7, g7x3.3) */
-	vmovdqa %ymm5, 1248(%rsp) /* spill g4x3.2 */
-	vmovdqa %ymm8, 1280(%rsp) /* spill g5x3.2 */
-	vmovdqa %ymm11, 1312(%rsp) /* spill g6x3.2 */
-	vmovdqa %ymm0, 608(%rsp) /* spill g7x3.2 */
+	vpxor 544(%rsp), %ymm0, %ymm0 /* g7x_7 = xor(g7l_7, g7x3.3) */
+	vmovdqa %ymm5, 1216(%rsp) /* spill g4x3.2 */
+	vmovdqa %ymm7, 1248(%rsp) /* spill g5x3.2 */
+	vmovdqa %ymm11, 1280(%rsp) /* spill g6x3.2 */
+	vmovdqa %ymm0, 576(%rsp) /* spill g7x3.2 */
 	vmovdqa %ymm12, %ymm0 /* g3x1.4 */
-	vmovdqa 672(%rsp), %ymm5 /* reload g2x0.4 */
-	vmovdqa %ymm10, %ymm8 /* g3x3.4 */
-	vmovdqa %ymm1, %ymm10 /* g2x1.4 */
-	vmovdqa %ymm9, %ymm1 /* g2x3.4 */
-	vmovdqa 288(%rsp), %ymm9 /* reload g0x2.4 */
-	vmovdqa %ymm7, %ymm11 /* g1x1.4 */
-	vmovdqa %ymm6, %ymm7 /* g1x3.4 */
-	vmovdqa 128(%rsp), %ymm12 /* reload g1x0.4 */
-	vmovdqa %ymm3, %ymm13 /* g1x2.4 */
+	vmovdqa %ymm10, %ymm7 /* g3x3.4 */
+	vmovdqa %ymm6, %ymm10 /* g1x1.4 */
+	vmovdqa %ymm8, %ymm6 /* g1x3.4 */
+	vmovdqa 256(%rsp), %ymm8 /* reload g0x2.4 */
+	vmovdqa 128(%rsp), %ymm11 /* reload g1x0.4 */
+	vmovdqa %ymm3, %ymm12 /* g1x2.4 */
 	vmovdqa %ymm2, %ymm3 /* g0x3.4 */
-	vmovdqa 640(%rsp), %ymm2 /* reload g0x0.4 */
+	vmovdqa 608(%rsp), %ymm2 /* reload g0x0.4 */
+	vmovdqa 640(%rsp), %ymm13 /* reload g2x0.4 */
 	vmovdqa %ymm4, %ymm14 /* g2x2.4 */
-	vmovdqa 64(%rsp), %ymm4 /* reload g0x1.4 */
-	vmovdqa 512(%rsp), %ymm15 /* reload g3x2.4 */
+	vmovdqa 96(%rsp), %ymm4 /* reload g0x1.4 */
+	vmovdqa 480(%rsp), %ymm15 /* reload g3x2.4 */
+	vmovdqa %ymm1, %ymm5 /* g2x1.4 */
+	vmovdqa %ymm9, %ymm1 /* g2x3.4 */
+	vmovdqa %ymm5, %ymm9 /* g2x1.4 */
 	add $32, %r8
 	cmp $128, %r8
 	jne .Lsm4_wordslice_avx2_gfni_7_loop_r0
 
 	/* Output (X35, X34, X33, X32): slots 3, 2, 1, 0; transpose back, native words to big-endian. */
-	vpunpckldq %ymm4, %ymm3, %ymm6 /* tro0 = unpacklo(g0x3, g0x1) */
+	vpunpckldq %ymm4, %ymm3, %ymm5 /* tro0 = unpacklo(g0x3, g0x1) */
 	vpunpckhdq %ymm4, %ymm3, %ymm3 /* tro0_1 = unpackhi(g0x3, g0x1) */
-	vpunpckldq %ymm2, %ymm9, %ymm4 /* tro0_2 = unpacklo(g0x2, g0x0) */
-	vpunpckhdq %ymm2, %ymm9, %ymm2 /* tro0_3 = unpackhi(g0x2, g0x0) */
-	vpunpckldq %ymm4, %ymm6, %ymm9 /* tro1 = unpacklo(tro0, tro0_2) */
-	vpunpckhdq %ymm4, %ymm6, %ymm4 /* tro1_1 = unpackhi(tro0, tro0_2) */
-	vpunpckldq %ymm2, %ymm3, %ymm6 /* tro1_2 = unpacklo(tro0_1, tro0_3) */
+	vpunpckldq %ymm2, %ymm8, %ymm4 /* tro0_2 = unpacklo(g0x2, g0x0) */
+	vpunpckhdq %ymm2, %ymm8, %ymm2 /* tro0_3 = unpackhi(g0x2, g0x0) */
+	vpunpckldq %ymm4, %ymm5, %ymm8 /* tro1 = unpacklo(tro0, tro0_2) */
+	vpunpckhdq %ymm4, %ymm5, %ymm4 /* tro1_1 = unpackhi(tro0, tro0_2) */
+	vpunpckldq %ymm2, %ymm3, %ymm5 /* tro1_2 = unpacklo(tro0_1, tro0_3) */
 	vpunpckhdq %ymm2, %ymm3, %ymm2 /* tro1_3 = unpackhi(tro0_1, tro0_3) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_bswap32(%rip), %ymm9, %ymm3 /* outbe = lookup16(tro1, bswap32) */
-	vmovdqu (%rcx), %ymm9 /* msg = load() */
-	vpxor %ymm9, %ymm3, %ymm3 /* ct = xor(outbe, msg) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_ctr_order(%rip), %ymm8, %ymm3 /* outbe = lookup16(tro1, ctr_order) */
+	vmovdqu (%rcx), %ymm8 /* msg = load() */
+	vpxor %ymm8, %ymm3, %ymm3 /* ct = xor(outbe, msg) */
 	vmovdqu %ymm3, (%rdx) /* store ct */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_bswap32(%rip), %ymm4, %ymm3 /* outbe_1 = lookup16(tro1_1, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_ctr_order(%rip), %ymm4, %ymm3 /* outbe_1 = lookup16(tro1_1, ctr_order) */
 	vmovdqu 32(%rcx), %ymm4 /* msg_1 = load() */
 	vpxor %ymm4, %ymm3, %ymm3 /* ct_1 = xor(outbe_1, msg_1) */
 	vmovdqu %ymm3, 32(%rdx) /* store ct_1 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_bswap32(%rip), %ymm6, %ymm3 /* outbe_2 = lookup16(tro1_2, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_ctr_order(%rip), %ymm5, %ymm3 /* outbe_2 = lookup16(tro1_2, ctr_order) */
 	vmovdqu 64(%rcx), %ymm4 /* msg_2 = load() */
 	vpxor %ymm4, %ymm3, %ymm3 /* ct_2 = xor(outbe_2, msg_2) */
 	vmovdqu %ymm3, 64(%rdx) /* store ct_2 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_bswap32(%rip), %ymm2, %ymm2 /* outbe_3 = lookup16(tro1_3, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_ctr_order(%rip), %ymm2, %ymm2 /* outbe_3 = lookup16(tro1_3, ctr_order) */
 	vmovdqu 96(%rcx), %ymm3 /* msg_3 = load() */
 	vpxor %ymm3, %ymm2, %ymm2 /* ct_3 = xor(outbe_3, msg_3) */
 	vmovdqu %ymm2, 96(%rdx) /* store ct_3 */
-	vpunpckldq %ymm11, %ymm7, %ymm2 /* tro0_4 = unpacklo(g1x3, g1x1) */
-	vpunpckhdq %ymm11, %ymm7, %ymm3 /* tro0_5 = unpackhi(g1x3, g1x1) */
-	vpunpckldq %ymm12, %ymm13, %ymm4 /* tro0_6 = unpacklo(g1x2, g1x0) */
-	vpunpckhdq %ymm12, %ymm13, %ymm6 /* tro0_7 = unpackhi(g1x2, g1x0) */
-	vpunpckldq %ymm4, %ymm2, %ymm7 /* tro1_4 = unpacklo(tro0_4, tro0_6) */
+	vpunpckldq %ymm10, %ymm6, %ymm2 /* tro0_4 = unpacklo(g1x3, g1x1) */
+	vpunpckhdq %ymm10, %ymm6, %ymm3 /* tro0_5 = unpackhi(g1x3, g1x1) */
+	vpunpckldq %ymm11, %ymm12, %ymm4 /* tro0_6 = unpacklo(g1x2, g1x0) */
+	vpunpckhdq %ymm11, %ymm12, %ymm5 /* tro0_7 = unpackhi(g1x2, g1x0) */
+	vpunpckldq %ymm4, %ymm2, %ymm6 /* tro1_4 = unpacklo(tro0_4, tro0_6) */
 	vpunpckhdq %ymm4, %ymm2, %ymm2 /* tro1_5 = unpackhi(tro0_4, tro0_6) */
-	vpunpckldq %ymm6, %ymm3, %ymm4 /* tro1_6 = unpacklo(tro0_5, tro0_7) */
-	vpunpckhdq %ymm6, %ymm3, %ymm3 /* tro1_7 = unpackhi(tro0_5, tro0_7) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_bswap32(%rip), %ymm7, %ymm6 /* outbe_4 = lookup16(tro1_4, bswap32) */
-	vmovdqu 128(%rcx), %ymm7 /* msg_4 = load() */
-	vpxor %ymm7, %ymm6, %ymm6 /* ct_4 = xor(outbe_4, msg_4) */
-	vmovdqu %ymm6, 128(%rdx) /* store ct_4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_bswap32(%rip), %ymm2, %ymm2 /* outbe_5 = lookup16(tro1_5, bswap32) */
-	vmovdqu 160(%rcx), %ymm6 /* msg_5 = load() */
-	vpxor %ymm6, %ymm2, %ymm2 /* ct_5 = xor(outbe_5, msg_5) */
+	vpunpckldq %ymm5, %ymm3, %ymm4 /* tro1_6 = unpacklo(tro0_5, tro0_7) */
+	vpunpckhdq %ymm5, %ymm3, %ymm3 /* tro1_7 = unpackhi(tro0_5, tro0_7) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_ctr_order(%rip), %ymm6, %ymm5 /* outbe_4 = lookup16(tro1_4, ctr_order) */
+	vmovdqu 128(%rcx), %ymm6 /* msg_4 = load() */
+	vpxor %ymm6, %ymm5, %ymm5 /* ct_4 = xor(outbe_4, msg_4) */
+	vmovdqu %ymm5, 128(%rdx) /* store ct_4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_ctr_order(%rip), %ymm2, %ymm2 /* outbe_5 = lookup16(tro1_5, ctr_order) */
+	vmovdqu 160(%rcx), %ymm5 /* msg_5 = load() */
+	vpxor %ymm5, %ymm2, %ymm2 /* ct_5 = xor(outbe_5, msg_5) */
 	vmovdqu %ymm2, 160(%rdx) /* store ct_5 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_bswap32(%rip), %ymm4, %ymm2 /* outbe_6 = lookup16(tro1_6, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_ctr_order(%rip), %ymm4, %ymm2 /* outbe_6 = lookup16(tro1_6, ctr_order) */
 	vmovdqu 192(%rcx), %ymm4 /* msg_6 = load() */
 	vpxor %ymm4, %ymm2, %ymm2 /* ct_6 = xor(outbe_6, msg_6) */
 	vmovdqu %ymm2, 192(%rdx) /* store ct_6 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_bswap32(%rip), %ymm3, %ymm2 /* outbe_7 = lookup16(tro1_7, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_ctr_order(%rip), %ymm3, %ymm2 /* outbe_7 = lookup16(tro1_7, ctr_order) */
 	vmovdqu 224(%rcx), %ymm3 /* msg_7 = load() */
 	vpxor %ymm3, %ymm2, %ymm2 /* ct_7 = xor(outbe_7, msg_7) */
 	vmovdqu %ymm2, 224(%rdx) /* store ct_7 */
-	vpunpckldq %ymm10, %ymm1, %ymm2 /* tro0_8 = unpacklo(g2x3, g2x1) */
-	vpunpckhdq %ymm10, %ymm1, %ymm1 /* tro0_9 = unpackhi(g2x3, g2x1) */
-	vpunpckldq %ymm5, %ymm14, %ymm3 /* tro0_10 = unpacklo(g2x2, g2x0) */
-	vpunpckhdq %ymm5, %ymm14, %ymm4 /* tro0_11 = unpackhi(g2x2, g2x0) */
+	vpunpckldq %ymm9, %ymm1, %ymm2 /* tro0_8 = unpacklo(g2x3, g2x1) */
+	vpunpckhdq %ymm9, %ymm1, %ymm1 /* tro0_9 = unpackhi(g2x3, g2x1) */
+	vpunpckldq %ymm13, %ymm14, %ymm3 /* tro0_10 = unpacklo(g2x2, g2x0) */
+	vpunpckhdq %ymm13, %ymm14, %ymm4 /* tro0_11 = unpackhi(g2x2, g2x0) */
 	vpunpckldq %ymm3, %ymm2, %ymm5 /* tro1_8 = unpacklo(tro0_8, tro0_10) */
 	vpunpckhdq %ymm3, %ymm2, %ymm2 /* tro1_9 = unpackhi(tro0_8, tro0_10) */
 	vpunpckldq %ymm4, %ymm1, %ymm3 /* tro1_10 = unpacklo(tro0_9, tro0_11) */
 	vpunpckhdq %ymm4, %ymm1, %ymm1 /* tro1_11 = unpackhi(tro0_9, tro0_11) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_bswap32(%rip), %ymm5, %ymm4 /* outbe_8 = lookup16(tro1_8, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_ctr_order(%rip), %ymm5, %ymm4 /* outbe_8 = lookup16(tro1_8, ctr_order) */
 	vmovdqu 256(%rcx), %ymm5 /* msg_8 = load() */
 	vpxor %ymm5, %ymm4, %ymm4 /* ct_8 = xor(outbe_8, msg_8) */
 	vmovdqu %ymm4, 256(%rdx) /* store ct_8 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_bswap32(%rip), %ymm2, %ymm2 /* outbe_9 = lookup16(tro1_9, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_ctr_order(%rip), %ymm2, %ymm2 /* outbe_9 = lookup16(tro1_9, ctr_order) */
 	vmovdqu 288(%rcx), %ymm4 /* msg_9 = load() */
 	vpxor %ymm4, %ymm2, %ymm2 /* ct_9 = xor(outbe_9, msg_9) */
 	vmovdqu %ymm2, 288(%rdx) /* store ct_9 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_bswap32(%rip), %ymm3, %ymm2 /* outbe_10 = lookup16(tro1_10, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_ctr_order(%rip), %ymm3, %ymm2 /* outbe_10 = lookup16(tro1_10, ctr_order) */
 	vmovdqu 320(%rcx), %ymm3 /* msg_10 = load() */
 	vpxor %ymm3, %ymm2, %ymm2 /* ct_10 = xor(outbe_10, msg_10) */
 	vmovdqu %ymm2, 320(%rdx) /* store ct_10 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_bswap32(%rip), %ymm1, %ymm1 /* outbe_11 = lookup16(tro1_11, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_ctr_order(%rip), %ymm1, %ymm1 /* outbe_11 = lookup16(tro1_11, ctr_order) */
 	vmovdqu 352(%rcx), %ymm2 /* msg_11 = load() */
 	vpxor %ymm2, %ymm1, %ymm1 /* ct_11 = xor(outbe_11, msg_11) */
 	vmovdqu %ymm1, 352(%rdx) /* store ct_11 */
-	vpunpckldq %ymm0, %ymm8, %ymm1 /* tro0_12 = unpacklo(g3x3, g3x1) */
-	vpunpckhdq %ymm0, %ymm8, %ymm0 /* tro0_13 = unpackhi(g3x3, g3x1) */
-	vpunpckldq 1216(%rsp), %ymm15, %ymm2 /* tro0_14 = unpacklo(g3x2, g3x0) */
-	vpunpckhdq 1216(%rsp), %ymm15, %ymm3 /* tro0_15 = unpackhi(g3x2, g3x0) */
+	vpunpckldq %ymm0, %ymm7, %ymm1 /* tro0_12 = unpacklo(g3x3, g3x1) */
+	vpunpckhdq %ymm0, %ymm7, %ymm0 /* tro0_13 = unpackhi(g3x3, g3x1) */
+	vpunpckldq 1184(%rsp), %ymm15, %ymm2 /* tro0_14 = unpacklo(g3x2, g3x0) */
+	vpunpckhdq 1184(%rsp), %ymm15, %ymm3 /* tro0_15 = unpackhi(g3x2, g3x0) */
 	vpunpckldq %ymm2, %ymm1, %ymm4 /* tro1_12 = unpacklo(tro0_12, tro0_14) */
 	vpunpckhdq %ymm2, %ymm1, %ymm1 /* tro1_13 = unpackhi(tro0_12, tro0_14) */
 	vpunpckldq %ymm3, %ymm0, %ymm2 /* tro1_14 = unpacklo(tro0_13, tro0_15) */
 	vpunpckhdq %ymm3, %ymm0, %ymm0 /* tro1_15 = unpackhi(tro0_13, tro0_15) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_bswap32(%rip), %ymm4, %ymm3 /* outbe_12 = lookup16(tro1_12, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_ctr_order(%rip), %ymm4, %ymm3 /* outbe_12 = lookup16(tro1_12, ctr_order) */
 	vmovdqu 384(%rcx), %ymm4 /* msg_12 = load() */
 	vpxor %ymm4, %ymm3, %ymm3 /* ct_12 = xor(outbe_12, msg_12) */
 	vmovdqu %ymm3, 384(%rdx) /* store ct_12 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_bswap32(%rip), %ymm1, %ymm1 /* outbe_13 = lookup16(tro1_13, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_ctr_order(%rip), %ymm1, %ymm1 /* outbe_13 = lookup16(tro1_13, ctr_order) */
 	vmovdqu 416(%rcx), %ymm3 /* msg_13 = load() */
 	vpxor %ymm3, %ymm1, %ymm1 /* ct_13 = xor(outbe_13, msg_13) */
 	vmovdqu %ymm1, 416(%rdx) /* store ct_13 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_bswap32(%rip), %ymm2, %ymm1 /* outbe_14 = lookup16(tro1_14, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_ctr_order(%rip), %ymm2, %ymm1 /* outbe_14 = lookup16(tro1_14, ctr_order) */
 	vmovdqu 448(%rcx), %ymm2 /* msg_14 = load() */
 	vpxor %ymm2, %ymm1, %ymm1 /* ct_14 = xor(outbe_14, msg_14) */
 	vmovdqu %ymm1, 448(%rdx) /* store ct_14 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_bswap32(%rip), %ymm0, %ymm0 /* outbe_15 = lookup16(tro1_15, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_ctr_order(%rip), %ymm0, %ymm0 /* outbe_15 = lookup16(tro1_15, ctr_order) */
 	vmovdqu 480(%rcx), %ymm1 /* msg_15 = load() */
 	vpxor %ymm1, %ymm0, %ymm0 /* ct_15 = xor(outbe_15, msg_15) */
 	vmovdqu %ymm0, 480(%rdx) /* store ct_15 */
-	vmovdqa 1248(%rsp), %ymm0 /* reload g4x3.2 */
-	vpunpckldq 1152(%rsp), %ymm0, %ymm1 /* tro0_16 = unpacklo(g4x3, g4x1) */
-	vpunpckhdq 1152(%rsp), %ymm0, %ymm0 /* tro0_17 = unpackhi(g4x3, g4x1) */
-	vmovdqa 1184(%rsp), %ymm2 /* reload g4x2.2 */
-	vpunpckldq 1120(%rsp), %ymm2, %ymm3 /* tro0_18 = unpacklo(g4x2, g4x0) */
-	vpunpckhdq 1120(%rsp), %ymm2, %ymm2 /* tro0_19 = unpackhi(g4x2, g4x0) */
+	vmovdqa 1216(%rsp), %ymm0 /* reload g4x3.2 */
+	vpunpckldq 1120(%rsp), %ymm0, %ymm1 /* tro0_16 = unpacklo(g4x3, g4x1) */
+	vpunpckhdq 1120(%rsp), %ymm0, %ymm0 /* tro0_17 = unpackhi(g4x3, g4x1) */
+	vmovdqa 1152(%rsp), %ymm2 /* reload g4x2.2 */
+	vpunpckldq 1088(%rsp), %ymm2, %ymm3 /* tro0_18 = unpacklo(g4x2, g4x0) */
+	vpunpckhdq 1088(%rsp), %ymm2, %ymm2 /* tro0_19 = unpackhi(g4x2, g4x0) */
 	vpunpckldq %ymm3, %ymm1, %ymm4 /* tro1_16 = unpacklo(tro0_16, tro0_18) */
 	vpunpckhdq %ymm3, %ymm1, %ymm1 /* tro1_17 = unpackhi(tro0_16, tro0_18) */
 	vpunpckldq %ymm2, %ymm0, %ymm3 /* tro1_18 = unpacklo(tro0_17, tro0_19) */
 	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tro1_19 = unpackhi(tro0_17, tro0_19) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_bswap32(%rip), %ymm4, %ymm2 /* outbe_16 = lookup16(tro1_16, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_ctr_order(%rip), %ymm4, %ymm2 /* outbe_16 = lookup16(tro1_16, ctr_order) */
 	vmovdqu 512(%rcx), %ymm4 /* msg_16 = load() */
 	vpxor %ymm4, %ymm2, %ymm2 /* ct_16 = xor(outbe_16, msg_16) */
 	vmovdqu %ymm2, 512(%rdx) /* store ct_16 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_bswap32(%rip), %ymm1, %ymm1 /* outbe_17 = lookup16(tro1_17, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_ctr_order(%rip), %ymm1, %ymm1 /* outbe_17 = lookup16(tro1_17, ctr_order) */
 	vmovdqu 544(%rcx), %ymm2 /* msg_17 = load() */
 	vpxor %ymm2, %ymm1, %ymm1 /* ct_17 = xor(outbe_17, msg_17) */
 	vmovdqu %ymm1, 544(%rdx) /* store ct_17 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_bswap32(%rip), %ymm3, %ymm1 /* outbe_18 = lookup16(tro1_18, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_ctr_order(%rip), %ymm3, %ymm1 /* outbe_18 = lookup16(tro1_18, ctr_order) */
 	vmovdqu 576(%rcx), %ymm2 /* msg_18 = load() */
 	vpxor %ymm2, %ymm1, %ymm1 /* ct_18 = xor(outbe_18, msg_18) */
 	vmovdqu %ymm1, 576(%rdx) /* store ct_18 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_bswap32(%rip), %ymm0, %ymm0 /* outbe_19 = lookup16(tro1_19, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_ctr_order(%rip), %ymm0, %ymm0 /* outbe_19 = lookup16(tro1_19, ctr_order) */
 	vmovdqu 608(%rcx), %ymm1 /* msg_19 = load() */
 	vpxor %ymm1, %ymm0, %ymm0 /* ct_19 = xor(outbe_19, msg_19) */
 	vmovdqu %ymm0, 608(%rdx) /* store ct_19 */
-	vmovdqa 1280(%rsp), %ymm0 /* reload g5x3.2 */
-	vpunpckldq 992(%rsp), %ymm0, %ymm1 /* tro0_20 = unpacklo(g5x3, g5x1) */
-	vpunpckhdq 992(%rsp), %ymm0, %ymm0 /* tro0_21 = unpackhi(g5x3, g5x1) */
-	vmovdqa 1024(%rsp), %ymm2 /* reload g5x2.2 */
-	vpunpckldq 960(%rsp), %ymm2, %ymm3 /* tro0_22 = unpacklo(g5x2, g5x0) */
-	vpunpckhdq 960(%rsp), %ymm2, %ymm2 /* tro0_23 = unpackhi(g5x2, g5x0) */
+	vmovdqa 1248(%rsp), %ymm0 /* reload g5x3.2 */
+	vpunpckldq 960(%rsp), %ymm0, %ymm1 /* tro0_20 = unpacklo(g5x3, g5x1) */
+	vpunpckhdq 960(%rsp), %ymm0, %ymm0 /* tro0_21 = unpackhi(g5x3, g5x1) */
+	vmovdqa 992(%rsp), %ymm2 /* reload g5x2.2 */
+	vpunpckldq 928(%rsp), %ymm2, %ymm3 /* tro0_22 = unpacklo(g5x2, g5x0) */
+	vpunpckhdq 928(%rsp), %ymm2, %ymm2 /* tro0_23 = unpackhi(g5x2, g5x0) */
 	vpunpckldq %ymm3, %ymm1, %ymm4 /* tro1_20 = unpacklo(tro0_20, tro0_22) */
 	vpunpckhdq %ymm3, %ymm1, %ymm1 /* tro1_21 = unpackhi(tro0_20, tro0_22) */
 	vpunpckldq %ymm2, %ymm0, %ymm3 /* tro1_22 = unpacklo(tro0_21, tro0_23) */
 	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tro1_23 = unpackhi(tro0_21, tro0_23) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_bswap32(%rip), %ymm4, %ymm2 /* outbe_20 = lookup16(tro1_20, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_ctr_order(%rip), %ymm4, %ymm2 /* outbe_20 = lookup16(tro1_20, ctr_order) */
 	vmovdqu 640(%rcx), %ymm4 /* msg_20 = load() */
 	vpxor %ymm4, %ymm2, %ymm2 /* ct_20 = xor(outbe_20, msg_20) */
 	vmovdqu %ymm2, 640(%rdx) /* store ct_20 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_bswap32(%rip), %ymm1, %ymm1 /* outbe_21 = lookup16(tro1_21, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_ctr_order(%rip), %ymm1, %ymm1 /* outbe_21 = lookup16(tro1_21, ctr_order) */
 	vmovdqu 672(%rcx), %ymm2 /* msg_21 = load() */
 	vpxor %ymm2, %ymm1, %ymm1 /* ct_21 = xor(outbe_21, msg_21) */
 	vmovdqu %ymm1, 672(%rdx) /* store ct_21 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_bswap32(%rip), %ymm3, %ymm1 /* outbe_22 = lookup16(tro1_22, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_ctr_order(%rip), %ymm3, %ymm1 /* outbe_22 = lookup16(tro1_22, ctr_order) */
 	vmovdqu 704(%rcx), %ymm2 /* msg_22 = load() */
 	vpxor %ymm2, %ymm1, %ymm1 /* ct_22 = xor(outbe_22, msg_22) */
 	vmovdqu %ymm1, 704(%rdx) /* store ct_22 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_bswap32(%rip), %ymm0, %ymm0 /* outbe_23 = lookup16(tro1_23, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_ctr_order(%rip), %ymm0, %ymm0 /* outbe_23 = lookup16(tro1_23, ctr_order) */
 	vmovdqu 736(%rcx), %ymm1 /* msg_23 = load() */
 	vpxor %ymm1, %ymm0, %ymm0 /* ct_23 = xor(outbe_23, msg_23) */
 	vmovdqu %ymm0, 736(%rdx) /* store ct_23 */
-	vmovdqa 1312(%rsp), %ymm0 /* reload g6x3.2 */
-	vpunpckldq 928(%rsp), %ymm0, %ymm1 /* tro0_24 = unpacklo(g6x3, g6x1) */
-	vpunpckhdq 928(%rsp), %ymm0, %ymm0 /* tro0_25 = unpackhi(g6x3, g6x1) */
-	vmovdqa 1056(%rsp), %ymm2 /* reload g6x2.2 */
-	vpunpckldq 832(%rsp), %ymm2, %ymm3 /* tro0_26 = unpacklo(g6x2, g6x0) */
-	vpunpckhdq 832(%rsp), %ymm2, %ymm2 /* tro0_27 = unpackhi(g6x2, g6x0) */
+	vmovdqa 1280(%rsp), %ymm0 /* reload g6x3.2 */
+	vpunpckldq 896(%rsp), %ymm0, %ymm1 /* tro0_24 = unpacklo(g6x3, g6x1) */
+	vpunpckhdq 896(%rsp), %ymm0, %ymm0 /* tro0_25 = unpackhi(g6x3, g6x1) */
+	vmovdqa 1024(%rsp), %ymm2 /* reload g6x2.2 */
+	vpunpckldq 800(%rsp), %ymm2, %ymm3 /* tro0_26 = unpacklo(g6x2, g6x0) */
+	vpunpckhdq 800(%rsp), %ymm2, %ymm2 /* tro0_27 = unpackhi(g6x2, g6x0) */
 	vpunpckldq %ymm3, %ymm1, %ymm4 /* tro1_24 = unpacklo(tro0_24, tro0_26) */
 	vpunpckhdq %ymm3, %ymm1, %ymm1 /* tro1_25 = unpackhi(tro0_24, tro0_26) */
 	vpunpckldq %ymm2, %ymm0, %ymm3 /* tro1_26 = unpacklo(tro0_25, tro0_27) */
 	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tro1_27 = unpackhi(tro0_25, tro0_27) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_bswap32(%rip), %ymm4, %ymm2 /* outbe_24 = lookup16(tro1_24, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_ctr_order(%rip), %ymm4, %ymm2 /* outbe_24 = lookup16(tro1_24, ctr_order) */
 	vmovdqu 768(%rcx), %ymm4 /* msg_24 = load() */
 	vpxor %ymm4, %ymm2, %ymm2 /* ct_24 = xor(outbe_24, msg_24) */
 	vmovdqu %ymm2, 768(%rdx) /* store ct_24 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_bswap32(%rip), %ymm1, %ymm1 /* outbe_25 = lookup16(tro1_25, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_ctr_order(%rip), %ymm1, %ymm1 /* outbe_25 = lookup16(tro1_25, ctr_order) */
 	vmovdqu 800(%rcx), %ymm2 /* msg_25 = load() */
 	vpxor %ymm2, %ymm1, %ymm1 /* ct_25 = xor(outbe_25, msg_25) */
 	vmovdqu %ymm1, 800(%rdx) /* store ct_25 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_bswap32(%rip), %ymm3, %ymm1 /* outbe_26 = lookup16(tro1_26, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_ctr_order(%rip), %ymm3, %ymm1 /* outbe_26 = lookup16(tro1_26, ctr_order) */
 	vmovdqu 832(%rcx), %ymm2 /* msg_26 = load() */
 	vpxor %ymm2, %ymm1, %ymm1 /* ct_26 = xor(outbe_26, msg_26) */
 	vmovdqu %ymm1, 832(%rdx) /* store ct_26 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_bswap32(%rip), %ymm0, %ymm0 /* outbe_27 = lookup16(tro1_27, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_ctr_order(%rip), %ymm0, %ymm0 /* outbe_27 = lookup16(tro1_27, ctr_order) */
 	vmovdqu 864(%rcx), %ymm1 /* msg_27 = load() */
 	vpxor %ymm1, %ymm0, %ymm0 /* ct_27 = xor(outbe_27, msg_27) */
 	vmovdqu %ymm0, 864(%rdx) /* store ct_27 */
-	vmovdqa 608(%rsp), %ymm0 /* reload g7x3.2 */
-	vpunpckldq 896(%rsp), %ymm0, %ymm1 /* tro0_28 = unpacklo(g7x3, g7x1) */
-	vpunpckhdq 896(%rsp), %ymm0, %ymm0 /* tro0_29 = unpackhi(g7x3, g7x1) */
-	vmovdqa 1088(%rsp), %ymm2 /* reload g7x2.2 */
-	vpunpckldq 704(%rsp), %ymm2, %ymm3 /* tro0_30 = unpacklo(g7x2, g7x0) */
-	vpunpckhdq 704(%rsp), %ymm2, %ymm2 /* tro0_31 = unpackhi(g7x2, g7x0) */
+	vmovdqa 576(%rsp), %ymm0 /* reload g7x3.2 */
+	vpunpckldq 864(%rsp), %ymm0, %ymm1 /* tro0_28 = unpacklo(g7x3, g7x1) */
+	vpunpckhdq 864(%rsp), %ymm0, %ymm0 /* tro0_29 = unpackhi(g7x3, g7x1) */
+	vmovdqa 1056(%rsp), %ymm2 /* reload g7x2.2 */
+	vpunpckldq 672(%rsp), %ymm2, %ymm3 /* tro0_30 = unpacklo(g7x2, g7x0) */
+	vpunpckhdq 672(%rsp), %ymm2, %ymm2 /* tro0_31 = unpackhi(g7x2, g7x0) */
 	vpunpckldq %ymm3, %ymm1, %ymm4 /* tro1_28 = unpacklo(tro0_28, tro0_30) */
 	vpunpckhdq %ymm3, %ymm1, %ymm1 /* tro1_29 = unpackhi(tro0_28, tro0_30) */
 	vpunpckldq %ymm2, %ymm0, %ymm3 /* tro1_30 = unpacklo(tro0_29, tro0_31) */
 	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tro1_31 = unpackhi(tro0_29, tro0_31) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_bswap32(%rip), %ymm4, %ymm2 /* outbe_28 = lookup16(tro1_28, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_ctr_order(%rip), %ymm4, %ymm2 /* outbe_28 = lookup16(tro1_28, ctr_order) */
 	vmovdqu 896(%rcx), %ymm4 /* msg_28 = load() */
 	vpxor %ymm4, %ymm2, %ymm2 /* ct_28 = xor(outbe_28, msg_28) */
 	vmovdqu %ymm2, 896(%rdx) /* store ct_28 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_bswap32(%rip), %ymm1, %ymm1 /* outbe_29 = lookup16(tro1_29, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_ctr_order(%rip), %ymm1, %ymm1 /* outbe_29 = lookup16(tro1_29, ctr_order) */
 	vmovdqu 928(%rcx), %ymm2 /* msg_29 = load() */
 	vpxor %ymm2, %ymm1, %ymm1 /* ct_29 = xor(outbe_29, msg_29) */
 	vmovdqu %ymm1, 928(%rdx) /* store ct_29 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_bswap32(%rip), %ymm3, %ymm1 /* outbe_30 = lookup16(tro1_30, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_ctr_order(%rip), %ymm3, %ymm1 /* outbe_30 = lookup16(tro1_30, ctr_order) */
 	vmovdqu 960(%rcx), %ymm2 /* msg_30 = load() */
 	vpxor %ymm2, %ymm1, %ymm1 /* ct_30 = xor(outbe_30, msg_30) */
 	vmovdqu %ymm1, 960(%rdx) /* store ct_30 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_7_bswap32(%rip), %ymm0, %ymm0 /* outbe_31 = lookup16(tro1_31, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_7_ctr_order(%rip), %ymm0, %ymm0 /* outbe_31 = lookup16(tro1_31, ctr_order) */
 	vmovdqu 992(%rcx), %ymm1 /* msg_31 = load() */
 	vpxor %ymm1, %ymm0, %ymm0 /* ct_31 = xor(outbe_31, msg_31) */
 	vmovdqu %ymm0, 992(%rdx) /* store ct_31 */
@@ -8616,8 +8554,7 @@ _gcry_sm4_wordslice_avx2_gfni_batch_gcm:
 	and $-64, %rsp
 	sub $1408, %rsp
 	vbroadcasti128 64(%rsi), %ymm0 /* y_1 = bcast128() */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_reverse16(%rip), %ymm0, %ymm0 /* phi_y = lookup16(y_1, reverse16) */
-	vpand .Lsm4_wordslice_avx2_gfni_9_first_block(%rip), %ymm0, %ymm0 /* y1 = and(phi_y, first_block) */
+	vpand .Lsm4_wordslice_avx2_gfni_9_first_block(%rip), %ymm0, %ymm0 /* y1 = and(y_1, first_block) */
 
 	/* Step 1 of 4: 16 blocks, 2 per register: block i times T_(n - i), products unreduced. */
 	vmovdqu (%r9), %ymm1 /* x = load() */
@@ -9133,913 +9070,851 @@ _gcry_sm4_wordslice_avx2_gfni_batch_gcm:
 	vpclmulqdq $0x11, .Lsm4_wordslice_avx2_gfni_9_fold(%rip), %ymm0, %ymm2 /* fold_hi_3 = clmul(v_3, fold) */
 	vpxor %ymm1, %ymm0, %ymm0 /* v_hi_3 = xor(v_3, s_hi_7) */
 	vpxor %ymm2, %ymm0, %ymm0 /* reduced_3 = xor(v_hi_3, fold_hi_3) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_reverse16(%rip), %ymm0, %ymm0 /* y_next = lookup16(reduced_3, reverse16) */
 	vbroadcasti128 (%rsi), %ymm1 /* ctr_low = bcast128() */
 	vpsrlw $8, %ymm1, %ymm2 /* ctr_last = shr(ctr_low) */
 	vpbroadcastb 32(%rsi), %ymm3 /* ctr_first = bcast8() */
 	vpand .Lsm4_wordslice_avx2_gfni_9_byte_14(%rip), %ymm3, %ymm3 /* ctr_j0 = and(ctr_first, byte_14) */
+	vpaddw %ymm3, %ymm2, %ymm2 /* ctr_base = add(ctr_last, ctr_j0) */
 	vpand .Lsm4_wordslice_avx2_gfni_9_all_but_last(%rip), %ymm1, %ymm1 /* ctr_v_open = and(ctr_low, all_but_last) */
-	vbroadcasti128 16(%rsi), %ymm4 /* ctr_w = bcast128() */
-	vpand .Lsm4_wordslice_avx2_gfni_9_all_but_last(%rip), %ymm4, %ymm4 /* ctr_w_open = and(ctr_w, all_but_last) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_ctr_order(%rip), %ymm1, %ymm1 /* ctr_v_ordered = lookup16(ctr_v_open, ctr_order) */
+	vbroadcasti128 16(%rsi), %ymm3 /* ctr_w = bcast128() */
+	vpand .Lsm4_wordslice_avx2_gfni_9_all_but_last(%rip), %ymm3, %ymm3 /* ctr_w_open = and(ctr_w, all_but_last) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_ctr_order(%rip), %ymm3, %ymm3 /* ctr_w_ordered = lookup16(ctr_w_open, ctr_order) */
 
 	/* Load 64 blocks (8 groups), big-endian words to native, transpose 4x4 words. */
-	vpaddb .Lsm4_wordslice_avx2_gfni_9_block_k(%rip), %ymm3, %ymm5 /* ctr_j = add(ctr_j0, block_k) */
-	vpaddw %ymm5, %ymm2, %ymm5 /* ctr_sum = add(ctr_last, ctr_j) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_carry_everywhere(%rip), %ymm5, %ymm6 /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
-	vmovdqa .Lsm4_wordslice_avx2_gfni_9_carry_mask_table(%rip), %ymm7 /* carry_mask_table = const() */
-	vpshufb %ymm6, %ymm7, %ymm6 /* ctr_mask = lookup16(carry_mask_table, ctr_carry) */
-	vpand %ymm6, %ymm4, %ymm8 /* ctr_pair_b = and(ctr_w_open, ctr_mask) */
-	vpandn %ymm1, %ymm6, %ymm6 /* ctr_pair_a = andnot(ctr_mask, ctr_v_open) */
-	vpor %ymm6, %ymm8, %ymm6 /* ctr_pair = or(ctr_pair_b, ctr_pair_a) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_new_last_byte(%rip), %ymm5, %ymm5 /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
-	vpor %ymm5, %ymm6, %ymm5 /* row = or(ctr_pair, ctr_last_byte) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_bswap32(%rip), %ymm5, %ymm5 /* rowle = lookup16(row, bswap32) */
-	vpaddb .Lsm4_wordslice_avx2_gfni_9_block_k_1(%rip), %ymm3, %ymm6 /* ctr_j_1 = add(ctr_j0, block_k_1) */
-	vpaddw %ymm6, %ymm2, %ymm6 /* ctr_sum_1 = add(ctr_last, ctr_j_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_carry_everywhere(%rip), %ymm6, %ymm8 /* ctr_carry_1 = lookup16(ctr_sum_1, carry_everywhere) */
-	vpshufb %ymm8, %ymm7, %ymm8 /* ctr_mask_1 = lookup16(carry_mask_table, ctr_carry_1) */
-	vpand %ymm8, %ymm4, %ymm9 /* ctr_pair_1_b = and(ctr_w_open, ctr_mask_1) */
-	vpandn %ymm1, %ymm8, %ymm8 /* ctr_pair_1_a = andnot(ctr_mask_1, ctr_v_open) */
-	vpor %ymm8, %ymm9, %ymm8 /* ctr_pair_1 = or(ctr_pair_1_b, ctr_pair_1_a) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_new_last_byte(%rip), %ymm6, %ymm6 /* ctr_last_byte_1 = lookup16(ctr_sum_1, new_last_byte) */
-	vpor %ymm6, %ymm8, %ymm6 /* row_1 = or(ctr_pair_1, ctr_last_byte_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_bswap32(%rip), %ymm6, %ymm6 /* rowle_1 = lookup16(row_1, bswap32) */
-	vpaddb .Lsm4_wordslice_avx2_gfni_9_block_k_2(%rip), %ymm3, %ymm8 /* ctr_j_2 = add(ctr_j0, block_k_2) */
-	vpaddw %ymm8, %ymm2, %ymm8 /* ctr_sum_2 = add(ctr_last, ctr_j_2) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_carry_everywhere(%rip), %ymm8, %ymm9 /* ctr_carry_2 = lookup16(ctr_sum_2, carry_everywhere) */
-	vpshufb %ymm9, %ymm7, %ymm9 /* ctr_mask_2 = lookup16(carry_mask_table, ctr_carry_2) */
-	vpand %ymm9, %ymm4, %ymm10 /* ctr_pair_2_b = and(ctr_w_open, ctr_mask_2) */
-	vpandn %ymm1, %ymm9, %ymm9 /* ctr_pair_2_a = andnot(ctr_mask_2, ctr_v_open) */
-	vpor %ymm9, %ymm10, %ymm9 /* ctr_pair_2 = or(ctr_pair_2_b, ctr_pair_2_a) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_new_last_byte(%rip), %ymm8, %ymm8 /* ctr_last_byte_2 = lookup16(ctr_sum_2, new_last_byte) */
-	vpor %ymm8, %ymm9, %ymm8 /* row_2 = or(ctr_pair_2, ctr_last_byte_2) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_bswap32(%rip), %ymm8, %ymm8 /* rowle_2 = lookup16(row_2, bswap32) */
-	vpaddb .Lsm4_wordslice_avx2_gfni_9_block_k_3(%rip), %ymm3, %ymm9 /* ctr_j_3 = add(ctr_j0, block_k_3) */
-	vpaddw %ymm9, %ymm2, %ymm9 /* ctr_sum_3 = add(ctr_last, ctr_j_3) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_carry_everywhere(%rip), %ymm9, %ymm10 /* ctr_carry_3 = lookup16(ctr_sum_3, carry_everywhere) */
-	vpshufb %ymm10, %ymm7, %ymm10 /* ctr_mask_3 = lookup16(carry_mask_table, ctr_carry_3) */
-	vpand %ymm10, %ymm4, %ymm11 /* ctr_pair_3_b = and(ctr_w_open, ctr_mask_3) */
-	vpandn %ymm1, %ymm10, %ymm10 /* ctr_pair_3_a = andnot(ctr_mask_3, ctr_v_open) */
-	vpor %ymm10, %ymm11, %ymm10 /* ctr_pair_3 = or(ctr_pair_3_b, ctr_pair_3_a) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_new_last_byte(%rip), %ymm9, %ymm9 /* ctr_last_byte_3 = lookup16(ctr_sum_3, new_last_byte) */
-	vpor %ymm9, %ymm10, %ymm9 /* row_3 = or(ctr_pair_3, ctr_last_byte_3) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_bswap32(%rip), %ymm9, %ymm9 /* rowle_3 = lookup16(row_3, bswap32) */
-	vpunpckldq %ymm8, %ymm5, %ymm10 /* tr0 = unpacklo(rowle, rowle_2) */
-	vpunpckhdq %ymm8, %ymm5, %ymm5 /* tr0_1 = unpackhi(rowle, rowle_2) */
-	vpunpckldq %ymm9, %ymm6, %ymm8 /* tr0_2 = unpacklo(rowle_1, rowle_3) */
-	vpunpckhdq %ymm9, %ymm6, %ymm6 /* tr0_3 = unpackhi(rowle_1, rowle_3) */
-	vpunpckldq %ymm8, %ymm10, %ymm9 /* tr1 = unpacklo(tr0, tr0_2) */
-	vpunpckhdq %ymm8, %ymm10, %ymm8 /* tr1_1 = unpackhi(tr0, tr0_2) */
-	vpunpckldq %ymm6, %ymm5, %ymm10 /* tr1_2 = unpacklo(tr0_1, tr0_3) */
-	vpunpckhdq %ymm6, %ymm5, %ymm5 /* tr1_3 = unpackhi(tr0_1, tr0_3) */
-	vpaddb .Lsm4_wordslice_avx2_gfni_9_block_k_4(%rip), %ymm3, %ymm6 /* ctr_j_4 = add(ctr_j0, block_k_4) */
-	vpaddw %ymm6, %ymm2, %ymm6 /* ctr_sum_4 = add(ctr_last, ctr_j_4) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_carry_everywhere(%rip), %ymm6, %ymm11 /* ctr_carry_4 = lookup16(ctr_sum_4, carry_everywhere) */
-	vpshufb %ymm11, %ymm7, %ymm11 /* ctr_mask_4 = lookup16(carry_mask_table, ctr_carry_4) */
-	vpand %ymm11, %ymm4, %ymm12 /* ctr_pair_4_b = and(ctr_w_open, ctr_mask_4) */
-	vpandn %ymm1, %ymm11, %ymm11 /* ctr_pair_4_a = andnot(ctr_mask_4, ctr_v_open) */
-	vpor %ymm11, %ymm12, %ymm11 /* ctr_pair_4 = or(ctr_pair_4_b, ctr_pair_4_a) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_new_last_byte(%rip), %ymm6, %ymm6 /* ctr_last_byte_4 = lookup16(ctr_sum_4, new_last_byte) */
-	vpor %ymm6, %ymm11, %ymm6 /* row_4 = or(ctr_pair_4, ctr_last_byte_4) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_bswap32(%rip), %ymm6, %ymm6 /* rowle_4 = lookup16(row_4, bswap32) */
-	vpaddb .Lsm4_wordslice_avx2_gfni_9_block_k_5(%rip), %ymm3, %ymm11 /* ctr_j_5 = add(ctr_j0, block_k_5) */
-	vpaddw %ymm11, %ymm2, %ymm11 /* ctr_sum_5 = add(ctr_last, ctr_j_5) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_carry_everywhere(%rip), %ymm11, %ymm12 /* ctr_carry_5 = lookup16(ctr_sum_5, carry_everywhere) */
-	vpshufb %ymm12, %ymm7, %ymm12 /* ctr_mask_5 = lookup16(carry_mask_table, ctr_carry_5) */
-	vpand %ymm12, %ymm4, %ymm13 /* ctr_pair_5_b = and(ctr_w_open, ctr_mask_5) */
-	vpandn %ymm1, %ymm12, %ymm12 /* ctr_pair_5_a = andnot(ctr_mask_5, ctr_v_open) */
-	vpor %ymm12, %ymm13, %ymm12 /* ctr_pair_5 = or(ctr_pair_5_b, ctr_pair_5_a) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_new_last_byte(%rip), %ymm11, %ymm11 /* ctr_last_byte_5 = lookup16(ctr_sum_5, new_last_byte) */
-	vpor %ymm11, %ymm12, %ymm11 /* row_5 = or(ctr_pair_5, ctr_last_byte_5) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_bswap32(%rip), %ymm11, %ymm11 /* rowle_5 = lookup16(row_5, bswap32) */
-	vpaddb .Lsm4_wordslice_avx2_gfni_9_block_k_6(%rip), %ymm3, %ymm12 /* ctr_j_6 = add(ctr_j0, block_k_6) */
-	vpaddw %ymm12, %ymm2, %ymm12 /* ctr_sum_6 = add(ctr_last, ctr_j_6) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_carry_everywhere(%rip), %ymm12, %ymm13 /* ctr_carry_6 = lookup16(ctr_sum_6, carry_everywhere) */
-	vpshufb %ymm13, %ymm7, %ymm13 /* ctr_mask_6 = lookup16(carry_mask_table, ctr_carry_6) */
-	vpand %ymm13, %ymm4, %ymm14 /* ctr_pair_6_b = and(ctr_w_open, ctr_mask_6) */
-	vpandn %ymm1, %ymm13, %ymm13 /* ctr_pair_6_a = andnot(ctr_mask_6, ctr_v_open) */
-	vpor %ymm13, %ymm14, %ymm13 /* ctr_pair_6 = or(ctr_pair_6_b, ctr_pair_6_a) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_new_last_byte(%rip), %ymm12, %ymm12 /* ctr_last_byte_6 = lookup16(ctr_sum_6, new_last_byte) */
-	vpor %ymm12, %ymm13, %ymm12 /* row_6 = or(ctr_pair_6, ctr_last_byte_6) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_bswap32(%rip), %ymm12, %ymm12 /* rowle_6 = lookup16(row_6, bswap32) */
-	vpaddb .Lsm4_wordslice_avx2_gfni_9_block_k_7(%rip), %ymm3, %ymm13 /* ctr_j_7 = add(ctr_j0, block_k_7) */
-	vpaddw %ymm13, %ymm2, %ymm13 /* ctr_sum_7 = add(ctr_last, ctr_j_7) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_carry_everywhere(%rip), %ymm13, %ymm14 /* ctr_carry_7 = lookup16(ctr_sum_7, carry_everywhere) */
-	vpshufb %ymm14, %ymm7, %ymm14 /* ctr_mask_7 = lookup16(carry_mask_table, ctr_carry_7) */
-	vpand %ymm14, %ymm4, %ymm15 /* ctr_pair_7_b = and(ctr_w_open, ctr_mask_7) */
-	vpandn %ymm1, %ymm14, %ymm14 /* ctr_pair_7_a = andnot(ctr_mask_7, ctr_v_open) */
-	vpor %ymm14, %ymm15, %ymm14 /* ctr_pair_7 = or(ctr_pair_7_b, ctr_pair_7_a) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_new_last_byte(%rip), %ymm13, %ymm13 /* ctr_last_byte_7 = lookup16(ctr_sum_7, new_last_byte) */
-	vpor %ymm13, %ymm14, %ymm13 /* row_7 = or(ctr_pair_7, ctr_last_byte_7) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_bswap32(%rip), %ymm13, %ymm13 /* rowle_7 = lookup16(row_7, bswap32) */
-	vpunpckldq %ymm12, %ymm6, %ymm14 /* tr0_4 = unpacklo(rowle_4, rowle_6) */
-	vpunpckhdq %ymm12, %ymm6, %ymm6 /* tr0_5 = unpackhi(rowle_4, rowle_6) */
-	vpunpckldq %ymm13, %ymm11, %ymm12 /* tr0_6 = unpacklo(rowle_5, rowle_7) */
-	vpunpckhdq %ymm13, %ymm11, %ymm11 /* tr0_7 = unpackhi(rowle_5, rowle_7) */
-	vpunpckldq %ymm12, %ymm14, %ymm13 /* tr1_4 = unpacklo(tr0_4, tr0_6) */
-	vpunpckhdq %ymm12, %ymm14, %ymm12 /* tr1_5 = unpackhi(tr0_4, tr0_6) */
-	vpunpckldq %ymm11, %ymm6, %ymm14 /* tr1_6 = unpacklo(tr0_5, tr0_7) */
-	vpunpckhdq %ymm11, %ymm6, %ymm6 /* tr1_7 = unpackhi(tr0_5, tr0_7) */
-	vpaddb .Lsm4_wordslice_avx2_gfni_9_block_k_8(%rip), %ymm3, %ymm11 /* ctr_j_8 = add(ctr_j0, block_k_8) */
-	vpaddw %ymm11, %ymm2, %ymm11 /* ctr_sum_8 = add(ctr_last, ctr_j_8) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_carry_everywhere(%rip), %ymm11, %ymm15 /* ctr_carry_8 = lookup16(ctr_sum_8, carry_everywhere) */
-	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_8 = lookup16(carry_mask_table, ctr_carry_8) */
-	vmovdqa %ymm0, 416(%rsp) /* spill y_next */
-	vpand %ymm15, %ymm4, %ymm0 /* ctr_pair_8_b = and(ctr_w_open, ctr_mask_8) */
-	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_8_a = andnot(ctr_mask_8, ctr_v_open) */
-	vpor %ymm15, %ymm0, %ymm0 /* ctr_pair_8 = or(ctr_pair_8_b, ctr_pair_8_a) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_new_last_byte(%rip), %ymm11, %ymm11 /* ctr_last_byte_8 = lookup16(ctr_sum_8, new_last_byte) */
-	vpor %ymm11, %ymm0, %ymm0 /* row_8 = or(ctr_pair_8, ctr_last_byte_8) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_bswap32(%rip), %ymm0, %ymm0 /* rowle_8 = lookup16(row_8, bswap32) */
-	vpaddb .Lsm4_wordslice_avx2_gfni_9_block_k_9(%rip), %ymm3, %ymm11 /* ctr_j_9 = add(ctr_j0, block_k_9) */
-	vpaddw %ymm11, %ymm2, %ymm11 /* ctr_sum_9 = add(ctr_last, ctr_j_9) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_carry_everywhere(%rip), %ymm11, %ymm15 /* ctr_carry_9 = lookup16(ctr_sum_9, carry_everywhere) */
-	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_9 = lookup16(carry_mask_table, ctr_carry_9) */
-	vmovdqa %ymm5, 64(%rsp) /* spill g0x3.1 */
-	vpand %ymm15, %ymm4, %ymm5 /* ctr_pair_9_b = and(ctr_w_open, ctr_mask_9) */
-	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_9_a = andnot(ctr_mask_9, ctr_v_open) */
-	vpor %ymm15, %ymm5, %ymm5 /* ctr_pair_9 = or(ctr_pair_9_b, ctr_pair_9_a) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_new_last_byte(%rip), %ymm11, %ymm11 /* ctr_last_byte_9 = lookup16(ctr_sum_9, new_last_byte) */
-	vpor %ymm11, %ymm5, %ymm5 /* row_9 = or(ctr_pair_9, ctr_last_byte_9) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_bswap32(%rip), %ymm5, %ymm5 /* rowle_9 = lookup16(row_9, bswap32) */
-	vpaddb .Lsm4_wordslice_avx2_gfni_9_block_k_10(%rip), %ymm3, %ymm11 /* ctr_j_10 = add(ctr_j0, block_k_10) */
-	vpaddw %ymm11, %ymm2, %ymm11 /* ctr_sum_10 = add(ctr_last, ctr_j_10) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_carry_everywhere(%rip), %ymm11, %ymm15 /* ctr_carry_10 = lookup16(ctr_sum_10, carry_everywhere) */
-	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_10 = lookup16(carry_mask_table, ctr_carry_10) */
-	vmovdqa %ymm6, 288(%rsp) /* spill g1x3.1 */
-	vpand %ymm15, %ymm4, %ymm6 /* ctr_pair_10_b = and(ctr_w_open, ctr_mask_10) */
-	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_10_a = andnot(ctr_mask_10, ctr_v_open) */
-	vpor %ymm15, %ymm6, %ymm6 /* ctr_pair_10 = or(ctr_pair_10_b, ctr_pair_10_a) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_new_last_byte(%rip), %ymm11, %ymm11 /* ctr_last_byte_10 = lookup16(ctr_sum_10, new_last_byte) */
-	vpor %ymm11, %ymm6, %ymm6 /* row_10 = or(ctr_pair_10, ctr_last_byte_10) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_bswap32(%rip), %ymm6, %ymm6 /* rowle_10 = lookup16(row_10, bswap32) */
-	vpaddb .Lsm4_wordslice_avx2_gfni_9_block_k_11(%rip), %ymm3, %ymm11 /* ctr_j_11 = add(ctr_j0, block_k_11) */
-	vpaddw %ymm11, %ymm2, %ymm11 /* ctr_sum_11 = add(ctr_last, ctr_j_11) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_carry_everywhere(%rip), %ymm11, %ymm15 /* ctr_carry_11 = lookup16(ctr_sum_11, carry_everywhere) */
-	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_11 = lookup16(carry_mask_table, ctr_carry_11) */
-	vmovdqa %ymm8, 192(%rsp) /* spill g0x1.1 */
-	vpand %ymm15, %ymm4, %ymm8 /* ctr_pair_11_b = and(ctr_w_open, ctr_mask_11) */
-	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_11_a = andnot(ctr_mask_11, ctr_v_open) */
-	vpor %ymm15, %ymm8, %ymm8 /* ctr_pair_11 = or(ctr_pair_11_b, ctr_pair_11_a) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_new_last_byte(%rip), %ymm11, %ymm11 /* ctr_last_byte_11 = lookup16(ctr_sum_11, new_last_byte) */
-	vpor %ymm11, %ymm8, %ymm8 /* row_11 = or(ctr_pair_11, ctr_last_byte_11) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_bswap32(%rip), %ymm8, %ymm8 /* rowle_11 = lookup16(row_11, bswap32) */
-	vpunpckldq %ymm6, %ymm0, %ymm11 /* tr0_8 = unpacklo(rowle_8, rowle_10) */
-	vpunpckhdq %ymm6, %ymm0, %ymm0 /* tr0_9 = unpackhi(rowle_8, rowle_10) */
-	vpunpckldq %ymm8, %ymm5, %ymm6 /* tr0_10 = unpacklo(rowle_9, rowle_11) */
-	vpunpckhdq %ymm8, %ymm5, %ymm5 /* tr0_11 = unpackhi(rowle_9, rowle_11) */
-	vpunpckldq %ymm6, %ymm11, %ymm8 /* tr1_8 = unpacklo(tr0_8, tr0_10) */
-	vpunpckhdq %ymm6, %ymm11, %ymm6 /* tr1_9 = unpackhi(tr0_8, tr0_10) */
-	vpunpckldq %ymm5, %ymm0, %ymm11 /* tr1_10 = unpacklo(tr0_9, tr0_11) */
-	vpunpckhdq %ymm5, %ymm0, %ymm0 /* tr1_11 = unpackhi(tr0_9, tr0_11) */
-	vpaddb .Lsm4_wordslice_avx2_gfni_9_block_k_12(%rip), %ymm3, %ymm5 /* ctr_j_12 = add(ctr_j0, block_k_12) */
-	vpaddw %ymm5, %ymm2, %ymm5 /* ctr_sum_12 = add(ctr_last, ctr_j_12) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_carry_everywhere(%rip), %ymm5, %ymm15 /* ctr_carry_12 = lookup16(ctr_sum_12, carry_everywhere) */
-	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_12 = lookup16(carry_mask_table, ctr_carry_12) */
-	vmovdqa %ymm0, 0(%rsp) /* spill g2x3.1 */
-	vpand %ymm15, %ymm4, %ymm0 /* ctr_pair_12_b = and(ctr_w_open, ctr_mask_12) */
-	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_12_a = andnot(ctr_mask_12, ctr_v_open) */
+	vpaddw .Lsm4_wordslice_avx2_gfni_9_block_k(%rip), %ymm2, %ymm4 /* ctr_sum = add(ctr_base, block_k) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_carry_everywhere(%rip), %ymm4, %ymm5 /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
+	vmovdqa .Lsm4_wordslice_avx2_gfni_9_carry_mask_table(%rip), %ymm6 /* carry_mask_table = const() */
+	vpshufb %ymm5, %ymm6, %ymm5 /* ctr_mask = lookup16(carry_mask_table, ctr_carry) */
+	vpand %ymm5, %ymm3, %ymm7 /* ctr_pair_b = and(ctr_w_ordered, ctr_mask) */
+	vpandn %ymm1, %ymm5, %ymm5 /* ctr_pair_a = andnot(ctr_mask, ctr_v_ordered) */
+	vpor %ymm5, %ymm7, %ymm5 /* ctr_pair = or(ctr_pair_b, ctr_pair_a) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_new_last_byte(%rip), %ymm4, %ymm4 /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
+	vpor %ymm4, %ymm5, %ymm4 /* rowle = or(ctr_pair, ctr_last_byte) */
+	vpaddw .Lsm4_wordslice_avx2_gfni_9_block_k_1(%rip), %ymm2, %ymm5 /* ctr_sum_1 = add(ctr_base, block_k_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_carry_everywhere(%rip), %ymm5, %ymm7 /* ctr_carry_1 = lookup16(ctr_sum_1, carry_everywhere) */
+	vpshufb %ymm7, %ymm6, %ymm7 /* ctr_mask_1 = lookup16(carry_mask_table, ctr_carry_1) */
+	vpand %ymm7, %ymm3, %ymm8 /* ctr_pair_1_b = and(ctr_w_ordered, ctr_mask_1) */
+	vpandn %ymm1, %ymm7, %ymm7 /* ctr_pair_1_a = andnot(ctr_mask_1, ctr_v_ordered) */
+	vpor %ymm7, %ymm8, %ymm7 /* ctr_pair_1 = or(ctr_pair_1_b, ctr_pair_1_a) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_new_last_byte(%rip), %ymm5, %ymm5 /* ctr_last_byte_1 = lookup16(ctr_sum_1, new_last_byte) */
+	vpor %ymm5, %ymm7, %ymm5 /* rowle_1 = or(ctr_pair_1, ctr_last_byte_1) */
+	vpaddw .Lsm4_wordslice_avx2_gfni_9_block_k_2(%rip), %ymm2, %ymm7 /* ctr_sum_2 = add(ctr_base, block_k_2) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_carry_everywhere(%rip), %ymm7, %ymm8 /* ctr_carry_2 = lookup16(ctr_sum_2, carry_everywhere) */
+	vpshufb %ymm8, %ymm6, %ymm8 /* ctr_mask_2 = lookup16(carry_mask_table, ctr_carry_2) */
+	vpand %ymm8, %ymm3, %ymm9 /* ctr_pair_2_b = and(ctr_w_ordered, ctr_mask_2) */
+	vpandn %ymm1, %ymm8, %ymm8 /* ctr_pair_2_a = andnot(ctr_mask_2, ctr_v_ordered) */
+	vpor %ymm8, %ymm9, %ymm8 /* ctr_pair_2 = or(ctr_pair_2_b, ctr_pair_2_a) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_new_last_byte(%rip), %ymm7, %ymm7 /* ctr_last_byte_2 = lookup16(ctr_sum_2, new_last_byte) */
+	vpor %ymm7, %ymm8, %ymm7 /* rowle_2 = or(ctr_pair_2, ctr_last_byte_2) */
+	vpaddw .Lsm4_wordslice_avx2_gfni_9_block_k_3(%rip), %ymm2, %ymm8 /* ctr_sum_3 = add(ctr_base, block_k_3) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_carry_everywhere(%rip), %ymm8, %ymm9 /* ctr_carry_3 = lookup16(ctr_sum_3, carry_everywhere) */
+	vpshufb %ymm9, %ymm6, %ymm9 /* ctr_mask_3 = lookup16(carry_mask_table, ctr_carry_3) */
+	vpand %ymm9, %ymm3, %ymm10 /* ctr_pair_3_b = and(ctr_w_ordered, ctr_mask_3) */
+	vpandn %ymm1, %ymm9, %ymm9 /* ctr_pair_3_a = andnot(ctr_mask_3, ctr_v_ordered) */
+	vpor %ymm9, %ymm10, %ymm9 /* ctr_pair_3 = or(ctr_pair_3_b, ctr_pair_3_a) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_new_last_byte(%rip), %ymm8, %ymm8 /* ctr_last_byte_3 = lookup16(ctr_sum_3, new_last_byte) */
+	vpor %ymm8, %ymm9, %ymm8 /* rowle_3 = or(ctr_pair_3, ctr_last_byte_3) */
+	vpunpckldq %ymm7, %ymm4, %ymm9 /* tr0 = unpacklo(rowle, rowle_2) */
+	vpunpckhdq %ymm7, %ymm4, %ymm4 /* tr0_1 = unpackhi(rowle, rowle_2) */
+	vpunpckldq %ymm8, %ymm5, %ymm7 /* tr0_2 = unpacklo(rowle_1, rowle_3) */
+	vpunpckhdq %ymm8, %ymm5, %ymm5 /* tr0_3 = unpackhi(rowle_1, rowle_3) */
+	vpunpckldq %ymm7, %ymm9, %ymm8 /* tr1 = unpacklo(tr0, tr0_2) */
+	vpunpckhdq %ymm7, %ymm9, %ymm7 /* tr1_1 = unpackhi(tr0, tr0_2) */
+	vpunpckldq %ymm5, %ymm4, %ymm9 /* tr1_2 = unpacklo(tr0_1, tr0_3) */
+	vpunpckhdq %ymm5, %ymm4, %ymm4 /* tr1_3 = unpackhi(tr0_1, tr0_3) */
+	vpaddw .Lsm4_wordslice_avx2_gfni_9_block_k_4(%rip), %ymm2, %ymm5 /* ctr_sum_4 = add(ctr_base, block_k_4) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_carry_everywhere(%rip), %ymm5, %ymm10 /* ctr_carry_4 = lookup16(ctr_sum_4, carry_everywhere) */
+	vpshufb %ymm10, %ymm6, %ymm10 /* ctr_mask_4 = lookup16(carry_mask_table, ctr_carry_4) */
+	vpand %ymm10, %ymm3, %ymm11 /* ctr_pair_4_b = and(ctr_w_ordered, ctr_mask_4) */
+	vpandn %ymm1, %ymm10, %ymm10 /* ctr_pair_4_a = andnot(ctr_mask_4, ctr_v_ordered) */
+	vpor %ymm10, %ymm11, %ymm10 /* ctr_pair_4 = or(ctr_pair_4_b, ctr_pair_4_a) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_new_last_byte(%rip), %ymm5, %ymm5 /* ctr_last_byte_4 = lookup16(ctr_sum_4, new_last_byte) */
+	vpor %ymm5, %ymm10, %ymm5 /* rowle_4 = or(ctr_pair_4, ctr_last_byte_4) */
+	vpaddw .Lsm4_wordslice_avx2_gfni_9_block_k_5(%rip), %ymm2, %ymm10 /* ctr_sum_5 = add(ctr_base, block_k_5) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_carry_everywhere(%rip), %ymm10, %ymm11 /* ctr_carry_5 = lookup16(ctr_sum_5, carry_everywhere) */
+	vpshufb %ymm11, %ymm6, %ymm11 /* ctr_mask_5 = lookup16(carry_mask_table, ctr_carry_5) */
+	vpand %ymm11, %ymm3, %ymm12 /* ctr_pair_5_b = and(ctr_w_ordered, ctr_mask_5) */
+	vpandn %ymm1, %ymm11, %ymm11 /* ctr_pair_5_a = andnot(ctr_mask_5, ctr_v_ordered) */
+	vpor %ymm11, %ymm12, %ymm11 /* ctr_pair_5 = or(ctr_pair_5_b, ctr_pair_5_a) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_new_last_byte(%rip), %ymm10, %ymm10 /* ctr_last_byte_5 = lookup16(ctr_sum_5, new_last_byte) */
+	vpor %ymm10, %ymm11, %ymm10 /* rowle_5 = or(ctr_pair_5, ctr_last_byte_5) */
+	vpaddw .Lsm4_wordslice_avx2_gfni_9_block_k_6(%rip), %ymm2, %ymm11 /* ctr_sum_6 = add(ctr_base, block_k_6) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_carry_everywhere(%rip), %ymm11, %ymm12 /* ctr_carry_6 = lookup16(ctr_sum_6, carry_everywhere) */
+	vpshufb %ymm12, %ymm6, %ymm12 /* ctr_mask_6 = lookup16(carry_mask_table, ctr_carry_6) */
+	vpand %ymm12, %ymm3, %ymm13 /* ctr_pair_6_b = and(ctr_w_ordered, ctr_mask_6) */
+	vpandn %ymm1, %ymm12, %ymm12 /* ctr_pair_6_a = andnot(ctr_mask_6, ctr_v_ordered) */
+	vpor %ymm12, %ymm13, %ymm12 /* ctr_pair_6 = or(ctr_pair_6_b, ctr_pair_6_a) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_new_last_byte(%rip), %ymm11, %ymm11 /* ctr_last_byte_6 = lookup16(ctr_sum_6, new_last_byte) */
+	vpor %ymm11, %ymm12, %ymm11 /* rowle_6 = or(ctr_pair_6, ctr_last_byte_6) */
+	vpaddw .Lsm4_wordslice_avx2_gfni_9_block_k_7(%rip), %ymm2, %ymm12 /* ctr_sum_7 = add(ctr_base, block_k_7) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_carry_everywhere(%rip), %ymm12, %ymm13 /* ctr_carry_7 = lookup16(ctr_sum_7, carry_everywhere) */
+	vpshufb %ymm13, %ymm6, %ymm13 /* ctr_mask_7 = lookup16(carry_mask_table, ctr_carry_7) */
+	vpand %ymm13, %ymm3, %ymm14 /* ctr_pair_7_b = and(ctr_w_ordered, ctr_mask_7) */
+	vpandn %ymm1, %ymm13, %ymm13 /* ctr_pair_7_a = andnot(ctr_mask_7, ctr_v_ordered) */
+	vpor %ymm13, %ymm14, %ymm13 /* ctr_pair_7 = or(ctr_pair_7_b, ctr_pair_7_a) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_new_last_byte(%rip), %ymm12, %ymm12 /* ctr_last_byte_7 = lookup16(ctr_sum_7, new_last_byte) */
+	vpor %ymm12, %ymm13, %ymm12 /* rowle_7 = or(ctr_pair_7, ctr_last_byte_7) */
+	vpunpckldq %ymm11, %ymm5, %ymm13 /* tr0_4 = unpacklo(rowle_4, rowle_6) */
+	vpunpckhdq %ymm11, %ymm5, %ymm5 /* tr0_5 = unpackhi(rowle_4, rowle_6) */
+	vpunpckldq %ymm12, %ymm10, %ymm11 /* tr0_6 = unpacklo(rowle_5, rowle_7) */
+	vpunpckhdq %ymm12, %ymm10, %ymm10 /* tr0_7 = unpackhi(rowle_5, rowle_7) */
+	vpunpckldq %ymm11, %ymm13, %ymm12 /* tr1_4 = unpacklo(tr0_4, tr0_6) */
+	vpunpckhdq %ymm11, %ymm13, %ymm11 /* tr1_5 = unpackhi(tr0_4, tr0_6) */
+	vpunpckldq %ymm10, %ymm5, %ymm13 /* tr1_6 = unpacklo(tr0_5, tr0_7) */
+	vpunpckhdq %ymm10, %ymm5, %ymm5 /* tr1_7 = unpackhi(tr0_5, tr0_7) */
+	vpaddw .Lsm4_wordslice_avx2_gfni_9_block_k_8(%rip), %ymm2, %ymm10 /* ctr_sum_8 = add(ctr_base, block_k_8) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_carry_everywhere(%rip), %ymm10, %ymm14 /* ctr_carry_8 = lookup16(ctr_sum_8, carry_everywhere) */
+	vpshufb %ymm14, %ymm6, %ymm14 /* ctr_mask_8 = lookup16(carry_mask_table, ctr_carry_8) */
+	vpand %ymm14, %ymm3, %ymm15 /* ctr_pair_8_b = and(ctr_w_ordered, ctr_mask_8) */
+	vpandn %ymm1, %ymm14, %ymm14 /* ctr_pair_8_a = andnot(ctr_mask_8, ctr_v_ordered) */
+	vpor %ymm14, %ymm15, %ymm14 /* ctr_pair_8 = or(ctr_pair_8_b, ctr_pair_8_a) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_new_last_byte(%rip), %ymm10, %ymm10 /* ctr_last_byte_8 = lookup16(ctr_sum_8, new_last_byte) */
+	vpor %ymm10, %ymm14, %ymm10 /* rowle_8 = or(ctr_pair_8, ctr_last_byte_8) */
+	vpaddw .Lsm4_wordslice_avx2_gfni_9_block_k_9(%rip), %ymm2, %ymm14 /* ctr_sum_9 = add(ctr_base, block_k_9) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_9 = lookup16(ctr_sum_9, carry_everywhere) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* ctr_mask_9 = lookup16(carry_mask_table, ctr_carry_9) */
+	vmovdqa %ymm0, 416(%rsp) /* spill reduced_3 */
+	vpand %ymm15, %ymm3, %ymm0 /* ctr_pair_9_b = and(ctr_w_ordered, ctr_mask_9) */
+	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_9_a = andnot(ctr_mask_9, ctr_v_ordered) */
+	vpor %ymm15, %ymm0, %ymm0 /* ctr_pair_9 = or(ctr_pair_9_b, ctr_pair_9_a) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_9 = lookup16(ctr_sum_9, new_last_byte) */
+	vpor %ymm14, %ymm0, %ymm0 /* rowle_9 = or(ctr_pair_9, ctr_last_byte_9) */
+	vpaddw .Lsm4_wordslice_avx2_gfni_9_block_k_10(%rip), %ymm2, %ymm14 /* ctr_sum_10 = add(ctr_base, block_k_10) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_10 = lookup16(ctr_sum_10, carry_everywhere) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* ctr_mask_10 = lookup16(carry_mask_table, ctr_carry_10) */
+	vmovdqa %ymm4, 64(%rsp) /* spill g0x3.1 */
+	vpand %ymm15, %ymm3, %ymm4 /* ctr_pair_10_b = and(ctr_w_ordered, ctr_mask_10) */
+	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_10_a = andnot(ctr_mask_10, ctr_v_ordered) */
+	vpor %ymm15, %ymm4, %ymm4 /* ctr_pair_10 = or(ctr_pair_10_b, ctr_pair_10_a) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_10 = lookup16(ctr_sum_10, new_last_byte) */
+	vpor %ymm14, %ymm4, %ymm4 /* rowle_10 = or(ctr_pair_10, ctr_last_byte_10) */
+	vpaddw .Lsm4_wordslice_avx2_gfni_9_block_k_11(%rip), %ymm2, %ymm14 /* ctr_sum_11 = add(ctr_base, block_k_11) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_carry_everywhere(%rip), %ymm14, %ymm15 /* ctr_carry_11 = lookup16(ctr_sum_11, carry_everywhere) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* ctr_mask_11 = lookup16(carry_mask_table, ctr_carry_11) */
+	vmovdqa %ymm5, 288(%rsp) /* spill g1x3.1 */
+	vpand %ymm15, %ymm3, %ymm5 /* ctr_pair_11_b = and(ctr_w_ordered, ctr_mask_11) */
+	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_11_a = andnot(ctr_mask_11, ctr_v_ordered) */
+	vpor %ymm15, %ymm5, %ymm5 /* ctr_pair_11 = or(ctr_pair_11_b, ctr_pair_11_a) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_new_last_byte(%rip), %ymm14, %ymm14 /* ctr_last_byte_11 = lookup16(ctr_sum_11, new_last_byte) */
+	vpor %ymm14, %ymm5, %ymm5 /* rowle_11 = or(ctr_pair_11, ctr_last_byte_11) */
+	vpunpckldq %ymm4, %ymm10, %ymm14 /* tr0_8 = unpacklo(rowle_8, rowle_10) */
+	vpunpckhdq %ymm4, %ymm10, %ymm4 /* tr0_9 = unpackhi(rowle_8, rowle_10) */
+	vpunpckldq %ymm5, %ymm0, %ymm10 /* tr0_10 = unpacklo(rowle_9, rowle_11) */
+	vpunpckhdq %ymm5, %ymm0, %ymm0 /* tr0_11 = unpackhi(rowle_9, rowle_11) */
+	vpunpckldq %ymm10, %ymm14, %ymm5 /* tr1_8 = unpacklo(tr0_8, tr0_10) */
+	vpunpckhdq %ymm10, %ymm14, %ymm10 /* tr1_9 = unpackhi(tr0_8, tr0_10) */
+	vpunpckldq %ymm0, %ymm4, %ymm14 /* tr1_10 = unpacklo(tr0_9, tr0_11) */
+	vpunpckhdq %ymm0, %ymm4, %ymm0 /* tr1_11 = unpackhi(tr0_9, tr0_11) */
+	vpaddw .Lsm4_wordslice_avx2_gfni_9_block_k_12(%rip), %ymm2, %ymm4 /* ctr_sum_12 = add(ctr_base, block_k_12) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_carry_everywhere(%rip), %ymm4, %ymm15 /* ctr_carry_12 = lookup16(ctr_sum_12, carry_everywhere) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* ctr_mask_12 = lookup16(carry_mask_table, ctr_carry_12) */
+	vmovdqa %ymm0, 192(%rsp) /* spill g2x3.1 */
+	vpand %ymm15, %ymm3, %ymm0 /* ctr_pair_12_b = and(ctr_w_ordered, ctr_mask_12) */
+	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_12_a = andnot(ctr_mask_12, ctr_v_ordered) */
 	vpor %ymm15, %ymm0, %ymm0 /* ctr_pair_12 = or(ctr_pair_12_b, ctr_pair_12_a) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_new_last_byte(%rip), %ymm5, %ymm5 /* ctr_last_byte_12 = lookup16(ctr_sum_12, new_last_byte) */
-	vpor %ymm5, %ymm0, %ymm0 /* row_12 = or(ctr_pair_12, ctr_last_byte_12) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_bswap32(%rip), %ymm0, %ymm0 /* rowle_12 = lookup16(row_12, bswap32) */
-	vpaddb .Lsm4_wordslice_avx2_gfni_9_block_k_13(%rip), %ymm3, %ymm5 /* ctr_j_13 = add(ctr_j0, block_k_13) */
-	vpaddw %ymm5, %ymm2, %ymm5 /* ctr_sum_13 = add(ctr_last, ctr_j_13) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_carry_everywhere(%rip), %ymm5, %ymm15 /* ctr_carry_13 = lookup16(ctr_sum_13, carry_everywhere) */
-	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_13 = lookup16(carry_mask_table, ctr_carry_13) */
-	vmovdqa %ymm6, 384(%rsp) /* spill g2x1.1 */
-	vpand %ymm15, %ymm4, %ymm6 /* ctr_pair_13_b = and(ctr_w_open, ctr_mask_13) */
-	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_13_a = andnot(ctr_mask_13, ctr_v_open) */
-	vpor %ymm15, %ymm6, %ymm6 /* ctr_pair_13 = or(ctr_pair_13_b, ctr_pair_13_a) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_new_last_byte(%rip), %ymm5, %ymm5 /* ctr_last_byte_13 = lookup16(ctr_sum_13, new_last_byte) */
-	vpor %ymm5, %ymm6, %ymm5 /* row_13 = or(ctr_pair_13, ctr_last_byte_13) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_bswap32(%rip), %ymm5, %ymm5 /* rowle_13 = lookup16(row_13, bswap32) */
-	vpaddb .Lsm4_wordslice_avx2_gfni_9_block_k_14(%rip), %ymm3, %ymm6 /* ctr_j_14 = add(ctr_j0, block_k_14) */
-	vpaddw %ymm6, %ymm2, %ymm6 /* ctr_sum_14 = add(ctr_last, ctr_j_14) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_carry_everywhere(%rip), %ymm6, %ymm15 /* ctr_carry_14 = lookup16(ctr_sum_14, carry_everywhere) */
-	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_14 = lookup16(carry_mask_table, ctr_carry_14) */
-	vmovdqa %ymm8, 32(%rsp) /* spill g2x0.1 */
-	vpand %ymm15, %ymm4, %ymm8 /* ctr_pair_14_b = and(ctr_w_open, ctr_mask_14) */
-	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_14_a = andnot(ctr_mask_14, ctr_v_open) */
-	vpor %ymm15, %ymm8, %ymm8 /* ctr_pair_14 = or(ctr_pair_14_b, ctr_pair_14_a) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_new_last_byte(%rip), %ymm6, %ymm6 /* ctr_last_byte_14 = lookup16(ctr_sum_14, new_last_byte) */
-	vpor %ymm6, %ymm8, %ymm6 /* row_14 = or(ctr_pair_14, ctr_last_byte_14) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_bswap32(%rip), %ymm6, %ymm6 /* rowle_14 = lookup16(row_14, bswap32) */
-	vpaddb .Lsm4_wordslice_avx2_gfni_9_block_k_15(%rip), %ymm3, %ymm8 /* ctr_j_15 = add(ctr_j0, block_k_15) */
-	vpaddw %ymm8, %ymm2, %ymm8 /* ctr_sum_15 = add(ctr_last, ctr_j_15) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_carry_everywhere(%rip), %ymm8, %ymm15 /* ctr_carry_15 = lookup16(ctr_sum_15, carry_everywhere) */
-	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_15 = lookup16(carry_mask_table, ctr_carry_15) */
-	vmovdqa %ymm9, 256(%rsp) /* spill g0x0.1 */
-	vpand %ymm15, %ymm4, %ymm9 /* ctr_pair_15_b = and(ctr_w_open, ctr_mask_15) */
-	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_15_a = andnot(ctr_mask_15, ctr_v_open) */
-	vpor %ymm15, %ymm9, %ymm9 /* ctr_pair_15 = or(ctr_pair_15_b, ctr_pair_15_a) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_new_last_byte(%rip), %ymm8, %ymm8 /* ctr_last_byte_15 = lookup16(ctr_sum_15, new_last_byte) */
-	vpor %ymm8, %ymm9, %ymm8 /* row_15 = or(ctr_pair_15, ctr_last_byte_15) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_bswap32(%rip), %ymm8, %ymm8 /* rowle_15 = lookup16(row_15, bswap32) */
-	vpunpckldq %ymm6, %ymm0, %ymm9 /* tr0_12 = unpacklo(rowle_12, rowle_14) */
-	vpunpckhdq %ymm6, %ymm0, %ymm0 /* tr0_13 = unpackhi(rowle_12, rowle_14) */
-	vpunpckldq %ymm8, %ymm5, %ymm6 /* tr0_14 = unpacklo(rowle_13, rowle_15) */
-	vpunpckhdq %ymm8, %ymm5, %ymm5 /* tr0_15 = unpackhi(rowle_13, rowle_15) */
-	vpunpckldq %ymm6, %ymm9, %ymm8 /* tr1_12 = unpacklo(tr0_12, tr0_14) */
-	vpunpckhdq %ymm6, %ymm9, %ymm6 /* tr1_13 = unpackhi(tr0_12, tr0_14) */
-	vpunpckldq %ymm5, %ymm0, %ymm9 /* tr1_14 = unpacklo(tr0_13, tr0_15) */
-	vpunpckhdq %ymm5, %ymm0, %ymm0 /* tr1_15 = unpackhi(tr0_13, tr0_15) */
-	vpaddb .Lsm4_wordslice_avx2_gfni_9_block_k_16(%rip), %ymm3, %ymm5 /* ctr_j_16 = add(ctr_j0, block_k_16) */
-	vpaddw %ymm5, %ymm2, %ymm5 /* ctr_sum_16 = add(ctr_last, ctr_j_16) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_carry_everywhere(%rip), %ymm5, %ymm15 /* ctr_carry_16 = lookup16(ctr_sum_16, carry_everywhere) */
-	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_16 = lookup16(carry_mask_table, ctr_carry_16) */
-	vmovdqa %ymm0, 480(%rsp) /* spill g3x3.1 */
-	vpand %ymm15, %ymm4, %ymm0 /* ctr_pair_16_b = and(ctr_w_open, ctr_mask_16) */
-	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_16_a = andnot(ctr_mask_16, ctr_v_open) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_new_last_byte(%rip), %ymm4, %ymm4 /* ctr_last_byte_12 = lookup16(ctr_sum_12, new_last_byte) */
+	vpor %ymm4, %ymm0, %ymm0 /* rowle_12 = or(ctr_pair_12, ctr_last_byte_12) */
+	vpaddw .Lsm4_wordslice_avx2_gfni_9_block_k_13(%rip), %ymm2, %ymm4 /* ctr_sum_13 = add(ctr_base, block_k_13) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_carry_everywhere(%rip), %ymm4, %ymm15 /* ctr_carry_13 = lookup16(ctr_sum_13, carry_everywhere) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* ctr_mask_13 = lookup16(carry_mask_table, ctr_carry_13) */
+	vmovdqa %ymm5, 0(%rsp) /* spill g2x0.1 */
+	vpand %ymm15, %ymm3, %ymm5 /* ctr_pair_13_b = and(ctr_w_ordered, ctr_mask_13) */
+	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_13_a = andnot(ctr_mask_13, ctr_v_ordered) */
+	vpor %ymm15, %ymm5, %ymm5 /* ctr_pair_13 = or(ctr_pair_13_b, ctr_pair_13_a) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_new_last_byte(%rip), %ymm4, %ymm4 /* ctr_last_byte_13 = lookup16(ctr_sum_13, new_last_byte) */
+	vpor %ymm4, %ymm5, %ymm4 /* rowle_13 = or(ctr_pair_13, ctr_last_byte_13) */
+	vpaddw .Lsm4_wordslice_avx2_gfni_9_block_k_14(%rip), %ymm2, %ymm5 /* ctr_sum_14 = add(ctr_base, block_k_14) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_carry_everywhere(%rip), %ymm5, %ymm15 /* ctr_carry_14 = lookup16(ctr_sum_14, carry_everywhere) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* ctr_mask_14 = lookup16(carry_mask_table, ctr_carry_14) */
+	vmovdqa %ymm7, 384(%rsp) /* spill g0x1.1 */
+	vpand %ymm15, %ymm3, %ymm7 /* ctr_pair_14_b = and(ctr_w_ordered, ctr_mask_14) */
+	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_14_a = andnot(ctr_mask_14, ctr_v_ordered) */
+	vpor %ymm15, %ymm7, %ymm7 /* ctr_pair_14 = or(ctr_pair_14_b, ctr_pair_14_a) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_new_last_byte(%rip), %ymm5, %ymm5 /* ctr_last_byte_14 = lookup16(ctr_sum_14, new_last_byte) */
+	vpor %ymm5, %ymm7, %ymm5 /* rowle_14 = or(ctr_pair_14, ctr_last_byte_14) */
+	vpaddw .Lsm4_wordslice_avx2_gfni_9_block_k_15(%rip), %ymm2, %ymm7 /* ctr_sum_15 = add(ctr_base, block_k_15) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_carry_everywhere(%rip), %ymm7, %ymm15 /* ctr_carry_15 = lookup16(ctr_sum_15, carry_everywhere) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* ctr_mask_15 = lookup16(carry_mask_table, ctr_carry_15) */
+	vmovdqa %ymm8, 32(%rsp) /* spill g0x0.1 */
+	vpand %ymm15, %ymm3, %ymm8 /* ctr_pair_15_b = and(ctr_w_ordered, ctr_mask_15) */
+	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_15_a = andnot(ctr_mask_15, ctr_v_ordered) */
+	vpor %ymm15, %ymm8, %ymm8 /* ctr_pair_15 = or(ctr_pair_15_b, ctr_pair_15_a) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_new_last_byte(%rip), %ymm7, %ymm7 /* ctr_last_byte_15 = lookup16(ctr_sum_15, new_last_byte) */
+	vpor %ymm7, %ymm8, %ymm7 /* rowle_15 = or(ctr_pair_15, ctr_last_byte_15) */
+	vpunpckldq %ymm5, %ymm0, %ymm8 /* tr0_12 = unpacklo(rowle_12, rowle_14) */
+	vpunpckhdq %ymm5, %ymm0, %ymm0 /* tr0_13 = unpackhi(rowle_12, rowle_14) */
+	vpunpckldq %ymm7, %ymm4, %ymm5 /* tr0_14 = unpacklo(rowle_13, rowle_15) */
+	vpunpckhdq %ymm7, %ymm4, %ymm4 /* tr0_15 = unpackhi(rowle_13, rowle_15) */
+	vpunpckldq %ymm5, %ymm8, %ymm7 /* tr1_12 = unpacklo(tr0_12, tr0_14) */
+	vpunpckhdq %ymm5, %ymm8, %ymm5 /* tr1_13 = unpackhi(tr0_12, tr0_14) */
+	vpunpckldq %ymm4, %ymm0, %ymm8 /* tr1_14 = unpacklo(tr0_13, tr0_15) */
+	vpunpckhdq %ymm4, %ymm0, %ymm0 /* tr1_15 = unpackhi(tr0_13, tr0_15) */
+	vpaddw .Lsm4_wordslice_avx2_gfni_9_block_k_16(%rip), %ymm2, %ymm4 /* ctr_sum_16 = add(ctr_base, block_k_16) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_carry_everywhere(%rip), %ymm4, %ymm15 /* ctr_carry_16 = lookup16(ctr_sum_16, carry_everywhere) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* ctr_mask_16 = lookup16(carry_mask_table, ctr_carry_16) */
+	vmovdqa %ymm0, 256(%rsp) /* spill g3x3.1 */
+	vpand %ymm15, %ymm3, %ymm0 /* ctr_pair_16_b = and(ctr_w_ordered, ctr_mask_16) */
+	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_16_a = andnot(ctr_mask_16, ctr_v_ordered) */
 	vpor %ymm15, %ymm0, %ymm0 /* ctr_pair_16 = or(ctr_pair_16_b, ctr_pair_16_a) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_new_last_byte(%rip), %ymm5, %ymm5 /* ctr_last_byte_16 = lookup16(ctr_sum_16, new_last_byte) */
-	vpor %ymm5, %ymm0, %ymm0 /* row_16 = or(ctr_pair_16, ctr_last_byte_16) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_bswap32(%rip), %ymm0, %ymm0 /* rowle_16 = lookup16(row_16, bswap32) */
-	vpaddb .Lsm4_wordslice_avx2_gfni_9_block_k_17(%rip), %ymm3, %ymm5 /* ctr_j_17 = add(ctr_j0, block_k_17) */
-	vpaddw %ymm5, %ymm2, %ymm5 /* ctr_sum_17 = add(ctr_last, ctr_j_17) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_carry_everywhere(%rip), %ymm5, %ymm15 /* ctr_carry_17 = lookup16(ctr_sum_17, carry_everywhere) */
-	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_17 = lookup16(carry_mask_table, ctr_carry_17) */
-	vmovdqa %ymm6, 160(%rsp) /* spill g3x1.1 */
-	vpand %ymm15, %ymm4, %ymm6 /* ctr_pair_17_b = and(ctr_w_open, ctr_mask_17) */
-	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_17_a = andnot(ctr_mask_17, ctr_v_open) */
-	vpor %ymm15, %ymm6, %ymm6 /* ctr_pair_17 = or(ctr_pair_17_b, ctr_pair_17_a) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_new_last_byte(%rip), %ymm5, %ymm5 /* ctr_last_byte_17 = lookup16(ctr_sum_17, new_last_byte) */
-	vpor %ymm5, %ymm6, %ymm5 /* row_17 = or(ctr_pair_17, ctr_last_byte_17) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_bswap32(%rip), %ymm5, %ymm5 /* rowle_17 = lookup16(row_17, bswap32) */
-	vpaddb .Lsm4_wordslice_avx2_gfni_9_block_k_18(%rip), %ymm3, %ymm6 /* ctr_j_18 = add(ctr_j0, block_k_18) */
-	vpaddw %ymm6, %ymm2, %ymm6 /* ctr_sum_18 = add(ctr_last, ctr_j_18) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_carry_everywhere(%rip), %ymm6, %ymm15 /* ctr_carry_18 = lookup16(ctr_sum_18, carry_everywhere) */
-	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_18 = lookup16(carry_mask_table, ctr_carry_18) */
-	vmovdqa %ymm8, 320(%rsp) /* spill g3x0.1 */
-	vpand %ymm15, %ymm4, %ymm8 /* ctr_pair_18_b = and(ctr_w_open, ctr_mask_18) */
-	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_18_a = andnot(ctr_mask_18, ctr_v_open) */
-	vpor %ymm15, %ymm8, %ymm8 /* ctr_pair_18 = or(ctr_pair_18_b, ctr_pair_18_a) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_new_last_byte(%rip), %ymm6, %ymm6 /* ctr_last_byte_18 = lookup16(ctr_sum_18, new_last_byte) */
-	vpor %ymm6, %ymm8, %ymm6 /* row_18 = or(ctr_pair_18, ctr_last_byte_18) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_bswap32(%rip), %ymm6, %ymm6 /* rowle_18 = lookup16(row_18, bswap32) */
-	vpaddb .Lsm4_wordslice_avx2_gfni_9_block_k_19(%rip), %ymm3, %ymm8 /* ctr_j_19 = add(ctr_j0, block_k_19) */
-	vpaddw %ymm8, %ymm2, %ymm8 /* ctr_sum_19 = add(ctr_last, ctr_j_19) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_carry_everywhere(%rip), %ymm8, %ymm15 /* ctr_carry_19 = lookup16(ctr_sum_19, carry_everywhere) */
-	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_19 = lookup16(carry_mask_table, ctr_carry_19) */
-	vmovdqa %ymm9, 512(%rsp) /* spill g3x2.1 */
-	vpand %ymm15, %ymm4, %ymm9 /* ctr_pair_19_b = and(ctr_w_open, ctr_mask_19) */
-	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_19_a = andnot(ctr_mask_19, ctr_v_open) */
-	vpor %ymm15, %ymm9, %ymm9 /* ctr_pair_19 = or(ctr_pair_19_b, ctr_pair_19_a) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_new_last_byte(%rip), %ymm8, %ymm8 /* ctr_last_byte_19 = lookup16(ctr_sum_19, new_last_byte) */
-	vpor %ymm8, %ymm9, %ymm8 /* row_19 = or(ctr_pair_19, ctr_last_byte_19) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_bswap32(%rip), %ymm8, %ymm8 /* rowle_19 = lookup16(row_19, bswap32) */
-	vpunpckldq %ymm6, %ymm0, %ymm9 /* tr0_16 = unpacklo(rowle_16, rowle_18) */
-	vpunpckhdq %ymm6, %ymm0, %ymm0 /* tr0_17 = unpackhi(rowle_16, rowle_18) */
-	vpunpckldq %ymm8, %ymm5, %ymm6 /* tr0_18 = unpacklo(rowle_17, rowle_19) */
-	vpunpckhdq %ymm8, %ymm5, %ymm5 /* tr0_19 = unpackhi(rowle_17, rowle_19) */
-	vpunpckldq %ymm6, %ymm9, %ymm8 /* tr1_16 = unpacklo(tr0_16, tr0_18) */
-	vpunpckhdq %ymm6, %ymm9, %ymm6 /* tr1_17 = unpackhi(tr0_16, tr0_18) */
-	vpunpckldq %ymm5, %ymm0, %ymm9 /* tr1_18 = unpacklo(tr0_17, tr0_19) */
-	vpunpckhdq %ymm5, %ymm0, %ymm0 /* tr1_19 = unpackhi(tr0_17, tr0_19) */
-	vpaddb .Lsm4_wordslice_avx2_gfni_9_block_k_20(%rip), %ymm3, %ymm5 /* ctr_j_20 = add(ctr_j0, block_k_20) */
-	vpaddw %ymm5, %ymm2, %ymm5 /* ctr_sum_20 = add(ctr_last, ctr_j_20) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_carry_everywhere(%rip), %ymm5, %ymm15 /* ctr_carry_20 = lookup16(ctr_sum_20, carry_everywhere) */
-	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_20 = lookup16(carry_mask_table, ctr_carry_20) */
-	vmovdqa %ymm0, 96(%rsp) /* spill g4x3.1 */
-	vpand %ymm15, %ymm4, %ymm0 /* ctr_pair_20_b = and(ctr_w_open, ctr_mask_20) */
-	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_20_a = andnot(ctr_mask_20, ctr_v_open) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_new_last_byte(%rip), %ymm4, %ymm4 /* ctr_last_byte_16 = lookup16(ctr_sum_16, new_last_byte) */
+	vpor %ymm4, %ymm0, %ymm0 /* rowle_16 = or(ctr_pair_16, ctr_last_byte_16) */
+	vpaddw .Lsm4_wordslice_avx2_gfni_9_block_k_17(%rip), %ymm2, %ymm4 /* ctr_sum_17 = add(ctr_base, block_k_17) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_carry_everywhere(%rip), %ymm4, %ymm15 /* ctr_carry_17 = lookup16(ctr_sum_17, carry_everywhere) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* ctr_mask_17 = lookup16(carry_mask_table, ctr_carry_17) */
+	vmovdqa %ymm5, 480(%rsp) /* spill g3x1.1 */
+	vpand %ymm15, %ymm3, %ymm5 /* ctr_pair_17_b = and(ctr_w_ordered, ctr_mask_17) */
+	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_17_a = andnot(ctr_mask_17, ctr_v_ordered) */
+	vpor %ymm15, %ymm5, %ymm5 /* ctr_pair_17 = or(ctr_pair_17_b, ctr_pair_17_a) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_new_last_byte(%rip), %ymm4, %ymm4 /* ctr_last_byte_17 = lookup16(ctr_sum_17, new_last_byte) */
+	vpor %ymm4, %ymm5, %ymm4 /* rowle_17 = or(ctr_pair_17, ctr_last_byte_17) */
+	vpaddw .Lsm4_wordslice_avx2_gfni_9_block_k_18(%rip), %ymm2, %ymm5 /* ctr_sum_18 = add(ctr_base, block_k_18) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_carry_everywhere(%rip), %ymm5, %ymm15 /* ctr_carry_18 = lookup16(ctr_sum_18, carry_everywhere) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* ctr_mask_18 = lookup16(carry_mask_table, ctr_carry_18) */
+	vmovdqa %ymm7, 160(%rsp) /* spill g3x0.1 */
+	vpand %ymm15, %ymm3, %ymm7 /* ctr_pair_18_b = and(ctr_w_ordered, ctr_mask_18) */
+	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_18_a = andnot(ctr_mask_18, ctr_v_ordered) */
+	vpor %ymm15, %ymm7, %ymm7 /* ctr_pair_18 = or(ctr_pair_18_b, ctr_pair_18_a) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_new_last_byte(%rip), %ymm5, %ymm5 /* ctr_last_byte_18 = lookup16(ctr_sum_18, new_last_byte) */
+	vpor %ymm5, %ymm7, %ymm5 /* rowle_18 = or(ctr_pair_18, ctr_last_byte_18) */
+	vpaddw .Lsm4_wordslice_avx2_gfni_9_block_k_19(%rip), %ymm2, %ymm7 /* ctr_sum_19 = add(ctr_base, block_k_19) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_carry_everywhere(%rip), %ymm7, %ymm15 /* ctr_carry_19 = lookup16(ctr_sum_19, carry_everywhere) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* ctr_mask_19 = lookup16(carry_mask_table, ctr_carry_19) */
+	vmovdqa %ymm8, 320(%rsp) /* spill g3x2.1 */
+	vpand %ymm15, %ymm3, %ymm8 /* ctr_pair_19_b = and(ctr_w_ordered, ctr_mask_19) */
+	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_19_a = andnot(ctr_mask_19, ctr_v_ordered) */
+	vpor %ymm15, %ymm8, %ymm8 /* ctr_pair_19 = or(ctr_pair_19_b, ctr_pair_19_a) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_new_last_byte(%rip), %ymm7, %ymm7 /* ctr_last_byte_19 = lookup16(ctr_sum_19, new_last_byte) */
+	vpor %ymm7, %ymm8, %ymm7 /* rowle_19 = or(ctr_pair_19, ctr_last_byte_19) */
+	vpunpckldq %ymm5, %ymm0, %ymm8 /* tr0_16 = unpacklo(rowle_16, rowle_18) */
+	vpunpckhdq %ymm5, %ymm0, %ymm0 /* tr0_17 = unpackhi(rowle_16, rowle_18) */
+	vpunpckldq %ymm7, %ymm4, %ymm5 /* tr0_18 = unpacklo(rowle_17, rowle_19) */
+	vpunpckhdq %ymm7, %ymm4, %ymm4 /* tr0_19 = unpackhi(rowle_17, rowle_19) */
+	vpunpckldq %ymm5, %ymm8, %ymm7 /* tr1_16 = unpacklo(tr0_16, tr0_18) */
+	vpunpckhdq %ymm5, %ymm8, %ymm5 /* tr1_17 = unpackhi(tr0_16, tr0_18) */
+	vpunpckldq %ymm4, %ymm0, %ymm8 /* tr1_18 = unpacklo(tr0_17, tr0_19) */
+	vpunpckhdq %ymm4, %ymm0, %ymm0 /* tr1_19 = unpackhi(tr0_17, tr0_19) */
+	vpaddw .Lsm4_wordslice_avx2_gfni_9_block_k_20(%rip), %ymm2, %ymm4 /* ctr_sum_20 = add(ctr_base, block_k_20) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_carry_everywhere(%rip), %ymm4, %ymm15 /* ctr_carry_20 = lookup16(ctr_sum_20, carry_everywhere) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* ctr_mask_20 = lookup16(carry_mask_table, ctr_carry_20) */
+	vmovdqa %ymm0, 512(%rsp) /* spill g4x3.1 */
+	vpand %ymm15, %ymm3, %ymm0 /* ctr_pair_20_b = and(ctr_w_ordered, ctr_mask_20) */
+	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_20_a = andnot(ctr_mask_20, ctr_v_ordered) */
 	vpor %ymm15, %ymm0, %ymm0 /* ctr_pair_20 = or(ctr_pair_20_b, ctr_pair_20_a) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_new_last_byte(%rip), %ymm5, %ymm5 /* ctr_last_byte_20 = lookup16(ctr_sum_20, new_last_byte) */
-	vpor %ymm5, %ymm0, %ymm0 /* row_20 = or(ctr_pair_20, ctr_last_byte_20) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_bswap32(%rip), %ymm0, %ymm0 /* rowle_20 = lookup16(row_20, bswap32) */
-	vpaddb .Lsm4_wordslice_avx2_gfni_9_block_k_21(%rip), %ymm3, %ymm5 /* ctr_j_21 = add(ctr_j0, block_k_21) */
-	vpaddw %ymm5, %ymm2, %ymm5 /* ctr_sum_21 = add(ctr_last, ctr_j_21) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_carry_everywhere(%rip), %ymm5, %ymm15 /* ctr_carry_21 = lookup16(ctr_sum_21, carry_everywhere) */
-	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_21 = lookup16(carry_mask_table, ctr_carry_21) */
-	vmovdqa %ymm6, 128(%rsp) /* spill g4x1.1 */
-	vpand %ymm15, %ymm4, %ymm6 /* ctr_pair_21_b = and(ctr_w_open, ctr_mask_21) */
-	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_21_a = andnot(ctr_mask_21, ctr_v_open) */
-	vpor %ymm15, %ymm6, %ymm6 /* ctr_pair_21 = or(ctr_pair_21_b, ctr_pair_21_a) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_new_last_byte(%rip), %ymm5, %ymm5 /* ctr_last_byte_21 = lookup16(ctr_sum_21, new_last_byte) */
-	vpor %ymm5, %ymm6, %ymm5 /* row_21 = or(ctr_pair_21, ctr_last_byte_21) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_bswap32(%rip), %ymm5, %ymm5 /* rowle_21 = lookup16(row_21, bswap32) */
-	vpaddb .Lsm4_wordslice_avx2_gfni_9_block_k_22(%rip), %ymm3, %ymm6 /* ctr_j_22 = add(ctr_j0, block_k_22) */
-	vpaddw %ymm6, %ymm2, %ymm6 /* ctr_sum_22 = add(ctr_last, ctr_j_22) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_carry_everywhere(%rip), %ymm6, %ymm15 /* ctr_carry_22 = lookup16(ctr_sum_22, carry_everywhere) */
-	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_22 = lookup16(carry_mask_table, ctr_carry_22) */
-	vmovdqa %ymm8, 352(%rsp) /* spill g4x0.1 */
-	vpand %ymm15, %ymm4, %ymm8 /* ctr_pair_22_b = and(ctr_w_open, ctr_mask_22) */
-	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_22_a = andnot(ctr_mask_22, ctr_v_open) */
-	vpor %ymm15, %ymm8, %ymm8 /* ctr_pair_22 = or(ctr_pair_22_b, ctr_pair_22_a) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_new_last_byte(%rip), %ymm6, %ymm6 /* ctr_last_byte_22 = lookup16(ctr_sum_22, new_last_byte) */
-	vpor %ymm6, %ymm8, %ymm6 /* row_22 = or(ctr_pair_22, ctr_last_byte_22) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_bswap32(%rip), %ymm6, %ymm6 /* rowle_22 = lookup16(row_22, bswap32) */
-	vpaddb .Lsm4_wordslice_avx2_gfni_9_block_k_23(%rip), %ymm3, %ymm8 /* ctr_j_23 = add(ctr_j0, block_k_23) */
-	vpaddw %ymm8, %ymm2, %ymm8 /* ctr_sum_23 = add(ctr_last, ctr_j_23) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_carry_everywhere(%rip), %ymm8, %ymm15 /* ctr_carry_23 = lookup16(ctr_sum_23, carry_everywhere) */
-	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_23 = lookup16(carry_mask_table, ctr_carry_23) */
-	vmovdqa %ymm9, 224(%rsp) /* spill g4x2.1 */
-	vpand %ymm15, %ymm4, %ymm9 /* ctr_pair_23_b = and(ctr_w_open, ctr_mask_23) */
-	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_23_a = andnot(ctr_mask_23, ctr_v_open) */
-	vpor %ymm15, %ymm9, %ymm9 /* ctr_pair_23 = or(ctr_pair_23_b, ctr_pair_23_a) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_new_last_byte(%rip), %ymm8, %ymm8 /* ctr_last_byte_23 = lookup16(ctr_sum_23, new_last_byte) */
-	vpor %ymm8, %ymm9, %ymm8 /* row_23 = or(ctr_pair_23, ctr_last_byte_23) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_bswap32(%rip), %ymm8, %ymm8 /* rowle_23 = lookup16(row_23, bswap32) */
-	vpunpckldq %ymm6, %ymm0, %ymm9 /* tr0_20 = unpacklo(rowle_20, rowle_22) */
-	vpunpckhdq %ymm6, %ymm0, %ymm0 /* tr0_21 = unpackhi(rowle_20, rowle_22) */
-	vpunpckldq %ymm8, %ymm5, %ymm6 /* tr0_22 = unpacklo(rowle_21, rowle_23) */
-	vpunpckhdq %ymm8, %ymm5, %ymm5 /* tr0_23 = unpackhi(rowle_21, rowle_23) */
-	vpunpckldq %ymm6, %ymm9, %ymm8 /* tr1_20 = unpacklo(tr0_20, tr0_22) */
-	vpunpckhdq %ymm6, %ymm9, %ymm6 /* tr1_21 = unpackhi(tr0_20, tr0_22) */
-	vpunpckldq %ymm5, %ymm0, %ymm9 /* tr1_22 = unpacklo(tr0_21, tr0_23) */
-	vpunpckhdq %ymm5, %ymm0, %ymm0 /* tr1_23 = unpackhi(tr0_21, tr0_23) */
-	vpaddb .Lsm4_wordslice_avx2_gfni_9_block_k_24(%rip), %ymm3, %ymm5 /* ctr_j_24 = add(ctr_j0, block_k_24) */
-	vpaddw %ymm5, %ymm2, %ymm5 /* ctr_sum_24 = add(ctr_last, ctr_j_24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_carry_everywhere(%rip), %ymm5, %ymm15 /* ctr_carry_24 = lookup16(ctr_sum_24, carry_everywhere) */
-	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_24 = lookup16(carry_mask_table, ctr_carry_24) */
-	vmovdqa %ymm0, 448(%rsp) /* spill g5x3.1 */
-	vpand %ymm15, %ymm4, %ymm0 /* ctr_pair_24_b = and(ctr_w_open, ctr_mask_24) */
-	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_24_a = andnot(ctr_mask_24, ctr_v_open) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_new_last_byte(%rip), %ymm4, %ymm4 /* ctr_last_byte_20 = lookup16(ctr_sum_20, new_last_byte) */
+	vpor %ymm4, %ymm0, %ymm0 /* rowle_20 = or(ctr_pair_20, ctr_last_byte_20) */
+	vpaddw .Lsm4_wordslice_avx2_gfni_9_block_k_21(%rip), %ymm2, %ymm4 /* ctr_sum_21 = add(ctr_base, block_k_21) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_carry_everywhere(%rip), %ymm4, %ymm15 /* ctr_carry_21 = lookup16(ctr_sum_21, carry_everywhere) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* ctr_mask_21 = lookup16(carry_mask_table, ctr_carry_21) */
+	vmovdqa %ymm5, 96(%rsp) /* spill g4x1.1 */
+	vpand %ymm15, %ymm3, %ymm5 /* ctr_pair_21_b = and(ctr_w_ordered, ctr_mask_21) */
+	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_21_a = andnot(ctr_mask_21, ctr_v_ordered) */
+	vpor %ymm15, %ymm5, %ymm5 /* ctr_pair_21 = or(ctr_pair_21_b, ctr_pair_21_a) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_new_last_byte(%rip), %ymm4, %ymm4 /* ctr_last_byte_21 = lookup16(ctr_sum_21, new_last_byte) */
+	vpor %ymm4, %ymm5, %ymm4 /* rowle_21 = or(ctr_pair_21, ctr_last_byte_21) */
+	vpaddw .Lsm4_wordslice_avx2_gfni_9_block_k_22(%rip), %ymm2, %ymm5 /* ctr_sum_22 = add(ctr_base, block_k_22) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_carry_everywhere(%rip), %ymm5, %ymm15 /* ctr_carry_22 = lookup16(ctr_sum_22, carry_everywhere) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* ctr_mask_22 = lookup16(carry_mask_table, ctr_carry_22) */
+	vmovdqa %ymm7, 128(%rsp) /* spill g4x0.1 */
+	vpand %ymm15, %ymm3, %ymm7 /* ctr_pair_22_b = and(ctr_w_ordered, ctr_mask_22) */
+	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_22_a = andnot(ctr_mask_22, ctr_v_ordered) */
+	vpor %ymm15, %ymm7, %ymm7 /* ctr_pair_22 = or(ctr_pair_22_b, ctr_pair_22_a) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_new_last_byte(%rip), %ymm5, %ymm5 /* ctr_last_byte_22 = lookup16(ctr_sum_22, new_last_byte) */
+	vpor %ymm5, %ymm7, %ymm5 /* rowle_22 = or(ctr_pair_22, ctr_last_byte_22) */
+	vpaddw .Lsm4_wordslice_avx2_gfni_9_block_k_23(%rip), %ymm2, %ymm7 /* ctr_sum_23 = add(ctr_base, block_k_23) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_carry_everywhere(%rip), %ymm7, %ymm15 /* ctr_carry_23 = lookup16(ctr_sum_23, carry_everywhere) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* ctr_mask_23 = lookup16(carry_mask_table, ctr_carry_23) */
+	vmovdqa %ymm8, 352(%rsp) /* spill g4x2.1 */
+	vpand %ymm15, %ymm3, %ymm8 /* ctr_pair_23_b = and(ctr_w_ordered, ctr_mask_23) */
+	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_23_a = andnot(ctr_mask_23, ctr_v_ordered) */
+	vpor %ymm15, %ymm8, %ymm8 /* ctr_pair_23 = or(ctr_pair_23_b, ctr_pair_23_a) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_new_last_byte(%rip), %ymm7, %ymm7 /* ctr_last_byte_23 = lookup16(ctr_sum_23, new_last_byte) */
+	vpor %ymm7, %ymm8, %ymm7 /* rowle_23 = or(ctr_pair_23, ctr_last_byte_23) */
+	vpunpckldq %ymm5, %ymm0, %ymm8 /* tr0_20 = unpacklo(rowle_20, rowle_22) */
+	vpunpckhdq %ymm5, %ymm0, %ymm0 /* tr0_21 = unpackhi(rowle_20, rowle_22) */
+	vpunpckldq %ymm7, %ymm4, %ymm5 /* tr0_22 = unpacklo(rowle_21, rowle_23) */
+	vpunpckhdq %ymm7, %ymm4, %ymm4 /* tr0_23 = unpackhi(rowle_21, rowle_23) */
+	vpunpckldq %ymm5, %ymm8, %ymm7 /* tr1_20 = unpacklo(tr0_20, tr0_22) */
+	vpunpckhdq %ymm5, %ymm8, %ymm5 /* tr1_21 = unpackhi(tr0_20, tr0_22) */
+	vpunpckldq %ymm4, %ymm0, %ymm8 /* tr1_22 = unpacklo(tr0_21, tr0_23) */
+	vpunpckhdq %ymm4, %ymm0, %ymm0 /* tr1_23 = unpackhi(tr0_21, tr0_23) */
+	vpaddw .Lsm4_wordslice_avx2_gfni_9_block_k_24(%rip), %ymm2, %ymm4 /* ctr_sum_24 = add(ctr_base, block_k_24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_carry_everywhere(%rip), %ymm4, %ymm15 /* ctr_carry_24 = lookup16(ctr_sum_24, carry_everywhere) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* ctr_mask_24 = lookup16(carry_mask_table, ctr_carry_24) */
+	vmovdqa %ymm0, 224(%rsp) /* spill g5x3.1 */
+	vpand %ymm15, %ymm3, %ymm0 /* ctr_pair_24_b = and(ctr_w_ordered, ctr_mask_24) */
+	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_24_a = andnot(ctr_mask_24, ctr_v_ordered) */
 	vpor %ymm15, %ymm0, %ymm0 /* ctr_pair_24 = or(ctr_pair_24_b, ctr_pair_24_a) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_new_last_byte(%rip), %ymm5, %ymm5 /* ctr_last_byte_24 = lookup16(ctr_sum_24, new_last_byte) */
-	vpor %ymm5, %ymm0, %ymm0 /* row_24 = or(ctr_pair_24, ctr_last_byte_24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_bswap32(%rip), %ymm0, %ymm0 /* rowle_24 = lookup16(row_24, bswap32) */
-	vpaddb .Lsm4_wordslice_avx2_gfni_9_block_k_25(%rip), %ymm3, %ymm5 /* ctr_j_25 = add(ctr_j0, block_k_25) */
-	vpaddw %ymm5, %ymm2, %ymm5 /* ctr_sum_25 = add(ctr_last, ctr_j_25) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_carry_everywhere(%rip), %ymm5, %ymm15 /* ctr_carry_25 = lookup16(ctr_sum_25, carry_everywhere) */
-	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_25 = lookup16(carry_mask_table, ctr_carry_25) */
-	vmovdqa %ymm6, 544(%rsp) /* spill g5x1.1 */
-	vpand %ymm15, %ymm4, %ymm6 /* ctr_pair_25_b = and(ctr_w_open, ctr_mask_25) */
-	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_25_a = andnot(ctr_mask_25, ctr_v_open) */
-	vpor %ymm15, %ymm6, %ymm6 /* ctr_pair_25 = or(ctr_pair_25_b, ctr_pair_25_a) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_new_last_byte(%rip), %ymm5, %ymm5 /* ctr_last_byte_25 = lookup16(ctr_sum_25, new_last_byte) */
-	vpor %ymm5, %ymm6, %ymm5 /* row_25 = or(ctr_pair_25, ctr_last_byte_25) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_bswap32(%rip), %ymm5, %ymm5 /* rowle_25 = lookup16(row_25, bswap32) */
-	vpaddb .Lsm4_wordslice_avx2_gfni_9_block_k_26(%rip), %ymm3, %ymm6 /* ctr_j_26 = add(ctr_j0, block_k_26) */
-	vpaddw %ymm6, %ymm2, %ymm6 /* ctr_sum_26 = add(ctr_last, ctr_j_26) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_carry_everywhere(%rip), %ymm6, %ymm15 /* ctr_carry_26 = lookup16(ctr_sum_26, carry_everywhere) */
-	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_26 = lookup16(carry_mask_table, ctr_carry_26) */
-	vmovdqa %ymm8, 576(%rsp) /* spill g5x0.1 */
-	vpand %ymm15, %ymm4, %ymm8 /* ctr_pair_26_b = and(ctr_w_open, ctr_mask_26) */
-	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_26_a = andnot(ctr_mask_26, ctr_v_open) */
-	vpor %ymm15, %ymm8, %ymm8 /* ctr_pair_26 = or(ctr_pair_26_b, ctr_pair_26_a) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_new_last_byte(%rip), %ymm6, %ymm6 /* ctr_last_byte_26 = lookup16(ctr_sum_26, new_last_byte) */
-	vpor %ymm6, %ymm8, %ymm6 /* row_26 = or(ctr_pair_26, ctr_last_byte_26) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_bswap32(%rip), %ymm6, %ymm6 /* rowle_26 = lookup16(row_26, bswap32) */
-	vpaddb .Lsm4_wordslice_avx2_gfni_9_block_k_27(%rip), %ymm3, %ymm8 /* ctr_j_27 = add(ctr_j0, block_k_27) */
-	vpaddw %ymm8, %ymm2, %ymm8 /* ctr_sum_27 = add(ctr_last, ctr_j_27) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_carry_everywhere(%rip), %ymm8, %ymm15 /* ctr_carry_27 = lookup16(ctr_sum_27, carry_everywhere) */
-	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_27 = lookup16(carry_mask_table, ctr_carry_27) */
-	vmovdqa %ymm9, 608(%rsp) /* spill g5x2.1 */
-	vpand %ymm15, %ymm4, %ymm9 /* ctr_pair_27_b = and(ctr_w_open, ctr_mask_27) */
-	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_27_a = andnot(ctr_mask_27, ctr_v_open) */
-	vpor %ymm15, %ymm9, %ymm9 /* ctr_pair_27 = or(ctr_pair_27_b, ctr_pair_27_a) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_new_last_byte(%rip), %ymm8, %ymm8 /* ctr_last_byte_27 = lookup16(ctr_sum_27, new_last_byte) */
-	vpor %ymm8, %ymm9, %ymm8 /* row_27 = or(ctr_pair_27, ctr_last_byte_27) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_bswap32(%rip), %ymm8, %ymm8 /* rowle_27 = lookup16(row_27, bswap32) */
-	vpunpckldq %ymm6, %ymm0, %ymm9 /* tr0_24 = unpacklo(rowle_24, rowle_26) */
-	vpunpckhdq %ymm6, %ymm0, %ymm0 /* tr0_25 = unpackhi(rowle_24, rowle_26) */
-	vpunpckldq %ymm8, %ymm5, %ymm6 /* tr0_26 = unpacklo(rowle_25, rowle_27) */
-	vpunpckhdq %ymm8, %ymm5, %ymm5 /* tr0_27 = unpackhi(rowle_25, rowle_27) */
-	vpunpckldq %ymm6, %ymm9, %ymm8 /* tr1_24 = unpacklo(tr0_24, tr0_26) */
-	vpunpckhdq %ymm6, %ymm9, %ymm6 /* tr1_25 = unpackhi(tr0_24, tr0_26) */
-	vpunpckldq %ymm5, %ymm0, %ymm9 /* tr1_26 = unpacklo(tr0_25, tr0_27) */
-	vpunpckhdq %ymm5, %ymm0, %ymm0 /* tr1_27 = unpackhi(tr0_25, tr0_27) */
-	vpaddb .Lsm4_wordslice_avx2_gfni_9_block_k_28(%rip), %ymm3, %ymm5 /* ctr_j_28 = add(ctr_j0, block_k_28) */
-	vpaddw %ymm5, %ymm2, %ymm5 /* ctr_sum_28 = add(ctr_last, ctr_j_28) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_carry_everywhere(%rip), %ymm5, %ymm15 /* ctr_carry_28 = lookup16(ctr_sum_28, carry_everywhere) */
-	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_28 = lookup16(carry_mask_table, ctr_carry_28) */
-	vmovdqa %ymm0, 640(%rsp) /* spill g6x3.1 */
-	vpand %ymm15, %ymm4, %ymm0 /* ctr_pair_28_b = and(ctr_w_open, ctr_mask_28) */
-	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_28_a = andnot(ctr_mask_28, ctr_v_open) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_new_last_byte(%rip), %ymm4, %ymm4 /* ctr_last_byte_24 = lookup16(ctr_sum_24, new_last_byte) */
+	vpor %ymm4, %ymm0, %ymm0 /* rowle_24 = or(ctr_pair_24, ctr_last_byte_24) */
+	vpaddw .Lsm4_wordslice_avx2_gfni_9_block_k_25(%rip), %ymm2, %ymm4 /* ctr_sum_25 = add(ctr_base, block_k_25) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_carry_everywhere(%rip), %ymm4, %ymm15 /* ctr_carry_25 = lookup16(ctr_sum_25, carry_everywhere) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* ctr_mask_25 = lookup16(carry_mask_table, ctr_carry_25) */
+	vmovdqa %ymm5, 448(%rsp) /* spill g5x1.1 */
+	vpand %ymm15, %ymm3, %ymm5 /* ctr_pair_25_b = and(ctr_w_ordered, ctr_mask_25) */
+	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_25_a = andnot(ctr_mask_25, ctr_v_ordered) */
+	vpor %ymm15, %ymm5, %ymm5 /* ctr_pair_25 = or(ctr_pair_25_b, ctr_pair_25_a) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_new_last_byte(%rip), %ymm4, %ymm4 /* ctr_last_byte_25 = lookup16(ctr_sum_25, new_last_byte) */
+	vpor %ymm4, %ymm5, %ymm4 /* rowle_25 = or(ctr_pair_25, ctr_last_byte_25) */
+	vpaddw .Lsm4_wordslice_avx2_gfni_9_block_k_26(%rip), %ymm2, %ymm5 /* ctr_sum_26 = add(ctr_base, block_k_26) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_carry_everywhere(%rip), %ymm5, %ymm15 /* ctr_carry_26 = lookup16(ctr_sum_26, carry_everywhere) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* ctr_mask_26 = lookup16(carry_mask_table, ctr_carry_26) */
+	vmovdqa %ymm7, 544(%rsp) /* spill g5x0.1 */
+	vpand %ymm15, %ymm3, %ymm7 /* ctr_pair_26_b = and(ctr_w_ordered, ctr_mask_26) */
+	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_26_a = andnot(ctr_mask_26, ctr_v_ordered) */
+	vpor %ymm15, %ymm7, %ymm7 /* ctr_pair_26 = or(ctr_pair_26_b, ctr_pair_26_a) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_new_last_byte(%rip), %ymm5, %ymm5 /* ctr_last_byte_26 = lookup16(ctr_sum_26, new_last_byte) */
+	vpor %ymm5, %ymm7, %ymm5 /* rowle_26 = or(ctr_pair_26, ctr_last_byte_26) */
+	vpaddw .Lsm4_wordslice_avx2_gfni_9_block_k_27(%rip), %ymm2, %ymm7 /* ctr_sum_27 = add(ctr_base, block_k_27) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_carry_everywhere(%rip), %ymm7, %ymm15 /* ctr_carry_27 = lookup16(ctr_sum_27, carry_everywhere) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* ctr_mask_27 = lookup16(carry_mask_table, ctr_carry_27) */
+	vmovdqa %ymm8, 576(%rsp) /* spill g5x2.1 */
+	vpand %ymm15, %ymm3, %ymm8 /* ctr_pair_27_b = and(ctr_w_ordered, ctr_mask_27) */
+	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_27_a = andnot(ctr_mask_27, ctr_v_ordered) */
+	vpor %ymm15, %ymm8, %ymm8 /* ctr_pair_27 = or(ctr_pair_27_b, ctr_pair_27_a) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_new_last_byte(%rip), %ymm7, %ymm7 /* ctr_last_byte_27 = lookup16(ctr_sum_27, new_last_byte) */
+	vpor %ymm7, %ymm8, %ymm7 /* rowle_27 = or(ctr_pair_27, ctr_last_byte_27) */
+	vpunpckldq %ymm5, %ymm0, %ymm8 /* tr0_24 = unpacklo(rowle_24, rowle_26) */
+	vpunpckhdq %ymm5, %ymm0, %ymm0 /* tr0_25 = unpackhi(rowle_24, rowle_26) */
+	vpunpckldq %ymm7, %ymm4, %ymm5 /* tr0_26 = unpacklo(rowle_25, rowle_27) */
+	vpunpckhdq %ymm7, %ymm4, %ymm4 /* tr0_27 = unpackhi(rowle_25, rowle_27) */
+	vpunpckldq %ymm5, %ymm8, %ymm7 /* tr1_24 = unpacklo(tr0_24, tr0_26) */
+	vpunpckhdq %ymm5, %ymm8, %ymm5 /* tr1_25 = unpackhi(tr0_24, tr0_26) */
+	vpunpckldq %ymm4, %ymm0, %ymm8 /* tr1_26 = unpacklo(tr0_25, tr0_27) */
+	vpunpckhdq %ymm4, %ymm0, %ymm0 /* tr1_27 = unpackhi(tr0_25, tr0_27) */
+	vpaddw .Lsm4_wordslice_avx2_gfni_9_block_k_28(%rip), %ymm2, %ymm4 /* ctr_sum_28 = add(ctr_base, block_k_28) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_carry_everywhere(%rip), %ymm4, %ymm15 /* ctr_carry_28 = lookup16(ctr_sum_28, carry_everywhere) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* ctr_mask_28 = lookup16(carry_mask_table, ctr_carry_28) */
+	vmovdqa %ymm0, 608(%rsp) /* spill g6x3.1 */
+	vpand %ymm15, %ymm3, %ymm0 /* ctr_pair_28_b = and(ctr_w_ordered, ctr_mask_28) */
+	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_28_a = andnot(ctr_mask_28, ctr_v_ordered) */
 	vpor %ymm15, %ymm0, %ymm0 /* ctr_pair_28 = or(ctr_pair_28_b, ctr_pair_28_a) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_new_last_byte(%rip), %ymm5, %ymm5 /* ctr_last_byte_28 = lookup16(ctr_sum_28, new_last_byte) */
-	vpor %ymm5, %ymm0, %ymm0 /* row_28 = or(ctr_pair_28, ctr_last_byte_28) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_bswap32(%rip), %ymm0, %ymm0 /* rowle_28 = lookup16(row_28, bswap32) */
-	vpaddb .Lsm4_wordslice_avx2_gfni_9_block_k_29(%rip), %ymm3, %ymm5 /* ctr_j_29 = add(ctr_j0, block_k_29) */
-	vpaddw %ymm5, %ymm2, %ymm5 /* ctr_sum_29 = add(ctr_last, ctr_j_29) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_carry_everywhere(%rip), %ymm5, %ymm15 /* ctr_carry_29 = lookup16(ctr_sum_29, carry_everywhere) */
-	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_29 = lookup16(carry_mask_table, ctr_carry_29) */
-	vmovdqa %ymm6, 672(%rsp) /* spill g6x1.1 */
-	vpand %ymm15, %ymm4, %ymm6 /* ctr_pair_29_b = and(ctr_w_open, ctr_mask_29) */
-	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_29_a = andnot(ctr_mask_29, ctr_v_open) */
-	vpor %ymm15, %ymm6, %ymm6 /* ctr_pair_29 = or(ctr_pair_29_b, ctr_pair_29_a) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_new_last_byte(%rip), %ymm5, %ymm5 /* ctr_last_byte_29 = lookup16(ctr_sum_29, new_last_byte) */
-	vpor %ymm5, %ymm6, %ymm5 /* row_29 = or(ctr_pair_29, ctr_last_byte_29) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_bswap32(%rip), %ymm5, %ymm5 /* rowle_29 = lookup16(row_29, bswap32) */
-	vpaddb .Lsm4_wordslice_avx2_gfni_9_block_k_30(%rip), %ymm3, %ymm6 /* ctr_j_30 = add(ctr_j0, block_k_30) */
-	vpaddw %ymm6, %ymm2, %ymm6 /* ctr_sum_30 = add(ctr_last, ctr_j_30) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_carry_everywhere(%rip), %ymm6, %ymm15 /* ctr_carry_30 = lookup16(ctr_sum_30, carry_everywhere) */
-	vpshufb %ymm15, %ymm7, %ymm15 /* ctr_mask_30 = lookup16(carry_mask_table, ctr_carry_30) */
-	vmovdqa %ymm8, 704(%rsp) /* spill g6x0.1 */
-	vpand %ymm15, %ymm4, %ymm8 /* ctr_pair_30_b = and(ctr_w_open, ctr_mask_30) */
-	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_30_a = andnot(ctr_mask_30, ctr_v_open) */
-	vpor %ymm15, %ymm8, %ymm8 /* ctr_pair_30 = or(ctr_pair_30_b, ctr_pair_30_a) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_new_last_byte(%rip), %ymm6, %ymm6 /* ctr_last_byte_30 = lookup16(ctr_sum_30, new_last_byte) */
-	vpor %ymm6, %ymm8, %ymm6 /* row_30 = or(ctr_pair_30, ctr_last_byte_30) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_bswap32(%rip), %ymm6, %ymm6 /* rowle_30 = lookup16(row_30, bswap32) */
-	vpaddb .Lsm4_wordslice_avx2_gfni_9_block_k_31(%rip), %ymm3, %ymm3 /* ctr_j_31 = add(ctr_j0, block_k_31) */
-	vpaddw %ymm3, %ymm2, %ymm2 /* ctr_sum_31 = add(ctr_last, ctr_j_31) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_carry_everywhere(%rip), %ymm2, %ymm3 /* ctr_carry_31 = lookup16(ctr_sum_31, carry_everywhere) */
-	vpshufb %ymm3, %ymm7, %ymm3 /* ctr_mask_31 = lookup16(carry_mask_table, ctr_carry_31) */
-	vpand %ymm3, %ymm4, %ymm4 /* ctr_pair_31_b = and(ctr_w_open, ctr_mask_31) */
-	vpandn %ymm1, %ymm3, %ymm1 /* ctr_pair_31_a = andnot(ctr_mask_31, ctr_v_open) */
-	vpor %ymm1, %ymm4, %ymm1 /* ctr_pair_31 = or(ctr_pair_31_b, ctr_pair_31_a) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_new_last_byte(%rip), %ymm4, %ymm4 /* ctr_last_byte_28 = lookup16(ctr_sum_28, new_last_byte) */
+	vpor %ymm4, %ymm0, %ymm0 /* rowle_28 = or(ctr_pair_28, ctr_last_byte_28) */
+	vpaddw .Lsm4_wordslice_avx2_gfni_9_block_k_29(%rip), %ymm2, %ymm4 /* ctr_sum_29 = add(ctr_base, block_k_29) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_carry_everywhere(%rip), %ymm4, %ymm15 /* ctr_carry_29 = lookup16(ctr_sum_29, carry_everywhere) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* ctr_mask_29 = lookup16(carry_mask_table, ctr_carry_29) */
+	vmovdqa %ymm5, 640(%rsp) /* spill g6x1.1 */
+	vpand %ymm15, %ymm3, %ymm5 /* ctr_pair_29_b = and(ctr_w_ordered, ctr_mask_29) */
+	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_29_a = andnot(ctr_mask_29, ctr_v_ordered) */
+	vpor %ymm15, %ymm5, %ymm5 /* ctr_pair_29 = or(ctr_pair_29_b, ctr_pair_29_a) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_new_last_byte(%rip), %ymm4, %ymm4 /* ctr_last_byte_29 = lookup16(ctr_sum_29, new_last_byte) */
+	vpor %ymm4, %ymm5, %ymm4 /* rowle_29 = or(ctr_pair_29, ctr_last_byte_29) */
+	vpaddw .Lsm4_wordslice_avx2_gfni_9_block_k_30(%rip), %ymm2, %ymm5 /* ctr_sum_30 = add(ctr_base, block_k_30) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_carry_everywhere(%rip), %ymm5, %ymm15 /* ctr_carry_30 = lookup16(ctr_sum_30, carry_everywhere) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* ctr_mask_30 = lookup16(carry_mask_table, ctr_carry_30) */
+	vmovdqa %ymm7, 672(%rsp) /* spill g6x0.1 */
+	vpand %ymm15, %ymm3, %ymm7 /* ctr_pair_30_b = and(ctr_w_ordered, ctr_mask_30) */
+	vpandn %ymm1, %ymm15, %ymm15 /* ctr_pair_30_a = andnot(ctr_mask_30, ctr_v_ordered) */
+	vpor %ymm15, %ymm7, %ymm7 /* ctr_pair_30 = or(ctr_pair_30_b, ctr_pair_30_a) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_new_last_byte(%rip), %ymm5, %ymm5 /* ctr_last_byte_30 = lookup16(ctr_sum_30, new_last_byte) */
+	vpor %ymm5, %ymm7, %ymm5 /* rowle_30 = or(ctr_pair_30, ctr_last_byte_30) */
+	vpaddw .Lsm4_wordslice_avx2_gfni_9_block_k_31(%rip), %ymm2, %ymm2 /* ctr_sum_31 = add(ctr_base, block_k_31) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_carry_everywhere(%rip), %ymm2, %ymm7 /* ctr_carry_31 = lookup16(ctr_sum_31, carry_everywhere) */
+	vpshufb %ymm7, %ymm6, %ymm6 /* ctr_mask_31 = lookup16(carry_mask_table, ctr_carry_31) */
+	vpand %ymm6, %ymm3, %ymm3 /* ctr_pair_31_b = and(ctr_w_ordered, ctr_mask_31) */
+	vpandn %ymm1, %ymm6, %ymm1 /* ctr_pair_31_a = andnot(ctr_mask_31, ctr_v_ordered) */
+	vpor %ymm1, %ymm3, %ymm1 /* ctr_pair_31 = or(ctr_pair_31_b, ctr_pair_31_a) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_new_last_byte(%rip), %ymm2, %ymm2 /* ctr_last_byte_31 = lookup16(ctr_sum_31, new_last_byte) */
-	vpor %ymm2, %ymm1, %ymm1 /* row_31 = or(ctr_pair_31, ctr_last_byte_31) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_bswap32(%rip), %ymm1, %ymm1 /* rowle_31 = lookup16(row_31, bswap32) */
-	vpunpckldq %ymm6, %ymm0, %ymm2 /* tr0_28 = unpacklo(rowle_28, rowle_30) */
-	vpunpckhdq %ymm6, %ymm0, %ymm0 /* tr0_29 = unpackhi(rowle_28, rowle_30) */
-	vpunpckldq %ymm1, %ymm5, %ymm3 /* tr0_30 = unpacklo(rowle_29, rowle_31) */
-	vpunpckhdq %ymm1, %ymm5, %ymm1 /* tr0_31 = unpackhi(rowle_29, rowle_31) */
+	vpor %ymm2, %ymm1, %ymm1 /* rowle_31 = or(ctr_pair_31, ctr_last_byte_31) */
+	vpunpckldq %ymm5, %ymm0, %ymm2 /* tr0_28 = unpacklo(rowle_28, rowle_30) */
+	vpunpckhdq %ymm5, %ymm0, %ymm0 /* tr0_29 = unpackhi(rowle_28, rowle_30) */
+	vpunpckldq %ymm1, %ymm4, %ymm3 /* tr0_30 = unpacklo(rowle_29, rowle_31) */
+	vpunpckhdq %ymm1, %ymm4, %ymm1 /* tr0_31 = unpackhi(rowle_29, rowle_31) */
 	vpunpckldq %ymm3, %ymm2, %ymm4 /* tr1_28 = unpacklo(tr0_28, tr0_30) */
 	vpunpckhdq %ymm3, %ymm2, %ymm2 /* tr1_29 = unpackhi(tr0_28, tr0_30) */
 	vpunpckldq %ymm1, %ymm0, %ymm3 /* tr1_30 = unpacklo(tr0_29, tr0_31) */
 	vpunpckhdq %ymm1, %ymm0, %ymm0 /* tr1_31 = unpackhi(tr0_29, tr0_31) */
-	vmovdqa 256(%rsp), %ymm1 /* reload g0x0.2 */
-	vmovdqa 32(%rsp), %ymm5 /* reload g2x0.2 */
-	vmovdqa 320(%rsp), %ymm6 /* reload g3x0.2 */
-	vmovdqa 352(%rsp), %ymm7 /* reload g4x0.2 */
-	vmovdqa 576(%rsp), %ymm8 /* reload g5x0.2 */
-	vmovdqa 704(%rsp), %ymm15 /* reload g6x0.2 */
-	vmovdqa %ymm4, 736(%rsp) /* spill g7x0.2 */
-	vmovdqa 192(%rsp), %ymm4 /* reload g0x1.2 */
-	vmovdqa %ymm0, 768(%rsp) /* spill g7x3.2 */
-	vmovdqa 384(%rsp), %ymm0 /* reload g2x1.2 */
+	vmovdqa 32(%rsp), %ymm1 /* reload g0x0.2 */
+	vmovdqa 0(%rsp), %ymm5 /* reload g2x0.2 */
+	vmovdqa 160(%rsp), %ymm6 /* reload g3x0.2 */
+	vmovdqa 128(%rsp), %ymm7 /* reload g4x0.2 */
+	vmovdqa 544(%rsp), %ymm15 /* reload g5x0.2 */
+	vmovdqa %ymm4, 704(%rsp) /* spill g7x0.2 */
+	vmovdqa 672(%rsp), %ymm4 /* reload g6x0.2 */
+	vmovdqa %ymm0, 736(%rsp) /* spill g7x3.2 */
+	vmovdqa 704(%rsp), %ymm0 /* reload g7x0.2 */
+	vmovdqa %ymm0, 768(%rsp) /* spill g7x0.2 */
+	vmovdqa 384(%rsp), %ymm0 /* reload g0x1.2 */
 	vmovdqa %ymm2, 800(%rsp) /* spill g7x1.2 */
-	vmovdqa 160(%rsp), %ymm2 /* reload g3x1.2 */
+	vmovdqa 480(%rsp), %ymm2 /* reload g3x1.2 */
 	vmovdqa %ymm3, 832(%rsp) /* spill g7x2.2 */
-	vmovdqa 128(%rsp), %ymm3 /* reload g4x1.2 */
-	vmovdqa %ymm15, 864(%rsp) /* spill g6x0.2 */
-	vmovdqa 544(%rsp), %ymm15 /* reload g5x1.2 */
-	vmovdqa %ymm9, 896(%rsp) /* spill g6x2.2 */
-	vmovdqa 672(%rsp), %ymm9 /* reload g6x1.2 */
-	vmovdqa %ymm9, 928(%rsp) /* spill g6x1.2 */
-	vmovdqa 800(%rsp), %ymm9 /* reload g7x1.2 */
-	vmovdqa %ymm9, 960(%rsp) /* spill g7x1.2 */
-	vmovdqa 512(%rsp), %ymm9 /* reload g3x2.2 */
-	vmovdqa %ymm8, 992(%rsp) /* spill g5x0.2 */
-	vmovdqa 224(%rsp), %ymm8 /* reload g4x2.2 */
-	vmovdqa %ymm15, 1024(%rsp) /* spill g5x1.2 */
-	vmovdqa 608(%rsp), %ymm15 /* reload g5x2.2 */
-	vmovdqa %ymm15, 1056(%rsp) /* spill g5x2.2 */
-	vmovdqa 896(%rsp), %ymm15 /* reload g6x2.2 */
-	vmovdqa %ymm15, 1088(%rsp) /* spill g6x2.2 */
-	vmovdqa 832(%rsp), %ymm15 /* reload g7x2.2 */
-	vmovdqa %ymm15, 1120(%rsp) /* spill g7x2.2 */
-	vmovdqa 64(%rsp), %ymm15 /* reload g0x3.2 */
+	vmovdqa 96(%rsp), %ymm3 /* reload g4x1.2 */
+	vmovdqa %ymm4, 864(%rsp) /* spill g6x0.2 */
+	vmovdqa 448(%rsp), %ymm4 /* reload g5x1.2 */
+	vmovdqa %ymm8, 896(%rsp) /* spill g6x2.2 */
+	vmovdqa 640(%rsp), %ymm8 /* reload g6x1.2 */
+	vmovdqa %ymm8, 928(%rsp) /* spill g6x1.2 */
+	vmovdqa 800(%rsp), %ymm8 /* reload g7x1.2 */
+	vmovdqa %ymm8, 960(%rsp) /* spill g7x1.2 */
+	vmovdqa 320(%rsp), %ymm8 /* reload g3x2.2 */
+	vmovdqa %ymm15, 992(%rsp) /* spill g5x0.2 */
+	vmovdqa 352(%rsp), %ymm15 /* reload g4x2.2 */
+	vmovdqa %ymm4, 1024(%rsp) /* spill g5x1.2 */
+	vmovdqa 576(%rsp), %ymm4 /* reload g5x2.2 */
+	vmovdqa %ymm4, 1056(%rsp) /* spill g5x2.2 */
+	vmovdqa 896(%rsp), %ymm4 /* reload g6x2.2 */
+	vmovdqa %ymm4, 1088(%rsp) /* spill g6x2.2 */
+	vmovdqa 832(%rsp), %ymm4 /* reload g7x2.2 */
+	vmovdqa %ymm4, 1120(%rsp) /* spill g7x2.2 */
+	vmovdqa 64(%rsp), %ymm4 /* reload g0x3.2 */
 	vmovdqa %ymm7, 1152(%rsp) /* spill g4x0.2 */
 	vmovdqa 288(%rsp), %ymm7 /* reload g1x3.2 */
 	vmovdqa %ymm3, 1184(%rsp) /* spill g4x1.2 */
-	vmovdqa 0(%rsp), %ymm3 /* reload g2x3.2 */
-	vmovdqa %ymm8, 1216(%rsp) /* spill g4x2.2 */
-	vmovdqa 480(%rsp), %ymm8 /* reload g3x3.2 */
+	vmovdqa 192(%rsp), %ymm3 /* reload g2x3.2 */
+	vmovdqa %ymm15, 1216(%rsp) /* spill g4x2.2 */
+	vmovdqa 256(%rsp), %ymm15 /* reload g3x3.2 */
 	vmovdqa %ymm6, 1248(%rsp) /* spill g3x0.2 */
-	vmovdqa 96(%rsp), %ymm6 /* reload g4x3.2 */
+	vmovdqa 512(%rsp), %ymm6 /* reload g4x3.2 */
 	vmovdqa %ymm6, 1280(%rsp) /* spill g4x3.2 */
-	vmovdqa 448(%rsp), %ymm6 /* reload g5x3.2 */
+	vmovdqa 224(%rsp), %ymm6 /* reload g5x3.2 */
 	vmovdqa %ymm6, 1312(%rsp) /* spill g5x3.2 */
-	vmovdqa 640(%rsp), %ymm6 /* reload g6x3.2 */
+	vmovdqa 608(%rsp), %ymm6 /* reload g6x3.2 */
 	vmovdqa %ymm6, 1344(%rsp) /* spill g6x3.2 */
-	vmovdqa 768(%rsp), %ymm6 /* reload g7x3.2 */
-	vmovdqa %ymm6, 640(%rsp) /* spill g7x3.2 */
+	vmovdqa 736(%rsp), %ymm6 /* reload g7x3.2 */
+	vmovdqa %ymm6, 608(%rsp) /* spill g7x3.2 */
 	xor %r10, %r10
 	.p2align 4
 .Lsm4_wordslice_avx2_gfni_9_loop_r0:
 
 	/* Round 8r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
 	vpbroadcastd (%rdi,%r10), %ymm6 /* rkw = bcast32() */
-	vmovdqa %ymm4, 448(%rsp) /* spill g0x1.2 */
-	vpxor %ymm10, %ymm4, %ymm4 /* g0k_acc = xor(g0x1, g0x2) */
-	vpxor %ymm6, %ymm4, %ymm4 /* g0k = xor(g0k_acc, rkw) */
-	vpxor %ymm15, %ymm4, %ymm4 /* g0t = xor(g0k, g0x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm4, %ymm4 /* g0a = gf2p8affine(g0t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm4, %ymm4 /* g0s = gf2p8affineinv(g0a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm4, %ymm6 /* g0lr24 = lookup16(g0s, rotl24) */
-	vmovdqa %ymm10, 96(%rsp) /* spill g0x2.2 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm4, %ymm10 /* g0lr8 = lookup16(g0s, rotl8) */
-	vmovdqa %ymm15, 480(%rsp) /* spill g0x3.2 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm4, %ymm15 /* g0lr16 = lookup16(g0s, rotl16) */
-	vpxor %ymm10, %ymm4, %ymm10 /* g0lg_acc = xor(g0s, g0lr8) */
-	vpxor %ymm15, %ymm10, %ymm10 /* g0lg = xor(g0lg_acc, g0lr16) */
-	vpslld $2, %ymm10, %ymm15 /* g0lr2_l = shl(g0lg) */
-	vpsrld $30, %ymm10, %ymm10 /* g0lr2_r = shr(g0lg) */
-	vpor %ymm10, %ymm15, %ymm10 /* g0lr2 = or(g0lr2_l, g0lr2_r) */
-	vpxor %ymm6, %ymm4, %ymm4 /* g0l_acc = xor(g0s, g0lr24) */
-	vpxor %ymm10, %ymm4, %ymm4 /* g0l = xor(g0l_acc, g0lr2) */
-	vpxor %ymm4, %ymm1, %ymm1 /* g0x = xor(g0x0, g0l) */
-	vpbroadcastd (%rdi,%r10), %ymm4 /* rkw_1 = bcast32() */
-	vpxor %ymm14, %ymm12, %ymm6 /* g1k_acc = xor(g1x1, g1x2) */
-	vpxor %ymm4, %ymm6, %ymm4 /* g1k = xor(g1k_acc, rkw_1) */
-	vpxor %ymm7, %ymm4, %ymm4 /* g1t = xor(g1k, g1x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm4, %ymm4 /* g1a = gf2p8affine(g1t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm4, %ymm4 /* g1s = gf2p8affineinv(g1a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm4, %ymm6 /* g1lr24 = lookup16(g1s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm4, %ymm10 /* g1lr8 = lookup16(g1s, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm4, %ymm15 /* g1lr16 = lookup16(g1s, rotl16) */
-	vpxor %ymm10, %ymm4, %ymm10 /* g1lg_acc = xor(g1s, g1lr8) */
-	vpxor %ymm15, %ymm10, %ymm10 /* g1lg = xor(g1lg_acc, g1lr16) */
-	vpslld $2, %ymm10, %ymm15 /* g1lr2_l = shl(g1lg) */
-	vpsrld $30, %ymm10, %ymm10 /* g1lr2_r = shr(g1lg) */
-	vpor %ymm10, %ymm15, %ymm10 /* g1lr2 = or(g1lr2_l, g1lr2_r) */
-	vpxor %ymm6, %ymm4, %ymm4 /* g1l_acc = xor(g1s, g1lr24) */
-	vpxor %ymm10, %ymm4, %ymm4 /* g1l = xor(g1l_acc, g1lr2) */
-	vpxor %ymm4, %ymm13, %ymm4 /* g1x = xor(g1x0, g1l) */
-	vpbroadcastd (%rdi,%r10), %ymm6 /* rkw_2 = bcast32() */
-	vpxor %ymm11, %ymm0, %ymm10 /* g2k_acc = xor(g2x1, g2x2) */
-	vpxor %ymm6, %ymm10, %ymm6 /* g2k = xor(g2k_acc, rkw_2) */
-	vpxor %ymm3, %ymm6, %ymm6 /* g2t = xor(g2k, g2x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm6, %ymm6 /* g2a = gf2p8affine(g2t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm6, %ymm6 /* g2s = gf2p8affineinv(g2a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm6, %ymm10 /* g2lr24 = lookup16(g2s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm6, %ymm13 /* g2lr8 = lookup16(g2s, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm6, %ymm15 /* g2lr16 = lookup16(g2s, rotl16) */
-	vpxor %ymm13, %ymm6, %ymm13 /* g2lg_acc = xor(g2s, g2lr8) */
-	vpxor %ymm15, %ymm13, %ymm13 /* g2lg = xor(g2lg_acc, g2lr16) */
-	vpslld $2, %ymm13, %ymm15 /* g2lr2_l = shl(g2lg) */
-	vpsrld $30, %ymm13, %ymm13 /* g2lr2_r = shr(g2lg) */
-	vpor %ymm13, %ymm15, %ymm13 /* g2lr2 = or(g2lr2_l, g2lr2_r) */
-	vpxor %ymm10, %ymm6, %ymm6 /* g2l_acc = xor(g2s, g2lr24) */
-	vpxor %ymm13, %ymm6, %ymm6 /* g2l = xor(g2l_acc, g2lr2) */
-	vpxor %ymm6, %ymm5, %ymm5 /* g2x = xor(g2x0, g2l) */
-	vpbroadcastd (%rdi,%r10), %ymm6 /* rkw_3 = bcast32() */
-	vpxor %ymm9, %ymm2, %ymm10 /* g3k_acc = xor(g3x1, g3x2) */
-	vpxor %ymm6, %ymm10, %ymm6 /* g3k = xor(g3k_acc, rkw_3) */
-	vpxor %ymm8, %ymm6, %ymm6 /* g3t = xor(g3k, g3x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm6, %ymm6 /* g3a = gf2p8affine(g3t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm6, %ymm6 /* g3s = gf2p8affineinv(g3a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm6, %ymm10 /* g3lr24 = lookup16(g3s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm6, %ymm13 /* g3lr8 = lookup16(g3s, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm6, %ymm15 /* g3lr16 = lookup16(g3s, rotl16) */
-	vpxor %ymm13, %ymm6, %ymm13 /* g3lg_acc = xor(g3s, g3lr8) */
-	vpxor %ymm15, %ymm13, %ymm13 /* g3lg = xor(g3lg_acc, g3lr16) */
-	vpslld $2, %ymm13, %ymm15 /* g3lr2_l = shl(g3lg) */
-	vpsrld $30, %ymm13, %ymm13 /* g3lr2_r = shr(g3lg) */
-	vpor %ymm13, %ymm15, %ymm13 /* g3lr2 = or(g3lr2_l, g3lr2_r) */
-	vpxor %ymm10, %ymm6, %ymm6 /* g3l_acc = xor(g3s, g3lr24) */
-	vpxor %ymm13, %ymm6, %ymm6 /* g3l = xor(g3l_acc, g3lr2) */
-	vpxor 1248(%rsp), %ymm6, %ymm6 /* g3x = xor(g3l, g3x0.2) */
-	vpbroadcastd (%rdi,%r10), %ymm10 /* rkw_4 = bcast32() */
-	vmovdqa 1184(%rsp), %ymm13 /* reload g4x1.2 */
-	vpxor 1216(%rsp), %ymm13, %ymm15 /* g4k_acc = xor(g4x1, g4x2) */
-	vpxor %ymm10, %ymm15, %ymm10 /* g4k = xor(g4k_acc, rkw_4) */
-	vpxor 1280(%rsp), %ymm10, %ymm10 /* g4t = xor(g4k, g4x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm10, %ymm10 /* g4a = gf2p8affine(g4t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm10, %ymm10 /* g4s = gf2p8affineinv(g4a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm10, %ymm15 /* g4lr24 = lookup16(g4s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm10, %ymm13 /* g4lr8 = lookup16(g4s, rotl8) */
-	vmovdqa %ymm2, 0(%rsp) /* spill g3x1.2 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm10, %ymm2 /* g4lr16 = lookup16(g4s, rotl16) */
-	vpxor %ymm13, %ymm10, %ymm13 /* g4lg_acc = xor(g4s, g4lr8) */
-	vpxor %ymm2, %ymm13, %ymm2 /* g4lg = xor(g4lg_acc, g4lr16) */
-	vpslld $2, %ymm2, %ymm13 /* g4lr2_l = shl(g4lg) */
+	vmovdqa %ymm0, 224(%rsp) /* spill g0x1.2 */
+	vpxor %ymm9, %ymm0, %ymm0 /* g0k_acc = xor(g0x1, g0x2) */
+	vpxor %ymm6, %ymm0, %ymm0 /* g0k = xor(g0k_acc, rkw) */
+	vpxor %ymm4, %ymm0, %ymm0 /* g0t = xor(g0k, g0x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm0, %ymm0 /* g0a = gf2p8affine(g0t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm0, %ymm0 /* g0s = gf2p8affineinv(g0a, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm0, %ymm6 /* g0lr24 = lookup16(g0s, rotl24) */
+	vmovdqa %ymm4, 512(%rsp) /* spill g0x3.2 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm0, %ymm4 /* g0lr8 = lookup16(g0s, rotl8) */
+	vmovdqa %ymm9, 256(%rsp) /* spill g0x2.2 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm0, %ymm9 /* g0lr16 = lookup16(g0s, rotl16) */
+	vpxor %ymm4, %ymm0, %ymm4 /* g0lg_acc = xor(g0s, g0lr8) */
+	vpxor %ymm9, %ymm4, %ymm4 /* g0lg = xor(g0lg_acc, g0lr16) */
+	vpslld $2, %ymm4, %ymm9 /* g0lr2_l = shl(g0lg) */
+	vpsrld $30, %ymm4, %ymm4 /* g0lr2_r = shr(g0lg) */
+	vpor %ymm4, %ymm9, %ymm4 /* g0lr2 = or(g0lr2_l, g0lr2_r) */
+	vpxor %ymm6, %ymm0, %ymm0 /* g0l_acc = xor(g0s, g0lr24) */
+	vpxor %ymm4, %ymm0, %ymm0 /* g0l = xor(g0l_acc, g0lr2) */
+	vpxor %ymm0, %ymm1, %ymm0 /* g0x = xor(g0x0, g0l) */
+	vpbroadcastd (%rdi,%r10), %ymm1 /* rkw_1 = bcast32() */
+	vpxor %ymm13, %ymm11, %ymm4 /* g1k_acc = xor(g1x1, g1x2) */
+	vpxor %ymm1, %ymm4, %ymm1 /* g1k = xor(g1k_acc, rkw_1) */
+	vpxor %ymm7, %ymm1, %ymm1 /* g1t = xor(g1k, g1x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm1, %ymm1 /* g1a = gf2p8affine(g1t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm1, %ymm1 /* g1s = gf2p8affineinv(g1a, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm1, %ymm4 /* g1lr24 = lookup16(g1s, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm1, %ymm6 /* g1lr8 = lookup16(g1s, rotl8) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm1, %ymm9 /* g1lr16 = lookup16(g1s, rotl16) */
+	vpxor %ymm6, %ymm1, %ymm6 /* g1lg_acc = xor(g1s, g1lr8) */
+	vpxor %ymm9, %ymm6, %ymm6 /* g1lg = xor(g1lg_acc, g1lr16) */
+	vpslld $2, %ymm6, %ymm9 /* g1lr2_l = shl(g1lg) */
+	vpsrld $30, %ymm6, %ymm6 /* g1lr2_r = shr(g1lg) */
+	vpor %ymm6, %ymm9, %ymm6 /* g1lr2 = or(g1lr2_l, g1lr2_r) */
+	vpxor %ymm4, %ymm1, %ymm1 /* g1l_acc = xor(g1s, g1lr24) */
+	vpxor %ymm6, %ymm1, %ymm1 /* g1l = xor(g1l_acc, g1lr2) */
+	vpxor %ymm1, %ymm12, %ymm1 /* g1x = xor(g1x0, g1l) */
+	vpbroadcastd (%rdi,%r10), %ymm4 /* rkw_2 = bcast32() */
+	vpxor %ymm14, %ymm10, %ymm6 /* g2k_acc = xor(g2x1, g2x2) */
+	vpxor %ymm4, %ymm6, %ymm4 /* g2k = xor(g2k_acc, rkw_2) */
+	vpxor %ymm3, %ymm4, %ymm4 /* g2t = xor(g2k, g2x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm4, %ymm4 /* g2a = gf2p8affine(g2t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm4, %ymm4 /* g2s = gf2p8affineinv(g2a, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm4, %ymm6 /* g2lr24 = lookup16(g2s, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm4, %ymm9 /* g2lr8 = lookup16(g2s, rotl8) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm4, %ymm12 /* g2lr16 = lookup16(g2s, rotl16) */
+	vpxor %ymm9, %ymm4, %ymm9 /* g2lg_acc = xor(g2s, g2lr8) */
+	vpxor %ymm12, %ymm9, %ymm9 /* g2lg = xor(g2lg_acc, g2lr16) */
+	vpslld $2, %ymm9, %ymm12 /* g2lr2_l = shl(g2lg) */
+	vpsrld $30, %ymm9, %ymm9 /* g2lr2_r = shr(g2lg) */
+	vpor %ymm9, %ymm12, %ymm9 /* g2lr2 = or(g2lr2_l, g2lr2_r) */
+	vpxor %ymm6, %ymm4, %ymm4 /* g2l_acc = xor(g2s, g2lr24) */
+	vpxor %ymm9, %ymm4, %ymm4 /* g2l = xor(g2l_acc, g2lr2) */
+	vpxor %ymm4, %ymm5, %ymm4 /* g2x = xor(g2x0, g2l) */
+	vpbroadcastd (%rdi,%r10), %ymm5 /* rkw_3 = bcast32() */
+	vpxor %ymm8, %ymm2, %ymm6 /* g3k_acc = xor(g3x1, g3x2) */
+	vpxor %ymm5, %ymm6, %ymm5 /* g3k = xor(g3k_acc, rkw_3) */
+	vpxor %ymm15, %ymm5, %ymm5 /* g3t = xor(g3k, g3x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm5, %ymm5 /* g3a = gf2p8affine(g3t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm5, %ymm5 /* g3s = gf2p8affineinv(g3a, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm5, %ymm6 /* g3lr24 = lookup16(g3s, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm5, %ymm9 /* g3lr8 = lookup16(g3s, rotl8) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm5, %ymm12 /* g3lr16 = lookup16(g3s, rotl16) */
+	vpxor %ymm9, %ymm5, %ymm9 /* g3lg_acc = xor(g3s, g3lr8) */
+	vpxor %ymm12, %ymm9, %ymm9 /* g3lg = xor(g3lg_acc, g3lr16) */
+	vpslld $2, %ymm9, %ymm12 /* g3lr2_l = shl(g3lg) */
+	vpsrld $30, %ymm9, %ymm9 /* g3lr2_r = shr(g3lg) */
+	vpor %ymm9, %ymm12, %ymm9 /* g3lr2 = or(g3lr2_l, g3lr2_r) */
+	vpxor %ymm6, %ymm5, %ymm5 /* g3l_acc = xor(g3s, g3lr24) */
+	vpxor %ymm9, %ymm5, %ymm5 /* g3l = xor(g3l_acc, g3lr2) */
+	vpxor 1248(%rsp), %ymm5, %ymm5 /* g3x = xor(g3l, g3x0.2) */
+	vpbroadcastd (%rdi,%r10), %ymm6 /* rkw_4 = bcast32() */
+	vmovdqa 1184(%rsp), %ymm9 /* reload g4x1.2 */
+	vpxor 1216(%rsp), %ymm9, %ymm12 /* g4k_acc = xor(g4x1, g4x2) */
+	vpxor %ymm6, %ymm12, %ymm6 /* g4k = xor(g4k_acc, rkw_4) */
+	vpxor 1280(%rsp), %ymm6, %ymm6 /* g4t = xor(g4k, g4x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm6, %ymm6 /* g4a = gf2p8affine(g4t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm6, %ymm6 /* g4s = gf2p8affineinv(g4a, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm6, %ymm12 /* g4lr24 = lookup16(g4s, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm6, %ymm9 /* g4lr8 = lookup16(g4s, rotl8) */
+	vmovdqa %ymm2, 192(%rsp) /* spill g3x1.2 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm6, %ymm2 /* g4lr16 = lookup16(g4s, rotl16) */
+	vpxor %ymm9, %ymm6, %ymm9 /* g4lg_acc = xor(g4s, g4lr8) */
+	vpxor %ymm2, %ymm9, %ymm2 /* g4lg = xor(g4lg_acc, g4lr16) */
+	vpslld $2, %ymm2, %ymm9 /* g4lr2_l = shl(g4lg) */
 	vpsrld $30, %ymm2, %ymm2 /* g4lr2_r = shr(g4lg) */
-	vpor %ymm2, %ymm13, %ymm2 /* g4lr2 = or(g4lr2_l, g4lr2_r) */
-	vpxor %ymm15, %ymm10, %ymm10 /* g4l_acc = xor(g4s, g4lr24) */
-	vpxor %ymm2, %ymm10, %ymm2 /* g4l = xor(g4l_acc, g4lr2) */
+	vpor %ymm2, %ymm9, %ymm2 /* g4lr2 = or(g4lr2_l, g4lr2_r) */
+	vpxor %ymm12, %ymm6, %ymm6 /* g4l_acc = xor(g4s, g4lr24) */
+	vpxor %ymm2, %ymm6, %ymm2 /* g4l = xor(g4l_acc, g4lr2) */
 	vpxor 1152(%rsp), %ymm2, %ymm2 /* g4x = xor(g4l, g4x0.2) */
-	vpbroadcastd (%rdi,%r10), %ymm10 /* rkw_5 = bcast32() */
-	vmovdqa 1024(%rsp), %ymm13 /* reload g5x1.2 */
-	vpxor 1056(%rsp), %ymm13, %ymm15 /* g5k_acc = xor(g5x1, g5x2) */
-	vpxor %ymm10, %ymm15, %ymm10 /* g5k = xor(g5k_acc, rkw_5) */
-	vpxor 1312(%rsp), %ymm10, %ymm10 /* g5t = xor(g5k, g5x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm10, %ymm10 /* g5a = gf2p8affine(g5t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm10, %ymm10 /* g5s = gf2p8affineinv(g5a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm10, %ymm15 /* g5lr24 = lookup16(g5s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm10, %ymm13 /* g5lr8 = lookup16(g5s, rotl8) */
+	vpbroadcastd (%rdi,%r10), %ymm6 /* rkw_5 = bcast32() */
+	vmovdqa 1024(%rsp), %ymm9 /* reload g5x1.2 */
+	vpxor 1056(%rsp), %ymm9, %ymm12 /* g5k_acc = xor(g5x1, g5x2) */
+	vpxor %ymm6, %ymm12, %ymm6 /* g5k = xor(g5k_acc, rkw_5) */
+	vpxor 1312(%rsp), %ymm6, %ymm6 /* g5t = xor(g5k, g5x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm6, %ymm6 /* g5a = gf2p8affine(g5t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm6, %ymm6 /* g5s = gf2p8affineinv(g5a, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm6, %ymm12 /* g5lr24 = lookup16(g5s, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm6, %ymm9 /* g5lr8 = lookup16(g5s, rotl8) */
 	vmovdqa %ymm2, 288(%rsp) /* spill g4x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm10, %ymm2 /* g5lr16 = lookup16(g5s, rotl16) */
-	vpxor %ymm13, %ymm10, %ymm13 /* g5lg_acc = xor(g5s, g5lr8) */
-	vpxor %ymm2, %ymm13, %ymm2 /* g5lg = xor(g5lg_acc, g5lr16) */
-	vpslld $2, %ymm2, %ymm13 /* g5lr2_l = shl(g5lg) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm6, %ymm2 /* g5lr16 = lookup16(g5s, rotl16) */
+	vpxor %ymm9, %ymm6, %ymm9 /* g5lg_acc = xor(g5s, g5lr8) */
+	vpxor %ymm2, %ymm9, %ymm2 /* g5lg = xor(g5lg_acc, g5lr16) */
+	vpslld $2, %ymm2, %ymm9 /* g5lr2_l = shl(g5lg) */
 	vpsrld $30, %ymm2, %ymm2 /* g5lr2_r = shr(g5lg) */
-	vpor %ymm2, %ymm13, %ymm2 /* g5lr2 = or(g5lr2_l, g5lr2_r) */
-	vpxor %ymm15, %ymm10, %ymm10 /* g5l_acc = xor(g5s, g5lr24) */
-	vpxor %ymm2, %ymm10, %ymm2 /* g5l = xor(g5l_acc, g5lr2) */
+	vpor %ymm2, %ymm9, %ymm2 /* g5lr2 = or(g5lr2_l, g5lr2_r) */
+	vpxor %ymm12, %ymm6, %ymm6 /* g5l_acc = xor(g5s, g5lr24) */
+	vpxor %ymm2, %ymm6, %ymm2 /* g5l = xor(g5l_acc, g5lr2) */
 	vpxor 992(%rsp), %ymm2, %ymm2 /* g5x = xor(g5l, g5x0.2) */
-	vpbroadcastd (%rdi,%r10), %ymm10 /* rkw_6 = bcast32() */
-	vmovdqa 928(%rsp), %ymm13 /* reload g6x1.2 */
-	vpxor 1088(%rsp), %ymm13, %ymm15 /* g6k_acc = xor(g6x1, g6x2) */
-	vpxor %ymm10, %ymm15, %ymm10 /* g6k = xor(g6k_acc, rkw_6) */
-	vpxor 1344(%rsp), %ymm10, %ymm10 /* g6t = xor(g6k, g6x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm10, %ymm10 /* g6a = gf2p8affine(g6t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm10, %ymm10 /* g6s = gf2p8affineinv(g6a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm10, %ymm15 /* g6lr24 = lookup16(g6s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm10, %ymm13 /* g6lr8 = lookup16(g6s, rotl8) */
+	vpbroadcastd (%rdi,%r10), %ymm6 /* rkw_6 = bcast32() */
+	vmovdqa 928(%rsp), %ymm9 /* reload g6x1.2 */
+	vpxor 1088(%rsp), %ymm9, %ymm12 /* g6k_acc = xor(g6x1, g6x2) */
+	vpxor %ymm6, %ymm12, %ymm6 /* g6k = xor(g6k_acc, rkw_6) */
+	vpxor 1344(%rsp), %ymm6, %ymm6 /* g6t = xor(g6k, g6x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm6, %ymm6 /* g6a = gf2p8affine(g6t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm6, %ymm6 /* g6s = gf2p8affineinv(g6a, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm6, %ymm12 /* g6lr24 = lookup16(g6s, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm6, %ymm9 /* g6lr8 = lookup16(g6s, rotl8) */
 	vmovdqa %ymm2, 64(%rsp) /* spill g5x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm10, %ymm2 /* g6lr16 = lookup16(g6s, rotl16) */
-	vpxor %ymm13, %ymm10, %ymm13 /* g6lg_acc = xor(g6s, g6lr8) */
-	vpxor %ymm2, %ymm13, %ymm2 /* g6lg = xor(g6lg_acc, g6lr16) */
-	vpslld $2, %ymm2, %ymm13 /* g6lr2_l = shl(g6lg) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm6, %ymm2 /* g6lr16 = lookup16(g6s, rotl16) */
+	vpxor %ymm9, %ymm6, %ymm9 /* g6lg_acc = xor(g6s, g6lr8) */
+	vpxor %ymm2, %ymm9, %ymm2 /* g6lg = xor(g6lg_acc, g6lr16) */
+	vpslld $2, %ymm2, %ymm9 /* g6lr2_l = shl(g6lg) */
 	vpsrld $30, %ymm2, %ymm2 /* g6lr2_r = shr(g6lg) */
-	vpor %ymm2, %ymm13, %ymm2 /* g6lr2 = or(g6lr2_l, g6lr2_r) */
-	vpxor %ymm15, %ymm10, %ymm10 /* g6l_acc = xor(g6s, g6lr24) */
-	vpxor %ymm2, %ymm10, %ymm2 /* g6l = xor(g6l_acc, g6lr2) */
+	vpor %ymm2, %ymm9, %ymm2 /* g6lr2 = or(g6lr2_l, g6lr2_r) */
+	vpxor %ymm12, %ymm6, %ymm6 /* g6l_acc = xor(g6s, g6lr24) */
+	vpxor %ymm2, %ymm6, %ymm2 /* g6l = xor(g6l_acc, g6lr2) */
 	vpxor 864(%rsp), %ymm2, %ymm2 /* g6x = xor(g6l, g6x0.2) */
-	vpbroadcastd (%rdi,%r10), %ymm10 /* rkw_7 = bcast32() */
-	vmovdqa 960(%rsp), %ymm13 /* reload g7x1.2 */
-	vpxor 1120(%rsp), %ymm13, %ymm15 /* g7k_acc = xor(g7x1, g7x2) */
-	vpxor %ymm10, %ymm15, %ymm10 /* g7k = xor(g7k_acc, rkw_7) */
-	vpxor 640(%rsp), %ymm10, %ymm10 /* g7t = xor(g7k, g7x3) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm10, %ymm10 /* g7a = gf2p8affine(g7t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm10, %ymm10 /* g7s = gf2p8affineinv(g7a, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm10, %ymm15 /* g7lr24 = lookup16(g7s, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm10, %ymm13 /* g7lr8 = lookup16(g7s, rotl8) */
-	vmovdqa %ymm2, 608(%rsp) /* spill g6x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm10, %ymm2 /* g7lr16 = lookup16(g7s, rotl16) */
-	vpxor %ymm13, %ymm10, %ymm13 /* g7lg_acc = xor(g7s, g7lr8) */
-	vpxor %ymm2, %ymm13, %ymm2 /* g7lg = xor(g7lg_acc, g7lr16) */
-	vpslld $2, %ymm2, %ymm13 /* g7lr2_l = shl(g7lg) */
+	vpbroadcastd (%rdi,%r10), %ymm6 /* rkw_7 = bcast32() */
+	vmovdqa 960(%rsp), %ymm9 /* reload g7x1.2 */
+	vpxor 1120(%rsp), %ymm9, %ymm12 /* g7k_acc = xor(g7x1, g7x2) */
+	vpxor %ymm6, %ymm12, %ymm6 /* g7k = xor(g7k_acc, rkw_7) */
+	vpxor 608(%rsp), %ymm6, %ymm6 /* g7t = xor(g7k, g7x3) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm6, %ymm6 /* g7a = gf2p8affine(g7t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm6, %ymm6 /* g7s = gf2p8affineinv(g7a, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm6, %ymm12 /* g7lr24 = lookup16(g7s, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm6, %ymm9 /* g7lr8 = lookup16(g7s, rotl8) */
+	vmovdqa %ymm2, 576(%rsp) /* spill g6x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm6, %ymm2 /* g7lr16 = lookup16(g7s, rotl16) */
+	vpxor %ymm9, %ymm6, %ymm9 /* g7lg_acc = xor(g7s, g7lr8) */
+	vpxor %ymm2, %ymm9, %ymm2 /* g7lg = xor(g7lg_acc, g7lr16) */
+	vpslld $2, %ymm2, %ymm9 /* g7lr2_l = shl(g7lg) */
 	vpsrld $30, %ymm2, %ymm2 /* g7lr2_r = shr(g7lg) */
-	vpor %ymm2, %ymm13, %ymm2 /* g7lr2 = or(g7lr2_l, g7lr2_r) */
-	vpxor %ymm15, %ymm10, %ymm10 /* g7l_acc = xor(g7s, g7lr24) */
-	vpxor %ymm2, %ymm10, %ymm2 /* g7l = xor(g7l_acc, g7lr2) */
-	vpxor 736(%rsp), %ymm2, %ymm2 /* g7x = xor(g7l, g7x0.2) */
+	vpor %ymm2, %ymm9, %ymm2 /* g7lr2 = or(g7lr2_l, g7lr2_r) */
+	vpxor %ymm12, %ymm6, %ymm6 /* g7l_acc = xor(g7s, g7lr24) */
+	vpxor %ymm2, %ymm6, %ymm2 /* g7l = xor(g7l_acc, g7lr2) */
+	vpxor 768(%rsp), %ymm2, %ymm2 /* g7x = xor(g7l, g7x0.2) */
 
 	/* Round 8r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
-	vpbroadcastd 4(%rdi,%r10), %ymm10 /* rkw_8 = bcast32() */
-	vmovdqa 96(%rsp), %ymm13 /* reload g0x2.2 */
-	vpxor 480(%rsp), %ymm13, %ymm15 /* g0k_acc_1 = xor(g0x2, g0x3) */
-	vpxor %ymm10, %ymm15, %ymm10 /* g0k_1 = xor(g0k_acc_1, rkw_8) */
-	vpxor %ymm1, %ymm10, %ymm10 /* g0t_1 = xor(g0k_1, g0x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm10, %ymm10 /* g0a_1 = gf2p8affine(g0t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm10, %ymm10 /* g0s_1 = gf2p8affineinv(g0a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm10, %ymm15 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm10, %ymm13 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
-	vmovdqa %ymm1, 224(%rsp) /* spill g0x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm10, %ymm1 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
-	vpxor %ymm13, %ymm10, %ymm13 /* g0lg_acc_1 = xor(g0s_1, g0lr8_1) */
-	vpxor %ymm1, %ymm13, %ymm1 /* g0lg_1 = xor(g0lg_acc_1, g0lr16_1) */
-	vpslld $2, %ymm1, %ymm13 /* g0lr2_1_l = shl(g0lg_1) */
-	vpsrld $30, %ymm1, %ymm1 /* g0lr2_1_r = shr(g0lg_1) */
-	vpor %ymm1, %ymm13, %ymm1 /* g0lr2_1 = or(g0lr2_1_l, g0lr2_1_r) */
-	vpxor %ymm15, %ymm10, %ymm10 /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
-	vpxor %ymm1, %ymm10, %ymm1 /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
-	vpxor 448(%rsp), %ymm1, %ymm1 /* g0x_1 = xor(g0l_1, g0x1.2) */
-	vpbroadcastd 4(%rdi,%r10), %ymm10 /* rkw_9 = bcast32() */
-	vpxor %ymm7, %ymm14, %ymm13 /* g1k_acc_1 = xor(g1x2, g1x3) */
-	vpxor %ymm10, %ymm13, %ymm10 /* g1k_1 = xor(g1k_acc_1, rkw_9) */
-	vpxor %ymm4, %ymm10, %ymm10 /* g1t_1 = xor(g1k_1, g1x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm10, %ymm10 /* g1a_1 = gf2p8affine(g1t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm10, %ymm10 /* g1s_1 = gf2p8affineinv(g1a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm10, %ymm13 /* g1lr24_1 = lookup16(g1s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm10, %ymm15 /* g1lr8_1 = lookup16(g1s_1, rotl8) */
-	vmovdqa %ymm14, 448(%rsp) /* spill g1x2.2 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm10, %ymm14 /* g1lr16_1 = lookup16(g1s_1, rotl16) */
-	vpxor %ymm15, %ymm10, %ymm15 /* g1lg_acc_1 = xor(g1s_1, g1lr8_1) */
-	vpxor %ymm14, %ymm15, %ymm14 /* g1lg_1 = xor(g1lg_acc_1, g1lr16_1) */
-	vpslld $2, %ymm14, %ymm15 /* g1lr2_1_l = shl(g1lg_1) */
-	vpsrld $30, %ymm14, %ymm14 /* g1lr2_1_r = shr(g1lg_1) */
-	vpor %ymm14, %ymm15, %ymm14 /* g1lr2_1 = or(g1lr2_1_l, g1lr2_1_r) */
-	vpxor %ymm13, %ymm10, %ymm10 /* g1l_acc_1 = xor(g1s_1, g1lr24_1) */
-	vpxor %ymm14, %ymm10, %ymm10 /* g1l_1 = xor(g1l_acc_1, g1lr2_1) */
-	vpxor %ymm10, %ymm12, %ymm10 /* g1x_1 = xor(g1x1, g1l_1) */
-	vpbroadcastd 4(%rdi,%r10), %ymm12 /* rkw_10 = bcast32() */
-	vpxor %ymm3, %ymm11, %ymm13 /* g2k_acc_1 = xor(g2x2, g2x3) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g2k_1 = xor(g2k_acc_1, rkw_10) */
-	vpxor %ymm5, %ymm12, %ymm12 /* g2t_1 = xor(g2k_1, g2x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm12, %ymm12 /* g2a_1 = gf2p8affine(g2t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm12, %ymm12 /* g2s_1 = gf2p8affineinv(g2a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm12, %ymm13 /* g2lr24_1 = lookup16(g2s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm12, %ymm14 /* g2lr8_1 = lookup16(g2s_1, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm12, %ymm15 /* g2lr16_1 = lookup16(g2s_1, rotl16) */
-	vpxor %ymm14, %ymm12, %ymm14 /* g2lg_acc_1 = xor(g2s_1, g2lr8_1) */
-	vpxor %ymm15, %ymm14, %ymm14 /* g2lg_1 = xor(g2lg_acc_1, g2lr16_1) */
-	vpslld $2, %ymm14, %ymm15 /* g2lr2_1_l = shl(g2lg_1) */
-	vpsrld $30, %ymm14, %ymm14 /* g2lr2_1_r = shr(g2lg_1) */
-	vpor %ymm14, %ymm15, %ymm14 /* g2lr2_1 = or(g2lr2_1_l, g2lr2_1_r) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g2l_acc_1 = xor(g2s_1, g2lr24_1) */
-	vpxor %ymm14, %ymm12, %ymm12 /* g2l_1 = xor(g2l_acc_1, g2lr2_1) */
-	vpxor %ymm12, %ymm0, %ymm0 /* g2x_1 = xor(g2x1, g2l_1) */
-	vpbroadcastd 4(%rdi,%r10), %ymm12 /* rkw_11 = bcast32() */
-	vpxor %ymm8, %ymm9, %ymm13 /* g3k_acc_1 = xor(g3x2, g3x3) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g3k_1 = xor(g3k_acc_1, rkw_11) */
-	vpxor %ymm6, %ymm12, %ymm12 /* g3t_1 = xor(g3k_1, g3x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm12, %ymm12 /* g3a_1 = gf2p8affine(g3t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm12, %ymm12 /* g3s_1 = gf2p8affineinv(g3a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm12, %ymm13 /* g3lr24_1 = lookup16(g3s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm12, %ymm14 /* g3lr8_1 = lookup16(g3s_1, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm12, %ymm15 /* g3lr16_1 = lookup16(g3s_1, rotl16) */
-	vpxor %ymm14, %ymm12, %ymm14 /* g3lg_acc_1 = xor(g3s_1, g3lr8_1) */
-	vpxor %ymm15, %ymm14, %ymm14 /* g3lg_1 = xor(g3lg_acc_1, g3lr16_1) */
-	vpslld $2, %ymm14, %ymm15 /* g3lr2_1_l = shl(g3lg_1) */
-	vpsrld $30, %ymm14, %ymm14 /* g3lr2_1_r = shr(g3lg_1) */
-	vpor %ymm14, %ymm15, %ymm14 /* g3lr2_1 = or(g3lr2_1_l, g3lr2_1_r) */
-	vpxor %ymm13, %ymm12, %ymm12 /* g3l_acc_1 = xor(g3s_1, g3lr24_1) */
-	vpxor %ymm14, %ymm12, %ymm12 /* g3l_1 = xor(g3l_acc_1, g3lr2_1) */
-	vpxor 0(%rsp), %ymm12, %ymm12 /* g3x_1 = xor(g3l_1, g3x1.2) */
-	vpbroadcastd 4(%rdi,%r10), %ymm13 /* rkw_12 = bcast32() */
-	vmovdqa 1216(%rsp), %ymm14 /* reload g4x2.2 */
-	vpxor 1280(%rsp), %ymm14, %ymm15 /* g4k_acc_1 = xor(g4x2, g4x3) */
-	vpxor %ymm13, %ymm15, %ymm13 /* g4k_1 = xor(g4k_acc_1, rkw_12) */
-	vpxor 288(%rsp), %ymm13, %ymm13 /* g4t_1 = xor(g4k_1, g4x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g4a_1 = gf2p8affine(g4t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g4s_1 = gf2p8affineinv(g4a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm15 /* g4lr24_1 = lookup16(g4s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm14 /* g4lr8_1 = lookup16(g4s_1, rotl8) */
-	vmovdqa %ymm9, 0(%rsp) /* spill g3x2.2 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm9 /* g4lr16_1 = lookup16(g4s_1, rotl16) */
-	vpxor %ymm14, %ymm13, %ymm14 /* g4lg_acc_1 = xor(g4s_1, g4lr8_1) */
-	vpxor %ymm9, %ymm14, %ymm9 /* g4lg_1 = xor(g4lg_acc_1, g4lr16_1) */
-	vpslld $2, %ymm9, %ymm14 /* g4lr2_1_l = shl(g4lg_1) */
-	vpsrld $30, %ymm9, %ymm9 /* g4lr2_1_r = shr(g4lg_1) */
-	vpor %ymm9, %ymm14, %ymm9 /* g4lr2_1 = or(g4lr2_1_l, g4lr2_1_r) */
-	vpxor %ymm15, %ymm13, %ymm13 /* g4l_acc_1 = xor(g4s_1, g4lr24_1) */
-	vpxor %ymm9, %ymm13, %ymm9 /* g4l_1 = xor(g4l_acc_1, g4lr2_1) */
-	vpxor 1184(%rsp), %ymm9, %ymm9 /* g4x_1 = xor(g4l_1, g4x1.2) */
-	vpbroadcastd 4(%rdi,%r10), %ymm13 /* rkw_13 = bcast32() */
-	vmovdqa 1056(%rsp), %ymm14 /* reload g5x2.2 */
-	vpxor 1312(%rsp), %ymm14, %ymm15 /* g5k_acc_1 = xor(g5x2, g5x3) */
-	vpxor %ymm13, %ymm15, %ymm13 /* g5k_1 = xor(g5k_acc_1, rkw_13) */
-	vpxor 64(%rsp), %ymm13, %ymm13 /* g5t_1 = xor(g5k_1, g5x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g5a_1 = gf2p8affine(g5t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g5s_1 = gf2p8affineinv(g5a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm15 /* g5lr24_1 = lookup16(g5s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm14 /* g5lr8_1 = lookup16(g5s_1, rotl8) */
-	vmovdqa %ymm9, 512(%rsp) /* spill g4x1.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm9 /* g5lr16_1 = lookup16(g5s_1, rotl16) */
-	vpxor %ymm14, %ymm13, %ymm14 /* g5lg_acc_1 = xor(g5s_1, g5lr8_1) */
-	vpxor %ymm9, %ymm14, %ymm9 /* g5lg_1 = xor(g5lg_acc_1, g5lr16_1) */
-	vpslld $2, %ymm9, %ymm14 /* g5lr2_1_l = shl(g5lg_1) */
-	vpsrld $30, %ymm9, %ymm9 /* g5lr2_1_r = shr(g5lg_1) */
-	vpor %ymm9, %ymm14, %ymm9 /* g5lr2_1 = or(g5lr2_1_l, g5lr2_1_r) */
-	vpxor %ymm15, %ymm13, %ymm13 /* g5l_acc_1 = xor(g5s_1, g5lr24_1) */
-	vpxor %ymm9, %ymm13, %ymm9 /* g5l_1 = xor(g5l_acc_1, g5lr2_1) */
-	vpxor 1024(%rsp), %ymm9, %ymm9 /* g5x_1 = xor(g5l_1, g5x1.2) */
-	vpbroadcastd 4(%rdi,%r10), %ymm13 /* rkw_14 = bcast32() */
-	vmovdqa 1088(%rsp), %ymm14 /* reload g6x2.2 */
-	vpxor 1344(%rsp), %ymm14, %ymm15 /* g6k_acc_1 = xor(g6x2, g6x3) */
-	vpxor %ymm13, %ymm15, %ymm13 /* g6k_1 = xor(g6k_acc_1, rkw_14) */
-	vpxor 608(%rsp), %ymm13, %ymm13 /* g6t_1 = xor(g6k_1, g6x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g6a_1 = gf2p8affine(g6t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g6s_1 = gf2p8affineinv(g6a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm15 /* g6lr24_1 = lookup16(g6s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm14 /* g6lr8_1 = lookup16(g6s_1, rotl8) */
-	vmovdqa %ymm9, 672(%rsp) /* spill g5x1.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm9 /* g6lr16_1 = lookup16(g6s_1, rotl16) */
-	vpxor %ymm14, %ymm13, %ymm14 /* g6lg_acc_1 = xor(g6s_1, g6lr8_1) */
-	vpxor %ymm9, %ymm14, %ymm9 /* g6lg_1 = xor(g6lg_acc_1, g6lr16_1) */
-	vpslld $2, %ymm9, %ymm14 /* g6lr2_1_l = shl(g6lg_1) */
-	vpsrld $30, %ymm9, %ymm9 /* g6lr2_1_r = shr(g6lg_1) */
-	vpor %ymm9, %ymm14, %ymm9 /* g6lr2_1 = or(g6lr2_1_l, g6lr2_1_r) */
-	vpxor %ymm15, %ymm13, %ymm13 /* g6l_acc_1 = xor(g6s_1, g6lr24_1) */
-	vpxor %ymm9, %ymm13, %ymm9 /* g6l_1 = xor(g6l_acc_1, g6lr2_1) */
-	vpxor 928(%rsp), %ymm9, %ymm9 /* g6x_1 = xor(g6l_1, g6x1.2) */
-	vpbroadcastd 4(%rdi,%r10), %ymm13 /* rkw_15 = bcast32() */
-	vmovdqa 1120(%rsp), %ymm14 /* reload g7x2.2 */
-	vpxor 640(%rsp), %ymm14, %ymm15 /* g7k_acc_1 = xor(g7x2, g7x3) */
-	vpxor %ymm13, %ymm15, %ymm13 /* g7k_1 = xor(g7k_acc_1, rkw_15) */
-	vpxor %ymm2, %ymm13, %ymm13 /* g7t_1 = xor(g7k_1, g7x0) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_1 = gf2p8affine(g7t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_1 = gf2p8affineinv(g7a_1, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm15 /* g7lr24_1 = lookup16(g7s_1, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm14 /* g7lr8_1 = lookup16(g7s_1, rotl8) */
-	vmovdqa %ymm2, 544(%rsp) /* spill g7x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm2 /* g7lr16_1 = lookup16(g7s_1, rotl16) */
-	vpxor %ymm14, %ymm13, %ymm14 /* g7lg_acc_1 = xor(g7s_1, g7lr8_1) */
-	vpxor %ymm2, %ymm14, %ymm2 /* g7lg_1 = xor(g7lg_acc_1, g7lr16_1) */
-	vpslld $2, %ymm2, %ymm14 /* g7lr2_1_l = shl(g7lg_1) */
+	vpbroadcastd 4(%rdi,%r10), %ymm6 /* rkw_8 = bcast32() */
+	vmovdqa 256(%rsp), %ymm9 /* reload g0x2.2 */
+	vpxor 512(%rsp), %ymm9, %ymm12 /* g0k_acc_1 = xor(g0x2, g0x3) */
+	vpxor %ymm6, %ymm12, %ymm6 /* g0k_1 = xor(g0k_acc_1, rkw_8) */
+	vpxor %ymm0, %ymm6, %ymm6 /* g0t_1 = xor(g0k_1, g0x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm6, %ymm6 /* g0a_1 = gf2p8affine(g0t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm6, %ymm6 /* g0s_1 = gf2p8affineinv(g0a_1, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm6, %ymm12 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm6, %ymm9 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
+	vmovdqa %ymm0, 352(%rsp) /* spill g0x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm6, %ymm0 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
+	vpxor %ymm9, %ymm6, %ymm9 /* g0lg_acc_1 = xor(g0s_1, g0lr8_1) */
+	vpxor %ymm0, %ymm9, %ymm0 /* g0lg_1 = xor(g0lg_acc_1, g0lr16_1) */
+	vpslld $2, %ymm0, %ymm9 /* g0lr2_1_l = shl(g0lg_1) */
+	vpsrld $30, %ymm0, %ymm0 /* g0lr2_1_r = shr(g0lg_1) */
+	vpor %ymm0, %ymm9, %ymm0 /* g0lr2_1 = or(g0lr2_1_l, g0lr2_1_r) */
+	vpxor %ymm12, %ymm6, %ymm6 /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
+	vpxor %ymm0, %ymm6, %ymm0 /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
+	vpxor 224(%rsp), %ymm0, %ymm0 /* g0x_1 = xor(g0l_1, g0x1.2) */
+	vpbroadcastd 4(%rdi,%r10), %ymm6 /* rkw_9 = bcast32() */
+	vpxor %ymm7, %ymm13, %ymm9 /* g1k_acc_1 = xor(g1x2, g1x3) */
+	vpxor %ymm6, %ymm9, %ymm6 /* g1k_1 = xor(g1k_acc_1, rkw_9) */
+	vpxor %ymm1, %ymm6, %ymm6 /* g1t_1 = xor(g1k_1, g1x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm6, %ymm6 /* g1a_1 = gf2p8affine(g1t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm6, %ymm6 /* g1s_1 = gf2p8affineinv(g1a_1, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm6, %ymm9 /* g1lr24_1 = lookup16(g1s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm6, %ymm12 /* g1lr8_1 = lookup16(g1s_1, rotl8) */
+	vmovdqa %ymm13, 224(%rsp) /* spill g1x2.2 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm6, %ymm13 /* g1lr16_1 = lookup16(g1s_1, rotl16) */
+	vpxor %ymm12, %ymm6, %ymm12 /* g1lg_acc_1 = xor(g1s_1, g1lr8_1) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g1lg_1 = xor(g1lg_acc_1, g1lr16_1) */
+	vpslld $2, %ymm12, %ymm13 /* g1lr2_1_l = shl(g1lg_1) */
+	vpsrld $30, %ymm12, %ymm12 /* g1lr2_1_r = shr(g1lg_1) */
+	vpor %ymm12, %ymm13, %ymm12 /* g1lr2_1 = or(g1lr2_1_l, g1lr2_1_r) */
+	vpxor %ymm9, %ymm6, %ymm6 /* g1l_acc_1 = xor(g1s_1, g1lr24_1) */
+	vpxor %ymm12, %ymm6, %ymm6 /* g1l_1 = xor(g1l_acc_1, g1lr2_1) */
+	vpxor %ymm6, %ymm11, %ymm6 /* g1x_1 = xor(g1x1, g1l_1) */
+	vpbroadcastd 4(%rdi,%r10), %ymm9 /* rkw_10 = bcast32() */
+	vpxor %ymm3, %ymm14, %ymm11 /* g2k_acc_1 = xor(g2x2, g2x3) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g2k_1 = xor(g2k_acc_1, rkw_10) */
+	vpxor %ymm4, %ymm9, %ymm9 /* g2t_1 = xor(g2k_1, g2x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm9, %ymm9 /* g2a_1 = gf2p8affine(g2t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm9, %ymm9 /* g2s_1 = gf2p8affineinv(g2a_1, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm9, %ymm11 /* g2lr24_1 = lookup16(g2s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm9, %ymm12 /* g2lr8_1 = lookup16(g2s_1, rotl8) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm9, %ymm13 /* g2lr16_1 = lookup16(g2s_1, rotl16) */
+	vpxor %ymm12, %ymm9, %ymm12 /* g2lg_acc_1 = xor(g2s_1, g2lr8_1) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g2lg_1 = xor(g2lg_acc_1, g2lr16_1) */
+	vpslld $2, %ymm12, %ymm13 /* g2lr2_1_l = shl(g2lg_1) */
+	vpsrld $30, %ymm12, %ymm12 /* g2lr2_1_r = shr(g2lg_1) */
+	vpor %ymm12, %ymm13, %ymm12 /* g2lr2_1 = or(g2lr2_1_l, g2lr2_1_r) */
+	vpxor %ymm11, %ymm9, %ymm9 /* g2l_acc_1 = xor(g2s_1, g2lr24_1) */
+	vpxor %ymm12, %ymm9, %ymm9 /* g2l_1 = xor(g2l_acc_1, g2lr2_1) */
+	vpxor %ymm9, %ymm10, %ymm9 /* g2x_1 = xor(g2x1, g2l_1) */
+	vpbroadcastd 4(%rdi,%r10), %ymm10 /* rkw_11 = bcast32() */
+	vpxor %ymm15, %ymm8, %ymm11 /* g3k_acc_1 = xor(g3x2, g3x3) */
+	vpxor %ymm10, %ymm11, %ymm10 /* g3k_1 = xor(g3k_acc_1, rkw_11) */
+	vpxor %ymm5, %ymm10, %ymm10 /* g3t_1 = xor(g3k_1, g3x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm10, %ymm10 /* g3a_1 = gf2p8affine(g3t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm10, %ymm10 /* g3s_1 = gf2p8affineinv(g3a_1, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm10, %ymm11 /* g3lr24_1 = lookup16(g3s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm10, %ymm12 /* g3lr8_1 = lookup16(g3s_1, rotl8) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm10, %ymm13 /* g3lr16_1 = lookup16(g3s_1, rotl16) */
+	vpxor %ymm12, %ymm10, %ymm12 /* g3lg_acc_1 = xor(g3s_1, g3lr8_1) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g3lg_1 = xor(g3lg_acc_1, g3lr16_1) */
+	vpslld $2, %ymm12, %ymm13 /* g3lr2_1_l = shl(g3lg_1) */
+	vpsrld $30, %ymm12, %ymm12 /* g3lr2_1_r = shr(g3lg_1) */
+	vpor %ymm12, %ymm13, %ymm12 /* g3lr2_1 = or(g3lr2_1_l, g3lr2_1_r) */
+	vpxor %ymm11, %ymm10, %ymm10 /* g3l_acc_1 = xor(g3s_1, g3lr24_1) */
+	vpxor %ymm12, %ymm10, %ymm10 /* g3l_1 = xor(g3l_acc_1, g3lr2_1) */
+	vpxor 192(%rsp), %ymm10, %ymm10 /* g3x_1 = xor(g3l_1, g3x1.2) */
+	vpbroadcastd 4(%rdi,%r10), %ymm11 /* rkw_12 = bcast32() */
+	vmovdqa 1216(%rsp), %ymm12 /* reload g4x2.2 */
+	vpxor 1280(%rsp), %ymm12, %ymm13 /* g4k_acc_1 = xor(g4x2, g4x3) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g4k_1 = xor(g4k_acc_1, rkw_12) */
+	vpxor 288(%rsp), %ymm11, %ymm11 /* g4t_1 = xor(g4k_1, g4x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm11, %ymm11 /* g4a_1 = gf2p8affine(g4t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm11, %ymm11 /* g4s_1 = gf2p8affineinv(g4a_1, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm11, %ymm13 /* g4lr24_1 = lookup16(g4s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm11, %ymm12 /* g4lr8_1 = lookup16(g4s_1, rotl8) */
+	vmovdqa %ymm8, 192(%rsp) /* spill g3x2.2 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm11, %ymm8 /* g4lr16_1 = lookup16(g4s_1, rotl16) */
+	vpxor %ymm12, %ymm11, %ymm12 /* g4lg_acc_1 = xor(g4s_1, g4lr8_1) */
+	vpxor %ymm8, %ymm12, %ymm8 /* g4lg_1 = xor(g4lg_acc_1, g4lr16_1) */
+	vpslld $2, %ymm8, %ymm12 /* g4lr2_1_l = shl(g4lg_1) */
+	vpsrld $30, %ymm8, %ymm8 /* g4lr2_1_r = shr(g4lg_1) */
+	vpor %ymm8, %ymm12, %ymm8 /* g4lr2_1 = or(g4lr2_1_l, g4lr2_1_r) */
+	vpxor %ymm13, %ymm11, %ymm11 /* g4l_acc_1 = xor(g4s_1, g4lr24_1) */
+	vpxor %ymm8, %ymm11, %ymm8 /* g4l_1 = xor(g4l_acc_1, g4lr2_1) */
+	vpxor 1184(%rsp), %ymm8, %ymm8 /* g4x_1 = xor(g4l_1, g4x1.2) */
+	vpbroadcastd 4(%rdi,%r10), %ymm11 /* rkw_13 = bcast32() */
+	vmovdqa 1056(%rsp), %ymm12 /* reload g5x2.2 */
+	vpxor 1312(%rsp), %ymm12, %ymm13 /* g5k_acc_1 = xor(g5x2, g5x3) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g5k_1 = xor(g5k_acc_1, rkw_13) */
+	vpxor 64(%rsp), %ymm11, %ymm11 /* g5t_1 = xor(g5k_1, g5x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm11, %ymm11 /* g5a_1 = gf2p8affine(g5t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm11, %ymm11 /* g5s_1 = gf2p8affineinv(g5a_1, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm11, %ymm13 /* g5lr24_1 = lookup16(g5s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm11, %ymm12 /* g5lr8_1 = lookup16(g5s_1, rotl8) */
+	vmovdqa %ymm8, 320(%rsp) /* spill g4x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm11, %ymm8 /* g5lr16_1 = lookup16(g5s_1, rotl16) */
+	vpxor %ymm12, %ymm11, %ymm12 /* g5lg_acc_1 = xor(g5s_1, g5lr8_1) */
+	vpxor %ymm8, %ymm12, %ymm8 /* g5lg_1 = xor(g5lg_acc_1, g5lr16_1) */
+	vpslld $2, %ymm8, %ymm12 /* g5lr2_1_l = shl(g5lg_1) */
+	vpsrld $30, %ymm8, %ymm8 /* g5lr2_1_r = shr(g5lg_1) */
+	vpor %ymm8, %ymm12, %ymm8 /* g5lr2_1 = or(g5lr2_1_l, g5lr2_1_r) */
+	vpxor %ymm13, %ymm11, %ymm11 /* g5l_acc_1 = xor(g5s_1, g5lr24_1) */
+	vpxor %ymm8, %ymm11, %ymm8 /* g5l_1 = xor(g5l_acc_1, g5lr2_1) */
+	vpxor 1024(%rsp), %ymm8, %ymm8 /* g5x_1 = xor(g5l_1, g5x1.2) */
+	vpbroadcastd 4(%rdi,%r10), %ymm11 /* rkw_14 = bcast32() */
+	vmovdqa 1088(%rsp), %ymm12 /* reload g6x2.2 */
+	vpxor 1344(%rsp), %ymm12, %ymm13 /* g6k_acc_1 = xor(g6x2, g6x3) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g6k_1 = xor(g6k_acc_1, rkw_14) */
+	vpxor 576(%rsp), %ymm11, %ymm11 /* g6t_1 = xor(g6k_1, g6x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm11, %ymm11 /* g6a_1 = gf2p8affine(g6t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm11, %ymm11 /* g6s_1 = gf2p8affineinv(g6a_1, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm11, %ymm13 /* g6lr24_1 = lookup16(g6s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm11, %ymm12 /* g6lr8_1 = lookup16(g6s_1, rotl8) */
+	vmovdqa %ymm8, 640(%rsp) /* spill g5x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm11, %ymm8 /* g6lr16_1 = lookup16(g6s_1, rotl16) */
+	vpxor %ymm12, %ymm11, %ymm12 /* g6lg_acc_1 = xor(g6s_1, g6lr8_1) */
+	vpxor %ymm8, %ymm12, %ymm8 /* g6lg_1 = xor(g6lg_acc_1, g6lr16_1) */
+	vpslld $2, %ymm8, %ymm12 /* g6lr2_1_l = shl(g6lg_1) */
+	vpsrld $30, %ymm8, %ymm8 /* g6lr2_1_r = shr(g6lg_1) */
+	vpor %ymm8, %ymm12, %ymm8 /* g6lr2_1 = or(g6lr2_1_l, g6lr2_1_r) */
+	vpxor %ymm13, %ymm11, %ymm11 /* g6l_acc_1 = xor(g6s_1, g6lr24_1) */
+	vpxor %ymm8, %ymm11, %ymm8 /* g6l_1 = xor(g6l_acc_1, g6lr2_1) */
+	vpxor 928(%rsp), %ymm8, %ymm8 /* g6x_1 = xor(g6l_1, g6x1.2) */
+	vpbroadcastd 4(%rdi,%r10), %ymm11 /* rkw_15 = bcast32() */
+	vmovdqa 1120(%rsp), %ymm12 /* reload g7x2.2 */
+	vpxor 608(%rsp), %ymm12, %ymm13 /* g7k_acc_1 = xor(g7x2, g7x3) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g7k_1 = xor(g7k_acc_1, rkw_15) */
+	vpxor %ymm2, %ymm11, %ymm11 /* g7t_1 = xor(g7k_1, g7x0) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm11, %ymm11 /* g7a_1 = gf2p8affine(g7t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm11, %ymm11 /* g7s_1 = gf2p8affineinv(g7a_1, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm11, %ymm13 /* g7lr24_1 = lookup16(g7s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm11, %ymm12 /* g7lr8_1 = lookup16(g7s_1, rotl8) */
+	vmovdqa %ymm2, 448(%rsp) /* spill g7x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm11, %ymm2 /* g7lr16_1 = lookup16(g7s_1, rotl16) */
+	vpxor %ymm12, %ymm11, %ymm12 /* g7lg_acc_1 = xor(g7s_1, g7lr8_1) */
+	vpxor %ymm2, %ymm12, %ymm2 /* g7lg_1 = xor(g7lg_acc_1, g7lr16_1) */
+	vpslld $2, %ymm2, %ymm12 /* g7lr2_1_l = shl(g7lg_1) */
 	vpsrld $30, %ymm2, %ymm2 /* g7lr2_1_r = shr(g7lg_1) */
-	vpor %ymm2, %ymm14, %ymm2 /* g7lr2_1 = or(g7lr2_1_l, g7lr2_1_r) */
-	vpxor %ymm15, %ymm13, %ymm13 /* g7l_acc_1 = xor(g7s_1, g7lr24_1) */
-	vpxor %ymm2, %ymm13, %ymm2 /* g7l_1 = xor(g7l_acc_1, g7lr2_1) */
+	vpor %ymm2, %ymm12, %ymm2 /* g7lr2_1 = or(g7lr2_1_l, g7lr2_1_r) */
+	vpxor %ymm13, %ymm11, %ymm11 /* g7l_acc_1 = xor(g7s_1, g7lr24_1) */
+	vpxor %ymm2, %ymm11, %ymm2 /* g7l_1 = xor(g7l_acc_1, g7lr2_1) */
 	vpxor 960(%rsp), %ymm2, %ymm2 /* g7x_1 = xor(g7l_1, g7x1.2) */
 
 	/* Round 8r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
-	vpbroadcastd 8(%rdi,%r10), %ymm13 /* rkw_16 = bcast32() */
-	vmovdqa 480(%rsp), %ymm14 /* reload g0x3.2 */
-	vpxor 224(%rsp), %ymm14, %ymm15 /* g0k_acc_2 = xor(g0x3, g0x0) */
-	vpxor %ymm13, %ymm15, %ymm13 /* g0k_2 = xor(g0k_acc_2, rkw_16) */
-	vpxor %ymm1, %ymm13, %ymm13 /* g0t_2 = xor(g0k_2, g0x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g0a_2 = gf2p8affine(g0t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g0s_2 = gf2p8affineinv(g0a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm15 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm14 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
-	vmovdqa %ymm1, 128(%rsp) /* spill g0x1.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm1 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
-	vpxor %ymm14, %ymm13, %ymm14 /* g0lg_acc_2 = xor(g0s_2, g0lr8_2) */
-	vpxor %ymm1, %ymm14, %ymm1 /* g0lg_2 = xor(g0lg_acc_2, g0lr16_2) */
-	vpslld $2, %ymm1, %ymm14 /* g0lr2_2_l = shl(g0lg_2) */
-	vpsrld $30, %ymm1, %ymm1 /* g0lr2_2_r = shr(g0lg_2) */
-	vpor %ymm1, %ymm14, %ymm1 /* g0lr2_2 = or(g0lr2_2_l, g0lr2_2_r) */
-	vpxor %ymm15, %ymm13, %ymm13 /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
-	vpxor %ymm1, %ymm13, %ymm1 /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
-	vpxor 96(%rsp), %ymm1, %ymm1 /* g0x_2 = xor(g0l_2, g0x2.2) */
-	vpbroadcastd 8(%rdi,%r10), %ymm13 /* rkw_17 = bcast32() */
-	vpxor %ymm4, %ymm7, %ymm14 /* g1k_acc_2 = xor(g1x3, g1x0) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g1k_2 = xor(g1k_acc_2, rkw_17) */
-	vpxor %ymm10, %ymm13, %ymm13 /* g1t_2 = xor(g1k_2, g1x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g1a_2 = gf2p8affine(g1t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g1s_2 = gf2p8affineinv(g1a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm14 /* g1lr24_2 = lookup16(g1s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm15 /* g1lr8_2 = lookup16(g1s_2, rotl8) */
-	vmovdqa %ymm7, 96(%rsp) /* spill g1x3.2 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm7 /* g1lr16_2 = lookup16(g1s_2, rotl16) */
-	vpxor %ymm15, %ymm13, %ymm15 /* g1lg_acc_2 = xor(g1s_2, g1lr8_2) */
-	vpxor %ymm7, %ymm15, %ymm7 /* g1lg_2 = xor(g1lg_acc_2, g1lr16_2) */
-	vpslld $2, %ymm7, %ymm15 /* g1lr2_2_l = shl(g1lg_2) */
+	vpbroadcastd 8(%rdi,%r10), %ymm11 /* rkw_16 = bcast32() */
+	vmovdqa 512(%rsp), %ymm12 /* reload g0x3.2 */
+	vpxor 352(%rsp), %ymm12, %ymm13 /* g0k_acc_2 = xor(g0x3, g0x0) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g0k_2 = xor(g0k_acc_2, rkw_16) */
+	vpxor %ymm0, %ymm11, %ymm11 /* g0t_2 = xor(g0k_2, g0x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm11, %ymm11 /* g0a_2 = gf2p8affine(g0t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm11, %ymm11 /* g0s_2 = gf2p8affineinv(g0a_2, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm11, %ymm13 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm11, %ymm12 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
+	vmovdqa %ymm0, 96(%rsp) /* spill g0x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm11, %ymm0 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
+	vpxor %ymm12, %ymm11, %ymm12 /* g0lg_acc_2 = xor(g0s_2, g0lr8_2) */
+	vpxor %ymm0, %ymm12, %ymm0 /* g0lg_2 = xor(g0lg_acc_2, g0lr16_2) */
+	vpslld $2, %ymm0, %ymm12 /* g0lr2_2_l = shl(g0lg_2) */
+	vpsrld $30, %ymm0, %ymm0 /* g0lr2_2_r = shr(g0lg_2) */
+	vpor %ymm0, %ymm12, %ymm0 /* g0lr2_2 = or(g0lr2_2_l, g0lr2_2_r) */
+	vpxor %ymm13, %ymm11, %ymm11 /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
+	vpxor %ymm0, %ymm11, %ymm0 /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
+	vpxor 256(%rsp), %ymm0, %ymm0 /* g0x_2 = xor(g0l_2, g0x2.2) */
+	vpbroadcastd 8(%rdi,%r10), %ymm11 /* rkw_17 = bcast32() */
+	vpxor %ymm1, %ymm7, %ymm12 /* g1k_acc_2 = xor(g1x3, g1x0) */
+	vpxor %ymm11, %ymm12, %ymm11 /* g1k_2 = xor(g1k_acc_2, rkw_17) */
+	vpxor %ymm6, %ymm11, %ymm11 /* g1t_2 = xor(g1k_2, g1x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm11, %ymm11 /* g1a_2 = gf2p8affine(g1t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm11, %ymm11 /* g1s_2 = gf2p8affineinv(g1a_2, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm11, %ymm12 /* g1lr24_2 = lookup16(g1s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm11, %ymm13 /* g1lr8_2 = lookup16(g1s_2, rotl8) */
+	vmovdqa %ymm7, 256(%rsp) /* spill g1x3.2 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm11, %ymm7 /* g1lr16_2 = lookup16(g1s_2, rotl16) */
+	vpxor %ymm13, %ymm11, %ymm13 /* g1lg_acc_2 = xor(g1s_2, g1lr8_2) */
+	vpxor %ymm7, %ymm13, %ymm7 /* g1lg_2 = xor(g1lg_acc_2, g1lr16_2) */
+	vpslld $2, %ymm7, %ymm13 /* g1lr2_2_l = shl(g1lg_2) */
 	vpsrld $30, %ymm7, %ymm7 /* g1lr2_2_r = shr(g1lg_2) */
-	vpor %ymm7, %ymm15, %ymm7 /* g1lr2_2 = or(g1lr2_2_l, g1lr2_2_r) */
-	vpxor %ymm14, %ymm13, %ymm13 /* g1l_acc_2 = xor(g1s_2, g1lr24_2) */
-	vpxor %ymm7, %ymm13, %ymm7 /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
-	vpxor 448(%rsp), %ymm7, %ymm7 /* g1x_2 = xor(g1l_2, g1x2.2) */
-	vpbroadcastd 8(%rdi,%r10), %ymm13 /* rkw_18 = bcast32() */
-	vpxor %ymm5, %ymm3, %ymm14 /* g2k_acc_2 = xor(g2x3, g2x0) */
-	vpxor %ymm13, %ymm14, %ymm13 /* g2k_2 = xor(g2k_acc_2, rkw_18) */
-	vpxor %ymm0, %ymm13, %ymm13 /* g2t_2 = xor(g2k_2, g2x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g2a_2 = gf2p8affine(g2t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g2s_2 = gf2p8affineinv(g2a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm14 /* g2lr24_2 = lookup16(g2s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm15 /* g2lr8_2 = lookup16(g2s_2, rotl8) */
-	vmovdqa %ymm3, 448(%rsp) /* spill g2x3.2 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm3 /* g2lr16_2 = lookup16(g2s_2, rotl16) */
-	vpxor %ymm15, %ymm13, %ymm15 /* g2lg_acc_2 = xor(g2s_2, g2lr8_2) */
-	vpxor %ymm3, %ymm15, %ymm3 /* g2lg_2 = xor(g2lg_acc_2, g2lr16_2) */
-	vpslld $2, %ymm3, %ymm15 /* g2lr2_2_l = shl(g2lg_2) */
+	vpor %ymm7, %ymm13, %ymm7 /* g1lr2_2 = or(g1lr2_2_l, g1lr2_2_r) */
+	vpxor %ymm12, %ymm11, %ymm11 /* g1l_acc_2 = xor(g1s_2, g1lr24_2) */
+	vpxor %ymm7, %ymm11, %ymm7 /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
+	vpxor 224(%rsp), %ymm7, %ymm7 /* g1x_2 = xor(g1l_2, g1x2.2) */
+	vpbroadcastd 8(%rdi,%r10), %ymm11 /* rkw_18 = bcast32() */
+	vpxor %ymm4, %ymm3, %ymm12 /* g2k_acc_2 = xor(g2x3, g2x0) */
+	vpxor %ymm11, %ymm12, %ymm11 /* g2k_2 = xor(g2k_acc_2, rkw_18) */
+	vpxor %ymm9, %ymm11, %ymm11 /* g2t_2 = xor(g2k_2, g2x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm11, %ymm11 /* g2a_2 = gf2p8affine(g2t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm11, %ymm11 /* g2s_2 = gf2p8affineinv(g2a_2, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm11, %ymm12 /* g2lr24_2 = lookup16(g2s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm11, %ymm13 /* g2lr8_2 = lookup16(g2s_2, rotl8) */
+	vmovdqa %ymm3, 224(%rsp) /* spill g2x3.2 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm11, %ymm3 /* g2lr16_2 = lookup16(g2s_2, rotl16) */
+	vpxor %ymm13, %ymm11, %ymm13 /* g2lg_acc_2 = xor(g2s_2, g2lr8_2) */
+	vpxor %ymm3, %ymm13, %ymm3 /* g2lg_2 = xor(g2lg_acc_2, g2lr16_2) */
+	vpslld $2, %ymm3, %ymm13 /* g2lr2_2_l = shl(g2lg_2) */
 	vpsrld $30, %ymm3, %ymm3 /* g2lr2_2_r = shr(g2lg_2) */
-	vpor %ymm3, %ymm15, %ymm3 /* g2lr2_2 = or(g2lr2_2_l, g2lr2_2_r) */
-	vpxor %ymm14, %ymm13, %ymm13 /* g2l_acc_2 = xor(g2s_2, g2lr24_2) */
-	vpxor %ymm3, %ymm13, %ymm3 /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
-	vpxor %ymm3, %ymm11, %ymm3 /* g2x_2 = xor(g2x2, g2l_2) */
+	vpor %ymm3, %ymm13, %ymm3 /* g2lr2_2 = or(g2lr2_2_l, g2lr2_2_r) */
+	vpxor %ymm12, %ymm11, %ymm11 /* g2l_acc_2 = xor(g2s_2, g2lr24_2) */
+	vpxor %ymm3, %ymm11, %ymm3 /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
+	vpxor %ymm3, %ymm14, %ymm3 /* g2x_2 = xor(g2x2, g2l_2) */
 	vpbroadcastd 8(%rdi,%r10), %ymm11 /* rkw_19 = bcast32() */
-	vpxor %ymm6, %ymm8, %ymm13 /* g3k_acc_2 = xor(g3x3, g3x0) */
-	vpxor %ymm11, %ymm13, %ymm11 /* g3k_2 = xor(g3k_acc_2, rkw_19) */
-	vpxor %ymm12, %ymm11, %ymm11 /* g3t_2 = xor(g3k_2, g3x1) */
+	vpxor %ymm5, %ymm15, %ymm12 /* g3k_acc_2 = xor(g3x3, g3x0) */
+	vpxor %ymm11, %ymm12, %ymm11 /* g3k_2 = xor(g3k_acc_2, rkw_19) */
+	vpxor %ymm10, %ymm11, %ymm11 /* g3t_2 = xor(g3k_2, g3x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm11, %ymm11 /* g3a_2 = gf2p8affine(g3t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm11, %ymm11 /* g3s_2 = gf2p8affineinv(g3a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm11, %ymm13 /* g3lr24_2 = lookup16(g3s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm11, %ymm14 /* g3lr8_2 = lookup16(g3s_2, rotl8) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm11, %ymm15 /* g3lr16_2 = lookup16(g3s_2, rotl16) */
-	vpxor %ymm14, %ymm11, %ymm14 /* g3lg_acc_2 = xor(g3s_2, g3lr8_2) */
-	vpxor %ymm15, %ymm14, %ymm14 /* g3lg_2 = xor(g3lg_acc_2, g3lr16_2) */
-	vpslld $2, %ymm14, %ymm15 /* g3lr2_2_l = shl(g3lg_2) */
-	vpsrld $30, %ymm14, %ymm14 /* g3lr2_2_r = shr(g3lg_2) */
-	vpor %ymm14, %ymm15, %ymm14 /* g3lr2_2 = or(g3lr2_2_l, g3lr2_2_r) */
-	vpxor %ymm13, %ymm11, %ymm11 /* g3l_acc_2 = xor(g3s_2, g3lr24_2) */
-	vpxor %ymm14, %ymm11, %ymm11 /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
-	vpxor 0(%rsp), %ymm11, %ymm11 /* g3x_2 = xor(g3l_2, g3x2.2) */
-	vpbroadcastd 8(%rdi,%r10), %ymm13 /* rkw_20 = bcast32() */
-	vmovdqa 1280(%rsp), %ymm14 /* reload g4x3.2 */
-	vpxor 288(%rsp), %ymm14, %ymm15 /* g4k_acc_2 = xor(g4x3, g4x0) */
-	vpxor %ymm13, %ymm15, %ymm13 /* g4k_2 = xor(g4k_acc_2, rkw_20) */
-	vpxor 512(%rsp), %ymm13, %ymm13 /* g4t_2 = xor(g4k_2, g4x1) */
-	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g4a_2 = gf2p8affine(g4t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g4s_2 = gf2p8affineinv(g4a_2, gfni_mat_1) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm15 /* g4lr24_2 = lookup16(g4s_2, rotl24) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm14 /* g4lr8_2 = lookup16(g4s_2, rotl8) */
-	vmovdqa %ymm8, 0(%rsp) /* spill g3x3.2 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm8 /* g4lr16_2 = lookup16(g4s_2, rotl16) */
-	vpxor %ymm14, %ymm13, %ymm14 /* g4lg_acc_2 = xor(g4s_2, g4lr8_2) */
-	vpxor %ymm8, %ymm14, %ymm8 /* g4lg_2 = xor(g4lg_acc_2, g4lr16_2) */
-	vpslld $2, %ymm8, %ymm14 /* g4lr2_2_l = shl(g4lg_2) */
-	vpsrld $30, %ymm8, %ymm8 /* g4lr2_2_r = shr(g4lg_2) */
-	vpor %ymm8, %ymm14, %ymm8 /* g4lr2_2 = or(g4lr2_2_l, g4lr2_2_r) */
-	vpxor %ymm15, %ymm13, %ymm13 /* g4l_acc_2 = xor(g4s_2, g4lr24_2) */
-	vpxor %ymm8, %ymm13, %ymm8 /* g4l_2 = xor(g4l_acc_2, g4lr2_2) */
-	vpxor 1216(%rsp), %ymm8, %ymm8 /* g4x_2 = xor(g4l_2, g4x2.2) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm11, %ymm12 /* g3lr24_2 = lookup16(g3s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm11, %ymm13 /* g3lr8_2 = lookup16(g3s_2, rotl8) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm11, %ymm14 /* g3lr16_2 = lookup16(g3s_2, rotl16) */
+	vpxor %ymm13, %ymm11, %ymm13 /* g3lg_acc_2 = xor(g3s_2, g3lr8_2) */
+	vpxor %ymm14, %ymm13, %ymm13 /* g3lg_2 = xor(g3lg_acc_2, g3lr16_2) */
+	vpslld $2, %ymm13, %ymm14 /* g3lr2_2_l = shl(g3lg_2) */
+	vpsrld $30, %ymm13, %ymm13 /* g3lr2_2_r = shr(g3lg_2) */
+	vpor %ymm13, %ymm14, %ymm13 /* g3lr2_2 = or(g3lr2_2_l, g3lr2_2_r) */
+	vpxor %ymm12, %ymm11, %ymm11 /* g3l_acc_2 = xor(g3s_2, g3lr24_2) */
+	vpxor %ymm13, %ymm11, %ymm11 /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
+	vpxor 192(%rsp), %ymm11, %ymm11 /* g3x_2 = xor(g3l_2, g3x2.2) */
+	vpbroadcastd 8(%rdi,%r10), %ymm12 /* rkw_20 = bcast32() */
+	vmovdqa 1280(%rsp), %ymm13 /* reload g4x3.2 */
+	vpxor 288(%rsp), %ymm13, %ymm14 /* g4k_acc_2 = xor(g4x3, g4x0) */
+	vpxor %ymm12, %ymm14, %ymm12 /* g4k_2 = xor(g4k_acc_2, rkw_20) */
+	vpxor 320(%rsp), %ymm12, %ymm12 /* g4t_2 = xor(g4k_2, g4x1) */
+	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm12, %ymm12 /* g4a_2 = gf2p8affine(g4t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm12, %ymm12 /* g4s_2 = gf2p8affineinv(g4a_2, gfni_mat_1) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm12, %ymm14 /* g4lr24_2 = lookup16(g4s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm12, %ymm13 /* g4lr8_2 = lookup16(g4s_2, rotl8) */
+	vmovdqa %ymm15, 192(%rsp) /* spill g3x3.2 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm12, %ymm15 /* g4lr16_2 = lookup16(g4s_2, rotl16) */
+	vpxor %ymm13, %ymm12, %ymm13 /* g4lg_acc_2 = xor(g4s_2, g4lr8_2) */
+	vpxor %ymm15, %ymm13, %ymm13 /* g4lg_2 = xor(g4lg_acc_2, g4lr16_2) */
+	vpslld $2, %ymm13, %ymm15 /* g4lr2_2_l = shl(g4lg_2) */
+	vpsrld $30, %ymm13, %ymm13 /* g4lr2_2_r = shr(g4lg_2) */
+	vpor %ymm13, %ymm15, %ymm13 /* g4lr2_2 = or(g4lr2_2_l, g4lr2_2_r) */
+	vpxor %ymm14, %ymm12, %ymm12 /* g4l_acc_2 = xor(g4s_2, g4lr24_2) */
+	vpxor %ymm13, %ymm12, %ymm12 /* g4l_2 = xor(g4l_acc_2, g4lr2_2) */
+	vpxor 1216(%rsp), %ymm12, %ymm12 /* g4x_2 = xor(g4l_2, g4x2.2) */
 	vpbroadcastd 8(%rdi,%r10), %ymm13 /* rkw_21 = bcast32() */
 	vmovdqa 1312(%rsp), %ymm14 /* reload g5x3.2 */
 	vpxor 64(%rsp), %ymm14, %ymm15 /* g5k_acc_2 = xor(g5x3, g5x0) */
 	vpxor %ymm13, %ymm15, %ymm13 /* g5k_2 = xor(g5k_acc_2, rkw_21) */
-	vpxor 672(%rsp), %ymm13, %ymm13 /* g5t_2 = xor(g5k_2, g5x1) */
+	vpxor 640(%rsp), %ymm13, %ymm13 /* g5t_2 = xor(g5k_2, g5x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g5a_2 = gf2p8affine(g5t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g5s_2 = gf2p8affineinv(g5a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm15 /* g5lr24_2 = lookup16(g5s_2, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm14 /* g5lr8_2 = lookup16(g5s_2, rotl8) */
-	vmovdqa %ymm8, 160(%rsp) /* spill g4x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm8 /* g5lr16_2 = lookup16(g5s_2, rotl16) */
+	vmovdqa %ymm12, 480(%rsp) /* spill g4x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm12 /* g5lr16_2 = lookup16(g5s_2, rotl16) */
 	vpxor %ymm14, %ymm13, %ymm14 /* g5lg_acc_2 = xor(g5s_2, g5lr8_2) */
-	vpxor %ymm8, %ymm14, %ymm8 /* g5lg_2 = xor(g5lg_acc_2, g5lr16_2) */
-	vpslld $2, %ymm8, %ymm14 /* g5lr2_2_l = shl(g5lg_2) */
-	vpsrld $30, %ymm8, %ymm8 /* g5lr2_2_r = shr(g5lg_2) */
-	vpor %ymm8, %ymm14, %ymm8 /* g5lr2_2 = or(g5lr2_2_l, g5lr2_2_r) */
+	vpxor %ymm12, %ymm14, %ymm12 /* g5lg_2 = xor(g5lg_acc_2, g5lr16_2) */
+	vpslld $2, %ymm12, %ymm14 /* g5lr2_2_l = shl(g5lg_2) */
+	vpsrld $30, %ymm12, %ymm12 /* g5lr2_2_r = shr(g5lg_2) */
+	vpor %ymm12, %ymm14, %ymm12 /* g5lr2_2 = or(g5lr2_2_l, g5lr2_2_r) */
 	vpxor %ymm15, %ymm13, %ymm13 /* g5l_acc_2 = xor(g5s_2, g5lr24_2) */
-	vpxor %ymm8, %ymm13, %ymm8 /* g5l_2 = xor(g5l_acc_2, g5lr2_2) */
-	vpxor 1056(%rsp), %ymm8, %ymm8 /* g5x_2 = xor(g5l_2, g5x2.2) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g5l_2 = xor(g5l_acc_2, g5lr2_2) */
+	vpxor 1056(%rsp), %ymm12, %ymm12 /* g5x_2 = xor(g5l_2, g5x2.2) */
 	vpbroadcastd 8(%rdi,%r10), %ymm13 /* rkw_22 = bcast32() */
 	vmovdqa 1344(%rsp), %ymm14 /* reload g6x3.2 */
-	vpxor 608(%rsp), %ymm14, %ymm15 /* g6k_acc_2 = xor(g6x3, g6x0) */
+	vpxor 576(%rsp), %ymm14, %ymm15 /* g6k_acc_2 = xor(g6x3, g6x0) */
 	vpxor %ymm13, %ymm15, %ymm13 /* g6k_2 = xor(g6k_acc_2, rkw_22) */
-	vpxor %ymm9, %ymm13, %ymm13 /* g6t_2 = xor(g6k_2, g6x1) */
+	vpxor %ymm8, %ymm13, %ymm13 /* g6t_2 = xor(g6k_2, g6x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g6a_2 = gf2p8affine(g6t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g6s_2 = gf2p8affineinv(g6a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm15 /* g6lr24_2 = lookup16(g6s_2, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm14 /* g6lr8_2 = lookup16(g6s_2, rotl8) */
-	vmovdqa %ymm9, 384(%rsp) /* spill g6x1.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm9 /* g6lr16_2 = lookup16(g6s_2, rotl16) */
+	vmovdqa %ymm8, 384(%rsp) /* spill g6x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm8 /* g6lr16_2 = lookup16(g6s_2, rotl16) */
 	vpxor %ymm14, %ymm13, %ymm14 /* g6lg_acc_2 = xor(g6s_2, g6lr8_2) */
-	vpxor %ymm9, %ymm14, %ymm9 /* g6lg_2 = xor(g6lg_acc_2, g6lr16_2) */
-	vpslld $2, %ymm9, %ymm14 /* g6lr2_2_l = shl(g6lg_2) */
-	vpsrld $30, %ymm9, %ymm9 /* g6lr2_2_r = shr(g6lg_2) */
-	vpor %ymm9, %ymm14, %ymm9 /* g6lr2_2 = or(g6lr2_2_l, g6lr2_2_r) */
+	vpxor %ymm8, %ymm14, %ymm8 /* g6lg_2 = xor(g6lg_acc_2, g6lr16_2) */
+	vpslld $2, %ymm8, %ymm14 /* g6lr2_2_l = shl(g6lg_2) */
+	vpsrld $30, %ymm8, %ymm8 /* g6lr2_2_r = shr(g6lg_2) */
+	vpor %ymm8, %ymm14, %ymm8 /* g6lr2_2 = or(g6lr2_2_l, g6lr2_2_r) */
 	vpxor %ymm15, %ymm13, %ymm13 /* g6l_acc_2 = xor(g6s_2, g6lr24_2) */
-	vpxor %ymm9, %ymm13, %ymm9 /* g6l_2 = xor(g6l_acc_2, g6lr2_2) */
-	vpxor 1088(%rsp), %ymm9, %ymm9 /* g6x_2 = xor(g6l_2, g6x2.2) */
+	vpxor %ymm8, %ymm13, %ymm8 /* g6l_2 = xor(g6l_acc_2, g6lr2_2) */
+	vpxor 1088(%rsp), %ymm8, %ymm8 /* g6x_2 = xor(g6l_2, g6x2.2) */
 	vpbroadcastd 8(%rdi,%r10), %ymm13 /* rkw_23 = bcast32() */
-	vmovdqa 640(%rsp), %ymm14 /* reload g7x3.2 */
-	vpxor 544(%rsp), %ymm14, %ymm15 /* g7k_acc_2 = xor(g7x3, g7x0) */
+	vmovdqa 608(%rsp), %ymm14 /* reload g7x3.2 */
+	vpxor 448(%rsp), %ymm14, %ymm15 /* g7k_acc_2 = xor(g7x3, g7x0) */
 	vpxor %ymm13, %ymm15, %ymm13 /* g7k_2 = xor(g7k_acc_2, rkw_23) */
 	vpxor %ymm2, %ymm13, %ymm13 /* g7t_2 = xor(g7k_2, g7x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_2 = gf2p8affine(g7t_2, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_2 = gf2p8affineinv(g7a_2, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm15 /* g7lr24_2 = lookup16(g7s_2, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm14 /* g7lr8_2 = lookup16(g7s_2, rotl8) */
-	vmovdqa %ymm2, 192(%rsp) /* spill g7x1.3 */
+	vmovdqa %ymm2, 672(%rsp) /* spill g7x1.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm2 /* g7lr16_2 = lookup16(g7s_2, rotl16) */
 	vpxor %ymm14, %ymm13, %ymm14 /* g7lg_acc_2 = xor(g7s_2, g7lr8_2) */
 	vpxor %ymm2, %ymm14, %ymm2 /* g7lg_2 = xor(g7lg_acc_2, g7lr16_2) */
@@ -10052,145 +9927,145 @@ _gcry_sm4_wordslice_avx2_gfni_batch_gcm:
 
 	/* Round 8r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
 	vpbroadcastd 12(%rdi,%r10), %ymm13 /* rkw_24 = bcast32() */
-	vmovdqa 224(%rsp), %ymm14 /* reload g0x0.3 */
-	vpxor 128(%rsp), %ymm14, %ymm15 /* g0k_acc_3 = xor(g0x0, g0x1) */
+	vmovdqa 352(%rsp), %ymm14 /* reload g0x0.3 */
+	vpxor 96(%rsp), %ymm14, %ymm15 /* g0k_acc_3 = xor(g0x0, g0x1) */
 	vpxor %ymm13, %ymm15, %ymm13 /* g0k_3 = xor(g0k_acc_3, rkw_24) */
-	vpxor %ymm1, %ymm13, %ymm13 /* g0t_3 = xor(g0k_3, g0x2) */
+	vpxor %ymm0, %ymm13, %ymm13 /* g0t_3 = xor(g0k_3, g0x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g0a_3 = gf2p8affine(g0t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g0s_3 = gf2p8affineinv(g0a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm15 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm14 /* g0lr8_3 = lookup16(g0s_3, rotl8) */
-	vmovdqa %ymm1, 704(%rsp) /* spill g0x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm1 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
+	vmovdqa %ymm0, 544(%rsp) /* spill g0x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm0 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
 	vpxor %ymm14, %ymm13, %ymm14 /* g0lg_acc_3 = xor(g0s_3, g0lr8_3) */
-	vpxor %ymm1, %ymm14, %ymm1 /* g0lg_3 = xor(g0lg_acc_3, g0lr16_3) */
-	vpslld $2, %ymm1, %ymm14 /* g0lr2_3_l = shl(g0lg_3) */
-	vpsrld $30, %ymm1, %ymm1 /* g0lr2_3_r = shr(g0lg_3) */
-	vpor %ymm1, %ymm14, %ymm1 /* g0lr2_3 = or(g0lr2_3_l, g0lr2_3_r) */
+	vpxor %ymm0, %ymm14, %ymm0 /* g0lg_3 = xor(g0lg_acc_3, g0lr16_3) */
+	vpslld $2, %ymm0, %ymm14 /* g0lr2_3_l = shl(g0lg_3) */
+	vpsrld $30, %ymm0, %ymm0 /* g0lr2_3_r = shr(g0lg_3) */
+	vpor %ymm0, %ymm14, %ymm0 /* g0lr2_3 = or(g0lr2_3_l, g0lr2_3_r) */
 	vpxor %ymm15, %ymm13, %ymm13 /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
-	vpxor %ymm1, %ymm13, %ymm1 /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
-	vpxor 480(%rsp), %ymm1, %ymm1 /* g0x_3 = xor(g0l_3, g0x3.2) */
+	vpxor %ymm0, %ymm13, %ymm0 /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
+	vpxor 512(%rsp), %ymm0, %ymm0 /* g0x_3 = xor(g0l_3, g0x3.2) */
 	vpbroadcastd 12(%rdi,%r10), %ymm13 /* rkw_25 = bcast32() */
-	vpxor %ymm10, %ymm4, %ymm14 /* g1k_acc_3 = xor(g1x0, g1x1) */
+	vpxor %ymm6, %ymm1, %ymm14 /* g1k_acc_3 = xor(g1x0, g1x1) */
 	vpxor %ymm13, %ymm14, %ymm13 /* g1k_3 = xor(g1k_acc_3, rkw_25) */
 	vpxor %ymm7, %ymm13, %ymm13 /* g1t_3 = xor(g1k_3, g1x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g1a_3 = gf2p8affine(g1t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g1s_3 = gf2p8affineinv(g1a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm14 /* g1lr24_3 = lookup16(g1s_3, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm15 /* g1lr8_3 = lookup16(g1s_3, rotl8) */
-	vmovdqa %ymm4, 480(%rsp) /* spill g1x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm4 /* g1lr16_3 = lookup16(g1s_3, rotl16) */
+	vmovdqa %ymm1, 512(%rsp) /* spill g1x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm1 /* g1lr16_3 = lookup16(g1s_3, rotl16) */
 	vpxor %ymm15, %ymm13, %ymm15 /* g1lg_acc_3 = xor(g1s_3, g1lr8_3) */
-	vpxor %ymm4, %ymm15, %ymm4 /* g1lg_3 = xor(g1lg_acc_3, g1lr16_3) */
-	vpslld $2, %ymm4, %ymm15 /* g1lr2_3_l = shl(g1lg_3) */
-	vpsrld $30, %ymm4, %ymm4 /* g1lr2_3_r = shr(g1lg_3) */
-	vpor %ymm4, %ymm15, %ymm4 /* g1lr2_3 = or(g1lr2_3_l, g1lr2_3_r) */
+	vpxor %ymm1, %ymm15, %ymm1 /* g1lg_3 = xor(g1lg_acc_3, g1lr16_3) */
+	vpslld $2, %ymm1, %ymm15 /* g1lr2_3_l = shl(g1lg_3) */
+	vpsrld $30, %ymm1, %ymm1 /* g1lr2_3_r = shr(g1lg_3) */
+	vpor %ymm1, %ymm15, %ymm1 /* g1lr2_3 = or(g1lr2_3_l, g1lr2_3_r) */
 	vpxor %ymm14, %ymm13, %ymm13 /* g1l_acc_3 = xor(g1s_3, g1lr24_3) */
-	vpxor %ymm4, %ymm13, %ymm4 /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
-	vpxor 96(%rsp), %ymm4, %ymm4 /* g1x_3 = xor(g1l_3, g1x3.2) */
+	vpxor %ymm1, %ymm13, %ymm1 /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
+	vpxor 256(%rsp), %ymm1, %ymm1 /* g1x_3 = xor(g1l_3, g1x3.2) */
 	vpbroadcastd 12(%rdi,%r10), %ymm13 /* rkw_26 = bcast32() */
-	vpxor %ymm0, %ymm5, %ymm14 /* g2k_acc_3 = xor(g2x0, g2x1) */
+	vpxor %ymm9, %ymm4, %ymm14 /* g2k_acc_3 = xor(g2x0, g2x1) */
 	vpxor %ymm13, %ymm14, %ymm13 /* g2k_3 = xor(g2k_acc_3, rkw_26) */
 	vpxor %ymm3, %ymm13, %ymm13 /* g2t_3 = xor(g2k_3, g2x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g2a_3 = gf2p8affine(g2t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g2s_3 = gf2p8affineinv(g2a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm14 /* g2lr24_3 = lookup16(g2s_3, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm15 /* g2lr8_3 = lookup16(g2s_3, rotl8) */
-	vmovdqa %ymm5, 96(%rsp) /* spill g2x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm5 /* g2lr16_3 = lookup16(g2s_3, rotl16) */
+	vmovdqa %ymm4, 256(%rsp) /* spill g2x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm4 /* g2lr16_3 = lookup16(g2s_3, rotl16) */
 	vpxor %ymm15, %ymm13, %ymm15 /* g2lg_acc_3 = xor(g2s_3, g2lr8_3) */
-	vpxor %ymm5, %ymm15, %ymm5 /* g2lg_3 = xor(g2lg_acc_3, g2lr16_3) */
-	vpslld $2, %ymm5, %ymm15 /* g2lr2_3_l = shl(g2lg_3) */
-	vpsrld $30, %ymm5, %ymm5 /* g2lr2_3_r = shr(g2lg_3) */
-	vpor %ymm5, %ymm15, %ymm5 /* g2lr2_3 = or(g2lr2_3_l, g2lr2_3_r) */
+	vpxor %ymm4, %ymm15, %ymm4 /* g2lg_3 = xor(g2lg_acc_3, g2lr16_3) */
+	vpslld $2, %ymm4, %ymm15 /* g2lr2_3_l = shl(g2lg_3) */
+	vpsrld $30, %ymm4, %ymm4 /* g2lr2_3_r = shr(g2lg_3) */
+	vpor %ymm4, %ymm15, %ymm4 /* g2lr2_3 = or(g2lr2_3_l, g2lr2_3_r) */
 	vpxor %ymm14, %ymm13, %ymm13 /* g2l_acc_3 = xor(g2s_3, g2lr24_3) */
-	vpxor %ymm5, %ymm13, %ymm5 /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
-	vpxor 448(%rsp), %ymm5, %ymm5 /* g2x_3 = xor(g2l_3, g2x3.2) */
+	vpxor %ymm4, %ymm13, %ymm4 /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
+	vpxor 224(%rsp), %ymm4, %ymm4 /* g2x_3 = xor(g2l_3, g2x3.2) */
 	vpbroadcastd 12(%rdi,%r10), %ymm13 /* rkw_27 = bcast32() */
-	vpxor %ymm12, %ymm6, %ymm14 /* g3k_acc_3 = xor(g3x0, g3x1) */
+	vpxor %ymm10, %ymm5, %ymm14 /* g3k_acc_3 = xor(g3x0, g3x1) */
 	vpxor %ymm13, %ymm14, %ymm13 /* g3k_3 = xor(g3k_acc_3, rkw_27) */
 	vpxor %ymm11, %ymm13, %ymm13 /* g3t_3 = xor(g3k_3, g3x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g3a_3 = gf2p8affine(g3t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g3s_3 = gf2p8affineinv(g3a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm14 /* g3lr24_3 = lookup16(g3s_3, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm15 /* g3lr8_3 = lookup16(g3s_3, rotl8) */
-	vmovdqa %ymm6, 448(%rsp) /* spill g3x0.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm6 /* g3lr16_3 = lookup16(g3s_3, rotl16) */
+	vmovdqa %ymm5, 224(%rsp) /* spill g3x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm5 /* g3lr16_3 = lookup16(g3s_3, rotl16) */
 	vpxor %ymm15, %ymm13, %ymm15 /* g3lg_acc_3 = xor(g3s_3, g3lr8_3) */
-	vpxor %ymm6, %ymm15, %ymm6 /* g3lg_3 = xor(g3lg_acc_3, g3lr16_3) */
-	vpslld $2, %ymm6, %ymm15 /* g3lr2_3_l = shl(g3lg_3) */
-	vpsrld $30, %ymm6, %ymm6 /* g3lr2_3_r = shr(g3lg_3) */
-	vpor %ymm6, %ymm15, %ymm6 /* g3lr2_3 = or(g3lr2_3_l, g3lr2_3_r) */
+	vpxor %ymm5, %ymm15, %ymm5 /* g3lg_3 = xor(g3lg_acc_3, g3lr16_3) */
+	vpslld $2, %ymm5, %ymm15 /* g3lr2_3_l = shl(g3lg_3) */
+	vpsrld $30, %ymm5, %ymm5 /* g3lr2_3_r = shr(g3lg_3) */
+	vpor %ymm5, %ymm15, %ymm5 /* g3lr2_3 = or(g3lr2_3_l, g3lr2_3_r) */
 	vpxor %ymm14, %ymm13, %ymm13 /* g3l_acc_3 = xor(g3s_3, g3lr24_3) */
-	vpxor %ymm6, %ymm13, %ymm6 /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
-	vpxor 0(%rsp), %ymm6, %ymm6 /* g3x_3 = xor(g3l_3, g3x3.2) */
+	vpxor %ymm5, %ymm13, %ymm5 /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
+	vpxor 192(%rsp), %ymm5, %ymm5 /* g3x_3 = xor(g3l_3, g3x3.2) */
 	vpbroadcastd 12(%rdi,%r10), %ymm13 /* rkw_28 = bcast32() */
 	vmovdqa 288(%rsp), %ymm14 /* reload g4x0.3 */
-	vpxor 512(%rsp), %ymm14, %ymm15 /* g4k_acc_3 = xor(g4x0, g4x1) */
+	vpxor 320(%rsp), %ymm14, %ymm15 /* g4k_acc_3 = xor(g4x0, g4x1) */
 	vpxor %ymm13, %ymm15, %ymm13 /* g4k_3 = xor(g4k_acc_3, rkw_28) */
-	vpxor 160(%rsp), %ymm13, %ymm13 /* g4t_3 = xor(g4k_3, g4x2) */
+	vpxor 480(%rsp), %ymm13, %ymm13 /* g4t_3 = xor(g4k_3, g4x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g4a_3 = gf2p8affine(g4t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g4s_3 = gf2p8affineinv(g4a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm15 /* g4lr24_3 = lookup16(g4s_3, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm14 /* g4lr8_3 = lookup16(g4s_3, rotl8) */
-	vmovdqa %ymm6, 0(%rsp) /* spill g3x3.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm6 /* g4lr16_3 = lookup16(g4s_3, rotl16) */
+	vmovdqa %ymm5, 192(%rsp) /* spill g3x3.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm5 /* g4lr16_3 = lookup16(g4s_3, rotl16) */
 	vpxor %ymm14, %ymm13, %ymm14 /* g4lg_acc_3 = xor(g4s_3, g4lr8_3) */
-	vpxor %ymm6, %ymm14, %ymm6 /* g4lg_3 = xor(g4lg_acc_3, g4lr16_3) */
-	vpslld $2, %ymm6, %ymm14 /* g4lr2_3_l = shl(g4lg_3) */
-	vpsrld $30, %ymm6, %ymm6 /* g4lr2_3_r = shr(g4lg_3) */
-	vpor %ymm6, %ymm14, %ymm6 /* g4lr2_3 = or(g4lr2_3_l, g4lr2_3_r) */
+	vpxor %ymm5, %ymm14, %ymm5 /* g4lg_3 = xor(g4lg_acc_3, g4lr16_3) */
+	vpslld $2, %ymm5, %ymm14 /* g4lr2_3_l = shl(g4lg_3) */
+	vpsrld $30, %ymm5, %ymm5 /* g4lr2_3_r = shr(g4lg_3) */
+	vpor %ymm5, %ymm14, %ymm5 /* g4lr2_3 = or(g4lr2_3_l, g4lr2_3_r) */
 	vpxor %ymm15, %ymm13, %ymm13 /* g4l_acc_3 = xor(g4s_3, g4lr24_3) */
-	vpxor %ymm6, %ymm13, %ymm6 /* g4l_3 = xor(g4l_acc_3, g4lr2_3) */
-	vpxor 1280(%rsp), %ymm6, %ymm6 /* g4x_3 = xor(g4l_3, g4x3.2) */
+	vpxor %ymm5, %ymm13, %ymm5 /* g4l_3 = xor(g4l_acc_3, g4lr2_3) */
+	vpxor 1280(%rsp), %ymm5, %ymm5 /* g4x_3 = xor(g4l_3, g4x3.2) */
 	vpbroadcastd 12(%rdi,%r10), %ymm13 /* rkw_29 = bcast32() */
 	vmovdqa 64(%rsp), %ymm14 /* reload g5x0.3 */
-	vpxor 672(%rsp), %ymm14, %ymm15 /* g5k_acc_3 = xor(g5x0, g5x1) */
+	vpxor 640(%rsp), %ymm14, %ymm15 /* g5k_acc_3 = xor(g5x0, g5x1) */
 	vpxor %ymm13, %ymm15, %ymm13 /* g5k_3 = xor(g5k_acc_3, rkw_29) */
-	vpxor %ymm8, %ymm13, %ymm13 /* g5t_3 = xor(g5k_3, g5x2) */
+	vpxor %ymm12, %ymm13, %ymm13 /* g5t_3 = xor(g5k_3, g5x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g5a_3 = gf2p8affine(g5t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g5s_3 = gf2p8affineinv(g5a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm15 /* g5lr24_3 = lookup16(g5s_3, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm14 /* g5lr8_3 = lookup16(g5s_3, rotl8) */
-	vmovdqa %ymm8, 576(%rsp) /* spill g5x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm8 /* g5lr16_3 = lookup16(g5s_3, rotl16) */
+	vmovdqa %ymm12, 128(%rsp) /* spill g5x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm12 /* g5lr16_3 = lookup16(g5s_3, rotl16) */
 	vpxor %ymm14, %ymm13, %ymm14 /* g5lg_acc_3 = xor(g5s_3, g5lr8_3) */
-	vpxor %ymm8, %ymm14, %ymm8 /* g5lg_3 = xor(g5lg_acc_3, g5lr16_3) */
-	vpslld $2, %ymm8, %ymm14 /* g5lr2_3_l = shl(g5lg_3) */
-	vpsrld $30, %ymm8, %ymm8 /* g5lr2_3_r = shr(g5lg_3) */
-	vpor %ymm8, %ymm14, %ymm8 /* g5lr2_3 = or(g5lr2_3_l, g5lr2_3_r) */
+	vpxor %ymm12, %ymm14, %ymm12 /* g5lg_3 = xor(g5lg_acc_3, g5lr16_3) */
+	vpslld $2, %ymm12, %ymm14 /* g5lr2_3_l = shl(g5lg_3) */
+	vpsrld $30, %ymm12, %ymm12 /* g5lr2_3_r = shr(g5lg_3) */
+	vpor %ymm12, %ymm14, %ymm12 /* g5lr2_3 = or(g5lr2_3_l, g5lr2_3_r) */
 	vpxor %ymm15, %ymm13, %ymm13 /* g5l_acc_3 = xor(g5s_3, g5lr24_3) */
-	vpxor %ymm8, %ymm13, %ymm8 /* g5l_3 = xor(g5l_acc_3, g5lr2_3) */
-	vpxor 1312(%rsp), %ymm8, %ymm8 /* g5x_3 = xor(g5l_3, g5x3.2) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g5l_3 = xor(g5l_acc_3, g5lr2_3) */
+	vpxor 1312(%rsp), %ymm12, %ymm12 /* g5x_3 = xor(g5l_3, g5x3.2) */
 	vpbroadcastd 12(%rdi,%r10), %ymm13 /* rkw_30 = bcast32() */
-	vmovdqa 608(%rsp), %ymm14 /* reload g6x0.3 */
+	vmovdqa 576(%rsp), %ymm14 /* reload g6x0.3 */
 	vpxor 384(%rsp), %ymm14, %ymm15 /* g6k_acc_3 = xor(g6x0, g6x1) */
 	vpxor %ymm13, %ymm15, %ymm13 /* g6k_3 = xor(g6k_acc_3, rkw_30) */
-	vpxor %ymm9, %ymm13, %ymm13 /* g6t_3 = xor(g6k_3, g6x2) */
+	vpxor %ymm8, %ymm13, %ymm13 /* g6t_3 = xor(g6k_3, g6x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g6a_3 = gf2p8affine(g6t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g6s_3 = gf2p8affineinv(g6a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm15 /* g6lr24_3 = lookup16(g6s_3, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm14 /* g6lr8_3 = lookup16(g6s_3, rotl8) */
-	vmovdqa %ymm9, 352(%rsp) /* spill g6x2.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm9 /* g6lr16_3 = lookup16(g6s_3, rotl16) */
+	vmovdqa %ymm8, 160(%rsp) /* spill g6x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm8 /* g6lr16_3 = lookup16(g6s_3, rotl16) */
 	vpxor %ymm14, %ymm13, %ymm14 /* g6lg_acc_3 = xor(g6s_3, g6lr8_3) */
-	vpxor %ymm9, %ymm14, %ymm9 /* g6lg_3 = xor(g6lg_acc_3, g6lr16_3) */
-	vpslld $2, %ymm9, %ymm14 /* g6lr2_3_l = shl(g6lg_3) */
-	vpsrld $30, %ymm9, %ymm9 /* g6lr2_3_r = shr(g6lg_3) */
-	vpor %ymm9, %ymm14, %ymm9 /* g6lr2_3 = or(g6lr2_3_l, g6lr2_3_r) */
+	vpxor %ymm8, %ymm14, %ymm8 /* g6lg_3 = xor(g6lg_acc_3, g6lr16_3) */
+	vpslld $2, %ymm8, %ymm14 /* g6lr2_3_l = shl(g6lg_3) */
+	vpsrld $30, %ymm8, %ymm8 /* g6lr2_3_r = shr(g6lg_3) */
+	vpor %ymm8, %ymm14, %ymm8 /* g6lr2_3 = or(g6lr2_3_l, g6lr2_3_r) */
 	vpxor %ymm15, %ymm13, %ymm13 /* g6l_acc_3 = xor(g6s_3, g6lr24_3) */
-	vpxor %ymm9, %ymm13, %ymm9 /* g6l_3 = xor(g6l_acc_3, g6lr2_3) */
-	vpxor 1344(%rsp), %ymm9, %ymm9 /* g6x_3 = xor(g6l_3, g6x3.2) */
+	vpxor %ymm8, %ymm13, %ymm8 /* g6l_3 = xor(g6l_acc_3, g6lr2_3) */
+	vpxor 1344(%rsp), %ymm8, %ymm8 /* g6x_3 = xor(g6l_3, g6x3.2) */
 	vpbroadcastd 12(%rdi,%r10), %ymm13 /* rkw_31 = bcast32() */
-	vmovdqa 544(%rsp), %ymm14 /* reload g7x0.3 */
-	vpxor 192(%rsp), %ymm14, %ymm15 /* g7k_acc_3 = xor(g7x0, g7x1) */
+	vmovdqa 448(%rsp), %ymm14 /* reload g7x0.3 */
+	vpxor 672(%rsp), %ymm14, %ymm15 /* g7k_acc_3 = xor(g7x0, g7x1) */
 	vpxor %ymm13, %ymm15, %ymm13 /* g7k_3 = xor(g7k_acc_3, rkw_31) */
 	vpxor %ymm2, %ymm13, %ymm13 /* g7t_3 = xor(g7k_3, g7x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_3 = gf2p8affine(g7t_3, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_3 = gf2p8affineinv(g7a_3, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm15 /* g7lr24_3 = lookup16(g7s_3, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm14 /* g7lr8_3 = lookup16(g7s_3, rotl8) */
-	vmovdqa %ymm2, 320(%rsp) /* spill g7x2.3 */
+	vmovdqa %ymm2, 0(%rsp) /* spill g7x2.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm2 /* g7lr16_3 = lookup16(g7s_3, rotl16) */
 	vpxor %ymm14, %ymm13, %ymm14 /* g7lg_acc_3 = xor(g7s_3, g7lr8_3) */
 	vpxor %ymm2, %ymm14, %ymm2 /* g7lg_3 = xor(g7lg_acc_3, g7lr16_3) */
@@ -10199,149 +10074,149 @@ _gcry_sm4_wordslice_avx2_gfni_batch_gcm:
 	vpor %ymm2, %ymm14, %ymm2 /* g7lr2_3 = or(g7lr2_3_l, g7lr2_3_r) */
 	vpxor %ymm15, %ymm13, %ymm13 /* g7l_acc_3 = xor(g7s_3, g7lr24_3) */
 	vpxor %ymm2, %ymm13, %ymm2 /* g7l_3 = xor(g7l_acc_3, g7lr2_3) */
-	vpxor 640(%rsp), %ymm2, %ymm2 /* g7x_3 = xor(g7l_3, g7x3.2) */
+	vpxor 608(%rsp), %ymm2, %ymm2 /* g7x_3 = xor(g7l_3, g7x3.2) */
 
 	/* Round 8r+4: X4 ^= L(S(X5 ^ X6 ^ X7 ^ rk)) (slots mod 4). */
 	vpbroadcastd 16(%rdi,%r10), %ymm13 /* rkw_32 = bcast32() */
-	vmovdqa 128(%rsp), %ymm14 /* reload g0x1.3 */
-	vpxor 704(%rsp), %ymm14, %ymm15 /* g0k_acc_4 = xor(g0x1, g0x2) */
+	vmovdqa 96(%rsp), %ymm14 /* reload g0x1.3 */
+	vpxor 544(%rsp), %ymm14, %ymm15 /* g0k_acc_4 = xor(g0x1, g0x2) */
 	vpxor %ymm13, %ymm15, %ymm13 /* g0k_4 = xor(g0k_acc_4, rkw_32) */
-	vpxor %ymm1, %ymm13, %ymm13 /* g0t_4 = xor(g0k_4, g0x3) */
+	vpxor %ymm0, %ymm13, %ymm13 /* g0t_4 = xor(g0k_4, g0x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g0a_4 = gf2p8affine(g0t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g0s_4 = gf2p8affineinv(g0a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm15 /* g0lr24_4 = lookup16(g0s_4, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm14 /* g0lr8_4 = lookup16(g0s_4, rotl8) */
-	vmovdqa %ymm1, 32(%rsp) /* spill g0x3.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm1 /* g0lr16_4 = lookup16(g0s_4, rotl16) */
+	vmovdqa %ymm0, 32(%rsp) /* spill g0x3.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm0 /* g0lr16_4 = lookup16(g0s_4, rotl16) */
 	vpxor %ymm14, %ymm13, %ymm14 /* g0lg_acc_4 = xor(g0s_4, g0lr8_4) */
-	vpxor %ymm1, %ymm14, %ymm1 /* g0lg_4 = xor(g0lg_acc_4, g0lr16_4) */
-	vpslld $2, %ymm1, %ymm14 /* g0lr2_4_l = shl(g0lg_4) */
-	vpsrld $30, %ymm1, %ymm1 /* g0lr2_4_r = shr(g0lg_4) */
-	vpor %ymm1, %ymm14, %ymm1 /* g0lr2_4 = or(g0lr2_4_l, g0lr2_4_r) */
+	vpxor %ymm0, %ymm14, %ymm0 /* g0lg_4 = xor(g0lg_acc_4, g0lr16_4) */
+	vpslld $2, %ymm0, %ymm14 /* g0lr2_4_l = shl(g0lg_4) */
+	vpsrld $30, %ymm0, %ymm0 /* g0lr2_4_r = shr(g0lg_4) */
+	vpor %ymm0, %ymm14, %ymm0 /* g0lr2_4 = or(g0lr2_4_l, g0lr2_4_r) */
 	vpxor %ymm15, %ymm13, %ymm13 /* g0l_acc_4 = xor(g0s_4, g0lr24_4) */
-	vpxor %ymm1, %ymm13, %ymm1 /* g0l_4 = xor(g0l_acc_4, g0lr2_4) */
-	vpxor 224(%rsp), %ymm1, %ymm1 /* g0x_4 = xor(g0l_4, g0x0.3) */
+	vpxor %ymm0, %ymm13, %ymm0 /* g0l_4 = xor(g0l_acc_4, g0lr2_4) */
+	vpxor 352(%rsp), %ymm0, %ymm0 /* g0x_4 = xor(g0l_4, g0x0.3) */
 	vpbroadcastd 16(%rdi,%r10), %ymm13 /* rkw_33 = bcast32() */
-	vpxor %ymm7, %ymm10, %ymm14 /* g1k_acc_4 = xor(g1x1, g1x2) */
+	vpxor %ymm7, %ymm6, %ymm14 /* g1k_acc_4 = xor(g1x1, g1x2) */
 	vpxor %ymm13, %ymm14, %ymm13 /* g1k_4 = xor(g1k_acc_4, rkw_33) */
-	vpxor %ymm4, %ymm13, %ymm13 /* g1t_4 = xor(g1k_4, g1x3) */
+	vpxor %ymm1, %ymm13, %ymm13 /* g1t_4 = xor(g1k_4, g1x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g1a_4 = gf2p8affine(g1t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g1s_4 = gf2p8affineinv(g1a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm14 /* g1lr24_4 = lookup16(g1s_4, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm15 /* g1lr8_4 = lookup16(g1s_4, rotl8) */
-	vmovdqa %ymm10, 224(%rsp) /* spill g1x1.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm10 /* g1lr16_4 = lookup16(g1s_4, rotl16) */
+	vmovdqa %ymm6, 352(%rsp) /* spill g1x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm6 /* g1lr16_4 = lookup16(g1s_4, rotl16) */
 	vpxor %ymm15, %ymm13, %ymm15 /* g1lg_acc_4 = xor(g1s_4, g1lr8_4) */
-	vpxor %ymm10, %ymm15, %ymm10 /* g1lg_4 = xor(g1lg_acc_4, g1lr16_4) */
-	vpslld $2, %ymm10, %ymm15 /* g1lr2_4_l = shl(g1lg_4) */
-	vpsrld $30, %ymm10, %ymm10 /* g1lr2_4_r = shr(g1lg_4) */
-	vpor %ymm10, %ymm15, %ymm10 /* g1lr2_4 = or(g1lr2_4_l, g1lr2_4_r) */
+	vpxor %ymm6, %ymm15, %ymm6 /* g1lg_4 = xor(g1lg_acc_4, g1lr16_4) */
+	vpslld $2, %ymm6, %ymm15 /* g1lr2_4_l = shl(g1lg_4) */
+	vpsrld $30, %ymm6, %ymm6 /* g1lr2_4_r = shr(g1lg_4) */
+	vpor %ymm6, %ymm15, %ymm6 /* g1lr2_4 = or(g1lr2_4_l, g1lr2_4_r) */
 	vpxor %ymm14, %ymm13, %ymm13 /* g1l_acc_4 = xor(g1s_4, g1lr24_4) */
-	vpxor %ymm10, %ymm13, %ymm10 /* g1l_4 = xor(g1l_acc_4, g1lr2_4) */
-	vpxor 480(%rsp), %ymm10, %ymm10 /* g1x_4 = xor(g1l_4, g1x0.3) */
+	vpxor %ymm6, %ymm13, %ymm6 /* g1l_4 = xor(g1l_acc_4, g1lr2_4) */
+	vpxor 512(%rsp), %ymm6, %ymm6 /* g1x_4 = xor(g1l_4, g1x0.3) */
 	vpbroadcastd 16(%rdi,%r10), %ymm13 /* rkw_34 = bcast32() */
-	vpxor %ymm3, %ymm0, %ymm14 /* g2k_acc_4 = xor(g2x1, g2x2) */
+	vpxor %ymm3, %ymm9, %ymm14 /* g2k_acc_4 = xor(g2x1, g2x2) */
 	vpxor %ymm13, %ymm14, %ymm13 /* g2k_4 = xor(g2k_acc_4, rkw_34) */
-	vpxor %ymm5, %ymm13, %ymm13 /* g2t_4 = xor(g2k_4, g2x3) */
+	vpxor %ymm4, %ymm13, %ymm13 /* g2t_4 = xor(g2k_4, g2x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g2a_4 = gf2p8affine(g2t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g2s_4 = gf2p8affineinv(g2a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm14 /* g2lr24_4 = lookup16(g2s_4, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm15 /* g2lr8_4 = lookup16(g2s_4, rotl8) */
-	vmovdqa %ymm0, 480(%rsp) /* spill g2x1.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm0 /* g2lr16_4 = lookup16(g2s_4, rotl16) */
+	vmovdqa %ymm9, 512(%rsp) /* spill g2x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm9 /* g2lr16_4 = lookup16(g2s_4, rotl16) */
 	vpxor %ymm15, %ymm13, %ymm15 /* g2lg_acc_4 = xor(g2s_4, g2lr8_4) */
-	vpxor %ymm0, %ymm15, %ymm0 /* g2lg_4 = xor(g2lg_acc_4, g2lr16_4) */
-	vpslld $2, %ymm0, %ymm15 /* g2lr2_4_l = shl(g2lg_4) */
-	vpsrld $30, %ymm0, %ymm0 /* g2lr2_4_r = shr(g2lg_4) */
-	vpor %ymm0, %ymm15, %ymm0 /* g2lr2_4 = or(g2lr2_4_l, g2lr2_4_r) */
+	vpxor %ymm9, %ymm15, %ymm9 /* g2lg_4 = xor(g2lg_acc_4, g2lr16_4) */
+	vpslld $2, %ymm9, %ymm15 /* g2lr2_4_l = shl(g2lg_4) */
+	vpsrld $30, %ymm9, %ymm9 /* g2lr2_4_r = shr(g2lg_4) */
+	vpor %ymm9, %ymm15, %ymm9 /* g2lr2_4 = or(g2lr2_4_l, g2lr2_4_r) */
 	vpxor %ymm14, %ymm13, %ymm13 /* g2l_acc_4 = xor(g2s_4, g2lr24_4) */
-	vpxor %ymm0, %ymm13, %ymm0 /* g2l_4 = xor(g2l_acc_4, g2lr2_4) */
-	vpxor 96(%rsp), %ymm0, %ymm0 /* g2x_4 = xor(g2l_4, g2x0.3) */
+	vpxor %ymm9, %ymm13, %ymm9 /* g2l_4 = xor(g2l_acc_4, g2lr2_4) */
+	vpxor 256(%rsp), %ymm9, %ymm9 /* g2x_4 = xor(g2l_4, g2x0.3) */
 	vpbroadcastd 16(%rdi,%r10), %ymm13 /* rkw_35 = bcast32() */
-	vpxor %ymm11, %ymm12, %ymm14 /* g3k_acc_4 = xor(g3x1, g3x2) */
+	vpxor %ymm11, %ymm10, %ymm14 /* g3k_acc_4 = xor(g3x1, g3x2) */
 	vpxor %ymm13, %ymm14, %ymm13 /* g3k_4 = xor(g3k_acc_4, rkw_35) */
-	vpxor 0(%rsp), %ymm13, %ymm13 /* g3t_4 = xor(g3k_4, g3x3) */
+	vpxor 192(%rsp), %ymm13, %ymm13 /* g3t_4 = xor(g3k_4, g3x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g3a_4 = gf2p8affine(g3t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g3s_4 = gf2p8affineinv(g3a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm14 /* g3lr24_4 = lookup16(g3s_4, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm15 /* g3lr8_4 = lookup16(g3s_4, rotl8) */
-	vmovdqa %ymm12, 96(%rsp) /* spill g3x1.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm12 /* g3lr16_4 = lookup16(g3s_4, rotl16) */
+	vmovdqa %ymm10, 256(%rsp) /* spill g3x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm10 /* g3lr16_4 = lookup16(g3s_4, rotl16) */
 	vpxor %ymm15, %ymm13, %ymm15 /* g3lg_acc_4 = xor(g3s_4, g3lr8_4) */
-	vpxor %ymm12, %ymm15, %ymm12 /* g3lg_4 = xor(g3lg_acc_4, g3lr16_4) */
-	vpslld $2, %ymm12, %ymm15 /* g3lr2_4_l = shl(g3lg_4) */
-	vpsrld $30, %ymm12, %ymm12 /* g3lr2_4_r = shr(g3lg_4) */
-	vpor %ymm12, %ymm15, %ymm12 /* g3lr2_4 = or(g3lr2_4_l, g3lr2_4_r) */
+	vpxor %ymm10, %ymm15, %ymm10 /* g3lg_4 = xor(g3lg_acc_4, g3lr16_4) */
+	vpslld $2, %ymm10, %ymm15 /* g3lr2_4_l = shl(g3lg_4) */
+	vpsrld $30, %ymm10, %ymm10 /* g3lr2_4_r = shr(g3lg_4) */
+	vpor %ymm10, %ymm15, %ymm10 /* g3lr2_4 = or(g3lr2_4_l, g3lr2_4_r) */
 	vpxor %ymm14, %ymm13, %ymm13 /* g3l_acc_4 = xor(g3s_4, g3lr24_4) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g3l_4 = xor(g3l_acc_4, g3lr2_4) */
-	vpxor 448(%rsp), %ymm12, %ymm12 /* g3x_4 = xor(g3l_4, g3x0.3) */
+	vpxor %ymm10, %ymm13, %ymm10 /* g3l_4 = xor(g3l_acc_4, g3lr2_4) */
+	vpxor 224(%rsp), %ymm10, %ymm10 /* g3x_4 = xor(g3l_4, g3x0.3) */
 	vpbroadcastd 16(%rdi,%r10), %ymm13 /* rkw_36 = bcast32() */
-	vmovdqa 512(%rsp), %ymm14 /* reload g4x1.3 */
-	vpxor 160(%rsp), %ymm14, %ymm15 /* g4k_acc_4 = xor(g4x1, g4x2) */
+	vmovdqa 320(%rsp), %ymm14 /* reload g4x1.3 */
+	vpxor 480(%rsp), %ymm14, %ymm15 /* g4k_acc_4 = xor(g4x1, g4x2) */
 	vpxor %ymm13, %ymm15, %ymm13 /* g4k_4 = xor(g4k_acc_4, rkw_36) */
-	vpxor %ymm6, %ymm13, %ymm13 /* g4t_4 = xor(g4k_4, g4x3) */
+	vpxor %ymm5, %ymm13, %ymm13 /* g4t_4 = xor(g4k_4, g4x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g4a_4 = gf2p8affine(g4t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g4s_4 = gf2p8affineinv(g4a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm15 /* g4lr24_4 = lookup16(g4s_4, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm14 /* g4lr8_4 = lookup16(g4s_4, rotl8) */
-	vmovdqa %ymm6, 448(%rsp) /* spill g4x3.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm6 /* g4lr16_4 = lookup16(g4s_4, rotl16) */
+	vmovdqa %ymm5, 224(%rsp) /* spill g4x3.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm5 /* g4lr16_4 = lookup16(g4s_4, rotl16) */
 	vpxor %ymm14, %ymm13, %ymm14 /* g4lg_acc_4 = xor(g4s_4, g4lr8_4) */
-	vpxor %ymm6, %ymm14, %ymm6 /* g4lg_4 = xor(g4lg_acc_4, g4lr16_4) */
-	vpslld $2, %ymm6, %ymm14 /* g4lr2_4_l = shl(g4lg_4) */
-	vpsrld $30, %ymm6, %ymm6 /* g4lr2_4_r = shr(g4lg_4) */
-	vpor %ymm6, %ymm14, %ymm6 /* g4lr2_4 = or(g4lr2_4_l, g4lr2_4_r) */
+	vpxor %ymm5, %ymm14, %ymm5 /* g4lg_4 = xor(g4lg_acc_4, g4lr16_4) */
+	vpslld $2, %ymm5, %ymm14 /* g4lr2_4_l = shl(g4lg_4) */
+	vpsrld $30, %ymm5, %ymm5 /* g4lr2_4_r = shr(g4lg_4) */
+	vpor %ymm5, %ymm14, %ymm5 /* g4lr2_4 = or(g4lr2_4_l, g4lr2_4_r) */
 	vpxor %ymm15, %ymm13, %ymm13 /* g4l_acc_4 = xor(g4s_4, g4lr24_4) */
-	vpxor %ymm6, %ymm13, %ymm6 /* g4l_4 = xor(g4l_acc_4, g4lr2_4) */
-	vpxor 288(%rsp), %ymm6, %ymm6 /* g4x_4 = xor(g4l_4, g4x0.3) */
+	vpxor %ymm5, %ymm13, %ymm5 /* g4l_4 = xor(g4l_acc_4, g4lr2_4) */
+	vpxor 288(%rsp), %ymm5, %ymm5 /* g4x_4 = xor(g4l_4, g4x0.3) */
 	vpbroadcastd 16(%rdi,%r10), %ymm13 /* rkw_37 = bcast32() */
-	vmovdqa 672(%rsp), %ymm14 /* reload g5x1.3 */
-	vpxor 576(%rsp), %ymm14, %ymm15 /* g5k_acc_4 = xor(g5x1, g5x2) */
+	vmovdqa 640(%rsp), %ymm14 /* reload g5x1.3 */
+	vpxor 128(%rsp), %ymm14, %ymm15 /* g5k_acc_4 = xor(g5x1, g5x2) */
 	vpxor %ymm13, %ymm15, %ymm13 /* g5k_4 = xor(g5k_acc_4, rkw_37) */
-	vpxor %ymm8, %ymm13, %ymm13 /* g5t_4 = xor(g5k_4, g5x3) */
+	vpxor %ymm12, %ymm13, %ymm13 /* g5t_4 = xor(g5k_4, g5x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g5a_4 = gf2p8affine(g5t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g5s_4 = gf2p8affineinv(g5a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm15 /* g5lr24_4 = lookup16(g5s_4, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm14 /* g5lr8_4 = lookup16(g5s_4, rotl8) */
-	vmovdqa %ymm8, 288(%rsp) /* spill g5x3.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm8 /* g5lr16_4 = lookup16(g5s_4, rotl16) */
+	vmovdqa %ymm12, 288(%rsp) /* spill g5x3.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm12 /* g5lr16_4 = lookup16(g5s_4, rotl16) */
 	vpxor %ymm14, %ymm13, %ymm14 /* g5lg_acc_4 = xor(g5s_4, g5lr8_4) */
-	vpxor %ymm8, %ymm14, %ymm8 /* g5lg_4 = xor(g5lg_acc_4, g5lr16_4) */
-	vpslld $2, %ymm8, %ymm14 /* g5lr2_4_l = shl(g5lg_4) */
-	vpsrld $30, %ymm8, %ymm8 /* g5lr2_4_r = shr(g5lg_4) */
-	vpor %ymm8, %ymm14, %ymm8 /* g5lr2_4 = or(g5lr2_4_l, g5lr2_4_r) */
+	vpxor %ymm12, %ymm14, %ymm12 /* g5lg_4 = xor(g5lg_acc_4, g5lr16_4) */
+	vpslld $2, %ymm12, %ymm14 /* g5lr2_4_l = shl(g5lg_4) */
+	vpsrld $30, %ymm12, %ymm12 /* g5lr2_4_r = shr(g5lg_4) */
+	vpor %ymm12, %ymm14, %ymm12 /* g5lr2_4 = or(g5lr2_4_l, g5lr2_4_r) */
 	vpxor %ymm15, %ymm13, %ymm13 /* g5l_acc_4 = xor(g5s_4, g5lr24_4) */
-	vpxor %ymm8, %ymm13, %ymm8 /* g5l_4 = xor(g5l_acc_4, g5lr2_4) */
-	vpxor 64(%rsp), %ymm8, %ymm8 /* g5x_4 = xor(g5l_4, g5x0.3) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g5l_4 = xor(g5l_acc_4, g5lr2_4) */
+	vpxor 64(%rsp), %ymm12, %ymm12 /* g5x_4 = xor(g5l_4, g5x0.3) */
 	vpbroadcastd 16(%rdi,%r10), %ymm13 /* rkw_38 = bcast32() */
 	vmovdqa 384(%rsp), %ymm14 /* reload g6x1.3 */
-	vpxor 352(%rsp), %ymm14, %ymm15 /* g6k_acc_4 = xor(g6x1, g6x2) */
+	vpxor 160(%rsp), %ymm14, %ymm15 /* g6k_acc_4 = xor(g6x1, g6x2) */
 	vpxor %ymm13, %ymm15, %ymm13 /* g6k_4 = xor(g6k_acc_4, rkw_38) */
-	vpxor %ymm9, %ymm13, %ymm13 /* g6t_4 = xor(g6k_4, g6x3) */
+	vpxor %ymm8, %ymm13, %ymm13 /* g6t_4 = xor(g6k_4, g6x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g6a_4 = gf2p8affine(g6t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g6s_4 = gf2p8affineinv(g6a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm15 /* g6lr24_4 = lookup16(g6s_4, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm14 /* g6lr8_4 = lookup16(g6s_4, rotl8) */
-	vmovdqa %ymm9, 64(%rsp) /* spill g6x3.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm9 /* g6lr16_4 = lookup16(g6s_4, rotl16) */
+	vmovdqa %ymm8, 64(%rsp) /* spill g6x3.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm8 /* g6lr16_4 = lookup16(g6s_4, rotl16) */
 	vpxor %ymm14, %ymm13, %ymm14 /* g6lg_acc_4 = xor(g6s_4, g6lr8_4) */
-	vpxor %ymm9, %ymm14, %ymm9 /* g6lg_4 = xor(g6lg_acc_4, g6lr16_4) */
-	vpslld $2, %ymm9, %ymm14 /* g6lr2_4_l = shl(g6lg_4) */
-	vpsrld $30, %ymm9, %ymm9 /* g6lr2_4_r = shr(g6lg_4) */
-	vpor %ymm9, %ymm14, %ymm9 /* g6lr2_4 = or(g6lr2_4_l, g6lr2_4_r) */
+	vpxor %ymm8, %ymm14, %ymm8 /* g6lg_4 = xor(g6lg_acc_4, g6lr16_4) */
+	vpslld $2, %ymm8, %ymm14 /* g6lr2_4_l = shl(g6lg_4) */
+	vpsrld $30, %ymm8, %ymm8 /* g6lr2_4_r = shr(g6lg_4) */
+	vpor %ymm8, %ymm14, %ymm8 /* g6lr2_4 = or(g6lr2_4_l, g6lr2_4_r) */
 	vpxor %ymm15, %ymm13, %ymm13 /* g6l_acc_4 = xor(g6s_4, g6lr24_4) */
-	vpxor %ymm9, %ymm13, %ymm9 /* g6l_4 = xor(g6l_acc_4, g6lr2_4) */
-	vpxor 608(%rsp), %ymm9, %ymm9 /* g6x_4 = xor(g6l_4, g6x0.3) */
+	vpxor %ymm8, %ymm13, %ymm8 /* g6l_4 = xor(g6l_acc_4, g6lr2_4) */
+	vpxor 576(%rsp), %ymm8, %ymm8 /* g6x_4 = xor(g6l_4, g6x0.3) */
 	vpbroadcastd 16(%rdi,%r10), %ymm13 /* rkw_39 = bcast32() */
-	vmovdqa 192(%rsp), %ymm14 /* reload g7x1.3 */
-	vpxor 320(%rsp), %ymm14, %ymm15 /* g7k_acc_4 = xor(g7x1, g7x2) */
+	vmovdqa 672(%rsp), %ymm14 /* reload g7x1.3 */
+	vpxor 0(%rsp), %ymm14, %ymm15 /* g7k_acc_4 = xor(g7x1, g7x2) */
 	vpxor %ymm13, %ymm15, %ymm13 /* g7k_4 = xor(g7k_acc_4, rkw_39) */
 	vpxor %ymm2, %ymm13, %ymm13 /* g7t_4 = xor(g7k_4, g7x3) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_4 = gf2p8affine(g7t_4, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_4 = gf2p8affineinv(g7a_4, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm15 /* g7lr24_4 = lookup16(g7s_4, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm14 /* g7lr8_4 = lookup16(g7s_4, rotl8) */
-	vmovdqa %ymm2, 608(%rsp) /* spill g7x3.3 */
+	vmovdqa %ymm2, 576(%rsp) /* spill g7x3.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm2 /* g7lr16_4 = lookup16(g7s_4, rotl16) */
 	vpxor %ymm14, %ymm13, %ymm14 /* g7lg_acc_4 = xor(g7s_4, g7lr8_4) */
 	vpxor %ymm2, %ymm14, %ymm2 /* g7lg_4 = xor(g7lg_acc_4, g7lr16_4) */
@@ -10350,37 +10225,37 @@ _gcry_sm4_wordslice_avx2_gfni_batch_gcm:
 	vpor %ymm2, %ymm14, %ymm2 /* g7lr2_4 = or(g7lr2_4_l, g7lr2_4_r) */
 	vpxor %ymm15, %ymm13, %ymm13 /* g7l_acc_4 = xor(g7s_4, g7lr24_4) */
 	vpxor %ymm2, %ymm13, %ymm2 /* g7l_4 = xor(g7l_acc_4, g7lr2_4) */
-	vpxor 544(%rsp), %ymm2, %ymm2 /* g7x_4 = xor(g7l_4, g7x0.3) */
+	vpxor 448(%rsp), %ymm2, %ymm2 /* g7x_4 = xor(g7l_4, g7x0.3) */
 
 	/* Round 8r+5: X5 ^= L(S(X6 ^ X7 ^ X8 ^ rk)) (slots mod 4). */
 	vpbroadcastd 20(%rdi,%r10), %ymm13 /* rkw_40 = bcast32() */
-	vmovdqa 704(%rsp), %ymm14 /* reload g0x2.3 */
+	vmovdqa 544(%rsp), %ymm14 /* reload g0x2.3 */
 	vpxor 32(%rsp), %ymm14, %ymm15 /* g0k_acc_5 = xor(g0x2, g0x3) */
 	vpxor %ymm13, %ymm15, %ymm13 /* g0k_5 = xor(g0k_acc_5, rkw_40) */
-	vpxor %ymm1, %ymm13, %ymm13 /* g0t_5 = xor(g0k_5, g0x0) */
+	vpxor %ymm0, %ymm13, %ymm13 /* g0t_5 = xor(g0k_5, g0x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g0a_5 = gf2p8affine(g0t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g0s_5 = gf2p8affineinv(g0a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm15 /* g0lr24_5 = lookup16(g0s_5, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm14 /* g0lr8_5 = lookup16(g0s_5, rotl8) */
-	vmovdqa %ymm1, 544(%rsp) /* spill g0x0.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm1 /* g0lr16_5 = lookup16(g0s_5, rotl16) */
+	vmovdqa %ymm0, 448(%rsp) /* spill g0x0.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm0 /* g0lr16_5 = lookup16(g0s_5, rotl16) */
 	vpxor %ymm14, %ymm13, %ymm14 /* g0lg_acc_5 = xor(g0s_5, g0lr8_5) */
-	vpxor %ymm1, %ymm14, %ymm1 /* g0lg_5 = xor(g0lg_acc_5, g0lr16_5) */
-	vpslld $2, %ymm1, %ymm14 /* g0lr2_5_l = shl(g0lg_5) */
-	vpsrld $30, %ymm1, %ymm1 /* g0lr2_5_r = shr(g0lg_5) */
-	vpor %ymm1, %ymm14, %ymm1 /* g0lr2_5 = or(g0lr2_5_l, g0lr2_5_r) */
+	vpxor %ymm0, %ymm14, %ymm0 /* g0lg_5 = xor(g0lg_acc_5, g0lr16_5) */
+	vpslld $2, %ymm0, %ymm14 /* g0lr2_5_l = shl(g0lg_5) */
+	vpsrld $30, %ymm0, %ymm0 /* g0lr2_5_r = shr(g0lg_5) */
+	vpor %ymm0, %ymm14, %ymm0 /* g0lr2_5 = or(g0lr2_5_l, g0lr2_5_r) */
 	vpxor %ymm15, %ymm13, %ymm13 /* g0l_acc_5 = xor(g0s_5, g0lr24_5) */
-	vpxor %ymm1, %ymm13, %ymm1 /* g0l_5 = xor(g0l_acc_5, g0lr2_5) */
-	vpxor 128(%rsp), %ymm1, %ymm1 /* g0x_5 = xor(g0l_5, g0x1.3) */
+	vpxor %ymm0, %ymm13, %ymm0 /* g0l_5 = xor(g0l_acc_5, g0lr2_5) */
+	vpxor 96(%rsp), %ymm0, %ymm0 /* g0x_5 = xor(g0l_5, g0x1.3) */
 	vpbroadcastd 20(%rdi,%r10), %ymm13 /* rkw_41 = bcast32() */
-	vpxor %ymm4, %ymm7, %ymm14 /* g1k_acc_5 = xor(g1x2, g1x3) */
+	vpxor %ymm1, %ymm7, %ymm14 /* g1k_acc_5 = xor(g1x2, g1x3) */
 	vpxor %ymm13, %ymm14, %ymm13 /* g1k_5 = xor(g1k_acc_5, rkw_41) */
-	vpxor %ymm10, %ymm13, %ymm13 /* g1t_5 = xor(g1k_5, g1x0) */
+	vpxor %ymm6, %ymm13, %ymm13 /* g1t_5 = xor(g1k_5, g1x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g1a_5 = gf2p8affine(g1t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g1s_5 = gf2p8affineinv(g1a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm14 /* g1lr24_5 = lookup16(g1s_5, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm15 /* g1lr8_5 = lookup16(g1s_5, rotl8) */
-	vmovdqa %ymm7, 128(%rsp) /* spill g1x2.3 */
+	vmovdqa %ymm7, 96(%rsp) /* spill g1x2.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm7 /* g1lr16_5 = lookup16(g1s_5, rotl16) */
 	vpxor %ymm15, %ymm13, %ymm15 /* g1lg_acc_5 = xor(g1s_5, g1lr8_5) */
 	vpxor %ymm7, %ymm15, %ymm7 /* g1lg_5 = xor(g1lg_acc_5, g1lr16_5) */
@@ -10389,16 +10264,16 @@ _gcry_sm4_wordslice_avx2_gfni_batch_gcm:
 	vpor %ymm7, %ymm15, %ymm7 /* g1lr2_5 = or(g1lr2_5_l, g1lr2_5_r) */
 	vpxor %ymm14, %ymm13, %ymm13 /* g1l_acc_5 = xor(g1s_5, g1lr24_5) */
 	vpxor %ymm7, %ymm13, %ymm7 /* g1l_5 = xor(g1l_acc_5, g1lr2_5) */
-	vpxor 224(%rsp), %ymm7, %ymm7 /* g1x_5 = xor(g1l_5, g1x1.3) */
+	vpxor 352(%rsp), %ymm7, %ymm7 /* g1x_5 = xor(g1l_5, g1x1.3) */
 	vpbroadcastd 20(%rdi,%r10), %ymm13 /* rkw_42 = bcast32() */
-	vpxor %ymm5, %ymm3, %ymm14 /* g2k_acc_5 = xor(g2x2, g2x3) */
+	vpxor %ymm4, %ymm3, %ymm14 /* g2k_acc_5 = xor(g2x2, g2x3) */
 	vpxor %ymm13, %ymm14, %ymm13 /* g2k_5 = xor(g2k_acc_5, rkw_42) */
-	vpxor %ymm0, %ymm13, %ymm13 /* g2t_5 = xor(g2k_5, g2x0) */
+	vpxor %ymm9, %ymm13, %ymm13 /* g2t_5 = xor(g2k_5, g2x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g2a_5 = gf2p8affine(g2t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g2s_5 = gf2p8affineinv(g2a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm14 /* g2lr24_5 = lookup16(g2s_5, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm15 /* g2lr8_5 = lookup16(g2s_5, rotl8) */
-	vmovdqa %ymm3, 224(%rsp) /* spill g2x2.3 */
+	vmovdqa %ymm3, 352(%rsp) /* spill g2x2.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm3 /* g2lr16_5 = lookup16(g2s_5, rotl16) */
 	vpxor %ymm15, %ymm13, %ymm15 /* g2lg_acc_5 = xor(g2s_5, g2lr8_5) */
 	vpxor %ymm3, %ymm15, %ymm3 /* g2lg_5 = xor(g2lg_acc_5, g2lr16_5) */
@@ -10407,16 +10282,16 @@ _gcry_sm4_wordslice_avx2_gfni_batch_gcm:
 	vpor %ymm3, %ymm15, %ymm3 /* g2lr2_5 = or(g2lr2_5_l, g2lr2_5_r) */
 	vpxor %ymm14, %ymm13, %ymm13 /* g2l_acc_5 = xor(g2s_5, g2lr24_5) */
 	vpxor %ymm3, %ymm13, %ymm3 /* g2l_5 = xor(g2l_acc_5, g2lr2_5) */
-	vpxor 480(%rsp), %ymm3, %ymm3 /* g2x_5 = xor(g2l_5, g2x1.3) */
+	vpxor 512(%rsp), %ymm3, %ymm3 /* g2x_5 = xor(g2l_5, g2x1.3) */
 	vpbroadcastd 20(%rdi,%r10), %ymm13 /* rkw_43 = bcast32() */
-	vpxor 0(%rsp), %ymm11, %ymm14 /* g3k_acc_5 = xor(g3x2, g3x3) */
+	vpxor 192(%rsp), %ymm11, %ymm14 /* g3k_acc_5 = xor(g3x2, g3x3) */
 	vpxor %ymm13, %ymm14, %ymm13 /* g3k_5 = xor(g3k_acc_5, rkw_43) */
-	vpxor %ymm12, %ymm13, %ymm13 /* g3t_5 = xor(g3k_5, g3x0) */
+	vpxor %ymm10, %ymm13, %ymm13 /* g3t_5 = xor(g3k_5, g3x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g3a_5 = gf2p8affine(g3t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g3s_5 = gf2p8affineinv(g3a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm14 /* g3lr24_5 = lookup16(g3s_5, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm15 /* g3lr8_5 = lookup16(g3s_5, rotl8) */
-	vmovdqa %ymm11, 480(%rsp) /* spill g3x2.3 */
+	vmovdqa %ymm11, 512(%rsp) /* spill g3x2.3 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm11 /* g3lr16_5 = lookup16(g3s_5, rotl16) */
 	vpxor %ymm15, %ymm13, %ymm15 /* g3lg_acc_5 = xor(g3s_5, g3lr8_5) */
 	vpxor %ymm11, %ymm15, %ymm11 /* g3lg_5 = xor(g3lg_acc_5, g3lr16_5) */
@@ -10425,74 +10300,74 @@ _gcry_sm4_wordslice_avx2_gfni_batch_gcm:
 	vpor %ymm11, %ymm15, %ymm11 /* g3lr2_5 = or(g3lr2_5_l, g3lr2_5_r) */
 	vpxor %ymm14, %ymm13, %ymm13 /* g3l_acc_5 = xor(g3s_5, g3lr24_5) */
 	vpxor %ymm11, %ymm13, %ymm11 /* g3l_5 = xor(g3l_acc_5, g3lr2_5) */
-	vpxor 96(%rsp), %ymm11, %ymm11 /* g3x_5 = xor(g3l_5, g3x1.3) */
+	vpxor 256(%rsp), %ymm11, %ymm11 /* g3x_5 = xor(g3l_5, g3x1.3) */
 	vpbroadcastd 20(%rdi,%r10), %ymm13 /* rkw_44 = bcast32() */
-	vmovdqa 160(%rsp), %ymm14 /* reload g4x2.3 */
-	vpxor 448(%rsp), %ymm14, %ymm15 /* g4k_acc_5 = xor(g4x2, g4x3) */
+	vmovdqa 480(%rsp), %ymm14 /* reload g4x2.3 */
+	vpxor 224(%rsp), %ymm14, %ymm15 /* g4k_acc_5 = xor(g4x2, g4x3) */
 	vpxor %ymm13, %ymm15, %ymm13 /* g4k_5 = xor(g4k_acc_5, rkw_44) */
-	vpxor %ymm6, %ymm13, %ymm13 /* g4t_5 = xor(g4k_5, g4x0) */
+	vpxor %ymm5, %ymm13, %ymm13 /* g4t_5 = xor(g4k_5, g4x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g4a_5 = gf2p8affine(g4t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g4s_5 = gf2p8affineinv(g4a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm15 /* g4lr24_5 = lookup16(g4s_5, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm14 /* g4lr8_5 = lookup16(g4s_5, rotl8) */
-	vmovdqa %ymm6, 1152(%rsp) /* spill g4x0.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm6 /* g4lr16_5 = lookup16(g4s_5, rotl16) */
+	vmovdqa %ymm5, 1152(%rsp) /* spill g4x0.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm5 /* g4lr16_5 = lookup16(g4s_5, rotl16) */
 	vpxor %ymm14, %ymm13, %ymm14 /* g4lg_acc_5 = xor(g4s_5, g4lr8_5) */
-	vpxor %ymm6, %ymm14, %ymm6 /* g4lg_5 = xor(g4lg_acc_5, g4lr16_5) */
-	vpslld $2, %ymm6, %ymm14 /* g4lr2_5_l = shl(g4lg_5) */
-	vpsrld $30, %ymm6, %ymm6 /* g4lr2_5_r = shr(g4lg_5) */
-	vpor %ymm6, %ymm14, %ymm6 /* g4lr2_5 = or(g4lr2_5_l, g4lr2_5_r) */
+	vpxor %ymm5, %ymm14, %ymm5 /* g4lg_5 = xor(g4lg_acc_5, g4lr16_5) */
+	vpslld $2, %ymm5, %ymm14 /* g4lr2_5_l = shl(g4lg_5) */
+	vpsrld $30, %ymm5, %ymm5 /* g4lr2_5_r = shr(g4lg_5) */
+	vpor %ymm5, %ymm14, %ymm5 /* g4lr2_5 = or(g4lr2_5_l, g4lr2_5_r) */
 	vpxor %ymm15, %ymm13, %ymm13 /* g4l_acc_5 = xor(g4s_5, g4lr24_5) */
-	vpxor %ymm6, %ymm13, %ymm6 /* g4l_5 = xor(g4l_acc_5, g4lr2_5) */
-	vpxor 512(%rsp), %ymm6, %ymm6 /* g4x_5 = xor(g4l_5, g4x1.3) */
+	vpxor %ymm5, %ymm13, %ymm5 /* g4l_5 = xor(g4l_acc_5, g4lr2_5) */
+	vpxor 320(%rsp), %ymm5, %ymm5 /* g4x_5 = xor(g4l_5, g4x1.3) */
 	vpbroadcastd 20(%rdi,%r10), %ymm13 /* rkw_45 = bcast32() */
-	vmovdqa 576(%rsp), %ymm14 /* reload g5x2.3 */
+	vmovdqa 128(%rsp), %ymm14 /* reload g5x2.3 */
 	vpxor 288(%rsp), %ymm14, %ymm15 /* g5k_acc_5 = xor(g5x2, g5x3) */
 	vpxor %ymm13, %ymm15, %ymm13 /* g5k_5 = xor(g5k_acc_5, rkw_45) */
-	vpxor %ymm8, %ymm13, %ymm13 /* g5t_5 = xor(g5k_5, g5x0) */
+	vpxor %ymm12, %ymm13, %ymm13 /* g5t_5 = xor(g5k_5, g5x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g5a_5 = gf2p8affine(g5t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g5s_5 = gf2p8affineinv(g5a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm15 /* g5lr24_5 = lookup16(g5s_5, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm14 /* g5lr8_5 = lookup16(g5s_5, rotl8) */
-	vmovdqa %ymm8, 992(%rsp) /* spill g5x0.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm8 /* g5lr16_5 = lookup16(g5s_5, rotl16) */
+	vmovdqa %ymm12, 992(%rsp) /* spill g5x0.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm12 /* g5lr16_5 = lookup16(g5s_5, rotl16) */
 	vpxor %ymm14, %ymm13, %ymm14 /* g5lg_acc_5 = xor(g5s_5, g5lr8_5) */
-	vpxor %ymm8, %ymm14, %ymm8 /* g5lg_5 = xor(g5lg_acc_5, g5lr16_5) */
-	vpslld $2, %ymm8, %ymm14 /* g5lr2_5_l = shl(g5lg_5) */
-	vpsrld $30, %ymm8, %ymm8 /* g5lr2_5_r = shr(g5lg_5) */
-	vpor %ymm8, %ymm14, %ymm8 /* g5lr2_5 = or(g5lr2_5_l, g5lr2_5_r) */
+	vpxor %ymm12, %ymm14, %ymm12 /* g5lg_5 = xor(g5lg_acc_5, g5lr16_5) */
+	vpslld $2, %ymm12, %ymm14 /* g5lr2_5_l = shl(g5lg_5) */
+	vpsrld $30, %ymm12, %ymm12 /* g5lr2_5_r = shr(g5lg_5) */
+	vpor %ymm12, %ymm14, %ymm12 /* g5lr2_5 = or(g5lr2_5_l, g5lr2_5_r) */
 	vpxor %ymm15, %ymm13, %ymm13 /* g5l_acc_5 = xor(g5s_5, g5lr24_5) */
-	vpxor %ymm8, %ymm13, %ymm8 /* g5l_5 = xor(g5l_acc_5, g5lr2_5) */
-	vpxor 672(%rsp), %ymm8, %ymm8 /* g5x_5 = xor(g5l_5, g5x1.3) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g5l_5 = xor(g5l_acc_5, g5lr2_5) */
+	vpxor 640(%rsp), %ymm12, %ymm12 /* g5x_5 = xor(g5l_5, g5x1.3) */
 	vpbroadcastd 20(%rdi,%r10), %ymm13 /* rkw_46 = bcast32() */
-	vmovdqa 352(%rsp), %ymm14 /* reload g6x2.3 */
+	vmovdqa 160(%rsp), %ymm14 /* reload g6x2.3 */
 	vpxor 64(%rsp), %ymm14, %ymm15 /* g6k_acc_5 = xor(g6x2, g6x3) */
 	vpxor %ymm13, %ymm15, %ymm13 /* g6k_5 = xor(g6k_acc_5, rkw_46) */
-	vpxor %ymm9, %ymm13, %ymm13 /* g6t_5 = xor(g6k_5, g6x0) */
+	vpxor %ymm8, %ymm13, %ymm13 /* g6t_5 = xor(g6k_5, g6x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g6a_5 = gf2p8affine(g6t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g6s_5 = gf2p8affineinv(g6a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm15 /* g6lr24_5 = lookup16(g6s_5, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm14 /* g6lr8_5 = lookup16(g6s_5, rotl8) */
-	vmovdqa %ymm9, 864(%rsp) /* spill g6x0.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm9 /* g6lr16_5 = lookup16(g6s_5, rotl16) */
+	vmovdqa %ymm8, 864(%rsp) /* spill g6x0.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm8 /* g6lr16_5 = lookup16(g6s_5, rotl16) */
 	vpxor %ymm14, %ymm13, %ymm14 /* g6lg_acc_5 = xor(g6s_5, g6lr8_5) */
-	vpxor %ymm9, %ymm14, %ymm9 /* g6lg_5 = xor(g6lg_acc_5, g6lr16_5) */
-	vpslld $2, %ymm9, %ymm14 /* g6lr2_5_l = shl(g6lg_5) */
-	vpsrld $30, %ymm9, %ymm9 /* g6lr2_5_r = shr(g6lg_5) */
-	vpor %ymm9, %ymm14, %ymm9 /* g6lr2_5 = or(g6lr2_5_l, g6lr2_5_r) */
+	vpxor %ymm8, %ymm14, %ymm8 /* g6lg_5 = xor(g6lg_acc_5, g6lr16_5) */
+	vpslld $2, %ymm8, %ymm14 /* g6lr2_5_l = shl(g6lg_5) */
+	vpsrld $30, %ymm8, %ymm8 /* g6lr2_5_r = shr(g6lg_5) */
+	vpor %ymm8, %ymm14, %ymm8 /* g6lr2_5 = or(g6lr2_5_l, g6lr2_5_r) */
 	vpxor %ymm15, %ymm13, %ymm13 /* g6l_acc_5 = xor(g6s_5, g6lr24_5) */
-	vpxor %ymm9, %ymm13, %ymm9 /* g6l_5 = xor(g6l_acc_5, g6lr2_5) */
-	vpxor 384(%rsp), %ymm9, %ymm9 /* g6x_5 = xor(g6l_5, g6x1.3) */
+	vpxor %ymm8, %ymm13, %ymm8 /* g6l_5 = xor(g6l_acc_5, g6lr2_5) */
+	vpxor 384(%rsp), %ymm8, %ymm8 /* g6x_5 = xor(g6l_5, g6x1.3) */
 	vpbroadcastd 20(%rdi,%r10), %ymm13 /* rkw_47 = bcast32() */
-	vmovdqa 320(%rsp), %ymm14 /* reload g7x2.3 */
-	vpxor 608(%rsp), %ymm14, %ymm15 /* g7k_acc_5 = xor(g7x2, g7x3) */
+	vmovdqa 0(%rsp), %ymm14 /* reload g7x2.3 */
+	vpxor 576(%rsp), %ymm14, %ymm15 /* g7k_acc_5 = xor(g7x2, g7x3) */
 	vpxor %ymm13, %ymm15, %ymm13 /* g7k_5 = xor(g7k_acc_5, rkw_47) */
 	vpxor %ymm2, %ymm13, %ymm13 /* g7t_5 = xor(g7k_5, g7x0) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_5 = gf2p8affine(g7t_5, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g7s_5 = gf2p8affineinv(g7a_5, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm15 /* g7lr24_5 = lookup16(g7s_5, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm14 /* g7lr8_5 = lookup16(g7s_5, rotl8) */
-	vmovdqa %ymm2, 736(%rsp) /* spill g7x0.4 */
+	vmovdqa %ymm2, 768(%rsp) /* spill g7x0.4 */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm2 /* g7lr16_5 = lookup16(g7s_5, rotl16) */
 	vpxor %ymm14, %ymm13, %ymm14 /* g7lg_acc_5 = xor(g7s_5, g7lr8_5) */
 	vpxor %ymm2, %ymm14, %ymm2 /* g7lg_5 = xor(g7lg_acc_5, g7lr16_5) */
@@ -10501,142 +10376,142 @@ _gcry_sm4_wordslice_avx2_gfni_batch_gcm:
 	vpor %ymm2, %ymm14, %ymm2 /* g7lr2_5 = or(g7lr2_5_l, g7lr2_5_r) */
 	vpxor %ymm15, %ymm13, %ymm13 /* g7l_acc_5 = xor(g7s_5, g7lr24_5) */
 	vpxor %ymm2, %ymm13, %ymm2 /* g7l_5 = xor(g7l_acc_5, g7lr2_5) */
-	vpxor 192(%rsp), %ymm2, %ymm2 /* g7x_5 = xor(g7l_5, g7x1.3) */
+	vpxor 672(%rsp), %ymm2, %ymm2 /* g7x_5 = xor(g7l_5, g7x1.3) */
 
 	/* Round 8r+6: X6 ^= L(S(X7 ^ X8 ^ X9 ^ rk)) (slots mod 4). */
 	vpbroadcastd 24(%rdi,%r10), %ymm13 /* rkw_48 = bcast32() */
 	vmovdqa 32(%rsp), %ymm14 /* reload g0x3.3 */
-	vpxor 544(%rsp), %ymm14, %ymm15 /* g0k_acc_6 = xor(g0x3, g0x0) */
+	vpxor 448(%rsp), %ymm14, %ymm15 /* g0k_acc_6 = xor(g0x3, g0x0) */
 	vpxor %ymm13, %ymm15, %ymm13 /* g0k_6 = xor(g0k_acc_6, rkw_48) */
-	vpxor %ymm1, %ymm13, %ymm13 /* g0t_6 = xor(g0k_6, g0x1) */
+	vpxor %ymm0, %ymm13, %ymm13 /* g0t_6 = xor(g0k_6, g0x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g0a_6 = gf2p8affine(g0t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g0s_6 = gf2p8affineinv(g0a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm15 /* g0lr24_6 = lookup16(g0s_6, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm14 /* g0lr8_6 = lookup16(g0s_6, rotl8) */
-	vmovdqa %ymm1, 192(%rsp) /* spill g0x1.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm1 /* g0lr16_6 = lookup16(g0s_6, rotl16) */
+	vmovdqa %ymm0, 672(%rsp) /* spill g0x1.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm0 /* g0lr16_6 = lookup16(g0s_6, rotl16) */
 	vpxor %ymm14, %ymm13, %ymm14 /* g0lg_acc_6 = xor(g0s_6, g0lr8_6) */
-	vpxor %ymm1, %ymm14, %ymm1 /* g0lg_6 = xor(g0lg_acc_6, g0lr16_6) */
-	vpslld $2, %ymm1, %ymm14 /* g0lr2_6_l = shl(g0lg_6) */
-	vpsrld $30, %ymm1, %ymm1 /* g0lr2_6_r = shr(g0lg_6) */
-	vpor %ymm1, %ymm14, %ymm1 /* g0lr2_6 = or(g0lr2_6_l, g0lr2_6_r) */
+	vpxor %ymm0, %ymm14, %ymm0 /* g0lg_6 = xor(g0lg_acc_6, g0lr16_6) */
+	vpslld $2, %ymm0, %ymm14 /* g0lr2_6_l = shl(g0lg_6) */
+	vpsrld $30, %ymm0, %ymm0 /* g0lr2_6_r = shr(g0lg_6) */
+	vpor %ymm0, %ymm14, %ymm0 /* g0lr2_6 = or(g0lr2_6_l, g0lr2_6_r) */
 	vpxor %ymm15, %ymm13, %ymm13 /* g0l_acc_6 = xor(g0s_6, g0lr24_6) */
-	vpxor %ymm1, %ymm13, %ymm1 /* g0l_6 = xor(g0l_acc_6, g0lr2_6) */
-	vpxor 704(%rsp), %ymm1, %ymm1 /* g0x_6 = xor(g0l_6, g0x2.3) */
+	vpxor %ymm0, %ymm13, %ymm0 /* g0l_6 = xor(g0l_acc_6, g0lr2_6) */
+	vpxor 544(%rsp), %ymm0, %ymm0 /* g0x_6 = xor(g0l_6, g0x2.3) */
 	vpbroadcastd 24(%rdi,%r10), %ymm13 /* rkw_49 = bcast32() */
-	vpxor %ymm10, %ymm4, %ymm14 /* g1k_acc_6 = xor(g1x3, g1x0) */
+	vpxor %ymm6, %ymm1, %ymm14 /* g1k_acc_6 = xor(g1x3, g1x0) */
 	vpxor %ymm13, %ymm14, %ymm13 /* g1k_6 = xor(g1k_acc_6, rkw_49) */
 	vpxor %ymm7, %ymm13, %ymm13 /* g1t_6 = xor(g1k_6, g1x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g1a_6 = gf2p8affine(g1t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g1s_6 = gf2p8affineinv(g1a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm14 /* g1lr24_6 = lookup16(g1s_6, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm15 /* g1lr8_6 = lookup16(g1s_6, rotl8) */
-	vmovdqa %ymm4, 704(%rsp) /* spill g1x3.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm4 /* g1lr16_6 = lookup16(g1s_6, rotl16) */
+	vmovdqa %ymm1, 544(%rsp) /* spill g1x3.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm1 /* g1lr16_6 = lookup16(g1s_6, rotl16) */
 	vpxor %ymm15, %ymm13, %ymm15 /* g1lg_acc_6 = xor(g1s_6, g1lr8_6) */
-	vpxor %ymm4, %ymm15, %ymm4 /* g1lg_6 = xor(g1lg_acc_6, g1lr16_6) */
-	vpslld $2, %ymm4, %ymm15 /* g1lr2_6_l = shl(g1lg_6) */
-	vpsrld $30, %ymm4, %ymm4 /* g1lr2_6_r = shr(g1lg_6) */
-	vpor %ymm4, %ymm15, %ymm4 /* g1lr2_6 = or(g1lr2_6_l, g1lr2_6_r) */
+	vpxor %ymm1, %ymm15, %ymm1 /* g1lg_6 = xor(g1lg_acc_6, g1lr16_6) */
+	vpslld $2, %ymm1, %ymm15 /* g1lr2_6_l = shl(g1lg_6) */
+	vpsrld $30, %ymm1, %ymm1 /* g1lr2_6_r = shr(g1lg_6) */
+	vpor %ymm1, %ymm15, %ymm1 /* g1lr2_6 = or(g1lr2_6_l, g1lr2_6_r) */
 	vpxor %ymm14, %ymm13, %ymm13 /* g1l_acc_6 = xor(g1s_6, g1lr24_6) */
-	vpxor %ymm4, %ymm13, %ymm4 /* g1l_6 = xor(g1l_acc_6, g1lr2_6) */
-	vpxor 128(%rsp), %ymm4, %ymm4 /* g1x_6 = xor(g1l_6, g1x2.3) */
+	vpxor %ymm1, %ymm13, %ymm1 /* g1l_6 = xor(g1l_acc_6, g1lr2_6) */
+	vpxor 96(%rsp), %ymm1, %ymm1 /* g1x_6 = xor(g1l_6, g1x2.3) */
 	vpbroadcastd 24(%rdi,%r10), %ymm13 /* rkw_50 = bcast32() */
-	vpxor %ymm0, %ymm5, %ymm14 /* g2k_acc_6 = xor(g2x3, g2x0) */
+	vpxor %ymm9, %ymm4, %ymm14 /* g2k_acc_6 = xor(g2x3, g2x0) */
 	vpxor %ymm13, %ymm14, %ymm13 /* g2k_6 = xor(g2k_acc_6, rkw_50) */
 	vpxor %ymm3, %ymm13, %ymm13 /* g2t_6 = xor(g2k_6, g2x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g2a_6 = gf2p8affine(g2t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g2s_6 = gf2p8affineinv(g2a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm14 /* g2lr24_6 = lookup16(g2s_6, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm15 /* g2lr8_6 = lookup16(g2s_6, rotl8) */
-	vmovdqa %ymm5, 128(%rsp) /* spill g2x3.3 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm5 /* g2lr16_6 = lookup16(g2s_6, rotl16) */
+	vmovdqa %ymm4, 96(%rsp) /* spill g2x3.3 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm4 /* g2lr16_6 = lookup16(g2s_6, rotl16) */
 	vpxor %ymm15, %ymm13, %ymm15 /* g2lg_acc_6 = xor(g2s_6, g2lr8_6) */
-	vpxor %ymm5, %ymm15, %ymm5 /* g2lg_6 = xor(g2lg_acc_6, g2lr16_6) */
-	vpslld $2, %ymm5, %ymm15 /* g2lr2_6_l = shl(g2lg_6) */
-	vpsrld $30, %ymm5, %ymm5 /* g2lr2_6_r = shr(g2lg_6) */
-	vpor %ymm5, %ymm15, %ymm5 /* g2lr2_6 = or(g2lr2_6_l, g2lr2_6_r) */
+	vpxor %ymm4, %ymm15, %ymm4 /* g2lg_6 = xor(g2lg_acc_6, g2lr16_6) */
+	vpslld $2, %ymm4, %ymm15 /* g2lr2_6_l = shl(g2lg_6) */
+	vpsrld $30, %ymm4, %ymm4 /* g2lr2_6_r = shr(g2lg_6) */
+	vpor %ymm4, %ymm15, %ymm4 /* g2lr2_6 = or(g2lr2_6_l, g2lr2_6_r) */
 	vpxor %ymm14, %ymm13, %ymm13 /* g2l_acc_6 = xor(g2s_6, g2lr24_6) */
-	vpxor %ymm5, %ymm13, %ymm5 /* g2l_6 = xor(g2l_acc_6, g2lr2_6) */
-	vpxor 224(%rsp), %ymm5, %ymm5 /* g2x_6 = xor(g2l_6, g2x2.3) */
+	vpxor %ymm4, %ymm13, %ymm4 /* g2l_6 = xor(g2l_acc_6, g2lr2_6) */
+	vpxor 352(%rsp), %ymm4, %ymm4 /* g2x_6 = xor(g2l_6, g2x2.3) */
 	vpbroadcastd 24(%rdi,%r10), %ymm13 /* rkw_51 = bcast32() */
-	vpxor 0(%rsp), %ymm12, %ymm14 /* g3k_acc_6 = xor(g3x0.4, g3x3.3) */
+	vpxor 192(%rsp), %ymm10, %ymm14 /* g3k_acc_6 = xor(g3x0.4, g3x3.3) */
 	vpxor %ymm13, %ymm14, %ymm13 /* g3k_6 = xor(g3k_acc_6, rkw_51) */
 	vpxor %ymm11, %ymm13, %ymm13 /* g3t_6 = xor(g3k_6, g3x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g3a_6 = gf2p8affine(g3t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g3s_6 = gf2p8affineinv(g3a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm14 /* g3lr24_6 = lookup16(g3s_6, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm15 /* g3lr8_6 = lookup16(g3s_6, rotl8) */
-	vmovdqa %ymm11, 224(%rsp) /* spill g3x1.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm11 /* g3lr16_6 = lookup16(g3s_6, rotl16) */
+	vmovdqa %ymm10, 1248(%rsp) /* spill g3x0.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm10 /* g3lr16_6 = lookup16(g3s_6, rotl16) */
 	vpxor %ymm15, %ymm13, %ymm15 /* g3lg_acc_6 = xor(g3s_6, g3lr8_6) */
-	vpxor %ymm11, %ymm15, %ymm11 /* g3lg_6 = xor(g3lg_acc_6, g3lr16_6) */
-	vpslld $2, %ymm11, %ymm15 /* g3lr2_6_l = shl(g3lg_6) */
-	vpsrld $30, %ymm11, %ymm11 /* g3lr2_6_r = shr(g3lg_6) */
-	vpor %ymm11, %ymm15, %ymm11 /* g3lr2_6 = or(g3lr2_6_l, g3lr2_6_r) */
+	vpxor %ymm10, %ymm15, %ymm10 /* g3lg_6 = xor(g3lg_acc_6, g3lr16_6) */
+	vpslld $2, %ymm10, %ymm15 /* g3lr2_6_l = shl(g3lg_6) */
+	vpsrld $30, %ymm10, %ymm10 /* g3lr2_6_r = shr(g3lg_6) */
+	vpor %ymm10, %ymm15, %ymm10 /* g3lr2_6 = or(g3lr2_6_l, g3lr2_6_r) */
 	vpxor %ymm14, %ymm13, %ymm13 /* g3l_acc_6 = xor(g3s_6, g3lr24_6) */
-	vpxor %ymm11, %ymm13, %ymm11 /* g3l_6 = xor(g3l_acc_6, g3lr2_6) */
-	vpxor 480(%rsp), %ymm11, %ymm11 /* g3x_6 = xor(g3l_6, g3x2.3) */
+	vpxor %ymm10, %ymm13, %ymm10 /* g3l_6 = xor(g3l_acc_6, g3lr2_6) */
+	vpxor 512(%rsp), %ymm10, %ymm10 /* g3x_6 = xor(g3l_6, g3x2.3) */
 	vpbroadcastd 24(%rdi,%r10), %ymm13 /* rkw_52 = bcast32() */
-	vmovdqa 448(%rsp), %ymm14 /* reload g4x3.3 */
+	vmovdqa 224(%rsp), %ymm14 /* reload g4x3.3 */
 	vpxor 1152(%rsp), %ymm14, %ymm15 /* g4k_acc_6 = xor(g4x3, g4x0) */
 	vpxor %ymm13, %ymm15, %ymm13 /* g4k_6 = xor(g4k_acc_6, rkw_52) */
-	vpxor %ymm6, %ymm13, %ymm13 /* g4t_6 = xor(g4k_6, g4x1) */
+	vpxor %ymm5, %ymm13, %ymm13 /* g4t_6 = xor(g4k_6, g4x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g4a_6 = gf2p8affine(g4t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g4s_6 = gf2p8affineinv(g4a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm15 /* g4lr24_6 = lookup16(g4s_6, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm14 /* g4lr8_6 = lookup16(g4s_6, rotl8) */
-	vmovdqa %ymm6, 1184(%rsp) /* spill g4x1.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm6 /* g4lr16_6 = lookup16(g4s_6, rotl16) */
+	vmovdqa %ymm5, 1184(%rsp) /* spill g4x1.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm5 /* g4lr16_6 = lookup16(g4s_6, rotl16) */
 	vpxor %ymm14, %ymm13, %ymm14 /* g4lg_acc_6 = xor(g4s_6, g4lr8_6) */
-	vpxor %ymm6, %ymm14, %ymm6 /* g4lg_6 = xor(g4lg_acc_6, g4lr16_6) */
-	vpslld $2, %ymm6, %ymm14 /* g4lr2_6_l = shl(g4lg_6) */
-	vpsrld $30, %ymm6, %ymm6 /* g4lr2_6_r = shr(g4lg_6) */
-	vpor %ymm6, %ymm14, %ymm6 /* g4lr2_6 = or(g4lr2_6_l, g4lr2_6_r) */
+	vpxor %ymm5, %ymm14, %ymm5 /* g4lg_6 = xor(g4lg_acc_6, g4lr16_6) */
+	vpslld $2, %ymm5, %ymm14 /* g4lr2_6_l = shl(g4lg_6) */
+	vpsrld $30, %ymm5, %ymm5 /* g4lr2_6_r = shr(g4lg_6) */
+	vpor %ymm5, %ymm14, %ymm5 /* g4lr2_6 = or(g4lr2_6_l, g4lr2_6_r) */
 	vpxor %ymm15, %ymm13, %ymm13 /* g4l_acc_6 = xor(g4s_6, g4lr24_6) */
-	vpxor %ymm6, %ymm13, %ymm6 /* g4l_6 = xor(g4l_acc_6, g4lr2_6) */
-	vpxor 160(%rsp), %ymm6, %ymm6 /* g4x_6 = xor(g4l_6, g4x2.3) */
+	vpxor %ymm5, %ymm13, %ymm5 /* g4l_6 = xor(g4l_acc_6, g4lr2_6) */
+	vpxor 480(%rsp), %ymm5, %ymm5 /* g4x_6 = xor(g4l_6, g4x2.3) */
 	vpbroadcastd 24(%rdi,%r10), %ymm13 /* rkw_53 = bcast32() */
 	vmovdqa 288(%rsp), %ymm14 /* reload g5x3.3 */
 	vpxor 992(%rsp), %ymm14, %ymm15 /* g5k_acc_6 = xor(g5x3, g5x0) */
 	vpxor %ymm13, %ymm15, %ymm13 /* g5k_6 = xor(g5k_acc_6, rkw_53) */
-	vpxor %ymm8, %ymm13, %ymm13 /* g5t_6 = xor(g5k_6, g5x1) */
+	vpxor %ymm12, %ymm13, %ymm13 /* g5t_6 = xor(g5k_6, g5x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g5a_6 = gf2p8affine(g5t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g5s_6 = gf2p8affineinv(g5a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm15 /* g5lr24_6 = lookup16(g5s_6, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm14 /* g5lr8_6 = lookup16(g5s_6, rotl8) */
-	vmovdqa %ymm8, 1024(%rsp) /* spill g5x1.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm8 /* g5lr16_6 = lookup16(g5s_6, rotl16) */
+	vmovdqa %ymm12, 1024(%rsp) /* spill g5x1.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm12 /* g5lr16_6 = lookup16(g5s_6, rotl16) */
 	vpxor %ymm14, %ymm13, %ymm14 /* g5lg_acc_6 = xor(g5s_6, g5lr8_6) */
-	vpxor %ymm8, %ymm14, %ymm8 /* g5lg_6 = xor(g5lg_acc_6, g5lr16_6) */
-	vpslld $2, %ymm8, %ymm14 /* g5lr2_6_l = shl(g5lg_6) */
-	vpsrld $30, %ymm8, %ymm8 /* g5lr2_6_r = shr(g5lg_6) */
-	vpor %ymm8, %ymm14, %ymm8 /* g5lr2_6 = or(g5lr2_6_l, g5lr2_6_r) */
+	vpxor %ymm12, %ymm14, %ymm12 /* g5lg_6 = xor(g5lg_acc_6, g5lr16_6) */
+	vpslld $2, %ymm12, %ymm14 /* g5lr2_6_l = shl(g5lg_6) */
+	vpsrld $30, %ymm12, %ymm12 /* g5lr2_6_r = shr(g5lg_6) */
+	vpor %ymm12, %ymm14, %ymm12 /* g5lr2_6 = or(g5lr2_6_l, g5lr2_6_r) */
 	vpxor %ymm15, %ymm13, %ymm13 /* g5l_acc_6 = xor(g5s_6, g5lr24_6) */
-	vpxor %ymm8, %ymm13, %ymm8 /* g5l_6 = xor(g5l_acc_6, g5lr2_6) */
-	vpxor 576(%rsp), %ymm8, %ymm8 /* g5x_6 = xor(g5l_6, g5x2.3) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g5l_6 = xor(g5l_acc_6, g5lr2_6) */
+	vpxor 128(%rsp), %ymm12, %ymm12 /* g5x_6 = xor(g5l_6, g5x2.3) */
 	vpbroadcastd 24(%rdi,%r10), %ymm13 /* rkw_54 = bcast32() */
 	vmovdqa 64(%rsp), %ymm14 /* reload g6x3.3 */
 	vpxor 864(%rsp), %ymm14, %ymm15 /* g6k_acc_6 = xor(g6x3, g6x0) */
 	vpxor %ymm13, %ymm15, %ymm13 /* g6k_6 = xor(g6k_acc_6, rkw_54) */
-	vpxor %ymm9, %ymm13, %ymm13 /* g6t_6 = xor(g6k_6, g6x1) */
+	vpxor %ymm8, %ymm13, %ymm13 /* g6t_6 = xor(g6k_6, g6x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g6a_6 = gf2p8affine(g6t_6, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g6s_6 = gf2p8affineinv(g6a_6, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm15 /* g6lr24_6 = lookup16(g6s_6, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm14 /* g6lr8_6 = lookup16(g6s_6, rotl8) */
-	vmovdqa %ymm9, 928(%rsp) /* spill g6x1.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm9 /* g6lr16_6 = lookup16(g6s_6, rotl16) */
+	vmovdqa %ymm8, 928(%rsp) /* spill g6x1.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm8 /* g6lr16_6 = lookup16(g6s_6, rotl16) */
 	vpxor %ymm14, %ymm13, %ymm14 /* g6lg_acc_6 = xor(g6s_6, g6lr8_6) */
-	vpxor %ymm9, %ymm14, %ymm9 /* g6lg_6 = xor(g6lg_acc_6, g6lr16_6) */
-	vpslld $2, %ymm9, %ymm14 /* g6lr2_6_l = shl(g6lg_6) */
-	vpsrld $30, %ymm9, %ymm9 /* g6lr2_6_r = shr(g6lg_6) */
-	vpor %ymm9, %ymm14, %ymm9 /* g6lr2_6 = or(g6lr2_6_l, g6lr2_6_r) */
+	vpxor %ymm8, %ymm14, %ymm8 /* g6lg_6 = xor(g6lg_acc_6, g6lr16_6) */
+	vpslld $2, %ymm8, %ymm14 /* g6lr2_6_l = shl(g6lg_6) */
+	vpsrld $30, %ymm8, %ymm8 /* g6lr2_6_r = shr(g6lg_6) */
+	vpor %ymm8, %ymm14, %ymm8 /* g6lr2_6 = or(g6lr2_6_l, g6lr2_6_r) */
 	vpxor %ymm15, %ymm13, %ymm13 /* g6l_acc_6 = xor(g6s_6, g6lr24_6) */
-	vpxor %ymm9, %ymm13, %ymm9 /* g6l_6 = xor(g6l_acc_6, g6lr2_6) */
-	vpxor 352(%rsp), %ymm9, %ymm9 /* g6x_6 = xor(g6l_6, g6x2.3) */
+	vpxor %ymm8, %ymm13, %ymm8 /* g6l_6 = xor(g6l_acc_6, g6lr2_6) */
+	vpxor 160(%rsp), %ymm8, %ymm8 /* g6x_6 = xor(g6l_6, g6x2.3) */
 	vpbroadcastd 24(%rdi,%r10), %ymm13 /* rkw_55 = bcast32() */
-	vmovdqa 608(%rsp), %ymm14 /* reload g7x3.3 */
-	vpxor 736(%rsp), %ymm14, %ymm15 /* g7k_acc_6 = xor(g7x3, g7x0) */
+	vmovdqa 576(%rsp), %ymm14 /* reload g7x3.3 */
+	vpxor 768(%rsp), %ymm14, %ymm15 /* g7k_acc_6 = xor(g7x3, g7x0) */
 	vpxor %ymm13, %ymm15, %ymm13 /* g7k_6 = xor(g7k_acc_6, rkw_55) */
 	vpxor %ymm2, %ymm13, %ymm13 /* g7t_6 = xor(g7k_6, g7x1) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g7a_6 = gf2p8affine(g7t_6, gfni_mat) */
@@ -10652,141 +10527,141 @@ _gcry_sm4_wordslice_avx2_gfni_batch_gcm:
 	vpor %ymm2, %ymm14, %ymm2 /* g7lr2_6 = or(g7lr2_6_l, g7lr2_6_r) */
 	vpxor %ymm15, %ymm13, %ymm13 /* g7l_acc_6 = xor(g7s_6, g7lr24_6) */
 	vpxor %ymm2, %ymm13, %ymm2 /* g7l_6 = xor(g7l_acc_6, g7lr2_6) */
-	vpxor 320(%rsp), %ymm2, %ymm2 /* g7x_6 = xor(g7l_6, g7x2.3) */
+	vpxor 0(%rsp), %ymm2, %ymm2 /* g7x_6 = xor(g7l_6, g7x2.3) */
 
 	/* Round 8r+7: X7 ^= L(S(X8 ^ X9 ^ X10 ^ rk)) (slots mod 4). */
 	vpbroadcastd 28(%rdi,%r10), %ymm13 /* rkw_56 = bcast32() */
-	vmovdqa 544(%rsp), %ymm14 /* reload g0x0.4 */
-	vpxor 192(%rsp), %ymm14, %ymm15 /* g0k_acc_7 = xor(g0x0, g0x1) */
+	vmovdqa 448(%rsp), %ymm14 /* reload g0x0.4 */
+	vpxor 672(%rsp), %ymm14, %ymm15 /* g0k_acc_7 = xor(g0x0, g0x1) */
 	vpxor %ymm13, %ymm15, %ymm13 /* g0k_7 = xor(g0k_acc_7, rkw_56) */
-	vpxor %ymm1, %ymm13, %ymm13 /* g0t_7 = xor(g0k_7, g0x2) */
+	vpxor %ymm0, %ymm13, %ymm13 /* g0t_7 = xor(g0k_7, g0x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g0a_7 = gf2p8affine(g0t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g0s_7 = gf2p8affineinv(g0a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm15 /* g0lr24_7 = lookup16(g0s_7, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm14 /* g0lr8_7 = lookup16(g0s_7, rotl8) */
-	vmovdqa %ymm1, 320(%rsp) /* spill g0x2.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm1 /* g0lr16_7 = lookup16(g0s_7, rotl16) */
+	vmovdqa %ymm0, 0(%rsp) /* spill g0x2.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm0 /* g0lr16_7 = lookup16(g0s_7, rotl16) */
 	vpxor %ymm14, %ymm13, %ymm14 /* g0lg_acc_7 = xor(g0s_7, g0lr8_7) */
-	vpxor %ymm1, %ymm14, %ymm1 /* g0lg_7 = xor(g0lg_acc_7, g0lr16_7) */
-	vpslld $2, %ymm1, %ymm14 /* g0lr2_7_l = shl(g0lg_7) */
-	vpsrld $30, %ymm1, %ymm1 /* g0lr2_7_r = shr(g0lg_7) */
-	vpor %ymm1, %ymm14, %ymm1 /* g0lr2_7 = or(g0lr2_7_l, g0lr2_7_r) */
+	vpxor %ymm0, %ymm14, %ymm0 /* g0lg_7 = xor(g0lg_acc_7, g0lr16_7) */
+	vpslld $2, %ymm0, %ymm14 /* g0lr2_7_l = shl(g0lg_7) */
+	vpsrld $30, %ymm0, %ymm0 /* g0lr2_7_r = shr(g0lg_7) */
+	vpor %ymm0, %ymm14, %ymm0 /* g0lr2_7 = or(g0lr2_7_l, g0lr2_7_r) */
 	vpxor %ymm15, %ymm13, %ymm13 /* g0l_acc_7 = xor(g0s_7, g0lr24_7) */
-	vpxor %ymm1, %ymm13, %ymm1 /* g0l_7 = xor(g0l_acc_7, g0lr2_7) */
-	vpxor 32(%rsp), %ymm1, %ymm1 /* g0x_7 = xor(g0l_7, g0x3.3) */
+	vpxor %ymm0, %ymm13, %ymm0 /* g0l_7 = xor(g0l_acc_7, g0lr2_7) */
+	vpxor 32(%rsp), %ymm0, %ymm0 /* g0x_7 = xor(g0l_7, g0x3.3) */
 	vpbroadcastd 28(%rdi,%r10), %ymm13 /* rkw_57 = bcast32() */
-	vpxor %ymm7, %ymm10, %ymm14 /* g1k_acc_7 = xor(g1x0, g1x1) */
+	vpxor %ymm7, %ymm6, %ymm14 /* g1k_acc_7 = xor(g1x0, g1x1) */
 	vpxor %ymm13, %ymm14, %ymm13 /* g1k_7 = xor(g1k_acc_7, rkw_57) */
-	vpxor %ymm4, %ymm13, %ymm13 /* g1t_7 = xor(g1k_7, g1x2) */
+	vpxor %ymm1, %ymm13, %ymm13 /* g1t_7 = xor(g1k_7, g1x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g1a_7 = gf2p8affine(g1t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g1s_7 = gf2p8affineinv(g1a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm14 /* g1lr24_7 = lookup16(g1s_7, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm15 /* g1lr8_7 = lookup16(g1s_7, rotl8) */
-	vmovdqa %ymm10, 32(%rsp) /* spill g1x0.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm10 /* g1lr16_7 = lookup16(g1s_7, rotl16) */
+	vmovdqa %ymm6, 32(%rsp) /* spill g1x0.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm6 /* g1lr16_7 = lookup16(g1s_7, rotl16) */
 	vpxor %ymm15, %ymm13, %ymm15 /* g1lg_acc_7 = xor(g1s_7, g1lr8_7) */
-	vpxor %ymm10, %ymm15, %ymm10 /* g1lg_7 = xor(g1lg_acc_7, g1lr16_7) */
-	vpslld $2, %ymm10, %ymm15 /* g1lr2_7_l = shl(g1lg_7) */
-	vpsrld $30, %ymm10, %ymm10 /* g1lr2_7_r = shr(g1lg_7) */
-	vpor %ymm10, %ymm15, %ymm10 /* g1lr2_7 = or(g1lr2_7_l, g1lr2_7_r) */
+	vpxor %ymm6, %ymm15, %ymm6 /* g1lg_7 = xor(g1lg_acc_7, g1lr16_7) */
+	vpslld $2, %ymm6, %ymm15 /* g1lr2_7_l = shl(g1lg_7) */
+	vpsrld $30, %ymm6, %ymm6 /* g1lr2_7_r = shr(g1lg_7) */
+	vpor %ymm6, %ymm15, %ymm6 /* g1lr2_7 = or(g1lr2_7_l, g1lr2_7_r) */
 	vpxor %ymm14, %ymm13, %ymm13 /* g1l_acc_7 = xor(g1s_7, g1lr24_7) */
-	vpxor %ymm10, %ymm13, %ymm10 /* g1l_7 = xor(g1l_acc_7, g1lr2_7) */
-	vpxor 704(%rsp), %ymm10, %ymm10 /* g1x_7 = xor(g1l_7, g1x3.3) */
+	vpxor %ymm6, %ymm13, %ymm6 /* g1l_7 = xor(g1l_acc_7, g1lr2_7) */
+	vpxor 544(%rsp), %ymm6, %ymm6 /* g1x_7 = xor(g1l_7, g1x3.3) */
 	vpbroadcastd 28(%rdi,%r10), %ymm13 /* rkw_58 = bcast32() */
-	vpxor %ymm3, %ymm0, %ymm14 /* g2k_acc_7 = xor(g2x0, g2x1) */
+	vpxor %ymm3, %ymm9, %ymm14 /* g2k_acc_7 = xor(g2x0, g2x1) */
 	vpxor %ymm13, %ymm14, %ymm13 /* g2k_7 = xor(g2k_acc_7, rkw_58) */
-	vpxor %ymm5, %ymm13, %ymm13 /* g2t_7 = xor(g2k_7, g2x2) */
+	vpxor %ymm4, %ymm13, %ymm13 /* g2t_7 = xor(g2k_7, g2x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g2a_7 = gf2p8affine(g2t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g2s_7 = gf2p8affineinv(g2a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm14 /* g2lr24_7 = lookup16(g2s_7, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm15 /* g2lr8_7 = lookup16(g2s_7, rotl8) */
-	vmovdqa %ymm0, 704(%rsp) /* spill g2x0.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm0 /* g2lr16_7 = lookup16(g2s_7, rotl16) */
+	vmovdqa %ymm9, 544(%rsp) /* spill g2x0.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm9 /* g2lr16_7 = lookup16(g2s_7, rotl16) */
 	vpxor %ymm15, %ymm13, %ymm15 /* g2lg_acc_7 = xor(g2s_7, g2lr8_7) */
-	vpxor %ymm0, %ymm15, %ymm0 /* g2lg_7 = xor(g2lg_acc_7, g2lr16_7) */
-	vpslld $2, %ymm0, %ymm15 /* g2lr2_7_l = shl(g2lg_7) */
-	vpsrld $30, %ymm0, %ymm0 /* g2lr2_7_r = shr(g2lg_7) */
-	vpor %ymm0, %ymm15, %ymm0 /* g2lr2_7 = or(g2lr2_7_l, g2lr2_7_r) */
+	vpxor %ymm9, %ymm15, %ymm9 /* g2lg_7 = xor(g2lg_acc_7, g2lr16_7) */
+	vpslld $2, %ymm9, %ymm15 /* g2lr2_7_l = shl(g2lg_7) */
+	vpsrld $30, %ymm9, %ymm9 /* g2lr2_7_r = shr(g2lg_7) */
+	vpor %ymm9, %ymm15, %ymm9 /* g2lr2_7 = or(g2lr2_7_l, g2lr2_7_r) */
 	vpxor %ymm14, %ymm13, %ymm13 /* g2l_acc_7 = xor(g2s_7, g2lr24_7) */
-	vpxor %ymm0, %ymm13, %ymm0 /* g2l_7 = xor(g2l_acc_7, g2lr2_7) */
-	vpxor 128(%rsp), %ymm0, %ymm0 /* g2x_7 = xor(g2l_7, g2x3.3) */
+	vpxor %ymm9, %ymm13, %ymm9 /* g2l_7 = xor(g2l_acc_7, g2lr2_7) */
+	vpxor 96(%rsp), %ymm9, %ymm9 /* g2x_7 = xor(g2l_7, g2x3.3) */
 	vpbroadcastd 28(%rdi,%r10), %ymm13 /* rkw_59 = bcast32() */
-	vpxor 224(%rsp), %ymm12, %ymm14 /* g3k_acc_7 = xor(g3x0, g3x1) */
+	vpxor 1248(%rsp), %ymm11, %ymm14 /* g3k_acc_7 = xor(g3x1.4, g3x0.4) */
 	vpxor %ymm13, %ymm14, %ymm13 /* g3k_7 = xor(g3k_acc_7, rkw_59) */
-	vpxor %ymm11, %ymm13, %ymm13 /* g3t_7 = xor(g3k_7, g3x2) */
+	vpxor %ymm10, %ymm13, %ymm13 /* g3t_7 = xor(g3k_7, g3x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g3a_7 = gf2p8affine(g3t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g3s_7 = gf2p8affineinv(g3a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm14 /* g3lr24_7 = lookup16(g3s_7, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm15 /* g3lr8_7 = lookup16(g3s_7, rotl8) */
-	vmovdqa %ymm12, 1248(%rsp) /* spill g3x0.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm12 /* g3lr16_7 = lookup16(g3s_7, rotl16) */
+	vmovdqa %ymm10, 96(%rsp) /* spill g3x2.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm10 /* g3lr16_7 = lookup16(g3s_7, rotl16) */
 	vpxor %ymm15, %ymm13, %ymm15 /* g3lg_acc_7 = xor(g3s_7, g3lr8_7) */
-	vpxor %ymm12, %ymm15, %ymm12 /* g3lg_7 = xor(g3lg_acc_7, g3lr16_7) */
-	vpslld $2, %ymm12, %ymm15 /* g3lr2_7_l = shl(g3lg_7) */
-	vpsrld $30, %ymm12, %ymm12 /* g3lr2_7_r = shr(g3lg_7) */
-	vpor %ymm12, %ymm15, %ymm12 /* g3lr2_7 = or(g3lr2_7_l, g3lr2_7_r) */
+	vpxor %ymm10, %ymm15, %ymm10 /* g3lg_7 = xor(g3lg_acc_7, g3lr16_7) */
+	vpslld $2, %ymm10, %ymm15 /* g3lr2_7_l = shl(g3lg_7) */
+	vpsrld $30, %ymm10, %ymm10 /* g3lr2_7_r = shr(g3lg_7) */
+	vpor %ymm10, %ymm15, %ymm10 /* g3lr2_7 = or(g3lr2_7_l, g3lr2_7_r) */
 	vpxor %ymm14, %ymm13, %ymm13 /* g3l_acc_7 = xor(g3s_7, g3lr24_7) */
-	vpxor %ymm12, %ymm13, %ymm12 /* g3l_7 = xor(g3l_acc_7, g3lr2_7) */
-	vpxor 0(%rsp), %ymm12, %ymm12 /* g3x_7 = xor(g3l_7, g3x3.3) */
+	vpxor %ymm10, %ymm13, %ymm10 /* g3l_7 = xor(g3l_acc_7, g3lr2_7) */
+	vpxor 192(%rsp), %ymm10, %ymm10 /* g3x_7 = xor(g3l_7, g3x3.3) */
 	vpbroadcastd 28(%rdi,%r10), %ymm13 /* rkw_60 = bcast32() */
 	vmovdqa 1152(%rsp), %ymm14 /* reload g4x0.4 */
 	vpxor 1184(%rsp), %ymm14, %ymm15 /* g4k_acc_7 = xor(g4x0, g4x1) */
 	vpxor %ymm13, %ymm15, %ymm13 /* g4k_7 = xor(g4k_acc_7, rkw_60) */
-	vpxor %ymm6, %ymm13, %ymm13 /* g4t_7 = xor(g4k_7, g4x2) */
+	vpxor %ymm5, %ymm13, %ymm13 /* g4t_7 = xor(g4k_7, g4x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g4a_7 = gf2p8affine(g4t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g4s_7 = gf2p8affineinv(g4a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm15 /* g4lr24_7 = lookup16(g4s_7, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm14 /* g4lr8_7 = lookup16(g4s_7, rotl8) */
-	vmovdqa %ymm6, 1216(%rsp) /* spill g4x2.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm6 /* g4lr16_7 = lookup16(g4s_7, rotl16) */
+	vmovdqa %ymm5, 1216(%rsp) /* spill g4x2.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm5 /* g4lr16_7 = lookup16(g4s_7, rotl16) */
 	vpxor %ymm14, %ymm13, %ymm14 /* g4lg_acc_7 = xor(g4s_7, g4lr8_7) */
-	vpxor %ymm6, %ymm14, %ymm6 /* g4lg_7 = xor(g4lg_acc_7, g4lr16_7) */
-	vpslld $2, %ymm6, %ymm14 /* g4lr2_7_l = shl(g4lg_7) */
-	vpsrld $30, %ymm6, %ymm6 /* g4lr2_7_r = shr(g4lg_7) */
-	vpor %ymm6, %ymm14, %ymm6 /* g4lr2_7 = or(g4lr2_7_l, g4lr2_7_r) */
+	vpxor %ymm5, %ymm14, %ymm5 /* g4lg_7 = xor(g4lg_acc_7, g4lr16_7) */
+	vpslld $2, %ymm5, %ymm14 /* g4lr2_7_l = shl(g4lg_7) */
+	vpsrld $30, %ymm5, %ymm5 /* g4lr2_7_r = shr(g4lg_7) */
+	vpor %ymm5, %ymm14, %ymm5 /* g4lr2_7 = or(g4lr2_7_l, g4lr2_7_r) */
 	vpxor %ymm15, %ymm13, %ymm13 /* g4l_acc_7 = xor(g4s_7, g4lr24_7) */
-	vpxor %ymm6, %ymm13, %ymm6 /* g4l_7 = xor(g4l_acc_7, g4lr2_7) */
-	vpxor 448(%rsp), %ymm6, %ymm6 /* g4x_7 = xor(g4l_7, g4x3.3) */
+	vpxor %ymm5, %ymm13, %ymm5 /* g4l_7 = xor(g4l_acc_7, g4lr2_7) */
+	vpxor 224(%rsp), %ymm5, %ymm5 /* g4x_7 = xor(g4l_7, g4x3.3) */
 	vpbroadcastd 28(%rdi,%r10), %ymm13 /* rkw_61 = bcast32() */
 	vmovdqa 992(%rsp), %ymm14 /* reload g5x0.4 */
 	vpxor 1024(%rsp), %ymm14, %ymm15 /* g5k_acc_7 = xor(g5x0, g5x1) */
 	vpxor %ymm13, %ymm15, %ymm13 /* g5k_7 = xor(g5k_acc_7, rkw_61) */
-	vpxor %ymm8, %ymm13, %ymm13 /* g5t_7 = xor(g5k_7, g5x2) */
+	vpxor %ymm12, %ymm13, %ymm13 /* g5t_7 = xor(g5k_7, g5x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g5a_7 = gf2p8affine(g5t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g5s_7 = gf2p8affineinv(g5a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm15 /* g5lr24_7 = lookup16(g5s_7, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm14 /* g5lr8_7 = lookup16(g5s_7, rotl8) */
-	vmovdqa %ymm8, 1056(%rsp) /* spill g5x2.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm8 /* g5lr16_7 = lookup16(g5s_7, rotl16) */
+	vmovdqa %ymm12, 1056(%rsp) /* spill g5x2.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm12 /* g5lr16_7 = lookup16(g5s_7, rotl16) */
 	vpxor %ymm14, %ymm13, %ymm14 /* g5lg_acc_7 = xor(g5s_7, g5lr8_7) */
-	vpxor %ymm8, %ymm14, %ymm8 /* g5lg_7 = xor(g5lg_acc_7, g5lr16_7) */
-	vpslld $2, %ymm8, %ymm14 /* g5lr2_7_l = shl(g5lg_7) */
-	vpsrld $30, %ymm8, %ymm8 /* g5lr2_7_r = shr(g5lg_7) */
-	vpor %ymm8, %ymm14, %ymm8 /* g5lr2_7 = or(g5lr2_7_l, g5lr2_7_r) */
+	vpxor %ymm12, %ymm14, %ymm12 /* g5lg_7 = xor(g5lg_acc_7, g5lr16_7) */
+	vpslld $2, %ymm12, %ymm14 /* g5lr2_7_l = shl(g5lg_7) */
+	vpsrld $30, %ymm12, %ymm12 /* g5lr2_7_r = shr(g5lg_7) */
+	vpor %ymm12, %ymm14, %ymm12 /* g5lr2_7 = or(g5lr2_7_l, g5lr2_7_r) */
 	vpxor %ymm15, %ymm13, %ymm13 /* g5l_acc_7 = xor(g5s_7, g5lr24_7) */
-	vpxor %ymm8, %ymm13, %ymm8 /* g5l_7 = xor(g5l_acc_7, g5lr2_7) */
-	vpxor 288(%rsp), %ymm8, %ymm8 /* g5x_7 = xor(g5l_7, g5x3.3) */
+	vpxor %ymm12, %ymm13, %ymm12 /* g5l_7 = xor(g5l_acc_7, g5lr2_7) */
+	vpxor 288(%rsp), %ymm12, %ymm12 /* g5x_7 = xor(g5l_7, g5x3.3) */
 	vpbroadcastd 28(%rdi,%r10), %ymm13 /* rkw_62 = bcast32() */
 	vmovdqa 864(%rsp), %ymm14 /* reload g6x0.4 */
 	vpxor 928(%rsp), %ymm14, %ymm15 /* g6k_acc_7 = xor(g6x0, g6x1) */
 	vpxor %ymm13, %ymm15, %ymm13 /* g6k_7 = xor(g6k_acc_7, rkw_62) */
-	vpxor %ymm9, %ymm13, %ymm13 /* g6t_7 = xor(g6k_7, g6x2) */
+	vpxor %ymm8, %ymm13, %ymm13 /* g6t_7 = xor(g6k_7, g6x2) */
 	vgf2p8affineqb $0x1b, .Lsm4_wordslice_avx2_gfni_9_gfni_mat(%rip), %ymm13, %ymm13 /* g6a_7 = gf2p8affine(g6t_7, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, .Lsm4_wordslice_avx2_gfni_9_gfni_mat_1(%rip), %ymm13, %ymm13 /* g6s_7 = gf2p8affineinv(g6a_7, gfni_mat_1) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl24(%rip), %ymm13, %ymm15 /* g6lr24_7 = lookup16(g6s_7, rotl24) */
 	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl8(%rip), %ymm13, %ymm14 /* g6lr8_7 = lookup16(g6s_7, rotl8) */
-	vmovdqa %ymm9, 1088(%rsp) /* spill g6x2.4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm9 /* g6lr16_7 = lookup16(g6s_7, rotl16) */
+	vmovdqa %ymm8, 1088(%rsp) /* spill g6x2.4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_rotl16(%rip), %ymm13, %ymm8 /* g6lr16_7 = lookup16(g6s_7, rotl16) */
 	vpxor %ymm14, %ymm13, %ymm14 /* g6lg_acc_7 = xor(g6s_7, g6lr8_7) */
-	vpxor %ymm9, %ymm14, %ymm9 /* g6lg_7 = xor(g6lg_acc_7, g6lr16_7) */
-	vpslld $2, %ymm9, %ymm14 /* g6lr2_7_l = shl(g6lg_7) */
-	vpsrld $30, %ymm9, %ymm9 /* g6lr2_7_r = shr(g6lg_7) */
-	vpor %ymm9, %ymm14, %ymm9 /* g6lr2_7 = or(g6lr2_7_l, g6lr2_7_r) */
+	vpxor %ymm8, %ymm14, %ymm8 /* g6lg_7 = xor(g6lg_acc_7, g6lr16_7) */
+	vpslld $2, %ymm8, %ymm14 /* g6lr2_7_l = shl(g6lg_7) */
+	vpsrld $30, %ymm8, %ymm8 /* g6lr2_7_r = shr(g6lg_7) */
+	vpor %ymm8, %ymm14, %ymm8 /* g6lr2_7 = or(g6lr2_7_l, g6lr2_7_r) */
 	vpxor %ymm15, %ymm13, %ymm13 /* g6l_acc_7 = xor(g6s_7, g6lr24_7) */
-	vpxor %ymm9, %ymm13, %ymm9 /* g6l_7 = xor(g6l_acc_7, g6lr2_7) */
-	vpxor 64(%rsp), %ymm9, %ymm9 /* g6x_7 = xor(g6l_7, g6x3.3) */
+	vpxor %ymm8, %ymm13, %ymm8 /* g6l_7 = xor(g6l_acc_7, g6lr2_7) */
+	vpxor 64(%rsp), %ymm8, %ymm8 /* g6x_7 = xor(g6l_7, g6x3.3) */
 	vpbroadcastd 28(%rdi,%r10), %ymm13 /* rkw_63 = bcast32() */
-	vmovdqa 736(%rsp), %ymm14 /* reload g7x0.4 */
+	vmovdqa 768(%rsp), %ymm14 /* reload g7x0.4 */
 	vpxor 960(%rsp), %ymm14, %ymm15 /* g7k_acc_7 = xor(g7x0, g7x1) */
 	vpxor %ymm13, %ymm15, %ymm13 /* g7k_7 = xor(g7k_acc_7, rkw_63) */
 	vpxor %ymm2, %ymm13, %ymm13 /* g7t_7 = xor(g7k_7, g7x2) */
@@ -10803,125 +10678,124 @@ _gcry_sm4_wordslice_avx2_gfni_batch_gcm:
 	vpor %ymm2, %ymm14, %ymm2 /* g7lr2_7 = or(g7lr2_7_l, g7lr2_7_r) */
 	vpxor %ymm15, %ymm13, %ymm13 /* g7l_acc_7 = xor(g7s_7, g7lr24_7) */
 	vpxor %ymm2, %ymm13, %ymm2 /* g7l_7 = xor(g7l_acc_7, g7lr2_7) */
-	vpxor 608(%rsp), %ymm2, %ymm2 /* g7x_7 = xor(g7l_7, g7x3.3) */
-	vmovdqa %ymm6, 1280(%rsp) /* spill g4x3.2 */
-	vmovdqa %ymm8, 1312(%rsp) /* spill g5x3.2 */
-	vmovdqa %ymm9, 1344(%rsp) /* spill g6x3.2 */
-	vmovdqa %ymm2, 640(%rsp) /* spill g7x3.2 */
-	vmovdqa 224(%rsp), %ymm2 /* reload g3x1.4 */
-	vmovdqa %ymm12, %ymm8 /* g3x3.4 */
-	vmovdqa %ymm11, %ymm9 /* g3x2.4 */
-	vmovdqa %ymm5, %ymm11 /* g2x2.4 */
-	vmovdqa 704(%rsp), %ymm5 /* reload g2x0.4 */
-	vmovdqa %ymm7, %ymm12 /* g1x1.4 */
-	vmovdqa %ymm10, %ymm7 /* g1x3.4 */
-	vmovdqa 320(%rsp), %ymm10 /* reload g0x2.4 */
-	vmovdqa 32(%rsp), %ymm13 /* reload g1x0.4 */
-	vmovdqa %ymm4, %ymm14 /* g1x2.4 */
-	vmovdqa 192(%rsp), %ymm4 /* reload g0x1.4 */
-	vmovdqa %ymm1, %ymm15 /* g0x3.4 */
-	vmovdqa 544(%rsp), %ymm1 /* reload g0x0.4 */
-	vmovdqa %ymm0, %ymm6 /* g2x3.4 */
-	vmovdqa %ymm3, %ymm0 /* g2x1.4 */
-	vmovdqa %ymm6, %ymm3 /* g2x3.4 */
+	vpxor 576(%rsp), %ymm2, %ymm2 /* g7x_7 = xor(g7l_7, g7x3.3) */
+	vmovdqa %ymm5, 1280(%rsp) /* spill g4x3.2 */
+	vmovdqa %ymm12, 1312(%rsp) /* spill g5x3.2 */
+	vmovdqa %ymm8, 1344(%rsp) /* spill g6x3.2 */
+	vmovdqa %ymm2, 608(%rsp) /* spill g7x3.2 */
+	vmovdqa %ymm11, %ymm2 /* g3x1.4 */
+	vmovdqa 544(%rsp), %ymm5 /* reload g2x0.4 */
+	vmovdqa 96(%rsp), %ymm8 /* reload g3x2.4 */
+	vmovdqa %ymm7, %ymm11 /* g1x1.4 */
+	vmovdqa %ymm6, %ymm7 /* g1x3.4 */
+	vmovdqa 32(%rsp), %ymm12 /* reload g1x0.4 */
+	vmovdqa %ymm1, %ymm13 /* g1x2.4 */
+	vmovdqa 448(%rsp), %ymm1 /* reload g0x0.4 */
+	vmovdqa %ymm4, %ymm14 /* g2x2.4 */
+	vmovdqa %ymm0, %ymm4 /* g0x3.4 */
+	vmovdqa 672(%rsp), %ymm0 /* reload g0x1.4 */
+	vmovdqa %ymm10, %ymm15 /* g3x3.4 */
+	vmovdqa %ymm3, %ymm10 /* g2x1.4 */
+	vmovdqa %ymm9, %ymm3 /* g2x3.4 */
+	vmovdqa 0(%rsp), %ymm9 /* reload g0x2.4 */
 	add $32, %r10
 	cmp $128, %r10
 	jne .Lsm4_wordslice_avx2_gfni_9_loop_r0
 
 	/* Output (X35, X34, X33, X32): slots 3, 2, 1, 0; transpose back, native words to big-endian. */
-	vpunpckldq %ymm4, %ymm15, %ymm6 /* tro0 = unpacklo(g0x3, g0x1) */
-	vpunpckhdq %ymm4, %ymm15, %ymm4 /* tro0_1 = unpackhi(g0x3, g0x1) */
-	vpunpckldq %ymm1, %ymm10, %ymm15 /* tro0_2 = unpacklo(g0x2, g0x0) */
-	vpunpckhdq %ymm1, %ymm10, %ymm1 /* tro0_3 = unpackhi(g0x2, g0x0) */
-	vpunpckldq %ymm15, %ymm6, %ymm10 /* tro1 = unpacklo(tro0, tro0_2) */
-	vpunpckhdq %ymm15, %ymm6, %ymm6 /* tro1_1 = unpackhi(tro0, tro0_2) */
-	vpunpckldq %ymm1, %ymm4, %ymm15 /* tro1_2 = unpacklo(tro0_1, tro0_3) */
-	vpunpckhdq %ymm1, %ymm4, %ymm1 /* tro1_3 = unpackhi(tro0_1, tro0_3) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_bswap32(%rip), %ymm10, %ymm4 /* outbe = lookup16(tro1, bswap32) */
-	vmovdqu (%rcx), %ymm10 /* msg = load() */
-	vpxor %ymm10, %ymm4, %ymm4 /* ct = xor(outbe, msg) */
-	vmovdqu %ymm4, (%rdx) /* store ct */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_bswap32(%rip), %ymm6, %ymm4 /* outbe_1 = lookup16(tro1_1, bswap32) */
-	vmovdqu 32(%rcx), %ymm6 /* msg_1 = load() */
-	vpxor %ymm6, %ymm4, %ymm4 /* ct_1 = xor(outbe_1, msg_1) */
-	vmovdqu %ymm4, 32(%rdx) /* store ct_1 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_bswap32(%rip), %ymm15, %ymm4 /* outbe_2 = lookup16(tro1_2, bswap32) */
-	vmovdqu 64(%rcx), %ymm6 /* msg_2 = load() */
-	vpxor %ymm6, %ymm4, %ymm4 /* ct_2 = xor(outbe_2, msg_2) */
-	vmovdqu %ymm4, 64(%rdx) /* store ct_2 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_bswap32(%rip), %ymm1, %ymm1 /* outbe_3 = lookup16(tro1_3, bswap32) */
-	vmovdqu 96(%rcx), %ymm4 /* msg_3 = load() */
-	vpxor %ymm4, %ymm1, %ymm1 /* ct_3 = xor(outbe_3, msg_3) */
-	vmovdqu %ymm1, 96(%rdx) /* store ct_3 */
-	vpunpckldq %ymm12, %ymm7, %ymm1 /* tro0_4 = unpacklo(g1x3, g1x1) */
-	vpunpckhdq %ymm12, %ymm7, %ymm4 /* tro0_5 = unpackhi(g1x3, g1x1) */
-	vpunpckldq %ymm13, %ymm14, %ymm6 /* tro0_6 = unpacklo(g1x2, g1x0) */
-	vpunpckhdq %ymm13, %ymm14, %ymm7 /* tro0_7 = unpackhi(g1x2, g1x0) */
-	vpunpckldq %ymm6, %ymm1, %ymm10 /* tro1_4 = unpacklo(tro0_4, tro0_6) */
-	vpunpckhdq %ymm6, %ymm1, %ymm1 /* tro1_5 = unpackhi(tro0_4, tro0_6) */
-	vpunpckldq %ymm7, %ymm4, %ymm6 /* tro1_6 = unpacklo(tro0_5, tro0_7) */
-	vpunpckhdq %ymm7, %ymm4, %ymm4 /* tro1_7 = unpackhi(tro0_5, tro0_7) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_bswap32(%rip), %ymm10, %ymm7 /* outbe_4 = lookup16(tro1_4, bswap32) */
-	vmovdqu 128(%rcx), %ymm10 /* msg_4 = load() */
-	vpxor %ymm10, %ymm7, %ymm7 /* ct_4 = xor(outbe_4, msg_4) */
-	vmovdqu %ymm7, 128(%rdx) /* store ct_4 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_bswap32(%rip), %ymm1, %ymm1 /* outbe_5 = lookup16(tro1_5, bswap32) */
-	vmovdqu 160(%rcx), %ymm7 /* msg_5 = load() */
-	vpxor %ymm7, %ymm1, %ymm1 /* ct_5 = xor(outbe_5, msg_5) */
-	vmovdqu %ymm1, 160(%rdx) /* store ct_5 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_bswap32(%rip), %ymm6, %ymm1 /* outbe_6 = lookup16(tro1_6, bswap32) */
-	vmovdqu 192(%rcx), %ymm6 /* msg_6 = load() */
-	vpxor %ymm6, %ymm1, %ymm1 /* ct_6 = xor(outbe_6, msg_6) */
-	vmovdqu %ymm1, 192(%rdx) /* store ct_6 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_bswap32(%rip), %ymm4, %ymm1 /* outbe_7 = lookup16(tro1_7, bswap32) */
-	vmovdqu 224(%rcx), %ymm4 /* msg_7 = load() */
-	vpxor %ymm4, %ymm1, %ymm1 /* ct_7 = xor(outbe_7, msg_7) */
-	vmovdqu %ymm1, 224(%rdx) /* store ct_7 */
-	vpunpckldq %ymm0, %ymm3, %ymm1 /* tro0_8 = unpacklo(g2x3, g2x1) */
-	vpunpckhdq %ymm0, %ymm3, %ymm0 /* tro0_9 = unpackhi(g2x3, g2x1) */
-	vpunpckldq %ymm5, %ymm11, %ymm3 /* tro0_10 = unpacklo(g2x2, g2x0) */
-	vpunpckhdq %ymm5, %ymm11, %ymm4 /* tro0_11 = unpackhi(g2x2, g2x0) */
-	vpunpckldq %ymm3, %ymm1, %ymm5 /* tro1_8 = unpacklo(tro0_8, tro0_10) */
-	vpunpckhdq %ymm3, %ymm1, %ymm1 /* tro1_9 = unpackhi(tro0_8, tro0_10) */
-	vpunpckldq %ymm4, %ymm0, %ymm3 /* tro1_10 = unpacklo(tro0_9, tro0_11) */
-	vpunpckhdq %ymm4, %ymm0, %ymm0 /* tro1_11 = unpackhi(tro0_9, tro0_11) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_bswap32(%rip), %ymm5, %ymm4 /* outbe_8 = lookup16(tro1_8, bswap32) */
+	vpunpckldq %ymm0, %ymm4, %ymm6 /* tro0 = unpacklo(g0x3, g0x1) */
+	vpunpckhdq %ymm0, %ymm4, %ymm0 /* tro0_1 = unpackhi(g0x3, g0x1) */
+	vpunpckldq %ymm1, %ymm9, %ymm4 /* tro0_2 = unpacklo(g0x2, g0x0) */
+	vpunpckhdq %ymm1, %ymm9, %ymm1 /* tro0_3 = unpackhi(g0x2, g0x0) */
+	vpunpckldq %ymm4, %ymm6, %ymm9 /* tro1 = unpacklo(tro0, tro0_2) */
+	vpunpckhdq %ymm4, %ymm6, %ymm4 /* tro1_1 = unpackhi(tro0, tro0_2) */
+	vpunpckldq %ymm1, %ymm0, %ymm6 /* tro1_2 = unpacklo(tro0_1, tro0_3) */
+	vpunpckhdq %ymm1, %ymm0, %ymm0 /* tro1_3 = unpackhi(tro0_1, tro0_3) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_ctr_order(%rip), %ymm9, %ymm1 /* outbe = lookup16(tro1, ctr_order) */
+	vmovdqu (%rcx), %ymm9 /* msg = load() */
+	vpxor %ymm9, %ymm1, %ymm1 /* ct = xor(outbe, msg) */
+	vmovdqu %ymm1, (%rdx) /* store ct */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_ctr_order(%rip), %ymm4, %ymm1 /* outbe_1 = lookup16(tro1_1, ctr_order) */
+	vmovdqu 32(%rcx), %ymm4 /* msg_1 = load() */
+	vpxor %ymm4, %ymm1, %ymm1 /* ct_1 = xor(outbe_1, msg_1) */
+	vmovdqu %ymm1, 32(%rdx) /* store ct_1 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_ctr_order(%rip), %ymm6, %ymm1 /* outbe_2 = lookup16(tro1_2, ctr_order) */
+	vmovdqu 64(%rcx), %ymm4 /* msg_2 = load() */
+	vpxor %ymm4, %ymm1, %ymm1 /* ct_2 = xor(outbe_2, msg_2) */
+	vmovdqu %ymm1, 64(%rdx) /* store ct_2 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_ctr_order(%rip), %ymm0, %ymm0 /* outbe_3 = lookup16(tro1_3, ctr_order) */
+	vmovdqu 96(%rcx), %ymm1 /* msg_3 = load() */
+	vpxor %ymm1, %ymm0, %ymm0 /* ct_3 = xor(outbe_3, msg_3) */
+	vmovdqu %ymm0, 96(%rdx) /* store ct_3 */
+	vpunpckldq %ymm11, %ymm7, %ymm0 /* tro0_4 = unpacklo(g1x3, g1x1) */
+	vpunpckhdq %ymm11, %ymm7, %ymm1 /* tro0_5 = unpackhi(g1x3, g1x1) */
+	vpunpckldq %ymm12, %ymm13, %ymm4 /* tro0_6 = unpacklo(g1x2, g1x0) */
+	vpunpckhdq %ymm12, %ymm13, %ymm6 /* tro0_7 = unpackhi(g1x2, g1x0) */
+	vpunpckldq %ymm4, %ymm0, %ymm7 /* tro1_4 = unpacklo(tro0_4, tro0_6) */
+	vpunpckhdq %ymm4, %ymm0, %ymm0 /* tro1_5 = unpackhi(tro0_4, tro0_6) */
+	vpunpckldq %ymm6, %ymm1, %ymm4 /* tro1_6 = unpacklo(tro0_5, tro0_7) */
+	vpunpckhdq %ymm6, %ymm1, %ymm1 /* tro1_7 = unpackhi(tro0_5, tro0_7) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_ctr_order(%rip), %ymm7, %ymm6 /* outbe_4 = lookup16(tro1_4, ctr_order) */
+	vmovdqu 128(%rcx), %ymm7 /* msg_4 = load() */
+	vpxor %ymm7, %ymm6, %ymm6 /* ct_4 = xor(outbe_4, msg_4) */
+	vmovdqu %ymm6, 128(%rdx) /* store ct_4 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_ctr_order(%rip), %ymm0, %ymm0 /* outbe_5 = lookup16(tro1_5, ctr_order) */
+	vmovdqu 160(%rcx), %ymm6 /* msg_5 = load() */
+	vpxor %ymm6, %ymm0, %ymm0 /* ct_5 = xor(outbe_5, msg_5) */
+	vmovdqu %ymm0, 160(%rdx) /* store ct_5 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_ctr_order(%rip), %ymm4, %ymm0 /* outbe_6 = lookup16(tro1_6, ctr_order) */
+	vmovdqu 192(%rcx), %ymm4 /* msg_6 = load() */
+	vpxor %ymm4, %ymm0, %ymm0 /* ct_6 = xor(outbe_6, msg_6) */
+	vmovdqu %ymm0, 192(%rdx) /* store ct_6 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_ctr_order(%rip), %ymm1, %ymm0 /* outbe_7 = lookup16(tro1_7, ctr_order) */
+	vmovdqu 224(%rcx), %ymm1 /* msg_7 = load() */
+	vpxor %ymm1, %ymm0, %ymm0 /* ct_7 = xor(outbe_7, msg_7) */
+	vmovdqu %ymm0, 224(%rdx) /* store ct_7 */
+	vpunpckldq %ymm10, %ymm3, %ymm0 /* tro0_8 = unpacklo(g2x3, g2x1) */
+	vpunpckhdq %ymm10, %ymm3, %ymm1 /* tro0_9 = unpackhi(g2x3, g2x1) */
+	vpunpckldq %ymm5, %ymm14, %ymm3 /* tro0_10 = unpacklo(g2x2, g2x0) */
+	vpunpckhdq %ymm5, %ymm14, %ymm4 /* tro0_11 = unpackhi(g2x2, g2x0) */
+	vpunpckldq %ymm3, %ymm0, %ymm5 /* tro1_8 = unpacklo(tro0_8, tro0_10) */
+	vpunpckhdq %ymm3, %ymm0, %ymm0 /* tro1_9 = unpackhi(tro0_8, tro0_10) */
+	vpunpckldq %ymm4, %ymm1, %ymm3 /* tro1_10 = unpacklo(tro0_9, tro0_11) */
+	vpunpckhdq %ymm4, %ymm1, %ymm1 /* tro1_11 = unpackhi(tro0_9, tro0_11) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_ctr_order(%rip), %ymm5, %ymm4 /* outbe_8 = lookup16(tro1_8, ctr_order) */
 	vmovdqu 256(%rcx), %ymm5 /* msg_8 = load() */
 	vpxor %ymm5, %ymm4, %ymm4 /* ct_8 = xor(outbe_8, msg_8) */
 	vmovdqu %ymm4, 256(%rdx) /* store ct_8 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_bswap32(%rip), %ymm1, %ymm1 /* outbe_9 = lookup16(tro1_9, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_ctr_order(%rip), %ymm0, %ymm0 /* outbe_9 = lookup16(tro1_9, ctr_order) */
 	vmovdqu 288(%rcx), %ymm4 /* msg_9 = load() */
-	vpxor %ymm4, %ymm1, %ymm1 /* ct_9 = xor(outbe_9, msg_9) */
-	vmovdqu %ymm1, 288(%rdx) /* store ct_9 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_bswap32(%rip), %ymm3, %ymm1 /* outbe_10 = lookup16(tro1_10, bswap32) */
+	vpxor %ymm4, %ymm0, %ymm0 /* ct_9 = xor(outbe_9, msg_9) */
+	vmovdqu %ymm0, 288(%rdx) /* store ct_9 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_ctr_order(%rip), %ymm3, %ymm0 /* outbe_10 = lookup16(tro1_10, ctr_order) */
 	vmovdqu 320(%rcx), %ymm3 /* msg_10 = load() */
-	vpxor %ymm3, %ymm1, %ymm1 /* ct_10 = xor(outbe_10, msg_10) */
-	vmovdqu %ymm1, 320(%rdx) /* store ct_10 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_bswap32(%rip), %ymm0, %ymm0 /* outbe_11 = lookup16(tro1_11, bswap32) */
+	vpxor %ymm3, %ymm0, %ymm0 /* ct_10 = xor(outbe_10, msg_10) */
+	vmovdqu %ymm0, 320(%rdx) /* store ct_10 */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_ctr_order(%rip), %ymm1, %ymm0 /* outbe_11 = lookup16(tro1_11, ctr_order) */
 	vmovdqu 352(%rcx), %ymm1 /* msg_11 = load() */
 	vpxor %ymm1, %ymm0, %ymm0 /* ct_11 = xor(outbe_11, msg_11) */
 	vmovdqu %ymm0, 352(%rdx) /* store ct_11 */
-	vpunpckldq %ymm2, %ymm8, %ymm0 /* tro0_12 = unpacklo(g3x3, g3x1) */
-	vpunpckhdq %ymm2, %ymm8, %ymm1 /* tro0_13 = unpackhi(g3x3, g3x1) */
-	vpunpckldq 1248(%rsp), %ymm9, %ymm2 /* tro0_14 = unpacklo(g3x2, g3x0) */
-	vpunpckhdq 1248(%rsp), %ymm9, %ymm3 /* tro0_15 = unpackhi(g3x2, g3x0) */
+	vpunpckldq %ymm2, %ymm15, %ymm0 /* tro0_12 = unpacklo(g3x3, g3x1) */
+	vpunpckhdq %ymm2, %ymm15, %ymm1 /* tro0_13 = unpackhi(g3x3, g3x1) */
+	vpunpckldq 1248(%rsp), %ymm8, %ymm2 /* tro0_14 = unpacklo(g3x2, g3x0) */
+	vpunpckhdq 1248(%rsp), %ymm8, %ymm3 /* tro0_15 = unpackhi(g3x2, g3x0) */
 	vpunpckldq %ymm2, %ymm0, %ymm4 /* tro1_12 = unpacklo(tro0_12, tro0_14) */
 	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tro1_13 = unpackhi(tro0_12, tro0_14) */
 	vpunpckldq %ymm3, %ymm1, %ymm2 /* tro1_14 = unpacklo(tro0_13, tro0_15) */
 	vpunpckhdq %ymm3, %ymm1, %ymm1 /* tro1_15 = unpackhi(tro0_13, tro0_15) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_bswap32(%rip), %ymm4, %ymm3 /* outbe_12 = lookup16(tro1_12, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_ctr_order(%rip), %ymm4, %ymm3 /* outbe_12 = lookup16(tro1_12, ctr_order) */
 	vmovdqu 384(%rcx), %ymm4 /* msg_12 = load() */
 	vpxor %ymm4, %ymm3, %ymm3 /* ct_12 = xor(outbe_12, msg_12) */
 	vmovdqu %ymm3, 384(%rdx) /* store ct_12 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_bswap32(%rip), %ymm0, %ymm0 /* outbe_13 = lookup16(tro1_13, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_ctr_order(%rip), %ymm0, %ymm0 /* outbe_13 = lookup16(tro1_13, ctr_order) */
 	vmovdqu 416(%rcx), %ymm3 /* msg_13 = load() */
 	vpxor %ymm3, %ymm0, %ymm0 /* ct_13 = xor(outbe_13, msg_13) */
 	vmovdqu %ymm0, 416(%rdx) /* store ct_13 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_bswap32(%rip), %ymm2, %ymm0 /* outbe_14 = lookup16(tro1_14, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_ctr_order(%rip), %ymm2, %ymm0 /* outbe_14 = lookup16(tro1_14, ctr_order) */
 	vmovdqu 448(%rcx), %ymm2 /* msg_14 = load() */
 	vpxor %ymm2, %ymm0, %ymm0 /* ct_14 = xor(outbe_14, msg_14) */
 	vmovdqu %ymm0, 448(%rdx) /* store ct_14 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_bswap32(%rip), %ymm1, %ymm0 /* outbe_15 = lookup16(tro1_15, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_ctr_order(%rip), %ymm1, %ymm0 /* outbe_15 = lookup16(tro1_15, ctr_order) */
 	vmovdqu 480(%rcx), %ymm1 /* msg_15 = load() */
 	vpxor %ymm1, %ymm0, %ymm0 /* ct_15 = xor(outbe_15, msg_15) */
 	vmovdqu %ymm0, 480(%rdx) /* store ct_15 */
@@ -10935,19 +10809,19 @@ _gcry_sm4_wordslice_avx2_gfni_batch_gcm:
 	vpunpckhdq %ymm3, %ymm1, %ymm1 /* tro1_17 = unpackhi(tro0_16, tro0_18) */
 	vpunpckldq %ymm2, %ymm0, %ymm3 /* tro1_18 = unpacklo(tro0_17, tro0_19) */
 	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tro1_19 = unpackhi(tro0_17, tro0_19) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_bswap32(%rip), %ymm4, %ymm2 /* outbe_16 = lookup16(tro1_16, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_ctr_order(%rip), %ymm4, %ymm2 /* outbe_16 = lookup16(tro1_16, ctr_order) */
 	vmovdqu 512(%rcx), %ymm4 /* msg_16 = load() */
 	vpxor %ymm4, %ymm2, %ymm2 /* ct_16 = xor(outbe_16, msg_16) */
 	vmovdqu %ymm2, 512(%rdx) /* store ct_16 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_bswap32(%rip), %ymm1, %ymm1 /* outbe_17 = lookup16(tro1_17, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_ctr_order(%rip), %ymm1, %ymm1 /* outbe_17 = lookup16(tro1_17, ctr_order) */
 	vmovdqu 544(%rcx), %ymm2 /* msg_17 = load() */
 	vpxor %ymm2, %ymm1, %ymm1 /* ct_17 = xor(outbe_17, msg_17) */
 	vmovdqu %ymm1, 544(%rdx) /* store ct_17 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_bswap32(%rip), %ymm3, %ymm1 /* outbe_18 = lookup16(tro1_18, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_ctr_order(%rip), %ymm3, %ymm1 /* outbe_18 = lookup16(tro1_18, ctr_order) */
 	vmovdqu 576(%rcx), %ymm2 /* msg_18 = load() */
 	vpxor %ymm2, %ymm1, %ymm1 /* ct_18 = xor(outbe_18, msg_18) */
 	vmovdqu %ymm1, 576(%rdx) /* store ct_18 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_bswap32(%rip), %ymm0, %ymm0 /* outbe_19 = lookup16(tro1_19, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_ctr_order(%rip), %ymm0, %ymm0 /* outbe_19 = lookup16(tro1_19, ctr_order) */
 	vmovdqu 608(%rcx), %ymm1 /* msg_19 = load() */
 	vpxor %ymm1, %ymm0, %ymm0 /* ct_19 = xor(outbe_19, msg_19) */
 	vmovdqu %ymm0, 608(%rdx) /* store ct_19 */
@@ -10961,19 +10835,19 @@ _gcry_sm4_wordslice_avx2_gfni_batch_gcm:
 	vpunpckhdq %ymm3, %ymm1, %ymm1 /* tro1_21 = unpackhi(tro0_20, tro0_22) */
 	vpunpckldq %ymm2, %ymm0, %ymm3 /* tro1_22 = unpacklo(tro0_21, tro0_23) */
 	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tro1_23 = unpackhi(tro0_21, tro0_23) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_bswap32(%rip), %ymm4, %ymm2 /* outbe_20 = lookup16(tro1_20, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_ctr_order(%rip), %ymm4, %ymm2 /* outbe_20 = lookup16(tro1_20, ctr_order) */
 	vmovdqu 640(%rcx), %ymm4 /* msg_20 = load() */
 	vpxor %ymm4, %ymm2, %ymm2 /* ct_20 = xor(outbe_20, msg_20) */
 	vmovdqu %ymm2, 640(%rdx) /* store ct_20 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_bswap32(%rip), %ymm1, %ymm1 /* outbe_21 = lookup16(tro1_21, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_ctr_order(%rip), %ymm1, %ymm1 /* outbe_21 = lookup16(tro1_21, ctr_order) */
 	vmovdqu 672(%rcx), %ymm2 /* msg_21 = load() */
 	vpxor %ymm2, %ymm1, %ymm1 /* ct_21 = xor(outbe_21, msg_21) */
 	vmovdqu %ymm1, 672(%rdx) /* store ct_21 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_bswap32(%rip), %ymm3, %ymm1 /* outbe_22 = lookup16(tro1_22, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_ctr_order(%rip), %ymm3, %ymm1 /* outbe_22 = lookup16(tro1_22, ctr_order) */
 	vmovdqu 704(%rcx), %ymm2 /* msg_22 = load() */
 	vpxor %ymm2, %ymm1, %ymm1 /* ct_22 = xor(outbe_22, msg_22) */
 	vmovdqu %ymm1, 704(%rdx) /* store ct_22 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_bswap32(%rip), %ymm0, %ymm0 /* outbe_23 = lookup16(tro1_23, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_ctr_order(%rip), %ymm0, %ymm0 /* outbe_23 = lookup16(tro1_23, ctr_order) */
 	vmovdqu 736(%rcx), %ymm1 /* msg_23 = load() */
 	vpxor %ymm1, %ymm0, %ymm0 /* ct_23 = xor(outbe_23, msg_23) */
 	vmovdqu %ymm0, 736(%rdx) /* store ct_23 */
@@ -10987,50 +10861,50 @@ _gcry_sm4_wordslice_avx2_gfni_batch_gcm:
 	vpunpckhdq %ymm3, %ymm1, %ymm1 /* tro1_25 = unpackhi(tro0_24, tro0_26) */
 	vpunpckldq %ymm2, %ymm0, %ymm3 /* tro1_26 = unpacklo(tro0_25, tro0_27) */
 	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tro1_27 = unpackhi(tro0_25, tro0_27) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_bswap32(%rip), %ymm4, %ymm2 /* outbe_24 = lookup16(tro1_24, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_ctr_order(%rip), %ymm4, %ymm2 /* outbe_24 = lookup16(tro1_24, ctr_order) */
 	vmovdqu 768(%rcx), %ymm4 /* msg_24 = load() */
 	vpxor %ymm4, %ymm2, %ymm2 /* ct_24 = xor(outbe_24, msg_24) */
 	vmovdqu %ymm2, 768(%rdx) /* store ct_24 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_bswap32(%rip), %ymm1, %ymm1 /* outbe_25 = lookup16(tro1_25, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_ctr_order(%rip), %ymm1, %ymm1 /* outbe_25 = lookup16(tro1_25, ctr_order) */
 	vmovdqu 800(%rcx), %ymm2 /* msg_25 = load() */
 	vpxor %ymm2, %ymm1, %ymm1 /* ct_25 = xor(outbe_25, msg_25) */
 	vmovdqu %ymm1, 800(%rdx) /* store ct_25 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_bswap32(%rip), %ymm3, %ymm1 /* outbe_26 = lookup16(tro1_26, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_ctr_order(%rip), %ymm3, %ymm1 /* outbe_26 = lookup16(tro1_26, ctr_order) */
 	vmovdqu 832(%rcx), %ymm2 /* msg_26 = load() */
 	vpxor %ymm2, %ymm1, %ymm1 /* ct_26 = xor(outbe_26, msg_26) */
 	vmovdqu %ymm1, 832(%rdx) /* store ct_26 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_bswap32(%rip), %ymm0, %ymm0 /* outbe_27 = lookup16(tro1_27, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_ctr_order(%rip), %ymm0, %ymm0 /* outbe_27 = lookup16(tro1_27, ctr_order) */
 	vmovdqu 864(%rcx), %ymm1 /* msg_27 = load() */
 	vpxor %ymm1, %ymm0, %ymm0 /* ct_27 = xor(outbe_27, msg_27) */
 	vmovdqu %ymm0, 864(%rdx) /* store ct_27 */
-	vmovdqa 640(%rsp), %ymm0 /* reload g7x3.2 */
+	vmovdqa 608(%rsp), %ymm0 /* reload g7x3.2 */
 	vpunpckldq 960(%rsp), %ymm0, %ymm1 /* tro0_28 = unpacklo(g7x3, g7x1) */
 	vpunpckhdq 960(%rsp), %ymm0, %ymm0 /* tro0_29 = unpackhi(g7x3, g7x1) */
 	vmovdqa 1120(%rsp), %ymm2 /* reload g7x2.2 */
-	vpunpckldq 736(%rsp), %ymm2, %ymm3 /* tro0_30 = unpacklo(g7x2, g7x0) */
-	vpunpckhdq 736(%rsp), %ymm2, %ymm2 /* tro0_31 = unpackhi(g7x2, g7x0) */
+	vpunpckldq 768(%rsp), %ymm2, %ymm3 /* tro0_30 = unpacklo(g7x2, g7x0) */
+	vpunpckhdq 768(%rsp), %ymm2, %ymm2 /* tro0_31 = unpackhi(g7x2, g7x0) */
 	vpunpckldq %ymm3, %ymm1, %ymm4 /* tro1_28 = unpacklo(tro0_28, tro0_30) */
 	vpunpckhdq %ymm3, %ymm1, %ymm1 /* tro1_29 = unpackhi(tro0_28, tro0_30) */
 	vpunpckldq %ymm2, %ymm0, %ymm3 /* tro1_30 = unpacklo(tro0_29, tro0_31) */
 	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tro1_31 = unpackhi(tro0_29, tro0_31) */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_bswap32(%rip), %ymm4, %ymm2 /* outbe_28 = lookup16(tro1_28, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_ctr_order(%rip), %ymm4, %ymm2 /* outbe_28 = lookup16(tro1_28, ctr_order) */
 	vmovdqu 896(%rcx), %ymm4 /* msg_28 = load() */
 	vpxor %ymm4, %ymm2, %ymm2 /* ct_28 = xor(outbe_28, msg_28) */
 	vmovdqu %ymm2, 896(%rdx) /* store ct_28 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_bswap32(%rip), %ymm1, %ymm1 /* outbe_29 = lookup16(tro1_29, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_ctr_order(%rip), %ymm1, %ymm1 /* outbe_29 = lookup16(tro1_29, ctr_order) */
 	vmovdqu 928(%rcx), %ymm2 /* msg_29 = load() */
 	vpxor %ymm2, %ymm1, %ymm1 /* ct_29 = xor(outbe_29, msg_29) */
 	vmovdqu %ymm1, 928(%rdx) /* store ct_29 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_bswap32(%rip), %ymm3, %ymm1 /* outbe_30 = lookup16(tro1_30, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_ctr_order(%rip), %ymm3, %ymm1 /* outbe_30 = lookup16(tro1_30, ctr_order) */
 	vmovdqu 960(%rcx), %ymm2 /* msg_30 = load() */
 	vpxor %ymm2, %ymm1, %ymm1 /* ct_30 = xor(outbe_30, msg_30) */
 	vmovdqu %ymm1, 960(%rdx) /* store ct_30 */
-	vpshufb .Lsm4_wordslice_avx2_gfni_9_bswap32(%rip), %ymm0, %ymm0 /* outbe_31 = lookup16(tro1_31, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_gfni_9_ctr_order(%rip), %ymm0, %ymm0 /* outbe_31 = lookup16(tro1_31, ctr_order) */
 	vmovdqu 992(%rcx), %ymm1 /* msg_31 = load() */
 	vpxor %ymm1, %ymm0, %ymm0 /* ct_31 = xor(outbe_31, msg_31) */
 	vmovdqu %ymm0, 992(%rdx) /* store ct_31 */
-	vmovdqa 416(%rsp), %ymm0 /* reload y_next */
-	vmovdqu %ymm0, 64(%rsi) /* store y_next */
+	vmovdqa 416(%rsp), %ymm0 /* reload reduced_3 */
+	vmovdqu %ymm0, 64(%rsi) /* store reduced_3 */
 	leave
 	CFI_LEAVE();
 	vzeroupper
@@ -11789,6 +11663,13 @@ SECTION_RODATA
 	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00
 	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00
 
+/* ctr_order: the bytes' order of the lookup the counter block feeds */
+SECTION_RODATA
+	.balign 32
+.Lsm4_wordslice_avx2_gfni_7_ctr_order:
+	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
+	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
+
 /* block_k: byte 14 of each lane: its block's number k in the batch */
 SECTION_RODATA
 	.balign 32
@@ -11796,12 +11677,12 @@ SECTION_RODATA
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00
 
-/* carry_everywhere: every byte reads the carry (byte 15), a block's last byte reads zero */
+/* carry_everywhere: every byte reads the carry (byte 15), a block's last byte reads zero (in the order of the lookup the block feeds) */
 SECTION_RODATA
 	.balign 32
 .Lsm4_wordslice_avx2_gfni_7_carry_everywhere:
-	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
-	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80, 0x0f, 0x0f, 0x0f
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80, 0x0f, 0x0f, 0x0f
 
 /* carry_mask_table: a carry as a byte mask: 0 -> 0x00, 1 -> 0xff */
 SECTION_RODATA
@@ -11810,19 +11691,12 @@ SECTION_RODATA
 	.byte 0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 
-/* new_last_byte: byte 15 of a block's last lane reads byte 14, the new last byte; every other byte zero */
+/* new_last_byte: byte 15 of a block's last lane reads byte 14, the new last byte; every other byte zero (in the order of the lookup the block feeds) */
 SECTION_RODATA
 	.balign 32
 .Lsm4_wordslice_avx2_gfni_7_new_last_byte:
-	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e
-	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e
-
-/* bswap32: byte order reversal in each 32-bit word */
-SECTION_RODATA
-	.balign 32
-.Lsm4_wordslice_avx2_gfni_7_bswap32:
-	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
-	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
+	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x80, 0x80, 0x80
+	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x80, 0x80, 0x80
 
 /* block_k_1: byte 14 of each lane: its block's number k in the batch */
 SECTION_RODATA
@@ -12118,19 +11992,19 @@ SECTION_RODATA
 	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
 	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
 
-/* reverse16: byte i <- byte 15 - i: GCM bytes to the reflected form phi */
-SECTION_RODATA
-	.balign 32
-.Lsm4_wordslice_avx2_gfni_9_reverse16:
-	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
-	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
-
 /* first_block: Y joins X_1 alone */
 SECTION_RODATA
 	.balign 32
 .Lsm4_wordslice_avx2_gfni_9_first_block:
 	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
+/* reverse16: byte i <- byte 15 - i: GCM bytes to the reflected form phi */
+SECTION_RODATA
+	.balign 32
+.Lsm4_wordslice_avx2_gfni_9_reverse16:
+	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
+	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
 
 /* half_up: (a0, a1) -> (0, a0): the middle sum's low half into S's bits 64..127 */
 SECTION_RODATA
@@ -12174,6 +12048,13 @@ SECTION_RODATA
 	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00
 	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00
 
+/* ctr_order: the bytes' order of the lookup the counter block feeds */
+SECTION_RODATA
+	.balign 32
+.Lsm4_wordslice_avx2_gfni_9_ctr_order:
+	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
+	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
+
 /* block_k: byte 14 of each lane: its block's number k in the batch */
 SECTION_RODATA
 	.balign 32
@@ -12181,12 +12062,12 @@ SECTION_RODATA
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00
 
-/* carry_everywhere: every byte reads the carry (byte 15), a block's last byte reads zero */
+/* carry_everywhere: every byte reads the carry (byte 15), a block's last byte reads zero (in the order of the lookup the block feeds) */
 SECTION_RODATA
 	.balign 32
 .Lsm4_wordslice_avx2_gfni_9_carry_everywhere:
-	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
-	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80, 0x0f, 0x0f, 0x0f
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80, 0x0f, 0x0f, 0x0f
 
 /* carry_mask_table: a carry as a byte mask: 0 -> 0x00, 1 -> 0xff */
 SECTION_RODATA
@@ -12195,19 +12076,12 @@ SECTION_RODATA
 	.byte 0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 
-/* new_last_byte: byte 15 of a block's last lane reads byte 14, the new last byte; every other byte zero */
+/* new_last_byte: byte 15 of a block's last lane reads byte 14, the new last byte; every other byte zero (in the order of the lookup the block feeds) */
 SECTION_RODATA
 	.balign 32
 .Lsm4_wordslice_avx2_gfni_9_new_last_byte:
-	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e
-	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e
-
-/* bswap32: byte order reversal in each 32-bit word */
-SECTION_RODATA
-	.balign 32
-.Lsm4_wordslice_avx2_gfni_9_bswap32:
-	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
-	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
+	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x80, 0x80, 0x80
+	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x80, 0x80, 0x80
 
 /* block_k_1: byte 14 of each lane: its block's number k in the batch */
 SECTION_RODATA

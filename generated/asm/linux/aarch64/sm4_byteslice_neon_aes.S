@@ -40,7 +40,7 @@ SYM_FUNC_START(sm4_byteslice_neon_aes_ghash_step)
 	ldr q6, [x1, #16] /* h_1 = load() */
 	pmull v7.1q, v5.1d, v6.1d /* lo_1 = clmul(z_1, h_1) */
 
-	/* The sums, then S's halves, their blocks added, and one reduction. */
+	/* The sums and one reduction. */
 	eor v3.16b, v3.16b, v7.16b /* lo_sum_acc = xor(lo, lo_1) */
 	tbl v7.16b, {v5.16b}, v4.16b /* z_1_swap = lookup16(z_1, swap_halves) */
 	pmull2 v5.1q, v5.2d, v6.2d /* hi_1 = clmul(z_1, h_1) */
@@ -217,22 +217,15 @@ SYM_FUNC_START(sm4_byteslice_neon_aes_ghash_step)
 	eor v5.16b, v17.16b, v5.16b /* mid_sum_acc_27 = xor(mid_sum_acc_22, mid_sum_acc_23) */
 	eor v5.16b, v6.16b, v5.16b /* mid_sum_acc_29 = xor(mid_sum_acc_26, mid_sum_acc_27) */
 	eor v2.16b, v2.16b, v5.16b /* mid_sum_acc_30 = xor(mid_sum_acc_28, mid_sum_acc_29) */
-	adrp x17, .Lsm4_byteslice_neon_aes_0_half_up
-	ldr q5, [x17, #:lo12:.Lsm4_byteslice_neon_aes_0_half_up] /* half_up = const() */
-	tbl v5.16b, {v2.16b}, v5.16b /* mid_lo = lookup16(mid_sum_acc_30, half_up) */
-	eor v3.16b, v3.16b, v5.16b /* s_lo = xor(lo_sum_acc_14, mid_lo) */
-	adrp x17, .Lsm4_byteslice_neon_aes_0_half_down
-	ldr q5, [x17, #:lo12:.Lsm4_byteslice_neon_aes_0_half_down] /* half_down = const() */
-	tbl v2.16b, {v2.16b}, v5.16b /* mid_hi = lookup16(mid_sum_acc_30, half_down) */
-	eor v0.16b, v0.16b, v2.16b /* s_hi = xor(hi_sum_acc_14, mid_hi) */
 	adrp x17, .Lsm4_byteslice_neon_aes_0_fold
-	ldr q2, [x17, #:lo12:.Lsm4_byteslice_neon_aes_0_fold] /* fold = const() */
-	pmull v5.1q, v3.1d, v2.1d /* fold_lo = clmul(s_lo, fold) */
-	tbl v4.16b, {v5.16b}, v4.16b /* fold_lo_sw = lookup16(fold_lo, swap_halves) */
-	eor v3.16b, v3.16b, v4.16b /* v = xor(s_lo, fold_lo_sw) */
-	pmull2 v2.1q, v3.2d, v2.2d /* fold_hi = clmul(v, fold) */
-	eor v0.16b, v3.16b, v0.16b /* v_hi = xor(v, s_hi) */
-	eor v0.16b, v0.16b, v2.16b /* reduced = xor(v_hi, fold_hi) */
+	ldr q5, [x17, #:lo12:.Lsm4_byteslice_neon_aes_0_fold] /* fold = const() */
+	pmull v6.1q, v3.1d, v5.1d /* fold_lo = clmul(lo_sum_acc_14, fold) */
+	eor v2.16b, v6.16b, v2.16b /* fold_mid = xor(fold_lo, mid_sum_acc_30) */
+	tbl v2.16b, {v2.16b}, v4.16b /* fold_mid_sw = lookup16(fold_mid, swap_halves) */
+	eor v2.16b, v3.16b, v2.16b /* w = xor(lo_sum_acc_14, fold_mid_sw) */
+	pmull2 v3.1q, v2.2d, v5.2d /* fold_hi = clmul(w, fold) */
+	eor v0.16b, v2.16b, v0.16b /* w_hi = xor(w, hi_sum_acc_14) */
+	eor v0.16b, v0.16b, v3.16b /* reduced = xor(w_hi, fold_hi) */
 	tbl v0.16b, {v0.16b}, v1.16b /* y_next = lookup16(reduced, reverse16) */
 	str q0, [x0] /* store y_next */
 	ret
@@ -2349,218 +2342,203 @@ SYM_FUNC_START(sm4_byteslice_neon_aes_batch_ctr)
 	adrp x17, .Lsm4_byteslice_neon_aes_7_byte_14
 	ldr q4, [x17, #:lo12:.Lsm4_byteslice_neon_aes_7_byte_14] /* byte_14 = const() */
 	and v3.16b, v3.16b, v4.16b /* ctr_j0 = and(ctr_first, byte_14) */
+	add v1.8h, v1.8h, v3.8h /* ctr_base = add(ctr_last, ctr_j0) */
 
 	/* Load 16 blocks and transpose: register j = byte j of every block (algorithm 3). */
 	adrp x17, .Lsm4_byteslice_neon_aes_7_block_k
-	ldr q4, [x17, #:lo12:.Lsm4_byteslice_neon_aes_7_block_k] /* block_k = const() */
-	add v4.16b, v4.16b, v3.16b /* ctr_j = add(block_k, ctr_j0) */
-	add v4.8h, v1.8h, v4.8h /* ctr_sum = add(ctr_last, ctr_j) */
+	ldr q3, [x17, #:lo12:.Lsm4_byteslice_neon_aes_7_block_k] /* block_k = const() */
+	add v3.8h, v1.8h, v3.8h /* ctr_sum = add(ctr_base, block_k) */
 	adrp x17, .Lsm4_byteslice_neon_aes_7_block_k_1
-	ldr q5, [x17, #:lo12:.Lsm4_byteslice_neon_aes_7_block_k_1] /* block_k_1 = const() */
-	add v5.16b, v5.16b, v3.16b /* ctr_j_1 = add(block_k_1, ctr_j0) */
-	add v5.8h, v1.8h, v5.8h /* ctr_sum_1 = add(ctr_last, ctr_j_1) */
+	ldr q4, [x17, #:lo12:.Lsm4_byteslice_neon_aes_7_block_k_1] /* block_k_1 = const() */
+	add v4.8h, v1.8h, v4.8h /* ctr_sum_1 = add(ctr_base, block_k_1) */
 	adrp x17, .Lsm4_byteslice_neon_aes_7_block_k_2
-	ldr q6, [x17, #:lo12:.Lsm4_byteslice_neon_aes_7_block_k_2] /* block_k_2 = const() */
-	add v6.16b, v6.16b, v3.16b /* ctr_j_2 = add(block_k_2, ctr_j0) */
-	add v6.8h, v1.8h, v6.8h /* ctr_sum_2 = add(ctr_last, ctr_j_2) */
+	ldr q5, [x17, #:lo12:.Lsm4_byteslice_neon_aes_7_block_k_2] /* block_k_2 = const() */
+	add v5.8h, v1.8h, v5.8h /* ctr_sum_2 = add(ctr_base, block_k_2) */
 	adrp x17, .Lsm4_byteslice_neon_aes_7_block_k_3
-	ldr q7, [x17, #:lo12:.Lsm4_byteslice_neon_aes_7_block_k_3] /* block_k_3 = const() */
-	add v7.16b, v7.16b, v3.16b /* ctr_j_3 = add(block_k_3, ctr_j0) */
-	add v7.8h, v1.8h, v7.8h /* ctr_sum_3 = add(ctr_last, ctr_j_3) */
+	ldr q6, [x17, #:lo12:.Lsm4_byteslice_neon_aes_7_block_k_3] /* block_k_3 = const() */
+	add v6.8h, v1.8h, v6.8h /* ctr_sum_3 = add(ctr_base, block_k_3) */
 	adrp x17, .Lsm4_byteslice_neon_aes_7_block_k_4
-	ldr q16, [x17, #:lo12:.Lsm4_byteslice_neon_aes_7_block_k_4] /* block_k_4 = const() */
-	add v16.16b, v16.16b, v3.16b /* ctr_j_4 = add(block_k_4, ctr_j0) */
-	add v16.8h, v1.8h, v16.8h /* ctr_sum_4 = add(ctr_last, ctr_j_4) */
+	ldr q7, [x17, #:lo12:.Lsm4_byteslice_neon_aes_7_block_k_4] /* block_k_4 = const() */
+	add v7.8h, v1.8h, v7.8h /* ctr_sum_4 = add(ctr_base, block_k_4) */
 	adrp x17, .Lsm4_byteslice_neon_aes_7_block_k_5
-	ldr q17, [x17, #:lo12:.Lsm4_byteslice_neon_aes_7_block_k_5] /* block_k_5 = const() */
-	add v17.16b, v17.16b, v3.16b /* ctr_j_5 = add(block_k_5, ctr_j0) */
-	add v17.8h, v1.8h, v17.8h /* ctr_sum_5 = add(ctr_last, ctr_j_5) */
+	ldr q16, [x17, #:lo12:.Lsm4_byteslice_neon_aes_7_block_k_5] /* block_k_5 = const() */
+	add v16.8h, v1.8h, v16.8h /* ctr_sum_5 = add(ctr_base, block_k_5) */
 	adrp x17, .Lsm4_byteslice_neon_aes_7_block_k_6
-	ldr q18, [x17, #:lo12:.Lsm4_byteslice_neon_aes_7_block_k_6] /* block_k_6 = const() */
-	add v18.16b, v18.16b, v3.16b /* ctr_j_6 = add(block_k_6, ctr_j0) */
-	add v18.8h, v1.8h, v18.8h /* ctr_sum_6 = add(ctr_last, ctr_j_6) */
+	ldr q17, [x17, #:lo12:.Lsm4_byteslice_neon_aes_7_block_k_6] /* block_k_6 = const() */
+	add v17.8h, v1.8h, v17.8h /* ctr_sum_6 = add(ctr_base, block_k_6) */
 	adrp x17, .Lsm4_byteslice_neon_aes_7_block_k_7
-	ldr q19, [x17, #:lo12:.Lsm4_byteslice_neon_aes_7_block_k_7] /* block_k_7 = const() */
-	add v19.16b, v19.16b, v3.16b /* ctr_j_7 = add(block_k_7, ctr_j0) */
-	add v19.8h, v1.8h, v19.8h /* ctr_sum_7 = add(ctr_last, ctr_j_7) */
+	ldr q18, [x17, #:lo12:.Lsm4_byteslice_neon_aes_7_block_k_7] /* block_k_7 = const() */
+	add v18.8h, v1.8h, v18.8h /* ctr_sum_7 = add(ctr_base, block_k_7) */
 	adrp x17, .Lsm4_byteslice_neon_aes_7_block_k_8
-	ldr q20, [x17, #:lo12:.Lsm4_byteslice_neon_aes_7_block_k_8] /* block_k_8 = const() */
-	add v20.16b, v20.16b, v3.16b /* ctr_j_8 = add(block_k_8, ctr_j0) */
-	add v20.8h, v1.8h, v20.8h /* ctr_sum_8 = add(ctr_last, ctr_j_8) */
+	ldr q19, [x17, #:lo12:.Lsm4_byteslice_neon_aes_7_block_k_8] /* block_k_8 = const() */
+	add v19.8h, v1.8h, v19.8h /* ctr_sum_8 = add(ctr_base, block_k_8) */
 	adrp x17, .Lsm4_byteslice_neon_aes_7_block_k_9
-	ldr q21, [x17, #:lo12:.Lsm4_byteslice_neon_aes_7_block_k_9] /* block_k_9 = const() */
-	add v21.16b, v21.16b, v3.16b /* ctr_j_9 = add(block_k_9, ctr_j0) */
-	add v21.8h, v1.8h, v21.8h /* ctr_sum_9 = add(ctr_last, ctr_j_9) */
+	ldr q20, [x17, #:lo12:.Lsm4_byteslice_neon_aes_7_block_k_9] /* block_k_9 = const() */
+	add v20.8h, v1.8h, v20.8h /* ctr_sum_9 = add(ctr_base, block_k_9) */
 	adrp x17, .Lsm4_byteslice_neon_aes_7_block_k_10
-	ldr q22, [x17, #:lo12:.Lsm4_byteslice_neon_aes_7_block_k_10] /* block_k_10 = const() */
-	add v22.16b, v22.16b, v3.16b /* ctr_j_10 = add(block_k_10, ctr_j0) */
-	add v22.8h, v1.8h, v22.8h /* ctr_sum_10 = add(ctr_last, ctr_j_10) */
+	ldr q21, [x17, #:lo12:.Lsm4_byteslice_neon_aes_7_block_k_10] /* block_k_10 = const() */
+	add v21.8h, v1.8h, v21.8h /* ctr_sum_10 = add(ctr_base, block_k_10) */
 	adrp x17, .Lsm4_byteslice_neon_aes_7_block_k_11
-	ldr q23, [x17, #:lo12:.Lsm4_byteslice_neon_aes_7_block_k_11] /* block_k_11 = const() */
-	add v23.16b, v23.16b, v3.16b /* ctr_j_11 = add(block_k_11, ctr_j0) */
-	add v23.8h, v1.8h, v23.8h /* ctr_sum_11 = add(ctr_last, ctr_j_11) */
+	ldr q22, [x17, #:lo12:.Lsm4_byteslice_neon_aes_7_block_k_11] /* block_k_11 = const() */
+	add v22.8h, v1.8h, v22.8h /* ctr_sum_11 = add(ctr_base, block_k_11) */
 	adrp x17, .Lsm4_byteslice_neon_aes_7_block_k_12
-	ldr q24, [x17, #:lo12:.Lsm4_byteslice_neon_aes_7_block_k_12] /* block_k_12 = const() */
-	add v24.16b, v24.16b, v3.16b /* ctr_j_12 = add(block_k_12, ctr_j0) */
-	add v24.8h, v1.8h, v24.8h /* ctr_sum_12 = add(ctr_last, ctr_j_12) */
+	ldr q23, [x17, #:lo12:.Lsm4_byteslice_neon_aes_7_block_k_12] /* block_k_12 = const() */
+	add v23.8h, v1.8h, v23.8h /* ctr_sum_12 = add(ctr_base, block_k_12) */
 	adrp x17, .Lsm4_byteslice_neon_aes_7_block_k_13
-	ldr q25, [x17, #:lo12:.Lsm4_byteslice_neon_aes_7_block_k_13] /* block_k_13 = const() */
-	add v25.16b, v25.16b, v3.16b /* ctr_j_13 = add(block_k_13, ctr_j0) */
-	add v25.8h, v1.8h, v25.8h /* ctr_sum_13 = add(ctr_last, ctr_j_13) */
+	ldr q24, [x17, #:lo12:.Lsm4_byteslice_neon_aes_7_block_k_13] /* block_k_13 = const() */
+	add v24.8h, v1.8h, v24.8h /* ctr_sum_13 = add(ctr_base, block_k_13) */
 	adrp x17, .Lsm4_byteslice_neon_aes_7_block_k_14
-	ldr q26, [x17, #:lo12:.Lsm4_byteslice_neon_aes_7_block_k_14] /* block_k_14 = const() */
-	add v26.16b, v26.16b, v3.16b /* ctr_j_14 = add(block_k_14, ctr_j0) */
+	ldr q25, [x17, #:lo12:.Lsm4_byteslice_neon_aes_7_block_k_14] /* block_k_14 = const() */
+	add v25.8h, v1.8h, v25.8h /* ctr_sum_14 = add(ctr_base, block_k_14) */
 	adrp x17, .Lsm4_byteslice_neon_aes_7_block_k_15
-	ldr q27, [x17, #:lo12:.Lsm4_byteslice_neon_aes_7_block_k_15] /* block_k_15 = const() */
-	add v3.16b, v27.16b, v3.16b /* ctr_j_15 = add(block_k_15, ctr_j0) */
-	add v26.8h, v1.8h, v26.8h /* ctr_sum_14 = add(ctr_last, ctr_j_14) */
-	add v1.8h, v1.8h, v3.8h /* ctr_sum_15 = add(ctr_last, ctr_j_15) */
-	ldr q3, [x1, #16] /* ctr_w = bcast128() */
-	and v2.16b, v3.16b, v2.16b /* ctr_w_open = and(ctr_w, all_but_last) */
+	ldr q26, [x17, #:lo12:.Lsm4_byteslice_neon_aes_7_block_k_15] /* block_k_15 = const() */
+	add v1.8h, v1.8h, v26.8h /* ctr_sum_15 = add(ctr_base, block_k_15) */
+	ldr q26, [x1, #16] /* ctr_w = bcast128() */
+	and v2.16b, v26.16b, v2.16b /* ctr_w_open = and(ctr_w, all_but_last) */
 	adrp x17, .Lsm4_byteslice_neon_aes_7_carry_everywhere
-	ldr q3, [x17, #:lo12:.Lsm4_byteslice_neon_aes_7_carry_everywhere] /* carry_everywhere = const() */
-	tbl v27.16b, {v4.16b}, v3.16b /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
+	ldr q26, [x17, #:lo12:.Lsm4_byteslice_neon_aes_7_carry_everywhere] /* carry_everywhere = const() */
+	tbl v27.16b, {v3.16b}, v26.16b /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
 	adrp x17, .Lsm4_byteslice_neon_aes_7_carry_mask_table
 	ldr q28, [x17, #:lo12:.Lsm4_byteslice_neon_aes_7_carry_mask_table] /* carry_mask_table = const() */
 	tbl v27.16b, {v28.16b}, v27.16b /* ctr_mask = lookup16(carry_mask_table, ctr_carry) */
 	bsl v27.16b, v2.16b, v0.16b /* ctr_pair = bsl(ctr_mask, ctr_v_open, ctr_w_open) */
 	adrp x17, .Lsm4_byteslice_neon_aes_7_new_last_byte
 	ldr q29, [x17, #:lo12:.Lsm4_byteslice_neon_aes_7_new_last_byte] /* new_last_byte = const() */
-	tbl v4.16b, {v4.16b}, v29.16b /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
-	orr v4.16b, v27.16b, v4.16b /* row = or(ctr_pair, ctr_last_byte) */
-	tbl v27.16b, {v5.16b}, v3.16b /* ctr_carry_1 = lookup16(ctr_sum_1, carry_everywhere) */
+	tbl v3.16b, {v3.16b}, v29.16b /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
+	orr v3.16b, v27.16b, v3.16b /* row = or(ctr_pair, ctr_last_byte) */
+	tbl v27.16b, {v4.16b}, v26.16b /* ctr_carry_1 = lookup16(ctr_sum_1, carry_everywhere) */
 	tbl v27.16b, {v28.16b}, v27.16b /* ctr_mask_1 = lookup16(carry_mask_table, ctr_carry_1) */
 	bsl v27.16b, v2.16b, v0.16b /* ctr_pair_1 = bsl(ctr_mask_1, ctr_v_open, ctr_w_open) */
-	tbl v5.16b, {v5.16b}, v29.16b /* ctr_last_byte_1 = lookup16(ctr_sum_1, new_last_byte) */
-	orr v5.16b, v27.16b, v5.16b /* row_1 = or(ctr_pair_1, ctr_last_byte_1) */
-	tbl v27.16b, {v6.16b}, v3.16b /* ctr_carry_2 = lookup16(ctr_sum_2, carry_everywhere) */
+	tbl v4.16b, {v4.16b}, v29.16b /* ctr_last_byte_1 = lookup16(ctr_sum_1, new_last_byte) */
+	orr v4.16b, v27.16b, v4.16b /* row_1 = or(ctr_pair_1, ctr_last_byte_1) */
+	tbl v27.16b, {v5.16b}, v26.16b /* ctr_carry_2 = lookup16(ctr_sum_2, carry_everywhere) */
 	tbl v27.16b, {v28.16b}, v27.16b /* ctr_mask_2 = lookup16(carry_mask_table, ctr_carry_2) */
 	bsl v27.16b, v2.16b, v0.16b /* ctr_pair_2 = bsl(ctr_mask_2, ctr_v_open, ctr_w_open) */
-	tbl v6.16b, {v6.16b}, v29.16b /* ctr_last_byte_2 = lookup16(ctr_sum_2, new_last_byte) */
-	orr v6.16b, v27.16b, v6.16b /* row_2 = or(ctr_pair_2, ctr_last_byte_2) */
-	tbl v27.16b, {v7.16b}, v3.16b /* ctr_carry_3 = lookup16(ctr_sum_3, carry_everywhere) */
+	tbl v5.16b, {v5.16b}, v29.16b /* ctr_last_byte_2 = lookup16(ctr_sum_2, new_last_byte) */
+	orr v5.16b, v27.16b, v5.16b /* row_2 = or(ctr_pair_2, ctr_last_byte_2) */
+	tbl v27.16b, {v6.16b}, v26.16b /* ctr_carry_3 = lookup16(ctr_sum_3, carry_everywhere) */
 	tbl v27.16b, {v28.16b}, v27.16b /* ctr_mask_3 = lookup16(carry_mask_table, ctr_carry_3) */
 	bsl v27.16b, v2.16b, v0.16b /* ctr_pair_3 = bsl(ctr_mask_3, ctr_v_open, ctr_w_open) */
-	tbl v7.16b, {v7.16b}, v29.16b /* ctr_last_byte_3 = lookup16(ctr_sum_3, new_last_byte) */
-	orr v7.16b, v27.16b, v7.16b /* row_3 = or(ctr_pair_3, ctr_last_byte_3) */
-	tbl v27.16b, {v16.16b}, v3.16b /* ctr_carry_4 = lookup16(ctr_sum_4, carry_everywhere) */
+	tbl v6.16b, {v6.16b}, v29.16b /* ctr_last_byte_3 = lookup16(ctr_sum_3, new_last_byte) */
+	orr v6.16b, v27.16b, v6.16b /* row_3 = or(ctr_pair_3, ctr_last_byte_3) */
+	tbl v27.16b, {v7.16b}, v26.16b /* ctr_carry_4 = lookup16(ctr_sum_4, carry_everywhere) */
 	tbl v27.16b, {v28.16b}, v27.16b /* ctr_mask_4 = lookup16(carry_mask_table, ctr_carry_4) */
 	bsl v27.16b, v2.16b, v0.16b /* ctr_pair_4 = bsl(ctr_mask_4, ctr_v_open, ctr_w_open) */
-	tbl v16.16b, {v16.16b}, v29.16b /* ctr_last_byte_4 = lookup16(ctr_sum_4, new_last_byte) */
-	orr v16.16b, v27.16b, v16.16b /* row_4 = or(ctr_pair_4, ctr_last_byte_4) */
-	tbl v27.16b, {v17.16b}, v3.16b /* ctr_carry_5 = lookup16(ctr_sum_5, carry_everywhere) */
+	tbl v7.16b, {v7.16b}, v29.16b /* ctr_last_byte_4 = lookup16(ctr_sum_4, new_last_byte) */
+	orr v7.16b, v27.16b, v7.16b /* row_4 = or(ctr_pair_4, ctr_last_byte_4) */
+	tbl v27.16b, {v16.16b}, v26.16b /* ctr_carry_5 = lookup16(ctr_sum_5, carry_everywhere) */
 	tbl v27.16b, {v28.16b}, v27.16b /* ctr_mask_5 = lookup16(carry_mask_table, ctr_carry_5) */
 	bsl v27.16b, v2.16b, v0.16b /* ctr_pair_5 = bsl(ctr_mask_5, ctr_v_open, ctr_w_open) */
-	tbl v17.16b, {v17.16b}, v29.16b /* ctr_last_byte_5 = lookup16(ctr_sum_5, new_last_byte) */
-	orr v17.16b, v27.16b, v17.16b /* row_5 = or(ctr_pair_5, ctr_last_byte_5) */
-	tbl v27.16b, {v18.16b}, v3.16b /* ctr_carry_6 = lookup16(ctr_sum_6, carry_everywhere) */
+	tbl v16.16b, {v16.16b}, v29.16b /* ctr_last_byte_5 = lookup16(ctr_sum_5, new_last_byte) */
+	orr v16.16b, v27.16b, v16.16b /* row_5 = or(ctr_pair_5, ctr_last_byte_5) */
+	tbl v27.16b, {v17.16b}, v26.16b /* ctr_carry_6 = lookup16(ctr_sum_6, carry_everywhere) */
 	tbl v27.16b, {v28.16b}, v27.16b /* ctr_mask_6 = lookup16(carry_mask_table, ctr_carry_6) */
 	bsl v27.16b, v2.16b, v0.16b /* ctr_pair_6 = bsl(ctr_mask_6, ctr_v_open, ctr_w_open) */
-	tbl v18.16b, {v18.16b}, v29.16b /* ctr_last_byte_6 = lookup16(ctr_sum_6, new_last_byte) */
-	orr v18.16b, v27.16b, v18.16b /* row_6 = or(ctr_pair_6, ctr_last_byte_6) */
-	tbl v27.16b, {v19.16b}, v3.16b /* ctr_carry_7 = lookup16(ctr_sum_7, carry_everywhere) */
+	tbl v17.16b, {v17.16b}, v29.16b /* ctr_last_byte_6 = lookup16(ctr_sum_6, new_last_byte) */
+	orr v17.16b, v27.16b, v17.16b /* row_6 = or(ctr_pair_6, ctr_last_byte_6) */
+	tbl v27.16b, {v18.16b}, v26.16b /* ctr_carry_7 = lookup16(ctr_sum_7, carry_everywhere) */
 	tbl v27.16b, {v28.16b}, v27.16b /* ctr_mask_7 = lookup16(carry_mask_table, ctr_carry_7) */
 	bsl v27.16b, v2.16b, v0.16b /* ctr_pair_7 = bsl(ctr_mask_7, ctr_v_open, ctr_w_open) */
-	tbl v19.16b, {v19.16b}, v29.16b /* ctr_last_byte_7 = lookup16(ctr_sum_7, new_last_byte) */
-	orr v19.16b, v27.16b, v19.16b /* row_7 = or(ctr_pair_7, ctr_last_byte_7) */
-	tbl v27.16b, {v20.16b}, v3.16b /* ctr_carry_8 = lookup16(ctr_sum_8, carry_everywhere) */
+	tbl v18.16b, {v18.16b}, v29.16b /* ctr_last_byte_7 = lookup16(ctr_sum_7, new_last_byte) */
+	orr v18.16b, v27.16b, v18.16b /* row_7 = or(ctr_pair_7, ctr_last_byte_7) */
+	tbl v27.16b, {v19.16b}, v26.16b /* ctr_carry_8 = lookup16(ctr_sum_8, carry_everywhere) */
 	tbl v27.16b, {v28.16b}, v27.16b /* ctr_mask_8 = lookup16(carry_mask_table, ctr_carry_8) */
 	bsl v27.16b, v2.16b, v0.16b /* ctr_pair_8 = bsl(ctr_mask_8, ctr_v_open, ctr_w_open) */
-	tbl v20.16b, {v20.16b}, v29.16b /* ctr_last_byte_8 = lookup16(ctr_sum_8, new_last_byte) */
-	orr v20.16b, v27.16b, v20.16b /* row_8 = or(ctr_pair_8, ctr_last_byte_8) */
-	tbl v27.16b, {v21.16b}, v3.16b /* ctr_carry_9 = lookup16(ctr_sum_9, carry_everywhere) */
+	tbl v19.16b, {v19.16b}, v29.16b /* ctr_last_byte_8 = lookup16(ctr_sum_8, new_last_byte) */
+	orr v19.16b, v27.16b, v19.16b /* row_8 = or(ctr_pair_8, ctr_last_byte_8) */
+	tbl v27.16b, {v20.16b}, v26.16b /* ctr_carry_9 = lookup16(ctr_sum_9, carry_everywhere) */
 	tbl v27.16b, {v28.16b}, v27.16b /* ctr_mask_9 = lookup16(carry_mask_table, ctr_carry_9) */
 	bsl v27.16b, v2.16b, v0.16b /* ctr_pair_9 = bsl(ctr_mask_9, ctr_v_open, ctr_w_open) */
-	tbl v21.16b, {v21.16b}, v29.16b /* ctr_last_byte_9 = lookup16(ctr_sum_9, new_last_byte) */
-	orr v21.16b, v27.16b, v21.16b /* row_9 = or(ctr_pair_9, ctr_last_byte_9) */
-	tbl v27.16b, {v22.16b}, v3.16b /* ctr_carry_10 = lookup16(ctr_sum_10, carry_everywhere) */
+	tbl v20.16b, {v20.16b}, v29.16b /* ctr_last_byte_9 = lookup16(ctr_sum_9, new_last_byte) */
+	orr v20.16b, v27.16b, v20.16b /* row_9 = or(ctr_pair_9, ctr_last_byte_9) */
+	tbl v27.16b, {v21.16b}, v26.16b /* ctr_carry_10 = lookup16(ctr_sum_10, carry_everywhere) */
 	tbl v27.16b, {v28.16b}, v27.16b /* ctr_mask_10 = lookup16(carry_mask_table, ctr_carry_10) */
 	bsl v27.16b, v2.16b, v0.16b /* ctr_pair_10 = bsl(ctr_mask_10, ctr_v_open, ctr_w_open) */
-	tbl v22.16b, {v22.16b}, v29.16b /* ctr_last_byte_10 = lookup16(ctr_sum_10, new_last_byte) */
-	orr v22.16b, v27.16b, v22.16b /* row_10 = or(ctr_pair_10, ctr_last_byte_10) */
-	tbl v27.16b, {v23.16b}, v3.16b /* ctr_carry_11 = lookup16(ctr_sum_11, carry_everywhere) */
+	tbl v21.16b, {v21.16b}, v29.16b /* ctr_last_byte_10 = lookup16(ctr_sum_10, new_last_byte) */
+	orr v21.16b, v27.16b, v21.16b /* row_10 = or(ctr_pair_10, ctr_last_byte_10) */
+	tbl v27.16b, {v22.16b}, v26.16b /* ctr_carry_11 = lookup16(ctr_sum_11, carry_everywhere) */
 	tbl v27.16b, {v28.16b}, v27.16b /* ctr_mask_11 = lookup16(carry_mask_table, ctr_carry_11) */
 	bsl v27.16b, v2.16b, v0.16b /* ctr_pair_11 = bsl(ctr_mask_11, ctr_v_open, ctr_w_open) */
-	tbl v23.16b, {v23.16b}, v29.16b /* ctr_last_byte_11 = lookup16(ctr_sum_11, new_last_byte) */
-	orr v23.16b, v27.16b, v23.16b /* row_11 = or(ctr_pair_11, ctr_last_byte_11) */
-	tbl v27.16b, {v24.16b}, v3.16b /* ctr_carry_12 = lookup16(ctr_sum_12, carry_everywhere) */
+	tbl v22.16b, {v22.16b}, v29.16b /* ctr_last_byte_11 = lookup16(ctr_sum_11, new_last_byte) */
+	orr v22.16b, v27.16b, v22.16b /* row_11 = or(ctr_pair_11, ctr_last_byte_11) */
+	tbl v27.16b, {v23.16b}, v26.16b /* ctr_carry_12 = lookup16(ctr_sum_12, carry_everywhere) */
 	tbl v27.16b, {v28.16b}, v27.16b /* ctr_mask_12 = lookup16(carry_mask_table, ctr_carry_12) */
 	bsl v27.16b, v2.16b, v0.16b /* ctr_pair_12 = bsl(ctr_mask_12, ctr_v_open, ctr_w_open) */
-	tbl v24.16b, {v24.16b}, v29.16b /* ctr_last_byte_12 = lookup16(ctr_sum_12, new_last_byte) */
-	orr v24.16b, v27.16b, v24.16b /* row_12 = or(ctr_pair_12, ctr_last_byte_12) */
-	tbl v27.16b, {v25.16b}, v3.16b /* ctr_carry_13 = lookup16(ctr_sum_13, carry_everywhere) */
+	tbl v23.16b, {v23.16b}, v29.16b /* ctr_last_byte_12 = lookup16(ctr_sum_12, new_last_byte) */
+	orr v23.16b, v27.16b, v23.16b /* row_12 = or(ctr_pair_12, ctr_last_byte_12) */
+	tbl v27.16b, {v24.16b}, v26.16b /* ctr_carry_13 = lookup16(ctr_sum_13, carry_everywhere) */
 	tbl v27.16b, {v28.16b}, v27.16b /* ctr_mask_13 = lookup16(carry_mask_table, ctr_carry_13) */
 	bsl v27.16b, v2.16b, v0.16b /* ctr_pair_13 = bsl(ctr_mask_13, ctr_v_open, ctr_w_open) */
-	tbl v25.16b, {v25.16b}, v29.16b /* ctr_last_byte_13 = lookup16(ctr_sum_13, new_last_byte) */
-	orr v25.16b, v27.16b, v25.16b /* row_13 = or(ctr_pair_13, ctr_last_byte_13) */
-	tbl v27.16b, {v26.16b}, v3.16b /* ctr_carry_14 = lookup16(ctr_sum_14, carry_everywhere) */
+	tbl v24.16b, {v24.16b}, v29.16b /* ctr_last_byte_13 = lookup16(ctr_sum_13, new_last_byte) */
+	orr v24.16b, v27.16b, v24.16b /* row_13 = or(ctr_pair_13, ctr_last_byte_13) */
+	tbl v27.16b, {v25.16b}, v26.16b /* ctr_carry_14 = lookup16(ctr_sum_14, carry_everywhere) */
 	tbl v27.16b, {v28.16b}, v27.16b /* ctr_mask_14 = lookup16(carry_mask_table, ctr_carry_14) */
 	bsl v27.16b, v2.16b, v0.16b /* ctr_pair_14 = bsl(ctr_mask_14, ctr_v_open, ctr_w_open) */
-	tbl v26.16b, {v26.16b}, v29.16b /* ctr_last_byte_14 = lookup16(ctr_sum_14, new_last_byte) */
-	orr v26.16b, v27.16b, v26.16b /* row_14 = or(ctr_pair_14, ctr_last_byte_14) */
-	tbl v3.16b, {v1.16b}, v3.16b /* ctr_carry_15 = lookup16(ctr_sum_15, carry_everywhere) */
-	tbl v3.16b, {v28.16b}, v3.16b /* ctr_mask_15 = lookup16(carry_mask_table, ctr_carry_15) */
-	bsl v3.16b, v2.16b, v0.16b /* ctr_pair_15 = bsl(ctr_mask_15, ctr_v_open, ctr_w_open) */
+	tbl v25.16b, {v25.16b}, v29.16b /* ctr_last_byte_14 = lookup16(ctr_sum_14, new_last_byte) */
+	orr v25.16b, v27.16b, v25.16b /* row_14 = or(ctr_pair_14, ctr_last_byte_14) */
+	tbl v26.16b, {v1.16b}, v26.16b /* ctr_carry_15 = lookup16(ctr_sum_15, carry_everywhere) */
+	tbl v26.16b, {v28.16b}, v26.16b /* ctr_mask_15 = lookup16(carry_mask_table, ctr_carry_15) */
+	bsl v26.16b, v2.16b, v0.16b /* ctr_pair_15 = bsl(ctr_mask_15, ctr_v_open, ctr_w_open) */
 	tbl v0.16b, {v1.16b}, v29.16b /* ctr_last_byte_15 = lookup16(ctr_sum_15, new_last_byte) */
-	orr v0.16b, v3.16b, v0.16b /* row_15 = or(ctr_pair_15, ctr_last_byte_15) */
-	zip1 v1.16b, v4.16b, v20.16b /* tr0 = unpacklo(row, row_8) */
-	zip2 v2.16b, v4.16b, v20.16b /* tr0_1 = unpackhi(row, row_8) */
-	zip1 v3.16b, v5.16b, v21.16b /* tr0_2 = unpacklo(row_1, row_9) */
-	zip2 v4.16b, v5.16b, v21.16b /* tr0_3 = unpackhi(row_1, row_9) */
-	zip1 v5.16b, v6.16b, v22.16b /* tr0_4 = unpacklo(row_2, row_10) */
-	zip2 v6.16b, v6.16b, v22.16b /* tr0_5 = unpackhi(row_2, row_10) */
-	zip1 v20.16b, v7.16b, v23.16b /* tr0_6 = unpacklo(row_3, row_11) */
-	zip2 v7.16b, v7.16b, v23.16b /* tr0_7 = unpackhi(row_3, row_11) */
-	zip1 v21.16b, v16.16b, v24.16b /* tr0_8 = unpacklo(row_4, row_12) */
-	zip2 v16.16b, v16.16b, v24.16b /* tr0_9 = unpackhi(row_4, row_12) */
-	zip1 v22.16b, v17.16b, v25.16b /* tr0_10 = unpacklo(row_5, row_13) */
-	zip2 v17.16b, v17.16b, v25.16b /* tr0_11 = unpackhi(row_5, row_13) */
-	zip1 v23.16b, v18.16b, v26.16b /* tr0_12 = unpacklo(row_6, row_14) */
-	zip2 v18.16b, v18.16b, v26.16b /* tr0_13 = unpackhi(row_6, row_14) */
-	zip1 v24.16b, v19.16b, v0.16b /* tr0_14 = unpacklo(row_7, row_15) */
-	zip2 v0.16b, v19.16b, v0.16b /* tr0_15 = unpackhi(row_7, row_15) */
-	zip1 v19.16b, v1.16b, v21.16b /* tr1 = unpacklo(tr0, tr0_8) */
+	orr v0.16b, v26.16b, v0.16b /* row_15 = or(ctr_pair_15, ctr_last_byte_15) */
+	zip1 v1.16b, v3.16b, v19.16b /* tr0 = unpacklo(row, row_8) */
+	zip2 v2.16b, v3.16b, v19.16b /* tr0_1 = unpackhi(row, row_8) */
+	zip1 v3.16b, v4.16b, v20.16b /* tr0_2 = unpacklo(row_1, row_9) */
+	zip2 v4.16b, v4.16b, v20.16b /* tr0_3 = unpackhi(row_1, row_9) */
+	zip1 v19.16b, v5.16b, v21.16b /* tr0_4 = unpacklo(row_2, row_10) */
+	zip2 v5.16b, v5.16b, v21.16b /* tr0_5 = unpackhi(row_2, row_10) */
+	zip1 v20.16b, v6.16b, v22.16b /* tr0_6 = unpacklo(row_3, row_11) */
+	zip2 v6.16b, v6.16b, v22.16b /* tr0_7 = unpackhi(row_3, row_11) */
+	zip1 v21.16b, v7.16b, v23.16b /* tr0_8 = unpacklo(row_4, row_12) */
+	zip2 v7.16b, v7.16b, v23.16b /* tr0_9 = unpackhi(row_4, row_12) */
+	zip1 v22.16b, v16.16b, v24.16b /* tr0_10 = unpacklo(row_5, row_13) */
+	zip2 v16.16b, v16.16b, v24.16b /* tr0_11 = unpackhi(row_5, row_13) */
+	zip1 v23.16b, v17.16b, v25.16b /* tr0_12 = unpacklo(row_6, row_14) */
+	zip2 v17.16b, v17.16b, v25.16b /* tr0_13 = unpackhi(row_6, row_14) */
+	zip1 v24.16b, v18.16b, v0.16b /* tr0_14 = unpacklo(row_7, row_15) */
+	zip2 v0.16b, v18.16b, v0.16b /* tr0_15 = unpackhi(row_7, row_15) */
+	zip1 v18.16b, v1.16b, v21.16b /* tr1 = unpacklo(tr0, tr0_8) */
 	zip2 v1.16b, v1.16b, v21.16b /* tr1_1 = unpackhi(tr0, tr0_8) */
-	zip1 v21.16b, v2.16b, v16.16b /* tr1_2 = unpacklo(tr0_1, tr0_9) */
-	zip2 v2.16b, v2.16b, v16.16b /* tr1_3 = unpackhi(tr0_1, tr0_9) */
-	zip1 v16.16b, v3.16b, v22.16b /* tr1_4 = unpacklo(tr0_2, tr0_10) */
+	zip1 v21.16b, v2.16b, v7.16b /* tr1_2 = unpacklo(tr0_1, tr0_9) */
+	zip2 v2.16b, v2.16b, v7.16b /* tr1_3 = unpackhi(tr0_1, tr0_9) */
+	zip1 v7.16b, v3.16b, v22.16b /* tr1_4 = unpacklo(tr0_2, tr0_10) */
 	zip2 v3.16b, v3.16b, v22.16b /* tr1_5 = unpackhi(tr0_2, tr0_10) */
-	zip1 v22.16b, v4.16b, v17.16b /* tr1_6 = unpacklo(tr0_3, tr0_11) */
-	zip2 v4.16b, v4.16b, v17.16b /* tr1_7 = unpackhi(tr0_3, tr0_11) */
-	zip1 v17.16b, v5.16b, v23.16b /* tr1_8 = unpacklo(tr0_4, tr0_12) */
-	zip2 v5.16b, v5.16b, v23.16b /* tr1_9 = unpackhi(tr0_4, tr0_12) */
-	zip1 v23.16b, v6.16b, v18.16b /* tr1_10 = unpacklo(tr0_5, tr0_13) */
-	zip2 v6.16b, v6.16b, v18.16b /* tr1_11 = unpackhi(tr0_5, tr0_13) */
-	zip1 v18.16b, v20.16b, v24.16b /* tr1_12 = unpacklo(tr0_6, tr0_14) */
+	zip1 v22.16b, v4.16b, v16.16b /* tr1_6 = unpacklo(tr0_3, tr0_11) */
+	zip2 v4.16b, v4.16b, v16.16b /* tr1_7 = unpackhi(tr0_3, tr0_11) */
+	zip1 v16.16b, v19.16b, v23.16b /* tr1_8 = unpacklo(tr0_4, tr0_12) */
+	zip2 v19.16b, v19.16b, v23.16b /* tr1_9 = unpackhi(tr0_4, tr0_12) */
+	zip1 v23.16b, v5.16b, v17.16b /* tr1_10 = unpacklo(tr0_5, tr0_13) */
+	zip2 v5.16b, v5.16b, v17.16b /* tr1_11 = unpackhi(tr0_5, tr0_13) */
+	zip1 v17.16b, v20.16b, v24.16b /* tr1_12 = unpacklo(tr0_6, tr0_14) */
 	zip2 v20.16b, v20.16b, v24.16b /* tr1_13 = unpackhi(tr0_6, tr0_14) */
-	zip1 v24.16b, v7.16b, v0.16b /* tr1_14 = unpacklo(tr0_7, tr0_15) */
-	zip2 v0.16b, v7.16b, v0.16b /* tr1_15 = unpackhi(tr0_7, tr0_15) */
-	zip1 v7.16b, v19.16b, v17.16b /* tr2 = unpacklo(tr1, tr1_8) */
-	zip2 v17.16b, v19.16b, v17.16b /* tr2_1 = unpackhi(tr1, tr1_8) */
-	zip1 v19.16b, v1.16b, v5.16b /* tr2_2 = unpacklo(tr1_1, tr1_9) */
-	zip2 v1.16b, v1.16b, v5.16b /* tr2_3 = unpackhi(tr1_1, tr1_9) */
-	zip1 v5.16b, v21.16b, v23.16b /* tr2_4 = unpacklo(tr1_2, tr1_10) */
+	zip1 v24.16b, v6.16b, v0.16b /* tr1_14 = unpacklo(tr0_7, tr0_15) */
+	zip2 v0.16b, v6.16b, v0.16b /* tr1_15 = unpackhi(tr0_7, tr0_15) */
+	zip1 v6.16b, v18.16b, v16.16b /* tr2 = unpacklo(tr1, tr1_8) */
+	zip2 v16.16b, v18.16b, v16.16b /* tr2_1 = unpackhi(tr1, tr1_8) */
+	zip1 v18.16b, v1.16b, v19.16b /* tr2_2 = unpacklo(tr1_1, tr1_9) */
+	zip2 v1.16b, v1.16b, v19.16b /* tr2_3 = unpackhi(tr1_1, tr1_9) */
+	zip1 v19.16b, v21.16b, v23.16b /* tr2_4 = unpacklo(tr1_2, tr1_10) */
 	zip2 v21.16b, v21.16b, v23.16b /* tr2_5 = unpackhi(tr1_2, tr1_10) */
-	zip1 v23.16b, v2.16b, v6.16b /* tr2_6 = unpacklo(tr1_3, tr1_11) */
-	zip2 v2.16b, v2.16b, v6.16b /* tr2_7 = unpackhi(tr1_3, tr1_11) */
-	zip1 v6.16b, v16.16b, v18.16b /* tr2_8 = unpacklo(tr1_4, tr1_12) */
-	zip2 v16.16b, v16.16b, v18.16b /* tr2_9 = unpackhi(tr1_4, tr1_12) */
-	zip1 v18.16b, v3.16b, v20.16b /* tr2_10 = unpacklo(tr1_5, tr1_13) */
+	zip1 v23.16b, v2.16b, v5.16b /* tr2_6 = unpacklo(tr1_3, tr1_11) */
+	zip2 v2.16b, v2.16b, v5.16b /* tr2_7 = unpackhi(tr1_3, tr1_11) */
+	zip1 v5.16b, v7.16b, v17.16b /* tr2_8 = unpacklo(tr1_4, tr1_12) */
+	zip2 v7.16b, v7.16b, v17.16b /* tr2_9 = unpackhi(tr1_4, tr1_12) */
+	zip1 v17.16b, v3.16b, v20.16b /* tr2_10 = unpacklo(tr1_5, tr1_13) */
 	zip2 v3.16b, v3.16b, v20.16b /* tr2_11 = unpackhi(tr1_5, tr1_13) */
 	zip1 v20.16b, v22.16b, v24.16b /* tr2_12 = unpacklo(tr1_6, tr1_14) */
 	zip2 v22.16b, v22.16b, v24.16b /* tr2_13 = unpackhi(tr1_6, tr1_14) */
 	zip1 v24.16b, v4.16b, v0.16b /* tr2_14 = unpacklo(tr1_7, tr1_15) */
 	zip2 v0.16b, v4.16b, v0.16b /* tr2_15 = unpackhi(tr1_7, tr1_15) */
-	zip1 v4.16b, v7.16b, v6.16b /* tr3 = unpacklo(tr2, tr2_8) */
-	zip2 v6.16b, v7.16b, v6.16b /* tr3_1 = unpackhi(tr2, tr2_8) */
-	zip1 v7.16b, v17.16b, v16.16b /* tr3_2 = unpacklo(tr2_1, tr2_9) */
-	zip2 v16.16b, v17.16b, v16.16b /* tr3_3 = unpackhi(tr2_1, tr2_9) */
-	zip1 v17.16b, v19.16b, v18.16b /* tr3_4 = unpacklo(tr2_2, tr2_10) */
-	zip2 v18.16b, v19.16b, v18.16b /* tr3_5 = unpackhi(tr2_2, tr2_10) */
-	zip1 v19.16b, v1.16b, v3.16b /* tr3_6 = unpacklo(tr2_3, tr2_11) */
+	zip1 v4.16b, v6.16b, v5.16b /* tr3 = unpacklo(tr2, tr2_8) */
+	zip2 v5.16b, v6.16b, v5.16b /* tr3_1 = unpackhi(tr2, tr2_8) */
+	zip1 v6.16b, v16.16b, v7.16b /* tr3_2 = unpacklo(tr2_1, tr2_9) */
+	zip2 v7.16b, v16.16b, v7.16b /* tr3_3 = unpackhi(tr2_1, tr2_9) */
+	zip1 v16.16b, v18.16b, v17.16b /* tr3_4 = unpacklo(tr2_2, tr2_10) */
+	zip2 v17.16b, v18.16b, v17.16b /* tr3_5 = unpackhi(tr2_2, tr2_10) */
+	zip1 v18.16b, v1.16b, v3.16b /* tr3_6 = unpacklo(tr2_3, tr2_11) */
 	zip2 v1.16b, v1.16b, v3.16b /* tr3_7 = unpackhi(tr2_3, tr2_11) */
-	zip1 v3.16b, v5.16b, v20.16b /* tr3_8 = unpacklo(tr2_4, tr2_12) */
-	zip2 v5.16b, v5.16b, v20.16b /* tr3_9 = unpackhi(tr2_4, tr2_12) */
+	zip1 v3.16b, v19.16b, v20.16b /* tr3_8 = unpacklo(tr2_4, tr2_12) */
+	zip2 v19.16b, v19.16b, v20.16b /* tr3_9 = unpackhi(tr2_4, tr2_12) */
 	zip1 v20.16b, v21.16b, v22.16b /* tr3_10 = unpacklo(tr2_5, tr2_13) */
 	zip2 v21.16b, v21.16b, v22.16b /* tr3_11 = unpackhi(tr2_5, tr2_13) */
 	zip1 v22.16b, v23.16b, v24.16b /* tr3_12 = unpacklo(tr2_6, tr2_14) */
@@ -2580,36 +2558,36 @@ SYM_FUNC_START(sm4_byteslice_neon_aes_batch_ctr)
 	ldr q27, [x17, #:lo12:.Lsm4_byteslice_neon_aes_7_tbl_hi] /* tbl_hi = const() */
 	tbl v4.16b, {v27.16b}, v4.16b /* xin_h = lookup16(tbl_hi, tr3_hi) */
 	eor v4.16b, v25.16b, v4.16b /* xin = xor(xin_l, xin_h) */
-	and v25.16b, v6.16b, v2.16b /* tr3_1_lo = and(tr3_1, nibble_mask) */
-	ushr v6.16b, v6.16b, #4 /* tr3_1_hi = shr(tr3_1) */
+	and v25.16b, v5.16b, v2.16b /* tr3_1_lo = and(tr3_1, nibble_mask) */
+	ushr v5.16b, v5.16b, #4 /* tr3_1_hi = shr(tr3_1) */
 	tbl v25.16b, {v26.16b}, v25.16b /* xin_1_l = lookup16(tbl_lo, tr3_1_lo) */
-	tbl v6.16b, {v27.16b}, v6.16b /* xin_1_h = lookup16(tbl_hi, tr3_1_hi) */
-	eor v6.16b, v25.16b, v6.16b /* xin_1 = xor(xin_1_l, xin_1_h) */
-	and v25.16b, v7.16b, v2.16b /* tr3_2_lo = and(tr3_2, nibble_mask) */
-	ushr v7.16b, v7.16b, #4 /* tr3_2_hi = shr(tr3_2) */
+	tbl v5.16b, {v27.16b}, v5.16b /* xin_1_h = lookup16(tbl_hi, tr3_1_hi) */
+	eor v5.16b, v25.16b, v5.16b /* xin_1 = xor(xin_1_l, xin_1_h) */
+	and v25.16b, v6.16b, v2.16b /* tr3_2_lo = and(tr3_2, nibble_mask) */
+	ushr v6.16b, v6.16b, #4 /* tr3_2_hi = shr(tr3_2) */
 	tbl v25.16b, {v26.16b}, v25.16b /* xin_2_l = lookup16(tbl_lo, tr3_2_lo) */
-	tbl v7.16b, {v27.16b}, v7.16b /* xin_2_h = lookup16(tbl_hi, tr3_2_hi) */
-	eor v7.16b, v25.16b, v7.16b /* xin_2 = xor(xin_2_l, xin_2_h) */
-	and v25.16b, v16.16b, v2.16b /* tr3_3_lo = and(tr3_3, nibble_mask) */
-	ushr v16.16b, v16.16b, #4 /* tr3_3_hi = shr(tr3_3) */
+	tbl v6.16b, {v27.16b}, v6.16b /* xin_2_h = lookup16(tbl_hi, tr3_2_hi) */
+	eor v6.16b, v25.16b, v6.16b /* xin_2 = xor(xin_2_l, xin_2_h) */
+	and v25.16b, v7.16b, v2.16b /* tr3_3_lo = and(tr3_3, nibble_mask) */
+	ushr v7.16b, v7.16b, #4 /* tr3_3_hi = shr(tr3_3) */
 	tbl v25.16b, {v26.16b}, v25.16b /* xin_3_l = lookup16(tbl_lo, tr3_3_lo) */
-	tbl v16.16b, {v27.16b}, v16.16b /* xin_3_h = lookup16(tbl_hi, tr3_3_hi) */
-	eor v16.16b, v25.16b, v16.16b /* xin_3 = xor(xin_3_l, xin_3_h) */
-	and v25.16b, v17.16b, v2.16b /* tr3_4_lo = and(tr3_4, nibble_mask) */
-	ushr v17.16b, v17.16b, #4 /* tr3_4_hi = shr(tr3_4) */
+	tbl v7.16b, {v27.16b}, v7.16b /* xin_3_h = lookup16(tbl_hi, tr3_3_hi) */
+	eor v7.16b, v25.16b, v7.16b /* xin_3 = xor(xin_3_l, xin_3_h) */
+	and v25.16b, v16.16b, v2.16b /* tr3_4_lo = and(tr3_4, nibble_mask) */
+	ushr v16.16b, v16.16b, #4 /* tr3_4_hi = shr(tr3_4) */
 	tbl v25.16b, {v26.16b}, v25.16b /* xin_4_l = lookup16(tbl_lo, tr3_4_lo) */
-	tbl v17.16b, {v27.16b}, v17.16b /* xin_4_h = lookup16(tbl_hi, tr3_4_hi) */
-	eor v17.16b, v25.16b, v17.16b /* xin_4 = xor(xin_4_l, xin_4_h) */
-	and v25.16b, v18.16b, v2.16b /* tr3_5_lo = and(tr3_5, nibble_mask) */
-	ushr v18.16b, v18.16b, #4 /* tr3_5_hi = shr(tr3_5) */
+	tbl v16.16b, {v27.16b}, v16.16b /* xin_4_h = lookup16(tbl_hi, tr3_4_hi) */
+	eor v16.16b, v25.16b, v16.16b /* xin_4 = xor(xin_4_l, xin_4_h) */
+	and v25.16b, v17.16b, v2.16b /* tr3_5_lo = and(tr3_5, nibble_mask) */
+	ushr v17.16b, v17.16b, #4 /* tr3_5_hi = shr(tr3_5) */
 	tbl v25.16b, {v26.16b}, v25.16b /* xin_5_l = lookup16(tbl_lo, tr3_5_lo) */
-	tbl v18.16b, {v27.16b}, v18.16b /* xin_5_h = lookup16(tbl_hi, tr3_5_hi) */
-	eor v18.16b, v25.16b, v18.16b /* xin_5 = xor(xin_5_l, xin_5_h) */
-	and v25.16b, v19.16b, v2.16b /* tr3_6_lo = and(tr3_6, nibble_mask) */
-	ushr v19.16b, v19.16b, #4 /* tr3_6_hi = shr(tr3_6) */
+	tbl v17.16b, {v27.16b}, v17.16b /* xin_5_h = lookup16(tbl_hi, tr3_5_hi) */
+	eor v17.16b, v25.16b, v17.16b /* xin_5 = xor(xin_5_l, xin_5_h) */
+	and v25.16b, v18.16b, v2.16b /* tr3_6_lo = and(tr3_6, nibble_mask) */
+	ushr v18.16b, v18.16b, #4 /* tr3_6_hi = shr(tr3_6) */
 	tbl v25.16b, {v26.16b}, v25.16b /* xin_6_l = lookup16(tbl_lo, tr3_6_lo) */
-	tbl v19.16b, {v27.16b}, v19.16b /* xin_6_h = lookup16(tbl_hi, tr3_6_hi) */
-	eor v19.16b, v25.16b, v19.16b /* xin_6 = xor(xin_6_l, xin_6_h) */
+	tbl v18.16b, {v27.16b}, v18.16b /* xin_6_h = lookup16(tbl_hi, tr3_6_hi) */
+	eor v18.16b, v25.16b, v18.16b /* xin_6 = xor(xin_6_l, xin_6_h) */
 	and v25.16b, v1.16b, v2.16b /* tr3_7_lo = and(tr3_7, nibble_mask) */
 	ushr v1.16b, v1.16b, #4 /* tr3_7_hi = shr(tr3_7) */
 	tbl v25.16b, {v26.16b}, v25.16b /* xin_7_l = lookup16(tbl_lo, tr3_7_lo) */
@@ -2620,11 +2598,11 @@ SYM_FUNC_START(sm4_byteslice_neon_aes_batch_ctr)
 	tbl v25.16b, {v26.16b}, v25.16b /* xin_8_l = lookup16(tbl_lo, tr3_8_lo) */
 	tbl v3.16b, {v27.16b}, v3.16b /* xin_8_h = lookup16(tbl_hi, tr3_8_hi) */
 	eor v3.16b, v25.16b, v3.16b /* xin_8 = xor(xin_8_l, xin_8_h) */
-	and v25.16b, v5.16b, v2.16b /* tr3_9_lo = and(tr3_9, nibble_mask) */
-	ushr v5.16b, v5.16b, #4 /* tr3_9_hi = shr(tr3_9) */
+	and v25.16b, v19.16b, v2.16b /* tr3_9_lo = and(tr3_9, nibble_mask) */
+	ushr v19.16b, v19.16b, #4 /* tr3_9_hi = shr(tr3_9) */
 	tbl v25.16b, {v26.16b}, v25.16b /* xin_9_l = lookup16(tbl_lo, tr3_9_lo) */
-	tbl v5.16b, {v27.16b}, v5.16b /* xin_9_h = lookup16(tbl_hi, tr3_9_hi) */
-	eor v5.16b, v25.16b, v5.16b /* xin_9 = xor(xin_9_l, xin_9_h) */
+	tbl v19.16b, {v27.16b}, v19.16b /* xin_9_h = lookup16(tbl_hi, tr3_9_hi) */
+	eor v19.16b, v25.16b, v19.16b /* xin_9 = xor(xin_9_l, xin_9_h) */
 	and v25.16b, v20.16b, v2.16b /* tr3_10_lo = and(tr3_10, nibble_mask) */
 	ushr v20.16b, v20.16b, #4 /* tr3_10_hi = shr(tr3_10) */
 	tbl v25.16b, {v26.16b}, v25.16b /* xin_10_l = lookup16(tbl_lo, tr3_10_lo) */
@@ -2680,15 +2658,15 @@ SYM_FUNC_START(sm4_byteslice_neon_aes_batch_ctr)
 	ld1r {v8.4s}, [x17] /* rk2 = bcast32() */
 	add x17, x5, #12
 	ld1r {v9.4s}, [x17] /* rk3 = bcast32() */
-	eor v10.16b, v17.16b, v3.16b /* t0_acc = xor(x4, x8) */
+	eor v10.16b, v16.16b, v3.16b /* t0_acc = xor(x4, x8) */
 	eor v10.16b, v10.16b, v22.16b /* t0_1 = xor(t0_acc, x12) */
 	tbl v10.16b, {v10.16b}, v25.16b /* y0_sr = lookup16(t0_1, inv_shift_rows) */
 	aese v10.16b, v30.16b /* y0_aes = aese(y0_sr, rk0) */
-	eor v30.16b, v18.16b, v5.16b /* t1_acc = xor(x5, x9) */
+	eor v30.16b, v17.16b, v19.16b /* t1_acc = xor(x5, x9) */
 	eor v30.16b, v30.16b, v23.16b /* t1_1 = xor(t1_acc, x13) */
 	tbl v30.16b, {v30.16b}, v25.16b /* y1_sr = lookup16(t1_1, inv_shift_rows) */
 	aese v30.16b, v31.16b /* y1_aes = aese(y1_sr, rk1) */
-	eor v31.16b, v19.16b, v20.16b /* t2_acc = xor(x6, x10) */
+	eor v31.16b, v18.16b, v20.16b /* t2_acc = xor(x6, x10) */
 	eor v31.16b, v31.16b, v24.16b /* t2_1 = xor(t2_acc, x14) */
 	tbl v31.16b, {v31.16b}, v25.16b /* y2_sr = lookup16(t2_1, inv_shift_rows) */
 	aese v31.16b, v8.16b /* y2_aes = aese(y2_sr, rk2) */
@@ -2739,15 +2717,15 @@ SYM_FUNC_START(sm4_byteslice_neon_aes_batch_ctr)
 	eor v30.16b, v30.16b, v13.16b /* m1_acc_1 = xor(p2_1, p1_2) */
 	eor v30.16b, v9.16b, v30.16b /* m1_acc_2 = xor(m1_acc, m1_acc_1) */
 	eor v30.16b, v30.16b, v14.16b /* m1_acc_3 = xor(m1_acc_2, p1_3) */
-	eor v6.16b, v6.16b, v30.16b /* x1n = xor(x1, m1_acc_3) */
+	eor v5.16b, v5.16b, v30.16b /* x1n = xor(x1, m1_acc_3) */
 	eor v30.16b, v13.16b, v31.16b /* m2_acc_1 = xor(p1_2, p2_2) */
 	eor v30.16b, v11.16b, v30.16b /* m2_acc_2 = xor(m2_acc, m2_acc_1) */
 	eor v30.16b, v30.16b, v14.16b /* m2_acc_3 = xor(m2_acc_2, p1_3) */
 	eor v31.16b, v31.16b, v14.16b /* m3_acc_1 = xor(p2_2, p1_3) */
 	eor v31.16b, v10.16b, v31.16b /* m3_acc_2 = xor(m3_acc, m3_acc_1) */
 	eor v31.16b, v31.16b, v8.16b /* m3_acc_3 = xor(m3_acc_2, p2_3) */
-	eor v7.16b, v7.16b, v30.16b /* x2n = xor(x2, m2_acc_3) */
-	eor v16.16b, v16.16b, v31.16b /* x3n = xor(x3, m3_acc_3) */
+	eor v6.16b, v6.16b, v30.16b /* x2n = xor(x2, m2_acc_3) */
+	eor v7.16b, v7.16b, v31.16b /* x3n = xor(x3, m3_acc_3) */
 
 	/* Round 4r+1: slot 1 ^= M'_L·inv(slot 2 ^ slot 3 ^ slot 0 ^ rk') ^ C'. */
 	add x17, x5, #16
@@ -2762,16 +2740,16 @@ SYM_FUNC_START(sm4_byteslice_neon_aes_batch_ctr)
 	eor v10.16b, v10.16b, v4.16b /* t0_1_1 = xor(t0_acc_2, x0) */
 	tbl v10.16b, {v10.16b}, v25.16b /* y0_1_sr = lookup16(t0_1_1, inv_shift_rows) */
 	aese v10.16b, v30.16b /* y0_1_aes = aese(y0_1_sr, rk0_1) */
-	eor v30.16b, v5.16b, v23.16b /* t1_acc_2 = xor(x9, x13) */
-	eor v30.16b, v30.16b, v6.16b /* t1_1_1 = xor(t1_acc_2, x1) */
+	eor v30.16b, v19.16b, v23.16b /* t1_acc_2 = xor(x9, x13) */
+	eor v30.16b, v30.16b, v5.16b /* t1_1_1 = xor(t1_acc_2, x1) */
 	tbl v30.16b, {v30.16b}, v25.16b /* y1_1_sr = lookup16(t1_1_1, inv_shift_rows) */
 	aese v30.16b, v31.16b /* y1_1_aes = aese(y1_1_sr, rk1_1) */
 	eor v31.16b, v20.16b, v24.16b /* t2_acc_2 = xor(x10, x14) */
-	eor v31.16b, v31.16b, v7.16b /* t2_1_1 = xor(t2_acc_2, x2) */
+	eor v31.16b, v31.16b, v6.16b /* t2_1_1 = xor(t2_acc_2, x2) */
 	tbl v31.16b, {v31.16b}, v25.16b /* y2_1_sr = lookup16(t2_1_1, inv_shift_rows) */
 	aese v31.16b, v8.16b /* y2_1_aes = aese(y2_1_sr, rk2_1) */
 	eor v8.16b, v21.16b, v0.16b /* t3_acc_2 = xor(x11, x15) */
-	eor v8.16b, v8.16b, v16.16b /* t3_1_1 = xor(t3_acc_2, x3) */
+	eor v8.16b, v8.16b, v7.16b /* t3_1_1 = xor(t3_acc_2, x3) */
 	tbl v8.16b, {v8.16b}, v25.16b /* y3_1_sr = lookup16(t3_1_1, inv_shift_rows) */
 	aese v8.16b, v9.16b /* y3_1_aes = aese(y3_1_sr, rk3_1) */
 	and v9.16b, v10.16b, v2.16b /* y0_1_aes_lo = and(y0_1_aes, nibble_mask) */
@@ -2811,20 +2789,20 @@ SYM_FUNC_START(sm4_byteslice_neon_aes_batch_ctr)
 	eor v15.16b, v12.16b, v13.16b /* m0_acc_5 = xor(p1_1_1, p1_2_1) */
 	eor v10.16b, v10.16b, v15.16b /* m0_acc_6 = xor(m0_acc_4, m0_acc_5) */
 	eor v10.16b, v10.16b, v8.16b /* m0_acc_7 = xor(m0_acc_6, p2_3_1) */
-	eor v17.16b, v17.16b, v10.16b /* x0n_1 = xor(x4, m0_acc_7) */
+	eor v16.16b, v16.16b, v10.16b /* x0n_1 = xor(x4, m0_acc_7) */
 	eor v10.16b, v11.16b, v12.16b /* m3_acc_4 = xor(p1_0_1, p1_1_1) */
 	eor v11.16b, v11.16b, v30.16b /* m2_acc_4 = xor(p1_0_1, p2_1_1) */
 	eor v30.16b, v30.16b, v13.16b /* m1_acc_5 = xor(p2_1_1, p1_2_1) */
 	eor v30.16b, v9.16b, v30.16b /* m1_acc_6 = xor(m1_acc_4, m1_acc_5) */
 	eor v30.16b, v30.16b, v14.16b /* m1_acc_7 = xor(m1_acc_6, p1_3_1) */
-	eor v18.16b, v18.16b, v30.16b /* x1n_1 = xor(x5, m1_acc_7) */
+	eor v17.16b, v17.16b, v30.16b /* x1n_1 = xor(x5, m1_acc_7) */
 	eor v30.16b, v13.16b, v31.16b /* m2_acc_5 = xor(p1_2_1, p2_2_1) */
 	eor v30.16b, v11.16b, v30.16b /* m2_acc_6 = xor(m2_acc_4, m2_acc_5) */
 	eor v30.16b, v30.16b, v14.16b /* m2_acc_7 = xor(m2_acc_6, p1_3_1) */
 	eor v31.16b, v31.16b, v14.16b /* m3_acc_5 = xor(p2_2_1, p1_3_1) */
 	eor v31.16b, v10.16b, v31.16b /* m3_acc_6 = xor(m3_acc_4, m3_acc_5) */
 	eor v31.16b, v31.16b, v8.16b /* m3_acc_7 = xor(m3_acc_6, p2_3_1) */
-	eor v19.16b, v19.16b, v30.16b /* x2n_1 = xor(x6, m2_acc_7) */
+	eor v18.16b, v18.16b, v30.16b /* x2n_1 = xor(x6, m2_acc_7) */
 	eor v1.16b, v1.16b, v31.16b /* x3n_1 = xor(x7, m3_acc_7) */
 
 	/* Round 4r+2: slot 2 ^= M'_L·inv(slot 3 ^ slot 0 ^ slot 1 ^ rk') ^ C'. */
@@ -2837,18 +2815,18 @@ SYM_FUNC_START(sm4_byteslice_neon_aes_batch_ctr)
 	add x17, x5, #44
 	ld1r {v9.4s}, [x17] /* rk3_2 = bcast32() */
 	eor v10.16b, v22.16b, v4.16b /* t0_acc_4 = xor(x12, x0) */
-	eor v10.16b, v10.16b, v17.16b /* t0_2_1 = xor(t0_acc_4, x4) */
+	eor v10.16b, v10.16b, v16.16b /* t0_2_1 = xor(t0_acc_4, x4) */
 	tbl v10.16b, {v10.16b}, v25.16b /* y0_2_sr = lookup16(t0_2_1, inv_shift_rows) */
 	aese v10.16b, v30.16b /* y0_2_aes = aese(y0_2_sr, rk0_2) */
-	eor v30.16b, v23.16b, v6.16b /* t1_acc_4 = xor(x13, x1) */
-	eor v30.16b, v30.16b, v18.16b /* t1_2_1 = xor(t1_acc_4, x5) */
+	eor v30.16b, v23.16b, v5.16b /* t1_acc_4 = xor(x13, x1) */
+	eor v30.16b, v30.16b, v17.16b /* t1_2_1 = xor(t1_acc_4, x5) */
 	tbl v30.16b, {v30.16b}, v25.16b /* y1_2_sr = lookup16(t1_2_1, inv_shift_rows) */
 	aese v30.16b, v31.16b /* y1_2_aes = aese(y1_2_sr, rk1_2) */
-	eor v31.16b, v24.16b, v7.16b /* t2_acc_4 = xor(x14, x2) */
-	eor v31.16b, v31.16b, v19.16b /* t2_2_1 = xor(t2_acc_4, x6) */
+	eor v31.16b, v24.16b, v6.16b /* t2_acc_4 = xor(x14, x2) */
+	eor v31.16b, v31.16b, v18.16b /* t2_2_1 = xor(t2_acc_4, x6) */
 	tbl v31.16b, {v31.16b}, v25.16b /* y2_2_sr = lookup16(t2_2_1, inv_shift_rows) */
 	aese v31.16b, v8.16b /* y2_2_aes = aese(y2_2_sr, rk2_2) */
-	eor v8.16b, v0.16b, v16.16b /* t3_acc_4 = xor(x15, x3) */
+	eor v8.16b, v0.16b, v7.16b /* t3_acc_4 = xor(x15, x3) */
 	eor v8.16b, v8.16b, v1.16b /* t3_2_1 = xor(t3_acc_4, x7) */
 	tbl v8.16b, {v8.16b}, v25.16b /* y3_2_sr = lookup16(t3_2_1, inv_shift_rows) */
 	aese v8.16b, v9.16b /* y3_2_aes = aese(y3_2_sr, rk3_2) */
@@ -2895,7 +2873,7 @@ SYM_FUNC_START(sm4_byteslice_neon_aes_batch_ctr)
 	eor v30.16b, v30.16b, v13.16b /* m1_acc_9 = xor(p2_1_2, p1_2_2) */
 	eor v30.16b, v9.16b, v30.16b /* m1_acc_10 = xor(m1_acc_8, m1_acc_9) */
 	eor v30.16b, v30.16b, v14.16b /* m1_acc_11 = xor(m1_acc_10, p1_3_2) */
-	eor v5.16b, v5.16b, v30.16b /* x1n_2 = xor(x9, m1_acc_11) */
+	eor v19.16b, v19.16b, v30.16b /* x1n_2 = xor(x9, m1_acc_11) */
 	eor v30.16b, v13.16b, v31.16b /* m2_acc_9 = xor(p1_2_2, p2_2_2) */
 	eor v30.16b, v11.16b, v30.16b /* m2_acc_10 = xor(m2_acc_8, m2_acc_9) */
 	eor v30.16b, v30.16b, v14.16b /* m2_acc_11 = xor(m2_acc_10, p1_3_2) */
@@ -2914,19 +2892,19 @@ SYM_FUNC_START(sm4_byteslice_neon_aes_batch_ctr)
 	ld1r {v8.4s}, [x17] /* rk2_3 = bcast32() */
 	add x17, x5, #60
 	ld1r {v9.4s}, [x17] /* rk3_3 = bcast32() */
-	eor v10.16b, v4.16b, v17.16b /* t0_acc_6 = xor(x0, x4) */
+	eor v10.16b, v4.16b, v16.16b /* t0_acc_6 = xor(x0, x4) */
 	eor v10.16b, v10.16b, v3.16b /* t0_3_1 = xor(t0_acc_6, x8) */
 	tbl v10.16b, {v10.16b}, v25.16b /* y0_3_sr = lookup16(t0_3_1, inv_shift_rows) */
 	aese v10.16b, v30.16b /* y0_3_aes = aese(y0_3_sr, rk0_3) */
-	eor v30.16b, v6.16b, v18.16b /* t1_acc_6 = xor(x1, x5) */
-	eor v30.16b, v30.16b, v5.16b /* t1_3_1 = xor(t1_acc_6, x9) */
+	eor v30.16b, v5.16b, v17.16b /* t1_acc_6 = xor(x1, x5) */
+	eor v30.16b, v30.16b, v19.16b /* t1_3_1 = xor(t1_acc_6, x9) */
 	tbl v30.16b, {v30.16b}, v25.16b /* y1_3_sr = lookup16(t1_3_1, inv_shift_rows) */
 	aese v30.16b, v31.16b /* y1_3_aes = aese(y1_3_sr, rk1_3) */
-	eor v31.16b, v7.16b, v19.16b /* t2_acc_6 = xor(x2, x6) */
+	eor v31.16b, v6.16b, v18.16b /* t2_acc_6 = xor(x2, x6) */
 	eor v31.16b, v31.16b, v20.16b /* t2_3_1 = xor(t2_acc_6, x10) */
 	tbl v31.16b, {v31.16b}, v25.16b /* y2_3_sr = lookup16(t2_3_1, inv_shift_rows) */
 	aese v31.16b, v8.16b /* y2_3_aes = aese(y2_3_sr, rk2_3) */
-	eor v8.16b, v16.16b, v1.16b /* t3_acc_6 = xor(x3, x7) */
+	eor v8.16b, v7.16b, v1.16b /* t3_acc_6 = xor(x3, x7) */
 	eor v8.16b, v8.16b, v21.16b /* t3_3_1 = xor(t3_acc_6, x11) */
 	tbl v8.16b, {v8.16b}, v25.16b /* y3_3_sr = lookup16(t3_3_1, inv_shift_rows) */
 	aese v8.16b, v9.16b /* y3_3_aes = aese(y3_3_sr, rk3_3) */
@@ -3016,11 +2994,11 @@ SYM_FUNC_START(sm4_byteslice_neon_aes_batch_ctr)
 	ushr v3.16b, v3.16b, #4 /* x8_hi = shr(x8) */
 	tbl v3.16b, {v8.16b}, v3.16b /* xout_4_h = lookup16(tbl_hi_3, x8_hi) */
 	eor v3.16b, v30.16b, v3.16b /* xout_4 = xor(xout_4_l, xout_4_h) */
-	and v30.16b, v5.16b, v2.16b /* x9_lo = and(x9, nibble_mask) */
+	and v30.16b, v19.16b, v2.16b /* x9_lo = and(x9, nibble_mask) */
 	tbl v30.16b, {v31.16b}, v30.16b /* xout_5_l = lookup16(tbl_lo_3, x9_lo) */
-	ushr v5.16b, v5.16b, #4 /* x9_hi = shr(x9) */
-	tbl v5.16b, {v8.16b}, v5.16b /* xout_5_h = lookup16(tbl_hi_3, x9_hi) */
-	eor v5.16b, v30.16b, v5.16b /* xout_5 = xor(xout_5_l, xout_5_h) */
+	ushr v19.16b, v19.16b, #4 /* x9_hi = shr(x9) */
+	tbl v19.16b, {v8.16b}, v19.16b /* xout_5_h = lookup16(tbl_hi_3, x9_hi) */
+	eor v19.16b, v30.16b, v19.16b /* xout_5 = xor(xout_5_l, xout_5_h) */
 	and v30.16b, v20.16b, v2.16b /* x10_lo = and(x10, nibble_mask) */
 	tbl v30.16b, {v31.16b}, v30.16b /* xout_6_l = lookup16(tbl_lo_3, x10_lo) */
 	ushr v20.16b, v20.16b, #4 /* x10_hi = shr(x10) */
@@ -3031,21 +3009,21 @@ SYM_FUNC_START(sm4_byteslice_neon_aes_batch_ctr)
 	ushr v21.16b, v21.16b, #4 /* x11_hi = shr(x11) */
 	tbl v21.16b, {v8.16b}, v21.16b /* xout_7_h = lookup16(tbl_hi_3, x11_hi) */
 	eor v21.16b, v30.16b, v21.16b /* xout_7 = xor(xout_7_l, xout_7_h) */
-	and v30.16b, v17.16b, v2.16b /* x4_lo = and(x4, nibble_mask) */
+	and v30.16b, v16.16b, v2.16b /* x4_lo = and(x4, nibble_mask) */
 	tbl v30.16b, {v31.16b}, v30.16b /* xout_8_l = lookup16(tbl_lo_3, x4_lo) */
-	ushr v17.16b, v17.16b, #4 /* x4_hi = shr(x4) */
-	tbl v17.16b, {v8.16b}, v17.16b /* xout_8_h = lookup16(tbl_hi_3, x4_hi) */
-	eor v17.16b, v30.16b, v17.16b /* xout_8 = xor(xout_8_l, xout_8_h) */
-	and v30.16b, v18.16b, v2.16b /* x5_lo = and(x5, nibble_mask) */
+	ushr v16.16b, v16.16b, #4 /* x4_hi = shr(x4) */
+	tbl v16.16b, {v8.16b}, v16.16b /* xout_8_h = lookup16(tbl_hi_3, x4_hi) */
+	eor v16.16b, v30.16b, v16.16b /* xout_8 = xor(xout_8_l, xout_8_h) */
+	and v30.16b, v17.16b, v2.16b /* x5_lo = and(x5, nibble_mask) */
 	tbl v30.16b, {v31.16b}, v30.16b /* xout_9_l = lookup16(tbl_lo_3, x5_lo) */
-	ushr v18.16b, v18.16b, #4 /* x5_hi = shr(x5) */
-	tbl v18.16b, {v8.16b}, v18.16b /* xout_9_h = lookup16(tbl_hi_3, x5_hi) */
-	eor v18.16b, v30.16b, v18.16b /* xout_9 = xor(xout_9_l, xout_9_h) */
-	and v30.16b, v19.16b, v2.16b /* x6_lo = and(x6, nibble_mask) */
+	ushr v17.16b, v17.16b, #4 /* x5_hi = shr(x5) */
+	tbl v17.16b, {v8.16b}, v17.16b /* xout_9_h = lookup16(tbl_hi_3, x5_hi) */
+	eor v17.16b, v30.16b, v17.16b /* xout_9 = xor(xout_9_l, xout_9_h) */
+	and v30.16b, v18.16b, v2.16b /* x6_lo = and(x6, nibble_mask) */
 	tbl v30.16b, {v31.16b}, v30.16b /* xout_10_l = lookup16(tbl_lo_3, x6_lo) */
-	ushr v19.16b, v19.16b, #4 /* x6_hi = shr(x6) */
-	tbl v19.16b, {v8.16b}, v19.16b /* xout_10_h = lookup16(tbl_hi_3, x6_hi) */
-	eor v19.16b, v30.16b, v19.16b /* xout_10 = xor(xout_10_l, xout_10_h) */
+	ushr v18.16b, v18.16b, #4 /* x6_hi = shr(x6) */
+	tbl v18.16b, {v8.16b}, v18.16b /* xout_10_h = lookup16(tbl_hi_3, x6_hi) */
+	eor v18.16b, v30.16b, v18.16b /* xout_10 = xor(xout_10_l, xout_10_h) */
 	and v30.16b, v1.16b, v2.16b /* x7_lo = and(x7, nibble_mask) */
 	tbl v30.16b, {v31.16b}, v30.16b /* xout_11_l = lookup16(tbl_lo_3, x7_lo) */
 	ushr v1.16b, v1.16b, #4 /* x7_hi = shr(x7) */
@@ -3056,81 +3034,81 @@ SYM_FUNC_START(sm4_byteslice_neon_aes_batch_ctr)
 	ushr v4.16b, v4.16b, #4 /* x0_hi = shr(x0) */
 	tbl v4.16b, {v8.16b}, v4.16b /* xout_12_h = lookup16(tbl_hi_3, x0_hi) */
 	eor v4.16b, v30.16b, v4.16b /* xout_12 = xor(xout_12_l, xout_12_h) */
-	and v30.16b, v6.16b, v2.16b /* x1_lo = and(x1, nibble_mask) */
+	and v30.16b, v5.16b, v2.16b /* x1_lo = and(x1, nibble_mask) */
 	tbl v30.16b, {v31.16b}, v30.16b /* xout_13_l = lookup16(tbl_lo_3, x1_lo) */
-	ushr v6.16b, v6.16b, #4 /* x1_hi = shr(x1) */
-	tbl v6.16b, {v8.16b}, v6.16b /* xout_13_h = lookup16(tbl_hi_3, x1_hi) */
-	eor v6.16b, v30.16b, v6.16b /* xout_13 = xor(xout_13_l, xout_13_h) */
-	and v30.16b, v7.16b, v2.16b /* x2_lo = and(x2, nibble_mask) */
+	ushr v5.16b, v5.16b, #4 /* x1_hi = shr(x1) */
+	tbl v5.16b, {v8.16b}, v5.16b /* xout_13_h = lookup16(tbl_hi_3, x1_hi) */
+	eor v5.16b, v30.16b, v5.16b /* xout_13 = xor(xout_13_l, xout_13_h) */
+	and v30.16b, v6.16b, v2.16b /* x2_lo = and(x2, nibble_mask) */
 	tbl v30.16b, {v31.16b}, v30.16b /* xout_14_l = lookup16(tbl_lo_3, x2_lo) */
-	ushr v7.16b, v7.16b, #4 /* x2_hi = shr(x2) */
-	tbl v7.16b, {v8.16b}, v7.16b /* xout_14_h = lookup16(tbl_hi_3, x2_hi) */
-	eor v7.16b, v30.16b, v7.16b /* xout_14 = xor(xout_14_l, xout_14_h) */
-	and v2.16b, v16.16b, v2.16b /* x3_lo = and(x3, nibble_mask) */
+	ushr v6.16b, v6.16b, #4 /* x2_hi = shr(x2) */
+	tbl v6.16b, {v8.16b}, v6.16b /* xout_14_h = lookup16(tbl_hi_3, x2_hi) */
+	eor v6.16b, v30.16b, v6.16b /* xout_14 = xor(xout_14_l, xout_14_h) */
+	and v2.16b, v7.16b, v2.16b /* x3_lo = and(x3, nibble_mask) */
 	tbl v2.16b, {v31.16b}, v2.16b /* xout_15_l = lookup16(tbl_lo_3, x3_lo) */
-	ushr v16.16b, v16.16b, #4 /* x3_hi = shr(x3) */
-	tbl v16.16b, {v8.16b}, v16.16b /* xout_15_h = lookup16(tbl_hi_3, x3_hi) */
-	eor v2.16b, v2.16b, v16.16b /* xout_15 = xor(xout_15_l, xout_15_h) */
-	zip1 v16.16b, v22.16b, v17.16b /* tro0 = unpacklo(xout, xout_8) */
-	zip2 v17.16b, v22.16b, v17.16b /* tro0_1 = unpackhi(xout, xout_8) */
-	zip1 v22.16b, v23.16b, v18.16b /* tro0_2 = unpacklo(xout_1, xout_9) */
-	zip2 v18.16b, v23.16b, v18.16b /* tro0_3 = unpackhi(xout_1, xout_9) */
-	zip1 v23.16b, v24.16b, v19.16b /* tro0_4 = unpacklo(xout_2, xout_10) */
-	zip2 v19.16b, v24.16b, v19.16b /* tro0_5 = unpackhi(xout_2, xout_10) */
+	ushr v7.16b, v7.16b, #4 /* x3_hi = shr(x3) */
+	tbl v7.16b, {v8.16b}, v7.16b /* xout_15_h = lookup16(tbl_hi_3, x3_hi) */
+	eor v2.16b, v2.16b, v7.16b /* xout_15 = xor(xout_15_l, xout_15_h) */
+	zip1 v7.16b, v22.16b, v16.16b /* tro0 = unpacklo(xout, xout_8) */
+	zip2 v16.16b, v22.16b, v16.16b /* tro0_1 = unpackhi(xout, xout_8) */
+	zip1 v22.16b, v23.16b, v17.16b /* tro0_2 = unpacklo(xout_1, xout_9) */
+	zip2 v17.16b, v23.16b, v17.16b /* tro0_3 = unpackhi(xout_1, xout_9) */
+	zip1 v23.16b, v24.16b, v18.16b /* tro0_4 = unpacklo(xout_2, xout_10) */
+	zip2 v18.16b, v24.16b, v18.16b /* tro0_5 = unpackhi(xout_2, xout_10) */
 	zip1 v24.16b, v0.16b, v1.16b /* tro0_6 = unpacklo(xout_3, xout_11) */
 	zip2 v0.16b, v0.16b, v1.16b /* tro0_7 = unpackhi(xout_3, xout_11) */
 	zip1 v1.16b, v3.16b, v4.16b /* tro0_8 = unpacklo(xout_4, xout_12) */
 	zip2 v3.16b, v3.16b, v4.16b /* tro0_9 = unpackhi(xout_4, xout_12) */
-	zip1 v4.16b, v5.16b, v6.16b /* tro0_10 = unpacklo(xout_5, xout_13) */
-	zip2 v5.16b, v5.16b, v6.16b /* tro0_11 = unpackhi(xout_5, xout_13) */
-	zip1 v6.16b, v20.16b, v7.16b /* tro0_12 = unpacklo(xout_6, xout_14) */
-	zip2 v7.16b, v20.16b, v7.16b /* tro0_13 = unpackhi(xout_6, xout_14) */
+	zip1 v4.16b, v19.16b, v5.16b /* tro0_10 = unpacklo(xout_5, xout_13) */
+	zip2 v5.16b, v19.16b, v5.16b /* tro0_11 = unpackhi(xout_5, xout_13) */
+	zip1 v19.16b, v20.16b, v6.16b /* tro0_12 = unpacklo(xout_6, xout_14) */
+	zip2 v6.16b, v20.16b, v6.16b /* tro0_13 = unpackhi(xout_6, xout_14) */
 	zip1 v20.16b, v21.16b, v2.16b /* tro0_14 = unpacklo(xout_7, xout_15) */
 	zip2 v2.16b, v21.16b, v2.16b /* tro0_15 = unpackhi(xout_7, xout_15) */
-	zip1 v21.16b, v16.16b, v1.16b /* tro1 = unpacklo(tro0, tro0_8) */
-	zip2 v1.16b, v16.16b, v1.16b /* tro1_1 = unpackhi(tro0, tro0_8) */
-	zip1 v16.16b, v17.16b, v3.16b /* tro1_2 = unpacklo(tro0_1, tro0_9) */
-	zip2 v3.16b, v17.16b, v3.16b /* tro1_3 = unpackhi(tro0_1, tro0_9) */
-	zip1 v17.16b, v22.16b, v4.16b /* tro1_4 = unpacklo(tro0_2, tro0_10) */
+	zip1 v21.16b, v7.16b, v1.16b /* tro1 = unpacklo(tro0, tro0_8) */
+	zip2 v1.16b, v7.16b, v1.16b /* tro1_1 = unpackhi(tro0, tro0_8) */
+	zip1 v7.16b, v16.16b, v3.16b /* tro1_2 = unpacklo(tro0_1, tro0_9) */
+	zip2 v3.16b, v16.16b, v3.16b /* tro1_3 = unpackhi(tro0_1, tro0_9) */
+	zip1 v16.16b, v22.16b, v4.16b /* tro1_4 = unpacklo(tro0_2, tro0_10) */
 	zip2 v4.16b, v22.16b, v4.16b /* tro1_5 = unpackhi(tro0_2, tro0_10) */
-	zip1 v22.16b, v18.16b, v5.16b /* tro1_6 = unpacklo(tro0_3, tro0_11) */
-	zip2 v5.16b, v18.16b, v5.16b /* tro1_7 = unpackhi(tro0_3, tro0_11) */
-	zip1 v18.16b, v23.16b, v6.16b /* tro1_8 = unpacklo(tro0_4, tro0_12) */
-	zip2 v6.16b, v23.16b, v6.16b /* tro1_9 = unpackhi(tro0_4, tro0_12) */
-	zip1 v23.16b, v19.16b, v7.16b /* tro1_10 = unpacklo(tro0_5, tro0_13) */
-	zip2 v7.16b, v19.16b, v7.16b /* tro1_11 = unpackhi(tro0_5, tro0_13) */
-	zip1 v19.16b, v24.16b, v20.16b /* tro1_12 = unpacklo(tro0_6, tro0_14) */
+	zip1 v22.16b, v17.16b, v5.16b /* tro1_6 = unpacklo(tro0_3, tro0_11) */
+	zip2 v5.16b, v17.16b, v5.16b /* tro1_7 = unpackhi(tro0_3, tro0_11) */
+	zip1 v17.16b, v23.16b, v19.16b /* tro1_8 = unpacklo(tro0_4, tro0_12) */
+	zip2 v19.16b, v23.16b, v19.16b /* tro1_9 = unpackhi(tro0_4, tro0_12) */
+	zip1 v23.16b, v18.16b, v6.16b /* tro1_10 = unpacklo(tro0_5, tro0_13) */
+	zip2 v6.16b, v18.16b, v6.16b /* tro1_11 = unpackhi(tro0_5, tro0_13) */
+	zip1 v18.16b, v24.16b, v20.16b /* tro1_12 = unpacklo(tro0_6, tro0_14) */
 	zip2 v20.16b, v24.16b, v20.16b /* tro1_13 = unpackhi(tro0_6, tro0_14) */
 	zip1 v24.16b, v0.16b, v2.16b /* tro1_14 = unpacklo(tro0_7, tro0_15) */
 	zip2 v0.16b, v0.16b, v2.16b /* tro1_15 = unpackhi(tro0_7, tro0_15) */
-	zip1 v2.16b, v21.16b, v18.16b /* tro2 = unpacklo(tro1, tro1_8) */
-	zip2 v18.16b, v21.16b, v18.16b /* tro2_1 = unpackhi(tro1, tro1_8) */
-	zip1 v21.16b, v1.16b, v6.16b /* tro2_2 = unpacklo(tro1_1, tro1_9) */
-	zip2 v1.16b, v1.16b, v6.16b /* tro2_3 = unpackhi(tro1_1, tro1_9) */
-	zip1 v6.16b, v16.16b, v23.16b /* tro2_4 = unpacklo(tro1_2, tro1_10) */
-	zip2 v16.16b, v16.16b, v23.16b /* tro2_5 = unpackhi(tro1_2, tro1_10) */
-	zip1 v23.16b, v3.16b, v7.16b /* tro2_6 = unpacklo(tro1_3, tro1_11) */
-	zip2 v3.16b, v3.16b, v7.16b /* tro2_7 = unpackhi(tro1_3, tro1_11) */
-	zip1 v7.16b, v17.16b, v19.16b /* tro2_8 = unpacklo(tro1_4, tro1_12) */
-	zip2 v17.16b, v17.16b, v19.16b /* tro2_9 = unpackhi(tro1_4, tro1_12) */
-	zip1 v19.16b, v4.16b, v20.16b /* tro2_10 = unpacklo(tro1_5, tro1_13) */
+	zip1 v2.16b, v21.16b, v17.16b /* tro2 = unpacklo(tro1, tro1_8) */
+	zip2 v17.16b, v21.16b, v17.16b /* tro2_1 = unpackhi(tro1, tro1_8) */
+	zip1 v21.16b, v1.16b, v19.16b /* tro2_2 = unpacklo(tro1_1, tro1_9) */
+	zip2 v1.16b, v1.16b, v19.16b /* tro2_3 = unpackhi(tro1_1, tro1_9) */
+	zip1 v19.16b, v7.16b, v23.16b /* tro2_4 = unpacklo(tro1_2, tro1_10) */
+	zip2 v7.16b, v7.16b, v23.16b /* tro2_5 = unpackhi(tro1_2, tro1_10) */
+	zip1 v23.16b, v3.16b, v6.16b /* tro2_6 = unpacklo(tro1_3, tro1_11) */
+	zip2 v3.16b, v3.16b, v6.16b /* tro2_7 = unpackhi(tro1_3, tro1_11) */
+	zip1 v6.16b, v16.16b, v18.16b /* tro2_8 = unpacklo(tro1_4, tro1_12) */
+	zip2 v16.16b, v16.16b, v18.16b /* tro2_9 = unpackhi(tro1_4, tro1_12) */
+	zip1 v18.16b, v4.16b, v20.16b /* tro2_10 = unpacklo(tro1_5, tro1_13) */
 	zip2 v4.16b, v4.16b, v20.16b /* tro2_11 = unpackhi(tro1_5, tro1_13) */
 	zip1 v20.16b, v22.16b, v24.16b /* tro2_12 = unpacklo(tro1_6, tro1_14) */
 	zip2 v22.16b, v22.16b, v24.16b /* tro2_13 = unpackhi(tro1_6, tro1_14) */
 	zip1 v24.16b, v5.16b, v0.16b /* tro2_14 = unpacklo(tro1_7, tro1_15) */
 	zip2 v0.16b, v5.16b, v0.16b /* tro2_15 = unpackhi(tro1_7, tro1_15) */
-	zip1 v5.16b, v2.16b, v7.16b /* tro3 = unpacklo(tro2, tro2_8) */
-	zip2 v2.16b, v2.16b, v7.16b /* tro3_1 = unpackhi(tro2, tro2_8) */
-	zip1 v7.16b, v18.16b, v17.16b /* tro3_2 = unpacklo(tro2_1, tro2_9) */
-	zip2 v17.16b, v18.16b, v17.16b /* tro3_3 = unpackhi(tro2_1, tro2_9) */
-	zip1 v18.16b, v21.16b, v19.16b /* tro3_4 = unpacklo(tro2_2, tro2_10) */
-	zip2 v19.16b, v21.16b, v19.16b /* tro3_5 = unpackhi(tro2_2, tro2_10) */
+	zip1 v5.16b, v2.16b, v6.16b /* tro3 = unpacklo(tro2, tro2_8) */
+	zip2 v2.16b, v2.16b, v6.16b /* tro3_1 = unpackhi(tro2, tro2_8) */
+	zip1 v6.16b, v17.16b, v16.16b /* tro3_2 = unpacklo(tro2_1, tro2_9) */
+	zip2 v16.16b, v17.16b, v16.16b /* tro3_3 = unpackhi(tro2_1, tro2_9) */
+	zip1 v17.16b, v21.16b, v18.16b /* tro3_4 = unpacklo(tro2_2, tro2_10) */
+	zip2 v18.16b, v21.16b, v18.16b /* tro3_5 = unpackhi(tro2_2, tro2_10) */
 	zip1 v21.16b, v1.16b, v4.16b /* tro3_6 = unpacklo(tro2_3, tro2_11) */
 	zip2 v1.16b, v1.16b, v4.16b /* tro3_7 = unpackhi(tro2_3, tro2_11) */
-	zip1 v4.16b, v6.16b, v20.16b /* tro3_8 = unpacklo(tro2_4, tro2_12) */
-	zip2 v6.16b, v6.16b, v20.16b /* tro3_9 = unpackhi(tro2_4, tro2_12) */
-	zip1 v20.16b, v16.16b, v22.16b /* tro3_10 = unpacklo(tro2_5, tro2_13) */
-	zip2 v16.16b, v16.16b, v22.16b /* tro3_11 = unpackhi(tro2_5, tro2_13) */
+	zip1 v4.16b, v19.16b, v20.16b /* tro3_8 = unpacklo(tro2_4, tro2_12) */
+	zip2 v19.16b, v19.16b, v20.16b /* tro3_9 = unpackhi(tro2_4, tro2_12) */
+	zip1 v20.16b, v7.16b, v22.16b /* tro3_10 = unpacklo(tro2_5, tro2_13) */
+	zip2 v7.16b, v7.16b, v22.16b /* tro3_11 = unpackhi(tro2_5, tro2_13) */
 	zip1 v22.16b, v23.16b, v24.16b /* tro3_12 = unpacklo(tro2_6, tro2_14) */
 	zip2 v23.16b, v23.16b, v24.16b /* tro3_13 = unpackhi(tro2_6, tro2_14) */
 	zip1 v24.16b, v3.16b, v0.16b /* tro3_14 = unpacklo(tro2_7, tro2_15) */
@@ -3142,16 +3120,16 @@ SYM_FUNC_START(sm4_byteslice_neon_aes_batch_ctr)
 	eor v2.16b, v2.16b, v3.16b /* ct_1 = xor(tro3_1, msg_1) */
 	str q2, [x2, #16] /* store ct_1 */
 	ldr q2, [x3, #32] /* msg_2 = load() */
-	eor v2.16b, v7.16b, v2.16b /* ct_2 = xor(tro3_2, msg_2) */
+	eor v2.16b, v6.16b, v2.16b /* ct_2 = xor(tro3_2, msg_2) */
 	str q2, [x2, #32] /* store ct_2 */
 	ldr q2, [x3, #48] /* msg_3 = load() */
-	eor v2.16b, v17.16b, v2.16b /* ct_3 = xor(tro3_3, msg_3) */
+	eor v2.16b, v16.16b, v2.16b /* ct_3 = xor(tro3_3, msg_3) */
 	str q2, [x2, #48] /* store ct_3 */
 	ldr q2, [x3, #64] /* msg_4 = load() */
-	eor v2.16b, v18.16b, v2.16b /* ct_4 = xor(tro3_4, msg_4) */
+	eor v2.16b, v17.16b, v2.16b /* ct_4 = xor(tro3_4, msg_4) */
 	str q2, [x2, #64] /* store ct_4 */
 	ldr q2, [x3, #80] /* msg_5 = load() */
-	eor v2.16b, v19.16b, v2.16b /* ct_5 = xor(tro3_5, msg_5) */
+	eor v2.16b, v18.16b, v2.16b /* ct_5 = xor(tro3_5, msg_5) */
 	str q2, [x2, #80] /* store ct_5 */
 	ldr q2, [x3, #96] /* msg_6 = load() */
 	eor v2.16b, v21.16b, v2.16b /* ct_6 = xor(tro3_6, msg_6) */
@@ -3163,13 +3141,13 @@ SYM_FUNC_START(sm4_byteslice_neon_aes_batch_ctr)
 	eor v1.16b, v4.16b, v1.16b /* ct_8 = xor(tro3_8, msg_8) */
 	str q1, [x2, #128] /* store ct_8 */
 	ldr q1, [x3, #144] /* msg_9 = load() */
-	eor v1.16b, v6.16b, v1.16b /* ct_9 = xor(tro3_9, msg_9) */
+	eor v1.16b, v19.16b, v1.16b /* ct_9 = xor(tro3_9, msg_9) */
 	str q1, [x2, #144] /* store ct_9 */
 	ldr q1, [x3, #160] /* msg_10 = load() */
 	eor v1.16b, v20.16b, v1.16b /* ct_10 = xor(tro3_10, msg_10) */
 	str q1, [x2, #160] /* store ct_10 */
 	ldr q1, [x3, #176] /* msg_11 = load() */
-	eor v1.16b, v16.16b, v1.16b /* ct_11 = xor(tro3_11, msg_11) */
+	eor v1.16b, v7.16b, v1.16b /* ct_11 = xor(tro3_11, msg_11) */
 	str q1, [x2, #176] /* store ct_11 */
 	ldr q1, [x3, #192] /* msg_12 = load() */
 	eor v1.16b, v22.16b, v1.16b /* ct_12 = xor(tro3_12, msg_12) */
@@ -3968,29 +3946,28 @@ SYM_FUNC_START(sm4_byteslice_neon_aes_batch_gcm)
 	stp d12, d13, [sp, #32] /* callee-saved: low halves */
 	stp d14, d15, [sp, #48] /* callee-saved: low halves */
 	ldr q0, [x1, #64] /* y_1 = bcast128() */
-	adrp x17, .Lsm4_byteslice_neon_aes_9_reverse16
-	ldr q1, [x17, #:lo12:.Lsm4_byteslice_neon_aes_9_reverse16] /* reverse16 = const() */
-	tbl v0.16b, {v0.16b}, v1.16b /* phi_y = lookup16(y_1, reverse16) */
 
 	/* 16 blocks, 1 per register: block i times T_(n - i), products unreduced. */
-	ldr q2, [x5] /* x = load() */
-	tbl v2.16b, {v2.16b}, v1.16b /* z = lookup16(x, reverse16) */
-	eor v0.16b, v2.16b, v0.16b /* z1_y = xor(z, phi_y) */
-	ldr q2, [x4] /* h = load() */
-	pmull v3.1q, v0.1d, v2.1d /* lo = clmul(z1_y, h) */
+	ldr q1, [x5] /* x = load() */
+	adrp x17, .Lsm4_byteslice_neon_aes_9_reverse16
+	ldr q2, [x17, #:lo12:.Lsm4_byteslice_neon_aes_9_reverse16] /* reverse16 = const() */
+	tbl v1.16b, {v1.16b}, v2.16b /* z = lookup16(x, reverse16) */
+	eor v0.16b, v1.16b, v0.16b /* z1_y = xor(z, y_1) */
+	ldr q1, [x4] /* h = load() */
+	pmull v3.1q, v0.1d, v1.1d /* lo = clmul(z1_y, h) */
 	adrp x17, .Lsm4_byteslice_neon_aes_9_swap_halves
 	ldr q4, [x17, #:lo12:.Lsm4_byteslice_neon_aes_9_swap_halves] /* swap_halves = const() */
 	tbl v5.16b, {v0.16b}, v4.16b /* z1_y_swap = lookup16(z1_y, swap_halves) */
-	pmull2 v0.1q, v0.2d, v2.2d /* hi = clmul(z1_y, h) */
-	pmull2 v6.1q, v5.2d, v2.2d /* mid = clmul(z1_y_swap, h) */
-	pmull v2.1q, v5.1d, v2.1d /* mid_1 = clmul(z1_y_swap, h) */
-	eor v2.16b, v6.16b, v2.16b /* mid_sum_acc = xor(mid, mid_1) */
+	pmull2 v0.1q, v0.2d, v1.2d /* hi = clmul(z1_y, h) */
+	pmull2 v6.1q, v5.2d, v1.2d /* mid = clmul(z1_y_swap, h) */
+	pmull v1.1q, v5.1d, v1.1d /* mid_1 = clmul(z1_y_swap, h) */
+	eor v1.16b, v6.16b, v1.16b /* mid_sum_acc = xor(mid, mid_1) */
 	ldr q5, [x5, #16] /* x_1 = load() */
-	tbl v5.16b, {v5.16b}, v1.16b /* z_1 = lookup16(x_1, reverse16) */
+	tbl v5.16b, {v5.16b}, v2.16b /* z_1 = lookup16(x_1, reverse16) */
 	ldr q6, [x4, #16] /* h_1 = load() */
 	pmull v7.1q, v5.1d, v6.1d /* lo_1 = clmul(z_1, h_1) */
 
-	/* The sums, then S's halves, their blocks added, and one reduction. */
+	/* The sums and one reduction. */
 	eor v3.16b, v3.16b, v7.16b /* lo_sum_acc = xor(lo, lo_1) */
 	tbl v7.16b, {v5.16b}, v4.16b /* z_1_swap = lookup16(z_1, swap_halves) */
 	pmull2 v5.1q, v5.2d, v6.2d /* hi_1 = clmul(z_1, h_1) */
@@ -3998,9 +3975,9 @@ SYM_FUNC_START(sm4_byteslice_neon_aes_batch_gcm)
 	pmull2 v5.1q, v7.2d, v6.2d /* mid_2 = clmul(z_1_swap, h_1) */
 	pmull v6.1q, v7.1d, v6.1d /* mid_3 = clmul(z_1_swap, h_1) */
 	eor v5.16b, v5.16b, v6.16b /* mid_sum_acc_1 = xor(mid_2, mid_3) */
-	eor v2.16b, v2.16b, v5.16b /* mid_sum_acc_16 = xor(mid_sum_acc, mid_sum_acc_1) */
+	eor v1.16b, v1.16b, v5.16b /* mid_sum_acc_16 = xor(mid_sum_acc, mid_sum_acc_1) */
 	ldr q5, [x5, #32] /* x_2 = load() */
-	tbl v5.16b, {v5.16b}, v1.16b /* z_2 = lookup16(x_2, reverse16) */
+	tbl v5.16b, {v5.16b}, v2.16b /* z_2 = lookup16(x_2, reverse16) */
 	ldr q6, [x4, #32] /* h_2 = load() */
 	pmull v7.1q, v5.1d, v6.1d /* lo_2 = clmul(z_2, h_2) */
 	tbl v16.16b, {v5.16b}, v4.16b /* z_2_swap = lookup16(z_2, swap_halves) */
@@ -4009,7 +3986,7 @@ SYM_FUNC_START(sm4_byteslice_neon_aes_batch_gcm)
 	pmull v6.1q, v16.1d, v6.1d /* mid_5 = clmul(z_2_swap, h_2) */
 	eor v6.16b, v17.16b, v6.16b /* mid_sum_acc_2 = xor(mid_4, mid_5) */
 	ldr q16, [x5, #48] /* x_3 = load() */
-	tbl v16.16b, {v16.16b}, v1.16b /* z_3 = lookup16(x_3, reverse16) */
+	tbl v16.16b, {v16.16b}, v2.16b /* z_3 = lookup16(x_3, reverse16) */
 	ldr q17, [x4, #48] /* h_3 = load() */
 	pmull v18.1q, v16.1d, v17.1d /* lo_3 = clmul(z_3, h_3) */
 	eor v7.16b, v7.16b, v18.16b /* lo_sum_acc_1 = xor(lo_2, lo_3) */
@@ -4022,9 +3999,9 @@ SYM_FUNC_START(sm4_byteslice_neon_aes_batch_gcm)
 	pmull v7.1q, v7.1d, v17.1d /* mid_7 = clmul(z_3_swap, h_3) */
 	eor v5.16b, v5.16b, v7.16b /* mid_sum_acc_3 = xor(mid_6, mid_7) */
 	eor v5.16b, v6.16b, v5.16b /* mid_sum_acc_17 = xor(mid_sum_acc_2, mid_sum_acc_3) */
-	eor v2.16b, v2.16b, v5.16b /* mid_sum_acc_24 = xor(mid_sum_acc_16, mid_sum_acc_17) */
+	eor v1.16b, v1.16b, v5.16b /* mid_sum_acc_24 = xor(mid_sum_acc_16, mid_sum_acc_17) */
 	ldr q5, [x5, #64] /* x_4 = load() */
-	tbl v5.16b, {v5.16b}, v1.16b /* z_4 = lookup16(x_4, reverse16) */
+	tbl v5.16b, {v5.16b}, v2.16b /* z_4 = lookup16(x_4, reverse16) */
 	ldr q6, [x4, #64] /* h_4 = load() */
 	pmull v7.1q, v5.1d, v6.1d /* lo_4 = clmul(z_4, h_4) */
 	tbl v16.16b, {v5.16b}, v4.16b /* z_4_swap = lookup16(z_4, swap_halves) */
@@ -4033,7 +4010,7 @@ SYM_FUNC_START(sm4_byteslice_neon_aes_batch_gcm)
 	pmull v6.1q, v16.1d, v6.1d /* mid_9 = clmul(z_4_swap, h_4) */
 	eor v6.16b, v17.16b, v6.16b /* mid_sum_acc_4 = xor(mid_8, mid_9) */
 	ldr q16, [x5, #80] /* x_5 = load() */
-	tbl v16.16b, {v16.16b}, v1.16b /* z_5 = lookup16(x_5, reverse16) */
+	tbl v16.16b, {v16.16b}, v2.16b /* z_5 = lookup16(x_5, reverse16) */
 	ldr q17, [x4, #80] /* h_5 = load() */
 	pmull v18.1q, v16.1d, v17.1d /* lo_5 = clmul(z_5, h_5) */
 	eor v7.16b, v7.16b, v18.16b /* lo_sum_acc_2 = xor(lo_4, lo_5) */
@@ -4045,7 +4022,7 @@ SYM_FUNC_START(sm4_byteslice_neon_aes_batch_gcm)
 	eor v16.16b, v16.16b, v17.16b /* mid_sum_acc_5 = xor(mid_10, mid_11) */
 	eor v6.16b, v6.16b, v16.16b /* mid_sum_acc_18 = xor(mid_sum_acc_4, mid_sum_acc_5) */
 	ldr q16, [x5, #96] /* x_6 = load() */
-	tbl v16.16b, {v16.16b}, v1.16b /* z_6 = lookup16(x_6, reverse16) */
+	tbl v16.16b, {v16.16b}, v2.16b /* z_6 = lookup16(x_6, reverse16) */
 	ldr q17, [x4, #96] /* h_6 = load() */
 	pmull v18.1q, v16.1d, v17.1d /* lo_6 = clmul(z_6, h_6) */
 	tbl v19.16b, {v16.16b}, v4.16b /* z_6_swap = lookup16(z_6, swap_halves) */
@@ -4054,7 +4031,7 @@ SYM_FUNC_START(sm4_byteslice_neon_aes_batch_gcm)
 	pmull v17.1q, v19.1d, v17.1d /* mid_13 = clmul(z_6_swap, h_6) */
 	eor v17.16b, v20.16b, v17.16b /* mid_sum_acc_6 = xor(mid_12, mid_13) */
 	ldr q19, [x5, #112] /* x_7 = load() */
-	tbl v19.16b, {v19.16b}, v1.16b /* z_7 = lookup16(x_7, reverse16) */
+	tbl v19.16b, {v19.16b}, v2.16b /* z_7 = lookup16(x_7, reverse16) */
 	ldr q20, [x4, #112] /* h_7 = load() */
 	pmull v21.1q, v19.1d, v20.1d /* lo_7 = clmul(z_7, h_7) */
 	eor v18.16b, v18.16b, v21.16b /* lo_sum_acc_3 = xor(lo_6, lo_7) */
@@ -4070,9 +4047,9 @@ SYM_FUNC_START(sm4_byteslice_neon_aes_batch_gcm)
 	eor v5.16b, v5.16b, v7.16b /* mid_sum_acc_7 = xor(mid_14, mid_15) */
 	eor v5.16b, v17.16b, v5.16b /* mid_sum_acc_19 = xor(mid_sum_acc_6, mid_sum_acc_7) */
 	eor v5.16b, v6.16b, v5.16b /* mid_sum_acc_25 = xor(mid_sum_acc_18, mid_sum_acc_19) */
-	eor v2.16b, v2.16b, v5.16b /* mid_sum_acc_28 = xor(mid_sum_acc_24, mid_sum_acc_25) */
+	eor v1.16b, v1.16b, v5.16b /* mid_sum_acc_28 = xor(mid_sum_acc_24, mid_sum_acc_25) */
 	ldr q5, [x5, #128] /* x_8 = load() */
-	tbl v5.16b, {v5.16b}, v1.16b /* z_8 = lookup16(x_8, reverse16) */
+	tbl v5.16b, {v5.16b}, v2.16b /* z_8 = lookup16(x_8, reverse16) */
 	ldr q6, [x4, #128] /* h_8 = load() */
 	pmull v7.1q, v5.1d, v6.1d /* lo_8 = clmul(z_8, h_8) */
 	tbl v16.16b, {v5.16b}, v4.16b /* z_8_swap = lookup16(z_8, swap_halves) */
@@ -4081,7 +4058,7 @@ SYM_FUNC_START(sm4_byteslice_neon_aes_batch_gcm)
 	pmull v6.1q, v16.1d, v6.1d /* mid_17 = clmul(z_8_swap, h_8) */
 	eor v6.16b, v17.16b, v6.16b /* mid_sum_acc_8 = xor(mid_16, mid_17) */
 	ldr q16, [x5, #144] /* x_9 = load() */
-	tbl v16.16b, {v16.16b}, v1.16b /* z_9 = lookup16(x_9, reverse16) */
+	tbl v16.16b, {v16.16b}, v2.16b /* z_9 = lookup16(x_9, reverse16) */
 	ldr q17, [x4, #144] /* h_9 = load() */
 	pmull v18.1q, v16.1d, v17.1d /* lo_9 = clmul(z_9, h_9) */
 	eor v7.16b, v7.16b, v18.16b /* lo_sum_acc_4 = xor(lo_8, lo_9) */
@@ -4093,7 +4070,7 @@ SYM_FUNC_START(sm4_byteslice_neon_aes_batch_gcm)
 	eor v16.16b, v16.16b, v17.16b /* mid_sum_acc_9 = xor(mid_18, mid_19) */
 	eor v6.16b, v6.16b, v16.16b /* mid_sum_acc_20 = xor(mid_sum_acc_8, mid_sum_acc_9) */
 	ldr q16, [x5, #160] /* x_10 = load() */
-	tbl v16.16b, {v16.16b}, v1.16b /* z_10 = lookup16(x_10, reverse16) */
+	tbl v16.16b, {v16.16b}, v2.16b /* z_10 = lookup16(x_10, reverse16) */
 	ldr q17, [x4, #160] /* h_10 = load() */
 	pmull v18.1q, v16.1d, v17.1d /* lo_10 = clmul(z_10, h_10) */
 	tbl v19.16b, {v16.16b}, v4.16b /* z_10_swap = lookup16(z_10, swap_halves) */
@@ -4102,7 +4079,7 @@ SYM_FUNC_START(sm4_byteslice_neon_aes_batch_gcm)
 	pmull v17.1q, v19.1d, v17.1d /* mid_21 = clmul(z_10_swap, h_10) */
 	eor v17.16b, v20.16b, v17.16b /* mid_sum_acc_10 = xor(mid_20, mid_21) */
 	ldr q19, [x5, #176] /* x_11 = load() */
-	tbl v19.16b, {v19.16b}, v1.16b /* z_11 = lookup16(x_11, reverse16) */
+	tbl v19.16b, {v19.16b}, v2.16b /* z_11 = lookup16(x_11, reverse16) */
 	ldr q20, [x4, #176] /* h_11 = load() */
 	pmull v21.1q, v19.1d, v20.1d /* lo_11 = clmul(z_11, h_11) */
 	eor v18.16b, v18.16b, v21.16b /* lo_sum_acc_5 = xor(lo_10, lo_11) */
@@ -4117,7 +4094,7 @@ SYM_FUNC_START(sm4_byteslice_neon_aes_batch_gcm)
 	eor v16.16b, v17.16b, v16.16b /* mid_sum_acc_21 = xor(mid_sum_acc_10, mid_sum_acc_11) */
 	eor v6.16b, v6.16b, v16.16b /* mid_sum_acc_26 = xor(mid_sum_acc_20, mid_sum_acc_21) */
 	ldr q16, [x5, #192] /* x_12 = load() */
-	tbl v16.16b, {v16.16b}, v1.16b /* z_12 = lookup16(x_12, reverse16) */
+	tbl v16.16b, {v16.16b}, v2.16b /* z_12 = lookup16(x_12, reverse16) */
 	ldr q17, [x4, #192] /* h_12 = load() */
 	pmull v18.1q, v16.1d, v17.1d /* lo_12 = clmul(z_12, h_12) */
 	tbl v19.16b, {v16.16b}, v4.16b /* z_12_swap = lookup16(z_12, swap_halves) */
@@ -4126,7 +4103,7 @@ SYM_FUNC_START(sm4_byteslice_neon_aes_batch_gcm)
 	pmull v17.1q, v19.1d, v17.1d /* mid_25 = clmul(z_12_swap, h_12) */
 	eor v17.16b, v20.16b, v17.16b /* mid_sum_acc_12 = xor(mid_24, mid_25) */
 	ldr q19, [x5, #208] /* x_13 = load() */
-	tbl v19.16b, {v19.16b}, v1.16b /* z_13 = lookup16(x_13, reverse16) */
+	tbl v19.16b, {v19.16b}, v2.16b /* z_13 = lookup16(x_13, reverse16) */
 	ldr q20, [x4, #208] /* h_13 = load() */
 	pmull v21.1q, v19.1d, v20.1d /* lo_13 = clmul(z_13, h_13) */
 	eor v18.16b, v18.16b, v21.16b /* lo_sum_acc_6 = xor(lo_12, lo_13) */
@@ -4138,7 +4115,7 @@ SYM_FUNC_START(sm4_byteslice_neon_aes_batch_gcm)
 	eor v19.16b, v19.16b, v20.16b /* mid_sum_acc_13 = xor(mid_26, mid_27) */
 	eor v17.16b, v17.16b, v19.16b /* mid_sum_acc_22 = xor(mid_sum_acc_12, mid_sum_acc_13) */
 	ldr q19, [x5, #224] /* x_14 = load() */
-	tbl v19.16b, {v19.16b}, v1.16b /* z_14 = lookup16(x_14, reverse16) */
+	tbl v19.16b, {v19.16b}, v2.16b /* z_14 = lookup16(x_14, reverse16) */
 	ldr q20, [x4, #224] /* h_14 = load() */
 	pmull v21.1q, v19.1d, v20.1d /* lo_14 = clmul(z_14, h_14) */
 	tbl v22.16b, {v19.16b}, v4.16b /* z_14_swap = lookup16(z_14, swap_halves) */
@@ -4147,43 +4124,35 @@ SYM_FUNC_START(sm4_byteslice_neon_aes_batch_gcm)
 	pmull v20.1q, v22.1d, v20.1d /* mid_29 = clmul(z_14_swap, h_14) */
 	eor v20.16b, v23.16b, v20.16b /* mid_sum_acc_14 = xor(mid_28, mid_29) */
 	ldr q22, [x5, #240] /* x_15 = load() */
-	tbl v22.16b, {v22.16b}, v1.16b /* z_15 = lookup16(x_15, reverse16) */
-	ldr q23, [x4, #240] /* h_15 = load() */
-	pmull v24.1q, v22.1d, v23.1d /* lo_15 = clmul(z_15, h_15) */
-	eor v21.16b, v21.16b, v24.16b /* lo_sum_acc_7 = xor(lo_14, lo_15) */
+	tbl v2.16b, {v22.16b}, v2.16b /* z_15 = lookup16(x_15, reverse16) */
+	ldr q22, [x4, #240] /* h_15 = load() */
+	pmull v23.1q, v2.1d, v22.1d /* lo_15 = clmul(z_15, h_15) */
+	eor v21.16b, v21.16b, v23.16b /* lo_sum_acc_7 = xor(lo_14, lo_15) */
 	eor v18.16b, v18.16b, v21.16b /* lo_sum_acc_11 = xor(lo_sum_acc_6, lo_sum_acc_7) */
 	eor v7.16b, v7.16b, v18.16b /* lo_sum_acc_13 = xor(lo_sum_acc_10, lo_sum_acc_11) */
 	eor v3.16b, v3.16b, v7.16b /* lo_sum_acc_14 = xor(lo_sum_acc_12, lo_sum_acc_13) */
-	tbl v7.16b, {v22.16b}, v4.16b /* z_15_swap = lookup16(z_15, swap_halves) */
-	pmull2 v18.1q, v22.2d, v23.2d /* hi_15 = clmul(z_15, h_15) */
-	eor v18.16b, v19.16b, v18.16b /* hi_sum_acc_7 = xor(hi_14, hi_15) */
-	eor v16.16b, v16.16b, v18.16b /* hi_sum_acc_11 = xor(hi_sum_acc_6, hi_sum_acc_7) */
-	eor v5.16b, v5.16b, v16.16b /* hi_sum_acc_13 = xor(hi_sum_acc_10, hi_sum_acc_11) */
-	eor v0.16b, v0.16b, v5.16b /* hi_sum_acc_14 = xor(hi_sum_acc_12, hi_sum_acc_13) */
-	pmull2 v5.1q, v7.2d, v23.2d /* mid_30 = clmul(z_15_swap, h_15) */
-	pmull v7.1q, v7.1d, v23.1d /* mid_31 = clmul(z_15_swap, h_15) */
-	eor v5.16b, v5.16b, v7.16b /* mid_sum_acc_15 = xor(mid_30, mid_31) */
-	eor v5.16b, v20.16b, v5.16b /* mid_sum_acc_23 = xor(mid_sum_acc_14, mid_sum_acc_15) */
-	eor v5.16b, v17.16b, v5.16b /* mid_sum_acc_27 = xor(mid_sum_acc_22, mid_sum_acc_23) */
-	eor v5.16b, v6.16b, v5.16b /* mid_sum_acc_29 = xor(mid_sum_acc_26, mid_sum_acc_27) */
-	eor v2.16b, v2.16b, v5.16b /* mid_sum_acc_30 = xor(mid_sum_acc_28, mid_sum_acc_29) */
-	adrp x17, .Lsm4_byteslice_neon_aes_9_half_up
-	ldr q5, [x17, #:lo12:.Lsm4_byteslice_neon_aes_9_half_up] /* half_up = const() */
-	tbl v5.16b, {v2.16b}, v5.16b /* mid_lo = lookup16(mid_sum_acc_30, half_up) */
-	eor v3.16b, v3.16b, v5.16b /* s_lo = xor(lo_sum_acc_14, mid_lo) */
-	adrp x17, .Lsm4_byteslice_neon_aes_9_half_down
-	ldr q5, [x17, #:lo12:.Lsm4_byteslice_neon_aes_9_half_down] /* half_down = const() */
-	tbl v2.16b, {v2.16b}, v5.16b /* mid_hi = lookup16(mid_sum_acc_30, half_down) */
-	eor v0.16b, v0.16b, v2.16b /* s_hi = xor(hi_sum_acc_14, mid_hi) */
+	tbl v7.16b, {v2.16b}, v4.16b /* z_15_swap = lookup16(z_15, swap_halves) */
+	pmull2 v2.1q, v2.2d, v22.2d /* hi_15 = clmul(z_15, h_15) */
+	eor v2.16b, v19.16b, v2.16b /* hi_sum_acc_7 = xor(hi_14, hi_15) */
+	eor v2.16b, v16.16b, v2.16b /* hi_sum_acc_11 = xor(hi_sum_acc_6, hi_sum_acc_7) */
+	eor v2.16b, v5.16b, v2.16b /* hi_sum_acc_13 = xor(hi_sum_acc_10, hi_sum_acc_11) */
+	eor v0.16b, v0.16b, v2.16b /* hi_sum_acc_14 = xor(hi_sum_acc_12, hi_sum_acc_13) */
+	pmull2 v2.1q, v7.2d, v22.2d /* mid_30 = clmul(z_15_swap, h_15) */
+	pmull v5.1q, v7.1d, v22.1d /* mid_31 = clmul(z_15_swap, h_15) */
+	eor v2.16b, v2.16b, v5.16b /* mid_sum_acc_15 = xor(mid_30, mid_31) */
+	eor v2.16b, v20.16b, v2.16b /* mid_sum_acc_23 = xor(mid_sum_acc_14, mid_sum_acc_15) */
+	eor v2.16b, v17.16b, v2.16b /* mid_sum_acc_27 = xor(mid_sum_acc_22, mid_sum_acc_23) */
+	eor v2.16b, v6.16b, v2.16b /* mid_sum_acc_29 = xor(mid_sum_acc_26, mid_sum_acc_27) */
+	eor v1.16b, v1.16b, v2.16b /* mid_sum_acc_30 = xor(mid_sum_acc_28, mid_sum_acc_29) */
 	adrp x17, .Lsm4_byteslice_neon_aes_9_fold
 	ldr q2, [x17, #:lo12:.Lsm4_byteslice_neon_aes_9_fold] /* fold = const() */
-	pmull v5.1q, v3.1d, v2.1d /* fold_lo = clmul(s_lo, fold) */
-	tbl v4.16b, {v5.16b}, v4.16b /* fold_lo_sw = lookup16(fold_lo, swap_halves) */
-	eor v3.16b, v3.16b, v4.16b /* v = xor(s_lo, fold_lo_sw) */
-	pmull2 v2.1q, v3.2d, v2.2d /* fold_hi = clmul(v, fold) */
-	eor v0.16b, v3.16b, v0.16b /* v_hi = xor(v, s_hi) */
-	eor v0.16b, v0.16b, v2.16b /* reduced = xor(v_hi, fold_hi) */
-	tbl v0.16b, {v0.16b}, v1.16b /* y_next = lookup16(reduced, reverse16) */
+	pmull v5.1q, v3.1d, v2.1d /* fold_lo = clmul(lo_sum_acc_14, fold) */
+	eor v1.16b, v5.16b, v1.16b /* fold_mid = xor(fold_lo, mid_sum_acc_30) */
+	tbl v1.16b, {v1.16b}, v4.16b /* fold_mid_sw = lookup16(fold_mid, swap_halves) */
+	eor v1.16b, v3.16b, v1.16b /* w = xor(lo_sum_acc_14, fold_mid_sw) */
+	pmull2 v2.1q, v1.2d, v2.2d /* fold_hi = clmul(w, fold) */
+	eor v0.16b, v1.16b, v0.16b /* w_hi = xor(w, hi_sum_acc_14) */
+	eor v0.16b, v0.16b, v2.16b /* reduced = xor(w_hi, fold_hi) */
 	ldr q1, [x1] /* ctr_low = bcast128() */
 	ushr v2.8h, v1.8h, #8 /* ctr_last = shr(ctr_low) */
 	adrp x17, .Lsm4_byteslice_neon_aes_9_all_but_last
@@ -4194,218 +4163,203 @@ SYM_FUNC_START(sm4_byteslice_neon_aes_batch_gcm)
 	adrp x17, .Lsm4_byteslice_neon_aes_9_byte_14
 	ldr q5, [x17, #:lo12:.Lsm4_byteslice_neon_aes_9_byte_14] /* byte_14 = const() */
 	and v4.16b, v4.16b, v5.16b /* ctr_j0 = and(ctr_first, byte_14) */
+	add v2.8h, v2.8h, v4.8h /* ctr_base = add(ctr_last, ctr_j0) */
 
 	/* Load 16 blocks and transpose: register j = byte j of every block (algorithm 3). */
 	adrp x17, .Lsm4_byteslice_neon_aes_9_block_k
-	ldr q5, [x17, #:lo12:.Lsm4_byteslice_neon_aes_9_block_k] /* block_k = const() */
-	add v5.16b, v5.16b, v4.16b /* ctr_j = add(block_k, ctr_j0) */
-	add v5.8h, v2.8h, v5.8h /* ctr_sum = add(ctr_last, ctr_j) */
+	ldr q4, [x17, #:lo12:.Lsm4_byteslice_neon_aes_9_block_k] /* block_k = const() */
+	add v4.8h, v2.8h, v4.8h /* ctr_sum = add(ctr_base, block_k) */
 	adrp x17, .Lsm4_byteslice_neon_aes_9_block_k_1
-	ldr q6, [x17, #:lo12:.Lsm4_byteslice_neon_aes_9_block_k_1] /* block_k_1 = const() */
-	add v6.16b, v6.16b, v4.16b /* ctr_j_1 = add(block_k_1, ctr_j0) */
-	add v6.8h, v2.8h, v6.8h /* ctr_sum_1 = add(ctr_last, ctr_j_1) */
+	ldr q5, [x17, #:lo12:.Lsm4_byteslice_neon_aes_9_block_k_1] /* block_k_1 = const() */
+	add v5.8h, v2.8h, v5.8h /* ctr_sum_1 = add(ctr_base, block_k_1) */
 	adrp x17, .Lsm4_byteslice_neon_aes_9_block_k_2
-	ldr q7, [x17, #:lo12:.Lsm4_byteslice_neon_aes_9_block_k_2] /* block_k_2 = const() */
-	add v7.16b, v7.16b, v4.16b /* ctr_j_2 = add(block_k_2, ctr_j0) */
-	add v7.8h, v2.8h, v7.8h /* ctr_sum_2 = add(ctr_last, ctr_j_2) */
+	ldr q6, [x17, #:lo12:.Lsm4_byteslice_neon_aes_9_block_k_2] /* block_k_2 = const() */
+	add v6.8h, v2.8h, v6.8h /* ctr_sum_2 = add(ctr_base, block_k_2) */
 	adrp x17, .Lsm4_byteslice_neon_aes_9_block_k_3
-	ldr q16, [x17, #:lo12:.Lsm4_byteslice_neon_aes_9_block_k_3] /* block_k_3 = const() */
-	add v16.16b, v16.16b, v4.16b /* ctr_j_3 = add(block_k_3, ctr_j0) */
-	add v16.8h, v2.8h, v16.8h /* ctr_sum_3 = add(ctr_last, ctr_j_3) */
+	ldr q7, [x17, #:lo12:.Lsm4_byteslice_neon_aes_9_block_k_3] /* block_k_3 = const() */
+	add v7.8h, v2.8h, v7.8h /* ctr_sum_3 = add(ctr_base, block_k_3) */
 	adrp x17, .Lsm4_byteslice_neon_aes_9_block_k_4
-	ldr q17, [x17, #:lo12:.Lsm4_byteslice_neon_aes_9_block_k_4] /* block_k_4 = const() */
-	add v17.16b, v17.16b, v4.16b /* ctr_j_4 = add(block_k_4, ctr_j0) */
-	add v17.8h, v2.8h, v17.8h /* ctr_sum_4 = add(ctr_last, ctr_j_4) */
+	ldr q16, [x17, #:lo12:.Lsm4_byteslice_neon_aes_9_block_k_4] /* block_k_4 = const() */
+	add v16.8h, v2.8h, v16.8h /* ctr_sum_4 = add(ctr_base, block_k_4) */
 	adrp x17, .Lsm4_byteslice_neon_aes_9_block_k_5
-	ldr q18, [x17, #:lo12:.Lsm4_byteslice_neon_aes_9_block_k_5] /* block_k_5 = const() */
-	add v18.16b, v18.16b, v4.16b /* ctr_j_5 = add(block_k_5, ctr_j0) */
-	add v18.8h, v2.8h, v18.8h /* ctr_sum_5 = add(ctr_last, ctr_j_5) */
+	ldr q17, [x17, #:lo12:.Lsm4_byteslice_neon_aes_9_block_k_5] /* block_k_5 = const() */
+	add v17.8h, v2.8h, v17.8h /* ctr_sum_5 = add(ctr_base, block_k_5) */
 	adrp x17, .Lsm4_byteslice_neon_aes_9_block_k_6
-	ldr q19, [x17, #:lo12:.Lsm4_byteslice_neon_aes_9_block_k_6] /* block_k_6 = const() */
-	add v19.16b, v19.16b, v4.16b /* ctr_j_6 = add(block_k_6, ctr_j0) */
-	add v19.8h, v2.8h, v19.8h /* ctr_sum_6 = add(ctr_last, ctr_j_6) */
+	ldr q18, [x17, #:lo12:.Lsm4_byteslice_neon_aes_9_block_k_6] /* block_k_6 = const() */
+	add v18.8h, v2.8h, v18.8h /* ctr_sum_6 = add(ctr_base, block_k_6) */
 	adrp x17, .Lsm4_byteslice_neon_aes_9_block_k_7
-	ldr q20, [x17, #:lo12:.Lsm4_byteslice_neon_aes_9_block_k_7] /* block_k_7 = const() */
-	add v20.16b, v20.16b, v4.16b /* ctr_j_7 = add(block_k_7, ctr_j0) */
-	add v20.8h, v2.8h, v20.8h /* ctr_sum_7 = add(ctr_last, ctr_j_7) */
+	ldr q19, [x17, #:lo12:.Lsm4_byteslice_neon_aes_9_block_k_7] /* block_k_7 = const() */
+	add v19.8h, v2.8h, v19.8h /* ctr_sum_7 = add(ctr_base, block_k_7) */
 	adrp x17, .Lsm4_byteslice_neon_aes_9_block_k_8
-	ldr q21, [x17, #:lo12:.Lsm4_byteslice_neon_aes_9_block_k_8] /* block_k_8 = const() */
-	add v21.16b, v21.16b, v4.16b /* ctr_j_8 = add(block_k_8, ctr_j0) */
-	add v21.8h, v2.8h, v21.8h /* ctr_sum_8 = add(ctr_last, ctr_j_8) */
+	ldr q20, [x17, #:lo12:.Lsm4_byteslice_neon_aes_9_block_k_8] /* block_k_8 = const() */
+	add v20.8h, v2.8h, v20.8h /* ctr_sum_8 = add(ctr_base, block_k_8) */
 	adrp x17, .Lsm4_byteslice_neon_aes_9_block_k_9
-	ldr q22, [x17, #:lo12:.Lsm4_byteslice_neon_aes_9_block_k_9] /* block_k_9 = const() */
-	add v22.16b, v22.16b, v4.16b /* ctr_j_9 = add(block_k_9, ctr_j0) */
-	add v22.8h, v2.8h, v22.8h /* ctr_sum_9 = add(ctr_last, ctr_j_9) */
+	ldr q21, [x17, #:lo12:.Lsm4_byteslice_neon_aes_9_block_k_9] /* block_k_9 = const() */
+	add v21.8h, v2.8h, v21.8h /* ctr_sum_9 = add(ctr_base, block_k_9) */
 	adrp x17, .Lsm4_byteslice_neon_aes_9_block_k_10
-	ldr q23, [x17, #:lo12:.Lsm4_byteslice_neon_aes_9_block_k_10] /* block_k_10 = const() */
-	add v23.16b, v23.16b, v4.16b /* ctr_j_10 = add(block_k_10, ctr_j0) */
-	add v23.8h, v2.8h, v23.8h /* ctr_sum_10 = add(ctr_last, ctr_j_10) */
+	ldr q22, [x17, #:lo12:.Lsm4_byteslice_neon_aes_9_block_k_10] /* block_k_10 = const() */
+	add v22.8h, v2.8h, v22.8h /* ctr_sum_10 = add(ctr_base, block_k_10) */
 	adrp x17, .Lsm4_byteslice_neon_aes_9_block_k_11
-	ldr q24, [x17, #:lo12:.Lsm4_byteslice_neon_aes_9_block_k_11] /* block_k_11 = const() */
-	add v24.16b, v24.16b, v4.16b /* ctr_j_11 = add(block_k_11, ctr_j0) */
-	add v24.8h, v2.8h, v24.8h /* ctr_sum_11 = add(ctr_last, ctr_j_11) */
+	ldr q23, [x17, #:lo12:.Lsm4_byteslice_neon_aes_9_block_k_11] /* block_k_11 = const() */
+	add v23.8h, v2.8h, v23.8h /* ctr_sum_11 = add(ctr_base, block_k_11) */
 	adrp x17, .Lsm4_byteslice_neon_aes_9_block_k_12
-	ldr q25, [x17, #:lo12:.Lsm4_byteslice_neon_aes_9_block_k_12] /* block_k_12 = const() */
-	add v25.16b, v25.16b, v4.16b /* ctr_j_12 = add(block_k_12, ctr_j0) */
-	add v25.8h, v2.8h, v25.8h /* ctr_sum_12 = add(ctr_last, ctr_j_12) */
+	ldr q24, [x17, #:lo12:.Lsm4_byteslice_neon_aes_9_block_k_12] /* block_k_12 = const() */
+	add v24.8h, v2.8h, v24.8h /* ctr_sum_12 = add(ctr_base, block_k_12) */
 	adrp x17, .Lsm4_byteslice_neon_aes_9_block_k_13
-	ldr q26, [x17, #:lo12:.Lsm4_byteslice_neon_aes_9_block_k_13] /* block_k_13 = const() */
-	add v26.16b, v26.16b, v4.16b /* ctr_j_13 = add(block_k_13, ctr_j0) */
-	add v26.8h, v2.8h, v26.8h /* ctr_sum_13 = add(ctr_last, ctr_j_13) */
+	ldr q25, [x17, #:lo12:.Lsm4_byteslice_neon_aes_9_block_k_13] /* block_k_13 = const() */
+	add v25.8h, v2.8h, v25.8h /* ctr_sum_13 = add(ctr_base, block_k_13) */
 	adrp x17, .Lsm4_byteslice_neon_aes_9_block_k_14
-	ldr q27, [x17, #:lo12:.Lsm4_byteslice_neon_aes_9_block_k_14] /* block_k_14 = const() */
-	add v27.16b, v27.16b, v4.16b /* ctr_j_14 = add(block_k_14, ctr_j0) */
+	ldr q26, [x17, #:lo12:.Lsm4_byteslice_neon_aes_9_block_k_14] /* block_k_14 = const() */
+	add v26.8h, v2.8h, v26.8h /* ctr_sum_14 = add(ctr_base, block_k_14) */
 	adrp x17, .Lsm4_byteslice_neon_aes_9_block_k_15
-	ldr q28, [x17, #:lo12:.Lsm4_byteslice_neon_aes_9_block_k_15] /* block_k_15 = const() */
-	add v4.16b, v28.16b, v4.16b /* ctr_j_15 = add(block_k_15, ctr_j0) */
-	add v27.8h, v2.8h, v27.8h /* ctr_sum_14 = add(ctr_last, ctr_j_14) */
-	add v2.8h, v2.8h, v4.8h /* ctr_sum_15 = add(ctr_last, ctr_j_15) */
-	ldr q4, [x1, #16] /* ctr_w = bcast128() */
-	and v3.16b, v4.16b, v3.16b /* ctr_w_open = and(ctr_w, all_but_last) */
+	ldr q27, [x17, #:lo12:.Lsm4_byteslice_neon_aes_9_block_k_15] /* block_k_15 = const() */
+	add v2.8h, v2.8h, v27.8h /* ctr_sum_15 = add(ctr_base, block_k_15) */
+	ldr q27, [x1, #16] /* ctr_w = bcast128() */
+	and v3.16b, v27.16b, v3.16b /* ctr_w_open = and(ctr_w, all_but_last) */
 	adrp x17, .Lsm4_byteslice_neon_aes_9_carry_everywhere
-	ldr q4, [x17, #:lo12:.Lsm4_byteslice_neon_aes_9_carry_everywhere] /* carry_everywhere = const() */
-	tbl v28.16b, {v5.16b}, v4.16b /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
+	ldr q27, [x17, #:lo12:.Lsm4_byteslice_neon_aes_9_carry_everywhere] /* carry_everywhere = const() */
+	tbl v28.16b, {v4.16b}, v27.16b /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
 	adrp x17, .Lsm4_byteslice_neon_aes_9_carry_mask_table
 	ldr q29, [x17, #:lo12:.Lsm4_byteslice_neon_aes_9_carry_mask_table] /* carry_mask_table = const() */
 	tbl v28.16b, {v29.16b}, v28.16b /* ctr_mask = lookup16(carry_mask_table, ctr_carry) */
 	bsl v28.16b, v3.16b, v1.16b /* ctr_pair = bsl(ctr_mask, ctr_v_open, ctr_w_open) */
 	adrp x17, .Lsm4_byteslice_neon_aes_9_new_last_byte
 	ldr q30, [x17, #:lo12:.Lsm4_byteslice_neon_aes_9_new_last_byte] /* new_last_byte = const() */
-	tbl v5.16b, {v5.16b}, v30.16b /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
-	orr v5.16b, v28.16b, v5.16b /* row = or(ctr_pair, ctr_last_byte) */
-	tbl v28.16b, {v6.16b}, v4.16b /* ctr_carry_1 = lookup16(ctr_sum_1, carry_everywhere) */
+	tbl v4.16b, {v4.16b}, v30.16b /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
+	orr v4.16b, v28.16b, v4.16b /* row = or(ctr_pair, ctr_last_byte) */
+	tbl v28.16b, {v5.16b}, v27.16b /* ctr_carry_1 = lookup16(ctr_sum_1, carry_everywhere) */
 	tbl v28.16b, {v29.16b}, v28.16b /* ctr_mask_1 = lookup16(carry_mask_table, ctr_carry_1) */
 	bsl v28.16b, v3.16b, v1.16b /* ctr_pair_1 = bsl(ctr_mask_1, ctr_v_open, ctr_w_open) */
-	tbl v6.16b, {v6.16b}, v30.16b /* ctr_last_byte_1 = lookup16(ctr_sum_1, new_last_byte) */
-	orr v6.16b, v28.16b, v6.16b /* row_1 = or(ctr_pair_1, ctr_last_byte_1) */
-	tbl v28.16b, {v7.16b}, v4.16b /* ctr_carry_2 = lookup16(ctr_sum_2, carry_everywhere) */
+	tbl v5.16b, {v5.16b}, v30.16b /* ctr_last_byte_1 = lookup16(ctr_sum_1, new_last_byte) */
+	orr v5.16b, v28.16b, v5.16b /* row_1 = or(ctr_pair_1, ctr_last_byte_1) */
+	tbl v28.16b, {v6.16b}, v27.16b /* ctr_carry_2 = lookup16(ctr_sum_2, carry_everywhere) */
 	tbl v28.16b, {v29.16b}, v28.16b /* ctr_mask_2 = lookup16(carry_mask_table, ctr_carry_2) */
 	bsl v28.16b, v3.16b, v1.16b /* ctr_pair_2 = bsl(ctr_mask_2, ctr_v_open, ctr_w_open) */
-	tbl v7.16b, {v7.16b}, v30.16b /* ctr_last_byte_2 = lookup16(ctr_sum_2, new_last_byte) */
-	orr v7.16b, v28.16b, v7.16b /* row_2 = or(ctr_pair_2, ctr_last_byte_2) */
-	tbl v28.16b, {v16.16b}, v4.16b /* ctr_carry_3 = lookup16(ctr_sum_3, carry_everywhere) */
+	tbl v6.16b, {v6.16b}, v30.16b /* ctr_last_byte_2 = lookup16(ctr_sum_2, new_last_byte) */
+	orr v6.16b, v28.16b, v6.16b /* row_2 = or(ctr_pair_2, ctr_last_byte_2) */
+	tbl v28.16b, {v7.16b}, v27.16b /* ctr_carry_3 = lookup16(ctr_sum_3, carry_everywhere) */
 	tbl v28.16b, {v29.16b}, v28.16b /* ctr_mask_3 = lookup16(carry_mask_table, ctr_carry_3) */
 	bsl v28.16b, v3.16b, v1.16b /* ctr_pair_3 = bsl(ctr_mask_3, ctr_v_open, ctr_w_open) */
-	tbl v16.16b, {v16.16b}, v30.16b /* ctr_last_byte_3 = lookup16(ctr_sum_3, new_last_byte) */
-	orr v16.16b, v28.16b, v16.16b /* row_3 = or(ctr_pair_3, ctr_last_byte_3) */
-	tbl v28.16b, {v17.16b}, v4.16b /* ctr_carry_4 = lookup16(ctr_sum_4, carry_everywhere) */
+	tbl v7.16b, {v7.16b}, v30.16b /* ctr_last_byte_3 = lookup16(ctr_sum_3, new_last_byte) */
+	orr v7.16b, v28.16b, v7.16b /* row_3 = or(ctr_pair_3, ctr_last_byte_3) */
+	tbl v28.16b, {v16.16b}, v27.16b /* ctr_carry_4 = lookup16(ctr_sum_4, carry_everywhere) */
 	tbl v28.16b, {v29.16b}, v28.16b /* ctr_mask_4 = lookup16(carry_mask_table, ctr_carry_4) */
 	bsl v28.16b, v3.16b, v1.16b /* ctr_pair_4 = bsl(ctr_mask_4, ctr_v_open, ctr_w_open) */
-	tbl v17.16b, {v17.16b}, v30.16b /* ctr_last_byte_4 = lookup16(ctr_sum_4, new_last_byte) */
-	orr v17.16b, v28.16b, v17.16b /* row_4 = or(ctr_pair_4, ctr_last_byte_4) */
-	tbl v28.16b, {v18.16b}, v4.16b /* ctr_carry_5 = lookup16(ctr_sum_5, carry_everywhere) */
+	tbl v16.16b, {v16.16b}, v30.16b /* ctr_last_byte_4 = lookup16(ctr_sum_4, new_last_byte) */
+	orr v16.16b, v28.16b, v16.16b /* row_4 = or(ctr_pair_4, ctr_last_byte_4) */
+	tbl v28.16b, {v17.16b}, v27.16b /* ctr_carry_5 = lookup16(ctr_sum_5, carry_everywhere) */
 	tbl v28.16b, {v29.16b}, v28.16b /* ctr_mask_5 = lookup16(carry_mask_table, ctr_carry_5) */
 	bsl v28.16b, v3.16b, v1.16b /* ctr_pair_5 = bsl(ctr_mask_5, ctr_v_open, ctr_w_open) */
-	tbl v18.16b, {v18.16b}, v30.16b /* ctr_last_byte_5 = lookup16(ctr_sum_5, new_last_byte) */
-	orr v18.16b, v28.16b, v18.16b /* row_5 = or(ctr_pair_5, ctr_last_byte_5) */
-	tbl v28.16b, {v19.16b}, v4.16b /* ctr_carry_6 = lookup16(ctr_sum_6, carry_everywhere) */
+	tbl v17.16b, {v17.16b}, v30.16b /* ctr_last_byte_5 = lookup16(ctr_sum_5, new_last_byte) */
+	orr v17.16b, v28.16b, v17.16b /* row_5 = or(ctr_pair_5, ctr_last_byte_5) */
+	tbl v28.16b, {v18.16b}, v27.16b /* ctr_carry_6 = lookup16(ctr_sum_6, carry_everywhere) */
 	tbl v28.16b, {v29.16b}, v28.16b /* ctr_mask_6 = lookup16(carry_mask_table, ctr_carry_6) */
 	bsl v28.16b, v3.16b, v1.16b /* ctr_pair_6 = bsl(ctr_mask_6, ctr_v_open, ctr_w_open) */
-	tbl v19.16b, {v19.16b}, v30.16b /* ctr_last_byte_6 = lookup16(ctr_sum_6, new_last_byte) */
-	orr v19.16b, v28.16b, v19.16b /* row_6 = or(ctr_pair_6, ctr_last_byte_6) */
-	tbl v28.16b, {v20.16b}, v4.16b /* ctr_carry_7 = lookup16(ctr_sum_7, carry_everywhere) */
+	tbl v18.16b, {v18.16b}, v30.16b /* ctr_last_byte_6 = lookup16(ctr_sum_6, new_last_byte) */
+	orr v18.16b, v28.16b, v18.16b /* row_6 = or(ctr_pair_6, ctr_last_byte_6) */
+	tbl v28.16b, {v19.16b}, v27.16b /* ctr_carry_7 = lookup16(ctr_sum_7, carry_everywhere) */
 	tbl v28.16b, {v29.16b}, v28.16b /* ctr_mask_7 = lookup16(carry_mask_table, ctr_carry_7) */
 	bsl v28.16b, v3.16b, v1.16b /* ctr_pair_7 = bsl(ctr_mask_7, ctr_v_open, ctr_w_open) */
-	tbl v20.16b, {v20.16b}, v30.16b /* ctr_last_byte_7 = lookup16(ctr_sum_7, new_last_byte) */
-	orr v20.16b, v28.16b, v20.16b /* row_7 = or(ctr_pair_7, ctr_last_byte_7) */
-	tbl v28.16b, {v21.16b}, v4.16b /* ctr_carry_8 = lookup16(ctr_sum_8, carry_everywhere) */
+	tbl v19.16b, {v19.16b}, v30.16b /* ctr_last_byte_7 = lookup16(ctr_sum_7, new_last_byte) */
+	orr v19.16b, v28.16b, v19.16b /* row_7 = or(ctr_pair_7, ctr_last_byte_7) */
+	tbl v28.16b, {v20.16b}, v27.16b /* ctr_carry_8 = lookup16(ctr_sum_8, carry_everywhere) */
 	tbl v28.16b, {v29.16b}, v28.16b /* ctr_mask_8 = lookup16(carry_mask_table, ctr_carry_8) */
 	bsl v28.16b, v3.16b, v1.16b /* ctr_pair_8 = bsl(ctr_mask_8, ctr_v_open, ctr_w_open) */
-	tbl v21.16b, {v21.16b}, v30.16b /* ctr_last_byte_8 = lookup16(ctr_sum_8, new_last_byte) */
-	orr v21.16b, v28.16b, v21.16b /* row_8 = or(ctr_pair_8, ctr_last_byte_8) */
-	tbl v28.16b, {v22.16b}, v4.16b /* ctr_carry_9 = lookup16(ctr_sum_9, carry_everywhere) */
+	tbl v20.16b, {v20.16b}, v30.16b /* ctr_last_byte_8 = lookup16(ctr_sum_8, new_last_byte) */
+	orr v20.16b, v28.16b, v20.16b /* row_8 = or(ctr_pair_8, ctr_last_byte_8) */
+	tbl v28.16b, {v21.16b}, v27.16b /* ctr_carry_9 = lookup16(ctr_sum_9, carry_everywhere) */
 	tbl v28.16b, {v29.16b}, v28.16b /* ctr_mask_9 = lookup16(carry_mask_table, ctr_carry_9) */
 	bsl v28.16b, v3.16b, v1.16b /* ctr_pair_9 = bsl(ctr_mask_9, ctr_v_open, ctr_w_open) */
-	tbl v22.16b, {v22.16b}, v30.16b /* ctr_last_byte_9 = lookup16(ctr_sum_9, new_last_byte) */
-	orr v22.16b, v28.16b, v22.16b /* row_9 = or(ctr_pair_9, ctr_last_byte_9) */
-	tbl v28.16b, {v23.16b}, v4.16b /* ctr_carry_10 = lookup16(ctr_sum_10, carry_everywhere) */
+	tbl v21.16b, {v21.16b}, v30.16b /* ctr_last_byte_9 = lookup16(ctr_sum_9, new_last_byte) */
+	orr v21.16b, v28.16b, v21.16b /* row_9 = or(ctr_pair_9, ctr_last_byte_9) */
+	tbl v28.16b, {v22.16b}, v27.16b /* ctr_carry_10 = lookup16(ctr_sum_10, carry_everywhere) */
 	tbl v28.16b, {v29.16b}, v28.16b /* ctr_mask_10 = lookup16(carry_mask_table, ctr_carry_10) */
 	bsl v28.16b, v3.16b, v1.16b /* ctr_pair_10 = bsl(ctr_mask_10, ctr_v_open, ctr_w_open) */
-	tbl v23.16b, {v23.16b}, v30.16b /* ctr_last_byte_10 = lookup16(ctr_sum_10, new_last_byte) */
-	orr v23.16b, v28.16b, v23.16b /* row_10 = or(ctr_pair_10, ctr_last_byte_10) */
-	tbl v28.16b, {v24.16b}, v4.16b /* ctr_carry_11 = lookup16(ctr_sum_11, carry_everywhere) */
+	tbl v22.16b, {v22.16b}, v30.16b /* ctr_last_byte_10 = lookup16(ctr_sum_10, new_last_byte) */
+	orr v22.16b, v28.16b, v22.16b /* row_10 = or(ctr_pair_10, ctr_last_byte_10) */
+	tbl v28.16b, {v23.16b}, v27.16b /* ctr_carry_11 = lookup16(ctr_sum_11, carry_everywhere) */
 	tbl v28.16b, {v29.16b}, v28.16b /* ctr_mask_11 = lookup16(carry_mask_table, ctr_carry_11) */
 	bsl v28.16b, v3.16b, v1.16b /* ctr_pair_11 = bsl(ctr_mask_11, ctr_v_open, ctr_w_open) */
-	tbl v24.16b, {v24.16b}, v30.16b /* ctr_last_byte_11 = lookup16(ctr_sum_11, new_last_byte) */
-	orr v24.16b, v28.16b, v24.16b /* row_11 = or(ctr_pair_11, ctr_last_byte_11) */
-	tbl v28.16b, {v25.16b}, v4.16b /* ctr_carry_12 = lookup16(ctr_sum_12, carry_everywhere) */
+	tbl v23.16b, {v23.16b}, v30.16b /* ctr_last_byte_11 = lookup16(ctr_sum_11, new_last_byte) */
+	orr v23.16b, v28.16b, v23.16b /* row_11 = or(ctr_pair_11, ctr_last_byte_11) */
+	tbl v28.16b, {v24.16b}, v27.16b /* ctr_carry_12 = lookup16(ctr_sum_12, carry_everywhere) */
 	tbl v28.16b, {v29.16b}, v28.16b /* ctr_mask_12 = lookup16(carry_mask_table, ctr_carry_12) */
 	bsl v28.16b, v3.16b, v1.16b /* ctr_pair_12 = bsl(ctr_mask_12, ctr_v_open, ctr_w_open) */
-	tbl v25.16b, {v25.16b}, v30.16b /* ctr_last_byte_12 = lookup16(ctr_sum_12, new_last_byte) */
-	orr v25.16b, v28.16b, v25.16b /* row_12 = or(ctr_pair_12, ctr_last_byte_12) */
-	tbl v28.16b, {v26.16b}, v4.16b /* ctr_carry_13 = lookup16(ctr_sum_13, carry_everywhere) */
+	tbl v24.16b, {v24.16b}, v30.16b /* ctr_last_byte_12 = lookup16(ctr_sum_12, new_last_byte) */
+	orr v24.16b, v28.16b, v24.16b /* row_12 = or(ctr_pair_12, ctr_last_byte_12) */
+	tbl v28.16b, {v25.16b}, v27.16b /* ctr_carry_13 = lookup16(ctr_sum_13, carry_everywhere) */
 	tbl v28.16b, {v29.16b}, v28.16b /* ctr_mask_13 = lookup16(carry_mask_table, ctr_carry_13) */
 	bsl v28.16b, v3.16b, v1.16b /* ctr_pair_13 = bsl(ctr_mask_13, ctr_v_open, ctr_w_open) */
-	tbl v26.16b, {v26.16b}, v30.16b /* ctr_last_byte_13 = lookup16(ctr_sum_13, new_last_byte) */
-	orr v26.16b, v28.16b, v26.16b /* row_13 = or(ctr_pair_13, ctr_last_byte_13) */
-	tbl v28.16b, {v27.16b}, v4.16b /* ctr_carry_14 = lookup16(ctr_sum_14, carry_everywhere) */
+	tbl v25.16b, {v25.16b}, v30.16b /* ctr_last_byte_13 = lookup16(ctr_sum_13, new_last_byte) */
+	orr v25.16b, v28.16b, v25.16b /* row_13 = or(ctr_pair_13, ctr_last_byte_13) */
+	tbl v28.16b, {v26.16b}, v27.16b /* ctr_carry_14 = lookup16(ctr_sum_14, carry_everywhere) */
 	tbl v28.16b, {v29.16b}, v28.16b /* ctr_mask_14 = lookup16(carry_mask_table, ctr_carry_14) */
 	bsl v28.16b, v3.16b, v1.16b /* ctr_pair_14 = bsl(ctr_mask_14, ctr_v_open, ctr_w_open) */
-	tbl v27.16b, {v27.16b}, v30.16b /* ctr_last_byte_14 = lookup16(ctr_sum_14, new_last_byte) */
-	orr v27.16b, v28.16b, v27.16b /* row_14 = or(ctr_pair_14, ctr_last_byte_14) */
-	tbl v4.16b, {v2.16b}, v4.16b /* ctr_carry_15 = lookup16(ctr_sum_15, carry_everywhere) */
-	tbl v4.16b, {v29.16b}, v4.16b /* ctr_mask_15 = lookup16(carry_mask_table, ctr_carry_15) */
-	bsl v4.16b, v3.16b, v1.16b /* ctr_pair_15 = bsl(ctr_mask_15, ctr_v_open, ctr_w_open) */
+	tbl v26.16b, {v26.16b}, v30.16b /* ctr_last_byte_14 = lookup16(ctr_sum_14, new_last_byte) */
+	orr v26.16b, v28.16b, v26.16b /* row_14 = or(ctr_pair_14, ctr_last_byte_14) */
+	tbl v27.16b, {v2.16b}, v27.16b /* ctr_carry_15 = lookup16(ctr_sum_15, carry_everywhere) */
+	tbl v27.16b, {v29.16b}, v27.16b /* ctr_mask_15 = lookup16(carry_mask_table, ctr_carry_15) */
+	bsl v27.16b, v3.16b, v1.16b /* ctr_pair_15 = bsl(ctr_mask_15, ctr_v_open, ctr_w_open) */
 	tbl v1.16b, {v2.16b}, v30.16b /* ctr_last_byte_15 = lookup16(ctr_sum_15, new_last_byte) */
-	orr v1.16b, v4.16b, v1.16b /* row_15 = or(ctr_pair_15, ctr_last_byte_15) */
-	zip1 v2.16b, v5.16b, v21.16b /* tr0 = unpacklo(row, row_8) */
-	zip2 v3.16b, v5.16b, v21.16b /* tr0_1 = unpackhi(row, row_8) */
-	zip1 v4.16b, v6.16b, v22.16b /* tr0_2 = unpacklo(row_1, row_9) */
-	zip2 v5.16b, v6.16b, v22.16b /* tr0_3 = unpackhi(row_1, row_9) */
-	zip1 v6.16b, v7.16b, v23.16b /* tr0_4 = unpacklo(row_2, row_10) */
-	zip2 v7.16b, v7.16b, v23.16b /* tr0_5 = unpackhi(row_2, row_10) */
-	zip1 v21.16b, v16.16b, v24.16b /* tr0_6 = unpacklo(row_3, row_11) */
-	zip2 v16.16b, v16.16b, v24.16b /* tr0_7 = unpackhi(row_3, row_11) */
-	zip1 v22.16b, v17.16b, v25.16b /* tr0_8 = unpacklo(row_4, row_12) */
-	zip2 v17.16b, v17.16b, v25.16b /* tr0_9 = unpackhi(row_4, row_12) */
-	zip1 v23.16b, v18.16b, v26.16b /* tr0_10 = unpacklo(row_5, row_13) */
-	zip2 v18.16b, v18.16b, v26.16b /* tr0_11 = unpackhi(row_5, row_13) */
-	zip1 v24.16b, v19.16b, v27.16b /* tr0_12 = unpacklo(row_6, row_14) */
-	zip2 v19.16b, v19.16b, v27.16b /* tr0_13 = unpackhi(row_6, row_14) */
-	zip1 v25.16b, v20.16b, v1.16b /* tr0_14 = unpacklo(row_7, row_15) */
-	zip2 v1.16b, v20.16b, v1.16b /* tr0_15 = unpackhi(row_7, row_15) */
-	zip1 v20.16b, v2.16b, v22.16b /* tr1 = unpacklo(tr0, tr0_8) */
+	orr v1.16b, v27.16b, v1.16b /* row_15 = or(ctr_pair_15, ctr_last_byte_15) */
+	zip1 v2.16b, v4.16b, v20.16b /* tr0 = unpacklo(row, row_8) */
+	zip2 v3.16b, v4.16b, v20.16b /* tr0_1 = unpackhi(row, row_8) */
+	zip1 v4.16b, v5.16b, v21.16b /* tr0_2 = unpacklo(row_1, row_9) */
+	zip2 v5.16b, v5.16b, v21.16b /* tr0_3 = unpackhi(row_1, row_9) */
+	zip1 v20.16b, v6.16b, v22.16b /* tr0_4 = unpacklo(row_2, row_10) */
+	zip2 v6.16b, v6.16b, v22.16b /* tr0_5 = unpackhi(row_2, row_10) */
+	zip1 v21.16b, v7.16b, v23.16b /* tr0_6 = unpacklo(row_3, row_11) */
+	zip2 v7.16b, v7.16b, v23.16b /* tr0_7 = unpackhi(row_3, row_11) */
+	zip1 v22.16b, v16.16b, v24.16b /* tr0_8 = unpacklo(row_4, row_12) */
+	zip2 v16.16b, v16.16b, v24.16b /* tr0_9 = unpackhi(row_4, row_12) */
+	zip1 v23.16b, v17.16b, v25.16b /* tr0_10 = unpacklo(row_5, row_13) */
+	zip2 v17.16b, v17.16b, v25.16b /* tr0_11 = unpackhi(row_5, row_13) */
+	zip1 v24.16b, v18.16b, v26.16b /* tr0_12 = unpacklo(row_6, row_14) */
+	zip2 v18.16b, v18.16b, v26.16b /* tr0_13 = unpackhi(row_6, row_14) */
+	zip1 v25.16b, v19.16b, v1.16b /* tr0_14 = unpacklo(row_7, row_15) */
+	zip2 v1.16b, v19.16b, v1.16b /* tr0_15 = unpackhi(row_7, row_15) */
+	zip1 v19.16b, v2.16b, v22.16b /* tr1 = unpacklo(tr0, tr0_8) */
 	zip2 v2.16b, v2.16b, v22.16b /* tr1_1 = unpackhi(tr0, tr0_8) */
-	zip1 v22.16b, v3.16b, v17.16b /* tr1_2 = unpacklo(tr0_1, tr0_9) */
-	zip2 v3.16b, v3.16b, v17.16b /* tr1_3 = unpackhi(tr0_1, tr0_9) */
-	zip1 v17.16b, v4.16b, v23.16b /* tr1_4 = unpacklo(tr0_2, tr0_10) */
+	zip1 v22.16b, v3.16b, v16.16b /* tr1_2 = unpacklo(tr0_1, tr0_9) */
+	zip2 v3.16b, v3.16b, v16.16b /* tr1_3 = unpackhi(tr0_1, tr0_9) */
+	zip1 v16.16b, v4.16b, v23.16b /* tr1_4 = unpacklo(tr0_2, tr0_10) */
 	zip2 v4.16b, v4.16b, v23.16b /* tr1_5 = unpackhi(tr0_2, tr0_10) */
-	zip1 v23.16b, v5.16b, v18.16b /* tr1_6 = unpacklo(tr0_3, tr0_11) */
-	zip2 v5.16b, v5.16b, v18.16b /* tr1_7 = unpackhi(tr0_3, tr0_11) */
-	zip1 v18.16b, v6.16b, v24.16b /* tr1_8 = unpacklo(tr0_4, tr0_12) */
-	zip2 v6.16b, v6.16b, v24.16b /* tr1_9 = unpackhi(tr0_4, tr0_12) */
-	zip1 v24.16b, v7.16b, v19.16b /* tr1_10 = unpacklo(tr0_5, tr0_13) */
-	zip2 v7.16b, v7.16b, v19.16b /* tr1_11 = unpackhi(tr0_5, tr0_13) */
-	zip1 v19.16b, v21.16b, v25.16b /* tr1_12 = unpacklo(tr0_6, tr0_14) */
+	zip1 v23.16b, v5.16b, v17.16b /* tr1_6 = unpacklo(tr0_3, tr0_11) */
+	zip2 v5.16b, v5.16b, v17.16b /* tr1_7 = unpackhi(tr0_3, tr0_11) */
+	zip1 v17.16b, v20.16b, v24.16b /* tr1_8 = unpacklo(tr0_4, tr0_12) */
+	zip2 v20.16b, v20.16b, v24.16b /* tr1_9 = unpackhi(tr0_4, tr0_12) */
+	zip1 v24.16b, v6.16b, v18.16b /* tr1_10 = unpacklo(tr0_5, tr0_13) */
+	zip2 v6.16b, v6.16b, v18.16b /* tr1_11 = unpackhi(tr0_5, tr0_13) */
+	zip1 v18.16b, v21.16b, v25.16b /* tr1_12 = unpacklo(tr0_6, tr0_14) */
 	zip2 v21.16b, v21.16b, v25.16b /* tr1_13 = unpackhi(tr0_6, tr0_14) */
-	zip1 v25.16b, v16.16b, v1.16b /* tr1_14 = unpacklo(tr0_7, tr0_15) */
-	zip2 v1.16b, v16.16b, v1.16b /* tr1_15 = unpackhi(tr0_7, tr0_15) */
-	zip1 v16.16b, v20.16b, v18.16b /* tr2 = unpacklo(tr1, tr1_8) */
-	zip2 v18.16b, v20.16b, v18.16b /* tr2_1 = unpackhi(tr1, tr1_8) */
-	zip1 v20.16b, v2.16b, v6.16b /* tr2_2 = unpacklo(tr1_1, tr1_9) */
-	zip2 v2.16b, v2.16b, v6.16b /* tr2_3 = unpackhi(tr1_1, tr1_9) */
-	zip1 v6.16b, v22.16b, v24.16b /* tr2_4 = unpacklo(tr1_2, tr1_10) */
+	zip1 v25.16b, v7.16b, v1.16b /* tr1_14 = unpacklo(tr0_7, tr0_15) */
+	zip2 v1.16b, v7.16b, v1.16b /* tr1_15 = unpackhi(tr0_7, tr0_15) */
+	zip1 v7.16b, v19.16b, v17.16b /* tr2 = unpacklo(tr1, tr1_8) */
+	zip2 v17.16b, v19.16b, v17.16b /* tr2_1 = unpackhi(tr1, tr1_8) */
+	zip1 v19.16b, v2.16b, v20.16b /* tr2_2 = unpacklo(tr1_1, tr1_9) */
+	zip2 v2.16b, v2.16b, v20.16b /* tr2_3 = unpackhi(tr1_1, tr1_9) */
+	zip1 v20.16b, v22.16b, v24.16b /* tr2_4 = unpacklo(tr1_2, tr1_10) */
 	zip2 v22.16b, v22.16b, v24.16b /* tr2_5 = unpackhi(tr1_2, tr1_10) */
-	zip1 v24.16b, v3.16b, v7.16b /* tr2_6 = unpacklo(tr1_3, tr1_11) */
-	zip2 v3.16b, v3.16b, v7.16b /* tr2_7 = unpackhi(tr1_3, tr1_11) */
-	zip1 v7.16b, v17.16b, v19.16b /* tr2_8 = unpacklo(tr1_4, tr1_12) */
-	zip2 v17.16b, v17.16b, v19.16b /* tr2_9 = unpackhi(tr1_4, tr1_12) */
-	zip1 v19.16b, v4.16b, v21.16b /* tr2_10 = unpacklo(tr1_5, tr1_13) */
+	zip1 v24.16b, v3.16b, v6.16b /* tr2_6 = unpacklo(tr1_3, tr1_11) */
+	zip2 v3.16b, v3.16b, v6.16b /* tr2_7 = unpackhi(tr1_3, tr1_11) */
+	zip1 v6.16b, v16.16b, v18.16b /* tr2_8 = unpacklo(tr1_4, tr1_12) */
+	zip2 v16.16b, v16.16b, v18.16b /* tr2_9 = unpackhi(tr1_4, tr1_12) */
+	zip1 v18.16b, v4.16b, v21.16b /* tr2_10 = unpacklo(tr1_5, tr1_13) */
 	zip2 v4.16b, v4.16b, v21.16b /* tr2_11 = unpackhi(tr1_5, tr1_13) */
 	zip1 v21.16b, v23.16b, v25.16b /* tr2_12 = unpacklo(tr1_6, tr1_14) */
 	zip2 v23.16b, v23.16b, v25.16b /* tr2_13 = unpackhi(tr1_6, tr1_14) */
 	zip1 v25.16b, v5.16b, v1.16b /* tr2_14 = unpacklo(tr1_7, tr1_15) */
 	zip2 v1.16b, v5.16b, v1.16b /* tr2_15 = unpackhi(tr1_7, tr1_15) */
-	zip1 v5.16b, v16.16b, v7.16b /* tr3 = unpacklo(tr2, tr2_8) */
-	zip2 v7.16b, v16.16b, v7.16b /* tr3_1 = unpackhi(tr2, tr2_8) */
-	zip1 v16.16b, v18.16b, v17.16b /* tr3_2 = unpacklo(tr2_1, tr2_9) */
-	zip2 v17.16b, v18.16b, v17.16b /* tr3_3 = unpackhi(tr2_1, tr2_9) */
-	zip1 v18.16b, v20.16b, v19.16b /* tr3_4 = unpacklo(tr2_2, tr2_10) */
-	zip2 v19.16b, v20.16b, v19.16b /* tr3_5 = unpackhi(tr2_2, tr2_10) */
-	zip1 v20.16b, v2.16b, v4.16b /* tr3_6 = unpacklo(tr2_3, tr2_11) */
+	zip1 v5.16b, v7.16b, v6.16b /* tr3 = unpacklo(tr2, tr2_8) */
+	zip2 v6.16b, v7.16b, v6.16b /* tr3_1 = unpackhi(tr2, tr2_8) */
+	zip1 v7.16b, v17.16b, v16.16b /* tr3_2 = unpacklo(tr2_1, tr2_9) */
+	zip2 v16.16b, v17.16b, v16.16b /* tr3_3 = unpackhi(tr2_1, tr2_9) */
+	zip1 v17.16b, v19.16b, v18.16b /* tr3_4 = unpacklo(tr2_2, tr2_10) */
+	zip2 v18.16b, v19.16b, v18.16b /* tr3_5 = unpackhi(tr2_2, tr2_10) */
+	zip1 v19.16b, v2.16b, v4.16b /* tr3_6 = unpacklo(tr2_3, tr2_11) */
 	zip2 v2.16b, v2.16b, v4.16b /* tr3_7 = unpackhi(tr2_3, tr2_11) */
-	zip1 v4.16b, v6.16b, v21.16b /* tr3_8 = unpacklo(tr2_4, tr2_12) */
-	zip2 v6.16b, v6.16b, v21.16b /* tr3_9 = unpackhi(tr2_4, tr2_12) */
+	zip1 v4.16b, v20.16b, v21.16b /* tr3_8 = unpacklo(tr2_4, tr2_12) */
+	zip2 v20.16b, v20.16b, v21.16b /* tr3_9 = unpackhi(tr2_4, tr2_12) */
 	zip1 v21.16b, v22.16b, v23.16b /* tr3_10 = unpacklo(tr2_5, tr2_13) */
 	zip2 v22.16b, v22.16b, v23.16b /* tr3_11 = unpackhi(tr2_5, tr2_13) */
 	zip1 v23.16b, v24.16b, v25.16b /* tr3_12 = unpacklo(tr2_6, tr2_14) */
@@ -4425,36 +4379,36 @@ SYM_FUNC_START(sm4_byteslice_neon_aes_batch_gcm)
 	ldr q28, [x17, #:lo12:.Lsm4_byteslice_neon_aes_9_tbl_hi] /* tbl_hi = const() */
 	tbl v5.16b, {v28.16b}, v5.16b /* xin_h = lookup16(tbl_hi, tr3_hi) */
 	eor v5.16b, v26.16b, v5.16b /* xin = xor(xin_l, xin_h) */
-	and v26.16b, v7.16b, v3.16b /* tr3_1_lo = and(tr3_1, nibble_mask) */
-	ushr v7.16b, v7.16b, #4 /* tr3_1_hi = shr(tr3_1) */
+	and v26.16b, v6.16b, v3.16b /* tr3_1_lo = and(tr3_1, nibble_mask) */
+	ushr v6.16b, v6.16b, #4 /* tr3_1_hi = shr(tr3_1) */
 	tbl v26.16b, {v27.16b}, v26.16b /* xin_1_l = lookup16(tbl_lo, tr3_1_lo) */
-	tbl v7.16b, {v28.16b}, v7.16b /* xin_1_h = lookup16(tbl_hi, tr3_1_hi) */
-	eor v7.16b, v26.16b, v7.16b /* xin_1 = xor(xin_1_l, xin_1_h) */
-	and v26.16b, v16.16b, v3.16b /* tr3_2_lo = and(tr3_2, nibble_mask) */
-	ushr v16.16b, v16.16b, #4 /* tr3_2_hi = shr(tr3_2) */
+	tbl v6.16b, {v28.16b}, v6.16b /* xin_1_h = lookup16(tbl_hi, tr3_1_hi) */
+	eor v6.16b, v26.16b, v6.16b /* xin_1 = xor(xin_1_l, xin_1_h) */
+	and v26.16b, v7.16b, v3.16b /* tr3_2_lo = and(tr3_2, nibble_mask) */
+	ushr v7.16b, v7.16b, #4 /* tr3_2_hi = shr(tr3_2) */
 	tbl v26.16b, {v27.16b}, v26.16b /* xin_2_l = lookup16(tbl_lo, tr3_2_lo) */
-	tbl v16.16b, {v28.16b}, v16.16b /* xin_2_h = lookup16(tbl_hi, tr3_2_hi) */
-	eor v16.16b, v26.16b, v16.16b /* xin_2 = xor(xin_2_l, xin_2_h) */
-	and v26.16b, v17.16b, v3.16b /* tr3_3_lo = and(tr3_3, nibble_mask) */
-	ushr v17.16b, v17.16b, #4 /* tr3_3_hi = shr(tr3_3) */
+	tbl v7.16b, {v28.16b}, v7.16b /* xin_2_h = lookup16(tbl_hi, tr3_2_hi) */
+	eor v7.16b, v26.16b, v7.16b /* xin_2 = xor(xin_2_l, xin_2_h) */
+	and v26.16b, v16.16b, v3.16b /* tr3_3_lo = and(tr3_3, nibble_mask) */
+	ushr v16.16b, v16.16b, #4 /* tr3_3_hi = shr(tr3_3) */
 	tbl v26.16b, {v27.16b}, v26.16b /* xin_3_l = lookup16(tbl_lo, tr3_3_lo) */
-	tbl v17.16b, {v28.16b}, v17.16b /* xin_3_h = lookup16(tbl_hi, tr3_3_hi) */
-	eor v17.16b, v26.16b, v17.16b /* xin_3 = xor(xin_3_l, xin_3_h) */
-	and v26.16b, v18.16b, v3.16b /* tr3_4_lo = and(tr3_4, nibble_mask) */
-	ushr v18.16b, v18.16b, #4 /* tr3_4_hi = shr(tr3_4) */
+	tbl v16.16b, {v28.16b}, v16.16b /* xin_3_h = lookup16(tbl_hi, tr3_3_hi) */
+	eor v16.16b, v26.16b, v16.16b /* xin_3 = xor(xin_3_l, xin_3_h) */
+	and v26.16b, v17.16b, v3.16b /* tr3_4_lo = and(tr3_4, nibble_mask) */
+	ushr v17.16b, v17.16b, #4 /* tr3_4_hi = shr(tr3_4) */
 	tbl v26.16b, {v27.16b}, v26.16b /* xin_4_l = lookup16(tbl_lo, tr3_4_lo) */
-	tbl v18.16b, {v28.16b}, v18.16b /* xin_4_h = lookup16(tbl_hi, tr3_4_hi) */
-	eor v18.16b, v26.16b, v18.16b /* xin_4 = xor(xin_4_l, xin_4_h) */
-	and v26.16b, v19.16b, v3.16b /* tr3_5_lo = and(tr3_5, nibble_mask) */
-	ushr v19.16b, v19.16b, #4 /* tr3_5_hi = shr(tr3_5) */
+	tbl v17.16b, {v28.16b}, v17.16b /* xin_4_h = lookup16(tbl_hi, tr3_4_hi) */
+	eor v17.16b, v26.16b, v17.16b /* xin_4 = xor(xin_4_l, xin_4_h) */
+	and v26.16b, v18.16b, v3.16b /* tr3_5_lo = and(tr3_5, nibble_mask) */
+	ushr v18.16b, v18.16b, #4 /* tr3_5_hi = shr(tr3_5) */
 	tbl v26.16b, {v27.16b}, v26.16b /* xin_5_l = lookup16(tbl_lo, tr3_5_lo) */
-	tbl v19.16b, {v28.16b}, v19.16b /* xin_5_h = lookup16(tbl_hi, tr3_5_hi) */
-	eor v19.16b, v26.16b, v19.16b /* xin_5 = xor(xin_5_l, xin_5_h) */
-	and v26.16b, v20.16b, v3.16b /* tr3_6_lo = and(tr3_6, nibble_mask) */
-	ushr v20.16b, v20.16b, #4 /* tr3_6_hi = shr(tr3_6) */
+	tbl v18.16b, {v28.16b}, v18.16b /* xin_5_h = lookup16(tbl_hi, tr3_5_hi) */
+	eor v18.16b, v26.16b, v18.16b /* xin_5 = xor(xin_5_l, xin_5_h) */
+	and v26.16b, v19.16b, v3.16b /* tr3_6_lo = and(tr3_6, nibble_mask) */
+	ushr v19.16b, v19.16b, #4 /* tr3_6_hi = shr(tr3_6) */
 	tbl v26.16b, {v27.16b}, v26.16b /* xin_6_l = lookup16(tbl_lo, tr3_6_lo) */
-	tbl v20.16b, {v28.16b}, v20.16b /* xin_6_h = lookup16(tbl_hi, tr3_6_hi) */
-	eor v20.16b, v26.16b, v20.16b /* xin_6 = xor(xin_6_l, xin_6_h) */
+	tbl v19.16b, {v28.16b}, v19.16b /* xin_6_h = lookup16(tbl_hi, tr3_6_hi) */
+	eor v19.16b, v26.16b, v19.16b /* xin_6 = xor(xin_6_l, xin_6_h) */
 	and v26.16b, v2.16b, v3.16b /* tr3_7_lo = and(tr3_7, nibble_mask) */
 	ushr v2.16b, v2.16b, #4 /* tr3_7_hi = shr(tr3_7) */
 	tbl v26.16b, {v27.16b}, v26.16b /* xin_7_l = lookup16(tbl_lo, tr3_7_lo) */
@@ -4465,11 +4419,11 @@ SYM_FUNC_START(sm4_byteslice_neon_aes_batch_gcm)
 	tbl v26.16b, {v27.16b}, v26.16b /* xin_8_l = lookup16(tbl_lo, tr3_8_lo) */
 	tbl v4.16b, {v28.16b}, v4.16b /* xin_8_h = lookup16(tbl_hi, tr3_8_hi) */
 	eor v4.16b, v26.16b, v4.16b /* xin_8 = xor(xin_8_l, xin_8_h) */
-	and v26.16b, v6.16b, v3.16b /* tr3_9_lo = and(tr3_9, nibble_mask) */
-	ushr v6.16b, v6.16b, #4 /* tr3_9_hi = shr(tr3_9) */
+	and v26.16b, v20.16b, v3.16b /* tr3_9_lo = and(tr3_9, nibble_mask) */
+	ushr v20.16b, v20.16b, #4 /* tr3_9_hi = shr(tr3_9) */
 	tbl v26.16b, {v27.16b}, v26.16b /* xin_9_l = lookup16(tbl_lo, tr3_9_lo) */
-	tbl v6.16b, {v28.16b}, v6.16b /* xin_9_h = lookup16(tbl_hi, tr3_9_hi) */
-	eor v6.16b, v26.16b, v6.16b /* xin_9 = xor(xin_9_l, xin_9_h) */
+	tbl v20.16b, {v28.16b}, v20.16b /* xin_9_h = lookup16(tbl_hi, tr3_9_hi) */
+	eor v20.16b, v26.16b, v20.16b /* xin_9 = xor(xin_9_l, xin_9_h) */
 	and v26.16b, v21.16b, v3.16b /* tr3_10_lo = and(tr3_10, nibble_mask) */
 	ushr v21.16b, v21.16b, #4 /* tr3_10_hi = shr(tr3_10) */
 	tbl v26.16b, {v27.16b}, v26.16b /* xin_10_l = lookup16(tbl_lo, tr3_10_lo) */
@@ -4512,7 +4466,7 @@ SYM_FUNC_START(sm4_byteslice_neon_aes_batch_gcm)
 	ldr q29, [x17, #:lo12:.Lsm4_byteslice_neon_aes_9_tbl_lo_1] /* tbl_lo_1 = const() */
 	adrp x17, .Lsm4_byteslice_neon_aes_9_tbl_lo_2
 	ldr q30, [x17, #:lo12:.Lsm4_byteslice_neon_aes_9_tbl_lo_2] /* tbl_lo_2 = const() */
-	str q0, [sp, #64] /* spill y_next */
+	str q0, [sp, #64] /* spill reduced */
 	mov x7, x0
 	mov x6, #8
 	.p2align 4
@@ -4526,15 +4480,15 @@ SYM_FUNC_START(sm4_byteslice_neon_aes_batch_gcm)
 	ld1r {v8.4s}, [x17] /* rk2 = bcast32() */
 	add x17, x7, #12
 	ld1r {v9.4s}, [x17] /* rk3 = bcast32() */
-	eor v10.16b, v18.16b, v4.16b /* t0_acc = xor(x4, x8) */
+	eor v10.16b, v17.16b, v4.16b /* t0_acc = xor(x4, x8) */
 	eor v10.16b, v10.16b, v23.16b /* t0_1 = xor(t0_acc, x12) */
 	tbl v10.16b, {v10.16b}, v26.16b /* y0_sr = lookup16(t0_1, inv_shift_rows) */
 	aese v10.16b, v0.16b /* y0_aes = aese(y0_sr, rk0) */
-	eor v0.16b, v19.16b, v6.16b /* t1_acc = xor(x5, x9) */
+	eor v0.16b, v18.16b, v20.16b /* t1_acc = xor(x5, x9) */
 	eor v0.16b, v0.16b, v24.16b /* t1_1 = xor(t1_acc, x13) */
 	tbl v0.16b, {v0.16b}, v26.16b /* y1_sr = lookup16(t1_1, inv_shift_rows) */
 	aese v0.16b, v31.16b /* y1_aes = aese(y1_sr, rk1) */
-	eor v31.16b, v20.16b, v21.16b /* t2_acc = xor(x6, x10) */
+	eor v31.16b, v19.16b, v21.16b /* t2_acc = xor(x6, x10) */
 	eor v31.16b, v31.16b, v25.16b /* t2_1 = xor(t2_acc, x14) */
 	tbl v31.16b, {v31.16b}, v26.16b /* y2_sr = lookup16(t2_1, inv_shift_rows) */
 	aese v31.16b, v8.16b /* y2_aes = aese(y2_sr, rk2) */
@@ -4585,19 +4539,19 @@ SYM_FUNC_START(sm4_byteslice_neon_aes_batch_gcm)
 	eor v0.16b, v0.16b, v13.16b /* m1_acc_1 = xor(p2_1, p1_2) */
 	eor v0.16b, v9.16b, v0.16b /* m1_acc_2 = xor(m1_acc, m1_acc_1) */
 	eor v0.16b, v0.16b, v14.16b /* m1_acc_3 = xor(m1_acc_2, p1_3) */
-	eor v0.16b, v7.16b, v0.16b /* x1n = xor(x1, m1_acc_3) */
-	eor v7.16b, v13.16b, v31.16b /* m2_acc_1 = xor(p1_2, p2_2) */
-	eor v7.16b, v11.16b, v7.16b /* m2_acc_2 = xor(m2_acc, m2_acc_1) */
-	eor v7.16b, v7.16b, v14.16b /* m2_acc_3 = xor(m2_acc_2, p1_3) */
+	eor v0.16b, v6.16b, v0.16b /* x1n = xor(x1, m1_acc_3) */
+	eor v6.16b, v13.16b, v31.16b /* m2_acc_1 = xor(p1_2, p2_2) */
+	eor v6.16b, v11.16b, v6.16b /* m2_acc_2 = xor(m2_acc, m2_acc_1) */
+	eor v6.16b, v6.16b, v14.16b /* m2_acc_3 = xor(m2_acc_2, p1_3) */
 	eor v31.16b, v31.16b, v14.16b /* m3_acc_1 = xor(p2_2, p1_3) */
 	eor v31.16b, v10.16b, v31.16b /* m3_acc_2 = xor(m3_acc, m3_acc_1) */
 	eor v31.16b, v31.16b, v8.16b /* m3_acc_3 = xor(m3_acc_2, p2_3) */
-	eor v7.16b, v16.16b, v7.16b /* x2n = xor(x2, m2_acc_3) */
-	eor v16.16b, v17.16b, v31.16b /* x3n = xor(x3, m3_acc_3) */
+	eor v6.16b, v7.16b, v6.16b /* x2n = xor(x2, m2_acc_3) */
+	eor v7.16b, v16.16b, v31.16b /* x3n = xor(x3, m3_acc_3) */
 
 	/* Round 4r+1: slot 1 ^= M'_L·inv(slot 2 ^ slot 3 ^ slot 0 ^ rk') ^ C'. */
 	add x17, x7, #16
-	ld1r {v17.4s}, [x17] /* rk0_1 = bcast32() */
+	ld1r {v16.4s}, [x17] /* rk0_1 = bcast32() */
 	add x17, x7, #20
 	ld1r {v31.4s}, [x17] /* rk1_1 = bcast32() */
 	add x17, x7, #24
@@ -4607,17 +4561,17 @@ SYM_FUNC_START(sm4_byteslice_neon_aes_batch_gcm)
 	eor v10.16b, v4.16b, v23.16b /* t0_acc_2 = xor(x8, x12) */
 	eor v10.16b, v10.16b, v5.16b /* t0_1_1 = xor(t0_acc_2, x0) */
 	tbl v10.16b, {v10.16b}, v26.16b /* y0_1_sr = lookup16(t0_1_1, inv_shift_rows) */
-	aese v10.16b, v17.16b /* y0_1_aes = aese(y0_1_sr, rk0_1) */
-	eor v17.16b, v6.16b, v24.16b /* t1_acc_2 = xor(x9, x13) */
-	eor v17.16b, v17.16b, v0.16b /* t1_1_1 = xor(t1_acc_2, x1) */
-	tbl v17.16b, {v17.16b}, v26.16b /* y1_1_sr = lookup16(t1_1_1, inv_shift_rows) */
-	aese v17.16b, v31.16b /* y1_1_aes = aese(y1_1_sr, rk1_1) */
+	aese v10.16b, v16.16b /* y0_1_aes = aese(y0_1_sr, rk0_1) */
+	eor v16.16b, v20.16b, v24.16b /* t1_acc_2 = xor(x9, x13) */
+	eor v16.16b, v16.16b, v0.16b /* t1_1_1 = xor(t1_acc_2, x1) */
+	tbl v16.16b, {v16.16b}, v26.16b /* y1_1_sr = lookup16(t1_1_1, inv_shift_rows) */
+	aese v16.16b, v31.16b /* y1_1_aes = aese(y1_1_sr, rk1_1) */
 	eor v31.16b, v21.16b, v25.16b /* t2_acc_2 = xor(x10, x14) */
-	eor v31.16b, v31.16b, v7.16b /* t2_1_1 = xor(t2_acc_2, x2) */
+	eor v31.16b, v31.16b, v6.16b /* t2_1_1 = xor(t2_acc_2, x2) */
 	tbl v31.16b, {v31.16b}, v26.16b /* y2_1_sr = lookup16(t2_1_1, inv_shift_rows) */
 	aese v31.16b, v8.16b /* y2_1_aes = aese(y2_1_sr, rk2_1) */
 	eor v8.16b, v22.16b, v1.16b /* t3_acc_2 = xor(x11, x15) */
-	eor v8.16b, v8.16b, v16.16b /* t3_1_1 = xor(t3_acc_2, x3) */
+	eor v8.16b, v8.16b, v7.16b /* t3_1_1 = xor(t3_acc_2, x3) */
 	tbl v8.16b, {v8.16b}, v26.16b /* y3_1_sr = lookup16(t3_1_1, inv_shift_rows) */
 	aese v8.16b, v9.16b /* y3_1_aes = aese(y3_1_sr, rk3_1) */
 	and v9.16b, v10.16b, v3.16b /* y0_1_aes_lo = and(y0_1_aes, nibble_mask) */
@@ -4628,14 +4582,14 @@ SYM_FUNC_START(sm4_byteslice_neon_aes_batch_gcm)
 	eor v11.16b, v11.16b, v12.16b /* p1_0_1 = xor(p1_0_1_l, p1_0_1_h) */
 	tbl v10.16b, {v28.16b}, v10.16b /* p2_0_1_h = lookup16(tbl_hi_2, y0_1_aes_hi) */
 	eor v9.16b, v9.16b, v10.16b /* p2_0_1 = xor(p2_0_1_l, p2_0_1_h) */
-	and v10.16b, v17.16b, v3.16b /* y1_1_aes_lo = and(y1_1_aes, nibble_mask) */
-	ushr v17.16b, v17.16b, #4 /* y1_1_aes_hi = shr(y1_1_aes) */
+	and v10.16b, v16.16b, v3.16b /* y1_1_aes_lo = and(y1_1_aes, nibble_mask) */
+	ushr v16.16b, v16.16b, #4 /* y1_1_aes_hi = shr(y1_1_aes) */
 	tbl v12.16b, {v29.16b}, v10.16b /* p1_1_1_l = lookup16(tbl_lo_1, y1_1_aes_lo) */
 	tbl v10.16b, {v30.16b}, v10.16b /* p2_1_1_l = lookup16(tbl_lo_2, y1_1_aes_lo) */
-	tbl v13.16b, {v27.16b}, v17.16b /* p1_1_1_h = lookup16(tbl_hi_1, y1_1_aes_hi) */
+	tbl v13.16b, {v27.16b}, v16.16b /* p1_1_1_h = lookup16(tbl_hi_1, y1_1_aes_hi) */
 	eor v12.16b, v12.16b, v13.16b /* p1_1_1 = xor(p1_1_1_l, p1_1_1_h) */
-	tbl v17.16b, {v28.16b}, v17.16b /* p2_1_1_h = lookup16(tbl_hi_2, y1_1_aes_hi) */
-	eor v17.16b, v10.16b, v17.16b /* p2_1_1 = xor(p2_1_1_l, p2_1_1_h) */
+	tbl v16.16b, {v28.16b}, v16.16b /* p2_1_1_h = lookup16(tbl_hi_2, y1_1_aes_hi) */
+	eor v16.16b, v10.16b, v16.16b /* p2_1_1 = xor(p2_1_1_l, p2_1_1_h) */
 	and v10.16b, v31.16b, v3.16b /* y2_1_aes_lo = and(y2_1_aes, nibble_mask) */
 	ushr v31.16b, v31.16b, #4 /* y2_1_aes_hi = shr(y2_1_aes) */
 	tbl v13.16b, {v29.16b}, v10.16b /* p1_2_1_l = lookup16(tbl_lo_1, y2_1_aes_lo) */
@@ -4657,25 +4611,25 @@ SYM_FUNC_START(sm4_byteslice_neon_aes_batch_gcm)
 	eor v15.16b, v12.16b, v13.16b /* m0_acc_5 = xor(p1_1_1, p1_2_1) */
 	eor v10.16b, v10.16b, v15.16b /* m0_acc_6 = xor(m0_acc_4, m0_acc_5) */
 	eor v10.16b, v10.16b, v8.16b /* m0_acc_7 = xor(m0_acc_6, p2_3_1) */
-	eor v18.16b, v18.16b, v10.16b /* x0n_1 = xor(x4, m0_acc_7) */
+	eor v17.16b, v17.16b, v10.16b /* x0n_1 = xor(x4, m0_acc_7) */
 	eor v10.16b, v11.16b, v12.16b /* m3_acc_4 = xor(p1_0_1, p1_1_1) */
-	eor v11.16b, v11.16b, v17.16b /* m2_acc_4 = xor(p1_0_1, p2_1_1) */
-	eor v17.16b, v17.16b, v13.16b /* m1_acc_5 = xor(p2_1_1, p1_2_1) */
-	eor v17.16b, v9.16b, v17.16b /* m1_acc_6 = xor(m1_acc_4, m1_acc_5) */
-	eor v17.16b, v17.16b, v14.16b /* m1_acc_7 = xor(m1_acc_6, p1_3_1) */
-	eor v17.16b, v19.16b, v17.16b /* x1n_1 = xor(x5, m1_acc_7) */
-	eor v19.16b, v13.16b, v31.16b /* m2_acc_5 = xor(p1_2_1, p2_2_1) */
-	eor v19.16b, v11.16b, v19.16b /* m2_acc_6 = xor(m2_acc_4, m2_acc_5) */
-	eor v19.16b, v19.16b, v14.16b /* m2_acc_7 = xor(m2_acc_6, p1_3_1) */
+	eor v11.16b, v11.16b, v16.16b /* m2_acc_4 = xor(p1_0_1, p2_1_1) */
+	eor v16.16b, v16.16b, v13.16b /* m1_acc_5 = xor(p2_1_1, p1_2_1) */
+	eor v16.16b, v9.16b, v16.16b /* m1_acc_6 = xor(m1_acc_4, m1_acc_5) */
+	eor v16.16b, v16.16b, v14.16b /* m1_acc_7 = xor(m1_acc_6, p1_3_1) */
+	eor v16.16b, v18.16b, v16.16b /* x1n_1 = xor(x5, m1_acc_7) */
+	eor v18.16b, v13.16b, v31.16b /* m2_acc_5 = xor(p1_2_1, p2_2_1) */
+	eor v18.16b, v11.16b, v18.16b /* m2_acc_6 = xor(m2_acc_4, m2_acc_5) */
+	eor v18.16b, v18.16b, v14.16b /* m2_acc_7 = xor(m2_acc_6, p1_3_1) */
 	eor v31.16b, v31.16b, v14.16b /* m3_acc_5 = xor(p2_2_1, p1_3_1) */
 	eor v31.16b, v10.16b, v31.16b /* m3_acc_6 = xor(m3_acc_4, m3_acc_5) */
 	eor v31.16b, v31.16b, v8.16b /* m3_acc_7 = xor(m3_acc_6, p2_3_1) */
-	eor v19.16b, v20.16b, v19.16b /* x2n_1 = xor(x6, m2_acc_7) */
+	eor v18.16b, v19.16b, v18.16b /* x2n_1 = xor(x6, m2_acc_7) */
 	eor v2.16b, v2.16b, v31.16b /* x3n_1 = xor(x7, m3_acc_7) */
 
 	/* Round 4r+2: slot 2 ^= M'_L·inv(slot 3 ^ slot 0 ^ slot 1 ^ rk') ^ C'. */
 	add x17, x7, #32
-	ld1r {v20.4s}, [x17] /* rk0_2 = bcast32() */
+	ld1r {v19.4s}, [x17] /* rk0_2 = bcast32() */
 	add x17, x7, #36
 	ld1r {v31.4s}, [x17] /* rk1_2 = bcast32() */
 	add x17, x7, #40
@@ -4683,18 +4637,18 @@ SYM_FUNC_START(sm4_byteslice_neon_aes_batch_gcm)
 	add x17, x7, #44
 	ld1r {v9.4s}, [x17] /* rk3_2 = bcast32() */
 	eor v10.16b, v23.16b, v5.16b /* t0_acc_4 = xor(x12, x0) */
-	eor v10.16b, v10.16b, v18.16b /* t0_2_1 = xor(t0_acc_4, x4) */
+	eor v10.16b, v10.16b, v17.16b /* t0_2_1 = xor(t0_acc_4, x4) */
 	tbl v10.16b, {v10.16b}, v26.16b /* y0_2_sr = lookup16(t0_2_1, inv_shift_rows) */
-	aese v10.16b, v20.16b /* y0_2_aes = aese(y0_2_sr, rk0_2) */
-	eor v20.16b, v24.16b, v0.16b /* t1_acc_4 = xor(x13, x1) */
-	eor v20.16b, v20.16b, v17.16b /* t1_2_1 = xor(t1_acc_4, x5) */
-	tbl v20.16b, {v20.16b}, v26.16b /* y1_2_sr = lookup16(t1_2_1, inv_shift_rows) */
-	aese v20.16b, v31.16b /* y1_2_aes = aese(y1_2_sr, rk1_2) */
-	eor v31.16b, v25.16b, v7.16b /* t2_acc_4 = xor(x14, x2) */
-	eor v31.16b, v31.16b, v19.16b /* t2_2_1 = xor(t2_acc_4, x6) */
+	aese v10.16b, v19.16b /* y0_2_aes = aese(y0_2_sr, rk0_2) */
+	eor v19.16b, v24.16b, v0.16b /* t1_acc_4 = xor(x13, x1) */
+	eor v19.16b, v19.16b, v16.16b /* t1_2_1 = xor(t1_acc_4, x5) */
+	tbl v19.16b, {v19.16b}, v26.16b /* y1_2_sr = lookup16(t1_2_1, inv_shift_rows) */
+	aese v19.16b, v31.16b /* y1_2_aes = aese(y1_2_sr, rk1_2) */
+	eor v31.16b, v25.16b, v6.16b /* t2_acc_4 = xor(x14, x2) */
+	eor v31.16b, v31.16b, v18.16b /* t2_2_1 = xor(t2_acc_4, x6) */
 	tbl v31.16b, {v31.16b}, v26.16b /* y2_2_sr = lookup16(t2_2_1, inv_shift_rows) */
 	aese v31.16b, v8.16b /* y2_2_aes = aese(y2_2_sr, rk2_2) */
-	eor v8.16b, v1.16b, v16.16b /* t3_acc_4 = xor(x15, x3) */
+	eor v8.16b, v1.16b, v7.16b /* t3_acc_4 = xor(x15, x3) */
 	eor v8.16b, v8.16b, v2.16b /* t3_2_1 = xor(t3_acc_4, x7) */
 	tbl v8.16b, {v8.16b}, v26.16b /* y3_2_sr = lookup16(t3_2_1, inv_shift_rows) */
 	aese v8.16b, v9.16b /* y3_2_aes = aese(y3_2_sr, rk3_2) */
@@ -4706,14 +4660,14 @@ SYM_FUNC_START(sm4_byteslice_neon_aes_batch_gcm)
 	eor v11.16b, v11.16b, v12.16b /* p1_0_2 = xor(p1_0_2_l, p1_0_2_h) */
 	tbl v10.16b, {v28.16b}, v10.16b /* p2_0_2_h = lookup16(tbl_hi_2, y0_2_aes_hi) */
 	eor v9.16b, v9.16b, v10.16b /* p2_0_2 = xor(p2_0_2_l, p2_0_2_h) */
-	and v10.16b, v20.16b, v3.16b /* y1_2_aes_lo = and(y1_2_aes, nibble_mask) */
-	ushr v20.16b, v20.16b, #4 /* y1_2_aes_hi = shr(y1_2_aes) */
+	and v10.16b, v19.16b, v3.16b /* y1_2_aes_lo = and(y1_2_aes, nibble_mask) */
+	ushr v19.16b, v19.16b, #4 /* y1_2_aes_hi = shr(y1_2_aes) */
 	tbl v12.16b, {v29.16b}, v10.16b /* p1_1_2_l = lookup16(tbl_lo_1, y1_2_aes_lo) */
 	tbl v10.16b, {v30.16b}, v10.16b /* p2_1_2_l = lookup16(tbl_lo_2, y1_2_aes_lo) */
-	tbl v13.16b, {v27.16b}, v20.16b /* p1_1_2_h = lookup16(tbl_hi_1, y1_2_aes_hi) */
+	tbl v13.16b, {v27.16b}, v19.16b /* p1_1_2_h = lookup16(tbl_hi_1, y1_2_aes_hi) */
 	eor v12.16b, v12.16b, v13.16b /* p1_1_2 = xor(p1_1_2_l, p1_1_2_h) */
-	tbl v20.16b, {v28.16b}, v20.16b /* p2_1_2_h = lookup16(tbl_hi_2, y1_2_aes_hi) */
-	eor v20.16b, v10.16b, v20.16b /* p2_1_2 = xor(p2_1_2_l, p2_1_2_h) */
+	tbl v19.16b, {v28.16b}, v19.16b /* p2_1_2_h = lookup16(tbl_hi_2, y1_2_aes_hi) */
+	eor v19.16b, v10.16b, v19.16b /* p2_1_2 = xor(p2_1_2_l, p2_1_2_h) */
 	and v10.16b, v31.16b, v3.16b /* y2_2_aes_lo = and(y2_2_aes, nibble_mask) */
 	ushr v31.16b, v31.16b, #4 /* y2_2_aes_hi = shr(y2_2_aes) */
 	tbl v13.16b, {v29.16b}, v10.16b /* p1_2_2_l = lookup16(tbl_lo_1, y2_2_aes_lo) */
@@ -4737,11 +4691,11 @@ SYM_FUNC_START(sm4_byteslice_neon_aes_batch_gcm)
 	eor v10.16b, v10.16b, v8.16b /* m0_acc_11 = xor(m0_acc_10, p2_3_2) */
 	eor v4.16b, v4.16b, v10.16b /* x0n_2 = xor(x8, m0_acc_11) */
 	eor v10.16b, v11.16b, v12.16b /* m3_acc_8 = xor(p1_0_2, p1_1_2) */
-	eor v11.16b, v11.16b, v20.16b /* m2_acc_8 = xor(p1_0_2, p2_1_2) */
-	eor v20.16b, v20.16b, v13.16b /* m1_acc_9 = xor(p2_1_2, p1_2_2) */
-	eor v20.16b, v9.16b, v20.16b /* m1_acc_10 = xor(m1_acc_8, m1_acc_9) */
-	eor v20.16b, v20.16b, v14.16b /* m1_acc_11 = xor(m1_acc_10, p1_3_2) */
-	eor v6.16b, v6.16b, v20.16b /* x1n_2 = xor(x9, m1_acc_11) */
+	eor v11.16b, v11.16b, v19.16b /* m2_acc_8 = xor(p1_0_2, p2_1_2) */
+	eor v19.16b, v19.16b, v13.16b /* m1_acc_9 = xor(p2_1_2, p1_2_2) */
+	eor v19.16b, v9.16b, v19.16b /* m1_acc_10 = xor(m1_acc_8, m1_acc_9) */
+	eor v19.16b, v19.16b, v14.16b /* m1_acc_11 = xor(m1_acc_10, p1_3_2) */
+	eor v19.16b, v20.16b, v19.16b /* x1n_2 = xor(x9, m1_acc_11) */
 	eor v20.16b, v13.16b, v31.16b /* m2_acc_9 = xor(p1_2_2, p2_2_2) */
 	eor v20.16b, v11.16b, v20.16b /* m2_acc_10 = xor(m2_acc_8, m2_acc_9) */
 	eor v20.16b, v20.16b, v14.16b /* m2_acc_11 = xor(m2_acc_10, p1_3_2) */
@@ -4760,19 +4714,19 @@ SYM_FUNC_START(sm4_byteslice_neon_aes_batch_gcm)
 	ld1r {v8.4s}, [x17] /* rk2_3 = bcast32() */
 	add x17, x7, #60
 	ld1r {v9.4s}, [x17] /* rk3_3 = bcast32() */
-	eor v10.16b, v5.16b, v18.16b /* t0_acc_6 = xor(x0, x4) */
+	eor v10.16b, v5.16b, v17.16b /* t0_acc_6 = xor(x0, x4) */
 	eor v10.16b, v10.16b, v4.16b /* t0_3_1 = xor(t0_acc_6, x8) */
 	tbl v10.16b, {v10.16b}, v26.16b /* y0_3_sr = lookup16(t0_3_1, inv_shift_rows) */
 	aese v10.16b, v22.16b /* y0_3_aes = aese(y0_3_sr, rk0_3) */
-	eor v22.16b, v0.16b, v17.16b /* t1_acc_6 = xor(x1, x5) */
-	eor v22.16b, v22.16b, v6.16b /* t1_3_1 = xor(t1_acc_6, x9) */
+	eor v22.16b, v0.16b, v16.16b /* t1_acc_6 = xor(x1, x5) */
+	eor v22.16b, v22.16b, v19.16b /* t1_3_1 = xor(t1_acc_6, x9) */
 	tbl v22.16b, {v22.16b}, v26.16b /* y1_3_sr = lookup16(t1_3_1, inv_shift_rows) */
 	aese v22.16b, v31.16b /* y1_3_aes = aese(y1_3_sr, rk1_3) */
-	eor v31.16b, v7.16b, v19.16b /* t2_acc_6 = xor(x2, x6) */
+	eor v31.16b, v6.16b, v18.16b /* t2_acc_6 = xor(x2, x6) */
 	eor v31.16b, v31.16b, v20.16b /* t2_3_1 = xor(t2_acc_6, x10) */
 	tbl v31.16b, {v31.16b}, v26.16b /* y2_3_sr = lookup16(t2_3_1, inv_shift_rows) */
 	aese v31.16b, v8.16b /* y2_3_aes = aese(y2_3_sr, rk2_3) */
-	eor v8.16b, v16.16b, v2.16b /* t3_acc_6 = xor(x3, x7) */
+	eor v8.16b, v7.16b, v2.16b /* t3_acc_6 = xor(x3, x7) */
 	eor v8.16b, v8.16b, v21.16b /* t3_3_1 = xor(t3_acc_6, x11) */
 	tbl v8.16b, {v8.16b}, v26.16b /* y3_3_sr = lookup16(t3_3_1, inv_shift_rows) */
 	aese v8.16b, v9.16b /* y3_3_aes = aese(y3_3_sr, rk3_3) */
@@ -4832,11 +4786,12 @@ SYM_FUNC_START(sm4_byteslice_neon_aes_batch_gcm)
 	mov v24.16b, v22.16b /* x13.3 */
 	mov v22.16b, v21.16b /* x11.3 */
 	mov v21.16b, v20.16b /* x10.3 */
-	mov v20.16b, v19.16b /* x6.3 */
-	mov v19.16b, v17.16b /* x5.3 */
-	mov v17.16b, v16.16b /* x3.3 */
-	mov v16.16b, v7.16b /* x2.3 */
-	mov v7.16b, v0.16b /* x1.3 */
+	mov v20.16b, v19.16b /* x9.3 */
+	mov v19.16b, v18.16b /* x6.3 */
+	mov v18.16b, v16.16b /* x5.3 */
+	mov v16.16b, v7.16b /* x3.3 */
+	mov v7.16b, v6.16b /* x2.3 */
+	mov v6.16b, v0.16b /* x1.3 */
 	add x7, x7, #64
 	subs x6, x6, #1
 	b.ne .Lsm4_byteslice_neon_aes_9_loop_r0
@@ -4871,11 +4826,11 @@ SYM_FUNC_START(sm4_byteslice_neon_aes_batch_gcm)
 	ushr v4.16b, v4.16b, #4 /* x8_hi = shr(x8) */
 	tbl v4.16b, {v8.16b}, v4.16b /* xout_4_h = lookup16(tbl_hi_3, x8_hi) */
 	eor v4.16b, v25.16b, v4.16b /* xout_4 = xor(xout_4_l, xout_4_h) */
-	and v25.16b, v6.16b, v3.16b /* x9_lo = and(x9, nibble_mask) */
+	and v25.16b, v20.16b, v3.16b /* x9_lo = and(x9, nibble_mask) */
 	tbl v25.16b, {v31.16b}, v25.16b /* xout_5_l = lookup16(tbl_lo_3, x9_lo) */
-	ushr v6.16b, v6.16b, #4 /* x9_hi = shr(x9) */
-	tbl v6.16b, {v8.16b}, v6.16b /* xout_5_h = lookup16(tbl_hi_3, x9_hi) */
-	eor v6.16b, v25.16b, v6.16b /* xout_5 = xor(xout_5_l, xout_5_h) */
+	ushr v20.16b, v20.16b, #4 /* x9_hi = shr(x9) */
+	tbl v20.16b, {v8.16b}, v20.16b /* xout_5_h = lookup16(tbl_hi_3, x9_hi) */
+	eor v20.16b, v25.16b, v20.16b /* xout_5 = xor(xout_5_l, xout_5_h) */
 	and v25.16b, v21.16b, v3.16b /* x10_lo = and(x10, nibble_mask) */
 	tbl v25.16b, {v31.16b}, v25.16b /* xout_6_l = lookup16(tbl_lo_3, x10_lo) */
 	ushr v21.16b, v21.16b, #4 /* x10_hi = shr(x10) */
@@ -4886,21 +4841,21 @@ SYM_FUNC_START(sm4_byteslice_neon_aes_batch_gcm)
 	ushr v22.16b, v22.16b, #4 /* x11_hi = shr(x11) */
 	tbl v22.16b, {v8.16b}, v22.16b /* xout_7_h = lookup16(tbl_hi_3, x11_hi) */
 	eor v22.16b, v25.16b, v22.16b /* xout_7 = xor(xout_7_l, xout_7_h) */
-	and v25.16b, v18.16b, v3.16b /* x4_lo = and(x4, nibble_mask) */
+	and v25.16b, v17.16b, v3.16b /* x4_lo = and(x4, nibble_mask) */
 	tbl v25.16b, {v31.16b}, v25.16b /* xout_8_l = lookup16(tbl_lo_3, x4_lo) */
-	ushr v18.16b, v18.16b, #4 /* x4_hi = shr(x4) */
-	tbl v18.16b, {v8.16b}, v18.16b /* xout_8_h = lookup16(tbl_hi_3, x4_hi) */
-	eor v18.16b, v25.16b, v18.16b /* xout_8 = xor(xout_8_l, xout_8_h) */
-	and v25.16b, v19.16b, v3.16b /* x5_lo = and(x5, nibble_mask) */
+	ushr v17.16b, v17.16b, #4 /* x4_hi = shr(x4) */
+	tbl v17.16b, {v8.16b}, v17.16b /* xout_8_h = lookup16(tbl_hi_3, x4_hi) */
+	eor v17.16b, v25.16b, v17.16b /* xout_8 = xor(xout_8_l, xout_8_h) */
+	and v25.16b, v18.16b, v3.16b /* x5_lo = and(x5, nibble_mask) */
 	tbl v25.16b, {v31.16b}, v25.16b /* xout_9_l = lookup16(tbl_lo_3, x5_lo) */
-	ushr v19.16b, v19.16b, #4 /* x5_hi = shr(x5) */
-	tbl v19.16b, {v8.16b}, v19.16b /* xout_9_h = lookup16(tbl_hi_3, x5_hi) */
-	eor v19.16b, v25.16b, v19.16b /* xout_9 = xor(xout_9_l, xout_9_h) */
-	and v25.16b, v20.16b, v3.16b /* x6_lo = and(x6, nibble_mask) */
+	ushr v18.16b, v18.16b, #4 /* x5_hi = shr(x5) */
+	tbl v18.16b, {v8.16b}, v18.16b /* xout_9_h = lookup16(tbl_hi_3, x5_hi) */
+	eor v18.16b, v25.16b, v18.16b /* xout_9 = xor(xout_9_l, xout_9_h) */
+	and v25.16b, v19.16b, v3.16b /* x6_lo = and(x6, nibble_mask) */
 	tbl v25.16b, {v31.16b}, v25.16b /* xout_10_l = lookup16(tbl_lo_3, x6_lo) */
-	ushr v20.16b, v20.16b, #4 /* x6_hi = shr(x6) */
-	tbl v20.16b, {v8.16b}, v20.16b /* xout_10_h = lookup16(tbl_hi_3, x6_hi) */
-	eor v20.16b, v25.16b, v20.16b /* xout_10 = xor(xout_10_l, xout_10_h) */
+	ushr v19.16b, v19.16b, #4 /* x6_hi = shr(x6) */
+	tbl v19.16b, {v8.16b}, v19.16b /* xout_10_h = lookup16(tbl_hi_3, x6_hi) */
+	eor v19.16b, v25.16b, v19.16b /* xout_10 = xor(xout_10_l, xout_10_h) */
 	and v25.16b, v2.16b, v3.16b /* x7_lo = and(x7, nibble_mask) */
 	tbl v25.16b, {v31.16b}, v25.16b /* xout_11_l = lookup16(tbl_lo_3, x7_lo) */
 	ushr v2.16b, v2.16b, #4 /* x7_hi = shr(x7) */
@@ -4911,82 +4866,82 @@ SYM_FUNC_START(sm4_byteslice_neon_aes_batch_gcm)
 	ushr v5.16b, v5.16b, #4 /* x0_hi = shr(x0) */
 	tbl v5.16b, {v8.16b}, v5.16b /* xout_12_h = lookup16(tbl_hi_3, x0_hi) */
 	eor v5.16b, v25.16b, v5.16b /* xout_12 = xor(xout_12_l, xout_12_h) */
-	and v25.16b, v7.16b, v3.16b /* x1_lo = and(x1, nibble_mask) */
+	and v25.16b, v6.16b, v3.16b /* x1_lo = and(x1, nibble_mask) */
 	tbl v25.16b, {v31.16b}, v25.16b /* xout_13_l = lookup16(tbl_lo_3, x1_lo) */
-	ushr v7.16b, v7.16b, #4 /* x1_hi = shr(x1) */
-	tbl v7.16b, {v8.16b}, v7.16b /* xout_13_h = lookup16(tbl_hi_3, x1_hi) */
-	eor v7.16b, v25.16b, v7.16b /* xout_13 = xor(xout_13_l, xout_13_h) */
-	and v25.16b, v16.16b, v3.16b /* x2_lo = and(x2, nibble_mask) */
+	ushr v6.16b, v6.16b, #4 /* x1_hi = shr(x1) */
+	tbl v6.16b, {v8.16b}, v6.16b /* xout_13_h = lookup16(tbl_hi_3, x1_hi) */
+	eor v6.16b, v25.16b, v6.16b /* xout_13 = xor(xout_13_l, xout_13_h) */
+	and v25.16b, v7.16b, v3.16b /* x2_lo = and(x2, nibble_mask) */
 	tbl v25.16b, {v31.16b}, v25.16b /* xout_14_l = lookup16(tbl_lo_3, x2_lo) */
-	ushr v16.16b, v16.16b, #4 /* x2_hi = shr(x2) */
-	tbl v16.16b, {v8.16b}, v16.16b /* xout_14_h = lookup16(tbl_hi_3, x2_hi) */
-	eor v16.16b, v25.16b, v16.16b /* xout_14 = xor(xout_14_l, xout_14_h) */
-	and v3.16b, v17.16b, v3.16b /* x3_lo = and(x3, nibble_mask) */
+	ushr v7.16b, v7.16b, #4 /* x2_hi = shr(x2) */
+	tbl v7.16b, {v8.16b}, v7.16b /* xout_14_h = lookup16(tbl_hi_3, x2_hi) */
+	eor v7.16b, v25.16b, v7.16b /* xout_14 = xor(xout_14_l, xout_14_h) */
+	and v3.16b, v16.16b, v3.16b /* x3_lo = and(x3, nibble_mask) */
 	tbl v3.16b, {v31.16b}, v3.16b /* xout_15_l = lookup16(tbl_lo_3, x3_lo) */
-	ushr v17.16b, v17.16b, #4 /* x3_hi = shr(x3) */
-	tbl v17.16b, {v8.16b}, v17.16b /* xout_15_h = lookup16(tbl_hi_3, x3_hi) */
-	eor v3.16b, v3.16b, v17.16b /* xout_15 = xor(xout_15_l, xout_15_h) */
-	zip1 v17.16b, v0.16b, v18.16b /* tro0 = unpacklo(xout, xout_8) */
-	zip2 v0.16b, v0.16b, v18.16b /* tro0_1 = unpackhi(xout, xout_8) */
-	zip1 v18.16b, v23.16b, v19.16b /* tro0_2 = unpacklo(xout_1, xout_9) */
-	zip2 v19.16b, v23.16b, v19.16b /* tro0_3 = unpackhi(xout_1, xout_9) */
-	zip1 v23.16b, v24.16b, v20.16b /* tro0_4 = unpacklo(xout_2, xout_10) */
-	zip2 v20.16b, v24.16b, v20.16b /* tro0_5 = unpackhi(xout_2, xout_10) */
+	ushr v16.16b, v16.16b, #4 /* x3_hi = shr(x3) */
+	tbl v16.16b, {v8.16b}, v16.16b /* xout_15_h = lookup16(tbl_hi_3, x3_hi) */
+	eor v3.16b, v3.16b, v16.16b /* xout_15 = xor(xout_15_l, xout_15_h) */
+	zip1 v16.16b, v0.16b, v17.16b /* tro0 = unpacklo(xout, xout_8) */
+	zip2 v0.16b, v0.16b, v17.16b /* tro0_1 = unpackhi(xout, xout_8) */
+	zip1 v17.16b, v23.16b, v18.16b /* tro0_2 = unpacklo(xout_1, xout_9) */
+	zip2 v18.16b, v23.16b, v18.16b /* tro0_3 = unpackhi(xout_1, xout_9) */
+	zip1 v23.16b, v24.16b, v19.16b /* tro0_4 = unpacklo(xout_2, xout_10) */
+	zip2 v19.16b, v24.16b, v19.16b /* tro0_5 = unpackhi(xout_2, xout_10) */
 	zip1 v24.16b, v1.16b, v2.16b /* tro0_6 = unpacklo(xout_3, xout_11) */
 	zip2 v1.16b, v1.16b, v2.16b /* tro0_7 = unpackhi(xout_3, xout_11) */
 	zip1 v2.16b, v4.16b, v5.16b /* tro0_8 = unpacklo(xout_4, xout_12) */
 	zip2 v4.16b, v4.16b, v5.16b /* tro0_9 = unpackhi(xout_4, xout_12) */
-	zip1 v5.16b, v6.16b, v7.16b /* tro0_10 = unpacklo(xout_5, xout_13) */
-	zip2 v6.16b, v6.16b, v7.16b /* tro0_11 = unpackhi(xout_5, xout_13) */
-	zip1 v7.16b, v21.16b, v16.16b /* tro0_12 = unpacklo(xout_6, xout_14) */
-	zip2 v16.16b, v21.16b, v16.16b /* tro0_13 = unpackhi(xout_6, xout_14) */
+	zip1 v5.16b, v20.16b, v6.16b /* tro0_10 = unpacklo(xout_5, xout_13) */
+	zip2 v6.16b, v20.16b, v6.16b /* tro0_11 = unpackhi(xout_5, xout_13) */
+	zip1 v20.16b, v21.16b, v7.16b /* tro0_12 = unpacklo(xout_6, xout_14) */
+	zip2 v7.16b, v21.16b, v7.16b /* tro0_13 = unpackhi(xout_6, xout_14) */
 	zip1 v21.16b, v22.16b, v3.16b /* tro0_14 = unpacklo(xout_7, xout_15) */
 	zip2 v3.16b, v22.16b, v3.16b /* tro0_15 = unpackhi(xout_7, xout_15) */
-	zip1 v22.16b, v17.16b, v2.16b /* tro1 = unpacklo(tro0, tro0_8) */
-	zip2 v2.16b, v17.16b, v2.16b /* tro1_1 = unpackhi(tro0, tro0_8) */
-	zip1 v17.16b, v0.16b, v4.16b /* tro1_2 = unpacklo(tro0_1, tro0_9) */
+	zip1 v22.16b, v16.16b, v2.16b /* tro1 = unpacklo(tro0, tro0_8) */
+	zip2 v2.16b, v16.16b, v2.16b /* tro1_1 = unpackhi(tro0, tro0_8) */
+	zip1 v16.16b, v0.16b, v4.16b /* tro1_2 = unpacklo(tro0_1, tro0_9) */
 	zip2 v0.16b, v0.16b, v4.16b /* tro1_3 = unpackhi(tro0_1, tro0_9) */
-	zip1 v4.16b, v18.16b, v5.16b /* tro1_4 = unpacklo(tro0_2, tro0_10) */
-	zip2 v5.16b, v18.16b, v5.16b /* tro1_5 = unpackhi(tro0_2, tro0_10) */
-	zip1 v18.16b, v19.16b, v6.16b /* tro1_6 = unpacklo(tro0_3, tro0_11) */
-	zip2 v6.16b, v19.16b, v6.16b /* tro1_7 = unpackhi(tro0_3, tro0_11) */
-	zip1 v19.16b, v23.16b, v7.16b /* tro1_8 = unpacklo(tro0_4, tro0_12) */
-	zip2 v7.16b, v23.16b, v7.16b /* tro1_9 = unpackhi(tro0_4, tro0_12) */
-	zip1 v23.16b, v20.16b, v16.16b /* tro1_10 = unpacklo(tro0_5, tro0_13) */
-	zip2 v16.16b, v20.16b, v16.16b /* tro1_11 = unpackhi(tro0_5, tro0_13) */
-	zip1 v20.16b, v24.16b, v21.16b /* tro1_12 = unpacklo(tro0_6, tro0_14) */
+	zip1 v4.16b, v17.16b, v5.16b /* tro1_4 = unpacklo(tro0_2, tro0_10) */
+	zip2 v5.16b, v17.16b, v5.16b /* tro1_5 = unpackhi(tro0_2, tro0_10) */
+	zip1 v17.16b, v18.16b, v6.16b /* tro1_6 = unpacklo(tro0_3, tro0_11) */
+	zip2 v6.16b, v18.16b, v6.16b /* tro1_7 = unpackhi(tro0_3, tro0_11) */
+	zip1 v18.16b, v23.16b, v20.16b /* tro1_8 = unpacklo(tro0_4, tro0_12) */
+	zip2 v20.16b, v23.16b, v20.16b /* tro1_9 = unpackhi(tro0_4, tro0_12) */
+	zip1 v23.16b, v19.16b, v7.16b /* tro1_10 = unpacklo(tro0_5, tro0_13) */
+	zip2 v7.16b, v19.16b, v7.16b /* tro1_11 = unpackhi(tro0_5, tro0_13) */
+	zip1 v19.16b, v24.16b, v21.16b /* tro1_12 = unpacklo(tro0_6, tro0_14) */
 	zip2 v21.16b, v24.16b, v21.16b /* tro1_13 = unpackhi(tro0_6, tro0_14) */
 	zip1 v24.16b, v1.16b, v3.16b /* tro1_14 = unpacklo(tro0_7, tro0_15) */
 	zip2 v1.16b, v1.16b, v3.16b /* tro1_15 = unpackhi(tro0_7, tro0_15) */
-	zip1 v3.16b, v22.16b, v19.16b /* tro2 = unpacklo(tro1, tro1_8) */
-	zip2 v19.16b, v22.16b, v19.16b /* tro2_1 = unpackhi(tro1, tro1_8) */
-	zip1 v22.16b, v2.16b, v7.16b /* tro2_2 = unpacklo(tro1_1, tro1_9) */
-	zip2 v2.16b, v2.16b, v7.16b /* tro2_3 = unpackhi(tro1_1, tro1_9) */
-	zip1 v7.16b, v17.16b, v23.16b /* tro2_4 = unpacklo(tro1_2, tro1_10) */
-	zip2 v17.16b, v17.16b, v23.16b /* tro2_5 = unpackhi(tro1_2, tro1_10) */
-	zip1 v23.16b, v0.16b, v16.16b /* tro2_6 = unpacklo(tro1_3, tro1_11) */
-	zip2 v0.16b, v0.16b, v16.16b /* tro2_7 = unpackhi(tro1_3, tro1_11) */
-	zip1 v16.16b, v4.16b, v20.16b /* tro2_8 = unpacklo(tro1_4, tro1_12) */
-	zip2 v4.16b, v4.16b, v20.16b /* tro2_9 = unpackhi(tro1_4, tro1_12) */
-	zip1 v20.16b, v5.16b, v21.16b /* tro2_10 = unpacklo(tro1_5, tro1_13) */
+	zip1 v3.16b, v22.16b, v18.16b /* tro2 = unpacklo(tro1, tro1_8) */
+	zip2 v18.16b, v22.16b, v18.16b /* tro2_1 = unpackhi(tro1, tro1_8) */
+	zip1 v22.16b, v2.16b, v20.16b /* tro2_2 = unpacklo(tro1_1, tro1_9) */
+	zip2 v2.16b, v2.16b, v20.16b /* tro2_3 = unpackhi(tro1_1, tro1_9) */
+	zip1 v20.16b, v16.16b, v23.16b /* tro2_4 = unpacklo(tro1_2, tro1_10) */
+	zip2 v16.16b, v16.16b, v23.16b /* tro2_5 = unpackhi(tro1_2, tro1_10) */
+	zip1 v23.16b, v0.16b, v7.16b /* tro2_6 = unpacklo(tro1_3, tro1_11) */
+	zip2 v0.16b, v0.16b, v7.16b /* tro2_7 = unpackhi(tro1_3, tro1_11) */
+	zip1 v7.16b, v4.16b, v19.16b /* tro2_8 = unpacklo(tro1_4, tro1_12) */
+	zip2 v4.16b, v4.16b, v19.16b /* tro2_9 = unpackhi(tro1_4, tro1_12) */
+	zip1 v19.16b, v5.16b, v21.16b /* tro2_10 = unpacklo(tro1_5, tro1_13) */
 	zip2 v5.16b, v5.16b, v21.16b /* tro2_11 = unpackhi(tro1_5, tro1_13) */
-	zip1 v21.16b, v18.16b, v24.16b /* tro2_12 = unpacklo(tro1_6, tro1_14) */
-	zip2 v18.16b, v18.16b, v24.16b /* tro2_13 = unpackhi(tro1_6, tro1_14) */
+	zip1 v21.16b, v17.16b, v24.16b /* tro2_12 = unpacklo(tro1_6, tro1_14) */
+	zip2 v17.16b, v17.16b, v24.16b /* tro2_13 = unpackhi(tro1_6, tro1_14) */
 	zip1 v24.16b, v6.16b, v1.16b /* tro2_14 = unpacklo(tro1_7, tro1_15) */
 	zip2 v1.16b, v6.16b, v1.16b /* tro2_15 = unpackhi(tro1_7, tro1_15) */
-	zip1 v6.16b, v3.16b, v16.16b /* tro3 = unpacklo(tro2, tro2_8) */
-	zip2 v3.16b, v3.16b, v16.16b /* tro3_1 = unpackhi(tro2, tro2_8) */
-	zip1 v16.16b, v19.16b, v4.16b /* tro3_2 = unpacklo(tro2_1, tro2_9) */
-	zip2 v4.16b, v19.16b, v4.16b /* tro3_3 = unpackhi(tro2_1, tro2_9) */
-	zip1 v19.16b, v22.16b, v20.16b /* tro3_4 = unpacklo(tro2_2, tro2_10) */
-	zip2 v20.16b, v22.16b, v20.16b /* tro3_5 = unpackhi(tro2_2, tro2_10) */
+	zip1 v6.16b, v3.16b, v7.16b /* tro3 = unpacklo(tro2, tro2_8) */
+	zip2 v3.16b, v3.16b, v7.16b /* tro3_1 = unpackhi(tro2, tro2_8) */
+	zip1 v7.16b, v18.16b, v4.16b /* tro3_2 = unpacklo(tro2_1, tro2_9) */
+	zip2 v4.16b, v18.16b, v4.16b /* tro3_3 = unpackhi(tro2_1, tro2_9) */
+	zip1 v18.16b, v22.16b, v19.16b /* tro3_4 = unpacklo(tro2_2, tro2_10) */
+	zip2 v19.16b, v22.16b, v19.16b /* tro3_5 = unpackhi(tro2_2, tro2_10) */
 	zip1 v22.16b, v2.16b, v5.16b /* tro3_6 = unpacklo(tro2_3, tro2_11) */
 	zip2 v2.16b, v2.16b, v5.16b /* tro3_7 = unpackhi(tro2_3, tro2_11) */
-	zip1 v5.16b, v7.16b, v21.16b /* tro3_8 = unpacklo(tro2_4, tro2_12) */
-	zip2 v7.16b, v7.16b, v21.16b /* tro3_9 = unpackhi(tro2_4, tro2_12) */
-	zip1 v21.16b, v17.16b, v18.16b /* tro3_10 = unpacklo(tro2_5, tro2_13) */
-	zip2 v17.16b, v17.16b, v18.16b /* tro3_11 = unpackhi(tro2_5, tro2_13) */
-	zip1 v18.16b, v23.16b, v24.16b /* tro3_12 = unpacklo(tro2_6, tro2_14) */
+	zip1 v5.16b, v20.16b, v21.16b /* tro3_8 = unpacklo(tro2_4, tro2_12) */
+	zip2 v20.16b, v20.16b, v21.16b /* tro3_9 = unpackhi(tro2_4, tro2_12) */
+	zip1 v21.16b, v16.16b, v17.16b /* tro3_10 = unpacklo(tro2_5, tro2_13) */
+	zip2 v16.16b, v16.16b, v17.16b /* tro3_11 = unpackhi(tro2_5, tro2_13) */
+	zip1 v17.16b, v23.16b, v24.16b /* tro3_12 = unpacklo(tro2_6, tro2_14) */
 	zip2 v23.16b, v23.16b, v24.16b /* tro3_13 = unpackhi(tro2_6, tro2_14) */
 	zip1 v24.16b, v0.16b, v1.16b /* tro3_14 = unpacklo(tro2_7, tro2_15) */
 	zip2 v0.16b, v0.16b, v1.16b /* tro3_15 = unpackhi(tro2_7, tro2_15) */
@@ -4997,16 +4952,16 @@ SYM_FUNC_START(sm4_byteslice_neon_aes_batch_gcm)
 	eor v1.16b, v3.16b, v1.16b /* ct_1 = xor(tro3_1, msg_1) */
 	str q1, [x2, #16] /* store ct_1 */
 	ldr q1, [x3, #32] /* msg_2 = load() */
-	eor v1.16b, v16.16b, v1.16b /* ct_2 = xor(tro3_2, msg_2) */
+	eor v1.16b, v7.16b, v1.16b /* ct_2 = xor(tro3_2, msg_2) */
 	str q1, [x2, #32] /* store ct_2 */
 	ldr q1, [x3, #48] /* msg_3 = load() */
 	eor v1.16b, v4.16b, v1.16b /* ct_3 = xor(tro3_3, msg_3) */
 	str q1, [x2, #48] /* store ct_3 */
 	ldr q1, [x3, #64] /* msg_4 = load() */
-	eor v1.16b, v19.16b, v1.16b /* ct_4 = xor(tro3_4, msg_4) */
+	eor v1.16b, v18.16b, v1.16b /* ct_4 = xor(tro3_4, msg_4) */
 	str q1, [x2, #64] /* store ct_4 */
 	ldr q1, [x3, #80] /* msg_5 = load() */
-	eor v1.16b, v20.16b, v1.16b /* ct_5 = xor(tro3_5, msg_5) */
+	eor v1.16b, v19.16b, v1.16b /* ct_5 = xor(tro3_5, msg_5) */
 	str q1, [x2, #80] /* store ct_5 */
 	ldr q1, [x3, #96] /* msg_6 = load() */
 	eor v1.16b, v22.16b, v1.16b /* ct_6 = xor(tro3_6, msg_6) */
@@ -5018,16 +4973,16 @@ SYM_FUNC_START(sm4_byteslice_neon_aes_batch_gcm)
 	eor v1.16b, v5.16b, v1.16b /* ct_8 = xor(tro3_8, msg_8) */
 	str q1, [x2, #128] /* store ct_8 */
 	ldr q1, [x3, #144] /* msg_9 = load() */
-	eor v1.16b, v7.16b, v1.16b /* ct_9 = xor(tro3_9, msg_9) */
+	eor v1.16b, v20.16b, v1.16b /* ct_9 = xor(tro3_9, msg_9) */
 	str q1, [x2, #144] /* store ct_9 */
 	ldr q1, [x3, #160] /* msg_10 = load() */
 	eor v1.16b, v21.16b, v1.16b /* ct_10 = xor(tro3_10, msg_10) */
 	str q1, [x2, #160] /* store ct_10 */
 	ldr q1, [x3, #176] /* msg_11 = load() */
-	eor v1.16b, v17.16b, v1.16b /* ct_11 = xor(tro3_11, msg_11) */
+	eor v1.16b, v16.16b, v1.16b /* ct_11 = xor(tro3_11, msg_11) */
 	str q1, [x2, #176] /* store ct_11 */
 	ldr q1, [x3, #192] /* msg_12 = load() */
-	eor v1.16b, v18.16b, v1.16b /* ct_12 = xor(tro3_12, msg_12) */
+	eor v1.16b, v17.16b, v1.16b /* ct_12 = xor(tro3_12, msg_12) */
 	str q1, [x2, #192] /* store ct_12 */
 	ldr q1, [x3, #208] /* msg_13 = load() */
 	eor v1.16b, v23.16b, v1.16b /* ct_13 = xor(tro3_13, msg_13) */
@@ -5038,8 +4993,8 @@ SYM_FUNC_START(sm4_byteslice_neon_aes_batch_gcm)
 	ldr q1, [x3, #240] /* msg_15 = load() */
 	eor v0.16b, v0.16b, v1.16b /* ct_15 = xor(tro3_15, msg_15) */
 	str q0, [x2, #240] /* store ct_15 */
-	ldr q0, [sp, #64] /* reload y_next */
-	str q0, [x1, #64] /* store y_next */
+	ldr q0, [sp, #64] /* reload reduced */
+	str q0, [x1, #64] /* store reduced */
 	ldp d8, d9, [sp]
 	ldp d10, d11, [sp, #16]
 	ldp d12, d13, [sp, #32]
@@ -5920,18 +5875,6 @@ SYM_FUNC_END(sm4_byteslice_neon_aes_batch_multi)
 .Lsm4_byteslice_neon_aes_0_swap_halves:
 	.byte 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07
 
-/* half_up: (a0, a1) -> (0, a0): the middle sum's low half into S's bits 64..127 */
-	.section .rodata.cst16.sm4_byteslice_neon_aes_0_half_up, "aM", %progbits, 16
-	.balign 16
-.Lsm4_byteslice_neon_aes_0_half_up:
-	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07
-
-/* half_down: (a0, a1) -> (a1, 0): its high half into S's bits 128..191 */
-	.section .rodata.cst16.sm4_byteslice_neon_aes_0_half_down, "aM", %progbits, 16
-	.balign 16
-.Lsm4_byteslice_neon_aes_0_half_down:
-	.byte 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80
-
 /* fold: c = (Q - y^128 - 1) / y^64, Q = GHASH's polynomial reversed (gen/kernels/ghash.py fold) */
 	.section .rodata.cst16.sm4_byteslice_neon_aes_0_fold, "aM", %progbits, 16
 	.balign 16
@@ -6411,18 +6354,6 @@ SYM_FUNC_END(sm4_byteslice_neon_aes_batch_multi)
 	.balign 16
 .Lsm4_byteslice_neon_aes_9_swap_halves:
 	.byte 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07
-
-/* half_up: (a0, a1) -> (0, a0): the middle sum's low half into S's bits 64..127 */
-	.section .rodata.cst16.sm4_byteslice_neon_aes_9_half_up, "aM", %progbits, 16
-	.balign 16
-.Lsm4_byteslice_neon_aes_9_half_up:
-	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07
-
-/* half_down: (a0, a1) -> (a1, 0): its high half into S's bits 128..191 */
-	.section .rodata.cst16.sm4_byteslice_neon_aes_9_half_down, "aM", %progbits, 16
-	.balign 16
-.Lsm4_byteslice_neon_aes_9_half_down:
-	.byte 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80
 
 /* fold: c = (Q - y^128 - 1) / y^64, Q = GHASH's polynomial reversed (gen/kernels/ghash.py fold) */
 	.section .rodata.cst16.sm4_byteslice_neon_aes_9_fold, "aM", %progbits, 16

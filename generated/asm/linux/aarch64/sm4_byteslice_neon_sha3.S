@@ -57,7 +57,7 @@ SYM_FUNC_START(sm4_byteslice_neon_sha3_ghash_step)
 	ldr q20, [x1, #48] /* h_3 = load() */
 	pmull v21.1q, v18.1d, v20.1d /* lo_3 = clmul(z_3, h_3) */
 
-	/* The sums, then S's halves, their blocks added, and one reduction. */
+	/* The sums and one reduction. */
 	eor v17.16b, v17.16b, v21.16b /* lo_sum_acc_1 = xor(lo_2, lo_3) */
 	eor3 v3.16b, v3.16b, v16.16b, v17.16b /* lo_sum_acc_8 = eor3(lo, lo_1, lo_sum_acc_1) */
 	tbl v16.16b, {v18.16b}, v4.16b /* z_3_swap = lookup16(z_3, swap_halves) */
@@ -196,22 +196,14 @@ SYM_FUNC_START(sm4_byteslice_neon_sha3_ghash_step)
 	eor3 v5.16b, v28.16b, v24.16b, v5.16b /* mid_sum_acc_23 = eor3(mid_28, mid_29, mid_sum_acc_15) */
 	eor v5.16b, v20.16b, v5.16b /* mid_sum_acc_27 = xor(mid_sum_acc_22, mid_sum_acc_23) */
 	eor3 v5.16b, v7.16b, v18.16b, v5.16b /* mid_sum_acc_29 = eor3(mid_sum_acc_20, mid_sum_acc_21, mid_sum_acc_27) */
-	eor v2.16b, v2.16b, v5.16b /* mid_sum_acc_30 = xor(mid_sum_acc_28, mid_sum_acc_29) */
-	adrp x17, .Lsm4_byteslice_neon_sha3_0_half_up
-	ldr q5, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_0_half_up] /* half_up = const() */
-	tbl v5.16b, {v2.16b}, v5.16b /* mid_lo = lookup16(mid_sum_acc_30, half_up) */
-	eor v3.16b, v3.16b, v5.16b /* s_lo = xor(lo_sum_acc_14, mid_lo) */
-	adrp x17, .Lsm4_byteslice_neon_sha3_0_half_down
-	ldr q5, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_0_half_down] /* half_down = const() */
-	tbl v2.16b, {v2.16b}, v5.16b /* mid_hi = lookup16(mid_sum_acc_30, half_down) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_0_fold
-	ldr q5, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_0_fold] /* fold = const() */
-	pmull v6.1q, v3.1d, v5.1d /* fold_lo = clmul(s_lo, fold) */
-	tbl v4.16b, {v6.16b}, v4.16b /* fold_lo_sw = lookup16(fold_lo, swap_halves) */
-	eor v3.16b, v3.16b, v4.16b /* v = xor(s_lo, fold_lo_sw) */
-	eor3 v0.16b, v0.16b, v2.16b, v3.16b /* v_hi = eor3(hi_sum_acc_14, mid_hi, v) */
-	pmull2 v2.1q, v3.2d, v5.2d /* fold_hi = clmul(v, fold) */
-	eor v0.16b, v0.16b, v2.16b /* reduced = xor(v_hi, fold_hi) */
+	ldr q6, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_0_fold] /* fold = const() */
+	pmull v7.1q, v3.1d, v6.1d /* fold_lo = clmul(lo_sum_acc_14, fold) */
+	eor3 v2.16b, v2.16b, v5.16b, v7.16b /* fold_mid = eor3(mid_sum_acc_28, mid_sum_acc_29, fold_lo) */
+	tbl v2.16b, {v2.16b}, v4.16b /* fold_mid_sw = lookup16(fold_mid, swap_halves) */
+	eor v2.16b, v3.16b, v2.16b /* w = xor(lo_sum_acc_14, fold_mid_sw) */
+	pmull2 v3.1q, v2.2d, v6.2d /* fold_hi = clmul(w, fold) */
+	eor3 v0.16b, v2.16b, v0.16b, v3.16b /* reduced = eor3(w, hi_sum_acc_14, fold_hi) */
 	tbl v0.16b, {v0.16b}, v1.16b /* y_next = lookup16(reduced, reverse16) */
 	str q0, [x0] /* store y_next */
 	ret
@@ -5316,641 +5308,610 @@ SYM_FUNC_START(sm4_byteslice_neon_sha3_batch_ctr)
 	adrp x17, .Lsm4_byteslice_neon_sha3_7_byte_14
 	ldr q4, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_byte_14] /* byte_14 = const() */
 	and v3.16b, v3.16b, v4.16b /* ctr_j0 = and(ctr_first, byte_14) */
+	add v1.8h, v1.8h, v3.8h /* ctr_base = add(ctr_last, ctr_j0) */
 
 	/* Load 32 blocks and transpose: register j = byte j of every block (algorithm 3). */
 	adrp x17, .Lsm4_byteslice_neon_sha3_7_block_k
-	ldr q4, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_block_k] /* block_k = const() */
-	add v4.16b, v4.16b, v3.16b /* ctr_j = add(block_k, ctr_j0) */
-	add v4.8h, v1.8h, v4.8h /* ctr_sum = add(ctr_last, ctr_j) */
+	ldr q3, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_block_k] /* block_k = const() */
+	add v3.8h, v1.8h, v3.8h /* ctr_sum = add(ctr_base, block_k) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_7_block_k_1
-	ldr q5, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_block_k_1] /* block_k_1 = const() */
-	add v5.16b, v5.16b, v3.16b /* ctr_j_1 = add(block_k_1, ctr_j0) */
-	add v5.8h, v1.8h, v5.8h /* ctr_sum_1 = add(ctr_last, ctr_j_1) */
+	ldr q4, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_block_k_1] /* block_k_1 = const() */
+	add v4.8h, v1.8h, v4.8h /* ctr_sum_1 = add(ctr_base, block_k_1) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_7_block_k_2
-	ldr q6, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_block_k_2] /* block_k_2 = const() */
-	add v6.16b, v6.16b, v3.16b /* ctr_j_2 = add(block_k_2, ctr_j0) */
-	add v6.8h, v1.8h, v6.8h /* ctr_sum_2 = add(ctr_last, ctr_j_2) */
+	ldr q5, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_block_k_2] /* block_k_2 = const() */
+	add v5.8h, v1.8h, v5.8h /* ctr_sum_2 = add(ctr_base, block_k_2) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_7_block_k_3
-	ldr q7, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_block_k_3] /* block_k_3 = const() */
-	add v7.16b, v7.16b, v3.16b /* ctr_j_3 = add(block_k_3, ctr_j0) */
-	add v7.8h, v1.8h, v7.8h /* ctr_sum_3 = add(ctr_last, ctr_j_3) */
+	ldr q6, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_block_k_3] /* block_k_3 = const() */
+	add v6.8h, v1.8h, v6.8h /* ctr_sum_3 = add(ctr_base, block_k_3) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_7_block_k_4
-	ldr q16, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_block_k_4] /* block_k_4 = const() */
-	add v16.16b, v16.16b, v3.16b /* ctr_j_4 = add(block_k_4, ctr_j0) */
-	add v16.8h, v1.8h, v16.8h /* ctr_sum_4 = add(ctr_last, ctr_j_4) */
+	ldr q7, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_block_k_4] /* block_k_4 = const() */
+	add v7.8h, v1.8h, v7.8h /* ctr_sum_4 = add(ctr_base, block_k_4) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_7_block_k_5
-	ldr q17, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_block_k_5] /* block_k_5 = const() */
-	add v17.16b, v17.16b, v3.16b /* ctr_j_5 = add(block_k_5, ctr_j0) */
-	add v17.8h, v1.8h, v17.8h /* ctr_sum_5 = add(ctr_last, ctr_j_5) */
+	ldr q16, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_block_k_5] /* block_k_5 = const() */
+	add v16.8h, v1.8h, v16.8h /* ctr_sum_5 = add(ctr_base, block_k_5) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_7_block_k_6
-	ldr q18, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_block_k_6] /* block_k_6 = const() */
-	add v18.16b, v18.16b, v3.16b /* ctr_j_6 = add(block_k_6, ctr_j0) */
-	add v18.8h, v1.8h, v18.8h /* ctr_sum_6 = add(ctr_last, ctr_j_6) */
+	ldr q17, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_block_k_6] /* block_k_6 = const() */
+	add v17.8h, v1.8h, v17.8h /* ctr_sum_6 = add(ctr_base, block_k_6) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_7_block_k_7
-	ldr q19, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_block_k_7] /* block_k_7 = const() */
-	add v19.16b, v19.16b, v3.16b /* ctr_j_7 = add(block_k_7, ctr_j0) */
-	add v19.8h, v1.8h, v19.8h /* ctr_sum_7 = add(ctr_last, ctr_j_7) */
+	ldr q18, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_block_k_7] /* block_k_7 = const() */
+	add v18.8h, v1.8h, v18.8h /* ctr_sum_7 = add(ctr_base, block_k_7) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_7_block_k_8
-	ldr q20, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_block_k_8] /* block_k_8 = const() */
-	add v20.16b, v20.16b, v3.16b /* ctr_j_8 = add(block_k_8, ctr_j0) */
-	add v20.8h, v1.8h, v20.8h /* ctr_sum_8 = add(ctr_last, ctr_j_8) */
+	ldr q19, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_block_k_8] /* block_k_8 = const() */
+	add v19.8h, v1.8h, v19.8h /* ctr_sum_8 = add(ctr_base, block_k_8) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_7_block_k_9
-	ldr q21, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_block_k_9] /* block_k_9 = const() */
-	add v21.16b, v21.16b, v3.16b /* ctr_j_9 = add(block_k_9, ctr_j0) */
-	add v21.8h, v1.8h, v21.8h /* ctr_sum_9 = add(ctr_last, ctr_j_9) */
+	ldr q20, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_block_k_9] /* block_k_9 = const() */
+	add v20.8h, v1.8h, v20.8h /* ctr_sum_9 = add(ctr_base, block_k_9) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_7_block_k_10
-	ldr q22, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_block_k_10] /* block_k_10 = const() */
-	add v22.16b, v22.16b, v3.16b /* ctr_j_10 = add(block_k_10, ctr_j0) */
-	add v22.8h, v1.8h, v22.8h /* ctr_sum_10 = add(ctr_last, ctr_j_10) */
+	ldr q21, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_block_k_10] /* block_k_10 = const() */
+	add v21.8h, v1.8h, v21.8h /* ctr_sum_10 = add(ctr_base, block_k_10) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_7_block_k_11
-	ldr q23, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_block_k_11] /* block_k_11 = const() */
-	add v23.16b, v23.16b, v3.16b /* ctr_j_11 = add(block_k_11, ctr_j0) */
-	add v23.8h, v1.8h, v23.8h /* ctr_sum_11 = add(ctr_last, ctr_j_11) */
+	ldr q22, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_block_k_11] /* block_k_11 = const() */
+	add v22.8h, v1.8h, v22.8h /* ctr_sum_11 = add(ctr_base, block_k_11) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_7_block_k_12
-	ldr q24, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_block_k_12] /* block_k_12 = const() */
-	add v24.16b, v24.16b, v3.16b /* ctr_j_12 = add(block_k_12, ctr_j0) */
-	add v24.8h, v1.8h, v24.8h /* ctr_sum_12 = add(ctr_last, ctr_j_12) */
+	ldr q23, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_block_k_12] /* block_k_12 = const() */
+	add v23.8h, v1.8h, v23.8h /* ctr_sum_12 = add(ctr_base, block_k_12) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_7_block_k_13
-	ldr q25, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_block_k_13] /* block_k_13 = const() */
-	add v25.16b, v25.16b, v3.16b /* ctr_j_13 = add(block_k_13, ctr_j0) */
-	add v25.8h, v1.8h, v25.8h /* ctr_sum_13 = add(ctr_last, ctr_j_13) */
+	ldr q24, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_block_k_13] /* block_k_13 = const() */
+	add v24.8h, v1.8h, v24.8h /* ctr_sum_13 = add(ctr_base, block_k_13) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_7_block_k_14
-	ldr q26, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_block_k_14] /* block_k_14 = const() */
-	add v26.16b, v26.16b, v3.16b /* ctr_j_14 = add(block_k_14, ctr_j0) */
-	add v26.8h, v1.8h, v26.8h /* ctr_sum_14 = add(ctr_last, ctr_j_14) */
+	ldr q25, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_block_k_14] /* block_k_14 = const() */
+	add v25.8h, v1.8h, v25.8h /* ctr_sum_14 = add(ctr_base, block_k_14) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_7_block_k_15
-	ldr q27, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_block_k_15] /* block_k_15 = const() */
-	add v27.16b, v27.16b, v3.16b /* ctr_j_15 = add(block_k_15, ctr_j0) */
-	add v27.8h, v1.8h, v27.8h /* ctr_sum_15 = add(ctr_last, ctr_j_15) */
+	ldr q26, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_block_k_15] /* block_k_15 = const() */
+	add v26.8h, v1.8h, v26.8h /* ctr_sum_15 = add(ctr_base, block_k_15) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_7_block_k_16
-	ldr q28, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_block_k_16] /* block_k_16 = const() */
-	add v28.16b, v28.16b, v3.16b /* ctr_j_16 = add(block_k_16, ctr_j0) */
-	add v28.8h, v1.8h, v28.8h /* ctr_sum_16 = add(ctr_last, ctr_j_16) */
+	ldr q27, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_block_k_16] /* block_k_16 = const() */
+	add v27.8h, v1.8h, v27.8h /* ctr_sum_16 = add(ctr_base, block_k_16) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_7_block_k_17
-	ldr q29, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_block_k_17] /* block_k_17 = const() */
-	add v29.16b, v29.16b, v3.16b /* ctr_j_17 = add(block_k_17, ctr_j0) */
-	add v29.8h, v1.8h, v29.8h /* ctr_sum_17 = add(ctr_last, ctr_j_17) */
+	ldr q28, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_block_k_17] /* block_k_17 = const() */
+	add v28.8h, v1.8h, v28.8h /* ctr_sum_17 = add(ctr_base, block_k_17) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_7_block_k_18
-	ldr q30, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_block_k_18] /* block_k_18 = const() */
-	add v30.16b, v30.16b, v3.16b /* ctr_j_18 = add(block_k_18, ctr_j0) */
-	add v30.8h, v1.8h, v30.8h /* ctr_sum_18 = add(ctr_last, ctr_j_18) */
+	ldr q29, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_block_k_18] /* block_k_18 = const() */
+	add v29.8h, v1.8h, v29.8h /* ctr_sum_18 = add(ctr_base, block_k_18) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_7_block_k_19
-	ldr q31, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_block_k_19] /* block_k_19 = const() */
-	add v31.16b, v31.16b, v3.16b /* ctr_j_19 = add(block_k_19, ctr_j0) */
-	add v31.8h, v1.8h, v31.8h /* ctr_sum_19 = add(ctr_last, ctr_j_19) */
+	ldr q30, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_block_k_19] /* block_k_19 = const() */
+	add v30.8h, v1.8h, v30.8h /* ctr_sum_19 = add(ctr_base, block_k_19) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_7_block_k_20
-	ldr q8, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_block_k_20] /* block_k_20 = const() */
-	add v8.16b, v8.16b, v3.16b /* ctr_j_20 = add(block_k_20, ctr_j0) */
-	add v8.8h, v1.8h, v8.8h /* ctr_sum_20 = add(ctr_last, ctr_j_20) */
+	ldr q31, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_block_k_20] /* block_k_20 = const() */
+	add v31.8h, v1.8h, v31.8h /* ctr_sum_20 = add(ctr_base, block_k_20) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_7_block_k_21
-	ldr q9, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_block_k_21] /* block_k_21 = const() */
-	add v9.16b, v9.16b, v3.16b /* ctr_j_21 = add(block_k_21, ctr_j0) */
-	add v9.8h, v1.8h, v9.8h /* ctr_sum_21 = add(ctr_last, ctr_j_21) */
+	ldr q8, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_block_k_21] /* block_k_21 = const() */
+	add v8.8h, v1.8h, v8.8h /* ctr_sum_21 = add(ctr_base, block_k_21) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_7_block_k_22
-	ldr q10, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_block_k_22] /* block_k_22 = const() */
-	add v10.16b, v10.16b, v3.16b /* ctr_j_22 = add(block_k_22, ctr_j0) */
-	add v10.8h, v1.8h, v10.8h /* ctr_sum_22 = add(ctr_last, ctr_j_22) */
+	ldr q9, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_block_k_22] /* block_k_22 = const() */
+	add v9.8h, v1.8h, v9.8h /* ctr_sum_22 = add(ctr_base, block_k_22) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_7_block_k_23
-	ldr q11, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_block_k_23] /* block_k_23 = const() */
-	add v11.16b, v11.16b, v3.16b /* ctr_j_23 = add(block_k_23, ctr_j0) */
-	add v11.8h, v1.8h, v11.8h /* ctr_sum_23 = add(ctr_last, ctr_j_23) */
+	ldr q10, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_block_k_23] /* block_k_23 = const() */
+	add v10.8h, v1.8h, v10.8h /* ctr_sum_23 = add(ctr_base, block_k_23) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_7_block_k_24
-	ldr q12, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_block_k_24] /* block_k_24 = const() */
-	add v12.16b, v12.16b, v3.16b /* ctr_j_24 = add(block_k_24, ctr_j0) */
-	add v12.8h, v1.8h, v12.8h /* ctr_sum_24 = add(ctr_last, ctr_j_24) */
+	ldr q11, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_block_k_24] /* block_k_24 = const() */
+	add v11.8h, v1.8h, v11.8h /* ctr_sum_24 = add(ctr_base, block_k_24) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_7_block_k_25
-	ldr q13, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_block_k_25] /* block_k_25 = const() */
-	add v13.16b, v13.16b, v3.16b /* ctr_j_25 = add(block_k_25, ctr_j0) */
-	add v13.8h, v1.8h, v13.8h /* ctr_sum_25 = add(ctr_last, ctr_j_25) */
+	ldr q12, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_block_k_25] /* block_k_25 = const() */
+	add v12.8h, v1.8h, v12.8h /* ctr_sum_25 = add(ctr_base, block_k_25) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_7_block_k_26
-	ldr q14, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_block_k_26] /* block_k_26 = const() */
-	add v14.16b, v14.16b, v3.16b /* ctr_j_26 = add(block_k_26, ctr_j0) */
-	add v14.8h, v1.8h, v14.8h /* ctr_sum_26 = add(ctr_last, ctr_j_26) */
+	ldr q13, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_block_k_26] /* block_k_26 = const() */
+	add v13.8h, v1.8h, v13.8h /* ctr_sum_26 = add(ctr_base, block_k_26) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_7_block_k_27
-	ldr q15, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_block_k_27] /* block_k_27 = const() */
-	add v15.16b, v15.16b, v3.16b /* ctr_j_27 = add(block_k_27, ctr_j0) */
-	add v15.8h, v1.8h, v15.8h /* ctr_sum_27 = add(ctr_last, ctr_j_27) */
-	str q15, [sp, #64] /* spill ctr_sum_27 */
+	ldr q14, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_block_k_27] /* block_k_27 = const() */
+	add v14.8h, v1.8h, v14.8h /* ctr_sum_27 = add(ctr_base, block_k_27) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_7_block_k_28
 	ldr q15, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_block_k_28] /* block_k_28 = const() */
-	add v15.16b, v15.16b, v3.16b /* ctr_j_28 = add(block_k_28, ctr_j0) */
-	add v15.8h, v1.8h, v15.8h /* ctr_sum_28 = add(ctr_last, ctr_j_28) */
-	str q15, [sp, #80] /* spill ctr_sum_28 */
+	add v15.8h, v1.8h, v15.8h /* ctr_sum_28 = add(ctr_base, block_k_28) */
+	str q15, [sp, #64] /* spill ctr_sum_28 */
 	adrp x17, .Lsm4_byteslice_neon_sha3_7_block_k_29
 	ldr q15, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_block_k_29] /* block_k_29 = const() */
-	add v15.16b, v15.16b, v3.16b /* ctr_j_29 = add(block_k_29, ctr_j0) */
-	add v15.8h, v1.8h, v15.8h /* ctr_sum_29 = add(ctr_last, ctr_j_29) */
-	str q15, [sp, #96] /* spill ctr_sum_29 */
+	add v15.8h, v1.8h, v15.8h /* ctr_sum_29 = add(ctr_base, block_k_29) */
+	str q15, [sp, #80] /* spill ctr_sum_29 */
 	adrp x17, .Lsm4_byteslice_neon_sha3_7_block_k_30
 	ldr q15, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_block_k_30] /* block_k_30 = const() */
-	add v15.16b, v15.16b, v3.16b /* ctr_j_30 = add(block_k_30, ctr_j0) */
-	str q14, [sp, #112] /* spill ctr_sum_26 */
+	add v15.8h, v1.8h, v15.8h /* ctr_sum_30 = add(ctr_base, block_k_30) */
+	str q15, [sp, #96] /* spill ctr_sum_30 */
 	adrp x17, .Lsm4_byteslice_neon_sha3_7_block_k_31
-	ldr q14, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_block_k_31] /* block_k_31 = const() */
-	add v3.16b, v14.16b, v3.16b /* ctr_j_31 = add(block_k_31, ctr_j0) */
-	add v14.8h, v1.8h, v15.8h /* ctr_sum_30 = add(ctr_last, ctr_j_30) */
-	add v1.8h, v1.8h, v3.8h /* ctr_sum_31 = add(ctr_last, ctr_j_31) */
-	ldr q3, [x1, #16] /* ctr_w = bcast128() */
-	and v2.16b, v3.16b, v2.16b /* ctr_w_open = and(ctr_w, all_but_last) */
+	ldr q15, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_block_k_31] /* block_k_31 = const() */
+	add v1.8h, v1.8h, v15.8h /* ctr_sum_31 = add(ctr_base, block_k_31) */
+	ldr q15, [x1, #16] /* ctr_w = bcast128() */
+	and v2.16b, v15.16b, v2.16b /* ctr_w_open = and(ctr_w, all_but_last) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_7_carry_everywhere
-	ldr q3, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_carry_everywhere] /* carry_everywhere = const() */
-	tbl v15.16b, {v4.16b}, v3.16b /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
-	str q1, [sp, #128] /* spill ctr_sum_31 */
+	ldr q15, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_carry_everywhere] /* carry_everywhere = const() */
+	str q1, [sp, #112] /* spill ctr_sum_31 */
+	tbl v1.16b, {v3.16b}, v15.16b /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
+	str q14, [sp, #128] /* spill ctr_sum_27 */
 	adrp x17, .Lsm4_byteslice_neon_sha3_7_carry_mask_table
-	ldr q1, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_carry_mask_table] /* carry_mask_table = const() */
-	tbl v15.16b, {v1.16b}, v15.16b /* ctr_mask = lookup16(carry_mask_table, ctr_carry) */
-	bsl v15.16b, v2.16b, v0.16b /* ctr_pair = bsl(ctr_mask, ctr_v_open, ctr_w_open) */
-	str q14, [sp, #144] /* spill ctr_sum_30 */
+	ldr q14, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_carry_mask_table] /* carry_mask_table = const() */
+	tbl v1.16b, {v14.16b}, v1.16b /* ctr_mask = lookup16(carry_mask_table, ctr_carry) */
+	bsl v1.16b, v2.16b, v0.16b /* ctr_pair = bsl(ctr_mask, ctr_v_open, ctr_w_open) */
+	str q13, [sp, #144] /* spill ctr_sum_26 */
 	adrp x17, .Lsm4_byteslice_neon_sha3_7_new_last_byte
-	ldr q14, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_new_last_byte] /* new_last_byte = const() */
-	tbl v4.16b, {v4.16b}, v14.16b /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
-	orr v4.16b, v15.16b, v4.16b /* row = or(ctr_pair, ctr_last_byte) */
-	tbl v15.16b, {v5.16b}, v3.16b /* ctr_carry_1 = lookup16(ctr_sum_1, carry_everywhere) */
-	tbl v15.16b, {v1.16b}, v15.16b /* ctr_mask_1 = lookup16(carry_mask_table, ctr_carry_1) */
-	bsl v15.16b, v2.16b, v0.16b /* ctr_pair_1 = bsl(ctr_mask_1, ctr_v_open, ctr_w_open) */
-	tbl v5.16b, {v5.16b}, v14.16b /* ctr_last_byte_1 = lookup16(ctr_sum_1, new_last_byte) */
-	orr v5.16b, v15.16b, v5.16b /* row_1 = or(ctr_pair_1, ctr_last_byte_1) */
-	tbl v15.16b, {v6.16b}, v3.16b /* ctr_carry_2 = lookup16(ctr_sum_2, carry_everywhere) */
-	tbl v15.16b, {v1.16b}, v15.16b /* ctr_mask_2 = lookup16(carry_mask_table, ctr_carry_2) */
-	bsl v15.16b, v2.16b, v0.16b /* ctr_pair_2 = bsl(ctr_mask_2, ctr_v_open, ctr_w_open) */
-	tbl v6.16b, {v6.16b}, v14.16b /* ctr_last_byte_2 = lookup16(ctr_sum_2, new_last_byte) */
-	orr v6.16b, v15.16b, v6.16b /* row_2 = or(ctr_pair_2, ctr_last_byte_2) */
-	tbl v15.16b, {v7.16b}, v3.16b /* ctr_carry_3 = lookup16(ctr_sum_3, carry_everywhere) */
-	tbl v15.16b, {v1.16b}, v15.16b /* ctr_mask_3 = lookup16(carry_mask_table, ctr_carry_3) */
-	bsl v15.16b, v2.16b, v0.16b /* ctr_pair_3 = bsl(ctr_mask_3, ctr_v_open, ctr_w_open) */
-	tbl v7.16b, {v7.16b}, v14.16b /* ctr_last_byte_3 = lookup16(ctr_sum_3, new_last_byte) */
-	orr v7.16b, v15.16b, v7.16b /* row_3 = or(ctr_pair_3, ctr_last_byte_3) */
-	tbl v15.16b, {v16.16b}, v3.16b /* ctr_carry_4 = lookup16(ctr_sum_4, carry_everywhere) */
-	tbl v15.16b, {v1.16b}, v15.16b /* ctr_mask_4 = lookup16(carry_mask_table, ctr_carry_4) */
-	bsl v15.16b, v2.16b, v0.16b /* ctr_pair_4 = bsl(ctr_mask_4, ctr_v_open, ctr_w_open) */
-	tbl v16.16b, {v16.16b}, v14.16b /* ctr_last_byte_4 = lookup16(ctr_sum_4, new_last_byte) */
-	orr v16.16b, v15.16b, v16.16b /* row_4 = or(ctr_pair_4, ctr_last_byte_4) */
-	tbl v15.16b, {v17.16b}, v3.16b /* ctr_carry_5 = lookup16(ctr_sum_5, carry_everywhere) */
-	tbl v15.16b, {v1.16b}, v15.16b /* ctr_mask_5 = lookup16(carry_mask_table, ctr_carry_5) */
-	bsl v15.16b, v2.16b, v0.16b /* ctr_pair_5 = bsl(ctr_mask_5, ctr_v_open, ctr_w_open) */
-	tbl v17.16b, {v17.16b}, v14.16b /* ctr_last_byte_5 = lookup16(ctr_sum_5, new_last_byte) */
-	orr v17.16b, v15.16b, v17.16b /* row_5 = or(ctr_pair_5, ctr_last_byte_5) */
-	tbl v15.16b, {v18.16b}, v3.16b /* ctr_carry_6 = lookup16(ctr_sum_6, carry_everywhere) */
-	tbl v15.16b, {v1.16b}, v15.16b /* ctr_mask_6 = lookup16(carry_mask_table, ctr_carry_6) */
-	bsl v15.16b, v2.16b, v0.16b /* ctr_pair_6 = bsl(ctr_mask_6, ctr_v_open, ctr_w_open) */
-	tbl v18.16b, {v18.16b}, v14.16b /* ctr_last_byte_6 = lookup16(ctr_sum_6, new_last_byte) */
-	orr v18.16b, v15.16b, v18.16b /* row_6 = or(ctr_pair_6, ctr_last_byte_6) */
-	tbl v15.16b, {v19.16b}, v3.16b /* ctr_carry_7 = lookup16(ctr_sum_7, carry_everywhere) */
-	tbl v15.16b, {v1.16b}, v15.16b /* ctr_mask_7 = lookup16(carry_mask_table, ctr_carry_7) */
-	bsl v15.16b, v2.16b, v0.16b /* ctr_pair_7 = bsl(ctr_mask_7, ctr_v_open, ctr_w_open) */
-	tbl v19.16b, {v19.16b}, v14.16b /* ctr_last_byte_7 = lookup16(ctr_sum_7, new_last_byte) */
-	orr v19.16b, v15.16b, v19.16b /* row_7 = or(ctr_pair_7, ctr_last_byte_7) */
-	tbl v15.16b, {v20.16b}, v3.16b /* ctr_carry_8 = lookup16(ctr_sum_8, carry_everywhere) */
-	tbl v15.16b, {v1.16b}, v15.16b /* ctr_mask_8 = lookup16(carry_mask_table, ctr_carry_8) */
-	bsl v15.16b, v2.16b, v0.16b /* ctr_pair_8 = bsl(ctr_mask_8, ctr_v_open, ctr_w_open) */
-	tbl v20.16b, {v20.16b}, v14.16b /* ctr_last_byte_8 = lookup16(ctr_sum_8, new_last_byte) */
-	orr v20.16b, v15.16b, v20.16b /* row_8 = or(ctr_pair_8, ctr_last_byte_8) */
-	tbl v15.16b, {v21.16b}, v3.16b /* ctr_carry_9 = lookup16(ctr_sum_9, carry_everywhere) */
-	tbl v15.16b, {v1.16b}, v15.16b /* ctr_mask_9 = lookup16(carry_mask_table, ctr_carry_9) */
-	bsl v15.16b, v2.16b, v0.16b /* ctr_pair_9 = bsl(ctr_mask_9, ctr_v_open, ctr_w_open) */
-	tbl v21.16b, {v21.16b}, v14.16b /* ctr_last_byte_9 = lookup16(ctr_sum_9, new_last_byte) */
-	orr v21.16b, v15.16b, v21.16b /* row_9 = or(ctr_pair_9, ctr_last_byte_9) */
-	tbl v15.16b, {v22.16b}, v3.16b /* ctr_carry_10 = lookup16(ctr_sum_10, carry_everywhere) */
-	tbl v15.16b, {v1.16b}, v15.16b /* ctr_mask_10 = lookup16(carry_mask_table, ctr_carry_10) */
-	bsl v15.16b, v2.16b, v0.16b /* ctr_pair_10 = bsl(ctr_mask_10, ctr_v_open, ctr_w_open) */
-	tbl v22.16b, {v22.16b}, v14.16b /* ctr_last_byte_10 = lookup16(ctr_sum_10, new_last_byte) */
-	orr v22.16b, v15.16b, v22.16b /* row_10 = or(ctr_pair_10, ctr_last_byte_10) */
-	tbl v15.16b, {v23.16b}, v3.16b /* ctr_carry_11 = lookup16(ctr_sum_11, carry_everywhere) */
-	tbl v15.16b, {v1.16b}, v15.16b /* ctr_mask_11 = lookup16(carry_mask_table, ctr_carry_11) */
-	bsl v15.16b, v2.16b, v0.16b /* ctr_pair_11 = bsl(ctr_mask_11, ctr_v_open, ctr_w_open) */
-	tbl v23.16b, {v23.16b}, v14.16b /* ctr_last_byte_11 = lookup16(ctr_sum_11, new_last_byte) */
-	orr v23.16b, v15.16b, v23.16b /* row_11 = or(ctr_pair_11, ctr_last_byte_11) */
-	tbl v15.16b, {v24.16b}, v3.16b /* ctr_carry_12 = lookup16(ctr_sum_12, carry_everywhere) */
-	tbl v15.16b, {v1.16b}, v15.16b /* ctr_mask_12 = lookup16(carry_mask_table, ctr_carry_12) */
-	bsl v15.16b, v2.16b, v0.16b /* ctr_pair_12 = bsl(ctr_mask_12, ctr_v_open, ctr_w_open) */
-	tbl v24.16b, {v24.16b}, v14.16b /* ctr_last_byte_12 = lookup16(ctr_sum_12, new_last_byte) */
-	orr v24.16b, v15.16b, v24.16b /* row_12 = or(ctr_pair_12, ctr_last_byte_12) */
-	tbl v15.16b, {v25.16b}, v3.16b /* ctr_carry_13 = lookup16(ctr_sum_13, carry_everywhere) */
-	tbl v15.16b, {v1.16b}, v15.16b /* ctr_mask_13 = lookup16(carry_mask_table, ctr_carry_13) */
-	bsl v15.16b, v2.16b, v0.16b /* ctr_pair_13 = bsl(ctr_mask_13, ctr_v_open, ctr_w_open) */
-	tbl v25.16b, {v25.16b}, v14.16b /* ctr_last_byte_13 = lookup16(ctr_sum_13, new_last_byte) */
-	orr v25.16b, v15.16b, v25.16b /* row_13 = or(ctr_pair_13, ctr_last_byte_13) */
-	tbl v15.16b, {v26.16b}, v3.16b /* ctr_carry_14 = lookup16(ctr_sum_14, carry_everywhere) */
-	tbl v15.16b, {v1.16b}, v15.16b /* ctr_mask_14 = lookup16(carry_mask_table, ctr_carry_14) */
-	bsl v15.16b, v2.16b, v0.16b /* ctr_pair_14 = bsl(ctr_mask_14, ctr_v_open, ctr_w_open) */
-	tbl v26.16b, {v26.16b}, v14.16b /* ctr_last_byte_14 = lookup16(ctr_sum_14, new_last_byte) */
-	orr v26.16b, v15.16b, v26.16b /* row_14 = or(ctr_pair_14, ctr_last_byte_14) */
-	tbl v15.16b, {v27.16b}, v3.16b /* ctr_carry_15 = lookup16(ctr_sum_15, carry_everywhere) */
-	tbl v15.16b, {v1.16b}, v15.16b /* ctr_mask_15 = lookup16(carry_mask_table, ctr_carry_15) */
-	bsl v15.16b, v2.16b, v0.16b /* ctr_pair_15 = bsl(ctr_mask_15, ctr_v_open, ctr_w_open) */
-	tbl v27.16b, {v27.16b}, v14.16b /* ctr_last_byte_15 = lookup16(ctr_sum_15, new_last_byte) */
-	orr v27.16b, v15.16b, v27.16b /* row_15 = or(ctr_pair_15, ctr_last_byte_15) */
-	zip1 v15.16b, v4.16b, v20.16b /* tr0 = unpacklo(row, row_8) */
-	zip2 v4.16b, v4.16b, v20.16b /* tr0_1 = unpackhi(row, row_8) */
-	zip1 v20.16b, v5.16b, v21.16b /* tr0_2 = unpacklo(row_1, row_9) */
-	zip2 v5.16b, v5.16b, v21.16b /* tr0_3 = unpackhi(row_1, row_9) */
-	zip1 v21.16b, v6.16b, v22.16b /* tr0_4 = unpacklo(row_2, row_10) */
-	zip2 v6.16b, v6.16b, v22.16b /* tr0_5 = unpackhi(row_2, row_10) */
-	zip1 v22.16b, v7.16b, v23.16b /* tr0_6 = unpacklo(row_3, row_11) */
-	zip2 v7.16b, v7.16b, v23.16b /* tr0_7 = unpackhi(row_3, row_11) */
-	zip1 v23.16b, v16.16b, v24.16b /* tr0_8 = unpacklo(row_4, row_12) */
-	zip2 v16.16b, v16.16b, v24.16b /* tr0_9 = unpackhi(row_4, row_12) */
-	zip1 v24.16b, v17.16b, v25.16b /* tr0_10 = unpacklo(row_5, row_13) */
-	zip2 v17.16b, v17.16b, v25.16b /* tr0_11 = unpackhi(row_5, row_13) */
-	zip1 v25.16b, v18.16b, v26.16b /* tr0_12 = unpacklo(row_6, row_14) */
-	zip2 v18.16b, v18.16b, v26.16b /* tr0_13 = unpackhi(row_6, row_14) */
-	zip1 v26.16b, v19.16b, v27.16b /* tr0_14 = unpacklo(row_7, row_15) */
-	zip2 v19.16b, v19.16b, v27.16b /* tr0_15 = unpackhi(row_7, row_15) */
-	zip1 v27.16b, v15.16b, v23.16b /* tr1 = unpacklo(tr0, tr0_8) */
-	zip2 v23.16b, v15.16b, v23.16b /* tr1_1 = unpackhi(tr0, tr0_8) */
-	zip1 v15.16b, v4.16b, v16.16b /* tr1_2 = unpacklo(tr0_1, tr0_9) */
-	zip2 v4.16b, v4.16b, v16.16b /* tr1_3 = unpackhi(tr0_1, tr0_9) */
-	zip1 v16.16b, v20.16b, v24.16b /* tr1_4 = unpacklo(tr0_2, tr0_10) */
-	zip2 v20.16b, v20.16b, v24.16b /* tr1_5 = unpackhi(tr0_2, tr0_10) */
-	zip1 v24.16b, v5.16b, v17.16b /* tr1_6 = unpacklo(tr0_3, tr0_11) */
-	zip2 v5.16b, v5.16b, v17.16b /* tr1_7 = unpackhi(tr0_3, tr0_11) */
-	zip1 v17.16b, v21.16b, v25.16b /* tr1_8 = unpacklo(tr0_4, tr0_12) */
-	zip2 v21.16b, v21.16b, v25.16b /* tr1_9 = unpackhi(tr0_4, tr0_12) */
-	zip1 v25.16b, v6.16b, v18.16b /* tr1_10 = unpacklo(tr0_5, tr0_13) */
-	zip2 v6.16b, v6.16b, v18.16b /* tr1_11 = unpackhi(tr0_5, tr0_13) */
-	zip1 v18.16b, v22.16b, v26.16b /* tr1_12 = unpacklo(tr0_6, tr0_14) */
-	zip2 v22.16b, v22.16b, v26.16b /* tr1_13 = unpackhi(tr0_6, tr0_14) */
-	zip1 v26.16b, v7.16b, v19.16b /* tr1_14 = unpacklo(tr0_7, tr0_15) */
-	zip2 v7.16b, v7.16b, v19.16b /* tr1_15 = unpackhi(tr0_7, tr0_15) */
-	zip1 v19.16b, v27.16b, v17.16b /* tr2 = unpacklo(tr1, tr1_8) */
-	zip2 v17.16b, v27.16b, v17.16b /* tr2_1 = unpackhi(tr1, tr1_8) */
-	zip1 v27.16b, v23.16b, v21.16b /* tr2_2 = unpacklo(tr1_1, tr1_9) */
-	zip2 v21.16b, v23.16b, v21.16b /* tr2_3 = unpackhi(tr1_1, tr1_9) */
-	zip1 v23.16b, v15.16b, v25.16b /* tr2_4 = unpacklo(tr1_2, tr1_10) */
-	zip2 v25.16b, v15.16b, v25.16b /* tr2_5 = unpackhi(tr1_2, tr1_10) */
-	zip1 v15.16b, v4.16b, v6.16b /* tr2_6 = unpacklo(tr1_3, tr1_11) */
-	zip2 v4.16b, v4.16b, v6.16b /* tr2_7 = unpackhi(tr1_3, tr1_11) */
-	zip1 v6.16b, v16.16b, v18.16b /* tr2_8 = unpacklo(tr1_4, tr1_12) */
-	zip2 v16.16b, v16.16b, v18.16b /* tr2_9 = unpackhi(tr1_4, tr1_12) */
-	zip1 v18.16b, v20.16b, v22.16b /* tr2_10 = unpacklo(tr1_5, tr1_13) */
-	zip2 v20.16b, v20.16b, v22.16b /* tr2_11 = unpackhi(tr1_5, tr1_13) */
-	zip1 v22.16b, v24.16b, v26.16b /* tr2_12 = unpacklo(tr1_6, tr1_14) */
-	zip2 v24.16b, v24.16b, v26.16b /* tr2_13 = unpackhi(tr1_6, tr1_14) */
-	zip1 v26.16b, v5.16b, v7.16b /* tr2_14 = unpacklo(tr1_7, tr1_15) */
-	zip2 v5.16b, v5.16b, v7.16b /* tr2_15 = unpackhi(tr1_7, tr1_15) */
-	zip1 v7.16b, v19.16b, v6.16b /* tr3 = unpacklo(tr2, tr2_8) */
-	zip2 v6.16b, v19.16b, v6.16b /* tr3_1 = unpackhi(tr2, tr2_8) */
-	zip1 v19.16b, v17.16b, v16.16b /* tr3_2 = unpacklo(tr2_1, tr2_9) */
-	zip2 v16.16b, v17.16b, v16.16b /* tr3_3 = unpackhi(tr2_1, tr2_9) */
-	zip1 v17.16b, v27.16b, v18.16b /* tr3_4 = unpacklo(tr2_2, tr2_10) */
-	zip2 v18.16b, v27.16b, v18.16b /* tr3_5 = unpackhi(tr2_2, tr2_10) */
-	zip1 v27.16b, v21.16b, v20.16b /* tr3_6 = unpacklo(tr2_3, tr2_11) */
-	zip2 v20.16b, v21.16b, v20.16b /* tr3_7 = unpackhi(tr2_3, tr2_11) */
-	zip1 v21.16b, v23.16b, v22.16b /* tr3_8 = unpacklo(tr2_4, tr2_12) */
-	zip2 v22.16b, v23.16b, v22.16b /* tr3_9 = unpackhi(tr2_4, tr2_12) */
-	zip1 v23.16b, v25.16b, v24.16b /* tr3_10 = unpacklo(tr2_5, tr2_13) */
-	zip2 v24.16b, v25.16b, v24.16b /* tr3_11 = unpackhi(tr2_5, tr2_13) */
-	zip1 v25.16b, v15.16b, v26.16b /* tr3_12 = unpacklo(tr2_6, tr2_14) */
-	zip2 v26.16b, v15.16b, v26.16b /* tr3_13 = unpackhi(tr2_6, tr2_14) */
-	zip1 v15.16b, v4.16b, v5.16b /* tr3_14 = unpacklo(tr2_7, tr2_15) */
-	zip2 v4.16b, v4.16b, v5.16b /* tr3_15 = unpackhi(tr2_7, tr2_15) */
+	ldr q13, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_new_last_byte] /* new_last_byte = const() */
+	tbl v3.16b, {v3.16b}, v13.16b /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
+	orr v1.16b, v1.16b, v3.16b /* row = or(ctr_pair, ctr_last_byte) */
+	tbl v3.16b, {v4.16b}, v15.16b /* ctr_carry_1 = lookup16(ctr_sum_1, carry_everywhere) */
+	tbl v3.16b, {v14.16b}, v3.16b /* ctr_mask_1 = lookup16(carry_mask_table, ctr_carry_1) */
+	bsl v3.16b, v2.16b, v0.16b /* ctr_pair_1 = bsl(ctr_mask_1, ctr_v_open, ctr_w_open) */
+	tbl v4.16b, {v4.16b}, v13.16b /* ctr_last_byte_1 = lookup16(ctr_sum_1, new_last_byte) */
+	orr v3.16b, v3.16b, v4.16b /* row_1 = or(ctr_pair_1, ctr_last_byte_1) */
+	tbl v4.16b, {v5.16b}, v15.16b /* ctr_carry_2 = lookup16(ctr_sum_2, carry_everywhere) */
+	tbl v4.16b, {v14.16b}, v4.16b /* ctr_mask_2 = lookup16(carry_mask_table, ctr_carry_2) */
+	bsl v4.16b, v2.16b, v0.16b /* ctr_pair_2 = bsl(ctr_mask_2, ctr_v_open, ctr_w_open) */
+	tbl v5.16b, {v5.16b}, v13.16b /* ctr_last_byte_2 = lookup16(ctr_sum_2, new_last_byte) */
+	orr v4.16b, v4.16b, v5.16b /* row_2 = or(ctr_pair_2, ctr_last_byte_2) */
+	tbl v5.16b, {v6.16b}, v15.16b /* ctr_carry_3 = lookup16(ctr_sum_3, carry_everywhere) */
+	tbl v5.16b, {v14.16b}, v5.16b /* ctr_mask_3 = lookup16(carry_mask_table, ctr_carry_3) */
+	bsl v5.16b, v2.16b, v0.16b /* ctr_pair_3 = bsl(ctr_mask_3, ctr_v_open, ctr_w_open) */
+	tbl v6.16b, {v6.16b}, v13.16b /* ctr_last_byte_3 = lookup16(ctr_sum_3, new_last_byte) */
+	orr v5.16b, v5.16b, v6.16b /* row_3 = or(ctr_pair_3, ctr_last_byte_3) */
+	tbl v6.16b, {v7.16b}, v15.16b /* ctr_carry_4 = lookup16(ctr_sum_4, carry_everywhere) */
+	tbl v6.16b, {v14.16b}, v6.16b /* ctr_mask_4 = lookup16(carry_mask_table, ctr_carry_4) */
+	bsl v6.16b, v2.16b, v0.16b /* ctr_pair_4 = bsl(ctr_mask_4, ctr_v_open, ctr_w_open) */
+	tbl v7.16b, {v7.16b}, v13.16b /* ctr_last_byte_4 = lookup16(ctr_sum_4, new_last_byte) */
+	orr v6.16b, v6.16b, v7.16b /* row_4 = or(ctr_pair_4, ctr_last_byte_4) */
+	tbl v7.16b, {v16.16b}, v15.16b /* ctr_carry_5 = lookup16(ctr_sum_5, carry_everywhere) */
+	tbl v7.16b, {v14.16b}, v7.16b /* ctr_mask_5 = lookup16(carry_mask_table, ctr_carry_5) */
+	bsl v7.16b, v2.16b, v0.16b /* ctr_pair_5 = bsl(ctr_mask_5, ctr_v_open, ctr_w_open) */
+	tbl v16.16b, {v16.16b}, v13.16b /* ctr_last_byte_5 = lookup16(ctr_sum_5, new_last_byte) */
+	orr v7.16b, v7.16b, v16.16b /* row_5 = or(ctr_pair_5, ctr_last_byte_5) */
+	tbl v16.16b, {v17.16b}, v15.16b /* ctr_carry_6 = lookup16(ctr_sum_6, carry_everywhere) */
+	tbl v16.16b, {v14.16b}, v16.16b /* ctr_mask_6 = lookup16(carry_mask_table, ctr_carry_6) */
+	bsl v16.16b, v2.16b, v0.16b /* ctr_pair_6 = bsl(ctr_mask_6, ctr_v_open, ctr_w_open) */
+	tbl v17.16b, {v17.16b}, v13.16b /* ctr_last_byte_6 = lookup16(ctr_sum_6, new_last_byte) */
+	orr v16.16b, v16.16b, v17.16b /* row_6 = or(ctr_pair_6, ctr_last_byte_6) */
+	tbl v17.16b, {v18.16b}, v15.16b /* ctr_carry_7 = lookup16(ctr_sum_7, carry_everywhere) */
+	tbl v17.16b, {v14.16b}, v17.16b /* ctr_mask_7 = lookup16(carry_mask_table, ctr_carry_7) */
+	bsl v17.16b, v2.16b, v0.16b /* ctr_pair_7 = bsl(ctr_mask_7, ctr_v_open, ctr_w_open) */
+	tbl v18.16b, {v18.16b}, v13.16b /* ctr_last_byte_7 = lookup16(ctr_sum_7, new_last_byte) */
+	orr v17.16b, v17.16b, v18.16b /* row_7 = or(ctr_pair_7, ctr_last_byte_7) */
+	tbl v18.16b, {v19.16b}, v15.16b /* ctr_carry_8 = lookup16(ctr_sum_8, carry_everywhere) */
+	tbl v18.16b, {v14.16b}, v18.16b /* ctr_mask_8 = lookup16(carry_mask_table, ctr_carry_8) */
+	bsl v18.16b, v2.16b, v0.16b /* ctr_pair_8 = bsl(ctr_mask_8, ctr_v_open, ctr_w_open) */
+	tbl v19.16b, {v19.16b}, v13.16b /* ctr_last_byte_8 = lookup16(ctr_sum_8, new_last_byte) */
+	orr v18.16b, v18.16b, v19.16b /* row_8 = or(ctr_pair_8, ctr_last_byte_8) */
+	tbl v19.16b, {v20.16b}, v15.16b /* ctr_carry_9 = lookup16(ctr_sum_9, carry_everywhere) */
+	tbl v19.16b, {v14.16b}, v19.16b /* ctr_mask_9 = lookup16(carry_mask_table, ctr_carry_9) */
+	bsl v19.16b, v2.16b, v0.16b /* ctr_pair_9 = bsl(ctr_mask_9, ctr_v_open, ctr_w_open) */
+	tbl v20.16b, {v20.16b}, v13.16b /* ctr_last_byte_9 = lookup16(ctr_sum_9, new_last_byte) */
+	orr v19.16b, v19.16b, v20.16b /* row_9 = or(ctr_pair_9, ctr_last_byte_9) */
+	tbl v20.16b, {v21.16b}, v15.16b /* ctr_carry_10 = lookup16(ctr_sum_10, carry_everywhere) */
+	tbl v20.16b, {v14.16b}, v20.16b /* ctr_mask_10 = lookup16(carry_mask_table, ctr_carry_10) */
+	bsl v20.16b, v2.16b, v0.16b /* ctr_pair_10 = bsl(ctr_mask_10, ctr_v_open, ctr_w_open) */
+	tbl v21.16b, {v21.16b}, v13.16b /* ctr_last_byte_10 = lookup16(ctr_sum_10, new_last_byte) */
+	orr v20.16b, v20.16b, v21.16b /* row_10 = or(ctr_pair_10, ctr_last_byte_10) */
+	tbl v21.16b, {v22.16b}, v15.16b /* ctr_carry_11 = lookup16(ctr_sum_11, carry_everywhere) */
+	tbl v21.16b, {v14.16b}, v21.16b /* ctr_mask_11 = lookup16(carry_mask_table, ctr_carry_11) */
+	bsl v21.16b, v2.16b, v0.16b /* ctr_pair_11 = bsl(ctr_mask_11, ctr_v_open, ctr_w_open) */
+	tbl v22.16b, {v22.16b}, v13.16b /* ctr_last_byte_11 = lookup16(ctr_sum_11, new_last_byte) */
+	orr v21.16b, v21.16b, v22.16b /* row_11 = or(ctr_pair_11, ctr_last_byte_11) */
+	tbl v22.16b, {v23.16b}, v15.16b /* ctr_carry_12 = lookup16(ctr_sum_12, carry_everywhere) */
+	tbl v22.16b, {v14.16b}, v22.16b /* ctr_mask_12 = lookup16(carry_mask_table, ctr_carry_12) */
+	bsl v22.16b, v2.16b, v0.16b /* ctr_pair_12 = bsl(ctr_mask_12, ctr_v_open, ctr_w_open) */
+	tbl v23.16b, {v23.16b}, v13.16b /* ctr_last_byte_12 = lookup16(ctr_sum_12, new_last_byte) */
+	orr v22.16b, v22.16b, v23.16b /* row_12 = or(ctr_pair_12, ctr_last_byte_12) */
+	tbl v23.16b, {v24.16b}, v15.16b /* ctr_carry_13 = lookup16(ctr_sum_13, carry_everywhere) */
+	tbl v23.16b, {v14.16b}, v23.16b /* ctr_mask_13 = lookup16(carry_mask_table, ctr_carry_13) */
+	bsl v23.16b, v2.16b, v0.16b /* ctr_pair_13 = bsl(ctr_mask_13, ctr_v_open, ctr_w_open) */
+	tbl v24.16b, {v24.16b}, v13.16b /* ctr_last_byte_13 = lookup16(ctr_sum_13, new_last_byte) */
+	orr v23.16b, v23.16b, v24.16b /* row_13 = or(ctr_pair_13, ctr_last_byte_13) */
+	tbl v24.16b, {v25.16b}, v15.16b /* ctr_carry_14 = lookup16(ctr_sum_14, carry_everywhere) */
+	tbl v24.16b, {v14.16b}, v24.16b /* ctr_mask_14 = lookup16(carry_mask_table, ctr_carry_14) */
+	bsl v24.16b, v2.16b, v0.16b /* ctr_pair_14 = bsl(ctr_mask_14, ctr_v_open, ctr_w_open) */
+	tbl v25.16b, {v25.16b}, v13.16b /* ctr_last_byte_14 = lookup16(ctr_sum_14, new_last_byte) */
+	orr v24.16b, v24.16b, v25.16b /* row_14 = or(ctr_pair_14, ctr_last_byte_14) */
+	tbl v25.16b, {v26.16b}, v15.16b /* ctr_carry_15 = lookup16(ctr_sum_15, carry_everywhere) */
+	tbl v25.16b, {v14.16b}, v25.16b /* ctr_mask_15 = lookup16(carry_mask_table, ctr_carry_15) */
+	bsl v25.16b, v2.16b, v0.16b /* ctr_pair_15 = bsl(ctr_mask_15, ctr_v_open, ctr_w_open) */
+	tbl v26.16b, {v26.16b}, v13.16b /* ctr_last_byte_15 = lookup16(ctr_sum_15, new_last_byte) */
+	orr v25.16b, v25.16b, v26.16b /* row_15 = or(ctr_pair_15, ctr_last_byte_15) */
+	zip1 v26.16b, v1.16b, v18.16b /* tr0 = unpacklo(row, row_8) */
+	zip2 v1.16b, v1.16b, v18.16b /* tr0_1 = unpackhi(row, row_8) */
+	zip1 v18.16b, v3.16b, v19.16b /* tr0_2 = unpacklo(row_1, row_9) */
+	zip2 v3.16b, v3.16b, v19.16b /* tr0_3 = unpackhi(row_1, row_9) */
+	zip1 v19.16b, v4.16b, v20.16b /* tr0_4 = unpacklo(row_2, row_10) */
+	zip2 v4.16b, v4.16b, v20.16b /* tr0_5 = unpackhi(row_2, row_10) */
+	zip1 v20.16b, v5.16b, v21.16b /* tr0_6 = unpacklo(row_3, row_11) */
+	zip2 v5.16b, v5.16b, v21.16b /* tr0_7 = unpackhi(row_3, row_11) */
+	zip1 v21.16b, v6.16b, v22.16b /* tr0_8 = unpacklo(row_4, row_12) */
+	zip2 v6.16b, v6.16b, v22.16b /* tr0_9 = unpackhi(row_4, row_12) */
+	zip1 v22.16b, v7.16b, v23.16b /* tr0_10 = unpacklo(row_5, row_13) */
+	zip2 v7.16b, v7.16b, v23.16b /* tr0_11 = unpackhi(row_5, row_13) */
+	zip1 v23.16b, v16.16b, v24.16b /* tr0_12 = unpacklo(row_6, row_14) */
+	zip2 v16.16b, v16.16b, v24.16b /* tr0_13 = unpackhi(row_6, row_14) */
+	zip1 v24.16b, v17.16b, v25.16b /* tr0_14 = unpacklo(row_7, row_15) */
+	zip2 v17.16b, v17.16b, v25.16b /* tr0_15 = unpackhi(row_7, row_15) */
+	zip1 v25.16b, v26.16b, v21.16b /* tr1 = unpacklo(tr0, tr0_8) */
+	zip2 v21.16b, v26.16b, v21.16b /* tr1_1 = unpackhi(tr0, tr0_8) */
+	zip1 v26.16b, v1.16b, v6.16b /* tr1_2 = unpacklo(tr0_1, tr0_9) */
+	zip2 v1.16b, v1.16b, v6.16b /* tr1_3 = unpackhi(tr0_1, tr0_9) */
+	zip1 v6.16b, v18.16b, v22.16b /* tr1_4 = unpacklo(tr0_2, tr0_10) */
+	zip2 v18.16b, v18.16b, v22.16b /* tr1_5 = unpackhi(tr0_2, tr0_10) */
+	zip1 v22.16b, v3.16b, v7.16b /* tr1_6 = unpacklo(tr0_3, tr0_11) */
+	zip2 v3.16b, v3.16b, v7.16b /* tr1_7 = unpackhi(tr0_3, tr0_11) */
+	zip1 v7.16b, v19.16b, v23.16b /* tr1_8 = unpacklo(tr0_4, tr0_12) */
+	zip2 v19.16b, v19.16b, v23.16b /* tr1_9 = unpackhi(tr0_4, tr0_12) */
+	zip1 v23.16b, v4.16b, v16.16b /* tr1_10 = unpacklo(tr0_5, tr0_13) */
+	zip2 v4.16b, v4.16b, v16.16b /* tr1_11 = unpackhi(tr0_5, tr0_13) */
+	zip1 v16.16b, v20.16b, v24.16b /* tr1_12 = unpacklo(tr0_6, tr0_14) */
+	zip2 v20.16b, v20.16b, v24.16b /* tr1_13 = unpackhi(tr0_6, tr0_14) */
+	zip1 v24.16b, v5.16b, v17.16b /* tr1_14 = unpacklo(tr0_7, tr0_15) */
+	zip2 v5.16b, v5.16b, v17.16b /* tr1_15 = unpackhi(tr0_7, tr0_15) */
+	zip1 v17.16b, v25.16b, v7.16b /* tr2 = unpacklo(tr1, tr1_8) */
+	zip2 v7.16b, v25.16b, v7.16b /* tr2_1 = unpackhi(tr1, tr1_8) */
+	zip1 v25.16b, v21.16b, v19.16b /* tr2_2 = unpacklo(tr1_1, tr1_9) */
+	zip2 v19.16b, v21.16b, v19.16b /* tr2_3 = unpackhi(tr1_1, tr1_9) */
+	zip1 v21.16b, v26.16b, v23.16b /* tr2_4 = unpacklo(tr1_2, tr1_10) */
+	zip2 v23.16b, v26.16b, v23.16b /* tr2_5 = unpackhi(tr1_2, tr1_10) */
+	zip1 v26.16b, v1.16b, v4.16b /* tr2_6 = unpacklo(tr1_3, tr1_11) */
+	zip2 v1.16b, v1.16b, v4.16b /* tr2_7 = unpackhi(tr1_3, tr1_11) */
+	zip1 v4.16b, v6.16b, v16.16b /* tr2_8 = unpacklo(tr1_4, tr1_12) */
+	zip2 v6.16b, v6.16b, v16.16b /* tr2_9 = unpackhi(tr1_4, tr1_12) */
+	zip1 v16.16b, v18.16b, v20.16b /* tr2_10 = unpacklo(tr1_5, tr1_13) */
+	zip2 v18.16b, v18.16b, v20.16b /* tr2_11 = unpackhi(tr1_5, tr1_13) */
+	zip1 v20.16b, v22.16b, v24.16b /* tr2_12 = unpacklo(tr1_6, tr1_14) */
+	zip2 v22.16b, v22.16b, v24.16b /* tr2_13 = unpackhi(tr1_6, tr1_14) */
+	zip1 v24.16b, v3.16b, v5.16b /* tr2_14 = unpacklo(tr1_7, tr1_15) */
+	zip2 v3.16b, v3.16b, v5.16b /* tr2_15 = unpackhi(tr1_7, tr1_15) */
+	zip1 v5.16b, v17.16b, v4.16b /* tr3 = unpacklo(tr2, tr2_8) */
+	zip2 v4.16b, v17.16b, v4.16b /* tr3_1 = unpackhi(tr2, tr2_8) */
+	zip1 v17.16b, v7.16b, v6.16b /* tr3_2 = unpacklo(tr2_1, tr2_9) */
+	zip2 v6.16b, v7.16b, v6.16b /* tr3_3 = unpackhi(tr2_1, tr2_9) */
+	zip1 v7.16b, v25.16b, v16.16b /* tr3_4 = unpacklo(tr2_2, tr2_10) */
+	zip2 v16.16b, v25.16b, v16.16b /* tr3_5 = unpackhi(tr2_2, tr2_10) */
+	zip1 v25.16b, v19.16b, v18.16b /* tr3_6 = unpacklo(tr2_3, tr2_11) */
+	zip2 v18.16b, v19.16b, v18.16b /* tr3_7 = unpackhi(tr2_3, tr2_11) */
+	zip1 v19.16b, v21.16b, v20.16b /* tr3_8 = unpacklo(tr2_4, tr2_12) */
+	zip2 v20.16b, v21.16b, v20.16b /* tr3_9 = unpackhi(tr2_4, tr2_12) */
+	zip1 v21.16b, v23.16b, v22.16b /* tr3_10 = unpacklo(tr2_5, tr2_13) */
+	zip2 v22.16b, v23.16b, v22.16b /* tr3_11 = unpackhi(tr2_5, tr2_13) */
+	zip1 v23.16b, v26.16b, v24.16b /* tr3_12 = unpacklo(tr2_6, tr2_14) */
+	zip2 v24.16b, v26.16b, v24.16b /* tr3_13 = unpackhi(tr2_6, tr2_14) */
+	zip1 v26.16b, v1.16b, v3.16b /* tr3_14 = unpacklo(tr2_7, tr2_15) */
+	zip2 v1.16b, v1.16b, v3.16b /* tr3_15 = unpackhi(tr2_7, tr2_15) */
 
 	/* Into the sliced domain: X' = A1·X byte by byte (algorithm 1). */
 	adrp x17, .Lsm4_byteslice_neon_sha3_7_nibble_mask
-	ldr q5, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_nibble_mask] /* nibble_mask = const() */
-	and v14.16b, v7.16b, v5.16b /* tr3_lo = and(tr3, nibble_mask) */
-	ushr v7.16b, v7.16b, #4 /* tr3_hi = shr(tr3) */
+	ldr q3, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_nibble_mask] /* nibble_mask = const() */
+	and v13.16b, v5.16b, v3.16b /* tr3_lo = and(tr3, nibble_mask) */
+	ushr v5.16b, v5.16b, #4 /* tr3_hi = shr(tr3) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_7_tbl_lo
-	ldr q1, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_tbl_lo] /* tbl_lo = const() */
-	tbl v14.16b, {v1.16b}, v14.16b /* xin_l = lookup16(tbl_lo, tr3_lo) */
+	ldr q14, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_tbl_lo] /* tbl_lo = const() */
+	tbl v13.16b, {v14.16b}, v13.16b /* xin_l = lookup16(tbl_lo, tr3_lo) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_7_tbl_hi
-	ldr q3, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_tbl_hi] /* tbl_hi = const() */
-	tbl v7.16b, {v3.16b}, v7.16b /* xin_h = lookup16(tbl_hi, tr3_hi) */
-	eor v7.16b, v14.16b, v7.16b /* xin = xor(xin_l, xin_h) */
-	and v14.16b, v6.16b, v5.16b /* tr3_1_lo = and(tr3_1, nibble_mask) */
-	ushr v6.16b, v6.16b, #4 /* tr3_1_hi = shr(tr3_1) */
-	tbl v14.16b, {v1.16b}, v14.16b /* xin_1_l = lookup16(tbl_lo, tr3_1_lo) */
-	tbl v6.16b, {v3.16b}, v6.16b /* xin_1_h = lookup16(tbl_hi, tr3_1_hi) */
-	eor v6.16b, v14.16b, v6.16b /* xin_1 = xor(xin_1_l, xin_1_h) */
-	and v14.16b, v19.16b, v5.16b /* tr3_2_lo = and(tr3_2, nibble_mask) */
-	ushr v19.16b, v19.16b, #4 /* tr3_2_hi = shr(tr3_2) */
-	tbl v14.16b, {v1.16b}, v14.16b /* xin_2_l = lookup16(tbl_lo, tr3_2_lo) */
-	tbl v19.16b, {v3.16b}, v19.16b /* xin_2_h = lookup16(tbl_hi, tr3_2_hi) */
-	eor v19.16b, v14.16b, v19.16b /* xin_2 = xor(xin_2_l, xin_2_h) */
-	and v14.16b, v16.16b, v5.16b /* tr3_3_lo = and(tr3_3, nibble_mask) */
-	ushr v16.16b, v16.16b, #4 /* tr3_3_hi = shr(tr3_3) */
-	tbl v14.16b, {v1.16b}, v14.16b /* xin_3_l = lookup16(tbl_lo, tr3_3_lo) */
-	tbl v16.16b, {v3.16b}, v16.16b /* xin_3_h = lookup16(tbl_hi, tr3_3_hi) */
-	eor v16.16b, v14.16b, v16.16b /* xin_3 = xor(xin_3_l, xin_3_h) */
-	and v14.16b, v17.16b, v5.16b /* tr3_4_lo = and(tr3_4, nibble_mask) */
-	ushr v17.16b, v17.16b, #4 /* tr3_4_hi = shr(tr3_4) */
-	tbl v14.16b, {v1.16b}, v14.16b /* xin_4_l = lookup16(tbl_lo, tr3_4_lo) */
-	tbl v17.16b, {v3.16b}, v17.16b /* xin_4_h = lookup16(tbl_hi, tr3_4_hi) */
-	eor v17.16b, v14.16b, v17.16b /* xin_4 = xor(xin_4_l, xin_4_h) */
-	and v14.16b, v18.16b, v5.16b /* tr3_5_lo = and(tr3_5, nibble_mask) */
-	ushr v18.16b, v18.16b, #4 /* tr3_5_hi = shr(tr3_5) */
-	tbl v14.16b, {v1.16b}, v14.16b /* xin_5_l = lookup16(tbl_lo, tr3_5_lo) */
-	tbl v18.16b, {v3.16b}, v18.16b /* xin_5_h = lookup16(tbl_hi, tr3_5_hi) */
-	eor v18.16b, v14.16b, v18.16b /* xin_5 = xor(xin_5_l, xin_5_h) */
-	and v14.16b, v27.16b, v5.16b /* tr3_6_lo = and(tr3_6, nibble_mask) */
-	ushr v27.16b, v27.16b, #4 /* tr3_6_hi = shr(tr3_6) */
-	tbl v14.16b, {v1.16b}, v14.16b /* xin_6_l = lookup16(tbl_lo, tr3_6_lo) */
-	tbl v27.16b, {v3.16b}, v27.16b /* xin_6_h = lookup16(tbl_hi, tr3_6_hi) */
-	eor v27.16b, v14.16b, v27.16b /* xin_6 = xor(xin_6_l, xin_6_h) */
-	and v14.16b, v20.16b, v5.16b /* tr3_7_lo = and(tr3_7, nibble_mask) */
-	ushr v20.16b, v20.16b, #4 /* tr3_7_hi = shr(tr3_7) */
-	tbl v14.16b, {v1.16b}, v14.16b /* xin_7_l = lookup16(tbl_lo, tr3_7_lo) */
-	tbl v20.16b, {v3.16b}, v20.16b /* xin_7_h = lookup16(tbl_hi, tr3_7_hi) */
-	eor v20.16b, v14.16b, v20.16b /* xin_7 = xor(xin_7_l, xin_7_h) */
-	and v14.16b, v21.16b, v5.16b /* tr3_8_lo = and(tr3_8, nibble_mask) */
-	ushr v21.16b, v21.16b, #4 /* tr3_8_hi = shr(tr3_8) */
-	tbl v14.16b, {v1.16b}, v14.16b /* xin_8_l = lookup16(tbl_lo, tr3_8_lo) */
-	tbl v21.16b, {v3.16b}, v21.16b /* xin_8_h = lookup16(tbl_hi, tr3_8_hi) */
-	eor v21.16b, v14.16b, v21.16b /* xin_8 = xor(xin_8_l, xin_8_h) */
-	and v14.16b, v22.16b, v5.16b /* tr3_9_lo = and(tr3_9, nibble_mask) */
-	ushr v22.16b, v22.16b, #4 /* tr3_9_hi = shr(tr3_9) */
-	tbl v14.16b, {v1.16b}, v14.16b /* xin_9_l = lookup16(tbl_lo, tr3_9_lo) */
-	tbl v22.16b, {v3.16b}, v22.16b /* xin_9_h = lookup16(tbl_hi, tr3_9_hi) */
-	eor v22.16b, v14.16b, v22.16b /* xin_9 = xor(xin_9_l, xin_9_h) */
-	and v14.16b, v23.16b, v5.16b /* tr3_10_lo = and(tr3_10, nibble_mask) */
-	ushr v23.16b, v23.16b, #4 /* tr3_10_hi = shr(tr3_10) */
-	tbl v14.16b, {v1.16b}, v14.16b /* xin_10_l = lookup16(tbl_lo, tr3_10_lo) */
-	tbl v23.16b, {v3.16b}, v23.16b /* xin_10_h = lookup16(tbl_hi, tr3_10_hi) */
-	eor v23.16b, v14.16b, v23.16b /* xin_10 = xor(xin_10_l, xin_10_h) */
-	and v14.16b, v24.16b, v5.16b /* tr3_11_lo = and(tr3_11, nibble_mask) */
-	ushr v24.16b, v24.16b, #4 /* tr3_11_hi = shr(tr3_11) */
-	tbl v14.16b, {v1.16b}, v14.16b /* xin_11_l = lookup16(tbl_lo, tr3_11_lo) */
-	tbl v24.16b, {v3.16b}, v24.16b /* xin_11_h = lookup16(tbl_hi, tr3_11_hi) */
-	eor v24.16b, v14.16b, v24.16b /* xin_11 = xor(xin_11_l, xin_11_h) */
-	and v14.16b, v25.16b, v5.16b /* tr3_12_lo = and(tr3_12, nibble_mask) */
-	ushr v25.16b, v25.16b, #4 /* tr3_12_hi = shr(tr3_12) */
-	tbl v14.16b, {v1.16b}, v14.16b /* xin_12_l = lookup16(tbl_lo, tr3_12_lo) */
-	tbl v25.16b, {v3.16b}, v25.16b /* xin_12_h = lookup16(tbl_hi, tr3_12_hi) */
-	eor v25.16b, v14.16b, v25.16b /* xin_12 = xor(xin_12_l, xin_12_h) */
-	and v14.16b, v26.16b, v5.16b /* tr3_13_lo = and(tr3_13, nibble_mask) */
-	ushr v26.16b, v26.16b, #4 /* tr3_13_hi = shr(tr3_13) */
-	tbl v14.16b, {v1.16b}, v14.16b /* xin_13_l = lookup16(tbl_lo, tr3_13_lo) */
-	tbl v26.16b, {v3.16b}, v26.16b /* xin_13_h = lookup16(tbl_hi, tr3_13_hi) */
-	eor v26.16b, v14.16b, v26.16b /* xin_13 = xor(xin_13_l, xin_13_h) */
-	and v14.16b, v15.16b, v5.16b /* tr3_14_lo = and(tr3_14, nibble_mask) */
-	ushr v15.16b, v15.16b, #4 /* tr3_14_hi = shr(tr3_14) */
-	tbl v14.16b, {v1.16b}, v14.16b /* xin_14_l = lookup16(tbl_lo, tr3_14_lo) */
-	tbl v15.16b, {v3.16b}, v15.16b /* xin_14_h = lookup16(tbl_hi, tr3_14_hi) */
-	eor v14.16b, v14.16b, v15.16b /* xin_14 = xor(xin_14_l, xin_14_h) */
-	and v15.16b, v4.16b, v5.16b /* tr3_15_lo = and(tr3_15, nibble_mask) */
-	ushr v4.16b, v4.16b, #4 /* tr3_15_hi = shr(tr3_15) */
-	tbl v15.16b, {v1.16b}, v15.16b /* xin_15_l = lookup16(tbl_lo, tr3_15_lo) */
-	tbl v4.16b, {v3.16b}, v4.16b /* xin_15_h = lookup16(tbl_hi, tr3_15_hi) */
-	eor v4.16b, v15.16b, v4.16b /* xin_15 = xor(xin_15_l, xin_15_h) */
+	ldr q15, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_tbl_hi] /* tbl_hi = const() */
+	tbl v5.16b, {v15.16b}, v5.16b /* xin_h = lookup16(tbl_hi, tr3_hi) */
+	eor v5.16b, v13.16b, v5.16b /* xin = xor(xin_l, xin_h) */
+	and v13.16b, v4.16b, v3.16b /* tr3_1_lo = and(tr3_1, nibble_mask) */
+	ushr v4.16b, v4.16b, #4 /* tr3_1_hi = shr(tr3_1) */
+	tbl v13.16b, {v14.16b}, v13.16b /* xin_1_l = lookup16(tbl_lo, tr3_1_lo) */
+	tbl v4.16b, {v15.16b}, v4.16b /* xin_1_h = lookup16(tbl_hi, tr3_1_hi) */
+	eor v4.16b, v13.16b, v4.16b /* xin_1 = xor(xin_1_l, xin_1_h) */
+	and v13.16b, v17.16b, v3.16b /* tr3_2_lo = and(tr3_2, nibble_mask) */
+	ushr v17.16b, v17.16b, #4 /* tr3_2_hi = shr(tr3_2) */
+	tbl v13.16b, {v14.16b}, v13.16b /* xin_2_l = lookup16(tbl_lo, tr3_2_lo) */
+	tbl v17.16b, {v15.16b}, v17.16b /* xin_2_h = lookup16(tbl_hi, tr3_2_hi) */
+	eor v17.16b, v13.16b, v17.16b /* xin_2 = xor(xin_2_l, xin_2_h) */
+	and v13.16b, v6.16b, v3.16b /* tr3_3_lo = and(tr3_3, nibble_mask) */
+	ushr v6.16b, v6.16b, #4 /* tr3_3_hi = shr(tr3_3) */
+	tbl v13.16b, {v14.16b}, v13.16b /* xin_3_l = lookup16(tbl_lo, tr3_3_lo) */
+	tbl v6.16b, {v15.16b}, v6.16b /* xin_3_h = lookup16(tbl_hi, tr3_3_hi) */
+	eor v6.16b, v13.16b, v6.16b /* xin_3 = xor(xin_3_l, xin_3_h) */
+	and v13.16b, v7.16b, v3.16b /* tr3_4_lo = and(tr3_4, nibble_mask) */
+	ushr v7.16b, v7.16b, #4 /* tr3_4_hi = shr(tr3_4) */
+	tbl v13.16b, {v14.16b}, v13.16b /* xin_4_l = lookup16(tbl_lo, tr3_4_lo) */
+	tbl v7.16b, {v15.16b}, v7.16b /* xin_4_h = lookup16(tbl_hi, tr3_4_hi) */
+	eor v7.16b, v13.16b, v7.16b /* xin_4 = xor(xin_4_l, xin_4_h) */
+	and v13.16b, v16.16b, v3.16b /* tr3_5_lo = and(tr3_5, nibble_mask) */
+	ushr v16.16b, v16.16b, #4 /* tr3_5_hi = shr(tr3_5) */
+	tbl v13.16b, {v14.16b}, v13.16b /* xin_5_l = lookup16(tbl_lo, tr3_5_lo) */
+	tbl v16.16b, {v15.16b}, v16.16b /* xin_5_h = lookup16(tbl_hi, tr3_5_hi) */
+	eor v16.16b, v13.16b, v16.16b /* xin_5 = xor(xin_5_l, xin_5_h) */
+	and v13.16b, v25.16b, v3.16b /* tr3_6_lo = and(tr3_6, nibble_mask) */
+	ushr v25.16b, v25.16b, #4 /* tr3_6_hi = shr(tr3_6) */
+	tbl v13.16b, {v14.16b}, v13.16b /* xin_6_l = lookup16(tbl_lo, tr3_6_lo) */
+	tbl v25.16b, {v15.16b}, v25.16b /* xin_6_h = lookup16(tbl_hi, tr3_6_hi) */
+	eor v25.16b, v13.16b, v25.16b /* xin_6 = xor(xin_6_l, xin_6_h) */
+	and v13.16b, v18.16b, v3.16b /* tr3_7_lo = and(tr3_7, nibble_mask) */
+	ushr v18.16b, v18.16b, #4 /* tr3_7_hi = shr(tr3_7) */
+	tbl v13.16b, {v14.16b}, v13.16b /* xin_7_l = lookup16(tbl_lo, tr3_7_lo) */
+	tbl v18.16b, {v15.16b}, v18.16b /* xin_7_h = lookup16(tbl_hi, tr3_7_hi) */
+	eor v18.16b, v13.16b, v18.16b /* xin_7 = xor(xin_7_l, xin_7_h) */
+	and v13.16b, v19.16b, v3.16b /* tr3_8_lo = and(tr3_8, nibble_mask) */
+	ushr v19.16b, v19.16b, #4 /* tr3_8_hi = shr(tr3_8) */
+	tbl v13.16b, {v14.16b}, v13.16b /* xin_8_l = lookup16(tbl_lo, tr3_8_lo) */
+	tbl v19.16b, {v15.16b}, v19.16b /* xin_8_h = lookup16(tbl_hi, tr3_8_hi) */
+	eor v19.16b, v13.16b, v19.16b /* xin_8 = xor(xin_8_l, xin_8_h) */
+	and v13.16b, v20.16b, v3.16b /* tr3_9_lo = and(tr3_9, nibble_mask) */
+	ushr v20.16b, v20.16b, #4 /* tr3_9_hi = shr(tr3_9) */
+	tbl v13.16b, {v14.16b}, v13.16b /* xin_9_l = lookup16(tbl_lo, tr3_9_lo) */
+	tbl v20.16b, {v15.16b}, v20.16b /* xin_9_h = lookup16(tbl_hi, tr3_9_hi) */
+	eor v20.16b, v13.16b, v20.16b /* xin_9 = xor(xin_9_l, xin_9_h) */
+	and v13.16b, v21.16b, v3.16b /* tr3_10_lo = and(tr3_10, nibble_mask) */
+	ushr v21.16b, v21.16b, #4 /* tr3_10_hi = shr(tr3_10) */
+	tbl v13.16b, {v14.16b}, v13.16b /* xin_10_l = lookup16(tbl_lo, tr3_10_lo) */
+	tbl v21.16b, {v15.16b}, v21.16b /* xin_10_h = lookup16(tbl_hi, tr3_10_hi) */
+	eor v21.16b, v13.16b, v21.16b /* xin_10 = xor(xin_10_l, xin_10_h) */
+	and v13.16b, v22.16b, v3.16b /* tr3_11_lo = and(tr3_11, nibble_mask) */
+	ushr v22.16b, v22.16b, #4 /* tr3_11_hi = shr(tr3_11) */
+	tbl v13.16b, {v14.16b}, v13.16b /* xin_11_l = lookup16(tbl_lo, tr3_11_lo) */
+	tbl v22.16b, {v15.16b}, v22.16b /* xin_11_h = lookup16(tbl_hi, tr3_11_hi) */
+	eor v22.16b, v13.16b, v22.16b /* xin_11 = xor(xin_11_l, xin_11_h) */
+	and v13.16b, v23.16b, v3.16b /* tr3_12_lo = and(tr3_12, nibble_mask) */
+	ushr v23.16b, v23.16b, #4 /* tr3_12_hi = shr(tr3_12) */
+	tbl v13.16b, {v14.16b}, v13.16b /* xin_12_l = lookup16(tbl_lo, tr3_12_lo) */
+	tbl v23.16b, {v15.16b}, v23.16b /* xin_12_h = lookup16(tbl_hi, tr3_12_hi) */
+	eor v23.16b, v13.16b, v23.16b /* xin_12 = xor(xin_12_l, xin_12_h) */
+	and v13.16b, v24.16b, v3.16b /* tr3_13_lo = and(tr3_13, nibble_mask) */
+	ushr v24.16b, v24.16b, #4 /* tr3_13_hi = shr(tr3_13) */
+	tbl v13.16b, {v14.16b}, v13.16b /* xin_13_l = lookup16(tbl_lo, tr3_13_lo) */
+	tbl v24.16b, {v15.16b}, v24.16b /* xin_13_h = lookup16(tbl_hi, tr3_13_hi) */
+	eor v24.16b, v13.16b, v24.16b /* xin_13 = xor(xin_13_l, xin_13_h) */
+	and v13.16b, v26.16b, v3.16b /* tr3_14_lo = and(tr3_14, nibble_mask) */
+	ushr v26.16b, v26.16b, #4 /* tr3_14_hi = shr(tr3_14) */
+	tbl v13.16b, {v14.16b}, v13.16b /* xin_14_l = lookup16(tbl_lo, tr3_14_lo) */
+	tbl v26.16b, {v15.16b}, v26.16b /* xin_14_h = lookup16(tbl_hi, tr3_14_hi) */
+	eor v26.16b, v13.16b, v26.16b /* xin_14 = xor(xin_14_l, xin_14_h) */
+	and v13.16b, v1.16b, v3.16b /* tr3_15_lo = and(tr3_15, nibble_mask) */
+	ushr v1.16b, v1.16b, #4 /* tr3_15_hi = shr(tr3_15) */
+	tbl v13.16b, {v14.16b}, v13.16b /* xin_15_l = lookup16(tbl_lo, tr3_15_lo) */
+	tbl v1.16b, {v15.16b}, v1.16b /* xin_15_h = lookup16(tbl_hi, tr3_15_hi) */
+	eor v1.16b, v13.16b, v1.16b /* xin_15 = xor(xin_15_l, xin_15_h) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_7_carry_everywhere
-	ldr q15, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_carry_everywhere] /* carry_everywhere = const() */
-	tbl v3.16b, {v28.16b}, v15.16b /* ctr_carry_16 = lookup16(ctr_sum_16, carry_everywhere) */
+	ldr q13, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_carry_everywhere] /* carry_everywhere = const() */
+	tbl v15.16b, {v27.16b}, v13.16b /* ctr_carry_16 = lookup16(ctr_sum_16, carry_everywhere) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_7_carry_mask_table
-	ldr q1, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_carry_mask_table] /* carry_mask_table = const() */
-	tbl v3.16b, {v1.16b}, v3.16b /* ctr_mask_16 = lookup16(carry_mask_table, ctr_carry_16) */
-	bsl v3.16b, v2.16b, v0.16b /* ctr_pair_16 = bsl(ctr_mask_16, ctr_v_open, ctr_w_open) */
+	ldr q14, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_carry_mask_table] /* carry_mask_table = const() */
+	tbl v15.16b, {v14.16b}, v15.16b /* ctr_mask_16 = lookup16(carry_mask_table, ctr_carry_16) */
+	bsl v15.16b, v2.16b, v0.16b /* ctr_pair_16 = bsl(ctr_mask_16, ctr_v_open, ctr_w_open) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_7_new_last_byte
-	ldr q5, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_new_last_byte] /* new_last_byte = const() */
-	tbl v28.16b, {v28.16b}, v5.16b /* ctr_last_byte_16 = lookup16(ctr_sum_16, new_last_byte) */
-	orr v3.16b, v3.16b, v28.16b /* row_16 = or(ctr_pair_16, ctr_last_byte_16) */
-	tbl v28.16b, {v29.16b}, v15.16b /* ctr_carry_17 = lookup16(ctr_sum_17, carry_everywhere) */
-	tbl v28.16b, {v1.16b}, v28.16b /* ctr_mask_17 = lookup16(carry_mask_table, ctr_carry_17) */
-	bsl v28.16b, v2.16b, v0.16b /* ctr_pair_17 = bsl(ctr_mask_17, ctr_v_open, ctr_w_open) */
-	tbl v29.16b, {v29.16b}, v5.16b /* ctr_last_byte_17 = lookup16(ctr_sum_17, new_last_byte) */
-	orr v28.16b, v28.16b, v29.16b /* row_17 = or(ctr_pair_17, ctr_last_byte_17) */
-	tbl v29.16b, {v30.16b}, v15.16b /* ctr_carry_18 = lookup16(ctr_sum_18, carry_everywhere) */
-	tbl v29.16b, {v1.16b}, v29.16b /* ctr_mask_18 = lookup16(carry_mask_table, ctr_carry_18) */
-	bsl v29.16b, v2.16b, v0.16b /* ctr_pair_18 = bsl(ctr_mask_18, ctr_v_open, ctr_w_open) */
-	tbl v30.16b, {v30.16b}, v5.16b /* ctr_last_byte_18 = lookup16(ctr_sum_18, new_last_byte) */
-	orr v29.16b, v29.16b, v30.16b /* row_18 = or(ctr_pair_18, ctr_last_byte_18) */
-	tbl v30.16b, {v31.16b}, v15.16b /* ctr_carry_19 = lookup16(ctr_sum_19, carry_everywhere) */
-	tbl v30.16b, {v1.16b}, v30.16b /* ctr_mask_19 = lookup16(carry_mask_table, ctr_carry_19) */
-	bsl v30.16b, v2.16b, v0.16b /* ctr_pair_19 = bsl(ctr_mask_19, ctr_v_open, ctr_w_open) */
-	tbl v31.16b, {v31.16b}, v5.16b /* ctr_last_byte_19 = lookup16(ctr_sum_19, new_last_byte) */
-	orr v30.16b, v30.16b, v31.16b /* row_19 = or(ctr_pair_19, ctr_last_byte_19) */
-	tbl v31.16b, {v8.16b}, v15.16b /* ctr_carry_20 = lookup16(ctr_sum_20, carry_everywhere) */
-	tbl v31.16b, {v1.16b}, v31.16b /* ctr_mask_20 = lookup16(carry_mask_table, ctr_carry_20) */
-	bsl v31.16b, v2.16b, v0.16b /* ctr_pair_20 = bsl(ctr_mask_20, ctr_v_open, ctr_w_open) */
-	tbl v8.16b, {v8.16b}, v5.16b /* ctr_last_byte_20 = lookup16(ctr_sum_20, new_last_byte) */
-	orr v31.16b, v31.16b, v8.16b /* row_20 = or(ctr_pair_20, ctr_last_byte_20) */
-	tbl v8.16b, {v9.16b}, v15.16b /* ctr_carry_21 = lookup16(ctr_sum_21, carry_everywhere) */
-	tbl v8.16b, {v1.16b}, v8.16b /* ctr_mask_21 = lookup16(carry_mask_table, ctr_carry_21) */
-	bsl v8.16b, v2.16b, v0.16b /* ctr_pair_21 = bsl(ctr_mask_21, ctr_v_open, ctr_w_open) */
-	tbl v9.16b, {v9.16b}, v5.16b /* ctr_last_byte_21 = lookup16(ctr_sum_21, new_last_byte) */
-	orr v8.16b, v8.16b, v9.16b /* row_21 = or(ctr_pair_21, ctr_last_byte_21) */
-	tbl v9.16b, {v10.16b}, v15.16b /* ctr_carry_22 = lookup16(ctr_sum_22, carry_everywhere) */
-	tbl v9.16b, {v1.16b}, v9.16b /* ctr_mask_22 = lookup16(carry_mask_table, ctr_carry_22) */
-	bsl v9.16b, v2.16b, v0.16b /* ctr_pair_22 = bsl(ctr_mask_22, ctr_v_open, ctr_w_open) */
-	tbl v10.16b, {v10.16b}, v5.16b /* ctr_last_byte_22 = lookup16(ctr_sum_22, new_last_byte) */
-	orr v9.16b, v9.16b, v10.16b /* row_22 = or(ctr_pair_22, ctr_last_byte_22) */
-	tbl v10.16b, {v11.16b}, v15.16b /* ctr_carry_23 = lookup16(ctr_sum_23, carry_everywhere) */
-	tbl v10.16b, {v1.16b}, v10.16b /* ctr_mask_23 = lookup16(carry_mask_table, ctr_carry_23) */
-	bsl v10.16b, v2.16b, v0.16b /* ctr_pair_23 = bsl(ctr_mask_23, ctr_v_open, ctr_w_open) */
-	tbl v11.16b, {v11.16b}, v5.16b /* ctr_last_byte_23 = lookup16(ctr_sum_23, new_last_byte) */
-	orr v10.16b, v10.16b, v11.16b /* row_23 = or(ctr_pair_23, ctr_last_byte_23) */
-	tbl v11.16b, {v12.16b}, v15.16b /* ctr_carry_24 = lookup16(ctr_sum_24, carry_everywhere) */
-	tbl v11.16b, {v1.16b}, v11.16b /* ctr_mask_24 = lookup16(carry_mask_table, ctr_carry_24) */
-	bsl v11.16b, v2.16b, v0.16b /* ctr_pair_24 = bsl(ctr_mask_24, ctr_v_open, ctr_w_open) */
-	tbl v12.16b, {v12.16b}, v5.16b /* ctr_last_byte_24 = lookup16(ctr_sum_24, new_last_byte) */
-	orr v11.16b, v11.16b, v12.16b /* row_24 = or(ctr_pair_24, ctr_last_byte_24) */
-	tbl v12.16b, {v13.16b}, v15.16b /* ctr_carry_25 = lookup16(ctr_sum_25, carry_everywhere) */
-	tbl v12.16b, {v1.16b}, v12.16b /* ctr_mask_25 = lookup16(carry_mask_table, ctr_carry_25) */
-	bsl v12.16b, v2.16b, v0.16b /* ctr_pair_25 = bsl(ctr_mask_25, ctr_v_open, ctr_w_open) */
-	tbl v13.16b, {v13.16b}, v5.16b /* ctr_last_byte_25 = lookup16(ctr_sum_25, new_last_byte) */
-	orr v12.16b, v12.16b, v13.16b /* row_25 = or(ctr_pair_25, ctr_last_byte_25) */
-	ldr q13, [sp, #112] /* reload ctr_sum_26 */
-	str q4, [sp, #160] /* spill g0x15.1 */
-	tbl v4.16b, {v13.16b}, v15.16b /* ctr_carry_26 = lookup16(ctr_sum_26, carry_everywhere) */
-	tbl v4.16b, {v1.16b}, v4.16b /* ctr_mask_26 = lookup16(carry_mask_table, ctr_carry_26) */
-	bsl v4.16b, v2.16b, v0.16b /* ctr_pair_26 = bsl(ctr_mask_26, ctr_v_open, ctr_w_open) */
-	tbl v13.16b, {v13.16b}, v5.16b /* ctr_last_byte_26 = lookup16(ctr_sum_26, new_last_byte) */
-	orr v4.16b, v4.16b, v13.16b /* row_26 = or(ctr_pair_26, ctr_last_byte_26) */
-	ldr q13, [sp, #64] /* reload ctr_sum_27 */
-	str q6, [sp, #112] /* spill g0x1.1 */
-	tbl v6.16b, {v13.16b}, v15.16b /* ctr_carry_27 = lookup16(ctr_sum_27, carry_everywhere) */
-	tbl v6.16b, {v1.16b}, v6.16b /* ctr_mask_27 = lookup16(carry_mask_table, ctr_carry_27) */
-	bsl v6.16b, v2.16b, v0.16b /* ctr_pair_27 = bsl(ctr_mask_27, ctr_v_open, ctr_w_open) */
-	tbl v13.16b, {v13.16b}, v5.16b /* ctr_last_byte_27 = lookup16(ctr_sum_27, new_last_byte) */
-	orr v6.16b, v6.16b, v13.16b /* row_27 = or(ctr_pair_27, ctr_last_byte_27) */
-	ldr q13, [sp, #80] /* reload ctr_sum_28 */
-	str q7, [sp, #64] /* spill g0x0.1 */
-	tbl v7.16b, {v13.16b}, v15.16b /* ctr_carry_28 = lookup16(ctr_sum_28, carry_everywhere) */
-	tbl v7.16b, {v1.16b}, v7.16b /* ctr_mask_28 = lookup16(carry_mask_table, ctr_carry_28) */
-	bsl v7.16b, v2.16b, v0.16b /* ctr_pair_28 = bsl(ctr_mask_28, ctr_v_open, ctr_w_open) */
-	tbl v13.16b, {v13.16b}, v5.16b /* ctr_last_byte_28 = lookup16(ctr_sum_28, new_last_byte) */
-	orr v7.16b, v7.16b, v13.16b /* row_28 = or(ctr_pair_28, ctr_last_byte_28) */
-	ldr q13, [sp, #96] /* reload ctr_sum_29 */
-	str q16, [sp, #80] /* spill g0x3.1 */
-	tbl v16.16b, {v13.16b}, v15.16b /* ctr_carry_29 = lookup16(ctr_sum_29, carry_everywhere) */
-	tbl v16.16b, {v1.16b}, v16.16b /* ctr_mask_29 = lookup16(carry_mask_table, ctr_carry_29) */
-	bsl v16.16b, v2.16b, v0.16b /* ctr_pair_29 = bsl(ctr_mask_29, ctr_v_open, ctr_w_open) */
-	tbl v13.16b, {v13.16b}, v5.16b /* ctr_last_byte_29 = lookup16(ctr_sum_29, new_last_byte) */
-	orr v16.16b, v16.16b, v13.16b /* row_29 = or(ctr_pair_29, ctr_last_byte_29) */
-	ldr q13, [sp, #144] /* reload ctr_sum_30 */
-	str q17, [sp, #96] /* spill g0x4.1 */
-	tbl v17.16b, {v13.16b}, v15.16b /* ctr_carry_30 = lookup16(ctr_sum_30, carry_everywhere) */
-	tbl v17.16b, {v1.16b}, v17.16b /* ctr_mask_30 = lookup16(carry_mask_table, ctr_carry_30) */
-	bsl v17.16b, v2.16b, v0.16b /* ctr_pair_30 = bsl(ctr_mask_30, ctr_v_open, ctr_w_open) */
-	tbl v13.16b, {v13.16b}, v5.16b /* ctr_last_byte_30 = lookup16(ctr_sum_30, new_last_byte) */
-	orr v17.16b, v17.16b, v13.16b /* row_30 = or(ctr_pair_30, ctr_last_byte_30) */
-	ldr q13, [sp, #128] /* reload ctr_sum_31 */
-	tbl v15.16b, {v13.16b}, v15.16b /* ctr_carry_31 = lookup16(ctr_sum_31, carry_everywhere) */
-	tbl v1.16b, {v1.16b}, v15.16b /* ctr_mask_31 = lookup16(carry_mask_table, ctr_carry_31) */
-	bsl v1.16b, v2.16b, v0.16b /* ctr_pair_31 = bsl(ctr_mask_31, ctr_v_open, ctr_w_open) */
-	tbl v0.16b, {v13.16b}, v5.16b /* ctr_last_byte_31 = lookup16(ctr_sum_31, new_last_byte) */
-	orr v0.16b, v1.16b, v0.16b /* row_31 = or(ctr_pair_31, ctr_last_byte_31) */
-	zip1 v1.16b, v3.16b, v11.16b /* tr0_16 = unpacklo(row_16, row_24) */
-	zip2 v2.16b, v3.16b, v11.16b /* tr0_17 = unpackhi(row_16, row_24) */
-	zip1 v3.16b, v28.16b, v12.16b /* tr0_18 = unpacklo(row_17, row_25) */
-	zip2 v5.16b, v28.16b, v12.16b /* tr0_19 = unpackhi(row_17, row_25) */
-	zip1 v28.16b, v29.16b, v4.16b /* tr0_20 = unpacklo(row_18, row_26) */
-	zip2 v4.16b, v29.16b, v4.16b /* tr0_21 = unpackhi(row_18, row_26) */
-	zip1 v29.16b, v30.16b, v6.16b /* tr0_22 = unpacklo(row_19, row_27) */
-	zip2 v6.16b, v30.16b, v6.16b /* tr0_23 = unpackhi(row_19, row_27) */
-	zip1 v30.16b, v31.16b, v7.16b /* tr0_24 = unpacklo(row_20, row_28) */
-	zip2 v7.16b, v31.16b, v7.16b /* tr0_25 = unpackhi(row_20, row_28) */
-	zip1 v31.16b, v8.16b, v16.16b /* tr0_26 = unpacklo(row_21, row_29) */
-	zip2 v16.16b, v8.16b, v16.16b /* tr0_27 = unpackhi(row_21, row_29) */
-	zip1 v8.16b, v9.16b, v17.16b /* tr0_28 = unpacklo(row_22, row_30) */
-	zip2 v17.16b, v9.16b, v17.16b /* tr0_29 = unpackhi(row_22, row_30) */
+	ldr q3, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_new_last_byte] /* new_last_byte = const() */
+	tbl v27.16b, {v27.16b}, v3.16b /* ctr_last_byte_16 = lookup16(ctr_sum_16, new_last_byte) */
+	orr v27.16b, v15.16b, v27.16b /* row_16 = or(ctr_pair_16, ctr_last_byte_16) */
+	tbl v15.16b, {v28.16b}, v13.16b /* ctr_carry_17 = lookup16(ctr_sum_17, carry_everywhere) */
+	tbl v15.16b, {v14.16b}, v15.16b /* ctr_mask_17 = lookup16(carry_mask_table, ctr_carry_17) */
+	bsl v15.16b, v2.16b, v0.16b /* ctr_pair_17 = bsl(ctr_mask_17, ctr_v_open, ctr_w_open) */
+	tbl v28.16b, {v28.16b}, v3.16b /* ctr_last_byte_17 = lookup16(ctr_sum_17, new_last_byte) */
+	orr v28.16b, v15.16b, v28.16b /* row_17 = or(ctr_pair_17, ctr_last_byte_17) */
+	tbl v15.16b, {v29.16b}, v13.16b /* ctr_carry_18 = lookup16(ctr_sum_18, carry_everywhere) */
+	tbl v15.16b, {v14.16b}, v15.16b /* ctr_mask_18 = lookup16(carry_mask_table, ctr_carry_18) */
+	bsl v15.16b, v2.16b, v0.16b /* ctr_pair_18 = bsl(ctr_mask_18, ctr_v_open, ctr_w_open) */
+	tbl v29.16b, {v29.16b}, v3.16b /* ctr_last_byte_18 = lookup16(ctr_sum_18, new_last_byte) */
+	orr v29.16b, v15.16b, v29.16b /* row_18 = or(ctr_pair_18, ctr_last_byte_18) */
+	tbl v15.16b, {v30.16b}, v13.16b /* ctr_carry_19 = lookup16(ctr_sum_19, carry_everywhere) */
+	tbl v15.16b, {v14.16b}, v15.16b /* ctr_mask_19 = lookup16(carry_mask_table, ctr_carry_19) */
+	bsl v15.16b, v2.16b, v0.16b /* ctr_pair_19 = bsl(ctr_mask_19, ctr_v_open, ctr_w_open) */
+	tbl v30.16b, {v30.16b}, v3.16b /* ctr_last_byte_19 = lookup16(ctr_sum_19, new_last_byte) */
+	orr v30.16b, v15.16b, v30.16b /* row_19 = or(ctr_pair_19, ctr_last_byte_19) */
+	tbl v15.16b, {v31.16b}, v13.16b /* ctr_carry_20 = lookup16(ctr_sum_20, carry_everywhere) */
+	tbl v15.16b, {v14.16b}, v15.16b /* ctr_mask_20 = lookup16(carry_mask_table, ctr_carry_20) */
+	bsl v15.16b, v2.16b, v0.16b /* ctr_pair_20 = bsl(ctr_mask_20, ctr_v_open, ctr_w_open) */
+	tbl v31.16b, {v31.16b}, v3.16b /* ctr_last_byte_20 = lookup16(ctr_sum_20, new_last_byte) */
+	orr v31.16b, v15.16b, v31.16b /* row_20 = or(ctr_pair_20, ctr_last_byte_20) */
+	tbl v15.16b, {v8.16b}, v13.16b /* ctr_carry_21 = lookup16(ctr_sum_21, carry_everywhere) */
+	tbl v15.16b, {v14.16b}, v15.16b /* ctr_mask_21 = lookup16(carry_mask_table, ctr_carry_21) */
+	bsl v15.16b, v2.16b, v0.16b /* ctr_pair_21 = bsl(ctr_mask_21, ctr_v_open, ctr_w_open) */
+	tbl v8.16b, {v8.16b}, v3.16b /* ctr_last_byte_21 = lookup16(ctr_sum_21, new_last_byte) */
+	orr v8.16b, v15.16b, v8.16b /* row_21 = or(ctr_pair_21, ctr_last_byte_21) */
+	tbl v15.16b, {v9.16b}, v13.16b /* ctr_carry_22 = lookup16(ctr_sum_22, carry_everywhere) */
+	tbl v15.16b, {v14.16b}, v15.16b /* ctr_mask_22 = lookup16(carry_mask_table, ctr_carry_22) */
+	bsl v15.16b, v2.16b, v0.16b /* ctr_pair_22 = bsl(ctr_mask_22, ctr_v_open, ctr_w_open) */
+	tbl v9.16b, {v9.16b}, v3.16b /* ctr_last_byte_22 = lookup16(ctr_sum_22, new_last_byte) */
+	orr v9.16b, v15.16b, v9.16b /* row_22 = or(ctr_pair_22, ctr_last_byte_22) */
+	tbl v15.16b, {v10.16b}, v13.16b /* ctr_carry_23 = lookup16(ctr_sum_23, carry_everywhere) */
+	tbl v15.16b, {v14.16b}, v15.16b /* ctr_mask_23 = lookup16(carry_mask_table, ctr_carry_23) */
+	bsl v15.16b, v2.16b, v0.16b /* ctr_pair_23 = bsl(ctr_mask_23, ctr_v_open, ctr_w_open) */
+	tbl v10.16b, {v10.16b}, v3.16b /* ctr_last_byte_23 = lookup16(ctr_sum_23, new_last_byte) */
+	orr v10.16b, v15.16b, v10.16b /* row_23 = or(ctr_pair_23, ctr_last_byte_23) */
+	tbl v15.16b, {v11.16b}, v13.16b /* ctr_carry_24 = lookup16(ctr_sum_24, carry_everywhere) */
+	tbl v15.16b, {v14.16b}, v15.16b /* ctr_mask_24 = lookup16(carry_mask_table, ctr_carry_24) */
+	bsl v15.16b, v2.16b, v0.16b /* ctr_pair_24 = bsl(ctr_mask_24, ctr_v_open, ctr_w_open) */
+	tbl v11.16b, {v11.16b}, v3.16b /* ctr_last_byte_24 = lookup16(ctr_sum_24, new_last_byte) */
+	orr v11.16b, v15.16b, v11.16b /* row_24 = or(ctr_pair_24, ctr_last_byte_24) */
+	tbl v15.16b, {v12.16b}, v13.16b /* ctr_carry_25 = lookup16(ctr_sum_25, carry_everywhere) */
+	tbl v15.16b, {v14.16b}, v15.16b /* ctr_mask_25 = lookup16(carry_mask_table, ctr_carry_25) */
+	bsl v15.16b, v2.16b, v0.16b /* ctr_pair_25 = bsl(ctr_mask_25, ctr_v_open, ctr_w_open) */
+	tbl v12.16b, {v12.16b}, v3.16b /* ctr_last_byte_25 = lookup16(ctr_sum_25, new_last_byte) */
+	orr v12.16b, v15.16b, v12.16b /* row_25 = or(ctr_pair_25, ctr_last_byte_25) */
+	ldr q15, [sp, #144] /* reload ctr_sum_26 */
+	str q1, [sp, #160] /* spill g0x15.1 */
+	tbl v1.16b, {v15.16b}, v13.16b /* ctr_carry_26 = lookup16(ctr_sum_26, carry_everywhere) */
+	tbl v1.16b, {v14.16b}, v1.16b /* ctr_mask_26 = lookup16(carry_mask_table, ctr_carry_26) */
+	bsl v1.16b, v2.16b, v0.16b /* ctr_pair_26 = bsl(ctr_mask_26, ctr_v_open, ctr_w_open) */
+	tbl v15.16b, {v15.16b}, v3.16b /* ctr_last_byte_26 = lookup16(ctr_sum_26, new_last_byte) */
+	orr v1.16b, v1.16b, v15.16b /* row_26 = or(ctr_pair_26, ctr_last_byte_26) */
+	ldr q15, [sp, #128] /* reload ctr_sum_27 */
+	str q4, [sp, #144] /* spill g0x1.1 */
+	tbl v4.16b, {v15.16b}, v13.16b /* ctr_carry_27 = lookup16(ctr_sum_27, carry_everywhere) */
+	tbl v4.16b, {v14.16b}, v4.16b /* ctr_mask_27 = lookup16(carry_mask_table, ctr_carry_27) */
+	bsl v4.16b, v2.16b, v0.16b /* ctr_pair_27 = bsl(ctr_mask_27, ctr_v_open, ctr_w_open) */
+	tbl v15.16b, {v15.16b}, v3.16b /* ctr_last_byte_27 = lookup16(ctr_sum_27, new_last_byte) */
+	orr v4.16b, v4.16b, v15.16b /* row_27 = or(ctr_pair_27, ctr_last_byte_27) */
+	ldr q15, [sp, #64] /* reload ctr_sum_28 */
+	str q5, [sp, #128] /* spill g0x0.1 */
+	tbl v5.16b, {v15.16b}, v13.16b /* ctr_carry_28 = lookup16(ctr_sum_28, carry_everywhere) */
+	tbl v5.16b, {v14.16b}, v5.16b /* ctr_mask_28 = lookup16(carry_mask_table, ctr_carry_28) */
+	bsl v5.16b, v2.16b, v0.16b /* ctr_pair_28 = bsl(ctr_mask_28, ctr_v_open, ctr_w_open) */
+	tbl v15.16b, {v15.16b}, v3.16b /* ctr_last_byte_28 = lookup16(ctr_sum_28, new_last_byte) */
+	orr v5.16b, v5.16b, v15.16b /* row_28 = or(ctr_pair_28, ctr_last_byte_28) */
+	ldr q15, [sp, #80] /* reload ctr_sum_29 */
+	str q6, [sp, #64] /* spill g0x3.1 */
+	tbl v6.16b, {v15.16b}, v13.16b /* ctr_carry_29 = lookup16(ctr_sum_29, carry_everywhere) */
+	tbl v6.16b, {v14.16b}, v6.16b /* ctr_mask_29 = lookup16(carry_mask_table, ctr_carry_29) */
+	bsl v6.16b, v2.16b, v0.16b /* ctr_pair_29 = bsl(ctr_mask_29, ctr_v_open, ctr_w_open) */
+	tbl v15.16b, {v15.16b}, v3.16b /* ctr_last_byte_29 = lookup16(ctr_sum_29, new_last_byte) */
+	orr v6.16b, v6.16b, v15.16b /* row_29 = or(ctr_pair_29, ctr_last_byte_29) */
+	ldr q15, [sp, #96] /* reload ctr_sum_30 */
+	str q7, [sp, #80] /* spill g0x4.1 */
+	tbl v7.16b, {v15.16b}, v13.16b /* ctr_carry_30 = lookup16(ctr_sum_30, carry_everywhere) */
+	tbl v7.16b, {v14.16b}, v7.16b /* ctr_mask_30 = lookup16(carry_mask_table, ctr_carry_30) */
+	bsl v7.16b, v2.16b, v0.16b /* ctr_pair_30 = bsl(ctr_mask_30, ctr_v_open, ctr_w_open) */
+	tbl v15.16b, {v15.16b}, v3.16b /* ctr_last_byte_30 = lookup16(ctr_sum_30, new_last_byte) */
+	orr v7.16b, v7.16b, v15.16b /* row_30 = or(ctr_pair_30, ctr_last_byte_30) */
+	ldr q15, [sp, #112] /* reload ctr_sum_31 */
+	tbl v13.16b, {v15.16b}, v13.16b /* ctr_carry_31 = lookup16(ctr_sum_31, carry_everywhere) */
+	tbl v13.16b, {v14.16b}, v13.16b /* ctr_mask_31 = lookup16(carry_mask_table, ctr_carry_31) */
+	bsl v13.16b, v2.16b, v0.16b /* ctr_pair_31 = bsl(ctr_mask_31, ctr_v_open, ctr_w_open) */
+	tbl v0.16b, {v15.16b}, v3.16b /* ctr_last_byte_31 = lookup16(ctr_sum_31, new_last_byte) */
+	orr v0.16b, v13.16b, v0.16b /* row_31 = or(ctr_pair_31, ctr_last_byte_31) */
+	zip1 v2.16b, v27.16b, v11.16b /* tr0_16 = unpacklo(row_16, row_24) */
+	zip2 v3.16b, v27.16b, v11.16b /* tr0_17 = unpackhi(row_16, row_24) */
+	zip1 v27.16b, v28.16b, v12.16b /* tr0_18 = unpacklo(row_17, row_25) */
+	zip2 v28.16b, v28.16b, v12.16b /* tr0_19 = unpackhi(row_17, row_25) */
+	zip1 v11.16b, v29.16b, v1.16b /* tr0_20 = unpacklo(row_18, row_26) */
+	zip2 v1.16b, v29.16b, v1.16b /* tr0_21 = unpackhi(row_18, row_26) */
+	zip1 v29.16b, v30.16b, v4.16b /* tr0_22 = unpacklo(row_19, row_27) */
+	zip2 v4.16b, v30.16b, v4.16b /* tr0_23 = unpackhi(row_19, row_27) */
+	zip1 v30.16b, v31.16b, v5.16b /* tr0_24 = unpacklo(row_20, row_28) */
+	zip2 v5.16b, v31.16b, v5.16b /* tr0_25 = unpackhi(row_20, row_28) */
+	zip1 v31.16b, v8.16b, v6.16b /* tr0_26 = unpacklo(row_21, row_29) */
+	zip2 v6.16b, v8.16b, v6.16b /* tr0_27 = unpackhi(row_21, row_29) */
+	zip1 v8.16b, v9.16b, v7.16b /* tr0_28 = unpacklo(row_22, row_30) */
+	zip2 v7.16b, v9.16b, v7.16b /* tr0_29 = unpackhi(row_22, row_30) */
 	zip1 v9.16b, v10.16b, v0.16b /* tr0_30 = unpacklo(row_23, row_31) */
 	zip2 v0.16b, v10.16b, v0.16b /* tr0_31 = unpackhi(row_23, row_31) */
-	zip1 v10.16b, v1.16b, v30.16b /* tr1_16 = unpacklo(tr0_16, tr0_24) */
-	zip2 v1.16b, v1.16b, v30.16b /* tr1_17 = unpackhi(tr0_16, tr0_24) */
-	zip1 v30.16b, v2.16b, v7.16b /* tr1_18 = unpacklo(tr0_17, tr0_25) */
-	zip2 v2.16b, v2.16b, v7.16b /* tr1_19 = unpackhi(tr0_17, tr0_25) */
-	zip1 v7.16b, v3.16b, v31.16b /* tr1_20 = unpacklo(tr0_18, tr0_26) */
-	zip2 v3.16b, v3.16b, v31.16b /* tr1_21 = unpackhi(tr0_18, tr0_26) */
-	zip1 v31.16b, v5.16b, v16.16b /* tr1_22 = unpacklo(tr0_19, tr0_27) */
-	zip2 v5.16b, v5.16b, v16.16b /* tr1_23 = unpackhi(tr0_19, tr0_27) */
-	zip1 v16.16b, v28.16b, v8.16b /* tr1_24 = unpacklo(tr0_20, tr0_28) */
-	zip2 v28.16b, v28.16b, v8.16b /* tr1_25 = unpackhi(tr0_20, tr0_28) */
-	zip1 v8.16b, v4.16b, v17.16b /* tr1_26 = unpacklo(tr0_21, tr0_29) */
-	zip2 v4.16b, v4.16b, v17.16b /* tr1_27 = unpackhi(tr0_21, tr0_29) */
-	zip1 v17.16b, v29.16b, v9.16b /* tr1_28 = unpacklo(tr0_22, tr0_30) */
+	zip1 v10.16b, v2.16b, v30.16b /* tr1_16 = unpacklo(tr0_16, tr0_24) */
+	zip2 v2.16b, v2.16b, v30.16b /* tr1_17 = unpackhi(tr0_16, tr0_24) */
+	zip1 v30.16b, v3.16b, v5.16b /* tr1_18 = unpacklo(tr0_17, tr0_25) */
+	zip2 v3.16b, v3.16b, v5.16b /* tr1_19 = unpackhi(tr0_17, tr0_25) */
+	zip1 v5.16b, v27.16b, v31.16b /* tr1_20 = unpacklo(tr0_18, tr0_26) */
+	zip2 v27.16b, v27.16b, v31.16b /* tr1_21 = unpackhi(tr0_18, tr0_26) */
+	zip1 v31.16b, v28.16b, v6.16b /* tr1_22 = unpacklo(tr0_19, tr0_27) */
+	zip2 v6.16b, v28.16b, v6.16b /* tr1_23 = unpackhi(tr0_19, tr0_27) */
+	zip1 v28.16b, v11.16b, v8.16b /* tr1_24 = unpacklo(tr0_20, tr0_28) */
+	zip2 v8.16b, v11.16b, v8.16b /* tr1_25 = unpackhi(tr0_20, tr0_28) */
+	zip1 v11.16b, v1.16b, v7.16b /* tr1_26 = unpacklo(tr0_21, tr0_29) */
+	zip2 v1.16b, v1.16b, v7.16b /* tr1_27 = unpackhi(tr0_21, tr0_29) */
+	zip1 v7.16b, v29.16b, v9.16b /* tr1_28 = unpacklo(tr0_22, tr0_30) */
 	zip2 v29.16b, v29.16b, v9.16b /* tr1_29 = unpackhi(tr0_22, tr0_30) */
-	zip1 v9.16b, v6.16b, v0.16b /* tr1_30 = unpacklo(tr0_23, tr0_31) */
-	zip2 v0.16b, v6.16b, v0.16b /* tr1_31 = unpackhi(tr0_23, tr0_31) */
-	zip1 v6.16b, v10.16b, v16.16b /* tr2_16 = unpacklo(tr1_16, tr1_24) */
-	zip2 v16.16b, v10.16b, v16.16b /* tr2_17 = unpackhi(tr1_16, tr1_24) */
-	zip1 v10.16b, v1.16b, v28.16b /* tr2_18 = unpacklo(tr1_17, tr1_25) */
-	zip2 v1.16b, v1.16b, v28.16b /* tr2_19 = unpackhi(tr1_17, tr1_25) */
-	zip1 v28.16b, v30.16b, v8.16b /* tr2_20 = unpacklo(tr1_18, tr1_26) */
-	zip2 v30.16b, v30.16b, v8.16b /* tr2_21 = unpackhi(tr1_18, tr1_26) */
-	zip1 v8.16b, v2.16b, v4.16b /* tr2_22 = unpacklo(tr1_19, tr1_27) */
-	zip2 v2.16b, v2.16b, v4.16b /* tr2_23 = unpackhi(tr1_19, tr1_27) */
-	zip1 v4.16b, v7.16b, v17.16b /* tr2_24 = unpacklo(tr1_20, tr1_28) */
-	zip2 v7.16b, v7.16b, v17.16b /* tr2_25 = unpackhi(tr1_20, tr1_28) */
-	zip1 v17.16b, v3.16b, v29.16b /* tr2_26 = unpacklo(tr1_21, tr1_29) */
-	zip2 v3.16b, v3.16b, v29.16b /* tr2_27 = unpackhi(tr1_21, tr1_29) */
+	zip1 v9.16b, v4.16b, v0.16b /* tr1_30 = unpacklo(tr0_23, tr0_31) */
+	zip2 v0.16b, v4.16b, v0.16b /* tr1_31 = unpackhi(tr0_23, tr0_31) */
+	zip1 v4.16b, v10.16b, v28.16b /* tr2_16 = unpacklo(tr1_16, tr1_24) */
+	zip2 v28.16b, v10.16b, v28.16b /* tr2_17 = unpackhi(tr1_16, tr1_24) */
+	zip1 v10.16b, v2.16b, v8.16b /* tr2_18 = unpacklo(tr1_17, tr1_25) */
+	zip2 v2.16b, v2.16b, v8.16b /* tr2_19 = unpackhi(tr1_17, tr1_25) */
+	zip1 v8.16b, v30.16b, v11.16b /* tr2_20 = unpacklo(tr1_18, tr1_26) */
+	zip2 v30.16b, v30.16b, v11.16b /* tr2_21 = unpackhi(tr1_18, tr1_26) */
+	zip1 v11.16b, v3.16b, v1.16b /* tr2_22 = unpacklo(tr1_19, tr1_27) */
+	zip2 v1.16b, v3.16b, v1.16b /* tr2_23 = unpackhi(tr1_19, tr1_27) */
+	zip1 v3.16b, v5.16b, v7.16b /* tr2_24 = unpacklo(tr1_20, tr1_28) */
+	zip2 v5.16b, v5.16b, v7.16b /* tr2_25 = unpackhi(tr1_20, tr1_28) */
+	zip1 v7.16b, v27.16b, v29.16b /* tr2_26 = unpacklo(tr1_21, tr1_29) */
+	zip2 v27.16b, v27.16b, v29.16b /* tr2_27 = unpackhi(tr1_21, tr1_29) */
 	zip1 v29.16b, v31.16b, v9.16b /* tr2_28 = unpacklo(tr1_22, tr1_30) */
 	zip2 v31.16b, v31.16b, v9.16b /* tr2_29 = unpackhi(tr1_22, tr1_30) */
-	zip1 v9.16b, v5.16b, v0.16b /* tr2_30 = unpacklo(tr1_23, tr1_31) */
-	zip2 v0.16b, v5.16b, v0.16b /* tr2_31 = unpackhi(tr1_23, tr1_31) */
-	zip1 v5.16b, v6.16b, v4.16b /* tr3_16 = unpacklo(tr2_16, tr2_24) */
-	zip2 v4.16b, v6.16b, v4.16b /* tr3_17 = unpackhi(tr2_16, tr2_24) */
-	zip1 v6.16b, v16.16b, v7.16b /* tr3_18 = unpacklo(tr2_17, tr2_25) */
-	zip2 v7.16b, v16.16b, v7.16b /* tr3_19 = unpackhi(tr2_17, tr2_25) */
-	zip1 v16.16b, v10.16b, v17.16b /* tr3_20 = unpacklo(tr2_18, tr2_26) */
-	zip2 v17.16b, v10.16b, v17.16b /* tr3_21 = unpackhi(tr2_18, tr2_26) */
-	zip1 v10.16b, v1.16b, v3.16b /* tr3_22 = unpacklo(tr2_19, tr2_27) */
-	zip2 v1.16b, v1.16b, v3.16b /* tr3_23 = unpackhi(tr2_19, tr2_27) */
-	zip1 v3.16b, v28.16b, v29.16b /* tr3_24 = unpacklo(tr2_20, tr2_28) */
-	zip2 v28.16b, v28.16b, v29.16b /* tr3_25 = unpackhi(tr2_20, tr2_28) */
-	zip1 v29.16b, v30.16b, v31.16b /* tr3_26 = unpacklo(tr2_21, tr2_29) */
+	zip1 v9.16b, v6.16b, v0.16b /* tr2_30 = unpacklo(tr1_23, tr1_31) */
+	zip2 v0.16b, v6.16b, v0.16b /* tr2_31 = unpackhi(tr1_23, tr1_31) */
+	zip1 v6.16b, v4.16b, v3.16b /* tr3_16 = unpacklo(tr2_16, tr2_24) */
+	zip2 v3.16b, v4.16b, v3.16b /* tr3_17 = unpackhi(tr2_16, tr2_24) */
+	zip1 v4.16b, v28.16b, v5.16b /* tr3_18 = unpacklo(tr2_17, tr2_25) */
+	zip2 v5.16b, v28.16b, v5.16b /* tr3_19 = unpackhi(tr2_17, tr2_25) */
+	zip1 v28.16b, v10.16b, v7.16b /* tr3_20 = unpacklo(tr2_18, tr2_26) */
+	zip2 v7.16b, v10.16b, v7.16b /* tr3_21 = unpackhi(tr2_18, tr2_26) */
+	zip1 v10.16b, v2.16b, v27.16b /* tr3_22 = unpacklo(tr2_19, tr2_27) */
+	zip2 v2.16b, v2.16b, v27.16b /* tr3_23 = unpackhi(tr2_19, tr2_27) */
+	zip1 v27.16b, v8.16b, v29.16b /* tr3_24 = unpacklo(tr2_20, tr2_28) */
+	zip2 v29.16b, v8.16b, v29.16b /* tr3_25 = unpackhi(tr2_20, tr2_28) */
+	zip1 v8.16b, v30.16b, v31.16b /* tr3_26 = unpacklo(tr2_21, tr2_29) */
 	zip2 v30.16b, v30.16b, v31.16b /* tr3_27 = unpackhi(tr2_21, tr2_29) */
-	zip1 v31.16b, v8.16b, v9.16b /* tr3_28 = unpacklo(tr2_22, tr2_30) */
-	zip2 v8.16b, v8.16b, v9.16b /* tr3_29 = unpackhi(tr2_22, tr2_30) */
-	zip1 v9.16b, v2.16b, v0.16b /* tr3_30 = unpacklo(tr2_23, tr2_31) */
-	zip2 v0.16b, v2.16b, v0.16b /* tr3_31 = unpackhi(tr2_23, tr2_31) */
+	zip1 v31.16b, v11.16b, v9.16b /* tr3_28 = unpacklo(tr2_22, tr2_30) */
+	zip2 v9.16b, v11.16b, v9.16b /* tr3_29 = unpackhi(tr2_22, tr2_30) */
+	zip1 v11.16b, v1.16b, v0.16b /* tr3_30 = unpacklo(tr2_23, tr2_31) */
+	zip2 v0.16b, v1.16b, v0.16b /* tr3_31 = unpackhi(tr2_23, tr2_31) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_7_nibble_mask
-	ldr q2, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_nibble_mask] /* nibble_mask = const() */
-	and v11.16b, v5.16b, v2.16b /* tr3_16_lo = and(tr3_16, nibble_mask) */
-	ushr v5.16b, v5.16b, #4 /* tr3_16_hi = shr(tr3_16) */
+	ldr q1, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_nibble_mask] /* nibble_mask = const() */
+	and v12.16b, v6.16b, v1.16b /* tr3_16_lo = and(tr3_16, nibble_mask) */
+	ushr v6.16b, v6.16b, #4 /* tr3_16_hi = shr(tr3_16) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_7_tbl_lo
-	ldr q12, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_tbl_lo] /* tbl_lo = const() */
-	tbl v11.16b, {v12.16b}, v11.16b /* xin_16_l = lookup16(tbl_lo, tr3_16_lo) */
+	ldr q13, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_tbl_lo] /* tbl_lo = const() */
+	tbl v12.16b, {v13.16b}, v12.16b /* xin_16_l = lookup16(tbl_lo, tr3_16_lo) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_7_tbl_hi
-	ldr q13, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_tbl_hi] /* tbl_hi = const() */
-	tbl v5.16b, {v13.16b}, v5.16b /* xin_16_h = lookup16(tbl_hi, tr3_16_hi) */
-	eor v5.16b, v11.16b, v5.16b /* xin_16 = xor(xin_16_l, xin_16_h) */
-	and v11.16b, v4.16b, v2.16b /* tr3_17_lo = and(tr3_17, nibble_mask) */
-	ushr v4.16b, v4.16b, #4 /* tr3_17_hi = shr(tr3_17) */
-	tbl v11.16b, {v12.16b}, v11.16b /* xin_17_l = lookup16(tbl_lo, tr3_17_lo) */
-	tbl v4.16b, {v13.16b}, v4.16b /* xin_17_h = lookup16(tbl_hi, tr3_17_hi) */
-	eor v4.16b, v11.16b, v4.16b /* xin_17 = xor(xin_17_l, xin_17_h) */
-	and v11.16b, v6.16b, v2.16b /* tr3_18_lo = and(tr3_18, nibble_mask) */
-	ushr v6.16b, v6.16b, #4 /* tr3_18_hi = shr(tr3_18) */
-	tbl v11.16b, {v12.16b}, v11.16b /* xin_18_l = lookup16(tbl_lo, tr3_18_lo) */
-	tbl v6.16b, {v13.16b}, v6.16b /* xin_18_h = lookup16(tbl_hi, tr3_18_hi) */
-	eor v6.16b, v11.16b, v6.16b /* xin_18 = xor(xin_18_l, xin_18_h) */
-	and v11.16b, v7.16b, v2.16b /* tr3_19_lo = and(tr3_19, nibble_mask) */
-	ushr v7.16b, v7.16b, #4 /* tr3_19_hi = shr(tr3_19) */
-	tbl v11.16b, {v12.16b}, v11.16b /* xin_19_l = lookup16(tbl_lo, tr3_19_lo) */
-	tbl v7.16b, {v13.16b}, v7.16b /* xin_19_h = lookup16(tbl_hi, tr3_19_hi) */
-	eor v7.16b, v11.16b, v7.16b /* xin_19 = xor(xin_19_l, xin_19_h) */
-	and v11.16b, v16.16b, v2.16b /* tr3_20_lo = and(tr3_20, nibble_mask) */
-	ushr v16.16b, v16.16b, #4 /* tr3_20_hi = shr(tr3_20) */
-	tbl v11.16b, {v12.16b}, v11.16b /* xin_20_l = lookup16(tbl_lo, tr3_20_lo) */
-	tbl v16.16b, {v13.16b}, v16.16b /* xin_20_h = lookup16(tbl_hi, tr3_20_hi) */
-	eor v16.16b, v11.16b, v16.16b /* xin_20 = xor(xin_20_l, xin_20_h) */
-	and v11.16b, v17.16b, v2.16b /* tr3_21_lo = and(tr3_21, nibble_mask) */
-	ushr v17.16b, v17.16b, #4 /* tr3_21_hi = shr(tr3_21) */
-	tbl v11.16b, {v12.16b}, v11.16b /* xin_21_l = lookup16(tbl_lo, tr3_21_lo) */
-	tbl v17.16b, {v13.16b}, v17.16b /* xin_21_h = lookup16(tbl_hi, tr3_21_hi) */
-	eor v17.16b, v11.16b, v17.16b /* xin_21 = xor(xin_21_l, xin_21_h) */
-	and v11.16b, v10.16b, v2.16b /* tr3_22_lo = and(tr3_22, nibble_mask) */
+	ldr q14, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_tbl_hi] /* tbl_hi = const() */
+	tbl v6.16b, {v14.16b}, v6.16b /* xin_16_h = lookup16(tbl_hi, tr3_16_hi) */
+	eor v6.16b, v12.16b, v6.16b /* xin_16 = xor(xin_16_l, xin_16_h) */
+	and v12.16b, v3.16b, v1.16b /* tr3_17_lo = and(tr3_17, nibble_mask) */
+	ushr v3.16b, v3.16b, #4 /* tr3_17_hi = shr(tr3_17) */
+	tbl v12.16b, {v13.16b}, v12.16b /* xin_17_l = lookup16(tbl_lo, tr3_17_lo) */
+	tbl v3.16b, {v14.16b}, v3.16b /* xin_17_h = lookup16(tbl_hi, tr3_17_hi) */
+	eor v3.16b, v12.16b, v3.16b /* xin_17 = xor(xin_17_l, xin_17_h) */
+	and v12.16b, v4.16b, v1.16b /* tr3_18_lo = and(tr3_18, nibble_mask) */
+	ushr v4.16b, v4.16b, #4 /* tr3_18_hi = shr(tr3_18) */
+	tbl v12.16b, {v13.16b}, v12.16b /* xin_18_l = lookup16(tbl_lo, tr3_18_lo) */
+	tbl v4.16b, {v14.16b}, v4.16b /* xin_18_h = lookup16(tbl_hi, tr3_18_hi) */
+	eor v4.16b, v12.16b, v4.16b /* xin_18 = xor(xin_18_l, xin_18_h) */
+	and v12.16b, v5.16b, v1.16b /* tr3_19_lo = and(tr3_19, nibble_mask) */
+	ushr v5.16b, v5.16b, #4 /* tr3_19_hi = shr(tr3_19) */
+	tbl v12.16b, {v13.16b}, v12.16b /* xin_19_l = lookup16(tbl_lo, tr3_19_lo) */
+	tbl v5.16b, {v14.16b}, v5.16b /* xin_19_h = lookup16(tbl_hi, tr3_19_hi) */
+	eor v5.16b, v12.16b, v5.16b /* xin_19 = xor(xin_19_l, xin_19_h) */
+	and v12.16b, v28.16b, v1.16b /* tr3_20_lo = and(tr3_20, nibble_mask) */
+	ushr v28.16b, v28.16b, #4 /* tr3_20_hi = shr(tr3_20) */
+	tbl v12.16b, {v13.16b}, v12.16b /* xin_20_l = lookup16(tbl_lo, tr3_20_lo) */
+	tbl v28.16b, {v14.16b}, v28.16b /* xin_20_h = lookup16(tbl_hi, tr3_20_hi) */
+	eor v28.16b, v12.16b, v28.16b /* xin_20 = xor(xin_20_l, xin_20_h) */
+	and v12.16b, v7.16b, v1.16b /* tr3_21_lo = and(tr3_21, nibble_mask) */
+	ushr v7.16b, v7.16b, #4 /* tr3_21_hi = shr(tr3_21) */
+	tbl v12.16b, {v13.16b}, v12.16b /* xin_21_l = lookup16(tbl_lo, tr3_21_lo) */
+	tbl v7.16b, {v14.16b}, v7.16b /* xin_21_h = lookup16(tbl_hi, tr3_21_hi) */
+	eor v7.16b, v12.16b, v7.16b /* xin_21 = xor(xin_21_l, xin_21_h) */
+	and v12.16b, v10.16b, v1.16b /* tr3_22_lo = and(tr3_22, nibble_mask) */
 	ushr v10.16b, v10.16b, #4 /* tr3_22_hi = shr(tr3_22) */
-	tbl v11.16b, {v12.16b}, v11.16b /* xin_22_l = lookup16(tbl_lo, tr3_22_lo) */
-	tbl v10.16b, {v13.16b}, v10.16b /* xin_22_h = lookup16(tbl_hi, tr3_22_hi) */
-	eor v10.16b, v11.16b, v10.16b /* xin_22 = xor(xin_22_l, xin_22_h) */
-	and v11.16b, v1.16b, v2.16b /* tr3_23_lo = and(tr3_23, nibble_mask) */
-	ushr v1.16b, v1.16b, #4 /* tr3_23_hi = shr(tr3_23) */
-	tbl v11.16b, {v12.16b}, v11.16b /* xin_23_l = lookup16(tbl_lo, tr3_23_lo) */
-	tbl v1.16b, {v13.16b}, v1.16b /* xin_23_h = lookup16(tbl_hi, tr3_23_hi) */
-	eor v1.16b, v11.16b, v1.16b /* xin_23 = xor(xin_23_l, xin_23_h) */
-	and v11.16b, v3.16b, v2.16b /* tr3_24_lo = and(tr3_24, nibble_mask) */
-	ushr v3.16b, v3.16b, #4 /* tr3_24_hi = shr(tr3_24) */
-	tbl v11.16b, {v12.16b}, v11.16b /* xin_24_l = lookup16(tbl_lo, tr3_24_lo) */
-	tbl v3.16b, {v13.16b}, v3.16b /* xin_24_h = lookup16(tbl_hi, tr3_24_hi) */
-	eor v3.16b, v11.16b, v3.16b /* xin_24 = xor(xin_24_l, xin_24_h) */
-	and v11.16b, v28.16b, v2.16b /* tr3_25_lo = and(tr3_25, nibble_mask) */
-	ushr v28.16b, v28.16b, #4 /* tr3_25_hi = shr(tr3_25) */
-	tbl v11.16b, {v12.16b}, v11.16b /* xin_25_l = lookup16(tbl_lo, tr3_25_lo) */
-	tbl v28.16b, {v13.16b}, v28.16b /* xin_25_h = lookup16(tbl_hi, tr3_25_hi) */
-	eor v28.16b, v11.16b, v28.16b /* xin_25 = xor(xin_25_l, xin_25_h) */
-	and v11.16b, v29.16b, v2.16b /* tr3_26_lo = and(tr3_26, nibble_mask) */
-	ushr v29.16b, v29.16b, #4 /* tr3_26_hi = shr(tr3_26) */
-	tbl v11.16b, {v12.16b}, v11.16b /* xin_26_l = lookup16(tbl_lo, tr3_26_lo) */
-	tbl v29.16b, {v13.16b}, v29.16b /* xin_26_h = lookup16(tbl_hi, tr3_26_hi) */
-	eor v29.16b, v11.16b, v29.16b /* xin_26 = xor(xin_26_l, xin_26_h) */
-	and v11.16b, v30.16b, v2.16b /* tr3_27_lo = and(tr3_27, nibble_mask) */
+	tbl v12.16b, {v13.16b}, v12.16b /* xin_22_l = lookup16(tbl_lo, tr3_22_lo) */
+	tbl v10.16b, {v14.16b}, v10.16b /* xin_22_h = lookup16(tbl_hi, tr3_22_hi) */
+	eor v10.16b, v12.16b, v10.16b /* xin_22 = xor(xin_22_l, xin_22_h) */
+	and v12.16b, v2.16b, v1.16b /* tr3_23_lo = and(tr3_23, nibble_mask) */
+	ushr v2.16b, v2.16b, #4 /* tr3_23_hi = shr(tr3_23) */
+	tbl v12.16b, {v13.16b}, v12.16b /* xin_23_l = lookup16(tbl_lo, tr3_23_lo) */
+	tbl v2.16b, {v14.16b}, v2.16b /* xin_23_h = lookup16(tbl_hi, tr3_23_hi) */
+	eor v2.16b, v12.16b, v2.16b /* xin_23 = xor(xin_23_l, xin_23_h) */
+	and v12.16b, v27.16b, v1.16b /* tr3_24_lo = and(tr3_24, nibble_mask) */
+	ushr v27.16b, v27.16b, #4 /* tr3_24_hi = shr(tr3_24) */
+	tbl v12.16b, {v13.16b}, v12.16b /* xin_24_l = lookup16(tbl_lo, tr3_24_lo) */
+	tbl v27.16b, {v14.16b}, v27.16b /* xin_24_h = lookup16(tbl_hi, tr3_24_hi) */
+	eor v27.16b, v12.16b, v27.16b /* xin_24 = xor(xin_24_l, xin_24_h) */
+	and v12.16b, v29.16b, v1.16b /* tr3_25_lo = and(tr3_25, nibble_mask) */
+	ushr v29.16b, v29.16b, #4 /* tr3_25_hi = shr(tr3_25) */
+	tbl v12.16b, {v13.16b}, v12.16b /* xin_25_l = lookup16(tbl_lo, tr3_25_lo) */
+	tbl v29.16b, {v14.16b}, v29.16b /* xin_25_h = lookup16(tbl_hi, tr3_25_hi) */
+	eor v29.16b, v12.16b, v29.16b /* xin_25 = xor(xin_25_l, xin_25_h) */
+	and v12.16b, v8.16b, v1.16b /* tr3_26_lo = and(tr3_26, nibble_mask) */
+	ushr v8.16b, v8.16b, #4 /* tr3_26_hi = shr(tr3_26) */
+	tbl v12.16b, {v13.16b}, v12.16b /* xin_26_l = lookup16(tbl_lo, tr3_26_lo) */
+	tbl v8.16b, {v14.16b}, v8.16b /* xin_26_h = lookup16(tbl_hi, tr3_26_hi) */
+	eor v8.16b, v12.16b, v8.16b /* xin_26 = xor(xin_26_l, xin_26_h) */
+	and v12.16b, v30.16b, v1.16b /* tr3_27_lo = and(tr3_27, nibble_mask) */
 	ushr v30.16b, v30.16b, #4 /* tr3_27_hi = shr(tr3_27) */
-	tbl v11.16b, {v12.16b}, v11.16b /* xin_27_l = lookup16(tbl_lo, tr3_27_lo) */
-	tbl v30.16b, {v13.16b}, v30.16b /* xin_27_h = lookup16(tbl_hi, tr3_27_hi) */
-	eor v30.16b, v11.16b, v30.16b /* xin_27 = xor(xin_27_l, xin_27_h) */
-	and v11.16b, v31.16b, v2.16b /* tr3_28_lo = and(tr3_28, nibble_mask) */
+	tbl v12.16b, {v13.16b}, v12.16b /* xin_27_l = lookup16(tbl_lo, tr3_27_lo) */
+	tbl v30.16b, {v14.16b}, v30.16b /* xin_27_h = lookup16(tbl_hi, tr3_27_hi) */
+	eor v30.16b, v12.16b, v30.16b /* xin_27 = xor(xin_27_l, xin_27_h) */
+	and v12.16b, v31.16b, v1.16b /* tr3_28_lo = and(tr3_28, nibble_mask) */
 	ushr v31.16b, v31.16b, #4 /* tr3_28_hi = shr(tr3_28) */
-	tbl v11.16b, {v12.16b}, v11.16b /* xin_28_l = lookup16(tbl_lo, tr3_28_lo) */
-	tbl v31.16b, {v13.16b}, v31.16b /* xin_28_h = lookup16(tbl_hi, tr3_28_hi) */
-	eor v31.16b, v11.16b, v31.16b /* xin_28 = xor(xin_28_l, xin_28_h) */
-	and v11.16b, v8.16b, v2.16b /* tr3_29_lo = and(tr3_29, nibble_mask) */
-	ushr v8.16b, v8.16b, #4 /* tr3_29_hi = shr(tr3_29) */
-	tbl v11.16b, {v12.16b}, v11.16b /* xin_29_l = lookup16(tbl_lo, tr3_29_lo) */
-	tbl v8.16b, {v13.16b}, v8.16b /* xin_29_h = lookup16(tbl_hi, tr3_29_hi) */
-	eor v8.16b, v11.16b, v8.16b /* xin_29 = xor(xin_29_l, xin_29_h) */
-	and v11.16b, v9.16b, v2.16b /* tr3_30_lo = and(tr3_30, nibble_mask) */
-	ushr v9.16b, v9.16b, #4 /* tr3_30_hi = shr(tr3_30) */
-	tbl v11.16b, {v12.16b}, v11.16b /* xin_30_l = lookup16(tbl_lo, tr3_30_lo) */
-	tbl v9.16b, {v13.16b}, v9.16b /* xin_30_h = lookup16(tbl_hi, tr3_30_hi) */
-	eor v9.16b, v11.16b, v9.16b /* xin_30 = xor(xin_30_l, xin_30_h) */
-	and v11.16b, v0.16b, v2.16b /* tr3_31_lo = and(tr3_31, nibble_mask) */
-	tbl v11.16b, {v12.16b}, v11.16b /* xin_31_l = lookup16(tbl_lo, tr3_31_lo) */
+	tbl v12.16b, {v13.16b}, v12.16b /* xin_28_l = lookup16(tbl_lo, tr3_28_lo) */
+	tbl v31.16b, {v14.16b}, v31.16b /* xin_28_h = lookup16(tbl_hi, tr3_28_hi) */
+	eor v31.16b, v12.16b, v31.16b /* xin_28 = xor(xin_28_l, xin_28_h) */
+	and v12.16b, v9.16b, v1.16b /* tr3_29_lo = and(tr3_29, nibble_mask) */
+	ushr v9.16b, v9.16b, #4 /* tr3_29_hi = shr(tr3_29) */
+	tbl v12.16b, {v13.16b}, v12.16b /* xin_29_l = lookup16(tbl_lo, tr3_29_lo) */
+	tbl v9.16b, {v14.16b}, v9.16b /* xin_29_h = lookup16(tbl_hi, tr3_29_hi) */
+	eor v9.16b, v12.16b, v9.16b /* xin_29 = xor(xin_29_l, xin_29_h) */
+	and v12.16b, v11.16b, v1.16b /* tr3_30_lo = and(tr3_30, nibble_mask) */
+	ushr v11.16b, v11.16b, #4 /* tr3_30_hi = shr(tr3_30) */
+	tbl v12.16b, {v13.16b}, v12.16b /* xin_30_l = lookup16(tbl_lo, tr3_30_lo) */
+	tbl v11.16b, {v14.16b}, v11.16b /* xin_30_h = lookup16(tbl_hi, tr3_30_hi) */
+	eor v11.16b, v12.16b, v11.16b /* xin_30 = xor(xin_30_l, xin_30_h) */
+	and v12.16b, v0.16b, v1.16b /* tr3_31_lo = and(tr3_31, nibble_mask) */
+	tbl v12.16b, {v13.16b}, v12.16b /* xin_31_l = lookup16(tbl_lo, tr3_31_lo) */
 	ushr v0.16b, v0.16b, #4 /* tr3_31_hi = shr(tr3_31) */
-	tbl v0.16b, {v13.16b}, v0.16b /* xin_31_h = lookup16(tbl_hi, tr3_31_hi) */
-	eor v0.16b, v11.16b, v0.16b /* xin_31 = xor(xin_31_l, xin_31_h) */
+	tbl v0.16b, {v14.16b}, v0.16b /* xin_31_h = lookup16(tbl_hi, tr3_31_hi) */
+	eor v0.16b, v12.16b, v0.16b /* xin_31 = xor(xin_31_l, xin_31_h) */
 
 	/* Products per input byte: B'1, B'3; every other block of M'_L is a XOR of them. */
-	ldr q11, [sp, #112] /* reload g0x1.2 */
-	ldr q12, [sp, #64] /* reload g0x0.2 */
-	ldr q13, [sp, #80] /* reload g0x3.2 */
-	ldr q15, [sp, #96] /* reload g0x4.2 */
-	str q7, [sp, #128] /* spill g1x3.2 */
-	ldr q7, [sp, #160] /* reload g0x15.2 */
-	str q4, [sp, #160] /* spill g1x1.2 */
-	str q5, [sp, #96] /* spill g1x0.2 */
-	str q6, [sp, #80] /* spill g1x2.2 */
-	str q0, [sp, #64] /* spill g1x15.2 */
+	ldr q12, [sp, #144] /* reload g0x1.2 */
+	ldr q13, [sp, #128] /* reload g0x0.2 */
+	ldr q14, [sp, #64] /* reload g0x3.2 */
+	ldr q15, [sp, #80] /* reload g0x4.2 */
+	str q5, [sp, #112] /* spill g1x3.2 */
+	ldr q5, [sp, #160] /* reload g0x15.2 */
+	str q3, [sp, #160] /* spill g1x1.2 */
+	str q6, [sp, #80] /* spill g1x0.2 */
+	str q4, [sp, #64] /* spill g1x2.2 */
+	str q0, [sp, #128] /* spill g1x15.2 */
 	mov x5, x0
 	mov x4, #4
 	.p2align 4
@@ -5959,305 +5920,305 @@ SYM_FUNC_START(sm4_byteslice_neon_sha3_batch_ctr)
 	/* Round 8r+0: slot 0 ^= M'_L·inv(slot 1 ^ slot 2 ^ slot 3 ^ rk') ^ C'. */
 	ld1r {v0.4s}, [x5] /* rk0 = bcast32() */
 	add x17, x5, #4
-	ld1r {v4.4s}, [x17] /* rk1 = bcast32() */
+	ld1r {v3.4s}, [x17] /* rk1 = bcast32() */
 	add x17, x5, #8
-	ld1r {v5.4s}, [x17] /* rk2 = bcast32() */
+	ld1r {v4.4s}, [x17] /* rk2 = bcast32() */
 	add x17, x5, #12
 	ld1r {v6.4s}, [x17] /* rk3 = bcast32() */
-	str q15, [sp, #112] /* spill g0x4.2 */
-	eor3 v15.16b, v15.16b, v21.16b, v25.16b /* t0_1 = eor3(g0x4, g0x8, g0x12) */
-	str q21, [sp, #144] /* spill g0x8.2 */
+	str q15, [sp, #144] /* spill g0x4.2 */
+	eor3 v15.16b, v15.16b, v19.16b, v23.16b /* t0_1 = eor3(g0x4, g0x8, g0x12) */
+	str q19, [sp, #96] /* spill g0x8.2 */
 	adrp x17, .Lsm4_byteslice_neon_sha3_7_inv_shift_rows
-	ldr q21, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_inv_shift_rows] /* inv_shift_rows = const() */
-	tbl v15.16b, {v15.16b}, v21.16b /* y0_sr = lookup16(t0_1, inv_shift_rows) */
+	ldr q19, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_inv_shift_rows] /* inv_shift_rows = const() */
+	tbl v15.16b, {v15.16b}, v19.16b /* y0_sr = lookup16(t0_1, inv_shift_rows) */
 	aese v15.16b, v0.16b /* y0_aes = aese(y0_sr, rk0) */
-	str q18, [sp, #176] /* spill g0x5.2 */
-	eor3 v18.16b, v18.16b, v22.16b, v26.16b /* t1_1 = eor3(g0x5, g0x9, g0x13) */
-	tbl v18.16b, {v18.16b}, v21.16b /* y1_sr = lookup16(t1_1, inv_shift_rows) */
-	aese v18.16b, v4.16b /* y1_aes = aese(y1_sr, rk1) */
-	str q27, [sp, #192] /* spill g0x6.2 */
-	eor3 v27.16b, v27.16b, v23.16b, v14.16b /* t2_1 = eor3(g0x6, g0x10, g0x14) */
-	tbl v27.16b, {v27.16b}, v21.16b /* y2_sr = lookup16(t2_1, inv_shift_rows) */
-	aese v27.16b, v5.16b /* y2_aes = aese(y2_sr, rk2) */
-	str q20, [sp, #208] /* spill g0x7.2 */
-	eor3 v20.16b, v20.16b, v24.16b, v7.16b /* t3_1 = eor3(g0x7, g0x11, g0x15) */
-	tbl v20.16b, {v20.16b}, v21.16b /* y3_sr = lookup16(t3_1, inv_shift_rows) */
-	aese v20.16b, v6.16b /* y3_aes = aese(y3_sr, rk3) */
-	str q7, [sp, #224] /* spill g0x15.2 */
-	and v7.16b, v15.16b, v2.16b /* y0_aes_lo = and(y0_aes, nibble_mask) */
+	str q16, [sp, #176] /* spill g0x5.2 */
+	eor3 v16.16b, v16.16b, v20.16b, v24.16b /* t1_1 = eor3(g0x5, g0x9, g0x13) */
+	tbl v16.16b, {v16.16b}, v19.16b /* y1_sr = lookup16(t1_1, inv_shift_rows) */
+	aese v16.16b, v3.16b /* y1_aes = aese(y1_sr, rk1) */
+	str q25, [sp, #192] /* spill g0x6.2 */
+	eor3 v25.16b, v25.16b, v21.16b, v26.16b /* t2_1 = eor3(g0x6, g0x10, g0x14) */
+	tbl v25.16b, {v25.16b}, v19.16b /* y2_sr = lookup16(t2_1, inv_shift_rows) */
+	aese v25.16b, v4.16b /* y2_aes = aese(y2_sr, rk2) */
+	str q18, [sp, #208] /* spill g0x7.2 */
+	eor3 v18.16b, v18.16b, v22.16b, v5.16b /* t3_1 = eor3(g0x7, g0x11, g0x15) */
+	tbl v18.16b, {v18.16b}, v19.16b /* y3_sr = lookup16(t3_1, inv_shift_rows) */
+	aese v18.16b, v6.16b /* y3_aes = aese(y3_sr, rk3) */
+	str q5, [sp, #224] /* spill g0x15.2 */
+	and v5.16b, v15.16b, v1.16b /* y0_aes_lo = and(y0_aes, nibble_mask) */
 	ushr v15.16b, v15.16b, #4 /* y0_aes_hi = shr(y0_aes) */
-	str q24, [sp, #240] /* spill g0x11.2 */
+	str q22, [sp, #240] /* spill g0x11.2 */
 	adrp x17, .Lsm4_byteslice_neon_sha3_7_tbl_lo_1
-	ldr q24, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_tbl_lo_1] /* tbl_lo_1 = const() */
-	str q23, [sp, #256] /* spill g0x10.2 */
-	tbl v23.16b, {v24.16b}, v7.16b /* p1_0_l = lookup16(tbl_lo_1, y0_aes_lo) */
-	str q14, [sp, #272] /* spill g0x14.2 */
+	ldr q22, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_tbl_lo_1] /* tbl_lo_1 = const() */
+	str q21, [sp, #256] /* spill g0x10.2 */
+	tbl v21.16b, {v22.16b}, v5.16b /* p1_0_l = lookup16(tbl_lo_1, y0_aes_lo) */
+	str q26, [sp, #272] /* spill g0x14.2 */
 	adrp x17, .Lsm4_byteslice_neon_sha3_7_tbl_lo_2
-	ldr q14, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_tbl_lo_2] /* tbl_lo_2 = const() */
-	tbl v7.16b, {v14.16b}, v7.16b /* p2_0_l = lookup16(tbl_lo_2, y0_aes_lo) */
-	str q22, [sp, #288] /* spill g0x9.2 */
+	ldr q26, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_tbl_lo_2] /* tbl_lo_2 = const() */
+	tbl v5.16b, {v26.16b}, v5.16b /* p2_0_l = lookup16(tbl_lo_2, y0_aes_lo) */
+	str q20, [sp, #288] /* spill g0x9.2 */
 	adrp x17, .Lsm4_byteslice_neon_sha3_7_tbl_hi_1
-	ldr q22, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_tbl_hi_1] /* tbl_hi_1 = const() */
-	str q26, [sp, #304] /* spill g0x13.2 */
-	tbl v26.16b, {v22.16b}, v15.16b /* p1_0_h = lookup16(tbl_hi_1, y0_aes_hi) */
-	eor v23.16b, v23.16b, v26.16b /* p1_0 = xor(p1_0_l, p1_0_h) */
+	ldr q20, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_tbl_hi_1] /* tbl_hi_1 = const() */
+	str q24, [sp, #304] /* spill g0x13.2 */
+	tbl v24.16b, {v20.16b}, v15.16b /* p1_0_h = lookup16(tbl_hi_1, y0_aes_hi) */
+	eor v21.16b, v21.16b, v24.16b /* p1_0 = xor(p1_0_l, p1_0_h) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_7_tbl_hi_2
-	ldr q26, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_tbl_hi_2] /* tbl_hi_2 = const() */
-	tbl v15.16b, {v26.16b}, v15.16b /* p2_0_h = lookup16(tbl_hi_2, y0_aes_hi) */
-	eor v7.16b, v7.16b, v15.16b /* p2_0 = xor(p2_0_l, p2_0_h) */
-	and v15.16b, v18.16b, v2.16b /* y1_aes_lo = and(y1_aes, nibble_mask) */
-	ushr v18.16b, v18.16b, #4 /* y1_aes_hi = shr(y1_aes) */
-	str q25, [sp, #320] /* spill g0x12.2 */
-	tbl v25.16b, {v24.16b}, v15.16b /* p1_1_l = lookup16(tbl_lo_1, y1_aes_lo) */
-	tbl v15.16b, {v14.16b}, v15.16b /* p2_1_l = lookup16(tbl_lo_2, y1_aes_lo) */
-	tbl v21.16b, {v22.16b}, v18.16b /* p1_1_h = lookup16(tbl_hi_1, y1_aes_hi) */
-	eor v21.16b, v25.16b, v21.16b /* p1_1 = xor(p1_1_l, p1_1_h) */
-	tbl v18.16b, {v26.16b}, v18.16b /* p2_1_h = lookup16(tbl_hi_2, y1_aes_hi) */
-	eor v18.16b, v15.16b, v18.16b /* p2_1 = xor(p2_1_l, p2_1_h) */
-	and v25.16b, v27.16b, v2.16b /* y2_aes_lo = and(y2_aes, nibble_mask) */
-	ushr v27.16b, v27.16b, #4 /* y2_aes_hi = shr(y2_aes) */
-	tbl v15.16b, {v24.16b}, v25.16b /* p1_2_l = lookup16(tbl_lo_1, y2_aes_lo) */
-	tbl v25.16b, {v14.16b}, v25.16b /* p2_2_l = lookup16(tbl_lo_2, y2_aes_lo) */
+	ldr q24, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_tbl_hi_2] /* tbl_hi_2 = const() */
+	tbl v15.16b, {v24.16b}, v15.16b /* p2_0_h = lookup16(tbl_hi_2, y0_aes_hi) */
+	eor v5.16b, v5.16b, v15.16b /* p2_0 = xor(p2_0_l, p2_0_h) */
+	and v15.16b, v16.16b, v1.16b /* y1_aes_lo = and(y1_aes, nibble_mask) */
+	ushr v16.16b, v16.16b, #4 /* y1_aes_hi = shr(y1_aes) */
+	str q23, [sp, #320] /* spill g0x12.2 */
+	tbl v23.16b, {v22.16b}, v15.16b /* p1_1_l = lookup16(tbl_lo_1, y1_aes_lo) */
+	tbl v15.16b, {v26.16b}, v15.16b /* p2_1_l = lookup16(tbl_lo_2, y1_aes_lo) */
+	tbl v19.16b, {v20.16b}, v16.16b /* p1_1_h = lookup16(tbl_hi_1, y1_aes_hi) */
+	eor v19.16b, v23.16b, v19.16b /* p1_1 = xor(p1_1_l, p1_1_h) */
+	tbl v16.16b, {v24.16b}, v16.16b /* p2_1_h = lookup16(tbl_hi_2, y1_aes_hi) */
+	eor v16.16b, v15.16b, v16.16b /* p2_1 = xor(p2_1_l, p2_1_h) */
+	and v23.16b, v25.16b, v1.16b /* y2_aes_lo = and(y2_aes, nibble_mask) */
+	ushr v25.16b, v25.16b, #4 /* y2_aes_hi = shr(y2_aes) */
+	tbl v15.16b, {v22.16b}, v23.16b /* p1_2_l = lookup16(tbl_lo_1, y2_aes_lo) */
+	tbl v23.16b, {v26.16b}, v23.16b /* p2_2_l = lookup16(tbl_lo_2, y2_aes_lo) */
 	str q6, [sp, #336] /* spill rk3 */
-	tbl v6.16b, {v22.16b}, v27.16b /* p1_2_h = lookup16(tbl_hi_1, y2_aes_hi) */
+	tbl v6.16b, {v20.16b}, v25.16b /* p1_2_h = lookup16(tbl_hi_1, y2_aes_hi) */
 	eor v6.16b, v15.16b, v6.16b /* p1_2 = xor(p1_2_l, p1_2_h) */
-	tbl v27.16b, {v26.16b}, v27.16b /* p2_2_h = lookup16(tbl_hi_2, y2_aes_hi) */
-	eor v25.16b, v25.16b, v27.16b /* p2_2 = xor(p2_2_l, p2_2_h) */
-	and v27.16b, v20.16b, v2.16b /* y3_aes_lo = and(y3_aes, nibble_mask) */
-	ushr v20.16b, v20.16b, #4 /* y3_aes_hi = shr(y3_aes) */
-	tbl v15.16b, {v24.16b}, v27.16b /* p1_3_l = lookup16(tbl_lo_1, y3_aes_lo) */
-	tbl v27.16b, {v14.16b}, v27.16b /* p2_3_l = lookup16(tbl_lo_2, y3_aes_lo) */
-	tbl v22.16b, {v22.16b}, v20.16b /* p1_3_h = lookup16(tbl_hi_1, y3_aes_hi) */
-	eor v22.16b, v15.16b, v22.16b /* p1_3 = xor(p1_3_l, p1_3_h) */
-	tbl v20.16b, {v26.16b}, v20.16b /* p2_3_h = lookup16(tbl_hi_2, y3_aes_hi) */
-	eor v20.16b, v27.16b, v20.16b /* p2_3 = xor(p2_3_l, p2_3_h) */
-	eor v27.16b, v18.16b, v6.16b /* m0_acc_1 = xor(p2_1, p1_2) */
-	eor v6.16b, v6.16b, v25.16b /* m1_acc_1 = xor(p1_2, p2_2) */
-	eor3 v6.16b, v7.16b, v21.16b, v6.16b /* m1_acc_3 = eor3(p2_0, p1_1, m1_acc_1) */
-	eor v7.16b, v23.16b, v7.16b /* m2_acc = xor(p1_0, p2_0) */
-	eor3 v23.16b, v23.16b, v21.16b, v27.16b /* m0_acc_3 = eor3(p1_0, p1_1, m0_acc_1) */
-	eor3 v18.16b, v21.16b, v18.16b, v7.16b /* m3_acc_3 = eor3(p1_1, p2_1, m2_acc) */
-	eor3 v21.16b, v25.16b, v20.16b, v23.16b /* m0_acc_4 = eor3(p2_2, p2_3, m0_acc_3) */
-	eor3 v18.16b, v25.16b, v22.16b, v18.16b /* m3_acc_4 = eor3(p2_2, p1_3, m3_acc_3) */
-	eor v20.16b, v22.16b, v20.16b /* m1_acc_2 = xor(p1_3, p2_3) */
-	eor3 v7.16b, v7.16b, v27.16b, v20.16b /* m2_acc_4 = eor3(m2_acc, m0_acc_1, m1_acc_2) */
-	eor3 v6.16b, v6.16b, v20.16b, v11.16b /* x1n = eor3(m1_acc_3, m1_acc_2, g0x1) */
-	eor v20.16b, v12.16b, v21.16b /* x0n = xor(g0x0, m0_acc_4) */
-	eor v7.16b, v19.16b, v7.16b /* x2n = xor(g0x2, m2_acc_4) */
-	eor v18.16b, v13.16b, v18.16b /* x3n = xor(g0x3, m3_acc_4) */
-	eor3 v19.16b, v16.16b, v3.16b, v31.16b /* t0_1_1 = eor3(g1x4, g1x8, g1x12) */
+	tbl v25.16b, {v24.16b}, v25.16b /* p2_2_h = lookup16(tbl_hi_2, y2_aes_hi) */
+	eor v23.16b, v23.16b, v25.16b /* p2_2 = xor(p2_2_l, p2_2_h) */
+	and v25.16b, v18.16b, v1.16b /* y3_aes_lo = and(y3_aes, nibble_mask) */
+	ushr v18.16b, v18.16b, #4 /* y3_aes_hi = shr(y3_aes) */
+	tbl v15.16b, {v22.16b}, v25.16b /* p1_3_l = lookup16(tbl_lo_1, y3_aes_lo) */
+	tbl v25.16b, {v26.16b}, v25.16b /* p2_3_l = lookup16(tbl_lo_2, y3_aes_lo) */
+	tbl v20.16b, {v20.16b}, v18.16b /* p1_3_h = lookup16(tbl_hi_1, y3_aes_hi) */
+	eor v20.16b, v15.16b, v20.16b /* p1_3 = xor(p1_3_l, p1_3_h) */
+	tbl v18.16b, {v24.16b}, v18.16b /* p2_3_h = lookup16(tbl_hi_2, y3_aes_hi) */
+	eor v18.16b, v25.16b, v18.16b /* p2_3 = xor(p2_3_l, p2_3_h) */
+	eor v25.16b, v16.16b, v6.16b /* m0_acc_1 = xor(p2_1, p1_2) */
+	eor v6.16b, v6.16b, v23.16b /* m1_acc_1 = xor(p1_2, p2_2) */
+	eor3 v6.16b, v5.16b, v19.16b, v6.16b /* m1_acc_3 = eor3(p2_0, p1_1, m1_acc_1) */
+	eor v5.16b, v21.16b, v5.16b /* m2_acc = xor(p1_0, p2_0) */
+	eor3 v21.16b, v21.16b, v19.16b, v25.16b /* m0_acc_3 = eor3(p1_0, p1_1, m0_acc_1) */
+	eor3 v16.16b, v19.16b, v16.16b, v5.16b /* m3_acc_3 = eor3(p1_1, p2_1, m2_acc) */
+	eor3 v19.16b, v23.16b, v18.16b, v21.16b /* m0_acc_4 = eor3(p2_2, p2_3, m0_acc_3) */
+	eor3 v16.16b, v23.16b, v20.16b, v16.16b /* m3_acc_4 = eor3(p2_2, p1_3, m3_acc_3) */
+	eor v18.16b, v20.16b, v18.16b /* m1_acc_2 = xor(p1_3, p2_3) */
+	eor3 v5.16b, v5.16b, v25.16b, v18.16b /* m2_acc_4 = eor3(m2_acc, m0_acc_1, m1_acc_2) */
+	eor3 v6.16b, v6.16b, v18.16b, v12.16b /* x1n = eor3(m1_acc_3, m1_acc_2, g0x1) */
+	eor v18.16b, v13.16b, v19.16b /* x0n = xor(g0x0, m0_acc_4) */
+	eor v5.16b, v17.16b, v5.16b /* x2n = xor(g0x2, m2_acc_4) */
+	eor v16.16b, v14.16b, v16.16b /* x3n = xor(g0x3, m3_acc_4) */
+	eor3 v17.16b, v28.16b, v27.16b, v31.16b /* t0_1_1 = eor3(g1x4, g1x8, g1x12) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_7_inv_shift_rows
-	ldr q21, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_inv_shift_rows] /* inv_shift_rows = const() */
-	tbl v19.16b, {v19.16b}, v21.16b /* y0_1_sr = lookup16(t0_1_1, inv_shift_rows) */
-	aese v19.16b, v0.16b /* y0_1_aes = aese(y0_1_sr, rk0) */
-	eor3 v0.16b, v17.16b, v28.16b, v8.16b /* t1_1_1 = eor3(g1x5, g1x9, g1x13) */
-	tbl v0.16b, {v0.16b}, v21.16b /* y1_1_sr = lookup16(t1_1_1, inv_shift_rows) */
-	aese v0.16b, v4.16b /* y1_1_aes = aese(y1_1_sr, rk1) */
-	eor3 v4.16b, v10.16b, v29.16b, v9.16b /* t2_1_1 = eor3(g1x6, g1x10, g1x14) */
-	tbl v4.16b, {v4.16b}, v21.16b /* y2_1_sr = lookup16(t2_1_1, inv_shift_rows) */
-	aese v4.16b, v5.16b /* y2_1_aes = aese(y2_1_sr, rk2) */
-	ldr q5, [sp, #64] /* reload g1x15.2 */
-	eor3 v22.16b, v1.16b, v30.16b, v5.16b /* t3_1_1 = eor3(g1x7, g1x11, g1x15) */
-	tbl v22.16b, {v22.16b}, v21.16b /* y3_1_sr = lookup16(t3_1_1, inv_shift_rows) */
-	ldr q23, [sp, #336] /* reload rk3 */
-	aese v22.16b, v23.16b /* y3_1_aes = aese(y3_1_sr, rk3) */
-	and v23.16b, v19.16b, v2.16b /* y0_1_aes_lo = and(y0_1_aes, nibble_mask) */
-	ushr v19.16b, v19.16b, #4 /* y0_1_aes_hi = shr(y0_1_aes) */
-	tbl v25.16b, {v24.16b}, v23.16b /* p1_0_1_l = lookup16(tbl_lo_1, y0_1_aes_lo) */
-	tbl v23.16b, {v14.16b}, v23.16b /* p2_0_1_l = lookup16(tbl_lo_2, y0_1_aes_lo) */
+	ldr q19, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_inv_shift_rows] /* inv_shift_rows = const() */
+	tbl v17.16b, {v17.16b}, v19.16b /* y0_1_sr = lookup16(t0_1_1, inv_shift_rows) */
+	aese v17.16b, v0.16b /* y0_1_aes = aese(y0_1_sr, rk0) */
+	eor3 v0.16b, v7.16b, v29.16b, v9.16b /* t1_1_1 = eor3(g1x5, g1x9, g1x13) */
+	tbl v0.16b, {v0.16b}, v19.16b /* y1_1_sr = lookup16(t1_1_1, inv_shift_rows) */
+	aese v0.16b, v3.16b /* y1_1_aes = aese(y1_1_sr, rk1) */
+	eor3 v3.16b, v10.16b, v8.16b, v11.16b /* t2_1_1 = eor3(g1x6, g1x10, g1x14) */
+	tbl v3.16b, {v3.16b}, v19.16b /* y2_1_sr = lookup16(t2_1_1, inv_shift_rows) */
+	aese v3.16b, v4.16b /* y2_1_aes = aese(y2_1_sr, rk2) */
+	ldr q4, [sp, #128] /* reload g1x15.2 */
+	eor3 v20.16b, v2.16b, v30.16b, v4.16b /* t3_1_1 = eor3(g1x7, g1x11, g1x15) */
+	tbl v20.16b, {v20.16b}, v19.16b /* y3_1_sr = lookup16(t3_1_1, inv_shift_rows) */
+	ldr q21, [sp, #336] /* reload rk3 */
+	aese v20.16b, v21.16b /* y3_1_aes = aese(y3_1_sr, rk3) */
+	and v21.16b, v17.16b, v1.16b /* y0_1_aes_lo = and(y0_1_aes, nibble_mask) */
+	ushr v17.16b, v17.16b, #4 /* y0_1_aes_hi = shr(y0_1_aes) */
+	tbl v23.16b, {v22.16b}, v21.16b /* p1_0_1_l = lookup16(tbl_lo_1, y0_1_aes_lo) */
+	tbl v21.16b, {v26.16b}, v21.16b /* p2_0_1_l = lookup16(tbl_lo_2, y0_1_aes_lo) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_7_tbl_hi_1
-	ldr q27, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_tbl_hi_1] /* tbl_hi_1 = const() */
-	tbl v11.16b, {v27.16b}, v19.16b /* p1_0_1_h = lookup16(tbl_hi_1, y0_1_aes_hi) */
-	eor v25.16b, v25.16b, v11.16b /* p1_0_1 = xor(p1_0_1_l, p1_0_1_h) */
-	tbl v19.16b, {v26.16b}, v19.16b /* p2_0_1_h = lookup16(tbl_hi_2, y0_1_aes_hi) */
-	eor v19.16b, v23.16b, v19.16b /* p2_0_1 = xor(p2_0_1_l, p2_0_1_h) */
-	and v23.16b, v0.16b, v2.16b /* y1_1_aes_lo = and(y1_1_aes, nibble_mask) */
+	ldr q25, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_tbl_hi_1] /* tbl_hi_1 = const() */
+	tbl v12.16b, {v25.16b}, v17.16b /* p1_0_1_h = lookup16(tbl_hi_1, y0_1_aes_hi) */
+	eor v23.16b, v23.16b, v12.16b /* p1_0_1 = xor(p1_0_1_l, p1_0_1_h) */
+	tbl v17.16b, {v24.16b}, v17.16b /* p2_0_1_h = lookup16(tbl_hi_2, y0_1_aes_hi) */
+	eor v17.16b, v21.16b, v17.16b /* p2_0_1 = xor(p2_0_1_l, p2_0_1_h) */
+	and v21.16b, v0.16b, v1.16b /* y1_1_aes_lo = and(y1_1_aes, nibble_mask) */
 	ushr v0.16b, v0.16b, #4 /* y1_1_aes_hi = shr(y1_1_aes) */
-	tbl v11.16b, {v24.16b}, v23.16b /* p1_1_1_l = lookup16(tbl_lo_1, y1_1_aes_lo) */
-	tbl v23.16b, {v14.16b}, v23.16b /* p2_1_1_l = lookup16(tbl_lo_2, y1_1_aes_lo) */
-	tbl v12.16b, {v27.16b}, v0.16b /* p1_1_1_h = lookup16(tbl_hi_1, y1_1_aes_hi) */
-	eor v11.16b, v11.16b, v12.16b /* p1_1_1 = xor(p1_1_1_l, p1_1_1_h) */
-	tbl v0.16b, {v26.16b}, v0.16b /* p2_1_1_h = lookup16(tbl_hi_2, y1_1_aes_hi) */
-	eor v0.16b, v23.16b, v0.16b /* p2_1_1 = xor(p2_1_1_l, p2_1_1_h) */
-	and v23.16b, v4.16b, v2.16b /* y2_1_aes_lo = and(y2_1_aes, nibble_mask) */
-	ushr v4.16b, v4.16b, #4 /* y2_1_aes_hi = shr(y2_1_aes) */
-	tbl v12.16b, {v24.16b}, v23.16b /* p1_2_1_l = lookup16(tbl_lo_1, y2_1_aes_lo) */
-	tbl v23.16b, {v14.16b}, v23.16b /* p2_2_1_l = lookup16(tbl_lo_2, y2_1_aes_lo) */
-	tbl v13.16b, {v27.16b}, v4.16b /* p1_2_1_h = lookup16(tbl_hi_1, y2_1_aes_hi) */
-	eor v12.16b, v12.16b, v13.16b /* p1_2_1 = xor(p1_2_1_l, p1_2_1_h) */
-	tbl v4.16b, {v26.16b}, v4.16b /* p2_2_1_h = lookup16(tbl_hi_2, y2_1_aes_hi) */
-	eor v4.16b, v23.16b, v4.16b /* p2_2_1 = xor(p2_2_1_l, p2_2_1_h) */
-	and v23.16b, v22.16b, v2.16b /* y3_1_aes_lo = and(y3_1_aes, nibble_mask) */
-	ushr v22.16b, v22.16b, #4 /* y3_1_aes_hi = shr(y3_1_aes) */
-	tbl v13.16b, {v24.16b}, v23.16b /* p1_3_1_l = lookup16(tbl_lo_1, y3_1_aes_lo) */
-	tbl v23.16b, {v14.16b}, v23.16b /* p2_3_1_l = lookup16(tbl_lo_2, y3_1_aes_lo) */
-	tbl v15.16b, {v27.16b}, v22.16b /* p1_3_1_h = lookup16(tbl_hi_1, y3_1_aes_hi) */
-	eor v13.16b, v13.16b, v15.16b /* p1_3_1 = xor(p1_3_1_l, p1_3_1_h) */
-	tbl v22.16b, {v26.16b}, v22.16b /* p2_3_1_h = lookup16(tbl_hi_2, y3_1_aes_hi) */
-	eor v22.16b, v23.16b, v22.16b /* p2_3_1 = xor(p2_3_1_l, p2_3_1_h) */
-	eor v23.16b, v0.16b, v12.16b /* m0_acc_6 = xor(p2_1_1, p1_2_1) */
-	eor v12.16b, v12.16b, v4.16b /* m1_acc_6 = xor(p1_2_1, p2_2_1) */
-	eor3 v12.16b, v19.16b, v11.16b, v12.16b /* m1_acc_8 = eor3(p2_0_1, p1_1_1, m1_acc_6) */
-	eor v19.16b, v25.16b, v19.16b /* m2_acc_5 = xor(p1_0_1, p2_0_1) */
-	eor3 v25.16b, v25.16b, v11.16b, v23.16b /* m0_acc_8 = eor3(p1_0_1, p1_1_1, m0_acc_6) */
-	eor3 v0.16b, v11.16b, v0.16b, v19.16b /* m3_acc_8 = eor3(p1_1_1, p2_1_1, m2_acc_5) */
-	eor3 v25.16b, v4.16b, v22.16b, v25.16b /* m0_acc_9 = eor3(p2_2_1, p2_3_1, m0_acc_8) */
-	eor3 v0.16b, v4.16b, v13.16b, v0.16b /* m3_acc_9 = eor3(p2_2_1, p1_3_1, m3_acc_8) */
-	eor v4.16b, v13.16b, v22.16b /* m1_acc_7 = xor(p1_3_1, p2_3_1) */
-	eor3 v19.16b, v19.16b, v23.16b, v4.16b /* m2_acc_9 = eor3(m2_acc_5, m0_acc_6, m1_acc_7) */
-	ldr q22, [sp, #160] /* reload g1x1.2 */
-	eor3 v4.16b, v12.16b, v4.16b, v22.16b /* x1n_1 = eor3(m1_acc_8, m1_acc_7, g1x1) */
-	ldr q22, [sp, #96] /* reload g1x0.2 */
-	eor v22.16b, v22.16b, v25.16b /* x0n_1 = xor(g1x0, m0_acc_9) */
-	ldr q23, [sp, #80] /* reload g1x2.2 */
-	eor v19.16b, v23.16b, v19.16b /* x2n_1 = xor(g1x2, m2_acc_9) */
-	ldr q23, [sp, #128] /* reload g1x3.2 */
-	eor v0.16b, v23.16b, v0.16b /* x3n_1 = xor(g1x3, m3_acc_9) */
+	tbl v12.16b, {v22.16b}, v21.16b /* p1_1_1_l = lookup16(tbl_lo_1, y1_1_aes_lo) */
+	tbl v21.16b, {v26.16b}, v21.16b /* p2_1_1_l = lookup16(tbl_lo_2, y1_1_aes_lo) */
+	tbl v13.16b, {v25.16b}, v0.16b /* p1_1_1_h = lookup16(tbl_hi_1, y1_1_aes_hi) */
+	eor v12.16b, v12.16b, v13.16b /* p1_1_1 = xor(p1_1_1_l, p1_1_1_h) */
+	tbl v0.16b, {v24.16b}, v0.16b /* p2_1_1_h = lookup16(tbl_hi_2, y1_1_aes_hi) */
+	eor v0.16b, v21.16b, v0.16b /* p2_1_1 = xor(p2_1_1_l, p2_1_1_h) */
+	and v21.16b, v3.16b, v1.16b /* y2_1_aes_lo = and(y2_1_aes, nibble_mask) */
+	ushr v3.16b, v3.16b, #4 /* y2_1_aes_hi = shr(y2_1_aes) */
+	tbl v13.16b, {v22.16b}, v21.16b /* p1_2_1_l = lookup16(tbl_lo_1, y2_1_aes_lo) */
+	tbl v21.16b, {v26.16b}, v21.16b /* p2_2_1_l = lookup16(tbl_lo_2, y2_1_aes_lo) */
+	tbl v14.16b, {v25.16b}, v3.16b /* p1_2_1_h = lookup16(tbl_hi_1, y2_1_aes_hi) */
+	eor v13.16b, v13.16b, v14.16b /* p1_2_1 = xor(p1_2_1_l, p1_2_1_h) */
+	tbl v3.16b, {v24.16b}, v3.16b /* p2_2_1_h = lookup16(tbl_hi_2, y2_1_aes_hi) */
+	eor v3.16b, v21.16b, v3.16b /* p2_2_1 = xor(p2_2_1_l, p2_2_1_h) */
+	and v21.16b, v20.16b, v1.16b /* y3_1_aes_lo = and(y3_1_aes, nibble_mask) */
+	ushr v20.16b, v20.16b, #4 /* y3_1_aes_hi = shr(y3_1_aes) */
+	tbl v14.16b, {v22.16b}, v21.16b /* p1_3_1_l = lookup16(tbl_lo_1, y3_1_aes_lo) */
+	tbl v21.16b, {v26.16b}, v21.16b /* p2_3_1_l = lookup16(tbl_lo_2, y3_1_aes_lo) */
+	tbl v15.16b, {v25.16b}, v20.16b /* p1_3_1_h = lookup16(tbl_hi_1, y3_1_aes_hi) */
+	eor v14.16b, v14.16b, v15.16b /* p1_3_1 = xor(p1_3_1_l, p1_3_1_h) */
+	tbl v20.16b, {v24.16b}, v20.16b /* p2_3_1_h = lookup16(tbl_hi_2, y3_1_aes_hi) */
+	eor v20.16b, v21.16b, v20.16b /* p2_3_1 = xor(p2_3_1_l, p2_3_1_h) */
+	eor v21.16b, v0.16b, v13.16b /* m0_acc_6 = xor(p2_1_1, p1_2_1) */
+	eor v13.16b, v13.16b, v3.16b /* m1_acc_6 = xor(p1_2_1, p2_2_1) */
+	eor3 v13.16b, v17.16b, v12.16b, v13.16b /* m1_acc_8 = eor3(p2_0_1, p1_1_1, m1_acc_6) */
+	eor v17.16b, v23.16b, v17.16b /* m2_acc_5 = xor(p1_0_1, p2_0_1) */
+	eor3 v23.16b, v23.16b, v12.16b, v21.16b /* m0_acc_8 = eor3(p1_0_1, p1_1_1, m0_acc_6) */
+	eor3 v0.16b, v12.16b, v0.16b, v17.16b /* m3_acc_8 = eor3(p1_1_1, p2_1_1, m2_acc_5) */
+	eor3 v23.16b, v3.16b, v20.16b, v23.16b /* m0_acc_9 = eor3(p2_2_1, p2_3_1, m0_acc_8) */
+	eor3 v0.16b, v3.16b, v14.16b, v0.16b /* m3_acc_9 = eor3(p2_2_1, p1_3_1, m3_acc_8) */
+	eor v3.16b, v14.16b, v20.16b /* m1_acc_7 = xor(p1_3_1, p2_3_1) */
+	eor3 v17.16b, v17.16b, v21.16b, v3.16b /* m2_acc_9 = eor3(m2_acc_5, m0_acc_6, m1_acc_7) */
+	ldr q20, [sp, #160] /* reload g1x1.2 */
+	eor3 v3.16b, v13.16b, v3.16b, v20.16b /* x1n_1 = eor3(m1_acc_8, m1_acc_7, g1x1) */
+	ldr q20, [sp, #80] /* reload g1x0.2 */
+	eor v20.16b, v20.16b, v23.16b /* x0n_1 = xor(g1x0, m0_acc_9) */
+	ldr q21, [sp, #64] /* reload g1x2.2 */
+	eor v17.16b, v21.16b, v17.16b /* x2n_1 = xor(g1x2, m2_acc_9) */
+	ldr q21, [sp, #112] /* reload g1x3.2 */
+	eor v0.16b, v21.16b, v0.16b /* x3n_1 = xor(g1x3, m3_acc_9) */
 
 	/* Round 8r+1: slot 1 ^= M'_L·inv(slot 2 ^ slot 3 ^ slot 0 ^ rk') ^ C'. */
 	add x17, x5, #16
-	ld1r {v23.4s}, [x17] /* rk0_1 = bcast32() */
+	ld1r {v21.4s}, [x17] /* rk0_1 = bcast32() */
 	add x17, x5, #20
-	ld1r {v25.4s}, [x17] /* rk1_1 = bcast32() */
+	ld1r {v23.4s}, [x17] /* rk1_1 = bcast32() */
 	add x17, x5, #24
-	ld1r {v11.4s}, [x17] /* rk2_1 = bcast32() */
+	ld1r {v12.4s}, [x17] /* rk2_1 = bcast32() */
 	add x17, x5, #28
-	ld1r {v12.4s}, [x17] /* rk3_1 = bcast32() */
-	ldr q13, [sp, #144] /* reload g0x8.2 */
+	ld1r {v13.4s}, [x17] /* rk3_1 = bcast32() */
+	ldr q14, [sp, #96] /* reload g0x8.2 */
 	ldr q15, [sp, #320] /* reload g0x12.2 */
-	eor3 v13.16b, v13.16b, v15.16b, v20.16b /* t0_2_1 = eor3(g0x8, g0x12, g0x0) */
-	tbl v13.16b, {v13.16b}, v21.16b /* y0_2_sr = lookup16(t0_2_1, inv_shift_rows) */
-	aese v13.16b, v23.16b /* y0_2_aes = aese(y0_2_sr, rk0_1) */
+	eor3 v14.16b, v14.16b, v15.16b, v18.16b /* t0_2_1 = eor3(g0x8, g0x12, g0x0) */
+	tbl v14.16b, {v14.16b}, v19.16b /* y0_2_sr = lookup16(t0_2_1, inv_shift_rows) */
+	aese v14.16b, v21.16b /* y0_2_aes = aese(y0_2_sr, rk0_1) */
 	ldr q15, [sp, #288] /* reload g0x9.2 */
-	ldr q5, [sp, #304] /* reload g0x13.2 */
-	eor3 v15.16b, v15.16b, v5.16b, v6.16b /* t1_2_1 = eor3(g0x9, g0x13, g0x1) */
-	tbl v15.16b, {v15.16b}, v21.16b /* y1_2_sr = lookup16(t1_2_1, inv_shift_rows) */
-	aese v15.16b, v25.16b /* y1_2_aes = aese(y1_2_sr, rk1_1) */
-	ldr q5, [sp, #256] /* reload g0x10.2 */
+	ldr q4, [sp, #304] /* reload g0x13.2 */
+	eor3 v15.16b, v15.16b, v4.16b, v6.16b /* t1_2_1 = eor3(g0x9, g0x13, g0x1) */
+	tbl v15.16b, {v15.16b}, v19.16b /* y1_2_sr = lookup16(t1_2_1, inv_shift_rows) */
+	aese v15.16b, v23.16b /* y1_2_aes = aese(y1_2_sr, rk1_1) */
+	ldr q4, [sp, #256] /* reload g0x10.2 */
 	str q6, [sp, #336] /* spill g0x1.3 */
 	ldr q6, [sp, #272] /* reload g0x14.2 */
-	eor3 v5.16b, v5.16b, v6.16b, v7.16b /* t2_2_1 = eor3(g0x10, g0x14, g0x2) */
-	tbl v5.16b, {v5.16b}, v21.16b /* y2_2_sr = lookup16(t2_2_1, inv_shift_rows) */
-	aese v5.16b, v11.16b /* y2_2_aes = aese(y2_2_sr, rk2_1) */
+	eor3 v4.16b, v4.16b, v6.16b, v5.16b /* t2_2_1 = eor3(g0x10, g0x14, g0x2) */
+	tbl v4.16b, {v4.16b}, v19.16b /* y2_2_sr = lookup16(t2_2_1, inv_shift_rows) */
+	aese v4.16b, v12.16b /* y2_2_aes = aese(y2_2_sr, rk2_1) */
 	ldr q6, [sp, #240] /* reload g0x11.2 */
-	str q7, [sp, #352] /* spill g0x2.3 */
-	ldr q7, [sp, #224] /* reload g0x15.2 */
-	eor3 v6.16b, v6.16b, v7.16b, v18.16b /* t3_2_1 = eor3(g0x11, g0x15, g0x3) */
-	tbl v6.16b, {v6.16b}, v21.16b /* y3_2_sr = lookup16(t3_2_1, inv_shift_rows) */
-	aese v6.16b, v12.16b /* y3_2_aes = aese(y3_2_sr, rk3_1) */
-	and v7.16b, v13.16b, v2.16b /* y0_2_aes_lo = and(y0_2_aes, nibble_mask) */
-	ushr v13.16b, v13.16b, #4 /* y0_2_aes_hi = shr(y0_2_aes) */
-	str q18, [sp, #368] /* spill g0x3.3 */
-	tbl v18.16b, {v24.16b}, v7.16b /* p1_0_2_l = lookup16(tbl_lo_1, y0_2_aes_lo) */
-	tbl v7.16b, {v14.16b}, v7.16b /* p2_0_2_l = lookup16(tbl_lo_2, y0_2_aes_lo) */
-	str q20, [sp, #384] /* spill g0x0.3 */
-	tbl v20.16b, {v27.16b}, v13.16b /* p1_0_2_h = lookup16(tbl_hi_1, y0_2_aes_hi) */
-	eor v18.16b, v18.16b, v20.16b /* p1_0_2 = xor(p1_0_2_l, p1_0_2_h) */
-	tbl v20.16b, {v26.16b}, v13.16b /* p2_0_2_h = lookup16(tbl_hi_2, y0_2_aes_hi) */
-	eor v7.16b, v7.16b, v20.16b /* p2_0_2 = xor(p2_0_2_l, p2_0_2_h) */
-	and v20.16b, v15.16b, v2.16b /* y1_2_aes_lo = and(y1_2_aes, nibble_mask) */
-	ushr v13.16b, v15.16b, #4 /* y1_2_aes_hi = shr(y1_2_aes) */
-	tbl v15.16b, {v24.16b}, v20.16b /* p1_1_2_l = lookup16(tbl_lo_1, y1_2_aes_lo) */
-	tbl v20.16b, {v14.16b}, v20.16b /* p2_1_2_l = lookup16(tbl_lo_2, y1_2_aes_lo) */
-	str q1, [sp, #400] /* spill g1x7.2 */
-	tbl v1.16b, {v27.16b}, v13.16b /* p1_1_2_h = lookup16(tbl_hi_1, y1_2_aes_hi) */
-	eor v1.16b, v15.16b, v1.16b /* p1_1_2 = xor(p1_1_2_l, p1_1_2_h) */
-	tbl v13.16b, {v26.16b}, v13.16b /* p2_1_2_h = lookup16(tbl_hi_2, y1_2_aes_hi) */
-	eor v20.16b, v20.16b, v13.16b /* p2_1_2 = xor(p2_1_2_l, p2_1_2_h) */
-	and v13.16b, v5.16b, v2.16b /* y2_2_aes_lo = and(y2_2_aes, nibble_mask) */
-	ushr v5.16b, v5.16b, #4 /* y2_2_aes_hi = shr(y2_2_aes) */
-	tbl v15.16b, {v24.16b}, v13.16b /* p1_2_2_l = lookup16(tbl_lo_1, y2_2_aes_lo) */
-	tbl v13.16b, {v14.16b}, v13.16b /* p2_2_2_l = lookup16(tbl_lo_2, y2_2_aes_lo) */
+	str q5, [sp, #352] /* spill g0x2.3 */
+	ldr q5, [sp, #224] /* reload g0x15.2 */
+	eor3 v6.16b, v6.16b, v5.16b, v16.16b /* t3_2_1 = eor3(g0x11, g0x15, g0x3) */
+	tbl v6.16b, {v6.16b}, v19.16b /* y3_2_sr = lookup16(t3_2_1, inv_shift_rows) */
+	aese v6.16b, v13.16b /* y3_2_aes = aese(y3_2_sr, rk3_1) */
+	and v5.16b, v14.16b, v1.16b /* y0_2_aes_lo = and(y0_2_aes, nibble_mask) */
+	ushr v14.16b, v14.16b, #4 /* y0_2_aes_hi = shr(y0_2_aes) */
+	str q16, [sp, #368] /* spill g0x3.3 */
+	tbl v16.16b, {v22.16b}, v5.16b /* p1_0_2_l = lookup16(tbl_lo_1, y0_2_aes_lo) */
+	tbl v5.16b, {v26.16b}, v5.16b /* p2_0_2_l = lookup16(tbl_lo_2, y0_2_aes_lo) */
+	str q18, [sp, #384] /* spill g0x0.3 */
+	tbl v18.16b, {v25.16b}, v14.16b /* p1_0_2_h = lookup16(tbl_hi_1, y0_2_aes_hi) */
+	eor v16.16b, v16.16b, v18.16b /* p1_0_2 = xor(p1_0_2_l, p1_0_2_h) */
+	tbl v18.16b, {v24.16b}, v14.16b /* p2_0_2_h = lookup16(tbl_hi_2, y0_2_aes_hi) */
+	eor v5.16b, v5.16b, v18.16b /* p2_0_2 = xor(p2_0_2_l, p2_0_2_h) */
+	and v18.16b, v15.16b, v1.16b /* y1_2_aes_lo = and(y1_2_aes, nibble_mask) */
+	ushr v14.16b, v15.16b, #4 /* y1_2_aes_hi = shr(y1_2_aes) */
+	tbl v15.16b, {v22.16b}, v18.16b /* p1_1_2_l = lookup16(tbl_lo_1, y1_2_aes_lo) */
+	tbl v18.16b, {v26.16b}, v18.16b /* p2_1_2_l = lookup16(tbl_lo_2, y1_2_aes_lo) */
+	str q2, [sp, #400] /* spill g1x7.2 */
+	tbl v2.16b, {v25.16b}, v14.16b /* p1_1_2_h = lookup16(tbl_hi_1, y1_2_aes_hi) */
+	eor v2.16b, v15.16b, v2.16b /* p1_1_2 = xor(p1_1_2_l, p1_1_2_h) */
+	tbl v14.16b, {v24.16b}, v14.16b /* p2_1_2_h = lookup16(tbl_hi_2, y1_2_aes_hi) */
+	eor v18.16b, v18.16b, v14.16b /* p2_1_2 = xor(p2_1_2_l, p2_1_2_h) */
+	and v14.16b, v4.16b, v1.16b /* y2_2_aes_lo = and(y2_2_aes, nibble_mask) */
+	ushr v4.16b, v4.16b, #4 /* y2_2_aes_hi = shr(y2_2_aes) */
+	tbl v15.16b, {v22.16b}, v14.16b /* p1_2_2_l = lookup16(tbl_lo_1, y2_2_aes_lo) */
+	tbl v14.16b, {v26.16b}, v14.16b /* p2_2_2_l = lookup16(tbl_lo_2, y2_2_aes_lo) */
 	str q10, [sp, #416] /* spill g1x6.2 */
-	tbl v10.16b, {v27.16b}, v5.16b /* p1_2_2_h = lookup16(tbl_hi_1, y2_2_aes_hi) */
+	tbl v10.16b, {v25.16b}, v4.16b /* p1_2_2_h = lookup16(tbl_hi_1, y2_2_aes_hi) */
 	eor v10.16b, v15.16b, v10.16b /* p1_2_2 = xor(p1_2_2_l, p1_2_2_h) */
-	tbl v5.16b, {v26.16b}, v5.16b /* p2_2_2_h = lookup16(tbl_hi_2, y2_2_aes_hi) */
-	eor v5.16b, v13.16b, v5.16b /* p2_2_2 = xor(p2_2_2_l, p2_2_2_h) */
-	and v13.16b, v6.16b, v2.16b /* y3_2_aes_lo = and(y3_2_aes, nibble_mask) */
+	tbl v4.16b, {v24.16b}, v4.16b /* p2_2_2_h = lookup16(tbl_hi_2, y2_2_aes_hi) */
+	eor v4.16b, v14.16b, v4.16b /* p2_2_2 = xor(p2_2_2_l, p2_2_2_h) */
+	and v14.16b, v6.16b, v1.16b /* y3_2_aes_lo = and(y3_2_aes, nibble_mask) */
 	ushr v6.16b, v6.16b, #4 /* y3_2_aes_hi = shr(y3_2_aes) */
-	tbl v15.16b, {v24.16b}, v13.16b /* p1_3_2_l = lookup16(tbl_lo_1, y3_2_aes_lo) */
-	tbl v13.16b, {v14.16b}, v13.16b /* p2_3_2_l = lookup16(tbl_lo_2, y3_2_aes_lo) */
-	str q16, [sp, #432] /* spill g1x4.2 */
-	tbl v16.16b, {v27.16b}, v6.16b /* p1_3_2_h = lookup16(tbl_hi_1, y3_2_aes_hi) */
-	eor v16.16b, v15.16b, v16.16b /* p1_3_2 = xor(p1_3_2_l, p1_3_2_h) */
-	tbl v6.16b, {v26.16b}, v6.16b /* p2_3_2_h = lookup16(tbl_hi_2, y3_2_aes_hi) */
-	eor v6.16b, v13.16b, v6.16b /* p2_3_2 = xor(p2_3_2_l, p2_3_2_h) */
-	eor v13.16b, v20.16b, v10.16b /* m0_acc_11 = xor(p2_1_2, p1_2_2) */
-	eor v10.16b, v10.16b, v5.16b /* m1_acc_11 = xor(p1_2_2, p2_2_2) */
-	eor3 v10.16b, v7.16b, v1.16b, v10.16b /* m1_acc_13 = eor3(p2_0_2, p1_1_2, m1_acc_11) */
-	eor v7.16b, v18.16b, v7.16b /* m2_acc_10 = xor(p1_0_2, p2_0_2) */
-	eor3 v18.16b, v18.16b, v1.16b, v13.16b /* m0_acc_13 = eor3(p1_0_2, p1_1_2, m0_acc_11) */
-	eor3 v1.16b, v1.16b, v20.16b, v7.16b /* m3_acc_13 = eor3(p1_1_2, p2_1_2, m2_acc_10) */
-	eor3 v18.16b, v5.16b, v6.16b, v18.16b /* m0_acc_14 = eor3(p2_2_2, p2_3_2, m0_acc_13) */
-	eor3 v1.16b, v5.16b, v16.16b, v1.16b /* m3_acc_14 = eor3(p2_2_2, p1_3_2, m3_acc_13) */
-	eor v5.16b, v16.16b, v6.16b /* m1_acc_12 = xor(p1_3_2, p2_3_2) */
-	eor3 v6.16b, v7.16b, v13.16b, v5.16b /* m2_acc_14 = eor3(m2_acc_10, m0_acc_11, m1_acc_12) */
-	ldr q7, [sp, #176] /* reload g0x5.2 */
-	eor3 v5.16b, v10.16b, v5.16b, v7.16b /* x1n_2 = eor3(m1_acc_13, m1_acc_12, g0x5) */
-	ldr q7, [sp, #112] /* reload g0x4.2 */
-	eor v7.16b, v7.16b, v18.16b /* x0n_2 = xor(g0x4, m0_acc_14) */
+	tbl v15.16b, {v22.16b}, v14.16b /* p1_3_2_l = lookup16(tbl_lo_1, y3_2_aes_lo) */
+	tbl v14.16b, {v26.16b}, v14.16b /* p2_3_2_l = lookup16(tbl_lo_2, y3_2_aes_lo) */
+	str q28, [sp, #432] /* spill g1x4.2 */
+	tbl v28.16b, {v25.16b}, v6.16b /* p1_3_2_h = lookup16(tbl_hi_1, y3_2_aes_hi) */
+	eor v28.16b, v15.16b, v28.16b /* p1_3_2 = xor(p1_3_2_l, p1_3_2_h) */
+	tbl v6.16b, {v24.16b}, v6.16b /* p2_3_2_h = lookup16(tbl_hi_2, y3_2_aes_hi) */
+	eor v6.16b, v14.16b, v6.16b /* p2_3_2 = xor(p2_3_2_l, p2_3_2_h) */
+	eor v14.16b, v18.16b, v10.16b /* m0_acc_11 = xor(p2_1_2, p1_2_2) */
+	eor v10.16b, v10.16b, v4.16b /* m1_acc_11 = xor(p1_2_2, p2_2_2) */
+	eor3 v10.16b, v5.16b, v2.16b, v10.16b /* m1_acc_13 = eor3(p2_0_2, p1_1_2, m1_acc_11) */
+	eor v5.16b, v16.16b, v5.16b /* m2_acc_10 = xor(p1_0_2, p2_0_2) */
+	eor3 v16.16b, v16.16b, v2.16b, v14.16b /* m0_acc_13 = eor3(p1_0_2, p1_1_2, m0_acc_11) */
+	eor3 v2.16b, v2.16b, v18.16b, v5.16b /* m3_acc_13 = eor3(p1_1_2, p2_1_2, m2_acc_10) */
+	eor3 v16.16b, v4.16b, v6.16b, v16.16b /* m0_acc_14 = eor3(p2_2_2, p2_3_2, m0_acc_13) */
+	eor3 v2.16b, v4.16b, v28.16b, v2.16b /* m3_acc_14 = eor3(p2_2_2, p1_3_2, m3_acc_13) */
+	eor v4.16b, v28.16b, v6.16b /* m1_acc_12 = xor(p1_3_2, p2_3_2) */
+	eor3 v5.16b, v5.16b, v14.16b, v4.16b /* m2_acc_14 = eor3(m2_acc_10, m0_acc_11, m1_acc_12) */
+	ldr q6, [sp, #176] /* reload g0x5.2 */
+	eor3 v4.16b, v10.16b, v4.16b, v6.16b /* x1n_2 = eor3(m1_acc_13, m1_acc_12, g0x5) */
+	ldr q6, [sp, #144] /* reload g0x4.2 */
+	eor v6.16b, v6.16b, v16.16b /* x0n_2 = xor(g0x4, m0_acc_14) */
 	ldr q16, [sp, #192] /* reload g0x6.2 */
-	eor v6.16b, v16.16b, v6.16b /* x2n_2 = xor(g0x6, m2_acc_14) */
+	eor v5.16b, v16.16b, v5.16b /* x2n_2 = xor(g0x6, m2_acc_14) */
 	ldr q16, [sp, #208] /* reload g0x7.2 */
-	eor v1.16b, v16.16b, v1.16b /* x3n_2 = xor(g0x7, m3_acc_14) */
-	eor3 v16.16b, v3.16b, v31.16b, v22.16b /* t0_3_1 = eor3(g1x8, g1x12, g1x0) */
-	tbl v16.16b, {v16.16b}, v21.16b /* y0_3_sr = lookup16(t0_3_1, inv_shift_rows) */
-	aese v16.16b, v23.16b /* y0_3_aes = aese(y0_3_sr, rk0_1) */
-	eor3 v18.16b, v28.16b, v8.16b, v4.16b /* t1_3_1 = eor3(g1x9, g1x13, g1x1) */
-	tbl v18.16b, {v18.16b}, v21.16b /* y1_3_sr = lookup16(t1_3_1, inv_shift_rows) */
-	aese v18.16b, v25.16b /* y1_3_aes = aese(y1_3_sr, rk1_1) */
-	eor3 v20.16b, v29.16b, v9.16b, v19.16b /* t2_3_1 = eor3(g1x10, g1x14, g1x2) */
-	tbl v20.16b, {v20.16b}, v21.16b /* y2_3_sr = lookup16(t2_3_1, inv_shift_rows) */
-	aese v20.16b, v11.16b /* y2_3_aes = aese(y2_3_sr, rk2_1) */
-	ldr q23, [sp, #64] /* reload g1x15.2 */
-	eor3 v25.16b, v30.16b, v23.16b, v0.16b /* t3_3_1 = eor3(g1x11, g1x15, g1x3) */
-	tbl v25.16b, {v25.16b}, v21.16b /* y3_3_sr = lookup16(t3_3_1, inv_shift_rows) */
-	aese v25.16b, v12.16b /* y3_3_aes = aese(y3_3_sr, rk3_1) */
-	and v10.16b, v16.16b, v2.16b /* y0_3_aes_lo = and(y0_3_aes, nibble_mask) */
+	eor v2.16b, v16.16b, v2.16b /* x3n_2 = xor(g0x7, m3_acc_14) */
+	eor3 v16.16b, v27.16b, v31.16b, v20.16b /* t0_3_1 = eor3(g1x8, g1x12, g1x0) */
+	tbl v16.16b, {v16.16b}, v19.16b /* y0_3_sr = lookup16(t0_3_1, inv_shift_rows) */
+	aese v16.16b, v21.16b /* y0_3_aes = aese(y0_3_sr, rk0_1) */
+	eor3 v18.16b, v29.16b, v9.16b, v3.16b /* t1_3_1 = eor3(g1x9, g1x13, g1x1) */
+	tbl v18.16b, {v18.16b}, v19.16b /* y1_3_sr = lookup16(t1_3_1, inv_shift_rows) */
+	aese v18.16b, v23.16b /* y1_3_aes = aese(y1_3_sr, rk1_1) */
+	eor3 v21.16b, v8.16b, v11.16b, v17.16b /* t2_3_1 = eor3(g1x10, g1x14, g1x2) */
+	tbl v21.16b, {v21.16b}, v19.16b /* y2_3_sr = lookup16(t2_3_1, inv_shift_rows) */
+	aese v21.16b, v12.16b /* y2_3_aes = aese(y2_3_sr, rk2_1) */
+	ldr q23, [sp, #128] /* reload g1x15.2 */
+	eor3 v28.16b, v30.16b, v23.16b, v0.16b /* t3_3_1 = eor3(g1x11, g1x15, g1x3) */
+	tbl v28.16b, {v28.16b}, v19.16b /* y3_3_sr = lookup16(t3_3_1, inv_shift_rows) */
+	aese v28.16b, v13.16b /* y3_3_aes = aese(y3_3_sr, rk3_1) */
+	and v10.16b, v16.16b, v1.16b /* y0_3_aes_lo = and(y0_3_aes, nibble_mask) */
 	ushr v16.16b, v16.16b, #4 /* y0_3_aes_hi = shr(y0_3_aes) */
-	tbl v11.16b, {v24.16b}, v10.16b /* p1_0_3_l = lookup16(tbl_lo_1, y0_3_aes_lo) */
-	tbl v10.16b, {v14.16b}, v10.16b /* p2_0_3_l = lookup16(tbl_lo_2, y0_3_aes_lo) */
-	tbl v12.16b, {v27.16b}, v16.16b /* p1_0_3_h = lookup16(tbl_hi_1, y0_3_aes_hi) */
-	eor v11.16b, v11.16b, v12.16b /* p1_0_3 = xor(p1_0_3_l, p1_0_3_h) */
-	tbl v16.16b, {v26.16b}, v16.16b /* p2_0_3_h = lookup16(tbl_hi_2, y0_3_aes_hi) */
+	tbl v12.16b, {v22.16b}, v10.16b /* p1_0_3_l = lookup16(tbl_lo_1, y0_3_aes_lo) */
+	tbl v10.16b, {v26.16b}, v10.16b /* p2_0_3_l = lookup16(tbl_lo_2, y0_3_aes_lo) */
+	tbl v13.16b, {v25.16b}, v16.16b /* p1_0_3_h = lookup16(tbl_hi_1, y0_3_aes_hi) */
+	eor v12.16b, v12.16b, v13.16b /* p1_0_3 = xor(p1_0_3_l, p1_0_3_h) */
+	tbl v16.16b, {v24.16b}, v16.16b /* p2_0_3_h = lookup16(tbl_hi_2, y0_3_aes_hi) */
 	eor v16.16b, v10.16b, v16.16b /* p2_0_3 = xor(p2_0_3_l, p2_0_3_h) */
-	and v10.16b, v18.16b, v2.16b /* y1_3_aes_lo = and(y1_3_aes, nibble_mask) */
+	and v10.16b, v18.16b, v1.16b /* y1_3_aes_lo = and(y1_3_aes, nibble_mask) */
 	ushr v18.16b, v18.16b, #4 /* y1_3_aes_hi = shr(y1_3_aes) */
-	tbl v12.16b, {v24.16b}, v10.16b /* p1_1_3_l = lookup16(tbl_lo_1, y1_3_aes_lo) */
-	tbl v10.16b, {v14.16b}, v10.16b /* p2_1_3_l = lookup16(tbl_lo_2, y1_3_aes_lo) */
-	tbl v13.16b, {v27.16b}, v18.16b /* p1_1_3_h = lookup16(tbl_hi_1, y1_3_aes_hi) */
-	eor v12.16b, v12.16b, v13.16b /* p1_1_3 = xor(p1_1_3_l, p1_1_3_h) */
-	tbl v18.16b, {v26.16b}, v18.16b /* p2_1_3_h = lookup16(tbl_hi_2, y1_3_aes_hi) */
+	tbl v13.16b, {v22.16b}, v10.16b /* p1_1_3_l = lookup16(tbl_lo_1, y1_3_aes_lo) */
+	tbl v10.16b, {v26.16b}, v10.16b /* p2_1_3_l = lookup16(tbl_lo_2, y1_3_aes_lo) */
+	tbl v14.16b, {v25.16b}, v18.16b /* p1_1_3_h = lookup16(tbl_hi_1, y1_3_aes_hi) */
+	eor v13.16b, v13.16b, v14.16b /* p1_1_3 = xor(p1_1_3_l, p1_1_3_h) */
+	tbl v18.16b, {v24.16b}, v18.16b /* p2_1_3_h = lookup16(tbl_hi_2, y1_3_aes_hi) */
 	eor v18.16b, v10.16b, v18.16b /* p2_1_3 = xor(p2_1_3_l, p2_1_3_h) */
-	and v10.16b, v20.16b, v2.16b /* y2_3_aes_lo = and(y2_3_aes, nibble_mask) */
-	ushr v20.16b, v20.16b, #4 /* y2_3_aes_hi = shr(y2_3_aes) */
-	tbl v13.16b, {v24.16b}, v10.16b /* p1_2_3_l = lookup16(tbl_lo_1, y2_3_aes_lo) */
-	tbl v10.16b, {v14.16b}, v10.16b /* p2_2_3_l = lookup16(tbl_lo_2, y2_3_aes_lo) */
-	tbl v15.16b, {v27.16b}, v20.16b /* p1_2_3_h = lookup16(tbl_hi_1, y2_3_aes_hi) */
-	eor v13.16b, v13.16b, v15.16b /* p1_2_3 = xor(p1_2_3_l, p1_2_3_h) */
-	tbl v20.16b, {v26.16b}, v20.16b /* p2_2_3_h = lookup16(tbl_hi_2, y2_3_aes_hi) */
-	eor v20.16b, v10.16b, v20.16b /* p2_2_3 = xor(p2_2_3_l, p2_2_3_h) */
-	and v10.16b, v25.16b, v2.16b /* y3_3_aes_lo = and(y3_3_aes, nibble_mask) */
-	ushr v25.16b, v25.16b, #4 /* y3_3_aes_hi = shr(y3_3_aes) */
-	tbl v15.16b, {v24.16b}, v10.16b /* p1_3_3_l = lookup16(tbl_lo_1, y3_3_aes_lo) */
-	tbl v10.16b, {v14.16b}, v10.16b /* p2_3_3_l = lookup16(tbl_lo_2, y3_3_aes_lo) */
-	tbl v23.16b, {v27.16b}, v25.16b /* p1_3_3_h = lookup16(tbl_hi_1, y3_3_aes_hi) */
+	and v10.16b, v21.16b, v1.16b /* y2_3_aes_lo = and(y2_3_aes, nibble_mask) */
+	ushr v21.16b, v21.16b, #4 /* y2_3_aes_hi = shr(y2_3_aes) */
+	tbl v14.16b, {v22.16b}, v10.16b /* p1_2_3_l = lookup16(tbl_lo_1, y2_3_aes_lo) */
+	tbl v10.16b, {v26.16b}, v10.16b /* p2_2_3_l = lookup16(tbl_lo_2, y2_3_aes_lo) */
+	tbl v15.16b, {v25.16b}, v21.16b /* p1_2_3_h = lookup16(tbl_hi_1, y2_3_aes_hi) */
+	eor v14.16b, v14.16b, v15.16b /* p1_2_3 = xor(p1_2_3_l, p1_2_3_h) */
+	tbl v21.16b, {v24.16b}, v21.16b /* p2_2_3_h = lookup16(tbl_hi_2, y2_3_aes_hi) */
+	eor v21.16b, v10.16b, v21.16b /* p2_2_3 = xor(p2_2_3_l, p2_2_3_h) */
+	and v10.16b, v28.16b, v1.16b /* y3_3_aes_lo = and(y3_3_aes, nibble_mask) */
+	ushr v28.16b, v28.16b, #4 /* y3_3_aes_hi = shr(y3_3_aes) */
+	tbl v15.16b, {v22.16b}, v10.16b /* p1_3_3_l = lookup16(tbl_lo_1, y3_3_aes_lo) */
+	tbl v10.16b, {v26.16b}, v10.16b /* p2_3_3_l = lookup16(tbl_lo_2, y3_3_aes_lo) */
+	tbl v23.16b, {v25.16b}, v28.16b /* p1_3_3_h = lookup16(tbl_hi_1, y3_3_aes_hi) */
 	eor v23.16b, v15.16b, v23.16b /* p1_3_3 = xor(p1_3_3_l, p1_3_3_h) */
-	tbl v25.16b, {v26.16b}, v25.16b /* p2_3_3_h = lookup16(tbl_hi_2, y3_3_aes_hi) */
-	eor v25.16b, v10.16b, v25.16b /* p2_3_3 = xor(p2_3_3_l, p2_3_3_h) */
-	eor v10.16b, v18.16b, v13.16b /* m0_acc_16 = xor(p2_1_3, p1_2_3) */
-	eor v13.16b, v13.16b, v20.16b /* m1_acc_16 = xor(p1_2_3, p2_2_3) */
-	eor3 v13.16b, v16.16b, v12.16b, v13.16b /* m1_acc_18 = eor3(p2_0_3, p1_1_3, m1_acc_16) */
-	eor v16.16b, v11.16b, v16.16b /* m2_acc_15 = xor(p1_0_3, p2_0_3) */
-	eor3 v11.16b, v11.16b, v12.16b, v10.16b /* m0_acc_18 = eor3(p1_0_3, p1_1_3, m0_acc_16) */
-	eor3 v18.16b, v12.16b, v18.16b, v16.16b /* m3_acc_18 = eor3(p1_1_3, p2_1_3, m2_acc_15) */
-	eor3 v11.16b, v20.16b, v25.16b, v11.16b /* m0_acc_19 = eor3(p2_2_3, p2_3_3, m0_acc_18) */
-	eor3 v18.16b, v20.16b, v23.16b, v18.16b /* m3_acc_19 = eor3(p2_2_3, p1_3_3, m3_acc_18) */
-	eor v20.16b, v23.16b, v25.16b /* m1_acc_17 = xor(p1_3_3, p2_3_3) */
-	eor3 v16.16b, v16.16b, v10.16b, v20.16b /* m2_acc_19 = eor3(m2_acc_15, m0_acc_16, m1_acc_17) */
-	eor3 v17.16b, v13.16b, v20.16b, v17.16b /* x1n_3 = eor3(m1_acc_18, m1_acc_17, g1x5) */
-	ldr q20, [sp, #432] /* reload g1x4.2 */
-	eor v20.16b, v20.16b, v11.16b /* x0n_3 = xor(g1x4, m0_acc_19) */
+	tbl v28.16b, {v24.16b}, v28.16b /* p2_3_3_h = lookup16(tbl_hi_2, y3_3_aes_hi) */
+	eor v28.16b, v10.16b, v28.16b /* p2_3_3 = xor(p2_3_3_l, p2_3_3_h) */
+	eor v10.16b, v18.16b, v14.16b /* m0_acc_16 = xor(p2_1_3, p1_2_3) */
+	eor v14.16b, v14.16b, v21.16b /* m1_acc_16 = xor(p1_2_3, p2_2_3) */
+	eor3 v14.16b, v16.16b, v13.16b, v14.16b /* m1_acc_18 = eor3(p2_0_3, p1_1_3, m1_acc_16) */
+	eor v16.16b, v12.16b, v16.16b /* m2_acc_15 = xor(p1_0_3, p2_0_3) */
+	eor3 v12.16b, v12.16b, v13.16b, v10.16b /* m0_acc_18 = eor3(p1_0_3, p1_1_3, m0_acc_16) */
+	eor3 v18.16b, v13.16b, v18.16b, v16.16b /* m3_acc_18 = eor3(p1_1_3, p2_1_3, m2_acc_15) */
+	eor3 v12.16b, v21.16b, v28.16b, v12.16b /* m0_acc_19 = eor3(p2_2_3, p2_3_3, m0_acc_18) */
+	eor3 v18.16b, v21.16b, v23.16b, v18.16b /* m3_acc_19 = eor3(p2_2_3, p1_3_3, m3_acc_18) */
+	eor v21.16b, v23.16b, v28.16b /* m1_acc_17 = xor(p1_3_3, p2_3_3) */
+	eor3 v16.16b, v16.16b, v10.16b, v21.16b /* m2_acc_19 = eor3(m2_acc_15, m0_acc_16, m1_acc_17) */
+	eor3 v7.16b, v14.16b, v21.16b, v7.16b /* x1n_3 = eor3(m1_acc_18, m1_acc_17, g1x5) */
+	ldr q21, [sp, #432] /* reload g1x4.2 */
+	eor v21.16b, v21.16b, v12.16b /* x0n_3 = xor(g1x4, m0_acc_19) */
 	ldr q23, [sp, #416] /* reload g1x6.2 */
 	eor v16.16b, v23.16b, v16.16b /* x2n_3 = xor(g1x6, m2_acc_19) */
 	ldr q23, [sp, #400] /* reload g1x7.2 */
@@ -6267,1316 +6228,1315 @@ SYM_FUNC_START(sm4_byteslice_neon_sha3_batch_ctr)
 	add x17, x5, #32
 	ld1r {v23.4s}, [x17] /* rk0_2 = bcast32() */
 	add x17, x5, #36
-	ld1r {v25.4s}, [x17] /* rk1_2 = bcast32() */
+	ld1r {v28.4s}, [x17] /* rk1_2 = bcast32() */
 	add x17, x5, #40
 	ld1r {v10.4s}, [x17] /* rk2_2 = bcast32() */
 	add x17, x5, #44
-	ld1r {v11.4s}, [x17] /* rk3_2 = bcast32() */
-	ldr q12, [sp, #320] /* reload g0x12.2 */
-	ldr q13, [sp, #384] /* reload g0x0.3 */
-	eor3 v15.16b, v12.16b, v13.16b, v7.16b /* t0_4_1 = eor3(g0x12, g0x0, g0x4) */
-	tbl v15.16b, {v15.16b}, v21.16b /* y0_4_sr = lookup16(t0_4_1, inv_shift_rows) */
+	ld1r {v12.4s}, [x17] /* rk3_2 = bcast32() */
+	ldr q13, [sp, #320] /* reload g0x12.2 */
+	ldr q14, [sp, #384] /* reload g0x0.3 */
+	eor3 v15.16b, v13.16b, v14.16b, v6.16b /* t0_4_1 = eor3(g0x12, g0x0, g0x4) */
+	tbl v15.16b, {v15.16b}, v19.16b /* y0_4_sr = lookup16(t0_4_1, inv_shift_rows) */
 	aese v15.16b, v23.16b /* y0_4_aes = aese(y0_4_sr, rk0_2) */
-	ldr q12, [sp, #304] /* reload g0x13.2 */
-	ldr q13, [sp, #336] /* reload g0x1.3 */
-	eor3 v12.16b, v12.16b, v13.16b, v5.16b /* t1_4_1 = eor3(g0x13, g0x1, g0x5) */
-	tbl v12.16b, {v12.16b}, v21.16b /* y1_4_sr = lookup16(t1_4_1, inv_shift_rows) */
-	aese v12.16b, v25.16b /* y1_4_aes = aese(y1_4_sr, rk1_2) */
-	ldr q13, [sp, #272] /* reload g0x14.2 */
-	str q5, [sp, #400] /* spill g0x5.3 */
-	ldr q5, [sp, #352] /* reload g0x2.3 */
-	eor3 v13.16b, v13.16b, v5.16b, v6.16b /* t2_4_1 = eor3(g0x14, g0x2, g0x6) */
-	tbl v13.16b, {v13.16b}, v21.16b /* y2_4_sr = lookup16(t2_4_1, inv_shift_rows) */
-	aese v13.16b, v10.16b /* y2_4_aes = aese(y2_4_sr, rk2_2) */
-	ldr q5, [sp, #224] /* reload g0x15.2 */
-	str q6, [sp, #416] /* spill g0x6.3 */
-	ldr q6, [sp, #368] /* reload g0x3.3 */
-	eor3 v5.16b, v5.16b, v6.16b, v1.16b /* t3_4_1 = eor3(g0x15, g0x3, g0x7) */
-	tbl v5.16b, {v5.16b}, v21.16b /* y3_4_sr = lookup16(t3_4_1, inv_shift_rows) */
-	aese v5.16b, v11.16b /* y3_4_aes = aese(y3_4_sr, rk3_2) */
-	and v6.16b, v15.16b, v2.16b /* y0_4_aes_lo = and(y0_4_aes, nibble_mask) */
+	ldr q13, [sp, #304] /* reload g0x13.2 */
+	ldr q14, [sp, #336] /* reload g0x1.3 */
+	eor3 v13.16b, v13.16b, v14.16b, v4.16b /* t1_4_1 = eor3(g0x13, g0x1, g0x5) */
+	tbl v13.16b, {v13.16b}, v19.16b /* y1_4_sr = lookup16(t1_4_1, inv_shift_rows) */
+	aese v13.16b, v28.16b /* y1_4_aes = aese(y1_4_sr, rk1_2) */
+	ldr q14, [sp, #272] /* reload g0x14.2 */
+	str q4, [sp, #400] /* spill g0x5.3 */
+	ldr q4, [sp, #352] /* reload g0x2.3 */
+	eor3 v14.16b, v14.16b, v4.16b, v5.16b /* t2_4_1 = eor3(g0x14, g0x2, g0x6) */
+	tbl v14.16b, {v14.16b}, v19.16b /* y2_4_sr = lookup16(t2_4_1, inv_shift_rows) */
+	aese v14.16b, v10.16b /* y2_4_aes = aese(y2_4_sr, rk2_2) */
+	ldr q4, [sp, #224] /* reload g0x15.2 */
+	str q5, [sp, #416] /* spill g0x6.3 */
+	ldr q5, [sp, #368] /* reload g0x3.3 */
+	eor3 v4.16b, v4.16b, v5.16b, v2.16b /* t3_4_1 = eor3(g0x15, g0x3, g0x7) */
+	tbl v4.16b, {v4.16b}, v19.16b /* y3_4_sr = lookup16(t3_4_1, inv_shift_rows) */
+	aese v4.16b, v12.16b /* y3_4_aes = aese(y3_4_sr, rk3_2) */
+	and v5.16b, v15.16b, v1.16b /* y0_4_aes_lo = and(y0_4_aes, nibble_mask) */
 	ushr v15.16b, v15.16b, #4 /* y0_4_aes_hi = shr(y0_4_aes) */
-	str q1, [sp, #432] /* spill g0x7.3 */
-	tbl v1.16b, {v24.16b}, v6.16b /* p1_0_4_l = lookup16(tbl_lo_1, y0_4_aes_lo) */
-	tbl v6.16b, {v14.16b}, v6.16b /* p2_0_4_l = lookup16(tbl_lo_2, y0_4_aes_lo) */
-	str q7, [sp, #208] /* spill g0x4.3 */
-	tbl v7.16b, {v27.16b}, v15.16b /* p1_0_4_h = lookup16(tbl_hi_1, y0_4_aes_hi) */
-	eor v1.16b, v1.16b, v7.16b /* p1_0_4 = xor(p1_0_4_l, p1_0_4_h) */
-	tbl v7.16b, {v26.16b}, v15.16b /* p2_0_4_h = lookup16(tbl_hi_2, y0_4_aes_hi) */
-	eor v6.16b, v6.16b, v7.16b /* p2_0_4 = xor(p2_0_4_l, p2_0_4_h) */
-	and v7.16b, v12.16b, v2.16b /* y1_4_aes_lo = and(y1_4_aes, nibble_mask) */
-	ushr v12.16b, v12.16b, #4 /* y1_4_aes_hi = shr(y1_4_aes) */
-	tbl v15.16b, {v24.16b}, v7.16b /* p1_1_4_l = lookup16(tbl_lo_1, y1_4_aes_lo) */
-	tbl v7.16b, {v14.16b}, v7.16b /* p2_1_4_l = lookup16(tbl_lo_2, y1_4_aes_lo) */
+	str q2, [sp, #432] /* spill g0x7.3 */
+	tbl v2.16b, {v22.16b}, v5.16b /* p1_0_4_l = lookup16(tbl_lo_1, y0_4_aes_lo) */
+	tbl v5.16b, {v26.16b}, v5.16b /* p2_0_4_l = lookup16(tbl_lo_2, y0_4_aes_lo) */
+	str q6, [sp, #208] /* spill g0x4.3 */
+	tbl v6.16b, {v25.16b}, v15.16b /* p1_0_4_h = lookup16(tbl_hi_1, y0_4_aes_hi) */
+	eor v2.16b, v2.16b, v6.16b /* p1_0_4 = xor(p1_0_4_l, p1_0_4_h) */
+	tbl v6.16b, {v24.16b}, v15.16b /* p2_0_4_h = lookup16(tbl_hi_2, y0_4_aes_hi) */
+	eor v5.16b, v5.16b, v6.16b /* p2_0_4 = xor(p2_0_4_l, p2_0_4_h) */
+	and v6.16b, v13.16b, v1.16b /* y1_4_aes_lo = and(y1_4_aes, nibble_mask) */
+	ushr v13.16b, v13.16b, #4 /* y1_4_aes_hi = shr(y1_4_aes) */
+	tbl v15.16b, {v22.16b}, v6.16b /* p1_1_4_l = lookup16(tbl_lo_1, y1_4_aes_lo) */
+	tbl v6.16b, {v26.16b}, v6.16b /* p2_1_4_l = lookup16(tbl_lo_2, y1_4_aes_lo) */
 	str q30, [sp, #192] /* spill g1x11.2 */
-	tbl v30.16b, {v27.16b}, v12.16b /* p1_1_4_h = lookup16(tbl_hi_1, y1_4_aes_hi) */
+	tbl v30.16b, {v25.16b}, v13.16b /* p1_1_4_h = lookup16(tbl_hi_1, y1_4_aes_hi) */
 	eor v30.16b, v15.16b, v30.16b /* p1_1_4 = xor(p1_1_4_l, p1_1_4_h) */
-	tbl v12.16b, {v26.16b}, v12.16b /* p2_1_4_h = lookup16(tbl_hi_2, y1_4_aes_hi) */
-	eor v7.16b, v7.16b, v12.16b /* p2_1_4 = xor(p2_1_4_l, p2_1_4_h) */
-	and v12.16b, v13.16b, v2.16b /* y2_4_aes_lo = and(y2_4_aes, nibble_mask) */
-	ushr v13.16b, v13.16b, #4 /* y2_4_aes_hi = shr(y2_4_aes) */
-	tbl v15.16b, {v24.16b}, v12.16b /* p1_2_4_l = lookup16(tbl_lo_1, y2_4_aes_lo) */
-	tbl v12.16b, {v14.16b}, v12.16b /* p2_2_4_l = lookup16(tbl_lo_2, y2_4_aes_lo) */
-	str q29, [sp, #112] /* spill g1x10.2 */
-	tbl v29.16b, {v27.16b}, v13.16b /* p1_2_4_h = lookup16(tbl_hi_1, y2_4_aes_hi) */
-	eor v29.16b, v15.16b, v29.16b /* p1_2_4 = xor(p1_2_4_l, p1_2_4_h) */
-	tbl v13.16b, {v26.16b}, v13.16b /* p2_2_4_h = lookup16(tbl_hi_2, y2_4_aes_hi) */
-	eor v12.16b, v12.16b, v13.16b /* p2_2_4 = xor(p2_2_4_l, p2_2_4_h) */
-	and v13.16b, v5.16b, v2.16b /* y3_4_aes_lo = and(y3_4_aes, nibble_mask) */
-	ushr v5.16b, v5.16b, #4 /* y3_4_aes_hi = shr(y3_4_aes) */
-	tbl v15.16b, {v24.16b}, v13.16b /* p1_3_4_l = lookup16(tbl_lo_1, y3_4_aes_lo) */
-	tbl v13.16b, {v14.16b}, v13.16b /* p2_3_4_l = lookup16(tbl_lo_2, y3_4_aes_lo) */
-	str q3, [sp, #176] /* spill g1x8.2 */
-	tbl v3.16b, {v27.16b}, v5.16b /* p1_3_4_h = lookup16(tbl_hi_1, y3_4_aes_hi) */
-	eor v3.16b, v15.16b, v3.16b /* p1_3_4 = xor(p1_3_4_l, p1_3_4_h) */
-	tbl v5.16b, {v26.16b}, v5.16b /* p2_3_4_h = lookup16(tbl_hi_2, y3_4_aes_hi) */
-	eor v5.16b, v13.16b, v5.16b /* p2_3_4 = xor(p2_3_4_l, p2_3_4_h) */
-	eor v13.16b, v7.16b, v29.16b /* m0_acc_21 = xor(p2_1_4, p1_2_4) */
-	eor v29.16b, v29.16b, v12.16b /* m1_acc_21 = xor(p1_2_4, p2_2_4) */
-	eor3 v29.16b, v6.16b, v30.16b, v29.16b /* m1_acc_23 = eor3(p2_0_4, p1_1_4, m1_acc_21) */
-	eor v6.16b, v1.16b, v6.16b /* m2_acc_20 = xor(p1_0_4, p2_0_4) */
-	eor3 v1.16b, v1.16b, v30.16b, v13.16b /* m0_acc_23 = eor3(p1_0_4, p1_1_4, m0_acc_21) */
-	eor3 v7.16b, v30.16b, v7.16b, v6.16b /* m3_acc_23 = eor3(p1_1_4, p2_1_4, m2_acc_20) */
-	eor3 v1.16b, v12.16b, v5.16b, v1.16b /* m0_acc_24 = eor3(p2_2_4, p2_3_4, m0_acc_23) */
-	eor3 v7.16b, v12.16b, v3.16b, v7.16b /* m3_acc_24 = eor3(p2_2_4, p1_3_4, m3_acc_23) */
-	eor v3.16b, v3.16b, v5.16b /* m1_acc_22 = xor(p1_3_4, p2_3_4) */
-	eor3 v5.16b, v6.16b, v13.16b, v3.16b /* m2_acc_24 = eor3(m2_acc_20, m0_acc_21, m1_acc_22) */
-	ldr q6, [sp, #288] /* reload g0x9.2 */
-	eor3 v3.16b, v29.16b, v3.16b, v6.16b /* x1n_4 = eor3(m1_acc_23, m1_acc_22, g0x9) */
-	ldr q6, [sp, #144] /* reload g0x8.2 */
-	eor v1.16b, v6.16b, v1.16b /* x0n_4 = xor(g0x8, m0_acc_24) */
-	ldr q6, [sp, #256] /* reload g0x10.2 */
-	eor v5.16b, v6.16b, v5.16b /* x2n_4 = xor(g0x10, m2_acc_24) */
-	ldr q6, [sp, #240] /* reload g0x11.2 */
-	eor v6.16b, v6.16b, v7.16b /* x3n_4 = xor(g0x11, m3_acc_24) */
-	eor3 v7.16b, v31.16b, v22.16b, v20.16b /* t0_5_1 = eor3(g1x12, g1x0, g1x4) */
-	tbl v7.16b, {v7.16b}, v21.16b /* y0_5_sr = lookup16(t0_5_1, inv_shift_rows) */
-	aese v7.16b, v23.16b /* y0_5_aes = aese(y0_5_sr, rk0_2) */
-	eor3 v23.16b, v8.16b, v4.16b, v17.16b /* t1_5_1 = eor3(g1x13, g1x1, g1x5) */
-	tbl v23.16b, {v23.16b}, v21.16b /* y1_5_sr = lookup16(t1_5_1, inv_shift_rows) */
-	aese v23.16b, v25.16b /* y1_5_aes = aese(y1_5_sr, rk1_2) */
-	eor3 v25.16b, v9.16b, v19.16b, v16.16b /* t2_5_1 = eor3(g1x14, g1x2, g1x6) */
-	tbl v25.16b, {v25.16b}, v21.16b /* y2_5_sr = lookup16(t2_5_1, inv_shift_rows) */
-	aese v25.16b, v10.16b /* y2_5_aes = aese(y2_5_sr, rk2_2) */
-	ldr q29, [sp, #64] /* reload g1x15.2 */
-	eor3 v30.16b, v29.16b, v0.16b, v18.16b /* t3_5_1 = eor3(g1x15, g1x3, g1x7) */
-	tbl v30.16b, {v30.16b}, v21.16b /* y3_5_sr = lookup16(t3_5_1, inv_shift_rows) */
-	aese v30.16b, v11.16b /* y3_5_aes = aese(y3_5_sr, rk3_2) */
-	and v10.16b, v7.16b, v2.16b /* y0_5_aes_lo = and(y0_5_aes, nibble_mask) */
-	ushr v7.16b, v7.16b, #4 /* y0_5_aes_hi = shr(y0_5_aes) */
-	tbl v11.16b, {v24.16b}, v10.16b /* p1_0_5_l = lookup16(tbl_lo_1, y0_5_aes_lo) */
-	tbl v10.16b, {v14.16b}, v10.16b /* p2_0_5_l = lookup16(tbl_lo_2, y0_5_aes_lo) */
-	tbl v12.16b, {v27.16b}, v7.16b /* p1_0_5_h = lookup16(tbl_hi_1, y0_5_aes_hi) */
-	eor v11.16b, v11.16b, v12.16b /* p1_0_5 = xor(p1_0_5_l, p1_0_5_h) */
-	tbl v7.16b, {v26.16b}, v7.16b /* p2_0_5_h = lookup16(tbl_hi_2, y0_5_aes_hi) */
-	eor v7.16b, v10.16b, v7.16b /* p2_0_5 = xor(p2_0_5_l, p2_0_5_h) */
-	and v10.16b, v23.16b, v2.16b /* y1_5_aes_lo = and(y1_5_aes, nibble_mask) */
+	tbl v13.16b, {v24.16b}, v13.16b /* p2_1_4_h = lookup16(tbl_hi_2, y1_4_aes_hi) */
+	eor v6.16b, v6.16b, v13.16b /* p2_1_4 = xor(p2_1_4_l, p2_1_4_h) */
+	and v13.16b, v14.16b, v1.16b /* y2_4_aes_lo = and(y2_4_aes, nibble_mask) */
+	ushr v14.16b, v14.16b, #4 /* y2_4_aes_hi = shr(y2_4_aes) */
+	tbl v15.16b, {v22.16b}, v13.16b /* p1_2_4_l = lookup16(tbl_lo_1, y2_4_aes_lo) */
+	tbl v13.16b, {v26.16b}, v13.16b /* p2_2_4_l = lookup16(tbl_lo_2, y2_4_aes_lo) */
+	str q8, [sp, #144] /* spill g1x10.2 */
+	tbl v8.16b, {v25.16b}, v14.16b /* p1_2_4_h = lookup16(tbl_hi_1, y2_4_aes_hi) */
+	eor v8.16b, v15.16b, v8.16b /* p1_2_4 = xor(p1_2_4_l, p1_2_4_h) */
+	tbl v14.16b, {v24.16b}, v14.16b /* p2_2_4_h = lookup16(tbl_hi_2, y2_4_aes_hi) */
+	eor v13.16b, v13.16b, v14.16b /* p2_2_4 = xor(p2_2_4_l, p2_2_4_h) */
+	and v14.16b, v4.16b, v1.16b /* y3_4_aes_lo = and(y3_4_aes, nibble_mask) */
+	ushr v4.16b, v4.16b, #4 /* y3_4_aes_hi = shr(y3_4_aes) */
+	tbl v15.16b, {v22.16b}, v14.16b /* p1_3_4_l = lookup16(tbl_lo_1, y3_4_aes_lo) */
+	tbl v14.16b, {v26.16b}, v14.16b /* p2_3_4_l = lookup16(tbl_lo_2, y3_4_aes_lo) */
+	str q27, [sp, #176] /* spill g1x8.2 */
+	tbl v27.16b, {v25.16b}, v4.16b /* p1_3_4_h = lookup16(tbl_hi_1, y3_4_aes_hi) */
+	eor v27.16b, v15.16b, v27.16b /* p1_3_4 = xor(p1_3_4_l, p1_3_4_h) */
+	tbl v4.16b, {v24.16b}, v4.16b /* p2_3_4_h = lookup16(tbl_hi_2, y3_4_aes_hi) */
+	eor v4.16b, v14.16b, v4.16b /* p2_3_4 = xor(p2_3_4_l, p2_3_4_h) */
+	eor v14.16b, v6.16b, v8.16b /* m0_acc_21 = xor(p2_1_4, p1_2_4) */
+	eor v8.16b, v8.16b, v13.16b /* m1_acc_21 = xor(p1_2_4, p2_2_4) */
+	eor3 v8.16b, v5.16b, v30.16b, v8.16b /* m1_acc_23 = eor3(p2_0_4, p1_1_4, m1_acc_21) */
+	eor v5.16b, v2.16b, v5.16b /* m2_acc_20 = xor(p1_0_4, p2_0_4) */
+	eor3 v2.16b, v2.16b, v30.16b, v14.16b /* m0_acc_23 = eor3(p1_0_4, p1_1_4, m0_acc_21) */
+	eor3 v6.16b, v30.16b, v6.16b, v5.16b /* m3_acc_23 = eor3(p1_1_4, p2_1_4, m2_acc_20) */
+	eor3 v2.16b, v13.16b, v4.16b, v2.16b /* m0_acc_24 = eor3(p2_2_4, p2_3_4, m0_acc_23) */
+	eor3 v6.16b, v13.16b, v27.16b, v6.16b /* m3_acc_24 = eor3(p2_2_4, p1_3_4, m3_acc_23) */
+	eor v4.16b, v27.16b, v4.16b /* m1_acc_22 = xor(p1_3_4, p2_3_4) */
+	eor3 v5.16b, v5.16b, v14.16b, v4.16b /* m2_acc_24 = eor3(m2_acc_20, m0_acc_21, m1_acc_22) */
+	ldr q27, [sp, #288] /* reload g0x9.2 */
+	eor3 v4.16b, v8.16b, v4.16b, v27.16b /* x1n_4 = eor3(m1_acc_23, m1_acc_22, g0x9) */
+	ldr q27, [sp, #96] /* reload g0x8.2 */
+	eor v2.16b, v27.16b, v2.16b /* x0n_4 = xor(g0x8, m0_acc_24) */
+	ldr q27, [sp, #256] /* reload g0x10.2 */
+	eor v5.16b, v27.16b, v5.16b /* x2n_4 = xor(g0x10, m2_acc_24) */
+	ldr q27, [sp, #240] /* reload g0x11.2 */
+	eor v6.16b, v27.16b, v6.16b /* x3n_4 = xor(g0x11, m3_acc_24) */
+	eor3 v27.16b, v31.16b, v20.16b, v21.16b /* t0_5_1 = eor3(g1x12, g1x0, g1x4) */
+	tbl v27.16b, {v27.16b}, v19.16b /* y0_5_sr = lookup16(t0_5_1, inv_shift_rows) */
+	aese v27.16b, v23.16b /* y0_5_aes = aese(y0_5_sr, rk0_2) */
+	eor3 v23.16b, v9.16b, v3.16b, v7.16b /* t1_5_1 = eor3(g1x13, g1x1, g1x5) */
+	tbl v23.16b, {v23.16b}, v19.16b /* y1_5_sr = lookup16(t1_5_1, inv_shift_rows) */
+	aese v23.16b, v28.16b /* y1_5_aes = aese(y1_5_sr, rk1_2) */
+	eor3 v28.16b, v11.16b, v17.16b, v16.16b /* t2_5_1 = eor3(g1x14, g1x2, g1x6) */
+	tbl v28.16b, {v28.16b}, v19.16b /* y2_5_sr = lookup16(t2_5_1, inv_shift_rows) */
+	aese v28.16b, v10.16b /* y2_5_aes = aese(y2_5_sr, rk2_2) */
+	ldr q30, [sp, #128] /* reload g1x15.2 */
+	eor3 v8.16b, v30.16b, v0.16b, v18.16b /* t3_5_1 = eor3(g1x15, g1x3, g1x7) */
+	tbl v8.16b, {v8.16b}, v19.16b /* y3_5_sr = lookup16(t3_5_1, inv_shift_rows) */
+	aese v8.16b, v12.16b /* y3_5_aes = aese(y3_5_sr, rk3_2) */
+	and v10.16b, v27.16b, v1.16b /* y0_5_aes_lo = and(y0_5_aes, nibble_mask) */
+	ushr v27.16b, v27.16b, #4 /* y0_5_aes_hi = shr(y0_5_aes) */
+	tbl v12.16b, {v22.16b}, v10.16b /* p1_0_5_l = lookup16(tbl_lo_1, y0_5_aes_lo) */
+	tbl v10.16b, {v26.16b}, v10.16b /* p2_0_5_l = lookup16(tbl_lo_2, y0_5_aes_lo) */
+	tbl v13.16b, {v25.16b}, v27.16b /* p1_0_5_h = lookup16(tbl_hi_1, y0_5_aes_hi) */
+	eor v12.16b, v12.16b, v13.16b /* p1_0_5 = xor(p1_0_5_l, p1_0_5_h) */
+	tbl v27.16b, {v24.16b}, v27.16b /* p2_0_5_h = lookup16(tbl_hi_2, y0_5_aes_hi) */
+	eor v27.16b, v10.16b, v27.16b /* p2_0_5 = xor(p2_0_5_l, p2_0_5_h) */
+	and v10.16b, v23.16b, v1.16b /* y1_5_aes_lo = and(y1_5_aes, nibble_mask) */
 	ushr v23.16b, v23.16b, #4 /* y1_5_aes_hi = shr(y1_5_aes) */
-	tbl v12.16b, {v24.16b}, v10.16b /* p1_1_5_l = lookup16(tbl_lo_1, y1_5_aes_lo) */
-	tbl v10.16b, {v14.16b}, v10.16b /* p2_1_5_l = lookup16(tbl_lo_2, y1_5_aes_lo) */
-	tbl v13.16b, {v27.16b}, v23.16b /* p1_1_5_h = lookup16(tbl_hi_1, y1_5_aes_hi) */
-	eor v12.16b, v12.16b, v13.16b /* p1_1_5 = xor(p1_1_5_l, p1_1_5_h) */
-	tbl v23.16b, {v26.16b}, v23.16b /* p2_1_5_h = lookup16(tbl_hi_2, y1_5_aes_hi) */
+	tbl v13.16b, {v22.16b}, v10.16b /* p1_1_5_l = lookup16(tbl_lo_1, y1_5_aes_lo) */
+	tbl v10.16b, {v26.16b}, v10.16b /* p2_1_5_l = lookup16(tbl_lo_2, y1_5_aes_lo) */
+	tbl v14.16b, {v25.16b}, v23.16b /* p1_1_5_h = lookup16(tbl_hi_1, y1_5_aes_hi) */
+	eor v13.16b, v13.16b, v14.16b /* p1_1_5 = xor(p1_1_5_l, p1_1_5_h) */
+	tbl v23.16b, {v24.16b}, v23.16b /* p2_1_5_h = lookup16(tbl_hi_2, y1_5_aes_hi) */
 	eor v23.16b, v10.16b, v23.16b /* p2_1_5 = xor(p2_1_5_l, p2_1_5_h) */
-	and v10.16b, v25.16b, v2.16b /* y2_5_aes_lo = and(y2_5_aes, nibble_mask) */
-	ushr v25.16b, v25.16b, #4 /* y2_5_aes_hi = shr(y2_5_aes) */
-	tbl v13.16b, {v24.16b}, v10.16b /* p1_2_5_l = lookup16(tbl_lo_1, y2_5_aes_lo) */
-	tbl v10.16b, {v14.16b}, v10.16b /* p2_2_5_l = lookup16(tbl_lo_2, y2_5_aes_lo) */
-	tbl v15.16b, {v27.16b}, v25.16b /* p1_2_5_h = lookup16(tbl_hi_1, y2_5_aes_hi) */
-	eor v13.16b, v13.16b, v15.16b /* p1_2_5 = xor(p1_2_5_l, p1_2_5_h) */
-	tbl v25.16b, {v26.16b}, v25.16b /* p2_2_5_h = lookup16(tbl_hi_2, y2_5_aes_hi) */
-	eor v25.16b, v10.16b, v25.16b /* p2_2_5 = xor(p2_2_5_l, p2_2_5_h) */
-	and v10.16b, v30.16b, v2.16b /* y3_5_aes_lo = and(y3_5_aes, nibble_mask) */
-	ushr v30.16b, v30.16b, #4 /* y3_5_aes_hi = shr(y3_5_aes) */
-	tbl v15.16b, {v24.16b}, v10.16b /* p1_3_5_l = lookup16(tbl_lo_1, y3_5_aes_lo) */
-	tbl v10.16b, {v14.16b}, v10.16b /* p2_3_5_l = lookup16(tbl_lo_2, y3_5_aes_lo) */
-	tbl v29.16b, {v27.16b}, v30.16b /* p1_3_5_h = lookup16(tbl_hi_1, y3_5_aes_hi) */
-	eor v29.16b, v15.16b, v29.16b /* p1_3_5 = xor(p1_3_5_l, p1_3_5_h) */
-	tbl v30.16b, {v26.16b}, v30.16b /* p2_3_5_h = lookup16(tbl_hi_2, y3_5_aes_hi) */
-	eor v30.16b, v10.16b, v30.16b /* p2_3_5 = xor(p2_3_5_l, p2_3_5_h) */
-	eor v10.16b, v23.16b, v13.16b /* m0_acc_26 = xor(p2_1_5, p1_2_5) */
-	eor v13.16b, v13.16b, v25.16b /* m1_acc_26 = xor(p1_2_5, p2_2_5) */
-	eor3 v13.16b, v7.16b, v12.16b, v13.16b /* m1_acc_28 = eor3(p2_0_5, p1_1_5, m1_acc_26) */
-	eor v7.16b, v11.16b, v7.16b /* m2_acc_25 = xor(p1_0_5, p2_0_5) */
-	eor3 v11.16b, v11.16b, v12.16b, v10.16b /* m0_acc_28 = eor3(p1_0_5, p1_1_5, m0_acc_26) */
-	eor3 v23.16b, v12.16b, v23.16b, v7.16b /* m3_acc_28 = eor3(p1_1_5, p2_1_5, m2_acc_25) */
-	eor3 v11.16b, v25.16b, v30.16b, v11.16b /* m0_acc_29 = eor3(p2_2_5, p2_3_5, m0_acc_28) */
-	eor3 v23.16b, v25.16b, v29.16b, v23.16b /* m3_acc_29 = eor3(p2_2_5, p1_3_5, m3_acc_28) */
-	eor v25.16b, v29.16b, v30.16b /* m1_acc_27 = xor(p1_3_5, p2_3_5) */
-	eor3 v7.16b, v7.16b, v10.16b, v25.16b /* m2_acc_29 = eor3(m2_acc_25, m0_acc_26, m1_acc_27) */
-	eor3 v25.16b, v13.16b, v25.16b, v28.16b /* x1n_5 = eor3(m1_acc_28, m1_acc_27, g1x9) */
-	ldr q28, [sp, #176] /* reload g1x8.2 */
-	eor v28.16b, v28.16b, v11.16b /* x0n_5 = xor(g1x8, m0_acc_29) */
-	ldr q29, [sp, #112] /* reload g1x10.2 */
-	eor v7.16b, v29.16b, v7.16b /* x2n_5 = xor(g1x10, m2_acc_29) */
-	ldr q29, [sp, #192] /* reload g1x11.2 */
-	eor v23.16b, v29.16b, v23.16b /* x3n_5 = xor(g1x11, m3_acc_29) */
+	and v10.16b, v28.16b, v1.16b /* y2_5_aes_lo = and(y2_5_aes, nibble_mask) */
+	ushr v28.16b, v28.16b, #4 /* y2_5_aes_hi = shr(y2_5_aes) */
+	tbl v14.16b, {v22.16b}, v10.16b /* p1_2_5_l = lookup16(tbl_lo_1, y2_5_aes_lo) */
+	tbl v10.16b, {v26.16b}, v10.16b /* p2_2_5_l = lookup16(tbl_lo_2, y2_5_aes_lo) */
+	tbl v15.16b, {v25.16b}, v28.16b /* p1_2_5_h = lookup16(tbl_hi_1, y2_5_aes_hi) */
+	eor v14.16b, v14.16b, v15.16b /* p1_2_5 = xor(p1_2_5_l, p1_2_5_h) */
+	tbl v28.16b, {v24.16b}, v28.16b /* p2_2_5_h = lookup16(tbl_hi_2, y2_5_aes_hi) */
+	eor v28.16b, v10.16b, v28.16b /* p2_2_5 = xor(p2_2_5_l, p2_2_5_h) */
+	and v10.16b, v8.16b, v1.16b /* y3_5_aes_lo = and(y3_5_aes, nibble_mask) */
+	ushr v8.16b, v8.16b, #4 /* y3_5_aes_hi = shr(y3_5_aes) */
+	tbl v15.16b, {v22.16b}, v10.16b /* p1_3_5_l = lookup16(tbl_lo_1, y3_5_aes_lo) */
+	tbl v10.16b, {v26.16b}, v10.16b /* p2_3_5_l = lookup16(tbl_lo_2, y3_5_aes_lo) */
+	tbl v30.16b, {v25.16b}, v8.16b /* p1_3_5_h = lookup16(tbl_hi_1, y3_5_aes_hi) */
+	eor v30.16b, v15.16b, v30.16b /* p1_3_5 = xor(p1_3_5_l, p1_3_5_h) */
+	tbl v8.16b, {v24.16b}, v8.16b /* p2_3_5_h = lookup16(tbl_hi_2, y3_5_aes_hi) */
+	eor v8.16b, v10.16b, v8.16b /* p2_3_5 = xor(p2_3_5_l, p2_3_5_h) */
+	eor v10.16b, v23.16b, v14.16b /* m0_acc_26 = xor(p2_1_5, p1_2_5) */
+	eor v14.16b, v14.16b, v28.16b /* m1_acc_26 = xor(p1_2_5, p2_2_5) */
+	eor3 v14.16b, v27.16b, v13.16b, v14.16b /* m1_acc_28 = eor3(p2_0_5, p1_1_5, m1_acc_26) */
+	eor v27.16b, v12.16b, v27.16b /* m2_acc_25 = xor(p1_0_5, p2_0_5) */
+	eor3 v12.16b, v12.16b, v13.16b, v10.16b /* m0_acc_28 = eor3(p1_0_5, p1_1_5, m0_acc_26) */
+	eor3 v23.16b, v13.16b, v23.16b, v27.16b /* m3_acc_28 = eor3(p1_1_5, p2_1_5, m2_acc_25) */
+	eor3 v12.16b, v28.16b, v8.16b, v12.16b /* m0_acc_29 = eor3(p2_2_5, p2_3_5, m0_acc_28) */
+	eor3 v23.16b, v28.16b, v30.16b, v23.16b /* m3_acc_29 = eor3(p2_2_5, p1_3_5, m3_acc_28) */
+	eor v28.16b, v30.16b, v8.16b /* m1_acc_27 = xor(p1_3_5, p2_3_5) */
+	eor3 v27.16b, v27.16b, v10.16b, v28.16b /* m2_acc_29 = eor3(m2_acc_25, m0_acc_26, m1_acc_27) */
+	eor3 v28.16b, v14.16b, v28.16b, v29.16b /* x1n_5 = eor3(m1_acc_28, m1_acc_27, g1x9) */
+	ldr q29, [sp, #176] /* reload g1x8.2 */
+	eor v29.16b, v29.16b, v12.16b /* x0n_5 = xor(g1x8, m0_acc_29) */
+	ldr q30, [sp, #144] /* reload g1x10.2 */
+	eor v27.16b, v30.16b, v27.16b /* x2n_5 = xor(g1x10, m2_acc_29) */
+	ldr q30, [sp, #192] /* reload g1x11.2 */
+	eor v23.16b, v30.16b, v23.16b /* x3n_5 = xor(g1x11, m3_acc_29) */
 
 	/* Round 8r+3: slot 3 ^= M'_L·inv(slot 0 ^ slot 1 ^ slot 2 ^ rk') ^ C'. */
 	add x17, x5, #48
-	ld1r {v29.4s}, [x17] /* rk0_3 = bcast32() */
+	ld1r {v30.4s}, [x17] /* rk0_3 = bcast32() */
 	add x17, x5, #52
-	ld1r {v30.4s}, [x17] /* rk1_3 = bcast32() */
+	ld1r {v8.4s}, [x17] /* rk1_3 = bcast32() */
 	add x17, x5, #56
 	ld1r {v10.4s}, [x17] /* rk2_3 = bcast32() */
 	add x17, x5, #60
-	ld1r {v11.4s}, [x17] /* rk3_3 = bcast32() */
-	ldr q12, [sp, #384] /* reload g0x0.3 */
-	ldr q13, [sp, #208] /* reload g0x4.3 */
-	eor3 v15.16b, v12.16b, v13.16b, v1.16b /* t0_6_1 = eor3(g0x0, g0x4, g0x8) */
-	tbl v15.16b, {v15.16b}, v21.16b /* y0_6_sr = lookup16(t0_6_1, inv_shift_rows) */
-	aese v15.16b, v29.16b /* y0_6_aes = aese(y0_6_sr, rk0_3) */
-	ldr q12, [sp, #336] /* reload g0x1.3 */
-	ldr q13, [sp, #400] /* reload g0x5.3 */
-	eor3 v12.16b, v12.16b, v13.16b, v3.16b /* t1_6_1 = eor3(g0x1, g0x5, g0x9) */
-	tbl v12.16b, {v12.16b}, v21.16b /* y1_6_sr = lookup16(t1_6_1, inv_shift_rows) */
-	aese v12.16b, v30.16b /* y1_6_aes = aese(y1_6_sr, rk1_3) */
-	ldr q13, [sp, #352] /* reload g0x2.3 */
-	str q3, [sp, #192] /* spill g0x9.3 */
-	ldr q3, [sp, #416] /* reload g0x6.3 */
-	eor3 v13.16b, v13.16b, v3.16b, v5.16b /* t2_6_1 = eor3(g0x2, g0x6, g0x10) */
-	tbl v13.16b, {v13.16b}, v21.16b /* y2_6_sr = lookup16(t2_6_1, inv_shift_rows) */
-	aese v13.16b, v10.16b /* y2_6_aes = aese(y2_6_sr, rk2_3) */
-	ldr q3, [sp, #368] /* reload g0x3.3 */
-	str q5, [sp, #112] /* spill g0x10.3 */
+	ld1r {v12.4s}, [x17] /* rk3_3 = bcast32() */
+	ldr q13, [sp, #384] /* reload g0x0.3 */
+	ldr q14, [sp, #208] /* reload g0x4.3 */
+	eor3 v15.16b, v13.16b, v14.16b, v2.16b /* t0_6_1 = eor3(g0x0, g0x4, g0x8) */
+	tbl v15.16b, {v15.16b}, v19.16b /* y0_6_sr = lookup16(t0_6_1, inv_shift_rows) */
+	aese v15.16b, v30.16b /* y0_6_aes = aese(y0_6_sr, rk0_3) */
+	ldr q13, [sp, #336] /* reload g0x1.3 */
+	ldr q14, [sp, #400] /* reload g0x5.3 */
+	eor3 v13.16b, v13.16b, v14.16b, v4.16b /* t1_6_1 = eor3(g0x1, g0x5, g0x9) */
+	tbl v13.16b, {v13.16b}, v19.16b /* y1_6_sr = lookup16(t1_6_1, inv_shift_rows) */
+	aese v13.16b, v8.16b /* y1_6_aes = aese(y1_6_sr, rk1_3) */
+	ldr q14, [sp, #352] /* reload g0x2.3 */
+	str q4, [sp, #192] /* spill g0x9.3 */
+	ldr q4, [sp, #416] /* reload g0x6.3 */
+	eor3 v14.16b, v14.16b, v4.16b, v5.16b /* t2_6_1 = eor3(g0x2, g0x6, g0x10) */
+	tbl v14.16b, {v14.16b}, v19.16b /* y2_6_sr = lookup16(t2_6_1, inv_shift_rows) */
+	aese v14.16b, v10.16b /* y2_6_aes = aese(y2_6_sr, rk2_3) */
+	ldr q4, [sp, #368] /* reload g0x3.3 */
+	str q5, [sp, #144] /* spill g0x10.3 */
 	ldr q5, [sp, #432] /* reload g0x7.3 */
-	eor3 v3.16b, v3.16b, v5.16b, v6.16b /* t3_6_1 = eor3(g0x3, g0x7, g0x11) */
-	tbl v3.16b, {v3.16b}, v21.16b /* y3_6_sr = lookup16(t3_6_1, inv_shift_rows) */
-	aese v3.16b, v11.16b /* y3_6_aes = aese(y3_6_sr, rk3_3) */
-	and v5.16b, v15.16b, v2.16b /* y0_6_aes_lo = and(y0_6_aes, nibble_mask) */
+	eor3 v4.16b, v4.16b, v5.16b, v6.16b /* t3_6_1 = eor3(g0x3, g0x7, g0x11) */
+	tbl v4.16b, {v4.16b}, v19.16b /* y3_6_sr = lookup16(t3_6_1, inv_shift_rows) */
+	aese v4.16b, v12.16b /* y3_6_aes = aese(y3_6_sr, rk3_3) */
+	and v5.16b, v15.16b, v1.16b /* y0_6_aes_lo = and(y0_6_aes, nibble_mask) */
 	ushr v15.16b, v15.16b, #4 /* y0_6_aes_hi = shr(y0_6_aes) */
 	str q6, [sp, #176] /* spill g0x11.3 */
-	tbl v6.16b, {v24.16b}, v5.16b /* p1_0_6_l = lookup16(tbl_lo_1, y0_6_aes_lo) */
-	tbl v5.16b, {v14.16b}, v5.16b /* p2_0_6_l = lookup16(tbl_lo_2, y0_6_aes_lo) */
-	str q1, [sp, #240] /* spill g0x8.3 */
-	tbl v1.16b, {v27.16b}, v15.16b /* p1_0_6_h = lookup16(tbl_hi_1, y0_6_aes_hi) */
-	eor v1.16b, v6.16b, v1.16b /* p1_0_6 = xor(p1_0_6_l, p1_0_6_h) */
-	tbl v6.16b, {v26.16b}, v15.16b /* p2_0_6_h = lookup16(tbl_hi_2, y0_6_aes_hi) */
+	tbl v6.16b, {v22.16b}, v5.16b /* p1_0_6_l = lookup16(tbl_lo_1, y0_6_aes_lo) */
+	tbl v5.16b, {v26.16b}, v5.16b /* p2_0_6_l = lookup16(tbl_lo_2, y0_6_aes_lo) */
+	str q2, [sp, #240] /* spill g0x8.3 */
+	tbl v2.16b, {v25.16b}, v15.16b /* p1_0_6_h = lookup16(tbl_hi_1, y0_6_aes_hi) */
+	eor v2.16b, v6.16b, v2.16b /* p1_0_6 = xor(p1_0_6_l, p1_0_6_h) */
+	tbl v6.16b, {v24.16b}, v15.16b /* p2_0_6_h = lookup16(tbl_hi_2, y0_6_aes_hi) */
 	eor v5.16b, v5.16b, v6.16b /* p2_0_6 = xor(p2_0_6_l, p2_0_6_h) */
-	and v6.16b, v12.16b, v2.16b /* y1_6_aes_lo = and(y1_6_aes, nibble_mask) */
-	ushr v12.16b, v12.16b, #4 /* y1_6_aes_hi = shr(y1_6_aes) */
-	tbl v15.16b, {v24.16b}, v6.16b /* p1_1_6_l = lookup16(tbl_lo_1, y1_6_aes_lo) */
-	tbl v6.16b, {v14.16b}, v6.16b /* p2_1_6_l = lookup16(tbl_lo_2, y1_6_aes_lo) */
-	str q9, [sp, #256] /* spill g1x14.2 */
-	tbl v9.16b, {v27.16b}, v12.16b /* p1_1_6_h = lookup16(tbl_hi_1, y1_6_aes_hi) */
-	eor v9.16b, v15.16b, v9.16b /* p1_1_6 = xor(p1_1_6_l, p1_1_6_h) */
-	tbl v12.16b, {v26.16b}, v12.16b /* p2_1_6_h = lookup16(tbl_hi_2, y1_6_aes_hi) */
-	eor v6.16b, v6.16b, v12.16b /* p2_1_6 = xor(p2_1_6_l, p2_1_6_h) */
-	and v12.16b, v13.16b, v2.16b /* y2_6_aes_lo = and(y2_6_aes, nibble_mask) */
-	ushr v13.16b, v13.16b, #4 /* y2_6_aes_hi = shr(y2_6_aes) */
-	tbl v15.16b, {v24.16b}, v12.16b /* p1_2_6_l = lookup16(tbl_lo_1, y2_6_aes_lo) */
-	tbl v12.16b, {v14.16b}, v12.16b /* p2_2_6_l = lookup16(tbl_lo_2, y2_6_aes_lo) */
-	str q31, [sp, #144] /* spill g1x12.2 */
-	tbl v31.16b, {v27.16b}, v13.16b /* p1_2_6_h = lookup16(tbl_hi_1, y2_6_aes_hi) */
+	and v6.16b, v13.16b, v1.16b /* y1_6_aes_lo = and(y1_6_aes, nibble_mask) */
+	ushr v13.16b, v13.16b, #4 /* y1_6_aes_hi = shr(y1_6_aes) */
+	tbl v15.16b, {v22.16b}, v6.16b /* p1_1_6_l = lookup16(tbl_lo_1, y1_6_aes_lo) */
+	tbl v6.16b, {v26.16b}, v6.16b /* p2_1_6_l = lookup16(tbl_lo_2, y1_6_aes_lo) */
+	str q11, [sp, #256] /* spill g1x14.2 */
+	tbl v11.16b, {v25.16b}, v13.16b /* p1_1_6_h = lookup16(tbl_hi_1, y1_6_aes_hi) */
+	eor v11.16b, v15.16b, v11.16b /* p1_1_6 = xor(p1_1_6_l, p1_1_6_h) */
+	tbl v13.16b, {v24.16b}, v13.16b /* p2_1_6_h = lookup16(tbl_hi_2, y1_6_aes_hi) */
+	eor v6.16b, v6.16b, v13.16b /* p2_1_6 = xor(p2_1_6_l, p2_1_6_h) */
+	and v13.16b, v14.16b, v1.16b /* y2_6_aes_lo = and(y2_6_aes, nibble_mask) */
+	ushr v14.16b, v14.16b, #4 /* y2_6_aes_hi = shr(y2_6_aes) */
+	tbl v15.16b, {v22.16b}, v13.16b /* p1_2_6_l = lookup16(tbl_lo_1, y2_6_aes_lo) */
+	tbl v13.16b, {v26.16b}, v13.16b /* p2_2_6_l = lookup16(tbl_lo_2, y2_6_aes_lo) */
+	str q31, [sp, #96] /* spill g1x12.2 */
+	tbl v31.16b, {v25.16b}, v14.16b /* p1_2_6_h = lookup16(tbl_hi_1, y2_6_aes_hi) */
 	eor v31.16b, v15.16b, v31.16b /* p1_2_6 = xor(p1_2_6_l, p1_2_6_h) */
-	tbl v13.16b, {v26.16b}, v13.16b /* p2_2_6_h = lookup16(tbl_hi_2, y2_6_aes_hi) */
-	eor v12.16b, v12.16b, v13.16b /* p2_2_6 = xor(p2_2_6_l, p2_2_6_h) */
-	and v13.16b, v3.16b, v2.16b /* y3_6_aes_lo = and(y3_6_aes, nibble_mask) */
-	ushr v3.16b, v3.16b, #4 /* y3_6_aes_hi = shr(y3_6_aes) */
-	tbl v15.16b, {v24.16b}, v13.16b /* p1_3_6_l = lookup16(tbl_lo_1, y3_6_aes_lo) */
-	tbl v13.16b, {v14.16b}, v13.16b /* p2_3_6_l = lookup16(tbl_lo_2, y3_6_aes_lo) */
-	tbl v27.16b, {v27.16b}, v3.16b /* p1_3_6_h = lookup16(tbl_hi_1, y3_6_aes_hi) */
-	eor v27.16b, v15.16b, v27.16b /* p1_3_6 = xor(p1_3_6_l, p1_3_6_h) */
-	tbl v3.16b, {v26.16b}, v3.16b /* p2_3_6_h = lookup16(tbl_hi_2, y3_6_aes_hi) */
-	eor v3.16b, v13.16b, v3.16b /* p2_3_6 = xor(p2_3_6_l, p2_3_6_h) */
-	eor v13.16b, v6.16b, v31.16b /* m0_acc_31 = xor(p2_1_6, p1_2_6) */
-	eor v31.16b, v31.16b, v12.16b /* m1_acc_31 = xor(p1_2_6, p2_2_6) */
-	eor3 v31.16b, v5.16b, v9.16b, v31.16b /* m1_acc_33 = eor3(p2_0_6, p1_1_6, m1_acc_31) */
-	eor v5.16b, v1.16b, v5.16b /* m2_acc_30 = xor(p1_0_6, p2_0_6) */
-	eor3 v1.16b, v1.16b, v9.16b, v13.16b /* m0_acc_33 = eor3(p1_0_6, p1_1_6, m0_acc_31) */
-	eor3 v6.16b, v9.16b, v6.16b, v5.16b /* m3_acc_33 = eor3(p1_1_6, p2_1_6, m2_acc_30) */
-	eor3 v1.16b, v12.16b, v3.16b, v1.16b /* m0_acc_34 = eor3(p2_2_6, p2_3_6, m0_acc_33) */
-	eor3 v6.16b, v12.16b, v27.16b, v6.16b /* m3_acc_34 = eor3(p2_2_6, p1_3_6, m3_acc_33) */
-	eor v3.16b, v27.16b, v3.16b /* m1_acc_32 = xor(p1_3_6, p2_3_6) */
-	eor3 v5.16b, v5.16b, v13.16b, v3.16b /* m2_acc_34 = eor3(m2_acc_30, m0_acc_31, m1_acc_32) */
-	ldr q27, [sp, #304] /* reload g0x13.2 */
-	eor3 v3.16b, v31.16b, v3.16b, v27.16b /* x1n_6 = eor3(m1_acc_33, m1_acc_32, g0x13) */
-	ldr q27, [sp, #320] /* reload g0x12.2 */
-	eor v1.16b, v27.16b, v1.16b /* x0n_6 = xor(g0x12, m0_acc_34) */
-	ldr q27, [sp, #272] /* reload g0x14.2 */
-	eor v5.16b, v27.16b, v5.16b /* x2n_6 = xor(g0x14, m2_acc_34) */
-	ldr q27, [sp, #224] /* reload g0x15.2 */
-	eor v6.16b, v27.16b, v6.16b /* x3n_6 = xor(g0x15, m3_acc_34) */
-	eor3 v27.16b, v22.16b, v20.16b, v28.16b /* t0_7_1 = eor3(g1x0, g1x4, g1x8) */
-	tbl v27.16b, {v27.16b}, v21.16b /* y0_7_sr = lookup16(t0_7_1, inv_shift_rows) */
-	aese v27.16b, v29.16b /* y0_7_aes = aese(y0_7_sr, rk0_3) */
-	eor3 v29.16b, v4.16b, v17.16b, v25.16b /* t1_7_1 = eor3(g1x1, g1x5, g1x9) */
-	tbl v29.16b, {v29.16b}, v21.16b /* y1_7_sr = lookup16(t1_7_1, inv_shift_rows) */
-	aese v29.16b, v30.16b /* y1_7_aes = aese(y1_7_sr, rk1_3) */
-	eor3 v30.16b, v19.16b, v16.16b, v7.16b /* t2_7_1 = eor3(g1x2, g1x6, g1x10) */
-	tbl v30.16b, {v30.16b}, v21.16b /* y2_7_sr = lookup16(t2_7_1, inv_shift_rows) */
-	aese v30.16b, v10.16b /* y2_7_aes = aese(y2_7_sr, rk2_3) */
-	eor3 v31.16b, v0.16b, v18.16b, v23.16b /* t3_7_1 = eor3(g1x3, g1x7, g1x11) */
-	tbl v31.16b, {v31.16b}, v21.16b /* y3_7_sr = lookup16(t3_7_1, inv_shift_rows) */
-	aese v31.16b, v11.16b /* y3_7_aes = aese(y3_7_sr, rk3_3) */
-	and v9.16b, v27.16b, v2.16b /* y0_7_aes_lo = and(y0_7_aes, nibble_mask) */
-	ushr v27.16b, v27.16b, #4 /* y0_7_aes_hi = shr(y0_7_aes) */
-	tbl v10.16b, {v24.16b}, v9.16b /* p1_0_7_l = lookup16(tbl_lo_1, y0_7_aes_lo) */
-	tbl v9.16b, {v14.16b}, v9.16b /* p2_0_7_l = lookup16(tbl_lo_2, y0_7_aes_lo) */
+	tbl v14.16b, {v24.16b}, v14.16b /* p2_2_6_h = lookup16(tbl_hi_2, y2_6_aes_hi) */
+	eor v13.16b, v13.16b, v14.16b /* p2_2_6 = xor(p2_2_6_l, p2_2_6_h) */
+	and v14.16b, v4.16b, v1.16b /* y3_6_aes_lo = and(y3_6_aes, nibble_mask) */
+	ushr v4.16b, v4.16b, #4 /* y3_6_aes_hi = shr(y3_6_aes) */
+	tbl v15.16b, {v22.16b}, v14.16b /* p1_3_6_l = lookup16(tbl_lo_1, y3_6_aes_lo) */
+	tbl v14.16b, {v26.16b}, v14.16b /* p2_3_6_l = lookup16(tbl_lo_2, y3_6_aes_lo) */
+	tbl v25.16b, {v25.16b}, v4.16b /* p1_3_6_h = lookup16(tbl_hi_1, y3_6_aes_hi) */
+	eor v25.16b, v15.16b, v25.16b /* p1_3_6 = xor(p1_3_6_l, p1_3_6_h) */
+	tbl v4.16b, {v24.16b}, v4.16b /* p2_3_6_h = lookup16(tbl_hi_2, y3_6_aes_hi) */
+	eor v4.16b, v14.16b, v4.16b /* p2_3_6 = xor(p2_3_6_l, p2_3_6_h) */
+	eor v14.16b, v6.16b, v31.16b /* m0_acc_31 = xor(p2_1_6, p1_2_6) */
+	eor v31.16b, v31.16b, v13.16b /* m1_acc_31 = xor(p1_2_6, p2_2_6) */
+	eor3 v31.16b, v5.16b, v11.16b, v31.16b /* m1_acc_33 = eor3(p2_0_6, p1_1_6, m1_acc_31) */
+	eor v5.16b, v2.16b, v5.16b /* m2_acc_30 = xor(p1_0_6, p2_0_6) */
+	eor3 v2.16b, v2.16b, v11.16b, v14.16b /* m0_acc_33 = eor3(p1_0_6, p1_1_6, m0_acc_31) */
+	eor3 v6.16b, v11.16b, v6.16b, v5.16b /* m3_acc_33 = eor3(p1_1_6, p2_1_6, m2_acc_30) */
+	eor3 v2.16b, v13.16b, v4.16b, v2.16b /* m0_acc_34 = eor3(p2_2_6, p2_3_6, m0_acc_33) */
+	eor3 v6.16b, v13.16b, v25.16b, v6.16b /* m3_acc_34 = eor3(p2_2_6, p1_3_6, m3_acc_33) */
+	eor v4.16b, v25.16b, v4.16b /* m1_acc_32 = xor(p1_3_6, p2_3_6) */
+	eor3 v5.16b, v5.16b, v14.16b, v4.16b /* m2_acc_34 = eor3(m2_acc_30, m0_acc_31, m1_acc_32) */
+	ldr q25, [sp, #304] /* reload g0x13.2 */
+	eor3 v4.16b, v31.16b, v4.16b, v25.16b /* x1n_6 = eor3(m1_acc_33, m1_acc_32, g0x13) */
+	ldr q25, [sp, #320] /* reload g0x12.2 */
+	eor v2.16b, v25.16b, v2.16b /* x0n_6 = xor(g0x12, m0_acc_34) */
+	ldr q25, [sp, #272] /* reload g0x14.2 */
+	eor v5.16b, v25.16b, v5.16b /* x2n_6 = xor(g0x14, m2_acc_34) */
+	ldr q25, [sp, #224] /* reload g0x15.2 */
+	eor v6.16b, v25.16b, v6.16b /* x3n_6 = xor(g0x15, m3_acc_34) */
+	eor3 v25.16b, v20.16b, v21.16b, v29.16b /* t0_7_1 = eor3(g1x0, g1x4, g1x8) */
+	tbl v25.16b, {v25.16b}, v19.16b /* y0_7_sr = lookup16(t0_7_1, inv_shift_rows) */
+	aese v25.16b, v30.16b /* y0_7_aes = aese(y0_7_sr, rk0_3) */
+	eor3 v30.16b, v3.16b, v7.16b, v28.16b /* t1_7_1 = eor3(g1x1, g1x5, g1x9) */
+	tbl v30.16b, {v30.16b}, v19.16b /* y1_7_sr = lookup16(t1_7_1, inv_shift_rows) */
+	aese v30.16b, v8.16b /* y1_7_aes = aese(y1_7_sr, rk1_3) */
+	eor3 v31.16b, v17.16b, v16.16b, v27.16b /* t2_7_1 = eor3(g1x2, g1x6, g1x10) */
+	tbl v31.16b, {v31.16b}, v19.16b /* y2_7_sr = lookup16(t2_7_1, inv_shift_rows) */
+	aese v31.16b, v10.16b /* y2_7_aes = aese(y2_7_sr, rk2_3) */
+	eor3 v8.16b, v0.16b, v18.16b, v23.16b /* t3_7_1 = eor3(g1x3, g1x7, g1x11) */
+	tbl v8.16b, {v8.16b}, v19.16b /* y3_7_sr = lookup16(t3_7_1, inv_shift_rows) */
+	aese v8.16b, v12.16b /* y3_7_aes = aese(y3_7_sr, rk3_3) */
+	and v10.16b, v25.16b, v1.16b /* y0_7_aes_lo = and(y0_7_aes, nibble_mask) */
+	ushr v25.16b, v25.16b, #4 /* y0_7_aes_hi = shr(y0_7_aes) */
+	tbl v11.16b, {v22.16b}, v10.16b /* p1_0_7_l = lookup16(tbl_lo_1, y0_7_aes_lo) */
+	tbl v10.16b, {v26.16b}, v10.16b /* p2_0_7_l = lookup16(tbl_lo_2, y0_7_aes_lo) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_7_tbl_hi_1
-	ldr q11, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_tbl_hi_1] /* tbl_hi_1 = const() */
-	tbl v12.16b, {v11.16b}, v27.16b /* p1_0_7_h = lookup16(tbl_hi_1, y0_7_aes_hi) */
-	eor v10.16b, v10.16b, v12.16b /* p1_0_7 = xor(p1_0_7_l, p1_0_7_h) */
-	tbl v27.16b, {v26.16b}, v27.16b /* p2_0_7_h = lookup16(tbl_hi_2, y0_7_aes_hi) */
-	eor v27.16b, v9.16b, v27.16b /* p2_0_7 = xor(p2_0_7_l, p2_0_7_h) */
-	and v9.16b, v29.16b, v2.16b /* y1_7_aes_lo = and(y1_7_aes, nibble_mask) */
-	ushr v29.16b, v29.16b, #4 /* y1_7_aes_hi = shr(y1_7_aes) */
-	tbl v12.16b, {v24.16b}, v9.16b /* p1_1_7_l = lookup16(tbl_lo_1, y1_7_aes_lo) */
-	tbl v9.16b, {v14.16b}, v9.16b /* p2_1_7_l = lookup16(tbl_lo_2, y1_7_aes_lo) */
-	tbl v13.16b, {v11.16b}, v29.16b /* p1_1_7_h = lookup16(tbl_hi_1, y1_7_aes_hi) */
-	eor v12.16b, v12.16b, v13.16b /* p1_1_7 = xor(p1_1_7_l, p1_1_7_h) */
-	tbl v29.16b, {v26.16b}, v29.16b /* p2_1_7_h = lookup16(tbl_hi_2, y1_7_aes_hi) */
-	eor v29.16b, v9.16b, v29.16b /* p2_1_7 = xor(p2_1_7_l, p2_1_7_h) */
-	and v9.16b, v30.16b, v2.16b /* y2_7_aes_lo = and(y2_7_aes, nibble_mask) */
-	ushr v30.16b, v30.16b, #4 /* y2_7_aes_hi = shr(y2_7_aes) */
-	tbl v13.16b, {v24.16b}, v9.16b /* p1_2_7_l = lookup16(tbl_lo_1, y2_7_aes_lo) */
-	tbl v9.16b, {v14.16b}, v9.16b /* p2_2_7_l = lookup16(tbl_lo_2, y2_7_aes_lo) */
-	tbl v15.16b, {v11.16b}, v30.16b /* p1_2_7_h = lookup16(tbl_hi_1, y2_7_aes_hi) */
-	eor v13.16b, v13.16b, v15.16b /* p1_2_7 = xor(p1_2_7_l, p1_2_7_h) */
-	tbl v30.16b, {v26.16b}, v30.16b /* p2_2_7_h = lookup16(tbl_hi_2, y2_7_aes_hi) */
-	eor v30.16b, v9.16b, v30.16b /* p2_2_7 = xor(p2_2_7_l, p2_2_7_h) */
-	and v9.16b, v31.16b, v2.16b /* y3_7_aes_lo = and(y3_7_aes, nibble_mask) */
-	ushr v31.16b, v31.16b, #4 /* y3_7_aes_hi = shr(y3_7_aes) */
-	tbl v15.16b, {v24.16b}, v9.16b /* p1_3_7_l = lookup16(tbl_lo_1, y3_7_aes_lo) */
-	tbl v9.16b, {v14.16b}, v9.16b /* p2_3_7_l = lookup16(tbl_lo_2, y3_7_aes_lo) */
+	ldr q12, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_tbl_hi_1] /* tbl_hi_1 = const() */
+	tbl v13.16b, {v12.16b}, v25.16b /* p1_0_7_h = lookup16(tbl_hi_1, y0_7_aes_hi) */
+	eor v11.16b, v11.16b, v13.16b /* p1_0_7 = xor(p1_0_7_l, p1_0_7_h) */
+	tbl v25.16b, {v24.16b}, v25.16b /* p2_0_7_h = lookup16(tbl_hi_2, y0_7_aes_hi) */
+	eor v25.16b, v10.16b, v25.16b /* p2_0_7 = xor(p2_0_7_l, p2_0_7_h) */
+	and v10.16b, v30.16b, v1.16b /* y1_7_aes_lo = and(y1_7_aes, nibble_mask) */
+	ushr v30.16b, v30.16b, #4 /* y1_7_aes_hi = shr(y1_7_aes) */
+	tbl v13.16b, {v22.16b}, v10.16b /* p1_1_7_l = lookup16(tbl_lo_1, y1_7_aes_lo) */
+	tbl v10.16b, {v26.16b}, v10.16b /* p2_1_7_l = lookup16(tbl_lo_2, y1_7_aes_lo) */
+	tbl v14.16b, {v12.16b}, v30.16b /* p1_1_7_h = lookup16(tbl_hi_1, y1_7_aes_hi) */
+	eor v13.16b, v13.16b, v14.16b /* p1_1_7 = xor(p1_1_7_l, p1_1_7_h) */
+	tbl v30.16b, {v24.16b}, v30.16b /* p2_1_7_h = lookup16(tbl_hi_2, y1_7_aes_hi) */
+	eor v30.16b, v10.16b, v30.16b /* p2_1_7 = xor(p2_1_7_l, p2_1_7_h) */
+	and v10.16b, v31.16b, v1.16b /* y2_7_aes_lo = and(y2_7_aes, nibble_mask) */
+	ushr v31.16b, v31.16b, #4 /* y2_7_aes_hi = shr(y2_7_aes) */
+	tbl v14.16b, {v22.16b}, v10.16b /* p1_2_7_l = lookup16(tbl_lo_1, y2_7_aes_lo) */
+	tbl v10.16b, {v26.16b}, v10.16b /* p2_2_7_l = lookup16(tbl_lo_2, y2_7_aes_lo) */
+	tbl v15.16b, {v12.16b}, v31.16b /* p1_2_7_h = lookup16(tbl_hi_1, y2_7_aes_hi) */
+	eor v14.16b, v14.16b, v15.16b /* p1_2_7 = xor(p1_2_7_l, p1_2_7_h) */
+	tbl v31.16b, {v24.16b}, v31.16b /* p2_2_7_h = lookup16(tbl_hi_2, y2_7_aes_hi) */
+	eor v31.16b, v10.16b, v31.16b /* p2_2_7 = xor(p2_2_7_l, p2_2_7_h) */
+	and v10.16b, v8.16b, v1.16b /* y3_7_aes_lo = and(y3_7_aes, nibble_mask) */
+	ushr v8.16b, v8.16b, #4 /* y3_7_aes_hi = shr(y3_7_aes) */
+	tbl v15.16b, {v22.16b}, v10.16b /* p1_3_7_l = lookup16(tbl_lo_1, y3_7_aes_lo) */
+	tbl v10.16b, {v26.16b}, v10.16b /* p2_3_7_l = lookup16(tbl_lo_2, y3_7_aes_lo) */
 	str q0, [sp, #224] /* spill g1x3.3 */
-	tbl v0.16b, {v11.16b}, v31.16b /* p1_3_7_h = lookup16(tbl_hi_1, y3_7_aes_hi) */
+	tbl v0.16b, {v12.16b}, v8.16b /* p1_3_7_h = lookup16(tbl_hi_1, y3_7_aes_hi) */
 	eor v0.16b, v15.16b, v0.16b /* p1_3_7 = xor(p1_3_7_l, p1_3_7_h) */
-	tbl v31.16b, {v26.16b}, v31.16b /* p2_3_7_h = lookup16(tbl_hi_2, y3_7_aes_hi) */
-	eor v31.16b, v9.16b, v31.16b /* p2_3_7 = xor(p2_3_7_l, p2_3_7_h) */
-	eor v9.16b, v29.16b, v13.16b /* m0_acc_36 = xor(p2_1_7, p1_2_7) */
-	eor v13.16b, v13.16b, v30.16b /* m1_acc_36 = xor(p1_2_7, p2_2_7) */
-	eor3 v13.16b, v27.16b, v12.16b, v13.16b /* m1_acc_38 = eor3(p2_0_7, p1_1_7, m1_acc_36) */
-	eor v27.16b, v10.16b, v27.16b /* m2_acc_35 = xor(p1_0_7, p2_0_7) */
-	eor3 v10.16b, v10.16b, v12.16b, v9.16b /* m0_acc_38 = eor3(p1_0_7, p1_1_7, m0_acc_36) */
-	eor3 v29.16b, v12.16b, v29.16b, v27.16b /* m3_acc_38 = eor3(p1_1_7, p2_1_7, m2_acc_35) */
-	eor3 v10.16b, v30.16b, v31.16b, v10.16b /* m0_acc_39 = eor3(p2_2_7, p2_3_7, m0_acc_38) */
-	eor3 v29.16b, v30.16b, v0.16b, v29.16b /* m3_acc_39 = eor3(p2_2_7, p1_3_7, m3_acc_38) */
-	eor v0.16b, v0.16b, v31.16b /* m1_acc_37 = xor(p1_3_7, p2_3_7) */
-	eor3 v27.16b, v27.16b, v9.16b, v0.16b /* m2_acc_39 = eor3(m2_acc_35, m0_acc_36, m1_acc_37) */
-	eor3 v0.16b, v13.16b, v0.16b, v8.16b /* x1n_7 = eor3(m1_acc_38, m1_acc_37, g1x13) */
-	ldr q30, [sp, #144] /* reload g1x12.2 */
-	eor v30.16b, v30.16b, v10.16b /* x0n_7 = xor(g1x12, m0_acc_39) */
-	ldr q31, [sp, #256] /* reload g1x14.2 */
-	eor v27.16b, v31.16b, v27.16b /* x2n_7 = xor(g1x14, m2_acc_39) */
-	ldr q31, [sp, #64] /* reload g1x15.2 */
-	eor v29.16b, v31.16b, v29.16b /* x3n_7 = xor(g1x15, m3_acc_39) */
+	tbl v8.16b, {v24.16b}, v8.16b /* p2_3_7_h = lookup16(tbl_hi_2, y3_7_aes_hi) */
+	eor v8.16b, v10.16b, v8.16b /* p2_3_7 = xor(p2_3_7_l, p2_3_7_h) */
+	eor v10.16b, v30.16b, v14.16b /* m0_acc_36 = xor(p2_1_7, p1_2_7) */
+	eor v14.16b, v14.16b, v31.16b /* m1_acc_36 = xor(p1_2_7, p2_2_7) */
+	eor3 v14.16b, v25.16b, v13.16b, v14.16b /* m1_acc_38 = eor3(p2_0_7, p1_1_7, m1_acc_36) */
+	eor v25.16b, v11.16b, v25.16b /* m2_acc_35 = xor(p1_0_7, p2_0_7) */
+	eor3 v11.16b, v11.16b, v13.16b, v10.16b /* m0_acc_38 = eor3(p1_0_7, p1_1_7, m0_acc_36) */
+	eor3 v30.16b, v13.16b, v30.16b, v25.16b /* m3_acc_38 = eor3(p1_1_7, p2_1_7, m2_acc_35) */
+	eor3 v11.16b, v31.16b, v8.16b, v11.16b /* m0_acc_39 = eor3(p2_2_7, p2_3_7, m0_acc_38) */
+	eor3 v30.16b, v31.16b, v0.16b, v30.16b /* m3_acc_39 = eor3(p2_2_7, p1_3_7, m3_acc_38) */
+	eor v0.16b, v0.16b, v8.16b /* m1_acc_37 = xor(p1_3_7, p2_3_7) */
+	eor3 v25.16b, v25.16b, v10.16b, v0.16b /* m2_acc_39 = eor3(m2_acc_35, m0_acc_36, m1_acc_37) */
+	eor3 v0.16b, v14.16b, v0.16b, v9.16b /* x1n_7 = eor3(m1_acc_38, m1_acc_37, g1x13) */
+	ldr q31, [sp, #96] /* reload g1x12.2 */
+	eor v31.16b, v31.16b, v11.16b /* x0n_7 = xor(g1x12, m0_acc_39) */
+	ldr q8, [sp, #256] /* reload g1x14.2 */
+	eor v25.16b, v8.16b, v25.16b /* x2n_7 = xor(g1x14, m2_acc_39) */
+	ldr q8, [sp, #128] /* reload g1x15.2 */
+	eor v30.16b, v8.16b, v30.16b /* x3n_7 = xor(g1x15, m3_acc_39) */
 
 	/* Round 8r+4: slot 0 ^= M'_L·inv(slot 1 ^ slot 2 ^ slot 3 ^ rk') ^ C'. */
 	add x17, x5, #64
-	ld1r {v31.4s}, [x17] /* rk0_4 = bcast32() */
+	ld1r {v8.4s}, [x17] /* rk0_4 = bcast32() */
 	add x17, x5, #68
-	ld1r {v8.4s}, [x17] /* rk1_4 = bcast32() */
+	ld1r {v9.4s}, [x17] /* rk1_4 = bcast32() */
 	add x17, x5, #72
-	ld1r {v9.4s}, [x17] /* rk2_4 = bcast32() */
+	ld1r {v10.4s}, [x17] /* rk2_4 = bcast32() */
 	add x17, x5, #76
-	ld1r {v10.4s}, [x17] /* rk3_4 = bcast32() */
-	ldr q12, [sp, #208] /* reload g0x4.3 */
-	ldr q13, [sp, #240] /* reload g0x8.3 */
-	eor3 v15.16b, v12.16b, v13.16b, v1.16b /* t0_8_1 = eor3(g0x4, g0x8, g0x12) */
-	tbl v15.16b, {v15.16b}, v21.16b /* y0_8_sr = lookup16(t0_8_1, inv_shift_rows) */
-	aese v15.16b, v31.16b /* y0_8_aes = aese(y0_8_sr, rk0_4) */
-	ldr q12, [sp, #400] /* reload g0x5.3 */
-	ldr q13, [sp, #192] /* reload g0x9.3 */
-	eor3 v12.16b, v12.16b, v13.16b, v3.16b /* t1_8_1 = eor3(g0x5, g0x9, g0x13) */
-	tbl v12.16b, {v12.16b}, v21.16b /* y1_8_sr = lookup16(t1_8_1, inv_shift_rows) */
-	aese v12.16b, v8.16b /* y1_8_aes = aese(y1_8_sr, rk1_4) */
-	ldr q13, [sp, #416] /* reload g0x6.3 */
-	str q3, [sp, #256] /* spill g0x13.3 */
-	ldr q3, [sp, #112] /* reload g0x10.3 */
-	eor3 v13.16b, v13.16b, v3.16b, v5.16b /* t2_8_1 = eor3(g0x6, g0x10, g0x14) */
-	tbl v13.16b, {v13.16b}, v21.16b /* y2_8_sr = lookup16(t2_8_1, inv_shift_rows) */
-	aese v13.16b, v9.16b /* y2_8_aes = aese(y2_8_sr, rk2_4) */
-	ldr q3, [sp, #432] /* reload g0x7.3 */
-	str q5, [sp, #144] /* spill g0x14.3 */
+	ld1r {v11.4s}, [x17] /* rk3_4 = bcast32() */
+	ldr q13, [sp, #208] /* reload g0x4.3 */
+	ldr q14, [sp, #240] /* reload g0x8.3 */
+	eor3 v15.16b, v13.16b, v14.16b, v2.16b /* t0_8_1 = eor3(g0x4, g0x8, g0x12) */
+	tbl v15.16b, {v15.16b}, v19.16b /* y0_8_sr = lookup16(t0_8_1, inv_shift_rows) */
+	aese v15.16b, v8.16b /* y0_8_aes = aese(y0_8_sr, rk0_4) */
+	ldr q13, [sp, #400] /* reload g0x5.3 */
+	ldr q14, [sp, #192] /* reload g0x9.3 */
+	eor3 v13.16b, v13.16b, v14.16b, v4.16b /* t1_8_1 = eor3(g0x5, g0x9, g0x13) */
+	tbl v13.16b, {v13.16b}, v19.16b /* y1_8_sr = lookup16(t1_8_1, inv_shift_rows) */
+	aese v13.16b, v9.16b /* y1_8_aes = aese(y1_8_sr, rk1_4) */
+	ldr q14, [sp, #416] /* reload g0x6.3 */
+	str q4, [sp, #256] /* spill g0x13.3 */
+	ldr q4, [sp, #144] /* reload g0x10.3 */
+	eor3 v14.16b, v14.16b, v4.16b, v5.16b /* t2_8_1 = eor3(g0x6, g0x10, g0x14) */
+	tbl v14.16b, {v14.16b}, v19.16b /* y2_8_sr = lookup16(t2_8_1, inv_shift_rows) */
+	aese v14.16b, v10.16b /* y2_8_aes = aese(y2_8_sr, rk2_4) */
+	ldr q4, [sp, #432] /* reload g0x7.3 */
+	str q5, [sp, #96] /* spill g0x14.3 */
 	ldr q5, [sp, #176] /* reload g0x11.3 */
-	eor3 v3.16b, v3.16b, v5.16b, v6.16b /* t3_8_1 = eor3(g0x7, g0x11, g0x15) */
-	tbl v3.16b, {v3.16b}, v21.16b /* y3_8_sr = lookup16(t3_8_1, inv_shift_rows) */
-	aese v3.16b, v10.16b /* y3_8_aes = aese(y3_8_sr, rk3_4) */
-	and v5.16b, v15.16b, v2.16b /* y0_8_aes_lo = and(y0_8_aes, nibble_mask) */
+	eor3 v4.16b, v4.16b, v5.16b, v6.16b /* t3_8_1 = eor3(g0x7, g0x11, g0x15) */
+	tbl v4.16b, {v4.16b}, v19.16b /* y3_8_sr = lookup16(t3_8_1, inv_shift_rows) */
+	aese v4.16b, v11.16b /* y3_8_aes = aese(y3_8_sr, rk3_4) */
+	and v5.16b, v15.16b, v1.16b /* y0_8_aes_lo = and(y0_8_aes, nibble_mask) */
 	ushr v15.16b, v15.16b, #4 /* y0_8_aes_hi = shr(y0_8_aes) */
 	str q6, [sp, #272] /* spill g0x15.3 */
-	tbl v6.16b, {v24.16b}, v5.16b /* p1_0_8_l = lookup16(tbl_lo_1, y0_8_aes_lo) */
-	tbl v5.16b, {v14.16b}, v5.16b /* p2_0_8_l = lookup16(tbl_lo_2, y0_8_aes_lo) */
-	str q1, [sp, #320] /* spill g0x12.3 */
-	tbl v1.16b, {v11.16b}, v15.16b /* p1_0_8_h = lookup16(tbl_hi_1, y0_8_aes_hi) */
-	eor v1.16b, v6.16b, v1.16b /* p1_0_8 = xor(p1_0_8_l, p1_0_8_h) */
-	tbl v6.16b, {v26.16b}, v15.16b /* p2_0_8_h = lookup16(tbl_hi_2, y0_8_aes_hi) */
+	tbl v6.16b, {v22.16b}, v5.16b /* p1_0_8_l = lookup16(tbl_lo_1, y0_8_aes_lo) */
+	tbl v5.16b, {v26.16b}, v5.16b /* p2_0_8_l = lookup16(tbl_lo_2, y0_8_aes_lo) */
+	str q2, [sp, #320] /* spill g0x12.3 */
+	tbl v2.16b, {v12.16b}, v15.16b /* p1_0_8_h = lookup16(tbl_hi_1, y0_8_aes_hi) */
+	eor v2.16b, v6.16b, v2.16b /* p1_0_8 = xor(p1_0_8_l, p1_0_8_h) */
+	tbl v6.16b, {v24.16b}, v15.16b /* p2_0_8_h = lookup16(tbl_hi_2, y0_8_aes_hi) */
 	eor v5.16b, v5.16b, v6.16b /* p2_0_8 = xor(p2_0_8_l, p2_0_8_h) */
-	and v6.16b, v12.16b, v2.16b /* y1_8_aes_lo = and(y1_8_aes, nibble_mask) */
-	ushr v12.16b, v12.16b, #4 /* y1_8_aes_hi = shr(y1_8_aes) */
-	tbl v15.16b, {v24.16b}, v6.16b /* p1_1_8_l = lookup16(tbl_lo_1, y1_8_aes_lo) */
-	tbl v6.16b, {v14.16b}, v6.16b /* p2_1_8_l = lookup16(tbl_lo_2, y1_8_aes_lo) */
-	str q19, [sp, #304] /* spill g1x2.3 */
-	tbl v19.16b, {v11.16b}, v12.16b /* p1_1_8_h = lookup16(tbl_hi_1, y1_8_aes_hi) */
-	eor v19.16b, v15.16b, v19.16b /* p1_1_8 = xor(p1_1_8_l, p1_1_8_h) */
-	tbl v12.16b, {v26.16b}, v12.16b /* p2_1_8_h = lookup16(tbl_hi_2, y1_8_aes_hi) */
-	eor v6.16b, v6.16b, v12.16b /* p2_1_8 = xor(p2_1_8_l, p2_1_8_h) */
-	and v12.16b, v13.16b, v2.16b /* y2_8_aes_lo = and(y2_8_aes, nibble_mask) */
-	ushr v13.16b, v13.16b, #4 /* y2_8_aes_hi = shr(y2_8_aes) */
-	tbl v15.16b, {v24.16b}, v12.16b /* p1_2_8_l = lookup16(tbl_lo_1, y2_8_aes_lo) */
-	tbl v12.16b, {v14.16b}, v12.16b /* p2_2_8_l = lookup16(tbl_lo_2, y2_8_aes_lo) */
-	str q22, [sp, #288] /* spill g1x0.3 */
-	tbl v22.16b, {v11.16b}, v13.16b /* p1_2_8_h = lookup16(tbl_hi_1, y2_8_aes_hi) */
-	eor v22.16b, v15.16b, v22.16b /* p1_2_8 = xor(p1_2_8_l, p1_2_8_h) */
-	tbl v13.16b, {v26.16b}, v13.16b /* p2_2_8_h = lookup16(tbl_hi_2, y2_8_aes_hi) */
-	eor v12.16b, v12.16b, v13.16b /* p2_2_8 = xor(p2_2_8_l, p2_2_8_h) */
-	and v13.16b, v3.16b, v2.16b /* y3_8_aes_lo = and(y3_8_aes, nibble_mask) */
-	ushr v3.16b, v3.16b, #4 /* y3_8_aes_hi = shr(y3_8_aes) */
-	tbl v15.16b, {v24.16b}, v13.16b /* p1_3_8_l = lookup16(tbl_lo_1, y3_8_aes_lo) */
-	tbl v13.16b, {v14.16b}, v13.16b /* p2_3_8_l = lookup16(tbl_lo_2, y3_8_aes_lo) */
-	str q4, [sp, #448] /* spill g1x1.3 */
-	tbl v4.16b, {v11.16b}, v3.16b /* p1_3_8_h = lookup16(tbl_hi_1, y3_8_aes_hi) */
-	eor v4.16b, v15.16b, v4.16b /* p1_3_8 = xor(p1_3_8_l, p1_3_8_h) */
-	tbl v3.16b, {v26.16b}, v3.16b /* p2_3_8_h = lookup16(tbl_hi_2, y3_8_aes_hi) */
-	eor v3.16b, v13.16b, v3.16b /* p2_3_8 = xor(p2_3_8_l, p2_3_8_h) */
-	eor v13.16b, v6.16b, v22.16b /* m0_acc_41 = xor(p2_1_8, p1_2_8) */
-	eor v22.16b, v22.16b, v12.16b /* m1_acc_41 = xor(p1_2_8, p2_2_8) */
-	eor3 v22.16b, v5.16b, v19.16b, v22.16b /* m1_acc_43 = eor3(p2_0_8, p1_1_8, m1_acc_41) */
-	eor v5.16b, v1.16b, v5.16b /* m2_acc_40 = xor(p1_0_8, p2_0_8) */
-	eor3 v1.16b, v1.16b, v19.16b, v13.16b /* m0_acc_43 = eor3(p1_0_8, p1_1_8, m0_acc_41) */
-	eor3 v6.16b, v19.16b, v6.16b, v5.16b /* m3_acc_43 = eor3(p1_1_8, p2_1_8, m2_acc_40) */
-	eor3 v1.16b, v12.16b, v3.16b, v1.16b /* m0_acc_44 = eor3(p2_2_8, p2_3_8, m0_acc_43) */
-	eor3 v6.16b, v12.16b, v4.16b, v6.16b /* m3_acc_44 = eor3(p2_2_8, p1_3_8, m3_acc_43) */
-	eor v3.16b, v4.16b, v3.16b /* m1_acc_42 = xor(p1_3_8, p2_3_8) */
-	eor3 v4.16b, v5.16b, v13.16b, v3.16b /* m2_acc_44 = eor3(m2_acc_40, m0_acc_41, m1_acc_42) */
+	and v6.16b, v13.16b, v1.16b /* y1_8_aes_lo = and(y1_8_aes, nibble_mask) */
+	ushr v13.16b, v13.16b, #4 /* y1_8_aes_hi = shr(y1_8_aes) */
+	tbl v15.16b, {v22.16b}, v6.16b /* p1_1_8_l = lookup16(tbl_lo_1, y1_8_aes_lo) */
+	tbl v6.16b, {v26.16b}, v6.16b /* p2_1_8_l = lookup16(tbl_lo_2, y1_8_aes_lo) */
+	str q17, [sp, #304] /* spill g1x2.3 */
+	tbl v17.16b, {v12.16b}, v13.16b /* p1_1_8_h = lookup16(tbl_hi_1, y1_8_aes_hi) */
+	eor v17.16b, v15.16b, v17.16b /* p1_1_8 = xor(p1_1_8_l, p1_1_8_h) */
+	tbl v13.16b, {v24.16b}, v13.16b /* p2_1_8_h = lookup16(tbl_hi_2, y1_8_aes_hi) */
+	eor v6.16b, v6.16b, v13.16b /* p2_1_8 = xor(p2_1_8_l, p2_1_8_h) */
+	and v13.16b, v14.16b, v1.16b /* y2_8_aes_lo = and(y2_8_aes, nibble_mask) */
+	ushr v14.16b, v14.16b, #4 /* y2_8_aes_hi = shr(y2_8_aes) */
+	tbl v15.16b, {v22.16b}, v13.16b /* p1_2_8_l = lookup16(tbl_lo_1, y2_8_aes_lo) */
+	tbl v13.16b, {v26.16b}, v13.16b /* p2_2_8_l = lookup16(tbl_lo_2, y2_8_aes_lo) */
+	str q20, [sp, #288] /* spill g1x0.3 */
+	tbl v20.16b, {v12.16b}, v14.16b /* p1_2_8_h = lookup16(tbl_hi_1, y2_8_aes_hi) */
+	eor v20.16b, v15.16b, v20.16b /* p1_2_8 = xor(p1_2_8_l, p1_2_8_h) */
+	tbl v14.16b, {v24.16b}, v14.16b /* p2_2_8_h = lookup16(tbl_hi_2, y2_8_aes_hi) */
+	eor v13.16b, v13.16b, v14.16b /* p2_2_8 = xor(p2_2_8_l, p2_2_8_h) */
+	and v14.16b, v4.16b, v1.16b /* y3_8_aes_lo = and(y3_8_aes, nibble_mask) */
+	ushr v4.16b, v4.16b, #4 /* y3_8_aes_hi = shr(y3_8_aes) */
+	tbl v15.16b, {v22.16b}, v14.16b /* p1_3_8_l = lookup16(tbl_lo_1, y3_8_aes_lo) */
+	tbl v14.16b, {v26.16b}, v14.16b /* p2_3_8_l = lookup16(tbl_lo_2, y3_8_aes_lo) */
+	str q3, [sp, #448] /* spill g1x1.3 */
+	tbl v3.16b, {v12.16b}, v4.16b /* p1_3_8_h = lookup16(tbl_hi_1, y3_8_aes_hi) */
+	eor v3.16b, v15.16b, v3.16b /* p1_3_8 = xor(p1_3_8_l, p1_3_8_h) */
+	tbl v4.16b, {v24.16b}, v4.16b /* p2_3_8_h = lookup16(tbl_hi_2, y3_8_aes_hi) */
+	eor v4.16b, v14.16b, v4.16b /* p2_3_8 = xor(p2_3_8_l, p2_3_8_h) */
+	eor v14.16b, v6.16b, v20.16b /* m0_acc_41 = xor(p2_1_8, p1_2_8) */
+	eor v20.16b, v20.16b, v13.16b /* m1_acc_41 = xor(p1_2_8, p2_2_8) */
+	eor3 v20.16b, v5.16b, v17.16b, v20.16b /* m1_acc_43 = eor3(p2_0_8, p1_1_8, m1_acc_41) */
+	eor v5.16b, v2.16b, v5.16b /* m2_acc_40 = xor(p1_0_8, p2_0_8) */
+	eor3 v2.16b, v2.16b, v17.16b, v14.16b /* m0_acc_43 = eor3(p1_0_8, p1_1_8, m0_acc_41) */
+	eor3 v6.16b, v17.16b, v6.16b, v5.16b /* m3_acc_43 = eor3(p1_1_8, p2_1_8, m2_acc_40) */
+	eor3 v2.16b, v13.16b, v4.16b, v2.16b /* m0_acc_44 = eor3(p2_2_8, p2_3_8, m0_acc_43) */
+	eor3 v6.16b, v13.16b, v3.16b, v6.16b /* m3_acc_44 = eor3(p2_2_8, p1_3_8, m3_acc_43) */
+	eor v3.16b, v3.16b, v4.16b /* m1_acc_42 = xor(p1_3_8, p2_3_8) */
+	eor3 v4.16b, v5.16b, v14.16b, v3.16b /* m2_acc_44 = eor3(m2_acc_40, m0_acc_41, m1_acc_42) */
 	ldr q5, [sp, #336] /* reload g0x1.3 */
-	eor3 v3.16b, v22.16b, v3.16b, v5.16b /* x1n_8 = eor3(m1_acc_43, m1_acc_42, g0x1) */
+	eor3 v3.16b, v20.16b, v3.16b, v5.16b /* x1n_8 = eor3(m1_acc_43, m1_acc_42, g0x1) */
 	ldr q5, [sp, #384] /* reload g0x0.3 */
-	eor v1.16b, v5.16b, v1.16b /* x0n_8 = xor(g0x0, m0_acc_44) */
+	eor v2.16b, v5.16b, v2.16b /* x0n_8 = xor(g0x0, m0_acc_44) */
 	ldr q5, [sp, #352] /* reload g0x2.3 */
 	eor v4.16b, v5.16b, v4.16b /* x2n_8 = xor(g0x2, m2_acc_44) */
 	ldr q5, [sp, #368] /* reload g0x3.3 */
 	eor v5.16b, v5.16b, v6.16b /* x3n_8 = xor(g0x3, m3_acc_44) */
-	eor3 v6.16b, v20.16b, v28.16b, v30.16b /* t0_9_1 = eor3(g1x4, g1x8, g1x12) */
-	tbl v6.16b, {v6.16b}, v21.16b /* y0_9_sr = lookup16(t0_9_1, inv_shift_rows) */
-	aese v6.16b, v31.16b /* y0_9_aes = aese(y0_9_sr, rk0_4) */
-	eor3 v19.16b, v17.16b, v25.16b, v0.16b /* t1_9_1 = eor3(g1x5, g1x9, g1x13) */
-	tbl v19.16b, {v19.16b}, v21.16b /* y1_9_sr = lookup16(t1_9_1, inv_shift_rows) */
-	aese v19.16b, v8.16b /* y1_9_aes = aese(y1_9_sr, rk1_4) */
-	eor3 v22.16b, v16.16b, v7.16b, v27.16b /* t2_9_1 = eor3(g1x6, g1x10, g1x14) */
-	tbl v22.16b, {v22.16b}, v21.16b /* y2_9_sr = lookup16(t2_9_1, inv_shift_rows) */
-	aese v22.16b, v9.16b /* y2_9_aes = aese(y2_9_sr, rk2_4) */
-	eor3 v31.16b, v18.16b, v23.16b, v29.16b /* t3_9_1 = eor3(g1x7, g1x11, g1x15) */
-	tbl v31.16b, {v31.16b}, v21.16b /* y3_9_sr = lookup16(t3_9_1, inv_shift_rows) */
-	aese v31.16b, v10.16b /* y3_9_aes = aese(y3_9_sr, rk3_4) */
-	and v8.16b, v6.16b, v2.16b /* y0_9_aes_lo = and(y0_9_aes, nibble_mask) */
+	eor3 v6.16b, v21.16b, v29.16b, v31.16b /* t0_9_1 = eor3(g1x4, g1x8, g1x12) */
+	tbl v6.16b, {v6.16b}, v19.16b /* y0_9_sr = lookup16(t0_9_1, inv_shift_rows) */
+	aese v6.16b, v8.16b /* y0_9_aes = aese(y0_9_sr, rk0_4) */
+	eor3 v17.16b, v7.16b, v28.16b, v0.16b /* t1_9_1 = eor3(g1x5, g1x9, g1x13) */
+	tbl v17.16b, {v17.16b}, v19.16b /* y1_9_sr = lookup16(t1_9_1, inv_shift_rows) */
+	aese v17.16b, v9.16b /* y1_9_aes = aese(y1_9_sr, rk1_4) */
+	eor3 v20.16b, v16.16b, v27.16b, v25.16b /* t2_9_1 = eor3(g1x6, g1x10, g1x14) */
+	tbl v20.16b, {v20.16b}, v19.16b /* y2_9_sr = lookup16(t2_9_1, inv_shift_rows) */
+	aese v20.16b, v10.16b /* y2_9_aes = aese(y2_9_sr, rk2_4) */
+	eor3 v8.16b, v18.16b, v23.16b, v30.16b /* t3_9_1 = eor3(g1x7, g1x11, g1x15) */
+	tbl v8.16b, {v8.16b}, v19.16b /* y3_9_sr = lookup16(t3_9_1, inv_shift_rows) */
+	aese v8.16b, v11.16b /* y3_9_aes = aese(y3_9_sr, rk3_4) */
+	and v9.16b, v6.16b, v1.16b /* y0_9_aes_lo = and(y0_9_aes, nibble_mask) */
 	ushr v6.16b, v6.16b, #4 /* y0_9_aes_hi = shr(y0_9_aes) */
-	tbl v9.16b, {v24.16b}, v8.16b /* p1_0_9_l = lookup16(tbl_lo_1, y0_9_aes_lo) */
-	tbl v8.16b, {v14.16b}, v8.16b /* p2_0_9_l = lookup16(tbl_lo_2, y0_9_aes_lo) */
-	tbl v10.16b, {v11.16b}, v6.16b /* p1_0_9_h = lookup16(tbl_hi_1, y0_9_aes_hi) */
-	eor v9.16b, v9.16b, v10.16b /* p1_0_9 = xor(p1_0_9_l, p1_0_9_h) */
-	tbl v6.16b, {v26.16b}, v6.16b /* p2_0_9_h = lookup16(tbl_hi_2, y0_9_aes_hi) */
-	eor v6.16b, v8.16b, v6.16b /* p2_0_9 = xor(p2_0_9_l, p2_0_9_h) */
-	and v8.16b, v19.16b, v2.16b /* y1_9_aes_lo = and(y1_9_aes, nibble_mask) */
-	ushr v19.16b, v19.16b, #4 /* y1_9_aes_hi = shr(y1_9_aes) */
-	tbl v10.16b, {v24.16b}, v8.16b /* p1_1_9_l = lookup16(tbl_lo_1, y1_9_aes_lo) */
-	tbl v8.16b, {v14.16b}, v8.16b /* p2_1_9_l = lookup16(tbl_lo_2, y1_9_aes_lo) */
-	tbl v12.16b, {v11.16b}, v19.16b /* p1_1_9_h = lookup16(tbl_hi_1, y1_9_aes_hi) */
-	eor v10.16b, v10.16b, v12.16b /* p1_1_9 = xor(p1_1_9_l, p1_1_9_h) */
-	tbl v19.16b, {v26.16b}, v19.16b /* p2_1_9_h = lookup16(tbl_hi_2, y1_9_aes_hi) */
-	eor v19.16b, v8.16b, v19.16b /* p2_1_9 = xor(p2_1_9_l, p2_1_9_h) */
-	and v8.16b, v22.16b, v2.16b /* y2_9_aes_lo = and(y2_9_aes, nibble_mask) */
-	ushr v22.16b, v22.16b, #4 /* y2_9_aes_hi = shr(y2_9_aes) */
-	tbl v12.16b, {v24.16b}, v8.16b /* p1_2_9_l = lookup16(tbl_lo_1, y2_9_aes_lo) */
-	tbl v8.16b, {v14.16b}, v8.16b /* p2_2_9_l = lookup16(tbl_lo_2, y2_9_aes_lo) */
-	tbl v13.16b, {v11.16b}, v22.16b /* p1_2_9_h = lookup16(tbl_hi_1, y2_9_aes_hi) */
-	eor v12.16b, v12.16b, v13.16b /* p1_2_9 = xor(p1_2_9_l, p1_2_9_h) */
-	tbl v22.16b, {v26.16b}, v22.16b /* p2_2_9_h = lookup16(tbl_hi_2, y2_9_aes_hi) */
-	eor v22.16b, v8.16b, v22.16b /* p2_2_9 = xor(p2_2_9_l, p2_2_9_h) */
-	and v8.16b, v31.16b, v2.16b /* y3_9_aes_lo = and(y3_9_aes, nibble_mask) */
-	ushr v31.16b, v31.16b, #4 /* y3_9_aes_hi = shr(y3_9_aes) */
-	tbl v13.16b, {v24.16b}, v8.16b /* p1_3_9_l = lookup16(tbl_lo_1, y3_9_aes_lo) */
-	tbl v8.16b, {v14.16b}, v8.16b /* p2_3_9_l = lookup16(tbl_lo_2, y3_9_aes_lo) */
-	tbl v15.16b, {v11.16b}, v31.16b /* p1_3_9_h = lookup16(tbl_hi_1, y3_9_aes_hi) */
-	eor v13.16b, v13.16b, v15.16b /* p1_3_9 = xor(p1_3_9_l, p1_3_9_h) */
-	tbl v31.16b, {v26.16b}, v31.16b /* p2_3_9_h = lookup16(tbl_hi_2, y3_9_aes_hi) */
-	eor v31.16b, v8.16b, v31.16b /* p2_3_9 = xor(p2_3_9_l, p2_3_9_h) */
-	eor v8.16b, v19.16b, v12.16b /* m0_acc_46 = xor(p2_1_9, p1_2_9) */
-	eor v12.16b, v12.16b, v22.16b /* m1_acc_46 = xor(p1_2_9, p2_2_9) */
-	eor3 v12.16b, v6.16b, v10.16b, v12.16b /* m1_acc_48 = eor3(p2_0_9, p1_1_9, m1_acc_46) */
-	eor v6.16b, v9.16b, v6.16b /* m2_acc_45 = xor(p1_0_9, p2_0_9) */
-	eor3 v9.16b, v9.16b, v10.16b, v8.16b /* m0_acc_48 = eor3(p1_0_9, p1_1_9, m0_acc_46) */
-	eor3 v19.16b, v10.16b, v19.16b, v6.16b /* m3_acc_48 = eor3(p1_1_9, p2_1_9, m2_acc_45) */
-	eor3 v9.16b, v22.16b, v31.16b, v9.16b /* m0_acc_49 = eor3(p2_2_9, p2_3_9, m0_acc_48) */
-	eor3 v19.16b, v22.16b, v13.16b, v19.16b /* m3_acc_49 = eor3(p2_2_9, p1_3_9, m3_acc_48) */
-	eor v22.16b, v13.16b, v31.16b /* m1_acc_47 = xor(p1_3_9, p2_3_9) */
-	eor3 v6.16b, v6.16b, v8.16b, v22.16b /* m2_acc_49 = eor3(m2_acc_45, m0_acc_46, m1_acc_47) */
-	ldr q31, [sp, #448] /* reload g1x1.3 */
-	eor3 v22.16b, v12.16b, v22.16b, v31.16b /* x1n_9 = eor3(m1_acc_48, m1_acc_47, g1x1) */
-	ldr q31, [sp, #288] /* reload g1x0.3 */
-	eor v31.16b, v31.16b, v9.16b /* x0n_9 = xor(g1x0, m0_acc_49) */
-	ldr q8, [sp, #304] /* reload g1x2.3 */
-	eor v6.16b, v8.16b, v6.16b /* x2n_9 = xor(g1x2, m2_acc_49) */
-	ldr q8, [sp, #224] /* reload g1x3.3 */
-	eor v19.16b, v8.16b, v19.16b /* x3n_9 = xor(g1x3, m3_acc_49) */
+	tbl v10.16b, {v22.16b}, v9.16b /* p1_0_9_l = lookup16(tbl_lo_1, y0_9_aes_lo) */
+	tbl v9.16b, {v26.16b}, v9.16b /* p2_0_9_l = lookup16(tbl_lo_2, y0_9_aes_lo) */
+	tbl v11.16b, {v12.16b}, v6.16b /* p1_0_9_h = lookup16(tbl_hi_1, y0_9_aes_hi) */
+	eor v10.16b, v10.16b, v11.16b /* p1_0_9 = xor(p1_0_9_l, p1_0_9_h) */
+	tbl v6.16b, {v24.16b}, v6.16b /* p2_0_9_h = lookup16(tbl_hi_2, y0_9_aes_hi) */
+	eor v6.16b, v9.16b, v6.16b /* p2_0_9 = xor(p2_0_9_l, p2_0_9_h) */
+	and v9.16b, v17.16b, v1.16b /* y1_9_aes_lo = and(y1_9_aes, nibble_mask) */
+	ushr v17.16b, v17.16b, #4 /* y1_9_aes_hi = shr(y1_9_aes) */
+	tbl v11.16b, {v22.16b}, v9.16b /* p1_1_9_l = lookup16(tbl_lo_1, y1_9_aes_lo) */
+	tbl v9.16b, {v26.16b}, v9.16b /* p2_1_9_l = lookup16(tbl_lo_2, y1_9_aes_lo) */
+	tbl v13.16b, {v12.16b}, v17.16b /* p1_1_9_h = lookup16(tbl_hi_1, y1_9_aes_hi) */
+	eor v11.16b, v11.16b, v13.16b /* p1_1_9 = xor(p1_1_9_l, p1_1_9_h) */
+	tbl v17.16b, {v24.16b}, v17.16b /* p2_1_9_h = lookup16(tbl_hi_2, y1_9_aes_hi) */
+	eor v17.16b, v9.16b, v17.16b /* p2_1_9 = xor(p2_1_9_l, p2_1_9_h) */
+	and v9.16b, v20.16b, v1.16b /* y2_9_aes_lo = and(y2_9_aes, nibble_mask) */
+	ushr v20.16b, v20.16b, #4 /* y2_9_aes_hi = shr(y2_9_aes) */
+	tbl v13.16b, {v22.16b}, v9.16b /* p1_2_9_l = lookup16(tbl_lo_1, y2_9_aes_lo) */
+	tbl v9.16b, {v26.16b}, v9.16b /* p2_2_9_l = lookup16(tbl_lo_2, y2_9_aes_lo) */
+	tbl v14.16b, {v12.16b}, v20.16b /* p1_2_9_h = lookup16(tbl_hi_1, y2_9_aes_hi) */
+	eor v13.16b, v13.16b, v14.16b /* p1_2_9 = xor(p1_2_9_l, p1_2_9_h) */
+	tbl v20.16b, {v24.16b}, v20.16b /* p2_2_9_h = lookup16(tbl_hi_2, y2_9_aes_hi) */
+	eor v20.16b, v9.16b, v20.16b /* p2_2_9 = xor(p2_2_9_l, p2_2_9_h) */
+	and v9.16b, v8.16b, v1.16b /* y3_9_aes_lo = and(y3_9_aes, nibble_mask) */
+	ushr v8.16b, v8.16b, #4 /* y3_9_aes_hi = shr(y3_9_aes) */
+	tbl v14.16b, {v22.16b}, v9.16b /* p1_3_9_l = lookup16(tbl_lo_1, y3_9_aes_lo) */
+	tbl v9.16b, {v26.16b}, v9.16b /* p2_3_9_l = lookup16(tbl_lo_2, y3_9_aes_lo) */
+	tbl v15.16b, {v12.16b}, v8.16b /* p1_3_9_h = lookup16(tbl_hi_1, y3_9_aes_hi) */
+	eor v14.16b, v14.16b, v15.16b /* p1_3_9 = xor(p1_3_9_l, p1_3_9_h) */
+	tbl v8.16b, {v24.16b}, v8.16b /* p2_3_9_h = lookup16(tbl_hi_2, y3_9_aes_hi) */
+	eor v8.16b, v9.16b, v8.16b /* p2_3_9 = xor(p2_3_9_l, p2_3_9_h) */
+	eor v9.16b, v17.16b, v13.16b /* m0_acc_46 = xor(p2_1_9, p1_2_9) */
+	eor v13.16b, v13.16b, v20.16b /* m1_acc_46 = xor(p1_2_9, p2_2_9) */
+	eor3 v13.16b, v6.16b, v11.16b, v13.16b /* m1_acc_48 = eor3(p2_0_9, p1_1_9, m1_acc_46) */
+	eor v6.16b, v10.16b, v6.16b /* m2_acc_45 = xor(p1_0_9, p2_0_9) */
+	eor3 v10.16b, v10.16b, v11.16b, v9.16b /* m0_acc_48 = eor3(p1_0_9, p1_1_9, m0_acc_46) */
+	eor3 v17.16b, v11.16b, v17.16b, v6.16b /* m3_acc_48 = eor3(p1_1_9, p2_1_9, m2_acc_45) */
+	eor3 v10.16b, v20.16b, v8.16b, v10.16b /* m0_acc_49 = eor3(p2_2_9, p2_3_9, m0_acc_48) */
+	eor3 v17.16b, v20.16b, v14.16b, v17.16b /* m3_acc_49 = eor3(p2_2_9, p1_3_9, m3_acc_48) */
+	eor v20.16b, v14.16b, v8.16b /* m1_acc_47 = xor(p1_3_9, p2_3_9) */
+	eor3 v6.16b, v6.16b, v9.16b, v20.16b /* m2_acc_49 = eor3(m2_acc_45, m0_acc_46, m1_acc_47) */
+	ldr q8, [sp, #448] /* reload g1x1.3 */
+	eor3 v20.16b, v13.16b, v20.16b, v8.16b /* x1n_9 = eor3(m1_acc_48, m1_acc_47, g1x1) */
+	ldr q8, [sp, #288] /* reload g1x0.3 */
+	eor v8.16b, v8.16b, v10.16b /* x0n_9 = xor(g1x0, m0_acc_49) */
+	ldr q9, [sp, #304] /* reload g1x2.3 */
+	eor v6.16b, v9.16b, v6.16b /* x2n_9 = xor(g1x2, m2_acc_49) */
+	ldr q9, [sp, #224] /* reload g1x3.3 */
+	eor v17.16b, v9.16b, v17.16b /* x3n_9 = xor(g1x3, m3_acc_49) */
 
 	/* Round 8r+5: slot 1 ^= M'_L·inv(slot 2 ^ slot 3 ^ slot 0 ^ rk') ^ C'. */
 	add x17, x5, #80
-	ld1r {v8.4s}, [x17] /* rk0_5 = bcast32() */
+	ld1r {v9.4s}, [x17] /* rk0_5 = bcast32() */
 	add x17, x5, #84
-	ld1r {v9.4s}, [x17] /* rk1_5 = bcast32() */
+	ld1r {v10.4s}, [x17] /* rk1_5 = bcast32() */
 	add x17, x5, #88
-	ld1r {v10.4s}, [x17] /* rk2_5 = bcast32() */
+	ld1r {v11.4s}, [x17] /* rk2_5 = bcast32() */
 	add x17, x5, #92
-	ld1r {v12.4s}, [x17] /* rk3_5 = bcast32() */
-	ldr q13, [sp, #240] /* reload g0x8.3 */
+	ld1r {v13.4s}, [x17] /* rk3_5 = bcast32() */
+	ldr q14, [sp, #240] /* reload g0x8.3 */
 	ldr q15, [sp, #320] /* reload g0x12.3 */
-	eor3 v13.16b, v13.16b, v15.16b, v1.16b /* t0_10_1 = eor3(g0x8, g0x12, g0x0) */
-	tbl v13.16b, {v13.16b}, v21.16b /* y0_10_sr = lookup16(t0_10_1, inv_shift_rows) */
-	aese v13.16b, v8.16b /* y0_10_aes = aese(y0_10_sr, rk0_5) */
+	eor3 v14.16b, v14.16b, v15.16b, v2.16b /* t0_10_1 = eor3(g0x8, g0x12, g0x0) */
+	tbl v14.16b, {v14.16b}, v19.16b /* y0_10_sr = lookup16(t0_10_1, inv_shift_rows) */
+	aese v14.16b, v9.16b /* y0_10_aes = aese(y0_10_sr, rk0_5) */
 	ldr q15, [sp, #192] /* reload g0x9.3 */
-	str q1, [sp, #224] /* spill g0x0.4 */
-	ldr q1, [sp, #256] /* reload g0x13.3 */
-	eor3 v15.16b, v15.16b, v1.16b, v3.16b /* t1_10_1 = eor3(g0x9, g0x13, g0x1) */
-	tbl v15.16b, {v15.16b}, v21.16b /* y1_10_sr = lookup16(t1_10_1, inv_shift_rows) */
-	aese v15.16b, v9.16b /* y1_10_aes = aese(y1_10_sr, rk1_5) */
-	ldr q1, [sp, #112] /* reload g0x10.3 */
+	str q2, [sp, #224] /* spill g0x0.4 */
+	ldr q2, [sp, #256] /* reload g0x13.3 */
+	eor3 v15.16b, v15.16b, v2.16b, v3.16b /* t1_10_1 = eor3(g0x9, g0x13, g0x1) */
+	tbl v15.16b, {v15.16b}, v19.16b /* y1_10_sr = lookup16(t1_10_1, inv_shift_rows) */
+	aese v15.16b, v10.16b /* y1_10_aes = aese(y1_10_sr, rk1_5) */
+	ldr q2, [sp, #144] /* reload g0x10.3 */
 	str q3, [sp, #304] /* spill g0x1.4 */
-	ldr q3, [sp, #144] /* reload g0x14.3 */
-	eor3 v1.16b, v1.16b, v3.16b, v4.16b /* t2_10_1 = eor3(g0x10, g0x14, g0x2) */
-	tbl v1.16b, {v1.16b}, v21.16b /* y2_10_sr = lookup16(t2_10_1, inv_shift_rows) */
-	aese v1.16b, v10.16b /* y2_10_aes = aese(y2_10_sr, rk2_5) */
+	ldr q3, [sp, #96] /* reload g0x14.3 */
+	eor3 v2.16b, v2.16b, v3.16b, v4.16b /* t2_10_1 = eor3(g0x10, g0x14, g0x2) */
+	tbl v2.16b, {v2.16b}, v19.16b /* y2_10_sr = lookup16(t2_10_1, inv_shift_rows) */
+	aese v2.16b, v11.16b /* y2_10_aes = aese(y2_10_sr, rk2_5) */
 	ldr q3, [sp, #176] /* reload g0x11.3 */
 	str q4, [sp, #288] /* spill g0x2.4 */
 	ldr q4, [sp, #272] /* reload g0x15.3 */
 	eor3 v3.16b, v3.16b, v4.16b, v5.16b /* t3_10_1 = eor3(g0x11, g0x15, g0x3) */
-	tbl v3.16b, {v3.16b}, v21.16b /* y3_10_sr = lookup16(t3_10_1, inv_shift_rows) */
-	aese v3.16b, v12.16b /* y3_10_aes = aese(y3_10_sr, rk3_5) */
-	and v4.16b, v13.16b, v2.16b /* y0_10_aes_lo = and(y0_10_aes, nibble_mask) */
-	ushr v13.16b, v13.16b, #4 /* y0_10_aes_hi = shr(y0_10_aes) */
+	tbl v3.16b, {v3.16b}, v19.16b /* y3_10_sr = lookup16(t3_10_1, inv_shift_rows) */
+	aese v3.16b, v13.16b /* y3_10_aes = aese(y3_10_sr, rk3_5) */
+	and v4.16b, v14.16b, v1.16b /* y0_10_aes_lo = and(y0_10_aes, nibble_mask) */
+	ushr v14.16b, v14.16b, #4 /* y0_10_aes_hi = shr(y0_10_aes) */
 	str q5, [sp, #448] /* spill g0x3.4 */
-	tbl v5.16b, {v24.16b}, v4.16b /* p1_0_10_l = lookup16(tbl_lo_1, y0_10_aes_lo) */
-	tbl v4.16b, {v14.16b}, v4.16b /* p2_0_10_l = lookup16(tbl_lo_2, y0_10_aes_lo) */
+	tbl v5.16b, {v22.16b}, v4.16b /* p1_0_10_l = lookup16(tbl_lo_1, y0_10_aes_lo) */
+	tbl v4.16b, {v26.16b}, v4.16b /* p2_0_10_l = lookup16(tbl_lo_2, y0_10_aes_lo) */
 	str q18, [sp, #368] /* spill g1x7.3 */
-	tbl v18.16b, {v11.16b}, v13.16b /* p1_0_10_h = lookup16(tbl_hi_1, y0_10_aes_hi) */
+	tbl v18.16b, {v12.16b}, v14.16b /* p1_0_10_h = lookup16(tbl_hi_1, y0_10_aes_hi) */
 	eor v5.16b, v5.16b, v18.16b /* p1_0_10 = xor(p1_0_10_l, p1_0_10_h) */
-	tbl v18.16b, {v26.16b}, v13.16b /* p2_0_10_h = lookup16(tbl_hi_2, y0_10_aes_hi) */
+	tbl v18.16b, {v24.16b}, v14.16b /* p2_0_10_h = lookup16(tbl_hi_2, y0_10_aes_hi) */
 	eor v4.16b, v4.16b, v18.16b /* p2_0_10 = xor(p2_0_10_l, p2_0_10_h) */
-	and v18.16b, v15.16b, v2.16b /* y1_10_aes_lo = and(y1_10_aes, nibble_mask) */
-	ushr v13.16b, v15.16b, #4 /* y1_10_aes_hi = shr(y1_10_aes) */
-	tbl v15.16b, {v24.16b}, v18.16b /* p1_1_10_l = lookup16(tbl_lo_1, y1_10_aes_lo) */
-	tbl v18.16b, {v14.16b}, v18.16b /* p2_1_10_l = lookup16(tbl_lo_2, y1_10_aes_lo) */
+	and v18.16b, v15.16b, v1.16b /* y1_10_aes_lo = and(y1_10_aes, nibble_mask) */
+	ushr v14.16b, v15.16b, #4 /* y1_10_aes_hi = shr(y1_10_aes) */
+	tbl v15.16b, {v22.16b}, v18.16b /* p1_1_10_l = lookup16(tbl_lo_1, y1_10_aes_lo) */
+	tbl v18.16b, {v26.16b}, v18.16b /* p2_1_10_l = lookup16(tbl_lo_2, y1_10_aes_lo) */
 	str q16, [sp, #352] /* spill g1x6.3 */
-	tbl v16.16b, {v11.16b}, v13.16b /* p1_1_10_h = lookup16(tbl_hi_1, y1_10_aes_hi) */
+	tbl v16.16b, {v12.16b}, v14.16b /* p1_1_10_h = lookup16(tbl_hi_1, y1_10_aes_hi) */
 	eor v16.16b, v15.16b, v16.16b /* p1_1_10 = xor(p1_1_10_l, p1_1_10_h) */
-	tbl v13.16b, {v26.16b}, v13.16b /* p2_1_10_h = lookup16(tbl_hi_2, y1_10_aes_hi) */
-	eor v18.16b, v18.16b, v13.16b /* p2_1_10 = xor(p2_1_10_l, p2_1_10_h) */
-	and v13.16b, v1.16b, v2.16b /* y2_10_aes_lo = and(y2_10_aes, nibble_mask) */
-	ushr v1.16b, v1.16b, #4 /* y2_10_aes_hi = shr(y2_10_aes) */
-	tbl v15.16b, {v24.16b}, v13.16b /* p1_2_10_l = lookup16(tbl_lo_1, y2_10_aes_lo) */
-	tbl v13.16b, {v14.16b}, v13.16b /* p2_2_10_l = lookup16(tbl_lo_2, y2_10_aes_lo) */
-	str q20, [sp, #384] /* spill g1x4.3 */
-	tbl v20.16b, {v11.16b}, v1.16b /* p1_2_10_h = lookup16(tbl_hi_1, y2_10_aes_hi) */
-	eor v20.16b, v15.16b, v20.16b /* p1_2_10 = xor(p1_2_10_l, p1_2_10_h) */
-	tbl v1.16b, {v26.16b}, v1.16b /* p2_2_10_h = lookup16(tbl_hi_2, y2_10_aes_hi) */
-	eor v1.16b, v13.16b, v1.16b /* p2_2_10 = xor(p2_2_10_l, p2_2_10_h) */
-	and v13.16b, v3.16b, v2.16b /* y3_10_aes_lo = and(y3_10_aes, nibble_mask) */
+	tbl v14.16b, {v24.16b}, v14.16b /* p2_1_10_h = lookup16(tbl_hi_2, y1_10_aes_hi) */
+	eor v18.16b, v18.16b, v14.16b /* p2_1_10 = xor(p2_1_10_l, p2_1_10_h) */
+	and v14.16b, v2.16b, v1.16b /* y2_10_aes_lo = and(y2_10_aes, nibble_mask) */
+	ushr v2.16b, v2.16b, #4 /* y2_10_aes_hi = shr(y2_10_aes) */
+	tbl v15.16b, {v22.16b}, v14.16b /* p1_2_10_l = lookup16(tbl_lo_1, y2_10_aes_lo) */
+	tbl v14.16b, {v26.16b}, v14.16b /* p2_2_10_l = lookup16(tbl_lo_2, y2_10_aes_lo) */
+	str q21, [sp, #384] /* spill g1x4.3 */
+	tbl v21.16b, {v12.16b}, v2.16b /* p1_2_10_h = lookup16(tbl_hi_1, y2_10_aes_hi) */
+	eor v21.16b, v15.16b, v21.16b /* p1_2_10 = xor(p1_2_10_l, p1_2_10_h) */
+	tbl v2.16b, {v24.16b}, v2.16b /* p2_2_10_h = lookup16(tbl_hi_2, y2_10_aes_hi) */
+	eor v2.16b, v14.16b, v2.16b /* p2_2_10 = xor(p2_2_10_l, p2_2_10_h) */
+	and v14.16b, v3.16b, v1.16b /* y3_10_aes_lo = and(y3_10_aes, nibble_mask) */
 	ushr v3.16b, v3.16b, #4 /* y3_10_aes_hi = shr(y3_10_aes) */
-	tbl v15.16b, {v24.16b}, v13.16b /* p1_3_10_l = lookup16(tbl_lo_1, y3_10_aes_lo) */
-	tbl v13.16b, {v14.16b}, v13.16b /* p2_3_10_l = lookup16(tbl_lo_2, y3_10_aes_lo) */
-	str q17, [sp, #336] /* spill g1x5.3 */
-	tbl v17.16b, {v11.16b}, v3.16b /* p1_3_10_h = lookup16(tbl_hi_1, y3_10_aes_hi) */
-	eor v17.16b, v15.16b, v17.16b /* p1_3_10 = xor(p1_3_10_l, p1_3_10_h) */
-	tbl v3.16b, {v26.16b}, v3.16b /* p2_3_10_h = lookup16(tbl_hi_2, y3_10_aes_hi) */
-	eor v3.16b, v13.16b, v3.16b /* p2_3_10 = xor(p2_3_10_l, p2_3_10_h) */
-	eor v13.16b, v18.16b, v20.16b /* m0_acc_51 = xor(p2_1_10, p1_2_10) */
-	eor v20.16b, v20.16b, v1.16b /* m1_acc_51 = xor(p1_2_10, p2_2_10) */
-	eor3 v20.16b, v4.16b, v16.16b, v20.16b /* m1_acc_53 = eor3(p2_0_10, p1_1_10, m1_acc_51) */
+	tbl v15.16b, {v22.16b}, v14.16b /* p1_3_10_l = lookup16(tbl_lo_1, y3_10_aes_lo) */
+	tbl v14.16b, {v26.16b}, v14.16b /* p2_3_10_l = lookup16(tbl_lo_2, y3_10_aes_lo) */
+	str q7, [sp, #336] /* spill g1x5.3 */
+	tbl v7.16b, {v12.16b}, v3.16b /* p1_3_10_h = lookup16(tbl_hi_1, y3_10_aes_hi) */
+	eor v7.16b, v15.16b, v7.16b /* p1_3_10 = xor(p1_3_10_l, p1_3_10_h) */
+	tbl v3.16b, {v24.16b}, v3.16b /* p2_3_10_h = lookup16(tbl_hi_2, y3_10_aes_hi) */
+	eor v3.16b, v14.16b, v3.16b /* p2_3_10 = xor(p2_3_10_l, p2_3_10_h) */
+	eor v14.16b, v18.16b, v21.16b /* m0_acc_51 = xor(p2_1_10, p1_2_10) */
+	eor v21.16b, v21.16b, v2.16b /* m1_acc_51 = xor(p1_2_10, p2_2_10) */
+	eor3 v21.16b, v4.16b, v16.16b, v21.16b /* m1_acc_53 = eor3(p2_0_10, p1_1_10, m1_acc_51) */
 	eor v4.16b, v5.16b, v4.16b /* m2_acc_50 = xor(p1_0_10, p2_0_10) */
-	eor3 v5.16b, v5.16b, v16.16b, v13.16b /* m0_acc_53 = eor3(p1_0_10, p1_1_10, m0_acc_51) */
+	eor3 v5.16b, v5.16b, v16.16b, v14.16b /* m0_acc_53 = eor3(p1_0_10, p1_1_10, m0_acc_51) */
 	eor3 v16.16b, v16.16b, v18.16b, v4.16b /* m3_acc_53 = eor3(p1_1_10, p2_1_10, m2_acc_50) */
-	eor3 v5.16b, v1.16b, v3.16b, v5.16b /* m0_acc_54 = eor3(p2_2_10, p2_3_10, m0_acc_53) */
-	eor3 v1.16b, v1.16b, v17.16b, v16.16b /* m3_acc_54 = eor3(p2_2_10, p1_3_10, m3_acc_53) */
-	eor v3.16b, v17.16b, v3.16b /* m1_acc_52 = xor(p1_3_10, p2_3_10) */
-	eor3 v4.16b, v4.16b, v13.16b, v3.16b /* m2_acc_54 = eor3(m2_acc_50, m0_acc_51, m1_acc_52) */
-	ldr q16, [sp, #400] /* reload g0x5.3 */
-	eor3 v3.16b, v20.16b, v3.16b, v16.16b /* x1n_10 = eor3(m1_acc_53, m1_acc_52, g0x5) */
-	ldr q16, [sp, #208] /* reload g0x4.3 */
-	eor v5.16b, v16.16b, v5.16b /* x0n_10 = xor(g0x4, m0_acc_54) */
-	ldr q16, [sp, #416] /* reload g0x6.3 */
-	eor v4.16b, v16.16b, v4.16b /* x2n_10 = xor(g0x6, m2_acc_54) */
-	ldr q16, [sp, #432] /* reload g0x7.3 */
-	eor v1.16b, v16.16b, v1.16b /* x3n_10 = xor(g0x7, m3_acc_54) */
-	eor3 v16.16b, v28.16b, v30.16b, v31.16b /* t0_11_1 = eor3(g1x8, g1x12, g1x0) */
-	tbl v16.16b, {v16.16b}, v21.16b /* y0_11_sr = lookup16(t0_11_1, inv_shift_rows) */
-	aese v16.16b, v8.16b /* y0_11_aes = aese(y0_11_sr, rk0_5) */
-	eor3 v17.16b, v25.16b, v0.16b, v22.16b /* t1_11_1 = eor3(g1x9, g1x13, g1x1) */
-	tbl v17.16b, {v17.16b}, v21.16b /* y1_11_sr = lookup16(t1_11_1, inv_shift_rows) */
-	aese v17.16b, v9.16b /* y1_11_aes = aese(y1_11_sr, rk1_5) */
-	eor3 v18.16b, v7.16b, v27.16b, v6.16b /* t2_11_1 = eor3(g1x10, g1x14, g1x2) */
-	tbl v18.16b, {v18.16b}, v21.16b /* y2_11_sr = lookup16(t2_11_1, inv_shift_rows) */
-	aese v18.16b, v10.16b /* y2_11_aes = aese(y2_11_sr, rk2_5) */
-	eor3 v20.16b, v23.16b, v29.16b, v19.16b /* t3_11_1 = eor3(g1x11, g1x15, g1x3) */
-	tbl v20.16b, {v20.16b}, v21.16b /* y3_11_sr = lookup16(t3_11_1, inv_shift_rows) */
-	aese v20.16b, v12.16b /* y3_11_aes = aese(y3_11_sr, rk3_5) */
-	and v8.16b, v16.16b, v2.16b /* y0_11_aes_lo = and(y0_11_aes, nibble_mask) */
-	ushr v16.16b, v16.16b, #4 /* y0_11_aes_hi = shr(y0_11_aes) */
-	tbl v9.16b, {v24.16b}, v8.16b /* p1_0_11_l = lookup16(tbl_lo_1, y0_11_aes_lo) */
-	tbl v8.16b, {v14.16b}, v8.16b /* p2_0_11_l = lookup16(tbl_lo_2, y0_11_aes_lo) */
-	tbl v10.16b, {v11.16b}, v16.16b /* p1_0_11_h = lookup16(tbl_hi_1, y0_11_aes_hi) */
-	eor v9.16b, v9.16b, v10.16b /* p1_0_11 = xor(p1_0_11_l, p1_0_11_h) */
-	tbl v16.16b, {v26.16b}, v16.16b /* p2_0_11_h = lookup16(tbl_hi_2, y0_11_aes_hi) */
-	eor v16.16b, v8.16b, v16.16b /* p2_0_11 = xor(p2_0_11_l, p2_0_11_h) */
-	and v8.16b, v17.16b, v2.16b /* y1_11_aes_lo = and(y1_11_aes, nibble_mask) */
-	ushr v17.16b, v17.16b, #4 /* y1_11_aes_hi = shr(y1_11_aes) */
-	tbl v10.16b, {v24.16b}, v8.16b /* p1_1_11_l = lookup16(tbl_lo_1, y1_11_aes_lo) */
-	tbl v8.16b, {v14.16b}, v8.16b /* p2_1_11_l = lookup16(tbl_lo_2, y1_11_aes_lo) */
-	tbl v12.16b, {v11.16b}, v17.16b /* p1_1_11_h = lookup16(tbl_hi_1, y1_11_aes_hi) */
-	eor v10.16b, v10.16b, v12.16b /* p1_1_11 = xor(p1_1_11_l, p1_1_11_h) */
-	tbl v17.16b, {v26.16b}, v17.16b /* p2_1_11_h = lookup16(tbl_hi_2, y1_11_aes_hi) */
-	eor v17.16b, v8.16b, v17.16b /* p2_1_11 = xor(p2_1_11_l, p2_1_11_h) */
-	and v8.16b, v18.16b, v2.16b /* y2_11_aes_lo = and(y2_11_aes, nibble_mask) */
+	eor3 v5.16b, v2.16b, v3.16b, v5.16b /* m0_acc_54 = eor3(p2_2_10, p2_3_10, m0_acc_53) */
+	eor3 v2.16b, v2.16b, v7.16b, v16.16b /* m3_acc_54 = eor3(p2_2_10, p1_3_10, m3_acc_53) */
+	eor v3.16b, v7.16b, v3.16b /* m1_acc_52 = xor(p1_3_10, p2_3_10) */
+	eor3 v4.16b, v4.16b, v14.16b, v3.16b /* m2_acc_54 = eor3(m2_acc_50, m0_acc_51, m1_acc_52) */
+	ldr q7, [sp, #400] /* reload g0x5.3 */
+	eor3 v3.16b, v21.16b, v3.16b, v7.16b /* x1n_10 = eor3(m1_acc_53, m1_acc_52, g0x5) */
+	ldr q7, [sp, #208] /* reload g0x4.3 */
+	eor v5.16b, v7.16b, v5.16b /* x0n_10 = xor(g0x4, m0_acc_54) */
+	ldr q7, [sp, #416] /* reload g0x6.3 */
+	eor v4.16b, v7.16b, v4.16b /* x2n_10 = xor(g0x6, m2_acc_54) */
+	ldr q7, [sp, #432] /* reload g0x7.3 */
+	eor v2.16b, v7.16b, v2.16b /* x3n_10 = xor(g0x7, m3_acc_54) */
+	eor3 v7.16b, v29.16b, v31.16b, v8.16b /* t0_11_1 = eor3(g1x8, g1x12, g1x0) */
+	tbl v7.16b, {v7.16b}, v19.16b /* y0_11_sr = lookup16(t0_11_1, inv_shift_rows) */
+	aese v7.16b, v9.16b /* y0_11_aes = aese(y0_11_sr, rk0_5) */
+	eor3 v16.16b, v28.16b, v0.16b, v20.16b /* t1_11_1 = eor3(g1x9, g1x13, g1x1) */
+	tbl v16.16b, {v16.16b}, v19.16b /* y1_11_sr = lookup16(t1_11_1, inv_shift_rows) */
+	aese v16.16b, v10.16b /* y1_11_aes = aese(y1_11_sr, rk1_5) */
+	eor3 v18.16b, v27.16b, v25.16b, v6.16b /* t2_11_1 = eor3(g1x10, g1x14, g1x2) */
+	tbl v18.16b, {v18.16b}, v19.16b /* y2_11_sr = lookup16(t2_11_1, inv_shift_rows) */
+	aese v18.16b, v11.16b /* y2_11_aes = aese(y2_11_sr, rk2_5) */
+	eor3 v21.16b, v23.16b, v30.16b, v17.16b /* t3_11_1 = eor3(g1x11, g1x15, g1x3) */
+	tbl v21.16b, {v21.16b}, v19.16b /* y3_11_sr = lookup16(t3_11_1, inv_shift_rows) */
+	aese v21.16b, v13.16b /* y3_11_aes = aese(y3_11_sr, rk3_5) */
+	and v9.16b, v7.16b, v1.16b /* y0_11_aes_lo = and(y0_11_aes, nibble_mask) */
+	ushr v7.16b, v7.16b, #4 /* y0_11_aes_hi = shr(y0_11_aes) */
+	tbl v10.16b, {v22.16b}, v9.16b /* p1_0_11_l = lookup16(tbl_lo_1, y0_11_aes_lo) */
+	tbl v9.16b, {v26.16b}, v9.16b /* p2_0_11_l = lookup16(tbl_lo_2, y0_11_aes_lo) */
+	tbl v11.16b, {v12.16b}, v7.16b /* p1_0_11_h = lookup16(tbl_hi_1, y0_11_aes_hi) */
+	eor v10.16b, v10.16b, v11.16b /* p1_0_11 = xor(p1_0_11_l, p1_0_11_h) */
+	tbl v7.16b, {v24.16b}, v7.16b /* p2_0_11_h = lookup16(tbl_hi_2, y0_11_aes_hi) */
+	eor v7.16b, v9.16b, v7.16b /* p2_0_11 = xor(p2_0_11_l, p2_0_11_h) */
+	and v9.16b, v16.16b, v1.16b /* y1_11_aes_lo = and(y1_11_aes, nibble_mask) */
+	ushr v16.16b, v16.16b, #4 /* y1_11_aes_hi = shr(y1_11_aes) */
+	tbl v11.16b, {v22.16b}, v9.16b /* p1_1_11_l = lookup16(tbl_lo_1, y1_11_aes_lo) */
+	tbl v9.16b, {v26.16b}, v9.16b /* p2_1_11_l = lookup16(tbl_lo_2, y1_11_aes_lo) */
+	tbl v13.16b, {v12.16b}, v16.16b /* p1_1_11_h = lookup16(tbl_hi_1, y1_11_aes_hi) */
+	eor v11.16b, v11.16b, v13.16b /* p1_1_11 = xor(p1_1_11_l, p1_1_11_h) */
+	tbl v16.16b, {v24.16b}, v16.16b /* p2_1_11_h = lookup16(tbl_hi_2, y1_11_aes_hi) */
+	eor v16.16b, v9.16b, v16.16b /* p2_1_11 = xor(p2_1_11_l, p2_1_11_h) */
+	and v9.16b, v18.16b, v1.16b /* y2_11_aes_lo = and(y2_11_aes, nibble_mask) */
 	ushr v18.16b, v18.16b, #4 /* y2_11_aes_hi = shr(y2_11_aes) */
-	tbl v12.16b, {v24.16b}, v8.16b /* p1_2_11_l = lookup16(tbl_lo_1, y2_11_aes_lo) */
-	tbl v8.16b, {v14.16b}, v8.16b /* p2_2_11_l = lookup16(tbl_lo_2, y2_11_aes_lo) */
-	tbl v13.16b, {v11.16b}, v18.16b /* p1_2_11_h = lookup16(tbl_hi_1, y2_11_aes_hi) */
-	eor v12.16b, v12.16b, v13.16b /* p1_2_11 = xor(p1_2_11_l, p1_2_11_h) */
-	tbl v18.16b, {v26.16b}, v18.16b /* p2_2_11_h = lookup16(tbl_hi_2, y2_11_aes_hi) */
-	eor v18.16b, v8.16b, v18.16b /* p2_2_11 = xor(p2_2_11_l, p2_2_11_h) */
-	and v8.16b, v20.16b, v2.16b /* y3_11_aes_lo = and(y3_11_aes, nibble_mask) */
-	ushr v20.16b, v20.16b, #4 /* y3_11_aes_hi = shr(y3_11_aes) */
-	tbl v13.16b, {v24.16b}, v8.16b /* p1_3_11_l = lookup16(tbl_lo_1, y3_11_aes_lo) */
-	tbl v8.16b, {v14.16b}, v8.16b /* p2_3_11_l = lookup16(tbl_lo_2, y3_11_aes_lo) */
-	tbl v15.16b, {v11.16b}, v20.16b /* p1_3_11_h = lookup16(tbl_hi_1, y3_11_aes_hi) */
-	eor v13.16b, v13.16b, v15.16b /* p1_3_11 = xor(p1_3_11_l, p1_3_11_h) */
-	tbl v20.16b, {v26.16b}, v20.16b /* p2_3_11_h = lookup16(tbl_hi_2, y3_11_aes_hi) */
-	eor v20.16b, v8.16b, v20.16b /* p2_3_11 = xor(p2_3_11_l, p2_3_11_h) */
-	eor v8.16b, v17.16b, v12.16b /* m0_acc_56 = xor(p2_1_11, p1_2_11) */
-	eor v12.16b, v12.16b, v18.16b /* m1_acc_56 = xor(p1_2_11, p2_2_11) */
-	eor3 v12.16b, v16.16b, v10.16b, v12.16b /* m1_acc_58 = eor3(p2_0_11, p1_1_11, m1_acc_56) */
-	eor v16.16b, v9.16b, v16.16b /* m2_acc_55 = xor(p1_0_11, p2_0_11) */
-	eor3 v9.16b, v9.16b, v10.16b, v8.16b /* m0_acc_58 = eor3(p1_0_11, p1_1_11, m0_acc_56) */
-	eor3 v17.16b, v10.16b, v17.16b, v16.16b /* m3_acc_58 = eor3(p1_1_11, p2_1_11, m2_acc_55) */
-	eor3 v9.16b, v18.16b, v20.16b, v9.16b /* m0_acc_59 = eor3(p2_2_11, p2_3_11, m0_acc_58) */
-	eor3 v17.16b, v18.16b, v13.16b, v17.16b /* m3_acc_59 = eor3(p2_2_11, p1_3_11, m3_acc_58) */
-	eor v18.16b, v13.16b, v20.16b /* m1_acc_57 = xor(p1_3_11, p2_3_11) */
-	eor3 v16.16b, v16.16b, v8.16b, v18.16b /* m2_acc_59 = eor3(m2_acc_55, m0_acc_56, m1_acc_57) */
-	ldr q20, [sp, #336] /* reload g1x5.3 */
-	eor3 v18.16b, v12.16b, v18.16b, v20.16b /* x1n_11 = eor3(m1_acc_58, m1_acc_57, g1x5) */
-	ldr q20, [sp, #384] /* reload g1x4.3 */
-	eor v20.16b, v20.16b, v9.16b /* x0n_11 = xor(g1x4, m0_acc_59) */
-	ldr q8, [sp, #352] /* reload g1x6.3 */
-	eor v16.16b, v8.16b, v16.16b /* x2n_11 = xor(g1x6, m2_acc_59) */
-	ldr q8, [sp, #368] /* reload g1x7.3 */
-	eor v17.16b, v8.16b, v17.16b /* x3n_11 = xor(g1x7, m3_acc_59) */
+	tbl v13.16b, {v22.16b}, v9.16b /* p1_2_11_l = lookup16(tbl_lo_1, y2_11_aes_lo) */
+	tbl v9.16b, {v26.16b}, v9.16b /* p2_2_11_l = lookup16(tbl_lo_2, y2_11_aes_lo) */
+	tbl v14.16b, {v12.16b}, v18.16b /* p1_2_11_h = lookup16(tbl_hi_1, y2_11_aes_hi) */
+	eor v13.16b, v13.16b, v14.16b /* p1_2_11 = xor(p1_2_11_l, p1_2_11_h) */
+	tbl v18.16b, {v24.16b}, v18.16b /* p2_2_11_h = lookup16(tbl_hi_2, y2_11_aes_hi) */
+	eor v18.16b, v9.16b, v18.16b /* p2_2_11 = xor(p2_2_11_l, p2_2_11_h) */
+	and v9.16b, v21.16b, v1.16b /* y3_11_aes_lo = and(y3_11_aes, nibble_mask) */
+	ushr v21.16b, v21.16b, #4 /* y3_11_aes_hi = shr(y3_11_aes) */
+	tbl v14.16b, {v22.16b}, v9.16b /* p1_3_11_l = lookup16(tbl_lo_1, y3_11_aes_lo) */
+	tbl v9.16b, {v26.16b}, v9.16b /* p2_3_11_l = lookup16(tbl_lo_2, y3_11_aes_lo) */
+	tbl v15.16b, {v12.16b}, v21.16b /* p1_3_11_h = lookup16(tbl_hi_1, y3_11_aes_hi) */
+	eor v14.16b, v14.16b, v15.16b /* p1_3_11 = xor(p1_3_11_l, p1_3_11_h) */
+	tbl v21.16b, {v24.16b}, v21.16b /* p2_3_11_h = lookup16(tbl_hi_2, y3_11_aes_hi) */
+	eor v21.16b, v9.16b, v21.16b /* p2_3_11 = xor(p2_3_11_l, p2_3_11_h) */
+	eor v9.16b, v16.16b, v13.16b /* m0_acc_56 = xor(p2_1_11, p1_2_11) */
+	eor v13.16b, v13.16b, v18.16b /* m1_acc_56 = xor(p1_2_11, p2_2_11) */
+	eor3 v13.16b, v7.16b, v11.16b, v13.16b /* m1_acc_58 = eor3(p2_0_11, p1_1_11, m1_acc_56) */
+	eor v7.16b, v10.16b, v7.16b /* m2_acc_55 = xor(p1_0_11, p2_0_11) */
+	eor3 v10.16b, v10.16b, v11.16b, v9.16b /* m0_acc_58 = eor3(p1_0_11, p1_1_11, m0_acc_56) */
+	eor3 v16.16b, v11.16b, v16.16b, v7.16b /* m3_acc_58 = eor3(p1_1_11, p2_1_11, m2_acc_55) */
+	eor3 v10.16b, v18.16b, v21.16b, v10.16b /* m0_acc_59 = eor3(p2_2_11, p2_3_11, m0_acc_58) */
+	eor3 v16.16b, v18.16b, v14.16b, v16.16b /* m3_acc_59 = eor3(p2_2_11, p1_3_11, m3_acc_58) */
+	eor v18.16b, v14.16b, v21.16b /* m1_acc_57 = xor(p1_3_11, p2_3_11) */
+	eor3 v7.16b, v7.16b, v9.16b, v18.16b /* m2_acc_59 = eor3(m2_acc_55, m0_acc_56, m1_acc_57) */
+	ldr q21, [sp, #336] /* reload g1x5.3 */
+	eor3 v18.16b, v13.16b, v18.16b, v21.16b /* x1n_11 = eor3(m1_acc_58, m1_acc_57, g1x5) */
+	ldr q21, [sp, #384] /* reload g1x4.3 */
+	eor v21.16b, v21.16b, v10.16b /* x0n_11 = xor(g1x4, m0_acc_59) */
+	ldr q9, [sp, #352] /* reload g1x6.3 */
+	eor v7.16b, v9.16b, v7.16b /* x2n_11 = xor(g1x6, m2_acc_59) */
+	ldr q9, [sp, #368] /* reload g1x7.3 */
+	eor v16.16b, v9.16b, v16.16b /* x3n_11 = xor(g1x7, m3_acc_59) */
 
 	/* Round 8r+6: slot 2 ^= M'_L·inv(slot 3 ^ slot 0 ^ slot 1 ^ rk') ^ C'. */
 	add x17, x5, #96
-	ld1r {v8.4s}, [x17] /* rk0_6 = bcast32() */
+	ld1r {v9.4s}, [x17] /* rk0_6 = bcast32() */
 	add x17, x5, #100
-	ld1r {v9.4s}, [x17] /* rk1_6 = bcast32() */
+	ld1r {v10.4s}, [x17] /* rk1_6 = bcast32() */
 	add x17, x5, #104
-	ld1r {v10.4s}, [x17] /* rk2_6 = bcast32() */
+	ld1r {v11.4s}, [x17] /* rk2_6 = bcast32() */
 	add x17, x5, #108
-	ld1r {v12.4s}, [x17] /* rk3_6 = bcast32() */
-	ldr q13, [sp, #320] /* reload g0x12.3 */
+	ld1r {v13.4s}, [x17] /* rk3_6 = bcast32() */
+	ldr q14, [sp, #320] /* reload g0x12.3 */
 	ldr q15, [sp, #224] /* reload g0x0.4 */
-	eor3 v13.16b, v13.16b, v15.16b, v5.16b /* t0_12_1 = eor3(g0x12, g0x0, g0x4) */
-	tbl v13.16b, {v13.16b}, v21.16b /* y0_12_sr = lookup16(t0_12_1, inv_shift_rows) */
-	aese v13.16b, v8.16b /* y0_12_aes = aese(y0_12_sr, rk0_6) */
+	eor3 v14.16b, v14.16b, v15.16b, v5.16b /* t0_12_1 = eor3(g0x12, g0x0, g0x4) */
+	tbl v14.16b, {v14.16b}, v19.16b /* y0_12_sr = lookup16(t0_12_1, inv_shift_rows) */
+	aese v14.16b, v9.16b /* y0_12_aes = aese(y0_12_sr, rk0_6) */
 	ldr q15, [sp, #256] /* reload g0x13.3 */
 	str q5, [sp, #368] /* spill g0x4.4 */
 	ldr q5, [sp, #304] /* reload g0x1.4 */
 	eor3 v15.16b, v15.16b, v5.16b, v3.16b /* t1_12_1 = eor3(g0x13, g0x1, g0x5) */
-	tbl v15.16b, {v15.16b}, v21.16b /* y1_12_sr = lookup16(t1_12_1, inv_shift_rows) */
-	aese v15.16b, v9.16b /* y1_12_aes = aese(y1_12_sr, rk1_6) */
-	ldr q5, [sp, #144] /* reload g0x14.3 */
+	tbl v15.16b, {v15.16b}, v19.16b /* y1_12_sr = lookup16(t1_12_1, inv_shift_rows) */
+	aese v15.16b, v10.16b /* y1_12_aes = aese(y1_12_sr, rk1_6) */
+	ldr q5, [sp, #96] /* reload g0x14.3 */
 	str q3, [sp, #352] /* spill g0x5.4 */
 	ldr q3, [sp, #288] /* reload g0x2.4 */
 	eor3 v5.16b, v5.16b, v3.16b, v4.16b /* t2_12_1 = eor3(g0x14, g0x2, g0x6) */
-	tbl v5.16b, {v5.16b}, v21.16b /* y2_12_sr = lookup16(t2_12_1, inv_shift_rows) */
-	aese v5.16b, v10.16b /* y2_12_aes = aese(y2_12_sr, rk2_6) */
+	tbl v5.16b, {v5.16b}, v19.16b /* y2_12_sr = lookup16(t2_12_1, inv_shift_rows) */
+	aese v5.16b, v11.16b /* y2_12_aes = aese(y2_12_sr, rk2_6) */
 	ldr q3, [sp, #272] /* reload g0x15.3 */
 	str q4, [sp, #384] /* spill g0x6.4 */
 	ldr q4, [sp, #448] /* reload g0x3.4 */
-	eor3 v3.16b, v3.16b, v4.16b, v1.16b /* t3_12_1 = eor3(g0x15, g0x3, g0x7) */
-	tbl v3.16b, {v3.16b}, v21.16b /* y3_12_sr = lookup16(t3_12_1, inv_shift_rows) */
-	aese v3.16b, v12.16b /* y3_12_aes = aese(y3_12_sr, rk3_6) */
-	and v4.16b, v13.16b, v2.16b /* y0_12_aes_lo = and(y0_12_aes, nibble_mask) */
-	ushr v13.16b, v13.16b, #4 /* y0_12_aes_hi = shr(y0_12_aes) */
-	str q1, [sp, #336] /* spill g0x7.4 */
-	tbl v1.16b, {v24.16b}, v4.16b /* p1_0_12_l = lookup16(tbl_lo_1, y0_12_aes_lo) */
-	tbl v4.16b, {v14.16b}, v4.16b /* p2_0_12_l = lookup16(tbl_lo_2, y0_12_aes_lo) */
+	eor3 v3.16b, v3.16b, v4.16b, v2.16b /* t3_12_1 = eor3(g0x15, g0x3, g0x7) */
+	tbl v3.16b, {v3.16b}, v19.16b /* y3_12_sr = lookup16(t3_12_1, inv_shift_rows) */
+	aese v3.16b, v13.16b /* y3_12_aes = aese(y3_12_sr, rk3_6) */
+	and v4.16b, v14.16b, v1.16b /* y0_12_aes_lo = and(y0_12_aes, nibble_mask) */
+	ushr v14.16b, v14.16b, #4 /* y0_12_aes_hi = shr(y0_12_aes) */
+	str q2, [sp, #336] /* spill g0x7.4 */
+	tbl v2.16b, {v22.16b}, v4.16b /* p1_0_12_l = lookup16(tbl_lo_1, y0_12_aes_lo) */
+	tbl v4.16b, {v26.16b}, v4.16b /* p2_0_12_l = lookup16(tbl_lo_2, y0_12_aes_lo) */
 	str q23, [sp, #432] /* spill g1x11.3 */
-	tbl v23.16b, {v11.16b}, v13.16b /* p1_0_12_h = lookup16(tbl_hi_1, y0_12_aes_hi) */
-	eor v1.16b, v1.16b, v23.16b /* p1_0_12 = xor(p1_0_12_l, p1_0_12_h) */
-	tbl v23.16b, {v26.16b}, v13.16b /* p2_0_12_h = lookup16(tbl_hi_2, y0_12_aes_hi) */
+	tbl v23.16b, {v12.16b}, v14.16b /* p1_0_12_h = lookup16(tbl_hi_1, y0_12_aes_hi) */
+	eor v2.16b, v2.16b, v23.16b /* p1_0_12 = xor(p1_0_12_l, p1_0_12_h) */
+	tbl v23.16b, {v24.16b}, v14.16b /* p2_0_12_h = lookup16(tbl_hi_2, y0_12_aes_hi) */
 	eor v4.16b, v4.16b, v23.16b /* p2_0_12 = xor(p2_0_12_l, p2_0_12_h) */
-	and v23.16b, v15.16b, v2.16b /* y1_12_aes_lo = and(y1_12_aes, nibble_mask) */
-	ushr v13.16b, v15.16b, #4 /* y1_12_aes_hi = shr(y1_12_aes) */
-	tbl v15.16b, {v24.16b}, v23.16b /* p1_1_12_l = lookup16(tbl_lo_1, y1_12_aes_lo) */
-	tbl v23.16b, {v14.16b}, v23.16b /* p2_1_12_l = lookup16(tbl_lo_2, y1_12_aes_lo) */
-	str q7, [sp, #416] /* spill g1x10.3 */
-	tbl v7.16b, {v11.16b}, v13.16b /* p1_1_12_h = lookup16(tbl_hi_1, y1_12_aes_hi) */
-	eor v7.16b, v15.16b, v7.16b /* p1_1_12 = xor(p1_1_12_l, p1_1_12_h) */
-	tbl v13.16b, {v26.16b}, v13.16b /* p2_1_12_h = lookup16(tbl_hi_2, y1_12_aes_hi) */
-	eor v23.16b, v23.16b, v13.16b /* p2_1_12 = xor(p2_1_12_l, p2_1_12_h) */
-	and v13.16b, v5.16b, v2.16b /* y2_12_aes_lo = and(y2_12_aes, nibble_mask) */
+	and v23.16b, v15.16b, v1.16b /* y1_12_aes_lo = and(y1_12_aes, nibble_mask) */
+	ushr v14.16b, v15.16b, #4 /* y1_12_aes_hi = shr(y1_12_aes) */
+	tbl v15.16b, {v22.16b}, v23.16b /* p1_1_12_l = lookup16(tbl_lo_1, y1_12_aes_lo) */
+	tbl v23.16b, {v26.16b}, v23.16b /* p2_1_12_l = lookup16(tbl_lo_2, y1_12_aes_lo) */
+	str q27, [sp, #416] /* spill g1x10.3 */
+	tbl v27.16b, {v12.16b}, v14.16b /* p1_1_12_h = lookup16(tbl_hi_1, y1_12_aes_hi) */
+	eor v27.16b, v15.16b, v27.16b /* p1_1_12 = xor(p1_1_12_l, p1_1_12_h) */
+	tbl v14.16b, {v24.16b}, v14.16b /* p2_1_12_h = lookup16(tbl_hi_2, y1_12_aes_hi) */
+	eor v23.16b, v23.16b, v14.16b /* p2_1_12 = xor(p2_1_12_l, p2_1_12_h) */
+	and v14.16b, v5.16b, v1.16b /* y2_12_aes_lo = and(y2_12_aes, nibble_mask) */
 	ushr v5.16b, v5.16b, #4 /* y2_12_aes_hi = shr(y2_12_aes) */
-	tbl v15.16b, {v24.16b}, v13.16b /* p1_2_12_l = lookup16(tbl_lo_1, y2_12_aes_lo) */
-	tbl v13.16b, {v14.16b}, v13.16b /* p2_2_12_l = lookup16(tbl_lo_2, y2_12_aes_lo) */
-	str q28, [sp, #208] /* spill g1x8.3 */
-	tbl v28.16b, {v11.16b}, v5.16b /* p1_2_12_h = lookup16(tbl_hi_1, y2_12_aes_hi) */
-	eor v28.16b, v15.16b, v28.16b /* p1_2_12 = xor(p1_2_12_l, p1_2_12_h) */
-	tbl v5.16b, {v26.16b}, v5.16b /* p2_2_12_h = lookup16(tbl_hi_2, y2_12_aes_hi) */
-	eor v5.16b, v13.16b, v5.16b /* p2_2_12 = xor(p2_2_12_l, p2_2_12_h) */
-	and v13.16b, v3.16b, v2.16b /* y3_12_aes_lo = and(y3_12_aes, nibble_mask) */
+	tbl v15.16b, {v22.16b}, v14.16b /* p1_2_12_l = lookup16(tbl_lo_1, y2_12_aes_lo) */
+	tbl v14.16b, {v26.16b}, v14.16b /* p2_2_12_l = lookup16(tbl_lo_2, y2_12_aes_lo) */
+	str q29, [sp, #208] /* spill g1x8.3 */
+	tbl v29.16b, {v12.16b}, v5.16b /* p1_2_12_h = lookup16(tbl_hi_1, y2_12_aes_hi) */
+	eor v29.16b, v15.16b, v29.16b /* p1_2_12 = xor(p1_2_12_l, p1_2_12_h) */
+	tbl v5.16b, {v24.16b}, v5.16b /* p2_2_12_h = lookup16(tbl_hi_2, y2_12_aes_hi) */
+	eor v5.16b, v14.16b, v5.16b /* p2_2_12 = xor(p2_2_12_l, p2_2_12_h) */
+	and v14.16b, v3.16b, v1.16b /* y3_12_aes_lo = and(y3_12_aes, nibble_mask) */
 	ushr v3.16b, v3.16b, #4 /* y3_12_aes_hi = shr(y3_12_aes) */
-	tbl v15.16b, {v24.16b}, v13.16b /* p1_3_12_l = lookup16(tbl_lo_1, y3_12_aes_lo) */
-	tbl v13.16b, {v14.16b}, v13.16b /* p2_3_12_l = lookup16(tbl_lo_2, y3_12_aes_lo) */
-	str q25, [sp, #400] /* spill g1x9.3 */
-	tbl v25.16b, {v11.16b}, v3.16b /* p1_3_12_h = lookup16(tbl_hi_1, y3_12_aes_hi) */
-	eor v25.16b, v15.16b, v25.16b /* p1_3_12 = xor(p1_3_12_l, p1_3_12_h) */
-	tbl v3.16b, {v26.16b}, v3.16b /* p2_3_12_h = lookup16(tbl_hi_2, y3_12_aes_hi) */
-	eor v3.16b, v13.16b, v3.16b /* p2_3_12 = xor(p2_3_12_l, p2_3_12_h) */
-	eor v13.16b, v23.16b, v28.16b /* m0_acc_61 = xor(p2_1_12, p1_2_12) */
-	eor v28.16b, v28.16b, v5.16b /* m1_acc_61 = xor(p1_2_12, p2_2_12) */
-	eor3 v28.16b, v4.16b, v7.16b, v28.16b /* m1_acc_63 = eor3(p2_0_12, p1_1_12, m1_acc_61) */
-	eor v4.16b, v1.16b, v4.16b /* m2_acc_60 = xor(p1_0_12, p2_0_12) */
-	eor3 v1.16b, v1.16b, v7.16b, v13.16b /* m0_acc_63 = eor3(p1_0_12, p1_1_12, m0_acc_61) */
-	eor3 v7.16b, v7.16b, v23.16b, v4.16b /* m3_acc_63 = eor3(p1_1_12, p2_1_12, m2_acc_60) */
-	eor3 v1.16b, v5.16b, v3.16b, v1.16b /* m0_acc_64 = eor3(p2_2_12, p2_3_12, m0_acc_63) */
-	eor3 v5.16b, v5.16b, v25.16b, v7.16b /* m3_acc_64 = eor3(p2_2_12, p1_3_12, m3_acc_63) */
-	eor v3.16b, v25.16b, v3.16b /* m1_acc_62 = xor(p1_3_12, p2_3_12) */
-	eor3 v4.16b, v4.16b, v13.16b, v3.16b /* m2_acc_64 = eor3(m2_acc_60, m0_acc_61, m1_acc_62) */
-	ldr q7, [sp, #192] /* reload g0x9.3 */
-	eor3 v3.16b, v28.16b, v3.16b, v7.16b /* x1n_12 = eor3(m1_acc_63, m1_acc_62, g0x9) */
-	ldr q7, [sp, #240] /* reload g0x8.3 */
-	eor v1.16b, v7.16b, v1.16b /* x0n_12 = xor(g0x8, m0_acc_64) */
-	ldr q7, [sp, #112] /* reload g0x10.3 */
-	eor v4.16b, v7.16b, v4.16b /* x2n_12 = xor(g0x10, m2_acc_64) */
-	ldr q7, [sp, #176] /* reload g0x11.3 */
-	eor v5.16b, v7.16b, v5.16b /* x3n_12 = xor(g0x11, m3_acc_64) */
-	eor3 v7.16b, v30.16b, v31.16b, v20.16b /* t0_13_1 = eor3(g1x12, g1x0, g1x4) */
-	tbl v7.16b, {v7.16b}, v21.16b /* y0_13_sr = lookup16(t0_13_1, inv_shift_rows) */
-	aese v7.16b, v8.16b /* y0_13_aes = aese(y0_13_sr, rk0_6) */
-	eor3 v23.16b, v0.16b, v22.16b, v18.16b /* t1_13_1 = eor3(g1x13, g1x1, g1x5) */
-	tbl v23.16b, {v23.16b}, v21.16b /* y1_13_sr = lookup16(t1_13_1, inv_shift_rows) */
-	aese v23.16b, v9.16b /* y1_13_aes = aese(y1_13_sr, rk1_6) */
-	eor3 v25.16b, v27.16b, v6.16b, v16.16b /* t2_13_1 = eor3(g1x14, g1x2, g1x6) */
-	tbl v25.16b, {v25.16b}, v21.16b /* y2_13_sr = lookup16(t2_13_1, inv_shift_rows) */
-	aese v25.16b, v10.16b /* y2_13_aes = aese(y2_13_sr, rk2_6) */
-	eor3 v28.16b, v29.16b, v19.16b, v17.16b /* t3_13_1 = eor3(g1x15, g1x3, g1x7) */
-	tbl v28.16b, {v28.16b}, v21.16b /* y3_13_sr = lookup16(t3_13_1, inv_shift_rows) */
-	aese v28.16b, v12.16b /* y3_13_aes = aese(y3_13_sr, rk3_6) */
-	and v8.16b, v7.16b, v2.16b /* y0_13_aes_lo = and(y0_13_aes, nibble_mask) */
-	ushr v7.16b, v7.16b, #4 /* y0_13_aes_hi = shr(y0_13_aes) */
-	tbl v9.16b, {v24.16b}, v8.16b /* p1_0_13_l = lookup16(tbl_lo_1, y0_13_aes_lo) */
-	tbl v8.16b, {v14.16b}, v8.16b /* p2_0_13_l = lookup16(tbl_lo_2, y0_13_aes_lo) */
-	tbl v10.16b, {v11.16b}, v7.16b /* p1_0_13_h = lookup16(tbl_hi_1, y0_13_aes_hi) */
-	eor v9.16b, v9.16b, v10.16b /* p1_0_13 = xor(p1_0_13_l, p1_0_13_h) */
-	tbl v7.16b, {v26.16b}, v7.16b /* p2_0_13_h = lookup16(tbl_hi_2, y0_13_aes_hi) */
-	eor v7.16b, v8.16b, v7.16b /* p2_0_13 = xor(p2_0_13_l, p2_0_13_h) */
-	and v8.16b, v23.16b, v2.16b /* y1_13_aes_lo = and(y1_13_aes, nibble_mask) */
-	ushr v23.16b, v23.16b, #4 /* y1_13_aes_hi = shr(y1_13_aes) */
-	tbl v10.16b, {v24.16b}, v8.16b /* p1_1_13_l = lookup16(tbl_lo_1, y1_13_aes_lo) */
-	tbl v8.16b, {v14.16b}, v8.16b /* p2_1_13_l = lookup16(tbl_lo_2, y1_13_aes_lo) */
-	tbl v12.16b, {v11.16b}, v23.16b /* p1_1_13_h = lookup16(tbl_hi_1, y1_13_aes_hi) */
-	eor v10.16b, v10.16b, v12.16b /* p1_1_13 = xor(p1_1_13_l, p1_1_13_h) */
-	tbl v23.16b, {v26.16b}, v23.16b /* p2_1_13_h = lookup16(tbl_hi_2, y1_13_aes_hi) */
-	eor v23.16b, v8.16b, v23.16b /* p2_1_13 = xor(p2_1_13_l, p2_1_13_h) */
-	and v8.16b, v25.16b, v2.16b /* y2_13_aes_lo = and(y2_13_aes, nibble_mask) */
-	ushr v25.16b, v25.16b, #4 /* y2_13_aes_hi = shr(y2_13_aes) */
-	tbl v12.16b, {v24.16b}, v8.16b /* p1_2_13_l = lookup16(tbl_lo_1, y2_13_aes_lo) */
-	tbl v8.16b, {v14.16b}, v8.16b /* p2_2_13_l = lookup16(tbl_lo_2, y2_13_aes_lo) */
-	tbl v13.16b, {v11.16b}, v25.16b /* p1_2_13_h = lookup16(tbl_hi_1, y2_13_aes_hi) */
-	eor v12.16b, v12.16b, v13.16b /* p1_2_13 = xor(p1_2_13_l, p1_2_13_h) */
-	tbl v25.16b, {v26.16b}, v25.16b /* p2_2_13_h = lookup16(tbl_hi_2, y2_13_aes_hi) */
-	eor v25.16b, v8.16b, v25.16b /* p2_2_13 = xor(p2_2_13_l, p2_2_13_h) */
-	and v8.16b, v28.16b, v2.16b /* y3_13_aes_lo = and(y3_13_aes, nibble_mask) */
-	ushr v28.16b, v28.16b, #4 /* y3_13_aes_hi = shr(y3_13_aes) */
-	tbl v13.16b, {v24.16b}, v8.16b /* p1_3_13_l = lookup16(tbl_lo_1, y3_13_aes_lo) */
-	tbl v8.16b, {v14.16b}, v8.16b /* p2_3_13_l = lookup16(tbl_lo_2, y3_13_aes_lo) */
-	tbl v15.16b, {v11.16b}, v28.16b /* p1_3_13_h = lookup16(tbl_hi_1, y3_13_aes_hi) */
-	eor v13.16b, v13.16b, v15.16b /* p1_3_13 = xor(p1_3_13_l, p1_3_13_h) */
-	tbl v28.16b, {v26.16b}, v28.16b /* p2_3_13_h = lookup16(tbl_hi_2, y3_13_aes_hi) */
-	eor v28.16b, v8.16b, v28.16b /* p2_3_13 = xor(p2_3_13_l, p2_3_13_h) */
-	eor v8.16b, v23.16b, v12.16b /* m0_acc_66 = xor(p2_1_13, p1_2_13) */
-	eor v12.16b, v12.16b, v25.16b /* m1_acc_66 = xor(p1_2_13, p2_2_13) */
-	eor3 v12.16b, v7.16b, v10.16b, v12.16b /* m1_acc_68 = eor3(p2_0_13, p1_1_13, m1_acc_66) */
-	eor v7.16b, v9.16b, v7.16b /* m2_acc_65 = xor(p1_0_13, p2_0_13) */
-	eor3 v9.16b, v9.16b, v10.16b, v8.16b /* m0_acc_68 = eor3(p1_0_13, p1_1_13, m0_acc_66) */
-	eor3 v23.16b, v10.16b, v23.16b, v7.16b /* m3_acc_68 = eor3(p1_1_13, p2_1_13, m2_acc_65) */
-	eor3 v9.16b, v25.16b, v28.16b, v9.16b /* m0_acc_69 = eor3(p2_2_13, p2_3_13, m0_acc_68) */
-	eor3 v23.16b, v25.16b, v13.16b, v23.16b /* m3_acc_69 = eor3(p2_2_13, p1_3_13, m3_acc_68) */
-	eor v25.16b, v13.16b, v28.16b /* m1_acc_67 = xor(p1_3_13, p2_3_13) */
-	eor3 v7.16b, v7.16b, v8.16b, v25.16b /* m2_acc_69 = eor3(m2_acc_65, m0_acc_66, m1_acc_67) */
-	ldr q28, [sp, #400] /* reload g1x9.3 */
-	eor3 v25.16b, v12.16b, v25.16b, v28.16b /* x1n_13 = eor3(m1_acc_68, m1_acc_67, g1x9) */
-	ldr q28, [sp, #208] /* reload g1x8.3 */
-	eor v28.16b, v28.16b, v9.16b /* x0n_13 = xor(g1x8, m0_acc_69) */
-	ldr q8, [sp, #416] /* reload g1x10.3 */
-	eor v7.16b, v8.16b, v7.16b /* x2n_13 = xor(g1x10, m2_acc_69) */
-	ldr q8, [sp, #432] /* reload g1x11.3 */
-	eor v23.16b, v8.16b, v23.16b /* x3n_13 = xor(g1x11, m3_acc_69) */
+	tbl v15.16b, {v22.16b}, v14.16b /* p1_3_12_l = lookup16(tbl_lo_1, y3_12_aes_lo) */
+	tbl v14.16b, {v26.16b}, v14.16b /* p2_3_12_l = lookup16(tbl_lo_2, y3_12_aes_lo) */
+	str q28, [sp, #400] /* spill g1x9.3 */
+	tbl v28.16b, {v12.16b}, v3.16b /* p1_3_12_h = lookup16(tbl_hi_1, y3_12_aes_hi) */
+	eor v28.16b, v15.16b, v28.16b /* p1_3_12 = xor(p1_3_12_l, p1_3_12_h) */
+	tbl v3.16b, {v24.16b}, v3.16b /* p2_3_12_h = lookup16(tbl_hi_2, y3_12_aes_hi) */
+	eor v3.16b, v14.16b, v3.16b /* p2_3_12 = xor(p2_3_12_l, p2_3_12_h) */
+	eor v14.16b, v23.16b, v29.16b /* m0_acc_61 = xor(p2_1_12, p1_2_12) */
+	eor v29.16b, v29.16b, v5.16b /* m1_acc_61 = xor(p1_2_12, p2_2_12) */
+	eor3 v29.16b, v4.16b, v27.16b, v29.16b /* m1_acc_63 = eor3(p2_0_12, p1_1_12, m1_acc_61) */
+	eor v4.16b, v2.16b, v4.16b /* m2_acc_60 = xor(p1_0_12, p2_0_12) */
+	eor3 v2.16b, v2.16b, v27.16b, v14.16b /* m0_acc_63 = eor3(p1_0_12, p1_1_12, m0_acc_61) */
+	eor3 v23.16b, v27.16b, v23.16b, v4.16b /* m3_acc_63 = eor3(p1_1_12, p2_1_12, m2_acc_60) */
+	eor3 v2.16b, v5.16b, v3.16b, v2.16b /* m0_acc_64 = eor3(p2_2_12, p2_3_12, m0_acc_63) */
+	eor3 v5.16b, v5.16b, v28.16b, v23.16b /* m3_acc_64 = eor3(p2_2_12, p1_3_12, m3_acc_63) */
+	eor v3.16b, v28.16b, v3.16b /* m1_acc_62 = xor(p1_3_12, p2_3_12) */
+	eor3 v4.16b, v4.16b, v14.16b, v3.16b /* m2_acc_64 = eor3(m2_acc_60, m0_acc_61, m1_acc_62) */
+	ldr q23, [sp, #192] /* reload g0x9.3 */
+	eor3 v3.16b, v29.16b, v3.16b, v23.16b /* x1n_12 = eor3(m1_acc_63, m1_acc_62, g0x9) */
+	ldr q23, [sp, #240] /* reload g0x8.3 */
+	eor v2.16b, v23.16b, v2.16b /* x0n_12 = xor(g0x8, m0_acc_64) */
+	ldr q23, [sp, #144] /* reload g0x10.3 */
+	eor v4.16b, v23.16b, v4.16b /* x2n_12 = xor(g0x10, m2_acc_64) */
+	ldr q23, [sp, #176] /* reload g0x11.3 */
+	eor v5.16b, v23.16b, v5.16b /* x3n_12 = xor(g0x11, m3_acc_64) */
+	eor3 v23.16b, v31.16b, v8.16b, v21.16b /* t0_13_1 = eor3(g1x12, g1x0, g1x4) */
+	tbl v23.16b, {v23.16b}, v19.16b /* y0_13_sr = lookup16(t0_13_1, inv_shift_rows) */
+	aese v23.16b, v9.16b /* y0_13_aes = aese(y0_13_sr, rk0_6) */
+	eor3 v27.16b, v0.16b, v20.16b, v18.16b /* t1_13_1 = eor3(g1x13, g1x1, g1x5) */
+	tbl v27.16b, {v27.16b}, v19.16b /* y1_13_sr = lookup16(t1_13_1, inv_shift_rows) */
+	aese v27.16b, v10.16b /* y1_13_aes = aese(y1_13_sr, rk1_6) */
+	eor3 v28.16b, v25.16b, v6.16b, v7.16b /* t2_13_1 = eor3(g1x14, g1x2, g1x6) */
+	tbl v28.16b, {v28.16b}, v19.16b /* y2_13_sr = lookup16(t2_13_1, inv_shift_rows) */
+	aese v28.16b, v11.16b /* y2_13_aes = aese(y2_13_sr, rk2_6) */
+	eor3 v29.16b, v30.16b, v17.16b, v16.16b /* t3_13_1 = eor3(g1x15, g1x3, g1x7) */
+	tbl v29.16b, {v29.16b}, v19.16b /* y3_13_sr = lookup16(t3_13_1, inv_shift_rows) */
+	aese v29.16b, v13.16b /* y3_13_aes = aese(y3_13_sr, rk3_6) */
+	and v9.16b, v23.16b, v1.16b /* y0_13_aes_lo = and(y0_13_aes, nibble_mask) */
+	ushr v23.16b, v23.16b, #4 /* y0_13_aes_hi = shr(y0_13_aes) */
+	tbl v10.16b, {v22.16b}, v9.16b /* p1_0_13_l = lookup16(tbl_lo_1, y0_13_aes_lo) */
+	tbl v9.16b, {v26.16b}, v9.16b /* p2_0_13_l = lookup16(tbl_lo_2, y0_13_aes_lo) */
+	tbl v11.16b, {v12.16b}, v23.16b /* p1_0_13_h = lookup16(tbl_hi_1, y0_13_aes_hi) */
+	eor v10.16b, v10.16b, v11.16b /* p1_0_13 = xor(p1_0_13_l, p1_0_13_h) */
+	tbl v23.16b, {v24.16b}, v23.16b /* p2_0_13_h = lookup16(tbl_hi_2, y0_13_aes_hi) */
+	eor v23.16b, v9.16b, v23.16b /* p2_0_13 = xor(p2_0_13_l, p2_0_13_h) */
+	and v9.16b, v27.16b, v1.16b /* y1_13_aes_lo = and(y1_13_aes, nibble_mask) */
+	ushr v27.16b, v27.16b, #4 /* y1_13_aes_hi = shr(y1_13_aes) */
+	tbl v11.16b, {v22.16b}, v9.16b /* p1_1_13_l = lookup16(tbl_lo_1, y1_13_aes_lo) */
+	tbl v9.16b, {v26.16b}, v9.16b /* p2_1_13_l = lookup16(tbl_lo_2, y1_13_aes_lo) */
+	tbl v13.16b, {v12.16b}, v27.16b /* p1_1_13_h = lookup16(tbl_hi_1, y1_13_aes_hi) */
+	eor v11.16b, v11.16b, v13.16b /* p1_1_13 = xor(p1_1_13_l, p1_1_13_h) */
+	tbl v27.16b, {v24.16b}, v27.16b /* p2_1_13_h = lookup16(tbl_hi_2, y1_13_aes_hi) */
+	eor v27.16b, v9.16b, v27.16b /* p2_1_13 = xor(p2_1_13_l, p2_1_13_h) */
+	and v9.16b, v28.16b, v1.16b /* y2_13_aes_lo = and(y2_13_aes, nibble_mask) */
+	ushr v28.16b, v28.16b, #4 /* y2_13_aes_hi = shr(y2_13_aes) */
+	tbl v13.16b, {v22.16b}, v9.16b /* p1_2_13_l = lookup16(tbl_lo_1, y2_13_aes_lo) */
+	tbl v9.16b, {v26.16b}, v9.16b /* p2_2_13_l = lookup16(tbl_lo_2, y2_13_aes_lo) */
+	tbl v14.16b, {v12.16b}, v28.16b /* p1_2_13_h = lookup16(tbl_hi_1, y2_13_aes_hi) */
+	eor v13.16b, v13.16b, v14.16b /* p1_2_13 = xor(p1_2_13_l, p1_2_13_h) */
+	tbl v28.16b, {v24.16b}, v28.16b /* p2_2_13_h = lookup16(tbl_hi_2, y2_13_aes_hi) */
+	eor v28.16b, v9.16b, v28.16b /* p2_2_13 = xor(p2_2_13_l, p2_2_13_h) */
+	and v9.16b, v29.16b, v1.16b /* y3_13_aes_lo = and(y3_13_aes, nibble_mask) */
+	ushr v29.16b, v29.16b, #4 /* y3_13_aes_hi = shr(y3_13_aes) */
+	tbl v14.16b, {v22.16b}, v9.16b /* p1_3_13_l = lookup16(tbl_lo_1, y3_13_aes_lo) */
+	tbl v9.16b, {v26.16b}, v9.16b /* p2_3_13_l = lookup16(tbl_lo_2, y3_13_aes_lo) */
+	tbl v15.16b, {v12.16b}, v29.16b /* p1_3_13_h = lookup16(tbl_hi_1, y3_13_aes_hi) */
+	eor v14.16b, v14.16b, v15.16b /* p1_3_13 = xor(p1_3_13_l, p1_3_13_h) */
+	tbl v29.16b, {v24.16b}, v29.16b /* p2_3_13_h = lookup16(tbl_hi_2, y3_13_aes_hi) */
+	eor v29.16b, v9.16b, v29.16b /* p2_3_13 = xor(p2_3_13_l, p2_3_13_h) */
+	eor v9.16b, v27.16b, v13.16b /* m0_acc_66 = xor(p2_1_13, p1_2_13) */
+	eor v13.16b, v13.16b, v28.16b /* m1_acc_66 = xor(p1_2_13, p2_2_13) */
+	eor3 v13.16b, v23.16b, v11.16b, v13.16b /* m1_acc_68 = eor3(p2_0_13, p1_1_13, m1_acc_66) */
+	eor v23.16b, v10.16b, v23.16b /* m2_acc_65 = xor(p1_0_13, p2_0_13) */
+	eor3 v10.16b, v10.16b, v11.16b, v9.16b /* m0_acc_68 = eor3(p1_0_13, p1_1_13, m0_acc_66) */
+	eor3 v27.16b, v11.16b, v27.16b, v23.16b /* m3_acc_68 = eor3(p1_1_13, p2_1_13, m2_acc_65) */
+	eor3 v10.16b, v28.16b, v29.16b, v10.16b /* m0_acc_69 = eor3(p2_2_13, p2_3_13, m0_acc_68) */
+	eor3 v27.16b, v28.16b, v14.16b, v27.16b /* m3_acc_69 = eor3(p2_2_13, p1_3_13, m3_acc_68) */
+	eor v28.16b, v14.16b, v29.16b /* m1_acc_67 = xor(p1_3_13, p2_3_13) */
+	eor3 v23.16b, v23.16b, v9.16b, v28.16b /* m2_acc_69 = eor3(m2_acc_65, m0_acc_66, m1_acc_67) */
+	ldr q29, [sp, #400] /* reload g1x9.3 */
+	eor3 v28.16b, v13.16b, v28.16b, v29.16b /* x1n_13 = eor3(m1_acc_68, m1_acc_67, g1x9) */
+	ldr q29, [sp, #208] /* reload g1x8.3 */
+	eor v29.16b, v29.16b, v10.16b /* x0n_13 = xor(g1x8, m0_acc_69) */
+	ldr q9, [sp, #416] /* reload g1x10.3 */
+	eor v23.16b, v9.16b, v23.16b /* x2n_13 = xor(g1x10, m2_acc_69) */
+	ldr q9, [sp, #432] /* reload g1x11.3 */
+	eor v27.16b, v9.16b, v27.16b /* x3n_13 = xor(g1x11, m3_acc_69) */
 
 	/* Round 8r+7: slot 3 ^= M'_L·inv(slot 0 ^ slot 1 ^ slot 2 ^ rk') ^ C'. */
 	add x17, x5, #112
-	ld1r {v8.4s}, [x17] /* rk0_7 = bcast32() */
+	ld1r {v9.4s}, [x17] /* rk0_7 = bcast32() */
 	add x17, x5, #116
-	ld1r {v9.4s}, [x17] /* rk1_7 = bcast32() */
+	ld1r {v10.4s}, [x17] /* rk1_7 = bcast32() */
 	add x17, x5, #120
-	ld1r {v10.4s}, [x17] /* rk2_7 = bcast32() */
+	ld1r {v11.4s}, [x17] /* rk2_7 = bcast32() */
 	add x17, x5, #124
-	ld1r {v12.4s}, [x17] /* rk3_7 = bcast32() */
-	ldr q13, [sp, #224] /* reload g0x0.4 */
+	ld1r {v13.4s}, [x17] /* rk3_7 = bcast32() */
+	ldr q14, [sp, #224] /* reload g0x0.4 */
 	ldr q15, [sp, #368] /* reload g0x4.4 */
-	eor3 v13.16b, v13.16b, v15.16b, v1.16b /* t0_14_1 = eor3(g0x0, g0x4, g0x8) */
-	tbl v13.16b, {v13.16b}, v21.16b /* y0_14_sr = lookup16(t0_14_1, inv_shift_rows) */
-	aese v13.16b, v8.16b /* y0_14_aes = aese(y0_14_sr, rk0_7) */
+	eor3 v14.16b, v14.16b, v15.16b, v2.16b /* t0_14_1 = eor3(g0x0, g0x4, g0x8) */
+	tbl v14.16b, {v14.16b}, v19.16b /* y0_14_sr = lookup16(t0_14_1, inv_shift_rows) */
+	aese v14.16b, v9.16b /* y0_14_aes = aese(y0_14_sr, rk0_7) */
 	ldr q15, [sp, #304] /* reload g0x1.4 */
-	str q1, [sp, #432] /* spill g0x8.4 */
-	ldr q1, [sp, #352] /* reload g0x5.4 */
-	eor3 v15.16b, v15.16b, v1.16b, v3.16b /* t1_14_1 = eor3(g0x1, g0x5, g0x9) */
-	tbl v15.16b, {v15.16b}, v21.16b /* y1_14_sr = lookup16(t1_14_1, inv_shift_rows) */
-	aese v15.16b, v9.16b /* y1_14_aes = aese(y1_14_sr, rk1_7) */
-	ldr q1, [sp, #288] /* reload g0x2.4 */
+	str q2, [sp, #432] /* spill g0x8.4 */
+	ldr q2, [sp, #352] /* reload g0x5.4 */
+	eor3 v15.16b, v15.16b, v2.16b, v3.16b /* t1_14_1 = eor3(g0x1, g0x5, g0x9) */
+	tbl v15.16b, {v15.16b}, v19.16b /* y1_14_sr = lookup16(t1_14_1, inv_shift_rows) */
+	aese v15.16b, v10.16b /* y1_14_aes = aese(y1_14_sr, rk1_7) */
+	ldr q2, [sp, #288] /* reload g0x2.4 */
 	str q3, [sp, #416] /* spill g0x9.4 */
 	ldr q3, [sp, #384] /* reload g0x6.4 */
-	eor3 v1.16b, v1.16b, v3.16b, v4.16b /* t2_14_1 = eor3(g0x2, g0x6, g0x10) */
-	tbl v1.16b, {v1.16b}, v21.16b /* y2_14_sr = lookup16(t2_14_1, inv_shift_rows) */
-	aese v1.16b, v10.16b /* y2_14_aes = aese(y2_14_sr, rk2_7) */
+	eor3 v2.16b, v2.16b, v3.16b, v4.16b /* t2_14_1 = eor3(g0x2, g0x6, g0x10) */
+	tbl v2.16b, {v2.16b}, v19.16b /* y2_14_sr = lookup16(t2_14_1, inv_shift_rows) */
+	aese v2.16b, v11.16b /* y2_14_aes = aese(y2_14_sr, rk2_7) */
 	ldr q3, [sp, #448] /* reload g0x3.4 */
 	str q4, [sp, #208] /* spill g0x10.4 */
 	ldr q4, [sp, #336] /* reload g0x7.4 */
 	eor3 v3.16b, v3.16b, v4.16b, v5.16b /* t3_14_1 = eor3(g0x3, g0x7, g0x11) */
-	tbl v3.16b, {v3.16b}, v21.16b /* y3_14_sr = lookup16(t3_14_1, inv_shift_rows) */
-	aese v3.16b, v12.16b /* y3_14_aes = aese(y3_14_sr, rk3_7) */
-	and v4.16b, v13.16b, v2.16b /* y0_14_aes_lo = and(y0_14_aes, nibble_mask) */
-	ushr v13.16b, v13.16b, #4 /* y0_14_aes_hi = shr(y0_14_aes) */
+	tbl v3.16b, {v3.16b}, v19.16b /* y3_14_sr = lookup16(t3_14_1, inv_shift_rows) */
+	aese v3.16b, v13.16b /* y3_14_aes = aese(y3_14_sr, rk3_7) */
+	and v4.16b, v14.16b, v1.16b /* y0_14_aes_lo = and(y0_14_aes, nibble_mask) */
+	ushr v14.16b, v14.16b, #4 /* y0_14_aes_hi = shr(y0_14_aes) */
 	str q5, [sp, #400] /* spill g0x11.4 */
-	tbl v5.16b, {v24.16b}, v4.16b /* p1_0_14_l = lookup16(tbl_lo_1, y0_14_aes_lo) */
-	tbl v4.16b, {v14.16b}, v4.16b /* p2_0_14_l = lookup16(tbl_lo_2, y0_14_aes_lo) */
-	str q29, [sp, #176] /* spill g1x15.3 */
-	tbl v29.16b, {v11.16b}, v13.16b /* p1_0_14_h = lookup16(tbl_hi_1, y0_14_aes_hi) */
-	eor v5.16b, v5.16b, v29.16b /* p1_0_14 = xor(p1_0_14_l, p1_0_14_h) */
-	tbl v29.16b, {v26.16b}, v13.16b /* p2_0_14_h = lookup16(tbl_hi_2, y0_14_aes_hi) */
-	eor v4.16b, v4.16b, v29.16b /* p2_0_14 = xor(p2_0_14_l, p2_0_14_h) */
-	and v29.16b, v15.16b, v2.16b /* y1_14_aes_lo = and(y1_14_aes, nibble_mask) */
-	ushr v13.16b, v15.16b, #4 /* y1_14_aes_hi = shr(y1_14_aes) */
-	tbl v15.16b, {v24.16b}, v29.16b /* p1_1_14_l = lookup16(tbl_lo_1, y1_14_aes_lo) */
-	tbl v29.16b, {v14.16b}, v29.16b /* p2_1_14_l = lookup16(tbl_lo_2, y1_14_aes_lo) */
-	str q27, [sp, #112] /* spill g1x14.3 */
-	tbl v27.16b, {v11.16b}, v13.16b /* p1_1_14_h = lookup16(tbl_hi_1, y1_14_aes_hi) */
-	eor v27.16b, v15.16b, v27.16b /* p1_1_14 = xor(p1_1_14_l, p1_1_14_h) */
-	tbl v13.16b, {v26.16b}, v13.16b /* p2_1_14_h = lookup16(tbl_hi_2, y1_14_aes_hi) */
-	eor v29.16b, v29.16b, v13.16b /* p2_1_14 = xor(p2_1_14_l, p2_1_14_h) */
-	and v13.16b, v1.16b, v2.16b /* y2_14_aes_lo = and(y2_14_aes, nibble_mask) */
-	ushr v1.16b, v1.16b, #4 /* y2_14_aes_hi = shr(y2_14_aes) */
-	tbl v15.16b, {v24.16b}, v13.16b /* p1_2_14_l = lookup16(tbl_lo_1, y2_14_aes_lo) */
-	tbl v13.16b, {v14.16b}, v13.16b /* p2_2_14_l = lookup16(tbl_lo_2, y2_14_aes_lo) */
-	str q30, [sp, #240] /* spill g1x12.3 */
-	tbl v30.16b, {v11.16b}, v1.16b /* p1_2_14_h = lookup16(tbl_hi_1, y2_14_aes_hi) */
-	eor v30.16b, v15.16b, v30.16b /* p1_2_14 = xor(p1_2_14_l, p1_2_14_h) */
-	tbl v1.16b, {v26.16b}, v1.16b /* p2_2_14_h = lookup16(tbl_hi_2, y2_14_aes_hi) */
-	eor v1.16b, v13.16b, v1.16b /* p2_2_14 = xor(p2_2_14_l, p2_2_14_h) */
-	and v13.16b, v3.16b, v2.16b /* y3_14_aes_lo = and(y3_14_aes, nibble_mask) */
+	tbl v5.16b, {v22.16b}, v4.16b /* p1_0_14_l = lookup16(tbl_lo_1, y0_14_aes_lo) */
+	tbl v4.16b, {v26.16b}, v4.16b /* p2_0_14_l = lookup16(tbl_lo_2, y0_14_aes_lo) */
+	str q30, [sp, #176] /* spill g1x15.3 */
+	tbl v30.16b, {v12.16b}, v14.16b /* p1_0_14_h = lookup16(tbl_hi_1, y0_14_aes_hi) */
+	eor v5.16b, v5.16b, v30.16b /* p1_0_14 = xor(p1_0_14_l, p1_0_14_h) */
+	tbl v30.16b, {v24.16b}, v14.16b /* p2_0_14_h = lookup16(tbl_hi_2, y0_14_aes_hi) */
+	eor v4.16b, v4.16b, v30.16b /* p2_0_14 = xor(p2_0_14_l, p2_0_14_h) */
+	and v30.16b, v15.16b, v1.16b /* y1_14_aes_lo = and(y1_14_aes, nibble_mask) */
+	ushr v14.16b, v15.16b, #4 /* y1_14_aes_hi = shr(y1_14_aes) */
+	tbl v15.16b, {v22.16b}, v30.16b /* p1_1_14_l = lookup16(tbl_lo_1, y1_14_aes_lo) */
+	tbl v30.16b, {v26.16b}, v30.16b /* p2_1_14_l = lookup16(tbl_lo_2, y1_14_aes_lo) */
+	str q25, [sp, #144] /* spill g1x14.3 */
+	tbl v25.16b, {v12.16b}, v14.16b /* p1_1_14_h = lookup16(tbl_hi_1, y1_14_aes_hi) */
+	eor v25.16b, v15.16b, v25.16b /* p1_1_14 = xor(p1_1_14_l, p1_1_14_h) */
+	tbl v14.16b, {v24.16b}, v14.16b /* p2_1_14_h = lookup16(tbl_hi_2, y1_14_aes_hi) */
+	eor v30.16b, v30.16b, v14.16b /* p2_1_14 = xor(p2_1_14_l, p2_1_14_h) */
+	and v14.16b, v2.16b, v1.16b /* y2_14_aes_lo = and(y2_14_aes, nibble_mask) */
+	ushr v2.16b, v2.16b, #4 /* y2_14_aes_hi = shr(y2_14_aes) */
+	tbl v15.16b, {v22.16b}, v14.16b /* p1_2_14_l = lookup16(tbl_lo_1, y2_14_aes_lo) */
+	tbl v14.16b, {v26.16b}, v14.16b /* p2_2_14_l = lookup16(tbl_lo_2, y2_14_aes_lo) */
+	str q31, [sp, #240] /* spill g1x12.3 */
+	tbl v31.16b, {v12.16b}, v2.16b /* p1_2_14_h = lookup16(tbl_hi_1, y2_14_aes_hi) */
+	eor v31.16b, v15.16b, v31.16b /* p1_2_14 = xor(p1_2_14_l, p1_2_14_h) */
+	tbl v2.16b, {v24.16b}, v2.16b /* p2_2_14_h = lookup16(tbl_hi_2, y2_14_aes_hi) */
+	eor v2.16b, v14.16b, v2.16b /* p2_2_14 = xor(p2_2_14_l, p2_2_14_h) */
+	and v14.16b, v3.16b, v1.16b /* y3_14_aes_lo = and(y3_14_aes, nibble_mask) */
 	ushr v3.16b, v3.16b, #4 /* y3_14_aes_hi = shr(y3_14_aes) */
-	tbl v15.16b, {v24.16b}, v13.16b /* p1_3_14_l = lookup16(tbl_lo_1, y3_14_aes_lo) */
-	tbl v13.16b, {v14.16b}, v13.16b /* p2_3_14_l = lookup16(tbl_lo_2, y3_14_aes_lo) */
+	tbl v15.16b, {v22.16b}, v14.16b /* p1_3_14_l = lookup16(tbl_lo_1, y3_14_aes_lo) */
+	tbl v14.16b, {v26.16b}, v14.16b /* p2_3_14_l = lookup16(tbl_lo_2, y3_14_aes_lo) */
 	str q0, [sp, #192] /* spill g1x13.3 */
-	tbl v0.16b, {v11.16b}, v3.16b /* p1_3_14_h = lookup16(tbl_hi_1, y3_14_aes_hi) */
+	tbl v0.16b, {v12.16b}, v3.16b /* p1_3_14_h = lookup16(tbl_hi_1, y3_14_aes_hi) */
 	eor v0.16b, v15.16b, v0.16b /* p1_3_14 = xor(p1_3_14_l, p1_3_14_h) */
-	tbl v3.16b, {v26.16b}, v3.16b /* p2_3_14_h = lookup16(tbl_hi_2, y3_14_aes_hi) */
-	eor v3.16b, v13.16b, v3.16b /* p2_3_14 = xor(p2_3_14_l, p2_3_14_h) */
-	eor v13.16b, v29.16b, v30.16b /* m0_acc_71 = xor(p2_1_14, p1_2_14) */
-	eor v30.16b, v30.16b, v1.16b /* m1_acc_71 = xor(p1_2_14, p2_2_14) */
-	eor3 v30.16b, v4.16b, v27.16b, v30.16b /* m1_acc_73 = eor3(p2_0_14, p1_1_14, m1_acc_71) */
+	tbl v3.16b, {v24.16b}, v3.16b /* p2_3_14_h = lookup16(tbl_hi_2, y3_14_aes_hi) */
+	eor v3.16b, v14.16b, v3.16b /* p2_3_14 = xor(p2_3_14_l, p2_3_14_h) */
+	eor v14.16b, v30.16b, v31.16b /* m0_acc_71 = xor(p2_1_14, p1_2_14) */
+	eor v31.16b, v31.16b, v2.16b /* m1_acc_71 = xor(p1_2_14, p2_2_14) */
+	eor3 v31.16b, v4.16b, v25.16b, v31.16b /* m1_acc_73 = eor3(p2_0_14, p1_1_14, m1_acc_71) */
 	eor v4.16b, v5.16b, v4.16b /* m2_acc_70 = xor(p1_0_14, p2_0_14) */
-	eor3 v5.16b, v5.16b, v27.16b, v13.16b /* m0_acc_73 = eor3(p1_0_14, p1_1_14, m0_acc_71) */
-	eor3 v27.16b, v27.16b, v29.16b, v4.16b /* m3_acc_73 = eor3(p1_1_14, p2_1_14, m2_acc_70) */
-	eor3 v5.16b, v1.16b, v3.16b, v5.16b /* m0_acc_74 = eor3(p2_2_14, p2_3_14, m0_acc_73) */
-	eor3 v1.16b, v1.16b, v0.16b, v27.16b /* m3_acc_74 = eor3(p2_2_14, p1_3_14, m3_acc_73) */
+	eor3 v5.16b, v5.16b, v25.16b, v14.16b /* m0_acc_73 = eor3(p1_0_14, p1_1_14, m0_acc_71) */
+	eor3 v25.16b, v25.16b, v30.16b, v4.16b /* m3_acc_73 = eor3(p1_1_14, p2_1_14, m2_acc_70) */
+	eor3 v5.16b, v2.16b, v3.16b, v5.16b /* m0_acc_74 = eor3(p2_2_14, p2_3_14, m0_acc_73) */
+	eor3 v2.16b, v2.16b, v0.16b, v25.16b /* m3_acc_74 = eor3(p2_2_14, p1_3_14, m3_acc_73) */
 	eor v0.16b, v0.16b, v3.16b /* m1_acc_72 = xor(p1_3_14, p2_3_14) */
-	eor3 v3.16b, v4.16b, v13.16b, v0.16b /* m2_acc_74 = eor3(m2_acc_70, m0_acc_71, m1_acc_72) */
+	eor3 v3.16b, v4.16b, v14.16b, v0.16b /* m2_acc_74 = eor3(m2_acc_70, m0_acc_71, m1_acc_72) */
 	ldr q4, [sp, #256] /* reload g0x13.3 */
-	eor3 v0.16b, v30.16b, v0.16b, v4.16b /* x1n_14 = eor3(m1_acc_73, m1_acc_72, g0x13) */
+	eor3 v0.16b, v31.16b, v0.16b, v4.16b /* x1n_14 = eor3(m1_acc_73, m1_acc_72, g0x13) */
 	ldr q4, [sp, #320] /* reload g0x12.3 */
 	eor v4.16b, v4.16b, v5.16b /* x0n_14 = xor(g0x12, m0_acc_74) */
-	ldr q5, [sp, #144] /* reload g0x14.3 */
+	ldr q5, [sp, #96] /* reload g0x14.3 */
 	eor v3.16b, v5.16b, v3.16b /* x2n_14 = xor(g0x14, m2_acc_74) */
 	ldr q5, [sp, #272] /* reload g0x15.3 */
-	eor v1.16b, v5.16b, v1.16b /* x3n_14 = xor(g0x15, m3_acc_74) */
-	eor3 v5.16b, v31.16b, v20.16b, v28.16b /* t0_15_1 = eor3(g1x0, g1x4, g1x8) */
-	tbl v5.16b, {v5.16b}, v21.16b /* y0_15_sr = lookup16(t0_15_1, inv_shift_rows) */
-	aese v5.16b, v8.16b /* y0_15_aes = aese(y0_15_sr, rk0_7) */
-	eor3 v27.16b, v22.16b, v18.16b, v25.16b /* t1_15_1 = eor3(g1x1, g1x5, g1x9) */
-	tbl v27.16b, {v27.16b}, v21.16b /* y1_15_sr = lookup16(t1_15_1, inv_shift_rows) */
-	aese v27.16b, v9.16b /* y1_15_aes = aese(y1_15_sr, rk1_7) */
-	eor3 v29.16b, v6.16b, v16.16b, v7.16b /* t2_15_1 = eor3(g1x2, g1x6, g1x10) */
-	tbl v29.16b, {v29.16b}, v21.16b /* y2_15_sr = lookup16(t2_15_1, inv_shift_rows) */
-	aese v29.16b, v10.16b /* y2_15_aes = aese(y2_15_sr, rk2_7) */
-	eor3 v30.16b, v19.16b, v17.16b, v23.16b /* t3_15_1 = eor3(g1x3, g1x7, g1x11) */
-	tbl v30.16b, {v30.16b}, v21.16b /* y3_15_sr = lookup16(t3_15_1, inv_shift_rows) */
-	aese v30.16b, v12.16b /* y3_15_aes = aese(y3_15_sr, rk3_7) */
-	and v8.16b, v5.16b, v2.16b /* y0_15_aes_lo = and(y0_15_aes, nibble_mask) */
+	eor v2.16b, v5.16b, v2.16b /* x3n_14 = xor(g0x15, m3_acc_74) */
+	eor3 v5.16b, v8.16b, v21.16b, v29.16b /* t0_15_1 = eor3(g1x0, g1x4, g1x8) */
+	tbl v5.16b, {v5.16b}, v19.16b /* y0_15_sr = lookup16(t0_15_1, inv_shift_rows) */
+	aese v5.16b, v9.16b /* y0_15_aes = aese(y0_15_sr, rk0_7) */
+	eor3 v25.16b, v20.16b, v18.16b, v28.16b /* t1_15_1 = eor3(g1x1, g1x5, g1x9) */
+	tbl v25.16b, {v25.16b}, v19.16b /* y1_15_sr = lookup16(t1_15_1, inv_shift_rows) */
+	aese v25.16b, v10.16b /* y1_15_aes = aese(y1_15_sr, rk1_7) */
+	eor3 v30.16b, v6.16b, v7.16b, v23.16b /* t2_15_1 = eor3(g1x2, g1x6, g1x10) */
+	tbl v30.16b, {v30.16b}, v19.16b /* y2_15_sr = lookup16(t2_15_1, inv_shift_rows) */
+	aese v30.16b, v11.16b /* y2_15_aes = aese(y2_15_sr, rk2_7) */
+	eor3 v31.16b, v17.16b, v16.16b, v27.16b /* t3_15_1 = eor3(g1x3, g1x7, g1x11) */
+	tbl v31.16b, {v31.16b}, v19.16b /* y3_15_sr = lookup16(t3_15_1, inv_shift_rows) */
+	aese v31.16b, v13.16b /* y3_15_aes = aese(y3_15_sr, rk3_7) */
+	and v9.16b, v5.16b, v1.16b /* y0_15_aes_lo = and(y0_15_aes, nibble_mask) */
 	ushr v5.16b, v5.16b, #4 /* y0_15_aes_hi = shr(y0_15_aes) */
-	tbl v9.16b, {v24.16b}, v8.16b /* p1_0_15_l = lookup16(tbl_lo_1, y0_15_aes_lo) */
-	tbl v8.16b, {v14.16b}, v8.16b /* p2_0_15_l = lookup16(tbl_lo_2, y0_15_aes_lo) */
-	tbl v10.16b, {v11.16b}, v5.16b /* p1_0_15_h = lookup16(tbl_hi_1, y0_15_aes_hi) */
-	eor v9.16b, v9.16b, v10.16b /* p1_0_15 = xor(p1_0_15_l, p1_0_15_h) */
-	tbl v5.16b, {v26.16b}, v5.16b /* p2_0_15_h = lookup16(tbl_hi_2, y0_15_aes_hi) */
-	eor v5.16b, v8.16b, v5.16b /* p2_0_15 = xor(p2_0_15_l, p2_0_15_h) */
-	and v8.16b, v27.16b, v2.16b /* y1_15_aes_lo = and(y1_15_aes, nibble_mask) */
-	ushr v27.16b, v27.16b, #4 /* y1_15_aes_hi = shr(y1_15_aes) */
-	tbl v10.16b, {v24.16b}, v8.16b /* p1_1_15_l = lookup16(tbl_lo_1, y1_15_aes_lo) */
-	tbl v8.16b, {v14.16b}, v8.16b /* p2_1_15_l = lookup16(tbl_lo_2, y1_15_aes_lo) */
-	tbl v12.16b, {v11.16b}, v27.16b /* p1_1_15_h = lookup16(tbl_hi_1, y1_15_aes_hi) */
-	eor v10.16b, v10.16b, v12.16b /* p1_1_15 = xor(p1_1_15_l, p1_1_15_h) */
-	tbl v27.16b, {v26.16b}, v27.16b /* p2_1_15_h = lookup16(tbl_hi_2, y1_15_aes_hi) */
-	eor v27.16b, v8.16b, v27.16b /* p2_1_15 = xor(p2_1_15_l, p2_1_15_h) */
-	and v8.16b, v29.16b, v2.16b /* y2_15_aes_lo = and(y2_15_aes, nibble_mask) */
-	ushr v29.16b, v29.16b, #4 /* y2_15_aes_hi = shr(y2_15_aes) */
-	tbl v12.16b, {v24.16b}, v8.16b /* p1_2_15_l = lookup16(tbl_lo_1, y2_15_aes_lo) */
-	tbl v8.16b, {v14.16b}, v8.16b /* p2_2_15_l = lookup16(tbl_lo_2, y2_15_aes_lo) */
-	tbl v13.16b, {v11.16b}, v29.16b /* p1_2_15_h = lookup16(tbl_hi_1, y2_15_aes_hi) */
-	eor v12.16b, v12.16b, v13.16b /* p1_2_15 = xor(p1_2_15_l, p1_2_15_h) */
-	tbl v29.16b, {v26.16b}, v29.16b /* p2_2_15_h = lookup16(tbl_hi_2, y2_15_aes_hi) */
-	eor v29.16b, v8.16b, v29.16b /* p2_2_15 = xor(p2_2_15_l, p2_2_15_h) */
-	and v8.16b, v30.16b, v2.16b /* y3_15_aes_lo = and(y3_15_aes, nibble_mask) */
-	ushr v30.16b, v30.16b, #4 /* y3_15_aes_hi = shr(y3_15_aes) */
-	tbl v13.16b, {v24.16b}, v8.16b /* p1_3_15_l = lookup16(tbl_lo_1, y3_15_aes_lo) */
-	tbl v8.16b, {v14.16b}, v8.16b /* p2_3_15_l = lookup16(tbl_lo_2, y3_15_aes_lo) */
-	tbl v15.16b, {v11.16b}, v30.16b /* p1_3_15_h = lookup16(tbl_hi_1, y3_15_aes_hi) */
-	eor v13.16b, v13.16b, v15.16b /* p1_3_15 = xor(p1_3_15_l, p1_3_15_h) */
-	tbl v30.16b, {v26.16b}, v30.16b /* p2_3_15_h = lookup16(tbl_hi_2, y3_15_aes_hi) */
-	eor v30.16b, v8.16b, v30.16b /* p2_3_15 = xor(p2_3_15_l, p2_3_15_h) */
-	eor v8.16b, v27.16b, v12.16b /* m0_acc_76 = xor(p2_1_15, p1_2_15) */
-	eor v12.16b, v12.16b, v29.16b /* m1_acc_76 = xor(p1_2_15, p2_2_15) */
-	eor3 v12.16b, v5.16b, v10.16b, v12.16b /* m1_acc_78 = eor3(p2_0_15, p1_1_15, m1_acc_76) */
-	eor v5.16b, v9.16b, v5.16b /* m2_acc_75 = xor(p1_0_15, p2_0_15) */
-	eor3 v9.16b, v9.16b, v10.16b, v8.16b /* m0_acc_78 = eor3(p1_0_15, p1_1_15, m0_acc_76) */
-	eor3 v27.16b, v10.16b, v27.16b, v5.16b /* m3_acc_78 = eor3(p1_1_15, p2_1_15, m2_acc_75) */
-	eor3 v9.16b, v29.16b, v30.16b, v9.16b /* m0_acc_79 = eor3(p2_2_15, p2_3_15, m0_acc_78) */
-	eor3 v27.16b, v29.16b, v13.16b, v27.16b /* m3_acc_79 = eor3(p2_2_15, p1_3_15, m3_acc_78) */
-	eor v29.16b, v13.16b, v30.16b /* m1_acc_77 = xor(p1_3_15, p2_3_15) */
-	eor3 v5.16b, v5.16b, v8.16b, v29.16b /* m2_acc_79 = eor3(m2_acc_75, m0_acc_76, m1_acc_77) */
-	ldr q30, [sp, #192] /* reload g1x13.3 */
-	eor3 v29.16b, v12.16b, v29.16b, v30.16b /* x1n_15 = eor3(m1_acc_78, m1_acc_77, g1x13) */
-	ldr q30, [sp, #240] /* reload g1x12.3 */
-	eor v30.16b, v30.16b, v9.16b /* x0n_15 = xor(g1x12, m0_acc_79) */
-	ldr q8, [sp, #112] /* reload g1x14.3 */
-	eor v5.16b, v8.16b, v5.16b /* x2n_15 = xor(g1x14, m2_acc_79) */
-	ldr q8, [sp, #176] /* reload g1x15.3 */
-	eor v27.16b, v8.16b, v27.16b /* x3n_15 = xor(g1x15, m3_acc_79) */
-	str q22, [sp, #160] /* spill g1x1.2 */
-	str q31, [sp, #96] /* spill g1x0.2 */
-	str q6, [sp, #80] /* spill g1x2.2 */
-	str q19, [sp, #128] /* spill g1x3.2 */
-	str q27, [sp, #64] /* spill g1x15.2 */
-	ldr q19, [sp, #288] /* reload g0x2.4 */
-	ldr q21, [sp, #432] /* reload g0x8.4 */
-	ldr q22, [sp, #416] /* reload g0x9.4 */
-	ldr q24, [sp, #400] /* reload g0x11.4 */
-	mov v26.16b, v0.16b /* g0x13.4 */
-	ldr q27, [sp, #384] /* reload g0x6.4 */
-	mov v31.16b, v30.16b /* g1x12.4 */
-	mov v30.16b, v23.16b /* g1x11.4 */
-	ldr q23, [sp, #208] /* reload g0x10.4 */
-	mov v8.16b, v29.16b /* g1x13.4 */
-	mov v29.16b, v7.16b /* g1x10.4 */
-	mov v7.16b, v1.16b /* g0x15.4 */
-	mov v1.16b, v17.16b /* g1x7.4 */
-	mov v17.16b, v18.16b /* g1x5.4 */
-	ldr q18, [sp, #352] /* reload g0x5.4 */
-	mov v9.16b, v5.16b /* g1x14.4 */
-	mov v10.16b, v16.16b /* g1x6.4 */
-	mov v16.16b, v20.16b /* g1x4.4 */
-	ldr q20, [sp, #336] /* reload g0x7.4 */
-	ldr q11, [sp, #304] /* reload g0x1.4 */
-	ldr q12, [sp, #224] /* reload g0x0.4 */
-	ldr q13, [sp, #448] /* reload g0x3.4 */
-	mov v14.16b, v3.16b /* g0x14.4 */
-	mov v3.16b, v28.16b /* g1x8.4 */
-	mov v28.16b, v25.16b /* g1x9.4 */
-	mov v25.16b, v4.16b /* g0x12.4 */
+	tbl v10.16b, {v22.16b}, v9.16b /* p1_0_15_l = lookup16(tbl_lo_1, y0_15_aes_lo) */
+	tbl v9.16b, {v26.16b}, v9.16b /* p2_0_15_l = lookup16(tbl_lo_2, y0_15_aes_lo) */
+	tbl v11.16b, {v12.16b}, v5.16b /* p1_0_15_h = lookup16(tbl_hi_1, y0_15_aes_hi) */
+	eor v10.16b, v10.16b, v11.16b /* p1_0_15 = xor(p1_0_15_l, p1_0_15_h) */
+	tbl v5.16b, {v24.16b}, v5.16b /* p2_0_15_h = lookup16(tbl_hi_2, y0_15_aes_hi) */
+	eor v5.16b, v9.16b, v5.16b /* p2_0_15 = xor(p2_0_15_l, p2_0_15_h) */
+	and v9.16b, v25.16b, v1.16b /* y1_15_aes_lo = and(y1_15_aes, nibble_mask) */
+	ushr v25.16b, v25.16b, #4 /* y1_15_aes_hi = shr(y1_15_aes) */
+	tbl v11.16b, {v22.16b}, v9.16b /* p1_1_15_l = lookup16(tbl_lo_1, y1_15_aes_lo) */
+	tbl v9.16b, {v26.16b}, v9.16b /* p2_1_15_l = lookup16(tbl_lo_2, y1_15_aes_lo) */
+	tbl v13.16b, {v12.16b}, v25.16b /* p1_1_15_h = lookup16(tbl_hi_1, y1_15_aes_hi) */
+	eor v11.16b, v11.16b, v13.16b /* p1_1_15 = xor(p1_1_15_l, p1_1_15_h) */
+	tbl v25.16b, {v24.16b}, v25.16b /* p2_1_15_h = lookup16(tbl_hi_2, y1_15_aes_hi) */
+	eor v25.16b, v9.16b, v25.16b /* p2_1_15 = xor(p2_1_15_l, p2_1_15_h) */
+	and v9.16b, v30.16b, v1.16b /* y2_15_aes_lo = and(y2_15_aes, nibble_mask) */
+	ushr v30.16b, v30.16b, #4 /* y2_15_aes_hi = shr(y2_15_aes) */
+	tbl v13.16b, {v22.16b}, v9.16b /* p1_2_15_l = lookup16(tbl_lo_1, y2_15_aes_lo) */
+	tbl v9.16b, {v26.16b}, v9.16b /* p2_2_15_l = lookup16(tbl_lo_2, y2_15_aes_lo) */
+	tbl v14.16b, {v12.16b}, v30.16b /* p1_2_15_h = lookup16(tbl_hi_1, y2_15_aes_hi) */
+	eor v13.16b, v13.16b, v14.16b /* p1_2_15 = xor(p1_2_15_l, p1_2_15_h) */
+	tbl v30.16b, {v24.16b}, v30.16b /* p2_2_15_h = lookup16(tbl_hi_2, y2_15_aes_hi) */
+	eor v30.16b, v9.16b, v30.16b /* p2_2_15 = xor(p2_2_15_l, p2_2_15_h) */
+	and v9.16b, v31.16b, v1.16b /* y3_15_aes_lo = and(y3_15_aes, nibble_mask) */
+	ushr v31.16b, v31.16b, #4 /* y3_15_aes_hi = shr(y3_15_aes) */
+	tbl v14.16b, {v22.16b}, v9.16b /* p1_3_15_l = lookup16(tbl_lo_1, y3_15_aes_lo) */
+	tbl v9.16b, {v26.16b}, v9.16b /* p2_3_15_l = lookup16(tbl_lo_2, y3_15_aes_lo) */
+	tbl v15.16b, {v12.16b}, v31.16b /* p1_3_15_h = lookup16(tbl_hi_1, y3_15_aes_hi) */
+	eor v14.16b, v14.16b, v15.16b /* p1_3_15 = xor(p1_3_15_l, p1_3_15_h) */
+	tbl v31.16b, {v24.16b}, v31.16b /* p2_3_15_h = lookup16(tbl_hi_2, y3_15_aes_hi) */
+	eor v31.16b, v9.16b, v31.16b /* p2_3_15 = xor(p2_3_15_l, p2_3_15_h) */
+	eor v9.16b, v25.16b, v13.16b /* m0_acc_76 = xor(p2_1_15, p1_2_15) */
+	eor v13.16b, v13.16b, v30.16b /* m1_acc_76 = xor(p1_2_15, p2_2_15) */
+	eor3 v13.16b, v5.16b, v11.16b, v13.16b /* m1_acc_78 = eor3(p2_0_15, p1_1_15, m1_acc_76) */
+	eor v5.16b, v10.16b, v5.16b /* m2_acc_75 = xor(p1_0_15, p2_0_15) */
+	eor3 v10.16b, v10.16b, v11.16b, v9.16b /* m0_acc_78 = eor3(p1_0_15, p1_1_15, m0_acc_76) */
+	eor3 v25.16b, v11.16b, v25.16b, v5.16b /* m3_acc_78 = eor3(p1_1_15, p2_1_15, m2_acc_75) */
+	eor3 v10.16b, v30.16b, v31.16b, v10.16b /* m0_acc_79 = eor3(p2_2_15, p2_3_15, m0_acc_78) */
+	eor3 v25.16b, v30.16b, v14.16b, v25.16b /* m3_acc_79 = eor3(p2_2_15, p1_3_15, m3_acc_78) */
+	eor v30.16b, v14.16b, v31.16b /* m1_acc_77 = xor(p1_3_15, p2_3_15) */
+	eor3 v5.16b, v5.16b, v9.16b, v30.16b /* m2_acc_79 = eor3(m2_acc_75, m0_acc_76, m1_acc_77) */
+	ldr q31, [sp, #192] /* reload g1x13.3 */
+	eor3 v30.16b, v13.16b, v30.16b, v31.16b /* x1n_15 = eor3(m1_acc_78, m1_acc_77, g1x13) */
+	ldr q31, [sp, #240] /* reload g1x12.3 */
+	eor v31.16b, v31.16b, v10.16b /* x0n_15 = xor(g1x12, m0_acc_79) */
+	ldr q9, [sp, #144] /* reload g1x14.3 */
+	eor v5.16b, v9.16b, v5.16b /* x2n_15 = xor(g1x14, m2_acc_79) */
+	ldr q9, [sp, #176] /* reload g1x15.3 */
+	eor v25.16b, v9.16b, v25.16b /* x3n_15 = xor(g1x15, m3_acc_79) */
+	str q20, [sp, #160] /* spill g1x1.2 */
+	str q8, [sp, #80] /* spill g1x0.2 */
+	str q6, [sp, #64] /* spill g1x2.2 */
+	str q17, [sp, #112] /* spill g1x3.2 */
+	str q25, [sp, #128] /* spill g1x15.2 */
+	ldr q17, [sp, #288] /* reload g0x2.4 */
+	ldr q19, [sp, #432] /* reload g0x8.4 */
+	ldr q20, [sp, #416] /* reload g0x9.4 */
+	ldr q22, [sp, #400] /* reload g0x11.4 */
+	mov v24.16b, v0.16b /* g0x13.4 */
+	ldr q25, [sp, #384] /* reload g0x6.4 */
+	mov v26.16b, v3.16b /* g0x14.4 */
+	mov v8.16b, v23.16b /* g1x10.4 */
+	mov v23.16b, v4.16b /* g0x12.4 */
+	mov v9.16b, v30.16b /* g1x13.4 */
+	mov v30.16b, v27.16b /* g1x11.4 */
+	mov v27.16b, v29.16b /* g1x8.4 */
+	mov v29.16b, v28.16b /* g1x9.4 */
+	mov v28.16b, v21.16b /* g1x4.4 */
+	ldr q21, [sp, #208] /* reload g0x10.4 */
+	mov v10.16b, v7.16b /* g1x6.4 */
+	mov v7.16b, v18.16b /* g1x5.4 */
+	ldr q18, [sp, #336] /* reload g0x7.4 */
+	mov v11.16b, v5.16b /* g1x14.4 */
+	mov v5.16b, v2.16b /* g0x15.4 */
+	mov v2.16b, v16.16b /* g1x7.4 */
+	ldr q16, [sp, #352] /* reload g0x5.4 */
+	ldr q12, [sp, #304] /* reload g0x1.4 */
+	ldr q13, [sp, #224] /* reload g0x0.4 */
+	ldr q14, [sp, #448] /* reload g0x3.4 */
 	ldr q15, [sp, #368] /* reload g0x4.4 */
 	add x5, x5, #128
 	subs x4, x4, #1
 	b.ne .Lsm4_byteslice_neon_sha3_7_loop_r0
 
 	/* Output (X35, X34, X33, X32): slots 3, 2, 1, 0; back to X = A1^-1·X'. */
-	and v0.16b, v25.16b, v2.16b /* g0x12_lo = and(g0x12, nibble_mask) */
+	and v0.16b, v23.16b, v1.16b /* g0x12_lo = and(g0x12, nibble_mask) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_7_tbl_lo_3
-	ldr q4, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_tbl_lo_3] /* tbl_lo_3 = const() */
-	tbl v0.16b, {v4.16b}, v0.16b /* xout_l = lookup16(tbl_lo_3, g0x12_lo) */
-	ushr v5.16b, v25.16b, #4 /* g0x12_hi = shr(g0x12) */
+	ldr q3, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_tbl_lo_3] /* tbl_lo_3 = const() */
+	tbl v0.16b, {v3.16b}, v0.16b /* xout_l = lookup16(tbl_lo_3, g0x12_lo) */
+	ushr v4.16b, v23.16b, #4 /* g0x12_hi = shr(g0x12) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_7_tbl_hi_3
 	ldr q6, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_7_tbl_hi_3] /* tbl_hi_3 = const() */
-	tbl v5.16b, {v6.16b}, v5.16b /* xout_h = lookup16(tbl_hi_3, g0x12_hi) */
-	eor v0.16b, v0.16b, v5.16b /* xout = xor(xout_l, xout_h) */
-	and v5.16b, v26.16b, v2.16b /* g0x13_lo = and(g0x13, nibble_mask) */
-	tbl v5.16b, {v4.16b}, v5.16b /* xout_1_l = lookup16(tbl_lo_3, g0x13_lo) */
-	ushr v25.16b, v26.16b, #4 /* g0x13_hi = shr(g0x13) */
-	tbl v25.16b, {v6.16b}, v25.16b /* xout_1_h = lookup16(tbl_hi_3, g0x13_hi) */
-	eor v5.16b, v5.16b, v25.16b /* xout_1 = xor(xout_1_l, xout_1_h) */
-	and v25.16b, v14.16b, v2.16b /* g0x14_lo = and(g0x14, nibble_mask) */
-	tbl v25.16b, {v4.16b}, v25.16b /* xout_2_l = lookup16(tbl_lo_3, g0x14_lo) */
-	ushr v26.16b, v14.16b, #4 /* g0x14_hi = shr(g0x14) */
-	tbl v26.16b, {v6.16b}, v26.16b /* xout_2_h = lookup16(tbl_hi_3, g0x14_hi) */
-	eor v25.16b, v25.16b, v26.16b /* xout_2 = xor(xout_2_l, xout_2_h) */
-	and v26.16b, v7.16b, v2.16b /* g0x15_lo = and(g0x15, nibble_mask) */
-	tbl v26.16b, {v4.16b}, v26.16b /* xout_3_l = lookup16(tbl_lo_3, g0x15_lo) */
-	ushr v7.16b, v7.16b, #4 /* g0x15_hi = shr(g0x15) */
-	tbl v7.16b, {v6.16b}, v7.16b /* xout_3_h = lookup16(tbl_hi_3, g0x15_hi) */
-	eor v7.16b, v26.16b, v7.16b /* xout_3 = xor(xout_3_l, xout_3_h) */
-	and v26.16b, v21.16b, v2.16b /* g0x8_lo = and(g0x8, nibble_mask) */
-	tbl v26.16b, {v4.16b}, v26.16b /* xout_4_l = lookup16(tbl_lo_3, g0x8_lo) */
-	ushr v21.16b, v21.16b, #4 /* g0x8_hi = shr(g0x8) */
-	tbl v21.16b, {v6.16b}, v21.16b /* xout_4_h = lookup16(tbl_hi_3, g0x8_hi) */
-	eor v21.16b, v26.16b, v21.16b /* xout_4 = xor(xout_4_l, xout_4_h) */
-	and v26.16b, v22.16b, v2.16b /* g0x9_lo = and(g0x9, nibble_mask) */
-	tbl v26.16b, {v4.16b}, v26.16b /* xout_5_l = lookup16(tbl_lo_3, g0x9_lo) */
-	ushr v22.16b, v22.16b, #4 /* g0x9_hi = shr(g0x9) */
-	tbl v22.16b, {v6.16b}, v22.16b /* xout_5_h = lookup16(tbl_hi_3, g0x9_hi) */
-	eor v22.16b, v26.16b, v22.16b /* xout_5 = xor(xout_5_l, xout_5_h) */
-	and v26.16b, v23.16b, v2.16b /* g0x10_lo = and(g0x10, nibble_mask) */
-	tbl v26.16b, {v4.16b}, v26.16b /* xout_6_l = lookup16(tbl_lo_3, g0x10_lo) */
-	ushr v23.16b, v23.16b, #4 /* g0x10_hi = shr(g0x10) */
-	tbl v23.16b, {v6.16b}, v23.16b /* xout_6_h = lookup16(tbl_hi_3, g0x10_hi) */
-	eor v23.16b, v26.16b, v23.16b /* xout_6 = xor(xout_6_l, xout_6_h) */
-	and v26.16b, v24.16b, v2.16b /* g0x11_lo = and(g0x11, nibble_mask) */
-	tbl v26.16b, {v4.16b}, v26.16b /* xout_7_l = lookup16(tbl_lo_3, g0x11_lo) */
-	ushr v24.16b, v24.16b, #4 /* g0x11_hi = shr(g0x11) */
-	tbl v24.16b, {v6.16b}, v24.16b /* xout_7_h = lookup16(tbl_hi_3, g0x11_hi) */
-	eor v24.16b, v26.16b, v24.16b /* xout_7 = xor(xout_7_l, xout_7_h) */
-	and v26.16b, v15.16b, v2.16b /* g0x4_lo = and(g0x4, nibble_mask) */
-	tbl v26.16b, {v4.16b}, v26.16b /* xout_8_l = lookup16(tbl_lo_3, g0x4_lo) */
-	ushr v14.16b, v15.16b, #4 /* g0x4_hi = shr(g0x4) */
-	tbl v14.16b, {v6.16b}, v14.16b /* xout_8_h = lookup16(tbl_hi_3, g0x4_hi) */
-	eor v26.16b, v26.16b, v14.16b /* xout_8 = xor(xout_8_l, xout_8_h) */
-	and v14.16b, v18.16b, v2.16b /* g0x5_lo = and(g0x5, nibble_mask) */
-	tbl v14.16b, {v4.16b}, v14.16b /* xout_9_l = lookup16(tbl_lo_3, g0x5_lo) */
-	ushr v18.16b, v18.16b, #4 /* g0x5_hi = shr(g0x5) */
-	tbl v18.16b, {v6.16b}, v18.16b /* xout_9_h = lookup16(tbl_hi_3, g0x5_hi) */
-	eor v18.16b, v14.16b, v18.16b /* xout_9 = xor(xout_9_l, xout_9_h) */
-	and v14.16b, v27.16b, v2.16b /* g0x6_lo = and(g0x6, nibble_mask) */
-	tbl v14.16b, {v4.16b}, v14.16b /* xout_10_l = lookup16(tbl_lo_3, g0x6_lo) */
-	ushr v27.16b, v27.16b, #4 /* g0x6_hi = shr(g0x6) */
-	tbl v27.16b, {v6.16b}, v27.16b /* xout_10_h = lookup16(tbl_hi_3, g0x6_hi) */
-	eor v27.16b, v14.16b, v27.16b /* xout_10 = xor(xout_10_l, xout_10_h) */
-	and v14.16b, v20.16b, v2.16b /* g0x7_lo = and(g0x7, nibble_mask) */
-	tbl v14.16b, {v4.16b}, v14.16b /* xout_11_l = lookup16(tbl_lo_3, g0x7_lo) */
-	ushr v20.16b, v20.16b, #4 /* g0x7_hi = shr(g0x7) */
-	tbl v20.16b, {v6.16b}, v20.16b /* xout_11_h = lookup16(tbl_hi_3, g0x7_hi) */
-	eor v20.16b, v14.16b, v20.16b /* xout_11 = xor(xout_11_l, xout_11_h) */
-	and v14.16b, v12.16b, v2.16b /* g0x0_lo = and(g0x0, nibble_mask) */
-	tbl v14.16b, {v4.16b}, v14.16b /* xout_12_l = lookup16(tbl_lo_3, g0x0_lo) */
-	ushr v12.16b, v12.16b, #4 /* g0x0_hi = shr(g0x0) */
-	tbl v12.16b, {v6.16b}, v12.16b /* xout_12_h = lookup16(tbl_hi_3, g0x0_hi) */
-	eor v12.16b, v14.16b, v12.16b /* xout_12 = xor(xout_12_l, xout_12_h) */
-	and v14.16b, v11.16b, v2.16b /* g0x1_lo = and(g0x1, nibble_mask) */
-	tbl v14.16b, {v4.16b}, v14.16b /* xout_13_l = lookup16(tbl_lo_3, g0x1_lo) */
-	ushr v11.16b, v11.16b, #4 /* g0x1_hi = shr(g0x1) */
-	tbl v11.16b, {v6.16b}, v11.16b /* xout_13_h = lookup16(tbl_hi_3, g0x1_hi) */
-	eor v11.16b, v14.16b, v11.16b /* xout_13 = xor(xout_13_l, xout_13_h) */
-	and v14.16b, v19.16b, v2.16b /* g0x2_lo = and(g0x2, nibble_mask) */
-	tbl v14.16b, {v4.16b}, v14.16b /* xout_14_l = lookup16(tbl_lo_3, g0x2_lo) */
-	ushr v19.16b, v19.16b, #4 /* g0x2_hi = shr(g0x2) */
-	tbl v19.16b, {v6.16b}, v19.16b /* xout_14_h = lookup16(tbl_hi_3, g0x2_hi) */
-	eor v19.16b, v14.16b, v19.16b /* xout_14 = xor(xout_14_l, xout_14_h) */
-	and v14.16b, v13.16b, v2.16b /* g0x3_lo = and(g0x3, nibble_mask) */
-	tbl v14.16b, {v4.16b}, v14.16b /* xout_15_l = lookup16(tbl_lo_3, g0x3_lo) */
-	ushr v13.16b, v13.16b, #4 /* g0x3_hi = shr(g0x3) */
-	tbl v13.16b, {v6.16b}, v13.16b /* xout_15_h = lookup16(tbl_hi_3, g0x3_hi) */
-	eor v13.16b, v14.16b, v13.16b /* xout_15 = xor(xout_15_l, xout_15_h) */
-	zip1 v14.16b, v0.16b, v26.16b /* tro0 = unpacklo(xout, xout_8) */
-	zip2 v0.16b, v0.16b, v26.16b /* tro0_1 = unpackhi(xout, xout_8) */
-	zip1 v26.16b, v5.16b, v18.16b /* tro0_2 = unpacklo(xout_1, xout_9) */
-	zip2 v5.16b, v5.16b, v18.16b /* tro0_3 = unpackhi(xout_1, xout_9) */
-	zip1 v18.16b, v25.16b, v27.16b /* tro0_4 = unpacklo(xout_2, xout_10) */
-	zip2 v25.16b, v25.16b, v27.16b /* tro0_5 = unpackhi(xout_2, xout_10) */
-	zip1 v27.16b, v7.16b, v20.16b /* tro0_6 = unpacklo(xout_3, xout_11) */
-	zip2 v7.16b, v7.16b, v20.16b /* tro0_7 = unpackhi(xout_3, xout_11) */
-	zip1 v20.16b, v21.16b, v12.16b /* tro0_8 = unpacklo(xout_4, xout_12) */
-	zip2 v21.16b, v21.16b, v12.16b /* tro0_9 = unpackhi(xout_4, xout_12) */
-	zip1 v12.16b, v22.16b, v11.16b /* tro0_10 = unpacklo(xout_5, xout_13) */
-	zip2 v22.16b, v22.16b, v11.16b /* tro0_11 = unpackhi(xout_5, xout_13) */
-	zip1 v11.16b, v23.16b, v19.16b /* tro0_12 = unpacklo(xout_6, xout_14) */
-	zip2 v19.16b, v23.16b, v19.16b /* tro0_13 = unpackhi(xout_6, xout_14) */
-	zip1 v23.16b, v24.16b, v13.16b /* tro0_14 = unpacklo(xout_7, xout_15) */
-	zip2 v24.16b, v24.16b, v13.16b /* tro0_15 = unpackhi(xout_7, xout_15) */
-	zip1 v13.16b, v14.16b, v20.16b /* tro1 = unpacklo(tro0, tro0_8) */
-	zip2 v20.16b, v14.16b, v20.16b /* tro1_1 = unpackhi(tro0, tro0_8) */
-	zip1 v14.16b, v0.16b, v21.16b /* tro1_2 = unpacklo(tro0_1, tro0_9) */
-	zip2 v0.16b, v0.16b, v21.16b /* tro1_3 = unpackhi(tro0_1, tro0_9) */
-	zip1 v21.16b, v26.16b, v12.16b /* tro1_4 = unpacklo(tro0_2, tro0_10) */
-	zip2 v26.16b, v26.16b, v12.16b /* tro1_5 = unpackhi(tro0_2, tro0_10) */
-	zip1 v12.16b, v5.16b, v22.16b /* tro1_6 = unpacklo(tro0_3, tro0_11) */
-	zip2 v5.16b, v5.16b, v22.16b /* tro1_7 = unpackhi(tro0_3, tro0_11) */
-	zip1 v22.16b, v18.16b, v11.16b /* tro1_8 = unpacklo(tro0_4, tro0_12) */
-	zip2 v18.16b, v18.16b, v11.16b /* tro1_9 = unpackhi(tro0_4, tro0_12) */
-	zip1 v11.16b, v25.16b, v19.16b /* tro1_10 = unpacklo(tro0_5, tro0_13) */
-	zip2 v19.16b, v25.16b, v19.16b /* tro1_11 = unpackhi(tro0_5, tro0_13) */
-	zip1 v25.16b, v27.16b, v23.16b /* tro1_12 = unpacklo(tro0_6, tro0_14) */
-	zip2 v23.16b, v27.16b, v23.16b /* tro1_13 = unpackhi(tro0_6, tro0_14) */
-	zip1 v27.16b, v7.16b, v24.16b /* tro1_14 = unpacklo(tro0_7, tro0_15) */
-	zip2 v7.16b, v7.16b, v24.16b /* tro1_15 = unpackhi(tro0_7, tro0_15) */
-	zip1 v24.16b, v13.16b, v22.16b /* tro2 = unpacklo(tro1, tro1_8) */
-	zip2 v22.16b, v13.16b, v22.16b /* tro2_1 = unpackhi(tro1, tro1_8) */
-	zip1 v13.16b, v20.16b, v18.16b /* tro2_2 = unpacklo(tro1_1, tro1_9) */
-	zip2 v18.16b, v20.16b, v18.16b /* tro2_3 = unpackhi(tro1_1, tro1_9) */
-	zip1 v20.16b, v14.16b, v11.16b /* tro2_4 = unpacklo(tro1_2, tro1_10) */
-	zip2 v11.16b, v14.16b, v11.16b /* tro2_5 = unpackhi(tro1_2, tro1_10) */
-	zip1 v14.16b, v0.16b, v19.16b /* tro2_6 = unpacklo(tro1_3, tro1_11) */
-	zip2 v0.16b, v0.16b, v19.16b /* tro2_7 = unpackhi(tro1_3, tro1_11) */
-	zip1 v19.16b, v21.16b, v25.16b /* tro2_8 = unpacklo(tro1_4, tro1_12) */
-	zip2 v21.16b, v21.16b, v25.16b /* tro2_9 = unpackhi(tro1_4, tro1_12) */
-	zip1 v25.16b, v26.16b, v23.16b /* tro2_10 = unpacklo(tro1_5, tro1_13) */
-	zip2 v23.16b, v26.16b, v23.16b /* tro2_11 = unpackhi(tro1_5, tro1_13) */
-	zip1 v26.16b, v12.16b, v27.16b /* tro2_12 = unpacklo(tro1_6, tro1_14) */
-	zip2 v27.16b, v12.16b, v27.16b /* tro2_13 = unpackhi(tro1_6, tro1_14) */
-	zip1 v12.16b, v5.16b, v7.16b /* tro2_14 = unpacklo(tro1_7, tro1_15) */
-	zip2 v5.16b, v5.16b, v7.16b /* tro2_15 = unpackhi(tro1_7, tro1_15) */
-	zip1 v7.16b, v24.16b, v19.16b /* tro3 = unpacklo(tro2, tro2_8) */
-	zip2 v19.16b, v24.16b, v19.16b /* tro3_1 = unpackhi(tro2, tro2_8) */
-	zip1 v24.16b, v22.16b, v21.16b /* tro3_2 = unpacklo(tro2_1, tro2_9) */
-	zip2 v21.16b, v22.16b, v21.16b /* tro3_3 = unpackhi(tro2_1, tro2_9) */
-	zip1 v22.16b, v13.16b, v25.16b /* tro3_4 = unpacklo(tro2_2, tro2_10) */
-	zip2 v25.16b, v13.16b, v25.16b /* tro3_5 = unpackhi(tro2_2, tro2_10) */
-	zip1 v13.16b, v18.16b, v23.16b /* tro3_6 = unpacklo(tro2_3, tro2_11) */
-	zip2 v18.16b, v18.16b, v23.16b /* tro3_7 = unpackhi(tro2_3, tro2_11) */
-	zip1 v23.16b, v20.16b, v26.16b /* tro3_8 = unpacklo(tro2_4, tro2_12) */
-	zip2 v20.16b, v20.16b, v26.16b /* tro3_9 = unpackhi(tro2_4, tro2_12) */
-	zip1 v26.16b, v11.16b, v27.16b /* tro3_10 = unpacklo(tro2_5, tro2_13) */
-	zip2 v27.16b, v11.16b, v27.16b /* tro3_11 = unpackhi(tro2_5, tro2_13) */
-	zip1 v11.16b, v14.16b, v12.16b /* tro3_12 = unpacklo(tro2_6, tro2_14) */
-	zip2 v12.16b, v14.16b, v12.16b /* tro3_13 = unpackhi(tro2_6, tro2_14) */
-	zip1 v14.16b, v0.16b, v5.16b /* tro3_14 = unpacklo(tro2_7, tro2_15) */
-	zip2 v0.16b, v0.16b, v5.16b /* tro3_15 = unpackhi(tro2_7, tro2_15) */
-	ldr q5, [x3] /* msg = load() */
-	eor v5.16b, v7.16b, v5.16b /* ct = xor(tro3, msg) */
-	str q5, [x2] /* store ct */
-	ldr q5, [x3, #16] /* msg_1 = load() */
-	eor v5.16b, v19.16b, v5.16b /* ct_1 = xor(tro3_1, msg_1) */
-	str q5, [x2, #16] /* store ct_1 */
-	ldr q5, [x3, #32] /* msg_2 = load() */
-	eor v5.16b, v24.16b, v5.16b /* ct_2 = xor(tro3_2, msg_2) */
-	str q5, [x2, #32] /* store ct_2 */
-	ldr q5, [x3, #48] /* msg_3 = load() */
-	eor v5.16b, v21.16b, v5.16b /* ct_3 = xor(tro3_3, msg_3) */
-	str q5, [x2, #48] /* store ct_3 */
-	ldr q5, [x3, #64] /* msg_4 = load() */
-	eor v5.16b, v22.16b, v5.16b /* ct_4 = xor(tro3_4, msg_4) */
-	str q5, [x2, #64] /* store ct_4 */
-	ldr q5, [x3, #80] /* msg_5 = load() */
-	eor v5.16b, v25.16b, v5.16b /* ct_5 = xor(tro3_5, msg_5) */
-	str q5, [x2, #80] /* store ct_5 */
-	ldr q5, [x3, #96] /* msg_6 = load() */
-	eor v5.16b, v13.16b, v5.16b /* ct_6 = xor(tro3_6, msg_6) */
-	str q5, [x2, #96] /* store ct_6 */
-	ldr q5, [x3, #112] /* msg_7 = load() */
-	eor v5.16b, v18.16b, v5.16b /* ct_7 = xor(tro3_7, msg_7) */
-	str q5, [x2, #112] /* store ct_7 */
-	ldr q5, [x3, #128] /* msg_8 = load() */
-	eor v5.16b, v23.16b, v5.16b /* ct_8 = xor(tro3_8, msg_8) */
-	str q5, [x2, #128] /* store ct_8 */
-	ldr q5, [x3, #144] /* msg_9 = load() */
-	eor v5.16b, v20.16b, v5.16b /* ct_9 = xor(tro3_9, msg_9) */
-	str q5, [x2, #144] /* store ct_9 */
-	ldr q5, [x3, #160] /* msg_10 = load() */
-	eor v5.16b, v26.16b, v5.16b /* ct_10 = xor(tro3_10, msg_10) */
-	str q5, [x2, #160] /* store ct_10 */
-	ldr q5, [x3, #176] /* msg_11 = load() */
-	eor v5.16b, v27.16b, v5.16b /* ct_11 = xor(tro3_11, msg_11) */
-	str q5, [x2, #176] /* store ct_11 */
-	ldr q5, [x3, #192] /* msg_12 = load() */
-	eor v5.16b, v11.16b, v5.16b /* ct_12 = xor(tro3_12, msg_12) */
-	str q5, [x2, #192] /* store ct_12 */
-	ldr q5, [x3, #208] /* msg_13 = load() */
-	eor v5.16b, v12.16b, v5.16b /* ct_13 = xor(tro3_13, msg_13) */
-	str q5, [x2, #208] /* store ct_13 */
-	ldr q5, [x3, #224] /* msg_14 = load() */
-	eor v5.16b, v14.16b, v5.16b /* ct_14 = xor(tro3_14, msg_14) */
-	str q5, [x2, #224] /* store ct_14 */
-	ldr q5, [x3, #240] /* msg_15 = load() */
-	eor v0.16b, v0.16b, v5.16b /* ct_15 = xor(tro3_15, msg_15) */
+	tbl v4.16b, {v6.16b}, v4.16b /* xout_h = lookup16(tbl_hi_3, g0x12_hi) */
+	eor v0.16b, v0.16b, v4.16b /* xout = xor(xout_l, xout_h) */
+	and v4.16b, v24.16b, v1.16b /* g0x13_lo = and(g0x13, nibble_mask) */
+	tbl v4.16b, {v3.16b}, v4.16b /* xout_1_l = lookup16(tbl_lo_3, g0x13_lo) */
+	ushr v23.16b, v24.16b, #4 /* g0x13_hi = shr(g0x13) */
+	tbl v23.16b, {v6.16b}, v23.16b /* xout_1_h = lookup16(tbl_hi_3, g0x13_hi) */
+	eor v4.16b, v4.16b, v23.16b /* xout_1 = xor(xout_1_l, xout_1_h) */
+	and v23.16b, v26.16b, v1.16b /* g0x14_lo = and(g0x14, nibble_mask) */
+	tbl v23.16b, {v3.16b}, v23.16b /* xout_2_l = lookup16(tbl_lo_3, g0x14_lo) */
+	ushr v24.16b, v26.16b, #4 /* g0x14_hi = shr(g0x14) */
+	tbl v24.16b, {v6.16b}, v24.16b /* xout_2_h = lookup16(tbl_hi_3, g0x14_hi) */
+	eor v23.16b, v23.16b, v24.16b /* xout_2 = xor(xout_2_l, xout_2_h) */
+	and v24.16b, v5.16b, v1.16b /* g0x15_lo = and(g0x15, nibble_mask) */
+	tbl v24.16b, {v3.16b}, v24.16b /* xout_3_l = lookup16(tbl_lo_3, g0x15_lo) */
+	ushr v5.16b, v5.16b, #4 /* g0x15_hi = shr(g0x15) */
+	tbl v5.16b, {v6.16b}, v5.16b /* xout_3_h = lookup16(tbl_hi_3, g0x15_hi) */
+	eor v5.16b, v24.16b, v5.16b /* xout_3 = xor(xout_3_l, xout_3_h) */
+	and v24.16b, v19.16b, v1.16b /* g0x8_lo = and(g0x8, nibble_mask) */
+	tbl v24.16b, {v3.16b}, v24.16b /* xout_4_l = lookup16(tbl_lo_3, g0x8_lo) */
+	ushr v19.16b, v19.16b, #4 /* g0x8_hi = shr(g0x8) */
+	tbl v19.16b, {v6.16b}, v19.16b /* xout_4_h = lookup16(tbl_hi_3, g0x8_hi) */
+	eor v19.16b, v24.16b, v19.16b /* xout_4 = xor(xout_4_l, xout_4_h) */
+	and v24.16b, v20.16b, v1.16b /* g0x9_lo = and(g0x9, nibble_mask) */
+	tbl v24.16b, {v3.16b}, v24.16b /* xout_5_l = lookup16(tbl_lo_3, g0x9_lo) */
+	ushr v20.16b, v20.16b, #4 /* g0x9_hi = shr(g0x9) */
+	tbl v20.16b, {v6.16b}, v20.16b /* xout_5_h = lookup16(tbl_hi_3, g0x9_hi) */
+	eor v20.16b, v24.16b, v20.16b /* xout_5 = xor(xout_5_l, xout_5_h) */
+	and v24.16b, v21.16b, v1.16b /* g0x10_lo = and(g0x10, nibble_mask) */
+	tbl v24.16b, {v3.16b}, v24.16b /* xout_6_l = lookup16(tbl_lo_3, g0x10_lo) */
+	ushr v21.16b, v21.16b, #4 /* g0x10_hi = shr(g0x10) */
+	tbl v21.16b, {v6.16b}, v21.16b /* xout_6_h = lookup16(tbl_hi_3, g0x10_hi) */
+	eor v21.16b, v24.16b, v21.16b /* xout_6 = xor(xout_6_l, xout_6_h) */
+	and v24.16b, v22.16b, v1.16b /* g0x11_lo = and(g0x11, nibble_mask) */
+	tbl v24.16b, {v3.16b}, v24.16b /* xout_7_l = lookup16(tbl_lo_3, g0x11_lo) */
+	ushr v22.16b, v22.16b, #4 /* g0x11_hi = shr(g0x11) */
+	tbl v22.16b, {v6.16b}, v22.16b /* xout_7_h = lookup16(tbl_hi_3, g0x11_hi) */
+	eor v22.16b, v24.16b, v22.16b /* xout_7 = xor(xout_7_l, xout_7_h) */
+	and v24.16b, v15.16b, v1.16b /* g0x4_lo = and(g0x4, nibble_mask) */
+	tbl v24.16b, {v3.16b}, v24.16b /* xout_8_l = lookup16(tbl_lo_3, g0x4_lo) */
+	ushr v26.16b, v15.16b, #4 /* g0x4_hi = shr(g0x4) */
+	tbl v26.16b, {v6.16b}, v26.16b /* xout_8_h = lookup16(tbl_hi_3, g0x4_hi) */
+	eor v24.16b, v24.16b, v26.16b /* xout_8 = xor(xout_8_l, xout_8_h) */
+	and v26.16b, v16.16b, v1.16b /* g0x5_lo = and(g0x5, nibble_mask) */
+	tbl v26.16b, {v3.16b}, v26.16b /* xout_9_l = lookup16(tbl_lo_3, g0x5_lo) */
+	ushr v16.16b, v16.16b, #4 /* g0x5_hi = shr(g0x5) */
+	tbl v16.16b, {v6.16b}, v16.16b /* xout_9_h = lookup16(tbl_hi_3, g0x5_hi) */
+	eor v16.16b, v26.16b, v16.16b /* xout_9 = xor(xout_9_l, xout_9_h) */
+	and v26.16b, v25.16b, v1.16b /* g0x6_lo = and(g0x6, nibble_mask) */
+	tbl v26.16b, {v3.16b}, v26.16b /* xout_10_l = lookup16(tbl_lo_3, g0x6_lo) */
+	ushr v25.16b, v25.16b, #4 /* g0x6_hi = shr(g0x6) */
+	tbl v25.16b, {v6.16b}, v25.16b /* xout_10_h = lookup16(tbl_hi_3, g0x6_hi) */
+	eor v25.16b, v26.16b, v25.16b /* xout_10 = xor(xout_10_l, xout_10_h) */
+	and v26.16b, v18.16b, v1.16b /* g0x7_lo = and(g0x7, nibble_mask) */
+	tbl v26.16b, {v3.16b}, v26.16b /* xout_11_l = lookup16(tbl_lo_3, g0x7_lo) */
+	ushr v18.16b, v18.16b, #4 /* g0x7_hi = shr(g0x7) */
+	tbl v18.16b, {v6.16b}, v18.16b /* xout_11_h = lookup16(tbl_hi_3, g0x7_hi) */
+	eor v18.16b, v26.16b, v18.16b /* xout_11 = xor(xout_11_l, xout_11_h) */
+	and v26.16b, v13.16b, v1.16b /* g0x0_lo = and(g0x0, nibble_mask) */
+	tbl v26.16b, {v3.16b}, v26.16b /* xout_12_l = lookup16(tbl_lo_3, g0x0_lo) */
+	ushr v13.16b, v13.16b, #4 /* g0x0_hi = shr(g0x0) */
+	tbl v13.16b, {v6.16b}, v13.16b /* xout_12_h = lookup16(tbl_hi_3, g0x0_hi) */
+	eor v26.16b, v26.16b, v13.16b /* xout_12 = xor(xout_12_l, xout_12_h) */
+	and v13.16b, v12.16b, v1.16b /* g0x1_lo = and(g0x1, nibble_mask) */
+	tbl v13.16b, {v3.16b}, v13.16b /* xout_13_l = lookup16(tbl_lo_3, g0x1_lo) */
+	ushr v12.16b, v12.16b, #4 /* g0x1_hi = shr(g0x1) */
+	tbl v12.16b, {v6.16b}, v12.16b /* xout_13_h = lookup16(tbl_hi_3, g0x1_hi) */
+	eor v12.16b, v13.16b, v12.16b /* xout_13 = xor(xout_13_l, xout_13_h) */
+	and v13.16b, v17.16b, v1.16b /* g0x2_lo = and(g0x2, nibble_mask) */
+	tbl v13.16b, {v3.16b}, v13.16b /* xout_14_l = lookup16(tbl_lo_3, g0x2_lo) */
+	ushr v17.16b, v17.16b, #4 /* g0x2_hi = shr(g0x2) */
+	tbl v17.16b, {v6.16b}, v17.16b /* xout_14_h = lookup16(tbl_hi_3, g0x2_hi) */
+	eor v17.16b, v13.16b, v17.16b /* xout_14 = xor(xout_14_l, xout_14_h) */
+	and v13.16b, v14.16b, v1.16b /* g0x3_lo = and(g0x3, nibble_mask) */
+	tbl v13.16b, {v3.16b}, v13.16b /* xout_15_l = lookup16(tbl_lo_3, g0x3_lo) */
+	ushr v14.16b, v14.16b, #4 /* g0x3_hi = shr(g0x3) */
+	tbl v14.16b, {v6.16b}, v14.16b /* xout_15_h = lookup16(tbl_hi_3, g0x3_hi) */
+	eor v13.16b, v13.16b, v14.16b /* xout_15 = xor(xout_15_l, xout_15_h) */
+	zip1 v14.16b, v0.16b, v24.16b /* tro0 = unpacklo(xout, xout_8) */
+	zip2 v0.16b, v0.16b, v24.16b /* tro0_1 = unpackhi(xout, xout_8) */
+	zip1 v24.16b, v4.16b, v16.16b /* tro0_2 = unpacklo(xout_1, xout_9) */
+	zip2 v4.16b, v4.16b, v16.16b /* tro0_3 = unpackhi(xout_1, xout_9) */
+	zip1 v16.16b, v23.16b, v25.16b /* tro0_4 = unpacklo(xout_2, xout_10) */
+	zip2 v23.16b, v23.16b, v25.16b /* tro0_5 = unpackhi(xout_2, xout_10) */
+	zip1 v25.16b, v5.16b, v18.16b /* tro0_6 = unpacklo(xout_3, xout_11) */
+	zip2 v5.16b, v5.16b, v18.16b /* tro0_7 = unpackhi(xout_3, xout_11) */
+	zip1 v18.16b, v19.16b, v26.16b /* tro0_8 = unpacklo(xout_4, xout_12) */
+	zip2 v19.16b, v19.16b, v26.16b /* tro0_9 = unpackhi(xout_4, xout_12) */
+	zip1 v26.16b, v20.16b, v12.16b /* tro0_10 = unpacklo(xout_5, xout_13) */
+	zip2 v20.16b, v20.16b, v12.16b /* tro0_11 = unpackhi(xout_5, xout_13) */
+	zip1 v12.16b, v21.16b, v17.16b /* tro0_12 = unpacklo(xout_6, xout_14) */
+	zip2 v17.16b, v21.16b, v17.16b /* tro0_13 = unpackhi(xout_6, xout_14) */
+	zip1 v21.16b, v22.16b, v13.16b /* tro0_14 = unpacklo(xout_7, xout_15) */
+	zip2 v22.16b, v22.16b, v13.16b /* tro0_15 = unpackhi(xout_7, xout_15) */
+	zip1 v13.16b, v14.16b, v18.16b /* tro1 = unpacklo(tro0, tro0_8) */
+	zip2 v18.16b, v14.16b, v18.16b /* tro1_1 = unpackhi(tro0, tro0_8) */
+	zip1 v14.16b, v0.16b, v19.16b /* tro1_2 = unpacklo(tro0_1, tro0_9) */
+	zip2 v0.16b, v0.16b, v19.16b /* tro1_3 = unpackhi(tro0_1, tro0_9) */
+	zip1 v19.16b, v24.16b, v26.16b /* tro1_4 = unpacklo(tro0_2, tro0_10) */
+	zip2 v24.16b, v24.16b, v26.16b /* tro1_5 = unpackhi(tro0_2, tro0_10) */
+	zip1 v26.16b, v4.16b, v20.16b /* tro1_6 = unpacklo(tro0_3, tro0_11) */
+	zip2 v4.16b, v4.16b, v20.16b /* tro1_7 = unpackhi(tro0_3, tro0_11) */
+	zip1 v20.16b, v16.16b, v12.16b /* tro1_8 = unpacklo(tro0_4, tro0_12) */
+	zip2 v16.16b, v16.16b, v12.16b /* tro1_9 = unpackhi(tro0_4, tro0_12) */
+	zip1 v12.16b, v23.16b, v17.16b /* tro1_10 = unpacklo(tro0_5, tro0_13) */
+	zip2 v17.16b, v23.16b, v17.16b /* tro1_11 = unpackhi(tro0_5, tro0_13) */
+	zip1 v23.16b, v25.16b, v21.16b /* tro1_12 = unpacklo(tro0_6, tro0_14) */
+	zip2 v21.16b, v25.16b, v21.16b /* tro1_13 = unpackhi(tro0_6, tro0_14) */
+	zip1 v25.16b, v5.16b, v22.16b /* tro1_14 = unpacklo(tro0_7, tro0_15) */
+	zip2 v5.16b, v5.16b, v22.16b /* tro1_15 = unpackhi(tro0_7, tro0_15) */
+	zip1 v22.16b, v13.16b, v20.16b /* tro2 = unpacklo(tro1, tro1_8) */
+	zip2 v20.16b, v13.16b, v20.16b /* tro2_1 = unpackhi(tro1, tro1_8) */
+	zip1 v13.16b, v18.16b, v16.16b /* tro2_2 = unpacklo(tro1_1, tro1_9) */
+	zip2 v16.16b, v18.16b, v16.16b /* tro2_3 = unpackhi(tro1_1, tro1_9) */
+	zip1 v18.16b, v14.16b, v12.16b /* tro2_4 = unpacklo(tro1_2, tro1_10) */
+	zip2 v12.16b, v14.16b, v12.16b /* tro2_5 = unpackhi(tro1_2, tro1_10) */
+	zip1 v14.16b, v0.16b, v17.16b /* tro2_6 = unpacklo(tro1_3, tro1_11) */
+	zip2 v0.16b, v0.16b, v17.16b /* tro2_7 = unpackhi(tro1_3, tro1_11) */
+	zip1 v17.16b, v19.16b, v23.16b /* tro2_8 = unpacklo(tro1_4, tro1_12) */
+	zip2 v19.16b, v19.16b, v23.16b /* tro2_9 = unpackhi(tro1_4, tro1_12) */
+	zip1 v23.16b, v24.16b, v21.16b /* tro2_10 = unpacklo(tro1_5, tro1_13) */
+	zip2 v21.16b, v24.16b, v21.16b /* tro2_11 = unpackhi(tro1_5, tro1_13) */
+	zip1 v24.16b, v26.16b, v25.16b /* tro2_12 = unpacklo(tro1_6, tro1_14) */
+	zip2 v25.16b, v26.16b, v25.16b /* tro2_13 = unpackhi(tro1_6, tro1_14) */
+	zip1 v26.16b, v4.16b, v5.16b /* tro2_14 = unpacklo(tro1_7, tro1_15) */
+	zip2 v4.16b, v4.16b, v5.16b /* tro2_15 = unpackhi(tro1_7, tro1_15) */
+	zip1 v5.16b, v22.16b, v17.16b /* tro3 = unpacklo(tro2, tro2_8) */
+	zip2 v17.16b, v22.16b, v17.16b /* tro3_1 = unpackhi(tro2, tro2_8) */
+	zip1 v22.16b, v20.16b, v19.16b /* tro3_2 = unpacklo(tro2_1, tro2_9) */
+	zip2 v19.16b, v20.16b, v19.16b /* tro3_3 = unpackhi(tro2_1, tro2_9) */
+	zip1 v20.16b, v13.16b, v23.16b /* tro3_4 = unpacklo(tro2_2, tro2_10) */
+	zip2 v23.16b, v13.16b, v23.16b /* tro3_5 = unpackhi(tro2_2, tro2_10) */
+	zip1 v13.16b, v16.16b, v21.16b /* tro3_6 = unpacklo(tro2_3, tro2_11) */
+	zip2 v16.16b, v16.16b, v21.16b /* tro3_7 = unpackhi(tro2_3, tro2_11) */
+	zip1 v21.16b, v18.16b, v24.16b /* tro3_8 = unpacklo(tro2_4, tro2_12) */
+	zip2 v18.16b, v18.16b, v24.16b /* tro3_9 = unpackhi(tro2_4, tro2_12) */
+	zip1 v24.16b, v12.16b, v25.16b /* tro3_10 = unpacklo(tro2_5, tro2_13) */
+	zip2 v25.16b, v12.16b, v25.16b /* tro3_11 = unpackhi(tro2_5, tro2_13) */
+	zip1 v12.16b, v14.16b, v26.16b /* tro3_12 = unpacklo(tro2_6, tro2_14) */
+	zip2 v26.16b, v14.16b, v26.16b /* tro3_13 = unpackhi(tro2_6, tro2_14) */
+	zip1 v14.16b, v0.16b, v4.16b /* tro3_14 = unpacklo(tro2_7, tro2_15) */
+	zip2 v0.16b, v0.16b, v4.16b /* tro3_15 = unpackhi(tro2_7, tro2_15) */
+	ldr q4, [x3] /* msg = load() */
+	eor v4.16b, v5.16b, v4.16b /* ct = xor(tro3, msg) */
+	str q4, [x2] /* store ct */
+	ldr q4, [x3, #16] /* msg_1 = load() */
+	eor v4.16b, v17.16b, v4.16b /* ct_1 = xor(tro3_1, msg_1) */
+	str q4, [x2, #16] /* store ct_1 */
+	ldr q4, [x3, #32] /* msg_2 = load() */
+	eor v4.16b, v22.16b, v4.16b /* ct_2 = xor(tro3_2, msg_2) */
+	str q4, [x2, #32] /* store ct_2 */
+	ldr q4, [x3, #48] /* msg_3 = load() */
+	eor v4.16b, v19.16b, v4.16b /* ct_3 = xor(tro3_3, msg_3) */
+	str q4, [x2, #48] /* store ct_3 */
+	ldr q4, [x3, #64] /* msg_4 = load() */
+	eor v4.16b, v20.16b, v4.16b /* ct_4 = xor(tro3_4, msg_4) */
+	str q4, [x2, #64] /* store ct_4 */
+	ldr q4, [x3, #80] /* msg_5 = load() */
+	eor v4.16b, v23.16b, v4.16b /* ct_5 = xor(tro3_5, msg_5) */
+	str q4, [x2, #80] /* store ct_5 */
+	ldr q4, [x3, #96] /* msg_6 = load() */
+	eor v4.16b, v13.16b, v4.16b /* ct_6 = xor(tro3_6, msg_6) */
+	str q4, [x2, #96] /* store ct_6 */
+	ldr q4, [x3, #112] /* msg_7 = load() */
+	eor v4.16b, v16.16b, v4.16b /* ct_7 = xor(tro3_7, msg_7) */
+	str q4, [x2, #112] /* store ct_7 */
+	ldr q4, [x3, #128] /* msg_8 = load() */
+	eor v4.16b, v21.16b, v4.16b /* ct_8 = xor(tro3_8, msg_8) */
+	str q4, [x2, #128] /* store ct_8 */
+	ldr q4, [x3, #144] /* msg_9 = load() */
+	eor v4.16b, v18.16b, v4.16b /* ct_9 = xor(tro3_9, msg_9) */
+	str q4, [x2, #144] /* store ct_9 */
+	ldr q4, [x3, #160] /* msg_10 = load() */
+	eor v4.16b, v24.16b, v4.16b /* ct_10 = xor(tro3_10, msg_10) */
+	str q4, [x2, #160] /* store ct_10 */
+	ldr q4, [x3, #176] /* msg_11 = load() */
+	eor v4.16b, v25.16b, v4.16b /* ct_11 = xor(tro3_11, msg_11) */
+	str q4, [x2, #176] /* store ct_11 */
+	ldr q4, [x3, #192] /* msg_12 = load() */
+	eor v4.16b, v12.16b, v4.16b /* ct_12 = xor(tro3_12, msg_12) */
+	str q4, [x2, #192] /* store ct_12 */
+	ldr q4, [x3, #208] /* msg_13 = load() */
+	eor v4.16b, v26.16b, v4.16b /* ct_13 = xor(tro3_13, msg_13) */
+	str q4, [x2, #208] /* store ct_13 */
+	ldr q4, [x3, #224] /* msg_14 = load() */
+	eor v4.16b, v14.16b, v4.16b /* ct_14 = xor(tro3_14, msg_14) */
+	str q4, [x2, #224] /* store ct_14 */
+	ldr q4, [x3, #240] /* msg_15 = load() */
+	eor v0.16b, v0.16b, v4.16b /* ct_15 = xor(tro3_15, msg_15) */
 	str q0, [x2, #240] /* store ct_15 */
-	and v0.16b, v31.16b, v2.16b /* g1x12_lo = and(g1x12, nibble_mask) */
-	tbl v0.16b, {v4.16b}, v0.16b /* xout_16_l = lookup16(tbl_lo_3, g1x12_lo) */
-	ushr v5.16b, v31.16b, #4 /* g1x12_hi = shr(g1x12) */
-	tbl v5.16b, {v6.16b}, v5.16b /* xout_16_h = lookup16(tbl_hi_3, g1x12_hi) */
-	eor v0.16b, v0.16b, v5.16b /* xout_16 = xor(xout_16_l, xout_16_h) */
-	and v5.16b, v8.16b, v2.16b /* g1x13_lo = and(g1x13, nibble_mask) */
-	tbl v5.16b, {v4.16b}, v5.16b /* xout_17_l = lookup16(tbl_lo_3, g1x13_lo) */
-	ushr v7.16b, v8.16b, #4 /* g1x13_hi = shr(g1x13) */
-	tbl v7.16b, {v6.16b}, v7.16b /* xout_17_h = lookup16(tbl_hi_3, g1x13_hi) */
-	eor v5.16b, v5.16b, v7.16b /* xout_17 = xor(xout_17_l, xout_17_h) */
-	and v7.16b, v9.16b, v2.16b /* g1x14_lo = and(g1x14, nibble_mask) */
-	tbl v7.16b, {v4.16b}, v7.16b /* xout_18_l = lookup16(tbl_lo_3, g1x14_lo) */
-	ushr v18.16b, v9.16b, #4 /* g1x14_hi = shr(g1x14) */
-	tbl v18.16b, {v6.16b}, v18.16b /* xout_18_h = lookup16(tbl_hi_3, g1x14_hi) */
-	eor v7.16b, v7.16b, v18.16b /* xout_18 = xor(xout_18_l, xout_18_h) */
-	ldr q18, [sp, #64] /* reload g1x15.2 */
-	and v19.16b, v18.16b, v2.16b /* g1x15_lo = and(g1x15, nibble_mask) */
-	tbl v19.16b, {v4.16b}, v19.16b /* xout_19_l = lookup16(tbl_lo_3, g1x15_lo) */
-	ushr v18.16b, v18.16b, #4 /* g1x15_hi = shr(g1x15) */
-	tbl v18.16b, {v6.16b}, v18.16b /* xout_19_h = lookup16(tbl_hi_3, g1x15_hi) */
-	eor v18.16b, v19.16b, v18.16b /* xout_19 = xor(xout_19_l, xout_19_h) */
-	and v19.16b, v3.16b, v2.16b /* g1x8_lo = and(g1x8, nibble_mask) */
-	tbl v19.16b, {v4.16b}, v19.16b /* xout_20_l = lookup16(tbl_lo_3, g1x8_lo) */
-	ushr v3.16b, v3.16b, #4 /* g1x8_hi = shr(g1x8) */
-	tbl v3.16b, {v6.16b}, v3.16b /* xout_20_h = lookup16(tbl_hi_3, g1x8_hi) */
-	eor v3.16b, v19.16b, v3.16b /* xout_20 = xor(xout_20_l, xout_20_h) */
-	and v19.16b, v28.16b, v2.16b /* g1x9_lo = and(g1x9, nibble_mask) */
-	tbl v19.16b, {v4.16b}, v19.16b /* xout_21_l = lookup16(tbl_lo_3, g1x9_lo) */
-	ushr v20.16b, v28.16b, #4 /* g1x9_hi = shr(g1x9) */
-	tbl v20.16b, {v6.16b}, v20.16b /* xout_21_h = lookup16(tbl_hi_3, g1x9_hi) */
-	eor v19.16b, v19.16b, v20.16b /* xout_21 = xor(xout_21_l, xout_21_h) */
-	and v20.16b, v29.16b, v2.16b /* g1x10_lo = and(g1x10, nibble_mask) */
-	tbl v20.16b, {v4.16b}, v20.16b /* xout_22_l = lookup16(tbl_lo_3, g1x10_lo) */
-	ushr v21.16b, v29.16b, #4 /* g1x10_hi = shr(g1x10) */
-	tbl v21.16b, {v6.16b}, v21.16b /* xout_22_h = lookup16(tbl_hi_3, g1x10_hi) */
-	eor v20.16b, v20.16b, v21.16b /* xout_22 = xor(xout_22_l, xout_22_h) */
-	and v21.16b, v30.16b, v2.16b /* g1x11_lo = and(g1x11, nibble_mask) */
-	tbl v21.16b, {v4.16b}, v21.16b /* xout_23_l = lookup16(tbl_lo_3, g1x11_lo) */
-	ushr v22.16b, v30.16b, #4 /* g1x11_hi = shr(g1x11) */
-	tbl v22.16b, {v6.16b}, v22.16b /* xout_23_h = lookup16(tbl_hi_3, g1x11_hi) */
-	eor v21.16b, v21.16b, v22.16b /* xout_23 = xor(xout_23_l, xout_23_h) */
-	and v22.16b, v16.16b, v2.16b /* g1x4_lo = and(g1x4, nibble_mask) */
-	tbl v22.16b, {v4.16b}, v22.16b /* xout_24_l = lookup16(tbl_lo_3, g1x4_lo) */
-	ushr v16.16b, v16.16b, #4 /* g1x4_hi = shr(g1x4) */
-	tbl v16.16b, {v6.16b}, v16.16b /* xout_24_h = lookup16(tbl_hi_3, g1x4_hi) */
-	eor v16.16b, v22.16b, v16.16b /* xout_24 = xor(xout_24_l, xout_24_h) */
-	and v22.16b, v17.16b, v2.16b /* g1x5_lo = and(g1x5, nibble_mask) */
-	tbl v22.16b, {v4.16b}, v22.16b /* xout_25_l = lookup16(tbl_lo_3, g1x5_lo) */
-	ushr v17.16b, v17.16b, #4 /* g1x5_hi = shr(g1x5) */
-	tbl v17.16b, {v6.16b}, v17.16b /* xout_25_h = lookup16(tbl_hi_3, g1x5_hi) */
-	eor v17.16b, v22.16b, v17.16b /* xout_25 = xor(xout_25_l, xout_25_h) */
-	and v22.16b, v10.16b, v2.16b /* g1x6_lo = and(g1x6, nibble_mask) */
-	tbl v22.16b, {v4.16b}, v22.16b /* xout_26_l = lookup16(tbl_lo_3, g1x6_lo) */
+	and v0.16b, v31.16b, v1.16b /* g1x12_lo = and(g1x12, nibble_mask) */
+	tbl v0.16b, {v3.16b}, v0.16b /* xout_16_l = lookup16(tbl_lo_3, g1x12_lo) */
+	ushr v4.16b, v31.16b, #4 /* g1x12_hi = shr(g1x12) */
+	tbl v4.16b, {v6.16b}, v4.16b /* xout_16_h = lookup16(tbl_hi_3, g1x12_hi) */
+	eor v0.16b, v0.16b, v4.16b /* xout_16 = xor(xout_16_l, xout_16_h) */
+	and v4.16b, v9.16b, v1.16b /* g1x13_lo = and(g1x13, nibble_mask) */
+	tbl v4.16b, {v3.16b}, v4.16b /* xout_17_l = lookup16(tbl_lo_3, g1x13_lo) */
+	ushr v5.16b, v9.16b, #4 /* g1x13_hi = shr(g1x13) */
+	tbl v5.16b, {v6.16b}, v5.16b /* xout_17_h = lookup16(tbl_hi_3, g1x13_hi) */
+	eor v4.16b, v4.16b, v5.16b /* xout_17 = xor(xout_17_l, xout_17_h) */
+	and v5.16b, v11.16b, v1.16b /* g1x14_lo = and(g1x14, nibble_mask) */
+	tbl v5.16b, {v3.16b}, v5.16b /* xout_18_l = lookup16(tbl_lo_3, g1x14_lo) */
+	ushr v16.16b, v11.16b, #4 /* g1x14_hi = shr(g1x14) */
+	tbl v16.16b, {v6.16b}, v16.16b /* xout_18_h = lookup16(tbl_hi_3, g1x14_hi) */
+	eor v5.16b, v5.16b, v16.16b /* xout_18 = xor(xout_18_l, xout_18_h) */
+	ldr q16, [sp, #128] /* reload g1x15.2 */
+	and v17.16b, v16.16b, v1.16b /* g1x15_lo = and(g1x15, nibble_mask) */
+	tbl v17.16b, {v3.16b}, v17.16b /* xout_19_l = lookup16(tbl_lo_3, g1x15_lo) */
+	ushr v16.16b, v16.16b, #4 /* g1x15_hi = shr(g1x15) */
+	tbl v16.16b, {v6.16b}, v16.16b /* xout_19_h = lookup16(tbl_hi_3, g1x15_hi) */
+	eor v16.16b, v17.16b, v16.16b /* xout_19 = xor(xout_19_l, xout_19_h) */
+	and v17.16b, v27.16b, v1.16b /* g1x8_lo = and(g1x8, nibble_mask) */
+	tbl v17.16b, {v3.16b}, v17.16b /* xout_20_l = lookup16(tbl_lo_3, g1x8_lo) */
+	ushr v18.16b, v27.16b, #4 /* g1x8_hi = shr(g1x8) */
+	tbl v18.16b, {v6.16b}, v18.16b /* xout_20_h = lookup16(tbl_hi_3, g1x8_hi) */
+	eor v17.16b, v17.16b, v18.16b /* xout_20 = xor(xout_20_l, xout_20_h) */
+	and v18.16b, v29.16b, v1.16b /* g1x9_lo = and(g1x9, nibble_mask) */
+	tbl v18.16b, {v3.16b}, v18.16b /* xout_21_l = lookup16(tbl_lo_3, g1x9_lo) */
+	ushr v19.16b, v29.16b, #4 /* g1x9_hi = shr(g1x9) */
+	tbl v19.16b, {v6.16b}, v19.16b /* xout_21_h = lookup16(tbl_hi_3, g1x9_hi) */
+	eor v18.16b, v18.16b, v19.16b /* xout_21 = xor(xout_21_l, xout_21_h) */
+	and v19.16b, v8.16b, v1.16b /* g1x10_lo = and(g1x10, nibble_mask) */
+	tbl v19.16b, {v3.16b}, v19.16b /* xout_22_l = lookup16(tbl_lo_3, g1x10_lo) */
+	ushr v20.16b, v8.16b, #4 /* g1x10_hi = shr(g1x10) */
+	tbl v20.16b, {v6.16b}, v20.16b /* xout_22_h = lookup16(tbl_hi_3, g1x10_hi) */
+	eor v19.16b, v19.16b, v20.16b /* xout_22 = xor(xout_22_l, xout_22_h) */
+	and v20.16b, v30.16b, v1.16b /* g1x11_lo = and(g1x11, nibble_mask) */
+	tbl v20.16b, {v3.16b}, v20.16b /* xout_23_l = lookup16(tbl_lo_3, g1x11_lo) */
+	ushr v21.16b, v30.16b, #4 /* g1x11_hi = shr(g1x11) */
+	tbl v21.16b, {v6.16b}, v21.16b /* xout_23_h = lookup16(tbl_hi_3, g1x11_hi) */
+	eor v20.16b, v20.16b, v21.16b /* xout_23 = xor(xout_23_l, xout_23_h) */
+	and v21.16b, v28.16b, v1.16b /* g1x4_lo = and(g1x4, nibble_mask) */
+	tbl v21.16b, {v3.16b}, v21.16b /* xout_24_l = lookup16(tbl_lo_3, g1x4_lo) */
+	ushr v22.16b, v28.16b, #4 /* g1x4_hi = shr(g1x4) */
+	tbl v22.16b, {v6.16b}, v22.16b /* xout_24_h = lookup16(tbl_hi_3, g1x4_hi) */
+	eor v21.16b, v21.16b, v22.16b /* xout_24 = xor(xout_24_l, xout_24_h) */
+	and v22.16b, v7.16b, v1.16b /* g1x5_lo = and(g1x5, nibble_mask) */
+	tbl v22.16b, {v3.16b}, v22.16b /* xout_25_l = lookup16(tbl_lo_3, g1x5_lo) */
+	ushr v7.16b, v7.16b, #4 /* g1x5_hi = shr(g1x5) */
+	tbl v7.16b, {v6.16b}, v7.16b /* xout_25_h = lookup16(tbl_hi_3, g1x5_hi) */
+	eor v7.16b, v22.16b, v7.16b /* xout_25 = xor(xout_25_l, xout_25_h) */
+	and v22.16b, v10.16b, v1.16b /* g1x6_lo = and(g1x6, nibble_mask) */
+	tbl v22.16b, {v3.16b}, v22.16b /* xout_26_l = lookup16(tbl_lo_3, g1x6_lo) */
 	ushr v23.16b, v10.16b, #4 /* g1x6_hi = shr(g1x6) */
 	tbl v23.16b, {v6.16b}, v23.16b /* xout_26_h = lookup16(tbl_hi_3, g1x6_hi) */
 	eor v22.16b, v22.16b, v23.16b /* xout_26 = xor(xout_26_l, xout_26_h) */
-	and v23.16b, v1.16b, v2.16b /* g1x7_lo = and(g1x7, nibble_mask) */
-	tbl v23.16b, {v4.16b}, v23.16b /* xout_27_l = lookup16(tbl_lo_3, g1x7_lo) */
-	ushr v1.16b, v1.16b, #4 /* g1x7_hi = shr(g1x7) */
-	tbl v1.16b, {v6.16b}, v1.16b /* xout_27_h = lookup16(tbl_hi_3, g1x7_hi) */
-	eor v1.16b, v23.16b, v1.16b /* xout_27 = xor(xout_27_l, xout_27_h) */
-	ldr q23, [sp, #96] /* reload g1x0.2 */
-	and v24.16b, v23.16b, v2.16b /* g1x0_lo = and(g1x0, nibble_mask) */
-	tbl v24.16b, {v4.16b}, v24.16b /* xout_28_l = lookup16(tbl_lo_3, g1x0_lo) */
+	and v23.16b, v2.16b, v1.16b /* g1x7_lo = and(g1x7, nibble_mask) */
+	tbl v23.16b, {v3.16b}, v23.16b /* xout_27_l = lookup16(tbl_lo_3, g1x7_lo) */
+	ushr v2.16b, v2.16b, #4 /* g1x7_hi = shr(g1x7) */
+	tbl v2.16b, {v6.16b}, v2.16b /* xout_27_h = lookup16(tbl_hi_3, g1x7_hi) */
+	eor v2.16b, v23.16b, v2.16b /* xout_27 = xor(xout_27_l, xout_27_h) */
+	ldr q23, [sp, #80] /* reload g1x0.2 */
+	and v24.16b, v23.16b, v1.16b /* g1x0_lo = and(g1x0, nibble_mask) */
+	tbl v24.16b, {v3.16b}, v24.16b /* xout_28_l = lookup16(tbl_lo_3, g1x0_lo) */
 	ushr v23.16b, v23.16b, #4 /* g1x0_hi = shr(g1x0) */
 	tbl v23.16b, {v6.16b}, v23.16b /* xout_28_h = lookup16(tbl_hi_3, g1x0_hi) */
 	eor v23.16b, v24.16b, v23.16b /* xout_28 = xor(xout_28_l, xout_28_h) */
 	ldr q24, [sp, #160] /* reload g1x1.2 */
-	and v25.16b, v24.16b, v2.16b /* g1x1_lo = and(g1x1, nibble_mask) */
-	tbl v25.16b, {v4.16b}, v25.16b /* xout_29_l = lookup16(tbl_lo_3, g1x1_lo) */
+	and v25.16b, v24.16b, v1.16b /* g1x1_lo = and(g1x1, nibble_mask) */
+	tbl v25.16b, {v3.16b}, v25.16b /* xout_29_l = lookup16(tbl_lo_3, g1x1_lo) */
 	ushr v24.16b, v24.16b, #4 /* g1x1_hi = shr(g1x1) */
 	tbl v24.16b, {v6.16b}, v24.16b /* xout_29_h = lookup16(tbl_hi_3, g1x1_hi) */
 	eor v24.16b, v25.16b, v24.16b /* xout_29 = xor(xout_29_l, xout_29_h) */
-	ldr q25, [sp, #80] /* reload g1x2.2 */
-	and v26.16b, v25.16b, v2.16b /* g1x2_lo = and(g1x2, nibble_mask) */
-	tbl v26.16b, {v4.16b}, v26.16b /* xout_30_l = lookup16(tbl_lo_3, g1x2_lo) */
+	ldr q25, [sp, #64] /* reload g1x2.2 */
+	and v26.16b, v25.16b, v1.16b /* g1x2_lo = and(g1x2, nibble_mask) */
+	tbl v26.16b, {v3.16b}, v26.16b /* xout_30_l = lookup16(tbl_lo_3, g1x2_lo) */
 	ushr v25.16b, v25.16b, #4 /* g1x2_hi = shr(g1x2) */
 	tbl v25.16b, {v6.16b}, v25.16b /* xout_30_h = lookup16(tbl_hi_3, g1x2_hi) */
 	eor v25.16b, v26.16b, v25.16b /* xout_30 = xor(xout_30_l, xout_30_h) */
-	ldr q26, [sp, #128] /* reload g1x3.2 */
-	and v2.16b, v26.16b, v2.16b /* g1x3_lo = and(g1x3, nibble_mask) */
-	tbl v2.16b, {v4.16b}, v2.16b /* xout_31_l = lookup16(tbl_lo_3, g1x3_lo) */
-	ushr v4.16b, v26.16b, #4 /* g1x3_hi = shr(g1x3) */
-	tbl v4.16b, {v6.16b}, v4.16b /* xout_31_h = lookup16(tbl_hi_3, g1x3_hi) */
-	eor v2.16b, v2.16b, v4.16b /* xout_31 = xor(xout_31_l, xout_31_h) */
-	zip1 v4.16b, v0.16b, v16.16b /* tro0_16 = unpacklo(xout_16, xout_24) */
-	zip2 v0.16b, v0.16b, v16.16b /* tro0_17 = unpackhi(xout_16, xout_24) */
-	zip1 v6.16b, v5.16b, v17.16b /* tro0_18 = unpacklo(xout_17, xout_25) */
-	zip2 v5.16b, v5.16b, v17.16b /* tro0_19 = unpackhi(xout_17, xout_25) */
-	zip1 v16.16b, v7.16b, v22.16b /* tro0_20 = unpacklo(xout_18, xout_26) */
-	zip2 v7.16b, v7.16b, v22.16b /* tro0_21 = unpackhi(xout_18, xout_26) */
-	zip1 v17.16b, v18.16b, v1.16b /* tro0_22 = unpacklo(xout_19, xout_27) */
-	zip2 v1.16b, v18.16b, v1.16b /* tro0_23 = unpackhi(xout_19, xout_27) */
-	zip1 v18.16b, v3.16b, v23.16b /* tro0_24 = unpacklo(xout_20, xout_28) */
-	zip2 v3.16b, v3.16b, v23.16b /* tro0_25 = unpackhi(xout_20, xout_28) */
-	zip1 v22.16b, v19.16b, v24.16b /* tro0_26 = unpacklo(xout_21, xout_29) */
-	zip2 v19.16b, v19.16b, v24.16b /* tro0_27 = unpackhi(xout_21, xout_29) */
-	zip1 v23.16b, v20.16b, v25.16b /* tro0_28 = unpacklo(xout_22, xout_30) */
-	zip2 v20.16b, v20.16b, v25.16b /* tro0_29 = unpackhi(xout_22, xout_30) */
-	zip1 v24.16b, v21.16b, v2.16b /* tro0_30 = unpacklo(xout_23, xout_31) */
-	zip2 v2.16b, v21.16b, v2.16b /* tro0_31 = unpackhi(xout_23, xout_31) */
-	zip1 v21.16b, v4.16b, v18.16b /* tro1_16 = unpacklo(tro0_16, tro0_24) */
-	zip2 v4.16b, v4.16b, v18.16b /* tro1_17 = unpackhi(tro0_16, tro0_24) */
-	zip1 v18.16b, v0.16b, v3.16b /* tro1_18 = unpacklo(tro0_17, tro0_25) */
-	zip2 v0.16b, v0.16b, v3.16b /* tro1_19 = unpackhi(tro0_17, tro0_25) */
-	zip1 v3.16b, v6.16b, v22.16b /* tro1_20 = unpacklo(tro0_18, tro0_26) */
+	ldr q26, [sp, #112] /* reload g1x3.2 */
+	and v1.16b, v26.16b, v1.16b /* g1x3_lo = and(g1x3, nibble_mask) */
+	tbl v1.16b, {v3.16b}, v1.16b /* xout_31_l = lookup16(tbl_lo_3, g1x3_lo) */
+	ushr v3.16b, v26.16b, #4 /* g1x3_hi = shr(g1x3) */
+	tbl v3.16b, {v6.16b}, v3.16b /* xout_31_h = lookup16(tbl_hi_3, g1x3_hi) */
+	eor v1.16b, v1.16b, v3.16b /* xout_31 = xor(xout_31_l, xout_31_h) */
+	zip1 v3.16b, v0.16b, v21.16b /* tro0_16 = unpacklo(xout_16, xout_24) */
+	zip2 v0.16b, v0.16b, v21.16b /* tro0_17 = unpackhi(xout_16, xout_24) */
+	zip1 v6.16b, v4.16b, v7.16b /* tro0_18 = unpacklo(xout_17, xout_25) */
+	zip2 v4.16b, v4.16b, v7.16b /* tro0_19 = unpackhi(xout_17, xout_25) */
+	zip1 v7.16b, v5.16b, v22.16b /* tro0_20 = unpacklo(xout_18, xout_26) */
+	zip2 v5.16b, v5.16b, v22.16b /* tro0_21 = unpackhi(xout_18, xout_26) */
+	zip1 v21.16b, v16.16b, v2.16b /* tro0_22 = unpacklo(xout_19, xout_27) */
+	zip2 v2.16b, v16.16b, v2.16b /* tro0_23 = unpackhi(xout_19, xout_27) */
+	zip1 v16.16b, v17.16b, v23.16b /* tro0_24 = unpacklo(xout_20, xout_28) */
+	zip2 v17.16b, v17.16b, v23.16b /* tro0_25 = unpackhi(xout_20, xout_28) */
+	zip1 v22.16b, v18.16b, v24.16b /* tro0_26 = unpacklo(xout_21, xout_29) */
+	zip2 v18.16b, v18.16b, v24.16b /* tro0_27 = unpackhi(xout_21, xout_29) */
+	zip1 v23.16b, v19.16b, v25.16b /* tro0_28 = unpacklo(xout_22, xout_30) */
+	zip2 v19.16b, v19.16b, v25.16b /* tro0_29 = unpackhi(xout_22, xout_30) */
+	zip1 v24.16b, v20.16b, v1.16b /* tro0_30 = unpacklo(xout_23, xout_31) */
+	zip2 v1.16b, v20.16b, v1.16b /* tro0_31 = unpackhi(xout_23, xout_31) */
+	zip1 v20.16b, v3.16b, v16.16b /* tro1_16 = unpacklo(tro0_16, tro0_24) */
+	zip2 v3.16b, v3.16b, v16.16b /* tro1_17 = unpackhi(tro0_16, tro0_24) */
+	zip1 v16.16b, v0.16b, v17.16b /* tro1_18 = unpacklo(tro0_17, tro0_25) */
+	zip2 v0.16b, v0.16b, v17.16b /* tro1_19 = unpackhi(tro0_17, tro0_25) */
+	zip1 v17.16b, v6.16b, v22.16b /* tro1_20 = unpacklo(tro0_18, tro0_26) */
 	zip2 v6.16b, v6.16b, v22.16b /* tro1_21 = unpackhi(tro0_18, tro0_26) */
-	zip1 v22.16b, v5.16b, v19.16b /* tro1_22 = unpacklo(tro0_19, tro0_27) */
-	zip2 v5.16b, v5.16b, v19.16b /* tro1_23 = unpackhi(tro0_19, tro0_27) */
-	zip1 v19.16b, v16.16b, v23.16b /* tro1_24 = unpacklo(tro0_20, tro0_28) */
-	zip2 v16.16b, v16.16b, v23.16b /* tro1_25 = unpackhi(tro0_20, tro0_28) */
-	zip1 v23.16b, v7.16b, v20.16b /* tro1_26 = unpacklo(tro0_21, tro0_29) */
-	zip2 v7.16b, v7.16b, v20.16b /* tro1_27 = unpackhi(tro0_21, tro0_29) */
-	zip1 v20.16b, v17.16b, v24.16b /* tro1_28 = unpacklo(tro0_22, tro0_30) */
-	zip2 v17.16b, v17.16b, v24.16b /* tro1_29 = unpackhi(tro0_22, tro0_30) */
-	zip1 v24.16b, v1.16b, v2.16b /* tro1_30 = unpacklo(tro0_23, tro0_31) */
-	zip2 v1.16b, v1.16b, v2.16b /* tro1_31 = unpackhi(tro0_23, tro0_31) */
-	zip1 v2.16b, v21.16b, v19.16b /* tro2_16 = unpacklo(tro1_16, tro1_24) */
-	zip2 v19.16b, v21.16b, v19.16b /* tro2_17 = unpackhi(tro1_16, tro1_24) */
-	zip1 v21.16b, v4.16b, v16.16b /* tro2_18 = unpacklo(tro1_17, tro1_25) */
-	zip2 v4.16b, v4.16b, v16.16b /* tro2_19 = unpackhi(tro1_17, tro1_25) */
-	zip1 v16.16b, v18.16b, v23.16b /* tro2_20 = unpacklo(tro1_18, tro1_26) */
-	zip2 v18.16b, v18.16b, v23.16b /* tro2_21 = unpackhi(tro1_18, tro1_26) */
-	zip1 v23.16b, v0.16b, v7.16b /* tro2_22 = unpacklo(tro1_19, tro1_27) */
-	zip2 v0.16b, v0.16b, v7.16b /* tro2_23 = unpackhi(tro1_19, tro1_27) */
-	zip1 v7.16b, v3.16b, v20.16b /* tro2_24 = unpacklo(tro1_20, tro1_28) */
-	zip2 v3.16b, v3.16b, v20.16b /* tro2_25 = unpackhi(tro1_20, tro1_28) */
-	zip1 v20.16b, v6.16b, v17.16b /* tro2_26 = unpacklo(tro1_21, tro1_29) */
-	zip2 v6.16b, v6.16b, v17.16b /* tro2_27 = unpackhi(tro1_21, tro1_29) */
-	zip1 v17.16b, v22.16b, v24.16b /* tro2_28 = unpacklo(tro1_22, tro1_30) */
+	zip1 v22.16b, v4.16b, v18.16b /* tro1_22 = unpacklo(tro0_19, tro0_27) */
+	zip2 v4.16b, v4.16b, v18.16b /* tro1_23 = unpackhi(tro0_19, tro0_27) */
+	zip1 v18.16b, v7.16b, v23.16b /* tro1_24 = unpacklo(tro0_20, tro0_28) */
+	zip2 v7.16b, v7.16b, v23.16b /* tro1_25 = unpackhi(tro0_20, tro0_28) */
+	zip1 v23.16b, v5.16b, v19.16b /* tro1_26 = unpacklo(tro0_21, tro0_29) */
+	zip2 v5.16b, v5.16b, v19.16b /* tro1_27 = unpackhi(tro0_21, tro0_29) */
+	zip1 v19.16b, v21.16b, v24.16b /* tro1_28 = unpacklo(tro0_22, tro0_30) */
+	zip2 v21.16b, v21.16b, v24.16b /* tro1_29 = unpackhi(tro0_22, tro0_30) */
+	zip1 v24.16b, v2.16b, v1.16b /* tro1_30 = unpacklo(tro0_23, tro0_31) */
+	zip2 v1.16b, v2.16b, v1.16b /* tro1_31 = unpackhi(tro0_23, tro0_31) */
+	zip1 v2.16b, v20.16b, v18.16b /* tro2_16 = unpacklo(tro1_16, tro1_24) */
+	zip2 v18.16b, v20.16b, v18.16b /* tro2_17 = unpackhi(tro1_16, tro1_24) */
+	zip1 v20.16b, v3.16b, v7.16b /* tro2_18 = unpacklo(tro1_17, tro1_25) */
+	zip2 v3.16b, v3.16b, v7.16b /* tro2_19 = unpackhi(tro1_17, tro1_25) */
+	zip1 v7.16b, v16.16b, v23.16b /* tro2_20 = unpacklo(tro1_18, tro1_26) */
+	zip2 v16.16b, v16.16b, v23.16b /* tro2_21 = unpackhi(tro1_18, tro1_26) */
+	zip1 v23.16b, v0.16b, v5.16b /* tro2_22 = unpacklo(tro1_19, tro1_27) */
+	zip2 v0.16b, v0.16b, v5.16b /* tro2_23 = unpackhi(tro1_19, tro1_27) */
+	zip1 v5.16b, v17.16b, v19.16b /* tro2_24 = unpacklo(tro1_20, tro1_28) */
+	zip2 v17.16b, v17.16b, v19.16b /* tro2_25 = unpackhi(tro1_20, tro1_28) */
+	zip1 v19.16b, v6.16b, v21.16b /* tro2_26 = unpacklo(tro1_21, tro1_29) */
+	zip2 v6.16b, v6.16b, v21.16b /* tro2_27 = unpackhi(tro1_21, tro1_29) */
+	zip1 v21.16b, v22.16b, v24.16b /* tro2_28 = unpacklo(tro1_22, tro1_30) */
 	zip2 v22.16b, v22.16b, v24.16b /* tro2_29 = unpackhi(tro1_22, tro1_30) */
-	zip1 v24.16b, v5.16b, v1.16b /* tro2_30 = unpacklo(tro1_23, tro1_31) */
-	zip2 v1.16b, v5.16b, v1.16b /* tro2_31 = unpackhi(tro1_23, tro1_31) */
-	zip1 v5.16b, v2.16b, v7.16b /* tro3_16 = unpacklo(tro2_16, tro2_24) */
-	zip2 v2.16b, v2.16b, v7.16b /* tro3_17 = unpackhi(tro2_16, tro2_24) */
-	zip1 v7.16b, v19.16b, v3.16b /* tro3_18 = unpacklo(tro2_17, tro2_25) */
-	zip2 v3.16b, v19.16b, v3.16b /* tro3_19 = unpackhi(tro2_17, tro2_25) */
-	zip1 v19.16b, v21.16b, v20.16b /* tro3_20 = unpacklo(tro2_18, tro2_26) */
-	zip2 v20.16b, v21.16b, v20.16b /* tro3_21 = unpackhi(tro2_18, tro2_26) */
-	zip1 v21.16b, v4.16b, v6.16b /* tro3_22 = unpacklo(tro2_19, tro2_27) */
-	zip2 v4.16b, v4.16b, v6.16b /* tro3_23 = unpackhi(tro2_19, tro2_27) */
-	zip1 v6.16b, v16.16b, v17.16b /* tro3_24 = unpacklo(tro2_20, tro2_28) */
-	zip2 v16.16b, v16.16b, v17.16b /* tro3_25 = unpackhi(tro2_20, tro2_28) */
-	zip1 v17.16b, v18.16b, v22.16b /* tro3_26 = unpacklo(tro2_21, tro2_29) */
-	zip2 v18.16b, v18.16b, v22.16b /* tro3_27 = unpackhi(tro2_21, tro2_29) */
+	zip1 v24.16b, v4.16b, v1.16b /* tro2_30 = unpacklo(tro1_23, tro1_31) */
+	zip2 v1.16b, v4.16b, v1.16b /* tro2_31 = unpackhi(tro1_23, tro1_31) */
+	zip1 v4.16b, v2.16b, v5.16b /* tro3_16 = unpacklo(tro2_16, tro2_24) */
+	zip2 v2.16b, v2.16b, v5.16b /* tro3_17 = unpackhi(tro2_16, tro2_24) */
+	zip1 v5.16b, v18.16b, v17.16b /* tro3_18 = unpacklo(tro2_17, tro2_25) */
+	zip2 v17.16b, v18.16b, v17.16b /* tro3_19 = unpackhi(tro2_17, tro2_25) */
+	zip1 v18.16b, v20.16b, v19.16b /* tro3_20 = unpacklo(tro2_18, tro2_26) */
+	zip2 v19.16b, v20.16b, v19.16b /* tro3_21 = unpackhi(tro2_18, tro2_26) */
+	zip1 v20.16b, v3.16b, v6.16b /* tro3_22 = unpacklo(tro2_19, tro2_27) */
+	zip2 v3.16b, v3.16b, v6.16b /* tro3_23 = unpackhi(tro2_19, tro2_27) */
+	zip1 v6.16b, v7.16b, v21.16b /* tro3_24 = unpacklo(tro2_20, tro2_28) */
+	zip2 v7.16b, v7.16b, v21.16b /* tro3_25 = unpackhi(tro2_20, tro2_28) */
+	zip1 v21.16b, v16.16b, v22.16b /* tro3_26 = unpacklo(tro2_21, tro2_29) */
+	zip2 v16.16b, v16.16b, v22.16b /* tro3_27 = unpackhi(tro2_21, tro2_29) */
 	zip1 v22.16b, v23.16b, v24.16b /* tro3_28 = unpacklo(tro2_22, tro2_30) */
 	zip2 v23.16b, v23.16b, v24.16b /* tro3_29 = unpackhi(tro2_22, tro2_30) */
 	zip1 v24.16b, v0.16b, v1.16b /* tro3_30 = unpacklo(tro2_23, tro2_31) */
 	zip2 v0.16b, v0.16b, v1.16b /* tro3_31 = unpackhi(tro2_23, tro2_31) */
 	ldr q1, [x3, #256] /* msg_16 = load() */
-	eor v1.16b, v5.16b, v1.16b /* ct_16 = xor(tro3_16, msg_16) */
+	eor v1.16b, v4.16b, v1.16b /* ct_16 = xor(tro3_16, msg_16) */
 	str q1, [x2, #256] /* store ct_16 */
 	ldr q1, [x3, #272] /* msg_17 = load() */
 	eor v1.16b, v2.16b, v1.16b /* ct_17 = xor(tro3_17, msg_17) */
 	str q1, [x2, #272] /* store ct_17 */
 	ldr q1, [x3, #288] /* msg_18 = load() */
-	eor v1.16b, v7.16b, v1.16b /* ct_18 = xor(tro3_18, msg_18) */
+	eor v1.16b, v5.16b, v1.16b /* ct_18 = xor(tro3_18, msg_18) */
 	str q1, [x2, #288] /* store ct_18 */
 	ldr q1, [x3, #304] /* msg_19 = load() */
-	eor v1.16b, v3.16b, v1.16b /* ct_19 = xor(tro3_19, msg_19) */
+	eor v1.16b, v17.16b, v1.16b /* ct_19 = xor(tro3_19, msg_19) */
 	str q1, [x2, #304] /* store ct_19 */
 	ldr q1, [x3, #320] /* msg_20 = load() */
-	eor v1.16b, v19.16b, v1.16b /* ct_20 = xor(tro3_20, msg_20) */
+	eor v1.16b, v18.16b, v1.16b /* ct_20 = xor(tro3_20, msg_20) */
 	str q1, [x2, #320] /* store ct_20 */
 	ldr q1, [x3, #336] /* msg_21 = load() */
-	eor v1.16b, v20.16b, v1.16b /* ct_21 = xor(tro3_21, msg_21) */
+	eor v1.16b, v19.16b, v1.16b /* ct_21 = xor(tro3_21, msg_21) */
 	str q1, [x2, #336] /* store ct_21 */
 	ldr q1, [x3, #352] /* msg_22 = load() */
-	eor v1.16b, v21.16b, v1.16b /* ct_22 = xor(tro3_22, msg_22) */
+	eor v1.16b, v20.16b, v1.16b /* ct_22 = xor(tro3_22, msg_22) */
 	str q1, [x2, #352] /* store ct_22 */
 	ldr q1, [x3, #368] /* msg_23 = load() */
-	eor v1.16b, v4.16b, v1.16b /* ct_23 = xor(tro3_23, msg_23) */
+	eor v1.16b, v3.16b, v1.16b /* ct_23 = xor(tro3_23, msg_23) */
 	str q1, [x2, #368] /* store ct_23 */
 	ldr q1, [x3, #384] /* msg_24 = load() */
 	eor v1.16b, v6.16b, v1.16b /* ct_24 = xor(tro3_24, msg_24) */
 	str q1, [x2, #384] /* store ct_24 */
 	ldr q1, [x3, #400] /* msg_25 = load() */
-	eor v1.16b, v16.16b, v1.16b /* ct_25 = xor(tro3_25, msg_25) */
+	eor v1.16b, v7.16b, v1.16b /* ct_25 = xor(tro3_25, msg_25) */
 	str q1, [x2, #400] /* store ct_25 */
 	ldr q1, [x3, #416] /* msg_26 = load() */
-	eor v1.16b, v17.16b, v1.16b /* ct_26 = xor(tro3_26, msg_26) */
+	eor v1.16b, v21.16b, v1.16b /* ct_26 = xor(tro3_26, msg_26) */
 	str q1, [x2, #416] /* store ct_26 */
 	ldr q1, [x3, #432] /* msg_27 = load() */
-	eor v1.16b, v18.16b, v1.16b /* ct_27 = xor(tro3_27, msg_27) */
+	eor v1.16b, v16.16b, v1.16b /* ct_27 = xor(tro3_27, msg_27) */
 	str q1, [x2, #432] /* store ct_27 */
 	ldr q1, [x3, #448] /* msg_28 = load() */
 	eor v1.16b, v22.16b, v1.16b /* ct_28 = xor(tro3_28, msg_28) */
@@ -9693,24 +9653,23 @@ SYM_FUNC_START(sm4_byteslice_neon_sha3_batch_gcm)
 	stp d12, d13, [sp, #32] /* callee-saved: low halves */
 	stp d14, d15, [sp, #48] /* callee-saved: low halves */
 	ldr q0, [x1, #64] /* y_1 = bcast128() */
-	adrp x17, .Lsm4_byteslice_neon_sha3_9_reverse16
-	ldr q1, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_reverse16] /* reverse16 = const() */
-	tbl v0.16b, {v0.16b}, v1.16b /* phi_y = lookup16(y_1, reverse16) */
 
 	/* Step 1 of 2: 16 blocks, 1 per register: block i times T_(n - i), products unreduced. */
-	ldr q2, [x5] /* x = load() */
-	tbl v2.16b, {v2.16b}, v1.16b /* z = lookup16(x, reverse16) */
-	eor v0.16b, v2.16b, v0.16b /* z1_y = xor(z, phi_y) */
-	ldr q2, [x4] /* h = load() */
-	pmull v3.1q, v0.1d, v2.1d /* lo = clmul(z1_y, h) */
+	ldr q1, [x5] /* x = load() */
+	adrp x17, .Lsm4_byteslice_neon_sha3_9_reverse16
+	ldr q2, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_reverse16] /* reverse16 = const() */
+	tbl v1.16b, {v1.16b}, v2.16b /* z = lookup16(x, reverse16) */
+	eor v0.16b, v1.16b, v0.16b /* z1_y = xor(z, y_1) */
+	ldr q1, [x4] /* h = load() */
+	pmull v3.1q, v0.1d, v1.1d /* lo = clmul(z1_y, h) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_9_swap_halves
 	ldr q4, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_swap_halves] /* swap_halves = const() */
 	tbl v5.16b, {v0.16b}, v4.16b /* z1_y_swap = lookup16(z1_y, swap_halves) */
-	pmull2 v0.1q, v0.2d, v2.2d /* hi = clmul(z1_y, h) */
-	pmull2 v6.1q, v5.2d, v2.2d /* mid = clmul(z1_y_swap, h) */
-	pmull v2.1q, v5.1d, v2.1d /* mid_1 = clmul(z1_y_swap, h) */
+	pmull2 v0.1q, v0.2d, v1.2d /* hi = clmul(z1_y, h) */
+	pmull2 v6.1q, v5.2d, v1.2d /* mid = clmul(z1_y_swap, h) */
+	pmull v1.1q, v5.1d, v1.1d /* mid_1 = clmul(z1_y_swap, h) */
 	ldr q5, [x5, #16] /* x_1 = load() */
-	tbl v5.16b, {v5.16b}, v1.16b /* z_1 = lookup16(x_1, reverse16) */
+	tbl v5.16b, {v5.16b}, v2.16b /* z_1 = lookup16(x_1, reverse16) */
 	ldr q7, [x4, #16] /* h_1 = load() */
 	pmull v16.1q, v5.1d, v7.1d /* lo_1 = clmul(z_1, h_1) */
 	tbl v17.16b, {v5.16b}, v4.16b /* z_1_swap = lookup16(z_1, swap_halves) */
@@ -9718,9 +9677,9 @@ SYM_FUNC_START(sm4_byteslice_neon_sha3_batch_gcm)
 	pmull2 v18.1q, v17.2d, v7.2d /* mid_2 = clmul(z_1_swap, h_1) */
 	pmull v7.1q, v17.1d, v7.1d /* mid_3 = clmul(z_1_swap, h_1) */
 	eor v7.16b, v18.16b, v7.16b /* mid_sum_acc_1 = xor(mid_2, mid_3) */
-	eor3 v2.16b, v6.16b, v2.16b, v7.16b /* mid_sum_acc_16 = eor3(mid, mid_1, mid_sum_acc_1) */
+	eor3 v1.16b, v6.16b, v1.16b, v7.16b /* mid_sum_acc_16 = eor3(mid, mid_1, mid_sum_acc_1) */
 	ldr q6, [x5, #32] /* x_2 = load() */
-	tbl v6.16b, {v6.16b}, v1.16b /* z_2 = lookup16(x_2, reverse16) */
+	tbl v6.16b, {v6.16b}, v2.16b /* z_2 = lookup16(x_2, reverse16) */
 	ldr q7, [x4, #32] /* h_2 = load() */
 	pmull v17.1q, v6.1d, v7.1d /* lo_2 = clmul(z_2, h_2) */
 	tbl v18.16b, {v6.16b}, v4.16b /* z_2_swap = lookup16(z_2, swap_halves) */
@@ -9728,11 +9687,11 @@ SYM_FUNC_START(sm4_byteslice_neon_sha3_batch_gcm)
 	pmull2 v19.1q, v18.2d, v7.2d /* mid_4 = clmul(z_2_swap, h_2) */
 	pmull v7.1q, v18.1d, v7.1d /* mid_5 = clmul(z_2_swap, h_2) */
 	ldr q18, [x5, #48] /* x_3 = load() */
-	tbl v18.16b, {v18.16b}, v1.16b /* z_3 = lookup16(x_3, reverse16) */
+	tbl v18.16b, {v18.16b}, v2.16b /* z_3 = lookup16(x_3, reverse16) */
 	ldr q20, [x4, #48] /* h_3 = load() */
 	pmull v21.1q, v18.1d, v20.1d /* lo_3 = clmul(z_3, h_3) */
 
-	/* The sums, then S's halves, their blocks added, and one reduction. */
+	/* The sums and one reduction. */
 	eor v17.16b, v17.16b, v21.16b /* lo_sum_acc_1 = xor(lo_2, lo_3) */
 	eor3 v3.16b, v3.16b, v16.16b, v17.16b /* lo_sum_acc_8 = eor3(lo, lo_1, lo_sum_acc_1) */
 	tbl v16.16b, {v18.16b}, v4.16b /* z_3_swap = lookup16(z_3, swap_halves) */
@@ -9744,7 +9703,7 @@ SYM_FUNC_START(sm4_byteslice_neon_sha3_batch_gcm)
 	eor v5.16b, v5.16b, v6.16b /* mid_sum_acc_3 = xor(mid_6, mid_7) */
 	eor3 v5.16b, v19.16b, v7.16b, v5.16b /* mid_sum_acc_17 = eor3(mid_4, mid_5, mid_sum_acc_3) */
 	ldr q6, [x5, #64] /* x_4 = load() */
-	tbl v6.16b, {v6.16b}, v1.16b /* z_4 = lookup16(x_4, reverse16) */
+	tbl v6.16b, {v6.16b}, v2.16b /* z_4 = lookup16(x_4, reverse16) */
 	ldr q7, [x4, #64] /* h_4 = load() */
 	pmull v16.1q, v6.1d, v7.1d /* lo_4 = clmul(z_4, h_4) */
 	tbl v17.16b, {v6.16b}, v4.16b /* z_4_swap = lookup16(z_4, swap_halves) */
@@ -9752,7 +9711,7 @@ SYM_FUNC_START(sm4_byteslice_neon_sha3_batch_gcm)
 	pmull2 v18.1q, v17.2d, v7.2d /* mid_8 = clmul(z_4_swap, h_4) */
 	pmull v7.1q, v17.1d, v7.1d /* mid_9 = clmul(z_4_swap, h_4) */
 	ldr q17, [x5, #80] /* x_5 = load() */
-	tbl v17.16b, {v17.16b}, v1.16b /* z_5 = lookup16(x_5, reverse16) */
+	tbl v17.16b, {v17.16b}, v2.16b /* z_5 = lookup16(x_5, reverse16) */
 	ldr q19, [x4, #80] /* h_5 = load() */
 	pmull v20.1q, v17.1d, v19.1d /* lo_5 = clmul(z_5, h_5) */
 	tbl v21.16b, {v17.16b}, v4.16b /* z_5_swap = lookup16(z_5, swap_halves) */
@@ -9762,7 +9721,7 @@ SYM_FUNC_START(sm4_byteslice_neon_sha3_batch_gcm)
 	eor v19.16b, v22.16b, v19.16b /* mid_sum_acc_5 = xor(mid_10, mid_11) */
 	eor3 v7.16b, v18.16b, v7.16b, v19.16b /* mid_sum_acc_18 = eor3(mid_8, mid_9, mid_sum_acc_5) */
 	ldr q18, [x5, #96] /* x_6 = load() */
-	tbl v18.16b, {v18.16b}, v1.16b /* z_6 = lookup16(x_6, reverse16) */
+	tbl v18.16b, {v18.16b}, v2.16b /* z_6 = lookup16(x_6, reverse16) */
 	ldr q19, [x4, #96] /* h_6 = load() */
 	pmull v21.1q, v18.1d, v19.1d /* lo_6 = clmul(z_6, h_6) */
 	tbl v22.16b, {v18.16b}, v4.16b /* z_6_swap = lookup16(z_6, swap_halves) */
@@ -9770,7 +9729,7 @@ SYM_FUNC_START(sm4_byteslice_neon_sha3_batch_gcm)
 	pmull2 v23.1q, v22.2d, v19.2d /* mid_12 = clmul(z_6_swap, h_6) */
 	pmull v19.1q, v22.1d, v19.1d /* mid_13 = clmul(z_6_swap, h_6) */
 	ldr q22, [x5, #112] /* x_7 = load() */
-	tbl v22.16b, {v22.16b}, v1.16b /* z_7 = lookup16(x_7, reverse16) */
+	tbl v22.16b, {v22.16b}, v2.16b /* z_7 = lookup16(x_7, reverse16) */
 	ldr q24, [x4, #112] /* h_7 = load() */
 	pmull v25.1q, v22.1d, v24.1d /* lo_7 = clmul(z_7, h_7) */
 	eor v21.16b, v21.16b, v25.16b /* lo_sum_acc_3 = xor(lo_6, lo_7) */
@@ -9784,9 +9743,9 @@ SYM_FUNC_START(sm4_byteslice_neon_sha3_batch_gcm)
 	eor v17.16b, v17.16b, v18.16b /* mid_sum_acc_7 = xor(mid_14, mid_15) */
 	eor3 v17.16b, v23.16b, v19.16b, v17.16b /* mid_sum_acc_19 = eor3(mid_12, mid_13, mid_sum_acc_7) */
 	eor v7.16b, v7.16b, v17.16b /* mid_sum_acc_25 = xor(mid_sum_acc_18, mid_sum_acc_19) */
-	eor3 v2.16b, v2.16b, v5.16b, v7.16b /* mid_sum_acc_28 = eor3(mid_sum_acc_16, mid_sum_acc_17, mid_sum_acc_25) */
+	eor3 v1.16b, v1.16b, v5.16b, v7.16b /* mid_sum_acc_28 = eor3(mid_sum_acc_16, mid_sum_acc_17, mid_sum_acc_25) */
 	ldr q5, [x5, #128] /* x_8 = load() */
-	tbl v5.16b, {v5.16b}, v1.16b /* z_8 = lookup16(x_8, reverse16) */
+	tbl v5.16b, {v5.16b}, v2.16b /* z_8 = lookup16(x_8, reverse16) */
 	ldr q7, [x4, #128] /* h_8 = load() */
 	pmull v17.1q, v5.1d, v7.1d /* lo_8 = clmul(z_8, h_8) */
 	tbl v18.16b, {v5.16b}, v4.16b /* z_8_swap = lookup16(z_8, swap_halves) */
@@ -9794,7 +9753,7 @@ SYM_FUNC_START(sm4_byteslice_neon_sha3_batch_gcm)
 	pmull2 v19.1q, v18.2d, v7.2d /* mid_16 = clmul(z_8_swap, h_8) */
 	pmull v7.1q, v18.1d, v7.1d /* mid_17 = clmul(z_8_swap, h_8) */
 	ldr q18, [x5, #144] /* x_9 = load() */
-	tbl v18.16b, {v18.16b}, v1.16b /* z_9 = lookup16(x_9, reverse16) */
+	tbl v18.16b, {v18.16b}, v2.16b /* z_9 = lookup16(x_9, reverse16) */
 	ldr q20, [x4, #144] /* h_9 = load() */
 	pmull v21.1q, v18.1d, v20.1d /* lo_9 = clmul(z_9, h_9) */
 	tbl v22.16b, {v18.16b}, v4.16b /* z_9_swap = lookup16(z_9, swap_halves) */
@@ -9804,7 +9763,7 @@ SYM_FUNC_START(sm4_byteslice_neon_sha3_batch_gcm)
 	eor v20.16b, v23.16b, v20.16b /* mid_sum_acc_9 = xor(mid_18, mid_19) */
 	eor3 v7.16b, v19.16b, v7.16b, v20.16b /* mid_sum_acc_20 = eor3(mid_16, mid_17, mid_sum_acc_9) */
 	ldr q19, [x5, #160] /* x_10 = load() */
-	tbl v19.16b, {v19.16b}, v1.16b /* z_10 = lookup16(x_10, reverse16) */
+	tbl v19.16b, {v19.16b}, v2.16b /* z_10 = lookup16(x_10, reverse16) */
 	ldr q20, [x4, #160] /* h_10 = load() */
 	pmull v22.1q, v19.1d, v20.1d /* lo_10 = clmul(z_10, h_10) */
 	tbl v23.16b, {v19.16b}, v4.16b /* z_10_swap = lookup16(z_10, swap_halves) */
@@ -9812,7 +9771,7 @@ SYM_FUNC_START(sm4_byteslice_neon_sha3_batch_gcm)
 	pmull2 v24.1q, v23.2d, v20.2d /* mid_20 = clmul(z_10_swap, h_10) */
 	pmull v20.1q, v23.1d, v20.1d /* mid_21 = clmul(z_10_swap, h_10) */
 	ldr q23, [x5, #176] /* x_11 = load() */
-	tbl v23.16b, {v23.16b}, v1.16b /* z_11 = lookup16(x_11, reverse16) */
+	tbl v23.16b, {v23.16b}, v2.16b /* z_11 = lookup16(x_11, reverse16) */
 	ldr q25, [x4, #176] /* h_11 = load() */
 	pmull v26.1q, v23.1d, v25.1d /* lo_11 = clmul(z_11, h_11) */
 	eor v22.16b, v22.16b, v26.16b /* lo_sum_acc_5 = xor(lo_10, lo_11) */
@@ -9826,7 +9785,7 @@ SYM_FUNC_START(sm4_byteslice_neon_sha3_batch_gcm)
 	eor v18.16b, v18.16b, v19.16b /* mid_sum_acc_11 = xor(mid_22, mid_23) */
 	eor3 v18.16b, v24.16b, v20.16b, v18.16b /* mid_sum_acc_21 = eor3(mid_20, mid_21, mid_sum_acc_11) */
 	ldr q19, [x5, #192] /* x_12 = load() */
-	tbl v19.16b, {v19.16b}, v1.16b /* z_12 = lookup16(x_12, reverse16) */
+	tbl v19.16b, {v19.16b}, v2.16b /* z_12 = lookup16(x_12, reverse16) */
 	ldr q20, [x4, #192] /* h_12 = load() */
 	pmull v21.1q, v19.1d, v20.1d /* lo_12 = clmul(z_12, h_12) */
 	tbl v22.16b, {v19.16b}, v4.16b /* z_12_swap = lookup16(z_12, swap_halves) */
@@ -9834,7 +9793,7 @@ SYM_FUNC_START(sm4_byteslice_neon_sha3_batch_gcm)
 	pmull2 v23.1q, v22.2d, v20.2d /* mid_24 = clmul(z_12_swap, h_12) */
 	pmull v20.1q, v22.1d, v20.1d /* mid_25 = clmul(z_12_swap, h_12) */
 	ldr q22, [x5, #208] /* x_13 = load() */
-	tbl v22.16b, {v22.16b}, v1.16b /* z_13 = lookup16(x_13, reverse16) */
+	tbl v22.16b, {v22.16b}, v2.16b /* z_13 = lookup16(x_13, reverse16) */
 	ldr q24, [x4, #208] /* h_13 = load() */
 	pmull v25.1q, v22.1d, v24.1d /* lo_13 = clmul(z_13, h_13) */
 	tbl v26.16b, {v22.16b}, v4.16b /* z_13_swap = lookup16(z_13, swap_halves) */
@@ -9844,7 +9803,7 @@ SYM_FUNC_START(sm4_byteslice_neon_sha3_batch_gcm)
 	eor v24.16b, v27.16b, v24.16b /* mid_sum_acc_13 = xor(mid_26, mid_27) */
 	eor3 v20.16b, v23.16b, v20.16b, v24.16b /* mid_sum_acc_22 = eor3(mid_24, mid_25, mid_sum_acc_13) */
 	ldr q23, [x5, #224] /* x_14 = load() */
-	tbl v23.16b, {v23.16b}, v1.16b /* z_14 = lookup16(x_14, reverse16) */
+	tbl v23.16b, {v23.16b}, v2.16b /* z_14 = lookup16(x_14, reverse16) */
 	ldr q24, [x4, #224] /* h_14 = load() */
 	pmull v26.1q, v23.1d, v24.1d /* lo_14 = clmul(z_14, h_14) */
 	tbl v27.16b, {v23.16b}, v4.16b /* z_14_swap = lookup16(z_14, swap_halves) */
@@ -9852,7 +9811,7 @@ SYM_FUNC_START(sm4_byteslice_neon_sha3_batch_gcm)
 	pmull2 v28.1q, v27.2d, v24.2d /* mid_28 = clmul(z_14_swap, h_14) */
 	pmull v24.1q, v27.1d, v24.1d /* mid_29 = clmul(z_14_swap, h_14) */
 	ldr q27, [x5, #240] /* x_15 = load() */
-	tbl v27.16b, {v27.16b}, v1.16b /* z_15 = lookup16(x_15, reverse16) */
+	tbl v27.16b, {v27.16b}, v2.16b /* z_15 = lookup16(x_15, reverse16) */
 	ldr q29, [x4, #240] /* h_15 = load() */
 	pmull v30.1q, v27.1d, v29.1d /* lo_15 = clmul(z_15, h_15) */
 	eor v26.16b, v26.16b, v30.16b /* lo_sum_acc_7 = xor(lo_14, lo_15) */
@@ -9871,205 +9830,193 @@ SYM_FUNC_START(sm4_byteslice_neon_sha3_batch_gcm)
 	eor3 v5.16b, v28.16b, v24.16b, v5.16b /* mid_sum_acc_23 = eor3(mid_28, mid_29, mid_sum_acc_15) */
 	eor v5.16b, v20.16b, v5.16b /* mid_sum_acc_27 = xor(mid_sum_acc_22, mid_sum_acc_23) */
 	eor3 v5.16b, v7.16b, v18.16b, v5.16b /* mid_sum_acc_29 = eor3(mid_sum_acc_20, mid_sum_acc_21, mid_sum_acc_27) */
-	eor v2.16b, v2.16b, v5.16b /* mid_sum_acc_30 = xor(mid_sum_acc_28, mid_sum_acc_29) */
-	adrp x17, .Lsm4_byteslice_neon_sha3_9_half_up
-	ldr q5, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_half_up] /* half_up = const() */
-	tbl v6.16b, {v2.16b}, v5.16b /* mid_lo = lookup16(mid_sum_acc_30, half_up) */
-	eor v3.16b, v3.16b, v6.16b /* s_lo = xor(lo_sum_acc_14, mid_lo) */
-	adrp x17, .Lsm4_byteslice_neon_sha3_9_half_down
-	ldr q6, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_half_down] /* half_down = const() */
-	tbl v2.16b, {v2.16b}, v6.16b /* mid_hi = lookup16(mid_sum_acc_30, half_down) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_9_fold
-	ldr q7, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_fold] /* fold = const() */
-	pmull v16.1q, v3.1d, v7.1d /* fold_lo = clmul(s_lo, fold) */
-	tbl v16.16b, {v16.16b}, v4.16b /* fold_lo_sw = lookup16(fold_lo, swap_halves) */
-	eor v3.16b, v3.16b, v16.16b /* v = xor(s_lo, fold_lo_sw) */
-	eor3 v0.16b, v0.16b, v2.16b, v3.16b /* v_hi = eor3(hi_sum_acc_14, mid_hi, v) */
-	pmull2 v2.1q, v3.2d, v7.2d /* fold_hi = clmul(v, fold) */
+	ldr q6, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_fold] /* fold = const() */
+	pmull v7.1q, v3.1d, v6.1d /* fold_lo = clmul(lo_sum_acc_14, fold) */
+	eor3 v1.16b, v1.16b, v5.16b, v7.16b /* fold_mid = eor3(mid_sum_acc_28, mid_sum_acc_29, fold_lo) */
+	tbl v1.16b, {v1.16b}, v4.16b /* fold_mid_sw = lookup16(fold_mid, swap_halves) */
+	eor v1.16b, v3.16b, v1.16b /* w = xor(lo_sum_acc_14, fold_mid_sw) */
+	pmull2 v3.1q, v1.2d, v6.2d /* fold_hi = clmul(w, fold) */
+	eor3 v0.16b, v1.16b, v0.16b, v3.16b /* reduced = eor3(w, hi_sum_acc_14, fold_hi) */
 
 	/* Step 2 of 2: 16 blocks, 1 per register: block i times T_(n - i), products unreduced. */
-	ldr q3, [x5, #256] /* x_16 = load() */
-	tbl v3.16b, {v3.16b}, v1.16b /* z_16 = lookup16(x_16, reverse16) */
-	eor3 v0.16b, v0.16b, v2.16b, v3.16b /* z1_y_1 = eor3(v_hi, fold_hi, z_16) */
-	ldr q2, [x4] /* h_16 = load() */
-	pmull v3.1q, v0.1d, v2.1d /* lo_16 = clmul(z1_y_1, h_16) */
-	tbl v16.16b, {v0.16b}, v4.16b /* z1_y_1_swap = lookup16(z1_y_1, swap_halves) */
-	pmull2 v0.1q, v0.2d, v2.2d /* hi_16 = clmul(z1_y_1, h_16) */
-	pmull2 v17.1q, v16.2d, v2.2d /* mid_32 = clmul(z1_y_1_swap, h_16) */
-	pmull v2.1q, v16.1d, v2.1d /* mid_33 = clmul(z1_y_1_swap, h_16) */
-	ldr q16, [x5, #272] /* x_17 = load() */
-	tbl v16.16b, {v16.16b}, v1.16b /* z_17 = lookup16(x_17, reverse16) */
-	ldr q18, [x4, #16] /* h_17 = load() */
-	pmull v19.1q, v16.1d, v18.1d /* lo_17 = clmul(z_17, h_17) */
-	tbl v20.16b, {v16.16b}, v4.16b /* z_17_swap = lookup16(z_17, swap_halves) */
-	pmull2 v16.1q, v16.2d, v18.2d /* hi_17 = clmul(z_17, h_17) */
-	pmull2 v21.1q, v20.2d, v18.2d /* mid_34 = clmul(z_17_swap, h_17) */
-	pmull v18.1q, v20.1d, v18.1d /* mid_35 = clmul(z_17_swap, h_17) */
-	eor v18.16b, v21.16b, v18.16b /* mid_sum_acc_32 = xor(mid_34, mid_35) */
-	eor3 v2.16b, v17.16b, v2.16b, v18.16b /* mid_sum_acc_47 = eor3(mid_32, mid_33, mid_sum_acc_32) */
-	ldr q17, [x5, #288] /* x_18 = load() */
-	tbl v17.16b, {v17.16b}, v1.16b /* z_18 = lookup16(x_18, reverse16) */
-	ldr q18, [x4, #32] /* h_18 = load() */
-	pmull v20.1q, v17.1d, v18.1d /* lo_18 = clmul(z_18, h_18) */
-	tbl v21.16b, {v17.16b}, v4.16b /* z_18_swap = lookup16(z_18, swap_halves) */
-	pmull2 v17.1q, v17.2d, v18.2d /* hi_18 = clmul(z_18, h_18) */
-	pmull2 v22.1q, v21.2d, v18.2d /* mid_36 = clmul(z_18_swap, h_18) */
-	pmull v18.1q, v21.1d, v18.1d /* mid_37 = clmul(z_18_swap, h_18) */
-	ldr q21, [x5, #304] /* x_19 = load() */
-	tbl v21.16b, {v21.16b}, v1.16b /* z_19 = lookup16(x_19, reverse16) */
-	ldr q23, [x4, #48] /* h_19 = load() */
-	pmull v24.1q, v21.1d, v23.1d /* lo_19 = clmul(z_19, h_19) */
+	ldr q1, [x5, #256] /* x_16 = load() */
+	tbl v1.16b, {v1.16b}, v2.16b /* z_16 = lookup16(x_16, reverse16) */
+	eor v0.16b, v1.16b, v0.16b /* z1_y_1 = xor(z_16, reduced) */
+	ldr q1, [x4] /* h_16 = load() */
+	pmull v3.1q, v0.1d, v1.1d /* lo_16 = clmul(z1_y_1, h_16) */
+	tbl v5.16b, {v0.16b}, v4.16b /* z1_y_1_swap = lookup16(z1_y_1, swap_halves) */
+	pmull2 v0.1q, v0.2d, v1.2d /* hi_16 = clmul(z1_y_1, h_16) */
+	pmull2 v7.1q, v5.2d, v1.2d /* mid_32 = clmul(z1_y_1_swap, h_16) */
+	pmull v1.1q, v5.1d, v1.1d /* mid_33 = clmul(z1_y_1_swap, h_16) */
+	ldr q5, [x5, #272] /* x_17 = load() */
+	tbl v5.16b, {v5.16b}, v2.16b /* z_17 = lookup16(x_17, reverse16) */
+	ldr q16, [x4, #16] /* h_17 = load() */
+	pmull v17.1q, v5.1d, v16.1d /* lo_17 = clmul(z_17, h_17) */
+	tbl v18.16b, {v5.16b}, v4.16b /* z_17_swap = lookup16(z_17, swap_halves) */
+	pmull2 v5.1q, v5.2d, v16.2d /* hi_17 = clmul(z_17, h_17) */
+	pmull2 v19.1q, v18.2d, v16.2d /* mid_34 = clmul(z_17_swap, h_17) */
+	pmull v16.1q, v18.1d, v16.1d /* mid_35 = clmul(z_17_swap, h_17) */
+	eor v16.16b, v19.16b, v16.16b /* mid_sum_acc_32 = xor(mid_34, mid_35) */
+	eor3 v1.16b, v7.16b, v1.16b, v16.16b /* mid_sum_acc_47 = eor3(mid_32, mid_33, mid_sum_acc_32) */
+	ldr q7, [x5, #288] /* x_18 = load() */
+	tbl v7.16b, {v7.16b}, v2.16b /* z_18 = lookup16(x_18, reverse16) */
+	ldr q16, [x4, #32] /* h_18 = load() */
+	pmull v18.1q, v7.1d, v16.1d /* lo_18 = clmul(z_18, h_18) */
+	tbl v19.16b, {v7.16b}, v4.16b /* z_18_swap = lookup16(z_18, swap_halves) */
+	pmull2 v7.1q, v7.2d, v16.2d /* hi_18 = clmul(z_18, h_18) */
+	pmull2 v20.1q, v19.2d, v16.2d /* mid_36 = clmul(z_18_swap, h_18) */
+	pmull v16.1q, v19.1d, v16.1d /* mid_37 = clmul(z_18_swap, h_18) */
+	ldr q19, [x5, #304] /* x_19 = load() */
+	tbl v19.16b, {v19.16b}, v2.16b /* z_19 = lookup16(x_19, reverse16) */
+	ldr q21, [x4, #48] /* h_19 = load() */
+	pmull v22.1q, v19.1d, v21.1d /* lo_19 = clmul(z_19, h_19) */
 
-	/* The sums, then S's halves, their blocks added, and one reduction. */
-	eor v20.16b, v20.16b, v24.16b /* lo_sum_acc_16 = xor(lo_18, lo_19) */
-	eor3 v3.16b, v3.16b, v19.16b, v20.16b /* lo_sum_acc_23 = eor3(lo_16, lo_17, lo_sum_acc_16) */
-	tbl v19.16b, {v21.16b}, v4.16b /* z_19_swap = lookup16(z_19, swap_halves) */
-	pmull2 v20.1q, v21.2d, v23.2d /* hi_19 = clmul(z_19, h_19) */
-	eor v17.16b, v17.16b, v20.16b /* hi_sum_acc_16 = xor(hi_18, hi_19) */
-	eor3 v0.16b, v0.16b, v16.16b, v17.16b /* hi_sum_acc_23 = eor3(hi_16, hi_17, hi_sum_acc_16) */
-	pmull2 v16.1q, v19.2d, v23.2d /* mid_38 = clmul(z_19_swap, h_19) */
-	pmull v17.1q, v19.1d, v23.1d /* mid_39 = clmul(z_19_swap, h_19) */
-	eor v16.16b, v16.16b, v17.16b /* mid_sum_acc_34 = xor(mid_38, mid_39) */
-	eor3 v16.16b, v22.16b, v18.16b, v16.16b /* mid_sum_acc_48 = eor3(mid_36, mid_37, mid_sum_acc_34) */
-	ldr q17, [x5, #320] /* x_20 = load() */
-	tbl v17.16b, {v17.16b}, v1.16b /* z_20 = lookup16(x_20, reverse16) */
-	ldr q18, [x4, #64] /* h_20 = load() */
-	pmull v19.1q, v17.1d, v18.1d /* lo_20 = clmul(z_20, h_20) */
-	tbl v20.16b, {v17.16b}, v4.16b /* z_20_swap = lookup16(z_20, swap_halves) */
-	pmull2 v17.1q, v17.2d, v18.2d /* hi_20 = clmul(z_20, h_20) */
-	pmull2 v21.1q, v20.2d, v18.2d /* mid_40 = clmul(z_20_swap, h_20) */
-	pmull v18.1q, v20.1d, v18.1d /* mid_41 = clmul(z_20_swap, h_20) */
-	ldr q20, [x5, #336] /* x_21 = load() */
-	tbl v20.16b, {v20.16b}, v1.16b /* z_21 = lookup16(x_21, reverse16) */
-	ldr q22, [x4, #80] /* h_21 = load() */
-	pmull v23.1q, v20.1d, v22.1d /* lo_21 = clmul(z_21, h_21) */
-	tbl v24.16b, {v20.16b}, v4.16b /* z_21_swap = lookup16(z_21, swap_halves) */
-	pmull2 v20.1q, v20.2d, v22.2d /* hi_21 = clmul(z_21, h_21) */
-	pmull2 v25.1q, v24.2d, v22.2d /* mid_42 = clmul(z_21_swap, h_21) */
-	pmull v22.1q, v24.1d, v22.1d /* mid_43 = clmul(z_21_swap, h_21) */
-	eor v22.16b, v25.16b, v22.16b /* mid_sum_acc_36 = xor(mid_42, mid_43) */
-	eor3 v18.16b, v21.16b, v18.16b, v22.16b /* mid_sum_acc_49 = eor3(mid_40, mid_41, mid_sum_acc_36) */
-	ldr q21, [x5, #352] /* x_22 = load() */
-	tbl v21.16b, {v21.16b}, v1.16b /* z_22 = lookup16(x_22, reverse16) */
-	ldr q22, [x4, #96] /* h_22 = load() */
-	pmull v24.1q, v21.1d, v22.1d /* lo_22 = clmul(z_22, h_22) */
-	tbl v25.16b, {v21.16b}, v4.16b /* z_22_swap = lookup16(z_22, swap_halves) */
-	pmull2 v21.1q, v21.2d, v22.2d /* hi_22 = clmul(z_22, h_22) */
-	pmull2 v26.1q, v25.2d, v22.2d /* mid_44 = clmul(z_22_swap, h_22) */
-	pmull v22.1q, v25.1d, v22.1d /* mid_45 = clmul(z_22_swap, h_22) */
-	ldr q25, [x5, #368] /* x_23 = load() */
-	tbl v25.16b, {v25.16b}, v1.16b /* z_23 = lookup16(x_23, reverse16) */
-	ldr q27, [x4, #112] /* h_23 = load() */
-	pmull v28.1q, v25.1d, v27.1d /* lo_23 = clmul(z_23, h_23) */
-	eor v24.16b, v24.16b, v28.16b /* lo_sum_acc_18 = xor(lo_22, lo_23) */
-	eor3 v19.16b, v19.16b, v23.16b, v24.16b /* lo_sum_acc_24 = eor3(lo_20, lo_21, lo_sum_acc_18) */
-	tbl v23.16b, {v25.16b}, v4.16b /* z_23_swap = lookup16(z_23, swap_halves) */
-	pmull2 v24.1q, v25.2d, v27.2d /* hi_23 = clmul(z_23, h_23) */
-	eor v21.16b, v21.16b, v24.16b /* hi_sum_acc_18 = xor(hi_22, hi_23) */
-	eor3 v17.16b, v17.16b, v20.16b, v21.16b /* hi_sum_acc_24 = eor3(hi_20, hi_21, hi_sum_acc_18) */
-	pmull2 v20.1q, v23.2d, v27.2d /* mid_46 = clmul(z_23_swap, h_23) */
-	pmull v21.1q, v23.1d, v27.1d /* mid_47 = clmul(z_23_swap, h_23) */
-	eor v20.16b, v20.16b, v21.16b /* mid_sum_acc_38 = xor(mid_46, mid_47) */
-	eor3 v20.16b, v26.16b, v22.16b, v20.16b /* mid_sum_acc_50 = eor3(mid_44, mid_45, mid_sum_acc_38) */
-	eor v18.16b, v18.16b, v20.16b /* mid_sum_acc_56 = xor(mid_sum_acc_49, mid_sum_acc_50) */
-	eor3 v2.16b, v2.16b, v16.16b, v18.16b /* mid_sum_acc_59 = eor3(mid_sum_acc_47, mid_sum_acc_48, mid_sum_acc_56) */
-	ldr q16, [x5, #384] /* x_24 = load() */
-	tbl v16.16b, {v16.16b}, v1.16b /* z_24 = lookup16(x_24, reverse16) */
-	ldr q18, [x4, #128] /* h_24 = load() */
-	pmull v20.1q, v16.1d, v18.1d /* lo_24 = clmul(z_24, h_24) */
-	tbl v21.16b, {v16.16b}, v4.16b /* z_24_swap = lookup16(z_24, swap_halves) */
-	pmull2 v16.1q, v16.2d, v18.2d /* hi_24 = clmul(z_24, h_24) */
-	pmull2 v22.1q, v21.2d, v18.2d /* mid_48 = clmul(z_24_swap, h_24) */
-	pmull v18.1q, v21.1d, v18.1d /* mid_49 = clmul(z_24_swap, h_24) */
-	ldr q21, [x5, #400] /* x_25 = load() */
-	tbl v21.16b, {v21.16b}, v1.16b /* z_25 = lookup16(x_25, reverse16) */
-	ldr q23, [x4, #144] /* h_25 = load() */
-	pmull v24.1q, v21.1d, v23.1d /* lo_25 = clmul(z_25, h_25) */
-	tbl v25.16b, {v21.16b}, v4.16b /* z_25_swap = lookup16(z_25, swap_halves) */
-	pmull2 v21.1q, v21.2d, v23.2d /* hi_25 = clmul(z_25, h_25) */
-	pmull2 v26.1q, v25.2d, v23.2d /* mid_50 = clmul(z_25_swap, h_25) */
-	pmull v23.1q, v25.1d, v23.1d /* mid_51 = clmul(z_25_swap, h_25) */
-	eor v23.16b, v26.16b, v23.16b /* mid_sum_acc_40 = xor(mid_50, mid_51) */
-	eor3 v18.16b, v22.16b, v18.16b, v23.16b /* mid_sum_acc_51 = eor3(mid_48, mid_49, mid_sum_acc_40) */
-	ldr q22, [x5, #416] /* x_26 = load() */
-	tbl v22.16b, {v22.16b}, v1.16b /* z_26 = lookup16(x_26, reverse16) */
-	ldr q23, [x4, #160] /* h_26 = load() */
-	pmull v25.1q, v22.1d, v23.1d /* lo_26 = clmul(z_26, h_26) */
-	tbl v26.16b, {v22.16b}, v4.16b /* z_26_swap = lookup16(z_26, swap_halves) */
-	pmull2 v22.1q, v22.2d, v23.2d /* hi_26 = clmul(z_26, h_26) */
-	pmull2 v27.1q, v26.2d, v23.2d /* mid_52 = clmul(z_26_swap, h_26) */
-	pmull v23.1q, v26.1d, v23.1d /* mid_53 = clmul(z_26_swap, h_26) */
-	ldr q26, [x5, #432] /* x_27 = load() */
-	tbl v26.16b, {v26.16b}, v1.16b /* z_27 = lookup16(x_27, reverse16) */
-	ldr q28, [x4, #176] /* h_27 = load() */
-	pmull v29.1q, v26.1d, v28.1d /* lo_27 = clmul(z_27, h_27) */
-	eor v25.16b, v25.16b, v29.16b /* lo_sum_acc_20 = xor(lo_26, lo_27) */
-	eor3 v20.16b, v20.16b, v24.16b, v25.16b /* lo_sum_acc_25 = eor3(lo_24, lo_25, lo_sum_acc_20) */
-	tbl v24.16b, {v26.16b}, v4.16b /* z_27_swap = lookup16(z_27, swap_halves) */
-	pmull2 v25.1q, v26.2d, v28.2d /* hi_27 = clmul(z_27, h_27) */
-	eor v22.16b, v22.16b, v25.16b /* hi_sum_acc_20 = xor(hi_26, hi_27) */
-	eor3 v16.16b, v16.16b, v21.16b, v22.16b /* hi_sum_acc_25 = eor3(hi_24, hi_25, hi_sum_acc_20) */
-	pmull2 v21.1q, v24.2d, v28.2d /* mid_54 = clmul(z_27_swap, h_27) */
-	pmull v22.1q, v24.1d, v28.1d /* mid_55 = clmul(z_27_swap, h_27) */
-	eor v21.16b, v21.16b, v22.16b /* mid_sum_acc_42 = xor(mid_54, mid_55) */
-	eor3 v21.16b, v27.16b, v23.16b, v21.16b /* mid_sum_acc_52 = eor3(mid_52, mid_53, mid_sum_acc_42) */
-	ldr q22, [x5, #448] /* x_28 = load() */
-	tbl v22.16b, {v22.16b}, v1.16b /* z_28 = lookup16(x_28, reverse16) */
-	ldr q23, [x4, #192] /* h_28 = load() */
-	pmull v24.1q, v22.1d, v23.1d /* lo_28 = clmul(z_28, h_28) */
-	tbl v25.16b, {v22.16b}, v4.16b /* z_28_swap = lookup16(z_28, swap_halves) */
-	pmull2 v22.1q, v22.2d, v23.2d /* hi_28 = clmul(z_28, h_28) */
-	pmull2 v26.1q, v25.2d, v23.2d /* mid_56 = clmul(z_28_swap, h_28) */
-	pmull v23.1q, v25.1d, v23.1d /* mid_57 = clmul(z_28_swap, h_28) */
-	ldr q25, [x5, #464] /* x_29 = load() */
-	tbl v25.16b, {v25.16b}, v1.16b /* z_29 = lookup16(x_29, reverse16) */
-	ldr q27, [x4, #208] /* h_29 = load() */
-	pmull v28.1q, v25.1d, v27.1d /* lo_29 = clmul(z_29, h_29) */
-	tbl v29.16b, {v25.16b}, v4.16b /* z_29_swap = lookup16(z_29, swap_halves) */
-	pmull2 v25.1q, v25.2d, v27.2d /* hi_29 = clmul(z_29, h_29) */
-	pmull2 v30.1q, v29.2d, v27.2d /* mid_58 = clmul(z_29_swap, h_29) */
-	pmull v27.1q, v29.1d, v27.1d /* mid_59 = clmul(z_29_swap, h_29) */
-	eor v27.16b, v30.16b, v27.16b /* mid_sum_acc_44 = xor(mid_58, mid_59) */
-	eor3 v23.16b, v26.16b, v23.16b, v27.16b /* mid_sum_acc_53 = eor3(mid_56, mid_57, mid_sum_acc_44) */
-	ldr q26, [x5, #480] /* x_30 = load() */
-	tbl v26.16b, {v26.16b}, v1.16b /* z_30 = lookup16(x_30, reverse16) */
-	ldr q27, [x4, #224] /* h_30 = load() */
-	pmull v29.1q, v26.1d, v27.1d /* lo_30 = clmul(z_30, h_30) */
-	tbl v30.16b, {v26.16b}, v4.16b /* z_30_swap = lookup16(z_30, swap_halves) */
-	pmull2 v26.1q, v26.2d, v27.2d /* hi_30 = clmul(z_30, h_30) */
-	pmull2 v31.1q, v30.2d, v27.2d /* mid_60 = clmul(z_30_swap, h_30) */
-	pmull v27.1q, v30.1d, v27.1d /* mid_61 = clmul(z_30_swap, h_30) */
-	ldr q30, [x5, #496] /* x_31 = load() */
-	tbl v30.16b, {v30.16b}, v1.16b /* z_31 = lookup16(x_31, reverse16) */
-	ldr q8, [x4, #240] /* h_31 = load() */
-	pmull v9.1q, v30.1d, v8.1d /* lo_31 = clmul(z_31, h_31) */
-	eor v29.16b, v29.16b, v9.16b /* lo_sum_acc_22 = xor(lo_30, lo_31) */
-	eor3 v24.16b, v24.16b, v28.16b, v29.16b /* lo_sum_acc_26 = eor3(lo_28, lo_29, lo_sum_acc_22) */
-	eor v20.16b, v20.16b, v24.16b /* lo_sum_acc_28 = xor(lo_sum_acc_25, lo_sum_acc_26) */
-	eor3 v3.16b, v3.16b, v19.16b, v20.16b /* lo_sum_acc_29 = eor3(lo_sum_acc_23, lo_sum_acc_24, lo_sum_acc_28) */
-	tbl v19.16b, {v30.16b}, v4.16b /* z_31_swap = lookup16(z_31, swap_halves) */
-	pmull2 v20.1q, v30.2d, v8.2d /* hi_31 = clmul(z_31, h_31) */
-	eor v20.16b, v26.16b, v20.16b /* hi_sum_acc_22 = xor(hi_30, hi_31) */
-	eor3 v20.16b, v22.16b, v25.16b, v20.16b /* hi_sum_acc_26 = eor3(hi_28, hi_29, hi_sum_acc_22) */
-	eor v16.16b, v16.16b, v20.16b /* hi_sum_acc_28 = xor(hi_sum_acc_25, hi_sum_acc_26) */
-	eor3 v0.16b, v0.16b, v17.16b, v16.16b /* hi_sum_acc_29 = eor3(hi_sum_acc_23, hi_sum_acc_24, hi_sum_acc_28) */
-	pmull2 v16.1q, v19.2d, v8.2d /* mid_62 = clmul(z_31_swap, h_31) */
-	pmull v17.1q, v19.1d, v8.1d /* mid_63 = clmul(z_31_swap, h_31) */
-	eor v16.16b, v16.16b, v17.16b /* mid_sum_acc_46 = xor(mid_62, mid_63) */
-	eor3 v16.16b, v31.16b, v27.16b, v16.16b /* mid_sum_acc_54 = eor3(mid_60, mid_61, mid_sum_acc_46) */
-	eor v16.16b, v23.16b, v16.16b /* mid_sum_acc_58 = xor(mid_sum_acc_53, mid_sum_acc_54) */
-	eor3 v16.16b, v18.16b, v21.16b, v16.16b /* mid_sum_acc_60 = eor3(mid_sum_acc_51, mid_sum_acc_52, mid_sum_acc_58) */
-	eor v2.16b, v2.16b, v16.16b /* mid_sum_acc_61 = xor(mid_sum_acc_59, mid_sum_acc_60) */
-	tbl v5.16b, {v2.16b}, v5.16b /* mid_lo_1 = lookup16(mid_sum_acc_61, half_up) */
-	eor v3.16b, v3.16b, v5.16b /* s_lo_1 = xor(lo_sum_acc_29, mid_lo_1) */
-	tbl v2.16b, {v2.16b}, v6.16b /* mid_hi_1 = lookup16(mid_sum_acc_61, half_down) */
-	pmull v5.1q, v3.1d, v7.1d /* fold_lo_1 = clmul(s_lo_1, fold) */
-	tbl v4.16b, {v5.16b}, v4.16b /* fold_lo_sw_1 = lookup16(fold_lo_1, swap_halves) */
-	eor v3.16b, v3.16b, v4.16b /* v_1 = xor(s_lo_1, fold_lo_sw_1) */
-	eor3 v0.16b, v0.16b, v2.16b, v3.16b /* v_hi_1 = eor3(hi_sum_acc_29, mid_hi_1, v_1) */
-	pmull2 v2.1q, v3.2d, v7.2d /* fold_hi_1 = clmul(v_1, fold) */
-	eor v0.16b, v0.16b, v2.16b /* reduced_1 = xor(v_hi_1, fold_hi_1) */
-	tbl v0.16b, {v0.16b}, v1.16b /* y_next = lookup16(reduced_1, reverse16) */
+	/* The sums and one reduction. */
+	eor v18.16b, v18.16b, v22.16b /* lo_sum_acc_16 = xor(lo_18, lo_19) */
+	eor3 v3.16b, v3.16b, v17.16b, v18.16b /* lo_sum_acc_23 = eor3(lo_16, lo_17, lo_sum_acc_16) */
+	tbl v17.16b, {v19.16b}, v4.16b /* z_19_swap = lookup16(z_19, swap_halves) */
+	pmull2 v18.1q, v19.2d, v21.2d /* hi_19 = clmul(z_19, h_19) */
+	eor v7.16b, v7.16b, v18.16b /* hi_sum_acc_16 = xor(hi_18, hi_19) */
+	eor3 v0.16b, v0.16b, v5.16b, v7.16b /* hi_sum_acc_23 = eor3(hi_16, hi_17, hi_sum_acc_16) */
+	pmull2 v5.1q, v17.2d, v21.2d /* mid_38 = clmul(z_19_swap, h_19) */
+	pmull v7.1q, v17.1d, v21.1d /* mid_39 = clmul(z_19_swap, h_19) */
+	eor v5.16b, v5.16b, v7.16b /* mid_sum_acc_34 = xor(mid_38, mid_39) */
+	eor3 v5.16b, v20.16b, v16.16b, v5.16b /* mid_sum_acc_48 = eor3(mid_36, mid_37, mid_sum_acc_34) */
+	ldr q7, [x5, #320] /* x_20 = load() */
+	tbl v7.16b, {v7.16b}, v2.16b /* z_20 = lookup16(x_20, reverse16) */
+	ldr q16, [x4, #64] /* h_20 = load() */
+	pmull v17.1q, v7.1d, v16.1d /* lo_20 = clmul(z_20, h_20) */
+	tbl v18.16b, {v7.16b}, v4.16b /* z_20_swap = lookup16(z_20, swap_halves) */
+	pmull2 v7.1q, v7.2d, v16.2d /* hi_20 = clmul(z_20, h_20) */
+	pmull2 v19.1q, v18.2d, v16.2d /* mid_40 = clmul(z_20_swap, h_20) */
+	pmull v16.1q, v18.1d, v16.1d /* mid_41 = clmul(z_20_swap, h_20) */
+	ldr q18, [x5, #336] /* x_21 = load() */
+	tbl v18.16b, {v18.16b}, v2.16b /* z_21 = lookup16(x_21, reverse16) */
+	ldr q20, [x4, #80] /* h_21 = load() */
+	pmull v21.1q, v18.1d, v20.1d /* lo_21 = clmul(z_21, h_21) */
+	tbl v22.16b, {v18.16b}, v4.16b /* z_21_swap = lookup16(z_21, swap_halves) */
+	pmull2 v18.1q, v18.2d, v20.2d /* hi_21 = clmul(z_21, h_21) */
+	pmull2 v23.1q, v22.2d, v20.2d /* mid_42 = clmul(z_21_swap, h_21) */
+	pmull v20.1q, v22.1d, v20.1d /* mid_43 = clmul(z_21_swap, h_21) */
+	eor v20.16b, v23.16b, v20.16b /* mid_sum_acc_36 = xor(mid_42, mid_43) */
+	eor3 v16.16b, v19.16b, v16.16b, v20.16b /* mid_sum_acc_49 = eor3(mid_40, mid_41, mid_sum_acc_36) */
+	ldr q19, [x5, #352] /* x_22 = load() */
+	tbl v19.16b, {v19.16b}, v2.16b /* z_22 = lookup16(x_22, reverse16) */
+	ldr q20, [x4, #96] /* h_22 = load() */
+	pmull v22.1q, v19.1d, v20.1d /* lo_22 = clmul(z_22, h_22) */
+	tbl v23.16b, {v19.16b}, v4.16b /* z_22_swap = lookup16(z_22, swap_halves) */
+	pmull2 v19.1q, v19.2d, v20.2d /* hi_22 = clmul(z_22, h_22) */
+	pmull2 v24.1q, v23.2d, v20.2d /* mid_44 = clmul(z_22_swap, h_22) */
+	pmull v20.1q, v23.1d, v20.1d /* mid_45 = clmul(z_22_swap, h_22) */
+	ldr q23, [x5, #368] /* x_23 = load() */
+	tbl v23.16b, {v23.16b}, v2.16b /* z_23 = lookup16(x_23, reverse16) */
+	ldr q25, [x4, #112] /* h_23 = load() */
+	pmull v26.1q, v23.1d, v25.1d /* lo_23 = clmul(z_23, h_23) */
+	eor v22.16b, v22.16b, v26.16b /* lo_sum_acc_18 = xor(lo_22, lo_23) */
+	eor3 v17.16b, v17.16b, v21.16b, v22.16b /* lo_sum_acc_24 = eor3(lo_20, lo_21, lo_sum_acc_18) */
+	tbl v21.16b, {v23.16b}, v4.16b /* z_23_swap = lookup16(z_23, swap_halves) */
+	pmull2 v22.1q, v23.2d, v25.2d /* hi_23 = clmul(z_23, h_23) */
+	eor v19.16b, v19.16b, v22.16b /* hi_sum_acc_18 = xor(hi_22, hi_23) */
+	eor3 v7.16b, v7.16b, v18.16b, v19.16b /* hi_sum_acc_24 = eor3(hi_20, hi_21, hi_sum_acc_18) */
+	pmull2 v18.1q, v21.2d, v25.2d /* mid_46 = clmul(z_23_swap, h_23) */
+	pmull v19.1q, v21.1d, v25.1d /* mid_47 = clmul(z_23_swap, h_23) */
+	eor v18.16b, v18.16b, v19.16b /* mid_sum_acc_38 = xor(mid_46, mid_47) */
+	eor3 v18.16b, v24.16b, v20.16b, v18.16b /* mid_sum_acc_50 = eor3(mid_44, mid_45, mid_sum_acc_38) */
+	eor v16.16b, v16.16b, v18.16b /* mid_sum_acc_56 = xor(mid_sum_acc_49, mid_sum_acc_50) */
+	eor3 v1.16b, v1.16b, v5.16b, v16.16b /* mid_sum_acc_59 = eor3(mid_sum_acc_47, mid_sum_acc_48, mid_sum_acc_56) */
+	ldr q5, [x5, #384] /* x_24 = load() */
+	tbl v5.16b, {v5.16b}, v2.16b /* z_24 = lookup16(x_24, reverse16) */
+	ldr q16, [x4, #128] /* h_24 = load() */
+	pmull v18.1q, v5.1d, v16.1d /* lo_24 = clmul(z_24, h_24) */
+	tbl v19.16b, {v5.16b}, v4.16b /* z_24_swap = lookup16(z_24, swap_halves) */
+	pmull2 v5.1q, v5.2d, v16.2d /* hi_24 = clmul(z_24, h_24) */
+	pmull2 v20.1q, v19.2d, v16.2d /* mid_48 = clmul(z_24_swap, h_24) */
+	pmull v16.1q, v19.1d, v16.1d /* mid_49 = clmul(z_24_swap, h_24) */
+	ldr q19, [x5, #400] /* x_25 = load() */
+	tbl v19.16b, {v19.16b}, v2.16b /* z_25 = lookup16(x_25, reverse16) */
+	ldr q21, [x4, #144] /* h_25 = load() */
+	pmull v22.1q, v19.1d, v21.1d /* lo_25 = clmul(z_25, h_25) */
+	tbl v23.16b, {v19.16b}, v4.16b /* z_25_swap = lookup16(z_25, swap_halves) */
+	pmull2 v19.1q, v19.2d, v21.2d /* hi_25 = clmul(z_25, h_25) */
+	pmull2 v24.1q, v23.2d, v21.2d /* mid_50 = clmul(z_25_swap, h_25) */
+	pmull v21.1q, v23.1d, v21.1d /* mid_51 = clmul(z_25_swap, h_25) */
+	eor v21.16b, v24.16b, v21.16b /* mid_sum_acc_40 = xor(mid_50, mid_51) */
+	eor3 v16.16b, v20.16b, v16.16b, v21.16b /* mid_sum_acc_51 = eor3(mid_48, mid_49, mid_sum_acc_40) */
+	ldr q20, [x5, #416] /* x_26 = load() */
+	tbl v20.16b, {v20.16b}, v2.16b /* z_26 = lookup16(x_26, reverse16) */
+	ldr q21, [x4, #160] /* h_26 = load() */
+	pmull v23.1q, v20.1d, v21.1d /* lo_26 = clmul(z_26, h_26) */
+	tbl v24.16b, {v20.16b}, v4.16b /* z_26_swap = lookup16(z_26, swap_halves) */
+	pmull2 v20.1q, v20.2d, v21.2d /* hi_26 = clmul(z_26, h_26) */
+	pmull2 v25.1q, v24.2d, v21.2d /* mid_52 = clmul(z_26_swap, h_26) */
+	pmull v21.1q, v24.1d, v21.1d /* mid_53 = clmul(z_26_swap, h_26) */
+	ldr q24, [x5, #432] /* x_27 = load() */
+	tbl v24.16b, {v24.16b}, v2.16b /* z_27 = lookup16(x_27, reverse16) */
+	ldr q26, [x4, #176] /* h_27 = load() */
+	pmull v27.1q, v24.1d, v26.1d /* lo_27 = clmul(z_27, h_27) */
+	eor v23.16b, v23.16b, v27.16b /* lo_sum_acc_20 = xor(lo_26, lo_27) */
+	eor3 v18.16b, v18.16b, v22.16b, v23.16b /* lo_sum_acc_25 = eor3(lo_24, lo_25, lo_sum_acc_20) */
+	tbl v22.16b, {v24.16b}, v4.16b /* z_27_swap = lookup16(z_27, swap_halves) */
+	pmull2 v23.1q, v24.2d, v26.2d /* hi_27 = clmul(z_27, h_27) */
+	eor v20.16b, v20.16b, v23.16b /* hi_sum_acc_20 = xor(hi_26, hi_27) */
+	eor3 v5.16b, v5.16b, v19.16b, v20.16b /* hi_sum_acc_25 = eor3(hi_24, hi_25, hi_sum_acc_20) */
+	pmull2 v19.1q, v22.2d, v26.2d /* mid_54 = clmul(z_27_swap, h_27) */
+	pmull v20.1q, v22.1d, v26.1d /* mid_55 = clmul(z_27_swap, h_27) */
+	eor v19.16b, v19.16b, v20.16b /* mid_sum_acc_42 = xor(mid_54, mid_55) */
+	eor3 v19.16b, v25.16b, v21.16b, v19.16b /* mid_sum_acc_52 = eor3(mid_52, mid_53, mid_sum_acc_42) */
+	ldr q20, [x5, #448] /* x_28 = load() */
+	tbl v20.16b, {v20.16b}, v2.16b /* z_28 = lookup16(x_28, reverse16) */
+	ldr q21, [x4, #192] /* h_28 = load() */
+	pmull v22.1q, v20.1d, v21.1d /* lo_28 = clmul(z_28, h_28) */
+	tbl v23.16b, {v20.16b}, v4.16b /* z_28_swap = lookup16(z_28, swap_halves) */
+	pmull2 v20.1q, v20.2d, v21.2d /* hi_28 = clmul(z_28, h_28) */
+	pmull2 v24.1q, v23.2d, v21.2d /* mid_56 = clmul(z_28_swap, h_28) */
+	pmull v21.1q, v23.1d, v21.1d /* mid_57 = clmul(z_28_swap, h_28) */
+	ldr q23, [x5, #464] /* x_29 = load() */
+	tbl v23.16b, {v23.16b}, v2.16b /* z_29 = lookup16(x_29, reverse16) */
+	ldr q25, [x4, #208] /* h_29 = load() */
+	pmull v26.1q, v23.1d, v25.1d /* lo_29 = clmul(z_29, h_29) */
+	tbl v27.16b, {v23.16b}, v4.16b /* z_29_swap = lookup16(z_29, swap_halves) */
+	pmull2 v23.1q, v23.2d, v25.2d /* hi_29 = clmul(z_29, h_29) */
+	pmull2 v28.1q, v27.2d, v25.2d /* mid_58 = clmul(z_29_swap, h_29) */
+	pmull v25.1q, v27.1d, v25.1d /* mid_59 = clmul(z_29_swap, h_29) */
+	eor v25.16b, v28.16b, v25.16b /* mid_sum_acc_44 = xor(mid_58, mid_59) */
+	eor3 v21.16b, v24.16b, v21.16b, v25.16b /* mid_sum_acc_53 = eor3(mid_56, mid_57, mid_sum_acc_44) */
+	ldr q24, [x5, #480] /* x_30 = load() */
+	tbl v24.16b, {v24.16b}, v2.16b /* z_30 = lookup16(x_30, reverse16) */
+	ldr q25, [x4, #224] /* h_30 = load() */
+	pmull v27.1q, v24.1d, v25.1d /* lo_30 = clmul(z_30, h_30) */
+	tbl v28.16b, {v24.16b}, v4.16b /* z_30_swap = lookup16(z_30, swap_halves) */
+	pmull2 v24.1q, v24.2d, v25.2d /* hi_30 = clmul(z_30, h_30) */
+	pmull2 v29.1q, v28.2d, v25.2d /* mid_60 = clmul(z_30_swap, h_30) */
+	pmull v25.1q, v28.1d, v25.1d /* mid_61 = clmul(z_30_swap, h_30) */
+	ldr q28, [x5, #496] /* x_31 = load() */
+	tbl v2.16b, {v28.16b}, v2.16b /* z_31 = lookup16(x_31, reverse16) */
+	ldr q28, [x4, #240] /* h_31 = load() */
+	pmull v30.1q, v2.1d, v28.1d /* lo_31 = clmul(z_31, h_31) */
+	eor v27.16b, v27.16b, v30.16b /* lo_sum_acc_22 = xor(lo_30, lo_31) */
+	eor3 v22.16b, v22.16b, v26.16b, v27.16b /* lo_sum_acc_26 = eor3(lo_28, lo_29, lo_sum_acc_22) */
+	eor v18.16b, v18.16b, v22.16b /* lo_sum_acc_28 = xor(lo_sum_acc_25, lo_sum_acc_26) */
+	eor3 v3.16b, v3.16b, v17.16b, v18.16b /* lo_sum_acc_29 = eor3(lo_sum_acc_23, lo_sum_acc_24, lo_sum_acc_28) */
+	tbl v17.16b, {v2.16b}, v4.16b /* z_31_swap = lookup16(z_31, swap_halves) */
+	pmull2 v2.1q, v2.2d, v28.2d /* hi_31 = clmul(z_31, h_31) */
+	eor v2.16b, v24.16b, v2.16b /* hi_sum_acc_22 = xor(hi_30, hi_31) */
+	eor3 v2.16b, v20.16b, v23.16b, v2.16b /* hi_sum_acc_26 = eor3(hi_28, hi_29, hi_sum_acc_22) */
+	eor v2.16b, v5.16b, v2.16b /* hi_sum_acc_28 = xor(hi_sum_acc_25, hi_sum_acc_26) */
+	eor3 v0.16b, v0.16b, v7.16b, v2.16b /* hi_sum_acc_29 = eor3(hi_sum_acc_23, hi_sum_acc_24, hi_sum_acc_28) */
+	pmull2 v2.1q, v17.2d, v28.2d /* mid_62 = clmul(z_31_swap, h_31) */
+	pmull v5.1q, v17.1d, v28.1d /* mid_63 = clmul(z_31_swap, h_31) */
+	eor v2.16b, v2.16b, v5.16b /* mid_sum_acc_46 = xor(mid_62, mid_63) */
+	eor3 v2.16b, v29.16b, v25.16b, v2.16b /* mid_sum_acc_54 = eor3(mid_60, mid_61, mid_sum_acc_46) */
+	eor v2.16b, v21.16b, v2.16b /* mid_sum_acc_58 = xor(mid_sum_acc_53, mid_sum_acc_54) */
+	eor3 v2.16b, v16.16b, v19.16b, v2.16b /* mid_sum_acc_60 = eor3(mid_sum_acc_51, mid_sum_acc_52, mid_sum_acc_58) */
+	pmull v5.1q, v3.1d, v6.1d /* fold_lo_1 = clmul(lo_sum_acc_29, fold) */
+	eor3 v1.16b, v1.16b, v2.16b, v5.16b /* fold_mid_1 = eor3(mid_sum_acc_59, mid_sum_acc_60, fold_lo_1) */
+	tbl v1.16b, {v1.16b}, v4.16b /* fold_mid_sw_1 = lookup16(fold_mid_1, swap_halves) */
+	eor v1.16b, v3.16b, v1.16b /* w_1 = xor(lo_sum_acc_29, fold_mid_sw_1) */
+	pmull2 v2.1q, v1.2d, v6.2d /* fold_hi_1 = clmul(w_1, fold) */
+	eor3 v0.16b, v1.16b, v0.16b, v2.16b /* reduced_1 = eor3(w_1, hi_sum_acc_29, fold_hi_1) */
 	ldr q1, [x1] /* ctr_low = bcast128() */
 	ushr v2.8h, v1.8h, #8 /* ctr_last = shr(ctr_low) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_9_all_but_last
@@ -10080,555 +10027,524 @@ SYM_FUNC_START(sm4_byteslice_neon_sha3_batch_gcm)
 	adrp x17, .Lsm4_byteslice_neon_sha3_9_byte_14
 	ldr q5, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_byte_14] /* byte_14 = const() */
 	and v4.16b, v4.16b, v5.16b /* ctr_j0 = and(ctr_first, byte_14) */
+	add v2.8h, v2.8h, v4.8h /* ctr_base = add(ctr_last, ctr_j0) */
 
 	/* Load 32 blocks and transpose: register j = byte j of every block (algorithm 3). */
 	adrp x17, .Lsm4_byteslice_neon_sha3_9_block_k
-	ldr q5, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_block_k] /* block_k = const() */
-	add v5.16b, v5.16b, v4.16b /* ctr_j = add(block_k, ctr_j0) */
-	add v5.8h, v2.8h, v5.8h /* ctr_sum = add(ctr_last, ctr_j) */
+	ldr q4, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_block_k] /* block_k = const() */
+	add v4.8h, v2.8h, v4.8h /* ctr_sum = add(ctr_base, block_k) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_9_block_k_1
-	ldr q6, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_block_k_1] /* block_k_1 = const() */
-	add v6.16b, v6.16b, v4.16b /* ctr_j_1 = add(block_k_1, ctr_j0) */
-	add v6.8h, v2.8h, v6.8h /* ctr_sum_1 = add(ctr_last, ctr_j_1) */
+	ldr q5, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_block_k_1] /* block_k_1 = const() */
+	add v5.8h, v2.8h, v5.8h /* ctr_sum_1 = add(ctr_base, block_k_1) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_9_block_k_2
-	ldr q7, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_block_k_2] /* block_k_2 = const() */
-	add v7.16b, v7.16b, v4.16b /* ctr_j_2 = add(block_k_2, ctr_j0) */
-	add v7.8h, v2.8h, v7.8h /* ctr_sum_2 = add(ctr_last, ctr_j_2) */
+	ldr q6, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_block_k_2] /* block_k_2 = const() */
+	add v6.8h, v2.8h, v6.8h /* ctr_sum_2 = add(ctr_base, block_k_2) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_9_block_k_3
-	ldr q16, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_block_k_3] /* block_k_3 = const() */
-	add v16.16b, v16.16b, v4.16b /* ctr_j_3 = add(block_k_3, ctr_j0) */
-	add v16.8h, v2.8h, v16.8h /* ctr_sum_3 = add(ctr_last, ctr_j_3) */
+	ldr q7, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_block_k_3] /* block_k_3 = const() */
+	add v7.8h, v2.8h, v7.8h /* ctr_sum_3 = add(ctr_base, block_k_3) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_9_block_k_4
-	ldr q17, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_block_k_4] /* block_k_4 = const() */
-	add v17.16b, v17.16b, v4.16b /* ctr_j_4 = add(block_k_4, ctr_j0) */
-	add v17.8h, v2.8h, v17.8h /* ctr_sum_4 = add(ctr_last, ctr_j_4) */
+	ldr q16, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_block_k_4] /* block_k_4 = const() */
+	add v16.8h, v2.8h, v16.8h /* ctr_sum_4 = add(ctr_base, block_k_4) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_9_block_k_5
-	ldr q18, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_block_k_5] /* block_k_5 = const() */
-	add v18.16b, v18.16b, v4.16b /* ctr_j_5 = add(block_k_5, ctr_j0) */
-	add v18.8h, v2.8h, v18.8h /* ctr_sum_5 = add(ctr_last, ctr_j_5) */
+	ldr q17, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_block_k_5] /* block_k_5 = const() */
+	add v17.8h, v2.8h, v17.8h /* ctr_sum_5 = add(ctr_base, block_k_5) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_9_block_k_6
-	ldr q19, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_block_k_6] /* block_k_6 = const() */
-	add v19.16b, v19.16b, v4.16b /* ctr_j_6 = add(block_k_6, ctr_j0) */
-	add v19.8h, v2.8h, v19.8h /* ctr_sum_6 = add(ctr_last, ctr_j_6) */
+	ldr q18, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_block_k_6] /* block_k_6 = const() */
+	add v18.8h, v2.8h, v18.8h /* ctr_sum_6 = add(ctr_base, block_k_6) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_9_block_k_7
-	ldr q20, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_block_k_7] /* block_k_7 = const() */
-	add v20.16b, v20.16b, v4.16b /* ctr_j_7 = add(block_k_7, ctr_j0) */
-	add v20.8h, v2.8h, v20.8h /* ctr_sum_7 = add(ctr_last, ctr_j_7) */
+	ldr q19, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_block_k_7] /* block_k_7 = const() */
+	add v19.8h, v2.8h, v19.8h /* ctr_sum_7 = add(ctr_base, block_k_7) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_9_block_k_8
-	ldr q21, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_block_k_8] /* block_k_8 = const() */
-	add v21.16b, v21.16b, v4.16b /* ctr_j_8 = add(block_k_8, ctr_j0) */
-	add v21.8h, v2.8h, v21.8h /* ctr_sum_8 = add(ctr_last, ctr_j_8) */
+	ldr q20, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_block_k_8] /* block_k_8 = const() */
+	add v20.8h, v2.8h, v20.8h /* ctr_sum_8 = add(ctr_base, block_k_8) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_9_block_k_9
-	ldr q22, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_block_k_9] /* block_k_9 = const() */
-	add v22.16b, v22.16b, v4.16b /* ctr_j_9 = add(block_k_9, ctr_j0) */
-	add v22.8h, v2.8h, v22.8h /* ctr_sum_9 = add(ctr_last, ctr_j_9) */
+	ldr q21, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_block_k_9] /* block_k_9 = const() */
+	add v21.8h, v2.8h, v21.8h /* ctr_sum_9 = add(ctr_base, block_k_9) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_9_block_k_10
-	ldr q23, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_block_k_10] /* block_k_10 = const() */
-	add v23.16b, v23.16b, v4.16b /* ctr_j_10 = add(block_k_10, ctr_j0) */
-	add v23.8h, v2.8h, v23.8h /* ctr_sum_10 = add(ctr_last, ctr_j_10) */
+	ldr q22, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_block_k_10] /* block_k_10 = const() */
+	add v22.8h, v2.8h, v22.8h /* ctr_sum_10 = add(ctr_base, block_k_10) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_9_block_k_11
-	ldr q24, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_block_k_11] /* block_k_11 = const() */
-	add v24.16b, v24.16b, v4.16b /* ctr_j_11 = add(block_k_11, ctr_j0) */
-	add v24.8h, v2.8h, v24.8h /* ctr_sum_11 = add(ctr_last, ctr_j_11) */
+	ldr q23, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_block_k_11] /* block_k_11 = const() */
+	add v23.8h, v2.8h, v23.8h /* ctr_sum_11 = add(ctr_base, block_k_11) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_9_block_k_12
-	ldr q25, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_block_k_12] /* block_k_12 = const() */
-	add v25.16b, v25.16b, v4.16b /* ctr_j_12 = add(block_k_12, ctr_j0) */
-	add v25.8h, v2.8h, v25.8h /* ctr_sum_12 = add(ctr_last, ctr_j_12) */
+	ldr q24, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_block_k_12] /* block_k_12 = const() */
+	add v24.8h, v2.8h, v24.8h /* ctr_sum_12 = add(ctr_base, block_k_12) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_9_block_k_13
-	ldr q26, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_block_k_13] /* block_k_13 = const() */
-	add v26.16b, v26.16b, v4.16b /* ctr_j_13 = add(block_k_13, ctr_j0) */
-	add v26.8h, v2.8h, v26.8h /* ctr_sum_13 = add(ctr_last, ctr_j_13) */
+	ldr q25, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_block_k_13] /* block_k_13 = const() */
+	add v25.8h, v2.8h, v25.8h /* ctr_sum_13 = add(ctr_base, block_k_13) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_9_block_k_14
-	ldr q27, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_block_k_14] /* block_k_14 = const() */
-	add v27.16b, v27.16b, v4.16b /* ctr_j_14 = add(block_k_14, ctr_j0) */
-	add v27.8h, v2.8h, v27.8h /* ctr_sum_14 = add(ctr_last, ctr_j_14) */
+	ldr q26, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_block_k_14] /* block_k_14 = const() */
+	add v26.8h, v2.8h, v26.8h /* ctr_sum_14 = add(ctr_base, block_k_14) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_9_block_k_15
-	ldr q28, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_block_k_15] /* block_k_15 = const() */
-	add v28.16b, v28.16b, v4.16b /* ctr_j_15 = add(block_k_15, ctr_j0) */
-	add v28.8h, v2.8h, v28.8h /* ctr_sum_15 = add(ctr_last, ctr_j_15) */
+	ldr q27, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_block_k_15] /* block_k_15 = const() */
+	add v27.8h, v2.8h, v27.8h /* ctr_sum_15 = add(ctr_base, block_k_15) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_9_block_k_16
-	ldr q29, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_block_k_16] /* block_k_16 = const() */
-	add v29.16b, v29.16b, v4.16b /* ctr_j_16 = add(block_k_16, ctr_j0) */
-	add v29.8h, v2.8h, v29.8h /* ctr_sum_16 = add(ctr_last, ctr_j_16) */
+	ldr q28, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_block_k_16] /* block_k_16 = const() */
+	add v28.8h, v2.8h, v28.8h /* ctr_sum_16 = add(ctr_base, block_k_16) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_9_block_k_17
-	ldr q30, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_block_k_17] /* block_k_17 = const() */
-	add v30.16b, v30.16b, v4.16b /* ctr_j_17 = add(block_k_17, ctr_j0) */
-	add v30.8h, v2.8h, v30.8h /* ctr_sum_17 = add(ctr_last, ctr_j_17) */
+	ldr q29, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_block_k_17] /* block_k_17 = const() */
+	add v29.8h, v2.8h, v29.8h /* ctr_sum_17 = add(ctr_base, block_k_17) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_9_block_k_18
-	ldr q31, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_block_k_18] /* block_k_18 = const() */
-	add v31.16b, v31.16b, v4.16b /* ctr_j_18 = add(block_k_18, ctr_j0) */
-	add v31.8h, v2.8h, v31.8h /* ctr_sum_18 = add(ctr_last, ctr_j_18) */
+	ldr q30, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_block_k_18] /* block_k_18 = const() */
+	add v30.8h, v2.8h, v30.8h /* ctr_sum_18 = add(ctr_base, block_k_18) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_9_block_k_19
-	ldr q8, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_block_k_19] /* block_k_19 = const() */
-	add v8.16b, v8.16b, v4.16b /* ctr_j_19 = add(block_k_19, ctr_j0) */
-	add v8.8h, v2.8h, v8.8h /* ctr_sum_19 = add(ctr_last, ctr_j_19) */
+	ldr q31, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_block_k_19] /* block_k_19 = const() */
+	add v31.8h, v2.8h, v31.8h /* ctr_sum_19 = add(ctr_base, block_k_19) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_9_block_k_20
-	ldr q9, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_block_k_20] /* block_k_20 = const() */
-	add v9.16b, v9.16b, v4.16b /* ctr_j_20 = add(block_k_20, ctr_j0) */
-	add v9.8h, v2.8h, v9.8h /* ctr_sum_20 = add(ctr_last, ctr_j_20) */
+	ldr q8, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_block_k_20] /* block_k_20 = const() */
+	add v8.8h, v2.8h, v8.8h /* ctr_sum_20 = add(ctr_base, block_k_20) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_9_block_k_21
-	ldr q10, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_block_k_21] /* block_k_21 = const() */
-	add v10.16b, v10.16b, v4.16b /* ctr_j_21 = add(block_k_21, ctr_j0) */
-	add v10.8h, v2.8h, v10.8h /* ctr_sum_21 = add(ctr_last, ctr_j_21) */
+	ldr q9, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_block_k_21] /* block_k_21 = const() */
+	add v9.8h, v2.8h, v9.8h /* ctr_sum_21 = add(ctr_base, block_k_21) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_9_block_k_22
-	ldr q11, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_block_k_22] /* block_k_22 = const() */
-	add v11.16b, v11.16b, v4.16b /* ctr_j_22 = add(block_k_22, ctr_j0) */
-	add v11.8h, v2.8h, v11.8h /* ctr_sum_22 = add(ctr_last, ctr_j_22) */
+	ldr q10, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_block_k_22] /* block_k_22 = const() */
+	add v10.8h, v2.8h, v10.8h /* ctr_sum_22 = add(ctr_base, block_k_22) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_9_block_k_23
-	ldr q12, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_block_k_23] /* block_k_23 = const() */
-	add v12.16b, v12.16b, v4.16b /* ctr_j_23 = add(block_k_23, ctr_j0) */
-	add v12.8h, v2.8h, v12.8h /* ctr_sum_23 = add(ctr_last, ctr_j_23) */
+	ldr q11, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_block_k_23] /* block_k_23 = const() */
+	add v11.8h, v2.8h, v11.8h /* ctr_sum_23 = add(ctr_base, block_k_23) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_9_block_k_24
-	ldr q13, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_block_k_24] /* block_k_24 = const() */
-	add v13.16b, v13.16b, v4.16b /* ctr_j_24 = add(block_k_24, ctr_j0) */
-	add v13.8h, v2.8h, v13.8h /* ctr_sum_24 = add(ctr_last, ctr_j_24) */
+	ldr q12, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_block_k_24] /* block_k_24 = const() */
+	add v12.8h, v2.8h, v12.8h /* ctr_sum_24 = add(ctr_base, block_k_24) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_9_block_k_25
-	ldr q14, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_block_k_25] /* block_k_25 = const() */
-	add v14.16b, v14.16b, v4.16b /* ctr_j_25 = add(block_k_25, ctr_j0) */
-	add v14.8h, v2.8h, v14.8h /* ctr_sum_25 = add(ctr_last, ctr_j_25) */
+	ldr q13, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_block_k_25] /* block_k_25 = const() */
+	add v13.8h, v2.8h, v13.8h /* ctr_sum_25 = add(ctr_base, block_k_25) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_9_block_k_26
-	ldr q15, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_block_k_26] /* block_k_26 = const() */
-	add v15.16b, v15.16b, v4.16b /* ctr_j_26 = add(block_k_26, ctr_j0) */
-	add v15.8h, v2.8h, v15.8h /* ctr_sum_26 = add(ctr_last, ctr_j_26) */
-	str q0, [sp, #64] /* spill y_next */
+	ldr q14, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_block_k_26] /* block_k_26 = const() */
+	add v14.8h, v2.8h, v14.8h /* ctr_sum_26 = add(ctr_base, block_k_26) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_9_block_k_27
-	ldr q0, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_block_k_27] /* block_k_27 = const() */
-	add v0.16b, v0.16b, v4.16b /* ctr_j_27 = add(block_k_27, ctr_j0) */
-	add v0.8h, v2.8h, v0.8h /* ctr_sum_27 = add(ctr_last, ctr_j_27) */
-	str q0, [sp, #80] /* spill ctr_sum_27 */
+	ldr q15, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_block_k_27] /* block_k_27 = const() */
+	add v15.8h, v2.8h, v15.8h /* ctr_sum_27 = add(ctr_base, block_k_27) */
+	str q0, [sp, #64] /* spill reduced_1 */
 	adrp x17, .Lsm4_byteslice_neon_sha3_9_block_k_28
 	ldr q0, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_block_k_28] /* block_k_28 = const() */
-	add v0.16b, v0.16b, v4.16b /* ctr_j_28 = add(block_k_28, ctr_j0) */
-	add v0.8h, v2.8h, v0.8h /* ctr_sum_28 = add(ctr_last, ctr_j_28) */
-	str q0, [sp, #96] /* spill ctr_sum_28 */
+	add v0.8h, v2.8h, v0.8h /* ctr_sum_28 = add(ctr_base, block_k_28) */
+	str q0, [sp, #80] /* spill ctr_sum_28 */
 	adrp x17, .Lsm4_byteslice_neon_sha3_9_block_k_29
 	ldr q0, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_block_k_29] /* block_k_29 = const() */
-	add v0.16b, v0.16b, v4.16b /* ctr_j_29 = add(block_k_29, ctr_j0) */
-	add v0.8h, v2.8h, v0.8h /* ctr_sum_29 = add(ctr_last, ctr_j_29) */
-	str q0, [sp, #112] /* spill ctr_sum_29 */
+	add v0.8h, v2.8h, v0.8h /* ctr_sum_29 = add(ctr_base, block_k_29) */
+	str q0, [sp, #96] /* spill ctr_sum_29 */
 	adrp x17, .Lsm4_byteslice_neon_sha3_9_block_k_30
 	ldr q0, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_block_k_30] /* block_k_30 = const() */
-	add v0.16b, v0.16b, v4.16b /* ctr_j_30 = add(block_k_30, ctr_j0) */
-	str q15, [sp, #128] /* spill ctr_sum_26 */
+	add v0.8h, v2.8h, v0.8h /* ctr_sum_30 = add(ctr_base, block_k_30) */
+	str q0, [sp, #112] /* spill ctr_sum_30 */
 	adrp x17, .Lsm4_byteslice_neon_sha3_9_block_k_31
-	ldr q15, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_block_k_31] /* block_k_31 = const() */
-	add v4.16b, v15.16b, v4.16b /* ctr_j_31 = add(block_k_31, ctr_j0) */
-	add v0.8h, v2.8h, v0.8h /* ctr_sum_30 = add(ctr_last, ctr_j_30) */
-	add v2.8h, v2.8h, v4.8h /* ctr_sum_31 = add(ctr_last, ctr_j_31) */
-	ldr q4, [x1, #16] /* ctr_w = bcast128() */
-	and v3.16b, v4.16b, v3.16b /* ctr_w_open = and(ctr_w, all_but_last) */
+	ldr q0, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_block_k_31] /* block_k_31 = const() */
+	add v0.8h, v2.8h, v0.8h /* ctr_sum_31 = add(ctr_base, block_k_31) */
+	ldr q2, [x1, #16] /* ctr_w = bcast128() */
+	and v2.16b, v2.16b, v3.16b /* ctr_w_open = and(ctr_w, all_but_last) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_9_carry_everywhere
-	ldr q4, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_carry_everywhere] /* carry_everywhere = const() */
-	tbl v15.16b, {v5.16b}, v4.16b /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
-	str q2, [sp, #144] /* spill ctr_sum_31 */
+	ldr q3, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_carry_everywhere] /* carry_everywhere = const() */
+	str q0, [sp, #128] /* spill ctr_sum_31 */
+	tbl v0.16b, {v4.16b}, v3.16b /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
+	str q15, [sp, #144] /* spill ctr_sum_27 */
 	adrp x17, .Lsm4_byteslice_neon_sha3_9_carry_mask_table
-	ldr q2, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_carry_mask_table] /* carry_mask_table = const() */
-	tbl v15.16b, {v2.16b}, v15.16b /* ctr_mask = lookup16(carry_mask_table, ctr_carry) */
-	bsl v15.16b, v3.16b, v1.16b /* ctr_pair = bsl(ctr_mask, ctr_v_open, ctr_w_open) */
-	str q0, [sp, #160] /* spill ctr_sum_30 */
+	ldr q15, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_carry_mask_table] /* carry_mask_table = const() */
+	tbl v0.16b, {v15.16b}, v0.16b /* ctr_mask = lookup16(carry_mask_table, ctr_carry) */
+	bsl v0.16b, v2.16b, v1.16b /* ctr_pair = bsl(ctr_mask, ctr_v_open, ctr_w_open) */
+	str q14, [sp, #160] /* spill ctr_sum_26 */
 	adrp x17, .Lsm4_byteslice_neon_sha3_9_new_last_byte
-	ldr q0, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_new_last_byte] /* new_last_byte = const() */
-	tbl v5.16b, {v5.16b}, v0.16b /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
-	orr v5.16b, v15.16b, v5.16b /* row = or(ctr_pair, ctr_last_byte) */
-	tbl v15.16b, {v6.16b}, v4.16b /* ctr_carry_1 = lookup16(ctr_sum_1, carry_everywhere) */
-	tbl v15.16b, {v2.16b}, v15.16b /* ctr_mask_1 = lookup16(carry_mask_table, ctr_carry_1) */
-	bsl v15.16b, v3.16b, v1.16b /* ctr_pair_1 = bsl(ctr_mask_1, ctr_v_open, ctr_w_open) */
-	tbl v6.16b, {v6.16b}, v0.16b /* ctr_last_byte_1 = lookup16(ctr_sum_1, new_last_byte) */
-	orr v6.16b, v15.16b, v6.16b /* row_1 = or(ctr_pair_1, ctr_last_byte_1) */
-	tbl v15.16b, {v7.16b}, v4.16b /* ctr_carry_2 = lookup16(ctr_sum_2, carry_everywhere) */
-	tbl v15.16b, {v2.16b}, v15.16b /* ctr_mask_2 = lookup16(carry_mask_table, ctr_carry_2) */
-	bsl v15.16b, v3.16b, v1.16b /* ctr_pair_2 = bsl(ctr_mask_2, ctr_v_open, ctr_w_open) */
-	tbl v7.16b, {v7.16b}, v0.16b /* ctr_last_byte_2 = lookup16(ctr_sum_2, new_last_byte) */
-	orr v7.16b, v15.16b, v7.16b /* row_2 = or(ctr_pair_2, ctr_last_byte_2) */
-	tbl v15.16b, {v16.16b}, v4.16b /* ctr_carry_3 = lookup16(ctr_sum_3, carry_everywhere) */
-	tbl v15.16b, {v2.16b}, v15.16b /* ctr_mask_3 = lookup16(carry_mask_table, ctr_carry_3) */
-	bsl v15.16b, v3.16b, v1.16b /* ctr_pair_3 = bsl(ctr_mask_3, ctr_v_open, ctr_w_open) */
-	tbl v16.16b, {v16.16b}, v0.16b /* ctr_last_byte_3 = lookup16(ctr_sum_3, new_last_byte) */
-	orr v16.16b, v15.16b, v16.16b /* row_3 = or(ctr_pair_3, ctr_last_byte_3) */
-	tbl v15.16b, {v17.16b}, v4.16b /* ctr_carry_4 = lookup16(ctr_sum_4, carry_everywhere) */
-	tbl v15.16b, {v2.16b}, v15.16b /* ctr_mask_4 = lookup16(carry_mask_table, ctr_carry_4) */
-	bsl v15.16b, v3.16b, v1.16b /* ctr_pair_4 = bsl(ctr_mask_4, ctr_v_open, ctr_w_open) */
-	tbl v17.16b, {v17.16b}, v0.16b /* ctr_last_byte_4 = lookup16(ctr_sum_4, new_last_byte) */
-	orr v17.16b, v15.16b, v17.16b /* row_4 = or(ctr_pair_4, ctr_last_byte_4) */
-	tbl v15.16b, {v18.16b}, v4.16b /* ctr_carry_5 = lookup16(ctr_sum_5, carry_everywhere) */
-	tbl v15.16b, {v2.16b}, v15.16b /* ctr_mask_5 = lookup16(carry_mask_table, ctr_carry_5) */
-	bsl v15.16b, v3.16b, v1.16b /* ctr_pair_5 = bsl(ctr_mask_5, ctr_v_open, ctr_w_open) */
-	tbl v18.16b, {v18.16b}, v0.16b /* ctr_last_byte_5 = lookup16(ctr_sum_5, new_last_byte) */
-	orr v18.16b, v15.16b, v18.16b /* row_5 = or(ctr_pair_5, ctr_last_byte_5) */
-	tbl v15.16b, {v19.16b}, v4.16b /* ctr_carry_6 = lookup16(ctr_sum_6, carry_everywhere) */
-	tbl v15.16b, {v2.16b}, v15.16b /* ctr_mask_6 = lookup16(carry_mask_table, ctr_carry_6) */
-	bsl v15.16b, v3.16b, v1.16b /* ctr_pair_6 = bsl(ctr_mask_6, ctr_v_open, ctr_w_open) */
-	tbl v19.16b, {v19.16b}, v0.16b /* ctr_last_byte_6 = lookup16(ctr_sum_6, new_last_byte) */
-	orr v19.16b, v15.16b, v19.16b /* row_6 = or(ctr_pair_6, ctr_last_byte_6) */
-	tbl v15.16b, {v20.16b}, v4.16b /* ctr_carry_7 = lookup16(ctr_sum_7, carry_everywhere) */
-	tbl v15.16b, {v2.16b}, v15.16b /* ctr_mask_7 = lookup16(carry_mask_table, ctr_carry_7) */
-	bsl v15.16b, v3.16b, v1.16b /* ctr_pair_7 = bsl(ctr_mask_7, ctr_v_open, ctr_w_open) */
-	tbl v20.16b, {v20.16b}, v0.16b /* ctr_last_byte_7 = lookup16(ctr_sum_7, new_last_byte) */
-	orr v20.16b, v15.16b, v20.16b /* row_7 = or(ctr_pair_7, ctr_last_byte_7) */
-	tbl v15.16b, {v21.16b}, v4.16b /* ctr_carry_8 = lookup16(ctr_sum_8, carry_everywhere) */
-	tbl v15.16b, {v2.16b}, v15.16b /* ctr_mask_8 = lookup16(carry_mask_table, ctr_carry_8) */
-	bsl v15.16b, v3.16b, v1.16b /* ctr_pair_8 = bsl(ctr_mask_8, ctr_v_open, ctr_w_open) */
-	tbl v21.16b, {v21.16b}, v0.16b /* ctr_last_byte_8 = lookup16(ctr_sum_8, new_last_byte) */
-	orr v21.16b, v15.16b, v21.16b /* row_8 = or(ctr_pair_8, ctr_last_byte_8) */
-	tbl v15.16b, {v22.16b}, v4.16b /* ctr_carry_9 = lookup16(ctr_sum_9, carry_everywhere) */
-	tbl v15.16b, {v2.16b}, v15.16b /* ctr_mask_9 = lookup16(carry_mask_table, ctr_carry_9) */
-	bsl v15.16b, v3.16b, v1.16b /* ctr_pair_9 = bsl(ctr_mask_9, ctr_v_open, ctr_w_open) */
-	tbl v22.16b, {v22.16b}, v0.16b /* ctr_last_byte_9 = lookup16(ctr_sum_9, new_last_byte) */
-	orr v22.16b, v15.16b, v22.16b /* row_9 = or(ctr_pair_9, ctr_last_byte_9) */
-	tbl v15.16b, {v23.16b}, v4.16b /* ctr_carry_10 = lookup16(ctr_sum_10, carry_everywhere) */
-	tbl v15.16b, {v2.16b}, v15.16b /* ctr_mask_10 = lookup16(carry_mask_table, ctr_carry_10) */
-	bsl v15.16b, v3.16b, v1.16b /* ctr_pair_10 = bsl(ctr_mask_10, ctr_v_open, ctr_w_open) */
-	tbl v23.16b, {v23.16b}, v0.16b /* ctr_last_byte_10 = lookup16(ctr_sum_10, new_last_byte) */
-	orr v23.16b, v15.16b, v23.16b /* row_10 = or(ctr_pair_10, ctr_last_byte_10) */
-	tbl v15.16b, {v24.16b}, v4.16b /* ctr_carry_11 = lookup16(ctr_sum_11, carry_everywhere) */
-	tbl v15.16b, {v2.16b}, v15.16b /* ctr_mask_11 = lookup16(carry_mask_table, ctr_carry_11) */
-	bsl v15.16b, v3.16b, v1.16b /* ctr_pair_11 = bsl(ctr_mask_11, ctr_v_open, ctr_w_open) */
-	tbl v24.16b, {v24.16b}, v0.16b /* ctr_last_byte_11 = lookup16(ctr_sum_11, new_last_byte) */
-	orr v24.16b, v15.16b, v24.16b /* row_11 = or(ctr_pair_11, ctr_last_byte_11) */
-	tbl v15.16b, {v25.16b}, v4.16b /* ctr_carry_12 = lookup16(ctr_sum_12, carry_everywhere) */
-	tbl v15.16b, {v2.16b}, v15.16b /* ctr_mask_12 = lookup16(carry_mask_table, ctr_carry_12) */
-	bsl v15.16b, v3.16b, v1.16b /* ctr_pair_12 = bsl(ctr_mask_12, ctr_v_open, ctr_w_open) */
-	tbl v25.16b, {v25.16b}, v0.16b /* ctr_last_byte_12 = lookup16(ctr_sum_12, new_last_byte) */
-	orr v25.16b, v15.16b, v25.16b /* row_12 = or(ctr_pair_12, ctr_last_byte_12) */
-	tbl v15.16b, {v26.16b}, v4.16b /* ctr_carry_13 = lookup16(ctr_sum_13, carry_everywhere) */
-	tbl v15.16b, {v2.16b}, v15.16b /* ctr_mask_13 = lookup16(carry_mask_table, ctr_carry_13) */
-	bsl v15.16b, v3.16b, v1.16b /* ctr_pair_13 = bsl(ctr_mask_13, ctr_v_open, ctr_w_open) */
-	tbl v26.16b, {v26.16b}, v0.16b /* ctr_last_byte_13 = lookup16(ctr_sum_13, new_last_byte) */
-	orr v26.16b, v15.16b, v26.16b /* row_13 = or(ctr_pair_13, ctr_last_byte_13) */
-	tbl v15.16b, {v27.16b}, v4.16b /* ctr_carry_14 = lookup16(ctr_sum_14, carry_everywhere) */
-	tbl v15.16b, {v2.16b}, v15.16b /* ctr_mask_14 = lookup16(carry_mask_table, ctr_carry_14) */
-	bsl v15.16b, v3.16b, v1.16b /* ctr_pair_14 = bsl(ctr_mask_14, ctr_v_open, ctr_w_open) */
-	tbl v27.16b, {v27.16b}, v0.16b /* ctr_last_byte_14 = lookup16(ctr_sum_14, new_last_byte) */
-	orr v27.16b, v15.16b, v27.16b /* row_14 = or(ctr_pair_14, ctr_last_byte_14) */
-	tbl v15.16b, {v28.16b}, v4.16b /* ctr_carry_15 = lookup16(ctr_sum_15, carry_everywhere) */
-	tbl v15.16b, {v2.16b}, v15.16b /* ctr_mask_15 = lookup16(carry_mask_table, ctr_carry_15) */
-	bsl v15.16b, v3.16b, v1.16b /* ctr_pair_15 = bsl(ctr_mask_15, ctr_v_open, ctr_w_open) */
-	tbl v28.16b, {v28.16b}, v0.16b /* ctr_last_byte_15 = lookup16(ctr_sum_15, new_last_byte) */
-	orr v28.16b, v15.16b, v28.16b /* row_15 = or(ctr_pair_15, ctr_last_byte_15) */
-	zip1 v15.16b, v5.16b, v21.16b /* tr0 = unpacklo(row, row_8) */
-	zip2 v5.16b, v5.16b, v21.16b /* tr0_1 = unpackhi(row, row_8) */
-	zip1 v21.16b, v6.16b, v22.16b /* tr0_2 = unpacklo(row_1, row_9) */
-	zip2 v6.16b, v6.16b, v22.16b /* tr0_3 = unpackhi(row_1, row_9) */
-	zip1 v22.16b, v7.16b, v23.16b /* tr0_4 = unpacklo(row_2, row_10) */
-	zip2 v7.16b, v7.16b, v23.16b /* tr0_5 = unpackhi(row_2, row_10) */
-	zip1 v23.16b, v16.16b, v24.16b /* tr0_6 = unpacklo(row_3, row_11) */
-	zip2 v16.16b, v16.16b, v24.16b /* tr0_7 = unpackhi(row_3, row_11) */
-	zip1 v24.16b, v17.16b, v25.16b /* tr0_8 = unpacklo(row_4, row_12) */
-	zip2 v17.16b, v17.16b, v25.16b /* tr0_9 = unpackhi(row_4, row_12) */
-	zip1 v25.16b, v18.16b, v26.16b /* tr0_10 = unpacklo(row_5, row_13) */
-	zip2 v18.16b, v18.16b, v26.16b /* tr0_11 = unpackhi(row_5, row_13) */
-	zip1 v26.16b, v19.16b, v27.16b /* tr0_12 = unpacklo(row_6, row_14) */
-	zip2 v19.16b, v19.16b, v27.16b /* tr0_13 = unpackhi(row_6, row_14) */
-	zip1 v27.16b, v20.16b, v28.16b /* tr0_14 = unpacklo(row_7, row_15) */
-	zip2 v20.16b, v20.16b, v28.16b /* tr0_15 = unpackhi(row_7, row_15) */
-	zip1 v28.16b, v15.16b, v24.16b /* tr1 = unpacklo(tr0, tr0_8) */
-	zip2 v24.16b, v15.16b, v24.16b /* tr1_1 = unpackhi(tr0, tr0_8) */
-	zip1 v15.16b, v5.16b, v17.16b /* tr1_2 = unpacklo(tr0_1, tr0_9) */
-	zip2 v5.16b, v5.16b, v17.16b /* tr1_3 = unpackhi(tr0_1, tr0_9) */
-	zip1 v17.16b, v21.16b, v25.16b /* tr1_4 = unpacklo(tr0_2, tr0_10) */
-	zip2 v21.16b, v21.16b, v25.16b /* tr1_5 = unpackhi(tr0_2, tr0_10) */
-	zip1 v25.16b, v6.16b, v18.16b /* tr1_6 = unpacklo(tr0_3, tr0_11) */
-	zip2 v6.16b, v6.16b, v18.16b /* tr1_7 = unpackhi(tr0_3, tr0_11) */
-	zip1 v18.16b, v22.16b, v26.16b /* tr1_8 = unpacklo(tr0_4, tr0_12) */
-	zip2 v22.16b, v22.16b, v26.16b /* tr1_9 = unpackhi(tr0_4, tr0_12) */
-	zip1 v26.16b, v7.16b, v19.16b /* tr1_10 = unpacklo(tr0_5, tr0_13) */
-	zip2 v7.16b, v7.16b, v19.16b /* tr1_11 = unpackhi(tr0_5, tr0_13) */
-	zip1 v19.16b, v23.16b, v27.16b /* tr1_12 = unpacklo(tr0_6, tr0_14) */
-	zip2 v23.16b, v23.16b, v27.16b /* tr1_13 = unpackhi(tr0_6, tr0_14) */
-	zip1 v27.16b, v16.16b, v20.16b /* tr1_14 = unpacklo(tr0_7, tr0_15) */
-	zip2 v16.16b, v16.16b, v20.16b /* tr1_15 = unpackhi(tr0_7, tr0_15) */
-	zip1 v20.16b, v28.16b, v18.16b /* tr2 = unpacklo(tr1, tr1_8) */
-	zip2 v18.16b, v28.16b, v18.16b /* tr2_1 = unpackhi(tr1, tr1_8) */
-	zip1 v28.16b, v24.16b, v22.16b /* tr2_2 = unpacklo(tr1_1, tr1_9) */
-	zip2 v22.16b, v24.16b, v22.16b /* tr2_3 = unpackhi(tr1_1, tr1_9) */
-	zip1 v24.16b, v15.16b, v26.16b /* tr2_4 = unpacklo(tr1_2, tr1_10) */
-	zip2 v26.16b, v15.16b, v26.16b /* tr2_5 = unpackhi(tr1_2, tr1_10) */
-	zip1 v15.16b, v5.16b, v7.16b /* tr2_6 = unpacklo(tr1_3, tr1_11) */
-	zip2 v5.16b, v5.16b, v7.16b /* tr2_7 = unpackhi(tr1_3, tr1_11) */
-	zip1 v7.16b, v17.16b, v19.16b /* tr2_8 = unpacklo(tr1_4, tr1_12) */
-	zip2 v17.16b, v17.16b, v19.16b /* tr2_9 = unpackhi(tr1_4, tr1_12) */
-	zip1 v19.16b, v21.16b, v23.16b /* tr2_10 = unpacklo(tr1_5, tr1_13) */
-	zip2 v21.16b, v21.16b, v23.16b /* tr2_11 = unpackhi(tr1_5, tr1_13) */
-	zip1 v23.16b, v25.16b, v27.16b /* tr2_12 = unpacklo(tr1_6, tr1_14) */
-	zip2 v25.16b, v25.16b, v27.16b /* tr2_13 = unpackhi(tr1_6, tr1_14) */
-	zip1 v27.16b, v6.16b, v16.16b /* tr2_14 = unpacklo(tr1_7, tr1_15) */
-	zip2 v6.16b, v6.16b, v16.16b /* tr2_15 = unpackhi(tr1_7, tr1_15) */
-	zip1 v16.16b, v20.16b, v7.16b /* tr3 = unpacklo(tr2, tr2_8) */
-	zip2 v7.16b, v20.16b, v7.16b /* tr3_1 = unpackhi(tr2, tr2_8) */
-	zip1 v20.16b, v18.16b, v17.16b /* tr3_2 = unpacklo(tr2_1, tr2_9) */
-	zip2 v17.16b, v18.16b, v17.16b /* tr3_3 = unpackhi(tr2_1, tr2_9) */
-	zip1 v18.16b, v28.16b, v19.16b /* tr3_4 = unpacklo(tr2_2, tr2_10) */
-	zip2 v19.16b, v28.16b, v19.16b /* tr3_5 = unpackhi(tr2_2, tr2_10) */
-	zip1 v28.16b, v22.16b, v21.16b /* tr3_6 = unpacklo(tr2_3, tr2_11) */
-	zip2 v21.16b, v22.16b, v21.16b /* tr3_7 = unpackhi(tr2_3, tr2_11) */
-	zip1 v22.16b, v24.16b, v23.16b /* tr3_8 = unpacklo(tr2_4, tr2_12) */
-	zip2 v23.16b, v24.16b, v23.16b /* tr3_9 = unpackhi(tr2_4, tr2_12) */
-	zip1 v24.16b, v26.16b, v25.16b /* tr3_10 = unpacklo(tr2_5, tr2_13) */
-	zip2 v25.16b, v26.16b, v25.16b /* tr3_11 = unpackhi(tr2_5, tr2_13) */
-	zip1 v26.16b, v15.16b, v27.16b /* tr3_12 = unpacklo(tr2_6, tr2_14) */
-	zip2 v27.16b, v15.16b, v27.16b /* tr3_13 = unpackhi(tr2_6, tr2_14) */
-	zip1 v15.16b, v5.16b, v6.16b /* tr3_14 = unpacklo(tr2_7, tr2_15) */
-	zip2 v5.16b, v5.16b, v6.16b /* tr3_15 = unpackhi(tr2_7, tr2_15) */
+	ldr q14, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_new_last_byte] /* new_last_byte = const() */
+	tbl v4.16b, {v4.16b}, v14.16b /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
+	orr v0.16b, v0.16b, v4.16b /* row = or(ctr_pair, ctr_last_byte) */
+	tbl v4.16b, {v5.16b}, v3.16b /* ctr_carry_1 = lookup16(ctr_sum_1, carry_everywhere) */
+	tbl v4.16b, {v15.16b}, v4.16b /* ctr_mask_1 = lookup16(carry_mask_table, ctr_carry_1) */
+	bsl v4.16b, v2.16b, v1.16b /* ctr_pair_1 = bsl(ctr_mask_1, ctr_v_open, ctr_w_open) */
+	tbl v5.16b, {v5.16b}, v14.16b /* ctr_last_byte_1 = lookup16(ctr_sum_1, new_last_byte) */
+	orr v4.16b, v4.16b, v5.16b /* row_1 = or(ctr_pair_1, ctr_last_byte_1) */
+	tbl v5.16b, {v6.16b}, v3.16b /* ctr_carry_2 = lookup16(ctr_sum_2, carry_everywhere) */
+	tbl v5.16b, {v15.16b}, v5.16b /* ctr_mask_2 = lookup16(carry_mask_table, ctr_carry_2) */
+	bsl v5.16b, v2.16b, v1.16b /* ctr_pair_2 = bsl(ctr_mask_2, ctr_v_open, ctr_w_open) */
+	tbl v6.16b, {v6.16b}, v14.16b /* ctr_last_byte_2 = lookup16(ctr_sum_2, new_last_byte) */
+	orr v5.16b, v5.16b, v6.16b /* row_2 = or(ctr_pair_2, ctr_last_byte_2) */
+	tbl v6.16b, {v7.16b}, v3.16b /* ctr_carry_3 = lookup16(ctr_sum_3, carry_everywhere) */
+	tbl v6.16b, {v15.16b}, v6.16b /* ctr_mask_3 = lookup16(carry_mask_table, ctr_carry_3) */
+	bsl v6.16b, v2.16b, v1.16b /* ctr_pair_3 = bsl(ctr_mask_3, ctr_v_open, ctr_w_open) */
+	tbl v7.16b, {v7.16b}, v14.16b /* ctr_last_byte_3 = lookup16(ctr_sum_3, new_last_byte) */
+	orr v6.16b, v6.16b, v7.16b /* row_3 = or(ctr_pair_3, ctr_last_byte_3) */
+	tbl v7.16b, {v16.16b}, v3.16b /* ctr_carry_4 = lookup16(ctr_sum_4, carry_everywhere) */
+	tbl v7.16b, {v15.16b}, v7.16b /* ctr_mask_4 = lookup16(carry_mask_table, ctr_carry_4) */
+	bsl v7.16b, v2.16b, v1.16b /* ctr_pair_4 = bsl(ctr_mask_4, ctr_v_open, ctr_w_open) */
+	tbl v16.16b, {v16.16b}, v14.16b /* ctr_last_byte_4 = lookup16(ctr_sum_4, new_last_byte) */
+	orr v7.16b, v7.16b, v16.16b /* row_4 = or(ctr_pair_4, ctr_last_byte_4) */
+	tbl v16.16b, {v17.16b}, v3.16b /* ctr_carry_5 = lookup16(ctr_sum_5, carry_everywhere) */
+	tbl v16.16b, {v15.16b}, v16.16b /* ctr_mask_5 = lookup16(carry_mask_table, ctr_carry_5) */
+	bsl v16.16b, v2.16b, v1.16b /* ctr_pair_5 = bsl(ctr_mask_5, ctr_v_open, ctr_w_open) */
+	tbl v17.16b, {v17.16b}, v14.16b /* ctr_last_byte_5 = lookup16(ctr_sum_5, new_last_byte) */
+	orr v16.16b, v16.16b, v17.16b /* row_5 = or(ctr_pair_5, ctr_last_byte_5) */
+	tbl v17.16b, {v18.16b}, v3.16b /* ctr_carry_6 = lookup16(ctr_sum_6, carry_everywhere) */
+	tbl v17.16b, {v15.16b}, v17.16b /* ctr_mask_6 = lookup16(carry_mask_table, ctr_carry_6) */
+	bsl v17.16b, v2.16b, v1.16b /* ctr_pair_6 = bsl(ctr_mask_6, ctr_v_open, ctr_w_open) */
+	tbl v18.16b, {v18.16b}, v14.16b /* ctr_last_byte_6 = lookup16(ctr_sum_6, new_last_byte) */
+	orr v17.16b, v17.16b, v18.16b /* row_6 = or(ctr_pair_6, ctr_last_byte_6) */
+	tbl v18.16b, {v19.16b}, v3.16b /* ctr_carry_7 = lookup16(ctr_sum_7, carry_everywhere) */
+	tbl v18.16b, {v15.16b}, v18.16b /* ctr_mask_7 = lookup16(carry_mask_table, ctr_carry_7) */
+	bsl v18.16b, v2.16b, v1.16b /* ctr_pair_7 = bsl(ctr_mask_7, ctr_v_open, ctr_w_open) */
+	tbl v19.16b, {v19.16b}, v14.16b /* ctr_last_byte_7 = lookup16(ctr_sum_7, new_last_byte) */
+	orr v18.16b, v18.16b, v19.16b /* row_7 = or(ctr_pair_7, ctr_last_byte_7) */
+	tbl v19.16b, {v20.16b}, v3.16b /* ctr_carry_8 = lookup16(ctr_sum_8, carry_everywhere) */
+	tbl v19.16b, {v15.16b}, v19.16b /* ctr_mask_8 = lookup16(carry_mask_table, ctr_carry_8) */
+	bsl v19.16b, v2.16b, v1.16b /* ctr_pair_8 = bsl(ctr_mask_8, ctr_v_open, ctr_w_open) */
+	tbl v20.16b, {v20.16b}, v14.16b /* ctr_last_byte_8 = lookup16(ctr_sum_8, new_last_byte) */
+	orr v19.16b, v19.16b, v20.16b /* row_8 = or(ctr_pair_8, ctr_last_byte_8) */
+	tbl v20.16b, {v21.16b}, v3.16b /* ctr_carry_9 = lookup16(ctr_sum_9, carry_everywhere) */
+	tbl v20.16b, {v15.16b}, v20.16b /* ctr_mask_9 = lookup16(carry_mask_table, ctr_carry_9) */
+	bsl v20.16b, v2.16b, v1.16b /* ctr_pair_9 = bsl(ctr_mask_9, ctr_v_open, ctr_w_open) */
+	tbl v21.16b, {v21.16b}, v14.16b /* ctr_last_byte_9 = lookup16(ctr_sum_9, new_last_byte) */
+	orr v20.16b, v20.16b, v21.16b /* row_9 = or(ctr_pair_9, ctr_last_byte_9) */
+	tbl v21.16b, {v22.16b}, v3.16b /* ctr_carry_10 = lookup16(ctr_sum_10, carry_everywhere) */
+	tbl v21.16b, {v15.16b}, v21.16b /* ctr_mask_10 = lookup16(carry_mask_table, ctr_carry_10) */
+	bsl v21.16b, v2.16b, v1.16b /* ctr_pair_10 = bsl(ctr_mask_10, ctr_v_open, ctr_w_open) */
+	tbl v22.16b, {v22.16b}, v14.16b /* ctr_last_byte_10 = lookup16(ctr_sum_10, new_last_byte) */
+	orr v21.16b, v21.16b, v22.16b /* row_10 = or(ctr_pair_10, ctr_last_byte_10) */
+	tbl v22.16b, {v23.16b}, v3.16b /* ctr_carry_11 = lookup16(ctr_sum_11, carry_everywhere) */
+	tbl v22.16b, {v15.16b}, v22.16b /* ctr_mask_11 = lookup16(carry_mask_table, ctr_carry_11) */
+	bsl v22.16b, v2.16b, v1.16b /* ctr_pair_11 = bsl(ctr_mask_11, ctr_v_open, ctr_w_open) */
+	tbl v23.16b, {v23.16b}, v14.16b /* ctr_last_byte_11 = lookup16(ctr_sum_11, new_last_byte) */
+	orr v22.16b, v22.16b, v23.16b /* row_11 = or(ctr_pair_11, ctr_last_byte_11) */
+	tbl v23.16b, {v24.16b}, v3.16b /* ctr_carry_12 = lookup16(ctr_sum_12, carry_everywhere) */
+	tbl v23.16b, {v15.16b}, v23.16b /* ctr_mask_12 = lookup16(carry_mask_table, ctr_carry_12) */
+	bsl v23.16b, v2.16b, v1.16b /* ctr_pair_12 = bsl(ctr_mask_12, ctr_v_open, ctr_w_open) */
+	tbl v24.16b, {v24.16b}, v14.16b /* ctr_last_byte_12 = lookup16(ctr_sum_12, new_last_byte) */
+	orr v23.16b, v23.16b, v24.16b /* row_12 = or(ctr_pair_12, ctr_last_byte_12) */
+	tbl v24.16b, {v25.16b}, v3.16b /* ctr_carry_13 = lookup16(ctr_sum_13, carry_everywhere) */
+	tbl v24.16b, {v15.16b}, v24.16b /* ctr_mask_13 = lookup16(carry_mask_table, ctr_carry_13) */
+	bsl v24.16b, v2.16b, v1.16b /* ctr_pair_13 = bsl(ctr_mask_13, ctr_v_open, ctr_w_open) */
+	tbl v25.16b, {v25.16b}, v14.16b /* ctr_last_byte_13 = lookup16(ctr_sum_13, new_last_byte) */
+	orr v24.16b, v24.16b, v25.16b /* row_13 = or(ctr_pair_13, ctr_last_byte_13) */
+	tbl v25.16b, {v26.16b}, v3.16b /* ctr_carry_14 = lookup16(ctr_sum_14, carry_everywhere) */
+	tbl v25.16b, {v15.16b}, v25.16b /* ctr_mask_14 = lookup16(carry_mask_table, ctr_carry_14) */
+	bsl v25.16b, v2.16b, v1.16b /* ctr_pair_14 = bsl(ctr_mask_14, ctr_v_open, ctr_w_open) */
+	tbl v26.16b, {v26.16b}, v14.16b /* ctr_last_byte_14 = lookup16(ctr_sum_14, new_last_byte) */
+	orr v25.16b, v25.16b, v26.16b /* row_14 = or(ctr_pair_14, ctr_last_byte_14) */
+	tbl v26.16b, {v27.16b}, v3.16b /* ctr_carry_15 = lookup16(ctr_sum_15, carry_everywhere) */
+	tbl v26.16b, {v15.16b}, v26.16b /* ctr_mask_15 = lookup16(carry_mask_table, ctr_carry_15) */
+	bsl v26.16b, v2.16b, v1.16b /* ctr_pair_15 = bsl(ctr_mask_15, ctr_v_open, ctr_w_open) */
+	tbl v27.16b, {v27.16b}, v14.16b /* ctr_last_byte_15 = lookup16(ctr_sum_15, new_last_byte) */
+	orr v26.16b, v26.16b, v27.16b /* row_15 = or(ctr_pair_15, ctr_last_byte_15) */
+	zip1 v27.16b, v0.16b, v19.16b /* tr0 = unpacklo(row, row_8) */
+	zip2 v0.16b, v0.16b, v19.16b /* tr0_1 = unpackhi(row, row_8) */
+	zip1 v19.16b, v4.16b, v20.16b /* tr0_2 = unpacklo(row_1, row_9) */
+	zip2 v4.16b, v4.16b, v20.16b /* tr0_3 = unpackhi(row_1, row_9) */
+	zip1 v20.16b, v5.16b, v21.16b /* tr0_4 = unpacklo(row_2, row_10) */
+	zip2 v5.16b, v5.16b, v21.16b /* tr0_5 = unpackhi(row_2, row_10) */
+	zip1 v21.16b, v6.16b, v22.16b /* tr0_6 = unpacklo(row_3, row_11) */
+	zip2 v6.16b, v6.16b, v22.16b /* tr0_7 = unpackhi(row_3, row_11) */
+	zip1 v22.16b, v7.16b, v23.16b /* tr0_8 = unpacklo(row_4, row_12) */
+	zip2 v7.16b, v7.16b, v23.16b /* tr0_9 = unpackhi(row_4, row_12) */
+	zip1 v23.16b, v16.16b, v24.16b /* tr0_10 = unpacklo(row_5, row_13) */
+	zip2 v16.16b, v16.16b, v24.16b /* tr0_11 = unpackhi(row_5, row_13) */
+	zip1 v24.16b, v17.16b, v25.16b /* tr0_12 = unpacklo(row_6, row_14) */
+	zip2 v17.16b, v17.16b, v25.16b /* tr0_13 = unpackhi(row_6, row_14) */
+	zip1 v25.16b, v18.16b, v26.16b /* tr0_14 = unpacklo(row_7, row_15) */
+	zip2 v18.16b, v18.16b, v26.16b /* tr0_15 = unpackhi(row_7, row_15) */
+	zip1 v26.16b, v27.16b, v22.16b /* tr1 = unpacklo(tr0, tr0_8) */
+	zip2 v22.16b, v27.16b, v22.16b /* tr1_1 = unpackhi(tr0, tr0_8) */
+	zip1 v27.16b, v0.16b, v7.16b /* tr1_2 = unpacklo(tr0_1, tr0_9) */
+	zip2 v0.16b, v0.16b, v7.16b /* tr1_3 = unpackhi(tr0_1, tr0_9) */
+	zip1 v7.16b, v19.16b, v23.16b /* tr1_4 = unpacklo(tr0_2, tr0_10) */
+	zip2 v19.16b, v19.16b, v23.16b /* tr1_5 = unpackhi(tr0_2, tr0_10) */
+	zip1 v23.16b, v4.16b, v16.16b /* tr1_6 = unpacklo(tr0_3, tr0_11) */
+	zip2 v4.16b, v4.16b, v16.16b /* tr1_7 = unpackhi(tr0_3, tr0_11) */
+	zip1 v16.16b, v20.16b, v24.16b /* tr1_8 = unpacklo(tr0_4, tr0_12) */
+	zip2 v20.16b, v20.16b, v24.16b /* tr1_9 = unpackhi(tr0_4, tr0_12) */
+	zip1 v24.16b, v5.16b, v17.16b /* tr1_10 = unpacklo(tr0_5, tr0_13) */
+	zip2 v5.16b, v5.16b, v17.16b /* tr1_11 = unpackhi(tr0_5, tr0_13) */
+	zip1 v17.16b, v21.16b, v25.16b /* tr1_12 = unpacklo(tr0_6, tr0_14) */
+	zip2 v21.16b, v21.16b, v25.16b /* tr1_13 = unpackhi(tr0_6, tr0_14) */
+	zip1 v25.16b, v6.16b, v18.16b /* tr1_14 = unpacklo(tr0_7, tr0_15) */
+	zip2 v6.16b, v6.16b, v18.16b /* tr1_15 = unpackhi(tr0_7, tr0_15) */
+	zip1 v18.16b, v26.16b, v16.16b /* tr2 = unpacklo(tr1, tr1_8) */
+	zip2 v16.16b, v26.16b, v16.16b /* tr2_1 = unpackhi(tr1, tr1_8) */
+	zip1 v26.16b, v22.16b, v20.16b /* tr2_2 = unpacklo(tr1_1, tr1_9) */
+	zip2 v20.16b, v22.16b, v20.16b /* tr2_3 = unpackhi(tr1_1, tr1_9) */
+	zip1 v22.16b, v27.16b, v24.16b /* tr2_4 = unpacklo(tr1_2, tr1_10) */
+	zip2 v24.16b, v27.16b, v24.16b /* tr2_5 = unpackhi(tr1_2, tr1_10) */
+	zip1 v27.16b, v0.16b, v5.16b /* tr2_6 = unpacklo(tr1_3, tr1_11) */
+	zip2 v0.16b, v0.16b, v5.16b /* tr2_7 = unpackhi(tr1_3, tr1_11) */
+	zip1 v5.16b, v7.16b, v17.16b /* tr2_8 = unpacklo(tr1_4, tr1_12) */
+	zip2 v7.16b, v7.16b, v17.16b /* tr2_9 = unpackhi(tr1_4, tr1_12) */
+	zip1 v17.16b, v19.16b, v21.16b /* tr2_10 = unpacklo(tr1_5, tr1_13) */
+	zip2 v19.16b, v19.16b, v21.16b /* tr2_11 = unpackhi(tr1_5, tr1_13) */
+	zip1 v21.16b, v23.16b, v25.16b /* tr2_12 = unpacklo(tr1_6, tr1_14) */
+	zip2 v23.16b, v23.16b, v25.16b /* tr2_13 = unpackhi(tr1_6, tr1_14) */
+	zip1 v25.16b, v4.16b, v6.16b /* tr2_14 = unpacklo(tr1_7, tr1_15) */
+	zip2 v4.16b, v4.16b, v6.16b /* tr2_15 = unpackhi(tr1_7, tr1_15) */
+	zip1 v6.16b, v18.16b, v5.16b /* tr3 = unpacklo(tr2, tr2_8) */
+	zip2 v5.16b, v18.16b, v5.16b /* tr3_1 = unpackhi(tr2, tr2_8) */
+	zip1 v18.16b, v16.16b, v7.16b /* tr3_2 = unpacklo(tr2_1, tr2_9) */
+	zip2 v7.16b, v16.16b, v7.16b /* tr3_3 = unpackhi(tr2_1, tr2_9) */
+	zip1 v16.16b, v26.16b, v17.16b /* tr3_4 = unpacklo(tr2_2, tr2_10) */
+	zip2 v17.16b, v26.16b, v17.16b /* tr3_5 = unpackhi(tr2_2, tr2_10) */
+	zip1 v26.16b, v20.16b, v19.16b /* tr3_6 = unpacklo(tr2_3, tr2_11) */
+	zip2 v19.16b, v20.16b, v19.16b /* tr3_7 = unpackhi(tr2_3, tr2_11) */
+	zip1 v20.16b, v22.16b, v21.16b /* tr3_8 = unpacklo(tr2_4, tr2_12) */
+	zip2 v21.16b, v22.16b, v21.16b /* tr3_9 = unpackhi(tr2_4, tr2_12) */
+	zip1 v22.16b, v24.16b, v23.16b /* tr3_10 = unpacklo(tr2_5, tr2_13) */
+	zip2 v23.16b, v24.16b, v23.16b /* tr3_11 = unpackhi(tr2_5, tr2_13) */
+	zip1 v24.16b, v27.16b, v25.16b /* tr3_12 = unpacklo(tr2_6, tr2_14) */
+	zip2 v25.16b, v27.16b, v25.16b /* tr3_13 = unpackhi(tr2_6, tr2_14) */
+	zip1 v27.16b, v0.16b, v4.16b /* tr3_14 = unpacklo(tr2_7, tr2_15) */
+	zip2 v0.16b, v0.16b, v4.16b /* tr3_15 = unpackhi(tr2_7, tr2_15) */
 
 	/* Into the sliced domain: X' = A1·X byte by byte (algorithm 1). */
 	adrp x17, .Lsm4_byteslice_neon_sha3_9_nibble_mask
-	ldr q6, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_nibble_mask] /* nibble_mask = const() */
-	and v0.16b, v16.16b, v6.16b /* tr3_lo = and(tr3, nibble_mask) */
-	ushr v16.16b, v16.16b, #4 /* tr3_hi = shr(tr3) */
+	ldr q4, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_nibble_mask] /* nibble_mask = const() */
+	and v14.16b, v6.16b, v4.16b /* tr3_lo = and(tr3, nibble_mask) */
+	ushr v6.16b, v6.16b, #4 /* tr3_hi = shr(tr3) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_9_tbl_lo
-	ldr q2, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_tbl_lo] /* tbl_lo = const() */
-	tbl v0.16b, {v2.16b}, v0.16b /* xin_l = lookup16(tbl_lo, tr3_lo) */
+	ldr q15, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_tbl_lo] /* tbl_lo = const() */
+	tbl v14.16b, {v15.16b}, v14.16b /* xin_l = lookup16(tbl_lo, tr3_lo) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_9_tbl_hi
-	ldr q4, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_tbl_hi] /* tbl_hi = const() */
-	tbl v16.16b, {v4.16b}, v16.16b /* xin_h = lookup16(tbl_hi, tr3_hi) */
-	eor v0.16b, v0.16b, v16.16b /* xin = xor(xin_l, xin_h) */
-	and v16.16b, v7.16b, v6.16b /* tr3_1_lo = and(tr3_1, nibble_mask) */
-	ushr v7.16b, v7.16b, #4 /* tr3_1_hi = shr(tr3_1) */
-	tbl v16.16b, {v2.16b}, v16.16b /* xin_1_l = lookup16(tbl_lo, tr3_1_lo) */
-	tbl v7.16b, {v4.16b}, v7.16b /* xin_1_h = lookup16(tbl_hi, tr3_1_hi) */
-	eor v7.16b, v16.16b, v7.16b /* xin_1 = xor(xin_1_l, xin_1_h) */
-	and v16.16b, v20.16b, v6.16b /* tr3_2_lo = and(tr3_2, nibble_mask) */
-	ushr v20.16b, v20.16b, #4 /* tr3_2_hi = shr(tr3_2) */
-	tbl v16.16b, {v2.16b}, v16.16b /* xin_2_l = lookup16(tbl_lo, tr3_2_lo) */
-	tbl v20.16b, {v4.16b}, v20.16b /* xin_2_h = lookup16(tbl_hi, tr3_2_hi) */
-	eor v16.16b, v16.16b, v20.16b /* xin_2 = xor(xin_2_l, xin_2_h) */
-	and v20.16b, v17.16b, v6.16b /* tr3_3_lo = and(tr3_3, nibble_mask) */
-	ushr v17.16b, v17.16b, #4 /* tr3_3_hi = shr(tr3_3) */
-	tbl v20.16b, {v2.16b}, v20.16b /* xin_3_l = lookup16(tbl_lo, tr3_3_lo) */
-	tbl v17.16b, {v4.16b}, v17.16b /* xin_3_h = lookup16(tbl_hi, tr3_3_hi) */
-	eor v17.16b, v20.16b, v17.16b /* xin_3 = xor(xin_3_l, xin_3_h) */
-	and v20.16b, v18.16b, v6.16b /* tr3_4_lo = and(tr3_4, nibble_mask) */
-	ushr v18.16b, v18.16b, #4 /* tr3_4_hi = shr(tr3_4) */
-	tbl v20.16b, {v2.16b}, v20.16b /* xin_4_l = lookup16(tbl_lo, tr3_4_lo) */
-	tbl v18.16b, {v4.16b}, v18.16b /* xin_4_h = lookup16(tbl_hi, tr3_4_hi) */
-	eor v18.16b, v20.16b, v18.16b /* xin_4 = xor(xin_4_l, xin_4_h) */
-	and v20.16b, v19.16b, v6.16b /* tr3_5_lo = and(tr3_5, nibble_mask) */
-	ushr v19.16b, v19.16b, #4 /* tr3_5_hi = shr(tr3_5) */
-	tbl v20.16b, {v2.16b}, v20.16b /* xin_5_l = lookup16(tbl_lo, tr3_5_lo) */
-	tbl v19.16b, {v4.16b}, v19.16b /* xin_5_h = lookup16(tbl_hi, tr3_5_hi) */
-	eor v19.16b, v20.16b, v19.16b /* xin_5 = xor(xin_5_l, xin_5_h) */
-	and v20.16b, v28.16b, v6.16b /* tr3_6_lo = and(tr3_6, nibble_mask) */
-	ushr v28.16b, v28.16b, #4 /* tr3_6_hi = shr(tr3_6) */
-	tbl v20.16b, {v2.16b}, v20.16b /* xin_6_l = lookup16(tbl_lo, tr3_6_lo) */
-	tbl v28.16b, {v4.16b}, v28.16b /* xin_6_h = lookup16(tbl_hi, tr3_6_hi) */
-	eor v20.16b, v20.16b, v28.16b /* xin_6 = xor(xin_6_l, xin_6_h) */
-	and v28.16b, v21.16b, v6.16b /* tr3_7_lo = and(tr3_7, nibble_mask) */
-	ushr v21.16b, v21.16b, #4 /* tr3_7_hi = shr(tr3_7) */
-	tbl v28.16b, {v2.16b}, v28.16b /* xin_7_l = lookup16(tbl_lo, tr3_7_lo) */
-	tbl v21.16b, {v4.16b}, v21.16b /* xin_7_h = lookup16(tbl_hi, tr3_7_hi) */
-	eor v21.16b, v28.16b, v21.16b /* xin_7 = xor(xin_7_l, xin_7_h) */
-	and v28.16b, v22.16b, v6.16b /* tr3_8_lo = and(tr3_8, nibble_mask) */
-	ushr v22.16b, v22.16b, #4 /* tr3_8_hi = shr(tr3_8) */
-	tbl v28.16b, {v2.16b}, v28.16b /* xin_8_l = lookup16(tbl_lo, tr3_8_lo) */
-	tbl v22.16b, {v4.16b}, v22.16b /* xin_8_h = lookup16(tbl_hi, tr3_8_hi) */
-	eor v22.16b, v28.16b, v22.16b /* xin_8 = xor(xin_8_l, xin_8_h) */
-	and v28.16b, v23.16b, v6.16b /* tr3_9_lo = and(tr3_9, nibble_mask) */
-	ushr v23.16b, v23.16b, #4 /* tr3_9_hi = shr(tr3_9) */
-	tbl v28.16b, {v2.16b}, v28.16b /* xin_9_l = lookup16(tbl_lo, tr3_9_lo) */
-	tbl v23.16b, {v4.16b}, v23.16b /* xin_9_h = lookup16(tbl_hi, tr3_9_hi) */
-	eor v23.16b, v28.16b, v23.16b /* xin_9 = xor(xin_9_l, xin_9_h) */
-	and v28.16b, v24.16b, v6.16b /* tr3_10_lo = and(tr3_10, nibble_mask) */
-	ushr v24.16b, v24.16b, #4 /* tr3_10_hi = shr(tr3_10) */
-	tbl v28.16b, {v2.16b}, v28.16b /* xin_10_l = lookup16(tbl_lo, tr3_10_lo) */
-	tbl v24.16b, {v4.16b}, v24.16b /* xin_10_h = lookup16(tbl_hi, tr3_10_hi) */
-	eor v24.16b, v28.16b, v24.16b /* xin_10 = xor(xin_10_l, xin_10_h) */
-	and v28.16b, v25.16b, v6.16b /* tr3_11_lo = and(tr3_11, nibble_mask) */
-	ushr v25.16b, v25.16b, #4 /* tr3_11_hi = shr(tr3_11) */
-	tbl v28.16b, {v2.16b}, v28.16b /* xin_11_l = lookup16(tbl_lo, tr3_11_lo) */
-	tbl v25.16b, {v4.16b}, v25.16b /* xin_11_h = lookup16(tbl_hi, tr3_11_hi) */
-	eor v25.16b, v28.16b, v25.16b /* xin_11 = xor(xin_11_l, xin_11_h) */
-	and v28.16b, v26.16b, v6.16b /* tr3_12_lo = and(tr3_12, nibble_mask) */
-	ushr v26.16b, v26.16b, #4 /* tr3_12_hi = shr(tr3_12) */
-	tbl v28.16b, {v2.16b}, v28.16b /* xin_12_l = lookup16(tbl_lo, tr3_12_lo) */
-	tbl v26.16b, {v4.16b}, v26.16b /* xin_12_h = lookup16(tbl_hi, tr3_12_hi) */
-	eor v26.16b, v28.16b, v26.16b /* xin_12 = xor(xin_12_l, xin_12_h) */
-	and v28.16b, v27.16b, v6.16b /* tr3_13_lo = and(tr3_13, nibble_mask) */
-	ushr v27.16b, v27.16b, #4 /* tr3_13_hi = shr(tr3_13) */
-	tbl v28.16b, {v2.16b}, v28.16b /* xin_13_l = lookup16(tbl_lo, tr3_13_lo) */
-	tbl v27.16b, {v4.16b}, v27.16b /* xin_13_h = lookup16(tbl_hi, tr3_13_hi) */
-	eor v27.16b, v28.16b, v27.16b /* xin_13 = xor(xin_13_l, xin_13_h) */
-	and v28.16b, v15.16b, v6.16b /* tr3_14_lo = and(tr3_14, nibble_mask) */
-	ushr v15.16b, v15.16b, #4 /* tr3_14_hi = shr(tr3_14) */
-	tbl v28.16b, {v2.16b}, v28.16b /* xin_14_l = lookup16(tbl_lo, tr3_14_lo) */
-	tbl v15.16b, {v4.16b}, v15.16b /* xin_14_h = lookup16(tbl_hi, tr3_14_hi) */
-	eor v28.16b, v28.16b, v15.16b /* xin_14 = xor(xin_14_l, xin_14_h) */
-	and v15.16b, v5.16b, v6.16b /* tr3_15_lo = and(tr3_15, nibble_mask) */
-	ushr v5.16b, v5.16b, #4 /* tr3_15_hi = shr(tr3_15) */
-	tbl v15.16b, {v2.16b}, v15.16b /* xin_15_l = lookup16(tbl_lo, tr3_15_lo) */
-	tbl v5.16b, {v4.16b}, v5.16b /* xin_15_h = lookup16(tbl_hi, tr3_15_hi) */
-	eor v5.16b, v15.16b, v5.16b /* xin_15 = xor(xin_15_l, xin_15_h) */
+	ldr q3, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_tbl_hi] /* tbl_hi = const() */
+	tbl v6.16b, {v3.16b}, v6.16b /* xin_h = lookup16(tbl_hi, tr3_hi) */
+	eor v6.16b, v14.16b, v6.16b /* xin = xor(xin_l, xin_h) */
+	and v14.16b, v5.16b, v4.16b /* tr3_1_lo = and(tr3_1, nibble_mask) */
+	ushr v5.16b, v5.16b, #4 /* tr3_1_hi = shr(tr3_1) */
+	tbl v14.16b, {v15.16b}, v14.16b /* xin_1_l = lookup16(tbl_lo, tr3_1_lo) */
+	tbl v5.16b, {v3.16b}, v5.16b /* xin_1_h = lookup16(tbl_hi, tr3_1_hi) */
+	eor v5.16b, v14.16b, v5.16b /* xin_1 = xor(xin_1_l, xin_1_h) */
+	and v14.16b, v18.16b, v4.16b /* tr3_2_lo = and(tr3_2, nibble_mask) */
+	ushr v18.16b, v18.16b, #4 /* tr3_2_hi = shr(tr3_2) */
+	tbl v14.16b, {v15.16b}, v14.16b /* xin_2_l = lookup16(tbl_lo, tr3_2_lo) */
+	tbl v18.16b, {v3.16b}, v18.16b /* xin_2_h = lookup16(tbl_hi, tr3_2_hi) */
+	eor v18.16b, v14.16b, v18.16b /* xin_2 = xor(xin_2_l, xin_2_h) */
+	and v14.16b, v7.16b, v4.16b /* tr3_3_lo = and(tr3_3, nibble_mask) */
+	ushr v7.16b, v7.16b, #4 /* tr3_3_hi = shr(tr3_3) */
+	tbl v14.16b, {v15.16b}, v14.16b /* xin_3_l = lookup16(tbl_lo, tr3_3_lo) */
+	tbl v7.16b, {v3.16b}, v7.16b /* xin_3_h = lookup16(tbl_hi, tr3_3_hi) */
+	eor v7.16b, v14.16b, v7.16b /* xin_3 = xor(xin_3_l, xin_3_h) */
+	and v14.16b, v16.16b, v4.16b /* tr3_4_lo = and(tr3_4, nibble_mask) */
+	ushr v16.16b, v16.16b, #4 /* tr3_4_hi = shr(tr3_4) */
+	tbl v14.16b, {v15.16b}, v14.16b /* xin_4_l = lookup16(tbl_lo, tr3_4_lo) */
+	tbl v16.16b, {v3.16b}, v16.16b /* xin_4_h = lookup16(tbl_hi, tr3_4_hi) */
+	eor v16.16b, v14.16b, v16.16b /* xin_4 = xor(xin_4_l, xin_4_h) */
+	and v14.16b, v17.16b, v4.16b /* tr3_5_lo = and(tr3_5, nibble_mask) */
+	ushr v17.16b, v17.16b, #4 /* tr3_5_hi = shr(tr3_5) */
+	tbl v14.16b, {v15.16b}, v14.16b /* xin_5_l = lookup16(tbl_lo, tr3_5_lo) */
+	tbl v17.16b, {v3.16b}, v17.16b /* xin_5_h = lookup16(tbl_hi, tr3_5_hi) */
+	eor v17.16b, v14.16b, v17.16b /* xin_5 = xor(xin_5_l, xin_5_h) */
+	and v14.16b, v26.16b, v4.16b /* tr3_6_lo = and(tr3_6, nibble_mask) */
+	ushr v26.16b, v26.16b, #4 /* tr3_6_hi = shr(tr3_6) */
+	tbl v14.16b, {v15.16b}, v14.16b /* xin_6_l = lookup16(tbl_lo, tr3_6_lo) */
+	tbl v26.16b, {v3.16b}, v26.16b /* xin_6_h = lookup16(tbl_hi, tr3_6_hi) */
+	eor v26.16b, v14.16b, v26.16b /* xin_6 = xor(xin_6_l, xin_6_h) */
+	and v14.16b, v19.16b, v4.16b /* tr3_7_lo = and(tr3_7, nibble_mask) */
+	ushr v19.16b, v19.16b, #4 /* tr3_7_hi = shr(tr3_7) */
+	tbl v14.16b, {v15.16b}, v14.16b /* xin_7_l = lookup16(tbl_lo, tr3_7_lo) */
+	tbl v19.16b, {v3.16b}, v19.16b /* xin_7_h = lookup16(tbl_hi, tr3_7_hi) */
+	eor v19.16b, v14.16b, v19.16b /* xin_7 = xor(xin_7_l, xin_7_h) */
+	and v14.16b, v20.16b, v4.16b /* tr3_8_lo = and(tr3_8, nibble_mask) */
+	ushr v20.16b, v20.16b, #4 /* tr3_8_hi = shr(tr3_8) */
+	tbl v14.16b, {v15.16b}, v14.16b /* xin_8_l = lookup16(tbl_lo, tr3_8_lo) */
+	tbl v20.16b, {v3.16b}, v20.16b /* xin_8_h = lookup16(tbl_hi, tr3_8_hi) */
+	eor v20.16b, v14.16b, v20.16b /* xin_8 = xor(xin_8_l, xin_8_h) */
+	and v14.16b, v21.16b, v4.16b /* tr3_9_lo = and(tr3_9, nibble_mask) */
+	ushr v21.16b, v21.16b, #4 /* tr3_9_hi = shr(tr3_9) */
+	tbl v14.16b, {v15.16b}, v14.16b /* xin_9_l = lookup16(tbl_lo, tr3_9_lo) */
+	tbl v21.16b, {v3.16b}, v21.16b /* xin_9_h = lookup16(tbl_hi, tr3_9_hi) */
+	eor v21.16b, v14.16b, v21.16b /* xin_9 = xor(xin_9_l, xin_9_h) */
+	and v14.16b, v22.16b, v4.16b /* tr3_10_lo = and(tr3_10, nibble_mask) */
+	ushr v22.16b, v22.16b, #4 /* tr3_10_hi = shr(tr3_10) */
+	tbl v14.16b, {v15.16b}, v14.16b /* xin_10_l = lookup16(tbl_lo, tr3_10_lo) */
+	tbl v22.16b, {v3.16b}, v22.16b /* xin_10_h = lookup16(tbl_hi, tr3_10_hi) */
+	eor v22.16b, v14.16b, v22.16b /* xin_10 = xor(xin_10_l, xin_10_h) */
+	and v14.16b, v23.16b, v4.16b /* tr3_11_lo = and(tr3_11, nibble_mask) */
+	ushr v23.16b, v23.16b, #4 /* tr3_11_hi = shr(tr3_11) */
+	tbl v14.16b, {v15.16b}, v14.16b /* xin_11_l = lookup16(tbl_lo, tr3_11_lo) */
+	tbl v23.16b, {v3.16b}, v23.16b /* xin_11_h = lookup16(tbl_hi, tr3_11_hi) */
+	eor v23.16b, v14.16b, v23.16b /* xin_11 = xor(xin_11_l, xin_11_h) */
+	and v14.16b, v24.16b, v4.16b /* tr3_12_lo = and(tr3_12, nibble_mask) */
+	ushr v24.16b, v24.16b, #4 /* tr3_12_hi = shr(tr3_12) */
+	tbl v14.16b, {v15.16b}, v14.16b /* xin_12_l = lookup16(tbl_lo, tr3_12_lo) */
+	tbl v24.16b, {v3.16b}, v24.16b /* xin_12_h = lookup16(tbl_hi, tr3_12_hi) */
+	eor v24.16b, v14.16b, v24.16b /* xin_12 = xor(xin_12_l, xin_12_h) */
+	and v14.16b, v25.16b, v4.16b /* tr3_13_lo = and(tr3_13, nibble_mask) */
+	ushr v25.16b, v25.16b, #4 /* tr3_13_hi = shr(tr3_13) */
+	tbl v14.16b, {v15.16b}, v14.16b /* xin_13_l = lookup16(tbl_lo, tr3_13_lo) */
+	tbl v25.16b, {v3.16b}, v25.16b /* xin_13_h = lookup16(tbl_hi, tr3_13_hi) */
+	eor v25.16b, v14.16b, v25.16b /* xin_13 = xor(xin_13_l, xin_13_h) */
+	and v14.16b, v27.16b, v4.16b /* tr3_14_lo = and(tr3_14, nibble_mask) */
+	ushr v27.16b, v27.16b, #4 /* tr3_14_hi = shr(tr3_14) */
+	tbl v14.16b, {v15.16b}, v14.16b /* xin_14_l = lookup16(tbl_lo, tr3_14_lo) */
+	tbl v27.16b, {v3.16b}, v27.16b /* xin_14_h = lookup16(tbl_hi, tr3_14_hi) */
+	eor v27.16b, v14.16b, v27.16b /* xin_14 = xor(xin_14_l, xin_14_h) */
+	and v14.16b, v0.16b, v4.16b /* tr3_15_lo = and(tr3_15, nibble_mask) */
+	ushr v0.16b, v0.16b, #4 /* tr3_15_hi = shr(tr3_15) */
+	tbl v14.16b, {v15.16b}, v14.16b /* xin_15_l = lookup16(tbl_lo, tr3_15_lo) */
+	tbl v0.16b, {v3.16b}, v0.16b /* xin_15_h = lookup16(tbl_hi, tr3_15_hi) */
+	eor v0.16b, v14.16b, v0.16b /* xin_15 = xor(xin_15_l, xin_15_h) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_9_carry_everywhere
-	ldr q15, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_carry_everywhere] /* carry_everywhere = const() */
-	tbl v4.16b, {v29.16b}, v15.16b /* ctr_carry_16 = lookup16(ctr_sum_16, carry_everywhere) */
+	ldr q14, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_carry_everywhere] /* carry_everywhere = const() */
+	tbl v3.16b, {v28.16b}, v14.16b /* ctr_carry_16 = lookup16(ctr_sum_16, carry_everywhere) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_9_carry_mask_table
-	ldr q2, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_carry_mask_table] /* carry_mask_table = const() */
-	tbl v4.16b, {v2.16b}, v4.16b /* ctr_mask_16 = lookup16(carry_mask_table, ctr_carry_16) */
-	bsl v4.16b, v3.16b, v1.16b /* ctr_pair_16 = bsl(ctr_mask_16, ctr_v_open, ctr_w_open) */
+	ldr q15, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_carry_mask_table] /* carry_mask_table = const() */
+	tbl v3.16b, {v15.16b}, v3.16b /* ctr_mask_16 = lookup16(carry_mask_table, ctr_carry_16) */
+	bsl v3.16b, v2.16b, v1.16b /* ctr_pair_16 = bsl(ctr_mask_16, ctr_v_open, ctr_w_open) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_9_new_last_byte
-	ldr q6, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_new_last_byte] /* new_last_byte = const() */
-	tbl v29.16b, {v29.16b}, v6.16b /* ctr_last_byte_16 = lookup16(ctr_sum_16, new_last_byte) */
-	orr v4.16b, v4.16b, v29.16b /* row_16 = or(ctr_pair_16, ctr_last_byte_16) */
-	tbl v29.16b, {v30.16b}, v15.16b /* ctr_carry_17 = lookup16(ctr_sum_17, carry_everywhere) */
-	tbl v29.16b, {v2.16b}, v29.16b /* ctr_mask_17 = lookup16(carry_mask_table, ctr_carry_17) */
-	bsl v29.16b, v3.16b, v1.16b /* ctr_pair_17 = bsl(ctr_mask_17, ctr_v_open, ctr_w_open) */
-	tbl v30.16b, {v30.16b}, v6.16b /* ctr_last_byte_17 = lookup16(ctr_sum_17, new_last_byte) */
-	orr v29.16b, v29.16b, v30.16b /* row_17 = or(ctr_pair_17, ctr_last_byte_17) */
-	tbl v30.16b, {v31.16b}, v15.16b /* ctr_carry_18 = lookup16(ctr_sum_18, carry_everywhere) */
-	tbl v30.16b, {v2.16b}, v30.16b /* ctr_mask_18 = lookup16(carry_mask_table, ctr_carry_18) */
-	bsl v30.16b, v3.16b, v1.16b /* ctr_pair_18 = bsl(ctr_mask_18, ctr_v_open, ctr_w_open) */
-	tbl v31.16b, {v31.16b}, v6.16b /* ctr_last_byte_18 = lookup16(ctr_sum_18, new_last_byte) */
-	orr v30.16b, v30.16b, v31.16b /* row_18 = or(ctr_pair_18, ctr_last_byte_18) */
-	tbl v31.16b, {v8.16b}, v15.16b /* ctr_carry_19 = lookup16(ctr_sum_19, carry_everywhere) */
-	tbl v31.16b, {v2.16b}, v31.16b /* ctr_mask_19 = lookup16(carry_mask_table, ctr_carry_19) */
-	bsl v31.16b, v3.16b, v1.16b /* ctr_pair_19 = bsl(ctr_mask_19, ctr_v_open, ctr_w_open) */
-	tbl v8.16b, {v8.16b}, v6.16b /* ctr_last_byte_19 = lookup16(ctr_sum_19, new_last_byte) */
-	orr v31.16b, v31.16b, v8.16b /* row_19 = or(ctr_pair_19, ctr_last_byte_19) */
-	tbl v8.16b, {v9.16b}, v15.16b /* ctr_carry_20 = lookup16(ctr_sum_20, carry_everywhere) */
-	tbl v8.16b, {v2.16b}, v8.16b /* ctr_mask_20 = lookup16(carry_mask_table, ctr_carry_20) */
-	bsl v8.16b, v3.16b, v1.16b /* ctr_pair_20 = bsl(ctr_mask_20, ctr_v_open, ctr_w_open) */
-	tbl v9.16b, {v9.16b}, v6.16b /* ctr_last_byte_20 = lookup16(ctr_sum_20, new_last_byte) */
-	orr v8.16b, v8.16b, v9.16b /* row_20 = or(ctr_pair_20, ctr_last_byte_20) */
-	tbl v9.16b, {v10.16b}, v15.16b /* ctr_carry_21 = lookup16(ctr_sum_21, carry_everywhere) */
-	tbl v9.16b, {v2.16b}, v9.16b /* ctr_mask_21 = lookup16(carry_mask_table, ctr_carry_21) */
-	bsl v9.16b, v3.16b, v1.16b /* ctr_pair_21 = bsl(ctr_mask_21, ctr_v_open, ctr_w_open) */
-	tbl v10.16b, {v10.16b}, v6.16b /* ctr_last_byte_21 = lookup16(ctr_sum_21, new_last_byte) */
-	orr v9.16b, v9.16b, v10.16b /* row_21 = or(ctr_pair_21, ctr_last_byte_21) */
-	tbl v10.16b, {v11.16b}, v15.16b /* ctr_carry_22 = lookup16(ctr_sum_22, carry_everywhere) */
-	tbl v10.16b, {v2.16b}, v10.16b /* ctr_mask_22 = lookup16(carry_mask_table, ctr_carry_22) */
-	bsl v10.16b, v3.16b, v1.16b /* ctr_pair_22 = bsl(ctr_mask_22, ctr_v_open, ctr_w_open) */
-	tbl v11.16b, {v11.16b}, v6.16b /* ctr_last_byte_22 = lookup16(ctr_sum_22, new_last_byte) */
-	orr v10.16b, v10.16b, v11.16b /* row_22 = or(ctr_pair_22, ctr_last_byte_22) */
-	tbl v11.16b, {v12.16b}, v15.16b /* ctr_carry_23 = lookup16(ctr_sum_23, carry_everywhere) */
-	tbl v11.16b, {v2.16b}, v11.16b /* ctr_mask_23 = lookup16(carry_mask_table, ctr_carry_23) */
-	bsl v11.16b, v3.16b, v1.16b /* ctr_pair_23 = bsl(ctr_mask_23, ctr_v_open, ctr_w_open) */
-	tbl v12.16b, {v12.16b}, v6.16b /* ctr_last_byte_23 = lookup16(ctr_sum_23, new_last_byte) */
-	orr v11.16b, v11.16b, v12.16b /* row_23 = or(ctr_pair_23, ctr_last_byte_23) */
-	tbl v12.16b, {v13.16b}, v15.16b /* ctr_carry_24 = lookup16(ctr_sum_24, carry_everywhere) */
-	tbl v12.16b, {v2.16b}, v12.16b /* ctr_mask_24 = lookup16(carry_mask_table, ctr_carry_24) */
-	bsl v12.16b, v3.16b, v1.16b /* ctr_pair_24 = bsl(ctr_mask_24, ctr_v_open, ctr_w_open) */
-	tbl v13.16b, {v13.16b}, v6.16b /* ctr_last_byte_24 = lookup16(ctr_sum_24, new_last_byte) */
-	orr v12.16b, v12.16b, v13.16b /* row_24 = or(ctr_pair_24, ctr_last_byte_24) */
-	tbl v13.16b, {v14.16b}, v15.16b /* ctr_carry_25 = lookup16(ctr_sum_25, carry_everywhere) */
-	tbl v13.16b, {v2.16b}, v13.16b /* ctr_mask_25 = lookup16(carry_mask_table, ctr_carry_25) */
-	bsl v13.16b, v3.16b, v1.16b /* ctr_pair_25 = bsl(ctr_mask_25, ctr_v_open, ctr_w_open) */
-	tbl v14.16b, {v14.16b}, v6.16b /* ctr_last_byte_25 = lookup16(ctr_sum_25, new_last_byte) */
-	orr v13.16b, v13.16b, v14.16b /* row_25 = or(ctr_pair_25, ctr_last_byte_25) */
-	ldr q14, [sp, #128] /* reload ctr_sum_26 */
-	str q0, [sp, #176] /* spill g0x0.1 */
-	tbl v0.16b, {v14.16b}, v15.16b /* ctr_carry_26 = lookup16(ctr_sum_26, carry_everywhere) */
-	tbl v0.16b, {v2.16b}, v0.16b /* ctr_mask_26 = lookup16(carry_mask_table, ctr_carry_26) */
-	bsl v0.16b, v3.16b, v1.16b /* ctr_pair_26 = bsl(ctr_mask_26, ctr_v_open, ctr_w_open) */
-	tbl v14.16b, {v14.16b}, v6.16b /* ctr_last_byte_26 = lookup16(ctr_sum_26, new_last_byte) */
-	orr v0.16b, v0.16b, v14.16b /* row_26 = or(ctr_pair_26, ctr_last_byte_26) */
-	ldr q14, [sp, #80] /* reload ctr_sum_27 */
-	str q5, [sp, #128] /* spill g0x15.1 */
-	tbl v5.16b, {v14.16b}, v15.16b /* ctr_carry_27 = lookup16(ctr_sum_27, carry_everywhere) */
-	tbl v5.16b, {v2.16b}, v5.16b /* ctr_mask_27 = lookup16(carry_mask_table, ctr_carry_27) */
-	bsl v5.16b, v3.16b, v1.16b /* ctr_pair_27 = bsl(ctr_mask_27, ctr_v_open, ctr_w_open) */
-	tbl v14.16b, {v14.16b}, v6.16b /* ctr_last_byte_27 = lookup16(ctr_sum_27, new_last_byte) */
-	orr v5.16b, v5.16b, v14.16b /* row_27 = or(ctr_pair_27, ctr_last_byte_27) */
-	ldr q14, [sp, #96] /* reload ctr_sum_28 */
-	str q7, [sp, #80] /* spill g0x1.1 */
-	tbl v7.16b, {v14.16b}, v15.16b /* ctr_carry_28 = lookup16(ctr_sum_28, carry_everywhere) */
-	tbl v7.16b, {v2.16b}, v7.16b /* ctr_mask_28 = lookup16(carry_mask_table, ctr_carry_28) */
-	bsl v7.16b, v3.16b, v1.16b /* ctr_pair_28 = bsl(ctr_mask_28, ctr_v_open, ctr_w_open) */
-	tbl v14.16b, {v14.16b}, v6.16b /* ctr_last_byte_28 = lookup16(ctr_sum_28, new_last_byte) */
-	orr v7.16b, v7.16b, v14.16b /* row_28 = or(ctr_pair_28, ctr_last_byte_28) */
-	ldr q14, [sp, #112] /* reload ctr_sum_29 */
-	str q16, [sp, #96] /* spill g0x2.1 */
-	tbl v16.16b, {v14.16b}, v15.16b /* ctr_carry_29 = lookup16(ctr_sum_29, carry_everywhere) */
-	tbl v16.16b, {v2.16b}, v16.16b /* ctr_mask_29 = lookup16(carry_mask_table, ctr_carry_29) */
-	bsl v16.16b, v3.16b, v1.16b /* ctr_pair_29 = bsl(ctr_mask_29, ctr_v_open, ctr_w_open) */
-	tbl v14.16b, {v14.16b}, v6.16b /* ctr_last_byte_29 = lookup16(ctr_sum_29, new_last_byte) */
-	orr v16.16b, v16.16b, v14.16b /* row_29 = or(ctr_pair_29, ctr_last_byte_29) */
-	ldr q14, [sp, #160] /* reload ctr_sum_30 */
-	str q17, [sp, #112] /* spill g0x3.1 */
-	tbl v17.16b, {v14.16b}, v15.16b /* ctr_carry_30 = lookup16(ctr_sum_30, carry_everywhere) */
-	tbl v17.16b, {v2.16b}, v17.16b /* ctr_mask_30 = lookup16(carry_mask_table, ctr_carry_30) */
-	bsl v17.16b, v3.16b, v1.16b /* ctr_pair_30 = bsl(ctr_mask_30, ctr_v_open, ctr_w_open) */
-	tbl v14.16b, {v14.16b}, v6.16b /* ctr_last_byte_30 = lookup16(ctr_sum_30, new_last_byte) */
-	orr v17.16b, v17.16b, v14.16b /* row_30 = or(ctr_pair_30, ctr_last_byte_30) */
-	ldr q14, [sp, #144] /* reload ctr_sum_31 */
-	tbl v15.16b, {v14.16b}, v15.16b /* ctr_carry_31 = lookup16(ctr_sum_31, carry_everywhere) */
-	tbl v2.16b, {v2.16b}, v15.16b /* ctr_mask_31 = lookup16(carry_mask_table, ctr_carry_31) */
-	bsl v2.16b, v3.16b, v1.16b /* ctr_pair_31 = bsl(ctr_mask_31, ctr_v_open, ctr_w_open) */
-	tbl v1.16b, {v14.16b}, v6.16b /* ctr_last_byte_31 = lookup16(ctr_sum_31, new_last_byte) */
-	orr v1.16b, v2.16b, v1.16b /* row_31 = or(ctr_pair_31, ctr_last_byte_31) */
-	zip1 v2.16b, v4.16b, v12.16b /* tr0_16 = unpacklo(row_16, row_24) */
-	zip2 v3.16b, v4.16b, v12.16b /* tr0_17 = unpackhi(row_16, row_24) */
-	zip1 v4.16b, v29.16b, v13.16b /* tr0_18 = unpacklo(row_17, row_25) */
-	zip2 v6.16b, v29.16b, v13.16b /* tr0_19 = unpackhi(row_17, row_25) */
-	zip1 v29.16b, v30.16b, v0.16b /* tr0_20 = unpacklo(row_18, row_26) */
-	zip2 v0.16b, v30.16b, v0.16b /* tr0_21 = unpackhi(row_18, row_26) */
-	zip1 v30.16b, v31.16b, v5.16b /* tr0_22 = unpacklo(row_19, row_27) */
-	zip2 v5.16b, v31.16b, v5.16b /* tr0_23 = unpackhi(row_19, row_27) */
-	zip1 v31.16b, v8.16b, v7.16b /* tr0_24 = unpacklo(row_20, row_28) */
-	zip2 v7.16b, v8.16b, v7.16b /* tr0_25 = unpackhi(row_20, row_28) */
-	zip1 v8.16b, v9.16b, v16.16b /* tr0_26 = unpacklo(row_21, row_29) */
-	zip2 v16.16b, v9.16b, v16.16b /* tr0_27 = unpackhi(row_21, row_29) */
-	zip1 v9.16b, v10.16b, v17.16b /* tr0_28 = unpacklo(row_22, row_30) */
-	zip2 v17.16b, v10.16b, v17.16b /* tr0_29 = unpackhi(row_22, row_30) */
-	zip1 v10.16b, v11.16b, v1.16b /* tr0_30 = unpacklo(row_23, row_31) */
-	zip2 v1.16b, v11.16b, v1.16b /* tr0_31 = unpackhi(row_23, row_31) */
-	zip1 v11.16b, v2.16b, v31.16b /* tr1_16 = unpacklo(tr0_16, tr0_24) */
-	zip2 v2.16b, v2.16b, v31.16b /* tr1_17 = unpackhi(tr0_16, tr0_24) */
-	zip1 v31.16b, v3.16b, v7.16b /* tr1_18 = unpacklo(tr0_17, tr0_25) */
-	zip2 v3.16b, v3.16b, v7.16b /* tr1_19 = unpackhi(tr0_17, tr0_25) */
-	zip1 v7.16b, v4.16b, v8.16b /* tr1_20 = unpacklo(tr0_18, tr0_26) */
-	zip2 v4.16b, v4.16b, v8.16b /* tr1_21 = unpackhi(tr0_18, tr0_26) */
-	zip1 v8.16b, v6.16b, v16.16b /* tr1_22 = unpacklo(tr0_19, tr0_27) */
-	zip2 v6.16b, v6.16b, v16.16b /* tr1_23 = unpackhi(tr0_19, tr0_27) */
-	zip1 v16.16b, v29.16b, v9.16b /* tr1_24 = unpacklo(tr0_20, tr0_28) */
-	zip2 v29.16b, v29.16b, v9.16b /* tr1_25 = unpackhi(tr0_20, tr0_28) */
-	zip1 v9.16b, v0.16b, v17.16b /* tr1_26 = unpacklo(tr0_21, tr0_29) */
-	zip2 v0.16b, v0.16b, v17.16b /* tr1_27 = unpackhi(tr0_21, tr0_29) */
-	zip1 v17.16b, v30.16b, v10.16b /* tr1_28 = unpacklo(tr0_22, tr0_30) */
-	zip2 v30.16b, v30.16b, v10.16b /* tr1_29 = unpackhi(tr0_22, tr0_30) */
-	zip1 v10.16b, v5.16b, v1.16b /* tr1_30 = unpacklo(tr0_23, tr0_31) */
+	ldr q4, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_new_last_byte] /* new_last_byte = const() */
+	tbl v28.16b, {v28.16b}, v4.16b /* ctr_last_byte_16 = lookup16(ctr_sum_16, new_last_byte) */
+	orr v3.16b, v3.16b, v28.16b /* row_16 = or(ctr_pair_16, ctr_last_byte_16) */
+	tbl v28.16b, {v29.16b}, v14.16b /* ctr_carry_17 = lookup16(ctr_sum_17, carry_everywhere) */
+	tbl v28.16b, {v15.16b}, v28.16b /* ctr_mask_17 = lookup16(carry_mask_table, ctr_carry_17) */
+	bsl v28.16b, v2.16b, v1.16b /* ctr_pair_17 = bsl(ctr_mask_17, ctr_v_open, ctr_w_open) */
+	tbl v29.16b, {v29.16b}, v4.16b /* ctr_last_byte_17 = lookup16(ctr_sum_17, new_last_byte) */
+	orr v28.16b, v28.16b, v29.16b /* row_17 = or(ctr_pair_17, ctr_last_byte_17) */
+	tbl v29.16b, {v30.16b}, v14.16b /* ctr_carry_18 = lookup16(ctr_sum_18, carry_everywhere) */
+	tbl v29.16b, {v15.16b}, v29.16b /* ctr_mask_18 = lookup16(carry_mask_table, ctr_carry_18) */
+	bsl v29.16b, v2.16b, v1.16b /* ctr_pair_18 = bsl(ctr_mask_18, ctr_v_open, ctr_w_open) */
+	tbl v30.16b, {v30.16b}, v4.16b /* ctr_last_byte_18 = lookup16(ctr_sum_18, new_last_byte) */
+	orr v29.16b, v29.16b, v30.16b /* row_18 = or(ctr_pair_18, ctr_last_byte_18) */
+	tbl v30.16b, {v31.16b}, v14.16b /* ctr_carry_19 = lookup16(ctr_sum_19, carry_everywhere) */
+	tbl v30.16b, {v15.16b}, v30.16b /* ctr_mask_19 = lookup16(carry_mask_table, ctr_carry_19) */
+	bsl v30.16b, v2.16b, v1.16b /* ctr_pair_19 = bsl(ctr_mask_19, ctr_v_open, ctr_w_open) */
+	tbl v31.16b, {v31.16b}, v4.16b /* ctr_last_byte_19 = lookup16(ctr_sum_19, new_last_byte) */
+	orr v30.16b, v30.16b, v31.16b /* row_19 = or(ctr_pair_19, ctr_last_byte_19) */
+	tbl v31.16b, {v8.16b}, v14.16b /* ctr_carry_20 = lookup16(ctr_sum_20, carry_everywhere) */
+	tbl v31.16b, {v15.16b}, v31.16b /* ctr_mask_20 = lookup16(carry_mask_table, ctr_carry_20) */
+	bsl v31.16b, v2.16b, v1.16b /* ctr_pair_20 = bsl(ctr_mask_20, ctr_v_open, ctr_w_open) */
+	tbl v8.16b, {v8.16b}, v4.16b /* ctr_last_byte_20 = lookup16(ctr_sum_20, new_last_byte) */
+	orr v31.16b, v31.16b, v8.16b /* row_20 = or(ctr_pair_20, ctr_last_byte_20) */
+	tbl v8.16b, {v9.16b}, v14.16b /* ctr_carry_21 = lookup16(ctr_sum_21, carry_everywhere) */
+	tbl v8.16b, {v15.16b}, v8.16b /* ctr_mask_21 = lookup16(carry_mask_table, ctr_carry_21) */
+	bsl v8.16b, v2.16b, v1.16b /* ctr_pair_21 = bsl(ctr_mask_21, ctr_v_open, ctr_w_open) */
+	tbl v9.16b, {v9.16b}, v4.16b /* ctr_last_byte_21 = lookup16(ctr_sum_21, new_last_byte) */
+	orr v8.16b, v8.16b, v9.16b /* row_21 = or(ctr_pair_21, ctr_last_byte_21) */
+	tbl v9.16b, {v10.16b}, v14.16b /* ctr_carry_22 = lookup16(ctr_sum_22, carry_everywhere) */
+	tbl v9.16b, {v15.16b}, v9.16b /* ctr_mask_22 = lookup16(carry_mask_table, ctr_carry_22) */
+	bsl v9.16b, v2.16b, v1.16b /* ctr_pair_22 = bsl(ctr_mask_22, ctr_v_open, ctr_w_open) */
+	tbl v10.16b, {v10.16b}, v4.16b /* ctr_last_byte_22 = lookup16(ctr_sum_22, new_last_byte) */
+	orr v9.16b, v9.16b, v10.16b /* row_22 = or(ctr_pair_22, ctr_last_byte_22) */
+	tbl v10.16b, {v11.16b}, v14.16b /* ctr_carry_23 = lookup16(ctr_sum_23, carry_everywhere) */
+	tbl v10.16b, {v15.16b}, v10.16b /* ctr_mask_23 = lookup16(carry_mask_table, ctr_carry_23) */
+	bsl v10.16b, v2.16b, v1.16b /* ctr_pair_23 = bsl(ctr_mask_23, ctr_v_open, ctr_w_open) */
+	tbl v11.16b, {v11.16b}, v4.16b /* ctr_last_byte_23 = lookup16(ctr_sum_23, new_last_byte) */
+	orr v10.16b, v10.16b, v11.16b /* row_23 = or(ctr_pair_23, ctr_last_byte_23) */
+	tbl v11.16b, {v12.16b}, v14.16b /* ctr_carry_24 = lookup16(ctr_sum_24, carry_everywhere) */
+	tbl v11.16b, {v15.16b}, v11.16b /* ctr_mask_24 = lookup16(carry_mask_table, ctr_carry_24) */
+	bsl v11.16b, v2.16b, v1.16b /* ctr_pair_24 = bsl(ctr_mask_24, ctr_v_open, ctr_w_open) */
+	tbl v12.16b, {v12.16b}, v4.16b /* ctr_last_byte_24 = lookup16(ctr_sum_24, new_last_byte) */
+	orr v11.16b, v11.16b, v12.16b /* row_24 = or(ctr_pair_24, ctr_last_byte_24) */
+	tbl v12.16b, {v13.16b}, v14.16b /* ctr_carry_25 = lookup16(ctr_sum_25, carry_everywhere) */
+	tbl v12.16b, {v15.16b}, v12.16b /* ctr_mask_25 = lookup16(carry_mask_table, ctr_carry_25) */
+	bsl v12.16b, v2.16b, v1.16b /* ctr_pair_25 = bsl(ctr_mask_25, ctr_v_open, ctr_w_open) */
+	tbl v13.16b, {v13.16b}, v4.16b /* ctr_last_byte_25 = lookup16(ctr_sum_25, new_last_byte) */
+	orr v12.16b, v12.16b, v13.16b /* row_25 = or(ctr_pair_25, ctr_last_byte_25) */
+	ldr q13, [sp, #160] /* reload ctr_sum_26 */
+	str q0, [sp, #176] /* spill g0x15.1 */
+	tbl v0.16b, {v13.16b}, v14.16b /* ctr_carry_26 = lookup16(ctr_sum_26, carry_everywhere) */
+	tbl v0.16b, {v15.16b}, v0.16b /* ctr_mask_26 = lookup16(carry_mask_table, ctr_carry_26) */
+	bsl v0.16b, v2.16b, v1.16b /* ctr_pair_26 = bsl(ctr_mask_26, ctr_v_open, ctr_w_open) */
+	tbl v13.16b, {v13.16b}, v4.16b /* ctr_last_byte_26 = lookup16(ctr_sum_26, new_last_byte) */
+	orr v0.16b, v0.16b, v13.16b /* row_26 = or(ctr_pair_26, ctr_last_byte_26) */
+	ldr q13, [sp, #144] /* reload ctr_sum_27 */
+	str q5, [sp, #160] /* spill g0x1.1 */
+	tbl v5.16b, {v13.16b}, v14.16b /* ctr_carry_27 = lookup16(ctr_sum_27, carry_everywhere) */
+	tbl v5.16b, {v15.16b}, v5.16b /* ctr_mask_27 = lookup16(carry_mask_table, ctr_carry_27) */
+	bsl v5.16b, v2.16b, v1.16b /* ctr_pair_27 = bsl(ctr_mask_27, ctr_v_open, ctr_w_open) */
+	tbl v13.16b, {v13.16b}, v4.16b /* ctr_last_byte_27 = lookup16(ctr_sum_27, new_last_byte) */
+	orr v5.16b, v5.16b, v13.16b /* row_27 = or(ctr_pair_27, ctr_last_byte_27) */
+	ldr q13, [sp, #80] /* reload ctr_sum_28 */
+	str q6, [sp, #144] /* spill g0x0.1 */
+	tbl v6.16b, {v13.16b}, v14.16b /* ctr_carry_28 = lookup16(ctr_sum_28, carry_everywhere) */
+	tbl v6.16b, {v15.16b}, v6.16b /* ctr_mask_28 = lookup16(carry_mask_table, ctr_carry_28) */
+	bsl v6.16b, v2.16b, v1.16b /* ctr_pair_28 = bsl(ctr_mask_28, ctr_v_open, ctr_w_open) */
+	tbl v13.16b, {v13.16b}, v4.16b /* ctr_last_byte_28 = lookup16(ctr_sum_28, new_last_byte) */
+	orr v6.16b, v6.16b, v13.16b /* row_28 = or(ctr_pair_28, ctr_last_byte_28) */
+	ldr q13, [sp, #96] /* reload ctr_sum_29 */
+	str q7, [sp, #80] /* spill g0x3.1 */
+	tbl v7.16b, {v13.16b}, v14.16b /* ctr_carry_29 = lookup16(ctr_sum_29, carry_everywhere) */
+	tbl v7.16b, {v15.16b}, v7.16b /* ctr_mask_29 = lookup16(carry_mask_table, ctr_carry_29) */
+	bsl v7.16b, v2.16b, v1.16b /* ctr_pair_29 = bsl(ctr_mask_29, ctr_v_open, ctr_w_open) */
+	tbl v13.16b, {v13.16b}, v4.16b /* ctr_last_byte_29 = lookup16(ctr_sum_29, new_last_byte) */
+	orr v7.16b, v7.16b, v13.16b /* row_29 = or(ctr_pair_29, ctr_last_byte_29) */
+	ldr q13, [sp, #112] /* reload ctr_sum_30 */
+	str q16, [sp, #96] /* spill g0x4.1 */
+	tbl v16.16b, {v13.16b}, v14.16b /* ctr_carry_30 = lookup16(ctr_sum_30, carry_everywhere) */
+	tbl v16.16b, {v15.16b}, v16.16b /* ctr_mask_30 = lookup16(carry_mask_table, ctr_carry_30) */
+	bsl v16.16b, v2.16b, v1.16b /* ctr_pair_30 = bsl(ctr_mask_30, ctr_v_open, ctr_w_open) */
+	tbl v13.16b, {v13.16b}, v4.16b /* ctr_last_byte_30 = lookup16(ctr_sum_30, new_last_byte) */
+	orr v16.16b, v16.16b, v13.16b /* row_30 = or(ctr_pair_30, ctr_last_byte_30) */
+	ldr q13, [sp, #128] /* reload ctr_sum_31 */
+	tbl v14.16b, {v13.16b}, v14.16b /* ctr_carry_31 = lookup16(ctr_sum_31, carry_everywhere) */
+	tbl v14.16b, {v15.16b}, v14.16b /* ctr_mask_31 = lookup16(carry_mask_table, ctr_carry_31) */
+	bsl v14.16b, v2.16b, v1.16b /* ctr_pair_31 = bsl(ctr_mask_31, ctr_v_open, ctr_w_open) */
+	tbl v1.16b, {v13.16b}, v4.16b /* ctr_last_byte_31 = lookup16(ctr_sum_31, new_last_byte) */
+	orr v1.16b, v14.16b, v1.16b /* row_31 = or(ctr_pair_31, ctr_last_byte_31) */
+	zip1 v2.16b, v3.16b, v11.16b /* tr0_16 = unpacklo(row_16, row_24) */
+	zip2 v3.16b, v3.16b, v11.16b /* tr0_17 = unpackhi(row_16, row_24) */
+	zip1 v4.16b, v28.16b, v12.16b /* tr0_18 = unpacklo(row_17, row_25) */
+	zip2 v28.16b, v28.16b, v12.16b /* tr0_19 = unpackhi(row_17, row_25) */
+	zip1 v11.16b, v29.16b, v0.16b /* tr0_20 = unpacklo(row_18, row_26) */
+	zip2 v0.16b, v29.16b, v0.16b /* tr0_21 = unpackhi(row_18, row_26) */
+	zip1 v29.16b, v30.16b, v5.16b /* tr0_22 = unpacklo(row_19, row_27) */
+	zip2 v5.16b, v30.16b, v5.16b /* tr0_23 = unpackhi(row_19, row_27) */
+	zip1 v30.16b, v31.16b, v6.16b /* tr0_24 = unpacklo(row_20, row_28) */
+	zip2 v6.16b, v31.16b, v6.16b /* tr0_25 = unpackhi(row_20, row_28) */
+	zip1 v31.16b, v8.16b, v7.16b /* tr0_26 = unpacklo(row_21, row_29) */
+	zip2 v7.16b, v8.16b, v7.16b /* tr0_27 = unpackhi(row_21, row_29) */
+	zip1 v8.16b, v9.16b, v16.16b /* tr0_28 = unpacklo(row_22, row_30) */
+	zip2 v16.16b, v9.16b, v16.16b /* tr0_29 = unpackhi(row_22, row_30) */
+	zip1 v9.16b, v10.16b, v1.16b /* tr0_30 = unpacklo(row_23, row_31) */
+	zip2 v1.16b, v10.16b, v1.16b /* tr0_31 = unpackhi(row_23, row_31) */
+	zip1 v10.16b, v2.16b, v30.16b /* tr1_16 = unpacklo(tr0_16, tr0_24) */
+	zip2 v2.16b, v2.16b, v30.16b /* tr1_17 = unpackhi(tr0_16, tr0_24) */
+	zip1 v30.16b, v3.16b, v6.16b /* tr1_18 = unpacklo(tr0_17, tr0_25) */
+	zip2 v3.16b, v3.16b, v6.16b /* tr1_19 = unpackhi(tr0_17, tr0_25) */
+	zip1 v6.16b, v4.16b, v31.16b /* tr1_20 = unpacklo(tr0_18, tr0_26) */
+	zip2 v4.16b, v4.16b, v31.16b /* tr1_21 = unpackhi(tr0_18, tr0_26) */
+	zip1 v31.16b, v28.16b, v7.16b /* tr1_22 = unpacklo(tr0_19, tr0_27) */
+	zip2 v7.16b, v28.16b, v7.16b /* tr1_23 = unpackhi(tr0_19, tr0_27) */
+	zip1 v28.16b, v11.16b, v8.16b /* tr1_24 = unpacklo(tr0_20, tr0_28) */
+	zip2 v8.16b, v11.16b, v8.16b /* tr1_25 = unpackhi(tr0_20, tr0_28) */
+	zip1 v11.16b, v0.16b, v16.16b /* tr1_26 = unpacklo(tr0_21, tr0_29) */
+	zip2 v0.16b, v0.16b, v16.16b /* tr1_27 = unpackhi(tr0_21, tr0_29) */
+	zip1 v16.16b, v29.16b, v9.16b /* tr1_28 = unpacklo(tr0_22, tr0_30) */
+	zip2 v29.16b, v29.16b, v9.16b /* tr1_29 = unpackhi(tr0_22, tr0_30) */
+	zip1 v9.16b, v5.16b, v1.16b /* tr1_30 = unpacklo(tr0_23, tr0_31) */
 	zip2 v1.16b, v5.16b, v1.16b /* tr1_31 = unpackhi(tr0_23, tr0_31) */
-	zip1 v5.16b, v11.16b, v16.16b /* tr2_16 = unpacklo(tr1_16, tr1_24) */
-	zip2 v16.16b, v11.16b, v16.16b /* tr2_17 = unpackhi(tr1_16, tr1_24) */
-	zip1 v11.16b, v2.16b, v29.16b /* tr2_18 = unpacklo(tr1_17, tr1_25) */
-	zip2 v2.16b, v2.16b, v29.16b /* tr2_19 = unpackhi(tr1_17, tr1_25) */
-	zip1 v29.16b, v31.16b, v9.16b /* tr2_20 = unpacklo(tr1_18, tr1_26) */
-	zip2 v31.16b, v31.16b, v9.16b /* tr2_21 = unpackhi(tr1_18, tr1_26) */
-	zip1 v9.16b, v3.16b, v0.16b /* tr2_22 = unpacklo(tr1_19, tr1_27) */
+	zip1 v5.16b, v10.16b, v28.16b /* tr2_16 = unpacklo(tr1_16, tr1_24) */
+	zip2 v28.16b, v10.16b, v28.16b /* tr2_17 = unpackhi(tr1_16, tr1_24) */
+	zip1 v10.16b, v2.16b, v8.16b /* tr2_18 = unpacklo(tr1_17, tr1_25) */
+	zip2 v2.16b, v2.16b, v8.16b /* tr2_19 = unpackhi(tr1_17, tr1_25) */
+	zip1 v8.16b, v30.16b, v11.16b /* tr2_20 = unpacklo(tr1_18, tr1_26) */
+	zip2 v30.16b, v30.16b, v11.16b /* tr2_21 = unpackhi(tr1_18, tr1_26) */
+	zip1 v11.16b, v3.16b, v0.16b /* tr2_22 = unpacklo(tr1_19, tr1_27) */
 	zip2 v0.16b, v3.16b, v0.16b /* tr2_23 = unpackhi(tr1_19, tr1_27) */
-	zip1 v3.16b, v7.16b, v17.16b /* tr2_24 = unpacklo(tr1_20, tr1_28) */
-	zip2 v7.16b, v7.16b, v17.16b /* tr2_25 = unpackhi(tr1_20, tr1_28) */
-	zip1 v17.16b, v4.16b, v30.16b /* tr2_26 = unpacklo(tr1_21, tr1_29) */
-	zip2 v4.16b, v4.16b, v30.16b /* tr2_27 = unpackhi(tr1_21, tr1_29) */
-	zip1 v30.16b, v8.16b, v10.16b /* tr2_28 = unpacklo(tr1_22, tr1_30) */
-	zip2 v8.16b, v8.16b, v10.16b /* tr2_29 = unpackhi(tr1_22, tr1_30) */
-	zip1 v10.16b, v6.16b, v1.16b /* tr2_30 = unpacklo(tr1_23, tr1_31) */
-	zip2 v1.16b, v6.16b, v1.16b /* tr2_31 = unpackhi(tr1_23, tr1_31) */
-	zip1 v6.16b, v5.16b, v3.16b /* tr3_16 = unpacklo(tr2_16, tr2_24) */
+	zip1 v3.16b, v6.16b, v16.16b /* tr2_24 = unpacklo(tr1_20, tr1_28) */
+	zip2 v6.16b, v6.16b, v16.16b /* tr2_25 = unpackhi(tr1_20, tr1_28) */
+	zip1 v16.16b, v4.16b, v29.16b /* tr2_26 = unpacklo(tr1_21, tr1_29) */
+	zip2 v4.16b, v4.16b, v29.16b /* tr2_27 = unpackhi(tr1_21, tr1_29) */
+	zip1 v29.16b, v31.16b, v9.16b /* tr2_28 = unpacklo(tr1_22, tr1_30) */
+	zip2 v31.16b, v31.16b, v9.16b /* tr2_29 = unpackhi(tr1_22, tr1_30) */
+	zip1 v9.16b, v7.16b, v1.16b /* tr2_30 = unpacklo(tr1_23, tr1_31) */
+	zip2 v1.16b, v7.16b, v1.16b /* tr2_31 = unpackhi(tr1_23, tr1_31) */
+	zip1 v7.16b, v5.16b, v3.16b /* tr3_16 = unpacklo(tr2_16, tr2_24) */
 	zip2 v3.16b, v5.16b, v3.16b /* tr3_17 = unpackhi(tr2_16, tr2_24) */
-	zip1 v5.16b, v16.16b, v7.16b /* tr3_18 = unpacklo(tr2_17, tr2_25) */
-	zip2 v7.16b, v16.16b, v7.16b /* tr3_19 = unpackhi(tr2_17, tr2_25) */
-	zip1 v16.16b, v11.16b, v17.16b /* tr3_20 = unpacklo(tr2_18, tr2_26) */
-	zip2 v17.16b, v11.16b, v17.16b /* tr3_21 = unpackhi(tr2_18, tr2_26) */
-	zip1 v11.16b, v2.16b, v4.16b /* tr3_22 = unpacklo(tr2_19, tr2_27) */
+	zip1 v5.16b, v28.16b, v6.16b /* tr3_18 = unpacklo(tr2_17, tr2_25) */
+	zip2 v6.16b, v28.16b, v6.16b /* tr3_19 = unpackhi(tr2_17, tr2_25) */
+	zip1 v28.16b, v10.16b, v16.16b /* tr3_20 = unpacklo(tr2_18, tr2_26) */
+	zip2 v16.16b, v10.16b, v16.16b /* tr3_21 = unpackhi(tr2_18, tr2_26) */
+	zip1 v10.16b, v2.16b, v4.16b /* tr3_22 = unpacklo(tr2_19, tr2_27) */
 	zip2 v2.16b, v2.16b, v4.16b /* tr3_23 = unpackhi(tr2_19, tr2_27) */
-	zip1 v4.16b, v29.16b, v30.16b /* tr3_24 = unpacklo(tr2_20, tr2_28) */
-	zip2 v29.16b, v29.16b, v30.16b /* tr3_25 = unpackhi(tr2_20, tr2_28) */
-	zip1 v30.16b, v31.16b, v8.16b /* tr3_26 = unpacklo(tr2_21, tr2_29) */
-	zip2 v31.16b, v31.16b, v8.16b /* tr3_27 = unpackhi(tr2_21, tr2_29) */
-	zip1 v8.16b, v9.16b, v10.16b /* tr3_28 = unpacklo(tr2_22, tr2_30) */
-	zip2 v9.16b, v9.16b, v10.16b /* tr3_29 = unpackhi(tr2_22, tr2_30) */
-	zip1 v10.16b, v0.16b, v1.16b /* tr3_30 = unpacklo(tr2_23, tr2_31) */
+	zip1 v4.16b, v8.16b, v29.16b /* tr3_24 = unpacklo(tr2_20, tr2_28) */
+	zip2 v29.16b, v8.16b, v29.16b /* tr3_25 = unpackhi(tr2_20, tr2_28) */
+	zip1 v8.16b, v30.16b, v31.16b /* tr3_26 = unpacklo(tr2_21, tr2_29) */
+	zip2 v30.16b, v30.16b, v31.16b /* tr3_27 = unpackhi(tr2_21, tr2_29) */
+	zip1 v31.16b, v11.16b, v9.16b /* tr3_28 = unpacklo(tr2_22, tr2_30) */
+	zip2 v9.16b, v11.16b, v9.16b /* tr3_29 = unpackhi(tr2_22, tr2_30) */
+	zip1 v11.16b, v0.16b, v1.16b /* tr3_30 = unpacklo(tr2_23, tr2_31) */
 	zip2 v0.16b, v0.16b, v1.16b /* tr3_31 = unpackhi(tr2_23, tr2_31) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_9_nibble_mask
 	ldr q1, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_nibble_mask] /* nibble_mask = const() */
-	and v12.16b, v6.16b, v1.16b /* tr3_16_lo = and(tr3_16, nibble_mask) */
-	ushr v6.16b, v6.16b, #4 /* tr3_16_hi = shr(tr3_16) */
+	and v12.16b, v7.16b, v1.16b /* tr3_16_lo = and(tr3_16, nibble_mask) */
+	ushr v7.16b, v7.16b, #4 /* tr3_16_hi = shr(tr3_16) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_9_tbl_lo
 	ldr q13, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_tbl_lo] /* tbl_lo = const() */
 	tbl v12.16b, {v13.16b}, v12.16b /* xin_16_l = lookup16(tbl_lo, tr3_16_lo) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_9_tbl_hi
 	ldr q14, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_tbl_hi] /* tbl_hi = const() */
-	tbl v6.16b, {v14.16b}, v6.16b /* xin_16_h = lookup16(tbl_hi, tr3_16_hi) */
-	eor v6.16b, v12.16b, v6.16b /* xin_16 = xor(xin_16_l, xin_16_h) */
+	tbl v7.16b, {v14.16b}, v7.16b /* xin_16_h = lookup16(tbl_hi, tr3_16_hi) */
+	eor v7.16b, v12.16b, v7.16b /* xin_16 = xor(xin_16_l, xin_16_h) */
 	and v12.16b, v3.16b, v1.16b /* tr3_17_lo = and(tr3_17, nibble_mask) */
 	ushr v3.16b, v3.16b, #4 /* tr3_17_hi = shr(tr3_17) */
 	tbl v12.16b, {v13.16b}, v12.16b /* xin_17_l = lookup16(tbl_lo, tr3_17_lo) */
@@ -10639,26 +10555,26 @@ SYM_FUNC_START(sm4_byteslice_neon_sha3_batch_gcm)
 	tbl v12.16b, {v13.16b}, v12.16b /* xin_18_l = lookup16(tbl_lo, tr3_18_lo) */
 	tbl v5.16b, {v14.16b}, v5.16b /* xin_18_h = lookup16(tbl_hi, tr3_18_hi) */
 	eor v5.16b, v12.16b, v5.16b /* xin_18 = xor(xin_18_l, xin_18_h) */
-	and v12.16b, v7.16b, v1.16b /* tr3_19_lo = and(tr3_19, nibble_mask) */
-	ushr v7.16b, v7.16b, #4 /* tr3_19_hi = shr(tr3_19) */
+	and v12.16b, v6.16b, v1.16b /* tr3_19_lo = and(tr3_19, nibble_mask) */
+	ushr v6.16b, v6.16b, #4 /* tr3_19_hi = shr(tr3_19) */
 	tbl v12.16b, {v13.16b}, v12.16b /* xin_19_l = lookup16(tbl_lo, tr3_19_lo) */
-	tbl v7.16b, {v14.16b}, v7.16b /* xin_19_h = lookup16(tbl_hi, tr3_19_hi) */
-	eor v7.16b, v12.16b, v7.16b /* xin_19 = xor(xin_19_l, xin_19_h) */
-	and v12.16b, v16.16b, v1.16b /* tr3_20_lo = and(tr3_20, nibble_mask) */
-	ushr v16.16b, v16.16b, #4 /* tr3_20_hi = shr(tr3_20) */
+	tbl v6.16b, {v14.16b}, v6.16b /* xin_19_h = lookup16(tbl_hi, tr3_19_hi) */
+	eor v6.16b, v12.16b, v6.16b /* xin_19 = xor(xin_19_l, xin_19_h) */
+	and v12.16b, v28.16b, v1.16b /* tr3_20_lo = and(tr3_20, nibble_mask) */
+	ushr v28.16b, v28.16b, #4 /* tr3_20_hi = shr(tr3_20) */
 	tbl v12.16b, {v13.16b}, v12.16b /* xin_20_l = lookup16(tbl_lo, tr3_20_lo) */
-	tbl v16.16b, {v14.16b}, v16.16b /* xin_20_h = lookup16(tbl_hi, tr3_20_hi) */
-	eor v16.16b, v12.16b, v16.16b /* xin_20 = xor(xin_20_l, xin_20_h) */
-	and v12.16b, v17.16b, v1.16b /* tr3_21_lo = and(tr3_21, nibble_mask) */
-	ushr v17.16b, v17.16b, #4 /* tr3_21_hi = shr(tr3_21) */
+	tbl v28.16b, {v14.16b}, v28.16b /* xin_20_h = lookup16(tbl_hi, tr3_20_hi) */
+	eor v28.16b, v12.16b, v28.16b /* xin_20 = xor(xin_20_l, xin_20_h) */
+	and v12.16b, v16.16b, v1.16b /* tr3_21_lo = and(tr3_21, nibble_mask) */
+	ushr v16.16b, v16.16b, #4 /* tr3_21_hi = shr(tr3_21) */
 	tbl v12.16b, {v13.16b}, v12.16b /* xin_21_l = lookup16(tbl_lo, tr3_21_lo) */
-	tbl v17.16b, {v14.16b}, v17.16b /* xin_21_h = lookup16(tbl_hi, tr3_21_hi) */
-	eor v17.16b, v12.16b, v17.16b /* xin_21 = xor(xin_21_l, xin_21_h) */
-	and v12.16b, v11.16b, v1.16b /* tr3_22_lo = and(tr3_22, nibble_mask) */
-	ushr v11.16b, v11.16b, #4 /* tr3_22_hi = shr(tr3_22) */
+	tbl v16.16b, {v14.16b}, v16.16b /* xin_21_h = lookup16(tbl_hi, tr3_21_hi) */
+	eor v16.16b, v12.16b, v16.16b /* xin_21 = xor(xin_21_l, xin_21_h) */
+	and v12.16b, v10.16b, v1.16b /* tr3_22_lo = and(tr3_22, nibble_mask) */
+	ushr v10.16b, v10.16b, #4 /* tr3_22_hi = shr(tr3_22) */
 	tbl v12.16b, {v13.16b}, v12.16b /* xin_22_l = lookup16(tbl_lo, tr3_22_lo) */
-	tbl v11.16b, {v14.16b}, v11.16b /* xin_22_h = lookup16(tbl_hi, tr3_22_hi) */
-	eor v11.16b, v12.16b, v11.16b /* xin_22 = xor(xin_22_l, xin_22_h) */
+	tbl v10.16b, {v14.16b}, v10.16b /* xin_22_h = lookup16(tbl_hi, tr3_22_hi) */
+	eor v10.16b, v12.16b, v10.16b /* xin_22 = xor(xin_22_l, xin_22_h) */
 	and v12.16b, v2.16b, v1.16b /* tr3_23_lo = and(tr3_23, nibble_mask) */
 	ushr v2.16b, v2.16b, #4 /* tr3_23_hi = shr(tr3_23) */
 	tbl v12.16b, {v13.16b}, v12.16b /* xin_23_l = lookup16(tbl_lo, tr3_23_lo) */
@@ -10674,31 +10590,31 @@ SYM_FUNC_START(sm4_byteslice_neon_sha3_batch_gcm)
 	tbl v12.16b, {v13.16b}, v12.16b /* xin_25_l = lookup16(tbl_lo, tr3_25_lo) */
 	tbl v29.16b, {v14.16b}, v29.16b /* xin_25_h = lookup16(tbl_hi, tr3_25_hi) */
 	eor v29.16b, v12.16b, v29.16b /* xin_25 = xor(xin_25_l, xin_25_h) */
-	and v12.16b, v30.16b, v1.16b /* tr3_26_lo = and(tr3_26, nibble_mask) */
-	ushr v30.16b, v30.16b, #4 /* tr3_26_hi = shr(tr3_26) */
+	and v12.16b, v8.16b, v1.16b /* tr3_26_lo = and(tr3_26, nibble_mask) */
+	ushr v8.16b, v8.16b, #4 /* tr3_26_hi = shr(tr3_26) */
 	tbl v12.16b, {v13.16b}, v12.16b /* xin_26_l = lookup16(tbl_lo, tr3_26_lo) */
-	tbl v30.16b, {v14.16b}, v30.16b /* xin_26_h = lookup16(tbl_hi, tr3_26_hi) */
-	eor v30.16b, v12.16b, v30.16b /* xin_26 = xor(xin_26_l, xin_26_h) */
-	and v12.16b, v31.16b, v1.16b /* tr3_27_lo = and(tr3_27, nibble_mask) */
-	ushr v31.16b, v31.16b, #4 /* tr3_27_hi = shr(tr3_27) */
+	tbl v8.16b, {v14.16b}, v8.16b /* xin_26_h = lookup16(tbl_hi, tr3_26_hi) */
+	eor v8.16b, v12.16b, v8.16b /* xin_26 = xor(xin_26_l, xin_26_h) */
+	and v12.16b, v30.16b, v1.16b /* tr3_27_lo = and(tr3_27, nibble_mask) */
+	ushr v30.16b, v30.16b, #4 /* tr3_27_hi = shr(tr3_27) */
 	tbl v12.16b, {v13.16b}, v12.16b /* xin_27_l = lookup16(tbl_lo, tr3_27_lo) */
-	tbl v31.16b, {v14.16b}, v31.16b /* xin_27_h = lookup16(tbl_hi, tr3_27_hi) */
-	eor v31.16b, v12.16b, v31.16b /* xin_27 = xor(xin_27_l, xin_27_h) */
-	and v12.16b, v8.16b, v1.16b /* tr3_28_lo = and(tr3_28, nibble_mask) */
-	ushr v8.16b, v8.16b, #4 /* tr3_28_hi = shr(tr3_28) */
+	tbl v30.16b, {v14.16b}, v30.16b /* xin_27_h = lookup16(tbl_hi, tr3_27_hi) */
+	eor v30.16b, v12.16b, v30.16b /* xin_27 = xor(xin_27_l, xin_27_h) */
+	and v12.16b, v31.16b, v1.16b /* tr3_28_lo = and(tr3_28, nibble_mask) */
+	ushr v31.16b, v31.16b, #4 /* tr3_28_hi = shr(tr3_28) */
 	tbl v12.16b, {v13.16b}, v12.16b /* xin_28_l = lookup16(tbl_lo, tr3_28_lo) */
-	tbl v8.16b, {v14.16b}, v8.16b /* xin_28_h = lookup16(tbl_hi, tr3_28_hi) */
-	eor v8.16b, v12.16b, v8.16b /* xin_28 = xor(xin_28_l, xin_28_h) */
+	tbl v31.16b, {v14.16b}, v31.16b /* xin_28_h = lookup16(tbl_hi, tr3_28_hi) */
+	eor v31.16b, v12.16b, v31.16b /* xin_28 = xor(xin_28_l, xin_28_h) */
 	and v12.16b, v9.16b, v1.16b /* tr3_29_lo = and(tr3_29, nibble_mask) */
 	ushr v9.16b, v9.16b, #4 /* tr3_29_hi = shr(tr3_29) */
 	tbl v12.16b, {v13.16b}, v12.16b /* xin_29_l = lookup16(tbl_lo, tr3_29_lo) */
 	tbl v9.16b, {v14.16b}, v9.16b /* xin_29_h = lookup16(tbl_hi, tr3_29_hi) */
 	eor v9.16b, v12.16b, v9.16b /* xin_29 = xor(xin_29_l, xin_29_h) */
-	and v12.16b, v10.16b, v1.16b /* tr3_30_lo = and(tr3_30, nibble_mask) */
-	ushr v10.16b, v10.16b, #4 /* tr3_30_hi = shr(tr3_30) */
+	and v12.16b, v11.16b, v1.16b /* tr3_30_lo = and(tr3_30, nibble_mask) */
+	ushr v11.16b, v11.16b, #4 /* tr3_30_hi = shr(tr3_30) */
 	tbl v12.16b, {v13.16b}, v12.16b /* xin_30_l = lookup16(tbl_lo, tr3_30_lo) */
-	tbl v10.16b, {v14.16b}, v10.16b /* xin_30_h = lookup16(tbl_hi, tr3_30_hi) */
-	eor v10.16b, v12.16b, v10.16b /* xin_30 = xor(xin_30_l, xin_30_h) */
+	tbl v11.16b, {v14.16b}, v11.16b /* xin_30_h = lookup16(tbl_hi, tr3_30_hi) */
+	eor v11.16b, v12.16b, v11.16b /* xin_30 = xor(xin_30_l, xin_30_h) */
 	and v12.16b, v0.16b, v1.16b /* tr3_31_lo = and(tr3_31, nibble_mask) */
 	tbl v12.16b, {v13.16b}, v12.16b /* xin_31_l = lookup16(tbl_lo, tr3_31_lo) */
 	ushr v0.16b, v0.16b, #4 /* tr3_31_hi = shr(tr3_31) */
@@ -10706,16 +10622,16 @@ SYM_FUNC_START(sm4_byteslice_neon_sha3_batch_gcm)
 	eor v0.16b, v12.16b, v0.16b /* xin_31 = xor(xin_31_l, xin_31_h) */
 
 	/* Products per input byte: B'1, B'3; every other block of M'_L is a XOR of them. */
-	ldr q12, [sp, #80] /* reload g0x1.2 */
-	ldr q13, [sp, #176] /* reload g0x0.2 */
-	ldr q14, [sp, #96] /* reload g0x2.2 */
-	ldr q15, [sp, #112] /* reload g0x3.2 */
-	str q7, [sp, #144] /* spill g1x3.2 */
-	ldr q7, [sp, #128] /* reload g0x15.2 */
-	str q3, [sp, #128] /* spill g1x1.2 */
-	str q6, [sp, #112] /* spill g1x0.2 */
-	str q5, [sp, #96] /* spill g1x2.2 */
-	str q0, [sp, #176] /* spill g1x15.2 */
+	ldr q12, [sp, #160] /* reload g0x1.2 */
+	ldr q13, [sp, #144] /* reload g0x0.2 */
+	ldr q14, [sp, #80] /* reload g0x3.2 */
+	ldr q15, [sp, #96] /* reload g0x4.2 */
+	str q6, [sp, #128] /* spill g1x3.2 */
+	ldr q6, [sp, #176] /* reload g0x15.2 */
+	str q3, [sp, #176] /* spill g1x1.2 */
+	str q7, [sp, #96] /* spill g1x0.2 */
+	str q5, [sp, #80] /* spill g1x2.2 */
+	str q0, [sp, #144] /* spill g1x15.2 */
 	mov x7, x0
 	mov x6, #4
 	.p2align 4
@@ -10728,586 +10644,586 @@ SYM_FUNC_START(sm4_byteslice_neon_sha3_batch_gcm)
 	add x17, x7, #8
 	ld1r {v5.4s}, [x17] /* rk2 = bcast32() */
 	add x17, x7, #12
-	ld1r {v6.4s}, [x17] /* rk3 = bcast32() */
-	str q18, [sp, #80] /* spill g0x4.2 */
-	eor3 v18.16b, v18.16b, v22.16b, v26.16b /* t0_1 = eor3(g0x4, g0x8, g0x12) */
-	str q22, [sp, #160] /* spill g0x8.2 */
+	ld1r {v7.4s}, [x17] /* rk3 = bcast32() */
+	str q15, [sp, #160] /* spill g0x4.2 */
+	eor3 v15.16b, v15.16b, v20.16b, v24.16b /* t0_1 = eor3(g0x4, g0x8, g0x12) */
+	str q20, [sp, #112] /* spill g0x8.2 */
 	adrp x17, .Lsm4_byteslice_neon_sha3_9_inv_shift_rows
-	ldr q22, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_inv_shift_rows] /* inv_shift_rows = const() */
-	tbl v18.16b, {v18.16b}, v22.16b /* y0_sr = lookup16(t0_1, inv_shift_rows) */
-	aese v18.16b, v0.16b /* y0_aes = aese(y0_sr, rk0) */
-	str q19, [sp, #192] /* spill g0x5.2 */
-	eor3 v19.16b, v19.16b, v23.16b, v27.16b /* t1_1 = eor3(g0x5, g0x9, g0x13) */
-	tbl v19.16b, {v19.16b}, v22.16b /* y1_sr = lookup16(t1_1, inv_shift_rows) */
-	aese v19.16b, v3.16b /* y1_aes = aese(y1_sr, rk1) */
-	str q20, [sp, #208] /* spill g0x6.2 */
-	eor3 v20.16b, v20.16b, v24.16b, v28.16b /* t2_1 = eor3(g0x6, g0x10, g0x14) */
-	tbl v20.16b, {v20.16b}, v22.16b /* y2_sr = lookup16(t2_1, inv_shift_rows) */
-	aese v20.16b, v5.16b /* y2_aes = aese(y2_sr, rk2) */
-	str q21, [sp, #224] /* spill g0x7.2 */
-	eor3 v21.16b, v21.16b, v25.16b, v7.16b /* t3_1 = eor3(g0x7, g0x11, g0x15) */
-	tbl v21.16b, {v21.16b}, v22.16b /* y3_sr = lookup16(t3_1, inv_shift_rows) */
-	aese v21.16b, v6.16b /* y3_aes = aese(y3_sr, rk3) */
-	str q7, [sp, #240] /* spill g0x15.2 */
-	and v7.16b, v18.16b, v1.16b /* y0_aes_lo = and(y0_aes, nibble_mask) */
-	ushr v18.16b, v18.16b, #4 /* y0_aes_hi = shr(y0_aes) */
-	str q25, [sp, #256] /* spill g0x11.2 */
+	ldr q20, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_inv_shift_rows] /* inv_shift_rows = const() */
+	tbl v15.16b, {v15.16b}, v20.16b /* y0_sr = lookup16(t0_1, inv_shift_rows) */
+	aese v15.16b, v0.16b /* y0_aes = aese(y0_sr, rk0) */
+	str q17, [sp, #192] /* spill g0x5.2 */
+	eor3 v17.16b, v17.16b, v21.16b, v25.16b /* t1_1 = eor3(g0x5, g0x9, g0x13) */
+	tbl v17.16b, {v17.16b}, v20.16b /* y1_sr = lookup16(t1_1, inv_shift_rows) */
+	aese v17.16b, v3.16b /* y1_aes = aese(y1_sr, rk1) */
+	str q26, [sp, #208] /* spill g0x6.2 */
+	eor3 v26.16b, v26.16b, v22.16b, v27.16b /* t2_1 = eor3(g0x6, g0x10, g0x14) */
+	tbl v26.16b, {v26.16b}, v20.16b /* y2_sr = lookup16(t2_1, inv_shift_rows) */
+	aese v26.16b, v5.16b /* y2_aes = aese(y2_sr, rk2) */
+	str q19, [sp, #224] /* spill g0x7.2 */
+	eor3 v19.16b, v19.16b, v23.16b, v6.16b /* t3_1 = eor3(g0x7, g0x11, g0x15) */
+	tbl v19.16b, {v19.16b}, v20.16b /* y3_sr = lookup16(t3_1, inv_shift_rows) */
+	aese v19.16b, v7.16b /* y3_aes = aese(y3_sr, rk3) */
+	str q6, [sp, #240] /* spill g0x15.2 */
+	and v6.16b, v15.16b, v1.16b /* y0_aes_lo = and(y0_aes, nibble_mask) */
+	ushr v15.16b, v15.16b, #4 /* y0_aes_hi = shr(y0_aes) */
+	str q23, [sp, #256] /* spill g0x11.2 */
 	adrp x17, .Lsm4_byteslice_neon_sha3_9_tbl_lo_1
-	ldr q25, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_tbl_lo_1] /* tbl_lo_1 = const() */
-	str q24, [sp, #272] /* spill g0x10.2 */
-	tbl v24.16b, {v25.16b}, v7.16b /* p1_0_l = lookup16(tbl_lo_1, y0_aes_lo) */
-	str q28, [sp, #288] /* spill g0x14.2 */
+	ldr q23, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_tbl_lo_1] /* tbl_lo_1 = const() */
+	str q22, [sp, #272] /* spill g0x10.2 */
+	tbl v22.16b, {v23.16b}, v6.16b /* p1_0_l = lookup16(tbl_lo_1, y0_aes_lo) */
+	str q27, [sp, #288] /* spill g0x14.2 */
 	adrp x17, .Lsm4_byteslice_neon_sha3_9_tbl_lo_2
-	ldr q28, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_tbl_lo_2] /* tbl_lo_2 = const() */
-	tbl v7.16b, {v28.16b}, v7.16b /* p2_0_l = lookup16(tbl_lo_2, y0_aes_lo) */
-	str q23, [sp, #304] /* spill g0x9.2 */
+	ldr q27, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_tbl_lo_2] /* tbl_lo_2 = const() */
+	tbl v6.16b, {v27.16b}, v6.16b /* p2_0_l = lookup16(tbl_lo_2, y0_aes_lo) */
+	str q21, [sp, #304] /* spill g0x9.2 */
 	adrp x17, .Lsm4_byteslice_neon_sha3_9_tbl_hi_1
-	ldr q23, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_tbl_hi_1] /* tbl_hi_1 = const() */
-	str q27, [sp, #320] /* spill g0x13.2 */
-	tbl v27.16b, {v23.16b}, v18.16b /* p1_0_h = lookup16(tbl_hi_1, y0_aes_hi) */
-	eor v24.16b, v24.16b, v27.16b /* p1_0 = xor(p1_0_l, p1_0_h) */
+	ldr q21, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_tbl_hi_1] /* tbl_hi_1 = const() */
+	str q25, [sp, #320] /* spill g0x13.2 */
+	tbl v25.16b, {v21.16b}, v15.16b /* p1_0_h = lookup16(tbl_hi_1, y0_aes_hi) */
+	eor v22.16b, v22.16b, v25.16b /* p1_0 = xor(p1_0_l, p1_0_h) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_9_tbl_hi_2
-	ldr q27, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_tbl_hi_2] /* tbl_hi_2 = const() */
-	tbl v18.16b, {v27.16b}, v18.16b /* p2_0_h = lookup16(tbl_hi_2, y0_aes_hi) */
-	eor v7.16b, v7.16b, v18.16b /* p2_0 = xor(p2_0_l, p2_0_h) */
-	and v18.16b, v19.16b, v1.16b /* y1_aes_lo = and(y1_aes, nibble_mask) */
-	ushr v19.16b, v19.16b, #4 /* y1_aes_hi = shr(y1_aes) */
-	str q26, [sp, #336] /* spill g0x12.2 */
-	tbl v26.16b, {v25.16b}, v18.16b /* p1_1_l = lookup16(tbl_lo_1, y1_aes_lo) */
-	tbl v18.16b, {v28.16b}, v18.16b /* p2_1_l = lookup16(tbl_lo_2, y1_aes_lo) */
-	tbl v22.16b, {v23.16b}, v19.16b /* p1_1_h = lookup16(tbl_hi_1, y1_aes_hi) */
-	eor v22.16b, v26.16b, v22.16b /* p1_1 = xor(p1_1_l, p1_1_h) */
-	tbl v19.16b, {v27.16b}, v19.16b /* p2_1_h = lookup16(tbl_hi_2, y1_aes_hi) */
-	eor v18.16b, v18.16b, v19.16b /* p2_1 = xor(p2_1_l, p2_1_h) */
-	and v19.16b, v20.16b, v1.16b /* y2_aes_lo = and(y2_aes, nibble_mask) */
-	ushr v20.16b, v20.16b, #4 /* y2_aes_hi = shr(y2_aes) */
-	tbl v26.16b, {v25.16b}, v19.16b /* p1_2_l = lookup16(tbl_lo_1, y2_aes_lo) */
-	tbl v19.16b, {v28.16b}, v19.16b /* p2_2_l = lookup16(tbl_lo_2, y2_aes_lo) */
-	str q6, [sp, #352] /* spill rk3 */
-	tbl v6.16b, {v23.16b}, v20.16b /* p1_2_h = lookup16(tbl_hi_1, y2_aes_hi) */
-	eor v6.16b, v26.16b, v6.16b /* p1_2 = xor(p1_2_l, p1_2_h) */
-	tbl v20.16b, {v27.16b}, v20.16b /* p2_2_h = lookup16(tbl_hi_2, y2_aes_hi) */
-	eor v19.16b, v19.16b, v20.16b /* p2_2 = xor(p2_2_l, p2_2_h) */
-	and v20.16b, v21.16b, v1.16b /* y3_aes_lo = and(y3_aes, nibble_mask) */
-	ushr v21.16b, v21.16b, #4 /* y3_aes_hi = shr(y3_aes) */
-	tbl v26.16b, {v25.16b}, v20.16b /* p1_3_l = lookup16(tbl_lo_1, y3_aes_lo) */
-	tbl v20.16b, {v28.16b}, v20.16b /* p2_3_l = lookup16(tbl_lo_2, y3_aes_lo) */
-	tbl v23.16b, {v23.16b}, v21.16b /* p1_3_h = lookup16(tbl_hi_1, y3_aes_hi) */
-	eor v23.16b, v26.16b, v23.16b /* p1_3 = xor(p1_3_l, p1_3_h) */
-	tbl v21.16b, {v27.16b}, v21.16b /* p2_3_h = lookup16(tbl_hi_2, y3_aes_hi) */
-	eor v20.16b, v20.16b, v21.16b /* p2_3 = xor(p2_3_l, p2_3_h) */
-	eor v21.16b, v18.16b, v6.16b /* m0_acc_1 = xor(p2_1, p1_2) */
-	eor v6.16b, v6.16b, v19.16b /* m1_acc_1 = xor(p1_2, p2_2) */
-	eor3 v6.16b, v7.16b, v22.16b, v6.16b /* m1_acc_3 = eor3(p2_0, p1_1, m1_acc_1) */
-	eor v7.16b, v24.16b, v7.16b /* m2_acc = xor(p1_0, p2_0) */
-	eor3 v24.16b, v24.16b, v22.16b, v21.16b /* m0_acc_3 = eor3(p1_0, p1_1, m0_acc_1) */
-	eor3 v18.16b, v22.16b, v18.16b, v7.16b /* m3_acc_3 = eor3(p1_1, p2_1, m2_acc) */
-	eor3 v22.16b, v19.16b, v20.16b, v24.16b /* m0_acc_4 = eor3(p2_2, p2_3, m0_acc_3) */
-	eor3 v18.16b, v19.16b, v23.16b, v18.16b /* m3_acc_4 = eor3(p2_2, p1_3, m3_acc_3) */
-	eor v19.16b, v23.16b, v20.16b /* m1_acc_2 = xor(p1_3, p2_3) */
-	eor3 v7.16b, v7.16b, v21.16b, v19.16b /* m2_acc_4 = eor3(m2_acc, m0_acc_1, m1_acc_2) */
-	eor3 v6.16b, v6.16b, v19.16b, v12.16b /* x1n = eor3(m1_acc_3, m1_acc_2, g0x1) */
-	eor v19.16b, v13.16b, v22.16b /* x0n = xor(g0x0, m0_acc_4) */
-	eor v7.16b, v14.16b, v7.16b /* x2n = xor(g0x2, m2_acc_4) */
-	eor v18.16b, v15.16b, v18.16b /* x3n = xor(g0x3, m3_acc_4) */
-	eor3 v20.16b, v16.16b, v4.16b, v8.16b /* t0_1_1 = eor3(g1x4, g1x8, g1x12) */
+	ldr q25, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_tbl_hi_2] /* tbl_hi_2 = const() */
+	tbl v15.16b, {v25.16b}, v15.16b /* p2_0_h = lookup16(tbl_hi_2, y0_aes_hi) */
+	eor v6.16b, v6.16b, v15.16b /* p2_0 = xor(p2_0_l, p2_0_h) */
+	and v15.16b, v17.16b, v1.16b /* y1_aes_lo = and(y1_aes, nibble_mask) */
+	ushr v17.16b, v17.16b, #4 /* y1_aes_hi = shr(y1_aes) */
+	str q24, [sp, #336] /* spill g0x12.2 */
+	tbl v24.16b, {v23.16b}, v15.16b /* p1_1_l = lookup16(tbl_lo_1, y1_aes_lo) */
+	tbl v15.16b, {v27.16b}, v15.16b /* p2_1_l = lookup16(tbl_lo_2, y1_aes_lo) */
+	tbl v20.16b, {v21.16b}, v17.16b /* p1_1_h = lookup16(tbl_hi_1, y1_aes_hi) */
+	eor v20.16b, v24.16b, v20.16b /* p1_1 = xor(p1_1_l, p1_1_h) */
+	tbl v17.16b, {v25.16b}, v17.16b /* p2_1_h = lookup16(tbl_hi_2, y1_aes_hi) */
+	eor v17.16b, v15.16b, v17.16b /* p2_1 = xor(p2_1_l, p2_1_h) */
+	and v24.16b, v26.16b, v1.16b /* y2_aes_lo = and(y2_aes, nibble_mask) */
+	ushr v26.16b, v26.16b, #4 /* y2_aes_hi = shr(y2_aes) */
+	tbl v15.16b, {v23.16b}, v24.16b /* p1_2_l = lookup16(tbl_lo_1, y2_aes_lo) */
+	tbl v24.16b, {v27.16b}, v24.16b /* p2_2_l = lookup16(tbl_lo_2, y2_aes_lo) */
+	str q7, [sp, #352] /* spill rk3 */
+	tbl v7.16b, {v21.16b}, v26.16b /* p1_2_h = lookup16(tbl_hi_1, y2_aes_hi) */
+	eor v7.16b, v15.16b, v7.16b /* p1_2 = xor(p1_2_l, p1_2_h) */
+	tbl v26.16b, {v25.16b}, v26.16b /* p2_2_h = lookup16(tbl_hi_2, y2_aes_hi) */
+	eor v24.16b, v24.16b, v26.16b /* p2_2 = xor(p2_2_l, p2_2_h) */
+	and v26.16b, v19.16b, v1.16b /* y3_aes_lo = and(y3_aes, nibble_mask) */
+	ushr v19.16b, v19.16b, #4 /* y3_aes_hi = shr(y3_aes) */
+	tbl v15.16b, {v23.16b}, v26.16b /* p1_3_l = lookup16(tbl_lo_1, y3_aes_lo) */
+	tbl v26.16b, {v27.16b}, v26.16b /* p2_3_l = lookup16(tbl_lo_2, y3_aes_lo) */
+	tbl v21.16b, {v21.16b}, v19.16b /* p1_3_h = lookup16(tbl_hi_1, y3_aes_hi) */
+	eor v21.16b, v15.16b, v21.16b /* p1_3 = xor(p1_3_l, p1_3_h) */
+	tbl v19.16b, {v25.16b}, v19.16b /* p2_3_h = lookup16(tbl_hi_2, y3_aes_hi) */
+	eor v19.16b, v26.16b, v19.16b /* p2_3 = xor(p2_3_l, p2_3_h) */
+	eor v26.16b, v17.16b, v7.16b /* m0_acc_1 = xor(p2_1, p1_2) */
+	eor v7.16b, v7.16b, v24.16b /* m1_acc_1 = xor(p1_2, p2_2) */
+	eor3 v7.16b, v6.16b, v20.16b, v7.16b /* m1_acc_3 = eor3(p2_0, p1_1, m1_acc_1) */
+	eor v6.16b, v22.16b, v6.16b /* m2_acc = xor(p1_0, p2_0) */
+	eor3 v22.16b, v22.16b, v20.16b, v26.16b /* m0_acc_3 = eor3(p1_0, p1_1, m0_acc_1) */
+	eor3 v17.16b, v20.16b, v17.16b, v6.16b /* m3_acc_3 = eor3(p1_1, p2_1, m2_acc) */
+	eor3 v20.16b, v24.16b, v19.16b, v22.16b /* m0_acc_4 = eor3(p2_2, p2_3, m0_acc_3) */
+	eor3 v17.16b, v24.16b, v21.16b, v17.16b /* m3_acc_4 = eor3(p2_2, p1_3, m3_acc_3) */
+	eor v19.16b, v21.16b, v19.16b /* m1_acc_2 = xor(p1_3, p2_3) */
+	eor3 v6.16b, v6.16b, v26.16b, v19.16b /* m2_acc_4 = eor3(m2_acc, m0_acc_1, m1_acc_2) */
+	eor3 v7.16b, v7.16b, v19.16b, v12.16b /* x1n = eor3(m1_acc_3, m1_acc_2, g0x1) */
+	eor v19.16b, v13.16b, v20.16b /* x0n = xor(g0x0, m0_acc_4) */
+	eor v6.16b, v18.16b, v6.16b /* x2n = xor(g0x2, m2_acc_4) */
+	eor v17.16b, v14.16b, v17.16b /* x3n = xor(g0x3, m3_acc_4) */
+	eor3 v18.16b, v28.16b, v4.16b, v31.16b /* t0_1_1 = eor3(g1x4, g1x8, g1x12) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_9_inv_shift_rows
-	ldr q21, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_inv_shift_rows] /* inv_shift_rows = const() */
-	tbl v20.16b, {v20.16b}, v21.16b /* y0_1_sr = lookup16(t0_1_1, inv_shift_rows) */
-	aese v20.16b, v0.16b /* y0_1_aes = aese(y0_1_sr, rk0) */
-	eor3 v0.16b, v17.16b, v29.16b, v9.16b /* t1_1_1 = eor3(g1x5, g1x9, g1x13) */
-	tbl v0.16b, {v0.16b}, v21.16b /* y1_1_sr = lookup16(t1_1_1, inv_shift_rows) */
+	ldr q20, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_inv_shift_rows] /* inv_shift_rows = const() */
+	tbl v18.16b, {v18.16b}, v20.16b /* y0_1_sr = lookup16(t0_1_1, inv_shift_rows) */
+	aese v18.16b, v0.16b /* y0_1_aes = aese(y0_1_sr, rk0) */
+	eor3 v0.16b, v16.16b, v29.16b, v9.16b /* t1_1_1 = eor3(g1x5, g1x9, g1x13) */
+	tbl v0.16b, {v0.16b}, v20.16b /* y1_1_sr = lookup16(t1_1_1, inv_shift_rows) */
 	aese v0.16b, v3.16b /* y1_1_aes = aese(y1_1_sr, rk1) */
-	eor3 v3.16b, v11.16b, v30.16b, v10.16b /* t2_1_1 = eor3(g1x6, g1x10, g1x14) */
-	tbl v3.16b, {v3.16b}, v21.16b /* y2_1_sr = lookup16(t2_1_1, inv_shift_rows) */
+	eor3 v3.16b, v10.16b, v8.16b, v11.16b /* t2_1_1 = eor3(g1x6, g1x10, g1x14) */
+	tbl v3.16b, {v3.16b}, v20.16b /* y2_1_sr = lookup16(t2_1_1, inv_shift_rows) */
 	aese v3.16b, v5.16b /* y2_1_aes = aese(y2_1_sr, rk2) */
-	ldr q5, [sp, #176] /* reload g1x15.2 */
-	eor3 v22.16b, v2.16b, v31.16b, v5.16b /* t3_1_1 = eor3(g1x7, g1x11, g1x15) */
-	tbl v22.16b, {v22.16b}, v21.16b /* y3_1_sr = lookup16(t3_1_1, inv_shift_rows) */
-	ldr q23, [sp, #352] /* reload rk3 */
-	aese v22.16b, v23.16b /* y3_1_aes = aese(y3_1_sr, rk3) */
-	and v23.16b, v20.16b, v1.16b /* y0_1_aes_lo = and(y0_1_aes, nibble_mask) */
-	ushr v20.16b, v20.16b, #4 /* y0_1_aes_hi = shr(y0_1_aes) */
-	tbl v24.16b, {v25.16b}, v23.16b /* p1_0_1_l = lookup16(tbl_lo_1, y0_1_aes_lo) */
-	tbl v23.16b, {v28.16b}, v23.16b /* p2_0_1_l = lookup16(tbl_lo_2, y0_1_aes_lo) */
+	ldr q5, [sp, #144] /* reload g1x15.2 */
+	eor3 v21.16b, v2.16b, v30.16b, v5.16b /* t3_1_1 = eor3(g1x7, g1x11, g1x15) */
+	tbl v21.16b, {v21.16b}, v20.16b /* y3_1_sr = lookup16(t3_1_1, inv_shift_rows) */
+	ldr q22, [sp, #352] /* reload rk3 */
+	aese v21.16b, v22.16b /* y3_1_aes = aese(y3_1_sr, rk3) */
+	and v22.16b, v18.16b, v1.16b /* y0_1_aes_lo = and(y0_1_aes, nibble_mask) */
+	ushr v18.16b, v18.16b, #4 /* y0_1_aes_hi = shr(y0_1_aes) */
+	tbl v24.16b, {v23.16b}, v22.16b /* p1_0_1_l = lookup16(tbl_lo_1, y0_1_aes_lo) */
+	tbl v22.16b, {v27.16b}, v22.16b /* p2_0_1_l = lookup16(tbl_lo_2, y0_1_aes_lo) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_9_tbl_hi_1
 	ldr q26, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_tbl_hi_1] /* tbl_hi_1 = const() */
-	tbl v12.16b, {v26.16b}, v20.16b /* p1_0_1_h = lookup16(tbl_hi_1, y0_1_aes_hi) */
+	tbl v12.16b, {v26.16b}, v18.16b /* p1_0_1_h = lookup16(tbl_hi_1, y0_1_aes_hi) */
 	eor v24.16b, v24.16b, v12.16b /* p1_0_1 = xor(p1_0_1_l, p1_0_1_h) */
-	tbl v20.16b, {v27.16b}, v20.16b /* p2_0_1_h = lookup16(tbl_hi_2, y0_1_aes_hi) */
-	eor v20.16b, v23.16b, v20.16b /* p2_0_1 = xor(p2_0_1_l, p2_0_1_h) */
-	and v23.16b, v0.16b, v1.16b /* y1_1_aes_lo = and(y1_1_aes, nibble_mask) */
+	tbl v18.16b, {v25.16b}, v18.16b /* p2_0_1_h = lookup16(tbl_hi_2, y0_1_aes_hi) */
+	eor v18.16b, v22.16b, v18.16b /* p2_0_1 = xor(p2_0_1_l, p2_0_1_h) */
+	and v22.16b, v0.16b, v1.16b /* y1_1_aes_lo = and(y1_1_aes, nibble_mask) */
 	ushr v0.16b, v0.16b, #4 /* y1_1_aes_hi = shr(y1_1_aes) */
-	tbl v12.16b, {v25.16b}, v23.16b /* p1_1_1_l = lookup16(tbl_lo_1, y1_1_aes_lo) */
-	tbl v23.16b, {v28.16b}, v23.16b /* p2_1_1_l = lookup16(tbl_lo_2, y1_1_aes_lo) */
+	tbl v12.16b, {v23.16b}, v22.16b /* p1_1_1_l = lookup16(tbl_lo_1, y1_1_aes_lo) */
+	tbl v22.16b, {v27.16b}, v22.16b /* p2_1_1_l = lookup16(tbl_lo_2, y1_1_aes_lo) */
 	tbl v13.16b, {v26.16b}, v0.16b /* p1_1_1_h = lookup16(tbl_hi_1, y1_1_aes_hi) */
 	eor v12.16b, v12.16b, v13.16b /* p1_1_1 = xor(p1_1_1_l, p1_1_1_h) */
-	tbl v0.16b, {v27.16b}, v0.16b /* p2_1_1_h = lookup16(tbl_hi_2, y1_1_aes_hi) */
-	eor v0.16b, v23.16b, v0.16b /* p2_1_1 = xor(p2_1_1_l, p2_1_1_h) */
-	and v23.16b, v3.16b, v1.16b /* y2_1_aes_lo = and(y2_1_aes, nibble_mask) */
+	tbl v0.16b, {v25.16b}, v0.16b /* p2_1_1_h = lookup16(tbl_hi_2, y1_1_aes_hi) */
+	eor v0.16b, v22.16b, v0.16b /* p2_1_1 = xor(p2_1_1_l, p2_1_1_h) */
+	and v22.16b, v3.16b, v1.16b /* y2_1_aes_lo = and(y2_1_aes, nibble_mask) */
 	ushr v3.16b, v3.16b, #4 /* y2_1_aes_hi = shr(y2_1_aes) */
-	tbl v13.16b, {v25.16b}, v23.16b /* p1_2_1_l = lookup16(tbl_lo_1, y2_1_aes_lo) */
-	tbl v23.16b, {v28.16b}, v23.16b /* p2_2_1_l = lookup16(tbl_lo_2, y2_1_aes_lo) */
+	tbl v13.16b, {v23.16b}, v22.16b /* p1_2_1_l = lookup16(tbl_lo_1, y2_1_aes_lo) */
+	tbl v22.16b, {v27.16b}, v22.16b /* p2_2_1_l = lookup16(tbl_lo_2, y2_1_aes_lo) */
 	tbl v14.16b, {v26.16b}, v3.16b /* p1_2_1_h = lookup16(tbl_hi_1, y2_1_aes_hi) */
 	eor v13.16b, v13.16b, v14.16b /* p1_2_1 = xor(p1_2_1_l, p1_2_1_h) */
-	tbl v3.16b, {v27.16b}, v3.16b /* p2_2_1_h = lookup16(tbl_hi_2, y2_1_aes_hi) */
-	eor v3.16b, v23.16b, v3.16b /* p2_2_1 = xor(p2_2_1_l, p2_2_1_h) */
-	and v23.16b, v22.16b, v1.16b /* y3_1_aes_lo = and(y3_1_aes, nibble_mask) */
-	ushr v22.16b, v22.16b, #4 /* y3_1_aes_hi = shr(y3_1_aes) */
-	tbl v14.16b, {v25.16b}, v23.16b /* p1_3_1_l = lookup16(tbl_lo_1, y3_1_aes_lo) */
-	tbl v23.16b, {v28.16b}, v23.16b /* p2_3_1_l = lookup16(tbl_lo_2, y3_1_aes_lo) */
-	tbl v15.16b, {v26.16b}, v22.16b /* p1_3_1_h = lookup16(tbl_hi_1, y3_1_aes_hi) */
+	tbl v3.16b, {v25.16b}, v3.16b /* p2_2_1_h = lookup16(tbl_hi_2, y2_1_aes_hi) */
+	eor v3.16b, v22.16b, v3.16b /* p2_2_1 = xor(p2_2_1_l, p2_2_1_h) */
+	and v22.16b, v21.16b, v1.16b /* y3_1_aes_lo = and(y3_1_aes, nibble_mask) */
+	ushr v21.16b, v21.16b, #4 /* y3_1_aes_hi = shr(y3_1_aes) */
+	tbl v14.16b, {v23.16b}, v22.16b /* p1_3_1_l = lookup16(tbl_lo_1, y3_1_aes_lo) */
+	tbl v22.16b, {v27.16b}, v22.16b /* p2_3_1_l = lookup16(tbl_lo_2, y3_1_aes_lo) */
+	tbl v15.16b, {v26.16b}, v21.16b /* p1_3_1_h = lookup16(tbl_hi_1, y3_1_aes_hi) */
 	eor v14.16b, v14.16b, v15.16b /* p1_3_1 = xor(p1_3_1_l, p1_3_1_h) */
-	tbl v22.16b, {v27.16b}, v22.16b /* p2_3_1_h = lookup16(tbl_hi_2, y3_1_aes_hi) */
-	eor v22.16b, v23.16b, v22.16b /* p2_3_1 = xor(p2_3_1_l, p2_3_1_h) */
-	eor v23.16b, v0.16b, v13.16b /* m0_acc_6 = xor(p2_1_1, p1_2_1) */
+	tbl v21.16b, {v25.16b}, v21.16b /* p2_3_1_h = lookup16(tbl_hi_2, y3_1_aes_hi) */
+	eor v21.16b, v22.16b, v21.16b /* p2_3_1 = xor(p2_3_1_l, p2_3_1_h) */
+	eor v22.16b, v0.16b, v13.16b /* m0_acc_6 = xor(p2_1_1, p1_2_1) */
 	eor v13.16b, v13.16b, v3.16b /* m1_acc_6 = xor(p1_2_1, p2_2_1) */
-	eor3 v13.16b, v20.16b, v12.16b, v13.16b /* m1_acc_8 = eor3(p2_0_1, p1_1_1, m1_acc_6) */
-	eor v20.16b, v24.16b, v20.16b /* m2_acc_5 = xor(p1_0_1, p2_0_1) */
-	eor3 v24.16b, v24.16b, v12.16b, v23.16b /* m0_acc_8 = eor3(p1_0_1, p1_1_1, m0_acc_6) */
-	eor3 v0.16b, v12.16b, v0.16b, v20.16b /* m3_acc_8 = eor3(p1_1_1, p2_1_1, m2_acc_5) */
-	eor3 v24.16b, v3.16b, v22.16b, v24.16b /* m0_acc_9 = eor3(p2_2_1, p2_3_1, m0_acc_8) */
+	eor3 v13.16b, v18.16b, v12.16b, v13.16b /* m1_acc_8 = eor3(p2_0_1, p1_1_1, m1_acc_6) */
+	eor v18.16b, v24.16b, v18.16b /* m2_acc_5 = xor(p1_0_1, p2_0_1) */
+	eor3 v24.16b, v24.16b, v12.16b, v22.16b /* m0_acc_8 = eor3(p1_0_1, p1_1_1, m0_acc_6) */
+	eor3 v0.16b, v12.16b, v0.16b, v18.16b /* m3_acc_8 = eor3(p1_1_1, p2_1_1, m2_acc_5) */
+	eor3 v24.16b, v3.16b, v21.16b, v24.16b /* m0_acc_9 = eor3(p2_2_1, p2_3_1, m0_acc_8) */
 	eor3 v0.16b, v3.16b, v14.16b, v0.16b /* m3_acc_9 = eor3(p2_2_1, p1_3_1, m3_acc_8) */
-	eor v3.16b, v14.16b, v22.16b /* m1_acc_7 = xor(p1_3_1, p2_3_1) */
-	eor3 v20.16b, v20.16b, v23.16b, v3.16b /* m2_acc_9 = eor3(m2_acc_5, m0_acc_6, m1_acc_7) */
-	ldr q22, [sp, #128] /* reload g1x1.2 */
-	eor3 v3.16b, v13.16b, v3.16b, v22.16b /* x1n_1 = eor3(m1_acc_8, m1_acc_7, g1x1) */
-	ldr q22, [sp, #112] /* reload g1x0.2 */
-	eor v22.16b, v22.16b, v24.16b /* x0n_1 = xor(g1x0, m0_acc_9) */
-	ldr q23, [sp, #96] /* reload g1x2.2 */
-	eor v20.16b, v23.16b, v20.16b /* x2n_1 = xor(g1x2, m2_acc_9) */
-	ldr q23, [sp, #144] /* reload g1x3.2 */
-	eor v0.16b, v23.16b, v0.16b /* x3n_1 = xor(g1x3, m3_acc_9) */
+	eor v3.16b, v14.16b, v21.16b /* m1_acc_7 = xor(p1_3_1, p2_3_1) */
+	eor3 v18.16b, v18.16b, v22.16b, v3.16b /* m2_acc_9 = eor3(m2_acc_5, m0_acc_6, m1_acc_7) */
+	ldr q21, [sp, #176] /* reload g1x1.2 */
+	eor3 v3.16b, v13.16b, v3.16b, v21.16b /* x1n_1 = eor3(m1_acc_8, m1_acc_7, g1x1) */
+	ldr q21, [sp, #96] /* reload g1x0.2 */
+	eor v21.16b, v21.16b, v24.16b /* x0n_1 = xor(g1x0, m0_acc_9) */
+	ldr q22, [sp, #80] /* reload g1x2.2 */
+	eor v18.16b, v22.16b, v18.16b /* x2n_1 = xor(g1x2, m2_acc_9) */
+	ldr q22, [sp, #128] /* reload g1x3.2 */
+	eor v0.16b, v22.16b, v0.16b /* x3n_1 = xor(g1x3, m3_acc_9) */
 
 	/* Round 8r+1: slot 1 ^= M'_L·inv(slot 2 ^ slot 3 ^ slot 0 ^ rk') ^ C'. */
 	add x17, x7, #16
-	ld1r {v23.4s}, [x17] /* rk0_1 = bcast32() */
+	ld1r {v22.4s}, [x17] /* rk0_1 = bcast32() */
 	add x17, x7, #20
 	ld1r {v24.4s}, [x17] /* rk1_1 = bcast32() */
 	add x17, x7, #24
 	ld1r {v12.4s}, [x17] /* rk2_1 = bcast32() */
 	add x17, x7, #28
 	ld1r {v13.4s}, [x17] /* rk3_1 = bcast32() */
-	ldr q14, [sp, #160] /* reload g0x8.2 */
+	ldr q14, [sp, #112] /* reload g0x8.2 */
 	ldr q15, [sp, #336] /* reload g0x12.2 */
 	eor3 v14.16b, v14.16b, v15.16b, v19.16b /* t0_2_1 = eor3(g0x8, g0x12, g0x0) */
-	tbl v14.16b, {v14.16b}, v21.16b /* y0_2_sr = lookup16(t0_2_1, inv_shift_rows) */
-	aese v14.16b, v23.16b /* y0_2_aes = aese(y0_2_sr, rk0_1) */
+	tbl v14.16b, {v14.16b}, v20.16b /* y0_2_sr = lookup16(t0_2_1, inv_shift_rows) */
+	aese v14.16b, v22.16b /* y0_2_aes = aese(y0_2_sr, rk0_1) */
 	ldr q15, [sp, #304] /* reload g0x9.2 */
 	ldr q5, [sp, #320] /* reload g0x13.2 */
-	eor3 v15.16b, v15.16b, v5.16b, v6.16b /* t1_2_1 = eor3(g0x9, g0x13, g0x1) */
-	tbl v15.16b, {v15.16b}, v21.16b /* y1_2_sr = lookup16(t1_2_1, inv_shift_rows) */
+	eor3 v15.16b, v15.16b, v5.16b, v7.16b /* t1_2_1 = eor3(g0x9, g0x13, g0x1) */
+	tbl v15.16b, {v15.16b}, v20.16b /* y1_2_sr = lookup16(t1_2_1, inv_shift_rows) */
 	aese v15.16b, v24.16b /* y1_2_aes = aese(y1_2_sr, rk1_1) */
 	ldr q5, [sp, #272] /* reload g0x10.2 */
-	str q6, [sp, #352] /* spill g0x1.3 */
-	ldr q6, [sp, #288] /* reload g0x14.2 */
-	eor3 v5.16b, v5.16b, v6.16b, v7.16b /* t2_2_1 = eor3(g0x10, g0x14, g0x2) */
-	tbl v5.16b, {v5.16b}, v21.16b /* y2_2_sr = lookup16(t2_2_1, inv_shift_rows) */
+	str q7, [sp, #352] /* spill g0x1.3 */
+	ldr q7, [sp, #288] /* reload g0x14.2 */
+	eor3 v5.16b, v5.16b, v7.16b, v6.16b /* t2_2_1 = eor3(g0x10, g0x14, g0x2) */
+	tbl v5.16b, {v5.16b}, v20.16b /* y2_2_sr = lookup16(t2_2_1, inv_shift_rows) */
 	aese v5.16b, v12.16b /* y2_2_aes = aese(y2_2_sr, rk2_1) */
-	ldr q6, [sp, #256] /* reload g0x11.2 */
-	str q7, [sp, #368] /* spill g0x2.3 */
-	ldr q7, [sp, #240] /* reload g0x15.2 */
-	eor3 v6.16b, v6.16b, v7.16b, v18.16b /* t3_2_1 = eor3(g0x11, g0x15, g0x3) */
-	tbl v6.16b, {v6.16b}, v21.16b /* y3_2_sr = lookup16(t3_2_1, inv_shift_rows) */
-	aese v6.16b, v13.16b /* y3_2_aes = aese(y3_2_sr, rk3_1) */
-	and v7.16b, v14.16b, v1.16b /* y0_2_aes_lo = and(y0_2_aes, nibble_mask) */
+	ldr q7, [sp, #256] /* reload g0x11.2 */
+	str q6, [sp, #368] /* spill g0x2.3 */
+	ldr q6, [sp, #240] /* reload g0x15.2 */
+	eor3 v7.16b, v7.16b, v6.16b, v17.16b /* t3_2_1 = eor3(g0x11, g0x15, g0x3) */
+	tbl v7.16b, {v7.16b}, v20.16b /* y3_2_sr = lookup16(t3_2_1, inv_shift_rows) */
+	aese v7.16b, v13.16b /* y3_2_aes = aese(y3_2_sr, rk3_1) */
+	and v6.16b, v14.16b, v1.16b /* y0_2_aes_lo = and(y0_2_aes, nibble_mask) */
 	ushr v14.16b, v14.16b, #4 /* y0_2_aes_hi = shr(y0_2_aes) */
-	str q18, [sp, #384] /* spill g0x3.3 */
-	tbl v18.16b, {v25.16b}, v7.16b /* p1_0_2_l = lookup16(tbl_lo_1, y0_2_aes_lo) */
-	tbl v7.16b, {v28.16b}, v7.16b /* p2_0_2_l = lookup16(tbl_lo_2, y0_2_aes_lo) */
+	str q17, [sp, #384] /* spill g0x3.3 */
+	tbl v17.16b, {v23.16b}, v6.16b /* p1_0_2_l = lookup16(tbl_lo_1, y0_2_aes_lo) */
+	tbl v6.16b, {v27.16b}, v6.16b /* p2_0_2_l = lookup16(tbl_lo_2, y0_2_aes_lo) */
 	str q19, [sp, #400] /* spill g0x0.3 */
 	tbl v19.16b, {v26.16b}, v14.16b /* p1_0_2_h = lookup16(tbl_hi_1, y0_2_aes_hi) */
-	eor v18.16b, v18.16b, v19.16b /* p1_0_2 = xor(p1_0_2_l, p1_0_2_h) */
-	tbl v19.16b, {v27.16b}, v14.16b /* p2_0_2_h = lookup16(tbl_hi_2, y0_2_aes_hi) */
-	eor v7.16b, v7.16b, v19.16b /* p2_0_2 = xor(p2_0_2_l, p2_0_2_h) */
+	eor v17.16b, v17.16b, v19.16b /* p1_0_2 = xor(p1_0_2_l, p1_0_2_h) */
+	tbl v19.16b, {v25.16b}, v14.16b /* p2_0_2_h = lookup16(tbl_hi_2, y0_2_aes_hi) */
+	eor v6.16b, v6.16b, v19.16b /* p2_0_2 = xor(p2_0_2_l, p2_0_2_h) */
 	and v19.16b, v15.16b, v1.16b /* y1_2_aes_lo = and(y1_2_aes, nibble_mask) */
 	ushr v14.16b, v15.16b, #4 /* y1_2_aes_hi = shr(y1_2_aes) */
-	tbl v15.16b, {v25.16b}, v19.16b /* p1_1_2_l = lookup16(tbl_lo_1, y1_2_aes_lo) */
-	tbl v19.16b, {v28.16b}, v19.16b /* p2_1_2_l = lookup16(tbl_lo_2, y1_2_aes_lo) */
+	tbl v15.16b, {v23.16b}, v19.16b /* p1_1_2_l = lookup16(tbl_lo_1, y1_2_aes_lo) */
+	tbl v19.16b, {v27.16b}, v19.16b /* p2_1_2_l = lookup16(tbl_lo_2, y1_2_aes_lo) */
 	str q2, [sp, #416] /* spill g1x7.2 */
 	tbl v2.16b, {v26.16b}, v14.16b /* p1_1_2_h = lookup16(tbl_hi_1, y1_2_aes_hi) */
 	eor v2.16b, v15.16b, v2.16b /* p1_1_2 = xor(p1_1_2_l, p1_1_2_h) */
-	tbl v14.16b, {v27.16b}, v14.16b /* p2_1_2_h = lookup16(tbl_hi_2, y1_2_aes_hi) */
+	tbl v14.16b, {v25.16b}, v14.16b /* p2_1_2_h = lookup16(tbl_hi_2, y1_2_aes_hi) */
 	eor v19.16b, v19.16b, v14.16b /* p2_1_2 = xor(p2_1_2_l, p2_1_2_h) */
 	and v14.16b, v5.16b, v1.16b /* y2_2_aes_lo = and(y2_2_aes, nibble_mask) */
 	ushr v5.16b, v5.16b, #4 /* y2_2_aes_hi = shr(y2_2_aes) */
-	tbl v15.16b, {v25.16b}, v14.16b /* p1_2_2_l = lookup16(tbl_lo_1, y2_2_aes_lo) */
-	tbl v14.16b, {v28.16b}, v14.16b /* p2_2_2_l = lookup16(tbl_lo_2, y2_2_aes_lo) */
-	str q11, [sp, #432] /* spill g1x6.2 */
-	tbl v11.16b, {v26.16b}, v5.16b /* p1_2_2_h = lookup16(tbl_hi_1, y2_2_aes_hi) */
-	eor v11.16b, v15.16b, v11.16b /* p1_2_2 = xor(p1_2_2_l, p1_2_2_h) */
-	tbl v5.16b, {v27.16b}, v5.16b /* p2_2_2_h = lookup16(tbl_hi_2, y2_2_aes_hi) */
+	tbl v15.16b, {v23.16b}, v14.16b /* p1_2_2_l = lookup16(tbl_lo_1, y2_2_aes_lo) */
+	tbl v14.16b, {v27.16b}, v14.16b /* p2_2_2_l = lookup16(tbl_lo_2, y2_2_aes_lo) */
+	str q10, [sp, #432] /* spill g1x6.2 */
+	tbl v10.16b, {v26.16b}, v5.16b /* p1_2_2_h = lookup16(tbl_hi_1, y2_2_aes_hi) */
+	eor v10.16b, v15.16b, v10.16b /* p1_2_2 = xor(p1_2_2_l, p1_2_2_h) */
+	tbl v5.16b, {v25.16b}, v5.16b /* p2_2_2_h = lookup16(tbl_hi_2, y2_2_aes_hi) */
 	eor v5.16b, v14.16b, v5.16b /* p2_2_2 = xor(p2_2_2_l, p2_2_2_h) */
-	and v14.16b, v6.16b, v1.16b /* y3_2_aes_lo = and(y3_2_aes, nibble_mask) */
-	ushr v6.16b, v6.16b, #4 /* y3_2_aes_hi = shr(y3_2_aes) */
-	tbl v15.16b, {v25.16b}, v14.16b /* p1_3_2_l = lookup16(tbl_lo_1, y3_2_aes_lo) */
-	tbl v14.16b, {v28.16b}, v14.16b /* p2_3_2_l = lookup16(tbl_lo_2, y3_2_aes_lo) */
-	str q16, [sp, #448] /* spill g1x4.2 */
-	tbl v16.16b, {v26.16b}, v6.16b /* p1_3_2_h = lookup16(tbl_hi_1, y3_2_aes_hi) */
-	eor v16.16b, v15.16b, v16.16b /* p1_3_2 = xor(p1_3_2_l, p1_3_2_h) */
-	tbl v6.16b, {v27.16b}, v6.16b /* p2_3_2_h = lookup16(tbl_hi_2, y3_2_aes_hi) */
-	eor v6.16b, v14.16b, v6.16b /* p2_3_2 = xor(p2_3_2_l, p2_3_2_h) */
-	eor v14.16b, v19.16b, v11.16b /* m0_acc_11 = xor(p2_1_2, p1_2_2) */
-	eor v11.16b, v11.16b, v5.16b /* m1_acc_11 = xor(p1_2_2, p2_2_2) */
-	eor3 v11.16b, v7.16b, v2.16b, v11.16b /* m1_acc_13 = eor3(p2_0_2, p1_1_2, m1_acc_11) */
-	eor v7.16b, v18.16b, v7.16b /* m2_acc_10 = xor(p1_0_2, p2_0_2) */
-	eor3 v18.16b, v18.16b, v2.16b, v14.16b /* m0_acc_13 = eor3(p1_0_2, p1_1_2, m0_acc_11) */
-	eor3 v2.16b, v2.16b, v19.16b, v7.16b /* m3_acc_13 = eor3(p1_1_2, p2_1_2, m2_acc_10) */
-	eor3 v18.16b, v5.16b, v6.16b, v18.16b /* m0_acc_14 = eor3(p2_2_2, p2_3_2, m0_acc_13) */
-	eor3 v2.16b, v5.16b, v16.16b, v2.16b /* m3_acc_14 = eor3(p2_2_2, p1_3_2, m3_acc_13) */
-	eor v5.16b, v16.16b, v6.16b /* m1_acc_12 = xor(p1_3_2, p2_3_2) */
-	eor3 v6.16b, v7.16b, v14.16b, v5.16b /* m2_acc_14 = eor3(m2_acc_10, m0_acc_11, m1_acc_12) */
+	and v14.16b, v7.16b, v1.16b /* y3_2_aes_lo = and(y3_2_aes, nibble_mask) */
+	ushr v7.16b, v7.16b, #4 /* y3_2_aes_hi = shr(y3_2_aes) */
+	tbl v15.16b, {v23.16b}, v14.16b /* p1_3_2_l = lookup16(tbl_lo_1, y3_2_aes_lo) */
+	tbl v14.16b, {v27.16b}, v14.16b /* p2_3_2_l = lookup16(tbl_lo_2, y3_2_aes_lo) */
+	str q28, [sp, #448] /* spill g1x4.2 */
+	tbl v28.16b, {v26.16b}, v7.16b /* p1_3_2_h = lookup16(tbl_hi_1, y3_2_aes_hi) */
+	eor v28.16b, v15.16b, v28.16b /* p1_3_2 = xor(p1_3_2_l, p1_3_2_h) */
+	tbl v7.16b, {v25.16b}, v7.16b /* p2_3_2_h = lookup16(tbl_hi_2, y3_2_aes_hi) */
+	eor v7.16b, v14.16b, v7.16b /* p2_3_2 = xor(p2_3_2_l, p2_3_2_h) */
+	eor v14.16b, v19.16b, v10.16b /* m0_acc_11 = xor(p2_1_2, p1_2_2) */
+	eor v10.16b, v10.16b, v5.16b /* m1_acc_11 = xor(p1_2_2, p2_2_2) */
+	eor3 v10.16b, v6.16b, v2.16b, v10.16b /* m1_acc_13 = eor3(p2_0_2, p1_1_2, m1_acc_11) */
+	eor v6.16b, v17.16b, v6.16b /* m2_acc_10 = xor(p1_0_2, p2_0_2) */
+	eor3 v17.16b, v17.16b, v2.16b, v14.16b /* m0_acc_13 = eor3(p1_0_2, p1_1_2, m0_acc_11) */
+	eor3 v2.16b, v2.16b, v19.16b, v6.16b /* m3_acc_13 = eor3(p1_1_2, p2_1_2, m2_acc_10) */
+	eor3 v17.16b, v5.16b, v7.16b, v17.16b /* m0_acc_14 = eor3(p2_2_2, p2_3_2, m0_acc_13) */
+	eor3 v2.16b, v5.16b, v28.16b, v2.16b /* m3_acc_14 = eor3(p2_2_2, p1_3_2, m3_acc_13) */
+	eor v5.16b, v28.16b, v7.16b /* m1_acc_12 = xor(p1_3_2, p2_3_2) */
+	eor3 v6.16b, v6.16b, v14.16b, v5.16b /* m2_acc_14 = eor3(m2_acc_10, m0_acc_11, m1_acc_12) */
 	ldr q7, [sp, #192] /* reload g0x5.2 */
-	eor3 v5.16b, v11.16b, v5.16b, v7.16b /* x1n_2 = eor3(m1_acc_13, m1_acc_12, g0x5) */
-	ldr q7, [sp, #80] /* reload g0x4.2 */
-	eor v7.16b, v7.16b, v18.16b /* x0n_2 = xor(g0x4, m0_acc_14) */
-	ldr q16, [sp, #208] /* reload g0x6.2 */
-	eor v6.16b, v16.16b, v6.16b /* x2n_2 = xor(g0x6, m2_acc_14) */
-	ldr q16, [sp, #224] /* reload g0x7.2 */
-	eor v2.16b, v16.16b, v2.16b /* x3n_2 = xor(g0x7, m3_acc_14) */
-	eor3 v16.16b, v4.16b, v8.16b, v22.16b /* t0_3_1 = eor3(g1x8, g1x12, g1x0) */
-	tbl v16.16b, {v16.16b}, v21.16b /* y0_3_sr = lookup16(t0_3_1, inv_shift_rows) */
-	aese v16.16b, v23.16b /* y0_3_aes = aese(y0_3_sr, rk0_1) */
-	eor3 v18.16b, v29.16b, v9.16b, v3.16b /* t1_3_1 = eor3(g1x9, g1x13, g1x1) */
-	tbl v18.16b, {v18.16b}, v21.16b /* y1_3_sr = lookup16(t1_3_1, inv_shift_rows) */
-	aese v18.16b, v24.16b /* y1_3_aes = aese(y1_3_sr, rk1_1) */
-	eor3 v19.16b, v30.16b, v10.16b, v20.16b /* t2_3_1 = eor3(g1x10, g1x14, g1x2) */
-	tbl v19.16b, {v19.16b}, v21.16b /* y2_3_sr = lookup16(t2_3_1, inv_shift_rows) */
-	aese v19.16b, v12.16b /* y2_3_aes = aese(y2_3_sr, rk2_1) */
-	ldr q23, [sp, #176] /* reload g1x15.2 */
-	eor3 v24.16b, v31.16b, v23.16b, v0.16b /* t3_3_1 = eor3(g1x11, g1x15, g1x3) */
-	tbl v24.16b, {v24.16b}, v21.16b /* y3_3_sr = lookup16(t3_3_1, inv_shift_rows) */
-	aese v24.16b, v13.16b /* y3_3_aes = aese(y3_3_sr, rk3_1) */
-	and v11.16b, v16.16b, v1.16b /* y0_3_aes_lo = and(y0_3_aes, nibble_mask) */
-	ushr v16.16b, v16.16b, #4 /* y0_3_aes_hi = shr(y0_3_aes) */
-	tbl v12.16b, {v25.16b}, v11.16b /* p1_0_3_l = lookup16(tbl_lo_1, y0_3_aes_lo) */
-	tbl v11.16b, {v28.16b}, v11.16b /* p2_0_3_l = lookup16(tbl_lo_2, y0_3_aes_lo) */
-	tbl v13.16b, {v26.16b}, v16.16b /* p1_0_3_h = lookup16(tbl_hi_1, y0_3_aes_hi) */
+	eor3 v5.16b, v10.16b, v5.16b, v7.16b /* x1n_2 = eor3(m1_acc_13, m1_acc_12, g0x5) */
+	ldr q7, [sp, #160] /* reload g0x4.2 */
+	eor v7.16b, v7.16b, v17.16b /* x0n_2 = xor(g0x4, m0_acc_14) */
+	ldr q17, [sp, #208] /* reload g0x6.2 */
+	eor v6.16b, v17.16b, v6.16b /* x2n_2 = xor(g0x6, m2_acc_14) */
+	ldr q17, [sp, #224] /* reload g0x7.2 */
+	eor v2.16b, v17.16b, v2.16b /* x3n_2 = xor(g0x7, m3_acc_14) */
+	eor3 v17.16b, v4.16b, v31.16b, v21.16b /* t0_3_1 = eor3(g1x8, g1x12, g1x0) */
+	tbl v17.16b, {v17.16b}, v20.16b /* y0_3_sr = lookup16(t0_3_1, inv_shift_rows) */
+	aese v17.16b, v22.16b /* y0_3_aes = aese(y0_3_sr, rk0_1) */
+	eor3 v19.16b, v29.16b, v9.16b, v3.16b /* t1_3_1 = eor3(g1x9, g1x13, g1x1) */
+	tbl v19.16b, {v19.16b}, v20.16b /* y1_3_sr = lookup16(t1_3_1, inv_shift_rows) */
+	aese v19.16b, v24.16b /* y1_3_aes = aese(y1_3_sr, rk1_1) */
+	eor3 v22.16b, v8.16b, v11.16b, v18.16b /* t2_3_1 = eor3(g1x10, g1x14, g1x2) */
+	tbl v22.16b, {v22.16b}, v20.16b /* y2_3_sr = lookup16(t2_3_1, inv_shift_rows) */
+	aese v22.16b, v12.16b /* y2_3_aes = aese(y2_3_sr, rk2_1) */
+	ldr q24, [sp, #144] /* reload g1x15.2 */
+	eor3 v28.16b, v30.16b, v24.16b, v0.16b /* t3_3_1 = eor3(g1x11, g1x15, g1x3) */
+	tbl v28.16b, {v28.16b}, v20.16b /* y3_3_sr = lookup16(t3_3_1, inv_shift_rows) */
+	aese v28.16b, v13.16b /* y3_3_aes = aese(y3_3_sr, rk3_1) */
+	and v10.16b, v17.16b, v1.16b /* y0_3_aes_lo = and(y0_3_aes, nibble_mask) */
+	ushr v17.16b, v17.16b, #4 /* y0_3_aes_hi = shr(y0_3_aes) */
+	tbl v12.16b, {v23.16b}, v10.16b /* p1_0_3_l = lookup16(tbl_lo_1, y0_3_aes_lo) */
+	tbl v10.16b, {v27.16b}, v10.16b /* p2_0_3_l = lookup16(tbl_lo_2, y0_3_aes_lo) */
+	tbl v13.16b, {v26.16b}, v17.16b /* p1_0_3_h = lookup16(tbl_hi_1, y0_3_aes_hi) */
 	eor v12.16b, v12.16b, v13.16b /* p1_0_3 = xor(p1_0_3_l, p1_0_3_h) */
-	tbl v16.16b, {v27.16b}, v16.16b /* p2_0_3_h = lookup16(tbl_hi_2, y0_3_aes_hi) */
-	eor v16.16b, v11.16b, v16.16b /* p2_0_3 = xor(p2_0_3_l, p2_0_3_h) */
-	and v11.16b, v18.16b, v1.16b /* y1_3_aes_lo = and(y1_3_aes, nibble_mask) */
-	ushr v18.16b, v18.16b, #4 /* y1_3_aes_hi = shr(y1_3_aes) */
-	tbl v13.16b, {v25.16b}, v11.16b /* p1_1_3_l = lookup16(tbl_lo_1, y1_3_aes_lo) */
-	tbl v11.16b, {v28.16b}, v11.16b /* p2_1_3_l = lookup16(tbl_lo_2, y1_3_aes_lo) */
-	tbl v14.16b, {v26.16b}, v18.16b /* p1_1_3_h = lookup16(tbl_hi_1, y1_3_aes_hi) */
+	tbl v17.16b, {v25.16b}, v17.16b /* p2_0_3_h = lookup16(tbl_hi_2, y0_3_aes_hi) */
+	eor v17.16b, v10.16b, v17.16b /* p2_0_3 = xor(p2_0_3_l, p2_0_3_h) */
+	and v10.16b, v19.16b, v1.16b /* y1_3_aes_lo = and(y1_3_aes, nibble_mask) */
+	ushr v19.16b, v19.16b, #4 /* y1_3_aes_hi = shr(y1_3_aes) */
+	tbl v13.16b, {v23.16b}, v10.16b /* p1_1_3_l = lookup16(tbl_lo_1, y1_3_aes_lo) */
+	tbl v10.16b, {v27.16b}, v10.16b /* p2_1_3_l = lookup16(tbl_lo_2, y1_3_aes_lo) */
+	tbl v14.16b, {v26.16b}, v19.16b /* p1_1_3_h = lookup16(tbl_hi_1, y1_3_aes_hi) */
 	eor v13.16b, v13.16b, v14.16b /* p1_1_3 = xor(p1_1_3_l, p1_1_3_h) */
-	tbl v18.16b, {v27.16b}, v18.16b /* p2_1_3_h = lookup16(tbl_hi_2, y1_3_aes_hi) */
-	eor v18.16b, v11.16b, v18.16b /* p2_1_3 = xor(p2_1_3_l, p2_1_3_h) */
-	and v11.16b, v19.16b, v1.16b /* y2_3_aes_lo = and(y2_3_aes, nibble_mask) */
-	ushr v19.16b, v19.16b, #4 /* y2_3_aes_hi = shr(y2_3_aes) */
-	tbl v14.16b, {v25.16b}, v11.16b /* p1_2_3_l = lookup16(tbl_lo_1, y2_3_aes_lo) */
-	tbl v11.16b, {v28.16b}, v11.16b /* p2_2_3_l = lookup16(tbl_lo_2, y2_3_aes_lo) */
-	tbl v15.16b, {v26.16b}, v19.16b /* p1_2_3_h = lookup16(tbl_hi_1, y2_3_aes_hi) */
+	tbl v19.16b, {v25.16b}, v19.16b /* p2_1_3_h = lookup16(tbl_hi_2, y1_3_aes_hi) */
+	eor v19.16b, v10.16b, v19.16b /* p2_1_3 = xor(p2_1_3_l, p2_1_3_h) */
+	and v10.16b, v22.16b, v1.16b /* y2_3_aes_lo = and(y2_3_aes, nibble_mask) */
+	ushr v22.16b, v22.16b, #4 /* y2_3_aes_hi = shr(y2_3_aes) */
+	tbl v14.16b, {v23.16b}, v10.16b /* p1_2_3_l = lookup16(tbl_lo_1, y2_3_aes_lo) */
+	tbl v10.16b, {v27.16b}, v10.16b /* p2_2_3_l = lookup16(tbl_lo_2, y2_3_aes_lo) */
+	tbl v15.16b, {v26.16b}, v22.16b /* p1_2_3_h = lookup16(tbl_hi_1, y2_3_aes_hi) */
 	eor v14.16b, v14.16b, v15.16b /* p1_2_3 = xor(p1_2_3_l, p1_2_3_h) */
-	tbl v19.16b, {v27.16b}, v19.16b /* p2_2_3_h = lookup16(tbl_hi_2, y2_3_aes_hi) */
-	eor v19.16b, v11.16b, v19.16b /* p2_2_3 = xor(p2_2_3_l, p2_2_3_h) */
-	and v11.16b, v24.16b, v1.16b /* y3_3_aes_lo = and(y3_3_aes, nibble_mask) */
-	ushr v24.16b, v24.16b, #4 /* y3_3_aes_hi = shr(y3_3_aes) */
-	tbl v15.16b, {v25.16b}, v11.16b /* p1_3_3_l = lookup16(tbl_lo_1, y3_3_aes_lo) */
-	tbl v11.16b, {v28.16b}, v11.16b /* p2_3_3_l = lookup16(tbl_lo_2, y3_3_aes_lo) */
-	tbl v23.16b, {v26.16b}, v24.16b /* p1_3_3_h = lookup16(tbl_hi_1, y3_3_aes_hi) */
-	eor v23.16b, v15.16b, v23.16b /* p1_3_3 = xor(p1_3_3_l, p1_3_3_h) */
-	tbl v24.16b, {v27.16b}, v24.16b /* p2_3_3_h = lookup16(tbl_hi_2, y3_3_aes_hi) */
-	eor v24.16b, v11.16b, v24.16b /* p2_3_3 = xor(p2_3_3_l, p2_3_3_h) */
-	eor v11.16b, v18.16b, v14.16b /* m0_acc_16 = xor(p2_1_3, p1_2_3) */
-	eor v14.16b, v14.16b, v19.16b /* m1_acc_16 = xor(p1_2_3, p2_2_3) */
-	eor3 v14.16b, v16.16b, v13.16b, v14.16b /* m1_acc_18 = eor3(p2_0_3, p1_1_3, m1_acc_16) */
-	eor v16.16b, v12.16b, v16.16b /* m2_acc_15 = xor(p1_0_3, p2_0_3) */
-	eor3 v12.16b, v12.16b, v13.16b, v11.16b /* m0_acc_18 = eor3(p1_0_3, p1_1_3, m0_acc_16) */
-	eor3 v18.16b, v13.16b, v18.16b, v16.16b /* m3_acc_18 = eor3(p1_1_3, p2_1_3, m2_acc_15) */
-	eor3 v12.16b, v19.16b, v24.16b, v12.16b /* m0_acc_19 = eor3(p2_2_3, p2_3_3, m0_acc_18) */
-	eor3 v18.16b, v19.16b, v23.16b, v18.16b /* m3_acc_19 = eor3(p2_2_3, p1_3_3, m3_acc_18) */
-	eor v19.16b, v23.16b, v24.16b /* m1_acc_17 = xor(p1_3_3, p2_3_3) */
-	eor3 v16.16b, v16.16b, v11.16b, v19.16b /* m2_acc_19 = eor3(m2_acc_15, m0_acc_16, m1_acc_17) */
-	eor3 v17.16b, v14.16b, v19.16b, v17.16b /* x1n_3 = eor3(m1_acc_18, m1_acc_17, g1x5) */
-	ldr q19, [sp, #448] /* reload g1x4.2 */
-	eor v19.16b, v19.16b, v12.16b /* x0n_3 = xor(g1x4, m0_acc_19) */
-	ldr q23, [sp, #432] /* reload g1x6.2 */
-	eor v16.16b, v23.16b, v16.16b /* x2n_3 = xor(g1x6, m2_acc_19) */
-	ldr q23, [sp, #416] /* reload g1x7.2 */
-	eor v18.16b, v23.16b, v18.16b /* x3n_3 = xor(g1x7, m3_acc_19) */
+	tbl v22.16b, {v25.16b}, v22.16b /* p2_2_3_h = lookup16(tbl_hi_2, y2_3_aes_hi) */
+	eor v22.16b, v10.16b, v22.16b /* p2_2_3 = xor(p2_2_3_l, p2_2_3_h) */
+	and v10.16b, v28.16b, v1.16b /* y3_3_aes_lo = and(y3_3_aes, nibble_mask) */
+	ushr v28.16b, v28.16b, #4 /* y3_3_aes_hi = shr(y3_3_aes) */
+	tbl v15.16b, {v23.16b}, v10.16b /* p1_3_3_l = lookup16(tbl_lo_1, y3_3_aes_lo) */
+	tbl v10.16b, {v27.16b}, v10.16b /* p2_3_3_l = lookup16(tbl_lo_2, y3_3_aes_lo) */
+	tbl v24.16b, {v26.16b}, v28.16b /* p1_3_3_h = lookup16(tbl_hi_1, y3_3_aes_hi) */
+	eor v24.16b, v15.16b, v24.16b /* p1_3_3 = xor(p1_3_3_l, p1_3_3_h) */
+	tbl v28.16b, {v25.16b}, v28.16b /* p2_3_3_h = lookup16(tbl_hi_2, y3_3_aes_hi) */
+	eor v28.16b, v10.16b, v28.16b /* p2_3_3 = xor(p2_3_3_l, p2_3_3_h) */
+	eor v10.16b, v19.16b, v14.16b /* m0_acc_16 = xor(p2_1_3, p1_2_3) */
+	eor v14.16b, v14.16b, v22.16b /* m1_acc_16 = xor(p1_2_3, p2_2_3) */
+	eor3 v14.16b, v17.16b, v13.16b, v14.16b /* m1_acc_18 = eor3(p2_0_3, p1_1_3, m1_acc_16) */
+	eor v17.16b, v12.16b, v17.16b /* m2_acc_15 = xor(p1_0_3, p2_0_3) */
+	eor3 v12.16b, v12.16b, v13.16b, v10.16b /* m0_acc_18 = eor3(p1_0_3, p1_1_3, m0_acc_16) */
+	eor3 v19.16b, v13.16b, v19.16b, v17.16b /* m3_acc_18 = eor3(p1_1_3, p2_1_3, m2_acc_15) */
+	eor3 v12.16b, v22.16b, v28.16b, v12.16b /* m0_acc_19 = eor3(p2_2_3, p2_3_3, m0_acc_18) */
+	eor3 v19.16b, v22.16b, v24.16b, v19.16b /* m3_acc_19 = eor3(p2_2_3, p1_3_3, m3_acc_18) */
+	eor v22.16b, v24.16b, v28.16b /* m1_acc_17 = xor(p1_3_3, p2_3_3) */
+	eor3 v17.16b, v17.16b, v10.16b, v22.16b /* m2_acc_19 = eor3(m2_acc_15, m0_acc_16, m1_acc_17) */
+	eor3 v16.16b, v14.16b, v22.16b, v16.16b /* x1n_3 = eor3(m1_acc_18, m1_acc_17, g1x5) */
+	ldr q22, [sp, #448] /* reload g1x4.2 */
+	eor v22.16b, v22.16b, v12.16b /* x0n_3 = xor(g1x4, m0_acc_19) */
+	ldr q24, [sp, #432] /* reload g1x6.2 */
+	eor v17.16b, v24.16b, v17.16b /* x2n_3 = xor(g1x6, m2_acc_19) */
+	ldr q24, [sp, #416] /* reload g1x7.2 */
+	eor v19.16b, v24.16b, v19.16b /* x3n_3 = xor(g1x7, m3_acc_19) */
 
 	/* Round 8r+2: slot 2 ^= M'_L·inv(slot 3 ^ slot 0 ^ slot 1 ^ rk') ^ C'. */
 	add x17, x7, #32
-	ld1r {v23.4s}, [x17] /* rk0_2 = bcast32() */
+	ld1r {v24.4s}, [x17] /* rk0_2 = bcast32() */
 	add x17, x7, #36
-	ld1r {v24.4s}, [x17] /* rk1_2 = bcast32() */
+	ld1r {v28.4s}, [x17] /* rk1_2 = bcast32() */
 	add x17, x7, #40
-	ld1r {v11.4s}, [x17] /* rk2_2 = bcast32() */
+	ld1r {v10.4s}, [x17] /* rk2_2 = bcast32() */
 	add x17, x7, #44
 	ld1r {v12.4s}, [x17] /* rk3_2 = bcast32() */
 	ldr q13, [sp, #336] /* reload g0x12.2 */
 	ldr q14, [sp, #400] /* reload g0x0.3 */
 	eor3 v15.16b, v13.16b, v14.16b, v7.16b /* t0_4_1 = eor3(g0x12, g0x0, g0x4) */
-	tbl v15.16b, {v15.16b}, v21.16b /* y0_4_sr = lookup16(t0_4_1, inv_shift_rows) */
-	aese v15.16b, v23.16b /* y0_4_aes = aese(y0_4_sr, rk0_2) */
+	tbl v15.16b, {v15.16b}, v20.16b /* y0_4_sr = lookup16(t0_4_1, inv_shift_rows) */
+	aese v15.16b, v24.16b /* y0_4_aes = aese(y0_4_sr, rk0_2) */
 	ldr q13, [sp, #320] /* reload g0x13.2 */
 	ldr q14, [sp, #352] /* reload g0x1.3 */
 	eor3 v13.16b, v13.16b, v14.16b, v5.16b /* t1_4_1 = eor3(g0x13, g0x1, g0x5) */
-	tbl v13.16b, {v13.16b}, v21.16b /* y1_4_sr = lookup16(t1_4_1, inv_shift_rows) */
-	aese v13.16b, v24.16b /* y1_4_aes = aese(y1_4_sr, rk1_2) */
+	tbl v13.16b, {v13.16b}, v20.16b /* y1_4_sr = lookup16(t1_4_1, inv_shift_rows) */
+	aese v13.16b, v28.16b /* y1_4_aes = aese(y1_4_sr, rk1_2) */
 	ldr q14, [sp, #288] /* reload g0x14.2 */
 	str q5, [sp, #416] /* spill g0x5.3 */
 	ldr q5, [sp, #368] /* reload g0x2.3 */
 	eor3 v14.16b, v14.16b, v5.16b, v6.16b /* t2_4_1 = eor3(g0x14, g0x2, g0x6) */
-	tbl v14.16b, {v14.16b}, v21.16b /* y2_4_sr = lookup16(t2_4_1, inv_shift_rows) */
-	aese v14.16b, v11.16b /* y2_4_aes = aese(y2_4_sr, rk2_2) */
+	tbl v14.16b, {v14.16b}, v20.16b /* y2_4_sr = lookup16(t2_4_1, inv_shift_rows) */
+	aese v14.16b, v10.16b /* y2_4_aes = aese(y2_4_sr, rk2_2) */
 	ldr q5, [sp, #240] /* reload g0x15.2 */
 	str q6, [sp, #432] /* spill g0x6.3 */
 	ldr q6, [sp, #384] /* reload g0x3.3 */
 	eor3 v5.16b, v5.16b, v6.16b, v2.16b /* t3_4_1 = eor3(g0x15, g0x3, g0x7) */
-	tbl v5.16b, {v5.16b}, v21.16b /* y3_4_sr = lookup16(t3_4_1, inv_shift_rows) */
+	tbl v5.16b, {v5.16b}, v20.16b /* y3_4_sr = lookup16(t3_4_1, inv_shift_rows) */
 	aese v5.16b, v12.16b /* y3_4_aes = aese(y3_4_sr, rk3_2) */
 	and v6.16b, v15.16b, v1.16b /* y0_4_aes_lo = and(y0_4_aes, nibble_mask) */
 	ushr v15.16b, v15.16b, #4 /* y0_4_aes_hi = shr(y0_4_aes) */
 	str q2, [sp, #448] /* spill g0x7.3 */
-	tbl v2.16b, {v25.16b}, v6.16b /* p1_0_4_l = lookup16(tbl_lo_1, y0_4_aes_lo) */
-	tbl v6.16b, {v28.16b}, v6.16b /* p2_0_4_l = lookup16(tbl_lo_2, y0_4_aes_lo) */
+	tbl v2.16b, {v23.16b}, v6.16b /* p1_0_4_l = lookup16(tbl_lo_1, y0_4_aes_lo) */
+	tbl v6.16b, {v27.16b}, v6.16b /* p2_0_4_l = lookup16(tbl_lo_2, y0_4_aes_lo) */
 	str q7, [sp, #224] /* spill g0x4.3 */
 	tbl v7.16b, {v26.16b}, v15.16b /* p1_0_4_h = lookup16(tbl_hi_1, y0_4_aes_hi) */
 	eor v2.16b, v2.16b, v7.16b /* p1_0_4 = xor(p1_0_4_l, p1_0_4_h) */
-	tbl v7.16b, {v27.16b}, v15.16b /* p2_0_4_h = lookup16(tbl_hi_2, y0_4_aes_hi) */
+	tbl v7.16b, {v25.16b}, v15.16b /* p2_0_4_h = lookup16(tbl_hi_2, y0_4_aes_hi) */
 	eor v6.16b, v6.16b, v7.16b /* p2_0_4 = xor(p2_0_4_l, p2_0_4_h) */
 	and v7.16b, v13.16b, v1.16b /* y1_4_aes_lo = and(y1_4_aes, nibble_mask) */
 	ushr v13.16b, v13.16b, #4 /* y1_4_aes_hi = shr(y1_4_aes) */
-	tbl v15.16b, {v25.16b}, v7.16b /* p1_1_4_l = lookup16(tbl_lo_1, y1_4_aes_lo) */
-	tbl v7.16b, {v28.16b}, v7.16b /* p2_1_4_l = lookup16(tbl_lo_2, y1_4_aes_lo) */
-	str q31, [sp, #208] /* spill g1x11.2 */
-	tbl v31.16b, {v26.16b}, v13.16b /* p1_1_4_h = lookup16(tbl_hi_1, y1_4_aes_hi) */
-	eor v31.16b, v15.16b, v31.16b /* p1_1_4 = xor(p1_1_4_l, p1_1_4_h) */
-	tbl v13.16b, {v27.16b}, v13.16b /* p2_1_4_h = lookup16(tbl_hi_2, y1_4_aes_hi) */
+	tbl v15.16b, {v23.16b}, v7.16b /* p1_1_4_l = lookup16(tbl_lo_1, y1_4_aes_lo) */
+	tbl v7.16b, {v27.16b}, v7.16b /* p2_1_4_l = lookup16(tbl_lo_2, y1_4_aes_lo) */
+	str q30, [sp, #208] /* spill g1x11.2 */
+	tbl v30.16b, {v26.16b}, v13.16b /* p1_1_4_h = lookup16(tbl_hi_1, y1_4_aes_hi) */
+	eor v30.16b, v15.16b, v30.16b /* p1_1_4 = xor(p1_1_4_l, p1_1_4_h) */
+	tbl v13.16b, {v25.16b}, v13.16b /* p2_1_4_h = lookup16(tbl_hi_2, y1_4_aes_hi) */
 	eor v7.16b, v7.16b, v13.16b /* p2_1_4 = xor(p2_1_4_l, p2_1_4_h) */
 	and v13.16b, v14.16b, v1.16b /* y2_4_aes_lo = and(y2_4_aes, nibble_mask) */
 	ushr v14.16b, v14.16b, #4 /* y2_4_aes_hi = shr(y2_4_aes) */
-	tbl v15.16b, {v25.16b}, v13.16b /* p1_2_4_l = lookup16(tbl_lo_1, y2_4_aes_lo) */
-	tbl v13.16b, {v28.16b}, v13.16b /* p2_2_4_l = lookup16(tbl_lo_2, y2_4_aes_lo) */
-	str q30, [sp, #80] /* spill g1x10.2 */
-	tbl v30.16b, {v26.16b}, v14.16b /* p1_2_4_h = lookup16(tbl_hi_1, y2_4_aes_hi) */
-	eor v30.16b, v15.16b, v30.16b /* p1_2_4 = xor(p1_2_4_l, p1_2_4_h) */
-	tbl v14.16b, {v27.16b}, v14.16b /* p2_2_4_h = lookup16(tbl_hi_2, y2_4_aes_hi) */
+	tbl v15.16b, {v23.16b}, v13.16b /* p1_2_4_l = lookup16(tbl_lo_1, y2_4_aes_lo) */
+	tbl v13.16b, {v27.16b}, v13.16b /* p2_2_4_l = lookup16(tbl_lo_2, y2_4_aes_lo) */
+	str q8, [sp, #160] /* spill g1x10.2 */
+	tbl v8.16b, {v26.16b}, v14.16b /* p1_2_4_h = lookup16(tbl_hi_1, y2_4_aes_hi) */
+	eor v8.16b, v15.16b, v8.16b /* p1_2_4 = xor(p1_2_4_l, p1_2_4_h) */
+	tbl v14.16b, {v25.16b}, v14.16b /* p2_2_4_h = lookup16(tbl_hi_2, y2_4_aes_hi) */
 	eor v13.16b, v13.16b, v14.16b /* p2_2_4 = xor(p2_2_4_l, p2_2_4_h) */
 	and v14.16b, v5.16b, v1.16b /* y3_4_aes_lo = and(y3_4_aes, nibble_mask) */
 	ushr v5.16b, v5.16b, #4 /* y3_4_aes_hi = shr(y3_4_aes) */
-	tbl v15.16b, {v25.16b}, v14.16b /* p1_3_4_l = lookup16(tbl_lo_1, y3_4_aes_lo) */
-	tbl v14.16b, {v28.16b}, v14.16b /* p2_3_4_l = lookup16(tbl_lo_2, y3_4_aes_lo) */
+	tbl v15.16b, {v23.16b}, v14.16b /* p1_3_4_l = lookup16(tbl_lo_1, y3_4_aes_lo) */
+	tbl v14.16b, {v27.16b}, v14.16b /* p2_3_4_l = lookup16(tbl_lo_2, y3_4_aes_lo) */
 	str q4, [sp, #192] /* spill g1x8.2 */
 	tbl v4.16b, {v26.16b}, v5.16b /* p1_3_4_h = lookup16(tbl_hi_1, y3_4_aes_hi) */
 	eor v4.16b, v15.16b, v4.16b /* p1_3_4 = xor(p1_3_4_l, p1_3_4_h) */
-	tbl v5.16b, {v27.16b}, v5.16b /* p2_3_4_h = lookup16(tbl_hi_2, y3_4_aes_hi) */
+	tbl v5.16b, {v25.16b}, v5.16b /* p2_3_4_h = lookup16(tbl_hi_2, y3_4_aes_hi) */
 	eor v5.16b, v14.16b, v5.16b /* p2_3_4 = xor(p2_3_4_l, p2_3_4_h) */
-	eor v14.16b, v7.16b, v30.16b /* m0_acc_21 = xor(p2_1_4, p1_2_4) */
-	eor v30.16b, v30.16b, v13.16b /* m1_acc_21 = xor(p1_2_4, p2_2_4) */
-	eor3 v30.16b, v6.16b, v31.16b, v30.16b /* m1_acc_23 = eor3(p2_0_4, p1_1_4, m1_acc_21) */
+	eor v14.16b, v7.16b, v8.16b /* m0_acc_21 = xor(p2_1_4, p1_2_4) */
+	eor v8.16b, v8.16b, v13.16b /* m1_acc_21 = xor(p1_2_4, p2_2_4) */
+	eor3 v8.16b, v6.16b, v30.16b, v8.16b /* m1_acc_23 = eor3(p2_0_4, p1_1_4, m1_acc_21) */
 	eor v6.16b, v2.16b, v6.16b /* m2_acc_20 = xor(p1_0_4, p2_0_4) */
-	eor3 v2.16b, v2.16b, v31.16b, v14.16b /* m0_acc_23 = eor3(p1_0_4, p1_1_4, m0_acc_21) */
-	eor3 v7.16b, v31.16b, v7.16b, v6.16b /* m3_acc_23 = eor3(p1_1_4, p2_1_4, m2_acc_20) */
+	eor3 v2.16b, v2.16b, v30.16b, v14.16b /* m0_acc_23 = eor3(p1_0_4, p1_1_4, m0_acc_21) */
+	eor3 v7.16b, v30.16b, v7.16b, v6.16b /* m3_acc_23 = eor3(p1_1_4, p2_1_4, m2_acc_20) */
 	eor3 v2.16b, v13.16b, v5.16b, v2.16b /* m0_acc_24 = eor3(p2_2_4, p2_3_4, m0_acc_23) */
 	eor3 v7.16b, v13.16b, v4.16b, v7.16b /* m3_acc_24 = eor3(p2_2_4, p1_3_4, m3_acc_23) */
 	eor v4.16b, v4.16b, v5.16b /* m1_acc_22 = xor(p1_3_4, p2_3_4) */
 	eor3 v5.16b, v6.16b, v14.16b, v4.16b /* m2_acc_24 = eor3(m2_acc_20, m0_acc_21, m1_acc_22) */
 	ldr q6, [sp, #304] /* reload g0x9.2 */
-	eor3 v4.16b, v30.16b, v4.16b, v6.16b /* x1n_4 = eor3(m1_acc_23, m1_acc_22, g0x9) */
-	ldr q6, [sp, #160] /* reload g0x8.2 */
+	eor3 v4.16b, v8.16b, v4.16b, v6.16b /* x1n_4 = eor3(m1_acc_23, m1_acc_22, g0x9) */
+	ldr q6, [sp, #112] /* reload g0x8.2 */
 	eor v2.16b, v6.16b, v2.16b /* x0n_4 = xor(g0x8, m0_acc_24) */
 	ldr q6, [sp, #272] /* reload g0x10.2 */
 	eor v5.16b, v6.16b, v5.16b /* x2n_4 = xor(g0x10, m2_acc_24) */
 	ldr q6, [sp, #256] /* reload g0x11.2 */
 	eor v6.16b, v6.16b, v7.16b /* x3n_4 = xor(g0x11, m3_acc_24) */
-	eor3 v7.16b, v8.16b, v22.16b, v19.16b /* t0_5_1 = eor3(g1x12, g1x0, g1x4) */
-	tbl v7.16b, {v7.16b}, v21.16b /* y0_5_sr = lookup16(t0_5_1, inv_shift_rows) */
-	aese v7.16b, v23.16b /* y0_5_aes = aese(y0_5_sr, rk0_2) */
-	eor3 v23.16b, v9.16b, v3.16b, v17.16b /* t1_5_1 = eor3(g1x13, g1x1, g1x5) */
-	tbl v23.16b, {v23.16b}, v21.16b /* y1_5_sr = lookup16(t1_5_1, inv_shift_rows) */
-	aese v23.16b, v24.16b /* y1_5_aes = aese(y1_5_sr, rk1_2) */
-	eor3 v24.16b, v10.16b, v20.16b, v16.16b /* t2_5_1 = eor3(g1x14, g1x2, g1x6) */
-	tbl v24.16b, {v24.16b}, v21.16b /* y2_5_sr = lookup16(t2_5_1, inv_shift_rows) */
-	aese v24.16b, v11.16b /* y2_5_aes = aese(y2_5_sr, rk2_2) */
-	ldr q30, [sp, #176] /* reload g1x15.2 */
-	eor3 v31.16b, v30.16b, v0.16b, v18.16b /* t3_5_1 = eor3(g1x15, g1x3, g1x7) */
-	tbl v31.16b, {v31.16b}, v21.16b /* y3_5_sr = lookup16(t3_5_1, inv_shift_rows) */
-	aese v31.16b, v12.16b /* y3_5_aes = aese(y3_5_sr, rk3_2) */
-	and v11.16b, v7.16b, v1.16b /* y0_5_aes_lo = and(y0_5_aes, nibble_mask) */
+	eor3 v7.16b, v31.16b, v21.16b, v22.16b /* t0_5_1 = eor3(g1x12, g1x0, g1x4) */
+	tbl v7.16b, {v7.16b}, v20.16b /* y0_5_sr = lookup16(t0_5_1, inv_shift_rows) */
+	aese v7.16b, v24.16b /* y0_5_aes = aese(y0_5_sr, rk0_2) */
+	eor3 v24.16b, v9.16b, v3.16b, v16.16b /* t1_5_1 = eor3(g1x13, g1x1, g1x5) */
+	tbl v24.16b, {v24.16b}, v20.16b /* y1_5_sr = lookup16(t1_5_1, inv_shift_rows) */
+	aese v24.16b, v28.16b /* y1_5_aes = aese(y1_5_sr, rk1_2) */
+	eor3 v28.16b, v11.16b, v18.16b, v17.16b /* t2_5_1 = eor3(g1x14, g1x2, g1x6) */
+	tbl v28.16b, {v28.16b}, v20.16b /* y2_5_sr = lookup16(t2_5_1, inv_shift_rows) */
+	aese v28.16b, v10.16b /* y2_5_aes = aese(y2_5_sr, rk2_2) */
+	ldr q30, [sp, #144] /* reload g1x15.2 */
+	eor3 v8.16b, v30.16b, v0.16b, v19.16b /* t3_5_1 = eor3(g1x15, g1x3, g1x7) */
+	tbl v8.16b, {v8.16b}, v20.16b /* y3_5_sr = lookup16(t3_5_1, inv_shift_rows) */
+	aese v8.16b, v12.16b /* y3_5_aes = aese(y3_5_sr, rk3_2) */
+	and v10.16b, v7.16b, v1.16b /* y0_5_aes_lo = and(y0_5_aes, nibble_mask) */
 	ushr v7.16b, v7.16b, #4 /* y0_5_aes_hi = shr(y0_5_aes) */
-	tbl v12.16b, {v25.16b}, v11.16b /* p1_0_5_l = lookup16(tbl_lo_1, y0_5_aes_lo) */
-	tbl v11.16b, {v28.16b}, v11.16b /* p2_0_5_l = lookup16(tbl_lo_2, y0_5_aes_lo) */
+	tbl v12.16b, {v23.16b}, v10.16b /* p1_0_5_l = lookup16(tbl_lo_1, y0_5_aes_lo) */
+	tbl v10.16b, {v27.16b}, v10.16b /* p2_0_5_l = lookup16(tbl_lo_2, y0_5_aes_lo) */
 	tbl v13.16b, {v26.16b}, v7.16b /* p1_0_5_h = lookup16(tbl_hi_1, y0_5_aes_hi) */
 	eor v12.16b, v12.16b, v13.16b /* p1_0_5 = xor(p1_0_5_l, p1_0_5_h) */
-	tbl v7.16b, {v27.16b}, v7.16b /* p2_0_5_h = lookup16(tbl_hi_2, y0_5_aes_hi) */
-	eor v7.16b, v11.16b, v7.16b /* p2_0_5 = xor(p2_0_5_l, p2_0_5_h) */
-	and v11.16b, v23.16b, v1.16b /* y1_5_aes_lo = and(y1_5_aes, nibble_mask) */
-	ushr v23.16b, v23.16b, #4 /* y1_5_aes_hi = shr(y1_5_aes) */
-	tbl v13.16b, {v25.16b}, v11.16b /* p1_1_5_l = lookup16(tbl_lo_1, y1_5_aes_lo) */
-	tbl v11.16b, {v28.16b}, v11.16b /* p2_1_5_l = lookup16(tbl_lo_2, y1_5_aes_lo) */
-	tbl v14.16b, {v26.16b}, v23.16b /* p1_1_5_h = lookup16(tbl_hi_1, y1_5_aes_hi) */
+	tbl v7.16b, {v25.16b}, v7.16b /* p2_0_5_h = lookup16(tbl_hi_2, y0_5_aes_hi) */
+	eor v7.16b, v10.16b, v7.16b /* p2_0_5 = xor(p2_0_5_l, p2_0_5_h) */
+	and v10.16b, v24.16b, v1.16b /* y1_5_aes_lo = and(y1_5_aes, nibble_mask) */
+	ushr v24.16b, v24.16b, #4 /* y1_5_aes_hi = shr(y1_5_aes) */
+	tbl v13.16b, {v23.16b}, v10.16b /* p1_1_5_l = lookup16(tbl_lo_1, y1_5_aes_lo) */
+	tbl v10.16b, {v27.16b}, v10.16b /* p2_1_5_l = lookup16(tbl_lo_2, y1_5_aes_lo) */
+	tbl v14.16b, {v26.16b}, v24.16b /* p1_1_5_h = lookup16(tbl_hi_1, y1_5_aes_hi) */
 	eor v13.16b, v13.16b, v14.16b /* p1_1_5 = xor(p1_1_5_l, p1_1_5_h) */
-	tbl v23.16b, {v27.16b}, v23.16b /* p2_1_5_h = lookup16(tbl_hi_2, y1_5_aes_hi) */
-	eor v23.16b, v11.16b, v23.16b /* p2_1_5 = xor(p2_1_5_l, p2_1_5_h) */
-	and v11.16b, v24.16b, v1.16b /* y2_5_aes_lo = and(y2_5_aes, nibble_mask) */
-	ushr v24.16b, v24.16b, #4 /* y2_5_aes_hi = shr(y2_5_aes) */
-	tbl v14.16b, {v25.16b}, v11.16b /* p1_2_5_l = lookup16(tbl_lo_1, y2_5_aes_lo) */
-	tbl v11.16b, {v28.16b}, v11.16b /* p2_2_5_l = lookup16(tbl_lo_2, y2_5_aes_lo) */
-	tbl v15.16b, {v26.16b}, v24.16b /* p1_2_5_h = lookup16(tbl_hi_1, y2_5_aes_hi) */
+	tbl v24.16b, {v25.16b}, v24.16b /* p2_1_5_h = lookup16(tbl_hi_2, y1_5_aes_hi) */
+	eor v24.16b, v10.16b, v24.16b /* p2_1_5 = xor(p2_1_5_l, p2_1_5_h) */
+	and v10.16b, v28.16b, v1.16b /* y2_5_aes_lo = and(y2_5_aes, nibble_mask) */
+	ushr v28.16b, v28.16b, #4 /* y2_5_aes_hi = shr(y2_5_aes) */
+	tbl v14.16b, {v23.16b}, v10.16b /* p1_2_5_l = lookup16(tbl_lo_1, y2_5_aes_lo) */
+	tbl v10.16b, {v27.16b}, v10.16b /* p2_2_5_l = lookup16(tbl_lo_2, y2_5_aes_lo) */
+	tbl v15.16b, {v26.16b}, v28.16b /* p1_2_5_h = lookup16(tbl_hi_1, y2_5_aes_hi) */
 	eor v14.16b, v14.16b, v15.16b /* p1_2_5 = xor(p1_2_5_l, p1_2_5_h) */
-	tbl v24.16b, {v27.16b}, v24.16b /* p2_2_5_h = lookup16(tbl_hi_2, y2_5_aes_hi) */
-	eor v24.16b, v11.16b, v24.16b /* p2_2_5 = xor(p2_2_5_l, p2_2_5_h) */
-	and v11.16b, v31.16b, v1.16b /* y3_5_aes_lo = and(y3_5_aes, nibble_mask) */
-	ushr v31.16b, v31.16b, #4 /* y3_5_aes_hi = shr(y3_5_aes) */
-	tbl v15.16b, {v25.16b}, v11.16b /* p1_3_5_l = lookup16(tbl_lo_1, y3_5_aes_lo) */
-	tbl v11.16b, {v28.16b}, v11.16b /* p2_3_5_l = lookup16(tbl_lo_2, y3_5_aes_lo) */
-	tbl v30.16b, {v26.16b}, v31.16b /* p1_3_5_h = lookup16(tbl_hi_1, y3_5_aes_hi) */
+	tbl v28.16b, {v25.16b}, v28.16b /* p2_2_5_h = lookup16(tbl_hi_2, y2_5_aes_hi) */
+	eor v28.16b, v10.16b, v28.16b /* p2_2_5 = xor(p2_2_5_l, p2_2_5_h) */
+	and v10.16b, v8.16b, v1.16b /* y3_5_aes_lo = and(y3_5_aes, nibble_mask) */
+	ushr v8.16b, v8.16b, #4 /* y3_5_aes_hi = shr(y3_5_aes) */
+	tbl v15.16b, {v23.16b}, v10.16b /* p1_3_5_l = lookup16(tbl_lo_1, y3_5_aes_lo) */
+	tbl v10.16b, {v27.16b}, v10.16b /* p2_3_5_l = lookup16(tbl_lo_2, y3_5_aes_lo) */
+	tbl v30.16b, {v26.16b}, v8.16b /* p1_3_5_h = lookup16(tbl_hi_1, y3_5_aes_hi) */
 	eor v30.16b, v15.16b, v30.16b /* p1_3_5 = xor(p1_3_5_l, p1_3_5_h) */
-	tbl v31.16b, {v27.16b}, v31.16b /* p2_3_5_h = lookup16(tbl_hi_2, y3_5_aes_hi) */
-	eor v31.16b, v11.16b, v31.16b /* p2_3_5 = xor(p2_3_5_l, p2_3_5_h) */
-	eor v11.16b, v23.16b, v14.16b /* m0_acc_26 = xor(p2_1_5, p1_2_5) */
-	eor v14.16b, v14.16b, v24.16b /* m1_acc_26 = xor(p1_2_5, p2_2_5) */
+	tbl v8.16b, {v25.16b}, v8.16b /* p2_3_5_h = lookup16(tbl_hi_2, y3_5_aes_hi) */
+	eor v8.16b, v10.16b, v8.16b /* p2_3_5 = xor(p2_3_5_l, p2_3_5_h) */
+	eor v10.16b, v24.16b, v14.16b /* m0_acc_26 = xor(p2_1_5, p1_2_5) */
+	eor v14.16b, v14.16b, v28.16b /* m1_acc_26 = xor(p1_2_5, p2_2_5) */
 	eor3 v14.16b, v7.16b, v13.16b, v14.16b /* m1_acc_28 = eor3(p2_0_5, p1_1_5, m1_acc_26) */
 	eor v7.16b, v12.16b, v7.16b /* m2_acc_25 = xor(p1_0_5, p2_0_5) */
-	eor3 v12.16b, v12.16b, v13.16b, v11.16b /* m0_acc_28 = eor3(p1_0_5, p1_1_5, m0_acc_26) */
-	eor3 v23.16b, v13.16b, v23.16b, v7.16b /* m3_acc_28 = eor3(p1_1_5, p2_1_5, m2_acc_25) */
-	eor3 v12.16b, v24.16b, v31.16b, v12.16b /* m0_acc_29 = eor3(p2_2_5, p2_3_5, m0_acc_28) */
-	eor3 v23.16b, v24.16b, v30.16b, v23.16b /* m3_acc_29 = eor3(p2_2_5, p1_3_5, m3_acc_28) */
-	eor v24.16b, v30.16b, v31.16b /* m1_acc_27 = xor(p1_3_5, p2_3_5) */
-	eor3 v7.16b, v7.16b, v11.16b, v24.16b /* m2_acc_29 = eor3(m2_acc_25, m0_acc_26, m1_acc_27) */
-	eor3 v24.16b, v14.16b, v24.16b, v29.16b /* x1n_5 = eor3(m1_acc_28, m1_acc_27, g1x9) */
+	eor3 v12.16b, v12.16b, v13.16b, v10.16b /* m0_acc_28 = eor3(p1_0_5, p1_1_5, m0_acc_26) */
+	eor3 v24.16b, v13.16b, v24.16b, v7.16b /* m3_acc_28 = eor3(p1_1_5, p2_1_5, m2_acc_25) */
+	eor3 v12.16b, v28.16b, v8.16b, v12.16b /* m0_acc_29 = eor3(p2_2_5, p2_3_5, m0_acc_28) */
+	eor3 v24.16b, v28.16b, v30.16b, v24.16b /* m3_acc_29 = eor3(p2_2_5, p1_3_5, m3_acc_28) */
+	eor v28.16b, v30.16b, v8.16b /* m1_acc_27 = xor(p1_3_5, p2_3_5) */
+	eor3 v7.16b, v7.16b, v10.16b, v28.16b /* m2_acc_29 = eor3(m2_acc_25, m0_acc_26, m1_acc_27) */
+	eor3 v28.16b, v14.16b, v28.16b, v29.16b /* x1n_5 = eor3(m1_acc_28, m1_acc_27, g1x9) */
 	ldr q29, [sp, #192] /* reload g1x8.2 */
 	eor v29.16b, v29.16b, v12.16b /* x0n_5 = xor(g1x8, m0_acc_29) */
-	ldr q30, [sp, #80] /* reload g1x10.2 */
+	ldr q30, [sp, #160] /* reload g1x10.2 */
 	eor v7.16b, v30.16b, v7.16b /* x2n_5 = xor(g1x10, m2_acc_29) */
 	ldr q30, [sp, #208] /* reload g1x11.2 */
-	eor v23.16b, v30.16b, v23.16b /* x3n_5 = xor(g1x11, m3_acc_29) */
+	eor v24.16b, v30.16b, v24.16b /* x3n_5 = xor(g1x11, m3_acc_29) */
 
 	/* Round 8r+3: slot 3 ^= M'_L·inv(slot 0 ^ slot 1 ^ slot 2 ^ rk') ^ C'. */
 	add x17, x7, #48
 	ld1r {v30.4s}, [x17] /* rk0_3 = bcast32() */
 	add x17, x7, #52
-	ld1r {v31.4s}, [x17] /* rk1_3 = bcast32() */
+	ld1r {v8.4s}, [x17] /* rk1_3 = bcast32() */
 	add x17, x7, #56
-	ld1r {v11.4s}, [x17] /* rk2_3 = bcast32() */
+	ld1r {v10.4s}, [x17] /* rk2_3 = bcast32() */
 	add x17, x7, #60
 	ld1r {v12.4s}, [x17] /* rk3_3 = bcast32() */
 	ldr q13, [sp, #400] /* reload g0x0.3 */
 	ldr q14, [sp, #224] /* reload g0x4.3 */
 	eor3 v15.16b, v13.16b, v14.16b, v2.16b /* t0_6_1 = eor3(g0x0, g0x4, g0x8) */
-	tbl v15.16b, {v15.16b}, v21.16b /* y0_6_sr = lookup16(t0_6_1, inv_shift_rows) */
+	tbl v15.16b, {v15.16b}, v20.16b /* y0_6_sr = lookup16(t0_6_1, inv_shift_rows) */
 	aese v15.16b, v30.16b /* y0_6_aes = aese(y0_6_sr, rk0_3) */
 	ldr q13, [sp, #352] /* reload g0x1.3 */
 	ldr q14, [sp, #416] /* reload g0x5.3 */
 	eor3 v13.16b, v13.16b, v14.16b, v4.16b /* t1_6_1 = eor3(g0x1, g0x5, g0x9) */
-	tbl v13.16b, {v13.16b}, v21.16b /* y1_6_sr = lookup16(t1_6_1, inv_shift_rows) */
-	aese v13.16b, v31.16b /* y1_6_aes = aese(y1_6_sr, rk1_3) */
+	tbl v13.16b, {v13.16b}, v20.16b /* y1_6_sr = lookup16(t1_6_1, inv_shift_rows) */
+	aese v13.16b, v8.16b /* y1_6_aes = aese(y1_6_sr, rk1_3) */
 	ldr q14, [sp, #368] /* reload g0x2.3 */
 	str q4, [sp, #208] /* spill g0x9.3 */
 	ldr q4, [sp, #432] /* reload g0x6.3 */
 	eor3 v14.16b, v14.16b, v4.16b, v5.16b /* t2_6_1 = eor3(g0x2, g0x6, g0x10) */
-	tbl v14.16b, {v14.16b}, v21.16b /* y2_6_sr = lookup16(t2_6_1, inv_shift_rows) */
-	aese v14.16b, v11.16b /* y2_6_aes = aese(y2_6_sr, rk2_3) */
+	tbl v14.16b, {v14.16b}, v20.16b /* y2_6_sr = lookup16(t2_6_1, inv_shift_rows) */
+	aese v14.16b, v10.16b /* y2_6_aes = aese(y2_6_sr, rk2_3) */
 	ldr q4, [sp, #384] /* reload g0x3.3 */
-	str q5, [sp, #80] /* spill g0x10.3 */
+	str q5, [sp, #160] /* spill g0x10.3 */
 	ldr q5, [sp, #448] /* reload g0x7.3 */
 	eor3 v4.16b, v4.16b, v5.16b, v6.16b /* t3_6_1 = eor3(g0x3, g0x7, g0x11) */
-	tbl v4.16b, {v4.16b}, v21.16b /* y3_6_sr = lookup16(t3_6_1, inv_shift_rows) */
+	tbl v4.16b, {v4.16b}, v20.16b /* y3_6_sr = lookup16(t3_6_1, inv_shift_rows) */
 	aese v4.16b, v12.16b /* y3_6_aes = aese(y3_6_sr, rk3_3) */
 	and v5.16b, v15.16b, v1.16b /* y0_6_aes_lo = and(y0_6_aes, nibble_mask) */
 	ushr v15.16b, v15.16b, #4 /* y0_6_aes_hi = shr(y0_6_aes) */
 	str q6, [sp, #192] /* spill g0x11.3 */
-	tbl v6.16b, {v25.16b}, v5.16b /* p1_0_6_l = lookup16(tbl_lo_1, y0_6_aes_lo) */
-	tbl v5.16b, {v28.16b}, v5.16b /* p2_0_6_l = lookup16(tbl_lo_2, y0_6_aes_lo) */
+	tbl v6.16b, {v23.16b}, v5.16b /* p1_0_6_l = lookup16(tbl_lo_1, y0_6_aes_lo) */
+	tbl v5.16b, {v27.16b}, v5.16b /* p2_0_6_l = lookup16(tbl_lo_2, y0_6_aes_lo) */
 	str q2, [sp, #256] /* spill g0x8.3 */
 	tbl v2.16b, {v26.16b}, v15.16b /* p1_0_6_h = lookup16(tbl_hi_1, y0_6_aes_hi) */
 	eor v2.16b, v6.16b, v2.16b /* p1_0_6 = xor(p1_0_6_l, p1_0_6_h) */
-	tbl v6.16b, {v27.16b}, v15.16b /* p2_0_6_h = lookup16(tbl_hi_2, y0_6_aes_hi) */
+	tbl v6.16b, {v25.16b}, v15.16b /* p2_0_6_h = lookup16(tbl_hi_2, y0_6_aes_hi) */
 	eor v5.16b, v5.16b, v6.16b /* p2_0_6 = xor(p2_0_6_l, p2_0_6_h) */
 	and v6.16b, v13.16b, v1.16b /* y1_6_aes_lo = and(y1_6_aes, nibble_mask) */
 	ushr v13.16b, v13.16b, #4 /* y1_6_aes_hi = shr(y1_6_aes) */
-	tbl v15.16b, {v25.16b}, v6.16b /* p1_1_6_l = lookup16(tbl_lo_1, y1_6_aes_lo) */
-	tbl v6.16b, {v28.16b}, v6.16b /* p2_1_6_l = lookup16(tbl_lo_2, y1_6_aes_lo) */
-	str q10, [sp, #272] /* spill g1x14.2 */
-	tbl v10.16b, {v26.16b}, v13.16b /* p1_1_6_h = lookup16(tbl_hi_1, y1_6_aes_hi) */
-	eor v10.16b, v15.16b, v10.16b /* p1_1_6 = xor(p1_1_6_l, p1_1_6_h) */
-	tbl v13.16b, {v27.16b}, v13.16b /* p2_1_6_h = lookup16(tbl_hi_2, y1_6_aes_hi) */
+	tbl v15.16b, {v23.16b}, v6.16b /* p1_1_6_l = lookup16(tbl_lo_1, y1_6_aes_lo) */
+	tbl v6.16b, {v27.16b}, v6.16b /* p2_1_6_l = lookup16(tbl_lo_2, y1_6_aes_lo) */
+	str q11, [sp, #272] /* spill g1x14.2 */
+	tbl v11.16b, {v26.16b}, v13.16b /* p1_1_6_h = lookup16(tbl_hi_1, y1_6_aes_hi) */
+	eor v11.16b, v15.16b, v11.16b /* p1_1_6 = xor(p1_1_6_l, p1_1_6_h) */
+	tbl v13.16b, {v25.16b}, v13.16b /* p2_1_6_h = lookup16(tbl_hi_2, y1_6_aes_hi) */
 	eor v6.16b, v6.16b, v13.16b /* p2_1_6 = xor(p2_1_6_l, p2_1_6_h) */
 	and v13.16b, v14.16b, v1.16b /* y2_6_aes_lo = and(y2_6_aes, nibble_mask) */
 	ushr v14.16b, v14.16b, #4 /* y2_6_aes_hi = shr(y2_6_aes) */
-	tbl v15.16b, {v25.16b}, v13.16b /* p1_2_6_l = lookup16(tbl_lo_1, y2_6_aes_lo) */
-	tbl v13.16b, {v28.16b}, v13.16b /* p2_2_6_l = lookup16(tbl_lo_2, y2_6_aes_lo) */
-	str q8, [sp, #160] /* spill g1x12.2 */
-	tbl v8.16b, {v26.16b}, v14.16b /* p1_2_6_h = lookup16(tbl_hi_1, y2_6_aes_hi) */
-	eor v8.16b, v15.16b, v8.16b /* p1_2_6 = xor(p1_2_6_l, p1_2_6_h) */
-	tbl v14.16b, {v27.16b}, v14.16b /* p2_2_6_h = lookup16(tbl_hi_2, y2_6_aes_hi) */
+	tbl v15.16b, {v23.16b}, v13.16b /* p1_2_6_l = lookup16(tbl_lo_1, y2_6_aes_lo) */
+	tbl v13.16b, {v27.16b}, v13.16b /* p2_2_6_l = lookup16(tbl_lo_2, y2_6_aes_lo) */
+	str q31, [sp, #112] /* spill g1x12.2 */
+	tbl v31.16b, {v26.16b}, v14.16b /* p1_2_6_h = lookup16(tbl_hi_1, y2_6_aes_hi) */
+	eor v31.16b, v15.16b, v31.16b /* p1_2_6 = xor(p1_2_6_l, p1_2_6_h) */
+	tbl v14.16b, {v25.16b}, v14.16b /* p2_2_6_h = lookup16(tbl_hi_2, y2_6_aes_hi) */
 	eor v13.16b, v13.16b, v14.16b /* p2_2_6 = xor(p2_2_6_l, p2_2_6_h) */
 	and v14.16b, v4.16b, v1.16b /* y3_6_aes_lo = and(y3_6_aes, nibble_mask) */
 	ushr v4.16b, v4.16b, #4 /* y3_6_aes_hi = shr(y3_6_aes) */
-	tbl v15.16b, {v25.16b}, v14.16b /* p1_3_6_l = lookup16(tbl_lo_1, y3_6_aes_lo) */
-	tbl v14.16b, {v28.16b}, v14.16b /* p2_3_6_l = lookup16(tbl_lo_2, y3_6_aes_lo) */
+	tbl v15.16b, {v23.16b}, v14.16b /* p1_3_6_l = lookup16(tbl_lo_1, y3_6_aes_lo) */
+	tbl v14.16b, {v27.16b}, v14.16b /* p2_3_6_l = lookup16(tbl_lo_2, y3_6_aes_lo) */
 	tbl v26.16b, {v26.16b}, v4.16b /* p1_3_6_h = lookup16(tbl_hi_1, y3_6_aes_hi) */
 	eor v26.16b, v15.16b, v26.16b /* p1_3_6 = xor(p1_3_6_l, p1_3_6_h) */
-	tbl v4.16b, {v27.16b}, v4.16b /* p2_3_6_h = lookup16(tbl_hi_2, y3_6_aes_hi) */
+	tbl v4.16b, {v25.16b}, v4.16b /* p2_3_6_h = lookup16(tbl_hi_2, y3_6_aes_hi) */
 	eor v4.16b, v14.16b, v4.16b /* p2_3_6 = xor(p2_3_6_l, p2_3_6_h) */
-	eor v14.16b, v6.16b, v8.16b /* m0_acc_31 = xor(p2_1_6, p1_2_6) */
-	eor v8.16b, v8.16b, v13.16b /* m1_acc_31 = xor(p1_2_6, p2_2_6) */
-	eor3 v8.16b, v5.16b, v10.16b, v8.16b /* m1_acc_33 = eor3(p2_0_6, p1_1_6, m1_acc_31) */
+	eor v14.16b, v6.16b, v31.16b /* m0_acc_31 = xor(p2_1_6, p1_2_6) */
+	eor v31.16b, v31.16b, v13.16b /* m1_acc_31 = xor(p1_2_6, p2_2_6) */
+	eor3 v31.16b, v5.16b, v11.16b, v31.16b /* m1_acc_33 = eor3(p2_0_6, p1_1_6, m1_acc_31) */
 	eor v5.16b, v2.16b, v5.16b /* m2_acc_30 = xor(p1_0_6, p2_0_6) */
-	eor3 v2.16b, v2.16b, v10.16b, v14.16b /* m0_acc_33 = eor3(p1_0_6, p1_1_6, m0_acc_31) */
-	eor3 v6.16b, v10.16b, v6.16b, v5.16b /* m3_acc_33 = eor3(p1_1_6, p2_1_6, m2_acc_30) */
+	eor3 v2.16b, v2.16b, v11.16b, v14.16b /* m0_acc_33 = eor3(p1_0_6, p1_1_6, m0_acc_31) */
+	eor3 v6.16b, v11.16b, v6.16b, v5.16b /* m3_acc_33 = eor3(p1_1_6, p2_1_6, m2_acc_30) */
 	eor3 v2.16b, v13.16b, v4.16b, v2.16b /* m0_acc_34 = eor3(p2_2_6, p2_3_6, m0_acc_33) */
 	eor3 v6.16b, v13.16b, v26.16b, v6.16b /* m3_acc_34 = eor3(p2_2_6, p1_3_6, m3_acc_33) */
 	eor v4.16b, v26.16b, v4.16b /* m1_acc_32 = xor(p1_3_6, p2_3_6) */
 	eor3 v5.16b, v5.16b, v14.16b, v4.16b /* m2_acc_34 = eor3(m2_acc_30, m0_acc_31, m1_acc_32) */
 	ldr q26, [sp, #320] /* reload g0x13.2 */
-	eor3 v4.16b, v8.16b, v4.16b, v26.16b /* x1n_6 = eor3(m1_acc_33, m1_acc_32, g0x13) */
+	eor3 v4.16b, v31.16b, v4.16b, v26.16b /* x1n_6 = eor3(m1_acc_33, m1_acc_32, g0x13) */
 	ldr q26, [sp, #336] /* reload g0x12.2 */
 	eor v2.16b, v26.16b, v2.16b /* x0n_6 = xor(g0x12, m0_acc_34) */
 	ldr q26, [sp, #288] /* reload g0x14.2 */
 	eor v5.16b, v26.16b, v5.16b /* x2n_6 = xor(g0x14, m2_acc_34) */
 	ldr q26, [sp, #240] /* reload g0x15.2 */
 	eor v6.16b, v26.16b, v6.16b /* x3n_6 = xor(g0x15, m3_acc_34) */
-	eor3 v26.16b, v22.16b, v19.16b, v29.16b /* t0_7_1 = eor3(g1x0, g1x4, g1x8) */
-	tbl v26.16b, {v26.16b}, v21.16b /* y0_7_sr = lookup16(t0_7_1, inv_shift_rows) */
+	eor3 v26.16b, v21.16b, v22.16b, v29.16b /* t0_7_1 = eor3(g1x0, g1x4, g1x8) */
+	tbl v26.16b, {v26.16b}, v20.16b /* y0_7_sr = lookup16(t0_7_1, inv_shift_rows) */
 	aese v26.16b, v30.16b /* y0_7_aes = aese(y0_7_sr, rk0_3) */
-	eor3 v30.16b, v3.16b, v17.16b, v24.16b /* t1_7_1 = eor3(g1x1, g1x5, g1x9) */
-	tbl v30.16b, {v30.16b}, v21.16b /* y1_7_sr = lookup16(t1_7_1, inv_shift_rows) */
-	aese v30.16b, v31.16b /* y1_7_aes = aese(y1_7_sr, rk1_3) */
-	eor3 v31.16b, v20.16b, v16.16b, v7.16b /* t2_7_1 = eor3(g1x2, g1x6, g1x10) */
-	tbl v31.16b, {v31.16b}, v21.16b /* y2_7_sr = lookup16(t2_7_1, inv_shift_rows) */
-	aese v31.16b, v11.16b /* y2_7_aes = aese(y2_7_sr, rk2_3) */
-	eor3 v8.16b, v0.16b, v18.16b, v23.16b /* t3_7_1 = eor3(g1x3, g1x7, g1x11) */
-	tbl v8.16b, {v8.16b}, v21.16b /* y3_7_sr = lookup16(t3_7_1, inv_shift_rows) */
+	eor3 v30.16b, v3.16b, v16.16b, v28.16b /* t1_7_1 = eor3(g1x1, g1x5, g1x9) */
+	tbl v30.16b, {v30.16b}, v20.16b /* y1_7_sr = lookup16(t1_7_1, inv_shift_rows) */
+	aese v30.16b, v8.16b /* y1_7_aes = aese(y1_7_sr, rk1_3) */
+	eor3 v31.16b, v18.16b, v17.16b, v7.16b /* t2_7_1 = eor3(g1x2, g1x6, g1x10) */
+	tbl v31.16b, {v31.16b}, v20.16b /* y2_7_sr = lookup16(t2_7_1, inv_shift_rows) */
+	aese v31.16b, v10.16b /* y2_7_aes = aese(y2_7_sr, rk2_3) */
+	eor3 v8.16b, v0.16b, v19.16b, v24.16b /* t3_7_1 = eor3(g1x3, g1x7, g1x11) */
+	tbl v8.16b, {v8.16b}, v20.16b /* y3_7_sr = lookup16(t3_7_1, inv_shift_rows) */
 	aese v8.16b, v12.16b /* y3_7_aes = aese(y3_7_sr, rk3_3) */
 	and v10.16b, v26.16b, v1.16b /* y0_7_aes_lo = and(y0_7_aes, nibble_mask) */
 	ushr v26.16b, v26.16b, #4 /* y0_7_aes_hi = shr(y0_7_aes) */
-	tbl v11.16b, {v25.16b}, v10.16b /* p1_0_7_l = lookup16(tbl_lo_1, y0_7_aes_lo) */
-	tbl v10.16b, {v28.16b}, v10.16b /* p2_0_7_l = lookup16(tbl_lo_2, y0_7_aes_lo) */
+	tbl v11.16b, {v23.16b}, v10.16b /* p1_0_7_l = lookup16(tbl_lo_1, y0_7_aes_lo) */
+	tbl v10.16b, {v27.16b}, v10.16b /* p2_0_7_l = lookup16(tbl_lo_2, y0_7_aes_lo) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_9_tbl_hi_1
 	ldr q12, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_tbl_hi_1] /* tbl_hi_1 = const() */
 	tbl v13.16b, {v12.16b}, v26.16b /* p1_0_7_h = lookup16(tbl_hi_1, y0_7_aes_hi) */
 	eor v11.16b, v11.16b, v13.16b /* p1_0_7 = xor(p1_0_7_l, p1_0_7_h) */
-	tbl v26.16b, {v27.16b}, v26.16b /* p2_0_7_h = lookup16(tbl_hi_2, y0_7_aes_hi) */
+	tbl v26.16b, {v25.16b}, v26.16b /* p2_0_7_h = lookup16(tbl_hi_2, y0_7_aes_hi) */
 	eor v26.16b, v10.16b, v26.16b /* p2_0_7 = xor(p2_0_7_l, p2_0_7_h) */
 	and v10.16b, v30.16b, v1.16b /* y1_7_aes_lo = and(y1_7_aes, nibble_mask) */
 	ushr v30.16b, v30.16b, #4 /* y1_7_aes_hi = shr(y1_7_aes) */
-	tbl v13.16b, {v25.16b}, v10.16b /* p1_1_7_l = lookup16(tbl_lo_1, y1_7_aes_lo) */
-	tbl v10.16b, {v28.16b}, v10.16b /* p2_1_7_l = lookup16(tbl_lo_2, y1_7_aes_lo) */
+	tbl v13.16b, {v23.16b}, v10.16b /* p1_1_7_l = lookup16(tbl_lo_1, y1_7_aes_lo) */
+	tbl v10.16b, {v27.16b}, v10.16b /* p2_1_7_l = lookup16(tbl_lo_2, y1_7_aes_lo) */
 	tbl v14.16b, {v12.16b}, v30.16b /* p1_1_7_h = lookup16(tbl_hi_1, y1_7_aes_hi) */
 	eor v13.16b, v13.16b, v14.16b /* p1_1_7 = xor(p1_1_7_l, p1_1_7_h) */
-	tbl v30.16b, {v27.16b}, v30.16b /* p2_1_7_h = lookup16(tbl_hi_2, y1_7_aes_hi) */
+	tbl v30.16b, {v25.16b}, v30.16b /* p2_1_7_h = lookup16(tbl_hi_2, y1_7_aes_hi) */
 	eor v30.16b, v10.16b, v30.16b /* p2_1_7 = xor(p2_1_7_l, p2_1_7_h) */
 	and v10.16b, v31.16b, v1.16b /* y2_7_aes_lo = and(y2_7_aes, nibble_mask) */
 	ushr v31.16b, v31.16b, #4 /* y2_7_aes_hi = shr(y2_7_aes) */
-	tbl v14.16b, {v25.16b}, v10.16b /* p1_2_7_l = lookup16(tbl_lo_1, y2_7_aes_lo) */
-	tbl v10.16b, {v28.16b}, v10.16b /* p2_2_7_l = lookup16(tbl_lo_2, y2_7_aes_lo) */
+	tbl v14.16b, {v23.16b}, v10.16b /* p1_2_7_l = lookup16(tbl_lo_1, y2_7_aes_lo) */
+	tbl v10.16b, {v27.16b}, v10.16b /* p2_2_7_l = lookup16(tbl_lo_2, y2_7_aes_lo) */
 	tbl v15.16b, {v12.16b}, v31.16b /* p1_2_7_h = lookup16(tbl_hi_1, y2_7_aes_hi) */
 	eor v14.16b, v14.16b, v15.16b /* p1_2_7 = xor(p1_2_7_l, p1_2_7_h) */
-	tbl v31.16b, {v27.16b}, v31.16b /* p2_2_7_h = lookup16(tbl_hi_2, y2_7_aes_hi) */
+	tbl v31.16b, {v25.16b}, v31.16b /* p2_2_7_h = lookup16(tbl_hi_2, y2_7_aes_hi) */
 	eor v31.16b, v10.16b, v31.16b /* p2_2_7 = xor(p2_2_7_l, p2_2_7_h) */
 	and v10.16b, v8.16b, v1.16b /* y3_7_aes_lo = and(y3_7_aes, nibble_mask) */
 	ushr v8.16b, v8.16b, #4 /* y3_7_aes_hi = shr(y3_7_aes) */
-	tbl v15.16b, {v25.16b}, v10.16b /* p1_3_7_l = lookup16(tbl_lo_1, y3_7_aes_lo) */
-	tbl v10.16b, {v28.16b}, v10.16b /* p2_3_7_l = lookup16(tbl_lo_2, y3_7_aes_lo) */
+	tbl v15.16b, {v23.16b}, v10.16b /* p1_3_7_l = lookup16(tbl_lo_1, y3_7_aes_lo) */
+	tbl v10.16b, {v27.16b}, v10.16b /* p2_3_7_l = lookup16(tbl_lo_2, y3_7_aes_lo) */
 	str q0, [sp, #240] /* spill g1x3.3 */
 	tbl v0.16b, {v12.16b}, v8.16b /* p1_3_7_h = lookup16(tbl_hi_1, y3_7_aes_hi) */
 	eor v0.16b, v15.16b, v0.16b /* p1_3_7 = xor(p1_3_7_l, p1_3_7_h) */
-	tbl v8.16b, {v27.16b}, v8.16b /* p2_3_7_h = lookup16(tbl_hi_2, y3_7_aes_hi) */
+	tbl v8.16b, {v25.16b}, v8.16b /* p2_3_7_h = lookup16(tbl_hi_2, y3_7_aes_hi) */
 	eor v8.16b, v10.16b, v8.16b /* p2_3_7 = xor(p2_3_7_l, p2_3_7_h) */
 	eor v10.16b, v30.16b, v14.16b /* m0_acc_36 = xor(p2_1_7, p1_2_7) */
 	eor v14.16b, v14.16b, v31.16b /* m1_acc_36 = xor(p1_2_7, p2_2_7) */
@@ -11320,11 +11236,11 @@ SYM_FUNC_START(sm4_byteslice_neon_sha3_batch_gcm)
 	eor v0.16b, v0.16b, v8.16b /* m1_acc_37 = xor(p1_3_7, p2_3_7) */
 	eor3 v26.16b, v26.16b, v10.16b, v0.16b /* m2_acc_39 = eor3(m2_acc_35, m0_acc_36, m1_acc_37) */
 	eor3 v0.16b, v14.16b, v0.16b, v9.16b /* x1n_7 = eor3(m1_acc_38, m1_acc_37, g1x13) */
-	ldr q31, [sp, #160] /* reload g1x12.2 */
+	ldr q31, [sp, #112] /* reload g1x12.2 */
 	eor v31.16b, v31.16b, v11.16b /* x0n_7 = xor(g1x12, m0_acc_39) */
 	ldr q8, [sp, #272] /* reload g1x14.2 */
 	eor v26.16b, v8.16b, v26.16b /* x2n_7 = xor(g1x14, m2_acc_39) */
-	ldr q8, [sp, #176] /* reload g1x15.2 */
+	ldr q8, [sp, #144] /* reload g1x15.2 */
 	eor v30.16b, v8.16b, v30.16b /* x3n_7 = xor(g1x15, m3_acc_39) */
 
 	/* Round 8r+4: slot 0 ^= M'_L·inv(slot 1 ^ slot 2 ^ slot 3 ^ rk') ^ C'. */
@@ -11339,142 +11255,142 @@ SYM_FUNC_START(sm4_byteslice_neon_sha3_batch_gcm)
 	ldr q13, [sp, #224] /* reload g0x4.3 */
 	ldr q14, [sp, #256] /* reload g0x8.3 */
 	eor3 v15.16b, v13.16b, v14.16b, v2.16b /* t0_8_1 = eor3(g0x4, g0x8, g0x12) */
-	tbl v15.16b, {v15.16b}, v21.16b /* y0_8_sr = lookup16(t0_8_1, inv_shift_rows) */
+	tbl v15.16b, {v15.16b}, v20.16b /* y0_8_sr = lookup16(t0_8_1, inv_shift_rows) */
 	aese v15.16b, v8.16b /* y0_8_aes = aese(y0_8_sr, rk0_4) */
 	ldr q13, [sp, #416] /* reload g0x5.3 */
 	ldr q14, [sp, #208] /* reload g0x9.3 */
 	eor3 v13.16b, v13.16b, v14.16b, v4.16b /* t1_8_1 = eor3(g0x5, g0x9, g0x13) */
-	tbl v13.16b, {v13.16b}, v21.16b /* y1_8_sr = lookup16(t1_8_1, inv_shift_rows) */
+	tbl v13.16b, {v13.16b}, v20.16b /* y1_8_sr = lookup16(t1_8_1, inv_shift_rows) */
 	aese v13.16b, v9.16b /* y1_8_aes = aese(y1_8_sr, rk1_4) */
 	ldr q14, [sp, #432] /* reload g0x6.3 */
 	str q4, [sp, #272] /* spill g0x13.3 */
-	ldr q4, [sp, #80] /* reload g0x10.3 */
+	ldr q4, [sp, #160] /* reload g0x10.3 */
 	eor3 v14.16b, v14.16b, v4.16b, v5.16b /* t2_8_1 = eor3(g0x6, g0x10, g0x14) */
-	tbl v14.16b, {v14.16b}, v21.16b /* y2_8_sr = lookup16(t2_8_1, inv_shift_rows) */
+	tbl v14.16b, {v14.16b}, v20.16b /* y2_8_sr = lookup16(t2_8_1, inv_shift_rows) */
 	aese v14.16b, v10.16b /* y2_8_aes = aese(y2_8_sr, rk2_4) */
 	ldr q4, [sp, #448] /* reload g0x7.3 */
-	str q5, [sp, #160] /* spill g0x14.3 */
+	str q5, [sp, #112] /* spill g0x14.3 */
 	ldr q5, [sp, #192] /* reload g0x11.3 */
 	eor3 v4.16b, v4.16b, v5.16b, v6.16b /* t3_8_1 = eor3(g0x7, g0x11, g0x15) */
-	tbl v4.16b, {v4.16b}, v21.16b /* y3_8_sr = lookup16(t3_8_1, inv_shift_rows) */
+	tbl v4.16b, {v4.16b}, v20.16b /* y3_8_sr = lookup16(t3_8_1, inv_shift_rows) */
 	aese v4.16b, v11.16b /* y3_8_aes = aese(y3_8_sr, rk3_4) */
 	and v5.16b, v15.16b, v1.16b /* y0_8_aes_lo = and(y0_8_aes, nibble_mask) */
 	ushr v15.16b, v15.16b, #4 /* y0_8_aes_hi = shr(y0_8_aes) */
 	str q6, [sp, #288] /* spill g0x15.3 */
-	tbl v6.16b, {v25.16b}, v5.16b /* p1_0_8_l = lookup16(tbl_lo_1, y0_8_aes_lo) */
-	tbl v5.16b, {v28.16b}, v5.16b /* p2_0_8_l = lookup16(tbl_lo_2, y0_8_aes_lo) */
+	tbl v6.16b, {v23.16b}, v5.16b /* p1_0_8_l = lookup16(tbl_lo_1, y0_8_aes_lo) */
+	tbl v5.16b, {v27.16b}, v5.16b /* p2_0_8_l = lookup16(tbl_lo_2, y0_8_aes_lo) */
 	str q2, [sp, #336] /* spill g0x12.3 */
 	tbl v2.16b, {v12.16b}, v15.16b /* p1_0_8_h = lookup16(tbl_hi_1, y0_8_aes_hi) */
 	eor v2.16b, v6.16b, v2.16b /* p1_0_8 = xor(p1_0_8_l, p1_0_8_h) */
-	tbl v6.16b, {v27.16b}, v15.16b /* p2_0_8_h = lookup16(tbl_hi_2, y0_8_aes_hi) */
+	tbl v6.16b, {v25.16b}, v15.16b /* p2_0_8_h = lookup16(tbl_hi_2, y0_8_aes_hi) */
 	eor v5.16b, v5.16b, v6.16b /* p2_0_8 = xor(p2_0_8_l, p2_0_8_h) */
 	and v6.16b, v13.16b, v1.16b /* y1_8_aes_lo = and(y1_8_aes, nibble_mask) */
 	ushr v13.16b, v13.16b, #4 /* y1_8_aes_hi = shr(y1_8_aes) */
-	tbl v15.16b, {v25.16b}, v6.16b /* p1_1_8_l = lookup16(tbl_lo_1, y1_8_aes_lo) */
-	tbl v6.16b, {v28.16b}, v6.16b /* p2_1_8_l = lookup16(tbl_lo_2, y1_8_aes_lo) */
-	str q20, [sp, #320] /* spill g1x2.3 */
-	tbl v20.16b, {v12.16b}, v13.16b /* p1_1_8_h = lookup16(tbl_hi_1, y1_8_aes_hi) */
-	eor v20.16b, v15.16b, v20.16b /* p1_1_8 = xor(p1_1_8_l, p1_1_8_h) */
-	tbl v13.16b, {v27.16b}, v13.16b /* p2_1_8_h = lookup16(tbl_hi_2, y1_8_aes_hi) */
+	tbl v15.16b, {v23.16b}, v6.16b /* p1_1_8_l = lookup16(tbl_lo_1, y1_8_aes_lo) */
+	tbl v6.16b, {v27.16b}, v6.16b /* p2_1_8_l = lookup16(tbl_lo_2, y1_8_aes_lo) */
+	str q18, [sp, #320] /* spill g1x2.3 */
+	tbl v18.16b, {v12.16b}, v13.16b /* p1_1_8_h = lookup16(tbl_hi_1, y1_8_aes_hi) */
+	eor v18.16b, v15.16b, v18.16b /* p1_1_8 = xor(p1_1_8_l, p1_1_8_h) */
+	tbl v13.16b, {v25.16b}, v13.16b /* p2_1_8_h = lookup16(tbl_hi_2, y1_8_aes_hi) */
 	eor v6.16b, v6.16b, v13.16b /* p2_1_8 = xor(p2_1_8_l, p2_1_8_h) */
 	and v13.16b, v14.16b, v1.16b /* y2_8_aes_lo = and(y2_8_aes, nibble_mask) */
 	ushr v14.16b, v14.16b, #4 /* y2_8_aes_hi = shr(y2_8_aes) */
-	tbl v15.16b, {v25.16b}, v13.16b /* p1_2_8_l = lookup16(tbl_lo_1, y2_8_aes_lo) */
-	tbl v13.16b, {v28.16b}, v13.16b /* p2_2_8_l = lookup16(tbl_lo_2, y2_8_aes_lo) */
-	str q22, [sp, #304] /* spill g1x0.3 */
-	tbl v22.16b, {v12.16b}, v14.16b /* p1_2_8_h = lookup16(tbl_hi_1, y2_8_aes_hi) */
-	eor v22.16b, v15.16b, v22.16b /* p1_2_8 = xor(p1_2_8_l, p1_2_8_h) */
-	tbl v14.16b, {v27.16b}, v14.16b /* p2_2_8_h = lookup16(tbl_hi_2, y2_8_aes_hi) */
+	tbl v15.16b, {v23.16b}, v13.16b /* p1_2_8_l = lookup16(tbl_lo_1, y2_8_aes_lo) */
+	tbl v13.16b, {v27.16b}, v13.16b /* p2_2_8_l = lookup16(tbl_lo_2, y2_8_aes_lo) */
+	str q21, [sp, #304] /* spill g1x0.3 */
+	tbl v21.16b, {v12.16b}, v14.16b /* p1_2_8_h = lookup16(tbl_hi_1, y2_8_aes_hi) */
+	eor v21.16b, v15.16b, v21.16b /* p1_2_8 = xor(p1_2_8_l, p1_2_8_h) */
+	tbl v14.16b, {v25.16b}, v14.16b /* p2_2_8_h = lookup16(tbl_hi_2, y2_8_aes_hi) */
 	eor v13.16b, v13.16b, v14.16b /* p2_2_8 = xor(p2_2_8_l, p2_2_8_h) */
 	and v14.16b, v4.16b, v1.16b /* y3_8_aes_lo = and(y3_8_aes, nibble_mask) */
 	ushr v4.16b, v4.16b, #4 /* y3_8_aes_hi = shr(y3_8_aes) */
-	tbl v15.16b, {v25.16b}, v14.16b /* p1_3_8_l = lookup16(tbl_lo_1, y3_8_aes_lo) */
-	tbl v14.16b, {v28.16b}, v14.16b /* p2_3_8_l = lookup16(tbl_lo_2, y3_8_aes_lo) */
+	tbl v15.16b, {v23.16b}, v14.16b /* p1_3_8_l = lookup16(tbl_lo_1, y3_8_aes_lo) */
+	tbl v14.16b, {v27.16b}, v14.16b /* p2_3_8_l = lookup16(tbl_lo_2, y3_8_aes_lo) */
 	str q3, [sp, #464] /* spill g1x1.3 */
 	tbl v3.16b, {v12.16b}, v4.16b /* p1_3_8_h = lookup16(tbl_hi_1, y3_8_aes_hi) */
 	eor v3.16b, v15.16b, v3.16b /* p1_3_8 = xor(p1_3_8_l, p1_3_8_h) */
-	tbl v4.16b, {v27.16b}, v4.16b /* p2_3_8_h = lookup16(tbl_hi_2, y3_8_aes_hi) */
+	tbl v4.16b, {v25.16b}, v4.16b /* p2_3_8_h = lookup16(tbl_hi_2, y3_8_aes_hi) */
 	eor v4.16b, v14.16b, v4.16b /* p2_3_8 = xor(p2_3_8_l, p2_3_8_h) */
-	eor v14.16b, v6.16b, v22.16b /* m0_acc_41 = xor(p2_1_8, p1_2_8) */
-	eor v22.16b, v22.16b, v13.16b /* m1_acc_41 = xor(p1_2_8, p2_2_8) */
-	eor3 v22.16b, v5.16b, v20.16b, v22.16b /* m1_acc_43 = eor3(p2_0_8, p1_1_8, m1_acc_41) */
+	eor v14.16b, v6.16b, v21.16b /* m0_acc_41 = xor(p2_1_8, p1_2_8) */
+	eor v21.16b, v21.16b, v13.16b /* m1_acc_41 = xor(p1_2_8, p2_2_8) */
+	eor3 v21.16b, v5.16b, v18.16b, v21.16b /* m1_acc_43 = eor3(p2_0_8, p1_1_8, m1_acc_41) */
 	eor v5.16b, v2.16b, v5.16b /* m2_acc_40 = xor(p1_0_8, p2_0_8) */
-	eor3 v2.16b, v2.16b, v20.16b, v14.16b /* m0_acc_43 = eor3(p1_0_8, p1_1_8, m0_acc_41) */
-	eor3 v6.16b, v20.16b, v6.16b, v5.16b /* m3_acc_43 = eor3(p1_1_8, p2_1_8, m2_acc_40) */
+	eor3 v2.16b, v2.16b, v18.16b, v14.16b /* m0_acc_43 = eor3(p1_0_8, p1_1_8, m0_acc_41) */
+	eor3 v6.16b, v18.16b, v6.16b, v5.16b /* m3_acc_43 = eor3(p1_1_8, p2_1_8, m2_acc_40) */
 	eor3 v2.16b, v13.16b, v4.16b, v2.16b /* m0_acc_44 = eor3(p2_2_8, p2_3_8, m0_acc_43) */
 	eor3 v6.16b, v13.16b, v3.16b, v6.16b /* m3_acc_44 = eor3(p2_2_8, p1_3_8, m3_acc_43) */
 	eor v3.16b, v3.16b, v4.16b /* m1_acc_42 = xor(p1_3_8, p2_3_8) */
 	eor3 v4.16b, v5.16b, v14.16b, v3.16b /* m2_acc_44 = eor3(m2_acc_40, m0_acc_41, m1_acc_42) */
 	ldr q5, [sp, #352] /* reload g0x1.3 */
-	eor3 v3.16b, v22.16b, v3.16b, v5.16b /* x1n_8 = eor3(m1_acc_43, m1_acc_42, g0x1) */
+	eor3 v3.16b, v21.16b, v3.16b, v5.16b /* x1n_8 = eor3(m1_acc_43, m1_acc_42, g0x1) */
 	ldr q5, [sp, #400] /* reload g0x0.3 */
 	eor v2.16b, v5.16b, v2.16b /* x0n_8 = xor(g0x0, m0_acc_44) */
 	ldr q5, [sp, #368] /* reload g0x2.3 */
 	eor v4.16b, v5.16b, v4.16b /* x2n_8 = xor(g0x2, m2_acc_44) */
 	ldr q5, [sp, #384] /* reload g0x3.3 */
 	eor v5.16b, v5.16b, v6.16b /* x3n_8 = xor(g0x3, m3_acc_44) */
-	eor3 v6.16b, v19.16b, v29.16b, v31.16b /* t0_9_1 = eor3(g1x4, g1x8, g1x12) */
-	tbl v6.16b, {v6.16b}, v21.16b /* y0_9_sr = lookup16(t0_9_1, inv_shift_rows) */
+	eor3 v6.16b, v22.16b, v29.16b, v31.16b /* t0_9_1 = eor3(g1x4, g1x8, g1x12) */
+	tbl v6.16b, {v6.16b}, v20.16b /* y0_9_sr = lookup16(t0_9_1, inv_shift_rows) */
 	aese v6.16b, v8.16b /* y0_9_aes = aese(y0_9_sr, rk0_4) */
-	eor3 v20.16b, v17.16b, v24.16b, v0.16b /* t1_9_1 = eor3(g1x5, g1x9, g1x13) */
-	tbl v20.16b, {v20.16b}, v21.16b /* y1_9_sr = lookup16(t1_9_1, inv_shift_rows) */
-	aese v20.16b, v9.16b /* y1_9_aes = aese(y1_9_sr, rk1_4) */
-	eor3 v22.16b, v16.16b, v7.16b, v26.16b /* t2_9_1 = eor3(g1x6, g1x10, g1x14) */
-	tbl v22.16b, {v22.16b}, v21.16b /* y2_9_sr = lookup16(t2_9_1, inv_shift_rows) */
-	aese v22.16b, v10.16b /* y2_9_aes = aese(y2_9_sr, rk2_4) */
-	eor3 v8.16b, v18.16b, v23.16b, v30.16b /* t3_9_1 = eor3(g1x7, g1x11, g1x15) */
-	tbl v8.16b, {v8.16b}, v21.16b /* y3_9_sr = lookup16(t3_9_1, inv_shift_rows) */
+	eor3 v18.16b, v16.16b, v28.16b, v0.16b /* t1_9_1 = eor3(g1x5, g1x9, g1x13) */
+	tbl v18.16b, {v18.16b}, v20.16b /* y1_9_sr = lookup16(t1_9_1, inv_shift_rows) */
+	aese v18.16b, v9.16b /* y1_9_aes = aese(y1_9_sr, rk1_4) */
+	eor3 v21.16b, v17.16b, v7.16b, v26.16b /* t2_9_1 = eor3(g1x6, g1x10, g1x14) */
+	tbl v21.16b, {v21.16b}, v20.16b /* y2_9_sr = lookup16(t2_9_1, inv_shift_rows) */
+	aese v21.16b, v10.16b /* y2_9_aes = aese(y2_9_sr, rk2_4) */
+	eor3 v8.16b, v19.16b, v24.16b, v30.16b /* t3_9_1 = eor3(g1x7, g1x11, g1x15) */
+	tbl v8.16b, {v8.16b}, v20.16b /* y3_9_sr = lookup16(t3_9_1, inv_shift_rows) */
 	aese v8.16b, v11.16b /* y3_9_aes = aese(y3_9_sr, rk3_4) */
 	and v9.16b, v6.16b, v1.16b /* y0_9_aes_lo = and(y0_9_aes, nibble_mask) */
 	ushr v6.16b, v6.16b, #4 /* y0_9_aes_hi = shr(y0_9_aes) */
-	tbl v10.16b, {v25.16b}, v9.16b /* p1_0_9_l = lookup16(tbl_lo_1, y0_9_aes_lo) */
-	tbl v9.16b, {v28.16b}, v9.16b /* p2_0_9_l = lookup16(tbl_lo_2, y0_9_aes_lo) */
+	tbl v10.16b, {v23.16b}, v9.16b /* p1_0_9_l = lookup16(tbl_lo_1, y0_9_aes_lo) */
+	tbl v9.16b, {v27.16b}, v9.16b /* p2_0_9_l = lookup16(tbl_lo_2, y0_9_aes_lo) */
 	tbl v11.16b, {v12.16b}, v6.16b /* p1_0_9_h = lookup16(tbl_hi_1, y0_9_aes_hi) */
 	eor v10.16b, v10.16b, v11.16b /* p1_0_9 = xor(p1_0_9_l, p1_0_9_h) */
-	tbl v6.16b, {v27.16b}, v6.16b /* p2_0_9_h = lookup16(tbl_hi_2, y0_9_aes_hi) */
+	tbl v6.16b, {v25.16b}, v6.16b /* p2_0_9_h = lookup16(tbl_hi_2, y0_9_aes_hi) */
 	eor v6.16b, v9.16b, v6.16b /* p2_0_9 = xor(p2_0_9_l, p2_0_9_h) */
-	and v9.16b, v20.16b, v1.16b /* y1_9_aes_lo = and(y1_9_aes, nibble_mask) */
-	ushr v20.16b, v20.16b, #4 /* y1_9_aes_hi = shr(y1_9_aes) */
-	tbl v11.16b, {v25.16b}, v9.16b /* p1_1_9_l = lookup16(tbl_lo_1, y1_9_aes_lo) */
-	tbl v9.16b, {v28.16b}, v9.16b /* p2_1_9_l = lookup16(tbl_lo_2, y1_9_aes_lo) */
-	tbl v13.16b, {v12.16b}, v20.16b /* p1_1_9_h = lookup16(tbl_hi_1, y1_9_aes_hi) */
+	and v9.16b, v18.16b, v1.16b /* y1_9_aes_lo = and(y1_9_aes, nibble_mask) */
+	ushr v18.16b, v18.16b, #4 /* y1_9_aes_hi = shr(y1_9_aes) */
+	tbl v11.16b, {v23.16b}, v9.16b /* p1_1_9_l = lookup16(tbl_lo_1, y1_9_aes_lo) */
+	tbl v9.16b, {v27.16b}, v9.16b /* p2_1_9_l = lookup16(tbl_lo_2, y1_9_aes_lo) */
+	tbl v13.16b, {v12.16b}, v18.16b /* p1_1_9_h = lookup16(tbl_hi_1, y1_9_aes_hi) */
 	eor v11.16b, v11.16b, v13.16b /* p1_1_9 = xor(p1_1_9_l, p1_1_9_h) */
-	tbl v20.16b, {v27.16b}, v20.16b /* p2_1_9_h = lookup16(tbl_hi_2, y1_9_aes_hi) */
-	eor v20.16b, v9.16b, v20.16b /* p2_1_9 = xor(p2_1_9_l, p2_1_9_h) */
-	and v9.16b, v22.16b, v1.16b /* y2_9_aes_lo = and(y2_9_aes, nibble_mask) */
-	ushr v22.16b, v22.16b, #4 /* y2_9_aes_hi = shr(y2_9_aes) */
-	tbl v13.16b, {v25.16b}, v9.16b /* p1_2_9_l = lookup16(tbl_lo_1, y2_9_aes_lo) */
-	tbl v9.16b, {v28.16b}, v9.16b /* p2_2_9_l = lookup16(tbl_lo_2, y2_9_aes_lo) */
-	tbl v14.16b, {v12.16b}, v22.16b /* p1_2_9_h = lookup16(tbl_hi_1, y2_9_aes_hi) */
+	tbl v18.16b, {v25.16b}, v18.16b /* p2_1_9_h = lookup16(tbl_hi_2, y1_9_aes_hi) */
+	eor v18.16b, v9.16b, v18.16b /* p2_1_9 = xor(p2_1_9_l, p2_1_9_h) */
+	and v9.16b, v21.16b, v1.16b /* y2_9_aes_lo = and(y2_9_aes, nibble_mask) */
+	ushr v21.16b, v21.16b, #4 /* y2_9_aes_hi = shr(y2_9_aes) */
+	tbl v13.16b, {v23.16b}, v9.16b /* p1_2_9_l = lookup16(tbl_lo_1, y2_9_aes_lo) */
+	tbl v9.16b, {v27.16b}, v9.16b /* p2_2_9_l = lookup16(tbl_lo_2, y2_9_aes_lo) */
+	tbl v14.16b, {v12.16b}, v21.16b /* p1_2_9_h = lookup16(tbl_hi_1, y2_9_aes_hi) */
 	eor v13.16b, v13.16b, v14.16b /* p1_2_9 = xor(p1_2_9_l, p1_2_9_h) */
-	tbl v22.16b, {v27.16b}, v22.16b /* p2_2_9_h = lookup16(tbl_hi_2, y2_9_aes_hi) */
-	eor v22.16b, v9.16b, v22.16b /* p2_2_9 = xor(p2_2_9_l, p2_2_9_h) */
+	tbl v21.16b, {v25.16b}, v21.16b /* p2_2_9_h = lookup16(tbl_hi_2, y2_9_aes_hi) */
+	eor v21.16b, v9.16b, v21.16b /* p2_2_9 = xor(p2_2_9_l, p2_2_9_h) */
 	and v9.16b, v8.16b, v1.16b /* y3_9_aes_lo = and(y3_9_aes, nibble_mask) */
 	ushr v8.16b, v8.16b, #4 /* y3_9_aes_hi = shr(y3_9_aes) */
-	tbl v14.16b, {v25.16b}, v9.16b /* p1_3_9_l = lookup16(tbl_lo_1, y3_9_aes_lo) */
-	tbl v9.16b, {v28.16b}, v9.16b /* p2_3_9_l = lookup16(tbl_lo_2, y3_9_aes_lo) */
+	tbl v14.16b, {v23.16b}, v9.16b /* p1_3_9_l = lookup16(tbl_lo_1, y3_9_aes_lo) */
+	tbl v9.16b, {v27.16b}, v9.16b /* p2_3_9_l = lookup16(tbl_lo_2, y3_9_aes_lo) */
 	tbl v15.16b, {v12.16b}, v8.16b /* p1_3_9_h = lookup16(tbl_hi_1, y3_9_aes_hi) */
 	eor v14.16b, v14.16b, v15.16b /* p1_3_9 = xor(p1_3_9_l, p1_3_9_h) */
-	tbl v8.16b, {v27.16b}, v8.16b /* p2_3_9_h = lookup16(tbl_hi_2, y3_9_aes_hi) */
+	tbl v8.16b, {v25.16b}, v8.16b /* p2_3_9_h = lookup16(tbl_hi_2, y3_9_aes_hi) */
 	eor v8.16b, v9.16b, v8.16b /* p2_3_9 = xor(p2_3_9_l, p2_3_9_h) */
-	eor v9.16b, v20.16b, v13.16b /* m0_acc_46 = xor(p2_1_9, p1_2_9) */
-	eor v13.16b, v13.16b, v22.16b /* m1_acc_46 = xor(p1_2_9, p2_2_9) */
+	eor v9.16b, v18.16b, v13.16b /* m0_acc_46 = xor(p2_1_9, p1_2_9) */
+	eor v13.16b, v13.16b, v21.16b /* m1_acc_46 = xor(p1_2_9, p2_2_9) */
 	eor3 v13.16b, v6.16b, v11.16b, v13.16b /* m1_acc_48 = eor3(p2_0_9, p1_1_9, m1_acc_46) */
 	eor v6.16b, v10.16b, v6.16b /* m2_acc_45 = xor(p1_0_9, p2_0_9) */
 	eor3 v10.16b, v10.16b, v11.16b, v9.16b /* m0_acc_48 = eor3(p1_0_9, p1_1_9, m0_acc_46) */
-	eor3 v20.16b, v11.16b, v20.16b, v6.16b /* m3_acc_48 = eor3(p1_1_9, p2_1_9, m2_acc_45) */
-	eor3 v10.16b, v22.16b, v8.16b, v10.16b /* m0_acc_49 = eor3(p2_2_9, p2_3_9, m0_acc_48) */
-	eor3 v20.16b, v22.16b, v14.16b, v20.16b /* m3_acc_49 = eor3(p2_2_9, p1_3_9, m3_acc_48) */
-	eor v22.16b, v14.16b, v8.16b /* m1_acc_47 = xor(p1_3_9, p2_3_9) */
-	eor3 v6.16b, v6.16b, v9.16b, v22.16b /* m2_acc_49 = eor3(m2_acc_45, m0_acc_46, m1_acc_47) */
+	eor3 v18.16b, v11.16b, v18.16b, v6.16b /* m3_acc_48 = eor3(p1_1_9, p2_1_9, m2_acc_45) */
+	eor3 v10.16b, v21.16b, v8.16b, v10.16b /* m0_acc_49 = eor3(p2_2_9, p2_3_9, m0_acc_48) */
+	eor3 v18.16b, v21.16b, v14.16b, v18.16b /* m3_acc_49 = eor3(p2_2_9, p1_3_9, m3_acc_48) */
+	eor v21.16b, v14.16b, v8.16b /* m1_acc_47 = xor(p1_3_9, p2_3_9) */
+	eor3 v6.16b, v6.16b, v9.16b, v21.16b /* m2_acc_49 = eor3(m2_acc_45, m0_acc_46, m1_acc_47) */
 	ldr q8, [sp, #464] /* reload g1x1.3 */
-	eor3 v22.16b, v13.16b, v22.16b, v8.16b /* x1n_9 = eor3(m1_acc_48, m1_acc_47, g1x1) */
+	eor3 v21.16b, v13.16b, v21.16b, v8.16b /* x1n_9 = eor3(m1_acc_48, m1_acc_47, g1x1) */
 	ldr q8, [sp, #304] /* reload g1x0.3 */
 	eor v8.16b, v8.16b, v10.16b /* x0n_9 = xor(g1x0, m0_acc_49) */
 	ldr q9, [sp, #320] /* reload g1x2.3 */
 	eor v6.16b, v9.16b, v6.16b /* x2n_9 = xor(g1x2, m2_acc_49) */
 	ldr q9, [sp, #240] /* reload g1x3.3 */
-	eor v20.16b, v9.16b, v20.16b /* x3n_9 = xor(g1x3, m3_acc_49) */
+	eor v18.16b, v9.16b, v18.16b /* x3n_9 = xor(g1x3, m3_acc_49) */
 
 	/* Round 8r+5: slot 1 ^= M'_L·inv(slot 2 ^ slot 3 ^ slot 0 ^ rk') ^ C'. */
 	add x17, x7, #80
@@ -11488,75 +11404,75 @@ SYM_FUNC_START(sm4_byteslice_neon_sha3_batch_gcm)
 	ldr q14, [sp, #256] /* reload g0x8.3 */
 	ldr q15, [sp, #336] /* reload g0x12.3 */
 	eor3 v14.16b, v14.16b, v15.16b, v2.16b /* t0_10_1 = eor3(g0x8, g0x12, g0x0) */
-	tbl v14.16b, {v14.16b}, v21.16b /* y0_10_sr = lookup16(t0_10_1, inv_shift_rows) */
+	tbl v14.16b, {v14.16b}, v20.16b /* y0_10_sr = lookup16(t0_10_1, inv_shift_rows) */
 	aese v14.16b, v9.16b /* y0_10_aes = aese(y0_10_sr, rk0_5) */
 	ldr q15, [sp, #208] /* reload g0x9.3 */
 	str q2, [sp, #240] /* spill g0x0.4 */
 	ldr q2, [sp, #272] /* reload g0x13.3 */
 	eor3 v15.16b, v15.16b, v2.16b, v3.16b /* t1_10_1 = eor3(g0x9, g0x13, g0x1) */
-	tbl v15.16b, {v15.16b}, v21.16b /* y1_10_sr = lookup16(t1_10_1, inv_shift_rows) */
+	tbl v15.16b, {v15.16b}, v20.16b /* y1_10_sr = lookup16(t1_10_1, inv_shift_rows) */
 	aese v15.16b, v10.16b /* y1_10_aes = aese(y1_10_sr, rk1_5) */
-	ldr q2, [sp, #80] /* reload g0x10.3 */
+	ldr q2, [sp, #160] /* reload g0x10.3 */
 	str q3, [sp, #320] /* spill g0x1.4 */
-	ldr q3, [sp, #160] /* reload g0x14.3 */
+	ldr q3, [sp, #112] /* reload g0x14.3 */
 	eor3 v2.16b, v2.16b, v3.16b, v4.16b /* t2_10_1 = eor3(g0x10, g0x14, g0x2) */
-	tbl v2.16b, {v2.16b}, v21.16b /* y2_10_sr = lookup16(t2_10_1, inv_shift_rows) */
+	tbl v2.16b, {v2.16b}, v20.16b /* y2_10_sr = lookup16(t2_10_1, inv_shift_rows) */
 	aese v2.16b, v11.16b /* y2_10_aes = aese(y2_10_sr, rk2_5) */
 	ldr q3, [sp, #192] /* reload g0x11.3 */
 	str q4, [sp, #304] /* spill g0x2.4 */
 	ldr q4, [sp, #288] /* reload g0x15.3 */
 	eor3 v3.16b, v3.16b, v4.16b, v5.16b /* t3_10_1 = eor3(g0x11, g0x15, g0x3) */
-	tbl v3.16b, {v3.16b}, v21.16b /* y3_10_sr = lookup16(t3_10_1, inv_shift_rows) */
+	tbl v3.16b, {v3.16b}, v20.16b /* y3_10_sr = lookup16(t3_10_1, inv_shift_rows) */
 	aese v3.16b, v13.16b /* y3_10_aes = aese(y3_10_sr, rk3_5) */
 	and v4.16b, v14.16b, v1.16b /* y0_10_aes_lo = and(y0_10_aes, nibble_mask) */
 	ushr v14.16b, v14.16b, #4 /* y0_10_aes_hi = shr(y0_10_aes) */
 	str q5, [sp, #464] /* spill g0x3.4 */
-	tbl v5.16b, {v25.16b}, v4.16b /* p1_0_10_l = lookup16(tbl_lo_1, y0_10_aes_lo) */
-	tbl v4.16b, {v28.16b}, v4.16b /* p2_0_10_l = lookup16(tbl_lo_2, y0_10_aes_lo) */
-	str q18, [sp, #384] /* spill g1x7.3 */
-	tbl v18.16b, {v12.16b}, v14.16b /* p1_0_10_h = lookup16(tbl_hi_1, y0_10_aes_hi) */
-	eor v5.16b, v5.16b, v18.16b /* p1_0_10 = xor(p1_0_10_l, p1_0_10_h) */
-	tbl v18.16b, {v27.16b}, v14.16b /* p2_0_10_h = lookup16(tbl_hi_2, y0_10_aes_hi) */
-	eor v4.16b, v4.16b, v18.16b /* p2_0_10 = xor(p2_0_10_l, p2_0_10_h) */
-	and v18.16b, v15.16b, v1.16b /* y1_10_aes_lo = and(y1_10_aes, nibble_mask) */
+	tbl v5.16b, {v23.16b}, v4.16b /* p1_0_10_l = lookup16(tbl_lo_1, y0_10_aes_lo) */
+	tbl v4.16b, {v27.16b}, v4.16b /* p2_0_10_l = lookup16(tbl_lo_2, y0_10_aes_lo) */
+	str q19, [sp, #384] /* spill g1x7.3 */
+	tbl v19.16b, {v12.16b}, v14.16b /* p1_0_10_h = lookup16(tbl_hi_1, y0_10_aes_hi) */
+	eor v5.16b, v5.16b, v19.16b /* p1_0_10 = xor(p1_0_10_l, p1_0_10_h) */
+	tbl v19.16b, {v25.16b}, v14.16b /* p2_0_10_h = lookup16(tbl_hi_2, y0_10_aes_hi) */
+	eor v4.16b, v4.16b, v19.16b /* p2_0_10 = xor(p2_0_10_l, p2_0_10_h) */
+	and v19.16b, v15.16b, v1.16b /* y1_10_aes_lo = and(y1_10_aes, nibble_mask) */
 	ushr v14.16b, v15.16b, #4 /* y1_10_aes_hi = shr(y1_10_aes) */
-	tbl v15.16b, {v25.16b}, v18.16b /* p1_1_10_l = lookup16(tbl_lo_1, y1_10_aes_lo) */
-	tbl v18.16b, {v28.16b}, v18.16b /* p2_1_10_l = lookup16(tbl_lo_2, y1_10_aes_lo) */
-	str q16, [sp, #368] /* spill g1x6.3 */
-	tbl v16.16b, {v12.16b}, v14.16b /* p1_1_10_h = lookup16(tbl_hi_1, y1_10_aes_hi) */
-	eor v16.16b, v15.16b, v16.16b /* p1_1_10 = xor(p1_1_10_l, p1_1_10_h) */
-	tbl v14.16b, {v27.16b}, v14.16b /* p2_1_10_h = lookup16(tbl_hi_2, y1_10_aes_hi) */
-	eor v18.16b, v18.16b, v14.16b /* p2_1_10 = xor(p2_1_10_l, p2_1_10_h) */
+	tbl v15.16b, {v23.16b}, v19.16b /* p1_1_10_l = lookup16(tbl_lo_1, y1_10_aes_lo) */
+	tbl v19.16b, {v27.16b}, v19.16b /* p2_1_10_l = lookup16(tbl_lo_2, y1_10_aes_lo) */
+	str q17, [sp, #368] /* spill g1x6.3 */
+	tbl v17.16b, {v12.16b}, v14.16b /* p1_1_10_h = lookup16(tbl_hi_1, y1_10_aes_hi) */
+	eor v17.16b, v15.16b, v17.16b /* p1_1_10 = xor(p1_1_10_l, p1_1_10_h) */
+	tbl v14.16b, {v25.16b}, v14.16b /* p2_1_10_h = lookup16(tbl_hi_2, y1_10_aes_hi) */
+	eor v19.16b, v19.16b, v14.16b /* p2_1_10 = xor(p2_1_10_l, p2_1_10_h) */
 	and v14.16b, v2.16b, v1.16b /* y2_10_aes_lo = and(y2_10_aes, nibble_mask) */
 	ushr v2.16b, v2.16b, #4 /* y2_10_aes_hi = shr(y2_10_aes) */
-	tbl v15.16b, {v25.16b}, v14.16b /* p1_2_10_l = lookup16(tbl_lo_1, y2_10_aes_lo) */
-	tbl v14.16b, {v28.16b}, v14.16b /* p2_2_10_l = lookup16(tbl_lo_2, y2_10_aes_lo) */
-	str q19, [sp, #400] /* spill g1x4.3 */
-	tbl v19.16b, {v12.16b}, v2.16b /* p1_2_10_h = lookup16(tbl_hi_1, y2_10_aes_hi) */
-	eor v19.16b, v15.16b, v19.16b /* p1_2_10 = xor(p1_2_10_l, p1_2_10_h) */
-	tbl v2.16b, {v27.16b}, v2.16b /* p2_2_10_h = lookup16(tbl_hi_2, y2_10_aes_hi) */
+	tbl v15.16b, {v23.16b}, v14.16b /* p1_2_10_l = lookup16(tbl_lo_1, y2_10_aes_lo) */
+	tbl v14.16b, {v27.16b}, v14.16b /* p2_2_10_l = lookup16(tbl_lo_2, y2_10_aes_lo) */
+	str q22, [sp, #400] /* spill g1x4.3 */
+	tbl v22.16b, {v12.16b}, v2.16b /* p1_2_10_h = lookup16(tbl_hi_1, y2_10_aes_hi) */
+	eor v22.16b, v15.16b, v22.16b /* p1_2_10 = xor(p1_2_10_l, p1_2_10_h) */
+	tbl v2.16b, {v25.16b}, v2.16b /* p2_2_10_h = lookup16(tbl_hi_2, y2_10_aes_hi) */
 	eor v2.16b, v14.16b, v2.16b /* p2_2_10 = xor(p2_2_10_l, p2_2_10_h) */
 	and v14.16b, v3.16b, v1.16b /* y3_10_aes_lo = and(y3_10_aes, nibble_mask) */
 	ushr v3.16b, v3.16b, #4 /* y3_10_aes_hi = shr(y3_10_aes) */
-	tbl v15.16b, {v25.16b}, v14.16b /* p1_3_10_l = lookup16(tbl_lo_1, y3_10_aes_lo) */
-	tbl v14.16b, {v28.16b}, v14.16b /* p2_3_10_l = lookup16(tbl_lo_2, y3_10_aes_lo) */
-	str q17, [sp, #352] /* spill g1x5.3 */
-	tbl v17.16b, {v12.16b}, v3.16b /* p1_3_10_h = lookup16(tbl_hi_1, y3_10_aes_hi) */
-	eor v17.16b, v15.16b, v17.16b /* p1_3_10 = xor(p1_3_10_l, p1_3_10_h) */
-	tbl v3.16b, {v27.16b}, v3.16b /* p2_3_10_h = lookup16(tbl_hi_2, y3_10_aes_hi) */
+	tbl v15.16b, {v23.16b}, v14.16b /* p1_3_10_l = lookup16(tbl_lo_1, y3_10_aes_lo) */
+	tbl v14.16b, {v27.16b}, v14.16b /* p2_3_10_l = lookup16(tbl_lo_2, y3_10_aes_lo) */
+	str q16, [sp, #352] /* spill g1x5.3 */
+	tbl v16.16b, {v12.16b}, v3.16b /* p1_3_10_h = lookup16(tbl_hi_1, y3_10_aes_hi) */
+	eor v16.16b, v15.16b, v16.16b /* p1_3_10 = xor(p1_3_10_l, p1_3_10_h) */
+	tbl v3.16b, {v25.16b}, v3.16b /* p2_3_10_h = lookup16(tbl_hi_2, y3_10_aes_hi) */
 	eor v3.16b, v14.16b, v3.16b /* p2_3_10 = xor(p2_3_10_l, p2_3_10_h) */
-	eor v14.16b, v18.16b, v19.16b /* m0_acc_51 = xor(p2_1_10, p1_2_10) */
-	eor v19.16b, v19.16b, v2.16b /* m1_acc_51 = xor(p1_2_10, p2_2_10) */
-	eor3 v19.16b, v4.16b, v16.16b, v19.16b /* m1_acc_53 = eor3(p2_0_10, p1_1_10, m1_acc_51) */
+	eor v14.16b, v19.16b, v22.16b /* m0_acc_51 = xor(p2_1_10, p1_2_10) */
+	eor v22.16b, v22.16b, v2.16b /* m1_acc_51 = xor(p1_2_10, p2_2_10) */
+	eor3 v22.16b, v4.16b, v17.16b, v22.16b /* m1_acc_53 = eor3(p2_0_10, p1_1_10, m1_acc_51) */
 	eor v4.16b, v5.16b, v4.16b /* m2_acc_50 = xor(p1_0_10, p2_0_10) */
-	eor3 v5.16b, v5.16b, v16.16b, v14.16b /* m0_acc_53 = eor3(p1_0_10, p1_1_10, m0_acc_51) */
-	eor3 v16.16b, v16.16b, v18.16b, v4.16b /* m3_acc_53 = eor3(p1_1_10, p2_1_10, m2_acc_50) */
+	eor3 v5.16b, v5.16b, v17.16b, v14.16b /* m0_acc_53 = eor3(p1_0_10, p1_1_10, m0_acc_51) */
+	eor3 v17.16b, v17.16b, v19.16b, v4.16b /* m3_acc_53 = eor3(p1_1_10, p2_1_10, m2_acc_50) */
 	eor3 v5.16b, v2.16b, v3.16b, v5.16b /* m0_acc_54 = eor3(p2_2_10, p2_3_10, m0_acc_53) */
-	eor3 v2.16b, v2.16b, v17.16b, v16.16b /* m3_acc_54 = eor3(p2_2_10, p1_3_10, m3_acc_53) */
-	eor v3.16b, v17.16b, v3.16b /* m1_acc_52 = xor(p1_3_10, p2_3_10) */
+	eor3 v2.16b, v2.16b, v16.16b, v17.16b /* m3_acc_54 = eor3(p2_2_10, p1_3_10, m3_acc_53) */
+	eor v3.16b, v16.16b, v3.16b /* m1_acc_52 = xor(p1_3_10, p2_3_10) */
 	eor3 v4.16b, v4.16b, v14.16b, v3.16b /* m2_acc_54 = eor3(m2_acc_50, m0_acc_51, m1_acc_52) */
 	ldr q16, [sp, #416] /* reload g0x5.3 */
-	eor3 v3.16b, v19.16b, v3.16b, v16.16b /* x1n_10 = eor3(m1_acc_53, m1_acc_52, g0x5) */
+	eor3 v3.16b, v22.16b, v3.16b, v16.16b /* x1n_10 = eor3(m1_acc_53, m1_acc_52, g0x5) */
 	ldr q16, [sp, #224] /* reload g0x4.3 */
 	eor v5.16b, v16.16b, v5.16b /* x0n_10 = xor(g0x4, m0_acc_54) */
 	ldr q16, [sp, #432] /* reload g0x6.3 */
@@ -11564,63 +11480,63 @@ SYM_FUNC_START(sm4_byteslice_neon_sha3_batch_gcm)
 	ldr q16, [sp, #448] /* reload g0x7.3 */
 	eor v2.16b, v16.16b, v2.16b /* x3n_10 = xor(g0x7, m3_acc_54) */
 	eor3 v16.16b, v29.16b, v31.16b, v8.16b /* t0_11_1 = eor3(g1x8, g1x12, g1x0) */
-	tbl v16.16b, {v16.16b}, v21.16b /* y0_11_sr = lookup16(t0_11_1, inv_shift_rows) */
+	tbl v16.16b, {v16.16b}, v20.16b /* y0_11_sr = lookup16(t0_11_1, inv_shift_rows) */
 	aese v16.16b, v9.16b /* y0_11_aes = aese(y0_11_sr, rk0_5) */
-	eor3 v17.16b, v24.16b, v0.16b, v22.16b /* t1_11_1 = eor3(g1x9, g1x13, g1x1) */
-	tbl v17.16b, {v17.16b}, v21.16b /* y1_11_sr = lookup16(t1_11_1, inv_shift_rows) */
+	eor3 v17.16b, v28.16b, v0.16b, v21.16b /* t1_11_1 = eor3(g1x9, g1x13, g1x1) */
+	tbl v17.16b, {v17.16b}, v20.16b /* y1_11_sr = lookup16(t1_11_1, inv_shift_rows) */
 	aese v17.16b, v10.16b /* y1_11_aes = aese(y1_11_sr, rk1_5) */
-	eor3 v18.16b, v7.16b, v26.16b, v6.16b /* t2_11_1 = eor3(g1x10, g1x14, g1x2) */
-	tbl v18.16b, {v18.16b}, v21.16b /* y2_11_sr = lookup16(t2_11_1, inv_shift_rows) */
-	aese v18.16b, v11.16b /* y2_11_aes = aese(y2_11_sr, rk2_5) */
-	eor3 v19.16b, v23.16b, v30.16b, v20.16b /* t3_11_1 = eor3(g1x11, g1x15, g1x3) */
-	tbl v19.16b, {v19.16b}, v21.16b /* y3_11_sr = lookup16(t3_11_1, inv_shift_rows) */
-	aese v19.16b, v13.16b /* y3_11_aes = aese(y3_11_sr, rk3_5) */
+	eor3 v19.16b, v7.16b, v26.16b, v6.16b /* t2_11_1 = eor3(g1x10, g1x14, g1x2) */
+	tbl v19.16b, {v19.16b}, v20.16b /* y2_11_sr = lookup16(t2_11_1, inv_shift_rows) */
+	aese v19.16b, v11.16b /* y2_11_aes = aese(y2_11_sr, rk2_5) */
+	eor3 v22.16b, v24.16b, v30.16b, v18.16b /* t3_11_1 = eor3(g1x11, g1x15, g1x3) */
+	tbl v22.16b, {v22.16b}, v20.16b /* y3_11_sr = lookup16(t3_11_1, inv_shift_rows) */
+	aese v22.16b, v13.16b /* y3_11_aes = aese(y3_11_sr, rk3_5) */
 	and v9.16b, v16.16b, v1.16b /* y0_11_aes_lo = and(y0_11_aes, nibble_mask) */
 	ushr v16.16b, v16.16b, #4 /* y0_11_aes_hi = shr(y0_11_aes) */
-	tbl v10.16b, {v25.16b}, v9.16b /* p1_0_11_l = lookup16(tbl_lo_1, y0_11_aes_lo) */
-	tbl v9.16b, {v28.16b}, v9.16b /* p2_0_11_l = lookup16(tbl_lo_2, y0_11_aes_lo) */
+	tbl v10.16b, {v23.16b}, v9.16b /* p1_0_11_l = lookup16(tbl_lo_1, y0_11_aes_lo) */
+	tbl v9.16b, {v27.16b}, v9.16b /* p2_0_11_l = lookup16(tbl_lo_2, y0_11_aes_lo) */
 	tbl v11.16b, {v12.16b}, v16.16b /* p1_0_11_h = lookup16(tbl_hi_1, y0_11_aes_hi) */
 	eor v10.16b, v10.16b, v11.16b /* p1_0_11 = xor(p1_0_11_l, p1_0_11_h) */
-	tbl v16.16b, {v27.16b}, v16.16b /* p2_0_11_h = lookup16(tbl_hi_2, y0_11_aes_hi) */
+	tbl v16.16b, {v25.16b}, v16.16b /* p2_0_11_h = lookup16(tbl_hi_2, y0_11_aes_hi) */
 	eor v16.16b, v9.16b, v16.16b /* p2_0_11 = xor(p2_0_11_l, p2_0_11_h) */
 	and v9.16b, v17.16b, v1.16b /* y1_11_aes_lo = and(y1_11_aes, nibble_mask) */
 	ushr v17.16b, v17.16b, #4 /* y1_11_aes_hi = shr(y1_11_aes) */
-	tbl v11.16b, {v25.16b}, v9.16b /* p1_1_11_l = lookup16(tbl_lo_1, y1_11_aes_lo) */
-	tbl v9.16b, {v28.16b}, v9.16b /* p2_1_11_l = lookup16(tbl_lo_2, y1_11_aes_lo) */
+	tbl v11.16b, {v23.16b}, v9.16b /* p1_1_11_l = lookup16(tbl_lo_1, y1_11_aes_lo) */
+	tbl v9.16b, {v27.16b}, v9.16b /* p2_1_11_l = lookup16(tbl_lo_2, y1_11_aes_lo) */
 	tbl v13.16b, {v12.16b}, v17.16b /* p1_1_11_h = lookup16(tbl_hi_1, y1_11_aes_hi) */
 	eor v11.16b, v11.16b, v13.16b /* p1_1_11 = xor(p1_1_11_l, p1_1_11_h) */
-	tbl v17.16b, {v27.16b}, v17.16b /* p2_1_11_h = lookup16(tbl_hi_2, y1_11_aes_hi) */
+	tbl v17.16b, {v25.16b}, v17.16b /* p2_1_11_h = lookup16(tbl_hi_2, y1_11_aes_hi) */
 	eor v17.16b, v9.16b, v17.16b /* p2_1_11 = xor(p2_1_11_l, p2_1_11_h) */
-	and v9.16b, v18.16b, v1.16b /* y2_11_aes_lo = and(y2_11_aes, nibble_mask) */
-	ushr v18.16b, v18.16b, #4 /* y2_11_aes_hi = shr(y2_11_aes) */
-	tbl v13.16b, {v25.16b}, v9.16b /* p1_2_11_l = lookup16(tbl_lo_1, y2_11_aes_lo) */
-	tbl v9.16b, {v28.16b}, v9.16b /* p2_2_11_l = lookup16(tbl_lo_2, y2_11_aes_lo) */
-	tbl v14.16b, {v12.16b}, v18.16b /* p1_2_11_h = lookup16(tbl_hi_1, y2_11_aes_hi) */
+	and v9.16b, v19.16b, v1.16b /* y2_11_aes_lo = and(y2_11_aes, nibble_mask) */
+	ushr v19.16b, v19.16b, #4 /* y2_11_aes_hi = shr(y2_11_aes) */
+	tbl v13.16b, {v23.16b}, v9.16b /* p1_2_11_l = lookup16(tbl_lo_1, y2_11_aes_lo) */
+	tbl v9.16b, {v27.16b}, v9.16b /* p2_2_11_l = lookup16(tbl_lo_2, y2_11_aes_lo) */
+	tbl v14.16b, {v12.16b}, v19.16b /* p1_2_11_h = lookup16(tbl_hi_1, y2_11_aes_hi) */
 	eor v13.16b, v13.16b, v14.16b /* p1_2_11 = xor(p1_2_11_l, p1_2_11_h) */
-	tbl v18.16b, {v27.16b}, v18.16b /* p2_2_11_h = lookup16(tbl_hi_2, y2_11_aes_hi) */
-	eor v18.16b, v9.16b, v18.16b /* p2_2_11 = xor(p2_2_11_l, p2_2_11_h) */
-	and v9.16b, v19.16b, v1.16b /* y3_11_aes_lo = and(y3_11_aes, nibble_mask) */
-	ushr v19.16b, v19.16b, #4 /* y3_11_aes_hi = shr(y3_11_aes) */
-	tbl v14.16b, {v25.16b}, v9.16b /* p1_3_11_l = lookup16(tbl_lo_1, y3_11_aes_lo) */
-	tbl v9.16b, {v28.16b}, v9.16b /* p2_3_11_l = lookup16(tbl_lo_2, y3_11_aes_lo) */
-	tbl v15.16b, {v12.16b}, v19.16b /* p1_3_11_h = lookup16(tbl_hi_1, y3_11_aes_hi) */
+	tbl v19.16b, {v25.16b}, v19.16b /* p2_2_11_h = lookup16(tbl_hi_2, y2_11_aes_hi) */
+	eor v19.16b, v9.16b, v19.16b /* p2_2_11 = xor(p2_2_11_l, p2_2_11_h) */
+	and v9.16b, v22.16b, v1.16b /* y3_11_aes_lo = and(y3_11_aes, nibble_mask) */
+	ushr v22.16b, v22.16b, #4 /* y3_11_aes_hi = shr(y3_11_aes) */
+	tbl v14.16b, {v23.16b}, v9.16b /* p1_3_11_l = lookup16(tbl_lo_1, y3_11_aes_lo) */
+	tbl v9.16b, {v27.16b}, v9.16b /* p2_3_11_l = lookup16(tbl_lo_2, y3_11_aes_lo) */
+	tbl v15.16b, {v12.16b}, v22.16b /* p1_3_11_h = lookup16(tbl_hi_1, y3_11_aes_hi) */
 	eor v14.16b, v14.16b, v15.16b /* p1_3_11 = xor(p1_3_11_l, p1_3_11_h) */
-	tbl v19.16b, {v27.16b}, v19.16b /* p2_3_11_h = lookup16(tbl_hi_2, y3_11_aes_hi) */
-	eor v19.16b, v9.16b, v19.16b /* p2_3_11 = xor(p2_3_11_l, p2_3_11_h) */
+	tbl v22.16b, {v25.16b}, v22.16b /* p2_3_11_h = lookup16(tbl_hi_2, y3_11_aes_hi) */
+	eor v22.16b, v9.16b, v22.16b /* p2_3_11 = xor(p2_3_11_l, p2_3_11_h) */
 	eor v9.16b, v17.16b, v13.16b /* m0_acc_56 = xor(p2_1_11, p1_2_11) */
-	eor v13.16b, v13.16b, v18.16b /* m1_acc_56 = xor(p1_2_11, p2_2_11) */
+	eor v13.16b, v13.16b, v19.16b /* m1_acc_56 = xor(p1_2_11, p2_2_11) */
 	eor3 v13.16b, v16.16b, v11.16b, v13.16b /* m1_acc_58 = eor3(p2_0_11, p1_1_11, m1_acc_56) */
 	eor v16.16b, v10.16b, v16.16b /* m2_acc_55 = xor(p1_0_11, p2_0_11) */
 	eor3 v10.16b, v10.16b, v11.16b, v9.16b /* m0_acc_58 = eor3(p1_0_11, p1_1_11, m0_acc_56) */
 	eor3 v17.16b, v11.16b, v17.16b, v16.16b /* m3_acc_58 = eor3(p1_1_11, p2_1_11, m2_acc_55) */
-	eor3 v10.16b, v18.16b, v19.16b, v10.16b /* m0_acc_59 = eor3(p2_2_11, p2_3_11, m0_acc_58) */
-	eor3 v17.16b, v18.16b, v14.16b, v17.16b /* m3_acc_59 = eor3(p2_2_11, p1_3_11, m3_acc_58) */
-	eor v18.16b, v14.16b, v19.16b /* m1_acc_57 = xor(p1_3_11, p2_3_11) */
-	eor3 v16.16b, v16.16b, v9.16b, v18.16b /* m2_acc_59 = eor3(m2_acc_55, m0_acc_56, m1_acc_57) */
-	ldr q19, [sp, #352] /* reload g1x5.3 */
-	eor3 v18.16b, v13.16b, v18.16b, v19.16b /* x1n_11 = eor3(m1_acc_58, m1_acc_57, g1x5) */
-	ldr q19, [sp, #400] /* reload g1x4.3 */
-	eor v19.16b, v19.16b, v10.16b /* x0n_11 = xor(g1x4, m0_acc_59) */
+	eor3 v10.16b, v19.16b, v22.16b, v10.16b /* m0_acc_59 = eor3(p2_2_11, p2_3_11, m0_acc_58) */
+	eor3 v17.16b, v19.16b, v14.16b, v17.16b /* m3_acc_59 = eor3(p2_2_11, p1_3_11, m3_acc_58) */
+	eor v19.16b, v14.16b, v22.16b /* m1_acc_57 = xor(p1_3_11, p2_3_11) */
+	eor3 v16.16b, v16.16b, v9.16b, v19.16b /* m2_acc_59 = eor3(m2_acc_55, m0_acc_56, m1_acc_57) */
+	ldr q22, [sp, #352] /* reload g1x5.3 */
+	eor3 v19.16b, v13.16b, v19.16b, v22.16b /* x1n_11 = eor3(m1_acc_58, m1_acc_57, g1x5) */
+	ldr q22, [sp, #400] /* reload g1x4.3 */
+	eor v22.16b, v22.16b, v10.16b /* x0n_11 = xor(g1x4, m0_acc_59) */
 	ldr q9, [sp, #368] /* reload g1x6.3 */
 	eor v16.16b, v9.16b, v16.16b /* x2n_11 = xor(g1x6, m2_acc_59) */
 	ldr q9, [sp, #384] /* reload g1x7.3 */
@@ -11638,143 +11554,143 @@ SYM_FUNC_START(sm4_byteslice_neon_sha3_batch_gcm)
 	ldr q14, [sp, #336] /* reload g0x12.3 */
 	ldr q15, [sp, #240] /* reload g0x0.4 */
 	eor3 v14.16b, v14.16b, v15.16b, v5.16b /* t0_12_1 = eor3(g0x12, g0x0, g0x4) */
-	tbl v14.16b, {v14.16b}, v21.16b /* y0_12_sr = lookup16(t0_12_1, inv_shift_rows) */
+	tbl v14.16b, {v14.16b}, v20.16b /* y0_12_sr = lookup16(t0_12_1, inv_shift_rows) */
 	aese v14.16b, v9.16b /* y0_12_aes = aese(y0_12_sr, rk0_6) */
 	ldr q15, [sp, #272] /* reload g0x13.3 */
 	str q5, [sp, #384] /* spill g0x4.4 */
 	ldr q5, [sp, #320] /* reload g0x1.4 */
 	eor3 v15.16b, v15.16b, v5.16b, v3.16b /* t1_12_1 = eor3(g0x13, g0x1, g0x5) */
-	tbl v15.16b, {v15.16b}, v21.16b /* y1_12_sr = lookup16(t1_12_1, inv_shift_rows) */
+	tbl v15.16b, {v15.16b}, v20.16b /* y1_12_sr = lookup16(t1_12_1, inv_shift_rows) */
 	aese v15.16b, v10.16b /* y1_12_aes = aese(y1_12_sr, rk1_6) */
-	ldr q5, [sp, #160] /* reload g0x14.3 */
+	ldr q5, [sp, #112] /* reload g0x14.3 */
 	str q3, [sp, #368] /* spill g0x5.4 */
 	ldr q3, [sp, #304] /* reload g0x2.4 */
 	eor3 v5.16b, v5.16b, v3.16b, v4.16b /* t2_12_1 = eor3(g0x14, g0x2, g0x6) */
-	tbl v5.16b, {v5.16b}, v21.16b /* y2_12_sr = lookup16(t2_12_1, inv_shift_rows) */
+	tbl v5.16b, {v5.16b}, v20.16b /* y2_12_sr = lookup16(t2_12_1, inv_shift_rows) */
 	aese v5.16b, v11.16b /* y2_12_aes = aese(y2_12_sr, rk2_6) */
 	ldr q3, [sp, #288] /* reload g0x15.3 */
 	str q4, [sp, #400] /* spill g0x6.4 */
 	ldr q4, [sp, #464] /* reload g0x3.4 */
 	eor3 v3.16b, v3.16b, v4.16b, v2.16b /* t3_12_1 = eor3(g0x15, g0x3, g0x7) */
-	tbl v3.16b, {v3.16b}, v21.16b /* y3_12_sr = lookup16(t3_12_1, inv_shift_rows) */
+	tbl v3.16b, {v3.16b}, v20.16b /* y3_12_sr = lookup16(t3_12_1, inv_shift_rows) */
 	aese v3.16b, v13.16b /* y3_12_aes = aese(y3_12_sr, rk3_6) */
 	and v4.16b, v14.16b, v1.16b /* y0_12_aes_lo = and(y0_12_aes, nibble_mask) */
 	ushr v14.16b, v14.16b, #4 /* y0_12_aes_hi = shr(y0_12_aes) */
 	str q2, [sp, #352] /* spill g0x7.4 */
-	tbl v2.16b, {v25.16b}, v4.16b /* p1_0_12_l = lookup16(tbl_lo_1, y0_12_aes_lo) */
-	tbl v4.16b, {v28.16b}, v4.16b /* p2_0_12_l = lookup16(tbl_lo_2, y0_12_aes_lo) */
-	str q23, [sp, #448] /* spill g1x11.3 */
-	tbl v23.16b, {v12.16b}, v14.16b /* p1_0_12_h = lookup16(tbl_hi_1, y0_12_aes_hi) */
-	eor v2.16b, v2.16b, v23.16b /* p1_0_12 = xor(p1_0_12_l, p1_0_12_h) */
-	tbl v23.16b, {v27.16b}, v14.16b /* p2_0_12_h = lookup16(tbl_hi_2, y0_12_aes_hi) */
-	eor v4.16b, v4.16b, v23.16b /* p2_0_12 = xor(p2_0_12_l, p2_0_12_h) */
-	and v23.16b, v15.16b, v1.16b /* y1_12_aes_lo = and(y1_12_aes, nibble_mask) */
+	tbl v2.16b, {v23.16b}, v4.16b /* p1_0_12_l = lookup16(tbl_lo_1, y0_12_aes_lo) */
+	tbl v4.16b, {v27.16b}, v4.16b /* p2_0_12_l = lookup16(tbl_lo_2, y0_12_aes_lo) */
+	str q24, [sp, #448] /* spill g1x11.3 */
+	tbl v24.16b, {v12.16b}, v14.16b /* p1_0_12_h = lookup16(tbl_hi_1, y0_12_aes_hi) */
+	eor v2.16b, v2.16b, v24.16b /* p1_0_12 = xor(p1_0_12_l, p1_0_12_h) */
+	tbl v24.16b, {v25.16b}, v14.16b /* p2_0_12_h = lookup16(tbl_hi_2, y0_12_aes_hi) */
+	eor v4.16b, v4.16b, v24.16b /* p2_0_12 = xor(p2_0_12_l, p2_0_12_h) */
+	and v24.16b, v15.16b, v1.16b /* y1_12_aes_lo = and(y1_12_aes, nibble_mask) */
 	ushr v14.16b, v15.16b, #4 /* y1_12_aes_hi = shr(y1_12_aes) */
-	tbl v15.16b, {v25.16b}, v23.16b /* p1_1_12_l = lookup16(tbl_lo_1, y1_12_aes_lo) */
-	tbl v23.16b, {v28.16b}, v23.16b /* p2_1_12_l = lookup16(tbl_lo_2, y1_12_aes_lo) */
+	tbl v15.16b, {v23.16b}, v24.16b /* p1_1_12_l = lookup16(tbl_lo_1, y1_12_aes_lo) */
+	tbl v24.16b, {v27.16b}, v24.16b /* p2_1_12_l = lookup16(tbl_lo_2, y1_12_aes_lo) */
 	str q7, [sp, #432] /* spill g1x10.3 */
 	tbl v7.16b, {v12.16b}, v14.16b /* p1_1_12_h = lookup16(tbl_hi_1, y1_12_aes_hi) */
 	eor v7.16b, v15.16b, v7.16b /* p1_1_12 = xor(p1_1_12_l, p1_1_12_h) */
-	tbl v14.16b, {v27.16b}, v14.16b /* p2_1_12_h = lookup16(tbl_hi_2, y1_12_aes_hi) */
-	eor v23.16b, v23.16b, v14.16b /* p2_1_12 = xor(p2_1_12_l, p2_1_12_h) */
+	tbl v14.16b, {v25.16b}, v14.16b /* p2_1_12_h = lookup16(tbl_hi_2, y1_12_aes_hi) */
+	eor v24.16b, v24.16b, v14.16b /* p2_1_12 = xor(p2_1_12_l, p2_1_12_h) */
 	and v14.16b, v5.16b, v1.16b /* y2_12_aes_lo = and(y2_12_aes, nibble_mask) */
 	ushr v5.16b, v5.16b, #4 /* y2_12_aes_hi = shr(y2_12_aes) */
-	tbl v15.16b, {v25.16b}, v14.16b /* p1_2_12_l = lookup16(tbl_lo_1, y2_12_aes_lo) */
-	tbl v14.16b, {v28.16b}, v14.16b /* p2_2_12_l = lookup16(tbl_lo_2, y2_12_aes_lo) */
+	tbl v15.16b, {v23.16b}, v14.16b /* p1_2_12_l = lookup16(tbl_lo_1, y2_12_aes_lo) */
+	tbl v14.16b, {v27.16b}, v14.16b /* p2_2_12_l = lookup16(tbl_lo_2, y2_12_aes_lo) */
 	str q29, [sp, #224] /* spill g1x8.3 */
 	tbl v29.16b, {v12.16b}, v5.16b /* p1_2_12_h = lookup16(tbl_hi_1, y2_12_aes_hi) */
 	eor v29.16b, v15.16b, v29.16b /* p1_2_12 = xor(p1_2_12_l, p1_2_12_h) */
-	tbl v5.16b, {v27.16b}, v5.16b /* p2_2_12_h = lookup16(tbl_hi_2, y2_12_aes_hi) */
+	tbl v5.16b, {v25.16b}, v5.16b /* p2_2_12_h = lookup16(tbl_hi_2, y2_12_aes_hi) */
 	eor v5.16b, v14.16b, v5.16b /* p2_2_12 = xor(p2_2_12_l, p2_2_12_h) */
 	and v14.16b, v3.16b, v1.16b /* y3_12_aes_lo = and(y3_12_aes, nibble_mask) */
 	ushr v3.16b, v3.16b, #4 /* y3_12_aes_hi = shr(y3_12_aes) */
-	tbl v15.16b, {v25.16b}, v14.16b /* p1_3_12_l = lookup16(tbl_lo_1, y3_12_aes_lo) */
-	tbl v14.16b, {v28.16b}, v14.16b /* p2_3_12_l = lookup16(tbl_lo_2, y3_12_aes_lo) */
-	str q24, [sp, #416] /* spill g1x9.3 */
-	tbl v24.16b, {v12.16b}, v3.16b /* p1_3_12_h = lookup16(tbl_hi_1, y3_12_aes_hi) */
-	eor v24.16b, v15.16b, v24.16b /* p1_3_12 = xor(p1_3_12_l, p1_3_12_h) */
-	tbl v3.16b, {v27.16b}, v3.16b /* p2_3_12_h = lookup16(tbl_hi_2, y3_12_aes_hi) */
+	tbl v15.16b, {v23.16b}, v14.16b /* p1_3_12_l = lookup16(tbl_lo_1, y3_12_aes_lo) */
+	tbl v14.16b, {v27.16b}, v14.16b /* p2_3_12_l = lookup16(tbl_lo_2, y3_12_aes_lo) */
+	str q28, [sp, #416] /* spill g1x9.3 */
+	tbl v28.16b, {v12.16b}, v3.16b /* p1_3_12_h = lookup16(tbl_hi_1, y3_12_aes_hi) */
+	eor v28.16b, v15.16b, v28.16b /* p1_3_12 = xor(p1_3_12_l, p1_3_12_h) */
+	tbl v3.16b, {v25.16b}, v3.16b /* p2_3_12_h = lookup16(tbl_hi_2, y3_12_aes_hi) */
 	eor v3.16b, v14.16b, v3.16b /* p2_3_12 = xor(p2_3_12_l, p2_3_12_h) */
-	eor v14.16b, v23.16b, v29.16b /* m0_acc_61 = xor(p2_1_12, p1_2_12) */
+	eor v14.16b, v24.16b, v29.16b /* m0_acc_61 = xor(p2_1_12, p1_2_12) */
 	eor v29.16b, v29.16b, v5.16b /* m1_acc_61 = xor(p1_2_12, p2_2_12) */
 	eor3 v29.16b, v4.16b, v7.16b, v29.16b /* m1_acc_63 = eor3(p2_0_12, p1_1_12, m1_acc_61) */
 	eor v4.16b, v2.16b, v4.16b /* m2_acc_60 = xor(p1_0_12, p2_0_12) */
 	eor3 v2.16b, v2.16b, v7.16b, v14.16b /* m0_acc_63 = eor3(p1_0_12, p1_1_12, m0_acc_61) */
-	eor3 v7.16b, v7.16b, v23.16b, v4.16b /* m3_acc_63 = eor3(p1_1_12, p2_1_12, m2_acc_60) */
+	eor3 v7.16b, v7.16b, v24.16b, v4.16b /* m3_acc_63 = eor3(p1_1_12, p2_1_12, m2_acc_60) */
 	eor3 v2.16b, v5.16b, v3.16b, v2.16b /* m0_acc_64 = eor3(p2_2_12, p2_3_12, m0_acc_63) */
-	eor3 v5.16b, v5.16b, v24.16b, v7.16b /* m3_acc_64 = eor3(p2_2_12, p1_3_12, m3_acc_63) */
-	eor v3.16b, v24.16b, v3.16b /* m1_acc_62 = xor(p1_3_12, p2_3_12) */
+	eor3 v5.16b, v5.16b, v28.16b, v7.16b /* m3_acc_64 = eor3(p2_2_12, p1_3_12, m3_acc_63) */
+	eor v3.16b, v28.16b, v3.16b /* m1_acc_62 = xor(p1_3_12, p2_3_12) */
 	eor3 v4.16b, v4.16b, v14.16b, v3.16b /* m2_acc_64 = eor3(m2_acc_60, m0_acc_61, m1_acc_62) */
 	ldr q7, [sp, #208] /* reload g0x9.3 */
 	eor3 v3.16b, v29.16b, v3.16b, v7.16b /* x1n_12 = eor3(m1_acc_63, m1_acc_62, g0x9) */
 	ldr q7, [sp, #256] /* reload g0x8.3 */
 	eor v2.16b, v7.16b, v2.16b /* x0n_12 = xor(g0x8, m0_acc_64) */
-	ldr q7, [sp, #80] /* reload g0x10.3 */
+	ldr q7, [sp, #160] /* reload g0x10.3 */
 	eor v4.16b, v7.16b, v4.16b /* x2n_12 = xor(g0x10, m2_acc_64) */
 	ldr q7, [sp, #192] /* reload g0x11.3 */
 	eor v5.16b, v7.16b, v5.16b /* x3n_12 = xor(g0x11, m3_acc_64) */
-	eor3 v7.16b, v31.16b, v8.16b, v19.16b /* t0_13_1 = eor3(g1x12, g1x0, g1x4) */
-	tbl v7.16b, {v7.16b}, v21.16b /* y0_13_sr = lookup16(t0_13_1, inv_shift_rows) */
+	eor3 v7.16b, v31.16b, v8.16b, v22.16b /* t0_13_1 = eor3(g1x12, g1x0, g1x4) */
+	tbl v7.16b, {v7.16b}, v20.16b /* y0_13_sr = lookup16(t0_13_1, inv_shift_rows) */
 	aese v7.16b, v9.16b /* y0_13_aes = aese(y0_13_sr, rk0_6) */
-	eor3 v23.16b, v0.16b, v22.16b, v18.16b /* t1_13_1 = eor3(g1x13, g1x1, g1x5) */
-	tbl v23.16b, {v23.16b}, v21.16b /* y1_13_sr = lookup16(t1_13_1, inv_shift_rows) */
-	aese v23.16b, v10.16b /* y1_13_aes = aese(y1_13_sr, rk1_6) */
-	eor3 v24.16b, v26.16b, v6.16b, v16.16b /* t2_13_1 = eor3(g1x14, g1x2, g1x6) */
-	tbl v24.16b, {v24.16b}, v21.16b /* y2_13_sr = lookup16(t2_13_1, inv_shift_rows) */
-	aese v24.16b, v11.16b /* y2_13_aes = aese(y2_13_sr, rk2_6) */
-	eor3 v29.16b, v30.16b, v20.16b, v17.16b /* t3_13_1 = eor3(g1x15, g1x3, g1x7) */
-	tbl v29.16b, {v29.16b}, v21.16b /* y3_13_sr = lookup16(t3_13_1, inv_shift_rows) */
+	eor3 v24.16b, v0.16b, v21.16b, v19.16b /* t1_13_1 = eor3(g1x13, g1x1, g1x5) */
+	tbl v24.16b, {v24.16b}, v20.16b /* y1_13_sr = lookup16(t1_13_1, inv_shift_rows) */
+	aese v24.16b, v10.16b /* y1_13_aes = aese(y1_13_sr, rk1_6) */
+	eor3 v28.16b, v26.16b, v6.16b, v16.16b /* t2_13_1 = eor3(g1x14, g1x2, g1x6) */
+	tbl v28.16b, {v28.16b}, v20.16b /* y2_13_sr = lookup16(t2_13_1, inv_shift_rows) */
+	aese v28.16b, v11.16b /* y2_13_aes = aese(y2_13_sr, rk2_6) */
+	eor3 v29.16b, v30.16b, v18.16b, v17.16b /* t3_13_1 = eor3(g1x15, g1x3, g1x7) */
+	tbl v29.16b, {v29.16b}, v20.16b /* y3_13_sr = lookup16(t3_13_1, inv_shift_rows) */
 	aese v29.16b, v13.16b /* y3_13_aes = aese(y3_13_sr, rk3_6) */
 	and v9.16b, v7.16b, v1.16b /* y0_13_aes_lo = and(y0_13_aes, nibble_mask) */
 	ushr v7.16b, v7.16b, #4 /* y0_13_aes_hi = shr(y0_13_aes) */
-	tbl v10.16b, {v25.16b}, v9.16b /* p1_0_13_l = lookup16(tbl_lo_1, y0_13_aes_lo) */
-	tbl v9.16b, {v28.16b}, v9.16b /* p2_0_13_l = lookup16(tbl_lo_2, y0_13_aes_lo) */
+	tbl v10.16b, {v23.16b}, v9.16b /* p1_0_13_l = lookup16(tbl_lo_1, y0_13_aes_lo) */
+	tbl v9.16b, {v27.16b}, v9.16b /* p2_0_13_l = lookup16(tbl_lo_2, y0_13_aes_lo) */
 	tbl v11.16b, {v12.16b}, v7.16b /* p1_0_13_h = lookup16(tbl_hi_1, y0_13_aes_hi) */
 	eor v10.16b, v10.16b, v11.16b /* p1_0_13 = xor(p1_0_13_l, p1_0_13_h) */
-	tbl v7.16b, {v27.16b}, v7.16b /* p2_0_13_h = lookup16(tbl_hi_2, y0_13_aes_hi) */
+	tbl v7.16b, {v25.16b}, v7.16b /* p2_0_13_h = lookup16(tbl_hi_2, y0_13_aes_hi) */
 	eor v7.16b, v9.16b, v7.16b /* p2_0_13 = xor(p2_0_13_l, p2_0_13_h) */
-	and v9.16b, v23.16b, v1.16b /* y1_13_aes_lo = and(y1_13_aes, nibble_mask) */
-	ushr v23.16b, v23.16b, #4 /* y1_13_aes_hi = shr(y1_13_aes) */
-	tbl v11.16b, {v25.16b}, v9.16b /* p1_1_13_l = lookup16(tbl_lo_1, y1_13_aes_lo) */
-	tbl v9.16b, {v28.16b}, v9.16b /* p2_1_13_l = lookup16(tbl_lo_2, y1_13_aes_lo) */
-	tbl v13.16b, {v12.16b}, v23.16b /* p1_1_13_h = lookup16(tbl_hi_1, y1_13_aes_hi) */
+	and v9.16b, v24.16b, v1.16b /* y1_13_aes_lo = and(y1_13_aes, nibble_mask) */
+	ushr v24.16b, v24.16b, #4 /* y1_13_aes_hi = shr(y1_13_aes) */
+	tbl v11.16b, {v23.16b}, v9.16b /* p1_1_13_l = lookup16(tbl_lo_1, y1_13_aes_lo) */
+	tbl v9.16b, {v27.16b}, v9.16b /* p2_1_13_l = lookup16(tbl_lo_2, y1_13_aes_lo) */
+	tbl v13.16b, {v12.16b}, v24.16b /* p1_1_13_h = lookup16(tbl_hi_1, y1_13_aes_hi) */
 	eor v11.16b, v11.16b, v13.16b /* p1_1_13 = xor(p1_1_13_l, p1_1_13_h) */
-	tbl v23.16b, {v27.16b}, v23.16b /* p2_1_13_h = lookup16(tbl_hi_2, y1_13_aes_hi) */
-	eor v23.16b, v9.16b, v23.16b /* p2_1_13 = xor(p2_1_13_l, p2_1_13_h) */
-	and v9.16b, v24.16b, v1.16b /* y2_13_aes_lo = and(y2_13_aes, nibble_mask) */
-	ushr v24.16b, v24.16b, #4 /* y2_13_aes_hi = shr(y2_13_aes) */
-	tbl v13.16b, {v25.16b}, v9.16b /* p1_2_13_l = lookup16(tbl_lo_1, y2_13_aes_lo) */
-	tbl v9.16b, {v28.16b}, v9.16b /* p2_2_13_l = lookup16(tbl_lo_2, y2_13_aes_lo) */
-	tbl v14.16b, {v12.16b}, v24.16b /* p1_2_13_h = lookup16(tbl_hi_1, y2_13_aes_hi) */
+	tbl v24.16b, {v25.16b}, v24.16b /* p2_1_13_h = lookup16(tbl_hi_2, y1_13_aes_hi) */
+	eor v24.16b, v9.16b, v24.16b /* p2_1_13 = xor(p2_1_13_l, p2_1_13_h) */
+	and v9.16b, v28.16b, v1.16b /* y2_13_aes_lo = and(y2_13_aes, nibble_mask) */
+	ushr v28.16b, v28.16b, #4 /* y2_13_aes_hi = shr(y2_13_aes) */
+	tbl v13.16b, {v23.16b}, v9.16b /* p1_2_13_l = lookup16(tbl_lo_1, y2_13_aes_lo) */
+	tbl v9.16b, {v27.16b}, v9.16b /* p2_2_13_l = lookup16(tbl_lo_2, y2_13_aes_lo) */
+	tbl v14.16b, {v12.16b}, v28.16b /* p1_2_13_h = lookup16(tbl_hi_1, y2_13_aes_hi) */
 	eor v13.16b, v13.16b, v14.16b /* p1_2_13 = xor(p1_2_13_l, p1_2_13_h) */
-	tbl v24.16b, {v27.16b}, v24.16b /* p2_2_13_h = lookup16(tbl_hi_2, y2_13_aes_hi) */
-	eor v24.16b, v9.16b, v24.16b /* p2_2_13 = xor(p2_2_13_l, p2_2_13_h) */
+	tbl v28.16b, {v25.16b}, v28.16b /* p2_2_13_h = lookup16(tbl_hi_2, y2_13_aes_hi) */
+	eor v28.16b, v9.16b, v28.16b /* p2_2_13 = xor(p2_2_13_l, p2_2_13_h) */
 	and v9.16b, v29.16b, v1.16b /* y3_13_aes_lo = and(y3_13_aes, nibble_mask) */
 	ushr v29.16b, v29.16b, #4 /* y3_13_aes_hi = shr(y3_13_aes) */
-	tbl v14.16b, {v25.16b}, v9.16b /* p1_3_13_l = lookup16(tbl_lo_1, y3_13_aes_lo) */
-	tbl v9.16b, {v28.16b}, v9.16b /* p2_3_13_l = lookup16(tbl_lo_2, y3_13_aes_lo) */
+	tbl v14.16b, {v23.16b}, v9.16b /* p1_3_13_l = lookup16(tbl_lo_1, y3_13_aes_lo) */
+	tbl v9.16b, {v27.16b}, v9.16b /* p2_3_13_l = lookup16(tbl_lo_2, y3_13_aes_lo) */
 	tbl v15.16b, {v12.16b}, v29.16b /* p1_3_13_h = lookup16(tbl_hi_1, y3_13_aes_hi) */
 	eor v14.16b, v14.16b, v15.16b /* p1_3_13 = xor(p1_3_13_l, p1_3_13_h) */
-	tbl v29.16b, {v27.16b}, v29.16b /* p2_3_13_h = lookup16(tbl_hi_2, y3_13_aes_hi) */
+	tbl v29.16b, {v25.16b}, v29.16b /* p2_3_13_h = lookup16(tbl_hi_2, y3_13_aes_hi) */
 	eor v29.16b, v9.16b, v29.16b /* p2_3_13 = xor(p2_3_13_l, p2_3_13_h) */
-	eor v9.16b, v23.16b, v13.16b /* m0_acc_66 = xor(p2_1_13, p1_2_13) */
-	eor v13.16b, v13.16b, v24.16b /* m1_acc_66 = xor(p1_2_13, p2_2_13) */
+	eor v9.16b, v24.16b, v13.16b /* m0_acc_66 = xor(p2_1_13, p1_2_13) */
+	eor v13.16b, v13.16b, v28.16b /* m1_acc_66 = xor(p1_2_13, p2_2_13) */
 	eor3 v13.16b, v7.16b, v11.16b, v13.16b /* m1_acc_68 = eor3(p2_0_13, p1_1_13, m1_acc_66) */
 	eor v7.16b, v10.16b, v7.16b /* m2_acc_65 = xor(p1_0_13, p2_0_13) */
 	eor3 v10.16b, v10.16b, v11.16b, v9.16b /* m0_acc_68 = eor3(p1_0_13, p1_1_13, m0_acc_66) */
-	eor3 v23.16b, v11.16b, v23.16b, v7.16b /* m3_acc_68 = eor3(p1_1_13, p2_1_13, m2_acc_65) */
-	eor3 v10.16b, v24.16b, v29.16b, v10.16b /* m0_acc_69 = eor3(p2_2_13, p2_3_13, m0_acc_68) */
-	eor3 v23.16b, v24.16b, v14.16b, v23.16b /* m3_acc_69 = eor3(p2_2_13, p1_3_13, m3_acc_68) */
-	eor v24.16b, v14.16b, v29.16b /* m1_acc_67 = xor(p1_3_13, p2_3_13) */
-	eor3 v7.16b, v7.16b, v9.16b, v24.16b /* m2_acc_69 = eor3(m2_acc_65, m0_acc_66, m1_acc_67) */
+	eor3 v24.16b, v11.16b, v24.16b, v7.16b /* m3_acc_68 = eor3(p1_1_13, p2_1_13, m2_acc_65) */
+	eor3 v10.16b, v28.16b, v29.16b, v10.16b /* m0_acc_69 = eor3(p2_2_13, p2_3_13, m0_acc_68) */
+	eor3 v24.16b, v28.16b, v14.16b, v24.16b /* m3_acc_69 = eor3(p2_2_13, p1_3_13, m3_acc_68) */
+	eor v28.16b, v14.16b, v29.16b /* m1_acc_67 = xor(p1_3_13, p2_3_13) */
+	eor3 v7.16b, v7.16b, v9.16b, v28.16b /* m2_acc_69 = eor3(m2_acc_65, m0_acc_66, m1_acc_67) */
 	ldr q29, [sp, #416] /* reload g1x9.3 */
-	eor3 v24.16b, v13.16b, v24.16b, v29.16b /* x1n_13 = eor3(m1_acc_68, m1_acc_67, g1x9) */
+	eor3 v28.16b, v13.16b, v28.16b, v29.16b /* x1n_13 = eor3(m1_acc_68, m1_acc_67, g1x9) */
 	ldr q29, [sp, #224] /* reload g1x8.3 */
 	eor v29.16b, v29.16b, v10.16b /* x0n_13 = xor(g1x8, m0_acc_69) */
 	ldr q9, [sp, #432] /* reload g1x10.3 */
 	eor v7.16b, v9.16b, v7.16b /* x2n_13 = xor(g1x10, m2_acc_69) */
 	ldr q9, [sp, #448] /* reload g1x11.3 */
-	eor v23.16b, v9.16b, v23.16b /* x3n_13 = xor(g1x11, m3_acc_69) */
+	eor v24.16b, v9.16b, v24.16b /* x3n_13 = xor(g1x11, m3_acc_69) */
 
 	/* Round 8r+7: slot 3 ^= M'_L·inv(slot 0 ^ slot 1 ^ slot 2 ^ rk') ^ C'. */
 	add x17, x7, #112
@@ -11788,62 +11704,62 @@ SYM_FUNC_START(sm4_byteslice_neon_sha3_batch_gcm)
 	ldr q14, [sp, #240] /* reload g0x0.4 */
 	ldr q15, [sp, #384] /* reload g0x4.4 */
 	eor3 v14.16b, v14.16b, v15.16b, v2.16b /* t0_14_1 = eor3(g0x0, g0x4, g0x8) */
-	tbl v14.16b, {v14.16b}, v21.16b /* y0_14_sr = lookup16(t0_14_1, inv_shift_rows) */
+	tbl v14.16b, {v14.16b}, v20.16b /* y0_14_sr = lookup16(t0_14_1, inv_shift_rows) */
 	aese v14.16b, v9.16b /* y0_14_aes = aese(y0_14_sr, rk0_7) */
 	ldr q15, [sp, #320] /* reload g0x1.4 */
 	str q2, [sp, #448] /* spill g0x8.4 */
 	ldr q2, [sp, #368] /* reload g0x5.4 */
 	eor3 v15.16b, v15.16b, v2.16b, v3.16b /* t1_14_1 = eor3(g0x1, g0x5, g0x9) */
-	tbl v15.16b, {v15.16b}, v21.16b /* y1_14_sr = lookup16(t1_14_1, inv_shift_rows) */
+	tbl v15.16b, {v15.16b}, v20.16b /* y1_14_sr = lookup16(t1_14_1, inv_shift_rows) */
 	aese v15.16b, v10.16b /* y1_14_aes = aese(y1_14_sr, rk1_7) */
 	ldr q2, [sp, #304] /* reload g0x2.4 */
 	str q3, [sp, #432] /* spill g0x9.4 */
 	ldr q3, [sp, #400] /* reload g0x6.4 */
 	eor3 v2.16b, v2.16b, v3.16b, v4.16b /* t2_14_1 = eor3(g0x2, g0x6, g0x10) */
-	tbl v2.16b, {v2.16b}, v21.16b /* y2_14_sr = lookup16(t2_14_1, inv_shift_rows) */
+	tbl v2.16b, {v2.16b}, v20.16b /* y2_14_sr = lookup16(t2_14_1, inv_shift_rows) */
 	aese v2.16b, v11.16b /* y2_14_aes = aese(y2_14_sr, rk2_7) */
 	ldr q3, [sp, #464] /* reload g0x3.4 */
 	str q4, [sp, #224] /* spill g0x10.4 */
 	ldr q4, [sp, #352] /* reload g0x7.4 */
 	eor3 v3.16b, v3.16b, v4.16b, v5.16b /* t3_14_1 = eor3(g0x3, g0x7, g0x11) */
-	tbl v3.16b, {v3.16b}, v21.16b /* y3_14_sr = lookup16(t3_14_1, inv_shift_rows) */
+	tbl v3.16b, {v3.16b}, v20.16b /* y3_14_sr = lookup16(t3_14_1, inv_shift_rows) */
 	aese v3.16b, v13.16b /* y3_14_aes = aese(y3_14_sr, rk3_7) */
 	and v4.16b, v14.16b, v1.16b /* y0_14_aes_lo = and(y0_14_aes, nibble_mask) */
 	ushr v14.16b, v14.16b, #4 /* y0_14_aes_hi = shr(y0_14_aes) */
 	str q5, [sp, #416] /* spill g0x11.4 */
-	tbl v5.16b, {v25.16b}, v4.16b /* p1_0_14_l = lookup16(tbl_lo_1, y0_14_aes_lo) */
-	tbl v4.16b, {v28.16b}, v4.16b /* p2_0_14_l = lookup16(tbl_lo_2, y0_14_aes_lo) */
+	tbl v5.16b, {v23.16b}, v4.16b /* p1_0_14_l = lookup16(tbl_lo_1, y0_14_aes_lo) */
+	tbl v4.16b, {v27.16b}, v4.16b /* p2_0_14_l = lookup16(tbl_lo_2, y0_14_aes_lo) */
 	str q30, [sp, #192] /* spill g1x15.3 */
 	tbl v30.16b, {v12.16b}, v14.16b /* p1_0_14_h = lookup16(tbl_hi_1, y0_14_aes_hi) */
 	eor v5.16b, v5.16b, v30.16b /* p1_0_14 = xor(p1_0_14_l, p1_0_14_h) */
-	tbl v30.16b, {v27.16b}, v14.16b /* p2_0_14_h = lookup16(tbl_hi_2, y0_14_aes_hi) */
+	tbl v30.16b, {v25.16b}, v14.16b /* p2_0_14_h = lookup16(tbl_hi_2, y0_14_aes_hi) */
 	eor v4.16b, v4.16b, v30.16b /* p2_0_14 = xor(p2_0_14_l, p2_0_14_h) */
 	and v30.16b, v15.16b, v1.16b /* y1_14_aes_lo = and(y1_14_aes, nibble_mask) */
 	ushr v14.16b, v15.16b, #4 /* y1_14_aes_hi = shr(y1_14_aes) */
-	tbl v15.16b, {v25.16b}, v30.16b /* p1_1_14_l = lookup16(tbl_lo_1, y1_14_aes_lo) */
-	tbl v30.16b, {v28.16b}, v30.16b /* p2_1_14_l = lookup16(tbl_lo_2, y1_14_aes_lo) */
-	str q26, [sp, #80] /* spill g1x14.3 */
+	tbl v15.16b, {v23.16b}, v30.16b /* p1_1_14_l = lookup16(tbl_lo_1, y1_14_aes_lo) */
+	tbl v30.16b, {v27.16b}, v30.16b /* p2_1_14_l = lookup16(tbl_lo_2, y1_14_aes_lo) */
+	str q26, [sp, #160] /* spill g1x14.3 */
 	tbl v26.16b, {v12.16b}, v14.16b /* p1_1_14_h = lookup16(tbl_hi_1, y1_14_aes_hi) */
 	eor v26.16b, v15.16b, v26.16b /* p1_1_14 = xor(p1_1_14_l, p1_1_14_h) */
-	tbl v14.16b, {v27.16b}, v14.16b /* p2_1_14_h = lookup16(tbl_hi_2, y1_14_aes_hi) */
+	tbl v14.16b, {v25.16b}, v14.16b /* p2_1_14_h = lookup16(tbl_hi_2, y1_14_aes_hi) */
 	eor v30.16b, v30.16b, v14.16b /* p2_1_14 = xor(p2_1_14_l, p2_1_14_h) */
 	and v14.16b, v2.16b, v1.16b /* y2_14_aes_lo = and(y2_14_aes, nibble_mask) */
 	ushr v2.16b, v2.16b, #4 /* y2_14_aes_hi = shr(y2_14_aes) */
-	tbl v15.16b, {v25.16b}, v14.16b /* p1_2_14_l = lookup16(tbl_lo_1, y2_14_aes_lo) */
-	tbl v14.16b, {v28.16b}, v14.16b /* p2_2_14_l = lookup16(tbl_lo_2, y2_14_aes_lo) */
+	tbl v15.16b, {v23.16b}, v14.16b /* p1_2_14_l = lookup16(tbl_lo_1, y2_14_aes_lo) */
+	tbl v14.16b, {v27.16b}, v14.16b /* p2_2_14_l = lookup16(tbl_lo_2, y2_14_aes_lo) */
 	str q31, [sp, #256] /* spill g1x12.3 */
 	tbl v31.16b, {v12.16b}, v2.16b /* p1_2_14_h = lookup16(tbl_hi_1, y2_14_aes_hi) */
 	eor v31.16b, v15.16b, v31.16b /* p1_2_14 = xor(p1_2_14_l, p1_2_14_h) */
-	tbl v2.16b, {v27.16b}, v2.16b /* p2_2_14_h = lookup16(tbl_hi_2, y2_14_aes_hi) */
+	tbl v2.16b, {v25.16b}, v2.16b /* p2_2_14_h = lookup16(tbl_hi_2, y2_14_aes_hi) */
 	eor v2.16b, v14.16b, v2.16b /* p2_2_14 = xor(p2_2_14_l, p2_2_14_h) */
 	and v14.16b, v3.16b, v1.16b /* y3_14_aes_lo = and(y3_14_aes, nibble_mask) */
 	ushr v3.16b, v3.16b, #4 /* y3_14_aes_hi = shr(y3_14_aes) */
-	tbl v15.16b, {v25.16b}, v14.16b /* p1_3_14_l = lookup16(tbl_lo_1, y3_14_aes_lo) */
-	tbl v14.16b, {v28.16b}, v14.16b /* p2_3_14_l = lookup16(tbl_lo_2, y3_14_aes_lo) */
+	tbl v15.16b, {v23.16b}, v14.16b /* p1_3_14_l = lookup16(tbl_lo_1, y3_14_aes_lo) */
+	tbl v14.16b, {v27.16b}, v14.16b /* p2_3_14_l = lookup16(tbl_lo_2, y3_14_aes_lo) */
 	str q0, [sp, #208] /* spill g1x13.3 */
 	tbl v0.16b, {v12.16b}, v3.16b /* p1_3_14_h = lookup16(tbl_hi_1, y3_14_aes_hi) */
 	eor v0.16b, v15.16b, v0.16b /* p1_3_14 = xor(p1_3_14_l, p1_3_14_h) */
-	tbl v3.16b, {v27.16b}, v3.16b /* p2_3_14_h = lookup16(tbl_hi_2, y3_14_aes_hi) */
+	tbl v3.16b, {v25.16b}, v3.16b /* p2_3_14_h = lookup16(tbl_hi_2, y3_14_aes_hi) */
 	eor v3.16b, v14.16b, v3.16b /* p2_3_14 = xor(p2_3_14_l, p2_3_14_h) */
 	eor v14.16b, v30.16b, v31.16b /* m0_acc_71 = xor(p2_1_14, p1_2_14) */
 	eor v31.16b, v31.16b, v2.16b /* m1_acc_71 = xor(p1_2_14, p2_2_14) */
@@ -11859,53 +11775,53 @@ SYM_FUNC_START(sm4_byteslice_neon_sha3_batch_gcm)
 	eor3 v0.16b, v31.16b, v0.16b, v4.16b /* x1n_14 = eor3(m1_acc_73, m1_acc_72, g0x13) */
 	ldr q4, [sp, #336] /* reload g0x12.3 */
 	eor v4.16b, v4.16b, v5.16b /* x0n_14 = xor(g0x12, m0_acc_74) */
-	ldr q5, [sp, #160] /* reload g0x14.3 */
+	ldr q5, [sp, #112] /* reload g0x14.3 */
 	eor v3.16b, v5.16b, v3.16b /* x2n_14 = xor(g0x14, m2_acc_74) */
 	ldr q5, [sp, #288] /* reload g0x15.3 */
 	eor v2.16b, v5.16b, v2.16b /* x3n_14 = xor(g0x15, m3_acc_74) */
-	eor3 v5.16b, v8.16b, v19.16b, v29.16b /* t0_15_1 = eor3(g1x0, g1x4, g1x8) */
-	tbl v5.16b, {v5.16b}, v21.16b /* y0_15_sr = lookup16(t0_15_1, inv_shift_rows) */
+	eor3 v5.16b, v8.16b, v22.16b, v29.16b /* t0_15_1 = eor3(g1x0, g1x4, g1x8) */
+	tbl v5.16b, {v5.16b}, v20.16b /* y0_15_sr = lookup16(t0_15_1, inv_shift_rows) */
 	aese v5.16b, v9.16b /* y0_15_aes = aese(y0_15_sr, rk0_7) */
-	eor3 v26.16b, v22.16b, v18.16b, v24.16b /* t1_15_1 = eor3(g1x1, g1x5, g1x9) */
-	tbl v26.16b, {v26.16b}, v21.16b /* y1_15_sr = lookup16(t1_15_1, inv_shift_rows) */
+	eor3 v26.16b, v21.16b, v19.16b, v28.16b /* t1_15_1 = eor3(g1x1, g1x5, g1x9) */
+	tbl v26.16b, {v26.16b}, v20.16b /* y1_15_sr = lookup16(t1_15_1, inv_shift_rows) */
 	aese v26.16b, v10.16b /* y1_15_aes = aese(y1_15_sr, rk1_7) */
 	eor3 v30.16b, v6.16b, v16.16b, v7.16b /* t2_15_1 = eor3(g1x2, g1x6, g1x10) */
-	tbl v30.16b, {v30.16b}, v21.16b /* y2_15_sr = lookup16(t2_15_1, inv_shift_rows) */
+	tbl v30.16b, {v30.16b}, v20.16b /* y2_15_sr = lookup16(t2_15_1, inv_shift_rows) */
 	aese v30.16b, v11.16b /* y2_15_aes = aese(y2_15_sr, rk2_7) */
-	eor3 v31.16b, v20.16b, v17.16b, v23.16b /* t3_15_1 = eor3(g1x3, g1x7, g1x11) */
-	tbl v31.16b, {v31.16b}, v21.16b /* y3_15_sr = lookup16(t3_15_1, inv_shift_rows) */
+	eor3 v31.16b, v18.16b, v17.16b, v24.16b /* t3_15_1 = eor3(g1x3, g1x7, g1x11) */
+	tbl v31.16b, {v31.16b}, v20.16b /* y3_15_sr = lookup16(t3_15_1, inv_shift_rows) */
 	aese v31.16b, v13.16b /* y3_15_aes = aese(y3_15_sr, rk3_7) */
 	and v9.16b, v5.16b, v1.16b /* y0_15_aes_lo = and(y0_15_aes, nibble_mask) */
 	ushr v5.16b, v5.16b, #4 /* y0_15_aes_hi = shr(y0_15_aes) */
-	tbl v10.16b, {v25.16b}, v9.16b /* p1_0_15_l = lookup16(tbl_lo_1, y0_15_aes_lo) */
-	tbl v9.16b, {v28.16b}, v9.16b /* p2_0_15_l = lookup16(tbl_lo_2, y0_15_aes_lo) */
+	tbl v10.16b, {v23.16b}, v9.16b /* p1_0_15_l = lookup16(tbl_lo_1, y0_15_aes_lo) */
+	tbl v9.16b, {v27.16b}, v9.16b /* p2_0_15_l = lookup16(tbl_lo_2, y0_15_aes_lo) */
 	tbl v11.16b, {v12.16b}, v5.16b /* p1_0_15_h = lookup16(tbl_hi_1, y0_15_aes_hi) */
 	eor v10.16b, v10.16b, v11.16b /* p1_0_15 = xor(p1_0_15_l, p1_0_15_h) */
-	tbl v5.16b, {v27.16b}, v5.16b /* p2_0_15_h = lookup16(tbl_hi_2, y0_15_aes_hi) */
+	tbl v5.16b, {v25.16b}, v5.16b /* p2_0_15_h = lookup16(tbl_hi_2, y0_15_aes_hi) */
 	eor v5.16b, v9.16b, v5.16b /* p2_0_15 = xor(p2_0_15_l, p2_0_15_h) */
 	and v9.16b, v26.16b, v1.16b /* y1_15_aes_lo = and(y1_15_aes, nibble_mask) */
 	ushr v26.16b, v26.16b, #4 /* y1_15_aes_hi = shr(y1_15_aes) */
-	tbl v11.16b, {v25.16b}, v9.16b /* p1_1_15_l = lookup16(tbl_lo_1, y1_15_aes_lo) */
-	tbl v9.16b, {v28.16b}, v9.16b /* p2_1_15_l = lookup16(tbl_lo_2, y1_15_aes_lo) */
+	tbl v11.16b, {v23.16b}, v9.16b /* p1_1_15_l = lookup16(tbl_lo_1, y1_15_aes_lo) */
+	tbl v9.16b, {v27.16b}, v9.16b /* p2_1_15_l = lookup16(tbl_lo_2, y1_15_aes_lo) */
 	tbl v13.16b, {v12.16b}, v26.16b /* p1_1_15_h = lookup16(tbl_hi_1, y1_15_aes_hi) */
 	eor v11.16b, v11.16b, v13.16b /* p1_1_15 = xor(p1_1_15_l, p1_1_15_h) */
-	tbl v26.16b, {v27.16b}, v26.16b /* p2_1_15_h = lookup16(tbl_hi_2, y1_15_aes_hi) */
+	tbl v26.16b, {v25.16b}, v26.16b /* p2_1_15_h = lookup16(tbl_hi_2, y1_15_aes_hi) */
 	eor v26.16b, v9.16b, v26.16b /* p2_1_15 = xor(p2_1_15_l, p2_1_15_h) */
 	and v9.16b, v30.16b, v1.16b /* y2_15_aes_lo = and(y2_15_aes, nibble_mask) */
 	ushr v30.16b, v30.16b, #4 /* y2_15_aes_hi = shr(y2_15_aes) */
-	tbl v13.16b, {v25.16b}, v9.16b /* p1_2_15_l = lookup16(tbl_lo_1, y2_15_aes_lo) */
-	tbl v9.16b, {v28.16b}, v9.16b /* p2_2_15_l = lookup16(tbl_lo_2, y2_15_aes_lo) */
+	tbl v13.16b, {v23.16b}, v9.16b /* p1_2_15_l = lookup16(tbl_lo_1, y2_15_aes_lo) */
+	tbl v9.16b, {v27.16b}, v9.16b /* p2_2_15_l = lookup16(tbl_lo_2, y2_15_aes_lo) */
 	tbl v14.16b, {v12.16b}, v30.16b /* p1_2_15_h = lookup16(tbl_hi_1, y2_15_aes_hi) */
 	eor v13.16b, v13.16b, v14.16b /* p1_2_15 = xor(p1_2_15_l, p1_2_15_h) */
-	tbl v30.16b, {v27.16b}, v30.16b /* p2_2_15_h = lookup16(tbl_hi_2, y2_15_aes_hi) */
+	tbl v30.16b, {v25.16b}, v30.16b /* p2_2_15_h = lookup16(tbl_hi_2, y2_15_aes_hi) */
 	eor v30.16b, v9.16b, v30.16b /* p2_2_15 = xor(p2_2_15_l, p2_2_15_h) */
 	and v9.16b, v31.16b, v1.16b /* y3_15_aes_lo = and(y3_15_aes, nibble_mask) */
 	ushr v31.16b, v31.16b, #4 /* y3_15_aes_hi = shr(y3_15_aes) */
-	tbl v14.16b, {v25.16b}, v9.16b /* p1_3_15_l = lookup16(tbl_lo_1, y3_15_aes_lo) */
-	tbl v9.16b, {v28.16b}, v9.16b /* p2_3_15_l = lookup16(tbl_lo_2, y3_15_aes_lo) */
+	tbl v14.16b, {v23.16b}, v9.16b /* p1_3_15_l = lookup16(tbl_lo_1, y3_15_aes_lo) */
+	tbl v9.16b, {v27.16b}, v9.16b /* p2_3_15_l = lookup16(tbl_lo_2, y3_15_aes_lo) */
 	tbl v15.16b, {v12.16b}, v31.16b /* p1_3_15_h = lookup16(tbl_hi_1, y3_15_aes_hi) */
 	eor v14.16b, v14.16b, v15.16b /* p1_3_15 = xor(p1_3_15_l, p1_3_15_h) */
-	tbl v31.16b, {v27.16b}, v31.16b /* p2_3_15_h = lookup16(tbl_hi_2, y3_15_aes_hi) */
+	tbl v31.16b, {v25.16b}, v31.16b /* p2_3_15_h = lookup16(tbl_hi_2, y3_15_aes_hi) */
 	eor v31.16b, v9.16b, v31.16b /* p2_3_15 = xor(p2_3_15_l, p2_3_15_h) */
 	eor v9.16b, v26.16b, v13.16b /* m0_acc_76 = xor(p2_1_15, p1_2_15) */
 	eor v13.16b, v13.16b, v30.16b /* m1_acc_76 = xor(p1_2_15, p2_2_15) */
@@ -11921,209 +11837,208 @@ SYM_FUNC_START(sm4_byteslice_neon_sha3_batch_gcm)
 	eor3 v30.16b, v13.16b, v30.16b, v31.16b /* x1n_15 = eor3(m1_acc_78, m1_acc_77, g1x13) */
 	ldr q31, [sp, #256] /* reload g1x12.3 */
 	eor v31.16b, v31.16b, v10.16b /* x0n_15 = xor(g1x12, m0_acc_79) */
-	ldr q9, [sp, #80] /* reload g1x14.3 */
+	ldr q9, [sp, #160] /* reload g1x14.3 */
 	eor v5.16b, v9.16b, v5.16b /* x2n_15 = xor(g1x14, m2_acc_79) */
 	ldr q9, [sp, #192] /* reload g1x15.3 */
 	eor v26.16b, v9.16b, v26.16b /* x3n_15 = xor(g1x15, m3_acc_79) */
-	str q22, [sp, #128] /* spill g1x1.2 */
-	str q8, [sp, #112] /* spill g1x0.2 */
-	str q6, [sp, #96] /* spill g1x2.2 */
-	str q20, [sp, #144] /* spill g1x3.2 */
-	str q26, [sp, #176] /* spill g1x15.2 */
-	ldr q20, [sp, #400] /* reload g0x6.4 */
-	ldr q21, [sp, #352] /* reload g0x7.4 */
-	ldr q22, [sp, #448] /* reload g0x8.4 */
-	ldr q25, [sp, #416] /* reload g0x11.4 */
-	mov v26.16b, v4.16b /* g0x12.4 */
-	mov v4.16b, v29.16b /* g1x8.4 */
-	mov v27.16b, v0.16b /* g0x13.4 */
-	mov v28.16b, v3.16b /* g0x14.4 */
-	mov v29.16b, v24.16b /* g1x9.4 */
-	ldr q24, [sp, #224] /* reload g0x10.4 */
-	mov v8.16b, v31.16b /* g1x12.4 */
-	mov v31.16b, v23.16b /* g1x11.4 */
-	ldr q23, [sp, #432] /* reload g0x9.4 */
-	mov v9.16b, v30.16b /* g1x13.4 */
-	mov v30.16b, v7.16b /* g1x10.4 */
-	mov v7.16b, v2.16b /* g0x15.4 */
+	str q21, [sp, #176] /* spill g1x1.2 */
+	str q8, [sp, #96] /* spill g1x0.2 */
+	str q6, [sp, #80] /* spill g1x2.2 */
+	str q18, [sp, #128] /* spill g1x3.2 */
+	str q26, [sp, #144] /* spill g1x15.2 */
+	mov v6.16b, v2.16b /* g0x15.4 */
 	mov v2.16b, v17.16b /* g1x7.4 */
-	mov v17.16b, v18.16b /* g1x5.4 */
-	ldr q18, [sp, #384] /* reload g0x4.4 */
-	mov v10.16b, v5.16b /* g1x14.4 */
-	mov v11.16b, v16.16b /* g1x6.4 */
-	mov v16.16b, v19.16b /* g1x4.4 */
-	ldr q19, [sp, #368] /* reload g0x5.4 */
+	ldr q17, [sp, #368] /* reload g0x5.4 */
+	ldr q18, [sp, #304] /* reload g0x2.4 */
+	ldr q20, [sp, #448] /* reload g0x8.4 */
+	ldr q21, [sp, #432] /* reload g0x9.4 */
+	ldr q23, [sp, #416] /* reload g0x11.4 */
+	mov v25.16b, v0.16b /* g0x13.4 */
+	ldr q26, [sp, #400] /* reload g0x6.4 */
+	mov v27.16b, v3.16b /* g0x14.4 */
+	mov v8.16b, v7.16b /* g1x10.4 */
+	mov v9.16b, v30.16b /* g1x13.4 */
+	mov v30.16b, v24.16b /* g1x11.4 */
+	mov v24.16b, v4.16b /* g0x12.4 */
+	mov v4.16b, v29.16b /* g1x8.4 */
+	mov v29.16b, v28.16b /* g1x9.4 */
+	mov v28.16b, v22.16b /* g1x4.4 */
+	ldr q22, [sp, #224] /* reload g0x10.4 */
+	mov v10.16b, v16.16b /* g1x6.4 */
+	mov v16.16b, v19.16b /* g1x5.4 */
+	ldr q19, [sp, #352] /* reload g0x7.4 */
+	mov v11.16b, v5.16b /* g1x14.4 */
 	ldr q12, [sp, #320] /* reload g0x1.4 */
 	ldr q13, [sp, #240] /* reload g0x0.4 */
-	ldr q14, [sp, #304] /* reload g0x2.4 */
-	ldr q15, [sp, #464] /* reload g0x3.4 */
+	ldr q14, [sp, #464] /* reload g0x3.4 */
+	ldr q15, [sp, #384] /* reload g0x4.4 */
 	add x7, x7, #128
 	subs x6, x6, #1
 	b.ne .Lsm4_byteslice_neon_sha3_9_loop_r0
 
 	/* Output (X35, X34, X33, X32): slots 3, 2, 1, 0; back to X = A1^-1·X'. */
-	and v0.16b, v26.16b, v1.16b /* g0x12_lo = and(g0x12, nibble_mask) */
+	and v0.16b, v24.16b, v1.16b /* g0x12_lo = and(g0x12, nibble_mask) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_9_tbl_lo_3
 	ldr q3, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_tbl_lo_3] /* tbl_lo_3 = const() */
 	tbl v0.16b, {v3.16b}, v0.16b /* xout_l = lookup16(tbl_lo_3, g0x12_lo) */
-	ushr v5.16b, v26.16b, #4 /* g0x12_hi = shr(g0x12) */
+	ushr v5.16b, v24.16b, #4 /* g0x12_hi = shr(g0x12) */
 	adrp x17, .Lsm4_byteslice_neon_sha3_9_tbl_hi_3
-	ldr q6, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_tbl_hi_3] /* tbl_hi_3 = const() */
-	tbl v5.16b, {v6.16b}, v5.16b /* xout_h = lookup16(tbl_hi_3, g0x12_hi) */
+	ldr q7, [x17, #:lo12:.Lsm4_byteslice_neon_sha3_9_tbl_hi_3] /* tbl_hi_3 = const() */
+	tbl v5.16b, {v7.16b}, v5.16b /* xout_h = lookup16(tbl_hi_3, g0x12_hi) */
 	eor v0.16b, v0.16b, v5.16b /* xout = xor(xout_l, xout_h) */
-	and v5.16b, v27.16b, v1.16b /* g0x13_lo = and(g0x13, nibble_mask) */
+	and v5.16b, v25.16b, v1.16b /* g0x13_lo = and(g0x13, nibble_mask) */
 	tbl v5.16b, {v3.16b}, v5.16b /* xout_1_l = lookup16(tbl_lo_3, g0x13_lo) */
-	ushr v26.16b, v27.16b, #4 /* g0x13_hi = shr(g0x13) */
-	tbl v26.16b, {v6.16b}, v26.16b /* xout_1_h = lookup16(tbl_hi_3, g0x13_hi) */
-	eor v5.16b, v5.16b, v26.16b /* xout_1 = xor(xout_1_l, xout_1_h) */
-	and v26.16b, v28.16b, v1.16b /* g0x14_lo = and(g0x14, nibble_mask) */
-	tbl v26.16b, {v3.16b}, v26.16b /* xout_2_l = lookup16(tbl_lo_3, g0x14_lo) */
-	ushr v27.16b, v28.16b, #4 /* g0x14_hi = shr(g0x14) */
-	tbl v27.16b, {v6.16b}, v27.16b /* xout_2_h = lookup16(tbl_hi_3, g0x14_hi) */
-	eor v26.16b, v26.16b, v27.16b /* xout_2 = xor(xout_2_l, xout_2_h) */
-	and v27.16b, v7.16b, v1.16b /* g0x15_lo = and(g0x15, nibble_mask) */
-	tbl v27.16b, {v3.16b}, v27.16b /* xout_3_l = lookup16(tbl_lo_3, g0x15_lo) */
-	ushr v7.16b, v7.16b, #4 /* g0x15_hi = shr(g0x15) */
-	tbl v7.16b, {v6.16b}, v7.16b /* xout_3_h = lookup16(tbl_hi_3, g0x15_hi) */
-	eor v7.16b, v27.16b, v7.16b /* xout_3 = xor(xout_3_l, xout_3_h) */
-	and v27.16b, v22.16b, v1.16b /* g0x8_lo = and(g0x8, nibble_mask) */
-	tbl v27.16b, {v3.16b}, v27.16b /* xout_4_l = lookup16(tbl_lo_3, g0x8_lo) */
-	ushr v22.16b, v22.16b, #4 /* g0x8_hi = shr(g0x8) */
-	tbl v22.16b, {v6.16b}, v22.16b /* xout_4_h = lookup16(tbl_hi_3, g0x8_hi) */
-	eor v22.16b, v27.16b, v22.16b /* xout_4 = xor(xout_4_l, xout_4_h) */
-	and v27.16b, v23.16b, v1.16b /* g0x9_lo = and(g0x9, nibble_mask) */
-	tbl v27.16b, {v3.16b}, v27.16b /* xout_5_l = lookup16(tbl_lo_3, g0x9_lo) */
-	ushr v23.16b, v23.16b, #4 /* g0x9_hi = shr(g0x9) */
-	tbl v23.16b, {v6.16b}, v23.16b /* xout_5_h = lookup16(tbl_hi_3, g0x9_hi) */
-	eor v23.16b, v27.16b, v23.16b /* xout_5 = xor(xout_5_l, xout_5_h) */
-	and v27.16b, v24.16b, v1.16b /* g0x10_lo = and(g0x10, nibble_mask) */
-	tbl v27.16b, {v3.16b}, v27.16b /* xout_6_l = lookup16(tbl_lo_3, g0x10_lo) */
-	ushr v24.16b, v24.16b, #4 /* g0x10_hi = shr(g0x10) */
-	tbl v24.16b, {v6.16b}, v24.16b /* xout_6_h = lookup16(tbl_hi_3, g0x10_hi) */
-	eor v24.16b, v27.16b, v24.16b /* xout_6 = xor(xout_6_l, xout_6_h) */
-	and v27.16b, v25.16b, v1.16b /* g0x11_lo = and(g0x11, nibble_mask) */
-	tbl v27.16b, {v3.16b}, v27.16b /* xout_7_l = lookup16(tbl_lo_3, g0x11_lo) */
-	ushr v25.16b, v25.16b, #4 /* g0x11_hi = shr(g0x11) */
-	tbl v25.16b, {v6.16b}, v25.16b /* xout_7_h = lookup16(tbl_hi_3, g0x11_hi) */
-	eor v25.16b, v27.16b, v25.16b /* xout_7 = xor(xout_7_l, xout_7_h) */
-	and v27.16b, v18.16b, v1.16b /* g0x4_lo = and(g0x4, nibble_mask) */
-	tbl v27.16b, {v3.16b}, v27.16b /* xout_8_l = lookup16(tbl_lo_3, g0x4_lo) */
-	ushr v18.16b, v18.16b, #4 /* g0x4_hi = shr(g0x4) */
-	tbl v18.16b, {v6.16b}, v18.16b /* xout_8_h = lookup16(tbl_hi_3, g0x4_hi) */
-	eor v18.16b, v27.16b, v18.16b /* xout_8 = xor(xout_8_l, xout_8_h) */
-	and v27.16b, v19.16b, v1.16b /* g0x5_lo = and(g0x5, nibble_mask) */
+	ushr v24.16b, v25.16b, #4 /* g0x13_hi = shr(g0x13) */
+	tbl v24.16b, {v7.16b}, v24.16b /* xout_1_h = lookup16(tbl_hi_3, g0x13_hi) */
+	eor v5.16b, v5.16b, v24.16b /* xout_1 = xor(xout_1_l, xout_1_h) */
+	and v24.16b, v27.16b, v1.16b /* g0x14_lo = and(g0x14, nibble_mask) */
+	tbl v24.16b, {v3.16b}, v24.16b /* xout_2_l = lookup16(tbl_lo_3, g0x14_lo) */
+	ushr v25.16b, v27.16b, #4 /* g0x14_hi = shr(g0x14) */
+	tbl v25.16b, {v7.16b}, v25.16b /* xout_2_h = lookup16(tbl_hi_3, g0x14_hi) */
+	eor v24.16b, v24.16b, v25.16b /* xout_2 = xor(xout_2_l, xout_2_h) */
+	and v25.16b, v6.16b, v1.16b /* g0x15_lo = and(g0x15, nibble_mask) */
+	tbl v25.16b, {v3.16b}, v25.16b /* xout_3_l = lookup16(tbl_lo_3, g0x15_lo) */
+	ushr v6.16b, v6.16b, #4 /* g0x15_hi = shr(g0x15) */
+	tbl v6.16b, {v7.16b}, v6.16b /* xout_3_h = lookup16(tbl_hi_3, g0x15_hi) */
+	eor v6.16b, v25.16b, v6.16b /* xout_3 = xor(xout_3_l, xout_3_h) */
+	and v25.16b, v20.16b, v1.16b /* g0x8_lo = and(g0x8, nibble_mask) */
+	tbl v25.16b, {v3.16b}, v25.16b /* xout_4_l = lookup16(tbl_lo_3, g0x8_lo) */
+	ushr v20.16b, v20.16b, #4 /* g0x8_hi = shr(g0x8) */
+	tbl v20.16b, {v7.16b}, v20.16b /* xout_4_h = lookup16(tbl_hi_3, g0x8_hi) */
+	eor v20.16b, v25.16b, v20.16b /* xout_4 = xor(xout_4_l, xout_4_h) */
+	and v25.16b, v21.16b, v1.16b /* g0x9_lo = and(g0x9, nibble_mask) */
+	tbl v25.16b, {v3.16b}, v25.16b /* xout_5_l = lookup16(tbl_lo_3, g0x9_lo) */
+	ushr v21.16b, v21.16b, #4 /* g0x9_hi = shr(g0x9) */
+	tbl v21.16b, {v7.16b}, v21.16b /* xout_5_h = lookup16(tbl_hi_3, g0x9_hi) */
+	eor v21.16b, v25.16b, v21.16b /* xout_5 = xor(xout_5_l, xout_5_h) */
+	and v25.16b, v22.16b, v1.16b /* g0x10_lo = and(g0x10, nibble_mask) */
+	tbl v25.16b, {v3.16b}, v25.16b /* xout_6_l = lookup16(tbl_lo_3, g0x10_lo) */
+	ushr v22.16b, v22.16b, #4 /* g0x10_hi = shr(g0x10) */
+	tbl v22.16b, {v7.16b}, v22.16b /* xout_6_h = lookup16(tbl_hi_3, g0x10_hi) */
+	eor v22.16b, v25.16b, v22.16b /* xout_6 = xor(xout_6_l, xout_6_h) */
+	and v25.16b, v23.16b, v1.16b /* g0x11_lo = and(g0x11, nibble_mask) */
+	tbl v25.16b, {v3.16b}, v25.16b /* xout_7_l = lookup16(tbl_lo_3, g0x11_lo) */
+	ushr v23.16b, v23.16b, #4 /* g0x11_hi = shr(g0x11) */
+	tbl v23.16b, {v7.16b}, v23.16b /* xout_7_h = lookup16(tbl_hi_3, g0x11_hi) */
+	eor v23.16b, v25.16b, v23.16b /* xout_7 = xor(xout_7_l, xout_7_h) */
+	and v25.16b, v15.16b, v1.16b /* g0x4_lo = and(g0x4, nibble_mask) */
+	tbl v25.16b, {v3.16b}, v25.16b /* xout_8_l = lookup16(tbl_lo_3, g0x4_lo) */
+	ushr v27.16b, v15.16b, #4 /* g0x4_hi = shr(g0x4) */
+	tbl v27.16b, {v7.16b}, v27.16b /* xout_8_h = lookup16(tbl_hi_3, g0x4_hi) */
+	eor v25.16b, v25.16b, v27.16b /* xout_8 = xor(xout_8_l, xout_8_h) */
+	and v27.16b, v17.16b, v1.16b /* g0x5_lo = and(g0x5, nibble_mask) */
 	tbl v27.16b, {v3.16b}, v27.16b /* xout_9_l = lookup16(tbl_lo_3, g0x5_lo) */
-	ushr v19.16b, v19.16b, #4 /* g0x5_hi = shr(g0x5) */
-	tbl v19.16b, {v6.16b}, v19.16b /* xout_9_h = lookup16(tbl_hi_3, g0x5_hi) */
-	eor v19.16b, v27.16b, v19.16b /* xout_9 = xor(xout_9_l, xout_9_h) */
-	and v27.16b, v20.16b, v1.16b /* g0x6_lo = and(g0x6, nibble_mask) */
+	ushr v17.16b, v17.16b, #4 /* g0x5_hi = shr(g0x5) */
+	tbl v17.16b, {v7.16b}, v17.16b /* xout_9_h = lookup16(tbl_hi_3, g0x5_hi) */
+	eor v17.16b, v27.16b, v17.16b /* xout_9 = xor(xout_9_l, xout_9_h) */
+	and v27.16b, v26.16b, v1.16b /* g0x6_lo = and(g0x6, nibble_mask) */
 	tbl v27.16b, {v3.16b}, v27.16b /* xout_10_l = lookup16(tbl_lo_3, g0x6_lo) */
-	ushr v20.16b, v20.16b, #4 /* g0x6_hi = shr(g0x6) */
-	tbl v20.16b, {v6.16b}, v20.16b /* xout_10_h = lookup16(tbl_hi_3, g0x6_hi) */
-	eor v20.16b, v27.16b, v20.16b /* xout_10 = xor(xout_10_l, xout_10_h) */
-	and v27.16b, v21.16b, v1.16b /* g0x7_lo = and(g0x7, nibble_mask) */
+	ushr v26.16b, v26.16b, #4 /* g0x6_hi = shr(g0x6) */
+	tbl v26.16b, {v7.16b}, v26.16b /* xout_10_h = lookup16(tbl_hi_3, g0x6_hi) */
+	eor v26.16b, v27.16b, v26.16b /* xout_10 = xor(xout_10_l, xout_10_h) */
+	and v27.16b, v19.16b, v1.16b /* g0x7_lo = and(g0x7, nibble_mask) */
 	tbl v27.16b, {v3.16b}, v27.16b /* xout_11_l = lookup16(tbl_lo_3, g0x7_lo) */
-	ushr v21.16b, v21.16b, #4 /* g0x7_hi = shr(g0x7) */
-	tbl v21.16b, {v6.16b}, v21.16b /* xout_11_h = lookup16(tbl_hi_3, g0x7_hi) */
-	eor v21.16b, v27.16b, v21.16b /* xout_11 = xor(xout_11_l, xout_11_h) */
+	ushr v19.16b, v19.16b, #4 /* g0x7_hi = shr(g0x7) */
+	tbl v19.16b, {v7.16b}, v19.16b /* xout_11_h = lookup16(tbl_hi_3, g0x7_hi) */
+	eor v19.16b, v27.16b, v19.16b /* xout_11 = xor(xout_11_l, xout_11_h) */
 	and v27.16b, v13.16b, v1.16b /* g0x0_lo = and(g0x0, nibble_mask) */
 	tbl v27.16b, {v3.16b}, v27.16b /* xout_12_l = lookup16(tbl_lo_3, g0x0_lo) */
-	ushr v28.16b, v13.16b, #4 /* g0x0_hi = shr(g0x0) */
-	tbl v28.16b, {v6.16b}, v28.16b /* xout_12_h = lookup16(tbl_hi_3, g0x0_hi) */
-	eor v27.16b, v27.16b, v28.16b /* xout_12 = xor(xout_12_l, xout_12_h) */
-	and v28.16b, v12.16b, v1.16b /* g0x1_lo = and(g0x1, nibble_mask) */
-	tbl v28.16b, {v3.16b}, v28.16b /* xout_13_l = lookup16(tbl_lo_3, g0x1_lo) */
+	ushr v13.16b, v13.16b, #4 /* g0x0_hi = shr(g0x0) */
+	tbl v13.16b, {v7.16b}, v13.16b /* xout_12_h = lookup16(tbl_hi_3, g0x0_hi) */
+	eor v27.16b, v27.16b, v13.16b /* xout_12 = xor(xout_12_l, xout_12_h) */
+	and v13.16b, v12.16b, v1.16b /* g0x1_lo = and(g0x1, nibble_mask) */
+	tbl v13.16b, {v3.16b}, v13.16b /* xout_13_l = lookup16(tbl_lo_3, g0x1_lo) */
 	ushr v12.16b, v12.16b, #4 /* g0x1_hi = shr(g0x1) */
-	tbl v12.16b, {v6.16b}, v12.16b /* xout_13_h = lookup16(tbl_hi_3, g0x1_hi) */
-	eor v28.16b, v28.16b, v12.16b /* xout_13 = xor(xout_13_l, xout_13_h) */
-	and v12.16b, v14.16b, v1.16b /* g0x2_lo = and(g0x2, nibble_mask) */
-	tbl v12.16b, {v3.16b}, v12.16b /* xout_14_l = lookup16(tbl_lo_3, g0x2_lo) */
-	ushr v13.16b, v14.16b, #4 /* g0x2_hi = shr(g0x2) */
-	tbl v13.16b, {v6.16b}, v13.16b /* xout_14_h = lookup16(tbl_hi_3, g0x2_hi) */
-	eor v12.16b, v12.16b, v13.16b /* xout_14 = xor(xout_14_l, xout_14_h) */
-	and v13.16b, v15.16b, v1.16b /* g0x3_lo = and(g0x3, nibble_mask) */
+	tbl v12.16b, {v7.16b}, v12.16b /* xout_13_h = lookup16(tbl_hi_3, g0x1_hi) */
+	eor v12.16b, v13.16b, v12.16b /* xout_13 = xor(xout_13_l, xout_13_h) */
+	and v13.16b, v18.16b, v1.16b /* g0x2_lo = and(g0x2, nibble_mask) */
+	tbl v13.16b, {v3.16b}, v13.16b /* xout_14_l = lookup16(tbl_lo_3, g0x2_lo) */
+	ushr v18.16b, v18.16b, #4 /* g0x2_hi = shr(g0x2) */
+	tbl v18.16b, {v7.16b}, v18.16b /* xout_14_h = lookup16(tbl_hi_3, g0x2_hi) */
+	eor v18.16b, v13.16b, v18.16b /* xout_14 = xor(xout_14_l, xout_14_h) */
+	and v13.16b, v14.16b, v1.16b /* g0x3_lo = and(g0x3, nibble_mask) */
 	tbl v13.16b, {v3.16b}, v13.16b /* xout_15_l = lookup16(tbl_lo_3, g0x3_lo) */
-	ushr v14.16b, v15.16b, #4 /* g0x3_hi = shr(g0x3) */
-	tbl v14.16b, {v6.16b}, v14.16b /* xout_15_h = lookup16(tbl_hi_3, g0x3_hi) */
+	ushr v14.16b, v14.16b, #4 /* g0x3_hi = shr(g0x3) */
+	tbl v14.16b, {v7.16b}, v14.16b /* xout_15_h = lookup16(tbl_hi_3, g0x3_hi) */
 	eor v13.16b, v13.16b, v14.16b /* xout_15 = xor(xout_15_l, xout_15_h) */
-	zip1 v14.16b, v0.16b, v18.16b /* tro0 = unpacklo(xout, xout_8) */
-	zip2 v0.16b, v0.16b, v18.16b /* tro0_1 = unpackhi(xout, xout_8) */
-	zip1 v18.16b, v5.16b, v19.16b /* tro0_2 = unpacklo(xout_1, xout_9) */
-	zip2 v5.16b, v5.16b, v19.16b /* tro0_3 = unpackhi(xout_1, xout_9) */
-	zip1 v19.16b, v26.16b, v20.16b /* tro0_4 = unpacklo(xout_2, xout_10) */
-	zip2 v20.16b, v26.16b, v20.16b /* tro0_5 = unpackhi(xout_2, xout_10) */
-	zip1 v26.16b, v7.16b, v21.16b /* tro0_6 = unpacklo(xout_3, xout_11) */
-	zip2 v7.16b, v7.16b, v21.16b /* tro0_7 = unpackhi(xout_3, xout_11) */
-	zip1 v21.16b, v22.16b, v27.16b /* tro0_8 = unpacklo(xout_4, xout_12) */
-	zip2 v22.16b, v22.16b, v27.16b /* tro0_9 = unpackhi(xout_4, xout_12) */
-	zip1 v27.16b, v23.16b, v28.16b /* tro0_10 = unpacklo(xout_5, xout_13) */
-	zip2 v23.16b, v23.16b, v28.16b /* tro0_11 = unpackhi(xout_5, xout_13) */
-	zip1 v28.16b, v24.16b, v12.16b /* tro0_12 = unpacklo(xout_6, xout_14) */
-	zip2 v24.16b, v24.16b, v12.16b /* tro0_13 = unpackhi(xout_6, xout_14) */
-	zip1 v12.16b, v25.16b, v13.16b /* tro0_14 = unpacklo(xout_7, xout_15) */
-	zip2 v25.16b, v25.16b, v13.16b /* tro0_15 = unpackhi(xout_7, xout_15) */
-	zip1 v13.16b, v14.16b, v21.16b /* tro1 = unpacklo(tro0, tro0_8) */
-	zip2 v21.16b, v14.16b, v21.16b /* tro1_1 = unpackhi(tro0, tro0_8) */
-	zip1 v14.16b, v0.16b, v22.16b /* tro1_2 = unpacklo(tro0_1, tro0_9) */
-	zip2 v0.16b, v0.16b, v22.16b /* tro1_3 = unpackhi(tro0_1, tro0_9) */
-	zip1 v22.16b, v18.16b, v27.16b /* tro1_4 = unpacklo(tro0_2, tro0_10) */
-	zip2 v18.16b, v18.16b, v27.16b /* tro1_5 = unpackhi(tro0_2, tro0_10) */
-	zip1 v27.16b, v5.16b, v23.16b /* tro1_6 = unpacklo(tro0_3, tro0_11) */
-	zip2 v5.16b, v5.16b, v23.16b /* tro1_7 = unpackhi(tro0_3, tro0_11) */
-	zip1 v23.16b, v19.16b, v28.16b /* tro1_8 = unpacklo(tro0_4, tro0_12) */
-	zip2 v19.16b, v19.16b, v28.16b /* tro1_9 = unpackhi(tro0_4, tro0_12) */
-	zip1 v28.16b, v20.16b, v24.16b /* tro1_10 = unpacklo(tro0_5, tro0_13) */
-	zip2 v20.16b, v20.16b, v24.16b /* tro1_11 = unpackhi(tro0_5, tro0_13) */
-	zip1 v24.16b, v26.16b, v12.16b /* tro1_12 = unpacklo(tro0_6, tro0_14) */
-	zip2 v26.16b, v26.16b, v12.16b /* tro1_13 = unpackhi(tro0_6, tro0_14) */
-	zip1 v12.16b, v7.16b, v25.16b /* tro1_14 = unpacklo(tro0_7, tro0_15) */
-	zip2 v7.16b, v7.16b, v25.16b /* tro1_15 = unpackhi(tro0_7, tro0_15) */
-	zip1 v25.16b, v13.16b, v23.16b /* tro2 = unpacklo(tro1, tro1_8) */
-	zip2 v23.16b, v13.16b, v23.16b /* tro2_1 = unpackhi(tro1, tro1_8) */
-	zip1 v13.16b, v21.16b, v19.16b /* tro2_2 = unpacklo(tro1_1, tro1_9) */
-	zip2 v19.16b, v21.16b, v19.16b /* tro2_3 = unpackhi(tro1_1, tro1_9) */
-	zip1 v21.16b, v14.16b, v28.16b /* tro2_4 = unpacklo(tro1_2, tro1_10) */
-	zip2 v28.16b, v14.16b, v28.16b /* tro2_5 = unpackhi(tro1_2, tro1_10) */
-	zip1 v14.16b, v0.16b, v20.16b /* tro2_6 = unpacklo(tro1_3, tro1_11) */
-	zip2 v0.16b, v0.16b, v20.16b /* tro2_7 = unpackhi(tro1_3, tro1_11) */
-	zip1 v20.16b, v22.16b, v24.16b /* tro2_8 = unpacklo(tro1_4, tro1_12) */
-	zip2 v22.16b, v22.16b, v24.16b /* tro2_9 = unpackhi(tro1_4, tro1_12) */
-	zip1 v24.16b, v18.16b, v26.16b /* tro2_10 = unpacklo(tro1_5, tro1_13) */
-	zip2 v18.16b, v18.16b, v26.16b /* tro2_11 = unpackhi(tro1_5, tro1_13) */
-	zip1 v26.16b, v27.16b, v12.16b /* tro2_12 = unpacklo(tro1_6, tro1_14) */
-	zip2 v27.16b, v27.16b, v12.16b /* tro2_13 = unpackhi(tro1_6, tro1_14) */
-	zip1 v12.16b, v5.16b, v7.16b /* tro2_14 = unpacklo(tro1_7, tro1_15) */
-	zip2 v5.16b, v5.16b, v7.16b /* tro2_15 = unpackhi(tro1_7, tro1_15) */
-	zip1 v7.16b, v25.16b, v20.16b /* tro3 = unpacklo(tro2, tro2_8) */
-	zip2 v20.16b, v25.16b, v20.16b /* tro3_1 = unpackhi(tro2, tro2_8) */
-	zip1 v25.16b, v23.16b, v22.16b /* tro3_2 = unpacklo(tro2_1, tro2_9) */
-	zip2 v22.16b, v23.16b, v22.16b /* tro3_3 = unpackhi(tro2_1, tro2_9) */
-	zip1 v23.16b, v13.16b, v24.16b /* tro3_4 = unpacklo(tro2_2, tro2_10) */
+	zip1 v14.16b, v0.16b, v25.16b /* tro0 = unpacklo(xout, xout_8) */
+	zip2 v0.16b, v0.16b, v25.16b /* tro0_1 = unpackhi(xout, xout_8) */
+	zip1 v25.16b, v5.16b, v17.16b /* tro0_2 = unpacklo(xout_1, xout_9) */
+	zip2 v5.16b, v5.16b, v17.16b /* tro0_3 = unpackhi(xout_1, xout_9) */
+	zip1 v17.16b, v24.16b, v26.16b /* tro0_4 = unpacklo(xout_2, xout_10) */
+	zip2 v24.16b, v24.16b, v26.16b /* tro0_5 = unpackhi(xout_2, xout_10) */
+	zip1 v26.16b, v6.16b, v19.16b /* tro0_6 = unpacklo(xout_3, xout_11) */
+	zip2 v6.16b, v6.16b, v19.16b /* tro0_7 = unpackhi(xout_3, xout_11) */
+	zip1 v19.16b, v20.16b, v27.16b /* tro0_8 = unpacklo(xout_4, xout_12) */
+	zip2 v20.16b, v20.16b, v27.16b /* tro0_9 = unpackhi(xout_4, xout_12) */
+	zip1 v27.16b, v21.16b, v12.16b /* tro0_10 = unpacklo(xout_5, xout_13) */
+	zip2 v21.16b, v21.16b, v12.16b /* tro0_11 = unpackhi(xout_5, xout_13) */
+	zip1 v12.16b, v22.16b, v18.16b /* tro0_12 = unpacklo(xout_6, xout_14) */
+	zip2 v18.16b, v22.16b, v18.16b /* tro0_13 = unpackhi(xout_6, xout_14) */
+	zip1 v22.16b, v23.16b, v13.16b /* tro0_14 = unpacklo(xout_7, xout_15) */
+	zip2 v23.16b, v23.16b, v13.16b /* tro0_15 = unpackhi(xout_7, xout_15) */
+	zip1 v13.16b, v14.16b, v19.16b /* tro1 = unpacklo(tro0, tro0_8) */
+	zip2 v19.16b, v14.16b, v19.16b /* tro1_1 = unpackhi(tro0, tro0_8) */
+	zip1 v14.16b, v0.16b, v20.16b /* tro1_2 = unpacklo(tro0_1, tro0_9) */
+	zip2 v0.16b, v0.16b, v20.16b /* tro1_3 = unpackhi(tro0_1, tro0_9) */
+	zip1 v20.16b, v25.16b, v27.16b /* tro1_4 = unpacklo(tro0_2, tro0_10) */
+	zip2 v25.16b, v25.16b, v27.16b /* tro1_5 = unpackhi(tro0_2, tro0_10) */
+	zip1 v27.16b, v5.16b, v21.16b /* tro1_6 = unpacklo(tro0_3, tro0_11) */
+	zip2 v5.16b, v5.16b, v21.16b /* tro1_7 = unpackhi(tro0_3, tro0_11) */
+	zip1 v21.16b, v17.16b, v12.16b /* tro1_8 = unpacklo(tro0_4, tro0_12) */
+	zip2 v17.16b, v17.16b, v12.16b /* tro1_9 = unpackhi(tro0_4, tro0_12) */
+	zip1 v12.16b, v24.16b, v18.16b /* tro1_10 = unpacklo(tro0_5, tro0_13) */
+	zip2 v18.16b, v24.16b, v18.16b /* tro1_11 = unpackhi(tro0_5, tro0_13) */
+	zip1 v24.16b, v26.16b, v22.16b /* tro1_12 = unpacklo(tro0_6, tro0_14) */
+	zip2 v22.16b, v26.16b, v22.16b /* tro1_13 = unpackhi(tro0_6, tro0_14) */
+	zip1 v26.16b, v6.16b, v23.16b /* tro1_14 = unpacklo(tro0_7, tro0_15) */
+	zip2 v6.16b, v6.16b, v23.16b /* tro1_15 = unpackhi(tro0_7, tro0_15) */
+	zip1 v23.16b, v13.16b, v21.16b /* tro2 = unpacklo(tro1, tro1_8) */
+	zip2 v21.16b, v13.16b, v21.16b /* tro2_1 = unpackhi(tro1, tro1_8) */
+	zip1 v13.16b, v19.16b, v17.16b /* tro2_2 = unpacklo(tro1_1, tro1_9) */
+	zip2 v17.16b, v19.16b, v17.16b /* tro2_3 = unpackhi(tro1_1, tro1_9) */
+	zip1 v19.16b, v14.16b, v12.16b /* tro2_4 = unpacklo(tro1_2, tro1_10) */
+	zip2 v12.16b, v14.16b, v12.16b /* tro2_5 = unpackhi(tro1_2, tro1_10) */
+	zip1 v14.16b, v0.16b, v18.16b /* tro2_6 = unpacklo(tro1_3, tro1_11) */
+	zip2 v0.16b, v0.16b, v18.16b /* tro2_7 = unpackhi(tro1_3, tro1_11) */
+	zip1 v18.16b, v20.16b, v24.16b /* tro2_8 = unpacklo(tro1_4, tro1_12) */
+	zip2 v20.16b, v20.16b, v24.16b /* tro2_9 = unpackhi(tro1_4, tro1_12) */
+	zip1 v24.16b, v25.16b, v22.16b /* tro2_10 = unpacklo(tro1_5, tro1_13) */
+	zip2 v22.16b, v25.16b, v22.16b /* tro2_11 = unpackhi(tro1_5, tro1_13) */
+	zip1 v25.16b, v27.16b, v26.16b /* tro2_12 = unpacklo(tro1_6, tro1_14) */
+	zip2 v26.16b, v27.16b, v26.16b /* tro2_13 = unpackhi(tro1_6, tro1_14) */
+	zip1 v27.16b, v5.16b, v6.16b /* tro2_14 = unpacklo(tro1_7, tro1_15) */
+	zip2 v5.16b, v5.16b, v6.16b /* tro2_15 = unpackhi(tro1_7, tro1_15) */
+	zip1 v6.16b, v23.16b, v18.16b /* tro3 = unpacklo(tro2, tro2_8) */
+	zip2 v18.16b, v23.16b, v18.16b /* tro3_1 = unpackhi(tro2, tro2_8) */
+	zip1 v23.16b, v21.16b, v20.16b /* tro3_2 = unpacklo(tro2_1, tro2_9) */
+	zip2 v20.16b, v21.16b, v20.16b /* tro3_3 = unpackhi(tro2_1, tro2_9) */
+	zip1 v21.16b, v13.16b, v24.16b /* tro3_4 = unpacklo(tro2_2, tro2_10) */
 	zip2 v24.16b, v13.16b, v24.16b /* tro3_5 = unpackhi(tro2_2, tro2_10) */
-	zip1 v13.16b, v19.16b, v18.16b /* tro3_6 = unpacklo(tro2_3, tro2_11) */
-	zip2 v18.16b, v19.16b, v18.16b /* tro3_7 = unpackhi(tro2_3, tro2_11) */
-	zip1 v19.16b, v21.16b, v26.16b /* tro3_8 = unpacklo(tro2_4, tro2_12) */
-	zip2 v21.16b, v21.16b, v26.16b /* tro3_9 = unpackhi(tro2_4, tro2_12) */
-	zip1 v26.16b, v28.16b, v27.16b /* tro3_10 = unpacklo(tro2_5, tro2_13) */
-	zip2 v27.16b, v28.16b, v27.16b /* tro3_11 = unpackhi(tro2_5, tro2_13) */
-	zip1 v28.16b, v14.16b, v12.16b /* tro3_12 = unpacklo(tro2_6, tro2_14) */
-	zip2 v12.16b, v14.16b, v12.16b /* tro3_13 = unpackhi(tro2_6, tro2_14) */
+	zip1 v13.16b, v17.16b, v22.16b /* tro3_6 = unpacklo(tro2_3, tro2_11) */
+	zip2 v17.16b, v17.16b, v22.16b /* tro3_7 = unpackhi(tro2_3, tro2_11) */
+	zip1 v22.16b, v19.16b, v25.16b /* tro3_8 = unpacklo(tro2_4, tro2_12) */
+	zip2 v19.16b, v19.16b, v25.16b /* tro3_9 = unpackhi(tro2_4, tro2_12) */
+	zip1 v25.16b, v12.16b, v26.16b /* tro3_10 = unpacklo(tro2_5, tro2_13) */
+	zip2 v26.16b, v12.16b, v26.16b /* tro3_11 = unpackhi(tro2_5, tro2_13) */
+	zip1 v12.16b, v14.16b, v27.16b /* tro3_12 = unpacklo(tro2_6, tro2_14) */
+	zip2 v27.16b, v14.16b, v27.16b /* tro3_13 = unpackhi(tro2_6, tro2_14) */
 	zip1 v14.16b, v0.16b, v5.16b /* tro3_14 = unpacklo(tro2_7, tro2_15) */
 	zip2 v0.16b, v0.16b, v5.16b /* tro3_15 = unpackhi(tro2_7, tro2_15) */
 	ldr q5, [x3] /* msg = load() */
-	eor v5.16b, v7.16b, v5.16b /* ct = xor(tro3, msg) */
+	eor v5.16b, v6.16b, v5.16b /* ct = xor(tro3, msg) */
 	str q5, [x2] /* store ct */
 	ldr q5, [x3, #16] /* msg_1 = load() */
-	eor v5.16b, v20.16b, v5.16b /* ct_1 = xor(tro3_1, msg_1) */
+	eor v5.16b, v18.16b, v5.16b /* ct_1 = xor(tro3_1, msg_1) */
 	str q5, [x2, #16] /* store ct_1 */
 	ldr q5, [x3, #32] /* msg_2 = load() */
-	eor v5.16b, v25.16b, v5.16b /* ct_2 = xor(tro3_2, msg_2) */
+	eor v5.16b, v23.16b, v5.16b /* ct_2 = xor(tro3_2, msg_2) */
 	str q5, [x2, #32] /* store ct_2 */
 	ldr q5, [x3, #48] /* msg_3 = load() */
-	eor v5.16b, v22.16b, v5.16b /* ct_3 = xor(tro3_3, msg_3) */
+	eor v5.16b, v20.16b, v5.16b /* ct_3 = xor(tro3_3, msg_3) */
 	str q5, [x2, #48] /* store ct_3 */
 	ldr q5, [x3, #64] /* msg_4 = load() */
-	eor v5.16b, v23.16b, v5.16b /* ct_4 = xor(tro3_4, msg_4) */
+	eor v5.16b, v21.16b, v5.16b /* ct_4 = xor(tro3_4, msg_4) */
 	str q5, [x2, #64] /* store ct_4 */
 	ldr q5, [x3, #80] /* msg_5 = load() */
 	eor v5.16b, v24.16b, v5.16b /* ct_5 = xor(tro3_5, msg_5) */
@@ -12132,25 +12047,25 @@ SYM_FUNC_START(sm4_byteslice_neon_sha3_batch_gcm)
 	eor v5.16b, v13.16b, v5.16b /* ct_6 = xor(tro3_6, msg_6) */
 	str q5, [x2, #96] /* store ct_6 */
 	ldr q5, [x3, #112] /* msg_7 = load() */
-	eor v5.16b, v18.16b, v5.16b /* ct_7 = xor(tro3_7, msg_7) */
+	eor v5.16b, v17.16b, v5.16b /* ct_7 = xor(tro3_7, msg_7) */
 	str q5, [x2, #112] /* store ct_7 */
 	ldr q5, [x3, #128] /* msg_8 = load() */
-	eor v5.16b, v19.16b, v5.16b /* ct_8 = xor(tro3_8, msg_8) */
+	eor v5.16b, v22.16b, v5.16b /* ct_8 = xor(tro3_8, msg_8) */
 	str q5, [x2, #128] /* store ct_8 */
 	ldr q5, [x3, #144] /* msg_9 = load() */
-	eor v5.16b, v21.16b, v5.16b /* ct_9 = xor(tro3_9, msg_9) */
+	eor v5.16b, v19.16b, v5.16b /* ct_9 = xor(tro3_9, msg_9) */
 	str q5, [x2, #144] /* store ct_9 */
 	ldr q5, [x3, #160] /* msg_10 = load() */
-	eor v5.16b, v26.16b, v5.16b /* ct_10 = xor(tro3_10, msg_10) */
+	eor v5.16b, v25.16b, v5.16b /* ct_10 = xor(tro3_10, msg_10) */
 	str q5, [x2, #160] /* store ct_10 */
 	ldr q5, [x3, #176] /* msg_11 = load() */
-	eor v5.16b, v27.16b, v5.16b /* ct_11 = xor(tro3_11, msg_11) */
+	eor v5.16b, v26.16b, v5.16b /* ct_11 = xor(tro3_11, msg_11) */
 	str q5, [x2, #176] /* store ct_11 */
 	ldr q5, [x3, #192] /* msg_12 = load() */
-	eor v5.16b, v28.16b, v5.16b /* ct_12 = xor(tro3_12, msg_12) */
+	eor v5.16b, v12.16b, v5.16b /* ct_12 = xor(tro3_12, msg_12) */
 	str q5, [x2, #192] /* store ct_12 */
 	ldr q5, [x3, #208] /* msg_13 = load() */
-	eor v5.16b, v12.16b, v5.16b /* ct_13 = xor(tro3_13, msg_13) */
+	eor v5.16b, v27.16b, v5.16b /* ct_13 = xor(tro3_13, msg_13) */
 	str q5, [x2, #208] /* store ct_13 */
 	ldr q5, [x3, #224] /* msg_14 = load() */
 	eor v5.16b, v14.16b, v5.16b /* ct_14 = xor(tro3_14, msg_14) */
@@ -12158,151 +12073,151 @@ SYM_FUNC_START(sm4_byteslice_neon_sha3_batch_gcm)
 	ldr q5, [x3, #240] /* msg_15 = load() */
 	eor v0.16b, v0.16b, v5.16b /* ct_15 = xor(tro3_15, msg_15) */
 	str q0, [x2, #240] /* store ct_15 */
-	and v0.16b, v8.16b, v1.16b /* g1x12_lo = and(g1x12, nibble_mask) */
+	and v0.16b, v31.16b, v1.16b /* g1x12_lo = and(g1x12, nibble_mask) */
 	tbl v0.16b, {v3.16b}, v0.16b /* xout_16_l = lookup16(tbl_lo_3, g1x12_lo) */
-	ushr v5.16b, v8.16b, #4 /* g1x12_hi = shr(g1x12) */
-	tbl v5.16b, {v6.16b}, v5.16b /* xout_16_h = lookup16(tbl_hi_3, g1x12_hi) */
+	ushr v5.16b, v31.16b, #4 /* g1x12_hi = shr(g1x12) */
+	tbl v5.16b, {v7.16b}, v5.16b /* xout_16_h = lookup16(tbl_hi_3, g1x12_hi) */
 	eor v0.16b, v0.16b, v5.16b /* xout_16 = xor(xout_16_l, xout_16_h) */
 	and v5.16b, v9.16b, v1.16b /* g1x13_lo = and(g1x13, nibble_mask) */
 	tbl v5.16b, {v3.16b}, v5.16b /* xout_17_l = lookup16(tbl_lo_3, g1x13_lo) */
-	ushr v7.16b, v9.16b, #4 /* g1x13_hi = shr(g1x13) */
-	tbl v7.16b, {v6.16b}, v7.16b /* xout_17_h = lookup16(tbl_hi_3, g1x13_hi) */
-	eor v5.16b, v5.16b, v7.16b /* xout_17 = xor(xout_17_l, xout_17_h) */
-	and v7.16b, v10.16b, v1.16b /* g1x14_lo = and(g1x14, nibble_mask) */
-	tbl v7.16b, {v3.16b}, v7.16b /* xout_18_l = lookup16(tbl_lo_3, g1x14_lo) */
-	ushr v18.16b, v10.16b, #4 /* g1x14_hi = shr(g1x14) */
-	tbl v18.16b, {v6.16b}, v18.16b /* xout_18_h = lookup16(tbl_hi_3, g1x14_hi) */
-	eor v7.16b, v7.16b, v18.16b /* xout_18 = xor(xout_18_l, xout_18_h) */
-	ldr q18, [sp, #176] /* reload g1x15.2 */
-	and v19.16b, v18.16b, v1.16b /* g1x15_lo = and(g1x15, nibble_mask) */
-	tbl v19.16b, {v3.16b}, v19.16b /* xout_19_l = lookup16(tbl_lo_3, g1x15_lo) */
-	ushr v18.16b, v18.16b, #4 /* g1x15_hi = shr(g1x15) */
-	tbl v18.16b, {v6.16b}, v18.16b /* xout_19_h = lookup16(tbl_hi_3, g1x15_hi) */
-	eor v18.16b, v19.16b, v18.16b /* xout_19 = xor(xout_19_l, xout_19_h) */
-	and v19.16b, v4.16b, v1.16b /* g1x8_lo = and(g1x8, nibble_mask) */
-	tbl v19.16b, {v3.16b}, v19.16b /* xout_20_l = lookup16(tbl_lo_3, g1x8_lo) */
+	ushr v6.16b, v9.16b, #4 /* g1x13_hi = shr(g1x13) */
+	tbl v6.16b, {v7.16b}, v6.16b /* xout_17_h = lookup16(tbl_hi_3, g1x13_hi) */
+	eor v5.16b, v5.16b, v6.16b /* xout_17 = xor(xout_17_l, xout_17_h) */
+	and v6.16b, v11.16b, v1.16b /* g1x14_lo = and(g1x14, nibble_mask) */
+	tbl v6.16b, {v3.16b}, v6.16b /* xout_18_l = lookup16(tbl_lo_3, g1x14_lo) */
+	ushr v17.16b, v11.16b, #4 /* g1x14_hi = shr(g1x14) */
+	tbl v17.16b, {v7.16b}, v17.16b /* xout_18_h = lookup16(tbl_hi_3, g1x14_hi) */
+	eor v6.16b, v6.16b, v17.16b /* xout_18 = xor(xout_18_l, xout_18_h) */
+	ldr q17, [sp, #144] /* reload g1x15.2 */
+	and v18.16b, v17.16b, v1.16b /* g1x15_lo = and(g1x15, nibble_mask) */
+	tbl v18.16b, {v3.16b}, v18.16b /* xout_19_l = lookup16(tbl_lo_3, g1x15_lo) */
+	ushr v17.16b, v17.16b, #4 /* g1x15_hi = shr(g1x15) */
+	tbl v17.16b, {v7.16b}, v17.16b /* xout_19_h = lookup16(tbl_hi_3, g1x15_hi) */
+	eor v17.16b, v18.16b, v17.16b /* xout_19 = xor(xout_19_l, xout_19_h) */
+	and v18.16b, v4.16b, v1.16b /* g1x8_lo = and(g1x8, nibble_mask) */
+	tbl v18.16b, {v3.16b}, v18.16b /* xout_20_l = lookup16(tbl_lo_3, g1x8_lo) */
 	ushr v4.16b, v4.16b, #4 /* g1x8_hi = shr(g1x8) */
-	tbl v4.16b, {v6.16b}, v4.16b /* xout_20_h = lookup16(tbl_hi_3, g1x8_hi) */
-	eor v4.16b, v19.16b, v4.16b /* xout_20 = xor(xout_20_l, xout_20_h) */
-	and v19.16b, v29.16b, v1.16b /* g1x9_lo = and(g1x9, nibble_mask) */
-	tbl v19.16b, {v3.16b}, v19.16b /* xout_21_l = lookup16(tbl_lo_3, g1x9_lo) */
-	ushr v20.16b, v29.16b, #4 /* g1x9_hi = shr(g1x9) */
-	tbl v20.16b, {v6.16b}, v20.16b /* xout_21_h = lookup16(tbl_hi_3, g1x9_hi) */
-	eor v19.16b, v19.16b, v20.16b /* xout_21 = xor(xout_21_l, xout_21_h) */
-	and v20.16b, v30.16b, v1.16b /* g1x10_lo = and(g1x10, nibble_mask) */
-	tbl v20.16b, {v3.16b}, v20.16b /* xout_22_l = lookup16(tbl_lo_3, g1x10_lo) */
-	ushr v21.16b, v30.16b, #4 /* g1x10_hi = shr(g1x10) */
-	tbl v21.16b, {v6.16b}, v21.16b /* xout_22_h = lookup16(tbl_hi_3, g1x10_hi) */
-	eor v20.16b, v20.16b, v21.16b /* xout_22 = xor(xout_22_l, xout_22_h) */
-	and v21.16b, v31.16b, v1.16b /* g1x11_lo = and(g1x11, nibble_mask) */
-	tbl v21.16b, {v3.16b}, v21.16b /* xout_23_l = lookup16(tbl_lo_3, g1x11_lo) */
-	ushr v22.16b, v31.16b, #4 /* g1x11_hi = shr(g1x11) */
-	tbl v22.16b, {v6.16b}, v22.16b /* xout_23_h = lookup16(tbl_hi_3, g1x11_hi) */
-	eor v21.16b, v21.16b, v22.16b /* xout_23 = xor(xout_23_l, xout_23_h) */
-	and v22.16b, v16.16b, v1.16b /* g1x4_lo = and(g1x4, nibble_mask) */
-	tbl v22.16b, {v3.16b}, v22.16b /* xout_24_l = lookup16(tbl_lo_3, g1x4_lo) */
-	ushr v16.16b, v16.16b, #4 /* g1x4_hi = shr(g1x4) */
-	tbl v16.16b, {v6.16b}, v16.16b /* xout_24_h = lookup16(tbl_hi_3, g1x4_hi) */
-	eor v16.16b, v22.16b, v16.16b /* xout_24 = xor(xout_24_l, xout_24_h) */
-	and v22.16b, v17.16b, v1.16b /* g1x5_lo = and(g1x5, nibble_mask) */
+	tbl v4.16b, {v7.16b}, v4.16b /* xout_20_h = lookup16(tbl_hi_3, g1x8_hi) */
+	eor v4.16b, v18.16b, v4.16b /* xout_20 = xor(xout_20_l, xout_20_h) */
+	and v18.16b, v29.16b, v1.16b /* g1x9_lo = and(g1x9, nibble_mask) */
+	tbl v18.16b, {v3.16b}, v18.16b /* xout_21_l = lookup16(tbl_lo_3, g1x9_lo) */
+	ushr v19.16b, v29.16b, #4 /* g1x9_hi = shr(g1x9) */
+	tbl v19.16b, {v7.16b}, v19.16b /* xout_21_h = lookup16(tbl_hi_3, g1x9_hi) */
+	eor v18.16b, v18.16b, v19.16b /* xout_21 = xor(xout_21_l, xout_21_h) */
+	and v19.16b, v8.16b, v1.16b /* g1x10_lo = and(g1x10, nibble_mask) */
+	tbl v19.16b, {v3.16b}, v19.16b /* xout_22_l = lookup16(tbl_lo_3, g1x10_lo) */
+	ushr v20.16b, v8.16b, #4 /* g1x10_hi = shr(g1x10) */
+	tbl v20.16b, {v7.16b}, v20.16b /* xout_22_h = lookup16(tbl_hi_3, g1x10_hi) */
+	eor v19.16b, v19.16b, v20.16b /* xout_22 = xor(xout_22_l, xout_22_h) */
+	and v20.16b, v30.16b, v1.16b /* g1x11_lo = and(g1x11, nibble_mask) */
+	tbl v20.16b, {v3.16b}, v20.16b /* xout_23_l = lookup16(tbl_lo_3, g1x11_lo) */
+	ushr v21.16b, v30.16b, #4 /* g1x11_hi = shr(g1x11) */
+	tbl v21.16b, {v7.16b}, v21.16b /* xout_23_h = lookup16(tbl_hi_3, g1x11_hi) */
+	eor v20.16b, v20.16b, v21.16b /* xout_23 = xor(xout_23_l, xout_23_h) */
+	and v21.16b, v28.16b, v1.16b /* g1x4_lo = and(g1x4, nibble_mask) */
+	tbl v21.16b, {v3.16b}, v21.16b /* xout_24_l = lookup16(tbl_lo_3, g1x4_lo) */
+	ushr v22.16b, v28.16b, #4 /* g1x4_hi = shr(g1x4) */
+	tbl v22.16b, {v7.16b}, v22.16b /* xout_24_h = lookup16(tbl_hi_3, g1x4_hi) */
+	eor v21.16b, v21.16b, v22.16b /* xout_24 = xor(xout_24_l, xout_24_h) */
+	and v22.16b, v16.16b, v1.16b /* g1x5_lo = and(g1x5, nibble_mask) */
 	tbl v22.16b, {v3.16b}, v22.16b /* xout_25_l = lookup16(tbl_lo_3, g1x5_lo) */
-	ushr v17.16b, v17.16b, #4 /* g1x5_hi = shr(g1x5) */
-	tbl v17.16b, {v6.16b}, v17.16b /* xout_25_h = lookup16(tbl_hi_3, g1x5_hi) */
-	eor v17.16b, v22.16b, v17.16b /* xout_25 = xor(xout_25_l, xout_25_h) */
-	and v22.16b, v11.16b, v1.16b /* g1x6_lo = and(g1x6, nibble_mask) */
+	ushr v16.16b, v16.16b, #4 /* g1x5_hi = shr(g1x5) */
+	tbl v16.16b, {v7.16b}, v16.16b /* xout_25_h = lookup16(tbl_hi_3, g1x5_hi) */
+	eor v16.16b, v22.16b, v16.16b /* xout_25 = xor(xout_25_l, xout_25_h) */
+	and v22.16b, v10.16b, v1.16b /* g1x6_lo = and(g1x6, nibble_mask) */
 	tbl v22.16b, {v3.16b}, v22.16b /* xout_26_l = lookup16(tbl_lo_3, g1x6_lo) */
-	ushr v23.16b, v11.16b, #4 /* g1x6_hi = shr(g1x6) */
-	tbl v23.16b, {v6.16b}, v23.16b /* xout_26_h = lookup16(tbl_hi_3, g1x6_hi) */
+	ushr v23.16b, v10.16b, #4 /* g1x6_hi = shr(g1x6) */
+	tbl v23.16b, {v7.16b}, v23.16b /* xout_26_h = lookup16(tbl_hi_3, g1x6_hi) */
 	eor v22.16b, v22.16b, v23.16b /* xout_26 = xor(xout_26_l, xout_26_h) */
 	and v23.16b, v2.16b, v1.16b /* g1x7_lo = and(g1x7, nibble_mask) */
 	tbl v23.16b, {v3.16b}, v23.16b /* xout_27_l = lookup16(tbl_lo_3, g1x7_lo) */
 	ushr v2.16b, v2.16b, #4 /* g1x7_hi = shr(g1x7) */
-	tbl v2.16b, {v6.16b}, v2.16b /* xout_27_h = lookup16(tbl_hi_3, g1x7_hi) */
+	tbl v2.16b, {v7.16b}, v2.16b /* xout_27_h = lookup16(tbl_hi_3, g1x7_hi) */
 	eor v2.16b, v23.16b, v2.16b /* xout_27 = xor(xout_27_l, xout_27_h) */
-	ldr q23, [sp, #112] /* reload g1x0.2 */
+	ldr q23, [sp, #96] /* reload g1x0.2 */
 	and v24.16b, v23.16b, v1.16b /* g1x0_lo = and(g1x0, nibble_mask) */
 	tbl v24.16b, {v3.16b}, v24.16b /* xout_28_l = lookup16(tbl_lo_3, g1x0_lo) */
 	ushr v23.16b, v23.16b, #4 /* g1x0_hi = shr(g1x0) */
-	tbl v23.16b, {v6.16b}, v23.16b /* xout_28_h = lookup16(tbl_hi_3, g1x0_hi) */
+	tbl v23.16b, {v7.16b}, v23.16b /* xout_28_h = lookup16(tbl_hi_3, g1x0_hi) */
 	eor v23.16b, v24.16b, v23.16b /* xout_28 = xor(xout_28_l, xout_28_h) */
-	ldr q24, [sp, #128] /* reload g1x1.2 */
+	ldr q24, [sp, #176] /* reload g1x1.2 */
 	and v25.16b, v24.16b, v1.16b /* g1x1_lo = and(g1x1, nibble_mask) */
 	tbl v25.16b, {v3.16b}, v25.16b /* xout_29_l = lookup16(tbl_lo_3, g1x1_lo) */
 	ushr v24.16b, v24.16b, #4 /* g1x1_hi = shr(g1x1) */
-	tbl v24.16b, {v6.16b}, v24.16b /* xout_29_h = lookup16(tbl_hi_3, g1x1_hi) */
+	tbl v24.16b, {v7.16b}, v24.16b /* xout_29_h = lookup16(tbl_hi_3, g1x1_hi) */
 	eor v24.16b, v25.16b, v24.16b /* xout_29 = xor(xout_29_l, xout_29_h) */
-	ldr q25, [sp, #96] /* reload g1x2.2 */
+	ldr q25, [sp, #80] /* reload g1x2.2 */
 	and v26.16b, v25.16b, v1.16b /* g1x2_lo = and(g1x2, nibble_mask) */
 	tbl v26.16b, {v3.16b}, v26.16b /* xout_30_l = lookup16(tbl_lo_3, g1x2_lo) */
 	ushr v25.16b, v25.16b, #4 /* g1x2_hi = shr(g1x2) */
-	tbl v25.16b, {v6.16b}, v25.16b /* xout_30_h = lookup16(tbl_hi_3, g1x2_hi) */
+	tbl v25.16b, {v7.16b}, v25.16b /* xout_30_h = lookup16(tbl_hi_3, g1x2_hi) */
 	eor v25.16b, v26.16b, v25.16b /* xout_30 = xor(xout_30_l, xout_30_h) */
-	ldr q26, [sp, #144] /* reload g1x3.2 */
+	ldr q26, [sp, #128] /* reload g1x3.2 */
 	and v1.16b, v26.16b, v1.16b /* g1x3_lo = and(g1x3, nibble_mask) */
 	tbl v1.16b, {v3.16b}, v1.16b /* xout_31_l = lookup16(tbl_lo_3, g1x3_lo) */
 	ushr v3.16b, v26.16b, #4 /* g1x3_hi = shr(g1x3) */
-	tbl v3.16b, {v6.16b}, v3.16b /* xout_31_h = lookup16(tbl_hi_3, g1x3_hi) */
+	tbl v3.16b, {v7.16b}, v3.16b /* xout_31_h = lookup16(tbl_hi_3, g1x3_hi) */
 	eor v1.16b, v1.16b, v3.16b /* xout_31 = xor(xout_31_l, xout_31_h) */
-	zip1 v3.16b, v0.16b, v16.16b /* tro0_16 = unpacklo(xout_16, xout_24) */
-	zip2 v0.16b, v0.16b, v16.16b /* tro0_17 = unpackhi(xout_16, xout_24) */
-	zip1 v6.16b, v5.16b, v17.16b /* tro0_18 = unpacklo(xout_17, xout_25) */
-	zip2 v5.16b, v5.16b, v17.16b /* tro0_19 = unpackhi(xout_17, xout_25) */
-	zip1 v16.16b, v7.16b, v22.16b /* tro0_20 = unpacklo(xout_18, xout_26) */
-	zip2 v7.16b, v7.16b, v22.16b /* tro0_21 = unpackhi(xout_18, xout_26) */
-	zip1 v17.16b, v18.16b, v2.16b /* tro0_22 = unpacklo(xout_19, xout_27) */
-	zip2 v2.16b, v18.16b, v2.16b /* tro0_23 = unpackhi(xout_19, xout_27) */
-	zip1 v18.16b, v4.16b, v23.16b /* tro0_24 = unpacklo(xout_20, xout_28) */
+	zip1 v3.16b, v0.16b, v21.16b /* tro0_16 = unpacklo(xout_16, xout_24) */
+	zip2 v0.16b, v0.16b, v21.16b /* tro0_17 = unpackhi(xout_16, xout_24) */
+	zip1 v7.16b, v5.16b, v16.16b /* tro0_18 = unpacklo(xout_17, xout_25) */
+	zip2 v5.16b, v5.16b, v16.16b /* tro0_19 = unpackhi(xout_17, xout_25) */
+	zip1 v16.16b, v6.16b, v22.16b /* tro0_20 = unpacklo(xout_18, xout_26) */
+	zip2 v6.16b, v6.16b, v22.16b /* tro0_21 = unpackhi(xout_18, xout_26) */
+	zip1 v21.16b, v17.16b, v2.16b /* tro0_22 = unpacklo(xout_19, xout_27) */
+	zip2 v2.16b, v17.16b, v2.16b /* tro0_23 = unpackhi(xout_19, xout_27) */
+	zip1 v17.16b, v4.16b, v23.16b /* tro0_24 = unpacklo(xout_20, xout_28) */
 	zip2 v4.16b, v4.16b, v23.16b /* tro0_25 = unpackhi(xout_20, xout_28) */
-	zip1 v22.16b, v19.16b, v24.16b /* tro0_26 = unpacklo(xout_21, xout_29) */
-	zip2 v19.16b, v19.16b, v24.16b /* tro0_27 = unpackhi(xout_21, xout_29) */
-	zip1 v23.16b, v20.16b, v25.16b /* tro0_28 = unpacklo(xout_22, xout_30) */
-	zip2 v20.16b, v20.16b, v25.16b /* tro0_29 = unpackhi(xout_22, xout_30) */
-	zip1 v24.16b, v21.16b, v1.16b /* tro0_30 = unpacklo(xout_23, xout_31) */
-	zip2 v1.16b, v21.16b, v1.16b /* tro0_31 = unpackhi(xout_23, xout_31) */
-	zip1 v21.16b, v3.16b, v18.16b /* tro1_16 = unpacklo(tro0_16, tro0_24) */
-	zip2 v3.16b, v3.16b, v18.16b /* tro1_17 = unpackhi(tro0_16, tro0_24) */
-	zip1 v18.16b, v0.16b, v4.16b /* tro1_18 = unpacklo(tro0_17, tro0_25) */
+	zip1 v22.16b, v18.16b, v24.16b /* tro0_26 = unpacklo(xout_21, xout_29) */
+	zip2 v18.16b, v18.16b, v24.16b /* tro0_27 = unpackhi(xout_21, xout_29) */
+	zip1 v23.16b, v19.16b, v25.16b /* tro0_28 = unpacklo(xout_22, xout_30) */
+	zip2 v19.16b, v19.16b, v25.16b /* tro0_29 = unpackhi(xout_22, xout_30) */
+	zip1 v24.16b, v20.16b, v1.16b /* tro0_30 = unpacklo(xout_23, xout_31) */
+	zip2 v1.16b, v20.16b, v1.16b /* tro0_31 = unpackhi(xout_23, xout_31) */
+	zip1 v20.16b, v3.16b, v17.16b /* tro1_16 = unpacklo(tro0_16, tro0_24) */
+	zip2 v3.16b, v3.16b, v17.16b /* tro1_17 = unpackhi(tro0_16, tro0_24) */
+	zip1 v17.16b, v0.16b, v4.16b /* tro1_18 = unpacklo(tro0_17, tro0_25) */
 	zip2 v0.16b, v0.16b, v4.16b /* tro1_19 = unpackhi(tro0_17, tro0_25) */
-	zip1 v4.16b, v6.16b, v22.16b /* tro1_20 = unpacklo(tro0_18, tro0_26) */
-	zip2 v6.16b, v6.16b, v22.16b /* tro1_21 = unpackhi(tro0_18, tro0_26) */
-	zip1 v22.16b, v5.16b, v19.16b /* tro1_22 = unpacklo(tro0_19, tro0_27) */
-	zip2 v5.16b, v5.16b, v19.16b /* tro1_23 = unpackhi(tro0_19, tro0_27) */
-	zip1 v19.16b, v16.16b, v23.16b /* tro1_24 = unpacklo(tro0_20, tro0_28) */
+	zip1 v4.16b, v7.16b, v22.16b /* tro1_20 = unpacklo(tro0_18, tro0_26) */
+	zip2 v7.16b, v7.16b, v22.16b /* tro1_21 = unpackhi(tro0_18, tro0_26) */
+	zip1 v22.16b, v5.16b, v18.16b /* tro1_22 = unpacklo(tro0_19, tro0_27) */
+	zip2 v5.16b, v5.16b, v18.16b /* tro1_23 = unpackhi(tro0_19, tro0_27) */
+	zip1 v18.16b, v16.16b, v23.16b /* tro1_24 = unpacklo(tro0_20, tro0_28) */
 	zip2 v16.16b, v16.16b, v23.16b /* tro1_25 = unpackhi(tro0_20, tro0_28) */
-	zip1 v23.16b, v7.16b, v20.16b /* tro1_26 = unpacklo(tro0_21, tro0_29) */
-	zip2 v7.16b, v7.16b, v20.16b /* tro1_27 = unpackhi(tro0_21, tro0_29) */
-	zip1 v20.16b, v17.16b, v24.16b /* tro1_28 = unpacklo(tro0_22, tro0_30) */
-	zip2 v17.16b, v17.16b, v24.16b /* tro1_29 = unpackhi(tro0_22, tro0_30) */
+	zip1 v23.16b, v6.16b, v19.16b /* tro1_26 = unpacklo(tro0_21, tro0_29) */
+	zip2 v6.16b, v6.16b, v19.16b /* tro1_27 = unpackhi(tro0_21, tro0_29) */
+	zip1 v19.16b, v21.16b, v24.16b /* tro1_28 = unpacklo(tro0_22, tro0_30) */
+	zip2 v21.16b, v21.16b, v24.16b /* tro1_29 = unpackhi(tro0_22, tro0_30) */
 	zip1 v24.16b, v2.16b, v1.16b /* tro1_30 = unpacklo(tro0_23, tro0_31) */
 	zip2 v1.16b, v2.16b, v1.16b /* tro1_31 = unpackhi(tro0_23, tro0_31) */
-	zip1 v2.16b, v21.16b, v19.16b /* tro2_16 = unpacklo(tro1_16, tro1_24) */
-	zip2 v19.16b, v21.16b, v19.16b /* tro2_17 = unpackhi(tro1_16, tro1_24) */
-	zip1 v21.16b, v3.16b, v16.16b /* tro2_18 = unpacklo(tro1_17, tro1_25) */
+	zip1 v2.16b, v20.16b, v18.16b /* tro2_16 = unpacklo(tro1_16, tro1_24) */
+	zip2 v18.16b, v20.16b, v18.16b /* tro2_17 = unpackhi(tro1_16, tro1_24) */
+	zip1 v20.16b, v3.16b, v16.16b /* tro2_18 = unpacklo(tro1_17, tro1_25) */
 	zip2 v3.16b, v3.16b, v16.16b /* tro2_19 = unpackhi(tro1_17, tro1_25) */
-	zip1 v16.16b, v18.16b, v23.16b /* tro2_20 = unpacklo(tro1_18, tro1_26) */
-	zip2 v18.16b, v18.16b, v23.16b /* tro2_21 = unpackhi(tro1_18, tro1_26) */
-	zip1 v23.16b, v0.16b, v7.16b /* tro2_22 = unpacklo(tro1_19, tro1_27) */
-	zip2 v0.16b, v0.16b, v7.16b /* tro2_23 = unpackhi(tro1_19, tro1_27) */
-	zip1 v7.16b, v4.16b, v20.16b /* tro2_24 = unpacklo(tro1_20, tro1_28) */
-	zip2 v4.16b, v4.16b, v20.16b /* tro2_25 = unpackhi(tro1_20, tro1_28) */
-	zip1 v20.16b, v6.16b, v17.16b /* tro2_26 = unpacklo(tro1_21, tro1_29) */
-	zip2 v6.16b, v6.16b, v17.16b /* tro2_27 = unpackhi(tro1_21, tro1_29) */
-	zip1 v17.16b, v22.16b, v24.16b /* tro2_28 = unpacklo(tro1_22, tro1_30) */
+	zip1 v16.16b, v17.16b, v23.16b /* tro2_20 = unpacklo(tro1_18, tro1_26) */
+	zip2 v17.16b, v17.16b, v23.16b /* tro2_21 = unpackhi(tro1_18, tro1_26) */
+	zip1 v23.16b, v0.16b, v6.16b /* tro2_22 = unpacklo(tro1_19, tro1_27) */
+	zip2 v0.16b, v0.16b, v6.16b /* tro2_23 = unpackhi(tro1_19, tro1_27) */
+	zip1 v6.16b, v4.16b, v19.16b /* tro2_24 = unpacklo(tro1_20, tro1_28) */
+	zip2 v4.16b, v4.16b, v19.16b /* tro2_25 = unpackhi(tro1_20, tro1_28) */
+	zip1 v19.16b, v7.16b, v21.16b /* tro2_26 = unpacklo(tro1_21, tro1_29) */
+	zip2 v7.16b, v7.16b, v21.16b /* tro2_27 = unpackhi(tro1_21, tro1_29) */
+	zip1 v21.16b, v22.16b, v24.16b /* tro2_28 = unpacklo(tro1_22, tro1_30) */
 	zip2 v22.16b, v22.16b, v24.16b /* tro2_29 = unpackhi(tro1_22, tro1_30) */
 	zip1 v24.16b, v5.16b, v1.16b /* tro2_30 = unpacklo(tro1_23, tro1_31) */
 	zip2 v1.16b, v5.16b, v1.16b /* tro2_31 = unpackhi(tro1_23, tro1_31) */
-	zip1 v5.16b, v2.16b, v7.16b /* tro3_16 = unpacklo(tro2_16, tro2_24) */
-	zip2 v2.16b, v2.16b, v7.16b /* tro3_17 = unpackhi(tro2_16, tro2_24) */
-	zip1 v7.16b, v19.16b, v4.16b /* tro3_18 = unpacklo(tro2_17, tro2_25) */
-	zip2 v4.16b, v19.16b, v4.16b /* tro3_19 = unpackhi(tro2_17, tro2_25) */
-	zip1 v19.16b, v21.16b, v20.16b /* tro3_20 = unpacklo(tro2_18, tro2_26) */
-	zip2 v20.16b, v21.16b, v20.16b /* tro3_21 = unpackhi(tro2_18, tro2_26) */
-	zip1 v21.16b, v3.16b, v6.16b /* tro3_22 = unpacklo(tro2_19, tro2_27) */
-	zip2 v3.16b, v3.16b, v6.16b /* tro3_23 = unpackhi(tro2_19, tro2_27) */
-	zip1 v6.16b, v16.16b, v17.16b /* tro3_24 = unpacklo(tro2_20, tro2_28) */
-	zip2 v16.16b, v16.16b, v17.16b /* tro3_25 = unpackhi(tro2_20, tro2_28) */
-	zip1 v17.16b, v18.16b, v22.16b /* tro3_26 = unpacklo(tro2_21, tro2_29) */
-	zip2 v18.16b, v18.16b, v22.16b /* tro3_27 = unpackhi(tro2_21, tro2_29) */
+	zip1 v5.16b, v2.16b, v6.16b /* tro3_16 = unpacklo(tro2_16, tro2_24) */
+	zip2 v2.16b, v2.16b, v6.16b /* tro3_17 = unpackhi(tro2_16, tro2_24) */
+	zip1 v6.16b, v18.16b, v4.16b /* tro3_18 = unpacklo(tro2_17, tro2_25) */
+	zip2 v4.16b, v18.16b, v4.16b /* tro3_19 = unpackhi(tro2_17, tro2_25) */
+	zip1 v18.16b, v20.16b, v19.16b /* tro3_20 = unpacklo(tro2_18, tro2_26) */
+	zip2 v19.16b, v20.16b, v19.16b /* tro3_21 = unpackhi(tro2_18, tro2_26) */
+	zip1 v20.16b, v3.16b, v7.16b /* tro3_22 = unpacklo(tro2_19, tro2_27) */
+	zip2 v3.16b, v3.16b, v7.16b /* tro3_23 = unpackhi(tro2_19, tro2_27) */
+	zip1 v7.16b, v16.16b, v21.16b /* tro3_24 = unpacklo(tro2_20, tro2_28) */
+	zip2 v16.16b, v16.16b, v21.16b /* tro3_25 = unpackhi(tro2_20, tro2_28) */
+	zip1 v21.16b, v17.16b, v22.16b /* tro3_26 = unpacklo(tro2_21, tro2_29) */
+	zip2 v17.16b, v17.16b, v22.16b /* tro3_27 = unpackhi(tro2_21, tro2_29) */
 	zip1 v22.16b, v23.16b, v24.16b /* tro3_28 = unpacklo(tro2_22, tro2_30) */
 	zip2 v23.16b, v23.16b, v24.16b /* tro3_29 = unpackhi(tro2_22, tro2_30) */
 	zip1 v24.16b, v0.16b, v1.16b /* tro3_30 = unpacklo(tro2_23, tro2_31) */
@@ -12314,34 +12229,34 @@ SYM_FUNC_START(sm4_byteslice_neon_sha3_batch_gcm)
 	eor v1.16b, v2.16b, v1.16b /* ct_17 = xor(tro3_17, msg_17) */
 	str q1, [x2, #272] /* store ct_17 */
 	ldr q1, [x3, #288] /* msg_18 = load() */
-	eor v1.16b, v7.16b, v1.16b /* ct_18 = xor(tro3_18, msg_18) */
+	eor v1.16b, v6.16b, v1.16b /* ct_18 = xor(tro3_18, msg_18) */
 	str q1, [x2, #288] /* store ct_18 */
 	ldr q1, [x3, #304] /* msg_19 = load() */
 	eor v1.16b, v4.16b, v1.16b /* ct_19 = xor(tro3_19, msg_19) */
 	str q1, [x2, #304] /* store ct_19 */
 	ldr q1, [x3, #320] /* msg_20 = load() */
-	eor v1.16b, v19.16b, v1.16b /* ct_20 = xor(tro3_20, msg_20) */
+	eor v1.16b, v18.16b, v1.16b /* ct_20 = xor(tro3_20, msg_20) */
 	str q1, [x2, #320] /* store ct_20 */
 	ldr q1, [x3, #336] /* msg_21 = load() */
-	eor v1.16b, v20.16b, v1.16b /* ct_21 = xor(tro3_21, msg_21) */
+	eor v1.16b, v19.16b, v1.16b /* ct_21 = xor(tro3_21, msg_21) */
 	str q1, [x2, #336] /* store ct_21 */
 	ldr q1, [x3, #352] /* msg_22 = load() */
-	eor v1.16b, v21.16b, v1.16b /* ct_22 = xor(tro3_22, msg_22) */
+	eor v1.16b, v20.16b, v1.16b /* ct_22 = xor(tro3_22, msg_22) */
 	str q1, [x2, #352] /* store ct_22 */
 	ldr q1, [x3, #368] /* msg_23 = load() */
 	eor v1.16b, v3.16b, v1.16b /* ct_23 = xor(tro3_23, msg_23) */
 	str q1, [x2, #368] /* store ct_23 */
 	ldr q1, [x3, #384] /* msg_24 = load() */
-	eor v1.16b, v6.16b, v1.16b /* ct_24 = xor(tro3_24, msg_24) */
+	eor v1.16b, v7.16b, v1.16b /* ct_24 = xor(tro3_24, msg_24) */
 	str q1, [x2, #384] /* store ct_24 */
 	ldr q1, [x3, #400] /* msg_25 = load() */
 	eor v1.16b, v16.16b, v1.16b /* ct_25 = xor(tro3_25, msg_25) */
 	str q1, [x2, #400] /* store ct_25 */
 	ldr q1, [x3, #416] /* msg_26 = load() */
-	eor v1.16b, v17.16b, v1.16b /* ct_26 = xor(tro3_26, msg_26) */
+	eor v1.16b, v21.16b, v1.16b /* ct_26 = xor(tro3_26, msg_26) */
 	str q1, [x2, #416] /* store ct_26 */
 	ldr q1, [x3, #432] /* msg_27 = load() */
-	eor v1.16b, v18.16b, v1.16b /* ct_27 = xor(tro3_27, msg_27) */
+	eor v1.16b, v17.16b, v1.16b /* ct_27 = xor(tro3_27, msg_27) */
 	str q1, [x2, #432] /* store ct_27 */
 	ldr q1, [x3, #448] /* msg_28 = load() */
 	eor v1.16b, v22.16b, v1.16b /* ct_28 = xor(tro3_28, msg_28) */
@@ -12355,8 +12270,8 @@ SYM_FUNC_START(sm4_byteslice_neon_sha3_batch_gcm)
 	ldr q1, [x3, #496] /* msg_31 = load() */
 	eor v0.16b, v0.16b, v1.16b /* ct_31 = xor(tro3_31, msg_31) */
 	str q0, [x2, #496] /* store ct_31 */
-	ldr q0, [sp, #64] /* reload y_next */
-	str q0, [x1, #64] /* store y_next */
+	ldr q0, [sp, #64] /* reload reduced_1 */
+	str q0, [x1, #64] /* store reduced_1 */
 	ldp d8, d9, [sp]
 	ldp d10, d11, [sp, #16]
 	ldp d12, d13, [sp, #32]
@@ -13162,18 +13077,6 @@ SYM_FUNC_END(sm4_byteslice_neon_sha3_batch_multi)
 .Lsm4_byteslice_neon_sha3_0_swap_halves:
 	.byte 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07
 
-/* half_up: (a0, a1) -> (0, a0): the middle sum's low half into S's bits 64..127 */
-	.section .rodata.cst16.sm4_byteslice_neon_sha3_0_half_up, "aM", %progbits, 16
-	.balign 16
-.Lsm4_byteslice_neon_sha3_0_half_up:
-	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07
-
-/* half_down: (a0, a1) -> (a1, 0): its high half into S's bits 128..191 */
-	.section .rodata.cst16.sm4_byteslice_neon_sha3_0_half_down, "aM", %progbits, 16
-	.balign 16
-.Lsm4_byteslice_neon_sha3_0_half_down:
-	.byte 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80
-
 /* fold: c = (Q - y^128 - 1) / y^64, Q = GHASH's polynomial reversed (gen/kernels/ghash.py fold) */
 	.section .rodata.cst16.sm4_byteslice_neon_sha3_0_fold, "aM", %progbits, 16
 	.balign 16
@@ -13749,18 +13652,6 @@ SYM_FUNC_END(sm4_byteslice_neon_sha3_batch_multi)
 	.balign 16
 .Lsm4_byteslice_neon_sha3_9_swap_halves:
 	.byte 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07
-
-/* half_up: (a0, a1) -> (0, a0): the middle sum's low half into S's bits 64..127 */
-	.section .rodata.cst16.sm4_byteslice_neon_sha3_9_half_up, "aM", %progbits, 16
-	.balign 16
-.Lsm4_byteslice_neon_sha3_9_half_up:
-	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07
-
-/* half_down: (a0, a1) -> (a1, 0): its high half into S's bits 128..191 */
-	.section .rodata.cst16.sm4_byteslice_neon_sha3_9_half_down, "aM", %progbits, 16
-	.balign 16
-.Lsm4_byteslice_neon_sha3_9_half_down:
-	.byte 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80
 
 /* fold: c = (Q - y^128 - 1) / y^64, Q = GHASH's polynomial reversed (gen/kernels/ghash.py fold) */
 	.section .rodata.cst16.sm4_byteslice_neon_sha3_9_fold, "aM", %progbits, 16

@@ -1719,190 +1719,161 @@ SYM_FUNC_START(sm4_wordslice_avx512_gfni_batch_ctr)
 	vpsrlw $8, %zmm0, %zmm1 /* ctr_last = shr(ctr_low) */
 	vpbroadcastb 32(%rsi), %zmm2 /* ctr_first = bcast8() */
 	vpandd .Lsm4_wordslice_avx512_gfni_7_byte_14(%rip), %zmm2, %zmm2 /* ctr_j0 = and(ctr_first, byte_14) */
+	vpaddw %zmm2, %zmm1, %zmm1 /* ctr_base = add(ctr_last, ctr_j0) */
 	vpandd .Lsm4_wordslice_avx512_gfni_7_all_but_last(%rip), %zmm0, %zmm0 /* ctr_v_open = and(ctr_low, all_but_last) */
-	vbroadcasti32x4 16(%rsi), %zmm3 /* ctr_w = bcast128() */
-	vpandd .Lsm4_wordslice_avx512_gfni_7_all_but_last(%rip), %zmm3, %zmm3 /* ctr_w_open = and(ctr_w, all_but_last) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_ctr_order(%rip), %zmm0, %zmm0 /* ctr_v_ordered = lookup16(ctr_v_open, ctr_order) */
+	vbroadcasti32x4 16(%rsi), %zmm2 /* ctr_w = bcast128() */
+	vpandd .Lsm4_wordslice_avx512_gfni_7_all_but_last(%rip), %zmm2, %zmm2 /* ctr_w_open = and(ctr_w, all_but_last) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_ctr_order(%rip), %zmm2, %zmm2 /* ctr_w_ordered = lookup16(ctr_w_open, ctr_order) */
 
 	/* Load 64 blocks (4 groups), big-endian words to native, transpose 4x4 words. */
-	vpaddb .Lsm4_wordslice_avx512_gfni_7_block_k(%rip), %zmm2, %zmm4 /* ctr_j = add(ctr_j0, block_k) */
-	vpaddw %zmm4, %zmm1, %zmm4 /* ctr_sum = add(ctr_last, ctr_j) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_carry_everywhere(%rip), %zmm4, %zmm5 /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
-	vmovdqa64 .Lsm4_wordslice_avx512_gfni_7_carry_mask_table(%rip), %zmm6 /* carry_mask_table = const() */
-	vpshufb %zmm5, %zmm6, %zmm5 /* ctr_mask = lookup16(carry_mask_table, ctr_carry) */
-	vmovdqa64 %zmm0, %zmm7 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm5, %zmm3, %zmm7 /* ctr_pair = ternlog(ctr_v_open, ctr_w_open, ctr_mask) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_new_last_byte(%rip), %zmm4, %zmm4 /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
-	vpord %zmm4, %zmm7, %zmm4 /* row = or(ctr_pair, ctr_last_byte) */
-	vpaddb .Lsm4_wordslice_avx512_gfni_7_block_k_1(%rip), %zmm2, %zmm5 /* ctr_j_1 = add(ctr_j0, block_k_1) */
-	vpaddw %zmm5, %zmm1, %zmm5 /* ctr_sum_1 = add(ctr_last, ctr_j_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_carry_everywhere(%rip), %zmm5, %zmm7 /* ctr_carry_1 = lookup16(ctr_sum_1, carry_everywhere) */
-	vpshufb %zmm7, %zmm6, %zmm7 /* ctr_mask_1 = lookup16(carry_mask_table, ctr_carry_1) */
-	vmovdqa64 %zmm0, %zmm8 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm7, %zmm3, %zmm8 /* ctr_pair_1 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_new_last_byte(%rip), %zmm5, %zmm5 /* ctr_last_byte_1 = lookup16(ctr_sum_1, new_last_byte) */
-	vpord %zmm5, %zmm8, %zmm5 /* row_1 = or(ctr_pair_1, ctr_last_byte_1) */
-	vpaddb .Lsm4_wordslice_avx512_gfni_7_block_k_2(%rip), %zmm2, %zmm7 /* ctr_j_2 = add(ctr_j0, block_k_2) */
-	vpaddw %zmm7, %zmm1, %zmm7 /* ctr_sum_2 = add(ctr_last, ctr_j_2) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_carry_everywhere(%rip), %zmm7, %zmm8 /* ctr_carry_2 = lookup16(ctr_sum_2, carry_everywhere) */
-	vpshufb %zmm8, %zmm6, %zmm8 /* ctr_mask_2 = lookup16(carry_mask_table, ctr_carry_2) */
-	vmovdqa64 %zmm0, %zmm9 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm8, %zmm3, %zmm9 /* ctr_pair_2 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_2) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_new_last_byte(%rip), %zmm7, %zmm7 /* ctr_last_byte_2 = lookup16(ctr_sum_2, new_last_byte) */
-	vpord %zmm7, %zmm9, %zmm7 /* row_2 = or(ctr_pair_2, ctr_last_byte_2) */
-	vpaddb .Lsm4_wordslice_avx512_gfni_7_block_k_3(%rip), %zmm2, %zmm8 /* ctr_j_3 = add(ctr_j0, block_k_3) */
-	vpaddw %zmm8, %zmm1, %zmm8 /* ctr_sum_3 = add(ctr_last, ctr_j_3) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_carry_everywhere(%rip), %zmm8, %zmm9 /* ctr_carry_3 = lookup16(ctr_sum_3, carry_everywhere) */
-	vpshufb %zmm9, %zmm6, %zmm9 /* ctr_mask_3 = lookup16(carry_mask_table, ctr_carry_3) */
-	vmovdqa64 %zmm0, %zmm10 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm9, %zmm3, %zmm10 /* ctr_pair_3 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_3) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_new_last_byte(%rip), %zmm8, %zmm8 /* ctr_last_byte_3 = lookup16(ctr_sum_3, new_last_byte) */
-	vpord %zmm8, %zmm10, %zmm8 /* row_3 = or(ctr_pair_3, ctr_last_byte_3) */
-	vmovdqa64 .Lsm4_wordslice_avx512_gfni_7_unpacklo32_index(%rip), %zmm9 /* unpacklo32_index = const() */
-	vmovdqa64 %zmm9, %zmm10 /* unpacklo32_index */
-	vpermi2b %zmm7, %zmm4, %zmm10 /* tr0 = permute2b(unpacklo32_index, row, row_2) */
-	vmovdqa64 .Lsm4_wordslice_avx512_gfni_7_unpackhi32_index(%rip), %zmm11 /* unpackhi32_index = const() */
-	vmovdqa64 %zmm11, %zmm12 /* unpackhi32_index */
-	vpermi2b %zmm7, %zmm4, %zmm12 /* tr0_1 = permute2b(unpackhi32_index, row, row_2) */
-	vmovdqa64 %zmm9, %zmm4 /* unpacklo32_index */
-	vpermi2b %zmm8, %zmm5, %zmm4 /* tr0_2 = permute2b(unpacklo32_index, row_1, row_3) */
-	vmovdqa64 %zmm11, %zmm7 /* unpackhi32_index */
-	vpermi2b %zmm8, %zmm5, %zmm7 /* tr0_3 = permute2b(unpackhi32_index, row_1, row_3) */
-	vpunpckldq %zmm4, %zmm10, %zmm5 /* tr1 = unpacklo(tr0, tr0_2) */
-	vpunpckhdq %zmm4, %zmm10, %zmm4 /* tr1_1 = unpackhi(tr0, tr0_2) */
-	vpunpckldq %zmm7, %zmm12, %zmm8 /* tr1_2 = unpacklo(tr0_1, tr0_3) */
-	vpunpckhdq %zmm7, %zmm12, %zmm7 /* tr1_3 = unpackhi(tr0_1, tr0_3) */
-	vpaddb .Lsm4_wordslice_avx512_gfni_7_block_k_4(%rip), %zmm2, %zmm10 /* ctr_j_4 = add(ctr_j0, block_k_4) */
-	vpaddw %zmm10, %zmm1, %zmm10 /* ctr_sum_4 = add(ctr_last, ctr_j_4) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_carry_everywhere(%rip), %zmm10, %zmm12 /* ctr_carry_4 = lookup16(ctr_sum_4, carry_everywhere) */
-	vpshufb %zmm12, %zmm6, %zmm12 /* ctr_mask_4 = lookup16(carry_mask_table, ctr_carry_4) */
-	vmovdqa64 %zmm0, %zmm13 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm12, %zmm3, %zmm13 /* ctr_pair_4 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_4) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_new_last_byte(%rip), %zmm10, %zmm10 /* ctr_last_byte_4 = lookup16(ctr_sum_4, new_last_byte) */
-	vpord %zmm10, %zmm13, %zmm10 /* row_4 = or(ctr_pair_4, ctr_last_byte_4) */
-	vpaddb .Lsm4_wordslice_avx512_gfni_7_block_k_5(%rip), %zmm2, %zmm12 /* ctr_j_5 = add(ctr_j0, block_k_5) */
-	vpaddw %zmm12, %zmm1, %zmm12 /* ctr_sum_5 = add(ctr_last, ctr_j_5) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_carry_everywhere(%rip), %zmm12, %zmm13 /* ctr_carry_5 = lookup16(ctr_sum_5, carry_everywhere) */
-	vpshufb %zmm13, %zmm6, %zmm13 /* ctr_mask_5 = lookup16(carry_mask_table, ctr_carry_5) */
-	vmovdqa64 %zmm0, %zmm14 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm13, %zmm3, %zmm14 /* ctr_pair_5 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_5) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_new_last_byte(%rip), %zmm12, %zmm12 /* ctr_last_byte_5 = lookup16(ctr_sum_5, new_last_byte) */
-	vpord %zmm12, %zmm14, %zmm12 /* row_5 = or(ctr_pair_5, ctr_last_byte_5) */
-	vpaddb .Lsm4_wordslice_avx512_gfni_7_block_k_6(%rip), %zmm2, %zmm13 /* ctr_j_6 = add(ctr_j0, block_k_6) */
-	vpaddw %zmm13, %zmm1, %zmm13 /* ctr_sum_6 = add(ctr_last, ctr_j_6) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_carry_everywhere(%rip), %zmm13, %zmm14 /* ctr_carry_6 = lookup16(ctr_sum_6, carry_everywhere) */
-	vpshufb %zmm14, %zmm6, %zmm14 /* ctr_mask_6 = lookup16(carry_mask_table, ctr_carry_6) */
-	vmovdqa64 %zmm0, %zmm15 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm14, %zmm3, %zmm15 /* ctr_pair_6 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_6) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_new_last_byte(%rip), %zmm13, %zmm13 /* ctr_last_byte_6 = lookup16(ctr_sum_6, new_last_byte) */
-	vpord %zmm13, %zmm15, %zmm13 /* row_6 = or(ctr_pair_6, ctr_last_byte_6) */
-	vpaddb .Lsm4_wordslice_avx512_gfni_7_block_k_7(%rip), %zmm2, %zmm14 /* ctr_j_7 = add(ctr_j0, block_k_7) */
-	vpaddw %zmm14, %zmm1, %zmm14 /* ctr_sum_7 = add(ctr_last, ctr_j_7) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_carry_everywhere(%rip), %zmm14, %zmm15 /* ctr_carry_7 = lookup16(ctr_sum_7, carry_everywhere) */
-	vpshufb %zmm15, %zmm6, %zmm15 /* ctr_mask_7 = lookup16(carry_mask_table, ctr_carry_7) */
-	vmovdqa64 %zmm0, %zmm16 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm15, %zmm3, %zmm16 /* ctr_pair_7 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_7) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_new_last_byte(%rip), %zmm14, %zmm14 /* ctr_last_byte_7 = lookup16(ctr_sum_7, new_last_byte) */
-	vpord %zmm14, %zmm16, %zmm14 /* row_7 = or(ctr_pair_7, ctr_last_byte_7) */
-	vmovdqa64 %zmm9, %zmm15 /* unpacklo32_index */
-	vpermi2b %zmm13, %zmm10, %zmm15 /* tr0_4 = permute2b(unpacklo32_index, row_4, row_6) */
-	vmovdqa64 %zmm11, %zmm16 /* unpackhi32_index */
-	vpermi2b %zmm13, %zmm10, %zmm16 /* tr0_5 = permute2b(unpackhi32_index, row_4, row_6) */
-	vmovdqa64 %zmm9, %zmm10 /* unpacklo32_index */
-	vpermi2b %zmm14, %zmm12, %zmm10 /* tr0_6 = permute2b(unpacklo32_index, row_5, row_7) */
-	vmovdqa64 %zmm11, %zmm13 /* unpackhi32_index */
-	vpermi2b %zmm14, %zmm12, %zmm13 /* tr0_7 = permute2b(unpackhi32_index, row_5, row_7) */
-	vpunpckldq %zmm10, %zmm15, %zmm12 /* tr1_4 = unpacklo(tr0_4, tr0_6) */
-	vpunpckhdq %zmm10, %zmm15, %zmm10 /* tr1_5 = unpackhi(tr0_4, tr0_6) */
-	vpunpckldq %zmm13, %zmm16, %zmm14 /* tr1_6 = unpacklo(tr0_5, tr0_7) */
-	vpunpckhdq %zmm13, %zmm16, %zmm13 /* tr1_7 = unpackhi(tr0_5, tr0_7) */
-	vpaddb .Lsm4_wordslice_avx512_gfni_7_block_k_8(%rip), %zmm2, %zmm15 /* ctr_j_8 = add(ctr_j0, block_k_8) */
-	vpaddw %zmm15, %zmm1, %zmm15 /* ctr_sum_8 = add(ctr_last, ctr_j_8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_carry_everywhere(%rip), %zmm15, %zmm16 /* ctr_carry_8 = lookup16(ctr_sum_8, carry_everywhere) */
-	vpshufb %zmm16, %zmm6, %zmm16 /* ctr_mask_8 = lookup16(carry_mask_table, ctr_carry_8) */
-	vmovdqa64 %zmm0, %zmm17 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm16, %zmm3, %zmm17 /* ctr_pair_8 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_new_last_byte(%rip), %zmm15, %zmm15 /* ctr_last_byte_8 = lookup16(ctr_sum_8, new_last_byte) */
-	vpord %zmm15, %zmm17, %zmm15 /* row_8 = or(ctr_pair_8, ctr_last_byte_8) */
-	vpaddb .Lsm4_wordslice_avx512_gfni_7_block_k_9(%rip), %zmm2, %zmm16 /* ctr_j_9 = add(ctr_j0, block_k_9) */
-	vpaddw %zmm16, %zmm1, %zmm16 /* ctr_sum_9 = add(ctr_last, ctr_j_9) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_carry_everywhere(%rip), %zmm16, %zmm17 /* ctr_carry_9 = lookup16(ctr_sum_9, carry_everywhere) */
-	vpshufb %zmm17, %zmm6, %zmm17 /* ctr_mask_9 = lookup16(carry_mask_table, ctr_carry_9) */
-	vmovdqa64 %zmm0, %zmm18 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm17, %zmm3, %zmm18 /* ctr_pair_9 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_9) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_new_last_byte(%rip), %zmm16, %zmm16 /* ctr_last_byte_9 = lookup16(ctr_sum_9, new_last_byte) */
-	vpord %zmm16, %zmm18, %zmm16 /* row_9 = or(ctr_pair_9, ctr_last_byte_9) */
-	vpaddb .Lsm4_wordslice_avx512_gfni_7_block_k_10(%rip), %zmm2, %zmm17 /* ctr_j_10 = add(ctr_j0, block_k_10) */
-	vpaddw %zmm17, %zmm1, %zmm17 /* ctr_sum_10 = add(ctr_last, ctr_j_10) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_carry_everywhere(%rip), %zmm17, %zmm18 /* ctr_carry_10 = lookup16(ctr_sum_10, carry_everywhere) */
-	vpshufb %zmm18, %zmm6, %zmm18 /* ctr_mask_10 = lookup16(carry_mask_table, ctr_carry_10) */
-	vmovdqa64 %zmm0, %zmm19 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm18, %zmm3, %zmm19 /* ctr_pair_10 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_10) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_new_last_byte(%rip), %zmm17, %zmm17 /* ctr_last_byte_10 = lookup16(ctr_sum_10, new_last_byte) */
-	vpord %zmm17, %zmm19, %zmm17 /* row_10 = or(ctr_pair_10, ctr_last_byte_10) */
-	vpaddb .Lsm4_wordslice_avx512_gfni_7_block_k_11(%rip), %zmm2, %zmm18 /* ctr_j_11 = add(ctr_j0, block_k_11) */
-	vpaddw %zmm18, %zmm1, %zmm18 /* ctr_sum_11 = add(ctr_last, ctr_j_11) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_carry_everywhere(%rip), %zmm18, %zmm19 /* ctr_carry_11 = lookup16(ctr_sum_11, carry_everywhere) */
-	vpshufb %zmm19, %zmm6, %zmm19 /* ctr_mask_11 = lookup16(carry_mask_table, ctr_carry_11) */
-	vmovdqa64 %zmm0, %zmm20 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm19, %zmm3, %zmm20 /* ctr_pair_11 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_11) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_new_last_byte(%rip), %zmm18, %zmm18 /* ctr_last_byte_11 = lookup16(ctr_sum_11, new_last_byte) */
-	vpord %zmm18, %zmm20, %zmm18 /* row_11 = or(ctr_pair_11, ctr_last_byte_11) */
-	vmovdqa64 %zmm9, %zmm19 /* unpacklo32_index */
-	vpermi2b %zmm17, %zmm15, %zmm19 /* tr0_8 = permute2b(unpacklo32_index, row_8, row_10) */
-	vmovdqa64 %zmm11, %zmm20 /* unpackhi32_index */
-	vpermi2b %zmm17, %zmm15, %zmm20 /* tr0_9 = permute2b(unpackhi32_index, row_8, row_10) */
-	vmovdqa64 %zmm9, %zmm15 /* unpacklo32_index */
-	vpermi2b %zmm18, %zmm16, %zmm15 /* tr0_10 = permute2b(unpacklo32_index, row_9, row_11) */
-	vmovdqa64 %zmm11, %zmm17 /* unpackhi32_index */
-	vpermi2b %zmm18, %zmm16, %zmm17 /* tr0_11 = permute2b(unpackhi32_index, row_9, row_11) */
-	vpunpckldq %zmm15, %zmm19, %zmm16 /* tr1_8 = unpacklo(tr0_8, tr0_10) */
-	vpunpckhdq %zmm15, %zmm19, %zmm15 /* tr1_9 = unpackhi(tr0_8, tr0_10) */
-	vpunpckldq %zmm17, %zmm20, %zmm18 /* tr1_10 = unpacklo(tr0_9, tr0_11) */
-	vpunpckhdq %zmm17, %zmm20, %zmm17 /* tr1_11 = unpackhi(tr0_9, tr0_11) */
-	vpaddb .Lsm4_wordslice_avx512_gfni_7_block_k_12(%rip), %zmm2, %zmm19 /* ctr_j_12 = add(ctr_j0, block_k_12) */
-	vpaddw %zmm19, %zmm1, %zmm19 /* ctr_sum_12 = add(ctr_last, ctr_j_12) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_carry_everywhere(%rip), %zmm19, %zmm20 /* ctr_carry_12 = lookup16(ctr_sum_12, carry_everywhere) */
-	vpshufb %zmm20, %zmm6, %zmm20 /* ctr_mask_12 = lookup16(carry_mask_table, ctr_carry_12) */
-	vmovdqa64 %zmm0, %zmm21 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm20, %zmm3, %zmm21 /* ctr_pair_12 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_12) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_new_last_byte(%rip), %zmm19, %zmm19 /* ctr_last_byte_12 = lookup16(ctr_sum_12, new_last_byte) */
-	vpord %zmm19, %zmm21, %zmm19 /* row_12 = or(ctr_pair_12, ctr_last_byte_12) */
-	vpaddb .Lsm4_wordslice_avx512_gfni_7_block_k_13(%rip), %zmm2, %zmm20 /* ctr_j_13 = add(ctr_j0, block_k_13) */
-	vpaddw %zmm20, %zmm1, %zmm20 /* ctr_sum_13 = add(ctr_last, ctr_j_13) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_carry_everywhere(%rip), %zmm20, %zmm21 /* ctr_carry_13 = lookup16(ctr_sum_13, carry_everywhere) */
-	vpshufb %zmm21, %zmm6, %zmm21 /* ctr_mask_13 = lookup16(carry_mask_table, ctr_carry_13) */
-	vmovdqa64 %zmm0, %zmm22 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm21, %zmm3, %zmm22 /* ctr_pair_13 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_13) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_new_last_byte(%rip), %zmm20, %zmm20 /* ctr_last_byte_13 = lookup16(ctr_sum_13, new_last_byte) */
-	vpord %zmm20, %zmm22, %zmm20 /* row_13 = or(ctr_pair_13, ctr_last_byte_13) */
-	vpaddb .Lsm4_wordslice_avx512_gfni_7_block_k_14(%rip), %zmm2, %zmm21 /* ctr_j_14 = add(ctr_j0, block_k_14) */
-	vpaddw %zmm21, %zmm1, %zmm21 /* ctr_sum_14 = add(ctr_last, ctr_j_14) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_carry_everywhere(%rip), %zmm21, %zmm22 /* ctr_carry_14 = lookup16(ctr_sum_14, carry_everywhere) */
-	vpshufb %zmm22, %zmm6, %zmm22 /* ctr_mask_14 = lookup16(carry_mask_table, ctr_carry_14) */
-	vmovdqa64 %zmm0, %zmm23 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm22, %zmm3, %zmm23 /* ctr_pair_14 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_14) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_new_last_byte(%rip), %zmm21, %zmm21 /* ctr_last_byte_14 = lookup16(ctr_sum_14, new_last_byte) */
-	vpord %zmm21, %zmm23, %zmm21 /* row_14 = or(ctr_pair_14, ctr_last_byte_14) */
-	vpaddb .Lsm4_wordslice_avx512_gfni_7_block_k_15(%rip), %zmm2, %zmm2 /* ctr_j_15 = add(ctr_j0, block_k_15) */
-	vpaddw %zmm2, %zmm1, %zmm1 /* ctr_sum_15 = add(ctr_last, ctr_j_15) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_carry_everywhere(%rip), %zmm1, %zmm2 /* ctr_carry_15 = lookup16(ctr_sum_15, carry_everywhere) */
-	vpshufb %zmm2, %zmm6, %zmm2 /* ctr_mask_15 = lookup16(carry_mask_table, ctr_carry_15) */
-	vpternlogd $0xd8, %zmm2, %zmm3, %zmm0 /* ctr_pair_15 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_15) */
+	vpaddw .Lsm4_wordslice_avx512_gfni_7_block_k(%rip), %zmm1, %zmm3 /* ctr_sum = add(ctr_base, block_k) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_carry_everywhere(%rip), %zmm3, %zmm4 /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
+	vmovdqa64 .Lsm4_wordslice_avx512_gfni_7_carry_mask_table(%rip), %zmm5 /* carry_mask_table = const() */
+	vpshufb %zmm4, %zmm5, %zmm4 /* ctr_mask = lookup16(carry_mask_table, ctr_carry) */
+	vmovdqa64 %zmm0, %zmm6 /* ctr_v_ordered */
+	vpternlogd $0xd8, %zmm4, %zmm2, %zmm6 /* ctr_pair = ternlog(ctr_v_ordered, ctr_w_ordered, ctr_mask) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_new_last_byte(%rip), %zmm3, %zmm3 /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
+	vpord %zmm3, %zmm6, %zmm3 /* rowle = or(ctr_pair, ctr_last_byte) */
+	vpaddw .Lsm4_wordslice_avx512_gfni_7_block_k_1(%rip), %zmm1, %zmm4 /* ctr_sum_1 = add(ctr_base, block_k_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_carry_everywhere(%rip), %zmm4, %zmm6 /* ctr_carry_1 = lookup16(ctr_sum_1, carry_everywhere) */
+	vpshufb %zmm6, %zmm5, %zmm6 /* ctr_mask_1 = lookup16(carry_mask_table, ctr_carry_1) */
+	vmovdqa64 %zmm0, %zmm7 /* ctr_v_ordered */
+	vpternlogd $0xd8, %zmm6, %zmm2, %zmm7 /* ctr_pair_1 = ternlog(ctr_v_ordered, ctr_w_ordered, ctr_mask_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_new_last_byte(%rip), %zmm4, %zmm4 /* ctr_last_byte_1 = lookup16(ctr_sum_1, new_last_byte) */
+	vpord %zmm4, %zmm7, %zmm4 /* rowle_1 = or(ctr_pair_1, ctr_last_byte_1) */
+	vpaddw .Lsm4_wordslice_avx512_gfni_7_block_k_2(%rip), %zmm1, %zmm6 /* ctr_sum_2 = add(ctr_base, block_k_2) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_carry_everywhere(%rip), %zmm6, %zmm7 /* ctr_carry_2 = lookup16(ctr_sum_2, carry_everywhere) */
+	vpshufb %zmm7, %zmm5, %zmm7 /* ctr_mask_2 = lookup16(carry_mask_table, ctr_carry_2) */
+	vmovdqa64 %zmm0, %zmm8 /* ctr_v_ordered */
+	vpternlogd $0xd8, %zmm7, %zmm2, %zmm8 /* ctr_pair_2 = ternlog(ctr_v_ordered, ctr_w_ordered, ctr_mask_2) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_new_last_byte(%rip), %zmm6, %zmm6 /* ctr_last_byte_2 = lookup16(ctr_sum_2, new_last_byte) */
+	vpord %zmm6, %zmm8, %zmm6 /* rowle_2 = or(ctr_pair_2, ctr_last_byte_2) */
+	vpaddw .Lsm4_wordslice_avx512_gfni_7_block_k_3(%rip), %zmm1, %zmm7 /* ctr_sum_3 = add(ctr_base, block_k_3) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_carry_everywhere(%rip), %zmm7, %zmm8 /* ctr_carry_3 = lookup16(ctr_sum_3, carry_everywhere) */
+	vpshufb %zmm8, %zmm5, %zmm8 /* ctr_mask_3 = lookup16(carry_mask_table, ctr_carry_3) */
+	vmovdqa64 %zmm0, %zmm9 /* ctr_v_ordered */
+	vpternlogd $0xd8, %zmm8, %zmm2, %zmm9 /* ctr_pair_3 = ternlog(ctr_v_ordered, ctr_w_ordered, ctr_mask_3) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_new_last_byte(%rip), %zmm7, %zmm7 /* ctr_last_byte_3 = lookup16(ctr_sum_3, new_last_byte) */
+	vpord %zmm7, %zmm9, %zmm7 /* rowle_3 = or(ctr_pair_3, ctr_last_byte_3) */
+	vpunpckldq %zmm6, %zmm3, %zmm8 /* tr0 = unpacklo(rowle, rowle_2) */
+	vpunpckhdq %zmm6, %zmm3, %zmm3 /* tr0_1 = unpackhi(rowle, rowle_2) */
+	vpunpckldq %zmm7, %zmm4, %zmm6 /* tr0_2 = unpacklo(rowle_1, rowle_3) */
+	vpunpckhdq %zmm7, %zmm4, %zmm4 /* tr0_3 = unpackhi(rowle_1, rowle_3) */
+	vpunpckldq %zmm6, %zmm8, %zmm7 /* tr1 = unpacklo(tr0, tr0_2) */
+	vpunpckhdq %zmm6, %zmm8, %zmm6 /* tr1_1 = unpackhi(tr0, tr0_2) */
+	vpunpckldq %zmm4, %zmm3, %zmm8 /* tr1_2 = unpacklo(tr0_1, tr0_3) */
+	vpunpckhdq %zmm4, %zmm3, %zmm3 /* tr1_3 = unpackhi(tr0_1, tr0_3) */
+	vpaddw .Lsm4_wordslice_avx512_gfni_7_block_k_4(%rip), %zmm1, %zmm4 /* ctr_sum_4 = add(ctr_base, block_k_4) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_carry_everywhere(%rip), %zmm4, %zmm9 /* ctr_carry_4 = lookup16(ctr_sum_4, carry_everywhere) */
+	vpshufb %zmm9, %zmm5, %zmm9 /* ctr_mask_4 = lookup16(carry_mask_table, ctr_carry_4) */
+	vmovdqa64 %zmm0, %zmm10 /* ctr_v_ordered */
+	vpternlogd $0xd8, %zmm9, %zmm2, %zmm10 /* ctr_pair_4 = ternlog(ctr_v_ordered, ctr_w_ordered, ctr_mask_4) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_new_last_byte(%rip), %zmm4, %zmm4 /* ctr_last_byte_4 = lookup16(ctr_sum_4, new_last_byte) */
+	vpord %zmm4, %zmm10, %zmm4 /* rowle_4 = or(ctr_pair_4, ctr_last_byte_4) */
+	vpaddw .Lsm4_wordslice_avx512_gfni_7_block_k_5(%rip), %zmm1, %zmm9 /* ctr_sum_5 = add(ctr_base, block_k_5) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_carry_everywhere(%rip), %zmm9, %zmm10 /* ctr_carry_5 = lookup16(ctr_sum_5, carry_everywhere) */
+	vpshufb %zmm10, %zmm5, %zmm10 /* ctr_mask_5 = lookup16(carry_mask_table, ctr_carry_5) */
+	vmovdqa64 %zmm0, %zmm11 /* ctr_v_ordered */
+	vpternlogd $0xd8, %zmm10, %zmm2, %zmm11 /* ctr_pair_5 = ternlog(ctr_v_ordered, ctr_w_ordered, ctr_mask_5) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_new_last_byte(%rip), %zmm9, %zmm9 /* ctr_last_byte_5 = lookup16(ctr_sum_5, new_last_byte) */
+	vpord %zmm9, %zmm11, %zmm9 /* rowle_5 = or(ctr_pair_5, ctr_last_byte_5) */
+	vpaddw .Lsm4_wordslice_avx512_gfni_7_block_k_6(%rip), %zmm1, %zmm10 /* ctr_sum_6 = add(ctr_base, block_k_6) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_carry_everywhere(%rip), %zmm10, %zmm11 /* ctr_carry_6 = lookup16(ctr_sum_6, carry_everywhere) */
+	vpshufb %zmm11, %zmm5, %zmm11 /* ctr_mask_6 = lookup16(carry_mask_table, ctr_carry_6) */
+	vmovdqa64 %zmm0, %zmm12 /* ctr_v_ordered */
+	vpternlogd $0xd8, %zmm11, %zmm2, %zmm12 /* ctr_pair_6 = ternlog(ctr_v_ordered, ctr_w_ordered, ctr_mask_6) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_new_last_byte(%rip), %zmm10, %zmm10 /* ctr_last_byte_6 = lookup16(ctr_sum_6, new_last_byte) */
+	vpord %zmm10, %zmm12, %zmm10 /* rowle_6 = or(ctr_pair_6, ctr_last_byte_6) */
+	vpaddw .Lsm4_wordslice_avx512_gfni_7_block_k_7(%rip), %zmm1, %zmm11 /* ctr_sum_7 = add(ctr_base, block_k_7) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_carry_everywhere(%rip), %zmm11, %zmm12 /* ctr_carry_7 = lookup16(ctr_sum_7, carry_everywhere) */
+	vpshufb %zmm12, %zmm5, %zmm12 /* ctr_mask_7 = lookup16(carry_mask_table, ctr_carry_7) */
+	vmovdqa64 %zmm0, %zmm13 /* ctr_v_ordered */
+	vpternlogd $0xd8, %zmm12, %zmm2, %zmm13 /* ctr_pair_7 = ternlog(ctr_v_ordered, ctr_w_ordered, ctr_mask_7) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_new_last_byte(%rip), %zmm11, %zmm11 /* ctr_last_byte_7 = lookup16(ctr_sum_7, new_last_byte) */
+	vpord %zmm11, %zmm13, %zmm11 /* rowle_7 = or(ctr_pair_7, ctr_last_byte_7) */
+	vpunpckldq %zmm10, %zmm4, %zmm12 /* tr0_4 = unpacklo(rowle_4, rowle_6) */
+	vpunpckhdq %zmm10, %zmm4, %zmm4 /* tr0_5 = unpackhi(rowle_4, rowle_6) */
+	vpunpckldq %zmm11, %zmm9, %zmm10 /* tr0_6 = unpacklo(rowle_5, rowle_7) */
+	vpunpckhdq %zmm11, %zmm9, %zmm9 /* tr0_7 = unpackhi(rowle_5, rowle_7) */
+	vpunpckldq %zmm10, %zmm12, %zmm11 /* tr1_4 = unpacklo(tr0_4, tr0_6) */
+	vpunpckhdq %zmm10, %zmm12, %zmm10 /* tr1_5 = unpackhi(tr0_4, tr0_6) */
+	vpunpckldq %zmm9, %zmm4, %zmm12 /* tr1_6 = unpacklo(tr0_5, tr0_7) */
+	vpunpckhdq %zmm9, %zmm4, %zmm4 /* tr1_7 = unpackhi(tr0_5, tr0_7) */
+	vpaddw .Lsm4_wordslice_avx512_gfni_7_block_k_8(%rip), %zmm1, %zmm9 /* ctr_sum_8 = add(ctr_base, block_k_8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_carry_everywhere(%rip), %zmm9, %zmm13 /* ctr_carry_8 = lookup16(ctr_sum_8, carry_everywhere) */
+	vpshufb %zmm13, %zmm5, %zmm13 /* ctr_mask_8 = lookup16(carry_mask_table, ctr_carry_8) */
+	vmovdqa64 %zmm0, %zmm14 /* ctr_v_ordered */
+	vpternlogd $0xd8, %zmm13, %zmm2, %zmm14 /* ctr_pair_8 = ternlog(ctr_v_ordered, ctr_w_ordered, ctr_mask_8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_new_last_byte(%rip), %zmm9, %zmm9 /* ctr_last_byte_8 = lookup16(ctr_sum_8, new_last_byte) */
+	vpord %zmm9, %zmm14, %zmm9 /* rowle_8 = or(ctr_pair_8, ctr_last_byte_8) */
+	vpaddw .Lsm4_wordslice_avx512_gfni_7_block_k_9(%rip), %zmm1, %zmm13 /* ctr_sum_9 = add(ctr_base, block_k_9) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_carry_everywhere(%rip), %zmm13, %zmm14 /* ctr_carry_9 = lookup16(ctr_sum_9, carry_everywhere) */
+	vpshufb %zmm14, %zmm5, %zmm14 /* ctr_mask_9 = lookup16(carry_mask_table, ctr_carry_9) */
+	vmovdqa64 %zmm0, %zmm15 /* ctr_v_ordered */
+	vpternlogd $0xd8, %zmm14, %zmm2, %zmm15 /* ctr_pair_9 = ternlog(ctr_v_ordered, ctr_w_ordered, ctr_mask_9) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_new_last_byte(%rip), %zmm13, %zmm13 /* ctr_last_byte_9 = lookup16(ctr_sum_9, new_last_byte) */
+	vpord %zmm13, %zmm15, %zmm13 /* rowle_9 = or(ctr_pair_9, ctr_last_byte_9) */
+	vpaddw .Lsm4_wordslice_avx512_gfni_7_block_k_10(%rip), %zmm1, %zmm14 /* ctr_sum_10 = add(ctr_base, block_k_10) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_carry_everywhere(%rip), %zmm14, %zmm15 /* ctr_carry_10 = lookup16(ctr_sum_10, carry_everywhere) */
+	vpshufb %zmm15, %zmm5, %zmm15 /* ctr_mask_10 = lookup16(carry_mask_table, ctr_carry_10) */
+	vmovdqa64 %zmm0, %zmm16 /* ctr_v_ordered */
+	vpternlogd $0xd8, %zmm15, %zmm2, %zmm16 /* ctr_pair_10 = ternlog(ctr_v_ordered, ctr_w_ordered, ctr_mask_10) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_new_last_byte(%rip), %zmm14, %zmm14 /* ctr_last_byte_10 = lookup16(ctr_sum_10, new_last_byte) */
+	vpord %zmm14, %zmm16, %zmm14 /* rowle_10 = or(ctr_pair_10, ctr_last_byte_10) */
+	vpaddw .Lsm4_wordslice_avx512_gfni_7_block_k_11(%rip), %zmm1, %zmm15 /* ctr_sum_11 = add(ctr_base, block_k_11) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_carry_everywhere(%rip), %zmm15, %zmm16 /* ctr_carry_11 = lookup16(ctr_sum_11, carry_everywhere) */
+	vpshufb %zmm16, %zmm5, %zmm16 /* ctr_mask_11 = lookup16(carry_mask_table, ctr_carry_11) */
+	vmovdqa64 %zmm0, %zmm17 /* ctr_v_ordered */
+	vpternlogd $0xd8, %zmm16, %zmm2, %zmm17 /* ctr_pair_11 = ternlog(ctr_v_ordered, ctr_w_ordered, ctr_mask_11) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_new_last_byte(%rip), %zmm15, %zmm15 /* ctr_last_byte_11 = lookup16(ctr_sum_11, new_last_byte) */
+	vpord %zmm15, %zmm17, %zmm15 /* rowle_11 = or(ctr_pair_11, ctr_last_byte_11) */
+	vpunpckldq %zmm14, %zmm9, %zmm16 /* tr0_8 = unpacklo(rowle_8, rowle_10) */
+	vpunpckhdq %zmm14, %zmm9, %zmm9 /* tr0_9 = unpackhi(rowle_8, rowle_10) */
+	vpunpckldq %zmm15, %zmm13, %zmm14 /* tr0_10 = unpacklo(rowle_9, rowle_11) */
+	vpunpckhdq %zmm15, %zmm13, %zmm13 /* tr0_11 = unpackhi(rowle_9, rowle_11) */
+	vpunpckldq %zmm14, %zmm16, %zmm15 /* tr1_8 = unpacklo(tr0_8, tr0_10) */
+	vpunpckhdq %zmm14, %zmm16, %zmm14 /* tr1_9 = unpackhi(tr0_8, tr0_10) */
+	vpunpckldq %zmm13, %zmm9, %zmm16 /* tr1_10 = unpacklo(tr0_9, tr0_11) */
+	vpunpckhdq %zmm13, %zmm9, %zmm9 /* tr1_11 = unpackhi(tr0_9, tr0_11) */
+	vpaddw .Lsm4_wordslice_avx512_gfni_7_block_k_12(%rip), %zmm1, %zmm13 /* ctr_sum_12 = add(ctr_base, block_k_12) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_carry_everywhere(%rip), %zmm13, %zmm17 /* ctr_carry_12 = lookup16(ctr_sum_12, carry_everywhere) */
+	vpshufb %zmm17, %zmm5, %zmm17 /* ctr_mask_12 = lookup16(carry_mask_table, ctr_carry_12) */
+	vmovdqa64 %zmm0, %zmm18 /* ctr_v_ordered */
+	vpternlogd $0xd8, %zmm17, %zmm2, %zmm18 /* ctr_pair_12 = ternlog(ctr_v_ordered, ctr_w_ordered, ctr_mask_12) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_new_last_byte(%rip), %zmm13, %zmm13 /* ctr_last_byte_12 = lookup16(ctr_sum_12, new_last_byte) */
+	vpord %zmm13, %zmm18, %zmm13 /* rowle_12 = or(ctr_pair_12, ctr_last_byte_12) */
+	vpaddw .Lsm4_wordslice_avx512_gfni_7_block_k_13(%rip), %zmm1, %zmm17 /* ctr_sum_13 = add(ctr_base, block_k_13) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_carry_everywhere(%rip), %zmm17, %zmm18 /* ctr_carry_13 = lookup16(ctr_sum_13, carry_everywhere) */
+	vpshufb %zmm18, %zmm5, %zmm18 /* ctr_mask_13 = lookup16(carry_mask_table, ctr_carry_13) */
+	vmovdqa64 %zmm0, %zmm19 /* ctr_v_ordered */
+	vpternlogd $0xd8, %zmm18, %zmm2, %zmm19 /* ctr_pair_13 = ternlog(ctr_v_ordered, ctr_w_ordered, ctr_mask_13) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_new_last_byte(%rip), %zmm17, %zmm17 /* ctr_last_byte_13 = lookup16(ctr_sum_13, new_last_byte) */
+	vpord %zmm17, %zmm19, %zmm17 /* rowle_13 = or(ctr_pair_13, ctr_last_byte_13) */
+	vpaddw .Lsm4_wordslice_avx512_gfni_7_block_k_14(%rip), %zmm1, %zmm18 /* ctr_sum_14 = add(ctr_base, block_k_14) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_carry_everywhere(%rip), %zmm18, %zmm19 /* ctr_carry_14 = lookup16(ctr_sum_14, carry_everywhere) */
+	vpshufb %zmm19, %zmm5, %zmm19 /* ctr_mask_14 = lookup16(carry_mask_table, ctr_carry_14) */
+	vmovdqa64 %zmm0, %zmm20 /* ctr_v_ordered */
+	vpternlogd $0xd8, %zmm19, %zmm2, %zmm20 /* ctr_pair_14 = ternlog(ctr_v_ordered, ctr_w_ordered, ctr_mask_14) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_new_last_byte(%rip), %zmm18, %zmm18 /* ctr_last_byte_14 = lookup16(ctr_sum_14, new_last_byte) */
+	vpord %zmm18, %zmm20, %zmm18 /* rowle_14 = or(ctr_pair_14, ctr_last_byte_14) */
+	vpaddw .Lsm4_wordslice_avx512_gfni_7_block_k_15(%rip), %zmm1, %zmm1 /* ctr_sum_15 = add(ctr_base, block_k_15) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_carry_everywhere(%rip), %zmm1, %zmm19 /* ctr_carry_15 = lookup16(ctr_sum_15, carry_everywhere) */
+	vpshufb %zmm19, %zmm5, %zmm5 /* ctr_mask_15 = lookup16(carry_mask_table, ctr_carry_15) */
+	vpternlogd $0xd8, %zmm5, %zmm2, %zmm0 /* ctr_pair_15 = ternlog(ctr_v_ordered, ctr_w_ordered, ctr_mask_15) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_7_new_last_byte(%rip), %zmm1, %zmm1 /* ctr_last_byte_15 = lookup16(ctr_sum_15, new_last_byte) */
-	vpord %zmm1, %zmm0, %zmm0 /* row_15 = or(ctr_pair_15, ctr_last_byte_15) */
-	vmovdqa64 %zmm9, %zmm1 /* unpacklo32_index */
-	vpermi2b %zmm21, %zmm19, %zmm1 /* tr0_12 = permute2b(unpacklo32_index, row_12, row_14) */
-	vmovdqa64 %zmm11, %zmm2 /* unpackhi32_index */
-	vpermi2b %zmm21, %zmm19, %zmm2 /* tr0_13 = permute2b(unpackhi32_index, row_12, row_14) */
-	vpermi2b %zmm0, %zmm20, %zmm9 /* tr0_14 = permute2b(unpacklo32_index, row_13, row_15) */
-	vpermi2b %zmm0, %zmm20, %zmm11 /* tr0_15 = permute2b(unpackhi32_index, row_13, row_15) */
-	vpunpckldq %zmm9, %zmm1, %zmm0 /* tr1_12 = unpacklo(tr0_12, tr0_14) */
-	vpunpckhdq %zmm9, %zmm1, %zmm1 /* tr1_13 = unpackhi(tr0_12, tr0_14) */
-	vpunpckldq %zmm11, %zmm2, %zmm3 /* tr1_14 = unpacklo(tr0_13, tr0_15) */
-	vpunpckhdq %zmm11, %zmm2, %zmm2 /* tr1_15 = unpackhi(tr0_13, tr0_15) */
-	vmovdqa64 .Lsm4_wordslice_avx512_gfni_7_gfni_mat(%rip), %zmm6 /* gfni_mat = const() */
-	vmovdqa64 .Lsm4_wordslice_avx512_gfni_7_gfni_mat_1(%rip), %zmm9 /* gfni_mat_1 = const() */
-	vmovdqa64 .Lsm4_wordslice_avx512_gfni_7_rotl16(%rip), %zmm11 /* rotl16 = const() */
+	vpord %zmm1, %zmm0, %zmm0 /* rowle_15 = or(ctr_pair_15, ctr_last_byte_15) */
+	vpunpckldq %zmm18, %zmm13, %zmm1 /* tr0_12 = unpacklo(rowle_12, rowle_14) */
+	vpunpckhdq %zmm18, %zmm13, %zmm2 /* tr0_13 = unpackhi(rowle_12, rowle_14) */
+	vpunpckldq %zmm0, %zmm17, %zmm5 /* tr0_14 = unpacklo(rowle_13, rowle_15) */
+	vpunpckhdq %zmm0, %zmm17, %zmm0 /* tr0_15 = unpackhi(rowle_13, rowle_15) */
+	vpunpckldq %zmm5, %zmm1, %zmm13 /* tr1_12 = unpacklo(tr0_12, tr0_14) */
+	vpunpckhdq %zmm5, %zmm1, %zmm1 /* tr1_13 = unpackhi(tr0_12, tr0_14) */
+	vpunpckldq %zmm0, %zmm2, %zmm5 /* tr1_14 = unpacklo(tr0_13, tr0_15) */
+	vpunpckhdq %zmm0, %zmm2, %zmm0 /* tr1_15 = unpackhi(tr0_13, tr0_15) */
+	vmovdqa64 .Lsm4_wordslice_avx512_gfni_7_gfni_mat(%rip), %zmm2 /* gfni_mat = const() */
+	vmovdqa64 .Lsm4_wordslice_avx512_gfni_7_gfni_mat_1(%rip), %zmm17 /* gfni_mat_1 = const() */
+	vmovdqa64 .Lsm4_wordslice_avx512_gfni_7_rotl16(%rip), %zmm18 /* rotl16 = const() */
 	vmovdqa64 .Lsm4_wordslice_avx512_gfni_7_rotl24(%rip), %zmm19 /* rotl24 = const() */
 	vmovdqa64 .Lsm4_wordslice_avx512_gfni_7_rotl8(%rip), %zmm20 /* rotl8 = const() */
 	xor %r8, %r8
@@ -1911,114 +1882,114 @@ SYM_FUNC_START(sm4_wordslice_avx512_gfni_batch_ctr)
 
 	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
 	vpbroadcastd (%rdi,%r8), %zmm21 /* rkw = bcast32() */
-	vmovdqa64 %zmm4, %zmm22 /* g0x1.2 */
+	vmovdqa64 %zmm6, %zmm22 /* g0x1.2 */
 	vpternlogd $0x96, %zmm21, %zmm8, %zmm22 /* g0k = ternlog(g0x1, g0x2, rkw) */
-	vpxord %zmm7, %zmm22, %zmm21 /* g0t = xor(g0k, g0x3) */
-	vgf2p8affineqb $0x1b, %zmm6, %zmm21, %zmm21 /* g0a = gf2p8affine(g0t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, %zmm9, %zmm21, %zmm21 /* g0s = gf2p8affineinv(g0a, gfni_mat_1) */
+	vpxord %zmm3, %zmm22, %zmm21 /* g0t = xor(g0k, g0x3) */
+	vgf2p8affineqb $0x1b, %zmm2, %zmm21, %zmm21 /* g0a = gf2p8affine(g0t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm17, %zmm21, %zmm21 /* g0s = gf2p8affineinv(g0a, gfni_mat_1) */
 	vpshufb %zmm19, %zmm21, %zmm22 /* g0lr24 = lookup16(g0s, rotl24) */
 	vpshufb %zmm20, %zmm21, %zmm23 /* g0lr8 = lookup16(g0s, rotl8) */
-	vpshufb %zmm11, %zmm21, %zmm24 /* g0lr16 = lookup16(g0s, rotl16) */
+	vpshufb %zmm18, %zmm21, %zmm24 /* g0lr16 = lookup16(g0s, rotl16) */
 	vmovdqa64 %zmm21, %zmm25 /* g0s */
 	vpternlogd $0x96, %zmm24, %zmm23, %zmm25 /* g0lg = ternlog(g0s, g0lr8, g0lr16) */
 	vprold $2, %zmm25, %zmm23 /* g0lr2 = rotl_native(g0lg) */
 	vpternlogd $0x96, %zmm23, %zmm22, %zmm21 /* g0l = ternlog(g0s, g0lr24, g0lr2) */
-	vpxord %zmm21, %zmm5, %zmm5 /* g0x = xor(g0x0, g0l) */
+	vpxord %zmm21, %zmm7, %zmm7 /* g0x = xor(g0x0, g0l) */
 	vpbroadcastd (%rdi,%r8), %zmm21 /* rkw_1 = bcast32() */
 	vmovdqa64 %zmm10, %zmm22 /* g1x1.2 */
-	vpternlogd $0x96, %zmm21, %zmm14, %zmm22 /* g1k = ternlog(g1x1, g1x2, rkw_1) */
-	vpxord %zmm13, %zmm22, %zmm21 /* g1t = xor(g1k, g1x3) */
-	vgf2p8affineqb $0x1b, %zmm6, %zmm21, %zmm21 /* g1a = gf2p8affine(g1t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, %zmm9, %zmm21, %zmm21 /* g1s = gf2p8affineinv(g1a, gfni_mat_1) */
+	vpternlogd $0x96, %zmm21, %zmm12, %zmm22 /* g1k = ternlog(g1x1, g1x2, rkw_1) */
+	vpxord %zmm4, %zmm22, %zmm21 /* g1t = xor(g1k, g1x3) */
+	vgf2p8affineqb $0x1b, %zmm2, %zmm21, %zmm21 /* g1a = gf2p8affine(g1t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm17, %zmm21, %zmm21 /* g1s = gf2p8affineinv(g1a, gfni_mat_1) */
 	vpshufb %zmm19, %zmm21, %zmm22 /* g1lr24 = lookup16(g1s, rotl24) */
 	vpshufb %zmm20, %zmm21, %zmm23 /* g1lr8 = lookup16(g1s, rotl8) */
-	vpshufb %zmm11, %zmm21, %zmm24 /* g1lr16 = lookup16(g1s, rotl16) */
+	vpshufb %zmm18, %zmm21, %zmm24 /* g1lr16 = lookup16(g1s, rotl16) */
 	vmovdqa64 %zmm21, %zmm25 /* g1s */
 	vpternlogd $0x96, %zmm24, %zmm23, %zmm25 /* g1lg = ternlog(g1s, g1lr8, g1lr16) */
 	vprold $2, %zmm25, %zmm23 /* g1lr2 = rotl_native(g1lg) */
 	vpternlogd $0x96, %zmm23, %zmm22, %zmm21 /* g1l = ternlog(g1s, g1lr24, g1lr2) */
-	vpxord %zmm21, %zmm12, %zmm12 /* g1x = xor(g1x0, g1l) */
+	vpxord %zmm21, %zmm11, %zmm11 /* g1x = xor(g1x0, g1l) */
 	vpbroadcastd (%rdi,%r8), %zmm21 /* rkw_2 = bcast32() */
-	vmovdqa64 %zmm15, %zmm22 /* g2x1.2 */
-	vpternlogd $0x96, %zmm21, %zmm18, %zmm22 /* g2k = ternlog(g2x1, g2x2, rkw_2) */
-	vpxord %zmm17, %zmm22, %zmm21 /* g2t = xor(g2k, g2x3) */
-	vgf2p8affineqb $0x1b, %zmm6, %zmm21, %zmm21 /* g2a = gf2p8affine(g2t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, %zmm9, %zmm21, %zmm21 /* g2s = gf2p8affineinv(g2a, gfni_mat_1) */
+	vmovdqa64 %zmm14, %zmm22 /* g2x1.2 */
+	vpternlogd $0x96, %zmm21, %zmm16, %zmm22 /* g2k = ternlog(g2x1, g2x2, rkw_2) */
+	vpxord %zmm9, %zmm22, %zmm21 /* g2t = xor(g2k, g2x3) */
+	vgf2p8affineqb $0x1b, %zmm2, %zmm21, %zmm21 /* g2a = gf2p8affine(g2t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm17, %zmm21, %zmm21 /* g2s = gf2p8affineinv(g2a, gfni_mat_1) */
 	vpshufb %zmm19, %zmm21, %zmm22 /* g2lr24 = lookup16(g2s, rotl24) */
 	vpshufb %zmm20, %zmm21, %zmm23 /* g2lr8 = lookup16(g2s, rotl8) */
-	vpshufb %zmm11, %zmm21, %zmm24 /* g2lr16 = lookup16(g2s, rotl16) */
+	vpshufb %zmm18, %zmm21, %zmm24 /* g2lr16 = lookup16(g2s, rotl16) */
 	vmovdqa64 %zmm21, %zmm25 /* g2s */
 	vpternlogd $0x96, %zmm24, %zmm23, %zmm25 /* g2lg = ternlog(g2s, g2lr8, g2lr16) */
 	vprold $2, %zmm25, %zmm23 /* g2lr2 = rotl_native(g2lg) */
 	vpternlogd $0x96, %zmm23, %zmm22, %zmm21 /* g2l = ternlog(g2s, g2lr24, g2lr2) */
-	vpxord %zmm21, %zmm16, %zmm16 /* g2x = xor(g2x0, g2l) */
+	vpxord %zmm21, %zmm15, %zmm15 /* g2x = xor(g2x0, g2l) */
 	vpbroadcastd (%rdi,%r8), %zmm21 /* rkw_3 = bcast32() */
 	vmovdqa64 %zmm1, %zmm22 /* g3x1.2 */
-	vpternlogd $0x96, %zmm21, %zmm3, %zmm22 /* g3k = ternlog(g3x1, g3x2, rkw_3) */
-	vpxord %zmm2, %zmm22, %zmm21 /* g3t = xor(g3k, g3x3) */
-	vgf2p8affineqb $0x1b, %zmm6, %zmm21, %zmm21 /* g3a = gf2p8affine(g3t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, %zmm9, %zmm21, %zmm21 /* g3s = gf2p8affineinv(g3a, gfni_mat_1) */
+	vpternlogd $0x96, %zmm21, %zmm5, %zmm22 /* g3k = ternlog(g3x1, g3x2, rkw_3) */
+	vpxord %zmm0, %zmm22, %zmm21 /* g3t = xor(g3k, g3x3) */
+	vgf2p8affineqb $0x1b, %zmm2, %zmm21, %zmm21 /* g3a = gf2p8affine(g3t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm17, %zmm21, %zmm21 /* g3s = gf2p8affineinv(g3a, gfni_mat_1) */
 	vpshufb %zmm19, %zmm21, %zmm22 /* g3lr24 = lookup16(g3s, rotl24) */
 	vpshufb %zmm20, %zmm21, %zmm23 /* g3lr8 = lookup16(g3s, rotl8) */
-	vpshufb %zmm11, %zmm21, %zmm24 /* g3lr16 = lookup16(g3s, rotl16) */
+	vpshufb %zmm18, %zmm21, %zmm24 /* g3lr16 = lookup16(g3s, rotl16) */
 	vmovdqa64 %zmm21, %zmm25 /* g3s */
 	vpternlogd $0x96, %zmm24, %zmm23, %zmm25 /* g3lg = ternlog(g3s, g3lr8, g3lr16) */
 	vprold $2, %zmm25, %zmm23 /* g3lr2 = rotl_native(g3lg) */
 	vpternlogd $0x96, %zmm23, %zmm22, %zmm21 /* g3l = ternlog(g3s, g3lr24, g3lr2) */
-	vpxord %zmm21, %zmm0, %zmm0 /* g3x = xor(g3x0, g3l) */
+	vpxord %zmm21, %zmm13, %zmm13 /* g3x = xor(g3x0, g3l) */
 
 	/* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
 	vpbroadcastd 4(%rdi,%r8), %zmm21 /* rkw_4 = bcast32() */
 	vmovdqa64 %zmm8, %zmm22 /* g0x2.2 */
-	vpternlogd $0x96, %zmm21, %zmm7, %zmm22 /* g0k_1 = ternlog(g0x2, g0x3, rkw_4) */
-	vpxord %zmm5, %zmm22, %zmm21 /* g0t_1 = xor(g0k_1, g0x0) */
-	vgf2p8affineqb $0x1b, %zmm6, %zmm21, %zmm21 /* g0a_1 = gf2p8affine(g0t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, %zmm9, %zmm21, %zmm21 /* g0s_1 = gf2p8affineinv(g0a_1, gfni_mat_1) */
+	vpternlogd $0x96, %zmm21, %zmm3, %zmm22 /* g0k_1 = ternlog(g0x2, g0x3, rkw_4) */
+	vpxord %zmm7, %zmm22, %zmm21 /* g0t_1 = xor(g0k_1, g0x0) */
+	vgf2p8affineqb $0x1b, %zmm2, %zmm21, %zmm21 /* g0a_1 = gf2p8affine(g0t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm17, %zmm21, %zmm21 /* g0s_1 = gf2p8affineinv(g0a_1, gfni_mat_1) */
 	vpshufb %zmm19, %zmm21, %zmm22 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
 	vpshufb %zmm20, %zmm21, %zmm23 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
-	vpshufb %zmm11, %zmm21, %zmm24 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
+	vpshufb %zmm18, %zmm21, %zmm24 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
 	vmovdqa64 %zmm21, %zmm25 /* g0s_1 */
 	vpternlogd $0x96, %zmm24, %zmm23, %zmm25 /* g0lg_1 = ternlog(g0s_1, g0lr8_1, g0lr16_1) */
 	vprold $2, %zmm25, %zmm23 /* g0lr2_1 = rotl_native(g0lg_1) */
 	vpternlogd $0x96, %zmm23, %zmm22, %zmm21 /* g0l_1 = ternlog(g0s_1, g0lr24_1, g0lr2_1) */
-	vpxord %zmm21, %zmm4, %zmm4 /* g0x_1 = xor(g0x1, g0l_1) */
+	vpxord %zmm21, %zmm6, %zmm6 /* g0x_1 = xor(g0x1, g0l_1) */
 	vpbroadcastd 4(%rdi,%r8), %zmm21 /* rkw_5 = bcast32() */
-	vmovdqa64 %zmm14, %zmm22 /* g1x2.2 */
-	vpternlogd $0x96, %zmm21, %zmm13, %zmm22 /* g1k_1 = ternlog(g1x2, g1x3, rkw_5) */
-	vpxord %zmm12, %zmm22, %zmm21 /* g1t_1 = xor(g1k_1, g1x0) */
-	vgf2p8affineqb $0x1b, %zmm6, %zmm21, %zmm21 /* g1a_1 = gf2p8affine(g1t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, %zmm9, %zmm21, %zmm21 /* g1s_1 = gf2p8affineinv(g1a_1, gfni_mat_1) */
+	vmovdqa64 %zmm12, %zmm22 /* g1x2.2 */
+	vpternlogd $0x96, %zmm21, %zmm4, %zmm22 /* g1k_1 = ternlog(g1x2, g1x3, rkw_5) */
+	vpxord %zmm11, %zmm22, %zmm21 /* g1t_1 = xor(g1k_1, g1x0) */
+	vgf2p8affineqb $0x1b, %zmm2, %zmm21, %zmm21 /* g1a_1 = gf2p8affine(g1t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm17, %zmm21, %zmm21 /* g1s_1 = gf2p8affineinv(g1a_1, gfni_mat_1) */
 	vpshufb %zmm19, %zmm21, %zmm22 /* g1lr24_1 = lookup16(g1s_1, rotl24) */
 	vpshufb %zmm20, %zmm21, %zmm23 /* g1lr8_1 = lookup16(g1s_1, rotl8) */
-	vpshufb %zmm11, %zmm21, %zmm24 /* g1lr16_1 = lookup16(g1s_1, rotl16) */
+	vpshufb %zmm18, %zmm21, %zmm24 /* g1lr16_1 = lookup16(g1s_1, rotl16) */
 	vmovdqa64 %zmm21, %zmm25 /* g1s_1 */
 	vpternlogd $0x96, %zmm24, %zmm23, %zmm25 /* g1lg_1 = ternlog(g1s_1, g1lr8_1, g1lr16_1) */
 	vprold $2, %zmm25, %zmm23 /* g1lr2_1 = rotl_native(g1lg_1) */
 	vpternlogd $0x96, %zmm23, %zmm22, %zmm21 /* g1l_1 = ternlog(g1s_1, g1lr24_1, g1lr2_1) */
 	vpxord %zmm21, %zmm10, %zmm10 /* g1x_1 = xor(g1x1, g1l_1) */
 	vpbroadcastd 4(%rdi,%r8), %zmm21 /* rkw_6 = bcast32() */
-	vmovdqa64 %zmm18, %zmm22 /* g2x2.2 */
-	vpternlogd $0x96, %zmm21, %zmm17, %zmm22 /* g2k_1 = ternlog(g2x2, g2x3, rkw_6) */
-	vpxord %zmm16, %zmm22, %zmm21 /* g2t_1 = xor(g2k_1, g2x0) */
-	vgf2p8affineqb $0x1b, %zmm6, %zmm21, %zmm21 /* g2a_1 = gf2p8affine(g2t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, %zmm9, %zmm21, %zmm21 /* g2s_1 = gf2p8affineinv(g2a_1, gfni_mat_1) */
+	vmovdqa64 %zmm16, %zmm22 /* g2x2.2 */
+	vpternlogd $0x96, %zmm21, %zmm9, %zmm22 /* g2k_1 = ternlog(g2x2, g2x3, rkw_6) */
+	vpxord %zmm15, %zmm22, %zmm21 /* g2t_1 = xor(g2k_1, g2x0) */
+	vgf2p8affineqb $0x1b, %zmm2, %zmm21, %zmm21 /* g2a_1 = gf2p8affine(g2t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm17, %zmm21, %zmm21 /* g2s_1 = gf2p8affineinv(g2a_1, gfni_mat_1) */
 	vpshufb %zmm19, %zmm21, %zmm22 /* g2lr24_1 = lookup16(g2s_1, rotl24) */
 	vpshufb %zmm20, %zmm21, %zmm23 /* g2lr8_1 = lookup16(g2s_1, rotl8) */
-	vpshufb %zmm11, %zmm21, %zmm24 /* g2lr16_1 = lookup16(g2s_1, rotl16) */
+	vpshufb %zmm18, %zmm21, %zmm24 /* g2lr16_1 = lookup16(g2s_1, rotl16) */
 	vmovdqa64 %zmm21, %zmm25 /* g2s_1 */
 	vpternlogd $0x96, %zmm24, %zmm23, %zmm25 /* g2lg_1 = ternlog(g2s_1, g2lr8_1, g2lr16_1) */
 	vprold $2, %zmm25, %zmm23 /* g2lr2_1 = rotl_native(g2lg_1) */
 	vpternlogd $0x96, %zmm23, %zmm22, %zmm21 /* g2l_1 = ternlog(g2s_1, g2lr24_1, g2lr2_1) */
-	vpxord %zmm21, %zmm15, %zmm15 /* g2x_1 = xor(g2x1, g2l_1) */
+	vpxord %zmm21, %zmm14, %zmm14 /* g2x_1 = xor(g2x1, g2l_1) */
 	vpbroadcastd 4(%rdi,%r8), %zmm21 /* rkw_7 = bcast32() */
-	vmovdqa64 %zmm3, %zmm22 /* g3x2.2 */
-	vpternlogd $0x96, %zmm21, %zmm2, %zmm22 /* g3k_1 = ternlog(g3x2, g3x3, rkw_7) */
-	vpxord %zmm0, %zmm22, %zmm21 /* g3t_1 = xor(g3k_1, g3x0) */
-	vgf2p8affineqb $0x1b, %zmm6, %zmm21, %zmm21 /* g3a_1 = gf2p8affine(g3t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, %zmm9, %zmm21, %zmm21 /* g3s_1 = gf2p8affineinv(g3a_1, gfni_mat_1) */
+	vmovdqa64 %zmm5, %zmm22 /* g3x2.2 */
+	vpternlogd $0x96, %zmm21, %zmm0, %zmm22 /* g3k_1 = ternlog(g3x2, g3x3, rkw_7) */
+	vpxord %zmm13, %zmm22, %zmm21 /* g3t_1 = xor(g3k_1, g3x0) */
+	vgf2p8affineqb $0x1b, %zmm2, %zmm21, %zmm21 /* g3a_1 = gf2p8affine(g3t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm17, %zmm21, %zmm21 /* g3s_1 = gf2p8affineinv(g3a_1, gfni_mat_1) */
 	vpshufb %zmm19, %zmm21, %zmm22 /* g3lr24_1 = lookup16(g3s_1, rotl24) */
 	vpshufb %zmm20, %zmm21, %zmm23 /* g3lr8_1 = lookup16(g3s_1, rotl8) */
-	vpshufb %zmm11, %zmm21, %zmm24 /* g3lr16_1 = lookup16(g3s_1, rotl16) */
+	vpshufb %zmm18, %zmm21, %zmm24 /* g3lr16_1 = lookup16(g3s_1, rotl16) */
 	vmovdqa64 %zmm21, %zmm25 /* g3s_1 */
 	vpternlogd $0x96, %zmm24, %zmm23, %zmm25 /* g3lg_1 = ternlog(g3s_1, g3lr8_1, g3lr16_1) */
 	vprold $2, %zmm25, %zmm23 /* g3lr2_1 = rotl_native(g3lg_1) */
@@ -2027,217 +1998,217 @@ SYM_FUNC_START(sm4_wordslice_avx512_gfni_batch_ctr)
 
 	/* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
 	vpbroadcastd 8(%rdi,%r8), %zmm21 /* rkw_8 = bcast32() */
-	vmovdqa64 %zmm7, %zmm22 /* g0x3.2 */
-	vpternlogd $0x96, %zmm21, %zmm5, %zmm22 /* g0k_2 = ternlog(g0x3, g0x0, rkw_8) */
-	vpxord %zmm4, %zmm22, %zmm21 /* g0t_2 = xor(g0k_2, g0x1) */
-	vgf2p8affineqb $0x1b, %zmm6, %zmm21, %zmm21 /* g0a_2 = gf2p8affine(g0t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, %zmm9, %zmm21, %zmm21 /* g0s_2 = gf2p8affineinv(g0a_2, gfni_mat_1) */
+	vmovdqa64 %zmm3, %zmm22 /* g0x3.2 */
+	vpternlogd $0x96, %zmm21, %zmm7, %zmm22 /* g0k_2 = ternlog(g0x3, g0x0, rkw_8) */
+	vpxord %zmm6, %zmm22, %zmm21 /* g0t_2 = xor(g0k_2, g0x1) */
+	vgf2p8affineqb $0x1b, %zmm2, %zmm21, %zmm21 /* g0a_2 = gf2p8affine(g0t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm17, %zmm21, %zmm21 /* g0s_2 = gf2p8affineinv(g0a_2, gfni_mat_1) */
 	vpshufb %zmm19, %zmm21, %zmm22 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
 	vpshufb %zmm20, %zmm21, %zmm23 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
-	vpshufb %zmm11, %zmm21, %zmm24 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
+	vpshufb %zmm18, %zmm21, %zmm24 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
 	vmovdqa64 %zmm21, %zmm25 /* g0s_2 */
 	vpternlogd $0x96, %zmm24, %zmm23, %zmm25 /* g0lg_2 = ternlog(g0s_2, g0lr8_2, g0lr16_2) */
 	vprold $2, %zmm25, %zmm23 /* g0lr2_2 = rotl_native(g0lg_2) */
 	vpternlogd $0x96, %zmm23, %zmm22, %zmm21 /* g0l_2 = ternlog(g0s_2, g0lr24_2, g0lr2_2) */
 	vpxord %zmm21, %zmm8, %zmm8 /* g0x_2 = xor(g0x2, g0l_2) */
 	vpbroadcastd 8(%rdi,%r8), %zmm21 /* rkw_9 = bcast32() */
-	vmovdqa64 %zmm13, %zmm22 /* g1x3.2 */
-	vpternlogd $0x96, %zmm21, %zmm12, %zmm22 /* g1k_2 = ternlog(g1x3, g1x0, rkw_9) */
+	vmovdqa64 %zmm4, %zmm22 /* g1x3.2 */
+	vpternlogd $0x96, %zmm21, %zmm11, %zmm22 /* g1k_2 = ternlog(g1x3, g1x0, rkw_9) */
 	vpxord %zmm10, %zmm22, %zmm21 /* g1t_2 = xor(g1k_2, g1x1) */
-	vgf2p8affineqb $0x1b, %zmm6, %zmm21, %zmm21 /* g1a_2 = gf2p8affine(g1t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, %zmm9, %zmm21, %zmm21 /* g1s_2 = gf2p8affineinv(g1a_2, gfni_mat_1) */
+	vgf2p8affineqb $0x1b, %zmm2, %zmm21, %zmm21 /* g1a_2 = gf2p8affine(g1t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm17, %zmm21, %zmm21 /* g1s_2 = gf2p8affineinv(g1a_2, gfni_mat_1) */
 	vpshufb %zmm19, %zmm21, %zmm22 /* g1lr24_2 = lookup16(g1s_2, rotl24) */
 	vpshufb %zmm20, %zmm21, %zmm23 /* g1lr8_2 = lookup16(g1s_2, rotl8) */
-	vpshufb %zmm11, %zmm21, %zmm24 /* g1lr16_2 = lookup16(g1s_2, rotl16) */
+	vpshufb %zmm18, %zmm21, %zmm24 /* g1lr16_2 = lookup16(g1s_2, rotl16) */
 	vmovdqa64 %zmm21, %zmm25 /* g1s_2 */
 	vpternlogd $0x96, %zmm24, %zmm23, %zmm25 /* g1lg_2 = ternlog(g1s_2, g1lr8_2, g1lr16_2) */
 	vprold $2, %zmm25, %zmm23 /* g1lr2_2 = rotl_native(g1lg_2) */
 	vpternlogd $0x96, %zmm23, %zmm22, %zmm21 /* g1l_2 = ternlog(g1s_2, g1lr24_2, g1lr2_2) */
-	vpxord %zmm21, %zmm14, %zmm14 /* g1x_2 = xor(g1x2, g1l_2) */
+	vpxord %zmm21, %zmm12, %zmm12 /* g1x_2 = xor(g1x2, g1l_2) */
 	vpbroadcastd 8(%rdi,%r8), %zmm21 /* rkw_10 = bcast32() */
-	vmovdqa64 %zmm17, %zmm22 /* g2x3.2 */
-	vpternlogd $0x96, %zmm21, %zmm16, %zmm22 /* g2k_2 = ternlog(g2x3, g2x0, rkw_10) */
-	vpxord %zmm15, %zmm22, %zmm21 /* g2t_2 = xor(g2k_2, g2x1) */
-	vgf2p8affineqb $0x1b, %zmm6, %zmm21, %zmm21 /* g2a_2 = gf2p8affine(g2t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, %zmm9, %zmm21, %zmm21 /* g2s_2 = gf2p8affineinv(g2a_2, gfni_mat_1) */
+	vmovdqa64 %zmm9, %zmm22 /* g2x3.2 */
+	vpternlogd $0x96, %zmm21, %zmm15, %zmm22 /* g2k_2 = ternlog(g2x3, g2x0, rkw_10) */
+	vpxord %zmm14, %zmm22, %zmm21 /* g2t_2 = xor(g2k_2, g2x1) */
+	vgf2p8affineqb $0x1b, %zmm2, %zmm21, %zmm21 /* g2a_2 = gf2p8affine(g2t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm17, %zmm21, %zmm21 /* g2s_2 = gf2p8affineinv(g2a_2, gfni_mat_1) */
 	vpshufb %zmm19, %zmm21, %zmm22 /* g2lr24_2 = lookup16(g2s_2, rotl24) */
 	vpshufb %zmm20, %zmm21, %zmm23 /* g2lr8_2 = lookup16(g2s_2, rotl8) */
-	vpshufb %zmm11, %zmm21, %zmm24 /* g2lr16_2 = lookup16(g2s_2, rotl16) */
+	vpshufb %zmm18, %zmm21, %zmm24 /* g2lr16_2 = lookup16(g2s_2, rotl16) */
 	vmovdqa64 %zmm21, %zmm25 /* g2s_2 */
 	vpternlogd $0x96, %zmm24, %zmm23, %zmm25 /* g2lg_2 = ternlog(g2s_2, g2lr8_2, g2lr16_2) */
 	vprold $2, %zmm25, %zmm23 /* g2lr2_2 = rotl_native(g2lg_2) */
 	vpternlogd $0x96, %zmm23, %zmm22, %zmm21 /* g2l_2 = ternlog(g2s_2, g2lr24_2, g2lr2_2) */
-	vpxord %zmm21, %zmm18, %zmm18 /* g2x_2 = xor(g2x2, g2l_2) */
+	vpxord %zmm21, %zmm16, %zmm16 /* g2x_2 = xor(g2x2, g2l_2) */
 	vpbroadcastd 8(%rdi,%r8), %zmm21 /* rkw_11 = bcast32() */
-	vmovdqa64 %zmm2, %zmm22 /* g3x3.2 */
-	vpternlogd $0x96, %zmm21, %zmm0, %zmm22 /* g3k_2 = ternlog(g3x3, g3x0, rkw_11) */
+	vmovdqa64 %zmm0, %zmm22 /* g3x3.2 */
+	vpternlogd $0x96, %zmm21, %zmm13, %zmm22 /* g3k_2 = ternlog(g3x3, g3x0, rkw_11) */
 	vpxord %zmm1, %zmm22, %zmm21 /* g3t_2 = xor(g3k_2, g3x1) */
-	vgf2p8affineqb $0x1b, %zmm6, %zmm21, %zmm21 /* g3a_2 = gf2p8affine(g3t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, %zmm9, %zmm21, %zmm21 /* g3s_2 = gf2p8affineinv(g3a_2, gfni_mat_1) */
+	vgf2p8affineqb $0x1b, %zmm2, %zmm21, %zmm21 /* g3a_2 = gf2p8affine(g3t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm17, %zmm21, %zmm21 /* g3s_2 = gf2p8affineinv(g3a_2, gfni_mat_1) */
 	vpshufb %zmm19, %zmm21, %zmm22 /* g3lr24_2 = lookup16(g3s_2, rotl24) */
 	vpshufb %zmm20, %zmm21, %zmm23 /* g3lr8_2 = lookup16(g3s_2, rotl8) */
-	vpshufb %zmm11, %zmm21, %zmm24 /* g3lr16_2 = lookup16(g3s_2, rotl16) */
+	vpshufb %zmm18, %zmm21, %zmm24 /* g3lr16_2 = lookup16(g3s_2, rotl16) */
 	vmovdqa64 %zmm21, %zmm25 /* g3s_2 */
 	vpternlogd $0x96, %zmm24, %zmm23, %zmm25 /* g3lg_2 = ternlog(g3s_2, g3lr8_2, g3lr16_2) */
 	vprold $2, %zmm25, %zmm23 /* g3lr2_2 = rotl_native(g3lg_2) */
 	vpternlogd $0x96, %zmm23, %zmm22, %zmm21 /* g3l_2 = ternlog(g3s_2, g3lr24_2, g3lr2_2) */
-	vpxord %zmm21, %zmm3, %zmm3 /* g3x_2 = xor(g3x2, g3l_2) */
+	vpxord %zmm21, %zmm5, %zmm5 /* g3x_2 = xor(g3x2, g3l_2) */
 
 	/* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
 	vpbroadcastd 12(%rdi,%r8), %zmm21 /* rkw_12 = bcast32() */
-	vmovdqa64 %zmm5, %zmm22 /* g0x0.3 */
-	vpternlogd $0x96, %zmm21, %zmm4, %zmm22 /* g0k_3 = ternlog(g0x0, g0x1, rkw_12) */
+	vmovdqa64 %zmm7, %zmm22 /* g0x0.3 */
+	vpternlogd $0x96, %zmm21, %zmm6, %zmm22 /* g0k_3 = ternlog(g0x0, g0x1, rkw_12) */
 	vpxord %zmm8, %zmm22, %zmm21 /* g0t_3 = xor(g0k_3, g0x2) */
-	vgf2p8affineqb $0x1b, %zmm6, %zmm21, %zmm21 /* g0a_3 = gf2p8affine(g0t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, %zmm9, %zmm21, %zmm21 /* g0s_3 = gf2p8affineinv(g0a_3, gfni_mat_1) */
+	vgf2p8affineqb $0x1b, %zmm2, %zmm21, %zmm21 /* g0a_3 = gf2p8affine(g0t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm17, %zmm21, %zmm21 /* g0s_3 = gf2p8affineinv(g0a_3, gfni_mat_1) */
 	vpshufb %zmm19, %zmm21, %zmm22 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
 	vpshufb %zmm20, %zmm21, %zmm23 /* g0lr8_3 = lookup16(g0s_3, rotl8) */
-	vpshufb %zmm11, %zmm21, %zmm24 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
+	vpshufb %zmm18, %zmm21, %zmm24 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
 	vmovdqa64 %zmm21, %zmm25 /* g0s_3 */
 	vpternlogd $0x96, %zmm24, %zmm23, %zmm25 /* g0lg_3 = ternlog(g0s_3, g0lr8_3, g0lr16_3) */
 	vprold $2, %zmm25, %zmm23 /* g0lr2_3 = rotl_native(g0lg_3) */
 	vpternlogd $0x96, %zmm23, %zmm22, %zmm21 /* g0l_3 = ternlog(g0s_3, g0lr24_3, g0lr2_3) */
-	vpxord %zmm21, %zmm7, %zmm7 /* g0x_3 = xor(g0x3, g0l_3) */
+	vpxord %zmm21, %zmm3, %zmm3 /* g0x_3 = xor(g0x3, g0l_3) */
 	vpbroadcastd 12(%rdi,%r8), %zmm21 /* rkw_13 = bcast32() */
-	vmovdqa64 %zmm12, %zmm22 /* g1x0.3 */
+	vmovdqa64 %zmm11, %zmm22 /* g1x0.3 */
 	vpternlogd $0x96, %zmm21, %zmm10, %zmm22 /* g1k_3 = ternlog(g1x0, g1x1, rkw_13) */
-	vpxord %zmm14, %zmm22, %zmm21 /* g1t_3 = xor(g1k_3, g1x2) */
-	vgf2p8affineqb $0x1b, %zmm6, %zmm21, %zmm21 /* g1a_3 = gf2p8affine(g1t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, %zmm9, %zmm21, %zmm21 /* g1s_3 = gf2p8affineinv(g1a_3, gfni_mat_1) */
+	vpxord %zmm12, %zmm22, %zmm21 /* g1t_3 = xor(g1k_3, g1x2) */
+	vgf2p8affineqb $0x1b, %zmm2, %zmm21, %zmm21 /* g1a_3 = gf2p8affine(g1t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm17, %zmm21, %zmm21 /* g1s_3 = gf2p8affineinv(g1a_3, gfni_mat_1) */
 	vpshufb %zmm19, %zmm21, %zmm22 /* g1lr24_3 = lookup16(g1s_3, rotl24) */
 	vpshufb %zmm20, %zmm21, %zmm23 /* g1lr8_3 = lookup16(g1s_3, rotl8) */
-	vpshufb %zmm11, %zmm21, %zmm24 /* g1lr16_3 = lookup16(g1s_3, rotl16) */
+	vpshufb %zmm18, %zmm21, %zmm24 /* g1lr16_3 = lookup16(g1s_3, rotl16) */
 	vmovdqa64 %zmm21, %zmm25 /* g1s_3 */
 	vpternlogd $0x96, %zmm24, %zmm23, %zmm25 /* g1lg_3 = ternlog(g1s_3, g1lr8_3, g1lr16_3) */
 	vprold $2, %zmm25, %zmm23 /* g1lr2_3 = rotl_native(g1lg_3) */
 	vpternlogd $0x96, %zmm23, %zmm22, %zmm21 /* g1l_3 = ternlog(g1s_3, g1lr24_3, g1lr2_3) */
-	vpxord %zmm21, %zmm13, %zmm13 /* g1x_3 = xor(g1x3, g1l_3) */
+	vpxord %zmm21, %zmm4, %zmm4 /* g1x_3 = xor(g1x3, g1l_3) */
 	vpbroadcastd 12(%rdi,%r8), %zmm21 /* rkw_14 = bcast32() */
-	vmovdqa64 %zmm16, %zmm22 /* g2x0.3 */
-	vpternlogd $0x96, %zmm21, %zmm15, %zmm22 /* g2k_3 = ternlog(g2x0, g2x1, rkw_14) */
-	vpxord %zmm18, %zmm22, %zmm21 /* g2t_3 = xor(g2k_3, g2x2) */
-	vgf2p8affineqb $0x1b, %zmm6, %zmm21, %zmm21 /* g2a_3 = gf2p8affine(g2t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, %zmm9, %zmm21, %zmm21 /* g2s_3 = gf2p8affineinv(g2a_3, gfni_mat_1) */
+	vmovdqa64 %zmm15, %zmm22 /* g2x0.3 */
+	vpternlogd $0x96, %zmm21, %zmm14, %zmm22 /* g2k_3 = ternlog(g2x0, g2x1, rkw_14) */
+	vpxord %zmm16, %zmm22, %zmm21 /* g2t_3 = xor(g2k_3, g2x2) */
+	vgf2p8affineqb $0x1b, %zmm2, %zmm21, %zmm21 /* g2a_3 = gf2p8affine(g2t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm17, %zmm21, %zmm21 /* g2s_3 = gf2p8affineinv(g2a_3, gfni_mat_1) */
 	vpshufb %zmm19, %zmm21, %zmm22 /* g2lr24_3 = lookup16(g2s_3, rotl24) */
 	vpshufb %zmm20, %zmm21, %zmm23 /* g2lr8_3 = lookup16(g2s_3, rotl8) */
-	vpshufb %zmm11, %zmm21, %zmm24 /* g2lr16_3 = lookup16(g2s_3, rotl16) */
+	vpshufb %zmm18, %zmm21, %zmm24 /* g2lr16_3 = lookup16(g2s_3, rotl16) */
 	vmovdqa64 %zmm21, %zmm25 /* g2s_3 */
 	vpternlogd $0x96, %zmm24, %zmm23, %zmm25 /* g2lg_3 = ternlog(g2s_3, g2lr8_3, g2lr16_3) */
 	vprold $2, %zmm25, %zmm23 /* g2lr2_3 = rotl_native(g2lg_3) */
 	vpternlogd $0x96, %zmm23, %zmm22, %zmm21 /* g2l_3 = ternlog(g2s_3, g2lr24_3, g2lr2_3) */
-	vpxord %zmm21, %zmm17, %zmm17 /* g2x_3 = xor(g2x3, g2l_3) */
+	vpxord %zmm21, %zmm9, %zmm9 /* g2x_3 = xor(g2x3, g2l_3) */
 	vpbroadcastd 12(%rdi,%r8), %zmm21 /* rkw_15 = bcast32() */
-	vmovdqa64 %zmm0, %zmm22 /* g3x0.3 */
+	vmovdqa64 %zmm13, %zmm22 /* g3x0.3 */
 	vpternlogd $0x96, %zmm21, %zmm1, %zmm22 /* g3k_3 = ternlog(g3x0, g3x1, rkw_15) */
-	vpxord %zmm3, %zmm22, %zmm21 /* g3t_3 = xor(g3k_3, g3x2) */
-	vgf2p8affineqb $0x1b, %zmm6, %zmm21, %zmm21 /* g3a_3 = gf2p8affine(g3t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, %zmm9, %zmm21, %zmm21 /* g3s_3 = gf2p8affineinv(g3a_3, gfni_mat_1) */
+	vpxord %zmm5, %zmm22, %zmm21 /* g3t_3 = xor(g3k_3, g3x2) */
+	vgf2p8affineqb $0x1b, %zmm2, %zmm21, %zmm21 /* g3a_3 = gf2p8affine(g3t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm17, %zmm21, %zmm21 /* g3s_3 = gf2p8affineinv(g3a_3, gfni_mat_1) */
 	vpshufb %zmm19, %zmm21, %zmm22 /* g3lr24_3 = lookup16(g3s_3, rotl24) */
 	vpshufb %zmm20, %zmm21, %zmm23 /* g3lr8_3 = lookup16(g3s_3, rotl8) */
-	vpshufb %zmm11, %zmm21, %zmm24 /* g3lr16_3 = lookup16(g3s_3, rotl16) */
+	vpshufb %zmm18, %zmm21, %zmm24 /* g3lr16_3 = lookup16(g3s_3, rotl16) */
 	vmovdqa64 %zmm21, %zmm25 /* g3s_3 */
 	vpternlogd $0x96, %zmm24, %zmm23, %zmm25 /* g3lg_3 = ternlog(g3s_3, g3lr8_3, g3lr16_3) */
 	vprold $2, %zmm25, %zmm23 /* g3lr2_3 = rotl_native(g3lg_3) */
 	vpternlogd $0x96, %zmm23, %zmm22, %zmm21 /* g3l_3 = ternlog(g3s_3, g3lr24_3, g3lr2_3) */
-	vpxord %zmm21, %zmm2, %zmm2 /* g3x_3 = xor(g3x3, g3l_3) */
+	vpxord %zmm21, %zmm0, %zmm0 /* g3x_3 = xor(g3x3, g3l_3) */
 	add $16, %r8
 	cmp $128, %r8
 	jne .Lsm4_wordslice_avx512_gfni_7_loop_r0
 
 	/* Output (X35, X34, X33, X32): slots 3, 2, 1, 0; transpose back, native words to big-endian. */
-	vpunpckldq %zmm4, %zmm7, %zmm21 /* tro0 = unpacklo(g0x3, g0x1) */
-	vpunpckhdq %zmm4, %zmm7, %zmm4 /* tro0_1 = unpackhi(g0x3, g0x1) */
-	vpunpckldq %zmm5, %zmm8, %zmm7 /* tro0_2 = unpacklo(g0x2, g0x0) */
-	vpunpckhdq %zmm5, %zmm8, %zmm5 /* tro0_3 = unpackhi(g0x2, g0x0) */
-	vpunpckldq %zmm7, %zmm21, %zmm8 /* tro1 = unpacklo(tro0, tro0_2) */
-	vpunpckhdq %zmm7, %zmm21, %zmm7 /* tro1_1 = unpackhi(tro0, tro0_2) */
-	vpunpckldq %zmm5, %zmm4, %zmm21 /* tro1_2 = unpacklo(tro0_1, tro0_3) */
-	vpunpckhdq %zmm5, %zmm4, %zmm4 /* tro1_3 = unpackhi(tro0_1, tro0_3) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm8, %zmm5 /* outbe = lookup16(tro1, bswap32) */
+	vpunpckldq %zmm6, %zmm3, %zmm21 /* tro0 = unpacklo(g0x3, g0x1) */
+	vpunpckhdq %zmm6, %zmm3, %zmm3 /* tro0_1 = unpackhi(g0x3, g0x1) */
+	vpunpckldq %zmm7, %zmm8, %zmm6 /* tro0_2 = unpacklo(g0x2, g0x0) */
+	vpunpckhdq %zmm7, %zmm8, %zmm7 /* tro0_3 = unpackhi(g0x2, g0x0) */
+	vpunpckldq %zmm6, %zmm21, %zmm8 /* tro1 = unpacklo(tro0, tro0_2) */
+	vpunpckhdq %zmm6, %zmm21, %zmm6 /* tro1_1 = unpackhi(tro0, tro0_2) */
+	vpunpckldq %zmm7, %zmm3, %zmm21 /* tro1_2 = unpacklo(tro0_1, tro0_3) */
+	vpunpckhdq %zmm7, %zmm3, %zmm3 /* tro1_3 = unpackhi(tro0_1, tro0_3) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_ctr_order(%rip), %zmm8, %zmm7 /* outbe = lookup16(tro1, ctr_order) */
 	vmovdqu64 (%rcx), %zmm8 /* msg = load() */
-	vpxord %zmm8, %zmm5, %zmm5 /* ct = xor(outbe, msg) */
-	vmovdqu64 %zmm5, (%rdx) /* store ct */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm7, %zmm5 /* outbe_1 = lookup16(tro1_1, bswap32) */
+	vpxord %zmm8, %zmm7, %zmm7 /* ct = xor(outbe, msg) */
+	vmovdqu64 %zmm7, (%rdx) /* store ct */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_ctr_order(%rip), %zmm6, %zmm6 /* outbe_1 = lookup16(tro1_1, ctr_order) */
 	vmovdqu64 64(%rcx), %zmm7 /* msg_1 = load() */
-	vpxord %zmm7, %zmm5, %zmm5 /* ct_1 = xor(outbe_1, msg_1) */
-	vmovdqu64 %zmm5, 64(%rdx) /* store ct_1 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm21, %zmm5 /* outbe_2 = lookup16(tro1_2, bswap32) */
+	vpxord %zmm7, %zmm6, %zmm6 /* ct_1 = xor(outbe_1, msg_1) */
+	vmovdqu64 %zmm6, 64(%rdx) /* store ct_1 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_ctr_order(%rip), %zmm21, %zmm6 /* outbe_2 = lookup16(tro1_2, ctr_order) */
 	vmovdqu64 128(%rcx), %zmm7 /* msg_2 = load() */
-	vpxord %zmm7, %zmm5, %zmm5 /* ct_2 = xor(outbe_2, msg_2) */
-	vmovdqu64 %zmm5, 128(%rdx) /* store ct_2 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm4, %zmm4 /* outbe_3 = lookup16(tro1_3, bswap32) */
-	vmovdqu64 192(%rcx), %zmm5 /* msg_3 = load() */
-	vpxord %zmm5, %zmm4, %zmm4 /* ct_3 = xor(outbe_3, msg_3) */
-	vmovdqu64 %zmm4, 192(%rdx) /* store ct_3 */
-	vpunpckldq %zmm10, %zmm13, %zmm4 /* tro0_4 = unpacklo(g1x3, g1x1) */
-	vpunpckhdq %zmm10, %zmm13, %zmm5 /* tro0_5 = unpackhi(g1x3, g1x1) */
-	vpunpckldq %zmm12, %zmm14, %zmm7 /* tro0_6 = unpacklo(g1x2, g1x0) */
-	vpunpckhdq %zmm12, %zmm14, %zmm8 /* tro0_7 = unpackhi(g1x2, g1x0) */
-	vpunpckldq %zmm7, %zmm4, %zmm10 /* tro1_4 = unpacklo(tro0_4, tro0_6) */
-	vpunpckhdq %zmm7, %zmm4, %zmm4 /* tro1_5 = unpackhi(tro0_4, tro0_6) */
-	vpunpckldq %zmm8, %zmm5, %zmm7 /* tro1_6 = unpacklo(tro0_5, tro0_7) */
-	vpunpckhdq %zmm8, %zmm5, %zmm5 /* tro1_7 = unpackhi(tro0_5, tro0_7) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm10, %zmm8 /* outbe_4 = lookup16(tro1_4, bswap32) */
-	vmovdqu64 256(%rcx), %zmm10 /* msg_4 = load() */
-	vpxord %zmm10, %zmm8, %zmm8 /* ct_4 = xor(outbe_4, msg_4) */
-	vmovdqu64 %zmm8, 256(%rdx) /* store ct_4 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm4, %zmm4 /* outbe_5 = lookup16(tro1_5, bswap32) */
-	vmovdqu64 320(%rcx), %zmm8 /* msg_5 = load() */
-	vpxord %zmm8, %zmm4, %zmm4 /* ct_5 = xor(outbe_5, msg_5) */
-	vmovdqu64 %zmm4, 320(%rdx) /* store ct_5 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm7, %zmm4 /* outbe_6 = lookup16(tro1_6, bswap32) */
-	vmovdqu64 384(%rcx), %zmm7 /* msg_6 = load() */
-	vpxord %zmm7, %zmm4, %zmm4 /* ct_6 = xor(outbe_6, msg_6) */
-	vmovdqu64 %zmm4, 384(%rdx) /* store ct_6 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm5, %zmm4 /* outbe_7 = lookup16(tro1_7, bswap32) */
-	vmovdqu64 448(%rcx), %zmm5 /* msg_7 = load() */
-	vpxord %zmm5, %zmm4, %zmm4 /* ct_7 = xor(outbe_7, msg_7) */
-	vmovdqu64 %zmm4, 448(%rdx) /* store ct_7 */
-	vpunpckldq %zmm15, %zmm17, %zmm4 /* tro0_8 = unpacklo(g2x3, g2x1) */
-	vpunpckhdq %zmm15, %zmm17, %zmm5 /* tro0_9 = unpackhi(g2x3, g2x1) */
-	vpunpckldq %zmm16, %zmm18, %zmm7 /* tro0_10 = unpacklo(g2x2, g2x0) */
-	vpunpckhdq %zmm16, %zmm18, %zmm8 /* tro0_11 = unpackhi(g2x2, g2x0) */
-	vpunpckldq %zmm7, %zmm4, %zmm10 /* tro1_8 = unpacklo(tro0_8, tro0_10) */
-	vpunpckhdq %zmm7, %zmm4, %zmm4 /* tro1_9 = unpackhi(tro0_8, tro0_10) */
-	vpunpckldq %zmm8, %zmm5, %zmm7 /* tro1_10 = unpacklo(tro0_9, tro0_11) */
-	vpunpckhdq %zmm8, %zmm5, %zmm5 /* tro1_11 = unpackhi(tro0_9, tro0_11) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm10, %zmm8 /* outbe_8 = lookup16(tro1_8, bswap32) */
-	vmovdqu64 512(%rcx), %zmm10 /* msg_8 = load() */
-	vpxord %zmm10, %zmm8, %zmm8 /* ct_8 = xor(outbe_8, msg_8) */
-	vmovdqu64 %zmm8, 512(%rdx) /* store ct_8 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm4, %zmm4 /* outbe_9 = lookup16(tro1_9, bswap32) */
-	vmovdqu64 576(%rcx), %zmm8 /* msg_9 = load() */
-	vpxord %zmm8, %zmm4, %zmm4 /* ct_9 = xor(outbe_9, msg_9) */
-	vmovdqu64 %zmm4, 576(%rdx) /* store ct_9 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm7, %zmm4 /* outbe_10 = lookup16(tro1_10, bswap32) */
-	vmovdqu64 640(%rcx), %zmm7 /* msg_10 = load() */
-	vpxord %zmm7, %zmm4, %zmm4 /* ct_10 = xor(outbe_10, msg_10) */
-	vmovdqu64 %zmm4, 640(%rdx) /* store ct_10 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm5, %zmm4 /* outbe_11 = lookup16(tro1_11, bswap32) */
-	vmovdqu64 704(%rcx), %zmm5 /* msg_11 = load() */
-	vpxord %zmm5, %zmm4, %zmm4 /* ct_11 = xor(outbe_11, msg_11) */
-	vmovdqu64 %zmm4, 704(%rdx) /* store ct_11 */
-	vpunpckldq %zmm1, %zmm2, %zmm4 /* tro0_12 = unpacklo(g3x3, g3x1) */
-	vpunpckhdq %zmm1, %zmm2, %zmm1 /* tro0_13 = unpackhi(g3x3, g3x1) */
-	vpunpckldq %zmm0, %zmm3, %zmm2 /* tro0_14 = unpacklo(g3x2, g3x0) */
-	vpunpckhdq %zmm0, %zmm3, %zmm0 /* tro0_15 = unpackhi(g3x2, g3x0) */
-	vpunpckldq %zmm2, %zmm4, %zmm3 /* tro1_12 = unpacklo(tro0_12, tro0_14) */
-	vpunpckhdq %zmm2, %zmm4, %zmm2 /* tro1_13 = unpackhi(tro0_12, tro0_14) */
-	vpunpckldq %zmm0, %zmm1, %zmm4 /* tro1_14 = unpacklo(tro0_13, tro0_15) */
-	vpunpckhdq %zmm0, %zmm1, %zmm0 /* tro1_15 = unpackhi(tro0_13, tro0_15) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm3, %zmm1 /* outbe_12 = lookup16(tro1_12, bswap32) */
-	vmovdqu64 768(%rcx), %zmm3 /* msg_12 = load() */
-	vpxord %zmm3, %zmm1, %zmm1 /* ct_12 = xor(outbe_12, msg_12) */
-	vmovdqu64 %zmm1, 768(%rdx) /* store ct_12 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm2, %zmm1 /* outbe_13 = lookup16(tro1_13, bswap32) */
-	vmovdqu64 832(%rcx), %zmm2 /* msg_13 = load() */
-	vpxord %zmm2, %zmm1, %zmm1 /* ct_13 = xor(outbe_13, msg_13) */
+	vpxord %zmm7, %zmm6, %zmm6 /* ct_2 = xor(outbe_2, msg_2) */
+	vmovdqu64 %zmm6, 128(%rdx) /* store ct_2 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_ctr_order(%rip), %zmm3, %zmm3 /* outbe_3 = lookup16(tro1_3, ctr_order) */
+	vmovdqu64 192(%rcx), %zmm6 /* msg_3 = load() */
+	vpxord %zmm6, %zmm3, %zmm3 /* ct_3 = xor(outbe_3, msg_3) */
+	vmovdqu64 %zmm3, 192(%rdx) /* store ct_3 */
+	vpunpckldq %zmm10, %zmm4, %zmm3 /* tro0_4 = unpacklo(g1x3, g1x1) */
+	vpunpckhdq %zmm10, %zmm4, %zmm4 /* tro0_5 = unpackhi(g1x3, g1x1) */
+	vpunpckldq %zmm11, %zmm12, %zmm6 /* tro0_6 = unpacklo(g1x2, g1x0) */
+	vpunpckhdq %zmm11, %zmm12, %zmm7 /* tro0_7 = unpackhi(g1x2, g1x0) */
+	vpunpckldq %zmm6, %zmm3, %zmm8 /* tro1_4 = unpacklo(tro0_4, tro0_6) */
+	vpunpckhdq %zmm6, %zmm3, %zmm3 /* tro1_5 = unpackhi(tro0_4, tro0_6) */
+	vpunpckldq %zmm7, %zmm4, %zmm6 /* tro1_6 = unpacklo(tro0_5, tro0_7) */
+	vpunpckhdq %zmm7, %zmm4, %zmm4 /* tro1_7 = unpackhi(tro0_5, tro0_7) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_ctr_order(%rip), %zmm8, %zmm7 /* outbe_4 = lookup16(tro1_4, ctr_order) */
+	vmovdqu64 256(%rcx), %zmm8 /* msg_4 = load() */
+	vpxord %zmm8, %zmm7, %zmm7 /* ct_4 = xor(outbe_4, msg_4) */
+	vmovdqu64 %zmm7, 256(%rdx) /* store ct_4 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_ctr_order(%rip), %zmm3, %zmm3 /* outbe_5 = lookup16(tro1_5, ctr_order) */
+	vmovdqu64 320(%rcx), %zmm7 /* msg_5 = load() */
+	vpxord %zmm7, %zmm3, %zmm3 /* ct_5 = xor(outbe_5, msg_5) */
+	vmovdqu64 %zmm3, 320(%rdx) /* store ct_5 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_ctr_order(%rip), %zmm6, %zmm3 /* outbe_6 = lookup16(tro1_6, ctr_order) */
+	vmovdqu64 384(%rcx), %zmm6 /* msg_6 = load() */
+	vpxord %zmm6, %zmm3, %zmm3 /* ct_6 = xor(outbe_6, msg_6) */
+	vmovdqu64 %zmm3, 384(%rdx) /* store ct_6 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_ctr_order(%rip), %zmm4, %zmm3 /* outbe_7 = lookup16(tro1_7, ctr_order) */
+	vmovdqu64 448(%rcx), %zmm4 /* msg_7 = load() */
+	vpxord %zmm4, %zmm3, %zmm3 /* ct_7 = xor(outbe_7, msg_7) */
+	vmovdqu64 %zmm3, 448(%rdx) /* store ct_7 */
+	vpunpckldq %zmm14, %zmm9, %zmm3 /* tro0_8 = unpacklo(g2x3, g2x1) */
+	vpunpckhdq %zmm14, %zmm9, %zmm4 /* tro0_9 = unpackhi(g2x3, g2x1) */
+	vpunpckldq %zmm15, %zmm16, %zmm6 /* tro0_10 = unpacklo(g2x2, g2x0) */
+	vpunpckhdq %zmm15, %zmm16, %zmm7 /* tro0_11 = unpackhi(g2x2, g2x0) */
+	vpunpckldq %zmm6, %zmm3, %zmm8 /* tro1_8 = unpacklo(tro0_8, tro0_10) */
+	vpunpckhdq %zmm6, %zmm3, %zmm3 /* tro1_9 = unpackhi(tro0_8, tro0_10) */
+	vpunpckldq %zmm7, %zmm4, %zmm6 /* tro1_10 = unpacklo(tro0_9, tro0_11) */
+	vpunpckhdq %zmm7, %zmm4, %zmm4 /* tro1_11 = unpackhi(tro0_9, tro0_11) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_ctr_order(%rip), %zmm8, %zmm7 /* outbe_8 = lookup16(tro1_8, ctr_order) */
+	vmovdqu64 512(%rcx), %zmm8 /* msg_8 = load() */
+	vpxord %zmm8, %zmm7, %zmm7 /* ct_8 = xor(outbe_8, msg_8) */
+	vmovdqu64 %zmm7, 512(%rdx) /* store ct_8 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_ctr_order(%rip), %zmm3, %zmm3 /* outbe_9 = lookup16(tro1_9, ctr_order) */
+	vmovdqu64 576(%rcx), %zmm7 /* msg_9 = load() */
+	vpxord %zmm7, %zmm3, %zmm3 /* ct_9 = xor(outbe_9, msg_9) */
+	vmovdqu64 %zmm3, 576(%rdx) /* store ct_9 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_ctr_order(%rip), %zmm6, %zmm3 /* outbe_10 = lookup16(tro1_10, ctr_order) */
+	vmovdqu64 640(%rcx), %zmm6 /* msg_10 = load() */
+	vpxord %zmm6, %zmm3, %zmm3 /* ct_10 = xor(outbe_10, msg_10) */
+	vmovdqu64 %zmm3, 640(%rdx) /* store ct_10 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_ctr_order(%rip), %zmm4, %zmm3 /* outbe_11 = lookup16(tro1_11, ctr_order) */
+	vmovdqu64 704(%rcx), %zmm4 /* msg_11 = load() */
+	vpxord %zmm4, %zmm3, %zmm3 /* ct_11 = xor(outbe_11, msg_11) */
+	vmovdqu64 %zmm3, 704(%rdx) /* store ct_11 */
+	vpunpckldq %zmm1, %zmm0, %zmm3 /* tro0_12 = unpacklo(g3x3, g3x1) */
+	vpunpckhdq %zmm1, %zmm0, %zmm0 /* tro0_13 = unpackhi(g3x3, g3x1) */
+	vpunpckldq %zmm13, %zmm5, %zmm1 /* tro0_14 = unpacklo(g3x2, g3x0) */
+	vpunpckhdq %zmm13, %zmm5, %zmm4 /* tro0_15 = unpackhi(g3x2, g3x0) */
+	vpunpckldq %zmm1, %zmm3, %zmm5 /* tro1_12 = unpacklo(tro0_12, tro0_14) */
+	vpunpckhdq %zmm1, %zmm3, %zmm1 /* tro1_13 = unpackhi(tro0_12, tro0_14) */
+	vpunpckldq %zmm4, %zmm0, %zmm3 /* tro1_14 = unpacklo(tro0_13, tro0_15) */
+	vpunpckhdq %zmm4, %zmm0, %zmm0 /* tro1_15 = unpackhi(tro0_13, tro0_15) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_ctr_order(%rip), %zmm5, %zmm4 /* outbe_12 = lookup16(tro1_12, ctr_order) */
+	vmovdqu64 768(%rcx), %zmm5 /* msg_12 = load() */
+	vpxord %zmm5, %zmm4, %zmm4 /* ct_12 = xor(outbe_12, msg_12) */
+	vmovdqu64 %zmm4, 768(%rdx) /* store ct_12 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_ctr_order(%rip), %zmm1, %zmm1 /* outbe_13 = lookup16(tro1_13, ctr_order) */
+	vmovdqu64 832(%rcx), %zmm4 /* msg_13 = load() */
+	vpxord %zmm4, %zmm1, %zmm1 /* ct_13 = xor(outbe_13, msg_13) */
 	vmovdqu64 %zmm1, 832(%rdx) /* store ct_13 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm4, %zmm1 /* outbe_14 = lookup16(tro1_14, bswap32) */
-	vmovdqu64 896(%rcx), %zmm2 /* msg_14 = load() */
-	vpxord %zmm2, %zmm1, %zmm1 /* ct_14 = xor(outbe_14, msg_14) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_ctr_order(%rip), %zmm3, %zmm1 /* outbe_14 = lookup16(tro1_14, ctr_order) */
+	vmovdqu64 896(%rcx), %zmm3 /* msg_14 = load() */
+	vpxord %zmm3, %zmm1, %zmm1 /* ct_14 = xor(outbe_14, msg_14) */
 	vmovdqu64 %zmm1, 896(%rdx) /* store ct_14 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_7_bswap32(%rip), %zmm0, %zmm0 /* outbe_15 = lookup16(tro1_15, bswap32) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_7_ctr_order(%rip), %zmm0, %zmm0 /* outbe_15 = lookup16(tro1_15, ctr_order) */
 	vmovdqu64 960(%rcx), %zmm1 /* msg_15 = load() */
 	vpxord %zmm1, %zmm0, %zmm0 /* ct_15 = xor(outbe_15, msg_15) */
 	vmovdqu64 %zmm0, 960(%rdx) /* store ct_15 */
@@ -2713,13 +2684,12 @@ SYM_FUNC_END(sm4_wordslice_avx512_gfni_batch_xts)
 	.p2align 5
 SYM_FUNC_START(sm4_wordslice_avx512_gfni_batch_gcm)
 	vbroadcasti32x4 64(%rsi), %zmm0 /* y_1 = bcast128() */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm0, %zmm0 /* phi_y = lookup16(y_1, reverse16) */
 
 	/* Step 1 of 4: 16 blocks, 4 per register: block i times T_(n - i), products unreduced. */
 	vmovdqu64 (%r9), %zmm1 /* x = load() */
 	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm1, %zmm1 /* z = lookup16(x, reverse16) */
 	vmovdqa64 .Lsm4_wordslice_avx512_gfni_9_first_block(%rip), %zmm2 /* first_block = const() */
-	vpternlogd $0x6a, %zmm1, %zmm2, %zmm0 /* z1_y = ternlog(phi_y, first_block, z) */
+	vpternlogd $0x6a, %zmm1, %zmm2, %zmm0 /* z1_y = ternlog(y_1, first_block, z) */
 	vmovdqu64 (%r8), %zmm1 /* h = load() */
 	vpclmulqdq $0x0, %zmm1, %zmm0, %zmm3 /* lo = clmul(z1_y, h) */
 	vpclmulqdq $0x10, %zmm1, %zmm0, %zmm4 /* mid = clmul(z1_y, h) */
@@ -2951,195 +2921,165 @@ SYM_FUNC_START(sm4_wordslice_avx512_gfni_batch_gcm)
 	vpclmulqdq $0x11, .Lsm4_wordslice_avx512_gfni_9_fold(%rip), %zmm1, %zmm3 /* fold_hi_3 = clmul(v_3, fold) */
 	vpternlogd $0x96, %zmm1, %zmm2, %zmm0 /* v_hi_3 = ternlog(s_hi_10, s_hi_x_7, v_3) */
 	vpxord %zmm3, %zmm0, %zmm0 /* reduced_3 = xor(v_hi_3, fold_hi_3) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_reverse16(%rip), %zmm0, %zmm0 /* y_next = lookup16(reduced_3, reverse16) */
 	vbroadcasti32x4 (%rsi), %zmm1 /* ctr_low = bcast128() */
 	vpsrlw $8, %zmm1, %zmm2 /* ctr_last = shr(ctr_low) */
 	vpbroadcastb 32(%rsi), %zmm3 /* ctr_first = bcast8() */
 	vpandd .Lsm4_wordslice_avx512_gfni_9_byte_14(%rip), %zmm3, %zmm3 /* ctr_j0 = and(ctr_first, byte_14) */
+	vpaddw %zmm3, %zmm2, %zmm2 /* ctr_base = add(ctr_last, ctr_j0) */
 	vpandd .Lsm4_wordslice_avx512_gfni_9_all_but_last(%rip), %zmm1, %zmm1 /* ctr_v_open = and(ctr_low, all_but_last) */
-	vbroadcasti32x4 16(%rsi), %zmm4 /* ctr_w = bcast128() */
-	vpandd .Lsm4_wordslice_avx512_gfni_9_all_but_last(%rip), %zmm4, %zmm4 /* ctr_w_open = and(ctr_w, all_but_last) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_ctr_order(%rip), %zmm1, %zmm1 /* ctr_v_ordered = lookup16(ctr_v_open, ctr_order) */
+	vbroadcasti32x4 16(%rsi), %zmm3 /* ctr_w = bcast128() */
+	vpandd .Lsm4_wordslice_avx512_gfni_9_all_but_last(%rip), %zmm3, %zmm3 /* ctr_w_open = and(ctr_w, all_but_last) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_ctr_order(%rip), %zmm3, %zmm3 /* ctr_w_ordered = lookup16(ctr_w_open, ctr_order) */
 
 	/* Load 64 blocks (4 groups), big-endian words to native, transpose 4x4 words. */
-	vpaddb .Lsm4_wordslice_avx512_gfni_9_block_k(%rip), %zmm3, %zmm5 /* ctr_j = add(ctr_j0, block_k) */
-	vpaddw %zmm5, %zmm2, %zmm5 /* ctr_sum = add(ctr_last, ctr_j) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_carry_everywhere(%rip), %zmm5, %zmm6 /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
-	vmovdqa64 .Lsm4_wordslice_avx512_gfni_9_carry_mask_table(%rip), %zmm7 /* carry_mask_table = const() */
-	vpshufb %zmm6, %zmm7, %zmm6 /* ctr_mask = lookup16(carry_mask_table, ctr_carry) */
-	vmovdqa64 %zmm1, %zmm8 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm6, %zmm4, %zmm8 /* ctr_pair = ternlog(ctr_v_open, ctr_w_open, ctr_mask) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_new_last_byte(%rip), %zmm5, %zmm5 /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
-	vpord %zmm5, %zmm8, %zmm5 /* row = or(ctr_pair, ctr_last_byte) */
-	vpaddb .Lsm4_wordslice_avx512_gfni_9_block_k_1(%rip), %zmm3, %zmm6 /* ctr_j_1 = add(ctr_j0, block_k_1) */
-	vpaddw %zmm6, %zmm2, %zmm6 /* ctr_sum_1 = add(ctr_last, ctr_j_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_carry_everywhere(%rip), %zmm6, %zmm8 /* ctr_carry_1 = lookup16(ctr_sum_1, carry_everywhere) */
-	vpshufb %zmm8, %zmm7, %zmm8 /* ctr_mask_1 = lookup16(carry_mask_table, ctr_carry_1) */
-	vmovdqa64 %zmm1, %zmm9 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm8, %zmm4, %zmm9 /* ctr_pair_1 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_1) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_new_last_byte(%rip), %zmm6, %zmm6 /* ctr_last_byte_1 = lookup16(ctr_sum_1, new_last_byte) */
-	vpord %zmm6, %zmm9, %zmm6 /* row_1 = or(ctr_pair_1, ctr_last_byte_1) */
-	vpaddb .Lsm4_wordslice_avx512_gfni_9_block_k_2(%rip), %zmm3, %zmm8 /* ctr_j_2 = add(ctr_j0, block_k_2) */
-	vpaddw %zmm8, %zmm2, %zmm8 /* ctr_sum_2 = add(ctr_last, ctr_j_2) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_carry_everywhere(%rip), %zmm8, %zmm9 /* ctr_carry_2 = lookup16(ctr_sum_2, carry_everywhere) */
-	vpshufb %zmm9, %zmm7, %zmm9 /* ctr_mask_2 = lookup16(carry_mask_table, ctr_carry_2) */
-	vmovdqa64 %zmm1, %zmm10 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm9, %zmm4, %zmm10 /* ctr_pair_2 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_2) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_new_last_byte(%rip), %zmm8, %zmm8 /* ctr_last_byte_2 = lookup16(ctr_sum_2, new_last_byte) */
-	vpord %zmm8, %zmm10, %zmm8 /* row_2 = or(ctr_pair_2, ctr_last_byte_2) */
-	vpaddb .Lsm4_wordslice_avx512_gfni_9_block_k_3(%rip), %zmm3, %zmm9 /* ctr_j_3 = add(ctr_j0, block_k_3) */
-	vpaddw %zmm9, %zmm2, %zmm9 /* ctr_sum_3 = add(ctr_last, ctr_j_3) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_carry_everywhere(%rip), %zmm9, %zmm10 /* ctr_carry_3 = lookup16(ctr_sum_3, carry_everywhere) */
-	vpshufb %zmm10, %zmm7, %zmm10 /* ctr_mask_3 = lookup16(carry_mask_table, ctr_carry_3) */
-	vmovdqa64 %zmm1, %zmm11 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm10, %zmm4, %zmm11 /* ctr_pair_3 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_3) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_new_last_byte(%rip), %zmm9, %zmm9 /* ctr_last_byte_3 = lookup16(ctr_sum_3, new_last_byte) */
-	vpord %zmm9, %zmm11, %zmm9 /* row_3 = or(ctr_pair_3, ctr_last_byte_3) */
-	vmovdqa64 .Lsm4_wordslice_avx512_gfni_9_unpacklo32_index(%rip), %zmm10 /* unpacklo32_index = const() */
-	vmovdqa64 %zmm10, %zmm11 /* unpacklo32_index */
-	vpermi2b %zmm8, %zmm5, %zmm11 /* tr0 = permute2b(unpacklo32_index, row, row_2) */
-	vmovdqa64 .Lsm4_wordslice_avx512_gfni_9_unpackhi32_index(%rip), %zmm12 /* unpackhi32_index = const() */
-	vmovdqa64 %zmm12, %zmm13 /* unpackhi32_index */
-	vpermi2b %zmm8, %zmm5, %zmm13 /* tr0_1 = permute2b(unpackhi32_index, row, row_2) */
-	vmovdqa64 %zmm10, %zmm5 /* unpacklo32_index */
-	vpermi2b %zmm9, %zmm6, %zmm5 /* tr0_2 = permute2b(unpacklo32_index, row_1, row_3) */
-	vmovdqa64 %zmm12, %zmm8 /* unpackhi32_index */
-	vpermi2b %zmm9, %zmm6, %zmm8 /* tr0_3 = permute2b(unpackhi32_index, row_1, row_3) */
-	vpunpckldq %zmm5, %zmm11, %zmm6 /* tr1 = unpacklo(tr0, tr0_2) */
-	vpunpckhdq %zmm5, %zmm11, %zmm5 /* tr1_1 = unpackhi(tr0, tr0_2) */
-	vpunpckldq %zmm8, %zmm13, %zmm9 /* tr1_2 = unpacklo(tr0_1, tr0_3) */
-	vpunpckhdq %zmm8, %zmm13, %zmm8 /* tr1_3 = unpackhi(tr0_1, tr0_3) */
-	vpaddb .Lsm4_wordslice_avx512_gfni_9_block_k_4(%rip), %zmm3, %zmm11 /* ctr_j_4 = add(ctr_j0, block_k_4) */
-	vpaddw %zmm11, %zmm2, %zmm11 /* ctr_sum_4 = add(ctr_last, ctr_j_4) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_carry_everywhere(%rip), %zmm11, %zmm13 /* ctr_carry_4 = lookup16(ctr_sum_4, carry_everywhere) */
-	vpshufb %zmm13, %zmm7, %zmm13 /* ctr_mask_4 = lookup16(carry_mask_table, ctr_carry_4) */
-	vmovdqa64 %zmm1, %zmm14 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm13, %zmm4, %zmm14 /* ctr_pair_4 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_4) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_new_last_byte(%rip), %zmm11, %zmm11 /* ctr_last_byte_4 = lookup16(ctr_sum_4, new_last_byte) */
-	vpord %zmm11, %zmm14, %zmm11 /* row_4 = or(ctr_pair_4, ctr_last_byte_4) */
-	vpaddb .Lsm4_wordslice_avx512_gfni_9_block_k_5(%rip), %zmm3, %zmm13 /* ctr_j_5 = add(ctr_j0, block_k_5) */
-	vpaddw %zmm13, %zmm2, %zmm13 /* ctr_sum_5 = add(ctr_last, ctr_j_5) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_carry_everywhere(%rip), %zmm13, %zmm14 /* ctr_carry_5 = lookup16(ctr_sum_5, carry_everywhere) */
-	vpshufb %zmm14, %zmm7, %zmm14 /* ctr_mask_5 = lookup16(carry_mask_table, ctr_carry_5) */
-	vmovdqa64 %zmm1, %zmm15 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm14, %zmm4, %zmm15 /* ctr_pair_5 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_5) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_new_last_byte(%rip), %zmm13, %zmm13 /* ctr_last_byte_5 = lookup16(ctr_sum_5, new_last_byte) */
-	vpord %zmm13, %zmm15, %zmm13 /* row_5 = or(ctr_pair_5, ctr_last_byte_5) */
-	vpaddb .Lsm4_wordslice_avx512_gfni_9_block_k_6(%rip), %zmm3, %zmm14 /* ctr_j_6 = add(ctr_j0, block_k_6) */
-	vpaddw %zmm14, %zmm2, %zmm14 /* ctr_sum_6 = add(ctr_last, ctr_j_6) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_carry_everywhere(%rip), %zmm14, %zmm15 /* ctr_carry_6 = lookup16(ctr_sum_6, carry_everywhere) */
-	vpshufb %zmm15, %zmm7, %zmm15 /* ctr_mask_6 = lookup16(carry_mask_table, ctr_carry_6) */
-	vmovdqa64 %zmm1, %zmm16 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm15, %zmm4, %zmm16 /* ctr_pair_6 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_6) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_new_last_byte(%rip), %zmm14, %zmm14 /* ctr_last_byte_6 = lookup16(ctr_sum_6, new_last_byte) */
-	vpord %zmm14, %zmm16, %zmm14 /* row_6 = or(ctr_pair_6, ctr_last_byte_6) */
-	vpaddb .Lsm4_wordslice_avx512_gfni_9_block_k_7(%rip), %zmm3, %zmm15 /* ctr_j_7 = add(ctr_j0, block_k_7) */
-	vpaddw %zmm15, %zmm2, %zmm15 /* ctr_sum_7 = add(ctr_last, ctr_j_7) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_carry_everywhere(%rip), %zmm15, %zmm16 /* ctr_carry_7 = lookup16(ctr_sum_7, carry_everywhere) */
-	vpshufb %zmm16, %zmm7, %zmm16 /* ctr_mask_7 = lookup16(carry_mask_table, ctr_carry_7) */
-	vmovdqa64 %zmm1, %zmm17 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm16, %zmm4, %zmm17 /* ctr_pair_7 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_7) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_new_last_byte(%rip), %zmm15, %zmm15 /* ctr_last_byte_7 = lookup16(ctr_sum_7, new_last_byte) */
-	vpord %zmm15, %zmm17, %zmm15 /* row_7 = or(ctr_pair_7, ctr_last_byte_7) */
-	vmovdqa64 %zmm10, %zmm16 /* unpacklo32_index */
-	vpermi2b %zmm14, %zmm11, %zmm16 /* tr0_4 = permute2b(unpacklo32_index, row_4, row_6) */
-	vmovdqa64 %zmm12, %zmm17 /* unpackhi32_index */
-	vpermi2b %zmm14, %zmm11, %zmm17 /* tr0_5 = permute2b(unpackhi32_index, row_4, row_6) */
-	vmovdqa64 %zmm10, %zmm11 /* unpacklo32_index */
-	vpermi2b %zmm15, %zmm13, %zmm11 /* tr0_6 = permute2b(unpacklo32_index, row_5, row_7) */
-	vmovdqa64 %zmm12, %zmm14 /* unpackhi32_index */
-	vpermi2b %zmm15, %zmm13, %zmm14 /* tr0_7 = permute2b(unpackhi32_index, row_5, row_7) */
-	vpunpckldq %zmm11, %zmm16, %zmm13 /* tr1_4 = unpacklo(tr0_4, tr0_6) */
-	vpunpckhdq %zmm11, %zmm16, %zmm11 /* tr1_5 = unpackhi(tr0_4, tr0_6) */
-	vpunpckldq %zmm14, %zmm17, %zmm15 /* tr1_6 = unpacklo(tr0_5, tr0_7) */
-	vpunpckhdq %zmm14, %zmm17, %zmm14 /* tr1_7 = unpackhi(tr0_5, tr0_7) */
-	vpaddb .Lsm4_wordslice_avx512_gfni_9_block_k_8(%rip), %zmm3, %zmm16 /* ctr_j_8 = add(ctr_j0, block_k_8) */
-	vpaddw %zmm16, %zmm2, %zmm16 /* ctr_sum_8 = add(ctr_last, ctr_j_8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_carry_everywhere(%rip), %zmm16, %zmm17 /* ctr_carry_8 = lookup16(ctr_sum_8, carry_everywhere) */
-	vpshufb %zmm17, %zmm7, %zmm17 /* ctr_mask_8 = lookup16(carry_mask_table, ctr_carry_8) */
-	vmovdqa64 %zmm1, %zmm18 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm17, %zmm4, %zmm18 /* ctr_pair_8 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_8) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_new_last_byte(%rip), %zmm16, %zmm16 /* ctr_last_byte_8 = lookup16(ctr_sum_8, new_last_byte) */
-	vpord %zmm16, %zmm18, %zmm16 /* row_8 = or(ctr_pair_8, ctr_last_byte_8) */
-	vpaddb .Lsm4_wordslice_avx512_gfni_9_block_k_9(%rip), %zmm3, %zmm17 /* ctr_j_9 = add(ctr_j0, block_k_9) */
-	vpaddw %zmm17, %zmm2, %zmm17 /* ctr_sum_9 = add(ctr_last, ctr_j_9) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_carry_everywhere(%rip), %zmm17, %zmm18 /* ctr_carry_9 = lookup16(ctr_sum_9, carry_everywhere) */
-	vpshufb %zmm18, %zmm7, %zmm18 /* ctr_mask_9 = lookup16(carry_mask_table, ctr_carry_9) */
-	vmovdqa64 %zmm1, %zmm19 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm18, %zmm4, %zmm19 /* ctr_pair_9 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_9) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_new_last_byte(%rip), %zmm17, %zmm17 /* ctr_last_byte_9 = lookup16(ctr_sum_9, new_last_byte) */
-	vpord %zmm17, %zmm19, %zmm17 /* row_9 = or(ctr_pair_9, ctr_last_byte_9) */
-	vpaddb .Lsm4_wordslice_avx512_gfni_9_block_k_10(%rip), %zmm3, %zmm18 /* ctr_j_10 = add(ctr_j0, block_k_10) */
-	vpaddw %zmm18, %zmm2, %zmm18 /* ctr_sum_10 = add(ctr_last, ctr_j_10) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_carry_everywhere(%rip), %zmm18, %zmm19 /* ctr_carry_10 = lookup16(ctr_sum_10, carry_everywhere) */
-	vpshufb %zmm19, %zmm7, %zmm19 /* ctr_mask_10 = lookup16(carry_mask_table, ctr_carry_10) */
-	vmovdqa64 %zmm1, %zmm20 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm19, %zmm4, %zmm20 /* ctr_pair_10 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_10) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_new_last_byte(%rip), %zmm18, %zmm18 /* ctr_last_byte_10 = lookup16(ctr_sum_10, new_last_byte) */
-	vpord %zmm18, %zmm20, %zmm18 /* row_10 = or(ctr_pair_10, ctr_last_byte_10) */
-	vpaddb .Lsm4_wordslice_avx512_gfni_9_block_k_11(%rip), %zmm3, %zmm19 /* ctr_j_11 = add(ctr_j0, block_k_11) */
-	vpaddw %zmm19, %zmm2, %zmm19 /* ctr_sum_11 = add(ctr_last, ctr_j_11) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_carry_everywhere(%rip), %zmm19, %zmm20 /* ctr_carry_11 = lookup16(ctr_sum_11, carry_everywhere) */
-	vpshufb %zmm20, %zmm7, %zmm20 /* ctr_mask_11 = lookup16(carry_mask_table, ctr_carry_11) */
-	vmovdqa64 %zmm1, %zmm21 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm20, %zmm4, %zmm21 /* ctr_pair_11 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_11) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_new_last_byte(%rip), %zmm19, %zmm19 /* ctr_last_byte_11 = lookup16(ctr_sum_11, new_last_byte) */
-	vpord %zmm19, %zmm21, %zmm19 /* row_11 = or(ctr_pair_11, ctr_last_byte_11) */
-	vmovdqa64 %zmm10, %zmm20 /* unpacklo32_index */
-	vpermi2b %zmm18, %zmm16, %zmm20 /* tr0_8 = permute2b(unpacklo32_index, row_8, row_10) */
-	vmovdqa64 %zmm12, %zmm21 /* unpackhi32_index */
-	vpermi2b %zmm18, %zmm16, %zmm21 /* tr0_9 = permute2b(unpackhi32_index, row_8, row_10) */
-	vmovdqa64 %zmm10, %zmm16 /* unpacklo32_index */
-	vpermi2b %zmm19, %zmm17, %zmm16 /* tr0_10 = permute2b(unpacklo32_index, row_9, row_11) */
-	vmovdqa64 %zmm12, %zmm18 /* unpackhi32_index */
-	vpermi2b %zmm19, %zmm17, %zmm18 /* tr0_11 = permute2b(unpackhi32_index, row_9, row_11) */
-	vpunpckldq %zmm16, %zmm20, %zmm17 /* tr1_8 = unpacklo(tr0_8, tr0_10) */
-	vpunpckhdq %zmm16, %zmm20, %zmm16 /* tr1_9 = unpackhi(tr0_8, tr0_10) */
-	vpunpckldq %zmm18, %zmm21, %zmm19 /* tr1_10 = unpacklo(tr0_9, tr0_11) */
-	vpunpckhdq %zmm18, %zmm21, %zmm18 /* tr1_11 = unpackhi(tr0_9, tr0_11) */
-	vpaddb .Lsm4_wordslice_avx512_gfni_9_block_k_12(%rip), %zmm3, %zmm20 /* ctr_j_12 = add(ctr_j0, block_k_12) */
-	vpaddw %zmm20, %zmm2, %zmm20 /* ctr_sum_12 = add(ctr_last, ctr_j_12) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_carry_everywhere(%rip), %zmm20, %zmm21 /* ctr_carry_12 = lookup16(ctr_sum_12, carry_everywhere) */
-	vpshufb %zmm21, %zmm7, %zmm21 /* ctr_mask_12 = lookup16(carry_mask_table, ctr_carry_12) */
-	vmovdqa64 %zmm1, %zmm22 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm21, %zmm4, %zmm22 /* ctr_pair_12 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_12) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_new_last_byte(%rip), %zmm20, %zmm20 /* ctr_last_byte_12 = lookup16(ctr_sum_12, new_last_byte) */
-	vpord %zmm20, %zmm22, %zmm20 /* row_12 = or(ctr_pair_12, ctr_last_byte_12) */
-	vpaddb .Lsm4_wordslice_avx512_gfni_9_block_k_13(%rip), %zmm3, %zmm21 /* ctr_j_13 = add(ctr_j0, block_k_13) */
-	vpaddw %zmm21, %zmm2, %zmm21 /* ctr_sum_13 = add(ctr_last, ctr_j_13) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_carry_everywhere(%rip), %zmm21, %zmm22 /* ctr_carry_13 = lookup16(ctr_sum_13, carry_everywhere) */
-	vpshufb %zmm22, %zmm7, %zmm22 /* ctr_mask_13 = lookup16(carry_mask_table, ctr_carry_13) */
-	vmovdqa64 %zmm1, %zmm23 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm22, %zmm4, %zmm23 /* ctr_pair_13 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_13) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_new_last_byte(%rip), %zmm21, %zmm21 /* ctr_last_byte_13 = lookup16(ctr_sum_13, new_last_byte) */
-	vpord %zmm21, %zmm23, %zmm21 /* row_13 = or(ctr_pair_13, ctr_last_byte_13) */
-	vpaddb .Lsm4_wordslice_avx512_gfni_9_block_k_14(%rip), %zmm3, %zmm22 /* ctr_j_14 = add(ctr_j0, block_k_14) */
-	vpaddw %zmm22, %zmm2, %zmm22 /* ctr_sum_14 = add(ctr_last, ctr_j_14) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_carry_everywhere(%rip), %zmm22, %zmm23 /* ctr_carry_14 = lookup16(ctr_sum_14, carry_everywhere) */
-	vpshufb %zmm23, %zmm7, %zmm23 /* ctr_mask_14 = lookup16(carry_mask_table, ctr_carry_14) */
-	vmovdqa64 %zmm1, %zmm24 /* ctr_v_open */
-	vpternlogd $0xd8, %zmm23, %zmm4, %zmm24 /* ctr_pair_14 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_14) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_new_last_byte(%rip), %zmm22, %zmm22 /* ctr_last_byte_14 = lookup16(ctr_sum_14, new_last_byte) */
-	vpord %zmm22, %zmm24, %zmm22 /* row_14 = or(ctr_pair_14, ctr_last_byte_14) */
-	vpaddb .Lsm4_wordslice_avx512_gfni_9_block_k_15(%rip), %zmm3, %zmm3 /* ctr_j_15 = add(ctr_j0, block_k_15) */
-	vpaddw %zmm3, %zmm2, %zmm2 /* ctr_sum_15 = add(ctr_last, ctr_j_15) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_carry_everywhere(%rip), %zmm2, %zmm3 /* ctr_carry_15 = lookup16(ctr_sum_15, carry_everywhere) */
-	vpshufb %zmm3, %zmm7, %zmm3 /* ctr_mask_15 = lookup16(carry_mask_table, ctr_carry_15) */
-	vpternlogd $0xd8, %zmm3, %zmm4, %zmm1 /* ctr_pair_15 = ternlog(ctr_v_open, ctr_w_open, ctr_mask_15) */
+	vpaddw .Lsm4_wordslice_avx512_gfni_9_block_k(%rip), %zmm2, %zmm4 /* ctr_sum = add(ctr_base, block_k) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_carry_everywhere(%rip), %zmm4, %zmm5 /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
+	vmovdqa64 .Lsm4_wordslice_avx512_gfni_9_carry_mask_table(%rip), %zmm6 /* carry_mask_table = const() */
+	vpshufb %zmm5, %zmm6, %zmm5 /* ctr_mask = lookup16(carry_mask_table, ctr_carry) */
+	vmovdqa64 %zmm1, %zmm7 /* ctr_v_ordered */
+	vpternlogd $0xd8, %zmm5, %zmm3, %zmm7 /* ctr_pair = ternlog(ctr_v_ordered, ctr_w_ordered, ctr_mask) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_new_last_byte(%rip), %zmm4, %zmm4 /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
+	vpord %zmm4, %zmm7, %zmm4 /* rowle = or(ctr_pair, ctr_last_byte) */
+	vpaddw .Lsm4_wordslice_avx512_gfni_9_block_k_1(%rip), %zmm2, %zmm5 /* ctr_sum_1 = add(ctr_base, block_k_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_carry_everywhere(%rip), %zmm5, %zmm7 /* ctr_carry_1 = lookup16(ctr_sum_1, carry_everywhere) */
+	vpshufb %zmm7, %zmm6, %zmm7 /* ctr_mask_1 = lookup16(carry_mask_table, ctr_carry_1) */
+	vmovdqa64 %zmm1, %zmm8 /* ctr_v_ordered */
+	vpternlogd $0xd8, %zmm7, %zmm3, %zmm8 /* ctr_pair_1 = ternlog(ctr_v_ordered, ctr_w_ordered, ctr_mask_1) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_new_last_byte(%rip), %zmm5, %zmm5 /* ctr_last_byte_1 = lookup16(ctr_sum_1, new_last_byte) */
+	vpord %zmm5, %zmm8, %zmm5 /* rowle_1 = or(ctr_pair_1, ctr_last_byte_1) */
+	vpaddw .Lsm4_wordslice_avx512_gfni_9_block_k_2(%rip), %zmm2, %zmm7 /* ctr_sum_2 = add(ctr_base, block_k_2) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_carry_everywhere(%rip), %zmm7, %zmm8 /* ctr_carry_2 = lookup16(ctr_sum_2, carry_everywhere) */
+	vpshufb %zmm8, %zmm6, %zmm8 /* ctr_mask_2 = lookup16(carry_mask_table, ctr_carry_2) */
+	vmovdqa64 %zmm1, %zmm9 /* ctr_v_ordered */
+	vpternlogd $0xd8, %zmm8, %zmm3, %zmm9 /* ctr_pair_2 = ternlog(ctr_v_ordered, ctr_w_ordered, ctr_mask_2) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_new_last_byte(%rip), %zmm7, %zmm7 /* ctr_last_byte_2 = lookup16(ctr_sum_2, new_last_byte) */
+	vpord %zmm7, %zmm9, %zmm7 /* rowle_2 = or(ctr_pair_2, ctr_last_byte_2) */
+	vpaddw .Lsm4_wordslice_avx512_gfni_9_block_k_3(%rip), %zmm2, %zmm8 /* ctr_sum_3 = add(ctr_base, block_k_3) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_carry_everywhere(%rip), %zmm8, %zmm9 /* ctr_carry_3 = lookup16(ctr_sum_3, carry_everywhere) */
+	vpshufb %zmm9, %zmm6, %zmm9 /* ctr_mask_3 = lookup16(carry_mask_table, ctr_carry_3) */
+	vmovdqa64 %zmm1, %zmm10 /* ctr_v_ordered */
+	vpternlogd $0xd8, %zmm9, %zmm3, %zmm10 /* ctr_pair_3 = ternlog(ctr_v_ordered, ctr_w_ordered, ctr_mask_3) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_new_last_byte(%rip), %zmm8, %zmm8 /* ctr_last_byte_3 = lookup16(ctr_sum_3, new_last_byte) */
+	vpord %zmm8, %zmm10, %zmm8 /* rowle_3 = or(ctr_pair_3, ctr_last_byte_3) */
+	vpunpckldq %zmm7, %zmm4, %zmm9 /* tr0 = unpacklo(rowle, rowle_2) */
+	vpunpckhdq %zmm7, %zmm4, %zmm4 /* tr0_1 = unpackhi(rowle, rowle_2) */
+	vpunpckldq %zmm8, %zmm5, %zmm7 /* tr0_2 = unpacklo(rowle_1, rowle_3) */
+	vpunpckhdq %zmm8, %zmm5, %zmm5 /* tr0_3 = unpackhi(rowle_1, rowle_3) */
+	vpunpckldq %zmm7, %zmm9, %zmm8 /* tr1 = unpacklo(tr0, tr0_2) */
+	vpunpckhdq %zmm7, %zmm9, %zmm7 /* tr1_1 = unpackhi(tr0, tr0_2) */
+	vpunpckldq %zmm5, %zmm4, %zmm9 /* tr1_2 = unpacklo(tr0_1, tr0_3) */
+	vpunpckhdq %zmm5, %zmm4, %zmm4 /* tr1_3 = unpackhi(tr0_1, tr0_3) */
+	vpaddw .Lsm4_wordslice_avx512_gfni_9_block_k_4(%rip), %zmm2, %zmm5 /* ctr_sum_4 = add(ctr_base, block_k_4) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_carry_everywhere(%rip), %zmm5, %zmm10 /* ctr_carry_4 = lookup16(ctr_sum_4, carry_everywhere) */
+	vpshufb %zmm10, %zmm6, %zmm10 /* ctr_mask_4 = lookup16(carry_mask_table, ctr_carry_4) */
+	vmovdqa64 %zmm1, %zmm11 /* ctr_v_ordered */
+	vpternlogd $0xd8, %zmm10, %zmm3, %zmm11 /* ctr_pair_4 = ternlog(ctr_v_ordered, ctr_w_ordered, ctr_mask_4) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_new_last_byte(%rip), %zmm5, %zmm5 /* ctr_last_byte_4 = lookup16(ctr_sum_4, new_last_byte) */
+	vpord %zmm5, %zmm11, %zmm5 /* rowle_4 = or(ctr_pair_4, ctr_last_byte_4) */
+	vpaddw .Lsm4_wordslice_avx512_gfni_9_block_k_5(%rip), %zmm2, %zmm10 /* ctr_sum_5 = add(ctr_base, block_k_5) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_carry_everywhere(%rip), %zmm10, %zmm11 /* ctr_carry_5 = lookup16(ctr_sum_5, carry_everywhere) */
+	vpshufb %zmm11, %zmm6, %zmm11 /* ctr_mask_5 = lookup16(carry_mask_table, ctr_carry_5) */
+	vmovdqa64 %zmm1, %zmm12 /* ctr_v_ordered */
+	vpternlogd $0xd8, %zmm11, %zmm3, %zmm12 /* ctr_pair_5 = ternlog(ctr_v_ordered, ctr_w_ordered, ctr_mask_5) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_new_last_byte(%rip), %zmm10, %zmm10 /* ctr_last_byte_5 = lookup16(ctr_sum_5, new_last_byte) */
+	vpord %zmm10, %zmm12, %zmm10 /* rowle_5 = or(ctr_pair_5, ctr_last_byte_5) */
+	vpaddw .Lsm4_wordslice_avx512_gfni_9_block_k_6(%rip), %zmm2, %zmm11 /* ctr_sum_6 = add(ctr_base, block_k_6) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_carry_everywhere(%rip), %zmm11, %zmm12 /* ctr_carry_6 = lookup16(ctr_sum_6, carry_everywhere) */
+	vpshufb %zmm12, %zmm6, %zmm12 /* ctr_mask_6 = lookup16(carry_mask_table, ctr_carry_6) */
+	vmovdqa64 %zmm1, %zmm13 /* ctr_v_ordered */
+	vpternlogd $0xd8, %zmm12, %zmm3, %zmm13 /* ctr_pair_6 = ternlog(ctr_v_ordered, ctr_w_ordered, ctr_mask_6) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_new_last_byte(%rip), %zmm11, %zmm11 /* ctr_last_byte_6 = lookup16(ctr_sum_6, new_last_byte) */
+	vpord %zmm11, %zmm13, %zmm11 /* rowle_6 = or(ctr_pair_6, ctr_last_byte_6) */
+	vpaddw .Lsm4_wordslice_avx512_gfni_9_block_k_7(%rip), %zmm2, %zmm12 /* ctr_sum_7 = add(ctr_base, block_k_7) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_carry_everywhere(%rip), %zmm12, %zmm13 /* ctr_carry_7 = lookup16(ctr_sum_7, carry_everywhere) */
+	vpshufb %zmm13, %zmm6, %zmm13 /* ctr_mask_7 = lookup16(carry_mask_table, ctr_carry_7) */
+	vmovdqa64 %zmm1, %zmm14 /* ctr_v_ordered */
+	vpternlogd $0xd8, %zmm13, %zmm3, %zmm14 /* ctr_pair_7 = ternlog(ctr_v_ordered, ctr_w_ordered, ctr_mask_7) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_new_last_byte(%rip), %zmm12, %zmm12 /* ctr_last_byte_7 = lookup16(ctr_sum_7, new_last_byte) */
+	vpord %zmm12, %zmm14, %zmm12 /* rowle_7 = or(ctr_pair_7, ctr_last_byte_7) */
+	vpunpckldq %zmm11, %zmm5, %zmm13 /* tr0_4 = unpacklo(rowle_4, rowle_6) */
+	vpunpckhdq %zmm11, %zmm5, %zmm5 /* tr0_5 = unpackhi(rowle_4, rowle_6) */
+	vpunpckldq %zmm12, %zmm10, %zmm11 /* tr0_6 = unpacklo(rowle_5, rowle_7) */
+	vpunpckhdq %zmm12, %zmm10, %zmm10 /* tr0_7 = unpackhi(rowle_5, rowle_7) */
+	vpunpckldq %zmm11, %zmm13, %zmm12 /* tr1_4 = unpacklo(tr0_4, tr0_6) */
+	vpunpckhdq %zmm11, %zmm13, %zmm11 /* tr1_5 = unpackhi(tr0_4, tr0_6) */
+	vpunpckldq %zmm10, %zmm5, %zmm13 /* tr1_6 = unpacklo(tr0_5, tr0_7) */
+	vpunpckhdq %zmm10, %zmm5, %zmm5 /* tr1_7 = unpackhi(tr0_5, tr0_7) */
+	vpaddw .Lsm4_wordslice_avx512_gfni_9_block_k_8(%rip), %zmm2, %zmm10 /* ctr_sum_8 = add(ctr_base, block_k_8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_carry_everywhere(%rip), %zmm10, %zmm14 /* ctr_carry_8 = lookup16(ctr_sum_8, carry_everywhere) */
+	vpshufb %zmm14, %zmm6, %zmm14 /* ctr_mask_8 = lookup16(carry_mask_table, ctr_carry_8) */
+	vmovdqa64 %zmm1, %zmm15 /* ctr_v_ordered */
+	vpternlogd $0xd8, %zmm14, %zmm3, %zmm15 /* ctr_pair_8 = ternlog(ctr_v_ordered, ctr_w_ordered, ctr_mask_8) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_new_last_byte(%rip), %zmm10, %zmm10 /* ctr_last_byte_8 = lookup16(ctr_sum_8, new_last_byte) */
+	vpord %zmm10, %zmm15, %zmm10 /* rowle_8 = or(ctr_pair_8, ctr_last_byte_8) */
+	vpaddw .Lsm4_wordslice_avx512_gfni_9_block_k_9(%rip), %zmm2, %zmm14 /* ctr_sum_9 = add(ctr_base, block_k_9) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_carry_everywhere(%rip), %zmm14, %zmm15 /* ctr_carry_9 = lookup16(ctr_sum_9, carry_everywhere) */
+	vpshufb %zmm15, %zmm6, %zmm15 /* ctr_mask_9 = lookup16(carry_mask_table, ctr_carry_9) */
+	vmovdqa64 %zmm1, %zmm16 /* ctr_v_ordered */
+	vpternlogd $0xd8, %zmm15, %zmm3, %zmm16 /* ctr_pair_9 = ternlog(ctr_v_ordered, ctr_w_ordered, ctr_mask_9) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_new_last_byte(%rip), %zmm14, %zmm14 /* ctr_last_byte_9 = lookup16(ctr_sum_9, new_last_byte) */
+	vpord %zmm14, %zmm16, %zmm14 /* rowle_9 = or(ctr_pair_9, ctr_last_byte_9) */
+	vpaddw .Lsm4_wordslice_avx512_gfni_9_block_k_10(%rip), %zmm2, %zmm15 /* ctr_sum_10 = add(ctr_base, block_k_10) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_carry_everywhere(%rip), %zmm15, %zmm16 /* ctr_carry_10 = lookup16(ctr_sum_10, carry_everywhere) */
+	vpshufb %zmm16, %zmm6, %zmm16 /* ctr_mask_10 = lookup16(carry_mask_table, ctr_carry_10) */
+	vmovdqa64 %zmm1, %zmm17 /* ctr_v_ordered */
+	vpternlogd $0xd8, %zmm16, %zmm3, %zmm17 /* ctr_pair_10 = ternlog(ctr_v_ordered, ctr_w_ordered, ctr_mask_10) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_new_last_byte(%rip), %zmm15, %zmm15 /* ctr_last_byte_10 = lookup16(ctr_sum_10, new_last_byte) */
+	vpord %zmm15, %zmm17, %zmm15 /* rowle_10 = or(ctr_pair_10, ctr_last_byte_10) */
+	vpaddw .Lsm4_wordslice_avx512_gfni_9_block_k_11(%rip), %zmm2, %zmm16 /* ctr_sum_11 = add(ctr_base, block_k_11) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_carry_everywhere(%rip), %zmm16, %zmm17 /* ctr_carry_11 = lookup16(ctr_sum_11, carry_everywhere) */
+	vpshufb %zmm17, %zmm6, %zmm17 /* ctr_mask_11 = lookup16(carry_mask_table, ctr_carry_11) */
+	vmovdqa64 %zmm1, %zmm18 /* ctr_v_ordered */
+	vpternlogd $0xd8, %zmm17, %zmm3, %zmm18 /* ctr_pair_11 = ternlog(ctr_v_ordered, ctr_w_ordered, ctr_mask_11) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_new_last_byte(%rip), %zmm16, %zmm16 /* ctr_last_byte_11 = lookup16(ctr_sum_11, new_last_byte) */
+	vpord %zmm16, %zmm18, %zmm16 /* rowle_11 = or(ctr_pair_11, ctr_last_byte_11) */
+	vpunpckldq %zmm15, %zmm10, %zmm17 /* tr0_8 = unpacklo(rowle_8, rowle_10) */
+	vpunpckhdq %zmm15, %zmm10, %zmm10 /* tr0_9 = unpackhi(rowle_8, rowle_10) */
+	vpunpckldq %zmm16, %zmm14, %zmm15 /* tr0_10 = unpacklo(rowle_9, rowle_11) */
+	vpunpckhdq %zmm16, %zmm14, %zmm14 /* tr0_11 = unpackhi(rowle_9, rowle_11) */
+	vpunpckldq %zmm15, %zmm17, %zmm16 /* tr1_8 = unpacklo(tr0_8, tr0_10) */
+	vpunpckhdq %zmm15, %zmm17, %zmm15 /* tr1_9 = unpackhi(tr0_8, tr0_10) */
+	vpunpckldq %zmm14, %zmm10, %zmm17 /* tr1_10 = unpacklo(tr0_9, tr0_11) */
+	vpunpckhdq %zmm14, %zmm10, %zmm10 /* tr1_11 = unpackhi(tr0_9, tr0_11) */
+	vpaddw .Lsm4_wordslice_avx512_gfni_9_block_k_12(%rip), %zmm2, %zmm14 /* ctr_sum_12 = add(ctr_base, block_k_12) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_carry_everywhere(%rip), %zmm14, %zmm18 /* ctr_carry_12 = lookup16(ctr_sum_12, carry_everywhere) */
+	vpshufb %zmm18, %zmm6, %zmm18 /* ctr_mask_12 = lookup16(carry_mask_table, ctr_carry_12) */
+	vmovdqa64 %zmm1, %zmm19 /* ctr_v_ordered */
+	vpternlogd $0xd8, %zmm18, %zmm3, %zmm19 /* ctr_pair_12 = ternlog(ctr_v_ordered, ctr_w_ordered, ctr_mask_12) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_new_last_byte(%rip), %zmm14, %zmm14 /* ctr_last_byte_12 = lookup16(ctr_sum_12, new_last_byte) */
+	vpord %zmm14, %zmm19, %zmm14 /* rowle_12 = or(ctr_pair_12, ctr_last_byte_12) */
+	vpaddw .Lsm4_wordslice_avx512_gfni_9_block_k_13(%rip), %zmm2, %zmm18 /* ctr_sum_13 = add(ctr_base, block_k_13) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_carry_everywhere(%rip), %zmm18, %zmm19 /* ctr_carry_13 = lookup16(ctr_sum_13, carry_everywhere) */
+	vpshufb %zmm19, %zmm6, %zmm19 /* ctr_mask_13 = lookup16(carry_mask_table, ctr_carry_13) */
+	vmovdqa64 %zmm1, %zmm20 /* ctr_v_ordered */
+	vpternlogd $0xd8, %zmm19, %zmm3, %zmm20 /* ctr_pair_13 = ternlog(ctr_v_ordered, ctr_w_ordered, ctr_mask_13) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_new_last_byte(%rip), %zmm18, %zmm18 /* ctr_last_byte_13 = lookup16(ctr_sum_13, new_last_byte) */
+	vpord %zmm18, %zmm20, %zmm18 /* rowle_13 = or(ctr_pair_13, ctr_last_byte_13) */
+	vpaddw .Lsm4_wordslice_avx512_gfni_9_block_k_14(%rip), %zmm2, %zmm19 /* ctr_sum_14 = add(ctr_base, block_k_14) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_carry_everywhere(%rip), %zmm19, %zmm20 /* ctr_carry_14 = lookup16(ctr_sum_14, carry_everywhere) */
+	vpshufb %zmm20, %zmm6, %zmm20 /* ctr_mask_14 = lookup16(carry_mask_table, ctr_carry_14) */
+	vmovdqa64 %zmm1, %zmm21 /* ctr_v_ordered */
+	vpternlogd $0xd8, %zmm20, %zmm3, %zmm21 /* ctr_pair_14 = ternlog(ctr_v_ordered, ctr_w_ordered, ctr_mask_14) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_new_last_byte(%rip), %zmm19, %zmm19 /* ctr_last_byte_14 = lookup16(ctr_sum_14, new_last_byte) */
+	vpord %zmm19, %zmm21, %zmm19 /* rowle_14 = or(ctr_pair_14, ctr_last_byte_14) */
+	vpaddw .Lsm4_wordslice_avx512_gfni_9_block_k_15(%rip), %zmm2, %zmm2 /* ctr_sum_15 = add(ctr_base, block_k_15) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_carry_everywhere(%rip), %zmm2, %zmm20 /* ctr_carry_15 = lookup16(ctr_sum_15, carry_everywhere) */
+	vpshufb %zmm20, %zmm6, %zmm6 /* ctr_mask_15 = lookup16(carry_mask_table, ctr_carry_15) */
+	vpternlogd $0xd8, %zmm6, %zmm3, %zmm1 /* ctr_pair_15 = ternlog(ctr_v_ordered, ctr_w_ordered, ctr_mask_15) */
 	vpshufb .Lsm4_wordslice_avx512_gfni_9_new_last_byte(%rip), %zmm2, %zmm2 /* ctr_last_byte_15 = lookup16(ctr_sum_15, new_last_byte) */
-	vpord %zmm2, %zmm1, %zmm1 /* row_15 = or(ctr_pair_15, ctr_last_byte_15) */
-	vmovdqa64 %zmm10, %zmm2 /* unpacklo32_index */
-	vpermi2b %zmm22, %zmm20, %zmm2 /* tr0_12 = permute2b(unpacklo32_index, row_12, row_14) */
-	vmovdqa64 %zmm12, %zmm3 /* unpackhi32_index */
-	vpermi2b %zmm22, %zmm20, %zmm3 /* tr0_13 = permute2b(unpackhi32_index, row_12, row_14) */
-	vpermi2b %zmm1, %zmm21, %zmm10 /* tr0_14 = permute2b(unpacklo32_index, row_13, row_15) */
-	vpermi2b %zmm1, %zmm21, %zmm12 /* tr0_15 = permute2b(unpackhi32_index, row_13, row_15) */
-	vpunpckldq %zmm10, %zmm2, %zmm1 /* tr1_12 = unpacklo(tr0_12, tr0_14) */
-	vpunpckhdq %zmm10, %zmm2, %zmm2 /* tr1_13 = unpackhi(tr0_12, tr0_14) */
-	vpunpckldq %zmm12, %zmm3, %zmm4 /* tr1_14 = unpacklo(tr0_13, tr0_15) */
-	vpunpckhdq %zmm12, %zmm3, %zmm3 /* tr1_15 = unpackhi(tr0_13, tr0_15) */
-	vmovdqa64 .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm7 /* gfni_mat = const() */
-	vmovdqa64 .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm10 /* gfni_mat_1 = const() */
-	vmovdqa64 .Lsm4_wordslice_avx512_gfni_9_rotl16(%rip), %zmm12 /* rotl16 = const() */
+	vpord %zmm2, %zmm1, %zmm1 /* rowle_15 = or(ctr_pair_15, ctr_last_byte_15) */
+	vpunpckldq %zmm19, %zmm14, %zmm2 /* tr0_12 = unpacklo(rowle_12, rowle_14) */
+	vpunpckhdq %zmm19, %zmm14, %zmm3 /* tr0_13 = unpackhi(rowle_12, rowle_14) */
+	vpunpckldq %zmm1, %zmm18, %zmm6 /* tr0_14 = unpacklo(rowle_13, rowle_15) */
+	vpunpckhdq %zmm1, %zmm18, %zmm1 /* tr0_15 = unpackhi(rowle_13, rowle_15) */
+	vpunpckldq %zmm6, %zmm2, %zmm14 /* tr1_12 = unpacklo(tr0_12, tr0_14) */
+	vpunpckhdq %zmm6, %zmm2, %zmm2 /* tr1_13 = unpackhi(tr0_12, tr0_14) */
+	vpunpckldq %zmm1, %zmm3, %zmm6 /* tr1_14 = unpacklo(tr0_13, tr0_15) */
+	vpunpckhdq %zmm1, %zmm3, %zmm1 /* tr1_15 = unpackhi(tr0_13, tr0_15) */
+	vmovdqa64 .Lsm4_wordslice_avx512_gfni_9_gfni_mat(%rip), %zmm3 /* gfni_mat = const() */
+	vmovdqa64 .Lsm4_wordslice_avx512_gfni_9_gfni_mat_1(%rip), %zmm18 /* gfni_mat_1 = const() */
+	vmovdqa64 .Lsm4_wordslice_avx512_gfni_9_rotl16(%rip), %zmm19 /* rotl16 = const() */
 	vmovdqa64 .Lsm4_wordslice_avx512_gfni_9_rotl24(%rip), %zmm20 /* rotl24 = const() */
 	vmovdqa64 .Lsm4_wordslice_avx512_gfni_9_rotl8(%rip), %zmm21 /* rotl8 = const() */
 	xor %r10, %r10
@@ -3148,114 +3088,114 @@ SYM_FUNC_START(sm4_wordslice_avx512_gfni_batch_gcm)
 
 	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
 	vpbroadcastd (%rdi,%r10), %zmm22 /* rkw = bcast32() */
-	vmovdqa64 %zmm5, %zmm23 /* g0x1.2 */
+	vmovdqa64 %zmm7, %zmm23 /* g0x1.2 */
 	vpternlogd $0x96, %zmm22, %zmm9, %zmm23 /* g0k = ternlog(g0x1, g0x2, rkw) */
-	vpxord %zmm8, %zmm23, %zmm22 /* g0t = xor(g0k, g0x3) */
-	vgf2p8affineqb $0x1b, %zmm7, %zmm22, %zmm22 /* g0a = gf2p8affine(g0t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, %zmm10, %zmm22, %zmm22 /* g0s = gf2p8affineinv(g0a, gfni_mat_1) */
+	vpxord %zmm4, %zmm23, %zmm22 /* g0t = xor(g0k, g0x3) */
+	vgf2p8affineqb $0x1b, %zmm3, %zmm22, %zmm22 /* g0a = gf2p8affine(g0t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm18, %zmm22, %zmm22 /* g0s = gf2p8affineinv(g0a, gfni_mat_1) */
 	vpshufb %zmm20, %zmm22, %zmm23 /* g0lr24 = lookup16(g0s, rotl24) */
 	vpshufb %zmm21, %zmm22, %zmm24 /* g0lr8 = lookup16(g0s, rotl8) */
-	vpshufb %zmm12, %zmm22, %zmm25 /* g0lr16 = lookup16(g0s, rotl16) */
+	vpshufb %zmm19, %zmm22, %zmm25 /* g0lr16 = lookup16(g0s, rotl16) */
 	vmovdqa64 %zmm22, %zmm26 /* g0s */
 	vpternlogd $0x96, %zmm25, %zmm24, %zmm26 /* g0lg = ternlog(g0s, g0lr8, g0lr16) */
 	vprold $2, %zmm26, %zmm24 /* g0lr2 = rotl_native(g0lg) */
 	vpternlogd $0x96, %zmm24, %zmm23, %zmm22 /* g0l = ternlog(g0s, g0lr24, g0lr2) */
-	vpxord %zmm22, %zmm6, %zmm6 /* g0x = xor(g0x0, g0l) */
+	vpxord %zmm22, %zmm8, %zmm8 /* g0x = xor(g0x0, g0l) */
 	vpbroadcastd (%rdi,%r10), %zmm22 /* rkw_1 = bcast32() */
 	vmovdqa64 %zmm11, %zmm23 /* g1x1.2 */
-	vpternlogd $0x96, %zmm22, %zmm15, %zmm23 /* g1k = ternlog(g1x1, g1x2, rkw_1) */
-	vpxord %zmm14, %zmm23, %zmm22 /* g1t = xor(g1k, g1x3) */
-	vgf2p8affineqb $0x1b, %zmm7, %zmm22, %zmm22 /* g1a = gf2p8affine(g1t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, %zmm10, %zmm22, %zmm22 /* g1s = gf2p8affineinv(g1a, gfni_mat_1) */
+	vpternlogd $0x96, %zmm22, %zmm13, %zmm23 /* g1k = ternlog(g1x1, g1x2, rkw_1) */
+	vpxord %zmm5, %zmm23, %zmm22 /* g1t = xor(g1k, g1x3) */
+	vgf2p8affineqb $0x1b, %zmm3, %zmm22, %zmm22 /* g1a = gf2p8affine(g1t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm18, %zmm22, %zmm22 /* g1s = gf2p8affineinv(g1a, gfni_mat_1) */
 	vpshufb %zmm20, %zmm22, %zmm23 /* g1lr24 = lookup16(g1s, rotl24) */
 	vpshufb %zmm21, %zmm22, %zmm24 /* g1lr8 = lookup16(g1s, rotl8) */
-	vpshufb %zmm12, %zmm22, %zmm25 /* g1lr16 = lookup16(g1s, rotl16) */
+	vpshufb %zmm19, %zmm22, %zmm25 /* g1lr16 = lookup16(g1s, rotl16) */
 	vmovdqa64 %zmm22, %zmm26 /* g1s */
 	vpternlogd $0x96, %zmm25, %zmm24, %zmm26 /* g1lg = ternlog(g1s, g1lr8, g1lr16) */
 	vprold $2, %zmm26, %zmm24 /* g1lr2 = rotl_native(g1lg) */
 	vpternlogd $0x96, %zmm24, %zmm23, %zmm22 /* g1l = ternlog(g1s, g1lr24, g1lr2) */
-	vpxord %zmm22, %zmm13, %zmm13 /* g1x = xor(g1x0, g1l) */
+	vpxord %zmm22, %zmm12, %zmm12 /* g1x = xor(g1x0, g1l) */
 	vpbroadcastd (%rdi,%r10), %zmm22 /* rkw_2 = bcast32() */
-	vmovdqa64 %zmm16, %zmm23 /* g2x1.2 */
-	vpternlogd $0x96, %zmm22, %zmm19, %zmm23 /* g2k = ternlog(g2x1, g2x2, rkw_2) */
-	vpxord %zmm18, %zmm23, %zmm22 /* g2t = xor(g2k, g2x3) */
-	vgf2p8affineqb $0x1b, %zmm7, %zmm22, %zmm22 /* g2a = gf2p8affine(g2t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, %zmm10, %zmm22, %zmm22 /* g2s = gf2p8affineinv(g2a, gfni_mat_1) */
+	vmovdqa64 %zmm15, %zmm23 /* g2x1.2 */
+	vpternlogd $0x96, %zmm22, %zmm17, %zmm23 /* g2k = ternlog(g2x1, g2x2, rkw_2) */
+	vpxord %zmm10, %zmm23, %zmm22 /* g2t = xor(g2k, g2x3) */
+	vgf2p8affineqb $0x1b, %zmm3, %zmm22, %zmm22 /* g2a = gf2p8affine(g2t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm18, %zmm22, %zmm22 /* g2s = gf2p8affineinv(g2a, gfni_mat_1) */
 	vpshufb %zmm20, %zmm22, %zmm23 /* g2lr24 = lookup16(g2s, rotl24) */
 	vpshufb %zmm21, %zmm22, %zmm24 /* g2lr8 = lookup16(g2s, rotl8) */
-	vpshufb %zmm12, %zmm22, %zmm25 /* g2lr16 = lookup16(g2s, rotl16) */
+	vpshufb %zmm19, %zmm22, %zmm25 /* g2lr16 = lookup16(g2s, rotl16) */
 	vmovdqa64 %zmm22, %zmm26 /* g2s */
 	vpternlogd $0x96, %zmm25, %zmm24, %zmm26 /* g2lg = ternlog(g2s, g2lr8, g2lr16) */
 	vprold $2, %zmm26, %zmm24 /* g2lr2 = rotl_native(g2lg) */
 	vpternlogd $0x96, %zmm24, %zmm23, %zmm22 /* g2l = ternlog(g2s, g2lr24, g2lr2) */
-	vpxord %zmm22, %zmm17, %zmm17 /* g2x = xor(g2x0, g2l) */
+	vpxord %zmm22, %zmm16, %zmm16 /* g2x = xor(g2x0, g2l) */
 	vpbroadcastd (%rdi,%r10), %zmm22 /* rkw_3 = bcast32() */
 	vmovdqa64 %zmm2, %zmm23 /* g3x1.2 */
-	vpternlogd $0x96, %zmm22, %zmm4, %zmm23 /* g3k = ternlog(g3x1, g3x2, rkw_3) */
-	vpxord %zmm3, %zmm23, %zmm22 /* g3t = xor(g3k, g3x3) */
-	vgf2p8affineqb $0x1b, %zmm7, %zmm22, %zmm22 /* g3a = gf2p8affine(g3t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, %zmm10, %zmm22, %zmm22 /* g3s = gf2p8affineinv(g3a, gfni_mat_1) */
+	vpternlogd $0x96, %zmm22, %zmm6, %zmm23 /* g3k = ternlog(g3x1, g3x2, rkw_3) */
+	vpxord %zmm1, %zmm23, %zmm22 /* g3t = xor(g3k, g3x3) */
+	vgf2p8affineqb $0x1b, %zmm3, %zmm22, %zmm22 /* g3a = gf2p8affine(g3t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm18, %zmm22, %zmm22 /* g3s = gf2p8affineinv(g3a, gfni_mat_1) */
 	vpshufb %zmm20, %zmm22, %zmm23 /* g3lr24 = lookup16(g3s, rotl24) */
 	vpshufb %zmm21, %zmm22, %zmm24 /* g3lr8 = lookup16(g3s, rotl8) */
-	vpshufb %zmm12, %zmm22, %zmm25 /* g3lr16 = lookup16(g3s, rotl16) */
+	vpshufb %zmm19, %zmm22, %zmm25 /* g3lr16 = lookup16(g3s, rotl16) */
 	vmovdqa64 %zmm22, %zmm26 /* g3s */
 	vpternlogd $0x96, %zmm25, %zmm24, %zmm26 /* g3lg = ternlog(g3s, g3lr8, g3lr16) */
 	vprold $2, %zmm26, %zmm24 /* g3lr2 = rotl_native(g3lg) */
 	vpternlogd $0x96, %zmm24, %zmm23, %zmm22 /* g3l = ternlog(g3s, g3lr24, g3lr2) */
-	vpxord %zmm22, %zmm1, %zmm1 /* g3x = xor(g3x0, g3l) */
+	vpxord %zmm22, %zmm14, %zmm14 /* g3x = xor(g3x0, g3l) */
 
 	/* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
 	vpbroadcastd 4(%rdi,%r10), %zmm22 /* rkw_4 = bcast32() */
 	vmovdqa64 %zmm9, %zmm23 /* g0x2.2 */
-	vpternlogd $0x96, %zmm22, %zmm8, %zmm23 /* g0k_1 = ternlog(g0x2, g0x3, rkw_4) */
-	vpxord %zmm6, %zmm23, %zmm22 /* g0t_1 = xor(g0k_1, g0x0) */
-	vgf2p8affineqb $0x1b, %zmm7, %zmm22, %zmm22 /* g0a_1 = gf2p8affine(g0t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, %zmm10, %zmm22, %zmm22 /* g0s_1 = gf2p8affineinv(g0a_1, gfni_mat_1) */
+	vpternlogd $0x96, %zmm22, %zmm4, %zmm23 /* g0k_1 = ternlog(g0x2, g0x3, rkw_4) */
+	vpxord %zmm8, %zmm23, %zmm22 /* g0t_1 = xor(g0k_1, g0x0) */
+	vgf2p8affineqb $0x1b, %zmm3, %zmm22, %zmm22 /* g0a_1 = gf2p8affine(g0t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm18, %zmm22, %zmm22 /* g0s_1 = gf2p8affineinv(g0a_1, gfni_mat_1) */
 	vpshufb %zmm20, %zmm22, %zmm23 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
 	vpshufb %zmm21, %zmm22, %zmm24 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
-	vpshufb %zmm12, %zmm22, %zmm25 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
+	vpshufb %zmm19, %zmm22, %zmm25 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
 	vmovdqa64 %zmm22, %zmm26 /* g0s_1 */
 	vpternlogd $0x96, %zmm25, %zmm24, %zmm26 /* g0lg_1 = ternlog(g0s_1, g0lr8_1, g0lr16_1) */
 	vprold $2, %zmm26, %zmm24 /* g0lr2_1 = rotl_native(g0lg_1) */
 	vpternlogd $0x96, %zmm24, %zmm23, %zmm22 /* g0l_1 = ternlog(g0s_1, g0lr24_1, g0lr2_1) */
-	vpxord %zmm22, %zmm5, %zmm5 /* g0x_1 = xor(g0x1, g0l_1) */
+	vpxord %zmm22, %zmm7, %zmm7 /* g0x_1 = xor(g0x1, g0l_1) */
 	vpbroadcastd 4(%rdi,%r10), %zmm22 /* rkw_5 = bcast32() */
-	vmovdqa64 %zmm15, %zmm23 /* g1x2.2 */
-	vpternlogd $0x96, %zmm22, %zmm14, %zmm23 /* g1k_1 = ternlog(g1x2, g1x3, rkw_5) */
-	vpxord %zmm13, %zmm23, %zmm22 /* g1t_1 = xor(g1k_1, g1x0) */
-	vgf2p8affineqb $0x1b, %zmm7, %zmm22, %zmm22 /* g1a_1 = gf2p8affine(g1t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, %zmm10, %zmm22, %zmm22 /* g1s_1 = gf2p8affineinv(g1a_1, gfni_mat_1) */
+	vmovdqa64 %zmm13, %zmm23 /* g1x2.2 */
+	vpternlogd $0x96, %zmm22, %zmm5, %zmm23 /* g1k_1 = ternlog(g1x2, g1x3, rkw_5) */
+	vpxord %zmm12, %zmm23, %zmm22 /* g1t_1 = xor(g1k_1, g1x0) */
+	vgf2p8affineqb $0x1b, %zmm3, %zmm22, %zmm22 /* g1a_1 = gf2p8affine(g1t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm18, %zmm22, %zmm22 /* g1s_1 = gf2p8affineinv(g1a_1, gfni_mat_1) */
 	vpshufb %zmm20, %zmm22, %zmm23 /* g1lr24_1 = lookup16(g1s_1, rotl24) */
 	vpshufb %zmm21, %zmm22, %zmm24 /* g1lr8_1 = lookup16(g1s_1, rotl8) */
-	vpshufb %zmm12, %zmm22, %zmm25 /* g1lr16_1 = lookup16(g1s_1, rotl16) */
+	vpshufb %zmm19, %zmm22, %zmm25 /* g1lr16_1 = lookup16(g1s_1, rotl16) */
 	vmovdqa64 %zmm22, %zmm26 /* g1s_1 */
 	vpternlogd $0x96, %zmm25, %zmm24, %zmm26 /* g1lg_1 = ternlog(g1s_1, g1lr8_1, g1lr16_1) */
 	vprold $2, %zmm26, %zmm24 /* g1lr2_1 = rotl_native(g1lg_1) */
 	vpternlogd $0x96, %zmm24, %zmm23, %zmm22 /* g1l_1 = ternlog(g1s_1, g1lr24_1, g1lr2_1) */
 	vpxord %zmm22, %zmm11, %zmm11 /* g1x_1 = xor(g1x1, g1l_1) */
 	vpbroadcastd 4(%rdi,%r10), %zmm22 /* rkw_6 = bcast32() */
-	vmovdqa64 %zmm19, %zmm23 /* g2x2.2 */
-	vpternlogd $0x96, %zmm22, %zmm18, %zmm23 /* g2k_1 = ternlog(g2x2, g2x3, rkw_6) */
-	vpxord %zmm17, %zmm23, %zmm22 /* g2t_1 = xor(g2k_1, g2x0) */
-	vgf2p8affineqb $0x1b, %zmm7, %zmm22, %zmm22 /* g2a_1 = gf2p8affine(g2t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, %zmm10, %zmm22, %zmm22 /* g2s_1 = gf2p8affineinv(g2a_1, gfni_mat_1) */
+	vmovdqa64 %zmm17, %zmm23 /* g2x2.2 */
+	vpternlogd $0x96, %zmm22, %zmm10, %zmm23 /* g2k_1 = ternlog(g2x2, g2x3, rkw_6) */
+	vpxord %zmm16, %zmm23, %zmm22 /* g2t_1 = xor(g2k_1, g2x0) */
+	vgf2p8affineqb $0x1b, %zmm3, %zmm22, %zmm22 /* g2a_1 = gf2p8affine(g2t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm18, %zmm22, %zmm22 /* g2s_1 = gf2p8affineinv(g2a_1, gfni_mat_1) */
 	vpshufb %zmm20, %zmm22, %zmm23 /* g2lr24_1 = lookup16(g2s_1, rotl24) */
 	vpshufb %zmm21, %zmm22, %zmm24 /* g2lr8_1 = lookup16(g2s_1, rotl8) */
-	vpshufb %zmm12, %zmm22, %zmm25 /* g2lr16_1 = lookup16(g2s_1, rotl16) */
+	vpshufb %zmm19, %zmm22, %zmm25 /* g2lr16_1 = lookup16(g2s_1, rotl16) */
 	vmovdqa64 %zmm22, %zmm26 /* g2s_1 */
 	vpternlogd $0x96, %zmm25, %zmm24, %zmm26 /* g2lg_1 = ternlog(g2s_1, g2lr8_1, g2lr16_1) */
 	vprold $2, %zmm26, %zmm24 /* g2lr2_1 = rotl_native(g2lg_1) */
 	vpternlogd $0x96, %zmm24, %zmm23, %zmm22 /* g2l_1 = ternlog(g2s_1, g2lr24_1, g2lr2_1) */
-	vpxord %zmm22, %zmm16, %zmm16 /* g2x_1 = xor(g2x1, g2l_1) */
+	vpxord %zmm22, %zmm15, %zmm15 /* g2x_1 = xor(g2x1, g2l_1) */
 	vpbroadcastd 4(%rdi,%r10), %zmm22 /* rkw_7 = bcast32() */
-	vmovdqa64 %zmm4, %zmm23 /* g3x2.2 */
-	vpternlogd $0x96, %zmm22, %zmm3, %zmm23 /* g3k_1 = ternlog(g3x2, g3x3, rkw_7) */
-	vpxord %zmm1, %zmm23, %zmm22 /* g3t_1 = xor(g3k_1, g3x0) */
-	vgf2p8affineqb $0x1b, %zmm7, %zmm22, %zmm22 /* g3a_1 = gf2p8affine(g3t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, %zmm10, %zmm22, %zmm22 /* g3s_1 = gf2p8affineinv(g3a_1, gfni_mat_1) */
+	vmovdqa64 %zmm6, %zmm23 /* g3x2.2 */
+	vpternlogd $0x96, %zmm22, %zmm1, %zmm23 /* g3k_1 = ternlog(g3x2, g3x3, rkw_7) */
+	vpxord %zmm14, %zmm23, %zmm22 /* g3t_1 = xor(g3k_1, g3x0) */
+	vgf2p8affineqb $0x1b, %zmm3, %zmm22, %zmm22 /* g3a_1 = gf2p8affine(g3t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm18, %zmm22, %zmm22 /* g3s_1 = gf2p8affineinv(g3a_1, gfni_mat_1) */
 	vpshufb %zmm20, %zmm22, %zmm23 /* g3lr24_1 = lookup16(g3s_1, rotl24) */
 	vpshufb %zmm21, %zmm22, %zmm24 /* g3lr8_1 = lookup16(g3s_1, rotl8) */
-	vpshufb %zmm12, %zmm22, %zmm25 /* g3lr16_1 = lookup16(g3s_1, rotl16) */
+	vpshufb %zmm19, %zmm22, %zmm25 /* g3lr16_1 = lookup16(g3s_1, rotl16) */
 	vmovdqa64 %zmm22, %zmm26 /* g3s_1 */
 	vpternlogd $0x96, %zmm25, %zmm24, %zmm26 /* g3lg_1 = ternlog(g3s_1, g3lr8_1, g3lr16_1) */
 	vprold $2, %zmm26, %zmm24 /* g3lr2_1 = rotl_native(g3lg_1) */
@@ -3264,221 +3204,221 @@ SYM_FUNC_START(sm4_wordslice_avx512_gfni_batch_gcm)
 
 	/* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
 	vpbroadcastd 8(%rdi,%r10), %zmm22 /* rkw_8 = bcast32() */
-	vmovdqa64 %zmm8, %zmm23 /* g0x3.2 */
-	vpternlogd $0x96, %zmm22, %zmm6, %zmm23 /* g0k_2 = ternlog(g0x3, g0x0, rkw_8) */
-	vpxord %zmm5, %zmm23, %zmm22 /* g0t_2 = xor(g0k_2, g0x1) */
-	vgf2p8affineqb $0x1b, %zmm7, %zmm22, %zmm22 /* g0a_2 = gf2p8affine(g0t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, %zmm10, %zmm22, %zmm22 /* g0s_2 = gf2p8affineinv(g0a_2, gfni_mat_1) */
+	vmovdqa64 %zmm4, %zmm23 /* g0x3.2 */
+	vpternlogd $0x96, %zmm22, %zmm8, %zmm23 /* g0k_2 = ternlog(g0x3, g0x0, rkw_8) */
+	vpxord %zmm7, %zmm23, %zmm22 /* g0t_2 = xor(g0k_2, g0x1) */
+	vgf2p8affineqb $0x1b, %zmm3, %zmm22, %zmm22 /* g0a_2 = gf2p8affine(g0t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm18, %zmm22, %zmm22 /* g0s_2 = gf2p8affineinv(g0a_2, gfni_mat_1) */
 	vpshufb %zmm20, %zmm22, %zmm23 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
 	vpshufb %zmm21, %zmm22, %zmm24 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
-	vpshufb %zmm12, %zmm22, %zmm25 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
+	vpshufb %zmm19, %zmm22, %zmm25 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
 	vmovdqa64 %zmm22, %zmm26 /* g0s_2 */
 	vpternlogd $0x96, %zmm25, %zmm24, %zmm26 /* g0lg_2 = ternlog(g0s_2, g0lr8_2, g0lr16_2) */
 	vprold $2, %zmm26, %zmm24 /* g0lr2_2 = rotl_native(g0lg_2) */
 	vpternlogd $0x96, %zmm24, %zmm23, %zmm22 /* g0l_2 = ternlog(g0s_2, g0lr24_2, g0lr2_2) */
 	vpxord %zmm22, %zmm9, %zmm9 /* g0x_2 = xor(g0x2, g0l_2) */
 	vpbroadcastd 8(%rdi,%r10), %zmm22 /* rkw_9 = bcast32() */
-	vmovdqa64 %zmm14, %zmm23 /* g1x3.2 */
-	vpternlogd $0x96, %zmm22, %zmm13, %zmm23 /* g1k_2 = ternlog(g1x3, g1x0, rkw_9) */
+	vmovdqa64 %zmm5, %zmm23 /* g1x3.2 */
+	vpternlogd $0x96, %zmm22, %zmm12, %zmm23 /* g1k_2 = ternlog(g1x3, g1x0, rkw_9) */
 	vpxord %zmm11, %zmm23, %zmm22 /* g1t_2 = xor(g1k_2, g1x1) */
-	vgf2p8affineqb $0x1b, %zmm7, %zmm22, %zmm22 /* g1a_2 = gf2p8affine(g1t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, %zmm10, %zmm22, %zmm22 /* g1s_2 = gf2p8affineinv(g1a_2, gfni_mat_1) */
+	vgf2p8affineqb $0x1b, %zmm3, %zmm22, %zmm22 /* g1a_2 = gf2p8affine(g1t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm18, %zmm22, %zmm22 /* g1s_2 = gf2p8affineinv(g1a_2, gfni_mat_1) */
 	vpshufb %zmm20, %zmm22, %zmm23 /* g1lr24_2 = lookup16(g1s_2, rotl24) */
 	vpshufb %zmm21, %zmm22, %zmm24 /* g1lr8_2 = lookup16(g1s_2, rotl8) */
-	vpshufb %zmm12, %zmm22, %zmm25 /* g1lr16_2 = lookup16(g1s_2, rotl16) */
+	vpshufb %zmm19, %zmm22, %zmm25 /* g1lr16_2 = lookup16(g1s_2, rotl16) */
 	vmovdqa64 %zmm22, %zmm26 /* g1s_2 */
 	vpternlogd $0x96, %zmm25, %zmm24, %zmm26 /* g1lg_2 = ternlog(g1s_2, g1lr8_2, g1lr16_2) */
 	vprold $2, %zmm26, %zmm24 /* g1lr2_2 = rotl_native(g1lg_2) */
 	vpternlogd $0x96, %zmm24, %zmm23, %zmm22 /* g1l_2 = ternlog(g1s_2, g1lr24_2, g1lr2_2) */
-	vpxord %zmm22, %zmm15, %zmm15 /* g1x_2 = xor(g1x2, g1l_2) */
+	vpxord %zmm22, %zmm13, %zmm13 /* g1x_2 = xor(g1x2, g1l_2) */
 	vpbroadcastd 8(%rdi,%r10), %zmm22 /* rkw_10 = bcast32() */
-	vmovdqa64 %zmm18, %zmm23 /* g2x3.2 */
-	vpternlogd $0x96, %zmm22, %zmm17, %zmm23 /* g2k_2 = ternlog(g2x3, g2x0, rkw_10) */
-	vpxord %zmm16, %zmm23, %zmm22 /* g2t_2 = xor(g2k_2, g2x1) */
-	vgf2p8affineqb $0x1b, %zmm7, %zmm22, %zmm22 /* g2a_2 = gf2p8affine(g2t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, %zmm10, %zmm22, %zmm22 /* g2s_2 = gf2p8affineinv(g2a_2, gfni_mat_1) */
+	vmovdqa64 %zmm10, %zmm23 /* g2x3.2 */
+	vpternlogd $0x96, %zmm22, %zmm16, %zmm23 /* g2k_2 = ternlog(g2x3, g2x0, rkw_10) */
+	vpxord %zmm15, %zmm23, %zmm22 /* g2t_2 = xor(g2k_2, g2x1) */
+	vgf2p8affineqb $0x1b, %zmm3, %zmm22, %zmm22 /* g2a_2 = gf2p8affine(g2t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm18, %zmm22, %zmm22 /* g2s_2 = gf2p8affineinv(g2a_2, gfni_mat_1) */
 	vpshufb %zmm20, %zmm22, %zmm23 /* g2lr24_2 = lookup16(g2s_2, rotl24) */
 	vpshufb %zmm21, %zmm22, %zmm24 /* g2lr8_2 = lookup16(g2s_2, rotl8) */
-	vpshufb %zmm12, %zmm22, %zmm25 /* g2lr16_2 = lookup16(g2s_2, rotl16) */
+	vpshufb %zmm19, %zmm22, %zmm25 /* g2lr16_2 = lookup16(g2s_2, rotl16) */
 	vmovdqa64 %zmm22, %zmm26 /* g2s_2 */
 	vpternlogd $0x96, %zmm25, %zmm24, %zmm26 /* g2lg_2 = ternlog(g2s_2, g2lr8_2, g2lr16_2) */
 	vprold $2, %zmm26, %zmm24 /* g2lr2_2 = rotl_native(g2lg_2) */
 	vpternlogd $0x96, %zmm24, %zmm23, %zmm22 /* g2l_2 = ternlog(g2s_2, g2lr24_2, g2lr2_2) */
-	vpxord %zmm22, %zmm19, %zmm19 /* g2x_2 = xor(g2x2, g2l_2) */
+	vpxord %zmm22, %zmm17, %zmm17 /* g2x_2 = xor(g2x2, g2l_2) */
 	vpbroadcastd 8(%rdi,%r10), %zmm22 /* rkw_11 = bcast32() */
-	vmovdqa64 %zmm3, %zmm23 /* g3x3.2 */
-	vpternlogd $0x96, %zmm22, %zmm1, %zmm23 /* g3k_2 = ternlog(g3x3, g3x0, rkw_11) */
+	vmovdqa64 %zmm1, %zmm23 /* g3x3.2 */
+	vpternlogd $0x96, %zmm22, %zmm14, %zmm23 /* g3k_2 = ternlog(g3x3, g3x0, rkw_11) */
 	vpxord %zmm2, %zmm23, %zmm22 /* g3t_2 = xor(g3k_2, g3x1) */
-	vgf2p8affineqb $0x1b, %zmm7, %zmm22, %zmm22 /* g3a_2 = gf2p8affine(g3t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, %zmm10, %zmm22, %zmm22 /* g3s_2 = gf2p8affineinv(g3a_2, gfni_mat_1) */
+	vgf2p8affineqb $0x1b, %zmm3, %zmm22, %zmm22 /* g3a_2 = gf2p8affine(g3t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm18, %zmm22, %zmm22 /* g3s_2 = gf2p8affineinv(g3a_2, gfni_mat_1) */
 	vpshufb %zmm20, %zmm22, %zmm23 /* g3lr24_2 = lookup16(g3s_2, rotl24) */
 	vpshufb %zmm21, %zmm22, %zmm24 /* g3lr8_2 = lookup16(g3s_2, rotl8) */
-	vpshufb %zmm12, %zmm22, %zmm25 /* g3lr16_2 = lookup16(g3s_2, rotl16) */
+	vpshufb %zmm19, %zmm22, %zmm25 /* g3lr16_2 = lookup16(g3s_2, rotl16) */
 	vmovdqa64 %zmm22, %zmm26 /* g3s_2 */
 	vpternlogd $0x96, %zmm25, %zmm24, %zmm26 /* g3lg_2 = ternlog(g3s_2, g3lr8_2, g3lr16_2) */
 	vprold $2, %zmm26, %zmm24 /* g3lr2_2 = rotl_native(g3lg_2) */
 	vpternlogd $0x96, %zmm24, %zmm23, %zmm22 /* g3l_2 = ternlog(g3s_2, g3lr24_2, g3lr2_2) */
-	vpxord %zmm22, %zmm4, %zmm4 /* g3x_2 = xor(g3x2, g3l_2) */
+	vpxord %zmm22, %zmm6, %zmm6 /* g3x_2 = xor(g3x2, g3l_2) */
 
 	/* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
 	vpbroadcastd 12(%rdi,%r10), %zmm22 /* rkw_12 = bcast32() */
-	vmovdqa64 %zmm6, %zmm23 /* g0x0.3 */
-	vpternlogd $0x96, %zmm22, %zmm5, %zmm23 /* g0k_3 = ternlog(g0x0, g0x1, rkw_12) */
+	vmovdqa64 %zmm8, %zmm23 /* g0x0.3 */
+	vpternlogd $0x96, %zmm22, %zmm7, %zmm23 /* g0k_3 = ternlog(g0x0, g0x1, rkw_12) */
 	vpxord %zmm9, %zmm23, %zmm22 /* g0t_3 = xor(g0k_3, g0x2) */
-	vgf2p8affineqb $0x1b, %zmm7, %zmm22, %zmm22 /* g0a_3 = gf2p8affine(g0t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, %zmm10, %zmm22, %zmm22 /* g0s_3 = gf2p8affineinv(g0a_3, gfni_mat_1) */
+	vgf2p8affineqb $0x1b, %zmm3, %zmm22, %zmm22 /* g0a_3 = gf2p8affine(g0t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm18, %zmm22, %zmm22 /* g0s_3 = gf2p8affineinv(g0a_3, gfni_mat_1) */
 	vpshufb %zmm20, %zmm22, %zmm23 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
 	vpshufb %zmm21, %zmm22, %zmm24 /* g0lr8_3 = lookup16(g0s_3, rotl8) */
-	vpshufb %zmm12, %zmm22, %zmm25 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
+	vpshufb %zmm19, %zmm22, %zmm25 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
 	vmovdqa64 %zmm22, %zmm26 /* g0s_3 */
 	vpternlogd $0x96, %zmm25, %zmm24, %zmm26 /* g0lg_3 = ternlog(g0s_3, g0lr8_3, g0lr16_3) */
 	vprold $2, %zmm26, %zmm24 /* g0lr2_3 = rotl_native(g0lg_3) */
 	vpternlogd $0x96, %zmm24, %zmm23, %zmm22 /* g0l_3 = ternlog(g0s_3, g0lr24_3, g0lr2_3) */
-	vpxord %zmm22, %zmm8, %zmm8 /* g0x_3 = xor(g0x3, g0l_3) */
+	vpxord %zmm22, %zmm4, %zmm4 /* g0x_3 = xor(g0x3, g0l_3) */
 	vpbroadcastd 12(%rdi,%r10), %zmm22 /* rkw_13 = bcast32() */
-	vmovdqa64 %zmm13, %zmm23 /* g1x0.3 */
+	vmovdqa64 %zmm12, %zmm23 /* g1x0.3 */
 	vpternlogd $0x96, %zmm22, %zmm11, %zmm23 /* g1k_3 = ternlog(g1x0, g1x1, rkw_13) */
-	vpxord %zmm15, %zmm23, %zmm22 /* g1t_3 = xor(g1k_3, g1x2) */
-	vgf2p8affineqb $0x1b, %zmm7, %zmm22, %zmm22 /* g1a_3 = gf2p8affine(g1t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, %zmm10, %zmm22, %zmm22 /* g1s_3 = gf2p8affineinv(g1a_3, gfni_mat_1) */
+	vpxord %zmm13, %zmm23, %zmm22 /* g1t_3 = xor(g1k_3, g1x2) */
+	vgf2p8affineqb $0x1b, %zmm3, %zmm22, %zmm22 /* g1a_3 = gf2p8affine(g1t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm18, %zmm22, %zmm22 /* g1s_3 = gf2p8affineinv(g1a_3, gfni_mat_1) */
 	vpshufb %zmm20, %zmm22, %zmm23 /* g1lr24_3 = lookup16(g1s_3, rotl24) */
 	vpshufb %zmm21, %zmm22, %zmm24 /* g1lr8_3 = lookup16(g1s_3, rotl8) */
-	vpshufb %zmm12, %zmm22, %zmm25 /* g1lr16_3 = lookup16(g1s_3, rotl16) */
+	vpshufb %zmm19, %zmm22, %zmm25 /* g1lr16_3 = lookup16(g1s_3, rotl16) */
 	vmovdqa64 %zmm22, %zmm26 /* g1s_3 */
 	vpternlogd $0x96, %zmm25, %zmm24, %zmm26 /* g1lg_3 = ternlog(g1s_3, g1lr8_3, g1lr16_3) */
 	vprold $2, %zmm26, %zmm24 /* g1lr2_3 = rotl_native(g1lg_3) */
 	vpternlogd $0x96, %zmm24, %zmm23, %zmm22 /* g1l_3 = ternlog(g1s_3, g1lr24_3, g1lr2_3) */
-	vpxord %zmm22, %zmm14, %zmm14 /* g1x_3 = xor(g1x3, g1l_3) */
+	vpxord %zmm22, %zmm5, %zmm5 /* g1x_3 = xor(g1x3, g1l_3) */
 	vpbroadcastd 12(%rdi,%r10), %zmm22 /* rkw_14 = bcast32() */
-	vmovdqa64 %zmm17, %zmm23 /* g2x0.3 */
-	vpternlogd $0x96, %zmm22, %zmm16, %zmm23 /* g2k_3 = ternlog(g2x0, g2x1, rkw_14) */
-	vpxord %zmm19, %zmm23, %zmm22 /* g2t_3 = xor(g2k_3, g2x2) */
-	vgf2p8affineqb $0x1b, %zmm7, %zmm22, %zmm22 /* g2a_3 = gf2p8affine(g2t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, %zmm10, %zmm22, %zmm22 /* g2s_3 = gf2p8affineinv(g2a_3, gfni_mat_1) */
+	vmovdqa64 %zmm16, %zmm23 /* g2x0.3 */
+	vpternlogd $0x96, %zmm22, %zmm15, %zmm23 /* g2k_3 = ternlog(g2x0, g2x1, rkw_14) */
+	vpxord %zmm17, %zmm23, %zmm22 /* g2t_3 = xor(g2k_3, g2x2) */
+	vgf2p8affineqb $0x1b, %zmm3, %zmm22, %zmm22 /* g2a_3 = gf2p8affine(g2t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm18, %zmm22, %zmm22 /* g2s_3 = gf2p8affineinv(g2a_3, gfni_mat_1) */
 	vpshufb %zmm20, %zmm22, %zmm23 /* g2lr24_3 = lookup16(g2s_3, rotl24) */
 	vpshufb %zmm21, %zmm22, %zmm24 /* g2lr8_3 = lookup16(g2s_3, rotl8) */
-	vpshufb %zmm12, %zmm22, %zmm25 /* g2lr16_3 = lookup16(g2s_3, rotl16) */
+	vpshufb %zmm19, %zmm22, %zmm25 /* g2lr16_3 = lookup16(g2s_3, rotl16) */
 	vmovdqa64 %zmm22, %zmm26 /* g2s_3 */
 	vpternlogd $0x96, %zmm25, %zmm24, %zmm26 /* g2lg_3 = ternlog(g2s_3, g2lr8_3, g2lr16_3) */
 	vprold $2, %zmm26, %zmm24 /* g2lr2_3 = rotl_native(g2lg_3) */
 	vpternlogd $0x96, %zmm24, %zmm23, %zmm22 /* g2l_3 = ternlog(g2s_3, g2lr24_3, g2lr2_3) */
-	vpxord %zmm22, %zmm18, %zmm18 /* g2x_3 = xor(g2x3, g2l_3) */
+	vpxord %zmm22, %zmm10, %zmm10 /* g2x_3 = xor(g2x3, g2l_3) */
 	vpbroadcastd 12(%rdi,%r10), %zmm22 /* rkw_15 = bcast32() */
-	vmovdqa64 %zmm1, %zmm23 /* g3x0.3 */
+	vmovdqa64 %zmm14, %zmm23 /* g3x0.3 */
 	vpternlogd $0x96, %zmm22, %zmm2, %zmm23 /* g3k_3 = ternlog(g3x0, g3x1, rkw_15) */
-	vpxord %zmm4, %zmm23, %zmm22 /* g3t_3 = xor(g3k_3, g3x2) */
-	vgf2p8affineqb $0x1b, %zmm7, %zmm22, %zmm22 /* g3a_3 = gf2p8affine(g3t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, %zmm10, %zmm22, %zmm22 /* g3s_3 = gf2p8affineinv(g3a_3, gfni_mat_1) */
+	vpxord %zmm6, %zmm23, %zmm22 /* g3t_3 = xor(g3k_3, g3x2) */
+	vgf2p8affineqb $0x1b, %zmm3, %zmm22, %zmm22 /* g3a_3 = gf2p8affine(g3t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm18, %zmm22, %zmm22 /* g3s_3 = gf2p8affineinv(g3a_3, gfni_mat_1) */
 	vpshufb %zmm20, %zmm22, %zmm23 /* g3lr24_3 = lookup16(g3s_3, rotl24) */
 	vpshufb %zmm21, %zmm22, %zmm24 /* g3lr8_3 = lookup16(g3s_3, rotl8) */
-	vpshufb %zmm12, %zmm22, %zmm25 /* g3lr16_3 = lookup16(g3s_3, rotl16) */
+	vpshufb %zmm19, %zmm22, %zmm25 /* g3lr16_3 = lookup16(g3s_3, rotl16) */
 	vmovdqa64 %zmm22, %zmm26 /* g3s_3 */
 	vpternlogd $0x96, %zmm25, %zmm24, %zmm26 /* g3lg_3 = ternlog(g3s_3, g3lr8_3, g3lr16_3) */
 	vprold $2, %zmm26, %zmm24 /* g3lr2_3 = rotl_native(g3lg_3) */
 	vpternlogd $0x96, %zmm24, %zmm23, %zmm22 /* g3l_3 = ternlog(g3s_3, g3lr24_3, g3lr2_3) */
-	vpxord %zmm22, %zmm3, %zmm3 /* g3x_3 = xor(g3x3, g3l_3) */
+	vpxord %zmm22, %zmm1, %zmm1 /* g3x_3 = xor(g3x3, g3l_3) */
 	add $16, %r10
 	cmp $128, %r10
 	jne .Lsm4_wordslice_avx512_gfni_9_loop_r0
 
 	/* Output (X35, X34, X33, X32): slots 3, 2, 1, 0; transpose back, native words to big-endian. */
-	vpunpckldq %zmm5, %zmm8, %zmm22 /* tro0 = unpacklo(g0x3, g0x1) */
-	vpunpckhdq %zmm5, %zmm8, %zmm5 /* tro0_1 = unpackhi(g0x3, g0x1) */
-	vpunpckldq %zmm6, %zmm9, %zmm8 /* tro0_2 = unpacklo(g0x2, g0x0) */
-	vpunpckhdq %zmm6, %zmm9, %zmm6 /* tro0_3 = unpackhi(g0x2, g0x0) */
-	vpunpckldq %zmm8, %zmm22, %zmm9 /* tro1 = unpacklo(tro0, tro0_2) */
-	vpunpckhdq %zmm8, %zmm22, %zmm8 /* tro1_1 = unpackhi(tro0, tro0_2) */
-	vpunpckldq %zmm6, %zmm5, %zmm22 /* tro1_2 = unpacklo(tro0_1, tro0_3) */
-	vpunpckhdq %zmm6, %zmm5, %zmm5 /* tro1_3 = unpackhi(tro0_1, tro0_3) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm9, %zmm6 /* outbe = lookup16(tro1, bswap32) */
+	vpunpckldq %zmm7, %zmm4, %zmm22 /* tro0 = unpacklo(g0x3, g0x1) */
+	vpunpckhdq %zmm7, %zmm4, %zmm4 /* tro0_1 = unpackhi(g0x3, g0x1) */
+	vpunpckldq %zmm8, %zmm9, %zmm7 /* tro0_2 = unpacklo(g0x2, g0x0) */
+	vpunpckhdq %zmm8, %zmm9, %zmm8 /* tro0_3 = unpackhi(g0x2, g0x0) */
+	vpunpckldq %zmm7, %zmm22, %zmm9 /* tro1 = unpacklo(tro0, tro0_2) */
+	vpunpckhdq %zmm7, %zmm22, %zmm7 /* tro1_1 = unpackhi(tro0, tro0_2) */
+	vpunpckldq %zmm8, %zmm4, %zmm22 /* tro1_2 = unpacklo(tro0_1, tro0_3) */
+	vpunpckhdq %zmm8, %zmm4, %zmm4 /* tro1_3 = unpackhi(tro0_1, tro0_3) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_ctr_order(%rip), %zmm9, %zmm8 /* outbe = lookup16(tro1, ctr_order) */
 	vmovdqu64 (%rcx), %zmm9 /* msg = load() */
-	vpxord %zmm9, %zmm6, %zmm6 /* ct = xor(outbe, msg) */
-	vmovdqu64 %zmm6, (%rdx) /* store ct */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm8, %zmm6 /* outbe_1 = lookup16(tro1_1, bswap32) */
+	vpxord %zmm9, %zmm8, %zmm8 /* ct = xor(outbe, msg) */
+	vmovdqu64 %zmm8, (%rdx) /* store ct */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_ctr_order(%rip), %zmm7, %zmm7 /* outbe_1 = lookup16(tro1_1, ctr_order) */
 	vmovdqu64 64(%rcx), %zmm8 /* msg_1 = load() */
-	vpxord %zmm8, %zmm6, %zmm6 /* ct_1 = xor(outbe_1, msg_1) */
-	vmovdqu64 %zmm6, 64(%rdx) /* store ct_1 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm22, %zmm6 /* outbe_2 = lookup16(tro1_2, bswap32) */
+	vpxord %zmm8, %zmm7, %zmm7 /* ct_1 = xor(outbe_1, msg_1) */
+	vmovdqu64 %zmm7, 64(%rdx) /* store ct_1 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_ctr_order(%rip), %zmm22, %zmm7 /* outbe_2 = lookup16(tro1_2, ctr_order) */
 	vmovdqu64 128(%rcx), %zmm8 /* msg_2 = load() */
-	vpxord %zmm8, %zmm6, %zmm6 /* ct_2 = xor(outbe_2, msg_2) */
-	vmovdqu64 %zmm6, 128(%rdx) /* store ct_2 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm5, %zmm5 /* outbe_3 = lookup16(tro1_3, bswap32) */
-	vmovdqu64 192(%rcx), %zmm6 /* msg_3 = load() */
-	vpxord %zmm6, %zmm5, %zmm5 /* ct_3 = xor(outbe_3, msg_3) */
-	vmovdqu64 %zmm5, 192(%rdx) /* store ct_3 */
-	vpunpckldq %zmm11, %zmm14, %zmm5 /* tro0_4 = unpacklo(g1x3, g1x1) */
-	vpunpckhdq %zmm11, %zmm14, %zmm6 /* tro0_5 = unpackhi(g1x3, g1x1) */
-	vpunpckldq %zmm13, %zmm15, %zmm8 /* tro0_6 = unpacklo(g1x2, g1x0) */
-	vpunpckhdq %zmm13, %zmm15, %zmm9 /* tro0_7 = unpackhi(g1x2, g1x0) */
-	vpunpckldq %zmm8, %zmm5, %zmm11 /* tro1_4 = unpacklo(tro0_4, tro0_6) */
-	vpunpckhdq %zmm8, %zmm5, %zmm5 /* tro1_5 = unpackhi(tro0_4, tro0_6) */
-	vpunpckldq %zmm9, %zmm6, %zmm8 /* tro1_6 = unpacklo(tro0_5, tro0_7) */
-	vpunpckhdq %zmm9, %zmm6, %zmm6 /* tro1_7 = unpackhi(tro0_5, tro0_7) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm11, %zmm9 /* outbe_4 = lookup16(tro1_4, bswap32) */
-	vmovdqu64 256(%rcx), %zmm11 /* msg_4 = load() */
-	vpxord %zmm11, %zmm9, %zmm9 /* ct_4 = xor(outbe_4, msg_4) */
-	vmovdqu64 %zmm9, 256(%rdx) /* store ct_4 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm5, %zmm5 /* outbe_5 = lookup16(tro1_5, bswap32) */
-	vmovdqu64 320(%rcx), %zmm9 /* msg_5 = load() */
-	vpxord %zmm9, %zmm5, %zmm5 /* ct_5 = xor(outbe_5, msg_5) */
-	vmovdqu64 %zmm5, 320(%rdx) /* store ct_5 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm8, %zmm5 /* outbe_6 = lookup16(tro1_6, bswap32) */
-	vmovdqu64 384(%rcx), %zmm8 /* msg_6 = load() */
-	vpxord %zmm8, %zmm5, %zmm5 /* ct_6 = xor(outbe_6, msg_6) */
-	vmovdqu64 %zmm5, 384(%rdx) /* store ct_6 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm6, %zmm5 /* outbe_7 = lookup16(tro1_7, bswap32) */
-	vmovdqu64 448(%rcx), %zmm6 /* msg_7 = load() */
-	vpxord %zmm6, %zmm5, %zmm5 /* ct_7 = xor(outbe_7, msg_7) */
-	vmovdqu64 %zmm5, 448(%rdx) /* store ct_7 */
-	vpunpckldq %zmm16, %zmm18, %zmm5 /* tro0_8 = unpacklo(g2x3, g2x1) */
-	vpunpckhdq %zmm16, %zmm18, %zmm6 /* tro0_9 = unpackhi(g2x3, g2x1) */
-	vpunpckldq %zmm17, %zmm19, %zmm8 /* tro0_10 = unpacklo(g2x2, g2x0) */
-	vpunpckhdq %zmm17, %zmm19, %zmm9 /* tro0_11 = unpackhi(g2x2, g2x0) */
-	vpunpckldq %zmm8, %zmm5, %zmm11 /* tro1_8 = unpacklo(tro0_8, tro0_10) */
-	vpunpckhdq %zmm8, %zmm5, %zmm5 /* tro1_9 = unpackhi(tro0_8, tro0_10) */
-	vpunpckldq %zmm9, %zmm6, %zmm8 /* tro1_10 = unpacklo(tro0_9, tro0_11) */
-	vpunpckhdq %zmm9, %zmm6, %zmm6 /* tro1_11 = unpackhi(tro0_9, tro0_11) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm11, %zmm9 /* outbe_8 = lookup16(tro1_8, bswap32) */
-	vmovdqu64 512(%rcx), %zmm11 /* msg_8 = load() */
-	vpxord %zmm11, %zmm9, %zmm9 /* ct_8 = xor(outbe_8, msg_8) */
-	vmovdqu64 %zmm9, 512(%rdx) /* store ct_8 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm5, %zmm5 /* outbe_9 = lookup16(tro1_9, bswap32) */
-	vmovdqu64 576(%rcx), %zmm9 /* msg_9 = load() */
-	vpxord %zmm9, %zmm5, %zmm5 /* ct_9 = xor(outbe_9, msg_9) */
-	vmovdqu64 %zmm5, 576(%rdx) /* store ct_9 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm8, %zmm5 /* outbe_10 = lookup16(tro1_10, bswap32) */
-	vmovdqu64 640(%rcx), %zmm8 /* msg_10 = load() */
-	vpxord %zmm8, %zmm5, %zmm5 /* ct_10 = xor(outbe_10, msg_10) */
-	vmovdqu64 %zmm5, 640(%rdx) /* store ct_10 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm6, %zmm5 /* outbe_11 = lookup16(tro1_11, bswap32) */
-	vmovdqu64 704(%rcx), %zmm6 /* msg_11 = load() */
-	vpxord %zmm6, %zmm5, %zmm5 /* ct_11 = xor(outbe_11, msg_11) */
-	vmovdqu64 %zmm5, 704(%rdx) /* store ct_11 */
-	vpunpckldq %zmm2, %zmm3, %zmm5 /* tro0_12 = unpacklo(g3x3, g3x1) */
-	vpunpckhdq %zmm2, %zmm3, %zmm2 /* tro0_13 = unpackhi(g3x3, g3x1) */
-	vpunpckldq %zmm1, %zmm4, %zmm3 /* tro0_14 = unpacklo(g3x2, g3x0) */
-	vpunpckhdq %zmm1, %zmm4, %zmm1 /* tro0_15 = unpackhi(g3x2, g3x0) */
-	vpunpckldq %zmm3, %zmm5, %zmm4 /* tro1_12 = unpacklo(tro0_12, tro0_14) */
-	vpunpckhdq %zmm3, %zmm5, %zmm3 /* tro1_13 = unpackhi(tro0_12, tro0_14) */
-	vpunpckldq %zmm1, %zmm2, %zmm5 /* tro1_14 = unpacklo(tro0_13, tro0_15) */
-	vpunpckhdq %zmm1, %zmm2, %zmm1 /* tro1_15 = unpackhi(tro0_13, tro0_15) */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm4, %zmm2 /* outbe_12 = lookup16(tro1_12, bswap32) */
-	vmovdqu64 768(%rcx), %zmm4 /* msg_12 = load() */
-	vpxord %zmm4, %zmm2, %zmm2 /* ct_12 = xor(outbe_12, msg_12) */
-	vmovdqu64 %zmm2, 768(%rdx) /* store ct_12 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm3, %zmm2 /* outbe_13 = lookup16(tro1_13, bswap32) */
-	vmovdqu64 832(%rcx), %zmm3 /* msg_13 = load() */
-	vpxord %zmm3, %zmm2, %zmm2 /* ct_13 = xor(outbe_13, msg_13) */
+	vpxord %zmm8, %zmm7, %zmm7 /* ct_2 = xor(outbe_2, msg_2) */
+	vmovdqu64 %zmm7, 128(%rdx) /* store ct_2 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_ctr_order(%rip), %zmm4, %zmm4 /* outbe_3 = lookup16(tro1_3, ctr_order) */
+	vmovdqu64 192(%rcx), %zmm7 /* msg_3 = load() */
+	vpxord %zmm7, %zmm4, %zmm4 /* ct_3 = xor(outbe_3, msg_3) */
+	vmovdqu64 %zmm4, 192(%rdx) /* store ct_3 */
+	vpunpckldq %zmm11, %zmm5, %zmm4 /* tro0_4 = unpacklo(g1x3, g1x1) */
+	vpunpckhdq %zmm11, %zmm5, %zmm5 /* tro0_5 = unpackhi(g1x3, g1x1) */
+	vpunpckldq %zmm12, %zmm13, %zmm7 /* tro0_6 = unpacklo(g1x2, g1x0) */
+	vpunpckhdq %zmm12, %zmm13, %zmm8 /* tro0_7 = unpackhi(g1x2, g1x0) */
+	vpunpckldq %zmm7, %zmm4, %zmm9 /* tro1_4 = unpacklo(tro0_4, tro0_6) */
+	vpunpckhdq %zmm7, %zmm4, %zmm4 /* tro1_5 = unpackhi(tro0_4, tro0_6) */
+	vpunpckldq %zmm8, %zmm5, %zmm7 /* tro1_6 = unpacklo(tro0_5, tro0_7) */
+	vpunpckhdq %zmm8, %zmm5, %zmm5 /* tro1_7 = unpackhi(tro0_5, tro0_7) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_ctr_order(%rip), %zmm9, %zmm8 /* outbe_4 = lookup16(tro1_4, ctr_order) */
+	vmovdqu64 256(%rcx), %zmm9 /* msg_4 = load() */
+	vpxord %zmm9, %zmm8, %zmm8 /* ct_4 = xor(outbe_4, msg_4) */
+	vmovdqu64 %zmm8, 256(%rdx) /* store ct_4 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_ctr_order(%rip), %zmm4, %zmm4 /* outbe_5 = lookup16(tro1_5, ctr_order) */
+	vmovdqu64 320(%rcx), %zmm8 /* msg_5 = load() */
+	vpxord %zmm8, %zmm4, %zmm4 /* ct_5 = xor(outbe_5, msg_5) */
+	vmovdqu64 %zmm4, 320(%rdx) /* store ct_5 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_ctr_order(%rip), %zmm7, %zmm4 /* outbe_6 = lookup16(tro1_6, ctr_order) */
+	vmovdqu64 384(%rcx), %zmm7 /* msg_6 = load() */
+	vpxord %zmm7, %zmm4, %zmm4 /* ct_6 = xor(outbe_6, msg_6) */
+	vmovdqu64 %zmm4, 384(%rdx) /* store ct_6 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_ctr_order(%rip), %zmm5, %zmm4 /* outbe_7 = lookup16(tro1_7, ctr_order) */
+	vmovdqu64 448(%rcx), %zmm5 /* msg_7 = load() */
+	vpxord %zmm5, %zmm4, %zmm4 /* ct_7 = xor(outbe_7, msg_7) */
+	vmovdqu64 %zmm4, 448(%rdx) /* store ct_7 */
+	vpunpckldq %zmm15, %zmm10, %zmm4 /* tro0_8 = unpacklo(g2x3, g2x1) */
+	vpunpckhdq %zmm15, %zmm10, %zmm5 /* tro0_9 = unpackhi(g2x3, g2x1) */
+	vpunpckldq %zmm16, %zmm17, %zmm7 /* tro0_10 = unpacklo(g2x2, g2x0) */
+	vpunpckhdq %zmm16, %zmm17, %zmm8 /* tro0_11 = unpackhi(g2x2, g2x0) */
+	vpunpckldq %zmm7, %zmm4, %zmm9 /* tro1_8 = unpacklo(tro0_8, tro0_10) */
+	vpunpckhdq %zmm7, %zmm4, %zmm4 /* tro1_9 = unpackhi(tro0_8, tro0_10) */
+	vpunpckldq %zmm8, %zmm5, %zmm7 /* tro1_10 = unpacklo(tro0_9, tro0_11) */
+	vpunpckhdq %zmm8, %zmm5, %zmm5 /* tro1_11 = unpackhi(tro0_9, tro0_11) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_ctr_order(%rip), %zmm9, %zmm8 /* outbe_8 = lookup16(tro1_8, ctr_order) */
+	vmovdqu64 512(%rcx), %zmm9 /* msg_8 = load() */
+	vpxord %zmm9, %zmm8, %zmm8 /* ct_8 = xor(outbe_8, msg_8) */
+	vmovdqu64 %zmm8, 512(%rdx) /* store ct_8 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_ctr_order(%rip), %zmm4, %zmm4 /* outbe_9 = lookup16(tro1_9, ctr_order) */
+	vmovdqu64 576(%rcx), %zmm8 /* msg_9 = load() */
+	vpxord %zmm8, %zmm4, %zmm4 /* ct_9 = xor(outbe_9, msg_9) */
+	vmovdqu64 %zmm4, 576(%rdx) /* store ct_9 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_ctr_order(%rip), %zmm7, %zmm4 /* outbe_10 = lookup16(tro1_10, ctr_order) */
+	vmovdqu64 640(%rcx), %zmm7 /* msg_10 = load() */
+	vpxord %zmm7, %zmm4, %zmm4 /* ct_10 = xor(outbe_10, msg_10) */
+	vmovdqu64 %zmm4, 640(%rdx) /* store ct_10 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_ctr_order(%rip), %zmm5, %zmm4 /* outbe_11 = lookup16(tro1_11, ctr_order) */
+	vmovdqu64 704(%rcx), %zmm5 /* msg_11 = load() */
+	vpxord %zmm5, %zmm4, %zmm4 /* ct_11 = xor(outbe_11, msg_11) */
+	vmovdqu64 %zmm4, 704(%rdx) /* store ct_11 */
+	vpunpckldq %zmm2, %zmm1, %zmm4 /* tro0_12 = unpacklo(g3x3, g3x1) */
+	vpunpckhdq %zmm2, %zmm1, %zmm1 /* tro0_13 = unpackhi(g3x3, g3x1) */
+	vpunpckldq %zmm14, %zmm6, %zmm2 /* tro0_14 = unpacklo(g3x2, g3x0) */
+	vpunpckhdq %zmm14, %zmm6, %zmm5 /* tro0_15 = unpackhi(g3x2, g3x0) */
+	vpunpckldq %zmm2, %zmm4, %zmm6 /* tro1_12 = unpacklo(tro0_12, tro0_14) */
+	vpunpckhdq %zmm2, %zmm4, %zmm2 /* tro1_13 = unpackhi(tro0_12, tro0_14) */
+	vpunpckldq %zmm5, %zmm1, %zmm4 /* tro1_14 = unpacklo(tro0_13, tro0_15) */
+	vpunpckhdq %zmm5, %zmm1, %zmm1 /* tro1_15 = unpackhi(tro0_13, tro0_15) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_ctr_order(%rip), %zmm6, %zmm5 /* outbe_12 = lookup16(tro1_12, ctr_order) */
+	vmovdqu64 768(%rcx), %zmm6 /* msg_12 = load() */
+	vpxord %zmm6, %zmm5, %zmm5 /* ct_12 = xor(outbe_12, msg_12) */
+	vmovdqu64 %zmm5, 768(%rdx) /* store ct_12 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_ctr_order(%rip), %zmm2, %zmm2 /* outbe_13 = lookup16(tro1_13, ctr_order) */
+	vmovdqu64 832(%rcx), %zmm5 /* msg_13 = load() */
+	vpxord %zmm5, %zmm2, %zmm2 /* ct_13 = xor(outbe_13, msg_13) */
 	vmovdqu64 %zmm2, 832(%rdx) /* store ct_13 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm5, %zmm2 /* outbe_14 = lookup16(tro1_14, bswap32) */
-	vmovdqu64 896(%rcx), %zmm3 /* msg_14 = load() */
-	vpxord %zmm3, %zmm2, %zmm2 /* ct_14 = xor(outbe_14, msg_14) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_ctr_order(%rip), %zmm4, %zmm2 /* outbe_14 = lookup16(tro1_14, ctr_order) */
+	vmovdqu64 896(%rcx), %zmm4 /* msg_14 = load() */
+	vpxord %zmm4, %zmm2, %zmm2 /* ct_14 = xor(outbe_14, msg_14) */
 	vmovdqu64 %zmm2, 896(%rdx) /* store ct_14 */
-	vpshufb .Lsm4_wordslice_avx512_gfni_9_bswap32(%rip), %zmm1, %zmm1 /* outbe_15 = lookup16(tro1_15, bswap32) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_9_ctr_order(%rip), %zmm1, %zmm1 /* outbe_15 = lookup16(tro1_15, ctr_order) */
 	vmovdqu64 960(%rcx), %zmm2 /* msg_15 = load() */
 	vpxord %zmm2, %zmm1, %zmm1 /* ct_15 = xor(outbe_15, msg_15) */
 	vmovdqu64 %zmm1, 960(%rdx) /* store ct_15 */
-	vmovdqu64 %zmm0, 64(%rsi) /* store y_next */
+	vmovdqu64 %zmm0, 64(%rsi) /* store reduced_3 */
 	vzeroupper
 	RET
 SYM_FUNC_END(sm4_wordslice_avx512_gfni_batch_gcm)
@@ -4258,6 +4198,15 @@ SYM_FUNC_END(sm4_wordslice_avx512_gfni_batch_multi)
 	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00
 	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00
 
+/* ctr_order: the bytes' order of the lookup the counter block feeds */
+	.section .rodata.cst64.sm4_wordslice_avx512_gfni_7_ctr_order, "aM", @progbits, 64
+	.balign 64
+.Lsm4_wordslice_avx512_gfni_7_ctr_order:
+	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
+	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
+	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
+	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
+
 /* block_k: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst64.sm4_wordslice_avx512_gfni_7_block_k, "aM", @progbits, 64
 	.balign 64
@@ -4267,14 +4216,14 @@ SYM_FUNC_END(sm4_wordslice_avx512_gfni_batch_multi)
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00
 
-/* carry_everywhere: every byte reads the carry (byte 15), a block's last byte reads zero */
+/* carry_everywhere: every byte reads the carry (byte 15), a block's last byte reads zero (in the order of the lookup the block feeds) */
 	.section .rodata.cst64.sm4_wordslice_avx512_gfni_7_carry_everywhere, "aM", @progbits, 64
 	.balign 64
 .Lsm4_wordslice_avx512_gfni_7_carry_everywhere:
-	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
-	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
-	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
-	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80, 0x0f, 0x0f, 0x0f
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80, 0x0f, 0x0f, 0x0f
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80, 0x0f, 0x0f, 0x0f
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80, 0x0f, 0x0f, 0x0f
 
 /* carry_mask_table: a carry as a byte mask: 0 -> 0x00, 1 -> 0xff */
 	.section .rodata.cst64.sm4_wordslice_avx512_gfni_7_carry_mask_table, "aM", @progbits, 64
@@ -4285,14 +4234,14 @@ SYM_FUNC_END(sm4_wordslice_avx512_gfni_batch_multi)
 	.byte 0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 
-/* new_last_byte: byte 15 of a block's last lane reads byte 14, the new last byte; every other byte zero */
+/* new_last_byte: byte 15 of a block's last lane reads byte 14, the new last byte; every other byte zero (in the order of the lookup the block feeds) */
 	.section .rodata.cst64.sm4_wordslice_avx512_gfni_7_new_last_byte, "aM", @progbits, 64
 	.balign 64
 .Lsm4_wordslice_avx512_gfni_7_new_last_byte:
-	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e
-	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e
-	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e
-	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e
+	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x80, 0x80, 0x80
+	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x80, 0x80, 0x80
+	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x80, 0x80, 0x80
+	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x80, 0x80, 0x80
 
 /* block_k_1: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst64.sm4_wordslice_avx512_gfni_7_block_k_1, "aM", @progbits, 64
@@ -4320,24 +4269,6 @@ SYM_FUNC_END(sm4_wordslice_avx512_gfni_batch_multi)
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0d, 0x00
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0e, 0x00
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0f, 0x00
-
-/* unpacklo32_index: unpacklo of 32-bit elements, the byte shuffles before it folded in (VPERMT2B index) */
-	.section .rodata.cst64.sm4_wordslice_avx512_gfni_7_unpacklo32_index, "aM", @progbits, 64
-	.balign 64
-.Lsm4_wordslice_avx512_gfni_7_unpacklo32_index:
-	.byte 0x03, 0x02, 0x01, 0x00, 0x43, 0x42, 0x41, 0x40, 0x07, 0x06, 0x05, 0x04, 0x47, 0x46, 0x45, 0x44
-	.byte 0x13, 0x12, 0x11, 0x10, 0x53, 0x52, 0x51, 0x50, 0x17, 0x16, 0x15, 0x14, 0x57, 0x56, 0x55, 0x54
-	.byte 0x23, 0x22, 0x21, 0x20, 0x63, 0x62, 0x61, 0x60, 0x27, 0x26, 0x25, 0x24, 0x67, 0x66, 0x65, 0x64
-	.byte 0x33, 0x32, 0x31, 0x30, 0x73, 0x72, 0x71, 0x70, 0x37, 0x36, 0x35, 0x34, 0x77, 0x76, 0x75, 0x74
-
-/* unpackhi32_index: unpackhi of 32-bit elements, the byte shuffles before it folded in (VPERMT2B index) */
-	.section .rodata.cst64.sm4_wordslice_avx512_gfni_7_unpackhi32_index, "aM", @progbits, 64
-	.balign 64
-.Lsm4_wordslice_avx512_gfni_7_unpackhi32_index:
-	.byte 0x0b, 0x0a, 0x09, 0x08, 0x4b, 0x4a, 0x49, 0x48, 0x0f, 0x0e, 0x0d, 0x0c, 0x4f, 0x4e, 0x4d, 0x4c
-	.byte 0x1b, 0x1a, 0x19, 0x18, 0x5b, 0x5a, 0x59, 0x58, 0x1f, 0x1e, 0x1d, 0x1c, 0x5f, 0x5e, 0x5d, 0x5c
-	.byte 0x2b, 0x2a, 0x29, 0x28, 0x6b, 0x6a, 0x69, 0x68, 0x2f, 0x2e, 0x2d, 0x2c, 0x6f, 0x6e, 0x6d, 0x6c
-	.byte 0x3b, 0x3a, 0x39, 0x38, 0x7b, 0x7a, 0x79, 0x78, 0x3f, 0x3e, 0x3d, 0x3c, 0x7f, 0x7e, 0x7d, 0x7c
 
 /* block_k_4: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst64.sm4_wordslice_avx512_gfni_7_block_k_4, "aM", @progbits, 64
@@ -4492,15 +4423,6 @@ SYM_FUNC_END(sm4_wordslice_avx512_gfni_batch_multi)
 	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
 	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
 
-/* bswap32: byte order reversal in each 32-bit word */
-	.section .rodata.cst64.sm4_wordslice_avx512_gfni_7_bswap32, "aM", @progbits, 64
-	.balign 64
-.Lsm4_wordslice_avx512_gfni_7_bswap32:
-	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
-	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
-	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
-	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
-
 /* unpacklo32_index: unpacklo of 32-bit elements, the byte shuffles before it folded in (VPERMT2B index) */
 	.section .rodata.cst64.sm4_wordslice_avx512_gfni_8_unpacklo32_index, "aM", @progbits, 64
 	.balign 64
@@ -4645,6 +4567,15 @@ SYM_FUNC_END(sm4_wordslice_avx512_gfni_batch_multi)
 	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00
 	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00
 
+/* ctr_order: the bytes' order of the lookup the counter block feeds */
+	.section .rodata.cst64.sm4_wordslice_avx512_gfni_9_ctr_order, "aM", @progbits, 64
+	.balign 64
+.Lsm4_wordslice_avx512_gfni_9_ctr_order:
+	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
+	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
+	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
+	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
+
 /* block_k: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst64.sm4_wordslice_avx512_gfni_9_block_k, "aM", @progbits, 64
 	.balign 64
@@ -4654,14 +4585,14 @@ SYM_FUNC_END(sm4_wordslice_avx512_gfni_batch_multi)
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00
 
-/* carry_everywhere: every byte reads the carry (byte 15), a block's last byte reads zero */
+/* carry_everywhere: every byte reads the carry (byte 15), a block's last byte reads zero (in the order of the lookup the block feeds) */
 	.section .rodata.cst64.sm4_wordslice_avx512_gfni_9_carry_everywhere, "aM", @progbits, 64
 	.balign 64
 .Lsm4_wordslice_avx512_gfni_9_carry_everywhere:
-	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
-	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
-	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
-	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80, 0x0f, 0x0f, 0x0f
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80, 0x0f, 0x0f, 0x0f
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80, 0x0f, 0x0f, 0x0f
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80, 0x0f, 0x0f, 0x0f
 
 /* carry_mask_table: a carry as a byte mask: 0 -> 0x00, 1 -> 0xff */
 	.section .rodata.cst64.sm4_wordslice_avx512_gfni_9_carry_mask_table, "aM", @progbits, 64
@@ -4672,14 +4603,14 @@ SYM_FUNC_END(sm4_wordslice_avx512_gfni_batch_multi)
 	.byte 0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 
-/* new_last_byte: byte 15 of a block's last lane reads byte 14, the new last byte; every other byte zero */
+/* new_last_byte: byte 15 of a block's last lane reads byte 14, the new last byte; every other byte zero (in the order of the lookup the block feeds) */
 	.section .rodata.cst64.sm4_wordslice_avx512_gfni_9_new_last_byte, "aM", @progbits, 64
 	.balign 64
 .Lsm4_wordslice_avx512_gfni_9_new_last_byte:
-	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e
-	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e
-	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e
-	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e
+	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x80, 0x80, 0x80
+	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x80, 0x80, 0x80
+	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x80, 0x80, 0x80
+	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x80, 0x80, 0x80
 
 /* block_k_1: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst64.sm4_wordslice_avx512_gfni_9_block_k_1, "aM", @progbits, 64
@@ -4707,24 +4638,6 @@ SYM_FUNC_END(sm4_wordslice_avx512_gfni_batch_multi)
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0d, 0x00
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0e, 0x00
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0f, 0x00
-
-/* unpacklo32_index: unpacklo of 32-bit elements, the byte shuffles before it folded in (VPERMT2B index) */
-	.section .rodata.cst64.sm4_wordslice_avx512_gfni_9_unpacklo32_index, "aM", @progbits, 64
-	.balign 64
-.Lsm4_wordslice_avx512_gfni_9_unpacklo32_index:
-	.byte 0x03, 0x02, 0x01, 0x00, 0x43, 0x42, 0x41, 0x40, 0x07, 0x06, 0x05, 0x04, 0x47, 0x46, 0x45, 0x44
-	.byte 0x13, 0x12, 0x11, 0x10, 0x53, 0x52, 0x51, 0x50, 0x17, 0x16, 0x15, 0x14, 0x57, 0x56, 0x55, 0x54
-	.byte 0x23, 0x22, 0x21, 0x20, 0x63, 0x62, 0x61, 0x60, 0x27, 0x26, 0x25, 0x24, 0x67, 0x66, 0x65, 0x64
-	.byte 0x33, 0x32, 0x31, 0x30, 0x73, 0x72, 0x71, 0x70, 0x37, 0x36, 0x35, 0x34, 0x77, 0x76, 0x75, 0x74
-
-/* unpackhi32_index: unpackhi of 32-bit elements, the byte shuffles before it folded in (VPERMT2B index) */
-	.section .rodata.cst64.sm4_wordslice_avx512_gfni_9_unpackhi32_index, "aM", @progbits, 64
-	.balign 64
-.Lsm4_wordslice_avx512_gfni_9_unpackhi32_index:
-	.byte 0x0b, 0x0a, 0x09, 0x08, 0x4b, 0x4a, 0x49, 0x48, 0x0f, 0x0e, 0x0d, 0x0c, 0x4f, 0x4e, 0x4d, 0x4c
-	.byte 0x1b, 0x1a, 0x19, 0x18, 0x5b, 0x5a, 0x59, 0x58, 0x1f, 0x1e, 0x1d, 0x1c, 0x5f, 0x5e, 0x5d, 0x5c
-	.byte 0x2b, 0x2a, 0x29, 0x28, 0x6b, 0x6a, 0x69, 0x68, 0x2f, 0x2e, 0x2d, 0x2c, 0x6f, 0x6e, 0x6d, 0x6c
-	.byte 0x3b, 0x3a, 0x39, 0x38, 0x7b, 0x7a, 0x79, 0x78, 0x3f, 0x3e, 0x3d, 0x3c, 0x7f, 0x7e, 0x7d, 0x7c
 
 /* block_k_4: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst64.sm4_wordslice_avx512_gfni_9_block_k_4, "aM", @progbits, 64
@@ -4878,15 +4791,6 @@ SYM_FUNC_END(sm4_wordslice_avx512_gfni_batch_multi)
 	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
 	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
 	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
-
-/* bswap32: byte order reversal in each 32-bit word */
-	.section .rodata.cst64.sm4_wordslice_avx512_gfni_9_bswap32, "aM", @progbits, 64
-	.balign 64
-.Lsm4_wordslice_avx512_gfni_9_bswap32:
-	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
-	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
-	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
-	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
 
 /* word0_le: word 0 to native order, in every 32-bit lane */
 	.section .rodata.cst16.sm4_wordslice_avx512_gfni_10_word0_le, "aM", @progbits, 16

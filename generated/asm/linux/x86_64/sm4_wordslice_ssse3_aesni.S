@@ -234,7 +234,7 @@ SYM_FUNC_START(sm4_wordslice_ssse3_aesni_ghash_step)
 	pclmulqdq $0x1, %xmm13, %xmm3 /* mid_31 = clmul(z_15, h_15) */
 	pclmulqdq $0x11, %xmm13, %xmm9 /* hi_15 = clmul(z_15, h_15) */
 
-	/* The sums, then S's halves, their blocks added, and one reduction. */
+	/* The sums and one reduction. */
 	pxor %xmm6, %xmm2 /* lo_sum_acc = xor(lo, lo_1) */
 	pxor %xmm14, %xmm10 /* lo_sum_acc_1 = xor(lo_2, lo_3) */
 	pxor %xmm1, %xmm0 /* lo_sum_acc_2 = xor(lo_4, lo_5) */
@@ -322,19 +322,16 @@ SYM_FUNC_START(sm4_wordslice_ssse3_aesni_ghash_step)
 	pxor %xmm3, %xmm1 /* hi_sum_acc_12 = xor(hi_sum_acc_8, hi_sum_acc_9) */
 	pxor %xmm7, %xmm5 /* hi_sum_acc_13 = xor(hi_sum_acc_10, hi_sum_acc_11) */
 	pxor %xmm5, %xmm1 /* hi_sum_acc_14 = xor(hi_sum_acc_12, hi_sum_acc_13) */
-	movdqa %xmm0, %xmm2 /* mid_sum_acc_30 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_0_half_up(%rip), %xmm2 /* mid_lo = lookup16(mid_sum_acc_30, half_up) */
-	pxor 608(%rsp), %xmm2 /* s_lo = xor(mid_lo, lo_sum_acc_14) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_0_half_down(%rip), %xmm0 /* mid_hi = lookup16(mid_sum_acc_30, half_down) */
-	pxor %xmm0, %xmm1 /* s_hi = xor(hi_sum_acc_14, mid_hi) */
-	movdqa %xmm2, %xmm0 /* s_lo */
-	pclmulqdq $0x0, .Lsm4_wordslice_ssse3_aesni_0_fold(%rip), %xmm0 /* fold_lo = clmul(s_lo, fold) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_0_swap_halves(%rip), %xmm0 /* fold_lo_sw = lookup16(fold_lo, swap_halves) */
-	pxor %xmm0, %xmm2 /* v = xor(s_lo, fold_lo_sw) */
-	movdqa %xmm2, %xmm0 /* v */
-	pclmulqdq $0x11, .Lsm4_wordslice_ssse3_aesni_0_fold(%rip), %xmm0 /* fold_hi = clmul(v, fold) */
-	pxor %xmm1, %xmm2 /* v_hi = xor(v, s_hi) */
-	pxor %xmm0, %xmm2 /* reduced = xor(v_hi, fold_hi) */
+	movdqa 608(%rsp), %xmm2 /* reload lo_sum_acc_14 */
+	movdqa %xmm2, %xmm3 /* lo_sum_acc_14 */
+	pclmulqdq $0x0, .Lsm4_wordslice_ssse3_aesni_0_fold(%rip), %xmm3 /* fold_lo = clmul(lo_sum_acc_14, fold) */
+	pxor %xmm0, %xmm3 /* fold_mid = xor(fold_lo, mid_sum_acc_30) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_0_swap_halves(%rip), %xmm3 /* fold_mid_sw = lookup16(fold_mid, swap_halves) */
+	pxor %xmm3, %xmm2 /* w = xor(lo_sum_acc_14, fold_mid_sw) */
+	movdqa %xmm2, %xmm0 /* w */
+	pclmulqdq $0x11, .Lsm4_wordslice_ssse3_aesni_0_fold(%rip), %xmm0 /* fold_hi = clmul(w, fold) */
+	pxor %xmm1, %xmm2 /* w_hi = xor(w, hi_sum_acc_14) */
+	pxor %xmm0, %xmm2 /* reduced = xor(w_hi, fold_hi) */
 	pshufb .Lsm4_wordslice_ssse3_aesni_0_reverse16(%rip), %xmm2 /* y_next = lookup16(reduced, reverse16) */
 	movdqu %xmm2, (%rdi) /* store y_next */
 	mov %rbp, %rsp
@@ -3180,313 +3177,267 @@ SYM_FUNC_START(sm4_wordslice_ssse3_aesni_batch_ctr)
 	movd %eax, %xmm2
 	pshufd $0, %xmm2, %xmm2 /* ctr_first = bcast8() */
 	pand .Lsm4_wordslice_ssse3_aesni_7_byte_14(%rip), %xmm2 /* ctr_j0 = and(ctr_first, byte_14) */
+	paddw %xmm2, %xmm1 /* ctr_base = add(ctr_last, ctr_j0) */
 	pand .Lsm4_wordslice_ssse3_aesni_7_all_but_last(%rip), %xmm0 /* ctr_v_open = and(ctr_low, all_but_last) */
-	movdqu 16(%rsi), %xmm3 /* ctr_w = bcast128() */
-	pand .Lsm4_wordslice_ssse3_aesni_7_all_but_last(%rip), %xmm3 /* ctr_w_open = and(ctr_w, all_but_last) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_7_ctr_order(%rip), %xmm0 /* ctr_v_ordered = lookup16(ctr_v_open, ctr_order) */
+	movdqu 16(%rsi), %xmm2 /* ctr_w = bcast128() */
+	pand .Lsm4_wordslice_ssse3_aesni_7_all_but_last(%rip), %xmm2 /* ctr_w_open = and(ctr_w, all_but_last) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_7_ctr_order(%rip), %xmm2 /* ctr_w_ordered = lookup16(ctr_w_open, ctr_order) */
 
 	/* Load 16 blocks (4 groups), big-endian words to native, transpose 4x4 words. */
-	movdqa %xmm2, %xmm4 /* ctr_j0 */
-	paddb .Lsm4_wordslice_ssse3_aesni_7_block_k(%rip), %xmm4 /* ctr_j = add(ctr_j0, block_k) */
-	movdqa %xmm1, %xmm5 /* ctr_last */
-	paddw %xmm4, %xmm5 /* ctr_sum = add(ctr_last, ctr_j) */
-	movdqa %xmm5, %xmm4 /* ctr_sum */
+	movdqa %xmm1, %xmm3 /* ctr_base */
+	paddw .Lsm4_wordslice_ssse3_aesni_7_block_k(%rip), %xmm3 /* ctr_sum = add(ctr_base, block_k) */
+	movdqa %xmm3, %xmm4 /* ctr_sum */
 	pshufb .Lsm4_wordslice_ssse3_aesni_7_carry_everywhere(%rip), %xmm4 /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
-	movdqa .Lsm4_wordslice_ssse3_aesni_7_carry_mask_table(%rip), %xmm6 /* carry_mask_table = const() */
-	movdqa %xmm6, %xmm7 /* carry_mask_table */
-	pshufb %xmm4, %xmm7 /* ctr_mask = lookup16(carry_mask_table, ctr_carry) */
-	movdqa %xmm3, %xmm4 /* ctr_w_open */
-	pand %xmm7, %xmm4 /* ctr_pair_b = and(ctr_w_open, ctr_mask) */
-	pandn %xmm0, %xmm7 /* ctr_pair_a = andnot(ctr_mask, ctr_v_open) */
-	por %xmm7, %xmm4 /* ctr_pair = or(ctr_pair_b, ctr_pair_a) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_7_new_last_byte(%rip), %xmm5 /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
-	por %xmm5, %xmm4 /* row = or(ctr_pair, ctr_last_byte) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_7_bswap32(%rip), %xmm4 /* rowle = lookup16(row, bswap32) */
-	movdqa %xmm2, %xmm5 /* ctr_j0 */
-	paddb .Lsm4_wordslice_ssse3_aesni_7_block_k_1(%rip), %xmm5 /* ctr_j_1 = add(ctr_j0, block_k_1) */
-	movdqa %xmm1, %xmm7 /* ctr_last */
-	paddw %xmm5, %xmm7 /* ctr_sum_1 = add(ctr_last, ctr_j_1) */
-	movdqa %xmm7, %xmm5 /* ctr_sum_1 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_7_carry_everywhere(%rip), %xmm5 /* ctr_carry_1 = lookup16(ctr_sum_1, carry_everywhere) */
-	movdqa %xmm6, %xmm8 /* carry_mask_table */
-	pshufb %xmm5, %xmm8 /* ctr_mask_1 = lookup16(carry_mask_table, ctr_carry_1) */
-	movdqa %xmm3, %xmm5 /* ctr_w_open */
-	pand %xmm8, %xmm5 /* ctr_pair_1_b = and(ctr_w_open, ctr_mask_1) */
-	pandn %xmm0, %xmm8 /* ctr_pair_1_a = andnot(ctr_mask_1, ctr_v_open) */
-	por %xmm8, %xmm5 /* ctr_pair_1 = or(ctr_pair_1_b, ctr_pair_1_a) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_7_new_last_byte(%rip), %xmm7 /* ctr_last_byte_1 = lookup16(ctr_sum_1, new_last_byte) */
-	por %xmm7, %xmm5 /* row_1 = or(ctr_pair_1, ctr_last_byte_1) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_7_bswap32(%rip), %xmm5 /* rowle_1 = lookup16(row_1, bswap32) */
-	movdqa %xmm2, %xmm7 /* ctr_j0 */
-	paddb .Lsm4_wordslice_ssse3_aesni_7_block_k_2(%rip), %xmm7 /* ctr_j_2 = add(ctr_j0, block_k_2) */
-	movdqa %xmm1, %xmm8 /* ctr_last */
-	paddw %xmm7, %xmm8 /* ctr_sum_2 = add(ctr_last, ctr_j_2) */
-	movdqa %xmm8, %xmm7 /* ctr_sum_2 */
+	movdqa .Lsm4_wordslice_ssse3_aesni_7_carry_mask_table(%rip), %xmm5 /* carry_mask_table = const() */
+	movdqa %xmm5, %xmm6 /* carry_mask_table */
+	pshufb %xmm4, %xmm6 /* ctr_mask = lookup16(carry_mask_table, ctr_carry) */
+	movdqa %xmm2, %xmm4 /* ctr_w_ordered */
+	pand %xmm6, %xmm4 /* ctr_pair_b = and(ctr_w_ordered, ctr_mask) */
+	pandn %xmm0, %xmm6 /* ctr_pair_a = andnot(ctr_mask, ctr_v_ordered) */
+	por %xmm6, %xmm4 /* ctr_pair = or(ctr_pair_b, ctr_pair_a) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_7_new_last_byte(%rip), %xmm3 /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
+	por %xmm3, %xmm4 /* rowle = or(ctr_pair, ctr_last_byte) */
+	movdqa %xmm1, %xmm3 /* ctr_base */
+	paddw .Lsm4_wordslice_ssse3_aesni_7_block_k_1(%rip), %xmm3 /* ctr_sum_1 = add(ctr_base, block_k_1) */
+	movdqa %xmm3, %xmm6 /* ctr_sum_1 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_7_carry_everywhere(%rip), %xmm6 /* ctr_carry_1 = lookup16(ctr_sum_1, carry_everywhere) */
+	movdqa %xmm5, %xmm7 /* carry_mask_table */
+	pshufb %xmm6, %xmm7 /* ctr_mask_1 = lookup16(carry_mask_table, ctr_carry_1) */
+	movdqa %xmm2, %xmm6 /* ctr_w_ordered */
+	pand %xmm7, %xmm6 /* ctr_pair_1_b = and(ctr_w_ordered, ctr_mask_1) */
+	pandn %xmm0, %xmm7 /* ctr_pair_1_a = andnot(ctr_mask_1, ctr_v_ordered) */
+	por %xmm7, %xmm6 /* ctr_pair_1 = or(ctr_pair_1_b, ctr_pair_1_a) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_7_new_last_byte(%rip), %xmm3 /* ctr_last_byte_1 = lookup16(ctr_sum_1, new_last_byte) */
+	por %xmm3, %xmm6 /* rowle_1 = or(ctr_pair_1, ctr_last_byte_1) */
+	movdqa %xmm1, %xmm3 /* ctr_base */
+	paddw .Lsm4_wordslice_ssse3_aesni_7_block_k_2(%rip), %xmm3 /* ctr_sum_2 = add(ctr_base, block_k_2) */
+	movdqa %xmm3, %xmm7 /* ctr_sum_2 */
 	pshufb .Lsm4_wordslice_ssse3_aesni_7_carry_everywhere(%rip), %xmm7 /* ctr_carry_2 = lookup16(ctr_sum_2, carry_everywhere) */
-	movdqa %xmm6, %xmm9 /* carry_mask_table */
-	pshufb %xmm7, %xmm9 /* ctr_mask_2 = lookup16(carry_mask_table, ctr_carry_2) */
-	movdqa %xmm3, %xmm7 /* ctr_w_open */
-	pand %xmm9, %xmm7 /* ctr_pair_2_b = and(ctr_w_open, ctr_mask_2) */
-	pandn %xmm0, %xmm9 /* ctr_pair_2_a = andnot(ctr_mask_2, ctr_v_open) */
-	por %xmm9, %xmm7 /* ctr_pair_2 = or(ctr_pair_2_b, ctr_pair_2_a) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_7_new_last_byte(%rip), %xmm8 /* ctr_last_byte_2 = lookup16(ctr_sum_2, new_last_byte) */
-	por %xmm8, %xmm7 /* row_2 = or(ctr_pair_2, ctr_last_byte_2) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_7_bswap32(%rip), %xmm7 /* rowle_2 = lookup16(row_2, bswap32) */
-	movdqa %xmm2, %xmm8 /* ctr_j0 */
-	paddb .Lsm4_wordslice_ssse3_aesni_7_block_k_3(%rip), %xmm8 /* ctr_j_3 = add(ctr_j0, block_k_3) */
-	movdqa %xmm1, %xmm9 /* ctr_last */
-	paddw %xmm8, %xmm9 /* ctr_sum_3 = add(ctr_last, ctr_j_3) */
-	movdqa %xmm9, %xmm8 /* ctr_sum_3 */
+	movdqa %xmm5, %xmm8 /* carry_mask_table */
+	pshufb %xmm7, %xmm8 /* ctr_mask_2 = lookup16(carry_mask_table, ctr_carry_2) */
+	movdqa %xmm2, %xmm7 /* ctr_w_ordered */
+	pand %xmm8, %xmm7 /* ctr_pair_2_b = and(ctr_w_ordered, ctr_mask_2) */
+	pandn %xmm0, %xmm8 /* ctr_pair_2_a = andnot(ctr_mask_2, ctr_v_ordered) */
+	por %xmm8, %xmm7 /* ctr_pair_2 = or(ctr_pair_2_b, ctr_pair_2_a) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_7_new_last_byte(%rip), %xmm3 /* ctr_last_byte_2 = lookup16(ctr_sum_2, new_last_byte) */
+	por %xmm3, %xmm7 /* rowle_2 = or(ctr_pair_2, ctr_last_byte_2) */
+	movdqa %xmm1, %xmm3 /* ctr_base */
+	paddw .Lsm4_wordslice_ssse3_aesni_7_block_k_3(%rip), %xmm3 /* ctr_sum_3 = add(ctr_base, block_k_3) */
+	movdqa %xmm3, %xmm8 /* ctr_sum_3 */
 	pshufb .Lsm4_wordslice_ssse3_aesni_7_carry_everywhere(%rip), %xmm8 /* ctr_carry_3 = lookup16(ctr_sum_3, carry_everywhere) */
-	movdqa %xmm6, %xmm10 /* carry_mask_table */
-	pshufb %xmm8, %xmm10 /* ctr_mask_3 = lookup16(carry_mask_table, ctr_carry_3) */
-	movdqa %xmm3, %xmm8 /* ctr_w_open */
-	pand %xmm10, %xmm8 /* ctr_pair_3_b = and(ctr_w_open, ctr_mask_3) */
-	pandn %xmm0, %xmm10 /* ctr_pair_3_a = andnot(ctr_mask_3, ctr_v_open) */
-	por %xmm10, %xmm8 /* ctr_pair_3 = or(ctr_pair_3_b, ctr_pair_3_a) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_7_new_last_byte(%rip), %xmm9 /* ctr_last_byte_3 = lookup16(ctr_sum_3, new_last_byte) */
-	por %xmm9, %xmm8 /* row_3 = or(ctr_pair_3, ctr_last_byte_3) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_7_bswap32(%rip), %xmm8 /* rowle_3 = lookup16(row_3, bswap32) */
-	movdqa %xmm4, %xmm9 /* rowle */
-	punpckldq %xmm7, %xmm9 /* tr0 = unpacklo(rowle, rowle_2) */
+	movdqa %xmm5, %xmm9 /* carry_mask_table */
+	pshufb %xmm8, %xmm9 /* ctr_mask_3 = lookup16(carry_mask_table, ctr_carry_3) */
+	movdqa %xmm2, %xmm8 /* ctr_w_ordered */
+	pand %xmm9, %xmm8 /* ctr_pair_3_b = and(ctr_w_ordered, ctr_mask_3) */
+	pandn %xmm0, %xmm9 /* ctr_pair_3_a = andnot(ctr_mask_3, ctr_v_ordered) */
+	por %xmm9, %xmm8 /* ctr_pair_3 = or(ctr_pair_3_b, ctr_pair_3_a) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_7_new_last_byte(%rip), %xmm3 /* ctr_last_byte_3 = lookup16(ctr_sum_3, new_last_byte) */
+	por %xmm3, %xmm8 /* rowle_3 = or(ctr_pair_3, ctr_last_byte_3) */
+	movdqa %xmm4, %xmm3 /* rowle */
+	punpckldq %xmm7, %xmm3 /* tr0 = unpacklo(rowle, rowle_2) */
 	punpckhdq %xmm7, %xmm4 /* tr0_1 = unpackhi(rowle, rowle_2) */
-	movdqa %xmm5, %xmm7 /* rowle_1 */
+	movdqa %xmm6, %xmm7 /* rowle_1 */
 	punpckldq %xmm8, %xmm7 /* tr0_2 = unpacklo(rowle_1, rowle_3) */
-	punpckhdq %xmm8, %xmm5 /* tr0_3 = unpackhi(rowle_1, rowle_3) */
-	movdqa %xmm9, %xmm8 /* tr0 */
+	punpckhdq %xmm8, %xmm6 /* tr0_3 = unpackhi(rowle_1, rowle_3) */
+	movdqa %xmm3, %xmm8 /* tr0 */
 	punpckldq %xmm7, %xmm8 /* tr1 = unpacklo(tr0, tr0_2) */
-	punpckhdq %xmm7, %xmm9 /* tr1_1 = unpackhi(tr0, tr0_2) */
+	punpckhdq %xmm7, %xmm3 /* tr1_1 = unpackhi(tr0, tr0_2) */
 	movdqa %xmm4, %xmm7 /* tr0_1 */
-	punpckldq %xmm5, %xmm7 /* tr1_2 = unpacklo(tr0_1, tr0_3) */
-	punpckhdq %xmm5, %xmm4 /* tr1_3 = unpackhi(tr0_1, tr0_3) */
-	movdqa %xmm2, %xmm5 /* ctr_j0 */
-	paddb .Lsm4_wordslice_ssse3_aesni_7_block_k_4(%rip), %xmm5 /* ctr_j_4 = add(ctr_j0, block_k_4) */
-	movdqa %xmm1, %xmm10 /* ctr_last */
-	paddw %xmm5, %xmm10 /* ctr_sum_4 = add(ctr_last, ctr_j_4) */
-	movdqa %xmm10, %xmm5 /* ctr_sum_4 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_7_carry_everywhere(%rip), %xmm5 /* ctr_carry_4 = lookup16(ctr_sum_4, carry_everywhere) */
-	movdqa %xmm6, %xmm11 /* carry_mask_table */
-	pshufb %xmm5, %xmm11 /* ctr_mask_4 = lookup16(carry_mask_table, ctr_carry_4) */
-	movdqa %xmm3, %xmm5 /* ctr_w_open */
-	pand %xmm11, %xmm5 /* ctr_pair_4_b = and(ctr_w_open, ctr_mask_4) */
-	pandn %xmm0, %xmm11 /* ctr_pair_4_a = andnot(ctr_mask_4, ctr_v_open) */
-	por %xmm11, %xmm5 /* ctr_pair_4 = or(ctr_pair_4_b, ctr_pair_4_a) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_7_new_last_byte(%rip), %xmm10 /* ctr_last_byte_4 = lookup16(ctr_sum_4, new_last_byte) */
-	por %xmm10, %xmm5 /* row_4 = or(ctr_pair_4, ctr_last_byte_4) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_7_bswap32(%rip), %xmm5 /* rowle_4 = lookup16(row_4, bswap32) */
-	movdqa %xmm2, %xmm10 /* ctr_j0 */
-	paddb .Lsm4_wordslice_ssse3_aesni_7_block_k_5(%rip), %xmm10 /* ctr_j_5 = add(ctr_j0, block_k_5) */
-	movdqa %xmm1, %xmm11 /* ctr_last */
-	paddw %xmm10, %xmm11 /* ctr_sum_5 = add(ctr_last, ctr_j_5) */
-	movdqa %xmm11, %xmm10 /* ctr_sum_5 */
+	punpckldq %xmm6, %xmm7 /* tr1_2 = unpacklo(tr0_1, tr0_3) */
+	punpckhdq %xmm6, %xmm4 /* tr1_3 = unpackhi(tr0_1, tr0_3) */
+	movdqa %xmm1, %xmm6 /* ctr_base */
+	paddw .Lsm4_wordslice_ssse3_aesni_7_block_k_4(%rip), %xmm6 /* ctr_sum_4 = add(ctr_base, block_k_4) */
+	movdqa %xmm6, %xmm9 /* ctr_sum_4 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_7_carry_everywhere(%rip), %xmm9 /* ctr_carry_4 = lookup16(ctr_sum_4, carry_everywhere) */
+	movdqa %xmm5, %xmm10 /* carry_mask_table */
+	pshufb %xmm9, %xmm10 /* ctr_mask_4 = lookup16(carry_mask_table, ctr_carry_4) */
+	movdqa %xmm2, %xmm9 /* ctr_w_ordered */
+	pand %xmm10, %xmm9 /* ctr_pair_4_b = and(ctr_w_ordered, ctr_mask_4) */
+	pandn %xmm0, %xmm10 /* ctr_pair_4_a = andnot(ctr_mask_4, ctr_v_ordered) */
+	por %xmm10, %xmm9 /* ctr_pair_4 = or(ctr_pair_4_b, ctr_pair_4_a) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_7_new_last_byte(%rip), %xmm6 /* ctr_last_byte_4 = lookup16(ctr_sum_4, new_last_byte) */
+	por %xmm6, %xmm9 /* rowle_4 = or(ctr_pair_4, ctr_last_byte_4) */
+	movdqa %xmm1, %xmm6 /* ctr_base */
+	paddw .Lsm4_wordslice_ssse3_aesni_7_block_k_5(%rip), %xmm6 /* ctr_sum_5 = add(ctr_base, block_k_5) */
+	movdqa %xmm6, %xmm10 /* ctr_sum_5 */
 	pshufb .Lsm4_wordslice_ssse3_aesni_7_carry_everywhere(%rip), %xmm10 /* ctr_carry_5 = lookup16(ctr_sum_5, carry_everywhere) */
-	movdqa %xmm6, %xmm12 /* carry_mask_table */
-	pshufb %xmm10, %xmm12 /* ctr_mask_5 = lookup16(carry_mask_table, ctr_carry_5) */
-	movdqa %xmm3, %xmm10 /* ctr_w_open */
-	pand %xmm12, %xmm10 /* ctr_pair_5_b = and(ctr_w_open, ctr_mask_5) */
-	pandn %xmm0, %xmm12 /* ctr_pair_5_a = andnot(ctr_mask_5, ctr_v_open) */
-	por %xmm12, %xmm10 /* ctr_pair_5 = or(ctr_pair_5_b, ctr_pair_5_a) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_7_new_last_byte(%rip), %xmm11 /* ctr_last_byte_5 = lookup16(ctr_sum_5, new_last_byte) */
-	por %xmm11, %xmm10 /* row_5 = or(ctr_pair_5, ctr_last_byte_5) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_7_bswap32(%rip), %xmm10 /* rowle_5 = lookup16(row_5, bswap32) */
-	movdqa %xmm2, %xmm11 /* ctr_j0 */
-	paddb .Lsm4_wordslice_ssse3_aesni_7_block_k_6(%rip), %xmm11 /* ctr_j_6 = add(ctr_j0, block_k_6) */
-	movdqa %xmm1, %xmm12 /* ctr_last */
-	paddw %xmm11, %xmm12 /* ctr_sum_6 = add(ctr_last, ctr_j_6) */
-	movdqa %xmm12, %xmm11 /* ctr_sum_6 */
+	movdqa %xmm5, %xmm11 /* carry_mask_table */
+	pshufb %xmm10, %xmm11 /* ctr_mask_5 = lookup16(carry_mask_table, ctr_carry_5) */
+	movdqa %xmm2, %xmm10 /* ctr_w_ordered */
+	pand %xmm11, %xmm10 /* ctr_pair_5_b = and(ctr_w_ordered, ctr_mask_5) */
+	pandn %xmm0, %xmm11 /* ctr_pair_5_a = andnot(ctr_mask_5, ctr_v_ordered) */
+	por %xmm11, %xmm10 /* ctr_pair_5 = or(ctr_pair_5_b, ctr_pair_5_a) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_7_new_last_byte(%rip), %xmm6 /* ctr_last_byte_5 = lookup16(ctr_sum_5, new_last_byte) */
+	por %xmm6, %xmm10 /* rowle_5 = or(ctr_pair_5, ctr_last_byte_5) */
+	movdqa %xmm1, %xmm6 /* ctr_base */
+	paddw .Lsm4_wordslice_ssse3_aesni_7_block_k_6(%rip), %xmm6 /* ctr_sum_6 = add(ctr_base, block_k_6) */
+	movdqa %xmm6, %xmm11 /* ctr_sum_6 */
 	pshufb .Lsm4_wordslice_ssse3_aesni_7_carry_everywhere(%rip), %xmm11 /* ctr_carry_6 = lookup16(ctr_sum_6, carry_everywhere) */
-	movdqa %xmm6, %xmm13 /* carry_mask_table */
-	pshufb %xmm11, %xmm13 /* ctr_mask_6 = lookup16(carry_mask_table, ctr_carry_6) */
-	movdqa %xmm3, %xmm11 /* ctr_w_open */
-	pand %xmm13, %xmm11 /* ctr_pair_6_b = and(ctr_w_open, ctr_mask_6) */
-	pandn %xmm0, %xmm13 /* ctr_pair_6_a = andnot(ctr_mask_6, ctr_v_open) */
-	por %xmm13, %xmm11 /* ctr_pair_6 = or(ctr_pair_6_b, ctr_pair_6_a) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_7_new_last_byte(%rip), %xmm12 /* ctr_last_byte_6 = lookup16(ctr_sum_6, new_last_byte) */
-	por %xmm12, %xmm11 /* row_6 = or(ctr_pair_6, ctr_last_byte_6) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_7_bswap32(%rip), %xmm11 /* rowle_6 = lookup16(row_6, bswap32) */
-	movdqa %xmm2, %xmm12 /* ctr_j0 */
-	paddb .Lsm4_wordslice_ssse3_aesni_7_block_k_7(%rip), %xmm12 /* ctr_j_7 = add(ctr_j0, block_k_7) */
-	movdqa %xmm1, %xmm13 /* ctr_last */
-	paddw %xmm12, %xmm13 /* ctr_sum_7 = add(ctr_last, ctr_j_7) */
-	movdqa %xmm13, %xmm12 /* ctr_sum_7 */
+	movdqa %xmm5, %xmm12 /* carry_mask_table */
+	pshufb %xmm11, %xmm12 /* ctr_mask_6 = lookup16(carry_mask_table, ctr_carry_6) */
+	movdqa %xmm2, %xmm11 /* ctr_w_ordered */
+	pand %xmm12, %xmm11 /* ctr_pair_6_b = and(ctr_w_ordered, ctr_mask_6) */
+	pandn %xmm0, %xmm12 /* ctr_pair_6_a = andnot(ctr_mask_6, ctr_v_ordered) */
+	por %xmm12, %xmm11 /* ctr_pair_6 = or(ctr_pair_6_b, ctr_pair_6_a) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_7_new_last_byte(%rip), %xmm6 /* ctr_last_byte_6 = lookup16(ctr_sum_6, new_last_byte) */
+	por %xmm6, %xmm11 /* rowle_6 = or(ctr_pair_6, ctr_last_byte_6) */
+	movdqa %xmm1, %xmm6 /* ctr_base */
+	paddw .Lsm4_wordslice_ssse3_aesni_7_block_k_7(%rip), %xmm6 /* ctr_sum_7 = add(ctr_base, block_k_7) */
+	movdqa %xmm6, %xmm12 /* ctr_sum_7 */
 	pshufb .Lsm4_wordslice_ssse3_aesni_7_carry_everywhere(%rip), %xmm12 /* ctr_carry_7 = lookup16(ctr_sum_7, carry_everywhere) */
-	movdqa %xmm6, %xmm14 /* carry_mask_table */
-	pshufb %xmm12, %xmm14 /* ctr_mask_7 = lookup16(carry_mask_table, ctr_carry_7) */
-	movdqa %xmm3, %xmm12 /* ctr_w_open */
-	pand %xmm14, %xmm12 /* ctr_pair_7_b = and(ctr_w_open, ctr_mask_7) */
-	pandn %xmm0, %xmm14 /* ctr_pair_7_a = andnot(ctr_mask_7, ctr_v_open) */
-	por %xmm14, %xmm12 /* ctr_pair_7 = or(ctr_pair_7_b, ctr_pair_7_a) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_7_new_last_byte(%rip), %xmm13 /* ctr_last_byte_7 = lookup16(ctr_sum_7, new_last_byte) */
-	por %xmm13, %xmm12 /* row_7 = or(ctr_pair_7, ctr_last_byte_7) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_7_bswap32(%rip), %xmm12 /* rowle_7 = lookup16(row_7, bswap32) */
-	movdqa %xmm5, %xmm13 /* rowle_4 */
-	punpckldq %xmm11, %xmm13 /* tr0_4 = unpacklo(rowle_4, rowle_6) */
-	punpckhdq %xmm11, %xmm5 /* tr0_5 = unpackhi(rowle_4, rowle_6) */
+	movdqa %xmm5, %xmm13 /* carry_mask_table */
+	pshufb %xmm12, %xmm13 /* ctr_mask_7 = lookup16(carry_mask_table, ctr_carry_7) */
+	movdqa %xmm2, %xmm12 /* ctr_w_ordered */
+	pand %xmm13, %xmm12 /* ctr_pair_7_b = and(ctr_w_ordered, ctr_mask_7) */
+	pandn %xmm0, %xmm13 /* ctr_pair_7_a = andnot(ctr_mask_7, ctr_v_ordered) */
+	por %xmm13, %xmm12 /* ctr_pair_7 = or(ctr_pair_7_b, ctr_pair_7_a) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_7_new_last_byte(%rip), %xmm6 /* ctr_last_byte_7 = lookup16(ctr_sum_7, new_last_byte) */
+	por %xmm6, %xmm12 /* rowle_7 = or(ctr_pair_7, ctr_last_byte_7) */
+	movdqa %xmm9, %xmm6 /* rowle_4 */
+	punpckldq %xmm11, %xmm6 /* tr0_4 = unpacklo(rowle_4, rowle_6) */
+	punpckhdq %xmm11, %xmm9 /* tr0_5 = unpackhi(rowle_4, rowle_6) */
 	movdqa %xmm10, %xmm11 /* rowle_5 */
 	punpckldq %xmm12, %xmm11 /* tr0_6 = unpacklo(rowle_5, rowle_7) */
 	punpckhdq %xmm12, %xmm10 /* tr0_7 = unpackhi(rowle_5, rowle_7) */
-	movdqa %xmm13, %xmm12 /* tr0_4 */
+	movdqa %xmm6, %xmm12 /* tr0_4 */
 	punpckldq %xmm11, %xmm12 /* tr1_4 = unpacklo(tr0_4, tr0_6) */
-	punpckhdq %xmm11, %xmm13 /* tr1_5 = unpackhi(tr0_4, tr0_6) */
-	movdqa %xmm5, %xmm11 /* tr0_5 */
+	punpckhdq %xmm11, %xmm6 /* tr1_5 = unpackhi(tr0_4, tr0_6) */
+	movdqa %xmm9, %xmm11 /* tr0_5 */
 	punpckldq %xmm10, %xmm11 /* tr1_6 = unpacklo(tr0_5, tr0_7) */
-	punpckhdq %xmm10, %xmm5 /* tr1_7 = unpackhi(tr0_5, tr0_7) */
-	movdqa %xmm2, %xmm10 /* ctr_j0 */
-	paddb .Lsm4_wordslice_ssse3_aesni_7_block_k_8(%rip), %xmm10 /* ctr_j_8 = add(ctr_j0, block_k_8) */
-	movdqa %xmm1, %xmm14 /* ctr_last */
-	paddw %xmm10, %xmm14 /* ctr_sum_8 = add(ctr_last, ctr_j_8) */
-	movdqa %xmm14, %xmm10 /* ctr_sum_8 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_7_carry_everywhere(%rip), %xmm10 /* ctr_carry_8 = lookup16(ctr_sum_8, carry_everywhere) */
-	movdqa %xmm6, %xmm15 /* carry_mask_table */
-	pshufb %xmm10, %xmm15 /* ctr_mask_8 = lookup16(carry_mask_table, ctr_carry_8) */
-	movdqa %xmm3, %xmm10 /* ctr_w_open */
-	pand %xmm15, %xmm10 /* ctr_pair_8_b = and(ctr_w_open, ctr_mask_8) */
-	pandn %xmm0, %xmm15 /* ctr_pair_8_a = andnot(ctr_mask_8, ctr_v_open) */
-	por %xmm15, %xmm10 /* ctr_pair_8 = or(ctr_pair_8_b, ctr_pair_8_a) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_7_new_last_byte(%rip), %xmm14 /* ctr_last_byte_8 = lookup16(ctr_sum_8, new_last_byte) */
-	por %xmm14, %xmm10 /* row_8 = or(ctr_pair_8, ctr_last_byte_8) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_7_bswap32(%rip), %xmm10 /* rowle_8 = lookup16(row_8, bswap32) */
-	movdqa %xmm2, %xmm14 /* ctr_j0 */
-	paddb .Lsm4_wordslice_ssse3_aesni_7_block_k_9(%rip), %xmm14 /* ctr_j_9 = add(ctr_j0, block_k_9) */
-	movdqa %xmm1, %xmm15 /* ctr_last */
-	paddw %xmm14, %xmm15 /* ctr_sum_9 = add(ctr_last, ctr_j_9) */
-	movdqa %xmm15, %xmm14 /* ctr_sum_9 */
+	punpckhdq %xmm10, %xmm9 /* tr1_7 = unpackhi(tr0_5, tr0_7) */
+	movdqa %xmm1, %xmm10 /* ctr_base */
+	paddw .Lsm4_wordslice_ssse3_aesni_7_block_k_8(%rip), %xmm10 /* ctr_sum_8 = add(ctr_base, block_k_8) */
+	movdqa %xmm10, %xmm13 /* ctr_sum_8 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_7_carry_everywhere(%rip), %xmm13 /* ctr_carry_8 = lookup16(ctr_sum_8, carry_everywhere) */
+	movdqa %xmm5, %xmm14 /* carry_mask_table */
+	pshufb %xmm13, %xmm14 /* ctr_mask_8 = lookup16(carry_mask_table, ctr_carry_8) */
+	movdqa %xmm2, %xmm13 /* ctr_w_ordered */
+	pand %xmm14, %xmm13 /* ctr_pair_8_b = and(ctr_w_ordered, ctr_mask_8) */
+	pandn %xmm0, %xmm14 /* ctr_pair_8_a = andnot(ctr_mask_8, ctr_v_ordered) */
+	por %xmm14, %xmm13 /* ctr_pair_8 = or(ctr_pair_8_b, ctr_pair_8_a) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_7_new_last_byte(%rip), %xmm10 /* ctr_last_byte_8 = lookup16(ctr_sum_8, new_last_byte) */
+	por %xmm10, %xmm13 /* rowle_8 = or(ctr_pair_8, ctr_last_byte_8) */
+	movdqa %xmm1, %xmm10 /* ctr_base */
+	paddw .Lsm4_wordslice_ssse3_aesni_7_block_k_9(%rip), %xmm10 /* ctr_sum_9 = add(ctr_base, block_k_9) */
+	movdqa %xmm10, %xmm14 /* ctr_sum_9 */
 	pshufb .Lsm4_wordslice_ssse3_aesni_7_carry_everywhere(%rip), %xmm14 /* ctr_carry_9 = lookup16(ctr_sum_9, carry_everywhere) */
-	movdqa %xmm4, 0(%rsp) /* spill g0x3.1 */
-	movdqa %xmm6, %xmm4 /* carry_mask_table */
-	pshufb %xmm14, %xmm4 /* ctr_mask_9 = lookup16(carry_mask_table, ctr_carry_9) */
-	movdqa %xmm3, %xmm14 /* ctr_w_open */
-	pand %xmm4, %xmm14 /* ctr_pair_9_b = and(ctr_w_open, ctr_mask_9) */
-	pandn %xmm0, %xmm4 /* ctr_pair_9_a = andnot(ctr_mask_9, ctr_v_open) */
-	por %xmm4, %xmm14 /* ctr_pair_9 = or(ctr_pair_9_b, ctr_pair_9_a) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_7_new_last_byte(%rip), %xmm15 /* ctr_last_byte_9 = lookup16(ctr_sum_9, new_last_byte) */
-	por %xmm15, %xmm14 /* row_9 = or(ctr_pair_9, ctr_last_byte_9) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_7_bswap32(%rip), %xmm14 /* rowle_9 = lookup16(row_9, bswap32) */
-	movdqa %xmm2, %xmm4 /* ctr_j0 */
-	paddb .Lsm4_wordslice_ssse3_aesni_7_block_k_10(%rip), %xmm4 /* ctr_j_10 = add(ctr_j0, block_k_10) */
-	movdqa %xmm1, %xmm15 /* ctr_last */
-	paddw %xmm4, %xmm15 /* ctr_sum_10 = add(ctr_last, ctr_j_10) */
-	movdqa %xmm15, %xmm4 /* ctr_sum_10 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_7_carry_everywhere(%rip), %xmm4 /* ctr_carry_10 = lookup16(ctr_sum_10, carry_everywhere) */
-	movdqa %xmm5, 16(%rsp) /* spill g1x3.1 */
-	movdqa %xmm6, %xmm5 /* carry_mask_table */
-	pshufb %xmm4, %xmm5 /* ctr_mask_10 = lookup16(carry_mask_table, ctr_carry_10) */
-	movdqa %xmm3, %xmm4 /* ctr_w_open */
-	pand %xmm5, %xmm4 /* ctr_pair_10_b = and(ctr_w_open, ctr_mask_10) */
-	pandn %xmm0, %xmm5 /* ctr_pair_10_a = andnot(ctr_mask_10, ctr_v_open) */
-	por %xmm5, %xmm4 /* ctr_pair_10 = or(ctr_pair_10_b, ctr_pair_10_a) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_7_new_last_byte(%rip), %xmm15 /* ctr_last_byte_10 = lookup16(ctr_sum_10, new_last_byte) */
-	por %xmm15, %xmm4 /* row_10 = or(ctr_pair_10, ctr_last_byte_10) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_7_bswap32(%rip), %xmm4 /* rowle_10 = lookup16(row_10, bswap32) */
-	movdqa %xmm2, %xmm5 /* ctr_j0 */
-	paddb .Lsm4_wordslice_ssse3_aesni_7_block_k_11(%rip), %xmm5 /* ctr_j_11 = add(ctr_j0, block_k_11) */
-	movdqa %xmm1, %xmm15 /* ctr_last */
-	paddw %xmm5, %xmm15 /* ctr_sum_11 = add(ctr_last, ctr_j_11) */
-	movdqa %xmm15, %xmm5 /* ctr_sum_11 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_7_carry_everywhere(%rip), %xmm5 /* ctr_carry_11 = lookup16(ctr_sum_11, carry_everywhere) */
-	movdqa %xmm7, 32(%rsp) /* spill g0x2.1 */
-	movdqa %xmm6, %xmm7 /* carry_mask_table */
-	pshufb %xmm5, %xmm7 /* ctr_mask_11 = lookup16(carry_mask_table, ctr_carry_11) */
-	movdqa %xmm3, %xmm5 /* ctr_w_open */
-	pand %xmm7, %xmm5 /* ctr_pair_11_b = and(ctr_w_open, ctr_mask_11) */
-	pandn %xmm0, %xmm7 /* ctr_pair_11_a = andnot(ctr_mask_11, ctr_v_open) */
-	por %xmm7, %xmm5 /* ctr_pair_11 = or(ctr_pair_11_b, ctr_pair_11_a) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_7_new_last_byte(%rip), %xmm15 /* ctr_last_byte_11 = lookup16(ctr_sum_11, new_last_byte) */
-	por %xmm15, %xmm5 /* row_11 = or(ctr_pair_11, ctr_last_byte_11) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_7_bswap32(%rip), %xmm5 /* rowle_11 = lookup16(row_11, bswap32) */
-	movdqa %xmm10, %xmm7 /* rowle_8 */
-	punpckldq %xmm4, %xmm7 /* tr0_8 = unpacklo(rowle_8, rowle_10) */
-	punpckhdq %xmm4, %xmm10 /* tr0_9 = unpackhi(rowle_8, rowle_10) */
+	movdqa %xmm5, %xmm15 /* carry_mask_table */
+	pshufb %xmm14, %xmm15 /* ctr_mask_9 = lookup16(carry_mask_table, ctr_carry_9) */
+	movdqa %xmm2, %xmm14 /* ctr_w_ordered */
+	pand %xmm15, %xmm14 /* ctr_pair_9_b = and(ctr_w_ordered, ctr_mask_9) */
+	pandn %xmm0, %xmm15 /* ctr_pair_9_a = andnot(ctr_mask_9, ctr_v_ordered) */
+	por %xmm15, %xmm14 /* ctr_pair_9 = or(ctr_pair_9_b, ctr_pair_9_a) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_7_new_last_byte(%rip), %xmm10 /* ctr_last_byte_9 = lookup16(ctr_sum_9, new_last_byte) */
+	por %xmm10, %xmm14 /* rowle_9 = or(ctr_pair_9, ctr_last_byte_9) */
+	movdqa %xmm1, %xmm10 /* ctr_base */
+	paddw .Lsm4_wordslice_ssse3_aesni_7_block_k_10(%rip), %xmm10 /* ctr_sum_10 = add(ctr_base, block_k_10) */
+	movdqa %xmm10, %xmm15 /* ctr_sum_10 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_7_carry_everywhere(%rip), %xmm15 /* ctr_carry_10 = lookup16(ctr_sum_10, carry_everywhere) */
+	movdqa %xmm3, 0(%rsp) /* spill g0x1.1 */
+	movdqa %xmm5, %xmm3 /* carry_mask_table */
+	pshufb %xmm15, %xmm3 /* ctr_mask_10 = lookup16(carry_mask_table, ctr_carry_10) */
+	movdqa %xmm2, %xmm15 /* ctr_w_ordered */
+	pand %xmm3, %xmm15 /* ctr_pair_10_b = and(ctr_w_ordered, ctr_mask_10) */
+	pandn %xmm0, %xmm3 /* ctr_pair_10_a = andnot(ctr_mask_10, ctr_v_ordered) */
+	por %xmm3, %xmm15 /* ctr_pair_10 = or(ctr_pair_10_b, ctr_pair_10_a) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_7_new_last_byte(%rip), %xmm10 /* ctr_last_byte_10 = lookup16(ctr_sum_10, new_last_byte) */
+	por %xmm10, %xmm15 /* rowle_10 = or(ctr_pair_10, ctr_last_byte_10) */
+	movdqa %xmm1, %xmm3 /* ctr_base */
+	paddw .Lsm4_wordslice_ssse3_aesni_7_block_k_11(%rip), %xmm3 /* ctr_sum_11 = add(ctr_base, block_k_11) */
+	movdqa %xmm3, %xmm10 /* ctr_sum_11 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_7_carry_everywhere(%rip), %xmm10 /* ctr_carry_11 = lookup16(ctr_sum_11, carry_everywhere) */
+	movdqa %xmm4, 16(%rsp) /* spill g0x3.1 */
+	movdqa %xmm5, %xmm4 /* carry_mask_table */
+	pshufb %xmm10, %xmm4 /* ctr_mask_11 = lookup16(carry_mask_table, ctr_carry_11) */
+	movdqa %xmm2, %xmm10 /* ctr_w_ordered */
+	pand %xmm4, %xmm10 /* ctr_pair_11_b = and(ctr_w_ordered, ctr_mask_11) */
+	pandn %xmm0, %xmm4 /* ctr_pair_11_a = andnot(ctr_mask_11, ctr_v_ordered) */
+	por %xmm4, %xmm10 /* ctr_pair_11 = or(ctr_pair_11_b, ctr_pair_11_a) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_7_new_last_byte(%rip), %xmm3 /* ctr_last_byte_11 = lookup16(ctr_sum_11, new_last_byte) */
+	por %xmm3, %xmm10 /* rowle_11 = or(ctr_pair_11, ctr_last_byte_11) */
+	movdqa %xmm13, %xmm3 /* rowle_8 */
+	punpckldq %xmm15, %xmm3 /* tr0_8 = unpacklo(rowle_8, rowle_10) */
+	punpckhdq %xmm15, %xmm13 /* tr0_9 = unpackhi(rowle_8, rowle_10) */
 	movdqa %xmm14, %xmm4 /* rowle_9 */
-	punpckldq %xmm5, %xmm4 /* tr0_10 = unpacklo(rowle_9, rowle_11) */
-	punpckhdq %xmm5, %xmm14 /* tr0_11 = unpackhi(rowle_9, rowle_11) */
-	movdqa %xmm7, %xmm5 /* tr0_8 */
-	punpckldq %xmm4, %xmm5 /* tr1_8 = unpacklo(tr0_8, tr0_10) */
-	punpckhdq %xmm4, %xmm7 /* tr1_9 = unpackhi(tr0_8, tr0_10) */
-	movdqa %xmm10, %xmm4 /* tr0_9 */
+	punpckldq %xmm10, %xmm4 /* tr0_10 = unpacklo(rowle_9, rowle_11) */
+	punpckhdq %xmm10, %xmm14 /* tr0_11 = unpackhi(rowle_9, rowle_11) */
+	movdqa %xmm3, %xmm10 /* tr0_8 */
+	punpckldq %xmm4, %xmm10 /* tr1_8 = unpacklo(tr0_8, tr0_10) */
+	punpckhdq %xmm4, %xmm3 /* tr1_9 = unpackhi(tr0_8, tr0_10) */
+	movdqa %xmm13, %xmm4 /* tr0_9 */
 	punpckldq %xmm14, %xmm4 /* tr1_10 = unpacklo(tr0_9, tr0_11) */
-	punpckhdq %xmm14, %xmm10 /* tr1_11 = unpackhi(tr0_9, tr0_11) */
-	movdqa %xmm2, %xmm14 /* ctr_j0 */
-	paddb .Lsm4_wordslice_ssse3_aesni_7_block_k_12(%rip), %xmm14 /* ctr_j_12 = add(ctr_j0, block_k_12) */
-	movdqa %xmm1, %xmm15 /* ctr_last */
-	paddw %xmm14, %xmm15 /* ctr_sum_12 = add(ctr_last, ctr_j_12) */
-	movdqa %xmm15, %xmm14 /* ctr_sum_12 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_7_carry_everywhere(%rip), %xmm14 /* ctr_carry_12 = lookup16(ctr_sum_12, carry_everywhere) */
+	punpckhdq %xmm14, %xmm13 /* tr1_11 = unpackhi(tr0_9, tr0_11) */
+	movdqa %xmm1, %xmm14 /* ctr_base */
+	paddw .Lsm4_wordslice_ssse3_aesni_7_block_k_12(%rip), %xmm14 /* ctr_sum_12 = add(ctr_base, block_k_12) */
+	movdqa %xmm14, %xmm15 /* ctr_sum_12 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_7_carry_everywhere(%rip), %xmm15 /* ctr_carry_12 = lookup16(ctr_sum_12, carry_everywhere) */
+	movdqa %xmm3, 32(%rsp) /* spill g2x1.1 */
+	movdqa %xmm5, %xmm3 /* carry_mask_table */
+	pshufb %xmm15, %xmm3 /* ctr_mask_12 = lookup16(carry_mask_table, ctr_carry_12) */
+	movdqa %xmm2, %xmm15 /* ctr_w_ordered */
+	pand %xmm3, %xmm15 /* ctr_pair_12_b = and(ctr_w_ordered, ctr_mask_12) */
+	pandn %xmm0, %xmm3 /* ctr_pair_12_a = andnot(ctr_mask_12, ctr_v_ordered) */
+	por %xmm3, %xmm15 /* ctr_pair_12 = or(ctr_pair_12_b, ctr_pair_12_a) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_7_new_last_byte(%rip), %xmm14 /* ctr_last_byte_12 = lookup16(ctr_sum_12, new_last_byte) */
+	por %xmm14, %xmm15 /* rowle_12 = or(ctr_pair_12, ctr_last_byte_12) */
+	movdqa %xmm1, %xmm3 /* ctr_base */
+	paddw .Lsm4_wordslice_ssse3_aesni_7_block_k_13(%rip), %xmm3 /* ctr_sum_13 = add(ctr_base, block_k_13) */
+	movdqa %xmm3, %xmm14 /* ctr_sum_13 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_7_carry_everywhere(%rip), %xmm14 /* ctr_carry_13 = lookup16(ctr_sum_13, carry_everywhere) */
 	movdqa %xmm4, 48(%rsp) /* spill g2x2.1 */
-	movdqa %xmm6, %xmm4 /* carry_mask_table */
-	pshufb %xmm14, %xmm4 /* ctr_mask_12 = lookup16(carry_mask_table, ctr_carry_12) */
-	movdqa %xmm3, %xmm14 /* ctr_w_open */
-	pand %xmm4, %xmm14 /* ctr_pair_12_b = and(ctr_w_open, ctr_mask_12) */
-	pandn %xmm0, %xmm4 /* ctr_pair_12_a = andnot(ctr_mask_12, ctr_v_open) */
-	por %xmm4, %xmm14 /* ctr_pair_12 = or(ctr_pair_12_b, ctr_pair_12_a) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_7_new_last_byte(%rip), %xmm15 /* ctr_last_byte_12 = lookup16(ctr_sum_12, new_last_byte) */
-	por %xmm15, %xmm14 /* row_12 = or(ctr_pair_12, ctr_last_byte_12) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_7_bswap32(%rip), %xmm14 /* rowle_12 = lookup16(row_12, bswap32) */
-	movdqa %xmm2, %xmm4 /* ctr_j0 */
-	paddb .Lsm4_wordslice_ssse3_aesni_7_block_k_13(%rip), %xmm4 /* ctr_j_13 = add(ctr_j0, block_k_13) */
-	movdqa %xmm1, %xmm15 /* ctr_last */
-	paddw %xmm4, %xmm15 /* ctr_sum_13 = add(ctr_last, ctr_j_13) */
-	movdqa %xmm15, %xmm4 /* ctr_sum_13 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_7_carry_everywhere(%rip), %xmm4 /* ctr_carry_13 = lookup16(ctr_sum_13, carry_everywhere) */
-	movdqa %xmm5, 64(%rsp) /* spill g2x0.1 */
-	movdqa %xmm6, %xmm5 /* carry_mask_table */
-	pshufb %xmm4, %xmm5 /* ctr_mask_13 = lookup16(carry_mask_table, ctr_carry_13) */
-	movdqa %xmm3, %xmm4 /* ctr_w_open */
-	pand %xmm5, %xmm4 /* ctr_pair_13_b = and(ctr_w_open, ctr_mask_13) */
-	pandn %xmm0, %xmm5 /* ctr_pair_13_a = andnot(ctr_mask_13, ctr_v_open) */
-	por %xmm5, %xmm4 /* ctr_pair_13 = or(ctr_pair_13_b, ctr_pair_13_a) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_7_new_last_byte(%rip), %xmm15 /* ctr_last_byte_13 = lookup16(ctr_sum_13, new_last_byte) */
-	por %xmm15, %xmm4 /* row_13 = or(ctr_pair_13, ctr_last_byte_13) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_7_bswap32(%rip), %xmm4 /* rowle_13 = lookup16(row_13, bswap32) */
-	movdqa %xmm2, %xmm5 /* ctr_j0 */
-	paddb .Lsm4_wordslice_ssse3_aesni_7_block_k_14(%rip), %xmm5 /* ctr_j_14 = add(ctr_j0, block_k_14) */
-	movdqa %xmm1, %xmm15 /* ctr_last */
-	paddw %xmm5, %xmm15 /* ctr_sum_14 = add(ctr_last, ctr_j_14) */
-	movdqa %xmm15, %xmm5 /* ctr_sum_14 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_7_carry_everywhere(%rip), %xmm5 /* ctr_carry_14 = lookup16(ctr_sum_14, carry_everywhere) */
-	movdqa %xmm7, 80(%rsp) /* spill g2x1.1 */
-	movdqa %xmm6, %xmm7 /* carry_mask_table */
-	pshufb %xmm5, %xmm7 /* ctr_mask_14 = lookup16(carry_mask_table, ctr_carry_14) */
-	movdqa %xmm3, %xmm5 /* ctr_w_open */
-	pand %xmm7, %xmm5 /* ctr_pair_14_b = and(ctr_w_open, ctr_mask_14) */
-	pandn %xmm0, %xmm7 /* ctr_pair_14_a = andnot(ctr_mask_14, ctr_v_open) */
-	por %xmm7, %xmm5 /* ctr_pair_14 = or(ctr_pair_14_b, ctr_pair_14_a) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_7_new_last_byte(%rip), %xmm15 /* ctr_last_byte_14 = lookup16(ctr_sum_14, new_last_byte) */
-	por %xmm15, %xmm5 /* row_14 = or(ctr_pair_14, ctr_last_byte_14) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_7_bswap32(%rip), %xmm5 /* rowle_14 = lookup16(row_14, bswap32) */
-	paddb .Lsm4_wordslice_ssse3_aesni_7_block_k_15(%rip), %xmm2 /* ctr_j_15 = add(ctr_j0, block_k_15) */
-	paddw %xmm2, %xmm1 /* ctr_sum_15 = add(ctr_last, ctr_j_15) */
-	movdqa %xmm1, %xmm2 /* ctr_sum_15 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_7_carry_everywhere(%rip), %xmm2 /* ctr_carry_15 = lookup16(ctr_sum_15, carry_everywhere) */
-	pshufb %xmm2, %xmm6 /* ctr_mask_15 = lookup16(carry_mask_table, ctr_carry_15) */
-	pand %xmm6, %xmm3 /* ctr_pair_15_b = and(ctr_w_open, ctr_mask_15) */
-	pandn %xmm0, %xmm6 /* ctr_pair_15_a = andnot(ctr_mask_15, ctr_v_open) */
-	por %xmm6, %xmm3 /* ctr_pair_15 = or(ctr_pair_15_b, ctr_pair_15_a) */
+	movdqa %xmm5, %xmm4 /* carry_mask_table */
+	pshufb %xmm14, %xmm4 /* ctr_mask_13 = lookup16(carry_mask_table, ctr_carry_13) */
+	movdqa %xmm2, %xmm14 /* ctr_w_ordered */
+	pand %xmm4, %xmm14 /* ctr_pair_13_b = and(ctr_w_ordered, ctr_mask_13) */
+	pandn %xmm0, %xmm4 /* ctr_pair_13_a = andnot(ctr_mask_13, ctr_v_ordered) */
+	por %xmm4, %xmm14 /* ctr_pair_13 = or(ctr_pair_13_b, ctr_pair_13_a) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_7_new_last_byte(%rip), %xmm3 /* ctr_last_byte_13 = lookup16(ctr_sum_13, new_last_byte) */
+	por %xmm3, %xmm14 /* rowle_13 = or(ctr_pair_13, ctr_last_byte_13) */
+	movdqa %xmm1, %xmm3 /* ctr_base */
+	paddw .Lsm4_wordslice_ssse3_aesni_7_block_k_14(%rip), %xmm3 /* ctr_sum_14 = add(ctr_base, block_k_14) */
+	movdqa %xmm3, %xmm4 /* ctr_sum_14 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_7_carry_everywhere(%rip), %xmm4 /* ctr_carry_14 = lookup16(ctr_sum_14, carry_everywhere) */
+	movdqa %xmm6, 64(%rsp) /* spill g1x1.1 */
+	movdqa %xmm5, %xmm6 /* carry_mask_table */
+	pshufb %xmm4, %xmm6 /* ctr_mask_14 = lookup16(carry_mask_table, ctr_carry_14) */
+	movdqa %xmm2, %xmm4 /* ctr_w_ordered */
+	pand %xmm6, %xmm4 /* ctr_pair_14_b = and(ctr_w_ordered, ctr_mask_14) */
+	pandn %xmm0, %xmm6 /* ctr_pair_14_a = andnot(ctr_mask_14, ctr_v_ordered) */
+	por %xmm6, %xmm4 /* ctr_pair_14 = or(ctr_pair_14_b, ctr_pair_14_a) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_7_new_last_byte(%rip), %xmm3 /* ctr_last_byte_14 = lookup16(ctr_sum_14, new_last_byte) */
+	por %xmm3, %xmm4 /* rowle_14 = or(ctr_pair_14, ctr_last_byte_14) */
+	paddw .Lsm4_wordslice_ssse3_aesni_7_block_k_15(%rip), %xmm1 /* ctr_sum_15 = add(ctr_base, block_k_15) */
+	movdqa %xmm1, %xmm3 /* ctr_sum_15 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_7_carry_everywhere(%rip), %xmm3 /* ctr_carry_15 = lookup16(ctr_sum_15, carry_everywhere) */
+	pshufb %xmm3, %xmm5 /* ctr_mask_15 = lookup16(carry_mask_table, ctr_carry_15) */
+	pand %xmm5, %xmm2 /* ctr_pair_15_b = and(ctr_w_ordered, ctr_mask_15) */
+	pandn %xmm0, %xmm5 /* ctr_pair_15_a = andnot(ctr_mask_15, ctr_v_ordered) */
+	por %xmm5, %xmm2 /* ctr_pair_15 = or(ctr_pair_15_b, ctr_pair_15_a) */
 	pshufb .Lsm4_wordslice_ssse3_aesni_7_new_last_byte(%rip), %xmm1 /* ctr_last_byte_15 = lookup16(ctr_sum_15, new_last_byte) */
-	por %xmm1, %xmm3 /* row_15 = or(ctr_pair_15, ctr_last_byte_15) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_7_bswap32(%rip), %xmm3 /* rowle_15 = lookup16(row_15, bswap32) */
-	movdqa %xmm14, %xmm0 /* rowle_12 */
-	punpckldq %xmm5, %xmm0 /* tr0_12 = unpacklo(rowle_12, rowle_14) */
-	punpckhdq %xmm5, %xmm14 /* tr0_13 = unpackhi(rowle_12, rowle_14) */
-	movdqa %xmm4, %xmm1 /* rowle_13 */
-	punpckldq %xmm3, %xmm1 /* tr0_14 = unpacklo(rowle_13, rowle_15) */
-	punpckhdq %xmm3, %xmm4 /* tr0_15 = unpackhi(rowle_13, rowle_15) */
+	por %xmm1, %xmm2 /* rowle_15 = or(ctr_pair_15, ctr_last_byte_15) */
+	movdqa %xmm15, %xmm0 /* rowle_12 */
+	punpckldq %xmm4, %xmm0 /* tr0_12 = unpacklo(rowle_12, rowle_14) */
+	punpckhdq %xmm4, %xmm15 /* tr0_13 = unpackhi(rowle_12, rowle_14) */
+	movdqa %xmm14, %xmm1 /* rowle_13 */
+	punpckldq %xmm2, %xmm1 /* tr0_14 = unpacklo(rowle_13, rowle_15) */
+	punpckhdq %xmm2, %xmm14 /* tr0_15 = unpackhi(rowle_13, rowle_15) */
 	movdqa %xmm0, %xmm2 /* tr0_12 */
 	punpckldq %xmm1, %xmm2 /* tr1_12 = unpacklo(tr0_12, tr0_14) */
 	punpckhdq %xmm1, %xmm0 /* tr1_13 = unpackhi(tr0_12, tr0_14) */
-	movdqa %xmm14, %xmm1 /* tr0_13 */
-	punpckldq %xmm4, %xmm1 /* tr1_14 = unpacklo(tr0_13, tr0_15) */
-	punpckhdq %xmm4, %xmm14 /* tr1_15 = unpackhi(tr0_13, tr0_15) */
-	movdqa 64(%rsp), %xmm3 /* reload g2x0.2 */
-	movdqa 80(%rsp), %xmm4 /* reload g2x1.2 */
-	movdqa 32(%rsp), %xmm5 /* reload g0x2.2 */
+	movdqa %xmm15, %xmm1 /* tr0_13 */
+	punpckldq %xmm14, %xmm1 /* tr1_14 = unpacklo(tr0_13, tr0_15) */
+	punpckhdq %xmm14, %xmm15 /* tr1_15 = unpackhi(tr0_13, tr0_15) */
+	movdqa 0(%rsp), %xmm3 /* reload g0x1.2 */
+	movdqa 64(%rsp), %xmm4 /* reload g1x1.2 */
+	movdqa 32(%rsp), %xmm5 /* reload g2x1.2 */
 	movdqa 48(%rsp), %xmm6 /* reload g2x2.2 */
-	movdqa 0(%rsp), %xmm7 /* reload g0x3.2 */
-	movdqa 16(%rsp), %xmm15 /* reload g1x3.2 */
-	movdqa %xmm3, 16(%rsp) /* spill g2x0.2 */
-	movdqa %xmm2, 0(%rsp) /* spill g3x0.2 */
-	movdqa %xmm0, 48(%rsp) /* spill g3x1.2 */
-	movdqa %xmm1, 32(%rsp) /* spill g3x2.2 */
-	movdqa %xmm14, 80(%rsp) /* spill g3x3.2 */
+	movdqa 16(%rsp), %xmm14 /* reload g0x3.2 */
+	movdqa %xmm10, 16(%rsp) /* spill g2x0.2 */
+	movdqa %xmm2, 48(%rsp) /* spill g3x0.2 */
+	movdqa %xmm0, 32(%rsp) /* spill g3x1.2 */
+	movdqa %xmm1, 64(%rsp) /* spill g3x2.2 */
+	movdqa %xmm15, 0(%rsp) /* spill g3x3.2 */
 	xor %r8, %r8
 	.p2align 4
 .Lsm4_wordslice_ssse3_aesni_7_loop_r0:
@@ -3494,111 +3445,111 @@ SYM_FUNC_START(sm4_wordslice_ssse3_aesni_batch_ctr)
 	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
 	movd (%rdi,%r8), %xmm0
 	pshufd $0, %xmm0, %xmm0 /* rkw = bcast32() */
-	movdqa %xmm9, %xmm1 /* g0x1.2 */
-	pxor %xmm5, %xmm1 /* g0k_acc = xor(g0x1, g0x2) */
+	movdqa %xmm3, %xmm1 /* g0x1.2 */
+	pxor %xmm7, %xmm1 /* g0k_acc = xor(g0x1, g0x2) */
 	pxor %xmm0, %xmm1 /* g0k = xor(g0k_acc, rkw) */
-	pxor %xmm7, %xmm1 /* g0t = xor(g0k, g0x3) */
+	pxor %xmm14, %xmm1 /* g0t = xor(g0k, g0x3) */
 	movdqa %xmm1, %xmm0 /* g0t */
 	pand .Lsm4_wordslice_ssse3_aesni_7_nibble_mask(%rip), %xmm0 /* g0t_lo = and(g0t, nibble_mask) */
 	psrlw $4, %xmm1 /* g0t_sh = shr(g0t) */
 	pand .Lsm4_wordslice_ssse3_aesni_7_nibble_mask(%rip), %xmm1 /* g0t_hi = and(g0t_sh, nibble_mask) */
 	movdqa .Lsm4_wordslice_ssse3_aesni_7_tbl_lo(%rip), %xmm2 /* tbl_lo = const() */
-	movdqa %xmm2, %xmm3 /* tbl_lo */
-	pshufb %xmm0, %xmm3 /* g0a_l = lookup16(tbl_lo, g0t_lo) */
+	movdqa %xmm2, %xmm10 /* tbl_lo */
+	pshufb %xmm0, %xmm10 /* g0a_l = lookup16(tbl_lo, g0t_lo) */
 	movdqa .Lsm4_wordslice_ssse3_aesni_7_tbl_hi(%rip), %xmm0 /* tbl_hi = const() */
-	movdqa %xmm0, %xmm14 /* tbl_hi */
-	pshufb %xmm1, %xmm14 /* g0a_h = lookup16(tbl_hi, g0t_hi) */
-	pxor %xmm14, %xmm3 /* g0a = xor(g0a_l, g0a_h) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_7_inv_shift_rows(%rip), %xmm3 /* g0s_sr = lookup16(g0a, inv_shift_rows) */
-	aesenclast .Lsm4_wordslice_ssse3_aesni_7_aes_cancel_key(%rip), %xmm3 /* g0s_aes = aesenclast(g0s_sr, aes_cancel_key) */
-	movdqa %xmm3, %xmm1 /* g0s_aes */
+	movdqa %xmm0, %xmm15 /* tbl_hi */
+	pshufb %xmm1, %xmm15 /* g0a_h = lookup16(tbl_hi, g0t_hi) */
+	pxor %xmm15, %xmm10 /* g0a = xor(g0a_l, g0a_h) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_7_inv_shift_rows(%rip), %xmm10 /* g0s_sr = lookup16(g0a, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_7_aes_cancel_key(%rip), %xmm10 /* g0s_aes = aesenclast(g0s_sr, aes_cancel_key) */
+	movdqa %xmm10, %xmm1 /* g0s_aes */
 	pand .Lsm4_wordslice_ssse3_aesni_7_nibble_mask(%rip), %xmm1 /* g0s_aes_lo = and(g0s_aes, nibble_mask) */
-	psrlw $4, %xmm3 /* g0s_aes_sh = shr(g0s_aes) */
-	pand .Lsm4_wordslice_ssse3_aesni_7_nibble_mask(%rip), %xmm3 /* g0s_aes_hi = and(g0s_aes_sh, nibble_mask) */
-	movdqa .Lsm4_wordslice_ssse3_aesni_7_tbl_lo_1(%rip), %xmm14 /* tbl_lo_1 = const() */
-	movdqa %xmm9, 64(%rsp) /* spill g0x1.2 */
-	movdqa %xmm14, %xmm9 /* tbl_lo_1 */
-	pshufb %xmm1, %xmm9 /* g0s_l = lookup16(tbl_lo_1, g0s_aes_lo) */
+	psrlw $4, %xmm10 /* g0s_aes_sh = shr(g0s_aes) */
+	pand .Lsm4_wordslice_ssse3_aesni_7_nibble_mask(%rip), %xmm10 /* g0s_aes_hi = and(g0s_aes_sh, nibble_mask) */
+	movdqa .Lsm4_wordslice_ssse3_aesni_7_tbl_lo_1(%rip), %xmm15 /* tbl_lo_1 = const() */
+	movdqa %xmm3, 80(%rsp) /* spill g0x1.2 */
+	movdqa %xmm15, %xmm3 /* tbl_lo_1 */
+	pshufb %xmm1, %xmm3 /* g0s_l = lookup16(tbl_lo_1, g0s_aes_lo) */
 	movdqa .Lsm4_wordslice_ssse3_aesni_7_tbl_hi_1(%rip), %xmm1 /* tbl_hi_1 = const() */
-	movdqa %xmm5, 96(%rsp) /* spill g0x2.2 */
-	movdqa %xmm1, %xmm5 /* tbl_hi_1 */
-	pshufb %xmm3, %xmm5 /* g0s_h = lookup16(tbl_hi_1, g0s_aes_hi) */
-	pxor %xmm5, %xmm9 /* g0s = xor(g0s_l, g0s_h) */
-	movdqa %xmm9, %xmm3 /* g0s */
-	pshufb .Lsm4_wordslice_ssse3_aesni_7_rotl24(%rip), %xmm3 /* g0lr24 = lookup16(g0s, rotl24) */
-	movdqa %xmm9, %xmm5 /* g0s */
-	pshufb .Lsm4_wordslice_ssse3_aesni_7_rotl8(%rip), %xmm5 /* g0lr8 = lookup16(g0s, rotl8) */
-	movdqa %xmm7, 112(%rsp) /* spill g0x3.2 */
-	movdqa %xmm9, %xmm7 /* g0s */
-	pshufb .Lsm4_wordslice_ssse3_aesni_7_rotl16(%rip), %xmm7 /* g0lr16 = lookup16(g0s, rotl16) */
-	movdqa %xmm9, %xmm1 /* g0s */
-	pxor %xmm5, %xmm1 /* g0lg_acc = xor(g0s, g0lr8) */
-	pxor %xmm7, %xmm1 /* g0lg = xor(g0lg_acc, g0lr16) */
-	movdqa %xmm1, %xmm5 /* g0lg */
-	pslld $2, %xmm5 /* g0lr2_l = shl(g0lg) */
+	movdqa %xmm7, 96(%rsp) /* spill g0x2.2 */
+	movdqa %xmm1, %xmm7 /* tbl_hi_1 */
+	pshufb %xmm10, %xmm7 /* g0s_h = lookup16(tbl_hi_1, g0s_aes_hi) */
+	pxor %xmm7, %xmm3 /* g0s = xor(g0s_l, g0s_h) */
+	movdqa %xmm3, %xmm7 /* g0s */
+	pshufb .Lsm4_wordslice_ssse3_aesni_7_rotl24(%rip), %xmm7 /* g0lr24 = lookup16(g0s, rotl24) */
+	movdqa %xmm3, %xmm10 /* g0s */
+	pshufb .Lsm4_wordslice_ssse3_aesni_7_rotl8(%rip), %xmm10 /* g0lr8 = lookup16(g0s, rotl8) */
+	movdqa %xmm14, 112(%rsp) /* spill g0x3.2 */
+	movdqa %xmm3, %xmm14 /* g0s */
+	pshufb .Lsm4_wordslice_ssse3_aesni_7_rotl16(%rip), %xmm14 /* g0lr16 = lookup16(g0s, rotl16) */
+	movdqa %xmm3, %xmm1 /* g0s */
+	pxor %xmm10, %xmm1 /* g0lg_acc = xor(g0s, g0lr8) */
+	pxor %xmm14, %xmm1 /* g0lg = xor(g0lg_acc, g0lr16) */
+	movdqa %xmm1, %xmm10 /* g0lg */
+	pslld $2, %xmm10 /* g0lr2_l = shl(g0lg) */
 	psrld $30, %xmm1 /* g0lr2_r = shr(g0lg) */
-	por %xmm1, %xmm5 /* g0lr2 = or(g0lr2_l, g0lr2_r) */
-	pxor %xmm3, %xmm9 /* g0l_acc = xor(g0s, g0lr24) */
-	pxor %xmm5, %xmm9 /* g0l = xor(g0l_acc, g0lr2) */
-	pxor %xmm9, %xmm8 /* g0x = xor(g0x0, g0l) */
+	por %xmm1, %xmm10 /* g0lr2 = or(g0lr2_l, g0lr2_r) */
+	pxor %xmm7, %xmm3 /* g0l_acc = xor(g0s, g0lr24) */
+	pxor %xmm10, %xmm3 /* g0l = xor(g0l_acc, g0lr2) */
+	pxor %xmm3, %xmm8 /* g0x = xor(g0x0, g0l) */
 	movd (%rdi,%r8), %xmm1
 	pshufd $0, %xmm1, %xmm1 /* rkw_1 = bcast32() */
-	movdqa %xmm13, %xmm3 /* g1x1.2 */
+	movdqa %xmm4, %xmm3 /* g1x1.2 */
 	pxor %xmm11, %xmm3 /* g1k_acc = xor(g1x1, g1x2) */
 	pxor %xmm1, %xmm3 /* g1k = xor(g1k_acc, rkw_1) */
-	pxor %xmm15, %xmm3 /* g1t = xor(g1k, g1x3) */
+	pxor %xmm9, %xmm3 /* g1t = xor(g1k, g1x3) */
 	movdqa %xmm3, %xmm1 /* g1t */
 	pand .Lsm4_wordslice_ssse3_aesni_7_nibble_mask(%rip), %xmm1 /* g1t_lo = and(g1t, nibble_mask) */
 	psrlw $4, %xmm3 /* g1t_sh = shr(g1t) */
 	pand .Lsm4_wordslice_ssse3_aesni_7_nibble_mask(%rip), %xmm3 /* g1t_hi = and(g1t_sh, nibble_mask) */
-	movdqa %xmm2, %xmm5 /* tbl_lo */
-	pshufb %xmm1, %xmm5 /* g1a_l = lookup16(tbl_lo, g1t_lo) */
+	movdqa %xmm2, %xmm7 /* tbl_lo */
+	pshufb %xmm1, %xmm7 /* g1a_l = lookup16(tbl_lo, g1t_lo) */
 	movdqa %xmm0, %xmm1 /* tbl_hi */
 	pshufb %xmm3, %xmm1 /* g1a_h = lookup16(tbl_hi, g1t_hi) */
-	pxor %xmm1, %xmm5 /* g1a = xor(g1a_l, g1a_h) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_7_inv_shift_rows(%rip), %xmm5 /* g1s_sr = lookup16(g1a, inv_shift_rows) */
-	aesenclast .Lsm4_wordslice_ssse3_aesni_7_aes_cancel_key(%rip), %xmm5 /* g1s_aes = aesenclast(g1s_sr, aes_cancel_key) */
-	movdqa %xmm5, %xmm1 /* g1s_aes */
+	pxor %xmm1, %xmm7 /* g1a = xor(g1a_l, g1a_h) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_7_inv_shift_rows(%rip), %xmm7 /* g1s_sr = lookup16(g1a, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_7_aes_cancel_key(%rip), %xmm7 /* g1s_aes = aesenclast(g1s_sr, aes_cancel_key) */
+	movdqa %xmm7, %xmm1 /* g1s_aes */
 	pand .Lsm4_wordslice_ssse3_aesni_7_nibble_mask(%rip), %xmm1 /* g1s_aes_lo = and(g1s_aes, nibble_mask) */
-	psrlw $4, %xmm5 /* g1s_aes_sh = shr(g1s_aes) */
-	pand .Lsm4_wordslice_ssse3_aesni_7_nibble_mask(%rip), %xmm5 /* g1s_aes_hi = and(g1s_aes_sh, nibble_mask) */
-	movdqa %xmm14, %xmm3 /* tbl_lo_1 */
+	psrlw $4, %xmm7 /* g1s_aes_sh = shr(g1s_aes) */
+	pand .Lsm4_wordslice_ssse3_aesni_7_nibble_mask(%rip), %xmm7 /* g1s_aes_hi = and(g1s_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm3 /* tbl_lo_1 */
 	pshufb %xmm1, %xmm3 /* g1s_l = lookup16(tbl_lo_1, g1s_aes_lo) */
 	movdqa .Lsm4_wordslice_ssse3_aesni_7_tbl_hi_1(%rip), %xmm1 /* tbl_hi_1 = const() */
-	movdqa %xmm1, %xmm7 /* tbl_hi_1 */
-	pshufb %xmm5, %xmm7 /* g1s_h = lookup16(tbl_hi_1, g1s_aes_hi) */
-	pxor %xmm7, %xmm3 /* g1s = xor(g1s_l, g1s_h) */
-	movdqa %xmm3, %xmm5 /* g1s */
-	pshufb .Lsm4_wordslice_ssse3_aesni_7_rotl24(%rip), %xmm5 /* g1lr24 = lookup16(g1s, rotl24) */
+	movdqa %xmm1, %xmm10 /* tbl_hi_1 */
+	pshufb %xmm7, %xmm10 /* g1s_h = lookup16(tbl_hi_1, g1s_aes_hi) */
+	pxor %xmm10, %xmm3 /* g1s = xor(g1s_l, g1s_h) */
 	movdqa %xmm3, %xmm7 /* g1s */
-	pshufb .Lsm4_wordslice_ssse3_aesni_7_rotl8(%rip), %xmm7 /* g1lr8 = lookup16(g1s, rotl8) */
-	movdqa %xmm3, %xmm9 /* g1s */
-	pshufb .Lsm4_wordslice_ssse3_aesni_7_rotl16(%rip), %xmm9 /* g1lr16 = lookup16(g1s, rotl16) */
-	movdqa %xmm13, 128(%rsp) /* spill g1x1.2 */
-	movdqa %xmm3, %xmm13 /* g1s */
-	pxor %xmm7, %xmm13 /* g1lg_acc = xor(g1s, g1lr8) */
-	pxor %xmm9, %xmm13 /* g1lg = xor(g1lg_acc, g1lr16) */
-	movdqa %xmm13, %xmm7 /* g1lg */
-	pslld $2, %xmm7 /* g1lr2_l = shl(g1lg) */
-	psrld $30, %xmm13 /* g1lr2_r = shr(g1lg) */
-	por %xmm13, %xmm7 /* g1lr2 = or(g1lr2_l, g1lr2_r) */
-	pxor %xmm5, %xmm3 /* g1l_acc = xor(g1s, g1lr24) */
-	pxor %xmm7, %xmm3 /* g1l = xor(g1l_acc, g1lr2) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_7_rotl24(%rip), %xmm7 /* g1lr24 = lookup16(g1s, rotl24) */
+	movdqa %xmm3, %xmm10 /* g1s */
+	pshufb .Lsm4_wordslice_ssse3_aesni_7_rotl8(%rip), %xmm10 /* g1lr8 = lookup16(g1s, rotl8) */
+	movdqa %xmm3, %xmm14 /* g1s */
+	pshufb .Lsm4_wordslice_ssse3_aesni_7_rotl16(%rip), %xmm14 /* g1lr16 = lookup16(g1s, rotl16) */
+	movdqa %xmm4, 128(%rsp) /* spill g1x1.2 */
+	movdqa %xmm3, %xmm4 /* g1s */
+	pxor %xmm10, %xmm4 /* g1lg_acc = xor(g1s, g1lr8) */
+	pxor %xmm14, %xmm4 /* g1lg = xor(g1lg_acc, g1lr16) */
+	movdqa %xmm4, %xmm10 /* g1lg */
+	pslld $2, %xmm10 /* g1lr2_l = shl(g1lg) */
+	psrld $30, %xmm4 /* g1lr2_r = shr(g1lg) */
+	por %xmm4, %xmm10 /* g1lr2 = or(g1lr2_l, g1lr2_r) */
+	pxor %xmm7, %xmm3 /* g1l_acc = xor(g1s, g1lr24) */
+	pxor %xmm10, %xmm3 /* g1l = xor(g1l_acc, g1lr2) */
 	pxor %xmm3, %xmm12 /* g1x = xor(g1x0, g1l) */
 	movd (%rdi,%r8), %xmm3
 	pshufd $0, %xmm3, %xmm3 /* rkw_2 = bcast32() */
-	movdqa %xmm4, %xmm5 /* g2x1.2 */
-	pxor %xmm6, %xmm5 /* g2k_acc = xor(g2x1, g2x2) */
-	pxor %xmm3, %xmm5 /* g2k = xor(g2k_acc, rkw_2) */
-	pxor %xmm10, %xmm5 /* g2t = xor(g2k, g2x3) */
-	movdqa %xmm5, %xmm3 /* g2t */
+	movdqa %xmm5, %xmm4 /* g2x1.2 */
+	pxor %xmm6, %xmm4 /* g2k_acc = xor(g2x1, g2x2) */
+	pxor %xmm3, %xmm4 /* g2k = xor(g2k_acc, rkw_2) */
+	pxor %xmm13, %xmm4 /* g2t = xor(g2k, g2x3) */
+	movdqa %xmm4, %xmm3 /* g2t */
 	pand .Lsm4_wordslice_ssse3_aesni_7_nibble_mask(%rip), %xmm3 /* g2t_lo = and(g2t, nibble_mask) */
-	psrlw $4, %xmm5 /* g2t_sh = shr(g2t) */
-	pand .Lsm4_wordslice_ssse3_aesni_7_nibble_mask(%rip), %xmm5 /* g2t_hi = and(g2t_sh, nibble_mask) */
+	psrlw $4, %xmm4 /* g2t_sh = shr(g2t) */
+	pand .Lsm4_wordslice_ssse3_aesni_7_nibble_mask(%rip), %xmm4 /* g2t_hi = and(g2t_sh, nibble_mask) */
 	movdqa %xmm2, %xmm7 /* tbl_lo */
 	pshufb %xmm3, %xmm7 /* g2a_l = lookup16(tbl_lo, g2t_lo) */
 	movdqa %xmm0, %xmm3 /* tbl_hi */
-	pshufb %xmm5, %xmm3 /* g2a_h = lookup16(tbl_hi, g2t_hi) */
+	pshufb %xmm4, %xmm3 /* g2a_h = lookup16(tbl_hi, g2t_hi) */
 	pxor %xmm3, %xmm7 /* g2a = xor(g2a_l, g2a_h) */
 	pshufb .Lsm4_wordslice_ssse3_aesni_7_inv_shift_rows(%rip), %xmm7 /* g2s_sr = lookup16(g2a, inv_shift_rows) */
 	aesenclast .Lsm4_wordslice_ssse3_aesni_7_aes_cancel_key(%rip), %xmm7 /* g2s_aes = aesenclast(g2s_sr, aes_cancel_key) */
@@ -3606,77 +3557,77 @@ SYM_FUNC_START(sm4_wordslice_ssse3_aesni_batch_ctr)
 	pand .Lsm4_wordslice_ssse3_aesni_7_nibble_mask(%rip), %xmm3 /* g2s_aes_lo = and(g2s_aes, nibble_mask) */
 	psrlw $4, %xmm7 /* g2s_aes_sh = shr(g2s_aes) */
 	pand .Lsm4_wordslice_ssse3_aesni_7_nibble_mask(%rip), %xmm7 /* g2s_aes_hi = and(g2s_aes_sh, nibble_mask) */
-	movdqa %xmm14, %xmm5 /* tbl_lo_1 */
-	pshufb %xmm3, %xmm5 /* g2s_l = lookup16(tbl_lo_1, g2s_aes_lo) */
+	movdqa %xmm15, %xmm4 /* tbl_lo_1 */
+	pshufb %xmm3, %xmm4 /* g2s_l = lookup16(tbl_lo_1, g2s_aes_lo) */
 	movdqa %xmm1, %xmm3 /* tbl_hi_1 */
 	pshufb %xmm7, %xmm3 /* g2s_h = lookup16(tbl_hi_1, g2s_aes_hi) */
-	pxor %xmm3, %xmm5 /* g2s = xor(g2s_l, g2s_h) */
-	movdqa %xmm5, %xmm3 /* g2s */
+	pxor %xmm3, %xmm4 /* g2s = xor(g2s_l, g2s_h) */
+	movdqa %xmm4, %xmm3 /* g2s */
 	pshufb .Lsm4_wordslice_ssse3_aesni_7_rotl24(%rip), %xmm3 /* g2lr24 = lookup16(g2s, rotl24) */
-	movdqa %xmm5, %xmm7 /* g2s */
+	movdqa %xmm4, %xmm7 /* g2s */
 	pshufb .Lsm4_wordslice_ssse3_aesni_7_rotl8(%rip), %xmm7 /* g2lr8 = lookup16(g2s, rotl8) */
-	movdqa %xmm5, %xmm9 /* g2s */
-	pshufb .Lsm4_wordslice_ssse3_aesni_7_rotl16(%rip), %xmm9 /* g2lr16 = lookup16(g2s, rotl16) */
-	movdqa %xmm5, %xmm13 /* g2s */
-	pxor %xmm7, %xmm13 /* g2lg_acc = xor(g2s, g2lr8) */
-	pxor %xmm9, %xmm13 /* g2lg = xor(g2lg_acc, g2lr16) */
-	movdqa %xmm13, %xmm7 /* g2lg */
+	movdqa %xmm4, %xmm10 /* g2s */
+	pshufb .Lsm4_wordslice_ssse3_aesni_7_rotl16(%rip), %xmm10 /* g2lr16 = lookup16(g2s, rotl16) */
+	movdqa %xmm4, %xmm14 /* g2s */
+	pxor %xmm7, %xmm14 /* g2lg_acc = xor(g2s, g2lr8) */
+	pxor %xmm10, %xmm14 /* g2lg = xor(g2lg_acc, g2lr16) */
+	movdqa %xmm14, %xmm7 /* g2lg */
 	pslld $2, %xmm7 /* g2lr2_l = shl(g2lg) */
-	psrld $30, %xmm13 /* g2lr2_r = shr(g2lg) */
-	por %xmm13, %xmm7 /* g2lr2 = or(g2lr2_l, g2lr2_r) */
-	pxor %xmm3, %xmm5 /* g2l_acc = xor(g2s, g2lr24) */
-	pxor %xmm7, %xmm5 /* g2l = xor(g2l_acc, g2lr2) */
-	pxor 16(%rsp), %xmm5 /* g2x = xor(g2l, g2x0.2) */
+	psrld $30, %xmm14 /* g2lr2_r = shr(g2lg) */
+	por %xmm14, %xmm7 /* g2lr2 = or(g2lr2_l, g2lr2_r) */
+	pxor %xmm3, %xmm4 /* g2l_acc = xor(g2s, g2lr24) */
+	pxor %xmm7, %xmm4 /* g2l = xor(g2l_acc, g2lr2) */
+	pxor 16(%rsp), %xmm4 /* g2x = xor(g2l, g2x0.2) */
 	movd (%rdi,%r8), %xmm3
 	pshufd $0, %xmm3, %xmm3 /* rkw_3 = bcast32() */
-	movdqa 48(%rsp), %xmm7 /* reload g3x1.2 */
-	movdqa %xmm7, %xmm9 /* g3x1.2 */
-	pxor 32(%rsp), %xmm9 /* g3k_acc = xor(g3x1, g3x2) */
-	pxor %xmm3, %xmm9 /* g3k = xor(g3k_acc, rkw_3) */
-	pxor 80(%rsp), %xmm9 /* g3t = xor(g3k, g3x3) */
-	movdqa %xmm9, %xmm3 /* g3t */
+	movdqa 32(%rsp), %xmm7 /* reload g3x1.2 */
+	movdqa %xmm7, %xmm10 /* g3x1.2 */
+	pxor 64(%rsp), %xmm10 /* g3k_acc = xor(g3x1, g3x2) */
+	pxor %xmm3, %xmm10 /* g3k = xor(g3k_acc, rkw_3) */
+	pxor 0(%rsp), %xmm10 /* g3t = xor(g3k, g3x3) */
+	movdqa %xmm10, %xmm3 /* g3t */
 	pand .Lsm4_wordslice_ssse3_aesni_7_nibble_mask(%rip), %xmm3 /* g3t_lo = and(g3t, nibble_mask) */
-	psrlw $4, %xmm9 /* g3t_sh = shr(g3t) */
-	pand .Lsm4_wordslice_ssse3_aesni_7_nibble_mask(%rip), %xmm9 /* g3t_hi = and(g3t_sh, nibble_mask) */
-	movdqa %xmm2, %xmm13 /* tbl_lo */
-	pshufb %xmm3, %xmm13 /* g3a_l = lookup16(tbl_lo, g3t_lo) */
+	psrlw $4, %xmm10 /* g3t_sh = shr(g3t) */
+	pand .Lsm4_wordslice_ssse3_aesni_7_nibble_mask(%rip), %xmm10 /* g3t_hi = and(g3t_sh, nibble_mask) */
+	movdqa %xmm2, %xmm14 /* tbl_lo */
+	pshufb %xmm3, %xmm14 /* g3a_l = lookup16(tbl_lo, g3t_lo) */
 	movdqa %xmm0, %xmm3 /* tbl_hi */
-	pshufb %xmm9, %xmm3 /* g3a_h = lookup16(tbl_hi, g3t_hi) */
-	pxor %xmm3, %xmm13 /* g3a = xor(g3a_l, g3a_h) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_7_inv_shift_rows(%rip), %xmm13 /* g3s_sr = lookup16(g3a, inv_shift_rows) */
-	aesenclast .Lsm4_wordslice_ssse3_aesni_7_aes_cancel_key(%rip), %xmm13 /* g3s_aes = aesenclast(g3s_sr, aes_cancel_key) */
-	movdqa %xmm13, %xmm3 /* g3s_aes */
+	pshufb %xmm10, %xmm3 /* g3a_h = lookup16(tbl_hi, g3t_hi) */
+	pxor %xmm3, %xmm14 /* g3a = xor(g3a_l, g3a_h) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_7_inv_shift_rows(%rip), %xmm14 /* g3s_sr = lookup16(g3a, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_7_aes_cancel_key(%rip), %xmm14 /* g3s_aes = aesenclast(g3s_sr, aes_cancel_key) */
+	movdqa %xmm14, %xmm3 /* g3s_aes */
 	pand .Lsm4_wordslice_ssse3_aesni_7_nibble_mask(%rip), %xmm3 /* g3s_aes_lo = and(g3s_aes, nibble_mask) */
-	psrlw $4, %xmm13 /* g3s_aes_sh = shr(g3s_aes) */
-	pand .Lsm4_wordslice_ssse3_aesni_7_nibble_mask(%rip), %xmm13 /* g3s_aes_hi = and(g3s_aes_sh, nibble_mask) */
-	movdqa %xmm14, %xmm9 /* tbl_lo_1 */
-	pshufb %xmm3, %xmm9 /* g3s_l = lookup16(tbl_lo_1, g3s_aes_lo) */
+	psrlw $4, %xmm14 /* g3s_aes_sh = shr(g3s_aes) */
+	pand .Lsm4_wordslice_ssse3_aesni_7_nibble_mask(%rip), %xmm14 /* g3s_aes_hi = and(g3s_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm10 /* tbl_lo_1 */
+	pshufb %xmm3, %xmm10 /* g3s_l = lookup16(tbl_lo_1, g3s_aes_lo) */
 	movdqa %xmm1, %xmm3 /* tbl_hi_1 */
-	pshufb %xmm13, %xmm3 /* g3s_h = lookup16(tbl_hi_1, g3s_aes_hi) */
-	pxor %xmm3, %xmm9 /* g3s = xor(g3s_l, g3s_h) */
-	movdqa %xmm9, %xmm3 /* g3s */
+	pshufb %xmm14, %xmm3 /* g3s_h = lookup16(tbl_hi_1, g3s_aes_hi) */
+	pxor %xmm3, %xmm10 /* g3s = xor(g3s_l, g3s_h) */
+	movdqa %xmm10, %xmm3 /* g3s */
 	pshufb .Lsm4_wordslice_ssse3_aesni_7_rotl24(%rip), %xmm3 /* g3lr24 = lookup16(g3s, rotl24) */
-	movdqa %xmm9, %xmm13 /* g3s */
-	pshufb .Lsm4_wordslice_ssse3_aesni_7_rotl8(%rip), %xmm13 /* g3lr8 = lookup16(g3s, rotl8) */
-	movdqa %xmm9, %xmm7 /* g3s */
+	movdqa %xmm10, %xmm14 /* g3s */
+	pshufb .Lsm4_wordslice_ssse3_aesni_7_rotl8(%rip), %xmm14 /* g3lr8 = lookup16(g3s, rotl8) */
+	movdqa %xmm10, %xmm7 /* g3s */
 	pshufb .Lsm4_wordslice_ssse3_aesni_7_rotl16(%rip), %xmm7 /* g3lr16 = lookup16(g3s, rotl16) */
-	movdqa %xmm4, 144(%rsp) /* spill g2x1.2 */
-	movdqa %xmm9, %xmm4 /* g3s */
-	pxor %xmm13, %xmm4 /* g3lg_acc = xor(g3s, g3lr8) */
-	pxor %xmm7, %xmm4 /* g3lg = xor(g3lg_acc, g3lr16) */
-	movdqa %xmm4, %xmm7 /* g3lg */
+	movdqa %xmm5, 144(%rsp) /* spill g2x1.2 */
+	movdqa %xmm10, %xmm5 /* g3s */
+	pxor %xmm14, %xmm5 /* g3lg_acc = xor(g3s, g3lr8) */
+	pxor %xmm7, %xmm5 /* g3lg = xor(g3lg_acc, g3lr16) */
+	movdqa %xmm5, %xmm7 /* g3lg */
 	pslld $2, %xmm7 /* g3lr2_l = shl(g3lg) */
-	psrld $30, %xmm4 /* g3lr2_r = shr(g3lg) */
-	por %xmm4, %xmm7 /* g3lr2 = or(g3lr2_l, g3lr2_r) */
-	pxor %xmm3, %xmm9 /* g3l_acc = xor(g3s, g3lr24) */
-	pxor %xmm7, %xmm9 /* g3l = xor(g3l_acc, g3lr2) */
-	pxor 0(%rsp), %xmm9 /* g3x = xor(g3l, g3x0.2) */
+	psrld $30, %xmm5 /* g3lr2_r = shr(g3lg) */
+	por %xmm5, %xmm7 /* g3lr2 = or(g3lr2_l, g3lr2_r) */
+	pxor %xmm3, %xmm10 /* g3l_acc = xor(g3s, g3lr24) */
+	pxor %xmm7, %xmm10 /* g3l = xor(g3l_acc, g3lr2) */
+	pxor 48(%rsp), %xmm10 /* g3x = xor(g3l, g3x0.2) */
 
 	/* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
 	movd 4(%rdi,%r8), %xmm3
 	pshufd $0, %xmm3, %xmm3 /* rkw_4 = bcast32() */
-	movdqa 96(%rsp), %xmm4 /* reload g0x2.2 */
-	movdqa %xmm4, %xmm7 /* g0x2.2 */
+	movdqa 96(%rsp), %xmm5 /* reload g0x2.2 */
+	movdqa %xmm5, %xmm7 /* g0x2.2 */
 	pxor 112(%rsp), %xmm7 /* g0k_acc_1 = xor(g0x2, g0x3) */
 	pxor %xmm3, %xmm7 /* g0k_1 = xor(g0k_acc_1, rkw_4) */
 	pxor %xmm8, %xmm7 /* g0t_1 = xor(g0k_1, g0x0) */
@@ -3684,53 +3635,53 @@ SYM_FUNC_START(sm4_wordslice_ssse3_aesni_batch_ctr)
 	pand .Lsm4_wordslice_ssse3_aesni_7_nibble_mask(%rip), %xmm3 /* g0t_1_lo = and(g0t_1, nibble_mask) */
 	psrlw $4, %xmm7 /* g0t_1_sh = shr(g0t_1) */
 	pand .Lsm4_wordslice_ssse3_aesni_7_nibble_mask(%rip), %xmm7 /* g0t_1_hi = and(g0t_1_sh, nibble_mask) */
-	movdqa %xmm2, %xmm13 /* tbl_lo */
-	pshufb %xmm3, %xmm13 /* g0a_1_l = lookup16(tbl_lo, g0t_1_lo) */
+	movdqa %xmm2, %xmm14 /* tbl_lo */
+	pshufb %xmm3, %xmm14 /* g0a_1_l = lookup16(tbl_lo, g0t_1_lo) */
 	movdqa %xmm0, %xmm3 /* tbl_hi */
 	pshufb %xmm7, %xmm3 /* g0a_1_h = lookup16(tbl_hi, g0t_1_hi) */
-	pxor %xmm3, %xmm13 /* g0a_1 = xor(g0a_1_l, g0a_1_h) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_7_inv_shift_rows(%rip), %xmm13 /* g0s_1_sr = lookup16(g0a_1, inv_shift_rows) */
-	aesenclast .Lsm4_wordslice_ssse3_aesni_7_aes_cancel_key(%rip), %xmm13 /* g0s_1_aes = aesenclast(g0s_1_sr, aes_cancel_key) */
-	movdqa %xmm13, %xmm3 /* g0s_1_aes */
+	pxor %xmm3, %xmm14 /* g0a_1 = xor(g0a_1_l, g0a_1_h) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_7_inv_shift_rows(%rip), %xmm14 /* g0s_1_sr = lookup16(g0a_1, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_7_aes_cancel_key(%rip), %xmm14 /* g0s_1_aes = aesenclast(g0s_1_sr, aes_cancel_key) */
+	movdqa %xmm14, %xmm3 /* g0s_1_aes */
 	pand .Lsm4_wordslice_ssse3_aesni_7_nibble_mask(%rip), %xmm3 /* g0s_1_aes_lo = and(g0s_1_aes, nibble_mask) */
-	psrlw $4, %xmm13 /* g0s_1_aes_sh = shr(g0s_1_aes) */
-	pand .Lsm4_wordslice_ssse3_aesni_7_nibble_mask(%rip), %xmm13 /* g0s_1_aes_hi = and(g0s_1_aes_sh, nibble_mask) */
-	movdqa %xmm14, %xmm7 /* tbl_lo_1 */
+	psrlw $4, %xmm14 /* g0s_1_aes_sh = shr(g0s_1_aes) */
+	pand .Lsm4_wordslice_ssse3_aesni_7_nibble_mask(%rip), %xmm14 /* g0s_1_aes_hi = and(g0s_1_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm7 /* tbl_lo_1 */
 	pshufb %xmm3, %xmm7 /* g0s_1_l = lookup16(tbl_lo_1, g0s_1_aes_lo) */
 	movdqa %xmm1, %xmm3 /* tbl_hi_1 */
-	pshufb %xmm13, %xmm3 /* g0s_1_h = lookup16(tbl_hi_1, g0s_1_aes_hi) */
+	pshufb %xmm14, %xmm3 /* g0s_1_h = lookup16(tbl_hi_1, g0s_1_aes_hi) */
 	pxor %xmm3, %xmm7 /* g0s_1 = xor(g0s_1_l, g0s_1_h) */
 	movdqa %xmm7, %xmm3 /* g0s_1 */
 	pshufb .Lsm4_wordslice_ssse3_aesni_7_rotl24(%rip), %xmm3 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
-	movdqa %xmm7, %xmm13 /* g0s_1 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_7_rotl8(%rip), %xmm13 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
-	movdqa %xmm7, %xmm4 /* g0s_1 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_7_rotl16(%rip), %xmm4 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
+	movdqa %xmm7, %xmm14 /* g0s_1 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_7_rotl8(%rip), %xmm14 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
+	movdqa %xmm7, %xmm5 /* g0s_1 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_7_rotl16(%rip), %xmm5 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
 	movdqa %xmm8, 160(%rsp) /* spill g0x0.3 */
 	movdqa %xmm7, %xmm8 /* g0s_1 */
-	pxor %xmm13, %xmm8 /* g0lg_acc_1 = xor(g0s_1, g0lr8_1) */
-	pxor %xmm4, %xmm8 /* g0lg_1 = xor(g0lg_acc_1, g0lr16_1) */
-	movdqa %xmm8, %xmm4 /* g0lg_1 */
-	pslld $2, %xmm4 /* g0lr2_1_l = shl(g0lg_1) */
+	pxor %xmm14, %xmm8 /* g0lg_acc_1 = xor(g0s_1, g0lr8_1) */
+	pxor %xmm5, %xmm8 /* g0lg_1 = xor(g0lg_acc_1, g0lr16_1) */
+	movdqa %xmm8, %xmm5 /* g0lg_1 */
+	pslld $2, %xmm5 /* g0lr2_1_l = shl(g0lg_1) */
 	psrld $30, %xmm8 /* g0lr2_1_r = shr(g0lg_1) */
-	por %xmm8, %xmm4 /* g0lr2_1 = or(g0lr2_1_l, g0lr2_1_r) */
+	por %xmm8, %xmm5 /* g0lr2_1 = or(g0lr2_1_l, g0lr2_1_r) */
 	pxor %xmm3, %xmm7 /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
-	pxor %xmm4, %xmm7 /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
-	pxor 64(%rsp), %xmm7 /* g0x_1 = xor(g0l_1, g0x1.2) */
+	pxor %xmm5, %xmm7 /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
+	pxor 80(%rsp), %xmm7 /* g0x_1 = xor(g0l_1, g0x1.2) */
 	movd 4(%rdi,%r8), %xmm3
 	pshufd $0, %xmm3, %xmm3 /* rkw_5 = bcast32() */
-	movdqa %xmm11, %xmm4 /* g1x2.2 */
-	pxor %xmm15, %xmm4 /* g1k_acc_1 = xor(g1x2, g1x3) */
-	pxor %xmm3, %xmm4 /* g1k_1 = xor(g1k_acc_1, rkw_5) */
-	pxor %xmm12, %xmm4 /* g1t_1 = xor(g1k_1, g1x0) */
-	movdqa %xmm4, %xmm3 /* g1t_1 */
+	movdqa %xmm11, %xmm5 /* g1x2.2 */
+	pxor %xmm9, %xmm5 /* g1k_acc_1 = xor(g1x2, g1x3) */
+	pxor %xmm3, %xmm5 /* g1k_1 = xor(g1k_acc_1, rkw_5) */
+	pxor %xmm12, %xmm5 /* g1t_1 = xor(g1k_1, g1x0) */
+	movdqa %xmm5, %xmm3 /* g1t_1 */
 	pand .Lsm4_wordslice_ssse3_aesni_7_nibble_mask(%rip), %xmm3 /* g1t_1_lo = and(g1t_1, nibble_mask) */
-	psrlw $4, %xmm4 /* g1t_1_sh = shr(g1t_1) */
-	pand .Lsm4_wordslice_ssse3_aesni_7_nibble_mask(%rip), %xmm4 /* g1t_1_hi = and(g1t_1_sh, nibble_mask) */
+	psrlw $4, %xmm5 /* g1t_1_sh = shr(g1t_1) */
+	pand .Lsm4_wordslice_ssse3_aesni_7_nibble_mask(%rip), %xmm5 /* g1t_1_hi = and(g1t_1_sh, nibble_mask) */
 	movdqa %xmm2, %xmm8 /* tbl_lo */
 	pshufb %xmm3, %xmm8 /* g1a_1_l = lookup16(tbl_lo, g1t_1_lo) */
 	movdqa %xmm0, %xmm3 /* tbl_hi */
-	pshufb %xmm4, %xmm3 /* g1a_1_h = lookup16(tbl_hi, g1t_1_hi) */
+	pshufb %xmm5, %xmm3 /* g1a_1_h = lookup16(tbl_hi, g1t_1_hi) */
 	pxor %xmm3, %xmm8 /* g1a_1 = xor(g1a_1_l, g1a_1_h) */
 	pshufb .Lsm4_wordslice_ssse3_aesni_7_inv_shift_rows(%rip), %xmm8 /* g1s_1_sr = lookup16(g1a_1, inv_shift_rows) */
 	aesenclast .Lsm4_wordslice_ssse3_aesni_7_aes_cancel_key(%rip), %xmm8 /* g1s_1_aes = aesenclast(g1s_1_sr, aes_cancel_key) */
@@ -3738,34 +3689,34 @@ SYM_FUNC_START(sm4_wordslice_ssse3_aesni_batch_ctr)
 	pand .Lsm4_wordslice_ssse3_aesni_7_nibble_mask(%rip), %xmm3 /* g1s_1_aes_lo = and(g1s_1_aes, nibble_mask) */
 	psrlw $4, %xmm8 /* g1s_1_aes_sh = shr(g1s_1_aes) */
 	pand .Lsm4_wordslice_ssse3_aesni_7_nibble_mask(%rip), %xmm8 /* g1s_1_aes_hi = and(g1s_1_aes_sh, nibble_mask) */
-	movdqa %xmm14, %xmm4 /* tbl_lo_1 */
-	pshufb %xmm3, %xmm4 /* g1s_1_l = lookup16(tbl_lo_1, g1s_1_aes_lo) */
+	movdqa %xmm15, %xmm5 /* tbl_lo_1 */
+	pshufb %xmm3, %xmm5 /* g1s_1_l = lookup16(tbl_lo_1, g1s_1_aes_lo) */
 	movdqa %xmm1, %xmm3 /* tbl_hi_1 */
 	pshufb %xmm8, %xmm3 /* g1s_1_h = lookup16(tbl_hi_1, g1s_1_aes_hi) */
-	pxor %xmm3, %xmm4 /* g1s_1 = xor(g1s_1_l, g1s_1_h) */
-	movdqa %xmm4, %xmm3 /* g1s_1 */
+	pxor %xmm3, %xmm5 /* g1s_1 = xor(g1s_1_l, g1s_1_h) */
+	movdqa %xmm5, %xmm3 /* g1s_1 */
 	pshufb .Lsm4_wordslice_ssse3_aesni_7_rotl24(%rip), %xmm3 /* g1lr24_1 = lookup16(g1s_1, rotl24) */
-	movdqa %xmm4, %xmm8 /* g1s_1 */
+	movdqa %xmm5, %xmm8 /* g1s_1 */
 	pshufb .Lsm4_wordslice_ssse3_aesni_7_rotl8(%rip), %xmm8 /* g1lr8_1 = lookup16(g1s_1, rotl8) */
-	movdqa %xmm4, %xmm13 /* g1s_1 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_7_rotl16(%rip), %xmm13 /* g1lr16_1 = lookup16(g1s_1, rotl16) */
-	movdqa %xmm11, 64(%rsp) /* spill g1x2.2 */
-	movdqa %xmm4, %xmm11 /* g1s_1 */
+	movdqa %xmm5, %xmm14 /* g1s_1 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_7_rotl16(%rip), %xmm14 /* g1lr16_1 = lookup16(g1s_1, rotl16) */
+	movdqa %xmm11, 80(%rsp) /* spill g1x2.2 */
+	movdqa %xmm5, %xmm11 /* g1s_1 */
 	pxor %xmm8, %xmm11 /* g1lg_acc_1 = xor(g1s_1, g1lr8_1) */
-	pxor %xmm13, %xmm11 /* g1lg_1 = xor(g1lg_acc_1, g1lr16_1) */
+	pxor %xmm14, %xmm11 /* g1lg_1 = xor(g1lg_acc_1, g1lr16_1) */
 	movdqa %xmm11, %xmm8 /* g1lg_1 */
 	pslld $2, %xmm8 /* g1lr2_1_l = shl(g1lg_1) */
 	psrld $30, %xmm11 /* g1lr2_1_r = shr(g1lg_1) */
 	por %xmm11, %xmm8 /* g1lr2_1 = or(g1lr2_1_l, g1lr2_1_r) */
-	pxor %xmm3, %xmm4 /* g1l_acc_1 = xor(g1s_1, g1lr24_1) */
-	pxor %xmm8, %xmm4 /* g1l_1 = xor(g1l_acc_1, g1lr2_1) */
-	pxor 128(%rsp), %xmm4 /* g1x_1 = xor(g1l_1, g1x1.2) */
+	pxor %xmm3, %xmm5 /* g1l_acc_1 = xor(g1s_1, g1lr24_1) */
+	pxor %xmm8, %xmm5 /* g1l_1 = xor(g1l_acc_1, g1lr2_1) */
+	pxor 128(%rsp), %xmm5 /* g1x_1 = xor(g1l_1, g1x1.2) */
 	movd 4(%rdi,%r8), %xmm3
 	pshufd $0, %xmm3, %xmm3 /* rkw_6 = bcast32() */
 	movdqa %xmm6, %xmm8 /* g2x2.2 */
-	pxor %xmm10, %xmm8 /* g2k_acc_1 = xor(g2x2, g2x3) */
+	pxor %xmm13, %xmm8 /* g2k_acc_1 = xor(g2x2, g2x3) */
 	pxor %xmm3, %xmm8 /* g2k_1 = xor(g2k_acc_1, rkw_6) */
-	pxor %xmm5, %xmm8 /* g2t_1 = xor(g2k_1, g2x0) */
+	pxor %xmm4, %xmm8 /* g2t_1 = xor(g2k_1, g2x0) */
 	movdqa %xmm8, %xmm3 /* g2t_1 */
 	pand .Lsm4_wordslice_ssse3_aesni_7_nibble_mask(%rip), %xmm3 /* g2t_1_lo = and(g2t_1, nibble_mask) */
 	psrlw $4, %xmm8 /* g2t_1_sh = shr(g2t_1) */
@@ -3781,7 +3732,7 @@ SYM_FUNC_START(sm4_wordslice_ssse3_aesni_batch_ctr)
 	pand .Lsm4_wordslice_ssse3_aesni_7_nibble_mask(%rip), %xmm3 /* g2s_1_aes_lo = and(g2s_1_aes, nibble_mask) */
 	psrlw $4, %xmm11 /* g2s_1_aes_sh = shr(g2s_1_aes) */
 	pand .Lsm4_wordslice_ssse3_aesni_7_nibble_mask(%rip), %xmm11 /* g2s_1_aes_hi = and(g2s_1_aes_sh, nibble_mask) */
-	movdqa %xmm14, %xmm8 /* tbl_lo_1 */
+	movdqa %xmm15, %xmm8 /* tbl_lo_1 */
 	pshufb %xmm3, %xmm8 /* g2s_1_l = lookup16(tbl_lo_1, g2s_1_aes_lo) */
 	movdqa %xmm1, %xmm3 /* tbl_hi_1 */
 	pshufb %xmm11, %xmm3 /* g2s_1_h = lookup16(tbl_hi_1, g2s_1_aes_hi) */
@@ -3790,12 +3741,12 @@ SYM_FUNC_START(sm4_wordslice_ssse3_aesni_batch_ctr)
 	pshufb .Lsm4_wordslice_ssse3_aesni_7_rotl24(%rip), %xmm3 /* g2lr24_1 = lookup16(g2s_1, rotl24) */
 	movdqa %xmm8, %xmm11 /* g2s_1 */
 	pshufb .Lsm4_wordslice_ssse3_aesni_7_rotl8(%rip), %xmm11 /* g2lr8_1 = lookup16(g2s_1, rotl8) */
-	movdqa %xmm8, %xmm13 /* g2s_1 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_7_rotl16(%rip), %xmm13 /* g2lr16_1 = lookup16(g2s_1, rotl16) */
+	movdqa %xmm8, %xmm14 /* g2s_1 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_7_rotl16(%rip), %xmm14 /* g2lr16_1 = lookup16(g2s_1, rotl16) */
 	movdqa %xmm6, 128(%rsp) /* spill g2x2.2 */
 	movdqa %xmm8, %xmm6 /* g2s_1 */
 	pxor %xmm11, %xmm6 /* g2lg_acc_1 = xor(g2s_1, g2lr8_1) */
-	pxor %xmm13, %xmm6 /* g2lg_1 = xor(g2lg_acc_1, g2lr16_1) */
+	pxor %xmm14, %xmm6 /* g2lg_1 = xor(g2lg_acc_1, g2lr16_1) */
 	movdqa %xmm6, %xmm11 /* g2lg_1 */
 	pslld $2, %xmm11 /* g2lr2_1_l = shl(g2lg_1) */
 	psrld $30, %xmm6 /* g2lr2_1_r = shr(g2lg_1) */
@@ -3805,100 +3756,100 @@ SYM_FUNC_START(sm4_wordslice_ssse3_aesni_batch_ctr)
 	pxor 144(%rsp), %xmm8 /* g2x_1 = xor(g2l_1, g2x1.2) */
 	movd 4(%rdi,%r8), %xmm3
 	pshufd $0, %xmm3, %xmm3 /* rkw_7 = bcast32() */
-	movdqa 32(%rsp), %xmm6 /* reload g3x2.2 */
+	movdqa 64(%rsp), %xmm6 /* reload g3x2.2 */
 	movdqa %xmm6, %xmm11 /* g3x2.2 */
-	pxor 80(%rsp), %xmm11 /* g3k_acc_1 = xor(g3x2, g3x3) */
+	pxor 0(%rsp), %xmm11 /* g3k_acc_1 = xor(g3x2, g3x3) */
 	pxor %xmm3, %xmm11 /* g3k_1 = xor(g3k_acc_1, rkw_7) */
-	pxor %xmm9, %xmm11 /* g3t_1 = xor(g3k_1, g3x0) */
+	pxor %xmm10, %xmm11 /* g3t_1 = xor(g3k_1, g3x0) */
 	movdqa %xmm11, %xmm3 /* g3t_1 */
 	pand .Lsm4_wordslice_ssse3_aesni_7_nibble_mask(%rip), %xmm3 /* g3t_1_lo = and(g3t_1, nibble_mask) */
 	psrlw $4, %xmm11 /* g3t_1_sh = shr(g3t_1) */
 	pand .Lsm4_wordslice_ssse3_aesni_7_nibble_mask(%rip), %xmm11 /* g3t_1_hi = and(g3t_1_sh, nibble_mask) */
-	movdqa %xmm2, %xmm13 /* tbl_lo */
-	pshufb %xmm3, %xmm13 /* g3a_1_l = lookup16(tbl_lo, g3t_1_lo) */
+	movdqa %xmm2, %xmm14 /* tbl_lo */
+	pshufb %xmm3, %xmm14 /* g3a_1_l = lookup16(tbl_lo, g3t_1_lo) */
 	movdqa %xmm0, %xmm3 /* tbl_hi */
 	pshufb %xmm11, %xmm3 /* g3a_1_h = lookup16(tbl_hi, g3t_1_hi) */
-	pxor %xmm3, %xmm13 /* g3a_1 = xor(g3a_1_l, g3a_1_h) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_7_inv_shift_rows(%rip), %xmm13 /* g3s_1_sr = lookup16(g3a_1, inv_shift_rows) */
-	aesenclast .Lsm4_wordslice_ssse3_aesni_7_aes_cancel_key(%rip), %xmm13 /* g3s_1_aes = aesenclast(g3s_1_sr, aes_cancel_key) */
-	movdqa %xmm13, %xmm3 /* g3s_1_aes */
+	pxor %xmm3, %xmm14 /* g3a_1 = xor(g3a_1_l, g3a_1_h) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_7_inv_shift_rows(%rip), %xmm14 /* g3s_1_sr = lookup16(g3a_1, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_7_aes_cancel_key(%rip), %xmm14 /* g3s_1_aes = aesenclast(g3s_1_sr, aes_cancel_key) */
+	movdqa %xmm14, %xmm3 /* g3s_1_aes */
 	pand .Lsm4_wordslice_ssse3_aesni_7_nibble_mask(%rip), %xmm3 /* g3s_1_aes_lo = and(g3s_1_aes, nibble_mask) */
-	psrlw $4, %xmm13 /* g3s_1_aes_sh = shr(g3s_1_aes) */
-	pand .Lsm4_wordslice_ssse3_aesni_7_nibble_mask(%rip), %xmm13 /* g3s_1_aes_hi = and(g3s_1_aes_sh, nibble_mask) */
-	movdqa %xmm14, %xmm11 /* tbl_lo_1 */
+	psrlw $4, %xmm14 /* g3s_1_aes_sh = shr(g3s_1_aes) */
+	pand .Lsm4_wordslice_ssse3_aesni_7_nibble_mask(%rip), %xmm14 /* g3s_1_aes_hi = and(g3s_1_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm11 /* tbl_lo_1 */
 	pshufb %xmm3, %xmm11 /* g3s_1_l = lookup16(tbl_lo_1, g3s_1_aes_lo) */
 	movdqa %xmm1, %xmm3 /* tbl_hi_1 */
-	pshufb %xmm13, %xmm3 /* g3s_1_h = lookup16(tbl_hi_1, g3s_1_aes_hi) */
+	pshufb %xmm14, %xmm3 /* g3s_1_h = lookup16(tbl_hi_1, g3s_1_aes_hi) */
 	pxor %xmm3, %xmm11 /* g3s_1 = xor(g3s_1_l, g3s_1_h) */
 	movdqa %xmm11, %xmm3 /* g3s_1 */
 	pshufb .Lsm4_wordslice_ssse3_aesni_7_rotl24(%rip), %xmm3 /* g3lr24_1 = lookup16(g3s_1, rotl24) */
-	movdqa %xmm11, %xmm13 /* g3s_1 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_7_rotl8(%rip), %xmm13 /* g3lr8_1 = lookup16(g3s_1, rotl8) */
+	movdqa %xmm11, %xmm14 /* g3s_1 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_7_rotl8(%rip), %xmm14 /* g3lr8_1 = lookup16(g3s_1, rotl8) */
 	movdqa %xmm11, %xmm6 /* g3s_1 */
 	pshufb .Lsm4_wordslice_ssse3_aesni_7_rotl16(%rip), %xmm6 /* g3lr16_1 = lookup16(g3s_1, rotl16) */
-	movdqa %xmm9, 0(%rsp) /* spill g3x0.3 */
-	movdqa %xmm11, %xmm9 /* g3s_1 */
-	pxor %xmm13, %xmm9 /* g3lg_acc_1 = xor(g3s_1, g3lr8_1) */
-	pxor %xmm6, %xmm9 /* g3lg_1 = xor(g3lg_acc_1, g3lr16_1) */
-	movdqa %xmm9, %xmm6 /* g3lg_1 */
+	movdqa %xmm10, 48(%rsp) /* spill g3x0.3 */
+	movdqa %xmm11, %xmm10 /* g3s_1 */
+	pxor %xmm14, %xmm10 /* g3lg_acc_1 = xor(g3s_1, g3lr8_1) */
+	pxor %xmm6, %xmm10 /* g3lg_1 = xor(g3lg_acc_1, g3lr16_1) */
+	movdqa %xmm10, %xmm6 /* g3lg_1 */
 	pslld $2, %xmm6 /* g3lr2_1_l = shl(g3lg_1) */
-	psrld $30, %xmm9 /* g3lr2_1_r = shr(g3lg_1) */
-	por %xmm9, %xmm6 /* g3lr2_1 = or(g3lr2_1_l, g3lr2_1_r) */
+	psrld $30, %xmm10 /* g3lr2_1_r = shr(g3lg_1) */
+	por %xmm10, %xmm6 /* g3lr2_1 = or(g3lr2_1_l, g3lr2_1_r) */
 	pxor %xmm3, %xmm11 /* g3l_acc_1 = xor(g3s_1, g3lr24_1) */
 	pxor %xmm6, %xmm11 /* g3l_1 = xor(g3l_acc_1, g3lr2_1) */
-	pxor 48(%rsp), %xmm11 /* g3x_1 = xor(g3l_1, g3x1.2) */
+	pxor 32(%rsp), %xmm11 /* g3x_1 = xor(g3l_1, g3x1.2) */
 
 	/* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
 	movd 8(%rdi,%r8), %xmm3
 	pshufd $0, %xmm3, %xmm3 /* rkw_8 = bcast32() */
 	movdqa 112(%rsp), %xmm6 /* reload g0x3.2 */
-	movdqa %xmm6, %xmm9 /* g0x3.2 */
-	pxor 160(%rsp), %xmm9 /* g0k_acc_2 = xor(g0x3, g0x0) */
-	pxor %xmm3, %xmm9 /* g0k_2 = xor(g0k_acc_2, rkw_8) */
-	pxor %xmm7, %xmm9 /* g0t_2 = xor(g0k_2, g0x1) */
-	movdqa %xmm9, %xmm3 /* g0t_2 */
+	movdqa %xmm6, %xmm10 /* g0x3.2 */
+	pxor 160(%rsp), %xmm10 /* g0k_acc_2 = xor(g0x3, g0x0) */
+	pxor %xmm3, %xmm10 /* g0k_2 = xor(g0k_acc_2, rkw_8) */
+	pxor %xmm7, %xmm10 /* g0t_2 = xor(g0k_2, g0x1) */
+	movdqa %xmm10, %xmm3 /* g0t_2 */
 	pand .Lsm4_wordslice_ssse3_aesni_7_nibble_mask(%rip), %xmm3 /* g0t_2_lo = and(g0t_2, nibble_mask) */
-	psrlw $4, %xmm9 /* g0t_2_sh = shr(g0t_2) */
-	pand .Lsm4_wordslice_ssse3_aesni_7_nibble_mask(%rip), %xmm9 /* g0t_2_hi = and(g0t_2_sh, nibble_mask) */
-	movdqa %xmm2, %xmm13 /* tbl_lo */
-	pshufb %xmm3, %xmm13 /* g0a_2_l = lookup16(tbl_lo, g0t_2_lo) */
+	psrlw $4, %xmm10 /* g0t_2_sh = shr(g0t_2) */
+	pand .Lsm4_wordslice_ssse3_aesni_7_nibble_mask(%rip), %xmm10 /* g0t_2_hi = and(g0t_2_sh, nibble_mask) */
+	movdqa %xmm2, %xmm14 /* tbl_lo */
+	pshufb %xmm3, %xmm14 /* g0a_2_l = lookup16(tbl_lo, g0t_2_lo) */
 	movdqa %xmm0, %xmm3 /* tbl_hi */
-	pshufb %xmm9, %xmm3 /* g0a_2_h = lookup16(tbl_hi, g0t_2_hi) */
-	pxor %xmm3, %xmm13 /* g0a_2 = xor(g0a_2_l, g0a_2_h) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_7_inv_shift_rows(%rip), %xmm13 /* g0s_2_sr = lookup16(g0a_2, inv_shift_rows) */
-	aesenclast .Lsm4_wordslice_ssse3_aesni_7_aes_cancel_key(%rip), %xmm13 /* g0s_2_aes = aesenclast(g0s_2_sr, aes_cancel_key) */
-	movdqa %xmm13, %xmm3 /* g0s_2_aes */
+	pshufb %xmm10, %xmm3 /* g0a_2_h = lookup16(tbl_hi, g0t_2_hi) */
+	pxor %xmm3, %xmm14 /* g0a_2 = xor(g0a_2_l, g0a_2_h) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_7_inv_shift_rows(%rip), %xmm14 /* g0s_2_sr = lookup16(g0a_2, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_7_aes_cancel_key(%rip), %xmm14 /* g0s_2_aes = aesenclast(g0s_2_sr, aes_cancel_key) */
+	movdqa %xmm14, %xmm3 /* g0s_2_aes */
 	pand .Lsm4_wordslice_ssse3_aesni_7_nibble_mask(%rip), %xmm3 /* g0s_2_aes_lo = and(g0s_2_aes, nibble_mask) */
-	psrlw $4, %xmm13 /* g0s_2_aes_sh = shr(g0s_2_aes) */
-	pand .Lsm4_wordslice_ssse3_aesni_7_nibble_mask(%rip), %xmm13 /* g0s_2_aes_hi = and(g0s_2_aes_sh, nibble_mask) */
-	movdqa %xmm14, %xmm9 /* tbl_lo_1 */
-	pshufb %xmm3, %xmm9 /* g0s_2_l = lookup16(tbl_lo_1, g0s_2_aes_lo) */
+	psrlw $4, %xmm14 /* g0s_2_aes_sh = shr(g0s_2_aes) */
+	pand .Lsm4_wordslice_ssse3_aesni_7_nibble_mask(%rip), %xmm14 /* g0s_2_aes_hi = and(g0s_2_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm10 /* tbl_lo_1 */
+	pshufb %xmm3, %xmm10 /* g0s_2_l = lookup16(tbl_lo_1, g0s_2_aes_lo) */
 	movdqa %xmm1, %xmm3 /* tbl_hi_1 */
-	pshufb %xmm13, %xmm3 /* g0s_2_h = lookup16(tbl_hi_1, g0s_2_aes_hi) */
-	pxor %xmm3, %xmm9 /* g0s_2 = xor(g0s_2_l, g0s_2_h) */
-	movdqa %xmm9, %xmm3 /* g0s_2 */
+	pshufb %xmm14, %xmm3 /* g0s_2_h = lookup16(tbl_hi_1, g0s_2_aes_hi) */
+	pxor %xmm3, %xmm10 /* g0s_2 = xor(g0s_2_l, g0s_2_h) */
+	movdqa %xmm10, %xmm3 /* g0s_2 */
 	pshufb .Lsm4_wordslice_ssse3_aesni_7_rotl24(%rip), %xmm3 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
-	movdqa %xmm9, %xmm13 /* g0s_2 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_7_rotl8(%rip), %xmm13 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
-	movdqa %xmm9, %xmm6 /* g0s_2 */
+	movdqa %xmm10, %xmm14 /* g0s_2 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_7_rotl8(%rip), %xmm14 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
+	movdqa %xmm10, %xmm6 /* g0s_2 */
 	pshufb .Lsm4_wordslice_ssse3_aesni_7_rotl16(%rip), %xmm6 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
 	movdqa %xmm7, 144(%rsp) /* spill g0x1.3 */
-	movdqa %xmm9, %xmm7 /* g0s_2 */
-	pxor %xmm13, %xmm7 /* g0lg_acc_2 = xor(g0s_2, g0lr8_2) */
+	movdqa %xmm10, %xmm7 /* g0s_2 */
+	pxor %xmm14, %xmm7 /* g0lg_acc_2 = xor(g0s_2, g0lr8_2) */
 	pxor %xmm6, %xmm7 /* g0lg_2 = xor(g0lg_acc_2, g0lr16_2) */
 	movdqa %xmm7, %xmm6 /* g0lg_2 */
 	pslld $2, %xmm6 /* g0lr2_2_l = shl(g0lg_2) */
 	psrld $30, %xmm7 /* g0lr2_2_r = shr(g0lg_2) */
 	por %xmm7, %xmm6 /* g0lr2_2 = or(g0lr2_2_l, g0lr2_2_r) */
-	pxor %xmm3, %xmm9 /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
-	pxor %xmm6, %xmm9 /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
-	pxor 96(%rsp), %xmm9 /* g0x_2 = xor(g0l_2, g0x2.2) */
+	pxor %xmm3, %xmm10 /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
+	pxor %xmm6, %xmm10 /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
+	pxor 96(%rsp), %xmm10 /* g0x_2 = xor(g0l_2, g0x2.2) */
 	movd 8(%rdi,%r8), %xmm3
 	pshufd $0, %xmm3, %xmm3 /* rkw_9 = bcast32() */
-	movdqa %xmm15, %xmm6 /* g1x3.2 */
+	movdqa %xmm9, %xmm6 /* g1x3.2 */
 	pxor %xmm12, %xmm6 /* g1k_acc_2 = xor(g1x3, g1x0) */
 	pxor %xmm3, %xmm6 /* g1k_2 = xor(g1k_acc_2, rkw_9) */
-	pxor %xmm4, %xmm6 /* g1t_2 = xor(g1k_2, g1x1) */
+	pxor %xmm5, %xmm6 /* g1t_2 = xor(g1k_2, g1x1) */
 	movdqa %xmm6, %xmm3 /* g1t_2 */
 	pand .Lsm4_wordslice_ssse3_aesni_7_nibble_mask(%rip), %xmm3 /* g1t_2_lo = and(g1t_2, nibble_mask) */
 	psrlw $4, %xmm6 /* g1t_2_sh = shr(g1t_2) */
@@ -3914,7 +3865,7 @@ SYM_FUNC_START(sm4_wordslice_ssse3_aesni_batch_ctr)
 	pand .Lsm4_wordslice_ssse3_aesni_7_nibble_mask(%rip), %xmm3 /* g1s_2_aes_lo = and(g1s_2_aes, nibble_mask) */
 	psrlw $4, %xmm7 /* g1s_2_aes_sh = shr(g1s_2_aes) */
 	pand .Lsm4_wordslice_ssse3_aesni_7_nibble_mask(%rip), %xmm7 /* g1s_2_aes_hi = and(g1s_2_aes_sh, nibble_mask) */
-	movdqa %xmm14, %xmm6 /* tbl_lo_1 */
+	movdqa %xmm15, %xmm6 /* tbl_lo_1 */
 	pshufb %xmm3, %xmm6 /* g1s_2_l = lookup16(tbl_lo_1, g1s_2_aes_lo) */
 	movdqa %xmm1, %xmm3 /* tbl_hi_1 */
 	pshufb %xmm7, %xmm3 /* g1s_2_h = lookup16(tbl_hi_1, g1s_2_aes_hi) */
@@ -3923,156 +3874,156 @@ SYM_FUNC_START(sm4_wordslice_ssse3_aesni_batch_ctr)
 	pshufb .Lsm4_wordslice_ssse3_aesni_7_rotl24(%rip), %xmm3 /* g1lr24_2 = lookup16(g1s_2, rotl24) */
 	movdqa %xmm6, %xmm7 /* g1s_2 */
 	pshufb .Lsm4_wordslice_ssse3_aesni_7_rotl8(%rip), %xmm7 /* g1lr8_2 = lookup16(g1s_2, rotl8) */
-	movdqa %xmm6, %xmm13 /* g1s_2 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_7_rotl16(%rip), %xmm13 /* g1lr16_2 = lookup16(g1s_2, rotl16) */
-	movdqa %xmm15, 96(%rsp) /* spill g1x3.2 */
-	movdqa %xmm6, %xmm15 /* g1s_2 */
-	pxor %xmm7, %xmm15 /* g1lg_acc_2 = xor(g1s_2, g1lr8_2) */
-	pxor %xmm13, %xmm15 /* g1lg_2 = xor(g1lg_acc_2, g1lr16_2) */
-	movdqa %xmm15, %xmm7 /* g1lg_2 */
+	movdqa %xmm6, %xmm14 /* g1s_2 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_7_rotl16(%rip), %xmm14 /* g1lr16_2 = lookup16(g1s_2, rotl16) */
+	movdqa %xmm9, 96(%rsp) /* spill g1x3.2 */
+	movdqa %xmm6, %xmm9 /* g1s_2 */
+	pxor %xmm7, %xmm9 /* g1lg_acc_2 = xor(g1s_2, g1lr8_2) */
+	pxor %xmm14, %xmm9 /* g1lg_2 = xor(g1lg_acc_2, g1lr16_2) */
+	movdqa %xmm9, %xmm7 /* g1lg_2 */
 	pslld $2, %xmm7 /* g1lr2_2_l = shl(g1lg_2) */
-	psrld $30, %xmm15 /* g1lr2_2_r = shr(g1lg_2) */
-	por %xmm15, %xmm7 /* g1lr2_2 = or(g1lr2_2_l, g1lr2_2_r) */
+	psrld $30, %xmm9 /* g1lr2_2_r = shr(g1lg_2) */
+	por %xmm9, %xmm7 /* g1lr2_2 = or(g1lr2_2_l, g1lr2_2_r) */
 	pxor %xmm3, %xmm6 /* g1l_acc_2 = xor(g1s_2, g1lr24_2) */
 	pxor %xmm7, %xmm6 /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
-	pxor 64(%rsp), %xmm6 /* g1x_2 = xor(g1l_2, g1x2.2) */
+	pxor 80(%rsp), %xmm6 /* g1x_2 = xor(g1l_2, g1x2.2) */
 	movd 8(%rdi,%r8), %xmm3
 	pshufd $0, %xmm3, %xmm3 /* rkw_10 = bcast32() */
-	movdqa %xmm10, %xmm7 /* g2x3.2 */
-	pxor %xmm5, %xmm7 /* g2k_acc_2 = xor(g2x3, g2x0) */
+	movdqa %xmm13, %xmm7 /* g2x3.2 */
+	pxor %xmm4, %xmm7 /* g2k_acc_2 = xor(g2x3, g2x0) */
 	pxor %xmm3, %xmm7 /* g2k_2 = xor(g2k_acc_2, rkw_10) */
 	pxor %xmm8, %xmm7 /* g2t_2 = xor(g2k_2, g2x1) */
 	movdqa %xmm7, %xmm3 /* g2t_2 */
 	pand .Lsm4_wordslice_ssse3_aesni_7_nibble_mask(%rip), %xmm3 /* g2t_2_lo = and(g2t_2, nibble_mask) */
 	psrlw $4, %xmm7 /* g2t_2_sh = shr(g2t_2) */
 	pand .Lsm4_wordslice_ssse3_aesni_7_nibble_mask(%rip), %xmm7 /* g2t_2_hi = and(g2t_2_sh, nibble_mask) */
-	movdqa %xmm2, %xmm13 /* tbl_lo */
-	pshufb %xmm3, %xmm13 /* g2a_2_l = lookup16(tbl_lo, g2t_2_lo) */
+	movdqa %xmm2, %xmm9 /* tbl_lo */
+	pshufb %xmm3, %xmm9 /* g2a_2_l = lookup16(tbl_lo, g2t_2_lo) */
 	movdqa %xmm0, %xmm3 /* tbl_hi */
 	pshufb %xmm7, %xmm3 /* g2a_2_h = lookup16(tbl_hi, g2t_2_hi) */
-	pxor %xmm3, %xmm13 /* g2a_2 = xor(g2a_2_l, g2a_2_h) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_7_inv_shift_rows(%rip), %xmm13 /* g2s_2_sr = lookup16(g2a_2, inv_shift_rows) */
-	aesenclast .Lsm4_wordslice_ssse3_aesni_7_aes_cancel_key(%rip), %xmm13 /* g2s_2_aes = aesenclast(g2s_2_sr, aes_cancel_key) */
-	movdqa %xmm13, %xmm3 /* g2s_2_aes */
+	pxor %xmm3, %xmm9 /* g2a_2 = xor(g2a_2_l, g2a_2_h) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_7_inv_shift_rows(%rip), %xmm9 /* g2s_2_sr = lookup16(g2a_2, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_7_aes_cancel_key(%rip), %xmm9 /* g2s_2_aes = aesenclast(g2s_2_sr, aes_cancel_key) */
+	movdqa %xmm9, %xmm3 /* g2s_2_aes */
 	pand .Lsm4_wordslice_ssse3_aesni_7_nibble_mask(%rip), %xmm3 /* g2s_2_aes_lo = and(g2s_2_aes, nibble_mask) */
-	psrlw $4, %xmm13 /* g2s_2_aes_sh = shr(g2s_2_aes) */
-	pand .Lsm4_wordslice_ssse3_aesni_7_nibble_mask(%rip), %xmm13 /* g2s_2_aes_hi = and(g2s_2_aes_sh, nibble_mask) */
-	movdqa %xmm14, %xmm7 /* tbl_lo_1 */
+	psrlw $4, %xmm9 /* g2s_2_aes_sh = shr(g2s_2_aes) */
+	pand .Lsm4_wordslice_ssse3_aesni_7_nibble_mask(%rip), %xmm9 /* g2s_2_aes_hi = and(g2s_2_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm7 /* tbl_lo_1 */
 	pshufb %xmm3, %xmm7 /* g2s_2_l = lookup16(tbl_lo_1, g2s_2_aes_lo) */
 	movdqa %xmm1, %xmm3 /* tbl_hi_1 */
-	pshufb %xmm13, %xmm3 /* g2s_2_h = lookup16(tbl_hi_1, g2s_2_aes_hi) */
+	pshufb %xmm9, %xmm3 /* g2s_2_h = lookup16(tbl_hi_1, g2s_2_aes_hi) */
 	pxor %xmm3, %xmm7 /* g2s_2 = xor(g2s_2_l, g2s_2_h) */
 	movdqa %xmm7, %xmm3 /* g2s_2 */
 	pshufb .Lsm4_wordslice_ssse3_aesni_7_rotl24(%rip), %xmm3 /* g2lr24_2 = lookup16(g2s_2, rotl24) */
+	movdqa %xmm7, %xmm9 /* g2s_2 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_7_rotl8(%rip), %xmm9 /* g2lr8_2 = lookup16(g2s_2, rotl8) */
+	movdqa %xmm7, %xmm14 /* g2s_2 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_7_rotl16(%rip), %xmm14 /* g2lr16_2 = lookup16(g2s_2, rotl16) */
+	movdqa %xmm13, 80(%rsp) /* spill g2x3.2 */
 	movdqa %xmm7, %xmm13 /* g2s_2 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_7_rotl8(%rip), %xmm13 /* g2lr8_2 = lookup16(g2s_2, rotl8) */
-	movdqa %xmm7, %xmm15 /* g2s_2 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_7_rotl16(%rip), %xmm15 /* g2lr16_2 = lookup16(g2s_2, rotl16) */
-	movdqa %xmm10, 64(%rsp) /* spill g2x3.2 */
-	movdqa %xmm7, %xmm10 /* g2s_2 */
-	pxor %xmm13, %xmm10 /* g2lg_acc_2 = xor(g2s_2, g2lr8_2) */
-	pxor %xmm15, %xmm10 /* g2lg_2 = xor(g2lg_acc_2, g2lr16_2) */
-	movdqa %xmm10, %xmm13 /* g2lg_2 */
-	pslld $2, %xmm13 /* g2lr2_2_l = shl(g2lg_2) */
-	psrld $30, %xmm10 /* g2lr2_2_r = shr(g2lg_2) */
-	por %xmm10, %xmm13 /* g2lr2_2 = or(g2lr2_2_l, g2lr2_2_r) */
+	pxor %xmm9, %xmm13 /* g2lg_acc_2 = xor(g2s_2, g2lr8_2) */
+	pxor %xmm14, %xmm13 /* g2lg_2 = xor(g2lg_acc_2, g2lr16_2) */
+	movdqa %xmm13, %xmm9 /* g2lg_2 */
+	pslld $2, %xmm9 /* g2lr2_2_l = shl(g2lg_2) */
+	psrld $30, %xmm13 /* g2lr2_2_r = shr(g2lg_2) */
+	por %xmm13, %xmm9 /* g2lr2_2 = or(g2lr2_2_l, g2lr2_2_r) */
 	pxor %xmm3, %xmm7 /* g2l_acc_2 = xor(g2s_2, g2lr24_2) */
-	pxor %xmm13, %xmm7 /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
+	pxor %xmm9, %xmm7 /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
 	pxor 128(%rsp), %xmm7 /* g2x_2 = xor(g2l_2, g2x2.2) */
 	movd 8(%rdi,%r8), %xmm3
 	pshufd $0, %xmm3, %xmm3 /* rkw_11 = bcast32() */
-	movdqa 80(%rsp), %xmm10 /* reload g3x3.2 */
-	movdqa %xmm10, %xmm13 /* g3x3.2 */
-	pxor 0(%rsp), %xmm13 /* g3k_acc_2 = xor(g3x3, g3x0) */
+	movdqa 0(%rsp), %xmm9 /* reload g3x3.2 */
+	movdqa %xmm9, %xmm13 /* g3x3.2 */
+	pxor 48(%rsp), %xmm13 /* g3k_acc_2 = xor(g3x3, g3x0) */
 	pxor %xmm3, %xmm13 /* g3k_2 = xor(g3k_acc_2, rkw_11) */
 	pxor %xmm11, %xmm13 /* g3t_2 = xor(g3k_2, g3x1) */
 	movdqa %xmm13, %xmm3 /* g3t_2 */
 	pand .Lsm4_wordslice_ssse3_aesni_7_nibble_mask(%rip), %xmm3 /* g3t_2_lo = and(g3t_2, nibble_mask) */
 	psrlw $4, %xmm13 /* g3t_2_sh = shr(g3t_2) */
 	pand .Lsm4_wordslice_ssse3_aesni_7_nibble_mask(%rip), %xmm13 /* g3t_2_hi = and(g3t_2_sh, nibble_mask) */
-	movdqa %xmm2, %xmm15 /* tbl_lo */
-	pshufb %xmm3, %xmm15 /* g3a_2_l = lookup16(tbl_lo, g3t_2_lo) */
+	movdqa %xmm2, %xmm14 /* tbl_lo */
+	pshufb %xmm3, %xmm14 /* g3a_2_l = lookup16(tbl_lo, g3t_2_lo) */
 	movdqa %xmm0, %xmm3 /* tbl_hi */
 	pshufb %xmm13, %xmm3 /* g3a_2_h = lookup16(tbl_hi, g3t_2_hi) */
-	pxor %xmm3, %xmm15 /* g3a_2 = xor(g3a_2_l, g3a_2_h) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_7_inv_shift_rows(%rip), %xmm15 /* g3s_2_sr = lookup16(g3a_2, inv_shift_rows) */
-	aesenclast .Lsm4_wordslice_ssse3_aesni_7_aes_cancel_key(%rip), %xmm15 /* g3s_2_aes = aesenclast(g3s_2_sr, aes_cancel_key) */
-	movdqa %xmm15, %xmm3 /* g3s_2_aes */
+	pxor %xmm3, %xmm14 /* g3a_2 = xor(g3a_2_l, g3a_2_h) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_7_inv_shift_rows(%rip), %xmm14 /* g3s_2_sr = lookup16(g3a_2, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_7_aes_cancel_key(%rip), %xmm14 /* g3s_2_aes = aesenclast(g3s_2_sr, aes_cancel_key) */
+	movdqa %xmm14, %xmm3 /* g3s_2_aes */
 	pand .Lsm4_wordslice_ssse3_aesni_7_nibble_mask(%rip), %xmm3 /* g3s_2_aes_lo = and(g3s_2_aes, nibble_mask) */
-	psrlw $4, %xmm15 /* g3s_2_aes_sh = shr(g3s_2_aes) */
-	pand .Lsm4_wordslice_ssse3_aesni_7_nibble_mask(%rip), %xmm15 /* g3s_2_aes_hi = and(g3s_2_aes_sh, nibble_mask) */
-	movdqa %xmm14, %xmm13 /* tbl_lo_1 */
+	psrlw $4, %xmm14 /* g3s_2_aes_sh = shr(g3s_2_aes) */
+	pand .Lsm4_wordslice_ssse3_aesni_7_nibble_mask(%rip), %xmm14 /* g3s_2_aes_hi = and(g3s_2_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm13 /* tbl_lo_1 */
 	pshufb %xmm3, %xmm13 /* g3s_2_l = lookup16(tbl_lo_1, g3s_2_aes_lo) */
 	movdqa %xmm1, %xmm3 /* tbl_hi_1 */
-	pshufb %xmm15, %xmm3 /* g3s_2_h = lookup16(tbl_hi_1, g3s_2_aes_hi) */
+	pshufb %xmm14, %xmm3 /* g3s_2_h = lookup16(tbl_hi_1, g3s_2_aes_hi) */
 	pxor %xmm3, %xmm13 /* g3s_2 = xor(g3s_2_l, g3s_2_h) */
 	movdqa %xmm13, %xmm3 /* g3s_2 */
 	pshufb .Lsm4_wordslice_ssse3_aesni_7_rotl24(%rip), %xmm3 /* g3lr24_2 = lookup16(g3s_2, rotl24) */
-	movdqa %xmm13, %xmm15 /* g3s_2 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_7_rotl8(%rip), %xmm15 /* g3lr8_2 = lookup16(g3s_2, rotl8) */
-	movdqa %xmm13, %xmm10 /* g3s_2 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_7_rotl16(%rip), %xmm10 /* g3lr16_2 = lookup16(g3s_2, rotl16) */
-	movdqa %xmm11, 48(%rsp) /* spill g3x1.3 */
+	movdqa %xmm13, %xmm14 /* g3s_2 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_7_rotl8(%rip), %xmm14 /* g3lr8_2 = lookup16(g3s_2, rotl8) */
+	movdqa %xmm13, %xmm9 /* g3s_2 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_7_rotl16(%rip), %xmm9 /* g3lr16_2 = lookup16(g3s_2, rotl16) */
+	movdqa %xmm11, 32(%rsp) /* spill g3x1.3 */
 	movdqa %xmm13, %xmm11 /* g3s_2 */
-	pxor %xmm15, %xmm11 /* g3lg_acc_2 = xor(g3s_2, g3lr8_2) */
-	pxor %xmm10, %xmm11 /* g3lg_2 = xor(g3lg_acc_2, g3lr16_2) */
-	movdqa %xmm11, %xmm10 /* g3lg_2 */
-	pslld $2, %xmm10 /* g3lr2_2_l = shl(g3lg_2) */
+	pxor %xmm14, %xmm11 /* g3lg_acc_2 = xor(g3s_2, g3lr8_2) */
+	pxor %xmm9, %xmm11 /* g3lg_2 = xor(g3lg_acc_2, g3lr16_2) */
+	movdqa %xmm11, %xmm9 /* g3lg_2 */
+	pslld $2, %xmm9 /* g3lr2_2_l = shl(g3lg_2) */
 	psrld $30, %xmm11 /* g3lr2_2_r = shr(g3lg_2) */
-	por %xmm11, %xmm10 /* g3lr2_2 = or(g3lr2_2_l, g3lr2_2_r) */
+	por %xmm11, %xmm9 /* g3lr2_2 = or(g3lr2_2_l, g3lr2_2_r) */
 	pxor %xmm3, %xmm13 /* g3l_acc_2 = xor(g3s_2, g3lr24_2) */
-	pxor %xmm10, %xmm13 /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
-	pxor 32(%rsp), %xmm13 /* g3x_2 = xor(g3l_2, g3x2.2) */
+	pxor %xmm9, %xmm13 /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
+	pxor 64(%rsp), %xmm13 /* g3x_2 = xor(g3l_2, g3x2.2) */
 
 	/* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
 	movd 12(%rdi,%r8), %xmm3
 	pshufd $0, %xmm3, %xmm3 /* rkw_12 = bcast32() */
-	movdqa 160(%rsp), %xmm10 /* reload g0x0.3 */
-	movdqa %xmm10, %xmm11 /* g0x0.3 */
+	movdqa 160(%rsp), %xmm9 /* reload g0x0.3 */
+	movdqa %xmm9, %xmm11 /* g0x0.3 */
 	pxor 144(%rsp), %xmm11 /* g0k_acc_3 = xor(g0x0, g0x1) */
 	pxor %xmm3, %xmm11 /* g0k_3 = xor(g0k_acc_3, rkw_12) */
-	pxor %xmm9, %xmm11 /* g0t_3 = xor(g0k_3, g0x2) */
+	pxor %xmm10, %xmm11 /* g0t_3 = xor(g0k_3, g0x2) */
 	movdqa %xmm11, %xmm3 /* g0t_3 */
 	pand .Lsm4_wordslice_ssse3_aesni_7_nibble_mask(%rip), %xmm3 /* g0t_3_lo = and(g0t_3, nibble_mask) */
 	psrlw $4, %xmm11 /* g0t_3_sh = shr(g0t_3) */
 	pand .Lsm4_wordslice_ssse3_aesni_7_nibble_mask(%rip), %xmm11 /* g0t_3_hi = and(g0t_3_sh, nibble_mask) */
-	movdqa %xmm2, %xmm15 /* tbl_lo */
-	pshufb %xmm3, %xmm15 /* g0a_3_l = lookup16(tbl_lo, g0t_3_lo) */
+	movdqa %xmm2, %xmm14 /* tbl_lo */
+	pshufb %xmm3, %xmm14 /* g0a_3_l = lookup16(tbl_lo, g0t_3_lo) */
 	movdqa %xmm0, %xmm3 /* tbl_hi */
 	pshufb %xmm11, %xmm3 /* g0a_3_h = lookup16(tbl_hi, g0t_3_hi) */
-	pxor %xmm3, %xmm15 /* g0a_3 = xor(g0a_3_l, g0a_3_h) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_7_inv_shift_rows(%rip), %xmm15 /* g0s_3_sr = lookup16(g0a_3, inv_shift_rows) */
-	aesenclast .Lsm4_wordslice_ssse3_aesni_7_aes_cancel_key(%rip), %xmm15 /* g0s_3_aes = aesenclast(g0s_3_sr, aes_cancel_key) */
-	movdqa %xmm15, %xmm3 /* g0s_3_aes */
+	pxor %xmm3, %xmm14 /* g0a_3 = xor(g0a_3_l, g0a_3_h) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_7_inv_shift_rows(%rip), %xmm14 /* g0s_3_sr = lookup16(g0a_3, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_7_aes_cancel_key(%rip), %xmm14 /* g0s_3_aes = aesenclast(g0s_3_sr, aes_cancel_key) */
+	movdqa %xmm14, %xmm3 /* g0s_3_aes */
 	pand .Lsm4_wordslice_ssse3_aesni_7_nibble_mask(%rip), %xmm3 /* g0s_3_aes_lo = and(g0s_3_aes, nibble_mask) */
-	psrlw $4, %xmm15 /* g0s_3_aes_sh = shr(g0s_3_aes) */
-	pand .Lsm4_wordslice_ssse3_aesni_7_nibble_mask(%rip), %xmm15 /* g0s_3_aes_hi = and(g0s_3_aes_sh, nibble_mask) */
-	movdqa %xmm14, %xmm11 /* tbl_lo_1 */
+	psrlw $4, %xmm14 /* g0s_3_aes_sh = shr(g0s_3_aes) */
+	pand .Lsm4_wordslice_ssse3_aesni_7_nibble_mask(%rip), %xmm14 /* g0s_3_aes_hi = and(g0s_3_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm11 /* tbl_lo_1 */
 	pshufb %xmm3, %xmm11 /* g0s_3_l = lookup16(tbl_lo_1, g0s_3_aes_lo) */
 	movdqa %xmm1, %xmm3 /* tbl_hi_1 */
-	pshufb %xmm15, %xmm3 /* g0s_3_h = lookup16(tbl_hi_1, g0s_3_aes_hi) */
+	pshufb %xmm14, %xmm3 /* g0s_3_h = lookup16(tbl_hi_1, g0s_3_aes_hi) */
 	pxor %xmm3, %xmm11 /* g0s_3 = xor(g0s_3_l, g0s_3_h) */
 	movdqa %xmm11, %xmm3 /* g0s_3 */
 	pshufb .Lsm4_wordslice_ssse3_aesni_7_rotl24(%rip), %xmm3 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
-	movdqa %xmm11, %xmm15 /* g0s_3 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_7_rotl8(%rip), %xmm15 /* g0lr8_3 = lookup16(g0s_3, rotl8) */
-	movdqa %xmm11, %xmm10 /* g0s_3 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_7_rotl16(%rip), %xmm10 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
-	movdqa %xmm9, 128(%rsp) /* spill g0x2.3 */
+	movdqa %xmm11, %xmm14 /* g0s_3 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_7_rotl8(%rip), %xmm14 /* g0lr8_3 = lookup16(g0s_3, rotl8) */
 	movdqa %xmm11, %xmm9 /* g0s_3 */
-	pxor %xmm15, %xmm9 /* g0lg_acc_3 = xor(g0s_3, g0lr8_3) */
-	pxor %xmm10, %xmm9 /* g0lg_3 = xor(g0lg_acc_3, g0lr16_3) */
-	movdqa %xmm9, %xmm10 /* g0lg_3 */
-	pslld $2, %xmm10 /* g0lr2_3_l = shl(g0lg_3) */
-	psrld $30, %xmm9 /* g0lr2_3_r = shr(g0lg_3) */
-	por %xmm9, %xmm10 /* g0lr2_3 = or(g0lr2_3_l, g0lr2_3_r) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_7_rotl16(%rip), %xmm9 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
+	movdqa %xmm10, 128(%rsp) /* spill g0x2.3 */
+	movdqa %xmm11, %xmm10 /* g0s_3 */
+	pxor %xmm14, %xmm10 /* g0lg_acc_3 = xor(g0s_3, g0lr8_3) */
+	pxor %xmm9, %xmm10 /* g0lg_3 = xor(g0lg_acc_3, g0lr16_3) */
+	movdqa %xmm10, %xmm9 /* g0lg_3 */
+	pslld $2, %xmm9 /* g0lr2_3_l = shl(g0lg_3) */
+	psrld $30, %xmm10 /* g0lr2_3_r = shr(g0lg_3) */
+	por %xmm10, %xmm9 /* g0lr2_3 = or(g0lr2_3_l, g0lr2_3_r) */
 	pxor %xmm3, %xmm11 /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
-	pxor %xmm10, %xmm11 /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
+	pxor %xmm9, %xmm11 /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
 	pxor 112(%rsp), %xmm11 /* g0x_3 = xor(g0l_3, g0x3.2) */
 	movd 12(%rdi,%r8), %xmm3
 	pshufd $0, %xmm3, %xmm3 /* rkw_13 = bcast32() */
 	movdqa %xmm12, %xmm9 /* g1x0.3 */
-	pxor %xmm4, %xmm9 /* g1k_acc_3 = xor(g1x0, g1x1) */
+	pxor %xmm5, %xmm9 /* g1k_acc_3 = xor(g1x0, g1x1) */
 	pxor %xmm3, %xmm9 /* g1k_3 = xor(g1k_acc_3, rkw_13) */
 	pxor %xmm6, %xmm9 /* g1t_3 = xor(g1k_3, g1x2) */
 	movdqa %xmm9, %xmm3 /* g1t_3 */
@@ -4090,7 +4041,7 @@ SYM_FUNC_START(sm4_wordslice_ssse3_aesni_batch_ctr)
 	pand .Lsm4_wordslice_ssse3_aesni_7_nibble_mask(%rip), %xmm3 /* g1s_3_aes_lo = and(g1s_3_aes, nibble_mask) */
 	psrlw $4, %xmm10 /* g1s_3_aes_sh = shr(g1s_3_aes) */
 	pand .Lsm4_wordslice_ssse3_aesni_7_nibble_mask(%rip), %xmm10 /* g1s_3_aes_hi = and(g1s_3_aes_sh, nibble_mask) */
-	movdqa %xmm14, %xmm9 /* tbl_lo_1 */
+	movdqa %xmm15, %xmm9 /* tbl_lo_1 */
 	pshufb %xmm3, %xmm9 /* g1s_3_l = lookup16(tbl_lo_1, g1s_3_aes_lo) */
 	movdqa %xmm1, %xmm3 /* tbl_hi_1 */
 	pshufb %xmm10, %xmm3 /* g1s_3_h = lookup16(tbl_hi_1, g1s_3_aes_hi) */
@@ -4099,12 +4050,12 @@ SYM_FUNC_START(sm4_wordslice_ssse3_aesni_batch_ctr)
 	pshufb .Lsm4_wordslice_ssse3_aesni_7_rotl24(%rip), %xmm3 /* g1lr24_3 = lookup16(g1s_3, rotl24) */
 	movdqa %xmm9, %xmm10 /* g1s_3 */
 	pshufb .Lsm4_wordslice_ssse3_aesni_7_rotl8(%rip), %xmm10 /* g1lr8_3 = lookup16(g1s_3, rotl8) */
-	movdqa %xmm9, %xmm15 /* g1s_3 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_7_rotl16(%rip), %xmm15 /* g1lr16_3 = lookup16(g1s_3, rotl16) */
+	movdqa %xmm9, %xmm14 /* g1s_3 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_7_rotl16(%rip), %xmm14 /* g1lr16_3 = lookup16(g1s_3, rotl16) */
 	movdqa %xmm12, 112(%rsp) /* spill g1x0.3 */
 	movdqa %xmm9, %xmm12 /* g1s_3 */
 	pxor %xmm10, %xmm12 /* g1lg_acc_3 = xor(g1s_3, g1lr8_3) */
-	pxor %xmm15, %xmm12 /* g1lg_3 = xor(g1lg_acc_3, g1lr16_3) */
+	pxor %xmm14, %xmm12 /* g1lg_3 = xor(g1lg_acc_3, g1lr16_3) */
 	movdqa %xmm12, %xmm10 /* g1lg_3 */
 	pslld $2, %xmm10 /* g1lr2_3_l = shl(g1lg_3) */
 	psrld $30, %xmm12 /* g1lr2_3_r = shr(g1lg_3) */
@@ -4114,7 +4065,7 @@ SYM_FUNC_START(sm4_wordslice_ssse3_aesni_batch_ctr)
 	pxor 96(%rsp), %xmm9 /* g1x_3 = xor(g1l_3, g1x3.2) */
 	movd 12(%rdi,%r8), %xmm3
 	pshufd $0, %xmm3, %xmm3 /* rkw_14 = bcast32() */
-	movdqa %xmm5, %xmm10 /* g2x0.3 */
+	movdqa %xmm4, %xmm10 /* g2x0.3 */
 	pxor %xmm8, %xmm10 /* g2k_acc_3 = xor(g2x0, g2x1) */
 	pxor %xmm3, %xmm10 /* g2k_3 = xor(g2k_acc_3, rkw_14) */
 	pxor %xmm7, %xmm10 /* g2t_3 = xor(g2k_3, g2x2) */
@@ -4133,7 +4084,7 @@ SYM_FUNC_START(sm4_wordslice_ssse3_aesni_batch_ctr)
 	pand .Lsm4_wordslice_ssse3_aesni_7_nibble_mask(%rip), %xmm3 /* g2s_3_aes_lo = and(g2s_3_aes, nibble_mask) */
 	psrlw $4, %xmm12 /* g2s_3_aes_sh = shr(g2s_3_aes) */
 	pand .Lsm4_wordslice_ssse3_aesni_7_nibble_mask(%rip), %xmm12 /* g2s_3_aes_hi = and(g2s_3_aes_sh, nibble_mask) */
-	movdqa %xmm14, %xmm10 /* tbl_lo_1 */
+	movdqa %xmm15, %xmm10 /* tbl_lo_1 */
 	pshufb %xmm3, %xmm10 /* g2s_3_l = lookup16(tbl_lo_1, g2s_3_aes_lo) */
 	movdqa %xmm1, %xmm3 /* tbl_hi_1 */
 	pshufb %xmm12, %xmm3 /* g2s_3_h = lookup16(tbl_hi_1, g2s_3_aes_hi) */
@@ -4142,191 +4093,190 @@ SYM_FUNC_START(sm4_wordslice_ssse3_aesni_batch_ctr)
 	pshufb .Lsm4_wordslice_ssse3_aesni_7_rotl24(%rip), %xmm3 /* g2lr24_3 = lookup16(g2s_3, rotl24) */
 	movdqa %xmm10, %xmm12 /* g2s_3 */
 	pshufb .Lsm4_wordslice_ssse3_aesni_7_rotl8(%rip), %xmm12 /* g2lr8_3 = lookup16(g2s_3, rotl8) */
-	movdqa %xmm10, %xmm15 /* g2s_3 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_7_rotl16(%rip), %xmm15 /* g2lr16_3 = lookup16(g2s_3, rotl16) */
-	movdqa %xmm5, 16(%rsp) /* spill g2x0.3 */
-	movdqa %xmm10, %xmm5 /* g2s_3 */
-	pxor %xmm12, %xmm5 /* g2lg_acc_3 = xor(g2s_3, g2lr8_3) */
-	pxor %xmm15, %xmm5 /* g2lg_3 = xor(g2lg_acc_3, g2lr16_3) */
-	movdqa %xmm5, %xmm12 /* g2lg_3 */
+	movdqa %xmm10, %xmm14 /* g2s_3 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_7_rotl16(%rip), %xmm14 /* g2lr16_3 = lookup16(g2s_3, rotl16) */
+	movdqa %xmm4, 16(%rsp) /* spill g2x0.3 */
+	movdqa %xmm10, %xmm4 /* g2s_3 */
+	pxor %xmm12, %xmm4 /* g2lg_acc_3 = xor(g2s_3, g2lr8_3) */
+	pxor %xmm14, %xmm4 /* g2lg_3 = xor(g2lg_acc_3, g2lr16_3) */
+	movdqa %xmm4, %xmm12 /* g2lg_3 */
 	pslld $2, %xmm12 /* g2lr2_3_l = shl(g2lg_3) */
-	psrld $30, %xmm5 /* g2lr2_3_r = shr(g2lg_3) */
-	por %xmm5, %xmm12 /* g2lr2_3 = or(g2lr2_3_l, g2lr2_3_r) */
+	psrld $30, %xmm4 /* g2lr2_3_r = shr(g2lg_3) */
+	por %xmm4, %xmm12 /* g2lr2_3 = or(g2lr2_3_l, g2lr2_3_r) */
 	pxor %xmm3, %xmm10 /* g2l_acc_3 = xor(g2s_3, g2lr24_3) */
 	pxor %xmm12, %xmm10 /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
-	pxor 64(%rsp), %xmm10 /* g2x_3 = xor(g2l_3, g2x3.2) */
+	pxor 80(%rsp), %xmm10 /* g2x_3 = xor(g2l_3, g2x3.2) */
 	movd 12(%rdi,%r8), %xmm3
 	pshufd $0, %xmm3, %xmm3 /* rkw_15 = bcast32() */
-	movdqa 0(%rsp), %xmm5 /* reload g3x0.3 */
-	movdqa %xmm5, %xmm12 /* g3x0.3 */
-	pxor 48(%rsp), %xmm12 /* g3k_acc_3 = xor(g3x0, g3x1) */
+	movdqa 48(%rsp), %xmm4 /* reload g3x0.3 */
+	movdqa %xmm4, %xmm12 /* g3x0.3 */
+	pxor 32(%rsp), %xmm12 /* g3k_acc_3 = xor(g3x0, g3x1) */
 	pxor %xmm3, %xmm12 /* g3k_3 = xor(g3k_acc_3, rkw_15) */
 	pxor %xmm13, %xmm12 /* g3t_3 = xor(g3k_3, g3x2) */
 	movdqa %xmm12, %xmm3 /* g3t_3 */
 	pand .Lsm4_wordslice_ssse3_aesni_7_nibble_mask(%rip), %xmm3 /* g3t_3_lo = and(g3t_3, nibble_mask) */
 	psrlw $4, %xmm12 /* g3t_3_sh = shr(g3t_3) */
 	pand .Lsm4_wordslice_ssse3_aesni_7_nibble_mask(%rip), %xmm12 /* g3t_3_hi = and(g3t_3_sh, nibble_mask) */
-	movdqa %xmm2, %xmm15 /* tbl_lo */
-	pshufb %xmm3, %xmm15 /* g3a_3_l = lookup16(tbl_lo, g3t_3_lo) */
+	movdqa %xmm2, %xmm14 /* tbl_lo */
+	pshufb %xmm3, %xmm14 /* g3a_3_l = lookup16(tbl_lo, g3t_3_lo) */
 	movdqa %xmm0, %xmm3 /* tbl_hi */
 	pshufb %xmm12, %xmm3 /* g3a_3_h = lookup16(tbl_hi, g3t_3_hi) */
-	pxor %xmm3, %xmm15 /* g3a_3 = xor(g3a_3_l, g3a_3_h) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_7_inv_shift_rows(%rip), %xmm15 /* g3s_3_sr = lookup16(g3a_3, inv_shift_rows) */
-	aesenclast .Lsm4_wordslice_ssse3_aesni_7_aes_cancel_key(%rip), %xmm15 /* g3s_3_aes = aesenclast(g3s_3_sr, aes_cancel_key) */
-	movdqa %xmm15, %xmm3 /* g3s_3_aes */
+	pxor %xmm3, %xmm14 /* g3a_3 = xor(g3a_3_l, g3a_3_h) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_7_inv_shift_rows(%rip), %xmm14 /* g3s_3_sr = lookup16(g3a_3, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_7_aes_cancel_key(%rip), %xmm14 /* g3s_3_aes = aesenclast(g3s_3_sr, aes_cancel_key) */
+	movdqa %xmm14, %xmm3 /* g3s_3_aes */
 	pand .Lsm4_wordslice_ssse3_aesni_7_nibble_mask(%rip), %xmm3 /* g3s_3_aes_lo = and(g3s_3_aes, nibble_mask) */
-	psrlw $4, %xmm15 /* g3s_3_aes_sh = shr(g3s_3_aes) */
-	pand .Lsm4_wordslice_ssse3_aesni_7_nibble_mask(%rip), %xmm15 /* g3s_3_aes_hi = and(g3s_3_aes_sh, nibble_mask) */
-	movdqa %xmm14, %xmm12 /* tbl_lo_1 */
+	psrlw $4, %xmm14 /* g3s_3_aes_sh = shr(g3s_3_aes) */
+	pand .Lsm4_wordslice_ssse3_aesni_7_nibble_mask(%rip), %xmm14 /* g3s_3_aes_hi = and(g3s_3_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm12 /* tbl_lo_1 */
 	pshufb %xmm3, %xmm12 /* g3s_3_l = lookup16(tbl_lo_1, g3s_3_aes_lo) */
 	movdqa %xmm1, %xmm3 /* tbl_hi_1 */
-	pshufb %xmm15, %xmm3 /* g3s_3_h = lookup16(tbl_hi_1, g3s_3_aes_hi) */
+	pshufb %xmm14, %xmm3 /* g3s_3_h = lookup16(tbl_hi_1, g3s_3_aes_hi) */
 	pxor %xmm3, %xmm12 /* g3s_3 = xor(g3s_3_l, g3s_3_h) */
 	movdqa %xmm12, %xmm3 /* g3s_3 */
 	pshufb .Lsm4_wordslice_ssse3_aesni_7_rotl24(%rip), %xmm3 /* g3lr24_3 = lookup16(g3s_3, rotl24) */
-	movdqa %xmm12, %xmm15 /* g3s_3 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_7_rotl8(%rip), %xmm15 /* g3lr8_3 = lookup16(g3s_3, rotl8) */
-	movdqa %xmm12, %xmm5 /* g3s_3 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_7_rotl16(%rip), %xmm5 /* g3lr16_3 = lookup16(g3s_3, rotl16) */
-	movdqa %xmm13, 32(%rsp) /* spill g3x2.3 */
+	movdqa %xmm12, %xmm14 /* g3s_3 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_7_rotl8(%rip), %xmm14 /* g3lr8_3 = lookup16(g3s_3, rotl8) */
+	movdqa %xmm12, %xmm4 /* g3s_3 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_7_rotl16(%rip), %xmm4 /* g3lr16_3 = lookup16(g3s_3, rotl16) */
+	movdqa %xmm13, 64(%rsp) /* spill g3x2.3 */
 	movdqa %xmm12, %xmm13 /* g3s_3 */
-	pxor %xmm15, %xmm13 /* g3lg_acc_3 = xor(g3s_3, g3lr8_3) */
-	pxor %xmm5, %xmm13 /* g3lg_3 = xor(g3lg_acc_3, g3lr16_3) */
-	movdqa %xmm13, %xmm5 /* g3lg_3 */
-	pslld $2, %xmm5 /* g3lr2_3_l = shl(g3lg_3) */
+	pxor %xmm14, %xmm13 /* g3lg_acc_3 = xor(g3s_3, g3lr8_3) */
+	pxor %xmm4, %xmm13 /* g3lg_3 = xor(g3lg_acc_3, g3lr16_3) */
+	movdqa %xmm13, %xmm4 /* g3lg_3 */
+	pslld $2, %xmm4 /* g3lr2_3_l = shl(g3lg_3) */
 	psrld $30, %xmm13 /* g3lr2_3_r = shr(g3lg_3) */
-	por %xmm13, %xmm5 /* g3lr2_3 = or(g3lr2_3_l, g3lr2_3_r) */
+	por %xmm13, %xmm4 /* g3lr2_3 = or(g3lr2_3_l, g3lr2_3_r) */
 	pxor %xmm3, %xmm12 /* g3l_acc_3 = xor(g3s_3, g3lr24_3) */
-	pxor %xmm5, %xmm12 /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
-	pxor 80(%rsp), %xmm12 /* g3x_3 = xor(g3l_3, g3x3.2) */
-	movdqa %xmm12, 80(%rsp) /* spill g3x3.2 */
-	movdqa 128(%rsp), %xmm5 /* reload g0x2.3 */
-	movdqa 112(%rsp), %xmm12 /* reload g1x0.3 */
-	movdqa %xmm4, %xmm13 /* g1x1.3 */
-	movdqa %xmm8, %xmm4 /* g2x1.3 */
+	pxor %xmm4, %xmm12 /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
+	pxor 0(%rsp), %xmm12 /* g3x_3 = xor(g3l_3, g3x3.2) */
+	movdqa %xmm12, 0(%rsp) /* spill g3x3.2 */
+	movdqa 144(%rsp), %xmm3 /* reload g0x1.3 */
+	movdqa %xmm5, %xmm4 /* g1x1.3 */
+	movdqa %xmm8, %xmm5 /* g2x1.3 */
 	movdqa 160(%rsp), %xmm8 /* reload g0x0.3 */
-	movdqa %xmm9, %xmm15 /* g1x3.3 */
-	movdqa 144(%rsp), %xmm9 /* reload g0x1.3 */
-	movdqa %xmm6, %xmm0 /* g1x2.3 */
+	movdqa 112(%rsp), %xmm12 /* reload g1x0.3 */
+	movdqa %xmm10, %xmm13 /* g2x3.3 */
+	movdqa %xmm11, %xmm14 /* g0x3.3 */
+	movdqa %xmm6, %xmm11 /* g1x2.3 */
 	movdqa %xmm7, %xmm6 /* g2x2.3 */
-	movdqa %xmm11, %xmm7 /* g0x3.3 */
-	movdqa %xmm0, %xmm11 /* g1x2.3 */
+	movdqa 128(%rsp), %xmm7 /* reload g0x2.3 */
 	add $16, %r8
 	cmp $128, %r8
 	jne .Lsm4_wordslice_ssse3_aesni_7_loop_r0
 
 	/* Output (X35, X34, X33, X32): slots 3, 2, 1, 0; transpose back, native words to big-endian. */
-	movdqa %xmm7, %xmm0 /* g0x3.2 */
-	punpckldq %xmm9, %xmm0 /* tro0 = unpacklo(g0x3, g0x1) */
-	punpckhdq %xmm9, %xmm7 /* tro0_1 = unpackhi(g0x3, g0x1) */
-	movdqa %xmm5, %xmm1 /* g0x2.2 */
+	movdqa %xmm14, %xmm0 /* g0x3.2 */
+	punpckldq %xmm3, %xmm0 /* tro0 = unpacklo(g0x3, g0x1) */
+	punpckhdq %xmm3, %xmm14 /* tro0_1 = unpackhi(g0x3, g0x1) */
+	movdqa %xmm7, %xmm1 /* g0x2.2 */
 	punpckldq %xmm8, %xmm1 /* tro0_2 = unpacklo(g0x2, g0x0) */
-	punpckhdq %xmm8, %xmm5 /* tro0_3 = unpackhi(g0x2, g0x0) */
+	punpckhdq %xmm8, %xmm7 /* tro0_3 = unpackhi(g0x2, g0x0) */
 	movdqa %xmm0, %xmm2 /* tro0 */
 	punpckldq %xmm1, %xmm2 /* tro1 = unpacklo(tro0, tro0_2) */
 	punpckhdq %xmm1, %xmm0 /* tro1_1 = unpackhi(tro0, tro0_2) */
-	movdqa %xmm7, %xmm1 /* tro0_1 */
-	punpckldq %xmm5, %xmm1 /* tro1_2 = unpacklo(tro0_1, tro0_3) */
-	punpckhdq %xmm5, %xmm7 /* tro1_3 = unpackhi(tro0_1, tro0_3) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_7_bswap32(%rip), %xmm2 /* outbe = lookup16(tro1, bswap32) */
+	movdqa %xmm14, %xmm1 /* tro0_1 */
+	punpckldq %xmm7, %xmm1 /* tro1_2 = unpacklo(tro0_1, tro0_3) */
+	punpckhdq %xmm7, %xmm14 /* tro1_3 = unpackhi(tro0_1, tro0_3) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_7_ctr_order(%rip), %xmm2 /* outbe = lookup16(tro1, ctr_order) */
 	movdqu (%rcx), %xmm3 /* msg = load() */
 	pxor %xmm3, %xmm2 /* ct = xor(outbe, msg) */
 	movdqu %xmm2, (%rdx) /* store ct */
-	pshufb .Lsm4_wordslice_ssse3_aesni_7_bswap32(%rip), %xmm0 /* outbe_1 = lookup16(tro1_1, bswap32) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_7_ctr_order(%rip), %xmm0 /* outbe_1 = lookup16(tro1_1, ctr_order) */
 	movdqu 16(%rcx), %xmm2 /* msg_1 = load() */
 	pxor %xmm2, %xmm0 /* ct_1 = xor(outbe_1, msg_1) */
 	movdqu %xmm0, 16(%rdx) /* store ct_1 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_7_bswap32(%rip), %xmm1 /* outbe_2 = lookup16(tro1_2, bswap32) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_7_ctr_order(%rip), %xmm1 /* outbe_2 = lookup16(tro1_2, ctr_order) */
 	movdqu 32(%rcx), %xmm0 /* msg_2 = load() */
 	pxor %xmm0, %xmm1 /* ct_2 = xor(outbe_2, msg_2) */
 	movdqu %xmm1, 32(%rdx) /* store ct_2 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_7_bswap32(%rip), %xmm7 /* outbe_3 = lookup16(tro1_3, bswap32) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_7_ctr_order(%rip), %xmm14 /* outbe_3 = lookup16(tro1_3, ctr_order) */
 	movdqu 48(%rcx), %xmm0 /* msg_3 = load() */
-	pxor %xmm0, %xmm7 /* ct_3 = xor(outbe_3, msg_3) */
-	movdqu %xmm7, 48(%rdx) /* store ct_3 */
-	movdqa %xmm15, %xmm0 /* g1x3.2 */
-	punpckldq %xmm13, %xmm0 /* tro0_4 = unpacklo(g1x3, g1x1) */
-	punpckhdq %xmm13, %xmm15 /* tro0_5 = unpackhi(g1x3, g1x1) */
+	pxor %xmm0, %xmm14 /* ct_3 = xor(outbe_3, msg_3) */
+	movdqu %xmm14, 48(%rdx) /* store ct_3 */
+	movdqa %xmm9, %xmm0 /* g1x3.2 */
+	punpckldq %xmm4, %xmm0 /* tro0_4 = unpacklo(g1x3, g1x1) */
+	punpckhdq %xmm4, %xmm9 /* tro0_5 = unpackhi(g1x3, g1x1) */
 	movdqa %xmm11, %xmm1 /* g1x2.2 */
 	punpckldq %xmm12, %xmm1 /* tro0_6 = unpacklo(g1x2, g1x0) */
 	punpckhdq %xmm12, %xmm11 /* tro0_7 = unpackhi(g1x2, g1x0) */
 	movdqa %xmm0, %xmm2 /* tro0_4 */
 	punpckldq %xmm1, %xmm2 /* tro1_4 = unpacklo(tro0_4, tro0_6) */
 	punpckhdq %xmm1, %xmm0 /* tro1_5 = unpackhi(tro0_4, tro0_6) */
-	movdqa %xmm15, %xmm1 /* tro0_5 */
+	movdqa %xmm9, %xmm1 /* tro0_5 */
 	punpckldq %xmm11, %xmm1 /* tro1_6 = unpacklo(tro0_5, tro0_7) */
-	punpckhdq %xmm11, %xmm15 /* tro1_7 = unpackhi(tro0_5, tro0_7) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_7_bswap32(%rip), %xmm2 /* outbe_4 = lookup16(tro1_4, bswap32) */
+	punpckhdq %xmm11, %xmm9 /* tro1_7 = unpackhi(tro0_5, tro0_7) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_7_ctr_order(%rip), %xmm2 /* outbe_4 = lookup16(tro1_4, ctr_order) */
 	movdqu 64(%rcx), %xmm3 /* msg_4 = load() */
 	pxor %xmm3, %xmm2 /* ct_4 = xor(outbe_4, msg_4) */
 	movdqu %xmm2, 64(%rdx) /* store ct_4 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_7_bswap32(%rip), %xmm0 /* outbe_5 = lookup16(tro1_5, bswap32) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_7_ctr_order(%rip), %xmm0 /* outbe_5 = lookup16(tro1_5, ctr_order) */
 	movdqu 80(%rcx), %xmm2 /* msg_5 = load() */
 	pxor %xmm2, %xmm0 /* ct_5 = xor(outbe_5, msg_5) */
 	movdqu %xmm0, 80(%rdx) /* store ct_5 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_7_bswap32(%rip), %xmm1 /* outbe_6 = lookup16(tro1_6, bswap32) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_7_ctr_order(%rip), %xmm1 /* outbe_6 = lookup16(tro1_6, ctr_order) */
 	movdqu 96(%rcx), %xmm0 /* msg_6 = load() */
 	pxor %xmm0, %xmm1 /* ct_6 = xor(outbe_6, msg_6) */
 	movdqu %xmm1, 96(%rdx) /* store ct_6 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_7_bswap32(%rip), %xmm15 /* outbe_7 = lookup16(tro1_7, bswap32) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_7_ctr_order(%rip), %xmm9 /* outbe_7 = lookup16(tro1_7, ctr_order) */
 	movdqu 112(%rcx), %xmm0 /* msg_7 = load() */
-	pxor %xmm0, %xmm15 /* ct_7 = xor(outbe_7, msg_7) */
-	movdqu %xmm15, 112(%rdx) /* store ct_7 */
-	movdqa %xmm10, %xmm0 /* g2x3.2 */
-	punpckldq %xmm4, %xmm0 /* tro0_8 = unpacklo(g2x3, g2x1) */
-	punpckhdq %xmm4, %xmm10 /* tro0_9 = unpackhi(g2x3, g2x1) */
+	pxor %xmm0, %xmm9 /* ct_7 = xor(outbe_7, msg_7) */
+	movdqu %xmm9, 112(%rdx) /* store ct_7 */
+	movdqa %xmm13, %xmm0 /* g2x3.2 */
+	punpckldq %xmm5, %xmm0 /* tro0_8 = unpacklo(g2x3, g2x1) */
+	punpckhdq %xmm5, %xmm13 /* tro0_9 = unpackhi(g2x3, g2x1) */
 	movdqa %xmm6, %xmm1 /* g2x2.2 */
 	punpckldq 16(%rsp), %xmm1 /* tro0_10 = unpacklo(g2x2, g2x0) */
 	punpckhdq 16(%rsp), %xmm6 /* tro0_11 = unpackhi(g2x2, g2x0) */
 	movdqa %xmm0, %xmm2 /* tro0_8 */
 	punpckldq %xmm1, %xmm2 /* tro1_8 = unpacklo(tro0_8, tro0_10) */
 	punpckhdq %xmm1, %xmm0 /* tro1_9 = unpackhi(tro0_8, tro0_10) */
-	movdqa %xmm10, %xmm1 /* tro0_9 */
+	movdqa %xmm13, %xmm1 /* tro0_9 */
 	punpckldq %xmm6, %xmm1 /* tro1_10 = unpacklo(tro0_9, tro0_11) */
-	punpckhdq %xmm6, %xmm10 /* tro1_11 = unpackhi(tro0_9, tro0_11) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_7_bswap32(%rip), %xmm2 /* outbe_8 = lookup16(tro1_8, bswap32) */
+	punpckhdq %xmm6, %xmm13 /* tro1_11 = unpackhi(tro0_9, tro0_11) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_7_ctr_order(%rip), %xmm2 /* outbe_8 = lookup16(tro1_8, ctr_order) */
 	movdqu 128(%rcx), %xmm3 /* msg_8 = load() */
 	pxor %xmm3, %xmm2 /* ct_8 = xor(outbe_8, msg_8) */
 	movdqu %xmm2, 128(%rdx) /* store ct_8 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_7_bswap32(%rip), %xmm0 /* outbe_9 = lookup16(tro1_9, bswap32) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_7_ctr_order(%rip), %xmm0 /* outbe_9 = lookup16(tro1_9, ctr_order) */
 	movdqu 144(%rcx), %xmm2 /* msg_9 = load() */
 	pxor %xmm2, %xmm0 /* ct_9 = xor(outbe_9, msg_9) */
 	movdqu %xmm0, 144(%rdx) /* store ct_9 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_7_bswap32(%rip), %xmm1 /* outbe_10 = lookup16(tro1_10, bswap32) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_7_ctr_order(%rip), %xmm1 /* outbe_10 = lookup16(tro1_10, ctr_order) */
 	movdqu 160(%rcx), %xmm0 /* msg_10 = load() */
 	pxor %xmm0, %xmm1 /* ct_10 = xor(outbe_10, msg_10) */
 	movdqu %xmm1, 160(%rdx) /* store ct_10 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_7_bswap32(%rip), %xmm10 /* outbe_11 = lookup16(tro1_11, bswap32) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_7_ctr_order(%rip), %xmm13 /* outbe_11 = lookup16(tro1_11, ctr_order) */
 	movdqu 176(%rcx), %xmm0 /* msg_11 = load() */
-	pxor %xmm0, %xmm10 /* ct_11 = xor(outbe_11, msg_11) */
-	movdqu %xmm10, 176(%rdx) /* store ct_11 */
-	movdqa 80(%rsp), %xmm0 /* reload g3x3.2 */
+	pxor %xmm0, %xmm13 /* ct_11 = xor(outbe_11, msg_11) */
+	movdqu %xmm13, 176(%rdx) /* store ct_11 */
+	movdqa 0(%rsp), %xmm0 /* reload g3x3.2 */
 	movdqa %xmm0, %xmm1 /* g3x3.2 */
-	punpckldq 48(%rsp), %xmm1 /* tro0_12 = unpacklo(g3x3, g3x1) */
-	punpckhdq 48(%rsp), %xmm0 /* tro0_13 = unpackhi(g3x3, g3x1) */
-	movdqa 32(%rsp), %xmm2 /* reload g3x2.2 */
+	punpckldq 32(%rsp), %xmm1 /* tro0_12 = unpacklo(g3x3, g3x1) */
+	punpckhdq 32(%rsp), %xmm0 /* tro0_13 = unpackhi(g3x3, g3x1) */
+	movdqa 64(%rsp), %xmm2 /* reload g3x2.2 */
 	movdqa %xmm2, %xmm3 /* g3x2.2 */
-	punpckldq 0(%rsp), %xmm3 /* tro0_14 = unpacklo(g3x2, g3x0) */
-	punpckhdq 0(%rsp), %xmm2 /* tro0_15 = unpackhi(g3x2, g3x0) */
+	punpckldq 48(%rsp), %xmm3 /* tro0_14 = unpacklo(g3x2, g3x0) */
+	punpckhdq 48(%rsp), %xmm2 /* tro0_15 = unpackhi(g3x2, g3x0) */
 	movdqa %xmm1, %xmm4 /* tro0_12 */
 	punpckldq %xmm3, %xmm4 /* tro1_12 = unpacklo(tro0_12, tro0_14) */
 	punpckhdq %xmm3, %xmm1 /* tro1_13 = unpackhi(tro0_12, tro0_14) */
 	movdqa %xmm0, %xmm3 /* tro0_13 */
 	punpckldq %xmm2, %xmm3 /* tro1_14 = unpacklo(tro0_13, tro0_15) */
 	punpckhdq %xmm2, %xmm0 /* tro1_15 = unpackhi(tro0_13, tro0_15) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_7_bswap32(%rip), %xmm4 /* outbe_12 = lookup16(tro1_12, bswap32) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_7_ctr_order(%rip), %xmm4 /* outbe_12 = lookup16(tro1_12, ctr_order) */
 	movdqu 192(%rcx), %xmm2 /* msg_12 = load() */
 	pxor %xmm2, %xmm4 /* ct_12 = xor(outbe_12, msg_12) */
 	movdqu %xmm4, 192(%rdx) /* store ct_12 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_7_bswap32(%rip), %xmm1 /* outbe_13 = lookup16(tro1_13, bswap32) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_7_ctr_order(%rip), %xmm1 /* outbe_13 = lookup16(tro1_13, ctr_order) */
 	movdqu 208(%rcx), %xmm2 /* msg_13 = load() */
 	pxor %xmm2, %xmm1 /* ct_13 = xor(outbe_13, msg_13) */
 	movdqu %xmm1, 208(%rdx) /* store ct_13 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_7_bswap32(%rip), %xmm3 /* outbe_14 = lookup16(tro1_14, bswap32) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_7_ctr_order(%rip), %xmm3 /* outbe_14 = lookup16(tro1_14, ctr_order) */
 	movdqu 224(%rcx), %xmm1 /* msg_14 = load() */
 	pxor %xmm1, %xmm3 /* ct_14 = xor(outbe_14, msg_14) */
 	movdqu %xmm3, 224(%rdx) /* store ct_14 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_7_bswap32(%rip), %xmm0 /* outbe_15 = lookup16(tro1_15, bswap32) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_7_ctr_order(%rip), %xmm0 /* outbe_15 = lookup16(tro1_15, ctr_order) */
 	movdqu 240(%rcx), %xmm1 /* msg_15 = load() */
 	pxor %xmm1, %xmm0 /* ct_15 = xor(outbe_15, msg_15) */
 	movdqu %xmm0, 240(%rdx) /* store ct_15 */
@@ -5337,12 +5287,11 @@ SYM_FUNC_START(sm4_wordslice_ssse3_aesni_batch_gcm)
 	and $-64, %rsp
 	sub $832, %rsp
 	movdqu 64(%rsi), %xmm0 /* y_1 = bcast128() */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_reverse16(%rip), %xmm0 /* phi_y = lookup16(y_1, reverse16) */
 
 	/* 16 blocks, 1 per register: block i times T_(n - i), products unreduced. */
 	movdqu (%r9), %xmm1 /* x = load() */
 	pshufb .Lsm4_wordslice_ssse3_aesni_9_reverse16(%rip), %xmm1 /* z = lookup16(x, reverse16) */
-	pxor %xmm0, %xmm1 /* z1_y = xor(z, phi_y) */
+	pxor %xmm0, %xmm1 /* z1_y = xor(z, y_1) */
 	movdqu (%r8), %xmm0 /* h = load() */
 	movdqa %xmm1, %xmm2 /* z1_y */
 	pclmulqdq $0x0, %xmm0, %xmm2 /* lo = clmul(z1_y, h) */
@@ -5551,7 +5500,7 @@ SYM_FUNC_START(sm4_wordslice_ssse3_aesni_batch_gcm)
 	pclmulqdq $0x1, %xmm13, %xmm3 /* mid_31 = clmul(z_15, h_15) */
 	pclmulqdq $0x11, %xmm13, %xmm9 /* hi_15 = clmul(z_15, h_15) */
 
-	/* The sums, then S's halves, their blocks added, and one reduction. */
+	/* The sums and one reduction. */
 	pxor %xmm6, %xmm2 /* lo_sum_acc = xor(lo, lo_1) */
 	pxor %xmm14, %xmm10 /* lo_sum_acc_1 = xor(lo_2, lo_3) */
 	pxor %xmm1, %xmm0 /* lo_sum_acc_2 = xor(lo_4, lo_5) */
@@ -5639,20 +5588,16 @@ SYM_FUNC_START(sm4_wordslice_ssse3_aesni_batch_gcm)
 	pxor %xmm3, %xmm1 /* hi_sum_acc_12 = xor(hi_sum_acc_8, hi_sum_acc_9) */
 	pxor %xmm7, %xmm5 /* hi_sum_acc_13 = xor(hi_sum_acc_10, hi_sum_acc_11) */
 	pxor %xmm5, %xmm1 /* hi_sum_acc_14 = xor(hi_sum_acc_12, hi_sum_acc_13) */
-	movdqa %xmm0, %xmm2 /* mid_sum_acc_30 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_half_up(%rip), %xmm2 /* mid_lo = lookup16(mid_sum_acc_30, half_up) */
-	pxor 608(%rsp), %xmm2 /* s_lo = xor(mid_lo, lo_sum_acc_14) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_half_down(%rip), %xmm0 /* mid_hi = lookup16(mid_sum_acc_30, half_down) */
-	pxor %xmm0, %xmm1 /* s_hi = xor(hi_sum_acc_14, mid_hi) */
-	movdqa %xmm2, %xmm0 /* s_lo */
-	pclmulqdq $0x0, .Lsm4_wordslice_ssse3_aesni_9_fold(%rip), %xmm0 /* fold_lo = clmul(s_lo, fold) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_swap_halves(%rip), %xmm0 /* fold_lo_sw = lookup16(fold_lo, swap_halves) */
-	pxor %xmm0, %xmm2 /* v = xor(s_lo, fold_lo_sw) */
-	movdqa %xmm2, %xmm0 /* v */
-	pclmulqdq $0x11, .Lsm4_wordslice_ssse3_aesni_9_fold(%rip), %xmm0 /* fold_hi = clmul(v, fold) */
-	pxor %xmm1, %xmm2 /* v_hi = xor(v, s_hi) */
-	pxor %xmm0, %xmm2 /* reduced = xor(v_hi, fold_hi) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_reverse16(%rip), %xmm2 /* y_next = lookup16(reduced, reverse16) */
+	movdqa 608(%rsp), %xmm2 /* reload lo_sum_acc_14 */
+	movdqa %xmm2, %xmm3 /* lo_sum_acc_14 */
+	pclmulqdq $0x0, .Lsm4_wordslice_ssse3_aesni_9_fold(%rip), %xmm3 /* fold_lo = clmul(lo_sum_acc_14, fold) */
+	pxor %xmm0, %xmm3 /* fold_mid = xor(fold_lo, mid_sum_acc_30) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_swap_halves(%rip), %xmm3 /* fold_mid_sw = lookup16(fold_mid, swap_halves) */
+	pxor %xmm3, %xmm2 /* w = xor(lo_sum_acc_14, fold_mid_sw) */
+	movdqa %xmm2, %xmm0 /* w */
+	pclmulqdq $0x11, .Lsm4_wordslice_ssse3_aesni_9_fold(%rip), %xmm0 /* fold_hi = clmul(w, fold) */
+	pxor %xmm1, %xmm2 /* w_hi = xor(w, hi_sum_acc_14) */
+	pxor %xmm0, %xmm2 /* reduced = xor(w_hi, fold_hi) */
 	movdqu (%rsi), %xmm0 /* ctr_low = bcast128() */
 	movdqa %xmm0, %xmm1 /* ctr_low */
 	psrlw $8, %xmm1 /* ctr_last = shr(ctr_low) */
@@ -5661,314 +5606,268 @@ SYM_FUNC_START(sm4_wordslice_ssse3_aesni_batch_gcm)
 	movd %eax, %xmm3
 	pshufd $0, %xmm3, %xmm3 /* ctr_first = bcast8() */
 	pand .Lsm4_wordslice_ssse3_aesni_9_byte_14(%rip), %xmm3 /* ctr_j0 = and(ctr_first, byte_14) */
+	paddw %xmm3, %xmm1 /* ctr_base = add(ctr_last, ctr_j0) */
 	pand .Lsm4_wordslice_ssse3_aesni_9_all_but_last(%rip), %xmm0 /* ctr_v_open = and(ctr_low, all_but_last) */
-	movdqu 16(%rsi), %xmm4 /* ctr_w = bcast128() */
-	pand .Lsm4_wordslice_ssse3_aesni_9_all_but_last(%rip), %xmm4 /* ctr_w_open = and(ctr_w, all_but_last) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_ctr_order(%rip), %xmm0 /* ctr_v_ordered = lookup16(ctr_v_open, ctr_order) */
+	movdqu 16(%rsi), %xmm3 /* ctr_w = bcast128() */
+	pand .Lsm4_wordslice_ssse3_aesni_9_all_but_last(%rip), %xmm3 /* ctr_w_open = and(ctr_w, all_but_last) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_ctr_order(%rip), %xmm3 /* ctr_w_ordered = lookup16(ctr_w_open, ctr_order) */
 
 	/* Load 16 blocks (4 groups), big-endian words to native, transpose 4x4 words. */
-	movdqa %xmm3, %xmm5 /* ctr_j0 */
-	paddb .Lsm4_wordslice_ssse3_aesni_9_block_k(%rip), %xmm5 /* ctr_j = add(ctr_j0, block_k) */
-	movdqa %xmm1, %xmm6 /* ctr_last */
-	paddw %xmm5, %xmm6 /* ctr_sum = add(ctr_last, ctr_j) */
-	movdqa %xmm6, %xmm5 /* ctr_sum */
+	movdqa %xmm1, %xmm4 /* ctr_base */
+	paddw .Lsm4_wordslice_ssse3_aesni_9_block_k(%rip), %xmm4 /* ctr_sum = add(ctr_base, block_k) */
+	movdqa %xmm4, %xmm5 /* ctr_sum */
 	pshufb .Lsm4_wordslice_ssse3_aesni_9_carry_everywhere(%rip), %xmm5 /* ctr_carry = lookup16(ctr_sum, carry_everywhere) */
-	movdqa .Lsm4_wordslice_ssse3_aesni_9_carry_mask_table(%rip), %xmm7 /* carry_mask_table = const() */
-	movdqa %xmm7, %xmm8 /* carry_mask_table */
-	pshufb %xmm5, %xmm8 /* ctr_mask = lookup16(carry_mask_table, ctr_carry) */
-	movdqa %xmm4, %xmm5 /* ctr_w_open */
-	pand %xmm8, %xmm5 /* ctr_pair_b = and(ctr_w_open, ctr_mask) */
-	pandn %xmm0, %xmm8 /* ctr_pair_a = andnot(ctr_mask, ctr_v_open) */
-	por %xmm8, %xmm5 /* ctr_pair = or(ctr_pair_b, ctr_pair_a) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_new_last_byte(%rip), %xmm6 /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
-	por %xmm6, %xmm5 /* row = or(ctr_pair, ctr_last_byte) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_bswap32(%rip), %xmm5 /* rowle = lookup16(row, bswap32) */
-	movdqa %xmm3, %xmm6 /* ctr_j0 */
-	paddb .Lsm4_wordslice_ssse3_aesni_9_block_k_1(%rip), %xmm6 /* ctr_j_1 = add(ctr_j0, block_k_1) */
-	movdqa %xmm1, %xmm8 /* ctr_last */
-	paddw %xmm6, %xmm8 /* ctr_sum_1 = add(ctr_last, ctr_j_1) */
-	movdqa %xmm8, %xmm6 /* ctr_sum_1 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_carry_everywhere(%rip), %xmm6 /* ctr_carry_1 = lookup16(ctr_sum_1, carry_everywhere) */
-	movdqa %xmm7, %xmm9 /* carry_mask_table */
-	pshufb %xmm6, %xmm9 /* ctr_mask_1 = lookup16(carry_mask_table, ctr_carry_1) */
-	movdqa %xmm4, %xmm6 /* ctr_w_open */
-	pand %xmm9, %xmm6 /* ctr_pair_1_b = and(ctr_w_open, ctr_mask_1) */
-	pandn %xmm0, %xmm9 /* ctr_pair_1_a = andnot(ctr_mask_1, ctr_v_open) */
-	por %xmm9, %xmm6 /* ctr_pair_1 = or(ctr_pair_1_b, ctr_pair_1_a) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_new_last_byte(%rip), %xmm8 /* ctr_last_byte_1 = lookup16(ctr_sum_1, new_last_byte) */
-	por %xmm8, %xmm6 /* row_1 = or(ctr_pair_1, ctr_last_byte_1) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_bswap32(%rip), %xmm6 /* rowle_1 = lookup16(row_1, bswap32) */
-	movdqa %xmm3, %xmm8 /* ctr_j0 */
-	paddb .Lsm4_wordslice_ssse3_aesni_9_block_k_2(%rip), %xmm8 /* ctr_j_2 = add(ctr_j0, block_k_2) */
-	movdqa %xmm1, %xmm9 /* ctr_last */
-	paddw %xmm8, %xmm9 /* ctr_sum_2 = add(ctr_last, ctr_j_2) */
-	movdqa %xmm9, %xmm8 /* ctr_sum_2 */
+	movdqa .Lsm4_wordslice_ssse3_aesni_9_carry_mask_table(%rip), %xmm6 /* carry_mask_table = const() */
+	movdqa %xmm6, %xmm7 /* carry_mask_table */
+	pshufb %xmm5, %xmm7 /* ctr_mask = lookup16(carry_mask_table, ctr_carry) */
+	movdqa %xmm3, %xmm5 /* ctr_w_ordered */
+	pand %xmm7, %xmm5 /* ctr_pair_b = and(ctr_w_ordered, ctr_mask) */
+	pandn %xmm0, %xmm7 /* ctr_pair_a = andnot(ctr_mask, ctr_v_ordered) */
+	por %xmm7, %xmm5 /* ctr_pair = or(ctr_pair_b, ctr_pair_a) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_new_last_byte(%rip), %xmm4 /* ctr_last_byte = lookup16(ctr_sum, new_last_byte) */
+	por %xmm4, %xmm5 /* rowle = or(ctr_pair, ctr_last_byte) */
+	movdqa %xmm1, %xmm4 /* ctr_base */
+	paddw .Lsm4_wordslice_ssse3_aesni_9_block_k_1(%rip), %xmm4 /* ctr_sum_1 = add(ctr_base, block_k_1) */
+	movdqa %xmm4, %xmm7 /* ctr_sum_1 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_carry_everywhere(%rip), %xmm7 /* ctr_carry_1 = lookup16(ctr_sum_1, carry_everywhere) */
+	movdqa %xmm6, %xmm8 /* carry_mask_table */
+	pshufb %xmm7, %xmm8 /* ctr_mask_1 = lookup16(carry_mask_table, ctr_carry_1) */
+	movdqa %xmm3, %xmm7 /* ctr_w_ordered */
+	pand %xmm8, %xmm7 /* ctr_pair_1_b = and(ctr_w_ordered, ctr_mask_1) */
+	pandn %xmm0, %xmm8 /* ctr_pair_1_a = andnot(ctr_mask_1, ctr_v_ordered) */
+	por %xmm8, %xmm7 /* ctr_pair_1 = or(ctr_pair_1_b, ctr_pair_1_a) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_new_last_byte(%rip), %xmm4 /* ctr_last_byte_1 = lookup16(ctr_sum_1, new_last_byte) */
+	por %xmm4, %xmm7 /* rowle_1 = or(ctr_pair_1, ctr_last_byte_1) */
+	movdqa %xmm1, %xmm4 /* ctr_base */
+	paddw .Lsm4_wordslice_ssse3_aesni_9_block_k_2(%rip), %xmm4 /* ctr_sum_2 = add(ctr_base, block_k_2) */
+	movdqa %xmm4, %xmm8 /* ctr_sum_2 */
 	pshufb .Lsm4_wordslice_ssse3_aesni_9_carry_everywhere(%rip), %xmm8 /* ctr_carry_2 = lookup16(ctr_sum_2, carry_everywhere) */
-	movdqa %xmm7, %xmm10 /* carry_mask_table */
-	pshufb %xmm8, %xmm10 /* ctr_mask_2 = lookup16(carry_mask_table, ctr_carry_2) */
-	movdqa %xmm4, %xmm8 /* ctr_w_open */
-	pand %xmm10, %xmm8 /* ctr_pair_2_b = and(ctr_w_open, ctr_mask_2) */
-	pandn %xmm0, %xmm10 /* ctr_pair_2_a = andnot(ctr_mask_2, ctr_v_open) */
-	por %xmm10, %xmm8 /* ctr_pair_2 = or(ctr_pair_2_b, ctr_pair_2_a) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_new_last_byte(%rip), %xmm9 /* ctr_last_byte_2 = lookup16(ctr_sum_2, new_last_byte) */
-	por %xmm9, %xmm8 /* row_2 = or(ctr_pair_2, ctr_last_byte_2) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_bswap32(%rip), %xmm8 /* rowle_2 = lookup16(row_2, bswap32) */
-	movdqa %xmm3, %xmm9 /* ctr_j0 */
-	paddb .Lsm4_wordslice_ssse3_aesni_9_block_k_3(%rip), %xmm9 /* ctr_j_3 = add(ctr_j0, block_k_3) */
-	movdqa %xmm1, %xmm10 /* ctr_last */
-	paddw %xmm9, %xmm10 /* ctr_sum_3 = add(ctr_last, ctr_j_3) */
-	movdqa %xmm10, %xmm9 /* ctr_sum_3 */
+	movdqa %xmm6, %xmm9 /* carry_mask_table */
+	pshufb %xmm8, %xmm9 /* ctr_mask_2 = lookup16(carry_mask_table, ctr_carry_2) */
+	movdqa %xmm3, %xmm8 /* ctr_w_ordered */
+	pand %xmm9, %xmm8 /* ctr_pair_2_b = and(ctr_w_ordered, ctr_mask_2) */
+	pandn %xmm0, %xmm9 /* ctr_pair_2_a = andnot(ctr_mask_2, ctr_v_ordered) */
+	por %xmm9, %xmm8 /* ctr_pair_2 = or(ctr_pair_2_b, ctr_pair_2_a) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_new_last_byte(%rip), %xmm4 /* ctr_last_byte_2 = lookup16(ctr_sum_2, new_last_byte) */
+	por %xmm4, %xmm8 /* rowle_2 = or(ctr_pair_2, ctr_last_byte_2) */
+	movdqa %xmm1, %xmm4 /* ctr_base */
+	paddw .Lsm4_wordslice_ssse3_aesni_9_block_k_3(%rip), %xmm4 /* ctr_sum_3 = add(ctr_base, block_k_3) */
+	movdqa %xmm4, %xmm9 /* ctr_sum_3 */
 	pshufb .Lsm4_wordslice_ssse3_aesni_9_carry_everywhere(%rip), %xmm9 /* ctr_carry_3 = lookup16(ctr_sum_3, carry_everywhere) */
-	movdqa %xmm7, %xmm11 /* carry_mask_table */
-	pshufb %xmm9, %xmm11 /* ctr_mask_3 = lookup16(carry_mask_table, ctr_carry_3) */
-	movdqa %xmm4, %xmm9 /* ctr_w_open */
-	pand %xmm11, %xmm9 /* ctr_pair_3_b = and(ctr_w_open, ctr_mask_3) */
-	pandn %xmm0, %xmm11 /* ctr_pair_3_a = andnot(ctr_mask_3, ctr_v_open) */
-	por %xmm11, %xmm9 /* ctr_pair_3 = or(ctr_pair_3_b, ctr_pair_3_a) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_new_last_byte(%rip), %xmm10 /* ctr_last_byte_3 = lookup16(ctr_sum_3, new_last_byte) */
-	por %xmm10, %xmm9 /* row_3 = or(ctr_pair_3, ctr_last_byte_3) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_bswap32(%rip), %xmm9 /* rowle_3 = lookup16(row_3, bswap32) */
-	movdqa %xmm5, %xmm10 /* rowle */
-	punpckldq %xmm8, %xmm10 /* tr0 = unpacklo(rowle, rowle_2) */
+	movdqa %xmm6, %xmm10 /* carry_mask_table */
+	pshufb %xmm9, %xmm10 /* ctr_mask_3 = lookup16(carry_mask_table, ctr_carry_3) */
+	movdqa %xmm3, %xmm9 /* ctr_w_ordered */
+	pand %xmm10, %xmm9 /* ctr_pair_3_b = and(ctr_w_ordered, ctr_mask_3) */
+	pandn %xmm0, %xmm10 /* ctr_pair_3_a = andnot(ctr_mask_3, ctr_v_ordered) */
+	por %xmm10, %xmm9 /* ctr_pair_3 = or(ctr_pair_3_b, ctr_pair_3_a) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_new_last_byte(%rip), %xmm4 /* ctr_last_byte_3 = lookup16(ctr_sum_3, new_last_byte) */
+	por %xmm4, %xmm9 /* rowle_3 = or(ctr_pair_3, ctr_last_byte_3) */
+	movdqa %xmm5, %xmm4 /* rowle */
+	punpckldq %xmm8, %xmm4 /* tr0 = unpacklo(rowle, rowle_2) */
 	punpckhdq %xmm8, %xmm5 /* tr0_1 = unpackhi(rowle, rowle_2) */
-	movdqa %xmm6, %xmm8 /* rowle_1 */
+	movdqa %xmm7, %xmm8 /* rowle_1 */
 	punpckldq %xmm9, %xmm8 /* tr0_2 = unpacklo(rowle_1, rowle_3) */
-	punpckhdq %xmm9, %xmm6 /* tr0_3 = unpackhi(rowle_1, rowle_3) */
-	movdqa %xmm10, %xmm9 /* tr0 */
+	punpckhdq %xmm9, %xmm7 /* tr0_3 = unpackhi(rowle_1, rowle_3) */
+	movdqa %xmm4, %xmm9 /* tr0 */
 	punpckldq %xmm8, %xmm9 /* tr1 = unpacklo(tr0, tr0_2) */
-	punpckhdq %xmm8, %xmm10 /* tr1_1 = unpackhi(tr0, tr0_2) */
+	punpckhdq %xmm8, %xmm4 /* tr1_1 = unpackhi(tr0, tr0_2) */
 	movdqa %xmm5, %xmm8 /* tr0_1 */
-	punpckldq %xmm6, %xmm8 /* tr1_2 = unpacklo(tr0_1, tr0_3) */
-	punpckhdq %xmm6, %xmm5 /* tr1_3 = unpackhi(tr0_1, tr0_3) */
-	movdqa %xmm3, %xmm6 /* ctr_j0 */
-	paddb .Lsm4_wordslice_ssse3_aesni_9_block_k_4(%rip), %xmm6 /* ctr_j_4 = add(ctr_j0, block_k_4) */
-	movdqa %xmm1, %xmm11 /* ctr_last */
-	paddw %xmm6, %xmm11 /* ctr_sum_4 = add(ctr_last, ctr_j_4) */
-	movdqa %xmm11, %xmm6 /* ctr_sum_4 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_carry_everywhere(%rip), %xmm6 /* ctr_carry_4 = lookup16(ctr_sum_4, carry_everywhere) */
-	movdqa %xmm7, %xmm12 /* carry_mask_table */
-	pshufb %xmm6, %xmm12 /* ctr_mask_4 = lookup16(carry_mask_table, ctr_carry_4) */
-	movdqa %xmm4, %xmm6 /* ctr_w_open */
-	pand %xmm12, %xmm6 /* ctr_pair_4_b = and(ctr_w_open, ctr_mask_4) */
-	pandn %xmm0, %xmm12 /* ctr_pair_4_a = andnot(ctr_mask_4, ctr_v_open) */
-	por %xmm12, %xmm6 /* ctr_pair_4 = or(ctr_pair_4_b, ctr_pair_4_a) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_new_last_byte(%rip), %xmm11 /* ctr_last_byte_4 = lookup16(ctr_sum_4, new_last_byte) */
-	por %xmm11, %xmm6 /* row_4 = or(ctr_pair_4, ctr_last_byte_4) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_bswap32(%rip), %xmm6 /* rowle_4 = lookup16(row_4, bswap32) */
-	movdqa %xmm3, %xmm11 /* ctr_j0 */
-	paddb .Lsm4_wordslice_ssse3_aesni_9_block_k_5(%rip), %xmm11 /* ctr_j_5 = add(ctr_j0, block_k_5) */
-	movdqa %xmm1, %xmm12 /* ctr_last */
-	paddw %xmm11, %xmm12 /* ctr_sum_5 = add(ctr_last, ctr_j_5) */
-	movdqa %xmm12, %xmm11 /* ctr_sum_5 */
+	punpckldq %xmm7, %xmm8 /* tr1_2 = unpacklo(tr0_1, tr0_3) */
+	punpckhdq %xmm7, %xmm5 /* tr1_3 = unpackhi(tr0_1, tr0_3) */
+	movdqa %xmm1, %xmm7 /* ctr_base */
+	paddw .Lsm4_wordslice_ssse3_aesni_9_block_k_4(%rip), %xmm7 /* ctr_sum_4 = add(ctr_base, block_k_4) */
+	movdqa %xmm7, %xmm10 /* ctr_sum_4 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_carry_everywhere(%rip), %xmm10 /* ctr_carry_4 = lookup16(ctr_sum_4, carry_everywhere) */
+	movdqa %xmm6, %xmm11 /* carry_mask_table */
+	pshufb %xmm10, %xmm11 /* ctr_mask_4 = lookup16(carry_mask_table, ctr_carry_4) */
+	movdqa %xmm3, %xmm10 /* ctr_w_ordered */
+	pand %xmm11, %xmm10 /* ctr_pair_4_b = and(ctr_w_ordered, ctr_mask_4) */
+	pandn %xmm0, %xmm11 /* ctr_pair_4_a = andnot(ctr_mask_4, ctr_v_ordered) */
+	por %xmm11, %xmm10 /* ctr_pair_4 = or(ctr_pair_4_b, ctr_pair_4_a) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_new_last_byte(%rip), %xmm7 /* ctr_last_byte_4 = lookup16(ctr_sum_4, new_last_byte) */
+	por %xmm7, %xmm10 /* rowle_4 = or(ctr_pair_4, ctr_last_byte_4) */
+	movdqa %xmm1, %xmm7 /* ctr_base */
+	paddw .Lsm4_wordslice_ssse3_aesni_9_block_k_5(%rip), %xmm7 /* ctr_sum_5 = add(ctr_base, block_k_5) */
+	movdqa %xmm7, %xmm11 /* ctr_sum_5 */
 	pshufb .Lsm4_wordslice_ssse3_aesni_9_carry_everywhere(%rip), %xmm11 /* ctr_carry_5 = lookup16(ctr_sum_5, carry_everywhere) */
-	movdqa %xmm7, %xmm13 /* carry_mask_table */
-	pshufb %xmm11, %xmm13 /* ctr_mask_5 = lookup16(carry_mask_table, ctr_carry_5) */
-	movdqa %xmm4, %xmm11 /* ctr_w_open */
-	pand %xmm13, %xmm11 /* ctr_pair_5_b = and(ctr_w_open, ctr_mask_5) */
-	pandn %xmm0, %xmm13 /* ctr_pair_5_a = andnot(ctr_mask_5, ctr_v_open) */
-	por %xmm13, %xmm11 /* ctr_pair_5 = or(ctr_pair_5_b, ctr_pair_5_a) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_new_last_byte(%rip), %xmm12 /* ctr_last_byte_5 = lookup16(ctr_sum_5, new_last_byte) */
-	por %xmm12, %xmm11 /* row_5 = or(ctr_pair_5, ctr_last_byte_5) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_bswap32(%rip), %xmm11 /* rowle_5 = lookup16(row_5, bswap32) */
-	movdqa %xmm3, %xmm12 /* ctr_j0 */
-	paddb .Lsm4_wordslice_ssse3_aesni_9_block_k_6(%rip), %xmm12 /* ctr_j_6 = add(ctr_j0, block_k_6) */
-	movdqa %xmm1, %xmm13 /* ctr_last */
-	paddw %xmm12, %xmm13 /* ctr_sum_6 = add(ctr_last, ctr_j_6) */
-	movdqa %xmm13, %xmm12 /* ctr_sum_6 */
+	movdqa %xmm6, %xmm12 /* carry_mask_table */
+	pshufb %xmm11, %xmm12 /* ctr_mask_5 = lookup16(carry_mask_table, ctr_carry_5) */
+	movdqa %xmm3, %xmm11 /* ctr_w_ordered */
+	pand %xmm12, %xmm11 /* ctr_pair_5_b = and(ctr_w_ordered, ctr_mask_5) */
+	pandn %xmm0, %xmm12 /* ctr_pair_5_a = andnot(ctr_mask_5, ctr_v_ordered) */
+	por %xmm12, %xmm11 /* ctr_pair_5 = or(ctr_pair_5_b, ctr_pair_5_a) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_new_last_byte(%rip), %xmm7 /* ctr_last_byte_5 = lookup16(ctr_sum_5, new_last_byte) */
+	por %xmm7, %xmm11 /* rowle_5 = or(ctr_pair_5, ctr_last_byte_5) */
+	movdqa %xmm1, %xmm7 /* ctr_base */
+	paddw .Lsm4_wordslice_ssse3_aesni_9_block_k_6(%rip), %xmm7 /* ctr_sum_6 = add(ctr_base, block_k_6) */
+	movdqa %xmm7, %xmm12 /* ctr_sum_6 */
 	pshufb .Lsm4_wordslice_ssse3_aesni_9_carry_everywhere(%rip), %xmm12 /* ctr_carry_6 = lookup16(ctr_sum_6, carry_everywhere) */
-	movdqa %xmm7, %xmm14 /* carry_mask_table */
-	pshufb %xmm12, %xmm14 /* ctr_mask_6 = lookup16(carry_mask_table, ctr_carry_6) */
-	movdqa %xmm4, %xmm12 /* ctr_w_open */
-	pand %xmm14, %xmm12 /* ctr_pair_6_b = and(ctr_w_open, ctr_mask_6) */
-	pandn %xmm0, %xmm14 /* ctr_pair_6_a = andnot(ctr_mask_6, ctr_v_open) */
-	por %xmm14, %xmm12 /* ctr_pair_6 = or(ctr_pair_6_b, ctr_pair_6_a) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_new_last_byte(%rip), %xmm13 /* ctr_last_byte_6 = lookup16(ctr_sum_6, new_last_byte) */
-	por %xmm13, %xmm12 /* row_6 = or(ctr_pair_6, ctr_last_byte_6) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_bswap32(%rip), %xmm12 /* rowle_6 = lookup16(row_6, bswap32) */
-	movdqa %xmm3, %xmm13 /* ctr_j0 */
-	paddb .Lsm4_wordslice_ssse3_aesni_9_block_k_7(%rip), %xmm13 /* ctr_j_7 = add(ctr_j0, block_k_7) */
-	movdqa %xmm1, %xmm14 /* ctr_last */
-	paddw %xmm13, %xmm14 /* ctr_sum_7 = add(ctr_last, ctr_j_7) */
-	movdqa %xmm14, %xmm13 /* ctr_sum_7 */
+	movdqa %xmm6, %xmm13 /* carry_mask_table */
+	pshufb %xmm12, %xmm13 /* ctr_mask_6 = lookup16(carry_mask_table, ctr_carry_6) */
+	movdqa %xmm3, %xmm12 /* ctr_w_ordered */
+	pand %xmm13, %xmm12 /* ctr_pair_6_b = and(ctr_w_ordered, ctr_mask_6) */
+	pandn %xmm0, %xmm13 /* ctr_pair_6_a = andnot(ctr_mask_6, ctr_v_ordered) */
+	por %xmm13, %xmm12 /* ctr_pair_6 = or(ctr_pair_6_b, ctr_pair_6_a) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_new_last_byte(%rip), %xmm7 /* ctr_last_byte_6 = lookup16(ctr_sum_6, new_last_byte) */
+	por %xmm7, %xmm12 /* rowle_6 = or(ctr_pair_6, ctr_last_byte_6) */
+	movdqa %xmm1, %xmm7 /* ctr_base */
+	paddw .Lsm4_wordslice_ssse3_aesni_9_block_k_7(%rip), %xmm7 /* ctr_sum_7 = add(ctr_base, block_k_7) */
+	movdqa %xmm7, %xmm13 /* ctr_sum_7 */
 	pshufb .Lsm4_wordslice_ssse3_aesni_9_carry_everywhere(%rip), %xmm13 /* ctr_carry_7 = lookup16(ctr_sum_7, carry_everywhere) */
-	movdqa %xmm7, %xmm15 /* carry_mask_table */
-	pshufb %xmm13, %xmm15 /* ctr_mask_7 = lookup16(carry_mask_table, ctr_carry_7) */
-	movdqa %xmm4, %xmm13 /* ctr_w_open */
-	pand %xmm15, %xmm13 /* ctr_pair_7_b = and(ctr_w_open, ctr_mask_7) */
-	pandn %xmm0, %xmm15 /* ctr_pair_7_a = andnot(ctr_mask_7, ctr_v_open) */
-	por %xmm15, %xmm13 /* ctr_pair_7 = or(ctr_pair_7_b, ctr_pair_7_a) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_new_last_byte(%rip), %xmm14 /* ctr_last_byte_7 = lookup16(ctr_sum_7, new_last_byte) */
-	por %xmm14, %xmm13 /* row_7 = or(ctr_pair_7, ctr_last_byte_7) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_bswap32(%rip), %xmm13 /* rowle_7 = lookup16(row_7, bswap32) */
-	movdqa %xmm6, %xmm14 /* rowle_4 */
-	punpckldq %xmm12, %xmm14 /* tr0_4 = unpacklo(rowle_4, rowle_6) */
-	punpckhdq %xmm12, %xmm6 /* tr0_5 = unpackhi(rowle_4, rowle_6) */
+	movdqa %xmm6, %xmm14 /* carry_mask_table */
+	pshufb %xmm13, %xmm14 /* ctr_mask_7 = lookup16(carry_mask_table, ctr_carry_7) */
+	movdqa %xmm3, %xmm13 /* ctr_w_ordered */
+	pand %xmm14, %xmm13 /* ctr_pair_7_b = and(ctr_w_ordered, ctr_mask_7) */
+	pandn %xmm0, %xmm14 /* ctr_pair_7_a = andnot(ctr_mask_7, ctr_v_ordered) */
+	por %xmm14, %xmm13 /* ctr_pair_7 = or(ctr_pair_7_b, ctr_pair_7_a) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_new_last_byte(%rip), %xmm7 /* ctr_last_byte_7 = lookup16(ctr_sum_7, new_last_byte) */
+	por %xmm7, %xmm13 /* rowle_7 = or(ctr_pair_7, ctr_last_byte_7) */
+	movdqa %xmm10, %xmm7 /* rowle_4 */
+	punpckldq %xmm12, %xmm7 /* tr0_4 = unpacklo(rowle_4, rowle_6) */
+	punpckhdq %xmm12, %xmm10 /* tr0_5 = unpackhi(rowle_4, rowle_6) */
 	movdqa %xmm11, %xmm12 /* rowle_5 */
 	punpckldq %xmm13, %xmm12 /* tr0_6 = unpacklo(rowle_5, rowle_7) */
 	punpckhdq %xmm13, %xmm11 /* tr0_7 = unpackhi(rowle_5, rowle_7) */
-	movdqa %xmm14, %xmm13 /* tr0_4 */
+	movdqa %xmm7, %xmm13 /* tr0_4 */
 	punpckldq %xmm12, %xmm13 /* tr1_4 = unpacklo(tr0_4, tr0_6) */
-	punpckhdq %xmm12, %xmm14 /* tr1_5 = unpackhi(tr0_4, tr0_6) */
-	movdqa %xmm6, %xmm12 /* tr0_5 */
+	punpckhdq %xmm12, %xmm7 /* tr1_5 = unpackhi(tr0_4, tr0_6) */
+	movdqa %xmm10, %xmm12 /* tr0_5 */
 	punpckldq %xmm11, %xmm12 /* tr1_6 = unpacklo(tr0_5, tr0_7) */
-	punpckhdq %xmm11, %xmm6 /* tr1_7 = unpackhi(tr0_5, tr0_7) */
-	movdqa %xmm3, %xmm11 /* ctr_j0 */
-	paddb .Lsm4_wordslice_ssse3_aesni_9_block_k_8(%rip), %xmm11 /* ctr_j_8 = add(ctr_j0, block_k_8) */
-	movdqa %xmm1, %xmm15 /* ctr_last */
-	paddw %xmm11, %xmm15 /* ctr_sum_8 = add(ctr_last, ctr_j_8) */
-	movdqa %xmm15, %xmm11 /* ctr_sum_8 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_carry_everywhere(%rip), %xmm11 /* ctr_carry_8 = lookup16(ctr_sum_8, carry_everywhere) */
-	movdqa %xmm2, 608(%rsp) /* spill y_next */
-	movdqa %xmm7, %xmm2 /* carry_mask_table */
-	pshufb %xmm11, %xmm2 /* ctr_mask_8 = lookup16(carry_mask_table, ctr_carry_8) */
-	movdqa %xmm4, %xmm11 /* ctr_w_open */
-	pand %xmm2, %xmm11 /* ctr_pair_8_b = and(ctr_w_open, ctr_mask_8) */
-	pandn %xmm0, %xmm2 /* ctr_pair_8_a = andnot(ctr_mask_8, ctr_v_open) */
-	por %xmm2, %xmm11 /* ctr_pair_8 = or(ctr_pair_8_b, ctr_pair_8_a) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_new_last_byte(%rip), %xmm15 /* ctr_last_byte_8 = lookup16(ctr_sum_8, new_last_byte) */
-	por %xmm15, %xmm11 /* row_8 = or(ctr_pair_8, ctr_last_byte_8) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_bswap32(%rip), %xmm11 /* rowle_8 = lookup16(row_8, bswap32) */
-	movdqa %xmm3, %xmm2 /* ctr_j0 */
-	paddb .Lsm4_wordslice_ssse3_aesni_9_block_k_9(%rip), %xmm2 /* ctr_j_9 = add(ctr_j0, block_k_9) */
-	movdqa %xmm1, %xmm15 /* ctr_last */
-	paddw %xmm2, %xmm15 /* ctr_sum_9 = add(ctr_last, ctr_j_9) */
-	movdqa %xmm15, %xmm2 /* ctr_sum_9 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_carry_everywhere(%rip), %xmm2 /* ctr_carry_9 = lookup16(ctr_sum_9, carry_everywhere) */
-	movdqa %xmm5, 672(%rsp) /* spill g0x3.1 */
-	movdqa %xmm7, %xmm5 /* carry_mask_table */
-	pshufb %xmm2, %xmm5 /* ctr_mask_9 = lookup16(carry_mask_table, ctr_carry_9) */
-	movdqa %xmm4, %xmm2 /* ctr_w_open */
-	pand %xmm5, %xmm2 /* ctr_pair_9_b = and(ctr_w_open, ctr_mask_9) */
-	pandn %xmm0, %xmm5 /* ctr_pair_9_a = andnot(ctr_mask_9, ctr_v_open) */
-	por %xmm5, %xmm2 /* ctr_pair_9 = or(ctr_pair_9_b, ctr_pair_9_a) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_new_last_byte(%rip), %xmm15 /* ctr_last_byte_9 = lookup16(ctr_sum_9, new_last_byte) */
-	por %xmm15, %xmm2 /* row_9 = or(ctr_pair_9, ctr_last_byte_9) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_bswap32(%rip), %xmm2 /* rowle_9 = lookup16(row_9, bswap32) */
-	movdqa %xmm3, %xmm5 /* ctr_j0 */
-	paddb .Lsm4_wordslice_ssse3_aesni_9_block_k_10(%rip), %xmm5 /* ctr_j_10 = add(ctr_j0, block_k_10) */
-	movdqa %xmm1, %xmm15 /* ctr_last */
-	paddw %xmm5, %xmm15 /* ctr_sum_10 = add(ctr_last, ctr_j_10) */
-	movdqa %xmm15, %xmm5 /* ctr_sum_10 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_carry_everywhere(%rip), %xmm5 /* ctr_carry_10 = lookup16(ctr_sum_10, carry_everywhere) */
-	movdqa %xmm6, 720(%rsp) /* spill g1x3.1 */
-	movdqa %xmm7, %xmm6 /* carry_mask_table */
-	pshufb %xmm5, %xmm6 /* ctr_mask_10 = lookup16(carry_mask_table, ctr_carry_10) */
-	movdqa %xmm4, %xmm5 /* ctr_w_open */
-	pand %xmm6, %xmm5 /* ctr_pair_10_b = and(ctr_w_open, ctr_mask_10) */
-	pandn %xmm0, %xmm6 /* ctr_pair_10_a = andnot(ctr_mask_10, ctr_v_open) */
-	por %xmm6, %xmm5 /* ctr_pair_10 = or(ctr_pair_10_b, ctr_pair_10_a) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_new_last_byte(%rip), %xmm15 /* ctr_last_byte_10 = lookup16(ctr_sum_10, new_last_byte) */
-	por %xmm15, %xmm5 /* row_10 = or(ctr_pair_10, ctr_last_byte_10) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_bswap32(%rip), %xmm5 /* rowle_10 = lookup16(row_10, bswap32) */
-	movdqa %xmm3, %xmm6 /* ctr_j0 */
-	paddb .Lsm4_wordslice_ssse3_aesni_9_block_k_11(%rip), %xmm6 /* ctr_j_11 = add(ctr_j0, block_k_11) */
-	movdqa %xmm1, %xmm15 /* ctr_last */
-	paddw %xmm6, %xmm15 /* ctr_sum_11 = add(ctr_last, ctr_j_11) */
-	movdqa %xmm15, %xmm6 /* ctr_sum_11 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_carry_everywhere(%rip), %xmm6 /* ctr_carry_11 = lookup16(ctr_sum_11, carry_everywhere) */
-	movdqa %xmm8, 656(%rsp) /* spill g0x2.1 */
-	movdqa %xmm7, %xmm8 /* carry_mask_table */
-	pshufb %xmm6, %xmm8 /* ctr_mask_11 = lookup16(carry_mask_table, ctr_carry_11) */
-	movdqa %xmm4, %xmm6 /* ctr_w_open */
-	pand %xmm8, %xmm6 /* ctr_pair_11_b = and(ctr_w_open, ctr_mask_11) */
-	pandn %xmm0, %xmm8 /* ctr_pair_11_a = andnot(ctr_mask_11, ctr_v_open) */
-	por %xmm8, %xmm6 /* ctr_pair_11 = or(ctr_pair_11_b, ctr_pair_11_a) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_new_last_byte(%rip), %xmm15 /* ctr_last_byte_11 = lookup16(ctr_sum_11, new_last_byte) */
-	por %xmm15, %xmm6 /* row_11 = or(ctr_pair_11, ctr_last_byte_11) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_bswap32(%rip), %xmm6 /* rowle_11 = lookup16(row_11, bswap32) */
-	movdqa %xmm11, %xmm8 /* rowle_8 */
-	punpckldq %xmm5, %xmm8 /* tr0_8 = unpacklo(rowle_8, rowle_10) */
-	punpckhdq %xmm5, %xmm11 /* tr0_9 = unpackhi(rowle_8, rowle_10) */
-	movdqa %xmm2, %xmm5 /* rowle_9 */
-	punpckldq %xmm6, %xmm5 /* tr0_10 = unpacklo(rowle_9, rowle_11) */
-	punpckhdq %xmm6, %xmm2 /* tr0_11 = unpackhi(rowle_9, rowle_11) */
-	movdqa %xmm8, %xmm6 /* tr0_8 */
-	punpckldq %xmm5, %xmm6 /* tr1_8 = unpacklo(tr0_8, tr0_10) */
-	punpckhdq %xmm5, %xmm8 /* tr1_9 = unpackhi(tr0_8, tr0_10) */
-	movdqa %xmm11, %xmm5 /* tr0_9 */
-	punpckldq %xmm2, %xmm5 /* tr1_10 = unpacklo(tr0_9, tr0_11) */
-	punpckhdq %xmm2, %xmm11 /* tr1_11 = unpackhi(tr0_9, tr0_11) */
-	movdqa %xmm3, %xmm2 /* ctr_j0 */
-	paddb .Lsm4_wordslice_ssse3_aesni_9_block_k_12(%rip), %xmm2 /* ctr_j_12 = add(ctr_j0, block_k_12) */
-	movdqa %xmm1, %xmm15 /* ctr_last */
-	paddw %xmm2, %xmm15 /* ctr_sum_12 = add(ctr_last, ctr_j_12) */
-	movdqa %xmm15, %xmm2 /* ctr_sum_12 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_carry_everywhere(%rip), %xmm2 /* ctr_carry_12 = lookup16(ctr_sum_12, carry_everywhere) */
-	movdqa %xmm5, 592(%rsp) /* spill g2x2.1 */
-	movdqa %xmm7, %xmm5 /* carry_mask_table */
-	pshufb %xmm2, %xmm5 /* ctr_mask_12 = lookup16(carry_mask_table, ctr_carry_12) */
-	movdqa %xmm4, %xmm2 /* ctr_w_open */
-	pand %xmm5, %xmm2 /* ctr_pair_12_b = and(ctr_w_open, ctr_mask_12) */
-	pandn %xmm0, %xmm5 /* ctr_pair_12_a = andnot(ctr_mask_12, ctr_v_open) */
-	por %xmm5, %xmm2 /* ctr_pair_12 = or(ctr_pair_12_b, ctr_pair_12_a) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_new_last_byte(%rip), %xmm15 /* ctr_last_byte_12 = lookup16(ctr_sum_12, new_last_byte) */
-	por %xmm15, %xmm2 /* row_12 = or(ctr_pair_12, ctr_last_byte_12) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_bswap32(%rip), %xmm2 /* rowle_12 = lookup16(row_12, bswap32) */
-	movdqa %xmm3, %xmm5 /* ctr_j0 */
-	paddb .Lsm4_wordslice_ssse3_aesni_9_block_k_13(%rip), %xmm5 /* ctr_j_13 = add(ctr_j0, block_k_13) */
-	movdqa %xmm1, %xmm15 /* ctr_last */
-	paddw %xmm5, %xmm15 /* ctr_sum_13 = add(ctr_last, ctr_j_13) */
-	movdqa %xmm15, %xmm5 /* ctr_sum_13 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_carry_everywhere(%rip), %xmm5 /* ctr_carry_13 = lookup16(ctr_sum_13, carry_everywhere) */
-	movdqa %xmm6, 528(%rsp) /* spill g2x0.1 */
-	movdqa %xmm7, %xmm6 /* carry_mask_table */
-	pshufb %xmm5, %xmm6 /* ctr_mask_13 = lookup16(carry_mask_table, ctr_carry_13) */
-	movdqa %xmm4, %xmm5 /* ctr_w_open */
-	pand %xmm6, %xmm5 /* ctr_pair_13_b = and(ctr_w_open, ctr_mask_13) */
-	pandn %xmm0, %xmm6 /* ctr_pair_13_a = andnot(ctr_mask_13, ctr_v_open) */
-	por %xmm6, %xmm5 /* ctr_pair_13 = or(ctr_pair_13_b, ctr_pair_13_a) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_new_last_byte(%rip), %xmm15 /* ctr_last_byte_13 = lookup16(ctr_sum_13, new_last_byte) */
-	por %xmm15, %xmm5 /* row_13 = or(ctr_pair_13, ctr_last_byte_13) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_bswap32(%rip), %xmm5 /* rowle_13 = lookup16(row_13, bswap32) */
-	movdqa %xmm3, %xmm6 /* ctr_j0 */
-	paddb .Lsm4_wordslice_ssse3_aesni_9_block_k_14(%rip), %xmm6 /* ctr_j_14 = add(ctr_j0, block_k_14) */
-	movdqa %xmm1, %xmm15 /* ctr_last */
-	paddw %xmm6, %xmm15 /* ctr_sum_14 = add(ctr_last, ctr_j_14) */
-	movdqa %xmm15, %xmm6 /* ctr_sum_14 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_carry_everywhere(%rip), %xmm6 /* ctr_carry_14 = lookup16(ctr_sum_14, carry_everywhere) */
-	movdqa %xmm8, 464(%rsp) /* spill g2x1.1 */
-	movdqa %xmm7, %xmm8 /* carry_mask_table */
-	pshufb %xmm6, %xmm8 /* ctr_mask_14 = lookup16(carry_mask_table, ctr_carry_14) */
-	movdqa %xmm4, %xmm6 /* ctr_w_open */
-	pand %xmm8, %xmm6 /* ctr_pair_14_b = and(ctr_w_open, ctr_mask_14) */
-	pandn %xmm0, %xmm8 /* ctr_pair_14_a = andnot(ctr_mask_14, ctr_v_open) */
-	por %xmm8, %xmm6 /* ctr_pair_14 = or(ctr_pair_14_b, ctr_pair_14_a) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_new_last_byte(%rip), %xmm15 /* ctr_last_byte_14 = lookup16(ctr_sum_14, new_last_byte) */
-	por %xmm15, %xmm6 /* row_14 = or(ctr_pair_14, ctr_last_byte_14) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_bswap32(%rip), %xmm6 /* rowle_14 = lookup16(row_14, bswap32) */
-	paddb .Lsm4_wordslice_ssse3_aesni_9_block_k_15(%rip), %xmm3 /* ctr_j_15 = add(ctr_j0, block_k_15) */
-	paddw %xmm3, %xmm1 /* ctr_sum_15 = add(ctr_last, ctr_j_15) */
-	movdqa %xmm1, %xmm3 /* ctr_sum_15 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_carry_everywhere(%rip), %xmm3 /* ctr_carry_15 = lookup16(ctr_sum_15, carry_everywhere) */
-	pshufb %xmm3, %xmm7 /* ctr_mask_15 = lookup16(carry_mask_table, ctr_carry_15) */
-	pand %xmm7, %xmm4 /* ctr_pair_15_b = and(ctr_w_open, ctr_mask_15) */
-	pandn %xmm0, %xmm7 /* ctr_pair_15_a = andnot(ctr_mask_15, ctr_v_open) */
-	por %xmm7, %xmm4 /* ctr_pair_15 = or(ctr_pair_15_b, ctr_pair_15_a) */
+	punpckhdq %xmm11, %xmm10 /* tr1_7 = unpackhi(tr0_5, tr0_7) */
+	movdqa %xmm1, %xmm11 /* ctr_base */
+	paddw .Lsm4_wordslice_ssse3_aesni_9_block_k_8(%rip), %xmm11 /* ctr_sum_8 = add(ctr_base, block_k_8) */
+	movdqa %xmm11, %xmm14 /* ctr_sum_8 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_carry_everywhere(%rip), %xmm14 /* ctr_carry_8 = lookup16(ctr_sum_8, carry_everywhere) */
+	movdqa %xmm6, %xmm15 /* carry_mask_table */
+	pshufb %xmm14, %xmm15 /* ctr_mask_8 = lookup16(carry_mask_table, ctr_carry_8) */
+	movdqa %xmm3, %xmm14 /* ctr_w_ordered */
+	pand %xmm15, %xmm14 /* ctr_pair_8_b = and(ctr_w_ordered, ctr_mask_8) */
+	pandn %xmm0, %xmm15 /* ctr_pair_8_a = andnot(ctr_mask_8, ctr_v_ordered) */
+	por %xmm15, %xmm14 /* ctr_pair_8 = or(ctr_pair_8_b, ctr_pair_8_a) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_new_last_byte(%rip), %xmm11 /* ctr_last_byte_8 = lookup16(ctr_sum_8, new_last_byte) */
+	por %xmm11, %xmm14 /* rowle_8 = or(ctr_pair_8, ctr_last_byte_8) */
+	movdqa %xmm1, %xmm11 /* ctr_base */
+	paddw .Lsm4_wordslice_ssse3_aesni_9_block_k_9(%rip), %xmm11 /* ctr_sum_9 = add(ctr_base, block_k_9) */
+	movdqa %xmm11, %xmm15 /* ctr_sum_9 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_carry_everywhere(%rip), %xmm15 /* ctr_carry_9 = lookup16(ctr_sum_9, carry_everywhere) */
+	movdqa %xmm2, 608(%rsp) /* spill reduced */
+	movdqa %xmm6, %xmm2 /* carry_mask_table */
+	pshufb %xmm15, %xmm2 /* ctr_mask_9 = lookup16(carry_mask_table, ctr_carry_9) */
+	movdqa %xmm3, %xmm15 /* ctr_w_ordered */
+	pand %xmm2, %xmm15 /* ctr_pair_9_b = and(ctr_w_ordered, ctr_mask_9) */
+	pandn %xmm0, %xmm2 /* ctr_pair_9_a = andnot(ctr_mask_9, ctr_v_ordered) */
+	por %xmm2, %xmm15 /* ctr_pair_9 = or(ctr_pair_9_b, ctr_pair_9_a) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_new_last_byte(%rip), %xmm11 /* ctr_last_byte_9 = lookup16(ctr_sum_9, new_last_byte) */
+	por %xmm11, %xmm15 /* rowle_9 = or(ctr_pair_9, ctr_last_byte_9) */
+	movdqa %xmm1, %xmm2 /* ctr_base */
+	paddw .Lsm4_wordslice_ssse3_aesni_9_block_k_10(%rip), %xmm2 /* ctr_sum_10 = add(ctr_base, block_k_10) */
+	movdqa %xmm2, %xmm11 /* ctr_sum_10 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_carry_everywhere(%rip), %xmm11 /* ctr_carry_10 = lookup16(ctr_sum_10, carry_everywhere) */
+	movdqa %xmm4, 672(%rsp) /* spill g0x1.1 */
+	movdqa %xmm6, %xmm4 /* carry_mask_table */
+	pshufb %xmm11, %xmm4 /* ctr_mask_10 = lookup16(carry_mask_table, ctr_carry_10) */
+	movdqa %xmm3, %xmm11 /* ctr_w_ordered */
+	pand %xmm4, %xmm11 /* ctr_pair_10_b = and(ctr_w_ordered, ctr_mask_10) */
+	pandn %xmm0, %xmm4 /* ctr_pair_10_a = andnot(ctr_mask_10, ctr_v_ordered) */
+	por %xmm4, %xmm11 /* ctr_pair_10 = or(ctr_pair_10_b, ctr_pair_10_a) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_new_last_byte(%rip), %xmm2 /* ctr_last_byte_10 = lookup16(ctr_sum_10, new_last_byte) */
+	por %xmm2, %xmm11 /* rowle_10 = or(ctr_pair_10, ctr_last_byte_10) */
+	movdqa %xmm1, %xmm2 /* ctr_base */
+	paddw .Lsm4_wordslice_ssse3_aesni_9_block_k_11(%rip), %xmm2 /* ctr_sum_11 = add(ctr_base, block_k_11) */
+	movdqa %xmm2, %xmm4 /* ctr_sum_11 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_carry_everywhere(%rip), %xmm4 /* ctr_carry_11 = lookup16(ctr_sum_11, carry_everywhere) */
+	movdqa %xmm5, 720(%rsp) /* spill g0x3.1 */
+	movdqa %xmm6, %xmm5 /* carry_mask_table */
+	pshufb %xmm4, %xmm5 /* ctr_mask_11 = lookup16(carry_mask_table, ctr_carry_11) */
+	movdqa %xmm3, %xmm4 /* ctr_w_ordered */
+	pand %xmm5, %xmm4 /* ctr_pair_11_b = and(ctr_w_ordered, ctr_mask_11) */
+	pandn %xmm0, %xmm5 /* ctr_pair_11_a = andnot(ctr_mask_11, ctr_v_ordered) */
+	por %xmm5, %xmm4 /* ctr_pair_11 = or(ctr_pair_11_b, ctr_pair_11_a) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_new_last_byte(%rip), %xmm2 /* ctr_last_byte_11 = lookup16(ctr_sum_11, new_last_byte) */
+	por %xmm2, %xmm4 /* rowle_11 = or(ctr_pair_11, ctr_last_byte_11) */
+	movdqa %xmm14, %xmm2 /* rowle_8 */
+	punpckldq %xmm11, %xmm2 /* tr0_8 = unpacklo(rowle_8, rowle_10) */
+	punpckhdq %xmm11, %xmm14 /* tr0_9 = unpackhi(rowle_8, rowle_10) */
+	movdqa %xmm15, %xmm5 /* rowle_9 */
+	punpckldq %xmm4, %xmm5 /* tr0_10 = unpacklo(rowle_9, rowle_11) */
+	punpckhdq %xmm4, %xmm15 /* tr0_11 = unpackhi(rowle_9, rowle_11) */
+	movdqa %xmm2, %xmm4 /* tr0_8 */
+	punpckldq %xmm5, %xmm4 /* tr1_8 = unpacklo(tr0_8, tr0_10) */
+	punpckhdq %xmm5, %xmm2 /* tr1_9 = unpackhi(tr0_8, tr0_10) */
+	movdqa %xmm14, %xmm5 /* tr0_9 */
+	punpckldq %xmm15, %xmm5 /* tr1_10 = unpacklo(tr0_9, tr0_11) */
+	punpckhdq %xmm15, %xmm14 /* tr1_11 = unpackhi(tr0_9, tr0_11) */
+	movdqa %xmm1, %xmm11 /* ctr_base */
+	paddw .Lsm4_wordslice_ssse3_aesni_9_block_k_12(%rip), %xmm11 /* ctr_sum_12 = add(ctr_base, block_k_12) */
+	movdqa %xmm11, %xmm15 /* ctr_sum_12 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_carry_everywhere(%rip), %xmm15 /* ctr_carry_12 = lookup16(ctr_sum_12, carry_everywhere) */
+	movdqa %xmm2, 656(%rsp) /* spill g2x1.1 */
+	movdqa %xmm6, %xmm2 /* carry_mask_table */
+	pshufb %xmm15, %xmm2 /* ctr_mask_12 = lookup16(carry_mask_table, ctr_carry_12) */
+	movdqa %xmm3, %xmm15 /* ctr_w_ordered */
+	pand %xmm2, %xmm15 /* ctr_pair_12_b = and(ctr_w_ordered, ctr_mask_12) */
+	pandn %xmm0, %xmm2 /* ctr_pair_12_a = andnot(ctr_mask_12, ctr_v_ordered) */
+	por %xmm2, %xmm15 /* ctr_pair_12 = or(ctr_pair_12_b, ctr_pair_12_a) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_new_last_byte(%rip), %xmm11 /* ctr_last_byte_12 = lookup16(ctr_sum_12, new_last_byte) */
+	por %xmm11, %xmm15 /* rowle_12 = or(ctr_pair_12, ctr_last_byte_12) */
+	movdqa %xmm1, %xmm2 /* ctr_base */
+	paddw .Lsm4_wordslice_ssse3_aesni_9_block_k_13(%rip), %xmm2 /* ctr_sum_13 = add(ctr_base, block_k_13) */
+	movdqa %xmm2, %xmm11 /* ctr_sum_13 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_carry_everywhere(%rip), %xmm11 /* ctr_carry_13 = lookup16(ctr_sum_13, carry_everywhere) */
+	movdqa %xmm4, 592(%rsp) /* spill g2x0.1 */
+	movdqa %xmm6, %xmm4 /* carry_mask_table */
+	pshufb %xmm11, %xmm4 /* ctr_mask_13 = lookup16(carry_mask_table, ctr_carry_13) */
+	movdqa %xmm3, %xmm11 /* ctr_w_ordered */
+	pand %xmm4, %xmm11 /* ctr_pair_13_b = and(ctr_w_ordered, ctr_mask_13) */
+	pandn %xmm0, %xmm4 /* ctr_pair_13_a = andnot(ctr_mask_13, ctr_v_ordered) */
+	por %xmm4, %xmm11 /* ctr_pair_13 = or(ctr_pair_13_b, ctr_pair_13_a) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_new_last_byte(%rip), %xmm2 /* ctr_last_byte_13 = lookup16(ctr_sum_13, new_last_byte) */
+	por %xmm2, %xmm11 /* rowle_13 = or(ctr_pair_13, ctr_last_byte_13) */
+	movdqa %xmm1, %xmm2 /* ctr_base */
+	paddw .Lsm4_wordslice_ssse3_aesni_9_block_k_14(%rip), %xmm2 /* ctr_sum_14 = add(ctr_base, block_k_14) */
+	movdqa %xmm2, %xmm4 /* ctr_sum_14 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_carry_everywhere(%rip), %xmm4 /* ctr_carry_14 = lookup16(ctr_sum_14, carry_everywhere) */
+	movdqa %xmm5, 528(%rsp) /* spill g2x2.1 */
+	movdqa %xmm6, %xmm5 /* carry_mask_table */
+	pshufb %xmm4, %xmm5 /* ctr_mask_14 = lookup16(carry_mask_table, ctr_carry_14) */
+	movdqa %xmm3, %xmm4 /* ctr_w_ordered */
+	pand %xmm5, %xmm4 /* ctr_pair_14_b = and(ctr_w_ordered, ctr_mask_14) */
+	pandn %xmm0, %xmm5 /* ctr_pair_14_a = andnot(ctr_mask_14, ctr_v_ordered) */
+	por %xmm5, %xmm4 /* ctr_pair_14 = or(ctr_pair_14_b, ctr_pair_14_a) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_new_last_byte(%rip), %xmm2 /* ctr_last_byte_14 = lookup16(ctr_sum_14, new_last_byte) */
+	por %xmm2, %xmm4 /* rowle_14 = or(ctr_pair_14, ctr_last_byte_14) */
+	paddw .Lsm4_wordslice_ssse3_aesni_9_block_k_15(%rip), %xmm1 /* ctr_sum_15 = add(ctr_base, block_k_15) */
+	movdqa %xmm1, %xmm2 /* ctr_sum_15 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_carry_everywhere(%rip), %xmm2 /* ctr_carry_15 = lookup16(ctr_sum_15, carry_everywhere) */
+	pshufb %xmm2, %xmm6 /* ctr_mask_15 = lookup16(carry_mask_table, ctr_carry_15) */
+	pand %xmm6, %xmm3 /* ctr_pair_15_b = and(ctr_w_ordered, ctr_mask_15) */
+	pandn %xmm0, %xmm6 /* ctr_pair_15_a = andnot(ctr_mask_15, ctr_v_ordered) */
+	por %xmm6, %xmm3 /* ctr_pair_15 = or(ctr_pair_15_b, ctr_pair_15_a) */
 	pshufb .Lsm4_wordslice_ssse3_aesni_9_new_last_byte(%rip), %xmm1 /* ctr_last_byte_15 = lookup16(ctr_sum_15, new_last_byte) */
-	por %xmm1, %xmm4 /* row_15 = or(ctr_pair_15, ctr_last_byte_15) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_bswap32(%rip), %xmm4 /* rowle_15 = lookup16(row_15, bswap32) */
-	movdqa %xmm2, %xmm0 /* rowle_12 */
-	punpckldq %xmm6, %xmm0 /* tr0_12 = unpacklo(rowle_12, rowle_14) */
-	punpckhdq %xmm6, %xmm2 /* tr0_13 = unpackhi(rowle_12, rowle_14) */
-	movdqa %xmm5, %xmm1 /* rowle_13 */
-	punpckldq %xmm4, %xmm1 /* tr0_14 = unpacklo(rowle_13, rowle_15) */
-	punpckhdq %xmm4, %xmm5 /* tr0_15 = unpackhi(rowle_13, rowle_15) */
-	movdqa %xmm0, %xmm3 /* tr0_12 */
-	punpckldq %xmm1, %xmm3 /* tr1_12 = unpacklo(tr0_12, tr0_14) */
+	por %xmm1, %xmm3 /* rowle_15 = or(ctr_pair_15, ctr_last_byte_15) */
+	movdqa %xmm15, %xmm0 /* rowle_12 */
+	punpckldq %xmm4, %xmm0 /* tr0_12 = unpacklo(rowle_12, rowle_14) */
+	punpckhdq %xmm4, %xmm15 /* tr0_13 = unpackhi(rowle_12, rowle_14) */
+	movdqa %xmm11, %xmm1 /* rowle_13 */
+	punpckldq %xmm3, %xmm1 /* tr0_14 = unpacklo(rowle_13, rowle_15) */
+	punpckhdq %xmm3, %xmm11 /* tr0_15 = unpackhi(rowle_13, rowle_15) */
+	movdqa %xmm0, %xmm2 /* tr0_12 */
+	punpckldq %xmm1, %xmm2 /* tr1_12 = unpacklo(tr0_12, tr0_14) */
 	punpckhdq %xmm1, %xmm0 /* tr1_13 = unpackhi(tr0_12, tr0_14) */
-	movdqa %xmm2, %xmm1 /* tr0_13 */
-	punpckldq %xmm5, %xmm1 /* tr1_14 = unpacklo(tr0_13, tr0_15) */
-	punpckhdq %xmm5, %xmm2 /* tr1_15 = unpackhi(tr0_13, tr0_15) */
-	movdqa 528(%rsp), %xmm4 /* reload g2x0.2 */
-	movdqa 464(%rsp), %xmm5 /* reload g2x1.2 */
-	movdqa 656(%rsp), %xmm6 /* reload g0x2.2 */
-	movdqa 592(%rsp), %xmm7 /* reload g2x2.2 */
-	movdqa 672(%rsp), %xmm8 /* reload g0x3.2 */
-	movdqa 720(%rsp), %xmm15 /* reload g1x3.2 */
-	movdqa %xmm4, 720(%rsp) /* spill g2x0.2 */
-	movdqa %xmm3, 672(%rsp) /* spill g3x0.2 */
-	movdqa %xmm0, 592(%rsp) /* spill g3x1.2 */
-	movdqa %xmm1, 656(%rsp) /* spill g3x2.2 */
-	movdqa %xmm2, 464(%rsp) /* spill g3x3.2 */
+	movdqa %xmm15, %xmm1 /* tr0_13 */
+	punpckldq %xmm11, %xmm1 /* tr1_14 = unpacklo(tr0_13, tr0_15) */
+	punpckhdq %xmm11, %xmm15 /* tr1_15 = unpackhi(tr0_13, tr0_15) */
+	movdqa 592(%rsp), %xmm3 /* reload g2x0.2 */
+	movdqa 672(%rsp), %xmm4 /* reload g0x1.2 */
+	movdqa 656(%rsp), %xmm5 /* reload g2x1.2 */
+	movdqa 528(%rsp), %xmm6 /* reload g2x2.2 */
+	movdqa 720(%rsp), %xmm11 /* reload g0x3.2 */
+	movdqa %xmm3, 720(%rsp) /* spill g2x0.2 */
+	movdqa %xmm2, 528(%rsp) /* spill g3x0.2 */
+	movdqa %xmm0, 656(%rsp) /* spill g3x1.2 */
+	movdqa %xmm1, 672(%rsp) /* spill g3x2.2 */
+	movdqa %xmm15, 592(%rsp) /* spill g3x3.2 */
 	xor %r10, %r10
 	.p2align 4
 .Lsm4_wordslice_ssse3_aesni_9_loop_r0:
@@ -5976,10 +5875,10 @@ SYM_FUNC_START(sm4_wordslice_ssse3_aesni_batch_gcm)
 	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
 	movd (%rdi,%r10), %xmm0
 	pshufd $0, %xmm0, %xmm0 /* rkw = bcast32() */
-	movdqa %xmm10, %xmm1 /* g0x1.2 */
-	pxor %xmm6, %xmm1 /* g0k_acc = xor(g0x1, g0x2) */
+	movdqa %xmm4, %xmm1 /* g0x1.2 */
+	pxor %xmm8, %xmm1 /* g0k_acc = xor(g0x1, g0x2) */
 	pxor %xmm0, %xmm1 /* g0k = xor(g0k_acc, rkw) */
-	pxor %xmm8, %xmm1 /* g0t = xor(g0k, g0x3) */
+	pxor %xmm11, %xmm1 /* g0t = xor(g0k, g0x3) */
 	movdqa %xmm1, %xmm0 /* g0t */
 	pand .Lsm4_wordslice_ssse3_aesni_9_nibble_mask(%rip), %xmm0 /* g0t_lo = and(g0t, nibble_mask) */
 	psrlw $4, %xmm1 /* g0t_sh = shr(g0t) */
@@ -5988,221 +5887,221 @@ SYM_FUNC_START(sm4_wordslice_ssse3_aesni_batch_gcm)
 	movdqa %xmm2, %xmm3 /* tbl_lo */
 	pshufb %xmm0, %xmm3 /* g0a_l = lookup16(tbl_lo, g0t_lo) */
 	movdqa .Lsm4_wordslice_ssse3_aesni_9_tbl_hi(%rip), %xmm0 /* tbl_hi = const() */
-	movdqa %xmm0, %xmm4 /* tbl_hi */
-	pshufb %xmm1, %xmm4 /* g0a_h = lookup16(tbl_hi, g0t_hi) */
-	pxor %xmm4, %xmm3 /* g0a = xor(g0a_l, g0a_h) */
+	movdqa %xmm0, %xmm15 /* tbl_hi */
+	pshufb %xmm1, %xmm15 /* g0a_h = lookup16(tbl_hi, g0t_hi) */
+	pxor %xmm15, %xmm3 /* g0a = xor(g0a_l, g0a_h) */
 	pshufb .Lsm4_wordslice_ssse3_aesni_9_inv_shift_rows(%rip), %xmm3 /* g0s_sr = lookup16(g0a, inv_shift_rows) */
 	aesenclast .Lsm4_wordslice_ssse3_aesni_9_aes_cancel_key(%rip), %xmm3 /* g0s_aes = aesenclast(g0s_sr, aes_cancel_key) */
 	movdqa %xmm3, %xmm1 /* g0s_aes */
 	pand .Lsm4_wordslice_ssse3_aesni_9_nibble_mask(%rip), %xmm1 /* g0s_aes_lo = and(g0s_aes, nibble_mask) */
 	psrlw $4, %xmm3 /* g0s_aes_sh = shr(g0s_aes) */
 	pand .Lsm4_wordslice_ssse3_aesni_9_nibble_mask(%rip), %xmm3 /* g0s_aes_hi = and(g0s_aes_sh, nibble_mask) */
-	movdqa .Lsm4_wordslice_ssse3_aesni_9_tbl_lo_1(%rip), %xmm4 /* tbl_lo_1 = const() */
-	movdqa %xmm10, 528(%rsp) /* spill g0x1.2 */
-	movdqa %xmm4, %xmm10 /* tbl_lo_1 */
-	pshufb %xmm1, %xmm10 /* g0s_l = lookup16(tbl_lo_1, g0s_aes_lo) */
+	movdqa .Lsm4_wordslice_ssse3_aesni_9_tbl_lo_1(%rip), %xmm15 /* tbl_lo_1 = const() */
+	movdqa %xmm4, 464(%rsp) /* spill g0x1.2 */
+	movdqa %xmm15, %xmm4 /* tbl_lo_1 */
+	pshufb %xmm1, %xmm4 /* g0s_l = lookup16(tbl_lo_1, g0s_aes_lo) */
 	movdqa .Lsm4_wordslice_ssse3_aesni_9_tbl_hi_1(%rip), %xmm1 /* tbl_hi_1 = const() */
-	movdqa %xmm6, 400(%rsp) /* spill g0x2.2 */
-	movdqa %xmm1, %xmm6 /* tbl_hi_1 */
-	pshufb %xmm3, %xmm6 /* g0s_h = lookup16(tbl_hi_1, g0s_aes_hi) */
-	pxor %xmm6, %xmm10 /* g0s = xor(g0s_l, g0s_h) */
-	movdqa %xmm10, %xmm3 /* g0s */
+	movdqa %xmm8, 400(%rsp) /* spill g0x2.2 */
+	movdqa %xmm1, %xmm8 /* tbl_hi_1 */
+	pshufb %xmm3, %xmm8 /* g0s_h = lookup16(tbl_hi_1, g0s_aes_hi) */
+	pxor %xmm8, %xmm4 /* g0s = xor(g0s_l, g0s_h) */
+	movdqa %xmm4, %xmm3 /* g0s */
 	pshufb .Lsm4_wordslice_ssse3_aesni_9_rotl24(%rip), %xmm3 /* g0lr24 = lookup16(g0s, rotl24) */
-	movdqa %xmm10, %xmm6 /* g0s */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_rotl8(%rip), %xmm6 /* g0lr8 = lookup16(g0s, rotl8) */
-	movdqa %xmm8, 336(%rsp) /* spill g0x3.2 */
-	movdqa %xmm10, %xmm8 /* g0s */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_rotl16(%rip), %xmm8 /* g0lr16 = lookup16(g0s, rotl16) */
-	movdqa %xmm10, %xmm1 /* g0s */
-	pxor %xmm6, %xmm1 /* g0lg_acc = xor(g0s, g0lr8) */
-	pxor %xmm8, %xmm1 /* g0lg = xor(g0lg_acc, g0lr16) */
-	movdqa %xmm1, %xmm6 /* g0lg */
-	pslld $2, %xmm6 /* g0lr2_l = shl(g0lg) */
+	movdqa %xmm4, %xmm8 /* g0s */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_rotl8(%rip), %xmm8 /* g0lr8 = lookup16(g0s, rotl8) */
+	movdqa %xmm11, 336(%rsp) /* spill g0x3.2 */
+	movdqa %xmm4, %xmm11 /* g0s */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_rotl16(%rip), %xmm11 /* g0lr16 = lookup16(g0s, rotl16) */
+	movdqa %xmm4, %xmm1 /* g0s */
+	pxor %xmm8, %xmm1 /* g0lg_acc = xor(g0s, g0lr8) */
+	pxor %xmm11, %xmm1 /* g0lg = xor(g0lg_acc, g0lr16) */
+	movdqa %xmm1, %xmm8 /* g0lg */
+	pslld $2, %xmm8 /* g0lr2_l = shl(g0lg) */
 	psrld $30, %xmm1 /* g0lr2_r = shr(g0lg) */
-	por %xmm1, %xmm6 /* g0lr2 = or(g0lr2_l, g0lr2_r) */
-	pxor %xmm3, %xmm10 /* g0l_acc = xor(g0s, g0lr24) */
-	pxor %xmm6, %xmm10 /* g0l = xor(g0l_acc, g0lr2) */
-	pxor %xmm10, %xmm9 /* g0x = xor(g0x0, g0l) */
+	por %xmm1, %xmm8 /* g0lr2 = or(g0lr2_l, g0lr2_r) */
+	pxor %xmm3, %xmm4 /* g0l_acc = xor(g0s, g0lr24) */
+	pxor %xmm8, %xmm4 /* g0l = xor(g0l_acc, g0lr2) */
+	pxor %xmm4, %xmm9 /* g0x = xor(g0x0, g0l) */
 	movd (%rdi,%r10), %xmm1
 	pshufd $0, %xmm1, %xmm1 /* rkw_1 = bcast32() */
-	movdqa %xmm14, %xmm3 /* g1x1.2 */
+	movdqa %xmm7, %xmm3 /* g1x1.2 */
 	pxor %xmm12, %xmm3 /* g1k_acc = xor(g1x1, g1x2) */
 	pxor %xmm1, %xmm3 /* g1k = xor(g1k_acc, rkw_1) */
-	pxor %xmm15, %xmm3 /* g1t = xor(g1k, g1x3) */
+	pxor %xmm10, %xmm3 /* g1t = xor(g1k, g1x3) */
 	movdqa %xmm3, %xmm1 /* g1t */
 	pand .Lsm4_wordslice_ssse3_aesni_9_nibble_mask(%rip), %xmm1 /* g1t_lo = and(g1t, nibble_mask) */
 	psrlw $4, %xmm3 /* g1t_sh = shr(g1t) */
 	pand .Lsm4_wordslice_ssse3_aesni_9_nibble_mask(%rip), %xmm3 /* g1t_hi = and(g1t_sh, nibble_mask) */
-	movdqa %xmm2, %xmm6 /* tbl_lo */
-	pshufb %xmm1, %xmm6 /* g1a_l = lookup16(tbl_lo, g1t_lo) */
+	movdqa %xmm2, %xmm4 /* tbl_lo */
+	pshufb %xmm1, %xmm4 /* g1a_l = lookup16(tbl_lo, g1t_lo) */
 	movdqa %xmm0, %xmm1 /* tbl_hi */
 	pshufb %xmm3, %xmm1 /* g1a_h = lookup16(tbl_hi, g1t_hi) */
-	pxor %xmm1, %xmm6 /* g1a = xor(g1a_l, g1a_h) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_inv_shift_rows(%rip), %xmm6 /* g1s_sr = lookup16(g1a, inv_shift_rows) */
-	aesenclast .Lsm4_wordslice_ssse3_aesni_9_aes_cancel_key(%rip), %xmm6 /* g1s_aes = aesenclast(g1s_sr, aes_cancel_key) */
-	movdqa %xmm6, %xmm1 /* g1s_aes */
+	pxor %xmm1, %xmm4 /* g1a = xor(g1a_l, g1a_h) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_inv_shift_rows(%rip), %xmm4 /* g1s_sr = lookup16(g1a, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_9_aes_cancel_key(%rip), %xmm4 /* g1s_aes = aesenclast(g1s_sr, aes_cancel_key) */
+	movdqa %xmm4, %xmm1 /* g1s_aes */
 	pand .Lsm4_wordslice_ssse3_aesni_9_nibble_mask(%rip), %xmm1 /* g1s_aes_lo = and(g1s_aes, nibble_mask) */
-	psrlw $4, %xmm6 /* g1s_aes_sh = shr(g1s_aes) */
-	pand .Lsm4_wordslice_ssse3_aesni_9_nibble_mask(%rip), %xmm6 /* g1s_aes_hi = and(g1s_aes_sh, nibble_mask) */
-	movdqa %xmm4, %xmm3 /* tbl_lo_1 */
+	psrlw $4, %xmm4 /* g1s_aes_sh = shr(g1s_aes) */
+	pand .Lsm4_wordslice_ssse3_aesni_9_nibble_mask(%rip), %xmm4 /* g1s_aes_hi = and(g1s_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm3 /* tbl_lo_1 */
 	pshufb %xmm1, %xmm3 /* g1s_l = lookup16(tbl_lo_1, g1s_aes_lo) */
 	movdqa .Lsm4_wordslice_ssse3_aesni_9_tbl_hi_1(%rip), %xmm1 /* tbl_hi_1 = const() */
 	movdqa %xmm1, %xmm8 /* tbl_hi_1 */
-	pshufb %xmm6, %xmm8 /* g1s_h = lookup16(tbl_hi_1, g1s_aes_hi) */
+	pshufb %xmm4, %xmm8 /* g1s_h = lookup16(tbl_hi_1, g1s_aes_hi) */
 	pxor %xmm8, %xmm3 /* g1s = xor(g1s_l, g1s_h) */
-	movdqa %xmm3, %xmm6 /* g1s */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_rotl24(%rip), %xmm6 /* g1lr24 = lookup16(g1s, rotl24) */
+	movdqa %xmm3, %xmm4 /* g1s */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_rotl24(%rip), %xmm4 /* g1lr24 = lookup16(g1s, rotl24) */
 	movdqa %xmm3, %xmm8 /* g1s */
 	pshufb .Lsm4_wordslice_ssse3_aesni_9_rotl8(%rip), %xmm8 /* g1lr8 = lookup16(g1s, rotl8) */
-	movdqa %xmm3, %xmm10 /* g1s */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_rotl16(%rip), %xmm10 /* g1lr16 = lookup16(g1s, rotl16) */
-	movdqa %xmm14, 272(%rsp) /* spill g1x1.2 */
-	movdqa %xmm3, %xmm14 /* g1s */
-	pxor %xmm8, %xmm14 /* g1lg_acc = xor(g1s, g1lr8) */
-	pxor %xmm10, %xmm14 /* g1lg = xor(g1lg_acc, g1lr16) */
-	movdqa %xmm14, %xmm8 /* g1lg */
+	movdqa %xmm3, %xmm11 /* g1s */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_rotl16(%rip), %xmm11 /* g1lr16 = lookup16(g1s, rotl16) */
+	movdqa %xmm7, 272(%rsp) /* spill g1x1.2 */
+	movdqa %xmm3, %xmm7 /* g1s */
+	pxor %xmm8, %xmm7 /* g1lg_acc = xor(g1s, g1lr8) */
+	pxor %xmm11, %xmm7 /* g1lg = xor(g1lg_acc, g1lr16) */
+	movdqa %xmm7, %xmm8 /* g1lg */
 	pslld $2, %xmm8 /* g1lr2_l = shl(g1lg) */
-	psrld $30, %xmm14 /* g1lr2_r = shr(g1lg) */
-	por %xmm14, %xmm8 /* g1lr2 = or(g1lr2_l, g1lr2_r) */
-	pxor %xmm6, %xmm3 /* g1l_acc = xor(g1s, g1lr24) */
+	psrld $30, %xmm7 /* g1lr2_r = shr(g1lg) */
+	por %xmm7, %xmm8 /* g1lr2 = or(g1lr2_l, g1lr2_r) */
+	pxor %xmm4, %xmm3 /* g1l_acc = xor(g1s, g1lr24) */
 	pxor %xmm8, %xmm3 /* g1l = xor(g1l_acc, g1lr2) */
 	pxor %xmm3, %xmm13 /* g1x = xor(g1x0, g1l) */
 	movd (%rdi,%r10), %xmm3
 	pshufd $0, %xmm3, %xmm3 /* rkw_2 = bcast32() */
-	movdqa %xmm5, %xmm6 /* g2x1.2 */
-	pxor %xmm7, %xmm6 /* g2k_acc = xor(g2x1, g2x2) */
-	pxor %xmm3, %xmm6 /* g2k = xor(g2k_acc, rkw_2) */
-	pxor %xmm11, %xmm6 /* g2t = xor(g2k, g2x3) */
-	movdqa %xmm6, %xmm3 /* g2t */
+	movdqa %xmm5, %xmm4 /* g2x1.2 */
+	pxor %xmm6, %xmm4 /* g2k_acc = xor(g2x1, g2x2) */
+	pxor %xmm3, %xmm4 /* g2k = xor(g2k_acc, rkw_2) */
+	pxor %xmm14, %xmm4 /* g2t = xor(g2k, g2x3) */
+	movdqa %xmm4, %xmm3 /* g2t */
 	pand .Lsm4_wordslice_ssse3_aesni_9_nibble_mask(%rip), %xmm3 /* g2t_lo = and(g2t, nibble_mask) */
-	psrlw $4, %xmm6 /* g2t_sh = shr(g2t) */
-	pand .Lsm4_wordslice_ssse3_aesni_9_nibble_mask(%rip), %xmm6 /* g2t_hi = and(g2t_sh, nibble_mask) */
-	movdqa %xmm2, %xmm8 /* tbl_lo */
-	pshufb %xmm3, %xmm8 /* g2a_l = lookup16(tbl_lo, g2t_lo) */
+	psrlw $4, %xmm4 /* g2t_sh = shr(g2t) */
+	pand .Lsm4_wordslice_ssse3_aesni_9_nibble_mask(%rip), %xmm4 /* g2t_hi = and(g2t_sh, nibble_mask) */
+	movdqa %xmm2, %xmm7 /* tbl_lo */
+	pshufb %xmm3, %xmm7 /* g2a_l = lookup16(tbl_lo, g2t_lo) */
 	movdqa %xmm0, %xmm3 /* tbl_hi */
-	pshufb %xmm6, %xmm3 /* g2a_h = lookup16(tbl_hi, g2t_hi) */
-	pxor %xmm3, %xmm8 /* g2a = xor(g2a_l, g2a_h) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_inv_shift_rows(%rip), %xmm8 /* g2s_sr = lookup16(g2a, inv_shift_rows) */
-	aesenclast .Lsm4_wordslice_ssse3_aesni_9_aes_cancel_key(%rip), %xmm8 /* g2s_aes = aesenclast(g2s_sr, aes_cancel_key) */
-	movdqa %xmm8, %xmm3 /* g2s_aes */
+	pshufb %xmm4, %xmm3 /* g2a_h = lookup16(tbl_hi, g2t_hi) */
+	pxor %xmm3, %xmm7 /* g2a = xor(g2a_l, g2a_h) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_inv_shift_rows(%rip), %xmm7 /* g2s_sr = lookup16(g2a, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_9_aes_cancel_key(%rip), %xmm7 /* g2s_aes = aesenclast(g2s_sr, aes_cancel_key) */
+	movdqa %xmm7, %xmm3 /* g2s_aes */
 	pand .Lsm4_wordslice_ssse3_aesni_9_nibble_mask(%rip), %xmm3 /* g2s_aes_lo = and(g2s_aes, nibble_mask) */
-	psrlw $4, %xmm8 /* g2s_aes_sh = shr(g2s_aes) */
-	pand .Lsm4_wordslice_ssse3_aesni_9_nibble_mask(%rip), %xmm8 /* g2s_aes_hi = and(g2s_aes_sh, nibble_mask) */
-	movdqa %xmm4, %xmm6 /* tbl_lo_1 */
-	pshufb %xmm3, %xmm6 /* g2s_l = lookup16(tbl_lo_1, g2s_aes_lo) */
+	psrlw $4, %xmm7 /* g2s_aes_sh = shr(g2s_aes) */
+	pand .Lsm4_wordslice_ssse3_aesni_9_nibble_mask(%rip), %xmm7 /* g2s_aes_hi = and(g2s_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm4 /* tbl_lo_1 */
+	pshufb %xmm3, %xmm4 /* g2s_l = lookup16(tbl_lo_1, g2s_aes_lo) */
 	movdqa %xmm1, %xmm3 /* tbl_hi_1 */
-	pshufb %xmm8, %xmm3 /* g2s_h = lookup16(tbl_hi_1, g2s_aes_hi) */
-	pxor %xmm3, %xmm6 /* g2s = xor(g2s_l, g2s_h) */
-	movdqa %xmm6, %xmm3 /* g2s */
+	pshufb %xmm7, %xmm3 /* g2s_h = lookup16(tbl_hi_1, g2s_aes_hi) */
+	pxor %xmm3, %xmm4 /* g2s = xor(g2s_l, g2s_h) */
+	movdqa %xmm4, %xmm3 /* g2s */
 	pshufb .Lsm4_wordslice_ssse3_aesni_9_rotl24(%rip), %xmm3 /* g2lr24 = lookup16(g2s, rotl24) */
-	movdqa %xmm6, %xmm8 /* g2s */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_rotl8(%rip), %xmm8 /* g2lr8 = lookup16(g2s, rotl8) */
-	movdqa %xmm6, %xmm10 /* g2s */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_rotl16(%rip), %xmm10 /* g2lr16 = lookup16(g2s, rotl16) */
-	movdqa %xmm6, %xmm14 /* g2s */
-	pxor %xmm8, %xmm14 /* g2lg_acc = xor(g2s, g2lr8) */
-	pxor %xmm10, %xmm14 /* g2lg = xor(g2lg_acc, g2lr16) */
-	movdqa %xmm14, %xmm8 /* g2lg */
-	pslld $2, %xmm8 /* g2lr2_l = shl(g2lg) */
-	psrld $30, %xmm14 /* g2lr2_r = shr(g2lg) */
-	por %xmm14, %xmm8 /* g2lr2 = or(g2lr2_l, g2lr2_r) */
-	pxor %xmm3, %xmm6 /* g2l_acc = xor(g2s, g2lr24) */
-	pxor %xmm8, %xmm6 /* g2l = xor(g2l_acc, g2lr2) */
-	pxor 720(%rsp), %xmm6 /* g2x = xor(g2l, g2x0.2) */
+	movdqa %xmm4, %xmm7 /* g2s */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_rotl8(%rip), %xmm7 /* g2lr8 = lookup16(g2s, rotl8) */
+	movdqa %xmm4, %xmm8 /* g2s */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_rotl16(%rip), %xmm8 /* g2lr16 = lookup16(g2s, rotl16) */
+	movdqa %xmm4, %xmm11 /* g2s */
+	pxor %xmm7, %xmm11 /* g2lg_acc = xor(g2s, g2lr8) */
+	pxor %xmm8, %xmm11 /* g2lg = xor(g2lg_acc, g2lr16) */
+	movdqa %xmm11, %xmm7 /* g2lg */
+	pslld $2, %xmm7 /* g2lr2_l = shl(g2lg) */
+	psrld $30, %xmm11 /* g2lr2_r = shr(g2lg) */
+	por %xmm11, %xmm7 /* g2lr2 = or(g2lr2_l, g2lr2_r) */
+	pxor %xmm3, %xmm4 /* g2l_acc = xor(g2s, g2lr24) */
+	pxor %xmm7, %xmm4 /* g2l = xor(g2l_acc, g2lr2) */
+	pxor 720(%rsp), %xmm4 /* g2x = xor(g2l, g2x0.2) */
 	movd (%rdi,%r10), %xmm3
 	pshufd $0, %xmm3, %xmm3 /* rkw_3 = bcast32() */
-	movdqa 592(%rsp), %xmm8 /* reload g3x1.2 */
-	movdqa %xmm8, %xmm10 /* g3x1.2 */
-	pxor 656(%rsp), %xmm10 /* g3k_acc = xor(g3x1, g3x2) */
-	pxor %xmm3, %xmm10 /* g3k = xor(g3k_acc, rkw_3) */
-	pxor 464(%rsp), %xmm10 /* g3t = xor(g3k, g3x3) */
-	movdqa %xmm10, %xmm3 /* g3t */
+	movdqa 656(%rsp), %xmm7 /* reload g3x1.2 */
+	movdqa %xmm7, %xmm8 /* g3x1.2 */
+	pxor 672(%rsp), %xmm8 /* g3k_acc = xor(g3x1, g3x2) */
+	pxor %xmm3, %xmm8 /* g3k = xor(g3k_acc, rkw_3) */
+	pxor 592(%rsp), %xmm8 /* g3t = xor(g3k, g3x3) */
+	movdqa %xmm8, %xmm3 /* g3t */
 	pand .Lsm4_wordslice_ssse3_aesni_9_nibble_mask(%rip), %xmm3 /* g3t_lo = and(g3t, nibble_mask) */
-	psrlw $4, %xmm10 /* g3t_sh = shr(g3t) */
-	pand .Lsm4_wordslice_ssse3_aesni_9_nibble_mask(%rip), %xmm10 /* g3t_hi = and(g3t_sh, nibble_mask) */
-	movdqa %xmm2, %xmm14 /* tbl_lo */
-	pshufb %xmm3, %xmm14 /* g3a_l = lookup16(tbl_lo, g3t_lo) */
+	psrlw $4, %xmm8 /* g3t_sh = shr(g3t) */
+	pand .Lsm4_wordslice_ssse3_aesni_9_nibble_mask(%rip), %xmm8 /* g3t_hi = and(g3t_sh, nibble_mask) */
+	movdqa %xmm2, %xmm11 /* tbl_lo */
+	pshufb %xmm3, %xmm11 /* g3a_l = lookup16(tbl_lo, g3t_lo) */
 	movdqa %xmm0, %xmm3 /* tbl_hi */
-	pshufb %xmm10, %xmm3 /* g3a_h = lookup16(tbl_hi, g3t_hi) */
-	pxor %xmm3, %xmm14 /* g3a = xor(g3a_l, g3a_h) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_inv_shift_rows(%rip), %xmm14 /* g3s_sr = lookup16(g3a, inv_shift_rows) */
-	aesenclast .Lsm4_wordslice_ssse3_aesni_9_aes_cancel_key(%rip), %xmm14 /* g3s_aes = aesenclast(g3s_sr, aes_cancel_key) */
-	movdqa %xmm14, %xmm3 /* g3s_aes */
+	pshufb %xmm8, %xmm3 /* g3a_h = lookup16(tbl_hi, g3t_hi) */
+	pxor %xmm3, %xmm11 /* g3a = xor(g3a_l, g3a_h) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_inv_shift_rows(%rip), %xmm11 /* g3s_sr = lookup16(g3a, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_9_aes_cancel_key(%rip), %xmm11 /* g3s_aes = aesenclast(g3s_sr, aes_cancel_key) */
+	movdqa %xmm11, %xmm3 /* g3s_aes */
 	pand .Lsm4_wordslice_ssse3_aesni_9_nibble_mask(%rip), %xmm3 /* g3s_aes_lo = and(g3s_aes, nibble_mask) */
-	psrlw $4, %xmm14 /* g3s_aes_sh = shr(g3s_aes) */
-	pand .Lsm4_wordslice_ssse3_aesni_9_nibble_mask(%rip), %xmm14 /* g3s_aes_hi = and(g3s_aes_sh, nibble_mask) */
-	movdqa %xmm4, %xmm10 /* tbl_lo_1 */
-	pshufb %xmm3, %xmm10 /* g3s_l = lookup16(tbl_lo_1, g3s_aes_lo) */
+	psrlw $4, %xmm11 /* g3s_aes_sh = shr(g3s_aes) */
+	pand .Lsm4_wordslice_ssse3_aesni_9_nibble_mask(%rip), %xmm11 /* g3s_aes_hi = and(g3s_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm8 /* tbl_lo_1 */
+	pshufb %xmm3, %xmm8 /* g3s_l = lookup16(tbl_lo_1, g3s_aes_lo) */
 	movdqa %xmm1, %xmm3 /* tbl_hi_1 */
-	pshufb %xmm14, %xmm3 /* g3s_h = lookup16(tbl_hi_1, g3s_aes_hi) */
-	pxor %xmm3, %xmm10 /* g3s = xor(g3s_l, g3s_h) */
-	movdqa %xmm10, %xmm3 /* g3s */
+	pshufb %xmm11, %xmm3 /* g3s_h = lookup16(tbl_hi_1, g3s_aes_hi) */
+	pxor %xmm3, %xmm8 /* g3s = xor(g3s_l, g3s_h) */
+	movdqa %xmm8, %xmm3 /* g3s */
 	pshufb .Lsm4_wordslice_ssse3_aesni_9_rotl24(%rip), %xmm3 /* g3lr24 = lookup16(g3s, rotl24) */
-	movdqa %xmm10, %xmm14 /* g3s */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_rotl8(%rip), %xmm14 /* g3lr8 = lookup16(g3s, rotl8) */
-	movdqa %xmm10, %xmm8 /* g3s */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_rotl16(%rip), %xmm8 /* g3lr16 = lookup16(g3s, rotl16) */
+	movdqa %xmm8, %xmm11 /* g3s */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_rotl8(%rip), %xmm11 /* g3lr8 = lookup16(g3s, rotl8) */
+	movdqa %xmm8, %xmm7 /* g3s */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_rotl16(%rip), %xmm7 /* g3lr16 = lookup16(g3s, rotl16) */
 	movdqa %xmm5, 208(%rsp) /* spill g2x1.2 */
-	movdqa %xmm10, %xmm5 /* g3s */
-	pxor %xmm14, %xmm5 /* g3lg_acc = xor(g3s, g3lr8) */
-	pxor %xmm8, %xmm5 /* g3lg = xor(g3lg_acc, g3lr16) */
-	movdqa %xmm5, %xmm8 /* g3lg */
-	pslld $2, %xmm8 /* g3lr2_l = shl(g3lg) */
+	movdqa %xmm8, %xmm5 /* g3s */
+	pxor %xmm11, %xmm5 /* g3lg_acc = xor(g3s, g3lr8) */
+	pxor %xmm7, %xmm5 /* g3lg = xor(g3lg_acc, g3lr16) */
+	movdqa %xmm5, %xmm7 /* g3lg */
+	pslld $2, %xmm7 /* g3lr2_l = shl(g3lg) */
 	psrld $30, %xmm5 /* g3lr2_r = shr(g3lg) */
-	por %xmm5, %xmm8 /* g3lr2 = or(g3lr2_l, g3lr2_r) */
-	pxor %xmm3, %xmm10 /* g3l_acc = xor(g3s, g3lr24) */
-	pxor %xmm8, %xmm10 /* g3l = xor(g3l_acc, g3lr2) */
-	pxor 672(%rsp), %xmm10 /* g3x = xor(g3l, g3x0.2) */
+	por %xmm5, %xmm7 /* g3lr2 = or(g3lr2_l, g3lr2_r) */
+	pxor %xmm3, %xmm8 /* g3l_acc = xor(g3s, g3lr24) */
+	pxor %xmm7, %xmm8 /* g3l = xor(g3l_acc, g3lr2) */
+	pxor 528(%rsp), %xmm8 /* g3x = xor(g3l, g3x0.2) */
 
 	/* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
 	movd 4(%rdi,%r10), %xmm3
 	pshufd $0, %xmm3, %xmm3 /* rkw_4 = bcast32() */
 	movdqa 400(%rsp), %xmm5 /* reload g0x2.2 */
-	movdqa %xmm5, %xmm8 /* g0x2.2 */
-	pxor 336(%rsp), %xmm8 /* g0k_acc_1 = xor(g0x2, g0x3) */
-	pxor %xmm3, %xmm8 /* g0k_1 = xor(g0k_acc_1, rkw_4) */
-	pxor %xmm9, %xmm8 /* g0t_1 = xor(g0k_1, g0x0) */
-	movdqa %xmm8, %xmm3 /* g0t_1 */
+	movdqa %xmm5, %xmm7 /* g0x2.2 */
+	pxor 336(%rsp), %xmm7 /* g0k_acc_1 = xor(g0x2, g0x3) */
+	pxor %xmm3, %xmm7 /* g0k_1 = xor(g0k_acc_1, rkw_4) */
+	pxor %xmm9, %xmm7 /* g0t_1 = xor(g0k_1, g0x0) */
+	movdqa %xmm7, %xmm3 /* g0t_1 */
 	pand .Lsm4_wordslice_ssse3_aesni_9_nibble_mask(%rip), %xmm3 /* g0t_1_lo = and(g0t_1, nibble_mask) */
-	psrlw $4, %xmm8 /* g0t_1_sh = shr(g0t_1) */
-	pand .Lsm4_wordslice_ssse3_aesni_9_nibble_mask(%rip), %xmm8 /* g0t_1_hi = and(g0t_1_sh, nibble_mask) */
-	movdqa %xmm2, %xmm14 /* tbl_lo */
-	pshufb %xmm3, %xmm14 /* g0a_1_l = lookup16(tbl_lo, g0t_1_lo) */
+	psrlw $4, %xmm7 /* g0t_1_sh = shr(g0t_1) */
+	pand .Lsm4_wordslice_ssse3_aesni_9_nibble_mask(%rip), %xmm7 /* g0t_1_hi = and(g0t_1_sh, nibble_mask) */
+	movdqa %xmm2, %xmm11 /* tbl_lo */
+	pshufb %xmm3, %xmm11 /* g0a_1_l = lookup16(tbl_lo, g0t_1_lo) */
 	movdqa %xmm0, %xmm3 /* tbl_hi */
-	pshufb %xmm8, %xmm3 /* g0a_1_h = lookup16(tbl_hi, g0t_1_hi) */
-	pxor %xmm3, %xmm14 /* g0a_1 = xor(g0a_1_l, g0a_1_h) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_inv_shift_rows(%rip), %xmm14 /* g0s_1_sr = lookup16(g0a_1, inv_shift_rows) */
-	aesenclast .Lsm4_wordslice_ssse3_aesni_9_aes_cancel_key(%rip), %xmm14 /* g0s_1_aes = aesenclast(g0s_1_sr, aes_cancel_key) */
-	movdqa %xmm14, %xmm3 /* g0s_1_aes */
+	pshufb %xmm7, %xmm3 /* g0a_1_h = lookup16(tbl_hi, g0t_1_hi) */
+	pxor %xmm3, %xmm11 /* g0a_1 = xor(g0a_1_l, g0a_1_h) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_inv_shift_rows(%rip), %xmm11 /* g0s_1_sr = lookup16(g0a_1, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_9_aes_cancel_key(%rip), %xmm11 /* g0s_1_aes = aesenclast(g0s_1_sr, aes_cancel_key) */
+	movdqa %xmm11, %xmm3 /* g0s_1_aes */
 	pand .Lsm4_wordslice_ssse3_aesni_9_nibble_mask(%rip), %xmm3 /* g0s_1_aes_lo = and(g0s_1_aes, nibble_mask) */
-	psrlw $4, %xmm14 /* g0s_1_aes_sh = shr(g0s_1_aes) */
-	pand .Lsm4_wordslice_ssse3_aesni_9_nibble_mask(%rip), %xmm14 /* g0s_1_aes_hi = and(g0s_1_aes_sh, nibble_mask) */
-	movdqa %xmm4, %xmm8 /* tbl_lo_1 */
-	pshufb %xmm3, %xmm8 /* g0s_1_l = lookup16(tbl_lo_1, g0s_1_aes_lo) */
+	psrlw $4, %xmm11 /* g0s_1_aes_sh = shr(g0s_1_aes) */
+	pand .Lsm4_wordslice_ssse3_aesni_9_nibble_mask(%rip), %xmm11 /* g0s_1_aes_hi = and(g0s_1_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm7 /* tbl_lo_1 */
+	pshufb %xmm3, %xmm7 /* g0s_1_l = lookup16(tbl_lo_1, g0s_1_aes_lo) */
 	movdqa %xmm1, %xmm3 /* tbl_hi_1 */
-	pshufb %xmm14, %xmm3 /* g0s_1_h = lookup16(tbl_hi_1, g0s_1_aes_hi) */
-	pxor %xmm3, %xmm8 /* g0s_1 = xor(g0s_1_l, g0s_1_h) */
-	movdqa %xmm8, %xmm3 /* g0s_1 */
+	pshufb %xmm11, %xmm3 /* g0s_1_h = lookup16(tbl_hi_1, g0s_1_aes_hi) */
+	pxor %xmm3, %xmm7 /* g0s_1 = xor(g0s_1_l, g0s_1_h) */
+	movdqa %xmm7, %xmm3 /* g0s_1 */
 	pshufb .Lsm4_wordslice_ssse3_aesni_9_rotl24(%rip), %xmm3 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
-	movdqa %xmm8, %xmm14 /* g0s_1 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_rotl8(%rip), %xmm14 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
-	movdqa %xmm8, %xmm5 /* g0s_1 */
+	movdqa %xmm7, %xmm11 /* g0s_1 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_rotl8(%rip), %xmm11 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
+	movdqa %xmm7, %xmm5 /* g0s_1 */
 	pshufb .Lsm4_wordslice_ssse3_aesni_9_rotl16(%rip), %xmm5 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
 	movdqa %xmm9, 144(%rsp) /* spill g0x0.3 */
-	movdqa %xmm8, %xmm9 /* g0s_1 */
-	pxor %xmm14, %xmm9 /* g0lg_acc_1 = xor(g0s_1, g0lr8_1) */
+	movdqa %xmm7, %xmm9 /* g0s_1 */
+	pxor %xmm11, %xmm9 /* g0lg_acc_1 = xor(g0s_1, g0lr8_1) */
 	pxor %xmm5, %xmm9 /* g0lg_1 = xor(g0lg_acc_1, g0lr16_1) */
 	movdqa %xmm9, %xmm5 /* g0lg_1 */
 	pslld $2, %xmm5 /* g0lr2_1_l = shl(g0lg_1) */
 	psrld $30, %xmm9 /* g0lr2_1_r = shr(g0lg_1) */
 	por %xmm9, %xmm5 /* g0lr2_1 = or(g0lr2_1_l, g0lr2_1_r) */
-	pxor %xmm3, %xmm8 /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
-	pxor %xmm5, %xmm8 /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
-	pxor 528(%rsp), %xmm8 /* g0x_1 = xor(g0l_1, g0x1.2) */
+	pxor %xmm3, %xmm7 /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
+	pxor %xmm5, %xmm7 /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
+	pxor 464(%rsp), %xmm7 /* g0x_1 = xor(g0l_1, g0x1.2) */
 	movd 4(%rdi,%r10), %xmm3
 	pshufd $0, %xmm3, %xmm3 /* rkw_5 = bcast32() */
 	movdqa %xmm12, %xmm5 /* g1x2.2 */
-	pxor %xmm15, %xmm5 /* g1k_acc_1 = xor(g1x2, g1x3) */
+	pxor %xmm10, %xmm5 /* g1k_acc_1 = xor(g1x2, g1x3) */
 	pxor %xmm3, %xmm5 /* g1k_1 = xor(g1k_acc_1, rkw_5) */
 	pxor %xmm13, %xmm5 /* g1t_1 = xor(g1k_1, g1x0) */
 	movdqa %xmm5, %xmm3 /* g1t_1 */
@@ -6220,7 +6119,7 @@ SYM_FUNC_START(sm4_wordslice_ssse3_aesni_batch_gcm)
 	pand .Lsm4_wordslice_ssse3_aesni_9_nibble_mask(%rip), %xmm3 /* g1s_1_aes_lo = and(g1s_1_aes, nibble_mask) */
 	psrlw $4, %xmm9 /* g1s_1_aes_sh = shr(g1s_1_aes) */
 	pand .Lsm4_wordslice_ssse3_aesni_9_nibble_mask(%rip), %xmm9 /* g1s_1_aes_hi = and(g1s_1_aes_sh, nibble_mask) */
-	movdqa %xmm4, %xmm5 /* tbl_lo_1 */
+	movdqa %xmm15, %xmm5 /* tbl_lo_1 */
 	pshufb %xmm3, %xmm5 /* g1s_1_l = lookup16(tbl_lo_1, g1s_1_aes_lo) */
 	movdqa %xmm1, %xmm3 /* tbl_hi_1 */
 	pshufb %xmm9, %xmm3 /* g1s_1_h = lookup16(tbl_hi_1, g1s_1_aes_hi) */
@@ -6229,12 +6128,12 @@ SYM_FUNC_START(sm4_wordslice_ssse3_aesni_batch_gcm)
 	pshufb .Lsm4_wordslice_ssse3_aesni_9_rotl24(%rip), %xmm3 /* g1lr24_1 = lookup16(g1s_1, rotl24) */
 	movdqa %xmm5, %xmm9 /* g1s_1 */
 	pshufb .Lsm4_wordslice_ssse3_aesni_9_rotl8(%rip), %xmm9 /* g1lr8_1 = lookup16(g1s_1, rotl8) */
-	movdqa %xmm5, %xmm14 /* g1s_1 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_rotl16(%rip), %xmm14 /* g1lr16_1 = lookup16(g1s_1, rotl16) */
-	movdqa %xmm12, 528(%rsp) /* spill g1x2.2 */
+	movdqa %xmm5, %xmm11 /* g1s_1 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_rotl16(%rip), %xmm11 /* g1lr16_1 = lookup16(g1s_1, rotl16) */
+	movdqa %xmm12, 464(%rsp) /* spill g1x2.2 */
 	movdqa %xmm5, %xmm12 /* g1s_1 */
 	pxor %xmm9, %xmm12 /* g1lg_acc_1 = xor(g1s_1, g1lr8_1) */
-	pxor %xmm14, %xmm12 /* g1lg_1 = xor(g1lg_acc_1, g1lr16_1) */
+	pxor %xmm11, %xmm12 /* g1lg_1 = xor(g1lg_acc_1, g1lr16_1) */
 	movdqa %xmm12, %xmm9 /* g1lg_1 */
 	pslld $2, %xmm9 /* g1lr2_1_l = shl(g1lg_1) */
 	psrld $30, %xmm12 /* g1lr2_1_r = shr(g1lg_1) */
@@ -6244,370 +6143,370 @@ SYM_FUNC_START(sm4_wordslice_ssse3_aesni_batch_gcm)
 	pxor 272(%rsp), %xmm5 /* g1x_1 = xor(g1l_1, g1x1.2) */
 	movd 4(%rdi,%r10), %xmm3
 	pshufd $0, %xmm3, %xmm3 /* rkw_6 = bcast32() */
-	movdqa %xmm7, %xmm9 /* g2x2.2 */
-	pxor %xmm11, %xmm9 /* g2k_acc_1 = xor(g2x2, g2x3) */
+	movdqa %xmm6, %xmm9 /* g2x2.2 */
+	pxor %xmm14, %xmm9 /* g2k_acc_1 = xor(g2x2, g2x3) */
 	pxor %xmm3, %xmm9 /* g2k_1 = xor(g2k_acc_1, rkw_6) */
-	pxor %xmm6, %xmm9 /* g2t_1 = xor(g2k_1, g2x0) */
+	pxor %xmm4, %xmm9 /* g2t_1 = xor(g2k_1, g2x0) */
 	movdqa %xmm9, %xmm3 /* g2t_1 */
 	pand .Lsm4_wordslice_ssse3_aesni_9_nibble_mask(%rip), %xmm3 /* g2t_1_lo = and(g2t_1, nibble_mask) */
 	psrlw $4, %xmm9 /* g2t_1_sh = shr(g2t_1) */
 	pand .Lsm4_wordslice_ssse3_aesni_9_nibble_mask(%rip), %xmm9 /* g2t_1_hi = and(g2t_1_sh, nibble_mask) */
-	movdqa %xmm2, %xmm12 /* tbl_lo */
-	pshufb %xmm3, %xmm12 /* g2a_1_l = lookup16(tbl_lo, g2t_1_lo) */
+	movdqa %xmm2, %xmm11 /* tbl_lo */
+	pshufb %xmm3, %xmm11 /* g2a_1_l = lookup16(tbl_lo, g2t_1_lo) */
 	movdqa %xmm0, %xmm3 /* tbl_hi */
 	pshufb %xmm9, %xmm3 /* g2a_1_h = lookup16(tbl_hi, g2t_1_hi) */
-	pxor %xmm3, %xmm12 /* g2a_1 = xor(g2a_1_l, g2a_1_h) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_inv_shift_rows(%rip), %xmm12 /* g2s_1_sr = lookup16(g2a_1, inv_shift_rows) */
-	aesenclast .Lsm4_wordslice_ssse3_aesni_9_aes_cancel_key(%rip), %xmm12 /* g2s_1_aes = aesenclast(g2s_1_sr, aes_cancel_key) */
-	movdqa %xmm12, %xmm3 /* g2s_1_aes */
+	pxor %xmm3, %xmm11 /* g2a_1 = xor(g2a_1_l, g2a_1_h) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_inv_shift_rows(%rip), %xmm11 /* g2s_1_sr = lookup16(g2a_1, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_9_aes_cancel_key(%rip), %xmm11 /* g2s_1_aes = aesenclast(g2s_1_sr, aes_cancel_key) */
+	movdqa %xmm11, %xmm3 /* g2s_1_aes */
 	pand .Lsm4_wordslice_ssse3_aesni_9_nibble_mask(%rip), %xmm3 /* g2s_1_aes_lo = and(g2s_1_aes, nibble_mask) */
-	psrlw $4, %xmm12 /* g2s_1_aes_sh = shr(g2s_1_aes) */
-	pand .Lsm4_wordslice_ssse3_aesni_9_nibble_mask(%rip), %xmm12 /* g2s_1_aes_hi = and(g2s_1_aes_sh, nibble_mask) */
-	movdqa %xmm4, %xmm9 /* tbl_lo_1 */
+	psrlw $4, %xmm11 /* g2s_1_aes_sh = shr(g2s_1_aes) */
+	pand .Lsm4_wordslice_ssse3_aesni_9_nibble_mask(%rip), %xmm11 /* g2s_1_aes_hi = and(g2s_1_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm9 /* tbl_lo_1 */
 	pshufb %xmm3, %xmm9 /* g2s_1_l = lookup16(tbl_lo_1, g2s_1_aes_lo) */
 	movdqa %xmm1, %xmm3 /* tbl_hi_1 */
-	pshufb %xmm12, %xmm3 /* g2s_1_h = lookup16(tbl_hi_1, g2s_1_aes_hi) */
+	pshufb %xmm11, %xmm3 /* g2s_1_h = lookup16(tbl_hi_1, g2s_1_aes_hi) */
 	pxor %xmm3, %xmm9 /* g2s_1 = xor(g2s_1_l, g2s_1_h) */
 	movdqa %xmm9, %xmm3 /* g2s_1 */
 	pshufb .Lsm4_wordslice_ssse3_aesni_9_rotl24(%rip), %xmm3 /* g2lr24_1 = lookup16(g2s_1, rotl24) */
+	movdqa %xmm9, %xmm11 /* g2s_1 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_rotl8(%rip), %xmm11 /* g2lr8_1 = lookup16(g2s_1, rotl8) */
 	movdqa %xmm9, %xmm12 /* g2s_1 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_rotl8(%rip), %xmm12 /* g2lr8_1 = lookup16(g2s_1, rotl8) */
-	movdqa %xmm9, %xmm14 /* g2s_1 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_rotl16(%rip), %xmm14 /* g2lr16_1 = lookup16(g2s_1, rotl16) */
-	movdqa %xmm7, 272(%rsp) /* spill g2x2.2 */
-	movdqa %xmm9, %xmm7 /* g2s_1 */
-	pxor %xmm12, %xmm7 /* g2lg_acc_1 = xor(g2s_1, g2lr8_1) */
-	pxor %xmm14, %xmm7 /* g2lg_1 = xor(g2lg_acc_1, g2lr16_1) */
-	movdqa %xmm7, %xmm12 /* g2lg_1 */
-	pslld $2, %xmm12 /* g2lr2_1_l = shl(g2lg_1) */
-	psrld $30, %xmm7 /* g2lr2_1_r = shr(g2lg_1) */
-	por %xmm7, %xmm12 /* g2lr2_1 = or(g2lr2_1_l, g2lr2_1_r) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_rotl16(%rip), %xmm12 /* g2lr16_1 = lookup16(g2s_1, rotl16) */
+	movdqa %xmm6, 272(%rsp) /* spill g2x2.2 */
+	movdqa %xmm9, %xmm6 /* g2s_1 */
+	pxor %xmm11, %xmm6 /* g2lg_acc_1 = xor(g2s_1, g2lr8_1) */
+	pxor %xmm12, %xmm6 /* g2lg_1 = xor(g2lg_acc_1, g2lr16_1) */
+	movdqa %xmm6, %xmm11 /* g2lg_1 */
+	pslld $2, %xmm11 /* g2lr2_1_l = shl(g2lg_1) */
+	psrld $30, %xmm6 /* g2lr2_1_r = shr(g2lg_1) */
+	por %xmm6, %xmm11 /* g2lr2_1 = or(g2lr2_1_l, g2lr2_1_r) */
 	pxor %xmm3, %xmm9 /* g2l_acc_1 = xor(g2s_1, g2lr24_1) */
-	pxor %xmm12, %xmm9 /* g2l_1 = xor(g2l_acc_1, g2lr2_1) */
+	pxor %xmm11, %xmm9 /* g2l_1 = xor(g2l_acc_1, g2lr2_1) */
 	pxor 208(%rsp), %xmm9 /* g2x_1 = xor(g2l_1, g2x1.2) */
 	movd 4(%rdi,%r10), %xmm3
 	pshufd $0, %xmm3, %xmm3 /* rkw_7 = bcast32() */
-	movdqa 656(%rsp), %xmm7 /* reload g3x2.2 */
-	movdqa %xmm7, %xmm12 /* g3x2.2 */
-	pxor 464(%rsp), %xmm12 /* g3k_acc_1 = xor(g3x2, g3x3) */
-	pxor %xmm3, %xmm12 /* g3k_1 = xor(g3k_acc_1, rkw_7) */
-	pxor %xmm10, %xmm12 /* g3t_1 = xor(g3k_1, g3x0) */
-	movdqa %xmm12, %xmm3 /* g3t_1 */
+	movdqa 672(%rsp), %xmm6 /* reload g3x2.2 */
+	movdqa %xmm6, %xmm11 /* g3x2.2 */
+	pxor 592(%rsp), %xmm11 /* g3k_acc_1 = xor(g3x2, g3x3) */
+	pxor %xmm3, %xmm11 /* g3k_1 = xor(g3k_acc_1, rkw_7) */
+	pxor %xmm8, %xmm11 /* g3t_1 = xor(g3k_1, g3x0) */
+	movdqa %xmm11, %xmm3 /* g3t_1 */
 	pand .Lsm4_wordslice_ssse3_aesni_9_nibble_mask(%rip), %xmm3 /* g3t_1_lo = and(g3t_1, nibble_mask) */
-	psrlw $4, %xmm12 /* g3t_1_sh = shr(g3t_1) */
-	pand .Lsm4_wordslice_ssse3_aesni_9_nibble_mask(%rip), %xmm12 /* g3t_1_hi = and(g3t_1_sh, nibble_mask) */
-	movdqa %xmm2, %xmm14 /* tbl_lo */
-	pshufb %xmm3, %xmm14 /* g3a_1_l = lookup16(tbl_lo, g3t_1_lo) */
+	psrlw $4, %xmm11 /* g3t_1_sh = shr(g3t_1) */
+	pand .Lsm4_wordslice_ssse3_aesni_9_nibble_mask(%rip), %xmm11 /* g3t_1_hi = and(g3t_1_sh, nibble_mask) */
+	movdqa %xmm2, %xmm12 /* tbl_lo */
+	pshufb %xmm3, %xmm12 /* g3a_1_l = lookup16(tbl_lo, g3t_1_lo) */
 	movdqa %xmm0, %xmm3 /* tbl_hi */
-	pshufb %xmm12, %xmm3 /* g3a_1_h = lookup16(tbl_hi, g3t_1_hi) */
-	pxor %xmm3, %xmm14 /* g3a_1 = xor(g3a_1_l, g3a_1_h) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_inv_shift_rows(%rip), %xmm14 /* g3s_1_sr = lookup16(g3a_1, inv_shift_rows) */
-	aesenclast .Lsm4_wordslice_ssse3_aesni_9_aes_cancel_key(%rip), %xmm14 /* g3s_1_aes = aesenclast(g3s_1_sr, aes_cancel_key) */
-	movdqa %xmm14, %xmm3 /* g3s_1_aes */
+	pshufb %xmm11, %xmm3 /* g3a_1_h = lookup16(tbl_hi, g3t_1_hi) */
+	pxor %xmm3, %xmm12 /* g3a_1 = xor(g3a_1_l, g3a_1_h) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_inv_shift_rows(%rip), %xmm12 /* g3s_1_sr = lookup16(g3a_1, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_9_aes_cancel_key(%rip), %xmm12 /* g3s_1_aes = aesenclast(g3s_1_sr, aes_cancel_key) */
+	movdqa %xmm12, %xmm3 /* g3s_1_aes */
 	pand .Lsm4_wordslice_ssse3_aesni_9_nibble_mask(%rip), %xmm3 /* g3s_1_aes_lo = and(g3s_1_aes, nibble_mask) */
-	psrlw $4, %xmm14 /* g3s_1_aes_sh = shr(g3s_1_aes) */
-	pand .Lsm4_wordslice_ssse3_aesni_9_nibble_mask(%rip), %xmm14 /* g3s_1_aes_hi = and(g3s_1_aes_sh, nibble_mask) */
-	movdqa %xmm4, %xmm12 /* tbl_lo_1 */
-	pshufb %xmm3, %xmm12 /* g3s_1_l = lookup16(tbl_lo_1, g3s_1_aes_lo) */
+	psrlw $4, %xmm12 /* g3s_1_aes_sh = shr(g3s_1_aes) */
+	pand .Lsm4_wordslice_ssse3_aesni_9_nibble_mask(%rip), %xmm12 /* g3s_1_aes_hi = and(g3s_1_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm11 /* tbl_lo_1 */
+	pshufb %xmm3, %xmm11 /* g3s_1_l = lookup16(tbl_lo_1, g3s_1_aes_lo) */
 	movdqa %xmm1, %xmm3 /* tbl_hi_1 */
-	pshufb %xmm14, %xmm3 /* g3s_1_h = lookup16(tbl_hi_1, g3s_1_aes_hi) */
-	pxor %xmm3, %xmm12 /* g3s_1 = xor(g3s_1_l, g3s_1_h) */
-	movdqa %xmm12, %xmm3 /* g3s_1 */
+	pshufb %xmm12, %xmm3 /* g3s_1_h = lookup16(tbl_hi_1, g3s_1_aes_hi) */
+	pxor %xmm3, %xmm11 /* g3s_1 = xor(g3s_1_l, g3s_1_h) */
+	movdqa %xmm11, %xmm3 /* g3s_1 */
 	pshufb .Lsm4_wordslice_ssse3_aesni_9_rotl24(%rip), %xmm3 /* g3lr24_1 = lookup16(g3s_1, rotl24) */
-	movdqa %xmm12, %xmm14 /* g3s_1 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_rotl8(%rip), %xmm14 /* g3lr8_1 = lookup16(g3s_1, rotl8) */
-	movdqa %xmm12, %xmm7 /* g3s_1 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_rotl16(%rip), %xmm7 /* g3lr16_1 = lookup16(g3s_1, rotl16) */
-	movdqa %xmm10, 672(%rsp) /* spill g3x0.3 */
-	movdqa %xmm12, %xmm10 /* g3s_1 */
-	pxor %xmm14, %xmm10 /* g3lg_acc_1 = xor(g3s_1, g3lr8_1) */
-	pxor %xmm7, %xmm10 /* g3lg_1 = xor(g3lg_acc_1, g3lr16_1) */
-	movdqa %xmm10, %xmm7 /* g3lg_1 */
-	pslld $2, %xmm7 /* g3lr2_1_l = shl(g3lg_1) */
-	psrld $30, %xmm10 /* g3lr2_1_r = shr(g3lg_1) */
-	por %xmm10, %xmm7 /* g3lr2_1 = or(g3lr2_1_l, g3lr2_1_r) */
-	pxor %xmm3, %xmm12 /* g3l_acc_1 = xor(g3s_1, g3lr24_1) */
-	pxor %xmm7, %xmm12 /* g3l_1 = xor(g3l_acc_1, g3lr2_1) */
-	pxor 592(%rsp), %xmm12 /* g3x_1 = xor(g3l_1, g3x1.2) */
+	movdqa %xmm11, %xmm12 /* g3s_1 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_rotl8(%rip), %xmm12 /* g3lr8_1 = lookup16(g3s_1, rotl8) */
+	movdqa %xmm11, %xmm6 /* g3s_1 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_rotl16(%rip), %xmm6 /* g3lr16_1 = lookup16(g3s_1, rotl16) */
+	movdqa %xmm8, 528(%rsp) /* spill g3x0.3 */
+	movdqa %xmm11, %xmm8 /* g3s_1 */
+	pxor %xmm12, %xmm8 /* g3lg_acc_1 = xor(g3s_1, g3lr8_1) */
+	pxor %xmm6, %xmm8 /* g3lg_1 = xor(g3lg_acc_1, g3lr16_1) */
+	movdqa %xmm8, %xmm6 /* g3lg_1 */
+	pslld $2, %xmm6 /* g3lr2_1_l = shl(g3lg_1) */
+	psrld $30, %xmm8 /* g3lr2_1_r = shr(g3lg_1) */
+	por %xmm8, %xmm6 /* g3lr2_1 = or(g3lr2_1_l, g3lr2_1_r) */
+	pxor %xmm3, %xmm11 /* g3l_acc_1 = xor(g3s_1, g3lr24_1) */
+	pxor %xmm6, %xmm11 /* g3l_1 = xor(g3l_acc_1, g3lr2_1) */
+	pxor 656(%rsp), %xmm11 /* g3x_1 = xor(g3l_1, g3x1.2) */
 
 	/* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
 	movd 8(%rdi,%r10), %xmm3
 	pshufd $0, %xmm3, %xmm3 /* rkw_8 = bcast32() */
-	movdqa 336(%rsp), %xmm7 /* reload g0x3.2 */
-	movdqa %xmm7, %xmm10 /* g0x3.2 */
-	pxor 144(%rsp), %xmm10 /* g0k_acc_2 = xor(g0x3, g0x0) */
-	pxor %xmm3, %xmm10 /* g0k_2 = xor(g0k_acc_2, rkw_8) */
-	pxor %xmm8, %xmm10 /* g0t_2 = xor(g0k_2, g0x1) */
-	movdqa %xmm10, %xmm3 /* g0t_2 */
+	movdqa 336(%rsp), %xmm6 /* reload g0x3.2 */
+	movdqa %xmm6, %xmm8 /* g0x3.2 */
+	pxor 144(%rsp), %xmm8 /* g0k_acc_2 = xor(g0x3, g0x0) */
+	pxor %xmm3, %xmm8 /* g0k_2 = xor(g0k_acc_2, rkw_8) */
+	pxor %xmm7, %xmm8 /* g0t_2 = xor(g0k_2, g0x1) */
+	movdqa %xmm8, %xmm3 /* g0t_2 */
 	pand .Lsm4_wordslice_ssse3_aesni_9_nibble_mask(%rip), %xmm3 /* g0t_2_lo = and(g0t_2, nibble_mask) */
-	psrlw $4, %xmm10 /* g0t_2_sh = shr(g0t_2) */
-	pand .Lsm4_wordslice_ssse3_aesni_9_nibble_mask(%rip), %xmm10 /* g0t_2_hi = and(g0t_2_sh, nibble_mask) */
-	movdqa %xmm2, %xmm14 /* tbl_lo */
-	pshufb %xmm3, %xmm14 /* g0a_2_l = lookup16(tbl_lo, g0t_2_lo) */
+	psrlw $4, %xmm8 /* g0t_2_sh = shr(g0t_2) */
+	pand .Lsm4_wordslice_ssse3_aesni_9_nibble_mask(%rip), %xmm8 /* g0t_2_hi = and(g0t_2_sh, nibble_mask) */
+	movdqa %xmm2, %xmm12 /* tbl_lo */
+	pshufb %xmm3, %xmm12 /* g0a_2_l = lookup16(tbl_lo, g0t_2_lo) */
 	movdqa %xmm0, %xmm3 /* tbl_hi */
-	pshufb %xmm10, %xmm3 /* g0a_2_h = lookup16(tbl_hi, g0t_2_hi) */
-	pxor %xmm3, %xmm14 /* g0a_2 = xor(g0a_2_l, g0a_2_h) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_inv_shift_rows(%rip), %xmm14 /* g0s_2_sr = lookup16(g0a_2, inv_shift_rows) */
-	aesenclast .Lsm4_wordslice_ssse3_aesni_9_aes_cancel_key(%rip), %xmm14 /* g0s_2_aes = aesenclast(g0s_2_sr, aes_cancel_key) */
-	movdqa %xmm14, %xmm3 /* g0s_2_aes */
+	pshufb %xmm8, %xmm3 /* g0a_2_h = lookup16(tbl_hi, g0t_2_hi) */
+	pxor %xmm3, %xmm12 /* g0a_2 = xor(g0a_2_l, g0a_2_h) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_inv_shift_rows(%rip), %xmm12 /* g0s_2_sr = lookup16(g0a_2, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_9_aes_cancel_key(%rip), %xmm12 /* g0s_2_aes = aesenclast(g0s_2_sr, aes_cancel_key) */
+	movdqa %xmm12, %xmm3 /* g0s_2_aes */
 	pand .Lsm4_wordslice_ssse3_aesni_9_nibble_mask(%rip), %xmm3 /* g0s_2_aes_lo = and(g0s_2_aes, nibble_mask) */
-	psrlw $4, %xmm14 /* g0s_2_aes_sh = shr(g0s_2_aes) */
-	pand .Lsm4_wordslice_ssse3_aesni_9_nibble_mask(%rip), %xmm14 /* g0s_2_aes_hi = and(g0s_2_aes_sh, nibble_mask) */
-	movdqa %xmm4, %xmm10 /* tbl_lo_1 */
-	pshufb %xmm3, %xmm10 /* g0s_2_l = lookup16(tbl_lo_1, g0s_2_aes_lo) */
+	psrlw $4, %xmm12 /* g0s_2_aes_sh = shr(g0s_2_aes) */
+	pand .Lsm4_wordslice_ssse3_aesni_9_nibble_mask(%rip), %xmm12 /* g0s_2_aes_hi = and(g0s_2_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm8 /* tbl_lo_1 */
+	pshufb %xmm3, %xmm8 /* g0s_2_l = lookup16(tbl_lo_1, g0s_2_aes_lo) */
 	movdqa %xmm1, %xmm3 /* tbl_hi_1 */
-	pshufb %xmm14, %xmm3 /* g0s_2_h = lookup16(tbl_hi_1, g0s_2_aes_hi) */
-	pxor %xmm3, %xmm10 /* g0s_2 = xor(g0s_2_l, g0s_2_h) */
-	movdqa %xmm10, %xmm3 /* g0s_2 */
+	pshufb %xmm12, %xmm3 /* g0s_2_h = lookup16(tbl_hi_1, g0s_2_aes_hi) */
+	pxor %xmm3, %xmm8 /* g0s_2 = xor(g0s_2_l, g0s_2_h) */
+	movdqa %xmm8, %xmm3 /* g0s_2 */
 	pshufb .Lsm4_wordslice_ssse3_aesni_9_rotl24(%rip), %xmm3 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
-	movdqa %xmm10, %xmm14 /* g0s_2 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_rotl8(%rip), %xmm14 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
-	movdqa %xmm10, %xmm7 /* g0s_2 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_rotl16(%rip), %xmm7 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
-	movdqa %xmm8, 208(%rsp) /* spill g0x1.3 */
-	movdqa %xmm10, %xmm8 /* g0s_2 */
-	pxor %xmm14, %xmm8 /* g0lg_acc_2 = xor(g0s_2, g0lr8_2) */
-	pxor %xmm7, %xmm8 /* g0lg_2 = xor(g0lg_acc_2, g0lr16_2) */
-	movdqa %xmm8, %xmm7 /* g0lg_2 */
-	pslld $2, %xmm7 /* g0lr2_2_l = shl(g0lg_2) */
-	psrld $30, %xmm8 /* g0lr2_2_r = shr(g0lg_2) */
-	por %xmm8, %xmm7 /* g0lr2_2 = or(g0lr2_2_l, g0lr2_2_r) */
-	pxor %xmm3, %xmm10 /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
-	pxor %xmm7, %xmm10 /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
-	pxor 400(%rsp), %xmm10 /* g0x_2 = xor(g0l_2, g0x2.2) */
+	movdqa %xmm8, %xmm12 /* g0s_2 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_rotl8(%rip), %xmm12 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
+	movdqa %xmm8, %xmm6 /* g0s_2 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_rotl16(%rip), %xmm6 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
+	movdqa %xmm7, 208(%rsp) /* spill g0x1.3 */
+	movdqa %xmm8, %xmm7 /* g0s_2 */
+	pxor %xmm12, %xmm7 /* g0lg_acc_2 = xor(g0s_2, g0lr8_2) */
+	pxor %xmm6, %xmm7 /* g0lg_2 = xor(g0lg_acc_2, g0lr16_2) */
+	movdqa %xmm7, %xmm6 /* g0lg_2 */
+	pslld $2, %xmm6 /* g0lr2_2_l = shl(g0lg_2) */
+	psrld $30, %xmm7 /* g0lr2_2_r = shr(g0lg_2) */
+	por %xmm7, %xmm6 /* g0lr2_2 = or(g0lr2_2_l, g0lr2_2_r) */
+	pxor %xmm3, %xmm8 /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
+	pxor %xmm6, %xmm8 /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
+	pxor 400(%rsp), %xmm8 /* g0x_2 = xor(g0l_2, g0x2.2) */
 	movd 8(%rdi,%r10), %xmm3
 	pshufd $0, %xmm3, %xmm3 /* rkw_9 = bcast32() */
-	movdqa %xmm15, %xmm7 /* g1x3.2 */
-	pxor %xmm13, %xmm7 /* g1k_acc_2 = xor(g1x3, g1x0) */
-	pxor %xmm3, %xmm7 /* g1k_2 = xor(g1k_acc_2, rkw_9) */
-	pxor %xmm5, %xmm7 /* g1t_2 = xor(g1k_2, g1x1) */
-	movdqa %xmm7, %xmm3 /* g1t_2 */
+	movdqa %xmm10, %xmm6 /* g1x3.2 */
+	pxor %xmm13, %xmm6 /* g1k_acc_2 = xor(g1x3, g1x0) */
+	pxor %xmm3, %xmm6 /* g1k_2 = xor(g1k_acc_2, rkw_9) */
+	pxor %xmm5, %xmm6 /* g1t_2 = xor(g1k_2, g1x1) */
+	movdqa %xmm6, %xmm3 /* g1t_2 */
 	pand .Lsm4_wordslice_ssse3_aesni_9_nibble_mask(%rip), %xmm3 /* g1t_2_lo = and(g1t_2, nibble_mask) */
-	psrlw $4, %xmm7 /* g1t_2_sh = shr(g1t_2) */
-	pand .Lsm4_wordslice_ssse3_aesni_9_nibble_mask(%rip), %xmm7 /* g1t_2_hi = and(g1t_2_sh, nibble_mask) */
-	movdqa %xmm2, %xmm8 /* tbl_lo */
-	pshufb %xmm3, %xmm8 /* g1a_2_l = lookup16(tbl_lo, g1t_2_lo) */
+	psrlw $4, %xmm6 /* g1t_2_sh = shr(g1t_2) */
+	pand .Lsm4_wordslice_ssse3_aesni_9_nibble_mask(%rip), %xmm6 /* g1t_2_hi = and(g1t_2_sh, nibble_mask) */
+	movdqa %xmm2, %xmm7 /* tbl_lo */
+	pshufb %xmm3, %xmm7 /* g1a_2_l = lookup16(tbl_lo, g1t_2_lo) */
 	movdqa %xmm0, %xmm3 /* tbl_hi */
-	pshufb %xmm7, %xmm3 /* g1a_2_h = lookup16(tbl_hi, g1t_2_hi) */
-	pxor %xmm3, %xmm8 /* g1a_2 = xor(g1a_2_l, g1a_2_h) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_inv_shift_rows(%rip), %xmm8 /* g1s_2_sr = lookup16(g1a_2, inv_shift_rows) */
-	aesenclast .Lsm4_wordslice_ssse3_aesni_9_aes_cancel_key(%rip), %xmm8 /* g1s_2_aes = aesenclast(g1s_2_sr, aes_cancel_key) */
-	movdqa %xmm8, %xmm3 /* g1s_2_aes */
+	pshufb %xmm6, %xmm3 /* g1a_2_h = lookup16(tbl_hi, g1t_2_hi) */
+	pxor %xmm3, %xmm7 /* g1a_2 = xor(g1a_2_l, g1a_2_h) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_inv_shift_rows(%rip), %xmm7 /* g1s_2_sr = lookup16(g1a_2, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_9_aes_cancel_key(%rip), %xmm7 /* g1s_2_aes = aesenclast(g1s_2_sr, aes_cancel_key) */
+	movdqa %xmm7, %xmm3 /* g1s_2_aes */
 	pand .Lsm4_wordslice_ssse3_aesni_9_nibble_mask(%rip), %xmm3 /* g1s_2_aes_lo = and(g1s_2_aes, nibble_mask) */
-	psrlw $4, %xmm8 /* g1s_2_aes_sh = shr(g1s_2_aes) */
-	pand .Lsm4_wordslice_ssse3_aesni_9_nibble_mask(%rip), %xmm8 /* g1s_2_aes_hi = and(g1s_2_aes_sh, nibble_mask) */
-	movdqa %xmm4, %xmm7 /* tbl_lo_1 */
-	pshufb %xmm3, %xmm7 /* g1s_2_l = lookup16(tbl_lo_1, g1s_2_aes_lo) */
+	psrlw $4, %xmm7 /* g1s_2_aes_sh = shr(g1s_2_aes) */
+	pand .Lsm4_wordslice_ssse3_aesni_9_nibble_mask(%rip), %xmm7 /* g1s_2_aes_hi = and(g1s_2_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm6 /* tbl_lo_1 */
+	pshufb %xmm3, %xmm6 /* g1s_2_l = lookup16(tbl_lo_1, g1s_2_aes_lo) */
 	movdqa %xmm1, %xmm3 /* tbl_hi_1 */
-	pshufb %xmm8, %xmm3 /* g1s_2_h = lookup16(tbl_hi_1, g1s_2_aes_hi) */
-	pxor %xmm3, %xmm7 /* g1s_2 = xor(g1s_2_l, g1s_2_h) */
-	movdqa %xmm7, %xmm3 /* g1s_2 */
+	pshufb %xmm7, %xmm3 /* g1s_2_h = lookup16(tbl_hi_1, g1s_2_aes_hi) */
+	pxor %xmm3, %xmm6 /* g1s_2 = xor(g1s_2_l, g1s_2_h) */
+	movdqa %xmm6, %xmm3 /* g1s_2 */
 	pshufb .Lsm4_wordslice_ssse3_aesni_9_rotl24(%rip), %xmm3 /* g1lr24_2 = lookup16(g1s_2, rotl24) */
-	movdqa %xmm7, %xmm8 /* g1s_2 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_rotl8(%rip), %xmm8 /* g1lr8_2 = lookup16(g1s_2, rotl8) */
-	movdqa %xmm7, %xmm14 /* g1s_2 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_rotl16(%rip), %xmm14 /* g1lr16_2 = lookup16(g1s_2, rotl16) */
-	movdqa %xmm15, 400(%rsp) /* spill g1x3.2 */
-	movdqa %xmm7, %xmm15 /* g1s_2 */
-	pxor %xmm8, %xmm15 /* g1lg_acc_2 = xor(g1s_2, g1lr8_2) */
-	pxor %xmm14, %xmm15 /* g1lg_2 = xor(g1lg_acc_2, g1lr16_2) */
-	movdqa %xmm15, %xmm8 /* g1lg_2 */
-	pslld $2, %xmm8 /* g1lr2_2_l = shl(g1lg_2) */
-	psrld $30, %xmm15 /* g1lr2_2_r = shr(g1lg_2) */
-	por %xmm15, %xmm8 /* g1lr2_2 = or(g1lr2_2_l, g1lr2_2_r) */
-	pxor %xmm3, %xmm7 /* g1l_acc_2 = xor(g1s_2, g1lr24_2) */
-	pxor %xmm8, %xmm7 /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
-	pxor 528(%rsp), %xmm7 /* g1x_2 = xor(g1l_2, g1x2.2) */
+	movdqa %xmm6, %xmm7 /* g1s_2 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_rotl8(%rip), %xmm7 /* g1lr8_2 = lookup16(g1s_2, rotl8) */
+	movdqa %xmm6, %xmm12 /* g1s_2 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_rotl16(%rip), %xmm12 /* g1lr16_2 = lookup16(g1s_2, rotl16) */
+	movdqa %xmm10, 400(%rsp) /* spill g1x3.2 */
+	movdqa %xmm6, %xmm10 /* g1s_2 */
+	pxor %xmm7, %xmm10 /* g1lg_acc_2 = xor(g1s_2, g1lr8_2) */
+	pxor %xmm12, %xmm10 /* g1lg_2 = xor(g1lg_acc_2, g1lr16_2) */
+	movdqa %xmm10, %xmm7 /* g1lg_2 */
+	pslld $2, %xmm7 /* g1lr2_2_l = shl(g1lg_2) */
+	psrld $30, %xmm10 /* g1lr2_2_r = shr(g1lg_2) */
+	por %xmm10, %xmm7 /* g1lr2_2 = or(g1lr2_2_l, g1lr2_2_r) */
+	pxor %xmm3, %xmm6 /* g1l_acc_2 = xor(g1s_2, g1lr24_2) */
+	pxor %xmm7, %xmm6 /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
+	pxor 464(%rsp), %xmm6 /* g1x_2 = xor(g1l_2, g1x2.2) */
 	movd 8(%rdi,%r10), %xmm3
 	pshufd $0, %xmm3, %xmm3 /* rkw_10 = bcast32() */
-	movdqa %xmm11, %xmm8 /* g2x3.2 */
-	pxor %xmm6, %xmm8 /* g2k_acc_2 = xor(g2x3, g2x0) */
-	pxor %xmm3, %xmm8 /* g2k_2 = xor(g2k_acc_2, rkw_10) */
-	pxor %xmm9, %xmm8 /* g2t_2 = xor(g2k_2, g2x1) */
-	movdqa %xmm8, %xmm3 /* g2t_2 */
+	movdqa %xmm14, %xmm7 /* g2x3.2 */
+	pxor %xmm4, %xmm7 /* g2k_acc_2 = xor(g2x3, g2x0) */
+	pxor %xmm3, %xmm7 /* g2k_2 = xor(g2k_acc_2, rkw_10) */
+	pxor %xmm9, %xmm7 /* g2t_2 = xor(g2k_2, g2x1) */
+	movdqa %xmm7, %xmm3 /* g2t_2 */
 	pand .Lsm4_wordslice_ssse3_aesni_9_nibble_mask(%rip), %xmm3 /* g2t_2_lo = and(g2t_2, nibble_mask) */
-	psrlw $4, %xmm8 /* g2t_2_sh = shr(g2t_2) */
-	pand .Lsm4_wordslice_ssse3_aesni_9_nibble_mask(%rip), %xmm8 /* g2t_2_hi = and(g2t_2_sh, nibble_mask) */
-	movdqa %xmm2, %xmm14 /* tbl_lo */
-	pshufb %xmm3, %xmm14 /* g2a_2_l = lookup16(tbl_lo, g2t_2_lo) */
+	psrlw $4, %xmm7 /* g2t_2_sh = shr(g2t_2) */
+	pand .Lsm4_wordslice_ssse3_aesni_9_nibble_mask(%rip), %xmm7 /* g2t_2_hi = and(g2t_2_sh, nibble_mask) */
+	movdqa %xmm2, %xmm10 /* tbl_lo */
+	pshufb %xmm3, %xmm10 /* g2a_2_l = lookup16(tbl_lo, g2t_2_lo) */
 	movdqa %xmm0, %xmm3 /* tbl_hi */
-	pshufb %xmm8, %xmm3 /* g2a_2_h = lookup16(tbl_hi, g2t_2_hi) */
-	pxor %xmm3, %xmm14 /* g2a_2 = xor(g2a_2_l, g2a_2_h) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_inv_shift_rows(%rip), %xmm14 /* g2s_2_sr = lookup16(g2a_2, inv_shift_rows) */
-	aesenclast .Lsm4_wordslice_ssse3_aesni_9_aes_cancel_key(%rip), %xmm14 /* g2s_2_aes = aesenclast(g2s_2_sr, aes_cancel_key) */
-	movdqa %xmm14, %xmm3 /* g2s_2_aes */
+	pshufb %xmm7, %xmm3 /* g2a_2_h = lookup16(tbl_hi, g2t_2_hi) */
+	pxor %xmm3, %xmm10 /* g2a_2 = xor(g2a_2_l, g2a_2_h) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_inv_shift_rows(%rip), %xmm10 /* g2s_2_sr = lookup16(g2a_2, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_9_aes_cancel_key(%rip), %xmm10 /* g2s_2_aes = aesenclast(g2s_2_sr, aes_cancel_key) */
+	movdqa %xmm10, %xmm3 /* g2s_2_aes */
 	pand .Lsm4_wordslice_ssse3_aesni_9_nibble_mask(%rip), %xmm3 /* g2s_2_aes_lo = and(g2s_2_aes, nibble_mask) */
-	psrlw $4, %xmm14 /* g2s_2_aes_sh = shr(g2s_2_aes) */
-	pand .Lsm4_wordslice_ssse3_aesni_9_nibble_mask(%rip), %xmm14 /* g2s_2_aes_hi = and(g2s_2_aes_sh, nibble_mask) */
-	movdqa %xmm4, %xmm8 /* tbl_lo_1 */
-	pshufb %xmm3, %xmm8 /* g2s_2_l = lookup16(tbl_lo_1, g2s_2_aes_lo) */
+	psrlw $4, %xmm10 /* g2s_2_aes_sh = shr(g2s_2_aes) */
+	pand .Lsm4_wordslice_ssse3_aesni_9_nibble_mask(%rip), %xmm10 /* g2s_2_aes_hi = and(g2s_2_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm7 /* tbl_lo_1 */
+	pshufb %xmm3, %xmm7 /* g2s_2_l = lookup16(tbl_lo_1, g2s_2_aes_lo) */
 	movdqa %xmm1, %xmm3 /* tbl_hi_1 */
-	pshufb %xmm14, %xmm3 /* g2s_2_h = lookup16(tbl_hi_1, g2s_2_aes_hi) */
-	pxor %xmm3, %xmm8 /* g2s_2 = xor(g2s_2_l, g2s_2_h) */
-	movdqa %xmm8, %xmm3 /* g2s_2 */
+	pshufb %xmm10, %xmm3 /* g2s_2_h = lookup16(tbl_hi_1, g2s_2_aes_hi) */
+	pxor %xmm3, %xmm7 /* g2s_2 = xor(g2s_2_l, g2s_2_h) */
+	movdqa %xmm7, %xmm3 /* g2s_2 */
 	pshufb .Lsm4_wordslice_ssse3_aesni_9_rotl24(%rip), %xmm3 /* g2lr24_2 = lookup16(g2s_2, rotl24) */
-	movdqa %xmm8, %xmm14 /* g2s_2 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_rotl8(%rip), %xmm14 /* g2lr8_2 = lookup16(g2s_2, rotl8) */
-	movdqa %xmm8, %xmm15 /* g2s_2 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_rotl16(%rip), %xmm15 /* g2lr16_2 = lookup16(g2s_2, rotl16) */
-	movdqa %xmm11, 528(%rsp) /* spill g2x3.2 */
-	movdqa %xmm8, %xmm11 /* g2s_2 */
-	pxor %xmm14, %xmm11 /* g2lg_acc_2 = xor(g2s_2, g2lr8_2) */
-	pxor %xmm15, %xmm11 /* g2lg_2 = xor(g2lg_acc_2, g2lr16_2) */
-	movdqa %xmm11, %xmm14 /* g2lg_2 */
-	pslld $2, %xmm14 /* g2lr2_2_l = shl(g2lg_2) */
-	psrld $30, %xmm11 /* g2lr2_2_r = shr(g2lg_2) */
-	por %xmm11, %xmm14 /* g2lr2_2 = or(g2lr2_2_l, g2lr2_2_r) */
-	pxor %xmm3, %xmm8 /* g2l_acc_2 = xor(g2s_2, g2lr24_2) */
-	pxor %xmm14, %xmm8 /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
-	pxor 272(%rsp), %xmm8 /* g2x_2 = xor(g2l_2, g2x2.2) */
+	movdqa %xmm7, %xmm10 /* g2s_2 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_rotl8(%rip), %xmm10 /* g2lr8_2 = lookup16(g2s_2, rotl8) */
+	movdqa %xmm7, %xmm12 /* g2s_2 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_rotl16(%rip), %xmm12 /* g2lr16_2 = lookup16(g2s_2, rotl16) */
+	movdqa %xmm14, 464(%rsp) /* spill g2x3.2 */
+	movdqa %xmm7, %xmm14 /* g2s_2 */
+	pxor %xmm10, %xmm14 /* g2lg_acc_2 = xor(g2s_2, g2lr8_2) */
+	pxor %xmm12, %xmm14 /* g2lg_2 = xor(g2lg_acc_2, g2lr16_2) */
+	movdqa %xmm14, %xmm10 /* g2lg_2 */
+	pslld $2, %xmm10 /* g2lr2_2_l = shl(g2lg_2) */
+	psrld $30, %xmm14 /* g2lr2_2_r = shr(g2lg_2) */
+	por %xmm14, %xmm10 /* g2lr2_2 = or(g2lr2_2_l, g2lr2_2_r) */
+	pxor %xmm3, %xmm7 /* g2l_acc_2 = xor(g2s_2, g2lr24_2) */
+	pxor %xmm10, %xmm7 /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
+	pxor 272(%rsp), %xmm7 /* g2x_2 = xor(g2l_2, g2x2.2) */
 	movd 8(%rdi,%r10), %xmm3
 	pshufd $0, %xmm3, %xmm3 /* rkw_11 = bcast32() */
-	movdqa 464(%rsp), %xmm11 /* reload g3x3.2 */
-	movdqa %xmm11, %xmm14 /* g3x3.2 */
-	pxor 672(%rsp), %xmm14 /* g3k_acc_2 = xor(g3x3, g3x0) */
-	pxor %xmm3, %xmm14 /* g3k_2 = xor(g3k_acc_2, rkw_11) */
-	pxor %xmm12, %xmm14 /* g3t_2 = xor(g3k_2, g3x1) */
-	movdqa %xmm14, %xmm3 /* g3t_2 */
+	movdqa 592(%rsp), %xmm10 /* reload g3x3.2 */
+	movdqa %xmm10, %xmm12 /* g3x3.2 */
+	pxor 528(%rsp), %xmm12 /* g3k_acc_2 = xor(g3x3, g3x0) */
+	pxor %xmm3, %xmm12 /* g3k_2 = xor(g3k_acc_2, rkw_11) */
+	pxor %xmm11, %xmm12 /* g3t_2 = xor(g3k_2, g3x1) */
+	movdqa %xmm12, %xmm3 /* g3t_2 */
 	pand .Lsm4_wordslice_ssse3_aesni_9_nibble_mask(%rip), %xmm3 /* g3t_2_lo = and(g3t_2, nibble_mask) */
-	psrlw $4, %xmm14 /* g3t_2_sh = shr(g3t_2) */
-	pand .Lsm4_wordslice_ssse3_aesni_9_nibble_mask(%rip), %xmm14 /* g3t_2_hi = and(g3t_2_sh, nibble_mask) */
-	movdqa %xmm2, %xmm15 /* tbl_lo */
-	pshufb %xmm3, %xmm15 /* g3a_2_l = lookup16(tbl_lo, g3t_2_lo) */
+	psrlw $4, %xmm12 /* g3t_2_sh = shr(g3t_2) */
+	pand .Lsm4_wordslice_ssse3_aesni_9_nibble_mask(%rip), %xmm12 /* g3t_2_hi = and(g3t_2_sh, nibble_mask) */
+	movdqa %xmm2, %xmm14 /* tbl_lo */
+	pshufb %xmm3, %xmm14 /* g3a_2_l = lookup16(tbl_lo, g3t_2_lo) */
 	movdqa %xmm0, %xmm3 /* tbl_hi */
-	pshufb %xmm14, %xmm3 /* g3a_2_h = lookup16(tbl_hi, g3t_2_hi) */
-	pxor %xmm3, %xmm15 /* g3a_2 = xor(g3a_2_l, g3a_2_h) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_inv_shift_rows(%rip), %xmm15 /* g3s_2_sr = lookup16(g3a_2, inv_shift_rows) */
-	aesenclast .Lsm4_wordslice_ssse3_aesni_9_aes_cancel_key(%rip), %xmm15 /* g3s_2_aes = aesenclast(g3s_2_sr, aes_cancel_key) */
-	movdqa %xmm15, %xmm3 /* g3s_2_aes */
+	pshufb %xmm12, %xmm3 /* g3a_2_h = lookup16(tbl_hi, g3t_2_hi) */
+	pxor %xmm3, %xmm14 /* g3a_2 = xor(g3a_2_l, g3a_2_h) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_inv_shift_rows(%rip), %xmm14 /* g3s_2_sr = lookup16(g3a_2, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_9_aes_cancel_key(%rip), %xmm14 /* g3s_2_aes = aesenclast(g3s_2_sr, aes_cancel_key) */
+	movdqa %xmm14, %xmm3 /* g3s_2_aes */
 	pand .Lsm4_wordslice_ssse3_aesni_9_nibble_mask(%rip), %xmm3 /* g3s_2_aes_lo = and(g3s_2_aes, nibble_mask) */
-	psrlw $4, %xmm15 /* g3s_2_aes_sh = shr(g3s_2_aes) */
-	pand .Lsm4_wordslice_ssse3_aesni_9_nibble_mask(%rip), %xmm15 /* g3s_2_aes_hi = and(g3s_2_aes_sh, nibble_mask) */
-	movdqa %xmm4, %xmm14 /* tbl_lo_1 */
-	pshufb %xmm3, %xmm14 /* g3s_2_l = lookup16(tbl_lo_1, g3s_2_aes_lo) */
+	psrlw $4, %xmm14 /* g3s_2_aes_sh = shr(g3s_2_aes) */
+	pand .Lsm4_wordslice_ssse3_aesni_9_nibble_mask(%rip), %xmm14 /* g3s_2_aes_hi = and(g3s_2_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm12 /* tbl_lo_1 */
+	pshufb %xmm3, %xmm12 /* g3s_2_l = lookup16(tbl_lo_1, g3s_2_aes_lo) */
 	movdqa %xmm1, %xmm3 /* tbl_hi_1 */
-	pshufb %xmm15, %xmm3 /* g3s_2_h = lookup16(tbl_hi_1, g3s_2_aes_hi) */
-	pxor %xmm3, %xmm14 /* g3s_2 = xor(g3s_2_l, g3s_2_h) */
-	movdqa %xmm14, %xmm3 /* g3s_2 */
+	pshufb %xmm14, %xmm3 /* g3s_2_h = lookup16(tbl_hi_1, g3s_2_aes_hi) */
+	pxor %xmm3, %xmm12 /* g3s_2 = xor(g3s_2_l, g3s_2_h) */
+	movdqa %xmm12, %xmm3 /* g3s_2 */
 	pshufb .Lsm4_wordslice_ssse3_aesni_9_rotl24(%rip), %xmm3 /* g3lr24_2 = lookup16(g3s_2, rotl24) */
-	movdqa %xmm14, %xmm15 /* g3s_2 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_rotl8(%rip), %xmm15 /* g3lr8_2 = lookup16(g3s_2, rotl8) */
-	movdqa %xmm14, %xmm11 /* g3s_2 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_rotl16(%rip), %xmm11 /* g3lr16_2 = lookup16(g3s_2, rotl16) */
-	movdqa %xmm12, 592(%rsp) /* spill g3x1.3 */
-	movdqa %xmm14, %xmm12 /* g3s_2 */
-	pxor %xmm15, %xmm12 /* g3lg_acc_2 = xor(g3s_2, g3lr8_2) */
-	pxor %xmm11, %xmm12 /* g3lg_2 = xor(g3lg_acc_2, g3lr16_2) */
-	movdqa %xmm12, %xmm11 /* g3lg_2 */
-	pslld $2, %xmm11 /* g3lr2_2_l = shl(g3lg_2) */
-	psrld $30, %xmm12 /* g3lr2_2_r = shr(g3lg_2) */
-	por %xmm12, %xmm11 /* g3lr2_2 = or(g3lr2_2_l, g3lr2_2_r) */
-	pxor %xmm3, %xmm14 /* g3l_acc_2 = xor(g3s_2, g3lr24_2) */
-	pxor %xmm11, %xmm14 /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
-	pxor 656(%rsp), %xmm14 /* g3x_2 = xor(g3l_2, g3x2.2) */
+	movdqa %xmm12, %xmm14 /* g3s_2 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_rotl8(%rip), %xmm14 /* g3lr8_2 = lookup16(g3s_2, rotl8) */
+	movdqa %xmm12, %xmm10 /* g3s_2 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_rotl16(%rip), %xmm10 /* g3lr16_2 = lookup16(g3s_2, rotl16) */
+	movdqa %xmm11, 656(%rsp) /* spill g3x1.3 */
+	movdqa %xmm12, %xmm11 /* g3s_2 */
+	pxor %xmm14, %xmm11 /* g3lg_acc_2 = xor(g3s_2, g3lr8_2) */
+	pxor %xmm10, %xmm11 /* g3lg_2 = xor(g3lg_acc_2, g3lr16_2) */
+	movdqa %xmm11, %xmm10 /* g3lg_2 */
+	pslld $2, %xmm10 /* g3lr2_2_l = shl(g3lg_2) */
+	psrld $30, %xmm11 /* g3lr2_2_r = shr(g3lg_2) */
+	por %xmm11, %xmm10 /* g3lr2_2 = or(g3lr2_2_l, g3lr2_2_r) */
+	pxor %xmm3, %xmm12 /* g3l_acc_2 = xor(g3s_2, g3lr24_2) */
+	pxor %xmm10, %xmm12 /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
+	pxor 672(%rsp), %xmm12 /* g3x_2 = xor(g3l_2, g3x2.2) */
 
 	/* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
 	movd 12(%rdi,%r10), %xmm3
 	pshufd $0, %xmm3, %xmm3 /* rkw_12 = bcast32() */
-	movdqa 144(%rsp), %xmm11 /* reload g0x0.3 */
-	movdqa %xmm11, %xmm12 /* g0x0.3 */
-	pxor 208(%rsp), %xmm12 /* g0k_acc_3 = xor(g0x0, g0x1) */
-	pxor %xmm3, %xmm12 /* g0k_3 = xor(g0k_acc_3, rkw_12) */
-	pxor %xmm10, %xmm12 /* g0t_3 = xor(g0k_3, g0x2) */
-	movdqa %xmm12, %xmm3 /* g0t_3 */
+	movdqa 144(%rsp), %xmm10 /* reload g0x0.3 */
+	movdqa %xmm10, %xmm11 /* g0x0.3 */
+	pxor 208(%rsp), %xmm11 /* g0k_acc_3 = xor(g0x0, g0x1) */
+	pxor %xmm3, %xmm11 /* g0k_3 = xor(g0k_acc_3, rkw_12) */
+	pxor %xmm8, %xmm11 /* g0t_3 = xor(g0k_3, g0x2) */
+	movdqa %xmm11, %xmm3 /* g0t_3 */
 	pand .Lsm4_wordslice_ssse3_aesni_9_nibble_mask(%rip), %xmm3 /* g0t_3_lo = and(g0t_3, nibble_mask) */
-	psrlw $4, %xmm12 /* g0t_3_sh = shr(g0t_3) */
-	pand .Lsm4_wordslice_ssse3_aesni_9_nibble_mask(%rip), %xmm12 /* g0t_3_hi = and(g0t_3_sh, nibble_mask) */
-	movdqa %xmm2, %xmm15 /* tbl_lo */
-	pshufb %xmm3, %xmm15 /* g0a_3_l = lookup16(tbl_lo, g0t_3_lo) */
+	psrlw $4, %xmm11 /* g0t_3_sh = shr(g0t_3) */
+	pand .Lsm4_wordslice_ssse3_aesni_9_nibble_mask(%rip), %xmm11 /* g0t_3_hi = and(g0t_3_sh, nibble_mask) */
+	movdqa %xmm2, %xmm14 /* tbl_lo */
+	pshufb %xmm3, %xmm14 /* g0a_3_l = lookup16(tbl_lo, g0t_3_lo) */
 	movdqa %xmm0, %xmm3 /* tbl_hi */
-	pshufb %xmm12, %xmm3 /* g0a_3_h = lookup16(tbl_hi, g0t_3_hi) */
-	pxor %xmm3, %xmm15 /* g0a_3 = xor(g0a_3_l, g0a_3_h) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_inv_shift_rows(%rip), %xmm15 /* g0s_3_sr = lookup16(g0a_3, inv_shift_rows) */
-	aesenclast .Lsm4_wordslice_ssse3_aesni_9_aes_cancel_key(%rip), %xmm15 /* g0s_3_aes = aesenclast(g0s_3_sr, aes_cancel_key) */
-	movdqa %xmm15, %xmm3 /* g0s_3_aes */
+	pshufb %xmm11, %xmm3 /* g0a_3_h = lookup16(tbl_hi, g0t_3_hi) */
+	pxor %xmm3, %xmm14 /* g0a_3 = xor(g0a_3_l, g0a_3_h) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_inv_shift_rows(%rip), %xmm14 /* g0s_3_sr = lookup16(g0a_3, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_9_aes_cancel_key(%rip), %xmm14 /* g0s_3_aes = aesenclast(g0s_3_sr, aes_cancel_key) */
+	movdqa %xmm14, %xmm3 /* g0s_3_aes */
 	pand .Lsm4_wordslice_ssse3_aesni_9_nibble_mask(%rip), %xmm3 /* g0s_3_aes_lo = and(g0s_3_aes, nibble_mask) */
-	psrlw $4, %xmm15 /* g0s_3_aes_sh = shr(g0s_3_aes) */
-	pand .Lsm4_wordslice_ssse3_aesni_9_nibble_mask(%rip), %xmm15 /* g0s_3_aes_hi = and(g0s_3_aes_sh, nibble_mask) */
-	movdqa %xmm4, %xmm12 /* tbl_lo_1 */
-	pshufb %xmm3, %xmm12 /* g0s_3_l = lookup16(tbl_lo_1, g0s_3_aes_lo) */
+	psrlw $4, %xmm14 /* g0s_3_aes_sh = shr(g0s_3_aes) */
+	pand .Lsm4_wordslice_ssse3_aesni_9_nibble_mask(%rip), %xmm14 /* g0s_3_aes_hi = and(g0s_3_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm11 /* tbl_lo_1 */
+	pshufb %xmm3, %xmm11 /* g0s_3_l = lookup16(tbl_lo_1, g0s_3_aes_lo) */
 	movdqa %xmm1, %xmm3 /* tbl_hi_1 */
-	pshufb %xmm15, %xmm3 /* g0s_3_h = lookup16(tbl_hi_1, g0s_3_aes_hi) */
-	pxor %xmm3, %xmm12 /* g0s_3 = xor(g0s_3_l, g0s_3_h) */
-	movdqa %xmm12, %xmm3 /* g0s_3 */
+	pshufb %xmm14, %xmm3 /* g0s_3_h = lookup16(tbl_hi_1, g0s_3_aes_hi) */
+	pxor %xmm3, %xmm11 /* g0s_3 = xor(g0s_3_l, g0s_3_h) */
+	movdqa %xmm11, %xmm3 /* g0s_3 */
 	pshufb .Lsm4_wordslice_ssse3_aesni_9_rotl24(%rip), %xmm3 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
-	movdqa %xmm12, %xmm15 /* g0s_3 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_rotl8(%rip), %xmm15 /* g0lr8_3 = lookup16(g0s_3, rotl8) */
-	movdqa %xmm12, %xmm11 /* g0s_3 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_rotl16(%rip), %xmm11 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
-	movdqa %xmm10, 272(%rsp) /* spill g0x2.3 */
-	movdqa %xmm12, %xmm10 /* g0s_3 */
-	pxor %xmm15, %xmm10 /* g0lg_acc_3 = xor(g0s_3, g0lr8_3) */
-	pxor %xmm11, %xmm10 /* g0lg_3 = xor(g0lg_acc_3, g0lr16_3) */
-	movdqa %xmm10, %xmm11 /* g0lg_3 */
-	pslld $2, %xmm11 /* g0lr2_3_l = shl(g0lg_3) */
-	psrld $30, %xmm10 /* g0lr2_3_r = shr(g0lg_3) */
-	por %xmm10, %xmm11 /* g0lr2_3 = or(g0lr2_3_l, g0lr2_3_r) */
-	pxor %xmm3, %xmm12 /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
-	pxor %xmm11, %xmm12 /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
-	pxor 336(%rsp), %xmm12 /* g0x_3 = xor(g0l_3, g0x3.2) */
+	movdqa %xmm11, %xmm14 /* g0s_3 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_rotl8(%rip), %xmm14 /* g0lr8_3 = lookup16(g0s_3, rotl8) */
+	movdqa %xmm11, %xmm10 /* g0s_3 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_rotl16(%rip), %xmm10 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
+	movdqa %xmm8, 272(%rsp) /* spill g0x2.3 */
+	movdqa %xmm11, %xmm8 /* g0s_3 */
+	pxor %xmm14, %xmm8 /* g0lg_acc_3 = xor(g0s_3, g0lr8_3) */
+	pxor %xmm10, %xmm8 /* g0lg_3 = xor(g0lg_acc_3, g0lr16_3) */
+	movdqa %xmm8, %xmm10 /* g0lg_3 */
+	pslld $2, %xmm10 /* g0lr2_3_l = shl(g0lg_3) */
+	psrld $30, %xmm8 /* g0lr2_3_r = shr(g0lg_3) */
+	por %xmm8, %xmm10 /* g0lr2_3 = or(g0lr2_3_l, g0lr2_3_r) */
+	pxor %xmm3, %xmm11 /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
+	pxor %xmm10, %xmm11 /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
+	pxor 336(%rsp), %xmm11 /* g0x_3 = xor(g0l_3, g0x3.2) */
 	movd 12(%rdi,%r10), %xmm3
 	pshufd $0, %xmm3, %xmm3 /* rkw_13 = bcast32() */
-	movdqa %xmm13, %xmm10 /* g1x0.3 */
-	pxor %xmm5, %xmm10 /* g1k_acc_3 = xor(g1x0, g1x1) */
-	pxor %xmm3, %xmm10 /* g1k_3 = xor(g1k_acc_3, rkw_13) */
-	pxor %xmm7, %xmm10 /* g1t_3 = xor(g1k_3, g1x2) */
-	movdqa %xmm10, %xmm3 /* g1t_3 */
+	movdqa %xmm13, %xmm8 /* g1x0.3 */
+	pxor %xmm5, %xmm8 /* g1k_acc_3 = xor(g1x0, g1x1) */
+	pxor %xmm3, %xmm8 /* g1k_3 = xor(g1k_acc_3, rkw_13) */
+	pxor %xmm6, %xmm8 /* g1t_3 = xor(g1k_3, g1x2) */
+	movdqa %xmm8, %xmm3 /* g1t_3 */
 	pand .Lsm4_wordslice_ssse3_aesni_9_nibble_mask(%rip), %xmm3 /* g1t_3_lo = and(g1t_3, nibble_mask) */
-	psrlw $4, %xmm10 /* g1t_3_sh = shr(g1t_3) */
-	pand .Lsm4_wordslice_ssse3_aesni_9_nibble_mask(%rip), %xmm10 /* g1t_3_hi = and(g1t_3_sh, nibble_mask) */
-	movdqa %xmm2, %xmm11 /* tbl_lo */
-	pshufb %xmm3, %xmm11 /* g1a_3_l = lookup16(tbl_lo, g1t_3_lo) */
+	psrlw $4, %xmm8 /* g1t_3_sh = shr(g1t_3) */
+	pand .Lsm4_wordslice_ssse3_aesni_9_nibble_mask(%rip), %xmm8 /* g1t_3_hi = and(g1t_3_sh, nibble_mask) */
+	movdqa %xmm2, %xmm10 /* tbl_lo */
+	pshufb %xmm3, %xmm10 /* g1a_3_l = lookup16(tbl_lo, g1t_3_lo) */
 	movdqa %xmm0, %xmm3 /* tbl_hi */
-	pshufb %xmm10, %xmm3 /* g1a_3_h = lookup16(tbl_hi, g1t_3_hi) */
-	pxor %xmm3, %xmm11 /* g1a_3 = xor(g1a_3_l, g1a_3_h) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_inv_shift_rows(%rip), %xmm11 /* g1s_3_sr = lookup16(g1a_3, inv_shift_rows) */
-	aesenclast .Lsm4_wordslice_ssse3_aesni_9_aes_cancel_key(%rip), %xmm11 /* g1s_3_aes = aesenclast(g1s_3_sr, aes_cancel_key) */
-	movdqa %xmm11, %xmm3 /* g1s_3_aes */
+	pshufb %xmm8, %xmm3 /* g1a_3_h = lookup16(tbl_hi, g1t_3_hi) */
+	pxor %xmm3, %xmm10 /* g1a_3 = xor(g1a_3_l, g1a_3_h) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_inv_shift_rows(%rip), %xmm10 /* g1s_3_sr = lookup16(g1a_3, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_9_aes_cancel_key(%rip), %xmm10 /* g1s_3_aes = aesenclast(g1s_3_sr, aes_cancel_key) */
+	movdqa %xmm10, %xmm3 /* g1s_3_aes */
 	pand .Lsm4_wordslice_ssse3_aesni_9_nibble_mask(%rip), %xmm3 /* g1s_3_aes_lo = and(g1s_3_aes, nibble_mask) */
-	psrlw $4, %xmm11 /* g1s_3_aes_sh = shr(g1s_3_aes) */
-	pand .Lsm4_wordslice_ssse3_aesni_9_nibble_mask(%rip), %xmm11 /* g1s_3_aes_hi = and(g1s_3_aes_sh, nibble_mask) */
-	movdqa %xmm4, %xmm10 /* tbl_lo_1 */
-	pshufb %xmm3, %xmm10 /* g1s_3_l = lookup16(tbl_lo_1, g1s_3_aes_lo) */
+	psrlw $4, %xmm10 /* g1s_3_aes_sh = shr(g1s_3_aes) */
+	pand .Lsm4_wordslice_ssse3_aesni_9_nibble_mask(%rip), %xmm10 /* g1s_3_aes_hi = and(g1s_3_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm8 /* tbl_lo_1 */
+	pshufb %xmm3, %xmm8 /* g1s_3_l = lookup16(tbl_lo_1, g1s_3_aes_lo) */
 	movdqa %xmm1, %xmm3 /* tbl_hi_1 */
-	pshufb %xmm11, %xmm3 /* g1s_3_h = lookup16(tbl_hi_1, g1s_3_aes_hi) */
-	pxor %xmm3, %xmm10 /* g1s_3 = xor(g1s_3_l, g1s_3_h) */
-	movdqa %xmm10, %xmm3 /* g1s_3 */
+	pshufb %xmm10, %xmm3 /* g1s_3_h = lookup16(tbl_hi_1, g1s_3_aes_hi) */
+	pxor %xmm3, %xmm8 /* g1s_3 = xor(g1s_3_l, g1s_3_h) */
+	movdqa %xmm8, %xmm3 /* g1s_3 */
 	pshufb .Lsm4_wordslice_ssse3_aesni_9_rotl24(%rip), %xmm3 /* g1lr24_3 = lookup16(g1s_3, rotl24) */
-	movdqa %xmm10, %xmm11 /* g1s_3 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_rotl8(%rip), %xmm11 /* g1lr8_3 = lookup16(g1s_3, rotl8) */
-	movdqa %xmm10, %xmm15 /* g1s_3 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_rotl16(%rip), %xmm15 /* g1lr16_3 = lookup16(g1s_3, rotl16) */
+	movdqa %xmm8, %xmm10 /* g1s_3 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_rotl8(%rip), %xmm10 /* g1lr8_3 = lookup16(g1s_3, rotl8) */
+	movdqa %xmm8, %xmm14 /* g1s_3 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_rotl16(%rip), %xmm14 /* g1lr16_3 = lookup16(g1s_3, rotl16) */
 	movdqa %xmm13, 336(%rsp) /* spill g1x0.3 */
-	movdqa %xmm10, %xmm13 /* g1s_3 */
-	pxor %xmm11, %xmm13 /* g1lg_acc_3 = xor(g1s_3, g1lr8_3) */
-	pxor %xmm15, %xmm13 /* g1lg_3 = xor(g1lg_acc_3, g1lr16_3) */
-	movdqa %xmm13, %xmm11 /* g1lg_3 */
-	pslld $2, %xmm11 /* g1lr2_3_l = shl(g1lg_3) */
+	movdqa %xmm8, %xmm13 /* g1s_3 */
+	pxor %xmm10, %xmm13 /* g1lg_acc_3 = xor(g1s_3, g1lr8_3) */
+	pxor %xmm14, %xmm13 /* g1lg_3 = xor(g1lg_acc_3, g1lr16_3) */
+	movdqa %xmm13, %xmm10 /* g1lg_3 */
+	pslld $2, %xmm10 /* g1lr2_3_l = shl(g1lg_3) */
 	psrld $30, %xmm13 /* g1lr2_3_r = shr(g1lg_3) */
-	por %xmm13, %xmm11 /* g1lr2_3 = or(g1lr2_3_l, g1lr2_3_r) */
-	pxor %xmm3, %xmm10 /* g1l_acc_3 = xor(g1s_3, g1lr24_3) */
-	pxor %xmm11, %xmm10 /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
-	pxor 400(%rsp), %xmm10 /* g1x_3 = xor(g1l_3, g1x3.2) */
+	por %xmm13, %xmm10 /* g1lr2_3 = or(g1lr2_3_l, g1lr2_3_r) */
+	pxor %xmm3, %xmm8 /* g1l_acc_3 = xor(g1s_3, g1lr24_3) */
+	pxor %xmm10, %xmm8 /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
+	pxor 400(%rsp), %xmm8 /* g1x_3 = xor(g1l_3, g1x3.2) */
 	movd 12(%rdi,%r10), %xmm3
 	pshufd $0, %xmm3, %xmm3 /* rkw_14 = bcast32() */
-	movdqa %xmm6, %xmm11 /* g2x0.3 */
-	pxor %xmm9, %xmm11 /* g2k_acc_3 = xor(g2x0, g2x1) */
-	pxor %xmm3, %xmm11 /* g2k_3 = xor(g2k_acc_3, rkw_14) */
-	pxor %xmm8, %xmm11 /* g2t_3 = xor(g2k_3, g2x2) */
-	movdqa %xmm11, %xmm3 /* g2t_3 */
+	movdqa %xmm4, %xmm10 /* g2x0.3 */
+	pxor %xmm9, %xmm10 /* g2k_acc_3 = xor(g2x0, g2x1) */
+	pxor %xmm3, %xmm10 /* g2k_3 = xor(g2k_acc_3, rkw_14) */
+	pxor %xmm7, %xmm10 /* g2t_3 = xor(g2k_3, g2x2) */
+	movdqa %xmm10, %xmm3 /* g2t_3 */
 	pand .Lsm4_wordslice_ssse3_aesni_9_nibble_mask(%rip), %xmm3 /* g2t_3_lo = and(g2t_3, nibble_mask) */
-	psrlw $4, %xmm11 /* g2t_3_sh = shr(g2t_3) */
-	pand .Lsm4_wordslice_ssse3_aesni_9_nibble_mask(%rip), %xmm11 /* g2t_3_hi = and(g2t_3_sh, nibble_mask) */
+	psrlw $4, %xmm10 /* g2t_3_sh = shr(g2t_3) */
+	pand .Lsm4_wordslice_ssse3_aesni_9_nibble_mask(%rip), %xmm10 /* g2t_3_hi = and(g2t_3_sh, nibble_mask) */
 	movdqa %xmm2, %xmm13 /* tbl_lo */
 	pshufb %xmm3, %xmm13 /* g2a_3_l = lookup16(tbl_lo, g2t_3_lo) */
 	movdqa %xmm0, %xmm3 /* tbl_hi */
-	pshufb %xmm11, %xmm3 /* g2a_3_h = lookup16(tbl_hi, g2t_3_hi) */
+	pshufb %xmm10, %xmm3 /* g2a_3_h = lookup16(tbl_hi, g2t_3_hi) */
 	pxor %xmm3, %xmm13 /* g2a_3 = xor(g2a_3_l, g2a_3_h) */
 	pshufb .Lsm4_wordslice_ssse3_aesni_9_inv_shift_rows(%rip), %xmm13 /* g2s_3_sr = lookup16(g2a_3, inv_shift_rows) */
 	aesenclast .Lsm4_wordslice_ssse3_aesni_9_aes_cancel_key(%rip), %xmm13 /* g2s_3_aes = aesenclast(g2s_3_sr, aes_cancel_key) */
@@ -6615,205 +6514,204 @@ SYM_FUNC_START(sm4_wordslice_ssse3_aesni_batch_gcm)
 	pand .Lsm4_wordslice_ssse3_aesni_9_nibble_mask(%rip), %xmm3 /* g2s_3_aes_lo = and(g2s_3_aes, nibble_mask) */
 	psrlw $4, %xmm13 /* g2s_3_aes_sh = shr(g2s_3_aes) */
 	pand .Lsm4_wordslice_ssse3_aesni_9_nibble_mask(%rip), %xmm13 /* g2s_3_aes_hi = and(g2s_3_aes_sh, nibble_mask) */
-	movdqa %xmm4, %xmm11 /* tbl_lo_1 */
-	pshufb %xmm3, %xmm11 /* g2s_3_l = lookup16(tbl_lo_1, g2s_3_aes_lo) */
+	movdqa %xmm15, %xmm10 /* tbl_lo_1 */
+	pshufb %xmm3, %xmm10 /* g2s_3_l = lookup16(tbl_lo_1, g2s_3_aes_lo) */
 	movdqa %xmm1, %xmm3 /* tbl_hi_1 */
 	pshufb %xmm13, %xmm3 /* g2s_3_h = lookup16(tbl_hi_1, g2s_3_aes_hi) */
-	pxor %xmm3, %xmm11 /* g2s_3 = xor(g2s_3_l, g2s_3_h) */
-	movdqa %xmm11, %xmm3 /* g2s_3 */
+	pxor %xmm3, %xmm10 /* g2s_3 = xor(g2s_3_l, g2s_3_h) */
+	movdqa %xmm10, %xmm3 /* g2s_3 */
 	pshufb .Lsm4_wordslice_ssse3_aesni_9_rotl24(%rip), %xmm3 /* g2lr24_3 = lookup16(g2s_3, rotl24) */
-	movdqa %xmm11, %xmm13 /* g2s_3 */
+	movdqa %xmm10, %xmm13 /* g2s_3 */
 	pshufb .Lsm4_wordslice_ssse3_aesni_9_rotl8(%rip), %xmm13 /* g2lr8_3 = lookup16(g2s_3, rotl8) */
-	movdqa %xmm11, %xmm15 /* g2s_3 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_rotl16(%rip), %xmm15 /* g2lr16_3 = lookup16(g2s_3, rotl16) */
-	movdqa %xmm6, 720(%rsp) /* spill g2x0.3 */
-	movdqa %xmm11, %xmm6 /* g2s_3 */
-	pxor %xmm13, %xmm6 /* g2lg_acc_3 = xor(g2s_3, g2lr8_3) */
-	pxor %xmm15, %xmm6 /* g2lg_3 = xor(g2lg_acc_3, g2lr16_3) */
-	movdqa %xmm6, %xmm13 /* g2lg_3 */
+	movdqa %xmm10, %xmm14 /* g2s_3 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_rotl16(%rip), %xmm14 /* g2lr16_3 = lookup16(g2s_3, rotl16) */
+	movdqa %xmm4, 720(%rsp) /* spill g2x0.3 */
+	movdqa %xmm10, %xmm4 /* g2s_3 */
+	pxor %xmm13, %xmm4 /* g2lg_acc_3 = xor(g2s_3, g2lr8_3) */
+	pxor %xmm14, %xmm4 /* g2lg_3 = xor(g2lg_acc_3, g2lr16_3) */
+	movdqa %xmm4, %xmm13 /* g2lg_3 */
 	pslld $2, %xmm13 /* g2lr2_3_l = shl(g2lg_3) */
-	psrld $30, %xmm6 /* g2lr2_3_r = shr(g2lg_3) */
-	por %xmm6, %xmm13 /* g2lr2_3 = or(g2lr2_3_l, g2lr2_3_r) */
-	pxor %xmm3, %xmm11 /* g2l_acc_3 = xor(g2s_3, g2lr24_3) */
-	pxor %xmm13, %xmm11 /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
-	pxor 528(%rsp), %xmm11 /* g2x_3 = xor(g2l_3, g2x3.2) */
+	psrld $30, %xmm4 /* g2lr2_3_r = shr(g2lg_3) */
+	por %xmm4, %xmm13 /* g2lr2_3 = or(g2lr2_3_l, g2lr2_3_r) */
+	pxor %xmm3, %xmm10 /* g2l_acc_3 = xor(g2s_3, g2lr24_3) */
+	pxor %xmm13, %xmm10 /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
+	pxor 464(%rsp), %xmm10 /* g2x_3 = xor(g2l_3, g2x3.2) */
 	movd 12(%rdi,%r10), %xmm3
 	pshufd $0, %xmm3, %xmm3 /* rkw_15 = bcast32() */
-	movdqa 672(%rsp), %xmm6 /* reload g3x0.3 */
-	movdqa %xmm6, %xmm13 /* g3x0.3 */
-	pxor 592(%rsp), %xmm13 /* g3k_acc_3 = xor(g3x0, g3x1) */
+	movdqa 528(%rsp), %xmm4 /* reload g3x0.3 */
+	movdqa %xmm4, %xmm13 /* g3x0.3 */
+	pxor 656(%rsp), %xmm13 /* g3k_acc_3 = xor(g3x0, g3x1) */
 	pxor %xmm3, %xmm13 /* g3k_3 = xor(g3k_acc_3, rkw_15) */
-	pxor %xmm14, %xmm13 /* g3t_3 = xor(g3k_3, g3x2) */
+	pxor %xmm12, %xmm13 /* g3t_3 = xor(g3k_3, g3x2) */
 	movdqa %xmm13, %xmm3 /* g3t_3 */
 	pand .Lsm4_wordslice_ssse3_aesni_9_nibble_mask(%rip), %xmm3 /* g3t_3_lo = and(g3t_3, nibble_mask) */
 	psrlw $4, %xmm13 /* g3t_3_sh = shr(g3t_3) */
 	pand .Lsm4_wordslice_ssse3_aesni_9_nibble_mask(%rip), %xmm13 /* g3t_3_hi = and(g3t_3_sh, nibble_mask) */
-	movdqa %xmm2, %xmm15 /* tbl_lo */
-	pshufb %xmm3, %xmm15 /* g3a_3_l = lookup16(tbl_lo, g3t_3_lo) */
+	movdqa %xmm2, %xmm14 /* tbl_lo */
+	pshufb %xmm3, %xmm14 /* g3a_3_l = lookup16(tbl_lo, g3t_3_lo) */
 	movdqa %xmm0, %xmm3 /* tbl_hi */
 	pshufb %xmm13, %xmm3 /* g3a_3_h = lookup16(tbl_hi, g3t_3_hi) */
-	pxor %xmm3, %xmm15 /* g3a_3 = xor(g3a_3_l, g3a_3_h) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_inv_shift_rows(%rip), %xmm15 /* g3s_3_sr = lookup16(g3a_3, inv_shift_rows) */
-	aesenclast .Lsm4_wordslice_ssse3_aesni_9_aes_cancel_key(%rip), %xmm15 /* g3s_3_aes = aesenclast(g3s_3_sr, aes_cancel_key) */
-	movdqa %xmm15, %xmm3 /* g3s_3_aes */
+	pxor %xmm3, %xmm14 /* g3a_3 = xor(g3a_3_l, g3a_3_h) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_inv_shift_rows(%rip), %xmm14 /* g3s_3_sr = lookup16(g3a_3, inv_shift_rows) */
+	aesenclast .Lsm4_wordslice_ssse3_aesni_9_aes_cancel_key(%rip), %xmm14 /* g3s_3_aes = aesenclast(g3s_3_sr, aes_cancel_key) */
+	movdqa %xmm14, %xmm3 /* g3s_3_aes */
 	pand .Lsm4_wordslice_ssse3_aesni_9_nibble_mask(%rip), %xmm3 /* g3s_3_aes_lo = and(g3s_3_aes, nibble_mask) */
-	psrlw $4, %xmm15 /* g3s_3_aes_sh = shr(g3s_3_aes) */
-	pand .Lsm4_wordslice_ssse3_aesni_9_nibble_mask(%rip), %xmm15 /* g3s_3_aes_hi = and(g3s_3_aes_sh, nibble_mask) */
-	movdqa %xmm4, %xmm13 /* tbl_lo_1 */
+	psrlw $4, %xmm14 /* g3s_3_aes_sh = shr(g3s_3_aes) */
+	pand .Lsm4_wordslice_ssse3_aesni_9_nibble_mask(%rip), %xmm14 /* g3s_3_aes_hi = and(g3s_3_aes_sh, nibble_mask) */
+	movdqa %xmm15, %xmm13 /* tbl_lo_1 */
 	pshufb %xmm3, %xmm13 /* g3s_3_l = lookup16(tbl_lo_1, g3s_3_aes_lo) */
 	movdqa %xmm1, %xmm3 /* tbl_hi_1 */
-	pshufb %xmm15, %xmm3 /* g3s_3_h = lookup16(tbl_hi_1, g3s_3_aes_hi) */
+	pshufb %xmm14, %xmm3 /* g3s_3_h = lookup16(tbl_hi_1, g3s_3_aes_hi) */
 	pxor %xmm3, %xmm13 /* g3s_3 = xor(g3s_3_l, g3s_3_h) */
 	movdqa %xmm13, %xmm3 /* g3s_3 */
 	pshufb .Lsm4_wordslice_ssse3_aesni_9_rotl24(%rip), %xmm3 /* g3lr24_3 = lookup16(g3s_3, rotl24) */
-	movdqa %xmm13, %xmm15 /* g3s_3 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_rotl8(%rip), %xmm15 /* g3lr8_3 = lookup16(g3s_3, rotl8) */
-	movdqa %xmm13, %xmm6 /* g3s_3 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_rotl16(%rip), %xmm6 /* g3lr16_3 = lookup16(g3s_3, rotl16) */
-	movdqa %xmm14, 656(%rsp) /* spill g3x2.3 */
 	movdqa %xmm13, %xmm14 /* g3s_3 */
-	pxor %xmm15, %xmm14 /* g3lg_acc_3 = xor(g3s_3, g3lr8_3) */
-	pxor %xmm6, %xmm14 /* g3lg_3 = xor(g3lg_acc_3, g3lr16_3) */
-	movdqa %xmm14, %xmm6 /* g3lg_3 */
-	pslld $2, %xmm6 /* g3lr2_3_l = shl(g3lg_3) */
-	psrld $30, %xmm14 /* g3lr2_3_r = shr(g3lg_3) */
-	por %xmm14, %xmm6 /* g3lr2_3 = or(g3lr2_3_l, g3lr2_3_r) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_rotl8(%rip), %xmm14 /* g3lr8_3 = lookup16(g3s_3, rotl8) */
+	movdqa %xmm13, %xmm4 /* g3s_3 */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_rotl16(%rip), %xmm4 /* g3lr16_3 = lookup16(g3s_3, rotl16) */
+	movdqa %xmm12, 672(%rsp) /* spill g3x2.3 */
+	movdqa %xmm13, %xmm12 /* g3s_3 */
+	pxor %xmm14, %xmm12 /* g3lg_acc_3 = xor(g3s_3, g3lr8_3) */
+	pxor %xmm4, %xmm12 /* g3lg_3 = xor(g3lg_acc_3, g3lr16_3) */
+	movdqa %xmm12, %xmm4 /* g3lg_3 */
+	pslld $2, %xmm4 /* g3lr2_3_l = shl(g3lg_3) */
+	psrld $30, %xmm12 /* g3lr2_3_r = shr(g3lg_3) */
+	por %xmm12, %xmm4 /* g3lr2_3 = or(g3lr2_3_l, g3lr2_3_r) */
 	pxor %xmm3, %xmm13 /* g3l_acc_3 = xor(g3s_3, g3lr24_3) */
-	pxor %xmm6, %xmm13 /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
-	pxor 464(%rsp), %xmm13 /* g3x_3 = xor(g3l_3, g3x3.2) */
-	movdqa %xmm13, 464(%rsp) /* spill g3x3.2 */
-	movdqa 272(%rsp), %xmm6 /* reload g0x2.3 */
-	movdqa 336(%rsp), %xmm13 /* reload g1x0.3 */
-	movdqa %xmm5, %xmm14 /* g1x1.3 */
+	pxor %xmm4, %xmm13 /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
+	pxor 592(%rsp), %xmm13 /* g3x_3 = xor(g3l_3, g3x3.2) */
+	movdqa %xmm13, 592(%rsp) /* spill g3x3.2 */
+	movdqa 208(%rsp), %xmm4 /* reload g0x1.3 */
+	movdqa %xmm6, %xmm12 /* g1x2.3 */
+	movdqa %xmm7, %xmm6 /* g2x2.3 */
+	movdqa %xmm5, %xmm7 /* g1x1.3 */
 	movdqa %xmm9, %xmm5 /* g2x1.3 */
 	movdqa 144(%rsp), %xmm9 /* reload g0x0.3 */
-	movdqa %xmm10, %xmm15 /* g1x3.3 */
-	movdqa 208(%rsp), %xmm10 /* reload g0x1.3 */
-	movdqa %xmm7, %xmm0 /* g1x2.3 */
-	movdqa %xmm8, %xmm7 /* g2x2.3 */
-	movdqa %xmm12, %xmm8 /* g0x3.3 */
-	movdqa %xmm0, %xmm12 /* g1x2.3 */
+	movdqa 336(%rsp), %xmm13 /* reload g1x0.3 */
+	movdqa %xmm10, %xmm14 /* g2x3.3 */
+	movdqa %xmm8, %xmm10 /* g1x3.3 */
+	movdqa 272(%rsp), %xmm8 /* reload g0x2.3 */
 	add $16, %r10
 	cmp $128, %r10
 	jne .Lsm4_wordslice_ssse3_aesni_9_loop_r0
 
 	/* Output (X35, X34, X33, X32): slots 3, 2, 1, 0; transpose back, native words to big-endian. */
-	movdqa %xmm8, %xmm0 /* g0x3.2 */
-	punpckldq %xmm10, %xmm0 /* tro0 = unpacklo(g0x3, g0x1) */
-	punpckhdq %xmm10, %xmm8 /* tro0_1 = unpackhi(g0x3, g0x1) */
-	movdqa %xmm6, %xmm1 /* g0x2.2 */
+	movdqa %xmm11, %xmm0 /* g0x3.2 */
+	punpckldq %xmm4, %xmm0 /* tro0 = unpacklo(g0x3, g0x1) */
+	punpckhdq %xmm4, %xmm11 /* tro0_1 = unpackhi(g0x3, g0x1) */
+	movdqa %xmm8, %xmm1 /* g0x2.2 */
 	punpckldq %xmm9, %xmm1 /* tro0_2 = unpacklo(g0x2, g0x0) */
-	punpckhdq %xmm9, %xmm6 /* tro0_3 = unpackhi(g0x2, g0x0) */
+	punpckhdq %xmm9, %xmm8 /* tro0_3 = unpackhi(g0x2, g0x0) */
 	movdqa %xmm0, %xmm2 /* tro0 */
 	punpckldq %xmm1, %xmm2 /* tro1 = unpacklo(tro0, tro0_2) */
 	punpckhdq %xmm1, %xmm0 /* tro1_1 = unpackhi(tro0, tro0_2) */
-	movdqa %xmm8, %xmm1 /* tro0_1 */
-	punpckldq %xmm6, %xmm1 /* tro1_2 = unpacklo(tro0_1, tro0_3) */
-	punpckhdq %xmm6, %xmm8 /* tro1_3 = unpackhi(tro0_1, tro0_3) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_bswap32(%rip), %xmm2 /* outbe = lookup16(tro1, bswap32) */
+	movdqa %xmm11, %xmm1 /* tro0_1 */
+	punpckldq %xmm8, %xmm1 /* tro1_2 = unpacklo(tro0_1, tro0_3) */
+	punpckhdq %xmm8, %xmm11 /* tro1_3 = unpackhi(tro0_1, tro0_3) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_ctr_order(%rip), %xmm2 /* outbe = lookup16(tro1, ctr_order) */
 	movdqu (%rcx), %xmm3 /* msg = load() */
 	pxor %xmm3, %xmm2 /* ct = xor(outbe, msg) */
 	movdqu %xmm2, (%rdx) /* store ct */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_bswap32(%rip), %xmm0 /* outbe_1 = lookup16(tro1_1, bswap32) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_ctr_order(%rip), %xmm0 /* outbe_1 = lookup16(tro1_1, ctr_order) */
 	movdqu 16(%rcx), %xmm2 /* msg_1 = load() */
 	pxor %xmm2, %xmm0 /* ct_1 = xor(outbe_1, msg_1) */
 	movdqu %xmm0, 16(%rdx) /* store ct_1 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_bswap32(%rip), %xmm1 /* outbe_2 = lookup16(tro1_2, bswap32) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_ctr_order(%rip), %xmm1 /* outbe_2 = lookup16(tro1_2, ctr_order) */
 	movdqu 32(%rcx), %xmm0 /* msg_2 = load() */
 	pxor %xmm0, %xmm1 /* ct_2 = xor(outbe_2, msg_2) */
 	movdqu %xmm1, 32(%rdx) /* store ct_2 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_bswap32(%rip), %xmm8 /* outbe_3 = lookup16(tro1_3, bswap32) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_ctr_order(%rip), %xmm11 /* outbe_3 = lookup16(tro1_3, ctr_order) */
 	movdqu 48(%rcx), %xmm0 /* msg_3 = load() */
-	pxor %xmm0, %xmm8 /* ct_3 = xor(outbe_3, msg_3) */
-	movdqu %xmm8, 48(%rdx) /* store ct_3 */
-	movdqa %xmm15, %xmm0 /* g1x3.2 */
-	punpckldq %xmm14, %xmm0 /* tro0_4 = unpacklo(g1x3, g1x1) */
-	punpckhdq %xmm14, %xmm15 /* tro0_5 = unpackhi(g1x3, g1x1) */
+	pxor %xmm0, %xmm11 /* ct_3 = xor(outbe_3, msg_3) */
+	movdqu %xmm11, 48(%rdx) /* store ct_3 */
+	movdqa %xmm10, %xmm0 /* g1x3.2 */
+	punpckldq %xmm7, %xmm0 /* tro0_4 = unpacklo(g1x3, g1x1) */
+	punpckhdq %xmm7, %xmm10 /* tro0_5 = unpackhi(g1x3, g1x1) */
 	movdqa %xmm12, %xmm1 /* g1x2.2 */
 	punpckldq %xmm13, %xmm1 /* tro0_6 = unpacklo(g1x2, g1x0) */
 	punpckhdq %xmm13, %xmm12 /* tro0_7 = unpackhi(g1x2, g1x0) */
 	movdqa %xmm0, %xmm2 /* tro0_4 */
 	punpckldq %xmm1, %xmm2 /* tro1_4 = unpacklo(tro0_4, tro0_6) */
 	punpckhdq %xmm1, %xmm0 /* tro1_5 = unpackhi(tro0_4, tro0_6) */
-	movdqa %xmm15, %xmm1 /* tro0_5 */
+	movdqa %xmm10, %xmm1 /* tro0_5 */
 	punpckldq %xmm12, %xmm1 /* tro1_6 = unpacklo(tro0_5, tro0_7) */
-	punpckhdq %xmm12, %xmm15 /* tro1_7 = unpackhi(tro0_5, tro0_7) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_bswap32(%rip), %xmm2 /* outbe_4 = lookup16(tro1_4, bswap32) */
+	punpckhdq %xmm12, %xmm10 /* tro1_7 = unpackhi(tro0_5, tro0_7) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_ctr_order(%rip), %xmm2 /* outbe_4 = lookup16(tro1_4, ctr_order) */
 	movdqu 64(%rcx), %xmm3 /* msg_4 = load() */
 	pxor %xmm3, %xmm2 /* ct_4 = xor(outbe_4, msg_4) */
 	movdqu %xmm2, 64(%rdx) /* store ct_4 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_bswap32(%rip), %xmm0 /* outbe_5 = lookup16(tro1_5, bswap32) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_ctr_order(%rip), %xmm0 /* outbe_5 = lookup16(tro1_5, ctr_order) */
 	movdqu 80(%rcx), %xmm2 /* msg_5 = load() */
 	pxor %xmm2, %xmm0 /* ct_5 = xor(outbe_5, msg_5) */
 	movdqu %xmm0, 80(%rdx) /* store ct_5 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_bswap32(%rip), %xmm1 /* outbe_6 = lookup16(tro1_6, bswap32) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_ctr_order(%rip), %xmm1 /* outbe_6 = lookup16(tro1_6, ctr_order) */
 	movdqu 96(%rcx), %xmm0 /* msg_6 = load() */
 	pxor %xmm0, %xmm1 /* ct_6 = xor(outbe_6, msg_6) */
 	movdqu %xmm1, 96(%rdx) /* store ct_6 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_bswap32(%rip), %xmm15 /* outbe_7 = lookup16(tro1_7, bswap32) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_ctr_order(%rip), %xmm10 /* outbe_7 = lookup16(tro1_7, ctr_order) */
 	movdqu 112(%rcx), %xmm0 /* msg_7 = load() */
-	pxor %xmm0, %xmm15 /* ct_7 = xor(outbe_7, msg_7) */
-	movdqu %xmm15, 112(%rdx) /* store ct_7 */
-	movdqa %xmm11, %xmm0 /* g2x3.2 */
+	pxor %xmm0, %xmm10 /* ct_7 = xor(outbe_7, msg_7) */
+	movdqu %xmm10, 112(%rdx) /* store ct_7 */
+	movdqa %xmm14, %xmm0 /* g2x3.2 */
 	punpckldq %xmm5, %xmm0 /* tro0_8 = unpacklo(g2x3, g2x1) */
-	punpckhdq %xmm5, %xmm11 /* tro0_9 = unpackhi(g2x3, g2x1) */
-	movdqa %xmm7, %xmm1 /* g2x2.2 */
+	punpckhdq %xmm5, %xmm14 /* tro0_9 = unpackhi(g2x3, g2x1) */
+	movdqa %xmm6, %xmm1 /* g2x2.2 */
 	punpckldq 720(%rsp), %xmm1 /* tro0_10 = unpacklo(g2x2, g2x0) */
-	punpckhdq 720(%rsp), %xmm7 /* tro0_11 = unpackhi(g2x2, g2x0) */
+	punpckhdq 720(%rsp), %xmm6 /* tro0_11 = unpackhi(g2x2, g2x0) */
 	movdqa %xmm0, %xmm2 /* tro0_8 */
 	punpckldq %xmm1, %xmm2 /* tro1_8 = unpacklo(tro0_8, tro0_10) */
 	punpckhdq %xmm1, %xmm0 /* tro1_9 = unpackhi(tro0_8, tro0_10) */
-	movdqa %xmm11, %xmm1 /* tro0_9 */
-	punpckldq %xmm7, %xmm1 /* tro1_10 = unpacklo(tro0_9, tro0_11) */
-	punpckhdq %xmm7, %xmm11 /* tro1_11 = unpackhi(tro0_9, tro0_11) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_bswap32(%rip), %xmm2 /* outbe_8 = lookup16(tro1_8, bswap32) */
+	movdqa %xmm14, %xmm1 /* tro0_9 */
+	punpckldq %xmm6, %xmm1 /* tro1_10 = unpacklo(tro0_9, tro0_11) */
+	punpckhdq %xmm6, %xmm14 /* tro1_11 = unpackhi(tro0_9, tro0_11) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_ctr_order(%rip), %xmm2 /* outbe_8 = lookup16(tro1_8, ctr_order) */
 	movdqu 128(%rcx), %xmm3 /* msg_8 = load() */
 	pxor %xmm3, %xmm2 /* ct_8 = xor(outbe_8, msg_8) */
 	movdqu %xmm2, 128(%rdx) /* store ct_8 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_bswap32(%rip), %xmm0 /* outbe_9 = lookup16(tro1_9, bswap32) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_ctr_order(%rip), %xmm0 /* outbe_9 = lookup16(tro1_9, ctr_order) */
 	movdqu 144(%rcx), %xmm2 /* msg_9 = load() */
 	pxor %xmm2, %xmm0 /* ct_9 = xor(outbe_9, msg_9) */
 	movdqu %xmm0, 144(%rdx) /* store ct_9 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_bswap32(%rip), %xmm1 /* outbe_10 = lookup16(tro1_10, bswap32) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_ctr_order(%rip), %xmm1 /* outbe_10 = lookup16(tro1_10, ctr_order) */
 	movdqu 160(%rcx), %xmm0 /* msg_10 = load() */
 	pxor %xmm0, %xmm1 /* ct_10 = xor(outbe_10, msg_10) */
 	movdqu %xmm1, 160(%rdx) /* store ct_10 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_bswap32(%rip), %xmm11 /* outbe_11 = lookup16(tro1_11, bswap32) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_ctr_order(%rip), %xmm14 /* outbe_11 = lookup16(tro1_11, ctr_order) */
 	movdqu 176(%rcx), %xmm0 /* msg_11 = load() */
-	pxor %xmm0, %xmm11 /* ct_11 = xor(outbe_11, msg_11) */
-	movdqu %xmm11, 176(%rdx) /* store ct_11 */
-	movdqa 464(%rsp), %xmm0 /* reload g3x3.2 */
+	pxor %xmm0, %xmm14 /* ct_11 = xor(outbe_11, msg_11) */
+	movdqu %xmm14, 176(%rdx) /* store ct_11 */
+	movdqa 592(%rsp), %xmm0 /* reload g3x3.2 */
 	movdqa %xmm0, %xmm1 /* g3x3.2 */
-	punpckldq 592(%rsp), %xmm1 /* tro0_12 = unpacklo(g3x3, g3x1) */
-	punpckhdq 592(%rsp), %xmm0 /* tro0_13 = unpackhi(g3x3, g3x1) */
-	movdqa 656(%rsp), %xmm2 /* reload g3x2.2 */
+	punpckldq 656(%rsp), %xmm1 /* tro0_12 = unpacklo(g3x3, g3x1) */
+	punpckhdq 656(%rsp), %xmm0 /* tro0_13 = unpackhi(g3x3, g3x1) */
+	movdqa 672(%rsp), %xmm2 /* reload g3x2.2 */
 	movdqa %xmm2, %xmm3 /* g3x2.2 */
-	punpckldq 672(%rsp), %xmm3 /* tro0_14 = unpacklo(g3x2, g3x0) */
-	punpckhdq 672(%rsp), %xmm2 /* tro0_15 = unpackhi(g3x2, g3x0) */
+	punpckldq 528(%rsp), %xmm3 /* tro0_14 = unpacklo(g3x2, g3x0) */
+	punpckhdq 528(%rsp), %xmm2 /* tro0_15 = unpackhi(g3x2, g3x0) */
 	movdqa %xmm1, %xmm4 /* tro0_12 */
 	punpckldq %xmm3, %xmm4 /* tro1_12 = unpacklo(tro0_12, tro0_14) */
 	punpckhdq %xmm3, %xmm1 /* tro1_13 = unpackhi(tro0_12, tro0_14) */
 	movdqa %xmm0, %xmm3 /* tro0_13 */
 	punpckldq %xmm2, %xmm3 /* tro1_14 = unpacklo(tro0_13, tro0_15) */
 	punpckhdq %xmm2, %xmm0 /* tro1_15 = unpackhi(tro0_13, tro0_15) */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_bswap32(%rip), %xmm4 /* outbe_12 = lookup16(tro1_12, bswap32) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_ctr_order(%rip), %xmm4 /* outbe_12 = lookup16(tro1_12, ctr_order) */
 	movdqu 192(%rcx), %xmm2 /* msg_12 = load() */
 	pxor %xmm2, %xmm4 /* ct_12 = xor(outbe_12, msg_12) */
 	movdqu %xmm4, 192(%rdx) /* store ct_12 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_bswap32(%rip), %xmm1 /* outbe_13 = lookup16(tro1_13, bswap32) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_ctr_order(%rip), %xmm1 /* outbe_13 = lookup16(tro1_13, ctr_order) */
 	movdqu 208(%rcx), %xmm2 /* msg_13 = load() */
 	pxor %xmm2, %xmm1 /* ct_13 = xor(outbe_13, msg_13) */
 	movdqu %xmm1, 208(%rdx) /* store ct_13 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_bswap32(%rip), %xmm3 /* outbe_14 = lookup16(tro1_14, bswap32) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_ctr_order(%rip), %xmm3 /* outbe_14 = lookup16(tro1_14, ctr_order) */
 	movdqu 224(%rcx), %xmm1 /* msg_14 = load() */
 	pxor %xmm1, %xmm3 /* ct_14 = xor(outbe_14, msg_14) */
 	movdqu %xmm3, 224(%rdx) /* store ct_14 */
-	pshufb .Lsm4_wordslice_ssse3_aesni_9_bswap32(%rip), %xmm0 /* outbe_15 = lookup16(tro1_15, bswap32) */
+	pshufb .Lsm4_wordslice_ssse3_aesni_9_ctr_order(%rip), %xmm0 /* outbe_15 = lookup16(tro1_15, ctr_order) */
 	movdqu 240(%rcx), %xmm1 /* msg_15 = load() */
 	pxor %xmm1, %xmm0 /* ct_15 = xor(outbe_15, msg_15) */
 	movdqu %xmm0, 240(%rdx) /* store ct_15 */
-	movdqa 608(%rsp), %xmm0 /* reload y_next */
-	movdqu %xmm0, 64(%rsi) /* store y_next */
+	movdqa 608(%rsp), %xmm0 /* reload reduced */
+	movdqu %xmm0, 64(%rsi) /* store reduced */
 	mov %rbp, %rsp
 	pop %rbp
 	RET
@@ -8148,18 +8046,6 @@ SYM_FUNC_END(sm4_wordslice_ssse3_aesni_batch_multi)
 .Lsm4_wordslice_ssse3_aesni_0_reverse16:
 	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
 
-/* half_up: (a0, a1) -> (0, a0): the middle sum's low half into S's bits 64..127 */
-	.section .rodata.cst16.sm4_wordslice_ssse3_aesni_0_half_up, "aM", @progbits, 16
-	.balign 16
-.Lsm4_wordslice_ssse3_aesni_0_half_up:
-	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07
-
-/* half_down: (a0, a1) -> (a1, 0): its high half into S's bits 128..191 */
-	.section .rodata.cst16.sm4_wordslice_ssse3_aesni_0_half_down, "aM", @progbits, 16
-	.balign 16
-.Lsm4_wordslice_ssse3_aesni_0_half_down:
-	.byte 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80
-
 /* fold: c = (Q - y^128 - 1) / y^64, Q = GHASH's polynomial reversed (gen/kernels/ghash.py fold) */
 	.section .rodata.cst16.sm4_wordslice_ssse3_aesni_0_fold, "aM", @progbits, 16
 	.balign 16
@@ -8412,17 +8298,23 @@ SYM_FUNC_END(sm4_wordslice_ssse3_aesni_batch_multi)
 .Lsm4_wordslice_ssse3_aesni_7_all_but_last:
 	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00
 
+/* ctr_order: the bytes' order of the lookup the counter block feeds */
+	.section .rodata.cst16.sm4_wordslice_ssse3_aesni_7_ctr_order, "aM", @progbits, 16
+	.balign 16
+.Lsm4_wordslice_ssse3_aesni_7_ctr_order:
+	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
+
 /* block_k: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst16.sm4_wordslice_ssse3_aesni_7_block_k, "aM", @progbits, 16
 	.balign 16
 .Lsm4_wordslice_ssse3_aesni_7_block_k:
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 
-/* carry_everywhere: every byte reads the carry (byte 15), a block's last byte reads zero */
+/* carry_everywhere: every byte reads the carry (byte 15), a block's last byte reads zero (in the order of the lookup the block feeds) */
 	.section .rodata.cst16.sm4_wordslice_ssse3_aesni_7_carry_everywhere, "aM", @progbits, 16
 	.balign 16
 .Lsm4_wordslice_ssse3_aesni_7_carry_everywhere:
-	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80, 0x0f, 0x0f, 0x0f
 
 /* carry_mask_table: a carry as a byte mask: 0 -> 0x00, 1 -> 0xff */
 	.section .rodata.cst16.sm4_wordslice_ssse3_aesni_7_carry_mask_table, "aM", @progbits, 16
@@ -8430,17 +8322,11 @@ SYM_FUNC_END(sm4_wordslice_ssse3_aesni_batch_multi)
 .Lsm4_wordslice_ssse3_aesni_7_carry_mask_table:
 	.byte 0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 
-/* new_last_byte: byte 15 of a block's last lane reads byte 14, the new last byte; every other byte zero */
+/* new_last_byte: byte 15 of a block's last lane reads byte 14, the new last byte; every other byte zero (in the order of the lookup the block feeds) */
 	.section .rodata.cst16.sm4_wordslice_ssse3_aesni_7_new_last_byte, "aM", @progbits, 16
 	.balign 16
 .Lsm4_wordslice_ssse3_aesni_7_new_last_byte:
-	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e
-
-/* bswap32: byte order reversal in each 32-bit word */
-	.section .rodata.cst16.sm4_wordslice_ssse3_aesni_7_bswap32, "aM", @progbits, 16
-	.balign 16
-.Lsm4_wordslice_ssse3_aesni_7_bswap32:
-	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
+	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x80, 0x80, 0x80
 
 /* block_k_1: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst16.sm4_wordslice_ssse3_aesni_7_block_k_1, "aM", @progbits, 16
@@ -8664,18 +8550,6 @@ SYM_FUNC_END(sm4_wordslice_ssse3_aesni_batch_multi)
 .Lsm4_wordslice_ssse3_aesni_9_reverse16:
 	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
 
-/* half_up: (a0, a1) -> (0, a0): the middle sum's low half into S's bits 64..127 */
-	.section .rodata.cst16.sm4_wordslice_ssse3_aesni_9_half_up, "aM", @progbits, 16
-	.balign 16
-.Lsm4_wordslice_ssse3_aesni_9_half_up:
-	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07
-
-/* half_down: (a0, a1) -> (a1, 0): its high half into S's bits 128..191 */
-	.section .rodata.cst16.sm4_wordslice_ssse3_aesni_9_half_down, "aM", @progbits, 16
-	.balign 16
-.Lsm4_wordslice_ssse3_aesni_9_half_down:
-	.byte 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80
-
 /* fold: c = (Q - y^128 - 1) / y^64, Q = GHASH's polynomial reversed (gen/kernels/ghash.py fold) */
 	.section .rodata.cst16.sm4_wordslice_ssse3_aesni_9_fold, "aM", @progbits, 16
 	.balign 16
@@ -8700,17 +8574,23 @@ SYM_FUNC_END(sm4_wordslice_ssse3_aesni_batch_multi)
 .Lsm4_wordslice_ssse3_aesni_9_all_but_last:
 	.byte 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00
 
+/* ctr_order: the bytes' order of the lookup the counter block feeds */
+	.section .rodata.cst16.sm4_wordslice_ssse3_aesni_9_ctr_order, "aM", @progbits, 16
+	.balign 16
+.Lsm4_wordslice_ssse3_aesni_9_ctr_order:
+	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
+
 /* block_k: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst16.sm4_wordslice_ssse3_aesni_9_block_k, "aM", @progbits, 16
 	.balign 16
 .Lsm4_wordslice_ssse3_aesni_9_block_k:
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 
-/* carry_everywhere: every byte reads the carry (byte 15), a block's last byte reads zero */
+/* carry_everywhere: every byte reads the carry (byte 15), a block's last byte reads zero (in the order of the lookup the block feeds) */
 	.section .rodata.cst16.sm4_wordslice_ssse3_aesni_9_carry_everywhere, "aM", @progbits, 16
 	.balign 16
 .Lsm4_wordslice_ssse3_aesni_9_carry_everywhere:
-	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x80, 0x0f, 0x0f, 0x0f
 
 /* carry_mask_table: a carry as a byte mask: 0 -> 0x00, 1 -> 0xff */
 	.section .rodata.cst16.sm4_wordslice_ssse3_aesni_9_carry_mask_table, "aM", @progbits, 16
@@ -8718,17 +8598,11 @@ SYM_FUNC_END(sm4_wordslice_ssse3_aesni_batch_multi)
 .Lsm4_wordslice_ssse3_aesni_9_carry_mask_table:
 	.byte 0x00, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 
-/* new_last_byte: byte 15 of a block's last lane reads byte 14, the new last byte; every other byte zero */
+/* new_last_byte: byte 15 of a block's last lane reads byte 14, the new last byte; every other byte zero (in the order of the lookup the block feeds) */
 	.section .rodata.cst16.sm4_wordslice_ssse3_aesni_9_new_last_byte, "aM", @progbits, 16
 	.balign 16
 .Lsm4_wordslice_ssse3_aesni_9_new_last_byte:
-	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e
-
-/* bswap32: byte order reversal in each 32-bit word */
-	.section .rodata.cst16.sm4_wordslice_ssse3_aesni_9_bswap32, "aM", @progbits, 16
-	.balign 16
-.Lsm4_wordslice_ssse3_aesni_9_bswap32:
-	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
+	.byte 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x80, 0x80, 0x80
 
 /* block_k_1: byte 14 of each lane: its block's number k in the batch */
 	.section .rodata.cst16.sm4_wordslice_ssse3_aesni_9_block_k_1, "aM", @progbits, 16
