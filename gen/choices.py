@@ -11,6 +11,7 @@ every kernel, one per target, or one per kernel:
                                  additions, L1/L2's rotation by 16, the byte exchanges
   <cipher>.groups         kernel independent groups interleaved (hides latency,
                                  costs registers)
+  sm4.multi_groups        kernel the same for the multi-key form (many streams)
   sm4.rounds_per_iteration kernel rounds written out per loop iteration
   sm4.basis_blocks        kernel which blocks of byte slicing's fused 4x4 grid
                                  are products (the others XORs of them)
@@ -75,6 +76,10 @@ class Parameter:
     # (gen/explore.py static_costs).
     probe: tuple = ()
     twins: bool = False        # keyed "kernel": the assembly twins have values of their own
+    # The form of the kernel's file the value shapes, which gen explore costs
+    # and times: "batch" (the bulk program every mode runs) or "multi" (SM4's
+    # multi-key form, CBC encryption of many streams).
+    form: str = "batch"
 
     def keyed_kernels(self):
         """(strategy, target name) of what takes a value, keyed "kernel": the
@@ -141,6 +146,9 @@ PARAMETERS = {p.name: p for p in [
     Parameter("sm4.groups", "kernel", "independent groups of blocks interleaved", lambda: (1, 2, 4, 8), twins=True),
     Parameter("ublock.groups", "kernel", "independent register pairs interleaved", lambda: (1, 2, 4),
               strategies=("register",), twins=True),
+    Parameter("sm4.multi_groups", "kernel", "independent groups of the multi-key form (CBC encryption of many "
+              "streams; a pass takes 4 x groups x width / 128 streams, at most 16)", lambda: (1, 2, 4),
+              strategies=("byteslice", "wordslice"), twins=True, form="multi"),
     Parameter("sm4.rounds_per_iteration", "kernel", "rounds written out per loop iteration",
               lambda: (4, 8, 16, 32), strategies=("byteslice", "wordslice"), twins=True),
     Parameter("sm4.basis_blocks", "kernel", "the blocks of the fused round's 4x4 grid M'_L computed as products "

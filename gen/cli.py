@@ -202,7 +202,7 @@ def main(argv=None):
         return dispatch_command(argv[1:])
     parser = argparse.ArgumentParser(prog="gen", description=__doc__)
     parser.add_argument("command", nargs="?", default="generate", choices=("generate", "check", "ct-check", "explore"))
-    parser.add_argument("cipher", nargs="?", choices=tuple(explore.PROGRAMS), help="explore: the cipher whose choices")
+    parser.add_argument("cipher", nargs="?", choices=explore.CIPHERS, help="explore: the cipher whose choices")
     parser.add_argument("--root", type=Path, default=ROOT, help="repository root (default: this checkout)")
     parser.add_argument("--choose", action="append", default=[], metavar="NAME=VALUE",
                         help="override a choice of gen/choices.toml for this run: sm4.decomposition=415, "
@@ -268,7 +268,7 @@ def explore_command(args, chosen):
     value of each kernel, the JSON and PNG, and with --apply gen/choices.toml
     rewritten."""
     if args.cipher is None:
-        raise ValueError(f"explore: which cipher? (gen explore {'|'.join(explore.PROGRAMS)})")
+        raise ValueError(f"explore: which cipher? (gen explore {'|'.join(explore.CIPHERS)})")
     params = explore.parameters(args.cipher)
     if args.param:
         names = {p.name.split(".")[1]: p for p in params}
@@ -306,7 +306,9 @@ def explore_command(args, chosen):
         else:
             depth = args.depth
             costs = explore.static_costs(param, chosen, args.target, args.jobs)
-            if depth != "static" and not param.name.endswith(".asm_pressure_schedule"):
+            # llvm-mca models a kernel's batch (harness/mca_model.py): not the
+            # assembly alone, nor another form.
+            if depth != "static" and param.form == "batch" and not param.name.endswith(".asm_pressure_schedule"):
                 costs = explore.with_model(costs, explore.modelled_costs(param, costs, chosen))
             if depth == "measure":
                 costs = explore_measure.measure(param, costs, explore.rank(costs), lambda value, strategy, target:

@@ -52,7 +52,7 @@ from .backends.target import NoLowering
 from .choices import PARAMETERS
 from .emit import sm4_files, ublock_files, zuc_kernel_files
 from .ir import Comment, Loop, Op
-from .ir.keystream import CTR_GROUP_BLOCKS
+from .ir.keystream import CTR_GROUP_BLOCKS, xor_into_loads
 from .ir.opcodes import KINDS
 from .ir.semantics import data_attrs, op_kind
 from .kernels import ublock_nibbleslice, ublock_register, zuc_lanes
@@ -139,6 +139,17 @@ def _sm4_program(strategy, target, chosen):
     return program
 
 
+def _sm4_multi_program(strategy, target, chosen):
+    """The multi-key form's CBC step; no value past a pass's streams."""
+    try:
+        abstract = sm4_files.multi_key_program(strategy, target, chosen)
+    except ValueError as error:
+        raise NoLowering(str(error)) from None
+    if abstract is None:
+        raise NoLowering(f"{strategy} has no multi-key form")
+    return target.lower(xor_into_loads(abstract))
+
+
 def _zuc_program(strategy, target, chosen):
     """The keystream block, with the forms the kernel's file takes on `target`."""
     return target.lower(zuc_lanes.keystream_program(
@@ -155,8 +166,11 @@ def _ublock_program(strategy, target, chosen):
     return target.lower(ublock_nibbleslice.program(target.bits, 128, rounds, "encrypt"))
 
 
-# (strategy, target, Choices) -> the kernel's main lowered program.
-PROGRAMS = {"sm4": _sm4_program, "zuc": _zuc_program, "ublock": _ublock_program}
+# (cipher, form: gen/choices.py Parameter.form) -> (strategy, target, Choices) -> the
+# lowered program of that form of the kernel.
+PROGRAMS = {("sm4", "batch"): _sm4_program, ("sm4", "multi"): _sm4_multi_program,
+            ("zuc", "batch"): _zuc_program, ("ublock", "batch"): _ublock_program}
+CIPHERS = tuple(dict.fromkeys(cipher for cipher, _ in PROGRAMS))
 _KERNEL_FILES = {"sm4": sm4_files.kernel_file, "zuc": zuc_kernel_files.kernel_file,
                  "ublock": ublock_files.kernel_file}
 _SHARED_FILES = {"sm4": sm4_files.shared_files, "zuc": lambda chosen: {}, "ublock": ublock_files.shared_files}
@@ -247,7 +261,7 @@ def _cost_value(args):
             continue
         target = SIMD_TARGETS[target_name]
         try:
-            program = PROGRAMS[param.cipher](strategy, target, chosen)
+            program = PROGRAMS[param.cipher, param.form](strategy, target, chosen)
         except NoLowering as error:     # the target lacks an instruction the value needs
             out[f"{strategy}_{target_name}"] = {"invalid": str(error)}
             continue
@@ -279,7 +293,7 @@ def _probe_shapes(args):
 
     def digest(strategy, target):
         try:
-            return shape(PROGRAMS[param.cipher](strategy, target, probe))
+            return shape(PROGRAMS[param.cipher, param.form](strategy, target, probe))
         except NoLowering as error:         # (a class of its own, found invalid in full)
             return f"no lowering: {error}"
     return value, {f"{s}_{t}": digest(s, SIMD_TARGETS[t]) for s, t in reached(param) if not wanted or t in wanted}

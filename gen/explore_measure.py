@@ -8,8 +8,9 @@ kernel alone and relinks, and the bench is kept as bench-<n>.  The benches
 then run in turns (round robin, `rounds` times, best kept), so that a drift
 of the clock over the run touches every value alike.  What is timed, per
 cipher (BENCH_CASES): SM4 CTR on 64 KiB, ZUC-128 keystream of 16 streams of
-4 KiB, uBlock-128/128 CTR on 64 KiB; for an assembly-only choice the
-assembly twin (<kernel>_asm).  Every kernel is timed at bulk work: a block
+4 KiB, uBlock-128/128 CTR on 64 KiB, or for a parameter of another form
+its FORM_CASES entry; for an assembly-only choice the assembly twin
+(<kernel>_asm).  Every kernel is timed at bulk work: a block
 cipher's serial work (CBC encryption, one block per call) runs on each kernel
 file's one-block form, which no explored parameter shapes (SERIAL_CASES is
 what `gen dispatch` times the serial slot on)."""
@@ -25,6 +26,10 @@ ROOT = Path(__file__).resolve().parents[1]
 # cipher -> (bench --cipher, --mode, further bench options)
 BENCH_CASES = {"sm4": ("sm4", "ctr", ("--sizes", "64K")), "zuc": ("zuc128", "keystream", ("--sizes", "4K")),
                "ublock": ("ublock128_128", "ctr", ("--sizes", "64K"))}
+# What a parameter of another form than the batch is timed on ((cipher, form):
+# gen/choices.py Parameter.form): the multi-key form by bench's 16 streams
+# of 4 KiB each, CBC encryption.
+FORM_CASES = {("sm4", "multi"): ("sm4", "cbc-enc-x16", ("--sizes", "4K"))}
 # The serial slot of gen dispatch (dispatch_measure): CBC encryption under
 # one key, one block per call, SM4 on 64 KiB, and uBlock-128/128 by bench's
 # block-loop (one block encrypted 20,000 times under one key: what one block
@@ -156,7 +161,7 @@ def measure(param, costs, ranking, files, top=5, progress=sys.stderr, work=None)
             progress.write(f"\rgen explore: {param.name} measure {kernel} ({number}/{len(todo)}): timing "
                            f"{len(benches)} values, {time.monotonic() - start:.0f} s so far{' ' * 20}")
             progress.flush()
-        records = bench.time(benches, BENCH_CASES[param.cipher], impl)
+        records = bench.time(benches, FORM_CASES.get((param.cipher, param.form), BENCH_CASES[param.cipher]), impl)
         by_shape = {costs[value][kernel]["shape"]: records[json.dumps(value)] for value in timed}
         for value in costs:
             if "invalid" not in costs[value][kernel]:       # (no value for this kernel: nothing to time)

@@ -17,7 +17,7 @@ from gen.ir import Builder
 
 
 def sm4_program(index, target="avx2_gfni", strategy="wordslice"):
-    return explore.PROGRAMS["sm4"](strategy, SIMD_TARGETS[target], choices.load().with_choice(f"sm4.decomposition={index}"))
+    return explore.PROGRAMS["sm4", "batch"](strategy, SIMD_TARGETS[target], choices.load().with_choice(f"sm4.decomposition={index}"))
 
 
 def test_two_decompositions_are_one_shape_with_other_constants():
@@ -414,7 +414,7 @@ def test_assembly_twins_have_values_of_their_own_where_the_parameter_says():
     mine = loaded.with_choice(f"sm4.groups.wordslice_avx512_gfni_asm={other}")
     assert mine.of("sm4.groups", "wordslice", asm) == other
     assert mine.of("sm4.groups", "wordslice", c) == loaded.of("sm4.groups", "wordslice", c)
-    batch = lambda chosen, t: explore.PROGRAMS["sm4"]("wordslice", t, chosen).info["batch_blocks"]
+    batch = lambda chosen, t: explore.PROGRAMS["sm4", "batch"]("wordslice", t, chosen).info["batch_blocks"]
     assert batch(mine, asm) == 16 * other and batch(mine, c) == batch(loaded, c)
 
 
@@ -439,6 +439,35 @@ def test_a_batch_past_the_counter_group_is_no_value():
     from gen.kernels import sm4_byteslice
     chosen = choices.load().with_choice("sm4.groups.byteslice_avx512_gfni=8")
     with pytest.raises(NoLowering, match="at most 256"):
-        explore.PROGRAMS["sm4"]("byteslice", SIMD_TARGETS["avx512_gfni"], chosen)
+        explore.PROGRAMS["sm4", "batch"]("byteslice", SIMD_TARGETS["avx512_gfni"], chosen)
     with pytest.raises(ValueError, match="one group of 256"):
         counter_blocks(sm4_byteslice.program(512, groups=8), 16)
+
+
+def test_the_multi_key_forms_groups_are_costed_and_timed_on_that_form(monkeypatch, tmp_path):
+    """sm4.multi_groups shapes the multi-key form, not the batch: explore
+    costs that form's program (more streams than a pass holds is no value,
+    and rounds4 has no form) and times bench's 16 streams (FORM_CASES)."""
+    from gen import explore_measure
+    from gen.backends.target import NoLowering
+    param = choices.PARAMETERS["sm4.multi_groups"]
+    assert param.form == "multi" and "wordslice_ssse3_aesni_asm" in param.keys()
+    multi = lambda groups, target: explore.PROGRAMS["sm4", "multi"](
+        "wordslice", SIMD_TARGETS[target], choices.load().with_choice(f"sm4.multi_groups={groups}"))
+    assert [multi(g, "ssse3_aesni").info["batch_blocks"] for g in (1, 2, 4)] == [4, 8, 16]
+    assert explore.shape(multi(2, "ssse3_aesni")) != explore.shape(multi(4, "ssse3_aesni"))
+    assert multi(1, "avx512_gfni").info["batch_blocks"] == 16
+    with pytest.raises(NoLowering, match="more than a pass holds"):
+        multi(2, "avx512_gfni")
+    with pytest.raises(NoLowering, match="no multi-key form"):
+        explore.PROGRAMS["sm4", "multi"]("rounds4", SIMD_TARGETS["neon_sm4"], choices.load())
+    cases = []
+    monkeypatch.setattr(explore_measure.Bench, "__init__", lambda self, work: None)
+    monkeypatch.setattr(explore_measure.Bench, "make", lambda self: tmp_path / "bench")
+    monkeypatch.setattr(explore_measure.Bench, "native", lambda self: {"sm4": {"wordslice_ssse3_aesni"}})
+    monkeypatch.setattr(explore_measure.Bench, "variant", lambda self, files, label: label)
+    monkeypatch.setattr(explore_measure.Bench, "time", lambda self, benches, case, impl: cases.append(case)
+                        or {value: {"gbps": 1.0 + label, "cpb": 1.0} for value, label in benches.items()})
+    costs = {g: {"wordslice_ssse3_aesni": cost({"alu": 10}, shape=f"s{g}")} for g in param.values()}
+    explore_measure.measure(param, costs, explore.rank(costs), lambda v, s, t: {}, top=3, progress=None)
+    assert cases == [explore_measure.FORM_CASES["sm4", "multi"]] and cases[0][1] == "cbc-enc-x16"

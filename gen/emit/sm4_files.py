@@ -78,21 +78,27 @@ def one_block_program(strategy, choices):
     return sm4_wordslice.one_block_program(choices.get("sm4.decomposition"))
 
 
-# Streams per pass of the multi-key form: ipsec-mb's 16 lanes (AES-CBC on
-# AVX-512), one 512-bit word-sliced group; at 256 and 128 bits 2 and 4 groups.
+# The most streams a pass of the multi-key form takes: ipsec-mb's 16 lanes
+# (AES-CBC on AVX-512), one 512-bit word-sliced group.  How many a kernel's
+# pass takes is sm4.multi_groups (gen/choices.toml).
 MULTI_STREAMS = 16
 
 
 def multi_key_program(strategy, target, choices):
-    """The kernel's multi-key form (abstract), MULTI_STREAMS blocks each under
-    its own round keys, for CBC encryption of many streams side by side: the
-    word-sliced program with per-block keys (a byte-sliced key form is per
-    batch) and L's flat form (a pass is one chain of rounds per stream, so its
-    time is the chain's), None for rounds4 (its instruction's keys would each be loaded
-    per block: not built)."""
+    """The kernel's multi-key form (abstract), sm4.multi_groups groups of
+    blocks each under its own round keys (at most MULTI_STREAMS), for CBC
+    encryption of many streams side by side: the word-sliced program with
+    per-block keys (a byte-sliced key form is per batch) and L's flat form (a
+    pass is one chain of rounds per stream, so its time is the chain's), None
+    for rounds4 (its instruction's keys would each be loaded per block: not
+    built).  ValueError for more streams than MULTI_STREAMS."""
     if strategy == "rounds4":
         return None
-    groups = MULTI_STREAMS // (4 * (target.bits // 128))
+    groups = choices.of("sm4.multi_groups", strategy, target)
+    streams = 4 * groups * target.bits // 128
+    if streams > MULTI_STREAMS:
+        raise ValueError(f"{strategy}_{target.name}: {groups} groups of the multi-key form are {streams} streams, "
+                         f"more than a pass holds ({MULTI_STREAMS})")
     return sm4_wordslice.program(target.bits, groups=groups, decomposition_index=choices.get("sm4.decomposition"),
                                  keys_per_block=True, layer="flat")
 

@@ -21,8 +21,9 @@
  * (gen/choices.toml: sm4.decomposition; `gen explore sm4` ranks them),
  * S(x) = A2·inv(A1·x ^ 0x1b) ^ 0xd3 over GF(2^8)/0x11B.
  * Tuning (gen/choices.toml; `gen explore sm4` ranks each): sm4.groups = 2,
- *   sm4.rounds_per_iteration = 8, sm4.basis_blocks = b1_b2,
- *   sm4.schedule_before_ra = false, sm4.asm_pressure_schedule = true.
+ *   sm4.multi_groups = 1, sm4.rounds_per_iteration = 8,
+ *   sm4.basis_blocks = b1_b2, sm4.schedule_before_ra = false,
+ *   sm4.asm_pressure_schedule = true.
  * Lowered with: fuse_affine_after_inverse, fuse_affine_chain, drop_identity_affine, rotate_bytes_as_affine; rotate_bytes_by_shuffle, rotate_native, shld_native, affine_via_gfni, select_by_ternary_logic, sbox8_by_vpermi2b; byte_shift_by_word_shift; shared_xor_as_ternary_logic, bitwise_pair_as_ternary_logic, unpack_of_shuffles_as_permute2b, blocks128_by_permute2q.
  */
 #include <string.h>
@@ -6698,6 +6699,7 @@ static void sm4_byteslice_avx512_gfni_batch_multi(const uint8_t *rk, const uint8
 }
 
 static const unsigned char sm4_byteslice_avx512_gfni_multi_key_order[16] = { 0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15 };
+_Static_assert(16 <= SM4_MULTI_STREAMS, "sm4_run_cbc_multi's buffers hold a pass of this form");
 
 /* GHASH's step of KC_GHASH_BLOCKS blocks at 512 bits (gen/kernels/ghash.py
  * update_program): Y from y's first block, Y' into each of its blocks. */
@@ -8434,7 +8436,8 @@ static void sm4_byteslice_avx512_gfni_encrypt_chained(const sm4_key *key, uint8_
 static void sm4_byteslice_avx512_gfni_cbc_encrypt_multi(const sm4_key *const keys[], size_t n, const uint8_t *const ivs[],
                                                        const uint8_t *const in[], uint8_t *const out[], size_t nblocks)
 {
-    sm4_run_cbc_multi(sm4_byteslice_avx512_gfni_batch_multi, sm4_byteslice_avx512_gfni_multi_key_order, keys, n, ivs, in, out, nblocks);
+    sm4_run_cbc_multi(sm4_byteslice_avx512_gfni_batch_multi, sm4_byteslice_avx512_gfni_multi_key_order, 16, keys, n, ivs, in, out,
+                      nblocks);
 }
 
 static int sm4_byteslice_avx512_gfni_ctr_xor(const sm4_key *key, const uint8_t *counters, const uint8_t *src, uint8_t *out,

@@ -21,8 +21,9 @@
  * (gen/choices.toml: sm4.decomposition; `gen explore sm4` ranks them),
  * S(x) = A2·inv(A1·x ^ 0x1b) ^ 0xd3 over GF(2^8)/0x11B.
  * Tuning (gen/choices.toml; `gen explore sm4` ranks each): sm4.groups = 2,
- *   sm4.rounds_per_iteration = 8, sm4.basis_blocks = b1_b3,
- *   sm4.schedule_before_ra = false, sm4.asm_pressure_schedule = true.
+ *   sm4.multi_groups = 4, sm4.rounds_per_iteration = 8,
+ *   sm4.basis_blocks = b1_b3, sm4.schedule_before_ra = false,
+ *   sm4.asm_pressure_schedule = true.
  * Lowered with: fuse_affine_chain, drop_identity_affine, affine_inv_via_aese; fuse_affine_chain, drop_identity_affine, bit_reversal_by_rbit, rotate_bytes_by_shuffle, rotate_by_shift_insert, shld_by_shift_insert, select_as_trn, select_by_bsl, clmul_by_pmull; affine_via_nibble_tables; mask_after_byte_shift, lookup_as_rev, aese_takes_xor; xor3_by_eor3.
  */
 #include <string.h>
@@ -10889,6 +10890,7 @@ static void sm4_byteslice_neon_sha3_batch_multi(const uint8_t *rk, const uint8_t
 }
 
 static const unsigned char sm4_byteslice_neon_sha3_multi_key_order[16] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15 };
+_Static_assert(16 <= SM4_MULTI_STREAMS, "sm4_run_cbc_multi's buffers hold a pass of this form");
 
 /* GHASH's step of KC_GHASH_BLOCKS blocks at 128 bits (gen/kernels/ghash.py
  * update_program): Y from y's first block, Y' into each of its blocks. */
@@ -12260,7 +12262,8 @@ static void sm4_byteslice_neon_sha3_encrypt_chained(const sm4_key *key, uint8_t 
 static void sm4_byteslice_neon_sha3_cbc_encrypt_multi(const sm4_key *const keys[], size_t n, const uint8_t *const ivs[],
                                                      const uint8_t *const in[], uint8_t *const out[], size_t nblocks)
 {
-    sm4_run_cbc_multi(sm4_byteslice_neon_sha3_batch_multi, sm4_byteslice_neon_sha3_multi_key_order, keys, n, ivs, in, out, nblocks);
+    sm4_run_cbc_multi(sm4_byteslice_neon_sha3_batch_multi, sm4_byteslice_neon_sha3_multi_key_order, 16, keys, n, ivs, in, out,
+                      nblocks);
 }
 
 static int sm4_byteslice_neon_sha3_ctr_xor(const sm4_key *key, const uint8_t *counters, const uint8_t *src, uint8_t *out,

@@ -390,18 +390,18 @@ int sm4_crypt_multi(const sm4_impl *impl, sm4_mode mode, sm4_direction dir, size
     return SM4_OK;
 }
 
-void sm4_run_cbc_multi(sm4_xor_batch_fn step, const unsigned char *key_order, const sm4_key *const keys[],
+void sm4_run_cbc_multi(sm4_xor_batch_fn step, const unsigned char *key_order, size_t per, const sm4_key *const keys[],
                        size_t n, const uint8_t *const ivs[], const uint8_t *const in[], uint8_t *const out[],
                        size_t nblocks)
 {
-    enum { PER = SM4_MULTI_STREAMS, BB = SM4_BLOCK_BYTES };
-    static _Thread_local uint32_t round_keys[SM4_ROUNDS * PER];
-    uint8_t blocks[PER * BB], chain[PER * BB];
-    for (size_t first = 0; first < n; first += PER) {
-        const size_t streams = n - first < PER ? n - first : PER;
+    enum { MOST = SM4_MULTI_STREAMS, BB = SM4_BLOCK_BYTES };
+    static _Thread_local uint32_t round_keys[SM4_ROUNDS * MOST];
+    uint8_t blocks[MOST * BB], chain[MOST * BB];
+    for (size_t first = 0; first < n; first += per) {
+        const size_t streams = n - first < per ? n - first : per;
         for (size_t r = 0; r < SM4_ROUNDS; r++)
-            for (size_t p = 0; p < PER; p++)
-                round_keys[r * PER + p] = key_order[p] < streams ? keys[first + key_order[p]]->rk[SM4_ENCRYPT][r] : 0;
+            for (size_t p = 0; p < per; p++)
+                round_keys[r * per + p] = key_order[p] < streams ? keys[first + key_order[p]]->rk[SM4_ENCRYPT][r] : 0;
         memset(blocks, 0, sizeof blocks);
         memset(chain, 0, sizeof chain);
         for (size_t s = 0; s < streams; s++)

@@ -15,7 +15,7 @@
 /* The largest batch of any kernel, in bytes (sizes the mode layer's buffers). */
 #define SM4_MAX_BATCH_BYTES 2048
 
-/* Streams per pass of every kernel's multi-key form (gen/emit/sm4_files.py MULTI_STREAMS). */
+/* The most streams a pass of a kernel's multi-key form takes (gen/emit/sm4_files.py MULTI_STREAMS). */
 #define SM4_MULTI_STREAMS 16
 
 /* One kernel pass over exactly one batch; its key form is the round keys in the
@@ -68,11 +68,11 @@ void sm4_impl_register(const sm4_impl *impl);
 
 
 /* CBC encryption of n streams of nblocks blocks, stream j under keys[j] from
- * ivs[j]: SM4_MULTI_STREAMS streams at a time through `step`, a kernel's
+ * ivs[j]: `per` streams (at most SM4_MULTI_STREAMS) at a time through `step`, a kernel's
  * multi-key form (out = E_j(in ^ src) for each stream's block j, src the
  * chaining values), whose round keys are `key_order[p]`'s at word p of each
  * round.  Unused places of the last pass run zero keys on zero blocks. */
-void sm4_run_cbc_multi(sm4_xor_batch_fn step, const unsigned char *key_order, const sm4_key *const keys[],
+void sm4_run_cbc_multi(sm4_xor_batch_fn step, const unsigned char *key_order, size_t per, const sm4_key *const keys[],
                        size_t n, const uint8_t *const ivs[], const uint8_t *const in[], uint8_t *const out[],
                        size_t nblocks);
 

@@ -20,8 +20,8 @@
  * (gen/choices.toml: sm4.decomposition; `gen explore sm4` ranks them),
  * S(x) = A2·inv(A1·x ^ 0x1b) ^ 0xd3 over GF(2^8)/0x11B.
  * Tuning (gen/choices.toml; `gen explore sm4` ranks each): sm4.groups = 8,
- *   sm4.rounds_per_iteration = 4, sm4.schedule_before_ra = false,
- *   sm4.asm_pressure_schedule = true.
+ *   sm4.multi_groups = 2, sm4.rounds_per_iteration = 4,
+ *   sm4.schedule_before_ra = false, sm4.asm_pressure_schedule = true.
  * Lowered with: fuse_affine_chain, drop_identity_affine, affine_inv_via_aesenclast, shld_half_by_rotations; fuse_affine_chain, drop_identity_affine, rotate_bytes_by_shuffle, rotate_by_shifts, shld_by_shifts, select_by_blendv, select_by_masks; affine_via_nibble_tables; byte_shift_by_word_shift.
  */
 #include <string.h>
@@ -8583,6 +8583,7 @@ static void sm4_wordslice_avx2_vaes_batch_multi(const uint8_t *rk, const uint8_t
 }
 
 static const unsigned char sm4_wordslice_avx2_vaes_multi_key_order[16] = { 0, 2, 4, 6, 1, 3, 5, 7, 8, 10, 12, 14, 9, 11, 13, 15 };
+_Static_assert(16 <= SM4_MULTI_STREAMS, "sm4_run_cbc_multi's buffers hold a pass of this form");
 
 /* GHASH's step of KC_GHASH_BLOCKS blocks at 256 bits (gen/kernels/ghash.py
  * update_program): Y from y's first block, Y' into each of its blocks. */
@@ -10189,7 +10190,8 @@ static void sm4_wordslice_avx2_vaes_encrypt_chained(const sm4_key *key, uint8_t 
 static void sm4_wordslice_avx2_vaes_cbc_encrypt_multi(const sm4_key *const keys[], size_t n, const uint8_t *const ivs[],
                                                      const uint8_t *const in[], uint8_t *const out[], size_t nblocks)
 {
-    sm4_run_cbc_multi(sm4_wordslice_avx2_vaes_batch_multi, sm4_wordslice_avx2_vaes_multi_key_order, keys, n, ivs, in, out, nblocks);
+    sm4_run_cbc_multi(sm4_wordslice_avx2_vaes_batch_multi, sm4_wordslice_avx2_vaes_multi_key_order, 16, keys, n, ivs, in, out,
+                      nblocks);
 }
 
 static int sm4_wordslice_avx2_vaes_ctr_xor(const sm4_key *key, const uint8_t *counters, const uint8_t *src, uint8_t *out,
