@@ -12,6 +12,7 @@ every kernel, one per target, or one per kernel:
   <cipher>.groups         kernel independent groups interleaved (hides latency,
                                  costs registers)
   sm4.multi_groups        kernel the same for the multi-key form (many streams)
+  sm4.one_block_layer     kernel L's form in the one-block form (serial work)
   sm4.rounds_per_iteration kernel rounds written out per loop iteration
   sm4.basis_blocks        kernel which blocks of byte slicing's fused 4x4 grid
                                  are products (the others XORs of them)
@@ -77,8 +78,9 @@ class Parameter:
     probe: tuple = ()
     twins: bool = False        # keyed "kernel": the assembly twins have values of their own
     # The form of the kernel's file the value shapes, which gen explore costs
-    # and times: "batch" (the bulk program every mode runs) or "multi" (SM4's
-    # multi-key form, CBC encryption of many streams).
+    # and times: "batch" (the bulk program every mode runs), "multi" (SM4's
+    # multi-key form, CBC encryption of many streams) or "one_block" (SM4's
+    # one-block form, serial work).
     form: str = "batch"
 
     def keyed_kernels(self):
@@ -149,6 +151,10 @@ PARAMETERS = {p.name: p for p in [
     Parameter("sm4.multi_groups", "kernel", "independent groups of the multi-key form (CBC encryption of many "
               "streams; a pass takes 4 x groups x width / 128 streams, at most 16)", lambda: (1, 2, 4),
               strategies=("byteslice", "wordslice"), twins=True, form="multi"),
+    Parameter("sm4.one_block_layer", "kernel", "L in the one-block form (serial work: CBC encryption, the MACs): "
+              "its flat form, two parts the next round joins in one three-input XOR, or the planned one "
+              "(gen/kernels/sm4_wordslice.py LAYERS)", lambda: ("flat", "plan"),
+              strategies=("byteslice", "wordslice"), twins=True, form="one_block"),
     Parameter("sm4.rounds_per_iteration", "kernel", "rounds written out per loop iteration",
               lambda: (4, 8, 16, 32), strategies=("byteslice", "wordslice"), twins=True),
     Parameter("sm4.basis_blocks", "kernel", "the blocks of the fused round's 4x4 grid M'_L computed as products "

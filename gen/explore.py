@@ -150,6 +150,13 @@ def _sm4_multi_program(strategy, target, chosen):
     return target.lower(xor_into_loads(abstract))
 
 
+def _sm4_one_block_program(strategy, target, chosen):
+    """The one-block form's CBC step, on the kernel's target."""
+    if strategy not in PARAMETERS["sm4.one_block_layer"].strategies:
+        raise NoLowering(f"{strategy}'s one-block form is its own program at one block")
+    return target.lower(xor_into_loads(sm4_files.one_block_program(strategy, target, chosen)))
+
+
 def _zuc_program(strategy, target, chosen):
     """The keystream block, with the forms the kernel's file takes on `target`."""
     return target.lower(zuc_lanes.keystream_program(
@@ -169,6 +176,7 @@ def _ublock_program(strategy, target, chosen):
 # (cipher, form: gen/choices.py Parameter.form) -> (strategy, target, Choices) -> the
 # lowered program of that form of the kernel.
 PROGRAMS = {("sm4", "batch"): _sm4_program, ("sm4", "multi"): _sm4_multi_program,
+            ("sm4", "one_block"): _sm4_one_block_program,
             ("zuc", "batch"): _zuc_program, ("ublock", "batch"): _ublock_program}
 CIPHERS = tuple(dict.fromkeys(cipher for cipher, _ in PROGRAMS))
 _KERNEL_FILES = {"sm4": sm4_files.kernel_file, "zuc": zuc_kernel_files.kernel_file,

@@ -10,10 +10,10 @@ of the clock over the run touches every value alike.  What is timed, per
 cipher (BENCH_CASES): SM4 CTR on 64 KiB, ZUC-128 keystream of 16 streams of
 4 KiB, uBlock-128/128 CTR on 64 KiB, or for a parameter of another form
 its FORM_CASES entry; for an assembly-only choice the assembly twin
-(<kernel>_asm).  Every kernel is timed at bulk work: a block
+(<kernel>_asm).  A parameter of the batch is timed at bulk work: a block
 cipher's serial work (CBC encryption, one block per call) runs on each kernel
-file's one-block form, which no explored parameter shapes (SERIAL_CASES is
-what `gen dispatch` times the serial slot on)."""
+file's one-block form, which only sm4.one_block_layer shapes, timed at that
+work (SERIAL_CASES, also what `gen dispatch` times the serial slot on)."""
 
 import json
 import shutil
@@ -26,16 +26,17 @@ ROOT = Path(__file__).resolve().parents[1]
 # cipher -> (bench --cipher, --mode, further bench options)
 BENCH_CASES = {"sm4": ("sm4", "ctr", ("--sizes", "64K")), "zuc": ("zuc128", "keystream", ("--sizes", "4K")),
                "ublock": ("ublock128_128", "ctr", ("--sizes", "64K"))}
-# What a parameter of another form than the batch is timed on ((cipher, form):
-# gen/choices.py Parameter.form): the multi-key form by bench's 16 streams
-# of 4 KiB each, CBC encryption.
-FORM_CASES = {("sm4", "multi"): ("sm4", "cbc-enc-x16", ("--sizes", "4K"))}
 # The serial slot of gen dispatch (dispatch_measure): CBC encryption under
 # one key, one block per call, SM4 on 64 KiB, and uBlock-128/128 by bench's
 # block-loop (one block encrypted 20,000 times under one key: what one block
 # costs a kernel).
 SERIAL_CASES = {"sm4": ("sm4", "cbc-enc", ("--sizes", "64K")),
                 "ublock": ("ublock128_128", "block-loop", ("--loops", "20000"))}
+# What a parameter of another form than the batch is timed on ((cipher, form):
+# gen/choices.py Parameter.form): the multi-key form by bench's 16 streams
+# of 4 KiB each, CBC encryption; the one-block form at the serial job.
+FORM_CASES = {("sm4", "multi"): ("sm4", "cbc-enc-x16", ("--sizes", "4K")),
+              ("sm4", "one_block"): SERIAL_CASES["sm4"]}
 
 
 def cpu_name():

@@ -471,3 +471,21 @@ def test_the_multi_key_forms_groups_are_costed_and_timed_on_that_form(monkeypatc
     costs = {g: {"wordslice_ssse3_aesni": cost({"alu": 10}, shape=f"s{g}")} for g in param.values()}
     explore_measure.measure(param, costs, explore.rank(costs), lambda v, s, t: {}, top=3, progress=None)
     assert cases == [explore_measure.FORM_CASES["sm4", "multi"]] and cases[0][1] == "cbc-enc-x16"
+
+
+def test_the_one_block_forms_layer_is_costed_on_that_form_and_timed_at_serial_work():
+    """sm4.one_block_layer shapes the one-block form (128 bits, one block on
+    the kernel's target), which gen explore times at the serial job; rounds4's
+    one-block form is its own program, no value of it."""
+    from gen import explore_measure
+    from gen.backends.target import NoLowering
+    param = choices.PARAMETERS["sm4.one_block_layer"]
+    assert param.form == "one_block" and "wordslice_avx512_gfni_asm" in param.keys()
+    one = lambda layer, strategy="byteslice": explore.PROGRAMS["sm4", "one_block"](
+        strategy, SIMD_TARGETS["avx512_gfni"], choices.load().with_choice(f"sm4.one_block_layer={layer}"))
+    flat, plan = one("flat"), one("plan")
+    assert (flat.bits, flat.info["batch_blocks"]) == (128, 1)
+    assert explore.shape(flat) != explore.shape(plan) and explore.shape(one("flat", "wordslice")) == explore.shape(flat)
+    with pytest.raises(NoLowering, match="its own program"):
+        explore.PROGRAMS["sm4", "one_block"]("rounds4", SIMD_TARGETS["neon_sm4"], choices.load())
+    assert explore_measure.FORM_CASES["sm4", "one_block"] == explore_measure.SERIAL_CASES["sm4"]

@@ -193,7 +193,7 @@ def test_one_block_form_is_cbc_encryption_step(strategy, target):
     with the decryption round keys, in place (out = src, the chain) too."""
     from gen.emit.sm4_files import one_block_program
     from gen.ir.keystream import xor_into_loads
-    program = xor_into_loads(one_block_program(strategy, choices.load()))
+    program = xor_into_loads(one_block_program(strategy, SIMD_TARGETS[target or "avx512_gfni"], choices.load()))
     if target is not None:
         program = SIMD_TARGETS[target].lower(program)
     assert (program.bits, program.info["batch_blocks"], program.params) == (128, 1, ("rk", "in", "out", "src"))

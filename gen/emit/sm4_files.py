@@ -67,7 +67,7 @@ def program_options(strategy, target, choices):
     return options
 
 
-def one_block_program(strategy, choices):
+def one_block_program(strategy, target, choices):
     """The kernel's one-block form (abstract): one SM4 block in 128-bit
     registers, for serial chains and single blocks.  The rounds4 strategy's
     own program at one block; every other strategy's is the word-sliced one
@@ -75,7 +75,8 @@ def one_block_program(strategy, choices):
     or byte-sliced layout gains nothing with one block."""
     if strategy == "rounds4":
         return sm4_rounds4.program(sm4_wordslice.ONE_BLOCK_BITS, groups=1)
-    return sm4_wordslice.one_block_program(choices.get("sm4.decomposition"))
+    return sm4_wordslice.one_block_program(choices.get("sm4.decomposition"),
+                                           layer=choices.of("sm4.one_block_layer", strategy, target))
 
 
 # The most streams a pass of the multi-key form takes: ipsec-mb's 16 lanes
@@ -134,7 +135,7 @@ def kernel_file(strategy, target, choices):
                   body=bodies(program, "batch"), body_xor=bodies(fused, "batch_xor"),
                   body_ctr=bodies(counter_form, "batch_ctr"), body_xts=bodies(target.lower(whiten(abstract)), "batch_xts"),
                   gf128=gf128, body_gcm=bodies(gcm_form, "batch_gcm"),
-                  body_one_block=bodies(target.lower(xor_into_loads(one_block_program(strategy, choices))), "one_block"),
+                  body_one_block=bodies(target.lower(xor_into_loads(one_block_program(strategy, target, choices))), "one_block"),
                   multi=multi_form(multi_key_program(strategy, target, choices), target, bodies),
                   ghash_step_blocks=gcm_form.info["stitched_blocks"],
                   xts_rules=[(c.name, [(start, gf128_files.xts_function(c, start)) for start in gf128_files.TWEAK_STARTS])

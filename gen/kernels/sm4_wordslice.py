@@ -123,14 +123,14 @@ def rounds(b, x, dec, rounds_per_iteration, layer, round_key):
 ONE_BLOCK_BITS = 128
 
 
-def one_block_program(decomposition_index=None, rounds_per_iteration=4):
+def one_block_program(decomposition_index=None, rounds_per_iteration=4, layer="flat"):
     """One block in 128-bit registers, for chains whose next block waits on
     this one (CBC encryption, CBC-MAC, CMAC, CCM's MAC) and single-block
     calls: a padded batch would cost a whole batch's time for one block.
     Register w holds word w of the block in every 32-bit lane, so the rounds
     are the word-sliced ones unchanged (every lane computes the same block);
-    L is layer_flat, since here a round's cost is its chain: XOR, affine,
-    affine-inverse, L."""
+    L as LAYERS names it (sm4.one_block_layer; "flat" by default, since here
+    a round's cost is its chain: XOR, affine, affine-inverse, L)."""
     dec = decomposition(decomposition_index)
     b = Builder("wordslice_one_block", ONE_BLOCK_BITS, ("rk", "in", "out"))
     b.comment("Load the block; word w, big-endian to native, into every lane of register w.")
@@ -140,7 +140,7 @@ def one_block_program(decomposition_index=None, rounds_per_iteration=4):
         spread = b.const(bytes(4 * w + 3 - i for i in range(4)) * 4, f"word{w}_le",
                          f"word {w} to native order, in every 32-bit lane")
         b.assign(var, b.lookup16(block, spread, f"w{w}"))
-    rounds(b, [x], dec, rounds_per_iteration, layer_flat, broadcast_key(b, rounds_per_iteration))
+    rounds(b, [x], dec, rounds_per_iteration, LAYERS[layer], broadcast_key(b, rounds_per_iteration))
     b.comment("Output (X35, X34, X33, X32) = slots 3, 2, 1, 0: lane 0 of each into lanes 0-3, native words to big-endian.")
     high = b.unpacklo(x[3], x[2], 32, "x35x34")
     low = b.unpacklo(x[1], x[0], 32, "x33x32")

@@ -21,9 +21,9 @@
  * (gen/choices.toml: sm4.decomposition; `gen explore sm4` ranks them),
  * S(x) = A2·inv(A1·x ^ 0x1b) ^ 0xd3 over GF(2^8)/0x11B.
  * Tuning (gen/choices.toml; `gen explore sm4` ranks each): sm4.groups = 2,
- *   sm4.multi_groups = 1, sm4.rounds_per_iteration = 8,
- *   sm4.basis_blocks = b1_b2, sm4.schedule_before_ra = false,
- *   sm4.asm_pressure_schedule = true.
+ *   sm4.multi_groups = 1, sm4.one_block_layer = flat,
+ *   sm4.rounds_per_iteration = 8, sm4.basis_blocks = b1_b2,
+ *   sm4.schedule_before_ra = false, sm4.asm_pressure_schedule = true.
  * Lowered with: fuse_affine_after_inverse, fuse_affine_chain, drop_identity_affine, rotate_bytes_as_affine; rotate_bytes_by_shuffle, rotate_native, shld_native, affine_via_gfni, select_by_ternary_logic, sbox8_by_vpermi2b; byte_shift_by_word_shift; shared_xor_as_ternary_logic, bitwise_pair_as_ternary_logic, unpack_of_shuffles_as_permute2b, blocks128_by_permute2q.
  */
 #include <string.h>

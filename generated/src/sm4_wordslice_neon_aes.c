@@ -20,8 +20,9 @@
  * (gen/choices.toml: sm4.decomposition; `gen explore sm4` ranks them),
  * S(x) = A2·inv(A1·x ^ 0x1b) ^ 0xd3 over GF(2^8)/0x11B.
  * Tuning (gen/choices.toml; `gen explore sm4` ranks each): sm4.groups = 8,
- *   sm4.multi_groups = 4, sm4.rounds_per_iteration = 4,
- *   sm4.schedule_before_ra = false, sm4.asm_pressure_schedule = true.
+ *   sm4.multi_groups = 4, sm4.one_block_layer = flat,
+ *   sm4.rounds_per_iteration = 4, sm4.schedule_before_ra = false,
+ *   sm4.asm_pressure_schedule = true.
  * Lowered with: fuse_affine_chain, drop_identity_affine, affine_inv_via_aese; fuse_affine_chain, drop_identity_affine, bit_reversal_by_rbit, rotate_bytes_by_shuffle, rotate_by_shift_insert, shld_by_shift_insert, select_as_trn, select_by_bsl, clmul_by_pmull; affine_via_nibble_tables; mask_after_byte_shift, lookup_as_rev, aese_takes_xor.
  */
 #include <string.h>

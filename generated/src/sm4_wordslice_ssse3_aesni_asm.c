@@ -20,8 +20,9 @@
  * (gen/choices.toml: sm4.decomposition; `gen explore sm4` ranks them),
  * S(x) = A2·inv(A1·x ^ 0x1b) ^ 0xd3 over GF(2^8)/0x11B.
  * Tuning (gen/choices.toml; `gen explore sm4` ranks each): sm4.groups = 4,
- *   sm4.multi_groups = 4, sm4.rounds_per_iteration = 4,
- *   sm4.schedule_before_ra = false, sm4.asm_pressure_schedule = false.
+ *   sm4.multi_groups = 4, sm4.one_block_layer = flat,
+ *   sm4.rounds_per_iteration = 4, sm4.schedule_before_ra = false,
+ *   sm4.asm_pressure_schedule = false.
  * Lowered with: fuse_affine_chain, drop_identity_affine, affine_inv_via_aesenclast; fuse_affine_chain, drop_identity_affine, rotate_bytes_by_shuffle, rotate_by_shifts, shld_by_shifts, select_by_masks; affine_via_nibble_tables; byte_shift_by_word_shift.
  */
 #include <string.h>
