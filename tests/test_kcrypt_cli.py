@@ -795,6 +795,49 @@ def chunk_sizes(block):
     return [CHUNK - block, CHUNK, CHUNK + block, 3 * CHUNK + 3 * block]
 
 
+def run_from_file(exe, args, path, offset=0, stdout=subprocess.PIPE):
+    """kcrypt with stdin the regular file `path`, read from `offset` on."""
+    with open(path, "rb") as fin:
+        fin.seek(offset)
+        proc = subprocess.run([str(exe), *args], stdin=fin, stdout=stdout, stderr=subprocess.PIPE,
+                              timeout=120)
+        return proc, fin.tell()
+
+
+@pytest.mark.parametrize("case", ["sm4-ctr", "ublock128_128-ctr", "ublock256_256-ctr"])
+def test_ctr_pieces_of_a_regular_file_apart(kcrypt, oneshot, tmp_path, case):
+    """CTR from a regular file runs its pieces on two threads (each read with
+    pread, the counter advanced to the piece's offset, written in order):
+    the output equals the whole-input oracle around the piece boundaries, for
+    an empty file, and from a file whose offset is not 0 (what was read before
+    kcrypt is not its input; the offset is left at the end)."""
+    args = STREAM_CASES[case][0]
+    rng = random.Random(case)
+    for length in [0, 1, 17] + chunk_sizes(0):
+        data = rng.randbytes(length)
+        path = tmp_path / "in.bin"
+        path.write_bytes(data)
+        proc, _ = run_from_file(kcrypt, args, path)
+        assert proc.returncode == 0 and proc.stderr == b"", (length, proc.stderr.decode())
+        assert proc.stdout == expected(oneshot, case, data), length
+    data = rng.randbytes(2 * CHUNK + 5)
+    path.write_bytes(data)
+    proc, left_at = run_from_file(kcrypt, args, path, offset=1000)
+    assert proc.returncode == 0 and proc.stdout == expected(oneshot, case, data[1000:])
+    assert left_at == len(data)
+
+
+def test_ctr_pieces_apart_report_write_errors(kcrypt, tmp_path):
+    """A write that fails on the pieces' path: exit status 1, the reason,
+    nothing more written."""
+    path = tmp_path / "in.bin"
+    path.write_bytes(bytes(3 * CHUNK + 1))
+    with open("/dev/full", "wb") as full:
+        proc, _ = run_from_file(kcrypt, STREAM_CASES["sm4-ctr"][0], path, stdout=full)
+    assert proc.returncode == 1
+    assert proc.stderr.decode() == "kcrypt: error: writing stdout: No space left on device\n"
+
+
 @pytest.mark.parametrize("case", list(STREAM_CASES))
 def test_stream_across_pieces(kcrypt, oneshot, case):
     """Inputs either side of the 1 MiB piece equal the whole-input oracle."""
@@ -999,6 +1042,24 @@ def test_read_ahead_stops_cleanly_under_asan(asan_kcrypt):
     plain = run(asan_kcrypt, args, data)
     assert plain.returncode == 0 and plain.stderr == b"", plain.stderr.decode()
     assert plain.stdout == oracle("ctr", True, KEY, IV, data)
+
+
+def test_ctr_pieces_apart_under_asan(asan_kcrypt, tmp_path):
+    """The two threads of CTR's pieces from a regular file, under
+    AddressSanitizer: a whole run, and a reader that takes 10 bytes and goes
+    (the writer's EPIPE ends both threads with exit status 1)."""
+    args = STREAM_CASES["sm4-ctr"][0]
+    data = random.Random(7).randbytes(3 * CHUNK + 11)
+    path = tmp_path / "in.bin"
+    path.write_bytes(data)
+    proc, _ = run_from_file(asan_kcrypt, args, path)
+    assert proc.returncode == 0 and proc.stderr == b"", proc.stderr.decode()
+    assert proc.stdout == oracle("ctr", True, KEY, IV, data)
+    early = subprocess.run(["bash", "-c", f"{shlex.join([str(asan_kcrypt), *args])} < {shlex.quote(str(path))} "
+                            "| head -c 10; exit ${PIPESTATUS[0]}"], capture_output=True, timeout=60)
+    assert early.stdout == oracle("ctr", True, KEY, IV, data[:10])
+    assert early.returncode == 1 and "Broken pipe" in early.stderr.decode(), early.stderr.decode()
+    assert "AddressSanitizer" not in early.stderr.decode()
 
 
 def test_stream_reader_closes_early(kcrypt, tmp_path):

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "kcrypt.h"
+#include "parallel_pieces.h"
 #include "read_ahead.h"
 
 #define PROG "kcrypt"
@@ -118,12 +119,36 @@ static int stream(const kc_cli *c, kc_read_ahead *ra, uint8_t *out) {
   }
 }
 
+/* A regular file through a cipher whose pieces depend on their offsets
+ * alone, each piece read and run on one of two threads (parallel_pieces.h).
+ * Returns the exit status. */
+static int pieces_apart(kc_crypt_at_fn crypt) {
+  uint64_t written = 0;
+  int read_failed = 0;
+  char err[ERR_SIZE];
+  int rc = kc_parallel_pieces(STDIN_FILENO, STDOUT_FILENO, KC_CHUNK_BYTES, crypt, &written,
+                              &read_failed, err, sizeof err);
+  if (rc == -2) return report(EXIT_USAGE, written, "%s", err);
+  if (rc != 0)
+    return report(EXIT_IO, written, "%s: %s", read_failed ? "reading stdin" : "writing stdout",
+                  strerror(errno));
+  int error = finish_stdout();
+  return error ? report(EXIT_IO, written, "writing stdout: %s", strerror(error)) : 0;
+}
+
 /* stream() with its buffers, which hold plain text and so are wiped
- * afterwards, as is what the cipher kept.  Returns the exit status. */
+ * afterwards, as is what the cipher kept; or, for a regular file and a
+ * cipher of offsets alone, pieces_apart.  Returns the exit status. */
 static int run_cipher(const kc_cli *c) {
   /* A reader that goes away makes write fail with EPIPE, reported like any
    * other write error, instead of killing kcrypt silently. */
   signal(SIGPIPE, SIG_IGN);
+  kc_crypt_at_fn crypt = c->crypt_at && !c->input_limit ? c->crypt_at() : NULL;
+  if (crypt && kc_pieces_seekable(STDIN_FILENO)) {
+    int status = pieces_apart(crypt);
+    c->wipe();
+    return status;
+  }
   uint64_t limit = c->input_limit ? c->input_limit() : UINT64_MAX;
   kc_read_ahead ra;
   uint8_t *out = malloc(KC_CHUNK_BYTES + KC_OUT_SLACK);

@@ -41,6 +41,13 @@ typedef struct kc_args {
  * hex and a newline). */
 #define KC_OUT_SLACK 64
 
+/* in -> out (may be the same) for `len` bytes that lie `offset` bytes into
+ * the stream, as a cipher whose output depends on that offset alone (CTR)
+ * gives them; 0, or -1 with the reason in err.  Called from two threads at
+ * once (parallel_pieces.h): it keeps no state between calls. */
+typedef int (*kc_crypt_at_fn)(uint64_t offset, const uint8_t *in, uint8_t *out, size_t len,
+                              char *err, size_t err_size);
+
 /* kcrypt's part of a description: how one of its variants takes the
  * command line and stdin.  Functions report errors through err.  Block
  * ciphers use kc_block_cli. */
@@ -73,6 +80,10 @@ typedef struct kc_cli {
   /* The modes that take no -e/-d although needs_direction is 1 (MACs),
    * comma-separated, or NULL. */
   const char *undirected_modes;
+  /* After prepare: the job's cipher as a function of each piece's offset
+   * alone (CTR: parallel_pieces.h), or NULL where a piece depends on the
+   * pieces before it (and for a cipher without such a mode: the field NULL). */
+  kc_crypt_at_fn (*crypt_at)(void);
 } kc_cli;
 
 /* ECB, CBC and CTR of any block cipher through its kc_block_api: ECB keeps

@@ -358,5 +358,10 @@ static void modes_wipe(void) {
   explicit_bzero(&job, sizeof job);
 }
 
+/* ecb, cbc and ctr are kc_block_cli's, CTR's pieces apart too. */
+static kc_crypt_at_fn modes_crypt_at(void) {
+  return job.block ? job.block->crypt_at() : NULL;
+}
+
 const kc_cli kc_sm4_cli = {"ecb|cbc|ctr|gcm|ccm|xts|cmac|cbc-mac", 1, modes_prepare, NULL,
-                           modes_update, modes_wipe, modes_drain, "cmac,cbc-mac"};
+                           modes_update, modes_wipe, modes_drain, "cmac,cbc-mac", modes_crypt_at};

@@ -206,4 +206,4 @@ static void zuc_wipe(void) {
 }
 
 const kc_cli kc_zuc_cli = {"enc|mac", 0, zuc_prepare, zuc_input_limit, zuc_update, zuc_wipe,
-                           NULL, NULL};
+                           NULL, NULL, NULL};
