@@ -171,7 +171,6 @@ class _CounterGroup:
                                                   "byte 14 of each lane: where v + j0 + k is summed")), "ctr_j0")
         self.base = self.op("add", (self.last, first), "ctr_base", lane=16)  # v + j0, its carry in byte 15
         self.permuted = {}  # load result name -> (the lookup it feeds, its constant index)
-        self.skipped = set()  # lookups whose permutation the counter blocks take
 
     # ---- building ops -------------------------------------------------------
     def op(self, opcode, args, hint, out=None, **attrs):
@@ -217,17 +216,21 @@ class _CounterGroup:
             if len(users) == 1 and isinstance(users[0], Op) and users[0].opcode == "lookup16" \
                     and users[0].args[0] == stmt.result and users[0].args[1].name in consts:
                 self.permuted[stmt.result.name] = (users[0], consts[users[0].args[1].name])
-                self.skipped.add(id(users[0]))
+
+    @property
+    def skipped(self):
+        """The lookups whose permutation the counter blocks take."""
+        return {id(lookup) for lookup, _ in self.permuted.values()}
 
     def rewrite(self, stmts):
-        out = []
+        out, skipped = [], self.skipped
         for stmt in stmts:
             if isinstance(stmt, Loop):
                 out.append(Loop(stmt.var, stmt.count, self.rewrite(stmt.body)))
             elif isinstance(stmt, Op) and stmt.opcode in MEMORY_READS and stmt.attrs["param"] == self.source:
                 lookup, order = self.permuted.get(stmt.result.name, (None, None))
                 self.counter_register(stmt, out, lookup.result if lookup else stmt.result, order)
-            elif id(stmt) not in self.skipped:
+            elif id(stmt) not in skipped:
                 out.append(stmt)
         return out
 

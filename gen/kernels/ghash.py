@@ -151,12 +151,17 @@ def _halves_of_sum(b, terms):
             b.xor(hi, b.lookup16(mid, down, "mid_hi"), "s_hi"))
 
 
+def _fold_constants(b):
+    """The reduction's constants: c in both halves of every block, and the half swap."""
+    return (_halves_constant(b, fold(), "fold", "c = (Q - y^128 - 1) / y^64, Q = GHASH's polynomial reversed "
+                                               "(gen/kernels/ghash.py fold)"),
+            b.const(SWAP_HALVES, "swap_halves", "(a0, a1) -> (a1, a0)"))
+
+
 def _reduce(b, lo, hi):
     """S y^-128 mod Q, S = lo + hi y^128 of degree <= 254: two folds of 64 bits
     by c (fold()), in every 128-bit block."""
-    c = _halves_constant(b, fold(), "fold", "c = (Q - y^128 - 1) / y^64, Q = GHASH's polynomial reversed "
-                                            "(gen/kernels/ghash.py fold)")
-    swap = b.const(SWAP_HALVES, "swap_halves", "(a0, a1) -> (a1, a0)")
+    c, swap = _fold_constants(b)
     p1 = b.clmul(lo, c, (0, 0), "fold_lo")               # L0 c, L0 = S's bits 0..63
     v = b.xor(lo, b.lookup16(p1, swap, "fold_lo_sw"), "v")  # + L0 c y^64 + L0 y^128, shifted down 64
     p2 = b.clmul(v, c, (1, 1), "fold_hi")                # L1 c, L1 = the next 64 bits
@@ -171,9 +176,7 @@ def _reduce_sums(b, terms):
     w = lo + swap(p1 + mid), p2 = w.high c, S y^-128 = w + hi + p2.  Three
     operations fewer than splitting mid first (_halves_of_sum, _reduce)."""
     lo, mid, hi = (b.xor_tree(terms[part], part + "_sum") for part in ("lo", "mid", "hi"))
-    c = _halves_constant(b, fold(), "fold", "c = (Q - y^128 - 1) / y^64, Q = GHASH's polynomial reversed "
-                                            "(gen/kernels/ghash.py fold)")
-    swap = b.const(SWAP_HALVES, "swap_halves", "(a0, a1) -> (a1, a0)")
+    c, swap = _fold_constants(b)
     p1 = b.clmul(lo, c, (0, 0), "fold_lo")                    # L0 c, L0 = S's bits 0..63
     w = b.xor(lo, b.lookup16(b.xor(p1, mid, "fold_mid"), swap, "fold_mid_sw"), "w")
     p2 = b.clmul(w, c, (1, 1), "fold_hi")                     # L1 c, L1 = the next 64 bits

@@ -12,8 +12,6 @@
 
 #include "kcrypt.h"
 
-#define WORKERS 2
-
 typedef struct {
   pthread_mutex_t lock;
   pthread_cond_t turn; /* next_write moved, or the run stopped */
