@@ -9,6 +9,9 @@
 #               sanitizer build and short fuzz runs, side by side on the
 #               cores (see `test:` below): what CI runs; it fails if any
 #               stage fails
+#   make provider
+#               the OpenSSL 3 provider, build/lib/provider/kcrypt.so
+#               (generated/'s `make provider`; docs/consumers.md)
 #   make verify-aarch64
 #               the harness cross-built for AArch64, verify and the ABI check
 #               run under qemu-user (see the target)
@@ -27,7 +30,7 @@ BUILD  := build
 APT_PACKAGES := build-essential libsimde-dev libssl-dev libgcrypt20-dev libipsec-mb-dev \
                 valgrind llvm llvm-19 clang clang-format python3-venv \
                 gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user linux-source-6.1 \
-                linux-headers-amd64 flex bison bc libclang-rt-14-dev golang-go
+                linux-headers-amd64 flex bison bc libclang-rt-14-dev golang-go cmake
 
 export PATH := $(abspath $(VENV))/bin:$(PATH)
 
@@ -35,7 +38,7 @@ export PATH := $(abspath $(VENV))/bin:$(PATH)
 BENCH_FLAGS ?=
 
 .PHONY: all deps generate build build-aarch64 verify verify-aarch64 model bench report test ctcheck abi-check linux-asm-check round-floor \
-        peer-gmsm peer-libgcrypt clean
+        peer-gmsm peer-libgcrypt provider clean
 
 all: deps generate build verify model bench report
 
@@ -66,6 +69,12 @@ build: deps
 # Every cipher's known answers and differential tests (SM4, ZUC, uBlock).
 verify: build
 	$(BUILD)/verify
+
+# The OpenSSL 3 provider over the native library (built position-independent
+# in $(BUILD)/lib/pic), for Debian's openssl and libcrypto; tests/test_provider.py
+# runs it through them.
+provider: deps
+	$(MAKE) -C generated BUILD=$(abspath $(BUILD))/lib provider
 
 # The AArch64 kernels, checked on this machine: the harness cross-built with
 # aarch64-linux-gnu-gcc into $(BUILD)/aarch64 (statically linked; no peer

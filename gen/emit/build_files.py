@@ -119,4 +119,12 @@ def files(ciphers):
                                  max_block_bytes=max_block_bytes),
         **cpu_files(),
         **isa_headers(),
+        **provider_files(),
     }
+
+
+def provider_files():
+    """The OpenSSL 3 provider (docs/consumers.md): glue over the library's
+    public headers, and the version script that exports its entry alone."""
+    return {f"provider/{name}": render(f"{name}.j2", provenance=provenance([f"templates/{name}.j2"]))
+            for name in ("kcrypt_provider.c", "kcrypt_provider.map")}

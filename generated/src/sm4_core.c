@@ -101,6 +101,20 @@ void sm4_run_batches_xor(sm4_xor_batch_fn batch, sm4_batch_fn plain, size_t batc
                        tail);
 }
 
+void sm4_run_one_blocks_xor(sm4_one_block_fn one_block, const uint8_t *rk, const uint8_t *in, const uint8_t *src,
+                            uint8_t *out, size_t nblocks)
+{
+    static const uint8_t zero[SM4_BLOCK_BYTES];
+    uint8_t block[SM4_BLOCK_BYTES]; /* E(in), then XORed into out */
+    if (nblocks == 0)
+        return;
+    for (; nblocks; nblocks--, in += SM4_BLOCK_BYTES, src += SM4_BLOCK_BYTES, out += SM4_BLOCK_BYTES) {
+        one_block(rk, in, block, zero);
+        kc_xor_bytes(out, block, src, SM4_BLOCK_BYTES);
+    }
+    kc_wipe(block, sizeof block);
+}
+
 void sm4_run_batches_whitened(sm4_xor_batch_fn batch, sm4_batch_fn plain, size_t batch_blocks, const uint8_t *rk,
                               const uint8_t *in, const uint8_t *src, uint8_t *out, size_t nblocks)
 {

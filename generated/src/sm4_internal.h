@@ -35,6 +35,20 @@ typedef kc_xor_batch_fn sm4_xor_batch_fn;
 void sm4_run_batches_xor(sm4_xor_batch_fn batch, sm4_batch_fn plain, size_t batch_blocks, const uint8_t *rk,
                          const uint8_t *in, const uint8_t *src, uint8_t *out, size_t nblocks);
 
+/* A kernel's one-block form: out = E(in ^ src) on one block, rk the round
+ * keys of the direction (sm4_kernel.c.j2). */
+typedef void (*sm4_one_block_fn)(const uint8_t *rk, const uint8_t *in, uint8_t *out, const uint8_t *src);
+
+/* The longest tail (blocks past the whole batches) that crypt_blocks_xor
+ * runs one block at a time instead of as a padded batch: CTR over 1-8 blocks
+ * on every x86 kernel (docs/performance/sm4.md, "Short messages") put the
+ * crossover at 1.9-4.9 blocks, so two blocks gain on every kernel. */
+#define SM4_ONE_BLOCK_TAIL 2
+
+/* out = ECB(in) ^ src over nblocks blocks, one block at a time through `one_block`. */
+void sm4_run_one_blocks_xor(sm4_one_block_fn one_block, const uint8_t *rk, const uint8_t *in, const uint8_t *src,
+                            uint8_t *out, size_t nblocks);
+
 /* out = ECB(in ^ t) ^ t over nblocks blocks, t the tweaks at src (kc_run_batches_whitened). */
 void sm4_run_batches_whitened(sm4_xor_batch_fn batch, sm4_batch_fn plain, size_t batch_blocks, const uint8_t *rk,
                               const uint8_t *in, const uint8_t *src, uint8_t *out, size_t nblocks);

@@ -170,8 +170,17 @@ static void sm4_rounds4_neon_sm4_asm_crypt(const sm4_key *key, sm4_direction dir
 static void sm4_rounds4_neon_sm4_asm_crypt_xor(const sm4_key *key, sm4_direction dir, const uint8_t *in, const uint8_t *src,
                                          uint8_t *out, size_t nblocks)
 {
+    /* A tail of at most SM4_ONE_BLOCK_TAIL blocks one block at a time
+     * (out = E(in) ^ src as one_block(in) then a XOR): a short message or CTR
+     * piece pays its own blocks' rounds, not a padded batch's. */
+    size_t tail = nblocks % SM4_ROUNDS4_NEON_SM4_ASM_BATCH_BLOCKS;
+    if (tail > SM4_ONE_BLOCK_TAIL)
+        tail = 0;
     sm4_run_batches_xor(sm4_rounds4_neon_sm4_asm_batch_xor, sm4_rounds4_neon_sm4_asm_batch, SM4_ROUNDS4_NEON_SM4_ASM_BATCH_BLOCKS,
-                        (const uint8_t *)key->rk[dir], in, src, out, nblocks);
+                        (const uint8_t *)key->rk[dir], in, src, out, nblocks - tail);
+    const size_t done = (nblocks - tail) * SM4_BLOCK_BYTES;
+    sm4_run_one_blocks_xor(sm4_rounds4_neon_sm4_asm_one_block, (const uint8_t *)key->rk[dir], in + done, src + done, out + done,
+                           tail);
 }
 
 static void sm4_rounds4_neon_sm4_asm_xts_blocks(const sm4_key *key, sm4_direction dir, const uint8_t *in, const uint8_t *tweaks,
