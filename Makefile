@@ -12,6 +12,10 @@
 #   make provider
 #               the OpenSSL 3 provider, build/lib/provider/kcrypt.so
 #               (generated/'s `make provider`; docs/consumers.md)
+#   make libgcrypt-check
+#               Debian 12's libgcrypt 1.10.1 built as it is and with our
+#               assembly as a further SM4 bulk path: its make check on ours,
+#               bench-slope on both (about 15 minutes; not in make test)
 #   make verify-aarch64
 #               the harness cross-built for AArch64, verify and the ABI check
 #               run under qemu-user (see the target)
@@ -38,7 +42,7 @@ export PATH := $(abspath $(VENV))/bin:$(PATH)
 BENCH_FLAGS ?=
 
 .PHONY: all deps generate build build-aarch64 verify verify-aarch64 model bench report test ctcheck abi-check linux-asm-check round-floor \
-        peer-gmsm peer-libgcrypt provider clean
+        peer-gmsm peer-libgcrypt provider libgcrypt-check clean
 
 all: deps generate build verify model bench report
 
@@ -75,6 +79,13 @@ verify: build
 # runs it through them.
 provider: deps
 	$(MAKE) -C generated BUILD=$(abspath $(BUILD))/lib provider
+
+# libgcrypt rebuilt with our assembly (harness/consumers/libgcrypt_rebuild.py):
+# Debian's source package fetched by apt-get into $(BUILD)/libgcrypt-rebuild,
+# built twice, make check on ours, bench-slope's SM4 rows of both in
+# $(BUILD)/libgcrypt-rebuild/bench-slope.md.
+libgcrypt-check: deps
+	python3 harness/consumers/libgcrypt_rebuild.py --work $(abspath $(BUILD))/libgcrypt-rebuild
 
 # The AArch64 kernels, checked on this machine: the harness cross-built with
 # aarch64-linux-gnu-gcc into $(BUILD)/aarch64 (statically linked; no peer

@@ -351,6 +351,10 @@ LONG = {
         "not in CI (tens of minutes: about 7 on the tuning parameters, 20 for the S1 isomorphism "
         "uncached); CI's pytest runs the measure wiring on stand-ins (tests/test_explore.py)",
         "Makefile:test", "python3 -m pytest -q"),
+    "make libgcrypt-check": ("not in CI (about 15 minutes: Debian's libgcrypt 1.10.1 built twice, its make "
+                             "check and bench-slope); CI's pytest runs the glue and the assembly it adds "
+                             "against the library (tests/test_libgcrypt_glue.py)", "Makefile:test",
+                             "python3 -m pytest -q"),
     "gen explore sm4": ("not in CI (about 20 minutes uncached); CI's pytest runs explore on stand-ins "
                         "(tests/test_explore.py)", "Makefile:test", "python3 -m pytest -q"),
     "gen explore zuc": ("not in CI; CI's pytest runs explore on stand-ins (tests/test_explore.py)",
