@@ -12,6 +12,10 @@
 #   make provider
 #               the OpenSSL 3 provider, build/lib/provider/kcrypt.so
 #               (generated/'s `make provider`; docs/consumers.md)
+#   make linux-boot-check
+#               the Linux module (generated/linux/x86_64/) built against
+#               Debian's headers, Debian's kernel booted under QEMU with it:
+#               /proc/crypto's self-tests and tcrypt (in make test)
 #   make libgcrypt-check
 #               Debian 12's libgcrypt 1.10.1 built as it is and with our
 #               assembly as a further SM4 bulk path: its make check on ours,
@@ -34,7 +38,8 @@ BUILD  := build
 APT_PACKAGES := build-essential libsimde-dev libssl-dev libgcrypt20-dev libipsec-mb-dev \
                 valgrind llvm llvm-19 clang clang-format python3-venv \
                 gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user linux-source-6.1 \
-                linux-headers-amd64 flex bison bc libclang-rt-14-dev golang-go cmake
+                linux-headers-amd64 flex bison bc libclang-rt-14-dev golang-go cmake \
+                linux-image-amd64 busybox-static qemu-system-x86 cpio
 
 export PATH := $(abspath $(VENV))/bin:$(PATH)
 
@@ -42,7 +47,7 @@ export PATH := $(abspath $(VENV))/bin:$(PATH)
 BENCH_FLAGS ?=
 
 .PHONY: all deps generate build build-aarch64 verify verify-aarch64 model bench report test ctcheck abi-check linux-asm-check round-floor \
-        peer-gmsm peer-libgcrypt provider libgcrypt-check clean
+        peer-gmsm peer-libgcrypt provider libgcrypt-check linux-boot-check clean
 
 all: deps generate build verify model bench report
 
@@ -79,6 +84,14 @@ verify: build
 # runs it through them.
 provider: deps
 	$(MAKE) -C generated BUILD=$(abspath $(BUILD))/lib provider
+
+# The SM4 module booted: harness/linux_module.py builds generated/linux/x86_64/
+# with the assembly it names against linux-headers-amd64, boots Debian's
+# kernel (QEMU TCG, -cpu max) with a busybox initramfs, and checks
+# /proc/crypto's selftest lines and tcrypt mode=191; the console is kept in
+# $(BUILD)/linux-boot/boot.log.
+linux-boot-check: deps
+	python3 harness/linux_module.py --work $(abspath $(BUILD))/linux-boot
 
 # libgcrypt rebuilt with our assembly (harness/consumers/libgcrypt_rebuild.py):
 # Debian's source package fetched by apt-get into $(BUILD)/libgcrypt-rebuild,
@@ -229,6 +242,7 @@ peer-libgcrypt:
 #                    (bench's figures are not kept: other stages share the
 #                    cores; `make all` runs the full bench alone)
 #   linux-asm-check, abi-check   the assembly checks
+#   linux-boot-check the SM4 module booted under QEMU (above)
 #   fuzz-quick       each libFuzzer target briefly (below)
 TEST_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
@@ -242,6 +256,7 @@ test: deps
 	  "ctcheck=python3 -m pytest -q tests/test_ctcheck.py" \
 	  "bench-report=$(MAKE) bench BENCH_FLAGS=--quick && $(MAKE) model && $(MAKE) report" \
 	  "linux-asm-check=$(MAKE) linux-asm-check" \
+	  "linux-boot-check=$(MAKE) linux-boot-check" \
 	  "abi-check=$(MAKE) abi-check" \
 	  "fuzz-quick=$(MAKE) fuzz-quick"
 

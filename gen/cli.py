@@ -13,7 +13,8 @@ from pathlib import Path
 
 from . import choices, dispatch, dispatch_measure, explore, explore_measure
 from .backends import SIMD_TARGETS, implementations, kernels
-from .emit import build_files, dispatch_files, gf128_files, sm4_files, target_files, ublock_files, zuc_files, zuc_kernel_files
+from .emit import (build_files, dispatch_files, gf128_files, linux_files, sm4_files, target_files, ublock_files,
+                   zuc_files, zuc_kernel_files)
 from .emit.bodies import KernelBodies
 from .ir import ct_check
 
@@ -30,7 +31,8 @@ def produce(choices):
     own, then the build over all of them and the target manifest."""
     parts = [sm4_files.files(choices), gf128_files.files(max(t.bits for t in SIMD_TARGETS.values())),
              zuc_files.files(choices), ublock_files.files(choices),
-             build_files.files(cipher_sources()), dispatch_files.files(), target_files.files()]
+             build_files.files(cipher_sources()), dispatch_files.files(), target_files.files(),
+             linux_files.files(choices)]
     products = {}
     for part in parts:
         clash = products.keys() & part.keys()

@@ -328,6 +328,8 @@ LONG = {
                             "$(MAKE) verify-aarch64"),
     "make linux-asm-check": ("make test runs it as a stage (Linux modules; prepares a 1.5 GB arm64 tree)",
                              "Makefile:test", "$(MAKE) linux-asm-check"),
+    "make linux-boot-check": ("make test runs it as a stage (the module built, Debian's kernel booted under "
+                              "QEMU)", "Makefile:test", "$(MAKE) linux-boot-check"),
     "make model": ("make test runs it as a stage (llvm-mca, about 75 s)", "Makefile:test", "$(MAKE) model"),
     "make abi-check": ("make test runs it as a stage", "Makefile:test", "$(MAKE) abi-check"),
     "make fuzz": ("each fuzz target 300 s (25 minutes); make test's fuzz-quick stage runs each briefly",
