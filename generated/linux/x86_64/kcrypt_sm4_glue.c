@@ -4,7 +4,7 @@
  */
 /*
  * kcrypt's SM4 for the Linux crypto API on x86_64: ecb(sm4), cbc(sm4),
- * cfb(sm4) and ctr(sm4) as skciphers over the generated Linux-dialect assembly
+ * cfb(sm4), ctr(sm4) and xts(sm4) (IEEE Std 1619's tweak) as skciphers over the generated Linux-dialect assembly
  * (generated/asm/linux/x86_64/: the kernels below and the ssse3 key
  * schedule), between kernel_fpu_begin() and kernel_fpu_end().
  * Registered through crypto_simd like the kernel's own SM4 glue
@@ -30,7 +30,10 @@
 #include <asm/simd.h>
 #include <crypto/internal/simd.h>
 #include <crypto/algapi.h>
+#include <crypto/gf128mul.h>
 #include <crypto/internal/skcipher.h>
+#include <crypto/scatterwalk.h>
+#include <crypto/xts.h>
 
 #define KC_BLOCK 16
 #define KC_KEY 16
@@ -58,28 +61,34 @@ static const u8 kc_sm4_ck[128] = {
 asmlinkage void sm4_key_schedule_ssse3_expand(const u8 *key, const u8 *ck, u8 *out);
 asmlinkage void sm4_wordslice_avx512_gfni_batch(const u8 *rk, const u8 *in, u8 *out);
 asmlinkage void sm4_wordslice_avx512_gfni_batch_xor(const u8 *rk, const u8 *in, u8 *out, const u8 *src);
+asmlinkage void sm4_wordslice_avx512_gfni_batch_xts(const u8 *rk, const u8 *in, u8 *out, const u8 *tweaks);
 asmlinkage void sm4_wordslice_avx512_gfni_one_block(const u8 *rk, const u8 *in, u8 *out, const u8 *src);
 asmlinkage void sm4_wordslice_avx2_gfni_batch(const u8 *rk, const u8 *in, u8 *out);
 asmlinkage void sm4_wordslice_avx2_gfni_batch_xor(const u8 *rk, const u8 *in, u8 *out, const u8 *src);
+asmlinkage void sm4_wordslice_avx2_gfni_batch_xts(const u8 *rk, const u8 *in, u8 *out, const u8 *tweaks);
 asmlinkage void sm4_wordslice_avx2_gfni_one_block(const u8 *rk, const u8 *in, u8 *out, const u8 *src);
 asmlinkage void sm4_wordslice_avx2_vaes_batch(const u8 *rk, const u8 *in, u8 *out);
 asmlinkage void sm4_wordslice_avx2_vaes_batch_xor(const u8 *rk, const u8 *in, u8 *out, const u8 *src);
+asmlinkage void sm4_wordslice_avx2_vaes_batch_xts(const u8 *rk, const u8 *in, u8 *out, const u8 *tweaks);
 asmlinkage void sm4_wordslice_avx2_vaes_one_block(const u8 *rk, const u8 *in, u8 *out, const u8 *src);
 asmlinkage void sm4_wordslice_avx2_aesni_batch(const u8 *rk, const u8 *in, u8 *out);
 asmlinkage void sm4_wordslice_avx2_aesni_batch_xor(const u8 *rk, const u8 *in, u8 *out, const u8 *src);
+asmlinkage void sm4_wordslice_avx2_aesni_batch_xts(const u8 *rk, const u8 *in, u8 *out, const u8 *tweaks);
 asmlinkage void sm4_wordslice_avx2_aesni_one_block(const u8 *rk, const u8 *in, u8 *out, const u8 *src);
 asmlinkage void sm4_wordslice_ssse3_aesni_batch(const u8 *rk, const u8 *in, u8 *out);
 asmlinkage void sm4_wordslice_ssse3_aesni_batch_xor(const u8 *rk, const u8 *in, u8 *out, const u8 *src);
+asmlinkage void sm4_wordslice_ssse3_aesni_batch_xts(const u8 *rk, const u8 *in, u8 *out, const u8 *tweaks);
 asmlinkage void sm4_wordslice_ssse3_aesni_one_block(const u8 *rk, const u8 *in, u8 *out, const u8 *src);
 
 /* One kernel: a pass over `batch` blocks (out = E(in)), the same with src
- * XORed into its stores (in may not be out; src may), and the one-block form
- * out = E(in ^ src). */
+ * XORed into its stores (in may not be out; src may), the same whitened by
+ * XTS's tweaks (out = E(in ^ t) ^ t), and the one-block form out = E(in ^ src). */
 struct kc_kernel {
 	const char *name;
 	unsigned int batch;
 	void (*pass)(const u8 *rk, const u8 *in, u8 *out);
 	void (*pass_xor)(const u8 *rk, const u8 *in, u8 *out, const u8 *src);
+	void (*pass_xts)(const u8 *rk, const u8 *in, u8 *out, const u8 *tweaks);
 	void (*one_block)(const u8 *rk, const u8 *in, u8 *out, const u8 *src);
 	bool (*usable)(void);
 };
@@ -134,15 +143,15 @@ static bool kc_wordslice_ssse3_aesni_usable(void)
 
 static const struct kc_kernel kc_kernels[] = {
 	{ "wordslice_avx512_gfni", 64, sm4_wordslice_avx512_gfni_batch, sm4_wordslice_avx512_gfni_batch_xor,
-	  sm4_wordslice_avx512_gfni_one_block, kc_wordslice_avx512_gfni_usable },
+	  sm4_wordslice_avx512_gfni_batch_xts, sm4_wordslice_avx512_gfni_one_block, kc_wordslice_avx512_gfni_usable },
 	{ "wordslice_avx2_gfni", 64, sm4_wordslice_avx2_gfni_batch, sm4_wordslice_avx2_gfni_batch_xor,
-	  sm4_wordslice_avx2_gfni_one_block, kc_wordslice_avx2_gfni_usable },
+	  sm4_wordslice_avx2_gfni_batch_xts, sm4_wordslice_avx2_gfni_one_block, kc_wordslice_avx2_gfni_usable },
 	{ "wordslice_avx2_vaes", 64, sm4_wordslice_avx2_vaes_batch, sm4_wordslice_avx2_vaes_batch_xor,
-	  sm4_wordslice_avx2_vaes_one_block, kc_wordslice_avx2_vaes_usable },
+	  sm4_wordslice_avx2_vaes_batch_xts, sm4_wordslice_avx2_vaes_one_block, kc_wordslice_avx2_vaes_usable },
 	{ "wordslice_avx2_aesni", 64, sm4_wordslice_avx2_aesni_batch, sm4_wordslice_avx2_aesni_batch_xor,
-	  sm4_wordslice_avx2_aesni_one_block, kc_wordslice_avx2_aesni_usable },
+	  sm4_wordslice_avx2_aesni_batch_xts, sm4_wordslice_avx2_aesni_one_block, kc_wordslice_avx2_aesni_usable },
 	{ "wordslice_ssse3_aesni", 16, sm4_wordslice_ssse3_aesni_batch, sm4_wordslice_ssse3_aesni_batch_xor,
-	  sm4_wordslice_ssse3_aesni_one_block, kc_wordslice_ssse3_aesni_usable },
+	  sm4_wordslice_ssse3_aesni_batch_xts, sm4_wordslice_ssse3_aesni_one_block, kc_wordslice_ssse3_aesni_usable },
 };
 
 static const struct kc_kernel *kc; /* chosen at load */
@@ -163,16 +172,19 @@ static noinline void kc_wipe_stack(void)
 	memzero_explicit(below, sizeof(below));
 }
 
-static int kc_setkey(struct crypto_skcipher *tfm, const u8 *key, unsigned int key_len)
+static void kc_expand(struct kc_sm4_ctx *ctx, const u8 *key)
 {
-	struct kc_sm4_ctx *ctx = crypto_skcipher_ctx(tfm);
-
-	if (key_len != KC_KEY)
-		return -EINVAL;
 	kernel_fpu_begin();
 	sm4_key_schedule_ssse3_expand(key, kc_sm4_ck, (u8 *)ctx);
 	kernel_fpu_end();
 	kc_wipe_stack();
+}
+
+static int kc_setkey(struct crypto_skcipher *tfm, const u8 *key, unsigned int key_len)
+{
+	if (key_len != KC_KEY)
+		return -EINVAL;
+	kc_expand(crypto_skcipher_ctx(tfm), key);
 	return 0;
 }
 
@@ -358,11 +370,143 @@ static int kc_cfb(struct skcipher_request *req, bool encrypt)
 static int kc_cfb_encrypt(struct skcipher_request *req) { return kc_cfb(req, true); }
 static int kc_cfb_decrypt(struct skcipher_request *req) { return kc_cfb(req, false); }
 
+/* XTS (IEEE Std 1619): the data key, then the tweak key. */
+struct kc_sm4_xts_ctx {
+	struct kc_sm4_ctx data;
+	struct kc_sm4_ctx tweak;
+};
+
+static int kc_xts_setkey(struct crypto_skcipher *tfm, const u8 *key, unsigned int key_len)
+{
+	struct kc_sm4_xts_ctx *ctx = crypto_skcipher_ctx(tfm);
+	int err = xts_verify_key(tfm, key, key_len);
+
+	if (err)
+		return err;
+	if (key_len != 2 * KC_KEY)
+		return -EINVAL;
+	kc_expand(&ctx->data, key);
+	kc_expand(&ctx->tweak, key + KC_KEY);
+	return 0;
+}
+
+/* out = E(in ^ t) ^ t (or D) on one block, through the one-block form. */
+static void kc_xts_block(const u8 *rk, const u8 *in, u8 *out, const le128 *t)
+{
+	kc->one_block(rk, in, out, (const u8 *)t);
+	crypto_xor(out, (const u8 *)t, KC_BLOCK);
+}
+
+/* nbytes of one walk step under the running tweak *t (advanced past them):
+ * whole batches through the kernel's whitened pass, with their tweaks made
+ * here (gf128mul_x_ble: no branch on the tweak), the blocks after them one at
+ * a time; a last partial block (the message's end) by ciphertext stealing. */
+static void kc_xts_step(const u8 *rk, u8 *dst, const u8 *src, unsigned int nbytes, le128 *t, bool encrypt)
+{
+	const unsigned int pass_bytes = kc->batch * KC_BLOCK;
+	const unsigned int tail = nbytes % KC_BLOCK;
+	le128 tweaks[KC_MAX_BATCH], next;
+	u8 block[KC_BLOCK], last[KC_BLOCK];
+	unsigned int i;
+
+	for (; nbytes >= pass_bytes + (tail ? KC_BLOCK : 0); nbytes -= pass_bytes, src += pass_bytes, dst += pass_bytes) {
+		for (i = 0; i < kc->batch; i++) {
+			tweaks[i] = *t;
+			gf128mul_x_ble(t, t);
+		}
+		kc->pass_xts(rk, src, dst, (const u8 *)tweaks);
+	}
+	for (; nbytes >= KC_BLOCK + (tail ? KC_BLOCK : 0); nbytes -= KC_BLOCK, src += KC_BLOCK, dst += KC_BLOCK) {
+		kc_xts_block(rk, src, dst, t);
+		gf128mul_x_ble(t, t);
+	}
+	if (tail) { /* a whole block and `tail` bytes: ciphertext stealing */
+		gf128mul_x_ble(&next, t);
+		memcpy(last, src + KC_BLOCK, tail);                /* P_m (C_m): dst may be src */
+		kc_xts_block(rk, src, block, encrypt ? t : &next); /* CC = E_T(m-1)(P_m-1), or PP = D_T(m)(C_m-1) */
+		memcpy(dst + KC_BLOCK, block, tail);               /* C_m, or P_m */
+		memcpy(block, last, tail);                         /* PP = P_m || CC's rest, or CC = C_m || PP's rest */
+		kc_xts_block(rk, block, dst, encrypt ? &next : t);
+		*t = next;
+		gf128mul_x_ble(t, t);
+	}
+	memzero_explicit(tweaks, sizeof(tweaks));
+	memzero_explicit(block, sizeof(block));
+	memzero_explicit(last, sizeof(last));
+}
+
+/* The request's walk, as the kernel's own XTS glue walks it: all but the last
+ * whole block and a partial one first, then those two together. */
+static int kc_xts(struct skcipher_request *req, bool encrypt)
+{
+	struct crypto_skcipher *tfm = crypto_skcipher_reqtfm(req);
+	struct kc_sm4_xts_ctx *ctx = crypto_skcipher_ctx(tfm);
+	const u8 *rk = (const u8 *)ctx->data.rk[encrypt ? KC_ENCRYPT : KC_DECRYPT];
+	unsigned int tail = req->cryptlen % KC_BLOCK;
+	struct skcipher_request subreq;
+	struct skcipher_walk walk;
+	le128 t;
+	int err;
+
+	if (req->cryptlen < KC_BLOCK)
+		return -EINVAL;
+	err = skcipher_walk_virt(&walk, req, false);
+	if (!walk.nbytes)
+		return err;
+	if (tail && walk.nbytes < walk.total) {
+		skcipher_walk_abort(&walk);
+		skcipher_request_set_tfm(&subreq, tfm);
+		skcipher_request_set_callback(&subreq, skcipher_request_flags(req), NULL, NULL);
+		skcipher_request_set_crypt(&subreq, req->src, req->dst, req->cryptlen - tail - KC_BLOCK, req->iv);
+		req = &subreq;
+		err = skcipher_walk_virt(&walk, req, false);
+		if (!walk.nbytes)
+			return err;
+	} else {
+		tail = 0;
+	}
+	kernel_fpu_begin();
+	kc->one_block((const u8 *)ctx->tweak.rk[KC_ENCRYPT], walk.iv, (u8 *)&t, kc_zero_block);
+	kernel_fpu_end();
+	while (walk.nbytes > 0) {
+		unsigned int nbytes = walk.nbytes;
+
+		if (nbytes < walk.total)
+			nbytes &= ~(KC_BLOCK - 1);
+		kernel_fpu_begin();
+		kc_xts_step(rk, walk.dst.virt.addr, walk.src.virt.addr, nbytes, &t, encrypt);
+		kernel_fpu_end();
+		err = skcipher_walk_done(&walk, walk.nbytes - nbytes);
+	}
+	if (tail && !err) {
+		struct scatterlist sg_src[2], sg_dst[2], *src, *dst;
+
+		dst = src = scatterwalk_ffwd(sg_src, req->src, req->cryptlen);
+		if (req->dst != req->src)
+			dst = scatterwalk_ffwd(sg_dst, req->dst, req->cryptlen);
+		skcipher_request_set_crypt(req, src, dst, KC_BLOCK + tail, req->iv);
+		err = skcipher_walk_virt(&walk, req, false);
+		if (err)
+			return err;
+		kernel_fpu_begin();
+		kc_xts_step(rk, walk.dst.virt.addr, walk.src.virt.addr, walk.nbytes, &t, encrypt);
+		kernel_fpu_end();
+		err = skcipher_walk_done(&walk, 0);
+	}
+	memzero_explicit(&t, sizeof(t));
+	return err;
+}
+
+static int kc_xts_encrypt(struct skcipher_request *req) { return kc_xts(req, true); }
+static int kc_xts_decrypt(struct skcipher_request *req) { return kc_xts(req, false); }
+
 #define KC_NAME(mode) "__" #mode "(sm4)"
 #define KC_DRIVER(mode) "__" #mode "-sm4-kcrypt"
 #define KC_FLAGS CRYPTO_ALG_INTERNAL
 
-#define KC_SKCIPHER(mode, block, iv, walk_blocks, enc, dec)                                 \
+#define KC_SKCIPHER(mode, block, iv, walk_blocks, enc, dec) \
+	KC_SKCIPHER_KEYED(mode, block, iv, walk_blocks, enc, dec, struct kc_sm4_ctx, KC_KEY, kc_setkey)
+#define KC_SKCIPHER_KEYED(mode, block, iv, walk_blocks, enc, dec, ctx, key, setkey_fn)    \
 	{                                                                                    \
 		.base = {                                                                    \
 			.cra_name = KC_NAME(mode),                                           \
@@ -370,12 +514,12 @@ static int kc_cfb_decrypt(struct skcipher_request *req) { return kc_cfb(req, fal
 			.cra_priority = 500,                                                 \
 			.cra_flags = KC_FLAGS,                                               \
 			.cra_blocksize = block,                                              \
-			.cra_ctxsize = sizeof(struct kc_sm4_ctx),                            \
+			.cra_ctxsize = sizeof(ctx),                                          \
 			.cra_module = THIS_MODULE,                                           \
 		},                                                                           \
-		.min_keysize = KC_KEY, .max_keysize = KC_KEY, .ivsize = iv,                 \
+		.min_keysize = key, .max_keysize = key, .ivsize = iv,                       \
 		.chunksize = KC_BLOCK, .walksize = walk_blocks * KC_BLOCK,                   \
-		.setkey = kc_setkey, .encrypt = enc, .decrypt = dec,                         \
+		.setkey = setkey_fn, .encrypt = enc, .decrypt = dec,                         \
 	}
 
 static struct skcipher_alg kc_algs[] = {
@@ -383,6 +527,8 @@ static struct skcipher_alg kc_algs[] = {
 	KC_SKCIPHER(cbc, KC_BLOCK, KC_BLOCK, 1, kc_cbc_encrypt, kc_cbc_decrypt),
 	KC_SKCIPHER(cfb, 1, KC_BLOCK, 1, kc_cfb_encrypt, kc_cfb_decrypt),
 	KC_SKCIPHER(ctr, 1, KC_BLOCK, 1, kc_ctr, kc_ctr),
+	KC_SKCIPHER_KEYED(xts, KC_BLOCK, KC_BLOCK, 2, kc_xts_encrypt, kc_xts_decrypt, struct kc_sm4_xts_ctx,
+			  2 * KC_KEY, kc_xts_setkey),
 };
 
 static struct simd_skcipher_alg *kc_simd_algs[ARRAY_SIZE(kc_algs)];
@@ -417,8 +563,9 @@ module_exit(kc_exit);
 /* The declaration the crypto API's GPL-only symbols require; the project's
  * own licence is not chosen yet (docs/consumers.md, "Licence"). */
 MODULE_LICENSE("GPL");
-MODULE_DESCRIPTION("SM4 ECB/CBC/CFB/CTR, generated by kcrypt-gen (x86_64: wordslice_avx512_gfni, wordslice_avx2_gfni, wordslice_avx2_vaes, wordslice_avx2_aesni, wordslice_ssse3_aesni)");
+MODULE_DESCRIPTION("SM4 ECB/CBC/CFB/CTR/XTS, generated by kcrypt-gen (x86_64: wordslice_avx512_gfni, wordslice_avx2_gfni, wordslice_avx2_vaes, wordslice_avx2_aesni, wordslice_ssse3_aesni)");
 MODULE_ALIAS_CRYPTO("ecb(sm4)");
 MODULE_ALIAS_CRYPTO("cbc(sm4)");
 MODULE_ALIAS_CRYPTO("cfb(sm4)");
 MODULE_ALIAS_CRYPTO("ctr(sm4)");
+MODULE_ALIAS_CRYPTO("xts(sm4)");
