@@ -188,187 +188,161 @@ static int kc_setkey(struct crypto_skcipher *tfm, const u8 *key, unsigned int ke
 	return 0;
 }
 
-static int kc_ecb(struct skcipher_request *req, int dir)
+/* One walk step of a mode: nbytes at src and dst under the walk's IV (whole
+ * blocks, and on the message's last step any rest); returns the bytes it
+ * leaves to the next step. */
+typedef unsigned int (*kc_step_fn)(const u8 *rk, u8 *dst, const u8 *src, unsigned int nbytes, u8 *iv, bool last);
+
+/* The request's skcipher walk, each step between kernel_fpu_begin() and kernel_fpu_end(). */
+static int kc_walk(struct skcipher_request *req, int dir, kc_step_fn step)
 {
 	struct kc_sm4_ctx *ctx = crypto_skcipher_ctx(crypto_skcipher_reqtfm(req));
 	const u8 *rk = (const u8 *)ctx->rk[dir];
-	const unsigned int pass_bytes = kc->batch * KC_BLOCK;
 	struct skcipher_walk walk;
 	unsigned int nbytes;
 	int err = skcipher_walk_virt(&walk, req, false);
 
 	while ((nbytes = walk.nbytes) > 0) {
-		const u8 *src = walk.src.virt.addr;
-		u8 *dst = walk.dst.virt.addr;
-
 		kernel_fpu_begin();
-		for (; nbytes >= pass_bytes; nbytes -= pass_bytes, src += pass_bytes, dst += pass_bytes)
-			kc->pass(rk, src, dst);
-		for (; nbytes >= KC_BLOCK; nbytes -= KC_BLOCK, src += KC_BLOCK, dst += KC_BLOCK)
-			kc->one_block(rk, src, dst, kc_zero_block);
+		nbytes = step(rk, walk.dst.virt.addr, walk.src.virt.addr, nbytes, walk.iv, walk.nbytes == walk.total);
 		kernel_fpu_end();
 		err = skcipher_walk_done(&walk, nbytes);
 	}
 	return err;
 }
 
-static int kc_ecb_encrypt(struct skcipher_request *req) { return kc_ecb(req, KC_ENCRYPT); }
-static int kc_ecb_decrypt(struct skcipher_request *req) { return kc_ecb(req, KC_DECRYPT); }
+static unsigned int kc_ecb_step(const u8 *rk, u8 *dst, const u8 *src, unsigned int nbytes, u8 *iv, bool last)
+{
+	const unsigned int pass_bytes = kc->batch * KC_BLOCK;
+
+	for (; nbytes >= pass_bytes; nbytes -= pass_bytes, src += pass_bytes, dst += pass_bytes)
+		kc->pass(rk, src, dst);
+	for (; nbytes >= KC_BLOCK; nbytes -= KC_BLOCK, src += KC_BLOCK, dst += KC_BLOCK)
+		kc->one_block(rk, src, dst, kc_zero_block);
+	return nbytes;
+}
 
 /* CBC encryption: each block waits on the one before, through the one-block form. */
-static int kc_cbc_encrypt(struct skcipher_request *req)
+static unsigned int kc_cbc_encrypt_step(const u8 *rk, u8 *dst, const u8 *src, unsigned int nbytes, u8 *iv,
+					bool last)
 {
-	struct kc_sm4_ctx *ctx = crypto_skcipher_ctx(crypto_skcipher_reqtfm(req));
-	const u8 *rk = (const u8 *)ctx->rk[KC_ENCRYPT];
-	struct skcipher_walk walk;
-	unsigned int nbytes;
-	int err = skcipher_walk_virt(&walk, req, false);
+	const u8 *chain = iv;
 
-	while ((nbytes = walk.nbytes) > 0) {
-		const u8 *src = walk.src.virt.addr;
-		u8 *dst = walk.dst.virt.addr;
-		const u8 *chain = walk.iv;
-
-		kernel_fpu_begin();
-		for (; nbytes >= KC_BLOCK; nbytes -= KC_BLOCK, src += KC_BLOCK, dst += KC_BLOCK) {
-			kc->one_block(rk, src, dst, chain);
-			chain = dst;
-		}
-		kernel_fpu_end();
-		memcpy(walk.iv, chain, KC_BLOCK);
-		err = skcipher_walk_done(&walk, nbytes);
+	for (; nbytes >= KC_BLOCK; nbytes -= KC_BLOCK, src += KC_BLOCK, dst += KC_BLOCK) {
+		kc->one_block(rk, src, dst, chain);
+		chain = dst;
 	}
-	return err;
+	memcpy(iv, chain, KC_BLOCK);
+	return nbytes;
 }
 
 /* CBC decryption: whole batches as out = D(c) ^ chain, the ciphertext copied
  * first behind the block it chains from (the pass may not write where it
  * reads, and the walk is often in place); the rest one block at a time. */
-static int kc_cbc_decrypt(struct skcipher_request *req)
+static unsigned int kc_cbc_decrypt_step(const u8 *rk, u8 *dst, const u8 *src, unsigned int nbytes, u8 *iv,
+					bool last)
 {
-	struct kc_sm4_ctx *ctx = crypto_skcipher_ctx(crypto_skcipher_reqtfm(req));
-	const u8 *rk = (const u8 *)ctx->rk[KC_DECRYPT];
 	const unsigned int pass_bytes = kc->batch * KC_BLOCK;
-	u8 chained[(KC_MAX_BATCH + 1) * KC_BLOCK], last[KC_BLOCK]; /* the IV, then the batch */
-	struct skcipher_walk walk;
-	unsigned int nbytes;
-	int err = skcipher_walk_virt(&walk, req, false);
+	u8 chained[(KC_MAX_BATCH + 1) * KC_BLOCK], block[KC_BLOCK]; /* the IV, then the batch */
 
-	while ((nbytes = walk.nbytes) > 0) {
-		const u8 *src = walk.src.virt.addr;
-		u8 *dst = walk.dst.virt.addr;
-
-		kernel_fpu_begin();
-		for (; nbytes >= pass_bytes; nbytes -= pass_bytes, src += pass_bytes, dst += pass_bytes) {
-			memcpy(chained, walk.iv, KC_BLOCK);
-			memcpy(chained + KC_BLOCK, src, pass_bytes);
-			memcpy(walk.iv, chained + pass_bytes, KC_BLOCK);
-			kc->pass_xor(rk, chained + KC_BLOCK, dst, chained);
-		}
-		for (; nbytes >= KC_BLOCK; nbytes -= KC_BLOCK, src += KC_BLOCK, dst += KC_BLOCK) {
-			memcpy(last, src, KC_BLOCK);
-			kc->one_block(rk, last, dst, kc_zero_block);
-			crypto_xor(dst, walk.iv, KC_BLOCK);
-			memcpy(walk.iv, last, KC_BLOCK);
-		}
-		kernel_fpu_end();
-		err = skcipher_walk_done(&walk, nbytes);
+	for (; nbytes >= pass_bytes; nbytes -= pass_bytes, src += pass_bytes, dst += pass_bytes) {
+		memcpy(chained, iv, KC_BLOCK);
+		memcpy(chained + KC_BLOCK, src, pass_bytes);
+		memcpy(iv, chained + pass_bytes, KC_BLOCK);
+		kc->pass_xor(rk, chained + KC_BLOCK, dst, chained);
 	}
-	return err;
+	for (; nbytes >= KC_BLOCK; nbytes -= KC_BLOCK, src += KC_BLOCK, dst += KC_BLOCK) {
+		memcpy(block, src, KC_BLOCK);
+		kc->one_block(rk, block, dst, kc_zero_block);
+		crypto_xor(dst, iv, KC_BLOCK);
+		memcpy(iv, block, KC_BLOCK);
+	}
+	return nbytes;
+}
+
+/* E(iv) XORed on the message's last, partial block (CTR, CFB). */
+static void kc_last_partial(const u8 *rk, u8 *dst, const u8 *src, unsigned int nbytes, const u8 *iv)
+{
+	u8 keystream[KC_BLOCK];
+
+	kc->one_block(rk, iv, keystream, kc_zero_block);
+	crypto_xor_cpy(dst, src, keystream, nbytes);
+	memzero_explicit(keystream, sizeof(keystream));
 }
 
 /* CTR: the whole IV is one big-endian counter (crypto_inc); whole batches as
  * out = E(counters) ^ in, the rest and a last partial block through the
  * one-block form. */
-static int kc_ctr(struct skcipher_request *req)
+static unsigned int kc_ctr_step(const u8 *rk, u8 *dst, const u8 *src, unsigned int nbytes, u8 *iv, bool last)
 {
-	struct kc_sm4_ctx *ctx = crypto_skcipher_ctx(crypto_skcipher_reqtfm(req));
-	const u8 *rk = (const u8 *)ctx->rk[KC_ENCRYPT];
 	const unsigned int pass_bytes = kc->batch * KC_BLOCK;
-	u8 counters[KC_MAX_BATCH * KC_BLOCK], keystream[KC_BLOCK];
-	struct skcipher_walk walk;
-	unsigned int nbytes, i;
-	int err = skcipher_walk_virt(&walk, req, false);
+	u8 counters[KC_MAX_BATCH * KC_BLOCK];
+	unsigned int i;
 
-	while ((nbytes = walk.nbytes) > 0) {
-		const u8 *src = walk.src.virt.addr;
-		u8 *dst = walk.dst.virt.addr;
-
-		kernel_fpu_begin();
-		for (; nbytes >= pass_bytes; nbytes -= pass_bytes, src += pass_bytes, dst += pass_bytes) {
-			for (i = 0; i < kc->batch; i++) {
-				memcpy(counters + i * KC_BLOCK, walk.iv, KC_BLOCK);
-				crypto_inc(walk.iv, KC_BLOCK);
-			}
-			kc->pass_xor(rk, counters, dst, src);
+	for (; nbytes >= pass_bytes; nbytes -= pass_bytes, src += pass_bytes, dst += pass_bytes) {
+		for (i = 0; i < kc->batch; i++) {
+			memcpy(counters + i * KC_BLOCK, iv, KC_BLOCK);
+			crypto_inc(iv, KC_BLOCK);
 		}
-		for (; nbytes >= KC_BLOCK; nbytes -= KC_BLOCK, src += KC_BLOCK, dst += KC_BLOCK) {
-			kc->one_block(rk, walk.iv, keystream, kc_zero_block);
-			crypto_inc(walk.iv, KC_BLOCK);
-			crypto_xor_cpy(dst, src, keystream, KC_BLOCK);
-		}
-		if (nbytes && walk.nbytes == walk.total) { /* the message's last, partial block */
-			kc->one_block(rk, walk.iv, keystream, kc_zero_block);
-			crypto_inc(walk.iv, KC_BLOCK);
-			crypto_xor_cpy(dst, src, keystream, nbytes);
-			nbytes = 0;
-		}
-		kernel_fpu_end();
-		err = skcipher_walk_done(&walk, nbytes);
+		kc->pass_xor(rk, counters, dst, src);
 	}
-	memzero_explicit(keystream, sizeof(keystream));
-	return err;
+	for (; nbytes >= KC_BLOCK || (last && nbytes); nbytes -= min(nbytes, (unsigned int)KC_BLOCK),
+	     src += KC_BLOCK, dst += KC_BLOCK) {
+		kc_last_partial(rk, dst, src, min(nbytes, (unsigned int)KC_BLOCK), iv);
+		crypto_inc(iv, KC_BLOCK);
+	}
+	return nbytes;
 }
 
 /* CFB (full-block feedback): encryption chains c_i = p_i ^ E(c_(i-1)) one
  * block at a time; decryption runs whole batches as p = c ^ E(chain), the
  * chain copied first; a last partial block takes E of the chain's last block. */
-static int kc_cfb(struct skcipher_request *req, bool encrypt)
+static unsigned int kc_cfb_step(const u8 *rk, u8 *dst, const u8 *src, unsigned int nbytes, u8 *iv, bool last,
+				bool encrypt)
 {
-	struct kc_sm4_ctx *ctx = crypto_skcipher_ctx(crypto_skcipher_reqtfm(req));
-	const u8 *rk = (const u8 *)ctx->rk[KC_ENCRYPT];
 	const unsigned int pass_bytes = kc->batch * KC_BLOCK;
-	u8 chained[KC_MAX_BATCH * KC_BLOCK], keystream[KC_BLOCK];
-	struct skcipher_walk walk;
-	unsigned int nbytes;
-	int err = skcipher_walk_virt(&walk, req, false);
+	u8 chained[KC_MAX_BATCH * KC_BLOCK];
 
-	while ((nbytes = walk.nbytes) > 0) {
-		const u8 *src = walk.src.virt.addr;
-		u8 *dst = walk.dst.virt.addr;
+	if (!encrypt)
+		for (; nbytes >= pass_bytes; nbytes -= pass_bytes, src += pass_bytes, dst += pass_bytes) {
+			memcpy(chained, iv, KC_BLOCK);
+			memcpy(chained + KC_BLOCK, src, pass_bytes - KC_BLOCK);
+			memcpy(iv, src + pass_bytes - KC_BLOCK, KC_BLOCK);
+			kc->pass_xor(rk, chained, dst, src);
+		}
+	for (; nbytes >= KC_BLOCK; nbytes -= KC_BLOCK, src += KC_BLOCK, dst += KC_BLOCK) {
+		u8 next[KC_BLOCK];
 
-		kernel_fpu_begin();
-		if (!encrypt)
-			for (; nbytes >= pass_bytes; nbytes -= pass_bytes, src += pass_bytes, dst += pass_bytes) {
-				memcpy(chained, walk.iv, KC_BLOCK);
-				memcpy(chained + KC_BLOCK, src, pass_bytes - KC_BLOCK);
-				memcpy(walk.iv, src + pass_bytes - KC_BLOCK, KC_BLOCK);
-				kc->pass_xor(rk, chained, dst, src);
-			}
-		for (; nbytes >= KC_BLOCK; nbytes -= KC_BLOCK, src += KC_BLOCK, dst += KC_BLOCK) {
-			kc->one_block(rk, walk.iv, keystream, kc_zero_block);
-			if (encrypt) {
-				crypto_xor_cpy(dst, src, keystream, KC_BLOCK);
-				memcpy(walk.iv, dst, KC_BLOCK);
-			} else {
-				memcpy(walk.iv, src, KC_BLOCK);
-				crypto_xor_cpy(dst, src, keystream, KC_BLOCK);
-			}
-		}
-		if (nbytes && walk.nbytes == walk.total) { /* the message's last, partial block */
-			kc->one_block(rk, walk.iv, keystream, kc_zero_block);
-			crypto_xor_cpy(dst, src, keystream, nbytes);
-			nbytes = 0;
-		}
-		kernel_fpu_end();
-		err = skcipher_walk_done(&walk, nbytes);
+		memcpy(next, src, KC_BLOCK); /* decryption's chain: dst may be src */
+		kc_last_partial(rk, dst, src, KC_BLOCK, iv);
+		memcpy(iv, encrypt ? dst : next, KC_BLOCK);
 	}
-	memzero_explicit(keystream, sizeof(keystream));
-	return err;
+	if (last && nbytes) {
+		kc_last_partial(rk, dst, src, nbytes, iv);
+		nbytes = 0;
+	}
+	return nbytes;
 }
 
-static int kc_cfb_encrypt(struct skcipher_request *req) { return kc_cfb(req, true); }
-static int kc_cfb_decrypt(struct skcipher_request *req) { return kc_cfb(req, false); }
+static unsigned int kc_cfb_encrypt_step(const u8 *rk, u8 *dst, const u8 *src, unsigned int nbytes, u8 *iv,
+					bool last)
+{
+	return kc_cfb_step(rk, dst, src, nbytes, iv, last, true);
+}
+
+static unsigned int kc_cfb_decrypt_step(const u8 *rk, u8 *dst, const u8 *src, unsigned int nbytes, u8 *iv,
+					bool last)
+{
+	return kc_cfb_step(rk, dst, src, nbytes, iv, last, false);
+}
+
+static int kc_ecb_encrypt(struct skcipher_request *req) { return kc_walk(req, KC_ENCRYPT, kc_ecb_step); }
+static int kc_ecb_decrypt(struct skcipher_request *req) { return kc_walk(req, KC_DECRYPT, kc_ecb_step); }
+static int kc_cbc_encrypt(struct skcipher_request *req) { return kc_walk(req, KC_ENCRYPT, kc_cbc_encrypt_step); }
+static int kc_cbc_decrypt(struct skcipher_request *req) { return kc_walk(req, KC_DECRYPT, kc_cbc_decrypt_step); }
+static int kc_cfb_encrypt(struct skcipher_request *req) { return kc_walk(req, KC_ENCRYPT, kc_cfb_encrypt_step); }
+static int kc_cfb_decrypt(struct skcipher_request *req) { return kc_walk(req, KC_ENCRYPT, kc_cfb_decrypt_step); }
+static int kc_ctr(struct skcipher_request *req) { return kc_walk(req, KC_ENCRYPT, kc_ctr_step); }
 
 /* XTS (IEEE Std 1619): the data key, then the tweak key. */
 struct kc_sm4_xts_ctx {

@@ -69,33 +69,14 @@ kcrypt_ctr_enc (unsigned int which, const u32 *rk_enc, byte *out, const byte *in
   return done;
 }
 
-/* CBC decryption: out_i = D(c_i) ^ c_(i-1), c_(-1) the IV; iv becomes the
- * batch's last ciphertext block. */
+/* CBC and CFB decryption, which share their chain c_(i-1) (the IV first):
+ * CBC out_i = D(c_i) ^ c_(i-1), CFB out_i = c_i ^ E(c_(i-1)); iv becomes the
+ * last ciphertext block done.  Returns the blocks done (whole batches). */
 static size_t
-kcrypt_cbc_dec (unsigned int which, const u32 *rk_dec, byte *out, const byte *in, byte *iv, size_t nblocks)
+kcrypt_chained_dec (unsigned int which, const u32 *rk, byte *out, const byte *in, byte *iv, size_t nblocks,
+                    int cfb)
 {
-  byte blocks[KCRYPT_BATCH * 16] ATTR_ALIGNED_64, chain[KCRYPT_BATCH * 16] ATTR_ALIGNED_64;
-  kcrypt_batch_xor_fn batch = kcrypt_kernel (which);
-  size_t done = 0;
-  for (; nblocks - done >= KCRYPT_BATCH; done += KCRYPT_BATCH)
-    {
-      memcpy (blocks, in + 16 * done, sizeof blocks);
-      memcpy (chain, iv, 16);
-      memcpy (chain + 16, blocks, sizeof chain - 16);
-      memcpy (iv, blocks + sizeof blocks - 16, 16);
-      batch (rk_dec, blocks, out + 16 * done, chain);
-    }
-  if (done)
-    wipememory (blocks, sizeof blocks);
-  return done;
-}
-
-/* CFB decryption: out_i = c_i ^ E(c_(i-1)), c_(-1) the IV; iv becomes the
- * batch's last ciphertext block. */
-static size_t
-kcrypt_cfb_dec (unsigned int which, const u32 *rk_enc, byte *out, const byte *in, byte *iv, size_t nblocks)
-{
-  byte chain[KCRYPT_BATCH * 16] ATTR_ALIGNED_64;
+  byte chain[KCRYPT_BATCH * 16] ATTR_ALIGNED_64, blocks[KCRYPT_BATCH * 16] ATTR_ALIGNED_64;
   kcrypt_batch_xor_fn batch = kcrypt_kernel (which);
   size_t done = 0;
   for (; nblocks - done >= KCRYPT_BATCH; done += KCRYPT_BATCH)
@@ -104,7 +85,25 @@ kcrypt_cfb_dec (unsigned int which, const u32 *rk_enc, byte *out, const byte *in
       memcpy (chain, iv, 16);
       memcpy (chain + 16, c, sizeof chain - 16);
       memcpy (iv, c + sizeof chain - 16, 16);
-      batch (rk_enc, chain, out + 16 * done, c); /* src c may be out: each block is read before written */
+      if (cfb)
+        batch (rk, chain, out + 16 * done, c); /* src c may be out: each block is read before written */
+      else
+        {
+          memcpy (blocks, c, sizeof blocks);
+          batch (rk, blocks, out + 16 * done, chain);
+        }
     }
   return done;
+}
+
+static size_t
+kcrypt_cbc_dec (unsigned int which, const u32 *rk_dec, byte *out, const byte *in, byte *iv, size_t nblocks)
+{
+  return kcrypt_chained_dec (which, rk_dec, out, in, iv, nblocks, 0);
+}
+
+static size_t
+kcrypt_cfb_dec (unsigned int which, const u32 *rk_enc, byte *out, const byte *in, byte *iv, size_t nblocks)
+{
+  return kcrypt_chained_dec (which, rk_enc, out, in, iv, nblocks, 1);
 }
