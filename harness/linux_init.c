@@ -134,7 +134,8 @@ int main(void)
     line[strcspn(line, "\n")] = 0;
     char *params = strchr(line, ' ');
     if (params) *params++ = 0;
-    if (strstr(line, "tcrypt")) show_crypto(); /* before tcrypt adds its own instances */
+    static int shown;
+    if (strstr(line, "tcrypt") && !shown++) show_crypto(); /* before tcrypt adds its own instances */
     load(line, params ? params : "");
   }
   if (list) fclose(list);

@@ -12,7 +12,7 @@ from ..backends import SIMD_TARGETS
 from ..ir.stitch import stitch
 from ..kernels import gf128_double, ghash
 from ..specs import gf128
-from .bodies import KernelBodies
+from .bodies import DOWNSTREAM, KernelBodies
 from .build_files import SourceFile, kernel_sources
 from .key_schedules import baseline_targets, listed
 from . import registry
@@ -88,7 +88,7 @@ def key_file(target):
     text = render("kc_gf128_key.c.j2", provenance=origin, target=target, prefix=prefix,
                   module_doc=inspect.getdoc(ghash).splitlines()[:1], ghash_blocks=ghash.BLOCKS,
                   powers=powers, subkeys=subkeys, **target_facts(target))
-    return {f"src/{prefix}.c": text, **bodies.assembly(origin)}
+    return {f"src/{prefix}.c": text, **bodies.assembly(origin, DOWNSTREAM)}
 
 
 def sources():

@@ -9,8 +9,9 @@ templates/linux_sm4_glue.c.j2."""
 from ..backends import SIMD_TARGETS
 from ..backends.aarch64 import linux as aarch64_linux
 from ..backends.x86 import linux as x86_linux
-from ..kernels import sm4_key_schedule
+from ..kernels import ghash, sm4_key_schedule
 from ..specs import sm4
+from . import gf128_files
 from .render import hex_rows, provenance, render
 from .sm4_files import KERNELS, STRATEGIES, key_schedule_targets, program_options
 
@@ -47,11 +48,13 @@ def module_files(arch, choices):
     schedule_name = schedule.name.removesuffix("_asm")
     sources = ["gen/emit/linux_files.py", f"gen/backends/{'x86' if arch == 'x86_64' else arch}/linux.py",
                "gen/specs/sm4.py", "templates/linux_sm4_glue.c.j2"]
+    gf128 = next(t for t in gf128_files.key_targets() if t.arch.name == arch and t.form == "asm")
+    gf128_name = gf128.name.removesuffix("_asm")
     glue = render("linux_sm4_glue.c.j2", provenance=provenance(sources), arch=arch, glue=backend.GLUE,
                   kernels=carried, max_batch=max(k["batch"] for k in carried), block_bytes=sm4.BLOCK_BYTES,
-                  key_schedule=schedule_name, ks_checks=backend.cpu_check(schedule),
-                  ck_rows=hex_rows(sm4_key_schedule.ck_table(), 16))
-    objects = ["kcrypt_sm4_glue.o", f"sm4_key_schedule_{schedule_name}.o"]
+                  key_schedule=schedule_name, gf128=gf128_name, ghash_blocks=ghash.BLOCKS,
+                  ks_checks=list(dict.fromkeys(backend.cpu_check(schedule) + backend.cpu_check(gf128))), ck_rows=hex_rows(sm4_key_schedule.ck_table(), 16))
+    objects = ["kcrypt_sm4_glue.o", f"sm4_key_schedule_{schedule_name}.o", f"kc_gf128_{gf128_name}.o"]
     objects += [f"sm4_{k['name']}.o" for k in carried]
     kbuild = render("linux_Kbuild.j2", provenance=provenance(sources, comment="make"), arch=arch, objects=objects)
     return {f"linux/{arch}/kcrypt_sm4_glue.c": glue, f"linux/{arch}/Kbuild": kbuild}

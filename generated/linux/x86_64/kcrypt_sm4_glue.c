@@ -25,11 +25,14 @@
 #include <linux/crypto.h>
 #include <linux/kernel.h>
 #include <linux/string.h>
+#include <asm/unaligned.h>
 #include <asm/cpufeature.h>
 #include <asm/fpu/api.h>
 #include <asm/simd.h>
 #include <crypto/internal/simd.h>
 #include <crypto/algapi.h>
+#include <crypto/gcm.h>
+#include <crypto/internal/aead.h>
 #include <crypto/gf128mul.h>
 #include <crypto/internal/skcipher.h>
 #include <crypto/scatterwalk.h>
@@ -59,30 +62,38 @@ static const u8 kc_sm4_ck[128] = {
 };
 
 asmlinkage void sm4_key_schedule_ssse3_expand(const u8 *key, const u8 *ck, u8 *out);
+asmlinkage void kc_gf128_ssse3_aesni_ghash_powers(u8 *table, const u8 *h);
 asmlinkage void sm4_wordslice_avx512_gfni_batch(const u8 *rk, const u8 *in, u8 *out);
 asmlinkage void sm4_wordslice_avx512_gfni_batch_xor(const u8 *rk, const u8 *in, u8 *out, const u8 *src);
 asmlinkage void sm4_wordslice_avx512_gfni_batch_xts(const u8 *rk, const u8 *in, u8 *out, const u8 *tweaks);
+asmlinkage void sm4_wordslice_avx512_gfni_ghash_step(u8 *y, const u8 *table, const u8 *msg);
 asmlinkage void sm4_wordslice_avx512_gfni_one_block(const u8 *rk, const u8 *in, u8 *out, const u8 *src);
 asmlinkage void sm4_wordslice_avx2_gfni_batch(const u8 *rk, const u8 *in, u8 *out);
 asmlinkage void sm4_wordslice_avx2_gfni_batch_xor(const u8 *rk, const u8 *in, u8 *out, const u8 *src);
 asmlinkage void sm4_wordslice_avx2_gfni_batch_xts(const u8 *rk, const u8 *in, u8 *out, const u8 *tweaks);
+asmlinkage void sm4_wordslice_avx2_gfni_ghash_step(u8 *y, const u8 *table, const u8 *msg);
 asmlinkage void sm4_wordslice_avx2_gfni_one_block(const u8 *rk, const u8 *in, u8 *out, const u8 *src);
 asmlinkage void sm4_wordslice_avx2_vaes_batch(const u8 *rk, const u8 *in, u8 *out);
 asmlinkage void sm4_wordslice_avx2_vaes_batch_xor(const u8 *rk, const u8 *in, u8 *out, const u8 *src);
 asmlinkage void sm4_wordslice_avx2_vaes_batch_xts(const u8 *rk, const u8 *in, u8 *out, const u8 *tweaks);
+asmlinkage void sm4_wordslice_avx2_vaes_ghash_step(u8 *y, const u8 *table, const u8 *msg);
 asmlinkage void sm4_wordslice_avx2_vaes_one_block(const u8 *rk, const u8 *in, u8 *out, const u8 *src);
 asmlinkage void sm4_wordslice_avx2_aesni_batch(const u8 *rk, const u8 *in, u8 *out);
 asmlinkage void sm4_wordslice_avx2_aesni_batch_xor(const u8 *rk, const u8 *in, u8 *out, const u8 *src);
 asmlinkage void sm4_wordslice_avx2_aesni_batch_xts(const u8 *rk, const u8 *in, u8 *out, const u8 *tweaks);
+asmlinkage void sm4_wordslice_avx2_aesni_ghash_step(u8 *y, const u8 *table, const u8 *msg);
 asmlinkage void sm4_wordslice_avx2_aesni_one_block(const u8 *rk, const u8 *in, u8 *out, const u8 *src);
 asmlinkage void sm4_wordslice_ssse3_aesni_batch(const u8 *rk, const u8 *in, u8 *out);
 asmlinkage void sm4_wordslice_ssse3_aesni_batch_xor(const u8 *rk, const u8 *in, u8 *out, const u8 *src);
 asmlinkage void sm4_wordslice_ssse3_aesni_batch_xts(const u8 *rk, const u8 *in, u8 *out, const u8 *tweaks);
+asmlinkage void sm4_wordslice_ssse3_aesni_ghash_step(u8 *y, const u8 *table, const u8 *msg);
 asmlinkage void sm4_wordslice_ssse3_aesni_one_block(const u8 *rk, const u8 *in, u8 *out, const u8 *src);
 
 /* One kernel: a pass over `batch` blocks (out = E(in)), the same with src
  * XORed into its stores (in may not be out; src may), the same whitened by
- * XTS's tweaks (out = E(in ^ t) ^ t), and the one-block form out = E(in ^ src). */
+ * XTS's tweaks (out = E(in ^ t) ^ t), the one-block form out = E(in ^ src),
+ * and GHASH's step over KC_GHASH_BLOCKS blocks (y: the kernel's register
+ * width, GCM's Y in its first 16 bytes). */
 struct kc_kernel {
 	const char *name;
 	unsigned int batch;
@@ -90,6 +101,7 @@ struct kc_kernel {
 	void (*pass_xor)(const u8 *rk, const u8 *in, u8 *out, const u8 *src);
 	void (*pass_xts)(const u8 *rk, const u8 *in, u8 *out, const u8 *tweaks);
 	void (*one_block)(const u8 *rk, const u8 *in, u8 *out, const u8 *src);
+	void (*ghash_step)(u8 *y, const u8 *table, const u8 *msg);
 	bool (*usable)(void);
 };
 
@@ -143,15 +155,20 @@ static bool kc_wordslice_ssse3_aesni_usable(void)
 
 static const struct kc_kernel kc_kernels[] = {
 	{ "wordslice_avx512_gfni", 64, sm4_wordslice_avx512_gfni_batch, sm4_wordslice_avx512_gfni_batch_xor,
-	  sm4_wordslice_avx512_gfni_batch_xts, sm4_wordslice_avx512_gfni_one_block, kc_wordslice_avx512_gfni_usable },
+	  sm4_wordslice_avx512_gfni_batch_xts, sm4_wordslice_avx512_gfni_one_block, sm4_wordslice_avx512_gfni_ghash_step,
+	  kc_wordslice_avx512_gfni_usable },
 	{ "wordslice_avx2_gfni", 64, sm4_wordslice_avx2_gfni_batch, sm4_wordslice_avx2_gfni_batch_xor,
-	  sm4_wordslice_avx2_gfni_batch_xts, sm4_wordslice_avx2_gfni_one_block, kc_wordslice_avx2_gfni_usable },
+	  sm4_wordslice_avx2_gfni_batch_xts, sm4_wordslice_avx2_gfni_one_block, sm4_wordslice_avx2_gfni_ghash_step,
+	  kc_wordslice_avx2_gfni_usable },
 	{ "wordslice_avx2_vaes", 64, sm4_wordslice_avx2_vaes_batch, sm4_wordslice_avx2_vaes_batch_xor,
-	  sm4_wordslice_avx2_vaes_batch_xts, sm4_wordslice_avx2_vaes_one_block, kc_wordslice_avx2_vaes_usable },
+	  sm4_wordslice_avx2_vaes_batch_xts, sm4_wordslice_avx2_vaes_one_block, sm4_wordslice_avx2_vaes_ghash_step,
+	  kc_wordslice_avx2_vaes_usable },
 	{ "wordslice_avx2_aesni", 64, sm4_wordslice_avx2_aesni_batch, sm4_wordslice_avx2_aesni_batch_xor,
-	  sm4_wordslice_avx2_aesni_batch_xts, sm4_wordslice_avx2_aesni_one_block, kc_wordslice_avx2_aesni_usable },
+	  sm4_wordslice_avx2_aesni_batch_xts, sm4_wordslice_avx2_aesni_one_block, sm4_wordslice_avx2_aesni_ghash_step,
+	  kc_wordslice_avx2_aesni_usable },
 	{ "wordslice_ssse3_aesni", 16, sm4_wordslice_ssse3_aesni_batch, sm4_wordslice_ssse3_aesni_batch_xor,
-	  sm4_wordslice_ssse3_aesni_batch_xts, sm4_wordslice_ssse3_aesni_one_block, kc_wordslice_ssse3_aesni_usable },
+	  sm4_wordslice_ssse3_aesni_batch_xts, sm4_wordslice_ssse3_aesni_one_block, sm4_wordslice_ssse3_aesni_ghash_step,
+	  kc_wordslice_ssse3_aesni_usable },
 };
 
 static const struct kc_kernel *kc; /* chosen at load */
@@ -160,7 +177,9 @@ static const u8 kc_zero_block[KC_BLOCK];
 static bool kc_key_schedule_usable(void)
 {
 	return boot_cpu_has(X86_FEATURE_SSSE3) &&
-	       cpu_has_xfeatures(XFEATURE_MASK_SSE, NULL);
+	       cpu_has_xfeatures(XFEATURE_MASK_SSE, NULL) &&
+	       boot_cpu_has(X86_FEATURE_PCLMULQDQ) &&
+	       boot_cpu_has(X86_FEATURE_AES);
 }
 
 /* Overwrites the stack below the caller's frame, where the key schedule
@@ -505,11 +524,212 @@ static struct skcipher_alg kc_algs[] = {
 			  2 * KC_KEY, kc_xts_setkey),
 };
 
+/* ---- gcm(sm4) ------------------------------------------------------------------
+ * SP 800-38D with a 12-byte IV, as the kernel's gcm(sm4) takes it: GHASH by
+ * the kernel's aggregated step over KC_GHASH_BLOCKS blocks (its table of
+ * powers of H made at setkey by the generated key program), a short rest as
+ * one step whose first blocks are zero (the library's kc_gcm_hash_pad), and
+ * CTR with GCM's 32-bit counter (inc32) through the kernel's passes. */
+#define KC_GHASH_BLOCKS 16
+#define KC_GHASH_STEP (KC_GHASH_BLOCKS * KC_BLOCK)
+
+struct kc_sm4_gcm_ctx {
+	struct kc_sm4_ctx key;
+	u8 table[KC_GHASH_STEP]; /* H^16 .. H^1 in GHASH's key form */
+};
+
+/* A message's GHASH: Y (at the kernel's width), the bytes short of a step. */
+struct kc_ghash {
+	u8 y[64];
+	u8 pending[KC_GHASH_STEP];
+	unsigned int pending_bytes;
+};
+
+static void kc_ghash_update(const u8 *table, struct kc_ghash *g, const u8 *data, unsigned int len)
+{
+	unsigned int take;
+
+	if (g->pending_bytes) {
+		take = min(len, KC_GHASH_STEP - g->pending_bytes);
+		memcpy(g->pending + g->pending_bytes, data, take);
+		g->pending_bytes += take;
+		data += take;
+		len -= take;
+		if (g->pending_bytes < KC_GHASH_STEP)
+			return;
+		kc->ghash_step(g->y, table, g->pending);
+		g->pending_bytes = 0;
+	}
+	for (; len >= KC_GHASH_STEP; len -= KC_GHASH_STEP, data += KC_GHASH_STEP)
+		kc->ghash_step(g->y, table, data);
+	memcpy(g->pending, data, len);
+	g->pending_bytes = len;
+}
+
+/* The pending bytes zero-padded to m whole blocks, as one step whose first
+ * blocks are zero: Y added to the first real block, the step started from 0. */
+static void kc_ghash_pad(const u8 *table, struct kc_ghash *g)
+{
+	const unsigned int blocks = DIV_ROUND_UP(g->pending_bytes, KC_BLOCK);
+	u8 step[KC_GHASH_STEP] = { 0 };
+	u8 *first = step + (KC_GHASH_BLOCKS - blocks) * KC_BLOCK;
+
+	if (!blocks)
+		return;
+	memcpy(first, g->pending, g->pending_bytes);
+	crypto_xor(first, g->y, KC_BLOCK);
+	memset(g->y, 0, sizeof(g->y));
+	kc->ghash_step(g->y, table, step);
+	memzero_explicit(step, sizeof(step));
+	g->pending_bytes = 0;
+}
+
+static int kc_gcm_setkey(struct crypto_aead *tfm, const u8 *key, unsigned int key_len)
+{
+	struct kc_sm4_gcm_ctx *ctx = crypto_aead_ctx(tfm);
+	u8 h[KC_BLOCK] = { 0 };
+
+	if (key_len != KC_KEY)
+		return -EINVAL;
+	kc_expand(&ctx->key, key);
+	kernel_fpu_begin();
+	kc->one_block((const u8 *)ctx->key.rk[KC_ENCRYPT], h, h, kc_zero_block);
+	kc_gf128_ssse3_aesni_ghash_powers(ctx->table, h);
+	kernel_fpu_end();
+	memzero_explicit(h, sizeof(h));
+	return 0;
+}
+
+static int kc_gcm_setauthsize(struct crypto_aead *tfm, unsigned int authsize)
+{
+	return crypto_gcm_check_authsize(authsize);
+}
+
+/* inc32: the low 32 bits of the counter block, big-endian, wrapping alone. */
+static void kc_inc32(u8 *counter)
+{
+	put_unaligned_be32(get_unaligned_be32(counter + 12) + 1, counter + 12);
+}
+
+/* CTR with inc32 over one walk step (whole blocks, the message's last step
+ * any rest). */
+static void kc_gcm_ctr(const u8 *rk, u8 *dst, const u8 *src, unsigned int nbytes, u8 *counter)
+{
+	const unsigned int pass_bytes = kc->batch * KC_BLOCK;
+	u8 counters[KC_MAX_BATCH * KC_BLOCK];
+	unsigned int i;
+
+	for (; nbytes >= pass_bytes; nbytes -= pass_bytes, src += pass_bytes, dst += pass_bytes) {
+		for (i = 0; i < kc->batch; i++) {
+			memcpy(counters + i * KC_BLOCK, counter, KC_BLOCK);
+			kc_inc32(counter);
+		}
+		kc->pass_xor(rk, counters, dst, src);
+	}
+	for (; nbytes; nbytes -= min(nbytes, (unsigned int)KC_BLOCK), src += KC_BLOCK, dst += KC_BLOCK) {
+		kc_last_partial(rk, dst, src, min(nbytes, (unsigned int)KC_BLOCK), counter);
+		kc_inc32(counter);
+	}
+}
+
+static int kc_gcm(struct aead_request *req, bool encrypt)
+{
+	struct crypto_aead *tfm = crypto_aead_reqtfm(req);
+	struct kc_sm4_gcm_ctx *ctx = crypto_aead_ctx(tfm);
+	const u8 *rk = (const u8 *)ctx->key.rk[KC_ENCRYPT];
+	const unsigned int authsize = crypto_aead_authsize(tfm);
+	const unsigned int textlen = req->cryptlen - (encrypt ? 0 : authsize);
+	struct kc_ghash g = { { 0 } };
+	u8 j0[KC_BLOCK], counter[KC_BLOCK], mask[KC_BLOCK], lengths[KC_BLOCK], tag[KC_BLOCK], given[KC_BLOCK];
+	u8 aad[256];
+	struct skcipher_walk walk;
+	unsigned int done;
+	int err;
+
+	memcpy(j0, req->iv, GCM_AES_IV_SIZE);
+	put_unaligned_be32(1, j0 + 12);
+	memcpy(counter, j0, KC_BLOCK);
+	kc_inc32(counter);
+	/* The AAD, a piece at a time from the source. */
+	for (done = 0; done < req->assoclen; done += sizeof(aad)) {
+		unsigned int n = min(req->assoclen - done, (unsigned int)sizeof(aad));
+
+		scatterwalk_map_and_copy(aad, req->src, done, n, 0);
+		kernel_fpu_begin();
+		kc_ghash_update(ctx->table, &g, aad, n);
+		kernel_fpu_end();
+	}
+	kernel_fpu_begin();
+	kc_ghash_pad(ctx->table, &g);
+	kc->one_block(rk, j0, mask, kc_zero_block);
+	kernel_fpu_end();
+	err = encrypt ? skcipher_walk_aead_encrypt(&walk, req, false) : skcipher_walk_aead_decrypt(&walk, req, false);
+	while (walk.nbytes) {
+		unsigned int nbytes = walk.nbytes;
+
+		if (nbytes < walk.total)
+			nbytes &= ~(KC_BLOCK - 1);
+		kernel_fpu_begin();
+		if (!encrypt)
+			kc_ghash_update(ctx->table, &g, walk.src.virt.addr, nbytes);
+		kc_gcm_ctr(rk, walk.dst.virt.addr, walk.src.virt.addr, nbytes, counter);
+		if (encrypt)
+			kc_ghash_update(ctx->table, &g, walk.dst.virt.addr, nbytes);
+		kernel_fpu_end();
+		err = skcipher_walk_done(&walk, walk.nbytes - nbytes);
+	}
+	if (err)
+		return err;
+	put_unaligned_be64((u64)req->assoclen * 8, lengths);
+	put_unaligned_be64((u64)textlen * 8, lengths + 8);
+	kernel_fpu_begin();
+	kc_ghash_pad(ctx->table, &g);
+	kc_ghash_update(ctx->table, &g, lengths, KC_BLOCK);
+	kc_ghash_pad(ctx->table, &g);
+	kernel_fpu_end();
+	crypto_xor_cpy(tag, g.y, mask, KC_BLOCK);
+	if (encrypt) {
+		scatterwalk_map_and_copy(tag, req->dst, req->assoclen + textlen, authsize, 1);
+	} else {
+		scatterwalk_map_and_copy(given, req->src, req->assoclen + textlen, authsize, 0);
+		if (crypto_memneq(tag, given, authsize))
+			err = -EBADMSG;
+	}
+	memzero_explicit(&g, sizeof(g));
+	memzero_explicit(mask, sizeof(mask));
+	memzero_explicit(tag, sizeof(tag));
+	return err;
+}
+
+static int kc_gcm_encrypt(struct aead_request *req) { return kc_gcm(req, true); }
+static int kc_gcm_decrypt(struct aead_request *req) { return kc_gcm(req, false); }
+
+static struct aead_alg kc_aeads[] = { {
+	.base = {
+		.cra_name = KC_NAME(gcm),
+		.cra_driver_name = KC_DRIVER(gcm),
+		.cra_priority = 500,
+		.cra_flags = KC_FLAGS,
+		.cra_blocksize = 1,
+		.cra_ctxsize = sizeof(struct kc_sm4_gcm_ctx),
+		.cra_module = THIS_MODULE,
+	},
+	.setkey = kc_gcm_setkey,
+	.setauthsize = kc_gcm_setauthsize,
+	.encrypt = kc_gcm_encrypt,
+	.decrypt = kc_gcm_decrypt,
+	.ivsize = GCM_AES_IV_SIZE,
+	.maxauthsize = KC_BLOCK,
+	.chunksize = KC_BLOCK,
+} };
+
 static struct simd_skcipher_alg *kc_simd_algs[ARRAY_SIZE(kc_algs)];
+static struct simd_aead_alg *kc_simd_aeads[ARRAY_SIZE(kc_aeads)];
 
 static int __init kc_init(void)
 {
 	unsigned int i;
+	int err;
 
 	if (!kc_key_schedule_usable()) {
 		pr_info("kcrypt_sm4: this CPU cannot run the key schedule (ssse3)\n");
@@ -523,11 +743,18 @@ static int __init kc_init(void)
 		return -ENODEV;
 	}
 	pr_info("kcrypt_sm4: kernel %s (%u blocks a pass)\n", kc->name, kc->batch);
-	return simd_register_skciphers_compat(kc_algs, ARRAY_SIZE(kc_algs), kc_simd_algs);
+	err = simd_register_skciphers_compat(kc_algs, ARRAY_SIZE(kc_algs), kc_simd_algs);
+	if (err)
+		return err;
+	err = simd_register_aeads_compat(kc_aeads, ARRAY_SIZE(kc_aeads), kc_simd_aeads);
+	if (err)
+		simd_unregister_skciphers(kc_algs, ARRAY_SIZE(kc_algs), kc_simd_algs);
+	return err;
 }
 
 static void __exit kc_exit(void)
 {
+	simd_unregister_aeads(kc_aeads, ARRAY_SIZE(kc_aeads), kc_simd_aeads);
 	simd_unregister_skciphers(kc_algs, ARRAY_SIZE(kc_algs), kc_simd_algs);
 }
 
@@ -537,9 +764,10 @@ module_exit(kc_exit);
 /* The declaration the crypto API's GPL-only symbols require; the project's
  * own licence is not chosen yet (docs/consumers.md, "Licence"). */
 MODULE_LICENSE("GPL");
-MODULE_DESCRIPTION("SM4 ECB/CBC/CFB/CTR/XTS, generated by kcrypt-gen (x86_64: wordslice_avx512_gfni, wordslice_avx2_gfni, wordslice_avx2_vaes, wordslice_avx2_aesni, wordslice_ssse3_aesni)");
+MODULE_DESCRIPTION("SM4 ECB/CBC/CFB/CTR/XTS/GCM, generated by kcrypt-gen (x86_64: wordslice_avx512_gfni, wordslice_avx2_gfni, wordslice_avx2_vaes, wordslice_avx2_aesni, wordslice_ssse3_aesni)");
 MODULE_ALIAS_CRYPTO("ecb(sm4)");
 MODULE_ALIAS_CRYPTO("cbc(sm4)");
 MODULE_ALIAS_CRYPTO("cfb(sm4)");
 MODULE_ALIAS_CRYPTO("ctr(sm4)");
 MODULE_ALIAS_CRYPTO("xts(sm4)");
+MODULE_ALIAS_CRYPTO("gcm(sm4)");
