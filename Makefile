@@ -90,7 +90,7 @@ provider: deps
 # with the assembly it names (x86-64 against linux-headers-amd64; arm64 against
 # a tinyconfig kernel built from linux-source-6.1, about 2 minutes, cached),
 # boots the kernel under QEMU (TCG, -cpu max) with an initramfs of its own, and
-# checks /proc/crypto's selftest lines and tcrypt mode=191; the consoles are
+# checks /proc/crypto's selftest lines, AF_ALG vectors and tcrypt; the consoles are
 # kept in $(BUILD)/linux-boot/boot.log and $(BUILD)/linux-boot-aarch64/boot.log.
 linux-boot-check: deps
 	python3 harness/linux_module.py --arch x86_64 --work $(abspath $(BUILD))/linux-boot
