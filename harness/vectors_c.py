@@ -48,8 +48,9 @@ GCM_TAG_BYTES = range(4, 17)       # NIST SP 800-38D 5.2.1.2 (4..16 as the issue
 CCM_NONCE_BYTES = range(7, 14)     # NIST SP 800-38C A.1
 CCM_TAG_BYTES = range(4, 17, 2)
 XTS_RULES = ("ieee", "gb")         # kc_xts_rule's order: IEEE Std 1619, GB/T 17964-2021
-ZUC_GROUPS = ("zuc128_keystream", "zuc256_keystream", "zuc128_mac", "zuc256_mac")
-ZUC_KEY_BYTES = {128: 16, 256: 32}
+ZUC_GROUPS = ("zuc128_keystream", "zuc256_keystream", "zuc128_mac", "zuc256_mac", "nea6_encrypt")
+ZUC_KEY_BYTES = {128: 16, 256: 32, "NEA6": 32}
+ZUC_IV_BYTES_NEA6 = 16
 ZUC_TAGS = (32, 64, 128)          # zuc_vector.tag[]'s order
 ZUC_MAX_KEYSTREAM_WORDS = 64      # verify_zuc.c's api_vectors checks up to this many words
 LABEL_SOURCE_CHARS = 60           # of a vector's source in its label
@@ -247,20 +248,23 @@ def pack_iv23(iv25):
 
 def zuc_vector(o, group, index, where):
     """One vector in each of its IV forms: ZUC-128's 16-byte IV; ZUC-256's
-    25-byte one and its 23-byte form, given or packed."""
-    variant = 128 if group.startswith("zuc128") else 256
+    25-byte one and its 23-byte form, given or packed; ZUC-NEA6's 16 bytes."""
+    variant = 128 if group.startswith("zuc128") else 256 if group.startswith("zuc256") else "NEA6"
     source = label_source(o)
     label = f"{group} #{index + 1} ({source if source is not None else 'no source'})"
     v = {"label": label, "variant": variant,
          "key": hex_bytes(o, "key", where, ZUC_KEY_BYTES[variant]),
-         "iv": hex_bytes(o, "iv", where, 16) if variant == 128 else hex_bytes(o, "iv25", where, 25),
-         "keystream": None, "msg": None, "bits": 0, "tags": {}}
-    if group.endswith("_mac"):
+         "iv": hex_bytes(o, "iv25", where, 25) if variant == 256 else hex_bytes(o, "iv", where, 16),
+         "keystream": None, "msg": None, "ct": None, "bits": 0, "tags": {}}
+    if group.endswith("_encrypt"):
+        v["msg"] = hex_bytes(o, "plaintext", where)
+        v["ct"] = hex_bytes(o, "ciphertext", where, len(v["msg"]))
+        v["bits"] = message_bits(o, v["msg"], where)
+        if v["bits"] % 8 and v["ct"][-1] & (0xFF >> v["bits"] % 8):
+            where.fail("the ciphertext's unused low bits of its last byte must be zero")
+    elif group.endswith("_mac"):
         v["msg"] = hex_bytes(o, "message", where)
-        bits = o.get("bits")
-        if type(bits) is not int or not 0 <= bits <= 8 * len(v["msg"]):
-            where.fail("'bits' must be an integer no larger than 8 x the message bytes")
-        v["bits"] = bits
+        v["bits"] = message_bits(o, v["msg"], where, whole=False)
         v["tags"] = {t: hex_bytes(o, f"tag{t}", where, t // 8) for t in ZUC_TAGS if f"tag{t}" in o}
         if not v["tags"]:
             where.fail("no tag32/tag64/tag128")
@@ -271,13 +275,23 @@ def zuc_vector(o, group, index, where):
         if len(words) > ZUC_MAX_KEYSTREAM_WORDS:
             where.fail(f"more than {ZUC_MAX_KEYSTREAM_WORDS} keystream words")
         v["keystream"] = b"".join(w.to_bytes(4, "big") for w in words)
-    if variant == 128:
+    if variant != 256:
         return [v]
     given = "iv23" in o
     iv23 = hex_bytes(o, "iv23", where, 23) if given else pack_iv23(v["iv"])
     if iv23 is None:
         return [v]
     return [v, dict(v, iv=iv23, label=label + (" iv23" if given else " iv23 packed from iv25"))]
+
+
+def message_bits(o, msg, where, whole=True):
+    """The vector's 'bits': at most 8 x the message's bytes, and (whole) more than 8 x
+    one byte fewer, so that the bytes are exactly the bits' bytes."""
+    bits = o.get("bits")
+    if type(bits) is not int or not 0 <= bits <= 8 * len(msg) or (whole and (bits + 7) // 8 != len(msg)):
+        where.fail("'bits' must be an integer no larger than 8 x the message bytes"
+                   + (", and the message no longer than its bits' bytes" if whole else ""))
+    return bits
 
 
 def zuc_vectors(path):
@@ -376,6 +390,9 @@ def zuc_entry(w, name, v):
     if v["keystream"] is not None:
         fields += [f".keystream = {w.array(name + '_ks', v['keystream'])}",
                    f".ks_bytes = {len(v['keystream'])}"]
+    elif v["ct"] is not None:
+        fields += [f".msg = {w.array(name + '_msg', v['msg'])}", f".ct = {w.array(name + '_ct', v['ct'])}",
+                   f".bits = {v['bits']}"]
     else:
         fields += [f".msg = {w.array(name + '_msg', v['msg'])}", f".bits = {v['bits']}",
                    ".has_tag = {" + ", ".join(str(int(t in v["tags"])) for t in ZUC_TAGS) + "}",

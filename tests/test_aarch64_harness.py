@@ -41,7 +41,7 @@ CPU_FEATURES = {
     "cortex-a53": {"asimd", "arm_aes", "arm_pmull"},
 }
 # kcrypt's cipher names for the library's ciphers.
-CIPHER_NAMES = {"sm4": ("sm4",), "zuc": ("zuc128", "zuc256"),
+CIPHER_NAMES = {"sm4": ("sm4",), "zuc": ("zuc128", "zuc256", "zuc_nea6"),
                 "ublock": ("ublock128_128", "ublock128_256", "ublock256_256")}
 UBLOCK_BYTES = {"ublock128_128": (16, 16), "ublock128_256": (16, 32), "ublock256_256": (32, 32)}  # block, key
 

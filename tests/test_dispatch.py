@@ -18,7 +18,7 @@ from conftest import ROOT
 
 SLOTS = {"sm4": ("bulk", "serial"), "ublock": ("bulk", "serial"), "zuc": ("bulk",)}
 VARIANTS = {"sm4": "sm4", "ublock128_128": "ublock", "ublock128_256": "ublock", "ublock256_256": "ublock",
-            "zuc128": "zuc", "zuc256": "zuc"}
+            "zuc128": "zuc", "zuc256": "zuc", "zuc_nea6": "zuc"}
 
 
 def a_record(**change):

@@ -289,6 +289,8 @@ INSTANCES = {
     "build/kcrypt zuc256 enc -k KEYHEX -i IV25OR23HEX [-t avx2_vaes] < in > out": [
         f"build/kcrypt zuc256 enc -k {KEY32} -i {IV25} -t avx2_vaes < in > out",
         f"build/kcrypt zuc256 enc -k {KEY32} -i {IV23} < in > out"],
+    "build/kcrypt zuc_nea6 enc -k KEYHEX -i IV16HEX < in > out": [
+        f"build/kcrypt zuc_nea6 enc -k {KEY32} -i {IV16} < in > out"],
     "build/kcrypt zuc256 mac -k KEYHEX -i IVHEX --tag 64 [--bits N] < in": [
         f"build/kcrypt zuc256 mac -k {KEY32} -i {IV25} --tag 64 < in",
         f"build/kcrypt zuc256 mac -k {KEY32} -i {IV23} --tag 64 --bits 1001 < in"],
@@ -322,6 +324,10 @@ INSTANCES = {
 # is "Makefile:TARGET" or ".ci/run"; each line must be there.
 LONG = {
     "build/verify": ("make test runs it as a stage", "Makefile:test", "$(BUILD)/verify"),
+    ".venv/bin/gen check": ("make test's first stage, gen-check, runs it", "Makefile:test", '"gen-check=gen check"'),
+    "build/bench --cipher sm4": ("SM4's full bench, every mode and kernel with its peers (about 3 minutes); make "
+                                 "test's bench-report stage runs the same modes in bench's --quick form",
+                                 "Makefile:test", "$(MAKE) bench BENCH_FLAGS=--quick"),
     "make ctcheck": ("make test's ctcheck stage runs it (valgrind over every kernel, minutes), checking its "
                      "summary: tests/test_ctcheck.py", "Makefile:test", "tests/test_ctcheck.py"),
     "make verify-aarch64": ("make test runs it as a stage (qemu, about 14 minutes)", "Makefile:test",

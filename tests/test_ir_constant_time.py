@@ -52,7 +52,7 @@ def expected_programs(cipher, strategy):
     GCM's stitched form (gen/ir/keystream.py, gen/ir/stitch.py), the one-block
     form, the multi-key form but on rounds4 (gen/emit/sm4_files.py), GHASH's step
     and XTS's tweaks (two rules, two starts: gen/emit/gf128_files.py); ZUC
-    init, keystream, keystream XORed into the messages, the one-round
+    NEA6's extra initialisation rounds, init, keystream, keystream XORed into the messages, the one-round
     keystream word and the two MAC folds (gen/kernels/zuc_mac.py); uBlock per variant both directions, the fused
     encryption and the counter form, with CTR's counter pairs for the
     strategies whose counter form is their own, and the one-block program
@@ -60,7 +60,7 @@ def expected_programs(cipher, strategy):
     if cipher == "sm4":
         return 5 + 1 + 2 * len(gf128_files.TWEAK_STARTS) + 1 + (strategy != "rounds4")
     if cipher == "zuc":
-        return 6
+        return 7
     per_variant = 4 + (1 if strategy in ublock_files.COUNTER_FORMS else 0) + 2
     return per_variant * len(ublock_files.variants())
 

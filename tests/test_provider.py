@@ -21,10 +21,12 @@ OPENSSL = shutil.which("openssl") or "/usr/bin/openssl"
 
 
 @pytest.fixture(scope="module")
-def provider(tmp_path_factory):
-    """The provider built by generated/'s own `make provider` into a scratch
-    folder: the folder that holds kcrypt.so."""
-    build = tmp_path_factory.mktemp("provider")
+def provider():
+    """The provider built by generated/'s own `make provider` where the
+    top-level `make provider` builds it (BUILD/lib, BUILD being KC_BUILD_DIR or
+    build/), so that the README's `make provider`, which the doc-command test
+    runs, finds it made: the folder that holds kcrypt.so."""
+    build = Path(os.environ.get("KC_BUILD_DIR", ROOT / "build")).resolve() / "lib"
     proc = subprocess.run(["make", "-s", "-C", str(ROOT / "generated"), f"BUILD={build}", f"-j{os.cpu_count() or 2}",
                            "provider"], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]

@@ -93,6 +93,15 @@ BAD = {
                         "zuc.json: zuc256_keystream vector #1: 'keystream' must be a non-empty list"),
     "keystream too long": ("zuc", "zuc128_keystream", 0, set_("keystream", ["00000000"] * 65),
                            "zuc.json: zuc128_keystream vector #1: more than 64 keystream words"),
+    "nea6 iv": ("zuc", "nea6_encrypt", 0, set_("iv", "00" * 25),
+                "zuc.json: nea6_encrypt vector #1: 'iv' must be 16 bytes"),
+    "nea6 ciphertext length": ("zuc", "nea6_encrypt", 1, set_("ciphertext", "00"),
+                               "zuc.json: nea6_encrypt vector #2: 'ciphertext' must be 18 bytes"),
+    "nea6 bits past the bytes": ("zuc", "nea6_encrypt", 1, set_("bits", 8),
+                                 "zuc.json: nea6_encrypt vector #2: 'bits' must be an integer no larger than 8 x the "
+                                 "message bytes, and the message no longer than its bits' bytes"),
+    "nea6 unused bits": ("zuc", "nea6_encrypt", 7, set_("ciphertext", "df"),
+                         "zuc.json: nea6_encrypt vector #8: the ciphertext's unused low bits"),
     "zuc group missing": ("zuc", "zuc128_mac", None, del_("zuc128_mac"),
                           "zuc.json: 'zuc128_mac' is missing or not a non-empty list"),
     "zuc group empty": ("zuc", "zuc256_keystream", None, set_("zuc256_keystream", []),
@@ -262,6 +271,7 @@ int main(void) {
     if (v->keystream) hex(v->keystream, v->ks_bytes);
     else {
       printf(" %zu", v->bits), hex(v->msg, (v->bits + 7) / 8);
+      if (v->ct) printf(" ct"), hex(v->ct, (v->bits + 7) / 8);
       for (int k = 0; k < KC_ZUC_TAGS; k++) if (v->has_tag[k]) printf(" %d", k), hex(v->tag[k], 4 << k);
     }
     putchar('\n');
@@ -323,12 +333,14 @@ def expected(folder, docs):
                 lines.append(line + "".join(f" {w}" for w in v.get("round_keys_first_last", [])))
         lines += mode_lines(name, doc)
     zuc = []
-    for group in ("zuc128_keystream", "zuc256_keystream", "zuc128_mac", "zuc256_mac"):
+    for group in ("zuc128_keystream", "zuc256_keystream", "zuc128_mac", "zuc256_mac", "nea6_encrypt"):
         for i, v in enumerate(docs["zuc"][group]):
-            variant = int(group[3:6])
+            variant = 6 if group == "nea6_encrypt" else int(group[3:6])  # zuc_variant's values
             head = f"{group} #{i + 1} ({v['source'][:60]})"
             if group.endswith("keystream"):
                 rest = " " + "".join(v["keystream"]).lower()
+            elif group.endswith("encrypt"):
+                rest = f" {v['bits']} {v['plaintext'].lower()} ct {v['ciphertext'].lower()}"
             else:
                 rest = f" {v['bits']} {v['message'][:2 * ((v['bits'] + 7) // 8)].lower()}" + "".join(
                     f" {k} {v[t].lower()}" for k, t in enumerate(("tag32", "tag64", "tag128")) if t in v)
@@ -344,11 +356,11 @@ def expected(folder, docs):
 def test_tables_carry_what_the_files_say(tmp_path):
     got = printed(VECTORS, tmp_path)
     assert got == expected(VECTORS.resolve(), official())
-    # the counts verify reports: 4 SM4, 8 uBlock, 17 ZUC entries (IV forms apart); SM4's
+    # the counts verify reports: 4 SM4, 8 uBlock, 35 ZUC entries (IV forms apart, 18 of NEA6); SM4's
     # 273 mode vectors (GCM: RFC 8998's and 102 of Wycheproof's; CCM: RFC 8998's and 162
     # of Wycheproof's; 3 XTS, 3 CMAC, 1 CBC-MAC), none for uBlock
     assert [line.split()[:2] for line in got if line.split()[1].isdigit()] == [
-        ["sm4", "4"], ["modes", "273"], ["ublock", "8"], ["modes", "0"], ["zuc", "17"]]
+        ["sm4", "4"], ["modes", "273"], ["ublock", "8"], ["modes", "0"], ["zuc", "35"]]
     assert sum(line.endswith(" 1") for line in got if line.startswith("sm4 gcm ")) == 27
 
 

@@ -18,6 +18,7 @@ import pytest
 from gen.backends.arch import X86_64
 from gen.emit import zuc_files, zuc_kernel_files
 from gen.kernels import zuc_reference as ref
+from gen.specs import zuc
 
 from conftest import VECTORS, generated_library
 
@@ -31,7 +32,8 @@ WIDTH_FLAGS = {MAC_CLMUL128: {"pclmulqdq", "ssse3", "aes"},
                MAC_CLMUL256: {"pclmulqdq", "avx2", "aes"},
                MAC_CLMUL512: {"pclmulqdq", "avx512f", "avx512bw", "avx512vbmi", "avx512_vbmi2", "vpclmulqdq", "gfni"}}
 FOLD = ctypes.CFUNCTYPE(None, ctypes.POINTER(ctypes.c_uint64), ctypes.c_void_p, ctypes.c_void_p)
-KEY_BYTES = {128: 16, 256: 32}
+KEY_BYTES = {128: 16, 256: 32, zuc.NEA6: 32}
+C_VARIANT = {128: 128, 256: 256, zuc.NEA6: 6}  # zuc_variant's values
 IV_FORMS = {128: (16,), 256: (25, 23)}
 TAGS = {128: (32,), 256: (32, 64, 128)}
 # Around every boundary the core has: bytes, 32-bit words, 64-bit MAC chunks,
@@ -48,6 +50,7 @@ class ZucImpl(ctypes.Structure):
     _fields_ = [("name", ctypes.c_char_p), ("strategy", ctypes.c_char_p), ("target", ctypes.c_char_p),
                 ("lanes", ctypes.c_uint), ("groups", ctypes.c_uint), ("emulated", ctypes.c_int),
                 ("cpu_supported", ctypes.CFUNCTYPE(ctypes.c_int)),
+                ("init_more_rounds", ctypes.CFUNCTYPE(None, ctypes.POINTER(ctypes.c_uint32))),
                 ("init_rounds", ctypes.CFUNCTYPE(None, ctypes.POINTER(ctypes.c_uint32))),
                 ("keystream_block", ctypes.CFUNCTYPE(None, ctypes.POINTER(ctypes.c_uint32), ctypes.c_void_p)),
                 ("keystream_xor", ctypes.CFUNCTYPE(None, ctypes.POINTER(ctypes.c_uint32), ctypes.c_void_p,
@@ -142,6 +145,14 @@ def test_published_vectors_through_the_one_stream_api(lib):
                 tag = ctypes.create_string_buffer(t // 8)
                 assert lib.zuc_mac(variant, key, len(key), iv, len(iv), msg, v["bits"], t, tag) == OK
                 assert tag.raw.hex() == v[f"tag{t}"]
+    for v in vectors["nea6_encrypt"]:
+        key, iv, pt = (bytes.fromhex(v[k]) for k in ("key", "iv", "plaintext"))
+        out = ctypes.create_string_buffer(len(pt))
+        assert lib.zuc_encrypt(C_VARIANT[zuc.NEA6], key, 32, iv, 16, pt, out, v["bits"]) == OK
+        assert out.raw.hex() == v["ciphertext"]
+        if v["bits"] % 32 == 0:
+            words = c_keystream(lib, C_VARIANT[zuc.NEA6], key, iv, [v["bits"] // 32])
+            assert b"".join(w.to_bytes(4, "big") for w in words) == bytes(a ^ b for a, b in zip(pt, out.raw))
 
 
 @pytest.mark.parametrize("variant,iv_len", [(128, 16), (256, 25), (256, 23)])
@@ -284,17 +295,22 @@ def test_each_clmul_width_on_its_own(lib, method):
 
 
 def test_kernel_abi_on_every_impl(lib):
-    """init_rounds, keystream_block and keystream_xor (in place into random
-    messages) of each kernel on the interleaved state, against the reference
-    model of the same ABI; each lane's output goes to its own buffer."""
+    """init_rounds (after init_more_rounds for NEA6), keystream_block and
+    keystream_xor (in place into random messages) of each kernel on the
+    interleaved state, against the reference model of the same ABI; each
+    lane's output goes to its own buffer."""
     rng = random.Random(11)
     for impl in runnable_impls(lib):
         kernel, lanes = impl.contents, impl.contents.lanes
-        for variant, iv_len in ((128, 16), (256, 25)):
+        for variant, iv_len in ((128, 16), (256, 25), (zuc.NEA6, 16)):
             keys = [rand_bytes(rng, KEY_BYTES[variant]) for _ in range(lanes)]
             ivs = [rand_iv(rng, variant, iv_len) for _ in range(lanes)]
             model = ref.lanes_state(variant, keys, ivs)
             state = (ctypes.c_uint32 * len(model))(*model)
+            if variant == zuc.NEA6:
+                kernel.init_more_rounds(state)
+                ref.init_more_rounds(model, lanes)
+                assert list(state) == model, impl_id(impl)
             kernel.init_rounds(state)
             ref.init_rounds(model, lanes)
             assert list(state) == model, impl_id(impl)
@@ -332,6 +348,11 @@ def test_error_codes(lib):
     assert init(256, key32, iv25, 16) == ERR_TAG_LENGTH and init(128, key16, iv16, 64) == ERR_TAG_LENGTH
     assert init(192, key32, iv25) == ERR_VARIANT
     assert lib.zuc_init(None, 128, key16, 16, iv16, 16, 0) == ERR_ARGUMENT
+    nea6 = C_VARIANT[zuc.NEA6]
+    assert init(nea6, key32, iv16) == OK and init(nea6, key16, iv16) == ERR_KEY_LENGTH
+    assert init(nea6, key32, iv25) == ERR_IV_LENGTH and init(nea6, key32, bytes(23)) == ERR_IV_LENGTH
+    assert init(nea6, key32, iv16, 32) == ERR_TAG_LENGTH
+    assert lib.zuc_mac(nea6, key32, 32, iv16, 16, b"\0", 8, 32, tag) == ERR_VARIANT
 
     assert lib.zuc_encrypt(256, key32, 32, bad_iv25, 25, b"\0", out, 8) == ERR_IV_VALUE
     assert lib.zuc_encrypt(128, key32, 32, iv16, 16, b"\0", out, 8) == ERR_KEY_LENGTH
@@ -357,7 +378,8 @@ def test_error_codes(lib):
     assert lib.zuc_encrypt_lanes(None, 256, 0, None, None, 25, None, None, None) == OK
     fields = dict(ZucImpl._fields_)
     unsupported = ZucImpl(b"none", b"lanes", b"none", 4, 1, 0, fields["cpu_supported"](lambda: 0),
-                          ctypes.cast(None, fields["init_rounds"]), ctypes.cast(None, fields["keystream_block"]))
+                          ctypes.cast(None, fields["init_more_rounds"]), ctypes.cast(None, fields["init_rounds"]),
+                          ctypes.cast(None, fields["keystream_block"]))
     assert lib.zuc_encrypt_lanes(ctypes.byref(unsupported), 256, 1, keys, good_ivs, 25, msgs, tags, bits) == \
         ERR_NO_IMPL
 

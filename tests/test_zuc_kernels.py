@@ -28,9 +28,9 @@ TARGETS = list(zuc_kernel_files.TARGET_ORDER)
 
 def random_lanes(lanes, variant, seed):
     rng = random.Random(seed)
-    key_bytes = 16 if variant == 128 else 32
+    key_bytes = zuc.KEY_BYTES[variant]
     keys = [bytes(rng.randrange(256) for _ in range(key_bytes)) for _ in range(lanes)]
-    if variant == 128:
+    if variant != 256:
         ivs = [bytes(rng.randrange(256) for _ in range(16)) for _ in range(lanes)]
     else:
         ivs = [bytes(rng.randrange(256) for _ in range(17)) + bytes(rng.randrange(64) for _ in range(8))
@@ -42,8 +42,10 @@ def words(memory):
     return list(struct.unpack(f"<{len(memory) // 4}I", memory))
 
 
-def check_programs(init, keystream, variant, seed, blocks=2, keystream_xor=None, word=None, flip_dont_care=False):
-    """init, then `blocks` keystream blocks into each lane's own row; with
+def check_programs(init, keystream, variant, seed, blocks=2, keystream_xor=None, word=None, flip_dont_care=False,
+                   init_more=None):
+    """(init_more, NEA6's extra initialisation rounds, then) init, then
+    `blocks` keystream blocks into each lane's own row; with
     keystream_xor, one more block XORed into random per-lane messages; with
     `word`, three single rounds (keystream_word) and a block after them, which
     finds the LFSR where the rounds left it.  `flip_dont_care`: run with the
@@ -52,6 +54,10 @@ def check_programs(init, keystream, variant, seed, blocks=2, keystream_xor=None,
     state = random_lanes(lanes, variant, seed)
     memory = {"state": bytearray(struct.pack(f"<{len(state)}I", *state)),
               "out": [bytearray(64) for _ in range(lanes)]}
+    if init_more is not None:
+        run(init_more, memory, flip_dont_care)
+        zuc_reference.init_more_rounds(state, lanes)
+        assert words(memory["state"]) == state
     run(init, memory, flip_dont_care)
     zuc_reference.init_rounds(state, lanes)
     assert words(memory["state"]) == state
@@ -170,16 +176,46 @@ def test_lowered_programs_match_reference(strategy, target):
     check_programs(programs["init"], programs["keystream"], variant=128, seed=seed, blocks=1,
                    keystream_xor=programs["keystream_xor"], word=programs["keystream_word"])
     check_programs(programs["init"], programs["keystream"], variant=256, seed=seed + 1, blocks=1)
+    check_programs(programs["init"], programs["keystream"], variant=zuc.NEA6, seed=seed + 2, blocks=1,
+                   init_more=programs["init_more"])
+
+
+@pytest.mark.parametrize("bits", [128, 256, 512])
+@pytest.mark.parametrize("groups", [1, 2])
+def test_init_more_rounds_is_nea6s_first_rounds(bits, groups):
+    """NEA6's 48 initialisation rounds as the kernels run them, init_more
+    then init: the first keystream block is the one-stream reference's, and
+    init_more alone moves the LFSR on by its 16 rounds, one loop of them."""
+    init_more = zuc_lanes.init_more_program(bits, groups)
+    loops = [s for s in init_more.body if isinstance(s, Loop)]
+    assert [loop.count for loop in loops] == [zuc_reference.INIT_MORE_ROUNDS // zuc_lanes.ROUNDS_PER_BLOCK]
+    keystream = zuc_lanes.keystream_program(bits, groups)
+    check_programs(zuc_lanes.init_program(bits, groups), keystream, variant=zuc.NEA6, seed=bits * groups,
+                   blocks=1, init_more=init_more)
+    lanes = keystream.info["lanes"]
+    rng = random.Random(bits + groups)
+    keys = [rng.randbytes(32) for _ in range(lanes)]
+    ivs = [rng.randbytes(16) for _ in range(lanes)]
+    state = zuc_reference.lanes_state(zuc.NEA6, keys, ivs)
+    memory = {"state": bytearray(struct.pack(f"<{len(state)}I", *state)), "out": [bytearray(64) for _ in range(lanes)]}
+    for program in (init_more, zuc_lanes.init_program(bits, groups), keystream):
+        run(program, memory)
+    assert [bytes(row) for row in memory["out"]] == [
+        b"".join(w.to_bytes(4, "big") for w in zuc_reference.keystream_words(zuc.NEA6, k, v, 16))
+        for k, v in zip(keys, ivs)]
 
 
 
 @pytest.mark.parametrize("strategy, target", kernels("zuc"))
 def test_every_kernel_file_carries_its_word_round_constant_time(strategy, target):
-    """The one-round program is among the functions gen writes for the kernel
-    (so ct-check and the assembly twins see it) and passes the constant-time check."""
+    """The one-round program and NEA6's extra initialisation rounds are among
+    the functions gen writes for the kernel (so ct-check and the assembly
+    twins see them) and pass the constant-time check."""
     t = SIMD_TARGETS[target]
-    (word,) = [p for p in cli.emitted_programs("zuc", strategy, t, choices.load()) if p.name == f"zuc_word{t.bits}"]
+    emitted = {p.name: p for p in cli.emitted_programs("zuc", strategy, t, choices.load())}
+    word, init_more = emitted[f"zuc_word{t.bits}"], emitted[f"zuc_init_more{t.bits}"]
     assert word.params == ("state", "out") and not ct_check.check(word)
+    assert init_more.params == ("state",) and not ct_check.check(init_more)
 
 @pytest.mark.parametrize("target", ["avx2_gfni", "ssse3_aesni"])
 @pytest.mark.parametrize("isomorphism", [0, 3, 7])

@@ -169,3 +169,49 @@ def test_zuc256_key_loading_places_every_byte_as_ipsec_mb_does():
     msg = bytes.fromhex("0123456789abcdef0123")
     assert ref.mac(256, key, iv, msg, 77, 32).hex() == "f36eeec9"
     assert ref.mac(256, key, iv, msg, 77, 128).hex() == "ff0b7b66a952e09cbd168281e39d8a6b"
+
+
+def test_nea6_encryption_vectors(zuc_vectors):
+    """3GPP's ZUC-NEA6 vectors (a 7-bit one among them), and their keys and
+    IVs with distinct bytes: any exchange of bytes in the loading changes them."""
+    vectors = zuc_vectors["nea6_encrypt"]
+    assert len(vectors) == 18 and any(v["bits"] % 8 for v in vectors)
+    for v in vectors:
+        key, iv, pt = (bytes.fromhex(v[k]) for k in ("key", "iv", "plaintext"))
+        assert ref.encrypt(zuc.NEA6, key, iv, pt, v["bits"]).hex() == v["ciphertext"]
+    assert any(len(set(bytes.fromhex(v["key"]))) == 32 for v in vectors)
+
+
+def test_nea6_runs_48_rounds_and_its_own_loading(zuc_vectors):
+    """The same key and IV bytes with ZUC-256's 32 rounds, or NEA6's loading
+    with 32 rounds, give other keystreams: the vectors pin both."""
+    v = zuc_vectors["nea6_encrypt"][1]
+    key, iv = bytes.fromhex(v["key"]), bytes.fromhex(v["iv"])
+    want = ref.keystream_words(zuc.NEA6, key, iv, 4)
+    assert zuc.init_rounds(zuc.NEA6) == 48 == zuc.INIT_ROUNDS + ref.INIT_MORE_ROUNDS
+    state = ref.ZucState.loaded(zuc.NEA6, key, iv)
+    state.initialise(zuc.INIT_ROUNDS)
+    assert state.words(4) != want
+    state = ref.ZucState.loaded(zuc.NEA6, key, iv)
+    state.initialise(48)
+    assert state.words(4) == want
+    assert ref.encrypt(zuc.NEA6, key, iv, bytes(16), 128) == b"".join(w.to_bytes(4, "big") for w in want)
+
+
+def test_nea6_loading_uses_every_key_and_iv_byte_once():
+    cells = zuc.load_key(zuc.NEA6, bytes(32), bytes(16))
+    assert [c >> 16 & 0x7F for c in cells] == list(zuc.D_NEA6)
+    names = [n for row in zuc.KEY_LOADING_NEA6 for n in row if n]
+    assert sorted(names) == sorted([f"K{i}" for i in range(32)] + [f"IV{i}" for i in range(16)])
+    for i in range(32):
+        key = bytes(32 if j == i else 0 for j in range(32))
+        assert zuc.load_key(zuc.NEA6, key, bytes(16)) != cells
+
+
+def test_nea6_errors():
+    with pytest.raises(SpecError, match="ZUC-NEA6 IV must be 16 bytes"):
+        ref.encrypt(zuc.NEA6, bytes(32), bytes(25), b"", 0)
+    with pytest.raises(SpecError, match="ZUC-NEA6 key must be 32 bytes"):
+        ref.encrypt(zuc.NEA6, bytes(16), bytes(16), b"", 0)
+    with pytest.raises(SpecError, match="one set of constants"):
+        ref.keystream_words(zuc.NEA6, bytes(32), bytes(16), 1, tag_bits=32)

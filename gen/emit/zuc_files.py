@@ -4,7 +4,7 @@ lanes kernels of zuc_kernel_files."""
 
 import re
 
-from ..kernels import zuc_mac
+from ..kernels import zuc_mac, zuc_reference
 from ..specs import zuc
 from . import registry, zuc_kernel_files
 from .build_files import CipherSources, EmulatedUnit, SourceFile, kernel_sources
@@ -39,15 +39,16 @@ def _byte_expression(name):
     K<n>_H / K<n>_L its high / low nibble."""
     found = re.fullmatch(r"(K|IV)(\d+)(?:_([HL]))?", name)
     if not found:
-        raise ValueError(f"ZUC-256 key loading: unknown source {name!r}")
+        raise ValueError(f"ZUC key loading: unknown source {name!r}")
     array, index, nibble = found.groups()
     byte = f"{'k' if array == 'K' else 'iv'}[{index}]"
     return {None: byte, "H": f"({byte} >> 4)", "L": f"({byte} & 0x0f)"}[nibble]
 
 
-def _load256_lines():
+def _load_lines(table):
+    """C lines of a loading table (KEY_LOADING_256's form) into s[], constants d[]."""
     lines = []
-    for i, (a, extra, b, c) in enumerate(zuc.KEY_LOADING_256):
+    for i, (a, extra, b, c) in enumerate(table):
         middle = f"d[{i}]" + (f" | {_byte_expression(extra)}" if extra else "")
         lines.append(f"s[{i}] = cell256({_byte_expression(a)}, {middle}, {_byte_expression(b)}, "
                      f"{_byte_expression(c)});")
@@ -76,19 +77,23 @@ def files(choices):
     c_prov = provenance(SPEC_SOURCES + ["templates/"])
     s0_rows, s1_rows = hex_rows(zuc.s0_table()), hex_rows(zuc.s1_table())
     out = dict(zuc_kernel_files.kernel_files(choices))
-    out["include/zuc.h"] = render("zuc.h.j2", provenance=c_prov, impls=impl_names(), lanes_max=LANES_MAX)
+    out["include/zuc.h"] = render("zuc.h.j2", provenance=c_prov, impls=impl_names(), lanes_max=LANES_MAX,
+                                  init_more_rounds=zuc_reference.INIT_MORE_ROUNDS,
+                                  init_rounds_nea6=zuc.init_rounds(zuc.NEA6), iv_bytes_nea6=zuc.IV_BYTES_NEA6)
     out["src/zuc_internal.h"] = render("zuc_internal.h.j2", provenance=c_prov, fold_chunks=zuc_mac.FOLD_CHUNKS)
     out["src/zuc_core.c"] = render(
         "zuc_core.c.j2", provenance=c_prov, key_bytes=zuc.KEY_BYTES, cells=zuc.LFSR_CELLS,
         tag_bits_128=zuc.TAG_BITS_128, tag_bits_256=zuc.TAG_BITS_256,
         d128_rows=hex_rows(zuc.D128, 8, "0x{:04x}"),
         d256=[(tag, ", ".join(f"0x{v:02x}" for v in row)) for tag, row in sorted(zuc.D256.items())],
-        load256=_load256_lines(), registry=registry.sections(zuc_kernel_files.registry_kernels()),
+        load256=_load_lines(zuc.KEY_LOADING_256), load_nea6=_load_lines(zuc.KEY_LOADING_NEA6),
+        d_nea6=", ".join(f"0x{v:02x}" for v in zuc.D_NEA6), key_bytes_nea6=zuc.KEY_BYTES[zuc.NEA6],
+        iv_bytes_nea6=zuc.IV_BYTES_NEA6, init_more_rounds=zuc_reference.INIT_MORE_ROUNDS, registry=registry.sections(zuc_kernel_files.registry_kernels()),
         **_iv_layout())
     out["src/zuc_reference_scalar.c"] = render(
         "zuc_reference_scalar.c.j2", provenance=c_prov, lanes=REFERENCE_LANES, s0_rows=s0_rows, s1_rows=s1_rows,
         s0_rotation=zuc.S0_ROTATION, s1_constant=zuc.S1_CONSTANT, s1_field=zuc.S1_FIELD_POLY,
-        init_rounds=zuc.INIT_ROUNDS, modulus=zuc.LFSR_MODULUS, cells=zuc.LFSR_CELLS, l1_rotations=zuc.L1_ROTATIONS,
+        init_rounds=zuc.INIT_ROUNDS, init_more_rounds=zuc_reference.INIT_MORE_ROUNDS, modulus=zuc.LFSR_MODULUS, cells=zuc.LFSR_CELLS, l1_rotations=zuc.L1_ROTATIONS,
         l2_rotations=zuc.L2_ROTATIONS, feedback_terms=_feedback_terms(), feedback_formula=_feedback_formula())
     emulable = list(zuc_kernel_files.EMULABLE)
     out["src/zuc_emulated.c"] = render("zuc_emulated.c.j2", provenance=c_prov, impls=emulable,

@@ -46,7 +46,7 @@ def keystream_forms(strategy, target, choices):
 
 def lowered_programs(target, strategy, choices):
     """The kernel's functions, lowered for `target`: the initialisation
-    rounds, a keystream block, the block XORed into the lanes' messages
+    rounds (NEA6's 16 more, then the 32 every variant runs), a keystream block, the block XORed into the lanes' messages
     (the encryption's one pass), one round's keystream word (the one-stream
     keystream's last n mod 16 words), and the MACs' carry-less folds at the
     target's width (zuc_mac: mac_fold for 32- and 64-bit tags, mac_fold_wide
@@ -55,7 +55,8 @@ def lowered_programs(target, strategy, choices):
     options = lane_options(strategy, target, choices)
     keystream = zuc_lanes.keystream_program(target.bits, groups, **keystream_forms(strategy, target, choices),
                                             **options)
-    return {"init": target.lower(zuc_lanes.init_program(target.bits, groups, **options)),
+    return {"init_more": target.lower(zuc_lanes.init_more_program(target.bits, groups, **options)),
+            "init": target.lower(zuc_lanes.init_program(target.bits, groups, **options)),
             "keystream": target.lower(keystream),
             "keystream_xor": target.lower(xor_into_stores(keystream)),
             "keystream_word": target.lower(zuc_lanes.word_program(target.bits, groups, **options)),

@@ -28,6 +28,7 @@ from ..linalg import AffineMap, byteswap_mask
 from ..specs import zuc
 from .rotations import rotation_sum
 from .transpose import transpose
+from .zuc_reference import INIT_MORE_ROUNDS
 from .zuc_constants import s0_nibble_tables, s1_decomposition
 
 ROUNDS_PER_BLOCK = 16
@@ -457,22 +458,36 @@ def _assign_state(b, words, lfsr, fsm, rounds):
 def init_program(bits, groups=1, isomorphism=0, **forms):
     """The 32 initialisation rounds (two loop iterations of 16) and the one
     work-mode round whose output is discarded: params (state,)."""
+    return _init_mode_program(f"zuc_init{bits}", bits, zuc.INIT_ROUNDS, True, groups, isomorphism, forms)
+
+
+def init_more_program(bits, groups=1, isomorphism=0, **forms):
+    """The initialisation rounds a variant runs beyond init_program's 32
+    (NEA6: 16 of its 48), run before it, none discarded: params (state,)."""
+    return _init_mode_program(f"zuc_init_more{bits}", bits, INIT_MORE_ROUNDS, False, groups, isomorphism, forms)
+
+
+def _init_mode_program(name, bits, rounds, discard, groups, isomorphism, forms):
+    if rounds % ROUNDS_PER_BLOCK:
+        raise ValueError(f"{rounds} initialisation rounds: not whole loop iterations of {ROUNDS_PER_BLOCK}")
     lanes = bits // 32
     lanes_total = lanes * groups
-    b = Builder(f"zuc_init{bits}", bits, ("state",))
+    b = Builder(name, bits, ("state",))
     rnd = LaneRound(b, isomorphism=isomorphism, **{**DEFAULT_FORMS, **forms})
-    b.comment(f"Load the loaded key and IV of {lanes_total} lanes; R1 = R2 = 0.")
+    b.comment(f"Load the state of {lanes_total} lanes.")
     state = _state_vars(b, _load_state(b, groups, lanes, lanes_total))
-    with b.loop("r", zuc.INIT_ROUNDS // ROUNDS_PER_BLOCK):
+    with b.loop("r", rounds // ROUNDS_PER_BLOCK):
         lfsr = [list(words[:16]) for words in state]
         fsm = [list(words[16:]) for words in state]
         _rounds(rnd, lfsr, fsm, ROUNDS_PER_BLOCK, lanes, init=True)
         _assign_state(b, state, lfsr, fsm, ROUNDS_PER_BLOCK)
-    final = []
-    for g in range(groups):
-        b.comment(f"Work-mode round with its keystream word discarded, lanes {g * lanes}...")
-        s16, r1, r2, _ = rnd.run(state[g][:16], state[g][16], state[g][17], init=False)
-        final.append(list(state[g][1:16]) + [s16, r1, r2])
+    final = state
+    if discard:
+        final = []
+        for g in range(groups):
+            b.comment(f"Work-mode round with its keystream word discarded, lanes {g * lanes}...")
+            s16, r1, r2, _ = rnd.run(state[g][:16], state[g][16], state[g][17], init=False)
+            final.append(list(state[g][1:16]) + [s16, r1, r2])
     b.comment("Store the state.")
     _store_state(b, groups, lanes, lanes_total, final)
     return b.finish(lanes=lanes_total, strategy="lanes")

@@ -1,8 +1,8 @@
-"""ZUC-128 and ZUC-256 straight from the spec, one stream at a time: the oracle
+"""ZUC-128, ZUC-256 and ZUC-NEA6 straight from the spec, one stream at a time: the oracle
 every kernel program and every generated C kernel is checked against.
 
 Besides keystream, encryption and the MACs it models the kernel ABI of
-templates/zuc.h.j2 (`lanes_state`, `init_rounds`, `keystream_block`): the state
+templates/zuc.h.j2 (`lanes_state`, `init_more_rounds`, `init_rounds`, `keystream_block`): the state
 of `lanes` streams as 18 * lanes words, word i (s0..s15, R1, R2) of lane j at
 index i * lanes + j, advanced in place.
 """
@@ -75,11 +75,14 @@ class ZucState:
         self.cells = self.cells[1:] + [s16]
         return w ^ x3
 
-    def initialise(self):
+    def initialise(self, rounds=zuc.INIT_ROUNDS):
         """The initialisation rounds, then the first work-mode round (its Z discarded)."""
-        for _ in range(zuc.INIT_ROUNDS):
-            self.round(init_mode=True)
+        self.init_mode_rounds(rounds)
         self.round(init_mode=False)
+
+    def init_mode_rounds(self, rounds):
+        for _ in range(rounds):
+            self.round(init_mode=True)
 
     def words(self, n):
         return [self.round(init_mode=False) for _ in range(n)]
@@ -88,7 +91,7 @@ class ZucState:
 def keystream_words(variant, key, iv, n, tag_bits=0):
     """The first n keystream words of (key, iv) with the constants of `tag_bits`."""
     state = ZucState.loaded(variant, key, iv, tag_bits)
-    state.initialise()
+    state.initialise(zuc.init_rounds(variant))
     return state.words(n)
 
 
@@ -179,6 +182,19 @@ def init_rounds(state_words, lanes):
     states = _unpack(state_words, lanes)
     for st in states:
         st.initialise()
+    state_words[:] = _pack(states)
+
+
+INIT_MORE_ROUNDS = max(zuc.INIT_ROUNDS_BY_VARIANT.values()) - zuc.INIT_ROUNDS
+
+
+def init_more_rounds(state_words, lanes):
+    """The kernel's init_more_rounds, in place: the initialisation rounds a
+    variant runs beyond init_rounds' 32 (NEA6's 16 of 48), run before it, no
+    round discarded."""
+    states = _unpack(state_words, lanes)
+    for st in states:
+        st.init_mode_rounds(INIT_MORE_ROUNDS)
     state_words[:] = _pack(states)
 
 

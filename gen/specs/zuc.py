@@ -1,6 +1,12 @@
-"""ZUC-128 (ETSI/SAGE 128-EEA3 & 128-EIA3 Document 2, v1.6) and ZUC-256 (the
-2018 version: "The ZUC-256 Stream Cipher", J. Cryptologic Research 2018):
-what the cipher is.
+"""ZUC-128 (ETSI/SAGE 128-EEA3 & 128-EIA3 Document 2, v1.6), ZUC-256 (the
+2018 version: "The ZUC-256 Stream Cipher", J. Cryptologic Research 2018) and
+ZUC-NEA6 (the ZUC-256 initialisation with a 128-bit IV of the design team's
+addendum, IACR ePrint 2021/1439, which 3GPP TS 33.501 takes for its 256-bit
+air-interface algorithms NEA6, NIA6 and NCA6): what the cipher is.
+
+The three variants share the round; they differ in key and IV loading and in
+the number of initialisation rounds.  Variants are named 128, 256 (the 2018
+ZUC-256) and NEA6.
 
 One round: bit reorganisation takes X0..X3 from the LFSR cells s0..s15
 (31-bit ints in 1..2**31-1); the FSM gives W = (X0 ^ R1) + R2 and updates
@@ -30,7 +36,9 @@ from .validate import SpecError, check_bijection, check_irreducible, check_rotat
 
 WORD_BITS = 32
 CELL_BITS = 31
-KEY_BYTES = {128: 16, 256: 32}
+NEA6 = "nea6"
+VARIANTS = (128, 256, NEA6)
+KEY_BYTES = {128: 16, 256: 32, NEA6: 32}
 IV_BYTES_128 = 16
 IV_BYTES_256 = 25         # IV0..IV16 bytes, then IV17..IV24 as 6-bit values, one per byte
 IV_PACKED_BYTES_256 = 23  # IV17..IV24 packed into 6 bytes, most significant first
@@ -71,7 +79,8 @@ L2_ROTATIONS = tuple(check_rotation(r, WORD_BITS, "ZUC L2") for r in (8, 14, 22,
 LFSR_MODULUS = 2**31 - 1
 LFSR_TAPS = ((0, 1 + 2**8), (4, 2**20), (10, 2**21), (13, 2**17), (15, 2**15))
 LFSR_CELLS = 16
-INIT_ROUNDS = 32
+INIT_ROUNDS = 32                  # ZUC-128 and the 2018 ZUC-256
+INIT_ROUNDS_BY_VARIANT = {128: INIT_ROUNDS, 256: INIT_ROUNDS, NEA6: 48}
 
 # --- ZUC-128 key loading: s_i = K_i || D_i || IV_i (8 + 15 + 8 bits).
 D128 = _check_fits((0x44D7, 0x26BC, 0x626B, 0x135E, 0x5789, 0x35E2, 0x7135, 0x09AF,
@@ -103,6 +112,16 @@ D256_KEYSTREAM = (0x22, 0x2F, 0x24, 0x2A, 0x6D, 0x40, 0x40, 0x40,
                   0x40, 0x40, 0x40, 0x40, 0x40, 0x52, 0x10, 0x30)
 TAG_BITS_256 = (32, 64, 128)
 TAG_BITS_128 = (32,)
+
+# --- ZUC-NEA6 key loading (ePrint 2021/1439; ipsec-mb's NEA6 initialisation, checked against
+#     3GPP's NEA6/NIA6/NCA6 vectors): cell i = A || d_i || B || C (8 + 7 + 8 + 8 bits), every
+#     key and IV byte whole and used once, one set of constants for NEA6, NIA6 and NCA6.
+IV_BYTES_NEA6 = 16
+KEY_LOADING_NEA6 = tuple((f"K{i}", None, f"K{16 + i}", f"K{24 + i}") for i in range(7)) + \
+    tuple((f"K{i}", None, f"IV{i - 7}", f"IV{i + 1}") for i in range(7, 15)) + \
+    (("K15", None, "K23", "K31"),)
+D_NEA6 = _check_fits((0x64, 0x43, 0x7B, 0x2A, 0x11, 0x05, 0x51, 0x42,
+                      0x1A, 0x31, 0x18, 0x66, 0x14, 0x2E, 0x01, 0x5C), 7, "ZUC-NEA6 d constants")
 
 
 def _d256(tag_bits):
@@ -201,16 +220,32 @@ def expand_iv256(iv):
     raise SpecError(f"ZUC-256 IV must be {IV_BYTES_256} or {IV_PACKED_BYTES_256} bytes, got {len(iv)}")
 
 
+def variant_name(variant):
+    return f"ZUC-{variant}" if variant != NEA6 else "ZUC-NEA6"
+
+
 def _check_key(variant, key):
     if variant not in KEY_BYTES:
-        raise SpecError(f"ZUC variant must be 128 or 256, got {variant}")
+        raise SpecError(f"ZUC variant must be one of {VARIANTS}, got {variant!r}")
     if len(key) != KEY_BYTES[variant]:
-        raise SpecError(f"ZUC-{variant} key must be {KEY_BYTES[variant]} bytes, got {len(key)}")
+        raise SpecError(f"{variant_name(variant)} key must be {KEY_BYTES[variant]} bytes, got {len(key)}")
     return bytes(key)
 
 
+def init_rounds(variant):
+    """The initialisation rounds of a variant (then one work-mode round, its word discarded)."""
+    if variant not in INIT_ROUNDS_BY_VARIANT:
+        raise SpecError(f"ZUC variant must be one of {VARIANTS}, got {variant!r}")
+    return INIT_ROUNDS_BY_VARIANT[variant]
+
+
 def check_tag_bits(variant, tag_bits):
-    """tag_bits selects the loading constants: 0 = keystream, else a MAC tag length."""
+    """tag_bits selects the loading constants: 0 = keystream, else a MAC tag length.
+    NEA6's loading has one set of constants (NIA6's tag length travels in the IV)."""
+    if variant == NEA6:
+        if tag_bits != 0:
+            raise SpecError(f"ZUC-NEA6 loads one set of constants: tag_bits must be 0, got {tag_bits}")
+        return tag_bits
     allowed = TAG_BITS_128 if variant == 128 else TAG_BITS_256
     if tag_bits != 0 and tag_bits not in allowed:
         raise SpecError(f"ZUC-{variant} tag length must be one of {allowed} bits (or 0 for the "
@@ -224,17 +259,26 @@ def _load_128(key, iv):
     return [key[i] << 23 | D128[i] << 8 | iv[i] for i in range(LFSR_CELLS)]
 
 
-def _load_256(key, iv, tag_bits):
-    iv = expand_iv256(iv)
-    d = D256[tag_bits]
+def _load_cells(table, d, key, iv):
+    """Cells A || (d_i | E) || B || C of a loading table (KEY_LOADING_256's form)."""
     named = {f"K{i}": v for i, v in enumerate(key)}
     named.update({f"IV{i}": v for i, v in enumerate(iv)})
     named.update({"K31_H": key[31] >> 4, "K31_L": key[31] & 15})
     cells = []
-    for i, (a, extra, b, c) in enumerate(KEY_LOADING_256):
+    for i, (a, extra, b, c) in enumerate(table):
         middle = d[i] | (named[extra] if extra else 0)
         cells.append(named[a] << 23 | middle << 16 | named[b] << 8 | named[c])
     return cells
+
+
+def _load_256(key, iv, tag_bits):
+    return _load_cells(KEY_LOADING_256, D256[tag_bits], key, expand_iv256(iv))
+
+
+def _load_nea6(key, iv):
+    if len(iv) != IV_BYTES_NEA6:
+        raise SpecError(f"ZUC-NEA6 IV must be {IV_BYTES_NEA6} bytes, got {len(iv)}")
+    return _load_cells(KEY_LOADING_NEA6, D_NEA6, key, bytes(iv))
 
 
 def load_key(variant, key, iv, tag_bits=0):
@@ -244,4 +288,6 @@ def load_key(variant, key, iv, tag_bits=0):
     check_tag_bits(variant, tag_bits)
     if variant == 128:
         return _load_128(key, bytes(iv))
+    if variant == NEA6:
+        return _load_nea6(key, iv)
     return _load_256(key, iv, tag_bits)

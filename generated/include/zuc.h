@@ -3,13 +3,18 @@
  * Do not edit: change the spec, kernel or backend and run `gen`; `gen check` fails on drift.
  */
 /*
- * ZUC-128 (3GPP 128-EEA3 / 128-EIA3) and ZUC-256 (2018 version) stream ciphers:
- * keystream, encryption (XOR with the keystream, lengths in bits) and MACs,
+ * ZUC-128 (3GPP 128-EEA3 / 128-EIA3), ZUC-256 (2018 version) and ZUC-NEA6
+ * (3GPP's 256-bit algorithm: the ZUC-256 initialisation with a 128-bit IV of
+ * the design team's 2021 addendum, 48 initialisation rounds) stream ciphers:
+ * keystream, encryption (XOR with the keystream, lengths in bits) and MACs
+ * (128-EIA3 and the 2018 ZUC-256 MAC; NEA6's integrity algorithm, NIA6, is
+ * another construction and not zuc_mac's),
  * for one stream or for many streams at once on the lane-parallel kernels,
  * dispatched at run time to the fastest kernel this CPU runs natively.
  *
- * Keys: 16 bytes (ZUC-128) or 32 bytes (ZUC-256).  IVs: 16 bytes (ZUC-128,
- * used as given; build it from COUNT/BEARER/DIRECTION yourself for EEA3/EIA3),
+ * Keys: 16 bytes (ZUC-128) or 32 bytes (ZUC-256, ZUC-NEA6).  IVs: 16 bytes
+ * (ZUC-128 and ZUC-NEA6, used as given; build it from COUNT/BEARER/DIRECTION
+ * yourself for EEA3/EIA3 and NEA6),
  * 25 bytes (ZUC-256: IV0..IV16 as bytes, IV17..IV24 in the low 6 bits of one
  * byte each; the top two bits must be zero) or 23 bytes (ZUC-256: those eight
  * 6-bit fields packed into 6 bytes, most significant first).
@@ -35,15 +40,16 @@ extern "C" {
 #define ZUC_BLOCK_WORDS 16              /* keystream words per lane per keystream_block call */
 #define ZUC_STATE_WORDS 18              /* s0..s15, R1, R2 */
 
-typedef enum { ZUC_128 = 128, ZUC_256 = 256 } zuc_variant;
+/* ZUC_256 is the 2018 ZUC-256 (23/25-byte IVs); ZUC_NEA6 the 3GPP one (16-byte IV). */
+typedef enum { ZUC_128 = 128, ZUC_256 = 256, ZUC_NEA6 = 6 } zuc_variant;
 
 /* Return codes. */
 #define ZUC_OK 0
-#define ZUC_ERR_KEY_LENGTH (-1) /* key not 16 (ZUC-128) / 32 (ZUC-256) bytes */
-#define ZUC_ERR_IV_LENGTH (-2)  /* IV not 16 (ZUC-128) / 23 or 25 (ZUC-256) bytes */
+#define ZUC_ERR_KEY_LENGTH (-1) /* key not 16 (ZUC-128) / 32 (ZUC-256, ZUC-NEA6) bytes */
+#define ZUC_ERR_IV_LENGTH (-2)  /* IV not 16 (ZUC-128, ZUC-NEA6) / 23 or 25 (ZUC-256) bytes */
 #define ZUC_ERR_IV_VALUE (-3)   /* 25-byte IV with a top bit set in IV17..IV24 */
-#define ZUC_ERR_TAG_LENGTH (-4) /* tag not 32/64/128 bits (ZUC-128: only 32) */
-#define ZUC_ERR_VARIANT (-5)    /* not ZUC_128 or ZUC_256 */
+#define ZUC_ERR_TAG_LENGTH (-4) /* tag not 32/64/128 bits (ZUC-128: only 32; keystream: 0) */
+#define ZUC_ERR_VARIANT (-5)    /* not ZUC_128, ZUC_256 or ZUC_NEA6; ZUC_NEA6 to a MAC call */
 #define ZUC_ERR_NO_IMPL (-6)    /* no implementation, or one this CPU cannot run */
 #define ZUC_ERR_ARGUMENT (-7)   /* NULL pointer where data is needed, a bad MAC method, or too many lanes */
 #define ZUC_ERR_STATE (-8)      /* state not initialised, or already finished */
@@ -74,7 +80,7 @@ typedef struct zuc_state {
 
 /* Key and IV loading and the initialisation rounds.  tag_bits selects the
  * constants: 0 for the keystream (encryption), 32/64/128 for ZUC-256's MACs
- * (ZUC-128 has one set of constants: tag_bits 0 or 32). */
+ * (ZUC-128 has one set of constants: tag_bits 0 or 32; ZUC-NEA6 one: 0). */
 int zuc_init(zuc_state *st, zuc_variant variant, const uint8_t *key, size_t key_len, const uint8_t *iv,
              size_t iv_len, unsigned tag_bits);
 /* The next n keystream words (as the standards print them: z0 is bit 31 of word 0). */
@@ -106,6 +112,9 @@ typedef struct zuc_impl {
   unsigned groups;      /* interleaved groups, each of lanes / groups streams */
   int emulated;         /* 1: built against SIMDe (portable C), not native code */
   int (*cpu_supported)(void);
+  /* The initialisation rounds ZUC-NEA6 runs beyond the 32 of init_rounds
+   * (16 of its 48), none discarded: called before init_rounds. */
+  void (*init_more_rounds)(uint32_t *state);
   /* The 32 initialisation rounds, then the one round whose output is discarded. */
   void (*init_rounds)(uint32_t *state);
   /* 16 rounds: out[j][0..63] receives lane j's next 16 keystream words,

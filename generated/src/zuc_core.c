@@ -30,15 +30,15 @@ const char *zuc_strerror(int status)
     case ZUC_OK:
         return "success";
     case ZUC_ERR_KEY_LENGTH:
-        return "key must be 16 bytes (ZUC-128) or 32 bytes (ZUC-256)";
+        return "key must be 16 bytes (ZUC-128) or 32 bytes (ZUC-256, ZUC-NEA6)";
     case ZUC_ERR_IV_LENGTH:
-        return "IV must be 16 bytes (ZUC-128) or 23 or 25 bytes (ZUC-256)";
+        return "IV must be 16 bytes (ZUC-128), 23 or 25 bytes (ZUC-256) or 16 bytes (ZUC-NEA6)";
     case ZUC_ERR_IV_VALUE:
         return "25-byte ZUC-256 IV with bits above the low 6 set in IV17..IV24";
     case ZUC_ERR_TAG_LENGTH:
         return "tag must be 32/64/128 bits (ZUC-128: 32)";
     case ZUC_ERR_VARIANT:
-        return "variant must be ZUC_128 or ZUC_256";
+        return "variant must be ZUC_128, ZUC_256 or ZUC_NEA6 (whose MAC, NIA6, is not zuc_mac's)";
     case ZUC_ERR_NO_IMPL:
         return "no implementation this CPU can run";
     case ZUC_ERR_ARGUMENT:
@@ -78,7 +78,7 @@ static uint64_t load_be64(const uint8_t *p)
 
 static size_t key_bytes(zuc_variant variant)
 {
-    return variant == ZUC_128 ? 16 : variant == ZUC_256 ? 32 : 0;
+    return variant == ZUC_128 ? 16 : variant == ZUC_256 ? 32 : variant == ZUC_NEA6 ? 32 : 0;
 }
 
 static int tag_allowed(zuc_variant variant, unsigned tag_bits)
@@ -88,17 +88,27 @@ static int tag_allowed(zuc_variant variant, unsigned tag_bits)
     return tag_bits == 32 || tag_bits == 64 || tag_bits == 128;
 }
 
+static int iv_length_allowed(zuc_variant variant, size_t iv_len)
+{
+    if (variant == ZUC_128)
+        return iv_len == 16;
+    if (variant == ZUC_NEA6)
+        return iv_len == 16;
+    return iv_len == 25 || iv_len == 23;
+}
+
 /* The checks every entry point shares, in this order.  mac: tag_bits must be a
- * tag length; otherwise 0 (keystream constants) is allowed too. */
+ * tag length; otherwise 0 (keystream constants) is allowed too.  ZUC-NEA6 is
+ * a keystream here: its MAC (NIA6) is another construction than zuc_mac's. */
 static int check_parameters(zuc_variant variant, size_t key_len, size_t iv_len, unsigned tag_bits, int mac)
 {
-    if (variant != ZUC_128 && variant != ZUC_256)
+    if (variant != ZUC_128 && variant != ZUC_256 && (variant != ZUC_NEA6 || mac))
         return ZUC_ERR_VARIANT;
     if (key_len != key_bytes(variant))
         return ZUC_ERR_KEY_LENGTH;
-    if (variant == ZUC_128 ? iv_len != 16 : iv_len != 25 && iv_len != 23)
+    if (!iv_length_allowed(variant, iv_len))
         return ZUC_ERR_IV_LENGTH;
-    if (!(tag_allowed(variant, tag_bits) || (!mac && tag_bits == 0)))
+    if (!(tag_bits == 0 && !mac) && (variant == ZUC_NEA6 || !tag_allowed(variant, tag_bits)))
         return ZUC_ERR_TAG_LENGTH;
     return ZUC_OK;
 }
@@ -157,7 +167,11 @@ static uint32_t cell128(uint8_t k, uint32_t d, uint8_t iv)
     return (uint32_t)k << 23 | d << 8 | iv;
 }
 
-/* A ZUC-256 cell: A || (d_i | E) || B || C (8 + 7 + 8 + 8 bits). */
+/* ZUC-NEA6's d constants, 7 bits each (gen/specs/zuc.py D_NEA6: one set for
+ * NEA6, NIA6 and NCA6). */
+static const uint8_t zuc_nea6_d[16] = {0x64, 0x43, 0x7b, 0x2a, 0x11, 0x05, 0x51, 0x42, 0x1a, 0x31, 0x18, 0x66, 0x14, 0x2e, 0x01, 0x5c};
+
+/* A ZUC-256 or ZUC-NEA6 cell: A || (d_i | E) || B || C (8 + 7 + 8 + 8 bits). */
 static uint32_t cell256(uint8_t a, uint32_t middle, uint8_t b, uint8_t c)
 {
     return (uint32_t)a << 23 | middle << 16 | (uint32_t)b << 8 | c;
@@ -186,6 +200,25 @@ static void load_state(zuc_state *st, zuc_variant variant, const uint8_t *k, con
     if (variant == ZUC_128) {
         for (int i = 0; i < 16; i++)
             s[i] = cell128(k[i], zuc128_d[i], iv_bytes[i]);
+    } else if (variant == ZUC_NEA6) {
+        const uint8_t *d = zuc_nea6_d, *iv = iv_bytes;
+        /* The cells as gen/specs/zuc.py KEY_LOADING_NEA6 lays them out. */
+        s[0] = cell256(k[0], d[0], k[16], k[24]);
+        s[1] = cell256(k[1], d[1], k[17], k[25]);
+        s[2] = cell256(k[2], d[2], k[18], k[26]);
+        s[3] = cell256(k[3], d[3], k[19], k[27]);
+        s[4] = cell256(k[4], d[4], k[20], k[28]);
+        s[5] = cell256(k[5], d[5], k[21], k[29]);
+        s[6] = cell256(k[6], d[6], k[22], k[30]);
+        s[7] = cell256(k[7], d[7], iv[0], iv[8]);
+        s[8] = cell256(k[8], d[8], iv[1], iv[9]);
+        s[9] = cell256(k[9], d[9], iv[2], iv[10]);
+        s[10] = cell256(k[10], d[10], iv[3], iv[11]);
+        s[11] = cell256(k[11], d[11], iv[4], iv[12]);
+        s[12] = cell256(k[12], d[12], iv[5], iv[13]);
+        s[13] = cell256(k[13], d[13], iv[6], iv[14]);
+        s[14] = cell256(k[14], d[14], iv[7], iv[15]);
+        s[15] = cell256(k[15], d[15], k[23], k[31]);
     } else {
         uint8_t expanded[25];
         const uint8_t *d = zuc256_constants(tag_bits), *iv = iv_bytes;
@@ -212,6 +245,15 @@ static void load_state(zuc_state *st, zuc_variant variant, const uint8_t *k, con
         s[15] = cell256(k[15], d[15] | (k[31] & 0x0f), k[30], k[29]);
     }
     st->r1 = st->r2 = 0;
+}
+
+/* The variant's initialisation rounds on a kernel's loaded lanes: ZUC-NEA6's
+ * first 16 (init_more_rounds), then the 32 and the discarded round. */
+static void run_init_rounds(uint32_t *state, const zuc_impl *impl, zuc_variant variant)
+{
+    if (variant == ZUC_NEA6)
+        impl->init_more_rounds(state);
+    impl->init_rounds(state);
 }
 
 /* ---- registry and dispatch --------------------------------------------------- */
@@ -382,7 +424,7 @@ int zuc_init(zuc_state *st, zuc_variant variant, const uint8_t *key, size_t key_
     load_state(st, variant, key, iv, iv_len, tag_bits);
     for (unsigned j = 0; j < impl->lanes; j++)
         lane_put(state, impl->lanes, j, st);
-    impl->init_rounds(state);
+    run_init_rounds(state, impl, variant);
     lane_get(state, impl->lanes, 0, st);
     kc_wipe(state, sizeof state);
     return ZUC_OK;
@@ -501,7 +543,7 @@ static void lanes_start(uint32_t *state, const zuc_impl *impl, zuc_variant varia
         lane_put(state, impl->lanes, j, &st);
     }
     kc_wipe(&st, sizeof st);
-    impl->init_rounds(state);
+    run_init_rounds(state, impl, variant);
 }
 
 static void batch_start(zuc_batch *b, const zuc_impl *impl, zuc_variant variant, const uint8_t *const keys[],

@@ -5,23 +5,23 @@
 
 	.text
 
-/* zuc_lanes_avx2_aesni_init_asm: zuc_init256, 1 argument
+/* zuc_lanes_avx2_aesni_init_more_asm: zuc_init_more256, 1 argument
  *   %rdi: state
  *   %rsi: r, the loop count
  *   ymm0-15: vectors, as allocated (16 used)
  *   frame: 1216 bytes (38 spill slots of 32 bytes)
  */
-	.globl zuc_lanes_avx2_aesni_init_asm
-	.hidden zuc_lanes_avx2_aesni_init_asm
-	.type zuc_lanes_avx2_aesni_init_asm, @function
+	.globl zuc_lanes_avx2_aesni_init_more_asm
+	.hidden zuc_lanes_avx2_aesni_init_more_asm
+	.type zuc_lanes_avx2_aesni_init_more_asm, @function
 	.p2align 5
-zuc_lanes_avx2_aesni_init_asm:
+zuc_lanes_avx2_aesni_init_more_asm:
 	push %rbp
 	mov %rsp, %rbp
 	and $-64, %rsp
 	sub $1216, %rsp
 
-	/* Load the loaded key and IV of 8 lanes; R1 = R2 = 0. */
+	/* Load the state of 8 lanes. */
 	vmovdqu (%rdi), %ymm0 /* g0s0 = load() */
 	vmovdqu 32(%rdi), %ymm1 /* g0s1 = load() */
 	vmovdqu 64(%rdi), %ymm2 /* g0s2 = load() */
@@ -2125,34 +2125,2188 @@ zuc_lanes_avx2_aesni_init_asm:
 	vmovdqa %ymm0, %ymm15 /* g0r2_1.3 */
 	vmovdqa 864(%rsp), %ymm0 /* reload g0s0_1.3 */
 	add $1, %rsi
-	cmp $2, %rsi
+	cmp $1, %rsi
 	jne .Lzuc_lanes_avx2_aesni_asm_0_loop_r0
+
+	/* Store the state. */
+	vmovdqu %ymm0, (%rdi) /* store g0s0_1 */
+	vmovdqa 32(%rsp), %ymm0 /* reload g0s1_1.2 */
+	vmovdqu %ymm0, 32(%rdi) /* store g0s1_1 */
+	vmovdqa 96(%rsp), %ymm0 /* reload g0s2_1.2 */
+	vmovdqu %ymm0, 64(%rdi) /* store g0s2_1 */
+	vmovdqa 64(%rsp), %ymm0 /* reload g0s3_1.2 */
+	vmovdqu %ymm0, 96(%rdi) /* store g0s3_1 */
+	vmovdqu %ymm4, 128(%rdi) /* store g0s4_1 */
+	vmovdqu %ymm5, 160(%rdi) /* store g0s5_1 */
+	vmovdqa 0(%rsp), %ymm0 /* reload g0s6_1.2 */
+	vmovdqu %ymm0, 192(%rdi) /* store g0s6_1 */
+	vmovdqu %ymm7, 224(%rdi) /* store g0s7_1 */
+	vmovdqa 128(%rsp), %ymm0 /* reload g0s8_1.2 */
+	vmovdqu %ymm0, 256(%rdi) /* store g0s8_1 */
+	vmovdqu %ymm9, 288(%rdi) /* store g0s9_1 */
+	vmovdqu %ymm10, 320(%rdi) /* store g0s10_1 */
+	vmovdqu %ymm11, 352(%rdi) /* store g0s11_1 */
+	vmovdqa 160(%rsp), %ymm0 /* reload g0s12_1.2 */
+	vmovdqu %ymm0, 384(%rdi) /* store g0s12_1 */
+	vmovdqu %ymm13, 416(%rdi) /* store g0s13_1 */
+	vmovdqu %ymm14, 448(%rdi) /* store g0s14_1 */
+	vmovdqu %ymm3, 480(%rdi) /* store g0s15_1 */
+	vmovdqu %ymm2, 512(%rdi) /* store g0r1_1 */
+	vmovdqu %ymm15, 544(%rdi) /* store g0r2_1 */
+	mov %rbp, %rsp
+	pop %rbp
+	vzeroupper
+	ret
+	.size zuc_lanes_avx2_aesni_init_more_asm, .-zuc_lanes_avx2_aesni_init_more_asm
+
+/* zuc_lanes_avx2_aesni_init_asm: zuc_init256, 1 argument
+ *   %rdi: state
+ *   %rsi: r, the loop count
+ *   ymm0-15: vectors, as allocated (16 used)
+ *   frame: 1216 bytes (38 spill slots of 32 bytes)
+ */
+	.globl zuc_lanes_avx2_aesni_init_asm
+	.hidden zuc_lanes_avx2_aesni_init_asm
+	.type zuc_lanes_avx2_aesni_init_asm, @function
+	.p2align 5
+zuc_lanes_avx2_aesni_init_asm:
+	push %rbp
+	mov %rsp, %rbp
+	and $-64, %rsp
+	sub $1216, %rsp
+
+	/* Load the state of 8 lanes. */
+	vmovdqu (%rdi), %ymm0 /* g0s0 = load() */
+	vmovdqu 32(%rdi), %ymm1 /* g0s1 = load() */
+	vmovdqu 64(%rdi), %ymm2 /* g0s2 = load() */
+	vmovdqu 96(%rdi), %ymm3 /* g0s3 = load() */
+	vmovdqu 128(%rdi), %ymm4 /* g0s4 = load() */
+	vmovdqu 160(%rdi), %ymm5 /* g0s5 = load() */
+	vmovdqu 192(%rdi), %ymm6 /* g0s6 = load() */
+	vmovdqu 224(%rdi), %ymm7 /* g0s7 = load() */
+	vmovdqu 256(%rdi), %ymm8 /* g0s8 = load() */
+	vmovdqu 288(%rdi), %ymm9 /* g0s9 = load() */
+	vmovdqu 320(%rdi), %ymm10 /* g0s10 = load() */
+	vmovdqu 352(%rdi), %ymm11 /* g0s11 = load() */
+	vmovdqu 384(%rdi), %ymm12 /* g0s12 = load() */
+	vmovdqu 416(%rdi), %ymm13 /* g0s13 = load() */
+	vmovdqu 448(%rdi), %ymm14 /* g0s14 = load() */
+	vmovdqu 480(%rdi), %ymm15 /* g0s15 = load() */
+	vmovdqa %ymm15, 0(%rsp) /* spill g0s15 */
+	vmovdqu 512(%rdi), %ymm15 /* g0r1 = load() */
+	vmovdqa %ymm15, 32(%rsp) /* spill g0r1 */
+	vmovdqu 544(%rdi), %ymm15 /* g0r2 = load() */
+	vmovdqa %ymm3, 64(%rsp) /* spill g0s3_1.2 */
+	vmovdqa 0(%rsp), %ymm3 /* reload g0s15_1.2 */
+	vmovdqa %ymm2, 96(%rsp) /* spill g0s2_1.2 */
+	vmovdqa 32(%rsp), %ymm2 /* reload g0r1_1.2 */
+	vmovdqa %ymm1, 32(%rsp) /* spill g0s1_1.2 */
+	vmovdqa %ymm6, 0(%rsp) /* spill g0s6_1.2 */
+	vmovdqa %ymm8, 128(%rsp) /* spill g0s8_1.2 */
+	vmovdqa %ymm12, 160(%rsp) /* spill g0s12_1.2 */
+	xor %rsi, %rsi
+	.p2align 4
+.Lzuc_lanes_avx2_aesni_asm_1_loop_r0:
+
+	/* Initialisation round 16r+0, lanes 0..: s16 = feedback + (W >> 1). */
+	vpaddd %ymm3, %ymm3, %ymm1 /* dbl = add(g0s15_1, g0s15_1) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_high16(%rip), %ymm6 /* high16 = const() */
+	vpblendvb %ymm6, %ymm1, %ymm14, %ymm8 /* x0 = blendv(g0s14_1, dbl, high16) */
+	vpaddd %ymm9, %ymm9, %ymm12 /* dbl_1 = add(g0s9_1, g0s9_1) */
+	vmovdqa %ymm9, 192(%rsp) /* spill g0s9_1.2 */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl16(%rip), %ymm11, %ymm9 /* g0s11_1_sw = lookup16(g0s11_1, rotl16) */
+	vmovdqa %ymm12, 224(%rsp) /* spill dbl_1 */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl16(%rip), %ymm12, %ymm12 /* dbl_1_sw = lookup16(dbl_1, rotl16) */
+	vpblendvb %ymm6, %ymm9, %ymm12, %ymm9 /* x1 = blendv(dbl_1_sw, g0s11_1_sw, high16) */
+	vpaddd %ymm5, %ymm5, %ymm12 /* dbl_2 = add(g0s5_1, g0s5_1) */
+	vmovdqa %ymm7, 256(%rsp) /* spill g0s7_1.2 */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl16(%rip), %ymm7, %ymm7 /* g0s7_1_sw = lookup16(g0s7_1, rotl16) */
+	vmovdqa %ymm14, 288(%rsp) /* spill g0s14_1.2 */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl16(%rip), %ymm12, %ymm14 /* dbl_2_sw = lookup16(dbl_2, rotl16) */
+	vpblendvb %ymm6, %ymm7, %ymm14, %ymm7 /* x2 = blendv(dbl_2_sw, g0s7_1_sw, high16) */
+	vpxor %ymm2, %ymm8, %ymm8 /* x0r1 = xor(x0, g0r1_1) */
+	vpaddd %ymm15, %ymm8, %ymm8 /* w = add(x0r1, g0r2_1) */
+	vpaddd %ymm9, %ymm2, %ymm2 /* w1 = add(g0r1_1, x1) */
+	vpxor %ymm7, %ymm15, %ymm7 /* w2 = xor(g0r2_1, x2) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl16(%rip), %ymm2, %ymm14 /* w1_sw = lookup16(w1, rotl16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl16(%rip), %ymm7, %ymm15 /* w2_sw = lookup16(w2, rotl16) */
+	vmovdqa %ymm9, 320(%rsp) /* spill x1 */
+	vpblendvb %ymm6, %ymm14, %ymm15, %ymm9 /* l1in = blendv(w2_sw, w1_sw, high16) */
+	vmovdqa %ymm11, 352(%rsp) /* spill g0s11_1.2 */
+	vpblendvb %ymm6, %ymm7, %ymm2, %ymm11 /* l1in16 = blendv(w1, w2, high16) */
+	vmovdqa %ymm12, 384(%rsp) /* spill dbl_2 */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl24(%rip), %ymm9, %ymm12 /* ur24 = lookup16(l1in, rotl24) */
+	vmovdqa %ymm5, 416(%rsp) /* spill g0s5_1.2 */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl8(%rip), %ymm9, %ymm5 /* ur8 = lookup16(l1in, rotl8) */
+	vpxor %ymm5, %ymm9, %ymm5 /* ug_acc = xor(l1in, ur8) */
+	vpxor %ymm11, %ymm5, %ymm5 /* ug = xor(ug_acc, l1in16) */
+	vpslld $2, %ymm5, %ymm11 /* ur2_l = shl(ug) */
+	vpsrld $30, %ymm5, %ymm5 /* ur2_r = shr(ug) */
+	vpor %ymm5, %ymm11, %ymm5 /* ur2 = or(ur2_l, ur2_r) */
+	vpxor %ymm12, %ymm9, %ymm9 /* u_acc = xor(l1in, ur24) */
+	vpxor %ymm5, %ymm9, %ymm5 /* u = xor(u_acc, ur2) */
+	vpblendvb %ymm6, %ymm15, %ymm14, %ymm9 /* l2in = blendv(w1_sw, w2_sw, high16) */
+	vpblendvb %ymm6, %ymm2, %ymm7, %ymm2 /* l2in16 = blendv(w2, w1, high16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl8(%rip), %ymm9, %ymm7 /* v8r8 = lookup16(l2in, rotl8) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl24(%rip), %ymm9, %ymm11 /* v8r24 = lookup16(l2in, rotl24) */
+	vpxor %ymm2, %ymm9, %ymm9 /* v8g_acc = xor(l2in, l2in16) */
+	vpxor %ymm11, %ymm9, %ymm9 /* v8g = xor(v8g_acc, v8r24) */
+	vpslld $6, %ymm9, %ymm11 /* v8r6_l = shl(v8g) */
+	vpsrld $26, %ymm9, %ymm9 /* v8r6_r = shr(v8g) */
+	vpor %ymm9, %ymm11, %ymm9 /* v8r6 = or(v8r6_l, v8r6_r) */
+	vpxor %ymm2, %ymm7, %ymm2 /* v8_acc = xor(v8r8, l2in16) */
+	vpxor %ymm9, %ymm2, %ymm2 /* v8 = xor(v8_acc, v8r6) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_odd_bytes(%rip), %ymm7 /* odd_bytes = const() */
+	vpblendvb %ymm7, %ymm5, %ymm2, %ymm9 /* sb_in_x = blendv(v8, u, odd_bytes) */
+	vpblendvb %ymm7, %ymm2, %ymm5, %ymm2 /* sb_in_y = blendv(u, v8, odd_bytes) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm9, %ymm5 /* sb_s0_xl = and(sb_in_x, nibble_mask) */
+	vpsrlw $4, %ymm9, %ymm9 /* sb_s0_xs = shr(sb_in_x) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm9, %ymm9 /* sb_s0_xh = and(sb_s0_xs, nibble_mask) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_s0_p1(%rip), %ymm11 /* s0_p1 = const() */
+	vpshufb %ymm5, %ymm11, %ymm12 /* sb_s0_p1 = lookup16(s0_p1, sb_s0_xl) */
+	vpxor %ymm9, %ymm12, %ymm9 /* sb_s0_t = xor(sb_s0_p1, sb_s0_xh) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_s0_p2(%rip), %ymm12 /* s0_p2 = const() */
+	vpshufb %ymm9, %ymm12, %ymm14 /* sb_s0_p2 = lookup16(s0_p2, sb_s0_t) */
+	vpxor %ymm5, %ymm14, %ymm5 /* sb_s0_ol = xor(sb_s0_p2, sb_s0_xl) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_s0_p3_rot(%rip), %ymm14 /* s0_p3_rot = const() */
+	vpshufb %ymm5, %ymm14, %ymm5 /* sb_s0_p3 = lookup16(s0_p3_rot, sb_s0_ol) */
+	vpaddb %ymm9, %ymm9, %ymm9 /* sb_s0_t2 = add(sb_s0_t, sb_s0_t) */
+	vpxor %ymm9, %ymm5, %ymm5 /* sb_s0 = xor(sb_s0_p3, sb_s0_t2) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm2, %ymm9 /* sb_in_y_lo = and(sb_in_y, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* sb_in_y_sh = shr(sb_in_y) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm2, %ymm2 /* sb_in_y_hi = and(sb_in_y_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_tbl_lo(%rip), %ymm15 /* tbl_lo = const() */
+	vpshufb %ymm9, %ymm15, %ymm9 /* sb_s1_k_l = lookup16(tbl_lo, sb_in_y_lo) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_tbl_hi(%rip), %ymm15 /* tbl_hi = const() */
+	vpshufb %ymm2, %ymm15, %ymm2 /* sb_s1_k_h = lookup16(tbl_hi, sb_in_y_hi) */
+	vpxor %ymm2, %ymm9, %ymm2 /* sb_s1_k = xor(sb_s1_k_l, sb_s1_k_h) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_inv_shift_rows(%rip), %ymm2, %ymm2 /* sb_s1_sr = lookup16(sb_s1_k, inv_shift_rows) */
+	vmovdqa %xmm2, %xmm9 /* sb_s1_aes_in0 = extract128(sb_s1_sr) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_aes_cancel_key(%rip), %ymm15 /* aes_cancel_key = const() */
+	vmovdqa %xmm15, %xmm14 /* sb_s1_aes_k0 = extract128(aes_cancel_key) */
+	vaesenclast %xmm14, %xmm9, %xmm9 /* sb_s1_aes_0 = aesenclast(sb_s1_aes_in0, sb_s1_aes_k0) */
+	vextracti128 $1, %ymm2, %xmm2 /* sb_s1_aes_in1 = extract128(sb_s1_sr) */
+	vextracti128 $1, %ymm15, %xmm15 /* sb_s1_aes_k1 = extract128(aes_cancel_key) */
+	vaesenclast %xmm15, %xmm2, %xmm2 /* sb_s1_aes_1 = aesenclast(sb_s1_aes_in1, sb_s1_aes_k1) */
+	vinserti128 $1, %xmm2, %ymm9, %ymm2 /* sb_s1_aes = concat128(sb_s1_aes_0, sb_s1_aes_1) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm2, %ymm9 /* sb_s1_aes_lo = and(sb_s1_aes, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* sb_s1_aes_sh = shr(sb_s1_aes) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm2, %ymm2 /* sb_s1_aes_hi = and(sb_s1_aes_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_tbl_lo_1(%rip), %ymm12 /* tbl_lo_1 = const() */
+	vpshufb %ymm9, %ymm12, %ymm9 /* sb_s1_l = lookup16(tbl_lo_1, sb_s1_aes_lo) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_tbl_hi_1(%rip), %ymm12 /* tbl_hi_1 = const() */
+	vpshufb %ymm2, %ymm12, %ymm2 /* sb_s1_h = lookup16(tbl_hi_1, sb_s1_aes_hi) */
+	vpxor %ymm2, %ymm9, %ymm2 /* sb_s1 = xor(sb_s1_l, sb_s1_h) */
+	vpblendvb %ymm7, %ymm5, %ymm2, %ymm9 /* sb_out_x = blendv(sb_s1, sb_s0, odd_bytes) */
+	vpblendvb %ymm7, %ymm2, %ymm5, %ymm2 /* sb_out_y = blendv(sb_s0, sb_s1, odd_bytes) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl24(%rip), %ymm2, %ymm2 /* r2 = lookup16(sb_out_y, rotl24) */
+	vpaddd %ymm0, %ymm0, %ymm5 /* dbl_3 = add(g0s0_1, g0s0_1) */
+	vpslld $8, %ymm0, %ymm12 /* s0k_o_l = shl(g0s0_1) */
+	vpsrld $24, %ymm5, %ymm5 /* s0k_o_r = shr(dbl_3) */
+	vpor %ymm5, %ymm12, %ymm5 /* s0k_o = or(s0k_o_l, s0k_o_r) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_modulus(%rip), %ymm5, %ymm5 /* s0k = and(s0k_o, modulus) */
+	vpaddd %ymm4, %ymm4, %ymm12 /* dbl_4 = add(g0s4_1, g0s4_1) */
+	vmovdqa %ymm4, 448(%rsp) /* spill g0s4_1.2 */
+	vpslld $20, %ymm4, %ymm4 /* s4k_o_l = shl(g0s4_1) */
+	vmovdqa %ymm12, 480(%rsp) /* spill dbl_4 */
+	vpsrld $12, %ymm12, %ymm12 /* s4k_o_r = shr(dbl_4) */
+	vpor %ymm12, %ymm4, %ymm4 /* s4k_o = or(s4k_o_l, s4k_o_r) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_modulus(%rip), %ymm4, %ymm4 /* s4k = and(s4k_o, modulus) */
+	vpaddd %ymm10, %ymm10, %ymm12 /* dbl_5 = add(g0s10_1, g0s10_1) */
+	vmovdqa %ymm10, 512(%rsp) /* spill g0s10_1.2 */
+	vpslld $21, %ymm10, %ymm10 /* s10k_o_l = shl(g0s10_1) */
+	vpsrld $11, %ymm12, %ymm11 /* s10k_o_r = shr(dbl_5) */
+	vpor %ymm11, %ymm10, %ymm10 /* s10k_o = or(s10k_o_l, s10k_o_r) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_modulus(%rip), %ymm10, %ymm10 /* s10k = and(s10k_o, modulus) */
+	vpaddd %ymm13, %ymm13, %ymm11 /* dbl_6 = add(g0s13_1, g0s13_1) */
+	vmovdqa %ymm13, 544(%rsp) /* spill g0s13_1.2 */
+	vpslld $17, %ymm13, %ymm13 /* s13k_o_l = shl(g0s13_1) */
+	vmovdqa %ymm11, 576(%rsp) /* spill dbl_6 */
+	vpsrld $15, %ymm11, %ymm11 /* s13k_o_r = shr(dbl_6) */
+	vpor %ymm11, %ymm13, %ymm11 /* s13k_o = or(s13k_o_l, s13k_o_r) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_modulus(%rip), %ymm11, %ymm11 /* s13k = and(s13k_o, modulus) */
+	vpslld $15, %ymm3, %ymm13 /* s15k_o_l = shl(g0s15_1) */
+	vmovdqa %ymm1, 608(%rsp) /* spill dbl */
+	vpsrld $17, %ymm1, %ymm1 /* s15k_o_r = shr(dbl) */
+	vpor %ymm1, %ymm13, %ymm1 /* s15k_o = or(s15k_o_l, s15k_o_r) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_modulus(%rip), %ymm1, %ymm1 /* s15k = and(s15k_o, modulus) */
+	vpsrld $1, %ymm8, %ymm8 /* w_half = shr(w) */
+	vpaddd %ymm4, %ymm5, %ymm4 /* fb0_s = add(s0k, s4k) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm4, %ymm5 /* fb0_p = add(fb0_s, minus_modulus) */
+	vpminud %ymm5, %ymm4, %ymm4 /* fb0 = minu(fb0_s, fb0_p) */
+	vpaddd %ymm11, %ymm10, %ymm5 /* fb0_s_1 = add(s10k, s13k) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm5, %ymm10 /* fb0_p_1 = add(fb0_s_1, minus_modulus) */
+	vpminud %ymm10, %ymm5, %ymm5 /* fb0_1 = minu(fb0_s_1, fb0_p_1) */
+	vpaddd %ymm8, %ymm1, %ymm1 /* fb0_s_2 = add(s15k, w_half) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm1, %ymm8 /* fb0_p_2 = add(fb0_s_2, minus_modulus) */
+	vpminud %ymm8, %ymm1, %ymm1 /* fb0_2 = minu(fb0_s_2, fb0_p_2) */
+	vpaddd %ymm5, %ymm4, %ymm4 /* fb1_s = add(fb0, fb0_1) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm4, %ymm5 /* fb1_p = add(fb1_s, minus_modulus) */
+	vpminud %ymm5, %ymm4, %ymm4 /* fb1 = minu(fb1_s, fb1_p) */
+	vpaddd %ymm1, %ymm4, %ymm1 /* fb2_s = add(fb1, fb0_2) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm1, %ymm4 /* fb2_p = add(fb2_s, minus_modulus) */
+	vpminud %ymm4, %ymm1, %ymm1 /* fb2 = minu(fb2_s, fb2_p) */
+	vpaddd %ymm0, %ymm1, %ymm0 /* fb_s = add(fb2, g0s0_1) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm0, %ymm1 /* fb_p = add(fb_s, minus_modulus) */
+	vpmaxsd %ymm1, %ymm0, %ymm0 /* fb = maxs(fb_s, fb_p) */
+
+	/* Initialisation round 16r+1, lanes 0..: s16 = feedback + (W >> 1). */
+	vpaddd %ymm0, %ymm0, %ymm1 /* dbl_8 = add(fb, fb) */
+	vpblendvb %ymm6, %ymm1, %ymm3, %ymm4 /* x0_1 = blendv(g0s15_1, dbl_8, high16) */
+	vmovdqa 160(%rsp), %ymm5 /* reload g0s12_1.2 */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl16(%rip), %ymm5, %ymm8 /* g0s12_1_sw = lookup16(g0s12_1, rotl16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl16(%rip), %ymm12, %ymm10 /* dbl_9_sw = lookup16(dbl_5, rotl16) */
+	vpblendvb %ymm6, %ymm8, %ymm10, %ymm8 /* x1_1 = blendv(dbl_9_sw, g0s12_1_sw, high16) */
+	vmovdqa 0(%rsp), %ymm10 /* reload g0s6_1.2 */
+	vpaddd %ymm10, %ymm10, %ymm11 /* dbl_10 = add(g0s6_1, g0s6_1) */
+	vmovdqa 128(%rsp), %ymm13 /* reload g0s8_1.2 */
+	vmovdqa %ymm12, 640(%rsp) /* spill dbl_5 */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl16(%rip), %ymm13, %ymm12 /* g0s8_1_sw = lookup16(g0s8_1, rotl16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl16(%rip), %ymm11, %ymm13 /* dbl_10_sw = lookup16(dbl_10, rotl16) */
+	vpblendvb %ymm6, %ymm12, %ymm13, %ymm12 /* x2_1 = blendv(dbl_10_sw, g0s8_1_sw, high16) */
+	vpxor %ymm9, %ymm4, %ymm4 /* x0r1_1 = xor(x0_1, sb_out_x) */
+	vpaddd %ymm2, %ymm4, %ymm4 /* w_1 = add(x0r1_1, r2) */
+	vpaddd %ymm8, %ymm9, %ymm9 /* w1_1 = add(sb_out_x, x1_1) */
+	vpxor %ymm12, %ymm2, %ymm2 /* w2_1 = xor(r2, x2_1) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl16(%rip), %ymm9, %ymm12 /* w1_1_sw = lookup16(w1_1, rotl16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl16(%rip), %ymm2, %ymm13 /* w2_1_sw = lookup16(w2_1, rotl16) */
+	vmovdqa %ymm8, 672(%rsp) /* spill x1_1 */
+	vpblendvb %ymm6, %ymm12, %ymm13, %ymm8 /* l1in_1 = blendv(w2_1_sw, w1_1_sw, high16) */
+	vpblendvb %ymm6, %ymm2, %ymm9, %ymm5 /* l1in16_1 = blendv(w1_1, w2_1, high16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl24(%rip), %ymm8, %ymm10 /* ur24_1 = lookup16(l1in_1, rotl24) */
+	vmovdqa %ymm3, 704(%rsp) /* spill g0s15_1.2 */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl8(%rip), %ymm8, %ymm3 /* ur8_1 = lookup16(l1in_1, rotl8) */
+	vpxor %ymm3, %ymm8, %ymm3 /* ug_acc_1 = xor(l1in_1, ur8_1) */
+	vpxor %ymm5, %ymm3, %ymm3 /* ug_1 = xor(ug_acc_1, l1in16_1) */
+	vpslld $2, %ymm3, %ymm5 /* ur2_1_l = shl(ug_1) */
+	vpsrld $30, %ymm3, %ymm3 /* ur2_1_r = shr(ug_1) */
+	vpor %ymm3, %ymm5, %ymm3 /* ur2_1 = or(ur2_1_l, ur2_1_r) */
+	vpxor %ymm10, %ymm8, %ymm5 /* u_acc_1 = xor(l1in_1, ur24_1) */
+	vpxor %ymm3, %ymm5, %ymm3 /* u_1 = xor(u_acc_1, ur2_1) */
+	vpblendvb %ymm6, %ymm13, %ymm12, %ymm5 /* l2in_1 = blendv(w1_1_sw, w2_1_sw, high16) */
+	vpblendvb %ymm6, %ymm9, %ymm2, %ymm2 /* l2in16_1 = blendv(w2_1, w1_1, high16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl8(%rip), %ymm5, %ymm8 /* v8r8_1 = lookup16(l2in_1, rotl8) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl24(%rip), %ymm5, %ymm9 /* v8r24_1 = lookup16(l2in_1, rotl24) */
+	vpxor %ymm2, %ymm5, %ymm5 /* v8g_acc_1 = xor(l2in_1, l2in16_1) */
+	vpxor %ymm9, %ymm5, %ymm5 /* v8g_1 = xor(v8g_acc_1, v8r24_1) */
+	vpslld $6, %ymm5, %ymm9 /* v8r6_1_l = shl(v8g_1) */
+	vpsrld $26, %ymm5, %ymm5 /* v8r6_1_r = shr(v8g_1) */
+	vpor %ymm5, %ymm9, %ymm5 /* v8r6_1 = or(v8r6_1_l, v8r6_1_r) */
+	vpxor %ymm2, %ymm8, %ymm2 /* v8_acc_1 = xor(v8r8_1, l2in16_1) */
+	vpxor %ymm5, %ymm2, %ymm2 /* v8_1 = xor(v8_acc_1, v8r6_1) */
+	vpblendvb %ymm7, %ymm3, %ymm2, %ymm5 /* sb_in_x_1 = blendv(v8_1, u_1, odd_bytes) */
+	vpblendvb %ymm7, %ymm2, %ymm3, %ymm2 /* sb_in_y_1 = blendv(u_1, v8_1, odd_bytes) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm5, %ymm3 /* sb_s0_xl_1 = and(sb_in_x_1, nibble_mask) */
+	vpsrlw $4, %ymm5, %ymm5 /* sb_s0_xs_1 = shr(sb_in_x_1) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm5, %ymm5 /* sb_s0_xh_1 = and(sb_s0_xs_1, nibble_mask) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_s0_p1(%rip), %ymm8 /* s0_p1 = const() */
+	vpshufb %ymm3, %ymm8, %ymm9 /* sb_s0_p1_1 = lookup16(s0_p1, sb_s0_xl_1) */
+	vpxor %ymm5, %ymm9, %ymm5 /* sb_s0_t_1 = xor(sb_s0_p1_1, sb_s0_xh_1) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_s0_p2(%rip), %ymm9 /* s0_p2 = const() */
+	vpshufb %ymm5, %ymm9, %ymm10 /* sb_s0_p2_1 = lookup16(s0_p2, sb_s0_t_1) */
+	vpxor %ymm3, %ymm10, %ymm3 /* sb_s0_ol_1 = xor(sb_s0_p2_1, sb_s0_xl_1) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_s0_p3_rot(%rip), %ymm10 /* s0_p3_rot = const() */
+	vpshufb %ymm3, %ymm10, %ymm3 /* sb_s0_p3_1 = lookup16(s0_p3_rot, sb_s0_ol_1) */
+	vpaddb %ymm5, %ymm5, %ymm5 /* sb_s0_t2_1 = add(sb_s0_t_1, sb_s0_t_1) */
+	vpxor %ymm5, %ymm3, %ymm3 /* sb_s0_1 = xor(sb_s0_p3_1, sb_s0_t2_1) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm2, %ymm5 /* sb_in_y_1_lo = and(sb_in_y_1, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* sb_in_y_1_sh = shr(sb_in_y_1) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm2, %ymm2 /* sb_in_y_1_hi = and(sb_in_y_1_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_tbl_lo(%rip), %ymm12 /* tbl_lo = const() */
+	vpshufb %ymm5, %ymm12, %ymm5 /* sb_s1_k_1_l = lookup16(tbl_lo, sb_in_y_1_lo) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_tbl_hi(%rip), %ymm13 /* tbl_hi = const() */
+	vpshufb %ymm2, %ymm13, %ymm2 /* sb_s1_k_1_h = lookup16(tbl_hi, sb_in_y_1_hi) */
+	vpxor %ymm2, %ymm5, %ymm2 /* sb_s1_k_1 = xor(sb_s1_k_1_l, sb_s1_k_1_h) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_inv_shift_rows(%rip), %ymm2, %ymm2 /* sb_s1_1_sr = lookup16(sb_s1_k_1, inv_shift_rows) */
+	vmovdqa %xmm2, %xmm5 /* sb_s1_1_aes_in0 = extract128(sb_s1_1_sr) */
+	vaesenclast %xmm14, %xmm5, %xmm5 /* sb_s1_1_aes_0 = aesenclast(sb_s1_1_aes_in0, sb_s1_aes_k0) */
+	vextracti128 $1, %ymm2, %xmm2 /* sb_s1_1_aes_in1 = extract128(sb_s1_1_sr) */
+	vaesenclast %xmm15, %xmm2, %xmm2 /* sb_s1_1_aes_1 = aesenclast(sb_s1_1_aes_in1, sb_s1_aes_k1) */
+	vinserti128 $1, %xmm2, %ymm5, %ymm2 /* sb_s1_1_aes = concat128(sb_s1_1_aes_0, sb_s1_1_aes_1) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm2, %ymm5 /* sb_s1_1_aes_lo = and(sb_s1_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* sb_s1_1_aes_sh = shr(sb_s1_1_aes) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm2, %ymm2 /* sb_s1_1_aes_hi = and(sb_s1_1_aes_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_tbl_lo_1(%rip), %ymm13 /* tbl_lo_1 = const() */
+	vpshufb %ymm5, %ymm13, %ymm5 /* sb_s1_1_l = lookup16(tbl_lo_1, sb_s1_1_aes_lo) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_tbl_hi_1(%rip), %ymm13 /* tbl_hi_1 = const() */
+	vpshufb %ymm2, %ymm13, %ymm2 /* sb_s1_1_h = lookup16(tbl_hi_1, sb_s1_1_aes_hi) */
+	vpxor %ymm2, %ymm5, %ymm2 /* sb_s1_1 = xor(sb_s1_1_l, sb_s1_1_h) */
+	vpblendvb %ymm7, %ymm3, %ymm2, %ymm5 /* sb_out_x_1 = blendv(sb_s1_1, sb_s0_1, odd_bytes) */
+	vpblendvb %ymm7, %ymm2, %ymm3, %ymm2 /* sb_out_y_1 = blendv(sb_s0_1, sb_s1_1, odd_bytes) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl24(%rip), %ymm2, %ymm2 /* r2_1 = lookup16(sb_out_y_1, rotl24) */
+	vmovdqa 32(%rsp), %ymm3 /* reload g0s1_1.2 */
+	vpaddd %ymm3, %ymm3, %ymm13 /* dbl_11 = add(g0s1_1, g0s1_1) */
+	vpslld $8, %ymm3, %ymm12 /* s0k_o_1_l = shl(g0s1_1) */
+	vpsrld $24, %ymm13, %ymm13 /* s0k_o_1_r = shr(dbl_11) */
+	vpor %ymm13, %ymm12, %ymm12 /* s0k_o_1 = or(s0k_o_1_l, s0k_o_1_r) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_modulus(%rip), %ymm12, %ymm12 /* s0k_1 = and(s0k_o_1, modulus) */
+	vmovdqa 416(%rsp), %ymm13 /* reload g0s5_1.2 */
+	vpslld $20, %ymm13, %ymm13 /* s4k_o_1_l = shl(g0s5_1) */
+	vmovdqa 384(%rsp), %ymm10 /* reload dbl_2 */
+	vpsrld $12, %ymm10, %ymm10 /* s4k_o_1_r = shr(dbl_2) */
+	vpor %ymm10, %ymm13, %ymm10 /* s4k_o_1 = or(s4k_o_1_l, s4k_o_1_r) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_modulus(%rip), %ymm10, %ymm10 /* s4k_1 = and(s4k_o_1, modulus) */
+	vmovdqa 352(%rsp), %ymm13 /* reload g0s11_1.2 */
+	vpaddd %ymm13, %ymm13, %ymm9 /* dbl_13 = add(g0s11_1, g0s11_1) */
+	vpslld $21, %ymm13, %ymm13 /* s10k_o_1_l = shl(g0s11_1) */
+	vpsrld $11, %ymm9, %ymm8 /* s10k_o_1_r = shr(dbl_13) */
+	vpor %ymm8, %ymm13, %ymm8 /* s10k_o_1 = or(s10k_o_1_l, s10k_o_1_r) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_modulus(%rip), %ymm8, %ymm8 /* s10k_1 = and(s10k_o_1, modulus) */
+	vmovdqa 288(%rsp), %ymm13 /* reload g0s14_1.2 */
+	vpaddd %ymm13, %ymm13, %ymm7 /* dbl_14 = add(g0s14_1, g0s14_1) */
+	vpslld $17, %ymm13, %ymm13 /* s13k_o_1_l = shl(g0s14_1) */
+	vmovdqa %ymm7, 736(%rsp) /* spill dbl_14 */
+	vpsrld $15, %ymm7, %ymm7 /* s13k_o_1_r = shr(dbl_14) */
+	vpor %ymm7, %ymm13, %ymm7 /* s13k_o_1 = or(s13k_o_1_l, s13k_o_1_r) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_modulus(%rip), %ymm7, %ymm7 /* s13k_1 = and(s13k_o_1, modulus) */
+	vpslld $15, %ymm0, %ymm13 /* s15k_o_1_l = shl(fb) */
+	vmovdqa %ymm1, 768(%rsp) /* spill dbl_8 */
+	vpsrld $17, %ymm1, %ymm1 /* s15k_o_1_r = shr(dbl_8) */
+	vpor %ymm1, %ymm13, %ymm1 /* s15k_o_1 = or(s15k_o_1_l, s15k_o_1_r) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_modulus(%rip), %ymm1, %ymm1 /* s15k_1 = and(s15k_o_1, modulus) */
+	vpsrld $1, %ymm4, %ymm4 /* w_half_1 = shr(w_1) */
+	vpaddd %ymm10, %ymm12, %ymm10 /* fb0_s_3 = add(s0k_1, s4k_1) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm10, %ymm12 /* fb0_p_3 = add(fb0_s_3, minus_modulus) */
+	vpminud %ymm12, %ymm10, %ymm10 /* fb0_3 = minu(fb0_s_3, fb0_p_3) */
+	vpaddd %ymm7, %ymm8, %ymm7 /* fb0_s_4 = add(s10k_1, s13k_1) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm7, %ymm8 /* fb0_p_4 = add(fb0_s_4, minus_modulus) */
+	vpminud %ymm8, %ymm7, %ymm7 /* fb0_4 = minu(fb0_s_4, fb0_p_4) */
+	vpaddd %ymm4, %ymm1, %ymm1 /* fb0_s_5 = add(s15k_1, w_half_1) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm1, %ymm4 /* fb0_p_5 = add(fb0_s_5, minus_modulus) */
+	vpminud %ymm4, %ymm1, %ymm1 /* fb0_5 = minu(fb0_s_5, fb0_p_5) */
+	vpaddd %ymm7, %ymm10, %ymm4 /* fb1_s_1 = add(fb0_3, fb0_4) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm4, %ymm7 /* fb1_p_1 = add(fb1_s_1, minus_modulus) */
+	vpminud %ymm7, %ymm4, %ymm4 /* fb1_1 = minu(fb1_s_1, fb1_p_1) */
+	vpaddd %ymm1, %ymm4, %ymm1 /* fb2_s_1 = add(fb1_1, fb0_5) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm1, %ymm4 /* fb2_p_1 = add(fb2_s_1, minus_modulus) */
+	vpminud %ymm4, %ymm1, %ymm1 /* fb2_1 = minu(fb2_s_1, fb2_p_1) */
+	vpaddd %ymm3, %ymm1, %ymm1 /* fb_s_1 = add(fb2_1, g0s1_1) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm1, %ymm3 /* fb_p_1 = add(fb_s_1, minus_modulus) */
+	vpmaxsd %ymm3, %ymm1, %ymm1 /* fb_1 = maxs(fb_s_1, fb_p_1) */
+
+	/* Initialisation round 16r+2, lanes 0..: s16 = feedback + (W >> 1). */
+	vpaddd %ymm1, %ymm1, %ymm3 /* dbl_16 = add(fb_1, fb_1) */
+	vpblendvb %ymm6, %ymm3, %ymm0, %ymm4 /* x0_2 = blendv(fb, dbl_16, high16) */
+	vmovdqa 544(%rsp), %ymm7 /* reload g0s13_1.2 */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl16(%rip), %ymm7, %ymm8 /* g0s13_1_sw = lookup16(g0s13_1, rotl16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl16(%rip), %ymm9, %ymm10 /* dbl_17_sw = lookup16(dbl_13, rotl16) */
+	vpblendvb %ymm6, %ymm8, %ymm10, %ymm8 /* x1_2 = blendv(dbl_17_sw, g0s13_1_sw, high16) */
+	vmovdqa 256(%rsp), %ymm10 /* reload g0s7_1.2 */
+	vpaddd %ymm10, %ymm10, %ymm12 /* dbl_18 = add(g0s7_1, g0s7_1) */
+	vmovdqa 192(%rsp), %ymm13 /* reload g0s9_1.2 */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl16(%rip), %ymm13, %ymm13 /* g0s9_1_sw = lookup16(g0s9_1, rotl16) */
+	vmovdqa %ymm9, 800(%rsp) /* spill dbl_13 */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl16(%rip), %ymm12, %ymm9 /* dbl_18_sw = lookup16(dbl_18, rotl16) */
+	vpblendvb %ymm6, %ymm13, %ymm9, %ymm9 /* x2_2 = blendv(dbl_18_sw, g0s9_1_sw, high16) */
+	vpxor %ymm5, %ymm4, %ymm4 /* x0r1_2 = xor(x0_2, sb_out_x_1) */
+	vpaddd %ymm2, %ymm4, %ymm4 /* w_2 = add(x0r1_2, r2_1) */
+	vpaddd %ymm8, %ymm5, %ymm5 /* w1_2 = add(sb_out_x_1, x1_2) */
+	vpxor %ymm9, %ymm2, %ymm2 /* w2_2 = xor(r2_1, x2_2) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl16(%rip), %ymm5, %ymm9 /* w1_2_sw = lookup16(w1_2, rotl16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl16(%rip), %ymm2, %ymm13 /* w2_2_sw = lookup16(w2_2, rotl16) */
+	vmovdqa %ymm8, 832(%rsp) /* spill x1_2 */
+	vpblendvb %ymm6, %ymm9, %ymm13, %ymm8 /* l1in_2 = blendv(w2_2_sw, w1_2_sw, high16) */
+	vpblendvb %ymm6, %ymm2, %ymm5, %ymm7 /* l1in16_2 = blendv(w1_2, w2_2, high16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl24(%rip), %ymm8, %ymm10 /* ur24_2 = lookup16(l1in_2, rotl24) */
+	vmovdqa %ymm0, 864(%rsp) /* spill fb */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl8(%rip), %ymm8, %ymm0 /* ur8_2 = lookup16(l1in_2, rotl8) */
+	vpxor %ymm0, %ymm8, %ymm0 /* ug_acc_2 = xor(l1in_2, ur8_2) */
+	vpxor %ymm7, %ymm0, %ymm0 /* ug_2 = xor(ug_acc_2, l1in16_2) */
+	vpslld $2, %ymm0, %ymm7 /* ur2_2_l = shl(ug_2) */
+	vpsrld $30, %ymm0, %ymm0 /* ur2_2_r = shr(ug_2) */
+	vpor %ymm0, %ymm7, %ymm0 /* ur2_2 = or(ur2_2_l, ur2_2_r) */
+	vpxor %ymm10, %ymm8, %ymm7 /* u_acc_2 = xor(l1in_2, ur24_2) */
+	vpxor %ymm0, %ymm7, %ymm0 /* u_2 = xor(u_acc_2, ur2_2) */
+	vpblendvb %ymm6, %ymm13, %ymm9, %ymm7 /* l2in_2 = blendv(w1_2_sw, w2_2_sw, high16) */
+	vpblendvb %ymm6, %ymm5, %ymm2, %ymm2 /* l2in16_2 = blendv(w2_2, w1_2, high16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl8(%rip), %ymm7, %ymm5 /* v8r8_2 = lookup16(l2in_2, rotl8) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl24(%rip), %ymm7, %ymm8 /* v8r24_2 = lookup16(l2in_2, rotl24) */
+	vpxor %ymm2, %ymm7, %ymm7 /* v8g_acc_2 = xor(l2in_2, l2in16_2) */
+	vpxor %ymm8, %ymm7, %ymm7 /* v8g_2 = xor(v8g_acc_2, v8r24_2) */
+	vpslld $6, %ymm7, %ymm8 /* v8r6_2_l = shl(v8g_2) */
+	vpsrld $26, %ymm7, %ymm7 /* v8r6_2_r = shr(v8g_2) */
+	vpor %ymm7, %ymm8, %ymm7 /* v8r6_2 = or(v8r6_2_l, v8r6_2_r) */
+	vpxor %ymm2, %ymm5, %ymm2 /* v8_acc_2 = xor(v8r8_2, l2in16_2) */
+	vpxor %ymm7, %ymm2, %ymm2 /* v8_2 = xor(v8_acc_2, v8r6_2) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_odd_bytes(%rip), %ymm5 /* odd_bytes = const() */
+	vpblendvb %ymm5, %ymm0, %ymm2, %ymm7 /* sb_in_x_2 = blendv(v8_2, u_2, odd_bytes) */
+	vpblendvb %ymm5, %ymm2, %ymm0, %ymm0 /* sb_in_y_2 = blendv(u_2, v8_2, odd_bytes) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm7, %ymm2 /* sb_s0_xl_2 = and(sb_in_x_2, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* sb_s0_xs_2 = shr(sb_in_x_2) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm7, %ymm7 /* sb_s0_xh_2 = and(sb_s0_xs_2, nibble_mask) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_s0_p1(%rip), %ymm8 /* s0_p1 = const() */
+	vpshufb %ymm2, %ymm8, %ymm9 /* sb_s0_p1_2 = lookup16(s0_p1, sb_s0_xl_2) */
+	vpxor %ymm7, %ymm9, %ymm7 /* sb_s0_t_2 = xor(sb_s0_p1_2, sb_s0_xh_2) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_s0_p2(%rip), %ymm9 /* s0_p2 = const() */
+	vpshufb %ymm7, %ymm9, %ymm10 /* sb_s0_p2_2 = lookup16(s0_p2, sb_s0_t_2) */
+	vpxor %ymm2, %ymm10, %ymm2 /* sb_s0_ol_2 = xor(sb_s0_p2_2, sb_s0_xl_2) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_s0_p3_rot(%rip), %ymm10 /* s0_p3_rot = const() */
+	vpshufb %ymm2, %ymm10, %ymm2 /* sb_s0_p3_2 = lookup16(s0_p3_rot, sb_s0_ol_2) */
+	vpaddb %ymm7, %ymm7, %ymm7 /* sb_s0_t2_2 = add(sb_s0_t_2, sb_s0_t_2) */
+	vpxor %ymm7, %ymm2, %ymm2 /* sb_s0_2 = xor(sb_s0_p3_2, sb_s0_t2_2) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm0, %ymm7 /* sb_in_y_2_lo = and(sb_in_y_2, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_2_sh = shr(sb_in_y_2) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm0, %ymm0 /* sb_in_y_2_hi = and(sb_in_y_2_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_tbl_lo(%rip), %ymm13 /* tbl_lo = const() */
+	vpshufb %ymm7, %ymm13, %ymm7 /* sb_s1_k_2_l = lookup16(tbl_lo, sb_in_y_2_lo) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_tbl_hi(%rip), %ymm13 /* tbl_hi = const() */
+	vpshufb %ymm0, %ymm13, %ymm0 /* sb_s1_k_2_h = lookup16(tbl_hi, sb_in_y_2_hi) */
+	vpxor %ymm0, %ymm7, %ymm0 /* sb_s1_k_2 = xor(sb_s1_k_2_l, sb_s1_k_2_h) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_inv_shift_rows(%rip), %ymm0, %ymm0 /* sb_s1_2_sr = lookup16(sb_s1_k_2, inv_shift_rows) */
+	vmovdqa %xmm0, %xmm7 /* sb_s1_2_aes_in0 = extract128(sb_s1_2_sr) */
+	vaesenclast %xmm14, %xmm7, %xmm7 /* sb_s1_2_aes_0 = aesenclast(sb_s1_2_aes_in0, sb_s1_aes_k0) */
+	vextracti128 $1, %ymm0, %xmm0 /* sb_s1_2_aes_in1 = extract128(sb_s1_2_sr) */
+	vaesenclast %xmm15, %xmm0, %xmm0 /* sb_s1_2_aes_1 = aesenclast(sb_s1_2_aes_in1, sb_s1_aes_k1) */
+	vinserti128 $1, %xmm0, %ymm7, %ymm0 /* sb_s1_2_aes = concat128(sb_s1_2_aes_0, sb_s1_2_aes_1) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm0, %ymm7 /* sb_s1_2_aes_lo = and(sb_s1_2_aes, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_2_aes_sh = shr(sb_s1_2_aes) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm0, %ymm0 /* sb_s1_2_aes_hi = and(sb_s1_2_aes_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_tbl_lo_1(%rip), %ymm13 /* tbl_lo_1 = const() */
+	vpshufb %ymm7, %ymm13, %ymm7 /* sb_s1_2_l = lookup16(tbl_lo_1, sb_s1_2_aes_lo) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_tbl_hi_1(%rip), %ymm13 /* tbl_hi_1 = const() */
+	vpshufb %ymm0, %ymm13, %ymm0 /* sb_s1_2_h = lookup16(tbl_hi_1, sb_s1_2_aes_hi) */
+	vpxor %ymm0, %ymm7, %ymm0 /* sb_s1_2 = xor(sb_s1_2_l, sb_s1_2_h) */
+	vpblendvb %ymm5, %ymm2, %ymm0, %ymm7 /* sb_out_x_2 = blendv(sb_s1_2, sb_s0_2, odd_bytes) */
+	vpblendvb %ymm5, %ymm0, %ymm2, %ymm0 /* sb_out_y_2 = blendv(sb_s0_2, sb_s1_2, odd_bytes) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl24(%rip), %ymm0, %ymm0 /* r2_2 = lookup16(sb_out_y_2, rotl24) */
+	vmovdqa 96(%rsp), %ymm2 /* reload g0s2_1.2 */
+	vpaddd %ymm2, %ymm2, %ymm13 /* dbl_19 = add(g0s2_1, g0s2_1) */
+	vpslld $8, %ymm2, %ymm10 /* s0k_o_2_l = shl(g0s2_1) */
+	vpsrld $24, %ymm13, %ymm13 /* s0k_o_2_r = shr(dbl_19) */
+	vpor %ymm13, %ymm10, %ymm10 /* s0k_o_2 = or(s0k_o_2_l, s0k_o_2_r) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_modulus(%rip), %ymm10, %ymm10 /* s0k_2 = and(s0k_o_2, modulus) */
+	vmovdqa 0(%rsp), %ymm13 /* reload g0s6_1.2 */
+	vpslld $20, %ymm13, %ymm13 /* s4k_o_2_l = shl(g0s6_1) */
+	vmovdqa %ymm11, 896(%rsp) /* spill dbl_10 */
+	vpsrld $12, %ymm11, %ymm11 /* s4k_o_2_r = shr(dbl_10) */
+	vpor %ymm11, %ymm13, %ymm11 /* s4k_o_2 = or(s4k_o_2_l, s4k_o_2_r) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_modulus(%rip), %ymm11, %ymm11 /* s4k_2 = and(s4k_o_2, modulus) */
+	vmovdqa 160(%rsp), %ymm13 /* reload g0s12_1.2 */
+	vpaddd %ymm13, %ymm13, %ymm9 /* dbl_21 = add(g0s12_1, g0s12_1) */
+	vpslld $21, %ymm13, %ymm13 /* s10k_o_2_l = shl(g0s12_1) */
+	vpsrld $11, %ymm9, %ymm8 /* s10k_o_2_r = shr(dbl_21) */
+	vpor %ymm8, %ymm13, %ymm8 /* s10k_o_2 = or(s10k_o_2_l, s10k_o_2_r) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_modulus(%rip), %ymm8, %ymm8 /* s10k_2 = and(s10k_o_2, modulus) */
+	vmovdqa 704(%rsp), %ymm13 /* reload g0s15_1.2 */
+	vpslld $17, %ymm13, %ymm13 /* s13k_o_2_l = shl(g0s15_1) */
+	vmovdqa 608(%rsp), %ymm5 /* reload dbl */
+	vpsrld $15, %ymm5, %ymm5 /* s13k_o_2_r = shr(dbl) */
+	vpor %ymm5, %ymm13, %ymm5 /* s13k_o_2 = or(s13k_o_2_l, s13k_o_2_r) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_modulus(%rip), %ymm5, %ymm5 /* s13k_2 = and(s13k_o_2, modulus) */
+	vpslld $15, %ymm1, %ymm13 /* s15k_o_2_l = shl(fb_1) */
+	vmovdqa %ymm3, 928(%rsp) /* spill dbl_16 */
+	vpsrld $17, %ymm3, %ymm3 /* s15k_o_2_r = shr(dbl_16) */
+	vpor %ymm3, %ymm13, %ymm3 /* s15k_o_2 = or(s15k_o_2_l, s15k_o_2_r) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_modulus(%rip), %ymm3, %ymm3 /* s15k_2 = and(s15k_o_2, modulus) */
+	vpsrld $1, %ymm4, %ymm4 /* w_half_2 = shr(w_2) */
+	vpaddd %ymm11, %ymm10, %ymm10 /* fb0_s_6 = add(s0k_2, s4k_2) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm10, %ymm11 /* fb0_p_6 = add(fb0_s_6, minus_modulus) */
+	vpminud %ymm11, %ymm10, %ymm10 /* fb0_6 = minu(fb0_s_6, fb0_p_6) */
+	vpaddd %ymm5, %ymm8, %ymm5 /* fb0_s_7 = add(s10k_2, s13k_2) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm5, %ymm8 /* fb0_p_7 = add(fb0_s_7, minus_modulus) */
+	vpminud %ymm8, %ymm5, %ymm5 /* fb0_7 = minu(fb0_s_7, fb0_p_7) */
+	vpaddd %ymm4, %ymm3, %ymm3 /* fb0_s_8 = add(s15k_2, w_half_2) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm3, %ymm4 /* fb0_p_8 = add(fb0_s_8, minus_modulus) */
+	vpminud %ymm4, %ymm3, %ymm3 /* fb0_8 = minu(fb0_s_8, fb0_p_8) */
+	vpaddd %ymm5, %ymm10, %ymm4 /* fb1_s_2 = add(fb0_6, fb0_7) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm4, %ymm5 /* fb1_p_2 = add(fb1_s_2, minus_modulus) */
+	vpminud %ymm5, %ymm4, %ymm4 /* fb1_2 = minu(fb1_s_2, fb1_p_2) */
+	vpaddd %ymm3, %ymm4, %ymm3 /* fb2_s_2 = add(fb1_2, fb0_8) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm3, %ymm4 /* fb2_p_2 = add(fb2_s_2, minus_modulus) */
+	vpminud %ymm4, %ymm3, %ymm3 /* fb2_2 = minu(fb2_s_2, fb2_p_2) */
+	vpaddd %ymm2, %ymm3, %ymm2 /* fb_s_2 = add(fb2_2, g0s2_1) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm2, %ymm3 /* fb_p_2 = add(fb_s_2, minus_modulus) */
+	vpmaxsd %ymm3, %ymm2, %ymm2 /* fb_2 = maxs(fb_s_2, fb_p_2) */
+
+	/* Initialisation round 16r+3, lanes 0..: s16 = feedback + (W >> 1). */
+	vpaddd %ymm2, %ymm2, %ymm3 /* dbl_24 = add(fb_2, fb_2) */
+	vpblendvb %ymm6, %ymm3, %ymm1, %ymm4 /* x0_3 = blendv(fb_1, dbl_24, high16) */
+	vmovdqa 288(%rsp), %ymm5 /* reload g0s14_1.2 */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl16(%rip), %ymm5, %ymm8 /* g0s14_1_sw = lookup16(g0s14_1, rotl16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl16(%rip), %ymm9, %ymm10 /* dbl_25_sw = lookup16(dbl_21, rotl16) */
+	vpblendvb %ymm6, %ymm8, %ymm10, %ymm8 /* x1_3 = blendv(dbl_25_sw, g0s14_1_sw, high16) */
+	vmovdqa 128(%rsp), %ymm10 /* reload g0s8_1.2 */
+	vpaddd %ymm10, %ymm10, %ymm11 /* dbl_26 = add(g0s8_1, g0s8_1) */
+	vmovdqa 512(%rsp), %ymm13 /* reload g0s10_1.2 */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl16(%rip), %ymm13, %ymm13 /* g0s10_1_sw = lookup16(g0s10_1, rotl16) */
+	vmovdqa %ymm9, 960(%rsp) /* spill dbl_21 */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl16(%rip), %ymm11, %ymm9 /* dbl_26_sw = lookup16(dbl_26, rotl16) */
+	vpblendvb %ymm6, %ymm13, %ymm9, %ymm9 /* x2_3 = blendv(dbl_26_sw, g0s10_1_sw, high16) */
+	vpxor %ymm7, %ymm4, %ymm4 /* x0r1_3 = xor(x0_3, sb_out_x_2) */
+	vpaddd %ymm0, %ymm4, %ymm4 /* w_3 = add(x0r1_3, r2_2) */
+	vpaddd %ymm8, %ymm7, %ymm7 /* w1_3 = add(sb_out_x_2, x1_3) */
+	vpxor %ymm9, %ymm0, %ymm0 /* w2_3 = xor(r2_2, x2_3) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl16(%rip), %ymm7, %ymm9 /* w1_3_sw = lookup16(w1_3, rotl16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl16(%rip), %ymm0, %ymm13 /* w2_3_sw = lookup16(w2_3, rotl16) */
+	vmovdqa %ymm8, 992(%rsp) /* spill x1_3 */
+	vpblendvb %ymm6, %ymm9, %ymm13, %ymm8 /* l1in_3 = blendv(w2_3_sw, w1_3_sw, high16) */
+	vpblendvb %ymm6, %ymm0, %ymm7, %ymm5 /* l1in16_3 = blendv(w1_3, w2_3, high16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl24(%rip), %ymm8, %ymm10 /* ur24_3 = lookup16(l1in_3, rotl24) */
+	vmovdqa %ymm1, 1024(%rsp) /* spill fb_1 */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl8(%rip), %ymm8, %ymm1 /* ur8_3 = lookup16(l1in_3, rotl8) */
+	vpxor %ymm1, %ymm8, %ymm1 /* ug_acc_3 = xor(l1in_3, ur8_3) */
+	vpxor %ymm5, %ymm1, %ymm1 /* ug_3 = xor(ug_acc_3, l1in16_3) */
+	vpslld $2, %ymm1, %ymm5 /* ur2_3_l = shl(ug_3) */
+	vpsrld $30, %ymm1, %ymm1 /* ur2_3_r = shr(ug_3) */
+	vpor %ymm1, %ymm5, %ymm1 /* ur2_3 = or(ur2_3_l, ur2_3_r) */
+	vpxor %ymm10, %ymm8, %ymm5 /* u_acc_3 = xor(l1in_3, ur24_3) */
+	vpxor %ymm1, %ymm5, %ymm1 /* u_3 = xor(u_acc_3, ur2_3) */
+	vpblendvb %ymm6, %ymm13, %ymm9, %ymm5 /* l2in_3 = blendv(w1_3_sw, w2_3_sw, high16) */
+	vpblendvb %ymm6, %ymm7, %ymm0, %ymm0 /* l2in16_3 = blendv(w2_3, w1_3, high16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl8(%rip), %ymm5, %ymm7 /* v8r8_3 = lookup16(l2in_3, rotl8) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl24(%rip), %ymm5, %ymm8 /* v8r24_3 = lookup16(l2in_3, rotl24) */
+	vpxor %ymm0, %ymm5, %ymm5 /* v8g_acc_3 = xor(l2in_3, l2in16_3) */
+	vpxor %ymm8, %ymm5, %ymm5 /* v8g_3 = xor(v8g_acc_3, v8r24_3) */
+	vpslld $6, %ymm5, %ymm8 /* v8r6_3_l = shl(v8g_3) */
+	vpsrld $26, %ymm5, %ymm5 /* v8r6_3_r = shr(v8g_3) */
+	vpor %ymm5, %ymm8, %ymm5 /* v8r6_3 = or(v8r6_3_l, v8r6_3_r) */
+	vpxor %ymm0, %ymm7, %ymm0 /* v8_acc_3 = xor(v8r8_3, l2in16_3) */
+	vpxor %ymm5, %ymm0, %ymm0 /* v8_3 = xor(v8_acc_3, v8r6_3) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_odd_bytes(%rip), %ymm5 /* odd_bytes = const() */
+	vpblendvb %ymm5, %ymm1, %ymm0, %ymm7 /* sb_in_x_3 = blendv(v8_3, u_3, odd_bytes) */
+	vpblendvb %ymm5, %ymm0, %ymm1, %ymm0 /* sb_in_y_3 = blendv(u_3, v8_3, odd_bytes) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm7, %ymm1 /* sb_s0_xl_3 = and(sb_in_x_3, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* sb_s0_xs_3 = shr(sb_in_x_3) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm7, %ymm7 /* sb_s0_xh_3 = and(sb_s0_xs_3, nibble_mask) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_s0_p1(%rip), %ymm8 /* s0_p1 = const() */
+	vpshufb %ymm1, %ymm8, %ymm9 /* sb_s0_p1_3 = lookup16(s0_p1, sb_s0_xl_3) */
+	vpxor %ymm7, %ymm9, %ymm7 /* sb_s0_t_3 = xor(sb_s0_p1_3, sb_s0_xh_3) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_s0_p2(%rip), %ymm9 /* s0_p2 = const() */
+	vpshufb %ymm7, %ymm9, %ymm10 /* sb_s0_p2_3 = lookup16(s0_p2, sb_s0_t_3) */
+	vpxor %ymm1, %ymm10, %ymm1 /* sb_s0_ol_3 = xor(sb_s0_p2_3, sb_s0_xl_3) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_s0_p3_rot(%rip), %ymm10 /* s0_p3_rot = const() */
+	vpshufb %ymm1, %ymm10, %ymm1 /* sb_s0_p3_3 = lookup16(s0_p3_rot, sb_s0_ol_3) */
+	vpaddb %ymm7, %ymm7, %ymm7 /* sb_s0_t2_3 = add(sb_s0_t_3, sb_s0_t_3) */
+	vpxor %ymm7, %ymm1, %ymm1 /* sb_s0_3 = xor(sb_s0_p3_3, sb_s0_t2_3) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm0, %ymm7 /* sb_in_y_3_lo = and(sb_in_y_3, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_3_sh = shr(sb_in_y_3) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm0, %ymm0 /* sb_in_y_3_hi = and(sb_in_y_3_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_tbl_lo(%rip), %ymm13 /* tbl_lo = const() */
+	vpshufb %ymm7, %ymm13, %ymm7 /* sb_s1_k_3_l = lookup16(tbl_lo, sb_in_y_3_lo) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_tbl_hi(%rip), %ymm13 /* tbl_hi = const() */
+	vpshufb %ymm0, %ymm13, %ymm0 /* sb_s1_k_3_h = lookup16(tbl_hi, sb_in_y_3_hi) */
+	vpxor %ymm0, %ymm7, %ymm0 /* sb_s1_k_3 = xor(sb_s1_k_3_l, sb_s1_k_3_h) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_inv_shift_rows(%rip), %ymm0, %ymm0 /* sb_s1_3_sr = lookup16(sb_s1_k_3, inv_shift_rows) */
+	vmovdqa %xmm0, %xmm7 /* sb_s1_3_aes_in0 = extract128(sb_s1_3_sr) */
+	vaesenclast %xmm14, %xmm7, %xmm7 /* sb_s1_3_aes_0 = aesenclast(sb_s1_3_aes_in0, sb_s1_aes_k0) */
+	vextracti128 $1, %ymm0, %xmm0 /* sb_s1_3_aes_in1 = extract128(sb_s1_3_sr) */
+	vaesenclast %xmm15, %xmm0, %xmm0 /* sb_s1_3_aes_1 = aesenclast(sb_s1_3_aes_in1, sb_s1_aes_k1) */
+	vinserti128 $1, %xmm0, %ymm7, %ymm0 /* sb_s1_3_aes = concat128(sb_s1_3_aes_0, sb_s1_3_aes_1) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm0, %ymm7 /* sb_s1_3_aes_lo = and(sb_s1_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_3_aes_sh = shr(sb_s1_3_aes) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm0, %ymm0 /* sb_s1_3_aes_hi = and(sb_s1_3_aes_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_tbl_lo_1(%rip), %ymm13 /* tbl_lo_1 = const() */
+	vpshufb %ymm7, %ymm13, %ymm7 /* sb_s1_3_l = lookup16(tbl_lo_1, sb_s1_3_aes_lo) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_tbl_hi_1(%rip), %ymm13 /* tbl_hi_1 = const() */
+	vpshufb %ymm0, %ymm13, %ymm0 /* sb_s1_3_h = lookup16(tbl_hi_1, sb_s1_3_aes_hi) */
+	vpxor %ymm0, %ymm7, %ymm0 /* sb_s1_3 = xor(sb_s1_3_l, sb_s1_3_h) */
+	vpblendvb %ymm5, %ymm1, %ymm0, %ymm7 /* sb_out_x_3 = blendv(sb_s1_3, sb_s0_3, odd_bytes) */
+	vpblendvb %ymm5, %ymm0, %ymm1, %ymm0 /* sb_out_y_3 = blendv(sb_s0_3, sb_s1_3, odd_bytes) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl24(%rip), %ymm0, %ymm0 /* r2_3 = lookup16(sb_out_y_3, rotl24) */
+	vmovdqa 64(%rsp), %ymm1 /* reload g0s3_1.2 */
+	vpaddd %ymm1, %ymm1, %ymm13 /* dbl_27 = add(g0s3_1, g0s3_1) */
+	vpslld $8, %ymm1, %ymm10 /* s0k_o_3_l = shl(g0s3_1) */
+	vpsrld $24, %ymm13, %ymm13 /* s0k_o_3_r = shr(dbl_27) */
+	vpor %ymm13, %ymm10, %ymm10 /* s0k_o_3 = or(s0k_o_3_l, s0k_o_3_r) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_modulus(%rip), %ymm10, %ymm10 /* s0k_3 = and(s0k_o_3, modulus) */
+	vmovdqa 256(%rsp), %ymm13 /* reload g0s7_1.2 */
+	vpslld $20, %ymm13, %ymm13 /* s4k_o_3_l = shl(g0s7_1) */
+	vmovdqa %ymm12, 1056(%rsp) /* spill dbl_18 */
+	vpsrld $12, %ymm12, %ymm12 /* s4k_o_3_r = shr(dbl_18) */
+	vpor %ymm12, %ymm13, %ymm12 /* s4k_o_3 = or(s4k_o_3_l, s4k_o_3_r) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_modulus(%rip), %ymm12, %ymm12 /* s4k_3 = and(s4k_o_3, modulus) */
+	vmovdqa 544(%rsp), %ymm13 /* reload g0s13_1.2 */
+	vpslld $21, %ymm13, %ymm13 /* s10k_o_3_l = shl(g0s13_1) */
+	vmovdqa 576(%rsp), %ymm9 /* reload dbl_6 */
+	vpsrld $11, %ymm9, %ymm8 /* s10k_o_3_r = shr(dbl_6) */
+	vpor %ymm8, %ymm13, %ymm8 /* s10k_o_3 = or(s10k_o_3_l, s10k_o_3_r) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_modulus(%rip), %ymm8, %ymm8 /* s10k_3 = and(s10k_o_3, modulus) */
+	vmovdqa 864(%rsp), %ymm13 /* reload fb */
+	vpslld $17, %ymm13, %ymm13 /* s13k_o_3_l = shl(fb) */
+	vmovdqa 768(%rsp), %ymm5 /* reload dbl_8 */
+	vpsrld $15, %ymm5, %ymm5 /* s13k_o_3_r = shr(dbl_8) */
+	vpor %ymm5, %ymm13, %ymm5 /* s13k_o_3 = or(s13k_o_3_l, s13k_o_3_r) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_modulus(%rip), %ymm5, %ymm5 /* s13k_3 = and(s13k_o_3, modulus) */
+	vpslld $15, %ymm2, %ymm13 /* s15k_o_3_l = shl(fb_2) */
+	vmovdqa %ymm3, 1088(%rsp) /* spill dbl_24 */
+	vpsrld $17, %ymm3, %ymm3 /* s15k_o_3_r = shr(dbl_24) */
+	vpor %ymm3, %ymm13, %ymm3 /* s15k_o_3 = or(s15k_o_3_l, s15k_o_3_r) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_modulus(%rip), %ymm3, %ymm3 /* s15k_3 = and(s15k_o_3, modulus) */
+	vpsrld $1, %ymm4, %ymm4 /* w_half_3 = shr(w_3) */
+	vpaddd %ymm12, %ymm10, %ymm10 /* fb0_s_9 = add(s0k_3, s4k_3) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm10, %ymm12 /* fb0_p_9 = add(fb0_s_9, minus_modulus) */
+	vpminud %ymm12, %ymm10, %ymm10 /* fb0_9 = minu(fb0_s_9, fb0_p_9) */
+	vpaddd %ymm5, %ymm8, %ymm5 /* fb0_s_10 = add(s10k_3, s13k_3) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm5, %ymm8 /* fb0_p_10 = add(fb0_s_10, minus_modulus) */
+	vpminud %ymm8, %ymm5, %ymm5 /* fb0_10 = minu(fb0_s_10, fb0_p_10) */
+	vpaddd %ymm4, %ymm3, %ymm3 /* fb0_s_11 = add(s15k_3, w_half_3) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm3, %ymm4 /* fb0_p_11 = add(fb0_s_11, minus_modulus) */
+	vpminud %ymm4, %ymm3, %ymm3 /* fb0_11 = minu(fb0_s_11, fb0_p_11) */
+	vpaddd %ymm5, %ymm10, %ymm4 /* fb1_s_3 = add(fb0_9, fb0_10) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm4, %ymm5 /* fb1_p_3 = add(fb1_s_3, minus_modulus) */
+	vpminud %ymm5, %ymm4, %ymm4 /* fb1_3 = minu(fb1_s_3, fb1_p_3) */
+	vpaddd %ymm3, %ymm4, %ymm3 /* fb2_s_3 = add(fb1_3, fb0_11) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm3, %ymm4 /* fb2_p_3 = add(fb2_s_3, minus_modulus) */
+	vpminud %ymm4, %ymm3, %ymm3 /* fb2_3 = minu(fb2_s_3, fb2_p_3) */
+	vpaddd %ymm1, %ymm3, %ymm1 /* fb_s_3 = add(fb2_3, g0s3_1) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm1, %ymm3 /* fb_p_3 = add(fb_s_3, minus_modulus) */
+	vpmaxsd %ymm3, %ymm1, %ymm1 /* fb_3 = maxs(fb_s_3, fb_p_3) */
+
+	/* Initialisation round 16r+4, lanes 0..: s16 = feedback + (W >> 1). */
+	vpaddd %ymm1, %ymm1, %ymm3 /* dbl_32 = add(fb_3, fb_3) */
+	vpblendvb %ymm6, %ymm3, %ymm2, %ymm4 /* x0_4 = blendv(fb_2, dbl_32, high16) */
+	vmovdqa 704(%rsp), %ymm5 /* reload g0s15_1.2 */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl16(%rip), %ymm5, %ymm8 /* g0s15_1_sw = lookup16(g0s15_1, rotl16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl16(%rip), %ymm9, %ymm10 /* dbl_33_sw = lookup16(dbl_6, rotl16) */
+	vpblendvb %ymm6, %ymm8, %ymm10, %ymm8 /* x1_4 = blendv(dbl_33_sw, g0s15_1_sw, high16) */
+	vpxor %ymm7, %ymm4, %ymm4 /* x0r1_4 = xor(x0_4, sb_out_x_3) */
+	vpaddd %ymm0, %ymm4, %ymm4 /* w_4 = add(x0r1_4, r2_3) */
+	vpaddd %ymm8, %ymm7, %ymm7 /* w1_4 = add(sb_out_x_3, x1_4) */
+	vpxor 320(%rsp), %ymm0, %ymm0 /* w2_4 = xor(r2_3, x1) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl16(%rip), %ymm7, %ymm10 /* w1_4_sw = lookup16(w1_4, rotl16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl16(%rip), %ymm0, %ymm12 /* w2_4_sw = lookup16(w2_4, rotl16) */
+	vpblendvb %ymm6, %ymm10, %ymm12, %ymm13 /* l1in_4 = blendv(w2_4_sw, w1_4_sw, high16) */
+	vpblendvb %ymm6, %ymm0, %ymm7, %ymm9 /* l1in16_4 = blendv(w1_4, w2_4, high16) */
+	vmovdqa %ymm8, 320(%rsp) /* spill x1_4 */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl24(%rip), %ymm13, %ymm8 /* ur24_4 = lookup16(l1in_4, rotl24) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl8(%rip), %ymm13, %ymm5 /* ur8_4 = lookup16(l1in_4, rotl8) */
+	vpxor %ymm5, %ymm13, %ymm5 /* ug_acc_4 = xor(l1in_4, ur8_4) */
+	vpxor %ymm9, %ymm5, %ymm5 /* ug_4 = xor(ug_acc_4, l1in16_4) */
+	vpslld $2, %ymm5, %ymm9 /* ur2_4_l = shl(ug_4) */
+	vpsrld $30, %ymm5, %ymm5 /* ur2_4_r = shr(ug_4) */
+	vpor %ymm5, %ymm9, %ymm5 /* ur2_4 = or(ur2_4_l, ur2_4_r) */
+	vpxor %ymm8, %ymm13, %ymm8 /* u_acc_4 = xor(l1in_4, ur24_4) */
+	vpxor %ymm5, %ymm8, %ymm5 /* u_4 = xor(u_acc_4, ur2_4) */
+	vpblendvb %ymm6, %ymm12, %ymm10, %ymm8 /* l2in_4 = blendv(w1_4_sw, w2_4_sw, high16) */
+	vpblendvb %ymm6, %ymm7, %ymm0, %ymm0 /* l2in16_4 = blendv(w2_4, w1_4, high16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl8(%rip), %ymm8, %ymm7 /* v8r8_4 = lookup16(l2in_4, rotl8) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl24(%rip), %ymm8, %ymm9 /* v8r24_4 = lookup16(l2in_4, rotl24) */
+	vpxor %ymm0, %ymm8, %ymm8 /* v8g_acc_4 = xor(l2in_4, l2in16_4) */
+	vpxor %ymm9, %ymm8, %ymm8 /* v8g_4 = xor(v8g_acc_4, v8r24_4) */
+	vpslld $6, %ymm8, %ymm9 /* v8r6_4_l = shl(v8g_4) */
+	vpsrld $26, %ymm8, %ymm8 /* v8r6_4_r = shr(v8g_4) */
+	vpor %ymm8, %ymm9, %ymm8 /* v8r6_4 = or(v8r6_4_l, v8r6_4_r) */
+	vpxor %ymm0, %ymm7, %ymm0 /* v8_acc_4 = xor(v8r8_4, l2in16_4) */
+	vpxor %ymm8, %ymm0, %ymm0 /* v8_4 = xor(v8_acc_4, v8r6_4) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_odd_bytes(%rip), %ymm7 /* odd_bytes = const() */
+	vpblendvb %ymm7, %ymm5, %ymm0, %ymm8 /* sb_in_x_4 = blendv(v8_4, u_4, odd_bytes) */
+	vpblendvb %ymm7, %ymm0, %ymm5, %ymm0 /* sb_in_y_4 = blendv(u_4, v8_4, odd_bytes) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm8, %ymm5 /* sb_s0_xl_4 = and(sb_in_x_4, nibble_mask) */
+	vpsrlw $4, %ymm8, %ymm8 /* sb_s0_xs_4 = shr(sb_in_x_4) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm8, %ymm8 /* sb_s0_xh_4 = and(sb_s0_xs_4, nibble_mask) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_s0_p1(%rip), %ymm9 /* s0_p1 = const() */
+	vpshufb %ymm5, %ymm9, %ymm10 /* sb_s0_p1_4 = lookup16(s0_p1, sb_s0_xl_4) */
+	vpxor %ymm8, %ymm10, %ymm8 /* sb_s0_t_4 = xor(sb_s0_p1_4, sb_s0_xh_4) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_s0_p2(%rip), %ymm10 /* s0_p2 = const() */
+	vpshufb %ymm8, %ymm10, %ymm12 /* sb_s0_p2_4 = lookup16(s0_p2, sb_s0_t_4) */
+	vpxor %ymm5, %ymm12, %ymm5 /* sb_s0_ol_4 = xor(sb_s0_p2_4, sb_s0_xl_4) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_s0_p3_rot(%rip), %ymm12 /* s0_p3_rot = const() */
+	vpshufb %ymm5, %ymm12, %ymm5 /* sb_s0_p3_4 = lookup16(s0_p3_rot, sb_s0_ol_4) */
+	vpaddb %ymm8, %ymm8, %ymm8 /* sb_s0_t2_4 = add(sb_s0_t_4, sb_s0_t_4) */
+	vpxor %ymm8, %ymm5, %ymm5 /* sb_s0_4 = xor(sb_s0_p3_4, sb_s0_t2_4) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm0, %ymm8 /* sb_in_y_4_lo = and(sb_in_y_4, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_4_sh = shr(sb_in_y_4) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm0, %ymm0 /* sb_in_y_4_hi = and(sb_in_y_4_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_tbl_lo(%rip), %ymm13 /* tbl_lo = const() */
+	vpshufb %ymm8, %ymm13, %ymm8 /* sb_s1_k_4_l = lookup16(tbl_lo, sb_in_y_4_lo) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_tbl_hi(%rip), %ymm13 /* tbl_hi = const() */
+	vpshufb %ymm0, %ymm13, %ymm0 /* sb_s1_k_4_h = lookup16(tbl_hi, sb_in_y_4_hi) */
+	vpxor %ymm0, %ymm8, %ymm0 /* sb_s1_k_4 = xor(sb_s1_k_4_l, sb_s1_k_4_h) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_inv_shift_rows(%rip), %ymm0, %ymm0 /* sb_s1_4_sr = lookup16(sb_s1_k_4, inv_shift_rows) */
+	vmovdqa %xmm0, %xmm8 /* sb_s1_4_aes_in0 = extract128(sb_s1_4_sr) */
+	vaesenclast %xmm14, %xmm8, %xmm8 /* sb_s1_4_aes_0 = aesenclast(sb_s1_4_aes_in0, sb_s1_aes_k0) */
+	vextracti128 $1, %ymm0, %xmm0 /* sb_s1_4_aes_in1 = extract128(sb_s1_4_sr) */
+	vaesenclast %xmm15, %xmm0, %xmm0 /* sb_s1_4_aes_1 = aesenclast(sb_s1_4_aes_in1, sb_s1_aes_k1) */
+	vinserti128 $1, %xmm0, %ymm8, %ymm0 /* sb_s1_4_aes = concat128(sb_s1_4_aes_0, sb_s1_4_aes_1) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm0, %ymm8 /* sb_s1_4_aes_lo = and(sb_s1_4_aes, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_4_aes_sh = shr(sb_s1_4_aes) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm0, %ymm0 /* sb_s1_4_aes_hi = and(sb_s1_4_aes_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_tbl_lo_1(%rip), %ymm13 /* tbl_lo_1 = const() */
+	vpshufb %ymm8, %ymm13, %ymm8 /* sb_s1_4_l = lookup16(tbl_lo_1, sb_s1_4_aes_lo) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_tbl_hi_1(%rip), %ymm13 /* tbl_hi_1 = const() */
+	vpshufb %ymm0, %ymm13, %ymm0 /* sb_s1_4_h = lookup16(tbl_hi_1, sb_s1_4_aes_hi) */
+	vpxor %ymm0, %ymm8, %ymm0 /* sb_s1_4 = xor(sb_s1_4_l, sb_s1_4_h) */
+	vpblendvb %ymm7, %ymm5, %ymm0, %ymm8 /* sb_out_x_4 = blendv(sb_s1_4, sb_s0_4, odd_bytes) */
+	vpblendvb %ymm7, %ymm0, %ymm5, %ymm0 /* sb_out_y_4 = blendv(sb_s0_4, sb_s1_4, odd_bytes) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl24(%rip), %ymm0, %ymm0 /* r2_4 = lookup16(sb_out_y_4, rotl24) */
+	vmovdqa 448(%rsp), %ymm5 /* reload g0s4_1.2 */
+	vpslld $8, %ymm5, %ymm13 /* s0k_o_4_l = shl(g0s4_1) */
+	vmovdqa 480(%rsp), %ymm12 /* reload dbl_4 */
+	vpsrld $24, %ymm12, %ymm12 /* s0k_o_4_r = shr(dbl_4) */
+	vpor %ymm12, %ymm13, %ymm12 /* s0k_o_4 = or(s0k_o_4_l, s0k_o_4_r) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_modulus(%rip), %ymm12, %ymm12 /* s0k_4 = and(s0k_o_4, modulus) */
+	vmovdqa 128(%rsp), %ymm13 /* reload g0s8_1.2 */
+	vpslld $20, %ymm13, %ymm13 /* s4k_o_4_l = shl(g0s8_1) */
+	vmovdqa %ymm11, 480(%rsp) /* spill dbl_26 */
+	vpsrld $12, %ymm11, %ymm11 /* s4k_o_4_r = shr(dbl_26) */
+	vpor %ymm11, %ymm13, %ymm11 /* s4k_o_4 = or(s4k_o_4_l, s4k_o_4_r) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_modulus(%rip), %ymm11, %ymm11 /* s4k_4 = and(s4k_o_4, modulus) */
+	vmovdqa 288(%rsp), %ymm13 /* reload g0s14_1.2 */
+	vpslld $21, %ymm13, %ymm13 /* s10k_o_4_l = shl(g0s14_1) */
+	vmovdqa 736(%rsp), %ymm10 /* reload dbl_14 */
+	vpsrld $11, %ymm10, %ymm9 /* s10k_o_4_r = shr(dbl_14) */
+	vpor %ymm9, %ymm13, %ymm9 /* s10k_o_4 = or(s10k_o_4_l, s10k_o_4_r) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_modulus(%rip), %ymm9, %ymm9 /* s10k_4 = and(s10k_o_4, modulus) */
+	vmovdqa 1024(%rsp), %ymm13 /* reload fb_1 */
+	vpslld $17, %ymm13, %ymm13 /* s13k_o_4_l = shl(fb_1) */
+	vmovdqa 928(%rsp), %ymm7 /* reload dbl_16 */
+	vpsrld $15, %ymm7, %ymm7 /* s13k_o_4_r = shr(dbl_16) */
+	vpor %ymm7, %ymm13, %ymm7 /* s13k_o_4 = or(s13k_o_4_l, s13k_o_4_r) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_modulus(%rip), %ymm7, %ymm7 /* s13k_4 = and(s13k_o_4, modulus) */
+	vpslld $15, %ymm1, %ymm13 /* s15k_o_4_l = shl(fb_3) */
+	vmovdqa %ymm3, 1120(%rsp) /* spill dbl_32 */
+	vpsrld $17, %ymm3, %ymm3 /* s15k_o_4_r = shr(dbl_32) */
+	vpor %ymm3, %ymm13, %ymm3 /* s15k_o_4 = or(s15k_o_4_l, s15k_o_4_r) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_modulus(%rip), %ymm3, %ymm3 /* s15k_4 = and(s15k_o_4, modulus) */
+	vpsrld $1, %ymm4, %ymm4 /* w_half_4 = shr(w_4) */
+	vpaddd %ymm11, %ymm12, %ymm11 /* fb0_s_12 = add(s0k_4, s4k_4) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm11, %ymm12 /* fb0_p_12 = add(fb0_s_12, minus_modulus) */
+	vpminud %ymm12, %ymm11, %ymm11 /* fb0_12 = minu(fb0_s_12, fb0_p_12) */
+	vpaddd %ymm7, %ymm9, %ymm7 /* fb0_s_13 = add(s10k_4, s13k_4) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm7, %ymm9 /* fb0_p_13 = add(fb0_s_13, minus_modulus) */
+	vpminud %ymm9, %ymm7, %ymm7 /* fb0_13 = minu(fb0_s_13, fb0_p_13) */
+	vpaddd %ymm4, %ymm3, %ymm3 /* fb0_s_14 = add(s15k_4, w_half_4) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm3, %ymm4 /* fb0_p_14 = add(fb0_s_14, minus_modulus) */
+	vpminud %ymm4, %ymm3, %ymm3 /* fb0_14 = minu(fb0_s_14, fb0_p_14) */
+	vpaddd %ymm7, %ymm11, %ymm4 /* fb1_s_4 = add(fb0_12, fb0_13) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm4, %ymm7 /* fb1_p_4 = add(fb1_s_4, minus_modulus) */
+	vpminud %ymm7, %ymm4, %ymm4 /* fb1_4 = minu(fb1_s_4, fb1_p_4) */
+	vpaddd %ymm3, %ymm4, %ymm3 /* fb2_s_4 = add(fb1_4, fb0_14) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm3, %ymm4 /* fb2_p_4 = add(fb2_s_4, minus_modulus) */
+	vpminud %ymm4, %ymm3, %ymm3 /* fb2_4 = minu(fb2_s_4, fb2_p_4) */
+	vpaddd %ymm5, %ymm3, %ymm3 /* fb_s_4 = add(fb2_4, g0s4_1) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm3, %ymm4 /* fb_p_4 = add(fb_s_4, minus_modulus) */
+	vpmaxsd %ymm4, %ymm3, %ymm3 /* fb_4 = maxs(fb_s_4, fb_p_4) */
+
+	/* Initialisation round 16r+5, lanes 0..: s16 = feedback + (W >> 1). */
+	vpaddd %ymm3, %ymm3, %ymm4 /* dbl_40 = add(fb_4, fb_4) */
+	vpblendvb %ymm6, %ymm4, %ymm1, %ymm5 /* x0_5 = blendv(fb_3, dbl_40, high16) */
+	vmovdqa 864(%rsp), %ymm7 /* reload fb */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl16(%rip), %ymm7, %ymm9 /* fb_sw = lookup16(fb, rotl16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl16(%rip), %ymm10, %ymm11 /* dbl_41_sw = lookup16(dbl_14, rotl16) */
+	vpblendvb %ymm6, %ymm9, %ymm11, %ymm9 /* x1_5 = blendv(dbl_41_sw, fb_sw, high16) */
+	vpxor %ymm8, %ymm5, %ymm5 /* x0r1_5 = xor(x0_5, sb_out_x_4) */
+	vpaddd %ymm0, %ymm5, %ymm5 /* w_5 = add(x0r1_5, r2_4) */
+	vpaddd %ymm9, %ymm8, %ymm8 /* w1_5 = add(sb_out_x_4, x1_5) */
+	vpxor 672(%rsp), %ymm0, %ymm0 /* w2_5 = xor(r2_4, x1_1) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl16(%rip), %ymm8, %ymm11 /* w1_5_sw = lookup16(w1_5, rotl16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl16(%rip), %ymm0, %ymm12 /* w2_5_sw = lookup16(w2_5, rotl16) */
+	vpblendvb %ymm6, %ymm11, %ymm12, %ymm13 /* l1in_5 = blendv(w2_5_sw, w1_5_sw, high16) */
+	vpblendvb %ymm6, %ymm0, %ymm8, %ymm10 /* l1in16_5 = blendv(w1_5, w2_5, high16) */
+	vmovdqa %ymm9, 672(%rsp) /* spill x1_5 */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl24(%rip), %ymm13, %ymm9 /* ur24_5 = lookup16(l1in_5, rotl24) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl8(%rip), %ymm13, %ymm7 /* ur8_5 = lookup16(l1in_5, rotl8) */
+	vpxor %ymm7, %ymm13, %ymm7 /* ug_acc_5 = xor(l1in_5, ur8_5) */
+	vpxor %ymm10, %ymm7, %ymm7 /* ug_5 = xor(ug_acc_5, l1in16_5) */
+	vpslld $2, %ymm7, %ymm10 /* ur2_5_l = shl(ug_5) */
+	vpsrld $30, %ymm7, %ymm7 /* ur2_5_r = shr(ug_5) */
+	vpor %ymm7, %ymm10, %ymm7 /* ur2_5 = or(ur2_5_l, ur2_5_r) */
+	vpxor %ymm9, %ymm13, %ymm9 /* u_acc_5 = xor(l1in_5, ur24_5) */
+	vpxor %ymm7, %ymm9, %ymm7 /* u_5 = xor(u_acc_5, ur2_5) */
+	vpblendvb %ymm6, %ymm12, %ymm11, %ymm9 /* l2in_5 = blendv(w1_5_sw, w2_5_sw, high16) */
+	vpblendvb %ymm6, %ymm8, %ymm0, %ymm0 /* l2in16_5 = blendv(w2_5, w1_5, high16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl8(%rip), %ymm9, %ymm8 /* v8r8_5 = lookup16(l2in_5, rotl8) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl24(%rip), %ymm9, %ymm10 /* v8r24_5 = lookup16(l2in_5, rotl24) */
+	vpxor %ymm0, %ymm9, %ymm9 /* v8g_acc_5 = xor(l2in_5, l2in16_5) */
+	vpxor %ymm10, %ymm9, %ymm9 /* v8g_5 = xor(v8g_acc_5, v8r24_5) */
+	vpslld $6, %ymm9, %ymm10 /* v8r6_5_l = shl(v8g_5) */
+	vpsrld $26, %ymm9, %ymm9 /* v8r6_5_r = shr(v8g_5) */
+	vpor %ymm9, %ymm10, %ymm9 /* v8r6_5 = or(v8r6_5_l, v8r6_5_r) */
+	vpxor %ymm0, %ymm8, %ymm0 /* v8_acc_5 = xor(v8r8_5, l2in16_5) */
+	vpxor %ymm9, %ymm0, %ymm0 /* v8_5 = xor(v8_acc_5, v8r6_5) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_odd_bytes(%rip), %ymm8 /* odd_bytes = const() */
+	vpblendvb %ymm8, %ymm7, %ymm0, %ymm9 /* sb_in_x_5 = blendv(v8_5, u_5, odd_bytes) */
+	vpblendvb %ymm8, %ymm0, %ymm7, %ymm0 /* sb_in_y_5 = blendv(u_5, v8_5, odd_bytes) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm9, %ymm7 /* sb_s0_xl_5 = and(sb_in_x_5, nibble_mask) */
+	vpsrlw $4, %ymm9, %ymm9 /* sb_s0_xs_5 = shr(sb_in_x_5) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm9, %ymm9 /* sb_s0_xh_5 = and(sb_s0_xs_5, nibble_mask) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_s0_p1(%rip), %ymm10 /* s0_p1 = const() */
+	vpshufb %ymm7, %ymm10, %ymm11 /* sb_s0_p1_5 = lookup16(s0_p1, sb_s0_xl_5) */
+	vpxor %ymm9, %ymm11, %ymm9 /* sb_s0_t_5 = xor(sb_s0_p1_5, sb_s0_xh_5) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_s0_p2(%rip), %ymm11 /* s0_p2 = const() */
+	vpshufb %ymm9, %ymm11, %ymm12 /* sb_s0_p2_5 = lookup16(s0_p2, sb_s0_t_5) */
+	vpxor %ymm7, %ymm12, %ymm7 /* sb_s0_ol_5 = xor(sb_s0_p2_5, sb_s0_xl_5) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_s0_p3_rot(%rip), %ymm12 /* s0_p3_rot = const() */
+	vpshufb %ymm7, %ymm12, %ymm7 /* sb_s0_p3_5 = lookup16(s0_p3_rot, sb_s0_ol_5) */
+	vpaddb %ymm9, %ymm9, %ymm9 /* sb_s0_t2_5 = add(sb_s0_t_5, sb_s0_t_5) */
+	vpxor %ymm9, %ymm7, %ymm7 /* sb_s0_5 = xor(sb_s0_p3_5, sb_s0_t2_5) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm0, %ymm9 /* sb_in_y_5_lo = and(sb_in_y_5, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_5_sh = shr(sb_in_y_5) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm0, %ymm0 /* sb_in_y_5_hi = and(sb_in_y_5_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_tbl_lo(%rip), %ymm13 /* tbl_lo = const() */
+	vpshufb %ymm9, %ymm13, %ymm9 /* sb_s1_k_5_l = lookup16(tbl_lo, sb_in_y_5_lo) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_tbl_hi(%rip), %ymm13 /* tbl_hi = const() */
+	vpshufb %ymm0, %ymm13, %ymm0 /* sb_s1_k_5_h = lookup16(tbl_hi, sb_in_y_5_hi) */
+	vpxor %ymm0, %ymm9, %ymm0 /* sb_s1_k_5 = xor(sb_s1_k_5_l, sb_s1_k_5_h) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_inv_shift_rows(%rip), %ymm0, %ymm0 /* sb_s1_5_sr = lookup16(sb_s1_k_5, inv_shift_rows) */
+	vmovdqa %xmm0, %xmm9 /* sb_s1_5_aes_in0 = extract128(sb_s1_5_sr) */
+	vaesenclast %xmm14, %xmm9, %xmm9 /* sb_s1_5_aes_0 = aesenclast(sb_s1_5_aes_in0, sb_s1_aes_k0) */
+	vextracti128 $1, %ymm0, %xmm0 /* sb_s1_5_aes_in1 = extract128(sb_s1_5_sr) */
+	vaesenclast %xmm15, %xmm0, %xmm0 /* sb_s1_5_aes_1 = aesenclast(sb_s1_5_aes_in1, sb_s1_aes_k1) */
+	vinserti128 $1, %xmm0, %ymm9, %ymm0 /* sb_s1_5_aes = concat128(sb_s1_5_aes_0, sb_s1_5_aes_1) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm0, %ymm9 /* sb_s1_5_aes_lo = and(sb_s1_5_aes, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_5_aes_sh = shr(sb_s1_5_aes) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm0, %ymm0 /* sb_s1_5_aes_hi = and(sb_s1_5_aes_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_tbl_lo_1(%rip), %ymm13 /* tbl_lo_1 = const() */
+	vpshufb %ymm9, %ymm13, %ymm9 /* sb_s1_5_l = lookup16(tbl_lo_1, sb_s1_5_aes_lo) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_tbl_hi_1(%rip), %ymm13 /* tbl_hi_1 = const() */
+	vpshufb %ymm0, %ymm13, %ymm0 /* sb_s1_5_h = lookup16(tbl_hi_1, sb_s1_5_aes_hi) */
+	vpxor %ymm0, %ymm9, %ymm0 /* sb_s1_5 = xor(sb_s1_5_l, sb_s1_5_h) */
+	vpblendvb %ymm8, %ymm7, %ymm0, %ymm9 /* sb_out_x_5 = blendv(sb_s1_5, sb_s0_5, odd_bytes) */
+	vpblendvb %ymm8, %ymm0, %ymm7, %ymm0 /* sb_out_y_5 = blendv(sb_s0_5, sb_s1_5, odd_bytes) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl24(%rip), %ymm0, %ymm0 /* r2_5 = lookup16(sb_out_y_5, rotl24) */
+	vmovdqa 416(%rsp), %ymm7 /* reload g0s5_1.2 */
+	vpslld $8, %ymm7, %ymm13 /* s0k_o_5_l = shl(g0s5_1) */
+	vmovdqa 384(%rsp), %ymm12 /* reload dbl_2 */
+	vpsrld $24, %ymm12, %ymm12 /* s0k_o_5_r = shr(dbl_2) */
+	vpor %ymm12, %ymm13, %ymm12 /* s0k_o_5 = or(s0k_o_5_l, s0k_o_5_r) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_modulus(%rip), %ymm12, %ymm12 /* s0k_5 = and(s0k_o_5, modulus) */
+	vmovdqa 192(%rsp), %ymm13 /* reload g0s9_1.2 */
+	vpslld $20, %ymm13, %ymm13 /* s4k_o_5_l = shl(g0s9_1) */
+	vmovdqa 224(%rsp), %ymm11 /* reload dbl_1 */
+	vpsrld $12, %ymm11, %ymm11 /* s4k_o_5_r = shr(dbl_1) */
+	vpor %ymm11, %ymm13, %ymm11 /* s4k_o_5 = or(s4k_o_5_l, s4k_o_5_r) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_modulus(%rip), %ymm11, %ymm11 /* s4k_5 = and(s4k_o_5, modulus) */
+	vmovdqa 704(%rsp), %ymm13 /* reload g0s15_1.2 */
+	vpslld $21, %ymm13, %ymm13 /* s10k_o_5_l = shl(g0s15_1) */
+	vmovdqa 608(%rsp), %ymm10 /* reload dbl */
+	vpsrld $11, %ymm10, %ymm8 /* s10k_o_5_r = shr(dbl) */
+	vpor %ymm8, %ymm13, %ymm8 /* s10k_o_5 = or(s10k_o_5_l, s10k_o_5_r) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_modulus(%rip), %ymm8, %ymm8 /* s10k_5 = and(s10k_o_5, modulus) */
+	vpslld $17, %ymm2, %ymm13 /* s13k_o_5_l = shl(fb_2) */
+	vmovdqa %ymm2, 384(%rsp) /* spill fb_2 */
+	vmovdqa 1088(%rsp), %ymm2 /* reload dbl_24 */
+	vpsrld $15, %ymm2, %ymm2 /* s13k_o_5_r = shr(dbl_24) */
+	vpor %ymm2, %ymm13, %ymm2 /* s13k_o_5 = or(s13k_o_5_l, s13k_o_5_r) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_modulus(%rip), %ymm2, %ymm2 /* s13k_5 = and(s13k_o_5, modulus) */
+	vpslld $15, %ymm3, %ymm13 /* s15k_o_5_l = shl(fb_4) */
+	vmovdqa %ymm4, 448(%rsp) /* spill dbl_40 */
+	vpsrld $17, %ymm4, %ymm4 /* s15k_o_5_r = shr(dbl_40) */
+	vpor %ymm4, %ymm13, %ymm4 /* s15k_o_5 = or(s15k_o_5_l, s15k_o_5_r) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_modulus(%rip), %ymm4, %ymm4 /* s15k_5 = and(s15k_o_5, modulus) */
+	vpsrld $1, %ymm5, %ymm5 /* w_half_5 = shr(w_5) */
+	vpaddd %ymm11, %ymm12, %ymm11 /* fb0_s_15 = add(s0k_5, s4k_5) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm11, %ymm12 /* fb0_p_15 = add(fb0_s_15, minus_modulus) */
+	vpminud %ymm12, %ymm11, %ymm11 /* fb0_15 = minu(fb0_s_15, fb0_p_15) */
+	vpaddd %ymm2, %ymm8, %ymm2 /* fb0_s_16 = add(s10k_5, s13k_5) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm2, %ymm8 /* fb0_p_16 = add(fb0_s_16, minus_modulus) */
+	vpminud %ymm8, %ymm2, %ymm2 /* fb0_16 = minu(fb0_s_16, fb0_p_16) */
+	vpaddd %ymm5, %ymm4, %ymm4 /* fb0_s_17 = add(s15k_5, w_half_5) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm4, %ymm5 /* fb0_p_17 = add(fb0_s_17, minus_modulus) */
+	vpminud %ymm5, %ymm4, %ymm4 /* fb0_17 = minu(fb0_s_17, fb0_p_17) */
+	vpaddd %ymm2, %ymm11, %ymm2 /* fb1_s_5 = add(fb0_15, fb0_16) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm2, %ymm5 /* fb1_p_5 = add(fb1_s_5, minus_modulus) */
+	vpminud %ymm5, %ymm2, %ymm2 /* fb1_5 = minu(fb1_s_5, fb1_p_5) */
+	vpaddd %ymm4, %ymm2, %ymm2 /* fb2_s_5 = add(fb1_5, fb0_17) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm2, %ymm4 /* fb2_p_5 = add(fb2_s_5, minus_modulus) */
+	vpminud %ymm4, %ymm2, %ymm2 /* fb2_5 = minu(fb2_s_5, fb2_p_5) */
+	vpaddd %ymm7, %ymm2, %ymm2 /* fb_s_5 = add(fb2_5, g0s5_1) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm2, %ymm4 /* fb_p_5 = add(fb_s_5, minus_modulus) */
+	vpmaxsd %ymm4, %ymm2, %ymm2 /* fb_5 = maxs(fb_s_5, fb_p_5) */
+
+	/* Initialisation round 16r+6, lanes 0..: s16 = feedback + (W >> 1). */
+	vpaddd %ymm2, %ymm2, %ymm4 /* dbl_48 = add(fb_5, fb_5) */
+	vpblendvb %ymm6, %ymm4, %ymm3, %ymm5 /* x0_6 = blendv(fb_4, dbl_48, high16) */
+	vmovdqa 1024(%rsp), %ymm7 /* reload fb_1 */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl16(%rip), %ymm7, %ymm8 /* fb_1_sw = lookup16(fb_1, rotl16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl16(%rip), %ymm10, %ymm11 /* dbl_49_sw = lookup16(dbl, rotl16) */
+	vpblendvb %ymm6, %ymm8, %ymm11, %ymm8 /* x1_6 = blendv(dbl_49_sw, fb_1_sw, high16) */
+	vpxor %ymm9, %ymm5, %ymm5 /* x0r1_6 = xor(x0_6, sb_out_x_5) */
+	vpaddd %ymm0, %ymm5, %ymm5 /* w_6 = add(x0r1_6, r2_5) */
+	vpaddd %ymm8, %ymm9, %ymm9 /* w1_6 = add(sb_out_x_5, x1_6) */
+	vpxor 832(%rsp), %ymm0, %ymm0 /* w2_6 = xor(r2_5, x1_2) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl16(%rip), %ymm9, %ymm11 /* w1_6_sw = lookup16(w1_6, rotl16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl16(%rip), %ymm0, %ymm12 /* w2_6_sw = lookup16(w2_6, rotl16) */
+	vpblendvb %ymm6, %ymm11, %ymm12, %ymm13 /* l1in_6 = blendv(w2_6_sw, w1_6_sw, high16) */
+	vpblendvb %ymm6, %ymm0, %ymm9, %ymm10 /* l1in16_6 = blendv(w1_6, w2_6, high16) */
+	vmovdqa %ymm8, 832(%rsp) /* spill x1_6 */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl24(%rip), %ymm13, %ymm8 /* ur24_6 = lookup16(l1in_6, rotl24) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl8(%rip), %ymm13, %ymm7 /* ur8_6 = lookup16(l1in_6, rotl8) */
+	vpxor %ymm7, %ymm13, %ymm7 /* ug_acc_6 = xor(l1in_6, ur8_6) */
+	vpxor %ymm10, %ymm7, %ymm7 /* ug_6 = xor(ug_acc_6, l1in16_6) */
+	vpslld $2, %ymm7, %ymm10 /* ur2_6_l = shl(ug_6) */
+	vpsrld $30, %ymm7, %ymm7 /* ur2_6_r = shr(ug_6) */
+	vpor %ymm7, %ymm10, %ymm7 /* ur2_6 = or(ur2_6_l, ur2_6_r) */
+	vpxor %ymm8, %ymm13, %ymm8 /* u_acc_6 = xor(l1in_6, ur24_6) */
+	vpxor %ymm7, %ymm8, %ymm7 /* u_6 = xor(u_acc_6, ur2_6) */
+	vpblendvb %ymm6, %ymm12, %ymm11, %ymm8 /* l2in_6 = blendv(w1_6_sw, w2_6_sw, high16) */
+	vpblendvb %ymm6, %ymm9, %ymm0, %ymm0 /* l2in16_6 = blendv(w2_6, w1_6, high16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl8(%rip), %ymm8, %ymm9 /* v8r8_6 = lookup16(l2in_6, rotl8) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl24(%rip), %ymm8, %ymm10 /* v8r24_6 = lookup16(l2in_6, rotl24) */
+	vpxor %ymm0, %ymm8, %ymm8 /* v8g_acc_6 = xor(l2in_6, l2in16_6) */
+	vpxor %ymm10, %ymm8, %ymm8 /* v8g_6 = xor(v8g_acc_6, v8r24_6) */
+	vpslld $6, %ymm8, %ymm10 /* v8r6_6_l = shl(v8g_6) */
+	vpsrld $26, %ymm8, %ymm8 /* v8r6_6_r = shr(v8g_6) */
+	vpor %ymm8, %ymm10, %ymm8 /* v8r6_6 = or(v8r6_6_l, v8r6_6_r) */
+	vpxor %ymm0, %ymm9, %ymm0 /* v8_acc_6 = xor(v8r8_6, l2in16_6) */
+	vpxor %ymm8, %ymm0, %ymm0 /* v8_6 = xor(v8_acc_6, v8r6_6) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_odd_bytes(%rip), %ymm8 /* odd_bytes = const() */
+	vpblendvb %ymm8, %ymm7, %ymm0, %ymm9 /* sb_in_x_6 = blendv(v8_6, u_6, odd_bytes) */
+	vpblendvb %ymm8, %ymm0, %ymm7, %ymm0 /* sb_in_y_6 = blendv(u_6, v8_6, odd_bytes) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm9, %ymm7 /* sb_s0_xl_6 = and(sb_in_x_6, nibble_mask) */
+	vpsrlw $4, %ymm9, %ymm9 /* sb_s0_xs_6 = shr(sb_in_x_6) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm9, %ymm9 /* sb_s0_xh_6 = and(sb_s0_xs_6, nibble_mask) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_s0_p1(%rip), %ymm10 /* s0_p1 = const() */
+	vpshufb %ymm7, %ymm10, %ymm11 /* sb_s0_p1_6 = lookup16(s0_p1, sb_s0_xl_6) */
+	vpxor %ymm9, %ymm11, %ymm9 /* sb_s0_t_6 = xor(sb_s0_p1_6, sb_s0_xh_6) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_s0_p2(%rip), %ymm11 /* s0_p2 = const() */
+	vpshufb %ymm9, %ymm11, %ymm12 /* sb_s0_p2_6 = lookup16(s0_p2, sb_s0_t_6) */
+	vpxor %ymm7, %ymm12, %ymm7 /* sb_s0_ol_6 = xor(sb_s0_p2_6, sb_s0_xl_6) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_s0_p3_rot(%rip), %ymm12 /* s0_p3_rot = const() */
+	vpshufb %ymm7, %ymm12, %ymm7 /* sb_s0_p3_6 = lookup16(s0_p3_rot, sb_s0_ol_6) */
+	vpaddb %ymm9, %ymm9, %ymm9 /* sb_s0_t2_6 = add(sb_s0_t_6, sb_s0_t_6) */
+	vpxor %ymm9, %ymm7, %ymm7 /* sb_s0_6 = xor(sb_s0_p3_6, sb_s0_t2_6) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm0, %ymm9 /* sb_in_y_6_lo = and(sb_in_y_6, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_6_sh = shr(sb_in_y_6) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm0, %ymm0 /* sb_in_y_6_hi = and(sb_in_y_6_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_tbl_lo(%rip), %ymm13 /* tbl_lo = const() */
+	vpshufb %ymm9, %ymm13, %ymm9 /* sb_s1_k_6_l = lookup16(tbl_lo, sb_in_y_6_lo) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_tbl_hi(%rip), %ymm13 /* tbl_hi = const() */
+	vpshufb %ymm0, %ymm13, %ymm0 /* sb_s1_k_6_h = lookup16(tbl_hi, sb_in_y_6_hi) */
+	vpxor %ymm0, %ymm9, %ymm0 /* sb_s1_k_6 = xor(sb_s1_k_6_l, sb_s1_k_6_h) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_inv_shift_rows(%rip), %ymm0, %ymm0 /* sb_s1_6_sr = lookup16(sb_s1_k_6, inv_shift_rows) */
+	vmovdqa %xmm0, %xmm9 /* sb_s1_6_aes_in0 = extract128(sb_s1_6_sr) */
+	vaesenclast %xmm14, %xmm9, %xmm9 /* sb_s1_6_aes_0 = aesenclast(sb_s1_6_aes_in0, sb_s1_aes_k0) */
+	vextracti128 $1, %ymm0, %xmm0 /* sb_s1_6_aes_in1 = extract128(sb_s1_6_sr) */
+	vaesenclast %xmm15, %xmm0, %xmm0 /* sb_s1_6_aes_1 = aesenclast(sb_s1_6_aes_in1, sb_s1_aes_k1) */
+	vinserti128 $1, %xmm0, %ymm9, %ymm0 /* sb_s1_6_aes = concat128(sb_s1_6_aes_0, sb_s1_6_aes_1) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm0, %ymm9 /* sb_s1_6_aes_lo = and(sb_s1_6_aes, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_6_aes_sh = shr(sb_s1_6_aes) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm0, %ymm0 /* sb_s1_6_aes_hi = and(sb_s1_6_aes_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_tbl_lo_1(%rip), %ymm13 /* tbl_lo_1 = const() */
+	vpshufb %ymm9, %ymm13, %ymm9 /* sb_s1_6_l = lookup16(tbl_lo_1, sb_s1_6_aes_lo) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_tbl_hi_1(%rip), %ymm13 /* tbl_hi_1 = const() */
+	vpshufb %ymm0, %ymm13, %ymm0 /* sb_s1_6_h = lookup16(tbl_hi_1, sb_s1_6_aes_hi) */
+	vpxor %ymm0, %ymm9, %ymm0 /* sb_s1_6 = xor(sb_s1_6_l, sb_s1_6_h) */
+	vpblendvb %ymm8, %ymm7, %ymm0, %ymm9 /* sb_out_x_6 = blendv(sb_s1_6, sb_s0_6, odd_bytes) */
+	vpblendvb %ymm8, %ymm0, %ymm7, %ymm0 /* sb_out_y_6 = blendv(sb_s0_6, sb_s1_6, odd_bytes) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl24(%rip), %ymm0, %ymm0 /* r2_6 = lookup16(sb_out_y_6, rotl24) */
+	vmovdqa 0(%rsp), %ymm7 /* reload g0s6_1.2 */
+	vpslld $8, %ymm7, %ymm13 /* s0k_o_6_l = shl(g0s6_1) */
+	vmovdqa 896(%rsp), %ymm12 /* reload dbl_10 */
+	vpsrld $24, %ymm12, %ymm12 /* s0k_o_6_r = shr(dbl_10) */
+	vpor %ymm12, %ymm13, %ymm12 /* s0k_o_6 = or(s0k_o_6_l, s0k_o_6_r) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_modulus(%rip), %ymm12, %ymm12 /* s0k_6 = and(s0k_o_6, modulus) */
+	vmovdqa 512(%rsp), %ymm13 /* reload g0s10_1.2 */
+	vpslld $20, %ymm13, %ymm13 /* s4k_o_6_l = shl(g0s10_1) */
+	vmovdqa 640(%rsp), %ymm11 /* reload dbl_5 */
+	vpsrld $12, %ymm11, %ymm11 /* s4k_o_6_r = shr(dbl_5) */
+	vpor %ymm11, %ymm13, %ymm11 /* s4k_o_6 = or(s4k_o_6_l, s4k_o_6_r) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_modulus(%rip), %ymm11, %ymm11 /* s4k_6 = and(s4k_o_6, modulus) */
+	vmovdqa 864(%rsp), %ymm13 /* reload fb */
+	vpslld $21, %ymm13, %ymm13 /* s10k_o_6_l = shl(fb) */
+	vmovdqa 768(%rsp), %ymm10 /* reload dbl_8 */
+	vpsrld $11, %ymm10, %ymm8 /* s10k_o_6_r = shr(dbl_8) */
+	vpor %ymm8, %ymm13, %ymm8 /* s10k_o_6 = or(s10k_o_6_l, s10k_o_6_r) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_modulus(%rip), %ymm8, %ymm8 /* s10k_6 = and(s10k_o_6, modulus) */
+	vpslld $17, %ymm1, %ymm13 /* s13k_o_6_l = shl(fb_3) */
+	vmovdqa %ymm1, 896(%rsp) /* spill fb_3 */
+	vmovdqa 1120(%rsp), %ymm1 /* reload dbl_32 */
+	vpsrld $15, %ymm1, %ymm1 /* s13k_o_6_r = shr(dbl_32) */
+	vpor %ymm1, %ymm13, %ymm1 /* s13k_o_6 = or(s13k_o_6_l, s13k_o_6_r) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_modulus(%rip), %ymm1, %ymm1 /* s13k_6 = and(s13k_o_6, modulus) */
+	vpslld $15, %ymm2, %ymm13 /* s15k_o_6_l = shl(fb_5) */
+	vmovdqa %ymm4, 416(%rsp) /* spill dbl_48 */
+	vpsrld $17, %ymm4, %ymm4 /* s15k_o_6_r = shr(dbl_48) */
+	vpor %ymm4, %ymm13, %ymm4 /* s15k_o_6 = or(s15k_o_6_l, s15k_o_6_r) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_modulus(%rip), %ymm4, %ymm4 /* s15k_6 = and(s15k_o_6, modulus) */
+	vpsrld $1, %ymm5, %ymm5 /* w_half_6 = shr(w_6) */
+	vpaddd %ymm11, %ymm12, %ymm11 /* fb0_s_18 = add(s0k_6, s4k_6) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm11, %ymm12 /* fb0_p_18 = add(fb0_s_18, minus_modulus) */
+	vpminud %ymm12, %ymm11, %ymm11 /* fb0_18 = minu(fb0_s_18, fb0_p_18) */
+	vpaddd %ymm1, %ymm8, %ymm1 /* fb0_s_19 = add(s10k_6, s13k_6) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm1, %ymm8 /* fb0_p_19 = add(fb0_s_19, minus_modulus) */
+	vpminud %ymm8, %ymm1, %ymm1 /* fb0_19 = minu(fb0_s_19, fb0_p_19) */
+	vpaddd %ymm5, %ymm4, %ymm4 /* fb0_s_20 = add(s15k_6, w_half_6) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm4, %ymm5 /* fb0_p_20 = add(fb0_s_20, minus_modulus) */
+	vpminud %ymm5, %ymm4, %ymm4 /* fb0_20 = minu(fb0_s_20, fb0_p_20) */
+	vpaddd %ymm1, %ymm11, %ymm1 /* fb1_s_6 = add(fb0_18, fb0_19) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm1, %ymm5 /* fb1_p_6 = add(fb1_s_6, minus_modulus) */
+	vpminud %ymm5, %ymm1, %ymm1 /* fb1_6 = minu(fb1_s_6, fb1_p_6) */
+	vpaddd %ymm4, %ymm1, %ymm1 /* fb2_s_6 = add(fb1_6, fb0_20) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm1, %ymm4 /* fb2_p_6 = add(fb2_s_6, minus_modulus) */
+	vpminud %ymm4, %ymm1, %ymm1 /* fb2_6 = minu(fb2_s_6, fb2_p_6) */
+	vpaddd %ymm7, %ymm1, %ymm1 /* fb_s_6 = add(fb2_6, g0s6_1) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm1, %ymm4 /* fb_p_6 = add(fb_s_6, minus_modulus) */
+	vpmaxsd %ymm4, %ymm1, %ymm1 /* fb_6 = maxs(fb_s_6, fb_p_6) */
+
+	/* Initialisation round 16r+7, lanes 0..: s16 = feedback + (W >> 1). */
+	vpaddd %ymm1, %ymm1, %ymm4 /* dbl_56 = add(fb_6, fb_6) */
+	vpblendvb %ymm6, %ymm4, %ymm2, %ymm5 /* x0_7 = blendv(fb_5, dbl_56, high16) */
+	vmovdqa 384(%rsp), %ymm7 /* reload fb_2 */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl16(%rip), %ymm7, %ymm8 /* fb_2_sw = lookup16(fb_2, rotl16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl16(%rip), %ymm10, %ymm11 /* dbl_57_sw = lookup16(dbl_8, rotl16) */
+	vpblendvb %ymm6, %ymm8, %ymm11, %ymm8 /* x1_7 = blendv(dbl_57_sw, fb_2_sw, high16) */
+	vpxor %ymm9, %ymm5, %ymm5 /* x0r1_7 = xor(x0_7, sb_out_x_6) */
+	vpaddd %ymm0, %ymm5, %ymm5 /* w_7 = add(x0r1_7, r2_6) */
+	vpaddd %ymm8, %ymm9, %ymm9 /* w1_7 = add(sb_out_x_6, x1_7) */
+	vpxor 992(%rsp), %ymm0, %ymm0 /* w2_7 = xor(r2_6, x1_3) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl16(%rip), %ymm9, %ymm11 /* w1_7_sw = lookup16(w1_7, rotl16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl16(%rip), %ymm0, %ymm12 /* w2_7_sw = lookup16(w2_7, rotl16) */
+	vpblendvb %ymm6, %ymm11, %ymm12, %ymm13 /* l1in_7 = blendv(w2_7_sw, w1_7_sw, high16) */
+	vpblendvb %ymm6, %ymm0, %ymm9, %ymm10 /* l1in16_7 = blendv(w1_7, w2_7, high16) */
+	vmovdqa %ymm8, 992(%rsp) /* spill x1_7 */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl24(%rip), %ymm13, %ymm8 /* ur24_7 = lookup16(l1in_7, rotl24) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl8(%rip), %ymm13, %ymm7 /* ur8_7 = lookup16(l1in_7, rotl8) */
+	vpxor %ymm7, %ymm13, %ymm7 /* ug_acc_7 = xor(l1in_7, ur8_7) */
+	vpxor %ymm10, %ymm7, %ymm7 /* ug_7 = xor(ug_acc_7, l1in16_7) */
+	vpslld $2, %ymm7, %ymm10 /* ur2_7_l = shl(ug_7) */
+	vpsrld $30, %ymm7, %ymm7 /* ur2_7_r = shr(ug_7) */
+	vpor %ymm7, %ymm10, %ymm7 /* ur2_7 = or(ur2_7_l, ur2_7_r) */
+	vpxor %ymm8, %ymm13, %ymm8 /* u_acc_7 = xor(l1in_7, ur24_7) */
+	vpxor %ymm7, %ymm8, %ymm7 /* u_7 = xor(u_acc_7, ur2_7) */
+	vpblendvb %ymm6, %ymm12, %ymm11, %ymm8 /* l2in_7 = blendv(w1_7_sw, w2_7_sw, high16) */
+	vpblendvb %ymm6, %ymm9, %ymm0, %ymm0 /* l2in16_7 = blendv(w2_7, w1_7, high16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl8(%rip), %ymm8, %ymm9 /* v8r8_7 = lookup16(l2in_7, rotl8) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl24(%rip), %ymm8, %ymm10 /* v8r24_7 = lookup16(l2in_7, rotl24) */
+	vpxor %ymm0, %ymm8, %ymm8 /* v8g_acc_7 = xor(l2in_7, l2in16_7) */
+	vpxor %ymm10, %ymm8, %ymm8 /* v8g_7 = xor(v8g_acc_7, v8r24_7) */
+	vpslld $6, %ymm8, %ymm10 /* v8r6_7_l = shl(v8g_7) */
+	vpsrld $26, %ymm8, %ymm8 /* v8r6_7_r = shr(v8g_7) */
+	vpor %ymm8, %ymm10, %ymm8 /* v8r6_7 = or(v8r6_7_l, v8r6_7_r) */
+	vpxor %ymm0, %ymm9, %ymm0 /* v8_acc_7 = xor(v8r8_7, l2in16_7) */
+	vpxor %ymm8, %ymm0, %ymm0 /* v8_7 = xor(v8_acc_7, v8r6_7) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_odd_bytes(%rip), %ymm8 /* odd_bytes = const() */
+	vpblendvb %ymm8, %ymm7, %ymm0, %ymm9 /* sb_in_x_7 = blendv(v8_7, u_7, odd_bytes) */
+	vpblendvb %ymm8, %ymm0, %ymm7, %ymm0 /* sb_in_y_7 = blendv(u_7, v8_7, odd_bytes) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm9, %ymm7 /* sb_s0_xl_7 = and(sb_in_x_7, nibble_mask) */
+	vpsrlw $4, %ymm9, %ymm9 /* sb_s0_xs_7 = shr(sb_in_x_7) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm9, %ymm9 /* sb_s0_xh_7 = and(sb_s0_xs_7, nibble_mask) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_s0_p1(%rip), %ymm10 /* s0_p1 = const() */
+	vpshufb %ymm7, %ymm10, %ymm11 /* sb_s0_p1_7 = lookup16(s0_p1, sb_s0_xl_7) */
+	vpxor %ymm9, %ymm11, %ymm9 /* sb_s0_t_7 = xor(sb_s0_p1_7, sb_s0_xh_7) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_s0_p2(%rip), %ymm11 /* s0_p2 = const() */
+	vpshufb %ymm9, %ymm11, %ymm12 /* sb_s0_p2_7 = lookup16(s0_p2, sb_s0_t_7) */
+	vpxor %ymm7, %ymm12, %ymm7 /* sb_s0_ol_7 = xor(sb_s0_p2_7, sb_s0_xl_7) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_s0_p3_rot(%rip), %ymm12 /* s0_p3_rot = const() */
+	vpshufb %ymm7, %ymm12, %ymm7 /* sb_s0_p3_7 = lookup16(s0_p3_rot, sb_s0_ol_7) */
+	vpaddb %ymm9, %ymm9, %ymm9 /* sb_s0_t2_7 = add(sb_s0_t_7, sb_s0_t_7) */
+	vpxor %ymm9, %ymm7, %ymm7 /* sb_s0_7 = xor(sb_s0_p3_7, sb_s0_t2_7) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm0, %ymm9 /* sb_in_y_7_lo = and(sb_in_y_7, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_7_sh = shr(sb_in_y_7) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm0, %ymm0 /* sb_in_y_7_hi = and(sb_in_y_7_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_tbl_lo(%rip), %ymm13 /* tbl_lo = const() */
+	vpshufb %ymm9, %ymm13, %ymm9 /* sb_s1_k_7_l = lookup16(tbl_lo, sb_in_y_7_lo) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_tbl_hi(%rip), %ymm13 /* tbl_hi = const() */
+	vpshufb %ymm0, %ymm13, %ymm0 /* sb_s1_k_7_h = lookup16(tbl_hi, sb_in_y_7_hi) */
+	vpxor %ymm0, %ymm9, %ymm0 /* sb_s1_k_7 = xor(sb_s1_k_7_l, sb_s1_k_7_h) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_inv_shift_rows(%rip), %ymm0, %ymm0 /* sb_s1_7_sr = lookup16(sb_s1_k_7, inv_shift_rows) */
+	vmovdqa %xmm0, %xmm9 /* sb_s1_7_aes_in0 = extract128(sb_s1_7_sr) */
+	vaesenclast %xmm14, %xmm9, %xmm9 /* sb_s1_7_aes_0 = aesenclast(sb_s1_7_aes_in0, sb_s1_aes_k0) */
+	vextracti128 $1, %ymm0, %xmm0 /* sb_s1_7_aes_in1 = extract128(sb_s1_7_sr) */
+	vaesenclast %xmm15, %xmm0, %xmm0 /* sb_s1_7_aes_1 = aesenclast(sb_s1_7_aes_in1, sb_s1_aes_k1) */
+	vinserti128 $1, %xmm0, %ymm9, %ymm0 /* sb_s1_7_aes = concat128(sb_s1_7_aes_0, sb_s1_7_aes_1) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm0, %ymm9 /* sb_s1_7_aes_lo = and(sb_s1_7_aes, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_7_aes_sh = shr(sb_s1_7_aes) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm0, %ymm0 /* sb_s1_7_aes_hi = and(sb_s1_7_aes_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_tbl_lo_1(%rip), %ymm13 /* tbl_lo_1 = const() */
+	vpshufb %ymm9, %ymm13, %ymm9 /* sb_s1_7_l = lookup16(tbl_lo_1, sb_s1_7_aes_lo) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_tbl_hi_1(%rip), %ymm13 /* tbl_hi_1 = const() */
+	vpshufb %ymm0, %ymm13, %ymm0 /* sb_s1_7_h = lookup16(tbl_hi_1, sb_s1_7_aes_hi) */
+	vpxor %ymm0, %ymm9, %ymm0 /* sb_s1_7 = xor(sb_s1_7_l, sb_s1_7_h) */
+	vpblendvb %ymm8, %ymm7, %ymm0, %ymm9 /* sb_out_x_7 = blendv(sb_s1_7, sb_s0_7, odd_bytes) */
+	vpblendvb %ymm8, %ymm0, %ymm7, %ymm0 /* sb_out_y_7 = blendv(sb_s0_7, sb_s1_7, odd_bytes) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl24(%rip), %ymm0, %ymm0 /* r2_7 = lookup16(sb_out_y_7, rotl24) */
+	vmovdqa 256(%rsp), %ymm7 /* reload g0s7_1.2 */
+	vpslld $8, %ymm7, %ymm13 /* s0k_o_7_l = shl(g0s7_1) */
+	vmovdqa 1056(%rsp), %ymm12 /* reload dbl_18 */
+	vpsrld $24, %ymm12, %ymm12 /* s0k_o_7_r = shr(dbl_18) */
+	vpor %ymm12, %ymm13, %ymm12 /* s0k_o_7 = or(s0k_o_7_l, s0k_o_7_r) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_modulus(%rip), %ymm12, %ymm12 /* s0k_7 = and(s0k_o_7, modulus) */
+	vmovdqa 352(%rsp), %ymm13 /* reload g0s11_1.2 */
+	vpslld $20, %ymm13, %ymm13 /* s4k_o_7_l = shl(g0s11_1) */
+	vmovdqa 800(%rsp), %ymm11 /* reload dbl_13 */
+	vpsrld $12, %ymm11, %ymm11 /* s4k_o_7_r = shr(dbl_13) */
+	vpor %ymm11, %ymm13, %ymm11 /* s4k_o_7 = or(s4k_o_7_l, s4k_o_7_r) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_modulus(%rip), %ymm11, %ymm11 /* s4k_7 = and(s4k_o_7, modulus) */
+	vmovdqa 1024(%rsp), %ymm13 /* reload fb_1 */
+	vpslld $21, %ymm13, %ymm13 /* s10k_o_7_l = shl(fb_1) */
+	vmovdqa 928(%rsp), %ymm10 /* reload dbl_16 */
+	vpsrld $11, %ymm10, %ymm8 /* s10k_o_7_r = shr(dbl_16) */
+	vpor %ymm8, %ymm13, %ymm8 /* s10k_o_7 = or(s10k_o_7_l, s10k_o_7_r) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_modulus(%rip), %ymm8, %ymm8 /* s10k_7 = and(s10k_o_7, modulus) */
+	vpslld $17, %ymm3, %ymm13 /* s13k_o_7_l = shl(fb_4) */
+	vmovdqa %ymm3, 1056(%rsp) /* spill fb_4 */
+	vmovdqa 448(%rsp), %ymm3 /* reload dbl_40 */
+	vpsrld $15, %ymm3, %ymm3 /* s13k_o_7_r = shr(dbl_40) */
+	vpor %ymm3, %ymm13, %ymm3 /* s13k_o_7 = or(s13k_o_7_l, s13k_o_7_r) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_modulus(%rip), %ymm3, %ymm3 /* s13k_7 = and(s13k_o_7, modulus) */
+	vpslld $15, %ymm1, %ymm13 /* s15k_o_7_l = shl(fb_6) */
+	vmovdqa %ymm4, 1152(%rsp) /* spill dbl_56 */
+	vpsrld $17, %ymm4, %ymm4 /* s15k_o_7_r = shr(dbl_56) */
+	vpor %ymm4, %ymm13, %ymm4 /* s15k_o_7 = or(s15k_o_7_l, s15k_o_7_r) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_modulus(%rip), %ymm4, %ymm4 /* s15k_7 = and(s15k_o_7, modulus) */
+	vpsrld $1, %ymm5, %ymm5 /* w_half_7 = shr(w_7) */
+	vpaddd %ymm11, %ymm12, %ymm11 /* fb0_s_21 = add(s0k_7, s4k_7) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm11, %ymm12 /* fb0_p_21 = add(fb0_s_21, minus_modulus) */
+	vpminud %ymm12, %ymm11, %ymm11 /* fb0_21 = minu(fb0_s_21, fb0_p_21) */
+	vpaddd %ymm3, %ymm8, %ymm3 /* fb0_s_22 = add(s10k_7, s13k_7) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm3, %ymm8 /* fb0_p_22 = add(fb0_s_22, minus_modulus) */
+	vpminud %ymm8, %ymm3, %ymm3 /* fb0_22 = minu(fb0_s_22, fb0_p_22) */
+	vpaddd %ymm5, %ymm4, %ymm4 /* fb0_s_23 = add(s15k_7, w_half_7) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm4, %ymm5 /* fb0_p_23 = add(fb0_s_23, minus_modulus) */
+	vpminud %ymm5, %ymm4, %ymm4 /* fb0_23 = minu(fb0_s_23, fb0_p_23) */
+	vpaddd %ymm3, %ymm11, %ymm3 /* fb1_s_7 = add(fb0_21, fb0_22) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm3, %ymm5 /* fb1_p_7 = add(fb1_s_7, minus_modulus) */
+	vpminud %ymm5, %ymm3, %ymm3 /* fb1_7 = minu(fb1_s_7, fb1_p_7) */
+	vpaddd %ymm4, %ymm3, %ymm3 /* fb2_s_7 = add(fb1_7, fb0_23) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm3, %ymm4 /* fb2_p_7 = add(fb2_s_7, minus_modulus) */
+	vpminud %ymm4, %ymm3, %ymm3 /* fb2_7 = minu(fb2_s_7, fb2_p_7) */
+	vpaddd %ymm7, %ymm3, %ymm3 /* fb_s_7 = add(fb2_7, g0s7_1) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm3, %ymm4 /* fb_p_7 = add(fb_s_7, minus_modulus) */
+	vpmaxsd %ymm4, %ymm3, %ymm3 /* fb_7 = maxs(fb_s_7, fb_p_7) */
+
+	/* Initialisation round 16r+8, lanes 0..: s16 = feedback + (W >> 1). */
+	vpaddd %ymm3, %ymm3, %ymm4 /* dbl_64 = add(fb_7, fb_7) */
+	vpblendvb %ymm6, %ymm4, %ymm1, %ymm5 /* x0_8 = blendv(fb_6, dbl_64, high16) */
+	vmovdqa 896(%rsp), %ymm7 /* reload fb_3 */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl16(%rip), %ymm7, %ymm8 /* fb_3_sw = lookup16(fb_3, rotl16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl16(%rip), %ymm10, %ymm11 /* dbl_65_sw = lookup16(dbl_16, rotl16) */
+	vpblendvb %ymm6, %ymm8, %ymm11, %ymm8 /* x1_8 = blendv(dbl_65_sw, fb_3_sw, high16) */
+	vpxor %ymm9, %ymm5, %ymm5 /* x0r1_8 = xor(x0_8, sb_out_x_7) */
+	vpaddd %ymm0, %ymm5, %ymm5 /* w_8 = add(x0r1_8, r2_7) */
+	vpaddd %ymm8, %ymm9, %ymm9 /* w1_8 = add(sb_out_x_7, x1_8) */
+	vpxor 320(%rsp), %ymm0, %ymm0 /* w2_8 = xor(r2_7, x1_4) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl16(%rip), %ymm9, %ymm11 /* w1_8_sw = lookup16(w1_8, rotl16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl16(%rip), %ymm0, %ymm12 /* w2_8_sw = lookup16(w2_8, rotl16) */
+	vpblendvb %ymm6, %ymm11, %ymm12, %ymm13 /* l1in_8 = blendv(w2_8_sw, w1_8_sw, high16) */
+	vpblendvb %ymm6, %ymm0, %ymm9, %ymm10 /* l1in16_8 = blendv(w1_8, w2_8, high16) */
+	vmovdqa %ymm8, 320(%rsp) /* spill x1_8 */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl24(%rip), %ymm13, %ymm8 /* ur24_8 = lookup16(l1in_8, rotl24) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl8(%rip), %ymm13, %ymm7 /* ur8_8 = lookup16(l1in_8, rotl8) */
+	vpxor %ymm7, %ymm13, %ymm7 /* ug_acc_8 = xor(l1in_8, ur8_8) */
+	vpxor %ymm10, %ymm7, %ymm7 /* ug_8 = xor(ug_acc_8, l1in16_8) */
+	vpslld $2, %ymm7, %ymm10 /* ur2_8_l = shl(ug_8) */
+	vpsrld $30, %ymm7, %ymm7 /* ur2_8_r = shr(ug_8) */
+	vpor %ymm7, %ymm10, %ymm7 /* ur2_8 = or(ur2_8_l, ur2_8_r) */
+	vpxor %ymm8, %ymm13, %ymm8 /* u_acc_8 = xor(l1in_8, ur24_8) */
+	vpxor %ymm7, %ymm8, %ymm7 /* u_8 = xor(u_acc_8, ur2_8) */
+	vpblendvb %ymm6, %ymm12, %ymm11, %ymm8 /* l2in_8 = blendv(w1_8_sw, w2_8_sw, high16) */
+	vpblendvb %ymm6, %ymm9, %ymm0, %ymm0 /* l2in16_8 = blendv(w2_8, w1_8, high16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl8(%rip), %ymm8, %ymm9 /* v8r8_8 = lookup16(l2in_8, rotl8) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl24(%rip), %ymm8, %ymm10 /* v8r24_8 = lookup16(l2in_8, rotl24) */
+	vpxor %ymm0, %ymm8, %ymm8 /* v8g_acc_8 = xor(l2in_8, l2in16_8) */
+	vpxor %ymm10, %ymm8, %ymm8 /* v8g_8 = xor(v8g_acc_8, v8r24_8) */
+	vpslld $6, %ymm8, %ymm10 /* v8r6_8_l = shl(v8g_8) */
+	vpsrld $26, %ymm8, %ymm8 /* v8r6_8_r = shr(v8g_8) */
+	vpor %ymm8, %ymm10, %ymm8 /* v8r6_8 = or(v8r6_8_l, v8r6_8_r) */
+	vpxor %ymm0, %ymm9, %ymm0 /* v8_acc_8 = xor(v8r8_8, l2in16_8) */
+	vpxor %ymm8, %ymm0, %ymm0 /* v8_8 = xor(v8_acc_8, v8r6_8) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_odd_bytes(%rip), %ymm8 /* odd_bytes = const() */
+	vpblendvb %ymm8, %ymm7, %ymm0, %ymm9 /* sb_in_x_8 = blendv(v8_8, u_8, odd_bytes) */
+	vpblendvb %ymm8, %ymm0, %ymm7, %ymm0 /* sb_in_y_8 = blendv(u_8, v8_8, odd_bytes) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm9, %ymm7 /* sb_s0_xl_8 = and(sb_in_x_8, nibble_mask) */
+	vpsrlw $4, %ymm9, %ymm9 /* sb_s0_xs_8 = shr(sb_in_x_8) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm9, %ymm9 /* sb_s0_xh_8 = and(sb_s0_xs_8, nibble_mask) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_s0_p1(%rip), %ymm10 /* s0_p1 = const() */
+	vpshufb %ymm7, %ymm10, %ymm11 /* sb_s0_p1_8 = lookup16(s0_p1, sb_s0_xl_8) */
+	vpxor %ymm9, %ymm11, %ymm9 /* sb_s0_t_8 = xor(sb_s0_p1_8, sb_s0_xh_8) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_s0_p2(%rip), %ymm11 /* s0_p2 = const() */
+	vpshufb %ymm9, %ymm11, %ymm12 /* sb_s0_p2_8 = lookup16(s0_p2, sb_s0_t_8) */
+	vpxor %ymm7, %ymm12, %ymm7 /* sb_s0_ol_8 = xor(sb_s0_p2_8, sb_s0_xl_8) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_s0_p3_rot(%rip), %ymm12 /* s0_p3_rot = const() */
+	vpshufb %ymm7, %ymm12, %ymm7 /* sb_s0_p3_8 = lookup16(s0_p3_rot, sb_s0_ol_8) */
+	vpaddb %ymm9, %ymm9, %ymm9 /* sb_s0_t2_8 = add(sb_s0_t_8, sb_s0_t_8) */
+	vpxor %ymm9, %ymm7, %ymm7 /* sb_s0_8 = xor(sb_s0_p3_8, sb_s0_t2_8) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm0, %ymm9 /* sb_in_y_8_lo = and(sb_in_y_8, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_8_sh = shr(sb_in_y_8) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm0, %ymm0 /* sb_in_y_8_hi = and(sb_in_y_8_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_tbl_lo(%rip), %ymm13 /* tbl_lo = const() */
+	vpshufb %ymm9, %ymm13, %ymm9 /* sb_s1_k_8_l = lookup16(tbl_lo, sb_in_y_8_lo) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_tbl_hi(%rip), %ymm13 /* tbl_hi = const() */
+	vpshufb %ymm0, %ymm13, %ymm0 /* sb_s1_k_8_h = lookup16(tbl_hi, sb_in_y_8_hi) */
+	vpxor %ymm0, %ymm9, %ymm0 /* sb_s1_k_8 = xor(sb_s1_k_8_l, sb_s1_k_8_h) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_inv_shift_rows(%rip), %ymm0, %ymm0 /* sb_s1_8_sr = lookup16(sb_s1_k_8, inv_shift_rows) */
+	vmovdqa %xmm0, %xmm9 /* sb_s1_8_aes_in0 = extract128(sb_s1_8_sr) */
+	vaesenclast %xmm14, %xmm9, %xmm9 /* sb_s1_8_aes_0 = aesenclast(sb_s1_8_aes_in0, sb_s1_aes_k0) */
+	vextracti128 $1, %ymm0, %xmm0 /* sb_s1_8_aes_in1 = extract128(sb_s1_8_sr) */
+	vaesenclast %xmm15, %xmm0, %xmm0 /* sb_s1_8_aes_1 = aesenclast(sb_s1_8_aes_in1, sb_s1_aes_k1) */
+	vinserti128 $1, %xmm0, %ymm9, %ymm0 /* sb_s1_8_aes = concat128(sb_s1_8_aes_0, sb_s1_8_aes_1) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm0, %ymm9 /* sb_s1_8_aes_lo = and(sb_s1_8_aes, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_8_aes_sh = shr(sb_s1_8_aes) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm0, %ymm0 /* sb_s1_8_aes_hi = and(sb_s1_8_aes_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_tbl_lo_1(%rip), %ymm13 /* tbl_lo_1 = const() */
+	vpshufb %ymm9, %ymm13, %ymm9 /* sb_s1_8_l = lookup16(tbl_lo_1, sb_s1_8_aes_lo) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_tbl_hi_1(%rip), %ymm13 /* tbl_hi_1 = const() */
+	vpshufb %ymm0, %ymm13, %ymm0 /* sb_s1_8_h = lookup16(tbl_hi_1, sb_s1_8_aes_hi) */
+	vpxor %ymm0, %ymm9, %ymm0 /* sb_s1_8 = xor(sb_s1_8_l, sb_s1_8_h) */
+	vpblendvb %ymm8, %ymm7, %ymm0, %ymm9 /* sb_out_x_8 = blendv(sb_s1_8, sb_s0_8, odd_bytes) */
+	vpblendvb %ymm8, %ymm0, %ymm7, %ymm0 /* sb_out_y_8 = blendv(sb_s0_8, sb_s1_8, odd_bytes) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl24(%rip), %ymm0, %ymm0 /* r2_8 = lookup16(sb_out_y_8, rotl24) */
+	vmovdqa 128(%rsp), %ymm7 /* reload g0s8_1.2 */
+	vpslld $8, %ymm7, %ymm13 /* s0k_o_8_l = shl(g0s8_1) */
+	vmovdqa 480(%rsp), %ymm12 /* reload dbl_26 */
+	vpsrld $24, %ymm12, %ymm12 /* s0k_o_8_r = shr(dbl_26) */
+	vpor %ymm12, %ymm13, %ymm12 /* s0k_o_8 = or(s0k_o_8_l, s0k_o_8_r) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_modulus(%rip), %ymm12, %ymm12 /* s0k_8 = and(s0k_o_8, modulus) */
+	vmovdqa 160(%rsp), %ymm13 /* reload g0s12_1.2 */
+	vpslld $20, %ymm13, %ymm13 /* s4k_o_8_l = shl(g0s12_1) */
+	vmovdqa 960(%rsp), %ymm11 /* reload dbl_21 */
+	vpsrld $12, %ymm11, %ymm11 /* s4k_o_8_r = shr(dbl_21) */
+	vpor %ymm11, %ymm13, %ymm11 /* s4k_o_8 = or(s4k_o_8_l, s4k_o_8_r) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_modulus(%rip), %ymm11, %ymm11 /* s4k_8 = and(s4k_o_8, modulus) */
+	vmovdqa 384(%rsp), %ymm13 /* reload fb_2 */
+	vpslld $21, %ymm13, %ymm13 /* s10k_o_8_l = shl(fb_2) */
+	vmovdqa 1088(%rsp), %ymm10 /* reload dbl_24 */
+	vpsrld $11, %ymm10, %ymm8 /* s10k_o_8_r = shr(dbl_24) */
+	vpor %ymm8, %ymm13, %ymm8 /* s10k_o_8 = or(s10k_o_8_l, s10k_o_8_r) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_modulus(%rip), %ymm8, %ymm8 /* s10k_8 = and(s10k_o_8, modulus) */
+	vpslld $17, %ymm2, %ymm13 /* s13k_o_8_l = shl(fb_5) */
+	vmovdqa %ymm2, 480(%rsp) /* spill fb_5 */
+	vmovdqa 416(%rsp), %ymm2 /* reload dbl_48 */
+	vpsrld $15, %ymm2, %ymm2 /* s13k_o_8_r = shr(dbl_48) */
+	vpor %ymm2, %ymm13, %ymm2 /* s13k_o_8 = or(s13k_o_8_l, s13k_o_8_r) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_modulus(%rip), %ymm2, %ymm2 /* s13k_8 = and(s13k_o_8, modulus) */
+	vpslld $15, %ymm3, %ymm13 /* s15k_o_8_l = shl(fb_7) */
+	vmovdqa %ymm4, 256(%rsp) /* spill dbl_64 */
+	vpsrld $17, %ymm4, %ymm4 /* s15k_o_8_r = shr(dbl_64) */
+	vpor %ymm4, %ymm13, %ymm4 /* s15k_o_8 = or(s15k_o_8_l, s15k_o_8_r) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_modulus(%rip), %ymm4, %ymm4 /* s15k_8 = and(s15k_o_8, modulus) */
+	vpsrld $1, %ymm5, %ymm5 /* w_half_8 = shr(w_8) */
+	vpaddd %ymm11, %ymm12, %ymm11 /* fb0_s_24 = add(s0k_8, s4k_8) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm11, %ymm12 /* fb0_p_24 = add(fb0_s_24, minus_modulus) */
+	vpminud %ymm12, %ymm11, %ymm11 /* fb0_24 = minu(fb0_s_24, fb0_p_24) */
+	vpaddd %ymm2, %ymm8, %ymm2 /* fb0_s_25 = add(s10k_8, s13k_8) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm2, %ymm8 /* fb0_p_25 = add(fb0_s_25, minus_modulus) */
+	vpminud %ymm8, %ymm2, %ymm2 /* fb0_25 = minu(fb0_s_25, fb0_p_25) */
+	vpaddd %ymm5, %ymm4, %ymm4 /* fb0_s_26 = add(s15k_8, w_half_8) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm4, %ymm5 /* fb0_p_26 = add(fb0_s_26, minus_modulus) */
+	vpminud %ymm5, %ymm4, %ymm4 /* fb0_26 = minu(fb0_s_26, fb0_p_26) */
+	vpaddd %ymm2, %ymm11, %ymm2 /* fb1_s_8 = add(fb0_24, fb0_25) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm2, %ymm5 /* fb1_p_8 = add(fb1_s_8, minus_modulus) */
+	vpminud %ymm5, %ymm2, %ymm2 /* fb1_8 = minu(fb1_s_8, fb1_p_8) */
+	vpaddd %ymm4, %ymm2, %ymm2 /* fb2_s_8 = add(fb1_8, fb0_26) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm2, %ymm4 /* fb2_p_8 = add(fb2_s_8, minus_modulus) */
+	vpminud %ymm4, %ymm2, %ymm2 /* fb2_8 = minu(fb2_s_8, fb2_p_8) */
+	vpaddd %ymm7, %ymm2, %ymm2 /* fb_s_8 = add(fb2_8, g0s8_1) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm2, %ymm4 /* fb_p_8 = add(fb_s_8, minus_modulus) */
+	vpmaxsd %ymm4, %ymm2, %ymm2 /* fb_8 = maxs(fb_s_8, fb_p_8) */
+
+	/* Initialisation round 16r+9, lanes 0..: s16 = feedback + (W >> 1). */
+	vpaddd %ymm2, %ymm2, %ymm4 /* dbl_72 = add(fb_8, fb_8) */
+	vpblendvb %ymm6, %ymm4, %ymm3, %ymm5 /* x0_9 = blendv(fb_7, dbl_72, high16) */
+	vmovdqa 1056(%rsp), %ymm7 /* reload fb_4 */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl16(%rip), %ymm7, %ymm8 /* fb_4_sw = lookup16(fb_4, rotl16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl16(%rip), %ymm10, %ymm11 /* dbl_73_sw = lookup16(dbl_24, rotl16) */
+	vpblendvb %ymm6, %ymm8, %ymm11, %ymm8 /* x1_9 = blendv(dbl_73_sw, fb_4_sw, high16) */
+	vpxor %ymm9, %ymm5, %ymm5 /* x0r1_9 = xor(x0_9, sb_out_x_8) */
+	vpaddd %ymm0, %ymm5, %ymm5 /* w_9 = add(x0r1_9, r2_8) */
+	vpaddd %ymm8, %ymm9, %ymm9 /* w1_9 = add(sb_out_x_8, x1_9) */
+	vpxor 672(%rsp), %ymm0, %ymm0 /* w2_9 = xor(r2_8, x1_5) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl16(%rip), %ymm9, %ymm11 /* w1_9_sw = lookup16(w1_9, rotl16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl16(%rip), %ymm0, %ymm12 /* w2_9_sw = lookup16(w2_9, rotl16) */
+	vpblendvb %ymm6, %ymm11, %ymm12, %ymm13 /* l1in_9 = blendv(w2_9_sw, w1_9_sw, high16) */
+	vpblendvb %ymm6, %ymm0, %ymm9, %ymm10 /* l1in16_9 = blendv(w1_9, w2_9, high16) */
+	vmovdqa %ymm8, 672(%rsp) /* spill x1_9 */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl24(%rip), %ymm13, %ymm8 /* ur24_9 = lookup16(l1in_9, rotl24) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl8(%rip), %ymm13, %ymm7 /* ur8_9 = lookup16(l1in_9, rotl8) */
+	vpxor %ymm7, %ymm13, %ymm7 /* ug_acc_9 = xor(l1in_9, ur8_9) */
+	vpxor %ymm10, %ymm7, %ymm7 /* ug_9 = xor(ug_acc_9, l1in16_9) */
+	vpslld $2, %ymm7, %ymm10 /* ur2_9_l = shl(ug_9) */
+	vpsrld $30, %ymm7, %ymm7 /* ur2_9_r = shr(ug_9) */
+	vpor %ymm7, %ymm10, %ymm7 /* ur2_9 = or(ur2_9_l, ur2_9_r) */
+	vpxor %ymm8, %ymm13, %ymm8 /* u_acc_9 = xor(l1in_9, ur24_9) */
+	vpxor %ymm7, %ymm8, %ymm7 /* u_9 = xor(u_acc_9, ur2_9) */
+	vpblendvb %ymm6, %ymm12, %ymm11, %ymm8 /* l2in_9 = blendv(w1_9_sw, w2_9_sw, high16) */
+	vpblendvb %ymm6, %ymm9, %ymm0, %ymm0 /* l2in16_9 = blendv(w2_9, w1_9, high16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl8(%rip), %ymm8, %ymm9 /* v8r8_9 = lookup16(l2in_9, rotl8) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl24(%rip), %ymm8, %ymm10 /* v8r24_9 = lookup16(l2in_9, rotl24) */
+	vpxor %ymm0, %ymm8, %ymm8 /* v8g_acc_9 = xor(l2in_9, l2in16_9) */
+	vpxor %ymm10, %ymm8, %ymm8 /* v8g_9 = xor(v8g_acc_9, v8r24_9) */
+	vpslld $6, %ymm8, %ymm10 /* v8r6_9_l = shl(v8g_9) */
+	vpsrld $26, %ymm8, %ymm8 /* v8r6_9_r = shr(v8g_9) */
+	vpor %ymm8, %ymm10, %ymm8 /* v8r6_9 = or(v8r6_9_l, v8r6_9_r) */
+	vpxor %ymm0, %ymm9, %ymm0 /* v8_acc_9 = xor(v8r8_9, l2in16_9) */
+	vpxor %ymm8, %ymm0, %ymm0 /* v8_9 = xor(v8_acc_9, v8r6_9) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_odd_bytes(%rip), %ymm8 /* odd_bytes = const() */
+	vpblendvb %ymm8, %ymm7, %ymm0, %ymm9 /* sb_in_x_9 = blendv(v8_9, u_9, odd_bytes) */
+	vpblendvb %ymm8, %ymm0, %ymm7, %ymm0 /* sb_in_y_9 = blendv(u_9, v8_9, odd_bytes) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm9, %ymm7 /* sb_s0_xl_9 = and(sb_in_x_9, nibble_mask) */
+	vpsrlw $4, %ymm9, %ymm9 /* sb_s0_xs_9 = shr(sb_in_x_9) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm9, %ymm9 /* sb_s0_xh_9 = and(sb_s0_xs_9, nibble_mask) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_s0_p1(%rip), %ymm10 /* s0_p1 = const() */
+	vpshufb %ymm7, %ymm10, %ymm11 /* sb_s0_p1_9 = lookup16(s0_p1, sb_s0_xl_9) */
+	vpxor %ymm9, %ymm11, %ymm9 /* sb_s0_t_9 = xor(sb_s0_p1_9, sb_s0_xh_9) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_s0_p2(%rip), %ymm11 /* s0_p2 = const() */
+	vpshufb %ymm9, %ymm11, %ymm12 /* sb_s0_p2_9 = lookup16(s0_p2, sb_s0_t_9) */
+	vpxor %ymm7, %ymm12, %ymm7 /* sb_s0_ol_9 = xor(sb_s0_p2_9, sb_s0_xl_9) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_s0_p3_rot(%rip), %ymm12 /* s0_p3_rot = const() */
+	vpshufb %ymm7, %ymm12, %ymm7 /* sb_s0_p3_9 = lookup16(s0_p3_rot, sb_s0_ol_9) */
+	vpaddb %ymm9, %ymm9, %ymm9 /* sb_s0_t2_9 = add(sb_s0_t_9, sb_s0_t_9) */
+	vpxor %ymm9, %ymm7, %ymm7 /* sb_s0_9 = xor(sb_s0_p3_9, sb_s0_t2_9) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm0, %ymm9 /* sb_in_y_9_lo = and(sb_in_y_9, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_9_sh = shr(sb_in_y_9) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm0, %ymm0 /* sb_in_y_9_hi = and(sb_in_y_9_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_tbl_lo(%rip), %ymm13 /* tbl_lo = const() */
+	vpshufb %ymm9, %ymm13, %ymm9 /* sb_s1_k_9_l = lookup16(tbl_lo, sb_in_y_9_lo) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_tbl_hi(%rip), %ymm13 /* tbl_hi = const() */
+	vpshufb %ymm0, %ymm13, %ymm0 /* sb_s1_k_9_h = lookup16(tbl_hi, sb_in_y_9_hi) */
+	vpxor %ymm0, %ymm9, %ymm0 /* sb_s1_k_9 = xor(sb_s1_k_9_l, sb_s1_k_9_h) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_inv_shift_rows(%rip), %ymm0, %ymm0 /* sb_s1_9_sr = lookup16(sb_s1_k_9, inv_shift_rows) */
+	vmovdqa %xmm0, %xmm9 /* sb_s1_9_aes_in0 = extract128(sb_s1_9_sr) */
+	vaesenclast %xmm14, %xmm9, %xmm9 /* sb_s1_9_aes_0 = aesenclast(sb_s1_9_aes_in0, sb_s1_aes_k0) */
+	vextracti128 $1, %ymm0, %xmm0 /* sb_s1_9_aes_in1 = extract128(sb_s1_9_sr) */
+	vaesenclast %xmm15, %xmm0, %xmm0 /* sb_s1_9_aes_1 = aesenclast(sb_s1_9_aes_in1, sb_s1_aes_k1) */
+	vinserti128 $1, %xmm0, %ymm9, %ymm0 /* sb_s1_9_aes = concat128(sb_s1_9_aes_0, sb_s1_9_aes_1) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm0, %ymm9 /* sb_s1_9_aes_lo = and(sb_s1_9_aes, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_9_aes_sh = shr(sb_s1_9_aes) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm0, %ymm0 /* sb_s1_9_aes_hi = and(sb_s1_9_aes_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_tbl_lo_1(%rip), %ymm13 /* tbl_lo_1 = const() */
+	vpshufb %ymm9, %ymm13, %ymm9 /* sb_s1_9_l = lookup16(tbl_lo_1, sb_s1_9_aes_lo) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_tbl_hi_1(%rip), %ymm13 /* tbl_hi_1 = const() */
+	vpshufb %ymm0, %ymm13, %ymm0 /* sb_s1_9_h = lookup16(tbl_hi_1, sb_s1_9_aes_hi) */
+	vpxor %ymm0, %ymm9, %ymm0 /* sb_s1_9 = xor(sb_s1_9_l, sb_s1_9_h) */
+	vpblendvb %ymm8, %ymm7, %ymm0, %ymm9 /* sb_out_x_9 = blendv(sb_s1_9, sb_s0_9, odd_bytes) */
+	vpblendvb %ymm8, %ymm0, %ymm7, %ymm0 /* sb_out_y_9 = blendv(sb_s0_9, sb_s1_9, odd_bytes) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl24(%rip), %ymm0, %ymm0 /* r2_9 = lookup16(sb_out_y_9, rotl24) */
+	vmovdqa 192(%rsp), %ymm7 /* reload g0s9_1.2 */
+	vpslld $8, %ymm7, %ymm13 /* s0k_o_9_l = shl(g0s9_1) */
+	vmovdqa 224(%rsp), %ymm12 /* reload dbl_1 */
+	vpsrld $24, %ymm12, %ymm12 /* s0k_o_9_r = shr(dbl_1) */
+	vpor %ymm12, %ymm13, %ymm12 /* s0k_o_9 = or(s0k_o_9_l, s0k_o_9_r) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_modulus(%rip), %ymm12, %ymm12 /* s0k_9 = and(s0k_o_9, modulus) */
+	vmovdqa 544(%rsp), %ymm13 /* reload g0s13_1.2 */
+	vpslld $20, %ymm13, %ymm13 /* s4k_o_9_l = shl(g0s13_1) */
+	vmovdqa 576(%rsp), %ymm11 /* reload dbl_6 */
+	vpsrld $12, %ymm11, %ymm11 /* s4k_o_9_r = shr(dbl_6) */
+	vpor %ymm11, %ymm13, %ymm11 /* s4k_o_9 = or(s4k_o_9_l, s4k_o_9_r) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_modulus(%rip), %ymm11, %ymm11 /* s4k_9 = and(s4k_o_9, modulus) */
+	vmovdqa 896(%rsp), %ymm13 /* reload fb_3 */
+	vpslld $21, %ymm13, %ymm13 /* s10k_o_9_l = shl(fb_3) */
+	vmovdqa 1120(%rsp), %ymm10 /* reload dbl_32 */
+	vpsrld $11, %ymm10, %ymm8 /* s10k_o_9_r = shr(dbl_32) */
+	vpor %ymm8, %ymm13, %ymm8 /* s10k_o_9 = or(s10k_o_9_l, s10k_o_9_r) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_modulus(%rip), %ymm8, %ymm8 /* s10k_9 = and(s10k_o_9, modulus) */
+	vpslld $17, %ymm1, %ymm13 /* s13k_o_9_l = shl(fb_6) */
+	vmovdqa %ymm1, 224(%rsp) /* spill fb_6 */
+	vmovdqa 1152(%rsp), %ymm1 /* reload dbl_56 */
+	vpsrld $15, %ymm1, %ymm1 /* s13k_o_9_r = shr(dbl_56) */
+	vpor %ymm1, %ymm13, %ymm1 /* s13k_o_9 = or(s13k_o_9_l, s13k_o_9_r) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_modulus(%rip), %ymm1, %ymm1 /* s13k_9 = and(s13k_o_9, modulus) */
+	vpslld $15, %ymm2, %ymm13 /* s15k_o_9_l = shl(fb_8) */
+	vmovdqa %ymm4, 1184(%rsp) /* spill dbl_72 */
+	vpsrld $17, %ymm4, %ymm4 /* s15k_o_9_r = shr(dbl_72) */
+	vpor %ymm4, %ymm13, %ymm4 /* s15k_o_9 = or(s15k_o_9_l, s15k_o_9_r) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_modulus(%rip), %ymm4, %ymm4 /* s15k_9 = and(s15k_o_9, modulus) */
+	vpsrld $1, %ymm5, %ymm5 /* w_half_9 = shr(w_9) */
+	vpaddd %ymm11, %ymm12, %ymm11 /* fb0_s_27 = add(s0k_9, s4k_9) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm11, %ymm12 /* fb0_p_27 = add(fb0_s_27, minus_modulus) */
+	vpminud %ymm12, %ymm11, %ymm11 /* fb0_27 = minu(fb0_s_27, fb0_p_27) */
+	vpaddd %ymm1, %ymm8, %ymm1 /* fb0_s_28 = add(s10k_9, s13k_9) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm1, %ymm8 /* fb0_p_28 = add(fb0_s_28, minus_modulus) */
+	vpminud %ymm8, %ymm1, %ymm1 /* fb0_28 = minu(fb0_s_28, fb0_p_28) */
+	vpaddd %ymm5, %ymm4, %ymm4 /* fb0_s_29 = add(s15k_9, w_half_9) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm4, %ymm5 /* fb0_p_29 = add(fb0_s_29, minus_modulus) */
+	vpminud %ymm5, %ymm4, %ymm4 /* fb0_29 = minu(fb0_s_29, fb0_p_29) */
+	vpaddd %ymm1, %ymm11, %ymm1 /* fb1_s_9 = add(fb0_27, fb0_28) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm1, %ymm5 /* fb1_p_9 = add(fb1_s_9, minus_modulus) */
+	vpminud %ymm5, %ymm1, %ymm1 /* fb1_9 = minu(fb1_s_9, fb1_p_9) */
+	vpaddd %ymm4, %ymm1, %ymm1 /* fb2_s_9 = add(fb1_9, fb0_29) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm1, %ymm4 /* fb2_p_9 = add(fb2_s_9, minus_modulus) */
+	vpminud %ymm4, %ymm1, %ymm1 /* fb2_9 = minu(fb2_s_9, fb2_p_9) */
+	vpaddd %ymm7, %ymm1, %ymm1 /* fb_s_9 = add(fb2_9, g0s9_1) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm1, %ymm4 /* fb_p_9 = add(fb_s_9, minus_modulus) */
+	vpmaxsd %ymm4, %ymm1, %ymm1 /* fb_9 = maxs(fb_s_9, fb_p_9) */
+
+	/* Initialisation round 16r+10, lanes 0..: s16 = feedback + (W >> 1). */
+	vpaddd %ymm1, %ymm1, %ymm4 /* dbl_80 = add(fb_9, fb_9) */
+	vpblendvb %ymm6, %ymm4, %ymm2, %ymm5 /* x0_10 = blendv(fb_8, dbl_80, high16) */
+	vmovdqa 480(%rsp), %ymm7 /* reload fb_5 */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl16(%rip), %ymm7, %ymm8 /* fb_5_sw = lookup16(fb_5, rotl16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl16(%rip), %ymm10, %ymm11 /* dbl_81_sw = lookup16(dbl_32, rotl16) */
+	vpblendvb %ymm6, %ymm8, %ymm11, %ymm8 /* x1_10 = blendv(dbl_81_sw, fb_5_sw, high16) */
+	vpxor %ymm9, %ymm5, %ymm5 /* x0r1_10 = xor(x0_10, sb_out_x_9) */
+	vpaddd %ymm0, %ymm5, %ymm5 /* w_10 = add(x0r1_10, r2_9) */
+	vpaddd %ymm8, %ymm9, %ymm9 /* w1_10 = add(sb_out_x_9, x1_10) */
+	vpxor 832(%rsp), %ymm0, %ymm0 /* w2_10 = xor(r2_9, x1_6) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl16(%rip), %ymm9, %ymm11 /* w1_10_sw = lookup16(w1_10, rotl16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl16(%rip), %ymm0, %ymm12 /* w2_10_sw = lookup16(w2_10, rotl16) */
+	vpblendvb %ymm6, %ymm11, %ymm12, %ymm13 /* l1in_10 = blendv(w2_10_sw, w1_10_sw, high16) */
+	vpblendvb %ymm6, %ymm0, %ymm9, %ymm10 /* l1in16_10 = blendv(w1_10, w2_10, high16) */
+	vmovdqa %ymm8, 832(%rsp) /* spill x1_10 */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl24(%rip), %ymm13, %ymm8 /* ur24_10 = lookup16(l1in_10, rotl24) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl8(%rip), %ymm13, %ymm7 /* ur8_10 = lookup16(l1in_10, rotl8) */
+	vpxor %ymm7, %ymm13, %ymm7 /* ug_acc_10 = xor(l1in_10, ur8_10) */
+	vpxor %ymm10, %ymm7, %ymm7 /* ug_10 = xor(ug_acc_10, l1in16_10) */
+	vpslld $2, %ymm7, %ymm10 /* ur2_10_l = shl(ug_10) */
+	vpsrld $30, %ymm7, %ymm7 /* ur2_10_r = shr(ug_10) */
+	vpor %ymm7, %ymm10, %ymm7 /* ur2_10 = or(ur2_10_l, ur2_10_r) */
+	vpxor %ymm8, %ymm13, %ymm8 /* u_acc_10 = xor(l1in_10, ur24_10) */
+	vpxor %ymm7, %ymm8, %ymm7 /* u_10 = xor(u_acc_10, ur2_10) */
+	vpblendvb %ymm6, %ymm12, %ymm11, %ymm8 /* l2in_10 = blendv(w1_10_sw, w2_10_sw, high16) */
+	vpblendvb %ymm6, %ymm9, %ymm0, %ymm0 /* l2in16_10 = blendv(w2_10, w1_10, high16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl8(%rip), %ymm8, %ymm9 /* v8r8_10 = lookup16(l2in_10, rotl8) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl24(%rip), %ymm8, %ymm10 /* v8r24_10 = lookup16(l2in_10, rotl24) */
+	vpxor %ymm0, %ymm8, %ymm8 /* v8g_acc_10 = xor(l2in_10, l2in16_10) */
+	vpxor %ymm10, %ymm8, %ymm8 /* v8g_10 = xor(v8g_acc_10, v8r24_10) */
+	vpslld $6, %ymm8, %ymm10 /* v8r6_10_l = shl(v8g_10) */
+	vpsrld $26, %ymm8, %ymm8 /* v8r6_10_r = shr(v8g_10) */
+	vpor %ymm8, %ymm10, %ymm8 /* v8r6_10 = or(v8r6_10_l, v8r6_10_r) */
+	vpxor %ymm0, %ymm9, %ymm0 /* v8_acc_10 = xor(v8r8_10, l2in16_10) */
+	vpxor %ymm8, %ymm0, %ymm0 /* v8_10 = xor(v8_acc_10, v8r6_10) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_odd_bytes(%rip), %ymm8 /* odd_bytes = const() */
+	vpblendvb %ymm8, %ymm7, %ymm0, %ymm9 /* sb_in_x_10 = blendv(v8_10, u_10, odd_bytes) */
+	vpblendvb %ymm8, %ymm0, %ymm7, %ymm0 /* sb_in_y_10 = blendv(u_10, v8_10, odd_bytes) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm9, %ymm7 /* sb_s0_xl_10 = and(sb_in_x_10, nibble_mask) */
+	vpsrlw $4, %ymm9, %ymm9 /* sb_s0_xs_10 = shr(sb_in_x_10) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm9, %ymm9 /* sb_s0_xh_10 = and(sb_s0_xs_10, nibble_mask) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_s0_p1(%rip), %ymm10 /* s0_p1 = const() */
+	vpshufb %ymm7, %ymm10, %ymm11 /* sb_s0_p1_10 = lookup16(s0_p1, sb_s0_xl_10) */
+	vpxor %ymm9, %ymm11, %ymm9 /* sb_s0_t_10 = xor(sb_s0_p1_10, sb_s0_xh_10) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_s0_p2(%rip), %ymm11 /* s0_p2 = const() */
+	vpshufb %ymm9, %ymm11, %ymm12 /* sb_s0_p2_10 = lookup16(s0_p2, sb_s0_t_10) */
+	vpxor %ymm7, %ymm12, %ymm7 /* sb_s0_ol_10 = xor(sb_s0_p2_10, sb_s0_xl_10) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_s0_p3_rot(%rip), %ymm12 /* s0_p3_rot = const() */
+	vpshufb %ymm7, %ymm12, %ymm7 /* sb_s0_p3_10 = lookup16(s0_p3_rot, sb_s0_ol_10) */
+	vpaddb %ymm9, %ymm9, %ymm9 /* sb_s0_t2_10 = add(sb_s0_t_10, sb_s0_t_10) */
+	vpxor %ymm9, %ymm7, %ymm7 /* sb_s0_10 = xor(sb_s0_p3_10, sb_s0_t2_10) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm0, %ymm9 /* sb_in_y_10_lo = and(sb_in_y_10, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_10_sh = shr(sb_in_y_10) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm0, %ymm0 /* sb_in_y_10_hi = and(sb_in_y_10_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_tbl_lo(%rip), %ymm13 /* tbl_lo = const() */
+	vpshufb %ymm9, %ymm13, %ymm9 /* sb_s1_k_10_l = lookup16(tbl_lo, sb_in_y_10_lo) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_tbl_hi(%rip), %ymm13 /* tbl_hi = const() */
+	vpshufb %ymm0, %ymm13, %ymm0 /* sb_s1_k_10_h = lookup16(tbl_hi, sb_in_y_10_hi) */
+	vpxor %ymm0, %ymm9, %ymm0 /* sb_s1_k_10 = xor(sb_s1_k_10_l, sb_s1_k_10_h) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_inv_shift_rows(%rip), %ymm0, %ymm0 /* sb_s1_10_sr = lookup16(sb_s1_k_10, inv_shift_rows) */
+	vmovdqa %xmm0, %xmm9 /* sb_s1_10_aes_in0 = extract128(sb_s1_10_sr) */
+	vaesenclast %xmm14, %xmm9, %xmm9 /* sb_s1_10_aes_0 = aesenclast(sb_s1_10_aes_in0, sb_s1_aes_k0) */
+	vextracti128 $1, %ymm0, %xmm0 /* sb_s1_10_aes_in1 = extract128(sb_s1_10_sr) */
+	vaesenclast %xmm15, %xmm0, %xmm0 /* sb_s1_10_aes_1 = aesenclast(sb_s1_10_aes_in1, sb_s1_aes_k1) */
+	vinserti128 $1, %xmm0, %ymm9, %ymm0 /* sb_s1_10_aes = concat128(sb_s1_10_aes_0, sb_s1_10_aes_1) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm0, %ymm9 /* sb_s1_10_aes_lo = and(sb_s1_10_aes, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_10_aes_sh = shr(sb_s1_10_aes) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm0, %ymm0 /* sb_s1_10_aes_hi = and(sb_s1_10_aes_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_tbl_lo_1(%rip), %ymm13 /* tbl_lo_1 = const() */
+	vpshufb %ymm9, %ymm13, %ymm9 /* sb_s1_10_l = lookup16(tbl_lo_1, sb_s1_10_aes_lo) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_tbl_hi_1(%rip), %ymm13 /* tbl_hi_1 = const() */
+	vpshufb %ymm0, %ymm13, %ymm0 /* sb_s1_10_h = lookup16(tbl_hi_1, sb_s1_10_aes_hi) */
+	vpxor %ymm0, %ymm9, %ymm0 /* sb_s1_10 = xor(sb_s1_10_l, sb_s1_10_h) */
+	vpblendvb %ymm8, %ymm7, %ymm0, %ymm9 /* sb_out_x_10 = blendv(sb_s1_10, sb_s0_10, odd_bytes) */
+	vpblendvb %ymm8, %ymm0, %ymm7, %ymm0 /* sb_out_y_10 = blendv(sb_s0_10, sb_s1_10, odd_bytes) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl24(%rip), %ymm0, %ymm0 /* r2_10 = lookup16(sb_out_y_10, rotl24) */
+	vmovdqa 512(%rsp), %ymm7 /* reload g0s10_1.2 */
+	vpslld $8, %ymm7, %ymm13 /* s0k_o_10_l = shl(g0s10_1) */
+	vmovdqa 640(%rsp), %ymm12 /* reload dbl_5 */
+	vpsrld $24, %ymm12, %ymm12 /* s0k_o_10_r = shr(dbl_5) */
+	vpor %ymm12, %ymm13, %ymm12 /* s0k_o_10 = or(s0k_o_10_l, s0k_o_10_r) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_modulus(%rip), %ymm12, %ymm12 /* s0k_10 = and(s0k_o_10, modulus) */
+	vmovdqa 288(%rsp), %ymm13 /* reload g0s14_1.2 */
+	vpslld $20, %ymm13, %ymm13 /* s4k_o_10_l = shl(g0s14_1) */
+	vmovdqa 736(%rsp), %ymm11 /* reload dbl_14 */
+	vpsrld $12, %ymm11, %ymm11 /* s4k_o_10_r = shr(dbl_14) */
+	vpor %ymm11, %ymm13, %ymm11 /* s4k_o_10 = or(s4k_o_10_l, s4k_o_10_r) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_modulus(%rip), %ymm11, %ymm11 /* s4k_10 = and(s4k_o_10, modulus) */
+	vmovdqa 1056(%rsp), %ymm13 /* reload fb_4 */
+	vpslld $21, %ymm13, %ymm13 /* s10k_o_10_l = shl(fb_4) */
+	vmovdqa 448(%rsp), %ymm10 /* reload dbl_40 */
+	vpsrld $11, %ymm10, %ymm8 /* s10k_o_10_r = shr(dbl_40) */
+	vpor %ymm8, %ymm13, %ymm8 /* s10k_o_10 = or(s10k_o_10_l, s10k_o_10_r) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_modulus(%rip), %ymm8, %ymm8 /* s10k_10 = and(s10k_o_10, modulus) */
+	vpslld $17, %ymm3, %ymm13 /* s13k_o_10_l = shl(fb_7) */
+	vmovdqa %ymm3, 640(%rsp) /* spill fb_7 */
+	vmovdqa 256(%rsp), %ymm3 /* reload dbl_64 */
+	vpsrld $15, %ymm3, %ymm3 /* s13k_o_10_r = shr(dbl_64) */
+	vpor %ymm3, %ymm13, %ymm3 /* s13k_o_10 = or(s13k_o_10_l, s13k_o_10_r) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_modulus(%rip), %ymm3, %ymm3 /* s13k_10 = and(s13k_o_10, modulus) */
+	vpslld $15, %ymm1, %ymm13 /* s15k_o_10_l = shl(fb_9) */
+	vmovdqa %ymm4, 192(%rsp) /* spill dbl_80 */
+	vpsrld $17, %ymm4, %ymm4 /* s15k_o_10_r = shr(dbl_80) */
+	vpor %ymm4, %ymm13, %ymm4 /* s15k_o_10 = or(s15k_o_10_l, s15k_o_10_r) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_modulus(%rip), %ymm4, %ymm4 /* s15k_10 = and(s15k_o_10, modulus) */
+	vpsrld $1, %ymm5, %ymm5 /* w_half_10 = shr(w_10) */
+	vpaddd %ymm11, %ymm12, %ymm11 /* fb0_s_30 = add(s0k_10, s4k_10) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm11, %ymm12 /* fb0_p_30 = add(fb0_s_30, minus_modulus) */
+	vpminud %ymm12, %ymm11, %ymm11 /* fb0_30 = minu(fb0_s_30, fb0_p_30) */
+	vpaddd %ymm3, %ymm8, %ymm3 /* fb0_s_31 = add(s10k_10, s13k_10) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm3, %ymm8 /* fb0_p_31 = add(fb0_s_31, minus_modulus) */
+	vpminud %ymm8, %ymm3, %ymm3 /* fb0_31 = minu(fb0_s_31, fb0_p_31) */
+	vpaddd %ymm5, %ymm4, %ymm4 /* fb0_s_32 = add(s15k_10, w_half_10) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm4, %ymm5 /* fb0_p_32 = add(fb0_s_32, minus_modulus) */
+	vpminud %ymm5, %ymm4, %ymm4 /* fb0_32 = minu(fb0_s_32, fb0_p_32) */
+	vpaddd %ymm3, %ymm11, %ymm3 /* fb1_s_10 = add(fb0_30, fb0_31) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm3, %ymm5 /* fb1_p_10 = add(fb1_s_10, minus_modulus) */
+	vpminud %ymm5, %ymm3, %ymm3 /* fb1_10 = minu(fb1_s_10, fb1_p_10) */
+	vpaddd %ymm4, %ymm3, %ymm3 /* fb2_s_10 = add(fb1_10, fb0_32) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm3, %ymm4 /* fb2_p_10 = add(fb2_s_10, minus_modulus) */
+	vpminud %ymm4, %ymm3, %ymm3 /* fb2_10 = minu(fb2_s_10, fb2_p_10) */
+	vpaddd %ymm7, %ymm3, %ymm3 /* fb_s_10 = add(fb2_10, g0s10_1) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm3, %ymm4 /* fb_p_10 = add(fb_s_10, minus_modulus) */
+	vpmaxsd %ymm4, %ymm3, %ymm3 /* fb_10 = maxs(fb_s_10, fb_p_10) */
+
+	/* Initialisation round 16r+11, lanes 0..: s16 = feedback + (W >> 1). */
+	vpaddd %ymm3, %ymm3, %ymm4 /* dbl_88 = add(fb_10, fb_10) */
+	vpblendvb %ymm6, %ymm4, %ymm1, %ymm5 /* x0_11 = blendv(fb_9, dbl_88, high16) */
+	vmovdqa 224(%rsp), %ymm7 /* reload fb_6 */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl16(%rip), %ymm7, %ymm8 /* fb_6_sw = lookup16(fb_6, rotl16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl16(%rip), %ymm10, %ymm10 /* dbl_89_sw = lookup16(dbl_40, rotl16) */
+	vpblendvb %ymm6, %ymm8, %ymm10, %ymm8 /* x1_11 = blendv(dbl_89_sw, fb_6_sw, high16) */
+	vpxor %ymm9, %ymm5, %ymm5 /* x0r1_11 = xor(x0_11, sb_out_x_10) */
+	vpaddd %ymm0, %ymm5, %ymm5 /* w_11 = add(x0r1_11, r2_10) */
+	vpaddd %ymm8, %ymm9, %ymm9 /* w1_11 = add(sb_out_x_10, x1_11) */
+	vpxor 992(%rsp), %ymm0, %ymm0 /* w2_11 = xor(r2_10, x1_7) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl16(%rip), %ymm9, %ymm10 /* w1_11_sw = lookup16(w1_11, rotl16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl16(%rip), %ymm0, %ymm11 /* w2_11_sw = lookup16(w2_11, rotl16) */
+	vpblendvb %ymm6, %ymm10, %ymm11, %ymm12 /* l1in_11 = blendv(w2_11_sw, w1_11_sw, high16) */
+	vpblendvb %ymm6, %ymm0, %ymm9, %ymm13 /* l1in16_11 = blendv(w1_11, w2_11, high16) */
+	vmovdqa %ymm8, 992(%rsp) /* spill x1_11 */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl24(%rip), %ymm12, %ymm8 /* ur24_11 = lookup16(l1in_11, rotl24) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl8(%rip), %ymm12, %ymm7 /* ur8_11 = lookup16(l1in_11, rotl8) */
+	vpxor %ymm7, %ymm12, %ymm7 /* ug_acc_11 = xor(l1in_11, ur8_11) */
+	vpxor %ymm13, %ymm7, %ymm7 /* ug_11 = xor(ug_acc_11, l1in16_11) */
+	vpslld $2, %ymm7, %ymm13 /* ur2_11_l = shl(ug_11) */
+	vpsrld $30, %ymm7, %ymm7 /* ur2_11_r = shr(ug_11) */
+	vpor %ymm7, %ymm13, %ymm7 /* ur2_11 = or(ur2_11_l, ur2_11_r) */
+	vpxor %ymm8, %ymm12, %ymm8 /* u_acc_11 = xor(l1in_11, ur24_11) */
+	vpxor %ymm7, %ymm8, %ymm7 /* u_11 = xor(u_acc_11, ur2_11) */
+	vpblendvb %ymm6, %ymm11, %ymm10, %ymm8 /* l2in_11 = blendv(w1_11_sw, w2_11_sw, high16) */
+	vpblendvb %ymm6, %ymm9, %ymm0, %ymm0 /* l2in16_11 = blendv(w2_11, w1_11, high16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl8(%rip), %ymm8, %ymm9 /* v8r8_11 = lookup16(l2in_11, rotl8) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl24(%rip), %ymm8, %ymm10 /* v8r24_11 = lookup16(l2in_11, rotl24) */
+	vpxor %ymm0, %ymm8, %ymm8 /* v8g_acc_11 = xor(l2in_11, l2in16_11) */
+	vpxor %ymm10, %ymm8, %ymm8 /* v8g_11 = xor(v8g_acc_11, v8r24_11) */
+	vpslld $6, %ymm8, %ymm10 /* v8r6_11_l = shl(v8g_11) */
+	vpsrld $26, %ymm8, %ymm8 /* v8r6_11_r = shr(v8g_11) */
+	vpor %ymm8, %ymm10, %ymm8 /* v8r6_11 = or(v8r6_11_l, v8r6_11_r) */
+	vpxor %ymm0, %ymm9, %ymm0 /* v8_acc_11 = xor(v8r8_11, l2in16_11) */
+	vpxor %ymm8, %ymm0, %ymm0 /* v8_11 = xor(v8_acc_11, v8r6_11) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_odd_bytes(%rip), %ymm8 /* odd_bytes = const() */
+	vpblendvb %ymm8, %ymm7, %ymm0, %ymm9 /* sb_in_x_11 = blendv(v8_11, u_11, odd_bytes) */
+	vpblendvb %ymm8, %ymm0, %ymm7, %ymm0 /* sb_in_y_11 = blendv(u_11, v8_11, odd_bytes) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm9, %ymm7 /* sb_s0_xl_11 = and(sb_in_x_11, nibble_mask) */
+	vpsrlw $4, %ymm9, %ymm9 /* sb_s0_xs_11 = shr(sb_in_x_11) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm9, %ymm9 /* sb_s0_xh_11 = and(sb_s0_xs_11, nibble_mask) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_s0_p1(%rip), %ymm10 /* s0_p1 = const() */
+	vpshufb %ymm7, %ymm10, %ymm11 /* sb_s0_p1_11 = lookup16(s0_p1, sb_s0_xl_11) */
+	vpxor %ymm9, %ymm11, %ymm9 /* sb_s0_t_11 = xor(sb_s0_p1_11, sb_s0_xh_11) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_s0_p2(%rip), %ymm11 /* s0_p2 = const() */
+	vpshufb %ymm9, %ymm11, %ymm12 /* sb_s0_p2_11 = lookup16(s0_p2, sb_s0_t_11) */
+	vpxor %ymm7, %ymm12, %ymm7 /* sb_s0_ol_11 = xor(sb_s0_p2_11, sb_s0_xl_11) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_s0_p3_rot(%rip), %ymm12 /* s0_p3_rot = const() */
+	vpshufb %ymm7, %ymm12, %ymm7 /* sb_s0_p3_11 = lookup16(s0_p3_rot, sb_s0_ol_11) */
+	vpaddb %ymm9, %ymm9, %ymm9 /* sb_s0_t2_11 = add(sb_s0_t_11, sb_s0_t_11) */
+	vpxor %ymm9, %ymm7, %ymm7 /* sb_s0_11 = xor(sb_s0_p3_11, sb_s0_t2_11) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm0, %ymm9 /* sb_in_y_11_lo = and(sb_in_y_11, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_11_sh = shr(sb_in_y_11) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm0, %ymm0 /* sb_in_y_11_hi = and(sb_in_y_11_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_tbl_lo(%rip), %ymm13 /* tbl_lo = const() */
+	vpshufb %ymm9, %ymm13, %ymm9 /* sb_s1_k_11_l = lookup16(tbl_lo, sb_in_y_11_lo) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_tbl_hi(%rip), %ymm13 /* tbl_hi = const() */
+	vpshufb %ymm0, %ymm13, %ymm0 /* sb_s1_k_11_h = lookup16(tbl_hi, sb_in_y_11_hi) */
+	vpxor %ymm0, %ymm9, %ymm0 /* sb_s1_k_11 = xor(sb_s1_k_11_l, sb_s1_k_11_h) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_inv_shift_rows(%rip), %ymm0, %ymm0 /* sb_s1_11_sr = lookup16(sb_s1_k_11, inv_shift_rows) */
+	vmovdqa %xmm0, %xmm9 /* sb_s1_11_aes_in0 = extract128(sb_s1_11_sr) */
+	vaesenclast %xmm14, %xmm9, %xmm9 /* sb_s1_11_aes_0 = aesenclast(sb_s1_11_aes_in0, sb_s1_aes_k0) */
+	vextracti128 $1, %ymm0, %xmm0 /* sb_s1_11_aes_in1 = extract128(sb_s1_11_sr) */
+	vaesenclast %xmm15, %xmm0, %xmm0 /* sb_s1_11_aes_1 = aesenclast(sb_s1_11_aes_in1, sb_s1_aes_k1) */
+	vinserti128 $1, %xmm0, %ymm9, %ymm0 /* sb_s1_11_aes = concat128(sb_s1_11_aes_0, sb_s1_11_aes_1) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm0, %ymm9 /* sb_s1_11_aes_lo = and(sb_s1_11_aes, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_11_aes_sh = shr(sb_s1_11_aes) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm0, %ymm0 /* sb_s1_11_aes_hi = and(sb_s1_11_aes_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_tbl_lo_1(%rip), %ymm13 /* tbl_lo_1 = const() */
+	vpshufb %ymm9, %ymm13, %ymm9 /* sb_s1_11_l = lookup16(tbl_lo_1, sb_s1_11_aes_lo) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_tbl_hi_1(%rip), %ymm13 /* tbl_hi_1 = const() */
+	vpshufb %ymm0, %ymm13, %ymm0 /* sb_s1_11_h = lookup16(tbl_hi_1, sb_s1_11_aes_hi) */
+	vpxor %ymm0, %ymm9, %ymm0 /* sb_s1_11 = xor(sb_s1_11_l, sb_s1_11_h) */
+	vpblendvb %ymm8, %ymm7, %ymm0, %ymm9 /* sb_out_x_11 = blendv(sb_s1_11, sb_s0_11, odd_bytes) */
+	vpblendvb %ymm8, %ymm0, %ymm7, %ymm0 /* sb_out_y_11 = blendv(sb_s0_11, sb_s1_11, odd_bytes) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl24(%rip), %ymm0, %ymm0 /* r2_11 = lookup16(sb_out_y_11, rotl24) */
+	vmovdqa 352(%rsp), %ymm7 /* reload g0s11_1.2 */
+	vpslld $8, %ymm7, %ymm13 /* s0k_o_11_l = shl(g0s11_1) */
+	vmovdqa 800(%rsp), %ymm12 /* reload dbl_13 */
+	vpsrld $24, %ymm12, %ymm12 /* s0k_o_11_r = shr(dbl_13) */
+	vpor %ymm12, %ymm13, %ymm12 /* s0k_o_11 = or(s0k_o_11_l, s0k_o_11_r) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_modulus(%rip), %ymm12, %ymm12 /* s0k_11 = and(s0k_o_11, modulus) */
+	vmovdqa 704(%rsp), %ymm13 /* reload g0s15_1.2 */
+	vpslld $20, %ymm13, %ymm13 /* s4k_o_11_l = shl(g0s15_1) */
+	vmovdqa 608(%rsp), %ymm11 /* reload dbl */
+	vpsrld $12, %ymm11, %ymm11 /* s4k_o_11_r = shr(dbl) */
+	vpor %ymm11, %ymm13, %ymm11 /* s4k_o_11 = or(s4k_o_11_l, s4k_o_11_r) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_modulus(%rip), %ymm11, %ymm11 /* s4k_11 = and(s4k_o_11, modulus) */
+	vmovdqa 480(%rsp), %ymm13 /* reload fb_5 */
+	vpslld $21, %ymm13, %ymm13 /* s10k_o_11_l = shl(fb_5) */
+	vmovdqa 416(%rsp), %ymm10 /* reload dbl_48 */
+	vpsrld $11, %ymm10, %ymm8 /* s10k_o_11_r = shr(dbl_48) */
+	vpor %ymm8, %ymm13, %ymm8 /* s10k_o_11 = or(s10k_o_11_l, s10k_o_11_r) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_modulus(%rip), %ymm8, %ymm8 /* s10k_11 = and(s10k_o_11, modulus) */
+	vpslld $17, %ymm2, %ymm13 /* s13k_o_11_l = shl(fb_8) */
+	vmovdqa %ymm2, 800(%rsp) /* spill fb_8 */
+	vmovdqa 1184(%rsp), %ymm2 /* reload dbl_72 */
+	vpsrld $15, %ymm2, %ymm2 /* s13k_o_11_r = shr(dbl_72) */
+	vpor %ymm2, %ymm13, %ymm2 /* s13k_o_11 = or(s13k_o_11_l, s13k_o_11_r) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_modulus(%rip), %ymm2, %ymm2 /* s13k_11 = and(s13k_o_11, modulus) */
+	vpslld $15, %ymm3, %ymm13 /* s15k_o_11_l = shl(fb_10) */
+	vmovdqa %ymm4, 448(%rsp) /* spill dbl_88 */
+	vpsrld $17, %ymm4, %ymm4 /* s15k_o_11_r = shr(dbl_88) */
+	vpor %ymm4, %ymm13, %ymm4 /* s15k_o_11 = or(s15k_o_11_l, s15k_o_11_r) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_modulus(%rip), %ymm4, %ymm4 /* s15k_11 = and(s15k_o_11, modulus) */
+	vpsrld $1, %ymm5, %ymm5 /* w_half_11 = shr(w_11) */
+	vpaddd %ymm11, %ymm12, %ymm11 /* fb0_s_33 = add(s0k_11, s4k_11) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm11, %ymm12 /* fb0_p_33 = add(fb0_s_33, minus_modulus) */
+	vpminud %ymm12, %ymm11, %ymm11 /* fb0_33 = minu(fb0_s_33, fb0_p_33) */
+	vpaddd %ymm2, %ymm8, %ymm2 /* fb0_s_34 = add(s10k_11, s13k_11) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm2, %ymm8 /* fb0_p_34 = add(fb0_s_34, minus_modulus) */
+	vpminud %ymm8, %ymm2, %ymm2 /* fb0_34 = minu(fb0_s_34, fb0_p_34) */
+	vpaddd %ymm5, %ymm4, %ymm4 /* fb0_s_35 = add(s15k_11, w_half_11) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm4, %ymm5 /* fb0_p_35 = add(fb0_s_35, minus_modulus) */
+	vpminud %ymm5, %ymm4, %ymm4 /* fb0_35 = minu(fb0_s_35, fb0_p_35) */
+	vpaddd %ymm2, %ymm11, %ymm2 /* fb1_s_11 = add(fb0_33, fb0_34) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm2, %ymm5 /* fb1_p_11 = add(fb1_s_11, minus_modulus) */
+	vpminud %ymm5, %ymm2, %ymm2 /* fb1_11 = minu(fb1_s_11, fb1_p_11) */
+	vpaddd %ymm4, %ymm2, %ymm2 /* fb2_s_11 = add(fb1_11, fb0_35) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm2, %ymm4 /* fb2_p_11 = add(fb2_s_11, minus_modulus) */
+	vpminud %ymm4, %ymm2, %ymm2 /* fb2_11 = minu(fb2_s_11, fb2_p_11) */
+	vpaddd %ymm7, %ymm2, %ymm2 /* fb_s_11 = add(fb2_11, g0s11_1) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm2, %ymm4 /* fb_p_11 = add(fb_s_11, minus_modulus) */
+	vpmaxsd %ymm4, %ymm2, %ymm2 /* fb_11 = maxs(fb_s_11, fb_p_11) */
+
+	/* Initialisation round 16r+12, lanes 0..: s16 = feedback + (W >> 1). */
+	vpaddd %ymm2, %ymm2, %ymm4 /* dbl_96 = add(fb_11, fb_11) */
+	vpblendvb %ymm6, %ymm4, %ymm3, %ymm5 /* x0_12 = blendv(fb_10, dbl_96, high16) */
+	vmovdqa 640(%rsp), %ymm7 /* reload fb_7 */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl16(%rip), %ymm7, %ymm8 /* fb_7_sw = lookup16(fb_7, rotl16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl16(%rip), %ymm10, %ymm10 /* dbl_97_sw = lookup16(dbl_48, rotl16) */
+	vpblendvb %ymm6, %ymm8, %ymm10, %ymm8 /* x1_12 = blendv(dbl_97_sw, fb_7_sw, high16) */
+	vpxor %ymm9, %ymm5, %ymm5 /* x0r1_12 = xor(x0_12, sb_out_x_11) */
+	vpaddd %ymm0, %ymm5, %ymm5 /* w_12 = add(x0r1_12, r2_11) */
+	vpaddd %ymm8, %ymm9, %ymm8 /* w1_12 = add(sb_out_x_11, x1_12) */
+	vpxor 320(%rsp), %ymm0, %ymm0 /* w2_12 = xor(r2_11, x1_8) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl16(%rip), %ymm8, %ymm9 /* w1_12_sw = lookup16(w1_12, rotl16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl16(%rip), %ymm0, %ymm10 /* w2_12_sw = lookup16(w2_12, rotl16) */
+	vpblendvb %ymm6, %ymm9, %ymm10, %ymm11 /* l1in_12 = blendv(w2_12_sw, w1_12_sw, high16) */
+	vpblendvb %ymm6, %ymm0, %ymm8, %ymm12 /* l1in16_12 = blendv(w1_12, w2_12, high16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl24(%rip), %ymm11, %ymm13 /* ur24_12 = lookup16(l1in_12, rotl24) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl8(%rip), %ymm11, %ymm7 /* ur8_12 = lookup16(l1in_12, rotl8) */
+	vpxor %ymm7, %ymm11, %ymm7 /* ug_acc_12 = xor(l1in_12, ur8_12) */
+	vpxor %ymm12, %ymm7, %ymm7 /* ug_12 = xor(ug_acc_12, l1in16_12) */
+	vpslld $2, %ymm7, %ymm12 /* ur2_12_l = shl(ug_12) */
+	vpsrld $30, %ymm7, %ymm7 /* ur2_12_r = shr(ug_12) */
+	vpor %ymm7, %ymm12, %ymm7 /* ur2_12 = or(ur2_12_l, ur2_12_r) */
+	vpxor %ymm13, %ymm11, %ymm11 /* u_acc_12 = xor(l1in_12, ur24_12) */
+	vpxor %ymm7, %ymm11, %ymm7 /* u_12 = xor(u_acc_12, ur2_12) */
+	vpblendvb %ymm6, %ymm10, %ymm9, %ymm9 /* l2in_12 = blendv(w1_12_sw, w2_12_sw, high16) */
+	vpblendvb %ymm6, %ymm8, %ymm0, %ymm0 /* l2in16_12 = blendv(w2_12, w1_12, high16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl8(%rip), %ymm9, %ymm8 /* v8r8_12 = lookup16(l2in_12, rotl8) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl24(%rip), %ymm9, %ymm10 /* v8r24_12 = lookup16(l2in_12, rotl24) */
+	vpxor %ymm0, %ymm9, %ymm9 /* v8g_acc_12 = xor(l2in_12, l2in16_12) */
+	vpxor %ymm10, %ymm9, %ymm9 /* v8g_12 = xor(v8g_acc_12, v8r24_12) */
+	vpslld $6, %ymm9, %ymm10 /* v8r6_12_l = shl(v8g_12) */
+	vpsrld $26, %ymm9, %ymm9 /* v8r6_12_r = shr(v8g_12) */
+	vpor %ymm9, %ymm10, %ymm9 /* v8r6_12 = or(v8r6_12_l, v8r6_12_r) */
+	vpxor %ymm0, %ymm8, %ymm0 /* v8_acc_12 = xor(v8r8_12, l2in16_12) */
+	vpxor %ymm9, %ymm0, %ymm0 /* v8_12 = xor(v8_acc_12, v8r6_12) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_odd_bytes(%rip), %ymm8 /* odd_bytes = const() */
+	vpblendvb %ymm8, %ymm7, %ymm0, %ymm9 /* sb_in_x_12 = blendv(v8_12, u_12, odd_bytes) */
+	vpblendvb %ymm8, %ymm0, %ymm7, %ymm0 /* sb_in_y_12 = blendv(u_12, v8_12, odd_bytes) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm9, %ymm7 /* sb_s0_xl_12 = and(sb_in_x_12, nibble_mask) */
+	vpsrlw $4, %ymm9, %ymm9 /* sb_s0_xs_12 = shr(sb_in_x_12) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm9, %ymm9 /* sb_s0_xh_12 = and(sb_s0_xs_12, nibble_mask) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_s0_p1(%rip), %ymm10 /* s0_p1 = const() */
+	vpshufb %ymm7, %ymm10, %ymm11 /* sb_s0_p1_12 = lookup16(s0_p1, sb_s0_xl_12) */
+	vpxor %ymm9, %ymm11, %ymm9 /* sb_s0_t_12 = xor(sb_s0_p1_12, sb_s0_xh_12) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_s0_p2(%rip), %ymm11 /* s0_p2 = const() */
+	vpshufb %ymm9, %ymm11, %ymm12 /* sb_s0_p2_12 = lookup16(s0_p2, sb_s0_t_12) */
+	vpxor %ymm7, %ymm12, %ymm7 /* sb_s0_ol_12 = xor(sb_s0_p2_12, sb_s0_xl_12) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_s0_p3_rot(%rip), %ymm12 /* s0_p3_rot = const() */
+	vpshufb %ymm7, %ymm12, %ymm7 /* sb_s0_p3_12 = lookup16(s0_p3_rot, sb_s0_ol_12) */
+	vpaddb %ymm9, %ymm9, %ymm9 /* sb_s0_t2_12 = add(sb_s0_t_12, sb_s0_t_12) */
+	vpxor %ymm9, %ymm7, %ymm7 /* sb_s0_12 = xor(sb_s0_p3_12, sb_s0_t2_12) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm0, %ymm9 /* sb_in_y_12_lo = and(sb_in_y_12, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_12_sh = shr(sb_in_y_12) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm0, %ymm0 /* sb_in_y_12_hi = and(sb_in_y_12_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_tbl_lo(%rip), %ymm13 /* tbl_lo = const() */
+	vpshufb %ymm9, %ymm13, %ymm9 /* sb_s1_k_12_l = lookup16(tbl_lo, sb_in_y_12_lo) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_tbl_hi(%rip), %ymm13 /* tbl_hi = const() */
+	vpshufb %ymm0, %ymm13, %ymm0 /* sb_s1_k_12_h = lookup16(tbl_hi, sb_in_y_12_hi) */
+	vpxor %ymm0, %ymm9, %ymm0 /* sb_s1_k_12 = xor(sb_s1_k_12_l, sb_s1_k_12_h) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_inv_shift_rows(%rip), %ymm0, %ymm0 /* sb_s1_12_sr = lookup16(sb_s1_k_12, inv_shift_rows) */
+	vmovdqa %xmm0, %xmm9 /* sb_s1_12_aes_in0 = extract128(sb_s1_12_sr) */
+	vaesenclast %xmm14, %xmm9, %xmm9 /* sb_s1_12_aes_0 = aesenclast(sb_s1_12_aes_in0, sb_s1_aes_k0) */
+	vextracti128 $1, %ymm0, %xmm0 /* sb_s1_12_aes_in1 = extract128(sb_s1_12_sr) */
+	vaesenclast %xmm15, %xmm0, %xmm0 /* sb_s1_12_aes_1 = aesenclast(sb_s1_12_aes_in1, sb_s1_aes_k1) */
+	vinserti128 $1, %xmm0, %ymm9, %ymm0 /* sb_s1_12_aes = concat128(sb_s1_12_aes_0, sb_s1_12_aes_1) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm0, %ymm9 /* sb_s1_12_aes_lo = and(sb_s1_12_aes, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_12_aes_sh = shr(sb_s1_12_aes) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm0, %ymm0 /* sb_s1_12_aes_hi = and(sb_s1_12_aes_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_tbl_lo_1(%rip), %ymm13 /* tbl_lo_1 = const() */
+	vpshufb %ymm9, %ymm13, %ymm9 /* sb_s1_12_l = lookup16(tbl_lo_1, sb_s1_12_aes_lo) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_tbl_hi_1(%rip), %ymm13 /* tbl_hi_1 = const() */
+	vpshufb %ymm0, %ymm13, %ymm0 /* sb_s1_12_h = lookup16(tbl_hi_1, sb_s1_12_aes_hi) */
+	vpxor %ymm0, %ymm9, %ymm0 /* sb_s1_12 = xor(sb_s1_12_l, sb_s1_12_h) */
+	vpblendvb %ymm8, %ymm7, %ymm0, %ymm9 /* sb_out_x_12 = blendv(sb_s1_12, sb_s0_12, odd_bytes) */
+	vpblendvb %ymm8, %ymm0, %ymm7, %ymm0 /* sb_out_y_12 = blendv(sb_s0_12, sb_s1_12, odd_bytes) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl24(%rip), %ymm0, %ymm0 /* r2_12 = lookup16(sb_out_y_12, rotl24) */
+	vmovdqa 160(%rsp), %ymm7 /* reload g0s12_1.2 */
+	vpslld $8, %ymm7, %ymm13 /* s0k_o_12_l = shl(g0s12_1) */
+	vmovdqa 960(%rsp), %ymm12 /* reload dbl_21 */
+	vpsrld $24, %ymm12, %ymm12 /* s0k_o_12_r = shr(dbl_21) */
+	vpor %ymm12, %ymm13, %ymm12 /* s0k_o_12 = or(s0k_o_12_l, s0k_o_12_r) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_modulus(%rip), %ymm12, %ymm12 /* s0k_12 = and(s0k_o_12, modulus) */
+	vmovdqa 864(%rsp), %ymm13 /* reload fb */
+	vpslld $20, %ymm13, %ymm13 /* s4k_o_12_l = shl(fb) */
+	vmovdqa 768(%rsp), %ymm11 /* reload dbl_8 */
+	vpsrld $12, %ymm11, %ymm11 /* s4k_o_12_r = shr(dbl_8) */
+	vpor %ymm11, %ymm13, %ymm11 /* s4k_o_12 = or(s4k_o_12_l, s4k_o_12_r) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_modulus(%rip), %ymm11, %ymm11 /* s4k_12 = and(s4k_o_12, modulus) */
+	vmovdqa 224(%rsp), %ymm13 /* reload fb_6 */
+	vpslld $21, %ymm13, %ymm13 /* s10k_o_12_l = shl(fb_6) */
+	vmovdqa 1152(%rsp), %ymm10 /* reload dbl_56 */
+	vpsrld $11, %ymm10, %ymm8 /* s10k_o_12_r = shr(dbl_56) */
+	vpor %ymm8, %ymm13, %ymm8 /* s10k_o_12 = or(s10k_o_12_l, s10k_o_12_r) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_modulus(%rip), %ymm8, %ymm8 /* s10k_12 = and(s10k_o_12, modulus) */
+	vpslld $17, %ymm1, %ymm13 /* s13k_o_12_l = shl(fb_9) */
+	vmovdqa %ymm1, 768(%rsp) /* spill fb_9 */
+	vmovdqa 192(%rsp), %ymm1 /* reload dbl_80 */
+	vpsrld $15, %ymm1, %ymm1 /* s13k_o_12_r = shr(dbl_80) */
+	vpor %ymm1, %ymm13, %ymm1 /* s13k_o_12 = or(s13k_o_12_l, s13k_o_12_r) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_modulus(%rip), %ymm1, %ymm1 /* s13k_12 = and(s13k_o_12, modulus) */
+	vpslld $15, %ymm2, %ymm13 /* s15k_o_12_l = shl(fb_11) */
+	vmovdqa %ymm4, 960(%rsp) /* spill dbl_96 */
+	vpsrld $17, %ymm4, %ymm4 /* s15k_o_12_r = shr(dbl_96) */
+	vpor %ymm4, %ymm13, %ymm4 /* s15k_o_12 = or(s15k_o_12_l, s15k_o_12_r) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_modulus(%rip), %ymm4, %ymm4 /* s15k_12 = and(s15k_o_12, modulus) */
+	vpsrld $1, %ymm5, %ymm5 /* w_half_12 = shr(w_12) */
+	vpaddd %ymm11, %ymm12, %ymm11 /* fb0_s_36 = add(s0k_12, s4k_12) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm11, %ymm12 /* fb0_p_36 = add(fb0_s_36, minus_modulus) */
+	vpminud %ymm12, %ymm11, %ymm11 /* fb0_36 = minu(fb0_s_36, fb0_p_36) */
+	vpaddd %ymm1, %ymm8, %ymm1 /* fb0_s_37 = add(s10k_12, s13k_12) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm1, %ymm8 /* fb0_p_37 = add(fb0_s_37, minus_modulus) */
+	vpminud %ymm8, %ymm1, %ymm1 /* fb0_37 = minu(fb0_s_37, fb0_p_37) */
+	vpaddd %ymm5, %ymm4, %ymm4 /* fb0_s_38 = add(s15k_12, w_half_12) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm4, %ymm5 /* fb0_p_38 = add(fb0_s_38, minus_modulus) */
+	vpminud %ymm5, %ymm4, %ymm4 /* fb0_38 = minu(fb0_s_38, fb0_p_38) */
+	vpaddd %ymm1, %ymm11, %ymm1 /* fb1_s_12 = add(fb0_36, fb0_37) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm1, %ymm5 /* fb1_p_12 = add(fb1_s_12, minus_modulus) */
+	vpminud %ymm5, %ymm1, %ymm1 /* fb1_12 = minu(fb1_s_12, fb1_p_12) */
+	vpaddd %ymm4, %ymm1, %ymm1 /* fb2_s_12 = add(fb1_12, fb0_38) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm1, %ymm4 /* fb2_p_12 = add(fb2_s_12, minus_modulus) */
+	vpminud %ymm4, %ymm1, %ymm1 /* fb2_12 = minu(fb2_s_12, fb2_p_12) */
+	vpaddd %ymm7, %ymm1, %ymm1 /* fb_s_12 = add(fb2_12, g0s12_1) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm1, %ymm4 /* fb_p_12 = add(fb_s_12, minus_modulus) */
+	vpmaxsd %ymm4, %ymm1, %ymm1 /* fb_12 = maxs(fb_s_12, fb_p_12) */
+
+	/* Initialisation round 16r+13, lanes 0..: s16 = feedback + (W >> 1). */
+	vpaddd %ymm1, %ymm1, %ymm4 /* dbl_104 = add(fb_12, fb_12) */
+	vpblendvb %ymm6, %ymm4, %ymm2, %ymm5 /* x0_13 = blendv(fb_11, dbl_104, high16) */
+	vmovdqa 800(%rsp), %ymm7 /* reload fb_8 */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl16(%rip), %ymm7, %ymm8 /* fb_8_sw = lookup16(fb_8, rotl16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl16(%rip), %ymm10, %ymm10 /* dbl_105_sw = lookup16(dbl_56, rotl16) */
+	vpblendvb %ymm6, %ymm8, %ymm10, %ymm8 /* x1_13 = blendv(dbl_105_sw, fb_8_sw, high16) */
+	vpxor %ymm9, %ymm5, %ymm5 /* x0r1_13 = xor(x0_13, sb_out_x_12) */
+	vpaddd %ymm0, %ymm5, %ymm5 /* w_13 = add(x0r1_13, r2_12) */
+	vpaddd %ymm8, %ymm9, %ymm8 /* w1_13 = add(sb_out_x_12, x1_13) */
+	vpxor 672(%rsp), %ymm0, %ymm0 /* w2_13 = xor(r2_12, x1_9) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl16(%rip), %ymm8, %ymm9 /* w1_13_sw = lookup16(w1_13, rotl16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl16(%rip), %ymm0, %ymm10 /* w2_13_sw = lookup16(w2_13, rotl16) */
+	vpblendvb %ymm6, %ymm9, %ymm10, %ymm11 /* l1in_13 = blendv(w2_13_sw, w1_13_sw, high16) */
+	vpblendvb %ymm6, %ymm0, %ymm8, %ymm12 /* l1in16_13 = blendv(w1_13, w2_13, high16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl24(%rip), %ymm11, %ymm13 /* ur24_13 = lookup16(l1in_13, rotl24) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl8(%rip), %ymm11, %ymm7 /* ur8_13 = lookup16(l1in_13, rotl8) */
+	vpxor %ymm7, %ymm11, %ymm7 /* ug_acc_13 = xor(l1in_13, ur8_13) */
+	vpxor %ymm12, %ymm7, %ymm7 /* ug_13 = xor(ug_acc_13, l1in16_13) */
+	vpslld $2, %ymm7, %ymm12 /* ur2_13_l = shl(ug_13) */
+	vpsrld $30, %ymm7, %ymm7 /* ur2_13_r = shr(ug_13) */
+	vpor %ymm7, %ymm12, %ymm7 /* ur2_13 = or(ur2_13_l, ur2_13_r) */
+	vpxor %ymm13, %ymm11, %ymm11 /* u_acc_13 = xor(l1in_13, ur24_13) */
+	vpxor %ymm7, %ymm11, %ymm7 /* u_13 = xor(u_acc_13, ur2_13) */
+	vpblendvb %ymm6, %ymm10, %ymm9, %ymm9 /* l2in_13 = blendv(w1_13_sw, w2_13_sw, high16) */
+	vpblendvb %ymm6, %ymm8, %ymm0, %ymm0 /* l2in16_13 = blendv(w2_13, w1_13, high16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl8(%rip), %ymm9, %ymm8 /* v8r8_13 = lookup16(l2in_13, rotl8) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl24(%rip), %ymm9, %ymm10 /* v8r24_13 = lookup16(l2in_13, rotl24) */
+	vpxor %ymm0, %ymm9, %ymm9 /* v8g_acc_13 = xor(l2in_13, l2in16_13) */
+	vpxor %ymm10, %ymm9, %ymm9 /* v8g_13 = xor(v8g_acc_13, v8r24_13) */
+	vpslld $6, %ymm9, %ymm10 /* v8r6_13_l = shl(v8g_13) */
+	vpsrld $26, %ymm9, %ymm9 /* v8r6_13_r = shr(v8g_13) */
+	vpor %ymm9, %ymm10, %ymm9 /* v8r6_13 = or(v8r6_13_l, v8r6_13_r) */
+	vpxor %ymm0, %ymm8, %ymm0 /* v8_acc_13 = xor(v8r8_13, l2in16_13) */
+	vpxor %ymm9, %ymm0, %ymm0 /* v8_13 = xor(v8_acc_13, v8r6_13) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_odd_bytes(%rip), %ymm8 /* odd_bytes = const() */
+	vpblendvb %ymm8, %ymm7, %ymm0, %ymm9 /* sb_in_x_13 = blendv(v8_13, u_13, odd_bytes) */
+	vpblendvb %ymm8, %ymm0, %ymm7, %ymm0 /* sb_in_y_13 = blendv(u_13, v8_13, odd_bytes) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm9, %ymm7 /* sb_s0_xl_13 = and(sb_in_x_13, nibble_mask) */
+	vpsrlw $4, %ymm9, %ymm9 /* sb_s0_xs_13 = shr(sb_in_x_13) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm9, %ymm9 /* sb_s0_xh_13 = and(sb_s0_xs_13, nibble_mask) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_s0_p1(%rip), %ymm10 /* s0_p1 = const() */
+	vpshufb %ymm7, %ymm10, %ymm11 /* sb_s0_p1_13 = lookup16(s0_p1, sb_s0_xl_13) */
+	vpxor %ymm9, %ymm11, %ymm9 /* sb_s0_t_13 = xor(sb_s0_p1_13, sb_s0_xh_13) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_s0_p2(%rip), %ymm11 /* s0_p2 = const() */
+	vpshufb %ymm9, %ymm11, %ymm12 /* sb_s0_p2_13 = lookup16(s0_p2, sb_s0_t_13) */
+	vpxor %ymm7, %ymm12, %ymm7 /* sb_s0_ol_13 = xor(sb_s0_p2_13, sb_s0_xl_13) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_s0_p3_rot(%rip), %ymm12 /* s0_p3_rot = const() */
+	vpshufb %ymm7, %ymm12, %ymm7 /* sb_s0_p3_13 = lookup16(s0_p3_rot, sb_s0_ol_13) */
+	vpaddb %ymm9, %ymm9, %ymm9 /* sb_s0_t2_13 = add(sb_s0_t_13, sb_s0_t_13) */
+	vpxor %ymm9, %ymm7, %ymm7 /* sb_s0_13 = xor(sb_s0_p3_13, sb_s0_t2_13) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm0, %ymm9 /* sb_in_y_13_lo = and(sb_in_y_13, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_13_sh = shr(sb_in_y_13) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm0, %ymm0 /* sb_in_y_13_hi = and(sb_in_y_13_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_tbl_lo(%rip), %ymm13 /* tbl_lo = const() */
+	vpshufb %ymm9, %ymm13, %ymm9 /* sb_s1_k_13_l = lookup16(tbl_lo, sb_in_y_13_lo) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_tbl_hi(%rip), %ymm13 /* tbl_hi = const() */
+	vpshufb %ymm0, %ymm13, %ymm0 /* sb_s1_k_13_h = lookup16(tbl_hi, sb_in_y_13_hi) */
+	vpxor %ymm0, %ymm9, %ymm0 /* sb_s1_k_13 = xor(sb_s1_k_13_l, sb_s1_k_13_h) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_inv_shift_rows(%rip), %ymm0, %ymm0 /* sb_s1_13_sr = lookup16(sb_s1_k_13, inv_shift_rows) */
+	vmovdqa %xmm0, %xmm9 /* sb_s1_13_aes_in0 = extract128(sb_s1_13_sr) */
+	vaesenclast %xmm14, %xmm9, %xmm9 /* sb_s1_13_aes_0 = aesenclast(sb_s1_13_aes_in0, sb_s1_aes_k0) */
+	vextracti128 $1, %ymm0, %xmm0 /* sb_s1_13_aes_in1 = extract128(sb_s1_13_sr) */
+	vaesenclast %xmm15, %xmm0, %xmm0 /* sb_s1_13_aes_1 = aesenclast(sb_s1_13_aes_in1, sb_s1_aes_k1) */
+	vinserti128 $1, %xmm0, %ymm9, %ymm0 /* sb_s1_13_aes = concat128(sb_s1_13_aes_0, sb_s1_13_aes_1) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm0, %ymm9 /* sb_s1_13_aes_lo = and(sb_s1_13_aes, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_13_aes_sh = shr(sb_s1_13_aes) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm0, %ymm0 /* sb_s1_13_aes_hi = and(sb_s1_13_aes_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_tbl_lo_1(%rip), %ymm13 /* tbl_lo_1 = const() */
+	vpshufb %ymm9, %ymm13, %ymm9 /* sb_s1_13_l = lookup16(tbl_lo_1, sb_s1_13_aes_lo) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_tbl_hi_1(%rip), %ymm13 /* tbl_hi_1 = const() */
+	vpshufb %ymm0, %ymm13, %ymm0 /* sb_s1_13_h = lookup16(tbl_hi_1, sb_s1_13_aes_hi) */
+	vpxor %ymm0, %ymm9, %ymm0 /* sb_s1_13 = xor(sb_s1_13_l, sb_s1_13_h) */
+	vpblendvb %ymm8, %ymm7, %ymm0, %ymm9 /* sb_out_x_13 = blendv(sb_s1_13, sb_s0_13, odd_bytes) */
+	vpblendvb %ymm8, %ymm0, %ymm7, %ymm0 /* sb_out_y_13 = blendv(sb_s0_13, sb_s1_13, odd_bytes) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl24(%rip), %ymm0, %ymm0 /* r2_13 = lookup16(sb_out_y_13, rotl24) */
+	vmovdqa 544(%rsp), %ymm7 /* reload g0s13_1.2 */
+	vpslld $8, %ymm7, %ymm13 /* s0k_o_13_l = shl(g0s13_1) */
+	vmovdqa 576(%rsp), %ymm12 /* reload dbl_6 */
+	vpsrld $24, %ymm12, %ymm12 /* s0k_o_13_r = shr(dbl_6) */
+	vpor %ymm12, %ymm13, %ymm12 /* s0k_o_13 = or(s0k_o_13_l, s0k_o_13_r) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_modulus(%rip), %ymm12, %ymm12 /* s0k_13 = and(s0k_o_13, modulus) */
+	vmovdqa 1024(%rsp), %ymm13 /* reload fb_1 */
+	vpslld $20, %ymm13, %ymm13 /* s4k_o_13_l = shl(fb_1) */
+	vmovdqa 928(%rsp), %ymm11 /* reload dbl_16 */
+	vpsrld $12, %ymm11, %ymm11 /* s4k_o_13_r = shr(dbl_16) */
+	vpor %ymm11, %ymm13, %ymm11 /* s4k_o_13 = or(s4k_o_13_l, s4k_o_13_r) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_modulus(%rip), %ymm11, %ymm11 /* s4k_13 = and(s4k_o_13, modulus) */
+	vmovdqa 640(%rsp), %ymm13 /* reload fb_7 */
+	vpslld $21, %ymm13, %ymm13 /* s10k_o_13_l = shl(fb_7) */
+	vmovdqa 256(%rsp), %ymm10 /* reload dbl_64 */
+	vpsrld $11, %ymm10, %ymm8 /* s10k_o_13_r = shr(dbl_64) */
+	vpor %ymm8, %ymm13, %ymm8 /* s10k_o_13 = or(s10k_o_13_l, s10k_o_13_r) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_modulus(%rip), %ymm8, %ymm8 /* s10k_13 = and(s10k_o_13, modulus) */
+	vpslld $17, %ymm3, %ymm13 /* s13k_o_13_l = shl(fb_10) */
+	vmovdqa %ymm3, 928(%rsp) /* spill fb_10 */
+	vmovdqa 448(%rsp), %ymm3 /* reload dbl_88 */
+	vpsrld $15, %ymm3, %ymm3 /* s13k_o_13_r = shr(dbl_88) */
+	vpor %ymm3, %ymm13, %ymm3 /* s13k_o_13 = or(s13k_o_13_l, s13k_o_13_r) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_modulus(%rip), %ymm3, %ymm3 /* s13k_13 = and(s13k_o_13, modulus) */
+	vpslld $15, %ymm1, %ymm13 /* s15k_o_13_l = shl(fb_12) */
+	vmovdqa %ymm4, 448(%rsp) /* spill dbl_104 */
+	vpsrld $17, %ymm4, %ymm4 /* s15k_o_13_r = shr(dbl_104) */
+	vpor %ymm4, %ymm13, %ymm4 /* s15k_o_13 = or(s15k_o_13_l, s15k_o_13_r) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_modulus(%rip), %ymm4, %ymm4 /* s15k_13 = and(s15k_o_13, modulus) */
+	vpsrld $1, %ymm5, %ymm5 /* w_half_13 = shr(w_13) */
+	vpaddd %ymm11, %ymm12, %ymm11 /* fb0_s_39 = add(s0k_13, s4k_13) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm11, %ymm12 /* fb0_p_39 = add(fb0_s_39, minus_modulus) */
+	vpminud %ymm12, %ymm11, %ymm11 /* fb0_39 = minu(fb0_s_39, fb0_p_39) */
+	vpaddd %ymm3, %ymm8, %ymm3 /* fb0_s_40 = add(s10k_13, s13k_13) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm3, %ymm8 /* fb0_p_40 = add(fb0_s_40, minus_modulus) */
+	vpminud %ymm8, %ymm3, %ymm3 /* fb0_40 = minu(fb0_s_40, fb0_p_40) */
+	vpaddd %ymm5, %ymm4, %ymm4 /* fb0_s_41 = add(s15k_13, w_half_13) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm4, %ymm5 /* fb0_p_41 = add(fb0_s_41, minus_modulus) */
+	vpminud %ymm5, %ymm4, %ymm4 /* fb0_41 = minu(fb0_s_41, fb0_p_41) */
+	vpaddd %ymm3, %ymm11, %ymm3 /* fb1_s_13 = add(fb0_39, fb0_40) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm3, %ymm5 /* fb1_p_13 = add(fb1_s_13, minus_modulus) */
+	vpminud %ymm5, %ymm3, %ymm3 /* fb1_13 = minu(fb1_s_13, fb1_p_13) */
+	vpaddd %ymm4, %ymm3, %ymm3 /* fb2_s_13 = add(fb1_13, fb0_41) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm3, %ymm4 /* fb2_p_13 = add(fb2_s_13, minus_modulus) */
+	vpminud %ymm4, %ymm3, %ymm3 /* fb2_13 = minu(fb2_s_13, fb2_p_13) */
+	vpaddd %ymm7, %ymm3, %ymm3 /* fb_s_13 = add(fb2_13, g0s13_1) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm3, %ymm4 /* fb_p_13 = add(fb_s_13, minus_modulus) */
+	vpmaxsd %ymm4, %ymm3, %ymm3 /* fb_13 = maxs(fb_s_13, fb_p_13) */
+
+	/* Initialisation round 16r+14, lanes 0..: s16 = feedback + (W >> 1). */
+	vpaddd %ymm3, %ymm3, %ymm4 /* dbl_112 = add(fb_13, fb_13) */
+	vpblendvb %ymm6, %ymm4, %ymm1, %ymm5 /* x0_14 = blendv(fb_12, dbl_112, high16) */
+	vmovdqa 768(%rsp), %ymm7 /* reload fb_9 */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl16(%rip), %ymm7, %ymm8 /* fb_9_sw = lookup16(fb_9, rotl16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl16(%rip), %ymm10, %ymm10 /* dbl_113_sw = lookup16(dbl_64, rotl16) */
+	vpblendvb %ymm6, %ymm8, %ymm10, %ymm8 /* x1_14 = blendv(dbl_113_sw, fb_9_sw, high16) */
+	vpxor %ymm9, %ymm5, %ymm5 /* x0r1_14 = xor(x0_14, sb_out_x_13) */
+	vpaddd %ymm0, %ymm5, %ymm5 /* w_14 = add(x0r1_14, r2_13) */
+	vpaddd %ymm8, %ymm9, %ymm8 /* w1_14 = add(sb_out_x_13, x1_14) */
+	vpxor 832(%rsp), %ymm0, %ymm0 /* w2_14 = xor(r2_13, x1_10) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl16(%rip), %ymm8, %ymm9 /* w1_14_sw = lookup16(w1_14, rotl16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl16(%rip), %ymm0, %ymm10 /* w2_14_sw = lookup16(w2_14, rotl16) */
+	vpblendvb %ymm6, %ymm9, %ymm10, %ymm11 /* l1in_14 = blendv(w2_14_sw, w1_14_sw, high16) */
+	vpblendvb %ymm6, %ymm0, %ymm8, %ymm12 /* l1in16_14 = blendv(w1_14, w2_14, high16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl24(%rip), %ymm11, %ymm13 /* ur24_14 = lookup16(l1in_14, rotl24) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl8(%rip), %ymm11, %ymm7 /* ur8_14 = lookup16(l1in_14, rotl8) */
+	vpxor %ymm7, %ymm11, %ymm7 /* ug_acc_14 = xor(l1in_14, ur8_14) */
+	vpxor %ymm12, %ymm7, %ymm7 /* ug_14 = xor(ug_acc_14, l1in16_14) */
+	vpslld $2, %ymm7, %ymm12 /* ur2_14_l = shl(ug_14) */
+	vpsrld $30, %ymm7, %ymm7 /* ur2_14_r = shr(ug_14) */
+	vpor %ymm7, %ymm12, %ymm7 /* ur2_14 = or(ur2_14_l, ur2_14_r) */
+	vpxor %ymm13, %ymm11, %ymm11 /* u_acc_14 = xor(l1in_14, ur24_14) */
+	vpxor %ymm7, %ymm11, %ymm7 /* u_14 = xor(u_acc_14, ur2_14) */
+	vpblendvb %ymm6, %ymm10, %ymm9, %ymm9 /* l2in_14 = blendv(w1_14_sw, w2_14_sw, high16) */
+	vpblendvb %ymm6, %ymm8, %ymm0, %ymm0 /* l2in16_14 = blendv(w2_14, w1_14, high16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl8(%rip), %ymm9, %ymm8 /* v8r8_14 = lookup16(l2in_14, rotl8) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl24(%rip), %ymm9, %ymm10 /* v8r24_14 = lookup16(l2in_14, rotl24) */
+	vpxor %ymm0, %ymm9, %ymm9 /* v8g_acc_14 = xor(l2in_14, l2in16_14) */
+	vpxor %ymm10, %ymm9, %ymm9 /* v8g_14 = xor(v8g_acc_14, v8r24_14) */
+	vpslld $6, %ymm9, %ymm10 /* v8r6_14_l = shl(v8g_14) */
+	vpsrld $26, %ymm9, %ymm9 /* v8r6_14_r = shr(v8g_14) */
+	vpor %ymm9, %ymm10, %ymm9 /* v8r6_14 = or(v8r6_14_l, v8r6_14_r) */
+	vpxor %ymm0, %ymm8, %ymm0 /* v8_acc_14 = xor(v8r8_14, l2in16_14) */
+	vpxor %ymm9, %ymm0, %ymm0 /* v8_14 = xor(v8_acc_14, v8r6_14) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_odd_bytes(%rip), %ymm8 /* odd_bytes = const() */
+	vpblendvb %ymm8, %ymm7, %ymm0, %ymm9 /* sb_in_x_14 = blendv(v8_14, u_14, odd_bytes) */
+	vpblendvb %ymm8, %ymm0, %ymm7, %ymm0 /* sb_in_y_14 = blendv(u_14, v8_14, odd_bytes) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm9, %ymm7 /* sb_s0_xl_14 = and(sb_in_x_14, nibble_mask) */
+	vpsrlw $4, %ymm9, %ymm9 /* sb_s0_xs_14 = shr(sb_in_x_14) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm9, %ymm9 /* sb_s0_xh_14 = and(sb_s0_xs_14, nibble_mask) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_s0_p1(%rip), %ymm10 /* s0_p1 = const() */
+	vpshufb %ymm7, %ymm10, %ymm11 /* sb_s0_p1_14 = lookup16(s0_p1, sb_s0_xl_14) */
+	vpxor %ymm9, %ymm11, %ymm9 /* sb_s0_t_14 = xor(sb_s0_p1_14, sb_s0_xh_14) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_s0_p2(%rip), %ymm11 /* s0_p2 = const() */
+	vpshufb %ymm9, %ymm11, %ymm12 /* sb_s0_p2_14 = lookup16(s0_p2, sb_s0_t_14) */
+	vpxor %ymm7, %ymm12, %ymm7 /* sb_s0_ol_14 = xor(sb_s0_p2_14, sb_s0_xl_14) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_s0_p3_rot(%rip), %ymm12 /* s0_p3_rot = const() */
+	vpshufb %ymm7, %ymm12, %ymm7 /* sb_s0_p3_14 = lookup16(s0_p3_rot, sb_s0_ol_14) */
+	vpaddb %ymm9, %ymm9, %ymm9 /* sb_s0_t2_14 = add(sb_s0_t_14, sb_s0_t_14) */
+	vpxor %ymm9, %ymm7, %ymm7 /* sb_s0_14 = xor(sb_s0_p3_14, sb_s0_t2_14) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm0, %ymm9 /* sb_in_y_14_lo = and(sb_in_y_14, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_14_sh = shr(sb_in_y_14) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm0, %ymm0 /* sb_in_y_14_hi = and(sb_in_y_14_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_tbl_lo(%rip), %ymm13 /* tbl_lo = const() */
+	vpshufb %ymm9, %ymm13, %ymm9 /* sb_s1_k_14_l = lookup16(tbl_lo, sb_in_y_14_lo) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_tbl_hi(%rip), %ymm13 /* tbl_hi = const() */
+	vpshufb %ymm0, %ymm13, %ymm0 /* sb_s1_k_14_h = lookup16(tbl_hi, sb_in_y_14_hi) */
+	vpxor %ymm0, %ymm9, %ymm0 /* sb_s1_k_14 = xor(sb_s1_k_14_l, sb_s1_k_14_h) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_inv_shift_rows(%rip), %ymm0, %ymm0 /* sb_s1_14_sr = lookup16(sb_s1_k_14, inv_shift_rows) */
+	vmovdqa %xmm0, %xmm9 /* sb_s1_14_aes_in0 = extract128(sb_s1_14_sr) */
+	vaesenclast %xmm14, %xmm9, %xmm9 /* sb_s1_14_aes_0 = aesenclast(sb_s1_14_aes_in0, sb_s1_aes_k0) */
+	vextracti128 $1, %ymm0, %xmm0 /* sb_s1_14_aes_in1 = extract128(sb_s1_14_sr) */
+	vaesenclast %xmm15, %xmm0, %xmm0 /* sb_s1_14_aes_1 = aesenclast(sb_s1_14_aes_in1, sb_s1_aes_k1) */
+	vinserti128 $1, %xmm0, %ymm9, %ymm0 /* sb_s1_14_aes = concat128(sb_s1_14_aes_0, sb_s1_14_aes_1) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm0, %ymm9 /* sb_s1_14_aes_lo = and(sb_s1_14_aes, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_14_aes_sh = shr(sb_s1_14_aes) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm0, %ymm0 /* sb_s1_14_aes_hi = and(sb_s1_14_aes_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_tbl_lo_1(%rip), %ymm13 /* tbl_lo_1 = const() */
+	vpshufb %ymm9, %ymm13, %ymm9 /* sb_s1_14_l = lookup16(tbl_lo_1, sb_s1_14_aes_lo) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_tbl_hi_1(%rip), %ymm13 /* tbl_hi_1 = const() */
+	vpshufb %ymm0, %ymm13, %ymm0 /* sb_s1_14_h = lookup16(tbl_hi_1, sb_s1_14_aes_hi) */
+	vpxor %ymm0, %ymm9, %ymm0 /* sb_s1_14 = xor(sb_s1_14_l, sb_s1_14_h) */
+	vpblendvb %ymm8, %ymm7, %ymm0, %ymm9 /* sb_out_x_14 = blendv(sb_s1_14, sb_s0_14, odd_bytes) */
+	vpblendvb %ymm8, %ymm0, %ymm7, %ymm0 /* sb_out_y_14 = blendv(sb_s0_14, sb_s1_14, odd_bytes) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl24(%rip), %ymm0, %ymm0 /* r2_14 = lookup16(sb_out_y_14, rotl24) */
+	vmovdqa 288(%rsp), %ymm7 /* reload g0s14_1.2 */
+	vpslld $8, %ymm7, %ymm13 /* s0k_o_14_l = shl(g0s14_1) */
+	vmovdqa 736(%rsp), %ymm12 /* reload dbl_14 */
+	vpsrld $24, %ymm12, %ymm12 /* s0k_o_14_r = shr(dbl_14) */
+	vpor %ymm12, %ymm13, %ymm12 /* s0k_o_14 = or(s0k_o_14_l, s0k_o_14_r) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_modulus(%rip), %ymm12, %ymm12 /* s0k_14 = and(s0k_o_14, modulus) */
+	vmovdqa 384(%rsp), %ymm13 /* reload fb_2 */
+	vpslld $20, %ymm13, %ymm13 /* s4k_o_14_l = shl(fb_2) */
+	vmovdqa 1088(%rsp), %ymm11 /* reload dbl_24 */
+	vpsrld $12, %ymm11, %ymm11 /* s4k_o_14_r = shr(dbl_24) */
+	vpor %ymm11, %ymm13, %ymm11 /* s4k_o_14 = or(s4k_o_14_l, s4k_o_14_r) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_modulus(%rip), %ymm11, %ymm11 /* s4k_14 = and(s4k_o_14, modulus) */
+	vmovdqa 800(%rsp), %ymm13 /* reload fb_8 */
+	vpslld $21, %ymm13, %ymm13 /* s10k_o_14_l = shl(fb_8) */
+	vmovdqa 1184(%rsp), %ymm10 /* reload dbl_72 */
+	vpsrld $11, %ymm10, %ymm8 /* s10k_o_14_r = shr(dbl_72) */
+	vpor %ymm8, %ymm13, %ymm8 /* s10k_o_14 = or(s10k_o_14_l, s10k_o_14_r) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_modulus(%rip), %ymm8, %ymm8 /* s10k_14 = and(s10k_o_14, modulus) */
+	vpslld $17, %ymm2, %ymm13 /* s13k_o_14_l = shl(fb_11) */
+	vmovdqa %ymm2, 1088(%rsp) /* spill fb_11 */
+	vmovdqa 960(%rsp), %ymm2 /* reload dbl_96 */
+	vpsrld $15, %ymm2, %ymm2 /* s13k_o_14_r = shr(dbl_96) */
+	vpor %ymm2, %ymm13, %ymm2 /* s13k_o_14 = or(s13k_o_14_l, s13k_o_14_r) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_modulus(%rip), %ymm2, %ymm2 /* s13k_14 = and(s13k_o_14, modulus) */
+	vpslld $15, %ymm3, %ymm13 /* s15k_o_14_l = shl(fb_13) */
+	vpsrld $17, %ymm4, %ymm4 /* s15k_o_14_r = shr(dbl_112) */
+	vpor %ymm4, %ymm13, %ymm4 /* s15k_o_14 = or(s15k_o_14_l, s15k_o_14_r) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_modulus(%rip), %ymm4, %ymm4 /* s15k_14 = and(s15k_o_14, modulus) */
+	vpsrld $1, %ymm5, %ymm5 /* w_half_14 = shr(w_14) */
+	vpaddd %ymm11, %ymm12, %ymm11 /* fb0_s_42 = add(s0k_14, s4k_14) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm11, %ymm12 /* fb0_p_42 = add(fb0_s_42, minus_modulus) */
+	vpminud %ymm12, %ymm11, %ymm11 /* fb0_42 = minu(fb0_s_42, fb0_p_42) */
+	vpaddd %ymm2, %ymm8, %ymm2 /* fb0_s_43 = add(s10k_14, s13k_14) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm2, %ymm8 /* fb0_p_43 = add(fb0_s_43, minus_modulus) */
+	vpminud %ymm8, %ymm2, %ymm2 /* fb0_43 = minu(fb0_s_43, fb0_p_43) */
+	vpaddd %ymm5, %ymm4, %ymm4 /* fb0_s_44 = add(s15k_14, w_half_14) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm4, %ymm5 /* fb0_p_44 = add(fb0_s_44, minus_modulus) */
+	vpminud %ymm5, %ymm4, %ymm4 /* fb0_44 = minu(fb0_s_44, fb0_p_44) */
+	vpaddd %ymm2, %ymm11, %ymm2 /* fb1_s_14 = add(fb0_42, fb0_43) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm2, %ymm5 /* fb1_p_14 = add(fb1_s_14, minus_modulus) */
+	vpminud %ymm5, %ymm2, %ymm2 /* fb1_14 = minu(fb1_s_14, fb1_p_14) */
+	vpaddd %ymm4, %ymm2, %ymm2 /* fb2_s_14 = add(fb1_14, fb0_44) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm2, %ymm4 /* fb2_p_14 = add(fb2_s_14, minus_modulus) */
+	vpminud %ymm4, %ymm2, %ymm2 /* fb2_14 = minu(fb2_s_14, fb2_p_14) */
+	vpaddd %ymm7, %ymm2, %ymm2 /* fb_s_14 = add(fb2_14, g0s14_1) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm2, %ymm4 /* fb_p_14 = add(fb_s_14, minus_modulus) */
+	vpmaxsd %ymm4, %ymm2, %ymm2 /* fb_14 = maxs(fb_s_14, fb_p_14) */
+
+	/* Initialisation round 16r+15, lanes 0..: s16 = feedback + (W >> 1). */
+	vpaddd %ymm2, %ymm2, %ymm4 /* dbl_120 = add(fb_14, fb_14) */
+	vpblendvb %ymm6, %ymm4, %ymm3, %ymm5 /* x0_15 = blendv(fb_13, dbl_120, high16) */
+	vmovdqa 928(%rsp), %ymm7 /* reload fb_10 */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl16(%rip), %ymm7, %ymm8 /* fb_10_sw = lookup16(fb_10, rotl16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl16(%rip), %ymm10, %ymm10 /* dbl_121_sw = lookup16(dbl_72, rotl16) */
+	vpblendvb %ymm6, %ymm8, %ymm10, %ymm8 /* x1_15 = blendv(dbl_121_sw, fb_10_sw, high16) */
+	vpxor %ymm9, %ymm5, %ymm5 /* x0r1_15 = xor(x0_15, sb_out_x_14) */
+	vpaddd %ymm0, %ymm5, %ymm5 /* w_15 = add(x0r1_15, r2_14) */
+	vpaddd %ymm8, %ymm9, %ymm8 /* w1_15 = add(sb_out_x_14, x1_15) */
+	vpxor 992(%rsp), %ymm0, %ymm0 /* w2_15 = xor(r2_14, x1_11) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl16(%rip), %ymm8, %ymm9 /* w1_15_sw = lookup16(w1_15, rotl16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl16(%rip), %ymm0, %ymm10 /* w2_15_sw = lookup16(w2_15, rotl16) */
+	vpblendvb %ymm6, %ymm9, %ymm10, %ymm11 /* l1in_15 = blendv(w2_15_sw, w1_15_sw, high16) */
+	vpblendvb %ymm6, %ymm0, %ymm8, %ymm12 /* l1in16_15 = blendv(w1_15, w2_15, high16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl24(%rip), %ymm11, %ymm13 /* ur24_15 = lookup16(l1in_15, rotl24) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl8(%rip), %ymm11, %ymm7 /* ur8_15 = lookup16(l1in_15, rotl8) */
+	vpxor %ymm7, %ymm11, %ymm7 /* ug_acc_15 = xor(l1in_15, ur8_15) */
+	vpxor %ymm12, %ymm7, %ymm7 /* ug_15 = xor(ug_acc_15, l1in16_15) */
+	vpslld $2, %ymm7, %ymm12 /* ur2_15_l = shl(ug_15) */
+	vpsrld $30, %ymm7, %ymm7 /* ur2_15_r = shr(ug_15) */
+	vpor %ymm7, %ymm12, %ymm7 /* ur2_15 = or(ur2_15_l, ur2_15_r) */
+	vpxor %ymm13, %ymm11, %ymm11 /* u_acc_15 = xor(l1in_15, ur24_15) */
+	vpxor %ymm7, %ymm11, %ymm7 /* u_15 = xor(u_acc_15, ur2_15) */
+	vpblendvb %ymm6, %ymm10, %ymm9, %ymm9 /* l2in_15 = blendv(w1_15_sw, w2_15_sw, high16) */
+	vpblendvb %ymm6, %ymm8, %ymm0, %ymm0 /* l2in16_15 = blendv(w2_15, w1_15, high16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl8(%rip), %ymm9, %ymm8 /* v8r8_15 = lookup16(l2in_15, rotl8) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl24(%rip), %ymm9, %ymm10 /* v8r24_15 = lookup16(l2in_15, rotl24) */
+	vpxor %ymm0, %ymm9, %ymm9 /* v8g_acc_15 = xor(l2in_15, l2in16_15) */
+	vpxor %ymm10, %ymm9, %ymm9 /* v8g_15 = xor(v8g_acc_15, v8r24_15) */
+	vpslld $6, %ymm9, %ymm10 /* v8r6_15_l = shl(v8g_15) */
+	vpsrld $26, %ymm9, %ymm9 /* v8r6_15_r = shr(v8g_15) */
+	vpor %ymm9, %ymm10, %ymm9 /* v8r6_15 = or(v8r6_15_l, v8r6_15_r) */
+	vpxor %ymm0, %ymm8, %ymm0 /* v8_acc_15 = xor(v8r8_15, l2in16_15) */
+	vpxor %ymm9, %ymm0, %ymm0 /* v8_15 = xor(v8_acc_15, v8r6_15) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_odd_bytes(%rip), %ymm8 /* odd_bytes = const() */
+	vpblendvb %ymm8, %ymm7, %ymm0, %ymm9 /* sb_in_x_15 = blendv(v8_15, u_15, odd_bytes) */
+	vpblendvb %ymm8, %ymm0, %ymm7, %ymm0 /* sb_in_y_15 = blendv(u_15, v8_15, odd_bytes) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm9, %ymm7 /* sb_s0_xl_15 = and(sb_in_x_15, nibble_mask) */
+	vpsrlw $4, %ymm9, %ymm9 /* sb_s0_xs_15 = shr(sb_in_x_15) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm9, %ymm9 /* sb_s0_xh_15 = and(sb_s0_xs_15, nibble_mask) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_s0_p1(%rip), %ymm10 /* s0_p1 = const() */
+	vpshufb %ymm7, %ymm10, %ymm11 /* sb_s0_p1_15 = lookup16(s0_p1, sb_s0_xl_15) */
+	vpxor %ymm9, %ymm11, %ymm9 /* sb_s0_t_15 = xor(sb_s0_p1_15, sb_s0_xh_15) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_s0_p2(%rip), %ymm11 /* s0_p2 = const() */
+	vpshufb %ymm9, %ymm11, %ymm12 /* sb_s0_p2_15 = lookup16(s0_p2, sb_s0_t_15) */
+	vpxor %ymm7, %ymm12, %ymm7 /* sb_s0_ol_15 = xor(sb_s0_p2_15, sb_s0_xl_15) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_s0_p3_rot(%rip), %ymm12 /* s0_p3_rot = const() */
+	vpshufb %ymm7, %ymm12, %ymm7 /* sb_s0_p3_15 = lookup16(s0_p3_rot, sb_s0_ol_15) */
+	vpaddb %ymm9, %ymm9, %ymm9 /* sb_s0_t2_15 = add(sb_s0_t_15, sb_s0_t_15) */
+	vpxor %ymm9, %ymm7, %ymm7 /* sb_s0_15 = xor(sb_s0_p3_15, sb_s0_t2_15) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm0, %ymm9 /* sb_in_y_15_lo = and(sb_in_y_15, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_15_sh = shr(sb_in_y_15) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm0, %ymm0 /* sb_in_y_15_hi = and(sb_in_y_15_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_tbl_lo(%rip), %ymm13 /* tbl_lo = const() */
+	vpshufb %ymm9, %ymm13, %ymm9 /* sb_s1_k_15_l = lookup16(tbl_lo, sb_in_y_15_lo) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_tbl_hi(%rip), %ymm13 /* tbl_hi = const() */
+	vpshufb %ymm0, %ymm13, %ymm0 /* sb_s1_k_15_h = lookup16(tbl_hi, sb_in_y_15_hi) */
+	vpxor %ymm0, %ymm9, %ymm0 /* sb_s1_k_15 = xor(sb_s1_k_15_l, sb_s1_k_15_h) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_inv_shift_rows(%rip), %ymm0, %ymm0 /* sb_s1_15_sr = lookup16(sb_s1_k_15, inv_shift_rows) */
+	vmovdqa %xmm0, %xmm9 /* sb_s1_15_aes_in0 = extract128(sb_s1_15_sr) */
+	vaesenclast %xmm14, %xmm9, %xmm9 /* sb_s1_15_aes_0 = aesenclast(sb_s1_15_aes_in0, sb_s1_aes_k0) */
+	vextracti128 $1, %ymm0, %xmm0 /* sb_s1_15_aes_in1 = extract128(sb_s1_15_sr) */
+	vaesenclast %xmm15, %xmm0, %xmm0 /* sb_s1_15_aes_1 = aesenclast(sb_s1_15_aes_in1, sb_s1_aes_k1) */
+	vinserti128 $1, %xmm0, %ymm9, %ymm0 /* sb_s1_15_aes = concat128(sb_s1_15_aes_0, sb_s1_15_aes_1) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm0, %ymm9 /* sb_s1_15_aes_lo = and(sb_s1_15_aes, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_15_aes_sh = shr(sb_s1_15_aes) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm0, %ymm0 /* sb_s1_15_aes_hi = and(sb_s1_15_aes_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_tbl_lo_1(%rip), %ymm14 /* tbl_lo_1 = const() */
+	vpshufb %ymm9, %ymm14, %ymm9 /* sb_s1_15_l = lookup16(tbl_lo_1, sb_s1_15_aes_lo) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_tbl_hi_1(%rip), %ymm15 /* tbl_hi_1 = const() */
+	vpshufb %ymm0, %ymm15, %ymm0 /* sb_s1_15_h = lookup16(tbl_hi_1, sb_s1_15_aes_hi) */
+	vpxor %ymm0, %ymm9, %ymm0 /* sb_s1_15 = xor(sb_s1_15_l, sb_s1_15_h) */
+	vpblendvb %ymm8, %ymm7, %ymm0, %ymm9 /* sb_out_x_15 = blendv(sb_s1_15, sb_s0_15, odd_bytes) */
+	vpblendvb %ymm8, %ymm0, %ymm7, %ymm0 /* sb_out_y_15 = blendv(sb_s0_15, sb_s1_15, odd_bytes) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl24(%rip), %ymm0, %ymm0 /* r2_15 = lookup16(sb_out_y_15, rotl24) */
+	vmovdqa 704(%rsp), %ymm7 /* reload g0s15_1.2 */
+	vpslld $8, %ymm7, %ymm15 /* s0k_o_15_l = shl(g0s15_1) */
+	vmovdqa 608(%rsp), %ymm14 /* reload dbl */
+	vpsrld $24, %ymm14, %ymm14 /* s0k_o_15_r = shr(dbl) */
+	vpor %ymm14, %ymm15, %ymm14 /* s0k_o_15 = or(s0k_o_15_l, s0k_o_15_r) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_modulus(%rip), %ymm14, %ymm14 /* s0k_15 = and(s0k_o_15, modulus) */
+	vmovdqa 896(%rsp), %ymm15 /* reload fb_3 */
+	vpslld $20, %ymm15, %ymm13 /* s4k_o_15_l = shl(fb_3) */
+	vmovdqa 1120(%rsp), %ymm12 /* reload dbl_32 */
+	vpsrld $12, %ymm12, %ymm12 /* s4k_o_15_r = shr(dbl_32) */
+	vpor %ymm12, %ymm13, %ymm12 /* s4k_o_15 = or(s4k_o_15_l, s4k_o_15_r) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_modulus(%rip), %ymm12, %ymm12 /* s4k_15 = and(s4k_o_15, modulus) */
+	vmovdqa 768(%rsp), %ymm13 /* reload fb_9 */
+	vpslld $21, %ymm13, %ymm11 /* s10k_o_15_l = shl(fb_9) */
+	vmovdqa 192(%rsp), %ymm10 /* reload dbl_80 */
+	vpsrld $11, %ymm10, %ymm10 /* s10k_o_15_r = shr(dbl_80) */
+	vpor %ymm10, %ymm11, %ymm10 /* s10k_o_15 = or(s10k_o_15_l, s10k_o_15_r) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_modulus(%rip), %ymm10, %ymm10 /* s10k_15 = and(s10k_o_15, modulus) */
+	vpslld $17, %ymm1, %ymm11 /* s13k_o_15_l = shl(fb_12) */
+	vmovdqa 448(%rsp), %ymm8 /* reload dbl_104 */
+	vpsrld $15, %ymm8, %ymm8 /* s13k_o_15_r = shr(dbl_104) */
+	vpor %ymm8, %ymm11, %ymm8 /* s13k_o_15 = or(s13k_o_15_l, s13k_o_15_r) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_modulus(%rip), %ymm8, %ymm8 /* s13k_15 = and(s13k_o_15, modulus) */
+	vpslld $15, %ymm2, %ymm11 /* s15k_o_15_l = shl(fb_14) */
+	vpsrld $17, %ymm4, %ymm4 /* s15k_o_15_r = shr(dbl_120) */
+	vpor %ymm4, %ymm11, %ymm4 /* s15k_o_15 = or(s15k_o_15_l, s15k_o_15_r) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_modulus(%rip), %ymm4, %ymm4 /* s15k_15 = and(s15k_o_15, modulus) */
+	vpsrld $1, %ymm5, %ymm5 /* w_half_15 = shr(w_15) */
+	vpaddd %ymm12, %ymm14, %ymm11 /* fb0_s_45 = add(s0k_15, s4k_15) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm11, %ymm12 /* fb0_p_45 = add(fb0_s_45, minus_modulus) */
+	vpminud %ymm12, %ymm11, %ymm11 /* fb0_45 = minu(fb0_s_45, fb0_p_45) */
+	vpaddd %ymm8, %ymm10, %ymm8 /* fb0_s_46 = add(s10k_15, s13k_15) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm8, %ymm10 /* fb0_p_46 = add(fb0_s_46, minus_modulus) */
+	vpminud %ymm10, %ymm8, %ymm8 /* fb0_46 = minu(fb0_s_46, fb0_p_46) */
+	vpaddd %ymm5, %ymm4, %ymm4 /* fb0_s_47 = add(s15k_15, w_half_15) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm4, %ymm5 /* fb0_p_47 = add(fb0_s_47, minus_modulus) */
+	vpminud %ymm5, %ymm4, %ymm4 /* fb0_47 = minu(fb0_s_47, fb0_p_47) */
+	vpaddd %ymm8, %ymm11, %ymm5 /* fb1_s_15 = add(fb0_45, fb0_46) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm5, %ymm8 /* fb1_p_15 = add(fb1_s_15, minus_modulus) */
+	vpminud %ymm8, %ymm5, %ymm5 /* fb1_15 = minu(fb1_s_15, fb1_p_15) */
+	vpaddd %ymm4, %ymm5, %ymm4 /* fb2_s_15 = add(fb1_15, fb0_47) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm4, %ymm5 /* fb2_p_15 = add(fb2_s_15, minus_modulus) */
+	vpminud %ymm5, %ymm4, %ymm4 /* fb2_15 = minu(fb2_s_15, fb2_p_15) */
+	vpaddd %ymm7, %ymm4, %ymm4 /* fb_s_15 = add(fb2_15, g0s15_1) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm4, %ymm5 /* fb_p_15 = add(fb_s_15, minus_modulus) */
+	vpmaxsd %ymm5, %ymm4, %ymm4 /* fb_15 = maxs(fb_s_15, fb_p_15) */
+	vmovdqa %ymm15, 64(%rsp) /* spill g0s3_1.2 */
+	vmovdqa %ymm1, 160(%rsp) /* spill g0s12_1.2 */
+	vmovdqa 1024(%rsp), %ymm5 /* reload g0s1_1.3 */
+	vmovdqa %ymm5, 32(%rsp) /* spill g0s1_1.2 */
+	vmovdqa 384(%rsp), %ymm5 /* reload g0s2_1.3 */
+	vmovdqa %ymm5, 96(%rsp) /* spill g0s2_1.2 */
+	vmovdqa 224(%rsp), %ymm5 /* reload g0s6_1.3 */
+	vmovdqa %ymm5, 0(%rsp) /* spill g0s6_1.2 */
+	vmovdqa 800(%rsp), %ymm5 /* reload g0s8_1.3 */
+	vmovdqa %ymm5, 128(%rsp) /* spill g0s8_1.2 */
+	vmovdqa 480(%rsp), %ymm5 /* reload g0s5_1.3 */
+	vmovdqa 640(%rsp), %ymm7 /* reload g0s7_1.3 */
+	vmovdqa 928(%rsp), %ymm10 /* reload g0s10_1.3 */
+	vmovdqa 1088(%rsp), %ymm11 /* reload g0s11_1.3 */
+	vmovdqa %ymm2, %ymm14 /* g0s14_1.3 */
+	vmovdqa %ymm9, %ymm2 /* g0r1_1.3 */
+	vmovdqa %ymm13, %ymm9 /* g0s9_1.3 */
+	vmovdqa %ymm3, %ymm13 /* g0s13_1.3 */
+	vmovdqa %ymm4, %ymm3 /* g0s15_1.3 */
+	vmovdqa 1056(%rsp), %ymm4 /* reload g0s4_1.3 */
+	vmovdqa %ymm0, %ymm15 /* g0r2_1.3 */
+	vmovdqa 864(%rsp), %ymm0 /* reload g0s0_1.3 */
+	add $1, %rsi
+	cmp $2, %rsi
+	jne .Lzuc_lanes_avx2_aesni_asm_1_loop_r0
 
 	/* Work-mode round with its keystream word discarded, lanes 0... */
 	vpaddd %ymm3, %ymm3, %ymm1 /* dbl_128 = add(g0s15_1, g0s15_1) */
 	vpaddd %ymm9, %ymm9, %ymm6 /* dbl_129 = add(g0s9_1, g0s9_1) */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_0_rotl16(%rip), %ymm11, %ymm8 /* g0s11_1_sw_1 = lookup16(g0s11_1, rotl16) */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_0_rotl16(%rip), %ymm6, %ymm6 /* dbl_129_sw = lookup16(dbl_129, rotl16) */
-	vmovdqa .Lzuc_lanes_avx2_aesni_asm_0_high16(%rip), %ymm12 /* high16 = const() */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl16(%rip), %ymm11, %ymm8 /* g0s11_1_sw_1 = lookup16(g0s11_1, rotl16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl16(%rip), %ymm6, %ymm6 /* dbl_129_sw = lookup16(dbl_129, rotl16) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_high16(%rip), %ymm12 /* high16 = const() */
 	vpblendvb %ymm12, %ymm8, %ymm6, %ymm6 /* x1_16 = blendv(dbl_129_sw, g0s11_1_sw_1, high16) */
 	vpaddd %ymm5, %ymm5, %ymm8 /* dbl_130 = add(g0s5_1, g0s5_1) */
 	vmovdqa %ymm14, 1088(%rsp) /* spill g0s14_1.2 */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_0_rotl16(%rip), %ymm7, %ymm14 /* g0s7_1_sw_1 = lookup16(g0s7_1, rotl16) */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_0_rotl16(%rip), %ymm8, %ymm8 /* dbl_130_sw = lookup16(dbl_130, rotl16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl16(%rip), %ymm7, %ymm14 /* g0s7_1_sw_1 = lookup16(g0s7_1, rotl16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl16(%rip), %ymm8, %ymm8 /* dbl_130_sw = lookup16(dbl_130, rotl16) */
 	vpblendvb %ymm12, %ymm14, %ymm8, %ymm8 /* x2_16 = blendv(dbl_130_sw, g0s7_1_sw_1, high16) */
 	vpaddd %ymm0, %ymm0, %ymm14 /* dbl_131 = add(g0s0_1, g0s0_1) */
 	vpaddd %ymm6, %ymm2, %ymm2 /* w1_16 = add(g0r1_1, x1_16) */
 	vpxor %ymm8, %ymm15, %ymm6 /* w2_16 = xor(g0r2_1, x2_16) */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_0_rotl16(%rip), %ymm2, %ymm8 /* w1_16_sw = lookup16(w1_16, rotl16) */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_0_rotl16(%rip), %ymm6, %ymm15 /* w2_16_sw = lookup16(w2_16, rotl16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl16(%rip), %ymm2, %ymm8 /* w1_16_sw = lookup16(w1_16, rotl16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl16(%rip), %ymm6, %ymm15 /* w2_16_sw = lookup16(w2_16, rotl16) */
 	vmovdqa %ymm11, 928(%rsp) /* spill g0s11_1.2 */
 	vpblendvb %ymm12, %ymm8, %ymm15, %ymm11 /* l1in_16 = blendv(w2_16_sw, w1_16_sw, high16) */
 	vmovdqa %ymm9, 768(%rsp) /* spill g0s9_1.2 */
 	vpblendvb %ymm12, %ymm6, %ymm2, %ymm9 /* l1in16_16 = blendv(w1_16, w2_16, high16) */
 	vmovdqa %ymm7, 800(%rsp) /* spill g0s7_1.2 */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_0_rotl24(%rip), %ymm11, %ymm7 /* ur24_16 = lookup16(l1in_16, rotl24) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl24(%rip), %ymm11, %ymm7 /* ur24_16 = lookup16(l1in_16, rotl24) */
 	vmovdqa %ymm5, 640(%rsp) /* spill g0s5_1.2 */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_0_rotl8(%rip), %ymm11, %ymm5 /* ur8_16 = lookup16(l1in_16, rotl8) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl8(%rip), %ymm11, %ymm5 /* ur8_16 = lookup16(l1in_16, rotl8) */
 	vpxor %ymm5, %ymm11, %ymm5 /* ug_acc_16 = xor(l1in_16, ur8_16) */
 	vpxor %ymm9, %ymm5, %ymm5 /* ug_16 = xor(ug_acc_16, l1in16_16) */
 	vpslld $2, %ymm5, %ymm9 /* ur2_16_l = shl(ug_16) */
@@ -2162,8 +4316,8 @@ zuc_lanes_avx2_aesni_init_asm:
 	vpxor %ymm5, %ymm7, %ymm5 /* u_16 = xor(u_acc_16, ur2_16) */
 	vpblendvb %ymm12, %ymm15, %ymm8, %ymm7 /* l2in_16 = blendv(w1_16_sw, w2_16_sw, high16) */
 	vpblendvb %ymm12, %ymm2, %ymm6, %ymm2 /* l2in16_16 = blendv(w2_16, w1_16, high16) */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_0_rotl8(%rip), %ymm7, %ymm6 /* v8r8_16 = lookup16(l2in_16, rotl8) */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_0_rotl24(%rip), %ymm7, %ymm8 /* v8r24_16 = lookup16(l2in_16, rotl24) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl8(%rip), %ymm7, %ymm6 /* v8r8_16 = lookup16(l2in_16, rotl8) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl24(%rip), %ymm7, %ymm8 /* v8r24_16 = lookup16(l2in_16, rotl24) */
 	vpxor %ymm2, %ymm7, %ymm7 /* v8g_acc_16 = xor(l2in_16, l2in16_16) */
 	vpxor %ymm8, %ymm7, %ymm7 /* v8g_16 = xor(v8g_acc_16, v8r24_16) */
 	vpslld $6, %ymm7, %ymm8 /* v8r6_16_l = shl(v8g_16) */
@@ -2171,87 +4325,87 @@ zuc_lanes_avx2_aesni_init_asm:
 	vpor %ymm7, %ymm8, %ymm7 /* v8r6_16 = or(v8r6_16_l, v8r6_16_r) */
 	vpxor %ymm2, %ymm6, %ymm2 /* v8_acc_16 = xor(v8r8_16, l2in16_16) */
 	vpxor %ymm7, %ymm2, %ymm2 /* v8_16 = xor(v8_acc_16, v8r6_16) */
-	vmovdqa .Lzuc_lanes_avx2_aesni_asm_0_odd_bytes(%rip), %ymm6 /* odd_bytes = const() */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_odd_bytes(%rip), %ymm6 /* odd_bytes = const() */
 	vpblendvb %ymm6, %ymm5, %ymm2, %ymm7 /* sb_in_x_16 = blendv(v8_16, u_16, odd_bytes) */
 	vpblendvb %ymm6, %ymm2, %ymm5, %ymm2 /* sb_in_y_16 = blendv(u_16, v8_16, odd_bytes) */
-	vpand .Lzuc_lanes_avx2_aesni_asm_0_nibble_mask(%rip), %ymm7, %ymm5 /* sb_s0_xl_16 = and(sb_in_x_16, nibble_mask) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm7, %ymm5 /* sb_s0_xl_16 = and(sb_in_x_16, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* sb_s0_xs_16 = shr(sb_in_x_16) */
-	vpand .Lzuc_lanes_avx2_aesni_asm_0_nibble_mask(%rip), %ymm7, %ymm7 /* sb_s0_xh_16 = and(sb_s0_xs_16, nibble_mask) */
-	vmovdqa .Lzuc_lanes_avx2_aesni_asm_0_s0_p1(%rip), %ymm8 /* s0_p1 = const() */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm7, %ymm7 /* sb_s0_xh_16 = and(sb_s0_xs_16, nibble_mask) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_s0_p1(%rip), %ymm8 /* s0_p1 = const() */
 	vpshufb %ymm5, %ymm8, %ymm8 /* sb_s0_p1_16 = lookup16(s0_p1, sb_s0_xl_16) */
 	vpxor %ymm7, %ymm8, %ymm7 /* sb_s0_t_16 = xor(sb_s0_p1_16, sb_s0_xh_16) */
-	vmovdqa .Lzuc_lanes_avx2_aesni_asm_0_s0_p2(%rip), %ymm8 /* s0_p2 = const() */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_s0_p2(%rip), %ymm8 /* s0_p2 = const() */
 	vpshufb %ymm7, %ymm8, %ymm8 /* sb_s0_p2_16 = lookup16(s0_p2, sb_s0_t_16) */
 	vpxor %ymm5, %ymm8, %ymm5 /* sb_s0_ol_16 = xor(sb_s0_p2_16, sb_s0_xl_16) */
-	vmovdqa .Lzuc_lanes_avx2_aesni_asm_0_s0_p3_rot(%rip), %ymm8 /* s0_p3_rot = const() */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_s0_p3_rot(%rip), %ymm8 /* s0_p3_rot = const() */
 	vpshufb %ymm5, %ymm8, %ymm5 /* sb_s0_p3_16 = lookup16(s0_p3_rot, sb_s0_ol_16) */
 	vpaddb %ymm7, %ymm7, %ymm7 /* sb_s0_t2_16 = add(sb_s0_t_16, sb_s0_t_16) */
 	vpxor %ymm7, %ymm5, %ymm5 /* sb_s0_16 = xor(sb_s0_p3_16, sb_s0_t2_16) */
-	vpand .Lzuc_lanes_avx2_aesni_asm_0_nibble_mask(%rip), %ymm2, %ymm7 /* sb_in_y_16_lo = and(sb_in_y_16, nibble_mask) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm2, %ymm7 /* sb_in_y_16_lo = and(sb_in_y_16, nibble_mask) */
 	vpsrlw $4, %ymm2, %ymm2 /* sb_in_y_16_sh = shr(sb_in_y_16) */
-	vpand .Lzuc_lanes_avx2_aesni_asm_0_nibble_mask(%rip), %ymm2, %ymm2 /* sb_in_y_16_hi = and(sb_in_y_16_sh, nibble_mask) */
-	vmovdqa .Lzuc_lanes_avx2_aesni_asm_0_tbl_lo(%rip), %ymm8 /* tbl_lo = const() */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm2, %ymm2 /* sb_in_y_16_hi = and(sb_in_y_16_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_tbl_lo(%rip), %ymm8 /* tbl_lo = const() */
 	vpshufb %ymm7, %ymm8, %ymm7 /* sb_s1_k_16_l = lookup16(tbl_lo, sb_in_y_16_lo) */
-	vmovdqa .Lzuc_lanes_avx2_aesni_asm_0_tbl_hi(%rip), %ymm8 /* tbl_hi = const() */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_tbl_hi(%rip), %ymm8 /* tbl_hi = const() */
 	vpshufb %ymm2, %ymm8, %ymm2 /* sb_s1_k_16_h = lookup16(tbl_hi, sb_in_y_16_hi) */
 	vpxor %ymm2, %ymm7, %ymm2 /* sb_s1_k_16 = xor(sb_s1_k_16_l, sb_s1_k_16_h) */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_0_inv_shift_rows(%rip), %ymm2, %ymm2 /* sb_s1_16_sr = lookup16(sb_s1_k_16, inv_shift_rows) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_inv_shift_rows(%rip), %ymm2, %ymm2 /* sb_s1_16_sr = lookup16(sb_s1_k_16, inv_shift_rows) */
 	vmovdqa %xmm2, %xmm7 /* sb_s1_16_aes_in0 = extract128(sb_s1_16_sr) */
-	vmovdqa .Lzuc_lanes_avx2_aesni_asm_0_aes_cancel_key(%rip), %ymm8 /* aes_cancel_key = const() */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_aes_cancel_key(%rip), %ymm8 /* aes_cancel_key = const() */
 	vmovdqa %xmm8, %xmm9 /* sb_s1_16_aes_k0 = extract128(aes_cancel_key) */
 	vaesenclast %xmm9, %xmm7, %xmm7 /* sb_s1_16_aes_0 = aesenclast(sb_s1_16_aes_in0, sb_s1_16_aes_k0) */
 	vextracti128 $1, %ymm2, %xmm2 /* sb_s1_16_aes_in1 = extract128(sb_s1_16_sr) */
 	vextracti128 $1, %ymm8, %xmm8 /* sb_s1_16_aes_k1 = extract128(aes_cancel_key) */
 	vaesenclast %xmm8, %xmm2, %xmm2 /* sb_s1_16_aes_1 = aesenclast(sb_s1_16_aes_in1, sb_s1_16_aes_k1) */
 	vinserti128 $1, %xmm2, %ymm7, %ymm2 /* sb_s1_16_aes = concat128(sb_s1_16_aes_0, sb_s1_16_aes_1) */
-	vpand .Lzuc_lanes_avx2_aesni_asm_0_nibble_mask(%rip), %ymm2, %ymm7 /* sb_s1_16_aes_lo = and(sb_s1_16_aes, nibble_mask) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm2, %ymm7 /* sb_s1_16_aes_lo = and(sb_s1_16_aes, nibble_mask) */
 	vpsrlw $4, %ymm2, %ymm2 /* sb_s1_16_aes_sh = shr(sb_s1_16_aes) */
-	vpand .Lzuc_lanes_avx2_aesni_asm_0_nibble_mask(%rip), %ymm2, %ymm2 /* sb_s1_16_aes_hi = and(sb_s1_16_aes_sh, nibble_mask) */
-	vmovdqa .Lzuc_lanes_avx2_aesni_asm_0_tbl_lo_1(%rip), %ymm8 /* tbl_lo_1 = const() */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm2, %ymm2 /* sb_s1_16_aes_hi = and(sb_s1_16_aes_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_tbl_lo_1(%rip), %ymm8 /* tbl_lo_1 = const() */
 	vpshufb %ymm7, %ymm8, %ymm7 /* sb_s1_16_l = lookup16(tbl_lo_1, sb_s1_16_aes_lo) */
-	vmovdqa .Lzuc_lanes_avx2_aesni_asm_0_tbl_hi_1(%rip), %ymm8 /* tbl_hi_1 = const() */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_tbl_hi_1(%rip), %ymm8 /* tbl_hi_1 = const() */
 	vpshufb %ymm2, %ymm8, %ymm2 /* sb_s1_16_h = lookup16(tbl_hi_1, sb_s1_16_aes_hi) */
 	vpxor %ymm2, %ymm7, %ymm2 /* sb_s1_16 = xor(sb_s1_16_l, sb_s1_16_h) */
 	vpblendvb %ymm6, %ymm5, %ymm2, %ymm7 /* sb_out_x_16 = blendv(sb_s1_16, sb_s0_16, odd_bytes) */
 	vpblendvb %ymm6, %ymm2, %ymm5, %ymm2 /* sb_out_y_16 = blendv(sb_s0_16, sb_s1_16, odd_bytes) */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_0_rotl24(%rip), %ymm2, %ymm2 /* r2_16 = lookup16(sb_out_y_16, rotl24) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl24(%rip), %ymm2, %ymm2 /* r2_16 = lookup16(sb_out_y_16, rotl24) */
 	vpslld $8, %ymm0, %ymm5 /* s0k_o_16_l = shl(g0s0_1) */
 	vpsrld $24, %ymm14, %ymm6 /* s0k_o_16_r = shr(dbl_131) */
 	vpor %ymm6, %ymm5, %ymm5 /* s0k_o_16 = or(s0k_o_16_l, s0k_o_16_r) */
-	vpand .Lzuc_lanes_avx2_aesni_asm_0_modulus(%rip), %ymm5, %ymm5 /* s0k_16 = and(s0k_o_16, modulus) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_modulus(%rip), %ymm5, %ymm5 /* s0k_16 = and(s0k_o_16, modulus) */
 	vpaddd %ymm4, %ymm4, %ymm6 /* dbl_133 = add(g0s4_1, g0s4_1) */
 	vpslld $20, %ymm4, %ymm8 /* s4k_o_16_l = shl(g0s4_1) */
 	vpsrld $12, %ymm6, %ymm6 /* s4k_o_16_r = shr(dbl_133) */
 	vpor %ymm6, %ymm8, %ymm6 /* s4k_o_16 = or(s4k_o_16_l, s4k_o_16_r) */
-	vpand .Lzuc_lanes_avx2_aesni_asm_0_modulus(%rip), %ymm6, %ymm6 /* s4k_16 = and(s4k_o_16, modulus) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_modulus(%rip), %ymm6, %ymm6 /* s4k_16 = and(s4k_o_16, modulus) */
 	vpaddd %ymm10, %ymm10, %ymm8 /* dbl_134 = add(g0s10_1, g0s10_1) */
 	vpslld $21, %ymm10, %ymm9 /* s10k_o_16_l = shl(g0s10_1) */
 	vpsrld $11, %ymm8, %ymm8 /* s10k_o_16_r = shr(dbl_134) */
 	vpor %ymm8, %ymm9, %ymm8 /* s10k_o_16 = or(s10k_o_16_l, s10k_o_16_r) */
-	vpand .Lzuc_lanes_avx2_aesni_asm_0_modulus(%rip), %ymm8, %ymm8 /* s10k_16 = and(s10k_o_16, modulus) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_modulus(%rip), %ymm8, %ymm8 /* s10k_16 = and(s10k_o_16, modulus) */
 	vpaddd %ymm13, %ymm13, %ymm9 /* dbl_135 = add(g0s13_1, g0s13_1) */
 	vpslld $17, %ymm13, %ymm11 /* s13k_o_16_l = shl(g0s13_1) */
 	vpsrld $15, %ymm9, %ymm9 /* s13k_o_16_r = shr(dbl_135) */
 	vpor %ymm9, %ymm11, %ymm9 /* s13k_o_16 = or(s13k_o_16_l, s13k_o_16_r) */
-	vpand .Lzuc_lanes_avx2_aesni_asm_0_modulus(%rip), %ymm9, %ymm9 /* s13k_16 = and(s13k_o_16, modulus) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_modulus(%rip), %ymm9, %ymm9 /* s13k_16 = and(s13k_o_16, modulus) */
 	vpslld $15, %ymm3, %ymm11 /* s15k_o_16_l = shl(g0s15_1) */
 	vpsrld $17, %ymm1, %ymm1 /* s15k_o_16_r = shr(dbl_128) */
 	vpor %ymm1, %ymm11, %ymm1 /* s15k_o_16 = or(s15k_o_16_l, s15k_o_16_r) */
-	vpand .Lzuc_lanes_avx2_aesni_asm_0_modulus(%rip), %ymm1, %ymm1 /* s15k_16 = and(s15k_o_16, modulus) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_1_modulus(%rip), %ymm1, %ymm1 /* s15k_16 = and(s15k_o_16, modulus) */
 	vpaddd %ymm6, %ymm5, %ymm5 /* fb0_s_48 = add(s0k_16, s4k_16) */
-	vpaddd .Lzuc_lanes_avx2_aesni_asm_0_minus_modulus(%rip), %ymm5, %ymm6 /* fb0_p_48 = add(fb0_s_48, minus_modulus) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm5, %ymm6 /* fb0_p_48 = add(fb0_s_48, minus_modulus) */
 	vpminud %ymm6, %ymm5, %ymm5 /* fb0_48 = minu(fb0_s_48, fb0_p_48) */
 	vpaddd %ymm9, %ymm8, %ymm6 /* fb0_s_49 = add(s10k_16, s13k_16) */
-	vpaddd .Lzuc_lanes_avx2_aesni_asm_0_minus_modulus(%rip), %ymm6, %ymm8 /* fb0_p_49 = add(fb0_s_49, minus_modulus) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm6, %ymm8 /* fb0_p_49 = add(fb0_s_49, minus_modulus) */
 	vpminud %ymm8, %ymm6, %ymm6 /* fb0_49 = minu(fb0_s_49, fb0_p_49) */
 	vpaddd %ymm6, %ymm5, %ymm5 /* fb1_s_16 = add(fb0_48, fb0_49) */
-	vpaddd .Lzuc_lanes_avx2_aesni_asm_0_minus_modulus(%rip), %ymm5, %ymm6 /* fb1_p_16 = add(fb1_s_16, minus_modulus) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm5, %ymm6 /* fb1_p_16 = add(fb1_s_16, minus_modulus) */
 	vpminud %ymm6, %ymm5, %ymm5 /* fb1_16 = minu(fb1_s_16, fb1_p_16) */
 	vpaddd %ymm1, %ymm5, %ymm1 /* fb2_s_16 = add(fb1_16, s15k_16) */
-	vpaddd .Lzuc_lanes_avx2_aesni_asm_0_minus_modulus(%rip), %ymm1, %ymm5 /* fb2_p_16 = add(fb2_s_16, minus_modulus) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm1, %ymm5 /* fb2_p_16 = add(fb2_s_16, minus_modulus) */
 	vpminud %ymm5, %ymm1, %ymm1 /* fb2_16 = minu(fb2_s_16, fb2_p_16) */
 	vpaddd %ymm0, %ymm1, %ymm0 /* fb_s_16 = add(fb2_16, g0s0_1) */
-	vpaddd .Lzuc_lanes_avx2_aesni_asm_0_minus_modulus(%rip), %ymm0, %ymm1 /* fb_p_16 = add(fb_s_16, minus_modulus) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm0, %ymm1 /* fb_p_16 = add(fb_s_16, minus_modulus) */
 	vpmaxsd %ymm1, %ymm0, %ymm0 /* fb_16 = maxs(fb_s_16, fb_p_16) */
 
 	/* Store the state. */
@@ -2342,13 +4496,13 @@ zuc_lanes_avx2_aesni_keystream_asm:
 	vmovdqu %ymm0, 480(%rsp) /* store g0s15 */
 	vmovdqu 512(%rdi), %ymm1 /* g0r1 = load() */
 	vmovdqu 544(%rdi), %ymm2 /* g0r2 = load() */
-	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_high16(%rip), %ymm3 /* high16 = const() */
-	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_rotl16(%rip), %ymm4 /* rotl16 = const() */
-	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm5 /* nibble_mask = const() */
-	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm6 /* minus_modulus = const() */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_2_high16(%rip), %ymm3 /* high16 = const() */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_2_rotl16(%rip), %ymm4 /* rotl16 = const() */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_2_nibble_mask(%rip), %ymm5 /* nibble_mask = const() */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_2_minus_modulus(%rip), %ymm6 /* minus_modulus = const() */
 	xor %rdx, %rdx
 	.p2align 4
-.Lzuc_lanes_avx2_aesni_asm_1_loop_r0:
+.Lzuc_lanes_avx2_aesni_asm_2_loop_r0:
 
 	/* Round r, lanes 0..7: BR, F (Z to its row), LFSR feedback into row r + 16 of the ring. */
 	vmovdqu 448(%rsp,%rdx), %ymm7 /* g0s14_1 = load() */
@@ -2381,8 +4535,8 @@ zuc_lanes_avx2_aesni_keystream_asm:
 	vpshufb %ymm4, %ymm2, %ymm10 /* w2_sw = lookup16(w2, rotl16) */
 	vpblendvb %ymm3, %ymm9, %ymm10, %ymm11 /* l1in = blendv(w2_sw, w1_sw, high16) */
 	vpblendvb %ymm3, %ymm2, %ymm1, %ymm14 /* l1in16 = blendv(w1, w2, high16) */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl24(%rip), %ymm11, %ymm15 /* ur24 = lookup16(l1in, rotl24) */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl8(%rip), %ymm11, %ymm4 /* ur8 = lookup16(l1in, rotl8) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_2_rotl24(%rip), %ymm11, %ymm15 /* ur24 = lookup16(l1in, rotl24) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_2_rotl8(%rip), %ymm11, %ymm4 /* ur8 = lookup16(l1in, rotl8) */
 	vpxor %ymm4, %ymm11, %ymm4 /* ug_acc = xor(l1in, ur8) */
 	vpxor %ymm14, %ymm4, %ymm4 /* ug = xor(ug_acc, l1in16) */
 	vpslld $2, %ymm4, %ymm14 /* ur2_l = shl(ug) */
@@ -2392,8 +4546,8 @@ zuc_lanes_avx2_aesni_keystream_asm:
 	vpxor %ymm4, %ymm11, %ymm4 /* u = xor(u_acc, ur2) */
 	vpblendvb %ymm3, %ymm10, %ymm9, %ymm9 /* l2in = blendv(w1_sw, w2_sw, high16) */
 	vpblendvb %ymm3, %ymm1, %ymm2, %ymm1 /* l2in16 = blendv(w2, w1, high16) */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl8(%rip), %ymm9, %ymm2 /* v8r8 = lookup16(l2in, rotl8) */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl24(%rip), %ymm9, %ymm10 /* v8r24 = lookup16(l2in, rotl24) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_2_rotl8(%rip), %ymm9, %ymm2 /* v8r8 = lookup16(l2in, rotl8) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_2_rotl24(%rip), %ymm9, %ymm10 /* v8r24 = lookup16(l2in, rotl24) */
 	vpxor %ymm1, %ymm9, %ymm9 /* v8g_acc = xor(l2in, l2in16) */
 	vpxor %ymm10, %ymm9, %ymm9 /* v8g = xor(v8g_acc, v8r24) */
 	vpslld $6, %ymm9, %ymm10 /* v8r6_l = shl(v8g) */
@@ -2401,33 +4555,33 @@ zuc_lanes_avx2_aesni_keystream_asm:
 	vpor %ymm9, %ymm10, %ymm9 /* v8r6 = or(v8r6_l, v8r6_r) */
 	vpxor %ymm1, %ymm2, %ymm1 /* v8_acc = xor(v8r8, l2in16) */
 	vpxor %ymm9, %ymm1, %ymm1 /* v8 = xor(v8_acc, v8r6) */
-	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_odd_bytes(%rip), %ymm2 /* odd_bytes = const() */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_2_odd_bytes(%rip), %ymm2 /* odd_bytes = const() */
 	vpblendvb %ymm2, %ymm4, %ymm1, %ymm9 /* sb_in_x = blendv(v8, u, odd_bytes) */
 	vpblendvb %ymm2, %ymm1, %ymm4, %ymm1 /* sb_in_y = blendv(u, v8, odd_bytes) */
 	vpand %ymm5, %ymm9, %ymm4 /* sb_s0_xl = and(sb_in_x, nibble_mask) */
 	vpsrlw $4, %ymm9, %ymm9 /* sb_s0_xs = shr(sb_in_x) */
 	vpand %ymm5, %ymm9, %ymm9 /* sb_s0_xh = and(sb_s0_xs, nibble_mask) */
-	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_s0_p1(%rip), %ymm10 /* s0_p1 = const() */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_2_s0_p1(%rip), %ymm10 /* s0_p1 = const() */
 	vpshufb %ymm4, %ymm10, %ymm11 /* sb_s0_p1 = lookup16(s0_p1, sb_s0_xl) */
 	vpxor %ymm9, %ymm11, %ymm9 /* sb_s0_t = xor(sb_s0_p1, sb_s0_xh) */
-	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_s0_p2(%rip), %ymm11 /* s0_p2 = const() */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_2_s0_p2(%rip), %ymm11 /* s0_p2 = const() */
 	vpshufb %ymm9, %ymm11, %ymm14 /* sb_s0_p2 = lookup16(s0_p2, sb_s0_t) */
 	vpxor %ymm4, %ymm14, %ymm4 /* sb_s0_ol = xor(sb_s0_p2, sb_s0_xl) */
-	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_s0_p3_rot(%rip), %ymm14 /* s0_p3_rot = const() */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_2_s0_p3_rot(%rip), %ymm14 /* s0_p3_rot = const() */
 	vpshufb %ymm4, %ymm14, %ymm4 /* sb_s0_p3 = lookup16(s0_p3_rot, sb_s0_ol) */
 	vpaddb %ymm9, %ymm9, %ymm9 /* sb_s0_t2 = add(sb_s0_t, sb_s0_t) */
 	vpxor %ymm9, %ymm4, %ymm4 /* sb_s0 = xor(sb_s0_p3, sb_s0_t2) */
 	vpand %ymm5, %ymm1, %ymm9 /* sb_in_y_lo = and(sb_in_y, nibble_mask) */
 	vpsrlw $4, %ymm1, %ymm1 /* sb_in_y_sh = shr(sb_in_y) */
 	vpand %ymm5, %ymm1, %ymm1 /* sb_in_y_hi = and(sb_in_y_sh, nibble_mask) */
-	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_tbl_lo(%rip), %ymm15 /* tbl_lo = const() */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_2_tbl_lo(%rip), %ymm15 /* tbl_lo = const() */
 	vpshufb %ymm9, %ymm15, %ymm9 /* sb_s1_k_l = lookup16(tbl_lo, sb_in_y_lo) */
-	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_tbl_hi(%rip), %ymm15 /* tbl_hi = const() */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_2_tbl_hi(%rip), %ymm15 /* tbl_hi = const() */
 	vpshufb %ymm1, %ymm15, %ymm1 /* sb_s1_k_h = lookup16(tbl_hi, sb_in_y_hi) */
 	vpxor %ymm1, %ymm9, %ymm1 /* sb_s1_k = xor(sb_s1_k_l, sb_s1_k_h) */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_inv_shift_rows(%rip), %ymm1, %ymm1 /* sb_s1_sr = lookup16(sb_s1_k, inv_shift_rows) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_2_inv_shift_rows(%rip), %ymm1, %ymm1 /* sb_s1_sr = lookup16(sb_s1_k, inv_shift_rows) */
 	vmovdqa %xmm1, %xmm9 /* sb_s1_aes_in0 = extract128(sb_s1_sr) */
-	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_aes_cancel_key(%rip), %ymm15 /* aes_cancel_key = const() */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_2_aes_cancel_key(%rip), %ymm15 /* aes_cancel_key = const() */
 	vmovdqa %xmm15, %xmm14 /* sb_s1_aes_k0 = extract128(aes_cancel_key) */
 	vaesenclast %xmm14, %xmm9, %xmm9 /* sb_s1_aes_0 = aesenclast(sb_s1_aes_in0, sb_s1_aes_k0) */
 	vextracti128 $1, %ymm1, %xmm1 /* sb_s1_aes_in1 = extract128(sb_s1_sr) */
@@ -2437,40 +4591,40 @@ zuc_lanes_avx2_aesni_keystream_asm:
 	vpand %ymm5, %ymm1, %ymm9 /* sb_s1_aes_lo = and(sb_s1_aes, nibble_mask) */
 	vpsrlw $4, %ymm1, %ymm1 /* sb_s1_aes_sh = shr(sb_s1_aes) */
 	vpand %ymm5, %ymm1, %ymm1 /* sb_s1_aes_hi = and(sb_s1_aes_sh, nibble_mask) */
-	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_tbl_lo_1(%rip), %ymm14 /* tbl_lo_1 = const() */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_2_tbl_lo_1(%rip), %ymm14 /* tbl_lo_1 = const() */
 	vpshufb %ymm9, %ymm14, %ymm9 /* sb_s1_l = lookup16(tbl_lo_1, sb_s1_aes_lo) */
-	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_tbl_hi_1(%rip), %ymm14 /* tbl_hi_1 = const() */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_2_tbl_hi_1(%rip), %ymm14 /* tbl_hi_1 = const() */
 	vpshufb %ymm1, %ymm14, %ymm1 /* sb_s1_h = lookup16(tbl_hi_1, sb_s1_aes_hi) */
 	vpxor %ymm1, %ymm9, %ymm1 /* sb_s1 = xor(sb_s1_l, sb_s1_h) */
 	vpblendvb %ymm2, %ymm4, %ymm1, %ymm9 /* sb_out_x = blendv(sb_s1, sb_s0, odd_bytes) */
 	vpblendvb %ymm2, %ymm1, %ymm4, %ymm1 /* sb_out_y = blendv(sb_s0, sb_s1, odd_bytes) */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_rotl24(%rip), %ymm1, %ymm1 /* r2 = lookup16(sb_out_y, rotl24) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_2_rotl24(%rip), %ymm1, %ymm1 /* r2 = lookup16(sb_out_y, rotl24) */
 	vpslld $8, %ymm12, %ymm4 /* s0k_o_l = shl(g0s0_1) */
 	vpsrld $24, %ymm13, %ymm13 /* s0k_o_r = shr(dbl_3) */
 	vpor %ymm13, %ymm4, %ymm4 /* s0k_o = or(s0k_o_l, s0k_o_r) */
-	vpand .Lzuc_lanes_avx2_aesni_asm_1_modulus(%rip), %ymm4, %ymm4 /* s0k = and(s0k_o, modulus) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_2_modulus(%rip), %ymm4, %ymm4 /* s0k = and(s0k_o, modulus) */
 	vmovdqu 128(%rsp,%rdx), %ymm13 /* g0s4_1 = load() */
 	vpaddd %ymm13, %ymm13, %ymm14 /* dbl_5 = add(g0s4_1, g0s4_1) */
 	vpslld $20, %ymm13, %ymm13 /* s4k_o_l = shl(g0s4_1) */
 	vpsrld $12, %ymm14, %ymm14 /* s4k_o_r = shr(dbl_5) */
 	vpor %ymm14, %ymm13, %ymm13 /* s4k_o = or(s4k_o_l, s4k_o_r) */
-	vpand .Lzuc_lanes_avx2_aesni_asm_1_modulus(%rip), %ymm13, %ymm13 /* s4k = and(s4k_o, modulus) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_2_modulus(%rip), %ymm13, %ymm13 /* s4k = and(s4k_o, modulus) */
 	vmovdqu 320(%rsp,%rdx), %ymm14 /* g0s10_1 = load() */
 	vpaddd %ymm14, %ymm14, %ymm15 /* dbl_6 = add(g0s10_1, g0s10_1) */
 	vpslld $21, %ymm14, %ymm14 /* s10k_o_l = shl(g0s10_1) */
 	vpsrld $11, %ymm15, %ymm15 /* s10k_o_r = shr(dbl_6) */
 	vpor %ymm15, %ymm14, %ymm14 /* s10k_o = or(s10k_o_l, s10k_o_r) */
-	vpand .Lzuc_lanes_avx2_aesni_asm_1_modulus(%rip), %ymm14, %ymm14 /* s10k = and(s10k_o, modulus) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_2_modulus(%rip), %ymm14, %ymm14 /* s10k = and(s10k_o, modulus) */
 	vmovdqu 416(%rsp,%rdx), %ymm15 /* g0s13_1 = load() */
 	vpaddd %ymm15, %ymm15, %ymm11 /* dbl_7 = add(g0s13_1, g0s13_1) */
 	vpslld $17, %ymm15, %ymm15 /* s13k_o_l = shl(g0s13_1) */
 	vpsrld $15, %ymm11, %ymm11 /* s13k_o_r = shr(dbl_7) */
 	vpor %ymm11, %ymm15, %ymm11 /* s13k_o = or(s13k_o_l, s13k_o_r) */
-	vpand .Lzuc_lanes_avx2_aesni_asm_1_modulus(%rip), %ymm11, %ymm11 /* s13k = and(s13k_o, modulus) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_2_modulus(%rip), %ymm11, %ymm11 /* s13k = and(s13k_o, modulus) */
 	vpslld $15, %ymm0, %ymm0 /* s15k_o_l = shl(g0newest) */
 	vpsrld $17, %ymm8, %ymm8 /* s15k_o_r = shr(dbl) */
 	vpor %ymm8, %ymm0, %ymm0 /* s15k_o = or(s15k_o_l, s15k_o_r) */
-	vpand .Lzuc_lanes_avx2_aesni_asm_1_modulus(%rip), %ymm0, %ymm0 /* s15k = and(s15k_o, modulus) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_2_modulus(%rip), %ymm0, %ymm0 /* s15k = and(s15k_o, modulus) */
 	vpaddd %ymm13, %ymm4, %ymm4 /* fb0_s = add(s0k, s4k) */
 	vpaddd %ymm6, %ymm4, %ymm8 /* fb0_p = add(fb0_s, minus_modulus) */
 	vpminud %ymm8, %ymm4, %ymm4 /* fb0 = minu(fb0_s, fb0_p) */
@@ -2490,10 +4644,10 @@ zuc_lanes_avx2_aesni_keystream_asm:
 	vmovdqu %ymm7, 1024(%rsp,%rdx) /* store z */
 	vmovdqa %ymm1, %ymm2 /* g0r2_1.3 */
 	vmovdqa %ymm9, %ymm1 /* g0r1_1.3 */
-	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_rotl16(%rip), %ymm4 /* rotl16 = const() */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_2_rotl16(%rip), %ymm4 /* rotl16 = const() */
 	add $32, %rdx
 	cmp $512, %rdx
-	jne .Lzuc_lanes_avx2_aesni_asm_1_loop_r0
+	jne .Lzuc_lanes_avx2_aesni_asm_2_loop_r0
 
 	/* Store the block's last 16 cells (rows 16..31 of the ring), R1 and R2 back. */
 	vmovdqu 512(%rsp), %ymm7 /* cell = load() */
@@ -2548,22 +4702,22 @@ zuc_lanes_avx2_aesni_keystream_asm:
 	vmovdqu 1504(%rsp), %ymm6 /* z_16 = load() */
 
 	/* Keystream of lanes 0..7: big-endian, transposed to 64 bytes per lane. */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_bswap32(%rip), %ymm1, %ymm1 /* zbe = lookup16(z_1, bswap32) */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_bswap32(%rip), %ymm2, %ymm2 /* zbe_1 = lookup16(z_2, bswap32) */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_bswap32(%rip), %ymm7, %ymm7 /* zbe_2 = lookup16(z_3, bswap32) */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_bswap32(%rip), %ymm8, %ymm8 /* zbe_3 = lookup16(z_4, bswap32) */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_bswap32(%rip), %ymm9, %ymm9 /* zbe_4 = lookup16(z_5, bswap32) */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_bswap32(%rip), %ymm10, %ymm10 /* zbe_5 = lookup16(z_6, bswap32) */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_bswap32(%rip), %ymm11, %ymm11 /* zbe_6 = lookup16(z_7, bswap32) */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_bswap32(%rip), %ymm12, %ymm12 /* zbe_7 = lookup16(z_8, bswap32) */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_bswap32(%rip), %ymm13, %ymm13 /* zbe_8 = lookup16(z_9, bswap32) */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_bswap32(%rip), %ymm14, %ymm14 /* zbe_9 = lookup16(z_10, bswap32) */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_bswap32(%rip), %ymm15, %ymm15 /* zbe_10 = lookup16(z_11, bswap32) */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_bswap32(%rip), %ymm0, %ymm0 /* zbe_11 = lookup16(z_12, bswap32) */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_bswap32(%rip), %ymm3, %ymm3 /* zbe_12 = lookup16(z_13, bswap32) */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_bswap32(%rip), %ymm4, %ymm4 /* zbe_13 = lookup16(z_14, bswap32) */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_bswap32(%rip), %ymm5, %ymm5 /* zbe_14 = lookup16(z_15, bswap32) */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_1_bswap32(%rip), %ymm6, %ymm6 /* zbe_15 = lookup16(z_16, bswap32) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_2_bswap32(%rip), %ymm1, %ymm1 /* zbe = lookup16(z_1, bswap32) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_2_bswap32(%rip), %ymm2, %ymm2 /* zbe_1 = lookup16(z_2, bswap32) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_2_bswap32(%rip), %ymm7, %ymm7 /* zbe_2 = lookup16(z_3, bswap32) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_2_bswap32(%rip), %ymm8, %ymm8 /* zbe_3 = lookup16(z_4, bswap32) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_2_bswap32(%rip), %ymm9, %ymm9 /* zbe_4 = lookup16(z_5, bswap32) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_2_bswap32(%rip), %ymm10, %ymm10 /* zbe_5 = lookup16(z_6, bswap32) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_2_bswap32(%rip), %ymm11, %ymm11 /* zbe_6 = lookup16(z_7, bswap32) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_2_bswap32(%rip), %ymm12, %ymm12 /* zbe_7 = lookup16(z_8, bswap32) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_2_bswap32(%rip), %ymm13, %ymm13 /* zbe_8 = lookup16(z_9, bswap32) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_2_bswap32(%rip), %ymm14, %ymm14 /* zbe_9 = lookup16(z_10, bswap32) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_2_bswap32(%rip), %ymm15, %ymm15 /* zbe_10 = lookup16(z_11, bswap32) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_2_bswap32(%rip), %ymm0, %ymm0 /* zbe_11 = lookup16(z_12, bswap32) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_2_bswap32(%rip), %ymm3, %ymm3 /* zbe_12 = lookup16(z_13, bswap32) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_2_bswap32(%rip), %ymm4, %ymm4 /* zbe_13 = lookup16(z_14, bswap32) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_2_bswap32(%rip), %ymm5, %ymm5 /* zbe_14 = lookup16(z_15, bswap32) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_2_bswap32(%rip), %ymm6, %ymm6 /* zbe_15 = lookup16(z_16, bswap32) */
 	vmovdqa %ymm4, 1536(%rsp) /* spill zbe_13 */
 	vpunpckldq %ymm7, %ymm1, %ymm4 /* ztr0 = unpacklo(zbe, zbe_2) */
 	vpunpckhdq %ymm7, %ymm1, %ymm1 /* ztr0_1 = unpackhi(zbe, zbe_2) */
@@ -2708,13 +4862,13 @@ zuc_lanes_avx2_aesni_keystream_xor_asm:
 	vmovdqu %ymm0, 480(%rsp) /* store g0s15 */
 	vmovdqu 512(%rdi), %ymm1 /* g0r1 = load() */
 	vmovdqu 544(%rdi), %ymm2 /* g0r2 = load() */
-	vmovdqa .Lzuc_lanes_avx2_aesni_asm_2_high16(%rip), %ymm3 /* high16 = const() */
-	vmovdqa .Lzuc_lanes_avx2_aesni_asm_2_rotl16(%rip), %ymm4 /* rotl16 = const() */
-	vmovdqa .Lzuc_lanes_avx2_aesni_asm_2_nibble_mask(%rip), %ymm5 /* nibble_mask = const() */
-	vmovdqa .Lzuc_lanes_avx2_aesni_asm_2_minus_modulus(%rip), %ymm6 /* minus_modulus = const() */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_3_high16(%rip), %ymm3 /* high16 = const() */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_3_rotl16(%rip), %ymm4 /* rotl16 = const() */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_3_nibble_mask(%rip), %ymm5 /* nibble_mask = const() */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_3_minus_modulus(%rip), %ymm6 /* minus_modulus = const() */
 	xor %rcx, %rcx
 	.p2align 4
-.Lzuc_lanes_avx2_aesni_asm_2_loop_r0:
+.Lzuc_lanes_avx2_aesni_asm_3_loop_r0:
 
 	/* Round r, lanes 0..7: BR, F (Z to its row), LFSR feedback into row r + 16 of the ring. */
 	vmovdqu 448(%rsp,%rcx), %ymm7 /* g0s14_1 = load() */
@@ -2747,8 +4901,8 @@ zuc_lanes_avx2_aesni_keystream_xor_asm:
 	vpshufb %ymm4, %ymm2, %ymm10 /* w2_sw = lookup16(w2, rotl16) */
 	vpblendvb %ymm3, %ymm9, %ymm10, %ymm11 /* l1in = blendv(w2_sw, w1_sw, high16) */
 	vpblendvb %ymm3, %ymm2, %ymm1, %ymm14 /* l1in16 = blendv(w1, w2, high16) */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_2_rotl24(%rip), %ymm11, %ymm15 /* ur24 = lookup16(l1in, rotl24) */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_2_rotl8(%rip), %ymm11, %ymm4 /* ur8 = lookup16(l1in, rotl8) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_3_rotl24(%rip), %ymm11, %ymm15 /* ur24 = lookup16(l1in, rotl24) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_3_rotl8(%rip), %ymm11, %ymm4 /* ur8 = lookup16(l1in, rotl8) */
 	vpxor %ymm4, %ymm11, %ymm4 /* ug_acc = xor(l1in, ur8) */
 	vpxor %ymm14, %ymm4, %ymm4 /* ug = xor(ug_acc, l1in16) */
 	vpslld $2, %ymm4, %ymm14 /* ur2_l = shl(ug) */
@@ -2758,8 +4912,8 @@ zuc_lanes_avx2_aesni_keystream_xor_asm:
 	vpxor %ymm4, %ymm11, %ymm4 /* u = xor(u_acc, ur2) */
 	vpblendvb %ymm3, %ymm10, %ymm9, %ymm9 /* l2in = blendv(w1_sw, w2_sw, high16) */
 	vpblendvb %ymm3, %ymm1, %ymm2, %ymm1 /* l2in16 = blendv(w2, w1, high16) */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_2_rotl8(%rip), %ymm9, %ymm2 /* v8r8 = lookup16(l2in, rotl8) */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_2_rotl24(%rip), %ymm9, %ymm10 /* v8r24 = lookup16(l2in, rotl24) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_3_rotl8(%rip), %ymm9, %ymm2 /* v8r8 = lookup16(l2in, rotl8) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_3_rotl24(%rip), %ymm9, %ymm10 /* v8r24 = lookup16(l2in, rotl24) */
 	vpxor %ymm1, %ymm9, %ymm9 /* v8g_acc = xor(l2in, l2in16) */
 	vpxor %ymm10, %ymm9, %ymm9 /* v8g = xor(v8g_acc, v8r24) */
 	vpslld $6, %ymm9, %ymm10 /* v8r6_l = shl(v8g) */
@@ -2767,33 +4921,33 @@ zuc_lanes_avx2_aesni_keystream_xor_asm:
 	vpor %ymm9, %ymm10, %ymm9 /* v8r6 = or(v8r6_l, v8r6_r) */
 	vpxor %ymm1, %ymm2, %ymm1 /* v8_acc = xor(v8r8, l2in16) */
 	vpxor %ymm9, %ymm1, %ymm1 /* v8 = xor(v8_acc, v8r6) */
-	vmovdqa .Lzuc_lanes_avx2_aesni_asm_2_odd_bytes(%rip), %ymm2 /* odd_bytes = const() */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_3_odd_bytes(%rip), %ymm2 /* odd_bytes = const() */
 	vpblendvb %ymm2, %ymm4, %ymm1, %ymm9 /* sb_in_x = blendv(v8, u, odd_bytes) */
 	vpblendvb %ymm2, %ymm1, %ymm4, %ymm1 /* sb_in_y = blendv(u, v8, odd_bytes) */
 	vpand %ymm5, %ymm9, %ymm4 /* sb_s0_xl = and(sb_in_x, nibble_mask) */
 	vpsrlw $4, %ymm9, %ymm9 /* sb_s0_xs = shr(sb_in_x) */
 	vpand %ymm5, %ymm9, %ymm9 /* sb_s0_xh = and(sb_s0_xs, nibble_mask) */
-	vmovdqa .Lzuc_lanes_avx2_aesni_asm_2_s0_p1(%rip), %ymm10 /* s0_p1 = const() */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_3_s0_p1(%rip), %ymm10 /* s0_p1 = const() */
 	vpshufb %ymm4, %ymm10, %ymm11 /* sb_s0_p1 = lookup16(s0_p1, sb_s0_xl) */
 	vpxor %ymm9, %ymm11, %ymm9 /* sb_s0_t = xor(sb_s0_p1, sb_s0_xh) */
-	vmovdqa .Lzuc_lanes_avx2_aesni_asm_2_s0_p2(%rip), %ymm11 /* s0_p2 = const() */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_3_s0_p2(%rip), %ymm11 /* s0_p2 = const() */
 	vpshufb %ymm9, %ymm11, %ymm14 /* sb_s0_p2 = lookup16(s0_p2, sb_s0_t) */
 	vpxor %ymm4, %ymm14, %ymm4 /* sb_s0_ol = xor(sb_s0_p2, sb_s0_xl) */
-	vmovdqa .Lzuc_lanes_avx2_aesni_asm_2_s0_p3_rot(%rip), %ymm14 /* s0_p3_rot = const() */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_3_s0_p3_rot(%rip), %ymm14 /* s0_p3_rot = const() */
 	vpshufb %ymm4, %ymm14, %ymm4 /* sb_s0_p3 = lookup16(s0_p3_rot, sb_s0_ol) */
 	vpaddb %ymm9, %ymm9, %ymm9 /* sb_s0_t2 = add(sb_s0_t, sb_s0_t) */
 	vpxor %ymm9, %ymm4, %ymm4 /* sb_s0 = xor(sb_s0_p3, sb_s0_t2) */
 	vpand %ymm5, %ymm1, %ymm9 /* sb_in_y_lo = and(sb_in_y, nibble_mask) */
 	vpsrlw $4, %ymm1, %ymm1 /* sb_in_y_sh = shr(sb_in_y) */
 	vpand %ymm5, %ymm1, %ymm1 /* sb_in_y_hi = and(sb_in_y_sh, nibble_mask) */
-	vmovdqa .Lzuc_lanes_avx2_aesni_asm_2_tbl_lo(%rip), %ymm15 /* tbl_lo = const() */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_3_tbl_lo(%rip), %ymm15 /* tbl_lo = const() */
 	vpshufb %ymm9, %ymm15, %ymm9 /* sb_s1_k_l = lookup16(tbl_lo, sb_in_y_lo) */
-	vmovdqa .Lzuc_lanes_avx2_aesni_asm_2_tbl_hi(%rip), %ymm15 /* tbl_hi = const() */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_3_tbl_hi(%rip), %ymm15 /* tbl_hi = const() */
 	vpshufb %ymm1, %ymm15, %ymm1 /* sb_s1_k_h = lookup16(tbl_hi, sb_in_y_hi) */
 	vpxor %ymm1, %ymm9, %ymm1 /* sb_s1_k = xor(sb_s1_k_l, sb_s1_k_h) */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_2_inv_shift_rows(%rip), %ymm1, %ymm1 /* sb_s1_sr = lookup16(sb_s1_k, inv_shift_rows) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_3_inv_shift_rows(%rip), %ymm1, %ymm1 /* sb_s1_sr = lookup16(sb_s1_k, inv_shift_rows) */
 	vmovdqa %xmm1, %xmm9 /* sb_s1_aes_in0 = extract128(sb_s1_sr) */
-	vmovdqa .Lzuc_lanes_avx2_aesni_asm_2_aes_cancel_key(%rip), %ymm15 /* aes_cancel_key = const() */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_3_aes_cancel_key(%rip), %ymm15 /* aes_cancel_key = const() */
 	vmovdqa %xmm15, %xmm14 /* sb_s1_aes_k0 = extract128(aes_cancel_key) */
 	vaesenclast %xmm14, %xmm9, %xmm9 /* sb_s1_aes_0 = aesenclast(sb_s1_aes_in0, sb_s1_aes_k0) */
 	vextracti128 $1, %ymm1, %xmm1 /* sb_s1_aes_in1 = extract128(sb_s1_sr) */
@@ -2803,40 +4957,40 @@ zuc_lanes_avx2_aesni_keystream_xor_asm:
 	vpand %ymm5, %ymm1, %ymm9 /* sb_s1_aes_lo = and(sb_s1_aes, nibble_mask) */
 	vpsrlw $4, %ymm1, %ymm1 /* sb_s1_aes_sh = shr(sb_s1_aes) */
 	vpand %ymm5, %ymm1, %ymm1 /* sb_s1_aes_hi = and(sb_s1_aes_sh, nibble_mask) */
-	vmovdqa .Lzuc_lanes_avx2_aesni_asm_2_tbl_lo_1(%rip), %ymm14 /* tbl_lo_1 = const() */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_3_tbl_lo_1(%rip), %ymm14 /* tbl_lo_1 = const() */
 	vpshufb %ymm9, %ymm14, %ymm9 /* sb_s1_l = lookup16(tbl_lo_1, sb_s1_aes_lo) */
-	vmovdqa .Lzuc_lanes_avx2_aesni_asm_2_tbl_hi_1(%rip), %ymm14 /* tbl_hi_1 = const() */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_3_tbl_hi_1(%rip), %ymm14 /* tbl_hi_1 = const() */
 	vpshufb %ymm1, %ymm14, %ymm1 /* sb_s1_h = lookup16(tbl_hi_1, sb_s1_aes_hi) */
 	vpxor %ymm1, %ymm9, %ymm1 /* sb_s1 = xor(sb_s1_l, sb_s1_h) */
 	vpblendvb %ymm2, %ymm4, %ymm1, %ymm9 /* sb_out_x = blendv(sb_s1, sb_s0, odd_bytes) */
 	vpblendvb %ymm2, %ymm1, %ymm4, %ymm1 /* sb_out_y = blendv(sb_s0, sb_s1, odd_bytes) */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_2_rotl24(%rip), %ymm1, %ymm1 /* r2 = lookup16(sb_out_y, rotl24) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_3_rotl24(%rip), %ymm1, %ymm1 /* r2 = lookup16(sb_out_y, rotl24) */
 	vpslld $8, %ymm12, %ymm4 /* s0k_o_l = shl(g0s0_1) */
 	vpsrld $24, %ymm13, %ymm13 /* s0k_o_r = shr(dbl_3) */
 	vpor %ymm13, %ymm4, %ymm4 /* s0k_o = or(s0k_o_l, s0k_o_r) */
-	vpand .Lzuc_lanes_avx2_aesni_asm_2_modulus(%rip), %ymm4, %ymm4 /* s0k = and(s0k_o, modulus) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_3_modulus(%rip), %ymm4, %ymm4 /* s0k = and(s0k_o, modulus) */
 	vmovdqu 128(%rsp,%rcx), %ymm13 /* g0s4_1 = load() */
 	vpaddd %ymm13, %ymm13, %ymm14 /* dbl_5 = add(g0s4_1, g0s4_1) */
 	vpslld $20, %ymm13, %ymm13 /* s4k_o_l = shl(g0s4_1) */
 	vpsrld $12, %ymm14, %ymm14 /* s4k_o_r = shr(dbl_5) */
 	vpor %ymm14, %ymm13, %ymm13 /* s4k_o = or(s4k_o_l, s4k_o_r) */
-	vpand .Lzuc_lanes_avx2_aesni_asm_2_modulus(%rip), %ymm13, %ymm13 /* s4k = and(s4k_o, modulus) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_3_modulus(%rip), %ymm13, %ymm13 /* s4k = and(s4k_o, modulus) */
 	vmovdqu 320(%rsp,%rcx), %ymm14 /* g0s10_1 = load() */
 	vpaddd %ymm14, %ymm14, %ymm15 /* dbl_6 = add(g0s10_1, g0s10_1) */
 	vpslld $21, %ymm14, %ymm14 /* s10k_o_l = shl(g0s10_1) */
 	vpsrld $11, %ymm15, %ymm15 /* s10k_o_r = shr(dbl_6) */
 	vpor %ymm15, %ymm14, %ymm14 /* s10k_o = or(s10k_o_l, s10k_o_r) */
-	vpand .Lzuc_lanes_avx2_aesni_asm_2_modulus(%rip), %ymm14, %ymm14 /* s10k = and(s10k_o, modulus) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_3_modulus(%rip), %ymm14, %ymm14 /* s10k = and(s10k_o, modulus) */
 	vmovdqu 416(%rsp,%rcx), %ymm15 /* g0s13_1 = load() */
 	vpaddd %ymm15, %ymm15, %ymm11 /* dbl_7 = add(g0s13_1, g0s13_1) */
 	vpslld $17, %ymm15, %ymm15 /* s13k_o_l = shl(g0s13_1) */
 	vpsrld $15, %ymm11, %ymm11 /* s13k_o_r = shr(dbl_7) */
 	vpor %ymm11, %ymm15, %ymm11 /* s13k_o = or(s13k_o_l, s13k_o_r) */
-	vpand .Lzuc_lanes_avx2_aesni_asm_2_modulus(%rip), %ymm11, %ymm11 /* s13k = and(s13k_o, modulus) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_3_modulus(%rip), %ymm11, %ymm11 /* s13k = and(s13k_o, modulus) */
 	vpslld $15, %ymm0, %ymm0 /* s15k_o_l = shl(g0newest) */
 	vpsrld $17, %ymm8, %ymm8 /* s15k_o_r = shr(dbl) */
 	vpor %ymm8, %ymm0, %ymm0 /* s15k_o = or(s15k_o_l, s15k_o_r) */
-	vpand .Lzuc_lanes_avx2_aesni_asm_2_modulus(%rip), %ymm0, %ymm0 /* s15k = and(s15k_o, modulus) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_3_modulus(%rip), %ymm0, %ymm0 /* s15k = and(s15k_o, modulus) */
 	vpaddd %ymm13, %ymm4, %ymm4 /* fb0_s = add(s0k, s4k) */
 	vpaddd %ymm6, %ymm4, %ymm8 /* fb0_p = add(fb0_s, minus_modulus) */
 	vpminud %ymm8, %ymm4, %ymm4 /* fb0 = minu(fb0_s, fb0_p) */
@@ -2856,10 +5010,10 @@ zuc_lanes_avx2_aesni_keystream_xor_asm:
 	vmovdqu %ymm7, 1024(%rsp,%rcx) /* store z */
 	vmovdqa %ymm1, %ymm2 /* g0r2_1.3 */
 	vmovdqa %ymm9, %ymm1 /* g0r1_1.3 */
-	vmovdqa .Lzuc_lanes_avx2_aesni_asm_2_rotl16(%rip), %ymm4 /* rotl16 = const() */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_3_rotl16(%rip), %ymm4 /* rotl16 = const() */
 	add $32, %rcx
 	cmp $512, %rcx
-	jne .Lzuc_lanes_avx2_aesni_asm_2_loop_r0
+	jne .Lzuc_lanes_avx2_aesni_asm_3_loop_r0
 
 	/* Store the block's last 16 cells (rows 16..31 of the ring), R1 and R2 back. */
 	vmovdqu 512(%rsp), %ymm7 /* cell = load() */
@@ -2914,22 +5068,22 @@ zuc_lanes_avx2_aesni_keystream_xor_asm:
 	vmovdqu 1504(%rsp), %ymm6 /* z_16 = load() */
 
 	/* Keystream of lanes 0..7: big-endian, transposed to 64 bytes per lane. */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_2_bswap32(%rip), %ymm1, %ymm1 /* zbe = lookup16(z_1, bswap32) */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_2_bswap32(%rip), %ymm2, %ymm2 /* zbe_1 = lookup16(z_2, bswap32) */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_2_bswap32(%rip), %ymm7, %ymm7 /* zbe_2 = lookup16(z_3, bswap32) */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_2_bswap32(%rip), %ymm8, %ymm8 /* zbe_3 = lookup16(z_4, bswap32) */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_2_bswap32(%rip), %ymm9, %ymm9 /* zbe_4 = lookup16(z_5, bswap32) */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_2_bswap32(%rip), %ymm10, %ymm10 /* zbe_5 = lookup16(z_6, bswap32) */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_2_bswap32(%rip), %ymm11, %ymm11 /* zbe_6 = lookup16(z_7, bswap32) */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_2_bswap32(%rip), %ymm12, %ymm12 /* zbe_7 = lookup16(z_8, bswap32) */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_2_bswap32(%rip), %ymm13, %ymm13 /* zbe_8 = lookup16(z_9, bswap32) */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_2_bswap32(%rip), %ymm14, %ymm14 /* zbe_9 = lookup16(z_10, bswap32) */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_2_bswap32(%rip), %ymm15, %ymm15 /* zbe_10 = lookup16(z_11, bswap32) */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_2_bswap32(%rip), %ymm0, %ymm0 /* zbe_11 = lookup16(z_12, bswap32) */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_2_bswap32(%rip), %ymm3, %ymm3 /* zbe_12 = lookup16(z_13, bswap32) */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_2_bswap32(%rip), %ymm4, %ymm4 /* zbe_13 = lookup16(z_14, bswap32) */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_2_bswap32(%rip), %ymm5, %ymm5 /* zbe_14 = lookup16(z_15, bswap32) */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_2_bswap32(%rip), %ymm6, %ymm6 /* zbe_15 = lookup16(z_16, bswap32) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_3_bswap32(%rip), %ymm1, %ymm1 /* zbe = lookup16(z_1, bswap32) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_3_bswap32(%rip), %ymm2, %ymm2 /* zbe_1 = lookup16(z_2, bswap32) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_3_bswap32(%rip), %ymm7, %ymm7 /* zbe_2 = lookup16(z_3, bswap32) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_3_bswap32(%rip), %ymm8, %ymm8 /* zbe_3 = lookup16(z_4, bswap32) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_3_bswap32(%rip), %ymm9, %ymm9 /* zbe_4 = lookup16(z_5, bswap32) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_3_bswap32(%rip), %ymm10, %ymm10 /* zbe_5 = lookup16(z_6, bswap32) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_3_bswap32(%rip), %ymm11, %ymm11 /* zbe_6 = lookup16(z_7, bswap32) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_3_bswap32(%rip), %ymm12, %ymm12 /* zbe_7 = lookup16(z_8, bswap32) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_3_bswap32(%rip), %ymm13, %ymm13 /* zbe_8 = lookup16(z_9, bswap32) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_3_bswap32(%rip), %ymm14, %ymm14 /* zbe_9 = lookup16(z_10, bswap32) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_3_bswap32(%rip), %ymm15, %ymm15 /* zbe_10 = lookup16(z_11, bswap32) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_3_bswap32(%rip), %ymm0, %ymm0 /* zbe_11 = lookup16(z_12, bswap32) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_3_bswap32(%rip), %ymm3, %ymm3 /* zbe_12 = lookup16(z_13, bswap32) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_3_bswap32(%rip), %ymm4, %ymm4 /* zbe_13 = lookup16(z_14, bswap32) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_3_bswap32(%rip), %ymm5, %ymm5 /* zbe_14 = lookup16(z_15, bswap32) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_3_bswap32(%rip), %ymm6, %ymm6 /* zbe_15 = lookup16(z_16, bswap32) */
 	vmovdqa %ymm4, 1536(%rsp) /* spill zbe_13 */
 	vpunpckldq %ymm7, %ymm1, %ymm4 /* ztr0 = unpacklo(zbe, zbe_2) */
 	vpunpckhdq %ymm7, %ymm1, %ymm1 /* ztr0_1 = unpackhi(zbe, zbe_2) */
@@ -3111,39 +5265,39 @@ zuc_lanes_avx2_aesni_keystream_word_asm:
 	vmovdqa %ymm6, 64(%rsp) /* spill g0s6 */
 	vpaddd %ymm15, %ymm15, %ymm6 /* dbl = add(g0s15, g0s15) */
 	vmovdqa %ymm3, 96(%rsp) /* spill g0s3 */
-	vmovdqa .Lzuc_lanes_avx2_aesni_asm_3_high16(%rip), %ymm3 /* high16 = const() */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_4_high16(%rip), %ymm3 /* high16 = const() */
 	vmovdqa %ymm14, 128(%rsp) /* spill g0s14 */
 	vpblendvb %ymm3, %ymm6, %ymm14, %ymm14 /* x0 = blendv(g0s14, dbl, high16) */
 	vmovdqa %ymm9, 160(%rsp) /* spill g0s9 */
 	vpaddd %ymm9, %ymm9, %ymm9 /* dbl_1 = add(g0s9, g0s9) */
 	vmovdqa %ymm11, 192(%rsp) /* spill g0s11 */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_3_rotl16(%rip), %ymm11, %ymm11 /* g0s11_sw = lookup16(g0s11, rotl16) */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_3_rotl16(%rip), %ymm9, %ymm9 /* dbl_1_sw = lookup16(dbl_1, rotl16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_4_rotl16(%rip), %ymm11, %ymm11 /* g0s11_sw = lookup16(g0s11, rotl16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_4_rotl16(%rip), %ymm9, %ymm9 /* dbl_1_sw = lookup16(dbl_1, rotl16) */
 	vpblendvb %ymm3, %ymm11, %ymm9, %ymm9 /* x1 = blendv(dbl_1_sw, g0s11_sw, high16) */
 	vpaddd %ymm5, %ymm5, %ymm11 /* dbl_2 = add(g0s5, g0s5) */
 	vmovdqa %ymm7, 224(%rsp) /* spill g0s7 */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_3_rotl16(%rip), %ymm7, %ymm7 /* g0s7_sw = lookup16(g0s7, rotl16) */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_3_rotl16(%rip), %ymm11, %ymm11 /* dbl_2_sw = lookup16(dbl_2, rotl16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_4_rotl16(%rip), %ymm7, %ymm7 /* g0s7_sw = lookup16(g0s7, rotl16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_4_rotl16(%rip), %ymm11, %ymm11 /* dbl_2_sw = lookup16(dbl_2, rotl16) */
 	vpblendvb %ymm3, %ymm7, %ymm11, %ymm7 /* x2 = blendv(dbl_2_sw, g0s7_sw, high16) */
 	vpxor %ymm12, %ymm14, %ymm11 /* x0r1 = xor(x0, g0r1) */
 	vpaddd %ymm8, %ymm11, %ymm11 /* w = add(x0r1, g0r2) */
 	vpaddd %ymm0, %ymm0, %ymm14 /* dbl_3 = add(g0s0, g0s0) */
 	vmovdqa %ymm5, 256(%rsp) /* spill g0s5 */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_3_rotl16(%rip), %ymm2, %ymm5 /* g0s2_sw = lookup16(g0s2, rotl16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_4_rotl16(%rip), %ymm2, %ymm5 /* g0s2_sw = lookup16(g0s2, rotl16) */
 	vmovdqa %ymm2, 288(%rsp) /* spill g0s2 */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_3_rotl16(%rip), %ymm14, %ymm2 /* dbl_3_sw = lookup16(dbl_3, rotl16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_4_rotl16(%rip), %ymm14, %ymm2 /* dbl_3_sw = lookup16(dbl_3, rotl16) */
 	vpblendvb %ymm3, %ymm5, %ymm2, %ymm2 /* x3 = blendv(dbl_3_sw, g0s2_sw, high16) */
 	vpxor %ymm2, %ymm11, %ymm2 /* z = xor(w, x3) */
 	vpaddd %ymm9, %ymm12, %ymm5 /* w1 = add(g0r1, x1) */
 	vpxor %ymm7, %ymm8, %ymm7 /* w2 = xor(g0r2, x2) */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_3_rotl16(%rip), %ymm5, %ymm8 /* w1_sw = lookup16(w1, rotl16) */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_3_rotl16(%rip), %ymm7, %ymm9 /* w2_sw = lookup16(w2, rotl16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_4_rotl16(%rip), %ymm5, %ymm8 /* w1_sw = lookup16(w1, rotl16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_4_rotl16(%rip), %ymm7, %ymm9 /* w2_sw = lookup16(w2, rotl16) */
 	vpblendvb %ymm3, %ymm8, %ymm9, %ymm11 /* l1in = blendv(w2_sw, w1_sw, high16) */
 	vpblendvb %ymm3, %ymm7, %ymm5, %ymm12 /* l1in16 = blendv(w1, w2, high16) */
 	vmovdqa %ymm1, 320(%rsp) /* spill g0s1 */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_3_rotl24(%rip), %ymm11, %ymm1 /* ur24 = lookup16(l1in, rotl24) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_4_rotl24(%rip), %ymm11, %ymm1 /* ur24 = lookup16(l1in, rotl24) */
 	vmovdqa %ymm2, 352(%rsp) /* spill z */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_3_rotl8(%rip), %ymm11, %ymm2 /* ur8 = lookup16(l1in, rotl8) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_4_rotl8(%rip), %ymm11, %ymm2 /* ur8 = lookup16(l1in, rotl8) */
 	vpxor %ymm2, %ymm11, %ymm2 /* ug_acc = xor(l1in, ur8) */
 	vpxor %ymm12, %ymm2, %ymm2 /* ug = xor(ug_acc, l1in16) */
 	vpslld $2, %ymm2, %ymm12 /* ur2_l = shl(ug) */
@@ -3153,8 +5307,8 @@ zuc_lanes_avx2_aesni_keystream_word_asm:
 	vpxor %ymm2, %ymm1, %ymm1 /* u = xor(u_acc, ur2) */
 	vpblendvb %ymm3, %ymm9, %ymm8, %ymm2 /* l2in = blendv(w1_sw, w2_sw, high16) */
 	vpblendvb %ymm3, %ymm5, %ymm7, %ymm3 /* l2in16 = blendv(w2, w1, high16) */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_3_rotl8(%rip), %ymm2, %ymm5 /* v8r8 = lookup16(l2in, rotl8) */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_3_rotl24(%rip), %ymm2, %ymm7 /* v8r24 = lookup16(l2in, rotl24) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_4_rotl8(%rip), %ymm2, %ymm5 /* v8r8 = lookup16(l2in, rotl8) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_4_rotl24(%rip), %ymm2, %ymm7 /* v8r24 = lookup16(l2in, rotl24) */
 	vpxor %ymm3, %ymm2, %ymm2 /* v8g_acc = xor(l2in, l2in16) */
 	vpxor %ymm7, %ymm2, %ymm2 /* v8g = xor(v8g_acc, v8r24) */
 	vpslld $6, %ymm2, %ymm7 /* v8r6_l = shl(v8g) */
@@ -3162,87 +5316,87 @@ zuc_lanes_avx2_aesni_keystream_word_asm:
 	vpor %ymm2, %ymm7, %ymm2 /* v8r6 = or(v8r6_l, v8r6_r) */
 	vpxor %ymm3, %ymm5, %ymm3 /* v8_acc = xor(v8r8, l2in16) */
 	vpxor %ymm2, %ymm3, %ymm2 /* v8 = xor(v8_acc, v8r6) */
-	vmovdqa .Lzuc_lanes_avx2_aesni_asm_3_odd_bytes(%rip), %ymm3 /* odd_bytes = const() */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_4_odd_bytes(%rip), %ymm3 /* odd_bytes = const() */
 	vpblendvb %ymm3, %ymm1, %ymm2, %ymm5 /* sb_in_x = blendv(v8, u, odd_bytes) */
 	vpblendvb %ymm3, %ymm2, %ymm1, %ymm1 /* sb_in_y = blendv(u, v8, odd_bytes) */
-	vpand .Lzuc_lanes_avx2_aesni_asm_3_nibble_mask(%rip), %ymm5, %ymm2 /* sb_s0_xl = and(sb_in_x, nibble_mask) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_4_nibble_mask(%rip), %ymm5, %ymm2 /* sb_s0_xl = and(sb_in_x, nibble_mask) */
 	vpsrlw $4, %ymm5, %ymm5 /* sb_s0_xs = shr(sb_in_x) */
-	vpand .Lzuc_lanes_avx2_aesni_asm_3_nibble_mask(%rip), %ymm5, %ymm5 /* sb_s0_xh = and(sb_s0_xs, nibble_mask) */
-	vmovdqa .Lzuc_lanes_avx2_aesni_asm_3_s0_p1(%rip), %ymm7 /* s0_p1 = const() */
+	vpand .Lzuc_lanes_avx2_aesni_asm_4_nibble_mask(%rip), %ymm5, %ymm5 /* sb_s0_xh = and(sb_s0_xs, nibble_mask) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_4_s0_p1(%rip), %ymm7 /* s0_p1 = const() */
 	vpshufb %ymm2, %ymm7, %ymm7 /* sb_s0_p1 = lookup16(s0_p1, sb_s0_xl) */
 	vpxor %ymm5, %ymm7, %ymm5 /* sb_s0_t = xor(sb_s0_p1, sb_s0_xh) */
-	vmovdqa .Lzuc_lanes_avx2_aesni_asm_3_s0_p2(%rip), %ymm7 /* s0_p2 = const() */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_4_s0_p2(%rip), %ymm7 /* s0_p2 = const() */
 	vpshufb %ymm5, %ymm7, %ymm7 /* sb_s0_p2 = lookup16(s0_p2, sb_s0_t) */
 	vpxor %ymm2, %ymm7, %ymm2 /* sb_s0_ol = xor(sb_s0_p2, sb_s0_xl) */
-	vmovdqa .Lzuc_lanes_avx2_aesni_asm_3_s0_p3_rot(%rip), %ymm7 /* s0_p3_rot = const() */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_4_s0_p3_rot(%rip), %ymm7 /* s0_p3_rot = const() */
 	vpshufb %ymm2, %ymm7, %ymm2 /* sb_s0_p3 = lookup16(s0_p3_rot, sb_s0_ol) */
 	vpaddb %ymm5, %ymm5, %ymm5 /* sb_s0_t2 = add(sb_s0_t, sb_s0_t) */
 	vpxor %ymm5, %ymm2, %ymm2 /* sb_s0 = xor(sb_s0_p3, sb_s0_t2) */
-	vpand .Lzuc_lanes_avx2_aesni_asm_3_nibble_mask(%rip), %ymm1, %ymm5 /* sb_in_y_lo = and(sb_in_y, nibble_mask) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_4_nibble_mask(%rip), %ymm1, %ymm5 /* sb_in_y_lo = and(sb_in_y, nibble_mask) */
 	vpsrlw $4, %ymm1, %ymm1 /* sb_in_y_sh = shr(sb_in_y) */
-	vpand .Lzuc_lanes_avx2_aesni_asm_3_nibble_mask(%rip), %ymm1, %ymm1 /* sb_in_y_hi = and(sb_in_y_sh, nibble_mask) */
-	vmovdqa .Lzuc_lanes_avx2_aesni_asm_3_tbl_lo(%rip), %ymm7 /* tbl_lo = const() */
+	vpand .Lzuc_lanes_avx2_aesni_asm_4_nibble_mask(%rip), %ymm1, %ymm1 /* sb_in_y_hi = and(sb_in_y_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_4_tbl_lo(%rip), %ymm7 /* tbl_lo = const() */
 	vpshufb %ymm5, %ymm7, %ymm5 /* sb_s1_k_l = lookup16(tbl_lo, sb_in_y_lo) */
-	vmovdqa .Lzuc_lanes_avx2_aesni_asm_3_tbl_hi(%rip), %ymm7 /* tbl_hi = const() */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_4_tbl_hi(%rip), %ymm7 /* tbl_hi = const() */
 	vpshufb %ymm1, %ymm7, %ymm1 /* sb_s1_k_h = lookup16(tbl_hi, sb_in_y_hi) */
 	vpxor %ymm1, %ymm5, %ymm1 /* sb_s1_k = xor(sb_s1_k_l, sb_s1_k_h) */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_3_inv_shift_rows(%rip), %ymm1, %ymm1 /* sb_s1_sr = lookup16(sb_s1_k, inv_shift_rows) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_4_inv_shift_rows(%rip), %ymm1, %ymm1 /* sb_s1_sr = lookup16(sb_s1_k, inv_shift_rows) */
 	vmovdqa %xmm1, %xmm5 /* sb_s1_aes_in0 = extract128(sb_s1_sr) */
-	vmovdqa .Lzuc_lanes_avx2_aesni_asm_3_aes_cancel_key(%rip), %ymm7 /* aes_cancel_key = const() */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_4_aes_cancel_key(%rip), %ymm7 /* aes_cancel_key = const() */
 	vmovdqa %xmm7, %xmm8 /* sb_s1_aes_k0 = extract128(aes_cancel_key) */
 	vaesenclast %xmm8, %xmm5, %xmm5 /* sb_s1_aes_0 = aesenclast(sb_s1_aes_in0, sb_s1_aes_k0) */
 	vextracti128 $1, %ymm1, %xmm1 /* sb_s1_aes_in1 = extract128(sb_s1_sr) */
 	vextracti128 $1, %ymm7, %xmm7 /* sb_s1_aes_k1 = extract128(aes_cancel_key) */
 	vaesenclast %xmm7, %xmm1, %xmm1 /* sb_s1_aes_1 = aesenclast(sb_s1_aes_in1, sb_s1_aes_k1) */
 	vinserti128 $1, %xmm1, %ymm5, %ymm1 /* sb_s1_aes = concat128(sb_s1_aes_0, sb_s1_aes_1) */
-	vpand .Lzuc_lanes_avx2_aesni_asm_3_nibble_mask(%rip), %ymm1, %ymm5 /* sb_s1_aes_lo = and(sb_s1_aes, nibble_mask) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_4_nibble_mask(%rip), %ymm1, %ymm5 /* sb_s1_aes_lo = and(sb_s1_aes, nibble_mask) */
 	vpsrlw $4, %ymm1, %ymm1 /* sb_s1_aes_sh = shr(sb_s1_aes) */
-	vpand .Lzuc_lanes_avx2_aesni_asm_3_nibble_mask(%rip), %ymm1, %ymm1 /* sb_s1_aes_hi = and(sb_s1_aes_sh, nibble_mask) */
-	vmovdqa .Lzuc_lanes_avx2_aesni_asm_3_tbl_lo_1(%rip), %ymm7 /* tbl_lo_1 = const() */
+	vpand .Lzuc_lanes_avx2_aesni_asm_4_nibble_mask(%rip), %ymm1, %ymm1 /* sb_s1_aes_hi = and(sb_s1_aes_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_4_tbl_lo_1(%rip), %ymm7 /* tbl_lo_1 = const() */
 	vpshufb %ymm5, %ymm7, %ymm5 /* sb_s1_l = lookup16(tbl_lo_1, sb_s1_aes_lo) */
-	vmovdqa .Lzuc_lanes_avx2_aesni_asm_3_tbl_hi_1(%rip), %ymm7 /* tbl_hi_1 = const() */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_4_tbl_hi_1(%rip), %ymm7 /* tbl_hi_1 = const() */
 	vpshufb %ymm1, %ymm7, %ymm1 /* sb_s1_h = lookup16(tbl_hi_1, sb_s1_aes_hi) */
 	vpxor %ymm1, %ymm5, %ymm1 /* sb_s1 = xor(sb_s1_l, sb_s1_h) */
 	vpblendvb %ymm3, %ymm2, %ymm1, %ymm5 /* sb_out_x = blendv(sb_s1, sb_s0, odd_bytes) */
 	vpblendvb %ymm3, %ymm1, %ymm2, %ymm1 /* sb_out_y = blendv(sb_s0, sb_s1, odd_bytes) */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_3_rotl24(%rip), %ymm1, %ymm1 /* r2 = lookup16(sb_out_y, rotl24) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_4_rotl24(%rip), %ymm1, %ymm1 /* r2 = lookup16(sb_out_y, rotl24) */
 	vpslld $8, %ymm0, %ymm2 /* s0k_o_l = shl(g0s0) */
 	vpsrld $24, %ymm14, %ymm3 /* s0k_o_r = shr(dbl_3) */
 	vpor %ymm3, %ymm2, %ymm2 /* s0k_o = or(s0k_o_l, s0k_o_r) */
-	vpand .Lzuc_lanes_avx2_aesni_asm_3_modulus(%rip), %ymm2, %ymm2 /* s0k = and(s0k_o, modulus) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_4_modulus(%rip), %ymm2, %ymm2 /* s0k = and(s0k_o, modulus) */
 	vpaddd %ymm4, %ymm4, %ymm3 /* dbl_5 = add(g0s4, g0s4) */
 	vpslld $20, %ymm4, %ymm7 /* s4k_o_l = shl(g0s4) */
 	vpsrld $12, %ymm3, %ymm3 /* s4k_o_r = shr(dbl_5) */
 	vpor %ymm3, %ymm7, %ymm3 /* s4k_o = or(s4k_o_l, s4k_o_r) */
-	vpand .Lzuc_lanes_avx2_aesni_asm_3_modulus(%rip), %ymm3, %ymm3 /* s4k = and(s4k_o, modulus) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_4_modulus(%rip), %ymm3, %ymm3 /* s4k = and(s4k_o, modulus) */
 	vpaddd %ymm10, %ymm10, %ymm7 /* dbl_6 = add(g0s10, g0s10) */
 	vpslld $21, %ymm10, %ymm8 /* s10k_o_l = shl(g0s10) */
 	vpsrld $11, %ymm7, %ymm7 /* s10k_o_r = shr(dbl_6) */
 	vpor %ymm7, %ymm8, %ymm7 /* s10k_o = or(s10k_o_l, s10k_o_r) */
-	vpand .Lzuc_lanes_avx2_aesni_asm_3_modulus(%rip), %ymm7, %ymm7 /* s10k = and(s10k_o, modulus) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_4_modulus(%rip), %ymm7, %ymm7 /* s10k = and(s10k_o, modulus) */
 	vpaddd %ymm13, %ymm13, %ymm8 /* dbl_7 = add(g0s13, g0s13) */
 	vpslld $17, %ymm13, %ymm9 /* s13k_o_l = shl(g0s13) */
 	vpsrld $15, %ymm8, %ymm8 /* s13k_o_r = shr(dbl_7) */
 	vpor %ymm8, %ymm9, %ymm8 /* s13k_o = or(s13k_o_l, s13k_o_r) */
-	vpand .Lzuc_lanes_avx2_aesni_asm_3_modulus(%rip), %ymm8, %ymm8 /* s13k = and(s13k_o, modulus) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_4_modulus(%rip), %ymm8, %ymm8 /* s13k = and(s13k_o, modulus) */
 	vpslld $15, %ymm15, %ymm9 /* s15k_o_l = shl(g0s15) */
 	vpsrld $17, %ymm6, %ymm6 /* s15k_o_r = shr(dbl) */
 	vpor %ymm6, %ymm9, %ymm6 /* s15k_o = or(s15k_o_l, s15k_o_r) */
-	vpand .Lzuc_lanes_avx2_aesni_asm_3_modulus(%rip), %ymm6, %ymm6 /* s15k = and(s15k_o, modulus) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_4_modulus(%rip), %ymm6, %ymm6 /* s15k = and(s15k_o, modulus) */
 	vpaddd %ymm3, %ymm2, %ymm2 /* fb0_s = add(s0k, s4k) */
-	vpaddd .Lzuc_lanes_avx2_aesni_asm_3_minus_modulus(%rip), %ymm2, %ymm3 /* fb0_p = add(fb0_s, minus_modulus) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_4_minus_modulus(%rip), %ymm2, %ymm3 /* fb0_p = add(fb0_s, minus_modulus) */
 	vpminud %ymm3, %ymm2, %ymm2 /* fb0 = minu(fb0_s, fb0_p) */
 	vpaddd %ymm8, %ymm7, %ymm3 /* fb0_s_1 = add(s10k, s13k) */
-	vpaddd .Lzuc_lanes_avx2_aesni_asm_3_minus_modulus(%rip), %ymm3, %ymm7 /* fb0_p_1 = add(fb0_s_1, minus_modulus) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_4_minus_modulus(%rip), %ymm3, %ymm7 /* fb0_p_1 = add(fb0_s_1, minus_modulus) */
 	vpminud %ymm7, %ymm3, %ymm3 /* fb0_1 = minu(fb0_s_1, fb0_p_1) */
 	vpaddd %ymm3, %ymm2, %ymm2 /* fb1_s = add(fb0, fb0_1) */
-	vpaddd .Lzuc_lanes_avx2_aesni_asm_3_minus_modulus(%rip), %ymm2, %ymm3 /* fb1_p = add(fb1_s, minus_modulus) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_4_minus_modulus(%rip), %ymm2, %ymm3 /* fb1_p = add(fb1_s, minus_modulus) */
 	vpminud %ymm3, %ymm2, %ymm2 /* fb1 = minu(fb1_s, fb1_p) */
 	vpaddd %ymm6, %ymm2, %ymm2 /* fb2_s = add(fb1, s15k) */
-	vpaddd .Lzuc_lanes_avx2_aesni_asm_3_minus_modulus(%rip), %ymm2, %ymm3 /* fb2_p = add(fb2_s, minus_modulus) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_4_minus_modulus(%rip), %ymm2, %ymm3 /* fb2_p = add(fb2_s, minus_modulus) */
 	vpminud %ymm3, %ymm2, %ymm2 /* fb2 = minu(fb2_s, fb2_p) */
 	vpaddd %ymm0, %ymm2, %ymm0 /* fb_s = add(fb2, g0s0) */
-	vpaddd .Lzuc_lanes_avx2_aesni_asm_3_minus_modulus(%rip), %ymm0, %ymm2 /* fb_p = add(fb_s, minus_modulus) */
+	vpaddd .Lzuc_lanes_avx2_aesni_asm_4_minus_modulus(%rip), %ymm0, %ymm2 /* fb_p = add(fb_s, minus_modulus) */
 	vpmaxsd %ymm2, %ymm0, %ymm0 /* fb = maxs(fb_s, fb_p) */
 	vmovdqa 352(%rsp), %ymm2 /* reload z */
 	vmovdqu %ymm2, (%rsi) /* store z */
@@ -3302,18 +5456,18 @@ zuc_lanes_avx2_aesni_mac_fold_asm:
 
 	/* 32 chunks, 4 per step: block q of a step takes chunks 2q and 2q + 1. */
 	vmovdqu (%rsi), %ymm0 /* msg_1 = load() */
-	vpand .Lzuc_lanes_avx2_aesni_asm_4_nibble_mask(%rip), %ymm0, %ymm1 /* msg_1_lo = and(msg_1, nibble_mask) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_5_nibble_mask(%rip), %ymm0, %ymm1 /* msg_1_lo = and(msg_1, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* msg_1_sh = shr(msg_1) */
-	vpand .Lzuc_lanes_avx2_aesni_asm_4_nibble_mask(%rip), %ymm0, %ymm0 /* msg_1_hi = and(msg_1_sh, nibble_mask) */
-	vmovdqa .Lzuc_lanes_avx2_aesni_asm_4_tbl_lo(%rip), %ymm2 /* tbl_lo = const() */
+	vpand .Lzuc_lanes_avx2_aesni_asm_5_nibble_mask(%rip), %ymm0, %ymm0 /* msg_1_hi = and(msg_1_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_5_tbl_lo(%rip), %ymm2 /* tbl_lo = const() */
 	vpshufb %ymm1, %ymm2, %ymm1 /* m_l = lookup16(tbl_lo, msg_1_lo) */
-	vmovdqa .Lzuc_lanes_avx2_aesni_asm_4_tbl_hi(%rip), %ymm3 /* tbl_hi = const() */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_5_tbl_hi(%rip), %ymm3 /* tbl_hi = const() */
 	vpshufb %ymm0, %ymm3, %ymm0 /* m_h = lookup16(tbl_hi, msg_1_hi) */
 	vpxor %ymm0, %ymm1, %ymm0 /* m = xor(m_l, m_h) */
 	vmovdqu (%rdx), %ymm1 /* ks0 = load() */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_4_reverse16(%rip), %ymm1, %ymm1 /* k0 = lookup16(ks0, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_5_reverse16(%rip), %ymm1, %ymm1 /* k0 = lookup16(ks0, reverse16) */
 	vmovdqu 8(%rdx), %ymm4 /* ks1 = load() */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_4_reverse16(%rip), %ymm4, %ymm4 /* k1 = lookup16(ks1, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_5_reverse16(%rip), %ymm4, %ymm4 /* k1 = lookup16(ks1, reverse16) */
 	vmovdqa %xmm0, %xmm5 /* p0_a0 = extract128(m) */
 	vmovdqa %xmm1, %xmm6 /* p0_b0 = extract128(k0) */
 	vpclmulqdq $0x10, %xmm6, %xmm5, %xmm7 /* p0_0 = clmul(p0_a0, p0_b0) */
@@ -3333,16 +5487,16 @@ zuc_lanes_avx2_aesni_mac_fold_asm:
 	vpclmulqdq $0x1, %xmm4, %xmm0, %xmm0 /* p1_1_1 = clmul(p0_a1, p0_1_b1) */
 	vinserti128 $1, %xmm0, %ymm5, %ymm0 /* p1_1_1_1 = concat128(p1_1_0, p1_1_1) */
 	vmovdqu 32(%rsi), %ymm4 /* msg_2 = load() */
-	vpand .Lzuc_lanes_avx2_aesni_asm_4_nibble_mask(%rip), %ymm4, %ymm5 /* msg_2_lo = and(msg_2, nibble_mask) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_5_nibble_mask(%rip), %ymm4, %ymm5 /* msg_2_lo = and(msg_2, nibble_mask) */
 	vpsrlw $4, %ymm4, %ymm4 /* msg_2_sh = shr(msg_2) */
-	vpand .Lzuc_lanes_avx2_aesni_asm_4_nibble_mask(%rip), %ymm4, %ymm4 /* msg_2_hi = and(msg_2_sh, nibble_mask) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_5_nibble_mask(%rip), %ymm4, %ymm4 /* msg_2_hi = and(msg_2_sh, nibble_mask) */
 	vpshufb %ymm5, %ymm2, %ymm5 /* m_1_l = lookup16(tbl_lo, msg_2_lo) */
 	vpshufb %ymm4, %ymm3, %ymm4 /* m_1_h = lookup16(tbl_hi, msg_2_hi) */
 	vpxor %ymm4, %ymm5, %ymm4 /* m_1 = xor(m_1_l, m_1_h) */
 	vmovdqu 32(%rdx), %ymm5 /* ks0_1 = load() */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_4_reverse16(%rip), %ymm5, %ymm5 /* k0_1 = lookup16(ks0_1, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_5_reverse16(%rip), %ymm5, %ymm5 /* k0_1 = lookup16(ks0_1, reverse16) */
 	vmovdqu 40(%rdx), %ymm6 /* ks1_1 = load() */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_4_reverse16(%rip), %ymm6, %ymm6 /* k1_1 = lookup16(ks1_1, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_5_reverse16(%rip), %ymm6, %ymm6 /* k1_1 = lookup16(ks1_1, reverse16) */
 	vmovdqa %xmm4, %xmm8 /* p0_2_a0 = extract128(m_1) */
 	vmovdqa %xmm5, %xmm10 /* p0_2_b0 = extract128(k0_1) */
 	vpclmulqdq $0x10, %xmm10, %xmm8, %xmm11 /* p0_2_0 = clmul(p0_2_a0, p0_2_b0) */
@@ -3362,16 +5516,16 @@ zuc_lanes_avx2_aesni_mac_fold_asm:
 	vpclmulqdq $0x1, %xmm6, %xmm4, %xmm4 /* p1_3_1 = clmul(p0_2_a1, p0_3_b1) */
 	vinserti128 $1, %xmm4, %ymm8, %ymm4 /* p1_3 = concat128(p1_3_0, p1_3_1) */
 	vmovdqu 64(%rsi), %ymm6 /* msg_3 = load() */
-	vpand .Lzuc_lanes_avx2_aesni_asm_4_nibble_mask(%rip), %ymm6, %ymm8 /* msg_3_lo = and(msg_3, nibble_mask) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_5_nibble_mask(%rip), %ymm6, %ymm8 /* msg_3_lo = and(msg_3, nibble_mask) */
 	vpsrlw $4, %ymm6, %ymm6 /* msg_3_sh = shr(msg_3) */
-	vpand .Lzuc_lanes_avx2_aesni_asm_4_nibble_mask(%rip), %ymm6, %ymm6 /* msg_3_hi = and(msg_3_sh, nibble_mask) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_5_nibble_mask(%rip), %ymm6, %ymm6 /* msg_3_hi = and(msg_3_sh, nibble_mask) */
 	vpshufb %ymm8, %ymm2, %ymm8 /* m_2_l = lookup16(tbl_lo, msg_3_lo) */
 	vpshufb %ymm6, %ymm3, %ymm6 /* m_2_h = lookup16(tbl_hi, msg_3_hi) */
 	vpxor %ymm6, %ymm8, %ymm6 /* m_2 = xor(m_2_l, m_2_h) */
 	vmovdqu 64(%rdx), %ymm8 /* ks0_2 = load() */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_4_reverse16(%rip), %ymm8, %ymm8 /* k0_2 = lookup16(ks0_2, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_5_reverse16(%rip), %ymm8, %ymm8 /* k0_2 = lookup16(ks0_2, reverse16) */
 	vmovdqu 72(%rdx), %ymm10 /* ks1_2 = load() */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_4_reverse16(%rip), %ymm10, %ymm10 /* k1_2 = lookup16(ks1_2, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_5_reverse16(%rip), %ymm10, %ymm10 /* k1_2 = lookup16(ks1_2, reverse16) */
 	vmovdqa %xmm6, %xmm12 /* p0_4_a0 = extract128(m_2) */
 	vmovdqa %xmm8, %xmm14 /* p0_4_b0 = extract128(k0_2) */
 	vpclmulqdq $0x10, %xmm14, %xmm12, %xmm15 /* p0_4_0 = clmul(p0_4_a0, p0_4_b0) */
@@ -3394,16 +5548,16 @@ zuc_lanes_avx2_aesni_mac_fold_asm:
 	vpclmulqdq $0x1, %xmm10, %xmm6, %xmm6 /* p1_5_1 = clmul(p0_4_a1, p0_5_b1) */
 	vinserti128 $1, %xmm6, %ymm8, %ymm6 /* p1_5 = concat128(p1_5_0, p1_5_1) */
 	vmovdqu 96(%rsi), %ymm8 /* msg_4 = load() */
-	vpand .Lzuc_lanes_avx2_aesni_asm_4_nibble_mask(%rip), %ymm8, %ymm10 /* msg_4_lo = and(msg_4, nibble_mask) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_5_nibble_mask(%rip), %ymm8, %ymm10 /* msg_4_lo = and(msg_4, nibble_mask) */
 	vpsrlw $4, %ymm8, %ymm8 /* msg_4_sh = shr(msg_4) */
-	vpand .Lzuc_lanes_avx2_aesni_asm_4_nibble_mask(%rip), %ymm8, %ymm8 /* msg_4_hi = and(msg_4_sh, nibble_mask) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_5_nibble_mask(%rip), %ymm8, %ymm8 /* msg_4_hi = and(msg_4_sh, nibble_mask) */
 	vpshufb %ymm10, %ymm2, %ymm10 /* m_3_l = lookup16(tbl_lo, msg_4_lo) */
 	vpshufb %ymm8, %ymm3, %ymm8 /* m_3_h = lookup16(tbl_hi, msg_4_hi) */
 	vpxor %ymm8, %ymm10, %ymm8 /* m_3 = xor(m_3_l, m_3_h) */
 	vmovdqu 96(%rdx), %ymm10 /* ks0_3 = load() */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_4_reverse16(%rip), %ymm10, %ymm10 /* k0_3 = lookup16(ks0_3, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_5_reverse16(%rip), %ymm10, %ymm10 /* k0_3 = lookup16(ks0_3, reverse16) */
 	vmovdqu 104(%rdx), %ymm12 /* ks1_3 = load() */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_4_reverse16(%rip), %ymm12, %ymm12 /* k1_3 = lookup16(ks1_3, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_5_reverse16(%rip), %ymm12, %ymm12 /* k1_3 = lookup16(ks1_3, reverse16) */
 	vmovdqa %xmm8, %xmm14 /* p0_6_a0 = extract128(m_3) */
 	vmovdqa %xmm10, %xmm15 /* p0_6_b0 = extract128(k0_3) */
 	vmovdqa %ymm5, 96(%rsp) /* spill p1_4 */
@@ -3427,16 +5581,16 @@ zuc_lanes_avx2_aesni_mac_fold_asm:
 	vpclmulqdq $0x1, %xmm12, %xmm8, %xmm8 /* p1_7_1 = clmul(p0_6_a1, p0_7_b1) */
 	vinserti128 $1, %xmm8, %ymm6, %ymm6 /* p1_7 = concat128(p1_7_0, p1_7_1) */
 	vmovdqu 128(%rsi), %ymm8 /* msg_5 = load() */
-	vpand .Lzuc_lanes_avx2_aesni_asm_4_nibble_mask(%rip), %ymm8, %ymm10 /* msg_5_lo = and(msg_5, nibble_mask) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_5_nibble_mask(%rip), %ymm8, %ymm10 /* msg_5_lo = and(msg_5, nibble_mask) */
 	vpsrlw $4, %ymm8, %ymm8 /* msg_5_sh = shr(msg_5) */
-	vpand .Lzuc_lanes_avx2_aesni_asm_4_nibble_mask(%rip), %ymm8, %ymm8 /* msg_5_hi = and(msg_5_sh, nibble_mask) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_5_nibble_mask(%rip), %ymm8, %ymm8 /* msg_5_hi = and(msg_5_sh, nibble_mask) */
 	vpshufb %ymm10, %ymm2, %ymm10 /* m_4_l = lookup16(tbl_lo, msg_5_lo) */
 	vpshufb %ymm8, %ymm3, %ymm8 /* m_4_h = lookup16(tbl_hi, msg_5_hi) */
 	vpxor %ymm8, %ymm10, %ymm8 /* m_4 = xor(m_4_l, m_4_h) */
 	vmovdqu 128(%rdx), %ymm10 /* ks0_4 = load() */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_4_reverse16(%rip), %ymm10, %ymm10 /* k0_4 = lookup16(ks0_4, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_5_reverse16(%rip), %ymm10, %ymm10 /* k0_4 = lookup16(ks0_4, reverse16) */
 	vmovdqu 136(%rdx), %ymm12 /* ks1_4 = load() */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_4_reverse16(%rip), %ymm12, %ymm12 /* k1_4 = lookup16(ks1_4, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_5_reverse16(%rip), %ymm12, %ymm12 /* k1_4 = lookup16(ks1_4, reverse16) */
 	vmovdqa %xmm8, %xmm14 /* p0_8_a0 = extract128(m_4) */
 	vmovdqa %xmm10, %xmm15 /* p0_8_b0 = extract128(k0_4) */
 	vmovdqa %ymm5, 224(%rsp) /* spill p1_6 */
@@ -3460,16 +5614,16 @@ zuc_lanes_avx2_aesni_mac_fold_asm:
 	vpclmulqdq $0x1, %xmm12, %xmm8, %xmm8 /* p1_9_1 = clmul(p0_8_a1, p0_9_b1) */
 	vinserti128 $1, %xmm8, %ymm6, %ymm6 /* p1_9 = concat128(p1_9_0, p1_9_1) */
 	vmovdqu 160(%rsi), %ymm8 /* msg_6 = load() */
-	vpand .Lzuc_lanes_avx2_aesni_asm_4_nibble_mask(%rip), %ymm8, %ymm10 /* msg_6_lo = and(msg_6, nibble_mask) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_5_nibble_mask(%rip), %ymm8, %ymm10 /* msg_6_lo = and(msg_6, nibble_mask) */
 	vpsrlw $4, %ymm8, %ymm8 /* msg_6_sh = shr(msg_6) */
-	vpand .Lzuc_lanes_avx2_aesni_asm_4_nibble_mask(%rip), %ymm8, %ymm8 /* msg_6_hi = and(msg_6_sh, nibble_mask) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_5_nibble_mask(%rip), %ymm8, %ymm8 /* msg_6_hi = and(msg_6_sh, nibble_mask) */
 	vpshufb %ymm10, %ymm2, %ymm10 /* m_5_l = lookup16(tbl_lo, msg_6_lo) */
 	vpshufb %ymm8, %ymm3, %ymm8 /* m_5_h = lookup16(tbl_hi, msg_6_hi) */
 	vpxor %ymm8, %ymm10, %ymm8 /* m_5 = xor(m_5_l, m_5_h) */
 	vmovdqu 160(%rdx), %ymm10 /* ks0_5 = load() */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_4_reverse16(%rip), %ymm10, %ymm10 /* k0_5 = lookup16(ks0_5, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_5_reverse16(%rip), %ymm10, %ymm10 /* k0_5 = lookup16(ks0_5, reverse16) */
 	vmovdqu 168(%rdx), %ymm12 /* ks1_5 = load() */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_4_reverse16(%rip), %ymm12, %ymm12 /* k1_5 = lookup16(ks1_5, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_5_reverse16(%rip), %ymm12, %ymm12 /* k1_5 = lookup16(ks1_5, reverse16) */
 	vmovdqa %xmm8, %xmm14 /* p0_10_a0 = extract128(m_5) */
 	vmovdqa %xmm10, %xmm15 /* p0_10_b0 = extract128(k0_5) */
 	vmovdqa %ymm5, 352(%rsp) /* spill p1_8 */
@@ -3493,16 +5647,16 @@ zuc_lanes_avx2_aesni_mac_fold_asm:
 	vpclmulqdq $0x1, %xmm12, %xmm8, %xmm8 /* p1_11_1 = clmul(p0_10_a1, p0_11_b1) */
 	vinserti128 $1, %xmm8, %ymm6, %ymm6 /* p1_11 = concat128(p1_11_0, p1_11_1) */
 	vmovdqu 192(%rsi), %ymm8 /* msg_7 = load() */
-	vpand .Lzuc_lanes_avx2_aesni_asm_4_nibble_mask(%rip), %ymm8, %ymm10 /* msg_7_lo = and(msg_7, nibble_mask) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_5_nibble_mask(%rip), %ymm8, %ymm10 /* msg_7_lo = and(msg_7, nibble_mask) */
 	vpsrlw $4, %ymm8, %ymm8 /* msg_7_sh = shr(msg_7) */
-	vpand .Lzuc_lanes_avx2_aesni_asm_4_nibble_mask(%rip), %ymm8, %ymm8 /* msg_7_hi = and(msg_7_sh, nibble_mask) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_5_nibble_mask(%rip), %ymm8, %ymm8 /* msg_7_hi = and(msg_7_sh, nibble_mask) */
 	vpshufb %ymm10, %ymm2, %ymm10 /* m_6_l = lookup16(tbl_lo, msg_7_lo) */
 	vpshufb %ymm8, %ymm3, %ymm8 /* m_6_h = lookup16(tbl_hi, msg_7_hi) */
 	vpxor %ymm8, %ymm10, %ymm8 /* m_6 = xor(m_6_l, m_6_h) */
 	vmovdqu 192(%rdx), %ymm10 /* ks0_6 = load() */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_4_reverse16(%rip), %ymm10, %ymm10 /* k0_6 = lookup16(ks0_6, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_5_reverse16(%rip), %ymm10, %ymm10 /* k0_6 = lookup16(ks0_6, reverse16) */
 	vmovdqu 200(%rdx), %ymm12 /* ks1_6 = load() */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_4_reverse16(%rip), %ymm12, %ymm12 /* k1_6 = lookup16(ks1_6, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_5_reverse16(%rip), %ymm12, %ymm12 /* k1_6 = lookup16(ks1_6, reverse16) */
 	vmovdqa %xmm8, %xmm14 /* p0_12_a0 = extract128(m_6) */
 	vmovdqa %xmm10, %xmm15 /* p0_12_b0 = extract128(k0_6) */
 	vmovdqa %ymm5, 480(%rsp) /* spill p1_10 */
@@ -3526,16 +5680,16 @@ zuc_lanes_avx2_aesni_mac_fold_asm:
 	vpclmulqdq $0x1, %xmm12, %xmm8, %xmm8 /* p1_13_1 = clmul(p0_12_a1, p0_13_b1) */
 	vinserti128 $1, %xmm8, %ymm6, %ymm6 /* p1_13 = concat128(p1_13_0, p1_13_1) */
 	vmovdqu 224(%rsi), %ymm8 /* msg_8 = load() */
-	vpand .Lzuc_lanes_avx2_aesni_asm_4_nibble_mask(%rip), %ymm8, %ymm10 /* msg_8_lo = and(msg_8, nibble_mask) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_5_nibble_mask(%rip), %ymm8, %ymm10 /* msg_8_lo = and(msg_8, nibble_mask) */
 	vpsrlw $4, %ymm8, %ymm8 /* msg_8_sh = shr(msg_8) */
-	vpand .Lzuc_lanes_avx2_aesni_asm_4_nibble_mask(%rip), %ymm8, %ymm8 /* msg_8_hi = and(msg_8_sh, nibble_mask) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_5_nibble_mask(%rip), %ymm8, %ymm8 /* msg_8_hi = and(msg_8_sh, nibble_mask) */
 	vpshufb %ymm10, %ymm2, %ymm2 /* m_7_l = lookup16(tbl_lo, msg_8_lo) */
 	vpshufb %ymm8, %ymm3, %ymm3 /* m_7_h = lookup16(tbl_hi, msg_8_hi) */
 	vpxor %ymm3, %ymm2, %ymm2 /* m_7 = xor(m_7_l, m_7_h) */
 	vmovdqu 224(%rdx), %ymm3 /* ks0_7 = load() */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_4_reverse16(%rip), %ymm3, %ymm3 /* k0_7 = lookup16(ks0_7, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_5_reverse16(%rip), %ymm3, %ymm3 /* k0_7 = lookup16(ks0_7, reverse16) */
 	vmovdqu 232(%rdx), %ymm8 /* ks1_7 = load() */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_4_reverse16(%rip), %ymm8, %ymm8 /* k1_7 = lookup16(ks1_7, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_5_reverse16(%rip), %ymm8, %ymm8 /* k1_7 = lookup16(ks1_7, reverse16) */
 	vmovdqa %xmm2, %xmm10 /* p0_14_a0 = extract128(m_7) */
 	vmovdqa %xmm3, %xmm12 /* p0_14_b0 = extract128(k0_7) */
 	vpclmulqdq $0x10, %xmm12, %xmm10, %xmm14 /* p0_14_0 = clmul(p0_14_a0, p0_14_b0) */
@@ -3629,20 +5783,20 @@ zuc_lanes_avx2_aesni_mac_fold_wide_asm:
 
 	/* 32 chunks, 4 per step: block q of a step takes chunks 2q and 2q + 1. */
 	vmovdqu (%rsi), %ymm0 /* msg_1 = load() */
-	vpand .Lzuc_lanes_avx2_aesni_asm_5_nibble_mask(%rip), %ymm0, %ymm1 /* msg_1_lo = and(msg_1, nibble_mask) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_6_nibble_mask(%rip), %ymm0, %ymm1 /* msg_1_lo = and(msg_1, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* msg_1_sh = shr(msg_1) */
-	vpand .Lzuc_lanes_avx2_aesni_asm_5_nibble_mask(%rip), %ymm0, %ymm0 /* msg_1_hi = and(msg_1_sh, nibble_mask) */
-	vmovdqa .Lzuc_lanes_avx2_aesni_asm_5_tbl_lo(%rip), %ymm2 /* tbl_lo = const() */
+	vpand .Lzuc_lanes_avx2_aesni_asm_6_nibble_mask(%rip), %ymm0, %ymm0 /* msg_1_hi = and(msg_1_sh, nibble_mask) */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_6_tbl_lo(%rip), %ymm2 /* tbl_lo = const() */
 	vpshufb %ymm1, %ymm2, %ymm1 /* m_l = lookup16(tbl_lo, msg_1_lo) */
-	vmovdqa .Lzuc_lanes_avx2_aesni_asm_5_tbl_hi(%rip), %ymm3 /* tbl_hi = const() */
+	vmovdqa .Lzuc_lanes_avx2_aesni_asm_6_tbl_hi(%rip), %ymm3 /* tbl_hi = const() */
 	vpshufb %ymm0, %ymm3, %ymm0 /* m_h = lookup16(tbl_hi, msg_1_hi) */
 	vpxor %ymm0, %ymm1, %ymm0 /* m = xor(m_l, m_h) */
 	vmovdqu (%rdx), %ymm1 /* ks0 = load() */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_5_reverse16(%rip), %ymm1, %ymm1 /* k0 = lookup16(ks0, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_6_reverse16(%rip), %ymm1, %ymm1 /* k0 = lookup16(ks0, reverse16) */
 	vmovdqu 8(%rdx), %ymm4 /* ks1 = load() */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_5_reverse16(%rip), %ymm4, %ymm4 /* k1 = lookup16(ks1, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_6_reverse16(%rip), %ymm4, %ymm4 /* k1 = lookup16(ks1, reverse16) */
 	vmovdqu 16(%rdx), %ymm5 /* ks2 = load() */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_5_reverse16(%rip), %ymm5, %ymm5 /* k2 = lookup16(ks2, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_6_reverse16(%rip), %ymm5, %ymm5 /* k2 = lookup16(ks2, reverse16) */
 	vmovdqa %xmm0, %xmm6 /* p0_a0 = extract128(m) */
 	vmovdqa %xmm1, %xmm7 /* p0_b0 = extract128(k0) */
 	vpclmulqdq $0x10, %xmm7, %xmm6, %xmm8 /* p0_0 = clmul(p0_a0, p0_b0) */
@@ -3670,18 +5824,18 @@ zuc_lanes_avx2_aesni_mac_fold_wide_asm:
 	vpclmulqdq $0x1, %xmm5, %xmm0, %xmm0 /* p2_1_1 = clmul(p0_a1, p2_1_b1) */
 	vinserti128 $1, %xmm0, %ymm6, %ymm0 /* p2_1_1_1 = concat128(p2_1_0, p2_1_1) */
 	vmovdqu 32(%rsi), %ymm5 /* msg_2 = load() */
-	vpand .Lzuc_lanes_avx2_aesni_asm_5_nibble_mask(%rip), %ymm5, %ymm6 /* msg_2_lo = and(msg_2, nibble_mask) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_6_nibble_mask(%rip), %ymm5, %ymm6 /* msg_2_lo = and(msg_2, nibble_mask) */
 	vpsrlw $4, %ymm5, %ymm5 /* msg_2_sh = shr(msg_2) */
-	vpand .Lzuc_lanes_avx2_aesni_asm_5_nibble_mask(%rip), %ymm5, %ymm5 /* msg_2_hi = and(msg_2_sh, nibble_mask) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_6_nibble_mask(%rip), %ymm5, %ymm5 /* msg_2_hi = and(msg_2_sh, nibble_mask) */
 	vpshufb %ymm6, %ymm2, %ymm6 /* m_1_l = lookup16(tbl_lo, msg_2_lo) */
 	vpshufb %ymm5, %ymm3, %ymm5 /* m_1_h = lookup16(tbl_hi, msg_2_hi) */
 	vpxor %ymm5, %ymm6, %ymm5 /* m_1 = xor(m_1_l, m_1_h) */
 	vmovdqu 32(%rdx), %ymm6 /* ks0_1 = load() */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_5_reverse16(%rip), %ymm6, %ymm6 /* k0_1 = lookup16(ks0_1, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_6_reverse16(%rip), %ymm6, %ymm6 /* k0_1 = lookup16(ks0_1, reverse16) */
 	vmovdqu 40(%rdx), %ymm9 /* ks1_1 = load() */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_5_reverse16(%rip), %ymm9, %ymm9 /* k1_1 = lookup16(ks1_1, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_6_reverse16(%rip), %ymm9, %ymm9 /* k1_1 = lookup16(ks1_1, reverse16) */
 	vmovdqu 48(%rdx), %ymm11 /* ks2_1 = load() */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_5_reverse16(%rip), %ymm11, %ymm11 /* k2_1 = lookup16(ks2_1, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_6_reverse16(%rip), %ymm11, %ymm11 /* k2_1 = lookup16(ks2_1, reverse16) */
 	vmovdqa %xmm5, %xmm12 /* p0_2_a0 = extract128(m_1) */
 	vmovdqa %xmm6, %xmm13 /* p0_2_b0 = extract128(k0_1) */
 	vpclmulqdq $0x10, %xmm13, %xmm12, %xmm14 /* p0_2_0 = clmul(p0_2_a0, p0_2_b0) */
@@ -3711,18 +5865,18 @@ zuc_lanes_avx2_aesni_mac_fold_wide_asm:
 	vpclmulqdq $0x1, %xmm11, %xmm5, %xmm5 /* p2_3_1 = clmul(p0_2_a1, p2_3_b1) */
 	vinserti128 $1, %xmm5, %ymm12, %ymm5 /* p2_3 = concat128(p2_3_0, p2_3_1) */
 	vmovdqu 64(%rsi), %ymm11 /* msg_3 = load() */
-	vpand .Lzuc_lanes_avx2_aesni_asm_5_nibble_mask(%rip), %ymm11, %ymm12 /* msg_3_lo = and(msg_3, nibble_mask) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_6_nibble_mask(%rip), %ymm11, %ymm12 /* msg_3_lo = and(msg_3, nibble_mask) */
 	vpsrlw $4, %ymm11, %ymm11 /* msg_3_sh = shr(msg_3) */
-	vpand .Lzuc_lanes_avx2_aesni_asm_5_nibble_mask(%rip), %ymm11, %ymm11 /* msg_3_hi = and(msg_3_sh, nibble_mask) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_6_nibble_mask(%rip), %ymm11, %ymm11 /* msg_3_hi = and(msg_3_sh, nibble_mask) */
 	vpshufb %ymm12, %ymm2, %ymm12 /* m_2_l = lookup16(tbl_lo, msg_3_lo) */
 	vpshufb %ymm11, %ymm3, %ymm11 /* m_2_h = lookup16(tbl_hi, msg_3_hi) */
 	vpxor %ymm11, %ymm12, %ymm11 /* m_2 = xor(m_2_l, m_2_h) */
 	vmovdqu 64(%rdx), %ymm12 /* ks0_2 = load() */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_5_reverse16(%rip), %ymm12, %ymm12 /* k0_2 = lookup16(ks0_2, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_6_reverse16(%rip), %ymm12, %ymm12 /* k0_2 = lookup16(ks0_2, reverse16) */
 	vmovdqu 72(%rdx), %ymm13 /* ks1_2 = load() */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_5_reverse16(%rip), %ymm13, %ymm13 /* k1_2 = lookup16(ks1_2, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_6_reverse16(%rip), %ymm13, %ymm13 /* k1_2 = lookup16(ks1_2, reverse16) */
 	vmovdqu 80(%rdx), %ymm15 /* ks2_2 = load() */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_5_reverse16(%rip), %ymm15, %ymm15 /* k2_2 = lookup16(ks2_2, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_6_reverse16(%rip), %ymm15, %ymm15 /* k2_2 = lookup16(ks2_2, reverse16) */
 	vmovdqa %ymm5, 64(%rsp) /* spill p2_3 */
 	vmovdqa %xmm11, %xmm5 /* p0_4_a0 = extract128(m_2) */
 	vmovdqa %ymm9, 96(%rsp) /* spill p2_2 */
@@ -3756,18 +5910,18 @@ zuc_lanes_avx2_aesni_mac_fold_wide_asm:
 	vpclmulqdq $0x1, %xmm12, %xmm11, %xmm11 /* p2_5_1 = clmul(p0_4_a1, p2_5_b1) */
 	vinserti128 $1, %xmm11, %ymm5, %ymm5 /* p2_5 = concat128(p2_5_0, p2_5_1) */
 	vmovdqu 96(%rsi), %ymm11 /* msg_4 = load() */
-	vpand .Lzuc_lanes_avx2_aesni_asm_5_nibble_mask(%rip), %ymm11, %ymm12 /* msg_4_lo = and(msg_4, nibble_mask) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_6_nibble_mask(%rip), %ymm11, %ymm12 /* msg_4_lo = and(msg_4, nibble_mask) */
 	vpsrlw $4, %ymm11, %ymm11 /* msg_4_sh = shr(msg_4) */
-	vpand .Lzuc_lanes_avx2_aesni_asm_5_nibble_mask(%rip), %ymm11, %ymm11 /* msg_4_hi = and(msg_4_sh, nibble_mask) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_6_nibble_mask(%rip), %ymm11, %ymm11 /* msg_4_hi = and(msg_4_sh, nibble_mask) */
 	vpshufb %ymm12, %ymm2, %ymm12 /* m_3_l = lookup16(tbl_lo, msg_4_lo) */
 	vpshufb %ymm11, %ymm3, %ymm11 /* m_3_h = lookup16(tbl_hi, msg_4_hi) */
 	vpxor %ymm11, %ymm12, %ymm11 /* m_3 = xor(m_3_l, m_3_h) */
 	vmovdqu 96(%rdx), %ymm12 /* ks0_3 = load() */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_5_reverse16(%rip), %ymm12, %ymm12 /* k0_3 = lookup16(ks0_3, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_6_reverse16(%rip), %ymm12, %ymm12 /* k0_3 = lookup16(ks0_3, reverse16) */
 	vmovdqu 104(%rdx), %ymm13 /* ks1_3 = load() */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_5_reverse16(%rip), %ymm13, %ymm13 /* k1_3 = lookup16(ks1_3, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_6_reverse16(%rip), %ymm13, %ymm13 /* k1_3 = lookup16(ks1_3, reverse16) */
 	vmovdqu 112(%rdx), %ymm15 /* ks2_3 = load() */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_5_reverse16(%rip), %ymm15, %ymm15 /* k2_3 = lookup16(ks2_3, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_6_reverse16(%rip), %ymm15, %ymm15 /* k2_3 = lookup16(ks2_3, reverse16) */
 	vmovdqa %ymm5, 256(%rsp) /* spill p2_5 */
 	vmovdqa %xmm11, %xmm5 /* p0_6_a0 = extract128(m_3) */
 	vmovdqa %ymm6, 288(%rsp) /* spill p2_4 */
@@ -3801,18 +5955,18 @@ zuc_lanes_avx2_aesni_mac_fold_wide_asm:
 	vpclmulqdq $0x1, %xmm12, %xmm11, %xmm11 /* p2_7_1 = clmul(p0_6_a1, p2_7_b1) */
 	vinserti128 $1, %xmm11, %ymm5, %ymm5 /* p2_7 = concat128(p2_7_0, p2_7_1) */
 	vmovdqu 128(%rsi), %ymm11 /* msg_5 = load() */
-	vpand .Lzuc_lanes_avx2_aesni_asm_5_nibble_mask(%rip), %ymm11, %ymm12 /* msg_5_lo = and(msg_5, nibble_mask) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_6_nibble_mask(%rip), %ymm11, %ymm12 /* msg_5_lo = and(msg_5, nibble_mask) */
 	vpsrlw $4, %ymm11, %ymm11 /* msg_5_sh = shr(msg_5) */
-	vpand .Lzuc_lanes_avx2_aesni_asm_5_nibble_mask(%rip), %ymm11, %ymm11 /* msg_5_hi = and(msg_5_sh, nibble_mask) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_6_nibble_mask(%rip), %ymm11, %ymm11 /* msg_5_hi = and(msg_5_sh, nibble_mask) */
 	vpshufb %ymm12, %ymm2, %ymm12 /* m_4_l = lookup16(tbl_lo, msg_5_lo) */
 	vpshufb %ymm11, %ymm3, %ymm11 /* m_4_h = lookup16(tbl_hi, msg_5_hi) */
 	vpxor %ymm11, %ymm12, %ymm11 /* m_4 = xor(m_4_l, m_4_h) */
 	vmovdqu 128(%rdx), %ymm12 /* ks0_4 = load() */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_5_reverse16(%rip), %ymm12, %ymm12 /* k0_4 = lookup16(ks0_4, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_6_reverse16(%rip), %ymm12, %ymm12 /* k0_4 = lookup16(ks0_4, reverse16) */
 	vmovdqu 136(%rdx), %ymm13 /* ks1_4 = load() */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_5_reverse16(%rip), %ymm13, %ymm13 /* k1_4 = lookup16(ks1_4, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_6_reverse16(%rip), %ymm13, %ymm13 /* k1_4 = lookup16(ks1_4, reverse16) */
 	vmovdqu 144(%rdx), %ymm15 /* ks2_4 = load() */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_5_reverse16(%rip), %ymm15, %ymm15 /* k2_4 = lookup16(ks2_4, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_6_reverse16(%rip), %ymm15, %ymm15 /* k2_4 = lookup16(ks2_4, reverse16) */
 	vmovdqa %ymm5, 448(%rsp) /* spill p2_7 */
 	vmovdqa %xmm11, %xmm5 /* p0_8_a0 = extract128(m_4) */
 	vmovdqa %ymm9, 480(%rsp) /* spill p2_6 */
@@ -3846,18 +6000,18 @@ zuc_lanes_avx2_aesni_mac_fold_wide_asm:
 	vpclmulqdq $0x1, %xmm12, %xmm11, %xmm11 /* p2_9_1 = clmul(p0_8_a1, p2_9_b1) */
 	vinserti128 $1, %xmm11, %ymm5, %ymm5 /* p2_9 = concat128(p2_9_0, p2_9_1) */
 	vmovdqu 160(%rsi), %ymm11 /* msg_6 = load() */
-	vpand .Lzuc_lanes_avx2_aesni_asm_5_nibble_mask(%rip), %ymm11, %ymm12 /* msg_6_lo = and(msg_6, nibble_mask) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_6_nibble_mask(%rip), %ymm11, %ymm12 /* msg_6_lo = and(msg_6, nibble_mask) */
 	vpsrlw $4, %ymm11, %ymm11 /* msg_6_sh = shr(msg_6) */
-	vpand .Lzuc_lanes_avx2_aesni_asm_5_nibble_mask(%rip), %ymm11, %ymm11 /* msg_6_hi = and(msg_6_sh, nibble_mask) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_6_nibble_mask(%rip), %ymm11, %ymm11 /* msg_6_hi = and(msg_6_sh, nibble_mask) */
 	vpshufb %ymm12, %ymm2, %ymm12 /* m_5_l = lookup16(tbl_lo, msg_6_lo) */
 	vpshufb %ymm11, %ymm3, %ymm11 /* m_5_h = lookup16(tbl_hi, msg_6_hi) */
 	vpxor %ymm11, %ymm12, %ymm11 /* m_5 = xor(m_5_l, m_5_h) */
 	vmovdqu 160(%rdx), %ymm12 /* ks0_5 = load() */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_5_reverse16(%rip), %ymm12, %ymm12 /* k0_5 = lookup16(ks0_5, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_6_reverse16(%rip), %ymm12, %ymm12 /* k0_5 = lookup16(ks0_5, reverse16) */
 	vmovdqu 168(%rdx), %ymm13 /* ks1_5 = load() */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_5_reverse16(%rip), %ymm13, %ymm13 /* k1_5 = lookup16(ks1_5, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_6_reverse16(%rip), %ymm13, %ymm13 /* k1_5 = lookup16(ks1_5, reverse16) */
 	vmovdqu 176(%rdx), %ymm15 /* ks2_5 = load() */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_5_reverse16(%rip), %ymm15, %ymm15 /* k2_5 = lookup16(ks2_5, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_6_reverse16(%rip), %ymm15, %ymm15 /* k2_5 = lookup16(ks2_5, reverse16) */
 	vmovdqa %ymm5, 640(%rsp) /* spill p2_9 */
 	vmovdqa %xmm11, %xmm5 /* p0_10_a0 = extract128(m_5) */
 	vmovdqa %ymm7, 672(%rsp) /* spill p2_8 */
@@ -3891,18 +6045,18 @@ zuc_lanes_avx2_aesni_mac_fold_wide_asm:
 	vpclmulqdq $0x1, %xmm12, %xmm11, %xmm11 /* p2_11_1 = clmul(p0_10_a1, p2_11_b1) */
 	vinserti128 $1, %xmm11, %ymm5, %ymm5 /* p2_11 = concat128(p2_11_0, p2_11_1) */
 	vmovdqu 192(%rsi), %ymm11 /* msg_7 = load() */
-	vpand .Lzuc_lanes_avx2_aesni_asm_5_nibble_mask(%rip), %ymm11, %ymm12 /* msg_7_lo = and(msg_7, nibble_mask) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_6_nibble_mask(%rip), %ymm11, %ymm12 /* msg_7_lo = and(msg_7, nibble_mask) */
 	vpsrlw $4, %ymm11, %ymm11 /* msg_7_sh = shr(msg_7) */
-	vpand .Lzuc_lanes_avx2_aesni_asm_5_nibble_mask(%rip), %ymm11, %ymm11 /* msg_7_hi = and(msg_7_sh, nibble_mask) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_6_nibble_mask(%rip), %ymm11, %ymm11 /* msg_7_hi = and(msg_7_sh, nibble_mask) */
 	vpshufb %ymm12, %ymm2, %ymm12 /* m_6_l = lookup16(tbl_lo, msg_7_lo) */
 	vpshufb %ymm11, %ymm3, %ymm11 /* m_6_h = lookup16(tbl_hi, msg_7_hi) */
 	vpxor %ymm11, %ymm12, %ymm11 /* m_6 = xor(m_6_l, m_6_h) */
 	vmovdqu 192(%rdx), %ymm12 /* ks0_6 = load() */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_5_reverse16(%rip), %ymm12, %ymm12 /* k0_6 = lookup16(ks0_6, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_6_reverse16(%rip), %ymm12, %ymm12 /* k0_6 = lookup16(ks0_6, reverse16) */
 	vmovdqu 200(%rdx), %ymm13 /* ks1_6 = load() */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_5_reverse16(%rip), %ymm13, %ymm13 /* k1_6 = lookup16(ks1_6, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_6_reverse16(%rip), %ymm13, %ymm13 /* k1_6 = lookup16(ks1_6, reverse16) */
 	vmovdqu 208(%rdx), %ymm15 /* ks2_6 = load() */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_5_reverse16(%rip), %ymm15, %ymm15 /* k2_6 = lookup16(ks2_6, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_6_reverse16(%rip), %ymm15, %ymm15 /* k2_6 = lookup16(ks2_6, reverse16) */
 	vmovdqa %ymm5, 832(%rsp) /* spill p2_11 */
 	vmovdqa %xmm11, %xmm5 /* p0_12_a0 = extract128(m_6) */
 	vmovdqa %ymm9, 864(%rsp) /* spill p2_10 */
@@ -3936,18 +6090,18 @@ zuc_lanes_avx2_aesni_mac_fold_wide_asm:
 	vpclmulqdq $0x1, %xmm12, %xmm11, %xmm11 /* p2_13_1 = clmul(p0_12_a1, p2_13_b1) */
 	vinserti128 $1, %xmm11, %ymm5, %ymm5 /* p2_13 = concat128(p2_13_0, p2_13_1) */
 	vmovdqu 224(%rsi), %ymm11 /* msg_8 = load() */
-	vpand .Lzuc_lanes_avx2_aesni_asm_5_nibble_mask(%rip), %ymm11, %ymm12 /* msg_8_lo = and(msg_8, nibble_mask) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_6_nibble_mask(%rip), %ymm11, %ymm12 /* msg_8_lo = and(msg_8, nibble_mask) */
 	vpsrlw $4, %ymm11, %ymm11 /* msg_8_sh = shr(msg_8) */
-	vpand .Lzuc_lanes_avx2_aesni_asm_5_nibble_mask(%rip), %ymm11, %ymm11 /* msg_8_hi = and(msg_8_sh, nibble_mask) */
+	vpand .Lzuc_lanes_avx2_aesni_asm_6_nibble_mask(%rip), %ymm11, %ymm11 /* msg_8_hi = and(msg_8_sh, nibble_mask) */
 	vpshufb %ymm12, %ymm2, %ymm2 /* m_7_l = lookup16(tbl_lo, msg_8_lo) */
 	vpshufb %ymm11, %ymm3, %ymm3 /* m_7_h = lookup16(tbl_hi, msg_8_hi) */
 	vpxor %ymm3, %ymm2, %ymm2 /* m_7 = xor(m_7_l, m_7_h) */
 	vmovdqu 224(%rdx), %ymm3 /* ks0_7 = load() */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_5_reverse16(%rip), %ymm3, %ymm3 /* k0_7 = lookup16(ks0_7, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_6_reverse16(%rip), %ymm3, %ymm3 /* k0_7 = lookup16(ks0_7, reverse16) */
 	vmovdqu 232(%rdx), %ymm11 /* ks1_7 = load() */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_5_reverse16(%rip), %ymm11, %ymm11 /* k1_7 = lookup16(ks1_7, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_6_reverse16(%rip), %ymm11, %ymm11 /* k1_7 = lookup16(ks1_7, reverse16) */
 	vmovdqu 240(%rdx), %ymm12 /* ks2_7 = load() */
-	vpshufb .Lzuc_lanes_avx2_aesni_asm_5_reverse16(%rip), %ymm12, %ymm12 /* k2_7 = lookup16(ks2_7, reverse16) */
+	vpshufb .Lzuc_lanes_avx2_aesni_asm_6_reverse16(%rip), %ymm12, %ymm12 /* k2_7 = lookup16(ks2_7, reverse16) */
 	vmovdqa %xmm2, %xmm13 /* p0_14_a0 = extract128(m_7) */
 	vmovdqa %xmm3, %xmm15 /* p0_14_b0 = extract128(k0_7) */
 	vmovdqa %ymm5, 1024(%rsp) /* spill p2_13 */
@@ -4190,20 +6344,6 @@ zuc_lanes_avx2_aesni_mac_fold_wide_asm:
 	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
 	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
 
-/* nibble_mask: low nibble of every byte */
-	.section .rodata
-	.balign 32
-.Lzuc_lanes_avx2_aesni_asm_1_nibble_mask:
-	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
-	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
-
-/* minus_modulus: -(2^31 - 1) mod 2^32 in every word */
-	.section .rodata
-	.balign 32
-.Lzuc_lanes_avx2_aesni_asm_1_minus_modulus:
-	.byte 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80
-	.byte 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80
-
 /* rotl24: rotate each 32-bit word left by 24 (byte shuffle) */
 	.section .rodata
 	.balign 32
@@ -4224,6 +6364,13 @@ zuc_lanes_avx2_aesni_mac_fold_wide_asm:
 .Lzuc_lanes_avx2_aesni_asm_1_odd_bytes:
 	.byte 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff
 	.byte 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff
+
+/* nibble_mask: low nibble of every byte */
+	.section .rodata
+	.balign 32
+.Lzuc_lanes_avx2_aesni_asm_1_nibble_mask:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 
 /* s0_p1: S0 Feistel round 1: P1 (gen/specs/zuc.py) */
 	.section .rodata
@@ -4295,12 +6442,12 @@ zuc_lanes_avx2_aesni_mac_fold_wide_asm:
 	.byte 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f
 	.byte 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f
 
-/* bswap32: byte order reversal in each 32-bit word */
+/* minus_modulus: -(2^31 - 1) mod 2^32 in every word */
 	.section .rodata
 	.balign 32
-.Lzuc_lanes_avx2_aesni_asm_1_bswap32:
-	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
-	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
+.Lzuc_lanes_avx2_aesni_asm_1_minus_modulus:
+	.byte 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80
+	.byte 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80
 
 /* high16: high 16 bits of every 32-bit word */
 	.section .rodata
@@ -4442,6 +6589,20 @@ zuc_lanes_avx2_aesni_mac_fold_wide_asm:
 	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
 	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
 
+/* nibble_mask: low nibble of every byte */
+	.section .rodata
+	.balign 32
+.Lzuc_lanes_avx2_aesni_asm_3_nibble_mask:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* minus_modulus: -(2^31 - 1) mod 2^32 in every word */
+	.section .rodata
+	.balign 32
+.Lzuc_lanes_avx2_aesni_asm_3_minus_modulus:
+	.byte 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80
+	.byte 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80
+
 /* rotl24: rotate each 32-bit word left by 24 (byte shuffle) */
 	.section .rodata
 	.balign 32
@@ -4462,13 +6623,6 @@ zuc_lanes_avx2_aesni_mac_fold_wide_asm:
 .Lzuc_lanes_avx2_aesni_asm_3_odd_bytes:
 	.byte 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff
 	.byte 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff
-
-/* nibble_mask: low nibble of every byte */
-	.section .rodata
-	.balign 32
-.Lzuc_lanes_avx2_aesni_asm_3_nibble_mask:
-	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
-	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 
 /* s0_p1: S0 Feistel round 1: P1 (gen/specs/zuc.py) */
 	.section .rodata
@@ -4540,12 +6694,47 @@ zuc_lanes_avx2_aesni_mac_fold_wide_asm:
 	.byte 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f
 	.byte 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f
 
-/* minus_modulus: -(2^31 - 1) mod 2^32 in every word */
+/* bswap32: byte order reversal in each 32-bit word */
 	.section .rodata
 	.balign 32
-.Lzuc_lanes_avx2_aesni_asm_3_minus_modulus:
-	.byte 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80
-	.byte 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80
+.Lzuc_lanes_avx2_aesni_asm_3_bswap32:
+	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
+	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
+
+/* high16: high 16 bits of every 32-bit word */
+	.section .rodata
+	.balign 32
+.Lzuc_lanes_avx2_aesni_asm_4_high16:
+	.byte 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff
+	.byte 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff
+
+/* rotl16: rotate each 32-bit word left by 16 (byte shuffle) */
+	.section .rodata
+	.balign 32
+.Lzuc_lanes_avx2_aesni_asm_4_rotl16:
+	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
+	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
+
+/* rotl24: rotate each 32-bit word left by 24 (byte shuffle) */
+	.section .rodata
+	.balign 32
+.Lzuc_lanes_avx2_aesni_asm_4_rotl24:
+	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
+	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
+
+/* rotl8: rotate each 32-bit word left by 8 (byte shuffle) */
+	.section .rodata
+	.balign 32
+.Lzuc_lanes_avx2_aesni_asm_4_rotl8:
+	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
+	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
+
+/* odd_bytes: bytes 1 and 3 of every word (the S0 bytes) */
+	.section .rodata
+	.balign 32
+.Lzuc_lanes_avx2_aesni_asm_4_odd_bytes:
+	.byte 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff
+	.byte 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff
 
 /* nibble_mask: low nibble of every byte */
 	.section .rodata
@@ -4554,26 +6743,82 @@ zuc_lanes_avx2_aesni_mac_fold_wide_asm:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 
-/* tbl_lo: bit i of every byte to bit 7 - i (gen/linalg/bits.py bit_reversal): low-nibble table (constant folded in) */
+/* s0_p1: S0 Feistel round 1: P1 (gen/specs/zuc.py) */
+	.section .rodata
+	.balign 32
+.Lzuc_lanes_avx2_aesni_asm_4_s0_p1:
+	.byte 0x09, 0x0f, 0x00, 0x0e, 0x0f, 0x0f, 0x02, 0x0a, 0x00, 0x04, 0x00, 0x0c, 0x07, 0x05, 0x03, 0x09
+	.byte 0x09, 0x0f, 0x00, 0x0e, 0x0f, 0x0f, 0x02, 0x0a, 0x00, 0x04, 0x00, 0x0c, 0x07, 0x05, 0x03, 0x09
+
+/* s0_p2: S0 Feistel round 2: P2 */
+	.section .rodata
+	.balign 32
+.Lzuc_lanes_avx2_aesni_asm_4_s0_p2:
+	.byte 0x08, 0x0d, 0x06, 0x05, 0x07, 0x00, 0x0c, 0x04, 0x0b, 0x01, 0x0e, 0x0a, 0x0f, 0x03, 0x09, 0x02
+	.byte 0x08, 0x0d, 0x06, 0x05, 0x07, 0x00, 0x0c, 0x04, 0x0b, 0x01, 0x0e, 0x0a, 0x0f, 0x03, 0x09, 0x02
+
+/* s0_p3_rot: S0 round 3 with the final rotation folded in: rotl8(v, 5) ^ (P3[v] << 1) */
+	.section .rodata
+	.balign 32
+.Lzuc_lanes_avx2_aesni_asm_4_s0_p3_rot:
+	.byte 0x04, 0x2c, 0x54, 0x6c, 0x80, 0xba, 0xd4, 0xfe, 0x07, 0x27, 0x5b, 0x6b, 0x81, 0xb3, 0xd9, 0xfb
+	.byte 0x04, 0x2c, 0x54, 0x6c, 0x80, 0xba, 0xd4, 0xfe, 0x07, 0x27, 0x5b, 0x6b, 0x81, 0xb3, 0xd9, 0xfb
+
+/* tbl_lo: S1 inner map K (isomorphism #0: ZUC field to AES field): low-nibble table (constant folded in) */
 	.section .rodata
 	.balign 32
 .Lzuc_lanes_avx2_aesni_asm_4_tbl_lo:
-	.byte 0x00, 0x80, 0x40, 0xc0, 0x20, 0xa0, 0x60, 0xe0, 0x10, 0x90, 0x50, 0xd0, 0x30, 0xb0, 0x70, 0xf0
-	.byte 0x00, 0x80, 0x40, 0xc0, 0x20, 0xa0, 0x60, 0xe0, 0x10, 0x90, 0x50, 0xd0, 0x30, 0xb0, 0x70, 0xf0
+	.byte 0x00, 0x01, 0x32, 0x33, 0x73, 0x72, 0x41, 0x40, 0x75, 0x74, 0x47, 0x46, 0x06, 0x07, 0x34, 0x35
+	.byte 0x00, 0x01, 0x32, 0x33, 0x73, 0x72, 0x41, 0x40, 0x75, 0x74, 0x47, 0x46, 0x06, 0x07, 0x34, 0x35
 
-/* tbl_hi: bit i of every byte to bit 7 - i (gen/linalg/bits.py bit_reversal): high-nibble table */
+/* tbl_hi: S1 inner map K (isomorphism #0: ZUC field to AES field): high-nibble table */
 	.section .rodata
 	.balign 32
 .Lzuc_lanes_avx2_aesni_asm_4_tbl_hi:
-	.byte 0x00, 0x08, 0x04, 0x0c, 0x02, 0x0a, 0x06, 0x0e, 0x01, 0x09, 0x05, 0x0d, 0x03, 0x0b, 0x07, 0x0f
-	.byte 0x00, 0x08, 0x04, 0x0c, 0x02, 0x0a, 0x06, 0x0e, 0x01, 0x09, 0x05, 0x0d, 0x03, 0x0b, 0x07, 0x0f
+	.byte 0x00, 0xd9, 0xe8, 0x31, 0xcd, 0x14, 0x25, 0xfc, 0x2d, 0xf4, 0xc5, 0x1c, 0xe0, 0x39, 0x08, 0xd1
+	.byte 0x00, 0xd9, 0xe8, 0x31, 0xcd, 0x14, 0x25, 0xfc, 0x2d, 0xf4, 0xc5, 0x1c, 0xe0, 0x39, 0x08, 0xd1
 
-/* reverse16: byte i <- byte 15 - i: 16 keystream bytes to (K1, K0) */
+/* inv_shift_rows: inverse ShiftRows (AESENCLAST's ShiftRows undone) */
 	.section .rodata
 	.balign 32
-.Lzuc_lanes_avx2_aesni_asm_4_reverse16:
-	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
-	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
+.Lzuc_lanes_avx2_aesni_asm_4_inv_shift_rows:
+	.byte 0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03
+	.byte 0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03
+
+/* aes_cancel_key: AESENCLAST key = SubBytes constant 0x63: cancels it */
+	.section .rodata
+	.balign 32
+.Lzuc_lanes_avx2_aesni_asm_4_aes_cancel_key:
+	.byte 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63
+	.byte 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63
+
+/* tbl_lo_1: S1 outer map M·K^-1, constant 0x55, times A_aes^-1 (undoes SubBytes' affine): low-nibble table (constant folded in) */
+	.section .rodata
+	.balign 32
+.Lzuc_lanes_avx2_aesni_asm_4_tbl_lo_1:
+	.byte 0x55, 0x1a, 0xc5, 0x8a, 0x1e, 0x51, 0x8e, 0xc1, 0x62, 0x2d, 0xf2, 0xbd, 0x29, 0x66, 0xb9, 0xf6
+	.byte 0x55, 0x1a, 0xc5, 0x8a, 0x1e, 0x51, 0x8e, 0xc1, 0x62, 0x2d, 0xf2, 0xbd, 0x29, 0x66, 0xb9, 0xf6
+
+/* tbl_hi_1: S1 outer map M·K^-1, constant 0x55, times A_aes^-1 (undoes SubBytes' affine): high-nibble table */
+	.section .rodata
+	.balign 32
+.Lzuc_lanes_avx2_aesni_asm_4_tbl_hi_1:
+	.byte 0x00, 0x34, 0x42, 0x76, 0x36, 0x02, 0x74, 0x40, 0x66, 0x52, 0x24, 0x10, 0x50, 0x64, 0x12, 0x26
+	.byte 0x00, 0x34, 0x42, 0x76, 0x36, 0x02, 0x74, 0x40, 0x66, 0x52, 0x24, 0x10, 0x50, 0x64, 0x12, 0x26
+
+/* modulus: 2^31 - 1 in every word */
+	.section .rodata
+	.balign 32
+.Lzuc_lanes_avx2_aesni_asm_4_modulus:
+	.byte 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f
+	.byte 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f
+
+/* minus_modulus: -(2^31 - 1) mod 2^32 in every word */
+	.section .rodata
+	.balign 32
+.Lzuc_lanes_avx2_aesni_asm_4_minus_modulus:
+	.byte 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80
+	.byte 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80
 
 /* nibble_mask: low nibble of every byte */
 	.section .rodata
@@ -4600,6 +6845,34 @@ zuc_lanes_avx2_aesni_mac_fold_wide_asm:
 	.section .rodata
 	.balign 32
 .Lzuc_lanes_avx2_aesni_asm_5_reverse16:
+	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
+	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
+
+/* nibble_mask: low nibble of every byte */
+	.section .rodata
+	.balign 32
+.Lzuc_lanes_avx2_aesni_asm_6_nibble_mask:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* tbl_lo: bit i of every byte to bit 7 - i (gen/linalg/bits.py bit_reversal): low-nibble table (constant folded in) */
+	.section .rodata
+	.balign 32
+.Lzuc_lanes_avx2_aesni_asm_6_tbl_lo:
+	.byte 0x00, 0x80, 0x40, 0xc0, 0x20, 0xa0, 0x60, 0xe0, 0x10, 0x90, 0x50, 0xd0, 0x30, 0xb0, 0x70, 0xf0
+	.byte 0x00, 0x80, 0x40, 0xc0, 0x20, 0xa0, 0x60, 0xe0, 0x10, 0x90, 0x50, 0xd0, 0x30, 0xb0, 0x70, 0xf0
+
+/* tbl_hi: bit i of every byte to bit 7 - i (gen/linalg/bits.py bit_reversal): high-nibble table */
+	.section .rodata
+	.balign 32
+.Lzuc_lanes_avx2_aesni_asm_6_tbl_hi:
+	.byte 0x00, 0x08, 0x04, 0x0c, 0x02, 0x0a, 0x06, 0x0e, 0x01, 0x09, 0x05, 0x0d, 0x03, 0x0b, 0x07, 0x0f
+	.byte 0x00, 0x08, 0x04, 0x0c, 0x02, 0x0a, 0x06, 0x0e, 0x01, 0x09, 0x05, 0x0d, 0x03, 0x0b, 0x07, 0x0f
+
+/* reverse16: byte i <- byte 15 - i: 16 keystream bytes to (K1, K0) */
+	.section .rodata
+	.balign 32
+.Lzuc_lanes_avx2_aesni_asm_6_reverse16:
 	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
 	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
 

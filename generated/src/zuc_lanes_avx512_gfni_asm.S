@@ -5,23 +5,23 @@
 
 	.text
 
-/* zuc_lanes_avx512_gfni_init_asm: zuc_init512, 1 argument
+/* zuc_lanes_avx512_gfni_init_more_asm: zuc_init_more512, 1 argument
  *   %rdi: state
  *   %rsi: r, the loop count
  *   zmm0-31: vectors, as allocated (32 used)
  *   frame: 1088 bytes (17 spill slots of 64 bytes)
  */
-	.globl zuc_lanes_avx512_gfni_init_asm
-	.hidden zuc_lanes_avx512_gfni_init_asm
-	.type zuc_lanes_avx512_gfni_init_asm, @function
+	.globl zuc_lanes_avx512_gfni_init_more_asm
+	.hidden zuc_lanes_avx512_gfni_init_more_asm
+	.type zuc_lanes_avx512_gfni_init_more_asm, @function
 	.p2align 5
-zuc_lanes_avx512_gfni_init_asm:
+zuc_lanes_avx512_gfni_init_more_asm:
 	push %rbp
 	mov %rsp, %rbp
 	and $-64, %rsp
 	sub $1088, %rsp
 
-	/* Load the loaded key and IV of 16 lanes; R1 = R2 = 0. */
+	/* Load the state of 16 lanes. */
 	vmovdqu64 (%rdi), %zmm0 /* g0s0 = load() */
 	vmovdqu64 64(%rdi), %zmm1 /* g0s1 = load() */
 	vmovdqu64 128(%rdi), %zmm2 /* g0s2 = load() */
@@ -1228,37 +1228,38 @@ zuc_lanes_avx512_gfni_init_asm:
 	vpshldd $16, %zmm11, %zmm9, %zmm10 /* l1in_15 = shld_native(w1_15, w2_15) */
 	vmovdqa64 %zmm9, %zmm12 /* w1_15 */
 	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_0_high16(%rip), %zmm11, %zmm12 /* l1in16_15 = ternlog(w1_15, w2_15, high16) */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_0_rotl24(%rip), %zmm10, %zmm13 /* ur24_15 = lookup16(l1in_15, rotl24) */
+	vmovdqa64 %zmm11, %zmm13 /* w2_15 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_0_high16(%rip), %zmm9, %zmm13 /* l2in16_15 = ternlog(w2_15, w1_15, high16) */
+	vpshldd $16, %zmm9, %zmm11, %zmm9 /* l2in_15 = shld_native(w2_15, w1_15) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_0_rotl24(%rip), %zmm10, %zmm11 /* ur24_15 = lookup16(l1in_15, rotl24) */
 	vpshufb .Lzuc_lanes_avx512_gfni_asm_0_rotl8(%rip), %zmm10, %zmm14 /* ur8_15 = lookup16(l1in_15, rotl8) */
 	vmovdqa64 %zmm10, %zmm15 /* l1in_15 */
 	vpternlogd $0x96, %zmm12, %zmm14, %zmm15 /* ug_15 = ternlog(l1in_15, ur8_15, l1in16_15) */
 	vprold $2, %zmm15, %zmm12 /* ur2_15 = rotl_native(ug_15) */
-	vpternlogd $0x96, %zmm12, %zmm13, %zmm10 /* u_15 = ternlog(l1in_15, ur24_15, ur2_15) */
-	vpshldd $16, %zmm9, %zmm11, %zmm12 /* l2in_15 = shld_native(w2_15, w1_15) */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_0_high16(%rip), %zmm9, %zmm11 /* l2in16_15 = ternlog(w2_15, w1_15, high16) */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_0_rotl8(%rip), %zmm12, %zmm9 /* v8r8_15 = lookup16(l2in_15, rotl8) */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_0_rotl24(%rip), %zmm12, %zmm13 /* v8r24_15 = lookup16(l2in_15, rotl24) */
-	vpternlogd $0x96, %zmm13, %zmm11, %zmm12 /* v8g_15 = ternlog(l2in_15, l2in16_15, v8r24_15) */
-	vprold $6, %zmm12, %zmm12 /* v8r6_15 = rotl_native(v8g_15) */
-	vpternlogd $0x96, %zmm12, %zmm11, %zmm9 /* v8_15 = ternlog(v8r8_15, l2in16_15, v8r6_15) */
-	vmovdqa64 %zmm9, %zmm11 /* v8_15 */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_0_odd_bytes(%rip), %zmm10, %zmm11 /* sb_in_x_15 = ternlog(v8_15, u_15, odd_bytes) */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_0_odd_bytes(%rip), %zmm9, %zmm10 /* sb_in_y_15 = ternlog(u_15, v8_15, odd_bytes) */
-	vgf2p8affineqb $0x0, .Lzuc_lanes_avx512_gfni_asm_0_gfni_mat(%rip), %zmm10, %zmm9 /* sb_s1_k_15 = gf2p8affine(sb_in_y_15, gfni_mat) */
-	vgf2p8affineinvqb $0x55, .Lzuc_lanes_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm9, %zmm9 /* sb_s1_15 = gf2p8affineinv(sb_s1_k_15, gfni_mat_1) */
-	vpandd %zmm26, %zmm11, %zmm10 /* sb_s0_xl_15 = and(sb_in_x_15, nibble_mask) */
-	vpsrlw $4, %zmm11, %zmm11 /* sb_s0_xs_15 = shr(sb_in_x_15) */
-	vpshufb %zmm10, %zmm24, %zmm12 /* sb_s0_p1_15 = lookup16(s0_p1, sb_s0_xl_15) */
-	vpternlogd $0x6a, %zmm12, %zmm26, %zmm11 /* sb_s0_t_15 = ternlog(sb_s0_xs_15, nibble_mask, sb_s0_p1_15) */
-	vpshufb %zmm11, %zmm25, %zmm12 /* sb_s0_p2_15 = lookup16(s0_p2, sb_s0_t_15) */
-	vpxord %zmm10, %zmm12, %zmm10 /* sb_s0_ol_15 = xor(sb_s0_p2_15, sb_s0_xl_15) */
-	vpshufb %zmm10, %zmm27, %zmm10 /* sb_s0_p3_15 = lookup16(s0_p3_rot, sb_s0_ol_15) */
-	vpaddb %zmm11, %zmm11, %zmm11 /* sb_s0_t2_15 = add(sb_s0_t_15, sb_s0_t_15) */
-	vpxord %zmm11, %zmm10, %zmm10 /* sb_s0_15 = xor(sb_s0_p3_15, sb_s0_t2_15) */
-	vmovdqa64 %zmm9, %zmm11 /* sb_s1_15 */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_0_odd_bytes(%rip), %zmm10, %zmm11 /* sb_out_x_15 = ternlog(sb_s1_15, sb_s0_15, odd_bytes) */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_0_odd_bytes(%rip), %zmm9, %zmm10 /* sb_out_y_15 = ternlog(sb_s0_15, sb_s1_15, odd_bytes) */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_0_rotl24(%rip), %zmm10, %zmm9 /* r2_15 = lookup16(sb_out_y_15, rotl24) */
+	vpternlogd $0x96, %zmm12, %zmm11, %zmm10 /* u_15 = ternlog(l1in_15, ur24_15, ur2_15) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_0_rotl8(%rip), %zmm9, %zmm11 /* v8r8_15 = lookup16(l2in_15, rotl8) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_0_rotl24(%rip), %zmm9, %zmm12 /* v8r24_15 = lookup16(l2in_15, rotl24) */
+	vpternlogd $0x96, %zmm12, %zmm13, %zmm9 /* v8g_15 = ternlog(l2in_15, l2in16_15, v8r24_15) */
+	vprold $6, %zmm9, %zmm9 /* v8r6_15 = rotl_native(v8g_15) */
+	vpternlogd $0x96, %zmm9, %zmm13, %zmm11 /* v8_15 = ternlog(v8r8_15, l2in16_15, v8r6_15) */
+	vmovdqa64 %zmm11, %zmm9 /* v8_15 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_0_odd_bytes(%rip), %zmm10, %zmm9 /* sb_in_x_15 = ternlog(v8_15, u_15, odd_bytes) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_0_odd_bytes(%rip), %zmm11, %zmm10 /* sb_in_y_15 = ternlog(u_15, v8_15, odd_bytes) */
+	vgf2p8affineqb $0x0, .Lzuc_lanes_avx512_gfni_asm_0_gfni_mat(%rip), %zmm10, %zmm10 /* sb_s1_k_15 = gf2p8affine(sb_in_y_15, gfni_mat) */
+	vgf2p8affineinvqb $0x55, .Lzuc_lanes_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm10, %zmm10 /* sb_s1_15 = gf2p8affineinv(sb_s1_k_15, gfni_mat_1) */
+	vpandd %zmm26, %zmm9, %zmm11 /* sb_s0_xl_15 = and(sb_in_x_15, nibble_mask) */
+	vpsrlw $4, %zmm9, %zmm9 /* sb_s0_xs_15 = shr(sb_in_x_15) */
+	vpshufb %zmm11, %zmm24, %zmm12 /* sb_s0_p1_15 = lookup16(s0_p1, sb_s0_xl_15) */
+	vpternlogd $0x6a, %zmm12, %zmm26, %zmm9 /* sb_s0_t_15 = ternlog(sb_s0_xs_15, nibble_mask, sb_s0_p1_15) */
+	vpshufb %zmm9, %zmm25, %zmm12 /* sb_s0_p2_15 = lookup16(s0_p2, sb_s0_t_15) */
+	vpxord %zmm11, %zmm12, %zmm11 /* sb_s0_ol_15 = xor(sb_s0_p2_15, sb_s0_xl_15) */
+	vpshufb %zmm11, %zmm27, %zmm11 /* sb_s0_p3_15 = lookup16(s0_p3_rot, sb_s0_ol_15) */
+	vpaddb %zmm9, %zmm9, %zmm9 /* sb_s0_t2_15 = add(sb_s0_t_15, sb_s0_t_15) */
+	vpxord %zmm9, %zmm11, %zmm9 /* sb_s0_15 = xor(sb_s0_p3_15, sb_s0_t2_15) */
+	vmovdqa64 %zmm10, %zmm11 /* sb_s1_15 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_0_odd_bytes(%rip), %zmm9, %zmm11 /* sb_out_x_15 = ternlog(sb_s1_15, sb_s0_15, odd_bytes) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_0_odd_bytes(%rip), %zmm10, %zmm9 /* sb_out_y_15 = ternlog(sb_s0_15, sb_s1_15, odd_bytes) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_0_rotl24(%rip), %zmm9, %zmm9 /* r2_15 = lookup16(sb_out_y_15, rotl24) */
 	vpaddd .Lzuc_lanes_avx512_gfni_asm_0_minus_modulus(%rip), %zmm18, %zmm10 /* fb0_p_45 = add(fb0_s_45, minus_modulus) */
 	vpminud %zmm10, %zmm18, %zmm10 /* fb0_45 = minu(fb0_s_45, fb0_p_45) */
 	vpaddd .Lzuc_lanes_avx512_gfni_asm_0_minus_modulus(%rip), %zmm3, %zmm12 /* fb0_p_46 = add(fb0_s_46, minus_modulus) */
@@ -1293,8 +1294,1324 @@ zuc_lanes_avx512_gfni_init_asm:
 	vmovdqa64 %zmm1, %zmm9 /* g0s9_1.3 */
 	vmovdqa64 448(%rsp), %zmm1 /* reload g0s1_1.3 */
 	add $1, %rsi
-	cmp $2, %rsi
+	cmp $1, %rsi
 	jne .Lzuc_lanes_avx512_gfni_asm_0_loop_r0
+
+	/* Store the state. */
+	vmovdqu64 %zmm0, (%rdi) /* store g0s0_1 */
+	vmovdqu64 %zmm1, 64(%rdi) /* store g0s1_1 */
+	vmovdqu64 %zmm2, 128(%rdi) /* store g0s2_1 */
+	vmovdqu64 %zmm3, 192(%rdi) /* store g0s3_1 */
+	vmovdqu64 %zmm4, 256(%rdi) /* store g0s4_1 */
+	vmovdqu64 %zmm5, 320(%rdi) /* store g0s5_1 */
+	vmovdqu64 %zmm6, 384(%rdi) /* store g0s6_1 */
+	vmovdqu64 %zmm7, 448(%rdi) /* store g0s7_1 */
+	vmovdqu64 %zmm8, 512(%rdi) /* store g0s8_1 */
+	vmovdqu64 %zmm9, 576(%rdi) /* store g0s9_1 */
+	vmovdqu64 %zmm10, 640(%rdi) /* store g0s10_1 */
+	vmovdqu64 %zmm11, 704(%rdi) /* store g0s11_1 */
+	vmovdqu64 %zmm12, 768(%rdi) /* store g0s12_1 */
+	vmovdqu64 %zmm13, 832(%rdi) /* store g0s13_1 */
+	vmovdqu64 %zmm14, 896(%rdi) /* store g0s14_1 */
+	vmovdqu64 %zmm15, 960(%rdi) /* store g0s15_1 */
+	vmovdqu64 %zmm16, 1024(%rdi) /* store g0r1_1 */
+	vmovdqu64 %zmm17, 1088(%rdi) /* store g0r2_1 */
+	mov %rbp, %rsp
+	pop %rbp
+	vzeroupper
+	ret
+	.size zuc_lanes_avx512_gfni_init_more_asm, .-zuc_lanes_avx512_gfni_init_more_asm
+
+/* zuc_lanes_avx512_gfni_init_asm: zuc_init512, 1 argument
+ *   %rdi: state
+ *   %rsi: r, the loop count
+ *   zmm0-31: vectors, as allocated (32 used)
+ *   frame: 1088 bytes (17 spill slots of 64 bytes)
+ */
+	.globl zuc_lanes_avx512_gfni_init_asm
+	.hidden zuc_lanes_avx512_gfni_init_asm
+	.type zuc_lanes_avx512_gfni_init_asm, @function
+	.p2align 5
+zuc_lanes_avx512_gfni_init_asm:
+	push %rbp
+	mov %rsp, %rbp
+	and $-64, %rsp
+	sub $1088, %rsp
+
+	/* Load the state of 16 lanes. */
+	vmovdqu64 (%rdi), %zmm0 /* g0s0 = load() */
+	vmovdqu64 64(%rdi), %zmm1 /* g0s1 = load() */
+	vmovdqu64 128(%rdi), %zmm2 /* g0s2 = load() */
+	vmovdqu64 192(%rdi), %zmm3 /* g0s3 = load() */
+	vmovdqu64 256(%rdi), %zmm4 /* g0s4 = load() */
+	vmovdqu64 320(%rdi), %zmm5 /* g0s5 = load() */
+	vmovdqu64 384(%rdi), %zmm6 /* g0s6 = load() */
+	vmovdqu64 448(%rdi), %zmm7 /* g0s7 = load() */
+	vmovdqu64 512(%rdi), %zmm8 /* g0s8 = load() */
+	vmovdqu64 576(%rdi), %zmm9 /* g0s9 = load() */
+	vmovdqu64 640(%rdi), %zmm10 /* g0s10 = load() */
+	vmovdqu64 704(%rdi), %zmm11 /* g0s11 = load() */
+	vmovdqu64 768(%rdi), %zmm12 /* g0s12 = load() */
+	vmovdqu64 832(%rdi), %zmm13 /* g0s13 = load() */
+	vmovdqu64 896(%rdi), %zmm14 /* g0s14 = load() */
+	vmovdqu64 960(%rdi), %zmm15 /* g0s15 = load() */
+	vmovdqu64 1024(%rdi), %zmm16 /* g0r1 = load() */
+	vmovdqu64 1088(%rdi), %zmm17 /* g0r2 = load() */
+	xor %rsi, %rsi
+	.p2align 4
+.Lzuc_lanes_avx512_gfni_asm_1_loop_r0:
+
+	/* Initialisation round 16r+0, lanes 0..: s16 = feedback + (W >> 1). */
+	vpaddd %zmm15, %zmm15, %zmm18 /* dbl = add(g0s15_1, g0s15_1) */
+	vmovdqa64 %zmm14, %zmm19 /* g0s14_1.2 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_high16(%rip), %zmm18, %zmm19 /* x0 = ternlog(g0s14_1, dbl, high16) */
+	vpxord %zmm16, %zmm19, %zmm19 /* x0r1 = xor(x0, g0r1_1) */
+	vpaddd %zmm17, %zmm19, %zmm19 /* w = add(x0r1, g0r2_1) */
+	vpsrld $1, %zmm19, %zmm19 /* w_half = shr(w) */
+	vpaddd %zmm9, %zmm9, %zmm20 /* dbl_1 = add(g0s9_1, g0s9_1) */
+	vpshldd $16, %zmm20, %zmm11, %zmm21 /* x1 = shld_native(g0s11_1, dbl_1) */
+	vpaddd %zmm5, %zmm5, %zmm22 /* dbl_2 = add(g0s5_1, g0s5_1) */
+	vpshldd $16, %zmm22, %zmm7, %zmm23 /* x2 = shld_native(g0s7_1, dbl_2) */
+	vpxord %zmm23, %zmm17, %zmm17 /* w2 = xor(g0r2_1, x2) */
+	vpaddd %zmm21, %zmm16, %zmm16 /* w1 = add(g0r1_1, x1) */
+	vpshldd $16, %zmm17, %zmm16, %zmm23 /* l1in = shld_native(w1, w2) */
+	vmovdqa64 %zmm16, %zmm24 /* w1 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_high16(%rip), %zmm17, %zmm24 /* l1in16 = ternlog(w1, w2, high16) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl24(%rip), %zmm23, %zmm25 /* ur24 = lookup16(l1in, rotl24) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl8(%rip), %zmm23, %zmm26 /* ur8 = lookup16(l1in, rotl8) */
+	vmovdqa64 %zmm23, %zmm27 /* l1in */
+	vpternlogd $0x96, %zmm24, %zmm26, %zmm27 /* ug = ternlog(l1in, ur8, l1in16) */
+	vprold $2, %zmm27, %zmm24 /* ur2 = rotl_native(ug) */
+	vpternlogd $0x96, %zmm24, %zmm25, %zmm23 /* u = ternlog(l1in, ur24, ur2) */
+	vpshldd $16, %zmm16, %zmm17, %zmm24 /* l2in = shld_native(w2, w1) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_high16(%rip), %zmm16, %zmm17 /* l2in16 = ternlog(w2, w1, high16) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl8(%rip), %zmm24, %zmm16 /* v8r8 = lookup16(l2in, rotl8) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl24(%rip), %zmm24, %zmm25 /* v8r24 = lookup16(l2in, rotl24) */
+	vpternlogd $0x96, %zmm25, %zmm17, %zmm24 /* v8g = ternlog(l2in, l2in16, v8r24) */
+	vprold $6, %zmm24, %zmm24 /* v8r6 = rotl_native(v8g) */
+	vpternlogd $0x96, %zmm24, %zmm17, %zmm16 /* v8 = ternlog(v8r8, l2in16, v8r6) */
+	vmovdqa64 %zmm16, %zmm17 /* v8 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm23, %zmm17 /* sb_in_x = ternlog(v8, u, odd_bytes) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm16, %zmm23 /* sb_in_y = ternlog(u, v8, odd_bytes) */
+	vgf2p8affineqb $0x0, .Lzuc_lanes_avx512_gfni_asm_1_gfni_mat(%rip), %zmm23, %zmm16 /* sb_s1_k = gf2p8affine(sb_in_y, gfni_mat) */
+	vgf2p8affineinvqb $0x55, .Lzuc_lanes_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm16, %zmm16 /* sb_s1 = gf2p8affineinv(sb_s1_k, gfni_mat_1) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_1_nibble_mask(%rip), %zmm17, %zmm23 /* sb_s0_xl = and(sb_in_x, nibble_mask) */
+	vpsrlw $4, %zmm17, %zmm17 /* sb_s0_xs = shr(sb_in_x) */
+	vmovdqa64 .Lzuc_lanes_avx512_gfni_asm_1_s0_p1(%rip), %zmm24 /* s0_p1 = const() */
+	vpshufb %zmm23, %zmm24, %zmm25 /* sb_s0_p1 = lookup16(s0_p1, sb_s0_xl) */
+	vmovdqa64 .Lzuc_lanes_avx512_gfni_asm_1_nibble_mask(%rip), %zmm26 /* nibble_mask = const() */
+	vpternlogd $0x6a, %zmm25, %zmm26, %zmm17 /* sb_s0_t = ternlog(sb_s0_xs, nibble_mask, sb_s0_p1) */
+	vmovdqa64 .Lzuc_lanes_avx512_gfni_asm_1_s0_p2(%rip), %zmm25 /* s0_p2 = const() */
+	vpshufb %zmm17, %zmm25, %zmm27 /* sb_s0_p2 = lookup16(s0_p2, sb_s0_t) */
+	vpxord %zmm23, %zmm27, %zmm23 /* sb_s0_ol = xor(sb_s0_p2, sb_s0_xl) */
+	vmovdqa64 .Lzuc_lanes_avx512_gfni_asm_1_s0_p3_rot(%rip), %zmm27 /* s0_p3_rot = const() */
+	vpshufb %zmm23, %zmm27, %zmm23 /* sb_s0_p3 = lookup16(s0_p3_rot, sb_s0_ol) */
+	vpaddb %zmm17, %zmm17, %zmm17 /* sb_s0_t2 = add(sb_s0_t, sb_s0_t) */
+	vpxord %zmm17, %zmm23, %zmm17 /* sb_s0 = xor(sb_s0_p3, sb_s0_t2) */
+	vmovdqa64 %zmm16, %zmm23 /* sb_s1 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm17, %zmm23 /* sb_out_x = ternlog(sb_s1, sb_s0, odd_bytes) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm16, %zmm17 /* sb_out_y = ternlog(sb_s0, sb_s1, odd_bytes) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl24(%rip), %zmm17, %zmm16 /* r2 = lookup16(sb_out_y, rotl24) */
+	vpaddd %zmm0, %zmm0, %zmm17 /* dbl_3 = add(g0s0_1, g0s0_1) */
+	vpshldd $8, %zmm17, %zmm0, %zmm17 /* s0k_o = shld_native(g0s0_1, dbl_3) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm17, %zmm17 /* s0k = and(s0k_o, modulus) */
+	vpaddd %zmm4, %zmm4, %zmm28 /* dbl_4 = add(g0s4_1, g0s4_1) */
+	vpshldd $20, %zmm28, %zmm4, %zmm29 /* s4k_o = shld_native(g0s4_1, dbl_4) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm29, %zmm29 /* s4k = and(s4k_o, modulus) */
+	vpaddd %zmm29, %zmm17, %zmm17 /* fb0_s = add(s0k, s4k) */
+	vpshldd $8, %zmm28, %zmm4, %zmm28 /* s0k_o_4 = shld_native(g0s4_1, dbl_4) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm28, %zmm28 /* s0k_4 = and(s0k_o_4, modulus) */
+	vpaddd %zmm10, %zmm10, %zmm29 /* dbl_5 = add(g0s10_1, g0s10_1) */
+	vpshldd $21, %zmm29, %zmm10, %zmm30 /* s10k_o = shld_native(g0s10_1, dbl_5) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm30, %zmm30 /* s10k = and(s10k_o, modulus) */
+	vpaddd %zmm13, %zmm13, %zmm31 /* dbl_6 = add(g0s13_1, g0s13_1) */
+	vmovdqa64 %zmm20, 0(%rsp) /* spill dbl_1 */
+	vpshldd $17, %zmm31, %zmm13, %zmm20 /* s13k_o = shld_native(g0s13_1, dbl_6) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm20, %zmm20 /* s13k = and(s13k_o, modulus) */
+	vpaddd %zmm20, %zmm30, %zmm20 /* fb0_s_1 = add(s10k, s13k) */
+	vpshldd $15, %zmm18, %zmm15, %zmm30 /* s15k_o = shld_native(g0s15_1, dbl) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm30, %zmm30 /* s15k = and(s15k_o, modulus) */
+	vpaddd %zmm19, %zmm30, %zmm19 /* fb0_s_2 = add(s15k, w_half) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm17, %zmm30 /* fb0_p = add(fb0_s, minus_modulus) */
+	vpminud %zmm30, %zmm17, %zmm17 /* fb0 = minu(fb0_s, fb0_p) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm20, %zmm30 /* fb0_p_1 = add(fb0_s_1, minus_modulus) */
+	vpminud %zmm30, %zmm20, %zmm20 /* fb0_1 = minu(fb0_s_1, fb0_p_1) */
+	vpaddd %zmm20, %zmm17, %zmm17 /* fb1_s = add(fb0, fb0_1) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm19, %zmm20 /* fb0_p_2 = add(fb0_s_2, minus_modulus) */
+	vpminud %zmm20, %zmm19, %zmm19 /* fb0_2 = minu(fb0_s_2, fb0_p_2) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm17, %zmm20 /* fb1_p = add(fb1_s, minus_modulus) */
+	vpminud %zmm20, %zmm17, %zmm17 /* fb1 = minu(fb1_s, fb1_p) */
+	vpaddd %zmm19, %zmm17, %zmm17 /* fb2_s = add(fb1, fb0_2) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm17, %zmm19 /* fb2_p = add(fb2_s, minus_modulus) */
+	vpminud %zmm19, %zmm17, %zmm17 /* fb2 = minu(fb2_s, fb2_p) */
+	vpaddd %zmm0, %zmm17, %zmm0 /* fb_s = add(fb2, g0s0_1) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm0, %zmm17 /* fb_p = add(fb_s, minus_modulus) */
+	vpmaxsd %zmm17, %zmm0, %zmm0 /* fb = maxs(fb_s, fb_p) */
+
+	/* Initialisation round 16r+1, lanes 0..: s16 = feedback + (W >> 1). */
+	vpaddd %zmm0, %zmm0, %zmm17 /* dbl_8 = add(fb, fb) */
+	vmovdqa64 %zmm15, %zmm19 /* g0s15_1.2 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_high16(%rip), %zmm17, %zmm19 /* x0_1 = ternlog(g0s15_1, dbl_8, high16) */
+	vpxord %zmm23, %zmm19, %zmm19 /* x0r1_1 = xor(x0_1, sb_out_x) */
+	vpaddd %zmm16, %zmm19, %zmm19 /* w_1 = add(x0r1_1, r2) */
+	vpsrld $1, %zmm19, %zmm19 /* w_half_1 = shr(w_1) */
+	vpshldd $16, %zmm29, %zmm12, %zmm20 /* x1_1 = shld_native(g0s12_1, dbl_5) */
+	vpaddd %zmm20, %zmm23, %zmm23 /* w1_1 = add(sb_out_x, x1_1) */
+	vpaddd %zmm6, %zmm6, %zmm30 /* dbl_10 = add(g0s6_1, g0s6_1) */
+	vmovdqa64 %zmm29, 64(%rsp) /* spill dbl_5 */
+	vpshldd $16, %zmm30, %zmm8, %zmm29 /* x2_1 = shld_native(g0s8_1, dbl_10) */
+	vpxord %zmm29, %zmm16, %zmm16 /* w2_1 = xor(r2, x2_1) */
+	vpshldd $16, %zmm16, %zmm23, %zmm29 /* l1in_1 = shld_native(w1_1, w2_1) */
+	vmovdqa64 %zmm4, 128(%rsp) /* spill g0s4_1.2 */
+	vmovdqa64 %zmm23, %zmm4 /* w1_1 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_high16(%rip), %zmm16, %zmm4 /* l1in16_1 = ternlog(w1_1, w2_1, high16) */
+	vmovdqa64 %zmm28, 192(%rsp) /* spill s0k_4 */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl24(%rip), %zmm29, %zmm28 /* ur24_1 = lookup16(l1in_1, rotl24) */
+	vmovdqa64 %zmm20, 256(%rsp) /* spill x1_1 */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl8(%rip), %zmm29, %zmm20 /* ur8_1 = lookup16(l1in_1, rotl8) */
+	vmovdqa64 %zmm31, 320(%rsp) /* spill dbl_6 */
+	vmovdqa64 %zmm29, %zmm31 /* l1in_1 */
+	vpternlogd $0x96, %zmm4, %zmm20, %zmm31 /* ug_1 = ternlog(l1in_1, ur8_1, l1in16_1) */
+	vprold $2, %zmm31, %zmm4 /* ur2_1 = rotl_native(ug_1) */
+	vpternlogd $0x96, %zmm4, %zmm28, %zmm29 /* u_1 = ternlog(l1in_1, ur24_1, ur2_1) */
+	vpshldd $16, %zmm23, %zmm16, %zmm4 /* l2in_1 = shld_native(w2_1, w1_1) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_high16(%rip), %zmm23, %zmm16 /* l2in16_1 = ternlog(w2_1, w1_1, high16) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl8(%rip), %zmm4, %zmm20 /* v8r8_1 = lookup16(l2in_1, rotl8) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl24(%rip), %zmm4, %zmm23 /* v8r24_1 = lookup16(l2in_1, rotl24) */
+	vpternlogd $0x96, %zmm23, %zmm16, %zmm4 /* v8g_1 = ternlog(l2in_1, l2in16_1, v8r24_1) */
+	vprold $6, %zmm4, %zmm4 /* v8r6_1 = rotl_native(v8g_1) */
+	vpternlogd $0x96, %zmm4, %zmm16, %zmm20 /* v8_1 = ternlog(v8r8_1, l2in16_1, v8r6_1) */
+	vmovdqa64 %zmm20, %zmm4 /* v8_1 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm29, %zmm4 /* sb_in_x_1 = ternlog(v8_1, u_1, odd_bytes) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm20, %zmm29 /* sb_in_y_1 = ternlog(u_1, v8_1, odd_bytes) */
+	vgf2p8affineqb $0x0, .Lzuc_lanes_avx512_gfni_asm_1_gfni_mat(%rip), %zmm29, %zmm16 /* sb_s1_k_1 = gf2p8affine(sb_in_y_1, gfni_mat) */
+	vgf2p8affineinvqb $0x55, .Lzuc_lanes_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm16, %zmm16 /* sb_s1_1 = gf2p8affineinv(sb_s1_k_1, gfni_mat_1) */
+	vpandd %zmm26, %zmm4, %zmm20 /* sb_s0_xl_1 = and(sb_in_x_1, nibble_mask) */
+	vpsrlw $4, %zmm4, %zmm4 /* sb_s0_xs_1 = shr(sb_in_x_1) */
+	vpshufb %zmm20, %zmm24, %zmm23 /* sb_s0_p1_1 = lookup16(s0_p1, sb_s0_xl_1) */
+	vpternlogd $0x6a, %zmm23, %zmm26, %zmm4 /* sb_s0_t_1 = ternlog(sb_s0_xs_1, nibble_mask, sb_s0_p1_1) */
+	vpshufb %zmm4, %zmm25, %zmm23 /* sb_s0_p2_1 = lookup16(s0_p2, sb_s0_t_1) */
+	vpxord %zmm20, %zmm23, %zmm20 /* sb_s0_ol_1 = xor(sb_s0_p2_1, sb_s0_xl_1) */
+	vpshufb %zmm20, %zmm27, %zmm20 /* sb_s0_p3_1 = lookup16(s0_p3_rot, sb_s0_ol_1) */
+	vpaddb %zmm4, %zmm4, %zmm4 /* sb_s0_t2_1 = add(sb_s0_t_1, sb_s0_t_1) */
+	vpxord %zmm4, %zmm20, %zmm4 /* sb_s0_1 = xor(sb_s0_p3_1, sb_s0_t2_1) */
+	vmovdqa64 %zmm16, %zmm20 /* sb_s1_1 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm4, %zmm20 /* sb_out_x_1 = ternlog(sb_s1_1, sb_s0_1, odd_bytes) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm16, %zmm4 /* sb_out_y_1 = ternlog(sb_s0_1, sb_s1_1, odd_bytes) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl24(%rip), %zmm4, %zmm4 /* r2_1 = lookup16(sb_out_y_1, rotl24) */
+	vpaddd %zmm1, %zmm1, %zmm16 /* dbl_11 = add(g0s1_1, g0s1_1) */
+	vpshldd $8, %zmm16, %zmm1, %zmm16 /* s0k_o_1 = shld_native(g0s1_1, dbl_11) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm16, %zmm16 /* s0k_1 = and(s0k_o_1, modulus) */
+	vpshldd $20, %zmm22, %zmm5, %zmm23 /* s4k_o_1 = shld_native(g0s5_1, dbl_2) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm23, %zmm23 /* s4k_1 = and(s4k_o_1, modulus) */
+	vpaddd %zmm23, %zmm16, %zmm16 /* fb0_s_3 = add(s0k_1, s4k_1) */
+	vpshldd $8, %zmm22, %zmm5, %zmm22 /* s0k_o_5 = shld_native(g0s5_1, dbl_2) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm22, %zmm22 /* s0k_5 = and(s0k_o_5, modulus) */
+	vpaddd %zmm11, %zmm11, %zmm23 /* dbl_13 = add(g0s11_1, g0s11_1) */
+	vpshldd $21, %zmm23, %zmm11, %zmm28 /* s10k_o_1 = shld_native(g0s11_1, dbl_13) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm28, %zmm28 /* s10k_1 = and(s10k_o_1, modulus) */
+	vpaddd %zmm14, %zmm14, %zmm29 /* dbl_14 = add(g0s14_1, g0s14_1) */
+	vpshldd $17, %zmm29, %zmm14, %zmm31 /* s13k_o_1 = shld_native(g0s14_1, dbl_14) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm31, %zmm31 /* s13k_1 = and(s13k_o_1, modulus) */
+	vpaddd %zmm31, %zmm28, %zmm28 /* fb0_s_4 = add(s10k_1, s13k_1) */
+	vpshldd $15, %zmm17, %zmm0, %zmm31 /* s15k_o_1 = shld_native(fb, dbl_8) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm31, %zmm31 /* s15k_1 = and(s15k_o_1, modulus) */
+	vpaddd %zmm19, %zmm31, %zmm19 /* fb0_s_5 = add(s15k_1, w_half_1) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm16, %zmm31 /* fb0_p_3 = add(fb0_s_3, minus_modulus) */
+	vpminud %zmm31, %zmm16, %zmm16 /* fb0_3 = minu(fb0_s_3, fb0_p_3) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm28, %zmm31 /* fb0_p_4 = add(fb0_s_4, minus_modulus) */
+	vpminud %zmm31, %zmm28, %zmm28 /* fb0_4 = minu(fb0_s_4, fb0_p_4) */
+	vpaddd %zmm28, %zmm16, %zmm16 /* fb1_s_1 = add(fb0_3, fb0_4) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm19, %zmm28 /* fb0_p_5 = add(fb0_s_5, minus_modulus) */
+	vpminud %zmm28, %zmm19, %zmm19 /* fb0_5 = minu(fb0_s_5, fb0_p_5) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm16, %zmm28 /* fb1_p_1 = add(fb1_s_1, minus_modulus) */
+	vpminud %zmm28, %zmm16, %zmm16 /* fb1_1 = minu(fb1_s_1, fb1_p_1) */
+	vpaddd %zmm19, %zmm16, %zmm16 /* fb2_s_1 = add(fb1_1, fb0_5) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm16, %zmm19 /* fb2_p_1 = add(fb2_s_1, minus_modulus) */
+	vpminud %zmm19, %zmm16, %zmm16 /* fb2_1 = minu(fb2_s_1, fb2_p_1) */
+	vpaddd %zmm1, %zmm16, %zmm1 /* fb_s_1 = add(fb2_1, g0s1_1) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm1, %zmm16 /* fb_p_1 = add(fb_s_1, minus_modulus) */
+	vpmaxsd %zmm16, %zmm1, %zmm1 /* fb_1 = maxs(fb_s_1, fb_p_1) */
+
+	/* Initialisation round 16r+2, lanes 0..: s16 = feedback + (W >> 1). */
+	vpaddd %zmm1, %zmm1, %zmm16 /* dbl_16 = add(fb_1, fb_1) */
+	vmovdqa64 %zmm0, %zmm19 /* fb */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_high16(%rip), %zmm16, %zmm19 /* x0_2 = ternlog(fb, dbl_16, high16) */
+	vpxord %zmm20, %zmm19, %zmm19 /* x0r1_2 = xor(x0_2, sb_out_x_1) */
+	vpaddd %zmm4, %zmm19, %zmm19 /* w_2 = add(x0r1_2, r2_1) */
+	vpsrld $1, %zmm19, %zmm19 /* w_half_2 = shr(w_2) */
+	vpshldd $16, %zmm23, %zmm13, %zmm28 /* x1_2 = shld_native(g0s13_1, dbl_13) */
+	vpaddd %zmm28, %zmm20, %zmm20 /* w1_2 = add(sb_out_x_1, x1_2) */
+	vpaddd %zmm7, %zmm7, %zmm31 /* dbl_18 = add(g0s7_1, g0s7_1) */
+	vmovdqa64 %zmm11, 384(%rsp) /* spill g0s11_1.2 */
+	vpshldd $16, %zmm31, %zmm9, %zmm11 /* x2_2 = shld_native(g0s9_1, dbl_18) */
+	vpxord %zmm11, %zmm4, %zmm4 /* w2_2 = xor(r2_1, x2_2) */
+	vpshldd $16, %zmm4, %zmm20, %zmm11 /* l1in_2 = shld_native(w1_2, w2_2) */
+	vmovdqa64 %zmm23, 448(%rsp) /* spill dbl_13 */
+	vmovdqa64 %zmm20, %zmm23 /* w1_2 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_high16(%rip), %zmm4, %zmm23 /* l1in16_2 = ternlog(w1_2, w2_2, high16) */
+	vmovdqa64 %zmm5, 512(%rsp) /* spill g0s5_1.2 */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl24(%rip), %zmm11, %zmm5 /* ur24_2 = lookup16(l1in_2, rotl24) */
+	vmovdqa64 %zmm22, 576(%rsp) /* spill s0k_5 */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl8(%rip), %zmm11, %zmm22 /* ur8_2 = lookup16(l1in_2, rotl8) */
+	vmovdqa64 %zmm9, 640(%rsp) /* spill g0s9_1.2 */
+	vmovdqa64 %zmm11, %zmm9 /* l1in_2 */
+	vpternlogd $0x96, %zmm23, %zmm22, %zmm9 /* ug_2 = ternlog(l1in_2, ur8_2, l1in16_2) */
+	vprold $2, %zmm9, %zmm9 /* ur2_2 = rotl_native(ug_2) */
+	vpternlogd $0x96, %zmm9, %zmm5, %zmm11 /* u_2 = ternlog(l1in_2, ur24_2, ur2_2) */
+	vpshldd $16, %zmm20, %zmm4, %zmm5 /* l2in_2 = shld_native(w2_2, w1_2) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_high16(%rip), %zmm20, %zmm4 /* l2in16_2 = ternlog(w2_2, w1_2, high16) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl8(%rip), %zmm5, %zmm9 /* v8r8_2 = lookup16(l2in_2, rotl8) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl24(%rip), %zmm5, %zmm20 /* v8r24_2 = lookup16(l2in_2, rotl24) */
+	vpternlogd $0x96, %zmm20, %zmm4, %zmm5 /* v8g_2 = ternlog(l2in_2, l2in16_2, v8r24_2) */
+	vprold $6, %zmm5, %zmm5 /* v8r6_2 = rotl_native(v8g_2) */
+	vpternlogd $0x96, %zmm5, %zmm4, %zmm9 /* v8_2 = ternlog(v8r8_2, l2in16_2, v8r6_2) */
+	vmovdqa64 %zmm9, %zmm4 /* v8_2 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm11, %zmm4 /* sb_in_x_2 = ternlog(v8_2, u_2, odd_bytes) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm9, %zmm11 /* sb_in_y_2 = ternlog(u_2, v8_2, odd_bytes) */
+	vgf2p8affineqb $0x0, .Lzuc_lanes_avx512_gfni_asm_1_gfni_mat(%rip), %zmm11, %zmm5 /* sb_s1_k_2 = gf2p8affine(sb_in_y_2, gfni_mat) */
+	vgf2p8affineinvqb $0x55, .Lzuc_lanes_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm5, %zmm5 /* sb_s1_2 = gf2p8affineinv(sb_s1_k_2, gfni_mat_1) */
+	vpandd %zmm26, %zmm4, %zmm9 /* sb_s0_xl_2 = and(sb_in_x_2, nibble_mask) */
+	vpsrlw $4, %zmm4, %zmm4 /* sb_s0_xs_2 = shr(sb_in_x_2) */
+	vpshufb %zmm9, %zmm24, %zmm11 /* sb_s0_p1_2 = lookup16(s0_p1, sb_s0_xl_2) */
+	vpternlogd $0x6a, %zmm11, %zmm26, %zmm4 /* sb_s0_t_2 = ternlog(sb_s0_xs_2, nibble_mask, sb_s0_p1_2) */
+	vpshufb %zmm4, %zmm25, %zmm11 /* sb_s0_p2_2 = lookup16(s0_p2, sb_s0_t_2) */
+	vpxord %zmm9, %zmm11, %zmm9 /* sb_s0_ol_2 = xor(sb_s0_p2_2, sb_s0_xl_2) */
+	vpshufb %zmm9, %zmm27, %zmm9 /* sb_s0_p3_2 = lookup16(s0_p3_rot, sb_s0_ol_2) */
+	vpaddb %zmm4, %zmm4, %zmm4 /* sb_s0_t2_2 = add(sb_s0_t_2, sb_s0_t_2) */
+	vpxord %zmm4, %zmm9, %zmm4 /* sb_s0_2 = xor(sb_s0_p3_2, sb_s0_t2_2) */
+	vmovdqa64 %zmm5, %zmm9 /* sb_s1_2 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm4, %zmm9 /* sb_out_x_2 = ternlog(sb_s1_2, sb_s0_2, odd_bytes) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm5, %zmm4 /* sb_out_y_2 = ternlog(sb_s0_2, sb_s1_2, odd_bytes) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl24(%rip), %zmm4, %zmm4 /* r2_2 = lookup16(sb_out_y_2, rotl24) */
+	vpaddd %zmm2, %zmm2, %zmm5 /* dbl_19 = add(g0s2_1, g0s2_1) */
+	vpshldd $8, %zmm5, %zmm2, %zmm5 /* s0k_o_2 = shld_native(g0s2_1, dbl_19) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm5, %zmm5 /* s0k_2 = and(s0k_o_2, modulus) */
+	vpshldd $20, %zmm30, %zmm6, %zmm11 /* s4k_o_2 = shld_native(g0s6_1, dbl_10) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm11, %zmm11 /* s4k_2 = and(s4k_o_2, modulus) */
+	vpaddd %zmm11, %zmm5, %zmm5 /* fb0_s_6 = add(s0k_2, s4k_2) */
+	vpshldd $8, %zmm30, %zmm6, %zmm11 /* s0k_o_6 = shld_native(g0s6_1, dbl_10) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm11, %zmm11 /* s0k_6 = and(s0k_o_6, modulus) */
+	vpaddd %zmm12, %zmm12, %zmm20 /* dbl_21 = add(g0s12_1, g0s12_1) */
+	vpshldd $21, %zmm20, %zmm12, %zmm22 /* s10k_o_2 = shld_native(g0s12_1, dbl_21) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm22, %zmm22 /* s10k_2 = and(s10k_o_2, modulus) */
+	vpshldd $17, %zmm18, %zmm15, %zmm23 /* s13k_o_2 = shld_native(g0s15_1, dbl) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm23, %zmm23 /* s13k_2 = and(s13k_o_2, modulus) */
+	vpaddd %zmm23, %zmm22, %zmm22 /* fb0_s_7 = add(s10k_2, s13k_2) */
+	vpshldd $15, %zmm16, %zmm1, %zmm23 /* s15k_o_2 = shld_native(fb_1, dbl_16) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm23, %zmm23 /* s15k_2 = and(s15k_o_2, modulus) */
+	vpaddd %zmm19, %zmm23, %zmm19 /* fb0_s_8 = add(s15k_2, w_half_2) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm5, %zmm23 /* fb0_p_6 = add(fb0_s_6, minus_modulus) */
+	vpminud %zmm23, %zmm5, %zmm5 /* fb0_6 = minu(fb0_s_6, fb0_p_6) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm22, %zmm23 /* fb0_p_7 = add(fb0_s_7, minus_modulus) */
+	vpminud %zmm23, %zmm22, %zmm22 /* fb0_7 = minu(fb0_s_7, fb0_p_7) */
+	vpaddd %zmm22, %zmm5, %zmm5 /* fb1_s_2 = add(fb0_6, fb0_7) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm19, %zmm22 /* fb0_p_8 = add(fb0_s_8, minus_modulus) */
+	vpminud %zmm22, %zmm19, %zmm19 /* fb0_8 = minu(fb0_s_8, fb0_p_8) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm5, %zmm22 /* fb1_p_2 = add(fb1_s_2, minus_modulus) */
+	vpminud %zmm22, %zmm5, %zmm5 /* fb1_2 = minu(fb1_s_2, fb1_p_2) */
+	vpaddd %zmm19, %zmm5, %zmm5 /* fb2_s_2 = add(fb1_2, fb0_8) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm5, %zmm19 /* fb2_p_2 = add(fb2_s_2, minus_modulus) */
+	vpminud %zmm19, %zmm5, %zmm5 /* fb2_2 = minu(fb2_s_2, fb2_p_2) */
+	vpaddd %zmm2, %zmm5, %zmm2 /* fb_s_2 = add(fb2_2, g0s2_1) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm2, %zmm5 /* fb_p_2 = add(fb_s_2, minus_modulus) */
+	vpmaxsd %zmm5, %zmm2, %zmm2 /* fb_2 = maxs(fb_s_2, fb_p_2) */
+
+	/* Initialisation round 16r+3, lanes 0..: s16 = feedback + (W >> 1). */
+	vpaddd %zmm2, %zmm2, %zmm5 /* dbl_24 = add(fb_2, fb_2) */
+	vmovdqa64 %zmm1, %zmm19 /* fb_1 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_high16(%rip), %zmm5, %zmm19 /* x0_3 = ternlog(fb_1, dbl_24, high16) */
+	vpxord %zmm9, %zmm19, %zmm19 /* x0r1_3 = xor(x0_3, sb_out_x_2) */
+	vpaddd %zmm4, %zmm19, %zmm19 /* w_3 = add(x0r1_3, r2_2) */
+	vpsrld $1, %zmm19, %zmm19 /* w_half_3 = shr(w_3) */
+	vpshldd $16, %zmm20, %zmm14, %zmm22 /* x1_3 = shld_native(g0s14_1, dbl_21) */
+	vpaddd %zmm22, %zmm9, %zmm9 /* w1_3 = add(sb_out_x_2, x1_3) */
+	vpaddd %zmm8, %zmm8, %zmm23 /* dbl_26 = add(g0s8_1, g0s8_1) */
+	vpshldd $16, %zmm23, %zmm10, %zmm30 /* x2_3 = shld_native(g0s10_1, dbl_26) */
+	vpxord %zmm30, %zmm4, %zmm4 /* w2_3 = xor(r2_2, x2_3) */
+	vpshldd $16, %zmm4, %zmm9, %zmm30 /* l1in_3 = shld_native(w1_3, w2_3) */
+	vmovdqa64 %zmm12, 704(%rsp) /* spill g0s12_1.2 */
+	vmovdqa64 %zmm9, %zmm12 /* w1_3 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_high16(%rip), %zmm4, %zmm12 /* l1in16_3 = ternlog(w1_3, w2_3, high16) */
+	vmovdqa64 %zmm20, 768(%rsp) /* spill dbl_21 */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl24(%rip), %zmm30, %zmm20 /* ur24_3 = lookup16(l1in_3, rotl24) */
+	vmovdqa64 %zmm6, 832(%rsp) /* spill g0s6_1.2 */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl8(%rip), %zmm30, %zmm6 /* ur8_3 = lookup16(l1in_3, rotl8) */
+	vmovdqa64 %zmm11, 896(%rsp) /* spill s0k_6 */
+	vmovdqa64 %zmm30, %zmm11 /* l1in_3 */
+	vpternlogd $0x96, %zmm12, %zmm6, %zmm11 /* ug_3 = ternlog(l1in_3, ur8_3, l1in16_3) */
+	vprold $2, %zmm11, %zmm6 /* ur2_3 = rotl_native(ug_3) */
+	vpternlogd $0x96, %zmm6, %zmm20, %zmm30 /* u_3 = ternlog(l1in_3, ur24_3, ur2_3) */
+	vpshldd $16, %zmm9, %zmm4, %zmm6 /* l2in_3 = shld_native(w2_3, w1_3) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_high16(%rip), %zmm9, %zmm4 /* l2in16_3 = ternlog(w2_3, w1_3, high16) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl8(%rip), %zmm6, %zmm9 /* v8r8_3 = lookup16(l2in_3, rotl8) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl24(%rip), %zmm6, %zmm11 /* v8r24_3 = lookup16(l2in_3, rotl24) */
+	vpternlogd $0x96, %zmm11, %zmm4, %zmm6 /* v8g_3 = ternlog(l2in_3, l2in16_3, v8r24_3) */
+	vprold $6, %zmm6, %zmm6 /* v8r6_3 = rotl_native(v8g_3) */
+	vpternlogd $0x96, %zmm6, %zmm4, %zmm9 /* v8_3 = ternlog(v8r8_3, l2in16_3, v8r6_3) */
+	vmovdqa64 %zmm9, %zmm4 /* v8_3 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm30, %zmm4 /* sb_in_x_3 = ternlog(v8_3, u_3, odd_bytes) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm9, %zmm30 /* sb_in_y_3 = ternlog(u_3, v8_3, odd_bytes) */
+	vgf2p8affineqb $0x0, .Lzuc_lanes_avx512_gfni_asm_1_gfni_mat(%rip), %zmm30, %zmm6 /* sb_s1_k_3 = gf2p8affine(sb_in_y_3, gfni_mat) */
+	vgf2p8affineinvqb $0x55, .Lzuc_lanes_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm6, %zmm6 /* sb_s1_3 = gf2p8affineinv(sb_s1_k_3, gfni_mat_1) */
+	vpandd %zmm26, %zmm4, %zmm9 /* sb_s0_xl_3 = and(sb_in_x_3, nibble_mask) */
+	vpsrlw $4, %zmm4, %zmm4 /* sb_s0_xs_3 = shr(sb_in_x_3) */
+	vpshufb %zmm9, %zmm24, %zmm11 /* sb_s0_p1_3 = lookup16(s0_p1, sb_s0_xl_3) */
+	vpternlogd $0x6a, %zmm11, %zmm26, %zmm4 /* sb_s0_t_3 = ternlog(sb_s0_xs_3, nibble_mask, sb_s0_p1_3) */
+	vpshufb %zmm4, %zmm25, %zmm11 /* sb_s0_p2_3 = lookup16(s0_p2, sb_s0_t_3) */
+	vpxord %zmm9, %zmm11, %zmm9 /* sb_s0_ol_3 = xor(sb_s0_p2_3, sb_s0_xl_3) */
+	vpshufb %zmm9, %zmm27, %zmm9 /* sb_s0_p3_3 = lookup16(s0_p3_rot, sb_s0_ol_3) */
+	vpaddb %zmm4, %zmm4, %zmm4 /* sb_s0_t2_3 = add(sb_s0_t_3, sb_s0_t_3) */
+	vpxord %zmm4, %zmm9, %zmm4 /* sb_s0_3 = xor(sb_s0_p3_3, sb_s0_t2_3) */
+	vmovdqa64 %zmm6, %zmm9 /* sb_s1_3 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm4, %zmm9 /* sb_out_x_3 = ternlog(sb_s1_3, sb_s0_3, odd_bytes) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm6, %zmm4 /* sb_out_y_3 = ternlog(sb_s0_3, sb_s1_3, odd_bytes) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl24(%rip), %zmm4, %zmm4 /* r2_3 = lookup16(sb_out_y_3, rotl24) */
+	vpxord %zmm21, %zmm4, %zmm6 /* w2_4 = xor(r2_3, x1) */
+	vpaddd %zmm3, %zmm3, %zmm11 /* dbl_27 = add(g0s3_1, g0s3_1) */
+	vpshldd $8, %zmm11, %zmm3, %zmm11 /* s0k_o_3 = shld_native(g0s3_1, dbl_27) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm11, %zmm11 /* s0k_3 = and(s0k_o_3, modulus) */
+	vpshldd $20, %zmm31, %zmm7, %zmm12 /* s4k_o_3 = shld_native(g0s7_1, dbl_18) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm12, %zmm12 /* s4k_3 = and(s4k_o_3, modulus) */
+	vpaddd %zmm12, %zmm11, %zmm11 /* fb0_s_9 = add(s0k_3, s4k_3) */
+	vpshldd $8, %zmm31, %zmm7, %zmm12 /* s0k_o_7 = shld_native(g0s7_1, dbl_18) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm12, %zmm12 /* s0k_7 = and(s0k_o_7, modulus) */
+	vpshldd $21, 320(%rsp), %zmm13, %zmm20 /* s10k_o_3 = shld_native(g0s13_1, dbl_6) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm20, %zmm20 /* s10k_3 = and(s10k_o_3, modulus) */
+	vpshldd $17, %zmm17, %zmm0, %zmm21 /* s13k_o_3 = shld_native(fb, dbl_8) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm21, %zmm21 /* s13k_3 = and(s13k_o_3, modulus) */
+	vpaddd %zmm21, %zmm20, %zmm20 /* fb0_s_10 = add(s10k_3, s13k_3) */
+	vpshldd $15, %zmm5, %zmm2, %zmm21 /* s15k_o_3 = shld_native(fb_2, dbl_24) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm21, %zmm21 /* s15k_3 = and(s15k_o_3, modulus) */
+	vpaddd %zmm19, %zmm21, %zmm19 /* fb0_s_11 = add(s15k_3, w_half_3) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm11, %zmm21 /* fb0_p_9 = add(fb0_s_9, minus_modulus) */
+	vpminud %zmm21, %zmm11, %zmm11 /* fb0_9 = minu(fb0_s_9, fb0_p_9) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm20, %zmm21 /* fb0_p_10 = add(fb0_s_10, minus_modulus) */
+	vpminud %zmm21, %zmm20, %zmm20 /* fb0_10 = minu(fb0_s_10, fb0_p_10) */
+	vpaddd %zmm20, %zmm11, %zmm11 /* fb1_s_3 = add(fb0_9, fb0_10) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm19, %zmm20 /* fb0_p_11 = add(fb0_s_11, minus_modulus) */
+	vpminud %zmm20, %zmm19, %zmm19 /* fb0_11 = minu(fb0_s_11, fb0_p_11) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm11, %zmm20 /* fb1_p_3 = add(fb1_s_3, minus_modulus) */
+	vpminud %zmm20, %zmm11, %zmm11 /* fb1_3 = minu(fb1_s_3, fb1_p_3) */
+	vpaddd %zmm19, %zmm11, %zmm11 /* fb2_s_3 = add(fb1_3, fb0_11) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm11, %zmm19 /* fb2_p_3 = add(fb2_s_3, minus_modulus) */
+	vpminud %zmm19, %zmm11, %zmm11 /* fb2_3 = minu(fb2_s_3, fb2_p_3) */
+	vpaddd %zmm3, %zmm11, %zmm3 /* fb_s_3 = add(fb2_3, g0s3_1) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm3, %zmm11 /* fb_p_3 = add(fb_s_3, minus_modulus) */
+	vpmaxsd %zmm11, %zmm3, %zmm3 /* fb_3 = maxs(fb_s_3, fb_p_3) */
+
+	/* Initialisation round 16r+4, lanes 0..: s16 = feedback + (W >> 1). */
+	vpaddd %zmm3, %zmm3, %zmm11 /* dbl_32 = add(fb_3, fb_3) */
+	vmovdqa64 %zmm2, %zmm19 /* fb_2 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_high16(%rip), %zmm11, %zmm19 /* x0_4 = ternlog(fb_2, dbl_32, high16) */
+	vpxord %zmm9, %zmm19, %zmm19 /* x0r1_4 = xor(x0_4, sb_out_x_3) */
+	vpaddd %zmm4, %zmm19, %zmm4 /* w_4 = add(x0r1_4, r2_3) */
+	vpsrld $1, %zmm4, %zmm4 /* w_half_4 = shr(w_4) */
+	vpshldd $16, 320(%rsp), %zmm15, %zmm19 /* x1_4 = shld_native(g0s15_1, dbl_6) */
+	vpaddd %zmm19, %zmm9, %zmm9 /* w1_4 = add(sb_out_x_3, x1_4) */
+	vpshldd $16, %zmm6, %zmm9, %zmm20 /* l1in_4 = shld_native(w1_4, w2_4) */
+	vmovdqa64 %zmm9, %zmm21 /* w1_4 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_high16(%rip), %zmm6, %zmm21 /* l1in16_4 = ternlog(w1_4, w2_4, high16) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl24(%rip), %zmm20, %zmm30 /* ur24_4 = lookup16(l1in_4, rotl24) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl8(%rip), %zmm20, %zmm31 /* ur8_4 = lookup16(l1in_4, rotl8) */
+	vmovdqa64 %zmm13, 960(%rsp) /* spill g0s13_1.2 */
+	vmovdqa64 %zmm20, %zmm13 /* l1in_4 */
+	vpternlogd $0x96, %zmm21, %zmm31, %zmm13 /* ug_4 = ternlog(l1in_4, ur8_4, l1in16_4) */
+	vprold $2, %zmm13, %zmm13 /* ur2_4 = rotl_native(ug_4) */
+	vpternlogd $0x96, %zmm13, %zmm30, %zmm20 /* u_4 = ternlog(l1in_4, ur24_4, ur2_4) */
+	vpshldd $16, %zmm9, %zmm6, %zmm13 /* l2in_4 = shld_native(w2_4, w1_4) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_high16(%rip), %zmm9, %zmm6 /* l2in16_4 = ternlog(w2_4, w1_4, high16) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl8(%rip), %zmm13, %zmm9 /* v8r8_4 = lookup16(l2in_4, rotl8) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl24(%rip), %zmm13, %zmm21 /* v8r24_4 = lookup16(l2in_4, rotl24) */
+	vpternlogd $0x96, %zmm21, %zmm6, %zmm13 /* v8g_4 = ternlog(l2in_4, l2in16_4, v8r24_4) */
+	vprold $6, %zmm13, %zmm13 /* v8r6_4 = rotl_native(v8g_4) */
+	vpternlogd $0x96, %zmm13, %zmm6, %zmm9 /* v8_4 = ternlog(v8r8_4, l2in16_4, v8r6_4) */
+	vmovdqa64 %zmm9, %zmm6 /* v8_4 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm20, %zmm6 /* sb_in_x_4 = ternlog(v8_4, u_4, odd_bytes) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm9, %zmm20 /* sb_in_y_4 = ternlog(u_4, v8_4, odd_bytes) */
+	vgf2p8affineqb $0x0, .Lzuc_lanes_avx512_gfni_asm_1_gfni_mat(%rip), %zmm20, %zmm9 /* sb_s1_k_4 = gf2p8affine(sb_in_y_4, gfni_mat) */
+	vgf2p8affineinvqb $0x55, .Lzuc_lanes_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm9, %zmm9 /* sb_s1_4 = gf2p8affineinv(sb_s1_k_4, gfni_mat_1) */
+	vpandd %zmm26, %zmm6, %zmm13 /* sb_s0_xl_4 = and(sb_in_x_4, nibble_mask) */
+	vpsrlw $4, %zmm6, %zmm6 /* sb_s0_xs_4 = shr(sb_in_x_4) */
+	vpshufb %zmm13, %zmm24, %zmm20 /* sb_s0_p1_4 = lookup16(s0_p1, sb_s0_xl_4) */
+	vpternlogd $0x6a, %zmm20, %zmm26, %zmm6 /* sb_s0_t_4 = ternlog(sb_s0_xs_4, nibble_mask, sb_s0_p1_4) */
+	vpshufb %zmm6, %zmm25, %zmm20 /* sb_s0_p2_4 = lookup16(s0_p2, sb_s0_t_4) */
+	vpxord %zmm13, %zmm20, %zmm13 /* sb_s0_ol_4 = xor(sb_s0_p2_4, sb_s0_xl_4) */
+	vpshufb %zmm13, %zmm27, %zmm13 /* sb_s0_p3_4 = lookup16(s0_p3_rot, sb_s0_ol_4) */
+	vpaddb %zmm6, %zmm6, %zmm6 /* sb_s0_t2_4 = add(sb_s0_t_4, sb_s0_t_4) */
+	vpxord %zmm6, %zmm13, %zmm6 /* sb_s0_4 = xor(sb_s0_p3_4, sb_s0_t2_4) */
+	vmovdqa64 %zmm9, %zmm13 /* sb_s1_4 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm6, %zmm13 /* sb_out_x_4 = ternlog(sb_s1_4, sb_s0_4, odd_bytes) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm9, %zmm6 /* sb_out_y_4 = ternlog(sb_s0_4, sb_s1_4, odd_bytes) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl24(%rip), %zmm6, %zmm6 /* r2_4 = lookup16(sb_out_y_4, rotl24) */
+	vpxord 256(%rsp), %zmm6, %zmm9 /* w2_5 = xor(r2_4, x1_1) */
+	vpshldd $20, %zmm23, %zmm8, %zmm20 /* s4k_o_4 = shld_native(g0s8_1, dbl_26) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm20, %zmm20 /* s4k_4 = and(s4k_o_4, modulus) */
+	vpaddd 192(%rsp), %zmm20, %zmm20 /* fb0_s_12 = add(s4k_4, s0k_4) */
+	vpshldd $8, %zmm23, %zmm8, %zmm21 /* s0k_o_8 = shld_native(g0s8_1, dbl_26) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm21, %zmm21 /* s0k_8 = and(s0k_o_8, modulus) */
+	vpshldd $21, %zmm29, %zmm14, %zmm23 /* s10k_o_4 = shld_native(g0s14_1, dbl_14) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm23, %zmm23 /* s10k_4 = and(s10k_o_4, modulus) */
+	vpshldd $17, %zmm16, %zmm1, %zmm30 /* s13k_o_4 = shld_native(fb_1, dbl_16) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm30, %zmm30 /* s13k_4 = and(s13k_o_4, modulus) */
+	vpaddd %zmm30, %zmm23, %zmm23 /* fb0_s_13 = add(s10k_4, s13k_4) */
+	vpshldd $15, %zmm11, %zmm3, %zmm30 /* s15k_o_4 = shld_native(fb_3, dbl_32) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm30, %zmm30 /* s15k_4 = and(s15k_o_4, modulus) */
+	vpaddd %zmm4, %zmm30, %zmm4 /* fb0_s_14 = add(s15k_4, w_half_4) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm20, %zmm30 /* fb0_p_12 = add(fb0_s_12, minus_modulus) */
+	vpminud %zmm30, %zmm20, %zmm20 /* fb0_12 = minu(fb0_s_12, fb0_p_12) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm23, %zmm30 /* fb0_p_13 = add(fb0_s_13, minus_modulus) */
+	vpminud %zmm30, %zmm23, %zmm23 /* fb0_13 = minu(fb0_s_13, fb0_p_13) */
+	vpaddd %zmm23, %zmm20, %zmm20 /* fb1_s_4 = add(fb0_12, fb0_13) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm4, %zmm23 /* fb0_p_14 = add(fb0_s_14, minus_modulus) */
+	vpminud %zmm23, %zmm4, %zmm4 /* fb0_14 = minu(fb0_s_14, fb0_p_14) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm20, %zmm23 /* fb1_p_4 = add(fb1_s_4, minus_modulus) */
+	vpminud %zmm23, %zmm20, %zmm20 /* fb1_4 = minu(fb1_s_4, fb1_p_4) */
+	vpaddd %zmm4, %zmm20, %zmm4 /* fb2_s_4 = add(fb1_4, fb0_14) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm4, %zmm20 /* fb2_p_4 = add(fb2_s_4, minus_modulus) */
+	vpminud %zmm20, %zmm4, %zmm4 /* fb2_4 = minu(fb2_s_4, fb2_p_4) */
+	vpaddd 128(%rsp), %zmm4, %zmm4 /* fb_s_4 = add(fb2_4, g0s4_1) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm4, %zmm20 /* fb_p_4 = add(fb_s_4, minus_modulus) */
+	vpmaxsd %zmm20, %zmm4, %zmm4 /* fb_4 = maxs(fb_s_4, fb_p_4) */
+
+	/* Initialisation round 16r+5, lanes 0..: s16 = feedback + (W >> 1). */
+	vpaddd %zmm4, %zmm4, %zmm20 /* dbl_40 = add(fb_4, fb_4) */
+	vmovdqa64 %zmm3, %zmm23 /* fb_3 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_high16(%rip), %zmm20, %zmm23 /* x0_5 = ternlog(fb_3, dbl_40, high16) */
+	vpxord %zmm13, %zmm23, %zmm23 /* x0r1_5 = xor(x0_5, sb_out_x_4) */
+	vpaddd %zmm6, %zmm23, %zmm6 /* w_5 = add(x0r1_5, r2_4) */
+	vpsrld $1, %zmm6, %zmm6 /* w_half_5 = shr(w_5) */
+	vpshldd $16, %zmm29, %zmm0, %zmm23 /* x1_5 = shld_native(fb, dbl_14) */
+	vpaddd %zmm23, %zmm13, %zmm13 /* w1_5 = add(sb_out_x_4, x1_5) */
+	vpshldd $16, %zmm9, %zmm13, %zmm30 /* l1in_5 = shld_native(w1_5, w2_5) */
+	vmovdqa64 %zmm13, %zmm31 /* w1_5 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_high16(%rip), %zmm9, %zmm31 /* l1in16_5 = ternlog(w1_5, w2_5, high16) */
+	vmovdqa64 %zmm14, 128(%rsp) /* spill g0s14_1.2 */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl24(%rip), %zmm30, %zmm14 /* ur24_5 = lookup16(l1in_5, rotl24) */
+	vmovdqa64 %zmm29, 192(%rsp) /* spill dbl_14 */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl8(%rip), %zmm30, %zmm29 /* ur8_5 = lookup16(l1in_5, rotl8) */
+	vmovdqa64 %zmm8, 256(%rsp) /* spill g0s8_1.2 */
+	vmovdqa64 %zmm30, %zmm8 /* l1in_5 */
+	vpternlogd $0x96, %zmm31, %zmm29, %zmm8 /* ug_5 = ternlog(l1in_5, ur8_5, l1in16_5) */
+	vprold $2, %zmm8, %zmm8 /* ur2_5 = rotl_native(ug_5) */
+	vpternlogd $0x96, %zmm8, %zmm14, %zmm30 /* u_5 = ternlog(l1in_5, ur24_5, ur2_5) */
+	vpshldd $16, %zmm13, %zmm9, %zmm8 /* l2in_5 = shld_native(w2_5, w1_5) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_high16(%rip), %zmm13, %zmm9 /* l2in16_5 = ternlog(w2_5, w1_5, high16) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl8(%rip), %zmm8, %zmm13 /* v8r8_5 = lookup16(l2in_5, rotl8) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl24(%rip), %zmm8, %zmm14 /* v8r24_5 = lookup16(l2in_5, rotl24) */
+	vpternlogd $0x96, %zmm14, %zmm9, %zmm8 /* v8g_5 = ternlog(l2in_5, l2in16_5, v8r24_5) */
+	vprold $6, %zmm8, %zmm8 /* v8r6_5 = rotl_native(v8g_5) */
+	vpternlogd $0x96, %zmm8, %zmm9, %zmm13 /* v8_5 = ternlog(v8r8_5, l2in16_5, v8r6_5) */
+	vmovdqa64 %zmm13, %zmm8 /* v8_5 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm30, %zmm8 /* sb_in_x_5 = ternlog(v8_5, u_5, odd_bytes) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm13, %zmm30 /* sb_in_y_5 = ternlog(u_5, v8_5, odd_bytes) */
+	vgf2p8affineqb $0x0, .Lzuc_lanes_avx512_gfni_asm_1_gfni_mat(%rip), %zmm30, %zmm9 /* sb_s1_k_5 = gf2p8affine(sb_in_y_5, gfni_mat) */
+	vgf2p8affineinvqb $0x55, .Lzuc_lanes_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm9, %zmm9 /* sb_s1_5 = gf2p8affineinv(sb_s1_k_5, gfni_mat_1) */
+	vpandd %zmm26, %zmm8, %zmm13 /* sb_s0_xl_5 = and(sb_in_x_5, nibble_mask) */
+	vpsrlw $4, %zmm8, %zmm8 /* sb_s0_xs_5 = shr(sb_in_x_5) */
+	vpshufb %zmm13, %zmm24, %zmm14 /* sb_s0_p1_5 = lookup16(s0_p1, sb_s0_xl_5) */
+	vpternlogd $0x6a, %zmm14, %zmm26, %zmm8 /* sb_s0_t_5 = ternlog(sb_s0_xs_5, nibble_mask, sb_s0_p1_5) */
+	vpshufb %zmm8, %zmm25, %zmm14 /* sb_s0_p2_5 = lookup16(s0_p2, sb_s0_t_5) */
+	vpxord %zmm13, %zmm14, %zmm13 /* sb_s0_ol_5 = xor(sb_s0_p2_5, sb_s0_xl_5) */
+	vpshufb %zmm13, %zmm27, %zmm13 /* sb_s0_p3_5 = lookup16(s0_p3_rot, sb_s0_ol_5) */
+	vpaddb %zmm8, %zmm8, %zmm8 /* sb_s0_t2_5 = add(sb_s0_t_5, sb_s0_t_5) */
+	vpxord %zmm8, %zmm13, %zmm8 /* sb_s0_5 = xor(sb_s0_p3_5, sb_s0_t2_5) */
+	vmovdqa64 %zmm9, %zmm13 /* sb_s1_5 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm8, %zmm13 /* sb_out_x_5 = ternlog(sb_s1_5, sb_s0_5, odd_bytes) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm9, %zmm8 /* sb_out_y_5 = ternlog(sb_s0_5, sb_s1_5, odd_bytes) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl24(%rip), %zmm8, %zmm8 /* r2_5 = lookup16(sb_out_y_5, rotl24) */
+	vpxord %zmm28, %zmm8, %zmm9 /* w2_6 = xor(r2_5, x1_2) */
+	vmovdqa64 640(%rsp), %zmm14 /* reload g0s9_1.2 */
+	vpshldd $20, 0(%rsp), %zmm14, %zmm28 /* s4k_o_5 = shld_native(g0s9_1, dbl_1) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm28, %zmm28 /* s4k_5 = and(s4k_o_5, modulus) */
+	vpaddd 576(%rsp), %zmm28, %zmm28 /* fb0_s_15 = add(s4k_5, s0k_5) */
+	vpshldd $8, 0(%rsp), %zmm14, %zmm29 /* s0k_o_9 = shld_native(g0s9_1, dbl_1) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm29, %zmm29 /* s0k_9 = and(s0k_o_9, modulus) */
+	vpshldd $21, %zmm18, %zmm15, %zmm30 /* s10k_o_5 = shld_native(g0s15_1, dbl) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm30, %zmm30 /* s10k_5 = and(s10k_o_5, modulus) */
+	vpshldd $17, %zmm5, %zmm2, %zmm31 /* s13k_o_5 = shld_native(fb_2, dbl_24) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm31, %zmm31 /* s13k_5 = and(s13k_o_5, modulus) */
+	vpaddd %zmm31, %zmm30, %zmm30 /* fb0_s_16 = add(s10k_5, s13k_5) */
+	vpshldd $15, %zmm20, %zmm4, %zmm31 /* s15k_o_5 = shld_native(fb_4, dbl_40) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm31, %zmm31 /* s15k_5 = and(s15k_o_5, modulus) */
+	vpaddd %zmm6, %zmm31, %zmm6 /* fb0_s_17 = add(s15k_5, w_half_5) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm28, %zmm31 /* fb0_p_15 = add(fb0_s_15, minus_modulus) */
+	vpminud %zmm31, %zmm28, %zmm28 /* fb0_15 = minu(fb0_s_15, fb0_p_15) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm30, %zmm31 /* fb0_p_16 = add(fb0_s_16, minus_modulus) */
+	vpminud %zmm31, %zmm30, %zmm30 /* fb0_16 = minu(fb0_s_16, fb0_p_16) */
+	vpaddd %zmm30, %zmm28, %zmm28 /* fb1_s_5 = add(fb0_15, fb0_16) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm6, %zmm30 /* fb0_p_17 = add(fb0_s_17, minus_modulus) */
+	vpminud %zmm30, %zmm6, %zmm6 /* fb0_17 = minu(fb0_s_17, fb0_p_17) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm28, %zmm30 /* fb1_p_5 = add(fb1_s_5, minus_modulus) */
+	vpminud %zmm30, %zmm28, %zmm28 /* fb1_5 = minu(fb1_s_5, fb1_p_5) */
+	vpaddd %zmm6, %zmm28, %zmm6 /* fb2_s_5 = add(fb1_5, fb0_17) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm6, %zmm28 /* fb2_p_5 = add(fb2_s_5, minus_modulus) */
+	vpminud %zmm28, %zmm6, %zmm6 /* fb2_5 = minu(fb2_s_5, fb2_p_5) */
+	vpaddd 512(%rsp), %zmm6, %zmm6 /* fb_s_5 = add(fb2_5, g0s5_1) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm6, %zmm28 /* fb_p_5 = add(fb_s_5, minus_modulus) */
+	vpmaxsd %zmm28, %zmm6, %zmm6 /* fb_5 = maxs(fb_s_5, fb_p_5) */
+
+	/* Initialisation round 16r+6, lanes 0..: s16 = feedback + (W >> 1). */
+	vpaddd %zmm6, %zmm6, %zmm28 /* dbl_48 = add(fb_5, fb_5) */
+	vmovdqa64 %zmm4, %zmm30 /* fb_4 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_high16(%rip), %zmm28, %zmm30 /* x0_6 = ternlog(fb_4, dbl_48, high16) */
+	vpxord %zmm13, %zmm30, %zmm30 /* x0r1_6 = xor(x0_6, sb_out_x_5) */
+	vpaddd %zmm8, %zmm30, %zmm8 /* w_6 = add(x0r1_6, r2_5) */
+	vpsrld $1, %zmm8, %zmm8 /* w_half_6 = shr(w_6) */
+	vpshldd $16, %zmm18, %zmm1, %zmm30 /* x1_6 = shld_native(fb_1, dbl) */
+	vpaddd %zmm30, %zmm13, %zmm13 /* w1_6 = add(sb_out_x_5, x1_6) */
+	vpshldd $16, %zmm9, %zmm13, %zmm31 /* l1in_6 = shld_native(w1_6, w2_6) */
+	vmovdqa64 %zmm13, %zmm14 /* w1_6 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_high16(%rip), %zmm9, %zmm14 /* l1in16_6 = ternlog(w1_6, w2_6, high16) */
+	vmovdqa64 %zmm15, 512(%rsp) /* spill g0s15_1.2 */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl24(%rip), %zmm31, %zmm15 /* ur24_6 = lookup16(l1in_6, rotl24) */
+	vmovdqa64 %zmm18, 0(%rsp) /* spill dbl */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl8(%rip), %zmm31, %zmm18 /* ur8_6 = lookup16(l1in_6, rotl8) */
+	vmovdqa64 %zmm29, 576(%rsp) /* spill s0k_9 */
+	vmovdqa64 %zmm31, %zmm29 /* l1in_6 */
+	vpternlogd $0x96, %zmm14, %zmm18, %zmm29 /* ug_6 = ternlog(l1in_6, ur8_6, l1in16_6) */
+	vprold $2, %zmm29, %zmm14 /* ur2_6 = rotl_native(ug_6) */
+	vpternlogd $0x96, %zmm14, %zmm15, %zmm31 /* u_6 = ternlog(l1in_6, ur24_6, ur2_6) */
+	vpshldd $16, %zmm13, %zmm9, %zmm14 /* l2in_6 = shld_native(w2_6, w1_6) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_high16(%rip), %zmm13, %zmm9 /* l2in16_6 = ternlog(w2_6, w1_6, high16) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl8(%rip), %zmm14, %zmm13 /* v8r8_6 = lookup16(l2in_6, rotl8) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl24(%rip), %zmm14, %zmm15 /* v8r24_6 = lookup16(l2in_6, rotl24) */
+	vpternlogd $0x96, %zmm15, %zmm9, %zmm14 /* v8g_6 = ternlog(l2in_6, l2in16_6, v8r24_6) */
+	vprold $6, %zmm14, %zmm14 /* v8r6_6 = rotl_native(v8g_6) */
+	vpternlogd $0x96, %zmm14, %zmm9, %zmm13 /* v8_6 = ternlog(v8r8_6, l2in16_6, v8r6_6) */
+	vmovdqa64 %zmm13, %zmm9 /* v8_6 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm31, %zmm9 /* sb_in_x_6 = ternlog(v8_6, u_6, odd_bytes) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm13, %zmm31 /* sb_in_y_6 = ternlog(u_6, v8_6, odd_bytes) */
+	vgf2p8affineqb $0x0, .Lzuc_lanes_avx512_gfni_asm_1_gfni_mat(%rip), %zmm31, %zmm13 /* sb_s1_k_6 = gf2p8affine(sb_in_y_6, gfni_mat) */
+	vgf2p8affineinvqb $0x55, .Lzuc_lanes_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm13, %zmm13 /* sb_s1_6 = gf2p8affineinv(sb_s1_k_6, gfni_mat_1) */
+	vpandd %zmm26, %zmm9, %zmm14 /* sb_s0_xl_6 = and(sb_in_x_6, nibble_mask) */
+	vpsrlw $4, %zmm9, %zmm9 /* sb_s0_xs_6 = shr(sb_in_x_6) */
+	vpshufb %zmm14, %zmm24, %zmm15 /* sb_s0_p1_6 = lookup16(s0_p1, sb_s0_xl_6) */
+	vpternlogd $0x6a, %zmm15, %zmm26, %zmm9 /* sb_s0_t_6 = ternlog(sb_s0_xs_6, nibble_mask, sb_s0_p1_6) */
+	vpshufb %zmm9, %zmm25, %zmm15 /* sb_s0_p2_6 = lookup16(s0_p2, sb_s0_t_6) */
+	vpxord %zmm14, %zmm15, %zmm14 /* sb_s0_ol_6 = xor(sb_s0_p2_6, sb_s0_xl_6) */
+	vpshufb %zmm14, %zmm27, %zmm14 /* sb_s0_p3_6 = lookup16(s0_p3_rot, sb_s0_ol_6) */
+	vpaddb %zmm9, %zmm9, %zmm9 /* sb_s0_t2_6 = add(sb_s0_t_6, sb_s0_t_6) */
+	vpxord %zmm9, %zmm14, %zmm9 /* sb_s0_6 = xor(sb_s0_p3_6, sb_s0_t2_6) */
+	vmovdqa64 %zmm13, %zmm14 /* sb_s1_6 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm9, %zmm14 /* sb_out_x_6 = ternlog(sb_s1_6, sb_s0_6, odd_bytes) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm13, %zmm9 /* sb_out_y_6 = ternlog(sb_s0_6, sb_s1_6, odd_bytes) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl24(%rip), %zmm9, %zmm9 /* r2_6 = lookup16(sb_out_y_6, rotl24) */
+	vpxord %zmm22, %zmm9, %zmm13 /* w2_7 = xor(r2_6, x1_3) */
+	vpshldd $20, 64(%rsp), %zmm10, %zmm15 /* s4k_o_6 = shld_native(g0s10_1, dbl_5) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm15, %zmm15 /* s4k_6 = and(s4k_o_6, modulus) */
+	vpaddd 896(%rsp), %zmm15, %zmm15 /* fb0_s_18 = add(s4k_6, s0k_6) */
+	vpshldd $8, 64(%rsp), %zmm10, %zmm18 /* s0k_o_10 = shld_native(g0s10_1, dbl_5) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm18, %zmm18 /* s0k_10 = and(s0k_o_10, modulus) */
+	vpshldd $21, %zmm17, %zmm0, %zmm22 /* s10k_o_6 = shld_native(fb, dbl_8) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm22, %zmm22 /* s10k_6 = and(s10k_o_6, modulus) */
+	vpshldd $20, %zmm17, %zmm0, %zmm29 /* s4k_o_12 = shld_native(fb, dbl_8) */
+	vpshldd $16, %zmm17, %zmm2, %zmm17 /* x1_7 = shld_native(fb_2, dbl_8) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm29, %zmm29 /* s4k_12 = and(s4k_o_12, modulus) */
+	vpshldd $17, %zmm11, %zmm3, %zmm31 /* s13k_o_6 = shld_native(fb_3, dbl_32) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm31, %zmm31 /* s13k_6 = and(s13k_o_6, modulus) */
+	vpaddd %zmm31, %zmm22, %zmm22 /* fb0_s_19 = add(s10k_6, s13k_6) */
+	vpshldd $15, %zmm28, %zmm6, %zmm31 /* s15k_o_6 = shld_native(fb_5, dbl_48) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm31, %zmm31 /* s15k_6 = and(s15k_o_6, modulus) */
+	vpaddd %zmm8, %zmm31, %zmm8 /* fb0_s_20 = add(s15k_6, w_half_6) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm15, %zmm31 /* fb0_p_18 = add(fb0_s_18, minus_modulus) */
+	vpminud %zmm31, %zmm15, %zmm15 /* fb0_18 = minu(fb0_s_18, fb0_p_18) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm22, %zmm31 /* fb0_p_19 = add(fb0_s_19, minus_modulus) */
+	vpminud %zmm31, %zmm22, %zmm22 /* fb0_19 = minu(fb0_s_19, fb0_p_19) */
+	vpaddd %zmm22, %zmm15, %zmm15 /* fb1_s_6 = add(fb0_18, fb0_19) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm8, %zmm22 /* fb0_p_20 = add(fb0_s_20, minus_modulus) */
+	vpminud %zmm22, %zmm8, %zmm8 /* fb0_20 = minu(fb0_s_20, fb0_p_20) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm15, %zmm22 /* fb1_p_6 = add(fb1_s_6, minus_modulus) */
+	vpminud %zmm22, %zmm15, %zmm15 /* fb1_6 = minu(fb1_s_6, fb1_p_6) */
+	vpaddd %zmm8, %zmm15, %zmm8 /* fb2_s_6 = add(fb1_6, fb0_20) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm8, %zmm15 /* fb2_p_6 = add(fb2_s_6, minus_modulus) */
+	vpminud %zmm15, %zmm8, %zmm8 /* fb2_6 = minu(fb2_s_6, fb2_p_6) */
+	vpaddd 832(%rsp), %zmm8, %zmm8 /* fb_s_6 = add(fb2_6, g0s6_1) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm8, %zmm15 /* fb_p_6 = add(fb_s_6, minus_modulus) */
+	vpmaxsd %zmm15, %zmm8, %zmm8 /* fb_6 = maxs(fb_s_6, fb_p_6) */
+
+	/* Initialisation round 16r+7, lanes 0..: s16 = feedback + (W >> 1). */
+	vpaddd %zmm8, %zmm8, %zmm15 /* dbl_56 = add(fb_6, fb_6) */
+	vmovdqa64 %zmm6, %zmm22 /* fb_5 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_high16(%rip), %zmm15, %zmm22 /* x0_7 = ternlog(fb_5, dbl_56, high16) */
+	vpxord %zmm14, %zmm22, %zmm22 /* x0r1_7 = xor(x0_7, sb_out_x_6) */
+	vpaddd %zmm9, %zmm22, %zmm9 /* w_7 = add(x0r1_7, r2_6) */
+	vpaddd %zmm17, %zmm14, %zmm14 /* w1_7 = add(sb_out_x_6, x1_7) */
+	vpsrld $1, %zmm9, %zmm9 /* w_half_7 = shr(w_7) */
+	vpshldd $16, %zmm13, %zmm14, %zmm22 /* l1in_7 = shld_native(w1_7, w2_7) */
+	vmovdqa64 %zmm14, %zmm31 /* w1_7 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_high16(%rip), %zmm13, %zmm31 /* l1in16_7 = ternlog(w1_7, w2_7, high16) */
+	vmovdqa64 %zmm0, 832(%rsp) /* spill g0s0_1.3 */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl24(%rip), %zmm22, %zmm0 /* ur24_7 = lookup16(l1in_7, rotl24) */
+	vmovdqa64 %zmm10, 64(%rsp) /* spill g0s10_1.2 */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl8(%rip), %zmm22, %zmm10 /* ur8_7 = lookup16(l1in_7, rotl8) */
+	vmovdqa64 %zmm18, 896(%rsp) /* spill s0k_10 */
+	vmovdqa64 %zmm22, %zmm18 /* l1in_7 */
+	vpternlogd $0x96, %zmm31, %zmm10, %zmm18 /* ug_7 = ternlog(l1in_7, ur8_7, l1in16_7) */
+	vprold $2, %zmm18, %zmm10 /* ur2_7 = rotl_native(ug_7) */
+	vpternlogd $0x96, %zmm10, %zmm0, %zmm22 /* u_7 = ternlog(l1in_7, ur24_7, ur2_7) */
+	vpshldd $16, %zmm14, %zmm13, %zmm0 /* l2in_7 = shld_native(w2_7, w1_7) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_high16(%rip), %zmm14, %zmm13 /* l2in16_7 = ternlog(w2_7, w1_7, high16) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl8(%rip), %zmm0, %zmm10 /* v8r8_7 = lookup16(l2in_7, rotl8) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl24(%rip), %zmm0, %zmm14 /* v8r24_7 = lookup16(l2in_7, rotl24) */
+	vpternlogd $0x96, %zmm14, %zmm13, %zmm0 /* v8g_7 = ternlog(l2in_7, l2in16_7, v8r24_7) */
+	vprold $6, %zmm0, %zmm0 /* v8r6_7 = rotl_native(v8g_7) */
+	vpternlogd $0x96, %zmm0, %zmm13, %zmm10 /* v8_7 = ternlog(v8r8_7, l2in16_7, v8r6_7) */
+	vmovdqa64 %zmm10, %zmm0 /* v8_7 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm22, %zmm0 /* sb_in_x_7 = ternlog(v8_7, u_7, odd_bytes) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm10, %zmm22 /* sb_in_y_7 = ternlog(u_7, v8_7, odd_bytes) */
+	vgf2p8affineqb $0x0, .Lzuc_lanes_avx512_gfni_asm_1_gfni_mat(%rip), %zmm22, %zmm10 /* sb_s1_k_7 = gf2p8affine(sb_in_y_7, gfni_mat) */
+	vgf2p8affineinvqb $0x55, .Lzuc_lanes_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm10, %zmm10 /* sb_s1_7 = gf2p8affineinv(sb_s1_k_7, gfni_mat_1) */
+	vpandd %zmm26, %zmm0, %zmm13 /* sb_s0_xl_7 = and(sb_in_x_7, nibble_mask) */
+	vpsrlw $4, %zmm0, %zmm0 /* sb_s0_xs_7 = shr(sb_in_x_7) */
+	vpshufb %zmm13, %zmm24, %zmm14 /* sb_s0_p1_7 = lookup16(s0_p1, sb_s0_xl_7) */
+	vpternlogd $0x6a, %zmm14, %zmm26, %zmm0 /* sb_s0_t_7 = ternlog(sb_s0_xs_7, nibble_mask, sb_s0_p1_7) */
+	vpshufb %zmm0, %zmm25, %zmm14 /* sb_s0_p2_7 = lookup16(s0_p2, sb_s0_t_7) */
+	vpxord %zmm13, %zmm14, %zmm13 /* sb_s0_ol_7 = xor(sb_s0_p2_7, sb_s0_xl_7) */
+	vpshufb %zmm13, %zmm27, %zmm13 /* sb_s0_p3_7 = lookup16(s0_p3_rot, sb_s0_ol_7) */
+	vpaddb %zmm0, %zmm0, %zmm0 /* sb_s0_t2_7 = add(sb_s0_t_7, sb_s0_t_7) */
+	vpxord %zmm0, %zmm13, %zmm0 /* sb_s0_7 = xor(sb_s0_p3_7, sb_s0_t2_7) */
+	vmovdqa64 %zmm10, %zmm13 /* sb_s1_7 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm0, %zmm13 /* sb_out_x_7 = ternlog(sb_s1_7, sb_s0_7, odd_bytes) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm10, %zmm0 /* sb_out_y_7 = ternlog(sb_s0_7, sb_s1_7, odd_bytes) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl24(%rip), %zmm0, %zmm0 /* r2_7 = lookup16(sb_out_y_7, rotl24) */
+	vpxord %zmm19, %zmm0, %zmm10 /* w2_8 = xor(r2_7, x1_4) */
+	vmovdqa64 384(%rsp), %zmm14 /* reload g0s11_1.2 */
+	vpshldd $20, 448(%rsp), %zmm14, %zmm18 /* s4k_o_7 = shld_native(g0s11_1, dbl_13) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm18, %zmm18 /* s4k_7 = and(s4k_o_7, modulus) */
+	vpaddd %zmm18, %zmm12, %zmm12 /* fb0_s_21 = add(s0k_7, s4k_7) */
+	vpshldd $8, 448(%rsp), %zmm14, %zmm18 /* s0k_o_11 = shld_native(g0s11_1, dbl_13) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm18, %zmm18 /* s0k_11 = and(s0k_o_11, modulus) */
+	vpshldd $21, %zmm16, %zmm1, %zmm19 /* s10k_o_7 = shld_native(fb_1, dbl_16) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm19, %zmm19 /* s10k_7 = and(s10k_o_7, modulus) */
+	vpshldd $20, %zmm16, %zmm1, %zmm22 /* s4k_o_13 = shld_native(fb_1, dbl_16) */
+	vpshldd $16, %zmm16, %zmm3, %zmm16 /* x1_8 = shld_native(fb_3, dbl_16) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm22, %zmm22 /* s4k_13 = and(s4k_o_13, modulus) */
+	vpshldd $17, %zmm20, %zmm4, %zmm31 /* s13k_o_7 = shld_native(fb_4, dbl_40) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm31, %zmm31 /* s13k_7 = and(s13k_o_7, modulus) */
+	vpaddd %zmm31, %zmm19, %zmm19 /* fb0_s_22 = add(s10k_7, s13k_7) */
+	vpshldd $15, %zmm15, %zmm8, %zmm31 /* s15k_o_7 = shld_native(fb_6, dbl_56) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm31, %zmm31 /* s15k_7 = and(s15k_o_7, modulus) */
+	vpaddd %zmm9, %zmm31, %zmm9 /* fb0_s_23 = add(s15k_7, w_half_7) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm12, %zmm31 /* fb0_p_21 = add(fb0_s_21, minus_modulus) */
+	vpminud %zmm31, %zmm12, %zmm12 /* fb0_21 = minu(fb0_s_21, fb0_p_21) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm19, %zmm31 /* fb0_p_22 = add(fb0_s_22, minus_modulus) */
+	vpminud %zmm31, %zmm19, %zmm19 /* fb0_22 = minu(fb0_s_22, fb0_p_22) */
+	vpaddd %zmm19, %zmm12, %zmm12 /* fb1_s_7 = add(fb0_21, fb0_22) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm9, %zmm19 /* fb0_p_23 = add(fb0_s_23, minus_modulus) */
+	vpminud %zmm19, %zmm9, %zmm9 /* fb0_23 = minu(fb0_s_23, fb0_p_23) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm12, %zmm19 /* fb1_p_7 = add(fb1_s_7, minus_modulus) */
+	vpminud %zmm19, %zmm12, %zmm12 /* fb1_7 = minu(fb1_s_7, fb1_p_7) */
+	vpaddd %zmm9, %zmm12, %zmm9 /* fb2_s_7 = add(fb1_7, fb0_23) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm9, %zmm12 /* fb2_p_7 = add(fb2_s_7, minus_modulus) */
+	vpminud %zmm12, %zmm9, %zmm9 /* fb2_7 = minu(fb2_s_7, fb2_p_7) */
+	vpaddd %zmm7, %zmm9, %zmm7 /* fb_s_7 = add(fb2_7, g0s7_1) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm7, %zmm9 /* fb_p_7 = add(fb_s_7, minus_modulus) */
+	vpmaxsd %zmm9, %zmm7, %zmm7 /* fb_7 = maxs(fb_s_7, fb_p_7) */
+
+	/* Initialisation round 16r+8, lanes 0..: s16 = feedback + (W >> 1). */
+	vpaddd %zmm7, %zmm7, %zmm9 /* dbl_64 = add(fb_7, fb_7) */
+	vmovdqa64 %zmm8, %zmm12 /* fb_6 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_high16(%rip), %zmm9, %zmm12 /* x0_8 = ternlog(fb_6, dbl_64, high16) */
+	vpxord %zmm13, %zmm12, %zmm12 /* x0r1_8 = xor(x0_8, sb_out_x_7) */
+	vpaddd %zmm0, %zmm12, %zmm0 /* w_8 = add(x0r1_8, r2_7) */
+	vpaddd %zmm16, %zmm13, %zmm12 /* w1_8 = add(sb_out_x_7, x1_8) */
+	vpsrld $1, %zmm0, %zmm0 /* w_half_8 = shr(w_8) */
+	vpshldd $16, %zmm10, %zmm12, %zmm13 /* l1in_8 = shld_native(w1_8, w2_8) */
+	vmovdqa64 %zmm12, %zmm19 /* w1_8 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_high16(%rip), %zmm10, %zmm19 /* l1in16_8 = ternlog(w1_8, w2_8, high16) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl24(%rip), %zmm13, %zmm31 /* ur24_8 = lookup16(l1in_8, rotl24) */
+	vmovdqa64 %zmm1, 448(%rsp) /* spill g0s1_1.3 */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl8(%rip), %zmm13, %zmm1 /* ur8_8 = lookup16(l1in_8, rotl8) */
+	vmovdqa64 %zmm13, %zmm14 /* l1in_8 */
+	vpternlogd $0x96, %zmm19, %zmm1, %zmm14 /* ug_8 = ternlog(l1in_8, ur8_8, l1in16_8) */
+	vprold $2, %zmm14, %zmm1 /* ur2_8 = rotl_native(ug_8) */
+	vpternlogd $0x96, %zmm1, %zmm31, %zmm13 /* u_8 = ternlog(l1in_8, ur24_8, ur2_8) */
+	vpshldd $16, %zmm12, %zmm10, %zmm1 /* l2in_8 = shld_native(w2_8, w1_8) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_high16(%rip), %zmm12, %zmm10 /* l2in16_8 = ternlog(w2_8, w1_8, high16) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl8(%rip), %zmm1, %zmm12 /* v8r8_8 = lookup16(l2in_8, rotl8) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl24(%rip), %zmm1, %zmm14 /* v8r24_8 = lookup16(l2in_8, rotl24) */
+	vpternlogd $0x96, %zmm14, %zmm10, %zmm1 /* v8g_8 = ternlog(l2in_8, l2in16_8, v8r24_8) */
+	vprold $6, %zmm1, %zmm1 /* v8r6_8 = rotl_native(v8g_8) */
+	vpternlogd $0x96, %zmm1, %zmm10, %zmm12 /* v8_8 = ternlog(v8r8_8, l2in16_8, v8r6_8) */
+	vmovdqa64 %zmm12, %zmm1 /* v8_8 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm13, %zmm1 /* sb_in_x_8 = ternlog(v8_8, u_8, odd_bytes) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm12, %zmm13 /* sb_in_y_8 = ternlog(u_8, v8_8, odd_bytes) */
+	vgf2p8affineqb $0x0, .Lzuc_lanes_avx512_gfni_asm_1_gfni_mat(%rip), %zmm13, %zmm10 /* sb_s1_k_8 = gf2p8affine(sb_in_y_8, gfni_mat) */
+	vgf2p8affineinvqb $0x55, .Lzuc_lanes_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm10, %zmm10 /* sb_s1_8 = gf2p8affineinv(sb_s1_k_8, gfni_mat_1) */
+	vpandd %zmm26, %zmm1, %zmm12 /* sb_s0_xl_8 = and(sb_in_x_8, nibble_mask) */
+	vpsrlw $4, %zmm1, %zmm1 /* sb_s0_xs_8 = shr(sb_in_x_8) */
+	vpshufb %zmm12, %zmm24, %zmm13 /* sb_s0_p1_8 = lookup16(s0_p1, sb_s0_xl_8) */
+	vpternlogd $0x6a, %zmm13, %zmm26, %zmm1 /* sb_s0_t_8 = ternlog(sb_s0_xs_8, nibble_mask, sb_s0_p1_8) */
+	vpshufb %zmm1, %zmm25, %zmm13 /* sb_s0_p2_8 = lookup16(s0_p2, sb_s0_t_8) */
+	vpxord %zmm12, %zmm13, %zmm12 /* sb_s0_ol_8 = xor(sb_s0_p2_8, sb_s0_xl_8) */
+	vpshufb %zmm12, %zmm27, %zmm12 /* sb_s0_p3_8 = lookup16(s0_p3_rot, sb_s0_ol_8) */
+	vpaddb %zmm1, %zmm1, %zmm1 /* sb_s0_t2_8 = add(sb_s0_t_8, sb_s0_t_8) */
+	vpxord %zmm1, %zmm12, %zmm1 /* sb_s0_8 = xor(sb_s0_p3_8, sb_s0_t2_8) */
+	vmovdqa64 %zmm10, %zmm12 /* sb_s1_8 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm1, %zmm12 /* sb_out_x_8 = ternlog(sb_s1_8, sb_s0_8, odd_bytes) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm10, %zmm1 /* sb_out_y_8 = ternlog(sb_s0_8, sb_s1_8, odd_bytes) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl24(%rip), %zmm1, %zmm1 /* r2_8 = lookup16(sb_out_y_8, rotl24) */
+	vpxord %zmm23, %zmm1, %zmm10 /* w2_9 = xor(r2_8, x1_5) */
+	vmovdqa64 704(%rsp), %zmm13 /* reload g0s12_1.2 */
+	vpshldd $20, 768(%rsp), %zmm13, %zmm14 /* s4k_o_8 = shld_native(g0s12_1, dbl_21) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm14, %zmm14 /* s4k_8 = and(s4k_o_8, modulus) */
+	vpaddd %zmm14, %zmm21, %zmm14 /* fb0_s_24 = add(s0k_8, s4k_8) */
+	vpshldd $8, 768(%rsp), %zmm13, %zmm19 /* s0k_o_12 = shld_native(g0s12_1, dbl_21) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm19, %zmm19 /* s0k_12 = and(s0k_o_12, modulus) */
+	vpaddd %zmm29, %zmm19, %zmm19 /* fb0_s_36 = add(s0k_12, s4k_12) */
+	vpshldd $21, %zmm5, %zmm2, %zmm21 /* s10k_o_8 = shld_native(fb_2, dbl_24) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm21, %zmm21 /* s10k_8 = and(s10k_o_8, modulus) */
+	vpshldd $20, %zmm5, %zmm2, %zmm23 /* s4k_o_14 = shld_native(fb_2, dbl_24) */
+	vpshldd $16, %zmm5, %zmm4, %zmm5 /* x1_9 = shld_native(fb_4, dbl_24) */
+	vpshldd $21, %zmm20, %zmm4, %zmm29 /* s10k_o_10 = shld_native(fb_4, dbl_40) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm29, %zmm29 /* s10k_10 = and(s10k_o_10, modulus) */
+	vpshldd $16, %zmm20, %zmm8, %zmm20 /* x1_11 = shld_native(fb_6, dbl_40) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm23, %zmm23 /* s4k_14 = and(s4k_o_14, modulus) */
+	vpshldd $17, %zmm28, %zmm6, %zmm31 /* s13k_o_8 = shld_native(fb_5, dbl_48) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm31, %zmm31 /* s13k_8 = and(s13k_o_8, modulus) */
+	vpaddd %zmm31, %zmm21, %zmm21 /* fb0_s_25 = add(s10k_8, s13k_8) */
+	vpshldd $15, %zmm9, %zmm7, %zmm31 /* s15k_o_8 = shld_native(fb_7, dbl_64) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm31, %zmm31 /* s15k_8 = and(s15k_o_8, modulus) */
+	vpaddd %zmm0, %zmm31, %zmm0 /* fb0_s_26 = add(s15k_8, w_half_8) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm14, %zmm31 /* fb0_p_24 = add(fb0_s_24, minus_modulus) */
+	vpminud %zmm31, %zmm14, %zmm14 /* fb0_24 = minu(fb0_s_24, fb0_p_24) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm21, %zmm31 /* fb0_p_25 = add(fb0_s_25, minus_modulus) */
+	vpminud %zmm31, %zmm21, %zmm21 /* fb0_25 = minu(fb0_s_25, fb0_p_25) */
+	vpaddd %zmm21, %zmm14, %zmm14 /* fb1_s_8 = add(fb0_24, fb0_25) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm0, %zmm21 /* fb0_p_26 = add(fb0_s_26, minus_modulus) */
+	vpminud %zmm21, %zmm0, %zmm0 /* fb0_26 = minu(fb0_s_26, fb0_p_26) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm14, %zmm21 /* fb1_p_8 = add(fb1_s_8, minus_modulus) */
+	vpminud %zmm21, %zmm14, %zmm14 /* fb1_8 = minu(fb1_s_8, fb1_p_8) */
+	vpaddd %zmm0, %zmm14, %zmm0 /* fb2_s_8 = add(fb1_8, fb0_26) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm0, %zmm14 /* fb2_p_8 = add(fb2_s_8, minus_modulus) */
+	vpminud %zmm14, %zmm0, %zmm0 /* fb2_8 = minu(fb2_s_8, fb2_p_8) */
+	vpaddd 256(%rsp), %zmm0, %zmm0 /* fb_s_8 = add(fb2_8, g0s8_1) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm0, %zmm14 /* fb_p_8 = add(fb_s_8, minus_modulus) */
+	vpmaxsd %zmm14, %zmm0, %zmm0 /* fb_8 = maxs(fb_s_8, fb_p_8) */
+
+	/* Initialisation round 16r+9, lanes 0..: s16 = feedback + (W >> 1). */
+	vpaddd %zmm0, %zmm0, %zmm14 /* dbl_72 = add(fb_8, fb_8) */
+	vmovdqa64 %zmm7, %zmm21 /* fb_7 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_high16(%rip), %zmm14, %zmm21 /* x0_9 = ternlog(fb_7, dbl_72, high16) */
+	vpxord %zmm12, %zmm21, %zmm21 /* x0r1_9 = xor(x0_9, sb_out_x_8) */
+	vpaddd %zmm1, %zmm21, %zmm1 /* w_9 = add(x0r1_9, r2_8) */
+	vpaddd %zmm5, %zmm12, %zmm12 /* w1_9 = add(sb_out_x_8, x1_9) */
+	vpsrld $1, %zmm1, %zmm1 /* w_half_9 = shr(w_9) */
+	vpshldd $16, %zmm10, %zmm12, %zmm21 /* l1in_9 = shld_native(w1_9, w2_9) */
+	vmovdqa64 %zmm12, %zmm31 /* w1_9 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_high16(%rip), %zmm10, %zmm31 /* l1in16_9 = ternlog(w1_9, w2_9, high16) */
+	vmovdqa64 %zmm2, 256(%rsp) /* spill g0s2_1.3 */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl24(%rip), %zmm21, %zmm2 /* ur24_9 = lookup16(l1in_9, rotl24) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl8(%rip), %zmm21, %zmm13 /* ur8_9 = lookup16(l1in_9, rotl8) */
+	vmovdqa64 %zmm4, 768(%rsp) /* spill g0s4_1.3 */
+	vmovdqa64 %zmm21, %zmm4 /* l1in_9 */
+	vpternlogd $0x96, %zmm31, %zmm13, %zmm4 /* ug_9 = ternlog(l1in_9, ur8_9, l1in16_9) */
+	vprold $2, %zmm4, %zmm4 /* ur2_9 = rotl_native(ug_9) */
+	vpternlogd $0x96, %zmm4, %zmm2, %zmm21 /* u_9 = ternlog(l1in_9, ur24_9, ur2_9) */
+	vpshldd $16, %zmm12, %zmm10, %zmm2 /* l2in_9 = shld_native(w2_9, w1_9) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_high16(%rip), %zmm12, %zmm10 /* l2in16_9 = ternlog(w2_9, w1_9, high16) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl8(%rip), %zmm2, %zmm4 /* v8r8_9 = lookup16(l2in_9, rotl8) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl24(%rip), %zmm2, %zmm12 /* v8r24_9 = lookup16(l2in_9, rotl24) */
+	vpternlogd $0x96, %zmm12, %zmm10, %zmm2 /* v8g_9 = ternlog(l2in_9, l2in16_9, v8r24_9) */
+	vprold $6, %zmm2, %zmm2 /* v8r6_9 = rotl_native(v8g_9) */
+	vpternlogd $0x96, %zmm2, %zmm10, %zmm4 /* v8_9 = ternlog(v8r8_9, l2in16_9, v8r6_9) */
+	vmovdqa64 %zmm4, %zmm2 /* v8_9 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm21, %zmm2 /* sb_in_x_9 = ternlog(v8_9, u_9, odd_bytes) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm4, %zmm21 /* sb_in_y_9 = ternlog(u_9, v8_9, odd_bytes) */
+	vgf2p8affineqb $0x0, .Lzuc_lanes_avx512_gfni_asm_1_gfni_mat(%rip), %zmm21, %zmm4 /* sb_s1_k_9 = gf2p8affine(sb_in_y_9, gfni_mat) */
+	vgf2p8affineinvqb $0x55, .Lzuc_lanes_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm4, %zmm4 /* sb_s1_9 = gf2p8affineinv(sb_s1_k_9, gfni_mat_1) */
+	vpandd %zmm26, %zmm2, %zmm10 /* sb_s0_xl_9 = and(sb_in_x_9, nibble_mask) */
+	vpsrlw $4, %zmm2, %zmm2 /* sb_s0_xs_9 = shr(sb_in_x_9) */
+	vpshufb %zmm10, %zmm24, %zmm12 /* sb_s0_p1_9 = lookup16(s0_p1, sb_s0_xl_9) */
+	vpternlogd $0x6a, %zmm12, %zmm26, %zmm2 /* sb_s0_t_9 = ternlog(sb_s0_xs_9, nibble_mask, sb_s0_p1_9) */
+	vpshufb %zmm2, %zmm25, %zmm12 /* sb_s0_p2_9 = lookup16(s0_p2, sb_s0_t_9) */
+	vpxord %zmm10, %zmm12, %zmm10 /* sb_s0_ol_9 = xor(sb_s0_p2_9, sb_s0_xl_9) */
+	vpshufb %zmm10, %zmm27, %zmm10 /* sb_s0_p3_9 = lookup16(s0_p3_rot, sb_s0_ol_9) */
+	vpaddb %zmm2, %zmm2, %zmm2 /* sb_s0_t2_9 = add(sb_s0_t_9, sb_s0_t_9) */
+	vpxord %zmm2, %zmm10, %zmm2 /* sb_s0_9 = xor(sb_s0_p3_9, sb_s0_t2_9) */
+	vmovdqa64 %zmm4, %zmm10 /* sb_s1_9 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm2, %zmm10 /* sb_out_x_9 = ternlog(sb_s1_9, sb_s0_9, odd_bytes) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm4, %zmm2 /* sb_out_y_9 = ternlog(sb_s0_9, sb_s1_9, odd_bytes) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl24(%rip), %zmm2, %zmm2 /* r2_9 = lookup16(sb_out_y_9, rotl24) */
+	vpxord %zmm30, %zmm2, %zmm4 /* w2_10 = xor(r2_9, x1_6) */
+	vmovdqa64 960(%rsp), %zmm12 /* reload g0s13_1.2 */
+	vpshldd $20, 320(%rsp), %zmm12, %zmm13 /* s4k_o_9 = shld_native(g0s13_1, dbl_6) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm13, %zmm13 /* s4k_9 = and(s4k_o_9, modulus) */
+	vpaddd 576(%rsp), %zmm13, %zmm13 /* fb0_s_27 = add(s4k_9, s0k_9) */
+	vpshldd $8, 320(%rsp), %zmm12, %zmm21 /* s0k_o_13 = shld_native(g0s13_1, dbl_6) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm21, %zmm21 /* s0k_13 = and(s0k_o_13, modulus) */
+	vpaddd %zmm22, %zmm21, %zmm21 /* fb0_s_39 = add(s0k_13, s4k_13) */
+	vpshldd $21, %zmm11, %zmm3, %zmm22 /* s10k_o_9 = shld_native(fb_3, dbl_32) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm22, %zmm22 /* s10k_9 = and(s10k_o_9, modulus) */
+	vpshldd $20, %zmm11, %zmm3, %zmm30 /* s4k_o_15 = shld_native(fb_3, dbl_32) */
+	vpshldd $16, %zmm11, %zmm6, %zmm11 /* x1_10 = shld_native(fb_5, dbl_32) */
+	vpshldd $21, %zmm28, %zmm6, %zmm31 /* s10k_o_11 = shld_native(fb_5, dbl_48) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm31, %zmm31 /* s10k_11 = and(s10k_o_11, modulus) */
+	vpshldd $16, %zmm28, %zmm7, %zmm28 /* x1_12 = shld_native(fb_7, dbl_48) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm30, %zmm30 /* s4k_15 = and(s4k_o_15, modulus) */
+	vmovdqa64 %zmm3, 320(%rsp) /* spill g0s3_1.3 */
+	vpshldd $17, %zmm15, %zmm8, %zmm3 /* s13k_o_9 = shld_native(fb_6, dbl_56) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm3, %zmm3 /* s13k_9 = and(s13k_o_9, modulus) */
+	vpaddd %zmm3, %zmm22, %zmm3 /* fb0_s_28 = add(s10k_9, s13k_9) */
+	vpshldd $21, %zmm15, %zmm8, %zmm22 /* s10k_o_12 = shld_native(fb_6, dbl_56) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm22, %zmm22 /* s10k_12 = and(s10k_o_12, modulus) */
+	vpshldd $16, %zmm15, %zmm0, %zmm15 /* x1_13 = shld_native(fb_8, dbl_56) */
+	vpshldd $15, %zmm14, %zmm0, %zmm12 /* s15k_o_9 = shld_native(fb_8, dbl_72) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm12, %zmm12 /* s15k_9 = and(s15k_o_9, modulus) */
+	vpaddd %zmm1, %zmm12, %zmm1 /* fb0_s_29 = add(s15k_9, w_half_9) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm13, %zmm12 /* fb0_p_27 = add(fb0_s_27, minus_modulus) */
+	vpminud %zmm12, %zmm13, %zmm12 /* fb0_27 = minu(fb0_s_27, fb0_p_27) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm3, %zmm13 /* fb0_p_28 = add(fb0_s_28, minus_modulus) */
+	vpminud %zmm13, %zmm3, %zmm3 /* fb0_28 = minu(fb0_s_28, fb0_p_28) */
+	vpaddd %zmm3, %zmm12, %zmm3 /* fb1_s_9 = add(fb0_27, fb0_28) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm1, %zmm12 /* fb0_p_29 = add(fb0_s_29, minus_modulus) */
+	vpminud %zmm12, %zmm1, %zmm1 /* fb0_29 = minu(fb0_s_29, fb0_p_29) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm3, %zmm12 /* fb1_p_9 = add(fb1_s_9, minus_modulus) */
+	vpminud %zmm12, %zmm3, %zmm3 /* fb1_9 = minu(fb1_s_9, fb1_p_9) */
+	vpaddd %zmm1, %zmm3, %zmm1 /* fb2_s_9 = add(fb1_9, fb0_29) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm1, %zmm3 /* fb2_p_9 = add(fb2_s_9, minus_modulus) */
+	vpminud %zmm3, %zmm1, %zmm1 /* fb2_9 = minu(fb2_s_9, fb2_p_9) */
+	vpaddd 640(%rsp), %zmm1, %zmm1 /* fb_s_9 = add(fb2_9, g0s9_1) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm1, %zmm3 /* fb_p_9 = add(fb_s_9, minus_modulus) */
+	vpmaxsd %zmm3, %zmm1, %zmm1 /* fb_9 = maxs(fb_s_9, fb_p_9) */
+
+	/* Initialisation round 16r+10, lanes 0..: s16 = feedback + (W >> 1). */
+	vpaddd %zmm1, %zmm1, %zmm3 /* dbl_80 = add(fb_9, fb_9) */
+	vmovdqa64 %zmm0, %zmm12 /* fb_8 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_high16(%rip), %zmm3, %zmm12 /* x0_10 = ternlog(fb_8, dbl_80, high16) */
+	vpxord %zmm10, %zmm12, %zmm12 /* x0r1_10 = xor(x0_10, sb_out_x_9) */
+	vpaddd %zmm2, %zmm12, %zmm2 /* w_10 = add(x0r1_10, r2_9) */
+	vpaddd %zmm11, %zmm10, %zmm10 /* w1_10 = add(sb_out_x_9, x1_10) */
+	vpsrld $1, %zmm2, %zmm2 /* w_half_10 = shr(w_10) */
+	vpshldd $16, %zmm4, %zmm10, %zmm12 /* l1in_10 = shld_native(w1_10, w2_10) */
+	vmovdqa64 %zmm10, %zmm13 /* w1_10 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_high16(%rip), %zmm4, %zmm13 /* l1in16_10 = ternlog(w1_10, w2_10, high16) */
+	vmovdqa64 %zmm8, 640(%rsp) /* spill g0s6_1.3 */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl24(%rip), %zmm12, %zmm8 /* ur24_10 = lookup16(l1in_10, rotl24) */
+	vmovdqa64 %zmm6, 576(%rsp) /* spill g0s5_1.3 */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl8(%rip), %zmm12, %zmm6 /* ur8_10 = lookup16(l1in_10, rotl8) */
+	vmovdqa64 %zmm21, 1024(%rsp) /* spill fb0_s_39 */
+	vmovdqa64 %zmm12, %zmm21 /* l1in_10 */
+	vpternlogd $0x96, %zmm13, %zmm6, %zmm21 /* ug_10 = ternlog(l1in_10, ur8_10, l1in16_10) */
+	vprold $2, %zmm21, %zmm6 /* ur2_10 = rotl_native(ug_10) */
+	vpternlogd $0x96, %zmm6, %zmm8, %zmm12 /* u_10 = ternlog(l1in_10, ur24_10, ur2_10) */
+	vpshldd $16, %zmm10, %zmm4, %zmm6 /* l2in_10 = shld_native(w2_10, w1_10) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_high16(%rip), %zmm10, %zmm4 /* l2in16_10 = ternlog(w2_10, w1_10, high16) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl8(%rip), %zmm6, %zmm8 /* v8r8_10 = lookup16(l2in_10, rotl8) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl24(%rip), %zmm6, %zmm10 /* v8r24_10 = lookup16(l2in_10, rotl24) */
+	vpternlogd $0x96, %zmm10, %zmm4, %zmm6 /* v8g_10 = ternlog(l2in_10, l2in16_10, v8r24_10) */
+	vprold $6, %zmm6, %zmm6 /* v8r6_10 = rotl_native(v8g_10) */
+	vpternlogd $0x96, %zmm6, %zmm4, %zmm8 /* v8_10 = ternlog(v8r8_10, l2in16_10, v8r6_10) */
+	vmovdqa64 %zmm8, %zmm4 /* v8_10 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm12, %zmm4 /* sb_in_x_10 = ternlog(v8_10, u_10, odd_bytes) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm8, %zmm12 /* sb_in_y_10 = ternlog(u_10, v8_10, odd_bytes) */
+	vgf2p8affineqb $0x0, .Lzuc_lanes_avx512_gfni_asm_1_gfni_mat(%rip), %zmm12, %zmm6 /* sb_s1_k_10 = gf2p8affine(sb_in_y_10, gfni_mat) */
+	vgf2p8affineinvqb $0x55, .Lzuc_lanes_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm6, %zmm6 /* sb_s1_10 = gf2p8affineinv(sb_s1_k_10, gfni_mat_1) */
+	vpandd %zmm26, %zmm4, %zmm8 /* sb_s0_xl_10 = and(sb_in_x_10, nibble_mask) */
+	vpsrlw $4, %zmm4, %zmm4 /* sb_s0_xs_10 = shr(sb_in_x_10) */
+	vpshufb %zmm8, %zmm24, %zmm10 /* sb_s0_p1_10 = lookup16(s0_p1, sb_s0_xl_10) */
+	vpternlogd $0x6a, %zmm10, %zmm26, %zmm4 /* sb_s0_t_10 = ternlog(sb_s0_xs_10, nibble_mask, sb_s0_p1_10) */
+	vpshufb %zmm4, %zmm25, %zmm10 /* sb_s0_p2_10 = lookup16(s0_p2, sb_s0_t_10) */
+	vpxord %zmm8, %zmm10, %zmm8 /* sb_s0_ol_10 = xor(sb_s0_p2_10, sb_s0_xl_10) */
+	vpshufb %zmm8, %zmm27, %zmm8 /* sb_s0_p3_10 = lookup16(s0_p3_rot, sb_s0_ol_10) */
+	vpaddb %zmm4, %zmm4, %zmm4 /* sb_s0_t2_10 = add(sb_s0_t_10, sb_s0_t_10) */
+	vpxord %zmm4, %zmm8, %zmm4 /* sb_s0_10 = xor(sb_s0_p3_10, sb_s0_t2_10) */
+	vmovdqa64 %zmm6, %zmm8 /* sb_s1_10 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm4, %zmm8 /* sb_out_x_10 = ternlog(sb_s1_10, sb_s0_10, odd_bytes) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm6, %zmm4 /* sb_out_y_10 = ternlog(sb_s0_10, sb_s1_10, odd_bytes) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl24(%rip), %zmm4, %zmm4 /* r2_10 = lookup16(sb_out_y_10, rotl24) */
+	vpxord %zmm17, %zmm4, %zmm6 /* w2_11 = xor(r2_10, x1_7) */
+	vmovdqa64 128(%rsp), %zmm10 /* reload g0s14_1.2 */
+	vpshldd $20, 192(%rsp), %zmm10, %zmm12 /* s4k_o_10 = shld_native(g0s14_1, dbl_14) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm12, %zmm12 /* s4k_10 = and(s4k_o_10, modulus) */
+	vpaddd 896(%rsp), %zmm12, %zmm12 /* fb0_s_30 = add(s4k_10, s0k_10) */
+	vpshldd $8, 192(%rsp), %zmm10, %zmm13 /* s0k_o_14 = shld_native(g0s14_1, dbl_14) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm13, %zmm13 /* s0k_14 = and(s0k_o_14, modulus) */
+	vpaddd %zmm23, %zmm13, %zmm13 /* fb0_s_42 = add(s0k_14, s4k_14) */
+	vpshldd $17, %zmm9, %zmm7, %zmm17 /* s13k_o_10 = shld_native(fb_7, dbl_64) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm17, %zmm17 /* s13k_10 = and(s13k_o_10, modulus) */
+	vpaddd %zmm17, %zmm29, %zmm17 /* fb0_s_31 = add(s10k_10, s13k_10) */
+	vpshldd $21, %zmm9, %zmm7, %zmm21 /* s10k_o_13 = shld_native(fb_7, dbl_64) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm21, %zmm21 /* s10k_13 = and(s10k_o_13, modulus) */
+	vpshldd $16, %zmm9, %zmm1, %zmm9 /* x1_14 = shld_native(fb_9, dbl_64) */
+	vpshldd $15, %zmm3, %zmm1, %zmm23 /* s15k_o_10 = shld_native(fb_9, dbl_80) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm23, %zmm23 /* s15k_10 = and(s15k_o_10, modulus) */
+	vpaddd %zmm2, %zmm23, %zmm2 /* fb0_s_32 = add(s15k_10, w_half_10) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm12, %zmm23 /* fb0_p_30 = add(fb0_s_30, minus_modulus) */
+	vpminud %zmm23, %zmm12, %zmm12 /* fb0_30 = minu(fb0_s_30, fb0_p_30) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm17, %zmm23 /* fb0_p_31 = add(fb0_s_31, minus_modulus) */
+	vpminud %zmm23, %zmm17, %zmm17 /* fb0_31 = minu(fb0_s_31, fb0_p_31) */
+	vpaddd %zmm17, %zmm12, %zmm12 /* fb1_s_10 = add(fb0_30, fb0_31) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm2, %zmm17 /* fb0_p_32 = add(fb0_s_32, minus_modulus) */
+	vpminud %zmm17, %zmm2, %zmm2 /* fb0_32 = minu(fb0_s_32, fb0_p_32) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm12, %zmm17 /* fb1_p_10 = add(fb1_s_10, minus_modulus) */
+	vpminud %zmm17, %zmm12, %zmm12 /* fb1_10 = minu(fb1_s_10, fb1_p_10) */
+	vpaddd %zmm2, %zmm12, %zmm2 /* fb2_s_10 = add(fb1_10, fb0_32) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm2, %zmm12 /* fb2_p_10 = add(fb2_s_10, minus_modulus) */
+	vpminud %zmm12, %zmm2, %zmm2 /* fb2_10 = minu(fb2_s_10, fb2_p_10) */
+	vpaddd 64(%rsp), %zmm2, %zmm2 /* fb_s_10 = add(fb2_10, g0s10_1) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm2, %zmm12 /* fb_p_10 = add(fb_s_10, minus_modulus) */
+	vpmaxsd %zmm12, %zmm2, %zmm2 /* fb_10 = maxs(fb_s_10, fb_p_10) */
+
+	/* Initialisation round 16r+11, lanes 0..: s16 = feedback + (W >> 1). */
+	vpaddd %zmm2, %zmm2, %zmm12 /* dbl_88 = add(fb_10, fb_10) */
+	vmovdqa64 %zmm1, %zmm17 /* fb_9 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_high16(%rip), %zmm12, %zmm17 /* x0_11 = ternlog(fb_9, dbl_88, high16) */
+	vpxord %zmm8, %zmm17, %zmm17 /* x0r1_11 = xor(x0_11, sb_out_x_10) */
+	vpaddd %zmm4, %zmm17, %zmm4 /* w_11 = add(x0r1_11, r2_10) */
+	vpaddd %zmm20, %zmm8, %zmm8 /* w1_11 = add(sb_out_x_10, x1_11) */
+	vpsrld $1, %zmm4, %zmm4 /* w_half_11 = shr(w_11) */
+	vpshldd $16, %zmm6, %zmm8, %zmm17 /* l1in_11 = shld_native(w1_11, w2_11) */
+	vmovdqa64 %zmm8, %zmm23 /* w1_11 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_high16(%rip), %zmm6, %zmm23 /* l1in16_11 = ternlog(w1_11, w2_11, high16) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl24(%rip), %zmm17, %zmm29 /* ur24_11 = lookup16(l1in_11, rotl24) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl8(%rip), %zmm17, %zmm10 /* ur8_11 = lookup16(l1in_11, rotl8) */
+	vmovdqa64 %zmm7, 64(%rsp) /* spill g0s7_1.3 */
+	vmovdqa64 %zmm17, %zmm7 /* l1in_11 */
+	vpternlogd $0x96, %zmm23, %zmm10, %zmm7 /* ug_11 = ternlog(l1in_11, ur8_11, l1in16_11) */
+	vprold $2, %zmm7, %zmm7 /* ur2_11 = rotl_native(ug_11) */
+	vpternlogd $0x96, %zmm7, %zmm29, %zmm17 /* u_11 = ternlog(l1in_11, ur24_11, ur2_11) */
+	vpshldd $16, %zmm8, %zmm6, %zmm7 /* l2in_11 = shld_native(w2_11, w1_11) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_high16(%rip), %zmm8, %zmm6 /* l2in16_11 = ternlog(w2_11, w1_11, high16) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl8(%rip), %zmm7, %zmm8 /* v8r8_11 = lookup16(l2in_11, rotl8) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl24(%rip), %zmm7, %zmm10 /* v8r24_11 = lookup16(l2in_11, rotl24) */
+	vpternlogd $0x96, %zmm10, %zmm6, %zmm7 /* v8g_11 = ternlog(l2in_11, l2in16_11, v8r24_11) */
+	vprold $6, %zmm7, %zmm7 /* v8r6_11 = rotl_native(v8g_11) */
+	vpternlogd $0x96, %zmm7, %zmm6, %zmm8 /* v8_11 = ternlog(v8r8_11, l2in16_11, v8r6_11) */
+	vmovdqa64 %zmm8, %zmm6 /* v8_11 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm17, %zmm6 /* sb_in_x_11 = ternlog(v8_11, u_11, odd_bytes) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm8, %zmm17 /* sb_in_y_11 = ternlog(u_11, v8_11, odd_bytes) */
+	vgf2p8affineqb $0x0, .Lzuc_lanes_avx512_gfni_asm_1_gfni_mat(%rip), %zmm17, %zmm7 /* sb_s1_k_11 = gf2p8affine(sb_in_y_11, gfni_mat) */
+	vgf2p8affineinvqb $0x55, .Lzuc_lanes_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm7, %zmm7 /* sb_s1_11 = gf2p8affineinv(sb_s1_k_11, gfni_mat_1) */
+	vpandd %zmm26, %zmm6, %zmm8 /* sb_s0_xl_11 = and(sb_in_x_11, nibble_mask) */
+	vpsrlw $4, %zmm6, %zmm6 /* sb_s0_xs_11 = shr(sb_in_x_11) */
+	vpshufb %zmm8, %zmm24, %zmm10 /* sb_s0_p1_11 = lookup16(s0_p1, sb_s0_xl_11) */
+	vpternlogd $0x6a, %zmm10, %zmm26, %zmm6 /* sb_s0_t_11 = ternlog(sb_s0_xs_11, nibble_mask, sb_s0_p1_11) */
+	vpshufb %zmm6, %zmm25, %zmm10 /* sb_s0_p2_11 = lookup16(s0_p2, sb_s0_t_11) */
+	vpxord %zmm8, %zmm10, %zmm8 /* sb_s0_ol_11 = xor(sb_s0_p2_11, sb_s0_xl_11) */
+	vpshufb %zmm8, %zmm27, %zmm8 /* sb_s0_p3_11 = lookup16(s0_p3_rot, sb_s0_ol_11) */
+	vpaddb %zmm6, %zmm6, %zmm6 /* sb_s0_t2_11 = add(sb_s0_t_11, sb_s0_t_11) */
+	vpxord %zmm6, %zmm8, %zmm6 /* sb_s0_11 = xor(sb_s0_p3_11, sb_s0_t2_11) */
+	vmovdqa64 %zmm7, %zmm8 /* sb_s1_11 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm6, %zmm8 /* sb_out_x_11 = ternlog(sb_s1_11, sb_s0_11, odd_bytes) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm7, %zmm6 /* sb_out_y_11 = ternlog(sb_s0_11, sb_s1_11, odd_bytes) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl24(%rip), %zmm6, %zmm6 /* r2_11 = lookup16(sb_out_y_11, rotl24) */
+	vpaddd %zmm28, %zmm8, %zmm7 /* w1_12 = add(sb_out_x_11, x1_12) */
+	vpxord %zmm16, %zmm6, %zmm10 /* w2_12 = xor(r2_11, x1_8) */
+	vmovdqa64 512(%rsp), %zmm16 /* reload g0s15_1.2 */
+	vpshldd $20, 0(%rsp), %zmm16, %zmm17 /* s4k_o_11 = shld_native(g0s15_1, dbl) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm17, %zmm17 /* s4k_11 = and(s4k_o_11, modulus) */
+	vpaddd %zmm17, %zmm18, %zmm17 /* fb0_s_33 = add(s0k_11, s4k_11) */
+	vpshldd $8, 0(%rsp), %zmm16, %zmm18 /* s0k_o_15 = shld_native(g0s15_1, dbl) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm18, %zmm18 /* s0k_15 = and(s0k_o_15, modulus) */
+	vpaddd %zmm30, %zmm18, %zmm18 /* fb0_s_45 = add(s0k_15, s4k_15) */
+	vpshldd $17, %zmm14, %zmm0, %zmm23 /* s13k_o_11 = shld_native(fb_8, dbl_72) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm23, %zmm23 /* s13k_11 = and(s13k_o_11, modulus) */
+	vpaddd %zmm23, %zmm31, %zmm23 /* fb0_s_34 = add(s10k_11, s13k_11) */
+	vpshldd $21, %zmm14, %zmm0, %zmm28 /* s10k_o_14 = shld_native(fb_8, dbl_72) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm28, %zmm28 /* s10k_14 = and(s10k_o_14, modulus) */
+	vpshldd $16, %zmm14, %zmm2, %zmm14 /* x1_15 = shld_native(fb_10, dbl_72) */
+	vpshldd $15, %zmm12, %zmm2, %zmm29 /* s15k_o_11 = shld_native(fb_10, dbl_88) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm29, %zmm29 /* s15k_11 = and(s15k_o_11, modulus) */
+	vpaddd %zmm4, %zmm29, %zmm4 /* fb0_s_35 = add(s15k_11, w_half_11) */
+	vpshldd $17, %zmm12, %zmm2, %zmm12 /* s13k_o_13 = shld_native(fb_10, dbl_88) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm12, %zmm12 /* s13k_13 = and(s13k_o_13, modulus) */
+	vpaddd %zmm12, %zmm21, %zmm12 /* fb0_s_40 = add(s10k_13, s13k_13) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm17, %zmm21 /* fb0_p_33 = add(fb0_s_33, minus_modulus) */
+	vpminud %zmm21, %zmm17, %zmm17 /* fb0_33 = minu(fb0_s_33, fb0_p_33) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm23, %zmm21 /* fb0_p_34 = add(fb0_s_34, minus_modulus) */
+	vpminud %zmm21, %zmm23, %zmm21 /* fb0_34 = minu(fb0_s_34, fb0_p_34) */
+	vpaddd %zmm21, %zmm17, %zmm17 /* fb1_s_11 = add(fb0_33, fb0_34) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm4, %zmm21 /* fb0_p_35 = add(fb0_s_35, minus_modulus) */
+	vpminud %zmm21, %zmm4, %zmm4 /* fb0_35 = minu(fb0_s_35, fb0_p_35) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm17, %zmm21 /* fb1_p_11 = add(fb1_s_11, minus_modulus) */
+	vpminud %zmm21, %zmm17, %zmm17 /* fb1_11 = minu(fb1_s_11, fb1_p_11) */
+	vpaddd %zmm4, %zmm17, %zmm4 /* fb2_s_11 = add(fb1_11, fb0_35) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm4, %zmm17 /* fb2_p_11 = add(fb2_s_11, minus_modulus) */
+	vpminud %zmm17, %zmm4, %zmm4 /* fb2_11 = minu(fb2_s_11, fb2_p_11) */
+	vpaddd 384(%rsp), %zmm4, %zmm4 /* fb_s_11 = add(fb2_11, g0s11_1) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm4, %zmm17 /* fb_p_11 = add(fb_s_11, minus_modulus) */
+	vpmaxsd %zmm17, %zmm4, %zmm4 /* fb_11 = maxs(fb_s_11, fb_p_11) */
+
+	/* Initialisation round 16r+12, lanes 0..: s16 = feedback + (W >> 1). */
+	vpaddd %zmm4, %zmm4, %zmm17 /* dbl_96 = add(fb_11, fb_11) */
+	vmovdqa64 %zmm2, %zmm21 /* fb_10 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_high16(%rip), %zmm17, %zmm21 /* x0_12 = ternlog(fb_10, dbl_96, high16) */
+	vpxord %zmm8, %zmm21, %zmm8 /* x0r1_12 = xor(x0_12, sb_out_x_11) */
+	vpaddd %zmm6, %zmm8, %zmm6 /* w_12 = add(x0r1_12, r2_11) */
+	vpsrld $1, %zmm6, %zmm6 /* w_half_12 = shr(w_12) */
+	vpshldd $16, %zmm10, %zmm7, %zmm8 /* l1in_12 = shld_native(w1_12, w2_12) */
+	vmovdqa64 %zmm7, %zmm21 /* w1_12 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_high16(%rip), %zmm10, %zmm21 /* l1in16_12 = ternlog(w1_12, w2_12, high16) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl24(%rip), %zmm8, %zmm23 /* ur24_12 = lookup16(l1in_12, rotl24) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl8(%rip), %zmm8, %zmm29 /* ur8_12 = lookup16(l1in_12, rotl8) */
+	vmovdqa64 %zmm8, %zmm30 /* l1in_12 */
+	vpternlogd $0x96, %zmm21, %zmm29, %zmm30 /* ug_12 = ternlog(l1in_12, ur8_12, l1in16_12) */
+	vprold $2, %zmm30, %zmm21 /* ur2_12 = rotl_native(ug_12) */
+	vpternlogd $0x96, %zmm21, %zmm23, %zmm8 /* u_12 = ternlog(l1in_12, ur24_12, ur2_12) */
+	vpshldd $16, %zmm7, %zmm10, %zmm21 /* l2in_12 = shld_native(w2_12, w1_12) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_high16(%rip), %zmm7, %zmm10 /* l2in16_12 = ternlog(w2_12, w1_12, high16) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl8(%rip), %zmm21, %zmm7 /* v8r8_12 = lookup16(l2in_12, rotl8) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl24(%rip), %zmm21, %zmm23 /* v8r24_12 = lookup16(l2in_12, rotl24) */
+	vpternlogd $0x96, %zmm23, %zmm10, %zmm21 /* v8g_12 = ternlog(l2in_12, l2in16_12, v8r24_12) */
+	vprold $6, %zmm21, %zmm21 /* v8r6_12 = rotl_native(v8g_12) */
+	vpternlogd $0x96, %zmm21, %zmm10, %zmm7 /* v8_12 = ternlog(v8r8_12, l2in16_12, v8r6_12) */
+	vmovdqa64 %zmm7, %zmm10 /* v8_12 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm8, %zmm10 /* sb_in_x_12 = ternlog(v8_12, u_12, odd_bytes) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm7, %zmm8 /* sb_in_y_12 = ternlog(u_12, v8_12, odd_bytes) */
+	vgf2p8affineqb $0x0, .Lzuc_lanes_avx512_gfni_asm_1_gfni_mat(%rip), %zmm8, %zmm7 /* sb_s1_k_12 = gf2p8affine(sb_in_y_12, gfni_mat) */
+	vgf2p8affineinvqb $0x55, .Lzuc_lanes_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm7, %zmm7 /* sb_s1_12 = gf2p8affineinv(sb_s1_k_12, gfni_mat_1) */
+	vpandd %zmm26, %zmm10, %zmm8 /* sb_s0_xl_12 = and(sb_in_x_12, nibble_mask) */
+	vpsrlw $4, %zmm10, %zmm10 /* sb_s0_xs_12 = shr(sb_in_x_12) */
+	vpshufb %zmm8, %zmm24, %zmm21 /* sb_s0_p1_12 = lookup16(s0_p1, sb_s0_xl_12) */
+	vpternlogd $0x6a, %zmm21, %zmm26, %zmm10 /* sb_s0_t_12 = ternlog(sb_s0_xs_12, nibble_mask, sb_s0_p1_12) */
+	vpshufb %zmm10, %zmm25, %zmm21 /* sb_s0_p2_12 = lookup16(s0_p2, sb_s0_t_12) */
+	vpxord %zmm8, %zmm21, %zmm8 /* sb_s0_ol_12 = xor(sb_s0_p2_12, sb_s0_xl_12) */
+	vpshufb %zmm8, %zmm27, %zmm8 /* sb_s0_p3_12 = lookup16(s0_p3_rot, sb_s0_ol_12) */
+	vpaddb %zmm10, %zmm10, %zmm10 /* sb_s0_t2_12 = add(sb_s0_t_12, sb_s0_t_12) */
+	vpxord %zmm10, %zmm8, %zmm8 /* sb_s0_12 = xor(sb_s0_p3_12, sb_s0_t2_12) */
+	vmovdqa64 %zmm7, %zmm10 /* sb_s1_12 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm8, %zmm10 /* sb_out_x_12 = ternlog(sb_s1_12, sb_s0_12, odd_bytes) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm7, %zmm8 /* sb_out_y_12 = ternlog(sb_s0_12, sb_s1_12, odd_bytes) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl24(%rip), %zmm8, %zmm7 /* r2_12 = lookup16(sb_out_y_12, rotl24) */
+	vpaddd %zmm15, %zmm10, %zmm8 /* w1_13 = add(sb_out_x_12, x1_13) */
+	vpxord %zmm5, %zmm7, %zmm5 /* w2_13 = xor(r2_12, x1_9) */
+	vpshldd $17, %zmm3, %zmm1, %zmm15 /* s13k_o_12 = shld_native(fb_9, dbl_80) */
+	vpshldd $21, %zmm3, %zmm1, %zmm3 /* s10k_o_15 = shld_native(fb_9, dbl_80) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm15, %zmm15 /* s13k_12 = and(s13k_o_12, modulus) */
+	vpaddd %zmm15, %zmm22, %zmm15 /* fb0_s_37 = add(s10k_12, s13k_12) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm3, %zmm3 /* s10k_15 = and(s10k_o_15, modulus) */
+	vpshldd $15, %zmm17, %zmm4, %zmm21 /* s15k_o_12 = shld_native(fb_11, dbl_96) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm21, %zmm21 /* s15k_12 = and(s15k_o_12, modulus) */
+	vpaddd %zmm6, %zmm21, %zmm6 /* fb0_s_38 = add(s15k_12, w_half_12) */
+	vpshldd $17, %zmm17, %zmm4, %zmm17 /* s13k_o_14 = shld_native(fb_11, dbl_96) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm17, %zmm17 /* s13k_14 = and(s13k_o_14, modulus) */
+	vpaddd %zmm17, %zmm28, %zmm17 /* fb0_s_43 = add(s10k_14, s13k_14) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm19, %zmm21 /* fb0_p_36 = add(fb0_s_36, minus_modulus) */
+	vpminud %zmm21, %zmm19, %zmm19 /* fb0_36 = minu(fb0_s_36, fb0_p_36) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm15, %zmm21 /* fb0_p_37 = add(fb0_s_37, minus_modulus) */
+	vpminud %zmm21, %zmm15, %zmm15 /* fb0_37 = minu(fb0_s_37, fb0_p_37) */
+	vpaddd %zmm15, %zmm19, %zmm15 /* fb1_s_12 = add(fb0_36, fb0_37) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm6, %zmm19 /* fb0_p_38 = add(fb0_s_38, minus_modulus) */
+	vpminud %zmm19, %zmm6, %zmm6 /* fb0_38 = minu(fb0_s_38, fb0_p_38) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm15, %zmm19 /* fb1_p_12 = add(fb1_s_12, minus_modulus) */
+	vpminud %zmm19, %zmm15, %zmm15 /* fb1_12 = minu(fb1_s_12, fb1_p_12) */
+	vpaddd %zmm6, %zmm15, %zmm6 /* fb2_s_12 = add(fb1_12, fb0_38) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm6, %zmm15 /* fb2_p_12 = add(fb2_s_12, minus_modulus) */
+	vpminud %zmm15, %zmm6, %zmm6 /* fb2_12 = minu(fb2_s_12, fb2_p_12) */
+	vpaddd 704(%rsp), %zmm6, %zmm6 /* fb_s_12 = add(fb2_12, g0s12_1) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm6, %zmm15 /* fb_p_12 = add(fb_s_12, minus_modulus) */
+	vpmaxsd %zmm15, %zmm6, %zmm6 /* fb_12 = maxs(fb_s_12, fb_p_12) */
+
+	/* Initialisation round 16r+13, lanes 0..: s16 = feedback + (W >> 1). */
+	vpaddd %zmm6, %zmm6, %zmm15 /* dbl_104 = add(fb_12, fb_12) */
+	vmovdqa64 %zmm4, %zmm19 /* fb_11 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_high16(%rip), %zmm15, %zmm19 /* x0_13 = ternlog(fb_11, dbl_104, high16) */
+	vpxord %zmm10, %zmm19, %zmm10 /* x0r1_13 = xor(x0_13, sb_out_x_12) */
+	vpaddd %zmm7, %zmm10, %zmm7 /* w_13 = add(x0r1_13, r2_12) */
+	vpsrld $1, %zmm7, %zmm7 /* w_half_13 = shr(w_13) */
+	vpshldd $16, %zmm5, %zmm8, %zmm10 /* l1in_13 = shld_native(w1_13, w2_13) */
+	vmovdqa64 %zmm8, %zmm19 /* w1_13 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_high16(%rip), %zmm5, %zmm19 /* l1in16_13 = ternlog(w1_13, w2_13, high16) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl24(%rip), %zmm10, %zmm21 /* ur24_13 = lookup16(l1in_13, rotl24) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl8(%rip), %zmm10, %zmm22 /* ur8_13 = lookup16(l1in_13, rotl8) */
+	vmovdqa64 %zmm10, %zmm23 /* l1in_13 */
+	vpternlogd $0x96, %zmm19, %zmm22, %zmm23 /* ug_13 = ternlog(l1in_13, ur8_13, l1in16_13) */
+	vprold $2, %zmm23, %zmm19 /* ur2_13 = rotl_native(ug_13) */
+	vpternlogd $0x96, %zmm19, %zmm21, %zmm10 /* u_13 = ternlog(l1in_13, ur24_13, ur2_13) */
+	vpshldd $16, %zmm8, %zmm5, %zmm19 /* l2in_13 = shld_native(w2_13, w1_13) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_high16(%rip), %zmm8, %zmm5 /* l2in16_13 = ternlog(w2_13, w1_13, high16) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl8(%rip), %zmm19, %zmm8 /* v8r8_13 = lookup16(l2in_13, rotl8) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl24(%rip), %zmm19, %zmm21 /* v8r24_13 = lookup16(l2in_13, rotl24) */
+	vpternlogd $0x96, %zmm21, %zmm5, %zmm19 /* v8g_13 = ternlog(l2in_13, l2in16_13, v8r24_13) */
+	vprold $6, %zmm19, %zmm19 /* v8r6_13 = rotl_native(v8g_13) */
+	vpternlogd $0x96, %zmm19, %zmm5, %zmm8 /* v8_13 = ternlog(v8r8_13, l2in16_13, v8r6_13) */
+	vmovdqa64 %zmm8, %zmm5 /* v8_13 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm10, %zmm5 /* sb_in_x_13 = ternlog(v8_13, u_13, odd_bytes) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm8, %zmm10 /* sb_in_y_13 = ternlog(u_13, v8_13, odd_bytes) */
+	vgf2p8affineqb $0x0, .Lzuc_lanes_avx512_gfni_asm_1_gfni_mat(%rip), %zmm10, %zmm8 /* sb_s1_k_13 = gf2p8affine(sb_in_y_13, gfni_mat) */
+	vgf2p8affineinvqb $0x55, .Lzuc_lanes_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm8, %zmm8 /* sb_s1_13 = gf2p8affineinv(sb_s1_k_13, gfni_mat_1) */
+	vpandd %zmm26, %zmm5, %zmm10 /* sb_s0_xl_13 = and(sb_in_x_13, nibble_mask) */
+	vpsrlw $4, %zmm5, %zmm5 /* sb_s0_xs_13 = shr(sb_in_x_13) */
+	vpshufb %zmm10, %zmm24, %zmm19 /* sb_s0_p1_13 = lookup16(s0_p1, sb_s0_xl_13) */
+	vpternlogd $0x6a, %zmm19, %zmm26, %zmm5 /* sb_s0_t_13 = ternlog(sb_s0_xs_13, nibble_mask, sb_s0_p1_13) */
+	vpshufb %zmm5, %zmm25, %zmm19 /* sb_s0_p2_13 = lookup16(s0_p2, sb_s0_t_13) */
+	vpxord %zmm10, %zmm19, %zmm10 /* sb_s0_ol_13 = xor(sb_s0_p2_13, sb_s0_xl_13) */
+	vpshufb %zmm10, %zmm27, %zmm10 /* sb_s0_p3_13 = lookup16(s0_p3_rot, sb_s0_ol_13) */
+	vpaddb %zmm5, %zmm5, %zmm5 /* sb_s0_t2_13 = add(sb_s0_t_13, sb_s0_t_13) */
+	vpxord %zmm5, %zmm10, %zmm5 /* sb_s0_13 = xor(sb_s0_p3_13, sb_s0_t2_13) */
+	vmovdqa64 %zmm8, %zmm10 /* sb_s1_13 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm5, %zmm10 /* sb_out_x_13 = ternlog(sb_s1_13, sb_s0_13, odd_bytes) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm8, %zmm5 /* sb_out_y_13 = ternlog(sb_s0_13, sb_s1_13, odd_bytes) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl24(%rip), %zmm5, %zmm5 /* r2_13 = lookup16(sb_out_y_13, rotl24) */
+	vpaddd %zmm9, %zmm10, %zmm8 /* w1_14 = add(sb_out_x_13, x1_14) */
+	vpxord %zmm11, %zmm5, %zmm9 /* w2_14 = xor(r2_13, x1_10) */
+	vpshldd $15, %zmm15, %zmm6, %zmm11 /* s15k_o_13 = shld_native(fb_12, dbl_104) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm11, %zmm11 /* s15k_13 = and(s15k_o_13, modulus) */
+	vpaddd %zmm7, %zmm11, %zmm7 /* fb0_s_41 = add(s15k_13, w_half_13) */
+	vpshldd $17, %zmm15, %zmm6, %zmm11 /* s13k_o_15 = shld_native(fb_12, dbl_104) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm11, %zmm11 /* s13k_15 = and(s13k_o_15, modulus) */
+	vpaddd %zmm11, %zmm3, %zmm3 /* fb0_s_46 = add(s10k_15, s13k_15) */
+	vmovdqa64 1024(%rsp), %zmm11 /* reload fb0_s_39 */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm11, %zmm15 /* fb0_p_39 = add(fb0_s_39, minus_modulus) */
+	vpminud %zmm15, %zmm11, %zmm11 /* fb0_39 = minu(fb0_s_39, fb0_p_39) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm12, %zmm15 /* fb0_p_40 = add(fb0_s_40, minus_modulus) */
+	vpminud %zmm15, %zmm12, %zmm12 /* fb0_40 = minu(fb0_s_40, fb0_p_40) */
+	vpaddd %zmm12, %zmm11, %zmm11 /* fb1_s_13 = add(fb0_39, fb0_40) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm7, %zmm12 /* fb0_p_41 = add(fb0_s_41, minus_modulus) */
+	vpminud %zmm12, %zmm7, %zmm7 /* fb0_41 = minu(fb0_s_41, fb0_p_41) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm11, %zmm12 /* fb1_p_13 = add(fb1_s_13, minus_modulus) */
+	vpminud %zmm12, %zmm11, %zmm11 /* fb1_13 = minu(fb1_s_13, fb1_p_13) */
+	vpaddd %zmm7, %zmm11, %zmm7 /* fb2_s_13 = add(fb1_13, fb0_41) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm7, %zmm11 /* fb2_p_13 = add(fb2_s_13, minus_modulus) */
+	vpminud %zmm11, %zmm7, %zmm7 /* fb2_13 = minu(fb2_s_13, fb2_p_13) */
+	vpaddd 960(%rsp), %zmm7, %zmm7 /* fb_s_13 = add(fb2_13, g0s13_1) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm7, %zmm11 /* fb_p_13 = add(fb_s_13, minus_modulus) */
+	vpmaxsd %zmm11, %zmm7, %zmm7 /* fb_13 = maxs(fb_s_13, fb_p_13) */
+
+	/* Initialisation round 16r+14, lanes 0..: s16 = feedback + (W >> 1). */
+	vpaddd %zmm7, %zmm7, %zmm11 /* dbl_112 = add(fb_13, fb_13) */
+	vmovdqa64 %zmm6, %zmm12 /* fb_12 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_high16(%rip), %zmm11, %zmm12 /* x0_14 = ternlog(fb_12, dbl_112, high16) */
+	vpxord %zmm10, %zmm12, %zmm10 /* x0r1_14 = xor(x0_14, sb_out_x_13) */
+	vpaddd %zmm5, %zmm10, %zmm5 /* w_14 = add(x0r1_14, r2_13) */
+	vpshldd $15, %zmm11, %zmm7, %zmm10 /* s15k_o_14 = shld_native(fb_13, dbl_112) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm10, %zmm10 /* s15k_14 = and(s15k_o_14, modulus) */
+	vpsrld $1, %zmm5, %zmm5 /* w_half_14 = shr(w_14) */
+	vpaddd %zmm5, %zmm10, %zmm5 /* fb0_s_44 = add(s15k_14, w_half_14) */
+	vpshldd $16, %zmm9, %zmm8, %zmm10 /* l1in_14 = shld_native(w1_14, w2_14) */
+	vmovdqa64 %zmm8, %zmm11 /* w1_14 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_high16(%rip), %zmm9, %zmm11 /* l1in16_14 = ternlog(w1_14, w2_14, high16) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl24(%rip), %zmm10, %zmm12 /* ur24_14 = lookup16(l1in_14, rotl24) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl8(%rip), %zmm10, %zmm15 /* ur8_14 = lookup16(l1in_14, rotl8) */
+	vmovdqa64 %zmm10, %zmm19 /* l1in_14 */
+	vpternlogd $0x96, %zmm11, %zmm15, %zmm19 /* ug_14 = ternlog(l1in_14, ur8_14, l1in16_14) */
+	vprold $2, %zmm19, %zmm11 /* ur2_14 = rotl_native(ug_14) */
+	vpternlogd $0x96, %zmm11, %zmm12, %zmm10 /* u_14 = ternlog(l1in_14, ur24_14, ur2_14) */
+	vpshldd $16, %zmm8, %zmm9, %zmm11 /* l2in_14 = shld_native(w2_14, w1_14) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_high16(%rip), %zmm8, %zmm9 /* l2in16_14 = ternlog(w2_14, w1_14, high16) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl8(%rip), %zmm11, %zmm8 /* v8r8_14 = lookup16(l2in_14, rotl8) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl24(%rip), %zmm11, %zmm12 /* v8r24_14 = lookup16(l2in_14, rotl24) */
+	vpternlogd $0x96, %zmm12, %zmm9, %zmm11 /* v8g_14 = ternlog(l2in_14, l2in16_14, v8r24_14) */
+	vprold $6, %zmm11, %zmm11 /* v8r6_14 = rotl_native(v8g_14) */
+	vpternlogd $0x96, %zmm11, %zmm9, %zmm8 /* v8_14 = ternlog(v8r8_14, l2in16_14, v8r6_14) */
+	vmovdqa64 %zmm8, %zmm9 /* v8_14 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm10, %zmm9 /* sb_in_x_14 = ternlog(v8_14, u_14, odd_bytes) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm8, %zmm10 /* sb_in_y_14 = ternlog(u_14, v8_14, odd_bytes) */
+	vgf2p8affineqb $0x0, .Lzuc_lanes_avx512_gfni_asm_1_gfni_mat(%rip), %zmm10, %zmm8 /* sb_s1_k_14 = gf2p8affine(sb_in_y_14, gfni_mat) */
+	vgf2p8affineinvqb $0x55, .Lzuc_lanes_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm8, %zmm8 /* sb_s1_14 = gf2p8affineinv(sb_s1_k_14, gfni_mat_1) */
+	vpandd %zmm26, %zmm9, %zmm10 /* sb_s0_xl_14 = and(sb_in_x_14, nibble_mask) */
+	vpsrlw $4, %zmm9, %zmm9 /* sb_s0_xs_14 = shr(sb_in_x_14) */
+	vpshufb %zmm10, %zmm24, %zmm11 /* sb_s0_p1_14 = lookup16(s0_p1, sb_s0_xl_14) */
+	vpternlogd $0x6a, %zmm11, %zmm26, %zmm9 /* sb_s0_t_14 = ternlog(sb_s0_xs_14, nibble_mask, sb_s0_p1_14) */
+	vpshufb %zmm9, %zmm25, %zmm11 /* sb_s0_p2_14 = lookup16(s0_p2, sb_s0_t_14) */
+	vpxord %zmm10, %zmm11, %zmm10 /* sb_s0_ol_14 = xor(sb_s0_p2_14, sb_s0_xl_14) */
+	vpshufb %zmm10, %zmm27, %zmm10 /* sb_s0_p3_14 = lookup16(s0_p3_rot, sb_s0_ol_14) */
+	vpaddb %zmm9, %zmm9, %zmm9 /* sb_s0_t2_14 = add(sb_s0_t_14, sb_s0_t_14) */
+	vpxord %zmm9, %zmm10, %zmm9 /* sb_s0_14 = xor(sb_s0_p3_14, sb_s0_t2_14) */
+	vmovdqa64 %zmm8, %zmm10 /* sb_s1_14 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm9, %zmm10 /* sb_out_x_14 = ternlog(sb_s1_14, sb_s0_14, odd_bytes) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm8, %zmm9 /* sb_out_y_14 = ternlog(sb_s0_14, sb_s1_14, odd_bytes) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl24(%rip), %zmm9, %zmm8 /* r2_14 = lookup16(sb_out_y_14, rotl24) */
+	vpaddd %zmm14, %zmm10, %zmm9 /* w1_15 = add(sb_out_x_14, x1_15) */
+	vpxord %zmm20, %zmm8, %zmm11 /* w2_15 = xor(r2_14, x1_11) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm13, %zmm12 /* fb0_p_42 = add(fb0_s_42, minus_modulus) */
+	vpminud %zmm12, %zmm13, %zmm12 /* fb0_42 = minu(fb0_s_42, fb0_p_42) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm17, %zmm13 /* fb0_p_43 = add(fb0_s_43, minus_modulus) */
+	vpminud %zmm13, %zmm17, %zmm13 /* fb0_43 = minu(fb0_s_43, fb0_p_43) */
+	vpaddd %zmm13, %zmm12, %zmm12 /* fb1_s_14 = add(fb0_42, fb0_43) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm5, %zmm13 /* fb0_p_44 = add(fb0_s_44, minus_modulus) */
+	vpminud %zmm13, %zmm5, %zmm5 /* fb0_44 = minu(fb0_s_44, fb0_p_44) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm12, %zmm13 /* fb1_p_14 = add(fb1_s_14, minus_modulus) */
+	vpminud %zmm13, %zmm12, %zmm12 /* fb1_14 = minu(fb1_s_14, fb1_p_14) */
+	vpaddd %zmm5, %zmm12, %zmm5 /* fb2_s_14 = add(fb1_14, fb0_44) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm5, %zmm12 /* fb2_p_14 = add(fb2_s_14, minus_modulus) */
+	vpminud %zmm12, %zmm5, %zmm5 /* fb2_14 = minu(fb2_s_14, fb2_p_14) */
+	vpaddd 128(%rsp), %zmm5, %zmm5 /* fb_s_14 = add(fb2_14, g0s14_1) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm5, %zmm12 /* fb_p_14 = add(fb_s_14, minus_modulus) */
+	vpmaxsd %zmm12, %zmm5, %zmm5 /* fb_14 = maxs(fb_s_14, fb_p_14) */
+
+	/* Initialisation round 16r+15, lanes 0..: s16 = feedback + (W >> 1). */
+	vpaddd %zmm5, %zmm5, %zmm12 /* dbl_120 = add(fb_14, fb_14) */
+	vmovdqa64 %zmm7, %zmm13 /* fb_13 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_high16(%rip), %zmm12, %zmm13 /* x0_15 = ternlog(fb_13, dbl_120, high16) */
+	vpxord %zmm10, %zmm13, %zmm10 /* x0r1_15 = xor(x0_15, sb_out_x_14) */
+	vpaddd %zmm8, %zmm10, %zmm8 /* w_15 = add(x0r1_15, r2_14) */
+	vpshldd $15, %zmm12, %zmm5, %zmm10 /* s15k_o_15 = shld_native(fb_14, dbl_120) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm10, %zmm10 /* s15k_15 = and(s15k_o_15, modulus) */
+	vpsrld $1, %zmm8, %zmm8 /* w_half_15 = shr(w_15) */
+	vpaddd %zmm8, %zmm10, %zmm8 /* fb0_s_47 = add(s15k_15, w_half_15) */
+	vpshldd $16, %zmm11, %zmm9, %zmm10 /* l1in_15 = shld_native(w1_15, w2_15) */
+	vmovdqa64 %zmm9, %zmm12 /* w1_15 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_high16(%rip), %zmm11, %zmm12 /* l1in16_15 = ternlog(w1_15, w2_15, high16) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl24(%rip), %zmm10, %zmm13 /* ur24_15 = lookup16(l1in_15, rotl24) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl8(%rip), %zmm10, %zmm14 /* ur8_15 = lookup16(l1in_15, rotl8) */
+	vmovdqa64 %zmm10, %zmm15 /* l1in_15 */
+	vpternlogd $0x96, %zmm12, %zmm14, %zmm15 /* ug_15 = ternlog(l1in_15, ur8_15, l1in16_15) */
+	vprold $2, %zmm15, %zmm12 /* ur2_15 = rotl_native(ug_15) */
+	vpternlogd $0x96, %zmm12, %zmm13, %zmm10 /* u_15 = ternlog(l1in_15, ur24_15, ur2_15) */
+	vpshldd $16, %zmm9, %zmm11, %zmm12 /* l2in_15 = shld_native(w2_15, w1_15) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_high16(%rip), %zmm9, %zmm11 /* l2in16_15 = ternlog(w2_15, w1_15, high16) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl8(%rip), %zmm12, %zmm9 /* v8r8_15 = lookup16(l2in_15, rotl8) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl24(%rip), %zmm12, %zmm13 /* v8r24_15 = lookup16(l2in_15, rotl24) */
+	vpternlogd $0x96, %zmm13, %zmm11, %zmm12 /* v8g_15 = ternlog(l2in_15, l2in16_15, v8r24_15) */
+	vprold $6, %zmm12, %zmm12 /* v8r6_15 = rotl_native(v8g_15) */
+	vpternlogd $0x96, %zmm12, %zmm11, %zmm9 /* v8_15 = ternlog(v8r8_15, l2in16_15, v8r6_15) */
+	vmovdqa64 %zmm9, %zmm11 /* v8_15 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm10, %zmm11 /* sb_in_x_15 = ternlog(v8_15, u_15, odd_bytes) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm9, %zmm10 /* sb_in_y_15 = ternlog(u_15, v8_15, odd_bytes) */
+	vgf2p8affineqb $0x0, .Lzuc_lanes_avx512_gfni_asm_1_gfni_mat(%rip), %zmm10, %zmm9 /* sb_s1_k_15 = gf2p8affine(sb_in_y_15, gfni_mat) */
+	vgf2p8affineinvqb $0x55, .Lzuc_lanes_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm9, %zmm9 /* sb_s1_15 = gf2p8affineinv(sb_s1_k_15, gfni_mat_1) */
+	vpandd %zmm26, %zmm11, %zmm10 /* sb_s0_xl_15 = and(sb_in_x_15, nibble_mask) */
+	vpsrlw $4, %zmm11, %zmm11 /* sb_s0_xs_15 = shr(sb_in_x_15) */
+	vpshufb %zmm10, %zmm24, %zmm12 /* sb_s0_p1_15 = lookup16(s0_p1, sb_s0_xl_15) */
+	vpternlogd $0x6a, %zmm12, %zmm26, %zmm11 /* sb_s0_t_15 = ternlog(sb_s0_xs_15, nibble_mask, sb_s0_p1_15) */
+	vpshufb %zmm11, %zmm25, %zmm12 /* sb_s0_p2_15 = lookup16(s0_p2, sb_s0_t_15) */
+	vpxord %zmm10, %zmm12, %zmm10 /* sb_s0_ol_15 = xor(sb_s0_p2_15, sb_s0_xl_15) */
+	vpshufb %zmm10, %zmm27, %zmm10 /* sb_s0_p3_15 = lookup16(s0_p3_rot, sb_s0_ol_15) */
+	vpaddb %zmm11, %zmm11, %zmm11 /* sb_s0_t2_15 = add(sb_s0_t_15, sb_s0_t_15) */
+	vpxord %zmm11, %zmm10, %zmm10 /* sb_s0_15 = xor(sb_s0_p3_15, sb_s0_t2_15) */
+	vmovdqa64 %zmm9, %zmm11 /* sb_s1_15 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm10, %zmm11 /* sb_out_x_15 = ternlog(sb_s1_15, sb_s0_15, odd_bytes) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm9, %zmm10 /* sb_out_y_15 = ternlog(sb_s0_15, sb_s1_15, odd_bytes) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl24(%rip), %zmm10, %zmm9 /* r2_15 = lookup16(sb_out_y_15, rotl24) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm18, %zmm10 /* fb0_p_45 = add(fb0_s_45, minus_modulus) */
+	vpminud %zmm10, %zmm18, %zmm10 /* fb0_45 = minu(fb0_s_45, fb0_p_45) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm3, %zmm12 /* fb0_p_46 = add(fb0_s_46, minus_modulus) */
+	vpminud %zmm12, %zmm3, %zmm3 /* fb0_46 = minu(fb0_s_46, fb0_p_46) */
+	vpaddd %zmm3, %zmm10, %zmm3 /* fb1_s_15 = add(fb0_45, fb0_46) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm8, %zmm10 /* fb0_p_47 = add(fb0_s_47, minus_modulus) */
+	vpminud %zmm10, %zmm8, %zmm8 /* fb0_47 = minu(fb0_s_47, fb0_p_47) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm3, %zmm10 /* fb1_p_15 = add(fb1_s_15, minus_modulus) */
+	vpminud %zmm10, %zmm3, %zmm3 /* fb1_15 = minu(fb1_s_15, fb1_p_15) */
+	vpaddd %zmm8, %zmm3, %zmm3 /* fb2_s_15 = add(fb1_15, fb0_47) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm3, %zmm8 /* fb2_p_15 = add(fb2_s_15, minus_modulus) */
+	vpminud %zmm8, %zmm3, %zmm3 /* fb2_15 = minu(fb2_s_15, fb2_p_15) */
+	vpaddd %zmm16, %zmm3, %zmm3 /* fb_s_15 = add(fb2_15, g0s15_1) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm3, %zmm8 /* fb_p_15 = add(fb_s_15, minus_modulus) */
+	vpmaxsd %zmm8, %zmm3, %zmm3 /* fb_15 = maxs(fb_s_15, fb_p_15) */
+	vmovdqa64 %zmm0, %zmm8 /* g0s8_1.3 */
+	vmovdqa64 832(%rsp), %zmm0 /* reload g0s0_1.3 */
+	vmovdqa64 %zmm2, %zmm10 /* g0s10_1.3 */
+	vmovdqa64 256(%rsp), %zmm2 /* reload g0s2_1.3 */
+	vmovdqa64 %zmm6, %zmm12 /* g0s12_1.3 */
+	vmovdqa64 640(%rsp), %zmm6 /* reload g0s6_1.3 */
+	vmovdqa64 %zmm7, %zmm13 /* g0s13_1.3 */
+	vmovdqa64 64(%rsp), %zmm7 /* reload g0s7_1.3 */
+	vmovdqa64 %zmm5, %zmm14 /* g0s14_1.3 */
+	vmovdqa64 576(%rsp), %zmm5 /* reload g0s5_1.3 */
+	vmovdqa64 %zmm3, %zmm15 /* g0s15_1.3 */
+	vmovdqa64 320(%rsp), %zmm3 /* reload g0s3_1.3 */
+	vmovdqa64 %zmm11, %zmm16 /* g0r1_1.3 */
+	vmovdqa64 %zmm4, %zmm11 /* g0s11_1.3 */
+	vmovdqa64 768(%rsp), %zmm4 /* reload g0s4_1.3 */
+	vmovdqa64 %zmm9, %zmm17 /* g0r2_1.3 */
+	vmovdqa64 %zmm1, %zmm9 /* g0s9_1.3 */
+	vmovdqa64 448(%rsp), %zmm1 /* reload g0s1_1.3 */
+	add $1, %rsi
+	cmp $2, %rsi
+	jne .Lzuc_lanes_avx512_gfni_asm_1_loop_r0
 
 	/* Store the state. */
 	vmovdqu64 %zmm1, (%rdi) /* store g0s1_1 */
@@ -1316,7 +2633,7 @@ zuc_lanes_avx512_gfni_init_asm:
 	/* Work-mode round with its keystream word discarded, lanes 0... */
 	vpaddd %zmm15, %zmm15, %zmm1 /* dbl_128 = add(g0s15_1, g0s15_1) */
 	vpshldd $15, %zmm1, %zmm15, %zmm1 /* s15k_o_16 = shld_native(g0s15_1, dbl_128) */
-	vpandd .Lzuc_lanes_avx512_gfni_asm_0_modulus(%rip), %zmm1, %zmm1 /* s15k_16 = and(s15k_o_16, modulus) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm1, %zmm1 /* s15k_16 = and(s15k_o_16, modulus) */
 	vpaddd %zmm9, %zmm9, %zmm2 /* dbl_129 = add(g0s9_1, g0s9_1) */
 	vpshldd $16, %zmm2, %zmm11, %zmm2 /* x1_16 = shld_native(g0s11_1, dbl_129) */
 	vpaddd %zmm2, %zmm16, %zmm2 /* w1_16 = add(g0r1_1, x1_16) */
@@ -1325,68 +2642,68 @@ zuc_lanes_avx512_gfni_init_asm:
 	vpxord %zmm3, %zmm17, %zmm3 /* w2_16 = xor(g0r2_1, x2_16) */
 	vpaddd %zmm0, %zmm0, %zmm5 /* dbl_131 = add(g0s0_1, g0s0_1) */
 	vpshldd $8, %zmm5, %zmm0, %zmm5 /* s0k_o_16 = shld_native(g0s0_1, dbl_131) */
-	vpandd .Lzuc_lanes_avx512_gfni_asm_0_modulus(%rip), %zmm5, %zmm5 /* s0k_16 = and(s0k_o_16, modulus) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm5, %zmm5 /* s0k_16 = and(s0k_o_16, modulus) */
 	vpshldd $16, %zmm3, %zmm2, %zmm6 /* l1in_16 = shld_native(w1_16, w2_16) */
 	vmovdqa64 %zmm2, %zmm7 /* w1_16 */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_0_high16(%rip), %zmm3, %zmm7 /* l1in16_16 = ternlog(w1_16, w2_16, high16) */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_0_rotl24(%rip), %zmm6, %zmm8 /* ur24_16 = lookup16(l1in_16, rotl24) */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_0_rotl8(%rip), %zmm6, %zmm9 /* ur8_16 = lookup16(l1in_16, rotl8) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_high16(%rip), %zmm3, %zmm7 /* l1in16_16 = ternlog(w1_16, w2_16, high16) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl24(%rip), %zmm6, %zmm8 /* ur24_16 = lookup16(l1in_16, rotl24) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl8(%rip), %zmm6, %zmm9 /* ur8_16 = lookup16(l1in_16, rotl8) */
 	vmovdqa64 %zmm6, %zmm11 /* l1in_16 */
 	vpternlogd $0x96, %zmm7, %zmm9, %zmm11 /* ug_16 = ternlog(l1in_16, ur8_16, l1in16_16) */
 	vprold $2, %zmm11, %zmm7 /* ur2_16 = rotl_native(ug_16) */
 	vpternlogd $0x96, %zmm7, %zmm8, %zmm6 /* u_16 = ternlog(l1in_16, ur24_16, ur2_16) */
 	vpshldd $16, %zmm2, %zmm3, %zmm7 /* l2in_16 = shld_native(w2_16, w1_16) */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_0_high16(%rip), %zmm2, %zmm3 /* l2in16_16 = ternlog(w2_16, w1_16, high16) */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_0_rotl8(%rip), %zmm7, %zmm2 /* v8r8_16 = lookup16(l2in_16, rotl8) */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_0_rotl24(%rip), %zmm7, %zmm8 /* v8r24_16 = lookup16(l2in_16, rotl24) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_high16(%rip), %zmm2, %zmm3 /* l2in16_16 = ternlog(w2_16, w1_16, high16) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl8(%rip), %zmm7, %zmm2 /* v8r8_16 = lookup16(l2in_16, rotl8) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl24(%rip), %zmm7, %zmm8 /* v8r24_16 = lookup16(l2in_16, rotl24) */
 	vpternlogd $0x96, %zmm8, %zmm3, %zmm7 /* v8g_16 = ternlog(l2in_16, l2in16_16, v8r24_16) */
 	vprold $6, %zmm7, %zmm7 /* v8r6_16 = rotl_native(v8g_16) */
 	vpternlogd $0x96, %zmm7, %zmm3, %zmm2 /* v8_16 = ternlog(v8r8_16, l2in16_16, v8r6_16) */
 	vmovdqa64 %zmm2, %zmm3 /* v8_16 */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_0_odd_bytes(%rip), %zmm6, %zmm3 /* sb_in_x_16 = ternlog(v8_16, u_16, odd_bytes) */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_0_odd_bytes(%rip), %zmm2, %zmm6 /* sb_in_y_16 = ternlog(u_16, v8_16, odd_bytes) */
-	vgf2p8affineqb $0x0, .Lzuc_lanes_avx512_gfni_asm_0_gfni_mat(%rip), %zmm6, %zmm2 /* sb_s1_k_16 = gf2p8affine(sb_in_y_16, gfni_mat) */
-	vgf2p8affineinvqb $0x55, .Lzuc_lanes_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm2, %zmm2 /* sb_s1_16 = gf2p8affineinv(sb_s1_k_16, gfni_mat_1) */
-	vpandd .Lzuc_lanes_avx512_gfni_asm_0_nibble_mask(%rip), %zmm3, %zmm6 /* sb_s0_xl_16 = and(sb_in_x_16, nibble_mask) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm6, %zmm3 /* sb_in_x_16 = ternlog(v8_16, u_16, odd_bytes) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm2, %zmm6 /* sb_in_y_16 = ternlog(u_16, v8_16, odd_bytes) */
+	vgf2p8affineqb $0x0, .Lzuc_lanes_avx512_gfni_asm_1_gfni_mat(%rip), %zmm6, %zmm2 /* sb_s1_k_16 = gf2p8affine(sb_in_y_16, gfni_mat) */
+	vgf2p8affineinvqb $0x55, .Lzuc_lanes_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm2, %zmm2 /* sb_s1_16 = gf2p8affineinv(sb_s1_k_16, gfni_mat_1) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_1_nibble_mask(%rip), %zmm3, %zmm6 /* sb_s0_xl_16 = and(sb_in_x_16, nibble_mask) */
 	vpsrlw $4, %zmm3, %zmm3 /* sb_s0_xs_16 = shr(sb_in_x_16) */
-	vmovdqa64 .Lzuc_lanes_avx512_gfni_asm_0_s0_p1(%rip), %zmm7 /* s0_p1 = const() */
+	vmovdqa64 .Lzuc_lanes_avx512_gfni_asm_1_s0_p1(%rip), %zmm7 /* s0_p1 = const() */
 	vpshufb %zmm6, %zmm7, %zmm7 /* sb_s0_p1_16 = lookup16(s0_p1, sb_s0_xl_16) */
-	vmovdqa64 .Lzuc_lanes_avx512_gfni_asm_0_nibble_mask(%rip), %zmm8 /* nibble_mask = const() */
+	vmovdqa64 .Lzuc_lanes_avx512_gfni_asm_1_nibble_mask(%rip), %zmm8 /* nibble_mask = const() */
 	vpternlogd $0x6a, %zmm7, %zmm8, %zmm3 /* sb_s0_t_16 = ternlog(sb_s0_xs_16, nibble_mask, sb_s0_p1_16) */
-	vmovdqa64 .Lzuc_lanes_avx512_gfni_asm_0_s0_p2(%rip), %zmm7 /* s0_p2 = const() */
+	vmovdqa64 .Lzuc_lanes_avx512_gfni_asm_1_s0_p2(%rip), %zmm7 /* s0_p2 = const() */
 	vpshufb %zmm3, %zmm7, %zmm7 /* sb_s0_p2_16 = lookup16(s0_p2, sb_s0_t_16) */
 	vpxord %zmm6, %zmm7, %zmm6 /* sb_s0_ol_16 = xor(sb_s0_p2_16, sb_s0_xl_16) */
-	vmovdqa64 .Lzuc_lanes_avx512_gfni_asm_0_s0_p3_rot(%rip), %zmm7 /* s0_p3_rot = const() */
+	vmovdqa64 .Lzuc_lanes_avx512_gfni_asm_1_s0_p3_rot(%rip), %zmm7 /* s0_p3_rot = const() */
 	vpshufb %zmm6, %zmm7, %zmm6 /* sb_s0_p3_16 = lookup16(s0_p3_rot, sb_s0_ol_16) */
 	vpaddb %zmm3, %zmm3, %zmm3 /* sb_s0_t2_16 = add(sb_s0_t_16, sb_s0_t_16) */
 	vpxord %zmm3, %zmm6, %zmm3 /* sb_s0_16 = xor(sb_s0_p3_16, sb_s0_t2_16) */
 	vmovdqa64 %zmm2, %zmm6 /* sb_s1_16 */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_0_odd_bytes(%rip), %zmm3, %zmm6 /* sb_out_x_16 = ternlog(sb_s1_16, sb_s0_16, odd_bytes) */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_0_odd_bytes(%rip), %zmm2, %zmm3 /* sb_out_y_16 = ternlog(sb_s0_16, sb_s1_16, odd_bytes) */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_0_rotl24(%rip), %zmm3, %zmm2 /* r2_16 = lookup16(sb_out_y_16, rotl24) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm3, %zmm6 /* sb_out_x_16 = ternlog(sb_s1_16, sb_s0_16, odd_bytes) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm2, %zmm3 /* sb_out_y_16 = ternlog(sb_s0_16, sb_s1_16, odd_bytes) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl24(%rip), %zmm3, %zmm2 /* r2_16 = lookup16(sb_out_y_16, rotl24) */
 	vpaddd %zmm4, %zmm4, %zmm3 /* dbl_133 = add(g0s4_1, g0s4_1) */
 	vpshldd $20, %zmm3, %zmm4, %zmm3 /* s4k_o_16 = shld_native(g0s4_1, dbl_133) */
-	vpandd .Lzuc_lanes_avx512_gfni_asm_0_modulus(%rip), %zmm3, %zmm3 /* s4k_16 = and(s4k_o_16, modulus) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm3, %zmm3 /* s4k_16 = and(s4k_o_16, modulus) */
 	vpaddd %zmm3, %zmm5, %zmm3 /* fb0_s_48 = add(s0k_16, s4k_16) */
 	vpaddd %zmm10, %zmm10, %zmm4 /* dbl_134 = add(g0s10_1, g0s10_1) */
 	vpshldd $21, %zmm4, %zmm10, %zmm4 /* s10k_o_16 = shld_native(g0s10_1, dbl_134) */
-	vpandd .Lzuc_lanes_avx512_gfni_asm_0_modulus(%rip), %zmm4, %zmm4 /* s10k_16 = and(s10k_o_16, modulus) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm4, %zmm4 /* s10k_16 = and(s10k_o_16, modulus) */
 	vpaddd %zmm13, %zmm13, %zmm5 /* dbl_135 = add(g0s13_1, g0s13_1) */
 	vpshldd $17, %zmm5, %zmm13, %zmm5 /* s13k_o_16 = shld_native(g0s13_1, dbl_135) */
-	vpandd .Lzuc_lanes_avx512_gfni_asm_0_modulus(%rip), %zmm5, %zmm5 /* s13k_16 = and(s13k_o_16, modulus) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm5, %zmm5 /* s13k_16 = and(s13k_o_16, modulus) */
 	vpaddd %zmm5, %zmm4, %zmm4 /* fb0_s_49 = add(s10k_16, s13k_16) */
-	vpaddd .Lzuc_lanes_avx512_gfni_asm_0_minus_modulus(%rip), %zmm3, %zmm5 /* fb0_p_48 = add(fb0_s_48, minus_modulus) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm3, %zmm5 /* fb0_p_48 = add(fb0_s_48, minus_modulus) */
 	vpminud %zmm5, %zmm3, %zmm3 /* fb0_48 = minu(fb0_s_48, fb0_p_48) */
-	vpaddd .Lzuc_lanes_avx512_gfni_asm_0_minus_modulus(%rip), %zmm4, %zmm5 /* fb0_p_49 = add(fb0_s_49, minus_modulus) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm4, %zmm5 /* fb0_p_49 = add(fb0_s_49, minus_modulus) */
 	vpminud %zmm5, %zmm4, %zmm4 /* fb0_49 = minu(fb0_s_49, fb0_p_49) */
 	vpaddd %zmm4, %zmm3, %zmm3 /* fb1_s_16 = add(fb0_48, fb0_49) */
-	vpaddd .Lzuc_lanes_avx512_gfni_asm_0_minus_modulus(%rip), %zmm3, %zmm4 /* fb1_p_16 = add(fb1_s_16, minus_modulus) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm3, %zmm4 /* fb1_p_16 = add(fb1_s_16, minus_modulus) */
 	vpminud %zmm4, %zmm3, %zmm3 /* fb1_16 = minu(fb1_s_16, fb1_p_16) */
 	vpaddd %zmm1, %zmm3, %zmm1 /* fb2_s_16 = add(fb1_16, s15k_16) */
-	vpaddd .Lzuc_lanes_avx512_gfni_asm_0_minus_modulus(%rip), %zmm1, %zmm3 /* fb2_p_16 = add(fb2_s_16, minus_modulus) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm1, %zmm3 /* fb2_p_16 = add(fb2_s_16, minus_modulus) */
 	vpminud %zmm3, %zmm1, %zmm1 /* fb2_16 = minu(fb2_s_16, fb2_p_16) */
 	vpaddd %zmm0, %zmm1, %zmm0 /* fb_s_16 = add(fb2_16, g0s0_1) */
-	vpaddd .Lzuc_lanes_avx512_gfni_asm_0_minus_modulus(%rip), %zmm0, %zmm1 /* fb_p_16 = add(fb_s_16, minus_modulus) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm0, %zmm1 /* fb_p_16 = add(fb_s_16, minus_modulus) */
 	vpmaxsd %zmm1, %zmm0, %zmm0 /* fb_16 = maxs(fb_s_16, fb_p_16) */
 	vmovdqu64 %zmm0, 960(%rdi) /* store fb_16 */
 	vmovdqu64 %zmm6, 1024(%rdi) /* store sb_out_x_16 */
@@ -1408,1396 +2725,6 @@ zuc_lanes_avx512_gfni_init_asm:
 	.type zuc_lanes_avx512_gfni_keystream_asm, @function
 	.p2align 5
 zuc_lanes_avx512_gfni_keystream_asm:
-	push %rbp
-	mov %rsp, %rbp
-	and $-64, %rsp
-	sub $1856, %rsp
-
-	/* Load the state of 16 lanes: one register per word. */
-	vmovdqu64 (%rdi), %zmm0 /* g0s0 = load() */
-	vmovdqu64 64(%rdi), %zmm1 /* g0s1 = load() */
-	vmovdqu64 128(%rdi), %zmm2 /* g0s2 = load() */
-	vmovdqu64 192(%rdi), %zmm3 /* g0s3 = load() */
-	vmovdqu64 256(%rdi), %zmm4 /* g0s4 = load() */
-	vmovdqu64 320(%rdi), %zmm5 /* g0s5 = load() */
-	vmovdqu64 384(%rdi), %zmm6 /* g0s6 = load() */
-	vmovdqu64 448(%rdi), %zmm7 /* g0s7 = load() */
-	vmovdqu64 512(%rdi), %zmm8 /* g0s8 = load() */
-	vmovdqu64 576(%rdi), %zmm9 /* g0s9 = load() */
-	vmovdqu64 640(%rdi), %zmm10 /* g0s10 = load() */
-	vmovdqu64 704(%rdi), %zmm11 /* g0s11 = load() */
-	vmovdqu64 768(%rdi), %zmm12 /* g0s12 = load() */
-	vmovdqu64 832(%rdi), %zmm13 /* g0s13 = load() */
-	vmovdqu64 896(%rdi), %zmm14 /* g0s14 = load() */
-	vmovdqu64 960(%rdi), %zmm15 /* g0s15 = load() */
-	vmovdqu64 1024(%rdi), %zmm16 /* g0r1 = load() */
-	vmovdqu64 1088(%rdi), %zmm17 /* g0r2 = load() */
-
-	/* Round 0, lanes 0..15: BR, F (Z out), LFSR feedback. */
-	vpaddd %zmm15, %zmm15, %zmm18 /* dbl = add(g0s15, g0s15) */
-	vmovdqa64 %zmm14, %zmm19 /* g0s14 */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_high16(%rip), %zmm18, %zmm19 /* x0 = ternlog(g0s14, dbl, high16) */
-	vpxord %zmm16, %zmm19, %zmm19 /* x0r1 = xor(x0, g0r1) */
-	vpaddd %zmm17, %zmm19, %zmm19 /* w = add(x0r1, g0r2) */
-	vpaddd %zmm9, %zmm9, %zmm20 /* dbl_1 = add(g0s9, g0s9) */
-	vpshldd $16, %zmm20, %zmm11, %zmm21 /* x1 = shld_native(g0s11, dbl_1) */
-	vpaddd %zmm21, %zmm16, %zmm16 /* w1 = add(g0r1, x1) */
-	vpaddd %zmm5, %zmm5, %zmm22 /* dbl_2 = add(g0s5, g0s5) */
-	vpshldd $16, %zmm22, %zmm7, %zmm23 /* x2 = shld_native(g0s7, dbl_2) */
-	vpxord %zmm23, %zmm17, %zmm17 /* w2 = xor(g0r2, x2) */
-	vpaddd %zmm0, %zmm0, %zmm24 /* dbl_3 = add(g0s0, g0s0) */
-	vpshldd $16, %zmm24, %zmm2, %zmm25 /* x3 = shld_native(g0s2, dbl_3) */
-	vpxord %zmm25, %zmm19, %zmm19 /* z = xor(w, x3) */
-	vpshldd $8, %zmm24, %zmm0, %zmm24 /* s0k_o = shld_native(g0s0, dbl_3) */
-	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm24, %zmm24 /* s0k = and(s0k_o, modulus) */
-	vpshldd $16, %zmm17, %zmm16, %zmm25 /* l1in = shld_native(w1, w2) */
-	vmovdqa64 %zmm16, %zmm26 /* w1 */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_high16(%rip), %zmm17, %zmm26 /* l1in16 = ternlog(w1, w2, high16) */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl24(%rip), %zmm25, %zmm27 /* ur24 = lookup16(l1in, rotl24) */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl8(%rip), %zmm25, %zmm28 /* ur8 = lookup16(l1in, rotl8) */
-	vmovdqa64 %zmm25, %zmm29 /* l1in */
-	vpternlogd $0x96, %zmm26, %zmm28, %zmm29 /* ug = ternlog(l1in, ur8, l1in16) */
-	vprold $2, %zmm29, %zmm26 /* ur2 = rotl_native(ug) */
-	vpternlogd $0x96, %zmm26, %zmm27, %zmm25 /* u = ternlog(l1in, ur24, ur2) */
-	vpshldd $16, %zmm16, %zmm17, %zmm26 /* l2in = shld_native(w2, w1) */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_high16(%rip), %zmm16, %zmm17 /* l2in16 = ternlog(w2, w1, high16) */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl8(%rip), %zmm26, %zmm16 /* v8r8 = lookup16(l2in, rotl8) */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl24(%rip), %zmm26, %zmm27 /* v8r24 = lookup16(l2in, rotl24) */
-	vpternlogd $0x96, %zmm27, %zmm17, %zmm26 /* v8g = ternlog(l2in, l2in16, v8r24) */
-	vprold $6, %zmm26, %zmm26 /* v8r6 = rotl_native(v8g) */
-	vpternlogd $0x96, %zmm26, %zmm17, %zmm16 /* v8 = ternlog(v8r8, l2in16, v8r6) */
-	vmovdqa64 %zmm16, %zmm17 /* v8 */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm25, %zmm17 /* sb_in_x = ternlog(v8, u, odd_bytes) */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm16, %zmm25 /* sb_in_y = ternlog(u, v8, odd_bytes) */
-	vgf2p8affineqb $0x0, .Lzuc_lanes_avx512_gfni_asm_1_gfni_mat(%rip), %zmm25, %zmm16 /* sb_s1_k = gf2p8affine(sb_in_y, gfni_mat) */
-	vgf2p8affineinvqb $0x55, .Lzuc_lanes_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm16, %zmm16 /* sb_s1 = gf2p8affineinv(sb_s1_k, gfni_mat_1) */
-	vpandd .Lzuc_lanes_avx512_gfni_asm_1_nibble_mask(%rip), %zmm17, %zmm25 /* sb_s0_xl = and(sb_in_x, nibble_mask) */
-	vpsrlw $4, %zmm17, %zmm17 /* sb_s0_xs = shr(sb_in_x) */
-	vmovdqa64 .Lzuc_lanes_avx512_gfni_asm_1_s0_p1(%rip), %zmm26 /* s0_p1 = const() */
-	vpshufb %zmm25, %zmm26, %zmm27 /* sb_s0_p1 = lookup16(s0_p1, sb_s0_xl) */
-	vmovdqa64 .Lzuc_lanes_avx512_gfni_asm_1_nibble_mask(%rip), %zmm28 /* nibble_mask = const() */
-	vpternlogd $0x6a, %zmm27, %zmm28, %zmm17 /* sb_s0_t = ternlog(sb_s0_xs, nibble_mask, sb_s0_p1) */
-	vmovdqa64 .Lzuc_lanes_avx512_gfni_asm_1_s0_p2(%rip), %zmm27 /* s0_p2 = const() */
-	vpshufb %zmm17, %zmm27, %zmm29 /* sb_s0_p2 = lookup16(s0_p2, sb_s0_t) */
-	vpxord %zmm25, %zmm29, %zmm25 /* sb_s0_ol = xor(sb_s0_p2, sb_s0_xl) */
-	vmovdqa64 .Lzuc_lanes_avx512_gfni_asm_1_s0_p3_rot(%rip), %zmm29 /* s0_p3_rot = const() */
-	vpshufb %zmm25, %zmm29, %zmm25 /* sb_s0_p3 = lookup16(s0_p3_rot, sb_s0_ol) */
-	vpaddb %zmm17, %zmm17, %zmm17 /* sb_s0_t2 = add(sb_s0_t, sb_s0_t) */
-	vpxord %zmm17, %zmm25, %zmm17 /* sb_s0 = xor(sb_s0_p3, sb_s0_t2) */
-	vmovdqa64 %zmm16, %zmm25 /* sb_s1 */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm17, %zmm25 /* sb_out_x = ternlog(sb_s1, sb_s0, odd_bytes) */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm16, %zmm17 /* sb_out_y = ternlog(sb_s0, sb_s1, odd_bytes) */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl24(%rip), %zmm17, %zmm16 /* r2 = lookup16(sb_out_y, rotl24) */
-	vpaddd %zmm4, %zmm4, %zmm17 /* dbl_5 = add(g0s4, g0s4) */
-	vpshldd $20, %zmm17, %zmm4, %zmm30 /* s4k_o = shld_native(g0s4, dbl_5) */
-	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm30, %zmm30 /* s4k = and(s4k_o, modulus) */
-	vpaddd %zmm30, %zmm24, %zmm24 /* fb0_s = add(s0k, s4k) */
-	vpaddd %zmm10, %zmm10, %zmm30 /* dbl_6 = add(g0s10, g0s10) */
-	vpshldd $21, %zmm30, %zmm10, %zmm31 /* s10k_o = shld_native(g0s10, dbl_6) */
-	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm31, %zmm31 /* s10k = and(s10k_o, modulus) */
-	vmovdqa64 %zmm19, 0(%rsp) /* spill z */
-	vpaddd %zmm13, %zmm13, %zmm19 /* dbl_7 = add(g0s13, g0s13) */
-	vmovdqa64 %zmm20, 64(%rsp) /* spill dbl_1 */
-	vpshldd $17, %zmm19, %zmm13, %zmm20 /* s13k_o = shld_native(g0s13, dbl_7) */
-	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm20, %zmm20 /* s13k = and(s13k_o, modulus) */
-	vpaddd %zmm20, %zmm31, %zmm20 /* fb0_s_1 = add(s10k, s13k) */
-	vpshldd $15, %zmm18, %zmm15, %zmm31 /* s15k_o = shld_native(g0s15, dbl) */
-	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm31, %zmm31 /* s15k = and(s15k_o, modulus) */
-	vmovdqa64 %zmm23, 128(%rsp) /* spill x2 */
-	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm24, %zmm23 /* fb0_p = add(fb0_s, minus_modulus) */
-	vpminud %zmm23, %zmm24, %zmm23 /* fb0 = minu(fb0_s, fb0_p) */
-	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm20, %zmm24 /* fb0_p_1 = add(fb0_s_1, minus_modulus) */
-	vpminud %zmm24, %zmm20, %zmm20 /* fb0_1 = minu(fb0_s_1, fb0_p_1) */
-	vpaddd %zmm20, %zmm23, %zmm20 /* fb1_s = add(fb0, fb0_1) */
-	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm20, %zmm23 /* fb1_p = add(fb1_s, minus_modulus) */
-	vpminud %zmm23, %zmm20, %zmm20 /* fb1 = minu(fb1_s, fb1_p) */
-	vpaddd %zmm31, %zmm20, %zmm20 /* fb2_s = add(fb1, s15k) */
-	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm20, %zmm23 /* fb2_p = add(fb2_s, minus_modulus) */
-	vpminud %zmm23, %zmm20, %zmm20 /* fb2 = minu(fb2_s, fb2_p) */
-	vpaddd %zmm0, %zmm20, %zmm0 /* fb_s = add(fb2, g0s0) */
-	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm0, %zmm20 /* fb_p = add(fb_s, minus_modulus) */
-	vpmaxsd %zmm20, %zmm0, %zmm0 /* fb = maxs(fb_s, fb_p) */
-
-	/* Round 1, lanes 0..15: BR, F (Z out), LFSR feedback. */
-	vpaddd %zmm0, %zmm0, %zmm20 /* dbl_9 = add(fb, fb) */
-	vmovdqa64 %zmm15, %zmm23 /* g0s15 */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_high16(%rip), %zmm20, %zmm23 /* x0_1 = ternlog(g0s15, dbl_9, high16) */
-	vpxord %zmm25, %zmm23, %zmm23 /* x0r1_1 = xor(x0_1, sb_out_x) */
-	vpaddd %zmm16, %zmm23, %zmm23 /* w_1 = add(x0r1_1, r2) */
-	vpshldd $16, %zmm30, %zmm12, %zmm24 /* x1_1 = shld_native(g0s12, dbl_6) */
-	vpaddd %zmm24, %zmm25, %zmm25 /* w1_1 = add(sb_out_x, x1_1) */
-	vpaddd %zmm6, %zmm6, %zmm31 /* dbl_11 = add(g0s6, g0s6) */
-	vmovdqa64 %zmm30, 192(%rsp) /* spill dbl_6 */
-	vpshldd $16, %zmm31, %zmm8, %zmm30 /* x2_1 = shld_native(g0s8, dbl_11) */
-	vpxord %zmm30, %zmm16, %zmm16 /* w2_1 = xor(r2, x2_1) */
-	vmovdqa64 %zmm30, 256(%rsp) /* spill x2_1 */
-	vpaddd %zmm1, %zmm1, %zmm30 /* dbl_12 = add(g0s1, g0s1) */
-	vmovdqa64 %zmm24, 320(%rsp) /* spill x1_1 */
-	vpshldd $16, %zmm30, %zmm3, %zmm24 /* x3_1 = shld_native(g0s3, dbl_12) */
-	vpxord %zmm24, %zmm23, %zmm23 /* z_1 = xor(w_1, x3_1) */
-	vpshldd $8, %zmm30, %zmm1, %zmm24 /* s0k_o_1 = shld_native(g0s1, dbl_12) */
-	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm24, %zmm24 /* s0k_1 = and(s0k_o_1, modulus) */
-	vpshldd $16, %zmm16, %zmm25, %zmm30 /* l1in_1 = shld_native(w1_1, w2_1) */
-	vmovdqa64 %zmm23, 384(%rsp) /* spill z_1 */
-	vmovdqa64 %zmm25, %zmm23 /* w1_1 */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_high16(%rip), %zmm16, %zmm23 /* l1in16_1 = ternlog(w1_1, w2_1, high16) */
-	vmovdqa64 %zmm17, 448(%rsp) /* spill dbl_5 */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl24(%rip), %zmm30, %zmm17 /* ur24_1 = lookup16(l1in_1, rotl24) */
-	vmovdqa64 %zmm21, 512(%rsp) /* spill x1 */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl8(%rip), %zmm30, %zmm21 /* ur8_1 = lookup16(l1in_1, rotl8) */
-	vmovdqa64 %zmm19, 576(%rsp) /* spill dbl_7 */
-	vmovdqa64 %zmm30, %zmm19 /* l1in_1 */
-	vpternlogd $0x96, %zmm23, %zmm21, %zmm19 /* ug_1 = ternlog(l1in_1, ur8_1, l1in16_1) */
-	vprold $2, %zmm19, %zmm19 /* ur2_1 = rotl_native(ug_1) */
-	vpternlogd $0x96, %zmm19, %zmm17, %zmm30 /* u_1 = ternlog(l1in_1, ur24_1, ur2_1) */
-	vpshldd $16, %zmm25, %zmm16, %zmm17 /* l2in_1 = shld_native(w2_1, w1_1) */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_high16(%rip), %zmm25, %zmm16 /* l2in16_1 = ternlog(w2_1, w1_1, high16) */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl8(%rip), %zmm17, %zmm19 /* v8r8_1 = lookup16(l2in_1, rotl8) */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl24(%rip), %zmm17, %zmm21 /* v8r24_1 = lookup16(l2in_1, rotl24) */
-	vpternlogd $0x96, %zmm21, %zmm16, %zmm17 /* v8g_1 = ternlog(l2in_1, l2in16_1, v8r24_1) */
-	vprold $6, %zmm17, %zmm17 /* v8r6_1 = rotl_native(v8g_1) */
-	vpternlogd $0x96, %zmm17, %zmm16, %zmm19 /* v8_1 = ternlog(v8r8_1, l2in16_1, v8r6_1) */
-	vmovdqa64 %zmm19, %zmm16 /* v8_1 */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm30, %zmm16 /* sb_in_x_1 = ternlog(v8_1, u_1, odd_bytes) */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm19, %zmm30 /* sb_in_y_1 = ternlog(u_1, v8_1, odd_bytes) */
-	vgf2p8affineqb $0x0, .Lzuc_lanes_avx512_gfni_asm_1_gfni_mat(%rip), %zmm30, %zmm17 /* sb_s1_k_1 = gf2p8affine(sb_in_y_1, gfni_mat) */
-	vgf2p8affineinvqb $0x55, .Lzuc_lanes_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm17, %zmm17 /* sb_s1_1 = gf2p8affineinv(sb_s1_k_1, gfni_mat_1) */
-	vpandd %zmm28, %zmm16, %zmm19 /* sb_s0_xl_1 = and(sb_in_x_1, nibble_mask) */
-	vpsrlw $4, %zmm16, %zmm16 /* sb_s0_xs_1 = shr(sb_in_x_1) */
-	vpshufb %zmm19, %zmm26, %zmm21 /* sb_s0_p1_1 = lookup16(s0_p1, sb_s0_xl_1) */
-	vpternlogd $0x6a, %zmm21, %zmm28, %zmm16 /* sb_s0_t_1 = ternlog(sb_s0_xs_1, nibble_mask, sb_s0_p1_1) */
-	vpshufb %zmm16, %zmm27, %zmm21 /* sb_s0_p2_1 = lookup16(s0_p2, sb_s0_t_1) */
-	vpxord %zmm19, %zmm21, %zmm19 /* sb_s0_ol_1 = xor(sb_s0_p2_1, sb_s0_xl_1) */
-	vpshufb %zmm19, %zmm29, %zmm19 /* sb_s0_p3_1 = lookup16(s0_p3_rot, sb_s0_ol_1) */
-	vpaddb %zmm16, %zmm16, %zmm16 /* sb_s0_t2_1 = add(sb_s0_t_1, sb_s0_t_1) */
-	vpxord %zmm16, %zmm19, %zmm16 /* sb_s0_1 = xor(sb_s0_p3_1, sb_s0_t2_1) */
-	vmovdqa64 %zmm17, %zmm19 /* sb_s1_1 */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm16, %zmm19 /* sb_out_x_1 = ternlog(sb_s1_1, sb_s0_1, odd_bytes) */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm17, %zmm16 /* sb_out_y_1 = ternlog(sb_s0_1, sb_s1_1, odd_bytes) */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl24(%rip), %zmm16, %zmm16 /* r2_1 = lookup16(sb_out_y_1, rotl24) */
-	vpshldd $20, %zmm22, %zmm5, %zmm17 /* s4k_o_1 = shld_native(g0s5, dbl_2) */
-	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm17, %zmm17 /* s4k_1 = and(s4k_o_1, modulus) */
-	vpaddd %zmm17, %zmm24, %zmm17 /* fb0_s_2 = add(s0k_1, s4k_1) */
-	vpshldd $8, %zmm22, %zmm5, %zmm21 /* s0k_o_5 = shld_native(g0s5, dbl_2) */
-	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm21, %zmm21 /* s0k_5 = and(s0k_o_5, modulus) */
-	vpaddd %zmm11, %zmm11, %zmm22 /* dbl_15 = add(g0s11, g0s11) */
-	vpshldd $21, %zmm22, %zmm11, %zmm23 /* s10k_o_1 = shld_native(g0s11, dbl_15) */
-	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm23, %zmm23 /* s10k_1 = and(s10k_o_1, modulus) */
-	vpaddd %zmm14, %zmm14, %zmm24 /* dbl_16 = add(g0s14, g0s14) */
-	vpshldd $17, %zmm24, %zmm14, %zmm25 /* s13k_o_1 = shld_native(g0s14, dbl_16) */
-	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm25, %zmm25 /* s13k_1 = and(s13k_o_1, modulus) */
-	vpaddd %zmm25, %zmm23, %zmm23 /* fb0_s_3 = add(s10k_1, s13k_1) */
-	vpshldd $15, %zmm20, %zmm0, %zmm25 /* s15k_o_1 = shld_native(fb, dbl_9) */
-	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm25, %zmm25 /* s15k_1 = and(s15k_o_1, modulus) */
-	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm17, %zmm30 /* fb0_p_2 = add(fb0_s_2, minus_modulus) */
-	vpminud %zmm30, %zmm17, %zmm17 /* fb0_2 = minu(fb0_s_2, fb0_p_2) */
-	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm23, %zmm30 /* fb0_p_3 = add(fb0_s_3, minus_modulus) */
-	vpminud %zmm30, %zmm23, %zmm23 /* fb0_3 = minu(fb0_s_3, fb0_p_3) */
-	vpaddd %zmm23, %zmm17, %zmm17 /* fb1_s_1 = add(fb0_2, fb0_3) */
-	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm17, %zmm23 /* fb1_p_1 = add(fb1_s_1, minus_modulus) */
-	vpminud %zmm23, %zmm17, %zmm17 /* fb1_1 = minu(fb1_s_1, fb1_p_1) */
-	vpaddd %zmm25, %zmm17, %zmm17 /* fb2_s_1 = add(fb1_1, s15k_1) */
-	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm17, %zmm23 /* fb2_p_1 = add(fb2_s_1, minus_modulus) */
-	vpminud %zmm23, %zmm17, %zmm17 /* fb2_1 = minu(fb2_s_1, fb2_p_1) */
-	vpaddd %zmm1, %zmm17, %zmm1 /* fb_s_1 = add(fb2_1, g0s1) */
-	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm1, %zmm17 /* fb_p_1 = add(fb_s_1, minus_modulus) */
-	vpmaxsd %zmm17, %zmm1, %zmm1 /* fb_1 = maxs(fb_s_1, fb_p_1) */
-
-	/* Round 2, lanes 0..15: BR, F (Z out), LFSR feedback. */
-	vpaddd %zmm1, %zmm1, %zmm17 /* dbl_18 = add(fb_1, fb_1) */
-	vmovdqa64 %zmm0, %zmm23 /* fb */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_high16(%rip), %zmm17, %zmm23 /* x0_2 = ternlog(fb, dbl_18, high16) */
-	vpxord %zmm19, %zmm23, %zmm23 /* x0r1_2 = xor(x0_2, sb_out_x_1) */
-	vpaddd %zmm16, %zmm23, %zmm23 /* w_2 = add(x0r1_2, r2_1) */
-	vpshldd $16, %zmm22, %zmm13, %zmm25 /* x1_2 = shld_native(g0s13, dbl_15) */
-	vpaddd %zmm25, %zmm19, %zmm19 /* w1_2 = add(sb_out_x_1, x1_2) */
-	vpaddd %zmm7, %zmm7, %zmm30 /* dbl_20 = add(g0s7, g0s7) */
-	vmovdqa64 %zmm11, 640(%rsp) /* spill g0s11 */
-	vpshldd $16, %zmm30, %zmm9, %zmm11 /* x2_2 = shld_native(g0s9, dbl_20) */
-	vpxord %zmm11, %zmm16, %zmm16 /* w2_2 = xor(r2_1, x2_2) */
-	vmovdqa64 %zmm22, 704(%rsp) /* spill dbl_15 */
-	vpaddd %zmm2, %zmm2, %zmm22 /* dbl_21 = add(g0s2, g0s2) */
-	vmovdqa64 %zmm11, 768(%rsp) /* spill x2_2 */
-	vpshldd $16, %zmm22, %zmm4, %zmm11 /* x3_2 = shld_native(g0s4, dbl_21) */
-	vpxord %zmm11, %zmm23, %zmm11 /* z_2 = xor(w_2, x3_2) */
-	vpshldd $8, %zmm22, %zmm2, %zmm22 /* s0k_o_2 = shld_native(g0s2, dbl_21) */
-	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm22, %zmm22 /* s0k_2 = and(s0k_o_2, modulus) */
-	vpshldd $16, %zmm16, %zmm19, %zmm23 /* l1in_2 = shld_native(w1_2, w2_2) */
-	vmovdqa64 %zmm11, 832(%rsp) /* spill z_2 */
-	vmovdqa64 %zmm19, %zmm11 /* w1_2 */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_high16(%rip), %zmm16, %zmm11 /* l1in16_2 = ternlog(w1_2, w2_2, high16) */
-	vmovdqa64 %zmm25, 896(%rsp) /* spill x1_2 */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl24(%rip), %zmm23, %zmm25 /* ur24_2 = lookup16(l1in_2, rotl24) */
-	vmovdqa64 %zmm21, 960(%rsp) /* spill s0k_5 */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl8(%rip), %zmm23, %zmm21 /* ur8_2 = lookup16(l1in_2, rotl8) */
-	vmovdqa64 %zmm9, 1024(%rsp) /* spill g0s9 */
-	vmovdqa64 %zmm23, %zmm9 /* l1in_2 */
-	vpternlogd $0x96, %zmm11, %zmm21, %zmm9 /* ug_2 = ternlog(l1in_2, ur8_2, l1in16_2) */
-	vprold $2, %zmm9, %zmm9 /* ur2_2 = rotl_native(ug_2) */
-	vpternlogd $0x96, %zmm9, %zmm25, %zmm23 /* u_2 = ternlog(l1in_2, ur24_2, ur2_2) */
-	vpshldd $16, %zmm19, %zmm16, %zmm9 /* l2in_2 = shld_native(w2_2, w1_2) */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_high16(%rip), %zmm19, %zmm16 /* l2in16_2 = ternlog(w2_2, w1_2, high16) */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl8(%rip), %zmm9, %zmm11 /* v8r8_2 = lookup16(l2in_2, rotl8) */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl24(%rip), %zmm9, %zmm19 /* v8r24_2 = lookup16(l2in_2, rotl24) */
-	vpternlogd $0x96, %zmm19, %zmm16, %zmm9 /* v8g_2 = ternlog(l2in_2, l2in16_2, v8r24_2) */
-	vprold $6, %zmm9, %zmm9 /* v8r6_2 = rotl_native(v8g_2) */
-	vpternlogd $0x96, %zmm9, %zmm16, %zmm11 /* v8_2 = ternlog(v8r8_2, l2in16_2, v8r6_2) */
-	vmovdqa64 %zmm11, %zmm9 /* v8_2 */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm23, %zmm9 /* sb_in_x_2 = ternlog(v8_2, u_2, odd_bytes) */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm11, %zmm23 /* sb_in_y_2 = ternlog(u_2, v8_2, odd_bytes) */
-	vgf2p8affineqb $0x0, .Lzuc_lanes_avx512_gfni_asm_1_gfni_mat(%rip), %zmm23, %zmm11 /* sb_s1_k_2 = gf2p8affine(sb_in_y_2, gfni_mat) */
-	vgf2p8affineinvqb $0x55, .Lzuc_lanes_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm11, %zmm11 /* sb_s1_2 = gf2p8affineinv(sb_s1_k_2, gfni_mat_1) */
-	vpandd %zmm28, %zmm9, %zmm16 /* sb_s0_xl_2 = and(sb_in_x_2, nibble_mask) */
-	vpsrlw $4, %zmm9, %zmm9 /* sb_s0_xs_2 = shr(sb_in_x_2) */
-	vpshufb %zmm16, %zmm26, %zmm19 /* sb_s0_p1_2 = lookup16(s0_p1, sb_s0_xl_2) */
-	vpternlogd $0x6a, %zmm19, %zmm28, %zmm9 /* sb_s0_t_2 = ternlog(sb_s0_xs_2, nibble_mask, sb_s0_p1_2) */
-	vpshufb %zmm9, %zmm27, %zmm19 /* sb_s0_p2_2 = lookup16(s0_p2, sb_s0_t_2) */
-	vpxord %zmm16, %zmm19, %zmm16 /* sb_s0_ol_2 = xor(sb_s0_p2_2, sb_s0_xl_2) */
-	vpshufb %zmm16, %zmm29, %zmm16 /* sb_s0_p3_2 = lookup16(s0_p3_rot, sb_s0_ol_2) */
-	vpaddb %zmm9, %zmm9, %zmm9 /* sb_s0_t2_2 = add(sb_s0_t_2, sb_s0_t_2) */
-	vpxord %zmm9, %zmm16, %zmm9 /* sb_s0_2 = xor(sb_s0_p3_2, sb_s0_t2_2) */
-	vmovdqa64 %zmm11, %zmm16 /* sb_s1_2 */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm9, %zmm16 /* sb_out_x_2 = ternlog(sb_s1_2, sb_s0_2, odd_bytes) */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm11, %zmm9 /* sb_out_y_2 = ternlog(sb_s0_2, sb_s1_2, odd_bytes) */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl24(%rip), %zmm9, %zmm9 /* r2_2 = lookup16(sb_out_y_2, rotl24) */
-	vpshldd $20, %zmm31, %zmm6, %zmm11 /* s4k_o_2 = shld_native(g0s6, dbl_11) */
-	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm11, %zmm11 /* s4k_2 = and(s4k_o_2, modulus) */
-	vpaddd %zmm11, %zmm22, %zmm11 /* fb0_s_4 = add(s0k_2, s4k_2) */
-	vpshldd $8, %zmm31, %zmm6, %zmm19 /* s0k_o_6 = shld_native(g0s6, dbl_11) */
-	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm19, %zmm19 /* s0k_6 = and(s0k_o_6, modulus) */
-	vpaddd %zmm12, %zmm12, %zmm21 /* dbl_24 = add(g0s12, g0s12) */
-	vpshldd $21, %zmm21, %zmm12, %zmm22 /* s10k_o_2 = shld_native(g0s12, dbl_24) */
-	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm22, %zmm22 /* s10k_2 = and(s10k_o_2, modulus) */
-	vpshldd $17, %zmm18, %zmm15, %zmm23 /* s13k_o_2 = shld_native(g0s15, dbl) */
-	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm23, %zmm23 /* s13k_2 = and(s13k_o_2, modulus) */
-	vpaddd %zmm23, %zmm22, %zmm22 /* fb0_s_5 = add(s10k_2, s13k_2) */
-	vpshldd $15, %zmm17, %zmm1, %zmm23 /* s15k_o_2 = shld_native(fb_1, dbl_18) */
-	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm23, %zmm23 /* s15k_2 = and(s15k_o_2, modulus) */
-	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm11, %zmm25 /* fb0_p_4 = add(fb0_s_4, minus_modulus) */
-	vpminud %zmm25, %zmm11, %zmm11 /* fb0_4 = minu(fb0_s_4, fb0_p_4) */
-	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm22, %zmm25 /* fb0_p_5 = add(fb0_s_5, minus_modulus) */
-	vpminud %zmm25, %zmm22, %zmm22 /* fb0_5 = minu(fb0_s_5, fb0_p_5) */
-	vpaddd %zmm22, %zmm11, %zmm11 /* fb1_s_2 = add(fb0_4, fb0_5) */
-	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm11, %zmm22 /* fb1_p_2 = add(fb1_s_2, minus_modulus) */
-	vpminud %zmm22, %zmm11, %zmm11 /* fb1_2 = minu(fb1_s_2, fb1_p_2) */
-	vpaddd %zmm23, %zmm11, %zmm11 /* fb2_s_2 = add(fb1_2, s15k_2) */
-	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm11, %zmm22 /* fb2_p_2 = add(fb2_s_2, minus_modulus) */
-	vpminud %zmm22, %zmm11, %zmm11 /* fb2_2 = minu(fb2_s_2, fb2_p_2) */
-	vpaddd %zmm2, %zmm11, %zmm2 /* fb_s_2 = add(fb2_2, g0s2) */
-	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm2, %zmm11 /* fb_p_2 = add(fb_s_2, minus_modulus) */
-	vpmaxsd %zmm11, %zmm2, %zmm2 /* fb_2 = maxs(fb_s_2, fb_p_2) */
-
-	/* Round 3, lanes 0..15: BR, F (Z out), LFSR feedback. */
-	vpaddd %zmm2, %zmm2, %zmm11 /* dbl_27 = add(fb_2, fb_2) */
-	vmovdqa64 %zmm1, %zmm22 /* fb_1 */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_high16(%rip), %zmm11, %zmm22 /* x0_3 = ternlog(fb_1, dbl_27, high16) */
-	vpxord %zmm16, %zmm22, %zmm22 /* x0r1_3 = xor(x0_3, sb_out_x_2) */
-	vpaddd %zmm9, %zmm22, %zmm22 /* w_3 = add(x0r1_3, r2_2) */
-	vpshldd $16, %zmm21, %zmm14, %zmm23 /* x1_3 = shld_native(g0s14, dbl_24) */
-	vpaddd %zmm23, %zmm16, %zmm16 /* w1_3 = add(sb_out_x_2, x1_3) */
-	vpaddd %zmm8, %zmm8, %zmm25 /* dbl_29 = add(g0s8, g0s8) */
-	vpshldd $16, %zmm25, %zmm10, %zmm31 /* x2_3 = shld_native(g0s10, dbl_29) */
-	vpxord %zmm31, %zmm9, %zmm9 /* w2_3 = xor(r2_2, x2_3) */
-	vmovdqa64 %zmm12, 1088(%rsp) /* spill g0s12 */
-	vpaddd %zmm3, %zmm3, %zmm12 /* dbl_30 = add(g0s3, g0s3) */
-	vmovdqa64 %zmm21, 1152(%rsp) /* spill dbl_24 */
-	vpshldd $16, %zmm12, %zmm5, %zmm21 /* x3_3 = shld_native(g0s5, dbl_30) */
-	vpxord %zmm21, %zmm22, %zmm21 /* z_3 = xor(w_3, x3_3) */
-	vpshldd $8, %zmm12, %zmm3, %zmm12 /* s0k_o_3 = shld_native(g0s3, dbl_30) */
-	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm12, %zmm12 /* s0k_3 = and(s0k_o_3, modulus) */
-	vpshldd $16, %zmm9, %zmm16, %zmm22 /* l1in_3 = shld_native(w1_3, w2_3) */
-	vmovdqa64 %zmm21, 1216(%rsp) /* spill z_3 */
-	vmovdqa64 %zmm16, %zmm21 /* w1_3 */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_high16(%rip), %zmm9, %zmm21 /* l1in16_3 = ternlog(w1_3, w2_3, high16) */
-	vmovdqa64 %zmm31, 1280(%rsp) /* spill x2_3 */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl24(%rip), %zmm22, %zmm31 /* ur24_3 = lookup16(l1in_3, rotl24) */
-	vmovdqa64 %zmm23, 1344(%rsp) /* spill x1_3 */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl8(%rip), %zmm22, %zmm23 /* ur8_3 = lookup16(l1in_3, rotl8) */
-	vmovdqa64 %zmm19, 1408(%rsp) /* spill s0k_6 */
-	vmovdqa64 %zmm22, %zmm19 /* l1in_3 */
-	vpternlogd $0x96, %zmm21, %zmm23, %zmm19 /* ug_3 = ternlog(l1in_3, ur8_3, l1in16_3) */
-	vprold $2, %zmm19, %zmm19 /* ur2_3 = rotl_native(ug_3) */
-	vpternlogd $0x96, %zmm19, %zmm31, %zmm22 /* u_3 = ternlog(l1in_3, ur24_3, ur2_3) */
-	vpshldd $16, %zmm16, %zmm9, %zmm19 /* l2in_3 = shld_native(w2_3, w1_3) */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_high16(%rip), %zmm16, %zmm9 /* l2in16_3 = ternlog(w2_3, w1_3, high16) */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl8(%rip), %zmm19, %zmm16 /* v8r8_3 = lookup16(l2in_3, rotl8) */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl24(%rip), %zmm19, %zmm21 /* v8r24_3 = lookup16(l2in_3, rotl24) */
-	vpternlogd $0x96, %zmm21, %zmm9, %zmm19 /* v8g_3 = ternlog(l2in_3, l2in16_3, v8r24_3) */
-	vprold $6, %zmm19, %zmm19 /* v8r6_3 = rotl_native(v8g_3) */
-	vpternlogd $0x96, %zmm19, %zmm9, %zmm16 /* v8_3 = ternlog(v8r8_3, l2in16_3, v8r6_3) */
-	vmovdqa64 %zmm16, %zmm9 /* v8_3 */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm22, %zmm9 /* sb_in_x_3 = ternlog(v8_3, u_3, odd_bytes) */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm16, %zmm22 /* sb_in_y_3 = ternlog(u_3, v8_3, odd_bytes) */
-	vgf2p8affineqb $0x0, .Lzuc_lanes_avx512_gfni_asm_1_gfni_mat(%rip), %zmm22, %zmm16 /* sb_s1_k_3 = gf2p8affine(sb_in_y_3, gfni_mat) */
-	vgf2p8affineinvqb $0x55, .Lzuc_lanes_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm16, %zmm16 /* sb_s1_3 = gf2p8affineinv(sb_s1_k_3, gfni_mat_1) */
-	vpandd %zmm28, %zmm9, %zmm19 /* sb_s0_xl_3 = and(sb_in_x_3, nibble_mask) */
-	vpsrlw $4, %zmm9, %zmm9 /* sb_s0_xs_3 = shr(sb_in_x_3) */
-	vpshufb %zmm19, %zmm26, %zmm21 /* sb_s0_p1_3 = lookup16(s0_p1, sb_s0_xl_3) */
-	vpternlogd $0x6a, %zmm21, %zmm28, %zmm9 /* sb_s0_t_3 = ternlog(sb_s0_xs_3, nibble_mask, sb_s0_p1_3) */
-	vpshufb %zmm9, %zmm27, %zmm21 /* sb_s0_p2_3 = lookup16(s0_p2, sb_s0_t_3) */
-	vpxord %zmm19, %zmm21, %zmm19 /* sb_s0_ol_3 = xor(sb_s0_p2_3, sb_s0_xl_3) */
-	vpshufb %zmm19, %zmm29, %zmm19 /* sb_s0_p3_3 = lookup16(s0_p3_rot, sb_s0_ol_3) */
-	vpaddb %zmm9, %zmm9, %zmm9 /* sb_s0_t2_3 = add(sb_s0_t_3, sb_s0_t_3) */
-	vpxord %zmm9, %zmm19, %zmm9 /* sb_s0_3 = xor(sb_s0_p3_3, sb_s0_t2_3) */
-	vmovdqa64 %zmm16, %zmm19 /* sb_s1_3 */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm9, %zmm19 /* sb_out_x_3 = ternlog(sb_s1_3, sb_s0_3, odd_bytes) */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm16, %zmm9 /* sb_out_y_3 = ternlog(sb_s0_3, sb_s1_3, odd_bytes) */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl24(%rip), %zmm9, %zmm9 /* r2_3 = lookup16(sb_out_y_3, rotl24) */
-	vpshldd $20, %zmm30, %zmm7, %zmm16 /* s4k_o_3 = shld_native(g0s7, dbl_20) */
-	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm16, %zmm16 /* s4k_3 = and(s4k_o_3, modulus) */
-	vpaddd %zmm16, %zmm12, %zmm12 /* fb0_s_6 = add(s0k_3, s4k_3) */
-	vpshldd $8, %zmm30, %zmm7, %zmm16 /* s0k_o_7 = shld_native(g0s7, dbl_20) */
-	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm16, %zmm16 /* s0k_7 = and(s0k_o_7, modulus) */
-	vpshldd $21, 576(%rsp), %zmm13, %zmm21 /* s10k_o_3 = shld_native(g0s13, dbl_7) */
-	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm21, %zmm21 /* s10k_3 = and(s10k_o_3, modulus) */
-	vpshldd $17, %zmm20, %zmm0, %zmm22 /* s13k_o_3 = shld_native(fb, dbl_9) */
-	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm22, %zmm22 /* s13k_3 = and(s13k_o_3, modulus) */
-	vpaddd %zmm22, %zmm21, %zmm21 /* fb0_s_7 = add(s10k_3, s13k_3) */
-	vpshldd $15, %zmm11, %zmm2, %zmm22 /* s15k_o_3 = shld_native(fb_2, dbl_27) */
-	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm22, %zmm22 /* s15k_3 = and(s15k_o_3, modulus) */
-	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm12, %zmm23 /* fb0_p_6 = add(fb0_s_6, minus_modulus) */
-	vpminud %zmm23, %zmm12, %zmm12 /* fb0_6 = minu(fb0_s_6, fb0_p_6) */
-	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm21, %zmm23 /* fb0_p_7 = add(fb0_s_7, minus_modulus) */
-	vpminud %zmm23, %zmm21, %zmm21 /* fb0_7 = minu(fb0_s_7, fb0_p_7) */
-	vpaddd %zmm21, %zmm12, %zmm12 /* fb1_s_3 = add(fb0_6, fb0_7) */
-	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm12, %zmm21 /* fb1_p_3 = add(fb1_s_3, minus_modulus) */
-	vpminud %zmm21, %zmm12, %zmm12 /* fb1_3 = minu(fb1_s_3, fb1_p_3) */
-	vpaddd %zmm22, %zmm12, %zmm12 /* fb2_s_3 = add(fb1_3, s15k_3) */
-	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm12, %zmm21 /* fb2_p_3 = add(fb2_s_3, minus_modulus) */
-	vpminud %zmm21, %zmm12, %zmm12 /* fb2_3 = minu(fb2_s_3, fb2_p_3) */
-	vpaddd %zmm3, %zmm12, %zmm3 /* fb_s_3 = add(fb2_3, g0s3) */
-	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm3, %zmm12 /* fb_p_3 = add(fb_s_3, minus_modulus) */
-	vpmaxsd %zmm12, %zmm3, %zmm3 /* fb_3 = maxs(fb_s_3, fb_p_3) */
-
-	/* Round 4, lanes 0..15: BR, F (Z out), LFSR feedback. */
-	vpaddd %zmm3, %zmm3, %zmm12 /* dbl_36 = add(fb_3, fb_3) */
-	vmovdqa64 %zmm2, %zmm21 /* fb_2 */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_high16(%rip), %zmm12, %zmm21 /* x0_4 = ternlog(fb_2, dbl_36, high16) */
-	vpxord %zmm19, %zmm21, %zmm21 /* x0r1_4 = xor(x0_4, sb_out_x_3) */
-	vpaddd %zmm9, %zmm21, %zmm21 /* w_4 = add(x0r1_4, r2_3) */
-	vpxord 512(%rsp), %zmm9, %zmm9 /* w2_4 = xor(r2_3, x1) */
-	vpshldd $16, 576(%rsp), %zmm15, %zmm22 /* x1_4 = shld_native(g0s15, dbl_7) */
-	vpaddd %zmm22, %zmm19, %zmm19 /* w1_4 = add(sb_out_x_3, x1_4) */
-	vpshldd $16, 448(%rsp), %zmm6, %zmm23 /* x3_4 = shld_native(g0s6, dbl_5) */
-	vpxord %zmm23, %zmm21, %zmm21 /* z_4 = xor(w_4, x3_4) */
-	vpshldd $8, 448(%rsp), %zmm4, %zmm23 /* s0k_o_4 = shld_native(g0s4, dbl_5) */
-	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm23, %zmm23 /* s0k_4 = and(s0k_o_4, modulus) */
-	vpshldd $16, %zmm9, %zmm19, %zmm30 /* l1in_4 = shld_native(w1_4, w2_4) */
-	vmovdqa64 %zmm19, %zmm31 /* w1_4 */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_high16(%rip), %zmm9, %zmm31 /* l1in16_4 = ternlog(w1_4, w2_4, high16) */
-	vmovdqa64 %zmm21, 448(%rsp) /* spill z_4 */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl24(%rip), %zmm30, %zmm21 /* ur24_4 = lookup16(l1in_4, rotl24) */
-	vmovdqa64 %zmm13, 1472(%rsp) /* spill g0s13 */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl8(%rip), %zmm30, %zmm13 /* ur8_4 = lookup16(l1in_4, rotl8) */
-	vmovdqa64 %zmm22, 1536(%rsp) /* spill x1_4 */
-	vmovdqa64 %zmm30, %zmm22 /* l1in_4 */
-	vpternlogd $0x96, %zmm31, %zmm13, %zmm22 /* ug_4 = ternlog(l1in_4, ur8_4, l1in16_4) */
-	vprold $2, %zmm22, %zmm13 /* ur2_4 = rotl_native(ug_4) */
-	vpternlogd $0x96, %zmm13, %zmm21, %zmm30 /* u_4 = ternlog(l1in_4, ur24_4, ur2_4) */
-	vpshldd $16, %zmm19, %zmm9, %zmm13 /* l2in_4 = shld_native(w2_4, w1_4) */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_high16(%rip), %zmm19, %zmm9 /* l2in16_4 = ternlog(w2_4, w1_4, high16) */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl8(%rip), %zmm13, %zmm19 /* v8r8_4 = lookup16(l2in_4, rotl8) */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl24(%rip), %zmm13, %zmm21 /* v8r24_4 = lookup16(l2in_4, rotl24) */
-	vpternlogd $0x96, %zmm21, %zmm9, %zmm13 /* v8g_4 = ternlog(l2in_4, l2in16_4, v8r24_4) */
-	vprold $6, %zmm13, %zmm13 /* v8r6_4 = rotl_native(v8g_4) */
-	vpternlogd $0x96, %zmm13, %zmm9, %zmm19 /* v8_4 = ternlog(v8r8_4, l2in16_4, v8r6_4) */
-	vmovdqa64 %zmm19, %zmm9 /* v8_4 */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm30, %zmm9 /* sb_in_x_4 = ternlog(v8_4, u_4, odd_bytes) */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm19, %zmm30 /* sb_in_y_4 = ternlog(u_4, v8_4, odd_bytes) */
-	vgf2p8affineqb $0x0, .Lzuc_lanes_avx512_gfni_asm_1_gfni_mat(%rip), %zmm30, %zmm13 /* sb_s1_k_4 = gf2p8affine(sb_in_y_4, gfni_mat) */
-	vgf2p8affineinvqb $0x55, .Lzuc_lanes_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm13, %zmm13 /* sb_s1_4 = gf2p8affineinv(sb_s1_k_4, gfni_mat_1) */
-	vpandd %zmm28, %zmm9, %zmm19 /* sb_s0_xl_4 = and(sb_in_x_4, nibble_mask) */
-	vpsrlw $4, %zmm9, %zmm9 /* sb_s0_xs_4 = shr(sb_in_x_4) */
-	vpshufb %zmm19, %zmm26, %zmm21 /* sb_s0_p1_4 = lookup16(s0_p1, sb_s0_xl_4) */
-	vpternlogd $0x6a, %zmm21, %zmm28, %zmm9 /* sb_s0_t_4 = ternlog(sb_s0_xs_4, nibble_mask, sb_s0_p1_4) */
-	vpshufb %zmm9, %zmm27, %zmm21 /* sb_s0_p2_4 = lookup16(s0_p2, sb_s0_t_4) */
-	vpxord %zmm19, %zmm21, %zmm19 /* sb_s0_ol_4 = xor(sb_s0_p2_4, sb_s0_xl_4) */
-	vpshufb %zmm19, %zmm29, %zmm19 /* sb_s0_p3_4 = lookup16(s0_p3_rot, sb_s0_ol_4) */
-	vpaddb %zmm9, %zmm9, %zmm9 /* sb_s0_t2_4 = add(sb_s0_t_4, sb_s0_t_4) */
-	vpxord %zmm9, %zmm19, %zmm9 /* sb_s0_4 = xor(sb_s0_p3_4, sb_s0_t2_4) */
-	vmovdqa64 %zmm13, %zmm19 /* sb_s1_4 */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm9, %zmm19 /* sb_out_x_4 = ternlog(sb_s1_4, sb_s0_4, odd_bytes) */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm13, %zmm9 /* sb_out_y_4 = ternlog(sb_s0_4, sb_s1_4, odd_bytes) */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl24(%rip), %zmm9, %zmm9 /* r2_4 = lookup16(sb_out_y_4, rotl24) */
-	vpshldd $20, %zmm25, %zmm8, %zmm13 /* s4k_o_4 = shld_native(g0s8, dbl_29) */
-	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm13, %zmm13 /* s4k_4 = and(s4k_o_4, modulus) */
-	vpaddd %zmm13, %zmm23, %zmm13 /* fb0_s_8 = add(s0k_4, s4k_4) */
-	vpshldd $8, %zmm25, %zmm8, %zmm21 /* s0k_o_8 = shld_native(g0s8, dbl_29) */
-	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm21, %zmm21 /* s0k_8 = and(s0k_o_8, modulus) */
-	vpshldd $21, %zmm24, %zmm14, %zmm22 /* s10k_o_4 = shld_native(g0s14, dbl_16) */
-	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm22, %zmm22 /* s10k_4 = and(s10k_o_4, modulus) */
-	vpshldd $17, %zmm17, %zmm1, %zmm23 /* s13k_o_4 = shld_native(fb_1, dbl_18) */
-	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm23, %zmm23 /* s13k_4 = and(s13k_o_4, modulus) */
-	vpaddd %zmm23, %zmm22, %zmm22 /* fb0_s_9 = add(s10k_4, s13k_4) */
-	vpshldd $15, %zmm12, %zmm3, %zmm23 /* s15k_o_4 = shld_native(fb_3, dbl_36) */
-	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm23, %zmm23 /* s15k_4 = and(s15k_o_4, modulus) */
-	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm13, %zmm25 /* fb0_p_8 = add(fb0_s_8, minus_modulus) */
-	vpminud %zmm25, %zmm13, %zmm13 /* fb0_8 = minu(fb0_s_8, fb0_p_8) */
-	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm22, %zmm25 /* fb0_p_9 = add(fb0_s_9, minus_modulus) */
-	vpminud %zmm25, %zmm22, %zmm22 /* fb0_9 = minu(fb0_s_9, fb0_p_9) */
-	vpaddd %zmm22, %zmm13, %zmm13 /* fb1_s_4 = add(fb0_8, fb0_9) */
-	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm13, %zmm22 /* fb1_p_4 = add(fb1_s_4, minus_modulus) */
-	vpminud %zmm22, %zmm13, %zmm13 /* fb1_4 = minu(fb1_s_4, fb1_p_4) */
-	vpaddd %zmm23, %zmm13, %zmm13 /* fb2_s_4 = add(fb1_4, s15k_4) */
-	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm13, %zmm22 /* fb2_p_4 = add(fb2_s_4, minus_modulus) */
-	vpminud %zmm22, %zmm13, %zmm13 /* fb2_4 = minu(fb2_s_4, fb2_p_4) */
-	vpaddd %zmm4, %zmm13, %zmm4 /* fb_s_4 = add(fb2_4, g0s4) */
-	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm4, %zmm13 /* fb_p_4 = add(fb_s_4, minus_modulus) */
-	vpmaxsd %zmm13, %zmm4, %zmm4 /* fb_4 = maxs(fb_s_4, fb_p_4) */
-
-	/* Round 5, lanes 0..15: BR, F (Z out), LFSR feedback. */
-	vpaddd %zmm4, %zmm4, %zmm13 /* dbl_45 = add(fb_4, fb_4) */
-	vmovdqa64 %zmm3, %zmm22 /* fb_3 */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_high16(%rip), %zmm13, %zmm22 /* x0_5 = ternlog(fb_3, dbl_45, high16) */
-	vpxord %zmm19, %zmm22, %zmm22 /* x0r1_5 = xor(x0_5, sb_out_x_4) */
-	vpaddd %zmm9, %zmm22, %zmm22 /* w_5 = add(x0r1_5, r2_4) */
-	vpxord 128(%rsp), %zmm22, %zmm22 /* z_5 = xor(w_5, x2) */
-	vpxord 320(%rsp), %zmm9, %zmm9 /* w2_5 = xor(r2_4, x1_1) */
-	vpshldd $16, %zmm24, %zmm0, %zmm23 /* x1_5 = shld_native(fb, dbl_16) */
-	vpaddd %zmm23, %zmm19, %zmm19 /* w1_5 = add(sb_out_x_4, x1_5) */
-	vpshldd $16, %zmm9, %zmm19, %zmm25 /* l1in_5 = shld_native(w1_5, w2_5) */
-	vmovdqa64 %zmm19, %zmm30 /* w1_5 */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_high16(%rip), %zmm9, %zmm30 /* l1in16_5 = ternlog(w1_5, w2_5, high16) */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl24(%rip), %zmm25, %zmm31 /* ur24_5 = lookup16(l1in_5, rotl24) */
-	vmovdqa64 %zmm22, 128(%rsp) /* spill z_5 */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl8(%rip), %zmm25, %zmm22 /* ur8_5 = lookup16(l1in_5, rotl8) */
-	vmovdqa64 %zmm14, 1600(%rsp) /* spill g0s14 */
-	vmovdqa64 %zmm25, %zmm14 /* l1in_5 */
-	vpternlogd $0x96, %zmm30, %zmm22, %zmm14 /* ug_5 = ternlog(l1in_5, ur8_5, l1in16_5) */
-	vprold $2, %zmm14, %zmm14 /* ur2_5 = rotl_native(ug_5) */
-	vpternlogd $0x96, %zmm14, %zmm31, %zmm25 /* u_5 = ternlog(l1in_5, ur24_5, ur2_5) */
-	vpshldd $16, %zmm19, %zmm9, %zmm14 /* l2in_5 = shld_native(w2_5, w1_5) */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_high16(%rip), %zmm19, %zmm9 /* l2in16_5 = ternlog(w2_5, w1_5, high16) */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl8(%rip), %zmm14, %zmm19 /* v8r8_5 = lookup16(l2in_5, rotl8) */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl24(%rip), %zmm14, %zmm22 /* v8r24_5 = lookup16(l2in_5, rotl24) */
-	vpternlogd $0x96, %zmm22, %zmm9, %zmm14 /* v8g_5 = ternlog(l2in_5, l2in16_5, v8r24_5) */
-	vprold $6, %zmm14, %zmm14 /* v8r6_5 = rotl_native(v8g_5) */
-	vpternlogd $0x96, %zmm14, %zmm9, %zmm19 /* v8_5 = ternlog(v8r8_5, l2in16_5, v8r6_5) */
-	vmovdqa64 %zmm19, %zmm9 /* v8_5 */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm25, %zmm9 /* sb_in_x_5 = ternlog(v8_5, u_5, odd_bytes) */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm19, %zmm25 /* sb_in_y_5 = ternlog(u_5, v8_5, odd_bytes) */
-	vgf2p8affineqb $0x0, .Lzuc_lanes_avx512_gfni_asm_1_gfni_mat(%rip), %zmm25, %zmm14 /* sb_s1_k_5 = gf2p8affine(sb_in_y_5, gfni_mat) */
-	vgf2p8affineinvqb $0x55, .Lzuc_lanes_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm14, %zmm14 /* sb_s1_5 = gf2p8affineinv(sb_s1_k_5, gfni_mat_1) */
-	vpandd %zmm28, %zmm9, %zmm19 /* sb_s0_xl_5 = and(sb_in_x_5, nibble_mask) */
-	vpsrlw $4, %zmm9, %zmm9 /* sb_s0_xs_5 = shr(sb_in_x_5) */
-	vpshufb %zmm19, %zmm26, %zmm22 /* sb_s0_p1_5 = lookup16(s0_p1, sb_s0_xl_5) */
-	vpternlogd $0x6a, %zmm22, %zmm28, %zmm9 /* sb_s0_t_5 = ternlog(sb_s0_xs_5, nibble_mask, sb_s0_p1_5) */
-	vpshufb %zmm9, %zmm27, %zmm22 /* sb_s0_p2_5 = lookup16(s0_p2, sb_s0_t_5) */
-	vpxord %zmm19, %zmm22, %zmm19 /* sb_s0_ol_5 = xor(sb_s0_p2_5, sb_s0_xl_5) */
-	vpshufb %zmm19, %zmm29, %zmm19 /* sb_s0_p3_5 = lookup16(s0_p3_rot, sb_s0_ol_5) */
-	vpaddb %zmm9, %zmm9, %zmm9 /* sb_s0_t2_5 = add(sb_s0_t_5, sb_s0_t_5) */
-	vpxord %zmm9, %zmm19, %zmm9 /* sb_s0_5 = xor(sb_s0_p3_5, sb_s0_t2_5) */
-	vmovdqa64 %zmm14, %zmm19 /* sb_s1_5 */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm9, %zmm19 /* sb_out_x_5 = ternlog(sb_s1_5, sb_s0_5, odd_bytes) */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm14, %zmm9 /* sb_out_y_5 = ternlog(sb_s0_5, sb_s1_5, odd_bytes) */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl24(%rip), %zmm9, %zmm9 /* r2_5 = lookup16(sb_out_y_5, rotl24) */
-	vmovdqa64 1024(%rsp), %zmm14 /* reload g0s9 */
-	vpshldd $20, 64(%rsp), %zmm14, %zmm22 /* s4k_o_5 = shld_native(g0s9, dbl_1) */
-	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm22, %zmm22 /* s4k_5 = and(s4k_o_5, modulus) */
-	vpaddd 960(%rsp), %zmm22, %zmm22 /* fb0_s_10 = add(s4k_5, s0k_5) */
-	vpshldd $8, 64(%rsp), %zmm14, %zmm25 /* s0k_o_9 = shld_native(g0s9, dbl_1) */
-	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm25, %zmm25 /* s0k_9 = and(s0k_o_9, modulus) */
-	vpshldd $21, %zmm18, %zmm15, %zmm30 /* s10k_o_5 = shld_native(g0s15, dbl) */
-	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm30, %zmm30 /* s10k_5 = and(s10k_o_5, modulus) */
-	vpshldd $17, %zmm11, %zmm2, %zmm31 /* s13k_o_5 = shld_native(fb_2, dbl_27) */
-	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm31, %zmm31 /* s13k_5 = and(s13k_o_5, modulus) */
-	vpaddd %zmm31, %zmm30, %zmm30 /* fb0_s_11 = add(s10k_5, s13k_5) */
-	vpshldd $15, %zmm13, %zmm4, %zmm31 /* s15k_o_5 = shld_native(fb_4, dbl_45) */
-	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm31, %zmm31 /* s15k_5 = and(s15k_o_5, modulus) */
-	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm22, %zmm14 /* fb0_p_10 = add(fb0_s_10, minus_modulus) */
-	vpminud %zmm14, %zmm22, %zmm14 /* fb0_10 = minu(fb0_s_10, fb0_p_10) */
-	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm30, %zmm22 /* fb0_p_11 = add(fb0_s_11, minus_modulus) */
-	vpminud %zmm22, %zmm30, %zmm22 /* fb0_11 = minu(fb0_s_11, fb0_p_11) */
-	vpaddd %zmm22, %zmm14, %zmm14 /* fb1_s_5 = add(fb0_10, fb0_11) */
-	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm14, %zmm22 /* fb1_p_5 = add(fb1_s_5, minus_modulus) */
-	vpminud %zmm22, %zmm14, %zmm14 /* fb1_5 = minu(fb1_s_5, fb1_p_5) */
-	vpaddd %zmm31, %zmm14, %zmm14 /* fb2_s_5 = add(fb1_5, s15k_5) */
-	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm14, %zmm22 /* fb2_p_5 = add(fb2_s_5, minus_modulus) */
-	vpminud %zmm22, %zmm14, %zmm14 /* fb2_5 = minu(fb2_s_5, fb2_p_5) */
-	vpaddd %zmm5, %zmm14, %zmm5 /* fb_s_5 = add(fb2_5, g0s5) */
-	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm5, %zmm14 /* fb_p_5 = add(fb_s_5, minus_modulus) */
-	vpmaxsd %zmm14, %zmm5, %zmm5 /* fb_5 = maxs(fb_s_5, fb_p_5) */
-
-	/* Round 6, lanes 0..15: BR, F (Z out), LFSR feedback. */
-	vpaddd %zmm5, %zmm5, %zmm14 /* dbl_54 = add(fb_5, fb_5) */
-	vmovdqa64 %zmm4, %zmm22 /* fb_4 */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_high16(%rip), %zmm14, %zmm22 /* x0_6 = ternlog(fb_4, dbl_54, high16) */
-	vpxord %zmm19, %zmm22, %zmm22 /* x0r1_6 = xor(x0_6, sb_out_x_5) */
-	vpaddd %zmm9, %zmm22, %zmm22 /* w_6 = add(x0r1_6, r2_5) */
-	vpxord 256(%rsp), %zmm22, %zmm22 /* z_6 = xor(w_6, x2_1) */
-	vpxord 896(%rsp), %zmm9, %zmm9 /* w2_6 = xor(r2_5, x1_2) */
-	vpshldd $16, %zmm18, %zmm1, %zmm30 /* x1_6 = shld_native(fb_1, dbl) */
-	vpaddd %zmm30, %zmm19, %zmm19 /* w1_6 = add(sb_out_x_5, x1_6) */
-	vpshldd $16, %zmm9, %zmm19, %zmm31 /* l1in_6 = shld_native(w1_6, w2_6) */
-	vmovdqa64 %zmm22, 256(%rsp) /* spill z_6 */
-	vmovdqa64 %zmm19, %zmm22 /* w1_6 */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_high16(%rip), %zmm9, %zmm22 /* l1in16_6 = ternlog(w1_6, w2_6, high16) */
-	vmovdqa64 %zmm15, 64(%rsp) /* spill g0s15 */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl24(%rip), %zmm31, %zmm15 /* ur24_6 = lookup16(l1in_6, rotl24) */
-	vmovdqa64 %zmm18, 960(%rsp) /* spill dbl */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl8(%rip), %zmm31, %zmm18 /* ur8_6 = lookup16(l1in_6, rotl8) */
-	vmovdqa64 %zmm24, 1664(%rsp) /* spill dbl_16 */
-	vmovdqa64 %zmm31, %zmm24 /* l1in_6 */
-	vpternlogd $0x96, %zmm22, %zmm18, %zmm24 /* ug_6 = ternlog(l1in_6, ur8_6, l1in16_6) */
-	vprold $2, %zmm24, %zmm18 /* ur2_6 = rotl_native(ug_6) */
-	vpternlogd $0x96, %zmm18, %zmm15, %zmm31 /* u_6 = ternlog(l1in_6, ur24_6, ur2_6) */
-	vpshldd $16, %zmm19, %zmm9, %zmm15 /* l2in_6 = shld_native(w2_6, w1_6) */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_high16(%rip), %zmm19, %zmm9 /* l2in16_6 = ternlog(w2_6, w1_6, high16) */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl8(%rip), %zmm15, %zmm18 /* v8r8_6 = lookup16(l2in_6, rotl8) */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl24(%rip), %zmm15, %zmm19 /* v8r24_6 = lookup16(l2in_6, rotl24) */
-	vpternlogd $0x96, %zmm19, %zmm9, %zmm15 /* v8g_6 = ternlog(l2in_6, l2in16_6, v8r24_6) */
-	vprold $6, %zmm15, %zmm15 /* v8r6_6 = rotl_native(v8g_6) */
-	vpternlogd $0x96, %zmm15, %zmm9, %zmm18 /* v8_6 = ternlog(v8r8_6, l2in16_6, v8r6_6) */
-	vmovdqa64 %zmm18, %zmm9 /* v8_6 */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm31, %zmm9 /* sb_in_x_6 = ternlog(v8_6, u_6, odd_bytes) */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm18, %zmm31 /* sb_in_y_6 = ternlog(u_6, v8_6, odd_bytes) */
-	vgf2p8affineqb $0x0, .Lzuc_lanes_avx512_gfni_asm_1_gfni_mat(%rip), %zmm31, %zmm15 /* sb_s1_k_6 = gf2p8affine(sb_in_y_6, gfni_mat) */
-	vgf2p8affineinvqb $0x55, .Lzuc_lanes_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm15, %zmm15 /* sb_s1_6 = gf2p8affineinv(sb_s1_k_6, gfni_mat_1) */
-	vpandd %zmm28, %zmm9, %zmm18 /* sb_s0_xl_6 = and(sb_in_x_6, nibble_mask) */
-	vpsrlw $4, %zmm9, %zmm9 /* sb_s0_xs_6 = shr(sb_in_x_6) */
-	vpshufb %zmm18, %zmm26, %zmm19 /* sb_s0_p1_6 = lookup16(s0_p1, sb_s0_xl_6) */
-	vpternlogd $0x6a, %zmm19, %zmm28, %zmm9 /* sb_s0_t_6 = ternlog(sb_s0_xs_6, nibble_mask, sb_s0_p1_6) */
-	vpshufb %zmm9, %zmm27, %zmm19 /* sb_s0_p2_6 = lookup16(s0_p2, sb_s0_t_6) */
-	vpxord %zmm18, %zmm19, %zmm18 /* sb_s0_ol_6 = xor(sb_s0_p2_6, sb_s0_xl_6) */
-	vpshufb %zmm18, %zmm29, %zmm18 /* sb_s0_p3_6 = lookup16(s0_p3_rot, sb_s0_ol_6) */
-	vpaddb %zmm9, %zmm9, %zmm9 /* sb_s0_t2_6 = add(sb_s0_t_6, sb_s0_t_6) */
-	vpxord %zmm9, %zmm18, %zmm9 /* sb_s0_6 = xor(sb_s0_p3_6, sb_s0_t2_6) */
-	vmovdqa64 %zmm15, %zmm18 /* sb_s1_6 */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm9, %zmm18 /* sb_out_x_6 = ternlog(sb_s1_6, sb_s0_6, odd_bytes) */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm15, %zmm9 /* sb_out_y_6 = ternlog(sb_s0_6, sb_s1_6, odd_bytes) */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl24(%rip), %zmm9, %zmm9 /* r2_6 = lookup16(sb_out_y_6, rotl24) */
-	vpshldd $20, 192(%rsp), %zmm10, %zmm15 /* s4k_o_6 = shld_native(g0s10, dbl_6) */
-	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm15, %zmm15 /* s4k_6 = and(s4k_o_6, modulus) */
-	vpaddd 1408(%rsp), %zmm15, %zmm15 /* fb0_s_12 = add(s4k_6, s0k_6) */
-	vpshldd $8, 192(%rsp), %zmm10, %zmm19 /* s0k_o_10 = shld_native(g0s10, dbl_6) */
-	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm19, %zmm19 /* s0k_10 = and(s0k_o_10, modulus) */
-	vpshldd $21, %zmm20, %zmm0, %zmm22 /* s10k_o_6 = shld_native(fb, dbl_9) */
-	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm22, %zmm22 /* s10k_6 = and(s10k_o_6, modulus) */
-	vpshldd $17, %zmm12, %zmm3, %zmm24 /* s13k_o_6 = shld_native(fb_3, dbl_36) */
-	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm24, %zmm24 /* s13k_6 = and(s13k_o_6, modulus) */
-	vpaddd %zmm24, %zmm22, %zmm22 /* fb0_s_13 = add(s10k_6, s13k_6) */
-	vpshldd $15, %zmm14, %zmm5, %zmm24 /* s15k_o_6 = shld_native(fb_5, dbl_54) */
-	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm24, %zmm24 /* s15k_6 = and(s15k_o_6, modulus) */
-	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm15, %zmm31 /* fb0_p_12 = add(fb0_s_12, minus_modulus) */
-	vpminud %zmm31, %zmm15, %zmm15 /* fb0_12 = minu(fb0_s_12, fb0_p_12) */
-	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm22, %zmm31 /* fb0_p_13 = add(fb0_s_13, minus_modulus) */
-	vpminud %zmm31, %zmm22, %zmm22 /* fb0_13 = minu(fb0_s_13, fb0_p_13) */
-	vpaddd %zmm22, %zmm15, %zmm15 /* fb1_s_6 = add(fb0_12, fb0_13) */
-	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm15, %zmm22 /* fb1_p_6 = add(fb1_s_6, minus_modulus) */
-	vpminud %zmm22, %zmm15, %zmm15 /* fb1_6 = minu(fb1_s_6, fb1_p_6) */
-	vpaddd %zmm24, %zmm15, %zmm15 /* fb2_s_6 = add(fb1_6, s15k_6) */
-	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm15, %zmm22 /* fb2_p_6 = add(fb2_s_6, minus_modulus) */
-	vpminud %zmm22, %zmm15, %zmm15 /* fb2_6 = minu(fb2_s_6, fb2_p_6) */
-	vpaddd %zmm6, %zmm15, %zmm6 /* fb_s_6 = add(fb2_6, g0s6) */
-	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm6, %zmm15 /* fb_p_6 = add(fb_s_6, minus_modulus) */
-	vpmaxsd %zmm15, %zmm6, %zmm6 /* fb_6 = maxs(fb_s_6, fb_p_6) */
-
-	/* Round 7, lanes 0..15: BR, F (Z out), LFSR feedback. */
-	vpaddd %zmm6, %zmm6, %zmm15 /* dbl_63 = add(fb_6, fb_6) */
-	vmovdqa64 %zmm5, %zmm22 /* fb_5 */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_high16(%rip), %zmm15, %zmm22 /* x0_7 = ternlog(fb_5, dbl_63, high16) */
-	vpxord %zmm18, %zmm22, %zmm22 /* x0r1_7 = xor(x0_7, sb_out_x_6) */
-	vpaddd %zmm9, %zmm22, %zmm22 /* w_7 = add(x0r1_7, r2_6) */
-	vpxord 768(%rsp), %zmm22, %zmm22 /* z_7 = xor(w_7, x2_2) */
-	vpxord 1344(%rsp), %zmm9, %zmm9 /* w2_7 = xor(r2_6, x1_3) */
-	vpshldd $16, %zmm20, %zmm2, %zmm24 /* x1_7 = shld_native(fb_2, dbl_9) */
-	vpaddd %zmm24, %zmm18, %zmm18 /* w1_7 = add(sb_out_x_6, x1_7) */
-	vpshldd $20, %zmm20, %zmm0, %zmm20 /* s4k_o_12 = shld_native(fb, dbl_9) */
-	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm20, %zmm20 /* s4k_12 = and(s4k_o_12, modulus) */
-	vpshldd $16, %zmm9, %zmm18, %zmm31 /* l1in_7 = shld_native(w1_7, w2_7) */
-	vmovdqa64 %zmm0, 768(%rsp) /* spill fb */
-	vmovdqa64 %zmm18, %zmm0 /* w1_7 */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_high16(%rip), %zmm9, %zmm0 /* l1in16_7 = ternlog(w1_7, w2_7, high16) */
-	vmovdqa64 %zmm22, 192(%rsp) /* spill z_7 */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl24(%rip), %zmm31, %zmm22 /* ur24_7 = lookup16(l1in_7, rotl24) */
-	vmovdqa64 %zmm10, 1408(%rsp) /* spill g0s10 */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl8(%rip), %zmm31, %zmm10 /* ur8_7 = lookup16(l1in_7, rotl8) */
-	vmovdqa64 %zmm19, 1728(%rsp) /* spill s0k_10 */
-	vmovdqa64 %zmm31, %zmm19 /* l1in_7 */
-	vpternlogd $0x96, %zmm0, %zmm10, %zmm19 /* ug_7 = ternlog(l1in_7, ur8_7, l1in16_7) */
-	vprold $2, %zmm19, %zmm0 /* ur2_7 = rotl_native(ug_7) */
-	vpternlogd $0x96, %zmm0, %zmm22, %zmm31 /* u_7 = ternlog(l1in_7, ur24_7, ur2_7) */
-	vpshldd $16, %zmm18, %zmm9, %zmm0 /* l2in_7 = shld_native(w2_7, w1_7) */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_high16(%rip), %zmm18, %zmm9 /* l2in16_7 = ternlog(w2_7, w1_7, high16) */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl8(%rip), %zmm0, %zmm10 /* v8r8_7 = lookup16(l2in_7, rotl8) */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl24(%rip), %zmm0, %zmm18 /* v8r24_7 = lookup16(l2in_7, rotl24) */
-	vpternlogd $0x96, %zmm18, %zmm9, %zmm0 /* v8g_7 = ternlog(l2in_7, l2in16_7, v8r24_7) */
-	vprold $6, %zmm0, %zmm0 /* v8r6_7 = rotl_native(v8g_7) */
-	vpternlogd $0x96, %zmm0, %zmm9, %zmm10 /* v8_7 = ternlog(v8r8_7, l2in16_7, v8r6_7) */
-	vmovdqa64 %zmm10, %zmm0 /* v8_7 */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm31, %zmm0 /* sb_in_x_7 = ternlog(v8_7, u_7, odd_bytes) */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm10, %zmm31 /* sb_in_y_7 = ternlog(u_7, v8_7, odd_bytes) */
-	vgf2p8affineqb $0x0, .Lzuc_lanes_avx512_gfni_asm_1_gfni_mat(%rip), %zmm31, %zmm9 /* sb_s1_k_7 = gf2p8affine(sb_in_y_7, gfni_mat) */
-	vgf2p8affineinvqb $0x55, .Lzuc_lanes_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm9, %zmm9 /* sb_s1_7 = gf2p8affineinv(sb_s1_k_7, gfni_mat_1) */
-	vpandd %zmm28, %zmm0, %zmm10 /* sb_s0_xl_7 = and(sb_in_x_7, nibble_mask) */
-	vpsrlw $4, %zmm0, %zmm0 /* sb_s0_xs_7 = shr(sb_in_x_7) */
-	vpshufb %zmm10, %zmm26, %zmm18 /* sb_s0_p1_7 = lookup16(s0_p1, sb_s0_xl_7) */
-	vpternlogd $0x6a, %zmm18, %zmm28, %zmm0 /* sb_s0_t_7 = ternlog(sb_s0_xs_7, nibble_mask, sb_s0_p1_7) */
-	vpshufb %zmm0, %zmm27, %zmm18 /* sb_s0_p2_7 = lookup16(s0_p2, sb_s0_t_7) */
-	vpxord %zmm10, %zmm18, %zmm10 /* sb_s0_ol_7 = xor(sb_s0_p2_7, sb_s0_xl_7) */
-	vpshufb %zmm10, %zmm29, %zmm10 /* sb_s0_p3_7 = lookup16(s0_p3_rot, sb_s0_ol_7) */
-	vpaddb %zmm0, %zmm0, %zmm0 /* sb_s0_t2_7 = add(sb_s0_t_7, sb_s0_t_7) */
-	vpxord %zmm0, %zmm10, %zmm0 /* sb_s0_7 = xor(sb_s0_p3_7, sb_s0_t2_7) */
-	vmovdqa64 %zmm9, %zmm10 /* sb_s1_7 */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm0, %zmm10 /* sb_out_x_7 = ternlog(sb_s1_7, sb_s0_7, odd_bytes) */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm9, %zmm0 /* sb_out_y_7 = ternlog(sb_s0_7, sb_s1_7, odd_bytes) */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl24(%rip), %zmm0, %zmm0 /* r2_7 = lookup16(sb_out_y_7, rotl24) */
-	vmovdqa64 640(%rsp), %zmm9 /* reload g0s11 */
-	vpshldd $20, 704(%rsp), %zmm9, %zmm18 /* s4k_o_7 = shld_native(g0s11, dbl_15) */
-	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm18, %zmm18 /* s4k_7 = and(s4k_o_7, modulus) */
-	vpaddd %zmm18, %zmm16, %zmm16 /* fb0_s_14 = add(s0k_7, s4k_7) */
-	vpshldd $8, 704(%rsp), %zmm9, %zmm18 /* s0k_o_11 = shld_native(g0s11, dbl_15) */
-	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm18, %zmm18 /* s0k_11 = and(s0k_o_11, modulus) */
-	vpshldd $21, %zmm17, %zmm1, %zmm19 /* s10k_o_7 = shld_native(fb_1, dbl_18) */
-	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm19, %zmm19 /* s10k_7 = and(s10k_o_7, modulus) */
-	vpshldd $17, %zmm13, %zmm4, %zmm22 /* s13k_o_7 = shld_native(fb_4, dbl_45) */
-	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm22, %zmm22 /* s13k_7 = and(s13k_o_7, modulus) */
-	vpaddd %zmm22, %zmm19, %zmm19 /* fb0_s_15 = add(s10k_7, s13k_7) */
-	vpshldd $15, %zmm15, %zmm6, %zmm22 /* s15k_o_7 = shld_native(fb_6, dbl_63) */
-	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm22, %zmm22 /* s15k_7 = and(s15k_o_7, modulus) */
-	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm16, %zmm31 /* fb0_p_14 = add(fb0_s_14, minus_modulus) */
-	vpminud %zmm31, %zmm16, %zmm16 /* fb0_14 = minu(fb0_s_14, fb0_p_14) */
-	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm19, %zmm31 /* fb0_p_15 = add(fb0_s_15, minus_modulus) */
-	vpminud %zmm31, %zmm19, %zmm19 /* fb0_15 = minu(fb0_s_15, fb0_p_15) */
-	vpaddd %zmm19, %zmm16, %zmm16 /* fb1_s_7 = add(fb0_14, fb0_15) */
-	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm16, %zmm19 /* fb1_p_7 = add(fb1_s_7, minus_modulus) */
-	vpminud %zmm19, %zmm16, %zmm16 /* fb1_7 = minu(fb1_s_7, fb1_p_7) */
-	vpaddd %zmm22, %zmm16, %zmm16 /* fb2_s_7 = add(fb1_7, s15k_7) */
-	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm16, %zmm19 /* fb2_p_7 = add(fb2_s_7, minus_modulus) */
-	vpminud %zmm19, %zmm16, %zmm16 /* fb2_7 = minu(fb2_s_7, fb2_p_7) */
-	vpaddd %zmm7, %zmm16, %zmm7 /* fb_s_7 = add(fb2_7, g0s7) */
-	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm7, %zmm16 /* fb_p_7 = add(fb_s_7, minus_modulus) */
-	vpmaxsd %zmm16, %zmm7, %zmm7 /* fb_7 = maxs(fb_s_7, fb_p_7) */
-
-	/* Round 8, lanes 0..15: BR, F (Z out), LFSR feedback. */
-	vpaddd %zmm7, %zmm7, %zmm16 /* dbl_72 = add(fb_7, fb_7) */
-	vmovdqa64 %zmm6, %zmm19 /* fb_6 */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_high16(%rip), %zmm16, %zmm19 /* x0_8 = ternlog(fb_6, dbl_72, high16) */
-	vpxord %zmm10, %zmm19, %zmm19 /* x0r1_8 = xor(x0_8, sb_out_x_7) */
-	vpaddd %zmm0, %zmm19, %zmm19 /* w_8 = add(x0r1_8, r2_7) */
-	vpxord 1280(%rsp), %zmm19, %zmm19 /* z_8 = xor(w_8, x2_3) */
-	vpxord 1536(%rsp), %zmm0, %zmm0 /* w2_8 = xor(r2_7, x1_4) */
-	vpshldd $16, %zmm17, %zmm3, %zmm22 /* x1_8 = shld_native(fb_3, dbl_18) */
-	vpaddd %zmm22, %zmm10, %zmm10 /* w1_8 = add(sb_out_x_7, x1_8) */
-	vpshldd $20, %zmm17, %zmm1, %zmm17 /* s4k_o_13 = shld_native(fb_1, dbl_18) */
-	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm17, %zmm17 /* s4k_13 = and(s4k_o_13, modulus) */
-	vpshldd $16, %zmm0, %zmm10, %zmm31 /* l1in_8 = shld_native(w1_8, w2_8) */
-	vmovdqa64 %zmm1, 1280(%rsp) /* spill fb_1 */
-	vmovdqa64 %zmm10, %zmm1 /* w1_8 */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_high16(%rip), %zmm0, %zmm1 /* l1in16_8 = ternlog(w1_8, w2_8, high16) */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl24(%rip), %zmm31, %zmm9 /* ur24_8 = lookup16(l1in_8, rotl24) */
-	vmovdqa64 %zmm19, 704(%rsp) /* spill z_8 */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl8(%rip), %zmm31, %zmm19 /* ur8_8 = lookup16(l1in_8, rotl8) */
-	vmovdqa64 %zmm18, 1792(%rsp) /* spill s0k_11 */
-	vmovdqa64 %zmm31, %zmm18 /* l1in_8 */
-	vpternlogd $0x96, %zmm1, %zmm19, %zmm18 /* ug_8 = ternlog(l1in_8, ur8_8, l1in16_8) */
-	vprold $2, %zmm18, %zmm1 /* ur2_8 = rotl_native(ug_8) */
-	vpternlogd $0x96, %zmm1, %zmm9, %zmm31 /* u_8 = ternlog(l1in_8, ur24_8, ur2_8) */
-	vpshldd $16, %zmm10, %zmm0, %zmm1 /* l2in_8 = shld_native(w2_8, w1_8) */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_high16(%rip), %zmm10, %zmm0 /* l2in16_8 = ternlog(w2_8, w1_8, high16) */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl8(%rip), %zmm1, %zmm9 /* v8r8_8 = lookup16(l2in_8, rotl8) */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl24(%rip), %zmm1, %zmm10 /* v8r24_8 = lookup16(l2in_8, rotl24) */
-	vpternlogd $0x96, %zmm10, %zmm0, %zmm1 /* v8g_8 = ternlog(l2in_8, l2in16_8, v8r24_8) */
-	vprold $6, %zmm1, %zmm1 /* v8r6_8 = rotl_native(v8g_8) */
-	vpternlogd $0x96, %zmm1, %zmm0, %zmm9 /* v8_8 = ternlog(v8r8_8, l2in16_8, v8r6_8) */
-	vmovdqa64 %zmm9, %zmm0 /* v8_8 */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm31, %zmm0 /* sb_in_x_8 = ternlog(v8_8, u_8, odd_bytes) */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm9, %zmm31 /* sb_in_y_8 = ternlog(u_8, v8_8, odd_bytes) */
-	vgf2p8affineqb $0x0, .Lzuc_lanes_avx512_gfni_asm_1_gfni_mat(%rip), %zmm31, %zmm1 /* sb_s1_k_8 = gf2p8affine(sb_in_y_8, gfni_mat) */
-	vgf2p8affineinvqb $0x55, .Lzuc_lanes_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm1, %zmm1 /* sb_s1_8 = gf2p8affineinv(sb_s1_k_8, gfni_mat_1) */
-	vpandd %zmm28, %zmm0, %zmm9 /* sb_s0_xl_8 = and(sb_in_x_8, nibble_mask) */
-	vpsrlw $4, %zmm0, %zmm0 /* sb_s0_xs_8 = shr(sb_in_x_8) */
-	vpshufb %zmm9, %zmm26, %zmm10 /* sb_s0_p1_8 = lookup16(s0_p1, sb_s0_xl_8) */
-	vpternlogd $0x6a, %zmm10, %zmm28, %zmm0 /* sb_s0_t_8 = ternlog(sb_s0_xs_8, nibble_mask, sb_s0_p1_8) */
-	vpshufb %zmm0, %zmm27, %zmm10 /* sb_s0_p2_8 = lookup16(s0_p2, sb_s0_t_8) */
-	vpxord %zmm9, %zmm10, %zmm9 /* sb_s0_ol_8 = xor(sb_s0_p2_8, sb_s0_xl_8) */
-	vpshufb %zmm9, %zmm29, %zmm9 /* sb_s0_p3_8 = lookup16(s0_p3_rot, sb_s0_ol_8) */
-	vpaddb %zmm0, %zmm0, %zmm0 /* sb_s0_t2_8 = add(sb_s0_t_8, sb_s0_t_8) */
-	vpxord %zmm0, %zmm9, %zmm0 /* sb_s0_8 = xor(sb_s0_p3_8, sb_s0_t2_8) */
-	vmovdqa64 %zmm1, %zmm9 /* sb_s1_8 */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm0, %zmm9 /* sb_out_x_8 = ternlog(sb_s1_8, sb_s0_8, odd_bytes) */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm1, %zmm0 /* sb_out_y_8 = ternlog(sb_s0_8, sb_s1_8, odd_bytes) */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl24(%rip), %zmm0, %zmm0 /* r2_8 = lookup16(sb_out_y_8, rotl24) */
-	vmovdqa64 1088(%rsp), %zmm1 /* reload g0s12 */
-	vpshldd $20, 1152(%rsp), %zmm1, %zmm10 /* s4k_o_8 = shld_native(g0s12, dbl_24) */
-	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm10, %zmm10 /* s4k_8 = and(s4k_o_8, modulus) */
-	vpaddd %zmm10, %zmm21, %zmm10 /* fb0_s_16 = add(s0k_8, s4k_8) */
-	vpshldd $8, 1152(%rsp), %zmm1, %zmm18 /* s0k_o_12 = shld_native(g0s12, dbl_24) */
-	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm18, %zmm18 /* s0k_12 = and(s0k_o_12, modulus) */
-	vpaddd %zmm20, %zmm18, %zmm18 /* fb0_s_24 = add(s0k_12, s4k_12) */
-	vpshldd $21, %zmm11, %zmm2, %zmm19 /* s10k_o_8 = shld_native(fb_2, dbl_27) */
-	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm19, %zmm19 /* s10k_8 = and(s10k_o_8, modulus) */
-	vpshldd $17, %zmm14, %zmm5, %zmm20 /* s13k_o_8 = shld_native(fb_5, dbl_54) */
-	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm20, %zmm20 /* s13k_8 = and(s13k_o_8, modulus) */
-	vpaddd %zmm20, %zmm19, %zmm19 /* fb0_s_17 = add(s10k_8, s13k_8) */
-	vpshldd $15, %zmm16, %zmm7, %zmm20 /* s15k_o_8 = shld_native(fb_7, dbl_72) */
-	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm20, %zmm20 /* s15k_8 = and(s15k_o_8, modulus) */
-	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm10, %zmm21 /* fb0_p_16 = add(fb0_s_16, minus_modulus) */
-	vpminud %zmm21, %zmm10, %zmm10 /* fb0_16 = minu(fb0_s_16, fb0_p_16) */
-	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm19, %zmm21 /* fb0_p_17 = add(fb0_s_17, minus_modulus) */
-	vpminud %zmm21, %zmm19, %zmm19 /* fb0_17 = minu(fb0_s_17, fb0_p_17) */
-	vpaddd %zmm19, %zmm10, %zmm10 /* fb1_s_8 = add(fb0_16, fb0_17) */
-	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm10, %zmm19 /* fb1_p_8 = add(fb1_s_8, minus_modulus) */
-	vpminud %zmm19, %zmm10, %zmm10 /* fb1_8 = minu(fb1_s_8, fb1_p_8) */
-	vpaddd %zmm20, %zmm10, %zmm10 /* fb2_s_8 = add(fb1_8, s15k_8) */
-	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm10, %zmm19 /* fb2_p_8 = add(fb2_s_8, minus_modulus) */
-	vpminud %zmm19, %zmm10, %zmm10 /* fb2_8 = minu(fb2_s_8, fb2_p_8) */
-	vpaddd %zmm8, %zmm10, %zmm8 /* fb_s_8 = add(fb2_8, g0s8) */
-	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm8, %zmm10 /* fb_p_8 = add(fb_s_8, minus_modulus) */
-	vpmaxsd %zmm10, %zmm8, %zmm8 /* fb_8 = maxs(fb_s_8, fb_p_8) */
-
-	/* Round 9, lanes 0..15: BR, F (Z out), LFSR feedback. */
-	vpaddd %zmm8, %zmm8, %zmm10 /* dbl_81 = add(fb_8, fb_8) */
-	vmovdqa64 %zmm7, %zmm19 /* fb_7 */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_high16(%rip), %zmm10, %zmm19 /* x0_9 = ternlog(fb_7, dbl_81, high16) */
-	vpxord %zmm9, %zmm19, %zmm19 /* x0r1_9 = xor(x0_9, sb_out_x_8) */
-	vpaddd %zmm0, %zmm19, %zmm19 /* w_9 = add(x0r1_9, r2_8) */
-	vpxord 512(%rsp), %zmm19, %zmm19 /* z_9 = xor(w_9, x1) */
-	vpxord %zmm23, %zmm0, %zmm0 /* w2_9 = xor(r2_8, x1_5) */
-	vpshldd $16, %zmm11, %zmm4, %zmm20 /* x1_9 = shld_native(fb_4, dbl_27) */
-	vpaddd %zmm20, %zmm9, %zmm9 /* w1_9 = add(sb_out_x_8, x1_9) */
-	vpshldd $20, %zmm11, %zmm2, %zmm11 /* s4k_o_14 = shld_native(fb_2, dbl_27) */
-	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm11, %zmm11 /* s4k_14 = and(s4k_o_14, modulus) */
-	vpshldd $16, %zmm0, %zmm9, %zmm21 /* l1in_9 = shld_native(w1_9, w2_9) */
-	vmovdqa64 %zmm9, %zmm31 /* w1_9 */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_high16(%rip), %zmm0, %zmm31 /* l1in16_9 = ternlog(w1_9, w2_9, high16) */
-	vmovdqa64 %zmm2, 512(%rsp) /* spill fb_2 */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl24(%rip), %zmm21, %zmm2 /* ur24_9 = lookup16(l1in_9, rotl24) */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl8(%rip), %zmm21, %zmm1 /* ur8_9 = lookup16(l1in_9, rotl8) */
-	vmovdqa64 %zmm19, 1152(%rsp) /* spill z_9 */
-	vmovdqa64 %zmm21, %zmm19 /* l1in_9 */
-	vpternlogd $0x96, %zmm31, %zmm1, %zmm19 /* ug_9 = ternlog(l1in_9, ur8_9, l1in16_9) */
-	vprold $2, %zmm19, %zmm1 /* ur2_9 = rotl_native(ug_9) */
-	vpternlogd $0x96, %zmm1, %zmm2, %zmm21 /* u_9 = ternlog(l1in_9, ur24_9, ur2_9) */
-	vpshldd $16, %zmm9, %zmm0, %zmm1 /* l2in_9 = shld_native(w2_9, w1_9) */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_high16(%rip), %zmm9, %zmm0 /* l2in16_9 = ternlog(w2_9, w1_9, high16) */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl8(%rip), %zmm1, %zmm2 /* v8r8_9 = lookup16(l2in_9, rotl8) */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl24(%rip), %zmm1, %zmm9 /* v8r24_9 = lookup16(l2in_9, rotl24) */
-	vpternlogd $0x96, %zmm9, %zmm0, %zmm1 /* v8g_9 = ternlog(l2in_9, l2in16_9, v8r24_9) */
-	vprold $6, %zmm1, %zmm1 /* v8r6_9 = rotl_native(v8g_9) */
-	vpternlogd $0x96, %zmm1, %zmm0, %zmm2 /* v8_9 = ternlog(v8r8_9, l2in16_9, v8r6_9) */
-	vmovdqa64 %zmm2, %zmm0 /* v8_9 */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm21, %zmm0 /* sb_in_x_9 = ternlog(v8_9, u_9, odd_bytes) */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm2, %zmm21 /* sb_in_y_9 = ternlog(u_9, v8_9, odd_bytes) */
-	vgf2p8affineqb $0x0, .Lzuc_lanes_avx512_gfni_asm_1_gfni_mat(%rip), %zmm21, %zmm1 /* sb_s1_k_9 = gf2p8affine(sb_in_y_9, gfni_mat) */
-	vgf2p8affineinvqb $0x55, .Lzuc_lanes_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm1, %zmm1 /* sb_s1_9 = gf2p8affineinv(sb_s1_k_9, gfni_mat_1) */
-	vpandd %zmm28, %zmm0, %zmm2 /* sb_s0_xl_9 = and(sb_in_x_9, nibble_mask) */
-	vpsrlw $4, %zmm0, %zmm0 /* sb_s0_xs_9 = shr(sb_in_x_9) */
-	vpshufb %zmm2, %zmm26, %zmm9 /* sb_s0_p1_9 = lookup16(s0_p1, sb_s0_xl_9) */
-	vpternlogd $0x6a, %zmm9, %zmm28, %zmm0 /* sb_s0_t_9 = ternlog(sb_s0_xs_9, nibble_mask, sb_s0_p1_9) */
-	vpshufb %zmm0, %zmm27, %zmm9 /* sb_s0_p2_9 = lookup16(s0_p2, sb_s0_t_9) */
-	vpxord %zmm2, %zmm9, %zmm2 /* sb_s0_ol_9 = xor(sb_s0_p2_9, sb_s0_xl_9) */
-	vpshufb %zmm2, %zmm29, %zmm2 /* sb_s0_p3_9 = lookup16(s0_p3_rot, sb_s0_ol_9) */
-	vpaddb %zmm0, %zmm0, %zmm0 /* sb_s0_t2_9 = add(sb_s0_t_9, sb_s0_t_9) */
-	vpxord %zmm0, %zmm2, %zmm0 /* sb_s0_9 = xor(sb_s0_p3_9, sb_s0_t2_9) */
-	vmovdqa64 %zmm1, %zmm2 /* sb_s1_9 */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm0, %zmm2 /* sb_out_x_9 = ternlog(sb_s1_9, sb_s0_9, odd_bytes) */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm1, %zmm0 /* sb_out_y_9 = ternlog(sb_s0_9, sb_s1_9, odd_bytes) */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl24(%rip), %zmm0, %zmm0 /* r2_9 = lookup16(sb_out_y_9, rotl24) */
-	vmovdqa64 1472(%rsp), %zmm1 /* reload g0s13 */
-	vpshldd $20, 576(%rsp), %zmm1, %zmm9 /* s4k_o_9 = shld_native(g0s13, dbl_7) */
-	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm9, %zmm9 /* s4k_9 = and(s4k_o_9, modulus) */
-	vpaddd %zmm9, %zmm25, %zmm9 /* fb0_s_18 = add(s0k_9, s4k_9) */
-	vpshldd $8, 576(%rsp), %zmm1, %zmm19 /* s0k_o_13 = shld_native(g0s13, dbl_7) */
-	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm19, %zmm19 /* s0k_13 = and(s0k_o_13, modulus) */
-	vpaddd %zmm17, %zmm19, %zmm17 /* fb0_s_26 = add(s0k_13, s4k_13) */
-	vpshldd $21, %zmm12, %zmm3, %zmm19 /* s10k_o_9 = shld_native(fb_3, dbl_36) */
-	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm19, %zmm19 /* s10k_9 = and(s10k_o_9, modulus) */
-	vpshldd $17, %zmm15, %zmm6, %zmm21 /* s13k_o_9 = shld_native(fb_6, dbl_63) */
-	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm21, %zmm21 /* s13k_9 = and(s13k_o_9, modulus) */
-	vpaddd %zmm21, %zmm19, %zmm19 /* fb0_s_19 = add(s10k_9, s13k_9) */
-	vpshldd $15, %zmm10, %zmm8, %zmm21 /* s15k_o_9 = shld_native(fb_8, dbl_81) */
-	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm21, %zmm21 /* s15k_9 = and(s15k_o_9, modulus) */
-	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm9, %zmm25 /* fb0_p_18 = add(fb0_s_18, minus_modulus) */
-	vpminud %zmm25, %zmm9, %zmm9 /* fb0_18 = minu(fb0_s_18, fb0_p_18) */
-	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm19, %zmm25 /* fb0_p_19 = add(fb0_s_19, minus_modulus) */
-	vpminud %zmm25, %zmm19, %zmm19 /* fb0_19 = minu(fb0_s_19, fb0_p_19) */
-	vpaddd %zmm19, %zmm9, %zmm9 /* fb1_s_9 = add(fb0_18, fb0_19) */
-	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm9, %zmm19 /* fb1_p_9 = add(fb1_s_9, minus_modulus) */
-	vpminud %zmm19, %zmm9, %zmm9 /* fb1_9 = minu(fb1_s_9, fb1_p_9) */
-	vpaddd %zmm21, %zmm9, %zmm9 /* fb2_s_9 = add(fb1_9, s15k_9) */
-	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm9, %zmm19 /* fb2_p_9 = add(fb2_s_9, minus_modulus) */
-	vpminud %zmm19, %zmm9, %zmm9 /* fb2_9 = minu(fb2_s_9, fb2_p_9) */
-	vpaddd 1024(%rsp), %zmm9, %zmm9 /* fb_s_9 = add(fb2_9, g0s9) */
-	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm9, %zmm19 /* fb_p_9 = add(fb_s_9, minus_modulus) */
-	vpmaxsd %zmm19, %zmm9, %zmm9 /* fb_9 = maxs(fb_s_9, fb_p_9) */
-
-	/* Round 10, lanes 0..15: BR, F (Z out), LFSR feedback. */
-	vpaddd %zmm9, %zmm9, %zmm19 /* dbl_90 = add(fb_9, fb_9) */
-	vmovdqa64 %zmm8, %zmm21 /* fb_8 */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_high16(%rip), %zmm19, %zmm21 /* x0_10 = ternlog(fb_8, dbl_90, high16) */
-	vpxord %zmm2, %zmm21, %zmm21 /* x0r1_10 = xor(x0_10, sb_out_x_9) */
-	vpaddd %zmm0, %zmm21, %zmm21 /* w_10 = add(x0r1_10, r2_9) */
-	vpxord 320(%rsp), %zmm21, %zmm21 /* z_10 = xor(w_10, x1_1) */
-	vpxord %zmm30, %zmm0, %zmm0 /* w2_10 = xor(r2_9, x1_6) */
-	vpshldd $16, %zmm12, %zmm5, %zmm25 /* x1_10 = shld_native(fb_5, dbl_36) */
-	vpaddd %zmm25, %zmm2, %zmm2 /* w1_10 = add(sb_out_x_9, x1_10) */
-	vpshldd $20, %zmm12, %zmm3, %zmm12 /* s4k_o_15 = shld_native(fb_3, dbl_36) */
-	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm12, %zmm12 /* s4k_15 = and(s4k_o_15, modulus) */
-	vpshldd $16, %zmm0, %zmm2, %zmm31 /* l1in_10 = shld_native(w1_10, w2_10) */
-	vmovdqa64 %zmm2, %zmm1 /* w1_10 */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_high16(%rip), %zmm0, %zmm1 /* l1in16_10 = ternlog(w1_10, w2_10, high16) */
-	vmovdqa64 %zmm3, 320(%rsp) /* spill fb_3 */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl24(%rip), %zmm31, %zmm3 /* ur24_10 = lookup16(l1in_10, rotl24) */
-	vmovdqa64 %zmm21, 1024(%rsp) /* spill z_10 */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl8(%rip), %zmm31, %zmm21 /* ur8_10 = lookup16(l1in_10, rotl8) */
-	vmovdqa64 %zmm30, 576(%rsp) /* spill x1_6 */
-	vmovdqa64 %zmm31, %zmm30 /* l1in_10 */
-	vpternlogd $0x96, %zmm1, %zmm21, %zmm30 /* ug_10 = ternlog(l1in_10, ur8_10, l1in16_10) */
-	vprold $2, %zmm30, %zmm1 /* ur2_10 = rotl_native(ug_10) */
-	vpternlogd $0x96, %zmm1, %zmm3, %zmm31 /* u_10 = ternlog(l1in_10, ur24_10, ur2_10) */
-	vpshldd $16, %zmm2, %zmm0, %zmm1 /* l2in_10 = shld_native(w2_10, w1_10) */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_high16(%rip), %zmm2, %zmm0 /* l2in16_10 = ternlog(w2_10, w1_10, high16) */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl8(%rip), %zmm1, %zmm2 /* v8r8_10 = lookup16(l2in_10, rotl8) */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl24(%rip), %zmm1, %zmm3 /* v8r24_10 = lookup16(l2in_10, rotl24) */
-	vpternlogd $0x96, %zmm3, %zmm0, %zmm1 /* v8g_10 = ternlog(l2in_10, l2in16_10, v8r24_10) */
-	vprold $6, %zmm1, %zmm1 /* v8r6_10 = rotl_native(v8g_10) */
-	vpternlogd $0x96, %zmm1, %zmm0, %zmm2 /* v8_10 = ternlog(v8r8_10, l2in16_10, v8r6_10) */
-	vmovdqa64 %zmm2, %zmm0 /* v8_10 */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm31, %zmm0 /* sb_in_x_10 = ternlog(v8_10, u_10, odd_bytes) */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm2, %zmm31 /* sb_in_y_10 = ternlog(u_10, v8_10, odd_bytes) */
-	vgf2p8affineqb $0x0, .Lzuc_lanes_avx512_gfni_asm_1_gfni_mat(%rip), %zmm31, %zmm1 /* sb_s1_k_10 = gf2p8affine(sb_in_y_10, gfni_mat) */
-	vgf2p8affineinvqb $0x55, .Lzuc_lanes_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm1, %zmm1 /* sb_s1_10 = gf2p8affineinv(sb_s1_k_10, gfni_mat_1) */
-	vpandd %zmm28, %zmm0, %zmm2 /* sb_s0_xl_10 = and(sb_in_x_10, nibble_mask) */
-	vpsrlw $4, %zmm0, %zmm0 /* sb_s0_xs_10 = shr(sb_in_x_10) */
-	vpshufb %zmm2, %zmm26, %zmm3 /* sb_s0_p1_10 = lookup16(s0_p1, sb_s0_xl_10) */
-	vpternlogd $0x6a, %zmm3, %zmm28, %zmm0 /* sb_s0_t_10 = ternlog(sb_s0_xs_10, nibble_mask, sb_s0_p1_10) */
-	vpshufb %zmm0, %zmm27, %zmm3 /* sb_s0_p2_10 = lookup16(s0_p2, sb_s0_t_10) */
-	vpxord %zmm2, %zmm3, %zmm2 /* sb_s0_ol_10 = xor(sb_s0_p2_10, sb_s0_xl_10) */
-	vpshufb %zmm2, %zmm29, %zmm2 /* sb_s0_p3_10 = lookup16(s0_p3_rot, sb_s0_ol_10) */
-	vpaddb %zmm0, %zmm0, %zmm0 /* sb_s0_t2_10 = add(sb_s0_t_10, sb_s0_t_10) */
-	vpxord %zmm0, %zmm2, %zmm0 /* sb_s0_10 = xor(sb_s0_p3_10, sb_s0_t2_10) */
-	vmovdqa64 %zmm1, %zmm2 /* sb_s1_10 */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm0, %zmm2 /* sb_out_x_10 = ternlog(sb_s1_10, sb_s0_10, odd_bytes) */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm1, %zmm0 /* sb_out_y_10 = ternlog(sb_s0_10, sb_s1_10, odd_bytes) */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl24(%rip), %zmm0, %zmm0 /* r2_10 = lookup16(sb_out_y_10, rotl24) */
-	vpxord %zmm24, %zmm0, %zmm1 /* w2_11 = xor(r2_10, x1_7) */
-	vmovdqa64 1600(%rsp), %zmm3 /* reload g0s14 */
-	vpshldd $20, 1664(%rsp), %zmm3, %zmm21 /* s4k_o_10 = shld_native(g0s14, dbl_16) */
-	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm21, %zmm21 /* s4k_10 = and(s4k_o_10, modulus) */
-	vpaddd 1728(%rsp), %zmm21, %zmm21 /* fb0_s_20 = add(s4k_10, s0k_10) */
-	vpshldd $8, 1664(%rsp), %zmm3, %zmm24 /* s0k_o_14 = shld_native(g0s14, dbl_16) */
-	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm24, %zmm24 /* s0k_14 = and(s0k_o_14, modulus) */
-	vpaddd %zmm11, %zmm24, %zmm11 /* fb0_s_28 = add(s0k_14, s4k_14) */
-	vpshldd $21, %zmm13, %zmm4, %zmm24 /* s10k_o_10 = shld_native(fb_4, dbl_45) */
-	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm24, %zmm24 /* s10k_10 = and(s10k_o_10, modulus) */
-	vpshldd $16, %zmm13, %zmm6, %zmm13 /* x1_11 = shld_native(fb_6, dbl_45) */
-	vpshldd $17, %zmm16, %zmm7, %zmm30 /* s13k_o_10 = shld_native(fb_7, dbl_72) */
-	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm30, %zmm30 /* s13k_10 = and(s13k_o_10, modulus) */
-	vpaddd %zmm30, %zmm24, %zmm24 /* fb0_s_21 = add(s10k_10, s13k_10) */
-	vpshldd $15, %zmm19, %zmm9, %zmm30 /* s15k_o_10 = shld_native(fb_9, dbl_90) */
-	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm30, %zmm30 /* s15k_10 = and(s15k_o_10, modulus) */
-	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm21, %zmm31 /* fb0_p_20 = add(fb0_s_20, minus_modulus) */
-	vpminud %zmm31, %zmm21, %zmm21 /* fb0_20 = minu(fb0_s_20, fb0_p_20) */
-	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm24, %zmm31 /* fb0_p_21 = add(fb0_s_21, minus_modulus) */
-	vpminud %zmm31, %zmm24, %zmm24 /* fb0_21 = minu(fb0_s_21, fb0_p_21) */
-	vpaddd %zmm24, %zmm21, %zmm21 /* fb1_s_10 = add(fb0_20, fb0_21) */
-	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm21, %zmm24 /* fb1_p_10 = add(fb1_s_10, minus_modulus) */
-	vpminud %zmm24, %zmm21, %zmm21 /* fb1_10 = minu(fb1_s_10, fb1_p_10) */
-	vpaddd %zmm30, %zmm21, %zmm21 /* fb2_s_10 = add(fb1_10, s15k_10) */
-	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm21, %zmm24 /* fb2_p_10 = add(fb2_s_10, minus_modulus) */
-	vpminud %zmm24, %zmm21, %zmm21 /* fb2_10 = minu(fb2_s_10, fb2_p_10) */
-	vpaddd 1408(%rsp), %zmm21, %zmm21 /* fb_s_10 = add(fb2_10, g0s10) */
-	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm21, %zmm24 /* fb_p_10 = add(fb_s_10, minus_modulus) */
-	vpmaxsd %zmm24, %zmm21, %zmm21 /* fb_10 = maxs(fb_s_10, fb_p_10) */
-
-	/* Round 11, lanes 0..15: BR, F (Z out), LFSR feedback. */
-	vpaddd %zmm21, %zmm21, %zmm24 /* dbl_99 = add(fb_10, fb_10) */
-	vmovdqa64 %zmm9, %zmm30 /* fb_9 */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_high16(%rip), %zmm24, %zmm30 /* x0_11 = ternlog(fb_9, dbl_99, high16) */
-	vpxord %zmm2, %zmm30, %zmm30 /* x0r1_11 = xor(x0_11, sb_out_x_10) */
-	vpaddd %zmm0, %zmm30, %zmm0 /* w_11 = add(x0r1_11, r2_10) */
-	vpxord 896(%rsp), %zmm0, %zmm0 /* z_11 = xor(w_11, x1_2) */
-	vpaddd %zmm13, %zmm2, %zmm2 /* w1_11 = add(sb_out_x_10, x1_11) */
-	vpshldd $16, %zmm1, %zmm2, %zmm30 /* l1in_11 = shld_native(w1_11, w2_11) */
-	vmovdqa64 %zmm2, %zmm31 /* w1_11 */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_high16(%rip), %zmm1, %zmm31 /* l1in16_11 = ternlog(w1_11, w2_11, high16) */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl24(%rip), %zmm30, %zmm3 /* ur24_11 = lookup16(l1in_11, rotl24) */
-	vmovdqa64 %zmm4, 896(%rsp) /* spill fb_4 */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl8(%rip), %zmm30, %zmm4 /* ur8_11 = lookup16(l1in_11, rotl8) */
-	vmovdqa64 %zmm0, 1408(%rsp) /* spill z_11 */
-	vmovdqa64 %zmm30, %zmm0 /* l1in_11 */
-	vpternlogd $0x96, %zmm31, %zmm4, %zmm0 /* ug_11 = ternlog(l1in_11, ur8_11, l1in16_11) */
-	vprold $2, %zmm0, %zmm0 /* ur2_11 = rotl_native(ug_11) */
-	vpternlogd $0x96, %zmm0, %zmm3, %zmm30 /* u_11 = ternlog(l1in_11, ur24_11, ur2_11) */
-	vpshldd $16, %zmm2, %zmm1, %zmm0 /* l2in_11 = shld_native(w2_11, w1_11) */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_high16(%rip), %zmm2, %zmm1 /* l2in16_11 = ternlog(w2_11, w1_11, high16) */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl8(%rip), %zmm0, %zmm2 /* v8r8_11 = lookup16(l2in_11, rotl8) */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl24(%rip), %zmm0, %zmm3 /* v8r24_11 = lookup16(l2in_11, rotl24) */
-	vpternlogd $0x96, %zmm3, %zmm1, %zmm0 /* v8g_11 = ternlog(l2in_11, l2in16_11, v8r24_11) */
-	vprold $6, %zmm0, %zmm0 /* v8r6_11 = rotl_native(v8g_11) */
-	vpternlogd $0x96, %zmm0, %zmm1, %zmm2 /* v8_11 = ternlog(v8r8_11, l2in16_11, v8r6_11) */
-	vmovdqa64 %zmm2, %zmm0 /* v8_11 */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm30, %zmm0 /* sb_in_x_11 = ternlog(v8_11, u_11, odd_bytes) */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm2, %zmm30 /* sb_in_y_11 = ternlog(u_11, v8_11, odd_bytes) */
-	vgf2p8affineqb $0x0, .Lzuc_lanes_avx512_gfni_asm_1_gfni_mat(%rip), %zmm30, %zmm1 /* sb_s1_k_11 = gf2p8affine(sb_in_y_11, gfni_mat) */
-	vgf2p8affineinvqb $0x55, .Lzuc_lanes_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm1, %zmm1 /* sb_s1_11 = gf2p8affineinv(sb_s1_k_11, gfni_mat_1) */
-	vpandd %zmm28, %zmm0, %zmm2 /* sb_s0_xl_11 = and(sb_in_x_11, nibble_mask) */
-	vpsrlw $4, %zmm0, %zmm0 /* sb_s0_xs_11 = shr(sb_in_x_11) */
-	vpshufb %zmm2, %zmm26, %zmm3 /* sb_s0_p1_11 = lookup16(s0_p1, sb_s0_xl_11) */
-	vpternlogd $0x6a, %zmm3, %zmm28, %zmm0 /* sb_s0_t_11 = ternlog(sb_s0_xs_11, nibble_mask, sb_s0_p1_11) */
-	vpshufb %zmm0, %zmm27, %zmm3 /* sb_s0_p2_11 = lookup16(s0_p2, sb_s0_t_11) */
-	vpxord %zmm2, %zmm3, %zmm2 /* sb_s0_ol_11 = xor(sb_s0_p2_11, sb_s0_xl_11) */
-	vpshufb %zmm2, %zmm29, %zmm2 /* sb_s0_p3_11 = lookup16(s0_p3_rot, sb_s0_ol_11) */
-	vpaddb %zmm0, %zmm0, %zmm0 /* sb_s0_t2_11 = add(sb_s0_t_11, sb_s0_t_11) */
-	vpxord %zmm0, %zmm2, %zmm0 /* sb_s0_11 = xor(sb_s0_p3_11, sb_s0_t2_11) */
-	vmovdqa64 %zmm1, %zmm2 /* sb_s1_11 */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm0, %zmm2 /* sb_out_x_11 = ternlog(sb_s1_11, sb_s0_11, odd_bytes) */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm1, %zmm0 /* sb_out_y_11 = ternlog(sb_s0_11, sb_s1_11, odd_bytes) */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl24(%rip), %zmm0, %zmm0 /* r2_11 = lookup16(sb_out_y_11, rotl24) */
-	vpxord %zmm22, %zmm0, %zmm1 /* w2_12 = xor(r2_11, x1_8) */
-	vmovdqa64 64(%rsp), %zmm3 /* reload g0s15 */
-	vpshldd $20, 960(%rsp), %zmm3, %zmm4 /* s4k_o_11 = shld_native(g0s15, dbl) */
-	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm4, %zmm4 /* s4k_11 = and(s4k_o_11, modulus) */
-	vpaddd 1792(%rsp), %zmm4, %zmm4 /* fb0_s_22 = add(s4k_11, s0k_11) */
-	vpshldd $8, 960(%rsp), %zmm3, %zmm22 /* s0k_o_15 = shld_native(g0s15, dbl) */
-	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm22, %zmm22 /* s0k_15 = and(s0k_o_15, modulus) */
-	vpaddd %zmm12, %zmm22, %zmm12 /* fb0_s_30 = add(s0k_15, s4k_15) */
-	vpshldd $21, %zmm14, %zmm5, %zmm22 /* s10k_o_11 = shld_native(fb_5, dbl_54) */
-	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm22, %zmm22 /* s10k_11 = and(s10k_o_11, modulus) */
-	vpshldd $16, %zmm14, %zmm7, %zmm14 /* x1_12 = shld_native(fb_7, dbl_54) */
-	vpaddd %zmm14, %zmm2, %zmm14 /* w1_12 = add(sb_out_x_11, x1_12) */
-	vpshldd $17, %zmm10, %zmm8, %zmm30 /* s13k_o_11 = shld_native(fb_8, dbl_81) */
-	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm30, %zmm30 /* s13k_11 = and(s13k_o_11, modulus) */
-	vpaddd %zmm30, %zmm22, %zmm22 /* fb0_s_23 = add(s10k_11, s13k_11) */
-	vpshldd $15, %zmm24, %zmm21, %zmm30 /* s15k_o_11 = shld_native(fb_10, dbl_99) */
-	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm30, %zmm30 /* s15k_11 = and(s15k_o_11, modulus) */
-	vpshldd $17, %zmm24, %zmm21, %zmm24 /* s13k_o_13 = shld_native(fb_10, dbl_99) */
-	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm24, %zmm24 /* s13k_13 = and(s13k_o_13, modulus) */
-	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm4, %zmm31 /* fb0_p_22 = add(fb0_s_22, minus_modulus) */
-	vpminud %zmm31, %zmm4, %zmm4 /* fb0_22 = minu(fb0_s_22, fb0_p_22) */
-	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm22, %zmm31 /* fb0_p_23 = add(fb0_s_23, minus_modulus) */
-	vpminud %zmm31, %zmm22, %zmm22 /* fb0_23 = minu(fb0_s_23, fb0_p_23) */
-	vpaddd %zmm22, %zmm4, %zmm4 /* fb1_s_11 = add(fb0_22, fb0_23) */
-	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm4, %zmm22 /* fb1_p_11 = add(fb1_s_11, minus_modulus) */
-	vpminud %zmm22, %zmm4, %zmm4 /* fb1_11 = minu(fb1_s_11, fb1_p_11) */
-	vpaddd %zmm30, %zmm4, %zmm4 /* fb2_s_11 = add(fb1_11, s15k_11) */
-	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm4, %zmm22 /* fb2_p_11 = add(fb2_s_11, minus_modulus) */
-	vpminud %zmm22, %zmm4, %zmm4 /* fb2_11 = minu(fb2_s_11, fb2_p_11) */
-	vpaddd 640(%rsp), %zmm4, %zmm4 /* fb_s_11 = add(fb2_11, g0s11) */
-	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm4, %zmm22 /* fb_p_11 = add(fb_s_11, minus_modulus) */
-	vpmaxsd %zmm22, %zmm4, %zmm4 /* fb_11 = maxs(fb_s_11, fb_p_11) */
-
-	/* Round 12, lanes 0..15: BR, F (Z out), LFSR feedback. */
-	vpaddd %zmm4, %zmm4, %zmm22 /* dbl_108 = add(fb_11, fb_11) */
-	vmovdqa64 %zmm21, %zmm30 /* fb_10 */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_high16(%rip), %zmm22, %zmm30 /* x0_12 = ternlog(fb_10, dbl_108, high16) */
-	vpxord %zmm2, %zmm30, %zmm2 /* x0r1_12 = xor(x0_12, sb_out_x_11) */
-	vpaddd %zmm0, %zmm2, %zmm0 /* w_12 = add(x0r1_12, r2_11) */
-	vpxord 1344(%rsp), %zmm0, %zmm0 /* z_12 = xor(w_12, x1_3) */
-	vpshldd $16, %zmm1, %zmm14, %zmm2 /* l1in_12 = shld_native(w1_12, w2_12) */
-	vmovdqa64 %zmm14, %zmm30 /* w1_12 */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_high16(%rip), %zmm1, %zmm30 /* l1in16_12 = ternlog(w1_12, w2_12, high16) */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl24(%rip), %zmm2, %zmm31 /* ur24_12 = lookup16(l1in_12, rotl24) */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl8(%rip), %zmm2, %zmm3 /* ur8_12 = lookup16(l1in_12, rotl8) */
-	vmovdqa64 %zmm5, 1344(%rsp) /* spill fb_5 */
-	vmovdqa64 %zmm2, %zmm5 /* l1in_12 */
-	vpternlogd $0x96, %zmm30, %zmm3, %zmm5 /* ug_12 = ternlog(l1in_12, ur8_12, l1in16_12) */
-	vprold $2, %zmm5, %zmm3 /* ur2_12 = rotl_native(ug_12) */
-	vpternlogd $0x96, %zmm3, %zmm31, %zmm2 /* u_12 = ternlog(l1in_12, ur24_12, ur2_12) */
-	vpshldd $16, %zmm14, %zmm1, %zmm3 /* l2in_12 = shld_native(w2_12, w1_12) */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_high16(%rip), %zmm14, %zmm1 /* l2in16_12 = ternlog(w2_12, w1_12, high16) */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl8(%rip), %zmm3, %zmm5 /* v8r8_12 = lookup16(l2in_12, rotl8) */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl24(%rip), %zmm3, %zmm14 /* v8r24_12 = lookup16(l2in_12, rotl24) */
-	vpternlogd $0x96, %zmm14, %zmm1, %zmm3 /* v8g_12 = ternlog(l2in_12, l2in16_12, v8r24_12) */
-	vprold $6, %zmm3, %zmm3 /* v8r6_12 = rotl_native(v8g_12) */
-	vpternlogd $0x96, %zmm3, %zmm1, %zmm5 /* v8_12 = ternlog(v8r8_12, l2in16_12, v8r6_12) */
-	vmovdqa64 %zmm5, %zmm1 /* v8_12 */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm2, %zmm1 /* sb_in_x_12 = ternlog(v8_12, u_12, odd_bytes) */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm5, %zmm2 /* sb_in_y_12 = ternlog(u_12, v8_12, odd_bytes) */
-	vgf2p8affineqb $0x0, .Lzuc_lanes_avx512_gfni_asm_1_gfni_mat(%rip), %zmm2, %zmm2 /* sb_s1_k_12 = gf2p8affine(sb_in_y_12, gfni_mat) */
-	vgf2p8affineinvqb $0x55, .Lzuc_lanes_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm2, %zmm2 /* sb_s1_12 = gf2p8affineinv(sb_s1_k_12, gfni_mat_1) */
-	vpandd %zmm28, %zmm1, %zmm3 /* sb_s0_xl_12 = and(sb_in_x_12, nibble_mask) */
-	vpsrlw $4, %zmm1, %zmm1 /* sb_s0_xs_12 = shr(sb_in_x_12) */
-	vpshufb %zmm3, %zmm26, %zmm5 /* sb_s0_p1_12 = lookup16(s0_p1, sb_s0_xl_12) */
-	vpternlogd $0x6a, %zmm5, %zmm28, %zmm1 /* sb_s0_t_12 = ternlog(sb_s0_xs_12, nibble_mask, sb_s0_p1_12) */
-	vpshufb %zmm1, %zmm27, %zmm5 /* sb_s0_p2_12 = lookup16(s0_p2, sb_s0_t_12) */
-	vpxord %zmm3, %zmm5, %zmm3 /* sb_s0_ol_12 = xor(sb_s0_p2_12, sb_s0_xl_12) */
-	vpshufb %zmm3, %zmm29, %zmm3 /* sb_s0_p3_12 = lookup16(s0_p3_rot, sb_s0_ol_12) */
-	vpaddb %zmm1, %zmm1, %zmm1 /* sb_s0_t2_12 = add(sb_s0_t_12, sb_s0_t_12) */
-	vpxord %zmm1, %zmm3, %zmm1 /* sb_s0_12 = xor(sb_s0_p3_12, sb_s0_t2_12) */
-	vmovdqa64 %zmm2, %zmm3 /* sb_s1_12 */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm1, %zmm3 /* sb_out_x_12 = ternlog(sb_s1_12, sb_s0_12, odd_bytes) */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm2, %zmm1 /* sb_out_y_12 = ternlog(sb_s0_12, sb_s1_12, odd_bytes) */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl24(%rip), %zmm1, %zmm1 /* r2_12 = lookup16(sb_out_y_12, rotl24) */
-	vpxord %zmm20, %zmm1, %zmm2 /* w2_13 = xor(r2_12, x1_9) */
-	vpshldd $21, %zmm15, %zmm6, %zmm5 /* s10k_o_12 = shld_native(fb_6, dbl_63) */
-	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm5, %zmm5 /* s10k_12 = and(s10k_o_12, modulus) */
-	vpshldd $16, %zmm15, %zmm8, %zmm14 /* x1_13 = shld_native(fb_8, dbl_63) */
-	vpaddd %zmm14, %zmm3, %zmm14 /* w1_13 = add(sb_out_x_12, x1_13) */
-	vpshldd $17, %zmm19, %zmm9, %zmm15 /* s13k_o_12 = shld_native(fb_9, dbl_90) */
-	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm15, %zmm15 /* s13k_12 = and(s13k_o_12, modulus) */
-	vpaddd %zmm15, %zmm5, %zmm5 /* fb0_s_25 = add(s10k_12, s13k_12) */
-	vpshldd $21, %zmm19, %zmm9, %zmm15 /* s10k_o_15 = shld_native(fb_9, dbl_90) */
-	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm15, %zmm15 /* s10k_15 = and(s10k_o_15, modulus) */
-	vpshldd $15, %zmm22, %zmm4, %zmm19 /* s15k_o_12 = shld_native(fb_11, dbl_108) */
-	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm19, %zmm19 /* s15k_12 = and(s15k_o_12, modulus) */
-	vpshldd $17, %zmm22, %zmm4, %zmm20 /* s13k_o_14 = shld_native(fb_11, dbl_108) */
-	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm20, %zmm20 /* s13k_14 = and(s13k_o_14, modulus) */
-	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm18, %zmm22 /* fb0_p_24 = add(fb0_s_24, minus_modulus) */
-	vpminud %zmm22, %zmm18, %zmm18 /* fb0_24 = minu(fb0_s_24, fb0_p_24) */
-	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm5, %zmm22 /* fb0_p_25 = add(fb0_s_25, minus_modulus) */
-	vpminud %zmm22, %zmm5, %zmm5 /* fb0_25 = minu(fb0_s_25, fb0_p_25) */
-	vpaddd %zmm5, %zmm18, %zmm5 /* fb1_s_12 = add(fb0_24, fb0_25) */
-	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm5, %zmm18 /* fb1_p_12 = add(fb1_s_12, minus_modulus) */
-	vpminud %zmm18, %zmm5, %zmm5 /* fb1_12 = minu(fb1_s_12, fb1_p_12) */
-	vpaddd %zmm19, %zmm5, %zmm5 /* fb2_s_12 = add(fb1_12, s15k_12) */
-	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm5, %zmm18 /* fb2_p_12 = add(fb2_s_12, minus_modulus) */
-	vpminud %zmm18, %zmm5, %zmm5 /* fb2_12 = minu(fb2_s_12, fb2_p_12) */
-	vpaddd 1088(%rsp), %zmm5, %zmm5 /* fb_s_12 = add(fb2_12, g0s12) */
-	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm5, %zmm18 /* fb_p_12 = add(fb_s_12, minus_modulus) */
-	vpmaxsd %zmm18, %zmm5, %zmm5 /* fb_12 = maxs(fb_s_12, fb_p_12) */
-
-	/* Round 13, lanes 0..15: BR, F (Z out), LFSR feedback. */
-	vpaddd %zmm5, %zmm5, %zmm18 /* dbl_117 = add(fb_12, fb_12) */
-	vmovdqa64 %zmm4, %zmm19 /* fb_11 */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_high16(%rip), %zmm18, %zmm19 /* x0_13 = ternlog(fb_11, dbl_117, high16) */
-	vpxord %zmm3, %zmm19, %zmm3 /* x0r1_13 = xor(x0_13, sb_out_x_12) */
-	vpaddd %zmm1, %zmm3, %zmm1 /* w_13 = add(x0r1_13, r2_12) */
-	vpxord 1536(%rsp), %zmm1, %zmm1 /* z_13 = xor(w_13, x1_4) */
-	vpshldd $16, %zmm2, %zmm14, %zmm3 /* l1in_13 = shld_native(w1_13, w2_13) */
-	vmovdqa64 %zmm14, %zmm19 /* w1_13 */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_high16(%rip), %zmm2, %zmm19 /* l1in16_13 = ternlog(w1_13, w2_13, high16) */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl24(%rip), %zmm3, %zmm22 /* ur24_13 = lookup16(l1in_13, rotl24) */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl8(%rip), %zmm3, %zmm30 /* ur8_13 = lookup16(l1in_13, rotl8) */
-	vmovdqa64 %zmm3, %zmm31 /* l1in_13 */
-	vpternlogd $0x96, %zmm19, %zmm30, %zmm31 /* ug_13 = ternlog(l1in_13, ur8_13, l1in16_13) */
-	vprold $2, %zmm31, %zmm19 /* ur2_13 = rotl_native(ug_13) */
-	vpternlogd $0x96, %zmm19, %zmm22, %zmm3 /* u_13 = ternlog(l1in_13, ur24_13, ur2_13) */
-	vpshldd $16, %zmm14, %zmm2, %zmm19 /* l2in_13 = shld_native(w2_13, w1_13) */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_high16(%rip), %zmm14, %zmm2 /* l2in16_13 = ternlog(w2_13, w1_13, high16) */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl8(%rip), %zmm19, %zmm14 /* v8r8_13 = lookup16(l2in_13, rotl8) */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl24(%rip), %zmm19, %zmm22 /* v8r24_13 = lookup16(l2in_13, rotl24) */
-	vpternlogd $0x96, %zmm22, %zmm2, %zmm19 /* v8g_13 = ternlog(l2in_13, l2in16_13, v8r24_13) */
-	vprold $6, %zmm19, %zmm19 /* v8r6_13 = rotl_native(v8g_13) */
-	vpternlogd $0x96, %zmm19, %zmm2, %zmm14 /* v8_13 = ternlog(v8r8_13, l2in16_13, v8r6_13) */
-	vmovdqa64 %zmm14, %zmm2 /* v8_13 */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm3, %zmm2 /* sb_in_x_13 = ternlog(v8_13, u_13, odd_bytes) */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm14, %zmm3 /* sb_in_y_13 = ternlog(u_13, v8_13, odd_bytes) */
-	vgf2p8affineqb $0x0, .Lzuc_lanes_avx512_gfni_asm_1_gfni_mat(%rip), %zmm3, %zmm3 /* sb_s1_k_13 = gf2p8affine(sb_in_y_13, gfni_mat) */
-	vgf2p8affineinvqb $0x55, .Lzuc_lanes_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm3, %zmm3 /* sb_s1_13 = gf2p8affineinv(sb_s1_k_13, gfni_mat_1) */
-	vpandd %zmm28, %zmm2, %zmm14 /* sb_s0_xl_13 = and(sb_in_x_13, nibble_mask) */
-	vpsrlw $4, %zmm2, %zmm2 /* sb_s0_xs_13 = shr(sb_in_x_13) */
-	vpshufb %zmm14, %zmm26, %zmm19 /* sb_s0_p1_13 = lookup16(s0_p1, sb_s0_xl_13) */
-	vpternlogd $0x6a, %zmm19, %zmm28, %zmm2 /* sb_s0_t_13 = ternlog(sb_s0_xs_13, nibble_mask, sb_s0_p1_13) */
-	vpshufb %zmm2, %zmm27, %zmm19 /* sb_s0_p2_13 = lookup16(s0_p2, sb_s0_t_13) */
-	vpxord %zmm14, %zmm19, %zmm14 /* sb_s0_ol_13 = xor(sb_s0_p2_13, sb_s0_xl_13) */
-	vpshufb %zmm14, %zmm29, %zmm14 /* sb_s0_p3_13 = lookup16(s0_p3_rot, sb_s0_ol_13) */
-	vpaddb %zmm2, %zmm2, %zmm2 /* sb_s0_t2_13 = add(sb_s0_t_13, sb_s0_t_13) */
-	vpxord %zmm2, %zmm14, %zmm2 /* sb_s0_13 = xor(sb_s0_p3_13, sb_s0_t2_13) */
-	vmovdqa64 %zmm3, %zmm14 /* sb_s1_13 */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm2, %zmm14 /* sb_out_x_13 = ternlog(sb_s1_13, sb_s0_13, odd_bytes) */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm3, %zmm2 /* sb_out_y_13 = ternlog(sb_s0_13, sb_s1_13, odd_bytes) */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl24(%rip), %zmm2, %zmm2 /* r2_13 = lookup16(sb_out_y_13, rotl24) */
-	vpxord %zmm25, %zmm2, %zmm3 /* w2_14 = xor(r2_13, x1_10) */
-	vpshldd $21, %zmm16, %zmm7, %zmm19 /* s10k_o_13 = shld_native(fb_7, dbl_72) */
-	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm19, %zmm19 /* s10k_13 = and(s10k_o_13, modulus) */
-	vpaddd %zmm24, %zmm19, %zmm19 /* fb0_s_27 = add(s10k_13, s13k_13) */
-	vpshldd $16, %zmm16, %zmm9, %zmm16 /* x1_14 = shld_native(fb_9, dbl_72) */
-	vpaddd %zmm16, %zmm14, %zmm16 /* w1_14 = add(sb_out_x_13, x1_14) */
-	vpshldd $15, %zmm18, %zmm5, %zmm22 /* s15k_o_13 = shld_native(fb_12, dbl_117) */
-	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm22, %zmm22 /* s15k_13 = and(s15k_o_13, modulus) */
-	vpshldd $17, %zmm18, %zmm5, %zmm18 /* s13k_o_15 = shld_native(fb_12, dbl_117) */
-	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm18, %zmm18 /* s13k_15 = and(s13k_o_15, modulus) */
-	vpaddd %zmm18, %zmm15, %zmm15 /* fb0_s_31 = add(s10k_15, s13k_15) */
-	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm17, %zmm18 /* fb0_p_26 = add(fb0_s_26, minus_modulus) */
-	vpminud %zmm18, %zmm17, %zmm17 /* fb0_26 = minu(fb0_s_26, fb0_p_26) */
-	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm19, %zmm18 /* fb0_p_27 = add(fb0_s_27, minus_modulus) */
-	vpminud %zmm18, %zmm19, %zmm18 /* fb0_27 = minu(fb0_s_27, fb0_p_27) */
-	vpaddd %zmm18, %zmm17, %zmm17 /* fb1_s_13 = add(fb0_26, fb0_27) */
-	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm17, %zmm18 /* fb1_p_13 = add(fb1_s_13, minus_modulus) */
-	vpminud %zmm18, %zmm17, %zmm17 /* fb1_13 = minu(fb1_s_13, fb1_p_13) */
-	vpaddd %zmm22, %zmm17, %zmm17 /* fb2_s_13 = add(fb1_13, s15k_13) */
-	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm17, %zmm18 /* fb2_p_13 = add(fb2_s_13, minus_modulus) */
-	vpminud %zmm18, %zmm17, %zmm17 /* fb2_13 = minu(fb2_s_13, fb2_p_13) */
-	vpaddd 1472(%rsp), %zmm17, %zmm17 /* fb_s_13 = add(fb2_13, g0s13) */
-	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm17, %zmm18 /* fb_p_13 = add(fb_s_13, minus_modulus) */
-	vpmaxsd %zmm18, %zmm17, %zmm17 /* fb_13 = maxs(fb_s_13, fb_p_13) */
-
-	/* Round 14, lanes 0..15: BR, F (Z out), LFSR feedback. */
-	vpaddd %zmm17, %zmm17, %zmm18 /* dbl_126 = add(fb_13, fb_13) */
-	vmovdqa64 %zmm5, %zmm19 /* fb_12 */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_high16(%rip), %zmm18, %zmm19 /* x0_14 = ternlog(fb_12, dbl_126, high16) */
-	vpxord %zmm14, %zmm19, %zmm14 /* x0r1_14 = xor(x0_14, sb_out_x_13) */
-	vpaddd %zmm2, %zmm14, %zmm2 /* w_14 = add(x0r1_14, r2_13) */
-	vpxord %zmm23, %zmm2, %zmm2 /* z_14 = xor(w_14, x1_5) */
-	vpshldd $15, %zmm18, %zmm17, %zmm14 /* s15k_o_14 = shld_native(fb_13, dbl_126) */
-	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm14, %zmm14 /* s15k_14 = and(s15k_o_14, modulus) */
-	vpshldd $16, %zmm3, %zmm16, %zmm18 /* l1in_14 = shld_native(w1_14, w2_14) */
-	vmovdqa64 %zmm16, %zmm19 /* w1_14 */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_high16(%rip), %zmm3, %zmm19 /* l1in16_14 = ternlog(w1_14, w2_14, high16) */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl24(%rip), %zmm18, %zmm22 /* ur24_14 = lookup16(l1in_14, rotl24) */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl8(%rip), %zmm18, %zmm23 /* ur8_14 = lookup16(l1in_14, rotl8) */
-	vmovdqa64 %zmm18, %zmm24 /* l1in_14 */
-	vpternlogd $0x96, %zmm19, %zmm23, %zmm24 /* ug_14 = ternlog(l1in_14, ur8_14, l1in16_14) */
-	vprold $2, %zmm24, %zmm19 /* ur2_14 = rotl_native(ug_14) */
-	vpternlogd $0x96, %zmm19, %zmm22, %zmm18 /* u_14 = ternlog(l1in_14, ur24_14, ur2_14) */
-	vpshldd $16, %zmm16, %zmm3, %zmm19 /* l2in_14 = shld_native(w2_14, w1_14) */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_high16(%rip), %zmm16, %zmm3 /* l2in16_14 = ternlog(w2_14, w1_14, high16) */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl8(%rip), %zmm19, %zmm16 /* v8r8_14 = lookup16(l2in_14, rotl8) */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl24(%rip), %zmm19, %zmm22 /* v8r24_14 = lookup16(l2in_14, rotl24) */
-	vpternlogd $0x96, %zmm22, %zmm3, %zmm19 /* v8g_14 = ternlog(l2in_14, l2in16_14, v8r24_14) */
-	vprold $6, %zmm19, %zmm19 /* v8r6_14 = rotl_native(v8g_14) */
-	vpternlogd $0x96, %zmm19, %zmm3, %zmm16 /* v8_14 = ternlog(v8r8_14, l2in16_14, v8r6_14) */
-	vmovdqa64 %zmm16, %zmm3 /* v8_14 */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm18, %zmm3 /* sb_in_x_14 = ternlog(v8_14, u_14, odd_bytes) */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm16, %zmm18 /* sb_in_y_14 = ternlog(u_14, v8_14, odd_bytes) */
-	vgf2p8affineqb $0x0, .Lzuc_lanes_avx512_gfni_asm_1_gfni_mat(%rip), %zmm18, %zmm16 /* sb_s1_k_14 = gf2p8affine(sb_in_y_14, gfni_mat) */
-	vgf2p8affineinvqb $0x55, .Lzuc_lanes_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm16, %zmm16 /* sb_s1_14 = gf2p8affineinv(sb_s1_k_14, gfni_mat_1) */
-	vpandd %zmm28, %zmm3, %zmm18 /* sb_s0_xl_14 = and(sb_in_x_14, nibble_mask) */
-	vpsrlw $4, %zmm3, %zmm3 /* sb_s0_xs_14 = shr(sb_in_x_14) */
-	vpshufb %zmm18, %zmm26, %zmm19 /* sb_s0_p1_14 = lookup16(s0_p1, sb_s0_xl_14) */
-	vpternlogd $0x6a, %zmm19, %zmm28, %zmm3 /* sb_s0_t_14 = ternlog(sb_s0_xs_14, nibble_mask, sb_s0_p1_14) */
-	vpshufb %zmm3, %zmm27, %zmm19 /* sb_s0_p2_14 = lookup16(s0_p2, sb_s0_t_14) */
-	vpxord %zmm18, %zmm19, %zmm18 /* sb_s0_ol_14 = xor(sb_s0_p2_14, sb_s0_xl_14) */
-	vpshufb %zmm18, %zmm29, %zmm18 /* sb_s0_p3_14 = lookup16(s0_p3_rot, sb_s0_ol_14) */
-	vpaddb %zmm3, %zmm3, %zmm3 /* sb_s0_t2_14 = add(sb_s0_t_14, sb_s0_t_14) */
-	vpxord %zmm3, %zmm18, %zmm3 /* sb_s0_14 = xor(sb_s0_p3_14, sb_s0_t2_14) */
-	vmovdqa64 %zmm16, %zmm18 /* sb_s1_14 */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm3, %zmm18 /* sb_out_x_14 = ternlog(sb_s1_14, sb_s0_14, odd_bytes) */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm16, %zmm3 /* sb_out_y_14 = ternlog(sb_s0_14, sb_s1_14, odd_bytes) */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl24(%rip), %zmm3, %zmm3 /* r2_14 = lookup16(sb_out_y_14, rotl24) */
-	vpxord %zmm13, %zmm3, %zmm13 /* w2_15 = xor(r2_14, x1_11) */
-	vpshldd $21, %zmm10, %zmm8, %zmm16 /* s10k_o_14 = shld_native(fb_8, dbl_81) */
-	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm16, %zmm16 /* s10k_14 = and(s10k_o_14, modulus) */
-	vpaddd %zmm20, %zmm16, %zmm16 /* fb0_s_29 = add(s10k_14, s13k_14) */
-	vpshldd $16, %zmm10, %zmm21, %zmm10 /* x1_15 = shld_native(fb_10, dbl_81) */
-	vpaddd %zmm10, %zmm18, %zmm10 /* w1_15 = add(sb_out_x_14, x1_15) */
-	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm11, %zmm19 /* fb0_p_28 = add(fb0_s_28, minus_modulus) */
-	vpminud %zmm19, %zmm11, %zmm11 /* fb0_28 = minu(fb0_s_28, fb0_p_28) */
-	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm16, %zmm19 /* fb0_p_29 = add(fb0_s_29, minus_modulus) */
-	vpminud %zmm19, %zmm16, %zmm16 /* fb0_29 = minu(fb0_s_29, fb0_p_29) */
-	vpaddd %zmm16, %zmm11, %zmm11 /* fb1_s_14 = add(fb0_28, fb0_29) */
-	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm11, %zmm16 /* fb1_p_14 = add(fb1_s_14, minus_modulus) */
-	vpminud %zmm16, %zmm11, %zmm11 /* fb1_14 = minu(fb1_s_14, fb1_p_14) */
-	vpaddd %zmm14, %zmm11, %zmm11 /* fb2_s_14 = add(fb1_14, s15k_14) */
-	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm11, %zmm14 /* fb2_p_14 = add(fb2_s_14, minus_modulus) */
-	vpminud %zmm14, %zmm11, %zmm11 /* fb2_14 = minu(fb2_s_14, fb2_p_14) */
-	vpaddd 1600(%rsp), %zmm11, %zmm11 /* fb_s_14 = add(fb2_14, g0s14) */
-	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm11, %zmm14 /* fb_p_14 = add(fb_s_14, minus_modulus) */
-	vpmaxsd %zmm14, %zmm11, %zmm11 /* fb_14 = maxs(fb_s_14, fb_p_14) */
-
-	/* Round 15, lanes 0..15: BR, F (Z out), LFSR feedback. */
-	vpaddd %zmm11, %zmm11, %zmm14 /* dbl_135 = add(fb_14, fb_14) */
-	vmovdqa64 %zmm17, %zmm16 /* fb_13 */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_high16(%rip), %zmm14, %zmm16 /* x0_15 = ternlog(fb_13, dbl_135, high16) */
-	vpxord %zmm18, %zmm16, %zmm16 /* x0r1_15 = xor(x0_15, sb_out_x_14) */
-	vpaddd %zmm3, %zmm16, %zmm3 /* w_15 = add(x0r1_15, r2_14) */
-	vpxord 576(%rsp), %zmm3, %zmm3 /* z_15 = xor(w_15, x1_6) */
-	vpshldd $15, %zmm14, %zmm11, %zmm14 /* s15k_o_15 = shld_native(fb_14, dbl_135) */
-	vpandd .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm14, %zmm14 /* s15k_15 = and(s15k_o_15, modulus) */
-	vpshldd $16, %zmm13, %zmm10, %zmm16 /* l1in_15 = shld_native(w1_15, w2_15) */
-	vmovdqa64 %zmm10, %zmm18 /* w1_15 */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_high16(%rip), %zmm13, %zmm18 /* l1in16_15 = ternlog(w1_15, w2_15, high16) */
-	vmovdqa64 %zmm13, %zmm19 /* w2_15 */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_high16(%rip), %zmm10, %zmm19 /* l2in16_15 = ternlog(w2_15, w1_15, high16) */
-	vpshldd $16, %zmm10, %zmm13, %zmm10 /* l2in_15 = shld_native(w2_15, w1_15) */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl24(%rip), %zmm16, %zmm13 /* ur24_15 = lookup16(l1in_15, rotl24) */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl8(%rip), %zmm16, %zmm20 /* ur8_15 = lookup16(l1in_15, rotl8) */
-	vmovdqa64 %zmm16, %zmm22 /* l1in_15 */
-	vpternlogd $0x96, %zmm18, %zmm20, %zmm22 /* ug_15 = ternlog(l1in_15, ur8_15, l1in16_15) */
-	vprold $2, %zmm22, %zmm18 /* ur2_15 = rotl_native(ug_15) */
-	vpternlogd $0x96, %zmm18, %zmm13, %zmm16 /* u_15 = ternlog(l1in_15, ur24_15, ur2_15) */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl8(%rip), %zmm10, %zmm13 /* v8r8_15 = lookup16(l2in_15, rotl8) */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl24(%rip), %zmm10, %zmm18 /* v8r24_15 = lookup16(l2in_15, rotl24) */
-	vpternlogd $0x96, %zmm18, %zmm19, %zmm10 /* v8g_15 = ternlog(l2in_15, l2in16_15, v8r24_15) */
-	vprold $6, %zmm10, %zmm10 /* v8r6_15 = rotl_native(v8g_15) */
-	vpternlogd $0x96, %zmm10, %zmm19, %zmm13 /* v8_15 = ternlog(v8r8_15, l2in16_15, v8r6_15) */
-	vmovdqa64 %zmm13, %zmm10 /* v8_15 */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm16, %zmm10 /* sb_in_x_15 = ternlog(v8_15, u_15, odd_bytes) */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm13, %zmm16 /* sb_in_y_15 = ternlog(u_15, v8_15, odd_bytes) */
-	vgf2p8affineqb $0x0, .Lzuc_lanes_avx512_gfni_asm_1_gfni_mat(%rip), %zmm16, %zmm13 /* sb_s1_k_15 = gf2p8affine(sb_in_y_15, gfni_mat) */
-	vgf2p8affineinvqb $0x55, .Lzuc_lanes_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm13, %zmm13 /* sb_s1_15 = gf2p8affineinv(sb_s1_k_15, gfni_mat_1) */
-	vpandd %zmm28, %zmm10, %zmm16 /* sb_s0_xl_15 = and(sb_in_x_15, nibble_mask) */
-	vpsrlw $4, %zmm10, %zmm10 /* sb_s0_xs_15 = shr(sb_in_x_15) */
-	vpshufb %zmm16, %zmm26, %zmm18 /* sb_s0_p1_15 = lookup16(s0_p1, sb_s0_xl_15) */
-	vpternlogd $0x6a, %zmm18, %zmm28, %zmm10 /* sb_s0_t_15 = ternlog(sb_s0_xs_15, nibble_mask, sb_s0_p1_15) */
-	vpshufb %zmm10, %zmm27, %zmm18 /* sb_s0_p2_15 = lookup16(s0_p2, sb_s0_t_15) */
-	vpxord %zmm16, %zmm18, %zmm16 /* sb_s0_ol_15 = xor(sb_s0_p2_15, sb_s0_xl_15) */
-	vpshufb %zmm16, %zmm29, %zmm16 /* sb_s0_p3_15 = lookup16(s0_p3_rot, sb_s0_ol_15) */
-	vpaddb %zmm10, %zmm10, %zmm10 /* sb_s0_t2_15 = add(sb_s0_t_15, sb_s0_t_15) */
-	vpxord %zmm10, %zmm16, %zmm10 /* sb_s0_15 = xor(sb_s0_p3_15, sb_s0_t2_15) */
-	vmovdqa64 %zmm13, %zmm16 /* sb_s1_15 */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm10, %zmm16 /* sb_out_x_15 = ternlog(sb_s1_15, sb_s0_15, odd_bytes) */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm13, %zmm10 /* sb_out_y_15 = ternlog(sb_s0_15, sb_s1_15, odd_bytes) */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_1_rotl24(%rip), %zmm10, %zmm10 /* r2_15 = lookup16(sb_out_y_15, rotl24) */
-	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm12, %zmm13 /* fb0_p_30 = add(fb0_s_30, minus_modulus) */
-	vpminud %zmm13, %zmm12, %zmm12 /* fb0_30 = minu(fb0_s_30, fb0_p_30) */
-	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm15, %zmm13 /* fb0_p_31 = add(fb0_s_31, minus_modulus) */
-	vpminud %zmm13, %zmm15, %zmm13 /* fb0_31 = minu(fb0_s_31, fb0_p_31) */
-	vpaddd %zmm13, %zmm12, %zmm12 /* fb1_s_15 = add(fb0_30, fb0_31) */
-	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm12, %zmm13 /* fb1_p_15 = add(fb1_s_15, minus_modulus) */
-	vpminud %zmm13, %zmm12, %zmm12 /* fb1_15 = minu(fb1_s_15, fb1_p_15) */
-	vpaddd %zmm14, %zmm12, %zmm12 /* fb2_s_15 = add(fb1_15, s15k_15) */
-	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm12, %zmm13 /* fb2_p_15 = add(fb2_s_15, minus_modulus) */
-	vpminud %zmm13, %zmm12, %zmm12 /* fb2_15 = minu(fb2_s_15, fb2_p_15) */
-	vpaddd 64(%rsp), %zmm12, %zmm12 /* fb_s_15 = add(fb2_15, g0s15) */
-	vpaddd .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm12, %zmm13 /* fb_p_15 = add(fb_s_15, minus_modulus) */
-	vpmaxsd %zmm13, %zmm12, %zmm12 /* fb_15 = maxs(fb_s_15, fb_p_15) */
-
-	/* Keystream of lanes 0..15: big-endian, transposed to 64 bytes per lane. */
-	vmovdqa64 .Lzuc_lanes_avx512_gfni_asm_1_unpacklo32_index(%rip), %zmm13 /* unpacklo32_index = const() */
-	vmovdqa64 0(%rsp), %zmm14 /* reload z */
-	vmovdqa64 %zmm13, %zmm15 /* unpacklo32_index */
-	vpermi2b 832(%rsp), %zmm14, %zmm15 /* ztr0 = permute2b(unpacklo32_index, z, z_2) */
-	vmovdqa64 .Lzuc_lanes_avx512_gfni_asm_1_unpackhi32_index(%rip), %zmm18 /* unpackhi32_index = const() */
-	vmovdqa64 %zmm18, %zmm19 /* unpackhi32_index */
-	vpermi2b 832(%rsp), %zmm14, %zmm19 /* ztr0_1 = permute2b(unpackhi32_index, z, z_2) */
-	vmovdqa64 384(%rsp), %zmm14 /* reload z_1 */
-	vmovdqa64 %zmm13, %zmm20 /* unpacklo32_index */
-	vpermi2b 1216(%rsp), %zmm14, %zmm20 /* ztr0_2 = permute2b(unpacklo32_index, z_1, z_3) */
-	vmovdqa64 %zmm18, %zmm22 /* unpackhi32_index */
-	vpermi2b 1216(%rsp), %zmm14, %zmm22 /* ztr0_3 = permute2b(unpackhi32_index, z_1, z_3) */
-	vpunpckldq %zmm20, %zmm15, %zmm14 /* ztr1 = unpacklo(ztr0, ztr0_2) */
-	vpunpckhdq %zmm20, %zmm15, %zmm15 /* ztr1_1 = unpackhi(ztr0, ztr0_2) */
-	vpunpckldq %zmm22, %zmm19, %zmm20 /* ztr1_2 = unpacklo(ztr0_1, ztr0_3) */
-	vpunpckhdq %zmm22, %zmm19, %zmm19 /* ztr1_3 = unpackhi(ztr0_1, ztr0_3) */
-	vmovdqa64 448(%rsp), %zmm22 /* reload z_4 */
-	vmovdqa64 %zmm13, %zmm23 /* unpacklo32_index */
-	vpermi2b 256(%rsp), %zmm22, %zmm23 /* ztr0_4 = permute2b(unpacklo32_index, z_4, z_6) */
-	vmovdqa64 %zmm18, %zmm24 /* unpackhi32_index */
-	vpermi2b 256(%rsp), %zmm22, %zmm24 /* ztr0_5 = permute2b(unpackhi32_index, z_4, z_6) */
-	vmovdqa64 128(%rsp), %zmm22 /* reload z_5 */
-	vmovdqa64 %zmm13, %zmm25 /* unpacklo32_index */
-	vpermi2b 192(%rsp), %zmm22, %zmm25 /* ztr0_6 = permute2b(unpacklo32_index, z_5, z_7) */
-	vmovdqa64 %zmm18, %zmm26 /* unpackhi32_index */
-	vpermi2b 192(%rsp), %zmm22, %zmm26 /* ztr0_7 = permute2b(unpackhi32_index, z_5, z_7) */
-	vpunpckldq %zmm25, %zmm23, %zmm22 /* ztr1_4 = unpacklo(ztr0_4, ztr0_6) */
-	vpunpckhdq %zmm25, %zmm23, %zmm23 /* ztr1_5 = unpackhi(ztr0_4, ztr0_6) */
-	vpunpckldq %zmm26, %zmm24, %zmm25 /* ztr1_6 = unpacklo(ztr0_5, ztr0_7) */
-	vpunpckhdq %zmm26, %zmm24, %zmm24 /* ztr1_7 = unpackhi(ztr0_5, ztr0_7) */
-	vmovdqa64 704(%rsp), %zmm26 /* reload z_8 */
-	vmovdqa64 %zmm13, %zmm27 /* unpacklo32_index */
-	vpermi2b 1024(%rsp), %zmm26, %zmm27 /* ztr0_8 = permute2b(unpacklo32_index, z_8, z_10) */
-	vmovdqa64 %zmm18, %zmm28 /* unpackhi32_index */
-	vpermi2b 1024(%rsp), %zmm26, %zmm28 /* ztr0_9 = permute2b(unpackhi32_index, z_8, z_10) */
-	vmovdqa64 1152(%rsp), %zmm26 /* reload z_9 */
-	vmovdqa64 %zmm13, %zmm29 /* unpacklo32_index */
-	vpermi2b 1408(%rsp), %zmm26, %zmm29 /* ztr0_10 = permute2b(unpacklo32_index, z_9, z_11) */
-	vmovdqa64 %zmm18, %zmm30 /* unpackhi32_index */
-	vpermi2b 1408(%rsp), %zmm26, %zmm30 /* ztr0_11 = permute2b(unpackhi32_index, z_9, z_11) */
-	vpunpckldq %zmm29, %zmm27, %zmm26 /* ztr1_8 = unpacklo(ztr0_8, ztr0_10) */
-	vpunpckhdq %zmm29, %zmm27, %zmm27 /* ztr1_9 = unpackhi(ztr0_8, ztr0_10) */
-	vpunpckldq %zmm30, %zmm28, %zmm29 /* ztr1_10 = unpacklo(ztr0_9, ztr0_11) */
-	vpunpckhdq %zmm30, %zmm28, %zmm28 /* ztr1_11 = unpackhi(ztr0_9, ztr0_11) */
-	vmovdqa64 %zmm13, %zmm30 /* unpacklo32_index */
-	vpermi2b %zmm2, %zmm0, %zmm30 /* ztr0_12 = permute2b(unpacklo32_index, z_12, z_14) */
-	vmovdqa64 %zmm18, %zmm31 /* unpackhi32_index */
-	vpermi2b %zmm2, %zmm0, %zmm31 /* ztr0_13 = permute2b(unpackhi32_index, z_12, z_14) */
-	vpermi2b %zmm3, %zmm1, %zmm13 /* ztr0_14 = permute2b(unpacklo32_index, z_13, z_15) */
-	vpermi2b %zmm3, %zmm1, %zmm18 /* ztr0_15 = permute2b(unpackhi32_index, z_13, z_15) */
-	vpunpckldq %zmm13, %zmm30, %zmm0 /* ztr1_12 = unpacklo(ztr0_12, ztr0_14) */
-	vpunpckhdq %zmm13, %zmm30, %zmm1 /* ztr1_13 = unpackhi(ztr0_12, ztr0_14) */
-	vpunpckldq %zmm18, %zmm31, %zmm2 /* ztr1_14 = unpacklo(ztr0_13, ztr0_15) */
-	vpunpckhdq %zmm18, %zmm31, %zmm3 /* ztr1_15 = unpackhi(ztr0_13, ztr0_15) */
-	vshufi32x4 $0x88, %zmm22, %zmm14, %zmm13 /* zq = blocks128(ztr1, ztr1_4) */
-	vshufi32x4 $0xdd, %zmm22, %zmm14, %zmm14 /* zq_1 = blocks128(ztr1, ztr1_4) */
-	vshufi32x4 $0x88, %zmm0, %zmm26, %zmm18 /* zq_2 = blocks128(ztr1_8, ztr1_12) */
-	vshufi32x4 $0xdd, %zmm0, %zmm26, %zmm0 /* zq_3 = blocks128(ztr1_8, ztr1_12) */
-	vshufi32x4 $0x88, %zmm18, %zmm13, %zmm22 /* zl = blocks128(zq, zq_2) */
-	vshufi32x4 $0xdd, %zmm18, %zmm13, %zmm13 /* zl_2 = blocks128(zq, zq_2) */
-	movq 0(%rsi), %rax
-	vmovdqu64 %zmm22, (%rax) /* store zl */
-	vshufi32x4 $0x88, %zmm0, %zmm14, %zmm18 /* zl_1 = blocks128(zq_1, zq_3) */
-	vshufi32x4 $0xdd, %zmm0, %zmm14, %zmm0 /* zl_3 = blocks128(zq_1, zq_3) */
-	movq 32(%rsi), %rax
-	vmovdqu64 %zmm18, (%rax) /* store zl_1 */
-	movq 64(%rsi), %rax
-	vmovdqu64 %zmm13, (%rax) /* store zl_2 */
-	movq 96(%rsi), %rax
-	vmovdqu64 %zmm0, (%rax) /* store zl_3 */
-	vshufi32x4 $0x88, %zmm23, %zmm15, %zmm0 /* zq_4 = blocks128(ztr1_1, ztr1_5) */
-	vshufi32x4 $0xdd, %zmm23, %zmm15, %zmm13 /* zq_5 = blocks128(ztr1_1, ztr1_5) */
-	vshufi32x4 $0x88, %zmm1, %zmm27, %zmm14 /* zq_6 = blocks128(ztr1_9, ztr1_13) */
-	vshufi32x4 $0xdd, %zmm1, %zmm27, %zmm1 /* zq_7 = blocks128(ztr1_9, ztr1_13) */
-	vshufi32x4 $0x88, %zmm14, %zmm0, %zmm15 /* zl_4 = blocks128(zq_4, zq_6) */
-	vshufi32x4 $0xdd, %zmm14, %zmm0, %zmm0 /* zl_6 = blocks128(zq_4, zq_6) */
-	movq 8(%rsi), %rax
-	vmovdqu64 %zmm15, (%rax) /* store zl_4 */
-	vshufi32x4 $0x88, %zmm1, %zmm13, %zmm14 /* zl_5 = blocks128(zq_5, zq_7) */
-	vshufi32x4 $0xdd, %zmm1, %zmm13, %zmm1 /* zl_7 = blocks128(zq_5, zq_7) */
-	movq 40(%rsi), %rax
-	vmovdqu64 %zmm14, (%rax) /* store zl_5 */
-	movq 72(%rsi), %rax
-	vmovdqu64 %zmm0, (%rax) /* store zl_6 */
-	movq 104(%rsi), %rax
-	vmovdqu64 %zmm1, (%rax) /* store zl_7 */
-	vshufi32x4 $0x88, %zmm25, %zmm20, %zmm0 /* zq_8 = blocks128(ztr1_2, ztr1_6) */
-	vshufi32x4 $0xdd, %zmm25, %zmm20, %zmm1 /* zq_9 = blocks128(ztr1_2, ztr1_6) */
-	vshufi32x4 $0x88, %zmm2, %zmm29, %zmm13 /* zq_10 = blocks128(ztr1_10, ztr1_14) */
-	vshufi32x4 $0xdd, %zmm2, %zmm29, %zmm2 /* zq_11 = blocks128(ztr1_10, ztr1_14) */
-	vshufi32x4 $0x88, %zmm13, %zmm0, %zmm14 /* zl_8 = blocks128(zq_8, zq_10) */
-	vshufi32x4 $0xdd, %zmm13, %zmm0, %zmm0 /* zl_10 = blocks128(zq_8, zq_10) */
-	movq 16(%rsi), %rax
-	vmovdqu64 %zmm14, (%rax) /* store zl_8 */
-	vshufi32x4 $0x88, %zmm2, %zmm1, %zmm13 /* zl_9 = blocks128(zq_9, zq_11) */
-	vshufi32x4 $0xdd, %zmm2, %zmm1, %zmm1 /* zl_11 = blocks128(zq_9, zq_11) */
-	movq 48(%rsi), %rax
-	vmovdqu64 %zmm13, (%rax) /* store zl_9 */
-	movq 80(%rsi), %rax
-	vmovdqu64 %zmm0, (%rax) /* store zl_10 */
-	movq 112(%rsi), %rax
-	vmovdqu64 %zmm1, (%rax) /* store zl_11 */
-	vshufi32x4 $0x88, %zmm24, %zmm19, %zmm0 /* zq_12 = blocks128(ztr1_3, ztr1_7) */
-	vshufi32x4 $0xdd, %zmm24, %zmm19, %zmm1 /* zq_13 = blocks128(ztr1_3, ztr1_7) */
-	vshufi32x4 $0x88, %zmm3, %zmm28, %zmm2 /* zq_14 = blocks128(ztr1_11, ztr1_15) */
-	vshufi32x4 $0xdd, %zmm3, %zmm28, %zmm3 /* zq_15 = blocks128(ztr1_11, ztr1_15) */
-	vshufi32x4 $0x88, %zmm2, %zmm0, %zmm13 /* zl_12 = blocks128(zq_12, zq_14) */
-	vshufi32x4 $0xdd, %zmm2, %zmm0, %zmm0 /* zl_14 = blocks128(zq_12, zq_14) */
-	movq 24(%rsi), %rax
-	vmovdqu64 %zmm13, (%rax) /* store zl_12 */
-	vshufi32x4 $0x88, %zmm3, %zmm1, %zmm2 /* zl_13 = blocks128(zq_13, zq_15) */
-	vshufi32x4 $0xdd, %zmm3, %zmm1, %zmm1 /* zl_15 = blocks128(zq_13, zq_15) */
-	movq 56(%rsi), %rax
-	vmovdqu64 %zmm2, (%rax) /* store zl_13 */
-	movq 88(%rsi), %rax
-	vmovdqu64 %zmm0, (%rax) /* store zl_14 */
-	movq 120(%rsi), %rax
-	vmovdqu64 %zmm1, (%rax) /* store zl_15 */
-
-	/* Store the state back. */
-	vmovdqa64 768(%rsp), %zmm0 /* reload fb */
-	vmovdqu64 %zmm0, (%rdi) /* store fb */
-	vmovdqa64 1280(%rsp), %zmm0 /* reload fb_1 */
-	vmovdqu64 %zmm0, 64(%rdi) /* store fb_1 */
-	vmovdqa64 512(%rsp), %zmm0 /* reload fb_2 */
-	vmovdqu64 %zmm0, 128(%rdi) /* store fb_2 */
-	vmovdqa64 320(%rsp), %zmm0 /* reload fb_3 */
-	vmovdqu64 %zmm0, 192(%rdi) /* store fb_3 */
-	vmovdqa64 896(%rsp), %zmm0 /* reload fb_4 */
-	vmovdqu64 %zmm0, 256(%rdi) /* store fb_4 */
-	vmovdqa64 1344(%rsp), %zmm0 /* reload fb_5 */
-	vmovdqu64 %zmm0, 320(%rdi) /* store fb_5 */
-	vmovdqu64 %zmm6, 384(%rdi) /* store fb_6 */
-	vmovdqu64 %zmm7, 448(%rdi) /* store fb_7 */
-	vmovdqu64 %zmm8, 512(%rdi) /* store fb_8 */
-	vmovdqu64 %zmm9, 576(%rdi) /* store fb_9 */
-	vmovdqu64 %zmm21, 640(%rdi) /* store fb_10 */
-	vmovdqu64 %zmm4, 704(%rdi) /* store fb_11 */
-	vmovdqu64 %zmm5, 768(%rdi) /* store fb_12 */
-	vmovdqu64 %zmm17, 832(%rdi) /* store fb_13 */
-	vmovdqu64 %zmm11, 896(%rdi) /* store fb_14 */
-	vmovdqu64 %zmm12, 960(%rdi) /* store fb_15 */
-	vmovdqu64 %zmm16, 1024(%rdi) /* store sb_out_x_15 */
-	vmovdqu64 %zmm10, 1088(%rdi) /* store r2_15 */
-	mov %rbp, %rsp
-	pop %rbp
-	vzeroupper
-	ret
-	.size zuc_lanes_avx512_gfni_keystream_asm, .-zuc_lanes_avx512_gfni_keystream_asm
-
-/* zuc_lanes_avx512_gfni_keystream_xor_asm: zuc_keystream512_xor, 3 arguments
- *   %rdi: state
- *   %rsi: out
- *   %rdx: src
- *   zmm0-31: vectors, as allocated (32 used)
- *   frame: 1856 bytes (29 spill slots of 64 bytes)
- */
-	.globl zuc_lanes_avx512_gfni_keystream_xor_asm
-	.hidden zuc_lanes_avx512_gfni_keystream_xor_asm
-	.type zuc_lanes_avx512_gfni_keystream_xor_asm, @function
-	.p2align 5
-zuc_lanes_avx512_gfni_keystream_xor_asm:
 	push %rbp
 	mov %rsp, %rbp
 	and $-64, %rsp
@@ -4086,6 +4013,1396 @@ zuc_lanes_avx512_gfni_keystream_xor_asm:
 	vshufi32x4 $0xdd, %zmm0, %zmm26, %zmm0 /* zq_3 = blocks128(ztr1_8, ztr1_12) */
 	vshufi32x4 $0x88, %zmm18, %zmm13, %zmm22 /* zl = blocks128(zq, zq_2) */
 	vshufi32x4 $0xdd, %zmm18, %zmm13, %zmm13 /* zl_2 = blocks128(zq, zq_2) */
+	movq 0(%rsi), %rax
+	vmovdqu64 %zmm22, (%rax) /* store zl */
+	vshufi32x4 $0x88, %zmm0, %zmm14, %zmm18 /* zl_1 = blocks128(zq_1, zq_3) */
+	vshufi32x4 $0xdd, %zmm0, %zmm14, %zmm0 /* zl_3 = blocks128(zq_1, zq_3) */
+	movq 32(%rsi), %rax
+	vmovdqu64 %zmm18, (%rax) /* store zl_1 */
+	movq 64(%rsi), %rax
+	vmovdqu64 %zmm13, (%rax) /* store zl_2 */
+	movq 96(%rsi), %rax
+	vmovdqu64 %zmm0, (%rax) /* store zl_3 */
+	vshufi32x4 $0x88, %zmm23, %zmm15, %zmm0 /* zq_4 = blocks128(ztr1_1, ztr1_5) */
+	vshufi32x4 $0xdd, %zmm23, %zmm15, %zmm13 /* zq_5 = blocks128(ztr1_1, ztr1_5) */
+	vshufi32x4 $0x88, %zmm1, %zmm27, %zmm14 /* zq_6 = blocks128(ztr1_9, ztr1_13) */
+	vshufi32x4 $0xdd, %zmm1, %zmm27, %zmm1 /* zq_7 = blocks128(ztr1_9, ztr1_13) */
+	vshufi32x4 $0x88, %zmm14, %zmm0, %zmm15 /* zl_4 = blocks128(zq_4, zq_6) */
+	vshufi32x4 $0xdd, %zmm14, %zmm0, %zmm0 /* zl_6 = blocks128(zq_4, zq_6) */
+	movq 8(%rsi), %rax
+	vmovdqu64 %zmm15, (%rax) /* store zl_4 */
+	vshufi32x4 $0x88, %zmm1, %zmm13, %zmm14 /* zl_5 = blocks128(zq_5, zq_7) */
+	vshufi32x4 $0xdd, %zmm1, %zmm13, %zmm1 /* zl_7 = blocks128(zq_5, zq_7) */
+	movq 40(%rsi), %rax
+	vmovdqu64 %zmm14, (%rax) /* store zl_5 */
+	movq 72(%rsi), %rax
+	vmovdqu64 %zmm0, (%rax) /* store zl_6 */
+	movq 104(%rsi), %rax
+	vmovdqu64 %zmm1, (%rax) /* store zl_7 */
+	vshufi32x4 $0x88, %zmm25, %zmm20, %zmm0 /* zq_8 = blocks128(ztr1_2, ztr1_6) */
+	vshufi32x4 $0xdd, %zmm25, %zmm20, %zmm1 /* zq_9 = blocks128(ztr1_2, ztr1_6) */
+	vshufi32x4 $0x88, %zmm2, %zmm29, %zmm13 /* zq_10 = blocks128(ztr1_10, ztr1_14) */
+	vshufi32x4 $0xdd, %zmm2, %zmm29, %zmm2 /* zq_11 = blocks128(ztr1_10, ztr1_14) */
+	vshufi32x4 $0x88, %zmm13, %zmm0, %zmm14 /* zl_8 = blocks128(zq_8, zq_10) */
+	vshufi32x4 $0xdd, %zmm13, %zmm0, %zmm0 /* zl_10 = blocks128(zq_8, zq_10) */
+	movq 16(%rsi), %rax
+	vmovdqu64 %zmm14, (%rax) /* store zl_8 */
+	vshufi32x4 $0x88, %zmm2, %zmm1, %zmm13 /* zl_9 = blocks128(zq_9, zq_11) */
+	vshufi32x4 $0xdd, %zmm2, %zmm1, %zmm1 /* zl_11 = blocks128(zq_9, zq_11) */
+	movq 48(%rsi), %rax
+	vmovdqu64 %zmm13, (%rax) /* store zl_9 */
+	movq 80(%rsi), %rax
+	vmovdqu64 %zmm0, (%rax) /* store zl_10 */
+	movq 112(%rsi), %rax
+	vmovdqu64 %zmm1, (%rax) /* store zl_11 */
+	vshufi32x4 $0x88, %zmm24, %zmm19, %zmm0 /* zq_12 = blocks128(ztr1_3, ztr1_7) */
+	vshufi32x4 $0xdd, %zmm24, %zmm19, %zmm1 /* zq_13 = blocks128(ztr1_3, ztr1_7) */
+	vshufi32x4 $0x88, %zmm3, %zmm28, %zmm2 /* zq_14 = blocks128(ztr1_11, ztr1_15) */
+	vshufi32x4 $0xdd, %zmm3, %zmm28, %zmm3 /* zq_15 = blocks128(ztr1_11, ztr1_15) */
+	vshufi32x4 $0x88, %zmm2, %zmm0, %zmm13 /* zl_12 = blocks128(zq_12, zq_14) */
+	vshufi32x4 $0xdd, %zmm2, %zmm0, %zmm0 /* zl_14 = blocks128(zq_12, zq_14) */
+	movq 24(%rsi), %rax
+	vmovdqu64 %zmm13, (%rax) /* store zl_12 */
+	vshufi32x4 $0x88, %zmm3, %zmm1, %zmm2 /* zl_13 = blocks128(zq_13, zq_15) */
+	vshufi32x4 $0xdd, %zmm3, %zmm1, %zmm1 /* zl_15 = blocks128(zq_13, zq_15) */
+	movq 56(%rsi), %rax
+	vmovdqu64 %zmm2, (%rax) /* store zl_13 */
+	movq 88(%rsi), %rax
+	vmovdqu64 %zmm0, (%rax) /* store zl_14 */
+	movq 120(%rsi), %rax
+	vmovdqu64 %zmm1, (%rax) /* store zl_15 */
+
+	/* Store the state back. */
+	vmovdqa64 768(%rsp), %zmm0 /* reload fb */
+	vmovdqu64 %zmm0, (%rdi) /* store fb */
+	vmovdqa64 1280(%rsp), %zmm0 /* reload fb_1 */
+	vmovdqu64 %zmm0, 64(%rdi) /* store fb_1 */
+	vmovdqa64 512(%rsp), %zmm0 /* reload fb_2 */
+	vmovdqu64 %zmm0, 128(%rdi) /* store fb_2 */
+	vmovdqa64 320(%rsp), %zmm0 /* reload fb_3 */
+	vmovdqu64 %zmm0, 192(%rdi) /* store fb_3 */
+	vmovdqa64 896(%rsp), %zmm0 /* reload fb_4 */
+	vmovdqu64 %zmm0, 256(%rdi) /* store fb_4 */
+	vmovdqa64 1344(%rsp), %zmm0 /* reload fb_5 */
+	vmovdqu64 %zmm0, 320(%rdi) /* store fb_5 */
+	vmovdqu64 %zmm6, 384(%rdi) /* store fb_6 */
+	vmovdqu64 %zmm7, 448(%rdi) /* store fb_7 */
+	vmovdqu64 %zmm8, 512(%rdi) /* store fb_8 */
+	vmovdqu64 %zmm9, 576(%rdi) /* store fb_9 */
+	vmovdqu64 %zmm21, 640(%rdi) /* store fb_10 */
+	vmovdqu64 %zmm4, 704(%rdi) /* store fb_11 */
+	vmovdqu64 %zmm5, 768(%rdi) /* store fb_12 */
+	vmovdqu64 %zmm17, 832(%rdi) /* store fb_13 */
+	vmovdqu64 %zmm11, 896(%rdi) /* store fb_14 */
+	vmovdqu64 %zmm12, 960(%rdi) /* store fb_15 */
+	vmovdqu64 %zmm16, 1024(%rdi) /* store sb_out_x_15 */
+	vmovdqu64 %zmm10, 1088(%rdi) /* store r2_15 */
+	mov %rbp, %rsp
+	pop %rbp
+	vzeroupper
+	ret
+	.size zuc_lanes_avx512_gfni_keystream_asm, .-zuc_lanes_avx512_gfni_keystream_asm
+
+/* zuc_lanes_avx512_gfni_keystream_xor_asm: zuc_keystream512_xor, 3 arguments
+ *   %rdi: state
+ *   %rsi: out
+ *   %rdx: src
+ *   zmm0-31: vectors, as allocated (32 used)
+ *   frame: 1856 bytes (29 spill slots of 64 bytes)
+ */
+	.globl zuc_lanes_avx512_gfni_keystream_xor_asm
+	.hidden zuc_lanes_avx512_gfni_keystream_xor_asm
+	.type zuc_lanes_avx512_gfni_keystream_xor_asm, @function
+	.p2align 5
+zuc_lanes_avx512_gfni_keystream_xor_asm:
+	push %rbp
+	mov %rsp, %rbp
+	and $-64, %rsp
+	sub $1856, %rsp
+
+	/* Load the state of 16 lanes: one register per word. */
+	vmovdqu64 (%rdi), %zmm0 /* g0s0 = load() */
+	vmovdqu64 64(%rdi), %zmm1 /* g0s1 = load() */
+	vmovdqu64 128(%rdi), %zmm2 /* g0s2 = load() */
+	vmovdqu64 192(%rdi), %zmm3 /* g0s3 = load() */
+	vmovdqu64 256(%rdi), %zmm4 /* g0s4 = load() */
+	vmovdqu64 320(%rdi), %zmm5 /* g0s5 = load() */
+	vmovdqu64 384(%rdi), %zmm6 /* g0s6 = load() */
+	vmovdqu64 448(%rdi), %zmm7 /* g0s7 = load() */
+	vmovdqu64 512(%rdi), %zmm8 /* g0s8 = load() */
+	vmovdqu64 576(%rdi), %zmm9 /* g0s9 = load() */
+	vmovdqu64 640(%rdi), %zmm10 /* g0s10 = load() */
+	vmovdqu64 704(%rdi), %zmm11 /* g0s11 = load() */
+	vmovdqu64 768(%rdi), %zmm12 /* g0s12 = load() */
+	vmovdqu64 832(%rdi), %zmm13 /* g0s13 = load() */
+	vmovdqu64 896(%rdi), %zmm14 /* g0s14 = load() */
+	vmovdqu64 960(%rdi), %zmm15 /* g0s15 = load() */
+	vmovdqu64 1024(%rdi), %zmm16 /* g0r1 = load() */
+	vmovdqu64 1088(%rdi), %zmm17 /* g0r2 = load() */
+
+	/* Round 0, lanes 0..15: BR, F (Z out), LFSR feedback. */
+	vpaddd %zmm15, %zmm15, %zmm18 /* dbl = add(g0s15, g0s15) */
+	vmovdqa64 %zmm14, %zmm19 /* g0s14 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_high16(%rip), %zmm18, %zmm19 /* x0 = ternlog(g0s14, dbl, high16) */
+	vpxord %zmm16, %zmm19, %zmm19 /* x0r1 = xor(x0, g0r1) */
+	vpaddd %zmm17, %zmm19, %zmm19 /* w = add(x0r1, g0r2) */
+	vpaddd %zmm9, %zmm9, %zmm20 /* dbl_1 = add(g0s9, g0s9) */
+	vpshldd $16, %zmm20, %zmm11, %zmm21 /* x1 = shld_native(g0s11, dbl_1) */
+	vpaddd %zmm21, %zmm16, %zmm16 /* w1 = add(g0r1, x1) */
+	vpaddd %zmm5, %zmm5, %zmm22 /* dbl_2 = add(g0s5, g0s5) */
+	vpshldd $16, %zmm22, %zmm7, %zmm23 /* x2 = shld_native(g0s7, dbl_2) */
+	vpxord %zmm23, %zmm17, %zmm17 /* w2 = xor(g0r2, x2) */
+	vpaddd %zmm0, %zmm0, %zmm24 /* dbl_3 = add(g0s0, g0s0) */
+	vpshldd $16, %zmm24, %zmm2, %zmm25 /* x3 = shld_native(g0s2, dbl_3) */
+	vpxord %zmm25, %zmm19, %zmm19 /* z = xor(w, x3) */
+	vpshldd $8, %zmm24, %zmm0, %zmm24 /* s0k_o = shld_native(g0s0, dbl_3) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_3_modulus(%rip), %zmm24, %zmm24 /* s0k = and(s0k_o, modulus) */
+	vpshldd $16, %zmm17, %zmm16, %zmm25 /* l1in = shld_native(w1, w2) */
+	vmovdqa64 %zmm16, %zmm26 /* w1 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_high16(%rip), %zmm17, %zmm26 /* l1in16 = ternlog(w1, w2, high16) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_3_rotl24(%rip), %zmm25, %zmm27 /* ur24 = lookup16(l1in, rotl24) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_3_rotl8(%rip), %zmm25, %zmm28 /* ur8 = lookup16(l1in, rotl8) */
+	vmovdqa64 %zmm25, %zmm29 /* l1in */
+	vpternlogd $0x96, %zmm26, %zmm28, %zmm29 /* ug = ternlog(l1in, ur8, l1in16) */
+	vprold $2, %zmm29, %zmm26 /* ur2 = rotl_native(ug) */
+	vpternlogd $0x96, %zmm26, %zmm27, %zmm25 /* u = ternlog(l1in, ur24, ur2) */
+	vpshldd $16, %zmm16, %zmm17, %zmm26 /* l2in = shld_native(w2, w1) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_high16(%rip), %zmm16, %zmm17 /* l2in16 = ternlog(w2, w1, high16) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_3_rotl8(%rip), %zmm26, %zmm16 /* v8r8 = lookup16(l2in, rotl8) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_3_rotl24(%rip), %zmm26, %zmm27 /* v8r24 = lookup16(l2in, rotl24) */
+	vpternlogd $0x96, %zmm27, %zmm17, %zmm26 /* v8g = ternlog(l2in, l2in16, v8r24) */
+	vprold $6, %zmm26, %zmm26 /* v8r6 = rotl_native(v8g) */
+	vpternlogd $0x96, %zmm26, %zmm17, %zmm16 /* v8 = ternlog(v8r8, l2in16, v8r6) */
+	vmovdqa64 %zmm16, %zmm17 /* v8 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_odd_bytes(%rip), %zmm25, %zmm17 /* sb_in_x = ternlog(v8, u, odd_bytes) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_odd_bytes(%rip), %zmm16, %zmm25 /* sb_in_y = ternlog(u, v8, odd_bytes) */
+	vgf2p8affineqb $0x0, .Lzuc_lanes_avx512_gfni_asm_3_gfni_mat(%rip), %zmm25, %zmm16 /* sb_s1_k = gf2p8affine(sb_in_y, gfni_mat) */
+	vgf2p8affineinvqb $0x55, .Lzuc_lanes_avx512_gfni_asm_3_gfni_mat_1(%rip), %zmm16, %zmm16 /* sb_s1 = gf2p8affineinv(sb_s1_k, gfni_mat_1) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_3_nibble_mask(%rip), %zmm17, %zmm25 /* sb_s0_xl = and(sb_in_x, nibble_mask) */
+	vpsrlw $4, %zmm17, %zmm17 /* sb_s0_xs = shr(sb_in_x) */
+	vmovdqa64 .Lzuc_lanes_avx512_gfni_asm_3_s0_p1(%rip), %zmm26 /* s0_p1 = const() */
+	vpshufb %zmm25, %zmm26, %zmm27 /* sb_s0_p1 = lookup16(s0_p1, sb_s0_xl) */
+	vmovdqa64 .Lzuc_lanes_avx512_gfni_asm_3_nibble_mask(%rip), %zmm28 /* nibble_mask = const() */
+	vpternlogd $0x6a, %zmm27, %zmm28, %zmm17 /* sb_s0_t = ternlog(sb_s0_xs, nibble_mask, sb_s0_p1) */
+	vmovdqa64 .Lzuc_lanes_avx512_gfni_asm_3_s0_p2(%rip), %zmm27 /* s0_p2 = const() */
+	vpshufb %zmm17, %zmm27, %zmm29 /* sb_s0_p2 = lookup16(s0_p2, sb_s0_t) */
+	vpxord %zmm25, %zmm29, %zmm25 /* sb_s0_ol = xor(sb_s0_p2, sb_s0_xl) */
+	vmovdqa64 .Lzuc_lanes_avx512_gfni_asm_3_s0_p3_rot(%rip), %zmm29 /* s0_p3_rot = const() */
+	vpshufb %zmm25, %zmm29, %zmm25 /* sb_s0_p3 = lookup16(s0_p3_rot, sb_s0_ol) */
+	vpaddb %zmm17, %zmm17, %zmm17 /* sb_s0_t2 = add(sb_s0_t, sb_s0_t) */
+	vpxord %zmm17, %zmm25, %zmm17 /* sb_s0 = xor(sb_s0_p3, sb_s0_t2) */
+	vmovdqa64 %zmm16, %zmm25 /* sb_s1 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_odd_bytes(%rip), %zmm17, %zmm25 /* sb_out_x = ternlog(sb_s1, sb_s0, odd_bytes) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_odd_bytes(%rip), %zmm16, %zmm17 /* sb_out_y = ternlog(sb_s0, sb_s1, odd_bytes) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_3_rotl24(%rip), %zmm17, %zmm16 /* r2 = lookup16(sb_out_y, rotl24) */
+	vpaddd %zmm4, %zmm4, %zmm17 /* dbl_5 = add(g0s4, g0s4) */
+	vpshldd $20, %zmm17, %zmm4, %zmm30 /* s4k_o = shld_native(g0s4, dbl_5) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_3_modulus(%rip), %zmm30, %zmm30 /* s4k = and(s4k_o, modulus) */
+	vpaddd %zmm30, %zmm24, %zmm24 /* fb0_s = add(s0k, s4k) */
+	vpaddd %zmm10, %zmm10, %zmm30 /* dbl_6 = add(g0s10, g0s10) */
+	vpshldd $21, %zmm30, %zmm10, %zmm31 /* s10k_o = shld_native(g0s10, dbl_6) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_3_modulus(%rip), %zmm31, %zmm31 /* s10k = and(s10k_o, modulus) */
+	vmovdqa64 %zmm19, 0(%rsp) /* spill z */
+	vpaddd %zmm13, %zmm13, %zmm19 /* dbl_7 = add(g0s13, g0s13) */
+	vmovdqa64 %zmm20, 64(%rsp) /* spill dbl_1 */
+	vpshldd $17, %zmm19, %zmm13, %zmm20 /* s13k_o = shld_native(g0s13, dbl_7) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_3_modulus(%rip), %zmm20, %zmm20 /* s13k = and(s13k_o, modulus) */
+	vpaddd %zmm20, %zmm31, %zmm20 /* fb0_s_1 = add(s10k, s13k) */
+	vpshldd $15, %zmm18, %zmm15, %zmm31 /* s15k_o = shld_native(g0s15, dbl) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_3_modulus(%rip), %zmm31, %zmm31 /* s15k = and(s15k_o, modulus) */
+	vmovdqa64 %zmm23, 128(%rsp) /* spill x2 */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_3_minus_modulus(%rip), %zmm24, %zmm23 /* fb0_p = add(fb0_s, minus_modulus) */
+	vpminud %zmm23, %zmm24, %zmm23 /* fb0 = minu(fb0_s, fb0_p) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_3_minus_modulus(%rip), %zmm20, %zmm24 /* fb0_p_1 = add(fb0_s_1, minus_modulus) */
+	vpminud %zmm24, %zmm20, %zmm20 /* fb0_1 = minu(fb0_s_1, fb0_p_1) */
+	vpaddd %zmm20, %zmm23, %zmm20 /* fb1_s = add(fb0, fb0_1) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_3_minus_modulus(%rip), %zmm20, %zmm23 /* fb1_p = add(fb1_s, minus_modulus) */
+	vpminud %zmm23, %zmm20, %zmm20 /* fb1 = minu(fb1_s, fb1_p) */
+	vpaddd %zmm31, %zmm20, %zmm20 /* fb2_s = add(fb1, s15k) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_3_minus_modulus(%rip), %zmm20, %zmm23 /* fb2_p = add(fb2_s, minus_modulus) */
+	vpminud %zmm23, %zmm20, %zmm20 /* fb2 = minu(fb2_s, fb2_p) */
+	vpaddd %zmm0, %zmm20, %zmm0 /* fb_s = add(fb2, g0s0) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_3_minus_modulus(%rip), %zmm0, %zmm20 /* fb_p = add(fb_s, minus_modulus) */
+	vpmaxsd %zmm20, %zmm0, %zmm0 /* fb = maxs(fb_s, fb_p) */
+
+	/* Round 1, lanes 0..15: BR, F (Z out), LFSR feedback. */
+	vpaddd %zmm0, %zmm0, %zmm20 /* dbl_9 = add(fb, fb) */
+	vmovdqa64 %zmm15, %zmm23 /* g0s15 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_high16(%rip), %zmm20, %zmm23 /* x0_1 = ternlog(g0s15, dbl_9, high16) */
+	vpxord %zmm25, %zmm23, %zmm23 /* x0r1_1 = xor(x0_1, sb_out_x) */
+	vpaddd %zmm16, %zmm23, %zmm23 /* w_1 = add(x0r1_1, r2) */
+	vpshldd $16, %zmm30, %zmm12, %zmm24 /* x1_1 = shld_native(g0s12, dbl_6) */
+	vpaddd %zmm24, %zmm25, %zmm25 /* w1_1 = add(sb_out_x, x1_1) */
+	vpaddd %zmm6, %zmm6, %zmm31 /* dbl_11 = add(g0s6, g0s6) */
+	vmovdqa64 %zmm30, 192(%rsp) /* spill dbl_6 */
+	vpshldd $16, %zmm31, %zmm8, %zmm30 /* x2_1 = shld_native(g0s8, dbl_11) */
+	vpxord %zmm30, %zmm16, %zmm16 /* w2_1 = xor(r2, x2_1) */
+	vmovdqa64 %zmm30, 256(%rsp) /* spill x2_1 */
+	vpaddd %zmm1, %zmm1, %zmm30 /* dbl_12 = add(g0s1, g0s1) */
+	vmovdqa64 %zmm24, 320(%rsp) /* spill x1_1 */
+	vpshldd $16, %zmm30, %zmm3, %zmm24 /* x3_1 = shld_native(g0s3, dbl_12) */
+	vpxord %zmm24, %zmm23, %zmm23 /* z_1 = xor(w_1, x3_1) */
+	vpshldd $8, %zmm30, %zmm1, %zmm24 /* s0k_o_1 = shld_native(g0s1, dbl_12) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_3_modulus(%rip), %zmm24, %zmm24 /* s0k_1 = and(s0k_o_1, modulus) */
+	vpshldd $16, %zmm16, %zmm25, %zmm30 /* l1in_1 = shld_native(w1_1, w2_1) */
+	vmovdqa64 %zmm23, 384(%rsp) /* spill z_1 */
+	vmovdqa64 %zmm25, %zmm23 /* w1_1 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_high16(%rip), %zmm16, %zmm23 /* l1in16_1 = ternlog(w1_1, w2_1, high16) */
+	vmovdqa64 %zmm17, 448(%rsp) /* spill dbl_5 */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_3_rotl24(%rip), %zmm30, %zmm17 /* ur24_1 = lookup16(l1in_1, rotl24) */
+	vmovdqa64 %zmm21, 512(%rsp) /* spill x1 */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_3_rotl8(%rip), %zmm30, %zmm21 /* ur8_1 = lookup16(l1in_1, rotl8) */
+	vmovdqa64 %zmm19, 576(%rsp) /* spill dbl_7 */
+	vmovdqa64 %zmm30, %zmm19 /* l1in_1 */
+	vpternlogd $0x96, %zmm23, %zmm21, %zmm19 /* ug_1 = ternlog(l1in_1, ur8_1, l1in16_1) */
+	vprold $2, %zmm19, %zmm19 /* ur2_1 = rotl_native(ug_1) */
+	vpternlogd $0x96, %zmm19, %zmm17, %zmm30 /* u_1 = ternlog(l1in_1, ur24_1, ur2_1) */
+	vpshldd $16, %zmm25, %zmm16, %zmm17 /* l2in_1 = shld_native(w2_1, w1_1) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_high16(%rip), %zmm25, %zmm16 /* l2in16_1 = ternlog(w2_1, w1_1, high16) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_3_rotl8(%rip), %zmm17, %zmm19 /* v8r8_1 = lookup16(l2in_1, rotl8) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_3_rotl24(%rip), %zmm17, %zmm21 /* v8r24_1 = lookup16(l2in_1, rotl24) */
+	vpternlogd $0x96, %zmm21, %zmm16, %zmm17 /* v8g_1 = ternlog(l2in_1, l2in16_1, v8r24_1) */
+	vprold $6, %zmm17, %zmm17 /* v8r6_1 = rotl_native(v8g_1) */
+	vpternlogd $0x96, %zmm17, %zmm16, %zmm19 /* v8_1 = ternlog(v8r8_1, l2in16_1, v8r6_1) */
+	vmovdqa64 %zmm19, %zmm16 /* v8_1 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_odd_bytes(%rip), %zmm30, %zmm16 /* sb_in_x_1 = ternlog(v8_1, u_1, odd_bytes) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_odd_bytes(%rip), %zmm19, %zmm30 /* sb_in_y_1 = ternlog(u_1, v8_1, odd_bytes) */
+	vgf2p8affineqb $0x0, .Lzuc_lanes_avx512_gfni_asm_3_gfni_mat(%rip), %zmm30, %zmm17 /* sb_s1_k_1 = gf2p8affine(sb_in_y_1, gfni_mat) */
+	vgf2p8affineinvqb $0x55, .Lzuc_lanes_avx512_gfni_asm_3_gfni_mat_1(%rip), %zmm17, %zmm17 /* sb_s1_1 = gf2p8affineinv(sb_s1_k_1, gfni_mat_1) */
+	vpandd %zmm28, %zmm16, %zmm19 /* sb_s0_xl_1 = and(sb_in_x_1, nibble_mask) */
+	vpsrlw $4, %zmm16, %zmm16 /* sb_s0_xs_1 = shr(sb_in_x_1) */
+	vpshufb %zmm19, %zmm26, %zmm21 /* sb_s0_p1_1 = lookup16(s0_p1, sb_s0_xl_1) */
+	vpternlogd $0x6a, %zmm21, %zmm28, %zmm16 /* sb_s0_t_1 = ternlog(sb_s0_xs_1, nibble_mask, sb_s0_p1_1) */
+	vpshufb %zmm16, %zmm27, %zmm21 /* sb_s0_p2_1 = lookup16(s0_p2, sb_s0_t_1) */
+	vpxord %zmm19, %zmm21, %zmm19 /* sb_s0_ol_1 = xor(sb_s0_p2_1, sb_s0_xl_1) */
+	vpshufb %zmm19, %zmm29, %zmm19 /* sb_s0_p3_1 = lookup16(s0_p3_rot, sb_s0_ol_1) */
+	vpaddb %zmm16, %zmm16, %zmm16 /* sb_s0_t2_1 = add(sb_s0_t_1, sb_s0_t_1) */
+	vpxord %zmm16, %zmm19, %zmm16 /* sb_s0_1 = xor(sb_s0_p3_1, sb_s0_t2_1) */
+	vmovdqa64 %zmm17, %zmm19 /* sb_s1_1 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_odd_bytes(%rip), %zmm16, %zmm19 /* sb_out_x_1 = ternlog(sb_s1_1, sb_s0_1, odd_bytes) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_odd_bytes(%rip), %zmm17, %zmm16 /* sb_out_y_1 = ternlog(sb_s0_1, sb_s1_1, odd_bytes) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_3_rotl24(%rip), %zmm16, %zmm16 /* r2_1 = lookup16(sb_out_y_1, rotl24) */
+	vpshldd $20, %zmm22, %zmm5, %zmm17 /* s4k_o_1 = shld_native(g0s5, dbl_2) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_3_modulus(%rip), %zmm17, %zmm17 /* s4k_1 = and(s4k_o_1, modulus) */
+	vpaddd %zmm17, %zmm24, %zmm17 /* fb0_s_2 = add(s0k_1, s4k_1) */
+	vpshldd $8, %zmm22, %zmm5, %zmm21 /* s0k_o_5 = shld_native(g0s5, dbl_2) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_3_modulus(%rip), %zmm21, %zmm21 /* s0k_5 = and(s0k_o_5, modulus) */
+	vpaddd %zmm11, %zmm11, %zmm22 /* dbl_15 = add(g0s11, g0s11) */
+	vpshldd $21, %zmm22, %zmm11, %zmm23 /* s10k_o_1 = shld_native(g0s11, dbl_15) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_3_modulus(%rip), %zmm23, %zmm23 /* s10k_1 = and(s10k_o_1, modulus) */
+	vpaddd %zmm14, %zmm14, %zmm24 /* dbl_16 = add(g0s14, g0s14) */
+	vpshldd $17, %zmm24, %zmm14, %zmm25 /* s13k_o_1 = shld_native(g0s14, dbl_16) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_3_modulus(%rip), %zmm25, %zmm25 /* s13k_1 = and(s13k_o_1, modulus) */
+	vpaddd %zmm25, %zmm23, %zmm23 /* fb0_s_3 = add(s10k_1, s13k_1) */
+	vpshldd $15, %zmm20, %zmm0, %zmm25 /* s15k_o_1 = shld_native(fb, dbl_9) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_3_modulus(%rip), %zmm25, %zmm25 /* s15k_1 = and(s15k_o_1, modulus) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_3_minus_modulus(%rip), %zmm17, %zmm30 /* fb0_p_2 = add(fb0_s_2, minus_modulus) */
+	vpminud %zmm30, %zmm17, %zmm17 /* fb0_2 = minu(fb0_s_2, fb0_p_2) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_3_minus_modulus(%rip), %zmm23, %zmm30 /* fb0_p_3 = add(fb0_s_3, minus_modulus) */
+	vpminud %zmm30, %zmm23, %zmm23 /* fb0_3 = minu(fb0_s_3, fb0_p_3) */
+	vpaddd %zmm23, %zmm17, %zmm17 /* fb1_s_1 = add(fb0_2, fb0_3) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_3_minus_modulus(%rip), %zmm17, %zmm23 /* fb1_p_1 = add(fb1_s_1, minus_modulus) */
+	vpminud %zmm23, %zmm17, %zmm17 /* fb1_1 = minu(fb1_s_1, fb1_p_1) */
+	vpaddd %zmm25, %zmm17, %zmm17 /* fb2_s_1 = add(fb1_1, s15k_1) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_3_minus_modulus(%rip), %zmm17, %zmm23 /* fb2_p_1 = add(fb2_s_1, minus_modulus) */
+	vpminud %zmm23, %zmm17, %zmm17 /* fb2_1 = minu(fb2_s_1, fb2_p_1) */
+	vpaddd %zmm1, %zmm17, %zmm1 /* fb_s_1 = add(fb2_1, g0s1) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_3_minus_modulus(%rip), %zmm1, %zmm17 /* fb_p_1 = add(fb_s_1, minus_modulus) */
+	vpmaxsd %zmm17, %zmm1, %zmm1 /* fb_1 = maxs(fb_s_1, fb_p_1) */
+
+	/* Round 2, lanes 0..15: BR, F (Z out), LFSR feedback. */
+	vpaddd %zmm1, %zmm1, %zmm17 /* dbl_18 = add(fb_1, fb_1) */
+	vmovdqa64 %zmm0, %zmm23 /* fb */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_high16(%rip), %zmm17, %zmm23 /* x0_2 = ternlog(fb, dbl_18, high16) */
+	vpxord %zmm19, %zmm23, %zmm23 /* x0r1_2 = xor(x0_2, sb_out_x_1) */
+	vpaddd %zmm16, %zmm23, %zmm23 /* w_2 = add(x0r1_2, r2_1) */
+	vpshldd $16, %zmm22, %zmm13, %zmm25 /* x1_2 = shld_native(g0s13, dbl_15) */
+	vpaddd %zmm25, %zmm19, %zmm19 /* w1_2 = add(sb_out_x_1, x1_2) */
+	vpaddd %zmm7, %zmm7, %zmm30 /* dbl_20 = add(g0s7, g0s7) */
+	vmovdqa64 %zmm11, 640(%rsp) /* spill g0s11 */
+	vpshldd $16, %zmm30, %zmm9, %zmm11 /* x2_2 = shld_native(g0s9, dbl_20) */
+	vpxord %zmm11, %zmm16, %zmm16 /* w2_2 = xor(r2_1, x2_2) */
+	vmovdqa64 %zmm22, 704(%rsp) /* spill dbl_15 */
+	vpaddd %zmm2, %zmm2, %zmm22 /* dbl_21 = add(g0s2, g0s2) */
+	vmovdqa64 %zmm11, 768(%rsp) /* spill x2_2 */
+	vpshldd $16, %zmm22, %zmm4, %zmm11 /* x3_2 = shld_native(g0s4, dbl_21) */
+	vpxord %zmm11, %zmm23, %zmm11 /* z_2 = xor(w_2, x3_2) */
+	vpshldd $8, %zmm22, %zmm2, %zmm22 /* s0k_o_2 = shld_native(g0s2, dbl_21) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_3_modulus(%rip), %zmm22, %zmm22 /* s0k_2 = and(s0k_o_2, modulus) */
+	vpshldd $16, %zmm16, %zmm19, %zmm23 /* l1in_2 = shld_native(w1_2, w2_2) */
+	vmovdqa64 %zmm11, 832(%rsp) /* spill z_2 */
+	vmovdqa64 %zmm19, %zmm11 /* w1_2 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_high16(%rip), %zmm16, %zmm11 /* l1in16_2 = ternlog(w1_2, w2_2, high16) */
+	vmovdqa64 %zmm25, 896(%rsp) /* spill x1_2 */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_3_rotl24(%rip), %zmm23, %zmm25 /* ur24_2 = lookup16(l1in_2, rotl24) */
+	vmovdqa64 %zmm21, 960(%rsp) /* spill s0k_5 */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_3_rotl8(%rip), %zmm23, %zmm21 /* ur8_2 = lookup16(l1in_2, rotl8) */
+	vmovdqa64 %zmm9, 1024(%rsp) /* spill g0s9 */
+	vmovdqa64 %zmm23, %zmm9 /* l1in_2 */
+	vpternlogd $0x96, %zmm11, %zmm21, %zmm9 /* ug_2 = ternlog(l1in_2, ur8_2, l1in16_2) */
+	vprold $2, %zmm9, %zmm9 /* ur2_2 = rotl_native(ug_2) */
+	vpternlogd $0x96, %zmm9, %zmm25, %zmm23 /* u_2 = ternlog(l1in_2, ur24_2, ur2_2) */
+	vpshldd $16, %zmm19, %zmm16, %zmm9 /* l2in_2 = shld_native(w2_2, w1_2) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_high16(%rip), %zmm19, %zmm16 /* l2in16_2 = ternlog(w2_2, w1_2, high16) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_3_rotl8(%rip), %zmm9, %zmm11 /* v8r8_2 = lookup16(l2in_2, rotl8) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_3_rotl24(%rip), %zmm9, %zmm19 /* v8r24_2 = lookup16(l2in_2, rotl24) */
+	vpternlogd $0x96, %zmm19, %zmm16, %zmm9 /* v8g_2 = ternlog(l2in_2, l2in16_2, v8r24_2) */
+	vprold $6, %zmm9, %zmm9 /* v8r6_2 = rotl_native(v8g_2) */
+	vpternlogd $0x96, %zmm9, %zmm16, %zmm11 /* v8_2 = ternlog(v8r8_2, l2in16_2, v8r6_2) */
+	vmovdqa64 %zmm11, %zmm9 /* v8_2 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_odd_bytes(%rip), %zmm23, %zmm9 /* sb_in_x_2 = ternlog(v8_2, u_2, odd_bytes) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_odd_bytes(%rip), %zmm11, %zmm23 /* sb_in_y_2 = ternlog(u_2, v8_2, odd_bytes) */
+	vgf2p8affineqb $0x0, .Lzuc_lanes_avx512_gfni_asm_3_gfni_mat(%rip), %zmm23, %zmm11 /* sb_s1_k_2 = gf2p8affine(sb_in_y_2, gfni_mat) */
+	vgf2p8affineinvqb $0x55, .Lzuc_lanes_avx512_gfni_asm_3_gfni_mat_1(%rip), %zmm11, %zmm11 /* sb_s1_2 = gf2p8affineinv(sb_s1_k_2, gfni_mat_1) */
+	vpandd %zmm28, %zmm9, %zmm16 /* sb_s0_xl_2 = and(sb_in_x_2, nibble_mask) */
+	vpsrlw $4, %zmm9, %zmm9 /* sb_s0_xs_2 = shr(sb_in_x_2) */
+	vpshufb %zmm16, %zmm26, %zmm19 /* sb_s0_p1_2 = lookup16(s0_p1, sb_s0_xl_2) */
+	vpternlogd $0x6a, %zmm19, %zmm28, %zmm9 /* sb_s0_t_2 = ternlog(sb_s0_xs_2, nibble_mask, sb_s0_p1_2) */
+	vpshufb %zmm9, %zmm27, %zmm19 /* sb_s0_p2_2 = lookup16(s0_p2, sb_s0_t_2) */
+	vpxord %zmm16, %zmm19, %zmm16 /* sb_s0_ol_2 = xor(sb_s0_p2_2, sb_s0_xl_2) */
+	vpshufb %zmm16, %zmm29, %zmm16 /* sb_s0_p3_2 = lookup16(s0_p3_rot, sb_s0_ol_2) */
+	vpaddb %zmm9, %zmm9, %zmm9 /* sb_s0_t2_2 = add(sb_s0_t_2, sb_s0_t_2) */
+	vpxord %zmm9, %zmm16, %zmm9 /* sb_s0_2 = xor(sb_s0_p3_2, sb_s0_t2_2) */
+	vmovdqa64 %zmm11, %zmm16 /* sb_s1_2 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_odd_bytes(%rip), %zmm9, %zmm16 /* sb_out_x_2 = ternlog(sb_s1_2, sb_s0_2, odd_bytes) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_odd_bytes(%rip), %zmm11, %zmm9 /* sb_out_y_2 = ternlog(sb_s0_2, sb_s1_2, odd_bytes) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_3_rotl24(%rip), %zmm9, %zmm9 /* r2_2 = lookup16(sb_out_y_2, rotl24) */
+	vpshldd $20, %zmm31, %zmm6, %zmm11 /* s4k_o_2 = shld_native(g0s6, dbl_11) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_3_modulus(%rip), %zmm11, %zmm11 /* s4k_2 = and(s4k_o_2, modulus) */
+	vpaddd %zmm11, %zmm22, %zmm11 /* fb0_s_4 = add(s0k_2, s4k_2) */
+	vpshldd $8, %zmm31, %zmm6, %zmm19 /* s0k_o_6 = shld_native(g0s6, dbl_11) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_3_modulus(%rip), %zmm19, %zmm19 /* s0k_6 = and(s0k_o_6, modulus) */
+	vpaddd %zmm12, %zmm12, %zmm21 /* dbl_24 = add(g0s12, g0s12) */
+	vpshldd $21, %zmm21, %zmm12, %zmm22 /* s10k_o_2 = shld_native(g0s12, dbl_24) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_3_modulus(%rip), %zmm22, %zmm22 /* s10k_2 = and(s10k_o_2, modulus) */
+	vpshldd $17, %zmm18, %zmm15, %zmm23 /* s13k_o_2 = shld_native(g0s15, dbl) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_3_modulus(%rip), %zmm23, %zmm23 /* s13k_2 = and(s13k_o_2, modulus) */
+	vpaddd %zmm23, %zmm22, %zmm22 /* fb0_s_5 = add(s10k_2, s13k_2) */
+	vpshldd $15, %zmm17, %zmm1, %zmm23 /* s15k_o_2 = shld_native(fb_1, dbl_18) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_3_modulus(%rip), %zmm23, %zmm23 /* s15k_2 = and(s15k_o_2, modulus) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_3_minus_modulus(%rip), %zmm11, %zmm25 /* fb0_p_4 = add(fb0_s_4, minus_modulus) */
+	vpminud %zmm25, %zmm11, %zmm11 /* fb0_4 = minu(fb0_s_4, fb0_p_4) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_3_minus_modulus(%rip), %zmm22, %zmm25 /* fb0_p_5 = add(fb0_s_5, minus_modulus) */
+	vpminud %zmm25, %zmm22, %zmm22 /* fb0_5 = minu(fb0_s_5, fb0_p_5) */
+	vpaddd %zmm22, %zmm11, %zmm11 /* fb1_s_2 = add(fb0_4, fb0_5) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_3_minus_modulus(%rip), %zmm11, %zmm22 /* fb1_p_2 = add(fb1_s_2, minus_modulus) */
+	vpminud %zmm22, %zmm11, %zmm11 /* fb1_2 = minu(fb1_s_2, fb1_p_2) */
+	vpaddd %zmm23, %zmm11, %zmm11 /* fb2_s_2 = add(fb1_2, s15k_2) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_3_minus_modulus(%rip), %zmm11, %zmm22 /* fb2_p_2 = add(fb2_s_2, minus_modulus) */
+	vpminud %zmm22, %zmm11, %zmm11 /* fb2_2 = minu(fb2_s_2, fb2_p_2) */
+	vpaddd %zmm2, %zmm11, %zmm2 /* fb_s_2 = add(fb2_2, g0s2) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_3_minus_modulus(%rip), %zmm2, %zmm11 /* fb_p_2 = add(fb_s_2, minus_modulus) */
+	vpmaxsd %zmm11, %zmm2, %zmm2 /* fb_2 = maxs(fb_s_2, fb_p_2) */
+
+	/* Round 3, lanes 0..15: BR, F (Z out), LFSR feedback. */
+	vpaddd %zmm2, %zmm2, %zmm11 /* dbl_27 = add(fb_2, fb_2) */
+	vmovdqa64 %zmm1, %zmm22 /* fb_1 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_high16(%rip), %zmm11, %zmm22 /* x0_3 = ternlog(fb_1, dbl_27, high16) */
+	vpxord %zmm16, %zmm22, %zmm22 /* x0r1_3 = xor(x0_3, sb_out_x_2) */
+	vpaddd %zmm9, %zmm22, %zmm22 /* w_3 = add(x0r1_3, r2_2) */
+	vpshldd $16, %zmm21, %zmm14, %zmm23 /* x1_3 = shld_native(g0s14, dbl_24) */
+	vpaddd %zmm23, %zmm16, %zmm16 /* w1_3 = add(sb_out_x_2, x1_3) */
+	vpaddd %zmm8, %zmm8, %zmm25 /* dbl_29 = add(g0s8, g0s8) */
+	vpshldd $16, %zmm25, %zmm10, %zmm31 /* x2_3 = shld_native(g0s10, dbl_29) */
+	vpxord %zmm31, %zmm9, %zmm9 /* w2_3 = xor(r2_2, x2_3) */
+	vmovdqa64 %zmm12, 1088(%rsp) /* spill g0s12 */
+	vpaddd %zmm3, %zmm3, %zmm12 /* dbl_30 = add(g0s3, g0s3) */
+	vmovdqa64 %zmm21, 1152(%rsp) /* spill dbl_24 */
+	vpshldd $16, %zmm12, %zmm5, %zmm21 /* x3_3 = shld_native(g0s5, dbl_30) */
+	vpxord %zmm21, %zmm22, %zmm21 /* z_3 = xor(w_3, x3_3) */
+	vpshldd $8, %zmm12, %zmm3, %zmm12 /* s0k_o_3 = shld_native(g0s3, dbl_30) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_3_modulus(%rip), %zmm12, %zmm12 /* s0k_3 = and(s0k_o_3, modulus) */
+	vpshldd $16, %zmm9, %zmm16, %zmm22 /* l1in_3 = shld_native(w1_3, w2_3) */
+	vmovdqa64 %zmm21, 1216(%rsp) /* spill z_3 */
+	vmovdqa64 %zmm16, %zmm21 /* w1_3 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_high16(%rip), %zmm9, %zmm21 /* l1in16_3 = ternlog(w1_3, w2_3, high16) */
+	vmovdqa64 %zmm31, 1280(%rsp) /* spill x2_3 */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_3_rotl24(%rip), %zmm22, %zmm31 /* ur24_3 = lookup16(l1in_3, rotl24) */
+	vmovdqa64 %zmm23, 1344(%rsp) /* spill x1_3 */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_3_rotl8(%rip), %zmm22, %zmm23 /* ur8_3 = lookup16(l1in_3, rotl8) */
+	vmovdqa64 %zmm19, 1408(%rsp) /* spill s0k_6 */
+	vmovdqa64 %zmm22, %zmm19 /* l1in_3 */
+	vpternlogd $0x96, %zmm21, %zmm23, %zmm19 /* ug_3 = ternlog(l1in_3, ur8_3, l1in16_3) */
+	vprold $2, %zmm19, %zmm19 /* ur2_3 = rotl_native(ug_3) */
+	vpternlogd $0x96, %zmm19, %zmm31, %zmm22 /* u_3 = ternlog(l1in_3, ur24_3, ur2_3) */
+	vpshldd $16, %zmm16, %zmm9, %zmm19 /* l2in_3 = shld_native(w2_3, w1_3) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_high16(%rip), %zmm16, %zmm9 /* l2in16_3 = ternlog(w2_3, w1_3, high16) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_3_rotl8(%rip), %zmm19, %zmm16 /* v8r8_3 = lookup16(l2in_3, rotl8) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_3_rotl24(%rip), %zmm19, %zmm21 /* v8r24_3 = lookup16(l2in_3, rotl24) */
+	vpternlogd $0x96, %zmm21, %zmm9, %zmm19 /* v8g_3 = ternlog(l2in_3, l2in16_3, v8r24_3) */
+	vprold $6, %zmm19, %zmm19 /* v8r6_3 = rotl_native(v8g_3) */
+	vpternlogd $0x96, %zmm19, %zmm9, %zmm16 /* v8_3 = ternlog(v8r8_3, l2in16_3, v8r6_3) */
+	vmovdqa64 %zmm16, %zmm9 /* v8_3 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_odd_bytes(%rip), %zmm22, %zmm9 /* sb_in_x_3 = ternlog(v8_3, u_3, odd_bytes) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_odd_bytes(%rip), %zmm16, %zmm22 /* sb_in_y_3 = ternlog(u_3, v8_3, odd_bytes) */
+	vgf2p8affineqb $0x0, .Lzuc_lanes_avx512_gfni_asm_3_gfni_mat(%rip), %zmm22, %zmm16 /* sb_s1_k_3 = gf2p8affine(sb_in_y_3, gfni_mat) */
+	vgf2p8affineinvqb $0x55, .Lzuc_lanes_avx512_gfni_asm_3_gfni_mat_1(%rip), %zmm16, %zmm16 /* sb_s1_3 = gf2p8affineinv(sb_s1_k_3, gfni_mat_1) */
+	vpandd %zmm28, %zmm9, %zmm19 /* sb_s0_xl_3 = and(sb_in_x_3, nibble_mask) */
+	vpsrlw $4, %zmm9, %zmm9 /* sb_s0_xs_3 = shr(sb_in_x_3) */
+	vpshufb %zmm19, %zmm26, %zmm21 /* sb_s0_p1_3 = lookup16(s0_p1, sb_s0_xl_3) */
+	vpternlogd $0x6a, %zmm21, %zmm28, %zmm9 /* sb_s0_t_3 = ternlog(sb_s0_xs_3, nibble_mask, sb_s0_p1_3) */
+	vpshufb %zmm9, %zmm27, %zmm21 /* sb_s0_p2_3 = lookup16(s0_p2, sb_s0_t_3) */
+	vpxord %zmm19, %zmm21, %zmm19 /* sb_s0_ol_3 = xor(sb_s0_p2_3, sb_s0_xl_3) */
+	vpshufb %zmm19, %zmm29, %zmm19 /* sb_s0_p3_3 = lookup16(s0_p3_rot, sb_s0_ol_3) */
+	vpaddb %zmm9, %zmm9, %zmm9 /* sb_s0_t2_3 = add(sb_s0_t_3, sb_s0_t_3) */
+	vpxord %zmm9, %zmm19, %zmm9 /* sb_s0_3 = xor(sb_s0_p3_3, sb_s0_t2_3) */
+	vmovdqa64 %zmm16, %zmm19 /* sb_s1_3 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_odd_bytes(%rip), %zmm9, %zmm19 /* sb_out_x_3 = ternlog(sb_s1_3, sb_s0_3, odd_bytes) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_odd_bytes(%rip), %zmm16, %zmm9 /* sb_out_y_3 = ternlog(sb_s0_3, sb_s1_3, odd_bytes) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_3_rotl24(%rip), %zmm9, %zmm9 /* r2_3 = lookup16(sb_out_y_3, rotl24) */
+	vpshldd $20, %zmm30, %zmm7, %zmm16 /* s4k_o_3 = shld_native(g0s7, dbl_20) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_3_modulus(%rip), %zmm16, %zmm16 /* s4k_3 = and(s4k_o_3, modulus) */
+	vpaddd %zmm16, %zmm12, %zmm12 /* fb0_s_6 = add(s0k_3, s4k_3) */
+	vpshldd $8, %zmm30, %zmm7, %zmm16 /* s0k_o_7 = shld_native(g0s7, dbl_20) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_3_modulus(%rip), %zmm16, %zmm16 /* s0k_7 = and(s0k_o_7, modulus) */
+	vpshldd $21, 576(%rsp), %zmm13, %zmm21 /* s10k_o_3 = shld_native(g0s13, dbl_7) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_3_modulus(%rip), %zmm21, %zmm21 /* s10k_3 = and(s10k_o_3, modulus) */
+	vpshldd $17, %zmm20, %zmm0, %zmm22 /* s13k_o_3 = shld_native(fb, dbl_9) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_3_modulus(%rip), %zmm22, %zmm22 /* s13k_3 = and(s13k_o_3, modulus) */
+	vpaddd %zmm22, %zmm21, %zmm21 /* fb0_s_7 = add(s10k_3, s13k_3) */
+	vpshldd $15, %zmm11, %zmm2, %zmm22 /* s15k_o_3 = shld_native(fb_2, dbl_27) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_3_modulus(%rip), %zmm22, %zmm22 /* s15k_3 = and(s15k_o_3, modulus) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_3_minus_modulus(%rip), %zmm12, %zmm23 /* fb0_p_6 = add(fb0_s_6, minus_modulus) */
+	vpminud %zmm23, %zmm12, %zmm12 /* fb0_6 = minu(fb0_s_6, fb0_p_6) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_3_minus_modulus(%rip), %zmm21, %zmm23 /* fb0_p_7 = add(fb0_s_7, minus_modulus) */
+	vpminud %zmm23, %zmm21, %zmm21 /* fb0_7 = minu(fb0_s_7, fb0_p_7) */
+	vpaddd %zmm21, %zmm12, %zmm12 /* fb1_s_3 = add(fb0_6, fb0_7) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_3_minus_modulus(%rip), %zmm12, %zmm21 /* fb1_p_3 = add(fb1_s_3, minus_modulus) */
+	vpminud %zmm21, %zmm12, %zmm12 /* fb1_3 = minu(fb1_s_3, fb1_p_3) */
+	vpaddd %zmm22, %zmm12, %zmm12 /* fb2_s_3 = add(fb1_3, s15k_3) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_3_minus_modulus(%rip), %zmm12, %zmm21 /* fb2_p_3 = add(fb2_s_3, minus_modulus) */
+	vpminud %zmm21, %zmm12, %zmm12 /* fb2_3 = minu(fb2_s_3, fb2_p_3) */
+	vpaddd %zmm3, %zmm12, %zmm3 /* fb_s_3 = add(fb2_3, g0s3) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_3_minus_modulus(%rip), %zmm3, %zmm12 /* fb_p_3 = add(fb_s_3, minus_modulus) */
+	vpmaxsd %zmm12, %zmm3, %zmm3 /* fb_3 = maxs(fb_s_3, fb_p_3) */
+
+	/* Round 4, lanes 0..15: BR, F (Z out), LFSR feedback. */
+	vpaddd %zmm3, %zmm3, %zmm12 /* dbl_36 = add(fb_3, fb_3) */
+	vmovdqa64 %zmm2, %zmm21 /* fb_2 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_high16(%rip), %zmm12, %zmm21 /* x0_4 = ternlog(fb_2, dbl_36, high16) */
+	vpxord %zmm19, %zmm21, %zmm21 /* x0r1_4 = xor(x0_4, sb_out_x_3) */
+	vpaddd %zmm9, %zmm21, %zmm21 /* w_4 = add(x0r1_4, r2_3) */
+	vpxord 512(%rsp), %zmm9, %zmm9 /* w2_4 = xor(r2_3, x1) */
+	vpshldd $16, 576(%rsp), %zmm15, %zmm22 /* x1_4 = shld_native(g0s15, dbl_7) */
+	vpaddd %zmm22, %zmm19, %zmm19 /* w1_4 = add(sb_out_x_3, x1_4) */
+	vpshldd $16, 448(%rsp), %zmm6, %zmm23 /* x3_4 = shld_native(g0s6, dbl_5) */
+	vpxord %zmm23, %zmm21, %zmm21 /* z_4 = xor(w_4, x3_4) */
+	vpshldd $8, 448(%rsp), %zmm4, %zmm23 /* s0k_o_4 = shld_native(g0s4, dbl_5) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_3_modulus(%rip), %zmm23, %zmm23 /* s0k_4 = and(s0k_o_4, modulus) */
+	vpshldd $16, %zmm9, %zmm19, %zmm30 /* l1in_4 = shld_native(w1_4, w2_4) */
+	vmovdqa64 %zmm19, %zmm31 /* w1_4 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_high16(%rip), %zmm9, %zmm31 /* l1in16_4 = ternlog(w1_4, w2_4, high16) */
+	vmovdqa64 %zmm21, 448(%rsp) /* spill z_4 */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_3_rotl24(%rip), %zmm30, %zmm21 /* ur24_4 = lookup16(l1in_4, rotl24) */
+	vmovdqa64 %zmm13, 1472(%rsp) /* spill g0s13 */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_3_rotl8(%rip), %zmm30, %zmm13 /* ur8_4 = lookup16(l1in_4, rotl8) */
+	vmovdqa64 %zmm22, 1536(%rsp) /* spill x1_4 */
+	vmovdqa64 %zmm30, %zmm22 /* l1in_4 */
+	vpternlogd $0x96, %zmm31, %zmm13, %zmm22 /* ug_4 = ternlog(l1in_4, ur8_4, l1in16_4) */
+	vprold $2, %zmm22, %zmm13 /* ur2_4 = rotl_native(ug_4) */
+	vpternlogd $0x96, %zmm13, %zmm21, %zmm30 /* u_4 = ternlog(l1in_4, ur24_4, ur2_4) */
+	vpshldd $16, %zmm19, %zmm9, %zmm13 /* l2in_4 = shld_native(w2_4, w1_4) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_high16(%rip), %zmm19, %zmm9 /* l2in16_4 = ternlog(w2_4, w1_4, high16) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_3_rotl8(%rip), %zmm13, %zmm19 /* v8r8_4 = lookup16(l2in_4, rotl8) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_3_rotl24(%rip), %zmm13, %zmm21 /* v8r24_4 = lookup16(l2in_4, rotl24) */
+	vpternlogd $0x96, %zmm21, %zmm9, %zmm13 /* v8g_4 = ternlog(l2in_4, l2in16_4, v8r24_4) */
+	vprold $6, %zmm13, %zmm13 /* v8r6_4 = rotl_native(v8g_4) */
+	vpternlogd $0x96, %zmm13, %zmm9, %zmm19 /* v8_4 = ternlog(v8r8_4, l2in16_4, v8r6_4) */
+	vmovdqa64 %zmm19, %zmm9 /* v8_4 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_odd_bytes(%rip), %zmm30, %zmm9 /* sb_in_x_4 = ternlog(v8_4, u_4, odd_bytes) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_odd_bytes(%rip), %zmm19, %zmm30 /* sb_in_y_4 = ternlog(u_4, v8_4, odd_bytes) */
+	vgf2p8affineqb $0x0, .Lzuc_lanes_avx512_gfni_asm_3_gfni_mat(%rip), %zmm30, %zmm13 /* sb_s1_k_4 = gf2p8affine(sb_in_y_4, gfni_mat) */
+	vgf2p8affineinvqb $0x55, .Lzuc_lanes_avx512_gfni_asm_3_gfni_mat_1(%rip), %zmm13, %zmm13 /* sb_s1_4 = gf2p8affineinv(sb_s1_k_4, gfni_mat_1) */
+	vpandd %zmm28, %zmm9, %zmm19 /* sb_s0_xl_4 = and(sb_in_x_4, nibble_mask) */
+	vpsrlw $4, %zmm9, %zmm9 /* sb_s0_xs_4 = shr(sb_in_x_4) */
+	vpshufb %zmm19, %zmm26, %zmm21 /* sb_s0_p1_4 = lookup16(s0_p1, sb_s0_xl_4) */
+	vpternlogd $0x6a, %zmm21, %zmm28, %zmm9 /* sb_s0_t_4 = ternlog(sb_s0_xs_4, nibble_mask, sb_s0_p1_4) */
+	vpshufb %zmm9, %zmm27, %zmm21 /* sb_s0_p2_4 = lookup16(s0_p2, sb_s0_t_4) */
+	vpxord %zmm19, %zmm21, %zmm19 /* sb_s0_ol_4 = xor(sb_s0_p2_4, sb_s0_xl_4) */
+	vpshufb %zmm19, %zmm29, %zmm19 /* sb_s0_p3_4 = lookup16(s0_p3_rot, sb_s0_ol_4) */
+	vpaddb %zmm9, %zmm9, %zmm9 /* sb_s0_t2_4 = add(sb_s0_t_4, sb_s0_t_4) */
+	vpxord %zmm9, %zmm19, %zmm9 /* sb_s0_4 = xor(sb_s0_p3_4, sb_s0_t2_4) */
+	vmovdqa64 %zmm13, %zmm19 /* sb_s1_4 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_odd_bytes(%rip), %zmm9, %zmm19 /* sb_out_x_4 = ternlog(sb_s1_4, sb_s0_4, odd_bytes) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_odd_bytes(%rip), %zmm13, %zmm9 /* sb_out_y_4 = ternlog(sb_s0_4, sb_s1_4, odd_bytes) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_3_rotl24(%rip), %zmm9, %zmm9 /* r2_4 = lookup16(sb_out_y_4, rotl24) */
+	vpshldd $20, %zmm25, %zmm8, %zmm13 /* s4k_o_4 = shld_native(g0s8, dbl_29) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_3_modulus(%rip), %zmm13, %zmm13 /* s4k_4 = and(s4k_o_4, modulus) */
+	vpaddd %zmm13, %zmm23, %zmm13 /* fb0_s_8 = add(s0k_4, s4k_4) */
+	vpshldd $8, %zmm25, %zmm8, %zmm21 /* s0k_o_8 = shld_native(g0s8, dbl_29) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_3_modulus(%rip), %zmm21, %zmm21 /* s0k_8 = and(s0k_o_8, modulus) */
+	vpshldd $21, %zmm24, %zmm14, %zmm22 /* s10k_o_4 = shld_native(g0s14, dbl_16) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_3_modulus(%rip), %zmm22, %zmm22 /* s10k_4 = and(s10k_o_4, modulus) */
+	vpshldd $17, %zmm17, %zmm1, %zmm23 /* s13k_o_4 = shld_native(fb_1, dbl_18) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_3_modulus(%rip), %zmm23, %zmm23 /* s13k_4 = and(s13k_o_4, modulus) */
+	vpaddd %zmm23, %zmm22, %zmm22 /* fb0_s_9 = add(s10k_4, s13k_4) */
+	vpshldd $15, %zmm12, %zmm3, %zmm23 /* s15k_o_4 = shld_native(fb_3, dbl_36) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_3_modulus(%rip), %zmm23, %zmm23 /* s15k_4 = and(s15k_o_4, modulus) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_3_minus_modulus(%rip), %zmm13, %zmm25 /* fb0_p_8 = add(fb0_s_8, minus_modulus) */
+	vpminud %zmm25, %zmm13, %zmm13 /* fb0_8 = minu(fb0_s_8, fb0_p_8) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_3_minus_modulus(%rip), %zmm22, %zmm25 /* fb0_p_9 = add(fb0_s_9, minus_modulus) */
+	vpminud %zmm25, %zmm22, %zmm22 /* fb0_9 = minu(fb0_s_9, fb0_p_9) */
+	vpaddd %zmm22, %zmm13, %zmm13 /* fb1_s_4 = add(fb0_8, fb0_9) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_3_minus_modulus(%rip), %zmm13, %zmm22 /* fb1_p_4 = add(fb1_s_4, minus_modulus) */
+	vpminud %zmm22, %zmm13, %zmm13 /* fb1_4 = minu(fb1_s_4, fb1_p_4) */
+	vpaddd %zmm23, %zmm13, %zmm13 /* fb2_s_4 = add(fb1_4, s15k_4) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_3_minus_modulus(%rip), %zmm13, %zmm22 /* fb2_p_4 = add(fb2_s_4, minus_modulus) */
+	vpminud %zmm22, %zmm13, %zmm13 /* fb2_4 = minu(fb2_s_4, fb2_p_4) */
+	vpaddd %zmm4, %zmm13, %zmm4 /* fb_s_4 = add(fb2_4, g0s4) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_3_minus_modulus(%rip), %zmm4, %zmm13 /* fb_p_4 = add(fb_s_4, minus_modulus) */
+	vpmaxsd %zmm13, %zmm4, %zmm4 /* fb_4 = maxs(fb_s_4, fb_p_4) */
+
+	/* Round 5, lanes 0..15: BR, F (Z out), LFSR feedback. */
+	vpaddd %zmm4, %zmm4, %zmm13 /* dbl_45 = add(fb_4, fb_4) */
+	vmovdqa64 %zmm3, %zmm22 /* fb_3 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_high16(%rip), %zmm13, %zmm22 /* x0_5 = ternlog(fb_3, dbl_45, high16) */
+	vpxord %zmm19, %zmm22, %zmm22 /* x0r1_5 = xor(x0_5, sb_out_x_4) */
+	vpaddd %zmm9, %zmm22, %zmm22 /* w_5 = add(x0r1_5, r2_4) */
+	vpxord 128(%rsp), %zmm22, %zmm22 /* z_5 = xor(w_5, x2) */
+	vpxord 320(%rsp), %zmm9, %zmm9 /* w2_5 = xor(r2_4, x1_1) */
+	vpshldd $16, %zmm24, %zmm0, %zmm23 /* x1_5 = shld_native(fb, dbl_16) */
+	vpaddd %zmm23, %zmm19, %zmm19 /* w1_5 = add(sb_out_x_4, x1_5) */
+	vpshldd $16, %zmm9, %zmm19, %zmm25 /* l1in_5 = shld_native(w1_5, w2_5) */
+	vmovdqa64 %zmm19, %zmm30 /* w1_5 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_high16(%rip), %zmm9, %zmm30 /* l1in16_5 = ternlog(w1_5, w2_5, high16) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_3_rotl24(%rip), %zmm25, %zmm31 /* ur24_5 = lookup16(l1in_5, rotl24) */
+	vmovdqa64 %zmm22, 128(%rsp) /* spill z_5 */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_3_rotl8(%rip), %zmm25, %zmm22 /* ur8_5 = lookup16(l1in_5, rotl8) */
+	vmovdqa64 %zmm14, 1600(%rsp) /* spill g0s14 */
+	vmovdqa64 %zmm25, %zmm14 /* l1in_5 */
+	vpternlogd $0x96, %zmm30, %zmm22, %zmm14 /* ug_5 = ternlog(l1in_5, ur8_5, l1in16_5) */
+	vprold $2, %zmm14, %zmm14 /* ur2_5 = rotl_native(ug_5) */
+	vpternlogd $0x96, %zmm14, %zmm31, %zmm25 /* u_5 = ternlog(l1in_5, ur24_5, ur2_5) */
+	vpshldd $16, %zmm19, %zmm9, %zmm14 /* l2in_5 = shld_native(w2_5, w1_5) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_high16(%rip), %zmm19, %zmm9 /* l2in16_5 = ternlog(w2_5, w1_5, high16) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_3_rotl8(%rip), %zmm14, %zmm19 /* v8r8_5 = lookup16(l2in_5, rotl8) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_3_rotl24(%rip), %zmm14, %zmm22 /* v8r24_5 = lookup16(l2in_5, rotl24) */
+	vpternlogd $0x96, %zmm22, %zmm9, %zmm14 /* v8g_5 = ternlog(l2in_5, l2in16_5, v8r24_5) */
+	vprold $6, %zmm14, %zmm14 /* v8r6_5 = rotl_native(v8g_5) */
+	vpternlogd $0x96, %zmm14, %zmm9, %zmm19 /* v8_5 = ternlog(v8r8_5, l2in16_5, v8r6_5) */
+	vmovdqa64 %zmm19, %zmm9 /* v8_5 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_odd_bytes(%rip), %zmm25, %zmm9 /* sb_in_x_5 = ternlog(v8_5, u_5, odd_bytes) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_odd_bytes(%rip), %zmm19, %zmm25 /* sb_in_y_5 = ternlog(u_5, v8_5, odd_bytes) */
+	vgf2p8affineqb $0x0, .Lzuc_lanes_avx512_gfni_asm_3_gfni_mat(%rip), %zmm25, %zmm14 /* sb_s1_k_5 = gf2p8affine(sb_in_y_5, gfni_mat) */
+	vgf2p8affineinvqb $0x55, .Lzuc_lanes_avx512_gfni_asm_3_gfni_mat_1(%rip), %zmm14, %zmm14 /* sb_s1_5 = gf2p8affineinv(sb_s1_k_5, gfni_mat_1) */
+	vpandd %zmm28, %zmm9, %zmm19 /* sb_s0_xl_5 = and(sb_in_x_5, nibble_mask) */
+	vpsrlw $4, %zmm9, %zmm9 /* sb_s0_xs_5 = shr(sb_in_x_5) */
+	vpshufb %zmm19, %zmm26, %zmm22 /* sb_s0_p1_5 = lookup16(s0_p1, sb_s0_xl_5) */
+	vpternlogd $0x6a, %zmm22, %zmm28, %zmm9 /* sb_s0_t_5 = ternlog(sb_s0_xs_5, nibble_mask, sb_s0_p1_5) */
+	vpshufb %zmm9, %zmm27, %zmm22 /* sb_s0_p2_5 = lookup16(s0_p2, sb_s0_t_5) */
+	vpxord %zmm19, %zmm22, %zmm19 /* sb_s0_ol_5 = xor(sb_s0_p2_5, sb_s0_xl_5) */
+	vpshufb %zmm19, %zmm29, %zmm19 /* sb_s0_p3_5 = lookup16(s0_p3_rot, sb_s0_ol_5) */
+	vpaddb %zmm9, %zmm9, %zmm9 /* sb_s0_t2_5 = add(sb_s0_t_5, sb_s0_t_5) */
+	vpxord %zmm9, %zmm19, %zmm9 /* sb_s0_5 = xor(sb_s0_p3_5, sb_s0_t2_5) */
+	vmovdqa64 %zmm14, %zmm19 /* sb_s1_5 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_odd_bytes(%rip), %zmm9, %zmm19 /* sb_out_x_5 = ternlog(sb_s1_5, sb_s0_5, odd_bytes) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_odd_bytes(%rip), %zmm14, %zmm9 /* sb_out_y_5 = ternlog(sb_s0_5, sb_s1_5, odd_bytes) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_3_rotl24(%rip), %zmm9, %zmm9 /* r2_5 = lookup16(sb_out_y_5, rotl24) */
+	vmovdqa64 1024(%rsp), %zmm14 /* reload g0s9 */
+	vpshldd $20, 64(%rsp), %zmm14, %zmm22 /* s4k_o_5 = shld_native(g0s9, dbl_1) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_3_modulus(%rip), %zmm22, %zmm22 /* s4k_5 = and(s4k_o_5, modulus) */
+	vpaddd 960(%rsp), %zmm22, %zmm22 /* fb0_s_10 = add(s4k_5, s0k_5) */
+	vpshldd $8, 64(%rsp), %zmm14, %zmm25 /* s0k_o_9 = shld_native(g0s9, dbl_1) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_3_modulus(%rip), %zmm25, %zmm25 /* s0k_9 = and(s0k_o_9, modulus) */
+	vpshldd $21, %zmm18, %zmm15, %zmm30 /* s10k_o_5 = shld_native(g0s15, dbl) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_3_modulus(%rip), %zmm30, %zmm30 /* s10k_5 = and(s10k_o_5, modulus) */
+	vpshldd $17, %zmm11, %zmm2, %zmm31 /* s13k_o_5 = shld_native(fb_2, dbl_27) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_3_modulus(%rip), %zmm31, %zmm31 /* s13k_5 = and(s13k_o_5, modulus) */
+	vpaddd %zmm31, %zmm30, %zmm30 /* fb0_s_11 = add(s10k_5, s13k_5) */
+	vpshldd $15, %zmm13, %zmm4, %zmm31 /* s15k_o_5 = shld_native(fb_4, dbl_45) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_3_modulus(%rip), %zmm31, %zmm31 /* s15k_5 = and(s15k_o_5, modulus) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_3_minus_modulus(%rip), %zmm22, %zmm14 /* fb0_p_10 = add(fb0_s_10, minus_modulus) */
+	vpminud %zmm14, %zmm22, %zmm14 /* fb0_10 = minu(fb0_s_10, fb0_p_10) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_3_minus_modulus(%rip), %zmm30, %zmm22 /* fb0_p_11 = add(fb0_s_11, minus_modulus) */
+	vpminud %zmm22, %zmm30, %zmm22 /* fb0_11 = minu(fb0_s_11, fb0_p_11) */
+	vpaddd %zmm22, %zmm14, %zmm14 /* fb1_s_5 = add(fb0_10, fb0_11) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_3_minus_modulus(%rip), %zmm14, %zmm22 /* fb1_p_5 = add(fb1_s_5, minus_modulus) */
+	vpminud %zmm22, %zmm14, %zmm14 /* fb1_5 = minu(fb1_s_5, fb1_p_5) */
+	vpaddd %zmm31, %zmm14, %zmm14 /* fb2_s_5 = add(fb1_5, s15k_5) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_3_minus_modulus(%rip), %zmm14, %zmm22 /* fb2_p_5 = add(fb2_s_5, minus_modulus) */
+	vpminud %zmm22, %zmm14, %zmm14 /* fb2_5 = minu(fb2_s_5, fb2_p_5) */
+	vpaddd %zmm5, %zmm14, %zmm5 /* fb_s_5 = add(fb2_5, g0s5) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_3_minus_modulus(%rip), %zmm5, %zmm14 /* fb_p_5 = add(fb_s_5, minus_modulus) */
+	vpmaxsd %zmm14, %zmm5, %zmm5 /* fb_5 = maxs(fb_s_5, fb_p_5) */
+
+	/* Round 6, lanes 0..15: BR, F (Z out), LFSR feedback. */
+	vpaddd %zmm5, %zmm5, %zmm14 /* dbl_54 = add(fb_5, fb_5) */
+	vmovdqa64 %zmm4, %zmm22 /* fb_4 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_high16(%rip), %zmm14, %zmm22 /* x0_6 = ternlog(fb_4, dbl_54, high16) */
+	vpxord %zmm19, %zmm22, %zmm22 /* x0r1_6 = xor(x0_6, sb_out_x_5) */
+	vpaddd %zmm9, %zmm22, %zmm22 /* w_6 = add(x0r1_6, r2_5) */
+	vpxord 256(%rsp), %zmm22, %zmm22 /* z_6 = xor(w_6, x2_1) */
+	vpxord 896(%rsp), %zmm9, %zmm9 /* w2_6 = xor(r2_5, x1_2) */
+	vpshldd $16, %zmm18, %zmm1, %zmm30 /* x1_6 = shld_native(fb_1, dbl) */
+	vpaddd %zmm30, %zmm19, %zmm19 /* w1_6 = add(sb_out_x_5, x1_6) */
+	vpshldd $16, %zmm9, %zmm19, %zmm31 /* l1in_6 = shld_native(w1_6, w2_6) */
+	vmovdqa64 %zmm22, 256(%rsp) /* spill z_6 */
+	vmovdqa64 %zmm19, %zmm22 /* w1_6 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_high16(%rip), %zmm9, %zmm22 /* l1in16_6 = ternlog(w1_6, w2_6, high16) */
+	vmovdqa64 %zmm15, 64(%rsp) /* spill g0s15 */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_3_rotl24(%rip), %zmm31, %zmm15 /* ur24_6 = lookup16(l1in_6, rotl24) */
+	vmovdqa64 %zmm18, 960(%rsp) /* spill dbl */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_3_rotl8(%rip), %zmm31, %zmm18 /* ur8_6 = lookup16(l1in_6, rotl8) */
+	vmovdqa64 %zmm24, 1664(%rsp) /* spill dbl_16 */
+	vmovdqa64 %zmm31, %zmm24 /* l1in_6 */
+	vpternlogd $0x96, %zmm22, %zmm18, %zmm24 /* ug_6 = ternlog(l1in_6, ur8_6, l1in16_6) */
+	vprold $2, %zmm24, %zmm18 /* ur2_6 = rotl_native(ug_6) */
+	vpternlogd $0x96, %zmm18, %zmm15, %zmm31 /* u_6 = ternlog(l1in_6, ur24_6, ur2_6) */
+	vpshldd $16, %zmm19, %zmm9, %zmm15 /* l2in_6 = shld_native(w2_6, w1_6) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_high16(%rip), %zmm19, %zmm9 /* l2in16_6 = ternlog(w2_6, w1_6, high16) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_3_rotl8(%rip), %zmm15, %zmm18 /* v8r8_6 = lookup16(l2in_6, rotl8) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_3_rotl24(%rip), %zmm15, %zmm19 /* v8r24_6 = lookup16(l2in_6, rotl24) */
+	vpternlogd $0x96, %zmm19, %zmm9, %zmm15 /* v8g_6 = ternlog(l2in_6, l2in16_6, v8r24_6) */
+	vprold $6, %zmm15, %zmm15 /* v8r6_6 = rotl_native(v8g_6) */
+	vpternlogd $0x96, %zmm15, %zmm9, %zmm18 /* v8_6 = ternlog(v8r8_6, l2in16_6, v8r6_6) */
+	vmovdqa64 %zmm18, %zmm9 /* v8_6 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_odd_bytes(%rip), %zmm31, %zmm9 /* sb_in_x_6 = ternlog(v8_6, u_6, odd_bytes) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_odd_bytes(%rip), %zmm18, %zmm31 /* sb_in_y_6 = ternlog(u_6, v8_6, odd_bytes) */
+	vgf2p8affineqb $0x0, .Lzuc_lanes_avx512_gfni_asm_3_gfni_mat(%rip), %zmm31, %zmm15 /* sb_s1_k_6 = gf2p8affine(sb_in_y_6, gfni_mat) */
+	vgf2p8affineinvqb $0x55, .Lzuc_lanes_avx512_gfni_asm_3_gfni_mat_1(%rip), %zmm15, %zmm15 /* sb_s1_6 = gf2p8affineinv(sb_s1_k_6, gfni_mat_1) */
+	vpandd %zmm28, %zmm9, %zmm18 /* sb_s0_xl_6 = and(sb_in_x_6, nibble_mask) */
+	vpsrlw $4, %zmm9, %zmm9 /* sb_s0_xs_6 = shr(sb_in_x_6) */
+	vpshufb %zmm18, %zmm26, %zmm19 /* sb_s0_p1_6 = lookup16(s0_p1, sb_s0_xl_6) */
+	vpternlogd $0x6a, %zmm19, %zmm28, %zmm9 /* sb_s0_t_6 = ternlog(sb_s0_xs_6, nibble_mask, sb_s0_p1_6) */
+	vpshufb %zmm9, %zmm27, %zmm19 /* sb_s0_p2_6 = lookup16(s0_p2, sb_s0_t_6) */
+	vpxord %zmm18, %zmm19, %zmm18 /* sb_s0_ol_6 = xor(sb_s0_p2_6, sb_s0_xl_6) */
+	vpshufb %zmm18, %zmm29, %zmm18 /* sb_s0_p3_6 = lookup16(s0_p3_rot, sb_s0_ol_6) */
+	vpaddb %zmm9, %zmm9, %zmm9 /* sb_s0_t2_6 = add(sb_s0_t_6, sb_s0_t_6) */
+	vpxord %zmm9, %zmm18, %zmm9 /* sb_s0_6 = xor(sb_s0_p3_6, sb_s0_t2_6) */
+	vmovdqa64 %zmm15, %zmm18 /* sb_s1_6 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_odd_bytes(%rip), %zmm9, %zmm18 /* sb_out_x_6 = ternlog(sb_s1_6, sb_s0_6, odd_bytes) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_odd_bytes(%rip), %zmm15, %zmm9 /* sb_out_y_6 = ternlog(sb_s0_6, sb_s1_6, odd_bytes) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_3_rotl24(%rip), %zmm9, %zmm9 /* r2_6 = lookup16(sb_out_y_6, rotl24) */
+	vpshldd $20, 192(%rsp), %zmm10, %zmm15 /* s4k_o_6 = shld_native(g0s10, dbl_6) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_3_modulus(%rip), %zmm15, %zmm15 /* s4k_6 = and(s4k_o_6, modulus) */
+	vpaddd 1408(%rsp), %zmm15, %zmm15 /* fb0_s_12 = add(s4k_6, s0k_6) */
+	vpshldd $8, 192(%rsp), %zmm10, %zmm19 /* s0k_o_10 = shld_native(g0s10, dbl_6) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_3_modulus(%rip), %zmm19, %zmm19 /* s0k_10 = and(s0k_o_10, modulus) */
+	vpshldd $21, %zmm20, %zmm0, %zmm22 /* s10k_o_6 = shld_native(fb, dbl_9) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_3_modulus(%rip), %zmm22, %zmm22 /* s10k_6 = and(s10k_o_6, modulus) */
+	vpshldd $17, %zmm12, %zmm3, %zmm24 /* s13k_o_6 = shld_native(fb_3, dbl_36) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_3_modulus(%rip), %zmm24, %zmm24 /* s13k_6 = and(s13k_o_6, modulus) */
+	vpaddd %zmm24, %zmm22, %zmm22 /* fb0_s_13 = add(s10k_6, s13k_6) */
+	vpshldd $15, %zmm14, %zmm5, %zmm24 /* s15k_o_6 = shld_native(fb_5, dbl_54) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_3_modulus(%rip), %zmm24, %zmm24 /* s15k_6 = and(s15k_o_6, modulus) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_3_minus_modulus(%rip), %zmm15, %zmm31 /* fb0_p_12 = add(fb0_s_12, minus_modulus) */
+	vpminud %zmm31, %zmm15, %zmm15 /* fb0_12 = minu(fb0_s_12, fb0_p_12) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_3_minus_modulus(%rip), %zmm22, %zmm31 /* fb0_p_13 = add(fb0_s_13, minus_modulus) */
+	vpminud %zmm31, %zmm22, %zmm22 /* fb0_13 = minu(fb0_s_13, fb0_p_13) */
+	vpaddd %zmm22, %zmm15, %zmm15 /* fb1_s_6 = add(fb0_12, fb0_13) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_3_minus_modulus(%rip), %zmm15, %zmm22 /* fb1_p_6 = add(fb1_s_6, minus_modulus) */
+	vpminud %zmm22, %zmm15, %zmm15 /* fb1_6 = minu(fb1_s_6, fb1_p_6) */
+	vpaddd %zmm24, %zmm15, %zmm15 /* fb2_s_6 = add(fb1_6, s15k_6) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_3_minus_modulus(%rip), %zmm15, %zmm22 /* fb2_p_6 = add(fb2_s_6, minus_modulus) */
+	vpminud %zmm22, %zmm15, %zmm15 /* fb2_6 = minu(fb2_s_6, fb2_p_6) */
+	vpaddd %zmm6, %zmm15, %zmm6 /* fb_s_6 = add(fb2_6, g0s6) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_3_minus_modulus(%rip), %zmm6, %zmm15 /* fb_p_6 = add(fb_s_6, minus_modulus) */
+	vpmaxsd %zmm15, %zmm6, %zmm6 /* fb_6 = maxs(fb_s_6, fb_p_6) */
+
+	/* Round 7, lanes 0..15: BR, F (Z out), LFSR feedback. */
+	vpaddd %zmm6, %zmm6, %zmm15 /* dbl_63 = add(fb_6, fb_6) */
+	vmovdqa64 %zmm5, %zmm22 /* fb_5 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_high16(%rip), %zmm15, %zmm22 /* x0_7 = ternlog(fb_5, dbl_63, high16) */
+	vpxord %zmm18, %zmm22, %zmm22 /* x0r1_7 = xor(x0_7, sb_out_x_6) */
+	vpaddd %zmm9, %zmm22, %zmm22 /* w_7 = add(x0r1_7, r2_6) */
+	vpxord 768(%rsp), %zmm22, %zmm22 /* z_7 = xor(w_7, x2_2) */
+	vpxord 1344(%rsp), %zmm9, %zmm9 /* w2_7 = xor(r2_6, x1_3) */
+	vpshldd $16, %zmm20, %zmm2, %zmm24 /* x1_7 = shld_native(fb_2, dbl_9) */
+	vpaddd %zmm24, %zmm18, %zmm18 /* w1_7 = add(sb_out_x_6, x1_7) */
+	vpshldd $20, %zmm20, %zmm0, %zmm20 /* s4k_o_12 = shld_native(fb, dbl_9) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_3_modulus(%rip), %zmm20, %zmm20 /* s4k_12 = and(s4k_o_12, modulus) */
+	vpshldd $16, %zmm9, %zmm18, %zmm31 /* l1in_7 = shld_native(w1_7, w2_7) */
+	vmovdqa64 %zmm0, 768(%rsp) /* spill fb */
+	vmovdqa64 %zmm18, %zmm0 /* w1_7 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_high16(%rip), %zmm9, %zmm0 /* l1in16_7 = ternlog(w1_7, w2_7, high16) */
+	vmovdqa64 %zmm22, 192(%rsp) /* spill z_7 */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_3_rotl24(%rip), %zmm31, %zmm22 /* ur24_7 = lookup16(l1in_7, rotl24) */
+	vmovdqa64 %zmm10, 1408(%rsp) /* spill g0s10 */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_3_rotl8(%rip), %zmm31, %zmm10 /* ur8_7 = lookup16(l1in_7, rotl8) */
+	vmovdqa64 %zmm19, 1728(%rsp) /* spill s0k_10 */
+	vmovdqa64 %zmm31, %zmm19 /* l1in_7 */
+	vpternlogd $0x96, %zmm0, %zmm10, %zmm19 /* ug_7 = ternlog(l1in_7, ur8_7, l1in16_7) */
+	vprold $2, %zmm19, %zmm0 /* ur2_7 = rotl_native(ug_7) */
+	vpternlogd $0x96, %zmm0, %zmm22, %zmm31 /* u_7 = ternlog(l1in_7, ur24_7, ur2_7) */
+	vpshldd $16, %zmm18, %zmm9, %zmm0 /* l2in_7 = shld_native(w2_7, w1_7) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_high16(%rip), %zmm18, %zmm9 /* l2in16_7 = ternlog(w2_7, w1_7, high16) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_3_rotl8(%rip), %zmm0, %zmm10 /* v8r8_7 = lookup16(l2in_7, rotl8) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_3_rotl24(%rip), %zmm0, %zmm18 /* v8r24_7 = lookup16(l2in_7, rotl24) */
+	vpternlogd $0x96, %zmm18, %zmm9, %zmm0 /* v8g_7 = ternlog(l2in_7, l2in16_7, v8r24_7) */
+	vprold $6, %zmm0, %zmm0 /* v8r6_7 = rotl_native(v8g_7) */
+	vpternlogd $0x96, %zmm0, %zmm9, %zmm10 /* v8_7 = ternlog(v8r8_7, l2in16_7, v8r6_7) */
+	vmovdqa64 %zmm10, %zmm0 /* v8_7 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_odd_bytes(%rip), %zmm31, %zmm0 /* sb_in_x_7 = ternlog(v8_7, u_7, odd_bytes) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_odd_bytes(%rip), %zmm10, %zmm31 /* sb_in_y_7 = ternlog(u_7, v8_7, odd_bytes) */
+	vgf2p8affineqb $0x0, .Lzuc_lanes_avx512_gfni_asm_3_gfni_mat(%rip), %zmm31, %zmm9 /* sb_s1_k_7 = gf2p8affine(sb_in_y_7, gfni_mat) */
+	vgf2p8affineinvqb $0x55, .Lzuc_lanes_avx512_gfni_asm_3_gfni_mat_1(%rip), %zmm9, %zmm9 /* sb_s1_7 = gf2p8affineinv(sb_s1_k_7, gfni_mat_1) */
+	vpandd %zmm28, %zmm0, %zmm10 /* sb_s0_xl_7 = and(sb_in_x_7, nibble_mask) */
+	vpsrlw $4, %zmm0, %zmm0 /* sb_s0_xs_7 = shr(sb_in_x_7) */
+	vpshufb %zmm10, %zmm26, %zmm18 /* sb_s0_p1_7 = lookup16(s0_p1, sb_s0_xl_7) */
+	vpternlogd $0x6a, %zmm18, %zmm28, %zmm0 /* sb_s0_t_7 = ternlog(sb_s0_xs_7, nibble_mask, sb_s0_p1_7) */
+	vpshufb %zmm0, %zmm27, %zmm18 /* sb_s0_p2_7 = lookup16(s0_p2, sb_s0_t_7) */
+	vpxord %zmm10, %zmm18, %zmm10 /* sb_s0_ol_7 = xor(sb_s0_p2_7, sb_s0_xl_7) */
+	vpshufb %zmm10, %zmm29, %zmm10 /* sb_s0_p3_7 = lookup16(s0_p3_rot, sb_s0_ol_7) */
+	vpaddb %zmm0, %zmm0, %zmm0 /* sb_s0_t2_7 = add(sb_s0_t_7, sb_s0_t_7) */
+	vpxord %zmm0, %zmm10, %zmm0 /* sb_s0_7 = xor(sb_s0_p3_7, sb_s0_t2_7) */
+	vmovdqa64 %zmm9, %zmm10 /* sb_s1_7 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_odd_bytes(%rip), %zmm0, %zmm10 /* sb_out_x_7 = ternlog(sb_s1_7, sb_s0_7, odd_bytes) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_odd_bytes(%rip), %zmm9, %zmm0 /* sb_out_y_7 = ternlog(sb_s0_7, sb_s1_7, odd_bytes) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_3_rotl24(%rip), %zmm0, %zmm0 /* r2_7 = lookup16(sb_out_y_7, rotl24) */
+	vmovdqa64 640(%rsp), %zmm9 /* reload g0s11 */
+	vpshldd $20, 704(%rsp), %zmm9, %zmm18 /* s4k_o_7 = shld_native(g0s11, dbl_15) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_3_modulus(%rip), %zmm18, %zmm18 /* s4k_7 = and(s4k_o_7, modulus) */
+	vpaddd %zmm18, %zmm16, %zmm16 /* fb0_s_14 = add(s0k_7, s4k_7) */
+	vpshldd $8, 704(%rsp), %zmm9, %zmm18 /* s0k_o_11 = shld_native(g0s11, dbl_15) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_3_modulus(%rip), %zmm18, %zmm18 /* s0k_11 = and(s0k_o_11, modulus) */
+	vpshldd $21, %zmm17, %zmm1, %zmm19 /* s10k_o_7 = shld_native(fb_1, dbl_18) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_3_modulus(%rip), %zmm19, %zmm19 /* s10k_7 = and(s10k_o_7, modulus) */
+	vpshldd $17, %zmm13, %zmm4, %zmm22 /* s13k_o_7 = shld_native(fb_4, dbl_45) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_3_modulus(%rip), %zmm22, %zmm22 /* s13k_7 = and(s13k_o_7, modulus) */
+	vpaddd %zmm22, %zmm19, %zmm19 /* fb0_s_15 = add(s10k_7, s13k_7) */
+	vpshldd $15, %zmm15, %zmm6, %zmm22 /* s15k_o_7 = shld_native(fb_6, dbl_63) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_3_modulus(%rip), %zmm22, %zmm22 /* s15k_7 = and(s15k_o_7, modulus) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_3_minus_modulus(%rip), %zmm16, %zmm31 /* fb0_p_14 = add(fb0_s_14, minus_modulus) */
+	vpminud %zmm31, %zmm16, %zmm16 /* fb0_14 = minu(fb0_s_14, fb0_p_14) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_3_minus_modulus(%rip), %zmm19, %zmm31 /* fb0_p_15 = add(fb0_s_15, minus_modulus) */
+	vpminud %zmm31, %zmm19, %zmm19 /* fb0_15 = minu(fb0_s_15, fb0_p_15) */
+	vpaddd %zmm19, %zmm16, %zmm16 /* fb1_s_7 = add(fb0_14, fb0_15) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_3_minus_modulus(%rip), %zmm16, %zmm19 /* fb1_p_7 = add(fb1_s_7, minus_modulus) */
+	vpminud %zmm19, %zmm16, %zmm16 /* fb1_7 = minu(fb1_s_7, fb1_p_7) */
+	vpaddd %zmm22, %zmm16, %zmm16 /* fb2_s_7 = add(fb1_7, s15k_7) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_3_minus_modulus(%rip), %zmm16, %zmm19 /* fb2_p_7 = add(fb2_s_7, minus_modulus) */
+	vpminud %zmm19, %zmm16, %zmm16 /* fb2_7 = minu(fb2_s_7, fb2_p_7) */
+	vpaddd %zmm7, %zmm16, %zmm7 /* fb_s_7 = add(fb2_7, g0s7) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_3_minus_modulus(%rip), %zmm7, %zmm16 /* fb_p_7 = add(fb_s_7, minus_modulus) */
+	vpmaxsd %zmm16, %zmm7, %zmm7 /* fb_7 = maxs(fb_s_7, fb_p_7) */
+
+	/* Round 8, lanes 0..15: BR, F (Z out), LFSR feedback. */
+	vpaddd %zmm7, %zmm7, %zmm16 /* dbl_72 = add(fb_7, fb_7) */
+	vmovdqa64 %zmm6, %zmm19 /* fb_6 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_high16(%rip), %zmm16, %zmm19 /* x0_8 = ternlog(fb_6, dbl_72, high16) */
+	vpxord %zmm10, %zmm19, %zmm19 /* x0r1_8 = xor(x0_8, sb_out_x_7) */
+	vpaddd %zmm0, %zmm19, %zmm19 /* w_8 = add(x0r1_8, r2_7) */
+	vpxord 1280(%rsp), %zmm19, %zmm19 /* z_8 = xor(w_8, x2_3) */
+	vpxord 1536(%rsp), %zmm0, %zmm0 /* w2_8 = xor(r2_7, x1_4) */
+	vpshldd $16, %zmm17, %zmm3, %zmm22 /* x1_8 = shld_native(fb_3, dbl_18) */
+	vpaddd %zmm22, %zmm10, %zmm10 /* w1_8 = add(sb_out_x_7, x1_8) */
+	vpshldd $20, %zmm17, %zmm1, %zmm17 /* s4k_o_13 = shld_native(fb_1, dbl_18) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_3_modulus(%rip), %zmm17, %zmm17 /* s4k_13 = and(s4k_o_13, modulus) */
+	vpshldd $16, %zmm0, %zmm10, %zmm31 /* l1in_8 = shld_native(w1_8, w2_8) */
+	vmovdqa64 %zmm1, 1280(%rsp) /* spill fb_1 */
+	vmovdqa64 %zmm10, %zmm1 /* w1_8 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_high16(%rip), %zmm0, %zmm1 /* l1in16_8 = ternlog(w1_8, w2_8, high16) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_3_rotl24(%rip), %zmm31, %zmm9 /* ur24_8 = lookup16(l1in_8, rotl24) */
+	vmovdqa64 %zmm19, 704(%rsp) /* spill z_8 */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_3_rotl8(%rip), %zmm31, %zmm19 /* ur8_8 = lookup16(l1in_8, rotl8) */
+	vmovdqa64 %zmm18, 1792(%rsp) /* spill s0k_11 */
+	vmovdqa64 %zmm31, %zmm18 /* l1in_8 */
+	vpternlogd $0x96, %zmm1, %zmm19, %zmm18 /* ug_8 = ternlog(l1in_8, ur8_8, l1in16_8) */
+	vprold $2, %zmm18, %zmm1 /* ur2_8 = rotl_native(ug_8) */
+	vpternlogd $0x96, %zmm1, %zmm9, %zmm31 /* u_8 = ternlog(l1in_8, ur24_8, ur2_8) */
+	vpshldd $16, %zmm10, %zmm0, %zmm1 /* l2in_8 = shld_native(w2_8, w1_8) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_high16(%rip), %zmm10, %zmm0 /* l2in16_8 = ternlog(w2_8, w1_8, high16) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_3_rotl8(%rip), %zmm1, %zmm9 /* v8r8_8 = lookup16(l2in_8, rotl8) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_3_rotl24(%rip), %zmm1, %zmm10 /* v8r24_8 = lookup16(l2in_8, rotl24) */
+	vpternlogd $0x96, %zmm10, %zmm0, %zmm1 /* v8g_8 = ternlog(l2in_8, l2in16_8, v8r24_8) */
+	vprold $6, %zmm1, %zmm1 /* v8r6_8 = rotl_native(v8g_8) */
+	vpternlogd $0x96, %zmm1, %zmm0, %zmm9 /* v8_8 = ternlog(v8r8_8, l2in16_8, v8r6_8) */
+	vmovdqa64 %zmm9, %zmm0 /* v8_8 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_odd_bytes(%rip), %zmm31, %zmm0 /* sb_in_x_8 = ternlog(v8_8, u_8, odd_bytes) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_odd_bytes(%rip), %zmm9, %zmm31 /* sb_in_y_8 = ternlog(u_8, v8_8, odd_bytes) */
+	vgf2p8affineqb $0x0, .Lzuc_lanes_avx512_gfni_asm_3_gfni_mat(%rip), %zmm31, %zmm1 /* sb_s1_k_8 = gf2p8affine(sb_in_y_8, gfni_mat) */
+	vgf2p8affineinvqb $0x55, .Lzuc_lanes_avx512_gfni_asm_3_gfni_mat_1(%rip), %zmm1, %zmm1 /* sb_s1_8 = gf2p8affineinv(sb_s1_k_8, gfni_mat_1) */
+	vpandd %zmm28, %zmm0, %zmm9 /* sb_s0_xl_8 = and(sb_in_x_8, nibble_mask) */
+	vpsrlw $4, %zmm0, %zmm0 /* sb_s0_xs_8 = shr(sb_in_x_8) */
+	vpshufb %zmm9, %zmm26, %zmm10 /* sb_s0_p1_8 = lookup16(s0_p1, sb_s0_xl_8) */
+	vpternlogd $0x6a, %zmm10, %zmm28, %zmm0 /* sb_s0_t_8 = ternlog(sb_s0_xs_8, nibble_mask, sb_s0_p1_8) */
+	vpshufb %zmm0, %zmm27, %zmm10 /* sb_s0_p2_8 = lookup16(s0_p2, sb_s0_t_8) */
+	vpxord %zmm9, %zmm10, %zmm9 /* sb_s0_ol_8 = xor(sb_s0_p2_8, sb_s0_xl_8) */
+	vpshufb %zmm9, %zmm29, %zmm9 /* sb_s0_p3_8 = lookup16(s0_p3_rot, sb_s0_ol_8) */
+	vpaddb %zmm0, %zmm0, %zmm0 /* sb_s0_t2_8 = add(sb_s0_t_8, sb_s0_t_8) */
+	vpxord %zmm0, %zmm9, %zmm0 /* sb_s0_8 = xor(sb_s0_p3_8, sb_s0_t2_8) */
+	vmovdqa64 %zmm1, %zmm9 /* sb_s1_8 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_odd_bytes(%rip), %zmm0, %zmm9 /* sb_out_x_8 = ternlog(sb_s1_8, sb_s0_8, odd_bytes) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_odd_bytes(%rip), %zmm1, %zmm0 /* sb_out_y_8 = ternlog(sb_s0_8, sb_s1_8, odd_bytes) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_3_rotl24(%rip), %zmm0, %zmm0 /* r2_8 = lookup16(sb_out_y_8, rotl24) */
+	vmovdqa64 1088(%rsp), %zmm1 /* reload g0s12 */
+	vpshldd $20, 1152(%rsp), %zmm1, %zmm10 /* s4k_o_8 = shld_native(g0s12, dbl_24) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_3_modulus(%rip), %zmm10, %zmm10 /* s4k_8 = and(s4k_o_8, modulus) */
+	vpaddd %zmm10, %zmm21, %zmm10 /* fb0_s_16 = add(s0k_8, s4k_8) */
+	vpshldd $8, 1152(%rsp), %zmm1, %zmm18 /* s0k_o_12 = shld_native(g0s12, dbl_24) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_3_modulus(%rip), %zmm18, %zmm18 /* s0k_12 = and(s0k_o_12, modulus) */
+	vpaddd %zmm20, %zmm18, %zmm18 /* fb0_s_24 = add(s0k_12, s4k_12) */
+	vpshldd $21, %zmm11, %zmm2, %zmm19 /* s10k_o_8 = shld_native(fb_2, dbl_27) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_3_modulus(%rip), %zmm19, %zmm19 /* s10k_8 = and(s10k_o_8, modulus) */
+	vpshldd $17, %zmm14, %zmm5, %zmm20 /* s13k_o_8 = shld_native(fb_5, dbl_54) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_3_modulus(%rip), %zmm20, %zmm20 /* s13k_8 = and(s13k_o_8, modulus) */
+	vpaddd %zmm20, %zmm19, %zmm19 /* fb0_s_17 = add(s10k_8, s13k_8) */
+	vpshldd $15, %zmm16, %zmm7, %zmm20 /* s15k_o_8 = shld_native(fb_7, dbl_72) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_3_modulus(%rip), %zmm20, %zmm20 /* s15k_8 = and(s15k_o_8, modulus) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_3_minus_modulus(%rip), %zmm10, %zmm21 /* fb0_p_16 = add(fb0_s_16, minus_modulus) */
+	vpminud %zmm21, %zmm10, %zmm10 /* fb0_16 = minu(fb0_s_16, fb0_p_16) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_3_minus_modulus(%rip), %zmm19, %zmm21 /* fb0_p_17 = add(fb0_s_17, minus_modulus) */
+	vpminud %zmm21, %zmm19, %zmm19 /* fb0_17 = minu(fb0_s_17, fb0_p_17) */
+	vpaddd %zmm19, %zmm10, %zmm10 /* fb1_s_8 = add(fb0_16, fb0_17) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_3_minus_modulus(%rip), %zmm10, %zmm19 /* fb1_p_8 = add(fb1_s_8, minus_modulus) */
+	vpminud %zmm19, %zmm10, %zmm10 /* fb1_8 = minu(fb1_s_8, fb1_p_8) */
+	vpaddd %zmm20, %zmm10, %zmm10 /* fb2_s_8 = add(fb1_8, s15k_8) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_3_minus_modulus(%rip), %zmm10, %zmm19 /* fb2_p_8 = add(fb2_s_8, minus_modulus) */
+	vpminud %zmm19, %zmm10, %zmm10 /* fb2_8 = minu(fb2_s_8, fb2_p_8) */
+	vpaddd %zmm8, %zmm10, %zmm8 /* fb_s_8 = add(fb2_8, g0s8) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_3_minus_modulus(%rip), %zmm8, %zmm10 /* fb_p_8 = add(fb_s_8, minus_modulus) */
+	vpmaxsd %zmm10, %zmm8, %zmm8 /* fb_8 = maxs(fb_s_8, fb_p_8) */
+
+	/* Round 9, lanes 0..15: BR, F (Z out), LFSR feedback. */
+	vpaddd %zmm8, %zmm8, %zmm10 /* dbl_81 = add(fb_8, fb_8) */
+	vmovdqa64 %zmm7, %zmm19 /* fb_7 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_high16(%rip), %zmm10, %zmm19 /* x0_9 = ternlog(fb_7, dbl_81, high16) */
+	vpxord %zmm9, %zmm19, %zmm19 /* x0r1_9 = xor(x0_9, sb_out_x_8) */
+	vpaddd %zmm0, %zmm19, %zmm19 /* w_9 = add(x0r1_9, r2_8) */
+	vpxord 512(%rsp), %zmm19, %zmm19 /* z_9 = xor(w_9, x1) */
+	vpxord %zmm23, %zmm0, %zmm0 /* w2_9 = xor(r2_8, x1_5) */
+	vpshldd $16, %zmm11, %zmm4, %zmm20 /* x1_9 = shld_native(fb_4, dbl_27) */
+	vpaddd %zmm20, %zmm9, %zmm9 /* w1_9 = add(sb_out_x_8, x1_9) */
+	vpshldd $20, %zmm11, %zmm2, %zmm11 /* s4k_o_14 = shld_native(fb_2, dbl_27) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_3_modulus(%rip), %zmm11, %zmm11 /* s4k_14 = and(s4k_o_14, modulus) */
+	vpshldd $16, %zmm0, %zmm9, %zmm21 /* l1in_9 = shld_native(w1_9, w2_9) */
+	vmovdqa64 %zmm9, %zmm31 /* w1_9 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_high16(%rip), %zmm0, %zmm31 /* l1in16_9 = ternlog(w1_9, w2_9, high16) */
+	vmovdqa64 %zmm2, 512(%rsp) /* spill fb_2 */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_3_rotl24(%rip), %zmm21, %zmm2 /* ur24_9 = lookup16(l1in_9, rotl24) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_3_rotl8(%rip), %zmm21, %zmm1 /* ur8_9 = lookup16(l1in_9, rotl8) */
+	vmovdqa64 %zmm19, 1152(%rsp) /* spill z_9 */
+	vmovdqa64 %zmm21, %zmm19 /* l1in_9 */
+	vpternlogd $0x96, %zmm31, %zmm1, %zmm19 /* ug_9 = ternlog(l1in_9, ur8_9, l1in16_9) */
+	vprold $2, %zmm19, %zmm1 /* ur2_9 = rotl_native(ug_9) */
+	vpternlogd $0x96, %zmm1, %zmm2, %zmm21 /* u_9 = ternlog(l1in_9, ur24_9, ur2_9) */
+	vpshldd $16, %zmm9, %zmm0, %zmm1 /* l2in_9 = shld_native(w2_9, w1_9) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_high16(%rip), %zmm9, %zmm0 /* l2in16_9 = ternlog(w2_9, w1_9, high16) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_3_rotl8(%rip), %zmm1, %zmm2 /* v8r8_9 = lookup16(l2in_9, rotl8) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_3_rotl24(%rip), %zmm1, %zmm9 /* v8r24_9 = lookup16(l2in_9, rotl24) */
+	vpternlogd $0x96, %zmm9, %zmm0, %zmm1 /* v8g_9 = ternlog(l2in_9, l2in16_9, v8r24_9) */
+	vprold $6, %zmm1, %zmm1 /* v8r6_9 = rotl_native(v8g_9) */
+	vpternlogd $0x96, %zmm1, %zmm0, %zmm2 /* v8_9 = ternlog(v8r8_9, l2in16_9, v8r6_9) */
+	vmovdqa64 %zmm2, %zmm0 /* v8_9 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_odd_bytes(%rip), %zmm21, %zmm0 /* sb_in_x_9 = ternlog(v8_9, u_9, odd_bytes) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_odd_bytes(%rip), %zmm2, %zmm21 /* sb_in_y_9 = ternlog(u_9, v8_9, odd_bytes) */
+	vgf2p8affineqb $0x0, .Lzuc_lanes_avx512_gfni_asm_3_gfni_mat(%rip), %zmm21, %zmm1 /* sb_s1_k_9 = gf2p8affine(sb_in_y_9, gfni_mat) */
+	vgf2p8affineinvqb $0x55, .Lzuc_lanes_avx512_gfni_asm_3_gfni_mat_1(%rip), %zmm1, %zmm1 /* sb_s1_9 = gf2p8affineinv(sb_s1_k_9, gfni_mat_1) */
+	vpandd %zmm28, %zmm0, %zmm2 /* sb_s0_xl_9 = and(sb_in_x_9, nibble_mask) */
+	vpsrlw $4, %zmm0, %zmm0 /* sb_s0_xs_9 = shr(sb_in_x_9) */
+	vpshufb %zmm2, %zmm26, %zmm9 /* sb_s0_p1_9 = lookup16(s0_p1, sb_s0_xl_9) */
+	vpternlogd $0x6a, %zmm9, %zmm28, %zmm0 /* sb_s0_t_9 = ternlog(sb_s0_xs_9, nibble_mask, sb_s0_p1_9) */
+	vpshufb %zmm0, %zmm27, %zmm9 /* sb_s0_p2_9 = lookup16(s0_p2, sb_s0_t_9) */
+	vpxord %zmm2, %zmm9, %zmm2 /* sb_s0_ol_9 = xor(sb_s0_p2_9, sb_s0_xl_9) */
+	vpshufb %zmm2, %zmm29, %zmm2 /* sb_s0_p3_9 = lookup16(s0_p3_rot, sb_s0_ol_9) */
+	vpaddb %zmm0, %zmm0, %zmm0 /* sb_s0_t2_9 = add(sb_s0_t_9, sb_s0_t_9) */
+	vpxord %zmm0, %zmm2, %zmm0 /* sb_s0_9 = xor(sb_s0_p3_9, sb_s0_t2_9) */
+	vmovdqa64 %zmm1, %zmm2 /* sb_s1_9 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_odd_bytes(%rip), %zmm0, %zmm2 /* sb_out_x_9 = ternlog(sb_s1_9, sb_s0_9, odd_bytes) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_odd_bytes(%rip), %zmm1, %zmm0 /* sb_out_y_9 = ternlog(sb_s0_9, sb_s1_9, odd_bytes) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_3_rotl24(%rip), %zmm0, %zmm0 /* r2_9 = lookup16(sb_out_y_9, rotl24) */
+	vmovdqa64 1472(%rsp), %zmm1 /* reload g0s13 */
+	vpshldd $20, 576(%rsp), %zmm1, %zmm9 /* s4k_o_9 = shld_native(g0s13, dbl_7) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_3_modulus(%rip), %zmm9, %zmm9 /* s4k_9 = and(s4k_o_9, modulus) */
+	vpaddd %zmm9, %zmm25, %zmm9 /* fb0_s_18 = add(s0k_9, s4k_9) */
+	vpshldd $8, 576(%rsp), %zmm1, %zmm19 /* s0k_o_13 = shld_native(g0s13, dbl_7) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_3_modulus(%rip), %zmm19, %zmm19 /* s0k_13 = and(s0k_o_13, modulus) */
+	vpaddd %zmm17, %zmm19, %zmm17 /* fb0_s_26 = add(s0k_13, s4k_13) */
+	vpshldd $21, %zmm12, %zmm3, %zmm19 /* s10k_o_9 = shld_native(fb_3, dbl_36) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_3_modulus(%rip), %zmm19, %zmm19 /* s10k_9 = and(s10k_o_9, modulus) */
+	vpshldd $17, %zmm15, %zmm6, %zmm21 /* s13k_o_9 = shld_native(fb_6, dbl_63) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_3_modulus(%rip), %zmm21, %zmm21 /* s13k_9 = and(s13k_o_9, modulus) */
+	vpaddd %zmm21, %zmm19, %zmm19 /* fb0_s_19 = add(s10k_9, s13k_9) */
+	vpshldd $15, %zmm10, %zmm8, %zmm21 /* s15k_o_9 = shld_native(fb_8, dbl_81) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_3_modulus(%rip), %zmm21, %zmm21 /* s15k_9 = and(s15k_o_9, modulus) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_3_minus_modulus(%rip), %zmm9, %zmm25 /* fb0_p_18 = add(fb0_s_18, minus_modulus) */
+	vpminud %zmm25, %zmm9, %zmm9 /* fb0_18 = minu(fb0_s_18, fb0_p_18) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_3_minus_modulus(%rip), %zmm19, %zmm25 /* fb0_p_19 = add(fb0_s_19, minus_modulus) */
+	vpminud %zmm25, %zmm19, %zmm19 /* fb0_19 = minu(fb0_s_19, fb0_p_19) */
+	vpaddd %zmm19, %zmm9, %zmm9 /* fb1_s_9 = add(fb0_18, fb0_19) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_3_minus_modulus(%rip), %zmm9, %zmm19 /* fb1_p_9 = add(fb1_s_9, minus_modulus) */
+	vpminud %zmm19, %zmm9, %zmm9 /* fb1_9 = minu(fb1_s_9, fb1_p_9) */
+	vpaddd %zmm21, %zmm9, %zmm9 /* fb2_s_9 = add(fb1_9, s15k_9) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_3_minus_modulus(%rip), %zmm9, %zmm19 /* fb2_p_9 = add(fb2_s_9, minus_modulus) */
+	vpminud %zmm19, %zmm9, %zmm9 /* fb2_9 = minu(fb2_s_9, fb2_p_9) */
+	vpaddd 1024(%rsp), %zmm9, %zmm9 /* fb_s_9 = add(fb2_9, g0s9) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_3_minus_modulus(%rip), %zmm9, %zmm19 /* fb_p_9 = add(fb_s_9, minus_modulus) */
+	vpmaxsd %zmm19, %zmm9, %zmm9 /* fb_9 = maxs(fb_s_9, fb_p_9) */
+
+	/* Round 10, lanes 0..15: BR, F (Z out), LFSR feedback. */
+	vpaddd %zmm9, %zmm9, %zmm19 /* dbl_90 = add(fb_9, fb_9) */
+	vmovdqa64 %zmm8, %zmm21 /* fb_8 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_high16(%rip), %zmm19, %zmm21 /* x0_10 = ternlog(fb_8, dbl_90, high16) */
+	vpxord %zmm2, %zmm21, %zmm21 /* x0r1_10 = xor(x0_10, sb_out_x_9) */
+	vpaddd %zmm0, %zmm21, %zmm21 /* w_10 = add(x0r1_10, r2_9) */
+	vpxord 320(%rsp), %zmm21, %zmm21 /* z_10 = xor(w_10, x1_1) */
+	vpxord %zmm30, %zmm0, %zmm0 /* w2_10 = xor(r2_9, x1_6) */
+	vpshldd $16, %zmm12, %zmm5, %zmm25 /* x1_10 = shld_native(fb_5, dbl_36) */
+	vpaddd %zmm25, %zmm2, %zmm2 /* w1_10 = add(sb_out_x_9, x1_10) */
+	vpshldd $20, %zmm12, %zmm3, %zmm12 /* s4k_o_15 = shld_native(fb_3, dbl_36) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_3_modulus(%rip), %zmm12, %zmm12 /* s4k_15 = and(s4k_o_15, modulus) */
+	vpshldd $16, %zmm0, %zmm2, %zmm31 /* l1in_10 = shld_native(w1_10, w2_10) */
+	vmovdqa64 %zmm2, %zmm1 /* w1_10 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_high16(%rip), %zmm0, %zmm1 /* l1in16_10 = ternlog(w1_10, w2_10, high16) */
+	vmovdqa64 %zmm3, 320(%rsp) /* spill fb_3 */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_3_rotl24(%rip), %zmm31, %zmm3 /* ur24_10 = lookup16(l1in_10, rotl24) */
+	vmovdqa64 %zmm21, 1024(%rsp) /* spill z_10 */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_3_rotl8(%rip), %zmm31, %zmm21 /* ur8_10 = lookup16(l1in_10, rotl8) */
+	vmovdqa64 %zmm30, 576(%rsp) /* spill x1_6 */
+	vmovdqa64 %zmm31, %zmm30 /* l1in_10 */
+	vpternlogd $0x96, %zmm1, %zmm21, %zmm30 /* ug_10 = ternlog(l1in_10, ur8_10, l1in16_10) */
+	vprold $2, %zmm30, %zmm1 /* ur2_10 = rotl_native(ug_10) */
+	vpternlogd $0x96, %zmm1, %zmm3, %zmm31 /* u_10 = ternlog(l1in_10, ur24_10, ur2_10) */
+	vpshldd $16, %zmm2, %zmm0, %zmm1 /* l2in_10 = shld_native(w2_10, w1_10) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_high16(%rip), %zmm2, %zmm0 /* l2in16_10 = ternlog(w2_10, w1_10, high16) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_3_rotl8(%rip), %zmm1, %zmm2 /* v8r8_10 = lookup16(l2in_10, rotl8) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_3_rotl24(%rip), %zmm1, %zmm3 /* v8r24_10 = lookup16(l2in_10, rotl24) */
+	vpternlogd $0x96, %zmm3, %zmm0, %zmm1 /* v8g_10 = ternlog(l2in_10, l2in16_10, v8r24_10) */
+	vprold $6, %zmm1, %zmm1 /* v8r6_10 = rotl_native(v8g_10) */
+	vpternlogd $0x96, %zmm1, %zmm0, %zmm2 /* v8_10 = ternlog(v8r8_10, l2in16_10, v8r6_10) */
+	vmovdqa64 %zmm2, %zmm0 /* v8_10 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_odd_bytes(%rip), %zmm31, %zmm0 /* sb_in_x_10 = ternlog(v8_10, u_10, odd_bytes) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_odd_bytes(%rip), %zmm2, %zmm31 /* sb_in_y_10 = ternlog(u_10, v8_10, odd_bytes) */
+	vgf2p8affineqb $0x0, .Lzuc_lanes_avx512_gfni_asm_3_gfni_mat(%rip), %zmm31, %zmm1 /* sb_s1_k_10 = gf2p8affine(sb_in_y_10, gfni_mat) */
+	vgf2p8affineinvqb $0x55, .Lzuc_lanes_avx512_gfni_asm_3_gfni_mat_1(%rip), %zmm1, %zmm1 /* sb_s1_10 = gf2p8affineinv(sb_s1_k_10, gfni_mat_1) */
+	vpandd %zmm28, %zmm0, %zmm2 /* sb_s0_xl_10 = and(sb_in_x_10, nibble_mask) */
+	vpsrlw $4, %zmm0, %zmm0 /* sb_s0_xs_10 = shr(sb_in_x_10) */
+	vpshufb %zmm2, %zmm26, %zmm3 /* sb_s0_p1_10 = lookup16(s0_p1, sb_s0_xl_10) */
+	vpternlogd $0x6a, %zmm3, %zmm28, %zmm0 /* sb_s0_t_10 = ternlog(sb_s0_xs_10, nibble_mask, sb_s0_p1_10) */
+	vpshufb %zmm0, %zmm27, %zmm3 /* sb_s0_p2_10 = lookup16(s0_p2, sb_s0_t_10) */
+	vpxord %zmm2, %zmm3, %zmm2 /* sb_s0_ol_10 = xor(sb_s0_p2_10, sb_s0_xl_10) */
+	vpshufb %zmm2, %zmm29, %zmm2 /* sb_s0_p3_10 = lookup16(s0_p3_rot, sb_s0_ol_10) */
+	vpaddb %zmm0, %zmm0, %zmm0 /* sb_s0_t2_10 = add(sb_s0_t_10, sb_s0_t_10) */
+	vpxord %zmm0, %zmm2, %zmm0 /* sb_s0_10 = xor(sb_s0_p3_10, sb_s0_t2_10) */
+	vmovdqa64 %zmm1, %zmm2 /* sb_s1_10 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_odd_bytes(%rip), %zmm0, %zmm2 /* sb_out_x_10 = ternlog(sb_s1_10, sb_s0_10, odd_bytes) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_odd_bytes(%rip), %zmm1, %zmm0 /* sb_out_y_10 = ternlog(sb_s0_10, sb_s1_10, odd_bytes) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_3_rotl24(%rip), %zmm0, %zmm0 /* r2_10 = lookup16(sb_out_y_10, rotl24) */
+	vpxord %zmm24, %zmm0, %zmm1 /* w2_11 = xor(r2_10, x1_7) */
+	vmovdqa64 1600(%rsp), %zmm3 /* reload g0s14 */
+	vpshldd $20, 1664(%rsp), %zmm3, %zmm21 /* s4k_o_10 = shld_native(g0s14, dbl_16) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_3_modulus(%rip), %zmm21, %zmm21 /* s4k_10 = and(s4k_o_10, modulus) */
+	vpaddd 1728(%rsp), %zmm21, %zmm21 /* fb0_s_20 = add(s4k_10, s0k_10) */
+	vpshldd $8, 1664(%rsp), %zmm3, %zmm24 /* s0k_o_14 = shld_native(g0s14, dbl_16) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_3_modulus(%rip), %zmm24, %zmm24 /* s0k_14 = and(s0k_o_14, modulus) */
+	vpaddd %zmm11, %zmm24, %zmm11 /* fb0_s_28 = add(s0k_14, s4k_14) */
+	vpshldd $21, %zmm13, %zmm4, %zmm24 /* s10k_o_10 = shld_native(fb_4, dbl_45) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_3_modulus(%rip), %zmm24, %zmm24 /* s10k_10 = and(s10k_o_10, modulus) */
+	vpshldd $16, %zmm13, %zmm6, %zmm13 /* x1_11 = shld_native(fb_6, dbl_45) */
+	vpshldd $17, %zmm16, %zmm7, %zmm30 /* s13k_o_10 = shld_native(fb_7, dbl_72) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_3_modulus(%rip), %zmm30, %zmm30 /* s13k_10 = and(s13k_o_10, modulus) */
+	vpaddd %zmm30, %zmm24, %zmm24 /* fb0_s_21 = add(s10k_10, s13k_10) */
+	vpshldd $15, %zmm19, %zmm9, %zmm30 /* s15k_o_10 = shld_native(fb_9, dbl_90) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_3_modulus(%rip), %zmm30, %zmm30 /* s15k_10 = and(s15k_o_10, modulus) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_3_minus_modulus(%rip), %zmm21, %zmm31 /* fb0_p_20 = add(fb0_s_20, minus_modulus) */
+	vpminud %zmm31, %zmm21, %zmm21 /* fb0_20 = minu(fb0_s_20, fb0_p_20) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_3_minus_modulus(%rip), %zmm24, %zmm31 /* fb0_p_21 = add(fb0_s_21, minus_modulus) */
+	vpminud %zmm31, %zmm24, %zmm24 /* fb0_21 = minu(fb0_s_21, fb0_p_21) */
+	vpaddd %zmm24, %zmm21, %zmm21 /* fb1_s_10 = add(fb0_20, fb0_21) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_3_minus_modulus(%rip), %zmm21, %zmm24 /* fb1_p_10 = add(fb1_s_10, minus_modulus) */
+	vpminud %zmm24, %zmm21, %zmm21 /* fb1_10 = minu(fb1_s_10, fb1_p_10) */
+	vpaddd %zmm30, %zmm21, %zmm21 /* fb2_s_10 = add(fb1_10, s15k_10) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_3_minus_modulus(%rip), %zmm21, %zmm24 /* fb2_p_10 = add(fb2_s_10, minus_modulus) */
+	vpminud %zmm24, %zmm21, %zmm21 /* fb2_10 = minu(fb2_s_10, fb2_p_10) */
+	vpaddd 1408(%rsp), %zmm21, %zmm21 /* fb_s_10 = add(fb2_10, g0s10) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_3_minus_modulus(%rip), %zmm21, %zmm24 /* fb_p_10 = add(fb_s_10, minus_modulus) */
+	vpmaxsd %zmm24, %zmm21, %zmm21 /* fb_10 = maxs(fb_s_10, fb_p_10) */
+
+	/* Round 11, lanes 0..15: BR, F (Z out), LFSR feedback. */
+	vpaddd %zmm21, %zmm21, %zmm24 /* dbl_99 = add(fb_10, fb_10) */
+	vmovdqa64 %zmm9, %zmm30 /* fb_9 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_high16(%rip), %zmm24, %zmm30 /* x0_11 = ternlog(fb_9, dbl_99, high16) */
+	vpxord %zmm2, %zmm30, %zmm30 /* x0r1_11 = xor(x0_11, sb_out_x_10) */
+	vpaddd %zmm0, %zmm30, %zmm0 /* w_11 = add(x0r1_11, r2_10) */
+	vpxord 896(%rsp), %zmm0, %zmm0 /* z_11 = xor(w_11, x1_2) */
+	vpaddd %zmm13, %zmm2, %zmm2 /* w1_11 = add(sb_out_x_10, x1_11) */
+	vpshldd $16, %zmm1, %zmm2, %zmm30 /* l1in_11 = shld_native(w1_11, w2_11) */
+	vmovdqa64 %zmm2, %zmm31 /* w1_11 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_high16(%rip), %zmm1, %zmm31 /* l1in16_11 = ternlog(w1_11, w2_11, high16) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_3_rotl24(%rip), %zmm30, %zmm3 /* ur24_11 = lookup16(l1in_11, rotl24) */
+	vmovdqa64 %zmm4, 896(%rsp) /* spill fb_4 */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_3_rotl8(%rip), %zmm30, %zmm4 /* ur8_11 = lookup16(l1in_11, rotl8) */
+	vmovdqa64 %zmm0, 1408(%rsp) /* spill z_11 */
+	vmovdqa64 %zmm30, %zmm0 /* l1in_11 */
+	vpternlogd $0x96, %zmm31, %zmm4, %zmm0 /* ug_11 = ternlog(l1in_11, ur8_11, l1in16_11) */
+	vprold $2, %zmm0, %zmm0 /* ur2_11 = rotl_native(ug_11) */
+	vpternlogd $0x96, %zmm0, %zmm3, %zmm30 /* u_11 = ternlog(l1in_11, ur24_11, ur2_11) */
+	vpshldd $16, %zmm2, %zmm1, %zmm0 /* l2in_11 = shld_native(w2_11, w1_11) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_high16(%rip), %zmm2, %zmm1 /* l2in16_11 = ternlog(w2_11, w1_11, high16) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_3_rotl8(%rip), %zmm0, %zmm2 /* v8r8_11 = lookup16(l2in_11, rotl8) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_3_rotl24(%rip), %zmm0, %zmm3 /* v8r24_11 = lookup16(l2in_11, rotl24) */
+	vpternlogd $0x96, %zmm3, %zmm1, %zmm0 /* v8g_11 = ternlog(l2in_11, l2in16_11, v8r24_11) */
+	vprold $6, %zmm0, %zmm0 /* v8r6_11 = rotl_native(v8g_11) */
+	vpternlogd $0x96, %zmm0, %zmm1, %zmm2 /* v8_11 = ternlog(v8r8_11, l2in16_11, v8r6_11) */
+	vmovdqa64 %zmm2, %zmm0 /* v8_11 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_odd_bytes(%rip), %zmm30, %zmm0 /* sb_in_x_11 = ternlog(v8_11, u_11, odd_bytes) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_odd_bytes(%rip), %zmm2, %zmm30 /* sb_in_y_11 = ternlog(u_11, v8_11, odd_bytes) */
+	vgf2p8affineqb $0x0, .Lzuc_lanes_avx512_gfni_asm_3_gfni_mat(%rip), %zmm30, %zmm1 /* sb_s1_k_11 = gf2p8affine(sb_in_y_11, gfni_mat) */
+	vgf2p8affineinvqb $0x55, .Lzuc_lanes_avx512_gfni_asm_3_gfni_mat_1(%rip), %zmm1, %zmm1 /* sb_s1_11 = gf2p8affineinv(sb_s1_k_11, gfni_mat_1) */
+	vpandd %zmm28, %zmm0, %zmm2 /* sb_s0_xl_11 = and(sb_in_x_11, nibble_mask) */
+	vpsrlw $4, %zmm0, %zmm0 /* sb_s0_xs_11 = shr(sb_in_x_11) */
+	vpshufb %zmm2, %zmm26, %zmm3 /* sb_s0_p1_11 = lookup16(s0_p1, sb_s0_xl_11) */
+	vpternlogd $0x6a, %zmm3, %zmm28, %zmm0 /* sb_s0_t_11 = ternlog(sb_s0_xs_11, nibble_mask, sb_s0_p1_11) */
+	vpshufb %zmm0, %zmm27, %zmm3 /* sb_s0_p2_11 = lookup16(s0_p2, sb_s0_t_11) */
+	vpxord %zmm2, %zmm3, %zmm2 /* sb_s0_ol_11 = xor(sb_s0_p2_11, sb_s0_xl_11) */
+	vpshufb %zmm2, %zmm29, %zmm2 /* sb_s0_p3_11 = lookup16(s0_p3_rot, sb_s0_ol_11) */
+	vpaddb %zmm0, %zmm0, %zmm0 /* sb_s0_t2_11 = add(sb_s0_t_11, sb_s0_t_11) */
+	vpxord %zmm0, %zmm2, %zmm0 /* sb_s0_11 = xor(sb_s0_p3_11, sb_s0_t2_11) */
+	vmovdqa64 %zmm1, %zmm2 /* sb_s1_11 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_odd_bytes(%rip), %zmm0, %zmm2 /* sb_out_x_11 = ternlog(sb_s1_11, sb_s0_11, odd_bytes) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_odd_bytes(%rip), %zmm1, %zmm0 /* sb_out_y_11 = ternlog(sb_s0_11, sb_s1_11, odd_bytes) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_3_rotl24(%rip), %zmm0, %zmm0 /* r2_11 = lookup16(sb_out_y_11, rotl24) */
+	vpxord %zmm22, %zmm0, %zmm1 /* w2_12 = xor(r2_11, x1_8) */
+	vmovdqa64 64(%rsp), %zmm3 /* reload g0s15 */
+	vpshldd $20, 960(%rsp), %zmm3, %zmm4 /* s4k_o_11 = shld_native(g0s15, dbl) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_3_modulus(%rip), %zmm4, %zmm4 /* s4k_11 = and(s4k_o_11, modulus) */
+	vpaddd 1792(%rsp), %zmm4, %zmm4 /* fb0_s_22 = add(s4k_11, s0k_11) */
+	vpshldd $8, 960(%rsp), %zmm3, %zmm22 /* s0k_o_15 = shld_native(g0s15, dbl) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_3_modulus(%rip), %zmm22, %zmm22 /* s0k_15 = and(s0k_o_15, modulus) */
+	vpaddd %zmm12, %zmm22, %zmm12 /* fb0_s_30 = add(s0k_15, s4k_15) */
+	vpshldd $21, %zmm14, %zmm5, %zmm22 /* s10k_o_11 = shld_native(fb_5, dbl_54) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_3_modulus(%rip), %zmm22, %zmm22 /* s10k_11 = and(s10k_o_11, modulus) */
+	vpshldd $16, %zmm14, %zmm7, %zmm14 /* x1_12 = shld_native(fb_7, dbl_54) */
+	vpaddd %zmm14, %zmm2, %zmm14 /* w1_12 = add(sb_out_x_11, x1_12) */
+	vpshldd $17, %zmm10, %zmm8, %zmm30 /* s13k_o_11 = shld_native(fb_8, dbl_81) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_3_modulus(%rip), %zmm30, %zmm30 /* s13k_11 = and(s13k_o_11, modulus) */
+	vpaddd %zmm30, %zmm22, %zmm22 /* fb0_s_23 = add(s10k_11, s13k_11) */
+	vpshldd $15, %zmm24, %zmm21, %zmm30 /* s15k_o_11 = shld_native(fb_10, dbl_99) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_3_modulus(%rip), %zmm30, %zmm30 /* s15k_11 = and(s15k_o_11, modulus) */
+	vpshldd $17, %zmm24, %zmm21, %zmm24 /* s13k_o_13 = shld_native(fb_10, dbl_99) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_3_modulus(%rip), %zmm24, %zmm24 /* s13k_13 = and(s13k_o_13, modulus) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_3_minus_modulus(%rip), %zmm4, %zmm31 /* fb0_p_22 = add(fb0_s_22, minus_modulus) */
+	vpminud %zmm31, %zmm4, %zmm4 /* fb0_22 = minu(fb0_s_22, fb0_p_22) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_3_minus_modulus(%rip), %zmm22, %zmm31 /* fb0_p_23 = add(fb0_s_23, minus_modulus) */
+	vpminud %zmm31, %zmm22, %zmm22 /* fb0_23 = minu(fb0_s_23, fb0_p_23) */
+	vpaddd %zmm22, %zmm4, %zmm4 /* fb1_s_11 = add(fb0_22, fb0_23) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_3_minus_modulus(%rip), %zmm4, %zmm22 /* fb1_p_11 = add(fb1_s_11, minus_modulus) */
+	vpminud %zmm22, %zmm4, %zmm4 /* fb1_11 = minu(fb1_s_11, fb1_p_11) */
+	vpaddd %zmm30, %zmm4, %zmm4 /* fb2_s_11 = add(fb1_11, s15k_11) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_3_minus_modulus(%rip), %zmm4, %zmm22 /* fb2_p_11 = add(fb2_s_11, minus_modulus) */
+	vpminud %zmm22, %zmm4, %zmm4 /* fb2_11 = minu(fb2_s_11, fb2_p_11) */
+	vpaddd 640(%rsp), %zmm4, %zmm4 /* fb_s_11 = add(fb2_11, g0s11) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_3_minus_modulus(%rip), %zmm4, %zmm22 /* fb_p_11 = add(fb_s_11, minus_modulus) */
+	vpmaxsd %zmm22, %zmm4, %zmm4 /* fb_11 = maxs(fb_s_11, fb_p_11) */
+
+	/* Round 12, lanes 0..15: BR, F (Z out), LFSR feedback. */
+	vpaddd %zmm4, %zmm4, %zmm22 /* dbl_108 = add(fb_11, fb_11) */
+	vmovdqa64 %zmm21, %zmm30 /* fb_10 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_high16(%rip), %zmm22, %zmm30 /* x0_12 = ternlog(fb_10, dbl_108, high16) */
+	vpxord %zmm2, %zmm30, %zmm2 /* x0r1_12 = xor(x0_12, sb_out_x_11) */
+	vpaddd %zmm0, %zmm2, %zmm0 /* w_12 = add(x0r1_12, r2_11) */
+	vpxord 1344(%rsp), %zmm0, %zmm0 /* z_12 = xor(w_12, x1_3) */
+	vpshldd $16, %zmm1, %zmm14, %zmm2 /* l1in_12 = shld_native(w1_12, w2_12) */
+	vmovdqa64 %zmm14, %zmm30 /* w1_12 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_high16(%rip), %zmm1, %zmm30 /* l1in16_12 = ternlog(w1_12, w2_12, high16) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_3_rotl24(%rip), %zmm2, %zmm31 /* ur24_12 = lookup16(l1in_12, rotl24) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_3_rotl8(%rip), %zmm2, %zmm3 /* ur8_12 = lookup16(l1in_12, rotl8) */
+	vmovdqa64 %zmm5, 1344(%rsp) /* spill fb_5 */
+	vmovdqa64 %zmm2, %zmm5 /* l1in_12 */
+	vpternlogd $0x96, %zmm30, %zmm3, %zmm5 /* ug_12 = ternlog(l1in_12, ur8_12, l1in16_12) */
+	vprold $2, %zmm5, %zmm3 /* ur2_12 = rotl_native(ug_12) */
+	vpternlogd $0x96, %zmm3, %zmm31, %zmm2 /* u_12 = ternlog(l1in_12, ur24_12, ur2_12) */
+	vpshldd $16, %zmm14, %zmm1, %zmm3 /* l2in_12 = shld_native(w2_12, w1_12) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_high16(%rip), %zmm14, %zmm1 /* l2in16_12 = ternlog(w2_12, w1_12, high16) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_3_rotl8(%rip), %zmm3, %zmm5 /* v8r8_12 = lookup16(l2in_12, rotl8) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_3_rotl24(%rip), %zmm3, %zmm14 /* v8r24_12 = lookup16(l2in_12, rotl24) */
+	vpternlogd $0x96, %zmm14, %zmm1, %zmm3 /* v8g_12 = ternlog(l2in_12, l2in16_12, v8r24_12) */
+	vprold $6, %zmm3, %zmm3 /* v8r6_12 = rotl_native(v8g_12) */
+	vpternlogd $0x96, %zmm3, %zmm1, %zmm5 /* v8_12 = ternlog(v8r8_12, l2in16_12, v8r6_12) */
+	vmovdqa64 %zmm5, %zmm1 /* v8_12 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_odd_bytes(%rip), %zmm2, %zmm1 /* sb_in_x_12 = ternlog(v8_12, u_12, odd_bytes) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_odd_bytes(%rip), %zmm5, %zmm2 /* sb_in_y_12 = ternlog(u_12, v8_12, odd_bytes) */
+	vgf2p8affineqb $0x0, .Lzuc_lanes_avx512_gfni_asm_3_gfni_mat(%rip), %zmm2, %zmm2 /* sb_s1_k_12 = gf2p8affine(sb_in_y_12, gfni_mat) */
+	vgf2p8affineinvqb $0x55, .Lzuc_lanes_avx512_gfni_asm_3_gfni_mat_1(%rip), %zmm2, %zmm2 /* sb_s1_12 = gf2p8affineinv(sb_s1_k_12, gfni_mat_1) */
+	vpandd %zmm28, %zmm1, %zmm3 /* sb_s0_xl_12 = and(sb_in_x_12, nibble_mask) */
+	vpsrlw $4, %zmm1, %zmm1 /* sb_s0_xs_12 = shr(sb_in_x_12) */
+	vpshufb %zmm3, %zmm26, %zmm5 /* sb_s0_p1_12 = lookup16(s0_p1, sb_s0_xl_12) */
+	vpternlogd $0x6a, %zmm5, %zmm28, %zmm1 /* sb_s0_t_12 = ternlog(sb_s0_xs_12, nibble_mask, sb_s0_p1_12) */
+	vpshufb %zmm1, %zmm27, %zmm5 /* sb_s0_p2_12 = lookup16(s0_p2, sb_s0_t_12) */
+	vpxord %zmm3, %zmm5, %zmm3 /* sb_s0_ol_12 = xor(sb_s0_p2_12, sb_s0_xl_12) */
+	vpshufb %zmm3, %zmm29, %zmm3 /* sb_s0_p3_12 = lookup16(s0_p3_rot, sb_s0_ol_12) */
+	vpaddb %zmm1, %zmm1, %zmm1 /* sb_s0_t2_12 = add(sb_s0_t_12, sb_s0_t_12) */
+	vpxord %zmm1, %zmm3, %zmm1 /* sb_s0_12 = xor(sb_s0_p3_12, sb_s0_t2_12) */
+	vmovdqa64 %zmm2, %zmm3 /* sb_s1_12 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_odd_bytes(%rip), %zmm1, %zmm3 /* sb_out_x_12 = ternlog(sb_s1_12, sb_s0_12, odd_bytes) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_odd_bytes(%rip), %zmm2, %zmm1 /* sb_out_y_12 = ternlog(sb_s0_12, sb_s1_12, odd_bytes) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_3_rotl24(%rip), %zmm1, %zmm1 /* r2_12 = lookup16(sb_out_y_12, rotl24) */
+	vpxord %zmm20, %zmm1, %zmm2 /* w2_13 = xor(r2_12, x1_9) */
+	vpshldd $21, %zmm15, %zmm6, %zmm5 /* s10k_o_12 = shld_native(fb_6, dbl_63) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_3_modulus(%rip), %zmm5, %zmm5 /* s10k_12 = and(s10k_o_12, modulus) */
+	vpshldd $16, %zmm15, %zmm8, %zmm14 /* x1_13 = shld_native(fb_8, dbl_63) */
+	vpaddd %zmm14, %zmm3, %zmm14 /* w1_13 = add(sb_out_x_12, x1_13) */
+	vpshldd $17, %zmm19, %zmm9, %zmm15 /* s13k_o_12 = shld_native(fb_9, dbl_90) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_3_modulus(%rip), %zmm15, %zmm15 /* s13k_12 = and(s13k_o_12, modulus) */
+	vpaddd %zmm15, %zmm5, %zmm5 /* fb0_s_25 = add(s10k_12, s13k_12) */
+	vpshldd $21, %zmm19, %zmm9, %zmm15 /* s10k_o_15 = shld_native(fb_9, dbl_90) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_3_modulus(%rip), %zmm15, %zmm15 /* s10k_15 = and(s10k_o_15, modulus) */
+	vpshldd $15, %zmm22, %zmm4, %zmm19 /* s15k_o_12 = shld_native(fb_11, dbl_108) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_3_modulus(%rip), %zmm19, %zmm19 /* s15k_12 = and(s15k_o_12, modulus) */
+	vpshldd $17, %zmm22, %zmm4, %zmm20 /* s13k_o_14 = shld_native(fb_11, dbl_108) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_3_modulus(%rip), %zmm20, %zmm20 /* s13k_14 = and(s13k_o_14, modulus) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_3_minus_modulus(%rip), %zmm18, %zmm22 /* fb0_p_24 = add(fb0_s_24, minus_modulus) */
+	vpminud %zmm22, %zmm18, %zmm18 /* fb0_24 = minu(fb0_s_24, fb0_p_24) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_3_minus_modulus(%rip), %zmm5, %zmm22 /* fb0_p_25 = add(fb0_s_25, minus_modulus) */
+	vpminud %zmm22, %zmm5, %zmm5 /* fb0_25 = minu(fb0_s_25, fb0_p_25) */
+	vpaddd %zmm5, %zmm18, %zmm5 /* fb1_s_12 = add(fb0_24, fb0_25) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_3_minus_modulus(%rip), %zmm5, %zmm18 /* fb1_p_12 = add(fb1_s_12, minus_modulus) */
+	vpminud %zmm18, %zmm5, %zmm5 /* fb1_12 = minu(fb1_s_12, fb1_p_12) */
+	vpaddd %zmm19, %zmm5, %zmm5 /* fb2_s_12 = add(fb1_12, s15k_12) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_3_minus_modulus(%rip), %zmm5, %zmm18 /* fb2_p_12 = add(fb2_s_12, minus_modulus) */
+	vpminud %zmm18, %zmm5, %zmm5 /* fb2_12 = minu(fb2_s_12, fb2_p_12) */
+	vpaddd 1088(%rsp), %zmm5, %zmm5 /* fb_s_12 = add(fb2_12, g0s12) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_3_minus_modulus(%rip), %zmm5, %zmm18 /* fb_p_12 = add(fb_s_12, minus_modulus) */
+	vpmaxsd %zmm18, %zmm5, %zmm5 /* fb_12 = maxs(fb_s_12, fb_p_12) */
+
+	/* Round 13, lanes 0..15: BR, F (Z out), LFSR feedback. */
+	vpaddd %zmm5, %zmm5, %zmm18 /* dbl_117 = add(fb_12, fb_12) */
+	vmovdqa64 %zmm4, %zmm19 /* fb_11 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_high16(%rip), %zmm18, %zmm19 /* x0_13 = ternlog(fb_11, dbl_117, high16) */
+	vpxord %zmm3, %zmm19, %zmm3 /* x0r1_13 = xor(x0_13, sb_out_x_12) */
+	vpaddd %zmm1, %zmm3, %zmm1 /* w_13 = add(x0r1_13, r2_12) */
+	vpxord 1536(%rsp), %zmm1, %zmm1 /* z_13 = xor(w_13, x1_4) */
+	vpshldd $16, %zmm2, %zmm14, %zmm3 /* l1in_13 = shld_native(w1_13, w2_13) */
+	vmovdqa64 %zmm14, %zmm19 /* w1_13 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_high16(%rip), %zmm2, %zmm19 /* l1in16_13 = ternlog(w1_13, w2_13, high16) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_3_rotl24(%rip), %zmm3, %zmm22 /* ur24_13 = lookup16(l1in_13, rotl24) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_3_rotl8(%rip), %zmm3, %zmm30 /* ur8_13 = lookup16(l1in_13, rotl8) */
+	vmovdqa64 %zmm3, %zmm31 /* l1in_13 */
+	vpternlogd $0x96, %zmm19, %zmm30, %zmm31 /* ug_13 = ternlog(l1in_13, ur8_13, l1in16_13) */
+	vprold $2, %zmm31, %zmm19 /* ur2_13 = rotl_native(ug_13) */
+	vpternlogd $0x96, %zmm19, %zmm22, %zmm3 /* u_13 = ternlog(l1in_13, ur24_13, ur2_13) */
+	vpshldd $16, %zmm14, %zmm2, %zmm19 /* l2in_13 = shld_native(w2_13, w1_13) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_high16(%rip), %zmm14, %zmm2 /* l2in16_13 = ternlog(w2_13, w1_13, high16) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_3_rotl8(%rip), %zmm19, %zmm14 /* v8r8_13 = lookup16(l2in_13, rotl8) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_3_rotl24(%rip), %zmm19, %zmm22 /* v8r24_13 = lookup16(l2in_13, rotl24) */
+	vpternlogd $0x96, %zmm22, %zmm2, %zmm19 /* v8g_13 = ternlog(l2in_13, l2in16_13, v8r24_13) */
+	vprold $6, %zmm19, %zmm19 /* v8r6_13 = rotl_native(v8g_13) */
+	vpternlogd $0x96, %zmm19, %zmm2, %zmm14 /* v8_13 = ternlog(v8r8_13, l2in16_13, v8r6_13) */
+	vmovdqa64 %zmm14, %zmm2 /* v8_13 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_odd_bytes(%rip), %zmm3, %zmm2 /* sb_in_x_13 = ternlog(v8_13, u_13, odd_bytes) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_odd_bytes(%rip), %zmm14, %zmm3 /* sb_in_y_13 = ternlog(u_13, v8_13, odd_bytes) */
+	vgf2p8affineqb $0x0, .Lzuc_lanes_avx512_gfni_asm_3_gfni_mat(%rip), %zmm3, %zmm3 /* sb_s1_k_13 = gf2p8affine(sb_in_y_13, gfni_mat) */
+	vgf2p8affineinvqb $0x55, .Lzuc_lanes_avx512_gfni_asm_3_gfni_mat_1(%rip), %zmm3, %zmm3 /* sb_s1_13 = gf2p8affineinv(sb_s1_k_13, gfni_mat_1) */
+	vpandd %zmm28, %zmm2, %zmm14 /* sb_s0_xl_13 = and(sb_in_x_13, nibble_mask) */
+	vpsrlw $4, %zmm2, %zmm2 /* sb_s0_xs_13 = shr(sb_in_x_13) */
+	vpshufb %zmm14, %zmm26, %zmm19 /* sb_s0_p1_13 = lookup16(s0_p1, sb_s0_xl_13) */
+	vpternlogd $0x6a, %zmm19, %zmm28, %zmm2 /* sb_s0_t_13 = ternlog(sb_s0_xs_13, nibble_mask, sb_s0_p1_13) */
+	vpshufb %zmm2, %zmm27, %zmm19 /* sb_s0_p2_13 = lookup16(s0_p2, sb_s0_t_13) */
+	vpxord %zmm14, %zmm19, %zmm14 /* sb_s0_ol_13 = xor(sb_s0_p2_13, sb_s0_xl_13) */
+	vpshufb %zmm14, %zmm29, %zmm14 /* sb_s0_p3_13 = lookup16(s0_p3_rot, sb_s0_ol_13) */
+	vpaddb %zmm2, %zmm2, %zmm2 /* sb_s0_t2_13 = add(sb_s0_t_13, sb_s0_t_13) */
+	vpxord %zmm2, %zmm14, %zmm2 /* sb_s0_13 = xor(sb_s0_p3_13, sb_s0_t2_13) */
+	vmovdqa64 %zmm3, %zmm14 /* sb_s1_13 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_odd_bytes(%rip), %zmm2, %zmm14 /* sb_out_x_13 = ternlog(sb_s1_13, sb_s0_13, odd_bytes) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_odd_bytes(%rip), %zmm3, %zmm2 /* sb_out_y_13 = ternlog(sb_s0_13, sb_s1_13, odd_bytes) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_3_rotl24(%rip), %zmm2, %zmm2 /* r2_13 = lookup16(sb_out_y_13, rotl24) */
+	vpxord %zmm25, %zmm2, %zmm3 /* w2_14 = xor(r2_13, x1_10) */
+	vpshldd $21, %zmm16, %zmm7, %zmm19 /* s10k_o_13 = shld_native(fb_7, dbl_72) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_3_modulus(%rip), %zmm19, %zmm19 /* s10k_13 = and(s10k_o_13, modulus) */
+	vpaddd %zmm24, %zmm19, %zmm19 /* fb0_s_27 = add(s10k_13, s13k_13) */
+	vpshldd $16, %zmm16, %zmm9, %zmm16 /* x1_14 = shld_native(fb_9, dbl_72) */
+	vpaddd %zmm16, %zmm14, %zmm16 /* w1_14 = add(sb_out_x_13, x1_14) */
+	vpshldd $15, %zmm18, %zmm5, %zmm22 /* s15k_o_13 = shld_native(fb_12, dbl_117) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_3_modulus(%rip), %zmm22, %zmm22 /* s15k_13 = and(s15k_o_13, modulus) */
+	vpshldd $17, %zmm18, %zmm5, %zmm18 /* s13k_o_15 = shld_native(fb_12, dbl_117) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_3_modulus(%rip), %zmm18, %zmm18 /* s13k_15 = and(s13k_o_15, modulus) */
+	vpaddd %zmm18, %zmm15, %zmm15 /* fb0_s_31 = add(s10k_15, s13k_15) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_3_minus_modulus(%rip), %zmm17, %zmm18 /* fb0_p_26 = add(fb0_s_26, minus_modulus) */
+	vpminud %zmm18, %zmm17, %zmm17 /* fb0_26 = minu(fb0_s_26, fb0_p_26) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_3_minus_modulus(%rip), %zmm19, %zmm18 /* fb0_p_27 = add(fb0_s_27, minus_modulus) */
+	vpminud %zmm18, %zmm19, %zmm18 /* fb0_27 = minu(fb0_s_27, fb0_p_27) */
+	vpaddd %zmm18, %zmm17, %zmm17 /* fb1_s_13 = add(fb0_26, fb0_27) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_3_minus_modulus(%rip), %zmm17, %zmm18 /* fb1_p_13 = add(fb1_s_13, minus_modulus) */
+	vpminud %zmm18, %zmm17, %zmm17 /* fb1_13 = minu(fb1_s_13, fb1_p_13) */
+	vpaddd %zmm22, %zmm17, %zmm17 /* fb2_s_13 = add(fb1_13, s15k_13) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_3_minus_modulus(%rip), %zmm17, %zmm18 /* fb2_p_13 = add(fb2_s_13, minus_modulus) */
+	vpminud %zmm18, %zmm17, %zmm17 /* fb2_13 = minu(fb2_s_13, fb2_p_13) */
+	vpaddd 1472(%rsp), %zmm17, %zmm17 /* fb_s_13 = add(fb2_13, g0s13) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_3_minus_modulus(%rip), %zmm17, %zmm18 /* fb_p_13 = add(fb_s_13, minus_modulus) */
+	vpmaxsd %zmm18, %zmm17, %zmm17 /* fb_13 = maxs(fb_s_13, fb_p_13) */
+
+	/* Round 14, lanes 0..15: BR, F (Z out), LFSR feedback. */
+	vpaddd %zmm17, %zmm17, %zmm18 /* dbl_126 = add(fb_13, fb_13) */
+	vmovdqa64 %zmm5, %zmm19 /* fb_12 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_high16(%rip), %zmm18, %zmm19 /* x0_14 = ternlog(fb_12, dbl_126, high16) */
+	vpxord %zmm14, %zmm19, %zmm14 /* x0r1_14 = xor(x0_14, sb_out_x_13) */
+	vpaddd %zmm2, %zmm14, %zmm2 /* w_14 = add(x0r1_14, r2_13) */
+	vpxord %zmm23, %zmm2, %zmm2 /* z_14 = xor(w_14, x1_5) */
+	vpshldd $15, %zmm18, %zmm17, %zmm14 /* s15k_o_14 = shld_native(fb_13, dbl_126) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_3_modulus(%rip), %zmm14, %zmm14 /* s15k_14 = and(s15k_o_14, modulus) */
+	vpshldd $16, %zmm3, %zmm16, %zmm18 /* l1in_14 = shld_native(w1_14, w2_14) */
+	vmovdqa64 %zmm16, %zmm19 /* w1_14 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_high16(%rip), %zmm3, %zmm19 /* l1in16_14 = ternlog(w1_14, w2_14, high16) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_3_rotl24(%rip), %zmm18, %zmm22 /* ur24_14 = lookup16(l1in_14, rotl24) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_3_rotl8(%rip), %zmm18, %zmm23 /* ur8_14 = lookup16(l1in_14, rotl8) */
+	vmovdqa64 %zmm18, %zmm24 /* l1in_14 */
+	vpternlogd $0x96, %zmm19, %zmm23, %zmm24 /* ug_14 = ternlog(l1in_14, ur8_14, l1in16_14) */
+	vprold $2, %zmm24, %zmm19 /* ur2_14 = rotl_native(ug_14) */
+	vpternlogd $0x96, %zmm19, %zmm22, %zmm18 /* u_14 = ternlog(l1in_14, ur24_14, ur2_14) */
+	vpshldd $16, %zmm16, %zmm3, %zmm19 /* l2in_14 = shld_native(w2_14, w1_14) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_high16(%rip), %zmm16, %zmm3 /* l2in16_14 = ternlog(w2_14, w1_14, high16) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_3_rotl8(%rip), %zmm19, %zmm16 /* v8r8_14 = lookup16(l2in_14, rotl8) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_3_rotl24(%rip), %zmm19, %zmm22 /* v8r24_14 = lookup16(l2in_14, rotl24) */
+	vpternlogd $0x96, %zmm22, %zmm3, %zmm19 /* v8g_14 = ternlog(l2in_14, l2in16_14, v8r24_14) */
+	vprold $6, %zmm19, %zmm19 /* v8r6_14 = rotl_native(v8g_14) */
+	vpternlogd $0x96, %zmm19, %zmm3, %zmm16 /* v8_14 = ternlog(v8r8_14, l2in16_14, v8r6_14) */
+	vmovdqa64 %zmm16, %zmm3 /* v8_14 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_odd_bytes(%rip), %zmm18, %zmm3 /* sb_in_x_14 = ternlog(v8_14, u_14, odd_bytes) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_odd_bytes(%rip), %zmm16, %zmm18 /* sb_in_y_14 = ternlog(u_14, v8_14, odd_bytes) */
+	vgf2p8affineqb $0x0, .Lzuc_lanes_avx512_gfni_asm_3_gfni_mat(%rip), %zmm18, %zmm16 /* sb_s1_k_14 = gf2p8affine(sb_in_y_14, gfni_mat) */
+	vgf2p8affineinvqb $0x55, .Lzuc_lanes_avx512_gfni_asm_3_gfni_mat_1(%rip), %zmm16, %zmm16 /* sb_s1_14 = gf2p8affineinv(sb_s1_k_14, gfni_mat_1) */
+	vpandd %zmm28, %zmm3, %zmm18 /* sb_s0_xl_14 = and(sb_in_x_14, nibble_mask) */
+	vpsrlw $4, %zmm3, %zmm3 /* sb_s0_xs_14 = shr(sb_in_x_14) */
+	vpshufb %zmm18, %zmm26, %zmm19 /* sb_s0_p1_14 = lookup16(s0_p1, sb_s0_xl_14) */
+	vpternlogd $0x6a, %zmm19, %zmm28, %zmm3 /* sb_s0_t_14 = ternlog(sb_s0_xs_14, nibble_mask, sb_s0_p1_14) */
+	vpshufb %zmm3, %zmm27, %zmm19 /* sb_s0_p2_14 = lookup16(s0_p2, sb_s0_t_14) */
+	vpxord %zmm18, %zmm19, %zmm18 /* sb_s0_ol_14 = xor(sb_s0_p2_14, sb_s0_xl_14) */
+	vpshufb %zmm18, %zmm29, %zmm18 /* sb_s0_p3_14 = lookup16(s0_p3_rot, sb_s0_ol_14) */
+	vpaddb %zmm3, %zmm3, %zmm3 /* sb_s0_t2_14 = add(sb_s0_t_14, sb_s0_t_14) */
+	vpxord %zmm3, %zmm18, %zmm3 /* sb_s0_14 = xor(sb_s0_p3_14, sb_s0_t2_14) */
+	vmovdqa64 %zmm16, %zmm18 /* sb_s1_14 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_odd_bytes(%rip), %zmm3, %zmm18 /* sb_out_x_14 = ternlog(sb_s1_14, sb_s0_14, odd_bytes) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_odd_bytes(%rip), %zmm16, %zmm3 /* sb_out_y_14 = ternlog(sb_s0_14, sb_s1_14, odd_bytes) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_3_rotl24(%rip), %zmm3, %zmm3 /* r2_14 = lookup16(sb_out_y_14, rotl24) */
+	vpxord %zmm13, %zmm3, %zmm13 /* w2_15 = xor(r2_14, x1_11) */
+	vpshldd $21, %zmm10, %zmm8, %zmm16 /* s10k_o_14 = shld_native(fb_8, dbl_81) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_3_modulus(%rip), %zmm16, %zmm16 /* s10k_14 = and(s10k_o_14, modulus) */
+	vpaddd %zmm20, %zmm16, %zmm16 /* fb0_s_29 = add(s10k_14, s13k_14) */
+	vpshldd $16, %zmm10, %zmm21, %zmm10 /* x1_15 = shld_native(fb_10, dbl_81) */
+	vpaddd %zmm10, %zmm18, %zmm10 /* w1_15 = add(sb_out_x_14, x1_15) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_3_minus_modulus(%rip), %zmm11, %zmm19 /* fb0_p_28 = add(fb0_s_28, minus_modulus) */
+	vpminud %zmm19, %zmm11, %zmm11 /* fb0_28 = minu(fb0_s_28, fb0_p_28) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_3_minus_modulus(%rip), %zmm16, %zmm19 /* fb0_p_29 = add(fb0_s_29, minus_modulus) */
+	vpminud %zmm19, %zmm16, %zmm16 /* fb0_29 = minu(fb0_s_29, fb0_p_29) */
+	vpaddd %zmm16, %zmm11, %zmm11 /* fb1_s_14 = add(fb0_28, fb0_29) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_3_minus_modulus(%rip), %zmm11, %zmm16 /* fb1_p_14 = add(fb1_s_14, minus_modulus) */
+	vpminud %zmm16, %zmm11, %zmm11 /* fb1_14 = minu(fb1_s_14, fb1_p_14) */
+	vpaddd %zmm14, %zmm11, %zmm11 /* fb2_s_14 = add(fb1_14, s15k_14) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_3_minus_modulus(%rip), %zmm11, %zmm14 /* fb2_p_14 = add(fb2_s_14, minus_modulus) */
+	vpminud %zmm14, %zmm11, %zmm11 /* fb2_14 = minu(fb2_s_14, fb2_p_14) */
+	vpaddd 1600(%rsp), %zmm11, %zmm11 /* fb_s_14 = add(fb2_14, g0s14) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_3_minus_modulus(%rip), %zmm11, %zmm14 /* fb_p_14 = add(fb_s_14, minus_modulus) */
+	vpmaxsd %zmm14, %zmm11, %zmm11 /* fb_14 = maxs(fb_s_14, fb_p_14) */
+
+	/* Round 15, lanes 0..15: BR, F (Z out), LFSR feedback. */
+	vpaddd %zmm11, %zmm11, %zmm14 /* dbl_135 = add(fb_14, fb_14) */
+	vmovdqa64 %zmm17, %zmm16 /* fb_13 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_high16(%rip), %zmm14, %zmm16 /* x0_15 = ternlog(fb_13, dbl_135, high16) */
+	vpxord %zmm18, %zmm16, %zmm16 /* x0r1_15 = xor(x0_15, sb_out_x_14) */
+	vpaddd %zmm3, %zmm16, %zmm3 /* w_15 = add(x0r1_15, r2_14) */
+	vpxord 576(%rsp), %zmm3, %zmm3 /* z_15 = xor(w_15, x1_6) */
+	vpshldd $15, %zmm14, %zmm11, %zmm14 /* s15k_o_15 = shld_native(fb_14, dbl_135) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_3_modulus(%rip), %zmm14, %zmm14 /* s15k_15 = and(s15k_o_15, modulus) */
+	vpshldd $16, %zmm13, %zmm10, %zmm16 /* l1in_15 = shld_native(w1_15, w2_15) */
+	vmovdqa64 %zmm10, %zmm18 /* w1_15 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_high16(%rip), %zmm13, %zmm18 /* l1in16_15 = ternlog(w1_15, w2_15, high16) */
+	vmovdqa64 %zmm13, %zmm19 /* w2_15 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_high16(%rip), %zmm10, %zmm19 /* l2in16_15 = ternlog(w2_15, w1_15, high16) */
+	vpshldd $16, %zmm10, %zmm13, %zmm10 /* l2in_15 = shld_native(w2_15, w1_15) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_3_rotl24(%rip), %zmm16, %zmm13 /* ur24_15 = lookup16(l1in_15, rotl24) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_3_rotl8(%rip), %zmm16, %zmm20 /* ur8_15 = lookup16(l1in_15, rotl8) */
+	vmovdqa64 %zmm16, %zmm22 /* l1in_15 */
+	vpternlogd $0x96, %zmm18, %zmm20, %zmm22 /* ug_15 = ternlog(l1in_15, ur8_15, l1in16_15) */
+	vprold $2, %zmm22, %zmm18 /* ur2_15 = rotl_native(ug_15) */
+	vpternlogd $0x96, %zmm18, %zmm13, %zmm16 /* u_15 = ternlog(l1in_15, ur24_15, ur2_15) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_3_rotl8(%rip), %zmm10, %zmm13 /* v8r8_15 = lookup16(l2in_15, rotl8) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_3_rotl24(%rip), %zmm10, %zmm18 /* v8r24_15 = lookup16(l2in_15, rotl24) */
+	vpternlogd $0x96, %zmm18, %zmm19, %zmm10 /* v8g_15 = ternlog(l2in_15, l2in16_15, v8r24_15) */
+	vprold $6, %zmm10, %zmm10 /* v8r6_15 = rotl_native(v8g_15) */
+	vpternlogd $0x96, %zmm10, %zmm19, %zmm13 /* v8_15 = ternlog(v8r8_15, l2in16_15, v8r6_15) */
+	vmovdqa64 %zmm13, %zmm10 /* v8_15 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_odd_bytes(%rip), %zmm16, %zmm10 /* sb_in_x_15 = ternlog(v8_15, u_15, odd_bytes) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_odd_bytes(%rip), %zmm13, %zmm16 /* sb_in_y_15 = ternlog(u_15, v8_15, odd_bytes) */
+	vgf2p8affineqb $0x0, .Lzuc_lanes_avx512_gfni_asm_3_gfni_mat(%rip), %zmm16, %zmm13 /* sb_s1_k_15 = gf2p8affine(sb_in_y_15, gfni_mat) */
+	vgf2p8affineinvqb $0x55, .Lzuc_lanes_avx512_gfni_asm_3_gfni_mat_1(%rip), %zmm13, %zmm13 /* sb_s1_15 = gf2p8affineinv(sb_s1_k_15, gfni_mat_1) */
+	vpandd %zmm28, %zmm10, %zmm16 /* sb_s0_xl_15 = and(sb_in_x_15, nibble_mask) */
+	vpsrlw $4, %zmm10, %zmm10 /* sb_s0_xs_15 = shr(sb_in_x_15) */
+	vpshufb %zmm16, %zmm26, %zmm18 /* sb_s0_p1_15 = lookup16(s0_p1, sb_s0_xl_15) */
+	vpternlogd $0x6a, %zmm18, %zmm28, %zmm10 /* sb_s0_t_15 = ternlog(sb_s0_xs_15, nibble_mask, sb_s0_p1_15) */
+	vpshufb %zmm10, %zmm27, %zmm18 /* sb_s0_p2_15 = lookup16(s0_p2, sb_s0_t_15) */
+	vpxord %zmm16, %zmm18, %zmm16 /* sb_s0_ol_15 = xor(sb_s0_p2_15, sb_s0_xl_15) */
+	vpshufb %zmm16, %zmm29, %zmm16 /* sb_s0_p3_15 = lookup16(s0_p3_rot, sb_s0_ol_15) */
+	vpaddb %zmm10, %zmm10, %zmm10 /* sb_s0_t2_15 = add(sb_s0_t_15, sb_s0_t_15) */
+	vpxord %zmm10, %zmm16, %zmm10 /* sb_s0_15 = xor(sb_s0_p3_15, sb_s0_t2_15) */
+	vmovdqa64 %zmm13, %zmm16 /* sb_s1_15 */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_odd_bytes(%rip), %zmm10, %zmm16 /* sb_out_x_15 = ternlog(sb_s1_15, sb_s0_15, odd_bytes) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_odd_bytes(%rip), %zmm13, %zmm10 /* sb_out_y_15 = ternlog(sb_s0_15, sb_s1_15, odd_bytes) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_3_rotl24(%rip), %zmm10, %zmm10 /* r2_15 = lookup16(sb_out_y_15, rotl24) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_3_minus_modulus(%rip), %zmm12, %zmm13 /* fb0_p_30 = add(fb0_s_30, minus_modulus) */
+	vpminud %zmm13, %zmm12, %zmm12 /* fb0_30 = minu(fb0_s_30, fb0_p_30) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_3_minus_modulus(%rip), %zmm15, %zmm13 /* fb0_p_31 = add(fb0_s_31, minus_modulus) */
+	vpminud %zmm13, %zmm15, %zmm13 /* fb0_31 = minu(fb0_s_31, fb0_p_31) */
+	vpaddd %zmm13, %zmm12, %zmm12 /* fb1_s_15 = add(fb0_30, fb0_31) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_3_minus_modulus(%rip), %zmm12, %zmm13 /* fb1_p_15 = add(fb1_s_15, minus_modulus) */
+	vpminud %zmm13, %zmm12, %zmm12 /* fb1_15 = minu(fb1_s_15, fb1_p_15) */
+	vpaddd %zmm14, %zmm12, %zmm12 /* fb2_s_15 = add(fb1_15, s15k_15) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_3_minus_modulus(%rip), %zmm12, %zmm13 /* fb2_p_15 = add(fb2_s_15, minus_modulus) */
+	vpminud %zmm13, %zmm12, %zmm12 /* fb2_15 = minu(fb2_s_15, fb2_p_15) */
+	vpaddd 64(%rsp), %zmm12, %zmm12 /* fb_s_15 = add(fb2_15, g0s15) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_3_minus_modulus(%rip), %zmm12, %zmm13 /* fb_p_15 = add(fb_s_15, minus_modulus) */
+	vpmaxsd %zmm13, %zmm12, %zmm12 /* fb_15 = maxs(fb_s_15, fb_p_15) */
+
+	/* Keystream of lanes 0..15: big-endian, transposed to 64 bytes per lane. */
+	vmovdqa64 .Lzuc_lanes_avx512_gfni_asm_3_unpacklo32_index(%rip), %zmm13 /* unpacklo32_index = const() */
+	vmovdqa64 0(%rsp), %zmm14 /* reload z */
+	vmovdqa64 %zmm13, %zmm15 /* unpacklo32_index */
+	vpermi2b 832(%rsp), %zmm14, %zmm15 /* ztr0 = permute2b(unpacklo32_index, z, z_2) */
+	vmovdqa64 .Lzuc_lanes_avx512_gfni_asm_3_unpackhi32_index(%rip), %zmm18 /* unpackhi32_index = const() */
+	vmovdqa64 %zmm18, %zmm19 /* unpackhi32_index */
+	vpermi2b 832(%rsp), %zmm14, %zmm19 /* ztr0_1 = permute2b(unpackhi32_index, z, z_2) */
+	vmovdqa64 384(%rsp), %zmm14 /* reload z_1 */
+	vmovdqa64 %zmm13, %zmm20 /* unpacklo32_index */
+	vpermi2b 1216(%rsp), %zmm14, %zmm20 /* ztr0_2 = permute2b(unpacklo32_index, z_1, z_3) */
+	vmovdqa64 %zmm18, %zmm22 /* unpackhi32_index */
+	vpermi2b 1216(%rsp), %zmm14, %zmm22 /* ztr0_3 = permute2b(unpackhi32_index, z_1, z_3) */
+	vpunpckldq %zmm20, %zmm15, %zmm14 /* ztr1 = unpacklo(ztr0, ztr0_2) */
+	vpunpckhdq %zmm20, %zmm15, %zmm15 /* ztr1_1 = unpackhi(ztr0, ztr0_2) */
+	vpunpckldq %zmm22, %zmm19, %zmm20 /* ztr1_2 = unpacklo(ztr0_1, ztr0_3) */
+	vpunpckhdq %zmm22, %zmm19, %zmm19 /* ztr1_3 = unpackhi(ztr0_1, ztr0_3) */
+	vmovdqa64 448(%rsp), %zmm22 /* reload z_4 */
+	vmovdqa64 %zmm13, %zmm23 /* unpacklo32_index */
+	vpermi2b 256(%rsp), %zmm22, %zmm23 /* ztr0_4 = permute2b(unpacklo32_index, z_4, z_6) */
+	vmovdqa64 %zmm18, %zmm24 /* unpackhi32_index */
+	vpermi2b 256(%rsp), %zmm22, %zmm24 /* ztr0_5 = permute2b(unpackhi32_index, z_4, z_6) */
+	vmovdqa64 128(%rsp), %zmm22 /* reload z_5 */
+	vmovdqa64 %zmm13, %zmm25 /* unpacklo32_index */
+	vpermi2b 192(%rsp), %zmm22, %zmm25 /* ztr0_6 = permute2b(unpacklo32_index, z_5, z_7) */
+	vmovdqa64 %zmm18, %zmm26 /* unpackhi32_index */
+	vpermi2b 192(%rsp), %zmm22, %zmm26 /* ztr0_7 = permute2b(unpackhi32_index, z_5, z_7) */
+	vpunpckldq %zmm25, %zmm23, %zmm22 /* ztr1_4 = unpacklo(ztr0_4, ztr0_6) */
+	vpunpckhdq %zmm25, %zmm23, %zmm23 /* ztr1_5 = unpackhi(ztr0_4, ztr0_6) */
+	vpunpckldq %zmm26, %zmm24, %zmm25 /* ztr1_6 = unpacklo(ztr0_5, ztr0_7) */
+	vpunpckhdq %zmm26, %zmm24, %zmm24 /* ztr1_7 = unpackhi(ztr0_5, ztr0_7) */
+	vmovdqa64 704(%rsp), %zmm26 /* reload z_8 */
+	vmovdqa64 %zmm13, %zmm27 /* unpacklo32_index */
+	vpermi2b 1024(%rsp), %zmm26, %zmm27 /* ztr0_8 = permute2b(unpacklo32_index, z_8, z_10) */
+	vmovdqa64 %zmm18, %zmm28 /* unpackhi32_index */
+	vpermi2b 1024(%rsp), %zmm26, %zmm28 /* ztr0_9 = permute2b(unpackhi32_index, z_8, z_10) */
+	vmovdqa64 1152(%rsp), %zmm26 /* reload z_9 */
+	vmovdqa64 %zmm13, %zmm29 /* unpacklo32_index */
+	vpermi2b 1408(%rsp), %zmm26, %zmm29 /* ztr0_10 = permute2b(unpacklo32_index, z_9, z_11) */
+	vmovdqa64 %zmm18, %zmm30 /* unpackhi32_index */
+	vpermi2b 1408(%rsp), %zmm26, %zmm30 /* ztr0_11 = permute2b(unpackhi32_index, z_9, z_11) */
+	vpunpckldq %zmm29, %zmm27, %zmm26 /* ztr1_8 = unpacklo(ztr0_8, ztr0_10) */
+	vpunpckhdq %zmm29, %zmm27, %zmm27 /* ztr1_9 = unpackhi(ztr0_8, ztr0_10) */
+	vpunpckldq %zmm30, %zmm28, %zmm29 /* ztr1_10 = unpacklo(ztr0_9, ztr0_11) */
+	vpunpckhdq %zmm30, %zmm28, %zmm28 /* ztr1_11 = unpackhi(ztr0_9, ztr0_11) */
+	vmovdqa64 %zmm13, %zmm30 /* unpacklo32_index */
+	vpermi2b %zmm2, %zmm0, %zmm30 /* ztr0_12 = permute2b(unpacklo32_index, z_12, z_14) */
+	vmovdqa64 %zmm18, %zmm31 /* unpackhi32_index */
+	vpermi2b %zmm2, %zmm0, %zmm31 /* ztr0_13 = permute2b(unpackhi32_index, z_12, z_14) */
+	vpermi2b %zmm3, %zmm1, %zmm13 /* ztr0_14 = permute2b(unpacklo32_index, z_13, z_15) */
+	vpermi2b %zmm3, %zmm1, %zmm18 /* ztr0_15 = permute2b(unpackhi32_index, z_13, z_15) */
+	vpunpckldq %zmm13, %zmm30, %zmm0 /* ztr1_12 = unpacklo(ztr0_12, ztr0_14) */
+	vpunpckhdq %zmm13, %zmm30, %zmm1 /* ztr1_13 = unpackhi(ztr0_12, ztr0_14) */
+	vpunpckldq %zmm18, %zmm31, %zmm2 /* ztr1_14 = unpacklo(ztr0_13, ztr0_15) */
+	vpunpckhdq %zmm18, %zmm31, %zmm3 /* ztr1_15 = unpackhi(ztr0_13, ztr0_15) */
+	vshufi32x4 $0x88, %zmm22, %zmm14, %zmm13 /* zq = blocks128(ztr1, ztr1_4) */
+	vshufi32x4 $0xdd, %zmm22, %zmm14, %zmm14 /* zq_1 = blocks128(ztr1, ztr1_4) */
+	vshufi32x4 $0x88, %zmm0, %zmm26, %zmm18 /* zq_2 = blocks128(ztr1_8, ztr1_12) */
+	vshufi32x4 $0xdd, %zmm0, %zmm26, %zmm0 /* zq_3 = blocks128(ztr1_8, ztr1_12) */
+	vshufi32x4 $0x88, %zmm18, %zmm13, %zmm22 /* zl = blocks128(zq, zq_2) */
+	vshufi32x4 $0xdd, %zmm18, %zmm13, %zmm13 /* zl_2 = blocks128(zq, zq_2) */
 	vshufi32x4 $0x88, %zmm0, %zmm14, %zmm18 /* zl_1 = blocks128(zq_1, zq_3) */
 	vshufi32x4 $0xdd, %zmm0, %zmm14, %zmm0 /* zl_3 = blocks128(zq_1, zq_3) */
 	movq 0(%rdx), %rax
@@ -4259,11 +5576,11 @@ zuc_lanes_avx512_gfni_keystream_word_asm:
 	/* Round 0, lanes 0..15: BR, F (Z out), LFSR feedback. */
 	vpaddd %zmm15, %zmm15, %zmm18 /* dbl = add(g0s15, g0s15) */
 	vmovdqa64 %zmm14, %zmm19 /* g0s14 */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_high16(%rip), %zmm18, %zmm19 /* x0 = ternlog(g0s14, dbl, high16) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_4_high16(%rip), %zmm18, %zmm19 /* x0 = ternlog(g0s14, dbl, high16) */
 	vpxord %zmm16, %zmm19, %zmm19 /* x0r1 = xor(x0, g0r1) */
 	vpaddd %zmm17, %zmm19, %zmm19 /* w = add(x0r1, g0r2) */
 	vpshldd $15, %zmm18, %zmm15, %zmm18 /* s15k_o = shld_native(g0s15, dbl) */
-	vpandd .Lzuc_lanes_avx512_gfni_asm_3_modulus(%rip), %zmm18, %zmm18 /* s15k = and(s15k_o, modulus) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_4_modulus(%rip), %zmm18, %zmm18 /* s15k = and(s15k_o, modulus) */
 	vpaddd %zmm9, %zmm9, %zmm20 /* dbl_1 = add(g0s9, g0s9) */
 	vpshldd $16, %zmm20, %zmm11, %zmm20 /* x1 = shld_native(g0s11, dbl_1) */
 	vpaddd %zmm20, %zmm16, %zmm16 /* w1 = add(g0r1, x1) */
@@ -4280,7 +5597,7 @@ zuc_lanes_avx512_gfni_keystream_word_asm:
 	vmovdqu64 %zmm2, 64(%rdi) /* store g0s2 */
 	vmovdqu64 %zmm3, 128(%rdi) /* store g0s3 */
 	vpshldd $8, %zmm20, %zmm0, %zmm1 /* s0k_o = shld_native(g0s0, dbl_3) */
-	vpandd .Lzuc_lanes_avx512_gfni_asm_3_modulus(%rip), %zmm1, %zmm1 /* s0k = and(s0k_o, modulus) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_4_modulus(%rip), %zmm1, %zmm1 /* s0k = and(s0k_o, modulus) */
 	vmovdqu64 %zmm4, 192(%rdi) /* store g0s4 */
 	vmovdqu64 %zmm5, 256(%rdi) /* store g0s5 */
 	vmovdqu64 %zmm6, 320(%rdi) /* store g0s6 */
@@ -4295,66 +5612,66 @@ zuc_lanes_avx512_gfni_keystream_word_asm:
 	vmovdqu64 %zmm15, 896(%rdi) /* store g0s15 */
 	vpshldd $16, %zmm17, %zmm16, %zmm2 /* l1in = shld_native(w1, w2) */
 	vmovdqa64 %zmm16, %zmm3 /* w1 */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_high16(%rip), %zmm17, %zmm3 /* l1in16 = ternlog(w1, w2, high16) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_4_high16(%rip), %zmm17, %zmm3 /* l1in16 = ternlog(w1, w2, high16) */
 	vmovdqa64 %zmm17, %zmm5 /* w2 */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_high16(%rip), %zmm16, %zmm5 /* l2in16 = ternlog(w2, w1, high16) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_4_high16(%rip), %zmm16, %zmm5 /* l2in16 = ternlog(w2, w1, high16) */
 	vpshldd $16, %zmm16, %zmm17, %zmm6 /* l2in = shld_native(w2, w1) */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_3_rotl24(%rip), %zmm2, %zmm7 /* ur24 = lookup16(l1in, rotl24) */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_3_rotl8(%rip), %zmm2, %zmm8 /* ur8 = lookup16(l1in, rotl8) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_4_rotl24(%rip), %zmm2, %zmm7 /* ur24 = lookup16(l1in, rotl24) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_4_rotl8(%rip), %zmm2, %zmm8 /* ur8 = lookup16(l1in, rotl8) */
 	vmovdqa64 %zmm2, %zmm9 /* l1in */
 	vpternlogd $0x96, %zmm3, %zmm8, %zmm9 /* ug = ternlog(l1in, ur8, l1in16) */
 	vprold $2, %zmm9, %zmm3 /* ur2 = rotl_native(ug) */
 	vpternlogd $0x96, %zmm3, %zmm7, %zmm2 /* u = ternlog(l1in, ur24, ur2) */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_3_rotl8(%rip), %zmm6, %zmm3 /* v8r8 = lookup16(l2in, rotl8) */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_3_rotl24(%rip), %zmm6, %zmm7 /* v8r24 = lookup16(l2in, rotl24) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_4_rotl8(%rip), %zmm6, %zmm3 /* v8r8 = lookup16(l2in, rotl8) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_4_rotl24(%rip), %zmm6, %zmm7 /* v8r24 = lookup16(l2in, rotl24) */
 	vpternlogd $0x96, %zmm7, %zmm5, %zmm6 /* v8g = ternlog(l2in, l2in16, v8r24) */
 	vprold $6, %zmm6, %zmm6 /* v8r6 = rotl_native(v8g) */
 	vpternlogd $0x96, %zmm6, %zmm5, %zmm3 /* v8 = ternlog(v8r8, l2in16, v8r6) */
 	vmovdqa64 %zmm3, %zmm5 /* v8 */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_odd_bytes(%rip), %zmm2, %zmm5 /* sb_in_x = ternlog(v8, u, odd_bytes) */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_odd_bytes(%rip), %zmm3, %zmm2 /* sb_in_y = ternlog(u, v8, odd_bytes) */
-	vgf2p8affineqb $0x0, .Lzuc_lanes_avx512_gfni_asm_3_gfni_mat(%rip), %zmm2, %zmm2 /* sb_s1_k = gf2p8affine(sb_in_y, gfni_mat) */
-	vgf2p8affineinvqb $0x55, .Lzuc_lanes_avx512_gfni_asm_3_gfni_mat_1(%rip), %zmm2, %zmm2 /* sb_s1 = gf2p8affineinv(sb_s1_k, gfni_mat_1) */
-	vpandd .Lzuc_lanes_avx512_gfni_asm_3_nibble_mask(%rip), %zmm5, %zmm3 /* sb_s0_xl = and(sb_in_x, nibble_mask) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_4_odd_bytes(%rip), %zmm2, %zmm5 /* sb_in_x = ternlog(v8, u, odd_bytes) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_4_odd_bytes(%rip), %zmm3, %zmm2 /* sb_in_y = ternlog(u, v8, odd_bytes) */
+	vgf2p8affineqb $0x0, .Lzuc_lanes_avx512_gfni_asm_4_gfni_mat(%rip), %zmm2, %zmm2 /* sb_s1_k = gf2p8affine(sb_in_y, gfni_mat) */
+	vgf2p8affineinvqb $0x55, .Lzuc_lanes_avx512_gfni_asm_4_gfni_mat_1(%rip), %zmm2, %zmm2 /* sb_s1 = gf2p8affineinv(sb_s1_k, gfni_mat_1) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_4_nibble_mask(%rip), %zmm5, %zmm3 /* sb_s0_xl = and(sb_in_x, nibble_mask) */
 	vpsrlw $4, %zmm5, %zmm5 /* sb_s0_xs = shr(sb_in_x) */
-	vmovdqa64 .Lzuc_lanes_avx512_gfni_asm_3_s0_p1(%rip), %zmm6 /* s0_p1 = const() */
+	vmovdqa64 .Lzuc_lanes_avx512_gfni_asm_4_s0_p1(%rip), %zmm6 /* s0_p1 = const() */
 	vpshufb %zmm3, %zmm6, %zmm6 /* sb_s0_p1 = lookup16(s0_p1, sb_s0_xl) */
-	vmovdqa64 .Lzuc_lanes_avx512_gfni_asm_3_nibble_mask(%rip), %zmm7 /* nibble_mask = const() */
+	vmovdqa64 .Lzuc_lanes_avx512_gfni_asm_4_nibble_mask(%rip), %zmm7 /* nibble_mask = const() */
 	vpternlogd $0x6a, %zmm6, %zmm7, %zmm5 /* sb_s0_t = ternlog(sb_s0_xs, nibble_mask, sb_s0_p1) */
-	vmovdqa64 .Lzuc_lanes_avx512_gfni_asm_3_s0_p2(%rip), %zmm6 /* s0_p2 = const() */
+	vmovdqa64 .Lzuc_lanes_avx512_gfni_asm_4_s0_p2(%rip), %zmm6 /* s0_p2 = const() */
 	vpshufb %zmm5, %zmm6, %zmm6 /* sb_s0_p2 = lookup16(s0_p2, sb_s0_t) */
 	vpxord %zmm3, %zmm6, %zmm3 /* sb_s0_ol = xor(sb_s0_p2, sb_s0_xl) */
-	vmovdqa64 .Lzuc_lanes_avx512_gfni_asm_3_s0_p3_rot(%rip), %zmm6 /* s0_p3_rot = const() */
+	vmovdqa64 .Lzuc_lanes_avx512_gfni_asm_4_s0_p3_rot(%rip), %zmm6 /* s0_p3_rot = const() */
 	vpshufb %zmm3, %zmm6, %zmm3 /* sb_s0_p3 = lookup16(s0_p3_rot, sb_s0_ol) */
 	vpaddb %zmm5, %zmm5, %zmm5 /* sb_s0_t2 = add(sb_s0_t, sb_s0_t) */
 	vpxord %zmm5, %zmm3, %zmm3 /* sb_s0 = xor(sb_s0_p3, sb_s0_t2) */
 	vmovdqa64 %zmm2, %zmm5 /* sb_s1 */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_odd_bytes(%rip), %zmm3, %zmm5 /* sb_out_x = ternlog(sb_s1, sb_s0, odd_bytes) */
-	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_3_odd_bytes(%rip), %zmm2, %zmm3 /* sb_out_y = ternlog(sb_s0, sb_s1, odd_bytes) */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_3_rotl24(%rip), %zmm3, %zmm2 /* r2 = lookup16(sb_out_y, rotl24) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_4_odd_bytes(%rip), %zmm3, %zmm5 /* sb_out_x = ternlog(sb_s1, sb_s0, odd_bytes) */
+	vpternlogd $0xd8, .Lzuc_lanes_avx512_gfni_asm_4_odd_bytes(%rip), %zmm2, %zmm3 /* sb_out_y = ternlog(sb_s0, sb_s1, odd_bytes) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_4_rotl24(%rip), %zmm3, %zmm2 /* r2 = lookup16(sb_out_y, rotl24) */
 	vpaddd %zmm4, %zmm4, %zmm3 /* dbl_5 = add(g0s4, g0s4) */
 	vpshldd $20, %zmm3, %zmm4, %zmm3 /* s4k_o = shld_native(g0s4, dbl_5) */
-	vpandd .Lzuc_lanes_avx512_gfni_asm_3_modulus(%rip), %zmm3, %zmm3 /* s4k = and(s4k_o, modulus) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_4_modulus(%rip), %zmm3, %zmm3 /* s4k = and(s4k_o, modulus) */
 	vpaddd %zmm3, %zmm1, %zmm1 /* fb0_s = add(s0k, s4k) */
 	vpaddd %zmm10, %zmm10, %zmm3 /* dbl_6 = add(g0s10, g0s10) */
 	vpshldd $21, %zmm3, %zmm10, %zmm3 /* s10k_o = shld_native(g0s10, dbl_6) */
-	vpandd .Lzuc_lanes_avx512_gfni_asm_3_modulus(%rip), %zmm3, %zmm3 /* s10k = and(s10k_o, modulus) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_4_modulus(%rip), %zmm3, %zmm3 /* s10k = and(s10k_o, modulus) */
 	vpaddd %zmm13, %zmm13, %zmm4 /* dbl_7 = add(g0s13, g0s13) */
 	vpshldd $17, %zmm4, %zmm13, %zmm4 /* s13k_o = shld_native(g0s13, dbl_7) */
-	vpandd .Lzuc_lanes_avx512_gfni_asm_3_modulus(%rip), %zmm4, %zmm4 /* s13k = and(s13k_o, modulus) */
+	vpandd .Lzuc_lanes_avx512_gfni_asm_4_modulus(%rip), %zmm4, %zmm4 /* s13k = and(s13k_o, modulus) */
 	vpaddd %zmm4, %zmm3, %zmm3 /* fb0_s_1 = add(s10k, s13k) */
-	vpaddd .Lzuc_lanes_avx512_gfni_asm_3_minus_modulus(%rip), %zmm1, %zmm4 /* fb0_p = add(fb0_s, minus_modulus) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_4_minus_modulus(%rip), %zmm1, %zmm4 /* fb0_p = add(fb0_s, minus_modulus) */
 	vpminud %zmm4, %zmm1, %zmm1 /* fb0 = minu(fb0_s, fb0_p) */
-	vpaddd .Lzuc_lanes_avx512_gfni_asm_3_minus_modulus(%rip), %zmm3, %zmm4 /* fb0_p_1 = add(fb0_s_1, minus_modulus) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_4_minus_modulus(%rip), %zmm3, %zmm4 /* fb0_p_1 = add(fb0_s_1, minus_modulus) */
 	vpminud %zmm4, %zmm3, %zmm3 /* fb0_1 = minu(fb0_s_1, fb0_p_1) */
 	vpaddd %zmm3, %zmm1, %zmm1 /* fb1_s = add(fb0, fb0_1) */
-	vpaddd .Lzuc_lanes_avx512_gfni_asm_3_minus_modulus(%rip), %zmm1, %zmm3 /* fb1_p = add(fb1_s, minus_modulus) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_4_minus_modulus(%rip), %zmm1, %zmm3 /* fb1_p = add(fb1_s, minus_modulus) */
 	vpminud %zmm3, %zmm1, %zmm1 /* fb1 = minu(fb1_s, fb1_p) */
 	vpaddd %zmm18, %zmm1, %zmm1 /* fb2_s = add(fb1, s15k) */
-	vpaddd .Lzuc_lanes_avx512_gfni_asm_3_minus_modulus(%rip), %zmm1, %zmm3 /* fb2_p = add(fb2_s, minus_modulus) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_4_minus_modulus(%rip), %zmm1, %zmm3 /* fb2_p = add(fb2_s, minus_modulus) */
 	vpminud %zmm3, %zmm1, %zmm1 /* fb2 = minu(fb2_s, fb2_p) */
 	vpaddd %zmm0, %zmm1, %zmm0 /* fb_s = add(fb2, g0s0) */
-	vpaddd .Lzuc_lanes_avx512_gfni_asm_3_minus_modulus(%rip), %zmm0, %zmm1 /* fb_p = add(fb_s, minus_modulus) */
+	vpaddd .Lzuc_lanes_avx512_gfni_asm_4_minus_modulus(%rip), %zmm0, %zmm1 /* fb_p = add(fb_s, minus_modulus) */
 	vpmaxsd %zmm1, %zmm0, %zmm0 /* fb = maxs(fb_s, fb_p) */
 	vmovdqu64 %zmm0, 960(%rdi) /* store fb */
 	vmovdqu64 %zmm5, 1024(%rdi) /* store sb_out_x */
@@ -4378,21 +5695,21 @@ zuc_lanes_avx512_gfni_mac_fold_asm:
 
 	/* 32 chunks, 8 per step: block q of a step takes chunks 2q and 2q + 1. */
 	vmovdqu64 (%rsi), %zmm0 /* msg_1 = load() */
-	vgf2p8affineqb $0x0, .Lzuc_lanes_avx512_gfni_asm_4_gfni_mat(%rip), %zmm0, %zmm0 /* m = gf2p8affine(msg_1, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lzuc_lanes_avx512_gfni_asm_5_gfni_mat(%rip), %zmm0, %zmm0 /* m = gf2p8affine(msg_1, gfni_mat) */
 	vmovdqu64 (%rdx), %zmm1 /* ks0 = load() */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_4_reverse16(%rip), %zmm1, %zmm1 /* k0 = lookup16(ks0, reverse16) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_5_reverse16(%rip), %zmm1, %zmm1 /* k0 = lookup16(ks0, reverse16) */
 	vmovdqu64 8(%rdx), %zmm2 /* ks1 = load() */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_4_reverse16(%rip), %zmm2, %zmm2 /* k1 = lookup16(ks1, reverse16) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_5_reverse16(%rip), %zmm2, %zmm2 /* k1 = lookup16(ks1, reverse16) */
 	vpclmulqdq $0x10, %zmm1, %zmm0, %zmm3 /* p0 = clmul(m, k0) */
 	vpclmulqdq $0x0, %zmm1, %zmm0, %zmm1 /* p1 = clmul(m, k0) */
 	vpclmulqdq $0x11, %zmm2, %zmm0, %zmm4 /* p0_1 = clmul(m, k1) */
 	vpclmulqdq $0x1, %zmm2, %zmm0, %zmm0 /* p1_1 = clmul(m, k1) */
 	vmovdqu64 64(%rsi), %zmm2 /* msg_2 = load() */
-	vgf2p8affineqb $0x0, .Lzuc_lanes_avx512_gfni_asm_4_gfni_mat(%rip), %zmm2, %zmm2 /* m_1 = gf2p8affine(msg_2, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lzuc_lanes_avx512_gfni_asm_5_gfni_mat(%rip), %zmm2, %zmm2 /* m_1 = gf2p8affine(msg_2, gfni_mat) */
 	vmovdqu64 64(%rdx), %zmm5 /* ks0_1 = load() */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_4_reverse16(%rip), %zmm5, %zmm5 /* k0_1 = lookup16(ks0_1, reverse16) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_5_reverse16(%rip), %zmm5, %zmm5 /* k0_1 = lookup16(ks0_1, reverse16) */
 	vmovdqu64 72(%rdx), %zmm6 /* ks1_1 = load() */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_4_reverse16(%rip), %zmm6, %zmm6 /* k1_1 = lookup16(ks1_1, reverse16) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_5_reverse16(%rip), %zmm6, %zmm6 /* k1_1 = lookup16(ks1_1, reverse16) */
 	vpclmulqdq $0x10, %zmm5, %zmm2, %zmm7 /* p0_2 = clmul(m_1, k0_1) */
 	vpclmulqdq $0x0, %zmm5, %zmm2, %zmm5 /* p1_2 = clmul(m_1, k0_1) */
 	vpclmulqdq $0x11, %zmm6, %zmm2, %zmm8 /* p0_3 = clmul(m_1, k1_1) */
@@ -4404,21 +5721,21 @@ zuc_lanes_avx512_gfni_mac_fold_asm:
 	vpxord %zmm2, %zmm5, %zmm2 /* sum1_acc_1 = xor(p1_2, p1_3) */
 	vpternlogd $0x96, %zmm2, %zmm0, %zmm1 /* sum1_acc_4 = ternlog(p1, p1_1, sum1_acc_1) */
 	vmovdqu64 128(%rsi), %zmm0 /* msg_3 = load() */
-	vgf2p8affineqb $0x0, .Lzuc_lanes_avx512_gfni_asm_4_gfni_mat(%rip), %zmm0, %zmm0 /* m_2 = gf2p8affine(msg_3, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lzuc_lanes_avx512_gfni_asm_5_gfni_mat(%rip), %zmm0, %zmm0 /* m_2 = gf2p8affine(msg_3, gfni_mat) */
 	vmovdqu64 128(%rdx), %zmm2 /* ks0_2 = load() */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_4_reverse16(%rip), %zmm2, %zmm2 /* k0_2 = lookup16(ks0_2, reverse16) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_5_reverse16(%rip), %zmm2, %zmm2 /* k0_2 = lookup16(ks0_2, reverse16) */
 	vmovdqu64 136(%rdx), %zmm4 /* ks1_2 = load() */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_4_reverse16(%rip), %zmm4, %zmm4 /* k1_2 = lookup16(ks1_2, reverse16) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_5_reverse16(%rip), %zmm4, %zmm4 /* k1_2 = lookup16(ks1_2, reverse16) */
 	vpclmulqdq $0x10, %zmm2, %zmm0, %zmm5 /* p0_4 = clmul(m_2, k0_2) */
 	vpclmulqdq $0x0, %zmm2, %zmm0, %zmm2 /* p1_4 = clmul(m_2, k0_2) */
 	vpclmulqdq $0x11, %zmm4, %zmm0, %zmm6 /* p0_5 = clmul(m_2, k1_2) */
 	vpclmulqdq $0x1, %zmm4, %zmm0, %zmm0 /* p1_5 = clmul(m_2, k1_2) */
 	vmovdqu64 192(%rsi), %zmm4 /* msg_4 = load() */
-	vgf2p8affineqb $0x0, .Lzuc_lanes_avx512_gfni_asm_4_gfni_mat(%rip), %zmm4, %zmm4 /* m_3 = gf2p8affine(msg_4, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lzuc_lanes_avx512_gfni_asm_5_gfni_mat(%rip), %zmm4, %zmm4 /* m_3 = gf2p8affine(msg_4, gfni_mat) */
 	vmovdqu64 192(%rdx), %zmm7 /* ks0_3 = load() */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_4_reverse16(%rip), %zmm7, %zmm7 /* k0_3 = lookup16(ks0_3, reverse16) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_5_reverse16(%rip), %zmm7, %zmm7 /* k0_3 = lookup16(ks0_3, reverse16) */
 	vmovdqu64 200(%rdx), %zmm8 /* ks1_3 = load() */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_4_reverse16(%rip), %zmm8, %zmm8 /* k1_3 = lookup16(ks1_3, reverse16) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_5_reverse16(%rip), %zmm8, %zmm8 /* k1_3 = lookup16(ks1_3, reverse16) */
 	vpclmulqdq $0x10, %zmm7, %zmm4, %zmm9 /* p0_6 = clmul(m_3, k0_3) */
 	vpclmulqdq $0x0, %zmm7, %zmm4, %zmm7 /* p1_6 = clmul(m_3, k0_3) */
 	vpclmulqdq $0x11, %zmm8, %zmm4, %zmm10 /* p0_7 = clmul(m_3, k1_3) */
@@ -4452,13 +5769,13 @@ zuc_lanes_avx512_gfni_mac_fold_wide_asm:
 
 	/* 32 chunks, 8 per step: block q of a step takes chunks 2q and 2q + 1. */
 	vmovdqu64 (%rsi), %zmm0 /* msg_1 = load() */
-	vgf2p8affineqb $0x0, .Lzuc_lanes_avx512_gfni_asm_5_gfni_mat(%rip), %zmm0, %zmm0 /* m = gf2p8affine(msg_1, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lzuc_lanes_avx512_gfni_asm_6_gfni_mat(%rip), %zmm0, %zmm0 /* m = gf2p8affine(msg_1, gfni_mat) */
 	vmovdqu64 (%rdx), %zmm1 /* ks0 = load() */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_5_reverse16(%rip), %zmm1, %zmm1 /* k0 = lookup16(ks0, reverse16) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_6_reverse16(%rip), %zmm1, %zmm1 /* k0 = lookup16(ks0, reverse16) */
 	vmovdqu64 8(%rdx), %zmm2 /* ks1 = load() */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_5_reverse16(%rip), %zmm2, %zmm2 /* k1 = lookup16(ks1, reverse16) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_6_reverse16(%rip), %zmm2, %zmm2 /* k1 = lookup16(ks1, reverse16) */
 	vmovdqu64 16(%rdx), %zmm3 /* ks2 = load() */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_5_reverse16(%rip), %zmm3, %zmm3 /* k2 = lookup16(ks2, reverse16) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_6_reverse16(%rip), %zmm3, %zmm3 /* k2 = lookup16(ks2, reverse16) */
 	vpclmulqdq $0x1, %zmm3, %zmm0, %zmm3 /* p2_1 = clmul(m, k2) */
 	vpclmulqdq $0x10, %zmm1, %zmm0, %zmm4 /* p0 = clmul(m, k0) */
 	vpclmulqdq $0x0, %zmm1, %zmm0, %zmm1 /* p1 = clmul(m, k0) */
@@ -4466,13 +5783,13 @@ zuc_lanes_avx512_gfni_mac_fold_wide_asm:
 	vpclmulqdq $0x1, %zmm2, %zmm0, %zmm6 /* p1_1 = clmul(m, k1) */
 	vpclmulqdq $0x0, %zmm2, %zmm0, %zmm0 /* p2 = clmul(m, k1) */
 	vmovdqu64 64(%rsi), %zmm2 /* msg_2 = load() */
-	vgf2p8affineqb $0x0, .Lzuc_lanes_avx512_gfni_asm_5_gfni_mat(%rip), %zmm2, %zmm2 /* m_1 = gf2p8affine(msg_2, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lzuc_lanes_avx512_gfni_asm_6_gfni_mat(%rip), %zmm2, %zmm2 /* m_1 = gf2p8affine(msg_2, gfni_mat) */
 	vmovdqu64 64(%rdx), %zmm7 /* ks0_1 = load() */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_5_reverse16(%rip), %zmm7, %zmm7 /* k0_1 = lookup16(ks0_1, reverse16) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_6_reverse16(%rip), %zmm7, %zmm7 /* k0_1 = lookup16(ks0_1, reverse16) */
 	vmovdqu64 72(%rdx), %zmm8 /* ks1_1 = load() */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_5_reverse16(%rip), %zmm8, %zmm8 /* k1_1 = lookup16(ks1_1, reverse16) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_6_reverse16(%rip), %zmm8, %zmm8 /* k1_1 = lookup16(ks1_1, reverse16) */
 	vmovdqu64 80(%rdx), %zmm9 /* ks2_1 = load() */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_5_reverse16(%rip), %zmm9, %zmm9 /* k2_1 = lookup16(ks2_1, reverse16) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_6_reverse16(%rip), %zmm9, %zmm9 /* k2_1 = lookup16(ks2_1, reverse16) */
 	vpclmulqdq $0x1, %zmm9, %zmm2, %zmm9 /* p2_3 = clmul(m_1, k2_1) */
 	vpclmulqdq $0x10, %zmm7, %zmm2, %zmm10 /* p0_2 = clmul(m_1, k0_1) */
 	vpclmulqdq $0x0, %zmm7, %zmm2, %zmm7 /* p1_2 = clmul(m_1, k0_1) */
@@ -4488,13 +5805,13 @@ zuc_lanes_avx512_gfni_mac_fold_wide_asm:
 	vpxord %zmm9, %zmm2, %zmm2 /* sum2_acc_1 = xor(p2_2, p2_3) */
 	vpternlogd $0x96, %zmm2, %zmm3, %zmm0 /* sum2_acc_4 = ternlog(p2, p2_1, sum2_acc_1) */
 	vmovdqu64 128(%rsi), %zmm2 /* msg_3 = load() */
-	vgf2p8affineqb $0x0, .Lzuc_lanes_avx512_gfni_asm_5_gfni_mat(%rip), %zmm2, %zmm2 /* m_2 = gf2p8affine(msg_3, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lzuc_lanes_avx512_gfni_asm_6_gfni_mat(%rip), %zmm2, %zmm2 /* m_2 = gf2p8affine(msg_3, gfni_mat) */
 	vmovdqu64 128(%rdx), %zmm3 /* ks0_2 = load() */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_5_reverse16(%rip), %zmm3, %zmm3 /* k0_2 = lookup16(ks0_2, reverse16) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_6_reverse16(%rip), %zmm3, %zmm3 /* k0_2 = lookup16(ks0_2, reverse16) */
 	vmovdqu64 136(%rdx), %zmm5 /* ks1_2 = load() */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_5_reverse16(%rip), %zmm5, %zmm5 /* k1_2 = lookup16(ks1_2, reverse16) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_6_reverse16(%rip), %zmm5, %zmm5 /* k1_2 = lookup16(ks1_2, reverse16) */
 	vmovdqu64 144(%rdx), %zmm6 /* ks2_2 = load() */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_5_reverse16(%rip), %zmm6, %zmm6 /* k2_2 = lookup16(ks2_2, reverse16) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_6_reverse16(%rip), %zmm6, %zmm6 /* k2_2 = lookup16(ks2_2, reverse16) */
 	vpclmulqdq $0x1, %zmm6, %zmm2, %zmm6 /* p2_5 = clmul(m_2, k2_2) */
 	vpclmulqdq $0x10, %zmm3, %zmm2, %zmm7 /* p0_4 = clmul(m_2, k0_2) */
 	vpclmulqdq $0x0, %zmm3, %zmm2, %zmm3 /* p1_4 = clmul(m_2, k0_2) */
@@ -4502,13 +5819,13 @@ zuc_lanes_avx512_gfni_mac_fold_wide_asm:
 	vpclmulqdq $0x1, %zmm5, %zmm2, %zmm9 /* p1_5 = clmul(m_2, k1_2) */
 	vpclmulqdq $0x0, %zmm5, %zmm2, %zmm2 /* p2_4 = clmul(m_2, k1_2) */
 	vmovdqu64 192(%rsi), %zmm5 /* msg_4 = load() */
-	vgf2p8affineqb $0x0, .Lzuc_lanes_avx512_gfni_asm_5_gfni_mat(%rip), %zmm5, %zmm5 /* m_3 = gf2p8affine(msg_4, gfni_mat) */
+	vgf2p8affineqb $0x0, .Lzuc_lanes_avx512_gfni_asm_6_gfni_mat(%rip), %zmm5, %zmm5 /* m_3 = gf2p8affine(msg_4, gfni_mat) */
 	vmovdqu64 192(%rdx), %zmm10 /* ks0_3 = load() */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_5_reverse16(%rip), %zmm10, %zmm10 /* k0_3 = lookup16(ks0_3, reverse16) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_6_reverse16(%rip), %zmm10, %zmm10 /* k0_3 = lookup16(ks0_3, reverse16) */
 	vmovdqu64 200(%rdx), %zmm11 /* ks1_3 = load() */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_5_reverse16(%rip), %zmm11, %zmm11 /* k1_3 = lookup16(ks1_3, reverse16) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_6_reverse16(%rip), %zmm11, %zmm11 /* k1_3 = lookup16(ks1_3, reverse16) */
 	vmovdqu64 208(%rdx), %zmm12 /* ks2_3 = load() */
-	vpshufb .Lzuc_lanes_avx512_gfni_asm_5_reverse16(%rip), %zmm12, %zmm12 /* k2_3 = lookup16(ks2_3, reverse16) */
+	vpshufb .Lzuc_lanes_avx512_gfni_asm_6_reverse16(%rip), %zmm12, %zmm12 /* k2_3 = lookup16(ks2_3, reverse16) */
 	vpclmulqdq $0x1, %zmm12, %zmm5, %zmm12 /* p2_7 = clmul(m_3, k2_3) */
 	vpclmulqdq $0x10, %zmm10, %zmm5, %zmm13 /* p0_6 = clmul(m_3, k0_3) */
 	vpclmulqdq $0x0, %zmm10, %zmm5, %zmm10 /* p1_6 = clmul(m_3, k0_3) */
@@ -4651,15 +5968,6 @@ zuc_lanes_avx512_gfni_mac_fold_wide_asm:
 	.byte 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff
 	.byte 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff
 
-/* modulus: 2^31 - 1 in every word */
-	.section .rodata
-	.balign 64
-.Lzuc_lanes_avx512_gfni_asm_1_modulus:
-	.byte 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f
-	.byte 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f
-	.byte 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f
-	.byte 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f
-
 /* rotl24: rotate each 32-bit word left by 24 (byte shuffle) */
 	.section .rodata
 	.balign 64
@@ -4741,6 +6049,15 @@ zuc_lanes_avx512_gfni_mac_fold_wide_asm:
 	.byte 0x04, 0x2c, 0x54, 0x6c, 0x80, 0xba, 0xd4, 0xfe, 0x07, 0x27, 0x5b, 0x6b, 0x81, 0xb3, 0xd9, 0xfb
 	.byte 0x04, 0x2c, 0x54, 0x6c, 0x80, 0xba, 0xd4, 0xfe, 0x07, 0x27, 0x5b, 0x6b, 0x81, 0xb3, 0xd9, 0xfb
 
+/* modulus: 2^31 - 1 in every word */
+	.section .rodata
+	.balign 64
+.Lzuc_lanes_avx512_gfni_asm_1_modulus:
+	.byte 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f
+	.byte 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f
+	.byte 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f
+	.byte 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f
+
 /* minus_modulus: -(2^31 - 1) mod 2^32 in every word */
 	.section .rodata
 	.balign 64
@@ -4749,24 +6066,6 @@ zuc_lanes_avx512_gfni_mac_fold_wide_asm:
 	.byte 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80
 	.byte 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80
 	.byte 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80
-
-/* unpacklo32_index: unpacklo of 32-bit elements, the byte shuffles before it folded in (VPERMT2B index) */
-	.section .rodata
-	.balign 64
-.Lzuc_lanes_avx512_gfni_asm_1_unpacklo32_index:
-	.byte 0x03, 0x02, 0x01, 0x00, 0x43, 0x42, 0x41, 0x40, 0x07, 0x06, 0x05, 0x04, 0x47, 0x46, 0x45, 0x44
-	.byte 0x13, 0x12, 0x11, 0x10, 0x53, 0x52, 0x51, 0x50, 0x17, 0x16, 0x15, 0x14, 0x57, 0x56, 0x55, 0x54
-	.byte 0x23, 0x22, 0x21, 0x20, 0x63, 0x62, 0x61, 0x60, 0x27, 0x26, 0x25, 0x24, 0x67, 0x66, 0x65, 0x64
-	.byte 0x33, 0x32, 0x31, 0x30, 0x73, 0x72, 0x71, 0x70, 0x37, 0x36, 0x35, 0x34, 0x77, 0x76, 0x75, 0x74
-
-/* unpackhi32_index: unpackhi of 32-bit elements, the byte shuffles before it folded in (VPERMT2B index) */
-	.section .rodata
-	.balign 64
-.Lzuc_lanes_avx512_gfni_asm_1_unpackhi32_index:
-	.byte 0x0b, 0x0a, 0x09, 0x08, 0x4b, 0x4a, 0x49, 0x48, 0x0f, 0x0e, 0x0d, 0x0c, 0x4f, 0x4e, 0x4d, 0x4c
-	.byte 0x1b, 0x1a, 0x19, 0x18, 0x5b, 0x5a, 0x59, 0x58, 0x1f, 0x1e, 0x1d, 0x1c, 0x5f, 0x5e, 0x5d, 0x5c
-	.byte 0x2b, 0x2a, 0x29, 0x28, 0x6b, 0x6a, 0x69, 0x68, 0x2f, 0x2e, 0x2d, 0x2c, 0x6f, 0x6e, 0x6d, 0x6c
-	.byte 0x3b, 0x3a, 0x39, 0x38, 0x7b, 0x7a, 0x79, 0x78, 0x3f, 0x3e, 0x3d, 0x3c, 0x7f, 0x7e, 0x7d, 0x7c
 
 /* high16: high 16 bits of every 32-bit word */
 	.section .rodata
@@ -5002,23 +6301,131 @@ zuc_lanes_avx512_gfni_mac_fold_wide_asm:
 	.byte 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80
 	.byte 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80
 
-/* gfni_mat: bit i of every byte to bit 7 - i (gen/linalg/bits.py bit_reversal): GFNI matrix qword */
+/* unpacklo32_index: unpacklo of 32-bit elements, the byte shuffles before it folded in (VPERMT2B index) */
+	.section .rodata
+	.balign 64
+.Lzuc_lanes_avx512_gfni_asm_3_unpacklo32_index:
+	.byte 0x03, 0x02, 0x01, 0x00, 0x43, 0x42, 0x41, 0x40, 0x07, 0x06, 0x05, 0x04, 0x47, 0x46, 0x45, 0x44
+	.byte 0x13, 0x12, 0x11, 0x10, 0x53, 0x52, 0x51, 0x50, 0x17, 0x16, 0x15, 0x14, 0x57, 0x56, 0x55, 0x54
+	.byte 0x23, 0x22, 0x21, 0x20, 0x63, 0x62, 0x61, 0x60, 0x27, 0x26, 0x25, 0x24, 0x67, 0x66, 0x65, 0x64
+	.byte 0x33, 0x32, 0x31, 0x30, 0x73, 0x72, 0x71, 0x70, 0x37, 0x36, 0x35, 0x34, 0x77, 0x76, 0x75, 0x74
+
+/* unpackhi32_index: unpackhi of 32-bit elements, the byte shuffles before it folded in (VPERMT2B index) */
+	.section .rodata
+	.balign 64
+.Lzuc_lanes_avx512_gfni_asm_3_unpackhi32_index:
+	.byte 0x0b, 0x0a, 0x09, 0x08, 0x4b, 0x4a, 0x49, 0x48, 0x0f, 0x0e, 0x0d, 0x0c, 0x4f, 0x4e, 0x4d, 0x4c
+	.byte 0x1b, 0x1a, 0x19, 0x18, 0x5b, 0x5a, 0x59, 0x58, 0x1f, 0x1e, 0x1d, 0x1c, 0x5f, 0x5e, 0x5d, 0x5c
+	.byte 0x2b, 0x2a, 0x29, 0x28, 0x6b, 0x6a, 0x69, 0x68, 0x2f, 0x2e, 0x2d, 0x2c, 0x6f, 0x6e, 0x6d, 0x6c
+	.byte 0x3b, 0x3a, 0x39, 0x38, 0x7b, 0x7a, 0x79, 0x78, 0x3f, 0x3e, 0x3d, 0x3c, 0x7f, 0x7e, 0x7d, 0x7c
+
+/* high16: high 16 bits of every 32-bit word */
+	.section .rodata
+	.balign 64
+.Lzuc_lanes_avx512_gfni_asm_4_high16:
+	.byte 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff
+	.byte 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff
+	.byte 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff
+	.byte 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff
+
+/* modulus: 2^31 - 1 in every word */
+	.section .rodata
+	.balign 64
+.Lzuc_lanes_avx512_gfni_asm_4_modulus:
+	.byte 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f
+	.byte 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f
+	.byte 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f
+	.byte 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f
+
+/* rotl24: rotate each 32-bit word left by 24 (byte shuffle) */
+	.section .rodata
+	.balign 64
+.Lzuc_lanes_avx512_gfni_asm_4_rotl24:
+	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
+	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
+	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
+	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
+
+/* rotl8: rotate each 32-bit word left by 8 (byte shuffle) */
+	.section .rodata
+	.balign 64
+.Lzuc_lanes_avx512_gfni_asm_4_rotl8:
+	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
+	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
+	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
+	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
+
+/* odd_bytes: bytes 1 and 3 of every word (the S0 bytes) */
+	.section .rodata
+	.balign 64
+.Lzuc_lanes_avx512_gfni_asm_4_odd_bytes:
+	.byte 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff
+	.byte 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff
+	.byte 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff
+	.byte 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff
+
+/* gfni_mat: S1 inner map K (isomorphism #0: ZUC field to AES field): GFNI matrix qword */
 	.section .rodata
 	.balign 64
 .Lzuc_lanes_avx512_gfni_asm_4_gfni_mat:
-	.byte 0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80, 0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80
-	.byte 0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80, 0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80
-	.byte 0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80, 0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80
-	.byte 0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80, 0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80
+	.byte 0x70, 0x7c, 0xae, 0x1e, 0xf0, 0xc8, 0x06, 0xdd, 0x70, 0x7c, 0xae, 0x1e, 0xf0, 0xc8, 0x06, 0xdd
+	.byte 0x70, 0x7c, 0xae, 0x1e, 0xf0, 0xc8, 0x06, 0xdd, 0x70, 0x7c, 0xae, 0x1e, 0xf0, 0xc8, 0x06, 0xdd
+	.byte 0x70, 0x7c, 0xae, 0x1e, 0xf0, 0xc8, 0x06, 0xdd, 0x70, 0x7c, 0xae, 0x1e, 0xf0, 0xc8, 0x06, 0xdd
+	.byte 0x70, 0x7c, 0xae, 0x1e, 0xf0, 0xc8, 0x06, 0xdd, 0x70, 0x7c, 0xae, 0x1e, 0xf0, 0xc8, 0x06, 0xdd
 
-/* reverse16: byte i <- byte 15 - i: 16 keystream bytes to (K1, K0) */
+/* gfni_mat_1: S1 outer map M·K^-1, constant 0x55: GFNI matrix qword */
 	.section .rodata
 	.balign 64
-.Lzuc_lanes_avx512_gfni_asm_4_reverse16:
-	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
-	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
-	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
-	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
+.Lzuc_lanes_avx512_gfni_asm_4_gfni_mat_1:
+	.byte 0xe3, 0xf0, 0x14, 0x0f, 0x36, 0xe5, 0x03, 0xb9, 0xe3, 0xf0, 0x14, 0x0f, 0x36, 0xe5, 0x03, 0xb9
+	.byte 0xe3, 0xf0, 0x14, 0x0f, 0x36, 0xe5, 0x03, 0xb9, 0xe3, 0xf0, 0x14, 0x0f, 0x36, 0xe5, 0x03, 0xb9
+	.byte 0xe3, 0xf0, 0x14, 0x0f, 0x36, 0xe5, 0x03, 0xb9, 0xe3, 0xf0, 0x14, 0x0f, 0x36, 0xe5, 0x03, 0xb9
+	.byte 0xe3, 0xf0, 0x14, 0x0f, 0x36, 0xe5, 0x03, 0xb9, 0xe3, 0xf0, 0x14, 0x0f, 0x36, 0xe5, 0x03, 0xb9
+
+/* nibble_mask: low nibble of every byte */
+	.section .rodata
+	.balign 64
+.Lzuc_lanes_avx512_gfni_asm_4_nibble_mask:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* s0_p1: S0 Feistel round 1: P1 (gen/specs/zuc.py) */
+	.section .rodata
+	.balign 64
+.Lzuc_lanes_avx512_gfni_asm_4_s0_p1:
+	.byte 0x09, 0x0f, 0x00, 0x0e, 0x0f, 0x0f, 0x02, 0x0a, 0x00, 0x04, 0x00, 0x0c, 0x07, 0x05, 0x03, 0x09
+	.byte 0x09, 0x0f, 0x00, 0x0e, 0x0f, 0x0f, 0x02, 0x0a, 0x00, 0x04, 0x00, 0x0c, 0x07, 0x05, 0x03, 0x09
+	.byte 0x09, 0x0f, 0x00, 0x0e, 0x0f, 0x0f, 0x02, 0x0a, 0x00, 0x04, 0x00, 0x0c, 0x07, 0x05, 0x03, 0x09
+	.byte 0x09, 0x0f, 0x00, 0x0e, 0x0f, 0x0f, 0x02, 0x0a, 0x00, 0x04, 0x00, 0x0c, 0x07, 0x05, 0x03, 0x09
+
+/* s0_p2: S0 Feistel round 2: P2 */
+	.section .rodata
+	.balign 64
+.Lzuc_lanes_avx512_gfni_asm_4_s0_p2:
+	.byte 0x08, 0x0d, 0x06, 0x05, 0x07, 0x00, 0x0c, 0x04, 0x0b, 0x01, 0x0e, 0x0a, 0x0f, 0x03, 0x09, 0x02
+	.byte 0x08, 0x0d, 0x06, 0x05, 0x07, 0x00, 0x0c, 0x04, 0x0b, 0x01, 0x0e, 0x0a, 0x0f, 0x03, 0x09, 0x02
+	.byte 0x08, 0x0d, 0x06, 0x05, 0x07, 0x00, 0x0c, 0x04, 0x0b, 0x01, 0x0e, 0x0a, 0x0f, 0x03, 0x09, 0x02
+	.byte 0x08, 0x0d, 0x06, 0x05, 0x07, 0x00, 0x0c, 0x04, 0x0b, 0x01, 0x0e, 0x0a, 0x0f, 0x03, 0x09, 0x02
+
+/* s0_p3_rot: S0 round 3 with the final rotation folded in: rotl8(v, 5) ^ (P3[v] << 1) */
+	.section .rodata
+	.balign 64
+.Lzuc_lanes_avx512_gfni_asm_4_s0_p3_rot:
+	.byte 0x04, 0x2c, 0x54, 0x6c, 0x80, 0xba, 0xd4, 0xfe, 0x07, 0x27, 0x5b, 0x6b, 0x81, 0xb3, 0xd9, 0xfb
+	.byte 0x04, 0x2c, 0x54, 0x6c, 0x80, 0xba, 0xd4, 0xfe, 0x07, 0x27, 0x5b, 0x6b, 0x81, 0xb3, 0xd9, 0xfb
+	.byte 0x04, 0x2c, 0x54, 0x6c, 0x80, 0xba, 0xd4, 0xfe, 0x07, 0x27, 0x5b, 0x6b, 0x81, 0xb3, 0xd9, 0xfb
+	.byte 0x04, 0x2c, 0x54, 0x6c, 0x80, 0xba, 0xd4, 0xfe, 0x07, 0x27, 0x5b, 0x6b, 0x81, 0xb3, 0xd9, 0xfb
+
+/* minus_modulus: -(2^31 - 1) mod 2^32 in every word */
+	.section .rodata
+	.balign 64
+.Lzuc_lanes_avx512_gfni_asm_4_minus_modulus:
+	.byte 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80
+	.byte 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80
+	.byte 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80
+	.byte 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80
 
 /* gfni_mat: bit i of every byte to bit 7 - i (gen/linalg/bits.py bit_reversal): GFNI matrix qword */
 	.section .rodata
@@ -5033,6 +6440,24 @@ zuc_lanes_avx512_gfni_mac_fold_wide_asm:
 	.section .rodata
 	.balign 64
 .Lzuc_lanes_avx512_gfni_asm_5_reverse16:
+	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
+	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
+	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
+	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
+
+/* gfni_mat: bit i of every byte to bit 7 - i (gen/linalg/bits.py bit_reversal): GFNI matrix qword */
+	.section .rodata
+	.balign 64
+.Lzuc_lanes_avx512_gfni_asm_6_gfni_mat:
+	.byte 0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80, 0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80
+	.byte 0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80, 0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80
+	.byte 0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80, 0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80
+	.byte 0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80, 0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80
+
+/* reverse16: byte i <- byte 15 - i: 16 keystream bytes to (K1, K0) */
+	.section .rodata
+	.balign 64
+.Lzuc_lanes_avx512_gfni_asm_6_reverse16:
 	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
 	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
 	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00

@@ -45,6 +45,17 @@
 
 #define ZUC_LANES_AVX512_GFNI_ASM_LANES 16
 
+/* The initialisation rounds a variant runs beyond the 32 below (ZUC-NEA6's
+ * first 16 of 48), none discarded. */
+KC_SCHEDULE_BEFORE_RA
+static void zuc_lanes_avx512_gfni_asm_init_more_rounds(uint32_t *state_words)
+{
+    uint8_t *state = (uint8_t *)state_words;
+    /* zuc_lanes_avx512_gfni_asm.S: the same lowered program, in assembly (registers allocated by gen/backends/regalloc.py). */
+    void zuc_lanes_avx512_gfni_init_more_asm(const void *state);
+    zuc_lanes_avx512_gfni_init_more_asm(state);
+}
+
 /* The 32 initialisation rounds and the discarded work-mode round. */
 KC_SCHEDULE_BEFORE_RA
 static void zuc_lanes_avx512_gfni_asm_init_rounds(uint32_t *state_words)
@@ -128,6 +139,7 @@ const zuc_impl KC_IMPL_SYMBOL(zuc_lanes_avx512_gfni_asm) = {
     .emulated = 0,
 #endif
     .cpu_supported = zuc_lanes_avx512_gfni_asm_cpu_supported,
+    .init_more_rounds = zuc_lanes_avx512_gfni_asm_init_more_rounds,
     .init_rounds = zuc_lanes_avx512_gfni_asm_init_rounds,
     .keystream_block = zuc_lanes_avx512_gfni_asm_keystream_block,
     .keystream_xor = zuc_lanes_avx512_gfni_asm_keystream_xor,

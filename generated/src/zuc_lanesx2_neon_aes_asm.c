@@ -46,6 +46,16 @@
 
 #define ZUC_LANESX2_NEON_AES_ASM_LANES 8
 
+/* The initialisation rounds a variant runs beyond the 32 below (ZUC-NEA6's
+ * first 16 of 48), none discarded. */
+static void zuc_lanesx2_neon_aes_asm_init_more_rounds(uint32_t *state_words)
+{
+    uint8_t *state = (uint8_t *)state_words;
+    /* zuc_lanesx2_neon_aes_asm.S: the same lowered program, in assembly (registers allocated by gen/backends/regalloc.py). */
+    void zuc_lanesx2_neon_aes_init_more_asm(const void *state);
+    zuc_lanesx2_neon_aes_init_more_asm(state);
+}
+
 /* The 32 initialisation rounds and the discarded work-mode round. */
 static void zuc_lanesx2_neon_aes_asm_init_rounds(uint32_t *state_words)
 {
@@ -125,6 +135,7 @@ const zuc_impl KC_IMPL_SYMBOL(zuc_lanesx2_neon_aes_asm) = {
     .emulated = 0,
 #endif
     .cpu_supported = zuc_lanesx2_neon_aes_asm_cpu_supported,
+    .init_more_rounds = zuc_lanesx2_neon_aes_asm_init_more_rounds,
     .init_rounds = zuc_lanesx2_neon_aes_asm_init_rounds,
     .keystream_block = zuc_lanesx2_neon_aes_asm_keystream_block,
     .keystream_xor = zuc_lanesx2_neon_aes_asm_keystream_xor,

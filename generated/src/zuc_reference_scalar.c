@@ -145,16 +145,29 @@ static void pack(uint32_t *state, unsigned j, const zuc_state *st)
     state[17 * ZUC_REFERENCE_LANES + j] = st->r2;
 }
 
-static void zuc_reference_scalar_init_rounds(uint32_t *state)
+/* `rounds` initialisation rounds on every lane, then (discard) the work-mode
+ * round whose output is discarded. */
+static void init_mode_rounds(uint32_t *state, int rounds, int discard)
 {
     for (unsigned j = 0; j < ZUC_REFERENCE_LANES; j++) {
         zuc_state st;
         unpack(state, j, &st);
-        for (int r = 0; r < 32; r++)
+        for (int r = 0; r < rounds; r++)
             scalar_round(&st, 1);
-        scalar_round(&st, 0); /* the work-mode round whose output is discarded */
+        if (discard)
+            scalar_round(&st, 0);
         pack(state, j, &st);
     }
+}
+
+static void zuc_reference_scalar_init_more_rounds(uint32_t *state)
+{
+    init_mode_rounds(state, 16, 0);
+}
+
+static void zuc_reference_scalar_init_rounds(uint32_t *state)
+{
+    init_mode_rounds(state, 32, 1);
 }
 
 /* out[j] = src[j] ^ lane j's next 64 keystream bytes; src NULL: the keystream itself. */
@@ -208,6 +221,7 @@ const zuc_impl zuc_reference_scalar_impl = {
     .groups = 1,
     .emulated = 0,
     .cpu_supported = always,
+    .init_more_rounds = zuc_reference_scalar_init_more_rounds,
     .init_rounds = zuc_reference_scalar_init_rounds,
     .keystream_block = zuc_reference_scalar_keystream_block,
     .keystream_xor = zuc_reference_scalar_keystream_xor,

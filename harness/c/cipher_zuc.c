@@ -1,5 +1,5 @@
 /*
- * ZUC-128 and ZUC-256 as the harness sees them.  ZUC is a stream cipher
+ * ZUC-128, ZUC-256 (2018) and ZUC-NEA6 as the harness sees them.  ZUC is a stream cipher
  * with MACs, driven through its many-streams API, so each tool has its own
  * hook: kcrypt_zuc.c (enc and mac on stdin), verify_zuc.c, bench_zuc.c and
  * ctcheck_zuc.c, which share zuc_lanes.c.
@@ -22,13 +22,14 @@ static const void *dispatch(int role, int variant, kc_dispatch_why *why) {
   return zuc_impl_dispatch((kc_dispatch_role)role, why);
 }
 
-static const kc_variant VARIANTS[] = {{"zuc128", ZUC_128, 16, 0}, {"zuc256", ZUC_256, 32, 0}};
+static const kc_variant VARIANTS[] = {
+    {"zuc128", ZUC_128, 16, 0}, {"zuc256", ZUC_256, 32, 0}, {"zuc_nea6", ZUC_NEA6, 32, 0}};
 
 const kc_desc kc_zuc = {
     .name = "zuc",
     .label = "zuc ",
     .variants = VARIANTS,
-    .n_variants = 2,
+    .n_variants = sizeof VARIANTS / sizeof VARIANTS[0],
     .views = views,
     .find = find,
     .best = best,

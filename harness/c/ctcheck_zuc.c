@@ -59,6 +59,7 @@ static const struct {
     {"enc-128", {ZUC_128, 16, 0, 0, ZUC_MAC_CLMUL}},
     {"enc-256", {ZUC_256, 25, 0, 0, ZUC_MAC_CLMUL}},
     {"enc-256/iv23", {ZUC_256, 23, 0, 0, ZUC_MAC_CLMUL}},
+    {"enc-nea6", {ZUC_NEA6, 16, 0, 0, ZUC_MAC_CLMUL}},
     {"mac-128 clmul", {ZUC_128, 16, 1, 32, ZUC_MAC_CLMUL}},
     {"mac-128 compare", {ZUC_128, 16, 1, 32, ZUC_MAC_COMPARE}},
     {"mac32 clmul", {ZUC_256, 25, 1, 32, ZUC_MAC_CLMUL}},

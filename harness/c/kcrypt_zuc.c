@@ -31,14 +31,14 @@ static struct {
   kc_gathered whole;       /* one_shot: the input so far */
 } job;
 
-/* The IV: 16 bytes for ZUC-128, 25 or 23 for ZUC-256.  Returns 0 or -1. */
+/* The IV: 16 bytes for ZUC-128 and ZUC-NEA6, 25 or 23 for ZUC-256.  Returns 0 or -1. */
 static int read_iv(const char *name, const char *hex, char *err, size_t err_size) {
   if (!hex)
     return kc_error(err, err_size, "%s needs an IV (-i IVHEX, %s)", name,
-                    job.variant == ZUC_128 ? "32 hex digits" : "50 or 46 hex digits");
+                    job.variant != ZUC_256 ? "32 hex digits" : "50 or 46 hex digits");
   char what[64];
   snprintf(what, sizeof what, "%s IV", name);
-  if (job.variant == ZUC_128) {
+  if (job.variant != ZUC_256) {
     job.iv_len = 16;
     return kc_hex_decode_exact(hex, job.iv, job.iv_len, what, err, err_size);
   }
@@ -89,6 +89,9 @@ static int zuc_prepare(const kc_desc *d, const kc_variant *v, const kc_args *a, 
   const char *name = v->name;
   job.variant = (zuc_variant)v->id;
   job.mac = strcmp(a->mode, "mac") == 0;
+  if (job.variant == ZUC_NEA6 && strcmp(a->mode, "enc") != 0)
+    return kc_error(err, err_size, "unknown %s mode '%s' (known: enc; NIA6, its MAC, is not zuc256's)",
+                    name, a->mode);
   if (!job.mac && strcmp(a->mode, "enc") != 0)
     return kc_error(err, err_size, "unknown %s mode '%s' (known: enc, mac)", name, a->mode);
   char who[64];

@@ -45,7 +45,8 @@ typedef struct zuc_vector {
   size_t iv_len;
   const uint8_t *keystream; /* keystream vectors: the words' bytes, big-endian */
   size_t ks_bytes;
-  const uint8_t *msg; /* MAC vectors */
+  const uint8_t *msg; /* MAC and encryption vectors */
+  const uint8_t *ct;  /* encryption vectors: msg encrypted, `bits` bits */
   size_t bits;
   int has_tag[KC_ZUC_TAGS];
   uint8_t tag[KC_ZUC_TAGS][16];

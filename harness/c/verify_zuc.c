@@ -16,8 +16,10 @@
 #define MAX_STREAMS (3 * ZUC_LANES_MAX + 1) /* most streams in one random call */
 #define SYSTEMATIC_BITS 1024                /* every bit length up to this one */
 #define KERNEL_STATES 4                     /* random lane states per kernel check */
-#define KERNEL_BLOCKS 3                     /* keystream blocks per kernel check */
-#define KERNEL_WORDS 5                      /* then single rounds (keystream_word) */
+/* A kernel check's steps on a random state: NEA6's extra initialisation
+ * rounds, the initialisation, keystream blocks, then single rounds. */
+static const zuc_step KERNEL_STEPS[] = {ZUC_INIT_MORE, ZUC_INIT, ZUC_BLOCK, ZUC_XOR, ZUC_BLOCK,
+                                        ZUC_WORD,      ZUC_WORD, ZUC_WORD,  ZUC_WORD, ZUC_WORD};
 
 static const unsigned TAGS[KC_ZUC_TAGS] = {32, 64, 128};
 
@@ -51,19 +53,19 @@ static void expand_iv23(const uint8_t iv23[23], uint8_t iv25[25]) {
 /* zuc.json, compiled in (vectors.h): one entry per vector and IV form. */
 static const kc_vectors *file;
 
-/* Every op verify runs: enc and every MAC of each IV form. */
-static zuc_op shapes[3 * (1 + KC_ZUC_TAGS * ZUC_N_METHODS)];
+/* Every op verify runs: enc and every MAC of each IV form (ZUC-NEA6: enc). */
+static zuc_op shapes[4 * (1 + KC_ZUC_TAGS * ZUC_N_METHODS)];
 static size_t n_shapes;
 
 static void make_shapes(void) {
   static const struct {
     zuc_variant v;
     size_t iv_len;
-  } forms[] = {{ZUC_128, 16}, {ZUC_256, 25}, {ZUC_256, 23}};
+  } forms[] = {{ZUC_128, 16}, {ZUC_256, 25}, {ZUC_256, 23}, {ZUC_NEA6, 16}};
   n_shapes = 0;
-  for (size_t f = 0; f < 3; f++) {
+  for (size_t f = 0; f < sizeof forms / sizeof forms[0]; f++) {
     shapes[n_shapes++] = (zuc_op){forms[f].v, forms[f].iv_len, 0, 0, ZUC_MAC_CLMUL};
-    for (size_t t = 0; t < KC_ZUC_TAGS; t++)
+    for (size_t t = 0; t < KC_ZUC_TAGS && forms[f].v != ZUC_NEA6; t++)
       for (size_t m = 0; m < n_methods && (forms[f].v == ZUC_256 || TAGS[t] == 32); m++)
         shapes[n_shapes++] = (zuc_op){forms[f].v, forms[f].iv_len, 1, TAGS[t], METHODS[m]};
   }
@@ -197,21 +199,23 @@ static void run_case(const zuc_impl *impl, const zuc_impl *ref, uint64_t seed, s
   if (check_call(impl, ref, c, what, sec) == 0) sec->cases++;
 }
 
-/* Vector v's case t (-1: its keystream, else its tag TAGS[t]) by `method`
- * in s's first n streams: in, bits and want as the vector gives them, lane i
- * of a keystream shorter by i % 32 bits if `stagger` (so that lanes of one
- * call end at different points; a last partial byte's unused bits are 0). */
+/* Vector v's case t (-1: its keystream or its encryption, else its tag
+ * TAGS[t]) by `method` in s's first n streams: in, bits and want as the
+ * vector gives them, lane i of a keystream shorter by i % 32 bits if
+ * `stagger` (so that lanes of one call end at different points; a last
+ * partial byte's unused bits are 0). */
 static zuc_op vector_case(const zuc_vector *v, int t, zuc_mac_method method, zuc_streams *s,
                           size_t n, int stagger) {
   static const uint8_t zeros[512];
   zuc_op op = {v->variant, v->iv_len, t >= 0, t < 0 ? 0 : TAGS[t], method};
   s->n = n;
+  const int keystream = t < 0 && v->keystream;
   for (size_t i = 0; i < n; i++) {
-    size_t bits = s->bits[i] = t < 0 ? 8 * v->ks_bytes - (stagger ? i % 32 : 0) : v->bits;
+    size_t bits = s->bits[i] = keystream ? 8 * v->ks_bytes - (stagger ? i % 32 : 0) : v->bits;
     memcpy(s->key[i], v->key, zuc_key_len(v->variant));
     memcpy(s->iv[i], v->iv, v->iv_len);
-    s->in[i] = t < 0 ? zeros : v->msg;
-    memcpy(s->want[i], t < 0 ? v->keystream : v->tag[t], zuc_out_bytes(&op, bits));
+    s->in[i] = keystream ? zeros : v->msg;
+    memcpy(s->want[i], keystream ? v->keystream : t < 0 ? v->ct : v->tag[t], zuc_out_bytes(&op, bits));
     if (t < 0 && bits % 8) s->want[i][bits / 8] &= (uint8_t)(0xFF00 >> (bits % 8));
   }
   return op;
@@ -219,7 +223,7 @@ static zuc_op vector_case(const zuc_vector *v, int t, zuc_mac_method method, zuc
 
 /* 1 if vector v has case t (see vector_case). */
 static int has_case(const zuc_vector *v, int t) {
-  return t < 0 ? v->keystream != NULL : v->has_tag[t];
+  return t < 0 ? v->keystream != NULL || v->ct != NULL : v->has_tag[t];
 }
 
 /* The vectors through the many-streams API, one copy per lane, keystream
@@ -246,12 +250,12 @@ static void check_vectors_lanes(const zuc_impl *impl, call *c, verify_section *s
 
 /* The raw kernel against the reference kernel, lane by lane, on random
  * lane states (any 31-bit cells and 32-bit R1/R2 will do for a kernel):
- * init_rounds, then keystream_block and keystream_xor (into random
- * messages) in turn, then single rounds, each lane's output and state. */
+ * KERNEL_STEPS (keystream_xor into random messages), each lane's output
+ * and state. */
 static void check_kernel(const zuc_impl *impl, const zuc_impl *ref, uint64_t seed,
                          verify_section *sec) {
   static const char *const steps[] = {"init_rounds", "keystream_block", "keystream_xor",
-                                      "keystream_word"};
+                                      "keystream_word", "init_more_rounds"};
   unsigned lanes = impl->lanes, rl = ref->lanes;
   if (lanes == 0 || lanes > ZUC_LANES_MAX || rl == 0 || rl > ZUC_LANES_MAX) {
     verify_failure(sec, "kernel: %u lanes (reference %u): outside 1..%d", lanes, rl, ZUC_LANES_MAX);
@@ -270,8 +274,9 @@ static void check_kernel(const zuc_impl *impl, const zuc_impl *ref, uint64_t see
     zuc_random_states(&r, state, 1, lanes);
     zuc_ref_load(&m, ref, state, lanes);
     int failed = 0;
-    for (int n = 0; n < 1 + KERNEL_BLOCKS + KERNEL_WORDS && !failed; n++) {
-      zuc_step step = n == 0 ? ZUC_INIT : n <= KERNEL_BLOCKS ? 2 - n % 2 : ZUC_WORD;
+    for (size_t n = 0; n < sizeof KERNEL_STEPS / sizeof KERNEL_STEPS[0] && !failed; n++) {
+      const zuc_step step = KERNEL_STEPS[n];
+      if (step == ZUC_INIT_MORE) impl->init_more_rounds(state);
       if (step == ZUC_INIT) impl->init_rounds(state);
       if (step == ZUC_BLOCK) impl->keystream_block(state, rows);
       if (step == ZUC_XOR)
@@ -280,10 +285,10 @@ static void check_kernel(const zuc_impl *impl, const zuc_impl *ref, uint64_t see
       zuc_ref_step(&m, step, src);
       for (unsigned j = 0; j < lanes && !failed; j++) {
         if ((step == ZUC_BLOCK || step == ZUC_XOR) && (failed = memcmp(ks[j], m.block[j], 64) != 0))
-          verify_failure(sec, "kernel state %d, %s (step %d), lane %u: output differs at byte %ld",
+          verify_failure(sec, "kernel state %d, %s (step %zu), lane %u: output differs at byte %ld",
                          k, steps[step], n, j, verify_first_diff(ks[j], m.block[j], 64));
         if (step == ZUC_WORD && (failed = word[j] != m.word[j]))
-          verify_failure(sec, "kernel state %d, %s (step %d): lane %u gave %08x, want %08x", k,
+          verify_failure(sec, "kernel state %d, %s (step %zu): lane %u gave %08x, want %08x", k,
                          steps[step], n, j, word[j], m.word[j]);
       }
       long d = zuc_ref_differs(&m, state);
@@ -291,7 +296,7 @@ static void check_kernel(const zuc_impl *impl, const zuc_impl *ref, uint64_t see
       int w = (int)(d % ZUC_STATE_WORDS);
       if (!failed && (failed = d >= 0))
         verify_failure(sec,
-                       "kernel state %d, after %s (step %d): lane %u word %d is %08x, want %08x", k,
+                       "kernel state %d, after %s (step %zu): lane %u word %d is %08x, want %08x", k,
                        steps[step], n, j, w, state[w * lanes + j], m.state[j][w * rl]);
     }
     if (!failed) sec->cases++;
@@ -339,7 +344,7 @@ static void api_vectors(verify_section *sec) {
       int rc = zuc_streams_one(&op, s, s->out), taken;
       VERIFY_COUNT(sec, vectors, rc == ZUC_OK && zuc_streams_differ(&op, s) < 0,
                    "%s: %s, one-stream API: differs from the vector (rc %d)", v->label, text, rc);
-      if (!imb) continue;
+      if (!imb || !zuc_imb_has(&op)) continue;
       rc = zuc_streams_imb(imb, &op, s, s->out, &taken, err, sizeof err);
       VERIFY_CHECK(sec, rc == 0 && taken && zuc_streams_differ(&op, s) < 0,
                    "%s: %s, ipsec-mb: differs from the vector (%s)", v->label, text,
@@ -463,6 +468,11 @@ static void api_errors(const kc_view_list *impls, verify_section *sec) {
       {"zuc256 tag 48", ZUC_256, 32, 25, 0, 48, ZUC_ERR_TAG_LENGTH},
       {"zuc128 tag 64", ZUC_128, 16, 16, 0, 64, ZUC_ERR_TAG_LENGTH},
       {"variant 192", (zuc_variant)192, 24, 16, 0, 0, ZUC_ERR_VARIANT},
+      {"zuc_nea6 key 16 bytes", ZUC_NEA6, 16, 16, 0, 0, ZUC_ERR_KEY_LENGTH},
+      {"zuc_nea6 IV 25 bytes", ZUC_NEA6, 32, 25, 0, 0, ZUC_ERR_IV_LENGTH},
+      {"zuc_nea6 IV 23 bytes", ZUC_NEA6, 32, 23, 0, 0, ZUC_ERR_IV_LENGTH},
+      {"zuc_nea6 tag 32", ZUC_NEA6, 32, 16, 0, 32, ZUC_ERR_TAG_LENGTH},
+      {"zuc_nea6 (valid)", ZUC_NEA6, 32, 16, 0, 0, ZUC_OK},
       {"zuc256 IV17 = 3f (valid)", ZUC_256, 32, 25, 0x3F, 128, ZUC_OK},
   };
   for (size_t i = 0; i < sizeof init_cases / sizeof init_cases[0]; i++) {
@@ -480,6 +490,8 @@ static void api_errors(const kc_view_list *impls, verify_section *sec) {
                "zuc_mac zuc128 tag 128 does not return ZUC_ERR_TAG_LENGTH");
   VERIFY_CHECK(sec, zuc_encrypt(ZUC_128, key, 16, iv, 16, NULL, out, 8) == ZUC_ERR_ARGUMENT,
                "zuc_encrypt with in NULL does not return ZUC_ERR_ARGUMENT");
+  VERIFY_CHECK(sec, zuc_mac(ZUC_NEA6, key, 32, iv, 16, msg, 8, 32, tag) == ZUC_ERR_VARIANT,
+               "zuc_mac on ZUC_NEA6 (whose MAC is NIA6) does not return ZUC_ERR_VARIANT");
   for (int i = 0; i < 7; i++)
     VERIFY_CHECK(sec, zuc_strerror(-i) && *zuc_strerror(-i), "zuc_strerror(%d) is empty", -i);
 

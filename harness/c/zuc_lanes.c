@@ -10,12 +10,16 @@ const char *zuc_method_name(zuc_mac_method m) {
   return (unsigned)m < ZUC_N_METHODS ? names[m] : "?";
 }
 
+const char *zuc_variant_name(zuc_variant v) {
+  return v == ZUC_128 ? "zuc128" : v == ZUC_256 ? "zuc256" : v == ZUC_NEA6 ? "zuc_nea6" : "zuc?";
+}
+
 void zuc_op_text(const zuc_op *op, char *buf, size_t size) {
   if (op->mac)
-    snprintf(buf, size, "zuc%d mac%u/%s iv%zu", (int)op->variant, op->tag_bits,
+    snprintf(buf, size, "%s mac%u/%s iv%zu", zuc_variant_name(op->variant), op->tag_bits,
              zuc_method_name(op->method), op->iv_len);
   else
-    snprintf(buf, size, "zuc%d enc iv%zu", (int)op->variant, op->iv_len);
+    snprintf(buf, size, "%s enc iv%zu", zuc_variant_name(op->variant), op->iv_len);
 }
 
 void zuc_streams_init(zuc_streams *s) {
@@ -47,7 +51,7 @@ int zuc_streams_imb(kc_imb *imb, const zuc_op *op, const zuc_streams *s, uint8_t
   size_t lens[ZUC_SET_MAX], m = 0, kl = zuc_key_len(op->variant);
   for (size_t i = 0; i < s->n; i++) {
     size_t b = s->bits[i];
-    int take = imb && b > 0 &&
+    int take = imb && b > 0 && zuc_imb_has(op) &&
                (op->mac ? b <= KC_IMB_ZUC_MAX_BITS : b % 8 == 0 && b / 8 <= KC_IMB_ZUC_MAX_BYTES);
     if (taken) taken[i] = take;
     if (!take) continue;
@@ -90,6 +94,7 @@ void zuc_ref_step(zuc_ref_lanes *m, zuc_step step, const uint8_t *const msg[]) {
   for (unsigned j = 0; j < m->lanes; j++) {
     switch (step) {
       case ZUC_INIT: m->ref->init_rounds(m->state[j]); break;
+      case ZUC_INIT_MORE: m->ref->init_more_rounds(m->state[j]); break;
       case ZUC_WORD: m->ref->keystream_word(m->state[j], word), m->word[j] = word[0]; break;
       default:
         m->ref->keystream_block(m->state[j], rows);

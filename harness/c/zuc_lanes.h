@@ -45,8 +45,14 @@ typedef struct zuc_op {
   zuc_mac_method method; /* mac */
 } zuc_op;
 
+/* "zuc128", "zuc256", "zuc_nea6": the variant's name in the harness (kcrypt's, bench's). */
+const char *zuc_variant_name(zuc_variant v);
 /* "zuc128 enc iv16", "zuc256 mac64/compare iv23". */
 void zuc_op_text(const zuc_op *op, char *buf, size_t size);
+
+/* 1 if ipsec-mb (Debian's 1.3) runs op: it has no ZUC-NEA6, and would read
+ * NEA6's 16-byte IV with a 32-byte key as another ZUC-256. */
+static inline int zuc_imb_has(const zuc_op *op) { return op->variant != ZUC_NEA6; }
 
 /* What op writes for one stream of `bits` bits: its tag, or its bytes. */
 static inline size_t zuc_out_bytes(const zuc_op *op, size_t bits) {
@@ -91,8 +97,8 @@ long zuc_streams_differ(const zuc_op *op, const zuc_streams *s);
 void zuc_random_states(kc_rng *r, uint32_t *states, size_t groups, unsigned lanes);
 
 /* A kernel's steps: init_rounds, keystream_block, keystream_xor (into a
- * message per lane), keystream_word. */
-typedef enum { ZUC_INIT, ZUC_BLOCK, ZUC_XOR, ZUC_WORD } zuc_step;
+ * message per lane), keystream_word, init_more_rounds. */
+typedef enum { ZUC_INIT, ZUC_BLOCK, ZUC_XOR, ZUC_WORD, ZUC_INIT_MORE } zuc_step;
 
 /* The reference kernel run on each lane of a `lanes`-lane kernel state:
  * state[j] holds lane j in every lane of the reference's own width. */

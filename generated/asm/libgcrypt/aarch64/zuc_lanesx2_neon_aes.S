@@ -8,17 +8,17 @@
 
 	.text
 
-/* _gcry_zuc_lanesx2_neon_aes_init: zuc_init128, 1 argument
+/* _gcry_zuc_lanesx2_neon_aes_init_more: zuc_init_more128, 1 argument
  *   x0: state
  *   x1: iterations of the r loop left
  *   x16, x17: a row pointer, an address or a constant's page
  *   vectors: v0-v31 (32 used)
  *   frame: 1200 bytes (71 spill slots of 16 bytes, d8, d9, d10, d11, d12, d13, d14, d15 saved)
  */
-	.globl _gcry_zuc_lanesx2_neon_aes_init
-ELF(.type _gcry_zuc_lanesx2_neon_aes_init,%function;)
+	.globl _gcry_zuc_lanesx2_neon_aes_init_more
+ELF(.type _gcry_zuc_lanesx2_neon_aes_init_more,%function;)
 	.align 4
-_gcry_zuc_lanesx2_neon_aes_init:
+_gcry_zuc_lanesx2_neon_aes_init_more:
 	CFI_STARTPROC();
 	sub sp, sp, #1200
 	CFI_ADJUST_CFA_OFFSET(1200);
@@ -27,7 +27,7 @@ _gcry_zuc_lanesx2_neon_aes_init:
 	stp d12, d13, [sp, #32] /* callee-saved: low halves */
 	stp d14, d15, [sp, #48] /* callee-saved: low halves */
 
-	/* Load the loaded key and IV of 8 lanes; R1 = R2 = 0. */
+	/* Load the state of 8 lanes. */
 	ldr q0, [x0] /* g0s0 = load() */
 	ldr q1, [x0, #32] /* g0s1 = load() */
 	ldr q2, [x0, #64] /* g0s2 = load() */
@@ -81,7 +81,7 @@ _gcry_zuc_lanesx2_neon_aes_init:
 	str q8, [sp, #80] /* spill g1s6_1.2 */
 	str q10, [sp, #64] /* spill g1s8_1.2 */
 	str q14, [sp, #192] /* spill g1s12_1.2 */
-	mov x1, #2
+	mov x1, #1
 	.p2align 4
 .Lzuc_lanesx2_neon_aes_0_loop_r0:
 
@@ -3530,6 +3530,3584 @@ _gcry_zuc_lanesx2_neon_aes_init:
 	subs x1, x1, #1
 	b.ne .Lzuc_lanesx2_neon_aes_0_loop_r0
 
+	/* Store the state. */
+	str q0, [x0] /* store g0s0_1 */
+	ldr q0, [sp, #112] /* reload g0s1_1.2 */
+	str q0, [x0, #32] /* store g0s1_1 */
+	ldr q0, [sp, #176] /* reload g0s2_1.2 */
+	str q0, [x0, #64] /* store g0s2_1 */
+	ldr q0, [sp, #144] /* reload g0s3_1.2 */
+	str q0, [x0, #96] /* store g0s3_1 */
+	str q4, [x0, #128] /* store g0s4_1 */
+	str q5, [x0, #160] /* store g0s5_1 */
+	str q6, [x0, #192] /* store g0s6_1 */
+	str q7, [x0, #224] /* store g0s7_1 */
+	str q16, [x0, #256] /* store g0s8_1 */
+	str q17, [x0, #288] /* store g0s9_1 */
+	str q18, [x0, #320] /* store g0s10_1 */
+	str q19, [x0, #352] /* store g0s11_1 */
+	str q20, [x0, #384] /* store g0s12_1 */
+	str q21, [x0, #416] /* store g0s13_1 */
+	str q22, [x0, #448] /* store g0s14_1 */
+	str q23, [x0, #480] /* store g0s15_1 */
+	str q24, [x0, #512] /* store g0r1_1 */
+	str q25, [x0, #544] /* store g0r2_1 */
+	str q26, [x0, #16] /* store g1s0_1 */
+	ldr q0, [sp, #96] /* reload g1s1_1.2 */
+	str q0, [x0, #48] /* store g1s1_1 */
+	ldr q0, [sp, #160] /* reload g1s2_1.2 */
+	str q0, [x0, #80] /* store g1s2_1 */
+	ldr q0, [sp, #128] /* reload g1s3_1.2 */
+	str q0, [x0, #112] /* store g1s3_1 */
+	str q30, [x0, #144] /* store g1s4_1 */
+	str q31, [x0, #176] /* store g1s5_1 */
+	ldr q0, [sp, #80] /* reload g1s6_1.2 */
+	str q0, [x0, #208] /* store g1s6_1 */
+	str q9, [x0, #240] /* store g1s7_1 */
+	ldr q0, [sp, #64] /* reload g1s8_1.2 */
+	str q0, [x0, #272] /* store g1s8_1 */
+	str q11, [x0, #304] /* store g1s9_1 */
+	str q12, [x0, #336] /* store g1s10_1 */
+	str q13, [x0, #368] /* store g1s11_1 */
+	ldr q0, [sp, #192] /* reload g1s12_1.2 */
+	str q0, [x0, #400] /* store g1s12_1 */
+	str q29, [x0, #432] /* store g1s13_1 */
+	str q3, [x0, #464] /* store g1s14_1 */
+	str q28, [x0, #496] /* store g1s15_1 */
+	str q2, [x0, #528] /* store g1r1_1 */
+	str q15, [x0, #560] /* store g1r2_1 */
+	ldp d8, d9, [sp]
+	ldp d10, d11, [sp, #16]
+	ldp d12, d13, [sp, #32]
+	ldp d14, d15, [sp, #48]
+	add sp, sp, #1200
+	CFI_ADJUST_CFA_OFFSET(-1200);
+	ret_spec_stop;
+	CFI_ENDPROC();
+ELF(.size _gcry_zuc_lanesx2_neon_aes_init_more,.-_gcry_zuc_lanesx2_neon_aes_init_more;)
+
+/* _gcry_zuc_lanesx2_neon_aes_init: zuc_init128, 1 argument
+ *   x0: state
+ *   x1: iterations of the r loop left
+ *   x16, x17: a row pointer, an address or a constant's page
+ *   vectors: v0-v31 (32 used)
+ *   frame: 1200 bytes (71 spill slots of 16 bytes, d8, d9, d10, d11, d12, d13, d14, d15 saved)
+ */
+	.globl _gcry_zuc_lanesx2_neon_aes_init
+ELF(.type _gcry_zuc_lanesx2_neon_aes_init,%function;)
+	.align 4
+_gcry_zuc_lanesx2_neon_aes_init:
+	CFI_STARTPROC();
+	sub sp, sp, #1200
+	CFI_ADJUST_CFA_OFFSET(1200);
+	stp d8, d9, [sp] /* callee-saved: low halves */
+	stp d10, d11, [sp, #16] /* callee-saved: low halves */
+	stp d12, d13, [sp, #32] /* callee-saved: low halves */
+	stp d14, d15, [sp, #48] /* callee-saved: low halves */
+
+	/* Load the state of 8 lanes. */
+	ldr q0, [x0] /* g0s0 = load() */
+	ldr q1, [x0, #32] /* g0s1 = load() */
+	ldr q2, [x0, #64] /* g0s2 = load() */
+	ldr q3, [x0, #96] /* g0s3 = load() */
+	ldr q4, [x0, #128] /* g0s4 = load() */
+	ldr q5, [x0, #160] /* g0s5 = load() */
+	ldr q6, [x0, #192] /* g0s6 = load() */
+	ldr q7, [x0, #224] /* g0s7 = load() */
+	ldr q16, [x0, #256] /* g0s8 = load() */
+	ldr q17, [x0, #288] /* g0s9 = load() */
+	ldr q18, [x0, #320] /* g0s10 = load() */
+	ldr q19, [x0, #352] /* g0s11 = load() */
+	ldr q20, [x0, #384] /* g0s12 = load() */
+	ldr q21, [x0, #416] /* g0s13 = load() */
+	ldr q22, [x0, #448] /* g0s14 = load() */
+	ldr q23, [x0, #480] /* g0s15 = load() */
+	ldr q24, [x0, #512] /* g0r1 = load() */
+	ldr q25, [x0, #544] /* g0r2 = load() */
+	ldr q26, [x0, #16] /* g1s0 = load() */
+	ldr q27, [x0, #48] /* g1s1 = load() */
+	ldr q28, [x0, #80] /* g1s2 = load() */
+	ldr q29, [x0, #112] /* g1s3 = load() */
+	ldr q30, [x0, #144] /* g1s4 = load() */
+	ldr q31, [x0, #176] /* g1s5 = load() */
+	ldr q8, [x0, #208] /* g1s6 = load() */
+	ldr q9, [x0, #240] /* g1s7 = load() */
+	ldr q10, [x0, #272] /* g1s8 = load() */
+	ldr q11, [x0, #304] /* g1s9 = load() */
+	ldr q12, [x0, #336] /* g1s10 = load() */
+	ldr q13, [x0, #368] /* g1s11 = load() */
+	ldr q14, [x0, #400] /* g1s12 = load() */
+	ldr q15, [x0, #432] /* g1s13 = load() */
+	str q15, [sp, #64] /* spill g1s13 */
+	ldr q15, [x0, #464] /* g1s14 = load() */
+	str q15, [sp, #80] /* spill g1s14 */
+	ldr q15, [x0, #496] /* g1s15 = load() */
+	str q15, [sp, #96] /* spill g1s15 */
+	ldr q15, [x0, #528] /* g1r1 = load() */
+	str q15, [sp, #112] /* spill g1r1 */
+	ldr q15, [x0, #560] /* g1r2 = load() */
+	str q29, [sp, #128] /* spill g1s3_1.2 */
+	ldr q29, [sp, #64] /* reload g1s13_1.2 */
+	str q3, [sp, #144] /* spill g0s3_1.2 */
+	ldr q3, [sp, #80] /* reload g1s14_1.2 */
+	str q28, [sp, #160] /* spill g1s2_1.2 */
+	ldr q28, [sp, #96] /* reload g1s15_1.2 */
+	str q2, [sp, #176] /* spill g0s2_1.2 */
+	ldr q2, [sp, #112] /* reload g1r1_1.2 */
+	str q1, [sp, #112] /* spill g0s1_1.2 */
+	str q27, [sp, #96] /* spill g1s1_1.2 */
+	str q8, [sp, #80] /* spill g1s6_1.2 */
+	str q10, [sp, #64] /* spill g1s8_1.2 */
+	str q14, [sp, #192] /* spill g1s12_1.2 */
+	mov x1, #2
+	.p2align 4
+.Lzuc_lanesx2_neon_aes_1_loop_r0:
+
+	/* Initialisation round 16r+0, lanes 0..: s16 = feedback + (W >> 1). */
+	add v1.4s, v23.4s, v23.4s /* dbl = add(g0s15_1, g0s15_1) */
+	adrp x17, .Lzuc_lanesx2_neon_aes_1_high16
+	ldr q27, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_1_high16] /* high16 = const() */
+	mov v8.16b, v27.16b /* high16 */
+	bsl v8.16b, v1.16b, v22.16b /* x0 = bsl(high16, g0s14_1, dbl) */
+	add v10.4s, v17.4s, v17.4s /* dbl_1 = add(g0s9_1, g0s9_1) */
+	ushr v14.4s, v10.4s, #16 /* x1_r = shr(dbl_1) */
+	sli v14.4s, v19.4s, #16 /* x1 = sli(x1_r, g0s11_1) */
+	str q10, [sp, #208] /* spill dbl_1 */
+	add v10.4s, v5.4s, v5.4s /* dbl_2 = add(g0s5_1, g0s5_1) */
+	str q17, [sp, #224] /* spill g0s9_1.2 */
+	ushr v17.4s, v10.4s, #16 /* x2_r = shr(dbl_2) */
+	sli v17.4s, v7.4s, #16 /* x2 = sli(x2_r, g0s7_1) */
+	eor v8.16b, v8.16b, v24.16b /* x0r1 = xor(x0, g0r1_1) */
+	add v8.4s, v8.4s, v25.4s /* w = add(x0r1, g0r2_1) */
+	add v24.4s, v24.4s, v14.4s /* w1 = add(g0r1_1, x1) */
+	eor v17.16b, v25.16b, v17.16b /* w2 = xor(g0r2_1, x2) */
+	ushr v25.4s, v17.4s, #16 /* l1in_r = shr(w2) */
+	sli v25.4s, v24.4s, #16 /* l1in = sli(l1in_r, w1) */
+	str q14, [sp, #240] /* spill x1 */
+	adrp x17, .Lzuc_lanesx2_neon_aes_1_rotl24
+	ldr q14, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_1_rotl24] /* rotl24 = const() */
+	str q7, [sp, #256] /* spill g0s7_1.2 */
+	tbl v7.16b, {v25.16b}, v14.16b /* ur24 = lookup16(l1in, rotl24) */
+	str q22, [sp, #272] /* spill g0s14_1.2 */
+	adrp x17, .Lzuc_lanesx2_neon_aes_1_rotl8
+	ldr q22, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_1_rotl8] /* rotl8 = const() */
+	str q19, [sp, #288] /* spill g0s11_1.2 */
+	tbl v19.16b, {v25.16b}, v22.16b /* ur8 = lookup16(l1in, rotl8) */
+	str q5, [sp, #304] /* spill g0s5_1.2 */
+	rev32 v5.8h, v25.8h /* ur16 = rev(l1in) */
+	eor v19.16b, v25.16b, v19.16b /* ug_acc = xor(l1in, ur8) */
+	eor v5.16b, v19.16b, v5.16b /* ug = xor(ug_acc, ur16) */
+	ushr v19.4s, v5.4s, #30 /* ur2_r = shr(ug) */
+	sli v19.4s, v5.4s, #2 /* ur2 = sli(ur2_r, ug) */
+	eor v5.16b, v25.16b, v7.16b /* u_acc = xor(l1in, ur24) */
+	eor v5.16b, v5.16b, v19.16b /* u = xor(u_acc, ur2) */
+	ushr v7.4s, v24.4s, #16 /* l2in_r = shr(w1) */
+	sli v7.4s, v17.4s, #16 /* l2in = sli(l2in_r, w2) */
+	tbl v17.16b, {v7.16b}, v22.16b /* vr8 = lookup16(l2in, rotl8) */
+	rev32 v19.8h, v7.8h /* vr16 = rev(l2in) */
+	tbl v24.16b, {v7.16b}, v14.16b /* vr24 = lookup16(l2in, rotl24) */
+	eor v19.16b, v17.16b, v19.16b /* vg_acc = xor(vr8, vr16) */
+	eor v19.16b, v19.16b, v24.16b /* vg = xor(vg_acc, vr24) */
+	ushr v24.4s, v19.4s, #26 /* vr6_r = shr(vg) */
+	sli v24.4s, v19.4s, #6 /* vr6 = sli(vr6_r, vg) */
+	eor v7.16b, v7.16b, v17.16b /* v_acc = xor(l2in, vr8) */
+	eor v7.16b, v7.16b, v24.16b /* v = xor(v_acc, vr6) */
+	trn2 v17.16b, v7.16b, v5.16b /* sb_in_x = trn(v, u) */
+	adrp x17, .Lzuc_lanesx2_neon_aes_1_nibble_mask
+	ldr q19, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_1_nibble_mask] /* nibble_mask = const() */
+	and v24.16b, v17.16b, v19.16b /* sb_s0_xl = and(sb_in_x, nibble_mask) */
+	ushr v17.16b, v17.16b, #4 /* sb_s0_xh = shr(sb_in_x) */
+	adrp x17, .Lzuc_lanesx2_neon_aes_1_s0_p1
+	ldr q25, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_1_s0_p1] /* s0_p1 = const() */
+	str q10, [sp, #320] /* spill dbl_2 */
+	tbl v10.16b, {v25.16b}, v24.16b /* sb_s0_p1 = lookup16(s0_p1, sb_s0_xl) */
+	eor v17.16b, v10.16b, v17.16b /* sb_s0_t = xor(sb_s0_p1, sb_s0_xh) */
+	adrp x17, .Lzuc_lanesx2_neon_aes_1_s0_p2
+	ldr q10, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_1_s0_p2] /* s0_p2 = const() */
+	tbl v10.16b, {v10.16b}, v17.16b /* sb_s0_p2 = lookup16(s0_p2, sb_s0_t) */
+	eor v24.16b, v10.16b, v24.16b /* sb_s0_ol = xor(sb_s0_p2, sb_s0_xl) */
+	adrp x17, .Lzuc_lanesx2_neon_aes_1_s0_p3_rot
+	ldr q10, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_1_s0_p3_rot] /* s0_p3_rot = const() */
+	tbl v24.16b, {v10.16b}, v24.16b /* sb_s0_p3 = lookup16(s0_p3_rot, sb_s0_ol) */
+	add v17.16b, v17.16b, v17.16b /* sb_s0_t2 = add(sb_s0_t, sb_s0_t) */
+	eor v17.16b, v24.16b, v17.16b /* sb_s0 = xor(sb_s0_p3, sb_s0_t2) */
+	trn1 v5.16b, v7.16b, v5.16b /* sb_in_y = trn(v, u) */
+	adrp x17, .Lzuc_lanesx2_neon_aes_1_inv_shift_rows
+	ldr q7, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_1_inv_shift_rows] /* inv_shift_rows = const() */
+	tbl v5.16b, {v5.16b}, v7.16b /* sb_s1_sr = lookup16(sb_in_y, inv_shift_rows) */
+	and v24.16b, v5.16b, v19.16b /* sb_s1_sr_lo = and(sb_s1_sr, nibble_mask) */
+	ushr v5.16b, v5.16b, #4 /* sb_s1_sr_hi = shr(sb_s1_sr) */
+	adrp x17, .Lzuc_lanesx2_neon_aes_1_tbl_lo
+	ldr q7, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_1_tbl_lo] /* tbl_lo = const() */
+	tbl v24.16b, {v7.16b}, v24.16b /* sb_s1_k_1_l = lookup16(tbl_lo, sb_s1_sr_lo) */
+	adrp x17, .Lzuc_lanesx2_neon_aes_1_tbl_hi
+	ldr q7, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_1_tbl_hi] /* tbl_hi = const() */
+	tbl v5.16b, {v7.16b}, v5.16b /* sb_s1_k_1_h = lookup16(tbl_hi, sb_s1_sr_hi) */
+	aese v24.16b, v5.16b /* sb_s1_aes = aese(sb_s1_k_1_l, sb_s1_k_1_h) */
+	and v5.16b, v24.16b, v19.16b /* sb_s1_aes_lo = and(sb_s1_aes, nibble_mask) */
+	ushr v24.16b, v24.16b, #4 /* sb_s1_aes_hi = shr(sb_s1_aes) */
+	adrp x17, .Lzuc_lanesx2_neon_aes_1_tbl_lo_1
+	ldr q7, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_1_tbl_lo_1] /* tbl_lo_1 = const() */
+	tbl v5.16b, {v7.16b}, v5.16b /* sb_s1_l = lookup16(tbl_lo_1, sb_s1_aes_lo) */
+	adrp x17, .Lzuc_lanesx2_neon_aes_1_tbl_hi_1
+	ldr q7, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_1_tbl_hi_1] /* tbl_hi_1 = const() */
+	tbl v24.16b, {v7.16b}, v24.16b /* sb_s1_h = lookup16(tbl_hi_1, sb_s1_aes_hi) */
+	eor v5.16b, v5.16b, v24.16b /* sb_s1 = xor(sb_s1_l, sb_s1_h) */
+	trn2 v24.16b, v5.16b, v17.16b /* r1 = trn(sb_s1, sb_s0) */
+	trn1 v5.16b, v5.16b, v17.16b /* r2 = trn(sb_s1, sb_s0) */
+	add v17.4s, v0.4s, v0.4s /* dbl_3 = add(g0s0_1, g0s0_1) */
+	ushr v17.4s, v17.4s, #24 /* s0k_o_r = shr(dbl_3) */
+	sli v17.4s, v0.4s, #8 /* s0k_o = sli(s0k_o_r, g0s0_1) */
+	adrp x17, .Lzuc_lanesx2_neon_aes_1_modulus
+	ldr q7, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_1_modulus] /* modulus = const() */
+	and v17.16b, v17.16b, v7.16b /* s0k = and(s0k_o, modulus) */
+	add v10.4s, v4.4s, v4.4s /* dbl_4 = add(g0s4_1, g0s4_1) */
+	str q10, [sp, #336] /* spill dbl_4 */
+	ushr v10.4s, v10.4s, #12 /* s4k_o_r = shr(dbl_4) */
+	sli v10.4s, v4.4s, #20 /* s4k_o = sli(s4k_o_r, g0s4_1) */
+	and v10.16b, v10.16b, v7.16b /* s4k = and(s4k_o, modulus) */
+	str q4, [sp, #352] /* spill g0s4_1.2 */
+	add v4.4s, v18.4s, v18.4s /* dbl_5 = add(g0s10_1, g0s10_1) */
+	str q5, [sp, #368] /* spill r2 */
+	ushr v5.4s, v4.4s, #11 /* s10k_o_r = shr(dbl_5) */
+	sli v5.4s, v18.4s, #21 /* s10k_o = sli(s10k_o_r, g0s10_1) */
+	and v5.16b, v5.16b, v7.16b /* s10k = and(s10k_o, modulus) */
+	str q18, [sp, #384] /* spill g0s10_1.2 */
+	add v18.4s, v21.4s, v21.4s /* dbl_6 = add(g0s13_1, g0s13_1) */
+	str q18, [sp, #400] /* spill dbl_6 */
+	ushr v18.4s, v18.4s, #15 /* s13k_o_r = shr(dbl_6) */
+	sli v18.4s, v21.4s, #17 /* s13k_o = sli(s13k_o_r, g0s13_1) */
+	and v18.16b, v18.16b, v7.16b /* s13k = and(s13k_o, modulus) */
+	str q1, [sp, #416] /* spill dbl */
+	ushr v1.4s, v1.4s, #17 /* s15k_o_r = shr(dbl) */
+	sli v1.4s, v23.4s, #15 /* s15k_o = sli(s15k_o_r, g0s15_1) */
+	and v1.16b, v1.16b, v7.16b /* s15k = and(s15k_o, modulus) */
+	ushr v8.4s, v8.4s, #1 /* w_half = shr(w) */
+	add v17.4s, v17.4s, v10.4s /* fb0_s = add(s0k, s4k) */
+	adrp x17, .Lzuc_lanesx2_neon_aes_1_minus_modulus
+	ldr q10, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_1_minus_modulus] /* minus_modulus = const() */
+	str q21, [sp, #432] /* spill g0s13_1.2 */
+	add v21.4s, v17.4s, v10.4s /* fb0_p = add(fb0_s, minus_modulus) */
+	umin v17.4s, v17.4s, v21.4s /* fb0 = minu(fb0_s, fb0_p) */
+	add v5.4s, v5.4s, v18.4s /* fb0_s_1 = add(s10k, s13k) */
+	add v18.4s, v5.4s, v10.4s /* fb0_p_1 = add(fb0_s_1, minus_modulus) */
+	umin v5.4s, v5.4s, v18.4s /* fb0_1 = minu(fb0_s_1, fb0_p_1) */
+	add v1.4s, v1.4s, v8.4s /* fb0_s_2 = add(s15k, w_half) */
+	add v18.4s, v1.4s, v10.4s /* fb0_p_2 = add(fb0_s_2, minus_modulus) */
+	umin v1.4s, v1.4s, v18.4s /* fb0_2 = minu(fb0_s_2, fb0_p_2) */
+	add v5.4s, v17.4s, v5.4s /* fb1_s = add(fb0, fb0_1) */
+	add v17.4s, v5.4s, v10.4s /* fb1_p = add(fb1_s, minus_modulus) */
+	umin v5.4s, v5.4s, v17.4s /* fb1 = minu(fb1_s, fb1_p) */
+	add v1.4s, v5.4s, v1.4s /* fb2_s = add(fb1, fb0_2) */
+	add v5.4s, v1.4s, v10.4s /* fb2_p = add(fb2_s, minus_modulus) */
+	umin v1.4s, v1.4s, v5.4s /* fb2 = minu(fb2_s, fb2_p) */
+	add v0.4s, v1.4s, v0.4s /* fb_s = add(fb2, g0s0_1) */
+	add v1.4s, v0.4s, v10.4s /* fb_p = add(fb_s, minus_modulus) */
+	smax v0.4s, v0.4s, v1.4s /* fb = maxs(fb_s, fb_p) */
+
+	/* Initialisation round 16r+0, lanes 4..: s16 = feedback + (W >> 1). */
+	add v1.4s, v28.4s, v28.4s /* dbl_8 = add(g1s15_1, g1s15_1) */
+	mov v5.16b, v27.16b /* high16 */
+	bsl v5.16b, v1.16b, v3.16b /* x0_1 = bsl(high16, g1s14_1, dbl_8) */
+	add v17.4s, v11.4s, v11.4s /* dbl_9 = add(g1s9_1, g1s9_1) */
+	ushr v18.4s, v17.4s, #16 /* x1_1_r = shr(dbl_9) */
+	sli v18.4s, v13.4s, #16 /* x1_1 = sli(x1_1_r, g1s11_1) */
+	add v21.4s, v31.4s, v31.4s /* dbl_10 = add(g1s5_1, g1s5_1) */
+	ushr v8.4s, v21.4s, #16 /* x2_1_r = shr(dbl_10) */
+	sli v8.4s, v9.4s, #16 /* x2_1 = sli(x2_1_r, g1s7_1) */
+	eor v5.16b, v5.16b, v2.16b /* x0r1_1 = xor(x0_1, g1r1_1) */
+	add v5.4s, v5.4s, v15.4s /* w_1 = add(x0r1_1, g1r2_1) */
+	add v2.4s, v2.4s, v18.4s /* w1_1 = add(g1r1_1, x1_1) */
+	eor v8.16b, v15.16b, v8.16b /* w2_1 = xor(g1r2_1, x2_1) */
+	ushr v15.4s, v8.4s, #16 /* l1in_1_r = shr(w2_1) */
+	sli v15.4s, v2.4s, #16 /* l1in_1 = sli(l1in_1_r, w1_1) */
+	str q17, [sp, #448] /* spill dbl_9 */
+	tbl v17.16b, {v15.16b}, v14.16b /* ur24_1 = lookup16(l1in_1, rotl24) */
+	str q18, [sp, #464] /* spill x1_1 */
+	tbl v18.16b, {v15.16b}, v22.16b /* ur8_1 = lookup16(l1in_1, rotl8) */
+	str q11, [sp, #480] /* spill g1s9_1.2 */
+	rev32 v11.8h, v15.8h /* ur16_1 = rev(l1in_1) */
+	eor v18.16b, v15.16b, v18.16b /* ug_acc_1 = xor(l1in_1, ur8_1) */
+	eor v18.16b, v18.16b, v11.16b /* ug_1 = xor(ug_acc_1, ur16_1) */
+	ushr v11.4s, v18.4s, #30 /* ur2_1_r = shr(ug_1) */
+	sli v11.4s, v18.4s, #2 /* ur2_1 = sli(ur2_1_r, ug_1) */
+	eor v17.16b, v15.16b, v17.16b /* u_acc_1 = xor(l1in_1, ur24_1) */
+	eor v17.16b, v17.16b, v11.16b /* u_1 = xor(u_acc_1, ur2_1) */
+	ushr v2.4s, v2.4s, #16 /* l2in_1_r = shr(w1_1) */
+	sli v2.4s, v8.4s, #16 /* l2in_1 = sli(l2in_1_r, w2_1) */
+	tbl v18.16b, {v2.16b}, v22.16b /* vr8_1 = lookup16(l2in_1, rotl8) */
+	rev32 v8.8h, v2.8h /* vr16_1 = rev(l2in_1) */
+	tbl v11.16b, {v2.16b}, v14.16b /* vr24_1 = lookup16(l2in_1, rotl24) */
+	eor v8.16b, v18.16b, v8.16b /* vg_acc_1 = xor(vr8_1, vr16_1) */
+	eor v8.16b, v8.16b, v11.16b /* vg_1 = xor(vg_acc_1, vr24_1) */
+	ushr v11.4s, v8.4s, #26 /* vr6_1_r = shr(vg_1) */
+	sli v11.4s, v8.4s, #6 /* vr6_1 = sli(vr6_1_r, vg_1) */
+	eor v2.16b, v2.16b, v18.16b /* v_acc_1 = xor(l2in_1, vr8_1) */
+	eor v2.16b, v2.16b, v11.16b /* v_1 = xor(v_acc_1, vr6_1) */
+	trn2 v18.16b, v2.16b, v17.16b /* sb_in_x_1 = trn(v_1, u_1) */
+	and v8.16b, v18.16b, v19.16b /* sb_s0_xl_1 = and(sb_in_x_1, nibble_mask) */
+	ushr v18.16b, v18.16b, #4 /* sb_s0_xh_1 = shr(sb_in_x_1) */
+	tbl v11.16b, {v25.16b}, v8.16b /* sb_s0_p1_1 = lookup16(s0_p1, sb_s0_xl_1) */
+	eor v18.16b, v11.16b, v18.16b /* sb_s0_t_1 = xor(sb_s0_p1_1, sb_s0_xh_1) */
+	adrp x17, .Lzuc_lanesx2_neon_aes_1_s0_p2
+	ldr q11, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_1_s0_p2] /* s0_p2 = const() */
+	tbl v15.16b, {v11.16b}, v18.16b /* sb_s0_p2_1 = lookup16(s0_p2, sb_s0_t_1) */
+	eor v8.16b, v15.16b, v8.16b /* sb_s0_ol_1 = xor(sb_s0_p2_1, sb_s0_xl_1) */
+	adrp x17, .Lzuc_lanesx2_neon_aes_1_s0_p3_rot
+	ldr q15, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_1_s0_p3_rot] /* s0_p3_rot = const() */
+	tbl v8.16b, {v15.16b}, v8.16b /* sb_s0_p3_1 = lookup16(s0_p3_rot, sb_s0_ol_1) */
+	add v18.16b, v18.16b, v18.16b /* sb_s0_t2_1 = add(sb_s0_t_1, sb_s0_t_1) */
+	eor v18.16b, v8.16b, v18.16b /* sb_s0_1 = xor(sb_s0_p3_1, sb_s0_t2_1) */
+	trn1 v2.16b, v2.16b, v17.16b /* sb_in_y_1 = trn(v_1, u_1) */
+	adrp x17, .Lzuc_lanesx2_neon_aes_1_inv_shift_rows
+	ldr q17, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_1_inv_shift_rows] /* inv_shift_rows = const() */
+	tbl v2.16b, {v2.16b}, v17.16b /* sb_s1_1_sr = lookup16(sb_in_y_1, inv_shift_rows) */
+	and v8.16b, v2.16b, v19.16b /* sb_s1_1_sr_lo = and(sb_s1_1_sr, nibble_mask) */
+	ushr v2.16b, v2.16b, #4 /* sb_s1_1_sr_hi = shr(sb_s1_1_sr) */
+	str q9, [sp, #496] /* spill g1s7_1.2 */
+	adrp x17, .Lzuc_lanesx2_neon_aes_1_tbl_lo
+	ldr q9, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_1_tbl_lo] /* tbl_lo = const() */
+	tbl v8.16b, {v9.16b}, v8.16b /* sb_s1_k_1_1_l = lookup16(tbl_lo, sb_s1_1_sr_lo) */
+	str q3, [sp, #512] /* spill g1s14_1.2 */
+	adrp x17, .Lzuc_lanesx2_neon_aes_1_tbl_hi
+	ldr q3, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_1_tbl_hi] /* tbl_hi = const() */
+	tbl v2.16b, {v3.16b}, v2.16b /* sb_s1_k_1_1_h = lookup16(tbl_hi, sb_s1_1_sr_hi) */
+	aese v8.16b, v2.16b /* sb_s1_1_aes = aese(sb_s1_k_1_1_l, sb_s1_k_1_1_h) */
+	and v2.16b, v8.16b, v19.16b /* sb_s1_1_aes_lo = and(sb_s1_1_aes, nibble_mask) */
+	ushr v8.16b, v8.16b, #4 /* sb_s1_1_aes_hi = shr(sb_s1_1_aes) */
+	str q13, [sp, #528] /* spill g1s11_1.2 */
+	adrp x17, .Lzuc_lanesx2_neon_aes_1_tbl_lo_1
+	ldr q13, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_1_tbl_lo_1] /* tbl_lo_1 = const() */
+	tbl v2.16b, {v13.16b}, v2.16b /* sb_s1_1_l = lookup16(tbl_lo_1, sb_s1_1_aes_lo) */
+	str q31, [sp, #544] /* spill g1s5_1.2 */
+	adrp x17, .Lzuc_lanesx2_neon_aes_1_tbl_hi_1
+	ldr q31, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_1_tbl_hi_1] /* tbl_hi_1 = const() */
+	tbl v8.16b, {v31.16b}, v8.16b /* sb_s1_1_h = lookup16(tbl_hi_1, sb_s1_1_aes_hi) */
+	eor v2.16b, v2.16b, v8.16b /* sb_s1_1 = xor(sb_s1_1_l, sb_s1_1_h) */
+	trn2 v8.16b, v2.16b, v18.16b /* r1_1 = trn(sb_s1_1, sb_s0_1) */
+	trn1 v2.16b, v2.16b, v18.16b /* r2_1 = trn(sb_s1_1, sb_s0_1) */
+	add v18.4s, v26.4s, v26.4s /* dbl_11 = add(g1s0_1, g1s0_1) */
+	ushr v18.4s, v18.4s, #24 /* s0k_o_1_r = shr(dbl_11) */
+	sli v18.4s, v26.4s, #8 /* s0k_o_1 = sli(s0k_o_1_r, g1s0_1) */
+	and v18.16b, v18.16b, v7.16b /* s0k_1 = and(s0k_o_1, modulus) */
+	str q21, [sp, #560] /* spill dbl_10 */
+	add v21.4s, v30.4s, v30.4s /* dbl_12 = add(g1s4_1, g1s4_1) */
+	str q21, [sp, #576] /* spill dbl_12 */
+	ushr v21.4s, v21.4s, #12 /* s4k_o_1_r = shr(dbl_12) */
+	sli v21.4s, v30.4s, #20 /* s4k_o_1 = sli(s4k_o_1_r, g1s4_1) */
+	and v21.16b, v21.16b, v7.16b /* s4k_1 = and(s4k_o_1, modulus) */
+	str q30, [sp, #592] /* spill g1s4_1.2 */
+	add v30.4s, v12.4s, v12.4s /* dbl_13 = add(g1s10_1, g1s10_1) */
+	ushr v31.4s, v30.4s, #11 /* s10k_o_1_r = shr(dbl_13) */
+	sli v31.4s, v12.4s, #21 /* s10k_o_1 = sli(s10k_o_1_r, g1s10_1) */
+	and v31.16b, v31.16b, v7.16b /* s10k_1 = and(s10k_o_1, modulus) */
+	str q12, [sp, #608] /* spill g1s10_1.2 */
+	add v12.4s, v29.4s, v29.4s /* dbl_14 = add(g1s13_1, g1s13_1) */
+	str q12, [sp, #624] /* spill dbl_14 */
+	ushr v12.4s, v12.4s, #15 /* s13k_o_1_r = shr(dbl_14) */
+	sli v12.4s, v29.4s, #17 /* s13k_o_1 = sli(s13k_o_1_r, g1s13_1) */
+	and v12.16b, v12.16b, v7.16b /* s13k_1 = and(s13k_o_1, modulus) */
+	str q1, [sp, #640] /* spill dbl_8 */
+	ushr v1.4s, v1.4s, #17 /* s15k_o_1_r = shr(dbl_8) */
+	sli v1.4s, v28.4s, #15 /* s15k_o_1 = sli(s15k_o_1_r, g1s15_1) */
+	and v1.16b, v1.16b, v7.16b /* s15k_1 = and(s15k_o_1, modulus) */
+	ushr v5.4s, v5.4s, #1 /* w_half_1 = shr(w_1) */
+	add v18.4s, v18.4s, v21.4s /* fb0_s_3 = add(s0k_1, s4k_1) */
+	add v21.4s, v18.4s, v10.4s /* fb0_p_3 = add(fb0_s_3, minus_modulus) */
+	umin v18.4s, v18.4s, v21.4s /* fb0_3 = minu(fb0_s_3, fb0_p_3) */
+	add v21.4s, v31.4s, v12.4s /* fb0_s_4 = add(s10k_1, s13k_1) */
+	add v31.4s, v21.4s, v10.4s /* fb0_p_4 = add(fb0_s_4, minus_modulus) */
+	umin v21.4s, v21.4s, v31.4s /* fb0_4 = minu(fb0_s_4, fb0_p_4) */
+	add v1.4s, v1.4s, v5.4s /* fb0_s_5 = add(s15k_1, w_half_1) */
+	add v5.4s, v1.4s, v10.4s /* fb0_p_5 = add(fb0_s_5, minus_modulus) */
+	umin v1.4s, v1.4s, v5.4s /* fb0_5 = minu(fb0_s_5, fb0_p_5) */
+	add v5.4s, v18.4s, v21.4s /* fb1_s_1 = add(fb0_3, fb0_4) */
+	add v18.4s, v5.4s, v10.4s /* fb1_p_1 = add(fb1_s_1, minus_modulus) */
+	umin v5.4s, v5.4s, v18.4s /* fb1_1 = minu(fb1_s_1, fb1_p_1) */
+	add v1.4s, v5.4s, v1.4s /* fb2_s_1 = add(fb1_1, fb0_5) */
+	add v5.4s, v1.4s, v10.4s /* fb2_p_1 = add(fb2_s_1, minus_modulus) */
+	umin v1.4s, v1.4s, v5.4s /* fb2_1 = minu(fb2_s_1, fb2_p_1) */
+	add v1.4s, v1.4s, v26.4s /* fb_s_1 = add(fb2_1, g1s0_1) */
+	add v5.4s, v1.4s, v10.4s /* fb_p_1 = add(fb_s_1, minus_modulus) */
+	smax v1.4s, v1.4s, v5.4s /* fb_1 = maxs(fb_s_1, fb_p_1) */
+
+	/* Initialisation round 16r+1, lanes 0..: s16 = feedback + (W >> 1). */
+	add v5.4s, v0.4s, v0.4s /* dbl_16 = add(fb, fb) */
+	mov v18.16b, v27.16b /* high16 */
+	bsl v18.16b, v5.16b, v23.16b /* x0_2 = bsl(high16, g0s15_1, dbl_16) */
+	ushr v21.4s, v4.4s, #16 /* x1_2_r = shr(dbl_5) */
+	sli v21.4s, v20.4s, #16 /* x1_2 = sli(x1_2_r, g0s12_1) */
+	add v26.4s, v6.4s, v6.4s /* dbl_18 = add(g0s6_1, g0s6_1) */
+	ushr v31.4s, v26.4s, #16 /* x2_2_r = shr(dbl_18) */
+	sli v31.4s, v16.4s, #16 /* x2_2 = sli(x2_2_r, g0s8_1) */
+	eor v18.16b, v18.16b, v24.16b /* x0r1_2 = xor(x0_2, r1) */
+	ldr q12, [sp, #368] /* reload r2 */
+	add v18.4s, v18.4s, v12.4s /* w_2 = add(x0r1_2, r2) */
+	add v24.4s, v24.4s, v21.4s /* w1_2 = add(r1, x1_2) */
+	eor v31.16b, v12.16b, v31.16b /* w2_2 = xor(r2, x2_2) */
+	ushr v12.4s, v31.4s, #16 /* l1in_2_r = shr(w2_2) */
+	sli v12.4s, v24.4s, #16 /* l1in_2 = sli(l1in_2_r, w1_2) */
+	str q4, [sp, #368] /* spill dbl_5 */
+	tbl v4.16b, {v12.16b}, v14.16b /* ur24_2 = lookup16(l1in_2, rotl24) */
+	str q21, [sp, #656] /* spill x1_2 */
+	tbl v21.16b, {v12.16b}, v22.16b /* ur8_2 = lookup16(l1in_2, rotl8) */
+	str q16, [sp, #672] /* spill g0s8_1.2 */
+	rev32 v16.8h, v12.8h /* ur16_2 = rev(l1in_2) */
+	eor v21.16b, v12.16b, v21.16b /* ug_acc_2 = xor(l1in_2, ur8_2) */
+	eor v16.16b, v21.16b, v16.16b /* ug_2 = xor(ug_acc_2, ur16_2) */
+	ushr v21.4s, v16.4s, #30 /* ur2_2_r = shr(ug_2) */
+	sli v21.4s, v16.4s, #2 /* ur2_2 = sli(ur2_2_r, ug_2) */
+	eor v4.16b, v12.16b, v4.16b /* u_acc_2 = xor(l1in_2, ur24_2) */
+	eor v4.16b, v4.16b, v21.16b /* u_2 = xor(u_acc_2, ur2_2) */
+	ushr v16.4s, v24.4s, #16 /* l2in_2_r = shr(w1_2) */
+	sli v16.4s, v31.4s, #16 /* l2in_2 = sli(l2in_2_r, w2_2) */
+	tbl v21.16b, {v16.16b}, v22.16b /* vr8_2 = lookup16(l2in_2, rotl8) */
+	rev32 v24.8h, v16.8h /* vr16_2 = rev(l2in_2) */
+	tbl v31.16b, {v16.16b}, v14.16b /* vr24_2 = lookup16(l2in_2, rotl24) */
+	eor v24.16b, v21.16b, v24.16b /* vg_acc_2 = xor(vr8_2, vr16_2) */
+	eor v24.16b, v24.16b, v31.16b /* vg_2 = xor(vg_acc_2, vr24_2) */
+	ushr v31.4s, v24.4s, #26 /* vr6_2_r = shr(vg_2) */
+	sli v31.4s, v24.4s, #6 /* vr6_2 = sli(vr6_2_r, vg_2) */
+	eor v16.16b, v16.16b, v21.16b /* v_acc_2 = xor(l2in_2, vr8_2) */
+	eor v16.16b, v16.16b, v31.16b /* v_2 = xor(v_acc_2, vr6_2) */
+	trn2 v21.16b, v16.16b, v4.16b /* sb_in_x_2 = trn(v_2, u_2) */
+	and v24.16b, v21.16b, v19.16b /* sb_s0_xl_2 = and(sb_in_x_2, nibble_mask) */
+	ushr v21.16b, v21.16b, #4 /* sb_s0_xh_2 = shr(sb_in_x_2) */
+	tbl v31.16b, {v25.16b}, v24.16b /* sb_s0_p1_2 = lookup16(s0_p1, sb_s0_xl_2) */
+	eor v21.16b, v31.16b, v21.16b /* sb_s0_t_2 = xor(sb_s0_p1_2, sb_s0_xh_2) */
+	tbl v31.16b, {v11.16b}, v21.16b /* sb_s0_p2_2 = lookup16(s0_p2, sb_s0_t_2) */
+	eor v24.16b, v31.16b, v24.16b /* sb_s0_ol_2 = xor(sb_s0_p2_2, sb_s0_xl_2) */
+	tbl v24.16b, {v15.16b}, v24.16b /* sb_s0_p3_2 = lookup16(s0_p3_rot, sb_s0_ol_2) */
+	add v21.16b, v21.16b, v21.16b /* sb_s0_t2_2 = add(sb_s0_t_2, sb_s0_t_2) */
+	eor v21.16b, v24.16b, v21.16b /* sb_s0_2 = xor(sb_s0_p3_2, sb_s0_t2_2) */
+	trn1 v4.16b, v16.16b, v4.16b /* sb_in_y_2 = trn(v_2, u_2) */
+	tbl v4.16b, {v4.16b}, v17.16b /* sb_s1_2_sr = lookup16(sb_in_y_2, inv_shift_rows) */
+	and v16.16b, v4.16b, v19.16b /* sb_s1_2_sr_lo = and(sb_s1_2_sr, nibble_mask) */
+	ushr v4.16b, v4.16b, #4 /* sb_s1_2_sr_hi = shr(sb_s1_2_sr) */
+	tbl v16.16b, {v9.16b}, v16.16b /* sb_s1_k_2_1_l = lookup16(tbl_lo, sb_s1_2_sr_lo) */
+	tbl v4.16b, {v3.16b}, v4.16b /* sb_s1_k_2_1_h = lookup16(tbl_hi, sb_s1_2_sr_hi) */
+	aese v16.16b, v4.16b /* sb_s1_2_aes = aese(sb_s1_k_2_1_l, sb_s1_k_2_1_h) */
+	and v4.16b, v16.16b, v19.16b /* sb_s1_2_aes_lo = and(sb_s1_2_aes, nibble_mask) */
+	ushr v16.16b, v16.16b, #4 /* sb_s1_2_aes_hi = shr(sb_s1_2_aes) */
+	tbl v4.16b, {v13.16b}, v4.16b /* sb_s1_2_l = lookup16(tbl_lo_1, sb_s1_2_aes_lo) */
+	adrp x17, .Lzuc_lanesx2_neon_aes_1_tbl_hi_1
+	ldr q24, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_1_tbl_hi_1] /* tbl_hi_1 = const() */
+	tbl v16.16b, {v24.16b}, v16.16b /* sb_s1_2_h = lookup16(tbl_hi_1, sb_s1_2_aes_hi) */
+	eor v4.16b, v4.16b, v16.16b /* sb_s1_2 = xor(sb_s1_2_l, sb_s1_2_h) */
+	trn2 v16.16b, v4.16b, v21.16b /* r1_2 = trn(sb_s1_2, sb_s0_2) */
+	trn1 v4.16b, v4.16b, v21.16b /* r2_2 = trn(sb_s1_2, sb_s0_2) */
+	ldr q21, [sp, #112] /* reload g0s1_1.2 */
+	add v31.4s, v21.4s, v21.4s /* dbl_19 = add(g0s1_1, g0s1_1) */
+	ushr v31.4s, v31.4s, #24 /* s0k_o_2_r = shr(dbl_19) */
+	sli v31.4s, v21.4s, #8 /* s0k_o_2 = sli(s0k_o_2_r, g0s1_1) */
+	and v31.16b, v31.16b, v7.16b /* s0k_2 = and(s0k_o_2, modulus) */
+	ldr q12, [sp, #320] /* reload dbl_2 */
+	ushr v12.4s, v12.4s, #12 /* s4k_o_2_r = shr(dbl_2) */
+	str q29, [sp, #688] /* spill g1s13_1.2 */
+	ldr q29, [sp, #304] /* reload g0s5_1.2 */
+	sli v12.4s, v29.4s, #20 /* s4k_o_2 = sli(s4k_o_2_r, g0s5_1) */
+	and v12.16b, v12.16b, v7.16b /* s4k_2 = and(s4k_o_2, modulus) */
+	ldr q29, [sp, #288] /* reload g0s11_1.2 */
+	str q23, [sp, #704] /* spill g0s15_1.2 */
+	add v23.4s, v29.4s, v29.4s /* dbl_21 = add(g0s11_1, g0s11_1) */
+	str q20, [sp, #720] /* spill g0s12_1.2 */
+	ushr v20.4s, v23.4s, #11 /* s10k_o_2_r = shr(dbl_21) */
+	sli v20.4s, v29.4s, #21 /* s10k_o_2 = sli(s10k_o_2_r, g0s11_1) */
+	and v20.16b, v20.16b, v7.16b /* s10k_2 = and(s10k_o_2, modulus) */
+	ldr q29, [sp, #272] /* reload g0s14_1.2 */
+	str q6, [sp, #736] /* spill g0s6_1.2 */
+	add v6.4s, v29.4s, v29.4s /* dbl_22 = add(g0s14_1, g0s14_1) */
+	str q6, [sp, #752] /* spill dbl_22 */
+	ushr v6.4s, v6.4s, #15 /* s13k_o_2_r = shr(dbl_22) */
+	sli v6.4s, v29.4s, #17 /* s13k_o_2 = sli(s13k_o_2_r, g0s14_1) */
+	and v6.16b, v6.16b, v7.16b /* s13k_2 = and(s13k_o_2, modulus) */
+	ushr v29.4s, v5.4s, #17 /* s15k_o_2_r = shr(dbl_16) */
+	sli v29.4s, v0.4s, #15 /* s15k_o_2 = sli(s15k_o_2_r, fb) */
+	and v29.16b, v29.16b, v7.16b /* s15k_2 = and(s15k_o_2, modulus) */
+	ushr v18.4s, v18.4s, #1 /* w_half_2 = shr(w_2) */
+	add v31.4s, v31.4s, v12.4s /* fb0_s_6 = add(s0k_2, s4k_2) */
+	add v12.4s, v31.4s, v10.4s /* fb0_p_6 = add(fb0_s_6, minus_modulus) */
+	umin v31.4s, v31.4s, v12.4s /* fb0_6 = minu(fb0_s_6, fb0_p_6) */
+	add v6.4s, v20.4s, v6.4s /* fb0_s_7 = add(s10k_2, s13k_2) */
+	add v20.4s, v6.4s, v10.4s /* fb0_p_7 = add(fb0_s_7, minus_modulus) */
+	umin v6.4s, v6.4s, v20.4s /* fb0_7 = minu(fb0_s_7, fb0_p_7) */
+	add v18.4s, v29.4s, v18.4s /* fb0_s_8 = add(s15k_2, w_half_2) */
+	add v20.4s, v18.4s, v10.4s /* fb0_p_8 = add(fb0_s_8, minus_modulus) */
+	umin v18.4s, v18.4s, v20.4s /* fb0_8 = minu(fb0_s_8, fb0_p_8) */
+	add v6.4s, v31.4s, v6.4s /* fb1_s_2 = add(fb0_6, fb0_7) */
+	add v20.4s, v6.4s, v10.4s /* fb1_p_2 = add(fb1_s_2, minus_modulus) */
+	umin v6.4s, v6.4s, v20.4s /* fb1_2 = minu(fb1_s_2, fb1_p_2) */
+	add v6.4s, v6.4s, v18.4s /* fb2_s_2 = add(fb1_2, fb0_8) */
+	add v18.4s, v6.4s, v10.4s /* fb2_p_2 = add(fb2_s_2, minus_modulus) */
+	umin v6.4s, v6.4s, v18.4s /* fb2_2 = minu(fb2_s_2, fb2_p_2) */
+	add v6.4s, v6.4s, v21.4s /* fb_s_2 = add(fb2_2, g0s1_1) */
+	add v18.4s, v6.4s, v10.4s /* fb_p_2 = add(fb_s_2, minus_modulus) */
+	smax v6.4s, v6.4s, v18.4s /* fb_2 = maxs(fb_s_2, fb_p_2) */
+
+	/* Initialisation round 16r+1, lanes 4..: s16 = feedback + (W >> 1). */
+	add v18.4s, v1.4s, v1.4s /* dbl_24 = add(fb_1, fb_1) */
+	mov v20.16b, v27.16b /* high16 */
+	bsl v20.16b, v18.16b, v28.16b /* x0_3 = bsl(high16, g1s15_1, dbl_24) */
+	ushr v21.4s, v30.4s, #16 /* x1_3_r = shr(dbl_13) */
+	ldr q29, [sp, #192] /* reload g1s12_1.2 */
+	sli v21.4s, v29.4s, #16 /* x1_3 = sli(x1_3_r, g1s12_1) */
+	ldr q31, [sp, #80] /* reload g1s6_1.2 */
+	add v12.4s, v31.4s, v31.4s /* dbl_26 = add(g1s6_1, g1s6_1) */
+	str q30, [sp, #768] /* spill dbl_13 */
+	ushr v30.4s, v12.4s, #16 /* x2_3_r = shr(dbl_26) */
+	ldr q29, [sp, #64] /* reload g1s8_1.2 */
+	sli v30.4s, v29.4s, #16 /* x2_3 = sli(x2_3_r, g1s8_1) */
+	eor v20.16b, v20.16b, v8.16b /* x0r1_3 = xor(x0_3, r1_1) */
+	add v20.4s, v20.4s, v2.4s /* w_3 = add(x0r1_3, r2_1) */
+	add v8.4s, v8.4s, v21.4s /* w1_3 = add(r1_1, x1_3) */
+	eor v2.16b, v2.16b, v30.16b /* w2_3 = xor(r2_1, x2_3) */
+	ushr v30.4s, v2.4s, #16 /* l1in_3_r = shr(w2_3) */
+	sli v30.4s, v8.4s, #16 /* l1in_3 = sli(l1in_3_r, w1_3) */
+	tbl v29.16b, {v30.16b}, v14.16b /* ur24_3 = lookup16(l1in_3, rotl24) */
+	str q21, [sp, #784] /* spill x1_3 */
+	tbl v21.16b, {v30.16b}, v22.16b /* ur8_3 = lookup16(l1in_3, rotl8) */
+	rev32 v31.8h, v30.8h /* ur16_3 = rev(l1in_3) */
+	eor v21.16b, v30.16b, v21.16b /* ug_acc_3 = xor(l1in_3, ur8_3) */
+	eor v21.16b, v21.16b, v31.16b /* ug_3 = xor(ug_acc_3, ur16_3) */
+	ushr v31.4s, v21.4s, #30 /* ur2_3_r = shr(ug_3) */
+	sli v31.4s, v21.4s, #2 /* ur2_3 = sli(ur2_3_r, ug_3) */
+	eor v21.16b, v30.16b, v29.16b /* u_acc_3 = xor(l1in_3, ur24_3) */
+	eor v21.16b, v21.16b, v31.16b /* u_3 = xor(u_acc_3, ur2_3) */
+	ushr v29.4s, v8.4s, #16 /* l2in_3_r = shr(w1_3) */
+	sli v29.4s, v2.4s, #16 /* l2in_3 = sli(l2in_3_r, w2_3) */
+	tbl v2.16b, {v29.16b}, v22.16b /* vr8_3 = lookup16(l2in_3, rotl8) */
+	rev32 v30.8h, v29.8h /* vr16_3 = rev(l2in_3) */
+	tbl v31.16b, {v29.16b}, v14.16b /* vr24_3 = lookup16(l2in_3, rotl24) */
+	eor v30.16b, v2.16b, v30.16b /* vg_acc_3 = xor(vr8_3, vr16_3) */
+	eor v30.16b, v30.16b, v31.16b /* vg_3 = xor(vg_acc_3, vr24_3) */
+	ushr v31.4s, v30.4s, #26 /* vr6_3_r = shr(vg_3) */
+	sli v31.4s, v30.4s, #6 /* vr6_3 = sli(vr6_3_r, vg_3) */
+	eor v2.16b, v29.16b, v2.16b /* v_acc_3 = xor(l2in_3, vr8_3) */
+	eor v2.16b, v2.16b, v31.16b /* v_3 = xor(v_acc_3, vr6_3) */
+	trn2 v29.16b, v2.16b, v21.16b /* sb_in_x_3 = trn(v_3, u_3) */
+	and v30.16b, v29.16b, v19.16b /* sb_s0_xl_3 = and(sb_in_x_3, nibble_mask) */
+	ushr v29.16b, v29.16b, #4 /* sb_s0_xh_3 = shr(sb_in_x_3) */
+	tbl v31.16b, {v25.16b}, v30.16b /* sb_s0_p1_3 = lookup16(s0_p1, sb_s0_xl_3) */
+	eor v29.16b, v31.16b, v29.16b /* sb_s0_t_3 = xor(sb_s0_p1_3, sb_s0_xh_3) */
+	tbl v31.16b, {v11.16b}, v29.16b /* sb_s0_p2_3 = lookup16(s0_p2, sb_s0_t_3) */
+	eor v30.16b, v31.16b, v30.16b /* sb_s0_ol_3 = xor(sb_s0_p2_3, sb_s0_xl_3) */
+	tbl v30.16b, {v15.16b}, v30.16b /* sb_s0_p3_3 = lookup16(s0_p3_rot, sb_s0_ol_3) */
+	add v29.16b, v29.16b, v29.16b /* sb_s0_t2_3 = add(sb_s0_t_3, sb_s0_t_3) */
+	eor v29.16b, v30.16b, v29.16b /* sb_s0_3 = xor(sb_s0_p3_3, sb_s0_t2_3) */
+	trn1 v2.16b, v2.16b, v21.16b /* sb_in_y_3 = trn(v_3, u_3) */
+	tbl v2.16b, {v2.16b}, v17.16b /* sb_s1_3_sr = lookup16(sb_in_y_3, inv_shift_rows) */
+	and v21.16b, v2.16b, v19.16b /* sb_s1_3_sr_lo = and(sb_s1_3_sr, nibble_mask) */
+	ushr v2.16b, v2.16b, #4 /* sb_s1_3_sr_hi = shr(sb_s1_3_sr) */
+	tbl v21.16b, {v9.16b}, v21.16b /* sb_s1_k_3_1_l = lookup16(tbl_lo, sb_s1_3_sr_lo) */
+	tbl v2.16b, {v3.16b}, v2.16b /* sb_s1_k_3_1_h = lookup16(tbl_hi, sb_s1_3_sr_hi) */
+	aese v21.16b, v2.16b /* sb_s1_3_aes = aese(sb_s1_k_3_1_l, sb_s1_k_3_1_h) */
+	and v2.16b, v21.16b, v19.16b /* sb_s1_3_aes_lo = and(sb_s1_3_aes, nibble_mask) */
+	ushr v21.16b, v21.16b, #4 /* sb_s1_3_aes_hi = shr(sb_s1_3_aes) */
+	tbl v2.16b, {v13.16b}, v2.16b /* sb_s1_3_l = lookup16(tbl_lo_1, sb_s1_3_aes_lo) */
+	tbl v21.16b, {v24.16b}, v21.16b /* sb_s1_3_h = lookup16(tbl_hi_1, sb_s1_3_aes_hi) */
+	eor v2.16b, v2.16b, v21.16b /* sb_s1_3 = xor(sb_s1_3_l, sb_s1_3_h) */
+	trn2 v21.16b, v2.16b, v29.16b /* r1_3 = trn(sb_s1_3, sb_s0_3) */
+	trn1 v2.16b, v2.16b, v29.16b /* r2_3 = trn(sb_s1_3, sb_s0_3) */
+	ldr q29, [sp, #96] /* reload g1s1_1.2 */
+	add v30.4s, v29.4s, v29.4s /* dbl_27 = add(g1s1_1, g1s1_1) */
+	ushr v30.4s, v30.4s, #24 /* s0k_o_3_r = shr(dbl_27) */
+	sli v30.4s, v29.4s, #8 /* s0k_o_3 = sli(s0k_o_3_r, g1s1_1) */
+	and v30.16b, v30.16b, v7.16b /* s0k_3 = and(s0k_o_3, modulus) */
+	ldr q31, [sp, #560] /* reload dbl_10 */
+	ushr v8.4s, v31.4s, #12 /* s4k_o_3_r = shr(dbl_10) */
+	ldr q31, [sp, #544] /* reload g1s5_1.2 */
+	sli v8.4s, v31.4s, #20 /* s4k_o_3 = sli(s4k_o_3_r, g1s5_1) */
+	and v8.16b, v8.16b, v7.16b /* s4k_3 = and(s4k_o_3, modulus) */
+	ldr q31, [sp, #528] /* reload g1s11_1.2 */
+	str q5, [sp, #800] /* spill dbl_16 */
+	add v5.4s, v31.4s, v31.4s /* dbl_29 = add(g1s11_1, g1s11_1) */
+	str q28, [sp, #816] /* spill g1s15_1.2 */
+	ushr v28.4s, v5.4s, #11 /* s10k_o_3_r = shr(dbl_29) */
+	sli v28.4s, v31.4s, #21 /* s10k_o_3 = sli(s10k_o_3_r, g1s11_1) */
+	and v28.16b, v28.16b, v7.16b /* s10k_3 = and(s10k_o_3, modulus) */
+	ldr q31, [sp, #512] /* reload g1s14_1.2 */
+	str q12, [sp, #832] /* spill dbl_26 */
+	add v12.4s, v31.4s, v31.4s /* dbl_30 = add(g1s14_1, g1s14_1) */
+	str q12, [sp, #848] /* spill dbl_30 */
+	ushr v12.4s, v12.4s, #15 /* s13k_o_3_r = shr(dbl_30) */
+	sli v12.4s, v31.4s, #17 /* s13k_o_3 = sli(s13k_o_3_r, g1s14_1) */
+	and v12.16b, v12.16b, v7.16b /* s13k_3 = and(s13k_o_3, modulus) */
+	ushr v31.4s, v18.4s, #17 /* s15k_o_3_r = shr(dbl_24) */
+	sli v31.4s, v1.4s, #15 /* s15k_o_3 = sli(s15k_o_3_r, fb_1) */
+	and v31.16b, v31.16b, v7.16b /* s15k_3 = and(s15k_o_3, modulus) */
+	ushr v20.4s, v20.4s, #1 /* w_half_3 = shr(w_3) */
+	add v30.4s, v30.4s, v8.4s /* fb0_s_9 = add(s0k_3, s4k_3) */
+	add v8.4s, v30.4s, v10.4s /* fb0_p_9 = add(fb0_s_9, minus_modulus) */
+	umin v30.4s, v30.4s, v8.4s /* fb0_9 = minu(fb0_s_9, fb0_p_9) */
+	add v28.4s, v28.4s, v12.4s /* fb0_s_10 = add(s10k_3, s13k_3) */
+	add v8.4s, v28.4s, v10.4s /* fb0_p_10 = add(fb0_s_10, minus_modulus) */
+	umin v28.4s, v28.4s, v8.4s /* fb0_10 = minu(fb0_s_10, fb0_p_10) */
+	add v20.4s, v31.4s, v20.4s /* fb0_s_11 = add(s15k_3, w_half_3) */
+	add v31.4s, v20.4s, v10.4s /* fb0_p_11 = add(fb0_s_11, minus_modulus) */
+	umin v20.4s, v20.4s, v31.4s /* fb0_11 = minu(fb0_s_11, fb0_p_11) */
+	add v28.4s, v30.4s, v28.4s /* fb1_s_3 = add(fb0_9, fb0_10) */
+	add v30.4s, v28.4s, v10.4s /* fb1_p_3 = add(fb1_s_3, minus_modulus) */
+	umin v28.4s, v28.4s, v30.4s /* fb1_3 = minu(fb1_s_3, fb1_p_3) */
+	add v20.4s, v28.4s, v20.4s /* fb2_s_3 = add(fb1_3, fb0_11) */
+	add v28.4s, v20.4s, v10.4s /* fb2_p_3 = add(fb2_s_3, minus_modulus) */
+	umin v20.4s, v20.4s, v28.4s /* fb2_3 = minu(fb2_s_3, fb2_p_3) */
+	add v20.4s, v20.4s, v29.4s /* fb_s_3 = add(fb2_3, g1s1_1) */
+	add v28.4s, v20.4s, v10.4s /* fb_p_3 = add(fb_s_3, minus_modulus) */
+	smax v20.4s, v20.4s, v28.4s /* fb_3 = maxs(fb_s_3, fb_p_3) */
+
+	/* Initialisation round 16r+2, lanes 0..: s16 = feedback + (W >> 1). */
+	add v28.4s, v6.4s, v6.4s /* dbl_32 = add(fb_2, fb_2) */
+	mov v29.16b, v27.16b /* high16 */
+	bsl v29.16b, v28.16b, v0.16b /* x0_4 = bsl(high16, fb, dbl_32) */
+	ushr v30.4s, v23.4s, #16 /* x1_4_r = shr(dbl_21) */
+	ldr q31, [sp, #432] /* reload g0s13_1.2 */
+	sli v30.4s, v31.4s, #16 /* x1_4 = sli(x1_4_r, g0s13_1) */
+	ldr q8, [sp, #256] /* reload g0s7_1.2 */
+	add v12.4s, v8.4s, v8.4s /* dbl_34 = add(g0s7_1, g0s7_1) */
+	str q23, [sp, #864] /* spill dbl_21 */
+	ushr v23.4s, v12.4s, #16 /* x2_4_r = shr(dbl_34) */
+	ldr q31, [sp, #224] /* reload g0s9_1.2 */
+	sli v23.4s, v31.4s, #16 /* x2_4 = sli(x2_4_r, g0s9_1) */
+	eor v29.16b, v29.16b, v16.16b /* x0r1_4 = xor(x0_4, r1_2) */
+	add v29.4s, v29.4s, v4.4s /* w_4 = add(x0r1_4, r2_2) */
+	add v16.4s, v16.4s, v30.4s /* w1_4 = add(r1_2, x1_4) */
+	eor v4.16b, v4.16b, v23.16b /* w2_4 = xor(r2_2, x2_4) */
+	ushr v23.4s, v4.4s, #16 /* l1in_4_r = shr(w2_4) */
+	sli v23.4s, v16.4s, #16 /* l1in_4 = sli(l1in_4_r, w1_4) */
+	tbl v31.16b, {v23.16b}, v14.16b /* ur24_4 = lookup16(l1in_4, rotl24) */
+	str q30, [sp, #880] /* spill x1_4 */
+	tbl v30.16b, {v23.16b}, v22.16b /* ur8_4 = lookup16(l1in_4, rotl8) */
+	rev32 v8.8h, v23.8h /* ur16_4 = rev(l1in_4) */
+	eor v30.16b, v23.16b, v30.16b /* ug_acc_4 = xor(l1in_4, ur8_4) */
+	eor v30.16b, v30.16b, v8.16b /* ug_4 = xor(ug_acc_4, ur16_4) */
+	ushr v8.4s, v30.4s, #30 /* ur2_4_r = shr(ug_4) */
+	sli v8.4s, v30.4s, #2 /* ur2_4 = sli(ur2_4_r, ug_4) */
+	eor v23.16b, v23.16b, v31.16b /* u_acc_4 = xor(l1in_4, ur24_4) */
+	eor v23.16b, v23.16b, v8.16b /* u_4 = xor(u_acc_4, ur2_4) */
+	ushr v16.4s, v16.4s, #16 /* l2in_4_r = shr(w1_4) */
+	sli v16.4s, v4.4s, #16 /* l2in_4 = sli(l2in_4_r, w2_4) */
+	tbl v4.16b, {v16.16b}, v22.16b /* vr8_4 = lookup16(l2in_4, rotl8) */
+	rev32 v30.8h, v16.8h /* vr16_4 = rev(l2in_4) */
+	tbl v31.16b, {v16.16b}, v14.16b /* vr24_4 = lookup16(l2in_4, rotl24) */
+	eor v30.16b, v4.16b, v30.16b /* vg_acc_4 = xor(vr8_4, vr16_4) */
+	eor v30.16b, v30.16b, v31.16b /* vg_4 = xor(vg_acc_4, vr24_4) */
+	ushr v31.4s, v30.4s, #26 /* vr6_4_r = shr(vg_4) */
+	sli v31.4s, v30.4s, #6 /* vr6_4 = sli(vr6_4_r, vg_4) */
+	eor v4.16b, v16.16b, v4.16b /* v_acc_4 = xor(l2in_4, vr8_4) */
+	eor v4.16b, v4.16b, v31.16b /* v_4 = xor(v_acc_4, vr6_4) */
+	trn2 v16.16b, v4.16b, v23.16b /* sb_in_x_4 = trn(v_4, u_4) */
+	and v30.16b, v16.16b, v19.16b /* sb_s0_xl_4 = and(sb_in_x_4, nibble_mask) */
+	ushr v16.16b, v16.16b, #4 /* sb_s0_xh_4 = shr(sb_in_x_4) */
+	tbl v31.16b, {v25.16b}, v30.16b /* sb_s0_p1_4 = lookup16(s0_p1, sb_s0_xl_4) */
+	eor v16.16b, v31.16b, v16.16b /* sb_s0_t_4 = xor(sb_s0_p1_4, sb_s0_xh_4) */
+	tbl v31.16b, {v11.16b}, v16.16b /* sb_s0_p2_4 = lookup16(s0_p2, sb_s0_t_4) */
+	eor v30.16b, v31.16b, v30.16b /* sb_s0_ol_4 = xor(sb_s0_p2_4, sb_s0_xl_4) */
+	tbl v30.16b, {v15.16b}, v30.16b /* sb_s0_p3_4 = lookup16(s0_p3_rot, sb_s0_ol_4) */
+	add v16.16b, v16.16b, v16.16b /* sb_s0_t2_4 = add(sb_s0_t_4, sb_s0_t_4) */
+	eor v16.16b, v30.16b, v16.16b /* sb_s0_4 = xor(sb_s0_p3_4, sb_s0_t2_4) */
+	trn1 v4.16b, v4.16b, v23.16b /* sb_in_y_4 = trn(v_4, u_4) */
+	tbl v4.16b, {v4.16b}, v17.16b /* sb_s1_4_sr = lookup16(sb_in_y_4, inv_shift_rows) */
+	and v23.16b, v4.16b, v19.16b /* sb_s1_4_sr_lo = and(sb_s1_4_sr, nibble_mask) */
+	ushr v4.16b, v4.16b, #4 /* sb_s1_4_sr_hi = shr(sb_s1_4_sr) */
+	tbl v23.16b, {v9.16b}, v23.16b /* sb_s1_k_4_1_l = lookup16(tbl_lo, sb_s1_4_sr_lo) */
+	tbl v4.16b, {v3.16b}, v4.16b /* sb_s1_k_4_1_h = lookup16(tbl_hi, sb_s1_4_sr_hi) */
+	aese v23.16b, v4.16b /* sb_s1_4_aes = aese(sb_s1_k_4_1_l, sb_s1_k_4_1_h) */
+	and v4.16b, v23.16b, v19.16b /* sb_s1_4_aes_lo = and(sb_s1_4_aes, nibble_mask) */
+	ushr v23.16b, v23.16b, #4 /* sb_s1_4_aes_hi = shr(sb_s1_4_aes) */
+	tbl v4.16b, {v13.16b}, v4.16b /* sb_s1_4_l = lookup16(tbl_lo_1, sb_s1_4_aes_lo) */
+	tbl v23.16b, {v24.16b}, v23.16b /* sb_s1_4_h = lookup16(tbl_hi_1, sb_s1_4_aes_hi) */
+	eor v4.16b, v4.16b, v23.16b /* sb_s1_4 = xor(sb_s1_4_l, sb_s1_4_h) */
+	trn2 v23.16b, v4.16b, v16.16b /* r1_4 = trn(sb_s1_4, sb_s0_4) */
+	trn1 v4.16b, v4.16b, v16.16b /* r2_4 = trn(sb_s1_4, sb_s0_4) */
+	ldr q16, [sp, #176] /* reload g0s2_1.2 */
+	add v30.4s, v16.4s, v16.4s /* dbl_35 = add(g0s2_1, g0s2_1) */
+	ushr v30.4s, v30.4s, #24 /* s0k_o_4_r = shr(dbl_35) */
+	sli v30.4s, v16.4s, #8 /* s0k_o_4 = sli(s0k_o_4_r, g0s2_1) */
+	and v30.16b, v30.16b, v7.16b /* s0k_4 = and(s0k_o_4, modulus) */
+	ushr v31.4s, v26.4s, #12 /* s4k_o_4_r = shr(dbl_18) */
+	ldr q8, [sp, #736] /* reload g0s6_1.2 */
+	sli v31.4s, v8.4s, #20 /* s4k_o_4 = sli(s4k_o_4_r, g0s6_1) */
+	and v31.16b, v31.16b, v7.16b /* s4k_4 = and(s4k_o_4, modulus) */
+	ldr q8, [sp, #720] /* reload g0s12_1.2 */
+	str q26, [sp, #896] /* spill dbl_18 */
+	add v26.4s, v8.4s, v8.4s /* dbl_37 = add(g0s12_1, g0s12_1) */
+	str q18, [sp, #912] /* spill dbl_24 */
+	ushr v18.4s, v26.4s, #11 /* s10k_o_4_r = shr(dbl_37) */
+	sli v18.4s, v8.4s, #21 /* s10k_o_4 = sli(s10k_o_4_r, g0s12_1) */
+	and v18.16b, v18.16b, v7.16b /* s10k_4 = and(s10k_o_4, modulus) */
+	ldr q8, [sp, #416] /* reload dbl */
+	ushr v8.4s, v8.4s, #15 /* s13k_o_4_r = shr(dbl) */
+	str q0, [sp, #928] /* spill fb */
+	ldr q0, [sp, #704] /* reload g0s15_1.2 */
+	sli v8.4s, v0.4s, #17 /* s13k_o_4 = sli(s13k_o_4_r, g0s15_1) */
+	and v8.16b, v8.16b, v7.16b /* s13k_4 = and(s13k_o_4, modulus) */
+	ushr v0.4s, v28.4s, #17 /* s15k_o_4_r = shr(dbl_32) */
+	sli v0.4s, v6.4s, #15 /* s15k_o_4 = sli(s15k_o_4_r, fb_2) */
+	and v0.16b, v0.16b, v7.16b /* s15k_4 = and(s15k_o_4, modulus) */
+	ushr v29.4s, v29.4s, #1 /* w_half_4 = shr(w_4) */
+	add v30.4s, v30.4s, v31.4s /* fb0_s_12 = add(s0k_4, s4k_4) */
+	add v31.4s, v30.4s, v10.4s /* fb0_p_12 = add(fb0_s_12, minus_modulus) */
+	umin v30.4s, v30.4s, v31.4s /* fb0_12 = minu(fb0_s_12, fb0_p_12) */
+	add v18.4s, v18.4s, v8.4s /* fb0_s_13 = add(s10k_4, s13k_4) */
+	add v31.4s, v18.4s, v10.4s /* fb0_p_13 = add(fb0_s_13, minus_modulus) */
+	umin v18.4s, v18.4s, v31.4s /* fb0_13 = minu(fb0_s_13, fb0_p_13) */
+	add v0.4s, v0.4s, v29.4s /* fb0_s_14 = add(s15k_4, w_half_4) */
+	add v29.4s, v0.4s, v10.4s /* fb0_p_14 = add(fb0_s_14, minus_modulus) */
+	umin v0.4s, v0.4s, v29.4s /* fb0_14 = minu(fb0_s_14, fb0_p_14) */
+	add v18.4s, v30.4s, v18.4s /* fb1_s_4 = add(fb0_12, fb0_13) */
+	add v29.4s, v18.4s, v10.4s /* fb1_p_4 = add(fb1_s_4, minus_modulus) */
+	umin v18.4s, v18.4s, v29.4s /* fb1_4 = minu(fb1_s_4, fb1_p_4) */
+	add v0.4s, v18.4s, v0.4s /* fb2_s_4 = add(fb1_4, fb0_14) */
+	add v18.4s, v0.4s, v10.4s /* fb2_p_4 = add(fb2_s_4, minus_modulus) */
+	umin v0.4s, v0.4s, v18.4s /* fb2_4 = minu(fb2_s_4, fb2_p_4) */
+	add v0.4s, v0.4s, v16.4s /* fb_s_4 = add(fb2_4, g0s2_1) */
+	add v16.4s, v0.4s, v10.4s /* fb_p_4 = add(fb_s_4, minus_modulus) */
+	smax v0.4s, v0.4s, v16.4s /* fb_4 = maxs(fb_s_4, fb_p_4) */
+
+	/* Initialisation round 16r+2, lanes 4..: s16 = feedback + (W >> 1). */
+	add v16.4s, v20.4s, v20.4s /* dbl_40 = add(fb_3, fb_3) */
+	mov v18.16b, v27.16b /* high16 */
+	bsl v18.16b, v16.16b, v1.16b /* x0_5 = bsl(high16, fb_1, dbl_40) */
+	ushr v29.4s, v5.4s, #16 /* x1_5_r = shr(dbl_29) */
+	ldr q30, [sp, #688] /* reload g1s13_1.2 */
+	sli v29.4s, v30.4s, #16 /* x1_5 = sli(x1_5_r, g1s13_1) */
+	ldr q31, [sp, #496] /* reload g1s7_1.2 */
+	add v8.4s, v31.4s, v31.4s /* dbl_42 = add(g1s7_1, g1s7_1) */
+	str q5, [sp, #944] /* spill dbl_29 */
+	ushr v5.4s, v8.4s, #16 /* x2_5_r = shr(dbl_42) */
+	ldr q30, [sp, #480] /* reload g1s9_1.2 */
+	sli v5.4s, v30.4s, #16 /* x2_5 = sli(x2_5_r, g1s9_1) */
+	eor v18.16b, v18.16b, v21.16b /* x0r1_5 = xor(x0_5, r1_3) */
+	add v18.4s, v18.4s, v2.4s /* w_5 = add(x0r1_5, r2_3) */
+	add v21.4s, v21.4s, v29.4s /* w1_5 = add(r1_3, x1_5) */
+	eor v2.16b, v2.16b, v5.16b /* w2_5 = xor(r2_3, x2_5) */
+	ushr v5.4s, v2.4s, #16 /* l1in_5_r = shr(w2_5) */
+	sli v5.4s, v21.4s, #16 /* l1in_5 = sli(l1in_5_r, w1_5) */
+	tbl v30.16b, {v5.16b}, v14.16b /* ur24_5 = lookup16(l1in_5, rotl24) */
+	str q29, [sp, #960] /* spill x1_5 */
+	tbl v29.16b, {v5.16b}, v22.16b /* ur8_5 = lookup16(l1in_5, rotl8) */
+	rev32 v31.8h, v5.8h /* ur16_5 = rev(l1in_5) */
+	eor v29.16b, v5.16b, v29.16b /* ug_acc_5 = xor(l1in_5, ur8_5) */
+	eor v29.16b, v29.16b, v31.16b /* ug_5 = xor(ug_acc_5, ur16_5) */
+	ushr v31.4s, v29.4s, #30 /* ur2_5_r = shr(ug_5) */
+	sli v31.4s, v29.4s, #2 /* ur2_5 = sli(ur2_5_r, ug_5) */
+	eor v5.16b, v5.16b, v30.16b /* u_acc_5 = xor(l1in_5, ur24_5) */
+	eor v5.16b, v5.16b, v31.16b /* u_5 = xor(u_acc_5, ur2_5) */
+	ushr v21.4s, v21.4s, #16 /* l2in_5_r = shr(w1_5) */
+	sli v21.4s, v2.4s, #16 /* l2in_5 = sli(l2in_5_r, w2_5) */
+	tbl v2.16b, {v21.16b}, v22.16b /* vr8_5 = lookup16(l2in_5, rotl8) */
+	rev32 v29.8h, v21.8h /* vr16_5 = rev(l2in_5) */
+	tbl v30.16b, {v21.16b}, v14.16b /* vr24_5 = lookup16(l2in_5, rotl24) */
+	eor v29.16b, v2.16b, v29.16b /* vg_acc_5 = xor(vr8_5, vr16_5) */
+	eor v29.16b, v29.16b, v30.16b /* vg_5 = xor(vg_acc_5, vr24_5) */
+	ushr v30.4s, v29.4s, #26 /* vr6_5_r = shr(vg_5) */
+	sli v30.4s, v29.4s, #6 /* vr6_5 = sli(vr6_5_r, vg_5) */
+	eor v2.16b, v21.16b, v2.16b /* v_acc_5 = xor(l2in_5, vr8_5) */
+	eor v2.16b, v2.16b, v30.16b /* v_5 = xor(v_acc_5, vr6_5) */
+	trn2 v21.16b, v2.16b, v5.16b /* sb_in_x_5 = trn(v_5, u_5) */
+	and v29.16b, v21.16b, v19.16b /* sb_s0_xl_5 = and(sb_in_x_5, nibble_mask) */
+	ushr v21.16b, v21.16b, #4 /* sb_s0_xh_5 = shr(sb_in_x_5) */
+	tbl v30.16b, {v25.16b}, v29.16b /* sb_s0_p1_5 = lookup16(s0_p1, sb_s0_xl_5) */
+	eor v21.16b, v30.16b, v21.16b /* sb_s0_t_5 = xor(sb_s0_p1_5, sb_s0_xh_5) */
+	tbl v30.16b, {v11.16b}, v21.16b /* sb_s0_p2_5 = lookup16(s0_p2, sb_s0_t_5) */
+	eor v29.16b, v30.16b, v29.16b /* sb_s0_ol_5 = xor(sb_s0_p2_5, sb_s0_xl_5) */
+	tbl v29.16b, {v15.16b}, v29.16b /* sb_s0_p3_5 = lookup16(s0_p3_rot, sb_s0_ol_5) */
+	add v21.16b, v21.16b, v21.16b /* sb_s0_t2_5 = add(sb_s0_t_5, sb_s0_t_5) */
+	eor v21.16b, v29.16b, v21.16b /* sb_s0_5 = xor(sb_s0_p3_5, sb_s0_t2_5) */
+	trn1 v2.16b, v2.16b, v5.16b /* sb_in_y_5 = trn(v_5, u_5) */
+	tbl v2.16b, {v2.16b}, v17.16b /* sb_s1_5_sr = lookup16(sb_in_y_5, inv_shift_rows) */
+	and v5.16b, v2.16b, v19.16b /* sb_s1_5_sr_lo = and(sb_s1_5_sr, nibble_mask) */
+	ushr v2.16b, v2.16b, #4 /* sb_s1_5_sr_hi = shr(sb_s1_5_sr) */
+	tbl v5.16b, {v9.16b}, v5.16b /* sb_s1_k_5_1_l = lookup16(tbl_lo, sb_s1_5_sr_lo) */
+	tbl v2.16b, {v3.16b}, v2.16b /* sb_s1_k_5_1_h = lookup16(tbl_hi, sb_s1_5_sr_hi) */
+	aese v5.16b, v2.16b /* sb_s1_5_aes = aese(sb_s1_k_5_1_l, sb_s1_k_5_1_h) */
+	and v2.16b, v5.16b, v19.16b /* sb_s1_5_aes_lo = and(sb_s1_5_aes, nibble_mask) */
+	ushr v5.16b, v5.16b, #4 /* sb_s1_5_aes_hi = shr(sb_s1_5_aes) */
+	tbl v2.16b, {v13.16b}, v2.16b /* sb_s1_5_l = lookup16(tbl_lo_1, sb_s1_5_aes_lo) */
+	tbl v5.16b, {v24.16b}, v5.16b /* sb_s1_5_h = lookup16(tbl_hi_1, sb_s1_5_aes_hi) */
+	eor v2.16b, v2.16b, v5.16b /* sb_s1_5 = xor(sb_s1_5_l, sb_s1_5_h) */
+	trn2 v5.16b, v2.16b, v21.16b /* r1_5 = trn(sb_s1_5, sb_s0_5) */
+	trn1 v2.16b, v2.16b, v21.16b /* r2_5 = trn(sb_s1_5, sb_s0_5) */
+	ldr q21, [sp, #160] /* reload g1s2_1.2 */
+	add v29.4s, v21.4s, v21.4s /* dbl_43 = add(g1s2_1, g1s2_1) */
+	ushr v29.4s, v29.4s, #24 /* s0k_o_5_r = shr(dbl_43) */
+	sli v29.4s, v21.4s, #8 /* s0k_o_5 = sli(s0k_o_5_r, g1s2_1) */
+	and v29.16b, v29.16b, v7.16b /* s0k_5 = and(s0k_o_5, modulus) */
+	ldr q30, [sp, #832] /* reload dbl_26 */
+	ushr v31.4s, v30.4s, #12 /* s4k_o_5_r = shr(dbl_26) */
+	ldr q30, [sp, #80] /* reload g1s6_1.2 */
+	sli v31.4s, v30.4s, #20 /* s4k_o_5 = sli(s4k_o_5_r, g1s6_1) */
+	and v31.16b, v31.16b, v7.16b /* s4k_5 = and(s4k_o_5, modulus) */
+	ldr q30, [sp, #192] /* reload g1s12_1.2 */
+	str q28, [sp, #976] /* spill dbl_32 */
+	add v28.4s, v30.4s, v30.4s /* dbl_45 = add(g1s12_1, g1s12_1) */
+	str q1, [sp, #992] /* spill fb_1 */
+	ushr v1.4s, v28.4s, #11 /* s10k_o_5_r = shr(dbl_45) */
+	sli v1.4s, v30.4s, #21 /* s10k_o_5 = sli(s10k_o_5_r, g1s12_1) */
+	and v1.16b, v1.16b, v7.16b /* s10k_5 = and(s10k_o_5, modulus) */
+	ldr q30, [sp, #640] /* reload dbl_8 */
+	ushr v30.4s, v30.4s, #15 /* s13k_o_5_r = shr(dbl_8) */
+	str q8, [sp, #1008] /* spill dbl_42 */
+	ldr q8, [sp, #816] /* reload g1s15_1.2 */
+	sli v30.4s, v8.4s, #17 /* s13k_o_5 = sli(s13k_o_5_r, g1s15_1) */
+	and v30.16b, v30.16b, v7.16b /* s13k_5 = and(s13k_o_5, modulus) */
+	ushr v8.4s, v16.4s, #17 /* s15k_o_5_r = shr(dbl_40) */
+	sli v8.4s, v20.4s, #15 /* s15k_o_5 = sli(s15k_o_5_r, fb_3) */
+	and v8.16b, v8.16b, v7.16b /* s15k_5 = and(s15k_o_5, modulus) */
+	ushr v18.4s, v18.4s, #1 /* w_half_5 = shr(w_5) */
+	add v29.4s, v29.4s, v31.4s /* fb0_s_15 = add(s0k_5, s4k_5) */
+	add v31.4s, v29.4s, v10.4s /* fb0_p_15 = add(fb0_s_15, minus_modulus) */
+	umin v29.4s, v29.4s, v31.4s /* fb0_15 = minu(fb0_s_15, fb0_p_15) */
+	add v1.4s, v1.4s, v30.4s /* fb0_s_16 = add(s10k_5, s13k_5) */
+	add v30.4s, v1.4s, v10.4s /* fb0_p_16 = add(fb0_s_16, minus_modulus) */
+	umin v1.4s, v1.4s, v30.4s /* fb0_16 = minu(fb0_s_16, fb0_p_16) */
+	add v18.4s, v8.4s, v18.4s /* fb0_s_17 = add(s15k_5, w_half_5) */
+	add v30.4s, v18.4s, v10.4s /* fb0_p_17 = add(fb0_s_17, minus_modulus) */
+	umin v18.4s, v18.4s, v30.4s /* fb0_17 = minu(fb0_s_17, fb0_p_17) */
+	add v1.4s, v29.4s, v1.4s /* fb1_s_5 = add(fb0_15, fb0_16) */
+	add v29.4s, v1.4s, v10.4s /* fb1_p_5 = add(fb1_s_5, minus_modulus) */
+	umin v1.4s, v1.4s, v29.4s /* fb1_5 = minu(fb1_s_5, fb1_p_5) */
+	add v1.4s, v1.4s, v18.4s /* fb2_s_5 = add(fb1_5, fb0_17) */
+	add v18.4s, v1.4s, v10.4s /* fb2_p_5 = add(fb2_s_5, minus_modulus) */
+	umin v1.4s, v1.4s, v18.4s /* fb2_5 = minu(fb2_s_5, fb2_p_5) */
+	add v1.4s, v1.4s, v21.4s /* fb_s_5 = add(fb2_5, g1s2_1) */
+	add v18.4s, v1.4s, v10.4s /* fb_p_5 = add(fb_s_5, minus_modulus) */
+	smax v1.4s, v1.4s, v18.4s /* fb_5 = maxs(fb_s_5, fb_p_5) */
+
+	/* Initialisation round 16r+3, lanes 0..: s16 = feedback + (W >> 1). */
+	add v18.4s, v0.4s, v0.4s /* dbl_48 = add(fb_4, fb_4) */
+	mov v21.16b, v27.16b /* high16 */
+	bsl v21.16b, v18.16b, v6.16b /* x0_6 = bsl(high16, fb_2, dbl_48) */
+	ushr v29.4s, v26.4s, #16 /* x1_6_r = shr(dbl_37) */
+	ldr q30, [sp, #272] /* reload g0s14_1.2 */
+	sli v29.4s, v30.4s, #16 /* x1_6 = sli(x1_6_r, g0s14_1) */
+	ldr q31, [sp, #672] /* reload g0s8_1.2 */
+	add v8.4s, v31.4s, v31.4s /* dbl_50 = add(g0s8_1, g0s8_1) */
+	str q26, [sp, #1024] /* spill dbl_37 */
+	ushr v26.4s, v8.4s, #16 /* x2_6_r = shr(dbl_50) */
+	ldr q30, [sp, #384] /* reload g0s10_1.2 */
+	sli v26.4s, v30.4s, #16 /* x2_6 = sli(x2_6_r, g0s10_1) */
+	eor v21.16b, v21.16b, v23.16b /* x0r1_6 = xor(x0_6, r1_4) */
+	add v21.4s, v21.4s, v4.4s /* w_6 = add(x0r1_6, r2_4) */
+	add v23.4s, v23.4s, v29.4s /* w1_6 = add(r1_4, x1_6) */
+	eor v4.16b, v4.16b, v26.16b /* w2_6 = xor(r2_4, x2_6) */
+	ushr v26.4s, v4.4s, #16 /* l1in_6_r = shr(w2_6) */
+	sli v26.4s, v23.4s, #16 /* l1in_6 = sli(l1in_6_r, w1_6) */
+	tbl v30.16b, {v26.16b}, v14.16b /* ur24_6 = lookup16(l1in_6, rotl24) */
+	str q29, [sp, #1040] /* spill x1_6 */
+	tbl v29.16b, {v26.16b}, v22.16b /* ur8_6 = lookup16(l1in_6, rotl8) */
+	rev32 v31.8h, v26.8h /* ur16_6 = rev(l1in_6) */
+	eor v29.16b, v26.16b, v29.16b /* ug_acc_6 = xor(l1in_6, ur8_6) */
+	eor v29.16b, v29.16b, v31.16b /* ug_6 = xor(ug_acc_6, ur16_6) */
+	ushr v31.4s, v29.4s, #30 /* ur2_6_r = shr(ug_6) */
+	sli v31.4s, v29.4s, #2 /* ur2_6 = sli(ur2_6_r, ug_6) */
+	eor v26.16b, v26.16b, v30.16b /* u_acc_6 = xor(l1in_6, ur24_6) */
+	eor v26.16b, v26.16b, v31.16b /* u_6 = xor(u_acc_6, ur2_6) */
+	ushr v23.4s, v23.4s, #16 /* l2in_6_r = shr(w1_6) */
+	sli v23.4s, v4.4s, #16 /* l2in_6 = sli(l2in_6_r, w2_6) */
+	tbl v4.16b, {v23.16b}, v22.16b /* vr8_6 = lookup16(l2in_6, rotl8) */
+	rev32 v29.8h, v23.8h /* vr16_6 = rev(l2in_6) */
+	tbl v30.16b, {v23.16b}, v14.16b /* vr24_6 = lookup16(l2in_6, rotl24) */
+	eor v29.16b, v4.16b, v29.16b /* vg_acc_6 = xor(vr8_6, vr16_6) */
+	eor v29.16b, v29.16b, v30.16b /* vg_6 = xor(vg_acc_6, vr24_6) */
+	ushr v30.4s, v29.4s, #26 /* vr6_6_r = shr(vg_6) */
+	sli v30.4s, v29.4s, #6 /* vr6_6 = sli(vr6_6_r, vg_6) */
+	eor v4.16b, v23.16b, v4.16b /* v_acc_6 = xor(l2in_6, vr8_6) */
+	eor v4.16b, v4.16b, v30.16b /* v_6 = xor(v_acc_6, vr6_6) */
+	trn2 v23.16b, v4.16b, v26.16b /* sb_in_x_6 = trn(v_6, u_6) */
+	and v29.16b, v23.16b, v19.16b /* sb_s0_xl_6 = and(sb_in_x_6, nibble_mask) */
+	ushr v23.16b, v23.16b, #4 /* sb_s0_xh_6 = shr(sb_in_x_6) */
+	tbl v30.16b, {v25.16b}, v29.16b /* sb_s0_p1_6 = lookup16(s0_p1, sb_s0_xl_6) */
+	eor v23.16b, v30.16b, v23.16b /* sb_s0_t_6 = xor(sb_s0_p1_6, sb_s0_xh_6) */
+	tbl v30.16b, {v11.16b}, v23.16b /* sb_s0_p2_6 = lookup16(s0_p2, sb_s0_t_6) */
+	eor v29.16b, v30.16b, v29.16b /* sb_s0_ol_6 = xor(sb_s0_p2_6, sb_s0_xl_6) */
+	tbl v29.16b, {v15.16b}, v29.16b /* sb_s0_p3_6 = lookup16(s0_p3_rot, sb_s0_ol_6) */
+	add v23.16b, v23.16b, v23.16b /* sb_s0_t2_6 = add(sb_s0_t_6, sb_s0_t_6) */
+	eor v23.16b, v29.16b, v23.16b /* sb_s0_6 = xor(sb_s0_p3_6, sb_s0_t2_6) */
+	trn1 v4.16b, v4.16b, v26.16b /* sb_in_y_6 = trn(v_6, u_6) */
+	tbl v4.16b, {v4.16b}, v17.16b /* sb_s1_6_sr = lookup16(sb_in_y_6, inv_shift_rows) */
+	and v26.16b, v4.16b, v19.16b /* sb_s1_6_sr_lo = and(sb_s1_6_sr, nibble_mask) */
+	ushr v4.16b, v4.16b, #4 /* sb_s1_6_sr_hi = shr(sb_s1_6_sr) */
+	tbl v26.16b, {v9.16b}, v26.16b /* sb_s1_k_6_1_l = lookup16(tbl_lo, sb_s1_6_sr_lo) */
+	tbl v4.16b, {v3.16b}, v4.16b /* sb_s1_k_6_1_h = lookup16(tbl_hi, sb_s1_6_sr_hi) */
+	aese v26.16b, v4.16b /* sb_s1_6_aes = aese(sb_s1_k_6_1_l, sb_s1_k_6_1_h) */
+	and v4.16b, v26.16b, v19.16b /* sb_s1_6_aes_lo = and(sb_s1_6_aes, nibble_mask) */
+	ushr v26.16b, v26.16b, #4 /* sb_s1_6_aes_hi = shr(sb_s1_6_aes) */
+	tbl v4.16b, {v13.16b}, v4.16b /* sb_s1_6_l = lookup16(tbl_lo_1, sb_s1_6_aes_lo) */
+	tbl v26.16b, {v24.16b}, v26.16b /* sb_s1_6_h = lookup16(tbl_hi_1, sb_s1_6_aes_hi) */
+	eor v4.16b, v4.16b, v26.16b /* sb_s1_6 = xor(sb_s1_6_l, sb_s1_6_h) */
+	trn2 v26.16b, v4.16b, v23.16b /* r1_6 = trn(sb_s1_6, sb_s0_6) */
+	trn1 v4.16b, v4.16b, v23.16b /* r2_6 = trn(sb_s1_6, sb_s0_6) */
+	ldr q23, [sp, #144] /* reload g0s3_1.2 */
+	add v29.4s, v23.4s, v23.4s /* dbl_51 = add(g0s3_1, g0s3_1) */
+	ushr v29.4s, v29.4s, #24 /* s0k_o_6_r = shr(dbl_51) */
+	sli v29.4s, v23.4s, #8 /* s0k_o_6 = sli(s0k_o_6_r, g0s3_1) */
+	and v29.16b, v29.16b, v7.16b /* s0k_6 = and(s0k_o_6, modulus) */
+	ushr v30.4s, v12.4s, #12 /* s4k_o_6_r = shr(dbl_34) */
+	ldr q31, [sp, #256] /* reload g0s7_1.2 */
+	sli v30.4s, v31.4s, #20 /* s4k_o_6 = sli(s4k_o_6_r, g0s7_1) */
+	and v30.16b, v30.16b, v7.16b /* s4k_6 = and(s4k_o_6, modulus) */
+	ldr q31, [sp, #400] /* reload dbl_6 */
+	str q12, [sp, #1056] /* spill dbl_34 */
+	ushr v12.4s, v31.4s, #11 /* s10k_o_6_r = shr(dbl_6) */
+	str q16, [sp, #1072] /* spill dbl_40 */
+	ldr q16, [sp, #432] /* reload g0s13_1.2 */
+	sli v12.4s, v16.4s, #21 /* s10k_o_6 = sli(s10k_o_6_r, g0s13_1) */
+	and v12.16b, v12.16b, v7.16b /* s10k_6 = and(s10k_o_6, modulus) */
+	ldr q16, [sp, #800] /* reload dbl_16 */
+	ushr v16.4s, v16.4s, #15 /* s13k_o_6_r = shr(dbl_16) */
+	ldr q31, [sp, #928] /* reload fb */
+	sli v16.4s, v31.4s, #17 /* s13k_o_6 = sli(s13k_o_6_r, fb) */
+	and v16.16b, v16.16b, v7.16b /* s13k_6 = and(s13k_o_6, modulus) */
+	ushr v31.4s, v18.4s, #17 /* s15k_o_6_r = shr(dbl_48) */
+	sli v31.4s, v0.4s, #15 /* s15k_o_6 = sli(s15k_o_6_r, fb_4) */
+	and v31.16b, v31.16b, v7.16b /* s15k_6 = and(s15k_o_6, modulus) */
+	ushr v21.4s, v21.4s, #1 /* w_half_6 = shr(w_6) */
+	add v29.4s, v29.4s, v30.4s /* fb0_s_18 = add(s0k_6, s4k_6) */
+	add v30.4s, v29.4s, v10.4s /* fb0_p_18 = add(fb0_s_18, minus_modulus) */
+	umin v29.4s, v29.4s, v30.4s /* fb0_18 = minu(fb0_s_18, fb0_p_18) */
+	add v16.4s, v12.4s, v16.4s /* fb0_s_19 = add(s10k_6, s13k_6) */
+	add v30.4s, v16.4s, v10.4s /* fb0_p_19 = add(fb0_s_19, minus_modulus) */
+	umin v16.4s, v16.4s, v30.4s /* fb0_19 = minu(fb0_s_19, fb0_p_19) */
+	add v21.4s, v31.4s, v21.4s /* fb0_s_20 = add(s15k_6, w_half_6) */
+	add v30.4s, v21.4s, v10.4s /* fb0_p_20 = add(fb0_s_20, minus_modulus) */
+	umin v21.4s, v21.4s, v30.4s /* fb0_20 = minu(fb0_s_20, fb0_p_20) */
+	add v16.4s, v29.4s, v16.4s /* fb1_s_6 = add(fb0_18, fb0_19) */
+	add v29.4s, v16.4s, v10.4s /* fb1_p_6 = add(fb1_s_6, minus_modulus) */
+	umin v16.4s, v16.4s, v29.4s /* fb1_6 = minu(fb1_s_6, fb1_p_6) */
+	add v16.4s, v16.4s, v21.4s /* fb2_s_6 = add(fb1_6, fb0_20) */
+	add v21.4s, v16.4s, v10.4s /* fb2_p_6 = add(fb2_s_6, minus_modulus) */
+	umin v16.4s, v16.4s, v21.4s /* fb2_6 = minu(fb2_s_6, fb2_p_6) */
+	add v16.4s, v16.4s, v23.4s /* fb_s_6 = add(fb2_6, g0s3_1) */
+	add v21.4s, v16.4s, v10.4s /* fb_p_6 = add(fb_s_6, minus_modulus) */
+	smax v16.4s, v16.4s, v21.4s /* fb_6 = maxs(fb_s_6, fb_p_6) */
+
+	/* Initialisation round 16r+3, lanes 4..: s16 = feedback + (W >> 1). */
+	add v21.4s, v1.4s, v1.4s /* dbl_56 = add(fb_5, fb_5) */
+	mov v23.16b, v27.16b /* high16 */
+	bsl v23.16b, v21.16b, v20.16b /* x0_7 = bsl(high16, fb_3, dbl_56) */
+	ushr v29.4s, v28.4s, #16 /* x1_7_r = shr(dbl_45) */
+	ldr q30, [sp, #512] /* reload g1s14_1.2 */
+	sli v29.4s, v30.4s, #16 /* x1_7 = sli(x1_7_r, g1s14_1) */
+	ldr q31, [sp, #64] /* reload g1s8_1.2 */
+	add v12.4s, v31.4s, v31.4s /* dbl_58 = add(g1s8_1, g1s8_1) */
+	str q28, [sp, #1088] /* spill dbl_45 */
+	ushr v28.4s, v12.4s, #16 /* x2_7_r = shr(dbl_58) */
+	ldr q30, [sp, #608] /* reload g1s10_1.2 */
+	sli v28.4s, v30.4s, #16 /* x2_7 = sli(x2_7_r, g1s10_1) */
+	eor v23.16b, v23.16b, v5.16b /* x0r1_7 = xor(x0_7, r1_5) */
+	add v23.4s, v23.4s, v2.4s /* w_7 = add(x0r1_7, r2_5) */
+	add v5.4s, v5.4s, v29.4s /* w1_7 = add(r1_5, x1_7) */
+	eor v2.16b, v2.16b, v28.16b /* w2_7 = xor(r2_5, x2_7) */
+	ushr v28.4s, v2.4s, #16 /* l1in_7_r = shr(w2_7) */
+	sli v28.4s, v5.4s, #16 /* l1in_7 = sli(l1in_7_r, w1_7) */
+	tbl v30.16b, {v28.16b}, v14.16b /* ur24_7 = lookup16(l1in_7, rotl24) */
+	str q29, [sp, #1104] /* spill x1_7 */
+	tbl v29.16b, {v28.16b}, v22.16b /* ur8_7 = lookup16(l1in_7, rotl8) */
+	rev32 v31.8h, v28.8h /* ur16_7 = rev(l1in_7) */
+	eor v29.16b, v28.16b, v29.16b /* ug_acc_7 = xor(l1in_7, ur8_7) */
+	eor v29.16b, v29.16b, v31.16b /* ug_7 = xor(ug_acc_7, ur16_7) */
+	ushr v31.4s, v29.4s, #30 /* ur2_7_r = shr(ug_7) */
+	sli v31.4s, v29.4s, #2 /* ur2_7 = sli(ur2_7_r, ug_7) */
+	eor v28.16b, v28.16b, v30.16b /* u_acc_7 = xor(l1in_7, ur24_7) */
+	eor v28.16b, v28.16b, v31.16b /* u_7 = xor(u_acc_7, ur2_7) */
+	ushr v5.4s, v5.4s, #16 /* l2in_7_r = shr(w1_7) */
+	sli v5.4s, v2.4s, #16 /* l2in_7 = sli(l2in_7_r, w2_7) */
+	tbl v2.16b, {v5.16b}, v22.16b /* vr8_7 = lookup16(l2in_7, rotl8) */
+	rev32 v29.8h, v5.8h /* vr16_7 = rev(l2in_7) */
+	tbl v30.16b, {v5.16b}, v14.16b /* vr24_7 = lookup16(l2in_7, rotl24) */
+	eor v29.16b, v2.16b, v29.16b /* vg_acc_7 = xor(vr8_7, vr16_7) */
+	eor v29.16b, v29.16b, v30.16b /* vg_7 = xor(vg_acc_7, vr24_7) */
+	ushr v30.4s, v29.4s, #26 /* vr6_7_r = shr(vg_7) */
+	sli v30.4s, v29.4s, #6 /* vr6_7 = sli(vr6_7_r, vg_7) */
+	eor v2.16b, v5.16b, v2.16b /* v_acc_7 = xor(l2in_7, vr8_7) */
+	eor v2.16b, v2.16b, v30.16b /* v_7 = xor(v_acc_7, vr6_7) */
+	trn2 v5.16b, v2.16b, v28.16b /* sb_in_x_7 = trn(v_7, u_7) */
+	and v29.16b, v5.16b, v19.16b /* sb_s0_xl_7 = and(sb_in_x_7, nibble_mask) */
+	ushr v5.16b, v5.16b, #4 /* sb_s0_xh_7 = shr(sb_in_x_7) */
+	tbl v30.16b, {v25.16b}, v29.16b /* sb_s0_p1_7 = lookup16(s0_p1, sb_s0_xl_7) */
+	eor v5.16b, v30.16b, v5.16b /* sb_s0_t_7 = xor(sb_s0_p1_7, sb_s0_xh_7) */
+	tbl v30.16b, {v11.16b}, v5.16b /* sb_s0_p2_7 = lookup16(s0_p2, sb_s0_t_7) */
+	eor v29.16b, v30.16b, v29.16b /* sb_s0_ol_7 = xor(sb_s0_p2_7, sb_s0_xl_7) */
+	tbl v29.16b, {v15.16b}, v29.16b /* sb_s0_p3_7 = lookup16(s0_p3_rot, sb_s0_ol_7) */
+	add v5.16b, v5.16b, v5.16b /* sb_s0_t2_7 = add(sb_s0_t_7, sb_s0_t_7) */
+	eor v5.16b, v29.16b, v5.16b /* sb_s0_7 = xor(sb_s0_p3_7, sb_s0_t2_7) */
+	trn1 v2.16b, v2.16b, v28.16b /* sb_in_y_7 = trn(v_7, u_7) */
+	tbl v2.16b, {v2.16b}, v17.16b /* sb_s1_7_sr = lookup16(sb_in_y_7, inv_shift_rows) */
+	and v28.16b, v2.16b, v19.16b /* sb_s1_7_sr_lo = and(sb_s1_7_sr, nibble_mask) */
+	ushr v2.16b, v2.16b, #4 /* sb_s1_7_sr_hi = shr(sb_s1_7_sr) */
+	tbl v28.16b, {v9.16b}, v28.16b /* sb_s1_k_7_1_l = lookup16(tbl_lo, sb_s1_7_sr_lo) */
+	tbl v2.16b, {v3.16b}, v2.16b /* sb_s1_k_7_1_h = lookup16(tbl_hi, sb_s1_7_sr_hi) */
+	aese v28.16b, v2.16b /* sb_s1_7_aes = aese(sb_s1_k_7_1_l, sb_s1_k_7_1_h) */
+	and v2.16b, v28.16b, v19.16b /* sb_s1_7_aes_lo = and(sb_s1_7_aes, nibble_mask) */
+	ushr v28.16b, v28.16b, #4 /* sb_s1_7_aes_hi = shr(sb_s1_7_aes) */
+	tbl v2.16b, {v13.16b}, v2.16b /* sb_s1_7_l = lookup16(tbl_lo_1, sb_s1_7_aes_lo) */
+	tbl v28.16b, {v24.16b}, v28.16b /* sb_s1_7_h = lookup16(tbl_hi_1, sb_s1_7_aes_hi) */
+	eor v2.16b, v2.16b, v28.16b /* sb_s1_7 = xor(sb_s1_7_l, sb_s1_7_h) */
+	trn2 v28.16b, v2.16b, v5.16b /* r1_7 = trn(sb_s1_7, sb_s0_7) */
+	trn1 v2.16b, v2.16b, v5.16b /* r2_7 = trn(sb_s1_7, sb_s0_7) */
+	ldr q5, [sp, #128] /* reload g1s3_1.2 */
+	add v29.4s, v5.4s, v5.4s /* dbl_59 = add(g1s3_1, g1s3_1) */
+	ushr v29.4s, v29.4s, #24 /* s0k_o_7_r = shr(dbl_59) */
+	sli v29.4s, v5.4s, #8 /* s0k_o_7 = sli(s0k_o_7_r, g1s3_1) */
+	and v29.16b, v29.16b, v7.16b /* s0k_7 = and(s0k_o_7, modulus) */
+	ldr q30, [sp, #1008] /* reload dbl_42 */
+	ushr v31.4s, v30.4s, #12 /* s4k_o_7_r = shr(dbl_42) */
+	ldr q30, [sp, #496] /* reload g1s7_1.2 */
+	sli v31.4s, v30.4s, #20 /* s4k_o_7 = sli(s4k_o_7_r, g1s7_1) */
+	and v31.16b, v31.16b, v7.16b /* s4k_7 = and(s4k_o_7, modulus) */
+	ldr q30, [sp, #624] /* reload dbl_14 */
+	str q18, [sp, #1120] /* spill dbl_48 */
+	ushr v18.4s, v30.4s, #11 /* s10k_o_7_r = shr(dbl_14) */
+	ldr q30, [sp, #688] /* reload g1s13_1.2 */
+	sli v18.4s, v30.4s, #21 /* s10k_o_7 = sli(s10k_o_7_r, g1s13_1) */
+	and v18.16b, v18.16b, v7.16b /* s10k_7 = and(s10k_o_7, modulus) */
+	ldr q30, [sp, #912] /* reload dbl_24 */
+	ushr v30.4s, v30.4s, #15 /* s13k_o_7_r = shr(dbl_24) */
+	str q20, [sp, #1136] /* spill fb_3 */
+	ldr q20, [sp, #992] /* reload fb_1 */
+	sli v30.4s, v20.4s, #17 /* s13k_o_7 = sli(s13k_o_7_r, fb_1) */
+	and v30.16b, v30.16b, v7.16b /* s13k_7 = and(s13k_o_7, modulus) */
+	ushr v20.4s, v21.4s, #17 /* s15k_o_7_r = shr(dbl_56) */
+	sli v20.4s, v1.4s, #15 /* s15k_o_7 = sli(s15k_o_7_r, fb_5) */
+	and v20.16b, v20.16b, v7.16b /* s15k_7 = and(s15k_o_7, modulus) */
+	ushr v23.4s, v23.4s, #1 /* w_half_7 = shr(w_7) */
+	add v29.4s, v29.4s, v31.4s /* fb0_s_21 = add(s0k_7, s4k_7) */
+	add v31.4s, v29.4s, v10.4s /* fb0_p_21 = add(fb0_s_21, minus_modulus) */
+	umin v29.4s, v29.4s, v31.4s /* fb0_21 = minu(fb0_s_21, fb0_p_21) */
+	add v18.4s, v18.4s, v30.4s /* fb0_s_22 = add(s10k_7, s13k_7) */
+	add v30.4s, v18.4s, v10.4s /* fb0_p_22 = add(fb0_s_22, minus_modulus) */
+	umin v18.4s, v18.4s, v30.4s /* fb0_22 = minu(fb0_s_22, fb0_p_22) */
+	add v20.4s, v20.4s, v23.4s /* fb0_s_23 = add(s15k_7, w_half_7) */
+	add v23.4s, v20.4s, v10.4s /* fb0_p_23 = add(fb0_s_23, minus_modulus) */
+	umin v20.4s, v20.4s, v23.4s /* fb0_23 = minu(fb0_s_23, fb0_p_23) */
+	add v18.4s, v29.4s, v18.4s /* fb1_s_7 = add(fb0_21, fb0_22) */
+	add v23.4s, v18.4s, v10.4s /* fb1_p_7 = add(fb1_s_7, minus_modulus) */
+	umin v18.4s, v18.4s, v23.4s /* fb1_7 = minu(fb1_s_7, fb1_p_7) */
+	add v18.4s, v18.4s, v20.4s /* fb2_s_7 = add(fb1_7, fb0_23) */
+	add v20.4s, v18.4s, v10.4s /* fb2_p_7 = add(fb2_s_7, minus_modulus) */
+	umin v18.4s, v18.4s, v20.4s /* fb2_7 = minu(fb2_s_7, fb2_p_7) */
+	add v5.4s, v18.4s, v5.4s /* fb_s_7 = add(fb2_7, g1s3_1) */
+	add v18.4s, v5.4s, v10.4s /* fb_p_7 = add(fb_s_7, minus_modulus) */
+	smax v5.4s, v5.4s, v18.4s /* fb_7 = maxs(fb_s_7, fb_p_7) */
+
+	/* Initialisation round 16r+4, lanes 0..: s16 = feedback + (W >> 1). */
+	add v18.4s, v16.4s, v16.4s /* dbl_64 = add(fb_6, fb_6) */
+	mov v20.16b, v27.16b /* high16 */
+	bsl v20.16b, v18.16b, v0.16b /* x0_8 = bsl(high16, fb_4, dbl_64) */
+	ldr q23, [sp, #400] /* reload dbl_6 */
+	ushr v29.4s, v23.4s, #16 /* x1_8_r = shr(dbl_6) */
+	ldr q30, [sp, #704] /* reload g0s15_1.2 */
+	sli v29.4s, v30.4s, #16 /* x1_8 = sli(x1_8_r, g0s15_1) */
+	eor v20.16b, v20.16b, v26.16b /* x0r1_8 = xor(x0_8, r1_6) */
+	add v20.4s, v20.4s, v4.4s /* w_8 = add(x0r1_8, r2_6) */
+	add v26.4s, v26.4s, v29.4s /* w1_8 = add(r1_6, x1_8) */
+	ldr q31, [sp, #240] /* reload x1 */
+	eor v4.16b, v4.16b, v31.16b /* w2_8 = xor(r2_6, x1) */
+	ushr v31.4s, v4.4s, #16 /* l1in_8_r = shr(w2_8) */
+	sli v31.4s, v26.4s, #16 /* l1in_8 = sli(l1in_8_r, w1_8) */
+	tbl v23.16b, {v31.16b}, v14.16b /* ur24_8 = lookup16(l1in_8, rotl24) */
+	str q29, [sp, #240] /* spill x1_8 */
+	tbl v29.16b, {v31.16b}, v22.16b /* ur8_8 = lookup16(l1in_8, rotl8) */
+	rev32 v30.8h, v31.8h /* ur16_8 = rev(l1in_8) */
+	eor v29.16b, v31.16b, v29.16b /* ug_acc_8 = xor(l1in_8, ur8_8) */
+	eor v29.16b, v29.16b, v30.16b /* ug_8 = xor(ug_acc_8, ur16_8) */
+	ushr v30.4s, v29.4s, #30 /* ur2_8_r = shr(ug_8) */
+	sli v30.4s, v29.4s, #2 /* ur2_8 = sli(ur2_8_r, ug_8) */
+	eor v23.16b, v31.16b, v23.16b /* u_acc_8 = xor(l1in_8, ur24_8) */
+	eor v23.16b, v23.16b, v30.16b /* u_8 = xor(u_acc_8, ur2_8) */
+	ushr v26.4s, v26.4s, #16 /* l2in_8_r = shr(w1_8) */
+	sli v26.4s, v4.4s, #16 /* l2in_8 = sli(l2in_8_r, w2_8) */
+	tbl v4.16b, {v26.16b}, v22.16b /* vr8_8 = lookup16(l2in_8, rotl8) */
+	rev32 v29.8h, v26.8h /* vr16_8 = rev(l2in_8) */
+	tbl v30.16b, {v26.16b}, v14.16b /* vr24_8 = lookup16(l2in_8, rotl24) */
+	eor v29.16b, v4.16b, v29.16b /* vg_acc_8 = xor(vr8_8, vr16_8) */
+	eor v29.16b, v29.16b, v30.16b /* vg_8 = xor(vg_acc_8, vr24_8) */
+	ushr v30.4s, v29.4s, #26 /* vr6_8_r = shr(vg_8) */
+	sli v30.4s, v29.4s, #6 /* vr6_8 = sli(vr6_8_r, vg_8) */
+	eor v4.16b, v26.16b, v4.16b /* v_acc_8 = xor(l2in_8, vr8_8) */
+	eor v4.16b, v4.16b, v30.16b /* v_8 = xor(v_acc_8, vr6_8) */
+	trn2 v26.16b, v4.16b, v23.16b /* sb_in_x_8 = trn(v_8, u_8) */
+	and v29.16b, v26.16b, v19.16b /* sb_s0_xl_8 = and(sb_in_x_8, nibble_mask) */
+	ushr v26.16b, v26.16b, #4 /* sb_s0_xh_8 = shr(sb_in_x_8) */
+	tbl v30.16b, {v25.16b}, v29.16b /* sb_s0_p1_8 = lookup16(s0_p1, sb_s0_xl_8) */
+	eor v26.16b, v30.16b, v26.16b /* sb_s0_t_8 = xor(sb_s0_p1_8, sb_s0_xh_8) */
+	tbl v30.16b, {v11.16b}, v26.16b /* sb_s0_p2_8 = lookup16(s0_p2, sb_s0_t_8) */
+	eor v29.16b, v30.16b, v29.16b /* sb_s0_ol_8 = xor(sb_s0_p2_8, sb_s0_xl_8) */
+	tbl v29.16b, {v15.16b}, v29.16b /* sb_s0_p3_8 = lookup16(s0_p3_rot, sb_s0_ol_8) */
+	add v26.16b, v26.16b, v26.16b /* sb_s0_t2_8 = add(sb_s0_t_8, sb_s0_t_8) */
+	eor v26.16b, v29.16b, v26.16b /* sb_s0_8 = xor(sb_s0_p3_8, sb_s0_t2_8) */
+	trn1 v4.16b, v4.16b, v23.16b /* sb_in_y_8 = trn(v_8, u_8) */
+	tbl v4.16b, {v4.16b}, v17.16b /* sb_s1_8_sr = lookup16(sb_in_y_8, inv_shift_rows) */
+	and v23.16b, v4.16b, v19.16b /* sb_s1_8_sr_lo = and(sb_s1_8_sr, nibble_mask) */
+	ushr v4.16b, v4.16b, #4 /* sb_s1_8_sr_hi = shr(sb_s1_8_sr) */
+	tbl v23.16b, {v9.16b}, v23.16b /* sb_s1_k_8_1_l = lookup16(tbl_lo, sb_s1_8_sr_lo) */
+	tbl v4.16b, {v3.16b}, v4.16b /* sb_s1_k_8_1_h = lookup16(tbl_hi, sb_s1_8_sr_hi) */
+	aese v23.16b, v4.16b /* sb_s1_8_aes = aese(sb_s1_k_8_1_l, sb_s1_k_8_1_h) */
+	and v4.16b, v23.16b, v19.16b /* sb_s1_8_aes_lo = and(sb_s1_8_aes, nibble_mask) */
+	ushr v23.16b, v23.16b, #4 /* sb_s1_8_aes_hi = shr(sb_s1_8_aes) */
+	tbl v4.16b, {v13.16b}, v4.16b /* sb_s1_8_l = lookup16(tbl_lo_1, sb_s1_8_aes_lo) */
+	tbl v23.16b, {v24.16b}, v23.16b /* sb_s1_8_h = lookup16(tbl_hi_1, sb_s1_8_aes_hi) */
+	eor v4.16b, v4.16b, v23.16b /* sb_s1_8 = xor(sb_s1_8_l, sb_s1_8_h) */
+	trn2 v23.16b, v4.16b, v26.16b /* r1_8 = trn(sb_s1_8, sb_s0_8) */
+	trn1 v4.16b, v4.16b, v26.16b /* r2_8 = trn(sb_s1_8, sb_s0_8) */
+	ldr q26, [sp, #336] /* reload dbl_4 */
+	ushr v26.4s, v26.4s, #24 /* s0k_o_8_r = shr(dbl_4) */
+	ldr q29, [sp, #352] /* reload g0s4_1.2 */
+	sli v26.4s, v29.4s, #8 /* s0k_o_8 = sli(s0k_o_8_r, g0s4_1) */
+	and v26.16b, v26.16b, v7.16b /* s0k_8 = and(s0k_o_8, modulus) */
+	ushr v30.4s, v8.4s, #12 /* s4k_o_8_r = shr(dbl_50) */
+	ldr q31, [sp, #672] /* reload g0s8_1.2 */
+	sli v30.4s, v31.4s, #20 /* s4k_o_8 = sli(s4k_o_8_r, g0s8_1) */
+	and v30.16b, v30.16b, v7.16b /* s4k_8 = and(s4k_o_8, modulus) */
+	ldr q31, [sp, #752] /* reload dbl_22 */
+	str q8, [sp, #336] /* spill dbl_50 */
+	ushr v8.4s, v31.4s, #11 /* s10k_o_8_r = shr(dbl_22) */
+	str q21, [sp, #1152] /* spill dbl_56 */
+	ldr q21, [sp, #272] /* reload g0s14_1.2 */
+	sli v8.4s, v21.4s, #21 /* s10k_o_8 = sli(s10k_o_8_r, g0s14_1) */
+	and v8.16b, v8.16b, v7.16b /* s10k_8 = and(s10k_o_8, modulus) */
+	ldr q21, [sp, #976] /* reload dbl_32 */
+	ushr v21.4s, v21.4s, #15 /* s13k_o_8_r = shr(dbl_32) */
+	sli v21.4s, v6.4s, #17 /* s13k_o_8 = sli(s13k_o_8_r, fb_2) */
+	and v21.16b, v21.16b, v7.16b /* s13k_8 = and(s13k_o_8, modulus) */
+	str q18, [sp, #1168] /* spill dbl_64 */
+	ushr v18.4s, v18.4s, #17 /* s15k_o_8_r = shr(dbl_64) */
+	sli v18.4s, v16.4s, #15 /* s15k_o_8 = sli(s15k_o_8_r, fb_6) */
+	and v18.16b, v18.16b, v7.16b /* s15k_8 = and(s15k_o_8, modulus) */
+	ushr v20.4s, v20.4s, #1 /* w_half_8 = shr(w_8) */
+	add v26.4s, v26.4s, v30.4s /* fb0_s_24 = add(s0k_8, s4k_8) */
+	add v30.4s, v26.4s, v10.4s /* fb0_p_24 = add(fb0_s_24, minus_modulus) */
+	umin v26.4s, v26.4s, v30.4s /* fb0_24 = minu(fb0_s_24, fb0_p_24) */
+	add v21.4s, v8.4s, v21.4s /* fb0_s_25 = add(s10k_8, s13k_8) */
+	add v30.4s, v21.4s, v10.4s /* fb0_p_25 = add(fb0_s_25, minus_modulus) */
+	umin v21.4s, v21.4s, v30.4s /* fb0_25 = minu(fb0_s_25, fb0_p_25) */
+	add v18.4s, v18.4s, v20.4s /* fb0_s_26 = add(s15k_8, w_half_8) */
+	add v20.4s, v18.4s, v10.4s /* fb0_p_26 = add(fb0_s_26, minus_modulus) */
+	umin v18.4s, v18.4s, v20.4s /* fb0_26 = minu(fb0_s_26, fb0_p_26) */
+	add v20.4s, v26.4s, v21.4s /* fb1_s_8 = add(fb0_24, fb0_25) */
+	add v21.4s, v20.4s, v10.4s /* fb1_p_8 = add(fb1_s_8, minus_modulus) */
+	umin v20.4s, v20.4s, v21.4s /* fb1_8 = minu(fb1_s_8, fb1_p_8) */
+	add v18.4s, v20.4s, v18.4s /* fb2_s_8 = add(fb1_8, fb0_26) */
+	add v20.4s, v18.4s, v10.4s /* fb2_p_8 = add(fb2_s_8, minus_modulus) */
+	umin v18.4s, v18.4s, v20.4s /* fb2_8 = minu(fb2_s_8, fb2_p_8) */
+	add v18.4s, v18.4s, v29.4s /* fb_s_8 = add(fb2_8, g0s4_1) */
+	add v20.4s, v18.4s, v10.4s /* fb_p_8 = add(fb_s_8, minus_modulus) */
+	smax v18.4s, v18.4s, v20.4s /* fb_8 = maxs(fb_s_8, fb_p_8) */
+
+	/* Initialisation round 16r+4, lanes 4..: s16 = feedback + (W >> 1). */
+	add v20.4s, v5.4s, v5.4s /* dbl_72 = add(fb_7, fb_7) */
+	mov v21.16b, v27.16b /* high16 */
+	bsl v21.16b, v20.16b, v1.16b /* x0_9 = bsl(high16, fb_5, dbl_72) */
+	ldr q26, [sp, #624] /* reload dbl_14 */
+	ushr v29.4s, v26.4s, #16 /* x1_9_r = shr(dbl_14) */
+	ldr q30, [sp, #816] /* reload g1s15_1.2 */
+	sli v29.4s, v30.4s, #16 /* x1_9 = sli(x1_9_r, g1s15_1) */
+	eor v21.16b, v21.16b, v28.16b /* x0r1_9 = xor(x0_9, r1_7) */
+	add v21.4s, v21.4s, v2.4s /* w_9 = add(x0r1_9, r2_7) */
+	add v28.4s, v28.4s, v29.4s /* w1_9 = add(r1_7, x1_9) */
+	ldr q8, [sp, #464] /* reload x1_1 */
+	eor v2.16b, v2.16b, v8.16b /* w2_9 = xor(r2_7, x1_1) */
+	ushr v8.4s, v2.4s, #16 /* l1in_9_r = shr(w2_9) */
+	sli v8.4s, v28.4s, #16 /* l1in_9 = sli(l1in_9_r, w1_9) */
+	tbl v26.16b, {v8.16b}, v14.16b /* ur24_9 = lookup16(l1in_9, rotl24) */
+	str q29, [sp, #464] /* spill x1_9 */
+	tbl v29.16b, {v8.16b}, v22.16b /* ur8_9 = lookup16(l1in_9, rotl8) */
+	rev32 v30.8h, v8.8h /* ur16_9 = rev(l1in_9) */
+	eor v29.16b, v8.16b, v29.16b /* ug_acc_9 = xor(l1in_9, ur8_9) */
+	eor v29.16b, v29.16b, v30.16b /* ug_9 = xor(ug_acc_9, ur16_9) */
+	ushr v30.4s, v29.4s, #30 /* ur2_9_r = shr(ug_9) */
+	sli v30.4s, v29.4s, #2 /* ur2_9 = sli(ur2_9_r, ug_9) */
+	eor v26.16b, v8.16b, v26.16b /* u_acc_9 = xor(l1in_9, ur24_9) */
+	eor v26.16b, v26.16b, v30.16b /* u_9 = xor(u_acc_9, ur2_9) */
+	ushr v28.4s, v28.4s, #16 /* l2in_9_r = shr(w1_9) */
+	sli v28.4s, v2.4s, #16 /* l2in_9 = sli(l2in_9_r, w2_9) */
+	tbl v2.16b, {v28.16b}, v22.16b /* vr8_9 = lookup16(l2in_9, rotl8) */
+	rev32 v29.8h, v28.8h /* vr16_9 = rev(l2in_9) */
+	tbl v30.16b, {v28.16b}, v14.16b /* vr24_9 = lookup16(l2in_9, rotl24) */
+	eor v29.16b, v2.16b, v29.16b /* vg_acc_9 = xor(vr8_9, vr16_9) */
+	eor v29.16b, v29.16b, v30.16b /* vg_9 = xor(vg_acc_9, vr24_9) */
+	ushr v30.4s, v29.4s, #26 /* vr6_9_r = shr(vg_9) */
+	sli v30.4s, v29.4s, #6 /* vr6_9 = sli(vr6_9_r, vg_9) */
+	eor v2.16b, v28.16b, v2.16b /* v_acc_9 = xor(l2in_9, vr8_9) */
+	eor v2.16b, v2.16b, v30.16b /* v_9 = xor(v_acc_9, vr6_9) */
+	trn2 v28.16b, v2.16b, v26.16b /* sb_in_x_9 = trn(v_9, u_9) */
+	and v29.16b, v28.16b, v19.16b /* sb_s0_xl_9 = and(sb_in_x_9, nibble_mask) */
+	ushr v28.16b, v28.16b, #4 /* sb_s0_xh_9 = shr(sb_in_x_9) */
+	tbl v30.16b, {v25.16b}, v29.16b /* sb_s0_p1_9 = lookup16(s0_p1, sb_s0_xl_9) */
+	eor v28.16b, v30.16b, v28.16b /* sb_s0_t_9 = xor(sb_s0_p1_9, sb_s0_xh_9) */
+	tbl v30.16b, {v11.16b}, v28.16b /* sb_s0_p2_9 = lookup16(s0_p2, sb_s0_t_9) */
+	eor v29.16b, v30.16b, v29.16b /* sb_s0_ol_9 = xor(sb_s0_p2_9, sb_s0_xl_9) */
+	tbl v29.16b, {v15.16b}, v29.16b /* sb_s0_p3_9 = lookup16(s0_p3_rot, sb_s0_ol_9) */
+	add v28.16b, v28.16b, v28.16b /* sb_s0_t2_9 = add(sb_s0_t_9, sb_s0_t_9) */
+	eor v28.16b, v29.16b, v28.16b /* sb_s0_9 = xor(sb_s0_p3_9, sb_s0_t2_9) */
+	trn1 v2.16b, v2.16b, v26.16b /* sb_in_y_9 = trn(v_9, u_9) */
+	tbl v2.16b, {v2.16b}, v17.16b /* sb_s1_9_sr = lookup16(sb_in_y_9, inv_shift_rows) */
+	and v26.16b, v2.16b, v19.16b /* sb_s1_9_sr_lo = and(sb_s1_9_sr, nibble_mask) */
+	ushr v2.16b, v2.16b, #4 /* sb_s1_9_sr_hi = shr(sb_s1_9_sr) */
+	tbl v26.16b, {v9.16b}, v26.16b /* sb_s1_k_9_1_l = lookup16(tbl_lo, sb_s1_9_sr_lo) */
+	tbl v2.16b, {v3.16b}, v2.16b /* sb_s1_k_9_1_h = lookup16(tbl_hi, sb_s1_9_sr_hi) */
+	aese v26.16b, v2.16b /* sb_s1_9_aes = aese(sb_s1_k_9_1_l, sb_s1_k_9_1_h) */
+	and v2.16b, v26.16b, v19.16b /* sb_s1_9_aes_lo = and(sb_s1_9_aes, nibble_mask) */
+	ushr v26.16b, v26.16b, #4 /* sb_s1_9_aes_hi = shr(sb_s1_9_aes) */
+	tbl v2.16b, {v13.16b}, v2.16b /* sb_s1_9_l = lookup16(tbl_lo_1, sb_s1_9_aes_lo) */
+	tbl v26.16b, {v24.16b}, v26.16b /* sb_s1_9_h = lookup16(tbl_hi_1, sb_s1_9_aes_hi) */
+	eor v2.16b, v2.16b, v26.16b /* sb_s1_9 = xor(sb_s1_9_l, sb_s1_9_h) */
+	trn2 v26.16b, v2.16b, v28.16b /* r1_9 = trn(sb_s1_9, sb_s0_9) */
+	trn1 v2.16b, v2.16b, v28.16b /* r2_9 = trn(sb_s1_9, sb_s0_9) */
+	ldr q28, [sp, #576] /* reload dbl_12 */
+	ushr v28.4s, v28.4s, #24 /* s0k_o_9_r = shr(dbl_12) */
+	ldr q29, [sp, #592] /* reload g1s4_1.2 */
+	sli v28.4s, v29.4s, #8 /* s0k_o_9 = sli(s0k_o_9_r, g1s4_1) */
+	and v28.16b, v28.16b, v7.16b /* s0k_9 = and(s0k_o_9, modulus) */
+	ushr v30.4s, v12.4s, #12 /* s4k_o_9_r = shr(dbl_58) */
+	ldr q8, [sp, #64] /* reload g1s8_1.2 */
+	sli v30.4s, v8.4s, #20 /* s4k_o_9 = sli(s4k_o_9_r, g1s8_1) */
+	and v30.16b, v30.16b, v7.16b /* s4k_9 = and(s4k_o_9, modulus) */
+	ldr q8, [sp, #848] /* reload dbl_30 */
+	str q12, [sp, #576] /* spill dbl_58 */
+	ushr v12.4s, v8.4s, #11 /* s10k_o_9_r = shr(dbl_30) */
+	ldr q8, [sp, #512] /* reload g1s14_1.2 */
+	sli v12.4s, v8.4s, #21 /* s10k_o_9 = sli(s10k_o_9_r, g1s14_1) */
+	and v12.16b, v12.16b, v7.16b /* s10k_9 = and(s10k_o_9, modulus) */
+	ldr q8, [sp, #1072] /* reload dbl_40 */
+	ushr v8.4s, v8.4s, #15 /* s13k_o_9_r = shr(dbl_40) */
+	str q6, [sp, #352] /* spill fb_2 */
+	ldr q6, [sp, #1136] /* reload fb_3 */
+	sli v8.4s, v6.4s, #17 /* s13k_o_9 = sli(s13k_o_9_r, fb_3) */
+	and v8.16b, v8.16b, v7.16b /* s13k_9 = and(s13k_o_9, modulus) */
+	ushr v6.4s, v20.4s, #17 /* s15k_o_9_r = shr(dbl_72) */
+	sli v6.4s, v5.4s, #15 /* s15k_o_9 = sli(s15k_o_9_r, fb_7) */
+	and v6.16b, v6.16b, v7.16b /* s15k_9 = and(s15k_o_9, modulus) */
+	ushr v21.4s, v21.4s, #1 /* w_half_9 = shr(w_9) */
+	add v28.4s, v28.4s, v30.4s /* fb0_s_27 = add(s0k_9, s4k_9) */
+	add v30.4s, v28.4s, v10.4s /* fb0_p_27 = add(fb0_s_27, minus_modulus) */
+	umin v28.4s, v28.4s, v30.4s /* fb0_27 = minu(fb0_s_27, fb0_p_27) */
+	add v30.4s, v12.4s, v8.4s /* fb0_s_28 = add(s10k_9, s13k_9) */
+	add v8.4s, v30.4s, v10.4s /* fb0_p_28 = add(fb0_s_28, minus_modulus) */
+	umin v30.4s, v30.4s, v8.4s /* fb0_28 = minu(fb0_s_28, fb0_p_28) */
+	add v6.4s, v6.4s, v21.4s /* fb0_s_29 = add(s15k_9, w_half_9) */
+	add v21.4s, v6.4s, v10.4s /* fb0_p_29 = add(fb0_s_29, minus_modulus) */
+	umin v6.4s, v6.4s, v21.4s /* fb0_29 = minu(fb0_s_29, fb0_p_29) */
+	add v21.4s, v28.4s, v30.4s /* fb1_s_9 = add(fb0_27, fb0_28) */
+	add v28.4s, v21.4s, v10.4s /* fb1_p_9 = add(fb1_s_9, minus_modulus) */
+	umin v21.4s, v21.4s, v28.4s /* fb1_9 = minu(fb1_s_9, fb1_p_9) */
+	add v6.4s, v21.4s, v6.4s /* fb2_s_9 = add(fb1_9, fb0_29) */
+	add v21.4s, v6.4s, v10.4s /* fb2_p_9 = add(fb2_s_9, minus_modulus) */
+	umin v6.4s, v6.4s, v21.4s /* fb2_9 = minu(fb2_s_9, fb2_p_9) */
+	add v6.4s, v6.4s, v29.4s /* fb_s_9 = add(fb2_9, g1s4_1) */
+	add v21.4s, v6.4s, v10.4s /* fb_p_9 = add(fb_s_9, minus_modulus) */
+	smax v6.4s, v6.4s, v21.4s /* fb_9 = maxs(fb_s_9, fb_p_9) */
+
+	/* Initialisation round 16r+5, lanes 0..: s16 = feedback + (W >> 1). */
+	add v21.4s, v18.4s, v18.4s /* dbl_80 = add(fb_8, fb_8) */
+	mov v28.16b, v27.16b /* high16 */
+	bsl v28.16b, v21.16b, v16.16b /* x0_10 = bsl(high16, fb_6, dbl_80) */
+	ushr v29.4s, v31.4s, #16 /* x1_10_r = shr(dbl_22) */
+	ldr q30, [sp, #928] /* reload fb */
+	sli v29.4s, v30.4s, #16 /* x1_10 = sli(x1_10_r, fb) */
+	eor v28.16b, v28.16b, v23.16b /* x0r1_10 = xor(x0_10, r1_8) */
+	add v28.4s, v28.4s, v4.4s /* w_10 = add(x0r1_10, r2_8) */
+	add v23.4s, v23.4s, v29.4s /* w1_10 = add(r1_8, x1_10) */
+	ldr q8, [sp, #656] /* reload x1_2 */
+	eor v4.16b, v4.16b, v8.16b /* w2_10 = xor(r2_8, x1_2) */
+	ushr v8.4s, v4.4s, #16 /* l1in_10_r = shr(w2_10) */
+	sli v8.4s, v23.4s, #16 /* l1in_10 = sli(l1in_10_r, w1_10) */
+	tbl v12.16b, {v8.16b}, v14.16b /* ur24_10 = lookup16(l1in_10, rotl24) */
+	tbl v31.16b, {v8.16b}, v22.16b /* ur8_10 = lookup16(l1in_10, rotl8) */
+	str q29, [sp, #656] /* spill x1_10 */
+	rev32 v29.8h, v8.8h /* ur16_10 = rev(l1in_10) */
+	eor v31.16b, v8.16b, v31.16b /* ug_acc_10 = xor(l1in_10, ur8_10) */
+	eor v29.16b, v31.16b, v29.16b /* ug_10 = xor(ug_acc_10, ur16_10) */
+	ushr v31.4s, v29.4s, #30 /* ur2_10_r = shr(ug_10) */
+	sli v31.4s, v29.4s, #2 /* ur2_10 = sli(ur2_10_r, ug_10) */
+	eor v29.16b, v8.16b, v12.16b /* u_acc_10 = xor(l1in_10, ur24_10) */
+	eor v29.16b, v29.16b, v31.16b /* u_10 = xor(u_acc_10, ur2_10) */
+	ushr v23.4s, v23.4s, #16 /* l2in_10_r = shr(w1_10) */
+	sli v23.4s, v4.4s, #16 /* l2in_10 = sli(l2in_10_r, w2_10) */
+	tbl v4.16b, {v23.16b}, v22.16b /* vr8_10 = lookup16(l2in_10, rotl8) */
+	rev32 v31.8h, v23.8h /* vr16_10 = rev(l2in_10) */
+	tbl v8.16b, {v23.16b}, v14.16b /* vr24_10 = lookup16(l2in_10, rotl24) */
+	eor v31.16b, v4.16b, v31.16b /* vg_acc_10 = xor(vr8_10, vr16_10) */
+	eor v31.16b, v31.16b, v8.16b /* vg_10 = xor(vg_acc_10, vr24_10) */
+	ushr v8.4s, v31.4s, #26 /* vr6_10_r = shr(vg_10) */
+	sli v8.4s, v31.4s, #6 /* vr6_10 = sli(vr6_10_r, vg_10) */
+	eor v4.16b, v23.16b, v4.16b /* v_acc_10 = xor(l2in_10, vr8_10) */
+	eor v4.16b, v4.16b, v8.16b /* v_10 = xor(v_acc_10, vr6_10) */
+	trn2 v23.16b, v4.16b, v29.16b /* sb_in_x_10 = trn(v_10, u_10) */
+	and v31.16b, v23.16b, v19.16b /* sb_s0_xl_10 = and(sb_in_x_10, nibble_mask) */
+	ushr v23.16b, v23.16b, #4 /* sb_s0_xh_10 = shr(sb_in_x_10) */
+	tbl v8.16b, {v25.16b}, v31.16b /* sb_s0_p1_10 = lookup16(s0_p1, sb_s0_xl_10) */
+	eor v23.16b, v8.16b, v23.16b /* sb_s0_t_10 = xor(sb_s0_p1_10, sb_s0_xh_10) */
+	tbl v8.16b, {v11.16b}, v23.16b /* sb_s0_p2_10 = lookup16(s0_p2, sb_s0_t_10) */
+	eor v31.16b, v8.16b, v31.16b /* sb_s0_ol_10 = xor(sb_s0_p2_10, sb_s0_xl_10) */
+	tbl v31.16b, {v15.16b}, v31.16b /* sb_s0_p3_10 = lookup16(s0_p3_rot, sb_s0_ol_10) */
+	add v23.16b, v23.16b, v23.16b /* sb_s0_t2_10 = add(sb_s0_t_10, sb_s0_t_10) */
+	eor v23.16b, v31.16b, v23.16b /* sb_s0_10 = xor(sb_s0_p3_10, sb_s0_t2_10) */
+	trn1 v4.16b, v4.16b, v29.16b /* sb_in_y_10 = trn(v_10, u_10) */
+	tbl v4.16b, {v4.16b}, v17.16b /* sb_s1_10_sr = lookup16(sb_in_y_10, inv_shift_rows) */
+	and v29.16b, v4.16b, v19.16b /* sb_s1_10_sr_lo = and(sb_s1_10_sr, nibble_mask) */
+	ushr v4.16b, v4.16b, #4 /* sb_s1_10_sr_hi = shr(sb_s1_10_sr) */
+	tbl v29.16b, {v9.16b}, v29.16b /* sb_s1_k_10_1_l = lookup16(tbl_lo, sb_s1_10_sr_lo) */
+	tbl v4.16b, {v3.16b}, v4.16b /* sb_s1_k_10_1_h = lookup16(tbl_hi, sb_s1_10_sr_hi) */
+	aese v29.16b, v4.16b /* sb_s1_10_aes = aese(sb_s1_k_10_1_l, sb_s1_k_10_1_h) */
+	and v4.16b, v29.16b, v19.16b /* sb_s1_10_aes_lo = and(sb_s1_10_aes, nibble_mask) */
+	ushr v29.16b, v29.16b, #4 /* sb_s1_10_aes_hi = shr(sb_s1_10_aes) */
+	tbl v4.16b, {v13.16b}, v4.16b /* sb_s1_10_l = lookup16(tbl_lo_1, sb_s1_10_aes_lo) */
+	tbl v29.16b, {v24.16b}, v29.16b /* sb_s1_10_h = lookup16(tbl_hi_1, sb_s1_10_aes_hi) */
+	eor v4.16b, v4.16b, v29.16b /* sb_s1_10 = xor(sb_s1_10_l, sb_s1_10_h) */
+	trn2 v29.16b, v4.16b, v23.16b /* r1_10 = trn(sb_s1_10, sb_s0_10) */
+	trn1 v4.16b, v4.16b, v23.16b /* r2_10 = trn(sb_s1_10, sb_s0_10) */
+	ldr q23, [sp, #320] /* reload dbl_2 */
+	ushr v23.4s, v23.4s, #24 /* s0k_o_10_r = shr(dbl_2) */
+	ldr q31, [sp, #304] /* reload g0s5_1.2 */
+	sli v23.4s, v31.4s, #8 /* s0k_o_10 = sli(s0k_o_10_r, g0s5_1) */
+	and v23.16b, v23.16b, v7.16b /* s0k_10 = and(s0k_o_10, modulus) */
+	ldr q8, [sp, #208] /* reload dbl_1 */
+	ushr v12.4s, v8.4s, #12 /* s4k_o_10_r = shr(dbl_1) */
+	ldr q8, [sp, #224] /* reload g0s9_1.2 */
+	sli v12.4s, v8.4s, #20 /* s4k_o_10 = sli(s4k_o_10_r, g0s9_1) */
+	and v12.16b, v12.16b, v7.16b /* s4k_10 = and(s4k_o_10, modulus) */
+	ldr q8, [sp, #416] /* reload dbl */
+	ushr v30.4s, v8.4s, #11 /* s10k_o_10_r = shr(dbl) */
+	str q20, [sp, #320] /* spill dbl_72 */
+	ldr q20, [sp, #704] /* reload g0s15_1.2 */
+	sli v30.4s, v20.4s, #21 /* s10k_o_10 = sli(s10k_o_10_r, g0s15_1) */
+	and v30.16b, v30.16b, v7.16b /* s10k_10 = and(s10k_o_10, modulus) */
+	ldr q20, [sp, #1120] /* reload dbl_48 */
+	ushr v20.4s, v20.4s, #15 /* s13k_o_10_r = shr(dbl_48) */
+	sli v20.4s, v0.4s, #17 /* s13k_o_10 = sli(s13k_o_10_r, fb_4) */
+	and v20.16b, v20.16b, v7.16b /* s13k_10 = and(s13k_o_10, modulus) */
+	str q21, [sp, #592] /* spill dbl_80 */
+	ushr v21.4s, v21.4s, #17 /* s15k_o_10_r = shr(dbl_80) */
+	sli v21.4s, v18.4s, #15 /* s15k_o_10 = sli(s15k_o_10_r, fb_8) */
+	and v21.16b, v21.16b, v7.16b /* s15k_10 = and(s15k_o_10, modulus) */
+	ushr v28.4s, v28.4s, #1 /* w_half_10 = shr(w_10) */
+	add v23.4s, v23.4s, v12.4s /* fb0_s_30 = add(s0k_10, s4k_10) */
+	add v12.4s, v23.4s, v10.4s /* fb0_p_30 = add(fb0_s_30, minus_modulus) */
+	umin v23.4s, v23.4s, v12.4s /* fb0_30 = minu(fb0_s_30, fb0_p_30) */
+	add v20.4s, v30.4s, v20.4s /* fb0_s_31 = add(s10k_10, s13k_10) */
+	add v30.4s, v20.4s, v10.4s /* fb0_p_31 = add(fb0_s_31, minus_modulus) */
+	umin v20.4s, v20.4s, v30.4s /* fb0_31 = minu(fb0_s_31, fb0_p_31) */
+	add v21.4s, v21.4s, v28.4s /* fb0_s_32 = add(s15k_10, w_half_10) */
+	add v28.4s, v21.4s, v10.4s /* fb0_p_32 = add(fb0_s_32, minus_modulus) */
+	umin v21.4s, v21.4s, v28.4s /* fb0_32 = minu(fb0_s_32, fb0_p_32) */
+	add v20.4s, v23.4s, v20.4s /* fb1_s_10 = add(fb0_30, fb0_31) */
+	add v23.4s, v20.4s, v10.4s /* fb1_p_10 = add(fb1_s_10, minus_modulus) */
+	umin v20.4s, v20.4s, v23.4s /* fb1_10 = minu(fb1_s_10, fb1_p_10) */
+	add v20.4s, v20.4s, v21.4s /* fb2_s_10 = add(fb1_10, fb0_32) */
+	add v21.4s, v20.4s, v10.4s /* fb2_p_10 = add(fb2_s_10, minus_modulus) */
+	umin v20.4s, v20.4s, v21.4s /* fb2_10 = minu(fb2_s_10, fb2_p_10) */
+	add v20.4s, v20.4s, v31.4s /* fb_s_10 = add(fb2_10, g0s5_1) */
+	add v21.4s, v20.4s, v10.4s /* fb_p_10 = add(fb_s_10, minus_modulus) */
+	smax v20.4s, v20.4s, v21.4s /* fb_10 = maxs(fb_s_10, fb_p_10) */
+
+	/* Initialisation round 16r+5, lanes 4..: s16 = feedback + (W >> 1). */
+	add v21.4s, v6.4s, v6.4s /* dbl_88 = add(fb_9, fb_9) */
+	mov v23.16b, v27.16b /* high16 */
+	bsl v23.16b, v21.16b, v5.16b /* x0_11 = bsl(high16, fb_7, dbl_88) */
+	ldr q28, [sp, #848] /* reload dbl_30 */
+	ushr v30.4s, v28.4s, #16 /* x1_11_r = shr(dbl_30) */
+	ldr q31, [sp, #992] /* reload fb_1 */
+	sli v30.4s, v31.4s, #16 /* x1_11 = sli(x1_11_r, fb_1) */
+	eor v23.16b, v23.16b, v26.16b /* x0r1_11 = xor(x0_11, r1_9) */
+	add v23.4s, v23.4s, v2.4s /* w_11 = add(x0r1_11, r2_9) */
+	add v26.4s, v26.4s, v30.4s /* w1_11 = add(r1_9, x1_11) */
+	ldr q12, [sp, #784] /* reload x1_3 */
+	eor v2.16b, v2.16b, v12.16b /* w2_11 = xor(r2_9, x1_3) */
+	ushr v12.4s, v2.4s, #16 /* l1in_11_r = shr(w2_11) */
+	sli v12.4s, v26.4s, #16 /* l1in_11 = sli(l1in_11_r, w1_11) */
+	tbl v28.16b, {v12.16b}, v14.16b /* ur24_11 = lookup16(l1in_11, rotl24) */
+	str q30, [sp, #784] /* spill x1_11 */
+	tbl v30.16b, {v12.16b}, v22.16b /* ur8_11 = lookup16(l1in_11, rotl8) */
+	rev32 v31.8h, v12.8h /* ur16_11 = rev(l1in_11) */
+	eor v30.16b, v12.16b, v30.16b /* ug_acc_11 = xor(l1in_11, ur8_11) */
+	eor v30.16b, v30.16b, v31.16b /* ug_11 = xor(ug_acc_11, ur16_11) */
+	ushr v31.4s, v30.4s, #30 /* ur2_11_r = shr(ug_11) */
+	sli v31.4s, v30.4s, #2 /* ur2_11 = sli(ur2_11_r, ug_11) */
+	eor v28.16b, v12.16b, v28.16b /* u_acc_11 = xor(l1in_11, ur24_11) */
+	eor v28.16b, v28.16b, v31.16b /* u_11 = xor(u_acc_11, ur2_11) */
+	ushr v26.4s, v26.4s, #16 /* l2in_11_r = shr(w1_11) */
+	sli v26.4s, v2.4s, #16 /* l2in_11 = sli(l2in_11_r, w2_11) */
+	tbl v2.16b, {v26.16b}, v22.16b /* vr8_11 = lookup16(l2in_11, rotl8) */
+	rev32 v30.8h, v26.8h /* vr16_11 = rev(l2in_11) */
+	tbl v31.16b, {v26.16b}, v14.16b /* vr24_11 = lookup16(l2in_11, rotl24) */
+	eor v30.16b, v2.16b, v30.16b /* vg_acc_11 = xor(vr8_11, vr16_11) */
+	eor v30.16b, v30.16b, v31.16b /* vg_11 = xor(vg_acc_11, vr24_11) */
+	ushr v31.4s, v30.4s, #26 /* vr6_11_r = shr(vg_11) */
+	sli v31.4s, v30.4s, #6 /* vr6_11 = sli(vr6_11_r, vg_11) */
+	eor v2.16b, v26.16b, v2.16b /* v_acc_11 = xor(l2in_11, vr8_11) */
+	eor v2.16b, v2.16b, v31.16b /* v_11 = xor(v_acc_11, vr6_11) */
+	trn2 v26.16b, v2.16b, v28.16b /* sb_in_x_11 = trn(v_11, u_11) */
+	and v30.16b, v26.16b, v19.16b /* sb_s0_xl_11 = and(sb_in_x_11, nibble_mask) */
+	ushr v26.16b, v26.16b, #4 /* sb_s0_xh_11 = shr(sb_in_x_11) */
+	tbl v31.16b, {v25.16b}, v30.16b /* sb_s0_p1_11 = lookup16(s0_p1, sb_s0_xl_11) */
+	eor v26.16b, v31.16b, v26.16b /* sb_s0_t_11 = xor(sb_s0_p1_11, sb_s0_xh_11) */
+	tbl v31.16b, {v11.16b}, v26.16b /* sb_s0_p2_11 = lookup16(s0_p2, sb_s0_t_11) */
+	eor v30.16b, v31.16b, v30.16b /* sb_s0_ol_11 = xor(sb_s0_p2_11, sb_s0_xl_11) */
+	tbl v30.16b, {v15.16b}, v30.16b /* sb_s0_p3_11 = lookup16(s0_p3_rot, sb_s0_ol_11) */
+	add v26.16b, v26.16b, v26.16b /* sb_s0_t2_11 = add(sb_s0_t_11, sb_s0_t_11) */
+	eor v26.16b, v30.16b, v26.16b /* sb_s0_11 = xor(sb_s0_p3_11, sb_s0_t2_11) */
+	trn1 v2.16b, v2.16b, v28.16b /* sb_in_y_11 = trn(v_11, u_11) */
+	tbl v2.16b, {v2.16b}, v17.16b /* sb_s1_11_sr = lookup16(sb_in_y_11, inv_shift_rows) */
+	and v28.16b, v2.16b, v19.16b /* sb_s1_11_sr_lo = and(sb_s1_11_sr, nibble_mask) */
+	ushr v2.16b, v2.16b, #4 /* sb_s1_11_sr_hi = shr(sb_s1_11_sr) */
+	tbl v28.16b, {v9.16b}, v28.16b /* sb_s1_k_11_1_l = lookup16(tbl_lo, sb_s1_11_sr_lo) */
+	tbl v2.16b, {v3.16b}, v2.16b /* sb_s1_k_11_1_h = lookup16(tbl_hi, sb_s1_11_sr_hi) */
+	aese v28.16b, v2.16b /* sb_s1_11_aes = aese(sb_s1_k_11_1_l, sb_s1_k_11_1_h) */
+	and v2.16b, v28.16b, v19.16b /* sb_s1_11_aes_lo = and(sb_s1_11_aes, nibble_mask) */
+	ushr v28.16b, v28.16b, #4 /* sb_s1_11_aes_hi = shr(sb_s1_11_aes) */
+	tbl v2.16b, {v13.16b}, v2.16b /* sb_s1_11_l = lookup16(tbl_lo_1, sb_s1_11_aes_lo) */
+	tbl v28.16b, {v24.16b}, v28.16b /* sb_s1_11_h = lookup16(tbl_hi_1, sb_s1_11_aes_hi) */
+	eor v2.16b, v2.16b, v28.16b /* sb_s1_11 = xor(sb_s1_11_l, sb_s1_11_h) */
+	trn2 v28.16b, v2.16b, v26.16b /* r1_11 = trn(sb_s1_11, sb_s0_11) */
+	trn1 v2.16b, v2.16b, v26.16b /* r2_11 = trn(sb_s1_11, sb_s0_11) */
+	ldr q26, [sp, #560] /* reload dbl_10 */
+	ushr v26.4s, v26.4s, #24 /* s0k_o_11_r = shr(dbl_10) */
+	ldr q30, [sp, #544] /* reload g1s5_1.2 */
+	sli v26.4s, v30.4s, #8 /* s0k_o_11 = sli(s0k_o_11_r, g1s5_1) */
+	and v26.16b, v26.16b, v7.16b /* s0k_11 = and(s0k_o_11, modulus) */
+	ldr q31, [sp, #448] /* reload dbl_9 */
+	ushr v12.4s, v31.4s, #12 /* s4k_o_11_r = shr(dbl_9) */
+	ldr q31, [sp, #480] /* reload g1s9_1.2 */
+	sli v12.4s, v31.4s, #20 /* s4k_o_11 = sli(s4k_o_11_r, g1s9_1) */
+	and v12.16b, v12.16b, v7.16b /* s4k_11 = and(s4k_o_11, modulus) */
+	ldr q31, [sp, #640] /* reload dbl_8 */
+	ushr v31.4s, v31.4s, #11 /* s10k_o_11_r = shr(dbl_8) */
+	str q0, [sp, #560] /* spill fb_4 */
+	ldr q0, [sp, #816] /* reload g1s15_1.2 */
+	sli v31.4s, v0.4s, #21 /* s10k_o_11 = sli(s10k_o_11_r, g1s15_1) */
+	and v31.16b, v31.16b, v7.16b /* s10k_11 = and(s10k_o_11, modulus) */
+	ldr q0, [sp, #1152] /* reload dbl_56 */
+	ushr v0.4s, v0.4s, #15 /* s13k_o_11_r = shr(dbl_56) */
+	sli v0.4s, v1.4s, #17 /* s13k_o_11 = sli(s13k_o_11_r, fb_5) */
+	and v0.16b, v0.16b, v7.16b /* s13k_11 = and(s13k_o_11, modulus) */
+	str q21, [sp, #304] /* spill dbl_88 */
+	ushr v21.4s, v21.4s, #17 /* s15k_o_11_r = shr(dbl_88) */
+	sli v21.4s, v6.4s, #15 /* s15k_o_11 = sli(s15k_o_11_r, fb_9) */
+	and v21.16b, v21.16b, v7.16b /* s15k_11 = and(s15k_o_11, modulus) */
+	ushr v23.4s, v23.4s, #1 /* w_half_11 = shr(w_11) */
+	add v26.4s, v26.4s, v12.4s /* fb0_s_33 = add(s0k_11, s4k_11) */
+	add v12.4s, v26.4s, v10.4s /* fb0_p_33 = add(fb0_s_33, minus_modulus) */
+	umin v26.4s, v26.4s, v12.4s /* fb0_33 = minu(fb0_s_33, fb0_p_33) */
+	add v0.4s, v31.4s, v0.4s /* fb0_s_34 = add(s10k_11, s13k_11) */
+	add v31.4s, v0.4s, v10.4s /* fb0_p_34 = add(fb0_s_34, minus_modulus) */
+	umin v0.4s, v0.4s, v31.4s /* fb0_34 = minu(fb0_s_34, fb0_p_34) */
+	add v21.4s, v21.4s, v23.4s /* fb0_s_35 = add(s15k_11, w_half_11) */
+	add v23.4s, v21.4s, v10.4s /* fb0_p_35 = add(fb0_s_35, minus_modulus) */
+	umin v21.4s, v21.4s, v23.4s /* fb0_35 = minu(fb0_s_35, fb0_p_35) */
+	add v0.4s, v26.4s, v0.4s /* fb1_s_11 = add(fb0_33, fb0_34) */
+	add v23.4s, v0.4s, v10.4s /* fb1_p_11 = add(fb1_s_11, minus_modulus) */
+	umin v0.4s, v0.4s, v23.4s /* fb1_11 = minu(fb1_s_11, fb1_p_11) */
+	add v0.4s, v0.4s, v21.4s /* fb2_s_11 = add(fb1_11, fb0_35) */
+	add v21.4s, v0.4s, v10.4s /* fb2_p_11 = add(fb2_s_11, minus_modulus) */
+	umin v0.4s, v0.4s, v21.4s /* fb2_11 = minu(fb2_s_11, fb2_p_11) */
+	add v0.4s, v0.4s, v30.4s /* fb_s_11 = add(fb2_11, g1s5_1) */
+	add v21.4s, v0.4s, v10.4s /* fb_p_11 = add(fb_s_11, minus_modulus) */
+	smax v0.4s, v0.4s, v21.4s /* fb_11 = maxs(fb_s_11, fb_p_11) */
+
+	/* Initialisation round 16r+6, lanes 0..: s16 = feedback + (W >> 1). */
+	add v21.4s, v20.4s, v20.4s /* dbl_96 = add(fb_10, fb_10) */
+	mov v23.16b, v27.16b /* high16 */
+	bsl v23.16b, v21.16b, v18.16b /* x0_12 = bsl(high16, fb_8, dbl_96) */
+	ushr v26.4s, v8.4s, #16 /* x1_12_r = shr(dbl) */
+	ldr q30, [sp, #352] /* reload fb_2 */
+	sli v26.4s, v30.4s, #16 /* x1_12 = sli(x1_12_r, fb_2) */
+	eor v23.16b, v23.16b, v29.16b /* x0r1_12 = xor(x0_12, r1_10) */
+	add v23.4s, v23.4s, v4.4s /* w_12 = add(x0r1_12, r2_10) */
+	add v29.4s, v29.4s, v26.4s /* w1_12 = add(r1_10, x1_12) */
+	ldr q31, [sp, #880] /* reload x1_4 */
+	eor v4.16b, v4.16b, v31.16b /* w2_12 = xor(r2_10, x1_4) */
+	ushr v31.4s, v4.4s, #16 /* l1in_12_r = shr(w2_12) */
+	sli v31.4s, v29.4s, #16 /* l1in_12 = sli(l1in_12_r, w1_12) */
+	tbl v12.16b, {v31.16b}, v14.16b /* ur24_12 = lookup16(l1in_12, rotl24) */
+	tbl v8.16b, {v31.16b}, v22.16b /* ur8_12 = lookup16(l1in_12, rotl8) */
+	str q26, [sp, #880] /* spill x1_12 */
+	rev32 v26.8h, v31.8h /* ur16_12 = rev(l1in_12) */
+	eor v8.16b, v31.16b, v8.16b /* ug_acc_12 = xor(l1in_12, ur8_12) */
+	eor v26.16b, v8.16b, v26.16b /* ug_12 = xor(ug_acc_12, ur16_12) */
+	ushr v8.4s, v26.4s, #30 /* ur2_12_r = shr(ug_12) */
+	sli v8.4s, v26.4s, #2 /* ur2_12 = sli(ur2_12_r, ug_12) */
+	eor v26.16b, v31.16b, v12.16b /* u_acc_12 = xor(l1in_12, ur24_12) */
+	eor v26.16b, v26.16b, v8.16b /* u_12 = xor(u_acc_12, ur2_12) */
+	ushr v29.4s, v29.4s, #16 /* l2in_12_r = shr(w1_12) */
+	sli v29.4s, v4.4s, #16 /* l2in_12 = sli(l2in_12_r, w2_12) */
+	tbl v4.16b, {v29.16b}, v22.16b /* vr8_12 = lookup16(l2in_12, rotl8) */
+	rev32 v31.8h, v29.8h /* vr16_12 = rev(l2in_12) */
+	tbl v8.16b, {v29.16b}, v14.16b /* vr24_12 = lookup16(l2in_12, rotl24) */
+	eor v31.16b, v4.16b, v31.16b /* vg_acc_12 = xor(vr8_12, vr16_12) */
+	eor v31.16b, v31.16b, v8.16b /* vg_12 = xor(vg_acc_12, vr24_12) */
+	ushr v8.4s, v31.4s, #26 /* vr6_12_r = shr(vg_12) */
+	sli v8.4s, v31.4s, #6 /* vr6_12 = sli(vr6_12_r, vg_12) */
+	eor v4.16b, v29.16b, v4.16b /* v_acc_12 = xor(l2in_12, vr8_12) */
+	eor v4.16b, v4.16b, v8.16b /* v_12 = xor(v_acc_12, vr6_12) */
+	trn2 v29.16b, v4.16b, v26.16b /* sb_in_x_12 = trn(v_12, u_12) */
+	and v31.16b, v29.16b, v19.16b /* sb_s0_xl_12 = and(sb_in_x_12, nibble_mask) */
+	ushr v29.16b, v29.16b, #4 /* sb_s0_xh_12 = shr(sb_in_x_12) */
+	tbl v8.16b, {v25.16b}, v31.16b /* sb_s0_p1_12 = lookup16(s0_p1, sb_s0_xl_12) */
+	eor v29.16b, v8.16b, v29.16b /* sb_s0_t_12 = xor(sb_s0_p1_12, sb_s0_xh_12) */
+	tbl v8.16b, {v11.16b}, v29.16b /* sb_s0_p2_12 = lookup16(s0_p2, sb_s0_t_12) */
+	eor v31.16b, v8.16b, v31.16b /* sb_s0_ol_12 = xor(sb_s0_p2_12, sb_s0_xl_12) */
+	tbl v31.16b, {v15.16b}, v31.16b /* sb_s0_p3_12 = lookup16(s0_p3_rot, sb_s0_ol_12) */
+	add v29.16b, v29.16b, v29.16b /* sb_s0_t2_12 = add(sb_s0_t_12, sb_s0_t_12) */
+	eor v29.16b, v31.16b, v29.16b /* sb_s0_12 = xor(sb_s0_p3_12, sb_s0_t2_12) */
+	trn1 v4.16b, v4.16b, v26.16b /* sb_in_y_12 = trn(v_12, u_12) */
+	tbl v4.16b, {v4.16b}, v17.16b /* sb_s1_12_sr = lookup16(sb_in_y_12, inv_shift_rows) */
+	and v26.16b, v4.16b, v19.16b /* sb_s1_12_sr_lo = and(sb_s1_12_sr, nibble_mask) */
+	ushr v4.16b, v4.16b, #4 /* sb_s1_12_sr_hi = shr(sb_s1_12_sr) */
+	tbl v26.16b, {v9.16b}, v26.16b /* sb_s1_k_12_1_l = lookup16(tbl_lo, sb_s1_12_sr_lo) */
+	tbl v4.16b, {v3.16b}, v4.16b /* sb_s1_k_12_1_h = lookup16(tbl_hi, sb_s1_12_sr_hi) */
+	aese v26.16b, v4.16b /* sb_s1_12_aes = aese(sb_s1_k_12_1_l, sb_s1_k_12_1_h) */
+	and v4.16b, v26.16b, v19.16b /* sb_s1_12_aes_lo = and(sb_s1_12_aes, nibble_mask) */
+	ushr v26.16b, v26.16b, #4 /* sb_s1_12_aes_hi = shr(sb_s1_12_aes) */
+	tbl v4.16b, {v13.16b}, v4.16b /* sb_s1_12_l = lookup16(tbl_lo_1, sb_s1_12_aes_lo) */
+	tbl v26.16b, {v24.16b}, v26.16b /* sb_s1_12_h = lookup16(tbl_hi_1, sb_s1_12_aes_hi) */
+	eor v4.16b, v4.16b, v26.16b /* sb_s1_12 = xor(sb_s1_12_l, sb_s1_12_h) */
+	trn2 v26.16b, v4.16b, v29.16b /* r1_12 = trn(sb_s1_12, sb_s0_12) */
+	trn1 v4.16b, v4.16b, v29.16b /* r2_12 = trn(sb_s1_12, sb_s0_12) */
+	ldr q29, [sp, #896] /* reload dbl_18 */
+	ushr v29.4s, v29.4s, #24 /* s0k_o_12_r = shr(dbl_18) */
+	ldr q31, [sp, #736] /* reload g0s6_1.2 */
+	sli v29.4s, v31.4s, #8 /* s0k_o_12 = sli(s0k_o_12_r, g0s6_1) */
+	and v29.16b, v29.16b, v7.16b /* s0k_12 = and(s0k_o_12, modulus) */
+	ldr q8, [sp, #368] /* reload dbl_5 */
+	ushr v12.4s, v8.4s, #12 /* s4k_o_12_r = shr(dbl_5) */
+	ldr q8, [sp, #384] /* reload g0s10_1.2 */
+	sli v12.4s, v8.4s, #20 /* s4k_o_12 = sli(s4k_o_12_r, g0s10_1) */
+	and v12.16b, v12.16b, v7.16b /* s4k_12 = and(s4k_o_12, modulus) */
+	ldr q8, [sp, #800] /* reload dbl_16 */
+	ushr v30.4s, v8.4s, #11 /* s10k_o_12_r = shr(dbl_16) */
+	ldr q8, [sp, #928] /* reload fb */
+	sli v30.4s, v8.4s, #21 /* s10k_o_12 = sli(s10k_o_12_r, fb) */
+	and v30.16b, v30.16b, v7.16b /* s10k_12 = and(s10k_o_12, modulus) */
+	ldr q8, [sp, #1168] /* reload dbl_64 */
+	ushr v8.4s, v8.4s, #15 /* s13k_o_12_r = shr(dbl_64) */
+	sli v8.4s, v16.4s, #17 /* s13k_o_12 = sli(s13k_o_12_r, fb_6) */
+	and v8.16b, v8.16b, v7.16b /* s13k_12 = and(s13k_o_12, modulus) */
+	str q21, [sp, #896] /* spill dbl_96 */
+	ushr v21.4s, v21.4s, #17 /* s15k_o_12_r = shr(dbl_96) */
+	sli v21.4s, v20.4s, #15 /* s15k_o_12 = sli(s15k_o_12_r, fb_10) */
+	and v21.16b, v21.16b, v7.16b /* s15k_12 = and(s15k_o_12, modulus) */
+	ushr v23.4s, v23.4s, #1 /* w_half_12 = shr(w_12) */
+	add v29.4s, v29.4s, v12.4s /* fb0_s_36 = add(s0k_12, s4k_12) */
+	add v12.4s, v29.4s, v10.4s /* fb0_p_36 = add(fb0_s_36, minus_modulus) */
+	umin v29.4s, v29.4s, v12.4s /* fb0_36 = minu(fb0_s_36, fb0_p_36) */
+	add v30.4s, v30.4s, v8.4s /* fb0_s_37 = add(s10k_12, s13k_12) */
+	add v8.4s, v30.4s, v10.4s /* fb0_p_37 = add(fb0_s_37, minus_modulus) */
+	umin v30.4s, v30.4s, v8.4s /* fb0_37 = minu(fb0_s_37, fb0_p_37) */
+	add v21.4s, v21.4s, v23.4s /* fb0_s_38 = add(s15k_12, w_half_12) */
+	add v23.4s, v21.4s, v10.4s /* fb0_p_38 = add(fb0_s_38, minus_modulus) */
+	umin v21.4s, v21.4s, v23.4s /* fb0_38 = minu(fb0_s_38, fb0_p_38) */
+	add v23.4s, v29.4s, v30.4s /* fb1_s_12 = add(fb0_36, fb0_37) */
+	add v29.4s, v23.4s, v10.4s /* fb1_p_12 = add(fb1_s_12, minus_modulus) */
+	umin v23.4s, v23.4s, v29.4s /* fb1_12 = minu(fb1_s_12, fb1_p_12) */
+	add v21.4s, v23.4s, v21.4s /* fb2_s_12 = add(fb1_12, fb0_38) */
+	add v23.4s, v21.4s, v10.4s /* fb2_p_12 = add(fb2_s_12, minus_modulus) */
+	umin v21.4s, v21.4s, v23.4s /* fb2_12 = minu(fb2_s_12, fb2_p_12) */
+	add v21.4s, v21.4s, v31.4s /* fb_s_12 = add(fb2_12, g0s6_1) */
+	add v23.4s, v21.4s, v10.4s /* fb_p_12 = add(fb_s_12, minus_modulus) */
+	smax v21.4s, v21.4s, v23.4s /* fb_12 = maxs(fb_s_12, fb_p_12) */
+
+	/* Initialisation round 16r+6, lanes 4..: s16 = feedback + (W >> 1). */
+	add v23.4s, v0.4s, v0.4s /* dbl_104 = add(fb_11, fb_11) */
+	mov v29.16b, v27.16b /* high16 */
+	bsl v29.16b, v23.16b, v6.16b /* x0_13 = bsl(high16, fb_9, dbl_104) */
+	ldr q30, [sp, #640] /* reload dbl_8 */
+	ushr v31.4s, v30.4s, #16 /* x1_13_r = shr(dbl_8) */
+	ldr q8, [sp, #1136] /* reload fb_3 */
+	sli v31.4s, v8.4s, #16 /* x1_13 = sli(x1_13_r, fb_3) */
+	eor v29.16b, v29.16b, v28.16b /* x0r1_13 = xor(x0_13, r1_11) */
+	add v29.4s, v29.4s, v2.4s /* w_13 = add(x0r1_13, r2_11) */
+	add v28.4s, v28.4s, v31.4s /* w1_13 = add(r1_11, x1_13) */
+	ldr q12, [sp, #960] /* reload x1_5 */
+	eor v2.16b, v2.16b, v12.16b /* w2_13 = xor(r2_11, x1_5) */
+	ushr v12.4s, v2.4s, #16 /* l1in_13_r = shr(w2_13) */
+	sli v12.4s, v28.4s, #16 /* l1in_13 = sli(l1in_13_r, w1_13) */
+	tbl v30.16b, {v12.16b}, v14.16b /* ur24_13 = lookup16(l1in_13, rotl24) */
+	str q31, [sp, #960] /* spill x1_13 */
+	tbl v31.16b, {v12.16b}, v22.16b /* ur8_13 = lookup16(l1in_13, rotl8) */
+	rev32 v8.8h, v12.8h /* ur16_13 = rev(l1in_13) */
+	eor v31.16b, v12.16b, v31.16b /* ug_acc_13 = xor(l1in_13, ur8_13) */
+	eor v31.16b, v31.16b, v8.16b /* ug_13 = xor(ug_acc_13, ur16_13) */
+	ushr v8.4s, v31.4s, #30 /* ur2_13_r = shr(ug_13) */
+	sli v8.4s, v31.4s, #2 /* ur2_13 = sli(ur2_13_r, ug_13) */
+	eor v30.16b, v12.16b, v30.16b /* u_acc_13 = xor(l1in_13, ur24_13) */
+	eor v30.16b, v30.16b, v8.16b /* u_13 = xor(u_acc_13, ur2_13) */
+	ushr v28.4s, v28.4s, #16 /* l2in_13_r = shr(w1_13) */
+	sli v28.4s, v2.4s, #16 /* l2in_13 = sli(l2in_13_r, w2_13) */
+	tbl v2.16b, {v28.16b}, v22.16b /* vr8_13 = lookup16(l2in_13, rotl8) */
+	rev32 v31.8h, v28.8h /* vr16_13 = rev(l2in_13) */
+	tbl v8.16b, {v28.16b}, v14.16b /* vr24_13 = lookup16(l2in_13, rotl24) */
+	eor v31.16b, v2.16b, v31.16b /* vg_acc_13 = xor(vr8_13, vr16_13) */
+	eor v31.16b, v31.16b, v8.16b /* vg_13 = xor(vg_acc_13, vr24_13) */
+	ushr v8.4s, v31.4s, #26 /* vr6_13_r = shr(vg_13) */
+	sli v8.4s, v31.4s, #6 /* vr6_13 = sli(vr6_13_r, vg_13) */
+	eor v2.16b, v28.16b, v2.16b /* v_acc_13 = xor(l2in_13, vr8_13) */
+	eor v2.16b, v2.16b, v8.16b /* v_13 = xor(v_acc_13, vr6_13) */
+	trn2 v28.16b, v2.16b, v30.16b /* sb_in_x_13 = trn(v_13, u_13) */
+	and v31.16b, v28.16b, v19.16b /* sb_s0_xl_13 = and(sb_in_x_13, nibble_mask) */
+	ushr v28.16b, v28.16b, #4 /* sb_s0_xh_13 = shr(sb_in_x_13) */
+	tbl v8.16b, {v25.16b}, v31.16b /* sb_s0_p1_13 = lookup16(s0_p1, sb_s0_xl_13) */
+	eor v28.16b, v8.16b, v28.16b /* sb_s0_t_13 = xor(sb_s0_p1_13, sb_s0_xh_13) */
+	tbl v8.16b, {v11.16b}, v28.16b /* sb_s0_p2_13 = lookup16(s0_p2, sb_s0_t_13) */
+	eor v31.16b, v8.16b, v31.16b /* sb_s0_ol_13 = xor(sb_s0_p2_13, sb_s0_xl_13) */
+	tbl v31.16b, {v15.16b}, v31.16b /* sb_s0_p3_13 = lookup16(s0_p3_rot, sb_s0_ol_13) */
+	add v28.16b, v28.16b, v28.16b /* sb_s0_t2_13 = add(sb_s0_t_13, sb_s0_t_13) */
+	eor v28.16b, v31.16b, v28.16b /* sb_s0_13 = xor(sb_s0_p3_13, sb_s0_t2_13) */
+	trn1 v2.16b, v2.16b, v30.16b /* sb_in_y_13 = trn(v_13, u_13) */
+	tbl v2.16b, {v2.16b}, v17.16b /* sb_s1_13_sr = lookup16(sb_in_y_13, inv_shift_rows) */
+	and v30.16b, v2.16b, v19.16b /* sb_s1_13_sr_lo = and(sb_s1_13_sr, nibble_mask) */
+	ushr v2.16b, v2.16b, #4 /* sb_s1_13_sr_hi = shr(sb_s1_13_sr) */
+	tbl v30.16b, {v9.16b}, v30.16b /* sb_s1_k_13_1_l = lookup16(tbl_lo, sb_s1_13_sr_lo) */
+	tbl v2.16b, {v3.16b}, v2.16b /* sb_s1_k_13_1_h = lookup16(tbl_hi, sb_s1_13_sr_hi) */
+	aese v30.16b, v2.16b /* sb_s1_13_aes = aese(sb_s1_k_13_1_l, sb_s1_k_13_1_h) */
+	and v2.16b, v30.16b, v19.16b /* sb_s1_13_aes_lo = and(sb_s1_13_aes, nibble_mask) */
+	ushr v30.16b, v30.16b, #4 /* sb_s1_13_aes_hi = shr(sb_s1_13_aes) */
+	tbl v2.16b, {v13.16b}, v2.16b /* sb_s1_13_l = lookup16(tbl_lo_1, sb_s1_13_aes_lo) */
+	tbl v30.16b, {v24.16b}, v30.16b /* sb_s1_13_h = lookup16(tbl_hi_1, sb_s1_13_aes_hi) */
+	eor v2.16b, v2.16b, v30.16b /* sb_s1_13 = xor(sb_s1_13_l, sb_s1_13_h) */
+	trn2 v30.16b, v2.16b, v28.16b /* r1_13 = trn(sb_s1_13, sb_s0_13) */
+	trn1 v2.16b, v2.16b, v28.16b /* r2_13 = trn(sb_s1_13, sb_s0_13) */
+	ldr q28, [sp, #832] /* reload dbl_26 */
+	ushr v28.4s, v28.4s, #24 /* s0k_o_13_r = shr(dbl_26) */
+	ldr q31, [sp, #80] /* reload g1s6_1.2 */
+	sli v28.4s, v31.4s, #8 /* s0k_o_13 = sli(s0k_o_13_r, g1s6_1) */
+	and v28.16b, v28.16b, v7.16b /* s0k_13 = and(s0k_o_13, modulus) */
+	ldr q8, [sp, #768] /* reload dbl_13 */
+	ushr v12.4s, v8.4s, #12 /* s4k_o_13_r = shr(dbl_13) */
+	ldr q8, [sp, #608] /* reload g1s10_1.2 */
+	sli v12.4s, v8.4s, #20 /* s4k_o_13 = sli(s4k_o_13_r, g1s10_1) */
+	and v12.16b, v12.16b, v7.16b /* s4k_13 = and(s4k_o_13, modulus) */
+	ldr q8, [sp, #912] /* reload dbl_24 */
+	ushr v8.4s, v8.4s, #11 /* s10k_o_13_r = shr(dbl_24) */
+	str q16, [sp, #832] /* spill fb_6 */
+	ldr q16, [sp, #992] /* reload fb_1 */
+	sli v8.4s, v16.4s, #21 /* s10k_o_13 = sli(s10k_o_13_r, fb_1) */
+	and v8.16b, v8.16b, v7.16b /* s10k_13 = and(s10k_o_13, modulus) */
+	ldr q16, [sp, #320] /* reload dbl_72 */
+	ushr v16.4s, v16.4s, #15 /* s13k_o_13_r = shr(dbl_72) */
+	sli v16.4s, v5.4s, #17 /* s13k_o_13 = sli(s13k_o_13_r, fb_7) */
+	and v16.16b, v16.16b, v7.16b /* s13k_13 = and(s13k_o_13, modulus) */
+	str q23, [sp, #736] /* spill dbl_104 */
+	ushr v23.4s, v23.4s, #17 /* s15k_o_13_r = shr(dbl_104) */
+	sli v23.4s, v0.4s, #15 /* s15k_o_13 = sli(s15k_o_13_r, fb_11) */
+	and v23.16b, v23.16b, v7.16b /* s15k_13 = and(s15k_o_13, modulus) */
+	ushr v29.4s, v29.4s, #1 /* w_half_13 = shr(w_13) */
+	add v28.4s, v28.4s, v12.4s /* fb0_s_39 = add(s0k_13, s4k_13) */
+	add v12.4s, v28.4s, v10.4s /* fb0_p_39 = add(fb0_s_39, minus_modulus) */
+	umin v28.4s, v28.4s, v12.4s /* fb0_39 = minu(fb0_s_39, fb0_p_39) */
+	add v16.4s, v8.4s, v16.4s /* fb0_s_40 = add(s10k_13, s13k_13) */
+	add v8.4s, v16.4s, v10.4s /* fb0_p_40 = add(fb0_s_40, minus_modulus) */
+	umin v16.4s, v16.4s, v8.4s /* fb0_40 = minu(fb0_s_40, fb0_p_40) */
+	add v23.4s, v23.4s, v29.4s /* fb0_s_41 = add(s15k_13, w_half_13) */
+	add v29.4s, v23.4s, v10.4s /* fb0_p_41 = add(fb0_s_41, minus_modulus) */
+	umin v23.4s, v23.4s, v29.4s /* fb0_41 = minu(fb0_s_41, fb0_p_41) */
+	add v16.4s, v28.4s, v16.4s /* fb1_s_13 = add(fb0_39, fb0_40) */
+	add v28.4s, v16.4s, v10.4s /* fb1_p_13 = add(fb1_s_13, minus_modulus) */
+	umin v16.4s, v16.4s, v28.4s /* fb1_13 = minu(fb1_s_13, fb1_p_13) */
+	add v16.4s, v16.4s, v23.4s /* fb2_s_13 = add(fb1_13, fb0_41) */
+	add v23.4s, v16.4s, v10.4s /* fb2_p_13 = add(fb2_s_13, minus_modulus) */
+	umin v16.4s, v16.4s, v23.4s /* fb2_13 = minu(fb2_s_13, fb2_p_13) */
+	add v16.4s, v16.4s, v31.4s /* fb_s_13 = add(fb2_13, g1s6_1) */
+	add v23.4s, v16.4s, v10.4s /* fb_p_13 = add(fb_s_13, minus_modulus) */
+	smax v16.4s, v16.4s, v23.4s /* fb_13 = maxs(fb_s_13, fb_p_13) */
+
+	/* Initialisation round 16r+7, lanes 0..: s16 = feedback + (W >> 1). */
+	add v23.4s, v21.4s, v21.4s /* dbl_112 = add(fb_12, fb_12) */
+	mov v28.16b, v27.16b /* high16 */
+	bsl v28.16b, v23.16b, v20.16b /* x0_14 = bsl(high16, fb_10, dbl_112) */
+	ldr q29, [sp, #800] /* reload dbl_16 */
+	ushr v31.4s, v29.4s, #16 /* x1_14_r = shr(dbl_16) */
+	ldr q8, [sp, #560] /* reload fb_4 */
+	sli v31.4s, v8.4s, #16 /* x1_14 = sli(x1_14_r, fb_4) */
+	eor v28.16b, v28.16b, v26.16b /* x0r1_14 = xor(x0_14, r1_12) */
+	add v28.4s, v28.4s, v4.4s /* w_14 = add(x0r1_14, r2_12) */
+	add v26.4s, v26.4s, v31.4s /* w1_14 = add(r1_12, x1_14) */
+	ldr q12, [sp, #1040] /* reload x1_6 */
+	eor v4.16b, v4.16b, v12.16b /* w2_14 = xor(r2_12, x1_6) */
+	ushr v12.4s, v4.4s, #16 /* l1in_14_r = shr(w2_14) */
+	sli v12.4s, v26.4s, #16 /* l1in_14 = sli(l1in_14_r, w1_14) */
+	tbl v29.16b, {v12.16b}, v14.16b /* ur24_14 = lookup16(l1in_14, rotl24) */
+	str q31, [sp, #1040] /* spill x1_14 */
+	tbl v31.16b, {v12.16b}, v22.16b /* ur8_14 = lookup16(l1in_14, rotl8) */
+	rev32 v8.8h, v12.8h /* ur16_14 = rev(l1in_14) */
+	eor v31.16b, v12.16b, v31.16b /* ug_acc_14 = xor(l1in_14, ur8_14) */
+	eor v31.16b, v31.16b, v8.16b /* ug_14 = xor(ug_acc_14, ur16_14) */
+	ushr v8.4s, v31.4s, #30 /* ur2_14_r = shr(ug_14) */
+	sli v8.4s, v31.4s, #2 /* ur2_14 = sli(ur2_14_r, ug_14) */
+	eor v29.16b, v12.16b, v29.16b /* u_acc_14 = xor(l1in_14, ur24_14) */
+	eor v29.16b, v29.16b, v8.16b /* u_14 = xor(u_acc_14, ur2_14) */
+	ushr v26.4s, v26.4s, #16 /* l2in_14_r = shr(w1_14) */
+	sli v26.4s, v4.4s, #16 /* l2in_14 = sli(l2in_14_r, w2_14) */
+	tbl v4.16b, {v26.16b}, v22.16b /* vr8_14 = lookup16(l2in_14, rotl8) */
+	rev32 v31.8h, v26.8h /* vr16_14 = rev(l2in_14) */
+	tbl v8.16b, {v26.16b}, v14.16b /* vr24_14 = lookup16(l2in_14, rotl24) */
+	eor v31.16b, v4.16b, v31.16b /* vg_acc_14 = xor(vr8_14, vr16_14) */
+	eor v31.16b, v31.16b, v8.16b /* vg_14 = xor(vg_acc_14, vr24_14) */
+	ushr v8.4s, v31.4s, #26 /* vr6_14_r = shr(vg_14) */
+	sli v8.4s, v31.4s, #6 /* vr6_14 = sli(vr6_14_r, vg_14) */
+	eor v4.16b, v26.16b, v4.16b /* v_acc_14 = xor(l2in_14, vr8_14) */
+	eor v4.16b, v4.16b, v8.16b /* v_14 = xor(v_acc_14, vr6_14) */
+	trn2 v26.16b, v4.16b, v29.16b /* sb_in_x_14 = trn(v_14, u_14) */
+	and v31.16b, v26.16b, v19.16b /* sb_s0_xl_14 = and(sb_in_x_14, nibble_mask) */
+	ushr v26.16b, v26.16b, #4 /* sb_s0_xh_14 = shr(sb_in_x_14) */
+	tbl v8.16b, {v25.16b}, v31.16b /* sb_s0_p1_14 = lookup16(s0_p1, sb_s0_xl_14) */
+	eor v26.16b, v8.16b, v26.16b /* sb_s0_t_14 = xor(sb_s0_p1_14, sb_s0_xh_14) */
+	tbl v8.16b, {v11.16b}, v26.16b /* sb_s0_p2_14 = lookup16(s0_p2, sb_s0_t_14) */
+	eor v31.16b, v8.16b, v31.16b /* sb_s0_ol_14 = xor(sb_s0_p2_14, sb_s0_xl_14) */
+	tbl v31.16b, {v15.16b}, v31.16b /* sb_s0_p3_14 = lookup16(s0_p3_rot, sb_s0_ol_14) */
+	add v26.16b, v26.16b, v26.16b /* sb_s0_t2_14 = add(sb_s0_t_14, sb_s0_t_14) */
+	eor v26.16b, v31.16b, v26.16b /* sb_s0_14 = xor(sb_s0_p3_14, sb_s0_t2_14) */
+	trn1 v4.16b, v4.16b, v29.16b /* sb_in_y_14 = trn(v_14, u_14) */
+	tbl v4.16b, {v4.16b}, v17.16b /* sb_s1_14_sr = lookup16(sb_in_y_14, inv_shift_rows) */
+	and v29.16b, v4.16b, v19.16b /* sb_s1_14_sr_lo = and(sb_s1_14_sr, nibble_mask) */
+	ushr v4.16b, v4.16b, #4 /* sb_s1_14_sr_hi = shr(sb_s1_14_sr) */
+	tbl v29.16b, {v9.16b}, v29.16b /* sb_s1_k_14_1_l = lookup16(tbl_lo, sb_s1_14_sr_lo) */
+	tbl v4.16b, {v3.16b}, v4.16b /* sb_s1_k_14_1_h = lookup16(tbl_hi, sb_s1_14_sr_hi) */
+	aese v29.16b, v4.16b /* sb_s1_14_aes = aese(sb_s1_k_14_1_l, sb_s1_k_14_1_h) */
+	and v4.16b, v29.16b, v19.16b /* sb_s1_14_aes_lo = and(sb_s1_14_aes, nibble_mask) */
+	ushr v29.16b, v29.16b, #4 /* sb_s1_14_aes_hi = shr(sb_s1_14_aes) */
+	tbl v4.16b, {v13.16b}, v4.16b /* sb_s1_14_l = lookup16(tbl_lo_1, sb_s1_14_aes_lo) */
+	tbl v29.16b, {v24.16b}, v29.16b /* sb_s1_14_h = lookup16(tbl_hi_1, sb_s1_14_aes_hi) */
+	eor v4.16b, v4.16b, v29.16b /* sb_s1_14 = xor(sb_s1_14_l, sb_s1_14_h) */
+	trn2 v29.16b, v4.16b, v26.16b /* r1_14 = trn(sb_s1_14, sb_s0_14) */
+	trn1 v4.16b, v4.16b, v26.16b /* r2_14 = trn(sb_s1_14, sb_s0_14) */
+	ldr q26, [sp, #1056] /* reload dbl_34 */
+	ushr v26.4s, v26.4s, #24 /* s0k_o_14_r = shr(dbl_34) */
+	ldr q31, [sp, #256] /* reload g0s7_1.2 */
+	sli v26.4s, v31.4s, #8 /* s0k_o_14 = sli(s0k_o_14_r, g0s7_1) */
+	and v26.16b, v26.16b, v7.16b /* s0k_14 = and(s0k_o_14, modulus) */
+	ldr q8, [sp, #864] /* reload dbl_21 */
+	ushr v12.4s, v8.4s, #12 /* s4k_o_14_r = shr(dbl_21) */
+	ldr q8, [sp, #288] /* reload g0s11_1.2 */
+	sli v12.4s, v8.4s, #20 /* s4k_o_14 = sli(s4k_o_14_r, g0s11_1) */
+	and v12.16b, v12.16b, v7.16b /* s4k_14 = and(s4k_o_14, modulus) */
+	ldr q8, [sp, #976] /* reload dbl_32 */
+	ushr v8.4s, v8.4s, #11 /* s10k_o_14_r = shr(dbl_32) */
+	str q5, [sp, #1056] /* spill fb_7 */
+	ldr q5, [sp, #352] /* reload fb_2 */
+	sli v8.4s, v5.4s, #21 /* s10k_o_14 = sli(s10k_o_14_r, fb_2) */
+	and v8.16b, v8.16b, v7.16b /* s10k_14 = and(s10k_o_14, modulus) */
+	ldr q5, [sp, #592] /* reload dbl_80 */
+	ushr v5.4s, v5.4s, #15 /* s13k_o_14_r = shr(dbl_80) */
+	sli v5.4s, v18.4s, #17 /* s13k_o_14 = sli(s13k_o_14_r, fb_8) */
+	and v5.16b, v5.16b, v7.16b /* s13k_14 = and(s13k_o_14, modulus) */
+	str q23, [sp, #544] /* spill dbl_112 */
+	ushr v23.4s, v23.4s, #17 /* s15k_o_14_r = shr(dbl_112) */
+	sli v23.4s, v21.4s, #15 /* s15k_o_14 = sli(s15k_o_14_r, fb_12) */
+	and v23.16b, v23.16b, v7.16b /* s15k_14 = and(s15k_o_14, modulus) */
+	ushr v28.4s, v28.4s, #1 /* w_half_14 = shr(w_14) */
+	add v26.4s, v26.4s, v12.4s /* fb0_s_42 = add(s0k_14, s4k_14) */
+	add v12.4s, v26.4s, v10.4s /* fb0_p_42 = add(fb0_s_42, minus_modulus) */
+	umin v26.4s, v26.4s, v12.4s /* fb0_42 = minu(fb0_s_42, fb0_p_42) */
+	add v5.4s, v8.4s, v5.4s /* fb0_s_43 = add(s10k_14, s13k_14) */
+	add v8.4s, v5.4s, v10.4s /* fb0_p_43 = add(fb0_s_43, minus_modulus) */
+	umin v5.4s, v5.4s, v8.4s /* fb0_43 = minu(fb0_s_43, fb0_p_43) */
+	add v23.4s, v23.4s, v28.4s /* fb0_s_44 = add(s15k_14, w_half_14) */
+	add v28.4s, v23.4s, v10.4s /* fb0_p_44 = add(fb0_s_44, minus_modulus) */
+	umin v23.4s, v23.4s, v28.4s /* fb0_44 = minu(fb0_s_44, fb0_p_44) */
+	add v5.4s, v26.4s, v5.4s /* fb1_s_14 = add(fb0_42, fb0_43) */
+	add v26.4s, v5.4s, v10.4s /* fb1_p_14 = add(fb1_s_14, minus_modulus) */
+	umin v5.4s, v5.4s, v26.4s /* fb1_14 = minu(fb1_s_14, fb1_p_14) */
+	add v5.4s, v5.4s, v23.4s /* fb2_s_14 = add(fb1_14, fb0_44) */
+	add v23.4s, v5.4s, v10.4s /* fb2_p_14 = add(fb2_s_14, minus_modulus) */
+	umin v5.4s, v5.4s, v23.4s /* fb2_14 = minu(fb2_s_14, fb2_p_14) */
+	add v5.4s, v5.4s, v31.4s /* fb_s_14 = add(fb2_14, g0s7_1) */
+	add v23.4s, v5.4s, v10.4s /* fb_p_14 = add(fb_s_14, minus_modulus) */
+	smax v5.4s, v5.4s, v23.4s /* fb_14 = maxs(fb_s_14, fb_p_14) */
+
+	/* Initialisation round 16r+7, lanes 4..: s16 = feedback + (W >> 1). */
+	add v23.4s, v16.4s, v16.4s /* dbl_120 = add(fb_13, fb_13) */
+	mov v26.16b, v27.16b /* high16 */
+	bsl v26.16b, v23.16b, v0.16b /* x0_15 = bsl(high16, fb_11, dbl_120) */
+	ldr q28, [sp, #912] /* reload dbl_24 */
+	ushr v31.4s, v28.4s, #16 /* x1_15_r = shr(dbl_24) */
+	sli v31.4s, v1.4s, #16 /* x1_15 = sli(x1_15_r, fb_5) */
+	eor v26.16b, v26.16b, v30.16b /* x0r1_15 = xor(x0_15, r1_13) */
+	add v26.4s, v26.4s, v2.4s /* w_15 = add(x0r1_15, r2_13) */
+	add v30.4s, v30.4s, v31.4s /* w1_15 = add(r1_13, x1_15) */
+	ldr q8, [sp, #1104] /* reload x1_7 */
+	eor v2.16b, v2.16b, v8.16b /* w2_15 = xor(r2_13, x1_7) */
+	ushr v8.4s, v2.4s, #16 /* l1in_15_r = shr(w2_15) */
+	sli v8.4s, v30.4s, #16 /* l1in_15 = sli(l1in_15_r, w1_15) */
+	tbl v12.16b, {v8.16b}, v14.16b /* ur24_15 = lookup16(l1in_15, rotl24) */
+	tbl v28.16b, {v8.16b}, v22.16b /* ur8_15 = lookup16(l1in_15, rotl8) */
+	str q31, [sp, #1104] /* spill x1_15 */
+	rev32 v31.8h, v8.8h /* ur16_15 = rev(l1in_15) */
+	eor v28.16b, v8.16b, v28.16b /* ug_acc_15 = xor(l1in_15, ur8_15) */
+	eor v28.16b, v28.16b, v31.16b /* ug_15 = xor(ug_acc_15, ur16_15) */
+	ushr v31.4s, v28.4s, #30 /* ur2_15_r = shr(ug_15) */
+	sli v31.4s, v28.4s, #2 /* ur2_15 = sli(ur2_15_r, ug_15) */
+	eor v28.16b, v8.16b, v12.16b /* u_acc_15 = xor(l1in_15, ur24_15) */
+	eor v28.16b, v28.16b, v31.16b /* u_15 = xor(u_acc_15, ur2_15) */
+	ushr v30.4s, v30.4s, #16 /* l2in_15_r = shr(w1_15) */
+	sli v30.4s, v2.4s, #16 /* l2in_15 = sli(l2in_15_r, w2_15) */
+	tbl v2.16b, {v30.16b}, v22.16b /* vr8_15 = lookup16(l2in_15, rotl8) */
+	rev32 v31.8h, v30.8h /* vr16_15 = rev(l2in_15) */
+	tbl v8.16b, {v30.16b}, v14.16b /* vr24_15 = lookup16(l2in_15, rotl24) */
+	eor v31.16b, v2.16b, v31.16b /* vg_acc_15 = xor(vr8_15, vr16_15) */
+	eor v31.16b, v31.16b, v8.16b /* vg_15 = xor(vg_acc_15, vr24_15) */
+	ushr v8.4s, v31.4s, #26 /* vr6_15_r = shr(vg_15) */
+	sli v8.4s, v31.4s, #6 /* vr6_15 = sli(vr6_15_r, vg_15) */
+	eor v2.16b, v30.16b, v2.16b /* v_acc_15 = xor(l2in_15, vr8_15) */
+	eor v2.16b, v2.16b, v8.16b /* v_15 = xor(v_acc_15, vr6_15) */
+	trn2 v30.16b, v2.16b, v28.16b /* sb_in_x_15 = trn(v_15, u_15) */
+	and v31.16b, v30.16b, v19.16b /* sb_s0_xl_15 = and(sb_in_x_15, nibble_mask) */
+	ushr v30.16b, v30.16b, #4 /* sb_s0_xh_15 = shr(sb_in_x_15) */
+	tbl v8.16b, {v25.16b}, v31.16b /* sb_s0_p1_15 = lookup16(s0_p1, sb_s0_xl_15) */
+	eor v30.16b, v8.16b, v30.16b /* sb_s0_t_15 = xor(sb_s0_p1_15, sb_s0_xh_15) */
+	tbl v8.16b, {v11.16b}, v30.16b /* sb_s0_p2_15 = lookup16(s0_p2, sb_s0_t_15) */
+	eor v31.16b, v8.16b, v31.16b /* sb_s0_ol_15 = xor(sb_s0_p2_15, sb_s0_xl_15) */
+	tbl v31.16b, {v15.16b}, v31.16b /* sb_s0_p3_15 = lookup16(s0_p3_rot, sb_s0_ol_15) */
+	add v30.16b, v30.16b, v30.16b /* sb_s0_t2_15 = add(sb_s0_t_15, sb_s0_t_15) */
+	eor v30.16b, v31.16b, v30.16b /* sb_s0_15 = xor(sb_s0_p3_15, sb_s0_t2_15) */
+	trn1 v2.16b, v2.16b, v28.16b /* sb_in_y_15 = trn(v_15, u_15) */
+	tbl v2.16b, {v2.16b}, v17.16b /* sb_s1_15_sr = lookup16(sb_in_y_15, inv_shift_rows) */
+	and v28.16b, v2.16b, v19.16b /* sb_s1_15_sr_lo = and(sb_s1_15_sr, nibble_mask) */
+	ushr v2.16b, v2.16b, #4 /* sb_s1_15_sr_hi = shr(sb_s1_15_sr) */
+	tbl v28.16b, {v9.16b}, v28.16b /* sb_s1_k_15_1_l = lookup16(tbl_lo, sb_s1_15_sr_lo) */
+	tbl v2.16b, {v3.16b}, v2.16b /* sb_s1_k_15_1_h = lookup16(tbl_hi, sb_s1_15_sr_hi) */
+	aese v28.16b, v2.16b /* sb_s1_15_aes = aese(sb_s1_k_15_1_l, sb_s1_k_15_1_h) */
+	and v2.16b, v28.16b, v19.16b /* sb_s1_15_aes_lo = and(sb_s1_15_aes, nibble_mask) */
+	ushr v28.16b, v28.16b, #4 /* sb_s1_15_aes_hi = shr(sb_s1_15_aes) */
+	tbl v2.16b, {v13.16b}, v2.16b /* sb_s1_15_l = lookup16(tbl_lo_1, sb_s1_15_aes_lo) */
+	tbl v28.16b, {v24.16b}, v28.16b /* sb_s1_15_h = lookup16(tbl_hi_1, sb_s1_15_aes_hi) */
+	eor v2.16b, v2.16b, v28.16b /* sb_s1_15 = xor(sb_s1_15_l, sb_s1_15_h) */
+	trn2 v28.16b, v2.16b, v30.16b /* r1_15 = trn(sb_s1_15, sb_s0_15) */
+	trn1 v2.16b, v2.16b, v30.16b /* r2_15 = trn(sb_s1_15, sb_s0_15) */
+	ldr q30, [sp, #1008] /* reload dbl_42 */
+	ushr v30.4s, v30.4s, #24 /* s0k_o_15_r = shr(dbl_42) */
+	ldr q31, [sp, #496] /* reload g1s7_1.2 */
+	sli v30.4s, v31.4s, #8 /* s0k_o_15 = sli(s0k_o_15_r, g1s7_1) */
+	and v30.16b, v30.16b, v7.16b /* s0k_15 = and(s0k_o_15, modulus) */
+	ldr q8, [sp, #944] /* reload dbl_29 */
+	ushr v12.4s, v8.4s, #12 /* s4k_o_15_r = shr(dbl_29) */
+	ldr q8, [sp, #528] /* reload g1s11_1.2 */
+	sli v12.4s, v8.4s, #20 /* s4k_o_15 = sli(s4k_o_15_r, g1s11_1) */
+	and v12.16b, v12.16b, v7.16b /* s4k_15 = and(s4k_o_15, modulus) */
+	ldr q8, [sp, #1072] /* reload dbl_40 */
+	ushr v8.4s, v8.4s, #11 /* s10k_o_15_r = shr(dbl_40) */
+	str q18, [sp, #1008] /* spill fb_8 */
+	ldr q18, [sp, #1136] /* reload fb_3 */
+	sli v8.4s, v18.4s, #21 /* s10k_o_15 = sli(s10k_o_15_r, fb_3) */
+	and v8.16b, v8.16b, v7.16b /* s10k_15 = and(s10k_o_15, modulus) */
+	ldr q18, [sp, #304] /* reload dbl_88 */
+	ushr v18.4s, v18.4s, #15 /* s13k_o_15_r = shr(dbl_88) */
+	sli v18.4s, v6.4s, #17 /* s13k_o_15 = sli(s13k_o_15_r, fb_9) */
+	and v18.16b, v18.16b, v7.16b /* s13k_15 = and(s13k_o_15, modulus) */
+	str q23, [sp, #256] /* spill dbl_120 */
+	ushr v23.4s, v23.4s, #17 /* s15k_o_15_r = shr(dbl_120) */
+	sli v23.4s, v16.4s, #15 /* s15k_o_15 = sli(s15k_o_15_r, fb_13) */
+	and v23.16b, v23.16b, v7.16b /* s15k_15 = and(s15k_o_15, modulus) */
+	ushr v26.4s, v26.4s, #1 /* w_half_15 = shr(w_15) */
+	add v30.4s, v30.4s, v12.4s /* fb0_s_45 = add(s0k_15, s4k_15) */
+	add v12.4s, v30.4s, v10.4s /* fb0_p_45 = add(fb0_s_45, minus_modulus) */
+	umin v30.4s, v30.4s, v12.4s /* fb0_45 = minu(fb0_s_45, fb0_p_45) */
+	add v18.4s, v8.4s, v18.4s /* fb0_s_46 = add(s10k_15, s13k_15) */
+	add v8.4s, v18.4s, v10.4s /* fb0_p_46 = add(fb0_s_46, minus_modulus) */
+	umin v18.4s, v18.4s, v8.4s /* fb0_46 = minu(fb0_s_46, fb0_p_46) */
+	add v23.4s, v23.4s, v26.4s /* fb0_s_47 = add(s15k_15, w_half_15) */
+	add v26.4s, v23.4s, v10.4s /* fb0_p_47 = add(fb0_s_47, minus_modulus) */
+	umin v23.4s, v23.4s, v26.4s /* fb0_47 = minu(fb0_s_47, fb0_p_47) */
+	add v18.4s, v30.4s, v18.4s /* fb1_s_15 = add(fb0_45, fb0_46) */
+	add v26.4s, v18.4s, v10.4s /* fb1_p_15 = add(fb1_s_15, minus_modulus) */
+	umin v18.4s, v18.4s, v26.4s /* fb1_15 = minu(fb1_s_15, fb1_p_15) */
+	add v18.4s, v18.4s, v23.4s /* fb2_s_15 = add(fb1_15, fb0_47) */
+	add v23.4s, v18.4s, v10.4s /* fb2_p_15 = add(fb2_s_15, minus_modulus) */
+	umin v18.4s, v18.4s, v23.4s /* fb2_15 = minu(fb2_s_15, fb2_p_15) */
+	add v18.4s, v18.4s, v31.4s /* fb_s_15 = add(fb2_15, g1s7_1) */
+	add v23.4s, v18.4s, v10.4s /* fb_p_15 = add(fb_s_15, minus_modulus) */
+	smax v18.4s, v18.4s, v23.4s /* fb_15 = maxs(fb_s_15, fb_p_15) */
+
+	/* Initialisation round 16r+8, lanes 0..: s16 = feedback + (W >> 1). */
+	add v23.4s, v5.4s, v5.4s /* dbl_128 = add(fb_14, fb_14) */
+	mov v26.16b, v27.16b /* high16 */
+	bsl v26.16b, v23.16b, v21.16b /* x0_16 = bsl(high16, fb_12, dbl_128) */
+	ldr q30, [sp, #976] /* reload dbl_32 */
+	ushr v31.4s, v30.4s, #16 /* x1_16_r = shr(dbl_32) */
+	ldr q8, [sp, #832] /* reload fb_6 */
+	sli v31.4s, v8.4s, #16 /* x1_16 = sli(x1_16_r, fb_6) */
+	eor v26.16b, v26.16b, v29.16b /* x0r1_16 = xor(x0_16, r1_14) */
+	add v26.4s, v26.4s, v4.4s /* w_16 = add(x0r1_16, r2_14) */
+	add v29.4s, v29.4s, v31.4s /* w1_16 = add(r1_14, x1_16) */
+	ldr q12, [sp, #240] /* reload x1_8 */
+	eor v4.16b, v4.16b, v12.16b /* w2_16 = xor(r2_14, x1_8) */
+	ushr v12.4s, v4.4s, #16 /* l1in_16_r = shr(w2_16) */
+	sli v12.4s, v29.4s, #16 /* l1in_16 = sli(l1in_16_r, w1_16) */
+	tbl v30.16b, {v12.16b}, v14.16b /* ur24_16 = lookup16(l1in_16, rotl24) */
+	str q31, [sp, #240] /* spill x1_16 */
+	tbl v31.16b, {v12.16b}, v22.16b /* ur8_16 = lookup16(l1in_16, rotl8) */
+	rev32 v8.8h, v12.8h /* ur16_16 = rev(l1in_16) */
+	eor v31.16b, v12.16b, v31.16b /* ug_acc_16 = xor(l1in_16, ur8_16) */
+	eor v31.16b, v31.16b, v8.16b /* ug_16 = xor(ug_acc_16, ur16_16) */
+	ushr v8.4s, v31.4s, #30 /* ur2_16_r = shr(ug_16) */
+	sli v8.4s, v31.4s, #2 /* ur2_16 = sli(ur2_16_r, ug_16) */
+	eor v30.16b, v12.16b, v30.16b /* u_acc_16 = xor(l1in_16, ur24_16) */
+	eor v30.16b, v30.16b, v8.16b /* u_16 = xor(u_acc_16, ur2_16) */
+	ushr v29.4s, v29.4s, #16 /* l2in_16_r = shr(w1_16) */
+	sli v29.4s, v4.4s, #16 /* l2in_16 = sli(l2in_16_r, w2_16) */
+	tbl v4.16b, {v29.16b}, v22.16b /* vr8_16 = lookup16(l2in_16, rotl8) */
+	rev32 v31.8h, v29.8h /* vr16_16 = rev(l2in_16) */
+	tbl v8.16b, {v29.16b}, v14.16b /* vr24_16 = lookup16(l2in_16, rotl24) */
+	eor v31.16b, v4.16b, v31.16b /* vg_acc_16 = xor(vr8_16, vr16_16) */
+	eor v31.16b, v31.16b, v8.16b /* vg_16 = xor(vg_acc_16, vr24_16) */
+	ushr v8.4s, v31.4s, #26 /* vr6_16_r = shr(vg_16) */
+	sli v8.4s, v31.4s, #6 /* vr6_16 = sli(vr6_16_r, vg_16) */
+	eor v4.16b, v29.16b, v4.16b /* v_acc_16 = xor(l2in_16, vr8_16) */
+	eor v4.16b, v4.16b, v8.16b /* v_16 = xor(v_acc_16, vr6_16) */
+	trn2 v29.16b, v4.16b, v30.16b /* sb_in_x_16 = trn(v_16, u_16) */
+	and v31.16b, v29.16b, v19.16b /* sb_s0_xl_16 = and(sb_in_x_16, nibble_mask) */
+	ushr v29.16b, v29.16b, #4 /* sb_s0_xh_16 = shr(sb_in_x_16) */
+	tbl v8.16b, {v25.16b}, v31.16b /* sb_s0_p1_16 = lookup16(s0_p1, sb_s0_xl_16) */
+	eor v29.16b, v8.16b, v29.16b /* sb_s0_t_16 = xor(sb_s0_p1_16, sb_s0_xh_16) */
+	tbl v8.16b, {v11.16b}, v29.16b /* sb_s0_p2_16 = lookup16(s0_p2, sb_s0_t_16) */
+	eor v31.16b, v8.16b, v31.16b /* sb_s0_ol_16 = xor(sb_s0_p2_16, sb_s0_xl_16) */
+	tbl v31.16b, {v15.16b}, v31.16b /* sb_s0_p3_16 = lookup16(s0_p3_rot, sb_s0_ol_16) */
+	add v29.16b, v29.16b, v29.16b /* sb_s0_t2_16 = add(sb_s0_t_16, sb_s0_t_16) */
+	eor v29.16b, v31.16b, v29.16b /* sb_s0_16 = xor(sb_s0_p3_16, sb_s0_t2_16) */
+	trn1 v4.16b, v4.16b, v30.16b /* sb_in_y_16 = trn(v_16, u_16) */
+	tbl v4.16b, {v4.16b}, v17.16b /* sb_s1_16_sr = lookup16(sb_in_y_16, inv_shift_rows) */
+	and v30.16b, v4.16b, v19.16b /* sb_s1_16_sr_lo = and(sb_s1_16_sr, nibble_mask) */
+	ushr v4.16b, v4.16b, #4 /* sb_s1_16_sr_hi = shr(sb_s1_16_sr) */
+	tbl v30.16b, {v9.16b}, v30.16b /* sb_s1_k_16_1_l = lookup16(tbl_lo, sb_s1_16_sr_lo) */
+	tbl v4.16b, {v3.16b}, v4.16b /* sb_s1_k_16_1_h = lookup16(tbl_hi, sb_s1_16_sr_hi) */
+	aese v30.16b, v4.16b /* sb_s1_16_aes = aese(sb_s1_k_16_1_l, sb_s1_k_16_1_h) */
+	and v4.16b, v30.16b, v19.16b /* sb_s1_16_aes_lo = and(sb_s1_16_aes, nibble_mask) */
+	ushr v30.16b, v30.16b, #4 /* sb_s1_16_aes_hi = shr(sb_s1_16_aes) */
+	tbl v4.16b, {v13.16b}, v4.16b /* sb_s1_16_l = lookup16(tbl_lo_1, sb_s1_16_aes_lo) */
+	tbl v30.16b, {v24.16b}, v30.16b /* sb_s1_16_h = lookup16(tbl_hi_1, sb_s1_16_aes_hi) */
+	eor v4.16b, v4.16b, v30.16b /* sb_s1_16 = xor(sb_s1_16_l, sb_s1_16_h) */
+	trn2 v30.16b, v4.16b, v29.16b /* r1_16 = trn(sb_s1_16, sb_s0_16) */
+	trn1 v4.16b, v4.16b, v29.16b /* r2_16 = trn(sb_s1_16, sb_s0_16) */
+	ldr q29, [sp, #336] /* reload dbl_50 */
+	ushr v29.4s, v29.4s, #24 /* s0k_o_16_r = shr(dbl_50) */
+	ldr q31, [sp, #672] /* reload g0s8_1.2 */
+	sli v29.4s, v31.4s, #8 /* s0k_o_16 = sli(s0k_o_16_r, g0s8_1) */
+	and v29.16b, v29.16b, v7.16b /* s0k_16 = and(s0k_o_16, modulus) */
+	ldr q8, [sp, #1024] /* reload dbl_37 */
+	ushr v12.4s, v8.4s, #12 /* s4k_o_16_r = shr(dbl_37) */
+	ldr q8, [sp, #720] /* reload g0s12_1.2 */
+	sli v12.4s, v8.4s, #20 /* s4k_o_16 = sli(s4k_o_16_r, g0s12_1) */
+	and v12.16b, v12.16b, v7.16b /* s4k_16 = and(s4k_o_16, modulus) */
+	ldr q8, [sp, #1120] /* reload dbl_48 */
+	ushr v8.4s, v8.4s, #11 /* s10k_o_16_r = shr(dbl_48) */
+	str q6, [sp, #336] /* spill fb_9 */
+	ldr q6, [sp, #560] /* reload fb_4 */
+	sli v8.4s, v6.4s, #21 /* s10k_o_16 = sli(s10k_o_16_r, fb_4) */
+	and v8.16b, v8.16b, v7.16b /* s10k_16 = and(s10k_o_16, modulus) */
+	ldr q6, [sp, #896] /* reload dbl_96 */
+	ushr v6.4s, v6.4s, #15 /* s13k_o_16_r = shr(dbl_96) */
+	sli v6.4s, v20.4s, #17 /* s13k_o_16 = sli(s13k_o_16_r, fb_10) */
+	and v6.16b, v6.16b, v7.16b /* s13k_16 = and(s13k_o_16, modulus) */
+	str q23, [sp, #496] /* spill dbl_128 */
+	ushr v23.4s, v23.4s, #17 /* s15k_o_16_r = shr(dbl_128) */
+	sli v23.4s, v5.4s, #15 /* s15k_o_16 = sli(s15k_o_16_r, fb_14) */
+	and v23.16b, v23.16b, v7.16b /* s15k_16 = and(s15k_o_16, modulus) */
+	ushr v26.4s, v26.4s, #1 /* w_half_16 = shr(w_16) */
+	add v29.4s, v29.4s, v12.4s /* fb0_s_48 = add(s0k_16, s4k_16) */
+	add v12.4s, v29.4s, v10.4s /* fb0_p_48 = add(fb0_s_48, minus_modulus) */
+	umin v29.4s, v29.4s, v12.4s /* fb0_48 = minu(fb0_s_48, fb0_p_48) */
+	add v6.4s, v8.4s, v6.4s /* fb0_s_49 = add(s10k_16, s13k_16) */
+	add v8.4s, v6.4s, v10.4s /* fb0_p_49 = add(fb0_s_49, minus_modulus) */
+	umin v6.4s, v6.4s, v8.4s /* fb0_49 = minu(fb0_s_49, fb0_p_49) */
+	add v23.4s, v23.4s, v26.4s /* fb0_s_50 = add(s15k_16, w_half_16) */
+	add v26.4s, v23.4s, v10.4s /* fb0_p_50 = add(fb0_s_50, minus_modulus) */
+	umin v23.4s, v23.4s, v26.4s /* fb0_50 = minu(fb0_s_50, fb0_p_50) */
+	add v6.4s, v29.4s, v6.4s /* fb1_s_16 = add(fb0_48, fb0_49) */
+	add v26.4s, v6.4s, v10.4s /* fb1_p_16 = add(fb1_s_16, minus_modulus) */
+	umin v6.4s, v6.4s, v26.4s /* fb1_16 = minu(fb1_s_16, fb1_p_16) */
+	add v6.4s, v6.4s, v23.4s /* fb2_s_16 = add(fb1_16, fb0_50) */
+	add v23.4s, v6.4s, v10.4s /* fb2_p_16 = add(fb2_s_16, minus_modulus) */
+	umin v6.4s, v6.4s, v23.4s /* fb2_16 = minu(fb2_s_16, fb2_p_16) */
+	add v6.4s, v6.4s, v31.4s /* fb_s_16 = add(fb2_16, g0s8_1) */
+	add v23.4s, v6.4s, v10.4s /* fb_p_16 = add(fb_s_16, minus_modulus) */
+	smax v6.4s, v6.4s, v23.4s /* fb_16 = maxs(fb_s_16, fb_p_16) */
+
+	/* Initialisation round 16r+8, lanes 4..: s16 = feedback + (W >> 1). */
+	add v23.4s, v18.4s, v18.4s /* dbl_136 = add(fb_15, fb_15) */
+	mov v26.16b, v27.16b /* high16 */
+	bsl v26.16b, v23.16b, v16.16b /* x0_17 = bsl(high16, fb_13, dbl_136) */
+	ldr q29, [sp, #1072] /* reload dbl_40 */
+	ushr v31.4s, v29.4s, #16 /* x1_17_r = shr(dbl_40) */
+	ldr q8, [sp, #1056] /* reload fb_7 */
+	sli v31.4s, v8.4s, #16 /* x1_17 = sli(x1_17_r, fb_7) */
+	eor v26.16b, v26.16b, v28.16b /* x0r1_17 = xor(x0_17, r1_15) */
+	add v26.4s, v26.4s, v2.4s /* w_17 = add(x0r1_17, r2_15) */
+	add v28.4s, v28.4s, v31.4s /* w1_17 = add(r1_15, x1_17) */
+	ldr q12, [sp, #464] /* reload x1_9 */
+	eor v2.16b, v2.16b, v12.16b /* w2_17 = xor(r2_15, x1_9) */
+	ushr v12.4s, v2.4s, #16 /* l1in_17_r = shr(w2_17) */
+	sli v12.4s, v28.4s, #16 /* l1in_17 = sli(l1in_17_r, w1_17) */
+	tbl v29.16b, {v12.16b}, v14.16b /* ur24_17 = lookup16(l1in_17, rotl24) */
+	str q31, [sp, #464] /* spill x1_17 */
+	tbl v31.16b, {v12.16b}, v22.16b /* ur8_17 = lookup16(l1in_17, rotl8) */
+	rev32 v8.8h, v12.8h /* ur16_17 = rev(l1in_17) */
+	eor v31.16b, v12.16b, v31.16b /* ug_acc_17 = xor(l1in_17, ur8_17) */
+	eor v31.16b, v31.16b, v8.16b /* ug_17 = xor(ug_acc_17, ur16_17) */
+	ushr v8.4s, v31.4s, #30 /* ur2_17_r = shr(ug_17) */
+	sli v8.4s, v31.4s, #2 /* ur2_17 = sli(ur2_17_r, ug_17) */
+	eor v29.16b, v12.16b, v29.16b /* u_acc_17 = xor(l1in_17, ur24_17) */
+	eor v29.16b, v29.16b, v8.16b /* u_17 = xor(u_acc_17, ur2_17) */
+	ushr v28.4s, v28.4s, #16 /* l2in_17_r = shr(w1_17) */
+	sli v28.4s, v2.4s, #16 /* l2in_17 = sli(l2in_17_r, w2_17) */
+	tbl v2.16b, {v28.16b}, v22.16b /* vr8_17 = lookup16(l2in_17, rotl8) */
+	rev32 v31.8h, v28.8h /* vr16_17 = rev(l2in_17) */
+	tbl v8.16b, {v28.16b}, v14.16b /* vr24_17 = lookup16(l2in_17, rotl24) */
+	eor v31.16b, v2.16b, v31.16b /* vg_acc_17 = xor(vr8_17, vr16_17) */
+	eor v31.16b, v31.16b, v8.16b /* vg_17 = xor(vg_acc_17, vr24_17) */
+	ushr v8.4s, v31.4s, #26 /* vr6_17_r = shr(vg_17) */
+	sli v8.4s, v31.4s, #6 /* vr6_17 = sli(vr6_17_r, vg_17) */
+	eor v2.16b, v28.16b, v2.16b /* v_acc_17 = xor(l2in_17, vr8_17) */
+	eor v2.16b, v2.16b, v8.16b /* v_17 = xor(v_acc_17, vr6_17) */
+	trn2 v28.16b, v2.16b, v29.16b /* sb_in_x_17 = trn(v_17, u_17) */
+	and v31.16b, v28.16b, v19.16b /* sb_s0_xl_17 = and(sb_in_x_17, nibble_mask) */
+	ushr v28.16b, v28.16b, #4 /* sb_s0_xh_17 = shr(sb_in_x_17) */
+	tbl v8.16b, {v25.16b}, v31.16b /* sb_s0_p1_17 = lookup16(s0_p1, sb_s0_xl_17) */
+	eor v28.16b, v8.16b, v28.16b /* sb_s0_t_17 = xor(sb_s0_p1_17, sb_s0_xh_17) */
+	tbl v8.16b, {v11.16b}, v28.16b /* sb_s0_p2_17 = lookup16(s0_p2, sb_s0_t_17) */
+	eor v31.16b, v8.16b, v31.16b /* sb_s0_ol_17 = xor(sb_s0_p2_17, sb_s0_xl_17) */
+	tbl v31.16b, {v15.16b}, v31.16b /* sb_s0_p3_17 = lookup16(s0_p3_rot, sb_s0_ol_17) */
+	add v28.16b, v28.16b, v28.16b /* sb_s0_t2_17 = add(sb_s0_t_17, sb_s0_t_17) */
+	eor v28.16b, v31.16b, v28.16b /* sb_s0_17 = xor(sb_s0_p3_17, sb_s0_t2_17) */
+	trn1 v2.16b, v2.16b, v29.16b /* sb_in_y_17 = trn(v_17, u_17) */
+	tbl v2.16b, {v2.16b}, v17.16b /* sb_s1_17_sr = lookup16(sb_in_y_17, inv_shift_rows) */
+	and v29.16b, v2.16b, v19.16b /* sb_s1_17_sr_lo = and(sb_s1_17_sr, nibble_mask) */
+	ushr v2.16b, v2.16b, #4 /* sb_s1_17_sr_hi = shr(sb_s1_17_sr) */
+	tbl v29.16b, {v9.16b}, v29.16b /* sb_s1_k_17_1_l = lookup16(tbl_lo, sb_s1_17_sr_lo) */
+	tbl v2.16b, {v3.16b}, v2.16b /* sb_s1_k_17_1_h = lookup16(tbl_hi, sb_s1_17_sr_hi) */
+	aese v29.16b, v2.16b /* sb_s1_17_aes = aese(sb_s1_k_17_1_l, sb_s1_k_17_1_h) */
+	and v2.16b, v29.16b, v19.16b /* sb_s1_17_aes_lo = and(sb_s1_17_aes, nibble_mask) */
+	ushr v29.16b, v29.16b, #4 /* sb_s1_17_aes_hi = shr(sb_s1_17_aes) */
+	tbl v2.16b, {v13.16b}, v2.16b /* sb_s1_17_l = lookup16(tbl_lo_1, sb_s1_17_aes_lo) */
+	tbl v29.16b, {v24.16b}, v29.16b /* sb_s1_17_h = lookup16(tbl_hi_1, sb_s1_17_aes_hi) */
+	eor v2.16b, v2.16b, v29.16b /* sb_s1_17 = xor(sb_s1_17_l, sb_s1_17_h) */
+	trn2 v29.16b, v2.16b, v28.16b /* r1_17 = trn(sb_s1_17, sb_s0_17) */
+	trn1 v2.16b, v2.16b, v28.16b /* r2_17 = trn(sb_s1_17, sb_s0_17) */
+	ldr q28, [sp, #576] /* reload dbl_58 */
+	ushr v28.4s, v28.4s, #24 /* s0k_o_17_r = shr(dbl_58) */
+	ldr q31, [sp, #64] /* reload g1s8_1.2 */
+	sli v28.4s, v31.4s, #8 /* s0k_o_17 = sli(s0k_o_17_r, g1s8_1) */
+	and v28.16b, v28.16b, v7.16b /* s0k_17 = and(s0k_o_17, modulus) */
+	ldr q8, [sp, #1088] /* reload dbl_45 */
+	ushr v12.4s, v8.4s, #12 /* s4k_o_17_r = shr(dbl_45) */
+	ldr q8, [sp, #192] /* reload g1s12_1.2 */
+	sli v12.4s, v8.4s, #20 /* s4k_o_17 = sli(s4k_o_17_r, g1s12_1) */
+	and v12.16b, v12.16b, v7.16b /* s4k_17 = and(s4k_o_17, modulus) */
+	ldr q8, [sp, #1152] /* reload dbl_56 */
+	ushr v8.4s, v8.4s, #11 /* s10k_o_17_r = shr(dbl_56) */
+	sli v8.4s, v1.4s, #21 /* s10k_o_17 = sli(s10k_o_17_r, fb_5) */
+	and v8.16b, v8.16b, v7.16b /* s10k_17 = and(s10k_o_17, modulus) */
+	str q1, [sp, #576] /* spill fb_5 */
+	ldr q1, [sp, #736] /* reload dbl_104 */
+	ushr v1.4s, v1.4s, #15 /* s13k_o_17_r = shr(dbl_104) */
+	sli v1.4s, v0.4s, #17 /* s13k_o_17 = sli(s13k_o_17_r, fb_11) */
+	and v1.16b, v1.16b, v7.16b /* s13k_17 = and(s13k_o_17, modulus) */
+	str q23, [sp, #672] /* spill dbl_136 */
+	ushr v23.4s, v23.4s, #17 /* s15k_o_17_r = shr(dbl_136) */
+	sli v23.4s, v18.4s, #15 /* s15k_o_17 = sli(s15k_o_17_r, fb_15) */
+	and v23.16b, v23.16b, v7.16b /* s15k_17 = and(s15k_o_17, modulus) */
+	ushr v26.4s, v26.4s, #1 /* w_half_17 = shr(w_17) */
+	add v28.4s, v28.4s, v12.4s /* fb0_s_51 = add(s0k_17, s4k_17) */
+	add v12.4s, v28.4s, v10.4s /* fb0_p_51 = add(fb0_s_51, minus_modulus) */
+	umin v28.4s, v28.4s, v12.4s /* fb0_51 = minu(fb0_s_51, fb0_p_51) */
+	add v1.4s, v8.4s, v1.4s /* fb0_s_52 = add(s10k_17, s13k_17) */
+	add v8.4s, v1.4s, v10.4s /* fb0_p_52 = add(fb0_s_52, minus_modulus) */
+	umin v1.4s, v1.4s, v8.4s /* fb0_52 = minu(fb0_s_52, fb0_p_52) */
+	add v23.4s, v23.4s, v26.4s /* fb0_s_53 = add(s15k_17, w_half_17) */
+	add v26.4s, v23.4s, v10.4s /* fb0_p_53 = add(fb0_s_53, minus_modulus) */
+	umin v23.4s, v23.4s, v26.4s /* fb0_53 = minu(fb0_s_53, fb0_p_53) */
+	add v1.4s, v28.4s, v1.4s /* fb1_s_17 = add(fb0_51, fb0_52) */
+	add v26.4s, v1.4s, v10.4s /* fb1_p_17 = add(fb1_s_17, minus_modulus) */
+	umin v1.4s, v1.4s, v26.4s /* fb1_17 = minu(fb1_s_17, fb1_p_17) */
+	add v1.4s, v1.4s, v23.4s /* fb2_s_17 = add(fb1_17, fb0_53) */
+	add v23.4s, v1.4s, v10.4s /* fb2_p_17 = add(fb2_s_17, minus_modulus) */
+	umin v1.4s, v1.4s, v23.4s /* fb2_17 = minu(fb2_s_17, fb2_p_17) */
+	add v1.4s, v1.4s, v31.4s /* fb_s_17 = add(fb2_17, g1s8_1) */
+	add v23.4s, v1.4s, v10.4s /* fb_p_17 = add(fb_s_17, minus_modulus) */
+	smax v1.4s, v1.4s, v23.4s /* fb_17 = maxs(fb_s_17, fb_p_17) */
+
+	/* Initialisation round 16r+9, lanes 0..: s16 = feedback + (W >> 1). */
+	add v23.4s, v6.4s, v6.4s /* dbl_144 = add(fb_16, fb_16) */
+	mov v26.16b, v27.16b /* high16 */
+	bsl v26.16b, v23.16b, v5.16b /* x0_18 = bsl(high16, fb_14, dbl_144) */
+	ldr q28, [sp, #1120] /* reload dbl_48 */
+	ushr v31.4s, v28.4s, #16 /* x1_18_r = shr(dbl_48) */
+	ldr q8, [sp, #1008] /* reload fb_8 */
+	sli v31.4s, v8.4s, #16 /* x1_18 = sli(x1_18_r, fb_8) */
+	eor v26.16b, v26.16b, v30.16b /* x0r1_18 = xor(x0_18, r1_16) */
+	add v26.4s, v26.4s, v4.4s /* w_18 = add(x0r1_18, r2_16) */
+	add v30.4s, v30.4s, v31.4s /* w1_18 = add(r1_16, x1_18) */
+	ldr q12, [sp, #656] /* reload x1_10 */
+	eor v4.16b, v4.16b, v12.16b /* w2_18 = xor(r2_16, x1_10) */
+	ushr v12.4s, v4.4s, #16 /* l1in_18_r = shr(w2_18) */
+	sli v12.4s, v30.4s, #16 /* l1in_18 = sli(l1in_18_r, w1_18) */
+	tbl v28.16b, {v12.16b}, v14.16b /* ur24_18 = lookup16(l1in_18, rotl24) */
+	str q31, [sp, #656] /* spill x1_18 */
+	tbl v31.16b, {v12.16b}, v22.16b /* ur8_18 = lookup16(l1in_18, rotl8) */
+	rev32 v8.8h, v12.8h /* ur16_18 = rev(l1in_18) */
+	eor v31.16b, v12.16b, v31.16b /* ug_acc_18 = xor(l1in_18, ur8_18) */
+	eor v31.16b, v31.16b, v8.16b /* ug_18 = xor(ug_acc_18, ur16_18) */
+	ushr v8.4s, v31.4s, #30 /* ur2_18_r = shr(ug_18) */
+	sli v8.4s, v31.4s, #2 /* ur2_18 = sli(ur2_18_r, ug_18) */
+	eor v28.16b, v12.16b, v28.16b /* u_acc_18 = xor(l1in_18, ur24_18) */
+	eor v28.16b, v28.16b, v8.16b /* u_18 = xor(u_acc_18, ur2_18) */
+	ushr v30.4s, v30.4s, #16 /* l2in_18_r = shr(w1_18) */
+	sli v30.4s, v4.4s, #16 /* l2in_18 = sli(l2in_18_r, w2_18) */
+	tbl v4.16b, {v30.16b}, v22.16b /* vr8_18 = lookup16(l2in_18, rotl8) */
+	rev32 v31.8h, v30.8h /* vr16_18 = rev(l2in_18) */
+	tbl v8.16b, {v30.16b}, v14.16b /* vr24_18 = lookup16(l2in_18, rotl24) */
+	eor v31.16b, v4.16b, v31.16b /* vg_acc_18 = xor(vr8_18, vr16_18) */
+	eor v31.16b, v31.16b, v8.16b /* vg_18 = xor(vg_acc_18, vr24_18) */
+	ushr v8.4s, v31.4s, #26 /* vr6_18_r = shr(vg_18) */
+	sli v8.4s, v31.4s, #6 /* vr6_18 = sli(vr6_18_r, vg_18) */
+	eor v4.16b, v30.16b, v4.16b /* v_acc_18 = xor(l2in_18, vr8_18) */
+	eor v4.16b, v4.16b, v8.16b /* v_18 = xor(v_acc_18, vr6_18) */
+	trn2 v30.16b, v4.16b, v28.16b /* sb_in_x_18 = trn(v_18, u_18) */
+	and v31.16b, v30.16b, v19.16b /* sb_s0_xl_18 = and(sb_in_x_18, nibble_mask) */
+	ushr v30.16b, v30.16b, #4 /* sb_s0_xh_18 = shr(sb_in_x_18) */
+	tbl v8.16b, {v25.16b}, v31.16b /* sb_s0_p1_18 = lookup16(s0_p1, sb_s0_xl_18) */
+	eor v30.16b, v8.16b, v30.16b /* sb_s0_t_18 = xor(sb_s0_p1_18, sb_s0_xh_18) */
+	tbl v8.16b, {v11.16b}, v30.16b /* sb_s0_p2_18 = lookup16(s0_p2, sb_s0_t_18) */
+	eor v31.16b, v8.16b, v31.16b /* sb_s0_ol_18 = xor(sb_s0_p2_18, sb_s0_xl_18) */
+	tbl v31.16b, {v15.16b}, v31.16b /* sb_s0_p3_18 = lookup16(s0_p3_rot, sb_s0_ol_18) */
+	add v30.16b, v30.16b, v30.16b /* sb_s0_t2_18 = add(sb_s0_t_18, sb_s0_t_18) */
+	eor v30.16b, v31.16b, v30.16b /* sb_s0_18 = xor(sb_s0_p3_18, sb_s0_t2_18) */
+	trn1 v4.16b, v4.16b, v28.16b /* sb_in_y_18 = trn(v_18, u_18) */
+	tbl v4.16b, {v4.16b}, v17.16b /* sb_s1_18_sr = lookup16(sb_in_y_18, inv_shift_rows) */
+	and v28.16b, v4.16b, v19.16b /* sb_s1_18_sr_lo = and(sb_s1_18_sr, nibble_mask) */
+	ushr v4.16b, v4.16b, #4 /* sb_s1_18_sr_hi = shr(sb_s1_18_sr) */
+	tbl v28.16b, {v9.16b}, v28.16b /* sb_s1_k_18_1_l = lookup16(tbl_lo, sb_s1_18_sr_lo) */
+	tbl v4.16b, {v3.16b}, v4.16b /* sb_s1_k_18_1_h = lookup16(tbl_hi, sb_s1_18_sr_hi) */
+	aese v28.16b, v4.16b /* sb_s1_18_aes = aese(sb_s1_k_18_1_l, sb_s1_k_18_1_h) */
+	and v4.16b, v28.16b, v19.16b /* sb_s1_18_aes_lo = and(sb_s1_18_aes, nibble_mask) */
+	ushr v28.16b, v28.16b, #4 /* sb_s1_18_aes_hi = shr(sb_s1_18_aes) */
+	tbl v4.16b, {v13.16b}, v4.16b /* sb_s1_18_l = lookup16(tbl_lo_1, sb_s1_18_aes_lo) */
+	tbl v28.16b, {v24.16b}, v28.16b /* sb_s1_18_h = lookup16(tbl_hi_1, sb_s1_18_aes_hi) */
+	eor v4.16b, v4.16b, v28.16b /* sb_s1_18 = xor(sb_s1_18_l, sb_s1_18_h) */
+	trn2 v28.16b, v4.16b, v30.16b /* r1_18 = trn(sb_s1_18, sb_s0_18) */
+	trn1 v4.16b, v4.16b, v30.16b /* r2_18 = trn(sb_s1_18, sb_s0_18) */
+	ldr q30, [sp, #208] /* reload dbl_1 */
+	ushr v30.4s, v30.4s, #24 /* s0k_o_18_r = shr(dbl_1) */
+	ldr q31, [sp, #224] /* reload g0s9_1.2 */
+	sli v30.4s, v31.4s, #8 /* s0k_o_18 = sli(s0k_o_18_r, g0s9_1) */
+	and v30.16b, v30.16b, v7.16b /* s0k_18 = and(s0k_o_18, modulus) */
+	ldr q8, [sp, #400] /* reload dbl_6 */
+	ushr v12.4s, v8.4s, #12 /* s4k_o_18_r = shr(dbl_6) */
+	ldr q8, [sp, #432] /* reload g0s13_1.2 */
+	sli v12.4s, v8.4s, #20 /* s4k_o_18 = sli(s4k_o_18_r, g0s13_1) */
+	and v12.16b, v12.16b, v7.16b /* s4k_18 = and(s4k_o_18, modulus) */
+	ldr q8, [sp, #1168] /* reload dbl_64 */
+	ushr v8.4s, v8.4s, #11 /* s10k_o_18_r = shr(dbl_64) */
+	str q0, [sp, #208] /* spill fb_11 */
+	ldr q0, [sp, #832] /* reload fb_6 */
+	sli v8.4s, v0.4s, #21 /* s10k_o_18 = sli(s10k_o_18_r, fb_6) */
+	and v8.16b, v8.16b, v7.16b /* s10k_18 = and(s10k_o_18, modulus) */
+	ldr q0, [sp, #544] /* reload dbl_112 */
+	ushr v0.4s, v0.4s, #15 /* s13k_o_18_r = shr(dbl_112) */
+	sli v0.4s, v21.4s, #17 /* s13k_o_18 = sli(s13k_o_18_r, fb_12) */
+	and v0.16b, v0.16b, v7.16b /* s13k_18 = and(s13k_o_18, modulus) */
+	str q23, [sp, #1184] /* spill dbl_144 */
+	ushr v23.4s, v23.4s, #17 /* s15k_o_18_r = shr(dbl_144) */
+	sli v23.4s, v6.4s, #15 /* s15k_o_18 = sli(s15k_o_18_r, fb_16) */
+	and v23.16b, v23.16b, v7.16b /* s15k_18 = and(s15k_o_18, modulus) */
+	ushr v26.4s, v26.4s, #1 /* w_half_18 = shr(w_18) */
+	add v30.4s, v30.4s, v12.4s /* fb0_s_54 = add(s0k_18, s4k_18) */
+	add v12.4s, v30.4s, v10.4s /* fb0_p_54 = add(fb0_s_54, minus_modulus) */
+	umin v30.4s, v30.4s, v12.4s /* fb0_54 = minu(fb0_s_54, fb0_p_54) */
+	add v0.4s, v8.4s, v0.4s /* fb0_s_55 = add(s10k_18, s13k_18) */
+	add v8.4s, v0.4s, v10.4s /* fb0_p_55 = add(fb0_s_55, minus_modulus) */
+	umin v0.4s, v0.4s, v8.4s /* fb0_55 = minu(fb0_s_55, fb0_p_55) */
+	add v23.4s, v23.4s, v26.4s /* fb0_s_56 = add(s15k_18, w_half_18) */
+	add v26.4s, v23.4s, v10.4s /* fb0_p_56 = add(fb0_s_56, minus_modulus) */
+	umin v23.4s, v23.4s, v26.4s /* fb0_56 = minu(fb0_s_56, fb0_p_56) */
+	add v0.4s, v30.4s, v0.4s /* fb1_s_18 = add(fb0_54, fb0_55) */
+	add v26.4s, v0.4s, v10.4s /* fb1_p_18 = add(fb1_s_18, minus_modulus) */
+	umin v0.4s, v0.4s, v26.4s /* fb1_18 = minu(fb1_s_18, fb1_p_18) */
+	add v0.4s, v0.4s, v23.4s /* fb2_s_18 = add(fb1_18, fb0_56) */
+	add v23.4s, v0.4s, v10.4s /* fb2_p_18 = add(fb2_s_18, minus_modulus) */
+	umin v0.4s, v0.4s, v23.4s /* fb2_18 = minu(fb2_s_18, fb2_p_18) */
+	add v0.4s, v0.4s, v31.4s /* fb_s_18 = add(fb2_18, g0s9_1) */
+	add v23.4s, v0.4s, v10.4s /* fb_p_18 = add(fb_s_18, minus_modulus) */
+	smax v0.4s, v0.4s, v23.4s /* fb_18 = maxs(fb_s_18, fb_p_18) */
+
+	/* Initialisation round 16r+9, lanes 4..: s16 = feedback + (W >> 1). */
+	add v23.4s, v1.4s, v1.4s /* dbl_152 = add(fb_17, fb_17) */
+	mov v26.16b, v27.16b /* high16 */
+	bsl v26.16b, v23.16b, v18.16b /* x0_19 = bsl(high16, fb_15, dbl_152) */
+	ldr q30, [sp, #1152] /* reload dbl_56 */
+	ushr v31.4s, v30.4s, #16 /* x1_19_r = shr(dbl_56) */
+	ldr q8, [sp, #336] /* reload fb_9 */
+	sli v31.4s, v8.4s, #16 /* x1_19 = sli(x1_19_r, fb_9) */
+	eor v26.16b, v26.16b, v29.16b /* x0r1_19 = xor(x0_19, r1_17) */
+	add v26.4s, v26.4s, v2.4s /* w_19 = add(x0r1_19, r2_17) */
+	add v29.4s, v29.4s, v31.4s /* w1_19 = add(r1_17, x1_19) */
+	ldr q12, [sp, #784] /* reload x1_11 */
+	eor v2.16b, v2.16b, v12.16b /* w2_19 = xor(r2_17, x1_11) */
+	ushr v12.4s, v2.4s, #16 /* l1in_19_r = shr(w2_19) */
+	sli v12.4s, v29.4s, #16 /* l1in_19 = sli(l1in_19_r, w1_19) */
+	tbl v30.16b, {v12.16b}, v14.16b /* ur24_19 = lookup16(l1in_19, rotl24) */
+	str q31, [sp, #784] /* spill x1_19 */
+	tbl v31.16b, {v12.16b}, v22.16b /* ur8_19 = lookup16(l1in_19, rotl8) */
+	rev32 v8.8h, v12.8h /* ur16_19 = rev(l1in_19) */
+	eor v31.16b, v12.16b, v31.16b /* ug_acc_19 = xor(l1in_19, ur8_19) */
+	eor v31.16b, v31.16b, v8.16b /* ug_19 = xor(ug_acc_19, ur16_19) */
+	ushr v8.4s, v31.4s, #30 /* ur2_19_r = shr(ug_19) */
+	sli v8.4s, v31.4s, #2 /* ur2_19 = sli(ur2_19_r, ug_19) */
+	eor v30.16b, v12.16b, v30.16b /* u_acc_19 = xor(l1in_19, ur24_19) */
+	eor v30.16b, v30.16b, v8.16b /* u_19 = xor(u_acc_19, ur2_19) */
+	ushr v29.4s, v29.4s, #16 /* l2in_19_r = shr(w1_19) */
+	sli v29.4s, v2.4s, #16 /* l2in_19 = sli(l2in_19_r, w2_19) */
+	tbl v2.16b, {v29.16b}, v22.16b /* vr8_19 = lookup16(l2in_19, rotl8) */
+	rev32 v31.8h, v29.8h /* vr16_19 = rev(l2in_19) */
+	tbl v8.16b, {v29.16b}, v14.16b /* vr24_19 = lookup16(l2in_19, rotl24) */
+	eor v31.16b, v2.16b, v31.16b /* vg_acc_19 = xor(vr8_19, vr16_19) */
+	eor v31.16b, v31.16b, v8.16b /* vg_19 = xor(vg_acc_19, vr24_19) */
+	ushr v8.4s, v31.4s, #26 /* vr6_19_r = shr(vg_19) */
+	sli v8.4s, v31.4s, #6 /* vr6_19 = sli(vr6_19_r, vg_19) */
+	eor v2.16b, v29.16b, v2.16b /* v_acc_19 = xor(l2in_19, vr8_19) */
+	eor v2.16b, v2.16b, v8.16b /* v_19 = xor(v_acc_19, vr6_19) */
+	trn2 v29.16b, v2.16b, v30.16b /* sb_in_x_19 = trn(v_19, u_19) */
+	and v31.16b, v29.16b, v19.16b /* sb_s0_xl_19 = and(sb_in_x_19, nibble_mask) */
+	ushr v29.16b, v29.16b, #4 /* sb_s0_xh_19 = shr(sb_in_x_19) */
+	tbl v8.16b, {v25.16b}, v31.16b /* sb_s0_p1_19 = lookup16(s0_p1, sb_s0_xl_19) */
+	eor v29.16b, v8.16b, v29.16b /* sb_s0_t_19 = xor(sb_s0_p1_19, sb_s0_xh_19) */
+	tbl v8.16b, {v11.16b}, v29.16b /* sb_s0_p2_19 = lookup16(s0_p2, sb_s0_t_19) */
+	eor v31.16b, v8.16b, v31.16b /* sb_s0_ol_19 = xor(sb_s0_p2_19, sb_s0_xl_19) */
+	tbl v31.16b, {v15.16b}, v31.16b /* sb_s0_p3_19 = lookup16(s0_p3_rot, sb_s0_ol_19) */
+	add v29.16b, v29.16b, v29.16b /* sb_s0_t2_19 = add(sb_s0_t_19, sb_s0_t_19) */
+	eor v29.16b, v31.16b, v29.16b /* sb_s0_19 = xor(sb_s0_p3_19, sb_s0_t2_19) */
+	trn1 v2.16b, v2.16b, v30.16b /* sb_in_y_19 = trn(v_19, u_19) */
+	tbl v2.16b, {v2.16b}, v17.16b /* sb_s1_19_sr = lookup16(sb_in_y_19, inv_shift_rows) */
+	and v30.16b, v2.16b, v19.16b /* sb_s1_19_sr_lo = and(sb_s1_19_sr, nibble_mask) */
+	ushr v2.16b, v2.16b, #4 /* sb_s1_19_sr_hi = shr(sb_s1_19_sr) */
+	tbl v30.16b, {v9.16b}, v30.16b /* sb_s1_k_19_1_l = lookup16(tbl_lo, sb_s1_19_sr_lo) */
+	tbl v2.16b, {v3.16b}, v2.16b /* sb_s1_k_19_1_h = lookup16(tbl_hi, sb_s1_19_sr_hi) */
+	aese v30.16b, v2.16b /* sb_s1_19_aes = aese(sb_s1_k_19_1_l, sb_s1_k_19_1_h) */
+	and v2.16b, v30.16b, v19.16b /* sb_s1_19_aes_lo = and(sb_s1_19_aes, nibble_mask) */
+	ushr v30.16b, v30.16b, #4 /* sb_s1_19_aes_hi = shr(sb_s1_19_aes) */
+	tbl v2.16b, {v13.16b}, v2.16b /* sb_s1_19_l = lookup16(tbl_lo_1, sb_s1_19_aes_lo) */
+	tbl v30.16b, {v24.16b}, v30.16b /* sb_s1_19_h = lookup16(tbl_hi_1, sb_s1_19_aes_hi) */
+	eor v2.16b, v2.16b, v30.16b /* sb_s1_19 = xor(sb_s1_19_l, sb_s1_19_h) */
+	trn2 v30.16b, v2.16b, v29.16b /* r1_19 = trn(sb_s1_19, sb_s0_19) */
+	trn1 v2.16b, v2.16b, v29.16b /* r2_19 = trn(sb_s1_19, sb_s0_19) */
+	ldr q29, [sp, #448] /* reload dbl_9 */
+	ushr v29.4s, v29.4s, #24 /* s0k_o_19_r = shr(dbl_9) */
+	ldr q31, [sp, #480] /* reload g1s9_1.2 */
+	sli v29.4s, v31.4s, #8 /* s0k_o_19 = sli(s0k_o_19_r, g1s9_1) */
+	and v29.16b, v29.16b, v7.16b /* s0k_19 = and(s0k_o_19, modulus) */
+	ldr q8, [sp, #624] /* reload dbl_14 */
+	ushr v12.4s, v8.4s, #12 /* s4k_o_19_r = shr(dbl_14) */
+	ldr q8, [sp, #688] /* reload g1s13_1.2 */
+	sli v12.4s, v8.4s, #20 /* s4k_o_19 = sli(s4k_o_19_r, g1s13_1) */
+	and v12.16b, v12.16b, v7.16b /* s4k_19 = and(s4k_o_19, modulus) */
+	ldr q8, [sp, #320] /* reload dbl_72 */
+	ushr v8.4s, v8.4s, #11 /* s10k_o_19_r = shr(dbl_72) */
+	str q21, [sp, #448] /* spill fb_12 */
+	ldr q21, [sp, #1056] /* reload fb_7 */
+	sli v8.4s, v21.4s, #21 /* s10k_o_19 = sli(s10k_o_19_r, fb_7) */
+	and v8.16b, v8.16b, v7.16b /* s10k_19 = and(s10k_o_19, modulus) */
+	ldr q21, [sp, #256] /* reload dbl_120 */
+	ushr v21.4s, v21.4s, #15 /* s13k_o_19_r = shr(dbl_120) */
+	sli v21.4s, v16.4s, #17 /* s13k_o_19 = sli(s13k_o_19_r, fb_13) */
+	and v21.16b, v21.16b, v7.16b /* s13k_19 = and(s13k_o_19, modulus) */
+	str q23, [sp, #224] /* spill dbl_152 */
+	ushr v23.4s, v23.4s, #17 /* s15k_o_19_r = shr(dbl_152) */
+	sli v23.4s, v1.4s, #15 /* s15k_o_19 = sli(s15k_o_19_r, fb_17) */
+	and v23.16b, v23.16b, v7.16b /* s15k_19 = and(s15k_o_19, modulus) */
+	ushr v26.4s, v26.4s, #1 /* w_half_19 = shr(w_19) */
+	add v29.4s, v29.4s, v12.4s /* fb0_s_57 = add(s0k_19, s4k_19) */
+	add v12.4s, v29.4s, v10.4s /* fb0_p_57 = add(fb0_s_57, minus_modulus) */
+	umin v29.4s, v29.4s, v12.4s /* fb0_57 = minu(fb0_s_57, fb0_p_57) */
+	add v21.4s, v8.4s, v21.4s /* fb0_s_58 = add(s10k_19, s13k_19) */
+	add v8.4s, v21.4s, v10.4s /* fb0_p_58 = add(fb0_s_58, minus_modulus) */
+	umin v21.4s, v21.4s, v8.4s /* fb0_58 = minu(fb0_s_58, fb0_p_58) */
+	add v23.4s, v23.4s, v26.4s /* fb0_s_59 = add(s15k_19, w_half_19) */
+	add v26.4s, v23.4s, v10.4s /* fb0_p_59 = add(fb0_s_59, minus_modulus) */
+	umin v23.4s, v23.4s, v26.4s /* fb0_59 = minu(fb0_s_59, fb0_p_59) */
+	add v21.4s, v29.4s, v21.4s /* fb1_s_19 = add(fb0_57, fb0_58) */
+	add v26.4s, v21.4s, v10.4s /* fb1_p_19 = add(fb1_s_19, minus_modulus) */
+	umin v21.4s, v21.4s, v26.4s /* fb1_19 = minu(fb1_s_19, fb1_p_19) */
+	add v21.4s, v21.4s, v23.4s /* fb2_s_19 = add(fb1_19, fb0_59) */
+	add v23.4s, v21.4s, v10.4s /* fb2_p_19 = add(fb2_s_19, minus_modulus) */
+	umin v21.4s, v21.4s, v23.4s /* fb2_19 = minu(fb2_s_19, fb2_p_19) */
+	add v21.4s, v21.4s, v31.4s /* fb_s_19 = add(fb2_19, g1s9_1) */
+	add v23.4s, v21.4s, v10.4s /* fb_p_19 = add(fb_s_19, minus_modulus) */
+	smax v21.4s, v21.4s, v23.4s /* fb_19 = maxs(fb_s_19, fb_p_19) */
+
+	/* Initialisation round 16r+10, lanes 0..: s16 = feedback + (W >> 1). */
+	add v23.4s, v0.4s, v0.4s /* dbl_160 = add(fb_18, fb_18) */
+	mov v26.16b, v27.16b /* high16 */
+	bsl v26.16b, v23.16b, v6.16b /* x0_20 = bsl(high16, fb_16, dbl_160) */
+	ldr q29, [sp, #1168] /* reload dbl_64 */
+	ushr v31.4s, v29.4s, #16 /* x1_20_r = shr(dbl_64) */
+	sli v31.4s, v20.4s, #16 /* x1_20 = sli(x1_20_r, fb_10) */
+	eor v26.16b, v26.16b, v28.16b /* x0r1_20 = xor(x0_20, r1_18) */
+	add v26.4s, v26.4s, v4.4s /* w_20 = add(x0r1_20, r2_18) */
+	add v28.4s, v28.4s, v31.4s /* w1_20 = add(r1_18, x1_20) */
+	ldr q8, [sp, #880] /* reload x1_12 */
+	eor v4.16b, v4.16b, v8.16b /* w2_20 = xor(r2_18, x1_12) */
+	ushr v8.4s, v4.4s, #16 /* l1in_20_r = shr(w2_20) */
+	sli v8.4s, v28.4s, #16 /* l1in_20 = sli(l1in_20_r, w1_20) */
+	tbl v12.16b, {v8.16b}, v14.16b /* ur24_20 = lookup16(l1in_20, rotl24) */
+	tbl v29.16b, {v8.16b}, v22.16b /* ur8_20 = lookup16(l1in_20, rotl8) */
+	str q31, [sp, #880] /* spill x1_20 */
+	rev32 v31.8h, v8.8h /* ur16_20 = rev(l1in_20) */
+	eor v29.16b, v8.16b, v29.16b /* ug_acc_20 = xor(l1in_20, ur8_20) */
+	eor v29.16b, v29.16b, v31.16b /* ug_20 = xor(ug_acc_20, ur16_20) */
+	ushr v31.4s, v29.4s, #30 /* ur2_20_r = shr(ug_20) */
+	sli v31.4s, v29.4s, #2 /* ur2_20 = sli(ur2_20_r, ug_20) */
+	eor v29.16b, v8.16b, v12.16b /* u_acc_20 = xor(l1in_20, ur24_20) */
+	eor v29.16b, v29.16b, v31.16b /* u_20 = xor(u_acc_20, ur2_20) */
+	ushr v28.4s, v28.4s, #16 /* l2in_20_r = shr(w1_20) */
+	sli v28.4s, v4.4s, #16 /* l2in_20 = sli(l2in_20_r, w2_20) */
+	tbl v4.16b, {v28.16b}, v22.16b /* vr8_20 = lookup16(l2in_20, rotl8) */
+	rev32 v31.8h, v28.8h /* vr16_20 = rev(l2in_20) */
+	tbl v8.16b, {v28.16b}, v14.16b /* vr24_20 = lookup16(l2in_20, rotl24) */
+	eor v31.16b, v4.16b, v31.16b /* vg_acc_20 = xor(vr8_20, vr16_20) */
+	eor v31.16b, v31.16b, v8.16b /* vg_20 = xor(vg_acc_20, vr24_20) */
+	ushr v8.4s, v31.4s, #26 /* vr6_20_r = shr(vg_20) */
+	sli v8.4s, v31.4s, #6 /* vr6_20 = sli(vr6_20_r, vg_20) */
+	eor v4.16b, v28.16b, v4.16b /* v_acc_20 = xor(l2in_20, vr8_20) */
+	eor v4.16b, v4.16b, v8.16b /* v_20 = xor(v_acc_20, vr6_20) */
+	trn2 v28.16b, v4.16b, v29.16b /* sb_in_x_20 = trn(v_20, u_20) */
+	and v31.16b, v28.16b, v19.16b /* sb_s0_xl_20 = and(sb_in_x_20, nibble_mask) */
+	ushr v28.16b, v28.16b, #4 /* sb_s0_xh_20 = shr(sb_in_x_20) */
+	tbl v8.16b, {v25.16b}, v31.16b /* sb_s0_p1_20 = lookup16(s0_p1, sb_s0_xl_20) */
+	eor v28.16b, v8.16b, v28.16b /* sb_s0_t_20 = xor(sb_s0_p1_20, sb_s0_xh_20) */
+	tbl v8.16b, {v11.16b}, v28.16b /* sb_s0_p2_20 = lookup16(s0_p2, sb_s0_t_20) */
+	eor v31.16b, v8.16b, v31.16b /* sb_s0_ol_20 = xor(sb_s0_p2_20, sb_s0_xl_20) */
+	tbl v31.16b, {v15.16b}, v31.16b /* sb_s0_p3_20 = lookup16(s0_p3_rot, sb_s0_ol_20) */
+	add v28.16b, v28.16b, v28.16b /* sb_s0_t2_20 = add(sb_s0_t_20, sb_s0_t_20) */
+	eor v28.16b, v31.16b, v28.16b /* sb_s0_20 = xor(sb_s0_p3_20, sb_s0_t2_20) */
+	trn1 v4.16b, v4.16b, v29.16b /* sb_in_y_20 = trn(v_20, u_20) */
+	tbl v4.16b, {v4.16b}, v17.16b /* sb_s1_20_sr = lookup16(sb_in_y_20, inv_shift_rows) */
+	and v29.16b, v4.16b, v19.16b /* sb_s1_20_sr_lo = and(sb_s1_20_sr, nibble_mask) */
+	ushr v4.16b, v4.16b, #4 /* sb_s1_20_sr_hi = shr(sb_s1_20_sr) */
+	tbl v29.16b, {v9.16b}, v29.16b /* sb_s1_k_20_1_l = lookup16(tbl_lo, sb_s1_20_sr_lo) */
+	tbl v4.16b, {v3.16b}, v4.16b /* sb_s1_k_20_1_h = lookup16(tbl_hi, sb_s1_20_sr_hi) */
+	aese v29.16b, v4.16b /* sb_s1_20_aes = aese(sb_s1_k_20_1_l, sb_s1_k_20_1_h) */
+	and v4.16b, v29.16b, v19.16b /* sb_s1_20_aes_lo = and(sb_s1_20_aes, nibble_mask) */
+	ushr v29.16b, v29.16b, #4 /* sb_s1_20_aes_hi = shr(sb_s1_20_aes) */
+	tbl v4.16b, {v13.16b}, v4.16b /* sb_s1_20_l = lookup16(tbl_lo_1, sb_s1_20_aes_lo) */
+	tbl v29.16b, {v24.16b}, v29.16b /* sb_s1_20_h = lookup16(tbl_hi_1, sb_s1_20_aes_hi) */
+	eor v4.16b, v4.16b, v29.16b /* sb_s1_20 = xor(sb_s1_20_l, sb_s1_20_h) */
+	trn2 v29.16b, v4.16b, v28.16b /* r1_20 = trn(sb_s1_20, sb_s0_20) */
+	trn1 v4.16b, v4.16b, v28.16b /* r2_20 = trn(sb_s1_20, sb_s0_20) */
+	ldr q28, [sp, #368] /* reload dbl_5 */
+	ushr v28.4s, v28.4s, #24 /* s0k_o_20_r = shr(dbl_5) */
+	ldr q31, [sp, #384] /* reload g0s10_1.2 */
+	sli v28.4s, v31.4s, #8 /* s0k_o_20 = sli(s0k_o_20_r, g0s10_1) */
+	and v28.16b, v28.16b, v7.16b /* s0k_20 = and(s0k_o_20, modulus) */
+	ldr q8, [sp, #752] /* reload dbl_22 */
+	ushr v12.4s, v8.4s, #12 /* s4k_o_20_r = shr(dbl_22) */
+	ldr q8, [sp, #272] /* reload g0s14_1.2 */
+	sli v12.4s, v8.4s, #20 /* s4k_o_20 = sli(s4k_o_20_r, g0s14_1) */
+	and v12.16b, v12.16b, v7.16b /* s4k_20 = and(s4k_o_20, modulus) */
+	ldr q8, [sp, #592] /* reload dbl_80 */
+	ushr v8.4s, v8.4s, #11 /* s10k_o_20_r = shr(dbl_80) */
+	str q16, [sp, #368] /* spill fb_13 */
+	ldr q16, [sp, #1008] /* reload fb_8 */
+	sli v8.4s, v16.4s, #21 /* s10k_o_20 = sli(s10k_o_20_r, fb_8) */
+	and v8.16b, v8.16b, v7.16b /* s10k_20 = and(s10k_o_20, modulus) */
+	ldr q16, [sp, #496] /* reload dbl_128 */
+	ushr v16.4s, v16.4s, #15 /* s13k_o_20_r = shr(dbl_128) */
+	sli v16.4s, v5.4s, #17 /* s13k_o_20 = sli(s13k_o_20_r, fb_14) */
+	and v16.16b, v16.16b, v7.16b /* s13k_20 = and(s13k_o_20, modulus) */
+	str q23, [sp, #480] /* spill dbl_160 */
+	ushr v23.4s, v23.4s, #17 /* s15k_o_20_r = shr(dbl_160) */
+	sli v23.4s, v0.4s, #15 /* s15k_o_20 = sli(s15k_o_20_r, fb_18) */
+	and v23.16b, v23.16b, v7.16b /* s15k_20 = and(s15k_o_20, modulus) */
+	ushr v26.4s, v26.4s, #1 /* w_half_20 = shr(w_20) */
+	add v28.4s, v28.4s, v12.4s /* fb0_s_60 = add(s0k_20, s4k_20) */
+	add v12.4s, v28.4s, v10.4s /* fb0_p_60 = add(fb0_s_60, minus_modulus) */
+	umin v28.4s, v28.4s, v12.4s /* fb0_60 = minu(fb0_s_60, fb0_p_60) */
+	add v16.4s, v8.4s, v16.4s /* fb0_s_61 = add(s10k_20, s13k_20) */
+	add v8.4s, v16.4s, v10.4s /* fb0_p_61 = add(fb0_s_61, minus_modulus) */
+	umin v16.4s, v16.4s, v8.4s /* fb0_61 = minu(fb0_s_61, fb0_p_61) */
+	add v23.4s, v23.4s, v26.4s /* fb0_s_62 = add(s15k_20, w_half_20) */
+	add v26.4s, v23.4s, v10.4s /* fb0_p_62 = add(fb0_s_62, minus_modulus) */
+	umin v23.4s, v23.4s, v26.4s /* fb0_62 = minu(fb0_s_62, fb0_p_62) */
+	add v16.4s, v28.4s, v16.4s /* fb1_s_20 = add(fb0_60, fb0_61) */
+	add v26.4s, v16.4s, v10.4s /* fb1_p_20 = add(fb1_s_20, minus_modulus) */
+	umin v16.4s, v16.4s, v26.4s /* fb1_20 = minu(fb1_s_20, fb1_p_20) */
+	add v16.4s, v16.4s, v23.4s /* fb2_s_20 = add(fb1_20, fb0_62) */
+	add v23.4s, v16.4s, v10.4s /* fb2_p_20 = add(fb2_s_20, minus_modulus) */
+	umin v16.4s, v16.4s, v23.4s /* fb2_20 = minu(fb2_s_20, fb2_p_20) */
+	add v16.4s, v16.4s, v31.4s /* fb_s_20 = add(fb2_20, g0s10_1) */
+	add v23.4s, v16.4s, v10.4s /* fb_p_20 = add(fb_s_20, minus_modulus) */
+	smax v16.4s, v16.4s, v23.4s /* fb_20 = maxs(fb_s_20, fb_p_20) */
+
+	/* Initialisation round 16r+10, lanes 4..: s16 = feedback + (W >> 1). */
+	add v23.4s, v21.4s, v21.4s /* dbl_168 = add(fb_19, fb_19) */
+	mov v26.16b, v27.16b /* high16 */
+	bsl v26.16b, v23.16b, v1.16b /* x0_21 = bsl(high16, fb_17, dbl_168) */
+	ldr q28, [sp, #320] /* reload dbl_72 */
+	ushr v31.4s, v28.4s, #16 /* x1_21_r = shr(dbl_72) */
+	ldr q8, [sp, #208] /* reload fb_11 */
+	sli v31.4s, v8.4s, #16 /* x1_21 = sli(x1_21_r, fb_11) */
+	eor v26.16b, v26.16b, v30.16b /* x0r1_21 = xor(x0_21, r1_19) */
+	add v26.4s, v26.4s, v2.4s /* w_21 = add(x0r1_21, r2_19) */
+	add v30.4s, v30.4s, v31.4s /* w1_21 = add(r1_19, x1_21) */
+	ldr q12, [sp, #960] /* reload x1_13 */
+	eor v2.16b, v2.16b, v12.16b /* w2_21 = xor(r2_19, x1_13) */
+	ushr v12.4s, v2.4s, #16 /* l1in_21_r = shr(w2_21) */
+	sli v12.4s, v30.4s, #16 /* l1in_21 = sli(l1in_21_r, w1_21) */
+	tbl v28.16b, {v12.16b}, v14.16b /* ur24_21 = lookup16(l1in_21, rotl24) */
+	str q31, [sp, #960] /* spill x1_21 */
+	tbl v31.16b, {v12.16b}, v22.16b /* ur8_21 = lookup16(l1in_21, rotl8) */
+	rev32 v8.8h, v12.8h /* ur16_21 = rev(l1in_21) */
+	eor v31.16b, v12.16b, v31.16b /* ug_acc_21 = xor(l1in_21, ur8_21) */
+	eor v31.16b, v31.16b, v8.16b /* ug_21 = xor(ug_acc_21, ur16_21) */
+	ushr v8.4s, v31.4s, #30 /* ur2_21_r = shr(ug_21) */
+	sli v8.4s, v31.4s, #2 /* ur2_21 = sli(ur2_21_r, ug_21) */
+	eor v28.16b, v12.16b, v28.16b /* u_acc_21 = xor(l1in_21, ur24_21) */
+	eor v28.16b, v28.16b, v8.16b /* u_21 = xor(u_acc_21, ur2_21) */
+	ushr v30.4s, v30.4s, #16 /* l2in_21_r = shr(w1_21) */
+	sli v30.4s, v2.4s, #16 /* l2in_21 = sli(l2in_21_r, w2_21) */
+	tbl v2.16b, {v30.16b}, v22.16b /* vr8_21 = lookup16(l2in_21, rotl8) */
+	rev32 v31.8h, v30.8h /* vr16_21 = rev(l2in_21) */
+	tbl v8.16b, {v30.16b}, v14.16b /* vr24_21 = lookup16(l2in_21, rotl24) */
+	eor v31.16b, v2.16b, v31.16b /* vg_acc_21 = xor(vr8_21, vr16_21) */
+	eor v31.16b, v31.16b, v8.16b /* vg_21 = xor(vg_acc_21, vr24_21) */
+	ushr v8.4s, v31.4s, #26 /* vr6_21_r = shr(vg_21) */
+	sli v8.4s, v31.4s, #6 /* vr6_21 = sli(vr6_21_r, vg_21) */
+	eor v2.16b, v30.16b, v2.16b /* v_acc_21 = xor(l2in_21, vr8_21) */
+	eor v2.16b, v2.16b, v8.16b /* v_21 = xor(v_acc_21, vr6_21) */
+	trn2 v30.16b, v2.16b, v28.16b /* sb_in_x_21 = trn(v_21, u_21) */
+	and v31.16b, v30.16b, v19.16b /* sb_s0_xl_21 = and(sb_in_x_21, nibble_mask) */
+	ushr v30.16b, v30.16b, #4 /* sb_s0_xh_21 = shr(sb_in_x_21) */
+	tbl v8.16b, {v25.16b}, v31.16b /* sb_s0_p1_21 = lookup16(s0_p1, sb_s0_xl_21) */
+	eor v30.16b, v8.16b, v30.16b /* sb_s0_t_21 = xor(sb_s0_p1_21, sb_s0_xh_21) */
+	tbl v8.16b, {v11.16b}, v30.16b /* sb_s0_p2_21 = lookup16(s0_p2, sb_s0_t_21) */
+	eor v31.16b, v8.16b, v31.16b /* sb_s0_ol_21 = xor(sb_s0_p2_21, sb_s0_xl_21) */
+	tbl v31.16b, {v15.16b}, v31.16b /* sb_s0_p3_21 = lookup16(s0_p3_rot, sb_s0_ol_21) */
+	add v30.16b, v30.16b, v30.16b /* sb_s0_t2_21 = add(sb_s0_t_21, sb_s0_t_21) */
+	eor v30.16b, v31.16b, v30.16b /* sb_s0_21 = xor(sb_s0_p3_21, sb_s0_t2_21) */
+	trn1 v2.16b, v2.16b, v28.16b /* sb_in_y_21 = trn(v_21, u_21) */
+	tbl v2.16b, {v2.16b}, v17.16b /* sb_s1_21_sr = lookup16(sb_in_y_21, inv_shift_rows) */
+	and v28.16b, v2.16b, v19.16b /* sb_s1_21_sr_lo = and(sb_s1_21_sr, nibble_mask) */
+	ushr v2.16b, v2.16b, #4 /* sb_s1_21_sr_hi = shr(sb_s1_21_sr) */
+	tbl v28.16b, {v9.16b}, v28.16b /* sb_s1_k_21_1_l = lookup16(tbl_lo, sb_s1_21_sr_lo) */
+	tbl v2.16b, {v3.16b}, v2.16b /* sb_s1_k_21_1_h = lookup16(tbl_hi, sb_s1_21_sr_hi) */
+	aese v28.16b, v2.16b /* sb_s1_21_aes = aese(sb_s1_k_21_1_l, sb_s1_k_21_1_h) */
+	and v2.16b, v28.16b, v19.16b /* sb_s1_21_aes_lo = and(sb_s1_21_aes, nibble_mask) */
+	ushr v28.16b, v28.16b, #4 /* sb_s1_21_aes_hi = shr(sb_s1_21_aes) */
+	tbl v2.16b, {v13.16b}, v2.16b /* sb_s1_21_l = lookup16(tbl_lo_1, sb_s1_21_aes_lo) */
+	tbl v28.16b, {v24.16b}, v28.16b /* sb_s1_21_h = lookup16(tbl_hi_1, sb_s1_21_aes_hi) */
+	eor v2.16b, v2.16b, v28.16b /* sb_s1_21 = xor(sb_s1_21_l, sb_s1_21_h) */
+	trn2 v28.16b, v2.16b, v30.16b /* r1_21 = trn(sb_s1_21, sb_s0_21) */
+	trn1 v2.16b, v2.16b, v30.16b /* r2_21 = trn(sb_s1_21, sb_s0_21) */
+	ldr q30, [sp, #768] /* reload dbl_13 */
+	ushr v30.4s, v30.4s, #24 /* s0k_o_21_r = shr(dbl_13) */
+	ldr q31, [sp, #608] /* reload g1s10_1.2 */
+	sli v30.4s, v31.4s, #8 /* s0k_o_21 = sli(s0k_o_21_r, g1s10_1) */
+	and v30.16b, v30.16b, v7.16b /* s0k_21 = and(s0k_o_21, modulus) */
+	ldr q8, [sp, #848] /* reload dbl_30 */
+	ushr v12.4s, v8.4s, #12 /* s4k_o_21_r = shr(dbl_30) */
+	ldr q8, [sp, #512] /* reload g1s14_1.2 */
+	sli v12.4s, v8.4s, #20 /* s4k_o_21 = sli(s4k_o_21_r, g1s14_1) */
+	and v12.16b, v12.16b, v7.16b /* s4k_21 = and(s4k_o_21, modulus) */
+	ldr q8, [sp, #304] /* reload dbl_88 */
+	ushr v8.4s, v8.4s, #11 /* s10k_o_21_r = shr(dbl_88) */
+	str q5, [sp, #768] /* spill fb_14 */
+	ldr q5, [sp, #336] /* reload fb_9 */
+	sli v8.4s, v5.4s, #21 /* s10k_o_21 = sli(s10k_o_21_r, fb_9) */
+	and v8.16b, v8.16b, v7.16b /* s10k_21 = and(s10k_o_21, modulus) */
+	ldr q5, [sp, #672] /* reload dbl_136 */
+	ushr v5.4s, v5.4s, #15 /* s13k_o_21_r = shr(dbl_136) */
+	sli v5.4s, v18.4s, #17 /* s13k_o_21 = sli(s13k_o_21_r, fb_15) */
+	and v5.16b, v5.16b, v7.16b /* s13k_21 = and(s13k_o_21, modulus) */
+	str q23, [sp, #384] /* spill dbl_168 */
+	ushr v23.4s, v23.4s, #17 /* s15k_o_21_r = shr(dbl_168) */
+	sli v23.4s, v21.4s, #15 /* s15k_o_21 = sli(s15k_o_21_r, fb_19) */
+	and v23.16b, v23.16b, v7.16b /* s15k_21 = and(s15k_o_21, modulus) */
+	ushr v26.4s, v26.4s, #1 /* w_half_21 = shr(w_21) */
+	add v30.4s, v30.4s, v12.4s /* fb0_s_63 = add(s0k_21, s4k_21) */
+	add v12.4s, v30.4s, v10.4s /* fb0_p_63 = add(fb0_s_63, minus_modulus) */
+	umin v30.4s, v30.4s, v12.4s /* fb0_63 = minu(fb0_s_63, fb0_p_63) */
+	add v5.4s, v8.4s, v5.4s /* fb0_s_64 = add(s10k_21, s13k_21) */
+	add v8.4s, v5.4s, v10.4s /* fb0_p_64 = add(fb0_s_64, minus_modulus) */
+	umin v5.4s, v5.4s, v8.4s /* fb0_64 = minu(fb0_s_64, fb0_p_64) */
+	add v23.4s, v23.4s, v26.4s /* fb0_s_65 = add(s15k_21, w_half_21) */
+	add v26.4s, v23.4s, v10.4s /* fb0_p_65 = add(fb0_s_65, minus_modulus) */
+	umin v23.4s, v23.4s, v26.4s /* fb0_65 = minu(fb0_s_65, fb0_p_65) */
+	add v5.4s, v30.4s, v5.4s /* fb1_s_21 = add(fb0_63, fb0_64) */
+	add v26.4s, v5.4s, v10.4s /* fb1_p_21 = add(fb1_s_21, minus_modulus) */
+	umin v5.4s, v5.4s, v26.4s /* fb1_21 = minu(fb1_s_21, fb1_p_21) */
+	add v5.4s, v5.4s, v23.4s /* fb2_s_21 = add(fb1_21, fb0_65) */
+	add v23.4s, v5.4s, v10.4s /* fb2_p_21 = add(fb2_s_21, minus_modulus) */
+	umin v5.4s, v5.4s, v23.4s /* fb2_21 = minu(fb2_s_21, fb2_p_21) */
+	add v5.4s, v5.4s, v31.4s /* fb_s_21 = add(fb2_21, g1s10_1) */
+	add v23.4s, v5.4s, v10.4s /* fb_p_21 = add(fb_s_21, minus_modulus) */
+	smax v5.4s, v5.4s, v23.4s /* fb_21 = maxs(fb_s_21, fb_p_21) */
+
+	/* Initialisation round 16r+11, lanes 0..: s16 = feedback + (W >> 1). */
+	add v23.4s, v16.4s, v16.4s /* dbl_176 = add(fb_20, fb_20) */
+	mov v26.16b, v27.16b /* high16 */
+	bsl v26.16b, v23.16b, v0.16b /* x0_22 = bsl(high16, fb_18, dbl_176) */
+	ldr q30, [sp, #592] /* reload dbl_80 */
+	ushr v30.4s, v30.4s, #16 /* x1_22_r = shr(dbl_80) */
+	ldr q31, [sp, #448] /* reload fb_12 */
+	sli v30.4s, v31.4s, #16 /* x1_22 = sli(x1_22_r, fb_12) */
+	eor v26.16b, v26.16b, v29.16b /* x0r1_22 = xor(x0_22, r1_20) */
+	add v26.4s, v26.4s, v4.4s /* w_22 = add(x0r1_22, r2_20) */
+	add v29.4s, v29.4s, v30.4s /* w1_22 = add(r1_20, x1_22) */
+	ldr q8, [sp, #1040] /* reload x1_14 */
+	eor v4.16b, v4.16b, v8.16b /* w2_22 = xor(r2_20, x1_14) */
+	ushr v8.4s, v4.4s, #16 /* l1in_22_r = shr(w2_22) */
+	sli v8.4s, v29.4s, #16 /* l1in_22 = sli(l1in_22_r, w1_22) */
+	tbl v12.16b, {v8.16b}, v14.16b /* ur24_22 = lookup16(l1in_22, rotl24) */
+	str q30, [sp, #1040] /* spill x1_22 */
+	tbl v30.16b, {v8.16b}, v22.16b /* ur8_22 = lookup16(l1in_22, rotl8) */
+	rev32 v31.8h, v8.8h /* ur16_22 = rev(l1in_22) */
+	eor v30.16b, v8.16b, v30.16b /* ug_acc_22 = xor(l1in_22, ur8_22) */
+	eor v30.16b, v30.16b, v31.16b /* ug_22 = xor(ug_acc_22, ur16_22) */
+	ushr v31.4s, v30.4s, #30 /* ur2_22_r = shr(ug_22) */
+	sli v31.4s, v30.4s, #2 /* ur2_22 = sli(ur2_22_r, ug_22) */
+	eor v30.16b, v8.16b, v12.16b /* u_acc_22 = xor(l1in_22, ur24_22) */
+	eor v30.16b, v30.16b, v31.16b /* u_22 = xor(u_acc_22, ur2_22) */
+	ushr v29.4s, v29.4s, #16 /* l2in_22_r = shr(w1_22) */
+	sli v29.4s, v4.4s, #16 /* l2in_22 = sli(l2in_22_r, w2_22) */
+	tbl v4.16b, {v29.16b}, v22.16b /* vr8_22 = lookup16(l2in_22, rotl8) */
+	rev32 v31.8h, v29.8h /* vr16_22 = rev(l2in_22) */
+	tbl v8.16b, {v29.16b}, v14.16b /* vr24_22 = lookup16(l2in_22, rotl24) */
+	eor v31.16b, v4.16b, v31.16b /* vg_acc_22 = xor(vr8_22, vr16_22) */
+	eor v31.16b, v31.16b, v8.16b /* vg_22 = xor(vg_acc_22, vr24_22) */
+	ushr v8.4s, v31.4s, #26 /* vr6_22_r = shr(vg_22) */
+	sli v8.4s, v31.4s, #6 /* vr6_22 = sli(vr6_22_r, vg_22) */
+	eor v4.16b, v29.16b, v4.16b /* v_acc_22 = xor(l2in_22, vr8_22) */
+	eor v4.16b, v4.16b, v8.16b /* v_22 = xor(v_acc_22, vr6_22) */
+	trn2 v29.16b, v4.16b, v30.16b /* sb_in_x_22 = trn(v_22, u_22) */
+	and v31.16b, v29.16b, v19.16b /* sb_s0_xl_22 = and(sb_in_x_22, nibble_mask) */
+	ushr v29.16b, v29.16b, #4 /* sb_s0_xh_22 = shr(sb_in_x_22) */
+	tbl v8.16b, {v25.16b}, v31.16b /* sb_s0_p1_22 = lookup16(s0_p1, sb_s0_xl_22) */
+	eor v29.16b, v8.16b, v29.16b /* sb_s0_t_22 = xor(sb_s0_p1_22, sb_s0_xh_22) */
+	tbl v8.16b, {v11.16b}, v29.16b /* sb_s0_p2_22 = lookup16(s0_p2, sb_s0_t_22) */
+	eor v31.16b, v8.16b, v31.16b /* sb_s0_ol_22 = xor(sb_s0_p2_22, sb_s0_xl_22) */
+	tbl v31.16b, {v15.16b}, v31.16b /* sb_s0_p3_22 = lookup16(s0_p3_rot, sb_s0_ol_22) */
+	add v29.16b, v29.16b, v29.16b /* sb_s0_t2_22 = add(sb_s0_t_22, sb_s0_t_22) */
+	eor v29.16b, v31.16b, v29.16b /* sb_s0_22 = xor(sb_s0_p3_22, sb_s0_t2_22) */
+	trn1 v4.16b, v4.16b, v30.16b /* sb_in_y_22 = trn(v_22, u_22) */
+	tbl v4.16b, {v4.16b}, v17.16b /* sb_s1_22_sr = lookup16(sb_in_y_22, inv_shift_rows) */
+	and v30.16b, v4.16b, v19.16b /* sb_s1_22_sr_lo = and(sb_s1_22_sr, nibble_mask) */
+	ushr v4.16b, v4.16b, #4 /* sb_s1_22_sr_hi = shr(sb_s1_22_sr) */
+	tbl v30.16b, {v9.16b}, v30.16b /* sb_s1_k_22_1_l = lookup16(tbl_lo, sb_s1_22_sr_lo) */
+	tbl v4.16b, {v3.16b}, v4.16b /* sb_s1_k_22_1_h = lookup16(tbl_hi, sb_s1_22_sr_hi) */
+	aese v30.16b, v4.16b /* sb_s1_22_aes = aese(sb_s1_k_22_1_l, sb_s1_k_22_1_h) */
+	and v4.16b, v30.16b, v19.16b /* sb_s1_22_aes_lo = and(sb_s1_22_aes, nibble_mask) */
+	ushr v30.16b, v30.16b, #4 /* sb_s1_22_aes_hi = shr(sb_s1_22_aes) */
+	tbl v4.16b, {v13.16b}, v4.16b /* sb_s1_22_l = lookup16(tbl_lo_1, sb_s1_22_aes_lo) */
+	tbl v30.16b, {v24.16b}, v30.16b /* sb_s1_22_h = lookup16(tbl_hi_1, sb_s1_22_aes_hi) */
+	eor v4.16b, v4.16b, v30.16b /* sb_s1_22 = xor(sb_s1_22_l, sb_s1_22_h) */
+	trn2 v30.16b, v4.16b, v29.16b /* r1_22 = trn(sb_s1_22, sb_s0_22) */
+	trn1 v4.16b, v4.16b, v29.16b /* r2_22 = trn(sb_s1_22, sb_s0_22) */
+	ldr q29, [sp, #864] /* reload dbl_21 */
+	ushr v29.4s, v29.4s, #24 /* s0k_o_22_r = shr(dbl_21) */
+	ldr q31, [sp, #288] /* reload g0s11_1.2 */
+	sli v29.4s, v31.4s, #8 /* s0k_o_22 = sli(s0k_o_22_r, g0s11_1) */
+	and v29.16b, v29.16b, v7.16b /* s0k_22 = and(s0k_o_22, modulus) */
+	ldr q8, [sp, #416] /* reload dbl */
+	ushr v12.4s, v8.4s, #12 /* s4k_o_22_r = shr(dbl) */
+	ldr q8, [sp, #704] /* reload g0s15_1.2 */
+	sli v12.4s, v8.4s, #20 /* s4k_o_22 = sli(s4k_o_22_r, g0s15_1) */
+	and v12.16b, v12.16b, v7.16b /* s4k_22 = and(s4k_o_22, modulus) */
+	ldr q8, [sp, #896] /* reload dbl_96 */
+	ushr v8.4s, v8.4s, #11 /* s10k_o_22_r = shr(dbl_96) */
+	sli v8.4s, v20.4s, #21 /* s10k_o_22 = sli(s10k_o_22_r, fb_10) */
+	and v8.16b, v8.16b, v7.16b /* s10k_22 = and(s10k_o_22, modulus) */
+	str q20, [sp, #864] /* spill fb_10 */
+	ldr q20, [sp, #1184] /* reload dbl_144 */
+	ushr v20.4s, v20.4s, #15 /* s13k_o_22_r = shr(dbl_144) */
+	sli v20.4s, v6.4s, #17 /* s13k_o_22 = sli(s13k_o_22_r, fb_16) */
+	and v20.16b, v20.16b, v7.16b /* s13k_22 = and(s13k_o_22, modulus) */
+	str q23, [sp, #592] /* spill dbl_176 */
+	ushr v23.4s, v23.4s, #17 /* s15k_o_22_r = shr(dbl_176) */
+	sli v23.4s, v16.4s, #15 /* s15k_o_22 = sli(s15k_o_22_r, fb_20) */
+	and v23.16b, v23.16b, v7.16b /* s15k_22 = and(s15k_o_22, modulus) */
+	ushr v26.4s, v26.4s, #1 /* w_half_22 = shr(w_22) */
+	add v29.4s, v29.4s, v12.4s /* fb0_s_66 = add(s0k_22, s4k_22) */
+	add v12.4s, v29.4s, v10.4s /* fb0_p_66 = add(fb0_s_66, minus_modulus) */
+	umin v29.4s, v29.4s, v12.4s /* fb0_66 = minu(fb0_s_66, fb0_p_66) */
+	add v20.4s, v8.4s, v20.4s /* fb0_s_67 = add(s10k_22, s13k_22) */
+	add v8.4s, v20.4s, v10.4s /* fb0_p_67 = add(fb0_s_67, minus_modulus) */
+	umin v20.4s, v20.4s, v8.4s /* fb0_67 = minu(fb0_s_67, fb0_p_67) */
+	add v23.4s, v23.4s, v26.4s /* fb0_s_68 = add(s15k_22, w_half_22) */
+	add v26.4s, v23.4s, v10.4s /* fb0_p_68 = add(fb0_s_68, minus_modulus) */
+	umin v23.4s, v23.4s, v26.4s /* fb0_68 = minu(fb0_s_68, fb0_p_68) */
+	add v20.4s, v29.4s, v20.4s /* fb1_s_22 = add(fb0_66, fb0_67) */
+	add v26.4s, v20.4s, v10.4s /* fb1_p_22 = add(fb1_s_22, minus_modulus) */
+	umin v20.4s, v20.4s, v26.4s /* fb1_22 = minu(fb1_s_22, fb1_p_22) */
+	add v20.4s, v20.4s, v23.4s /* fb2_s_22 = add(fb1_22, fb0_68) */
+	add v23.4s, v20.4s, v10.4s /* fb2_p_22 = add(fb2_s_22, minus_modulus) */
+	umin v20.4s, v20.4s, v23.4s /* fb2_22 = minu(fb2_s_22, fb2_p_22) */
+	add v20.4s, v20.4s, v31.4s /* fb_s_22 = add(fb2_22, g0s11_1) */
+	add v23.4s, v20.4s, v10.4s /* fb_p_22 = add(fb_s_22, minus_modulus) */
+	smax v20.4s, v20.4s, v23.4s /* fb_22 = maxs(fb_s_22, fb_p_22) */
+
+	/* Initialisation round 16r+11, lanes 4..: s16 = feedback + (W >> 1). */
+	add v23.4s, v5.4s, v5.4s /* dbl_184 = add(fb_21, fb_21) */
+	mov v26.16b, v27.16b /* high16 */
+	bsl v26.16b, v23.16b, v21.16b /* x0_23 = bsl(high16, fb_19, dbl_184) */
+	ldr q29, [sp, #304] /* reload dbl_88 */
+	ushr v29.4s, v29.4s, #16 /* x1_23_r = shr(dbl_88) */
+	ldr q31, [sp, #368] /* reload fb_13 */
+	sli v29.4s, v31.4s, #16 /* x1_23 = sli(x1_23_r, fb_13) */
+	eor v26.16b, v26.16b, v28.16b /* x0r1_23 = xor(x0_23, r1_21) */
+	add v26.4s, v26.4s, v2.4s /* w_23 = add(x0r1_23, r2_21) */
+	add v28.4s, v28.4s, v29.4s /* w1_23 = add(r1_21, x1_23) */
+	ldr q8, [sp, #1104] /* reload x1_15 */
+	eor v2.16b, v2.16b, v8.16b /* w2_23 = xor(r2_21, x1_15) */
+	ushr v8.4s, v2.4s, #16 /* l1in_23_r = shr(w2_23) */
+	sli v8.4s, v28.4s, #16 /* l1in_23 = sli(l1in_23_r, w1_23) */
+	tbl v12.16b, {v8.16b}, v14.16b /* ur24_23 = lookup16(l1in_23, rotl24) */
+	str q29, [sp, #1104] /* spill x1_23 */
+	tbl v29.16b, {v8.16b}, v22.16b /* ur8_23 = lookup16(l1in_23, rotl8) */
+	rev32 v31.8h, v8.8h /* ur16_23 = rev(l1in_23) */
+	eor v29.16b, v8.16b, v29.16b /* ug_acc_23 = xor(l1in_23, ur8_23) */
+	eor v29.16b, v29.16b, v31.16b /* ug_23 = xor(ug_acc_23, ur16_23) */
+	ushr v31.4s, v29.4s, #30 /* ur2_23_r = shr(ug_23) */
+	sli v31.4s, v29.4s, #2 /* ur2_23 = sli(ur2_23_r, ug_23) */
+	eor v29.16b, v8.16b, v12.16b /* u_acc_23 = xor(l1in_23, ur24_23) */
+	eor v29.16b, v29.16b, v31.16b /* u_23 = xor(u_acc_23, ur2_23) */
+	ushr v28.4s, v28.4s, #16 /* l2in_23_r = shr(w1_23) */
+	sli v28.4s, v2.4s, #16 /* l2in_23 = sli(l2in_23_r, w2_23) */
+	tbl v2.16b, {v28.16b}, v22.16b /* vr8_23 = lookup16(l2in_23, rotl8) */
+	rev32 v31.8h, v28.8h /* vr16_23 = rev(l2in_23) */
+	tbl v8.16b, {v28.16b}, v14.16b /* vr24_23 = lookup16(l2in_23, rotl24) */
+	eor v31.16b, v2.16b, v31.16b /* vg_acc_23 = xor(vr8_23, vr16_23) */
+	eor v31.16b, v31.16b, v8.16b /* vg_23 = xor(vg_acc_23, vr24_23) */
+	ushr v8.4s, v31.4s, #26 /* vr6_23_r = shr(vg_23) */
+	sli v8.4s, v31.4s, #6 /* vr6_23 = sli(vr6_23_r, vg_23) */
+	eor v2.16b, v28.16b, v2.16b /* v_acc_23 = xor(l2in_23, vr8_23) */
+	eor v2.16b, v2.16b, v8.16b /* v_23 = xor(v_acc_23, vr6_23) */
+	trn2 v28.16b, v2.16b, v29.16b /* sb_in_x_23 = trn(v_23, u_23) */
+	and v31.16b, v28.16b, v19.16b /* sb_s0_xl_23 = and(sb_in_x_23, nibble_mask) */
+	ushr v28.16b, v28.16b, #4 /* sb_s0_xh_23 = shr(sb_in_x_23) */
+	tbl v8.16b, {v25.16b}, v31.16b /* sb_s0_p1_23 = lookup16(s0_p1, sb_s0_xl_23) */
+	eor v28.16b, v8.16b, v28.16b /* sb_s0_t_23 = xor(sb_s0_p1_23, sb_s0_xh_23) */
+	tbl v8.16b, {v11.16b}, v28.16b /* sb_s0_p2_23 = lookup16(s0_p2, sb_s0_t_23) */
+	eor v31.16b, v8.16b, v31.16b /* sb_s0_ol_23 = xor(sb_s0_p2_23, sb_s0_xl_23) */
+	tbl v31.16b, {v15.16b}, v31.16b /* sb_s0_p3_23 = lookup16(s0_p3_rot, sb_s0_ol_23) */
+	add v28.16b, v28.16b, v28.16b /* sb_s0_t2_23 = add(sb_s0_t_23, sb_s0_t_23) */
+	eor v28.16b, v31.16b, v28.16b /* sb_s0_23 = xor(sb_s0_p3_23, sb_s0_t2_23) */
+	trn1 v2.16b, v2.16b, v29.16b /* sb_in_y_23 = trn(v_23, u_23) */
+	tbl v2.16b, {v2.16b}, v17.16b /* sb_s1_23_sr = lookup16(sb_in_y_23, inv_shift_rows) */
+	and v29.16b, v2.16b, v19.16b /* sb_s1_23_sr_lo = and(sb_s1_23_sr, nibble_mask) */
+	ushr v2.16b, v2.16b, #4 /* sb_s1_23_sr_hi = shr(sb_s1_23_sr) */
+	tbl v29.16b, {v9.16b}, v29.16b /* sb_s1_k_23_1_l = lookup16(tbl_lo, sb_s1_23_sr_lo) */
+	tbl v2.16b, {v3.16b}, v2.16b /* sb_s1_k_23_1_h = lookup16(tbl_hi, sb_s1_23_sr_hi) */
+	aese v29.16b, v2.16b /* sb_s1_23_aes = aese(sb_s1_k_23_1_l, sb_s1_k_23_1_h) */
+	and v2.16b, v29.16b, v19.16b /* sb_s1_23_aes_lo = and(sb_s1_23_aes, nibble_mask) */
+	ushr v29.16b, v29.16b, #4 /* sb_s1_23_aes_hi = shr(sb_s1_23_aes) */
+	tbl v2.16b, {v13.16b}, v2.16b /* sb_s1_23_l = lookup16(tbl_lo_1, sb_s1_23_aes_lo) */
+	tbl v29.16b, {v24.16b}, v29.16b /* sb_s1_23_h = lookup16(tbl_hi_1, sb_s1_23_aes_hi) */
+	eor v2.16b, v2.16b, v29.16b /* sb_s1_23 = xor(sb_s1_23_l, sb_s1_23_h) */
+	trn2 v29.16b, v2.16b, v28.16b /* r1_23 = trn(sb_s1_23, sb_s0_23) */
+	trn1 v2.16b, v2.16b, v28.16b /* r2_23 = trn(sb_s1_23, sb_s0_23) */
+	ldr q28, [sp, #944] /* reload dbl_29 */
+	ushr v28.4s, v28.4s, #24 /* s0k_o_23_r = shr(dbl_29) */
+	ldr q31, [sp, #528] /* reload g1s11_1.2 */
+	sli v28.4s, v31.4s, #8 /* s0k_o_23 = sli(s0k_o_23_r, g1s11_1) */
+	and v28.16b, v28.16b, v7.16b /* s0k_23 = and(s0k_o_23, modulus) */
+	ldr q8, [sp, #640] /* reload dbl_8 */
+	ushr v12.4s, v8.4s, #12 /* s4k_o_23_r = shr(dbl_8) */
+	ldr q8, [sp, #816] /* reload g1s15_1.2 */
+	sli v12.4s, v8.4s, #20 /* s4k_o_23 = sli(s4k_o_23_r, g1s15_1) */
+	and v12.16b, v12.16b, v7.16b /* s4k_23 = and(s4k_o_23, modulus) */
+	ldr q8, [sp, #736] /* reload dbl_104 */
+	ushr v8.4s, v8.4s, #11 /* s10k_o_23_r = shr(dbl_104) */
+	str q6, [sp, #944] /* spill fb_16 */
+	ldr q6, [sp, #208] /* reload fb_11 */
+	sli v8.4s, v6.4s, #21 /* s10k_o_23 = sli(s10k_o_23_r, fb_11) */
+	and v8.16b, v8.16b, v7.16b /* s10k_23 = and(s10k_o_23, modulus) */
+	ldr q6, [sp, #224] /* reload dbl_152 */
+	ushr v6.4s, v6.4s, #15 /* s13k_o_23_r = shr(dbl_152) */
+	sli v6.4s, v1.4s, #17 /* s13k_o_23 = sli(s13k_o_23_r, fb_17) */
+	and v6.16b, v6.16b, v7.16b /* s13k_23 = and(s13k_o_23, modulus) */
+	str q23, [sp, #304] /* spill dbl_184 */
+	ushr v23.4s, v23.4s, #17 /* s15k_o_23_r = shr(dbl_184) */
+	sli v23.4s, v5.4s, #15 /* s15k_o_23 = sli(s15k_o_23_r, fb_21) */
+	and v23.16b, v23.16b, v7.16b /* s15k_23 = and(s15k_o_23, modulus) */
+	ushr v26.4s, v26.4s, #1 /* w_half_23 = shr(w_23) */
+	add v28.4s, v28.4s, v12.4s /* fb0_s_69 = add(s0k_23, s4k_23) */
+	add v12.4s, v28.4s, v10.4s /* fb0_p_69 = add(fb0_s_69, minus_modulus) */
+	umin v28.4s, v28.4s, v12.4s /* fb0_69 = minu(fb0_s_69, fb0_p_69) */
+	add v6.4s, v8.4s, v6.4s /* fb0_s_70 = add(s10k_23, s13k_23) */
+	add v8.4s, v6.4s, v10.4s /* fb0_p_70 = add(fb0_s_70, minus_modulus) */
+	umin v6.4s, v6.4s, v8.4s /* fb0_70 = minu(fb0_s_70, fb0_p_70) */
+	add v23.4s, v23.4s, v26.4s /* fb0_s_71 = add(s15k_23, w_half_23) */
+	add v26.4s, v23.4s, v10.4s /* fb0_p_71 = add(fb0_s_71, minus_modulus) */
+	umin v23.4s, v23.4s, v26.4s /* fb0_71 = minu(fb0_s_71, fb0_p_71) */
+	add v6.4s, v28.4s, v6.4s /* fb1_s_23 = add(fb0_69, fb0_70) */
+	add v26.4s, v6.4s, v10.4s /* fb1_p_23 = add(fb1_s_23, minus_modulus) */
+	umin v6.4s, v6.4s, v26.4s /* fb1_23 = minu(fb1_s_23, fb1_p_23) */
+	add v6.4s, v6.4s, v23.4s /* fb2_s_23 = add(fb1_23, fb0_71) */
+	add v23.4s, v6.4s, v10.4s /* fb2_p_23 = add(fb2_s_23, minus_modulus) */
+	umin v6.4s, v6.4s, v23.4s /* fb2_23 = minu(fb2_s_23, fb2_p_23) */
+	add v6.4s, v6.4s, v31.4s /* fb_s_23 = add(fb2_23, g1s11_1) */
+	add v23.4s, v6.4s, v10.4s /* fb_p_23 = add(fb_s_23, minus_modulus) */
+	smax v6.4s, v6.4s, v23.4s /* fb_23 = maxs(fb_s_23, fb_p_23) */
+
+	/* Initialisation round 16r+12, lanes 0..: s16 = feedback + (W >> 1). */
+	add v23.4s, v20.4s, v20.4s /* dbl_192 = add(fb_22, fb_22) */
+	mov v26.16b, v27.16b /* high16 */
+	bsl v26.16b, v23.16b, v16.16b /* x0_24 = bsl(high16, fb_20, dbl_192) */
+	ldr q28, [sp, #896] /* reload dbl_96 */
+	ushr v28.4s, v28.4s, #16 /* x1_24_r = shr(dbl_96) */
+	ldr q31, [sp, #768] /* reload fb_14 */
+	sli v28.4s, v31.4s, #16 /* x1_24 = sli(x1_24_r, fb_14) */
+	eor v26.16b, v26.16b, v30.16b /* x0r1_24 = xor(x0_24, r1_22) */
+	add v26.4s, v26.4s, v4.4s /* w_24 = add(x0r1_24, r2_22) */
+	add v28.4s, v30.4s, v28.4s /* w1_24 = add(r1_22, x1_24) */
+	ldr q30, [sp, #240] /* reload x1_16 */
+	eor v4.16b, v4.16b, v30.16b /* w2_24 = xor(r2_22, x1_16) */
+	ushr v30.4s, v4.4s, #16 /* l1in_24_r = shr(w2_24) */
+	sli v30.4s, v28.4s, #16 /* l1in_24 = sli(l1in_24_r, w1_24) */
+	tbl v8.16b, {v30.16b}, v14.16b /* ur24_24 = lookup16(l1in_24, rotl24) */
+	tbl v12.16b, {v30.16b}, v22.16b /* ur8_24 = lookup16(l1in_24, rotl8) */
+	rev32 v31.8h, v30.8h /* ur16_24 = rev(l1in_24) */
+	eor v12.16b, v30.16b, v12.16b /* ug_acc_24 = xor(l1in_24, ur8_24) */
+	eor v31.16b, v12.16b, v31.16b /* ug_24 = xor(ug_acc_24, ur16_24) */
+	ushr v12.4s, v31.4s, #30 /* ur2_24_r = shr(ug_24) */
+	sli v12.4s, v31.4s, #2 /* ur2_24 = sli(ur2_24_r, ug_24) */
+	eor v30.16b, v30.16b, v8.16b /* u_acc_24 = xor(l1in_24, ur24_24) */
+	eor v30.16b, v30.16b, v12.16b /* u_24 = xor(u_acc_24, ur2_24) */
+	ushr v28.4s, v28.4s, #16 /* l2in_24_r = shr(w1_24) */
+	sli v28.4s, v4.4s, #16 /* l2in_24 = sli(l2in_24_r, w2_24) */
+	tbl v4.16b, {v28.16b}, v22.16b /* vr8_24 = lookup16(l2in_24, rotl8) */
+	rev32 v31.8h, v28.8h /* vr16_24 = rev(l2in_24) */
+	tbl v8.16b, {v28.16b}, v14.16b /* vr24_24 = lookup16(l2in_24, rotl24) */
+	eor v31.16b, v4.16b, v31.16b /* vg_acc_24 = xor(vr8_24, vr16_24) */
+	eor v31.16b, v31.16b, v8.16b /* vg_24 = xor(vg_acc_24, vr24_24) */
+	ushr v8.4s, v31.4s, #26 /* vr6_24_r = shr(vg_24) */
+	sli v8.4s, v31.4s, #6 /* vr6_24 = sli(vr6_24_r, vg_24) */
+	eor v4.16b, v28.16b, v4.16b /* v_acc_24 = xor(l2in_24, vr8_24) */
+	eor v4.16b, v4.16b, v8.16b /* v_24 = xor(v_acc_24, vr6_24) */
+	trn2 v28.16b, v4.16b, v30.16b /* sb_in_x_24 = trn(v_24, u_24) */
+	and v31.16b, v28.16b, v19.16b /* sb_s0_xl_24 = and(sb_in_x_24, nibble_mask) */
+	ushr v28.16b, v28.16b, #4 /* sb_s0_xh_24 = shr(sb_in_x_24) */
+	tbl v8.16b, {v25.16b}, v31.16b /* sb_s0_p1_24 = lookup16(s0_p1, sb_s0_xl_24) */
+	eor v28.16b, v8.16b, v28.16b /* sb_s0_t_24 = xor(sb_s0_p1_24, sb_s0_xh_24) */
+	tbl v8.16b, {v11.16b}, v28.16b /* sb_s0_p2_24 = lookup16(s0_p2, sb_s0_t_24) */
+	eor v31.16b, v8.16b, v31.16b /* sb_s0_ol_24 = xor(sb_s0_p2_24, sb_s0_xl_24) */
+	tbl v31.16b, {v15.16b}, v31.16b /* sb_s0_p3_24 = lookup16(s0_p3_rot, sb_s0_ol_24) */
+	add v28.16b, v28.16b, v28.16b /* sb_s0_t2_24 = add(sb_s0_t_24, sb_s0_t_24) */
+	eor v28.16b, v31.16b, v28.16b /* sb_s0_24 = xor(sb_s0_p3_24, sb_s0_t2_24) */
+	trn1 v4.16b, v4.16b, v30.16b /* sb_in_y_24 = trn(v_24, u_24) */
+	tbl v4.16b, {v4.16b}, v17.16b /* sb_s1_24_sr = lookup16(sb_in_y_24, inv_shift_rows) */
+	and v30.16b, v4.16b, v19.16b /* sb_s1_24_sr_lo = and(sb_s1_24_sr, nibble_mask) */
+	ushr v4.16b, v4.16b, #4 /* sb_s1_24_sr_hi = shr(sb_s1_24_sr) */
+	tbl v30.16b, {v9.16b}, v30.16b /* sb_s1_k_24_1_l = lookup16(tbl_lo, sb_s1_24_sr_lo) */
+	tbl v4.16b, {v3.16b}, v4.16b /* sb_s1_k_24_1_h = lookup16(tbl_hi, sb_s1_24_sr_hi) */
+	aese v30.16b, v4.16b /* sb_s1_24_aes = aese(sb_s1_k_24_1_l, sb_s1_k_24_1_h) */
+	and v4.16b, v30.16b, v19.16b /* sb_s1_24_aes_lo = and(sb_s1_24_aes, nibble_mask) */
+	ushr v30.16b, v30.16b, #4 /* sb_s1_24_aes_hi = shr(sb_s1_24_aes) */
+	tbl v4.16b, {v13.16b}, v4.16b /* sb_s1_24_l = lookup16(tbl_lo_1, sb_s1_24_aes_lo) */
+	tbl v30.16b, {v24.16b}, v30.16b /* sb_s1_24_h = lookup16(tbl_hi_1, sb_s1_24_aes_hi) */
+	eor v4.16b, v4.16b, v30.16b /* sb_s1_24 = xor(sb_s1_24_l, sb_s1_24_h) */
+	trn2 v30.16b, v4.16b, v28.16b /* r1_24 = trn(sb_s1_24, sb_s0_24) */
+	trn1 v4.16b, v4.16b, v28.16b /* r2_24 = trn(sb_s1_24, sb_s0_24) */
+	ldr q28, [sp, #1024] /* reload dbl_37 */
+	ushr v28.4s, v28.4s, #24 /* s0k_o_24_r = shr(dbl_37) */
+	ldr q31, [sp, #720] /* reload g0s12_1.2 */
+	sli v28.4s, v31.4s, #8 /* s0k_o_24 = sli(s0k_o_24_r, g0s12_1) */
+	and v28.16b, v28.16b, v7.16b /* s0k_24 = and(s0k_o_24, modulus) */
+	ldr q8, [sp, #800] /* reload dbl_16 */
+	ushr v8.4s, v8.4s, #12 /* s4k_o_24_r = shr(dbl_16) */
+	ldr q12, [sp, #928] /* reload fb */
+	sli v8.4s, v12.4s, #20 /* s4k_o_24 = sli(s4k_o_24_r, fb) */
+	and v8.16b, v8.16b, v7.16b /* s4k_24 = and(s4k_o_24, modulus) */
+	ldr q12, [sp, #544] /* reload dbl_112 */
+	ushr v12.4s, v12.4s, #11 /* s10k_o_24_r = shr(dbl_112) */
+	str q1, [sp, #800] /* spill fb_17 */
+	ldr q1, [sp, #448] /* reload fb_12 */
+	sli v12.4s, v1.4s, #21 /* s10k_o_24 = sli(s10k_o_24_r, fb_12) */
+	and v12.16b, v12.16b, v7.16b /* s10k_24 = and(s10k_o_24, modulus) */
+	ldr q1, [sp, #480] /* reload dbl_160 */
+	ushr v1.4s, v1.4s, #15 /* s13k_o_24_r = shr(dbl_160) */
+	sli v1.4s, v0.4s, #17 /* s13k_o_24 = sli(s13k_o_24_r, fb_18) */
+	and v1.16b, v1.16b, v7.16b /* s13k_24 = and(s13k_o_24, modulus) */
+	str q23, [sp, #1024] /* spill dbl_192 */
+	ushr v23.4s, v23.4s, #17 /* s15k_o_24_r = shr(dbl_192) */
+	sli v23.4s, v20.4s, #15 /* s15k_o_24 = sli(s15k_o_24_r, fb_22) */
+	and v23.16b, v23.16b, v7.16b /* s15k_24 = and(s15k_o_24, modulus) */
+	ushr v26.4s, v26.4s, #1 /* w_half_24 = shr(w_24) */
+	add v28.4s, v28.4s, v8.4s /* fb0_s_72 = add(s0k_24, s4k_24) */
+	add v8.4s, v28.4s, v10.4s /* fb0_p_72 = add(fb0_s_72, minus_modulus) */
+	umin v28.4s, v28.4s, v8.4s /* fb0_72 = minu(fb0_s_72, fb0_p_72) */
+	add v1.4s, v12.4s, v1.4s /* fb0_s_73 = add(s10k_24, s13k_24) */
+	add v8.4s, v1.4s, v10.4s /* fb0_p_73 = add(fb0_s_73, minus_modulus) */
+	umin v1.4s, v1.4s, v8.4s /* fb0_73 = minu(fb0_s_73, fb0_p_73) */
+	add v23.4s, v23.4s, v26.4s /* fb0_s_74 = add(s15k_24, w_half_24) */
+	add v26.4s, v23.4s, v10.4s /* fb0_p_74 = add(fb0_s_74, minus_modulus) */
+	umin v23.4s, v23.4s, v26.4s /* fb0_74 = minu(fb0_s_74, fb0_p_74) */
+	add v1.4s, v28.4s, v1.4s /* fb1_s_24 = add(fb0_72, fb0_73) */
+	add v26.4s, v1.4s, v10.4s /* fb1_p_24 = add(fb1_s_24, minus_modulus) */
+	umin v1.4s, v1.4s, v26.4s /* fb1_24 = minu(fb1_s_24, fb1_p_24) */
+	add v1.4s, v1.4s, v23.4s /* fb2_s_24 = add(fb1_24, fb0_74) */
+	add v23.4s, v1.4s, v10.4s /* fb2_p_24 = add(fb2_s_24, minus_modulus) */
+	umin v1.4s, v1.4s, v23.4s /* fb2_24 = minu(fb2_s_24, fb2_p_24) */
+	add v1.4s, v1.4s, v31.4s /* fb_s_24 = add(fb2_24, g0s12_1) */
+	add v23.4s, v1.4s, v10.4s /* fb_p_24 = add(fb_s_24, minus_modulus) */
+	smax v1.4s, v1.4s, v23.4s /* fb_24 = maxs(fb_s_24, fb_p_24) */
+
+	/* Initialisation round 16r+12, lanes 4..: s16 = feedback + (W >> 1). */
+	add v23.4s, v6.4s, v6.4s /* dbl_200 = add(fb_23, fb_23) */
+	mov v26.16b, v27.16b /* high16 */
+	bsl v26.16b, v23.16b, v5.16b /* x0_25 = bsl(high16, fb_21, dbl_200) */
+	ldr q28, [sp, #736] /* reload dbl_104 */
+	ushr v28.4s, v28.4s, #16 /* x1_25_r = shr(dbl_104) */
+	sli v28.4s, v18.4s, #16 /* x1_25 = sli(x1_25_r, fb_15) */
+	eor v26.16b, v26.16b, v29.16b /* x0r1_25 = xor(x0_25, r1_23) */
+	add v26.4s, v26.4s, v2.4s /* w_25 = add(x0r1_25, r2_23) */
+	add v28.4s, v29.4s, v28.4s /* w1_25 = add(r1_23, x1_25) */
+	ldr q29, [sp, #464] /* reload x1_17 */
+	eor v2.16b, v2.16b, v29.16b /* w2_25 = xor(r2_23, x1_17) */
+	ushr v29.4s, v2.4s, #16 /* l1in_25_r = shr(w2_25) */
+	sli v29.4s, v28.4s, #16 /* l1in_25 = sli(l1in_25_r, w1_25) */
+	tbl v31.16b, {v29.16b}, v14.16b /* ur24_25 = lookup16(l1in_25, rotl24) */
+	tbl v8.16b, {v29.16b}, v22.16b /* ur8_25 = lookup16(l1in_25, rotl8) */
+	rev32 v12.8h, v29.8h /* ur16_25 = rev(l1in_25) */
+	eor v8.16b, v29.16b, v8.16b /* ug_acc_25 = xor(l1in_25, ur8_25) */
+	eor v8.16b, v8.16b, v12.16b /* ug_25 = xor(ug_acc_25, ur16_25) */
+	ushr v12.4s, v8.4s, #30 /* ur2_25_r = shr(ug_25) */
+	sli v12.4s, v8.4s, #2 /* ur2_25 = sli(ur2_25_r, ug_25) */
+	eor v29.16b, v29.16b, v31.16b /* u_acc_25 = xor(l1in_25, ur24_25) */
+	eor v29.16b, v29.16b, v12.16b /* u_25 = xor(u_acc_25, ur2_25) */
+	ushr v28.4s, v28.4s, #16 /* l2in_25_r = shr(w1_25) */
+	sli v28.4s, v2.4s, #16 /* l2in_25 = sli(l2in_25_r, w2_25) */
+	tbl v2.16b, {v28.16b}, v22.16b /* vr8_25 = lookup16(l2in_25, rotl8) */
+	rev32 v31.8h, v28.8h /* vr16_25 = rev(l2in_25) */
+	tbl v8.16b, {v28.16b}, v14.16b /* vr24_25 = lookup16(l2in_25, rotl24) */
+	eor v31.16b, v2.16b, v31.16b /* vg_acc_25 = xor(vr8_25, vr16_25) */
+	eor v31.16b, v31.16b, v8.16b /* vg_25 = xor(vg_acc_25, vr24_25) */
+	ushr v8.4s, v31.4s, #26 /* vr6_25_r = shr(vg_25) */
+	sli v8.4s, v31.4s, #6 /* vr6_25 = sli(vr6_25_r, vg_25) */
+	eor v2.16b, v28.16b, v2.16b /* v_acc_25 = xor(l2in_25, vr8_25) */
+	eor v2.16b, v2.16b, v8.16b /* v_25 = xor(v_acc_25, vr6_25) */
+	trn2 v28.16b, v2.16b, v29.16b /* sb_in_x_25 = trn(v_25, u_25) */
+	and v31.16b, v28.16b, v19.16b /* sb_s0_xl_25 = and(sb_in_x_25, nibble_mask) */
+	ushr v28.16b, v28.16b, #4 /* sb_s0_xh_25 = shr(sb_in_x_25) */
+	tbl v8.16b, {v25.16b}, v31.16b /* sb_s0_p1_25 = lookup16(s0_p1, sb_s0_xl_25) */
+	eor v28.16b, v8.16b, v28.16b /* sb_s0_t_25 = xor(sb_s0_p1_25, sb_s0_xh_25) */
+	tbl v8.16b, {v11.16b}, v28.16b /* sb_s0_p2_25 = lookup16(s0_p2, sb_s0_t_25) */
+	eor v31.16b, v8.16b, v31.16b /* sb_s0_ol_25 = xor(sb_s0_p2_25, sb_s0_xl_25) */
+	tbl v31.16b, {v15.16b}, v31.16b /* sb_s0_p3_25 = lookup16(s0_p3_rot, sb_s0_ol_25) */
+	add v28.16b, v28.16b, v28.16b /* sb_s0_t2_25 = add(sb_s0_t_25, sb_s0_t_25) */
+	eor v28.16b, v31.16b, v28.16b /* sb_s0_25 = xor(sb_s0_p3_25, sb_s0_t2_25) */
+	trn1 v2.16b, v2.16b, v29.16b /* sb_in_y_25 = trn(v_25, u_25) */
+	tbl v2.16b, {v2.16b}, v17.16b /* sb_s1_25_sr = lookup16(sb_in_y_25, inv_shift_rows) */
+	and v29.16b, v2.16b, v19.16b /* sb_s1_25_sr_lo = and(sb_s1_25_sr, nibble_mask) */
+	ushr v2.16b, v2.16b, #4 /* sb_s1_25_sr_hi = shr(sb_s1_25_sr) */
+	tbl v29.16b, {v9.16b}, v29.16b /* sb_s1_k_25_1_l = lookup16(tbl_lo, sb_s1_25_sr_lo) */
+	tbl v2.16b, {v3.16b}, v2.16b /* sb_s1_k_25_1_h = lookup16(tbl_hi, sb_s1_25_sr_hi) */
+	aese v29.16b, v2.16b /* sb_s1_25_aes = aese(sb_s1_k_25_1_l, sb_s1_k_25_1_h) */
+	and v2.16b, v29.16b, v19.16b /* sb_s1_25_aes_lo = and(sb_s1_25_aes, nibble_mask) */
+	ushr v29.16b, v29.16b, #4 /* sb_s1_25_aes_hi = shr(sb_s1_25_aes) */
+	tbl v2.16b, {v13.16b}, v2.16b /* sb_s1_25_l = lookup16(tbl_lo_1, sb_s1_25_aes_lo) */
+	tbl v29.16b, {v24.16b}, v29.16b /* sb_s1_25_h = lookup16(tbl_hi_1, sb_s1_25_aes_hi) */
+	eor v2.16b, v2.16b, v29.16b /* sb_s1_25 = xor(sb_s1_25_l, sb_s1_25_h) */
+	trn2 v29.16b, v2.16b, v28.16b /* r1_25 = trn(sb_s1_25, sb_s0_25) */
+	trn1 v2.16b, v2.16b, v28.16b /* r2_25 = trn(sb_s1_25, sb_s0_25) */
+	ldr q28, [sp, #1088] /* reload dbl_45 */
+	ushr v28.4s, v28.4s, #24 /* s0k_o_25_r = shr(dbl_45) */
+	ldr q31, [sp, #192] /* reload g1s12_1.2 */
+	sli v28.4s, v31.4s, #8 /* s0k_o_25 = sli(s0k_o_25_r, g1s12_1) */
+	and v28.16b, v28.16b, v7.16b /* s0k_25 = and(s0k_o_25, modulus) */
+	ldr q8, [sp, #912] /* reload dbl_24 */
+	ushr v8.4s, v8.4s, #12 /* s4k_o_25_r = shr(dbl_24) */
+	ldr q12, [sp, #992] /* reload fb_1 */
+	sli v8.4s, v12.4s, #20 /* s4k_o_25 = sli(s4k_o_25_r, fb_1) */
+	and v8.16b, v8.16b, v7.16b /* s4k_25 = and(s4k_o_25, modulus) */
+	ldr q12, [sp, #256] /* reload dbl_120 */
+	ushr v12.4s, v12.4s, #11 /* s10k_o_25_r = shr(dbl_120) */
+	str q0, [sp, #912] /* spill fb_18 */
+	ldr q0, [sp, #368] /* reload fb_13 */
+	sli v12.4s, v0.4s, #21 /* s10k_o_25 = sli(s10k_o_25_r, fb_13) */
+	and v12.16b, v12.16b, v7.16b /* s10k_25 = and(s10k_o_25, modulus) */
+	ldr q0, [sp, #384] /* reload dbl_168 */
+	ushr v0.4s, v0.4s, #15 /* s13k_o_25_r = shr(dbl_168) */
+	sli v0.4s, v21.4s, #17 /* s13k_o_25 = sli(s13k_o_25_r, fb_19) */
+	and v0.16b, v0.16b, v7.16b /* s13k_25 = and(s13k_o_25, modulus) */
+	str q23, [sp, #1088] /* spill dbl_200 */
+	ushr v23.4s, v23.4s, #17 /* s15k_o_25_r = shr(dbl_200) */
+	sli v23.4s, v6.4s, #15 /* s15k_o_25 = sli(s15k_o_25_r, fb_23) */
+	and v23.16b, v23.16b, v7.16b /* s15k_25 = and(s15k_o_25, modulus) */
+	ushr v26.4s, v26.4s, #1 /* w_half_25 = shr(w_25) */
+	add v28.4s, v28.4s, v8.4s /* fb0_s_75 = add(s0k_25, s4k_25) */
+	add v8.4s, v28.4s, v10.4s /* fb0_p_75 = add(fb0_s_75, minus_modulus) */
+	umin v28.4s, v28.4s, v8.4s /* fb0_75 = minu(fb0_s_75, fb0_p_75) */
+	add v0.4s, v12.4s, v0.4s /* fb0_s_76 = add(s10k_25, s13k_25) */
+	add v8.4s, v0.4s, v10.4s /* fb0_p_76 = add(fb0_s_76, minus_modulus) */
+	umin v0.4s, v0.4s, v8.4s /* fb0_76 = minu(fb0_s_76, fb0_p_76) */
+	add v23.4s, v23.4s, v26.4s /* fb0_s_77 = add(s15k_25, w_half_25) */
+	add v26.4s, v23.4s, v10.4s /* fb0_p_77 = add(fb0_s_77, minus_modulus) */
+	umin v23.4s, v23.4s, v26.4s /* fb0_77 = minu(fb0_s_77, fb0_p_77) */
+	add v0.4s, v28.4s, v0.4s /* fb1_s_25 = add(fb0_75, fb0_76) */
+	add v26.4s, v0.4s, v10.4s /* fb1_p_25 = add(fb1_s_25, minus_modulus) */
+	umin v0.4s, v0.4s, v26.4s /* fb1_25 = minu(fb1_s_25, fb1_p_25) */
+	add v0.4s, v0.4s, v23.4s /* fb2_s_25 = add(fb1_25, fb0_77) */
+	add v23.4s, v0.4s, v10.4s /* fb2_p_25 = add(fb2_s_25, minus_modulus) */
+	umin v0.4s, v0.4s, v23.4s /* fb2_25 = minu(fb2_s_25, fb2_p_25) */
+	add v0.4s, v0.4s, v31.4s /* fb_s_25 = add(fb2_25, g1s12_1) */
+	add v23.4s, v0.4s, v10.4s /* fb_p_25 = add(fb_s_25, minus_modulus) */
+	smax v0.4s, v0.4s, v23.4s /* fb_25 = maxs(fb_s_25, fb_p_25) */
+
+	/* Initialisation round 16r+13, lanes 0..: s16 = feedback + (W >> 1). */
+	add v23.4s, v1.4s, v1.4s /* dbl_208 = add(fb_24, fb_24) */
+	mov v26.16b, v27.16b /* high16 */
+	bsl v26.16b, v23.16b, v20.16b /* x0_26 = bsl(high16, fb_22, dbl_208) */
+	ldr q28, [sp, #544] /* reload dbl_112 */
+	ushr v28.4s, v28.4s, #16 /* x1_26_r = shr(dbl_112) */
+	ldr q31, [sp, #944] /* reload fb_16 */
+	sli v28.4s, v31.4s, #16 /* x1_26 = sli(x1_26_r, fb_16) */
+	eor v26.16b, v26.16b, v30.16b /* x0r1_26 = xor(x0_26, r1_24) */
+	add v26.4s, v26.4s, v4.4s /* w_26 = add(x0r1_26, r2_24) */
+	add v28.4s, v30.4s, v28.4s /* w1_26 = add(r1_24, x1_26) */
+	ldr q30, [sp, #656] /* reload x1_18 */
+	eor v4.16b, v4.16b, v30.16b /* w2_26 = xor(r2_24, x1_18) */
+	ushr v30.4s, v4.4s, #16 /* l1in_26_r = shr(w2_26) */
+	sli v30.4s, v28.4s, #16 /* l1in_26 = sli(l1in_26_r, w1_26) */
+	tbl v8.16b, {v30.16b}, v14.16b /* ur24_26 = lookup16(l1in_26, rotl24) */
+	tbl v12.16b, {v30.16b}, v22.16b /* ur8_26 = lookup16(l1in_26, rotl8) */
+	rev32 v31.8h, v30.8h /* ur16_26 = rev(l1in_26) */
+	eor v12.16b, v30.16b, v12.16b /* ug_acc_26 = xor(l1in_26, ur8_26) */
+	eor v31.16b, v12.16b, v31.16b /* ug_26 = xor(ug_acc_26, ur16_26) */
+	ushr v12.4s, v31.4s, #30 /* ur2_26_r = shr(ug_26) */
+	sli v12.4s, v31.4s, #2 /* ur2_26 = sli(ur2_26_r, ug_26) */
+	eor v30.16b, v30.16b, v8.16b /* u_acc_26 = xor(l1in_26, ur24_26) */
+	eor v30.16b, v30.16b, v12.16b /* u_26 = xor(u_acc_26, ur2_26) */
+	ushr v28.4s, v28.4s, #16 /* l2in_26_r = shr(w1_26) */
+	sli v28.4s, v4.4s, #16 /* l2in_26 = sli(l2in_26_r, w2_26) */
+	tbl v4.16b, {v28.16b}, v22.16b /* vr8_26 = lookup16(l2in_26, rotl8) */
+	rev32 v31.8h, v28.8h /* vr16_26 = rev(l2in_26) */
+	tbl v8.16b, {v28.16b}, v14.16b /* vr24_26 = lookup16(l2in_26, rotl24) */
+	eor v31.16b, v4.16b, v31.16b /* vg_acc_26 = xor(vr8_26, vr16_26) */
+	eor v31.16b, v31.16b, v8.16b /* vg_26 = xor(vg_acc_26, vr24_26) */
+	ushr v8.4s, v31.4s, #26 /* vr6_26_r = shr(vg_26) */
+	sli v8.4s, v31.4s, #6 /* vr6_26 = sli(vr6_26_r, vg_26) */
+	eor v4.16b, v28.16b, v4.16b /* v_acc_26 = xor(l2in_26, vr8_26) */
+	eor v4.16b, v4.16b, v8.16b /* v_26 = xor(v_acc_26, vr6_26) */
+	trn2 v28.16b, v4.16b, v30.16b /* sb_in_x_26 = trn(v_26, u_26) */
+	and v31.16b, v28.16b, v19.16b /* sb_s0_xl_26 = and(sb_in_x_26, nibble_mask) */
+	ushr v28.16b, v28.16b, #4 /* sb_s0_xh_26 = shr(sb_in_x_26) */
+	tbl v8.16b, {v25.16b}, v31.16b /* sb_s0_p1_26 = lookup16(s0_p1, sb_s0_xl_26) */
+	eor v28.16b, v8.16b, v28.16b /* sb_s0_t_26 = xor(sb_s0_p1_26, sb_s0_xh_26) */
+	tbl v8.16b, {v11.16b}, v28.16b /* sb_s0_p2_26 = lookup16(s0_p2, sb_s0_t_26) */
+	eor v31.16b, v8.16b, v31.16b /* sb_s0_ol_26 = xor(sb_s0_p2_26, sb_s0_xl_26) */
+	tbl v31.16b, {v15.16b}, v31.16b /* sb_s0_p3_26 = lookup16(s0_p3_rot, sb_s0_ol_26) */
+	add v28.16b, v28.16b, v28.16b /* sb_s0_t2_26 = add(sb_s0_t_26, sb_s0_t_26) */
+	eor v28.16b, v31.16b, v28.16b /* sb_s0_26 = xor(sb_s0_p3_26, sb_s0_t2_26) */
+	trn1 v4.16b, v4.16b, v30.16b /* sb_in_y_26 = trn(v_26, u_26) */
+	tbl v4.16b, {v4.16b}, v17.16b /* sb_s1_26_sr = lookup16(sb_in_y_26, inv_shift_rows) */
+	and v30.16b, v4.16b, v19.16b /* sb_s1_26_sr_lo = and(sb_s1_26_sr, nibble_mask) */
+	ushr v4.16b, v4.16b, #4 /* sb_s1_26_sr_hi = shr(sb_s1_26_sr) */
+	tbl v30.16b, {v9.16b}, v30.16b /* sb_s1_k_26_1_l = lookup16(tbl_lo, sb_s1_26_sr_lo) */
+	tbl v4.16b, {v3.16b}, v4.16b /* sb_s1_k_26_1_h = lookup16(tbl_hi, sb_s1_26_sr_hi) */
+	aese v30.16b, v4.16b /* sb_s1_26_aes = aese(sb_s1_k_26_1_l, sb_s1_k_26_1_h) */
+	and v4.16b, v30.16b, v19.16b /* sb_s1_26_aes_lo = and(sb_s1_26_aes, nibble_mask) */
+	ushr v30.16b, v30.16b, #4 /* sb_s1_26_aes_hi = shr(sb_s1_26_aes) */
+	tbl v4.16b, {v13.16b}, v4.16b /* sb_s1_26_l = lookup16(tbl_lo_1, sb_s1_26_aes_lo) */
+	tbl v30.16b, {v24.16b}, v30.16b /* sb_s1_26_h = lookup16(tbl_hi_1, sb_s1_26_aes_hi) */
+	eor v4.16b, v4.16b, v30.16b /* sb_s1_26 = xor(sb_s1_26_l, sb_s1_26_h) */
+	trn2 v30.16b, v4.16b, v28.16b /* r1_26 = trn(sb_s1_26, sb_s0_26) */
+	trn1 v4.16b, v4.16b, v28.16b /* r2_26 = trn(sb_s1_26, sb_s0_26) */
+	ldr q28, [sp, #400] /* reload dbl_6 */
+	ushr v28.4s, v28.4s, #24 /* s0k_o_26_r = shr(dbl_6) */
+	ldr q31, [sp, #432] /* reload g0s13_1.2 */
+	sli v28.4s, v31.4s, #8 /* s0k_o_26 = sli(s0k_o_26_r, g0s13_1) */
+	and v28.16b, v28.16b, v7.16b /* s0k_26 = and(s0k_o_26, modulus) */
+	ldr q8, [sp, #976] /* reload dbl_32 */
+	ushr v8.4s, v8.4s, #12 /* s4k_o_26_r = shr(dbl_32) */
+	ldr q12, [sp, #352] /* reload fb_2 */
+	sli v8.4s, v12.4s, #20 /* s4k_o_26 = sli(s4k_o_26_r, fb_2) */
+	and v8.16b, v8.16b, v7.16b /* s4k_26 = and(s4k_o_26, modulus) */
+	ldr q12, [sp, #496] /* reload dbl_128 */
+	ushr v12.4s, v12.4s, #11 /* s10k_o_26_r = shr(dbl_128) */
+	str q21, [sp, #976] /* spill fb_19 */
+	ldr q21, [sp, #768] /* reload fb_14 */
+	sli v12.4s, v21.4s, #21 /* s10k_o_26 = sli(s10k_o_26_r, fb_14) */
+	and v12.16b, v12.16b, v7.16b /* s10k_26 = and(s10k_o_26, modulus) */
+	ldr q21, [sp, #592] /* reload dbl_176 */
+	ushr v21.4s, v21.4s, #15 /* s13k_o_26_r = shr(dbl_176) */
+	sli v21.4s, v16.4s, #17 /* s13k_o_26 = sli(s13k_o_26_r, fb_20) */
+	and v21.16b, v21.16b, v7.16b /* s13k_26 = and(s13k_o_26, modulus) */
+	str q23, [sp, #592] /* spill dbl_208 */
+	ushr v23.4s, v23.4s, #17 /* s15k_o_26_r = shr(dbl_208) */
+	sli v23.4s, v1.4s, #15 /* s15k_o_26 = sli(s15k_o_26_r, fb_24) */
+	and v23.16b, v23.16b, v7.16b /* s15k_26 = and(s15k_o_26, modulus) */
+	ushr v26.4s, v26.4s, #1 /* w_half_26 = shr(w_26) */
+	add v28.4s, v28.4s, v8.4s /* fb0_s_78 = add(s0k_26, s4k_26) */
+	add v8.4s, v28.4s, v10.4s /* fb0_p_78 = add(fb0_s_78, minus_modulus) */
+	umin v28.4s, v28.4s, v8.4s /* fb0_78 = minu(fb0_s_78, fb0_p_78) */
+	add v21.4s, v12.4s, v21.4s /* fb0_s_79 = add(s10k_26, s13k_26) */
+	add v8.4s, v21.4s, v10.4s /* fb0_p_79 = add(fb0_s_79, minus_modulus) */
+	umin v21.4s, v21.4s, v8.4s /* fb0_79 = minu(fb0_s_79, fb0_p_79) */
+	add v23.4s, v23.4s, v26.4s /* fb0_s_80 = add(s15k_26, w_half_26) */
+	add v26.4s, v23.4s, v10.4s /* fb0_p_80 = add(fb0_s_80, minus_modulus) */
+	umin v23.4s, v23.4s, v26.4s /* fb0_80 = minu(fb0_s_80, fb0_p_80) */
+	add v21.4s, v28.4s, v21.4s /* fb1_s_26 = add(fb0_78, fb0_79) */
+	add v26.4s, v21.4s, v10.4s /* fb1_p_26 = add(fb1_s_26, minus_modulus) */
+	umin v21.4s, v21.4s, v26.4s /* fb1_26 = minu(fb1_s_26, fb1_p_26) */
+	add v21.4s, v21.4s, v23.4s /* fb2_s_26 = add(fb1_26, fb0_80) */
+	add v23.4s, v21.4s, v10.4s /* fb2_p_26 = add(fb2_s_26, minus_modulus) */
+	umin v21.4s, v21.4s, v23.4s /* fb2_26 = minu(fb2_s_26, fb2_p_26) */
+	add v21.4s, v21.4s, v31.4s /* fb_s_26 = add(fb2_26, g0s13_1) */
+	add v23.4s, v21.4s, v10.4s /* fb_p_26 = add(fb_s_26, minus_modulus) */
+	smax v21.4s, v21.4s, v23.4s /* fb_26 = maxs(fb_s_26, fb_p_26) */
+
+	/* Initialisation round 16r+13, lanes 4..: s16 = feedback + (W >> 1). */
+	add v23.4s, v0.4s, v0.4s /* dbl_216 = add(fb_25, fb_25) */
+	mov v26.16b, v27.16b /* high16 */
+	bsl v26.16b, v23.16b, v6.16b /* x0_27 = bsl(high16, fb_23, dbl_216) */
+	ldr q28, [sp, #256] /* reload dbl_120 */
+	ushr v28.4s, v28.4s, #16 /* x1_27_r = shr(dbl_120) */
+	ldr q31, [sp, #800] /* reload fb_17 */
+	sli v28.4s, v31.4s, #16 /* x1_27 = sli(x1_27_r, fb_17) */
+	eor v26.16b, v26.16b, v29.16b /* x0r1_27 = xor(x0_27, r1_25) */
+	add v26.4s, v26.4s, v2.4s /* w_27 = add(x0r1_27, r2_25) */
+	add v28.4s, v29.4s, v28.4s /* w1_27 = add(r1_25, x1_27) */
+	ldr q29, [sp, #784] /* reload x1_19 */
+	eor v2.16b, v2.16b, v29.16b /* w2_27 = xor(r2_25, x1_19) */
+	ushr v29.4s, v2.4s, #16 /* l1in_27_r = shr(w2_27) */
+	sli v29.4s, v28.4s, #16 /* l1in_27 = sli(l1in_27_r, w1_27) */
+	tbl v8.16b, {v29.16b}, v14.16b /* ur24_27 = lookup16(l1in_27, rotl24) */
+	tbl v12.16b, {v29.16b}, v22.16b /* ur8_27 = lookup16(l1in_27, rotl8) */
+	rev32 v31.8h, v29.8h /* ur16_27 = rev(l1in_27) */
+	eor v12.16b, v29.16b, v12.16b /* ug_acc_27 = xor(l1in_27, ur8_27) */
+	eor v31.16b, v12.16b, v31.16b /* ug_27 = xor(ug_acc_27, ur16_27) */
+	ushr v12.4s, v31.4s, #30 /* ur2_27_r = shr(ug_27) */
+	sli v12.4s, v31.4s, #2 /* ur2_27 = sli(ur2_27_r, ug_27) */
+	eor v29.16b, v29.16b, v8.16b /* u_acc_27 = xor(l1in_27, ur24_27) */
+	eor v29.16b, v29.16b, v12.16b /* u_27 = xor(u_acc_27, ur2_27) */
+	ushr v28.4s, v28.4s, #16 /* l2in_27_r = shr(w1_27) */
+	sli v28.4s, v2.4s, #16 /* l2in_27 = sli(l2in_27_r, w2_27) */
+	tbl v2.16b, {v28.16b}, v22.16b /* vr8_27 = lookup16(l2in_27, rotl8) */
+	rev32 v31.8h, v28.8h /* vr16_27 = rev(l2in_27) */
+	tbl v8.16b, {v28.16b}, v14.16b /* vr24_27 = lookup16(l2in_27, rotl24) */
+	eor v31.16b, v2.16b, v31.16b /* vg_acc_27 = xor(vr8_27, vr16_27) */
+	eor v31.16b, v31.16b, v8.16b /* vg_27 = xor(vg_acc_27, vr24_27) */
+	ushr v8.4s, v31.4s, #26 /* vr6_27_r = shr(vg_27) */
+	sli v8.4s, v31.4s, #6 /* vr6_27 = sli(vr6_27_r, vg_27) */
+	eor v2.16b, v28.16b, v2.16b /* v_acc_27 = xor(l2in_27, vr8_27) */
+	eor v2.16b, v2.16b, v8.16b /* v_27 = xor(v_acc_27, vr6_27) */
+	trn2 v28.16b, v2.16b, v29.16b /* sb_in_x_27 = trn(v_27, u_27) */
+	and v31.16b, v28.16b, v19.16b /* sb_s0_xl_27 = and(sb_in_x_27, nibble_mask) */
+	ushr v28.16b, v28.16b, #4 /* sb_s0_xh_27 = shr(sb_in_x_27) */
+	tbl v8.16b, {v25.16b}, v31.16b /* sb_s0_p1_27 = lookup16(s0_p1, sb_s0_xl_27) */
+	eor v28.16b, v8.16b, v28.16b /* sb_s0_t_27 = xor(sb_s0_p1_27, sb_s0_xh_27) */
+	tbl v8.16b, {v11.16b}, v28.16b /* sb_s0_p2_27 = lookup16(s0_p2, sb_s0_t_27) */
+	eor v31.16b, v8.16b, v31.16b /* sb_s0_ol_27 = xor(sb_s0_p2_27, sb_s0_xl_27) */
+	tbl v31.16b, {v15.16b}, v31.16b /* sb_s0_p3_27 = lookup16(s0_p3_rot, sb_s0_ol_27) */
+	add v28.16b, v28.16b, v28.16b /* sb_s0_t2_27 = add(sb_s0_t_27, sb_s0_t_27) */
+	eor v28.16b, v31.16b, v28.16b /* sb_s0_27 = xor(sb_s0_p3_27, sb_s0_t2_27) */
+	trn1 v2.16b, v2.16b, v29.16b /* sb_in_y_27 = trn(v_27, u_27) */
+	tbl v2.16b, {v2.16b}, v17.16b /* sb_s1_27_sr = lookup16(sb_in_y_27, inv_shift_rows) */
+	and v29.16b, v2.16b, v19.16b /* sb_s1_27_sr_lo = and(sb_s1_27_sr, nibble_mask) */
+	ushr v2.16b, v2.16b, #4 /* sb_s1_27_sr_hi = shr(sb_s1_27_sr) */
+	tbl v29.16b, {v9.16b}, v29.16b /* sb_s1_k_27_1_l = lookup16(tbl_lo, sb_s1_27_sr_lo) */
+	tbl v2.16b, {v3.16b}, v2.16b /* sb_s1_k_27_1_h = lookup16(tbl_hi, sb_s1_27_sr_hi) */
+	aese v29.16b, v2.16b /* sb_s1_27_aes = aese(sb_s1_k_27_1_l, sb_s1_k_27_1_h) */
+	and v2.16b, v29.16b, v19.16b /* sb_s1_27_aes_lo = and(sb_s1_27_aes, nibble_mask) */
+	ushr v29.16b, v29.16b, #4 /* sb_s1_27_aes_hi = shr(sb_s1_27_aes) */
+	tbl v2.16b, {v13.16b}, v2.16b /* sb_s1_27_l = lookup16(tbl_lo_1, sb_s1_27_aes_lo) */
+	tbl v29.16b, {v24.16b}, v29.16b /* sb_s1_27_h = lookup16(tbl_hi_1, sb_s1_27_aes_hi) */
+	eor v2.16b, v2.16b, v29.16b /* sb_s1_27 = xor(sb_s1_27_l, sb_s1_27_h) */
+	trn2 v29.16b, v2.16b, v28.16b /* r1_27 = trn(sb_s1_27, sb_s0_27) */
+	trn1 v2.16b, v2.16b, v28.16b /* r2_27 = trn(sb_s1_27, sb_s0_27) */
+	ldr q28, [sp, #624] /* reload dbl_14 */
+	ushr v28.4s, v28.4s, #24 /* s0k_o_27_r = shr(dbl_14) */
+	ldr q31, [sp, #688] /* reload g1s13_1.2 */
+	sli v28.4s, v31.4s, #8 /* s0k_o_27 = sli(s0k_o_27_r, g1s13_1) */
+	and v28.16b, v28.16b, v7.16b /* s0k_27 = and(s0k_o_27, modulus) */
+	ldr q8, [sp, #1072] /* reload dbl_40 */
+	ushr v8.4s, v8.4s, #12 /* s4k_o_27_r = shr(dbl_40) */
+	ldr q12, [sp, #1136] /* reload fb_3 */
+	sli v8.4s, v12.4s, #20 /* s4k_o_27 = sli(s4k_o_27_r, fb_3) */
+	and v8.16b, v8.16b, v7.16b /* s4k_27 = and(s4k_o_27, modulus) */
+	ldr q12, [sp, #672] /* reload dbl_136 */
+	ushr v12.4s, v12.4s, #11 /* s10k_o_27_r = shr(dbl_136) */
+	sli v12.4s, v18.4s, #21 /* s10k_o_27 = sli(s10k_o_27_r, fb_15) */
+	and v12.16b, v12.16b, v7.16b /* s10k_27 = and(s10k_o_27, modulus) */
+	str q18, [sp, #1072] /* spill fb_15 */
+	ldr q18, [sp, #304] /* reload dbl_184 */
+	ushr v18.4s, v18.4s, #15 /* s13k_o_27_r = shr(dbl_184) */
+	sli v18.4s, v5.4s, #17 /* s13k_o_27 = sli(s13k_o_27_r, fb_21) */
+	and v18.16b, v18.16b, v7.16b /* s13k_27 = and(s13k_o_27, modulus) */
+	str q23, [sp, #304] /* spill dbl_216 */
+	ushr v23.4s, v23.4s, #17 /* s15k_o_27_r = shr(dbl_216) */
+	sli v23.4s, v0.4s, #15 /* s15k_o_27 = sli(s15k_o_27_r, fb_25) */
+	and v23.16b, v23.16b, v7.16b /* s15k_27 = and(s15k_o_27, modulus) */
+	ushr v26.4s, v26.4s, #1 /* w_half_27 = shr(w_27) */
+	add v28.4s, v28.4s, v8.4s /* fb0_s_81 = add(s0k_27, s4k_27) */
+	add v8.4s, v28.4s, v10.4s /* fb0_p_81 = add(fb0_s_81, minus_modulus) */
+	umin v28.4s, v28.4s, v8.4s /* fb0_81 = minu(fb0_s_81, fb0_p_81) */
+	add v18.4s, v12.4s, v18.4s /* fb0_s_82 = add(s10k_27, s13k_27) */
+	add v8.4s, v18.4s, v10.4s /* fb0_p_82 = add(fb0_s_82, minus_modulus) */
+	umin v18.4s, v18.4s, v8.4s /* fb0_82 = minu(fb0_s_82, fb0_p_82) */
+	add v23.4s, v23.4s, v26.4s /* fb0_s_83 = add(s15k_27, w_half_27) */
+	add v26.4s, v23.4s, v10.4s /* fb0_p_83 = add(fb0_s_83, minus_modulus) */
+	umin v23.4s, v23.4s, v26.4s /* fb0_83 = minu(fb0_s_83, fb0_p_83) */
+	add v18.4s, v28.4s, v18.4s /* fb1_s_27 = add(fb0_81, fb0_82) */
+	add v26.4s, v18.4s, v10.4s /* fb1_p_27 = add(fb1_s_27, minus_modulus) */
+	umin v18.4s, v18.4s, v26.4s /* fb1_27 = minu(fb1_s_27, fb1_p_27) */
+	add v18.4s, v18.4s, v23.4s /* fb2_s_27 = add(fb1_27, fb0_83) */
+	add v23.4s, v18.4s, v10.4s /* fb2_p_27 = add(fb2_s_27, minus_modulus) */
+	umin v18.4s, v18.4s, v23.4s /* fb2_27 = minu(fb2_s_27, fb2_p_27) */
+	add v18.4s, v18.4s, v31.4s /* fb_s_27 = add(fb2_27, g1s13_1) */
+	add v23.4s, v18.4s, v10.4s /* fb_p_27 = add(fb_s_27, minus_modulus) */
+	smax v18.4s, v18.4s, v23.4s /* fb_27 = maxs(fb_s_27, fb_p_27) */
+
+	/* Initialisation round 16r+14, lanes 0..: s16 = feedback + (W >> 1). */
+	add v23.4s, v21.4s, v21.4s /* dbl_224 = add(fb_26, fb_26) */
+	mov v26.16b, v27.16b /* high16 */
+	bsl v26.16b, v23.16b, v1.16b /* x0_28 = bsl(high16, fb_24, dbl_224) */
+	ldr q28, [sp, #496] /* reload dbl_128 */
+	ushr v28.4s, v28.4s, #16 /* x1_28_r = shr(dbl_128) */
+	ldr q31, [sp, #912] /* reload fb_18 */
+	sli v28.4s, v31.4s, #16 /* x1_28 = sli(x1_28_r, fb_18) */
+	eor v26.16b, v26.16b, v30.16b /* x0r1_28 = xor(x0_28, r1_26) */
+	add v26.4s, v26.4s, v4.4s /* w_28 = add(x0r1_28, r2_26) */
+	add v28.4s, v30.4s, v28.4s /* w1_28 = add(r1_26, x1_28) */
+	ldr q30, [sp, #880] /* reload x1_20 */
+	eor v4.16b, v4.16b, v30.16b /* w2_28 = xor(r2_26, x1_20) */
+	ushr v30.4s, v4.4s, #16 /* l1in_28_r = shr(w2_28) */
+	sli v30.4s, v28.4s, #16 /* l1in_28 = sli(l1in_28_r, w1_28) */
+	tbl v8.16b, {v30.16b}, v14.16b /* ur24_28 = lookup16(l1in_28, rotl24) */
+	tbl v12.16b, {v30.16b}, v22.16b /* ur8_28 = lookup16(l1in_28, rotl8) */
+	rev32 v31.8h, v30.8h /* ur16_28 = rev(l1in_28) */
+	eor v12.16b, v30.16b, v12.16b /* ug_acc_28 = xor(l1in_28, ur8_28) */
+	eor v31.16b, v12.16b, v31.16b /* ug_28 = xor(ug_acc_28, ur16_28) */
+	ushr v12.4s, v31.4s, #30 /* ur2_28_r = shr(ug_28) */
+	sli v12.4s, v31.4s, #2 /* ur2_28 = sli(ur2_28_r, ug_28) */
+	eor v30.16b, v30.16b, v8.16b /* u_acc_28 = xor(l1in_28, ur24_28) */
+	eor v30.16b, v30.16b, v12.16b /* u_28 = xor(u_acc_28, ur2_28) */
+	ushr v28.4s, v28.4s, #16 /* l2in_28_r = shr(w1_28) */
+	sli v28.4s, v4.4s, #16 /* l2in_28 = sli(l2in_28_r, w2_28) */
+	tbl v4.16b, {v28.16b}, v22.16b /* vr8_28 = lookup16(l2in_28, rotl8) */
+	rev32 v31.8h, v28.8h /* vr16_28 = rev(l2in_28) */
+	tbl v8.16b, {v28.16b}, v14.16b /* vr24_28 = lookup16(l2in_28, rotl24) */
+	eor v31.16b, v4.16b, v31.16b /* vg_acc_28 = xor(vr8_28, vr16_28) */
+	eor v31.16b, v31.16b, v8.16b /* vg_28 = xor(vg_acc_28, vr24_28) */
+	ushr v8.4s, v31.4s, #26 /* vr6_28_r = shr(vg_28) */
+	sli v8.4s, v31.4s, #6 /* vr6_28 = sli(vr6_28_r, vg_28) */
+	eor v4.16b, v28.16b, v4.16b /* v_acc_28 = xor(l2in_28, vr8_28) */
+	eor v4.16b, v4.16b, v8.16b /* v_28 = xor(v_acc_28, vr6_28) */
+	trn2 v28.16b, v4.16b, v30.16b /* sb_in_x_28 = trn(v_28, u_28) */
+	and v31.16b, v28.16b, v19.16b /* sb_s0_xl_28 = and(sb_in_x_28, nibble_mask) */
+	ushr v28.16b, v28.16b, #4 /* sb_s0_xh_28 = shr(sb_in_x_28) */
+	tbl v8.16b, {v25.16b}, v31.16b /* sb_s0_p1_28 = lookup16(s0_p1, sb_s0_xl_28) */
+	eor v28.16b, v8.16b, v28.16b /* sb_s0_t_28 = xor(sb_s0_p1_28, sb_s0_xh_28) */
+	tbl v8.16b, {v11.16b}, v28.16b /* sb_s0_p2_28 = lookup16(s0_p2, sb_s0_t_28) */
+	eor v31.16b, v8.16b, v31.16b /* sb_s0_ol_28 = xor(sb_s0_p2_28, sb_s0_xl_28) */
+	tbl v31.16b, {v15.16b}, v31.16b /* sb_s0_p3_28 = lookup16(s0_p3_rot, sb_s0_ol_28) */
+	add v28.16b, v28.16b, v28.16b /* sb_s0_t2_28 = add(sb_s0_t_28, sb_s0_t_28) */
+	eor v28.16b, v31.16b, v28.16b /* sb_s0_28 = xor(sb_s0_p3_28, sb_s0_t2_28) */
+	trn1 v4.16b, v4.16b, v30.16b /* sb_in_y_28 = trn(v_28, u_28) */
+	tbl v4.16b, {v4.16b}, v17.16b /* sb_s1_28_sr = lookup16(sb_in_y_28, inv_shift_rows) */
+	and v30.16b, v4.16b, v19.16b /* sb_s1_28_sr_lo = and(sb_s1_28_sr, nibble_mask) */
+	ushr v4.16b, v4.16b, #4 /* sb_s1_28_sr_hi = shr(sb_s1_28_sr) */
+	tbl v30.16b, {v9.16b}, v30.16b /* sb_s1_k_28_1_l = lookup16(tbl_lo, sb_s1_28_sr_lo) */
+	tbl v4.16b, {v3.16b}, v4.16b /* sb_s1_k_28_1_h = lookup16(tbl_hi, sb_s1_28_sr_hi) */
+	aese v30.16b, v4.16b /* sb_s1_28_aes = aese(sb_s1_k_28_1_l, sb_s1_k_28_1_h) */
+	and v4.16b, v30.16b, v19.16b /* sb_s1_28_aes_lo = and(sb_s1_28_aes, nibble_mask) */
+	ushr v30.16b, v30.16b, #4 /* sb_s1_28_aes_hi = shr(sb_s1_28_aes) */
+	tbl v4.16b, {v13.16b}, v4.16b /* sb_s1_28_l = lookup16(tbl_lo_1, sb_s1_28_aes_lo) */
+	tbl v30.16b, {v24.16b}, v30.16b /* sb_s1_28_h = lookup16(tbl_hi_1, sb_s1_28_aes_hi) */
+	eor v4.16b, v4.16b, v30.16b /* sb_s1_28 = xor(sb_s1_28_l, sb_s1_28_h) */
+	trn2 v30.16b, v4.16b, v28.16b /* r1_28 = trn(sb_s1_28, sb_s0_28) */
+	trn1 v4.16b, v4.16b, v28.16b /* r2_28 = trn(sb_s1_28, sb_s0_28) */
+	ldr q28, [sp, #752] /* reload dbl_22 */
+	ushr v28.4s, v28.4s, #24 /* s0k_o_28_r = shr(dbl_22) */
+	ldr q31, [sp, #272] /* reload g0s14_1.2 */
+	sli v28.4s, v31.4s, #8 /* s0k_o_28 = sli(s0k_o_28_r, g0s14_1) */
+	and v28.16b, v28.16b, v7.16b /* s0k_28 = and(s0k_o_28, modulus) */
+	ldr q8, [sp, #1120] /* reload dbl_48 */
+	ushr v8.4s, v8.4s, #12 /* s4k_o_28_r = shr(dbl_48) */
+	ldr q12, [sp, #560] /* reload fb_4 */
+	sli v8.4s, v12.4s, #20 /* s4k_o_28 = sli(s4k_o_28_r, fb_4) */
+	and v8.16b, v8.16b, v7.16b /* s4k_28 = and(s4k_o_28, modulus) */
+	ldr q12, [sp, #1184] /* reload dbl_144 */
+	ushr v12.4s, v12.4s, #11 /* s10k_o_28_r = shr(dbl_144) */
+	str q5, [sp, #1120] /* spill fb_21 */
+	ldr q5, [sp, #944] /* reload fb_16 */
+	sli v12.4s, v5.4s, #21 /* s10k_o_28 = sli(s10k_o_28_r, fb_16) */
+	and v12.16b, v12.16b, v7.16b /* s10k_28 = and(s10k_o_28, modulus) */
+	ldr q5, [sp, #1024] /* reload dbl_192 */
+	ushr v5.4s, v5.4s, #15 /* s13k_o_28_r = shr(dbl_192) */
+	sli v5.4s, v20.4s, #17 /* s13k_o_28 = sli(s13k_o_28_r, fb_22) */
+	and v5.16b, v5.16b, v7.16b /* s13k_28 = and(s13k_o_28, modulus) */
+	ushr v23.4s, v23.4s, #17 /* s15k_o_28_r = shr(dbl_224) */
+	sli v23.4s, v21.4s, #15 /* s15k_o_28 = sli(s15k_o_28_r, fb_26) */
+	and v23.16b, v23.16b, v7.16b /* s15k_28 = and(s15k_o_28, modulus) */
+	ushr v26.4s, v26.4s, #1 /* w_half_28 = shr(w_28) */
+	add v28.4s, v28.4s, v8.4s /* fb0_s_84 = add(s0k_28, s4k_28) */
+	add v8.4s, v28.4s, v10.4s /* fb0_p_84 = add(fb0_s_84, minus_modulus) */
+	umin v28.4s, v28.4s, v8.4s /* fb0_84 = minu(fb0_s_84, fb0_p_84) */
+	add v5.4s, v12.4s, v5.4s /* fb0_s_85 = add(s10k_28, s13k_28) */
+	add v8.4s, v5.4s, v10.4s /* fb0_p_85 = add(fb0_s_85, minus_modulus) */
+	umin v5.4s, v5.4s, v8.4s /* fb0_85 = minu(fb0_s_85, fb0_p_85) */
+	add v23.4s, v23.4s, v26.4s /* fb0_s_86 = add(s15k_28, w_half_28) */
+	add v26.4s, v23.4s, v10.4s /* fb0_p_86 = add(fb0_s_86, minus_modulus) */
+	umin v23.4s, v23.4s, v26.4s /* fb0_86 = minu(fb0_s_86, fb0_p_86) */
+	add v5.4s, v28.4s, v5.4s /* fb1_s_28 = add(fb0_84, fb0_85) */
+	add v26.4s, v5.4s, v10.4s /* fb1_p_28 = add(fb1_s_28, minus_modulus) */
+	umin v5.4s, v5.4s, v26.4s /* fb1_28 = minu(fb1_s_28, fb1_p_28) */
+	add v5.4s, v5.4s, v23.4s /* fb2_s_28 = add(fb1_28, fb0_86) */
+	add v23.4s, v5.4s, v10.4s /* fb2_p_28 = add(fb2_s_28, minus_modulus) */
+	umin v5.4s, v5.4s, v23.4s /* fb2_28 = minu(fb2_s_28, fb2_p_28) */
+	add v5.4s, v5.4s, v31.4s /* fb_s_28 = add(fb2_28, g0s14_1) */
+	add v23.4s, v5.4s, v10.4s /* fb_p_28 = add(fb_s_28, minus_modulus) */
+	smax v5.4s, v5.4s, v23.4s /* fb_28 = maxs(fb_s_28, fb_p_28) */
+
+	/* Initialisation round 16r+14, lanes 4..: s16 = feedback + (W >> 1). */
+	add v23.4s, v18.4s, v18.4s /* dbl_232 = add(fb_27, fb_27) */
+	mov v26.16b, v27.16b /* high16 */
+	bsl v26.16b, v23.16b, v0.16b /* x0_29 = bsl(high16, fb_25, dbl_232) */
+	ldr q28, [sp, #672] /* reload dbl_136 */
+	ushr v28.4s, v28.4s, #16 /* x1_29_r = shr(dbl_136) */
+	ldr q31, [sp, #976] /* reload fb_19 */
+	sli v28.4s, v31.4s, #16 /* x1_29 = sli(x1_29_r, fb_19) */
+	eor v26.16b, v26.16b, v29.16b /* x0r1_29 = xor(x0_29, r1_27) */
+	add v26.4s, v26.4s, v2.4s /* w_29 = add(x0r1_29, r2_27) */
+	add v28.4s, v29.4s, v28.4s /* w1_29 = add(r1_27, x1_29) */
+	ldr q29, [sp, #960] /* reload x1_21 */
+	eor v2.16b, v2.16b, v29.16b /* w2_29 = xor(r2_27, x1_21) */
+	ushr v29.4s, v2.4s, #16 /* l1in_29_r = shr(w2_29) */
+	sli v29.4s, v28.4s, #16 /* l1in_29 = sli(l1in_29_r, w1_29) */
+	tbl v8.16b, {v29.16b}, v14.16b /* ur24_29 = lookup16(l1in_29, rotl24) */
+	tbl v12.16b, {v29.16b}, v22.16b /* ur8_29 = lookup16(l1in_29, rotl8) */
+	rev32 v31.8h, v29.8h /* ur16_29 = rev(l1in_29) */
+	eor v12.16b, v29.16b, v12.16b /* ug_acc_29 = xor(l1in_29, ur8_29) */
+	eor v31.16b, v12.16b, v31.16b /* ug_29 = xor(ug_acc_29, ur16_29) */
+	ushr v12.4s, v31.4s, #30 /* ur2_29_r = shr(ug_29) */
+	sli v12.4s, v31.4s, #2 /* ur2_29 = sli(ur2_29_r, ug_29) */
+	eor v29.16b, v29.16b, v8.16b /* u_acc_29 = xor(l1in_29, ur24_29) */
+	eor v29.16b, v29.16b, v12.16b /* u_29 = xor(u_acc_29, ur2_29) */
+	ushr v28.4s, v28.4s, #16 /* l2in_29_r = shr(w1_29) */
+	sli v28.4s, v2.4s, #16 /* l2in_29 = sli(l2in_29_r, w2_29) */
+	tbl v2.16b, {v28.16b}, v22.16b /* vr8_29 = lookup16(l2in_29, rotl8) */
+	rev32 v31.8h, v28.8h /* vr16_29 = rev(l2in_29) */
+	tbl v8.16b, {v28.16b}, v14.16b /* vr24_29 = lookup16(l2in_29, rotl24) */
+	eor v31.16b, v2.16b, v31.16b /* vg_acc_29 = xor(vr8_29, vr16_29) */
+	eor v31.16b, v31.16b, v8.16b /* vg_29 = xor(vg_acc_29, vr24_29) */
+	ushr v8.4s, v31.4s, #26 /* vr6_29_r = shr(vg_29) */
+	sli v8.4s, v31.4s, #6 /* vr6_29 = sli(vr6_29_r, vg_29) */
+	eor v2.16b, v28.16b, v2.16b /* v_acc_29 = xor(l2in_29, vr8_29) */
+	eor v2.16b, v2.16b, v8.16b /* v_29 = xor(v_acc_29, vr6_29) */
+	trn2 v28.16b, v2.16b, v29.16b /* sb_in_x_29 = trn(v_29, u_29) */
+	and v31.16b, v28.16b, v19.16b /* sb_s0_xl_29 = and(sb_in_x_29, nibble_mask) */
+	ushr v28.16b, v28.16b, #4 /* sb_s0_xh_29 = shr(sb_in_x_29) */
+	tbl v8.16b, {v25.16b}, v31.16b /* sb_s0_p1_29 = lookup16(s0_p1, sb_s0_xl_29) */
+	eor v28.16b, v8.16b, v28.16b /* sb_s0_t_29 = xor(sb_s0_p1_29, sb_s0_xh_29) */
+	tbl v8.16b, {v11.16b}, v28.16b /* sb_s0_p2_29 = lookup16(s0_p2, sb_s0_t_29) */
+	eor v31.16b, v8.16b, v31.16b /* sb_s0_ol_29 = xor(sb_s0_p2_29, sb_s0_xl_29) */
+	tbl v31.16b, {v15.16b}, v31.16b /* sb_s0_p3_29 = lookup16(s0_p3_rot, sb_s0_ol_29) */
+	add v28.16b, v28.16b, v28.16b /* sb_s0_t2_29 = add(sb_s0_t_29, sb_s0_t_29) */
+	eor v28.16b, v31.16b, v28.16b /* sb_s0_29 = xor(sb_s0_p3_29, sb_s0_t2_29) */
+	trn1 v2.16b, v2.16b, v29.16b /* sb_in_y_29 = trn(v_29, u_29) */
+	tbl v2.16b, {v2.16b}, v17.16b /* sb_s1_29_sr = lookup16(sb_in_y_29, inv_shift_rows) */
+	and v29.16b, v2.16b, v19.16b /* sb_s1_29_sr_lo = and(sb_s1_29_sr, nibble_mask) */
+	ushr v2.16b, v2.16b, #4 /* sb_s1_29_sr_hi = shr(sb_s1_29_sr) */
+	tbl v29.16b, {v9.16b}, v29.16b /* sb_s1_k_29_1_l = lookup16(tbl_lo, sb_s1_29_sr_lo) */
+	tbl v2.16b, {v3.16b}, v2.16b /* sb_s1_k_29_1_h = lookup16(tbl_hi, sb_s1_29_sr_hi) */
+	aese v29.16b, v2.16b /* sb_s1_29_aes = aese(sb_s1_k_29_1_l, sb_s1_k_29_1_h) */
+	and v2.16b, v29.16b, v19.16b /* sb_s1_29_aes_lo = and(sb_s1_29_aes, nibble_mask) */
+	ushr v29.16b, v29.16b, #4 /* sb_s1_29_aes_hi = shr(sb_s1_29_aes) */
+	tbl v2.16b, {v13.16b}, v2.16b /* sb_s1_29_l = lookup16(tbl_lo_1, sb_s1_29_aes_lo) */
+	tbl v29.16b, {v24.16b}, v29.16b /* sb_s1_29_h = lookup16(tbl_hi_1, sb_s1_29_aes_hi) */
+	eor v2.16b, v2.16b, v29.16b /* sb_s1_29 = xor(sb_s1_29_l, sb_s1_29_h) */
+	trn2 v29.16b, v2.16b, v28.16b /* r1_29 = trn(sb_s1_29, sb_s0_29) */
+	trn1 v2.16b, v2.16b, v28.16b /* r2_29 = trn(sb_s1_29, sb_s0_29) */
+	ldr q28, [sp, #848] /* reload dbl_30 */
+	ushr v28.4s, v28.4s, #24 /* s0k_o_29_r = shr(dbl_30) */
+	ldr q31, [sp, #512] /* reload g1s14_1.2 */
+	sli v28.4s, v31.4s, #8 /* s0k_o_29 = sli(s0k_o_29_r, g1s14_1) */
+	and v28.16b, v28.16b, v7.16b /* s0k_29 = and(s0k_o_29, modulus) */
+	ldr q8, [sp, #1152] /* reload dbl_56 */
+	ushr v8.4s, v8.4s, #12 /* s4k_o_29_r = shr(dbl_56) */
+	ldr q12, [sp, #576] /* reload fb_5 */
+	sli v8.4s, v12.4s, #20 /* s4k_o_29 = sli(s4k_o_29_r, fb_5) */
+	and v8.16b, v8.16b, v7.16b /* s4k_29 = and(s4k_o_29, modulus) */
+	ldr q12, [sp, #224] /* reload dbl_152 */
+	ushr v12.4s, v12.4s, #11 /* s10k_o_29_r = shr(dbl_152) */
+	str q20, [sp, #1152] /* spill fb_22 */
+	ldr q20, [sp, #800] /* reload fb_17 */
+	sli v12.4s, v20.4s, #21 /* s10k_o_29 = sli(s10k_o_29_r, fb_17) */
+	and v12.16b, v12.16b, v7.16b /* s10k_29 = and(s10k_o_29, modulus) */
+	ldr q20, [sp, #1088] /* reload dbl_200 */
+	ushr v20.4s, v20.4s, #15 /* s13k_o_29_r = shr(dbl_200) */
+	sli v20.4s, v6.4s, #17 /* s13k_o_29 = sli(s13k_o_29_r, fb_23) */
+	and v20.16b, v20.16b, v7.16b /* s13k_29 = and(s13k_o_29, modulus) */
+	ushr v23.4s, v23.4s, #17 /* s15k_o_29_r = shr(dbl_232) */
+	sli v23.4s, v18.4s, #15 /* s15k_o_29 = sli(s15k_o_29_r, fb_27) */
+	and v23.16b, v23.16b, v7.16b /* s15k_29 = and(s15k_o_29, modulus) */
+	ushr v26.4s, v26.4s, #1 /* w_half_29 = shr(w_29) */
+	add v28.4s, v28.4s, v8.4s /* fb0_s_87 = add(s0k_29, s4k_29) */
+	add v8.4s, v28.4s, v10.4s /* fb0_p_87 = add(fb0_s_87, minus_modulus) */
+	umin v28.4s, v28.4s, v8.4s /* fb0_87 = minu(fb0_s_87, fb0_p_87) */
+	add v20.4s, v12.4s, v20.4s /* fb0_s_88 = add(s10k_29, s13k_29) */
+	add v8.4s, v20.4s, v10.4s /* fb0_p_88 = add(fb0_s_88, minus_modulus) */
+	umin v20.4s, v20.4s, v8.4s /* fb0_88 = minu(fb0_s_88, fb0_p_88) */
+	add v23.4s, v23.4s, v26.4s /* fb0_s_89 = add(s15k_29, w_half_29) */
+	add v26.4s, v23.4s, v10.4s /* fb0_p_89 = add(fb0_s_89, minus_modulus) */
+	umin v23.4s, v23.4s, v26.4s /* fb0_89 = minu(fb0_s_89, fb0_p_89) */
+	add v20.4s, v28.4s, v20.4s /* fb1_s_29 = add(fb0_87, fb0_88) */
+	add v26.4s, v20.4s, v10.4s /* fb1_p_29 = add(fb1_s_29, minus_modulus) */
+	umin v20.4s, v20.4s, v26.4s /* fb1_29 = minu(fb1_s_29, fb1_p_29) */
+	add v20.4s, v20.4s, v23.4s /* fb2_s_29 = add(fb1_29, fb0_89) */
+	add v23.4s, v20.4s, v10.4s /* fb2_p_29 = add(fb2_s_29, minus_modulus) */
+	umin v20.4s, v20.4s, v23.4s /* fb2_29 = minu(fb2_s_29, fb2_p_29) */
+	add v20.4s, v20.4s, v31.4s /* fb_s_29 = add(fb2_29, g1s14_1) */
+	add v23.4s, v20.4s, v10.4s /* fb_p_29 = add(fb_s_29, minus_modulus) */
+	smax v20.4s, v20.4s, v23.4s /* fb_29 = maxs(fb_s_29, fb_p_29) */
+
+	/* Initialisation round 16r+15, lanes 0..: s16 = feedback + (W >> 1). */
+	add v23.4s, v5.4s, v5.4s /* dbl_240 = add(fb_28, fb_28) */
+	mov v26.16b, v27.16b /* high16 */
+	bsl v26.16b, v23.16b, v21.16b /* x0_30 = bsl(high16, fb_26, dbl_240) */
+	ldr q28, [sp, #1184] /* reload dbl_144 */
+	ushr v28.4s, v28.4s, #16 /* x1_30_r = shr(dbl_144) */
+	sli v28.4s, v16.4s, #16 /* x1_30 = sli(x1_30_r, fb_20) */
+	eor v26.16b, v26.16b, v30.16b /* x0r1_30 = xor(x0_30, r1_28) */
+	add v26.4s, v26.4s, v4.4s /* w_30 = add(x0r1_30, r2_28) */
+	add v28.4s, v30.4s, v28.4s /* w1_30 = add(r1_28, x1_30) */
+	ldr q30, [sp, #1040] /* reload x1_22 */
+	eor v4.16b, v4.16b, v30.16b /* w2_30 = xor(r2_28, x1_22) */
+	ushr v30.4s, v4.4s, #16 /* l1in_30_r = shr(w2_30) */
+	sli v30.4s, v28.4s, #16 /* l1in_30 = sli(l1in_30_r, w1_30) */
+	tbl v31.16b, {v30.16b}, v14.16b /* ur24_30 = lookup16(l1in_30, rotl24) */
+	tbl v8.16b, {v30.16b}, v22.16b /* ur8_30 = lookup16(l1in_30, rotl8) */
+	rev32 v12.8h, v30.8h /* ur16_30 = rev(l1in_30) */
+	eor v8.16b, v30.16b, v8.16b /* ug_acc_30 = xor(l1in_30, ur8_30) */
+	eor v8.16b, v8.16b, v12.16b /* ug_30 = xor(ug_acc_30, ur16_30) */
+	ushr v12.4s, v8.4s, #30 /* ur2_30_r = shr(ug_30) */
+	sli v12.4s, v8.4s, #2 /* ur2_30 = sli(ur2_30_r, ug_30) */
+	eor v30.16b, v30.16b, v31.16b /* u_acc_30 = xor(l1in_30, ur24_30) */
+	eor v30.16b, v30.16b, v12.16b /* u_30 = xor(u_acc_30, ur2_30) */
+	ushr v28.4s, v28.4s, #16 /* l2in_30_r = shr(w1_30) */
+	sli v28.4s, v4.4s, #16 /* l2in_30 = sli(l2in_30_r, w2_30) */
+	tbl v4.16b, {v28.16b}, v22.16b /* vr8_30 = lookup16(l2in_30, rotl8) */
+	rev32 v31.8h, v28.8h /* vr16_30 = rev(l2in_30) */
+	tbl v8.16b, {v28.16b}, v14.16b /* vr24_30 = lookup16(l2in_30, rotl24) */
+	eor v31.16b, v4.16b, v31.16b /* vg_acc_30 = xor(vr8_30, vr16_30) */
+	eor v31.16b, v31.16b, v8.16b /* vg_30 = xor(vg_acc_30, vr24_30) */
+	ushr v8.4s, v31.4s, #26 /* vr6_30_r = shr(vg_30) */
+	sli v8.4s, v31.4s, #6 /* vr6_30 = sli(vr6_30_r, vg_30) */
+	eor v4.16b, v28.16b, v4.16b /* v_acc_30 = xor(l2in_30, vr8_30) */
+	eor v4.16b, v4.16b, v8.16b /* v_30 = xor(v_acc_30, vr6_30) */
+	trn2 v28.16b, v4.16b, v30.16b /* sb_in_x_30 = trn(v_30, u_30) */
+	and v31.16b, v28.16b, v19.16b /* sb_s0_xl_30 = and(sb_in_x_30, nibble_mask) */
+	ushr v28.16b, v28.16b, #4 /* sb_s0_xh_30 = shr(sb_in_x_30) */
+	tbl v8.16b, {v25.16b}, v31.16b /* sb_s0_p1_30 = lookup16(s0_p1, sb_s0_xl_30) */
+	eor v28.16b, v8.16b, v28.16b /* sb_s0_t_30 = xor(sb_s0_p1_30, sb_s0_xh_30) */
+	tbl v8.16b, {v11.16b}, v28.16b /* sb_s0_p2_30 = lookup16(s0_p2, sb_s0_t_30) */
+	eor v31.16b, v8.16b, v31.16b /* sb_s0_ol_30 = xor(sb_s0_p2_30, sb_s0_xl_30) */
+	tbl v31.16b, {v15.16b}, v31.16b /* sb_s0_p3_30 = lookup16(s0_p3_rot, sb_s0_ol_30) */
+	add v28.16b, v28.16b, v28.16b /* sb_s0_t2_30 = add(sb_s0_t_30, sb_s0_t_30) */
+	eor v28.16b, v31.16b, v28.16b /* sb_s0_30 = xor(sb_s0_p3_30, sb_s0_t2_30) */
+	trn1 v4.16b, v4.16b, v30.16b /* sb_in_y_30 = trn(v_30, u_30) */
+	tbl v4.16b, {v4.16b}, v17.16b /* sb_s1_30_sr = lookup16(sb_in_y_30, inv_shift_rows) */
+	and v30.16b, v4.16b, v19.16b /* sb_s1_30_sr_lo = and(sb_s1_30_sr, nibble_mask) */
+	ushr v4.16b, v4.16b, #4 /* sb_s1_30_sr_hi = shr(sb_s1_30_sr) */
+	tbl v30.16b, {v9.16b}, v30.16b /* sb_s1_k_30_1_l = lookup16(tbl_lo, sb_s1_30_sr_lo) */
+	tbl v4.16b, {v3.16b}, v4.16b /* sb_s1_k_30_1_h = lookup16(tbl_hi, sb_s1_30_sr_hi) */
+	aese v30.16b, v4.16b /* sb_s1_30_aes = aese(sb_s1_k_30_1_l, sb_s1_k_30_1_h) */
+	and v4.16b, v30.16b, v19.16b /* sb_s1_30_aes_lo = and(sb_s1_30_aes, nibble_mask) */
+	ushr v30.16b, v30.16b, #4 /* sb_s1_30_aes_hi = shr(sb_s1_30_aes) */
+	tbl v4.16b, {v13.16b}, v4.16b /* sb_s1_30_l = lookup16(tbl_lo_1, sb_s1_30_aes_lo) */
+	tbl v30.16b, {v24.16b}, v30.16b /* sb_s1_30_h = lookup16(tbl_hi_1, sb_s1_30_aes_hi) */
+	eor v4.16b, v4.16b, v30.16b /* sb_s1_30 = xor(sb_s1_30_l, sb_s1_30_h) */
+	trn2 v30.16b, v4.16b, v28.16b /* r1_30 = trn(sb_s1_30, sb_s0_30) */
+	trn1 v4.16b, v4.16b, v28.16b /* r2_30 = trn(sb_s1_30, sb_s0_30) */
+	ldr q28, [sp, #416] /* reload dbl */
+	ushr v28.4s, v28.4s, #24 /* s0k_o_30_r = shr(dbl) */
+	ldr q31, [sp, #704] /* reload g0s15_1.2 */
+	sli v28.4s, v31.4s, #8 /* s0k_o_30 = sli(s0k_o_30_r, g0s15_1) */
+	and v28.16b, v28.16b, v7.16b /* s0k_30 = and(s0k_o_30, modulus) */
+	ldr q8, [sp, #1168] /* reload dbl_64 */
+	ushr v8.4s, v8.4s, #12 /* s4k_o_30_r = shr(dbl_64) */
+	ldr q12, [sp, #832] /* reload fb_6 */
+	sli v8.4s, v12.4s, #20 /* s4k_o_30 = sli(s4k_o_30_r, fb_6) */
+	and v8.16b, v8.16b, v7.16b /* s4k_30 = and(s4k_o_30, modulus) */
+	ldr q12, [sp, #480] /* reload dbl_160 */
+	ushr v12.4s, v12.4s, #11 /* s10k_o_30_r = shr(dbl_160) */
+	ldr q24, [sp, #912] /* reload fb_18 */
+	sli v12.4s, v24.4s, #21 /* s10k_o_30 = sli(s10k_o_30_r, fb_18) */
+	and v12.16b, v12.16b, v7.16b /* s10k_30 = and(s10k_o_30, modulus) */
+	ldr q24, [sp, #592] /* reload dbl_208 */
+	ushr v24.4s, v24.4s, #15 /* s13k_o_30_r = shr(dbl_208) */
+	sli v24.4s, v1.4s, #17 /* s13k_o_30 = sli(s13k_o_30_r, fb_24) */
+	and v24.16b, v24.16b, v7.16b /* s13k_30 = and(s13k_o_30, modulus) */
+	ushr v23.4s, v23.4s, #17 /* s15k_o_30_r = shr(dbl_240) */
+	sli v23.4s, v5.4s, #15 /* s15k_o_30 = sli(s15k_o_30_r, fb_28) */
+	and v23.16b, v23.16b, v7.16b /* s15k_30 = and(s15k_o_30, modulus) */
+	ushr v26.4s, v26.4s, #1 /* w_half_30 = shr(w_30) */
+	add v28.4s, v28.4s, v8.4s /* fb0_s_90 = add(s0k_30, s4k_30) */
+	add v8.4s, v28.4s, v10.4s /* fb0_p_90 = add(fb0_s_90, minus_modulus) */
+	umin v28.4s, v28.4s, v8.4s /* fb0_90 = minu(fb0_s_90, fb0_p_90) */
+	add v24.4s, v12.4s, v24.4s /* fb0_s_91 = add(s10k_30, s13k_30) */
+	add v8.4s, v24.4s, v10.4s /* fb0_p_91 = add(fb0_s_91, minus_modulus) */
+	umin v24.4s, v24.4s, v8.4s /* fb0_91 = minu(fb0_s_91, fb0_p_91) */
+	add v23.4s, v23.4s, v26.4s /* fb0_s_92 = add(s15k_30, w_half_30) */
+	add v26.4s, v23.4s, v10.4s /* fb0_p_92 = add(fb0_s_92, minus_modulus) */
+	umin v23.4s, v23.4s, v26.4s /* fb0_92 = minu(fb0_s_92, fb0_p_92) */
+	add v24.4s, v28.4s, v24.4s /* fb1_s_30 = add(fb0_90, fb0_91) */
+	add v26.4s, v24.4s, v10.4s /* fb1_p_30 = add(fb1_s_30, minus_modulus) */
+	umin v24.4s, v24.4s, v26.4s /* fb1_30 = minu(fb1_s_30, fb1_p_30) */
+	add v23.4s, v24.4s, v23.4s /* fb2_s_30 = add(fb1_30, fb0_92) */
+	add v24.4s, v23.4s, v10.4s /* fb2_p_30 = add(fb2_s_30, minus_modulus) */
+	umin v23.4s, v23.4s, v24.4s /* fb2_30 = minu(fb2_s_30, fb2_p_30) */
+	add v23.4s, v23.4s, v31.4s /* fb_s_30 = add(fb2_30, g0s15_1) */
+	add v24.4s, v23.4s, v10.4s /* fb_p_30 = add(fb_s_30, minus_modulus) */
+	smax v23.4s, v23.4s, v24.4s /* fb_30 = maxs(fb_s_30, fb_p_30) */
+
+	/* Initialisation round 16r+15, lanes 4..: s16 = feedback + (W >> 1). */
+	add v24.4s, v20.4s, v20.4s /* dbl_248 = add(fb_29, fb_29) */
+	mov v26.16b, v27.16b /* high16 */
+	bsl v26.16b, v24.16b, v18.16b /* x0_31 = bsl(high16, fb_27, dbl_248) */
+	ldr q28, [sp, #224] /* reload dbl_152 */
+	ushr v28.4s, v28.4s, #16 /* x1_31_r = shr(dbl_152) */
+	ldr q31, [sp, #1120] /* reload fb_21 */
+	sli v28.4s, v31.4s, #16 /* x1_31 = sli(x1_31_r, fb_21) */
+	eor v26.16b, v26.16b, v29.16b /* x0r1_31 = xor(x0_31, r1_29) */
+	add v26.4s, v26.4s, v2.4s /* w_31 = add(x0r1_31, r2_29) */
+	add v28.4s, v29.4s, v28.4s /* w1_31 = add(r1_29, x1_31) */
+	ldr q29, [sp, #1104] /* reload x1_23 */
+	eor v2.16b, v2.16b, v29.16b /* w2_31 = xor(r2_29, x1_23) */
+	ushr v29.4s, v2.4s, #16 /* l1in_31_r = shr(w2_31) */
+	sli v29.4s, v28.4s, #16 /* l1in_31 = sli(l1in_31_r, w1_31) */
+	tbl v8.16b, {v29.16b}, v14.16b /* ur24_31 = lookup16(l1in_31, rotl24) */
+	tbl v12.16b, {v29.16b}, v22.16b /* ur8_31 = lookup16(l1in_31, rotl8) */
+	rev32 v27.8h, v29.8h /* ur16_31 = rev(l1in_31) */
+	eor v12.16b, v29.16b, v12.16b /* ug_acc_31 = xor(l1in_31, ur8_31) */
+	eor v27.16b, v12.16b, v27.16b /* ug_31 = xor(ug_acc_31, ur16_31) */
+	ushr v12.4s, v27.4s, #30 /* ur2_31_r = shr(ug_31) */
+	sli v12.4s, v27.4s, #2 /* ur2_31 = sli(ur2_31_r, ug_31) */
+	eor v27.16b, v29.16b, v8.16b /* u_acc_31 = xor(l1in_31, ur24_31) */
+	eor v27.16b, v27.16b, v12.16b /* u_31 = xor(u_acc_31, ur2_31) */
+	ushr v28.4s, v28.4s, #16 /* l2in_31_r = shr(w1_31) */
+	sli v28.4s, v2.4s, #16 /* l2in_31 = sli(l2in_31_r, w2_31) */
+	tbl v2.16b, {v28.16b}, v22.16b /* vr8_31 = lookup16(l2in_31, rotl8) */
+	rev32 v29.8h, v28.8h /* vr16_31 = rev(l2in_31) */
+	tbl v8.16b, {v28.16b}, v14.16b /* vr24_31 = lookup16(l2in_31, rotl24) */
+	eor v29.16b, v2.16b, v29.16b /* vg_acc_31 = xor(vr8_31, vr16_31) */
+	eor v29.16b, v29.16b, v8.16b /* vg_31 = xor(vg_acc_31, vr24_31) */
+	ushr v8.4s, v29.4s, #26 /* vr6_31_r = shr(vg_31) */
+	sli v8.4s, v29.4s, #6 /* vr6_31 = sli(vr6_31_r, vg_31) */
+	eor v2.16b, v28.16b, v2.16b /* v_acc_31 = xor(l2in_31, vr8_31) */
+	eor v2.16b, v2.16b, v8.16b /* v_31 = xor(v_acc_31, vr6_31) */
+	trn2 v28.16b, v2.16b, v27.16b /* sb_in_x_31 = trn(v_31, u_31) */
+	and v29.16b, v28.16b, v19.16b /* sb_s0_xl_31 = and(sb_in_x_31, nibble_mask) */
+	ushr v28.16b, v28.16b, #4 /* sb_s0_xh_31 = shr(sb_in_x_31) */
+	tbl v8.16b, {v25.16b}, v29.16b /* sb_s0_p1_31 = lookup16(s0_p1, sb_s0_xl_31) */
+	eor v28.16b, v8.16b, v28.16b /* sb_s0_t_31 = xor(sb_s0_p1_31, sb_s0_xh_31) */
+	tbl v8.16b, {v11.16b}, v28.16b /* sb_s0_p2_31 = lookup16(s0_p2, sb_s0_t_31) */
+	eor v29.16b, v8.16b, v29.16b /* sb_s0_ol_31 = xor(sb_s0_p2_31, sb_s0_xl_31) */
+	tbl v29.16b, {v15.16b}, v29.16b /* sb_s0_p3_31 = lookup16(s0_p3_rot, sb_s0_ol_31) */
+	add v28.16b, v28.16b, v28.16b /* sb_s0_t2_31 = add(sb_s0_t_31, sb_s0_t_31) */
+	eor v28.16b, v29.16b, v28.16b /* sb_s0_31 = xor(sb_s0_p3_31, sb_s0_t2_31) */
+	trn1 v2.16b, v2.16b, v27.16b /* sb_in_y_31 = trn(v_31, u_31) */
+	tbl v2.16b, {v2.16b}, v17.16b /* sb_s1_31_sr = lookup16(sb_in_y_31, inv_shift_rows) */
+	and v27.16b, v2.16b, v19.16b /* sb_s1_31_sr_lo = and(sb_s1_31_sr, nibble_mask) */
+	ushr v2.16b, v2.16b, #4 /* sb_s1_31_sr_hi = shr(sb_s1_31_sr) */
+	tbl v27.16b, {v9.16b}, v27.16b /* sb_s1_k_31_1_l = lookup16(tbl_lo, sb_s1_31_sr_lo) */
+	tbl v2.16b, {v3.16b}, v2.16b /* sb_s1_k_31_1_h = lookup16(tbl_hi, sb_s1_31_sr_hi) */
+	aese v27.16b, v2.16b /* sb_s1_31_aes = aese(sb_s1_k_31_1_l, sb_s1_k_31_1_h) */
+	and v2.16b, v27.16b, v19.16b /* sb_s1_31_aes_lo = and(sb_s1_31_aes, nibble_mask) */
+	ushr v27.16b, v27.16b, #4 /* sb_s1_31_aes_hi = shr(sb_s1_31_aes) */
+	tbl v2.16b, {v13.16b}, v2.16b /* sb_s1_31_l = lookup16(tbl_lo_1, sb_s1_31_aes_lo) */
+	adrp x17, .Lzuc_lanesx2_neon_aes_1_tbl_hi_1
+	ldr q29, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_1_tbl_hi_1] /* tbl_hi_1 = const() */
+	tbl v27.16b, {v29.16b}, v27.16b /* sb_s1_31_h = lookup16(tbl_hi_1, sb_s1_31_aes_hi) */
+	eor v2.16b, v2.16b, v27.16b /* sb_s1_31 = xor(sb_s1_31_l, sb_s1_31_h) */
+	trn2 v27.16b, v2.16b, v28.16b /* r1_31 = trn(sb_s1_31, sb_s0_31) */
+	trn1 v2.16b, v2.16b, v28.16b /* r2_31 = trn(sb_s1_31, sb_s0_31) */
+	ldr q28, [sp, #640] /* reload dbl_8 */
+	ushr v28.4s, v28.4s, #24 /* s0k_o_31_r = shr(dbl_8) */
+	ldr q8, [sp, #816] /* reload g1s15_1.2 */
+	sli v28.4s, v8.4s, #8 /* s0k_o_31 = sli(s0k_o_31_r, g1s15_1) */
+	and v28.16b, v28.16b, v7.16b /* s0k_31 = and(s0k_o_31, modulus) */
+	ldr q12, [sp, #320] /* reload dbl_72 */
+	ushr v12.4s, v12.4s, #12 /* s4k_o_31_r = shr(dbl_72) */
+	ldr q29, [sp, #1056] /* reload fb_7 */
+	sli v12.4s, v29.4s, #20 /* s4k_o_31 = sli(s4k_o_31_r, fb_7) */
+	and v12.16b, v12.16b, v7.16b /* s4k_31 = and(s4k_o_31, modulus) */
+	ldr q13, [sp, #384] /* reload dbl_168 */
+	ushr v13.4s, v13.4s, #11 /* s10k_o_31_r = shr(dbl_168) */
+	ldr q3, [sp, #976] /* reload fb_19 */
+	sli v13.4s, v3.4s, #21 /* s10k_o_31 = sli(s10k_o_31_r, fb_19) */
+	and v13.16b, v13.16b, v7.16b /* s10k_31 = and(s10k_o_31, modulus) */
+	ldr q9, [sp, #304] /* reload dbl_216 */
+	ushr v9.4s, v9.4s, #15 /* s13k_o_31_r = shr(dbl_216) */
+	sli v9.4s, v0.4s, #17 /* s13k_o_31 = sli(s13k_o_31_r, fb_25) */
+	and v9.16b, v9.16b, v7.16b /* s13k_31 = and(s13k_o_31, modulus) */
+	ushr v24.4s, v24.4s, #17 /* s15k_o_31_r = shr(dbl_248) */
+	sli v24.4s, v20.4s, #15 /* s15k_o_31 = sli(s15k_o_31_r, fb_29) */
+	and v24.16b, v24.16b, v7.16b /* s15k_31 = and(s15k_o_31, modulus) */
+	ushr v26.4s, v26.4s, #1 /* w_half_31 = shr(w_31) */
+	add v28.4s, v28.4s, v12.4s /* fb0_s_93 = add(s0k_31, s4k_31) */
+	add v12.4s, v28.4s, v10.4s /* fb0_p_93 = add(fb0_s_93, minus_modulus) */
+	umin v28.4s, v28.4s, v12.4s /* fb0_93 = minu(fb0_s_93, fb0_p_93) */
+	add v9.4s, v13.4s, v9.4s /* fb0_s_94 = add(s10k_31, s13k_31) */
+	add v12.4s, v9.4s, v10.4s /* fb0_p_94 = add(fb0_s_94, minus_modulus) */
+	umin v9.4s, v9.4s, v12.4s /* fb0_94 = minu(fb0_s_94, fb0_p_94) */
+	add v24.4s, v24.4s, v26.4s /* fb0_s_95 = add(s15k_31, w_half_31) */
+	add v26.4s, v24.4s, v10.4s /* fb0_p_95 = add(fb0_s_95, minus_modulus) */
+	umin v24.4s, v24.4s, v26.4s /* fb0_95 = minu(fb0_s_95, fb0_p_95) */
+	add v26.4s, v28.4s, v9.4s /* fb1_s_31 = add(fb0_93, fb0_94) */
+	add v28.4s, v26.4s, v10.4s /* fb1_p_31 = add(fb1_s_31, minus_modulus) */
+	umin v26.4s, v26.4s, v28.4s /* fb1_31 = minu(fb1_s_31, fb1_p_31) */
+	add v24.4s, v26.4s, v24.4s /* fb2_s_31 = add(fb1_31, fb0_95) */
+	add v26.4s, v24.4s, v10.4s /* fb2_p_31 = add(fb2_s_31, minus_modulus) */
+	umin v24.4s, v24.4s, v26.4s /* fb2_31 = minu(fb2_s_31, fb2_p_31) */
+	add v24.4s, v24.4s, v8.4s /* fb_s_31 = add(fb2_31, g1s15_1) */
+	add v26.4s, v24.4s, v10.4s /* fb_p_31 = add(fb_s_31, minus_modulus) */
+	smax v24.4s, v24.4s, v26.4s /* fb_31 = maxs(fb_s_31, fb_p_31) */
+	str q29, [sp, #128] /* spill g1s3_1.2 */
+	str q0, [sp, #192] /* spill g1s12_1.2 */
+	ldr q26, [sp, #352] /* reload g0s1_1.3 */
+	str q26, [sp, #112] /* spill g0s1_1.2 */
+	ldr q26, [sp, #560] /* reload g0s2_1.3 */
+	str q26, [sp, #176] /* spill g0s2_1.2 */
+	ldr q26, [sp, #832] /* reload g0s3_1.3 */
+	str q26, [sp, #144] /* spill g0s3_1.2 */
+	ldr q26, [sp, #1136] /* reload g1s1_1.3 */
+	str q26, [sp, #96] /* spill g1s1_1.2 */
+	ldr q26, [sp, #576] /* reload g1s2_1.3 */
+	str q26, [sp, #160] /* spill g1s2_1.2 */
+	ldr q26, [sp, #368] /* reload g1s6_1.3 */
+	str q26, [sp, #80] /* spill g1s6_1.2 */
+	ldr q26, [sp, #800] /* reload g1s8_1.3 */
+	str q26, [sp, #64] /* spill g1s8_1.2 */
+	ldr q0, [sp, #928] /* reload g0s0_1.3 */
+	ldr q7, [sp, #768] /* reload g0s7_1.3 */
+	ldr q17, [sp, #912] /* reload g0s9_1.3 */
+	ldr q19, [sp, #1152] /* reload g0s11_1.3 */
+	mov v22.16b, v5.16b /* g0s14_1.3 */
+	ldr q5, [sp, #864] /* reload g0s5_1.3 */
+	mov v25.16b, v4.16b /* g0r2_1.3 */
+	ldr q4, [sp, #1008] /* reload g0s4_1.3 */
+	ldr q26, [sp, #992] /* reload g1s0_1.3 */
+	mov v28.16b, v24.16b /* g1s15_1.3 */
+	mov v24.16b, v30.16b /* g0r1_1.3 */
+	mov v29.16b, v18.16b /* g1s13_1.3 */
+	mov v18.16b, v16.16b /* g0s10_1.3 */
+	ldr q16, [sp, #944] /* reload g0s8_1.3 */
+	ldr q30, [sp, #336] /* reload g1s4_1.3 */
+	ldr q9, [sp, #1072] /* reload g1s7_1.3 */
+	mov v11.16b, v3.16b /* g1s9_1.3 */
+	mov v3.16b, v20.16b /* g1s14_1.3 */
+	mov v20.16b, v1.16b /* g0s12_1.3 */
+	mov v12.16b, v31.16b /* g1s10_1.3 */
+	ldr q31, [sp, #208] /* reload g1s5_1.3 */
+	mov v13.16b, v6.16b /* g1s11_1.3 */
+	ldr q6, [sp, #448] /* reload g0s6_1.3 */
+	mov v15.16b, v2.16b /* g1r2_1.3 */
+	mov v2.16b, v27.16b /* g1r1_1.3 */
+	subs x1, x1, #1
+	b.ne .Lzuc_lanesx2_neon_aes_1_loop_r0
+
 	/* Work-mode round with its keystream word discarded, lanes 0... */
 	add v1.4s, v23.4s, v23.4s /* dbl_256 = add(g0s15_1, g0s15_1) */
 	add v27.4s, v17.4s, v17.4s /* dbl_257 = add(g0s9_1, g0s9_1) */
@@ -3543,12 +7121,12 @@ _gcry_zuc_lanesx2_neon_aes_init:
 	eor v25.16b, v25.16b, v8.16b /* w2_32 = xor(g0r2_1, x2_32) */
 	ushr v27.4s, v25.4s, #16 /* l1in_32_r = shr(w2_32) */
 	sli v27.4s, v24.4s, #16 /* l1in_32 = sli(l1in_32_r, w1_32) */
-	adrp x17, .Lzuc_lanesx2_neon_aes_0_rotl24
-	ldr q8, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_0_rotl24] /* rotl24 = const() */
+	adrp x17, .Lzuc_lanesx2_neon_aes_1_rotl24
+	ldr q8, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_1_rotl24] /* rotl24 = const() */
 	tbl v14.16b, {v27.16b}, v8.16b /* ur24_32 = lookup16(l1in_32, rotl24) */
 	str q3, [sp, #1120] /* spill g1s14_1.2 */
-	adrp x17, .Lzuc_lanesx2_neon_aes_0_rotl8
-	ldr q3, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_0_rotl8] /* rotl8 = const() */
+	adrp x17, .Lzuc_lanesx2_neon_aes_1_rotl8
+	ldr q3, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_1_rotl8] /* rotl8 = const() */
 	str q22, [sp, #976] /* spill g0s14_1.2 */
 	tbl v22.16b, {v27.16b}, v3.16b /* ur8_32 = lookup16(l1in_32, rotl8) */
 	str q20, [sp, #800] /* spill g0s12_1.2 */
@@ -3571,51 +7149,51 @@ _gcry_zuc_lanesx2_neon_aes_init:
 	eor v22.16b, v22.16b, v24.16b /* v_acc_32 = xor(l2in_32, vr8_32) */
 	eor v22.16b, v22.16b, v27.16b /* v_32 = xor(v_acc_32, vr6_32) */
 	trn2 v24.16b, v22.16b, v20.16b /* sb_in_x_32 = trn(v_32, u_32) */
-	adrp x17, .Lzuc_lanesx2_neon_aes_0_nibble_mask
-	ldr q25, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_0_nibble_mask] /* nibble_mask = const() */
+	adrp x17, .Lzuc_lanesx2_neon_aes_1_nibble_mask
+	ldr q25, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_1_nibble_mask] /* nibble_mask = const() */
 	and v27.16b, v24.16b, v25.16b /* sb_s0_xl_32 = and(sb_in_x_32, nibble_mask) */
 	ushr v24.16b, v24.16b, #4 /* sb_s0_xh_32 = shr(sb_in_x_32) */
-	adrp x17, .Lzuc_lanesx2_neon_aes_0_s0_p1
-	ldr q14, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_0_s0_p1] /* s0_p1 = const() */
+	adrp x17, .Lzuc_lanesx2_neon_aes_1_s0_p1
+	ldr q14, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_1_s0_p1] /* s0_p1 = const() */
 	tbl v14.16b, {v14.16b}, v27.16b /* sb_s0_p1_32 = lookup16(s0_p1, sb_s0_xl_32) */
 	eor v24.16b, v14.16b, v24.16b /* sb_s0_t_32 = xor(sb_s0_p1_32, sb_s0_xh_32) */
-	adrp x17, .Lzuc_lanesx2_neon_aes_0_s0_p2
-	ldr q14, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_0_s0_p2] /* s0_p2 = const() */
+	adrp x17, .Lzuc_lanesx2_neon_aes_1_s0_p2
+	ldr q14, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_1_s0_p2] /* s0_p2 = const() */
 	tbl v14.16b, {v14.16b}, v24.16b /* sb_s0_p2_32 = lookup16(s0_p2, sb_s0_t_32) */
 	eor v27.16b, v14.16b, v27.16b /* sb_s0_ol_32 = xor(sb_s0_p2_32, sb_s0_xl_32) */
-	adrp x17, .Lzuc_lanesx2_neon_aes_0_s0_p3_rot
-	ldr q14, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_0_s0_p3_rot] /* s0_p3_rot = const() */
+	adrp x17, .Lzuc_lanesx2_neon_aes_1_s0_p3_rot
+	ldr q14, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_1_s0_p3_rot] /* s0_p3_rot = const() */
 	tbl v27.16b, {v14.16b}, v27.16b /* sb_s0_p3_32 = lookup16(s0_p3_rot, sb_s0_ol_32) */
 	add v24.16b, v24.16b, v24.16b /* sb_s0_t2_32 = add(sb_s0_t_32, sb_s0_t_32) */
 	eor v24.16b, v27.16b, v24.16b /* sb_s0_32 = xor(sb_s0_p3_32, sb_s0_t2_32) */
 	trn1 v20.16b, v22.16b, v20.16b /* sb_in_y_32 = trn(v_32, u_32) */
-	adrp x17, .Lzuc_lanesx2_neon_aes_0_inv_shift_rows
-	ldr q22, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_0_inv_shift_rows] /* inv_shift_rows = const() */
+	adrp x17, .Lzuc_lanesx2_neon_aes_1_inv_shift_rows
+	ldr q22, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_1_inv_shift_rows] /* inv_shift_rows = const() */
 	tbl v20.16b, {v20.16b}, v22.16b /* sb_s1_32_sr = lookup16(sb_in_y_32, inv_shift_rows) */
 	and v27.16b, v20.16b, v25.16b /* sb_s1_32_sr_lo = and(sb_s1_32_sr, nibble_mask) */
 	ushr v20.16b, v20.16b, #4 /* sb_s1_32_sr_hi = shr(sb_s1_32_sr) */
-	adrp x17, .Lzuc_lanesx2_neon_aes_0_tbl_lo
-	ldr q22, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_0_tbl_lo] /* tbl_lo = const() */
+	adrp x17, .Lzuc_lanesx2_neon_aes_1_tbl_lo
+	ldr q22, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_1_tbl_lo] /* tbl_lo = const() */
 	tbl v27.16b, {v22.16b}, v27.16b /* sb_s1_k_32_1_l = lookup16(tbl_lo, sb_s1_32_sr_lo) */
-	adrp x17, .Lzuc_lanesx2_neon_aes_0_tbl_hi
-	ldr q22, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_0_tbl_hi] /* tbl_hi = const() */
+	adrp x17, .Lzuc_lanesx2_neon_aes_1_tbl_hi
+	ldr q22, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_1_tbl_hi] /* tbl_hi = const() */
 	tbl v20.16b, {v22.16b}, v20.16b /* sb_s1_k_32_1_h = lookup16(tbl_hi, sb_s1_32_sr_hi) */
 	aese v27.16b, v20.16b /* sb_s1_32_aes = aese(sb_s1_k_32_1_l, sb_s1_k_32_1_h) */
 	and v20.16b, v27.16b, v25.16b /* sb_s1_32_aes_lo = and(sb_s1_32_aes, nibble_mask) */
 	ushr v27.16b, v27.16b, #4 /* sb_s1_32_aes_hi = shr(sb_s1_32_aes) */
-	adrp x17, .Lzuc_lanesx2_neon_aes_0_tbl_lo_1
-	ldr q22, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_0_tbl_lo_1] /* tbl_lo_1 = const() */
+	adrp x17, .Lzuc_lanesx2_neon_aes_1_tbl_lo_1
+	ldr q22, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_1_tbl_lo_1] /* tbl_lo_1 = const() */
 	tbl v20.16b, {v22.16b}, v20.16b /* sb_s1_32_l = lookup16(tbl_lo_1, sb_s1_32_aes_lo) */
-	adrp x17, .Lzuc_lanesx2_neon_aes_0_tbl_hi_1
-	ldr q22, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_0_tbl_hi_1] /* tbl_hi_1 = const() */
+	adrp x17, .Lzuc_lanesx2_neon_aes_1_tbl_hi_1
+	ldr q22, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_1_tbl_hi_1] /* tbl_hi_1 = const() */
 	tbl v27.16b, {v22.16b}, v27.16b /* sb_s1_32_h = lookup16(tbl_hi_1, sb_s1_32_aes_hi) */
 	eor v20.16b, v20.16b, v27.16b /* sb_s1_32 = xor(sb_s1_32_l, sb_s1_32_h) */
 	trn2 v27.16b, v20.16b, v24.16b /* r1_32 = trn(sb_s1_32, sb_s0_32) */
 	trn1 v20.16b, v20.16b, v24.16b /* r2_32 = trn(sb_s1_32, sb_s0_32) */
 	ushr v24.4s, v10.4s, #24 /* s0k_o_32_r = shr(dbl_259) */
 	sli v24.4s, v0.4s, #8 /* s0k_o_32 = sli(s0k_o_32_r, g0s0_1) */
-	adrp x17, .Lzuc_lanesx2_neon_aes_0_modulus
-	ldr q10, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_0_modulus] /* modulus = const() */
+	adrp x17, .Lzuc_lanesx2_neon_aes_1_modulus
+	ldr q10, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_1_modulus] /* modulus = const() */
 	and v24.16b, v24.16b, v10.16b /* s0k_32 = and(s0k_o_32, modulus) */
 	add v22.4s, v4.4s, v4.4s /* dbl_261 = add(g0s4_1, g0s4_1) */
 	ushr v22.4s, v22.4s, #12 /* s4k_o_32_r = shr(dbl_261) */
@@ -3635,8 +7213,8 @@ _gcry_zuc_lanesx2_neon_aes_init:
 	sli v1.4s, v23.4s, #15 /* s15k_o_32 = sli(s15k_o_32_r, g0s15_1) */
 	and v1.16b, v1.16b, v10.16b /* s15k_32 = and(s15k_o_32, modulus) */
 	add v22.4s, v24.4s, v22.4s /* fb0_s_96 = add(s0k_32, s4k_32) */
-	adrp x17, .Lzuc_lanesx2_neon_aes_0_minus_modulus
-	ldr q24, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_0_minus_modulus] /* minus_modulus = const() */
+	adrp x17, .Lzuc_lanesx2_neon_aes_1_minus_modulus
+	ldr q24, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_1_minus_modulus] /* minus_modulus = const() */
 	add v10.4s, v22.4s, v24.4s /* fb0_p_96 = add(fb0_s_96, minus_modulus) */
 	umin v22.4s, v22.4s, v10.4s /* fb0_96 = minu(fb0_s_96, fb0_p_96) */
 	add v20.4s, v20.4s, v27.4s /* fb0_s_97 = add(s10k_32, s13k_32) */
@@ -3688,45 +7266,45 @@ _gcry_zuc_lanesx2_neon_aes_init:
 	trn2 v3.16b, v2.16b, v22.16b /* sb_in_x_33 = trn(v_33, u_33) */
 	and v20.16b, v3.16b, v25.16b /* sb_s0_xl_33 = and(sb_in_x_33, nibble_mask) */
 	ushr v3.16b, v3.16b, #4 /* sb_s0_xh_33 = shr(sb_in_x_33) */
-	adrp x17, .Lzuc_lanesx2_neon_aes_0_s0_p1
-	ldr q24, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_0_s0_p1] /* s0_p1 = const() */
+	adrp x17, .Lzuc_lanesx2_neon_aes_1_s0_p1
+	ldr q24, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_1_s0_p1] /* s0_p1 = const() */
 	tbl v24.16b, {v24.16b}, v20.16b /* sb_s0_p1_33 = lookup16(s0_p1, sb_s0_xl_33) */
 	eor v3.16b, v24.16b, v3.16b /* sb_s0_t_33 = xor(sb_s0_p1_33, sb_s0_xh_33) */
-	adrp x17, .Lzuc_lanesx2_neon_aes_0_s0_p2
-	ldr q24, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_0_s0_p2] /* s0_p2 = const() */
+	adrp x17, .Lzuc_lanesx2_neon_aes_1_s0_p2
+	ldr q24, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_1_s0_p2] /* s0_p2 = const() */
 	tbl v24.16b, {v24.16b}, v3.16b /* sb_s0_p2_33 = lookup16(s0_p2, sb_s0_t_33) */
 	eor v20.16b, v24.16b, v20.16b /* sb_s0_ol_33 = xor(sb_s0_p2_33, sb_s0_xl_33) */
 	tbl v20.16b, {v14.16b}, v20.16b /* sb_s0_p3_33 = lookup16(s0_p3_rot, sb_s0_ol_33) */
 	add v3.16b, v3.16b, v3.16b /* sb_s0_t2_33 = add(sb_s0_t_33, sb_s0_t_33) */
 	eor v3.16b, v20.16b, v3.16b /* sb_s0_33 = xor(sb_s0_p3_33, sb_s0_t2_33) */
 	trn1 v2.16b, v2.16b, v22.16b /* sb_in_y_33 = trn(v_33, u_33) */
-	adrp x17, .Lzuc_lanesx2_neon_aes_0_inv_shift_rows
-	ldr q20, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_0_inv_shift_rows] /* inv_shift_rows = const() */
+	adrp x17, .Lzuc_lanesx2_neon_aes_1_inv_shift_rows
+	ldr q20, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_1_inv_shift_rows] /* inv_shift_rows = const() */
 	tbl v2.16b, {v2.16b}, v20.16b /* sb_s1_33_sr = lookup16(sb_in_y_33, inv_shift_rows) */
 	and v20.16b, v2.16b, v25.16b /* sb_s1_33_sr_lo = and(sb_s1_33_sr, nibble_mask) */
 	ushr v2.16b, v2.16b, #4 /* sb_s1_33_sr_hi = shr(sb_s1_33_sr) */
-	adrp x17, .Lzuc_lanesx2_neon_aes_0_tbl_lo
-	ldr q22, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_0_tbl_lo] /* tbl_lo = const() */
+	adrp x17, .Lzuc_lanesx2_neon_aes_1_tbl_lo
+	ldr q22, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_1_tbl_lo] /* tbl_lo = const() */
 	tbl v20.16b, {v22.16b}, v20.16b /* sb_s1_k_33_1_l = lookup16(tbl_lo, sb_s1_33_sr_lo) */
-	adrp x17, .Lzuc_lanesx2_neon_aes_0_tbl_hi
-	ldr q22, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_0_tbl_hi] /* tbl_hi = const() */
+	adrp x17, .Lzuc_lanesx2_neon_aes_1_tbl_hi
+	ldr q22, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_1_tbl_hi] /* tbl_hi = const() */
 	tbl v2.16b, {v22.16b}, v2.16b /* sb_s1_k_33_1_h = lookup16(tbl_hi, sb_s1_33_sr_hi) */
 	aese v20.16b, v2.16b /* sb_s1_33_aes = aese(sb_s1_k_33_1_l, sb_s1_k_33_1_h) */
 	and v2.16b, v20.16b, v25.16b /* sb_s1_33_aes_lo = and(sb_s1_33_aes, nibble_mask) */
 	ushr v20.16b, v20.16b, #4 /* sb_s1_33_aes_hi = shr(sb_s1_33_aes) */
-	adrp x17, .Lzuc_lanesx2_neon_aes_0_tbl_lo_1
-	ldr q22, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_0_tbl_lo_1] /* tbl_lo_1 = const() */
+	adrp x17, .Lzuc_lanesx2_neon_aes_1_tbl_lo_1
+	ldr q22, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_1_tbl_lo_1] /* tbl_lo_1 = const() */
 	tbl v2.16b, {v22.16b}, v2.16b /* sb_s1_33_l = lookup16(tbl_lo_1, sb_s1_33_aes_lo) */
-	adrp x17, .Lzuc_lanesx2_neon_aes_0_tbl_hi_1
-	ldr q22, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_0_tbl_hi_1] /* tbl_hi_1 = const() */
+	adrp x17, .Lzuc_lanesx2_neon_aes_1_tbl_hi_1
+	ldr q22, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_1_tbl_hi_1] /* tbl_hi_1 = const() */
 	tbl v20.16b, {v22.16b}, v20.16b /* sb_s1_33_h = lookup16(tbl_hi_1, sb_s1_33_aes_hi) */
 	eor v2.16b, v2.16b, v20.16b /* sb_s1_33 = xor(sb_s1_33_l, sb_s1_33_h) */
 	trn2 v20.16b, v2.16b, v3.16b /* r1_33 = trn(sb_s1_33, sb_s0_33) */
 	trn1 v2.16b, v2.16b, v3.16b /* r2_33 = trn(sb_s1_33, sb_s0_33) */
 	ushr v3.4s, v27.4s, #24 /* s0k_o_33_r = shr(dbl_268) */
 	sli v3.4s, v26.4s, #8 /* s0k_o_33 = sli(s0k_o_33_r, g1s0_1) */
-	adrp x17, .Lzuc_lanesx2_neon_aes_0_modulus
-	ldr q22, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_0_modulus] /* modulus = const() */
+	adrp x17, .Lzuc_lanesx2_neon_aes_1_modulus
+	ldr q22, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_1_modulus] /* modulus = const() */
 	and v3.16b, v3.16b, v22.16b /* s0k_33 = and(s0k_o_33, modulus) */
 	add v24.4s, v30.4s, v30.4s /* dbl_270 = add(g1s4_1, g1s4_1) */
 	ushr v24.4s, v24.4s, #12 /* s4k_o_33_r = shr(dbl_270) */
@@ -3744,8 +7322,8 @@ _gcry_zuc_lanesx2_neon_aes_init:
 	sli v1.4s, v28.4s, #15 /* s15k_o_33 = sli(s15k_o_33_r, g1s15_1) */
 	and v1.16b, v1.16b, v22.16b /* s15k_33 = and(s15k_o_33, modulus) */
 	add v3.4s, v3.4s, v24.4s /* fb0_s_98 = add(s0k_33, s4k_33) */
-	adrp x17, .Lzuc_lanesx2_neon_aes_0_minus_modulus
-	ldr q22, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_0_minus_modulus] /* minus_modulus = const() */
+	adrp x17, .Lzuc_lanesx2_neon_aes_1_minus_modulus
+	ldr q22, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_1_minus_modulus] /* minus_modulus = const() */
 	add v24.4s, v3.4s, v22.4s /* fb0_p_98 = add(fb0_s_98, minus_modulus) */
 	umin v3.4s, v3.4s, v24.4s /* fb0_98 = minu(fb0_s_98, fb0_p_98) */
 	add v24.4s, v25.4s, v27.4s /* fb0_s_99 = add(s10k_33, s13k_33) */
@@ -3887,8 +7465,8 @@ _gcry_zuc_lanesx2_neon_aes_keystream:
 	str q14, [sp, #128] /* spill g1s12 */
 	add v14.4s, v23.4s, v23.4s /* dbl = add(g0s15, g0s15) */
 	str q3, [sp, #144] /* spill g0s3 */
-	adrp x17, .Lzuc_lanesx2_neon_aes_1_high16
-	ldr q3, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_1_high16] /* high16 = const() */
+	adrp x17, .Lzuc_lanesx2_neon_aes_2_high16
+	ldr q3, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_2_high16] /* high16 = const() */
 	str q1, [sp, #160] /* spill g0s1 */
 	mov v1.16b, v3.16b /* high16 */
 	bsl v1.16b, v14.16b, v22.16b /* x0 = bsl(high16, g0s14, dbl) */
@@ -3915,13 +7493,13 @@ _gcry_zuc_lanesx2_neon_aes_keystream:
 	ushr v25.4s, v24.4s, #16 /* l1in_r = shr(w2) */
 	sli v25.4s, v5.4s, #16 /* l1in = sli(l1in_r, w1) */
 	str q1, [sp, #272] /* spill z */
-	adrp x17, .Lzuc_lanesx2_neon_aes_1_rotl24
-	ldr q1, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_1_rotl24] /* rotl24 = const() */
+	adrp x17, .Lzuc_lanesx2_neon_aes_2_rotl24
+	ldr q1, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_2_rotl24] /* rotl24 = const() */
 	str q19, [sp, #288] /* spill x2 */
 	tbl v19.16b, {v25.16b}, v1.16b /* ur24 = lookup16(l1in, rotl24) */
 	str q17, [sp, #304] /* spill x1 */
-	adrp x17, .Lzuc_lanesx2_neon_aes_1_rotl8
-	ldr q17, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_1_rotl8] /* rotl8 = const() */
+	adrp x17, .Lzuc_lanesx2_neon_aes_2_rotl8
+	ldr q17, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_2_rotl8] /* rotl8 = const() */
 	str q2, [sp, #320] /* spill g0s2 */
 	tbl v2.16b, {v25.16b}, v17.16b /* ur8 = lookup16(l1in, rotl8) */
 	str q22, [sp, #336] /* spill dbl_2 */
@@ -3944,51 +7522,51 @@ _gcry_zuc_lanesx2_neon_aes_keystream:
 	eor v5.16b, v5.16b, v19.16b /* v_acc = xor(l2in, vr8) */
 	eor v5.16b, v5.16b, v24.16b /* v = xor(v_acc, vr6) */
 	trn2 v19.16b, v5.16b, v2.16b /* sb_in_x = trn(v, u) */
-	adrp x17, .Lzuc_lanesx2_neon_aes_1_nibble_mask
-	ldr q22, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_1_nibble_mask] /* nibble_mask = const() */
+	adrp x17, .Lzuc_lanesx2_neon_aes_2_nibble_mask
+	ldr q22, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_2_nibble_mask] /* nibble_mask = const() */
 	and v24.16b, v19.16b, v22.16b /* sb_s0_xl = and(sb_in_x, nibble_mask) */
 	ushr v19.16b, v19.16b, #4 /* sb_s0_xh = shr(sb_in_x) */
-	adrp x17, .Lzuc_lanesx2_neon_aes_1_s0_p1
-	ldr q25, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_1_s0_p1] /* s0_p1 = const() */
+	adrp x17, .Lzuc_lanesx2_neon_aes_2_s0_p1
+	ldr q25, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_2_s0_p1] /* s0_p1 = const() */
 	tbl v25.16b, {v25.16b}, v24.16b /* sb_s0_p1 = lookup16(s0_p1, sb_s0_xl) */
 	eor v19.16b, v25.16b, v19.16b /* sb_s0_t = xor(sb_s0_p1, sb_s0_xh) */
-	adrp x17, .Lzuc_lanesx2_neon_aes_1_s0_p2
-	ldr q25, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_1_s0_p2] /* s0_p2 = const() */
+	adrp x17, .Lzuc_lanesx2_neon_aes_2_s0_p2
+	ldr q25, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_2_s0_p2] /* s0_p2 = const() */
 	tbl v25.16b, {v25.16b}, v19.16b /* sb_s0_p2 = lookup16(s0_p2, sb_s0_t) */
 	eor v24.16b, v25.16b, v24.16b /* sb_s0_ol = xor(sb_s0_p2, sb_s0_xl) */
-	adrp x17, .Lzuc_lanesx2_neon_aes_1_s0_p3_rot
-	ldr q25, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_1_s0_p3_rot] /* s0_p3_rot = const() */
+	adrp x17, .Lzuc_lanesx2_neon_aes_2_s0_p3_rot
+	ldr q25, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_2_s0_p3_rot] /* s0_p3_rot = const() */
 	tbl v24.16b, {v25.16b}, v24.16b /* sb_s0_p3 = lookup16(s0_p3_rot, sb_s0_ol) */
 	add v19.16b, v19.16b, v19.16b /* sb_s0_t2 = add(sb_s0_t, sb_s0_t) */
 	eor v19.16b, v24.16b, v19.16b /* sb_s0 = xor(sb_s0_p3, sb_s0_t2) */
 	trn1 v2.16b, v5.16b, v2.16b /* sb_in_y = trn(v, u) */
-	adrp x17, .Lzuc_lanesx2_neon_aes_1_inv_shift_rows
-	ldr q5, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_1_inv_shift_rows] /* inv_shift_rows = const() */
+	adrp x17, .Lzuc_lanesx2_neon_aes_2_inv_shift_rows
+	ldr q5, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_2_inv_shift_rows] /* inv_shift_rows = const() */
 	tbl v2.16b, {v2.16b}, v5.16b /* sb_s1_sr = lookup16(sb_in_y, inv_shift_rows) */
 	and v24.16b, v2.16b, v22.16b /* sb_s1_sr_lo = and(sb_s1_sr, nibble_mask) */
 	ushr v2.16b, v2.16b, #4 /* sb_s1_sr_hi = shr(sb_s1_sr) */
-	adrp x17, .Lzuc_lanesx2_neon_aes_1_tbl_lo
-	ldr q5, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_1_tbl_lo] /* tbl_lo = const() */
+	adrp x17, .Lzuc_lanesx2_neon_aes_2_tbl_lo
+	ldr q5, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_2_tbl_lo] /* tbl_lo = const() */
 	tbl v24.16b, {v5.16b}, v24.16b /* sb_s1_k_1_l = lookup16(tbl_lo, sb_s1_sr_lo) */
-	adrp x17, .Lzuc_lanesx2_neon_aes_1_tbl_hi
-	ldr q5, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_1_tbl_hi] /* tbl_hi = const() */
+	adrp x17, .Lzuc_lanesx2_neon_aes_2_tbl_hi
+	ldr q5, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_2_tbl_hi] /* tbl_hi = const() */
 	tbl v2.16b, {v5.16b}, v2.16b /* sb_s1_k_1_h = lookup16(tbl_hi, sb_s1_sr_hi) */
 	aese v24.16b, v2.16b /* sb_s1_aes = aese(sb_s1_k_1_l, sb_s1_k_1_h) */
 	and v2.16b, v24.16b, v22.16b /* sb_s1_aes_lo = and(sb_s1_aes, nibble_mask) */
 	ushr v24.16b, v24.16b, #4 /* sb_s1_aes_hi = shr(sb_s1_aes) */
-	adrp x17, .Lzuc_lanesx2_neon_aes_1_tbl_lo_1
-	ldr q5, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_1_tbl_lo_1] /* tbl_lo_1 = const() */
+	adrp x17, .Lzuc_lanesx2_neon_aes_2_tbl_lo_1
+	ldr q5, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_2_tbl_lo_1] /* tbl_lo_1 = const() */
 	tbl v2.16b, {v5.16b}, v2.16b /* sb_s1_l = lookup16(tbl_lo_1, sb_s1_aes_lo) */
-	adrp x17, .Lzuc_lanesx2_neon_aes_1_tbl_hi_1
-	ldr q5, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_1_tbl_hi_1] /* tbl_hi_1 = const() */
+	adrp x17, .Lzuc_lanesx2_neon_aes_2_tbl_hi_1
+	ldr q5, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_2_tbl_hi_1] /* tbl_hi_1 = const() */
 	tbl v24.16b, {v5.16b}, v24.16b /* sb_s1_h = lookup16(tbl_hi_1, sb_s1_aes_hi) */
 	eor v2.16b, v2.16b, v24.16b /* sb_s1 = xor(sb_s1_l, sb_s1_h) */
 	trn2 v24.16b, v2.16b, v19.16b /* r1 = trn(sb_s1, sb_s0) */
 	trn1 v2.16b, v2.16b, v19.16b /* r2 = trn(sb_s1, sb_s0) */
 	ushr v7.4s, v7.4s, #24 /* s0k_o_r = shr(dbl_3) */
 	sli v7.4s, v0.4s, #8 /* s0k_o = sli(s0k_o_r, g0s0) */
-	adrp x17, .Lzuc_lanesx2_neon_aes_1_modulus
-	ldr q19, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_1_modulus] /* modulus = const() */
+	adrp x17, .Lzuc_lanesx2_neon_aes_2_modulus
+	ldr q19, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_2_modulus] /* modulus = const() */
 	and v7.16b, v7.16b, v19.16b /* s0k = and(s0k_o, modulus) */
 	add v5.4s, v4.4s, v4.4s /* dbl_5 = add(g0s4, g0s4) */
 	str q5, [sp, #352] /* spill dbl_5 */
@@ -4011,8 +7589,8 @@ _gcry_zuc_lanesx2_neon_aes_keystream:
 	sli v14.4s, v23.4s, #15 /* s15k_o = sli(s15k_o_r, g0s15) */
 	and v14.16b, v14.16b, v19.16b /* s15k = and(s15k_o, modulus) */
 	add v5.4s, v7.4s, v5.4s /* fb0_s = add(s0k, s4k) */
-	adrp x17, .Lzuc_lanesx2_neon_aes_1_minus_modulus
-	ldr q7, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_1_minus_modulus] /* minus_modulus = const() */
+	adrp x17, .Lzuc_lanesx2_neon_aes_2_minus_modulus
+	ldr q7, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_2_minus_modulus] /* minus_modulus = const() */
 	str q21, [sp, #432] /* spill g0s13 */
 	add v21.4s, v5.4s, v7.4s /* fb0_p = add(fb0_s, minus_modulus) */
 	umin v5.4s, v5.4s, v21.4s /* fb0 = minu(fb0_s, fb0_p) */
@@ -4078,44 +7656,44 @@ _gcry_zuc_lanesx2_neon_aes_keystream:
 	trn2 v25.16b, v21.16b, v18.16b /* sb_in_x_1 = trn(v_1, u_1) */
 	and v8.16b, v25.16b, v22.16b /* sb_s0_xl_1 = and(sb_in_x_1, nibble_mask) */
 	ushr v25.16b, v25.16b, #4 /* sb_s0_xh_1 = shr(sb_in_x_1) */
-	adrp x17, .Lzuc_lanesx2_neon_aes_1_s0_p1
-	ldr q9, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_1_s0_p1] /* s0_p1 = const() */
+	adrp x17, .Lzuc_lanesx2_neon_aes_2_s0_p1
+	ldr q9, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_2_s0_p1] /* s0_p1 = const() */
 	tbl v10.16b, {v9.16b}, v8.16b /* sb_s0_p1_1 = lookup16(s0_p1, sb_s0_xl_1) */
 	eor v25.16b, v10.16b, v25.16b /* sb_s0_t_1 = xor(sb_s0_p1_1, sb_s0_xh_1) */
-	adrp x17, .Lzuc_lanesx2_neon_aes_1_s0_p2
-	ldr q10, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_1_s0_p2] /* s0_p2 = const() */
+	adrp x17, .Lzuc_lanesx2_neon_aes_2_s0_p2
+	ldr q10, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_2_s0_p2] /* s0_p2 = const() */
 	str q28, [sp, #544] /* spill g1s2 */
 	tbl v28.16b, {v10.16b}, v25.16b /* sb_s0_p2_1 = lookup16(s0_p2, sb_s0_t_1) */
 	eor v28.16b, v28.16b, v8.16b /* sb_s0_ol_1 = xor(sb_s0_p2_1, sb_s0_xl_1) */
-	adrp x17, .Lzuc_lanesx2_neon_aes_1_s0_p3_rot
-	ldr q8, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_1_s0_p3_rot] /* s0_p3_rot = const() */
+	adrp x17, .Lzuc_lanesx2_neon_aes_2_s0_p3_rot
+	ldr q8, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_2_s0_p3_rot] /* s0_p3_rot = const() */
 	tbl v28.16b, {v8.16b}, v28.16b /* sb_s0_p3_1 = lookup16(s0_p3_rot, sb_s0_ol_1) */
 	add v25.16b, v25.16b, v25.16b /* sb_s0_t2_1 = add(sb_s0_t_1, sb_s0_t_1) */
 	eor v25.16b, v28.16b, v25.16b /* sb_s0_1 = xor(sb_s0_p3_1, sb_s0_t2_1) */
 	trn1 v18.16b, v21.16b, v18.16b /* sb_in_y_1 = trn(v_1, u_1) */
-	adrp x17, .Lzuc_lanesx2_neon_aes_1_inv_shift_rows
-	ldr q21, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_1_inv_shift_rows] /* inv_shift_rows = const() */
+	adrp x17, .Lzuc_lanesx2_neon_aes_2_inv_shift_rows
+	ldr q21, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_2_inv_shift_rows] /* inv_shift_rows = const() */
 	tbl v18.16b, {v18.16b}, v21.16b /* sb_s1_1_sr = lookup16(sb_in_y_1, inv_shift_rows) */
 	and v28.16b, v18.16b, v22.16b /* sb_s1_1_sr_lo = and(sb_s1_1_sr, nibble_mask) */
 	ushr v18.16b, v18.16b, #4 /* sb_s1_1_sr_hi = shr(sb_s1_1_sr) */
 	str q29, [sp, #560] /* spill g1s14 */
-	adrp x17, .Lzuc_lanesx2_neon_aes_1_tbl_lo
-	ldr q29, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_1_tbl_lo] /* tbl_lo = const() */
+	adrp x17, .Lzuc_lanesx2_neon_aes_2_tbl_lo
+	ldr q29, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_2_tbl_lo] /* tbl_lo = const() */
 	tbl v28.16b, {v29.16b}, v28.16b /* sb_s1_k_1_1_l = lookup16(tbl_lo, sb_s1_1_sr_lo) */
 	str q13, [sp, #576] /* spill g1s11 */
-	adrp x17, .Lzuc_lanesx2_neon_aes_1_tbl_hi
-	ldr q13, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_1_tbl_hi] /* tbl_hi = const() */
+	adrp x17, .Lzuc_lanesx2_neon_aes_2_tbl_hi
+	ldr q13, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_2_tbl_hi] /* tbl_hi = const() */
 	tbl v18.16b, {v13.16b}, v18.16b /* sb_s1_k_1_1_h = lookup16(tbl_hi, sb_s1_1_sr_hi) */
 	aese v28.16b, v18.16b /* sb_s1_1_aes = aese(sb_s1_k_1_1_l, sb_s1_k_1_1_h) */
 	and v18.16b, v28.16b, v22.16b /* sb_s1_1_aes_lo = and(sb_s1_1_aes, nibble_mask) */
 	ushr v28.16b, v28.16b, #4 /* sb_s1_1_aes_hi = shr(sb_s1_1_aes) */
 	str q31, [sp, #592] /* spill g1s5 */
-	adrp x17, .Lzuc_lanesx2_neon_aes_1_tbl_lo_1
-	ldr q31, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_1_tbl_lo_1] /* tbl_lo_1 = const() */
+	adrp x17, .Lzuc_lanesx2_neon_aes_2_tbl_lo_1
+	ldr q31, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_2_tbl_lo_1] /* tbl_lo_1 = const() */
 	tbl v18.16b, {v31.16b}, v18.16b /* sb_s1_1_l = lookup16(tbl_lo_1, sb_s1_1_aes_lo) */
 	str q14, [sp, #608] /* spill dbl_11 */
-	adrp x17, .Lzuc_lanesx2_neon_aes_1_tbl_hi_1
-	ldr q14, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_1_tbl_hi_1] /* tbl_hi_1 = const() */
+	adrp x17, .Lzuc_lanesx2_neon_aes_2_tbl_hi_1
+	ldr q14, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_2_tbl_hi_1] /* tbl_hi_1 = const() */
 	tbl v28.16b, {v14.16b}, v28.16b /* sb_s1_1_h = lookup16(tbl_hi_1, sb_s1_1_aes_hi) */
 	eor v18.16b, v18.16b, v28.16b /* sb_s1_1 = xor(sb_s1_1_l, sb_s1_1_h) */
 	trn2 v28.16b, v18.16b, v25.16b /* r1_1 = trn(sb_s1_1, sb_s0_1) */
@@ -4226,8 +7804,8 @@ _gcry_zuc_lanesx2_neon_aes_keystream:
 	and v2.16b, v23.16b, v22.16b /* sb_s1_2_aes_lo = and(sb_s1_2_aes, nibble_mask) */
 	ushr v23.16b, v23.16b, #4 /* sb_s1_2_aes_hi = shr(sb_s1_2_aes) */
 	tbl v2.16b, {v31.16b}, v2.16b /* sb_s1_2_l = lookup16(tbl_lo_1, sb_s1_2_aes_lo) */
-	adrp x17, .Lzuc_lanesx2_neon_aes_1_tbl_hi_1
-	ldr q26, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_1_tbl_hi_1] /* tbl_hi_1 = const() */
+	adrp x17, .Lzuc_lanesx2_neon_aes_2_tbl_hi_1
+	ldr q26, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_2_tbl_hi_1] /* tbl_hi_1 = const() */
 	tbl v23.16b, {v26.16b}, v23.16b /* sb_s1_2_h = lookup16(tbl_hi_1, sb_s1_2_aes_hi) */
 	eor v2.16b, v2.16b, v23.16b /* sb_s1_2 = xor(sb_s1_2_l, sb_s1_2_h) */
 	trn2 v23.16b, v2.16b, v24.16b /* r1_2 = trn(sb_s1_2, sb_s0_2) */
@@ -7599,8 +11177,8 @@ _gcry_zuc_lanesx2_neon_aes_keystream_xor:
 	str q14, [sp, #128] /* spill g1s12 */
 	add v14.4s, v23.4s, v23.4s /* dbl = add(g0s15, g0s15) */
 	str q3, [sp, #144] /* spill g0s3 */
-	adrp x17, .Lzuc_lanesx2_neon_aes_2_high16
-	ldr q3, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_2_high16] /* high16 = const() */
+	adrp x17, .Lzuc_lanesx2_neon_aes_3_high16
+	ldr q3, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_3_high16] /* high16 = const() */
 	str q1, [sp, #160] /* spill g0s1 */
 	mov v1.16b, v3.16b /* high16 */
 	bsl v1.16b, v14.16b, v22.16b /* x0 = bsl(high16, g0s14, dbl) */
@@ -7627,13 +11205,13 @@ _gcry_zuc_lanesx2_neon_aes_keystream_xor:
 	ushr v25.4s, v24.4s, #16 /* l1in_r = shr(w2) */
 	sli v25.4s, v5.4s, #16 /* l1in = sli(l1in_r, w1) */
 	str q1, [sp, #272] /* spill z */
-	adrp x17, .Lzuc_lanesx2_neon_aes_2_rotl24
-	ldr q1, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_2_rotl24] /* rotl24 = const() */
+	adrp x17, .Lzuc_lanesx2_neon_aes_3_rotl24
+	ldr q1, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_3_rotl24] /* rotl24 = const() */
 	str q19, [sp, #288] /* spill x2 */
 	tbl v19.16b, {v25.16b}, v1.16b /* ur24 = lookup16(l1in, rotl24) */
 	str q17, [sp, #304] /* spill x1 */
-	adrp x17, .Lzuc_lanesx2_neon_aes_2_rotl8
-	ldr q17, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_2_rotl8] /* rotl8 = const() */
+	adrp x17, .Lzuc_lanesx2_neon_aes_3_rotl8
+	ldr q17, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_3_rotl8] /* rotl8 = const() */
 	str q2, [sp, #320] /* spill g0s2 */
 	tbl v2.16b, {v25.16b}, v17.16b /* ur8 = lookup16(l1in, rotl8) */
 	str q22, [sp, #336] /* spill dbl_2 */
@@ -7656,51 +11234,51 @@ _gcry_zuc_lanesx2_neon_aes_keystream_xor:
 	eor v5.16b, v5.16b, v19.16b /* v_acc = xor(l2in, vr8) */
 	eor v5.16b, v5.16b, v24.16b /* v = xor(v_acc, vr6) */
 	trn2 v19.16b, v5.16b, v2.16b /* sb_in_x = trn(v, u) */
-	adrp x17, .Lzuc_lanesx2_neon_aes_2_nibble_mask
-	ldr q22, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_2_nibble_mask] /* nibble_mask = const() */
+	adrp x17, .Lzuc_lanesx2_neon_aes_3_nibble_mask
+	ldr q22, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_3_nibble_mask] /* nibble_mask = const() */
 	and v24.16b, v19.16b, v22.16b /* sb_s0_xl = and(sb_in_x, nibble_mask) */
 	ushr v19.16b, v19.16b, #4 /* sb_s0_xh = shr(sb_in_x) */
-	adrp x17, .Lzuc_lanesx2_neon_aes_2_s0_p1
-	ldr q25, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_2_s0_p1] /* s0_p1 = const() */
+	adrp x17, .Lzuc_lanesx2_neon_aes_3_s0_p1
+	ldr q25, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_3_s0_p1] /* s0_p1 = const() */
 	tbl v25.16b, {v25.16b}, v24.16b /* sb_s0_p1 = lookup16(s0_p1, sb_s0_xl) */
 	eor v19.16b, v25.16b, v19.16b /* sb_s0_t = xor(sb_s0_p1, sb_s0_xh) */
-	adrp x17, .Lzuc_lanesx2_neon_aes_2_s0_p2
-	ldr q25, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_2_s0_p2] /* s0_p2 = const() */
+	adrp x17, .Lzuc_lanesx2_neon_aes_3_s0_p2
+	ldr q25, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_3_s0_p2] /* s0_p2 = const() */
 	tbl v25.16b, {v25.16b}, v19.16b /* sb_s0_p2 = lookup16(s0_p2, sb_s0_t) */
 	eor v24.16b, v25.16b, v24.16b /* sb_s0_ol = xor(sb_s0_p2, sb_s0_xl) */
-	adrp x17, .Lzuc_lanesx2_neon_aes_2_s0_p3_rot
-	ldr q25, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_2_s0_p3_rot] /* s0_p3_rot = const() */
+	adrp x17, .Lzuc_lanesx2_neon_aes_3_s0_p3_rot
+	ldr q25, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_3_s0_p3_rot] /* s0_p3_rot = const() */
 	tbl v24.16b, {v25.16b}, v24.16b /* sb_s0_p3 = lookup16(s0_p3_rot, sb_s0_ol) */
 	add v19.16b, v19.16b, v19.16b /* sb_s0_t2 = add(sb_s0_t, sb_s0_t) */
 	eor v19.16b, v24.16b, v19.16b /* sb_s0 = xor(sb_s0_p3, sb_s0_t2) */
 	trn1 v2.16b, v5.16b, v2.16b /* sb_in_y = trn(v, u) */
-	adrp x17, .Lzuc_lanesx2_neon_aes_2_inv_shift_rows
-	ldr q5, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_2_inv_shift_rows] /* inv_shift_rows = const() */
+	adrp x17, .Lzuc_lanesx2_neon_aes_3_inv_shift_rows
+	ldr q5, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_3_inv_shift_rows] /* inv_shift_rows = const() */
 	tbl v2.16b, {v2.16b}, v5.16b /* sb_s1_sr = lookup16(sb_in_y, inv_shift_rows) */
 	and v24.16b, v2.16b, v22.16b /* sb_s1_sr_lo = and(sb_s1_sr, nibble_mask) */
 	ushr v2.16b, v2.16b, #4 /* sb_s1_sr_hi = shr(sb_s1_sr) */
-	adrp x17, .Lzuc_lanesx2_neon_aes_2_tbl_lo
-	ldr q5, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_2_tbl_lo] /* tbl_lo = const() */
+	adrp x17, .Lzuc_lanesx2_neon_aes_3_tbl_lo
+	ldr q5, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_3_tbl_lo] /* tbl_lo = const() */
 	tbl v24.16b, {v5.16b}, v24.16b /* sb_s1_k_1_l = lookup16(tbl_lo, sb_s1_sr_lo) */
-	adrp x17, .Lzuc_lanesx2_neon_aes_2_tbl_hi
-	ldr q5, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_2_tbl_hi] /* tbl_hi = const() */
+	adrp x17, .Lzuc_lanesx2_neon_aes_3_tbl_hi
+	ldr q5, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_3_tbl_hi] /* tbl_hi = const() */
 	tbl v2.16b, {v5.16b}, v2.16b /* sb_s1_k_1_h = lookup16(tbl_hi, sb_s1_sr_hi) */
 	aese v24.16b, v2.16b /* sb_s1_aes = aese(sb_s1_k_1_l, sb_s1_k_1_h) */
 	and v2.16b, v24.16b, v22.16b /* sb_s1_aes_lo = and(sb_s1_aes, nibble_mask) */
 	ushr v24.16b, v24.16b, #4 /* sb_s1_aes_hi = shr(sb_s1_aes) */
-	adrp x17, .Lzuc_lanesx2_neon_aes_2_tbl_lo_1
-	ldr q5, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_2_tbl_lo_1] /* tbl_lo_1 = const() */
+	adrp x17, .Lzuc_lanesx2_neon_aes_3_tbl_lo_1
+	ldr q5, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_3_tbl_lo_1] /* tbl_lo_1 = const() */
 	tbl v2.16b, {v5.16b}, v2.16b /* sb_s1_l = lookup16(tbl_lo_1, sb_s1_aes_lo) */
-	adrp x17, .Lzuc_lanesx2_neon_aes_2_tbl_hi_1
-	ldr q5, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_2_tbl_hi_1] /* tbl_hi_1 = const() */
+	adrp x17, .Lzuc_lanesx2_neon_aes_3_tbl_hi_1
+	ldr q5, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_3_tbl_hi_1] /* tbl_hi_1 = const() */
 	tbl v24.16b, {v5.16b}, v24.16b /* sb_s1_h = lookup16(tbl_hi_1, sb_s1_aes_hi) */
 	eor v2.16b, v2.16b, v24.16b /* sb_s1 = xor(sb_s1_l, sb_s1_h) */
 	trn2 v24.16b, v2.16b, v19.16b /* r1 = trn(sb_s1, sb_s0) */
 	trn1 v2.16b, v2.16b, v19.16b /* r2 = trn(sb_s1, sb_s0) */
 	ushr v7.4s, v7.4s, #24 /* s0k_o_r = shr(dbl_3) */
 	sli v7.4s, v0.4s, #8 /* s0k_o = sli(s0k_o_r, g0s0) */
-	adrp x17, .Lzuc_lanesx2_neon_aes_2_modulus
-	ldr q19, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_2_modulus] /* modulus = const() */
+	adrp x17, .Lzuc_lanesx2_neon_aes_3_modulus
+	ldr q19, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_3_modulus] /* modulus = const() */
 	and v7.16b, v7.16b, v19.16b /* s0k = and(s0k_o, modulus) */
 	add v5.4s, v4.4s, v4.4s /* dbl_5 = add(g0s4, g0s4) */
 	str q5, [sp, #352] /* spill dbl_5 */
@@ -7723,8 +11301,8 @@ _gcry_zuc_lanesx2_neon_aes_keystream_xor:
 	sli v14.4s, v23.4s, #15 /* s15k_o = sli(s15k_o_r, g0s15) */
 	and v14.16b, v14.16b, v19.16b /* s15k = and(s15k_o, modulus) */
 	add v5.4s, v7.4s, v5.4s /* fb0_s = add(s0k, s4k) */
-	adrp x17, .Lzuc_lanesx2_neon_aes_2_minus_modulus
-	ldr q7, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_2_minus_modulus] /* minus_modulus = const() */
+	adrp x17, .Lzuc_lanesx2_neon_aes_3_minus_modulus
+	ldr q7, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_3_minus_modulus] /* minus_modulus = const() */
 	str q21, [sp, #432] /* spill g0s13 */
 	add v21.4s, v5.4s, v7.4s /* fb0_p = add(fb0_s, minus_modulus) */
 	umin v5.4s, v5.4s, v21.4s /* fb0 = minu(fb0_s, fb0_p) */
@@ -7790,44 +11368,44 @@ _gcry_zuc_lanesx2_neon_aes_keystream_xor:
 	trn2 v25.16b, v21.16b, v18.16b /* sb_in_x_1 = trn(v_1, u_1) */
 	and v8.16b, v25.16b, v22.16b /* sb_s0_xl_1 = and(sb_in_x_1, nibble_mask) */
 	ushr v25.16b, v25.16b, #4 /* sb_s0_xh_1 = shr(sb_in_x_1) */
-	adrp x17, .Lzuc_lanesx2_neon_aes_2_s0_p1
-	ldr q9, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_2_s0_p1] /* s0_p1 = const() */
+	adrp x17, .Lzuc_lanesx2_neon_aes_3_s0_p1
+	ldr q9, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_3_s0_p1] /* s0_p1 = const() */
 	tbl v10.16b, {v9.16b}, v8.16b /* sb_s0_p1_1 = lookup16(s0_p1, sb_s0_xl_1) */
 	eor v25.16b, v10.16b, v25.16b /* sb_s0_t_1 = xor(sb_s0_p1_1, sb_s0_xh_1) */
-	adrp x17, .Lzuc_lanesx2_neon_aes_2_s0_p2
-	ldr q10, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_2_s0_p2] /* s0_p2 = const() */
+	adrp x17, .Lzuc_lanesx2_neon_aes_3_s0_p2
+	ldr q10, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_3_s0_p2] /* s0_p2 = const() */
 	str q28, [sp, #544] /* spill g1s2 */
 	tbl v28.16b, {v10.16b}, v25.16b /* sb_s0_p2_1 = lookup16(s0_p2, sb_s0_t_1) */
 	eor v28.16b, v28.16b, v8.16b /* sb_s0_ol_1 = xor(sb_s0_p2_1, sb_s0_xl_1) */
-	adrp x17, .Lzuc_lanesx2_neon_aes_2_s0_p3_rot
-	ldr q8, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_2_s0_p3_rot] /* s0_p3_rot = const() */
+	adrp x17, .Lzuc_lanesx2_neon_aes_3_s0_p3_rot
+	ldr q8, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_3_s0_p3_rot] /* s0_p3_rot = const() */
 	tbl v28.16b, {v8.16b}, v28.16b /* sb_s0_p3_1 = lookup16(s0_p3_rot, sb_s0_ol_1) */
 	add v25.16b, v25.16b, v25.16b /* sb_s0_t2_1 = add(sb_s0_t_1, sb_s0_t_1) */
 	eor v25.16b, v28.16b, v25.16b /* sb_s0_1 = xor(sb_s0_p3_1, sb_s0_t2_1) */
 	trn1 v18.16b, v21.16b, v18.16b /* sb_in_y_1 = trn(v_1, u_1) */
-	adrp x17, .Lzuc_lanesx2_neon_aes_2_inv_shift_rows
-	ldr q21, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_2_inv_shift_rows] /* inv_shift_rows = const() */
+	adrp x17, .Lzuc_lanesx2_neon_aes_3_inv_shift_rows
+	ldr q21, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_3_inv_shift_rows] /* inv_shift_rows = const() */
 	tbl v18.16b, {v18.16b}, v21.16b /* sb_s1_1_sr = lookup16(sb_in_y_1, inv_shift_rows) */
 	and v28.16b, v18.16b, v22.16b /* sb_s1_1_sr_lo = and(sb_s1_1_sr, nibble_mask) */
 	ushr v18.16b, v18.16b, #4 /* sb_s1_1_sr_hi = shr(sb_s1_1_sr) */
 	str q29, [sp, #560] /* spill g1s14 */
-	adrp x17, .Lzuc_lanesx2_neon_aes_2_tbl_lo
-	ldr q29, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_2_tbl_lo] /* tbl_lo = const() */
+	adrp x17, .Lzuc_lanesx2_neon_aes_3_tbl_lo
+	ldr q29, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_3_tbl_lo] /* tbl_lo = const() */
 	tbl v28.16b, {v29.16b}, v28.16b /* sb_s1_k_1_1_l = lookup16(tbl_lo, sb_s1_1_sr_lo) */
 	str q13, [sp, #576] /* spill g1s11 */
-	adrp x17, .Lzuc_lanesx2_neon_aes_2_tbl_hi
-	ldr q13, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_2_tbl_hi] /* tbl_hi = const() */
+	adrp x17, .Lzuc_lanesx2_neon_aes_3_tbl_hi
+	ldr q13, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_3_tbl_hi] /* tbl_hi = const() */
 	tbl v18.16b, {v13.16b}, v18.16b /* sb_s1_k_1_1_h = lookup16(tbl_hi, sb_s1_1_sr_hi) */
 	aese v28.16b, v18.16b /* sb_s1_1_aes = aese(sb_s1_k_1_1_l, sb_s1_k_1_1_h) */
 	and v18.16b, v28.16b, v22.16b /* sb_s1_1_aes_lo = and(sb_s1_1_aes, nibble_mask) */
 	ushr v28.16b, v28.16b, #4 /* sb_s1_1_aes_hi = shr(sb_s1_1_aes) */
 	str q31, [sp, #592] /* spill g1s5 */
-	adrp x17, .Lzuc_lanesx2_neon_aes_2_tbl_lo_1
-	ldr q31, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_2_tbl_lo_1] /* tbl_lo_1 = const() */
+	adrp x17, .Lzuc_lanesx2_neon_aes_3_tbl_lo_1
+	ldr q31, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_3_tbl_lo_1] /* tbl_lo_1 = const() */
 	tbl v18.16b, {v31.16b}, v18.16b /* sb_s1_1_l = lookup16(tbl_lo_1, sb_s1_1_aes_lo) */
 	str q14, [sp, #608] /* spill dbl_11 */
-	adrp x17, .Lzuc_lanesx2_neon_aes_2_tbl_hi_1
-	ldr q14, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_2_tbl_hi_1] /* tbl_hi_1 = const() */
+	adrp x17, .Lzuc_lanesx2_neon_aes_3_tbl_hi_1
+	ldr q14, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_3_tbl_hi_1] /* tbl_hi_1 = const() */
 	tbl v28.16b, {v14.16b}, v28.16b /* sb_s1_1_h = lookup16(tbl_hi_1, sb_s1_1_aes_hi) */
 	eor v18.16b, v18.16b, v28.16b /* sb_s1_1 = xor(sb_s1_1_l, sb_s1_1_h) */
 	trn2 v28.16b, v18.16b, v25.16b /* r1_1 = trn(sb_s1_1, sb_s0_1) */
@@ -7938,8 +11516,8 @@ _gcry_zuc_lanesx2_neon_aes_keystream_xor:
 	and v2.16b, v23.16b, v22.16b /* sb_s1_2_aes_lo = and(sb_s1_2_aes, nibble_mask) */
 	ushr v23.16b, v23.16b, #4 /* sb_s1_2_aes_hi = shr(sb_s1_2_aes) */
 	tbl v2.16b, {v31.16b}, v2.16b /* sb_s1_2_l = lookup16(tbl_lo_1, sb_s1_2_aes_lo) */
-	adrp x17, .Lzuc_lanesx2_neon_aes_2_tbl_hi_1
-	ldr q26, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_2_tbl_hi_1] /* tbl_hi_1 = const() */
+	adrp x17, .Lzuc_lanesx2_neon_aes_3_tbl_hi_1
+	ldr q26, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_3_tbl_hi_1] /* tbl_hi_1 = const() */
 	tbl v23.16b, {v26.16b}, v23.16b /* sb_s1_2_h = lookup16(tbl_hi_1, sb_s1_2_aes_hi) */
 	eor v2.16b, v2.16b, v23.16b /* sb_s1_2 = xor(sb_s1_2_l, sb_s1_2_h) */
 	trn2 v23.16b, v2.16b, v24.16b /* r1_2 = trn(sb_s1_2, sb_s0_2) */
@@ -11406,8 +14984,8 @@ _gcry_zuc_lanesx2_neon_aes_keystream_word:
 	str q27, [sp, #128] /* spill g1s1 */
 	add v27.4s, v23.4s, v23.4s /* dbl = add(g0s15, g0s15) */
 	str q20, [sp, #144] /* spill g0s12 */
-	adrp x17, .Lzuc_lanesx2_neon_aes_3_high16
-	ldr q20, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_3_high16] /* high16 = const() */
+	adrp x17, .Lzuc_lanesx2_neon_aes_4_high16
+	ldr q20, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_4_high16] /* high16 = const() */
 	str q16, [sp, #160] /* spill g0s8 */
 	mov v16.16b, v20.16b /* high16 */
 	bsl v16.16b, v27.16b, v22.16b /* x0 = bsl(high16, g0s14, dbl) */
@@ -11431,12 +15009,12 @@ _gcry_zuc_lanesx2_neon_aes_keystream_word:
 	eor v19.16b, v25.16b, v19.16b /* w2 = xor(g0r2, x2) */
 	ushr v22.4s, v19.4s, #16 /* l1in_r = shr(w2) */
 	sli v22.4s, v16.4s, #16 /* l1in = sli(l1in_r, w1) */
-	adrp x17, .Lzuc_lanesx2_neon_aes_3_rotl24
-	ldr q24, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_3_rotl24] /* rotl24 = const() */
+	adrp x17, .Lzuc_lanesx2_neon_aes_4_rotl24
+	ldr q24, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_4_rotl24] /* rotl24 = const() */
 	tbl v25.16b, {v22.16b}, v24.16b /* ur24 = lookup16(l1in, rotl24) */
 	str q6, [sp, #240] /* spill g0s6 */
-	adrp x17, .Lzuc_lanesx2_neon_aes_3_rotl8
-	ldr q6, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_3_rotl8] /* rotl8 = const() */
+	adrp x17, .Lzuc_lanesx2_neon_aes_4_rotl8
+	ldr q6, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_4_rotl8] /* rotl8 = const() */
 	str q5, [sp, #256] /* spill g0s5 */
 	tbl v5.16b, {v22.16b}, v6.16b /* ur8 = lookup16(l1in, rotl8) */
 	str q3, [sp, #272] /* spill g0s3 */
@@ -11459,51 +15037,51 @@ _gcry_zuc_lanesx2_neon_aes_keystream_word:
 	eor v5.16b, v5.16b, v16.16b /* v_acc = xor(l2in, vr8) */
 	eor v5.16b, v5.16b, v22.16b /* v = xor(v_acc, vr6) */
 	trn2 v16.16b, v5.16b, v3.16b /* sb_in_x = trn(v, u) */
-	adrp x17, .Lzuc_lanesx2_neon_aes_3_nibble_mask
-	ldr q19, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_3_nibble_mask] /* nibble_mask = const() */
+	adrp x17, .Lzuc_lanesx2_neon_aes_4_nibble_mask
+	ldr q19, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_4_nibble_mask] /* nibble_mask = const() */
 	and v22.16b, v16.16b, v19.16b /* sb_s0_xl = and(sb_in_x, nibble_mask) */
 	ushr v16.16b, v16.16b, #4 /* sb_s0_xh = shr(sb_in_x) */
-	adrp x17, .Lzuc_lanesx2_neon_aes_3_s0_p1
-	ldr q25, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_3_s0_p1] /* s0_p1 = const() */
+	adrp x17, .Lzuc_lanesx2_neon_aes_4_s0_p1
+	ldr q25, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_4_s0_p1] /* s0_p1 = const() */
 	tbl v25.16b, {v25.16b}, v22.16b /* sb_s0_p1 = lookup16(s0_p1, sb_s0_xl) */
 	eor v16.16b, v25.16b, v16.16b /* sb_s0_t = xor(sb_s0_p1, sb_s0_xh) */
-	adrp x17, .Lzuc_lanesx2_neon_aes_3_s0_p2
-	ldr q25, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_3_s0_p2] /* s0_p2 = const() */
+	adrp x17, .Lzuc_lanesx2_neon_aes_4_s0_p2
+	ldr q25, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_4_s0_p2] /* s0_p2 = const() */
 	tbl v25.16b, {v25.16b}, v16.16b /* sb_s0_p2 = lookup16(s0_p2, sb_s0_t) */
 	eor v22.16b, v25.16b, v22.16b /* sb_s0_ol = xor(sb_s0_p2, sb_s0_xl) */
-	adrp x17, .Lzuc_lanesx2_neon_aes_3_s0_p3_rot
-	ldr q25, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_3_s0_p3_rot] /* s0_p3_rot = const() */
+	adrp x17, .Lzuc_lanesx2_neon_aes_4_s0_p3_rot
+	ldr q25, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_4_s0_p3_rot] /* s0_p3_rot = const() */
 	tbl v22.16b, {v25.16b}, v22.16b /* sb_s0_p3 = lookup16(s0_p3_rot, sb_s0_ol) */
 	add v16.16b, v16.16b, v16.16b /* sb_s0_t2 = add(sb_s0_t, sb_s0_t) */
 	eor v16.16b, v22.16b, v16.16b /* sb_s0 = xor(sb_s0_p3, sb_s0_t2) */
 	trn1 v3.16b, v5.16b, v3.16b /* sb_in_y = trn(v, u) */
-	adrp x17, .Lzuc_lanesx2_neon_aes_3_inv_shift_rows
-	ldr q5, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_3_inv_shift_rows] /* inv_shift_rows = const() */
+	adrp x17, .Lzuc_lanesx2_neon_aes_4_inv_shift_rows
+	ldr q5, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_4_inv_shift_rows] /* inv_shift_rows = const() */
 	tbl v3.16b, {v3.16b}, v5.16b /* sb_s1_sr = lookup16(sb_in_y, inv_shift_rows) */
 	and v22.16b, v3.16b, v19.16b /* sb_s1_sr_lo = and(sb_s1_sr, nibble_mask) */
 	ushr v3.16b, v3.16b, #4 /* sb_s1_sr_hi = shr(sb_s1_sr) */
-	adrp x17, .Lzuc_lanesx2_neon_aes_3_tbl_lo
-	ldr q5, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_3_tbl_lo] /* tbl_lo = const() */
+	adrp x17, .Lzuc_lanesx2_neon_aes_4_tbl_lo
+	ldr q5, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_4_tbl_lo] /* tbl_lo = const() */
 	tbl v22.16b, {v5.16b}, v22.16b /* sb_s1_k_1_l = lookup16(tbl_lo, sb_s1_sr_lo) */
-	adrp x17, .Lzuc_lanesx2_neon_aes_3_tbl_hi
-	ldr q5, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_3_tbl_hi] /* tbl_hi = const() */
+	adrp x17, .Lzuc_lanesx2_neon_aes_4_tbl_hi
+	ldr q5, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_4_tbl_hi] /* tbl_hi = const() */
 	tbl v3.16b, {v5.16b}, v3.16b /* sb_s1_k_1_h = lookup16(tbl_hi, sb_s1_sr_hi) */
 	aese v22.16b, v3.16b /* sb_s1_aes = aese(sb_s1_k_1_l, sb_s1_k_1_h) */
 	and v3.16b, v22.16b, v19.16b /* sb_s1_aes_lo = and(sb_s1_aes, nibble_mask) */
 	ushr v22.16b, v22.16b, #4 /* sb_s1_aes_hi = shr(sb_s1_aes) */
-	adrp x17, .Lzuc_lanesx2_neon_aes_3_tbl_lo_1
-	ldr q5, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_3_tbl_lo_1] /* tbl_lo_1 = const() */
+	adrp x17, .Lzuc_lanesx2_neon_aes_4_tbl_lo_1
+	ldr q5, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_4_tbl_lo_1] /* tbl_lo_1 = const() */
 	tbl v3.16b, {v5.16b}, v3.16b /* sb_s1_l = lookup16(tbl_lo_1, sb_s1_aes_lo) */
-	adrp x17, .Lzuc_lanesx2_neon_aes_3_tbl_hi_1
-	ldr q5, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_3_tbl_hi_1] /* tbl_hi_1 = const() */
+	adrp x17, .Lzuc_lanesx2_neon_aes_4_tbl_hi_1
+	ldr q5, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_4_tbl_hi_1] /* tbl_hi_1 = const() */
 	tbl v22.16b, {v5.16b}, v22.16b /* sb_s1_h = lookup16(tbl_hi_1, sb_s1_aes_hi) */
 	eor v3.16b, v3.16b, v22.16b /* sb_s1 = xor(sb_s1_l, sb_s1_h) */
 	trn2 v22.16b, v3.16b, v16.16b /* r1 = trn(sb_s1, sb_s0) */
 	trn1 v3.16b, v3.16b, v16.16b /* r2 = trn(sb_s1, sb_s0) */
 	ushr v16.4s, v17.4s, #24 /* s0k_o_r = shr(dbl_3) */
 	sli v16.4s, v0.4s, #8 /* s0k_o = sli(s0k_o_r, g0s0) */
-	adrp x17, .Lzuc_lanesx2_neon_aes_3_modulus
-	ldr q17, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_3_modulus] /* modulus = const() */
+	adrp x17, .Lzuc_lanesx2_neon_aes_4_modulus
+	ldr q17, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_4_modulus] /* modulus = const() */
 	and v16.16b, v16.16b, v17.16b /* s0k = and(s0k_o, modulus) */
 	add v5.4s, v4.4s, v4.4s /* dbl_5 = add(g0s4, g0s4) */
 	ushr v5.4s, v5.4s, #12 /* s4k_o_r = shr(dbl_5) */
@@ -11522,8 +15100,8 @@ _gcry_zuc_lanesx2_neon_aes_keystream_word:
 	sli v27.4s, v23.4s, #15 /* s15k_o = sli(s15k_o_r, g0s15) */
 	and v27.16b, v27.16b, v17.16b /* s15k = and(s15k_o, modulus) */
 	add v5.4s, v16.4s, v5.4s /* fb0_s = add(s0k, s4k) */
-	adrp x17, .Lzuc_lanesx2_neon_aes_3_minus_modulus
-	ldr q16, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_3_minus_modulus] /* minus_modulus = const() */
+	adrp x17, .Lzuc_lanesx2_neon_aes_4_minus_modulus
+	ldr q16, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_4_minus_modulus] /* minus_modulus = const() */
 	add v17.4s, v5.4s, v16.4s /* fb0_p = add(fb0_s, minus_modulus) */
 	umin v5.4s, v5.4s, v17.4s /* fb0 = minu(fb0_s, fb0_p) */
 	add v3.4s, v25.4s, v3.4s /* fb0_s_1 = add(s10k, s13k) */
@@ -11581,47 +15159,47 @@ _gcry_zuc_lanesx2_neon_aes_keystream_word:
 	trn2 v6.16b, v5.16b, v16.16b /* sb_in_x_1 = trn(v_1, u_1) */
 	and v17.16b, v6.16b, v19.16b /* sb_s0_xl_1 = and(sb_in_x_1, nibble_mask) */
 	ushr v6.16b, v6.16b, #4 /* sb_s0_xh_1 = shr(sb_in_x_1) */
-	adrp x17, .Lzuc_lanesx2_neon_aes_3_s0_p1
-	ldr q24, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_3_s0_p1] /* s0_p1 = const() */
+	adrp x17, .Lzuc_lanesx2_neon_aes_4_s0_p1
+	ldr q24, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_4_s0_p1] /* s0_p1 = const() */
 	tbl v24.16b, {v24.16b}, v17.16b /* sb_s0_p1_1 = lookup16(s0_p1, sb_s0_xl_1) */
 	eor v6.16b, v24.16b, v6.16b /* sb_s0_t_1 = xor(sb_s0_p1_1, sb_s0_xh_1) */
-	adrp x17, .Lzuc_lanesx2_neon_aes_3_s0_p2
-	ldr q24, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_3_s0_p2] /* s0_p2 = const() */
+	adrp x17, .Lzuc_lanesx2_neon_aes_4_s0_p2
+	ldr q24, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_4_s0_p2] /* s0_p2 = const() */
 	tbl v24.16b, {v24.16b}, v6.16b /* sb_s0_p2_1 = lookup16(s0_p2, sb_s0_t_1) */
 	eor v17.16b, v24.16b, v17.16b /* sb_s0_ol_1 = xor(sb_s0_p2_1, sb_s0_xl_1) */
-	adrp x17, .Lzuc_lanesx2_neon_aes_3_s0_p3_rot
-	ldr q24, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_3_s0_p3_rot] /* s0_p3_rot = const() */
+	adrp x17, .Lzuc_lanesx2_neon_aes_4_s0_p3_rot
+	ldr q24, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_4_s0_p3_rot] /* s0_p3_rot = const() */
 	tbl v17.16b, {v24.16b}, v17.16b /* sb_s0_p3_1 = lookup16(s0_p3_rot, sb_s0_ol_1) */
 	add v6.16b, v6.16b, v6.16b /* sb_s0_t2_1 = add(sb_s0_t_1, sb_s0_t_1) */
 	eor v6.16b, v17.16b, v6.16b /* sb_s0_1 = xor(sb_s0_p3_1, sb_s0_t2_1) */
 	trn1 v5.16b, v5.16b, v16.16b /* sb_in_y_1 = trn(v_1, u_1) */
-	adrp x17, .Lzuc_lanesx2_neon_aes_3_inv_shift_rows
-	ldr q16, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_3_inv_shift_rows] /* inv_shift_rows = const() */
+	adrp x17, .Lzuc_lanesx2_neon_aes_4_inv_shift_rows
+	ldr q16, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_4_inv_shift_rows] /* inv_shift_rows = const() */
 	tbl v5.16b, {v5.16b}, v16.16b /* sb_s1_1_sr = lookup16(sb_in_y_1, inv_shift_rows) */
 	and v16.16b, v5.16b, v19.16b /* sb_s1_1_sr_lo = and(sb_s1_1_sr, nibble_mask) */
 	ushr v5.16b, v5.16b, #4 /* sb_s1_1_sr_hi = shr(sb_s1_1_sr) */
-	adrp x17, .Lzuc_lanesx2_neon_aes_3_tbl_lo
-	ldr q17, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_3_tbl_lo] /* tbl_lo = const() */
+	adrp x17, .Lzuc_lanesx2_neon_aes_4_tbl_lo
+	ldr q17, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_4_tbl_lo] /* tbl_lo = const() */
 	tbl v16.16b, {v17.16b}, v16.16b /* sb_s1_k_1_1_l = lookup16(tbl_lo, sb_s1_1_sr_lo) */
-	adrp x17, .Lzuc_lanesx2_neon_aes_3_tbl_hi
-	ldr q17, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_3_tbl_hi] /* tbl_hi = const() */
+	adrp x17, .Lzuc_lanesx2_neon_aes_4_tbl_hi
+	ldr q17, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_4_tbl_hi] /* tbl_hi = const() */
 	tbl v5.16b, {v17.16b}, v5.16b /* sb_s1_k_1_1_h = lookup16(tbl_hi, sb_s1_1_sr_hi) */
 	aese v16.16b, v5.16b /* sb_s1_1_aes = aese(sb_s1_k_1_1_l, sb_s1_k_1_1_h) */
 	and v5.16b, v16.16b, v19.16b /* sb_s1_1_aes_lo = and(sb_s1_1_aes, nibble_mask) */
 	ushr v16.16b, v16.16b, #4 /* sb_s1_1_aes_hi = shr(sb_s1_1_aes) */
-	adrp x17, .Lzuc_lanesx2_neon_aes_3_tbl_lo_1
-	ldr q17, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_3_tbl_lo_1] /* tbl_lo_1 = const() */
+	adrp x17, .Lzuc_lanesx2_neon_aes_4_tbl_lo_1
+	ldr q17, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_4_tbl_lo_1] /* tbl_lo_1 = const() */
 	tbl v5.16b, {v17.16b}, v5.16b /* sb_s1_1_l = lookup16(tbl_lo_1, sb_s1_1_aes_lo) */
-	adrp x17, .Lzuc_lanesx2_neon_aes_3_tbl_hi_1
-	ldr q17, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_3_tbl_hi_1] /* tbl_hi_1 = const() */
+	adrp x17, .Lzuc_lanesx2_neon_aes_4_tbl_hi_1
+	ldr q17, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_4_tbl_hi_1] /* tbl_hi_1 = const() */
 	tbl v16.16b, {v17.16b}, v16.16b /* sb_s1_1_h = lookup16(tbl_hi_1, sb_s1_1_aes_hi) */
 	eor v5.16b, v5.16b, v16.16b /* sb_s1_1 = xor(sb_s1_1_l, sb_s1_1_h) */
 	trn2 v16.16b, v5.16b, v6.16b /* r1_1 = trn(sb_s1_1, sb_s0_1) */
 	trn1 v5.16b, v5.16b, v6.16b /* r2_1 = trn(sb_s1_1, sb_s0_1) */
 	ushr v6.4s, v25.4s, #24 /* s0k_o_1_r = shr(dbl_12) */
 	sli v6.4s, v26.4s, #8 /* s0k_o_1 = sli(s0k_o_1_r, g1s0) */
-	adrp x17, .Lzuc_lanesx2_neon_aes_3_modulus
-	ldr q17, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_3_modulus] /* modulus = const() */
+	adrp x17, .Lzuc_lanesx2_neon_aes_4_modulus
+	ldr q17, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_4_modulus] /* modulus = const() */
 	and v6.16b, v6.16b, v17.16b /* s0k_1 = and(s0k_o_1, modulus) */
 	add v19.4s, v30.4s, v30.4s /* dbl_14 = add(g1s4, g1s4) */
 	ushr v19.4s, v19.4s, #12 /* s4k_o_1_r = shr(dbl_14) */
@@ -11639,8 +15217,8 @@ _gcry_zuc_lanesx2_neon_aes_keystream_word:
 	sli v3.4s, v10.4s, #15 /* s15k_o_1 = sli(s15k_o_1_r, g1s15) */
 	and v3.16b, v3.16b, v17.16b /* s15k_1 = and(s15k_o_1, modulus) */
 	add v6.4s, v6.4s, v19.4s /* fb0_s_2 = add(s0k_1, s4k_1) */
-	adrp x17, .Lzuc_lanesx2_neon_aes_3_minus_modulus
-	ldr q17, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_3_minus_modulus] /* minus_modulus = const() */
+	adrp x17, .Lzuc_lanesx2_neon_aes_4_minus_modulus
+	ldr q17, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_4_minus_modulus] /* minus_modulus = const() */
 	add v19.4s, v6.4s, v17.4s /* fb0_p_2 = add(fb0_s_2, minus_modulus) */
 	umin v6.4s, v6.4s, v19.4s /* fb0_2 = minu(fb0_s_2, fb0_p_2) */
 	add v19.4s, v24.4s, v25.4s /* fb0_s_3 = add(s10k_1, s13k_1) */
@@ -11744,13 +15322,13 @@ _gcry_zuc_lanesx2_neon_aes_mac_fold:
 	ldr q0, [x1] /* msg_1 = load() */
 	rbit v0.16b, v0.16b /* m = rbit(msg_1) */
 	ldr q1, [x2] /* ks0 = load() */
-	adrp x17, .Lzuc_lanesx2_neon_aes_4_reverse16
-	ldr q2, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_4_reverse16] /* reverse16 = const() */
+	adrp x17, .Lzuc_lanesx2_neon_aes_5_reverse16
+	ldr q2, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_5_reverse16] /* reverse16 = const() */
 	tbl v1.16b, {v1.16b}, v2.16b /* k0 = lookup16(ks0, reverse16) */
 	ldur q3, [x2, #8] /* ks1 = load() */
 	tbl v3.16b, {v3.16b}, v2.16b /* k1 = lookup16(ks1, reverse16) */
-	adrp x17, .Lzuc_lanesx2_neon_aes_4_swap_qwords
-	ldr q4, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_4_swap_qwords] /* swap_qwords = const() */
+	adrp x17, .Lzuc_lanesx2_neon_aes_5_swap_qwords
+	ldr q4, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_5_swap_qwords] /* swap_qwords = const() */
 	tbl v5.16b, {v0.16b}, v4.16b /* m_swap = lookup16(m, swap_qwords) */
 	pmull2 v6.1q, v5.2d, v1.2d /* p0 = clmul(m_swap, k0) */
 	pmull2 v7.1q, v0.2d, v3.2d /* p0_1 = clmul(m, k1) */
@@ -12093,15 +15671,15 @@ _gcry_zuc_lanesx2_neon_aes_mac_fold_wide:
 	ldr q0, [x1] /* msg_1 = load() */
 	rbit v0.16b, v0.16b /* m = rbit(msg_1) */
 	ldr q1, [x2] /* ks0 = load() */
-	adrp x17, .Lzuc_lanesx2_neon_aes_5_reverse16
-	ldr q2, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_5_reverse16] /* reverse16 = const() */
+	adrp x17, .Lzuc_lanesx2_neon_aes_6_reverse16
+	ldr q2, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_6_reverse16] /* reverse16 = const() */
 	tbl v1.16b, {v1.16b}, v2.16b /* k0 = lookup16(ks0, reverse16) */
 	ldur q3, [x2, #8] /* ks1 = load() */
 	tbl v3.16b, {v3.16b}, v2.16b /* k1 = lookup16(ks1, reverse16) */
 	ldr q4, [x2, #16] /* ks2 = load() */
 	tbl v4.16b, {v4.16b}, v2.16b /* k2 = lookup16(ks2, reverse16) */
-	adrp x17, .Lzuc_lanesx2_neon_aes_5_swap_qwords
-	ldr q5, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_5_swap_qwords] /* swap_qwords = const() */
+	adrp x17, .Lzuc_lanesx2_neon_aes_6_swap_qwords
+	ldr q5, [x17, #:lo12:.Lzuc_lanesx2_neon_aes_6_swap_qwords] /* swap_qwords = const() */
 	tbl v6.16b, {v0.16b}, v5.16b /* m_swap = lookup16(m, swap_qwords) */
 	pmull2 v7.1q, v6.2d, v1.2d /* p0 = clmul(m_swap, k0) */
 	pmull2 v16.1q, v0.2d, v3.2d /* p0_1 = clmul(m, k1) */
@@ -12916,17 +16494,89 @@ SECTION_RODATA
 .Lzuc_lanesx2_neon_aes_3_minus_modulus:
 	.byte 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80
 
-/* reverse16: byte i <- byte 15 - i: 16 keystream bytes to (K1, K0) */
+/* high16: high 16 bits of every 32-bit word */
 SECTION_RODATA
 	.balign 16
-.Lzuc_lanesx2_neon_aes_4_reverse16:
-	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
+.Lzuc_lanesx2_neon_aes_4_high16:
+	.byte 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff
 
-/* swap_qwords: the two 64-bit halves exchanged */
+/* rotl24: rotate each 32-bit word left by 24 (byte shuffle) */
 SECTION_RODATA
 	.balign 16
-.Lzuc_lanesx2_neon_aes_4_swap_qwords:
-	.byte 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07
+.Lzuc_lanesx2_neon_aes_4_rotl24:
+	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
+
+/* rotl8: rotate each 32-bit word left by 8 (byte shuffle) */
+SECTION_RODATA
+	.balign 16
+.Lzuc_lanesx2_neon_aes_4_rotl8:
+	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
+
+/* nibble_mask: low nibble of every byte */
+SECTION_RODATA
+	.balign 16
+.Lzuc_lanesx2_neon_aes_4_nibble_mask:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* s0_p1: S0 Feistel round 1: P1 (gen/specs/zuc.py) */
+SECTION_RODATA
+	.balign 16
+.Lzuc_lanesx2_neon_aes_4_s0_p1:
+	.byte 0x09, 0x0f, 0x00, 0x0e, 0x0f, 0x0f, 0x02, 0x0a, 0x00, 0x04, 0x00, 0x0c, 0x07, 0x05, 0x03, 0x09
+
+/* s0_p2: S0 Feistel round 2: P2 */
+SECTION_RODATA
+	.balign 16
+.Lzuc_lanesx2_neon_aes_4_s0_p2:
+	.byte 0x08, 0x0d, 0x06, 0x05, 0x07, 0x00, 0x0c, 0x04, 0x0b, 0x01, 0x0e, 0x0a, 0x0f, 0x03, 0x09, 0x02
+
+/* s0_p3_rot: S0 round 3 with the final rotation folded in: rotl8(v, 5) ^ (P3[v] << 1) */
+SECTION_RODATA
+	.balign 16
+.Lzuc_lanesx2_neon_aes_4_s0_p3_rot:
+	.byte 0x04, 0x2c, 0x54, 0x6c, 0x80, 0xba, 0xd4, 0xfe, 0x07, 0x27, 0x5b, 0x6b, 0x81, 0xb3, 0xd9, 0xfb
+
+/* inv_shift_rows: inverse ShiftRows (AESE's ShiftRows undone) */
+SECTION_RODATA
+	.balign 16
+.Lzuc_lanesx2_neon_aes_4_inv_shift_rows:
+	.byte 0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03
+
+/* tbl_lo: S1 inner map K (isomorphism #0: ZUC field to AES field): low-nibble table (constant folded in) */
+SECTION_RODATA
+	.balign 16
+.Lzuc_lanesx2_neon_aes_4_tbl_lo:
+	.byte 0x00, 0x01, 0x32, 0x33, 0x73, 0x72, 0x41, 0x40, 0x75, 0x74, 0x47, 0x46, 0x06, 0x07, 0x34, 0x35
+
+/* tbl_hi: S1 inner map K (isomorphism #0: ZUC field to AES field): high-nibble table */
+SECTION_RODATA
+	.balign 16
+.Lzuc_lanesx2_neon_aes_4_tbl_hi:
+	.byte 0x00, 0xd9, 0xe8, 0x31, 0xcd, 0x14, 0x25, 0xfc, 0x2d, 0xf4, 0xc5, 0x1c, 0xe0, 0x39, 0x08, 0xd1
+
+/* tbl_lo_1: S1 outer map M·K^-1, constant 0x55, after undoing SubBytes' affine map: low-nibble table (constant folded in) */
+SECTION_RODATA
+	.balign 16
+.Lzuc_lanesx2_neon_aes_4_tbl_lo_1:
+	.byte 0xfe, 0xb1, 0x6e, 0x21, 0xb5, 0xfa, 0x25, 0x6a, 0xc9, 0x86, 0x59, 0x16, 0x82, 0xcd, 0x12, 0x5d
+
+/* tbl_hi_1: S1 outer map M·K^-1, constant 0x55, after undoing SubBytes' affine map: high-nibble table */
+SECTION_RODATA
+	.balign 16
+.Lzuc_lanesx2_neon_aes_4_tbl_hi_1:
+	.byte 0x00, 0x34, 0x42, 0x76, 0x36, 0x02, 0x74, 0x40, 0x66, 0x52, 0x24, 0x10, 0x50, 0x64, 0x12, 0x26
+
+/* modulus: 2^31 - 1 in every word */
+SECTION_RODATA
+	.balign 16
+.Lzuc_lanesx2_neon_aes_4_modulus:
+	.byte 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f
+
+/* minus_modulus: -(2^31 - 1) mod 2^32 in every word */
+SECTION_RODATA
+	.balign 16
+.Lzuc_lanesx2_neon_aes_4_minus_modulus:
+	.byte 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80
 
 /* reverse16: byte i <- byte 15 - i: 16 keystream bytes to (K1, K0) */
 SECTION_RODATA
@@ -12938,6 +16588,18 @@ SECTION_RODATA
 SECTION_RODATA
 	.balign 16
 .Lzuc_lanesx2_neon_aes_5_swap_qwords:
+	.byte 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07
+
+/* reverse16: byte i <- byte 15 - i: 16 keystream bytes to (K1, K0) */
+SECTION_RODATA
+	.balign 16
+.Lzuc_lanesx2_neon_aes_6_reverse16:
+	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
+
+/* swap_qwords: the two 64-bit halves exchanged */
+SECTION_RODATA
+	.balign 16
+.Lzuc_lanesx2_neon_aes_6_swap_qwords:
 	.byte 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07
 
 #endif /* __aarch64__ */

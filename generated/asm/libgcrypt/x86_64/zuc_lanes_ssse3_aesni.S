@@ -8,16 +8,16 @@
 
 	.text
 
-/* _gcry_zuc_lanes_ssse3_aesni_init: zuc_init128, 1 argument
+/* _gcry_zuc_lanes_ssse3_aesni_init_more: zuc_init_more128, 1 argument
  *   %rdi: state
  *   %rsi: r, the loop count
  *   xmm0-15: vectors, as allocated (16 used)
  *   frame: 576 bytes (36 spill slots of 16 bytes)
  */
-	.globl _gcry_zuc_lanes_ssse3_aesni_init
-ELF(.type _gcry_zuc_lanes_ssse3_aesni_init,@function;)
+	.globl _gcry_zuc_lanes_ssse3_aesni_init_more
+ELF(.type _gcry_zuc_lanes_ssse3_aesni_init_more,@function;)
 	.align 32
-_gcry_zuc_lanes_ssse3_aesni_init:
+_gcry_zuc_lanes_ssse3_aesni_init_more:
 	CFI_STARTPROC();
 	push %rbp
 	CFI_PUSH(%rbp);
@@ -26,7 +26,7 @@ _gcry_zuc_lanes_ssse3_aesni_init:
 	and $-64, %rsp
 	sub $576, %rsp
 
-	/* Load the loaded key and IV of 4 lanes; R1 = R2 = 0. */
+	/* Load the state of 4 lanes. */
 	movdqu (%rdi), %xmm0 /* g0s0 = load() */
 	movdqu 16(%rdi), %xmm1 /* g0s1 = load() */
 	movdqu 32(%rdi), %xmm2 /* g0s2 = load() */
@@ -3188,8 +3188,3222 @@ _gcry_zuc_lanes_ssse3_aesni_init:
 	movdqa %xmm1, %xmm14 /* g0s14_1.3 */
 	movdqa %xmm12, %xmm15 /* g0r2_1.3 */
 	add $1, %rsi
-	cmp $2, %rsi
+	cmp $1, %rsi
 	jne .Lzuc_lanes_ssse3_aesni_0_loop_r0
+
+	/* Store the state. */
+	movdqu %xmm0, (%rdi) /* store g0s0_1 */
+	movdqa 16(%rsp), %xmm0 /* reload g0s1_1.2 */
+	movdqu %xmm0, 16(%rdi) /* store g0s1_1 */
+	movdqa 48(%rsp), %xmm0 /* reload g0s2_1.2 */
+	movdqu %xmm0, 32(%rdi) /* store g0s2_1 */
+	movdqa 32(%rsp), %xmm0 /* reload g0s3_1.2 */
+	movdqu %xmm0, 48(%rdi) /* store g0s3_1 */
+	movdqu %xmm4, 64(%rdi) /* store g0s4_1 */
+	movdqu %xmm5, 80(%rdi) /* store g0s5_1 */
+	movdqa 0(%rsp), %xmm0 /* reload g0s6_1.2 */
+	movdqu %xmm0, 96(%rdi) /* store g0s6_1 */
+	movdqu %xmm7, 112(%rdi) /* store g0s7_1 */
+	movdqa 64(%rsp), %xmm0 /* reload g0s8_1.2 */
+	movdqu %xmm0, 128(%rdi) /* store g0s8_1 */
+	movdqu %xmm9, 144(%rdi) /* store g0s9_1 */
+	movdqu %xmm10, 160(%rdi) /* store g0s10_1 */
+	movdqu %xmm11, 176(%rdi) /* store g0s11_1 */
+	movdqa 80(%rsp), %xmm0 /* reload g0s12_1.2 */
+	movdqu %xmm0, 192(%rdi) /* store g0s12_1 */
+	movdqu %xmm13, 208(%rdi) /* store g0s13_1 */
+	movdqu %xmm14, 224(%rdi) /* store g0s14_1 */
+	movdqu %xmm3, 240(%rdi) /* store g0s15_1 */
+	movdqu %xmm2, 256(%rdi) /* store g0r1_1 */
+	movdqu %xmm15, 272(%rdi) /* store g0r2_1 */
+	leave
+	CFI_LEAVE();
+	ret_spec_stop;
+	CFI_ENDPROC();
+ELF(.size _gcry_zuc_lanes_ssse3_aesni_init_more,.-_gcry_zuc_lanes_ssse3_aesni_init_more;)
+
+/* _gcry_zuc_lanes_ssse3_aesni_init: zuc_init128, 1 argument
+ *   %rdi: state
+ *   %rsi: r, the loop count
+ *   xmm0-15: vectors, as allocated (16 used)
+ *   frame: 576 bytes (36 spill slots of 16 bytes)
+ */
+	.globl _gcry_zuc_lanes_ssse3_aesni_init
+ELF(.type _gcry_zuc_lanes_ssse3_aesni_init,@function;)
+	.align 32
+_gcry_zuc_lanes_ssse3_aesni_init:
+	CFI_STARTPROC();
+	push %rbp
+	CFI_PUSH(%rbp);
+	mov %rsp, %rbp
+	CFI_DEF_CFA_REGISTER(%rbp);
+	and $-64, %rsp
+	sub $576, %rsp
+
+	/* Load the state of 4 lanes. */
+	movdqu (%rdi), %xmm0 /* g0s0 = load() */
+	movdqu 16(%rdi), %xmm1 /* g0s1 = load() */
+	movdqu 32(%rdi), %xmm2 /* g0s2 = load() */
+	movdqu 48(%rdi), %xmm3 /* g0s3 = load() */
+	movdqu 64(%rdi), %xmm4 /* g0s4 = load() */
+	movdqu 80(%rdi), %xmm5 /* g0s5 = load() */
+	movdqu 96(%rdi), %xmm6 /* g0s6 = load() */
+	movdqu 112(%rdi), %xmm7 /* g0s7 = load() */
+	movdqu 128(%rdi), %xmm8 /* g0s8 = load() */
+	movdqu 144(%rdi), %xmm9 /* g0s9 = load() */
+	movdqu 160(%rdi), %xmm10 /* g0s10 = load() */
+	movdqu 176(%rdi), %xmm11 /* g0s11 = load() */
+	movdqu 192(%rdi), %xmm12 /* g0s12 = load() */
+	movdqu 208(%rdi), %xmm13 /* g0s13 = load() */
+	movdqu 224(%rdi), %xmm14 /* g0s14 = load() */
+	movdqu 240(%rdi), %xmm15 /* g0s15 = load() */
+	movdqa %xmm15, 0(%rsp) /* spill g0s15 */
+	movdqu 256(%rdi), %xmm15 /* g0r1 = load() */
+	movdqa %xmm15, 16(%rsp) /* spill g0r1 */
+	movdqu 272(%rdi), %xmm15 /* g0r2 = load() */
+	movdqa %xmm3, 32(%rsp) /* spill g0s3_1.2 */
+	movdqa 0(%rsp), %xmm3 /* reload g0s15_1.2 */
+	movdqa %xmm2, 48(%rsp) /* spill g0s2_1.2 */
+	movdqa 16(%rsp), %xmm2 /* reload g0r1_1.2 */
+	movdqa %xmm1, 16(%rsp) /* spill g0s1_1.2 */
+	movdqa %xmm6, 0(%rsp) /* spill g0s6_1.2 */
+	movdqa %xmm8, 64(%rsp) /* spill g0s8_1.2 */
+	movdqa %xmm12, 80(%rsp) /* spill g0s12_1.2 */
+	xor %rsi, %rsi
+	.p2align 4
+.Lzuc_lanes_ssse3_aesni_1_loop_r0:
+
+	/* Initialisation round 16r+0, lanes 0..: s16 = feedback + (W >> 1). */
+	movdqa %xmm3, %xmm1 /* g0s15_1.2 */
+	paddd %xmm3, %xmm1 /* dbl = add(g0s15_1, g0s15_1) */
+	movdqa %xmm1, %xmm6 /* dbl */
+	pand .Lzuc_lanes_ssse3_aesni_1_high16(%rip), %xmm6 /* x0_b = and(dbl, high16) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_high16(%rip), %xmm8 /* high16 = const() */
+	movdqa %xmm8, %xmm12 /* high16 */
+	pandn %xmm14, %xmm12 /* x0_a = andnot(high16, g0s14_1) */
+	por %xmm12, %xmm6 /* x0 = or(x0_b, x0_a) */
+	movdqa %xmm9, %xmm12 /* g0s9_1.2 */
+	paddd %xmm9, %xmm12 /* dbl_1 = add(g0s9_1, g0s9_1) */
+	movdqa %xmm9, 96(%rsp) /* spill g0s9_1.2 */
+	movdqa %xmm11, %xmm9 /* g0s11_1.2 */
+	pslld $16, %xmm9 /* x1_l = shl(g0s11_1) */
+	movdqa %xmm12, %xmm8 /* dbl_1 */
+	psrld $16, %xmm8 /* x1_r = shr(dbl_1) */
+	por %xmm8, %xmm9 /* x1 = or(x1_l, x1_r) */
+	movdqa %xmm5, %xmm8 /* g0s5_1.2 */
+	paddd %xmm5, %xmm8 /* dbl_2 = add(g0s5_1, g0s5_1) */
+	movdqa %xmm12, 112(%rsp) /* spill dbl_1 */
+	movdqa %xmm7, %xmm12 /* g0s7_1.2 */
+	pslld $16, %xmm12 /* x2_l = shl(g0s7_1) */
+	movdqa %xmm7, 128(%rsp) /* spill g0s7_1.2 */
+	movdqa %xmm8, %xmm7 /* dbl_2 */
+	psrld $16, %xmm7 /* x2_r = shr(dbl_2) */
+	por %xmm7, %xmm12 /* x2 = or(x2_l, x2_r) */
+	pxor %xmm2, %xmm6 /* x0r1 = xor(x0, g0r1_1) */
+	paddd %xmm15, %xmm6 /* w = add(x0r1, g0r2_1) */
+	paddd %xmm9, %xmm2 /* w1 = add(g0r1_1, x1) */
+	pxor %xmm12, %xmm15 /* w2 = xor(g0r2_1, x2) */
+	movdqa %xmm2, %xmm7 /* w1 */
+	pslld $16, %xmm7 /* l1in_l = shl(w1) */
+	movdqa %xmm15, %xmm12 /* w2 */
+	psrld $16, %xmm12 /* l1in_r = shr(w2) */
+	por %xmm12, %xmm7 /* l1in = or(l1in_l, l1in_r) */
+	movdqa %xmm7, %xmm12 /* l1in */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl24(%rip), %xmm12 /* ur24 = lookup16(l1in, rotl24) */
+	movdqa %xmm9, 144(%rsp) /* spill x1 */
+	movdqa %xmm7, %xmm9 /* l1in */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl8(%rip), %xmm9 /* ur8 = lookup16(l1in, rotl8) */
+	movdqa %xmm14, 160(%rsp) /* spill g0s14_1.2 */
+	movdqa %xmm7, %xmm14 /* l1in */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl16(%rip), %xmm14 /* ur16 = lookup16(l1in, rotl16) */
+	movdqa %xmm11, 176(%rsp) /* spill g0s11_1.2 */
+	movdqa %xmm7, %xmm11 /* l1in */
+	pxor %xmm9, %xmm11 /* ug_acc = xor(l1in, ur8) */
+	pxor %xmm14, %xmm11 /* ug = xor(ug_acc, ur16) */
+	movdqa %xmm11, %xmm9 /* ug */
+	pslld $2, %xmm9 /* ur2_l = shl(ug) */
+	psrld $30, %xmm11 /* ur2_r = shr(ug) */
+	por %xmm11, %xmm9 /* ur2 = or(ur2_l, ur2_r) */
+	pxor %xmm12, %xmm7 /* u_acc = xor(l1in, ur24) */
+	pxor %xmm9, %xmm7 /* u = xor(u_acc, ur2) */
+	pslld $16, %xmm15 /* l2in_l = shl(w2) */
+	psrld $16, %xmm2 /* l2in_r = shr(w1) */
+	por %xmm2, %xmm15 /* l2in = or(l2in_l, l2in_r) */
+	movdqa %xmm15, %xmm2 /* l2in */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl8(%rip), %xmm2 /* vr8 = lookup16(l2in, rotl8) */
+	movdqa %xmm15, %xmm9 /* l2in */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl16(%rip), %xmm9 /* vr16 = lookup16(l2in, rotl16) */
+	movdqa %xmm15, %xmm11 /* l2in */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl24(%rip), %xmm11 /* vr24 = lookup16(l2in, rotl24) */
+	movdqa %xmm2, %xmm12 /* vr8 */
+	pxor %xmm9, %xmm12 /* vg_acc = xor(vr8, vr16) */
+	pxor %xmm11, %xmm12 /* vg = xor(vg_acc, vr24) */
+	movdqa %xmm12, %xmm9 /* vg */
+	pslld $6, %xmm9 /* vr6_l = shl(vg) */
+	psrld $26, %xmm12 /* vr6_r = shr(vg) */
+	por %xmm12, %xmm9 /* vr6 = or(vr6_l, vr6_r) */
+	pxor %xmm2, %xmm15 /* v_acc = xor(l2in, vr8) */
+	pxor %xmm9, %xmm15 /* v = xor(v_acc, vr6) */
+	movdqa %xmm15, %xmm2 /* v */
+	psrlw $8, %xmm2 /* sb_in_x_sh = shr(v) */
+	movdqa %xmm7, %xmm9 /* u */
+	pand .Lzuc_lanes_ssse3_aesni_1_odd_bytes(%rip), %xmm9 /* sb_in_x_b = and(u, odd_bytes) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_odd_bytes(%rip), %xmm11 /* odd_bytes = const() */
+	movdqa %xmm11, %xmm12 /* odd_bytes */
+	pandn %xmm2, %xmm12 /* sb_in_x_a = andnot(odd_bytes, sb_in_x_sh) */
+	por %xmm12, %xmm9 /* sb_in_x = or(sb_in_x_b, sb_in_x_a) */
+	movdqa %xmm9, %xmm2 /* sb_in_x */
+	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm2 /* sb_s0_xl = and(sb_in_x, nibble_mask) */
+	psrlw $4, %xmm9 /* sb_s0_xs = shr(sb_in_x) */
+	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm9 /* sb_s0_xh = and(sb_s0_xs, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_s0_p1(%rip), %xmm12 /* s0_p1 = const() */
+	movdqa %xmm12, %xmm14 /* s0_p1 */
+	pshufb %xmm2, %xmm14 /* sb_s0_p1 = lookup16(s0_p1, sb_s0_xl) */
+	pxor %xmm9, %xmm14 /* sb_s0_t = xor(sb_s0_p1, sb_s0_xh) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_s0_p2(%rip), %xmm9 /* s0_p2 = const() */
+	movdqa %xmm9, %xmm12 /* s0_p2 */
+	pshufb %xmm14, %xmm12 /* sb_s0_p2 = lookup16(s0_p2, sb_s0_t) */
+	pxor %xmm2, %xmm12 /* sb_s0_ol = xor(sb_s0_p2, sb_s0_xl) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_s0_p3_rot(%rip), %xmm2 /* s0_p3_rot = const() */
+	movdqa %xmm2, %xmm9 /* s0_p3_rot */
+	pshufb %xmm12, %xmm9 /* sb_s0_p3 = lookup16(s0_p3_rot, sb_s0_ol) */
+	paddb %xmm14, %xmm14 /* sb_s0_t2 = add(sb_s0_t, sb_s0_t) */
+	pxor %xmm14, %xmm9 /* sb_s0 = xor(sb_s0_p3, sb_s0_t2) */
+	psllw $8, %xmm7 /* sb_in_y_sh = shl(u) */
+	pand %xmm11, %xmm7 /* sb_in_y_b = and(sb_in_y_sh, odd_bytes) */
+	movdqa %xmm11, %xmm12 /* odd_bytes */
+	pandn %xmm15, %xmm12 /* sb_in_y_a = andnot(odd_bytes, v) */
+	por %xmm12, %xmm7 /* sb_in_y = or(sb_in_y_b, sb_in_y_a) */
+	movdqa %xmm7, %xmm12 /* sb_in_y */
+	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm12 /* sb_in_y_lo = and(sb_in_y, nibble_mask) */
+	psrlw $4, %xmm7 /* sb_in_y_sh_1 = shr(sb_in_y) */
+	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm7 /* sb_in_y_hi = and(sb_in_y_sh_1, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_lo(%rip), %xmm14 /* tbl_lo = const() */
+	movdqa %xmm14, %xmm15 /* tbl_lo */
+	pshufb %xmm12, %xmm15 /* sb_s1_k_l = lookup16(tbl_lo, sb_in_y_lo) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_hi(%rip), %xmm12 /* tbl_hi = const() */
+	movdqa %xmm12, %xmm14 /* tbl_hi */
+	pshufb %xmm7, %xmm14 /* sb_s1_k_h = lookup16(tbl_hi, sb_in_y_hi) */
+	pxor %xmm14, %xmm15 /* sb_s1_k = xor(sb_s1_k_l, sb_s1_k_h) */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_inv_shift_rows(%rip), %xmm15 /* sb_s1_sr = lookup16(sb_s1_k, inv_shift_rows) */
+	aesenclast .Lzuc_lanes_ssse3_aesni_1_aes_cancel_key(%rip), %xmm15 /* sb_s1_aes = aesenclast(sb_s1_sr, aes_cancel_key) */
+	movdqa %xmm15, %xmm7 /* sb_s1_aes */
+	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm7 /* sb_s1_aes_lo = and(sb_s1_aes, nibble_mask) */
+	psrlw $4, %xmm15 /* sb_s1_aes_sh = shr(sb_s1_aes) */
+	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm15 /* sb_s1_aes_hi = and(sb_s1_aes_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_lo_1(%rip), %xmm14 /* tbl_lo_1 = const() */
+	movdqa %xmm14, %xmm12 /* tbl_lo_1 */
+	pshufb %xmm7, %xmm12 /* sb_s1_l = lookup16(tbl_lo_1, sb_s1_aes_lo) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_hi_1(%rip), %xmm7 /* tbl_hi_1 = const() */
+	movdqa %xmm7, %xmm14 /* tbl_hi_1 */
+	pshufb %xmm15, %xmm14 /* sb_s1_h = lookup16(tbl_hi_1, sb_s1_aes_hi) */
+	pxor %xmm14, %xmm12 /* sb_s1 = xor(sb_s1_l, sb_s1_h) */
+	movdqa %xmm12, %xmm14 /* sb_s1 */
+	psrlw $8, %xmm14 /* r1_sh = shr(sb_s1) */
+	movdqa %xmm9, %xmm15 /* sb_s0 */
+	pand %xmm11, %xmm15 /* r1_b = and(sb_s0, odd_bytes) */
+	movdqa %xmm11, %xmm7 /* odd_bytes */
+	pandn %xmm14, %xmm7 /* r1_a = andnot(odd_bytes, r1_sh) */
+	por %xmm7, %xmm15 /* r1 = or(r1_b, r1_a) */
+	psllw $8, %xmm9 /* r2_sh = shl(sb_s0) */
+	pand %xmm11, %xmm9 /* r2_b = and(r2_sh, odd_bytes) */
+	movdqa %xmm11, %xmm7 /* odd_bytes */
+	pandn %xmm12, %xmm7 /* r2_a = andnot(odd_bytes, sb_s1) */
+	por %xmm7, %xmm9 /* r2 = or(r2_b, r2_a) */
+	movdqa %xmm0, %xmm7 /* g0s0_1.2 */
+	paddd %xmm0, %xmm7 /* dbl_3 = add(g0s0_1, g0s0_1) */
+	movdqa %xmm0, %xmm12 /* g0s0_1.2 */
+	pslld $8, %xmm12 /* s0k_o_l = shl(g0s0_1) */
+	psrld $24, %xmm7 /* s0k_o_r = shr(dbl_3) */
+	por %xmm7, %xmm12 /* s0k_o = or(s0k_o_l, s0k_o_r) */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm12 /* s0k = and(s0k_o, modulus) */
+	movdqa %xmm4, %xmm7 /* g0s4_1.2 */
+	paddd %xmm4, %xmm7 /* dbl_4 = add(g0s4_1, g0s4_1) */
+	movdqa %xmm4, %xmm14 /* g0s4_1.2 */
+	pslld $20, %xmm14 /* s4k_o_l = shl(g0s4_1) */
+	movdqa %xmm4, 192(%rsp) /* spill g0s4_1.2 */
+	movdqa %xmm7, %xmm4 /* dbl_4 */
+	psrld $12, %xmm4 /* s4k_o_r = shr(dbl_4) */
+	por %xmm4, %xmm14 /* s4k_o = or(s4k_o_l, s4k_o_r) */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm14 /* s4k = and(s4k_o, modulus) */
+	movdqa %xmm10, %xmm4 /* g0s10_1.2 */
+	paddd %xmm10, %xmm4 /* dbl_5 = add(g0s10_1, g0s10_1) */
+	movdqa %xmm7, 208(%rsp) /* spill dbl_4 */
+	movdqa %xmm10, %xmm7 /* g0s10_1.2 */
+	pslld $21, %xmm7 /* s10k_o_l = shl(g0s10_1) */
+	movdqa %xmm10, 224(%rsp) /* spill g0s10_1.2 */
+	movdqa %xmm4, %xmm10 /* dbl_5 */
+	psrld $11, %xmm10 /* s10k_o_r = shr(dbl_5) */
+	por %xmm10, %xmm7 /* s10k_o = or(s10k_o_l, s10k_o_r) */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm7 /* s10k = and(s10k_o, modulus) */
+	movdqa %xmm13, %xmm10 /* g0s13_1.2 */
+	paddd %xmm13, %xmm10 /* dbl_6 = add(g0s13_1, g0s13_1) */
+	movdqa %xmm13, %xmm2 /* g0s13_1.2 */
+	pslld $17, %xmm2 /* s13k_o_l = shl(g0s13_1) */
+	movdqa %xmm13, 240(%rsp) /* spill g0s13_1.2 */
+	movdqa %xmm10, %xmm13 /* dbl_6 */
+	psrld $15, %xmm13 /* s13k_o_r = shr(dbl_6) */
+	por %xmm13, %xmm2 /* s13k_o = or(s13k_o_l, s13k_o_r) */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm2 /* s13k = and(s13k_o, modulus) */
+	movdqa %xmm3, %xmm13 /* g0s15_1.2 */
+	pslld $15, %xmm13 /* s15k_o_l = shl(g0s15_1) */
+	movdqa %xmm10, 256(%rsp) /* spill dbl_6 */
+	movdqa %xmm1, %xmm10 /* dbl */
+	psrld $17, %xmm10 /* s15k_o_r = shr(dbl) */
+	por %xmm10, %xmm13 /* s15k_o = or(s15k_o_l, s15k_o_r) */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm13 /* s15k = and(s15k_o, modulus) */
+	psrld $1, %xmm6 /* w_half = shr(w) */
+	paddd %xmm14, %xmm12 /* fb0_s = add(s0k, s4k) */
+	movdqa %xmm12, %xmm10 /* fb0_s */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm10 /* fb0_m = and(fb0_s, modulus) */
+	psrld $31, %xmm12 /* fb0_c = shr(fb0_s) */
+	paddd %xmm12, %xmm10 /* fb0 = add(fb0_m, fb0_c) */
+	paddd %xmm2, %xmm7 /* fb0_s_1 = add(s10k, s13k) */
+	movdqa %xmm7, %xmm2 /* fb0_s_1 */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm2 /* fb0_m_1 = and(fb0_s_1, modulus) */
+	psrld $31, %xmm7 /* fb0_c_1 = shr(fb0_s_1) */
+	paddd %xmm7, %xmm2 /* fb0_1 = add(fb0_m_1, fb0_c_1) */
+	paddd %xmm6, %xmm13 /* fb0_s_2 = add(s15k, w_half) */
+	movdqa %xmm13, %xmm6 /* fb0_s_2 */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm6 /* fb0_m_2 = and(fb0_s_2, modulus) */
+	psrld $31, %xmm13 /* fb0_c_2 = shr(fb0_s_2) */
+	paddd %xmm13, %xmm6 /* fb0_2 = add(fb0_m_2, fb0_c_2) */
+	paddd %xmm2, %xmm10 /* fb1_s = add(fb0, fb0_1) */
+	movdqa %xmm10, %xmm2 /* fb1_s */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm2 /* fb1_m = and(fb1_s, modulus) */
+	psrld $31, %xmm10 /* fb1_c = shr(fb1_s) */
+	paddd %xmm10, %xmm2 /* fb1 = add(fb1_m, fb1_c) */
+	paddd %xmm6, %xmm2 /* fb2_s = add(fb1, fb0_2) */
+	movdqa %xmm2, %xmm6 /* fb2_s */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm6 /* fb2_m = and(fb2_s, modulus) */
+	psrld $31, %xmm2 /* fb2_c = shr(fb2_s) */
+	paddd %xmm2, %xmm6 /* fb2 = add(fb2_m, fb2_c) */
+	paddd %xmm0, %xmm6 /* fb_s = add(fb2, g0s0_1) */
+	movdqa %xmm6, %xmm0 /* fb_s */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm0 /* fb_m = and(fb_s, modulus) */
+	psrld $31, %xmm6 /* fb_c = shr(fb_s) */
+	paddd %xmm6, %xmm0 /* fb = add(fb_m, fb_c) */
+
+	/* Initialisation round 16r+1, lanes 0..: s16 = feedback + (W >> 1). */
+	movdqa %xmm0, %xmm2 /* fb */
+	paddd %xmm0, %xmm2 /* dbl_8 = add(fb, fb) */
+	movdqa %xmm2, %xmm6 /* dbl_8 */
+	pand .Lzuc_lanes_ssse3_aesni_1_high16(%rip), %xmm6 /* x0_1_b = and(dbl_8, high16) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_high16(%rip), %xmm7 /* high16 = const() */
+	movdqa %xmm7, %xmm10 /* high16 */
+	pandn %xmm3, %xmm10 /* x0_1_a = andnot(high16, g0s15_1) */
+	por %xmm10, %xmm6 /* x0_1 = or(x0_1_b, x0_1_a) */
+	movdqa 80(%rsp), %xmm10 /* reload g0s12_1.2 */
+	movdqa %xmm10, %xmm12 /* g0s12_1.2 */
+	pslld $16, %xmm12 /* x1_1_l = shl(g0s12_1) */
+	movdqa %xmm4, %xmm13 /* dbl_5 */
+	psrld $16, %xmm13 /* x1_1_r = shr(dbl_5) */
+	por %xmm13, %xmm12 /* x1_1 = or(x1_1_l, x1_1_r) */
+	movdqa 0(%rsp), %xmm13 /* reload g0s6_1.2 */
+	movdqa %xmm13, %xmm14 /* g0s6_1.2 */
+	paddd %xmm13, %xmm14 /* dbl_10 = add(g0s6_1, g0s6_1) */
+	movdqa %xmm4, 272(%rsp) /* spill dbl_5 */
+	movdqa 64(%rsp), %xmm4 /* reload g0s8_1.2 */
+	movdqa %xmm4, %xmm10 /* g0s8_1.2 */
+	pslld $16, %xmm10 /* x2_1_l = shl(g0s8_1) */
+	movdqa %xmm14, %xmm4 /* dbl_10 */
+	psrld $16, %xmm4 /* x2_1_r = shr(dbl_10) */
+	por %xmm4, %xmm10 /* x2_1 = or(x2_1_l, x2_1_r) */
+	pxor %xmm15, %xmm6 /* x0r1_1 = xor(x0_1, r1) */
+	paddd %xmm9, %xmm6 /* w_1 = add(x0r1_1, r2) */
+	paddd %xmm12, %xmm15 /* w1_1 = add(r1, x1_1) */
+	pxor %xmm10, %xmm9 /* w2_1 = xor(r2, x2_1) */
+	movdqa %xmm15, %xmm4 /* w1_1 */
+	pslld $16, %xmm4 /* l1in_1_l = shl(w1_1) */
+	movdqa %xmm9, %xmm10 /* w2_1 */
+	psrld $16, %xmm10 /* l1in_1_r = shr(w2_1) */
+	por %xmm10, %xmm4 /* l1in_1 = or(l1in_1_l, l1in_1_r) */
+	movdqa %xmm4, %xmm10 /* l1in_1 */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl24(%rip), %xmm10 /* ur24_1 = lookup16(l1in_1, rotl24) */
+	movdqa %xmm12, 288(%rsp) /* spill x1_1 */
+	movdqa %xmm4, %xmm12 /* l1in_1 */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl8(%rip), %xmm12 /* ur8_1 = lookup16(l1in_1, rotl8) */
+	movdqa %xmm4, %xmm13 /* l1in_1 */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl16(%rip), %xmm13 /* ur16_1 = lookup16(l1in_1, rotl16) */
+	movdqa %xmm4, %xmm7 /* l1in_1 */
+	pxor %xmm12, %xmm7 /* ug_acc_1 = xor(l1in_1, ur8_1) */
+	pxor %xmm13, %xmm7 /* ug_1 = xor(ug_acc_1, ur16_1) */
+	movdqa %xmm7, %xmm12 /* ug_1 */
+	pslld $2, %xmm12 /* ur2_1_l = shl(ug_1) */
+	psrld $30, %xmm7 /* ur2_1_r = shr(ug_1) */
+	por %xmm7, %xmm12 /* ur2_1 = or(ur2_1_l, ur2_1_r) */
+	pxor %xmm10, %xmm4 /* u_acc_1 = xor(l1in_1, ur24_1) */
+	pxor %xmm12, %xmm4 /* u_1 = xor(u_acc_1, ur2_1) */
+	pslld $16, %xmm9 /* l2in_1_l = shl(w2_1) */
+	psrld $16, %xmm15 /* l2in_1_r = shr(w1_1) */
+	por %xmm15, %xmm9 /* l2in_1 = or(l2in_1_l, l2in_1_r) */
+	movdqa %xmm9, %xmm7 /* l2in_1 */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl8(%rip), %xmm7 /* vr8_1 = lookup16(l2in_1, rotl8) */
+	movdqa %xmm9, %xmm10 /* l2in_1 */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl16(%rip), %xmm10 /* vr16_1 = lookup16(l2in_1, rotl16) */
+	movdqa %xmm9, %xmm12 /* l2in_1 */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl24(%rip), %xmm12 /* vr24_1 = lookup16(l2in_1, rotl24) */
+	movdqa %xmm7, %xmm13 /* vr8_1 */
+	pxor %xmm10, %xmm13 /* vg_acc_1 = xor(vr8_1, vr16_1) */
+	pxor %xmm12, %xmm13 /* vg_1 = xor(vg_acc_1, vr24_1) */
+	movdqa %xmm13, %xmm10 /* vg_1 */
+	pslld $6, %xmm10 /* vr6_1_l = shl(vg_1) */
+	psrld $26, %xmm13 /* vr6_1_r = shr(vg_1) */
+	por %xmm13, %xmm10 /* vr6_1 = or(vr6_1_l, vr6_1_r) */
+	pxor %xmm7, %xmm9 /* v_acc_1 = xor(l2in_1, vr8_1) */
+	pxor %xmm10, %xmm9 /* v_1 = xor(v_acc_1, vr6_1) */
+	movdqa %xmm9, %xmm7 /* v_1 */
+	psrlw $8, %xmm7 /* sb_in_x_sh_1 = shr(v_1) */
+	movdqa %xmm4, %xmm10 /* u_1 */
+	pand %xmm11, %xmm10 /* sb_in_x_1_b = and(u_1, odd_bytes) */
+	movdqa %xmm11, %xmm12 /* odd_bytes */
+	pandn %xmm7, %xmm12 /* sb_in_x_1_a = andnot(odd_bytes, sb_in_x_sh_1) */
+	por %xmm12, %xmm10 /* sb_in_x_1 = or(sb_in_x_1_b, sb_in_x_1_a) */
+	movdqa %xmm10, %xmm7 /* sb_in_x_1 */
+	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm7 /* sb_s0_xl_1 = and(sb_in_x_1, nibble_mask) */
+	psrlw $4, %xmm10 /* sb_s0_xs_1 = shr(sb_in_x_1) */
+	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm10 /* sb_s0_xh_1 = and(sb_s0_xs_1, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_s0_p1(%rip), %xmm12 /* s0_p1 = const() */
+	movdqa %xmm12, %xmm13 /* s0_p1 */
+	pshufb %xmm7, %xmm13 /* sb_s0_p1_1 = lookup16(s0_p1, sb_s0_xl_1) */
+	pxor %xmm10, %xmm13 /* sb_s0_t_1 = xor(sb_s0_p1_1, sb_s0_xh_1) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_s0_p2(%rip), %xmm10 /* s0_p2 = const() */
+	movdqa %xmm10, %xmm15 /* s0_p2 */
+	pshufb %xmm13, %xmm15 /* sb_s0_p2_1 = lookup16(s0_p2, sb_s0_t_1) */
+	pxor %xmm7, %xmm15 /* sb_s0_ol_1 = xor(sb_s0_p2_1, sb_s0_xl_1) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_s0_p3_rot(%rip), %xmm7 /* s0_p3_rot = const() */
+	movdqa %xmm7, %xmm10 /* s0_p3_rot */
+	pshufb %xmm15, %xmm10 /* sb_s0_p3_1 = lookup16(s0_p3_rot, sb_s0_ol_1) */
+	paddb %xmm13, %xmm13 /* sb_s0_t2_1 = add(sb_s0_t_1, sb_s0_t_1) */
+	pxor %xmm13, %xmm10 /* sb_s0_1 = xor(sb_s0_p3_1, sb_s0_t2_1) */
+	psllw $8, %xmm4 /* sb_in_y_sh_1_1 = shl(u_1) */
+	pand %xmm11, %xmm4 /* sb_in_y_1_b = and(sb_in_y_sh_1_1, odd_bytes) */
+	movdqa %xmm11, %xmm13 /* odd_bytes */
+	pandn %xmm9, %xmm13 /* sb_in_y_1_a = andnot(odd_bytes, v_1) */
+	por %xmm13, %xmm4 /* sb_in_y_1 = or(sb_in_y_1_b, sb_in_y_1_a) */
+	movdqa %xmm4, %xmm9 /* sb_in_y_1 */
+	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm9 /* sb_in_y_1_lo = and(sb_in_y_1, nibble_mask) */
+	psrlw $4, %xmm4 /* sb_in_y_1_sh = shr(sb_in_y_1) */
+	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm4 /* sb_in_y_1_hi = and(sb_in_y_1_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_lo(%rip), %xmm13 /* tbl_lo = const() */
+	movdqa %xmm13, %xmm15 /* tbl_lo */
+	pshufb %xmm9, %xmm15 /* sb_s1_k_1_l = lookup16(tbl_lo, sb_in_y_1_lo) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_hi(%rip), %xmm9 /* tbl_hi = const() */
+	movdqa %xmm9, %xmm13 /* tbl_hi */
+	pshufb %xmm4, %xmm13 /* sb_s1_k_1_h = lookup16(tbl_hi, sb_in_y_1_hi) */
+	pxor %xmm13, %xmm15 /* sb_s1_k_1 = xor(sb_s1_k_1_l, sb_s1_k_1_h) */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_inv_shift_rows(%rip), %xmm15 /* sb_s1_1_sr = lookup16(sb_s1_k_1, inv_shift_rows) */
+	aesenclast .Lzuc_lanes_ssse3_aesni_1_aes_cancel_key(%rip), %xmm15 /* sb_s1_1_aes = aesenclast(sb_s1_1_sr, aes_cancel_key) */
+	movdqa %xmm15, %xmm4 /* sb_s1_1_aes */
+	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm4 /* sb_s1_1_aes_lo = and(sb_s1_1_aes, nibble_mask) */
+	psrlw $4, %xmm15 /* sb_s1_1_aes_sh = shr(sb_s1_1_aes) */
+	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm15 /* sb_s1_1_aes_hi = and(sb_s1_1_aes_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_lo_1(%rip), %xmm13 /* tbl_lo_1 = const() */
+	movdqa %xmm13, %xmm9 /* tbl_lo_1 */
+	pshufb %xmm4, %xmm9 /* sb_s1_1_l = lookup16(tbl_lo_1, sb_s1_1_aes_lo) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_hi_1(%rip), %xmm4 /* tbl_hi_1 = const() */
+	movdqa %xmm4, %xmm13 /* tbl_hi_1 */
+	pshufb %xmm15, %xmm13 /* sb_s1_1_h = lookup16(tbl_hi_1, sb_s1_1_aes_hi) */
+	pxor %xmm13, %xmm9 /* sb_s1_1 = xor(sb_s1_1_l, sb_s1_1_h) */
+	movdqa %xmm9, %xmm13 /* sb_s1_1 */
+	psrlw $8, %xmm13 /* r1_sh_1 = shr(sb_s1_1) */
+	movdqa %xmm10, %xmm15 /* sb_s0_1 */
+	pand %xmm11, %xmm15 /* r1_1_b = and(sb_s0_1, odd_bytes) */
+	movdqa %xmm11, %xmm4 /* odd_bytes */
+	pandn %xmm13, %xmm4 /* r1_1_a = andnot(odd_bytes, r1_sh_1) */
+	por %xmm4, %xmm15 /* r1_1 = or(r1_1_b, r1_1_a) */
+	psllw $8, %xmm10 /* r2_sh_1 = shl(sb_s0_1) */
+	pand %xmm11, %xmm10 /* r2_1_b = and(r2_sh_1, odd_bytes) */
+	movdqa %xmm11, %xmm4 /* odd_bytes */
+	pandn %xmm9, %xmm4 /* r2_1_a = andnot(odd_bytes, sb_s1_1) */
+	por %xmm4, %xmm10 /* r2_1 = or(r2_1_b, r2_1_a) */
+	movdqa 16(%rsp), %xmm4 /* reload g0s1_1.2 */
+	movdqa %xmm4, %xmm9 /* g0s1_1.2 */
+	paddd %xmm4, %xmm9 /* dbl_11 = add(g0s1_1, g0s1_1) */
+	movdqa %xmm4, %xmm13 /* g0s1_1.2 */
+	pslld $8, %xmm13 /* s0k_o_1_l = shl(g0s1_1) */
+	psrld $24, %xmm9 /* s0k_o_1_r = shr(dbl_11) */
+	por %xmm9, %xmm13 /* s0k_o_1 = or(s0k_o_1_l, s0k_o_1_r) */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm13 /* s0k_1 = and(s0k_o_1, modulus) */
+	movdqa %xmm5, %xmm9 /* g0s5_1.2 */
+	pslld $20, %xmm9 /* s4k_o_1_l = shl(g0s5_1) */
+	movdqa %xmm5, 304(%rsp) /* spill g0s5_1.2 */
+	movdqa %xmm8, %xmm5 /* dbl_2 */
+	psrld $12, %xmm5 /* s4k_o_1_r = shr(dbl_2) */
+	por %xmm5, %xmm9 /* s4k_o_1 = or(s4k_o_1_l, s4k_o_1_r) */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm9 /* s4k_1 = and(s4k_o_1, modulus) */
+	movdqa 176(%rsp), %xmm5 /* reload g0s11_1.2 */
+	movdqa %xmm8, 320(%rsp) /* spill dbl_2 */
+	movdqa %xmm5, %xmm8 /* g0s11_1.2 */
+	paddd %xmm5, %xmm8 /* dbl_13 = add(g0s11_1, g0s11_1) */
+	movdqa %xmm5, %xmm7 /* g0s11_1.2 */
+	pslld $21, %xmm7 /* s10k_o_1_l = shl(g0s11_1) */
+	movdqa %xmm8, %xmm5 /* dbl_13 */
+	psrld $11, %xmm5 /* s10k_o_1_r = shr(dbl_13) */
+	por %xmm5, %xmm7 /* s10k_o_1 = or(s10k_o_1_l, s10k_o_1_r) */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm7 /* s10k_1 = and(s10k_o_1, modulus) */
+	movdqa 160(%rsp), %xmm5 /* reload g0s14_1.2 */
+	movdqa %xmm5, %xmm12 /* g0s14_1.2 */
+	paddd %xmm5, %xmm12 /* dbl_14 = add(g0s14_1, g0s14_1) */
+	movdqa %xmm5, %xmm11 /* g0s14_1.2 */
+	pslld $17, %xmm11 /* s13k_o_1_l = shl(g0s14_1) */
+	movdqa %xmm12, %xmm5 /* dbl_14 */
+	psrld $15, %xmm5 /* s13k_o_1_r = shr(dbl_14) */
+	por %xmm5, %xmm11 /* s13k_o_1 = or(s13k_o_1_l, s13k_o_1_r) */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm11 /* s13k_1 = and(s13k_o_1, modulus) */
+	movdqa %xmm0, %xmm5 /* fb */
+	pslld $15, %xmm5 /* s15k_o_1_l = shl(fb) */
+	movdqa %xmm12, 336(%rsp) /* spill dbl_14 */
+	movdqa %xmm2, %xmm12 /* dbl_8 */
+	psrld $17, %xmm12 /* s15k_o_1_r = shr(dbl_8) */
+	por %xmm12, %xmm5 /* s15k_o_1 = or(s15k_o_1_l, s15k_o_1_r) */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm5 /* s15k_1 = and(s15k_o_1, modulus) */
+	psrld $1, %xmm6 /* w_half_1 = shr(w_1) */
+	paddd %xmm9, %xmm13 /* fb0_s_3 = add(s0k_1, s4k_1) */
+	movdqa %xmm13, %xmm9 /* fb0_s_3 */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm9 /* fb0_m_3 = and(fb0_s_3, modulus) */
+	psrld $31, %xmm13 /* fb0_c_3 = shr(fb0_s_3) */
+	paddd %xmm13, %xmm9 /* fb0_3 = add(fb0_m_3, fb0_c_3) */
+	paddd %xmm11, %xmm7 /* fb0_s_4 = add(s10k_1, s13k_1) */
+	movdqa %xmm7, %xmm11 /* fb0_s_4 */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm11 /* fb0_m_4 = and(fb0_s_4, modulus) */
+	psrld $31, %xmm7 /* fb0_c_4 = shr(fb0_s_4) */
+	paddd %xmm7, %xmm11 /* fb0_4 = add(fb0_m_4, fb0_c_4) */
+	paddd %xmm6, %xmm5 /* fb0_s_5 = add(s15k_1, w_half_1) */
+	movdqa %xmm5, %xmm6 /* fb0_s_5 */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm6 /* fb0_m_5 = and(fb0_s_5, modulus) */
+	psrld $31, %xmm5 /* fb0_c_5 = shr(fb0_s_5) */
+	paddd %xmm5, %xmm6 /* fb0_5 = add(fb0_m_5, fb0_c_5) */
+	paddd %xmm11, %xmm9 /* fb1_s_1 = add(fb0_3, fb0_4) */
+	movdqa %xmm9, %xmm5 /* fb1_s_1 */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm5 /* fb1_m_1 = and(fb1_s_1, modulus) */
+	psrld $31, %xmm9 /* fb1_c_1 = shr(fb1_s_1) */
+	paddd %xmm9, %xmm5 /* fb1_1 = add(fb1_m_1, fb1_c_1) */
+	paddd %xmm6, %xmm5 /* fb2_s_1 = add(fb1_1, fb0_5) */
+	movdqa %xmm5, %xmm6 /* fb2_s_1 */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm6 /* fb2_m_1 = and(fb2_s_1, modulus) */
+	psrld $31, %xmm5 /* fb2_c_1 = shr(fb2_s_1) */
+	paddd %xmm5, %xmm6 /* fb2_1 = add(fb2_m_1, fb2_c_1) */
+	paddd %xmm4, %xmm6 /* fb_s_1 = add(fb2_1, g0s1_1) */
+	movdqa %xmm6, %xmm4 /* fb_s_1 */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm4 /* fb_m_1 = and(fb_s_1, modulus) */
+	psrld $31, %xmm6 /* fb_c_1 = shr(fb_s_1) */
+	paddd %xmm6, %xmm4 /* fb_1 = add(fb_m_1, fb_c_1) */
+
+	/* Initialisation round 16r+2, lanes 0..: s16 = feedback + (W >> 1). */
+	movdqa %xmm4, %xmm5 /* fb_1 */
+	paddd %xmm4, %xmm5 /* dbl_16 = add(fb_1, fb_1) */
+	movdqa %xmm5, %xmm6 /* dbl_16 */
+	pand .Lzuc_lanes_ssse3_aesni_1_high16(%rip), %xmm6 /* x0_2_b = and(dbl_16, high16) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_high16(%rip), %xmm7 /* high16 = const() */
+	movdqa %xmm7, %xmm9 /* high16 */
+	pandn %xmm0, %xmm9 /* x0_2_a = andnot(high16, fb) */
+	por %xmm9, %xmm6 /* x0_2 = or(x0_2_b, x0_2_a) */
+	movdqa 240(%rsp), %xmm9 /* reload g0s13_1.2 */
+	movdqa %xmm9, %xmm11 /* g0s13_1.2 */
+	pslld $16, %xmm11 /* x1_2_l = shl(g0s13_1) */
+	movdqa %xmm8, %xmm12 /* dbl_13 */
+	psrld $16, %xmm12 /* x1_2_r = shr(dbl_13) */
+	por %xmm12, %xmm11 /* x1_2 = or(x1_2_l, x1_2_r) */
+	movdqa 128(%rsp), %xmm12 /* reload g0s7_1.2 */
+	movdqa %xmm12, %xmm13 /* g0s7_1.2 */
+	paddd %xmm12, %xmm13 /* dbl_18 = add(g0s7_1, g0s7_1) */
+	movdqa %xmm8, 352(%rsp) /* spill dbl_13 */
+	movdqa 96(%rsp), %xmm8 /* reload g0s9_1.2 */
+	movdqa %xmm8, %xmm9 /* g0s9_1.2 */
+	pslld $16, %xmm9 /* x2_2_l = shl(g0s9_1) */
+	movdqa %xmm13, %xmm8 /* dbl_18 */
+	psrld $16, %xmm8 /* x2_2_r = shr(dbl_18) */
+	por %xmm8, %xmm9 /* x2_2 = or(x2_2_l, x2_2_r) */
+	pxor %xmm15, %xmm6 /* x0r1_2 = xor(x0_2, r1_1) */
+	paddd %xmm10, %xmm6 /* w_2 = add(x0r1_2, r2_1) */
+	paddd %xmm11, %xmm15 /* w1_2 = add(r1_1, x1_2) */
+	pxor %xmm9, %xmm10 /* w2_2 = xor(r2_1, x2_2) */
+	movdqa %xmm15, %xmm8 /* w1_2 */
+	pslld $16, %xmm8 /* l1in_2_l = shl(w1_2) */
+	movdqa %xmm10, %xmm9 /* w2_2 */
+	psrld $16, %xmm9 /* l1in_2_r = shr(w2_2) */
+	por %xmm9, %xmm8 /* l1in_2 = or(l1in_2_l, l1in_2_r) */
+	movdqa %xmm8, %xmm9 /* l1in_2 */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl24(%rip), %xmm9 /* ur24_2 = lookup16(l1in_2, rotl24) */
+	movdqa %xmm11, 368(%rsp) /* spill x1_2 */
+	movdqa %xmm8, %xmm11 /* l1in_2 */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl8(%rip), %xmm11 /* ur8_2 = lookup16(l1in_2, rotl8) */
+	movdqa %xmm8, %xmm12 /* l1in_2 */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl16(%rip), %xmm12 /* ur16_2 = lookup16(l1in_2, rotl16) */
+	movdqa %xmm8, %xmm7 /* l1in_2 */
+	pxor %xmm11, %xmm7 /* ug_acc_2 = xor(l1in_2, ur8_2) */
+	pxor %xmm12, %xmm7 /* ug_2 = xor(ug_acc_2, ur16_2) */
+	movdqa %xmm7, %xmm11 /* ug_2 */
+	pslld $2, %xmm11 /* ur2_2_l = shl(ug_2) */
+	psrld $30, %xmm7 /* ur2_2_r = shr(ug_2) */
+	por %xmm7, %xmm11 /* ur2_2 = or(ur2_2_l, ur2_2_r) */
+	pxor %xmm9, %xmm8 /* u_acc_2 = xor(l1in_2, ur24_2) */
+	pxor %xmm11, %xmm8 /* u_2 = xor(u_acc_2, ur2_2) */
+	pslld $16, %xmm10 /* l2in_2_l = shl(w2_2) */
+	psrld $16, %xmm15 /* l2in_2_r = shr(w1_2) */
+	por %xmm15, %xmm10 /* l2in_2 = or(l2in_2_l, l2in_2_r) */
+	movdqa %xmm10, %xmm7 /* l2in_2 */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl8(%rip), %xmm7 /* vr8_2 = lookup16(l2in_2, rotl8) */
+	movdqa %xmm10, %xmm9 /* l2in_2 */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl16(%rip), %xmm9 /* vr16_2 = lookup16(l2in_2, rotl16) */
+	movdqa %xmm10, %xmm11 /* l2in_2 */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl24(%rip), %xmm11 /* vr24_2 = lookup16(l2in_2, rotl24) */
+	movdqa %xmm7, %xmm12 /* vr8_2 */
+	pxor %xmm9, %xmm12 /* vg_acc_2 = xor(vr8_2, vr16_2) */
+	pxor %xmm11, %xmm12 /* vg_2 = xor(vg_acc_2, vr24_2) */
+	movdqa %xmm12, %xmm9 /* vg_2 */
+	pslld $6, %xmm9 /* vr6_2_l = shl(vg_2) */
+	psrld $26, %xmm12 /* vr6_2_r = shr(vg_2) */
+	por %xmm12, %xmm9 /* vr6_2 = or(vr6_2_l, vr6_2_r) */
+	pxor %xmm7, %xmm10 /* v_acc_2 = xor(l2in_2, vr8_2) */
+	pxor %xmm9, %xmm10 /* v_2 = xor(v_acc_2, vr6_2) */
+	movdqa %xmm10, %xmm7 /* v_2 */
+	psrlw $8, %xmm7 /* sb_in_x_sh_2 = shr(v_2) */
+	movdqa %xmm8, %xmm9 /* u_2 */
+	pand .Lzuc_lanes_ssse3_aesni_1_odd_bytes(%rip), %xmm9 /* sb_in_x_2_b = and(u_2, odd_bytes) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_odd_bytes(%rip), %xmm11 /* odd_bytes = const() */
+	movdqa %xmm11, %xmm12 /* odd_bytes */
+	pandn %xmm7, %xmm12 /* sb_in_x_2_a = andnot(odd_bytes, sb_in_x_sh_2) */
+	por %xmm12, %xmm9 /* sb_in_x_2 = or(sb_in_x_2_b, sb_in_x_2_a) */
+	movdqa %xmm9, %xmm7 /* sb_in_x_2 */
+	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm7 /* sb_s0_xl_2 = and(sb_in_x_2, nibble_mask) */
+	psrlw $4, %xmm9 /* sb_s0_xs_2 = shr(sb_in_x_2) */
+	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm9 /* sb_s0_xh_2 = and(sb_s0_xs_2, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_s0_p1(%rip), %xmm12 /* s0_p1 = const() */
+	movdqa %xmm12, %xmm15 /* s0_p1 */
+	pshufb %xmm7, %xmm15 /* sb_s0_p1_2 = lookup16(s0_p1, sb_s0_xl_2) */
+	pxor %xmm9, %xmm15 /* sb_s0_t_2 = xor(sb_s0_p1_2, sb_s0_xh_2) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_s0_p2(%rip), %xmm9 /* s0_p2 = const() */
+	movdqa %xmm9, %xmm12 /* s0_p2 */
+	pshufb %xmm15, %xmm12 /* sb_s0_p2_2 = lookup16(s0_p2, sb_s0_t_2) */
+	pxor %xmm7, %xmm12 /* sb_s0_ol_2 = xor(sb_s0_p2_2, sb_s0_xl_2) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_s0_p3_rot(%rip), %xmm7 /* s0_p3_rot = const() */
+	movdqa %xmm7, %xmm9 /* s0_p3_rot */
+	pshufb %xmm12, %xmm9 /* sb_s0_p3_2 = lookup16(s0_p3_rot, sb_s0_ol_2) */
+	paddb %xmm15, %xmm15 /* sb_s0_t2_2 = add(sb_s0_t_2, sb_s0_t_2) */
+	pxor %xmm15, %xmm9 /* sb_s0_2 = xor(sb_s0_p3_2, sb_s0_t2_2) */
+	psllw $8, %xmm8 /* sb_in_y_sh_2 = shl(u_2) */
+	pand %xmm11, %xmm8 /* sb_in_y_2_b = and(sb_in_y_sh_2, odd_bytes) */
+	movdqa %xmm11, %xmm12 /* odd_bytes */
+	pandn %xmm10, %xmm12 /* sb_in_y_2_a = andnot(odd_bytes, v_2) */
+	por %xmm12, %xmm8 /* sb_in_y_2 = or(sb_in_y_2_b, sb_in_y_2_a) */
+	movdqa %xmm8, %xmm10 /* sb_in_y_2 */
+	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm10 /* sb_in_y_2_lo = and(sb_in_y_2, nibble_mask) */
+	psrlw $4, %xmm8 /* sb_in_y_2_sh = shr(sb_in_y_2) */
+	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm8 /* sb_in_y_2_hi = and(sb_in_y_2_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_lo(%rip), %xmm12 /* tbl_lo = const() */
+	movdqa %xmm12, %xmm15 /* tbl_lo */
+	pshufb %xmm10, %xmm15 /* sb_s1_k_2_l = lookup16(tbl_lo, sb_in_y_2_lo) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_hi(%rip), %xmm10 /* tbl_hi = const() */
+	movdqa %xmm10, %xmm12 /* tbl_hi */
+	pshufb %xmm8, %xmm12 /* sb_s1_k_2_h = lookup16(tbl_hi, sb_in_y_2_hi) */
+	pxor %xmm12, %xmm15 /* sb_s1_k_2 = xor(sb_s1_k_2_l, sb_s1_k_2_h) */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_inv_shift_rows(%rip), %xmm15 /* sb_s1_2_sr = lookup16(sb_s1_k_2, inv_shift_rows) */
+	aesenclast .Lzuc_lanes_ssse3_aesni_1_aes_cancel_key(%rip), %xmm15 /* sb_s1_2_aes = aesenclast(sb_s1_2_sr, aes_cancel_key) */
+	movdqa %xmm15, %xmm8 /* sb_s1_2_aes */
+	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm8 /* sb_s1_2_aes_lo = and(sb_s1_2_aes, nibble_mask) */
+	psrlw $4, %xmm15 /* sb_s1_2_aes_sh = shr(sb_s1_2_aes) */
+	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm15 /* sb_s1_2_aes_hi = and(sb_s1_2_aes_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_lo_1(%rip), %xmm12 /* tbl_lo_1 = const() */
+	movdqa %xmm12, %xmm10 /* tbl_lo_1 */
+	pshufb %xmm8, %xmm10 /* sb_s1_2_l = lookup16(tbl_lo_1, sb_s1_2_aes_lo) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_hi_1(%rip), %xmm8 /* tbl_hi_1 = const() */
+	movdqa %xmm8, %xmm12 /* tbl_hi_1 */
+	pshufb %xmm15, %xmm12 /* sb_s1_2_h = lookup16(tbl_hi_1, sb_s1_2_aes_hi) */
+	pxor %xmm12, %xmm10 /* sb_s1_2 = xor(sb_s1_2_l, sb_s1_2_h) */
+	movdqa %xmm10, %xmm12 /* sb_s1_2 */
+	psrlw $8, %xmm12 /* r1_sh_2 = shr(sb_s1_2) */
+	movdqa %xmm9, %xmm15 /* sb_s0_2 */
+	pand %xmm11, %xmm15 /* r1_2_b = and(sb_s0_2, odd_bytes) */
+	movdqa %xmm11, %xmm8 /* odd_bytes */
+	pandn %xmm12, %xmm8 /* r1_2_a = andnot(odd_bytes, r1_sh_2) */
+	por %xmm8, %xmm15 /* r1_2 = or(r1_2_b, r1_2_a) */
+	psllw $8, %xmm9 /* r2_sh_2 = shl(sb_s0_2) */
+	pand %xmm11, %xmm9 /* r2_2_b = and(r2_sh_2, odd_bytes) */
+	movdqa %xmm11, %xmm8 /* odd_bytes */
+	pandn %xmm10, %xmm8 /* r2_2_a = andnot(odd_bytes, sb_s1_2) */
+	por %xmm8, %xmm9 /* r2_2 = or(r2_2_b, r2_2_a) */
+	movdqa 48(%rsp), %xmm8 /* reload g0s2_1.2 */
+	movdqa %xmm8, %xmm10 /* g0s2_1.2 */
+	paddd %xmm8, %xmm10 /* dbl_19 = add(g0s2_1, g0s2_1) */
+	movdqa %xmm8, %xmm12 /* g0s2_1.2 */
+	pslld $8, %xmm12 /* s0k_o_2_l = shl(g0s2_1) */
+	psrld $24, %xmm10 /* s0k_o_2_r = shr(dbl_19) */
+	por %xmm10, %xmm12 /* s0k_o_2 = or(s0k_o_2_l, s0k_o_2_r) */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm12 /* s0k_2 = and(s0k_o_2, modulus) */
+	movdqa 0(%rsp), %xmm10 /* reload g0s6_1.2 */
+	movdqa %xmm10, %xmm7 /* g0s6_1.2 */
+	pslld $20, %xmm7 /* s4k_o_2_l = shl(g0s6_1) */
+	movdqa %xmm14, %xmm10 /* dbl_10 */
+	psrld $12, %xmm10 /* s4k_o_2_r = shr(dbl_10) */
+	por %xmm10, %xmm7 /* s4k_o_2 = or(s4k_o_2_l, s4k_o_2_r) */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm7 /* s4k_2 = and(s4k_o_2, modulus) */
+	movdqa 80(%rsp), %xmm10 /* reload g0s12_1.2 */
+	movdqa %xmm14, 384(%rsp) /* spill dbl_10 */
+	movdqa %xmm10, %xmm14 /* g0s12_1.2 */
+	paddd %xmm10, %xmm14 /* dbl_21 = add(g0s12_1, g0s12_1) */
+	movdqa %xmm10, %xmm11 /* g0s12_1.2 */
+	pslld $21, %xmm11 /* s10k_o_2_l = shl(g0s12_1) */
+	movdqa %xmm14, %xmm10 /* dbl_21 */
+	psrld $11, %xmm10 /* s10k_o_2_r = shr(dbl_21) */
+	por %xmm10, %xmm11 /* s10k_o_2 = or(s10k_o_2_l, s10k_o_2_r) */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm11 /* s10k_2 = and(s10k_o_2, modulus) */
+	movdqa %xmm3, %xmm10 /* g0s15_1.2 */
+	pslld $17, %xmm10 /* s13k_o_2_l = shl(g0s15_1) */
+	movdqa %xmm3, 400(%rsp) /* spill g0s15_1.2 */
+	movdqa %xmm1, %xmm3 /* dbl */
+	psrld $15, %xmm3 /* s13k_o_2_r = shr(dbl) */
+	por %xmm3, %xmm10 /* s13k_o_2 = or(s13k_o_2_l, s13k_o_2_r) */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm10 /* s13k_2 = and(s13k_o_2, modulus) */
+	movdqa %xmm4, %xmm3 /* fb_1 */
+	pslld $15, %xmm3 /* s15k_o_2_l = shl(fb_1) */
+	movdqa %xmm1, 416(%rsp) /* spill dbl */
+	movdqa %xmm5, %xmm1 /* dbl_16 */
+	psrld $17, %xmm1 /* s15k_o_2_r = shr(dbl_16) */
+	por %xmm1, %xmm3 /* s15k_o_2 = or(s15k_o_2_l, s15k_o_2_r) */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm3 /* s15k_2 = and(s15k_o_2, modulus) */
+	psrld $1, %xmm6 /* w_half_2 = shr(w_2) */
+	paddd %xmm7, %xmm12 /* fb0_s_6 = add(s0k_2, s4k_2) */
+	movdqa %xmm12, %xmm1 /* fb0_s_6 */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm1 /* fb0_m_6 = and(fb0_s_6, modulus) */
+	psrld $31, %xmm12 /* fb0_c_6 = shr(fb0_s_6) */
+	paddd %xmm12, %xmm1 /* fb0_6 = add(fb0_m_6, fb0_c_6) */
+	paddd %xmm10, %xmm11 /* fb0_s_7 = add(s10k_2, s13k_2) */
+	movdqa %xmm11, %xmm7 /* fb0_s_7 */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm7 /* fb0_m_7 = and(fb0_s_7, modulus) */
+	psrld $31, %xmm11 /* fb0_c_7 = shr(fb0_s_7) */
+	paddd %xmm11, %xmm7 /* fb0_7 = add(fb0_m_7, fb0_c_7) */
+	paddd %xmm6, %xmm3 /* fb0_s_8 = add(s15k_2, w_half_2) */
+	movdqa %xmm3, %xmm6 /* fb0_s_8 */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm6 /* fb0_m_8 = and(fb0_s_8, modulus) */
+	psrld $31, %xmm3 /* fb0_c_8 = shr(fb0_s_8) */
+	paddd %xmm3, %xmm6 /* fb0_8 = add(fb0_m_8, fb0_c_8) */
+	paddd %xmm7, %xmm1 /* fb1_s_2 = add(fb0_6, fb0_7) */
+	movdqa %xmm1, %xmm3 /* fb1_s_2 */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm3 /* fb1_m_2 = and(fb1_s_2, modulus) */
+	psrld $31, %xmm1 /* fb1_c_2 = shr(fb1_s_2) */
+	paddd %xmm1, %xmm3 /* fb1_2 = add(fb1_m_2, fb1_c_2) */
+	paddd %xmm6, %xmm3 /* fb2_s_2 = add(fb1_2, fb0_8) */
+	movdqa %xmm3, %xmm1 /* fb2_s_2 */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm1 /* fb2_m_2 = and(fb2_s_2, modulus) */
+	psrld $31, %xmm3 /* fb2_c_2 = shr(fb2_s_2) */
+	paddd %xmm3, %xmm1 /* fb2_2 = add(fb2_m_2, fb2_c_2) */
+	paddd %xmm8, %xmm1 /* fb_s_2 = add(fb2_2, g0s2_1) */
+	movdqa %xmm1, %xmm3 /* fb_s_2 */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm3 /* fb_m_2 = and(fb_s_2, modulus) */
+	psrld $31, %xmm1 /* fb_c_2 = shr(fb_s_2) */
+	paddd %xmm1, %xmm3 /* fb_2 = add(fb_m_2, fb_c_2) */
+
+	/* Initialisation round 16r+3, lanes 0..: s16 = feedback + (W >> 1). */
+	movdqa %xmm3, %xmm1 /* fb_2 */
+	paddd %xmm3, %xmm1 /* dbl_24 = add(fb_2, fb_2) */
+	movdqa %xmm1, %xmm6 /* dbl_24 */
+	pand .Lzuc_lanes_ssse3_aesni_1_high16(%rip), %xmm6 /* x0_3_b = and(dbl_24, high16) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_high16(%rip), %xmm7 /* high16 = const() */
+	movdqa %xmm7, %xmm8 /* high16 */
+	pandn %xmm4, %xmm8 /* x0_3_a = andnot(high16, fb_1) */
+	por %xmm8, %xmm6 /* x0_3 = or(x0_3_b, x0_3_a) */
+	movdqa 160(%rsp), %xmm8 /* reload g0s14_1.2 */
+	movdqa %xmm8, %xmm10 /* g0s14_1.2 */
+	pslld $16, %xmm10 /* x1_3_l = shl(g0s14_1) */
+	movdqa %xmm14, %xmm11 /* dbl_21 */
+	psrld $16, %xmm11 /* x1_3_r = shr(dbl_21) */
+	por %xmm11, %xmm10 /* x1_3 = or(x1_3_l, x1_3_r) */
+	movdqa 64(%rsp), %xmm11 /* reload g0s8_1.2 */
+	movdqa %xmm11, %xmm12 /* g0s8_1.2 */
+	paddd %xmm11, %xmm12 /* dbl_26 = add(g0s8_1, g0s8_1) */
+	movdqa %xmm14, 432(%rsp) /* spill dbl_21 */
+	movdqa 224(%rsp), %xmm14 /* reload g0s10_1.2 */
+	movdqa %xmm14, %xmm8 /* g0s10_1.2 */
+	pslld $16, %xmm8 /* x2_3_l = shl(g0s10_1) */
+	movdqa %xmm12, %xmm14 /* dbl_26 */
+	psrld $16, %xmm14 /* x2_3_r = shr(dbl_26) */
+	por %xmm14, %xmm8 /* x2_3 = or(x2_3_l, x2_3_r) */
+	pxor %xmm15, %xmm6 /* x0r1_3 = xor(x0_3, r1_2) */
+	paddd %xmm9, %xmm6 /* w_3 = add(x0r1_3, r2_2) */
+	paddd %xmm10, %xmm15 /* w1_3 = add(r1_2, x1_3) */
+	pxor %xmm8, %xmm9 /* w2_3 = xor(r2_2, x2_3) */
+	movdqa %xmm15, %xmm8 /* w1_3 */
+	pslld $16, %xmm8 /* l1in_3_l = shl(w1_3) */
+	movdqa %xmm9, %xmm14 /* w2_3 */
+	psrld $16, %xmm14 /* l1in_3_r = shr(w2_3) */
+	por %xmm14, %xmm8 /* l1in_3 = or(l1in_3_l, l1in_3_r) */
+	movdqa %xmm8, %xmm14 /* l1in_3 */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl24(%rip), %xmm14 /* ur24_3 = lookup16(l1in_3, rotl24) */
+	movdqa %xmm10, 448(%rsp) /* spill x1_3 */
+	movdqa %xmm8, %xmm10 /* l1in_3 */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl8(%rip), %xmm10 /* ur8_3 = lookup16(l1in_3, rotl8) */
+	movdqa %xmm8, %xmm11 /* l1in_3 */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl16(%rip), %xmm11 /* ur16_3 = lookup16(l1in_3, rotl16) */
+	movdqa %xmm8, %xmm7 /* l1in_3 */
+	pxor %xmm10, %xmm7 /* ug_acc_3 = xor(l1in_3, ur8_3) */
+	pxor %xmm11, %xmm7 /* ug_3 = xor(ug_acc_3, ur16_3) */
+	movdqa %xmm7, %xmm10 /* ug_3 */
+	pslld $2, %xmm10 /* ur2_3_l = shl(ug_3) */
+	psrld $30, %xmm7 /* ur2_3_r = shr(ug_3) */
+	por %xmm7, %xmm10 /* ur2_3 = or(ur2_3_l, ur2_3_r) */
+	pxor %xmm14, %xmm8 /* u_acc_3 = xor(l1in_3, ur24_3) */
+	pxor %xmm10, %xmm8 /* u_3 = xor(u_acc_3, ur2_3) */
+	pslld $16, %xmm9 /* l2in_3_l = shl(w2_3) */
+	psrld $16, %xmm15 /* l2in_3_r = shr(w1_3) */
+	por %xmm15, %xmm9 /* l2in_3 = or(l2in_3_l, l2in_3_r) */
+	movdqa %xmm9, %xmm7 /* l2in_3 */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl8(%rip), %xmm7 /* vr8_3 = lookup16(l2in_3, rotl8) */
+	movdqa %xmm9, %xmm10 /* l2in_3 */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl16(%rip), %xmm10 /* vr16_3 = lookup16(l2in_3, rotl16) */
+	movdqa %xmm9, %xmm11 /* l2in_3 */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl24(%rip), %xmm11 /* vr24_3 = lookup16(l2in_3, rotl24) */
+	movdqa %xmm7, %xmm14 /* vr8_3 */
+	pxor %xmm10, %xmm14 /* vg_acc_3 = xor(vr8_3, vr16_3) */
+	pxor %xmm11, %xmm14 /* vg_3 = xor(vg_acc_3, vr24_3) */
+	movdqa %xmm14, %xmm10 /* vg_3 */
+	pslld $6, %xmm10 /* vr6_3_l = shl(vg_3) */
+	psrld $26, %xmm14 /* vr6_3_r = shr(vg_3) */
+	por %xmm14, %xmm10 /* vr6_3 = or(vr6_3_l, vr6_3_r) */
+	pxor %xmm7, %xmm9 /* v_acc_3 = xor(l2in_3, vr8_3) */
+	pxor %xmm10, %xmm9 /* v_3 = xor(v_acc_3, vr6_3) */
+	movdqa %xmm9, %xmm7 /* v_3 */
+	psrlw $8, %xmm7 /* sb_in_x_sh_3 = shr(v_3) */
+	movdqa %xmm8, %xmm10 /* u_3 */
+	pand .Lzuc_lanes_ssse3_aesni_1_odd_bytes(%rip), %xmm10 /* sb_in_x_3_b = and(u_3, odd_bytes) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_odd_bytes(%rip), %xmm11 /* odd_bytes = const() */
+	movdqa %xmm11, %xmm14 /* odd_bytes */
+	pandn %xmm7, %xmm14 /* sb_in_x_3_a = andnot(odd_bytes, sb_in_x_sh_3) */
+	por %xmm14, %xmm10 /* sb_in_x_3 = or(sb_in_x_3_b, sb_in_x_3_a) */
+	movdqa %xmm10, %xmm7 /* sb_in_x_3 */
+	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm7 /* sb_s0_xl_3 = and(sb_in_x_3, nibble_mask) */
+	psrlw $4, %xmm10 /* sb_s0_xs_3 = shr(sb_in_x_3) */
+	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm10 /* sb_s0_xh_3 = and(sb_s0_xs_3, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_s0_p1(%rip), %xmm14 /* s0_p1 = const() */
+	movdqa %xmm14, %xmm15 /* s0_p1 */
+	pshufb %xmm7, %xmm15 /* sb_s0_p1_3 = lookup16(s0_p1, sb_s0_xl_3) */
+	pxor %xmm10, %xmm15 /* sb_s0_t_3 = xor(sb_s0_p1_3, sb_s0_xh_3) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_s0_p2(%rip), %xmm10 /* s0_p2 = const() */
+	movdqa %xmm10, %xmm14 /* s0_p2 */
+	pshufb %xmm15, %xmm14 /* sb_s0_p2_3 = lookup16(s0_p2, sb_s0_t_3) */
+	pxor %xmm7, %xmm14 /* sb_s0_ol_3 = xor(sb_s0_p2_3, sb_s0_xl_3) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_s0_p3_rot(%rip), %xmm7 /* s0_p3_rot = const() */
+	movdqa %xmm7, %xmm10 /* s0_p3_rot */
+	pshufb %xmm14, %xmm10 /* sb_s0_p3_3 = lookup16(s0_p3_rot, sb_s0_ol_3) */
+	paddb %xmm15, %xmm15 /* sb_s0_t2_3 = add(sb_s0_t_3, sb_s0_t_3) */
+	pxor %xmm15, %xmm10 /* sb_s0_3 = xor(sb_s0_p3_3, sb_s0_t2_3) */
+	psllw $8, %xmm8 /* sb_in_y_sh_3 = shl(u_3) */
+	pand %xmm11, %xmm8 /* sb_in_y_3_b = and(sb_in_y_sh_3, odd_bytes) */
+	movdqa %xmm11, %xmm14 /* odd_bytes */
+	pandn %xmm9, %xmm14 /* sb_in_y_3_a = andnot(odd_bytes, v_3) */
+	por %xmm14, %xmm8 /* sb_in_y_3 = or(sb_in_y_3_b, sb_in_y_3_a) */
+	movdqa %xmm8, %xmm9 /* sb_in_y_3 */
+	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm9 /* sb_in_y_3_lo = and(sb_in_y_3, nibble_mask) */
+	psrlw $4, %xmm8 /* sb_in_y_3_sh = shr(sb_in_y_3) */
+	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm8 /* sb_in_y_3_hi = and(sb_in_y_3_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_lo(%rip), %xmm14 /* tbl_lo = const() */
+	movdqa %xmm14, %xmm15 /* tbl_lo */
+	pshufb %xmm9, %xmm15 /* sb_s1_k_3_l = lookup16(tbl_lo, sb_in_y_3_lo) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_hi(%rip), %xmm9 /* tbl_hi = const() */
+	movdqa %xmm9, %xmm14 /* tbl_hi */
+	pshufb %xmm8, %xmm14 /* sb_s1_k_3_h = lookup16(tbl_hi, sb_in_y_3_hi) */
+	pxor %xmm14, %xmm15 /* sb_s1_k_3 = xor(sb_s1_k_3_l, sb_s1_k_3_h) */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_inv_shift_rows(%rip), %xmm15 /* sb_s1_3_sr = lookup16(sb_s1_k_3, inv_shift_rows) */
+	aesenclast .Lzuc_lanes_ssse3_aesni_1_aes_cancel_key(%rip), %xmm15 /* sb_s1_3_aes = aesenclast(sb_s1_3_sr, aes_cancel_key) */
+	movdqa %xmm15, %xmm8 /* sb_s1_3_aes */
+	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm8 /* sb_s1_3_aes_lo = and(sb_s1_3_aes, nibble_mask) */
+	psrlw $4, %xmm15 /* sb_s1_3_aes_sh = shr(sb_s1_3_aes) */
+	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm15 /* sb_s1_3_aes_hi = and(sb_s1_3_aes_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_lo_1(%rip), %xmm14 /* tbl_lo_1 = const() */
+	movdqa %xmm14, %xmm9 /* tbl_lo_1 */
+	pshufb %xmm8, %xmm9 /* sb_s1_3_l = lookup16(tbl_lo_1, sb_s1_3_aes_lo) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_hi_1(%rip), %xmm8 /* tbl_hi_1 = const() */
+	movdqa %xmm8, %xmm14 /* tbl_hi_1 */
+	pshufb %xmm15, %xmm14 /* sb_s1_3_h = lookup16(tbl_hi_1, sb_s1_3_aes_hi) */
+	pxor %xmm14, %xmm9 /* sb_s1_3 = xor(sb_s1_3_l, sb_s1_3_h) */
+	movdqa %xmm9, %xmm14 /* sb_s1_3 */
+	psrlw $8, %xmm14 /* r1_sh_3 = shr(sb_s1_3) */
+	movdqa %xmm10, %xmm15 /* sb_s0_3 */
+	pand %xmm11, %xmm15 /* r1_3_b = and(sb_s0_3, odd_bytes) */
+	movdqa %xmm11, %xmm8 /* odd_bytes */
+	pandn %xmm14, %xmm8 /* r1_3_a = andnot(odd_bytes, r1_sh_3) */
+	por %xmm8, %xmm15 /* r1_3 = or(r1_3_b, r1_3_a) */
+	psllw $8, %xmm10 /* r2_sh_3 = shl(sb_s0_3) */
+	pand %xmm11, %xmm10 /* r2_3_b = and(r2_sh_3, odd_bytes) */
+	movdqa %xmm11, %xmm8 /* odd_bytes */
+	pandn %xmm9, %xmm8 /* r2_3_a = andnot(odd_bytes, sb_s1_3) */
+	por %xmm8, %xmm10 /* r2_3 = or(r2_3_b, r2_3_a) */
+	movdqa 32(%rsp), %xmm8 /* reload g0s3_1.2 */
+	movdqa %xmm8, %xmm9 /* g0s3_1.2 */
+	paddd %xmm8, %xmm9 /* dbl_27 = add(g0s3_1, g0s3_1) */
+	movdqa %xmm8, %xmm14 /* g0s3_1.2 */
+	pslld $8, %xmm14 /* s0k_o_3_l = shl(g0s3_1) */
+	psrld $24, %xmm9 /* s0k_o_3_r = shr(dbl_27) */
+	por %xmm9, %xmm14 /* s0k_o_3 = or(s0k_o_3_l, s0k_o_3_r) */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm14 /* s0k_3 = and(s0k_o_3, modulus) */
+	movdqa 128(%rsp), %xmm9 /* reload g0s7_1.2 */
+	movdqa %xmm9, %xmm7 /* g0s7_1.2 */
+	pslld $20, %xmm7 /* s4k_o_3_l = shl(g0s7_1) */
+	movdqa %xmm13, %xmm9 /* dbl_18 */
+	psrld $12, %xmm9 /* s4k_o_3_r = shr(dbl_18) */
+	por %xmm9, %xmm7 /* s4k_o_3 = or(s4k_o_3_l, s4k_o_3_r) */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm7 /* s4k_3 = and(s4k_o_3, modulus) */
+	movdqa 240(%rsp), %xmm9 /* reload g0s13_1.2 */
+	movdqa %xmm13, 464(%rsp) /* spill dbl_18 */
+	movdqa %xmm9, %xmm13 /* g0s13_1.2 */
+	pslld $21, %xmm13 /* s10k_o_3_l = shl(g0s13_1) */
+	movdqa 256(%rsp), %xmm9 /* reload dbl_6 */
+	movdqa %xmm9, %xmm11 /* dbl_6 */
+	psrld $11, %xmm11 /* s10k_o_3_r = shr(dbl_6) */
+	por %xmm11, %xmm13 /* s10k_o_3 = or(s10k_o_3_l, s10k_o_3_r) */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm13 /* s10k_3 = and(s10k_o_3, modulus) */
+	movdqa %xmm0, %xmm11 /* fb */
+	pslld $17, %xmm11 /* s13k_o_3_l = shl(fb) */
+	movdqa %xmm0, 480(%rsp) /* spill fb */
+	movdqa %xmm2, %xmm0 /* dbl_8 */
+	psrld $15, %xmm0 /* s13k_o_3_r = shr(dbl_8) */
+	por %xmm0, %xmm11 /* s13k_o_3 = or(s13k_o_3_l, s13k_o_3_r) */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm11 /* s13k_3 = and(s13k_o_3, modulus) */
+	movdqa %xmm3, %xmm0 /* fb_2 */
+	pslld $15, %xmm0 /* s15k_o_3_l = shl(fb_2) */
+	movdqa %xmm2, 496(%rsp) /* spill dbl_8 */
+	movdqa %xmm1, %xmm2 /* dbl_24 */
+	psrld $17, %xmm2 /* s15k_o_3_r = shr(dbl_24) */
+	por %xmm2, %xmm0 /* s15k_o_3 = or(s15k_o_3_l, s15k_o_3_r) */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm0 /* s15k_3 = and(s15k_o_3, modulus) */
+	psrld $1, %xmm6 /* w_half_3 = shr(w_3) */
+	paddd %xmm7, %xmm14 /* fb0_s_9 = add(s0k_3, s4k_3) */
+	movdqa %xmm14, %xmm2 /* fb0_s_9 */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm2 /* fb0_m_9 = and(fb0_s_9, modulus) */
+	psrld $31, %xmm14 /* fb0_c_9 = shr(fb0_s_9) */
+	paddd %xmm14, %xmm2 /* fb0_9 = add(fb0_m_9, fb0_c_9) */
+	paddd %xmm11, %xmm13 /* fb0_s_10 = add(s10k_3, s13k_3) */
+	movdqa %xmm13, %xmm7 /* fb0_s_10 */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm7 /* fb0_m_10 = and(fb0_s_10, modulus) */
+	psrld $31, %xmm13 /* fb0_c_10 = shr(fb0_s_10) */
+	paddd %xmm13, %xmm7 /* fb0_10 = add(fb0_m_10, fb0_c_10) */
+	paddd %xmm6, %xmm0 /* fb0_s_11 = add(s15k_3, w_half_3) */
+	movdqa %xmm0, %xmm6 /* fb0_s_11 */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm6 /* fb0_m_11 = and(fb0_s_11, modulus) */
+	psrld $31, %xmm0 /* fb0_c_11 = shr(fb0_s_11) */
+	paddd %xmm0, %xmm6 /* fb0_11 = add(fb0_m_11, fb0_c_11) */
+	paddd %xmm7, %xmm2 /* fb1_s_3 = add(fb0_9, fb0_10) */
+	movdqa %xmm2, %xmm0 /* fb1_s_3 */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm0 /* fb1_m_3 = and(fb1_s_3, modulus) */
+	psrld $31, %xmm2 /* fb1_c_3 = shr(fb1_s_3) */
+	paddd %xmm2, %xmm0 /* fb1_3 = add(fb1_m_3, fb1_c_3) */
+	paddd %xmm6, %xmm0 /* fb2_s_3 = add(fb1_3, fb0_11) */
+	movdqa %xmm0, %xmm2 /* fb2_s_3 */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm2 /* fb2_m_3 = and(fb2_s_3, modulus) */
+	psrld $31, %xmm0 /* fb2_c_3 = shr(fb2_s_3) */
+	paddd %xmm0, %xmm2 /* fb2_3 = add(fb2_m_3, fb2_c_3) */
+	paddd %xmm8, %xmm2 /* fb_s_3 = add(fb2_3, g0s3_1) */
+	movdqa %xmm2, %xmm0 /* fb_s_3 */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm0 /* fb_m_3 = and(fb_s_3, modulus) */
+	psrld $31, %xmm2 /* fb_c_3 = shr(fb_s_3) */
+	paddd %xmm2, %xmm0 /* fb_3 = add(fb_m_3, fb_c_3) */
+
+	/* Initialisation round 16r+4, lanes 0..: s16 = feedback + (W >> 1). */
+	movdqa %xmm0, %xmm2 /* fb_3 */
+	paddd %xmm0, %xmm2 /* dbl_32 = add(fb_3, fb_3) */
+	movdqa %xmm2, %xmm6 /* dbl_32 */
+	pand .Lzuc_lanes_ssse3_aesni_1_high16(%rip), %xmm6 /* x0_4_b = and(dbl_32, high16) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_high16(%rip), %xmm7 /* high16 = const() */
+	movdqa %xmm7, %xmm8 /* high16 */
+	pandn %xmm3, %xmm8 /* x0_4_a = andnot(high16, fb_2) */
+	por %xmm8, %xmm6 /* x0_4 = or(x0_4_b, x0_4_a) */
+	movdqa 400(%rsp), %xmm8 /* reload g0s15_1.2 */
+	movdqa %xmm8, %xmm11 /* g0s15_1.2 */
+	pslld $16, %xmm11 /* x1_4_l = shl(g0s15_1) */
+	movdqa %xmm9, %xmm13 /* dbl_6 */
+	psrld $16, %xmm13 /* x1_4_r = shr(dbl_6) */
+	por %xmm13, %xmm11 /* x1_4 = or(x1_4_l, x1_4_r) */
+	pxor %xmm15, %xmm6 /* x0r1_4 = xor(x0_4, r1_3) */
+	paddd %xmm10, %xmm6 /* w_4 = add(x0r1_4, r2_3) */
+	paddd %xmm11, %xmm15 /* w1_4 = add(r1_3, x1_4) */
+	pxor 144(%rsp), %xmm10 /* w2_4 = xor(r2_3, x1) */
+	movdqa %xmm15, %xmm13 /* w1_4 */
+	pslld $16, %xmm13 /* l1in_4_l = shl(w1_4) */
+	movdqa %xmm10, %xmm14 /* w2_4 */
+	psrld $16, %xmm14 /* l1in_4_r = shr(w2_4) */
+	por %xmm14, %xmm13 /* l1in_4 = or(l1in_4_l, l1in_4_r) */
+	movdqa %xmm13, %xmm14 /* l1in_4 */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl24(%rip), %xmm14 /* ur24_4 = lookup16(l1in_4, rotl24) */
+	movdqa %xmm13, %xmm9 /* l1in_4 */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl8(%rip), %xmm9 /* ur8_4 = lookup16(l1in_4, rotl8) */
+	movdqa %xmm11, 144(%rsp) /* spill x1_4 */
+	movdqa %xmm13, %xmm11 /* l1in_4 */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl16(%rip), %xmm11 /* ur16_4 = lookup16(l1in_4, rotl16) */
+	movdqa %xmm13, %xmm8 /* l1in_4 */
+	pxor %xmm9, %xmm8 /* ug_acc_4 = xor(l1in_4, ur8_4) */
+	pxor %xmm11, %xmm8 /* ug_4 = xor(ug_acc_4, ur16_4) */
+	movdqa %xmm8, %xmm9 /* ug_4 */
+	pslld $2, %xmm9 /* ur2_4_l = shl(ug_4) */
+	psrld $30, %xmm8 /* ur2_4_r = shr(ug_4) */
+	por %xmm8, %xmm9 /* ur2_4 = or(ur2_4_l, ur2_4_r) */
+	pxor %xmm14, %xmm13 /* u_acc_4 = xor(l1in_4, ur24_4) */
+	pxor %xmm9, %xmm13 /* u_4 = xor(u_acc_4, ur2_4) */
+	pslld $16, %xmm10 /* l2in_4_l = shl(w2_4) */
+	psrld $16, %xmm15 /* l2in_4_r = shr(w1_4) */
+	por %xmm15, %xmm10 /* l2in_4 = or(l2in_4_l, l2in_4_r) */
+	movdqa %xmm10, %xmm8 /* l2in_4 */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl8(%rip), %xmm8 /* vr8_4 = lookup16(l2in_4, rotl8) */
+	movdqa %xmm10, %xmm9 /* l2in_4 */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl16(%rip), %xmm9 /* vr16_4 = lookup16(l2in_4, rotl16) */
+	movdqa %xmm10, %xmm11 /* l2in_4 */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl24(%rip), %xmm11 /* vr24_4 = lookup16(l2in_4, rotl24) */
+	movdqa %xmm8, %xmm14 /* vr8_4 */
+	pxor %xmm9, %xmm14 /* vg_acc_4 = xor(vr8_4, vr16_4) */
+	pxor %xmm11, %xmm14 /* vg_4 = xor(vg_acc_4, vr24_4) */
+	movdqa %xmm14, %xmm9 /* vg_4 */
+	pslld $6, %xmm9 /* vr6_4_l = shl(vg_4) */
+	psrld $26, %xmm14 /* vr6_4_r = shr(vg_4) */
+	por %xmm14, %xmm9 /* vr6_4 = or(vr6_4_l, vr6_4_r) */
+	pxor %xmm8, %xmm10 /* v_acc_4 = xor(l2in_4, vr8_4) */
+	pxor %xmm9, %xmm10 /* v_4 = xor(v_acc_4, vr6_4) */
+	movdqa %xmm10, %xmm8 /* v_4 */
+	psrlw $8, %xmm8 /* sb_in_x_sh_4 = shr(v_4) */
+	movdqa %xmm13, %xmm9 /* u_4 */
+	pand .Lzuc_lanes_ssse3_aesni_1_odd_bytes(%rip), %xmm9 /* sb_in_x_4_b = and(u_4, odd_bytes) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_odd_bytes(%rip), %xmm11 /* odd_bytes = const() */
+	movdqa %xmm11, %xmm14 /* odd_bytes */
+	pandn %xmm8, %xmm14 /* sb_in_x_4_a = andnot(odd_bytes, sb_in_x_sh_4) */
+	por %xmm14, %xmm9 /* sb_in_x_4 = or(sb_in_x_4_b, sb_in_x_4_a) */
+	movdqa %xmm9, %xmm8 /* sb_in_x_4 */
+	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm8 /* sb_s0_xl_4 = and(sb_in_x_4, nibble_mask) */
+	psrlw $4, %xmm9 /* sb_s0_xs_4 = shr(sb_in_x_4) */
+	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm9 /* sb_s0_xh_4 = and(sb_s0_xs_4, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_s0_p1(%rip), %xmm14 /* s0_p1 = const() */
+	movdqa %xmm14, %xmm15 /* s0_p1 */
+	pshufb %xmm8, %xmm15 /* sb_s0_p1_4 = lookup16(s0_p1, sb_s0_xl_4) */
+	pxor %xmm9, %xmm15 /* sb_s0_t_4 = xor(sb_s0_p1_4, sb_s0_xh_4) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_s0_p2(%rip), %xmm9 /* s0_p2 = const() */
+	movdqa %xmm9, %xmm14 /* s0_p2 */
+	pshufb %xmm15, %xmm14 /* sb_s0_p2_4 = lookup16(s0_p2, sb_s0_t_4) */
+	pxor %xmm8, %xmm14 /* sb_s0_ol_4 = xor(sb_s0_p2_4, sb_s0_xl_4) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_s0_p3_rot(%rip), %xmm8 /* s0_p3_rot = const() */
+	movdqa %xmm8, %xmm9 /* s0_p3_rot */
+	pshufb %xmm14, %xmm9 /* sb_s0_p3_4 = lookup16(s0_p3_rot, sb_s0_ol_4) */
+	paddb %xmm15, %xmm15 /* sb_s0_t2_4 = add(sb_s0_t_4, sb_s0_t_4) */
+	pxor %xmm15, %xmm9 /* sb_s0_4 = xor(sb_s0_p3_4, sb_s0_t2_4) */
+	psllw $8, %xmm13 /* sb_in_y_sh_4 = shl(u_4) */
+	pand %xmm11, %xmm13 /* sb_in_y_4_b = and(sb_in_y_sh_4, odd_bytes) */
+	movdqa %xmm11, %xmm14 /* odd_bytes */
+	pandn %xmm10, %xmm14 /* sb_in_y_4_a = andnot(odd_bytes, v_4) */
+	por %xmm14, %xmm13 /* sb_in_y_4 = or(sb_in_y_4_b, sb_in_y_4_a) */
+	movdqa %xmm13, %xmm10 /* sb_in_y_4 */
+	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm10 /* sb_in_y_4_lo = and(sb_in_y_4, nibble_mask) */
+	psrlw $4, %xmm13 /* sb_in_y_4_sh = shr(sb_in_y_4) */
+	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm13 /* sb_in_y_4_hi = and(sb_in_y_4_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_lo(%rip), %xmm14 /* tbl_lo = const() */
+	movdqa %xmm14, %xmm15 /* tbl_lo */
+	pshufb %xmm10, %xmm15 /* sb_s1_k_4_l = lookup16(tbl_lo, sb_in_y_4_lo) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_hi(%rip), %xmm10 /* tbl_hi = const() */
+	movdqa %xmm10, %xmm14 /* tbl_hi */
+	pshufb %xmm13, %xmm14 /* sb_s1_k_4_h = lookup16(tbl_hi, sb_in_y_4_hi) */
+	pxor %xmm14, %xmm15 /* sb_s1_k_4 = xor(sb_s1_k_4_l, sb_s1_k_4_h) */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_inv_shift_rows(%rip), %xmm15 /* sb_s1_4_sr = lookup16(sb_s1_k_4, inv_shift_rows) */
+	aesenclast .Lzuc_lanes_ssse3_aesni_1_aes_cancel_key(%rip), %xmm15 /* sb_s1_4_aes = aesenclast(sb_s1_4_sr, aes_cancel_key) */
+	movdqa %xmm15, %xmm13 /* sb_s1_4_aes */
+	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm13 /* sb_s1_4_aes_lo = and(sb_s1_4_aes, nibble_mask) */
+	psrlw $4, %xmm15 /* sb_s1_4_aes_sh = shr(sb_s1_4_aes) */
+	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm15 /* sb_s1_4_aes_hi = and(sb_s1_4_aes_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_lo_1(%rip), %xmm14 /* tbl_lo_1 = const() */
+	movdqa %xmm14, %xmm10 /* tbl_lo_1 */
+	pshufb %xmm13, %xmm10 /* sb_s1_4_l = lookup16(tbl_lo_1, sb_s1_4_aes_lo) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_hi_1(%rip), %xmm13 /* tbl_hi_1 = const() */
+	movdqa %xmm13, %xmm14 /* tbl_hi_1 */
+	pshufb %xmm15, %xmm14 /* sb_s1_4_h = lookup16(tbl_hi_1, sb_s1_4_aes_hi) */
+	pxor %xmm14, %xmm10 /* sb_s1_4 = xor(sb_s1_4_l, sb_s1_4_h) */
+	movdqa %xmm10, %xmm14 /* sb_s1_4 */
+	psrlw $8, %xmm14 /* r1_sh_4 = shr(sb_s1_4) */
+	movdqa %xmm9, %xmm15 /* sb_s0_4 */
+	pand %xmm11, %xmm15 /* r1_4_b = and(sb_s0_4, odd_bytes) */
+	movdqa %xmm11, %xmm13 /* odd_bytes */
+	pandn %xmm14, %xmm13 /* r1_4_a = andnot(odd_bytes, r1_sh_4) */
+	por %xmm13, %xmm15 /* r1_4 = or(r1_4_b, r1_4_a) */
+	psllw $8, %xmm9 /* r2_sh_4 = shl(sb_s0_4) */
+	pand %xmm11, %xmm9 /* r2_4_b = and(r2_sh_4, odd_bytes) */
+	movdqa %xmm11, %xmm13 /* odd_bytes */
+	pandn %xmm10, %xmm13 /* r2_4_a = andnot(odd_bytes, sb_s1_4) */
+	por %xmm13, %xmm9 /* r2_4 = or(r2_4_b, r2_4_a) */
+	movdqa 192(%rsp), %xmm10 /* reload g0s4_1.2 */
+	movdqa %xmm10, %xmm13 /* g0s4_1.2 */
+	pslld $8, %xmm13 /* s0k_o_4_l = shl(g0s4_1) */
+	movdqa 208(%rsp), %xmm14 /* reload dbl_4 */
+	psrld $24, %xmm14 /* s0k_o_4_r = shr(dbl_4) */
+	por %xmm14, %xmm13 /* s0k_o_4 = or(s0k_o_4_l, s0k_o_4_r) */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm13 /* s0k_4 = and(s0k_o_4, modulus) */
+	movdqa 64(%rsp), %xmm14 /* reload g0s8_1.2 */
+	movdqa %xmm14, %xmm8 /* g0s8_1.2 */
+	pslld $20, %xmm8 /* s4k_o_4_l = shl(g0s8_1) */
+	movdqa %xmm12, %xmm14 /* dbl_26 */
+	psrld $12, %xmm14 /* s4k_o_4_r = shr(dbl_26) */
+	por %xmm14, %xmm8 /* s4k_o_4 = or(s4k_o_4_l, s4k_o_4_r) */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm8 /* s4k_4 = and(s4k_o_4, modulus) */
+	movdqa 160(%rsp), %xmm14 /* reload g0s14_1.2 */
+	movdqa %xmm12, 208(%rsp) /* spill dbl_26 */
+	movdqa %xmm14, %xmm12 /* g0s14_1.2 */
+	pslld $21, %xmm12 /* s10k_o_4_l = shl(g0s14_1) */
+	movdqa 336(%rsp), %xmm14 /* reload dbl_14 */
+	movdqa %xmm14, %xmm11 /* dbl_14 */
+	psrld $11, %xmm11 /* s10k_o_4_r = shr(dbl_14) */
+	por %xmm11, %xmm12 /* s10k_o_4 = or(s10k_o_4_l, s10k_o_4_r) */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm12 /* s10k_4 = and(s10k_o_4, modulus) */
+	movdqa %xmm4, %xmm11 /* fb_1 */
+	pslld $17, %xmm11 /* s13k_o_4_l = shl(fb_1) */
+	movdqa %xmm4, 512(%rsp) /* spill fb_1 */
+	movdqa %xmm5, %xmm4 /* dbl_16 */
+	psrld $15, %xmm4 /* s13k_o_4_r = shr(dbl_16) */
+	por %xmm4, %xmm11 /* s13k_o_4 = or(s13k_o_4_l, s13k_o_4_r) */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm11 /* s13k_4 = and(s13k_o_4, modulus) */
+	movdqa %xmm0, %xmm4 /* fb_3 */
+	pslld $15, %xmm4 /* s15k_o_4_l = shl(fb_3) */
+	movdqa %xmm5, 528(%rsp) /* spill dbl_16 */
+	movdqa %xmm2, %xmm5 /* dbl_32 */
+	psrld $17, %xmm5 /* s15k_o_4_r = shr(dbl_32) */
+	por %xmm5, %xmm4 /* s15k_o_4 = or(s15k_o_4_l, s15k_o_4_r) */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm4 /* s15k_4 = and(s15k_o_4, modulus) */
+	psrld $1, %xmm6 /* w_half_4 = shr(w_4) */
+	paddd %xmm8, %xmm13 /* fb0_s_12 = add(s0k_4, s4k_4) */
+	movdqa %xmm13, %xmm5 /* fb0_s_12 */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm5 /* fb0_m_12 = and(fb0_s_12, modulus) */
+	psrld $31, %xmm13 /* fb0_c_12 = shr(fb0_s_12) */
+	paddd %xmm13, %xmm5 /* fb0_12 = add(fb0_m_12, fb0_c_12) */
+	paddd %xmm11, %xmm12 /* fb0_s_13 = add(s10k_4, s13k_4) */
+	movdqa %xmm12, %xmm8 /* fb0_s_13 */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm8 /* fb0_m_13 = and(fb0_s_13, modulus) */
+	psrld $31, %xmm12 /* fb0_c_13 = shr(fb0_s_13) */
+	paddd %xmm12, %xmm8 /* fb0_13 = add(fb0_m_13, fb0_c_13) */
+	paddd %xmm6, %xmm4 /* fb0_s_14 = add(s15k_4, w_half_4) */
+	movdqa %xmm4, %xmm6 /* fb0_s_14 */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm6 /* fb0_m_14 = and(fb0_s_14, modulus) */
+	psrld $31, %xmm4 /* fb0_c_14 = shr(fb0_s_14) */
+	paddd %xmm4, %xmm6 /* fb0_14 = add(fb0_m_14, fb0_c_14) */
+	paddd %xmm8, %xmm5 /* fb1_s_4 = add(fb0_12, fb0_13) */
+	movdqa %xmm5, %xmm4 /* fb1_s_4 */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm4 /* fb1_m_4 = and(fb1_s_4, modulus) */
+	psrld $31, %xmm5 /* fb1_c_4 = shr(fb1_s_4) */
+	paddd %xmm5, %xmm4 /* fb1_4 = add(fb1_m_4, fb1_c_4) */
+	paddd %xmm6, %xmm4 /* fb2_s_4 = add(fb1_4, fb0_14) */
+	movdqa %xmm4, %xmm5 /* fb2_s_4 */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm5 /* fb2_m_4 = and(fb2_s_4, modulus) */
+	psrld $31, %xmm4 /* fb2_c_4 = shr(fb2_s_4) */
+	paddd %xmm4, %xmm5 /* fb2_4 = add(fb2_m_4, fb2_c_4) */
+	paddd %xmm10, %xmm5 /* fb_s_4 = add(fb2_4, g0s4_1) */
+	movdqa %xmm5, %xmm4 /* fb_s_4 */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm4 /* fb_m_4 = and(fb_s_4, modulus) */
+	psrld $31, %xmm5 /* fb_c_4 = shr(fb_s_4) */
+	paddd %xmm5, %xmm4 /* fb_4 = add(fb_m_4, fb_c_4) */
+
+	/* Initialisation round 16r+5, lanes 0..: s16 = feedback + (W >> 1). */
+	movdqa %xmm4, %xmm5 /* fb_4 */
+	paddd %xmm4, %xmm5 /* dbl_40 = add(fb_4, fb_4) */
+	movdqa %xmm5, %xmm6 /* dbl_40 */
+	pand %xmm7, %xmm6 /* x0_5_b = and(dbl_40, high16) */
+	movdqa %xmm7, %xmm8 /* high16 */
+	pandn %xmm0, %xmm8 /* x0_5_a = andnot(high16, fb_3) */
+	por %xmm8, %xmm6 /* x0_5 = or(x0_5_b, x0_5_a) */
+	movdqa 480(%rsp), %xmm8 /* reload fb */
+	movdqa %xmm8, %xmm10 /* fb */
+	pslld $16, %xmm10 /* x1_5_l = shl(fb) */
+	movdqa %xmm14, %xmm11 /* dbl_14 */
+	psrld $16, %xmm11 /* x1_5_r = shr(dbl_14) */
+	por %xmm11, %xmm10 /* x1_5 = or(x1_5_l, x1_5_r) */
+	pxor %xmm15, %xmm6 /* x0r1_5 = xor(x0_5, r1_4) */
+	paddd %xmm9, %xmm6 /* w_5 = add(x0r1_5, r2_4) */
+	paddd %xmm10, %xmm15 /* w1_5 = add(r1_4, x1_5) */
+	pxor 288(%rsp), %xmm9 /* w2_5 = xor(r2_4, x1_1) */
+	movdqa %xmm15, %xmm11 /* w1_5 */
+	pslld $16, %xmm11 /* l1in_5_l = shl(w1_5) */
+	movdqa %xmm9, %xmm12 /* w2_5 */
+	psrld $16, %xmm12 /* l1in_5_r = shr(w2_5) */
+	por %xmm12, %xmm11 /* l1in_5 = or(l1in_5_l, l1in_5_r) */
+	movdqa %xmm11, %xmm12 /* l1in_5 */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl24(%rip), %xmm12 /* ur24_5 = lookup16(l1in_5, rotl24) */
+	movdqa %xmm11, %xmm13 /* l1in_5 */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl8(%rip), %xmm13 /* ur8_5 = lookup16(l1in_5, rotl8) */
+	movdqa %xmm11, %xmm14 /* l1in_5 */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl16(%rip), %xmm14 /* ur16_5 = lookup16(l1in_5, rotl16) */
+	movdqa %xmm10, 288(%rsp) /* spill x1_5 */
+	movdqa %xmm11, %xmm10 /* l1in_5 */
+	pxor %xmm13, %xmm10 /* ug_acc_5 = xor(l1in_5, ur8_5) */
+	pxor %xmm14, %xmm10 /* ug_5 = xor(ug_acc_5, ur16_5) */
+	movdqa %xmm10, %xmm13 /* ug_5 */
+	pslld $2, %xmm13 /* ur2_5_l = shl(ug_5) */
+	psrld $30, %xmm10 /* ur2_5_r = shr(ug_5) */
+	por %xmm10, %xmm13 /* ur2_5 = or(ur2_5_l, ur2_5_r) */
+	pxor %xmm12, %xmm11 /* u_acc_5 = xor(l1in_5, ur24_5) */
+	pxor %xmm13, %xmm11 /* u_5 = xor(u_acc_5, ur2_5) */
+	pslld $16, %xmm9 /* l2in_5_l = shl(w2_5) */
+	psrld $16, %xmm15 /* l2in_5_r = shr(w1_5) */
+	por %xmm15, %xmm9 /* l2in_5 = or(l2in_5_l, l2in_5_r) */
+	movdqa %xmm9, %xmm10 /* l2in_5 */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl8(%rip), %xmm10 /* vr8_5 = lookup16(l2in_5, rotl8) */
+	movdqa %xmm9, %xmm12 /* l2in_5 */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl16(%rip), %xmm12 /* vr16_5 = lookup16(l2in_5, rotl16) */
+	movdqa %xmm9, %xmm13 /* l2in_5 */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl24(%rip), %xmm13 /* vr24_5 = lookup16(l2in_5, rotl24) */
+	movdqa %xmm10, %xmm14 /* vr8_5 */
+	pxor %xmm12, %xmm14 /* vg_acc_5 = xor(vr8_5, vr16_5) */
+	pxor %xmm13, %xmm14 /* vg_5 = xor(vg_acc_5, vr24_5) */
+	movdqa %xmm14, %xmm12 /* vg_5 */
+	pslld $6, %xmm12 /* vr6_5_l = shl(vg_5) */
+	psrld $26, %xmm14 /* vr6_5_r = shr(vg_5) */
+	por %xmm14, %xmm12 /* vr6_5 = or(vr6_5_l, vr6_5_r) */
+	pxor %xmm10, %xmm9 /* v_acc_5 = xor(l2in_5, vr8_5) */
+	pxor %xmm12, %xmm9 /* v_5 = xor(v_acc_5, vr6_5) */
+	movdqa %xmm9, %xmm10 /* v_5 */
+	psrlw $8, %xmm10 /* sb_in_x_sh_5 = shr(v_5) */
+	movdqa %xmm11, %xmm12 /* u_5 */
+	pand .Lzuc_lanes_ssse3_aesni_1_odd_bytes(%rip), %xmm12 /* sb_in_x_5_b = and(u_5, odd_bytes) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_odd_bytes(%rip), %xmm13 /* odd_bytes = const() */
+	movdqa %xmm13, %xmm14 /* odd_bytes */
+	pandn %xmm10, %xmm14 /* sb_in_x_5_a = andnot(odd_bytes, sb_in_x_sh_5) */
+	por %xmm14, %xmm12 /* sb_in_x_5 = or(sb_in_x_5_b, sb_in_x_5_a) */
+	movdqa %xmm12, %xmm10 /* sb_in_x_5 */
+	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm10 /* sb_s0_xl_5 = and(sb_in_x_5, nibble_mask) */
+	psrlw $4, %xmm12 /* sb_s0_xs_5 = shr(sb_in_x_5) */
+	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm12 /* sb_s0_xh_5 = and(sb_s0_xs_5, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_s0_p1(%rip), %xmm14 /* s0_p1 = const() */
+	movdqa %xmm14, %xmm15 /* s0_p1 */
+	pshufb %xmm10, %xmm15 /* sb_s0_p1_5 = lookup16(s0_p1, sb_s0_xl_5) */
+	pxor %xmm12, %xmm15 /* sb_s0_t_5 = xor(sb_s0_p1_5, sb_s0_xh_5) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_s0_p2(%rip), %xmm12 /* s0_p2 = const() */
+	movdqa %xmm12, %xmm8 /* s0_p2 */
+	pshufb %xmm15, %xmm8 /* sb_s0_p2_5 = lookup16(s0_p2, sb_s0_t_5) */
+	pxor %xmm10, %xmm8 /* sb_s0_ol_5 = xor(sb_s0_p2_5, sb_s0_xl_5) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_s0_p3_rot(%rip), %xmm10 /* s0_p3_rot = const() */
+	movdqa %xmm10, %xmm12 /* s0_p3_rot */
+	pshufb %xmm8, %xmm12 /* sb_s0_p3_5 = lookup16(s0_p3_rot, sb_s0_ol_5) */
+	paddb %xmm15, %xmm15 /* sb_s0_t2_5 = add(sb_s0_t_5, sb_s0_t_5) */
+	pxor %xmm15, %xmm12 /* sb_s0_5 = xor(sb_s0_p3_5, sb_s0_t2_5) */
+	psllw $8, %xmm11 /* sb_in_y_sh_5 = shl(u_5) */
+	pand %xmm13, %xmm11 /* sb_in_y_5_b = and(sb_in_y_sh_5, odd_bytes) */
+	movdqa %xmm13, %xmm8 /* odd_bytes */
+	pandn %xmm9, %xmm8 /* sb_in_y_5_a = andnot(odd_bytes, v_5) */
+	por %xmm8, %xmm11 /* sb_in_y_5 = or(sb_in_y_5_b, sb_in_y_5_a) */
+	movdqa %xmm11, %xmm8 /* sb_in_y_5 */
+	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm8 /* sb_in_y_5_lo = and(sb_in_y_5, nibble_mask) */
+	psrlw $4, %xmm11 /* sb_in_y_5_sh = shr(sb_in_y_5) */
+	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm11 /* sb_in_y_5_hi = and(sb_in_y_5_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_lo(%rip), %xmm9 /* tbl_lo = const() */
+	movdqa %xmm9, %xmm15 /* tbl_lo */
+	pshufb %xmm8, %xmm15 /* sb_s1_k_5_l = lookup16(tbl_lo, sb_in_y_5_lo) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_hi(%rip), %xmm8 /* tbl_hi = const() */
+	movdqa %xmm8, %xmm9 /* tbl_hi */
+	pshufb %xmm11, %xmm9 /* sb_s1_k_5_h = lookup16(tbl_hi, sb_in_y_5_hi) */
+	pxor %xmm9, %xmm15 /* sb_s1_k_5 = xor(sb_s1_k_5_l, sb_s1_k_5_h) */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_inv_shift_rows(%rip), %xmm15 /* sb_s1_5_sr = lookup16(sb_s1_k_5, inv_shift_rows) */
+	aesenclast .Lzuc_lanes_ssse3_aesni_1_aes_cancel_key(%rip), %xmm15 /* sb_s1_5_aes = aesenclast(sb_s1_5_sr, aes_cancel_key) */
+	movdqa %xmm15, %xmm9 /* sb_s1_5_aes */
+	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm9 /* sb_s1_5_aes_lo = and(sb_s1_5_aes, nibble_mask) */
+	psrlw $4, %xmm15 /* sb_s1_5_aes_sh = shr(sb_s1_5_aes) */
+	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm15 /* sb_s1_5_aes_hi = and(sb_s1_5_aes_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_lo_1(%rip), %xmm11 /* tbl_lo_1 = const() */
+	movdqa %xmm11, %xmm8 /* tbl_lo_1 */
+	pshufb %xmm9, %xmm8 /* sb_s1_5_l = lookup16(tbl_lo_1, sb_s1_5_aes_lo) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_hi_1(%rip), %xmm9 /* tbl_hi_1 = const() */
+	movdqa %xmm9, %xmm11 /* tbl_hi_1 */
+	pshufb %xmm15, %xmm11 /* sb_s1_5_h = lookup16(tbl_hi_1, sb_s1_5_aes_hi) */
+	pxor %xmm11, %xmm8 /* sb_s1_5 = xor(sb_s1_5_l, sb_s1_5_h) */
+	movdqa %xmm8, %xmm11 /* sb_s1_5 */
+	psrlw $8, %xmm11 /* r1_sh_5 = shr(sb_s1_5) */
+	movdqa %xmm12, %xmm15 /* sb_s0_5 */
+	pand %xmm13, %xmm15 /* r1_5_b = and(sb_s0_5, odd_bytes) */
+	movdqa %xmm13, %xmm9 /* odd_bytes */
+	pandn %xmm11, %xmm9 /* r1_5_a = andnot(odd_bytes, r1_sh_5) */
+	por %xmm9, %xmm15 /* r1_5 = or(r1_5_b, r1_5_a) */
+	psllw $8, %xmm12 /* r2_sh_5 = shl(sb_s0_5) */
+	pand %xmm13, %xmm12 /* r2_5_b = and(r2_sh_5, odd_bytes) */
+	movdqa %xmm13, %xmm9 /* odd_bytes */
+	pandn %xmm8, %xmm9 /* r2_5_a = andnot(odd_bytes, sb_s1_5) */
+	por %xmm9, %xmm12 /* r2_5 = or(r2_5_b, r2_5_a) */
+	movdqa 304(%rsp), %xmm8 /* reload g0s5_1.2 */
+	movdqa %xmm8, %xmm9 /* g0s5_1.2 */
+	pslld $8, %xmm9 /* s0k_o_5_l = shl(g0s5_1) */
+	movdqa 320(%rsp), %xmm11 /* reload dbl_2 */
+	psrld $24, %xmm11 /* s0k_o_5_r = shr(dbl_2) */
+	por %xmm11, %xmm9 /* s0k_o_5 = or(s0k_o_5_l, s0k_o_5_r) */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm9 /* s0k_5 = and(s0k_o_5, modulus) */
+	movdqa 96(%rsp), %xmm11 /* reload g0s9_1.2 */
+	movdqa %xmm11, %xmm10 /* g0s9_1.2 */
+	pslld $20, %xmm10 /* s4k_o_5_l = shl(g0s9_1) */
+	movdqa 112(%rsp), %xmm11 /* reload dbl_1 */
+	movdqa %xmm11, %xmm14 /* dbl_1 */
+	psrld $12, %xmm14 /* s4k_o_5_r = shr(dbl_1) */
+	por %xmm14, %xmm10 /* s4k_o_5 = or(s4k_o_5_l, s4k_o_5_r) */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm10 /* s4k_5 = and(s4k_o_5, modulus) */
+	movdqa 400(%rsp), %xmm14 /* reload g0s15_1.2 */
+	movdqa %xmm14, %xmm11 /* g0s15_1.2 */
+	pslld $21, %xmm11 /* s10k_o_5_l = shl(g0s15_1) */
+	movdqa 416(%rsp), %xmm14 /* reload dbl */
+	movdqa %xmm14, %xmm13 /* dbl */
+	psrld $11, %xmm13 /* s10k_o_5_r = shr(dbl) */
+	por %xmm13, %xmm11 /* s10k_o_5 = or(s10k_o_5_l, s10k_o_5_r) */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm11 /* s10k_5 = and(s10k_o_5, modulus) */
+	movdqa %xmm3, %xmm13 /* fb_2 */
+	pslld $17, %xmm13 /* s13k_o_5_l = shl(fb_2) */
+	movdqa %xmm3, 320(%rsp) /* spill fb_2 */
+	movdqa %xmm1, %xmm3 /* dbl_24 */
+	psrld $15, %xmm3 /* s13k_o_5_r = shr(dbl_24) */
+	por %xmm3, %xmm13 /* s13k_o_5 = or(s13k_o_5_l, s13k_o_5_r) */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm13 /* s13k_5 = and(s13k_o_5, modulus) */
+	movdqa %xmm4, %xmm3 /* fb_4 */
+	pslld $15, %xmm3 /* s15k_o_5_l = shl(fb_4) */
+	movdqa %xmm1, 192(%rsp) /* spill dbl_24 */
+	movdqa %xmm5, %xmm1 /* dbl_40 */
+	psrld $17, %xmm1 /* s15k_o_5_r = shr(dbl_40) */
+	por %xmm1, %xmm3 /* s15k_o_5 = or(s15k_o_5_l, s15k_o_5_r) */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm3 /* s15k_5 = and(s15k_o_5, modulus) */
+	psrld $1, %xmm6 /* w_half_5 = shr(w_5) */
+	paddd %xmm10, %xmm9 /* fb0_s_15 = add(s0k_5, s4k_5) */
+	movdqa %xmm9, %xmm1 /* fb0_s_15 */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm1 /* fb0_m_15 = and(fb0_s_15, modulus) */
+	psrld $31, %xmm9 /* fb0_c_15 = shr(fb0_s_15) */
+	paddd %xmm9, %xmm1 /* fb0_15 = add(fb0_m_15, fb0_c_15) */
+	paddd %xmm13, %xmm11 /* fb0_s_16 = add(s10k_5, s13k_5) */
+	movdqa %xmm11, %xmm9 /* fb0_s_16 */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm9 /* fb0_m_16 = and(fb0_s_16, modulus) */
+	psrld $31, %xmm11 /* fb0_c_16 = shr(fb0_s_16) */
+	paddd %xmm11, %xmm9 /* fb0_16 = add(fb0_m_16, fb0_c_16) */
+	paddd %xmm6, %xmm3 /* fb0_s_17 = add(s15k_5, w_half_5) */
+	movdqa %xmm3, %xmm6 /* fb0_s_17 */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm6 /* fb0_m_17 = and(fb0_s_17, modulus) */
+	psrld $31, %xmm3 /* fb0_c_17 = shr(fb0_s_17) */
+	paddd %xmm3, %xmm6 /* fb0_17 = add(fb0_m_17, fb0_c_17) */
+	paddd %xmm9, %xmm1 /* fb1_s_5 = add(fb0_15, fb0_16) */
+	movdqa %xmm1, %xmm3 /* fb1_s_5 */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm3 /* fb1_m_5 = and(fb1_s_5, modulus) */
+	psrld $31, %xmm1 /* fb1_c_5 = shr(fb1_s_5) */
+	paddd %xmm1, %xmm3 /* fb1_5 = add(fb1_m_5, fb1_c_5) */
+	paddd %xmm6, %xmm3 /* fb2_s_5 = add(fb1_5, fb0_17) */
+	movdqa %xmm3, %xmm1 /* fb2_s_5 */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm1 /* fb2_m_5 = and(fb2_s_5, modulus) */
+	psrld $31, %xmm3 /* fb2_c_5 = shr(fb2_s_5) */
+	paddd %xmm3, %xmm1 /* fb2_5 = add(fb2_m_5, fb2_c_5) */
+	paddd %xmm8, %xmm1 /* fb_s_5 = add(fb2_5, g0s5_1) */
+	movdqa %xmm1, %xmm3 /* fb_s_5 */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm3 /* fb_m_5 = and(fb_s_5, modulus) */
+	psrld $31, %xmm1 /* fb_c_5 = shr(fb_s_5) */
+	paddd %xmm1, %xmm3 /* fb_5 = add(fb_m_5, fb_c_5) */
+
+	/* Initialisation round 16r+6, lanes 0..: s16 = feedback + (W >> 1). */
+	movdqa %xmm3, %xmm1 /* fb_5 */
+	paddd %xmm3, %xmm1 /* dbl_48 = add(fb_5, fb_5) */
+	movdqa %xmm1, %xmm6 /* dbl_48 */
+	pand %xmm7, %xmm6 /* x0_6_b = and(dbl_48, high16) */
+	movdqa %xmm7, %xmm8 /* high16 */
+	pandn %xmm4, %xmm8 /* x0_6_a = andnot(high16, fb_4) */
+	por %xmm8, %xmm6 /* x0_6 = or(x0_6_b, x0_6_a) */
+	movdqa 512(%rsp), %xmm8 /* reload fb_1 */
+	movdqa %xmm8, %xmm9 /* fb_1 */
+	pslld $16, %xmm9 /* x1_6_l = shl(fb_1) */
+	movdqa %xmm14, %xmm10 /* dbl */
+	psrld $16, %xmm10 /* x1_6_r = shr(dbl) */
+	por %xmm10, %xmm9 /* x1_6 = or(x1_6_l, x1_6_r) */
+	pxor %xmm15, %xmm6 /* x0r1_6 = xor(x0_6, r1_5) */
+	paddd %xmm12, %xmm6 /* w_6 = add(x0r1_6, r2_5) */
+	paddd %xmm9, %xmm15 /* w1_6 = add(r1_5, x1_6) */
+	pxor 368(%rsp), %xmm12 /* w2_6 = xor(r2_5, x1_2) */
+	movdqa %xmm15, %xmm10 /* w1_6 */
+	pslld $16, %xmm10 /* l1in_6_l = shl(w1_6) */
+	movdqa %xmm12, %xmm11 /* w2_6 */
+	psrld $16, %xmm11 /* l1in_6_r = shr(w2_6) */
+	por %xmm11, %xmm10 /* l1in_6 = or(l1in_6_l, l1in_6_r) */
+	movdqa %xmm10, %xmm11 /* l1in_6 */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl24(%rip), %xmm11 /* ur24_6 = lookup16(l1in_6, rotl24) */
+	movdqa %xmm10, %xmm13 /* l1in_6 */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl8(%rip), %xmm13 /* ur8_6 = lookup16(l1in_6, rotl8) */
+	movdqa %xmm10, %xmm14 /* l1in_6 */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl16(%rip), %xmm14 /* ur16_6 = lookup16(l1in_6, rotl16) */
+	movdqa %xmm9, 368(%rsp) /* spill x1_6 */
+	movdqa %xmm10, %xmm9 /* l1in_6 */
+	pxor %xmm13, %xmm9 /* ug_acc_6 = xor(l1in_6, ur8_6) */
+	pxor %xmm14, %xmm9 /* ug_6 = xor(ug_acc_6, ur16_6) */
+	movdqa %xmm9, %xmm13 /* ug_6 */
+	pslld $2, %xmm13 /* ur2_6_l = shl(ug_6) */
+	psrld $30, %xmm9 /* ur2_6_r = shr(ug_6) */
+	por %xmm9, %xmm13 /* ur2_6 = or(ur2_6_l, ur2_6_r) */
+	pxor %xmm11, %xmm10 /* u_acc_6 = xor(l1in_6, ur24_6) */
+	pxor %xmm13, %xmm10 /* u_6 = xor(u_acc_6, ur2_6) */
+	pslld $16, %xmm12 /* l2in_6_l = shl(w2_6) */
+	psrld $16, %xmm15 /* l2in_6_r = shr(w1_6) */
+	por %xmm15, %xmm12 /* l2in_6 = or(l2in_6_l, l2in_6_r) */
+	movdqa %xmm12, %xmm9 /* l2in_6 */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl8(%rip), %xmm9 /* vr8_6 = lookup16(l2in_6, rotl8) */
+	movdqa %xmm12, %xmm11 /* l2in_6 */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl16(%rip), %xmm11 /* vr16_6 = lookup16(l2in_6, rotl16) */
+	movdqa %xmm12, %xmm13 /* l2in_6 */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl24(%rip), %xmm13 /* vr24_6 = lookup16(l2in_6, rotl24) */
+	movdqa %xmm9, %xmm14 /* vr8_6 */
+	pxor %xmm11, %xmm14 /* vg_acc_6 = xor(vr8_6, vr16_6) */
+	pxor %xmm13, %xmm14 /* vg_6 = xor(vg_acc_6, vr24_6) */
+	movdqa %xmm14, %xmm11 /* vg_6 */
+	pslld $6, %xmm11 /* vr6_6_l = shl(vg_6) */
+	psrld $26, %xmm14 /* vr6_6_r = shr(vg_6) */
+	por %xmm14, %xmm11 /* vr6_6 = or(vr6_6_l, vr6_6_r) */
+	pxor %xmm9, %xmm12 /* v_acc_6 = xor(l2in_6, vr8_6) */
+	pxor %xmm11, %xmm12 /* v_6 = xor(v_acc_6, vr6_6) */
+	movdqa %xmm12, %xmm9 /* v_6 */
+	psrlw $8, %xmm9 /* sb_in_x_sh_6 = shr(v_6) */
+	movdqa %xmm10, %xmm11 /* u_6 */
+	pand .Lzuc_lanes_ssse3_aesni_1_odd_bytes(%rip), %xmm11 /* sb_in_x_6_b = and(u_6, odd_bytes) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_odd_bytes(%rip), %xmm13 /* odd_bytes = const() */
+	movdqa %xmm13, %xmm14 /* odd_bytes */
+	pandn %xmm9, %xmm14 /* sb_in_x_6_a = andnot(odd_bytes, sb_in_x_sh_6) */
+	por %xmm14, %xmm11 /* sb_in_x_6 = or(sb_in_x_6_b, sb_in_x_6_a) */
+	movdqa %xmm11, %xmm9 /* sb_in_x_6 */
+	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm9 /* sb_s0_xl_6 = and(sb_in_x_6, nibble_mask) */
+	psrlw $4, %xmm11 /* sb_s0_xs_6 = shr(sb_in_x_6) */
+	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm11 /* sb_s0_xh_6 = and(sb_s0_xs_6, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_s0_p1(%rip), %xmm14 /* s0_p1 = const() */
+	movdqa %xmm14, %xmm15 /* s0_p1 */
+	pshufb %xmm9, %xmm15 /* sb_s0_p1_6 = lookup16(s0_p1, sb_s0_xl_6) */
+	pxor %xmm11, %xmm15 /* sb_s0_t_6 = xor(sb_s0_p1_6, sb_s0_xh_6) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_s0_p2(%rip), %xmm11 /* s0_p2 = const() */
+	movdqa %xmm11, %xmm8 /* s0_p2 */
+	pshufb %xmm15, %xmm8 /* sb_s0_p2_6 = lookup16(s0_p2, sb_s0_t_6) */
+	pxor %xmm9, %xmm8 /* sb_s0_ol_6 = xor(sb_s0_p2_6, sb_s0_xl_6) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_s0_p3_rot(%rip), %xmm9 /* s0_p3_rot = const() */
+	movdqa %xmm9, %xmm11 /* s0_p3_rot */
+	pshufb %xmm8, %xmm11 /* sb_s0_p3_6 = lookup16(s0_p3_rot, sb_s0_ol_6) */
+	paddb %xmm15, %xmm15 /* sb_s0_t2_6 = add(sb_s0_t_6, sb_s0_t_6) */
+	pxor %xmm15, %xmm11 /* sb_s0_6 = xor(sb_s0_p3_6, sb_s0_t2_6) */
+	psllw $8, %xmm10 /* sb_in_y_sh_6 = shl(u_6) */
+	pand %xmm13, %xmm10 /* sb_in_y_6_b = and(sb_in_y_sh_6, odd_bytes) */
+	movdqa %xmm13, %xmm8 /* odd_bytes */
+	pandn %xmm12, %xmm8 /* sb_in_y_6_a = andnot(odd_bytes, v_6) */
+	por %xmm8, %xmm10 /* sb_in_y_6 = or(sb_in_y_6_b, sb_in_y_6_a) */
+	movdqa %xmm10, %xmm8 /* sb_in_y_6 */
+	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm8 /* sb_in_y_6_lo = and(sb_in_y_6, nibble_mask) */
+	psrlw $4, %xmm10 /* sb_in_y_6_sh = shr(sb_in_y_6) */
+	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm10 /* sb_in_y_6_hi = and(sb_in_y_6_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_lo(%rip), %xmm12 /* tbl_lo = const() */
+	movdqa %xmm12, %xmm15 /* tbl_lo */
+	pshufb %xmm8, %xmm15 /* sb_s1_k_6_l = lookup16(tbl_lo, sb_in_y_6_lo) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_hi(%rip), %xmm8 /* tbl_hi = const() */
+	movdqa %xmm8, %xmm12 /* tbl_hi */
+	pshufb %xmm10, %xmm12 /* sb_s1_k_6_h = lookup16(tbl_hi, sb_in_y_6_hi) */
+	pxor %xmm12, %xmm15 /* sb_s1_k_6 = xor(sb_s1_k_6_l, sb_s1_k_6_h) */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_inv_shift_rows(%rip), %xmm15 /* sb_s1_6_sr = lookup16(sb_s1_k_6, inv_shift_rows) */
+	aesenclast .Lzuc_lanes_ssse3_aesni_1_aes_cancel_key(%rip), %xmm15 /* sb_s1_6_aes = aesenclast(sb_s1_6_sr, aes_cancel_key) */
+	movdqa %xmm15, %xmm10 /* sb_s1_6_aes */
+	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm10 /* sb_s1_6_aes_lo = and(sb_s1_6_aes, nibble_mask) */
+	psrlw $4, %xmm15 /* sb_s1_6_aes_sh = shr(sb_s1_6_aes) */
+	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm15 /* sb_s1_6_aes_hi = and(sb_s1_6_aes_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_lo_1(%rip), %xmm12 /* tbl_lo_1 = const() */
+	movdqa %xmm12, %xmm8 /* tbl_lo_1 */
+	pshufb %xmm10, %xmm8 /* sb_s1_6_l = lookup16(tbl_lo_1, sb_s1_6_aes_lo) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_hi_1(%rip), %xmm10 /* tbl_hi_1 = const() */
+	movdqa %xmm10, %xmm12 /* tbl_hi_1 */
+	pshufb %xmm15, %xmm12 /* sb_s1_6_h = lookup16(tbl_hi_1, sb_s1_6_aes_hi) */
+	pxor %xmm12, %xmm8 /* sb_s1_6 = xor(sb_s1_6_l, sb_s1_6_h) */
+	movdqa %xmm8, %xmm12 /* sb_s1_6 */
+	psrlw $8, %xmm12 /* r1_sh_6 = shr(sb_s1_6) */
+	movdqa %xmm11, %xmm15 /* sb_s0_6 */
+	pand %xmm13, %xmm15 /* r1_6_b = and(sb_s0_6, odd_bytes) */
+	movdqa %xmm13, %xmm10 /* odd_bytes */
+	pandn %xmm12, %xmm10 /* r1_6_a = andnot(odd_bytes, r1_sh_6) */
+	por %xmm10, %xmm15 /* r1_6 = or(r1_6_b, r1_6_a) */
+	psllw $8, %xmm11 /* r2_sh_6 = shl(sb_s0_6) */
+	pand %xmm13, %xmm11 /* r2_6_b = and(r2_sh_6, odd_bytes) */
+	movdqa %xmm13, %xmm10 /* odd_bytes */
+	pandn %xmm8, %xmm10 /* r2_6_a = andnot(odd_bytes, sb_s1_6) */
+	por %xmm10, %xmm11 /* r2_6 = or(r2_6_b, r2_6_a) */
+	movdqa 0(%rsp), %xmm8 /* reload g0s6_1.2 */
+	movdqa %xmm8, %xmm10 /* g0s6_1.2 */
+	pslld $8, %xmm10 /* s0k_o_6_l = shl(g0s6_1) */
+	movdqa 384(%rsp), %xmm12 /* reload dbl_10 */
+	psrld $24, %xmm12 /* s0k_o_6_r = shr(dbl_10) */
+	por %xmm12, %xmm10 /* s0k_o_6 = or(s0k_o_6_l, s0k_o_6_r) */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm10 /* s0k_6 = and(s0k_o_6, modulus) */
+	movdqa 224(%rsp), %xmm12 /* reload g0s10_1.2 */
+	movdqa %xmm12, %xmm9 /* g0s10_1.2 */
+	pslld $20, %xmm9 /* s4k_o_6_l = shl(g0s10_1) */
+	movdqa 272(%rsp), %xmm12 /* reload dbl_5 */
+	movdqa %xmm12, %xmm14 /* dbl_5 */
+	psrld $12, %xmm14 /* s4k_o_6_r = shr(dbl_5) */
+	por %xmm14, %xmm9 /* s4k_o_6 = or(s4k_o_6_l, s4k_o_6_r) */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm9 /* s4k_6 = and(s4k_o_6, modulus) */
+	movdqa 480(%rsp), %xmm14 /* reload fb */
+	movdqa %xmm14, %xmm12 /* fb */
+	pslld $21, %xmm12 /* s10k_o_6_l = shl(fb) */
+	movdqa 496(%rsp), %xmm14 /* reload dbl_8 */
+	movdqa %xmm14, %xmm13 /* dbl_8 */
+	psrld $11, %xmm13 /* s10k_o_6_r = shr(dbl_8) */
+	por %xmm13, %xmm12 /* s10k_o_6 = or(s10k_o_6_l, s10k_o_6_r) */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm12 /* s10k_6 = and(s10k_o_6, modulus) */
+	movdqa %xmm0, %xmm13 /* fb_3 */
+	pslld $17, %xmm13 /* s13k_o_6_l = shl(fb_3) */
+	movdqa %xmm0, 384(%rsp) /* spill fb_3 */
+	movdqa %xmm2, %xmm0 /* dbl_32 */
+	psrld $15, %xmm0 /* s13k_o_6_r = shr(dbl_32) */
+	por %xmm0, %xmm13 /* s13k_o_6 = or(s13k_o_6_l, s13k_o_6_r) */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm13 /* s13k_6 = and(s13k_o_6, modulus) */
+	movdqa %xmm3, %xmm0 /* fb_5 */
+	pslld $15, %xmm0 /* s15k_o_6_l = shl(fb_5) */
+	movdqa %xmm2, 304(%rsp) /* spill dbl_32 */
+	movdqa %xmm1, %xmm2 /* dbl_48 */
+	psrld $17, %xmm2 /* s15k_o_6_r = shr(dbl_48) */
+	por %xmm2, %xmm0 /* s15k_o_6 = or(s15k_o_6_l, s15k_o_6_r) */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm0 /* s15k_6 = and(s15k_o_6, modulus) */
+	psrld $1, %xmm6 /* w_half_6 = shr(w_6) */
+	paddd %xmm9, %xmm10 /* fb0_s_18 = add(s0k_6, s4k_6) */
+	movdqa %xmm10, %xmm2 /* fb0_s_18 */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm2 /* fb0_m_18 = and(fb0_s_18, modulus) */
+	psrld $31, %xmm10 /* fb0_c_18 = shr(fb0_s_18) */
+	paddd %xmm10, %xmm2 /* fb0_18 = add(fb0_m_18, fb0_c_18) */
+	paddd %xmm13, %xmm12 /* fb0_s_19 = add(s10k_6, s13k_6) */
+	movdqa %xmm12, %xmm9 /* fb0_s_19 */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm9 /* fb0_m_19 = and(fb0_s_19, modulus) */
+	psrld $31, %xmm12 /* fb0_c_19 = shr(fb0_s_19) */
+	paddd %xmm12, %xmm9 /* fb0_19 = add(fb0_m_19, fb0_c_19) */
+	paddd %xmm6, %xmm0 /* fb0_s_20 = add(s15k_6, w_half_6) */
+	movdqa %xmm0, %xmm6 /* fb0_s_20 */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm6 /* fb0_m_20 = and(fb0_s_20, modulus) */
+	psrld $31, %xmm0 /* fb0_c_20 = shr(fb0_s_20) */
+	paddd %xmm0, %xmm6 /* fb0_20 = add(fb0_m_20, fb0_c_20) */
+	paddd %xmm9, %xmm2 /* fb1_s_6 = add(fb0_18, fb0_19) */
+	movdqa %xmm2, %xmm0 /* fb1_s_6 */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm0 /* fb1_m_6 = and(fb1_s_6, modulus) */
+	psrld $31, %xmm2 /* fb1_c_6 = shr(fb1_s_6) */
+	paddd %xmm2, %xmm0 /* fb1_6 = add(fb1_m_6, fb1_c_6) */
+	paddd %xmm6, %xmm0 /* fb2_s_6 = add(fb1_6, fb0_20) */
+	movdqa %xmm0, %xmm2 /* fb2_s_6 */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm2 /* fb2_m_6 = and(fb2_s_6, modulus) */
+	psrld $31, %xmm0 /* fb2_c_6 = shr(fb2_s_6) */
+	paddd %xmm0, %xmm2 /* fb2_6 = add(fb2_m_6, fb2_c_6) */
+	paddd %xmm8, %xmm2 /* fb_s_6 = add(fb2_6, g0s6_1) */
+	movdqa %xmm2, %xmm0 /* fb_s_6 */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm0 /* fb_m_6 = and(fb_s_6, modulus) */
+	psrld $31, %xmm2 /* fb_c_6 = shr(fb_s_6) */
+	paddd %xmm2, %xmm0 /* fb_6 = add(fb_m_6, fb_c_6) */
+
+	/* Initialisation round 16r+7, lanes 0..: s16 = feedback + (W >> 1). */
+	movdqa %xmm0, %xmm2 /* fb_6 */
+	paddd %xmm0, %xmm2 /* dbl_56 = add(fb_6, fb_6) */
+	movdqa %xmm2, %xmm6 /* dbl_56 */
+	pand %xmm7, %xmm6 /* x0_7_b = and(dbl_56, high16) */
+	movdqa %xmm7, %xmm8 /* high16 */
+	pandn %xmm3, %xmm8 /* x0_7_a = andnot(high16, fb_5) */
+	por %xmm8, %xmm6 /* x0_7 = or(x0_7_b, x0_7_a) */
+	movdqa 320(%rsp), %xmm8 /* reload fb_2 */
+	movdqa %xmm8, %xmm9 /* fb_2 */
+	pslld $16, %xmm9 /* x1_7_l = shl(fb_2) */
+	movdqa %xmm14, %xmm10 /* dbl_8 */
+	psrld $16, %xmm10 /* x1_7_r = shr(dbl_8) */
+	por %xmm10, %xmm9 /* x1_7 = or(x1_7_l, x1_7_r) */
+	pxor %xmm15, %xmm6 /* x0r1_7 = xor(x0_7, r1_6) */
+	paddd %xmm11, %xmm6 /* w_7 = add(x0r1_7, r2_6) */
+	paddd %xmm9, %xmm15 /* w1_7 = add(r1_6, x1_7) */
+	pxor 448(%rsp), %xmm11 /* w2_7 = xor(r2_6, x1_3) */
+	movdqa %xmm15, %xmm10 /* w1_7 */
+	pslld $16, %xmm10 /* l1in_7_l = shl(w1_7) */
+	movdqa %xmm11, %xmm12 /* w2_7 */
+	psrld $16, %xmm12 /* l1in_7_r = shr(w2_7) */
+	por %xmm12, %xmm10 /* l1in_7 = or(l1in_7_l, l1in_7_r) */
+	movdqa %xmm10, %xmm12 /* l1in_7 */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl24(%rip), %xmm12 /* ur24_7 = lookup16(l1in_7, rotl24) */
+	movdqa %xmm10, %xmm13 /* l1in_7 */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl8(%rip), %xmm13 /* ur8_7 = lookup16(l1in_7, rotl8) */
+	movdqa %xmm10, %xmm14 /* l1in_7 */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl16(%rip), %xmm14 /* ur16_7 = lookup16(l1in_7, rotl16) */
+	movdqa %xmm9, 448(%rsp) /* spill x1_7 */
+	movdqa %xmm10, %xmm9 /* l1in_7 */
+	pxor %xmm13, %xmm9 /* ug_acc_7 = xor(l1in_7, ur8_7) */
+	pxor %xmm14, %xmm9 /* ug_7 = xor(ug_acc_7, ur16_7) */
+	movdqa %xmm9, %xmm13 /* ug_7 */
+	pslld $2, %xmm13 /* ur2_7_l = shl(ug_7) */
+	psrld $30, %xmm9 /* ur2_7_r = shr(ug_7) */
+	por %xmm9, %xmm13 /* ur2_7 = or(ur2_7_l, ur2_7_r) */
+	pxor %xmm12, %xmm10 /* u_acc_7 = xor(l1in_7, ur24_7) */
+	pxor %xmm13, %xmm10 /* u_7 = xor(u_acc_7, ur2_7) */
+	pslld $16, %xmm11 /* l2in_7_l = shl(w2_7) */
+	psrld $16, %xmm15 /* l2in_7_r = shr(w1_7) */
+	por %xmm15, %xmm11 /* l2in_7 = or(l2in_7_l, l2in_7_r) */
+	movdqa %xmm11, %xmm9 /* l2in_7 */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl8(%rip), %xmm9 /* vr8_7 = lookup16(l2in_7, rotl8) */
+	movdqa %xmm11, %xmm12 /* l2in_7 */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl16(%rip), %xmm12 /* vr16_7 = lookup16(l2in_7, rotl16) */
+	movdqa %xmm11, %xmm13 /* l2in_7 */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl24(%rip), %xmm13 /* vr24_7 = lookup16(l2in_7, rotl24) */
+	movdqa %xmm9, %xmm14 /* vr8_7 */
+	pxor %xmm12, %xmm14 /* vg_acc_7 = xor(vr8_7, vr16_7) */
+	pxor %xmm13, %xmm14 /* vg_7 = xor(vg_acc_7, vr24_7) */
+	movdqa %xmm14, %xmm12 /* vg_7 */
+	pslld $6, %xmm12 /* vr6_7_l = shl(vg_7) */
+	psrld $26, %xmm14 /* vr6_7_r = shr(vg_7) */
+	por %xmm14, %xmm12 /* vr6_7 = or(vr6_7_l, vr6_7_r) */
+	pxor %xmm9, %xmm11 /* v_acc_7 = xor(l2in_7, vr8_7) */
+	pxor %xmm12, %xmm11 /* v_7 = xor(v_acc_7, vr6_7) */
+	movdqa %xmm11, %xmm9 /* v_7 */
+	psrlw $8, %xmm9 /* sb_in_x_sh_7 = shr(v_7) */
+	movdqa %xmm10, %xmm12 /* u_7 */
+	pand .Lzuc_lanes_ssse3_aesni_1_odd_bytes(%rip), %xmm12 /* sb_in_x_7_b = and(u_7, odd_bytes) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_odd_bytes(%rip), %xmm13 /* odd_bytes = const() */
+	movdqa %xmm13, %xmm14 /* odd_bytes */
+	pandn %xmm9, %xmm14 /* sb_in_x_7_a = andnot(odd_bytes, sb_in_x_sh_7) */
+	por %xmm14, %xmm12 /* sb_in_x_7 = or(sb_in_x_7_b, sb_in_x_7_a) */
+	movdqa %xmm12, %xmm9 /* sb_in_x_7 */
+	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm9 /* sb_s0_xl_7 = and(sb_in_x_7, nibble_mask) */
+	psrlw $4, %xmm12 /* sb_s0_xs_7 = shr(sb_in_x_7) */
+	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm12 /* sb_s0_xh_7 = and(sb_s0_xs_7, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_s0_p1(%rip), %xmm14 /* s0_p1 = const() */
+	movdqa %xmm14, %xmm15 /* s0_p1 */
+	pshufb %xmm9, %xmm15 /* sb_s0_p1_7 = lookup16(s0_p1, sb_s0_xl_7) */
+	pxor %xmm12, %xmm15 /* sb_s0_t_7 = xor(sb_s0_p1_7, sb_s0_xh_7) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_s0_p2(%rip), %xmm12 /* s0_p2 = const() */
+	movdqa %xmm12, %xmm8 /* s0_p2 */
+	pshufb %xmm15, %xmm8 /* sb_s0_p2_7 = lookup16(s0_p2, sb_s0_t_7) */
+	pxor %xmm9, %xmm8 /* sb_s0_ol_7 = xor(sb_s0_p2_7, sb_s0_xl_7) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_s0_p3_rot(%rip), %xmm9 /* s0_p3_rot = const() */
+	movdqa %xmm9, %xmm12 /* s0_p3_rot */
+	pshufb %xmm8, %xmm12 /* sb_s0_p3_7 = lookup16(s0_p3_rot, sb_s0_ol_7) */
+	paddb %xmm15, %xmm15 /* sb_s0_t2_7 = add(sb_s0_t_7, sb_s0_t_7) */
+	pxor %xmm15, %xmm12 /* sb_s0_7 = xor(sb_s0_p3_7, sb_s0_t2_7) */
+	psllw $8, %xmm10 /* sb_in_y_sh_7 = shl(u_7) */
+	pand %xmm13, %xmm10 /* sb_in_y_7_b = and(sb_in_y_sh_7, odd_bytes) */
+	movdqa %xmm13, %xmm8 /* odd_bytes */
+	pandn %xmm11, %xmm8 /* sb_in_y_7_a = andnot(odd_bytes, v_7) */
+	por %xmm8, %xmm10 /* sb_in_y_7 = or(sb_in_y_7_b, sb_in_y_7_a) */
+	movdqa %xmm10, %xmm8 /* sb_in_y_7 */
+	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm8 /* sb_in_y_7_lo = and(sb_in_y_7, nibble_mask) */
+	psrlw $4, %xmm10 /* sb_in_y_7_sh = shr(sb_in_y_7) */
+	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm10 /* sb_in_y_7_hi = and(sb_in_y_7_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_lo(%rip), %xmm11 /* tbl_lo = const() */
+	movdqa %xmm11, %xmm15 /* tbl_lo */
+	pshufb %xmm8, %xmm15 /* sb_s1_k_7_l = lookup16(tbl_lo, sb_in_y_7_lo) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_hi(%rip), %xmm8 /* tbl_hi = const() */
+	movdqa %xmm8, %xmm11 /* tbl_hi */
+	pshufb %xmm10, %xmm11 /* sb_s1_k_7_h = lookup16(tbl_hi, sb_in_y_7_hi) */
+	pxor %xmm11, %xmm15 /* sb_s1_k_7 = xor(sb_s1_k_7_l, sb_s1_k_7_h) */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_inv_shift_rows(%rip), %xmm15 /* sb_s1_7_sr = lookup16(sb_s1_k_7, inv_shift_rows) */
+	aesenclast .Lzuc_lanes_ssse3_aesni_1_aes_cancel_key(%rip), %xmm15 /* sb_s1_7_aes = aesenclast(sb_s1_7_sr, aes_cancel_key) */
+	movdqa %xmm15, %xmm10 /* sb_s1_7_aes */
+	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm10 /* sb_s1_7_aes_lo = and(sb_s1_7_aes, nibble_mask) */
+	psrlw $4, %xmm15 /* sb_s1_7_aes_sh = shr(sb_s1_7_aes) */
+	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm15 /* sb_s1_7_aes_hi = and(sb_s1_7_aes_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_lo_1(%rip), %xmm11 /* tbl_lo_1 = const() */
+	movdqa %xmm11, %xmm8 /* tbl_lo_1 */
+	pshufb %xmm10, %xmm8 /* sb_s1_7_l = lookup16(tbl_lo_1, sb_s1_7_aes_lo) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_hi_1(%rip), %xmm10 /* tbl_hi_1 = const() */
+	movdqa %xmm10, %xmm11 /* tbl_hi_1 */
+	pshufb %xmm15, %xmm11 /* sb_s1_7_h = lookup16(tbl_hi_1, sb_s1_7_aes_hi) */
+	pxor %xmm11, %xmm8 /* sb_s1_7 = xor(sb_s1_7_l, sb_s1_7_h) */
+	movdqa %xmm8, %xmm11 /* sb_s1_7 */
+	psrlw $8, %xmm11 /* r1_sh_7 = shr(sb_s1_7) */
+	movdqa %xmm12, %xmm15 /* sb_s0_7 */
+	pand %xmm13, %xmm15 /* r1_7_b = and(sb_s0_7, odd_bytes) */
+	movdqa %xmm13, %xmm10 /* odd_bytes */
+	pandn %xmm11, %xmm10 /* r1_7_a = andnot(odd_bytes, r1_sh_7) */
+	por %xmm10, %xmm15 /* r1_7 = or(r1_7_b, r1_7_a) */
+	psllw $8, %xmm12 /* r2_sh_7 = shl(sb_s0_7) */
+	pand %xmm13, %xmm12 /* r2_7_b = and(r2_sh_7, odd_bytes) */
+	movdqa %xmm13, %xmm10 /* odd_bytes */
+	pandn %xmm8, %xmm10 /* r2_7_a = andnot(odd_bytes, sb_s1_7) */
+	por %xmm10, %xmm12 /* r2_7 = or(r2_7_b, r2_7_a) */
+	movdqa 128(%rsp), %xmm8 /* reload g0s7_1.2 */
+	movdqa %xmm8, %xmm10 /* g0s7_1.2 */
+	pslld $8, %xmm10 /* s0k_o_7_l = shl(g0s7_1) */
+	movdqa 464(%rsp), %xmm11 /* reload dbl_18 */
+	psrld $24, %xmm11 /* s0k_o_7_r = shr(dbl_18) */
+	por %xmm11, %xmm10 /* s0k_o_7 = or(s0k_o_7_l, s0k_o_7_r) */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm10 /* s0k_7 = and(s0k_o_7, modulus) */
+	movdqa 176(%rsp), %xmm11 /* reload g0s11_1.2 */
+	movdqa %xmm11, %xmm9 /* g0s11_1.2 */
+	pslld $20, %xmm9 /* s4k_o_7_l = shl(g0s11_1) */
+	movdqa 352(%rsp), %xmm11 /* reload dbl_13 */
+	movdqa %xmm11, %xmm14 /* dbl_13 */
+	psrld $12, %xmm14 /* s4k_o_7_r = shr(dbl_13) */
+	por %xmm14, %xmm9 /* s4k_o_7 = or(s4k_o_7_l, s4k_o_7_r) */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm9 /* s4k_7 = and(s4k_o_7, modulus) */
+	movdqa 512(%rsp), %xmm14 /* reload fb_1 */
+	movdqa %xmm14, %xmm11 /* fb_1 */
+	pslld $21, %xmm11 /* s10k_o_7_l = shl(fb_1) */
+	movdqa 528(%rsp), %xmm14 /* reload dbl_16 */
+	movdqa %xmm14, %xmm13 /* dbl_16 */
+	psrld $11, %xmm13 /* s10k_o_7_r = shr(dbl_16) */
+	por %xmm13, %xmm11 /* s10k_o_7 = or(s10k_o_7_l, s10k_o_7_r) */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm11 /* s10k_7 = and(s10k_o_7, modulus) */
+	movdqa %xmm4, %xmm13 /* fb_4 */
+	pslld $17, %xmm13 /* s13k_o_7_l = shl(fb_4) */
+	movdqa %xmm4, 464(%rsp) /* spill fb_4 */
+	movdqa %xmm5, %xmm4 /* dbl_40 */
+	psrld $15, %xmm4 /* s13k_o_7_r = shr(dbl_40) */
+	por %xmm4, %xmm13 /* s13k_o_7 = or(s13k_o_7_l, s13k_o_7_r) */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm13 /* s13k_7 = and(s13k_o_7, modulus) */
+	movdqa %xmm0, %xmm4 /* fb_6 */
+	pslld $15, %xmm4 /* s15k_o_7_l = shl(fb_6) */
+	movdqa %xmm5, 544(%rsp) /* spill dbl_40 */
+	movdqa %xmm2, %xmm5 /* dbl_56 */
+	psrld $17, %xmm5 /* s15k_o_7_r = shr(dbl_56) */
+	por %xmm5, %xmm4 /* s15k_o_7 = or(s15k_o_7_l, s15k_o_7_r) */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm4 /* s15k_7 = and(s15k_o_7, modulus) */
+	psrld $1, %xmm6 /* w_half_7 = shr(w_7) */
+	paddd %xmm9, %xmm10 /* fb0_s_21 = add(s0k_7, s4k_7) */
+	movdqa %xmm10, %xmm5 /* fb0_s_21 */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm5 /* fb0_m_21 = and(fb0_s_21, modulus) */
+	psrld $31, %xmm10 /* fb0_c_21 = shr(fb0_s_21) */
+	paddd %xmm10, %xmm5 /* fb0_21 = add(fb0_m_21, fb0_c_21) */
+	paddd %xmm13, %xmm11 /* fb0_s_22 = add(s10k_7, s13k_7) */
+	movdqa %xmm11, %xmm9 /* fb0_s_22 */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm9 /* fb0_m_22 = and(fb0_s_22, modulus) */
+	psrld $31, %xmm11 /* fb0_c_22 = shr(fb0_s_22) */
+	paddd %xmm11, %xmm9 /* fb0_22 = add(fb0_m_22, fb0_c_22) */
+	paddd %xmm6, %xmm4 /* fb0_s_23 = add(s15k_7, w_half_7) */
+	movdqa %xmm4, %xmm6 /* fb0_s_23 */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm6 /* fb0_m_23 = and(fb0_s_23, modulus) */
+	psrld $31, %xmm4 /* fb0_c_23 = shr(fb0_s_23) */
+	paddd %xmm4, %xmm6 /* fb0_23 = add(fb0_m_23, fb0_c_23) */
+	paddd %xmm9, %xmm5 /* fb1_s_7 = add(fb0_21, fb0_22) */
+	movdqa %xmm5, %xmm4 /* fb1_s_7 */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm4 /* fb1_m_7 = and(fb1_s_7, modulus) */
+	psrld $31, %xmm5 /* fb1_c_7 = shr(fb1_s_7) */
+	paddd %xmm5, %xmm4 /* fb1_7 = add(fb1_m_7, fb1_c_7) */
+	paddd %xmm6, %xmm4 /* fb2_s_7 = add(fb1_7, fb0_23) */
+	movdqa %xmm4, %xmm5 /* fb2_s_7 */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm5 /* fb2_m_7 = and(fb2_s_7, modulus) */
+	psrld $31, %xmm4 /* fb2_c_7 = shr(fb2_s_7) */
+	paddd %xmm4, %xmm5 /* fb2_7 = add(fb2_m_7, fb2_c_7) */
+	paddd %xmm8, %xmm5 /* fb_s_7 = add(fb2_7, g0s7_1) */
+	movdqa %xmm5, %xmm4 /* fb_s_7 */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm4 /* fb_m_7 = and(fb_s_7, modulus) */
+	psrld $31, %xmm5 /* fb_c_7 = shr(fb_s_7) */
+	paddd %xmm5, %xmm4 /* fb_7 = add(fb_m_7, fb_c_7) */
+
+	/* Initialisation round 16r+8, lanes 0..: s16 = feedback + (W >> 1). */
+	movdqa %xmm4, %xmm5 /* fb_7 */
+	paddd %xmm4, %xmm5 /* dbl_64 = add(fb_7, fb_7) */
+	movdqa %xmm5, %xmm6 /* dbl_64 */
+	pand %xmm7, %xmm6 /* x0_8_b = and(dbl_64, high16) */
+	movdqa %xmm7, %xmm8 /* high16 */
+	pandn %xmm0, %xmm8 /* x0_8_a = andnot(high16, fb_6) */
+	por %xmm8, %xmm6 /* x0_8 = or(x0_8_b, x0_8_a) */
+	movdqa 384(%rsp), %xmm8 /* reload fb_3 */
+	movdqa %xmm8, %xmm9 /* fb_3 */
+	pslld $16, %xmm9 /* x1_8_l = shl(fb_3) */
+	movdqa %xmm14, %xmm10 /* dbl_16 */
+	psrld $16, %xmm10 /* x1_8_r = shr(dbl_16) */
+	por %xmm10, %xmm9 /* x1_8 = or(x1_8_l, x1_8_r) */
+	pxor %xmm15, %xmm6 /* x0r1_8 = xor(x0_8, r1_7) */
+	paddd %xmm12, %xmm6 /* w_8 = add(x0r1_8, r2_7) */
+	paddd %xmm9, %xmm15 /* w1_8 = add(r1_7, x1_8) */
+	pxor 144(%rsp), %xmm12 /* w2_8 = xor(r2_7, x1_4) */
+	movdqa %xmm15, %xmm10 /* w1_8 */
+	pslld $16, %xmm10 /* l1in_8_l = shl(w1_8) */
+	movdqa %xmm12, %xmm11 /* w2_8 */
+	psrld $16, %xmm11 /* l1in_8_r = shr(w2_8) */
+	por %xmm11, %xmm10 /* l1in_8 = or(l1in_8_l, l1in_8_r) */
+	movdqa %xmm10, %xmm11 /* l1in_8 */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl24(%rip), %xmm11 /* ur24_8 = lookup16(l1in_8, rotl24) */
+	movdqa %xmm10, %xmm13 /* l1in_8 */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl8(%rip), %xmm13 /* ur8_8 = lookup16(l1in_8, rotl8) */
+	movdqa %xmm10, %xmm14 /* l1in_8 */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl16(%rip), %xmm14 /* ur16_8 = lookup16(l1in_8, rotl16) */
+	movdqa %xmm9, 144(%rsp) /* spill x1_8 */
+	movdqa %xmm10, %xmm9 /* l1in_8 */
+	pxor %xmm13, %xmm9 /* ug_acc_8 = xor(l1in_8, ur8_8) */
+	pxor %xmm14, %xmm9 /* ug_8 = xor(ug_acc_8, ur16_8) */
+	movdqa %xmm9, %xmm13 /* ug_8 */
+	pslld $2, %xmm13 /* ur2_8_l = shl(ug_8) */
+	psrld $30, %xmm9 /* ur2_8_r = shr(ug_8) */
+	por %xmm9, %xmm13 /* ur2_8 = or(ur2_8_l, ur2_8_r) */
+	pxor %xmm11, %xmm10 /* u_acc_8 = xor(l1in_8, ur24_8) */
+	pxor %xmm13, %xmm10 /* u_8 = xor(u_acc_8, ur2_8) */
+	pslld $16, %xmm12 /* l2in_8_l = shl(w2_8) */
+	psrld $16, %xmm15 /* l2in_8_r = shr(w1_8) */
+	por %xmm15, %xmm12 /* l2in_8 = or(l2in_8_l, l2in_8_r) */
+	movdqa %xmm12, %xmm9 /* l2in_8 */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl8(%rip), %xmm9 /* vr8_8 = lookup16(l2in_8, rotl8) */
+	movdqa %xmm12, %xmm11 /* l2in_8 */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl16(%rip), %xmm11 /* vr16_8 = lookup16(l2in_8, rotl16) */
+	movdqa %xmm12, %xmm13 /* l2in_8 */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl24(%rip), %xmm13 /* vr24_8 = lookup16(l2in_8, rotl24) */
+	movdqa %xmm9, %xmm14 /* vr8_8 */
+	pxor %xmm11, %xmm14 /* vg_acc_8 = xor(vr8_8, vr16_8) */
+	pxor %xmm13, %xmm14 /* vg_8 = xor(vg_acc_8, vr24_8) */
+	movdqa %xmm14, %xmm11 /* vg_8 */
+	pslld $6, %xmm11 /* vr6_8_l = shl(vg_8) */
+	psrld $26, %xmm14 /* vr6_8_r = shr(vg_8) */
+	por %xmm14, %xmm11 /* vr6_8 = or(vr6_8_l, vr6_8_r) */
+	pxor %xmm9, %xmm12 /* v_acc_8 = xor(l2in_8, vr8_8) */
+	pxor %xmm11, %xmm12 /* v_8 = xor(v_acc_8, vr6_8) */
+	movdqa %xmm12, %xmm9 /* v_8 */
+	psrlw $8, %xmm9 /* sb_in_x_sh_8 = shr(v_8) */
+	movdqa %xmm10, %xmm11 /* u_8 */
+	pand .Lzuc_lanes_ssse3_aesni_1_odd_bytes(%rip), %xmm11 /* sb_in_x_8_b = and(u_8, odd_bytes) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_odd_bytes(%rip), %xmm13 /* odd_bytes = const() */
+	movdqa %xmm13, %xmm14 /* odd_bytes */
+	pandn %xmm9, %xmm14 /* sb_in_x_8_a = andnot(odd_bytes, sb_in_x_sh_8) */
+	por %xmm14, %xmm11 /* sb_in_x_8 = or(sb_in_x_8_b, sb_in_x_8_a) */
+	movdqa %xmm11, %xmm9 /* sb_in_x_8 */
+	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm9 /* sb_s0_xl_8 = and(sb_in_x_8, nibble_mask) */
+	psrlw $4, %xmm11 /* sb_s0_xs_8 = shr(sb_in_x_8) */
+	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm11 /* sb_s0_xh_8 = and(sb_s0_xs_8, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_s0_p1(%rip), %xmm14 /* s0_p1 = const() */
+	movdqa %xmm14, %xmm15 /* s0_p1 */
+	pshufb %xmm9, %xmm15 /* sb_s0_p1_8 = lookup16(s0_p1, sb_s0_xl_8) */
+	pxor %xmm11, %xmm15 /* sb_s0_t_8 = xor(sb_s0_p1_8, sb_s0_xh_8) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_s0_p2(%rip), %xmm11 /* s0_p2 = const() */
+	movdqa %xmm11, %xmm8 /* s0_p2 */
+	pshufb %xmm15, %xmm8 /* sb_s0_p2_8 = lookup16(s0_p2, sb_s0_t_8) */
+	pxor %xmm9, %xmm8 /* sb_s0_ol_8 = xor(sb_s0_p2_8, sb_s0_xl_8) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_s0_p3_rot(%rip), %xmm9 /* s0_p3_rot = const() */
+	movdqa %xmm9, %xmm11 /* s0_p3_rot */
+	pshufb %xmm8, %xmm11 /* sb_s0_p3_8 = lookup16(s0_p3_rot, sb_s0_ol_8) */
+	paddb %xmm15, %xmm15 /* sb_s0_t2_8 = add(sb_s0_t_8, sb_s0_t_8) */
+	pxor %xmm15, %xmm11 /* sb_s0_8 = xor(sb_s0_p3_8, sb_s0_t2_8) */
+	psllw $8, %xmm10 /* sb_in_y_sh_8 = shl(u_8) */
+	pand %xmm13, %xmm10 /* sb_in_y_8_b = and(sb_in_y_sh_8, odd_bytes) */
+	movdqa %xmm13, %xmm8 /* odd_bytes */
+	pandn %xmm12, %xmm8 /* sb_in_y_8_a = andnot(odd_bytes, v_8) */
+	por %xmm8, %xmm10 /* sb_in_y_8 = or(sb_in_y_8_b, sb_in_y_8_a) */
+	movdqa %xmm10, %xmm8 /* sb_in_y_8 */
+	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm8 /* sb_in_y_8_lo = and(sb_in_y_8, nibble_mask) */
+	psrlw $4, %xmm10 /* sb_in_y_8_sh = shr(sb_in_y_8) */
+	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm10 /* sb_in_y_8_hi = and(sb_in_y_8_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_lo(%rip), %xmm12 /* tbl_lo = const() */
+	movdqa %xmm12, %xmm15 /* tbl_lo */
+	pshufb %xmm8, %xmm15 /* sb_s1_k_8_l = lookup16(tbl_lo, sb_in_y_8_lo) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_hi(%rip), %xmm8 /* tbl_hi = const() */
+	movdqa %xmm8, %xmm12 /* tbl_hi */
+	pshufb %xmm10, %xmm12 /* sb_s1_k_8_h = lookup16(tbl_hi, sb_in_y_8_hi) */
+	pxor %xmm12, %xmm15 /* sb_s1_k_8 = xor(sb_s1_k_8_l, sb_s1_k_8_h) */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_inv_shift_rows(%rip), %xmm15 /* sb_s1_8_sr = lookup16(sb_s1_k_8, inv_shift_rows) */
+	aesenclast .Lzuc_lanes_ssse3_aesni_1_aes_cancel_key(%rip), %xmm15 /* sb_s1_8_aes = aesenclast(sb_s1_8_sr, aes_cancel_key) */
+	movdqa %xmm15, %xmm10 /* sb_s1_8_aes */
+	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm10 /* sb_s1_8_aes_lo = and(sb_s1_8_aes, nibble_mask) */
+	psrlw $4, %xmm15 /* sb_s1_8_aes_sh = shr(sb_s1_8_aes) */
+	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm15 /* sb_s1_8_aes_hi = and(sb_s1_8_aes_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_lo_1(%rip), %xmm12 /* tbl_lo_1 = const() */
+	movdqa %xmm12, %xmm8 /* tbl_lo_1 */
+	pshufb %xmm10, %xmm8 /* sb_s1_8_l = lookup16(tbl_lo_1, sb_s1_8_aes_lo) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_hi_1(%rip), %xmm10 /* tbl_hi_1 = const() */
+	movdqa %xmm10, %xmm12 /* tbl_hi_1 */
+	pshufb %xmm15, %xmm12 /* sb_s1_8_h = lookup16(tbl_hi_1, sb_s1_8_aes_hi) */
+	pxor %xmm12, %xmm8 /* sb_s1_8 = xor(sb_s1_8_l, sb_s1_8_h) */
+	movdqa %xmm8, %xmm12 /* sb_s1_8 */
+	psrlw $8, %xmm12 /* r1_sh_8 = shr(sb_s1_8) */
+	movdqa %xmm11, %xmm15 /* sb_s0_8 */
+	pand %xmm13, %xmm15 /* r1_8_b = and(sb_s0_8, odd_bytes) */
+	movdqa %xmm13, %xmm10 /* odd_bytes */
+	pandn %xmm12, %xmm10 /* r1_8_a = andnot(odd_bytes, r1_sh_8) */
+	por %xmm10, %xmm15 /* r1_8 = or(r1_8_b, r1_8_a) */
+	psllw $8, %xmm11 /* r2_sh_8 = shl(sb_s0_8) */
+	pand %xmm13, %xmm11 /* r2_8_b = and(r2_sh_8, odd_bytes) */
+	movdqa %xmm13, %xmm10 /* odd_bytes */
+	pandn %xmm8, %xmm10 /* r2_8_a = andnot(odd_bytes, sb_s1_8) */
+	por %xmm10, %xmm11 /* r2_8 = or(r2_8_b, r2_8_a) */
+	movdqa 64(%rsp), %xmm8 /* reload g0s8_1.2 */
+	movdqa %xmm8, %xmm10 /* g0s8_1.2 */
+	pslld $8, %xmm10 /* s0k_o_8_l = shl(g0s8_1) */
+	movdqa 208(%rsp), %xmm12 /* reload dbl_26 */
+	psrld $24, %xmm12 /* s0k_o_8_r = shr(dbl_26) */
+	por %xmm12, %xmm10 /* s0k_o_8 = or(s0k_o_8_l, s0k_o_8_r) */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm10 /* s0k_8 = and(s0k_o_8, modulus) */
+	movdqa 80(%rsp), %xmm12 /* reload g0s12_1.2 */
+	movdqa %xmm12, %xmm9 /* g0s12_1.2 */
+	pslld $20, %xmm9 /* s4k_o_8_l = shl(g0s12_1) */
+	movdqa 432(%rsp), %xmm12 /* reload dbl_21 */
+	movdqa %xmm12, %xmm14 /* dbl_21 */
+	psrld $12, %xmm14 /* s4k_o_8_r = shr(dbl_21) */
+	por %xmm14, %xmm9 /* s4k_o_8 = or(s4k_o_8_l, s4k_o_8_r) */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm9 /* s4k_8 = and(s4k_o_8, modulus) */
+	movdqa 320(%rsp), %xmm14 /* reload fb_2 */
+	movdqa %xmm14, %xmm12 /* fb_2 */
+	pslld $21, %xmm12 /* s10k_o_8_l = shl(fb_2) */
+	movdqa 192(%rsp), %xmm14 /* reload dbl_24 */
+	movdqa %xmm14, %xmm13 /* dbl_24 */
+	psrld $11, %xmm13 /* s10k_o_8_r = shr(dbl_24) */
+	por %xmm13, %xmm12 /* s10k_o_8 = or(s10k_o_8_l, s10k_o_8_r) */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm12 /* s10k_8 = and(s10k_o_8, modulus) */
+	movdqa %xmm3, %xmm13 /* fb_5 */
+	pslld $17, %xmm13 /* s13k_o_8_l = shl(fb_5) */
+	movdqa %xmm3, 208(%rsp) /* spill fb_5 */
+	movdqa %xmm1, %xmm3 /* dbl_48 */
+	psrld $15, %xmm3 /* s13k_o_8_r = shr(dbl_48) */
+	por %xmm3, %xmm13 /* s13k_o_8 = or(s13k_o_8_l, s13k_o_8_r) */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm13 /* s13k_8 = and(s13k_o_8, modulus) */
+	movdqa %xmm4, %xmm3 /* fb_7 */
+	pslld $15, %xmm3 /* s15k_o_8_l = shl(fb_7) */
+	movdqa %xmm1, 128(%rsp) /* spill dbl_48 */
+	movdqa %xmm5, %xmm1 /* dbl_64 */
+	psrld $17, %xmm1 /* s15k_o_8_r = shr(dbl_64) */
+	por %xmm1, %xmm3 /* s15k_o_8 = or(s15k_o_8_l, s15k_o_8_r) */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm3 /* s15k_8 = and(s15k_o_8, modulus) */
+	psrld $1, %xmm6 /* w_half_8 = shr(w_8) */
+	paddd %xmm9, %xmm10 /* fb0_s_24 = add(s0k_8, s4k_8) */
+	movdqa %xmm10, %xmm1 /* fb0_s_24 */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm1 /* fb0_m_24 = and(fb0_s_24, modulus) */
+	psrld $31, %xmm10 /* fb0_c_24 = shr(fb0_s_24) */
+	paddd %xmm10, %xmm1 /* fb0_24 = add(fb0_m_24, fb0_c_24) */
+	paddd %xmm13, %xmm12 /* fb0_s_25 = add(s10k_8, s13k_8) */
+	movdqa %xmm12, %xmm9 /* fb0_s_25 */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm9 /* fb0_m_25 = and(fb0_s_25, modulus) */
+	psrld $31, %xmm12 /* fb0_c_25 = shr(fb0_s_25) */
+	paddd %xmm12, %xmm9 /* fb0_25 = add(fb0_m_25, fb0_c_25) */
+	paddd %xmm6, %xmm3 /* fb0_s_26 = add(s15k_8, w_half_8) */
+	movdqa %xmm3, %xmm6 /* fb0_s_26 */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm6 /* fb0_m_26 = and(fb0_s_26, modulus) */
+	psrld $31, %xmm3 /* fb0_c_26 = shr(fb0_s_26) */
+	paddd %xmm3, %xmm6 /* fb0_26 = add(fb0_m_26, fb0_c_26) */
+	paddd %xmm9, %xmm1 /* fb1_s_8 = add(fb0_24, fb0_25) */
+	movdqa %xmm1, %xmm3 /* fb1_s_8 */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm3 /* fb1_m_8 = and(fb1_s_8, modulus) */
+	psrld $31, %xmm1 /* fb1_c_8 = shr(fb1_s_8) */
+	paddd %xmm1, %xmm3 /* fb1_8 = add(fb1_m_8, fb1_c_8) */
+	paddd %xmm6, %xmm3 /* fb2_s_8 = add(fb1_8, fb0_26) */
+	movdqa %xmm3, %xmm1 /* fb2_s_8 */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm1 /* fb2_m_8 = and(fb2_s_8, modulus) */
+	psrld $31, %xmm3 /* fb2_c_8 = shr(fb2_s_8) */
+	paddd %xmm3, %xmm1 /* fb2_8 = add(fb2_m_8, fb2_c_8) */
+	paddd %xmm8, %xmm1 /* fb_s_8 = add(fb2_8, g0s8_1) */
+	movdqa %xmm1, %xmm3 /* fb_s_8 */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm3 /* fb_m_8 = and(fb_s_8, modulus) */
+	psrld $31, %xmm1 /* fb_c_8 = shr(fb_s_8) */
+	paddd %xmm1, %xmm3 /* fb_8 = add(fb_m_8, fb_c_8) */
+
+	/* Initialisation round 16r+9, lanes 0..: s16 = feedback + (W >> 1). */
+	movdqa %xmm3, %xmm1 /* fb_8 */
+	paddd %xmm3, %xmm1 /* dbl_72 = add(fb_8, fb_8) */
+	movdqa %xmm1, %xmm6 /* dbl_72 */
+	pand %xmm7, %xmm6 /* x0_9_b = and(dbl_72, high16) */
+	movdqa %xmm7, %xmm8 /* high16 */
+	pandn %xmm4, %xmm8 /* x0_9_a = andnot(high16, fb_7) */
+	por %xmm8, %xmm6 /* x0_9 = or(x0_9_b, x0_9_a) */
+	movdqa 464(%rsp), %xmm8 /* reload fb_4 */
+	movdqa %xmm8, %xmm9 /* fb_4 */
+	pslld $16, %xmm9 /* x1_9_l = shl(fb_4) */
+	movdqa %xmm14, %xmm10 /* dbl_24 */
+	psrld $16, %xmm10 /* x1_9_r = shr(dbl_24) */
+	por %xmm10, %xmm9 /* x1_9 = or(x1_9_l, x1_9_r) */
+	pxor %xmm15, %xmm6 /* x0r1_9 = xor(x0_9, r1_8) */
+	paddd %xmm11, %xmm6 /* w_9 = add(x0r1_9, r2_8) */
+	paddd %xmm9, %xmm15 /* w1_9 = add(r1_8, x1_9) */
+	pxor 288(%rsp), %xmm11 /* w2_9 = xor(r2_8, x1_5) */
+	movdqa %xmm15, %xmm10 /* w1_9 */
+	pslld $16, %xmm10 /* l1in_9_l = shl(w1_9) */
+	movdqa %xmm11, %xmm12 /* w2_9 */
+	psrld $16, %xmm12 /* l1in_9_r = shr(w2_9) */
+	por %xmm12, %xmm10 /* l1in_9 = or(l1in_9_l, l1in_9_r) */
+	movdqa %xmm10, %xmm12 /* l1in_9 */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl24(%rip), %xmm12 /* ur24_9 = lookup16(l1in_9, rotl24) */
+	movdqa %xmm10, %xmm13 /* l1in_9 */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl8(%rip), %xmm13 /* ur8_9 = lookup16(l1in_9, rotl8) */
+	movdqa %xmm10, %xmm14 /* l1in_9 */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl16(%rip), %xmm14 /* ur16_9 = lookup16(l1in_9, rotl16) */
+	movdqa %xmm9, 288(%rsp) /* spill x1_9 */
+	movdqa %xmm10, %xmm9 /* l1in_9 */
+	pxor %xmm13, %xmm9 /* ug_acc_9 = xor(l1in_9, ur8_9) */
+	pxor %xmm14, %xmm9 /* ug_9 = xor(ug_acc_9, ur16_9) */
+	movdqa %xmm9, %xmm13 /* ug_9 */
+	pslld $2, %xmm13 /* ur2_9_l = shl(ug_9) */
+	psrld $30, %xmm9 /* ur2_9_r = shr(ug_9) */
+	por %xmm9, %xmm13 /* ur2_9 = or(ur2_9_l, ur2_9_r) */
+	pxor %xmm12, %xmm10 /* u_acc_9 = xor(l1in_9, ur24_9) */
+	pxor %xmm13, %xmm10 /* u_9 = xor(u_acc_9, ur2_9) */
+	pslld $16, %xmm11 /* l2in_9_l = shl(w2_9) */
+	psrld $16, %xmm15 /* l2in_9_r = shr(w1_9) */
+	por %xmm15, %xmm11 /* l2in_9 = or(l2in_9_l, l2in_9_r) */
+	movdqa %xmm11, %xmm9 /* l2in_9 */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl8(%rip), %xmm9 /* vr8_9 = lookup16(l2in_9, rotl8) */
+	movdqa %xmm11, %xmm12 /* l2in_9 */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl16(%rip), %xmm12 /* vr16_9 = lookup16(l2in_9, rotl16) */
+	movdqa %xmm11, %xmm13 /* l2in_9 */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl24(%rip), %xmm13 /* vr24_9 = lookup16(l2in_9, rotl24) */
+	movdqa %xmm9, %xmm14 /* vr8_9 */
+	pxor %xmm12, %xmm14 /* vg_acc_9 = xor(vr8_9, vr16_9) */
+	pxor %xmm13, %xmm14 /* vg_9 = xor(vg_acc_9, vr24_9) */
+	movdqa %xmm14, %xmm12 /* vg_9 */
+	pslld $6, %xmm12 /* vr6_9_l = shl(vg_9) */
+	psrld $26, %xmm14 /* vr6_9_r = shr(vg_9) */
+	por %xmm14, %xmm12 /* vr6_9 = or(vr6_9_l, vr6_9_r) */
+	pxor %xmm9, %xmm11 /* v_acc_9 = xor(l2in_9, vr8_9) */
+	pxor %xmm12, %xmm11 /* v_9 = xor(v_acc_9, vr6_9) */
+	movdqa %xmm11, %xmm9 /* v_9 */
+	psrlw $8, %xmm9 /* sb_in_x_sh_9 = shr(v_9) */
+	movdqa %xmm10, %xmm12 /* u_9 */
+	pand .Lzuc_lanes_ssse3_aesni_1_odd_bytes(%rip), %xmm12 /* sb_in_x_9_b = and(u_9, odd_bytes) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_odd_bytes(%rip), %xmm13 /* odd_bytes = const() */
+	movdqa %xmm13, %xmm14 /* odd_bytes */
+	pandn %xmm9, %xmm14 /* sb_in_x_9_a = andnot(odd_bytes, sb_in_x_sh_9) */
+	por %xmm14, %xmm12 /* sb_in_x_9 = or(sb_in_x_9_b, sb_in_x_9_a) */
+	movdqa %xmm12, %xmm9 /* sb_in_x_9 */
+	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm9 /* sb_s0_xl_9 = and(sb_in_x_9, nibble_mask) */
+	psrlw $4, %xmm12 /* sb_s0_xs_9 = shr(sb_in_x_9) */
+	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm12 /* sb_s0_xh_9 = and(sb_s0_xs_9, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_s0_p1(%rip), %xmm14 /* s0_p1 = const() */
+	movdqa %xmm14, %xmm15 /* s0_p1 */
+	pshufb %xmm9, %xmm15 /* sb_s0_p1_9 = lookup16(s0_p1, sb_s0_xl_9) */
+	pxor %xmm12, %xmm15 /* sb_s0_t_9 = xor(sb_s0_p1_9, sb_s0_xh_9) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_s0_p2(%rip), %xmm12 /* s0_p2 = const() */
+	movdqa %xmm12, %xmm8 /* s0_p2 */
+	pshufb %xmm15, %xmm8 /* sb_s0_p2_9 = lookup16(s0_p2, sb_s0_t_9) */
+	pxor %xmm9, %xmm8 /* sb_s0_ol_9 = xor(sb_s0_p2_9, sb_s0_xl_9) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_s0_p3_rot(%rip), %xmm9 /* s0_p3_rot = const() */
+	movdqa %xmm9, %xmm12 /* s0_p3_rot */
+	pshufb %xmm8, %xmm12 /* sb_s0_p3_9 = lookup16(s0_p3_rot, sb_s0_ol_9) */
+	paddb %xmm15, %xmm15 /* sb_s0_t2_9 = add(sb_s0_t_9, sb_s0_t_9) */
+	pxor %xmm15, %xmm12 /* sb_s0_9 = xor(sb_s0_p3_9, sb_s0_t2_9) */
+	psllw $8, %xmm10 /* sb_in_y_sh_9 = shl(u_9) */
+	pand %xmm13, %xmm10 /* sb_in_y_9_b = and(sb_in_y_sh_9, odd_bytes) */
+	movdqa %xmm13, %xmm8 /* odd_bytes */
+	pandn %xmm11, %xmm8 /* sb_in_y_9_a = andnot(odd_bytes, v_9) */
+	por %xmm8, %xmm10 /* sb_in_y_9 = or(sb_in_y_9_b, sb_in_y_9_a) */
+	movdqa %xmm10, %xmm8 /* sb_in_y_9 */
+	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm8 /* sb_in_y_9_lo = and(sb_in_y_9, nibble_mask) */
+	psrlw $4, %xmm10 /* sb_in_y_9_sh = shr(sb_in_y_9) */
+	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm10 /* sb_in_y_9_hi = and(sb_in_y_9_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_lo(%rip), %xmm11 /* tbl_lo = const() */
+	movdqa %xmm11, %xmm15 /* tbl_lo */
+	pshufb %xmm8, %xmm15 /* sb_s1_k_9_l = lookup16(tbl_lo, sb_in_y_9_lo) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_hi(%rip), %xmm8 /* tbl_hi = const() */
+	movdqa %xmm8, %xmm11 /* tbl_hi */
+	pshufb %xmm10, %xmm11 /* sb_s1_k_9_h = lookup16(tbl_hi, sb_in_y_9_hi) */
+	pxor %xmm11, %xmm15 /* sb_s1_k_9 = xor(sb_s1_k_9_l, sb_s1_k_9_h) */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_inv_shift_rows(%rip), %xmm15 /* sb_s1_9_sr = lookup16(sb_s1_k_9, inv_shift_rows) */
+	aesenclast .Lzuc_lanes_ssse3_aesni_1_aes_cancel_key(%rip), %xmm15 /* sb_s1_9_aes = aesenclast(sb_s1_9_sr, aes_cancel_key) */
+	movdqa %xmm15, %xmm10 /* sb_s1_9_aes */
+	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm10 /* sb_s1_9_aes_lo = and(sb_s1_9_aes, nibble_mask) */
+	psrlw $4, %xmm15 /* sb_s1_9_aes_sh = shr(sb_s1_9_aes) */
+	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm15 /* sb_s1_9_aes_hi = and(sb_s1_9_aes_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_lo_1(%rip), %xmm11 /* tbl_lo_1 = const() */
+	movdqa %xmm11, %xmm8 /* tbl_lo_1 */
+	pshufb %xmm10, %xmm8 /* sb_s1_9_l = lookup16(tbl_lo_1, sb_s1_9_aes_lo) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_hi_1(%rip), %xmm10 /* tbl_hi_1 = const() */
+	movdqa %xmm10, %xmm11 /* tbl_hi_1 */
+	pshufb %xmm15, %xmm11 /* sb_s1_9_h = lookup16(tbl_hi_1, sb_s1_9_aes_hi) */
+	pxor %xmm11, %xmm8 /* sb_s1_9 = xor(sb_s1_9_l, sb_s1_9_h) */
+	movdqa %xmm8, %xmm11 /* sb_s1_9 */
+	psrlw $8, %xmm11 /* r1_sh_9 = shr(sb_s1_9) */
+	movdqa %xmm12, %xmm15 /* sb_s0_9 */
+	pand %xmm13, %xmm15 /* r1_9_b = and(sb_s0_9, odd_bytes) */
+	movdqa %xmm13, %xmm10 /* odd_bytes */
+	pandn %xmm11, %xmm10 /* r1_9_a = andnot(odd_bytes, r1_sh_9) */
+	por %xmm10, %xmm15 /* r1_9 = or(r1_9_b, r1_9_a) */
+	psllw $8, %xmm12 /* r2_sh_9 = shl(sb_s0_9) */
+	pand %xmm13, %xmm12 /* r2_9_b = and(r2_sh_9, odd_bytes) */
+	movdqa %xmm13, %xmm10 /* odd_bytes */
+	pandn %xmm8, %xmm10 /* r2_9_a = andnot(odd_bytes, sb_s1_9) */
+	por %xmm10, %xmm12 /* r2_9 = or(r2_9_b, r2_9_a) */
+	movdqa 96(%rsp), %xmm8 /* reload g0s9_1.2 */
+	movdqa %xmm8, %xmm10 /* g0s9_1.2 */
+	pslld $8, %xmm10 /* s0k_o_9_l = shl(g0s9_1) */
+	movdqa 112(%rsp), %xmm11 /* reload dbl_1 */
+	psrld $24, %xmm11 /* s0k_o_9_r = shr(dbl_1) */
+	por %xmm11, %xmm10 /* s0k_o_9 = or(s0k_o_9_l, s0k_o_9_r) */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm10 /* s0k_9 = and(s0k_o_9, modulus) */
+	movdqa 240(%rsp), %xmm11 /* reload g0s13_1.2 */
+	movdqa %xmm11, %xmm9 /* g0s13_1.2 */
+	pslld $20, %xmm9 /* s4k_o_9_l = shl(g0s13_1) */
+	movdqa 256(%rsp), %xmm11 /* reload dbl_6 */
+	movdqa %xmm11, %xmm14 /* dbl_6 */
+	psrld $12, %xmm14 /* s4k_o_9_r = shr(dbl_6) */
+	por %xmm14, %xmm9 /* s4k_o_9 = or(s4k_o_9_l, s4k_o_9_r) */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm9 /* s4k_9 = and(s4k_o_9, modulus) */
+	movdqa 384(%rsp), %xmm14 /* reload fb_3 */
+	movdqa %xmm14, %xmm11 /* fb_3 */
+	pslld $21, %xmm11 /* s10k_o_9_l = shl(fb_3) */
+	movdqa 304(%rsp), %xmm14 /* reload dbl_32 */
+	movdqa %xmm14, %xmm13 /* dbl_32 */
+	psrld $11, %xmm13 /* s10k_o_9_r = shr(dbl_32) */
+	por %xmm13, %xmm11 /* s10k_o_9 = or(s10k_o_9_l, s10k_o_9_r) */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm11 /* s10k_9 = and(s10k_o_9, modulus) */
+	movdqa %xmm0, %xmm13 /* fb_6 */
+	pslld $17, %xmm13 /* s13k_o_9_l = shl(fb_6) */
+	movdqa %xmm0, 112(%rsp) /* spill fb_6 */
+	movdqa %xmm2, %xmm0 /* dbl_56 */
+	psrld $15, %xmm0 /* s13k_o_9_r = shr(dbl_56) */
+	por %xmm0, %xmm13 /* s13k_o_9 = or(s13k_o_9_l, s13k_o_9_r) */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm13 /* s13k_9 = and(s13k_o_9, modulus) */
+	movdqa %xmm3, %xmm0 /* fb_8 */
+	pslld $15, %xmm0 /* s15k_o_9_l = shl(fb_8) */
+	movdqa %xmm2, 560(%rsp) /* spill dbl_56 */
+	movdqa %xmm1, %xmm2 /* dbl_72 */
+	psrld $17, %xmm2 /* s15k_o_9_r = shr(dbl_72) */
+	por %xmm2, %xmm0 /* s15k_o_9 = or(s15k_o_9_l, s15k_o_9_r) */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm0 /* s15k_9 = and(s15k_o_9, modulus) */
+	psrld $1, %xmm6 /* w_half_9 = shr(w_9) */
+	paddd %xmm9, %xmm10 /* fb0_s_27 = add(s0k_9, s4k_9) */
+	movdqa %xmm10, %xmm2 /* fb0_s_27 */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm2 /* fb0_m_27 = and(fb0_s_27, modulus) */
+	psrld $31, %xmm10 /* fb0_c_27 = shr(fb0_s_27) */
+	paddd %xmm10, %xmm2 /* fb0_27 = add(fb0_m_27, fb0_c_27) */
+	paddd %xmm13, %xmm11 /* fb0_s_28 = add(s10k_9, s13k_9) */
+	movdqa %xmm11, %xmm9 /* fb0_s_28 */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm9 /* fb0_m_28 = and(fb0_s_28, modulus) */
+	psrld $31, %xmm11 /* fb0_c_28 = shr(fb0_s_28) */
+	paddd %xmm11, %xmm9 /* fb0_28 = add(fb0_m_28, fb0_c_28) */
+	paddd %xmm6, %xmm0 /* fb0_s_29 = add(s15k_9, w_half_9) */
+	movdqa %xmm0, %xmm6 /* fb0_s_29 */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm6 /* fb0_m_29 = and(fb0_s_29, modulus) */
+	psrld $31, %xmm0 /* fb0_c_29 = shr(fb0_s_29) */
+	paddd %xmm0, %xmm6 /* fb0_29 = add(fb0_m_29, fb0_c_29) */
+	paddd %xmm9, %xmm2 /* fb1_s_9 = add(fb0_27, fb0_28) */
+	movdqa %xmm2, %xmm0 /* fb1_s_9 */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm0 /* fb1_m_9 = and(fb1_s_9, modulus) */
+	psrld $31, %xmm2 /* fb1_c_9 = shr(fb1_s_9) */
+	paddd %xmm2, %xmm0 /* fb1_9 = add(fb1_m_9, fb1_c_9) */
+	paddd %xmm6, %xmm0 /* fb2_s_9 = add(fb1_9, fb0_29) */
+	movdqa %xmm0, %xmm2 /* fb2_s_9 */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm2 /* fb2_m_9 = and(fb2_s_9, modulus) */
+	psrld $31, %xmm0 /* fb2_c_9 = shr(fb2_s_9) */
+	paddd %xmm0, %xmm2 /* fb2_9 = add(fb2_m_9, fb2_c_9) */
+	paddd %xmm8, %xmm2 /* fb_s_9 = add(fb2_9, g0s9_1) */
+	movdqa %xmm2, %xmm0 /* fb_s_9 */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm0 /* fb_m_9 = and(fb_s_9, modulus) */
+	psrld $31, %xmm2 /* fb_c_9 = shr(fb_s_9) */
+	paddd %xmm2, %xmm0 /* fb_9 = add(fb_m_9, fb_c_9) */
+
+	/* Initialisation round 16r+10, lanes 0..: s16 = feedback + (W >> 1). */
+	movdqa %xmm0, %xmm2 /* fb_9 */
+	paddd %xmm0, %xmm2 /* dbl_80 = add(fb_9, fb_9) */
+	movdqa %xmm2, %xmm6 /* dbl_80 */
+	pand %xmm7, %xmm6 /* x0_10_b = and(dbl_80, high16) */
+	movdqa %xmm7, %xmm8 /* high16 */
+	pandn %xmm3, %xmm8 /* x0_10_a = andnot(high16, fb_8) */
+	por %xmm8, %xmm6 /* x0_10 = or(x0_10_b, x0_10_a) */
+	movdqa 208(%rsp), %xmm8 /* reload fb_5 */
+	movdqa %xmm8, %xmm9 /* fb_5 */
+	pslld $16, %xmm9 /* x1_10_l = shl(fb_5) */
+	movdqa %xmm14, %xmm10 /* dbl_32 */
+	psrld $16, %xmm10 /* x1_10_r = shr(dbl_32) */
+	por %xmm10, %xmm9 /* x1_10 = or(x1_10_l, x1_10_r) */
+	pxor %xmm15, %xmm6 /* x0r1_10 = xor(x0_10, r1_9) */
+	paddd %xmm12, %xmm6 /* w_10 = add(x0r1_10, r2_9) */
+	paddd %xmm9, %xmm15 /* w1_10 = add(r1_9, x1_10) */
+	pxor 368(%rsp), %xmm12 /* w2_10 = xor(r2_9, x1_6) */
+	movdqa %xmm15, %xmm10 /* w1_10 */
+	pslld $16, %xmm10 /* l1in_10_l = shl(w1_10) */
+	movdqa %xmm12, %xmm11 /* w2_10 */
+	psrld $16, %xmm11 /* l1in_10_r = shr(w2_10) */
+	por %xmm11, %xmm10 /* l1in_10 = or(l1in_10_l, l1in_10_r) */
+	movdqa %xmm10, %xmm11 /* l1in_10 */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl24(%rip), %xmm11 /* ur24_10 = lookup16(l1in_10, rotl24) */
+	movdqa %xmm10, %xmm13 /* l1in_10 */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl8(%rip), %xmm13 /* ur8_10 = lookup16(l1in_10, rotl8) */
+	movdqa %xmm10, %xmm14 /* l1in_10 */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl16(%rip), %xmm14 /* ur16_10 = lookup16(l1in_10, rotl16) */
+	movdqa %xmm9, 368(%rsp) /* spill x1_10 */
+	movdqa %xmm10, %xmm9 /* l1in_10 */
+	pxor %xmm13, %xmm9 /* ug_acc_10 = xor(l1in_10, ur8_10) */
+	pxor %xmm14, %xmm9 /* ug_10 = xor(ug_acc_10, ur16_10) */
+	movdqa %xmm9, %xmm13 /* ug_10 */
+	pslld $2, %xmm13 /* ur2_10_l = shl(ug_10) */
+	psrld $30, %xmm9 /* ur2_10_r = shr(ug_10) */
+	por %xmm9, %xmm13 /* ur2_10 = or(ur2_10_l, ur2_10_r) */
+	pxor %xmm11, %xmm10 /* u_acc_10 = xor(l1in_10, ur24_10) */
+	pxor %xmm13, %xmm10 /* u_10 = xor(u_acc_10, ur2_10) */
+	pslld $16, %xmm12 /* l2in_10_l = shl(w2_10) */
+	psrld $16, %xmm15 /* l2in_10_r = shr(w1_10) */
+	por %xmm15, %xmm12 /* l2in_10 = or(l2in_10_l, l2in_10_r) */
+	movdqa %xmm12, %xmm9 /* l2in_10 */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl8(%rip), %xmm9 /* vr8_10 = lookup16(l2in_10, rotl8) */
+	movdqa %xmm12, %xmm11 /* l2in_10 */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl16(%rip), %xmm11 /* vr16_10 = lookup16(l2in_10, rotl16) */
+	movdqa %xmm12, %xmm13 /* l2in_10 */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl24(%rip), %xmm13 /* vr24_10 = lookup16(l2in_10, rotl24) */
+	movdqa %xmm9, %xmm14 /* vr8_10 */
+	pxor %xmm11, %xmm14 /* vg_acc_10 = xor(vr8_10, vr16_10) */
+	pxor %xmm13, %xmm14 /* vg_10 = xor(vg_acc_10, vr24_10) */
+	movdqa %xmm14, %xmm11 /* vg_10 */
+	pslld $6, %xmm11 /* vr6_10_l = shl(vg_10) */
+	psrld $26, %xmm14 /* vr6_10_r = shr(vg_10) */
+	por %xmm14, %xmm11 /* vr6_10 = or(vr6_10_l, vr6_10_r) */
+	pxor %xmm9, %xmm12 /* v_acc_10 = xor(l2in_10, vr8_10) */
+	pxor %xmm11, %xmm12 /* v_10 = xor(v_acc_10, vr6_10) */
+	movdqa %xmm12, %xmm9 /* v_10 */
+	psrlw $8, %xmm9 /* sb_in_x_sh_10 = shr(v_10) */
+	movdqa %xmm10, %xmm11 /* u_10 */
+	pand .Lzuc_lanes_ssse3_aesni_1_odd_bytes(%rip), %xmm11 /* sb_in_x_10_b = and(u_10, odd_bytes) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_odd_bytes(%rip), %xmm13 /* odd_bytes = const() */
+	movdqa %xmm13, %xmm14 /* odd_bytes */
+	pandn %xmm9, %xmm14 /* sb_in_x_10_a = andnot(odd_bytes, sb_in_x_sh_10) */
+	por %xmm14, %xmm11 /* sb_in_x_10 = or(sb_in_x_10_b, sb_in_x_10_a) */
+	movdqa %xmm11, %xmm9 /* sb_in_x_10 */
+	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm9 /* sb_s0_xl_10 = and(sb_in_x_10, nibble_mask) */
+	psrlw $4, %xmm11 /* sb_s0_xs_10 = shr(sb_in_x_10) */
+	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm11 /* sb_s0_xh_10 = and(sb_s0_xs_10, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_s0_p1(%rip), %xmm14 /* s0_p1 = const() */
+	movdqa %xmm14, %xmm15 /* s0_p1 */
+	pshufb %xmm9, %xmm15 /* sb_s0_p1_10 = lookup16(s0_p1, sb_s0_xl_10) */
+	pxor %xmm11, %xmm15 /* sb_s0_t_10 = xor(sb_s0_p1_10, sb_s0_xh_10) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_s0_p2(%rip), %xmm11 /* s0_p2 = const() */
+	movdqa %xmm11, %xmm8 /* s0_p2 */
+	pshufb %xmm15, %xmm8 /* sb_s0_p2_10 = lookup16(s0_p2, sb_s0_t_10) */
+	pxor %xmm9, %xmm8 /* sb_s0_ol_10 = xor(sb_s0_p2_10, sb_s0_xl_10) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_s0_p3_rot(%rip), %xmm9 /* s0_p3_rot = const() */
+	movdqa %xmm9, %xmm11 /* s0_p3_rot */
+	pshufb %xmm8, %xmm11 /* sb_s0_p3_10 = lookup16(s0_p3_rot, sb_s0_ol_10) */
+	paddb %xmm15, %xmm15 /* sb_s0_t2_10 = add(sb_s0_t_10, sb_s0_t_10) */
+	pxor %xmm15, %xmm11 /* sb_s0_10 = xor(sb_s0_p3_10, sb_s0_t2_10) */
+	psllw $8, %xmm10 /* sb_in_y_sh_10 = shl(u_10) */
+	pand %xmm13, %xmm10 /* sb_in_y_10_b = and(sb_in_y_sh_10, odd_bytes) */
+	movdqa %xmm13, %xmm8 /* odd_bytes */
+	pandn %xmm12, %xmm8 /* sb_in_y_10_a = andnot(odd_bytes, v_10) */
+	por %xmm8, %xmm10 /* sb_in_y_10 = or(sb_in_y_10_b, sb_in_y_10_a) */
+	movdqa %xmm10, %xmm8 /* sb_in_y_10 */
+	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm8 /* sb_in_y_10_lo = and(sb_in_y_10, nibble_mask) */
+	psrlw $4, %xmm10 /* sb_in_y_10_sh = shr(sb_in_y_10) */
+	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm10 /* sb_in_y_10_hi = and(sb_in_y_10_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_lo(%rip), %xmm12 /* tbl_lo = const() */
+	movdqa %xmm12, %xmm15 /* tbl_lo */
+	pshufb %xmm8, %xmm15 /* sb_s1_k_10_l = lookup16(tbl_lo, sb_in_y_10_lo) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_hi(%rip), %xmm8 /* tbl_hi = const() */
+	movdqa %xmm8, %xmm12 /* tbl_hi */
+	pshufb %xmm10, %xmm12 /* sb_s1_k_10_h = lookup16(tbl_hi, sb_in_y_10_hi) */
+	pxor %xmm12, %xmm15 /* sb_s1_k_10 = xor(sb_s1_k_10_l, sb_s1_k_10_h) */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_inv_shift_rows(%rip), %xmm15 /* sb_s1_10_sr = lookup16(sb_s1_k_10, inv_shift_rows) */
+	aesenclast .Lzuc_lanes_ssse3_aesni_1_aes_cancel_key(%rip), %xmm15 /* sb_s1_10_aes = aesenclast(sb_s1_10_sr, aes_cancel_key) */
+	movdqa %xmm15, %xmm10 /* sb_s1_10_aes */
+	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm10 /* sb_s1_10_aes_lo = and(sb_s1_10_aes, nibble_mask) */
+	psrlw $4, %xmm15 /* sb_s1_10_aes_sh = shr(sb_s1_10_aes) */
+	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm15 /* sb_s1_10_aes_hi = and(sb_s1_10_aes_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_lo_1(%rip), %xmm12 /* tbl_lo_1 = const() */
+	movdqa %xmm12, %xmm8 /* tbl_lo_1 */
+	pshufb %xmm10, %xmm8 /* sb_s1_10_l = lookup16(tbl_lo_1, sb_s1_10_aes_lo) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_hi_1(%rip), %xmm10 /* tbl_hi_1 = const() */
+	movdqa %xmm10, %xmm12 /* tbl_hi_1 */
+	pshufb %xmm15, %xmm12 /* sb_s1_10_h = lookup16(tbl_hi_1, sb_s1_10_aes_hi) */
+	pxor %xmm12, %xmm8 /* sb_s1_10 = xor(sb_s1_10_l, sb_s1_10_h) */
+	movdqa %xmm8, %xmm12 /* sb_s1_10 */
+	psrlw $8, %xmm12 /* r1_sh_10 = shr(sb_s1_10) */
+	movdqa %xmm11, %xmm15 /* sb_s0_10 */
+	pand %xmm13, %xmm15 /* r1_10_b = and(sb_s0_10, odd_bytes) */
+	movdqa %xmm13, %xmm10 /* odd_bytes */
+	pandn %xmm12, %xmm10 /* r1_10_a = andnot(odd_bytes, r1_sh_10) */
+	por %xmm10, %xmm15 /* r1_10 = or(r1_10_b, r1_10_a) */
+	psllw $8, %xmm11 /* r2_sh_10 = shl(sb_s0_10) */
+	pand %xmm13, %xmm11 /* r2_10_b = and(r2_sh_10, odd_bytes) */
+	movdqa %xmm13, %xmm10 /* odd_bytes */
+	pandn %xmm8, %xmm10 /* r2_10_a = andnot(odd_bytes, sb_s1_10) */
+	por %xmm10, %xmm11 /* r2_10 = or(r2_10_b, r2_10_a) */
+	movdqa 224(%rsp), %xmm8 /* reload g0s10_1.2 */
+	movdqa %xmm8, %xmm10 /* g0s10_1.2 */
+	pslld $8, %xmm10 /* s0k_o_10_l = shl(g0s10_1) */
+	movdqa 272(%rsp), %xmm12 /* reload dbl_5 */
+	psrld $24, %xmm12 /* s0k_o_10_r = shr(dbl_5) */
+	por %xmm12, %xmm10 /* s0k_o_10 = or(s0k_o_10_l, s0k_o_10_r) */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm10 /* s0k_10 = and(s0k_o_10, modulus) */
+	movdqa 160(%rsp), %xmm12 /* reload g0s14_1.2 */
+	movdqa %xmm12, %xmm9 /* g0s14_1.2 */
+	pslld $20, %xmm9 /* s4k_o_10_l = shl(g0s14_1) */
+	movdqa 336(%rsp), %xmm12 /* reload dbl_14 */
+	movdqa %xmm12, %xmm14 /* dbl_14 */
+	psrld $12, %xmm14 /* s4k_o_10_r = shr(dbl_14) */
+	por %xmm14, %xmm9 /* s4k_o_10 = or(s4k_o_10_l, s4k_o_10_r) */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm9 /* s4k_10 = and(s4k_o_10, modulus) */
+	movdqa 464(%rsp), %xmm14 /* reload fb_4 */
+	movdqa %xmm14, %xmm12 /* fb_4 */
+	pslld $21, %xmm12 /* s10k_o_10_l = shl(fb_4) */
+	movdqa 544(%rsp), %xmm14 /* reload dbl_40 */
+	movdqa %xmm14, %xmm13 /* dbl_40 */
+	psrld $11, %xmm13 /* s10k_o_10_r = shr(dbl_40) */
+	por %xmm13, %xmm12 /* s10k_o_10 = or(s10k_o_10_l, s10k_o_10_r) */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm12 /* s10k_10 = and(s10k_o_10, modulus) */
+	movdqa %xmm4, %xmm13 /* fb_7 */
+	pslld $17, %xmm13 /* s13k_o_10_l = shl(fb_7) */
+	movdqa %xmm4, 272(%rsp) /* spill fb_7 */
+	movdqa %xmm5, %xmm4 /* dbl_64 */
+	psrld $15, %xmm4 /* s13k_o_10_r = shr(dbl_64) */
+	por %xmm4, %xmm13 /* s13k_o_10 = or(s13k_o_10_l, s13k_o_10_r) */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm13 /* s13k_10 = and(s13k_o_10, modulus) */
+	movdqa %xmm0, %xmm4 /* fb_9 */
+	pslld $15, %xmm4 /* s15k_o_10_l = shl(fb_9) */
+	movdqa %xmm5, 96(%rsp) /* spill dbl_64 */
+	movdqa %xmm2, %xmm5 /* dbl_80 */
+	psrld $17, %xmm5 /* s15k_o_10_r = shr(dbl_80) */
+	por %xmm5, %xmm4 /* s15k_o_10 = or(s15k_o_10_l, s15k_o_10_r) */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm4 /* s15k_10 = and(s15k_o_10, modulus) */
+	psrld $1, %xmm6 /* w_half_10 = shr(w_10) */
+	paddd %xmm9, %xmm10 /* fb0_s_30 = add(s0k_10, s4k_10) */
+	movdqa %xmm10, %xmm5 /* fb0_s_30 */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm5 /* fb0_m_30 = and(fb0_s_30, modulus) */
+	psrld $31, %xmm10 /* fb0_c_30 = shr(fb0_s_30) */
+	paddd %xmm10, %xmm5 /* fb0_30 = add(fb0_m_30, fb0_c_30) */
+	paddd %xmm13, %xmm12 /* fb0_s_31 = add(s10k_10, s13k_10) */
+	movdqa %xmm12, %xmm9 /* fb0_s_31 */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm9 /* fb0_m_31 = and(fb0_s_31, modulus) */
+	psrld $31, %xmm12 /* fb0_c_31 = shr(fb0_s_31) */
+	paddd %xmm12, %xmm9 /* fb0_31 = add(fb0_m_31, fb0_c_31) */
+	paddd %xmm6, %xmm4 /* fb0_s_32 = add(s15k_10, w_half_10) */
+	movdqa %xmm4, %xmm6 /* fb0_s_32 */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm6 /* fb0_m_32 = and(fb0_s_32, modulus) */
+	psrld $31, %xmm4 /* fb0_c_32 = shr(fb0_s_32) */
+	paddd %xmm4, %xmm6 /* fb0_32 = add(fb0_m_32, fb0_c_32) */
+	paddd %xmm9, %xmm5 /* fb1_s_10 = add(fb0_30, fb0_31) */
+	movdqa %xmm5, %xmm4 /* fb1_s_10 */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm4 /* fb1_m_10 = and(fb1_s_10, modulus) */
+	psrld $31, %xmm5 /* fb1_c_10 = shr(fb1_s_10) */
+	paddd %xmm5, %xmm4 /* fb1_10 = add(fb1_m_10, fb1_c_10) */
+	paddd %xmm6, %xmm4 /* fb2_s_10 = add(fb1_10, fb0_32) */
+	movdqa %xmm4, %xmm5 /* fb2_s_10 */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm5 /* fb2_m_10 = and(fb2_s_10, modulus) */
+	psrld $31, %xmm4 /* fb2_c_10 = shr(fb2_s_10) */
+	paddd %xmm4, %xmm5 /* fb2_10 = add(fb2_m_10, fb2_c_10) */
+	paddd %xmm8, %xmm5 /* fb_s_10 = add(fb2_10, g0s10_1) */
+	movdqa %xmm5, %xmm4 /* fb_s_10 */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm4 /* fb_m_10 = and(fb_s_10, modulus) */
+	psrld $31, %xmm5 /* fb_c_10 = shr(fb_s_10) */
+	paddd %xmm5, %xmm4 /* fb_10 = add(fb_m_10, fb_c_10) */
+
+	/* Initialisation round 16r+11, lanes 0..: s16 = feedback + (W >> 1). */
+	movdqa %xmm4, %xmm5 /* fb_10 */
+	paddd %xmm4, %xmm5 /* dbl_88 = add(fb_10, fb_10) */
+	movdqa %xmm5, %xmm6 /* dbl_88 */
+	pand %xmm7, %xmm6 /* x0_11_b = and(dbl_88, high16) */
+	movdqa %xmm7, %xmm8 /* high16 */
+	pandn %xmm0, %xmm8 /* x0_11_a = andnot(high16, fb_9) */
+	por %xmm8, %xmm6 /* x0_11 = or(x0_11_b, x0_11_a) */
+	movdqa 112(%rsp), %xmm8 /* reload fb_6 */
+	movdqa %xmm8, %xmm9 /* fb_6 */
+	pslld $16, %xmm9 /* x1_11_l = shl(fb_6) */
+	psrld $16, %xmm14 /* x1_11_r = shr(dbl_40) */
+	por %xmm14, %xmm9 /* x1_11 = or(x1_11_l, x1_11_r) */
+	pxor %xmm15, %xmm6 /* x0r1_11 = xor(x0_11, r1_10) */
+	paddd %xmm11, %xmm6 /* w_11 = add(x0r1_11, r2_10) */
+	paddd %xmm9, %xmm15 /* w1_11 = add(r1_10, x1_11) */
+	pxor 448(%rsp), %xmm11 /* w2_11 = xor(r2_10, x1_7) */
+	movdqa %xmm15, %xmm10 /* w1_11 */
+	pslld $16, %xmm10 /* l1in_11_l = shl(w1_11) */
+	movdqa %xmm11, %xmm12 /* w2_11 */
+	psrld $16, %xmm12 /* l1in_11_r = shr(w2_11) */
+	por %xmm12, %xmm10 /* l1in_11 = or(l1in_11_l, l1in_11_r) */
+	movdqa %xmm10, %xmm12 /* l1in_11 */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl24(%rip), %xmm12 /* ur24_11 = lookup16(l1in_11, rotl24) */
+	movdqa %xmm10, %xmm13 /* l1in_11 */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl8(%rip), %xmm13 /* ur8_11 = lookup16(l1in_11, rotl8) */
+	movdqa %xmm10, %xmm14 /* l1in_11 */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl16(%rip), %xmm14 /* ur16_11 = lookup16(l1in_11, rotl16) */
+	movdqa %xmm9, 448(%rsp) /* spill x1_11 */
+	movdqa %xmm10, %xmm9 /* l1in_11 */
+	pxor %xmm13, %xmm9 /* ug_acc_11 = xor(l1in_11, ur8_11) */
+	pxor %xmm14, %xmm9 /* ug_11 = xor(ug_acc_11, ur16_11) */
+	movdqa %xmm9, %xmm13 /* ug_11 */
+	pslld $2, %xmm13 /* ur2_11_l = shl(ug_11) */
+	psrld $30, %xmm9 /* ur2_11_r = shr(ug_11) */
+	por %xmm9, %xmm13 /* ur2_11 = or(ur2_11_l, ur2_11_r) */
+	pxor %xmm12, %xmm10 /* u_acc_11 = xor(l1in_11, ur24_11) */
+	pxor %xmm13, %xmm10 /* u_11 = xor(u_acc_11, ur2_11) */
+	pslld $16, %xmm11 /* l2in_11_l = shl(w2_11) */
+	psrld $16, %xmm15 /* l2in_11_r = shr(w1_11) */
+	por %xmm15, %xmm11 /* l2in_11 = or(l2in_11_l, l2in_11_r) */
+	movdqa %xmm11, %xmm9 /* l2in_11 */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl8(%rip), %xmm9 /* vr8_11 = lookup16(l2in_11, rotl8) */
+	movdqa %xmm11, %xmm12 /* l2in_11 */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl16(%rip), %xmm12 /* vr16_11 = lookup16(l2in_11, rotl16) */
+	movdqa %xmm11, %xmm13 /* l2in_11 */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl24(%rip), %xmm13 /* vr24_11 = lookup16(l2in_11, rotl24) */
+	movdqa %xmm9, %xmm14 /* vr8_11 */
+	pxor %xmm12, %xmm14 /* vg_acc_11 = xor(vr8_11, vr16_11) */
+	pxor %xmm13, %xmm14 /* vg_11 = xor(vg_acc_11, vr24_11) */
+	movdqa %xmm14, %xmm12 /* vg_11 */
+	pslld $6, %xmm12 /* vr6_11_l = shl(vg_11) */
+	psrld $26, %xmm14 /* vr6_11_r = shr(vg_11) */
+	por %xmm14, %xmm12 /* vr6_11 = or(vr6_11_l, vr6_11_r) */
+	pxor %xmm9, %xmm11 /* v_acc_11 = xor(l2in_11, vr8_11) */
+	pxor %xmm12, %xmm11 /* v_11 = xor(v_acc_11, vr6_11) */
+	movdqa %xmm11, %xmm9 /* v_11 */
+	psrlw $8, %xmm9 /* sb_in_x_sh_11 = shr(v_11) */
+	movdqa %xmm10, %xmm12 /* u_11 */
+	pand .Lzuc_lanes_ssse3_aesni_1_odd_bytes(%rip), %xmm12 /* sb_in_x_11_b = and(u_11, odd_bytes) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_odd_bytes(%rip), %xmm13 /* odd_bytes = const() */
+	movdqa %xmm13, %xmm14 /* odd_bytes */
+	pandn %xmm9, %xmm14 /* sb_in_x_11_a = andnot(odd_bytes, sb_in_x_sh_11) */
+	por %xmm14, %xmm12 /* sb_in_x_11 = or(sb_in_x_11_b, sb_in_x_11_a) */
+	movdqa %xmm12, %xmm9 /* sb_in_x_11 */
+	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm9 /* sb_s0_xl_11 = and(sb_in_x_11, nibble_mask) */
+	psrlw $4, %xmm12 /* sb_s0_xs_11 = shr(sb_in_x_11) */
+	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm12 /* sb_s0_xh_11 = and(sb_s0_xs_11, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_s0_p1(%rip), %xmm14 /* s0_p1 = const() */
+	movdqa %xmm14, %xmm15 /* s0_p1 */
+	pshufb %xmm9, %xmm15 /* sb_s0_p1_11 = lookup16(s0_p1, sb_s0_xl_11) */
+	pxor %xmm12, %xmm15 /* sb_s0_t_11 = xor(sb_s0_p1_11, sb_s0_xh_11) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_s0_p2(%rip), %xmm12 /* s0_p2 = const() */
+	movdqa %xmm12, %xmm8 /* s0_p2 */
+	pshufb %xmm15, %xmm8 /* sb_s0_p2_11 = lookup16(s0_p2, sb_s0_t_11) */
+	pxor %xmm9, %xmm8 /* sb_s0_ol_11 = xor(sb_s0_p2_11, sb_s0_xl_11) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_s0_p3_rot(%rip), %xmm9 /* s0_p3_rot = const() */
+	movdqa %xmm9, %xmm12 /* s0_p3_rot */
+	pshufb %xmm8, %xmm12 /* sb_s0_p3_11 = lookup16(s0_p3_rot, sb_s0_ol_11) */
+	paddb %xmm15, %xmm15 /* sb_s0_t2_11 = add(sb_s0_t_11, sb_s0_t_11) */
+	pxor %xmm15, %xmm12 /* sb_s0_11 = xor(sb_s0_p3_11, sb_s0_t2_11) */
+	psllw $8, %xmm10 /* sb_in_y_sh_11 = shl(u_11) */
+	pand %xmm13, %xmm10 /* sb_in_y_11_b = and(sb_in_y_sh_11, odd_bytes) */
+	movdqa %xmm13, %xmm8 /* odd_bytes */
+	pandn %xmm11, %xmm8 /* sb_in_y_11_a = andnot(odd_bytes, v_11) */
+	por %xmm8, %xmm10 /* sb_in_y_11 = or(sb_in_y_11_b, sb_in_y_11_a) */
+	movdqa %xmm10, %xmm8 /* sb_in_y_11 */
+	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm8 /* sb_in_y_11_lo = and(sb_in_y_11, nibble_mask) */
+	psrlw $4, %xmm10 /* sb_in_y_11_sh = shr(sb_in_y_11) */
+	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm10 /* sb_in_y_11_hi = and(sb_in_y_11_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_lo(%rip), %xmm11 /* tbl_lo = const() */
+	movdqa %xmm11, %xmm15 /* tbl_lo */
+	pshufb %xmm8, %xmm15 /* sb_s1_k_11_l = lookup16(tbl_lo, sb_in_y_11_lo) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_hi(%rip), %xmm8 /* tbl_hi = const() */
+	movdqa %xmm8, %xmm11 /* tbl_hi */
+	pshufb %xmm10, %xmm11 /* sb_s1_k_11_h = lookup16(tbl_hi, sb_in_y_11_hi) */
+	pxor %xmm11, %xmm15 /* sb_s1_k_11 = xor(sb_s1_k_11_l, sb_s1_k_11_h) */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_inv_shift_rows(%rip), %xmm15 /* sb_s1_11_sr = lookup16(sb_s1_k_11, inv_shift_rows) */
+	aesenclast .Lzuc_lanes_ssse3_aesni_1_aes_cancel_key(%rip), %xmm15 /* sb_s1_11_aes = aesenclast(sb_s1_11_sr, aes_cancel_key) */
+	movdqa %xmm15, %xmm10 /* sb_s1_11_aes */
+	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm10 /* sb_s1_11_aes_lo = and(sb_s1_11_aes, nibble_mask) */
+	psrlw $4, %xmm15 /* sb_s1_11_aes_sh = shr(sb_s1_11_aes) */
+	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm15 /* sb_s1_11_aes_hi = and(sb_s1_11_aes_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_lo_1(%rip), %xmm11 /* tbl_lo_1 = const() */
+	movdqa %xmm11, %xmm8 /* tbl_lo_1 */
+	pshufb %xmm10, %xmm8 /* sb_s1_11_l = lookup16(tbl_lo_1, sb_s1_11_aes_lo) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_hi_1(%rip), %xmm10 /* tbl_hi_1 = const() */
+	movdqa %xmm10, %xmm11 /* tbl_hi_1 */
+	pshufb %xmm15, %xmm11 /* sb_s1_11_h = lookup16(tbl_hi_1, sb_s1_11_aes_hi) */
+	pxor %xmm11, %xmm8 /* sb_s1_11 = xor(sb_s1_11_l, sb_s1_11_h) */
+	movdqa %xmm8, %xmm11 /* sb_s1_11 */
+	psrlw $8, %xmm11 /* r1_sh_11 = shr(sb_s1_11) */
+	movdqa %xmm12, %xmm15 /* sb_s0_11 */
+	pand %xmm13, %xmm15 /* r1_11_b = and(sb_s0_11, odd_bytes) */
+	movdqa %xmm13, %xmm10 /* odd_bytes */
+	pandn %xmm11, %xmm10 /* r1_11_a = andnot(odd_bytes, r1_sh_11) */
+	por %xmm10, %xmm15 /* r1_11 = or(r1_11_b, r1_11_a) */
+	psllw $8, %xmm12 /* r2_sh_11 = shl(sb_s0_11) */
+	pand %xmm13, %xmm12 /* r2_11_b = and(r2_sh_11, odd_bytes) */
+	movdqa %xmm13, %xmm10 /* odd_bytes */
+	pandn %xmm8, %xmm10 /* r2_11_a = andnot(odd_bytes, sb_s1_11) */
+	por %xmm10, %xmm12 /* r2_11 = or(r2_11_b, r2_11_a) */
+	movdqa 176(%rsp), %xmm8 /* reload g0s11_1.2 */
+	movdqa %xmm8, %xmm10 /* g0s11_1.2 */
+	pslld $8, %xmm10 /* s0k_o_11_l = shl(g0s11_1) */
+	movdqa 352(%rsp), %xmm11 /* reload dbl_13 */
+	psrld $24, %xmm11 /* s0k_o_11_r = shr(dbl_13) */
+	por %xmm11, %xmm10 /* s0k_o_11 = or(s0k_o_11_l, s0k_o_11_r) */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm10 /* s0k_11 = and(s0k_o_11, modulus) */
+	movdqa 400(%rsp), %xmm11 /* reload g0s15_1.2 */
+	movdqa %xmm11, %xmm9 /* g0s15_1.2 */
+	pslld $20, %xmm9 /* s4k_o_11_l = shl(g0s15_1) */
+	movdqa 416(%rsp), %xmm11 /* reload dbl */
+	movdqa %xmm11, %xmm14 /* dbl */
+	psrld $12, %xmm14 /* s4k_o_11_r = shr(dbl) */
+	por %xmm14, %xmm9 /* s4k_o_11 = or(s4k_o_11_l, s4k_o_11_r) */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm9 /* s4k_11 = and(s4k_o_11, modulus) */
+	movdqa 208(%rsp), %xmm14 /* reload fb_5 */
+	movdqa %xmm14, %xmm11 /* fb_5 */
+	pslld $21, %xmm11 /* s10k_o_11_l = shl(fb_5) */
+	movdqa 128(%rsp), %xmm14 /* reload dbl_48 */
+	movdqa %xmm14, %xmm13 /* dbl_48 */
+	psrld $11, %xmm13 /* s10k_o_11_r = shr(dbl_48) */
+	por %xmm13, %xmm11 /* s10k_o_11 = or(s10k_o_11_l, s10k_o_11_r) */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm11 /* s10k_11 = and(s10k_o_11, modulus) */
+	movdqa %xmm3, %xmm13 /* fb_8 */
+	pslld $17, %xmm13 /* s13k_o_11_l = shl(fb_8) */
+	movdqa %xmm3, 352(%rsp) /* spill fb_8 */
+	movdqa %xmm1, %xmm3 /* dbl_72 */
+	psrld $15, %xmm3 /* s13k_o_11_r = shr(dbl_72) */
+	por %xmm3, %xmm13 /* s13k_o_11 = or(s13k_o_11_l, s13k_o_11_r) */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm13 /* s13k_11 = and(s13k_o_11, modulus) */
+	movdqa %xmm4, %xmm3 /* fb_10 */
+	pslld $15, %xmm3 /* s15k_o_11_l = shl(fb_10) */
+	movdqa %xmm1, 544(%rsp) /* spill dbl_72 */
+	movdqa %xmm5, %xmm1 /* dbl_88 */
+	psrld $17, %xmm1 /* s15k_o_11_r = shr(dbl_88) */
+	por %xmm1, %xmm3 /* s15k_o_11 = or(s15k_o_11_l, s15k_o_11_r) */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm3 /* s15k_11 = and(s15k_o_11, modulus) */
+	psrld $1, %xmm6 /* w_half_11 = shr(w_11) */
+	paddd %xmm9, %xmm10 /* fb0_s_33 = add(s0k_11, s4k_11) */
+	movdqa %xmm10, %xmm1 /* fb0_s_33 */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm1 /* fb0_m_33 = and(fb0_s_33, modulus) */
+	psrld $31, %xmm10 /* fb0_c_33 = shr(fb0_s_33) */
+	paddd %xmm10, %xmm1 /* fb0_33 = add(fb0_m_33, fb0_c_33) */
+	paddd %xmm13, %xmm11 /* fb0_s_34 = add(s10k_11, s13k_11) */
+	movdqa %xmm11, %xmm9 /* fb0_s_34 */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm9 /* fb0_m_34 = and(fb0_s_34, modulus) */
+	psrld $31, %xmm11 /* fb0_c_34 = shr(fb0_s_34) */
+	paddd %xmm11, %xmm9 /* fb0_34 = add(fb0_m_34, fb0_c_34) */
+	paddd %xmm6, %xmm3 /* fb0_s_35 = add(s15k_11, w_half_11) */
+	movdqa %xmm3, %xmm6 /* fb0_s_35 */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm6 /* fb0_m_35 = and(fb0_s_35, modulus) */
+	psrld $31, %xmm3 /* fb0_c_35 = shr(fb0_s_35) */
+	paddd %xmm3, %xmm6 /* fb0_35 = add(fb0_m_35, fb0_c_35) */
+	paddd %xmm9, %xmm1 /* fb1_s_11 = add(fb0_33, fb0_34) */
+	movdqa %xmm1, %xmm3 /* fb1_s_11 */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm3 /* fb1_m_11 = and(fb1_s_11, modulus) */
+	psrld $31, %xmm1 /* fb1_c_11 = shr(fb1_s_11) */
+	paddd %xmm1, %xmm3 /* fb1_11 = add(fb1_m_11, fb1_c_11) */
+	paddd %xmm6, %xmm3 /* fb2_s_11 = add(fb1_11, fb0_35) */
+	movdqa %xmm3, %xmm1 /* fb2_s_11 */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm1 /* fb2_m_11 = and(fb2_s_11, modulus) */
+	psrld $31, %xmm3 /* fb2_c_11 = shr(fb2_s_11) */
+	paddd %xmm3, %xmm1 /* fb2_11 = add(fb2_m_11, fb2_c_11) */
+	paddd %xmm8, %xmm1 /* fb_s_11 = add(fb2_11, g0s11_1) */
+	movdqa %xmm1, %xmm3 /* fb_s_11 */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm3 /* fb_m_11 = and(fb_s_11, modulus) */
+	psrld $31, %xmm1 /* fb_c_11 = shr(fb_s_11) */
+	paddd %xmm1, %xmm3 /* fb_11 = add(fb_m_11, fb_c_11) */
+
+	/* Initialisation round 16r+12, lanes 0..: s16 = feedback + (W >> 1). */
+	movdqa %xmm3, %xmm1 /* fb_11 */
+	paddd %xmm3, %xmm1 /* dbl_96 = add(fb_11, fb_11) */
+	movdqa %xmm1, %xmm6 /* dbl_96 */
+	pand %xmm7, %xmm6 /* x0_12_b = and(dbl_96, high16) */
+	movdqa %xmm7, %xmm8 /* high16 */
+	pandn %xmm4, %xmm8 /* x0_12_a = andnot(high16, fb_10) */
+	por %xmm8, %xmm6 /* x0_12 = or(x0_12_b, x0_12_a) */
+	movdqa 272(%rsp), %xmm8 /* reload fb_7 */
+	movdqa %xmm8, %xmm9 /* fb_7 */
+	pslld $16, %xmm9 /* x1_12_l = shl(fb_7) */
+	psrld $16, %xmm14 /* x1_12_r = shr(dbl_48) */
+	por %xmm14, %xmm9 /* x1_12 = or(x1_12_l, x1_12_r) */
+	pxor %xmm15, %xmm6 /* x0r1_12 = xor(x0_12, r1_11) */
+	paddd %xmm12, %xmm6 /* w_12 = add(x0r1_12, r2_11) */
+	paddd %xmm9, %xmm15 /* w1_12 = add(r1_11, x1_12) */
+	pxor 144(%rsp), %xmm12 /* w2_12 = xor(r2_11, x1_8) */
+	movdqa %xmm15, %xmm9 /* w1_12 */
+	pslld $16, %xmm9 /* l1in_12_l = shl(w1_12) */
+	movdqa %xmm12, %xmm10 /* w2_12 */
+	psrld $16, %xmm10 /* l1in_12_r = shr(w2_12) */
+	por %xmm10, %xmm9 /* l1in_12 = or(l1in_12_l, l1in_12_r) */
+	movdqa %xmm9, %xmm10 /* l1in_12 */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl24(%rip), %xmm10 /* ur24_12 = lookup16(l1in_12, rotl24) */
+	movdqa %xmm9, %xmm11 /* l1in_12 */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl8(%rip), %xmm11 /* ur8_12 = lookup16(l1in_12, rotl8) */
+	movdqa %xmm9, %xmm13 /* l1in_12 */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl16(%rip), %xmm13 /* ur16_12 = lookup16(l1in_12, rotl16) */
+	movdqa %xmm9, %xmm14 /* l1in_12 */
+	pxor %xmm11, %xmm14 /* ug_acc_12 = xor(l1in_12, ur8_12) */
+	pxor %xmm13, %xmm14 /* ug_12 = xor(ug_acc_12, ur16_12) */
+	movdqa %xmm14, %xmm11 /* ug_12 */
+	pslld $2, %xmm11 /* ur2_12_l = shl(ug_12) */
+	psrld $30, %xmm14 /* ur2_12_r = shr(ug_12) */
+	por %xmm14, %xmm11 /* ur2_12 = or(ur2_12_l, ur2_12_r) */
+	pxor %xmm10, %xmm9 /* u_acc_12 = xor(l1in_12, ur24_12) */
+	pxor %xmm11, %xmm9 /* u_12 = xor(u_acc_12, ur2_12) */
+	pslld $16, %xmm12 /* l2in_12_l = shl(w2_12) */
+	psrld $16, %xmm15 /* l2in_12_r = shr(w1_12) */
+	por %xmm15, %xmm12 /* l2in_12 = or(l2in_12_l, l2in_12_r) */
+	movdqa %xmm12, %xmm10 /* l2in_12 */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl8(%rip), %xmm10 /* vr8_12 = lookup16(l2in_12, rotl8) */
+	movdqa %xmm12, %xmm11 /* l2in_12 */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl16(%rip), %xmm11 /* vr16_12 = lookup16(l2in_12, rotl16) */
+	movdqa %xmm12, %xmm13 /* l2in_12 */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl24(%rip), %xmm13 /* vr24_12 = lookup16(l2in_12, rotl24) */
+	movdqa %xmm10, %xmm14 /* vr8_12 */
+	pxor %xmm11, %xmm14 /* vg_acc_12 = xor(vr8_12, vr16_12) */
+	pxor %xmm13, %xmm14 /* vg_12 = xor(vg_acc_12, vr24_12) */
+	movdqa %xmm14, %xmm11 /* vg_12 */
+	pslld $6, %xmm11 /* vr6_12_l = shl(vg_12) */
+	psrld $26, %xmm14 /* vr6_12_r = shr(vg_12) */
+	por %xmm14, %xmm11 /* vr6_12 = or(vr6_12_l, vr6_12_r) */
+	pxor %xmm10, %xmm12 /* v_acc_12 = xor(l2in_12, vr8_12) */
+	pxor %xmm11, %xmm12 /* v_12 = xor(v_acc_12, vr6_12) */
+	movdqa %xmm12, %xmm10 /* v_12 */
+	psrlw $8, %xmm10 /* sb_in_x_sh_12 = shr(v_12) */
+	movdqa %xmm9, %xmm11 /* u_12 */
+	pand .Lzuc_lanes_ssse3_aesni_1_odd_bytes(%rip), %xmm11 /* sb_in_x_12_b = and(u_12, odd_bytes) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_odd_bytes(%rip), %xmm13 /* odd_bytes = const() */
+	movdqa %xmm13, %xmm14 /* odd_bytes */
+	pandn %xmm10, %xmm14 /* sb_in_x_12_a = andnot(odd_bytes, sb_in_x_sh_12) */
+	por %xmm14, %xmm11 /* sb_in_x_12 = or(sb_in_x_12_b, sb_in_x_12_a) */
+	movdqa %xmm11, %xmm10 /* sb_in_x_12 */
+	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm10 /* sb_s0_xl_12 = and(sb_in_x_12, nibble_mask) */
+	psrlw $4, %xmm11 /* sb_s0_xs_12 = shr(sb_in_x_12) */
+	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm11 /* sb_s0_xh_12 = and(sb_s0_xs_12, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_s0_p1(%rip), %xmm14 /* s0_p1 = const() */
+	movdqa %xmm14, %xmm15 /* s0_p1 */
+	pshufb %xmm10, %xmm15 /* sb_s0_p1_12 = lookup16(s0_p1, sb_s0_xl_12) */
+	pxor %xmm11, %xmm15 /* sb_s0_t_12 = xor(sb_s0_p1_12, sb_s0_xh_12) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_s0_p2(%rip), %xmm11 /* s0_p2 = const() */
+	movdqa %xmm11, %xmm8 /* s0_p2 */
+	pshufb %xmm15, %xmm8 /* sb_s0_p2_12 = lookup16(s0_p2, sb_s0_t_12) */
+	pxor %xmm10, %xmm8 /* sb_s0_ol_12 = xor(sb_s0_p2_12, sb_s0_xl_12) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_s0_p3_rot(%rip), %xmm10 /* s0_p3_rot = const() */
+	movdqa %xmm10, %xmm11 /* s0_p3_rot */
+	pshufb %xmm8, %xmm11 /* sb_s0_p3_12 = lookup16(s0_p3_rot, sb_s0_ol_12) */
+	paddb %xmm15, %xmm15 /* sb_s0_t2_12 = add(sb_s0_t_12, sb_s0_t_12) */
+	pxor %xmm15, %xmm11 /* sb_s0_12 = xor(sb_s0_p3_12, sb_s0_t2_12) */
+	psllw $8, %xmm9 /* sb_in_y_sh_12 = shl(u_12) */
+	pand %xmm13, %xmm9 /* sb_in_y_12_b = and(sb_in_y_sh_12, odd_bytes) */
+	movdqa %xmm13, %xmm8 /* odd_bytes */
+	pandn %xmm12, %xmm8 /* sb_in_y_12_a = andnot(odd_bytes, v_12) */
+	por %xmm8, %xmm9 /* sb_in_y_12 = or(sb_in_y_12_b, sb_in_y_12_a) */
+	movdqa %xmm9, %xmm8 /* sb_in_y_12 */
+	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm8 /* sb_in_y_12_lo = and(sb_in_y_12, nibble_mask) */
+	psrlw $4, %xmm9 /* sb_in_y_12_sh = shr(sb_in_y_12) */
+	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm9 /* sb_in_y_12_hi = and(sb_in_y_12_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_lo(%rip), %xmm12 /* tbl_lo = const() */
+	movdqa %xmm12, %xmm15 /* tbl_lo */
+	pshufb %xmm8, %xmm15 /* sb_s1_k_12_l = lookup16(tbl_lo, sb_in_y_12_lo) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_hi(%rip), %xmm8 /* tbl_hi = const() */
+	movdqa %xmm8, %xmm12 /* tbl_hi */
+	pshufb %xmm9, %xmm12 /* sb_s1_k_12_h = lookup16(tbl_hi, sb_in_y_12_hi) */
+	pxor %xmm12, %xmm15 /* sb_s1_k_12 = xor(sb_s1_k_12_l, sb_s1_k_12_h) */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_inv_shift_rows(%rip), %xmm15 /* sb_s1_12_sr = lookup16(sb_s1_k_12, inv_shift_rows) */
+	aesenclast .Lzuc_lanes_ssse3_aesni_1_aes_cancel_key(%rip), %xmm15 /* sb_s1_12_aes = aesenclast(sb_s1_12_sr, aes_cancel_key) */
+	movdqa %xmm15, %xmm9 /* sb_s1_12_aes */
+	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm9 /* sb_s1_12_aes_lo = and(sb_s1_12_aes, nibble_mask) */
+	psrlw $4, %xmm15 /* sb_s1_12_aes_sh = shr(sb_s1_12_aes) */
+	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm15 /* sb_s1_12_aes_hi = and(sb_s1_12_aes_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_lo_1(%rip), %xmm12 /* tbl_lo_1 = const() */
+	movdqa %xmm12, %xmm8 /* tbl_lo_1 */
+	pshufb %xmm9, %xmm8 /* sb_s1_12_l = lookup16(tbl_lo_1, sb_s1_12_aes_lo) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_hi_1(%rip), %xmm9 /* tbl_hi_1 = const() */
+	movdqa %xmm9, %xmm12 /* tbl_hi_1 */
+	pshufb %xmm15, %xmm12 /* sb_s1_12_h = lookup16(tbl_hi_1, sb_s1_12_aes_hi) */
+	pxor %xmm12, %xmm8 /* sb_s1_12 = xor(sb_s1_12_l, sb_s1_12_h) */
+	movdqa %xmm8, %xmm12 /* sb_s1_12 */
+	psrlw $8, %xmm12 /* r1_sh_12 = shr(sb_s1_12) */
+	movdqa %xmm11, %xmm15 /* sb_s0_12 */
+	pand %xmm13, %xmm15 /* r1_12_b = and(sb_s0_12, odd_bytes) */
+	movdqa %xmm13, %xmm9 /* odd_bytes */
+	pandn %xmm12, %xmm9 /* r1_12_a = andnot(odd_bytes, r1_sh_12) */
+	por %xmm9, %xmm15 /* r1_12 = or(r1_12_b, r1_12_a) */
+	psllw $8, %xmm11 /* r2_sh_12 = shl(sb_s0_12) */
+	pand %xmm13, %xmm11 /* r2_12_b = and(r2_sh_12, odd_bytes) */
+	movdqa %xmm13, %xmm9 /* odd_bytes */
+	pandn %xmm8, %xmm9 /* r2_12_a = andnot(odd_bytes, sb_s1_12) */
+	por %xmm9, %xmm11 /* r2_12 = or(r2_12_b, r2_12_a) */
+	movdqa 80(%rsp), %xmm8 /* reload g0s12_1.2 */
+	movdqa %xmm8, %xmm9 /* g0s12_1.2 */
+	pslld $8, %xmm9 /* s0k_o_12_l = shl(g0s12_1) */
+	movdqa 432(%rsp), %xmm12 /* reload dbl_21 */
+	psrld $24, %xmm12 /* s0k_o_12_r = shr(dbl_21) */
+	por %xmm12, %xmm9 /* s0k_o_12 = or(s0k_o_12_l, s0k_o_12_r) */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm9 /* s0k_12 = and(s0k_o_12, modulus) */
+	movdqa 480(%rsp), %xmm12 /* reload fb */
+	movdqa %xmm12, %xmm10 /* fb */
+	pslld $20, %xmm10 /* s4k_o_12_l = shl(fb) */
+	movdqa 496(%rsp), %xmm12 /* reload dbl_8 */
+	psrld $12, %xmm12 /* s4k_o_12_r = shr(dbl_8) */
+	por %xmm12, %xmm10 /* s4k_o_12 = or(s4k_o_12_l, s4k_o_12_r) */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm10 /* s4k_12 = and(s4k_o_12, modulus) */
+	movdqa 112(%rsp), %xmm12 /* reload fb_6 */
+	movdqa %xmm12, %xmm14 /* fb_6 */
+	pslld $21, %xmm14 /* s10k_o_12_l = shl(fb_6) */
+	movdqa 560(%rsp), %xmm12 /* reload dbl_56 */
+	movdqa %xmm12, %xmm13 /* dbl_56 */
+	psrld $11, %xmm13 /* s10k_o_12_r = shr(dbl_56) */
+	por %xmm13, %xmm14 /* s10k_o_12 = or(s10k_o_12_l, s10k_o_12_r) */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm14 /* s10k_12 = and(s10k_o_12, modulus) */
+	movdqa %xmm0, %xmm13 /* fb_9 */
+	pslld $17, %xmm13 /* s13k_o_12_l = shl(fb_9) */
+	movdqa %xmm0, 496(%rsp) /* spill fb_9 */
+	movdqa %xmm2, %xmm0 /* dbl_80 */
+	psrld $15, %xmm0 /* s13k_o_12_r = shr(dbl_80) */
+	por %xmm0, %xmm13 /* s13k_o_12 = or(s13k_o_12_l, s13k_o_12_r) */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm13 /* s13k_12 = and(s13k_o_12, modulus) */
+	movdqa %xmm3, %xmm0 /* fb_11 */
+	pslld $15, %xmm0 /* s15k_o_12_l = shl(fb_11) */
+	movdqa %xmm2, 432(%rsp) /* spill dbl_80 */
+	movdqa %xmm1, %xmm2 /* dbl_96 */
+	psrld $17, %xmm2 /* s15k_o_12_r = shr(dbl_96) */
+	por %xmm2, %xmm0 /* s15k_o_12 = or(s15k_o_12_l, s15k_o_12_r) */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm0 /* s15k_12 = and(s15k_o_12, modulus) */
+	psrld $1, %xmm6 /* w_half_12 = shr(w_12) */
+	paddd %xmm10, %xmm9 /* fb0_s_36 = add(s0k_12, s4k_12) */
+	movdqa %xmm9, %xmm2 /* fb0_s_36 */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm2 /* fb0_m_36 = and(fb0_s_36, modulus) */
+	psrld $31, %xmm9 /* fb0_c_36 = shr(fb0_s_36) */
+	paddd %xmm9, %xmm2 /* fb0_36 = add(fb0_m_36, fb0_c_36) */
+	paddd %xmm13, %xmm14 /* fb0_s_37 = add(s10k_12, s13k_12) */
+	movdqa %xmm14, %xmm9 /* fb0_s_37 */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm9 /* fb0_m_37 = and(fb0_s_37, modulus) */
+	psrld $31, %xmm14 /* fb0_c_37 = shr(fb0_s_37) */
+	paddd %xmm14, %xmm9 /* fb0_37 = add(fb0_m_37, fb0_c_37) */
+	paddd %xmm6, %xmm0 /* fb0_s_38 = add(s15k_12, w_half_12) */
+	movdqa %xmm0, %xmm6 /* fb0_s_38 */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm6 /* fb0_m_38 = and(fb0_s_38, modulus) */
+	psrld $31, %xmm0 /* fb0_c_38 = shr(fb0_s_38) */
+	paddd %xmm0, %xmm6 /* fb0_38 = add(fb0_m_38, fb0_c_38) */
+	paddd %xmm9, %xmm2 /* fb1_s_12 = add(fb0_36, fb0_37) */
+	movdqa %xmm2, %xmm0 /* fb1_s_12 */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm0 /* fb1_m_12 = and(fb1_s_12, modulus) */
+	psrld $31, %xmm2 /* fb1_c_12 = shr(fb1_s_12) */
+	paddd %xmm2, %xmm0 /* fb1_12 = add(fb1_m_12, fb1_c_12) */
+	paddd %xmm6, %xmm0 /* fb2_s_12 = add(fb1_12, fb0_38) */
+	movdqa %xmm0, %xmm2 /* fb2_s_12 */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm2 /* fb2_m_12 = and(fb2_s_12, modulus) */
+	psrld $31, %xmm0 /* fb2_c_12 = shr(fb2_s_12) */
+	paddd %xmm0, %xmm2 /* fb2_12 = add(fb2_m_12, fb2_c_12) */
+	paddd %xmm8, %xmm2 /* fb_s_12 = add(fb2_12, g0s12_1) */
+	movdqa %xmm2, %xmm0 /* fb_s_12 */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm0 /* fb_m_12 = and(fb_s_12, modulus) */
+	psrld $31, %xmm2 /* fb_c_12 = shr(fb_s_12) */
+	paddd %xmm2, %xmm0 /* fb_12 = add(fb_m_12, fb_c_12) */
+
+	/* Initialisation round 16r+13, lanes 0..: s16 = feedback + (W >> 1). */
+	movdqa %xmm0, %xmm2 /* fb_12 */
+	paddd %xmm0, %xmm2 /* dbl_104 = add(fb_12, fb_12) */
+	movdqa %xmm2, %xmm6 /* dbl_104 */
+	pand %xmm7, %xmm6 /* x0_13_b = and(dbl_104, high16) */
+	movdqa %xmm7, %xmm8 /* high16 */
+	pandn %xmm3, %xmm8 /* x0_13_a = andnot(high16, fb_11) */
+	por %xmm8, %xmm6 /* x0_13 = or(x0_13_b, x0_13_a) */
+	movdqa 352(%rsp), %xmm8 /* reload fb_8 */
+	movdqa %xmm8, %xmm9 /* fb_8 */
+	pslld $16, %xmm9 /* x1_13_l = shl(fb_8) */
+	psrld $16, %xmm12 /* x1_13_r = shr(dbl_56) */
+	por %xmm12, %xmm9 /* x1_13 = or(x1_13_l, x1_13_r) */
+	pxor %xmm15, %xmm6 /* x0r1_13 = xor(x0_13, r1_12) */
+	paddd %xmm11, %xmm6 /* w_13 = add(x0r1_13, r2_12) */
+	paddd %xmm9, %xmm15 /* w1_13 = add(r1_12, x1_13) */
+	pxor 288(%rsp), %xmm11 /* w2_13 = xor(r2_12, x1_9) */
+	movdqa %xmm15, %xmm9 /* w1_13 */
+	pslld $16, %xmm9 /* l1in_13_l = shl(w1_13) */
+	movdqa %xmm11, %xmm10 /* w2_13 */
+	psrld $16, %xmm10 /* l1in_13_r = shr(w2_13) */
+	por %xmm10, %xmm9 /* l1in_13 = or(l1in_13_l, l1in_13_r) */
+	movdqa %xmm9, %xmm10 /* l1in_13 */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl24(%rip), %xmm10 /* ur24_13 = lookup16(l1in_13, rotl24) */
+	movdqa %xmm9, %xmm12 /* l1in_13 */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl8(%rip), %xmm12 /* ur8_13 = lookup16(l1in_13, rotl8) */
+	movdqa %xmm9, %xmm13 /* l1in_13 */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl16(%rip), %xmm13 /* ur16_13 = lookup16(l1in_13, rotl16) */
+	movdqa %xmm9, %xmm14 /* l1in_13 */
+	pxor %xmm12, %xmm14 /* ug_acc_13 = xor(l1in_13, ur8_13) */
+	pxor %xmm13, %xmm14 /* ug_13 = xor(ug_acc_13, ur16_13) */
+	movdqa %xmm14, %xmm12 /* ug_13 */
+	pslld $2, %xmm12 /* ur2_13_l = shl(ug_13) */
+	psrld $30, %xmm14 /* ur2_13_r = shr(ug_13) */
+	por %xmm14, %xmm12 /* ur2_13 = or(ur2_13_l, ur2_13_r) */
+	pxor %xmm10, %xmm9 /* u_acc_13 = xor(l1in_13, ur24_13) */
+	pxor %xmm12, %xmm9 /* u_13 = xor(u_acc_13, ur2_13) */
+	pslld $16, %xmm11 /* l2in_13_l = shl(w2_13) */
+	psrld $16, %xmm15 /* l2in_13_r = shr(w1_13) */
+	por %xmm15, %xmm11 /* l2in_13 = or(l2in_13_l, l2in_13_r) */
+	movdqa %xmm11, %xmm10 /* l2in_13 */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl8(%rip), %xmm10 /* vr8_13 = lookup16(l2in_13, rotl8) */
+	movdqa %xmm11, %xmm12 /* l2in_13 */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl16(%rip), %xmm12 /* vr16_13 = lookup16(l2in_13, rotl16) */
+	movdqa %xmm11, %xmm13 /* l2in_13 */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl24(%rip), %xmm13 /* vr24_13 = lookup16(l2in_13, rotl24) */
+	movdqa %xmm10, %xmm14 /* vr8_13 */
+	pxor %xmm12, %xmm14 /* vg_acc_13 = xor(vr8_13, vr16_13) */
+	pxor %xmm13, %xmm14 /* vg_13 = xor(vg_acc_13, vr24_13) */
+	movdqa %xmm14, %xmm12 /* vg_13 */
+	pslld $6, %xmm12 /* vr6_13_l = shl(vg_13) */
+	psrld $26, %xmm14 /* vr6_13_r = shr(vg_13) */
+	por %xmm14, %xmm12 /* vr6_13 = or(vr6_13_l, vr6_13_r) */
+	pxor %xmm10, %xmm11 /* v_acc_13 = xor(l2in_13, vr8_13) */
+	pxor %xmm12, %xmm11 /* v_13 = xor(v_acc_13, vr6_13) */
+	movdqa %xmm11, %xmm10 /* v_13 */
+	psrlw $8, %xmm10 /* sb_in_x_sh_13 = shr(v_13) */
+	movdqa %xmm9, %xmm12 /* u_13 */
+	pand .Lzuc_lanes_ssse3_aesni_1_odd_bytes(%rip), %xmm12 /* sb_in_x_13_b = and(u_13, odd_bytes) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_odd_bytes(%rip), %xmm13 /* odd_bytes = const() */
+	movdqa %xmm13, %xmm14 /* odd_bytes */
+	pandn %xmm10, %xmm14 /* sb_in_x_13_a = andnot(odd_bytes, sb_in_x_sh_13) */
+	por %xmm14, %xmm12 /* sb_in_x_13 = or(sb_in_x_13_b, sb_in_x_13_a) */
+	movdqa %xmm12, %xmm10 /* sb_in_x_13 */
+	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm10 /* sb_s0_xl_13 = and(sb_in_x_13, nibble_mask) */
+	psrlw $4, %xmm12 /* sb_s0_xs_13 = shr(sb_in_x_13) */
+	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm12 /* sb_s0_xh_13 = and(sb_s0_xs_13, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_s0_p1(%rip), %xmm14 /* s0_p1 = const() */
+	movdqa %xmm14, %xmm15 /* s0_p1 */
+	pshufb %xmm10, %xmm15 /* sb_s0_p1_13 = lookup16(s0_p1, sb_s0_xl_13) */
+	pxor %xmm12, %xmm15 /* sb_s0_t_13 = xor(sb_s0_p1_13, sb_s0_xh_13) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_s0_p2(%rip), %xmm12 /* s0_p2 = const() */
+	movdqa %xmm12, %xmm8 /* s0_p2 */
+	pshufb %xmm15, %xmm8 /* sb_s0_p2_13 = lookup16(s0_p2, sb_s0_t_13) */
+	pxor %xmm10, %xmm8 /* sb_s0_ol_13 = xor(sb_s0_p2_13, sb_s0_xl_13) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_s0_p3_rot(%rip), %xmm10 /* s0_p3_rot = const() */
+	movdqa %xmm10, %xmm12 /* s0_p3_rot */
+	pshufb %xmm8, %xmm12 /* sb_s0_p3_13 = lookup16(s0_p3_rot, sb_s0_ol_13) */
+	paddb %xmm15, %xmm15 /* sb_s0_t2_13 = add(sb_s0_t_13, sb_s0_t_13) */
+	pxor %xmm15, %xmm12 /* sb_s0_13 = xor(sb_s0_p3_13, sb_s0_t2_13) */
+	psllw $8, %xmm9 /* sb_in_y_sh_13 = shl(u_13) */
+	pand %xmm13, %xmm9 /* sb_in_y_13_b = and(sb_in_y_sh_13, odd_bytes) */
+	movdqa %xmm13, %xmm8 /* odd_bytes */
+	pandn %xmm11, %xmm8 /* sb_in_y_13_a = andnot(odd_bytes, v_13) */
+	por %xmm8, %xmm9 /* sb_in_y_13 = or(sb_in_y_13_b, sb_in_y_13_a) */
+	movdqa %xmm9, %xmm8 /* sb_in_y_13 */
+	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm8 /* sb_in_y_13_lo = and(sb_in_y_13, nibble_mask) */
+	psrlw $4, %xmm9 /* sb_in_y_13_sh = shr(sb_in_y_13) */
+	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm9 /* sb_in_y_13_hi = and(sb_in_y_13_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_lo(%rip), %xmm11 /* tbl_lo = const() */
+	movdqa %xmm11, %xmm15 /* tbl_lo */
+	pshufb %xmm8, %xmm15 /* sb_s1_k_13_l = lookup16(tbl_lo, sb_in_y_13_lo) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_hi(%rip), %xmm8 /* tbl_hi = const() */
+	movdqa %xmm8, %xmm11 /* tbl_hi */
+	pshufb %xmm9, %xmm11 /* sb_s1_k_13_h = lookup16(tbl_hi, sb_in_y_13_hi) */
+	pxor %xmm11, %xmm15 /* sb_s1_k_13 = xor(sb_s1_k_13_l, sb_s1_k_13_h) */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_inv_shift_rows(%rip), %xmm15 /* sb_s1_13_sr = lookup16(sb_s1_k_13, inv_shift_rows) */
+	aesenclast .Lzuc_lanes_ssse3_aesni_1_aes_cancel_key(%rip), %xmm15 /* sb_s1_13_aes = aesenclast(sb_s1_13_sr, aes_cancel_key) */
+	movdqa %xmm15, %xmm9 /* sb_s1_13_aes */
+	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm9 /* sb_s1_13_aes_lo = and(sb_s1_13_aes, nibble_mask) */
+	psrlw $4, %xmm15 /* sb_s1_13_aes_sh = shr(sb_s1_13_aes) */
+	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm15 /* sb_s1_13_aes_hi = and(sb_s1_13_aes_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_lo_1(%rip), %xmm11 /* tbl_lo_1 = const() */
+	movdqa %xmm11, %xmm8 /* tbl_lo_1 */
+	pshufb %xmm9, %xmm8 /* sb_s1_13_l = lookup16(tbl_lo_1, sb_s1_13_aes_lo) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_hi_1(%rip), %xmm9 /* tbl_hi_1 = const() */
+	movdqa %xmm9, %xmm11 /* tbl_hi_1 */
+	pshufb %xmm15, %xmm11 /* sb_s1_13_h = lookup16(tbl_hi_1, sb_s1_13_aes_hi) */
+	pxor %xmm11, %xmm8 /* sb_s1_13 = xor(sb_s1_13_l, sb_s1_13_h) */
+	movdqa %xmm8, %xmm11 /* sb_s1_13 */
+	psrlw $8, %xmm11 /* r1_sh_13 = shr(sb_s1_13) */
+	movdqa %xmm12, %xmm15 /* sb_s0_13 */
+	pand %xmm13, %xmm15 /* r1_13_b = and(sb_s0_13, odd_bytes) */
+	movdqa %xmm13, %xmm9 /* odd_bytes */
+	pandn %xmm11, %xmm9 /* r1_13_a = andnot(odd_bytes, r1_sh_13) */
+	por %xmm9, %xmm15 /* r1_13 = or(r1_13_b, r1_13_a) */
+	psllw $8, %xmm12 /* r2_sh_13 = shl(sb_s0_13) */
+	pand %xmm13, %xmm12 /* r2_13_b = and(r2_sh_13, odd_bytes) */
+	movdqa %xmm13, %xmm9 /* odd_bytes */
+	pandn %xmm8, %xmm9 /* r2_13_a = andnot(odd_bytes, sb_s1_13) */
+	por %xmm9, %xmm12 /* r2_13 = or(r2_13_b, r2_13_a) */
+	movdqa 240(%rsp), %xmm8 /* reload g0s13_1.2 */
+	movdqa %xmm8, %xmm9 /* g0s13_1.2 */
+	pslld $8, %xmm9 /* s0k_o_13_l = shl(g0s13_1) */
+	movdqa 256(%rsp), %xmm11 /* reload dbl_6 */
+	psrld $24, %xmm11 /* s0k_o_13_r = shr(dbl_6) */
+	por %xmm11, %xmm9 /* s0k_o_13 = or(s0k_o_13_l, s0k_o_13_r) */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm9 /* s0k_13 = and(s0k_o_13, modulus) */
+	movdqa 512(%rsp), %xmm11 /* reload fb_1 */
+	movdqa %xmm11, %xmm10 /* fb_1 */
+	pslld $20, %xmm10 /* s4k_o_13_l = shl(fb_1) */
+	movdqa 528(%rsp), %xmm11 /* reload dbl_16 */
+	psrld $12, %xmm11 /* s4k_o_13_r = shr(dbl_16) */
+	por %xmm11, %xmm10 /* s4k_o_13 = or(s4k_o_13_l, s4k_o_13_r) */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm10 /* s4k_13 = and(s4k_o_13, modulus) */
+	movdqa 272(%rsp), %xmm11 /* reload fb_7 */
+	movdqa %xmm11, %xmm14 /* fb_7 */
+	pslld $21, %xmm14 /* s10k_o_13_l = shl(fb_7) */
+	movdqa 96(%rsp), %xmm11 /* reload dbl_64 */
+	movdqa %xmm11, %xmm13 /* dbl_64 */
+	psrld $11, %xmm13 /* s10k_o_13_r = shr(dbl_64) */
+	por %xmm13, %xmm14 /* s10k_o_13 = or(s10k_o_13_l, s10k_o_13_r) */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm14 /* s10k_13 = and(s10k_o_13, modulus) */
+	movdqa %xmm4, %xmm13 /* fb_10 */
+	pslld $17, %xmm13 /* s13k_o_13_l = shl(fb_10) */
+	psrld $15, %xmm5 /* s13k_o_13_r = shr(dbl_88) */
+	por %xmm5, %xmm13 /* s13k_o_13 = or(s13k_o_13_l, s13k_o_13_r) */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm13 /* s13k_13 = and(s13k_o_13, modulus) */
+	movdqa %xmm0, %xmm5 /* fb_12 */
+	pslld $15, %xmm5 /* s15k_o_13_l = shl(fb_12) */
+	movdqa %xmm4, 528(%rsp) /* spill fb_10 */
+	movdqa %xmm2, %xmm4 /* dbl_104 */
+	psrld $17, %xmm4 /* s15k_o_13_r = shr(dbl_104) */
+	por %xmm4, %xmm5 /* s15k_o_13 = or(s15k_o_13_l, s15k_o_13_r) */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm5 /* s15k_13 = and(s15k_o_13, modulus) */
+	psrld $1, %xmm6 /* w_half_13 = shr(w_13) */
+	paddd %xmm10, %xmm9 /* fb0_s_39 = add(s0k_13, s4k_13) */
+	movdqa %xmm9, %xmm4 /* fb0_s_39 */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm4 /* fb0_m_39 = and(fb0_s_39, modulus) */
+	psrld $31, %xmm9 /* fb0_c_39 = shr(fb0_s_39) */
+	paddd %xmm9, %xmm4 /* fb0_39 = add(fb0_m_39, fb0_c_39) */
+	paddd %xmm13, %xmm14 /* fb0_s_40 = add(s10k_13, s13k_13) */
+	movdqa %xmm14, %xmm9 /* fb0_s_40 */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm9 /* fb0_m_40 = and(fb0_s_40, modulus) */
+	psrld $31, %xmm14 /* fb0_c_40 = shr(fb0_s_40) */
+	paddd %xmm14, %xmm9 /* fb0_40 = add(fb0_m_40, fb0_c_40) */
+	paddd %xmm6, %xmm5 /* fb0_s_41 = add(s15k_13, w_half_13) */
+	movdqa %xmm5, %xmm6 /* fb0_s_41 */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm6 /* fb0_m_41 = and(fb0_s_41, modulus) */
+	psrld $31, %xmm5 /* fb0_c_41 = shr(fb0_s_41) */
+	paddd %xmm5, %xmm6 /* fb0_41 = add(fb0_m_41, fb0_c_41) */
+	paddd %xmm9, %xmm4 /* fb1_s_13 = add(fb0_39, fb0_40) */
+	movdqa %xmm4, %xmm5 /* fb1_s_13 */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm5 /* fb1_m_13 = and(fb1_s_13, modulus) */
+	psrld $31, %xmm4 /* fb1_c_13 = shr(fb1_s_13) */
+	paddd %xmm4, %xmm5 /* fb1_13 = add(fb1_m_13, fb1_c_13) */
+	paddd %xmm6, %xmm5 /* fb2_s_13 = add(fb1_13, fb0_41) */
+	movdqa %xmm5, %xmm4 /* fb2_s_13 */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm4 /* fb2_m_13 = and(fb2_s_13, modulus) */
+	psrld $31, %xmm5 /* fb2_c_13 = shr(fb2_s_13) */
+	paddd %xmm5, %xmm4 /* fb2_13 = add(fb2_m_13, fb2_c_13) */
+	paddd %xmm8, %xmm4 /* fb_s_13 = add(fb2_13, g0s13_1) */
+	movdqa %xmm4, %xmm5 /* fb_s_13 */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm5 /* fb_m_13 = and(fb_s_13, modulus) */
+	psrld $31, %xmm4 /* fb_c_13 = shr(fb_s_13) */
+	paddd %xmm4, %xmm5 /* fb_13 = add(fb_m_13, fb_c_13) */
+
+	/* Initialisation round 16r+14, lanes 0..: s16 = feedback + (W >> 1). */
+	movdqa %xmm5, %xmm4 /* fb_13 */
+	paddd %xmm5, %xmm4 /* dbl_112 = add(fb_13, fb_13) */
+	movdqa %xmm4, %xmm6 /* dbl_112 */
+	pand %xmm7, %xmm6 /* x0_14_b = and(dbl_112, high16) */
+	movdqa %xmm7, %xmm8 /* high16 */
+	pandn %xmm0, %xmm8 /* x0_14_a = andnot(high16, fb_12) */
+	por %xmm8, %xmm6 /* x0_14 = or(x0_14_b, x0_14_a) */
+	movdqa 496(%rsp), %xmm8 /* reload fb_9 */
+	movdqa %xmm8, %xmm9 /* fb_9 */
+	pslld $16, %xmm9 /* x1_14_l = shl(fb_9) */
+	psrld $16, %xmm11 /* x1_14_r = shr(dbl_64) */
+	por %xmm11, %xmm9 /* x1_14 = or(x1_14_l, x1_14_r) */
+	pxor %xmm15, %xmm6 /* x0r1_14 = xor(x0_14, r1_13) */
+	paddd %xmm12, %xmm6 /* w_14 = add(x0r1_14, r2_13) */
+	paddd %xmm9, %xmm15 /* w1_14 = add(r1_13, x1_14) */
+	pxor 368(%rsp), %xmm12 /* w2_14 = xor(r2_13, x1_10) */
+	movdqa %xmm15, %xmm9 /* w1_14 */
+	pslld $16, %xmm9 /* l1in_14_l = shl(w1_14) */
+	movdqa %xmm12, %xmm10 /* w2_14 */
+	psrld $16, %xmm10 /* l1in_14_r = shr(w2_14) */
+	por %xmm10, %xmm9 /* l1in_14 = or(l1in_14_l, l1in_14_r) */
+	movdqa %xmm9, %xmm10 /* l1in_14 */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl24(%rip), %xmm10 /* ur24_14 = lookup16(l1in_14, rotl24) */
+	movdqa %xmm9, %xmm11 /* l1in_14 */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl8(%rip), %xmm11 /* ur8_14 = lookup16(l1in_14, rotl8) */
+	movdqa %xmm9, %xmm13 /* l1in_14 */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl16(%rip), %xmm13 /* ur16_14 = lookup16(l1in_14, rotl16) */
+	movdqa %xmm9, %xmm14 /* l1in_14 */
+	pxor %xmm11, %xmm14 /* ug_acc_14 = xor(l1in_14, ur8_14) */
+	pxor %xmm13, %xmm14 /* ug_14 = xor(ug_acc_14, ur16_14) */
+	movdqa %xmm14, %xmm11 /* ug_14 */
+	pslld $2, %xmm11 /* ur2_14_l = shl(ug_14) */
+	psrld $30, %xmm14 /* ur2_14_r = shr(ug_14) */
+	por %xmm14, %xmm11 /* ur2_14 = or(ur2_14_l, ur2_14_r) */
+	pxor %xmm10, %xmm9 /* u_acc_14 = xor(l1in_14, ur24_14) */
+	pxor %xmm11, %xmm9 /* u_14 = xor(u_acc_14, ur2_14) */
+	pslld $16, %xmm12 /* l2in_14_l = shl(w2_14) */
+	psrld $16, %xmm15 /* l2in_14_r = shr(w1_14) */
+	por %xmm15, %xmm12 /* l2in_14 = or(l2in_14_l, l2in_14_r) */
+	movdqa %xmm12, %xmm10 /* l2in_14 */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl8(%rip), %xmm10 /* vr8_14 = lookup16(l2in_14, rotl8) */
+	movdqa %xmm12, %xmm11 /* l2in_14 */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl16(%rip), %xmm11 /* vr16_14 = lookup16(l2in_14, rotl16) */
+	movdqa %xmm12, %xmm13 /* l2in_14 */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl24(%rip), %xmm13 /* vr24_14 = lookup16(l2in_14, rotl24) */
+	movdqa %xmm10, %xmm14 /* vr8_14 */
+	pxor %xmm11, %xmm14 /* vg_acc_14 = xor(vr8_14, vr16_14) */
+	pxor %xmm13, %xmm14 /* vg_14 = xor(vg_acc_14, vr24_14) */
+	movdqa %xmm14, %xmm11 /* vg_14 */
+	pslld $6, %xmm11 /* vr6_14_l = shl(vg_14) */
+	psrld $26, %xmm14 /* vr6_14_r = shr(vg_14) */
+	por %xmm14, %xmm11 /* vr6_14 = or(vr6_14_l, vr6_14_r) */
+	pxor %xmm10, %xmm12 /* v_acc_14 = xor(l2in_14, vr8_14) */
+	pxor %xmm11, %xmm12 /* v_14 = xor(v_acc_14, vr6_14) */
+	movdqa %xmm12, %xmm10 /* v_14 */
+	psrlw $8, %xmm10 /* sb_in_x_sh_14 = shr(v_14) */
+	movdqa %xmm9, %xmm11 /* u_14 */
+	pand .Lzuc_lanes_ssse3_aesni_1_odd_bytes(%rip), %xmm11 /* sb_in_x_14_b = and(u_14, odd_bytes) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_odd_bytes(%rip), %xmm13 /* odd_bytes = const() */
+	movdqa %xmm13, %xmm14 /* odd_bytes */
+	pandn %xmm10, %xmm14 /* sb_in_x_14_a = andnot(odd_bytes, sb_in_x_sh_14) */
+	por %xmm14, %xmm11 /* sb_in_x_14 = or(sb_in_x_14_b, sb_in_x_14_a) */
+	movdqa %xmm11, %xmm10 /* sb_in_x_14 */
+	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm10 /* sb_s0_xl_14 = and(sb_in_x_14, nibble_mask) */
+	psrlw $4, %xmm11 /* sb_s0_xs_14 = shr(sb_in_x_14) */
+	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm11 /* sb_s0_xh_14 = and(sb_s0_xs_14, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_s0_p1(%rip), %xmm14 /* s0_p1 = const() */
+	movdqa %xmm14, %xmm15 /* s0_p1 */
+	pshufb %xmm10, %xmm15 /* sb_s0_p1_14 = lookup16(s0_p1, sb_s0_xl_14) */
+	pxor %xmm11, %xmm15 /* sb_s0_t_14 = xor(sb_s0_p1_14, sb_s0_xh_14) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_s0_p2(%rip), %xmm11 /* s0_p2 = const() */
+	movdqa %xmm11, %xmm8 /* s0_p2 */
+	pshufb %xmm15, %xmm8 /* sb_s0_p2_14 = lookup16(s0_p2, sb_s0_t_14) */
+	pxor %xmm10, %xmm8 /* sb_s0_ol_14 = xor(sb_s0_p2_14, sb_s0_xl_14) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_s0_p3_rot(%rip), %xmm10 /* s0_p3_rot = const() */
+	movdqa %xmm10, %xmm11 /* s0_p3_rot */
+	pshufb %xmm8, %xmm11 /* sb_s0_p3_14 = lookup16(s0_p3_rot, sb_s0_ol_14) */
+	paddb %xmm15, %xmm15 /* sb_s0_t2_14 = add(sb_s0_t_14, sb_s0_t_14) */
+	pxor %xmm15, %xmm11 /* sb_s0_14 = xor(sb_s0_p3_14, sb_s0_t2_14) */
+	psllw $8, %xmm9 /* sb_in_y_sh_14 = shl(u_14) */
+	pand %xmm13, %xmm9 /* sb_in_y_14_b = and(sb_in_y_sh_14, odd_bytes) */
+	movdqa %xmm13, %xmm8 /* odd_bytes */
+	pandn %xmm12, %xmm8 /* sb_in_y_14_a = andnot(odd_bytes, v_14) */
+	por %xmm8, %xmm9 /* sb_in_y_14 = or(sb_in_y_14_b, sb_in_y_14_a) */
+	movdqa %xmm9, %xmm8 /* sb_in_y_14 */
+	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm8 /* sb_in_y_14_lo = and(sb_in_y_14, nibble_mask) */
+	psrlw $4, %xmm9 /* sb_in_y_14_sh = shr(sb_in_y_14) */
+	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm9 /* sb_in_y_14_hi = and(sb_in_y_14_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_lo(%rip), %xmm12 /* tbl_lo = const() */
+	movdqa %xmm12, %xmm15 /* tbl_lo */
+	pshufb %xmm8, %xmm15 /* sb_s1_k_14_l = lookup16(tbl_lo, sb_in_y_14_lo) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_hi(%rip), %xmm8 /* tbl_hi = const() */
+	movdqa %xmm8, %xmm12 /* tbl_hi */
+	pshufb %xmm9, %xmm12 /* sb_s1_k_14_h = lookup16(tbl_hi, sb_in_y_14_hi) */
+	pxor %xmm12, %xmm15 /* sb_s1_k_14 = xor(sb_s1_k_14_l, sb_s1_k_14_h) */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_inv_shift_rows(%rip), %xmm15 /* sb_s1_14_sr = lookup16(sb_s1_k_14, inv_shift_rows) */
+	aesenclast .Lzuc_lanes_ssse3_aesni_1_aes_cancel_key(%rip), %xmm15 /* sb_s1_14_aes = aesenclast(sb_s1_14_sr, aes_cancel_key) */
+	movdqa %xmm15, %xmm9 /* sb_s1_14_aes */
+	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm9 /* sb_s1_14_aes_lo = and(sb_s1_14_aes, nibble_mask) */
+	psrlw $4, %xmm15 /* sb_s1_14_aes_sh = shr(sb_s1_14_aes) */
+	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm15 /* sb_s1_14_aes_hi = and(sb_s1_14_aes_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_lo_1(%rip), %xmm12 /* tbl_lo_1 = const() */
+	movdqa %xmm12, %xmm8 /* tbl_lo_1 */
+	pshufb %xmm9, %xmm8 /* sb_s1_14_l = lookup16(tbl_lo_1, sb_s1_14_aes_lo) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_hi_1(%rip), %xmm9 /* tbl_hi_1 = const() */
+	movdqa %xmm9, %xmm12 /* tbl_hi_1 */
+	pshufb %xmm15, %xmm12 /* sb_s1_14_h = lookup16(tbl_hi_1, sb_s1_14_aes_hi) */
+	pxor %xmm12, %xmm8 /* sb_s1_14 = xor(sb_s1_14_l, sb_s1_14_h) */
+	movdqa %xmm8, %xmm12 /* sb_s1_14 */
+	psrlw $8, %xmm12 /* r1_sh_14 = shr(sb_s1_14) */
+	movdqa %xmm11, %xmm15 /* sb_s0_14 */
+	pand %xmm13, %xmm15 /* r1_14_b = and(sb_s0_14, odd_bytes) */
+	movdqa %xmm13, %xmm9 /* odd_bytes */
+	pandn %xmm12, %xmm9 /* r1_14_a = andnot(odd_bytes, r1_sh_14) */
+	por %xmm9, %xmm15 /* r1_14 = or(r1_14_b, r1_14_a) */
+	psllw $8, %xmm11 /* r2_sh_14 = shl(sb_s0_14) */
+	pand %xmm13, %xmm11 /* r2_14_b = and(r2_sh_14, odd_bytes) */
+	movdqa %xmm13, %xmm9 /* odd_bytes */
+	pandn %xmm8, %xmm9 /* r2_14_a = andnot(odd_bytes, sb_s1_14) */
+	por %xmm9, %xmm11 /* r2_14 = or(r2_14_b, r2_14_a) */
+	movdqa 160(%rsp), %xmm8 /* reload g0s14_1.2 */
+	movdqa %xmm8, %xmm9 /* g0s14_1.2 */
+	pslld $8, %xmm9 /* s0k_o_14_l = shl(g0s14_1) */
+	movdqa 336(%rsp), %xmm12 /* reload dbl_14 */
+	psrld $24, %xmm12 /* s0k_o_14_r = shr(dbl_14) */
+	por %xmm12, %xmm9 /* s0k_o_14 = or(s0k_o_14_l, s0k_o_14_r) */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm9 /* s0k_14 = and(s0k_o_14, modulus) */
+	movdqa 320(%rsp), %xmm12 /* reload fb_2 */
+	movdqa %xmm12, %xmm10 /* fb_2 */
+	pslld $20, %xmm10 /* s4k_o_14_l = shl(fb_2) */
+	movdqa 192(%rsp), %xmm12 /* reload dbl_24 */
+	psrld $12, %xmm12 /* s4k_o_14_r = shr(dbl_24) */
+	por %xmm12, %xmm10 /* s4k_o_14 = or(s4k_o_14_l, s4k_o_14_r) */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm10 /* s4k_14 = and(s4k_o_14, modulus) */
+	movdqa 352(%rsp), %xmm12 /* reload fb_8 */
+	movdqa %xmm12, %xmm14 /* fb_8 */
+	pslld $21, %xmm14 /* s10k_o_14_l = shl(fb_8) */
+	movdqa 544(%rsp), %xmm12 /* reload dbl_72 */
+	movdqa %xmm12, %xmm13 /* dbl_72 */
+	psrld $11, %xmm13 /* s10k_o_14_r = shr(dbl_72) */
+	por %xmm13, %xmm14 /* s10k_o_14 = or(s10k_o_14_l, s10k_o_14_r) */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm14 /* s10k_14 = and(s10k_o_14, modulus) */
+	movdqa %xmm3, %xmm13 /* fb_11 */
+	pslld $17, %xmm13 /* s13k_o_14_l = shl(fb_11) */
+	psrld $15, %xmm1 /* s13k_o_14_r = shr(dbl_96) */
+	por %xmm1, %xmm13 /* s13k_o_14 = or(s13k_o_14_l, s13k_o_14_r) */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm13 /* s13k_14 = and(s13k_o_14, modulus) */
+	movdqa %xmm5, %xmm1 /* fb_13 */
+	pslld $15, %xmm1 /* s15k_o_14_l = shl(fb_13) */
+	psrld $17, %xmm4 /* s15k_o_14_r = shr(dbl_112) */
+	por %xmm4, %xmm1 /* s15k_o_14 = or(s15k_o_14_l, s15k_o_14_r) */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm1 /* s15k_14 = and(s15k_o_14, modulus) */
+	psrld $1, %xmm6 /* w_half_14 = shr(w_14) */
+	paddd %xmm10, %xmm9 /* fb0_s_42 = add(s0k_14, s4k_14) */
+	movdqa %xmm9, %xmm4 /* fb0_s_42 */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm4 /* fb0_m_42 = and(fb0_s_42, modulus) */
+	psrld $31, %xmm9 /* fb0_c_42 = shr(fb0_s_42) */
+	paddd %xmm9, %xmm4 /* fb0_42 = add(fb0_m_42, fb0_c_42) */
+	paddd %xmm13, %xmm14 /* fb0_s_43 = add(s10k_14, s13k_14) */
+	movdqa %xmm14, %xmm9 /* fb0_s_43 */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm9 /* fb0_m_43 = and(fb0_s_43, modulus) */
+	psrld $31, %xmm14 /* fb0_c_43 = shr(fb0_s_43) */
+	paddd %xmm14, %xmm9 /* fb0_43 = add(fb0_m_43, fb0_c_43) */
+	paddd %xmm6, %xmm1 /* fb0_s_44 = add(s15k_14, w_half_14) */
+	movdqa %xmm1, %xmm6 /* fb0_s_44 */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm6 /* fb0_m_44 = and(fb0_s_44, modulus) */
+	psrld $31, %xmm1 /* fb0_c_44 = shr(fb0_s_44) */
+	paddd %xmm1, %xmm6 /* fb0_44 = add(fb0_m_44, fb0_c_44) */
+	paddd %xmm9, %xmm4 /* fb1_s_14 = add(fb0_42, fb0_43) */
+	movdqa %xmm4, %xmm1 /* fb1_s_14 */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm1 /* fb1_m_14 = and(fb1_s_14, modulus) */
+	psrld $31, %xmm4 /* fb1_c_14 = shr(fb1_s_14) */
+	paddd %xmm4, %xmm1 /* fb1_14 = add(fb1_m_14, fb1_c_14) */
+	paddd %xmm6, %xmm1 /* fb2_s_14 = add(fb1_14, fb0_44) */
+	movdqa %xmm1, %xmm4 /* fb2_s_14 */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm4 /* fb2_m_14 = and(fb2_s_14, modulus) */
+	psrld $31, %xmm1 /* fb2_c_14 = shr(fb2_s_14) */
+	paddd %xmm1, %xmm4 /* fb2_14 = add(fb2_m_14, fb2_c_14) */
+	paddd %xmm8, %xmm4 /* fb_s_14 = add(fb2_14, g0s14_1) */
+	movdqa %xmm4, %xmm1 /* fb_s_14 */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm1 /* fb_m_14 = and(fb_s_14, modulus) */
+	psrld $31, %xmm4 /* fb_c_14 = shr(fb_s_14) */
+	paddd %xmm4, %xmm1 /* fb_14 = add(fb_m_14, fb_c_14) */
+
+	/* Initialisation round 16r+15, lanes 0..: s16 = feedback + (W >> 1). */
+	movdqa %xmm1, %xmm4 /* fb_14 */
+	paddd %xmm1, %xmm4 /* dbl_120 = add(fb_14, fb_14) */
+	movdqa %xmm4, %xmm6 /* dbl_120 */
+	pand %xmm7, %xmm6 /* x0_15_b = and(dbl_120, high16) */
+	movdqa %xmm7, %xmm8 /* high16 */
+	pandn %xmm5, %xmm8 /* x0_15_a = andnot(high16, fb_13) */
+	por %xmm8, %xmm6 /* x0_15 = or(x0_15_b, x0_15_a) */
+	movdqa 528(%rsp), %xmm8 /* reload fb_10 */
+	movdqa %xmm8, %xmm9 /* fb_10 */
+	pslld $16, %xmm9 /* x1_15_l = shl(fb_10) */
+	psrld $16, %xmm12 /* x1_15_r = shr(dbl_72) */
+	por %xmm12, %xmm9 /* x1_15 = or(x1_15_l, x1_15_r) */
+	pxor %xmm15, %xmm6 /* x0r1_15 = xor(x0_15, r1_14) */
+	paddd %xmm11, %xmm6 /* w_15 = add(x0r1_15, r2_14) */
+	paddd %xmm9, %xmm15 /* w1_15 = add(r1_14, x1_15) */
+	pxor 448(%rsp), %xmm11 /* w2_15 = xor(r2_14, x1_11) */
+	movdqa %xmm15, %xmm9 /* w1_15 */
+	pslld $16, %xmm9 /* l1in_15_l = shl(w1_15) */
+	movdqa %xmm11, %xmm10 /* w2_15 */
+	psrld $16, %xmm10 /* l1in_15_r = shr(w2_15) */
+	por %xmm10, %xmm9 /* l1in_15 = or(l1in_15_l, l1in_15_r) */
+	movdqa %xmm9, %xmm10 /* l1in_15 */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl24(%rip), %xmm10 /* ur24_15 = lookup16(l1in_15, rotl24) */
+	movdqa %xmm9, %xmm12 /* l1in_15 */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl8(%rip), %xmm12 /* ur8_15 = lookup16(l1in_15, rotl8) */
+	movdqa %xmm9, %xmm13 /* l1in_15 */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl16(%rip), %xmm13 /* ur16_15 = lookup16(l1in_15, rotl16) */
+	movdqa %xmm9, %xmm14 /* l1in_15 */
+	pxor %xmm12, %xmm14 /* ug_acc_15 = xor(l1in_15, ur8_15) */
+	pxor %xmm13, %xmm14 /* ug_15 = xor(ug_acc_15, ur16_15) */
+	movdqa %xmm14, %xmm12 /* ug_15 */
+	pslld $2, %xmm12 /* ur2_15_l = shl(ug_15) */
+	psrld $30, %xmm14 /* ur2_15_r = shr(ug_15) */
+	por %xmm14, %xmm12 /* ur2_15 = or(ur2_15_l, ur2_15_r) */
+	pxor %xmm10, %xmm9 /* u_acc_15 = xor(l1in_15, ur24_15) */
+	pxor %xmm12, %xmm9 /* u_15 = xor(u_acc_15, ur2_15) */
+	pslld $16, %xmm11 /* l2in_15_l = shl(w2_15) */
+	psrld $16, %xmm15 /* l2in_15_r = shr(w1_15) */
+	por %xmm15, %xmm11 /* l2in_15 = or(l2in_15_l, l2in_15_r) */
+	movdqa %xmm11, %xmm10 /* l2in_15 */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl8(%rip), %xmm10 /* vr8_15 = lookup16(l2in_15, rotl8) */
+	movdqa %xmm11, %xmm12 /* l2in_15 */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl16(%rip), %xmm12 /* vr16_15 = lookup16(l2in_15, rotl16) */
+	movdqa %xmm11, %xmm13 /* l2in_15 */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl24(%rip), %xmm13 /* vr24_15 = lookup16(l2in_15, rotl24) */
+	movdqa %xmm10, %xmm14 /* vr8_15 */
+	pxor %xmm12, %xmm14 /* vg_acc_15 = xor(vr8_15, vr16_15) */
+	pxor %xmm13, %xmm14 /* vg_15 = xor(vg_acc_15, vr24_15) */
+	movdqa %xmm14, %xmm12 /* vg_15 */
+	pslld $6, %xmm12 /* vr6_15_l = shl(vg_15) */
+	psrld $26, %xmm14 /* vr6_15_r = shr(vg_15) */
+	por %xmm14, %xmm12 /* vr6_15 = or(vr6_15_l, vr6_15_r) */
+	pxor %xmm10, %xmm11 /* v_acc_15 = xor(l2in_15, vr8_15) */
+	pxor %xmm12, %xmm11 /* v_15 = xor(v_acc_15, vr6_15) */
+	movdqa %xmm11, %xmm10 /* v_15 */
+	psrlw $8, %xmm10 /* sb_in_x_sh_15 = shr(v_15) */
+	movdqa %xmm9, %xmm12 /* u_15 */
+	pand .Lzuc_lanes_ssse3_aesni_1_odd_bytes(%rip), %xmm12 /* sb_in_x_15_b = and(u_15, odd_bytes) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_odd_bytes(%rip), %xmm13 /* odd_bytes = const() */
+	movdqa %xmm13, %xmm14 /* odd_bytes */
+	pandn %xmm10, %xmm14 /* sb_in_x_15_a = andnot(odd_bytes, sb_in_x_sh_15) */
+	por %xmm14, %xmm12 /* sb_in_x_15 = or(sb_in_x_15_b, sb_in_x_15_a) */
+	movdqa %xmm12, %xmm10 /* sb_in_x_15 */
+	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm10 /* sb_s0_xl_15 = and(sb_in_x_15, nibble_mask) */
+	psrlw $4, %xmm12 /* sb_s0_xs_15 = shr(sb_in_x_15) */
+	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm12 /* sb_s0_xh_15 = and(sb_s0_xs_15, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_s0_p1(%rip), %xmm14 /* s0_p1 = const() */
+	movdqa %xmm14, %xmm15 /* s0_p1 */
+	pshufb %xmm10, %xmm15 /* sb_s0_p1_15 = lookup16(s0_p1, sb_s0_xl_15) */
+	pxor %xmm12, %xmm15 /* sb_s0_t_15 = xor(sb_s0_p1_15, sb_s0_xh_15) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_s0_p2(%rip), %xmm12 /* s0_p2 = const() */
+	movdqa %xmm12, %xmm14 /* s0_p2 */
+	pshufb %xmm15, %xmm14 /* sb_s0_p2_15 = lookup16(s0_p2, sb_s0_t_15) */
+	pxor %xmm10, %xmm14 /* sb_s0_ol_15 = xor(sb_s0_p2_15, sb_s0_xl_15) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_s0_p3_rot(%rip), %xmm10 /* s0_p3_rot = const() */
+	movdqa %xmm10, %xmm12 /* s0_p3_rot */
+	pshufb %xmm14, %xmm12 /* sb_s0_p3_15 = lookup16(s0_p3_rot, sb_s0_ol_15) */
+	paddb %xmm15, %xmm15 /* sb_s0_t2_15 = add(sb_s0_t_15, sb_s0_t_15) */
+	pxor %xmm15, %xmm12 /* sb_s0_15 = xor(sb_s0_p3_15, sb_s0_t2_15) */
+	psllw $8, %xmm9 /* sb_in_y_sh_15 = shl(u_15) */
+	pand %xmm13, %xmm9 /* sb_in_y_15_b = and(sb_in_y_sh_15, odd_bytes) */
+	movdqa %xmm13, %xmm14 /* odd_bytes */
+	pandn %xmm11, %xmm14 /* sb_in_y_15_a = andnot(odd_bytes, v_15) */
+	por %xmm14, %xmm9 /* sb_in_y_15 = or(sb_in_y_15_b, sb_in_y_15_a) */
+	movdqa %xmm9, %xmm11 /* sb_in_y_15 */
+	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm11 /* sb_in_y_15_lo = and(sb_in_y_15, nibble_mask) */
+	psrlw $4, %xmm9 /* sb_in_y_15_sh = shr(sb_in_y_15) */
+	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm9 /* sb_in_y_15_hi = and(sb_in_y_15_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_lo(%rip), %xmm14 /* tbl_lo = const() */
+	movdqa %xmm14, %xmm15 /* tbl_lo */
+	pshufb %xmm11, %xmm15 /* sb_s1_k_15_l = lookup16(tbl_lo, sb_in_y_15_lo) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_hi(%rip), %xmm11 /* tbl_hi = const() */
+	movdqa %xmm11, %xmm14 /* tbl_hi */
+	pshufb %xmm9, %xmm14 /* sb_s1_k_15_h = lookup16(tbl_hi, sb_in_y_15_hi) */
+	pxor %xmm14, %xmm15 /* sb_s1_k_15 = xor(sb_s1_k_15_l, sb_s1_k_15_h) */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_inv_shift_rows(%rip), %xmm15 /* sb_s1_15_sr = lookup16(sb_s1_k_15, inv_shift_rows) */
+	aesenclast .Lzuc_lanes_ssse3_aesni_1_aes_cancel_key(%rip), %xmm15 /* sb_s1_15_aes = aesenclast(sb_s1_15_sr, aes_cancel_key) */
+	movdqa %xmm15, %xmm9 /* sb_s1_15_aes */
+	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm9 /* sb_s1_15_aes_lo = and(sb_s1_15_aes, nibble_mask) */
+	psrlw $4, %xmm15 /* sb_s1_15_aes_sh = shr(sb_s1_15_aes) */
+	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm15 /* sb_s1_15_aes_hi = and(sb_s1_15_aes_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_lo_1(%rip), %xmm14 /* tbl_lo_1 = const() */
+	movdqa %xmm14, %xmm11 /* tbl_lo_1 */
+	pshufb %xmm9, %xmm11 /* sb_s1_15_l = lookup16(tbl_lo_1, sb_s1_15_aes_lo) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_hi_1(%rip), %xmm9 /* tbl_hi_1 = const() */
+	movdqa %xmm9, %xmm14 /* tbl_hi_1 */
+	pshufb %xmm15, %xmm14 /* sb_s1_15_h = lookup16(tbl_hi_1, sb_s1_15_aes_hi) */
+	pxor %xmm14, %xmm11 /* sb_s1_15 = xor(sb_s1_15_l, sb_s1_15_h) */
+	movdqa %xmm11, %xmm14 /* sb_s1_15 */
+	psrlw $8, %xmm14 /* r1_sh_15 = shr(sb_s1_15) */
+	movdqa %xmm12, %xmm15 /* sb_s0_15 */
+	pand %xmm13, %xmm15 /* r1_15_b = and(sb_s0_15, odd_bytes) */
+	movdqa %xmm13, %xmm9 /* odd_bytes */
+	pandn %xmm14, %xmm9 /* r1_15_a = andnot(odd_bytes, r1_sh_15) */
+	por %xmm9, %xmm15 /* r1_15 = or(r1_15_b, r1_15_a) */
+	psllw $8, %xmm12 /* r2_sh_15 = shl(sb_s0_15) */
+	pand %xmm13, %xmm12 /* r2_15_b = and(r2_sh_15, odd_bytes) */
+	movdqa %xmm13, %xmm9 /* odd_bytes */
+	pandn %xmm11, %xmm9 /* r2_15_a = andnot(odd_bytes, sb_s1_15) */
+	por %xmm9, %xmm12 /* r2_15 = or(r2_15_b, r2_15_a) */
+	movdqa 400(%rsp), %xmm9 /* reload g0s15_1.2 */
+	movdqa %xmm9, %xmm11 /* g0s15_1.2 */
+	pslld $8, %xmm11 /* s0k_o_15_l = shl(g0s15_1) */
+	movdqa 416(%rsp), %xmm14 /* reload dbl */
+	psrld $24, %xmm14 /* s0k_o_15_r = shr(dbl) */
+	por %xmm14, %xmm11 /* s0k_o_15 = or(s0k_o_15_l, s0k_o_15_r) */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm11 /* s0k_15 = and(s0k_o_15, modulus) */
+	movdqa 384(%rsp), %xmm14 /* reload fb_3 */
+	movdqa %xmm14, %xmm10 /* fb_3 */
+	pslld $20, %xmm10 /* s4k_o_15_l = shl(fb_3) */
+	movdqa 304(%rsp), %xmm13 /* reload dbl_32 */
+	psrld $12, %xmm13 /* s4k_o_15_r = shr(dbl_32) */
+	por %xmm13, %xmm10 /* s4k_o_15 = or(s4k_o_15_l, s4k_o_15_r) */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm10 /* s4k_15 = and(s4k_o_15, modulus) */
+	movdqa 496(%rsp), %xmm13 /* reload fb_9 */
+	movdqa %xmm13, %xmm7 /* fb_9 */
+	pslld $21, %xmm7 /* s10k_o_15_l = shl(fb_9) */
+	movdqa 432(%rsp), %xmm8 /* reload dbl_80 */
+	psrld $11, %xmm8 /* s10k_o_15_r = shr(dbl_80) */
+	por %xmm8, %xmm7 /* s10k_o_15 = or(s10k_o_15_l, s10k_o_15_r) */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm7 /* s10k_15 = and(s10k_o_15, modulus) */
+	movdqa %xmm0, %xmm8 /* fb_12 */
+	pslld $17, %xmm8 /* s13k_o_15_l = shl(fb_12) */
+	psrld $15, %xmm2 /* s13k_o_15_r = shr(dbl_104) */
+	por %xmm2, %xmm8 /* s13k_o_15 = or(s13k_o_15_l, s13k_o_15_r) */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm8 /* s13k_15 = and(s13k_o_15, modulus) */
+	movdqa %xmm1, %xmm2 /* fb_14 */
+	pslld $15, %xmm2 /* s15k_o_15_l = shl(fb_14) */
+	psrld $17, %xmm4 /* s15k_o_15_r = shr(dbl_120) */
+	por %xmm4, %xmm2 /* s15k_o_15 = or(s15k_o_15_l, s15k_o_15_r) */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm2 /* s15k_15 = and(s15k_o_15, modulus) */
+	psrld $1, %xmm6 /* w_half_15 = shr(w_15) */
+	paddd %xmm10, %xmm11 /* fb0_s_45 = add(s0k_15, s4k_15) */
+	movdqa %xmm11, %xmm4 /* fb0_s_45 */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm4 /* fb0_m_45 = and(fb0_s_45, modulus) */
+	psrld $31, %xmm11 /* fb0_c_45 = shr(fb0_s_45) */
+	paddd %xmm11, %xmm4 /* fb0_45 = add(fb0_m_45, fb0_c_45) */
+	paddd %xmm8, %xmm7 /* fb0_s_46 = add(s10k_15, s13k_15) */
+	movdqa %xmm7, %xmm8 /* fb0_s_46 */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm8 /* fb0_m_46 = and(fb0_s_46, modulus) */
+	psrld $31, %xmm7 /* fb0_c_46 = shr(fb0_s_46) */
+	paddd %xmm7, %xmm8 /* fb0_46 = add(fb0_m_46, fb0_c_46) */
+	paddd %xmm6, %xmm2 /* fb0_s_47 = add(s15k_15, w_half_15) */
+	movdqa %xmm2, %xmm6 /* fb0_s_47 */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm6 /* fb0_m_47 = and(fb0_s_47, modulus) */
+	psrld $31, %xmm2 /* fb0_c_47 = shr(fb0_s_47) */
+	paddd %xmm2, %xmm6 /* fb0_47 = add(fb0_m_47, fb0_c_47) */
+	paddd %xmm8, %xmm4 /* fb1_s_15 = add(fb0_45, fb0_46) */
+	movdqa %xmm4, %xmm2 /* fb1_s_15 */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm2 /* fb1_m_15 = and(fb1_s_15, modulus) */
+	psrld $31, %xmm4 /* fb1_c_15 = shr(fb1_s_15) */
+	paddd %xmm4, %xmm2 /* fb1_15 = add(fb1_m_15, fb1_c_15) */
+	paddd %xmm6, %xmm2 /* fb2_s_15 = add(fb1_15, fb0_47) */
+	movdqa %xmm2, %xmm4 /* fb2_s_15 */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm4 /* fb2_m_15 = and(fb2_s_15, modulus) */
+	psrld $31, %xmm2 /* fb2_c_15 = shr(fb2_s_15) */
+	paddd %xmm2, %xmm4 /* fb2_15 = add(fb2_m_15, fb2_c_15) */
+	paddd %xmm9, %xmm4 /* fb_s_15 = add(fb2_15, g0s15_1) */
+	movdqa %xmm4, %xmm2 /* fb_s_15 */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm2 /* fb_m_15 = and(fb_s_15, modulus) */
+	psrld $31, %xmm4 /* fb_c_15 = shr(fb_s_15) */
+	paddd %xmm4, %xmm2 /* fb_15 = add(fb_m_15, fb_c_15) */
+	movdqa %xmm14, 32(%rsp) /* spill g0s3_1.2 */
+	movdqa %xmm0, 80(%rsp) /* spill g0s12_1.2 */
+	movdqa 512(%rsp), %xmm4 /* reload g0s1_1.3 */
+	movdqa %xmm4, 16(%rsp) /* spill g0s1_1.2 */
+	movdqa 320(%rsp), %xmm4 /* reload g0s2_1.3 */
+	movdqa %xmm4, 48(%rsp) /* spill g0s2_1.2 */
+	movdqa 112(%rsp), %xmm4 /* reload g0s6_1.3 */
+	movdqa %xmm4, 0(%rsp) /* spill g0s6_1.2 */
+	movdqa 352(%rsp), %xmm4 /* reload g0s8_1.3 */
+	movdqa %xmm4, 64(%rsp) /* spill g0s8_1.2 */
+	movdqa 480(%rsp), %xmm0 /* reload g0s0_1.3 */
+	movdqa 464(%rsp), %xmm4 /* reload g0s4_1.3 */
+	movdqa 272(%rsp), %xmm7 /* reload g0s7_1.3 */
+	movdqa %xmm13, %xmm9 /* g0s9_1.3 */
+	movdqa 528(%rsp), %xmm10 /* reload g0s10_1.3 */
+	movdqa %xmm3, %xmm11 /* g0s11_1.3 */
+	movdqa %xmm2, %xmm3 /* g0s15_1.3 */
+	movdqa %xmm15, %xmm2 /* g0r1_1.3 */
+	movdqa %xmm5, %xmm13 /* g0s13_1.3 */
+	movdqa 208(%rsp), %xmm5 /* reload g0s5_1.3 */
+	movdqa %xmm1, %xmm14 /* g0s14_1.3 */
+	movdqa %xmm12, %xmm15 /* g0r2_1.3 */
+	add $1, %rsi
+	cmp $2, %rsi
+	jne .Lzuc_lanes_ssse3_aesni_1_loop_r0
 
 	/* Work-mode round with its keystream word discarded, lanes 0... */
 	movdqa %xmm3, %xmm1 /* g0s15_1.2 */
@@ -3216,13 +6430,13 @@ _gcry_zuc_lanes_ssse3_aesni_init:
 	psrld $16, %xmm12 /* l1in_16_r = shr(w2_16) */
 	por %xmm12, %xmm8 /* l1in_16 = or(l1in_16_l, l1in_16_r) */
 	movdqa %xmm8, %xmm12 /* l1in_16 */
-	pshufb .Lzuc_lanes_ssse3_aesni_0_rotl24(%rip), %xmm12 /* ur24_16 = lookup16(l1in_16, rotl24) */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl24(%rip), %xmm12 /* ur24_16 = lookup16(l1in_16, rotl24) */
 	movdqa %xmm14, 528(%rsp) /* spill g0s14_1.2 */
 	movdqa %xmm8, %xmm14 /* l1in_16 */
-	pshufb .Lzuc_lanes_ssse3_aesni_0_rotl8(%rip), %xmm14 /* ur8_16 = lookup16(l1in_16, rotl8) */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl8(%rip), %xmm14 /* ur8_16 = lookup16(l1in_16, rotl8) */
 	movdqa %xmm11, 496(%rsp) /* spill g0s11_1.2 */
 	movdqa %xmm8, %xmm11 /* l1in_16 */
-	pshufb .Lzuc_lanes_ssse3_aesni_0_rotl16(%rip), %xmm11 /* ur16_16 = lookup16(l1in_16, rotl16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl16(%rip), %xmm11 /* ur16_16 = lookup16(l1in_16, rotl16) */
 	movdqa %xmm9, 352(%rsp) /* spill g0s9_1.2 */
 	movdqa %xmm8, %xmm9 /* l1in_16 */
 	pxor %xmm14, %xmm9 /* ug_acc_16 = xor(l1in_16, ur8_16) */
@@ -3237,11 +6451,11 @@ _gcry_zuc_lanes_ssse3_aesni_init:
 	psrld $16, %xmm2 /* l2in_16_r = shr(w1_16) */
 	por %xmm2, %xmm15 /* l2in_16 = or(l2in_16_l, l2in_16_r) */
 	movdqa %xmm15, %xmm2 /* l2in_16 */
-	pshufb .Lzuc_lanes_ssse3_aesni_0_rotl8(%rip), %xmm2 /* vr8_16 = lookup16(l2in_16, rotl8) */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl8(%rip), %xmm2 /* vr8_16 = lookup16(l2in_16, rotl8) */
 	movdqa %xmm15, %xmm9 /* l2in_16 */
-	pshufb .Lzuc_lanes_ssse3_aesni_0_rotl16(%rip), %xmm9 /* vr16_16 = lookup16(l2in_16, rotl16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl16(%rip), %xmm9 /* vr16_16 = lookup16(l2in_16, rotl16) */
 	movdqa %xmm15, %xmm11 /* l2in_16 */
-	pshufb .Lzuc_lanes_ssse3_aesni_0_rotl24(%rip), %xmm11 /* vr24_16 = lookup16(l2in_16, rotl24) */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl24(%rip), %xmm11 /* vr24_16 = lookup16(l2in_16, rotl24) */
 	movdqa %xmm2, %xmm12 /* vr8_16 */
 	pxor %xmm9, %xmm12 /* vg_acc_16 = xor(vr8_16, vr16_16) */
 	pxor %xmm11, %xmm12 /* vg_16 = xor(vg_acc_16, vr24_16) */
@@ -3254,22 +6468,22 @@ _gcry_zuc_lanes_ssse3_aesni_init:
 	movdqa %xmm15, %xmm2 /* v_16 */
 	psrlw $8, %xmm2 /* sb_in_x_sh_16 = shr(v_16) */
 	movdqa %xmm8, %xmm9 /* u_16 */
-	pand .Lzuc_lanes_ssse3_aesni_0_odd_bytes(%rip), %xmm9 /* sb_in_x_16_b = and(u_16, odd_bytes) */
-	movdqa .Lzuc_lanes_ssse3_aesni_0_odd_bytes(%rip), %xmm11 /* odd_bytes = const() */
+	pand .Lzuc_lanes_ssse3_aesni_1_odd_bytes(%rip), %xmm9 /* sb_in_x_16_b = and(u_16, odd_bytes) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_odd_bytes(%rip), %xmm11 /* odd_bytes = const() */
 	movdqa %xmm11, %xmm12 /* odd_bytes */
 	pandn %xmm2, %xmm12 /* sb_in_x_16_a = andnot(odd_bytes, sb_in_x_sh_16) */
 	por %xmm12, %xmm9 /* sb_in_x_16 = or(sb_in_x_16_b, sb_in_x_16_a) */
 	movdqa %xmm9, %xmm2 /* sb_in_x_16 */
-	pand .Lzuc_lanes_ssse3_aesni_0_nibble_mask(%rip), %xmm2 /* sb_s0_xl_16 = and(sb_in_x_16, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm2 /* sb_s0_xl_16 = and(sb_in_x_16, nibble_mask) */
 	psrlw $4, %xmm9 /* sb_s0_xs_16 = shr(sb_in_x_16) */
-	pand .Lzuc_lanes_ssse3_aesni_0_nibble_mask(%rip), %xmm9 /* sb_s0_xh_16 = and(sb_s0_xs_16, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_0_s0_p1(%rip), %xmm12 /* s0_p1 = const() */
+	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm9 /* sb_s0_xh_16 = and(sb_s0_xs_16, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_s0_p1(%rip), %xmm12 /* s0_p1 = const() */
 	pshufb %xmm2, %xmm12 /* sb_s0_p1_16 = lookup16(s0_p1, sb_s0_xl_16) */
 	pxor %xmm9, %xmm12 /* sb_s0_t_16 = xor(sb_s0_p1_16, sb_s0_xh_16) */
-	movdqa .Lzuc_lanes_ssse3_aesni_0_s0_p2(%rip), %xmm9 /* s0_p2 = const() */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_s0_p2(%rip), %xmm9 /* s0_p2 = const() */
 	pshufb %xmm12, %xmm9 /* sb_s0_p2_16 = lookup16(s0_p2, sb_s0_t_16) */
 	pxor %xmm2, %xmm9 /* sb_s0_ol_16 = xor(sb_s0_p2_16, sb_s0_xl_16) */
-	movdqa .Lzuc_lanes_ssse3_aesni_0_s0_p3_rot(%rip), %xmm2 /* s0_p3_rot = const() */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_s0_p3_rot(%rip), %xmm2 /* s0_p3_rot = const() */
 	pshufb %xmm9, %xmm2 /* sb_s0_p3_16 = lookup16(s0_p3_rot, sb_s0_ol_16) */
 	paddb %xmm12, %xmm12 /* sb_s0_t2_16 = add(sb_s0_t_16, sb_s0_t_16) */
 	pxor %xmm12, %xmm2 /* sb_s0_16 = xor(sb_s0_p3_16, sb_s0_t2_16) */
@@ -3279,23 +6493,23 @@ _gcry_zuc_lanes_ssse3_aesni_init:
 	pandn %xmm15, %xmm9 /* sb_in_y_16_a = andnot(odd_bytes, v_16) */
 	por %xmm9, %xmm8 /* sb_in_y_16 = or(sb_in_y_16_b, sb_in_y_16_a) */
 	movdqa %xmm8, %xmm9 /* sb_in_y_16 */
-	pand .Lzuc_lanes_ssse3_aesni_0_nibble_mask(%rip), %xmm9 /* sb_in_y_16_lo = and(sb_in_y_16, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm9 /* sb_in_y_16_lo = and(sb_in_y_16, nibble_mask) */
 	psrlw $4, %xmm8 /* sb_in_y_16_sh = shr(sb_in_y_16) */
-	pand .Lzuc_lanes_ssse3_aesni_0_nibble_mask(%rip), %xmm8 /* sb_in_y_16_hi = and(sb_in_y_16_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_0_tbl_lo(%rip), %xmm12 /* tbl_lo = const() */
+	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm8 /* sb_in_y_16_hi = and(sb_in_y_16_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_lo(%rip), %xmm12 /* tbl_lo = const() */
 	pshufb %xmm9, %xmm12 /* sb_s1_k_16_l = lookup16(tbl_lo, sb_in_y_16_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_0_tbl_hi(%rip), %xmm9 /* tbl_hi = const() */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_hi(%rip), %xmm9 /* tbl_hi = const() */
 	pshufb %xmm8, %xmm9 /* sb_s1_k_16_h = lookup16(tbl_hi, sb_in_y_16_hi) */
 	pxor %xmm9, %xmm12 /* sb_s1_k_16 = xor(sb_s1_k_16_l, sb_s1_k_16_h) */
-	pshufb .Lzuc_lanes_ssse3_aesni_0_inv_shift_rows(%rip), %xmm12 /* sb_s1_16_sr = lookup16(sb_s1_k_16, inv_shift_rows) */
-	aesenclast .Lzuc_lanes_ssse3_aesni_0_aes_cancel_key(%rip), %xmm12 /* sb_s1_16_aes = aesenclast(sb_s1_16_sr, aes_cancel_key) */
+	pshufb .Lzuc_lanes_ssse3_aesni_1_inv_shift_rows(%rip), %xmm12 /* sb_s1_16_sr = lookup16(sb_s1_k_16, inv_shift_rows) */
+	aesenclast .Lzuc_lanes_ssse3_aesni_1_aes_cancel_key(%rip), %xmm12 /* sb_s1_16_aes = aesenclast(sb_s1_16_sr, aes_cancel_key) */
 	movdqa %xmm12, %xmm8 /* sb_s1_16_aes */
-	pand .Lzuc_lanes_ssse3_aesni_0_nibble_mask(%rip), %xmm8 /* sb_s1_16_aes_lo = and(sb_s1_16_aes, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm8 /* sb_s1_16_aes_lo = and(sb_s1_16_aes, nibble_mask) */
 	psrlw $4, %xmm12 /* sb_s1_16_aes_sh = shr(sb_s1_16_aes) */
-	pand .Lzuc_lanes_ssse3_aesni_0_nibble_mask(%rip), %xmm12 /* sb_s1_16_aes_hi = and(sb_s1_16_aes_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_0_tbl_lo_1(%rip), %xmm9 /* tbl_lo_1 = const() */
+	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm12 /* sb_s1_16_aes_hi = and(sb_s1_16_aes_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_lo_1(%rip), %xmm9 /* tbl_lo_1 = const() */
 	pshufb %xmm8, %xmm9 /* sb_s1_16_l = lookup16(tbl_lo_1, sb_s1_16_aes_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_0_tbl_hi_1(%rip), %xmm8 /* tbl_hi_1 = const() */
+	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_hi_1(%rip), %xmm8 /* tbl_hi_1 = const() */
 	pshufb %xmm12, %xmm8 /* sb_s1_16_h = lookup16(tbl_hi_1, sb_s1_16_aes_hi) */
 	pxor %xmm8, %xmm9 /* sb_s1_16 = xor(sb_s1_16_l, sb_s1_16_h) */
 	movdqa %xmm9, %xmm8 /* sb_s1_16 */
@@ -3313,56 +6527,56 @@ _gcry_zuc_lanes_ssse3_aesni_init:
 	pslld $8, %xmm8 /* s0k_o_16_l = shl(g0s0_1) */
 	psrld $24, %xmm6 /* s0k_o_16_r = shr(dbl_131) */
 	por %xmm6, %xmm8 /* s0k_o_16 = or(s0k_o_16_l, s0k_o_16_r) */
-	pand .Lzuc_lanes_ssse3_aesni_0_modulus(%rip), %xmm8 /* s0k_16 = and(s0k_o_16, modulus) */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm8 /* s0k_16 = and(s0k_o_16, modulus) */
 	movdqa %xmm4, %xmm6 /* g0s4_1.2 */
 	paddd %xmm4, %xmm6 /* dbl_133 = add(g0s4_1, g0s4_1) */
 	movdqa %xmm4, %xmm9 /* g0s4_1.2 */
 	pslld $20, %xmm9 /* s4k_o_16_l = shl(g0s4_1) */
 	psrld $12, %xmm6 /* s4k_o_16_r = shr(dbl_133) */
 	por %xmm6, %xmm9 /* s4k_o_16 = or(s4k_o_16_l, s4k_o_16_r) */
-	pand .Lzuc_lanes_ssse3_aesni_0_modulus(%rip), %xmm9 /* s4k_16 = and(s4k_o_16, modulus) */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm9 /* s4k_16 = and(s4k_o_16, modulus) */
 	movdqa %xmm10, %xmm6 /* g0s10_1.2 */
 	paddd %xmm10, %xmm6 /* dbl_134 = add(g0s10_1, g0s10_1) */
 	movdqa %xmm10, %xmm11 /* g0s10_1.2 */
 	pslld $21, %xmm11 /* s10k_o_16_l = shl(g0s10_1) */
 	psrld $11, %xmm6 /* s10k_o_16_r = shr(dbl_134) */
 	por %xmm6, %xmm11 /* s10k_o_16 = or(s10k_o_16_l, s10k_o_16_r) */
-	pand .Lzuc_lanes_ssse3_aesni_0_modulus(%rip), %xmm11 /* s10k_16 = and(s10k_o_16, modulus) */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm11 /* s10k_16 = and(s10k_o_16, modulus) */
 	movdqa %xmm13, %xmm6 /* g0s13_1.2 */
 	paddd %xmm13, %xmm6 /* dbl_135 = add(g0s13_1, g0s13_1) */
 	movdqa %xmm13, %xmm14 /* g0s13_1.2 */
 	pslld $17, %xmm14 /* s13k_o_16_l = shl(g0s13_1) */
 	psrld $15, %xmm6 /* s13k_o_16_r = shr(dbl_135) */
 	por %xmm6, %xmm14 /* s13k_o_16 = or(s13k_o_16_l, s13k_o_16_r) */
-	pand .Lzuc_lanes_ssse3_aesni_0_modulus(%rip), %xmm14 /* s13k_16 = and(s13k_o_16, modulus) */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm14 /* s13k_16 = and(s13k_o_16, modulus) */
 	movdqa %xmm3, %xmm6 /* g0s15_1.2 */
 	pslld $15, %xmm6 /* s15k_o_16_l = shl(g0s15_1) */
 	psrld $17, %xmm1 /* s15k_o_16_r = shr(dbl_128) */
 	por %xmm1, %xmm6 /* s15k_o_16 = or(s15k_o_16_l, s15k_o_16_r) */
-	pand .Lzuc_lanes_ssse3_aesni_0_modulus(%rip), %xmm6 /* s15k_16 = and(s15k_o_16, modulus) */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm6 /* s15k_16 = and(s15k_o_16, modulus) */
 	paddd %xmm9, %xmm8 /* fb0_s_48 = add(s0k_16, s4k_16) */
 	movdqa %xmm8, %xmm1 /* fb0_s_48 */
-	pand .Lzuc_lanes_ssse3_aesni_0_modulus(%rip), %xmm1 /* fb0_m_48 = and(fb0_s_48, modulus) */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm1 /* fb0_m_48 = and(fb0_s_48, modulus) */
 	psrld $31, %xmm8 /* fb0_c_48 = shr(fb0_s_48) */
 	paddd %xmm8, %xmm1 /* fb0_48 = add(fb0_m_48, fb0_c_48) */
 	paddd %xmm14, %xmm11 /* fb0_s_49 = add(s10k_16, s13k_16) */
 	movdqa %xmm11, %xmm8 /* fb0_s_49 */
-	pand .Lzuc_lanes_ssse3_aesni_0_modulus(%rip), %xmm8 /* fb0_m_49 = and(fb0_s_49, modulus) */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm8 /* fb0_m_49 = and(fb0_s_49, modulus) */
 	psrld $31, %xmm11 /* fb0_c_49 = shr(fb0_s_49) */
 	paddd %xmm11, %xmm8 /* fb0_49 = add(fb0_m_49, fb0_c_49) */
 	paddd %xmm8, %xmm1 /* fb1_s_16 = add(fb0_48, fb0_49) */
 	movdqa %xmm1, %xmm8 /* fb1_s_16 */
-	pand .Lzuc_lanes_ssse3_aesni_0_modulus(%rip), %xmm8 /* fb1_m_16 = and(fb1_s_16, modulus) */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm8 /* fb1_m_16 = and(fb1_s_16, modulus) */
 	psrld $31, %xmm1 /* fb1_c_16 = shr(fb1_s_16) */
 	paddd %xmm1, %xmm8 /* fb1_16 = add(fb1_m_16, fb1_c_16) */
 	paddd %xmm6, %xmm8 /* fb2_s_16 = add(fb1_16, s15k_16) */
 	movdqa %xmm8, %xmm1 /* fb2_s_16 */
-	pand .Lzuc_lanes_ssse3_aesni_0_modulus(%rip), %xmm1 /* fb2_m_16 = and(fb2_s_16, modulus) */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm1 /* fb2_m_16 = and(fb2_s_16, modulus) */
 	psrld $31, %xmm8 /* fb2_c_16 = shr(fb2_s_16) */
 	paddd %xmm8, %xmm1 /* fb2_16 = add(fb2_m_16, fb2_c_16) */
 	paddd %xmm0, %xmm1 /* fb_s_16 = add(fb2_16, g0s0_1) */
 	movdqa %xmm1, %xmm0 /* fb_s_16 */
-	pand .Lzuc_lanes_ssse3_aesni_0_modulus(%rip), %xmm0 /* fb_m_16 = and(fb_s_16, modulus) */
+	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm0 /* fb_m_16 = and(fb_s_16, modulus) */
 	psrld $31, %xmm1 /* fb_c_16 = shr(fb_s_16) */
 	paddd %xmm1, %xmm0 /* fb_16 = add(fb_m_16, fb_c_16) */
 
@@ -3410,3271 +6624,6 @@ ELF(.size _gcry_zuc_lanes_ssse3_aesni_init,.-_gcry_zuc_lanes_ssse3_aesni_init;)
 ELF(.type _gcry_zuc_lanes_ssse3_aesni_keystream,@function;)
 	.align 32
 _gcry_zuc_lanes_ssse3_aesni_keystream:
-	CFI_STARTPROC();
-	push %rbp
-	CFI_PUSH(%rbp);
-	mov %rsp, %rbp
-	CFI_DEF_CFA_REGISTER(%rbp);
-	and $-64, %rsp
-	sub $768, %rsp
-
-	/* Load the state of 4 lanes: one register per word. */
-	movdqu (%rdi), %xmm0 /* g0s0 = load() */
-	movdqu 16(%rdi), %xmm1 /* g0s1 = load() */
-	movdqu 32(%rdi), %xmm2 /* g0s2 = load() */
-	movdqu 48(%rdi), %xmm3 /* g0s3 = load() */
-	movdqu 64(%rdi), %xmm4 /* g0s4 = load() */
-	movdqu 80(%rdi), %xmm5 /* g0s5 = load() */
-	movdqu 96(%rdi), %xmm6 /* g0s6 = load() */
-	movdqu 112(%rdi), %xmm7 /* g0s7 = load() */
-	movdqu 128(%rdi), %xmm8 /* g0s8 = load() */
-	movdqu 144(%rdi), %xmm9 /* g0s9 = load() */
-	movdqu 160(%rdi), %xmm10 /* g0s10 = load() */
-	movdqu 176(%rdi), %xmm11 /* g0s11 = load() */
-	movdqu 192(%rdi), %xmm12 /* g0s12 = load() */
-	movdqu 208(%rdi), %xmm13 /* g0s13 = load() */
-	movdqu 224(%rdi), %xmm14 /* g0s14 = load() */
-	movdqu 240(%rdi), %xmm15 /* g0s15 = load() */
-	movdqa %xmm3, 0(%rsp) /* spill g0s3 */
-	movdqu 256(%rdi), %xmm3 /* g0r1 = load() */
-	movdqa %xmm1, 16(%rsp) /* spill g0s1 */
-	movdqu 272(%rdi), %xmm1 /* g0r2 = load() */
-
-	/* Round 0, lanes 0..3: BR, F (Z out), LFSR feedback. */
-	movdqa %xmm8, 32(%rsp) /* spill g0s8 */
-	movdqa %xmm15, %xmm8 /* g0s15 */
-	paddd %xmm15, %xmm8 /* dbl = add(g0s15, g0s15) */
-	movdqa %xmm6, 48(%rsp) /* spill g0s6 */
-	movdqa %xmm8, %xmm6 /* dbl */
-	pand .Lzuc_lanes_ssse3_aesni_1_high16(%rip), %xmm6 /* x0_b = and(dbl, high16) */
-	movdqa %xmm12, 64(%rsp) /* spill g0s12 */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_high16(%rip), %xmm12 /* high16 = const() */
-	movdqa %xmm8, 80(%rsp) /* spill dbl */
-	movdqa %xmm12, %xmm8 /* high16 */
-	pandn %xmm14, %xmm8 /* x0_a = andnot(high16, g0s14) */
-	por %xmm8, %xmm6 /* x0 = or(x0_b, x0_a) */
-	movdqa %xmm9, %xmm8 /* g0s9 */
-	paddd %xmm9, %xmm8 /* dbl_1 = add(g0s9, g0s9) */
-	movdqa %xmm9, 96(%rsp) /* spill g0s9 */
-	movdqa %xmm11, %xmm9 /* g0s11 */
-	pslld $16, %xmm9 /* x1_l = shl(g0s11) */
-	movdqa %xmm8, %xmm12 /* dbl_1 */
-	psrld $16, %xmm12 /* x1_r = shr(dbl_1) */
-	por %xmm12, %xmm9 /* x1 = or(x1_l, x1_r) */
-	movdqa %xmm5, %xmm12 /* g0s5 */
-	paddd %xmm5, %xmm12 /* dbl_2 = add(g0s5, g0s5) */
-	movdqa %xmm8, 112(%rsp) /* spill dbl_1 */
-	movdqa %xmm7, %xmm8 /* g0s7 */
-	pslld $16, %xmm8 /* x2_l = shl(g0s7) */
-	movdqa %xmm7, 128(%rsp) /* spill g0s7 */
-	movdqa %xmm12, %xmm7 /* dbl_2 */
-	psrld $16, %xmm7 /* x2_r = shr(dbl_2) */
-	por %xmm7, %xmm8 /* x2 = or(x2_l, x2_r) */
-	pxor %xmm3, %xmm6 /* x0r1 = xor(x0, g0r1) */
-	paddd %xmm1, %xmm6 /* w = add(x0r1, g0r2) */
-	movdqa %xmm0, %xmm7 /* g0s0 */
-	paddd %xmm0, %xmm7 /* dbl_3 = add(g0s0, g0s0) */
-	movdqa %xmm14, 144(%rsp) /* spill g0s14 */
-	movdqa %xmm2, %xmm14 /* g0s2 */
-	pslld $16, %xmm14 /* x3_l = shl(g0s2) */
-	movdqa %xmm2, 160(%rsp) /* spill g0s2 */
-	movdqa %xmm7, %xmm2 /* dbl_3 */
-	psrld $16, %xmm2 /* x3_r = shr(dbl_3) */
-	por %xmm2, %xmm14 /* x3 = or(x3_l, x3_r) */
-	pxor %xmm14, %xmm6 /* z = xor(w, x3) */
-	paddd %xmm9, %xmm3 /* w1 = add(g0r1, x1) */
-	pxor %xmm8, %xmm1 /* w2 = xor(g0r2, x2) */
-	movdqa %xmm3, %xmm2 /* w1 */
-	pslld $16, %xmm2 /* l1in_l = shl(w1) */
-	movdqa %xmm1, %xmm14 /* w2 */
-	psrld $16, %xmm14 /* l1in_r = shr(w2) */
-	por %xmm14, %xmm2 /* l1in = or(l1in_l, l1in_r) */
-	movdqa %xmm2, %xmm14 /* l1in */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl24(%rip), %xmm14 /* ur24 = lookup16(l1in, rotl24) */
-	movdqa %xmm6, 176(%rsp) /* spill z */
-	movdqa %xmm2, %xmm6 /* l1in */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl8(%rip), %xmm6 /* ur8 = lookup16(l1in, rotl8) */
-	movdqa %xmm8, 192(%rsp) /* spill x2 */
-	movdqa %xmm2, %xmm8 /* l1in */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl16(%rip), %xmm8 /* ur16 = lookup16(l1in, rotl16) */
-	movdqa %xmm9, 208(%rsp) /* spill x1 */
-	movdqa %xmm2, %xmm9 /* l1in */
-	pxor %xmm6, %xmm9 /* ug_acc = xor(l1in, ur8) */
-	pxor %xmm8, %xmm9 /* ug = xor(ug_acc, ur16) */
-	movdqa %xmm9, %xmm6 /* ug */
-	pslld $2, %xmm6 /* ur2_l = shl(ug) */
-	psrld $30, %xmm9 /* ur2_r = shr(ug) */
-	por %xmm9, %xmm6 /* ur2 = or(ur2_l, ur2_r) */
-	pxor %xmm14, %xmm2 /* u_acc = xor(l1in, ur24) */
-	pxor %xmm6, %xmm2 /* u = xor(u_acc, ur2) */
-	pslld $16, %xmm1 /* l2in_l = shl(w2) */
-	psrld $16, %xmm3 /* l2in_r = shr(w1) */
-	por %xmm3, %xmm1 /* l2in = or(l2in_l, l2in_r) */
-	movdqa %xmm1, %xmm3 /* l2in */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl8(%rip), %xmm3 /* vr8 = lookup16(l2in, rotl8) */
-	movdqa %xmm1, %xmm6 /* l2in */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl16(%rip), %xmm6 /* vr16 = lookup16(l2in, rotl16) */
-	movdqa %xmm1, %xmm8 /* l2in */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl24(%rip), %xmm8 /* vr24 = lookup16(l2in, rotl24) */
-	movdqa %xmm3, %xmm9 /* vr8 */
-	pxor %xmm6, %xmm9 /* vg_acc = xor(vr8, vr16) */
-	pxor %xmm8, %xmm9 /* vg = xor(vg_acc, vr24) */
-	movdqa %xmm9, %xmm6 /* vg */
-	pslld $6, %xmm6 /* vr6_l = shl(vg) */
-	psrld $26, %xmm9 /* vr6_r = shr(vg) */
-	por %xmm9, %xmm6 /* vr6 = or(vr6_l, vr6_r) */
-	pxor %xmm3, %xmm1 /* v_acc = xor(l2in, vr8) */
-	pxor %xmm6, %xmm1 /* v = xor(v_acc, vr6) */
-	movdqa %xmm1, %xmm3 /* v */
-	psrlw $8, %xmm3 /* sb_in_x_sh = shr(v) */
-	movdqa %xmm2, %xmm6 /* u */
-	pand .Lzuc_lanes_ssse3_aesni_1_odd_bytes(%rip), %xmm6 /* sb_in_x_b = and(u, odd_bytes) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_odd_bytes(%rip), %xmm8 /* odd_bytes = const() */
-	movdqa %xmm8, %xmm9 /* odd_bytes */
-	pandn %xmm3, %xmm9 /* sb_in_x_a = andnot(odd_bytes, sb_in_x_sh) */
-	por %xmm9, %xmm6 /* sb_in_x = or(sb_in_x_b, sb_in_x_a) */
-	movdqa %xmm6, %xmm3 /* sb_in_x */
-	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm3 /* sb_s0_xl = and(sb_in_x, nibble_mask) */
-	psrlw $4, %xmm6 /* sb_s0_xs = shr(sb_in_x) */
-	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm6 /* sb_s0_xh = and(sb_s0_xs, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_s0_p1(%rip), %xmm9 /* s0_p1 = const() */
-	movdqa %xmm9, %xmm14 /* s0_p1 */
-	pshufb %xmm3, %xmm14 /* sb_s0_p1 = lookup16(s0_p1, sb_s0_xl) */
-	pxor %xmm6, %xmm14 /* sb_s0_t = xor(sb_s0_p1, sb_s0_xh) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_s0_p2(%rip), %xmm6 /* s0_p2 = const() */
-	movdqa %xmm6, %xmm9 /* s0_p2 */
-	pshufb %xmm14, %xmm9 /* sb_s0_p2 = lookup16(s0_p2, sb_s0_t) */
-	pxor %xmm3, %xmm9 /* sb_s0_ol = xor(sb_s0_p2, sb_s0_xl) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_s0_p3_rot(%rip), %xmm3 /* s0_p3_rot = const() */
-	movdqa %xmm3, %xmm6 /* s0_p3_rot */
-	pshufb %xmm9, %xmm6 /* sb_s0_p3 = lookup16(s0_p3_rot, sb_s0_ol) */
-	paddb %xmm14, %xmm14 /* sb_s0_t2 = add(sb_s0_t, sb_s0_t) */
-	pxor %xmm14, %xmm6 /* sb_s0 = xor(sb_s0_p3, sb_s0_t2) */
-	psllw $8, %xmm2 /* sb_in_y_sh = shl(u) */
-	pand %xmm8, %xmm2 /* sb_in_y_b = and(sb_in_y_sh, odd_bytes) */
-	movdqa %xmm8, %xmm9 /* odd_bytes */
-	pandn %xmm1, %xmm9 /* sb_in_y_a = andnot(odd_bytes, v) */
-	por %xmm9, %xmm2 /* sb_in_y = or(sb_in_y_b, sb_in_y_a) */
-	movdqa %xmm2, %xmm1 /* sb_in_y */
-	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm1 /* sb_in_y_lo = and(sb_in_y, nibble_mask) */
-	psrlw $4, %xmm2 /* sb_in_y_sh_1 = shr(sb_in_y) */
-	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm2 /* sb_in_y_hi = and(sb_in_y_sh_1, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_lo(%rip), %xmm9 /* tbl_lo = const() */
-	movdqa %xmm9, %xmm14 /* tbl_lo */
-	pshufb %xmm1, %xmm14 /* sb_s1_k_l = lookup16(tbl_lo, sb_in_y_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_hi(%rip), %xmm1 /* tbl_hi = const() */
-	movdqa %xmm1, %xmm9 /* tbl_hi */
-	pshufb %xmm2, %xmm9 /* sb_s1_k_h = lookup16(tbl_hi, sb_in_y_hi) */
-	pxor %xmm9, %xmm14 /* sb_s1_k = xor(sb_s1_k_l, sb_s1_k_h) */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_inv_shift_rows(%rip), %xmm14 /* sb_s1_sr = lookup16(sb_s1_k, inv_shift_rows) */
-	aesenclast .Lzuc_lanes_ssse3_aesni_1_aes_cancel_key(%rip), %xmm14 /* sb_s1_aes = aesenclast(sb_s1_sr, aes_cancel_key) */
-	movdqa %xmm14, %xmm2 /* sb_s1_aes */
-	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm2 /* sb_s1_aes_lo = and(sb_s1_aes, nibble_mask) */
-	psrlw $4, %xmm14 /* sb_s1_aes_sh = shr(sb_s1_aes) */
-	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm14 /* sb_s1_aes_hi = and(sb_s1_aes_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_lo_1(%rip), %xmm9 /* tbl_lo_1 = const() */
-	movdqa %xmm9, %xmm1 /* tbl_lo_1 */
-	pshufb %xmm2, %xmm1 /* sb_s1_l = lookup16(tbl_lo_1, sb_s1_aes_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_hi_1(%rip), %xmm2 /* tbl_hi_1 = const() */
-	movdqa %xmm2, %xmm9 /* tbl_hi_1 */
-	pshufb %xmm14, %xmm9 /* sb_s1_h = lookup16(tbl_hi_1, sb_s1_aes_hi) */
-	pxor %xmm9, %xmm1 /* sb_s1 = xor(sb_s1_l, sb_s1_h) */
-	movdqa %xmm1, %xmm9 /* sb_s1 */
-	psrlw $8, %xmm9 /* r1_sh = shr(sb_s1) */
-	movdqa %xmm6, %xmm14 /* sb_s0 */
-	pand %xmm8, %xmm14 /* r1_b = and(sb_s0, odd_bytes) */
-	movdqa %xmm8, %xmm2 /* odd_bytes */
-	pandn %xmm9, %xmm2 /* r1_a = andnot(odd_bytes, r1_sh) */
-	por %xmm2, %xmm14 /* r1 = or(r1_b, r1_a) */
-	psllw $8, %xmm6 /* r2_sh = shl(sb_s0) */
-	pand %xmm8, %xmm6 /* r2_b = and(r2_sh, odd_bytes) */
-	movdqa %xmm8, %xmm2 /* odd_bytes */
-	pandn %xmm1, %xmm2 /* r2_a = andnot(odd_bytes, sb_s1) */
-	por %xmm2, %xmm6 /* r2 = or(r2_b, r2_a) */
-	movdqa %xmm0, %xmm1 /* g0s0 */
-	pslld $8, %xmm1 /* s0k_o_l = shl(g0s0) */
-	psrld $24, %xmm7 /* s0k_o_r = shr(dbl_3) */
-	por %xmm7, %xmm1 /* s0k_o = or(s0k_o_l, s0k_o_r) */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm1 /* s0k = and(s0k_o, modulus) */
-	movdqa %xmm4, %xmm2 /* g0s4 */
-	paddd %xmm4, %xmm2 /* dbl_5 = add(g0s4, g0s4) */
-	movdqa %xmm4, %xmm7 /* g0s4 */
-	pslld $20, %xmm7 /* s4k_o_l = shl(g0s4) */
-	movdqa %xmm2, %xmm9 /* dbl_5 */
-	psrld $12, %xmm9 /* s4k_o_r = shr(dbl_5) */
-	por %xmm9, %xmm7 /* s4k_o = or(s4k_o_l, s4k_o_r) */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm7 /* s4k = and(s4k_o, modulus) */
-	movdqa %xmm10, %xmm9 /* g0s10 */
-	paddd %xmm10, %xmm9 /* dbl_6 = add(g0s10, g0s10) */
-	movdqa %xmm2, 224(%rsp) /* spill dbl_5 */
-	movdqa %xmm10, %xmm2 /* g0s10 */
-	pslld $21, %xmm2 /* s10k_o_l = shl(g0s10) */
-	movdqa %xmm10, 240(%rsp) /* spill g0s10 */
-	movdqa %xmm9, %xmm10 /* dbl_6 */
-	psrld $11, %xmm10 /* s10k_o_r = shr(dbl_6) */
-	por %xmm10, %xmm2 /* s10k_o = or(s10k_o_l, s10k_o_r) */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm2 /* s10k = and(s10k_o, modulus) */
-	movdqa %xmm13, %xmm10 /* g0s13 */
-	paddd %xmm13, %xmm10 /* dbl_7 = add(g0s13, g0s13) */
-	movdqa %xmm13, %xmm3 /* g0s13 */
-	pslld $17, %xmm3 /* s13k_o_l = shl(g0s13) */
-	movdqa %xmm4, 256(%rsp) /* spill g0s4 */
-	movdqa %xmm10, %xmm4 /* dbl_7 */
-	psrld $15, %xmm4 /* s13k_o_r = shr(dbl_7) */
-	por %xmm4, %xmm3 /* s13k_o = or(s13k_o_l, s13k_o_r) */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm3 /* s13k = and(s13k_o, modulus) */
-	movdqa %xmm15, %xmm4 /* g0s15 */
-	pslld $15, %xmm4 /* s15k_o_l = shl(g0s15) */
-	movdqa %xmm10, 272(%rsp) /* spill dbl_7 */
-	movdqa 80(%rsp), %xmm10 /* reload dbl */
-	movdqa %xmm13, 288(%rsp) /* spill g0s13 */
-	movdqa %xmm10, %xmm13 /* dbl */
-	psrld $17, %xmm13 /* s15k_o_r = shr(dbl) */
-	por %xmm13, %xmm4 /* s15k_o = or(s15k_o_l, s15k_o_r) */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm4 /* s15k = and(s15k_o, modulus) */
-	paddd %xmm7, %xmm1 /* fb0_s = add(s0k, s4k) */
-	movdqa %xmm1, %xmm7 /* fb0_s */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm7 /* fb0_m = and(fb0_s, modulus) */
-	psrld $31, %xmm1 /* fb0_c = shr(fb0_s) */
-	paddd %xmm1, %xmm7 /* fb0 = add(fb0_m, fb0_c) */
-	paddd %xmm3, %xmm2 /* fb0_s_1 = add(s10k, s13k) */
-	movdqa %xmm2, %xmm1 /* fb0_s_1 */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm1 /* fb0_m_1 = and(fb0_s_1, modulus) */
-	psrld $31, %xmm2 /* fb0_c_1 = shr(fb0_s_1) */
-	paddd %xmm2, %xmm1 /* fb0_1 = add(fb0_m_1, fb0_c_1) */
-	paddd %xmm1, %xmm7 /* fb1_s = add(fb0, fb0_1) */
-	movdqa %xmm7, %xmm1 /* fb1_s */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm1 /* fb1_m = and(fb1_s, modulus) */
-	psrld $31, %xmm7 /* fb1_c = shr(fb1_s) */
-	paddd %xmm7, %xmm1 /* fb1 = add(fb1_m, fb1_c) */
-	paddd %xmm4, %xmm1 /* fb2_s = add(fb1, s15k) */
-	movdqa %xmm1, %xmm2 /* fb2_s */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm2 /* fb2_m = and(fb2_s, modulus) */
-	psrld $31, %xmm1 /* fb2_c = shr(fb2_s) */
-	paddd %xmm1, %xmm2 /* fb2 = add(fb2_m, fb2_c) */
-	paddd %xmm0, %xmm2 /* fb_s = add(fb2, g0s0) */
-	movdqa %xmm2, %xmm0 /* fb_s */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm0 /* fb_m = and(fb_s, modulus) */
-	psrld $31, %xmm2 /* fb_c = shr(fb_s) */
-	paddd %xmm2, %xmm0 /* fb = add(fb_m, fb_c) */
-
-	/* Round 1, lanes 0..3: BR, F (Z out), LFSR feedback. */
-	movdqa %xmm0, %xmm1 /* fb */
-	paddd %xmm0, %xmm1 /* dbl_9 = add(fb, fb) */
-	movdqa %xmm1, %xmm2 /* dbl_9 */
-	pand .Lzuc_lanes_ssse3_aesni_1_high16(%rip), %xmm2 /* x0_1_b = and(dbl_9, high16) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_high16(%rip), %xmm3 /* high16 = const() */
-	movdqa %xmm3, %xmm4 /* high16 */
-	pandn %xmm15, %xmm4 /* x0_1_a = andnot(high16, g0s15) */
-	por %xmm4, %xmm2 /* x0_1 = or(x0_1_b, x0_1_a) */
-	movdqa 64(%rsp), %xmm4 /* reload g0s12 */
-	movdqa %xmm4, %xmm7 /* g0s12 */
-	pslld $16, %xmm7 /* x1_1_l = shl(g0s12) */
-	movdqa %xmm9, %xmm13 /* dbl_6 */
-	psrld $16, %xmm13 /* x1_1_r = shr(dbl_6) */
-	por %xmm13, %xmm7 /* x1_1 = or(x1_1_l, x1_1_r) */
-	movdqa 48(%rsp), %xmm13 /* reload g0s6 */
-	movdqa %xmm9, 304(%rsp) /* spill dbl_6 */
-	movdqa %xmm13, %xmm9 /* g0s6 */
-	paddd %xmm13, %xmm9 /* dbl_11 = add(g0s6, g0s6) */
-	movdqa 32(%rsp), %xmm10 /* reload g0s8 */
-	movdqa %xmm10, %xmm4 /* g0s8 */
-	pslld $16, %xmm4 /* x2_1_l = shl(g0s8) */
-	movdqa %xmm9, %xmm10 /* dbl_11 */
-	psrld $16, %xmm10 /* x2_1_r = shr(dbl_11) */
-	por %xmm10, %xmm4 /* x2_1 = or(x2_1_l, x2_1_r) */
-	pxor %xmm14, %xmm2 /* x0r1_1 = xor(x0_1, r1) */
-	paddd %xmm6, %xmm2 /* w_1 = add(x0r1_1, r2) */
-	movdqa 16(%rsp), %xmm10 /* reload g0s1 */
-	movdqa %xmm10, %xmm13 /* g0s1 */
-	paddd %xmm10, %xmm13 /* dbl_12 = add(g0s1, g0s1) */
-	movdqa 0(%rsp), %xmm3 /* reload g0s3 */
-	movdqa %xmm15, 320(%rsp) /* spill g0s15 */
-	movdqa %xmm3, %xmm15 /* g0s3 */
-	pslld $16, %xmm15 /* x3_1_l = shl(g0s3) */
-	movdqa %xmm13, %xmm3 /* dbl_12 */
-	psrld $16, %xmm3 /* x3_1_r = shr(dbl_12) */
-	por %xmm3, %xmm15 /* x3_1 = or(x3_1_l, x3_1_r) */
-	pxor %xmm15, %xmm2 /* z_1 = xor(w_1, x3_1) */
-	paddd %xmm7, %xmm14 /* w1_1 = add(r1, x1_1) */
-	pxor %xmm4, %xmm6 /* w2_1 = xor(r2, x2_1) */
-	movdqa %xmm14, %xmm3 /* w1_1 */
-	pslld $16, %xmm3 /* l1in_1_l = shl(w1_1) */
-	movdqa %xmm6, %xmm15 /* w2_1 */
-	psrld $16, %xmm15 /* l1in_1_r = shr(w2_1) */
-	por %xmm15, %xmm3 /* l1in_1 = or(l1in_1_l, l1in_1_r) */
-	movdqa %xmm3, %xmm15 /* l1in_1 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl24(%rip), %xmm15 /* ur24_1 = lookup16(l1in_1, rotl24) */
-	movdqa %xmm2, 336(%rsp) /* spill z_1 */
-	movdqa %xmm3, %xmm2 /* l1in_1 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl8(%rip), %xmm2 /* ur8_1 = lookup16(l1in_1, rotl8) */
-	movdqa %xmm4, 352(%rsp) /* spill x2_1 */
-	movdqa %xmm3, %xmm4 /* l1in_1 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl16(%rip), %xmm4 /* ur16_1 = lookup16(l1in_1, rotl16) */
-	movdqa %xmm7, 368(%rsp) /* spill x1_1 */
-	movdqa %xmm3, %xmm7 /* l1in_1 */
-	pxor %xmm2, %xmm7 /* ug_acc_1 = xor(l1in_1, ur8_1) */
-	pxor %xmm4, %xmm7 /* ug_1 = xor(ug_acc_1, ur16_1) */
-	movdqa %xmm7, %xmm2 /* ug_1 */
-	pslld $2, %xmm2 /* ur2_1_l = shl(ug_1) */
-	psrld $30, %xmm7 /* ur2_1_r = shr(ug_1) */
-	por %xmm7, %xmm2 /* ur2_1 = or(ur2_1_l, ur2_1_r) */
-	pxor %xmm15, %xmm3 /* u_acc_1 = xor(l1in_1, ur24_1) */
-	pxor %xmm2, %xmm3 /* u_1 = xor(u_acc_1, ur2_1) */
-	pslld $16, %xmm6 /* l2in_1_l = shl(w2_1) */
-	psrld $16, %xmm14 /* l2in_1_r = shr(w1_1) */
-	por %xmm14, %xmm6 /* l2in_1 = or(l2in_1_l, l2in_1_r) */
-	movdqa %xmm6, %xmm2 /* l2in_1 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl8(%rip), %xmm2 /* vr8_1 = lookup16(l2in_1, rotl8) */
-	movdqa %xmm6, %xmm4 /* l2in_1 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl16(%rip), %xmm4 /* vr16_1 = lookup16(l2in_1, rotl16) */
-	movdqa %xmm6, %xmm7 /* l2in_1 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl24(%rip), %xmm7 /* vr24_1 = lookup16(l2in_1, rotl24) */
-	movdqa %xmm2, %xmm14 /* vr8_1 */
-	pxor %xmm4, %xmm14 /* vg_acc_1 = xor(vr8_1, vr16_1) */
-	pxor %xmm7, %xmm14 /* vg_1 = xor(vg_acc_1, vr24_1) */
-	movdqa %xmm14, %xmm4 /* vg_1 */
-	pslld $6, %xmm4 /* vr6_1_l = shl(vg_1) */
-	psrld $26, %xmm14 /* vr6_1_r = shr(vg_1) */
-	por %xmm14, %xmm4 /* vr6_1 = or(vr6_1_l, vr6_1_r) */
-	pxor %xmm2, %xmm6 /* v_acc_1 = xor(l2in_1, vr8_1) */
-	pxor %xmm4, %xmm6 /* v_1 = xor(v_acc_1, vr6_1) */
-	movdqa %xmm6, %xmm2 /* v_1 */
-	psrlw $8, %xmm2 /* sb_in_x_sh_1 = shr(v_1) */
-	movdqa %xmm3, %xmm4 /* u_1 */
-	pand %xmm8, %xmm4 /* sb_in_x_1_b = and(u_1, odd_bytes) */
-	movdqa %xmm8, %xmm7 /* odd_bytes */
-	pandn %xmm2, %xmm7 /* sb_in_x_1_a = andnot(odd_bytes, sb_in_x_sh_1) */
-	por %xmm7, %xmm4 /* sb_in_x_1 = or(sb_in_x_1_b, sb_in_x_1_a) */
-	movdqa %xmm4, %xmm2 /* sb_in_x_1 */
-	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm2 /* sb_s0_xl_1 = and(sb_in_x_1, nibble_mask) */
-	psrlw $4, %xmm4 /* sb_s0_xs_1 = shr(sb_in_x_1) */
-	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm4 /* sb_s0_xh_1 = and(sb_s0_xs_1, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_s0_p1(%rip), %xmm7 /* s0_p1 = const() */
-	movdqa %xmm7, %xmm14 /* s0_p1 */
-	pshufb %xmm2, %xmm14 /* sb_s0_p1_1 = lookup16(s0_p1, sb_s0_xl_1) */
-	pxor %xmm4, %xmm14 /* sb_s0_t_1 = xor(sb_s0_p1_1, sb_s0_xh_1) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_s0_p2(%rip), %xmm4 /* s0_p2 = const() */
-	movdqa %xmm4, %xmm15 /* s0_p2 */
-	pshufb %xmm14, %xmm15 /* sb_s0_p2_1 = lookup16(s0_p2, sb_s0_t_1) */
-	pxor %xmm2, %xmm15 /* sb_s0_ol_1 = xor(sb_s0_p2_1, sb_s0_xl_1) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_s0_p3_rot(%rip), %xmm2 /* s0_p3_rot = const() */
-	movdqa %xmm2, %xmm4 /* s0_p3_rot */
-	pshufb %xmm15, %xmm4 /* sb_s0_p3_1 = lookup16(s0_p3_rot, sb_s0_ol_1) */
-	paddb %xmm14, %xmm14 /* sb_s0_t2_1 = add(sb_s0_t_1, sb_s0_t_1) */
-	pxor %xmm14, %xmm4 /* sb_s0_1 = xor(sb_s0_p3_1, sb_s0_t2_1) */
-	psllw $8, %xmm3 /* sb_in_y_sh_1_1 = shl(u_1) */
-	pand %xmm8, %xmm3 /* sb_in_y_1_b = and(sb_in_y_sh_1_1, odd_bytes) */
-	movdqa %xmm8, %xmm14 /* odd_bytes */
-	pandn %xmm6, %xmm14 /* sb_in_y_1_a = andnot(odd_bytes, v_1) */
-	por %xmm14, %xmm3 /* sb_in_y_1 = or(sb_in_y_1_b, sb_in_y_1_a) */
-	movdqa %xmm3, %xmm6 /* sb_in_y_1 */
-	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm6 /* sb_in_y_1_lo = and(sb_in_y_1, nibble_mask) */
-	psrlw $4, %xmm3 /* sb_in_y_1_sh = shr(sb_in_y_1) */
-	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm3 /* sb_in_y_1_hi = and(sb_in_y_1_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_lo(%rip), %xmm14 /* tbl_lo = const() */
-	movdqa %xmm14, %xmm15 /* tbl_lo */
-	pshufb %xmm6, %xmm15 /* sb_s1_k_1_l = lookup16(tbl_lo, sb_in_y_1_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_hi(%rip), %xmm6 /* tbl_hi = const() */
-	movdqa %xmm6, %xmm14 /* tbl_hi */
-	pshufb %xmm3, %xmm14 /* sb_s1_k_1_h = lookup16(tbl_hi, sb_in_y_1_hi) */
-	pxor %xmm14, %xmm15 /* sb_s1_k_1 = xor(sb_s1_k_1_l, sb_s1_k_1_h) */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_inv_shift_rows(%rip), %xmm15 /* sb_s1_1_sr = lookup16(sb_s1_k_1, inv_shift_rows) */
-	aesenclast .Lzuc_lanes_ssse3_aesni_1_aes_cancel_key(%rip), %xmm15 /* sb_s1_1_aes = aesenclast(sb_s1_1_sr, aes_cancel_key) */
-	movdqa %xmm15, %xmm3 /* sb_s1_1_aes */
-	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm3 /* sb_s1_1_aes_lo = and(sb_s1_1_aes, nibble_mask) */
-	psrlw $4, %xmm15 /* sb_s1_1_aes_sh = shr(sb_s1_1_aes) */
-	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm15 /* sb_s1_1_aes_hi = and(sb_s1_1_aes_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_lo_1(%rip), %xmm14 /* tbl_lo_1 = const() */
-	movdqa %xmm14, %xmm6 /* tbl_lo_1 */
-	pshufb %xmm3, %xmm6 /* sb_s1_1_l = lookup16(tbl_lo_1, sb_s1_1_aes_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_hi_1(%rip), %xmm3 /* tbl_hi_1 = const() */
-	movdqa %xmm3, %xmm14 /* tbl_hi_1 */
-	pshufb %xmm15, %xmm14 /* sb_s1_1_h = lookup16(tbl_hi_1, sb_s1_1_aes_hi) */
-	pxor %xmm14, %xmm6 /* sb_s1_1 = xor(sb_s1_1_l, sb_s1_1_h) */
-	movdqa %xmm6, %xmm14 /* sb_s1_1 */
-	psrlw $8, %xmm14 /* r1_sh_1 = shr(sb_s1_1) */
-	movdqa %xmm4, %xmm15 /* sb_s0_1 */
-	pand %xmm8, %xmm15 /* r1_1_b = and(sb_s0_1, odd_bytes) */
-	movdqa %xmm8, %xmm3 /* odd_bytes */
-	pandn %xmm14, %xmm3 /* r1_1_a = andnot(odd_bytes, r1_sh_1) */
-	por %xmm3, %xmm15 /* r1_1 = or(r1_1_b, r1_1_a) */
-	psllw $8, %xmm4 /* r2_sh_1 = shl(sb_s0_1) */
-	pand %xmm8, %xmm4 /* r2_1_b = and(r2_sh_1, odd_bytes) */
-	movdqa %xmm8, %xmm3 /* odd_bytes */
-	pandn %xmm6, %xmm3 /* r2_1_a = andnot(odd_bytes, sb_s1_1) */
-	por %xmm3, %xmm4 /* r2_1 = or(r2_1_b, r2_1_a) */
-	movdqa %xmm10, %xmm3 /* g0s1 */
-	pslld $8, %xmm3 /* s0k_o_1_l = shl(g0s1) */
-	psrld $24, %xmm13 /* s0k_o_1_r = shr(dbl_12) */
-	por %xmm13, %xmm3 /* s0k_o_1 = or(s0k_o_1_l, s0k_o_1_r) */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm3 /* s0k_1 = and(s0k_o_1, modulus) */
-	movdqa %xmm5, %xmm6 /* g0s5 */
-	pslld $20, %xmm6 /* s4k_o_1_l = shl(g0s5) */
-	movdqa %xmm12, %xmm13 /* dbl_2 */
-	psrld $12, %xmm13 /* s4k_o_1_r = shr(dbl_2) */
-	por %xmm13, %xmm6 /* s4k_o_1 = or(s4k_o_1_l, s4k_o_1_r) */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm6 /* s4k_1 = and(s4k_o_1, modulus) */
-	movdqa %xmm11, %xmm13 /* g0s11 */
-	paddd %xmm11, %xmm13 /* dbl_15 = add(g0s11, g0s11) */
-	movdqa %xmm11, %xmm14 /* g0s11 */
-	pslld $21, %xmm14 /* s10k_o_1_l = shl(g0s11) */
-	movdqa %xmm11, 384(%rsp) /* spill g0s11 */
-	movdqa %xmm13, %xmm11 /* dbl_15 */
-	psrld $11, %xmm11 /* s10k_o_1_r = shr(dbl_15) */
-	por %xmm11, %xmm14 /* s10k_o_1 = or(s10k_o_1_l, s10k_o_1_r) */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm14 /* s10k_1 = and(s10k_o_1, modulus) */
-	movdqa 144(%rsp), %xmm11 /* reload g0s14 */
-	movdqa %xmm12, 400(%rsp) /* spill dbl_2 */
-	movdqa %xmm11, %xmm12 /* g0s14 */
-	paddd %xmm11, %xmm12 /* dbl_16 = add(g0s14, g0s14) */
-	movdqa %xmm11, %xmm2 /* g0s14 */
-	pslld $17, %xmm2 /* s13k_o_1_l = shl(g0s14) */
-	movdqa %xmm12, %xmm11 /* dbl_16 */
-	psrld $15, %xmm11 /* s13k_o_1_r = shr(dbl_16) */
-	por %xmm11, %xmm2 /* s13k_o_1 = or(s13k_o_1_l, s13k_o_1_r) */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm2 /* s13k_1 = and(s13k_o_1, modulus) */
-	movdqa %xmm0, %xmm11 /* fb */
-	pslld $15, %xmm11 /* s15k_o_1_l = shl(fb) */
-	movdqa %xmm12, 416(%rsp) /* spill dbl_16 */
-	movdqa %xmm1, %xmm12 /* dbl_9 */
-	psrld $17, %xmm12 /* s15k_o_1_r = shr(dbl_9) */
-	por %xmm12, %xmm11 /* s15k_o_1 = or(s15k_o_1_l, s15k_o_1_r) */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm11 /* s15k_1 = and(s15k_o_1, modulus) */
-	paddd %xmm6, %xmm3 /* fb0_s_2 = add(s0k_1, s4k_1) */
-	movdqa %xmm3, %xmm6 /* fb0_s_2 */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm6 /* fb0_m_2 = and(fb0_s_2, modulus) */
-	psrld $31, %xmm3 /* fb0_c_2 = shr(fb0_s_2) */
-	paddd %xmm3, %xmm6 /* fb0_2 = add(fb0_m_2, fb0_c_2) */
-	paddd %xmm2, %xmm14 /* fb0_s_3 = add(s10k_1, s13k_1) */
-	movdqa %xmm14, %xmm2 /* fb0_s_3 */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm2 /* fb0_m_3 = and(fb0_s_3, modulus) */
-	psrld $31, %xmm14 /* fb0_c_3 = shr(fb0_s_3) */
-	paddd %xmm14, %xmm2 /* fb0_3 = add(fb0_m_3, fb0_c_3) */
-	paddd %xmm2, %xmm6 /* fb1_s_1 = add(fb0_2, fb0_3) */
-	movdqa %xmm6, %xmm2 /* fb1_s_1 */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm2 /* fb1_m_1 = and(fb1_s_1, modulus) */
-	psrld $31, %xmm6 /* fb1_c_1 = shr(fb1_s_1) */
-	paddd %xmm6, %xmm2 /* fb1_1 = add(fb1_m_1, fb1_c_1) */
-	paddd %xmm11, %xmm2 /* fb2_s_1 = add(fb1_1, s15k_1) */
-	movdqa %xmm2, %xmm3 /* fb2_s_1 */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm3 /* fb2_m_1 = and(fb2_s_1, modulus) */
-	psrld $31, %xmm2 /* fb2_c_1 = shr(fb2_s_1) */
-	paddd %xmm2, %xmm3 /* fb2_1 = add(fb2_m_1, fb2_c_1) */
-	paddd %xmm10, %xmm3 /* fb_s_1 = add(fb2_1, g0s1) */
-	movdqa %xmm3, %xmm2 /* fb_s_1 */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm2 /* fb_m_1 = and(fb_s_1, modulus) */
-	psrld $31, %xmm3 /* fb_c_1 = shr(fb_s_1) */
-	paddd %xmm3, %xmm2 /* fb_1 = add(fb_m_1, fb_c_1) */
-
-	/* Round 2, lanes 0..3: BR, F (Z out), LFSR feedback. */
-	movdqa %xmm2, %xmm3 /* fb_1 */
-	paddd %xmm2, %xmm3 /* dbl_18 = add(fb_1, fb_1) */
-	movdqa %xmm3, %xmm6 /* dbl_18 */
-	pand .Lzuc_lanes_ssse3_aesni_1_high16(%rip), %xmm6 /* x0_2_b = and(dbl_18, high16) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_high16(%rip), %xmm10 /* high16 = const() */
-	movdqa %xmm10, %xmm11 /* high16 */
-	pandn %xmm0, %xmm11 /* x0_2_a = andnot(high16, fb) */
-	por %xmm11, %xmm6 /* x0_2 = or(x0_2_b, x0_2_a) */
-	movdqa 288(%rsp), %xmm11 /* reload g0s13 */
-	movdqa %xmm11, %xmm12 /* g0s13 */
-	pslld $16, %xmm12 /* x1_2_l = shl(g0s13) */
-	movdqa %xmm13, %xmm14 /* dbl_15 */
-	psrld $16, %xmm14 /* x1_2_r = shr(dbl_15) */
-	por %xmm14, %xmm12 /* x1_2 = or(x1_2_l, x1_2_r) */
-	movdqa 128(%rsp), %xmm14 /* reload g0s7 */
-	movdqa %xmm13, 16(%rsp) /* spill dbl_15 */
-	movdqa %xmm14, %xmm13 /* g0s7 */
-	paddd %xmm14, %xmm13 /* dbl_20 = add(g0s7, g0s7) */
-	movdqa 96(%rsp), %xmm11 /* reload g0s9 */
-	movdqa %xmm11, %xmm14 /* g0s9 */
-	pslld $16, %xmm14 /* x2_2_l = shl(g0s9) */
-	movdqa %xmm13, %xmm11 /* dbl_20 */
-	psrld $16, %xmm11 /* x2_2_r = shr(dbl_20) */
-	por %xmm11, %xmm14 /* x2_2 = or(x2_2_l, x2_2_r) */
-	pxor %xmm15, %xmm6 /* x0r1_2 = xor(x0_2, r1_1) */
-	paddd %xmm4, %xmm6 /* w_2 = add(x0r1_2, r2_1) */
-	movdqa 160(%rsp), %xmm11 /* reload g0s2 */
-	movdqa %xmm11, %xmm10 /* g0s2 */
-	paddd %xmm11, %xmm10 /* dbl_21 = add(g0s2, g0s2) */
-	movdqa %xmm1, 432(%rsp) /* spill dbl_9 */
-	movdqa 256(%rsp), %xmm1 /* reload g0s4 */
-	movdqa %xmm0, 448(%rsp) /* spill fb */
-	movdqa %xmm1, %xmm0 /* g0s4 */
-	pslld $16, %xmm0 /* x3_2_l = shl(g0s4) */
-	movdqa %xmm10, %xmm1 /* dbl_21 */
-	psrld $16, %xmm1 /* x3_2_r = shr(dbl_21) */
-	por %xmm1, %xmm0 /* x3_2 = or(x3_2_l, x3_2_r) */
-	pxor %xmm0, %xmm6 /* z_2 = xor(w_2, x3_2) */
-	paddd %xmm12, %xmm15 /* w1_2 = add(r1_1, x1_2) */
-	pxor %xmm14, %xmm4 /* w2_2 = xor(r2_1, x2_2) */
-	movdqa %xmm15, %xmm0 /* w1_2 */
-	pslld $16, %xmm0 /* l1in_2_l = shl(w1_2) */
-	movdqa %xmm4, %xmm1 /* w2_2 */
-	psrld $16, %xmm1 /* l1in_2_r = shr(w2_2) */
-	por %xmm1, %xmm0 /* l1in_2 = or(l1in_2_l, l1in_2_r) */
-	movdqa %xmm0, %xmm1 /* l1in_2 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl24(%rip), %xmm1 /* ur24_2 = lookup16(l1in_2, rotl24) */
-	movdqa %xmm6, 464(%rsp) /* spill z_2 */
-	movdqa %xmm0, %xmm6 /* l1in_2 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl8(%rip), %xmm6 /* ur8_2 = lookup16(l1in_2, rotl8) */
-	movdqa %xmm14, 480(%rsp) /* spill x2_2 */
-	movdqa %xmm0, %xmm14 /* l1in_2 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl16(%rip), %xmm14 /* ur16_2 = lookup16(l1in_2, rotl16) */
-	movdqa %xmm12, 496(%rsp) /* spill x1_2 */
-	movdqa %xmm0, %xmm12 /* l1in_2 */
-	pxor %xmm6, %xmm12 /* ug_acc_2 = xor(l1in_2, ur8_2) */
-	pxor %xmm14, %xmm12 /* ug_2 = xor(ug_acc_2, ur16_2) */
-	movdqa %xmm12, %xmm6 /* ug_2 */
-	pslld $2, %xmm6 /* ur2_2_l = shl(ug_2) */
-	psrld $30, %xmm12 /* ur2_2_r = shr(ug_2) */
-	por %xmm12, %xmm6 /* ur2_2 = or(ur2_2_l, ur2_2_r) */
-	pxor %xmm1, %xmm0 /* u_acc_2 = xor(l1in_2, ur24_2) */
-	pxor %xmm6, %xmm0 /* u_2 = xor(u_acc_2, ur2_2) */
-	pslld $16, %xmm4 /* l2in_2_l = shl(w2_2) */
-	psrld $16, %xmm15 /* l2in_2_r = shr(w1_2) */
-	por %xmm15, %xmm4 /* l2in_2 = or(l2in_2_l, l2in_2_r) */
-	movdqa %xmm4, %xmm1 /* l2in_2 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl8(%rip), %xmm1 /* vr8_2 = lookup16(l2in_2, rotl8) */
-	movdqa %xmm4, %xmm6 /* l2in_2 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl16(%rip), %xmm6 /* vr16_2 = lookup16(l2in_2, rotl16) */
-	movdqa %xmm4, %xmm12 /* l2in_2 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl24(%rip), %xmm12 /* vr24_2 = lookup16(l2in_2, rotl24) */
-	movdqa %xmm1, %xmm14 /* vr8_2 */
-	pxor %xmm6, %xmm14 /* vg_acc_2 = xor(vr8_2, vr16_2) */
-	pxor %xmm12, %xmm14 /* vg_2 = xor(vg_acc_2, vr24_2) */
-	movdqa %xmm14, %xmm6 /* vg_2 */
-	pslld $6, %xmm6 /* vr6_2_l = shl(vg_2) */
-	psrld $26, %xmm14 /* vr6_2_r = shr(vg_2) */
-	por %xmm14, %xmm6 /* vr6_2 = or(vr6_2_l, vr6_2_r) */
-	pxor %xmm1, %xmm4 /* v_acc_2 = xor(l2in_2, vr8_2) */
-	pxor %xmm6, %xmm4 /* v_2 = xor(v_acc_2, vr6_2) */
-	movdqa %xmm4, %xmm1 /* v_2 */
-	psrlw $8, %xmm1 /* sb_in_x_sh_2 = shr(v_2) */
-	movdqa %xmm0, %xmm6 /* u_2 */
-	pand %xmm8, %xmm6 /* sb_in_x_2_b = and(u_2, odd_bytes) */
-	movdqa %xmm8, %xmm12 /* odd_bytes */
-	pandn %xmm1, %xmm12 /* sb_in_x_2_a = andnot(odd_bytes, sb_in_x_sh_2) */
-	por %xmm12, %xmm6 /* sb_in_x_2 = or(sb_in_x_2_b, sb_in_x_2_a) */
-	movdqa %xmm6, %xmm1 /* sb_in_x_2 */
-	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm1 /* sb_s0_xl_2 = and(sb_in_x_2, nibble_mask) */
-	psrlw $4, %xmm6 /* sb_s0_xs_2 = shr(sb_in_x_2) */
-	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm6 /* sb_s0_xh_2 = and(sb_s0_xs_2, nibble_mask) */
-	movdqa %xmm7, %xmm12 /* s0_p1 */
-	pshufb %xmm1, %xmm12 /* sb_s0_p1_2 = lookup16(s0_p1, sb_s0_xl_2) */
-	pxor %xmm6, %xmm12 /* sb_s0_t_2 = xor(sb_s0_p1_2, sb_s0_xh_2) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_s0_p2(%rip), %xmm6 /* s0_p2 = const() */
-	movdqa %xmm6, %xmm14 /* s0_p2 */
-	pshufb %xmm12, %xmm14 /* sb_s0_p2_2 = lookup16(s0_p2, sb_s0_t_2) */
-	pxor %xmm1, %xmm14 /* sb_s0_ol_2 = xor(sb_s0_p2_2, sb_s0_xl_2) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_s0_p3_rot(%rip), %xmm1 /* s0_p3_rot = const() */
-	movdqa %xmm1, %xmm15 /* s0_p3_rot */
-	pshufb %xmm14, %xmm15 /* sb_s0_p3_2 = lookup16(s0_p3_rot, sb_s0_ol_2) */
-	paddb %xmm12, %xmm12 /* sb_s0_t2_2 = add(sb_s0_t_2, sb_s0_t_2) */
-	pxor %xmm12, %xmm15 /* sb_s0_2 = xor(sb_s0_p3_2, sb_s0_t2_2) */
-	psllw $8, %xmm0 /* sb_in_y_sh_2 = shl(u_2) */
-	pand %xmm8, %xmm0 /* sb_in_y_2_b = and(sb_in_y_sh_2, odd_bytes) */
-	movdqa %xmm8, %xmm12 /* odd_bytes */
-	pandn %xmm4, %xmm12 /* sb_in_y_2_a = andnot(odd_bytes, v_2) */
-	por %xmm12, %xmm0 /* sb_in_y_2 = or(sb_in_y_2_b, sb_in_y_2_a) */
-	movdqa %xmm0, %xmm4 /* sb_in_y_2 */
-	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm4 /* sb_in_y_2_lo = and(sb_in_y_2, nibble_mask) */
-	psrlw $4, %xmm0 /* sb_in_y_2_sh = shr(sb_in_y_2) */
-	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm0 /* sb_in_y_2_hi = and(sb_in_y_2_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_lo(%rip), %xmm12 /* tbl_lo = const() */
-	movdqa %xmm12, %xmm14 /* tbl_lo */
-	pshufb %xmm4, %xmm14 /* sb_s1_k_2_l = lookup16(tbl_lo, sb_in_y_2_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_hi(%rip), %xmm4 /* tbl_hi = const() */
-	movdqa %xmm4, %xmm12 /* tbl_hi */
-	pshufb %xmm0, %xmm12 /* sb_s1_k_2_h = lookup16(tbl_hi, sb_in_y_2_hi) */
-	pxor %xmm12, %xmm14 /* sb_s1_k_2 = xor(sb_s1_k_2_l, sb_s1_k_2_h) */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_inv_shift_rows(%rip), %xmm14 /* sb_s1_2_sr = lookup16(sb_s1_k_2, inv_shift_rows) */
-	aesenclast .Lzuc_lanes_ssse3_aesni_1_aes_cancel_key(%rip), %xmm14 /* sb_s1_2_aes = aesenclast(sb_s1_2_sr, aes_cancel_key) */
-	movdqa %xmm14, %xmm0 /* sb_s1_2_aes */
-	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm0 /* sb_s1_2_aes_lo = and(sb_s1_2_aes, nibble_mask) */
-	psrlw $4, %xmm14 /* sb_s1_2_aes_sh = shr(sb_s1_2_aes) */
-	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm14 /* sb_s1_2_aes_hi = and(sb_s1_2_aes_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_lo_1(%rip), %xmm12 /* tbl_lo_1 = const() */
-	movdqa %xmm12, %xmm4 /* tbl_lo_1 */
-	pshufb %xmm0, %xmm4 /* sb_s1_2_l = lookup16(tbl_lo_1, sb_s1_2_aes_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_hi_1(%rip), %xmm0 /* tbl_hi_1 = const() */
-	movdqa %xmm0, %xmm12 /* tbl_hi_1 */
-	pshufb %xmm14, %xmm12 /* sb_s1_2_h = lookup16(tbl_hi_1, sb_s1_2_aes_hi) */
-	pxor %xmm12, %xmm4 /* sb_s1_2 = xor(sb_s1_2_l, sb_s1_2_h) */
-	movdqa %xmm4, %xmm12 /* sb_s1_2 */
-	psrlw $8, %xmm12 /* r1_sh_2 = shr(sb_s1_2) */
-	movdqa %xmm15, %xmm14 /* sb_s0_2 */
-	pand %xmm8, %xmm14 /* r1_2_b = and(sb_s0_2, odd_bytes) */
-	movdqa %xmm8, %xmm0 /* odd_bytes */
-	pandn %xmm12, %xmm0 /* r1_2_a = andnot(odd_bytes, r1_sh_2) */
-	por %xmm0, %xmm14 /* r1_2 = or(r1_2_b, r1_2_a) */
-	psllw $8, %xmm15 /* r2_sh_2 = shl(sb_s0_2) */
-	pand %xmm8, %xmm15 /* r2_2_b = and(r2_sh_2, odd_bytes) */
-	movdqa %xmm8, %xmm0 /* odd_bytes */
-	pandn %xmm4, %xmm0 /* r2_2_a = andnot(odd_bytes, sb_s1_2) */
-	por %xmm0, %xmm15 /* r2_2 = or(r2_2_b, r2_2_a) */
-	movdqa %xmm11, %xmm0 /* g0s2 */
-	pslld $8, %xmm0 /* s0k_o_2_l = shl(g0s2) */
-	psrld $24, %xmm10 /* s0k_o_2_r = shr(dbl_21) */
-	por %xmm10, %xmm0 /* s0k_o_2 = or(s0k_o_2_l, s0k_o_2_r) */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm0 /* s0k_2 = and(s0k_o_2, modulus) */
-	movdqa 48(%rsp), %xmm4 /* reload g0s6 */
-	movdqa %xmm4, %xmm10 /* g0s6 */
-	pslld $20, %xmm10 /* s4k_o_2_l = shl(g0s6) */
-	movdqa %xmm9, %xmm12 /* dbl_11 */
-	psrld $12, %xmm12 /* s4k_o_2_r = shr(dbl_11) */
-	por %xmm12, %xmm10 /* s4k_o_2 = or(s4k_o_2_l, s4k_o_2_r) */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm10 /* s4k_2 = and(s4k_o_2, modulus) */
-	movdqa 64(%rsp), %xmm12 /* reload g0s12 */
-	movdqa %xmm9, 512(%rsp) /* spill dbl_11 */
-	movdqa %xmm12, %xmm9 /* g0s12 */
-	paddd %xmm12, %xmm9 /* dbl_24 = add(g0s12, g0s12) */
-	movdqa %xmm12, %xmm4 /* g0s12 */
-	pslld $21, %xmm4 /* s10k_o_2_l = shl(g0s12) */
-	movdqa %xmm9, %xmm12 /* dbl_24 */
-	psrld $11, %xmm12 /* s10k_o_2_r = shr(dbl_24) */
-	por %xmm12, %xmm4 /* s10k_o_2 = or(s10k_o_2_l, s10k_o_2_r) */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm4 /* s10k_2 = and(s10k_o_2, modulus) */
-	movdqa 320(%rsp), %xmm12 /* reload g0s15 */
-	movdqa %xmm12, %xmm1 /* g0s15 */
-	pslld $17, %xmm1 /* s13k_o_2_l = shl(g0s15) */
-	movdqa 80(%rsp), %xmm12 /* reload dbl */
-	movdqa %xmm12, %xmm6 /* dbl */
-	psrld $15, %xmm6 /* s13k_o_2_r = shr(dbl) */
-	por %xmm6, %xmm1 /* s13k_o_2 = or(s13k_o_2_l, s13k_o_2_r) */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm1 /* s13k_2 = and(s13k_o_2, modulus) */
-	movdqa %xmm2, %xmm6 /* fb_1 */
-	pslld $15, %xmm6 /* s15k_o_2_l = shl(fb_1) */
-	movdqa %xmm3, %xmm12 /* dbl_18 */
-	psrld $17, %xmm12 /* s15k_o_2_r = shr(dbl_18) */
-	por %xmm12, %xmm6 /* s15k_o_2 = or(s15k_o_2_l, s15k_o_2_r) */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm6 /* s15k_2 = and(s15k_o_2, modulus) */
-	paddd %xmm10, %xmm0 /* fb0_s_4 = add(s0k_2, s4k_2) */
-	movdqa %xmm0, %xmm10 /* fb0_s_4 */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm10 /* fb0_m_4 = and(fb0_s_4, modulus) */
-	psrld $31, %xmm0 /* fb0_c_4 = shr(fb0_s_4) */
-	paddd %xmm0, %xmm10 /* fb0_4 = add(fb0_m_4, fb0_c_4) */
-	paddd %xmm1, %xmm4 /* fb0_s_5 = add(s10k_2, s13k_2) */
-	movdqa %xmm4, %xmm0 /* fb0_s_5 */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm0 /* fb0_m_5 = and(fb0_s_5, modulus) */
-	psrld $31, %xmm4 /* fb0_c_5 = shr(fb0_s_5) */
-	paddd %xmm4, %xmm0 /* fb0_5 = add(fb0_m_5, fb0_c_5) */
-	paddd %xmm0, %xmm10 /* fb1_s_2 = add(fb0_4, fb0_5) */
-	movdqa %xmm10, %xmm0 /* fb1_s_2 */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm0 /* fb1_m_2 = and(fb1_s_2, modulus) */
-	psrld $31, %xmm10 /* fb1_c_2 = shr(fb1_s_2) */
-	paddd %xmm10, %xmm0 /* fb1_2 = add(fb1_m_2, fb1_c_2) */
-	paddd %xmm6, %xmm0 /* fb2_s_2 = add(fb1_2, s15k_2) */
-	movdqa %xmm0, %xmm1 /* fb2_s_2 */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm1 /* fb2_m_2 = and(fb2_s_2, modulus) */
-	psrld $31, %xmm0 /* fb2_c_2 = shr(fb2_s_2) */
-	paddd %xmm0, %xmm1 /* fb2_2 = add(fb2_m_2, fb2_c_2) */
-	paddd %xmm11, %xmm1 /* fb_s_2 = add(fb2_2, g0s2) */
-	movdqa %xmm1, %xmm0 /* fb_s_2 */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm0 /* fb_m_2 = and(fb_s_2, modulus) */
-	psrld $31, %xmm1 /* fb_c_2 = shr(fb_s_2) */
-	paddd %xmm1, %xmm0 /* fb_2 = add(fb_m_2, fb_c_2) */
-
-	/* Round 3, lanes 0..3: BR, F (Z out), LFSR feedback. */
-	movdqa %xmm0, %xmm1 /* fb_2 */
-	paddd %xmm0, %xmm1 /* dbl_27 = add(fb_2, fb_2) */
-	movdqa %xmm1, %xmm4 /* dbl_27 */
-	pand .Lzuc_lanes_ssse3_aesni_1_high16(%rip), %xmm4 /* x0_3_b = and(dbl_27, high16) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_high16(%rip), %xmm6 /* high16 = const() */
-	movdqa %xmm6, %xmm10 /* high16 */
-	pandn %xmm2, %xmm10 /* x0_3_a = andnot(high16, fb_1) */
-	por %xmm10, %xmm4 /* x0_3 = or(x0_3_b, x0_3_a) */
-	movdqa 144(%rsp), %xmm10 /* reload g0s14 */
-	movdqa %xmm10, %xmm11 /* g0s14 */
-	pslld $16, %xmm11 /* x1_3_l = shl(g0s14) */
-	movdqa %xmm9, %xmm12 /* dbl_24 */
-	psrld $16, %xmm12 /* x1_3_r = shr(dbl_24) */
-	por %xmm12, %xmm11 /* x1_3 = or(x1_3_l, x1_3_r) */
-	movdqa 32(%rsp), %xmm12 /* reload g0s8 */
-	movdqa %xmm9, 160(%rsp) /* spill dbl_24 */
-	movdqa %xmm12, %xmm9 /* g0s8 */
-	paddd %xmm12, %xmm9 /* dbl_29 = add(g0s8, g0s8) */
-	movdqa 240(%rsp), %xmm10 /* reload g0s10 */
-	movdqa %xmm10, %xmm12 /* g0s10 */
-	pslld $16, %xmm12 /* x2_3_l = shl(g0s10) */
-	movdqa %xmm9, %xmm10 /* dbl_29 */
-	psrld $16, %xmm10 /* x2_3_r = shr(dbl_29) */
-	por %xmm10, %xmm12 /* x2_3 = or(x2_3_l, x2_3_r) */
-	pxor %xmm14, %xmm4 /* x0r1_3 = xor(x0_3, r1_2) */
-	paddd %xmm15, %xmm4 /* w_3 = add(x0r1_3, r2_2) */
-	movdqa 0(%rsp), %xmm10 /* reload g0s3 */
-	movdqa %xmm10, %xmm6 /* g0s3 */
-	paddd %xmm10, %xmm6 /* dbl_30 = add(g0s3, g0s3) */
-	movdqa %xmm3, 528(%rsp) /* spill dbl_18 */
-	movdqa %xmm5, %xmm3 /* g0s5 */
-	pslld $16, %xmm3 /* x3_3_l = shl(g0s5) */
-	movdqa %xmm5, 544(%rsp) /* spill g0s5 */
-	movdqa %xmm6, %xmm5 /* dbl_30 */
-	psrld $16, %xmm5 /* x3_3_r = shr(dbl_30) */
-	por %xmm5, %xmm3 /* x3_3 = or(x3_3_l, x3_3_r) */
-	pxor %xmm3, %xmm4 /* z_3 = xor(w_3, x3_3) */
-	paddd %xmm11, %xmm14 /* w1_3 = add(r1_2, x1_3) */
-	pxor %xmm12, %xmm15 /* w2_3 = xor(r2_2, x2_3) */
-	movdqa %xmm14, %xmm3 /* w1_3 */
-	pslld $16, %xmm3 /* l1in_3_l = shl(w1_3) */
-	movdqa %xmm15, %xmm5 /* w2_3 */
-	psrld $16, %xmm5 /* l1in_3_r = shr(w2_3) */
-	por %xmm5, %xmm3 /* l1in_3 = or(l1in_3_l, l1in_3_r) */
-	movdqa %xmm3, %xmm5 /* l1in_3 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl24(%rip), %xmm5 /* ur24_3 = lookup16(l1in_3, rotl24) */
-	movdqa %xmm4, 560(%rsp) /* spill z_3 */
-	movdqa %xmm3, %xmm4 /* l1in_3 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl8(%rip), %xmm4 /* ur8_3 = lookup16(l1in_3, rotl8) */
-	movdqa %xmm12, 576(%rsp) /* spill x2_3 */
-	movdqa %xmm3, %xmm12 /* l1in_3 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl16(%rip), %xmm12 /* ur16_3 = lookup16(l1in_3, rotl16) */
-	movdqa %xmm11, 592(%rsp) /* spill x1_3 */
-	movdqa %xmm3, %xmm11 /* l1in_3 */
-	pxor %xmm4, %xmm11 /* ug_acc_3 = xor(l1in_3, ur8_3) */
-	pxor %xmm12, %xmm11 /* ug_3 = xor(ug_acc_3, ur16_3) */
-	movdqa %xmm11, %xmm4 /* ug_3 */
-	pslld $2, %xmm4 /* ur2_3_l = shl(ug_3) */
-	psrld $30, %xmm11 /* ur2_3_r = shr(ug_3) */
-	por %xmm11, %xmm4 /* ur2_3 = or(ur2_3_l, ur2_3_r) */
-	pxor %xmm5, %xmm3 /* u_acc_3 = xor(l1in_3, ur24_3) */
-	pxor %xmm4, %xmm3 /* u_3 = xor(u_acc_3, ur2_3) */
-	pslld $16, %xmm15 /* l2in_3_l = shl(w2_3) */
-	psrld $16, %xmm14 /* l2in_3_r = shr(w1_3) */
-	por %xmm14, %xmm15 /* l2in_3 = or(l2in_3_l, l2in_3_r) */
-	movdqa %xmm15, %xmm4 /* l2in_3 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl8(%rip), %xmm4 /* vr8_3 = lookup16(l2in_3, rotl8) */
-	movdqa %xmm15, %xmm5 /* l2in_3 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl16(%rip), %xmm5 /* vr16_3 = lookup16(l2in_3, rotl16) */
-	movdqa %xmm15, %xmm11 /* l2in_3 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl24(%rip), %xmm11 /* vr24_3 = lookup16(l2in_3, rotl24) */
-	movdqa %xmm4, %xmm12 /* vr8_3 */
-	pxor %xmm5, %xmm12 /* vg_acc_3 = xor(vr8_3, vr16_3) */
-	pxor %xmm11, %xmm12 /* vg_3 = xor(vg_acc_3, vr24_3) */
-	movdqa %xmm12, %xmm5 /* vg_3 */
-	pslld $6, %xmm5 /* vr6_3_l = shl(vg_3) */
-	psrld $26, %xmm12 /* vr6_3_r = shr(vg_3) */
-	por %xmm12, %xmm5 /* vr6_3 = or(vr6_3_l, vr6_3_r) */
-	pxor %xmm4, %xmm15 /* v_acc_3 = xor(l2in_3, vr8_3) */
-	pxor %xmm5, %xmm15 /* v_3 = xor(v_acc_3, vr6_3) */
-	movdqa %xmm15, %xmm4 /* v_3 */
-	psrlw $8, %xmm4 /* sb_in_x_sh_3 = shr(v_3) */
-	movdqa %xmm3, %xmm5 /* u_3 */
-	pand %xmm8, %xmm5 /* sb_in_x_3_b = and(u_3, odd_bytes) */
-	movdqa %xmm8, %xmm11 /* odd_bytes */
-	pandn %xmm4, %xmm11 /* sb_in_x_3_a = andnot(odd_bytes, sb_in_x_sh_3) */
-	por %xmm11, %xmm5 /* sb_in_x_3 = or(sb_in_x_3_b, sb_in_x_3_a) */
-	movdqa %xmm5, %xmm4 /* sb_in_x_3 */
-	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm4 /* sb_s0_xl_3 = and(sb_in_x_3, nibble_mask) */
-	psrlw $4, %xmm5 /* sb_s0_xs_3 = shr(sb_in_x_3) */
-	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm5 /* sb_s0_xh_3 = and(sb_s0_xs_3, nibble_mask) */
-	movdqa %xmm7, %xmm11 /* s0_p1 */
-	pshufb %xmm4, %xmm11 /* sb_s0_p1_3 = lookup16(s0_p1, sb_s0_xl_3) */
-	pxor %xmm5, %xmm11 /* sb_s0_t_3 = xor(sb_s0_p1_3, sb_s0_xh_3) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_s0_p2(%rip), %xmm5 /* s0_p2 = const() */
-	movdqa %xmm5, %xmm12 /* s0_p2 */
-	pshufb %xmm11, %xmm12 /* sb_s0_p2_3 = lookup16(s0_p2, sb_s0_t_3) */
-	pxor %xmm4, %xmm12 /* sb_s0_ol_3 = xor(sb_s0_p2_3, sb_s0_xl_3) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_s0_p3_rot(%rip), %xmm4 /* s0_p3_rot = const() */
-	movdqa %xmm4, %xmm14 /* s0_p3_rot */
-	pshufb %xmm12, %xmm14 /* sb_s0_p3_3 = lookup16(s0_p3_rot, sb_s0_ol_3) */
-	paddb %xmm11, %xmm11 /* sb_s0_t2_3 = add(sb_s0_t_3, sb_s0_t_3) */
-	pxor %xmm11, %xmm14 /* sb_s0_3 = xor(sb_s0_p3_3, sb_s0_t2_3) */
-	psllw $8, %xmm3 /* sb_in_y_sh_3 = shl(u_3) */
-	pand %xmm8, %xmm3 /* sb_in_y_3_b = and(sb_in_y_sh_3, odd_bytes) */
-	movdqa %xmm8, %xmm11 /* odd_bytes */
-	pandn %xmm15, %xmm11 /* sb_in_y_3_a = andnot(odd_bytes, v_3) */
-	por %xmm11, %xmm3 /* sb_in_y_3 = or(sb_in_y_3_b, sb_in_y_3_a) */
-	movdqa %xmm3, %xmm11 /* sb_in_y_3 */
-	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm11 /* sb_in_y_3_lo = and(sb_in_y_3, nibble_mask) */
-	psrlw $4, %xmm3 /* sb_in_y_3_sh = shr(sb_in_y_3) */
-	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm3 /* sb_in_y_3_hi = and(sb_in_y_3_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_lo(%rip), %xmm12 /* tbl_lo = const() */
-	movdqa %xmm12, %xmm15 /* tbl_lo */
-	pshufb %xmm11, %xmm15 /* sb_s1_k_3_l = lookup16(tbl_lo, sb_in_y_3_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_hi(%rip), %xmm11 /* tbl_hi = const() */
-	movdqa %xmm11, %xmm12 /* tbl_hi */
-	pshufb %xmm3, %xmm12 /* sb_s1_k_3_h = lookup16(tbl_hi, sb_in_y_3_hi) */
-	pxor %xmm12, %xmm15 /* sb_s1_k_3 = xor(sb_s1_k_3_l, sb_s1_k_3_h) */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_inv_shift_rows(%rip), %xmm15 /* sb_s1_3_sr = lookup16(sb_s1_k_3, inv_shift_rows) */
-	aesenclast .Lzuc_lanes_ssse3_aesni_1_aes_cancel_key(%rip), %xmm15 /* sb_s1_3_aes = aesenclast(sb_s1_3_sr, aes_cancel_key) */
-	movdqa %xmm15, %xmm3 /* sb_s1_3_aes */
-	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm3 /* sb_s1_3_aes_lo = and(sb_s1_3_aes, nibble_mask) */
-	psrlw $4, %xmm15 /* sb_s1_3_aes_sh = shr(sb_s1_3_aes) */
-	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm15 /* sb_s1_3_aes_hi = and(sb_s1_3_aes_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_lo_1(%rip), %xmm12 /* tbl_lo_1 = const() */
-	movdqa %xmm12, %xmm11 /* tbl_lo_1 */
-	pshufb %xmm3, %xmm11 /* sb_s1_3_l = lookup16(tbl_lo_1, sb_s1_3_aes_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_hi_1(%rip), %xmm3 /* tbl_hi_1 = const() */
-	movdqa %xmm3, %xmm12 /* tbl_hi_1 */
-	pshufb %xmm15, %xmm12 /* sb_s1_3_h = lookup16(tbl_hi_1, sb_s1_3_aes_hi) */
-	pxor %xmm12, %xmm11 /* sb_s1_3 = xor(sb_s1_3_l, sb_s1_3_h) */
-	movdqa %xmm11, %xmm12 /* sb_s1_3 */
-	psrlw $8, %xmm12 /* r1_sh_3 = shr(sb_s1_3) */
-	movdqa %xmm14, %xmm15 /* sb_s0_3 */
-	pand %xmm8, %xmm15 /* r1_3_b = and(sb_s0_3, odd_bytes) */
-	movdqa %xmm8, %xmm3 /* odd_bytes */
-	pandn %xmm12, %xmm3 /* r1_3_a = andnot(odd_bytes, r1_sh_3) */
-	por %xmm3, %xmm15 /* r1_3 = or(r1_3_b, r1_3_a) */
-	psllw $8, %xmm14 /* r2_sh_3 = shl(sb_s0_3) */
-	pand %xmm8, %xmm14 /* r2_3_b = and(r2_sh_3, odd_bytes) */
-	movdqa %xmm8, %xmm3 /* odd_bytes */
-	pandn %xmm11, %xmm3 /* r2_3_a = andnot(odd_bytes, sb_s1_3) */
-	por %xmm3, %xmm14 /* r2_3 = or(r2_3_b, r2_3_a) */
-	movdqa %xmm10, %xmm3 /* g0s3 */
-	pslld $8, %xmm3 /* s0k_o_3_l = shl(g0s3) */
-	psrld $24, %xmm6 /* s0k_o_3_r = shr(dbl_30) */
-	por %xmm6, %xmm3 /* s0k_o_3 = or(s0k_o_3_l, s0k_o_3_r) */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm3 /* s0k_3 = and(s0k_o_3, modulus) */
-	movdqa 128(%rsp), %xmm6 /* reload g0s7 */
-	movdqa %xmm6, %xmm11 /* g0s7 */
-	pslld $20, %xmm11 /* s4k_o_3_l = shl(g0s7) */
-	movdqa %xmm13, %xmm12 /* dbl_20 */
-	psrld $12, %xmm12 /* s4k_o_3_r = shr(dbl_20) */
-	por %xmm12, %xmm11 /* s4k_o_3 = or(s4k_o_3_l, s4k_o_3_r) */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm11 /* s4k_3 = and(s4k_o_3, modulus) */
-	movdqa 288(%rsp), %xmm12 /* reload g0s13 */
-	movdqa %xmm12, %xmm6 /* g0s13 */
-	pslld $21, %xmm6 /* s10k_o_3_l = shl(g0s13) */
-	movdqa 272(%rsp), %xmm12 /* reload dbl_7 */
-	movdqa %xmm13, 608(%rsp) /* spill dbl_20 */
-	movdqa %xmm12, %xmm13 /* dbl_7 */
-	psrld $11, %xmm13 /* s10k_o_3_r = shr(dbl_7) */
-	por %xmm13, %xmm6 /* s10k_o_3 = or(s10k_o_3_l, s10k_o_3_r) */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm6 /* s10k_3 = and(s10k_o_3, modulus) */
-	movdqa 448(%rsp), %xmm13 /* reload fb */
-	movdqa %xmm13, %xmm4 /* fb */
-	pslld $17, %xmm4 /* s13k_o_3_l = shl(fb) */
-	movdqa 432(%rsp), %xmm13 /* reload dbl_9 */
-	movdqa %xmm13, %xmm5 /* dbl_9 */
-	psrld $15, %xmm5 /* s13k_o_3_r = shr(dbl_9) */
-	por %xmm5, %xmm4 /* s13k_o_3 = or(s13k_o_3_l, s13k_o_3_r) */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm4 /* s13k_3 = and(s13k_o_3, modulus) */
-	movdqa %xmm0, %xmm5 /* fb_2 */
-	pslld $15, %xmm5 /* s15k_o_3_l = shl(fb_2) */
-	movdqa %xmm1, %xmm13 /* dbl_27 */
-	psrld $17, %xmm13 /* s15k_o_3_r = shr(dbl_27) */
-	por %xmm13, %xmm5 /* s15k_o_3 = or(s15k_o_3_l, s15k_o_3_r) */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm5 /* s15k_3 = and(s15k_o_3, modulus) */
-	paddd %xmm11, %xmm3 /* fb0_s_6 = add(s0k_3, s4k_3) */
-	movdqa %xmm3, %xmm11 /* fb0_s_6 */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm11 /* fb0_m_6 = and(fb0_s_6, modulus) */
-	psrld $31, %xmm3 /* fb0_c_6 = shr(fb0_s_6) */
-	paddd %xmm3, %xmm11 /* fb0_6 = add(fb0_m_6, fb0_c_6) */
-	paddd %xmm4, %xmm6 /* fb0_s_7 = add(s10k_3, s13k_3) */
-	movdqa %xmm6, %xmm3 /* fb0_s_7 */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm3 /* fb0_m_7 = and(fb0_s_7, modulus) */
-	psrld $31, %xmm6 /* fb0_c_7 = shr(fb0_s_7) */
-	paddd %xmm6, %xmm3 /* fb0_7 = add(fb0_m_7, fb0_c_7) */
-	paddd %xmm3, %xmm11 /* fb1_s_3 = add(fb0_6, fb0_7) */
-	movdqa %xmm11, %xmm3 /* fb1_s_3 */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm3 /* fb1_m_3 = and(fb1_s_3, modulus) */
-	psrld $31, %xmm11 /* fb1_c_3 = shr(fb1_s_3) */
-	paddd %xmm11, %xmm3 /* fb1_3 = add(fb1_m_3, fb1_c_3) */
-	paddd %xmm5, %xmm3 /* fb2_s_3 = add(fb1_3, s15k_3) */
-	movdqa %xmm3, %xmm4 /* fb2_s_3 */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm4 /* fb2_m_3 = and(fb2_s_3, modulus) */
-	psrld $31, %xmm3 /* fb2_c_3 = shr(fb2_s_3) */
-	paddd %xmm3, %xmm4 /* fb2_3 = add(fb2_m_3, fb2_c_3) */
-	paddd %xmm10, %xmm4 /* fb_s_3 = add(fb2_3, g0s3) */
-	movdqa %xmm4, %xmm3 /* fb_s_3 */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm3 /* fb_m_3 = and(fb_s_3, modulus) */
-	psrld $31, %xmm4 /* fb_c_3 = shr(fb_s_3) */
-	paddd %xmm4, %xmm3 /* fb_3 = add(fb_m_3, fb_c_3) */
-
-	/* Round 4, lanes 0..3: BR, F (Z out), LFSR feedback. */
-	movdqa %xmm3, %xmm4 /* fb_3 */
-	paddd %xmm3, %xmm4 /* dbl_36 = add(fb_3, fb_3) */
-	movdqa %xmm4, %xmm5 /* dbl_36 */
-	pand .Lzuc_lanes_ssse3_aesni_1_high16(%rip), %xmm5 /* x0_4_b = and(dbl_36, high16) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_high16(%rip), %xmm6 /* high16 = const() */
-	movdqa %xmm6, %xmm10 /* high16 */
-	pandn %xmm0, %xmm10 /* x0_4_a = andnot(high16, fb_2) */
-	por %xmm10, %xmm5 /* x0_4 = or(x0_4_b, x0_4_a) */
-	movdqa 320(%rsp), %xmm10 /* reload g0s15 */
-	movdqa %xmm10, %xmm11 /* g0s15 */
-	pslld $16, %xmm11 /* x1_4_l = shl(g0s15) */
-	movdqa %xmm12, %xmm13 /* dbl_7 */
-	psrld $16, %xmm13 /* x1_4_r = shr(dbl_7) */
-	por %xmm13, %xmm11 /* x1_4 = or(x1_4_l, x1_4_r) */
-	pxor %xmm15, %xmm5 /* x0r1_4 = xor(x0_4, r1_3) */
-	paddd %xmm14, %xmm5 /* w_4 = add(x0r1_4, r2_3) */
-	movdqa 48(%rsp), %xmm13 /* reload g0s6 */
-	movdqa %xmm13, %xmm12 /* g0s6 */
-	pslld $16, %xmm12 /* x3_4_l = shl(g0s6) */
-	movdqa 224(%rsp), %xmm13 /* reload dbl_5 */
-	movdqa %xmm13, %xmm10 /* dbl_5 */
-	psrld $16, %xmm10 /* x3_4_r = shr(dbl_5) */
-	por %xmm10, %xmm12 /* x3_4 = or(x3_4_l, x3_4_r) */
-	pxor %xmm12, %xmm5 /* z_4 = xor(w_4, x3_4) */
-	paddd %xmm11, %xmm15 /* w1_4 = add(r1_3, x1_4) */
-	pxor 208(%rsp), %xmm14 /* w2_4 = xor(r2_3, x1) */
-	movdqa %xmm15, %xmm10 /* w1_4 */
-	pslld $16, %xmm10 /* l1in_4_l = shl(w1_4) */
-	movdqa %xmm14, %xmm12 /* w2_4 */
-	psrld $16, %xmm12 /* l1in_4_r = shr(w2_4) */
-	por %xmm12, %xmm10 /* l1in_4 = or(l1in_4_l, l1in_4_r) */
-	movdqa %xmm10, %xmm12 /* l1in_4 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl24(%rip), %xmm12 /* ur24_4 = lookup16(l1in_4, rotl24) */
-	movdqa %xmm5, 0(%rsp) /* spill z_4 */
-	movdqa %xmm10, %xmm5 /* l1in_4 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl8(%rip), %xmm5 /* ur8_4 = lookup16(l1in_4, rotl8) */
-	movdqa %xmm11, 624(%rsp) /* spill x1_4 */
-	movdqa %xmm10, %xmm11 /* l1in_4 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl16(%rip), %xmm11 /* ur16_4 = lookup16(l1in_4, rotl16) */
-	movdqa %xmm10, %xmm6 /* l1in_4 */
-	pxor %xmm5, %xmm6 /* ug_acc_4 = xor(l1in_4, ur8_4) */
-	pxor %xmm11, %xmm6 /* ug_4 = xor(ug_acc_4, ur16_4) */
-	movdqa %xmm6, %xmm5 /* ug_4 */
-	pslld $2, %xmm5 /* ur2_4_l = shl(ug_4) */
-	psrld $30, %xmm6 /* ur2_4_r = shr(ug_4) */
-	por %xmm6, %xmm5 /* ur2_4 = or(ur2_4_l, ur2_4_r) */
-	pxor %xmm12, %xmm10 /* u_acc_4 = xor(l1in_4, ur24_4) */
-	pxor %xmm5, %xmm10 /* u_4 = xor(u_acc_4, ur2_4) */
-	pslld $16, %xmm14 /* l2in_4_l = shl(w2_4) */
-	psrld $16, %xmm15 /* l2in_4_r = shr(w1_4) */
-	por %xmm15, %xmm14 /* l2in_4 = or(l2in_4_l, l2in_4_r) */
-	movdqa %xmm14, %xmm5 /* l2in_4 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl8(%rip), %xmm5 /* vr8_4 = lookup16(l2in_4, rotl8) */
-	movdqa %xmm14, %xmm6 /* l2in_4 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl16(%rip), %xmm6 /* vr16_4 = lookup16(l2in_4, rotl16) */
-	movdqa %xmm14, %xmm11 /* l2in_4 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl24(%rip), %xmm11 /* vr24_4 = lookup16(l2in_4, rotl24) */
-	movdqa %xmm5, %xmm12 /* vr8_4 */
-	pxor %xmm6, %xmm12 /* vg_acc_4 = xor(vr8_4, vr16_4) */
-	pxor %xmm11, %xmm12 /* vg_4 = xor(vg_acc_4, vr24_4) */
-	movdqa %xmm12, %xmm6 /* vg_4 */
-	pslld $6, %xmm6 /* vr6_4_l = shl(vg_4) */
-	psrld $26, %xmm12 /* vr6_4_r = shr(vg_4) */
-	por %xmm12, %xmm6 /* vr6_4 = or(vr6_4_l, vr6_4_r) */
-	pxor %xmm5, %xmm14 /* v_acc_4 = xor(l2in_4, vr8_4) */
-	pxor %xmm6, %xmm14 /* v_4 = xor(v_acc_4, vr6_4) */
-	movdqa %xmm14, %xmm5 /* v_4 */
-	psrlw $8, %xmm5 /* sb_in_x_sh_4 = shr(v_4) */
-	movdqa %xmm10, %xmm6 /* u_4 */
-	pand %xmm8, %xmm6 /* sb_in_x_4_b = and(u_4, odd_bytes) */
-	movdqa %xmm8, %xmm11 /* odd_bytes */
-	pandn %xmm5, %xmm11 /* sb_in_x_4_a = andnot(odd_bytes, sb_in_x_sh_4) */
-	por %xmm11, %xmm6 /* sb_in_x_4 = or(sb_in_x_4_b, sb_in_x_4_a) */
-	movdqa %xmm6, %xmm5 /* sb_in_x_4 */
-	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm5 /* sb_s0_xl_4 = and(sb_in_x_4, nibble_mask) */
-	psrlw $4, %xmm6 /* sb_s0_xs_4 = shr(sb_in_x_4) */
-	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm6 /* sb_s0_xh_4 = and(sb_s0_xs_4, nibble_mask) */
-	movdqa %xmm7, %xmm11 /* s0_p1 */
-	pshufb %xmm5, %xmm11 /* sb_s0_p1_4 = lookup16(s0_p1, sb_s0_xl_4) */
-	pxor %xmm6, %xmm11 /* sb_s0_t_4 = xor(sb_s0_p1_4, sb_s0_xh_4) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_s0_p2(%rip), %xmm6 /* s0_p2 = const() */
-	movdqa %xmm6, %xmm12 /* s0_p2 */
-	pshufb %xmm11, %xmm12 /* sb_s0_p2_4 = lookup16(s0_p2, sb_s0_t_4) */
-	pxor %xmm5, %xmm12 /* sb_s0_ol_4 = xor(sb_s0_p2_4, sb_s0_xl_4) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_s0_p3_rot(%rip), %xmm5 /* s0_p3_rot = const() */
-	movdqa %xmm5, %xmm15 /* s0_p3_rot */
-	pshufb %xmm12, %xmm15 /* sb_s0_p3_4 = lookup16(s0_p3_rot, sb_s0_ol_4) */
-	paddb %xmm11, %xmm11 /* sb_s0_t2_4 = add(sb_s0_t_4, sb_s0_t_4) */
-	pxor %xmm11, %xmm15 /* sb_s0_4 = xor(sb_s0_p3_4, sb_s0_t2_4) */
-	psllw $8, %xmm10 /* sb_in_y_sh_4 = shl(u_4) */
-	pand %xmm8, %xmm10 /* sb_in_y_4_b = and(sb_in_y_sh_4, odd_bytes) */
-	movdqa %xmm8, %xmm11 /* odd_bytes */
-	pandn %xmm14, %xmm11 /* sb_in_y_4_a = andnot(odd_bytes, v_4) */
-	por %xmm11, %xmm10 /* sb_in_y_4 = or(sb_in_y_4_b, sb_in_y_4_a) */
-	movdqa %xmm10, %xmm11 /* sb_in_y_4 */
-	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm11 /* sb_in_y_4_lo = and(sb_in_y_4, nibble_mask) */
-	psrlw $4, %xmm10 /* sb_in_y_4_sh = shr(sb_in_y_4) */
-	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm10 /* sb_in_y_4_hi = and(sb_in_y_4_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_lo(%rip), %xmm12 /* tbl_lo = const() */
-	movdqa %xmm12, %xmm14 /* tbl_lo */
-	pshufb %xmm11, %xmm14 /* sb_s1_k_4_l = lookup16(tbl_lo, sb_in_y_4_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_hi(%rip), %xmm11 /* tbl_hi = const() */
-	movdqa %xmm11, %xmm12 /* tbl_hi */
-	pshufb %xmm10, %xmm12 /* sb_s1_k_4_h = lookup16(tbl_hi, sb_in_y_4_hi) */
-	pxor %xmm12, %xmm14 /* sb_s1_k_4 = xor(sb_s1_k_4_l, sb_s1_k_4_h) */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_inv_shift_rows(%rip), %xmm14 /* sb_s1_4_sr = lookup16(sb_s1_k_4, inv_shift_rows) */
-	aesenclast .Lzuc_lanes_ssse3_aesni_1_aes_cancel_key(%rip), %xmm14 /* sb_s1_4_aes = aesenclast(sb_s1_4_sr, aes_cancel_key) */
-	movdqa %xmm14, %xmm10 /* sb_s1_4_aes */
-	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm10 /* sb_s1_4_aes_lo = and(sb_s1_4_aes, nibble_mask) */
-	psrlw $4, %xmm14 /* sb_s1_4_aes_sh = shr(sb_s1_4_aes) */
-	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm14 /* sb_s1_4_aes_hi = and(sb_s1_4_aes_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_lo_1(%rip), %xmm12 /* tbl_lo_1 = const() */
-	movdqa %xmm12, %xmm11 /* tbl_lo_1 */
-	pshufb %xmm10, %xmm11 /* sb_s1_4_l = lookup16(tbl_lo_1, sb_s1_4_aes_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_hi_1(%rip), %xmm10 /* tbl_hi_1 = const() */
-	movdqa %xmm10, %xmm12 /* tbl_hi_1 */
-	pshufb %xmm14, %xmm12 /* sb_s1_4_h = lookup16(tbl_hi_1, sb_s1_4_aes_hi) */
-	pxor %xmm12, %xmm11 /* sb_s1_4 = xor(sb_s1_4_l, sb_s1_4_h) */
-	movdqa %xmm11, %xmm12 /* sb_s1_4 */
-	psrlw $8, %xmm12 /* r1_sh_4 = shr(sb_s1_4) */
-	movdqa %xmm15, %xmm14 /* sb_s0_4 */
-	pand %xmm8, %xmm14 /* r1_4_b = and(sb_s0_4, odd_bytes) */
-	movdqa %xmm8, %xmm10 /* odd_bytes */
-	pandn %xmm12, %xmm10 /* r1_4_a = andnot(odd_bytes, r1_sh_4) */
-	por %xmm10, %xmm14 /* r1_4 = or(r1_4_b, r1_4_a) */
-	psllw $8, %xmm15 /* r2_sh_4 = shl(sb_s0_4) */
-	pand %xmm8, %xmm15 /* r2_4_b = and(r2_sh_4, odd_bytes) */
-	movdqa %xmm8, %xmm10 /* odd_bytes */
-	pandn %xmm11, %xmm10 /* r2_4_a = andnot(odd_bytes, sb_s1_4) */
-	por %xmm10, %xmm15 /* r2_4 = or(r2_4_b, r2_4_a) */
-	movdqa 256(%rsp), %xmm10 /* reload g0s4 */
-	movdqa %xmm10, %xmm11 /* g0s4 */
-	pslld $8, %xmm11 /* s0k_o_4_l = shl(g0s4) */
-	psrld $24, %xmm13 /* s0k_o_4_r = shr(dbl_5) */
-	por %xmm13, %xmm11 /* s0k_o_4 = or(s0k_o_4_l, s0k_o_4_r) */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm11 /* s0k_4 = and(s0k_o_4, modulus) */
-	movdqa 32(%rsp), %xmm12 /* reload g0s8 */
-	movdqa %xmm12, %xmm13 /* g0s8 */
-	pslld $20, %xmm13 /* s4k_o_4_l = shl(g0s8) */
-	movdqa %xmm9, %xmm12 /* dbl_29 */
-	psrld $12, %xmm12 /* s4k_o_4_r = shr(dbl_29) */
-	por %xmm12, %xmm13 /* s4k_o_4 = or(s4k_o_4_l, s4k_o_4_r) */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm13 /* s4k_4 = and(s4k_o_4, modulus) */
-	movdqa 144(%rsp), %xmm12 /* reload g0s14 */
-	movdqa %xmm9, 224(%rsp) /* spill dbl_29 */
-	movdqa %xmm12, %xmm9 /* g0s14 */
-	pslld $21, %xmm9 /* s10k_o_4_l = shl(g0s14) */
-	movdqa 416(%rsp), %xmm12 /* reload dbl_16 */
-	movdqa %xmm12, %xmm5 /* dbl_16 */
-	psrld $11, %xmm5 /* s10k_o_4_r = shr(dbl_16) */
-	por %xmm5, %xmm9 /* s10k_o_4 = or(s10k_o_4_l, s10k_o_4_r) */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm9 /* s10k_4 = and(s10k_o_4, modulus) */
-	movdqa %xmm2, %xmm5 /* fb_1 */
-	pslld $17, %xmm5 /* s13k_o_4_l = shl(fb_1) */
-	movdqa %xmm2, 640(%rsp) /* spill fb_1 */
-	movdqa 528(%rsp), %xmm2 /* reload dbl_18 */
-	movdqa %xmm2, %xmm6 /* dbl_18 */
-	psrld $15, %xmm6 /* s13k_o_4_r = shr(dbl_18) */
-	por %xmm6, %xmm5 /* s13k_o_4 = or(s13k_o_4_l, s13k_o_4_r) */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm5 /* s13k_4 = and(s13k_o_4, modulus) */
-	movdqa %xmm3, %xmm6 /* fb_3 */
-	pslld $15, %xmm6 /* s15k_o_4_l = shl(fb_3) */
-	movdqa %xmm4, %xmm2 /* dbl_36 */
-	psrld $17, %xmm2 /* s15k_o_4_r = shr(dbl_36) */
-	por %xmm2, %xmm6 /* s15k_o_4 = or(s15k_o_4_l, s15k_o_4_r) */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm6 /* s15k_4 = and(s15k_o_4, modulus) */
-	paddd %xmm13, %xmm11 /* fb0_s_8 = add(s0k_4, s4k_4) */
-	movdqa %xmm11, %xmm2 /* fb0_s_8 */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm2 /* fb0_m_8 = and(fb0_s_8, modulus) */
-	psrld $31, %xmm11 /* fb0_c_8 = shr(fb0_s_8) */
-	paddd %xmm11, %xmm2 /* fb0_8 = add(fb0_m_8, fb0_c_8) */
-	paddd %xmm5, %xmm9 /* fb0_s_9 = add(s10k_4, s13k_4) */
-	movdqa %xmm9, %xmm5 /* fb0_s_9 */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm5 /* fb0_m_9 = and(fb0_s_9, modulus) */
-	psrld $31, %xmm9 /* fb0_c_9 = shr(fb0_s_9) */
-	paddd %xmm9, %xmm5 /* fb0_9 = add(fb0_m_9, fb0_c_9) */
-	paddd %xmm5, %xmm2 /* fb1_s_4 = add(fb0_8, fb0_9) */
-	movdqa %xmm2, %xmm5 /* fb1_s_4 */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm5 /* fb1_m_4 = and(fb1_s_4, modulus) */
-	psrld $31, %xmm2 /* fb1_c_4 = shr(fb1_s_4) */
-	paddd %xmm2, %xmm5 /* fb1_4 = add(fb1_m_4, fb1_c_4) */
-	paddd %xmm6, %xmm5 /* fb2_s_4 = add(fb1_4, s15k_4) */
-	movdqa %xmm5, %xmm2 /* fb2_s_4 */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm2 /* fb2_m_4 = and(fb2_s_4, modulus) */
-	psrld $31, %xmm5 /* fb2_c_4 = shr(fb2_s_4) */
-	paddd %xmm5, %xmm2 /* fb2_4 = add(fb2_m_4, fb2_c_4) */
-	paddd %xmm10, %xmm2 /* fb_s_4 = add(fb2_4, g0s4) */
-	movdqa %xmm2, %xmm5 /* fb_s_4 */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm5 /* fb_m_4 = and(fb_s_4, modulus) */
-	psrld $31, %xmm2 /* fb_c_4 = shr(fb_s_4) */
-	paddd %xmm2, %xmm5 /* fb_4 = add(fb_m_4, fb_c_4) */
-
-	/* Round 5, lanes 0..3: BR, F (Z out), LFSR feedback. */
-	movdqa %xmm5, %xmm2 /* fb_4 */
-	paddd %xmm5, %xmm2 /* dbl_45 = add(fb_4, fb_4) */
-	movdqa %xmm2, %xmm6 /* dbl_45 */
-	pand .Lzuc_lanes_ssse3_aesni_1_high16(%rip), %xmm6 /* x0_5_b = and(dbl_45, high16) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_high16(%rip), %xmm9 /* high16 = const() */
-	movdqa %xmm9, %xmm10 /* high16 */
-	pandn %xmm3, %xmm10 /* x0_5_a = andnot(high16, fb_3) */
-	por %xmm10, %xmm6 /* x0_5 = or(x0_5_b, x0_5_a) */
-	movdqa 448(%rsp), %xmm10 /* reload fb */
-	movdqa %xmm10, %xmm11 /* fb */
-	pslld $16, %xmm11 /* x1_5_l = shl(fb) */
-	movdqa %xmm12, %xmm13 /* dbl_16 */
-	psrld $16, %xmm13 /* x1_5_r = shr(dbl_16) */
-	por %xmm13, %xmm11 /* x1_5 = or(x1_5_l, x1_5_r) */
-	pxor %xmm14, %xmm6 /* x0r1_5 = xor(x0_5, r1_4) */
-	paddd %xmm15, %xmm6 /* w_5 = add(x0r1_5, r2_4) */
-	pxor 192(%rsp), %xmm6 /* z_5 = xor(w_5, x2) */
-	paddd %xmm11, %xmm14 /* w1_5 = add(r1_4, x1_5) */
-	pxor 368(%rsp), %xmm15 /* w2_5 = xor(r2_4, x1_1) */
-	movdqa %xmm14, %xmm13 /* w1_5 */
-	pslld $16, %xmm13 /* l1in_5_l = shl(w1_5) */
-	movdqa %xmm15, %xmm12 /* w2_5 */
-	psrld $16, %xmm12 /* l1in_5_r = shr(w2_5) */
-	por %xmm12, %xmm13 /* l1in_5 = or(l1in_5_l, l1in_5_r) */
-	movdqa %xmm13, %xmm12 /* l1in_5 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl24(%rip), %xmm12 /* ur24_5 = lookup16(l1in_5, rotl24) */
-	movdqa %xmm6, 192(%rsp) /* spill z_5 */
-	movdqa %xmm13, %xmm6 /* l1in_5 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl8(%rip), %xmm6 /* ur8_5 = lookup16(l1in_5, rotl8) */
-	movdqa %xmm11, 256(%rsp) /* spill x1_5 */
-	movdqa %xmm13, %xmm11 /* l1in_5 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl16(%rip), %xmm11 /* ur16_5 = lookup16(l1in_5, rotl16) */
-	movdqa %xmm13, %xmm10 /* l1in_5 */
-	pxor %xmm6, %xmm10 /* ug_acc_5 = xor(l1in_5, ur8_5) */
-	pxor %xmm11, %xmm10 /* ug_5 = xor(ug_acc_5, ur16_5) */
-	movdqa %xmm10, %xmm6 /* ug_5 */
-	pslld $2, %xmm6 /* ur2_5_l = shl(ug_5) */
-	psrld $30, %xmm10 /* ur2_5_r = shr(ug_5) */
-	por %xmm10, %xmm6 /* ur2_5 = or(ur2_5_l, ur2_5_r) */
-	pxor %xmm12, %xmm13 /* u_acc_5 = xor(l1in_5, ur24_5) */
-	pxor %xmm6, %xmm13 /* u_5 = xor(u_acc_5, ur2_5) */
-	pslld $16, %xmm15 /* l2in_5_l = shl(w2_5) */
-	psrld $16, %xmm14 /* l2in_5_r = shr(w1_5) */
-	por %xmm14, %xmm15 /* l2in_5 = or(l2in_5_l, l2in_5_r) */
-	movdqa %xmm15, %xmm6 /* l2in_5 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl8(%rip), %xmm6 /* vr8_5 = lookup16(l2in_5, rotl8) */
-	movdqa %xmm15, %xmm10 /* l2in_5 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl16(%rip), %xmm10 /* vr16_5 = lookup16(l2in_5, rotl16) */
-	movdqa %xmm15, %xmm11 /* l2in_5 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl24(%rip), %xmm11 /* vr24_5 = lookup16(l2in_5, rotl24) */
-	movdqa %xmm6, %xmm12 /* vr8_5 */
-	pxor %xmm10, %xmm12 /* vg_acc_5 = xor(vr8_5, vr16_5) */
-	pxor %xmm11, %xmm12 /* vg_5 = xor(vg_acc_5, vr24_5) */
-	movdqa %xmm12, %xmm10 /* vg_5 */
-	pslld $6, %xmm10 /* vr6_5_l = shl(vg_5) */
-	psrld $26, %xmm12 /* vr6_5_r = shr(vg_5) */
-	por %xmm12, %xmm10 /* vr6_5 = or(vr6_5_l, vr6_5_r) */
-	pxor %xmm6, %xmm15 /* v_acc_5 = xor(l2in_5, vr8_5) */
-	pxor %xmm10, %xmm15 /* v_5 = xor(v_acc_5, vr6_5) */
-	movdqa %xmm15, %xmm6 /* v_5 */
-	psrlw $8, %xmm6 /* sb_in_x_sh_5 = shr(v_5) */
-	movdqa %xmm13, %xmm10 /* u_5 */
-	pand %xmm8, %xmm10 /* sb_in_x_5_b = and(u_5, odd_bytes) */
-	movdqa %xmm8, %xmm11 /* odd_bytes */
-	pandn %xmm6, %xmm11 /* sb_in_x_5_a = andnot(odd_bytes, sb_in_x_sh_5) */
-	por %xmm11, %xmm10 /* sb_in_x_5 = or(sb_in_x_5_b, sb_in_x_5_a) */
-	movdqa %xmm10, %xmm6 /* sb_in_x_5 */
-	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm6 /* sb_s0_xl_5 = and(sb_in_x_5, nibble_mask) */
-	psrlw $4, %xmm10 /* sb_s0_xs_5 = shr(sb_in_x_5) */
-	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm10 /* sb_s0_xh_5 = and(sb_s0_xs_5, nibble_mask) */
-	movdqa %xmm7, %xmm11 /* s0_p1 */
-	pshufb %xmm6, %xmm11 /* sb_s0_p1_5 = lookup16(s0_p1, sb_s0_xl_5) */
-	pxor %xmm10, %xmm11 /* sb_s0_t_5 = xor(sb_s0_p1_5, sb_s0_xh_5) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_s0_p2(%rip), %xmm10 /* s0_p2 = const() */
-	movdqa %xmm10, %xmm12 /* s0_p2 */
-	pshufb %xmm11, %xmm12 /* sb_s0_p2_5 = lookup16(s0_p2, sb_s0_t_5) */
-	pxor %xmm6, %xmm12 /* sb_s0_ol_5 = xor(sb_s0_p2_5, sb_s0_xl_5) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_s0_p3_rot(%rip), %xmm6 /* s0_p3_rot = const() */
-	movdqa %xmm6, %xmm14 /* s0_p3_rot */
-	pshufb %xmm12, %xmm14 /* sb_s0_p3_5 = lookup16(s0_p3_rot, sb_s0_ol_5) */
-	paddb %xmm11, %xmm11 /* sb_s0_t2_5 = add(sb_s0_t_5, sb_s0_t_5) */
-	pxor %xmm11, %xmm14 /* sb_s0_5 = xor(sb_s0_p3_5, sb_s0_t2_5) */
-	psllw $8, %xmm13 /* sb_in_y_sh_5 = shl(u_5) */
-	pand %xmm8, %xmm13 /* sb_in_y_5_b = and(sb_in_y_sh_5, odd_bytes) */
-	movdqa %xmm8, %xmm11 /* odd_bytes */
-	pandn %xmm15, %xmm11 /* sb_in_y_5_a = andnot(odd_bytes, v_5) */
-	por %xmm11, %xmm13 /* sb_in_y_5 = or(sb_in_y_5_b, sb_in_y_5_a) */
-	movdqa %xmm13, %xmm11 /* sb_in_y_5 */
-	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm11 /* sb_in_y_5_lo = and(sb_in_y_5, nibble_mask) */
-	psrlw $4, %xmm13 /* sb_in_y_5_sh = shr(sb_in_y_5) */
-	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm13 /* sb_in_y_5_hi = and(sb_in_y_5_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_lo(%rip), %xmm12 /* tbl_lo = const() */
-	movdqa %xmm12, %xmm15 /* tbl_lo */
-	pshufb %xmm11, %xmm15 /* sb_s1_k_5_l = lookup16(tbl_lo, sb_in_y_5_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_hi(%rip), %xmm11 /* tbl_hi = const() */
-	movdqa %xmm11, %xmm12 /* tbl_hi */
-	pshufb %xmm13, %xmm12 /* sb_s1_k_5_h = lookup16(tbl_hi, sb_in_y_5_hi) */
-	pxor %xmm12, %xmm15 /* sb_s1_k_5 = xor(sb_s1_k_5_l, sb_s1_k_5_h) */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_inv_shift_rows(%rip), %xmm15 /* sb_s1_5_sr = lookup16(sb_s1_k_5, inv_shift_rows) */
-	aesenclast .Lzuc_lanes_ssse3_aesni_1_aes_cancel_key(%rip), %xmm15 /* sb_s1_5_aes = aesenclast(sb_s1_5_sr, aes_cancel_key) */
-	movdqa %xmm15, %xmm12 /* sb_s1_5_aes */
-	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm12 /* sb_s1_5_aes_lo = and(sb_s1_5_aes, nibble_mask) */
-	psrlw $4, %xmm15 /* sb_s1_5_aes_sh = shr(sb_s1_5_aes) */
-	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm15 /* sb_s1_5_aes_hi = and(sb_s1_5_aes_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_lo_1(%rip), %xmm13 /* tbl_lo_1 = const() */
-	movdqa %xmm13, %xmm11 /* tbl_lo_1 */
-	pshufb %xmm12, %xmm11 /* sb_s1_5_l = lookup16(tbl_lo_1, sb_s1_5_aes_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_hi_1(%rip), %xmm12 /* tbl_hi_1 = const() */
-	movdqa %xmm12, %xmm13 /* tbl_hi_1 */
-	pshufb %xmm15, %xmm13 /* sb_s1_5_h = lookup16(tbl_hi_1, sb_s1_5_aes_hi) */
-	pxor %xmm13, %xmm11 /* sb_s1_5 = xor(sb_s1_5_l, sb_s1_5_h) */
-	movdqa %xmm11, %xmm13 /* sb_s1_5 */
-	psrlw $8, %xmm13 /* r1_sh_5 = shr(sb_s1_5) */
-	movdqa %xmm14, %xmm15 /* sb_s0_5 */
-	pand %xmm8, %xmm15 /* r1_5_b = and(sb_s0_5, odd_bytes) */
-	movdqa %xmm8, %xmm12 /* odd_bytes */
-	pandn %xmm13, %xmm12 /* r1_5_a = andnot(odd_bytes, r1_sh_5) */
-	por %xmm12, %xmm15 /* r1_5 = or(r1_5_b, r1_5_a) */
-	psllw $8, %xmm14 /* r2_sh_5 = shl(sb_s0_5) */
-	pand %xmm8, %xmm14 /* r2_5_b = and(r2_sh_5, odd_bytes) */
-	movdqa %xmm8, %xmm12 /* odd_bytes */
-	pandn %xmm11, %xmm12 /* r2_5_a = andnot(odd_bytes, sb_s1_5) */
-	por %xmm12, %xmm14 /* r2_5 = or(r2_5_b, r2_5_a) */
-	movdqa 544(%rsp), %xmm11 /* reload g0s5 */
-	movdqa %xmm11, %xmm12 /* g0s5 */
-	pslld $8, %xmm12 /* s0k_o_5_l = shl(g0s5) */
-	movdqa 400(%rsp), %xmm13 /* reload dbl_2 */
-	psrld $24, %xmm13 /* s0k_o_5_r = shr(dbl_2) */
-	por %xmm13, %xmm12 /* s0k_o_5 = or(s0k_o_5_l, s0k_o_5_r) */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm12 /* s0k_5 = and(s0k_o_5, modulus) */
-	movdqa 96(%rsp), %xmm13 /* reload g0s9 */
-	movdqa %xmm13, %xmm6 /* g0s9 */
-	pslld $20, %xmm6 /* s4k_o_5_l = shl(g0s9) */
-	movdqa 112(%rsp), %xmm13 /* reload dbl_1 */
-	movdqa %xmm13, %xmm10 /* dbl_1 */
-	psrld $12, %xmm10 /* s4k_o_5_r = shr(dbl_1) */
-	por %xmm10, %xmm6 /* s4k_o_5 = or(s4k_o_5_l, s4k_o_5_r) */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm6 /* s4k_5 = and(s4k_o_5, modulus) */
-	movdqa 320(%rsp), %xmm10 /* reload g0s15 */
-	movdqa %xmm10, %xmm13 /* g0s15 */
-	pslld $21, %xmm13 /* s10k_o_5_l = shl(g0s15) */
-	movdqa 80(%rsp), %xmm10 /* reload dbl */
-	movdqa %xmm10, %xmm7 /* dbl */
-	psrld $11, %xmm7 /* s10k_o_5_r = shr(dbl) */
-	por %xmm7, %xmm13 /* s10k_o_5 = or(s10k_o_5_l, s10k_o_5_r) */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm13 /* s10k_5 = and(s10k_o_5, modulus) */
-	movdqa %xmm0, %xmm7 /* fb_2 */
-	pslld $17, %xmm7 /* s13k_o_5_l = shl(fb_2) */
-	movdqa %xmm0, 400(%rsp) /* spill fb_2 */
-	movdqa %xmm1, %xmm0 /* dbl_27 */
-	psrld $15, %xmm0 /* s13k_o_5_r = shr(dbl_27) */
-	por %xmm0, %xmm7 /* s13k_o_5 = or(s13k_o_5_l, s13k_o_5_r) */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm7 /* s13k_5 = and(s13k_o_5, modulus) */
-	movdqa %xmm5, %xmm0 /* fb_4 */
-	pslld $15, %xmm0 /* s15k_o_5_l = shl(fb_4) */
-	movdqa %xmm1, 656(%rsp) /* spill dbl_27 */
-	movdqa %xmm2, %xmm1 /* dbl_45 */
-	psrld $17, %xmm1 /* s15k_o_5_r = shr(dbl_45) */
-	por %xmm1, %xmm0 /* s15k_o_5 = or(s15k_o_5_l, s15k_o_5_r) */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm0 /* s15k_5 = and(s15k_o_5, modulus) */
-	paddd %xmm6, %xmm12 /* fb0_s_10 = add(s0k_5, s4k_5) */
-	movdqa %xmm12, %xmm1 /* fb0_s_10 */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm1 /* fb0_m_10 = and(fb0_s_10, modulus) */
-	psrld $31, %xmm12 /* fb0_c_10 = shr(fb0_s_10) */
-	paddd %xmm12, %xmm1 /* fb0_10 = add(fb0_m_10, fb0_c_10) */
-	paddd %xmm7, %xmm13 /* fb0_s_11 = add(s10k_5, s13k_5) */
-	movdqa %xmm13, %xmm6 /* fb0_s_11 */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm6 /* fb0_m_11 = and(fb0_s_11, modulus) */
-	psrld $31, %xmm13 /* fb0_c_11 = shr(fb0_s_11) */
-	paddd %xmm13, %xmm6 /* fb0_11 = add(fb0_m_11, fb0_c_11) */
-	paddd %xmm6, %xmm1 /* fb1_s_5 = add(fb0_10, fb0_11) */
-	movdqa %xmm1, %xmm6 /* fb1_s_5 */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm6 /* fb1_m_5 = and(fb1_s_5, modulus) */
-	psrld $31, %xmm1 /* fb1_c_5 = shr(fb1_s_5) */
-	paddd %xmm1, %xmm6 /* fb1_5 = add(fb1_m_5, fb1_c_5) */
-	paddd %xmm0, %xmm6 /* fb2_s_5 = add(fb1_5, s15k_5) */
-	movdqa %xmm6, %xmm0 /* fb2_s_5 */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm0 /* fb2_m_5 = and(fb2_s_5, modulus) */
-	psrld $31, %xmm6 /* fb2_c_5 = shr(fb2_s_5) */
-	paddd %xmm6, %xmm0 /* fb2_5 = add(fb2_m_5, fb2_c_5) */
-	paddd %xmm11, %xmm0 /* fb_s_5 = add(fb2_5, g0s5) */
-	movdqa %xmm0, %xmm1 /* fb_s_5 */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm1 /* fb_m_5 = and(fb_s_5, modulus) */
-	psrld $31, %xmm0 /* fb_c_5 = shr(fb_s_5) */
-	paddd %xmm0, %xmm1 /* fb_5 = add(fb_m_5, fb_c_5) */
-
-	/* Round 6, lanes 0..3: BR, F (Z out), LFSR feedback. */
-	movdqa %xmm1, %xmm0 /* fb_5 */
-	paddd %xmm1, %xmm0 /* dbl_54 = add(fb_5, fb_5) */
-	movdqa %xmm0, %xmm6 /* dbl_54 */
-	pand %xmm9, %xmm6 /* x0_6_b = and(dbl_54, high16) */
-	movdqa %xmm9, %xmm7 /* high16 */
-	pandn %xmm5, %xmm7 /* x0_6_a = andnot(high16, fb_4) */
-	por %xmm7, %xmm6 /* x0_6 = or(x0_6_b, x0_6_a) */
-	movdqa 640(%rsp), %xmm7 /* reload fb_1 */
-	movdqa %xmm7, %xmm11 /* fb_1 */
-	pslld $16, %xmm11 /* x1_6_l = shl(fb_1) */
-	movdqa %xmm10, %xmm12 /* dbl */
-	psrld $16, %xmm12 /* x1_6_r = shr(dbl) */
-	por %xmm12, %xmm11 /* x1_6 = or(x1_6_l, x1_6_r) */
-	pxor %xmm15, %xmm6 /* x0r1_6 = xor(x0_6, r1_5) */
-	paddd %xmm14, %xmm6 /* w_6 = add(x0r1_6, r2_5) */
-	pxor 352(%rsp), %xmm6 /* z_6 = xor(w_6, x2_1) */
-	paddd %xmm11, %xmm15 /* w1_6 = add(r1_5, x1_6) */
-	pxor 496(%rsp), %xmm14 /* w2_6 = xor(r2_5, x1_2) */
-	movdqa %xmm15, %xmm12 /* w1_6 */
-	pslld $16, %xmm12 /* l1in_6_l = shl(w1_6) */
-	movdqa %xmm14, %xmm13 /* w2_6 */
-	psrld $16, %xmm13 /* l1in_6_r = shr(w2_6) */
-	por %xmm13, %xmm12 /* l1in_6 = or(l1in_6_l, l1in_6_r) */
-	movdqa %xmm12, %xmm13 /* l1in_6 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl24(%rip), %xmm13 /* ur24_6 = lookup16(l1in_6, rotl24) */
-	movdqa %xmm12, %xmm10 /* l1in_6 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl8(%rip), %xmm10 /* ur8_6 = lookup16(l1in_6, rotl8) */
-	movdqa %xmm6, 352(%rsp) /* spill z_6 */
-	movdqa %xmm12, %xmm6 /* l1in_6 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl16(%rip), %xmm6 /* ur16_6 = lookup16(l1in_6, rotl16) */
-	movdqa %xmm11, 544(%rsp) /* spill x1_6 */
-	movdqa %xmm12, %xmm11 /* l1in_6 */
-	pxor %xmm10, %xmm11 /* ug_acc_6 = xor(l1in_6, ur8_6) */
-	pxor %xmm6, %xmm11 /* ug_6 = xor(ug_acc_6, ur16_6) */
-	movdqa %xmm11, %xmm6 /* ug_6 */
-	pslld $2, %xmm6 /* ur2_6_l = shl(ug_6) */
-	psrld $30, %xmm11 /* ur2_6_r = shr(ug_6) */
-	por %xmm11, %xmm6 /* ur2_6 = or(ur2_6_l, ur2_6_r) */
-	pxor %xmm13, %xmm12 /* u_acc_6 = xor(l1in_6, ur24_6) */
-	pxor %xmm6, %xmm12 /* u_6 = xor(u_acc_6, ur2_6) */
-	pslld $16, %xmm14 /* l2in_6_l = shl(w2_6) */
-	psrld $16, %xmm15 /* l2in_6_r = shr(w1_6) */
-	por %xmm15, %xmm14 /* l2in_6 = or(l2in_6_l, l2in_6_r) */
-	movdqa %xmm14, %xmm6 /* l2in_6 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl8(%rip), %xmm6 /* vr8_6 = lookup16(l2in_6, rotl8) */
-	movdqa %xmm14, %xmm10 /* l2in_6 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl16(%rip), %xmm10 /* vr16_6 = lookup16(l2in_6, rotl16) */
-	movdqa %xmm14, %xmm11 /* l2in_6 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl24(%rip), %xmm11 /* vr24_6 = lookup16(l2in_6, rotl24) */
-	movdqa %xmm6, %xmm13 /* vr8_6 */
-	pxor %xmm10, %xmm13 /* vg_acc_6 = xor(vr8_6, vr16_6) */
-	pxor %xmm11, %xmm13 /* vg_6 = xor(vg_acc_6, vr24_6) */
-	movdqa %xmm13, %xmm10 /* vg_6 */
-	pslld $6, %xmm10 /* vr6_6_l = shl(vg_6) */
-	psrld $26, %xmm13 /* vr6_6_r = shr(vg_6) */
-	por %xmm13, %xmm10 /* vr6_6 = or(vr6_6_l, vr6_6_r) */
-	pxor %xmm6, %xmm14 /* v_acc_6 = xor(l2in_6, vr8_6) */
-	pxor %xmm10, %xmm14 /* v_6 = xor(v_acc_6, vr6_6) */
-	movdqa %xmm14, %xmm6 /* v_6 */
-	psrlw $8, %xmm6 /* sb_in_x_sh_6 = shr(v_6) */
-	movdqa %xmm12, %xmm10 /* u_6 */
-	pand %xmm8, %xmm10 /* sb_in_x_6_b = and(u_6, odd_bytes) */
-	movdqa %xmm8, %xmm11 /* odd_bytes */
-	pandn %xmm6, %xmm11 /* sb_in_x_6_a = andnot(odd_bytes, sb_in_x_sh_6) */
-	por %xmm11, %xmm10 /* sb_in_x_6 = or(sb_in_x_6_b, sb_in_x_6_a) */
-	movdqa %xmm10, %xmm6 /* sb_in_x_6 */
-	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm6 /* sb_s0_xl_6 = and(sb_in_x_6, nibble_mask) */
-	psrlw $4, %xmm10 /* sb_s0_xs_6 = shr(sb_in_x_6) */
-	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm10 /* sb_s0_xh_6 = and(sb_s0_xs_6, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_s0_p1(%rip), %xmm11 /* s0_p1 = const() */
-	movdqa %xmm11, %xmm13 /* s0_p1 */
-	pshufb %xmm6, %xmm13 /* sb_s0_p1_6 = lookup16(s0_p1, sb_s0_xl_6) */
-	pxor %xmm10, %xmm13 /* sb_s0_t_6 = xor(sb_s0_p1_6, sb_s0_xh_6) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_s0_p2(%rip), %xmm10 /* s0_p2 = const() */
-	movdqa %xmm10, %xmm15 /* s0_p2 */
-	pshufb %xmm13, %xmm15 /* sb_s0_p2_6 = lookup16(s0_p2, sb_s0_t_6) */
-	pxor %xmm6, %xmm15 /* sb_s0_ol_6 = xor(sb_s0_p2_6, sb_s0_xl_6) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_s0_p3_rot(%rip), %xmm6 /* s0_p3_rot = const() */
-	movdqa %xmm6, %xmm7 /* s0_p3_rot */
-	pshufb %xmm15, %xmm7 /* sb_s0_p3_6 = lookup16(s0_p3_rot, sb_s0_ol_6) */
-	paddb %xmm13, %xmm13 /* sb_s0_t2_6 = add(sb_s0_t_6, sb_s0_t_6) */
-	pxor %xmm13, %xmm7 /* sb_s0_6 = xor(sb_s0_p3_6, sb_s0_t2_6) */
-	psllw $8, %xmm12 /* sb_in_y_sh_6 = shl(u_6) */
-	pand %xmm8, %xmm12 /* sb_in_y_6_b = and(sb_in_y_sh_6, odd_bytes) */
-	movdqa %xmm8, %xmm13 /* odd_bytes */
-	pandn %xmm14, %xmm13 /* sb_in_y_6_a = andnot(odd_bytes, v_6) */
-	por %xmm13, %xmm12 /* sb_in_y_6 = or(sb_in_y_6_b, sb_in_y_6_a) */
-	movdqa %xmm12, %xmm13 /* sb_in_y_6 */
-	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm13 /* sb_in_y_6_lo = and(sb_in_y_6, nibble_mask) */
-	psrlw $4, %xmm12 /* sb_in_y_6_sh = shr(sb_in_y_6) */
-	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm12 /* sb_in_y_6_hi = and(sb_in_y_6_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_lo(%rip), %xmm14 /* tbl_lo = const() */
-	movdqa %xmm14, %xmm15 /* tbl_lo */
-	pshufb %xmm13, %xmm15 /* sb_s1_k_6_l = lookup16(tbl_lo, sb_in_y_6_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_hi(%rip), %xmm13 /* tbl_hi = const() */
-	movdqa %xmm13, %xmm14 /* tbl_hi */
-	pshufb %xmm12, %xmm14 /* sb_s1_k_6_h = lookup16(tbl_hi, sb_in_y_6_hi) */
-	pxor %xmm14, %xmm15 /* sb_s1_k_6 = xor(sb_s1_k_6_l, sb_s1_k_6_h) */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_inv_shift_rows(%rip), %xmm15 /* sb_s1_6_sr = lookup16(sb_s1_k_6, inv_shift_rows) */
-	aesenclast .Lzuc_lanes_ssse3_aesni_1_aes_cancel_key(%rip), %xmm15 /* sb_s1_6_aes = aesenclast(sb_s1_6_sr, aes_cancel_key) */
-	movdqa %xmm15, %xmm12 /* sb_s1_6_aes */
-	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm12 /* sb_s1_6_aes_lo = and(sb_s1_6_aes, nibble_mask) */
-	psrlw $4, %xmm15 /* sb_s1_6_aes_sh = shr(sb_s1_6_aes) */
-	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm15 /* sb_s1_6_aes_hi = and(sb_s1_6_aes_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_lo_1(%rip), %xmm14 /* tbl_lo_1 = const() */
-	movdqa %xmm14, %xmm13 /* tbl_lo_1 */
-	pshufb %xmm12, %xmm13 /* sb_s1_6_l = lookup16(tbl_lo_1, sb_s1_6_aes_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_hi_1(%rip), %xmm12 /* tbl_hi_1 = const() */
-	movdqa %xmm12, %xmm14 /* tbl_hi_1 */
-	pshufb %xmm15, %xmm14 /* sb_s1_6_h = lookup16(tbl_hi_1, sb_s1_6_aes_hi) */
-	pxor %xmm14, %xmm13 /* sb_s1_6 = xor(sb_s1_6_l, sb_s1_6_h) */
-	movdqa %xmm13, %xmm14 /* sb_s1_6 */
-	psrlw $8, %xmm14 /* r1_sh_6 = shr(sb_s1_6) */
-	movdqa %xmm7, %xmm15 /* sb_s0_6 */
-	pand %xmm8, %xmm15 /* r1_6_b = and(sb_s0_6, odd_bytes) */
-	movdqa %xmm8, %xmm12 /* odd_bytes */
-	pandn %xmm14, %xmm12 /* r1_6_a = andnot(odd_bytes, r1_sh_6) */
-	por %xmm12, %xmm15 /* r1_6 = or(r1_6_b, r1_6_a) */
-	psllw $8, %xmm7 /* r2_sh_6 = shl(sb_s0_6) */
-	pand %xmm8, %xmm7 /* r2_6_b = and(r2_sh_6, odd_bytes) */
-	movdqa %xmm8, %xmm12 /* odd_bytes */
-	pandn %xmm13, %xmm12 /* r2_6_a = andnot(odd_bytes, sb_s1_6) */
-	por %xmm12, %xmm7 /* r2_6 = or(r2_6_b, r2_6_a) */
-	movdqa 48(%rsp), %xmm12 /* reload g0s6 */
-	movdqa %xmm12, %xmm13 /* g0s6 */
-	pslld $8, %xmm13 /* s0k_o_6_l = shl(g0s6) */
-	movdqa 512(%rsp), %xmm14 /* reload dbl_11 */
-	psrld $24, %xmm14 /* s0k_o_6_r = shr(dbl_11) */
-	por %xmm14, %xmm13 /* s0k_o_6 = or(s0k_o_6_l, s0k_o_6_r) */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm13 /* s0k_6 = and(s0k_o_6, modulus) */
-	movdqa 240(%rsp), %xmm14 /* reload g0s10 */
-	movdqa %xmm14, %xmm6 /* g0s10 */
-	pslld $20, %xmm6 /* s4k_o_6_l = shl(g0s10) */
-	movdqa 304(%rsp), %xmm14 /* reload dbl_6 */
-	movdqa %xmm14, %xmm10 /* dbl_6 */
-	psrld $12, %xmm10 /* s4k_o_6_r = shr(dbl_6) */
-	por %xmm10, %xmm6 /* s4k_o_6 = or(s4k_o_6_l, s4k_o_6_r) */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm6 /* s4k_6 = and(s4k_o_6, modulus) */
-	movdqa 448(%rsp), %xmm10 /* reload fb */
-	movdqa %xmm10, %xmm14 /* fb */
-	pslld $21, %xmm14 /* s10k_o_6_l = shl(fb) */
-	movdqa 432(%rsp), %xmm10 /* reload dbl_9 */
-	movdqa %xmm10, %xmm11 /* dbl_9 */
-	psrld $11, %xmm11 /* s10k_o_6_r = shr(dbl_9) */
-	por %xmm11, %xmm14 /* s10k_o_6 = or(s10k_o_6_l, s10k_o_6_r) */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm14 /* s10k_6 = and(s10k_o_6, modulus) */
-	movdqa %xmm3, %xmm11 /* fb_3 */
-	pslld $17, %xmm11 /* s13k_o_6_l = shl(fb_3) */
-	movdqa %xmm3, 512(%rsp) /* spill fb_3 */
-	movdqa %xmm4, %xmm3 /* dbl_36 */
-	psrld $15, %xmm3 /* s13k_o_6_r = shr(dbl_36) */
-	por %xmm3, %xmm11 /* s13k_o_6 = or(s13k_o_6_l, s13k_o_6_r) */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm11 /* s13k_6 = and(s13k_o_6, modulus) */
-	movdqa %xmm1, %xmm3 /* fb_5 */
-	pslld $15, %xmm3 /* s15k_o_6_l = shl(fb_5) */
-	movdqa %xmm4, 672(%rsp) /* spill dbl_36 */
-	movdqa %xmm0, %xmm4 /* dbl_54 */
-	psrld $17, %xmm4 /* s15k_o_6_r = shr(dbl_54) */
-	por %xmm4, %xmm3 /* s15k_o_6 = or(s15k_o_6_l, s15k_o_6_r) */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm3 /* s15k_6 = and(s15k_o_6, modulus) */
-	paddd %xmm6, %xmm13 /* fb0_s_12 = add(s0k_6, s4k_6) */
-	movdqa %xmm13, %xmm4 /* fb0_s_12 */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm4 /* fb0_m_12 = and(fb0_s_12, modulus) */
-	psrld $31, %xmm13 /* fb0_c_12 = shr(fb0_s_12) */
-	paddd %xmm13, %xmm4 /* fb0_12 = add(fb0_m_12, fb0_c_12) */
-	paddd %xmm11, %xmm14 /* fb0_s_13 = add(s10k_6, s13k_6) */
-	movdqa %xmm14, %xmm6 /* fb0_s_13 */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm6 /* fb0_m_13 = and(fb0_s_13, modulus) */
-	psrld $31, %xmm14 /* fb0_c_13 = shr(fb0_s_13) */
-	paddd %xmm14, %xmm6 /* fb0_13 = add(fb0_m_13, fb0_c_13) */
-	paddd %xmm6, %xmm4 /* fb1_s_6 = add(fb0_12, fb0_13) */
-	movdqa %xmm4, %xmm6 /* fb1_s_6 */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm6 /* fb1_m_6 = and(fb1_s_6, modulus) */
-	psrld $31, %xmm4 /* fb1_c_6 = shr(fb1_s_6) */
-	paddd %xmm4, %xmm6 /* fb1_6 = add(fb1_m_6, fb1_c_6) */
-	paddd %xmm3, %xmm6 /* fb2_s_6 = add(fb1_6, s15k_6) */
-	movdqa %xmm6, %xmm3 /* fb2_s_6 */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm3 /* fb2_m_6 = and(fb2_s_6, modulus) */
-	psrld $31, %xmm6 /* fb2_c_6 = shr(fb2_s_6) */
-	paddd %xmm6, %xmm3 /* fb2_6 = add(fb2_m_6, fb2_c_6) */
-	paddd %xmm12, %xmm3 /* fb_s_6 = add(fb2_6, g0s6) */
-	movdqa %xmm3, %xmm4 /* fb_s_6 */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm4 /* fb_m_6 = and(fb_s_6, modulus) */
-	psrld $31, %xmm3 /* fb_c_6 = shr(fb_s_6) */
-	paddd %xmm3, %xmm4 /* fb_6 = add(fb_m_6, fb_c_6) */
-
-	/* Round 7, lanes 0..3: BR, F (Z out), LFSR feedback. */
-	movdqa %xmm4, %xmm3 /* fb_6 */
-	paddd %xmm4, %xmm3 /* dbl_63 = add(fb_6, fb_6) */
-	movdqa %xmm3, %xmm6 /* dbl_63 */
-	pand %xmm9, %xmm6 /* x0_7_b = and(dbl_63, high16) */
-	movdqa %xmm9, %xmm11 /* high16 */
-	pandn %xmm1, %xmm11 /* x0_7_a = andnot(high16, fb_5) */
-	por %xmm11, %xmm6 /* x0_7 = or(x0_7_b, x0_7_a) */
-	movdqa 400(%rsp), %xmm11 /* reload fb_2 */
-	movdqa %xmm11, %xmm12 /* fb_2 */
-	pslld $16, %xmm12 /* x1_7_l = shl(fb_2) */
-	movdqa %xmm10, %xmm13 /* dbl_9 */
-	psrld $16, %xmm13 /* x1_7_r = shr(dbl_9) */
-	por %xmm13, %xmm12 /* x1_7 = or(x1_7_l, x1_7_r) */
-	pxor %xmm15, %xmm6 /* x0r1_7 = xor(x0_7, r1_6) */
-	paddd %xmm7, %xmm6 /* w_7 = add(x0r1_7, r2_6) */
-	pxor 480(%rsp), %xmm6 /* z_7 = xor(w_7, x2_2) */
-	paddd %xmm12, %xmm15 /* w1_7 = add(r1_6, x1_7) */
-	pxor 592(%rsp), %xmm7 /* w2_7 = xor(r2_6, x1_3) */
-	movdqa %xmm15, %xmm13 /* w1_7 */
-	pslld $16, %xmm13 /* l1in_7_l = shl(w1_7) */
-	movdqa %xmm7, %xmm14 /* w2_7 */
-	psrld $16, %xmm14 /* l1in_7_r = shr(w2_7) */
-	por %xmm14, %xmm13 /* l1in_7 = or(l1in_7_l, l1in_7_r) */
-	movdqa %xmm13, %xmm14 /* l1in_7 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl24(%rip), %xmm14 /* ur24_7 = lookup16(l1in_7, rotl24) */
-	movdqa %xmm13, %xmm10 /* l1in_7 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl8(%rip), %xmm10 /* ur8_7 = lookup16(l1in_7, rotl8) */
-	movdqa %xmm6, 480(%rsp) /* spill z_7 */
-	movdqa %xmm13, %xmm6 /* l1in_7 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl16(%rip), %xmm6 /* ur16_7 = lookup16(l1in_7, rotl16) */
-	movdqa %xmm12, 48(%rsp) /* spill x1_7 */
-	movdqa %xmm13, %xmm12 /* l1in_7 */
-	pxor %xmm10, %xmm12 /* ug_acc_7 = xor(l1in_7, ur8_7) */
-	pxor %xmm6, %xmm12 /* ug_7 = xor(ug_acc_7, ur16_7) */
-	movdqa %xmm12, %xmm6 /* ug_7 */
-	pslld $2, %xmm6 /* ur2_7_l = shl(ug_7) */
-	psrld $30, %xmm12 /* ur2_7_r = shr(ug_7) */
-	por %xmm12, %xmm6 /* ur2_7 = or(ur2_7_l, ur2_7_r) */
-	pxor %xmm14, %xmm13 /* u_acc_7 = xor(l1in_7, ur24_7) */
-	pxor %xmm6, %xmm13 /* u_7 = xor(u_acc_7, ur2_7) */
-	pslld $16, %xmm7 /* l2in_7_l = shl(w2_7) */
-	psrld $16, %xmm15 /* l2in_7_r = shr(w1_7) */
-	por %xmm15, %xmm7 /* l2in_7 = or(l2in_7_l, l2in_7_r) */
-	movdqa %xmm7, %xmm6 /* l2in_7 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl8(%rip), %xmm6 /* vr8_7 = lookup16(l2in_7, rotl8) */
-	movdqa %xmm7, %xmm10 /* l2in_7 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl16(%rip), %xmm10 /* vr16_7 = lookup16(l2in_7, rotl16) */
-	movdqa %xmm7, %xmm12 /* l2in_7 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl24(%rip), %xmm12 /* vr24_7 = lookup16(l2in_7, rotl24) */
-	movdqa %xmm6, %xmm14 /* vr8_7 */
-	pxor %xmm10, %xmm14 /* vg_acc_7 = xor(vr8_7, vr16_7) */
-	pxor %xmm12, %xmm14 /* vg_7 = xor(vg_acc_7, vr24_7) */
-	movdqa %xmm14, %xmm10 /* vg_7 */
-	pslld $6, %xmm10 /* vr6_7_l = shl(vg_7) */
-	psrld $26, %xmm14 /* vr6_7_r = shr(vg_7) */
-	por %xmm14, %xmm10 /* vr6_7 = or(vr6_7_l, vr6_7_r) */
-	pxor %xmm6, %xmm7 /* v_acc_7 = xor(l2in_7, vr8_7) */
-	pxor %xmm10, %xmm7 /* v_7 = xor(v_acc_7, vr6_7) */
-	movdqa %xmm7, %xmm6 /* v_7 */
-	psrlw $8, %xmm6 /* sb_in_x_sh_7 = shr(v_7) */
-	movdqa %xmm13, %xmm10 /* u_7 */
-	pand %xmm8, %xmm10 /* sb_in_x_7_b = and(u_7, odd_bytes) */
-	movdqa %xmm8, %xmm12 /* odd_bytes */
-	pandn %xmm6, %xmm12 /* sb_in_x_7_a = andnot(odd_bytes, sb_in_x_sh_7) */
-	por %xmm12, %xmm10 /* sb_in_x_7 = or(sb_in_x_7_b, sb_in_x_7_a) */
-	movdqa %xmm10, %xmm6 /* sb_in_x_7 */
-	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm6 /* sb_s0_xl_7 = and(sb_in_x_7, nibble_mask) */
-	psrlw $4, %xmm10 /* sb_s0_xs_7 = shr(sb_in_x_7) */
-	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm10 /* sb_s0_xh_7 = and(sb_s0_xs_7, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_s0_p1(%rip), %xmm12 /* s0_p1 = const() */
-	movdqa %xmm12, %xmm14 /* s0_p1 */
-	pshufb %xmm6, %xmm14 /* sb_s0_p1_7 = lookup16(s0_p1, sb_s0_xl_7) */
-	pxor %xmm10, %xmm14 /* sb_s0_t_7 = xor(sb_s0_p1_7, sb_s0_xh_7) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_s0_p2(%rip), %xmm10 /* s0_p2 = const() */
-	movdqa %xmm10, %xmm15 /* s0_p2 */
-	pshufb %xmm14, %xmm15 /* sb_s0_p2_7 = lookup16(s0_p2, sb_s0_t_7) */
-	pxor %xmm6, %xmm15 /* sb_s0_ol_7 = xor(sb_s0_p2_7, sb_s0_xl_7) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_s0_p3_rot(%rip), %xmm6 /* s0_p3_rot = const() */
-	movdqa %xmm6, %xmm11 /* s0_p3_rot */
-	pshufb %xmm15, %xmm11 /* sb_s0_p3_7 = lookup16(s0_p3_rot, sb_s0_ol_7) */
-	paddb %xmm14, %xmm14 /* sb_s0_t2_7 = add(sb_s0_t_7, sb_s0_t_7) */
-	pxor %xmm14, %xmm11 /* sb_s0_7 = xor(sb_s0_p3_7, sb_s0_t2_7) */
-	psllw $8, %xmm13 /* sb_in_y_sh_7 = shl(u_7) */
-	pand %xmm8, %xmm13 /* sb_in_y_7_b = and(sb_in_y_sh_7, odd_bytes) */
-	movdqa %xmm8, %xmm14 /* odd_bytes */
-	pandn %xmm7, %xmm14 /* sb_in_y_7_a = andnot(odd_bytes, v_7) */
-	por %xmm14, %xmm13 /* sb_in_y_7 = or(sb_in_y_7_b, sb_in_y_7_a) */
-	movdqa %xmm13, %xmm7 /* sb_in_y_7 */
-	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm7 /* sb_in_y_7_lo = and(sb_in_y_7, nibble_mask) */
-	psrlw $4, %xmm13 /* sb_in_y_7_sh = shr(sb_in_y_7) */
-	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm13 /* sb_in_y_7_hi = and(sb_in_y_7_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_lo(%rip), %xmm14 /* tbl_lo = const() */
-	movdqa %xmm14, %xmm15 /* tbl_lo */
-	pshufb %xmm7, %xmm15 /* sb_s1_k_7_l = lookup16(tbl_lo, sb_in_y_7_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_hi(%rip), %xmm7 /* tbl_hi = const() */
-	movdqa %xmm7, %xmm14 /* tbl_hi */
-	pshufb %xmm13, %xmm14 /* sb_s1_k_7_h = lookup16(tbl_hi, sb_in_y_7_hi) */
-	pxor %xmm14, %xmm15 /* sb_s1_k_7 = xor(sb_s1_k_7_l, sb_s1_k_7_h) */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_inv_shift_rows(%rip), %xmm15 /* sb_s1_7_sr = lookup16(sb_s1_k_7, inv_shift_rows) */
-	aesenclast .Lzuc_lanes_ssse3_aesni_1_aes_cancel_key(%rip), %xmm15 /* sb_s1_7_aes = aesenclast(sb_s1_7_sr, aes_cancel_key) */
-	movdqa %xmm15, %xmm13 /* sb_s1_7_aes */
-	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm13 /* sb_s1_7_aes_lo = and(sb_s1_7_aes, nibble_mask) */
-	psrlw $4, %xmm15 /* sb_s1_7_aes_sh = shr(sb_s1_7_aes) */
-	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm15 /* sb_s1_7_aes_hi = and(sb_s1_7_aes_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_lo_1(%rip), %xmm14 /* tbl_lo_1 = const() */
-	movdqa %xmm14, %xmm7 /* tbl_lo_1 */
-	pshufb %xmm13, %xmm7 /* sb_s1_7_l = lookup16(tbl_lo_1, sb_s1_7_aes_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_hi_1(%rip), %xmm13 /* tbl_hi_1 = const() */
-	movdqa %xmm13, %xmm14 /* tbl_hi_1 */
-	pshufb %xmm15, %xmm14 /* sb_s1_7_h = lookup16(tbl_hi_1, sb_s1_7_aes_hi) */
-	pxor %xmm14, %xmm7 /* sb_s1_7 = xor(sb_s1_7_l, sb_s1_7_h) */
-	movdqa %xmm7, %xmm14 /* sb_s1_7 */
-	psrlw $8, %xmm14 /* r1_sh_7 = shr(sb_s1_7) */
-	movdqa %xmm11, %xmm15 /* sb_s0_7 */
-	pand %xmm8, %xmm15 /* r1_7_b = and(sb_s0_7, odd_bytes) */
-	movdqa %xmm8, %xmm13 /* odd_bytes */
-	pandn %xmm14, %xmm13 /* r1_7_a = andnot(odd_bytes, r1_sh_7) */
-	por %xmm13, %xmm15 /* r1_7 = or(r1_7_b, r1_7_a) */
-	psllw $8, %xmm11 /* r2_sh_7 = shl(sb_s0_7) */
-	pand %xmm8, %xmm11 /* r2_7_b = and(r2_sh_7, odd_bytes) */
-	movdqa %xmm8, %xmm13 /* odd_bytes */
-	pandn %xmm7, %xmm13 /* r2_7_a = andnot(odd_bytes, sb_s1_7) */
-	por %xmm13, %xmm11 /* r2_7 = or(r2_7_b, r2_7_a) */
-	movdqa 128(%rsp), %xmm7 /* reload g0s7 */
-	movdqa %xmm7, %xmm13 /* g0s7 */
-	pslld $8, %xmm13 /* s0k_o_7_l = shl(g0s7) */
-	movdqa 608(%rsp), %xmm14 /* reload dbl_20 */
-	psrld $24, %xmm14 /* s0k_o_7_r = shr(dbl_20) */
-	por %xmm14, %xmm13 /* s0k_o_7 = or(s0k_o_7_l, s0k_o_7_r) */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm13 /* s0k_7 = and(s0k_o_7, modulus) */
-	movdqa 384(%rsp), %xmm14 /* reload g0s11 */
-	movdqa %xmm14, %xmm6 /* g0s11 */
-	pslld $20, %xmm6 /* s4k_o_7_l = shl(g0s11) */
-	movdqa 16(%rsp), %xmm14 /* reload dbl_15 */
-	movdqa %xmm14, %xmm10 /* dbl_15 */
-	psrld $12, %xmm10 /* s4k_o_7_r = shr(dbl_15) */
-	por %xmm10, %xmm6 /* s4k_o_7 = or(s4k_o_7_l, s4k_o_7_r) */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm6 /* s4k_7 = and(s4k_o_7, modulus) */
-	movdqa 640(%rsp), %xmm10 /* reload fb_1 */
-	movdqa %xmm10, %xmm14 /* fb_1 */
-	pslld $21, %xmm14 /* s10k_o_7_l = shl(fb_1) */
-	movdqa 528(%rsp), %xmm10 /* reload dbl_18 */
-	movdqa %xmm10, %xmm12 /* dbl_18 */
-	psrld $11, %xmm12 /* s10k_o_7_r = shr(dbl_18) */
-	por %xmm12, %xmm14 /* s10k_o_7 = or(s10k_o_7_l, s10k_o_7_r) */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm14 /* s10k_7 = and(s10k_o_7, modulus) */
-	movdqa %xmm5, %xmm12 /* fb_4 */
-	pslld $17, %xmm12 /* s13k_o_7_l = shl(fb_4) */
-	movdqa %xmm5, 608(%rsp) /* spill fb_4 */
-	movdqa %xmm2, %xmm5 /* dbl_45 */
-	psrld $15, %xmm5 /* s13k_o_7_r = shr(dbl_45) */
-	por %xmm5, %xmm12 /* s13k_o_7 = or(s13k_o_7_l, s13k_o_7_r) */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm12 /* s13k_7 = and(s13k_o_7, modulus) */
-	movdqa %xmm4, %xmm5 /* fb_6 */
-	pslld $15, %xmm5 /* s15k_o_7_l = shl(fb_6) */
-	movdqa %xmm2, 688(%rsp) /* spill dbl_45 */
-	movdqa %xmm3, %xmm2 /* dbl_63 */
-	psrld $17, %xmm2 /* s15k_o_7_r = shr(dbl_63) */
-	por %xmm2, %xmm5 /* s15k_o_7 = or(s15k_o_7_l, s15k_o_7_r) */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm5 /* s15k_7 = and(s15k_o_7, modulus) */
-	paddd %xmm6, %xmm13 /* fb0_s_14 = add(s0k_7, s4k_7) */
-	movdqa %xmm13, %xmm2 /* fb0_s_14 */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm2 /* fb0_m_14 = and(fb0_s_14, modulus) */
-	psrld $31, %xmm13 /* fb0_c_14 = shr(fb0_s_14) */
-	paddd %xmm13, %xmm2 /* fb0_14 = add(fb0_m_14, fb0_c_14) */
-	paddd %xmm12, %xmm14 /* fb0_s_15 = add(s10k_7, s13k_7) */
-	movdqa %xmm14, %xmm6 /* fb0_s_15 */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm6 /* fb0_m_15 = and(fb0_s_15, modulus) */
-	psrld $31, %xmm14 /* fb0_c_15 = shr(fb0_s_15) */
-	paddd %xmm14, %xmm6 /* fb0_15 = add(fb0_m_15, fb0_c_15) */
-	paddd %xmm6, %xmm2 /* fb1_s_7 = add(fb0_14, fb0_15) */
-	movdqa %xmm2, %xmm6 /* fb1_s_7 */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm6 /* fb1_m_7 = and(fb1_s_7, modulus) */
-	psrld $31, %xmm2 /* fb1_c_7 = shr(fb1_s_7) */
-	paddd %xmm2, %xmm6 /* fb1_7 = add(fb1_m_7, fb1_c_7) */
-	paddd %xmm5, %xmm6 /* fb2_s_7 = add(fb1_7, s15k_7) */
-	movdqa %xmm6, %xmm2 /* fb2_s_7 */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm2 /* fb2_m_7 = and(fb2_s_7, modulus) */
-	psrld $31, %xmm6 /* fb2_c_7 = shr(fb2_s_7) */
-	paddd %xmm6, %xmm2 /* fb2_7 = add(fb2_m_7, fb2_c_7) */
-	paddd %xmm7, %xmm2 /* fb_s_7 = add(fb2_7, g0s7) */
-	movdqa %xmm2, %xmm5 /* fb_s_7 */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm5 /* fb_m_7 = and(fb_s_7, modulus) */
-	psrld $31, %xmm2 /* fb_c_7 = shr(fb_s_7) */
-	paddd %xmm2, %xmm5 /* fb_7 = add(fb_m_7, fb_c_7) */
-
-	/* Round 8, lanes 0..3: BR, F (Z out), LFSR feedback. */
-	movdqa %xmm5, %xmm2 /* fb_7 */
-	paddd %xmm5, %xmm2 /* dbl_72 = add(fb_7, fb_7) */
-	movdqa %xmm2, %xmm6 /* dbl_72 */
-	pand %xmm9, %xmm6 /* x0_8_b = and(dbl_72, high16) */
-	movdqa %xmm9, %xmm7 /* high16 */
-	pandn %xmm4, %xmm7 /* x0_8_a = andnot(high16, fb_6) */
-	por %xmm7, %xmm6 /* x0_8 = or(x0_8_b, x0_8_a) */
-	movdqa 512(%rsp), %xmm7 /* reload fb_3 */
-	movdqa %xmm7, %xmm12 /* fb_3 */
-	pslld $16, %xmm12 /* x1_8_l = shl(fb_3) */
-	movdqa %xmm10, %xmm13 /* dbl_18 */
-	psrld $16, %xmm13 /* x1_8_r = shr(dbl_18) */
-	por %xmm13, %xmm12 /* x1_8 = or(x1_8_l, x1_8_r) */
-	pxor %xmm15, %xmm6 /* x0r1_8 = xor(x0_8, r1_7) */
-	paddd %xmm11, %xmm6 /* w_8 = add(x0r1_8, r2_7) */
-	pxor 576(%rsp), %xmm6 /* z_8 = xor(w_8, x2_3) */
-	paddd %xmm12, %xmm15 /* w1_8 = add(r1_7, x1_8) */
-	pxor 624(%rsp), %xmm11 /* w2_8 = xor(r2_7, x1_4) */
-	movdqa %xmm15, %xmm13 /* w1_8 */
-	pslld $16, %xmm13 /* l1in_8_l = shl(w1_8) */
-	movdqa %xmm11, %xmm14 /* w2_8 */
-	psrld $16, %xmm14 /* l1in_8_r = shr(w2_8) */
-	por %xmm14, %xmm13 /* l1in_8 = or(l1in_8_l, l1in_8_r) */
-	movdqa %xmm13, %xmm14 /* l1in_8 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl24(%rip), %xmm14 /* ur24_8 = lookup16(l1in_8, rotl24) */
-	movdqa %xmm13, %xmm10 /* l1in_8 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl8(%rip), %xmm10 /* ur8_8 = lookup16(l1in_8, rotl8) */
-	movdqa %xmm6, 576(%rsp) /* spill z_8 */
-	movdqa %xmm13, %xmm6 /* l1in_8 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl16(%rip), %xmm6 /* ur16_8 = lookup16(l1in_8, rotl16) */
-	movdqa %xmm12, 128(%rsp) /* spill x1_8 */
-	movdqa %xmm13, %xmm12 /* l1in_8 */
-	pxor %xmm10, %xmm12 /* ug_acc_8 = xor(l1in_8, ur8_8) */
-	pxor %xmm6, %xmm12 /* ug_8 = xor(ug_acc_8, ur16_8) */
-	movdqa %xmm12, %xmm6 /* ug_8 */
-	pslld $2, %xmm6 /* ur2_8_l = shl(ug_8) */
-	psrld $30, %xmm12 /* ur2_8_r = shr(ug_8) */
-	por %xmm12, %xmm6 /* ur2_8 = or(ur2_8_l, ur2_8_r) */
-	pxor %xmm14, %xmm13 /* u_acc_8 = xor(l1in_8, ur24_8) */
-	pxor %xmm6, %xmm13 /* u_8 = xor(u_acc_8, ur2_8) */
-	pslld $16, %xmm11 /* l2in_8_l = shl(w2_8) */
-	psrld $16, %xmm15 /* l2in_8_r = shr(w1_8) */
-	por %xmm15, %xmm11 /* l2in_8 = or(l2in_8_l, l2in_8_r) */
-	movdqa %xmm11, %xmm6 /* l2in_8 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl8(%rip), %xmm6 /* vr8_8 = lookup16(l2in_8, rotl8) */
-	movdqa %xmm11, %xmm10 /* l2in_8 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl16(%rip), %xmm10 /* vr16_8 = lookup16(l2in_8, rotl16) */
-	movdqa %xmm11, %xmm12 /* l2in_8 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl24(%rip), %xmm12 /* vr24_8 = lookup16(l2in_8, rotl24) */
-	movdqa %xmm6, %xmm14 /* vr8_8 */
-	pxor %xmm10, %xmm14 /* vg_acc_8 = xor(vr8_8, vr16_8) */
-	pxor %xmm12, %xmm14 /* vg_8 = xor(vg_acc_8, vr24_8) */
-	movdqa %xmm14, %xmm10 /* vg_8 */
-	pslld $6, %xmm10 /* vr6_8_l = shl(vg_8) */
-	psrld $26, %xmm14 /* vr6_8_r = shr(vg_8) */
-	por %xmm14, %xmm10 /* vr6_8 = or(vr6_8_l, vr6_8_r) */
-	pxor %xmm6, %xmm11 /* v_acc_8 = xor(l2in_8, vr8_8) */
-	pxor %xmm10, %xmm11 /* v_8 = xor(v_acc_8, vr6_8) */
-	movdqa %xmm11, %xmm6 /* v_8 */
-	psrlw $8, %xmm6 /* sb_in_x_sh_8 = shr(v_8) */
-	movdqa %xmm13, %xmm10 /* u_8 */
-	pand %xmm8, %xmm10 /* sb_in_x_8_b = and(u_8, odd_bytes) */
-	movdqa %xmm8, %xmm12 /* odd_bytes */
-	pandn %xmm6, %xmm12 /* sb_in_x_8_a = andnot(odd_bytes, sb_in_x_sh_8) */
-	por %xmm12, %xmm10 /* sb_in_x_8 = or(sb_in_x_8_b, sb_in_x_8_a) */
-	movdqa %xmm10, %xmm6 /* sb_in_x_8 */
-	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm6 /* sb_s0_xl_8 = and(sb_in_x_8, nibble_mask) */
-	psrlw $4, %xmm10 /* sb_s0_xs_8 = shr(sb_in_x_8) */
-	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm10 /* sb_s0_xh_8 = and(sb_s0_xs_8, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_s0_p1(%rip), %xmm12 /* s0_p1 = const() */
-	movdqa %xmm12, %xmm14 /* s0_p1 */
-	pshufb %xmm6, %xmm14 /* sb_s0_p1_8 = lookup16(s0_p1, sb_s0_xl_8) */
-	pxor %xmm10, %xmm14 /* sb_s0_t_8 = xor(sb_s0_p1_8, sb_s0_xh_8) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_s0_p2(%rip), %xmm10 /* s0_p2 = const() */
-	movdqa %xmm10, %xmm15 /* s0_p2 */
-	pshufb %xmm14, %xmm15 /* sb_s0_p2_8 = lookup16(s0_p2, sb_s0_t_8) */
-	pxor %xmm6, %xmm15 /* sb_s0_ol_8 = xor(sb_s0_p2_8, sb_s0_xl_8) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_s0_p3_rot(%rip), %xmm6 /* s0_p3_rot = const() */
-	movdqa %xmm6, %xmm7 /* s0_p3_rot */
-	pshufb %xmm15, %xmm7 /* sb_s0_p3_8 = lookup16(s0_p3_rot, sb_s0_ol_8) */
-	paddb %xmm14, %xmm14 /* sb_s0_t2_8 = add(sb_s0_t_8, sb_s0_t_8) */
-	pxor %xmm14, %xmm7 /* sb_s0_8 = xor(sb_s0_p3_8, sb_s0_t2_8) */
-	psllw $8, %xmm13 /* sb_in_y_sh_8 = shl(u_8) */
-	pand %xmm8, %xmm13 /* sb_in_y_8_b = and(sb_in_y_sh_8, odd_bytes) */
-	movdqa %xmm8, %xmm14 /* odd_bytes */
-	pandn %xmm11, %xmm14 /* sb_in_y_8_a = andnot(odd_bytes, v_8) */
-	por %xmm14, %xmm13 /* sb_in_y_8 = or(sb_in_y_8_b, sb_in_y_8_a) */
-	movdqa %xmm13, %xmm11 /* sb_in_y_8 */
-	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm11 /* sb_in_y_8_lo = and(sb_in_y_8, nibble_mask) */
-	psrlw $4, %xmm13 /* sb_in_y_8_sh = shr(sb_in_y_8) */
-	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm13 /* sb_in_y_8_hi = and(sb_in_y_8_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_lo(%rip), %xmm14 /* tbl_lo = const() */
-	movdqa %xmm14, %xmm15 /* tbl_lo */
-	pshufb %xmm11, %xmm15 /* sb_s1_k_8_l = lookup16(tbl_lo, sb_in_y_8_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_hi(%rip), %xmm11 /* tbl_hi = const() */
-	movdqa %xmm11, %xmm14 /* tbl_hi */
-	pshufb %xmm13, %xmm14 /* sb_s1_k_8_h = lookup16(tbl_hi, sb_in_y_8_hi) */
-	pxor %xmm14, %xmm15 /* sb_s1_k_8 = xor(sb_s1_k_8_l, sb_s1_k_8_h) */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_inv_shift_rows(%rip), %xmm15 /* sb_s1_8_sr = lookup16(sb_s1_k_8, inv_shift_rows) */
-	aesenclast .Lzuc_lanes_ssse3_aesni_1_aes_cancel_key(%rip), %xmm15 /* sb_s1_8_aes = aesenclast(sb_s1_8_sr, aes_cancel_key) */
-	movdqa %xmm15, %xmm13 /* sb_s1_8_aes */
-	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm13 /* sb_s1_8_aes_lo = and(sb_s1_8_aes, nibble_mask) */
-	psrlw $4, %xmm15 /* sb_s1_8_aes_sh = shr(sb_s1_8_aes) */
-	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm15 /* sb_s1_8_aes_hi = and(sb_s1_8_aes_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_lo_1(%rip), %xmm14 /* tbl_lo_1 = const() */
-	movdqa %xmm14, %xmm11 /* tbl_lo_1 */
-	pshufb %xmm13, %xmm11 /* sb_s1_8_l = lookup16(tbl_lo_1, sb_s1_8_aes_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_hi_1(%rip), %xmm13 /* tbl_hi_1 = const() */
-	movdqa %xmm13, %xmm14 /* tbl_hi_1 */
-	pshufb %xmm15, %xmm14 /* sb_s1_8_h = lookup16(tbl_hi_1, sb_s1_8_aes_hi) */
-	pxor %xmm14, %xmm11 /* sb_s1_8 = xor(sb_s1_8_l, sb_s1_8_h) */
-	movdqa %xmm11, %xmm14 /* sb_s1_8 */
-	psrlw $8, %xmm14 /* r1_sh_8 = shr(sb_s1_8) */
-	movdqa %xmm7, %xmm15 /* sb_s0_8 */
-	pand %xmm8, %xmm15 /* r1_8_b = and(sb_s0_8, odd_bytes) */
-	movdqa %xmm8, %xmm13 /* odd_bytes */
-	pandn %xmm14, %xmm13 /* r1_8_a = andnot(odd_bytes, r1_sh_8) */
-	por %xmm13, %xmm15 /* r1_8 = or(r1_8_b, r1_8_a) */
-	psllw $8, %xmm7 /* r2_sh_8 = shl(sb_s0_8) */
-	pand %xmm8, %xmm7 /* r2_8_b = and(r2_sh_8, odd_bytes) */
-	movdqa %xmm8, %xmm13 /* odd_bytes */
-	pandn %xmm11, %xmm13 /* r2_8_a = andnot(odd_bytes, sb_s1_8) */
-	por %xmm13, %xmm7 /* r2_8 = or(r2_8_b, r2_8_a) */
-	movdqa 32(%rsp), %xmm11 /* reload g0s8 */
-	movdqa %xmm11, %xmm13 /* g0s8 */
-	pslld $8, %xmm13 /* s0k_o_8_l = shl(g0s8) */
-	movdqa 224(%rsp), %xmm14 /* reload dbl_29 */
-	psrld $24, %xmm14 /* s0k_o_8_r = shr(dbl_29) */
-	por %xmm14, %xmm13 /* s0k_o_8 = or(s0k_o_8_l, s0k_o_8_r) */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm13 /* s0k_8 = and(s0k_o_8, modulus) */
-	movdqa 64(%rsp), %xmm14 /* reload g0s12 */
-	movdqa %xmm14, %xmm6 /* g0s12 */
-	pslld $20, %xmm6 /* s4k_o_8_l = shl(g0s12) */
-	movdqa 160(%rsp), %xmm14 /* reload dbl_24 */
-	movdqa %xmm14, %xmm10 /* dbl_24 */
-	psrld $12, %xmm10 /* s4k_o_8_r = shr(dbl_24) */
-	por %xmm10, %xmm6 /* s4k_o_8 = or(s4k_o_8_l, s4k_o_8_r) */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm6 /* s4k_8 = and(s4k_o_8, modulus) */
-	movdqa 400(%rsp), %xmm10 /* reload fb_2 */
-	movdqa %xmm10, %xmm14 /* fb_2 */
-	pslld $21, %xmm14 /* s10k_o_8_l = shl(fb_2) */
-	movdqa 656(%rsp), %xmm10 /* reload dbl_27 */
-	movdqa %xmm10, %xmm12 /* dbl_27 */
-	psrld $11, %xmm12 /* s10k_o_8_r = shr(dbl_27) */
-	por %xmm12, %xmm14 /* s10k_o_8 = or(s10k_o_8_l, s10k_o_8_r) */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm14 /* s10k_8 = and(s10k_o_8, modulus) */
-	movdqa %xmm1, %xmm12 /* fb_5 */
-	pslld $17, %xmm12 /* s13k_o_8_l = shl(fb_5) */
-	movdqa %xmm1, 224(%rsp) /* spill fb_5 */
-	movdqa %xmm0, %xmm1 /* dbl_54 */
-	psrld $15, %xmm1 /* s13k_o_8_r = shr(dbl_54) */
-	por %xmm1, %xmm12 /* s13k_o_8 = or(s13k_o_8_l, s13k_o_8_r) */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm12 /* s13k_8 = and(s13k_o_8, modulus) */
-	movdqa %xmm5, %xmm1 /* fb_7 */
-	pslld $15, %xmm1 /* s15k_o_8_l = shl(fb_7) */
-	movdqa %xmm0, 704(%rsp) /* spill dbl_54 */
-	movdqa %xmm2, %xmm0 /* dbl_72 */
-	psrld $17, %xmm0 /* s15k_o_8_r = shr(dbl_72) */
-	por %xmm0, %xmm1 /* s15k_o_8 = or(s15k_o_8_l, s15k_o_8_r) */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm1 /* s15k_8 = and(s15k_o_8, modulus) */
-	paddd %xmm6, %xmm13 /* fb0_s_16 = add(s0k_8, s4k_8) */
-	movdqa %xmm13, %xmm0 /* fb0_s_16 */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm0 /* fb0_m_16 = and(fb0_s_16, modulus) */
-	psrld $31, %xmm13 /* fb0_c_16 = shr(fb0_s_16) */
-	paddd %xmm13, %xmm0 /* fb0_16 = add(fb0_m_16, fb0_c_16) */
-	paddd %xmm12, %xmm14 /* fb0_s_17 = add(s10k_8, s13k_8) */
-	movdqa %xmm14, %xmm6 /* fb0_s_17 */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm6 /* fb0_m_17 = and(fb0_s_17, modulus) */
-	psrld $31, %xmm14 /* fb0_c_17 = shr(fb0_s_17) */
-	paddd %xmm14, %xmm6 /* fb0_17 = add(fb0_m_17, fb0_c_17) */
-	paddd %xmm6, %xmm0 /* fb1_s_8 = add(fb0_16, fb0_17) */
-	movdqa %xmm0, %xmm6 /* fb1_s_8 */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm6 /* fb1_m_8 = and(fb1_s_8, modulus) */
-	psrld $31, %xmm0 /* fb1_c_8 = shr(fb1_s_8) */
-	paddd %xmm0, %xmm6 /* fb1_8 = add(fb1_m_8, fb1_c_8) */
-	paddd %xmm1, %xmm6 /* fb2_s_8 = add(fb1_8, s15k_8) */
-	movdqa %xmm6, %xmm0 /* fb2_s_8 */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm0 /* fb2_m_8 = and(fb2_s_8, modulus) */
-	psrld $31, %xmm6 /* fb2_c_8 = shr(fb2_s_8) */
-	paddd %xmm6, %xmm0 /* fb2_8 = add(fb2_m_8, fb2_c_8) */
-	paddd %xmm11, %xmm0 /* fb_s_8 = add(fb2_8, g0s8) */
-	movdqa %xmm0, %xmm1 /* fb_s_8 */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm1 /* fb_m_8 = and(fb_s_8, modulus) */
-	psrld $31, %xmm0 /* fb_c_8 = shr(fb_s_8) */
-	paddd %xmm0, %xmm1 /* fb_8 = add(fb_m_8, fb_c_8) */
-
-	/* Round 9, lanes 0..3: BR, F (Z out), LFSR feedback. */
-	movdqa %xmm1, %xmm0 /* fb_8 */
-	paddd %xmm1, %xmm0 /* dbl_81 = add(fb_8, fb_8) */
-	movdqa %xmm0, %xmm6 /* dbl_81 */
-	pand %xmm9, %xmm6 /* x0_9_b = and(dbl_81, high16) */
-	movdqa %xmm9, %xmm11 /* high16 */
-	pandn %xmm5, %xmm11 /* x0_9_a = andnot(high16, fb_7) */
-	por %xmm11, %xmm6 /* x0_9 = or(x0_9_b, x0_9_a) */
-	movdqa 608(%rsp), %xmm11 /* reload fb_4 */
-	movdqa %xmm11, %xmm12 /* fb_4 */
-	pslld $16, %xmm12 /* x1_9_l = shl(fb_4) */
-	movdqa %xmm10, %xmm13 /* dbl_27 */
-	psrld $16, %xmm13 /* x1_9_r = shr(dbl_27) */
-	por %xmm13, %xmm12 /* x1_9 = or(x1_9_l, x1_9_r) */
-	pxor %xmm15, %xmm6 /* x0r1_9 = xor(x0_9, r1_8) */
-	paddd %xmm7, %xmm6 /* w_9 = add(x0r1_9, r2_8) */
-	pxor 208(%rsp), %xmm6 /* z_9 = xor(w_9, x1) */
-	paddd %xmm12, %xmm15 /* w1_9 = add(r1_8, x1_9) */
-	pxor 256(%rsp), %xmm7 /* w2_9 = xor(r2_8, x1_5) */
-	movdqa %xmm15, %xmm13 /* w1_9 */
-	pslld $16, %xmm13 /* l1in_9_l = shl(w1_9) */
-	movdqa %xmm7, %xmm14 /* w2_9 */
-	psrld $16, %xmm14 /* l1in_9_r = shr(w2_9) */
-	por %xmm14, %xmm13 /* l1in_9 = or(l1in_9_l, l1in_9_r) */
-	movdqa %xmm13, %xmm14 /* l1in_9 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl24(%rip), %xmm14 /* ur24_9 = lookup16(l1in_9, rotl24) */
-	movdqa %xmm13, %xmm10 /* l1in_9 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl8(%rip), %xmm10 /* ur8_9 = lookup16(l1in_9, rotl8) */
-	movdqa %xmm6, 208(%rsp) /* spill z_9 */
-	movdqa %xmm13, %xmm6 /* l1in_9 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl16(%rip), %xmm6 /* ur16_9 = lookup16(l1in_9, rotl16) */
-	movdqa %xmm12, 32(%rsp) /* spill x1_9 */
-	movdqa %xmm13, %xmm12 /* l1in_9 */
-	pxor %xmm10, %xmm12 /* ug_acc_9 = xor(l1in_9, ur8_9) */
-	pxor %xmm6, %xmm12 /* ug_9 = xor(ug_acc_9, ur16_9) */
-	movdqa %xmm12, %xmm6 /* ug_9 */
-	pslld $2, %xmm6 /* ur2_9_l = shl(ug_9) */
-	psrld $30, %xmm12 /* ur2_9_r = shr(ug_9) */
-	por %xmm12, %xmm6 /* ur2_9 = or(ur2_9_l, ur2_9_r) */
-	pxor %xmm14, %xmm13 /* u_acc_9 = xor(l1in_9, ur24_9) */
-	pxor %xmm6, %xmm13 /* u_9 = xor(u_acc_9, ur2_9) */
-	pslld $16, %xmm7 /* l2in_9_l = shl(w2_9) */
-	psrld $16, %xmm15 /* l2in_9_r = shr(w1_9) */
-	por %xmm15, %xmm7 /* l2in_9 = or(l2in_9_l, l2in_9_r) */
-	movdqa %xmm7, %xmm6 /* l2in_9 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl8(%rip), %xmm6 /* vr8_9 = lookup16(l2in_9, rotl8) */
-	movdqa %xmm7, %xmm10 /* l2in_9 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl16(%rip), %xmm10 /* vr16_9 = lookup16(l2in_9, rotl16) */
-	movdqa %xmm7, %xmm12 /* l2in_9 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl24(%rip), %xmm12 /* vr24_9 = lookup16(l2in_9, rotl24) */
-	movdqa %xmm6, %xmm14 /* vr8_9 */
-	pxor %xmm10, %xmm14 /* vg_acc_9 = xor(vr8_9, vr16_9) */
-	pxor %xmm12, %xmm14 /* vg_9 = xor(vg_acc_9, vr24_9) */
-	movdqa %xmm14, %xmm10 /* vg_9 */
-	pslld $6, %xmm10 /* vr6_9_l = shl(vg_9) */
-	psrld $26, %xmm14 /* vr6_9_r = shr(vg_9) */
-	por %xmm14, %xmm10 /* vr6_9 = or(vr6_9_l, vr6_9_r) */
-	pxor %xmm6, %xmm7 /* v_acc_9 = xor(l2in_9, vr8_9) */
-	pxor %xmm10, %xmm7 /* v_9 = xor(v_acc_9, vr6_9) */
-	movdqa %xmm7, %xmm6 /* v_9 */
-	psrlw $8, %xmm6 /* sb_in_x_sh_9 = shr(v_9) */
-	movdqa %xmm13, %xmm10 /* u_9 */
-	pand %xmm8, %xmm10 /* sb_in_x_9_b = and(u_9, odd_bytes) */
-	movdqa %xmm8, %xmm12 /* odd_bytes */
-	pandn %xmm6, %xmm12 /* sb_in_x_9_a = andnot(odd_bytes, sb_in_x_sh_9) */
-	por %xmm12, %xmm10 /* sb_in_x_9 = or(sb_in_x_9_b, sb_in_x_9_a) */
-	movdqa %xmm10, %xmm6 /* sb_in_x_9 */
-	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm6 /* sb_s0_xl_9 = and(sb_in_x_9, nibble_mask) */
-	psrlw $4, %xmm10 /* sb_s0_xs_9 = shr(sb_in_x_9) */
-	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm10 /* sb_s0_xh_9 = and(sb_s0_xs_9, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_s0_p1(%rip), %xmm12 /* s0_p1 = const() */
-	movdqa %xmm12, %xmm14 /* s0_p1 */
-	pshufb %xmm6, %xmm14 /* sb_s0_p1_9 = lookup16(s0_p1, sb_s0_xl_9) */
-	pxor %xmm10, %xmm14 /* sb_s0_t_9 = xor(sb_s0_p1_9, sb_s0_xh_9) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_s0_p2(%rip), %xmm10 /* s0_p2 = const() */
-	movdqa %xmm10, %xmm15 /* s0_p2 */
-	pshufb %xmm14, %xmm15 /* sb_s0_p2_9 = lookup16(s0_p2, sb_s0_t_9) */
-	pxor %xmm6, %xmm15 /* sb_s0_ol_9 = xor(sb_s0_p2_9, sb_s0_xl_9) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_s0_p3_rot(%rip), %xmm6 /* s0_p3_rot = const() */
-	movdqa %xmm6, %xmm11 /* s0_p3_rot */
-	pshufb %xmm15, %xmm11 /* sb_s0_p3_9 = lookup16(s0_p3_rot, sb_s0_ol_9) */
-	paddb %xmm14, %xmm14 /* sb_s0_t2_9 = add(sb_s0_t_9, sb_s0_t_9) */
-	pxor %xmm14, %xmm11 /* sb_s0_9 = xor(sb_s0_p3_9, sb_s0_t2_9) */
-	psllw $8, %xmm13 /* sb_in_y_sh_9 = shl(u_9) */
-	pand %xmm8, %xmm13 /* sb_in_y_9_b = and(sb_in_y_sh_9, odd_bytes) */
-	movdqa %xmm8, %xmm14 /* odd_bytes */
-	pandn %xmm7, %xmm14 /* sb_in_y_9_a = andnot(odd_bytes, v_9) */
-	por %xmm14, %xmm13 /* sb_in_y_9 = or(sb_in_y_9_b, sb_in_y_9_a) */
-	movdqa %xmm13, %xmm7 /* sb_in_y_9 */
-	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm7 /* sb_in_y_9_lo = and(sb_in_y_9, nibble_mask) */
-	psrlw $4, %xmm13 /* sb_in_y_9_sh = shr(sb_in_y_9) */
-	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm13 /* sb_in_y_9_hi = and(sb_in_y_9_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_lo(%rip), %xmm14 /* tbl_lo = const() */
-	movdqa %xmm14, %xmm15 /* tbl_lo */
-	pshufb %xmm7, %xmm15 /* sb_s1_k_9_l = lookup16(tbl_lo, sb_in_y_9_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_hi(%rip), %xmm7 /* tbl_hi = const() */
-	movdqa %xmm7, %xmm14 /* tbl_hi */
-	pshufb %xmm13, %xmm14 /* sb_s1_k_9_h = lookup16(tbl_hi, sb_in_y_9_hi) */
-	pxor %xmm14, %xmm15 /* sb_s1_k_9 = xor(sb_s1_k_9_l, sb_s1_k_9_h) */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_inv_shift_rows(%rip), %xmm15 /* sb_s1_9_sr = lookup16(sb_s1_k_9, inv_shift_rows) */
-	aesenclast .Lzuc_lanes_ssse3_aesni_1_aes_cancel_key(%rip), %xmm15 /* sb_s1_9_aes = aesenclast(sb_s1_9_sr, aes_cancel_key) */
-	movdqa %xmm15, %xmm13 /* sb_s1_9_aes */
-	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm13 /* sb_s1_9_aes_lo = and(sb_s1_9_aes, nibble_mask) */
-	psrlw $4, %xmm15 /* sb_s1_9_aes_sh = shr(sb_s1_9_aes) */
-	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm15 /* sb_s1_9_aes_hi = and(sb_s1_9_aes_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_lo_1(%rip), %xmm14 /* tbl_lo_1 = const() */
-	movdqa %xmm14, %xmm7 /* tbl_lo_1 */
-	pshufb %xmm13, %xmm7 /* sb_s1_9_l = lookup16(tbl_lo_1, sb_s1_9_aes_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_hi_1(%rip), %xmm13 /* tbl_hi_1 = const() */
-	movdqa %xmm13, %xmm14 /* tbl_hi_1 */
-	pshufb %xmm15, %xmm14 /* sb_s1_9_h = lookup16(tbl_hi_1, sb_s1_9_aes_hi) */
-	pxor %xmm14, %xmm7 /* sb_s1_9 = xor(sb_s1_9_l, sb_s1_9_h) */
-	movdqa %xmm7, %xmm14 /* sb_s1_9 */
-	psrlw $8, %xmm14 /* r1_sh_9 = shr(sb_s1_9) */
-	movdqa %xmm11, %xmm15 /* sb_s0_9 */
-	pand %xmm8, %xmm15 /* r1_9_b = and(sb_s0_9, odd_bytes) */
-	movdqa %xmm8, %xmm13 /* odd_bytes */
-	pandn %xmm14, %xmm13 /* r1_9_a = andnot(odd_bytes, r1_sh_9) */
-	por %xmm13, %xmm15 /* r1_9 = or(r1_9_b, r1_9_a) */
-	psllw $8, %xmm11 /* r2_sh_9 = shl(sb_s0_9) */
-	pand %xmm8, %xmm11 /* r2_9_b = and(r2_sh_9, odd_bytes) */
-	movdqa %xmm8, %xmm13 /* odd_bytes */
-	pandn %xmm7, %xmm13 /* r2_9_a = andnot(odd_bytes, sb_s1_9) */
-	por %xmm13, %xmm11 /* r2_9 = or(r2_9_b, r2_9_a) */
-	movdqa 96(%rsp), %xmm7 /* reload g0s9 */
-	movdqa %xmm7, %xmm13 /* g0s9 */
-	pslld $8, %xmm13 /* s0k_o_9_l = shl(g0s9) */
-	movdqa 112(%rsp), %xmm14 /* reload dbl_1 */
-	psrld $24, %xmm14 /* s0k_o_9_r = shr(dbl_1) */
-	por %xmm14, %xmm13 /* s0k_o_9 = or(s0k_o_9_l, s0k_o_9_r) */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm13 /* s0k_9 = and(s0k_o_9, modulus) */
-	movdqa 288(%rsp), %xmm14 /* reload g0s13 */
-	movdqa %xmm14, %xmm6 /* g0s13 */
-	pslld $20, %xmm6 /* s4k_o_9_l = shl(g0s13) */
-	movdqa 272(%rsp), %xmm14 /* reload dbl_7 */
-	movdqa %xmm14, %xmm10 /* dbl_7 */
-	psrld $12, %xmm10 /* s4k_o_9_r = shr(dbl_7) */
-	por %xmm10, %xmm6 /* s4k_o_9 = or(s4k_o_9_l, s4k_o_9_r) */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm6 /* s4k_9 = and(s4k_o_9, modulus) */
-	movdqa 512(%rsp), %xmm10 /* reload fb_3 */
-	movdqa %xmm10, %xmm14 /* fb_3 */
-	pslld $21, %xmm14 /* s10k_o_9_l = shl(fb_3) */
-	movdqa 672(%rsp), %xmm10 /* reload dbl_36 */
-	movdqa %xmm10, %xmm12 /* dbl_36 */
-	psrld $11, %xmm12 /* s10k_o_9_r = shr(dbl_36) */
-	por %xmm12, %xmm14 /* s10k_o_9 = or(s10k_o_9_l, s10k_o_9_r) */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm14 /* s10k_9 = and(s10k_o_9, modulus) */
-	movdqa %xmm4, %xmm12 /* fb_6 */
-	pslld $17, %xmm12 /* s13k_o_9_l = shl(fb_6) */
-	movdqa %xmm4, 112(%rsp) /* spill fb_6 */
-	movdqa %xmm3, %xmm4 /* dbl_63 */
-	psrld $15, %xmm4 /* s13k_o_9_r = shr(dbl_63) */
-	por %xmm4, %xmm12 /* s13k_o_9 = or(s13k_o_9_l, s13k_o_9_r) */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm12 /* s13k_9 = and(s13k_o_9, modulus) */
-	movdqa %xmm1, %xmm4 /* fb_8 */
-	pslld $15, %xmm4 /* s15k_o_9_l = shl(fb_8) */
-	movdqa %xmm3, 720(%rsp) /* spill dbl_63 */
-	movdqa %xmm0, %xmm3 /* dbl_81 */
-	psrld $17, %xmm3 /* s15k_o_9_r = shr(dbl_81) */
-	por %xmm3, %xmm4 /* s15k_o_9 = or(s15k_o_9_l, s15k_o_9_r) */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm4 /* s15k_9 = and(s15k_o_9, modulus) */
-	paddd %xmm6, %xmm13 /* fb0_s_18 = add(s0k_9, s4k_9) */
-	movdqa %xmm13, %xmm3 /* fb0_s_18 */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm3 /* fb0_m_18 = and(fb0_s_18, modulus) */
-	psrld $31, %xmm13 /* fb0_c_18 = shr(fb0_s_18) */
-	paddd %xmm13, %xmm3 /* fb0_18 = add(fb0_m_18, fb0_c_18) */
-	paddd %xmm12, %xmm14 /* fb0_s_19 = add(s10k_9, s13k_9) */
-	movdqa %xmm14, %xmm6 /* fb0_s_19 */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm6 /* fb0_m_19 = and(fb0_s_19, modulus) */
-	psrld $31, %xmm14 /* fb0_c_19 = shr(fb0_s_19) */
-	paddd %xmm14, %xmm6 /* fb0_19 = add(fb0_m_19, fb0_c_19) */
-	paddd %xmm6, %xmm3 /* fb1_s_9 = add(fb0_18, fb0_19) */
-	movdqa %xmm3, %xmm6 /* fb1_s_9 */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm6 /* fb1_m_9 = and(fb1_s_9, modulus) */
-	psrld $31, %xmm3 /* fb1_c_9 = shr(fb1_s_9) */
-	paddd %xmm3, %xmm6 /* fb1_9 = add(fb1_m_9, fb1_c_9) */
-	paddd %xmm4, %xmm6 /* fb2_s_9 = add(fb1_9, s15k_9) */
-	movdqa %xmm6, %xmm3 /* fb2_s_9 */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm3 /* fb2_m_9 = and(fb2_s_9, modulus) */
-	psrld $31, %xmm6 /* fb2_c_9 = shr(fb2_s_9) */
-	paddd %xmm6, %xmm3 /* fb2_9 = add(fb2_m_9, fb2_c_9) */
-	paddd %xmm7, %xmm3 /* fb_s_9 = add(fb2_9, g0s9) */
-	movdqa %xmm3, %xmm4 /* fb_s_9 */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm4 /* fb_m_9 = and(fb_s_9, modulus) */
-	psrld $31, %xmm3 /* fb_c_9 = shr(fb_s_9) */
-	paddd %xmm3, %xmm4 /* fb_9 = add(fb_m_9, fb_c_9) */
-
-	/* Round 10, lanes 0..3: BR, F (Z out), LFSR feedback. */
-	movdqa %xmm4, %xmm3 /* fb_9 */
-	paddd %xmm4, %xmm3 /* dbl_90 = add(fb_9, fb_9) */
-	movdqa %xmm3, %xmm6 /* dbl_90 */
-	pand %xmm9, %xmm6 /* x0_10_b = and(dbl_90, high16) */
-	movdqa %xmm9, %xmm7 /* high16 */
-	pandn %xmm1, %xmm7 /* x0_10_a = andnot(high16, fb_8) */
-	por %xmm7, %xmm6 /* x0_10 = or(x0_10_b, x0_10_a) */
-	movdqa 224(%rsp), %xmm7 /* reload fb_5 */
-	movdqa %xmm7, %xmm12 /* fb_5 */
-	pslld $16, %xmm12 /* x1_10_l = shl(fb_5) */
-	movdqa %xmm10, %xmm13 /* dbl_36 */
-	psrld $16, %xmm13 /* x1_10_r = shr(dbl_36) */
-	por %xmm13, %xmm12 /* x1_10 = or(x1_10_l, x1_10_r) */
-	pxor %xmm15, %xmm6 /* x0r1_10 = xor(x0_10, r1_9) */
-	paddd %xmm11, %xmm6 /* w_10 = add(x0r1_10, r2_9) */
-	pxor 368(%rsp), %xmm6 /* z_10 = xor(w_10, x1_1) */
-	paddd %xmm12, %xmm15 /* w1_10 = add(r1_9, x1_10) */
-	pxor 544(%rsp), %xmm11 /* w2_10 = xor(r2_9, x1_6) */
-	movdqa %xmm15, %xmm13 /* w1_10 */
-	pslld $16, %xmm13 /* l1in_10_l = shl(w1_10) */
-	movdqa %xmm11, %xmm14 /* w2_10 */
-	psrld $16, %xmm14 /* l1in_10_r = shr(w2_10) */
-	por %xmm14, %xmm13 /* l1in_10 = or(l1in_10_l, l1in_10_r) */
-	movdqa %xmm13, %xmm14 /* l1in_10 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl24(%rip), %xmm14 /* ur24_10 = lookup16(l1in_10, rotl24) */
-	movdqa %xmm13, %xmm10 /* l1in_10 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl8(%rip), %xmm10 /* ur8_10 = lookup16(l1in_10, rotl8) */
-	movdqa %xmm6, 368(%rsp) /* spill z_10 */
-	movdqa %xmm13, %xmm6 /* l1in_10 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl16(%rip), %xmm6 /* ur16_10 = lookup16(l1in_10, rotl16) */
-	movdqa %xmm12, 96(%rsp) /* spill x1_10 */
-	movdqa %xmm13, %xmm12 /* l1in_10 */
-	pxor %xmm10, %xmm12 /* ug_acc_10 = xor(l1in_10, ur8_10) */
-	pxor %xmm6, %xmm12 /* ug_10 = xor(ug_acc_10, ur16_10) */
-	movdqa %xmm12, %xmm6 /* ug_10 */
-	pslld $2, %xmm6 /* ur2_10_l = shl(ug_10) */
-	psrld $30, %xmm12 /* ur2_10_r = shr(ug_10) */
-	por %xmm12, %xmm6 /* ur2_10 = or(ur2_10_l, ur2_10_r) */
-	pxor %xmm14, %xmm13 /* u_acc_10 = xor(l1in_10, ur24_10) */
-	pxor %xmm6, %xmm13 /* u_10 = xor(u_acc_10, ur2_10) */
-	pslld $16, %xmm11 /* l2in_10_l = shl(w2_10) */
-	psrld $16, %xmm15 /* l2in_10_r = shr(w1_10) */
-	por %xmm15, %xmm11 /* l2in_10 = or(l2in_10_l, l2in_10_r) */
-	movdqa %xmm11, %xmm6 /* l2in_10 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl8(%rip), %xmm6 /* vr8_10 = lookup16(l2in_10, rotl8) */
-	movdqa %xmm11, %xmm10 /* l2in_10 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl16(%rip), %xmm10 /* vr16_10 = lookup16(l2in_10, rotl16) */
-	movdqa %xmm11, %xmm12 /* l2in_10 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl24(%rip), %xmm12 /* vr24_10 = lookup16(l2in_10, rotl24) */
-	movdqa %xmm6, %xmm14 /* vr8_10 */
-	pxor %xmm10, %xmm14 /* vg_acc_10 = xor(vr8_10, vr16_10) */
-	pxor %xmm12, %xmm14 /* vg_10 = xor(vg_acc_10, vr24_10) */
-	movdqa %xmm14, %xmm10 /* vg_10 */
-	pslld $6, %xmm10 /* vr6_10_l = shl(vg_10) */
-	psrld $26, %xmm14 /* vr6_10_r = shr(vg_10) */
-	por %xmm14, %xmm10 /* vr6_10 = or(vr6_10_l, vr6_10_r) */
-	pxor %xmm6, %xmm11 /* v_acc_10 = xor(l2in_10, vr8_10) */
-	pxor %xmm10, %xmm11 /* v_10 = xor(v_acc_10, vr6_10) */
-	movdqa %xmm11, %xmm6 /* v_10 */
-	psrlw $8, %xmm6 /* sb_in_x_sh_10 = shr(v_10) */
-	movdqa %xmm13, %xmm10 /* u_10 */
-	pand %xmm8, %xmm10 /* sb_in_x_10_b = and(u_10, odd_bytes) */
-	movdqa %xmm8, %xmm12 /* odd_bytes */
-	pandn %xmm6, %xmm12 /* sb_in_x_10_a = andnot(odd_bytes, sb_in_x_sh_10) */
-	por %xmm12, %xmm10 /* sb_in_x_10 = or(sb_in_x_10_b, sb_in_x_10_a) */
-	movdqa %xmm10, %xmm6 /* sb_in_x_10 */
-	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm6 /* sb_s0_xl_10 = and(sb_in_x_10, nibble_mask) */
-	psrlw $4, %xmm10 /* sb_s0_xs_10 = shr(sb_in_x_10) */
-	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm10 /* sb_s0_xh_10 = and(sb_s0_xs_10, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_s0_p1(%rip), %xmm12 /* s0_p1 = const() */
-	movdqa %xmm12, %xmm14 /* s0_p1 */
-	pshufb %xmm6, %xmm14 /* sb_s0_p1_10 = lookup16(s0_p1, sb_s0_xl_10) */
-	pxor %xmm10, %xmm14 /* sb_s0_t_10 = xor(sb_s0_p1_10, sb_s0_xh_10) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_s0_p2(%rip), %xmm10 /* s0_p2 = const() */
-	movdqa %xmm10, %xmm15 /* s0_p2 */
-	pshufb %xmm14, %xmm15 /* sb_s0_p2_10 = lookup16(s0_p2, sb_s0_t_10) */
-	pxor %xmm6, %xmm15 /* sb_s0_ol_10 = xor(sb_s0_p2_10, sb_s0_xl_10) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_s0_p3_rot(%rip), %xmm6 /* s0_p3_rot = const() */
-	movdqa %xmm6, %xmm7 /* s0_p3_rot */
-	pshufb %xmm15, %xmm7 /* sb_s0_p3_10 = lookup16(s0_p3_rot, sb_s0_ol_10) */
-	paddb %xmm14, %xmm14 /* sb_s0_t2_10 = add(sb_s0_t_10, sb_s0_t_10) */
-	pxor %xmm14, %xmm7 /* sb_s0_10 = xor(sb_s0_p3_10, sb_s0_t2_10) */
-	psllw $8, %xmm13 /* sb_in_y_sh_10 = shl(u_10) */
-	pand %xmm8, %xmm13 /* sb_in_y_10_b = and(sb_in_y_sh_10, odd_bytes) */
-	movdqa %xmm8, %xmm14 /* odd_bytes */
-	pandn %xmm11, %xmm14 /* sb_in_y_10_a = andnot(odd_bytes, v_10) */
-	por %xmm14, %xmm13 /* sb_in_y_10 = or(sb_in_y_10_b, sb_in_y_10_a) */
-	movdqa %xmm13, %xmm11 /* sb_in_y_10 */
-	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm11 /* sb_in_y_10_lo = and(sb_in_y_10, nibble_mask) */
-	psrlw $4, %xmm13 /* sb_in_y_10_sh = shr(sb_in_y_10) */
-	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm13 /* sb_in_y_10_hi = and(sb_in_y_10_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_lo(%rip), %xmm14 /* tbl_lo = const() */
-	movdqa %xmm14, %xmm15 /* tbl_lo */
-	pshufb %xmm11, %xmm15 /* sb_s1_k_10_l = lookup16(tbl_lo, sb_in_y_10_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_hi(%rip), %xmm11 /* tbl_hi = const() */
-	movdqa %xmm11, %xmm14 /* tbl_hi */
-	pshufb %xmm13, %xmm14 /* sb_s1_k_10_h = lookup16(tbl_hi, sb_in_y_10_hi) */
-	pxor %xmm14, %xmm15 /* sb_s1_k_10 = xor(sb_s1_k_10_l, sb_s1_k_10_h) */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_inv_shift_rows(%rip), %xmm15 /* sb_s1_10_sr = lookup16(sb_s1_k_10, inv_shift_rows) */
-	aesenclast .Lzuc_lanes_ssse3_aesni_1_aes_cancel_key(%rip), %xmm15 /* sb_s1_10_aes = aesenclast(sb_s1_10_sr, aes_cancel_key) */
-	movdqa %xmm15, %xmm13 /* sb_s1_10_aes */
-	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm13 /* sb_s1_10_aes_lo = and(sb_s1_10_aes, nibble_mask) */
-	psrlw $4, %xmm15 /* sb_s1_10_aes_sh = shr(sb_s1_10_aes) */
-	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm15 /* sb_s1_10_aes_hi = and(sb_s1_10_aes_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_lo_1(%rip), %xmm14 /* tbl_lo_1 = const() */
-	movdqa %xmm14, %xmm11 /* tbl_lo_1 */
-	pshufb %xmm13, %xmm11 /* sb_s1_10_l = lookup16(tbl_lo_1, sb_s1_10_aes_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_hi_1(%rip), %xmm13 /* tbl_hi_1 = const() */
-	movdqa %xmm13, %xmm14 /* tbl_hi_1 */
-	pshufb %xmm15, %xmm14 /* sb_s1_10_h = lookup16(tbl_hi_1, sb_s1_10_aes_hi) */
-	pxor %xmm14, %xmm11 /* sb_s1_10 = xor(sb_s1_10_l, sb_s1_10_h) */
-	movdqa %xmm11, %xmm14 /* sb_s1_10 */
-	psrlw $8, %xmm14 /* r1_sh_10 = shr(sb_s1_10) */
-	movdqa %xmm7, %xmm15 /* sb_s0_10 */
-	pand %xmm8, %xmm15 /* r1_10_b = and(sb_s0_10, odd_bytes) */
-	movdqa %xmm8, %xmm13 /* odd_bytes */
-	pandn %xmm14, %xmm13 /* r1_10_a = andnot(odd_bytes, r1_sh_10) */
-	por %xmm13, %xmm15 /* r1_10 = or(r1_10_b, r1_10_a) */
-	psllw $8, %xmm7 /* r2_sh_10 = shl(sb_s0_10) */
-	pand %xmm8, %xmm7 /* r2_10_b = and(r2_sh_10, odd_bytes) */
-	movdqa %xmm8, %xmm13 /* odd_bytes */
-	pandn %xmm11, %xmm13 /* r2_10_a = andnot(odd_bytes, sb_s1_10) */
-	por %xmm13, %xmm7 /* r2_10 = or(r2_10_b, r2_10_a) */
-	movdqa 240(%rsp), %xmm11 /* reload g0s10 */
-	movdqa %xmm11, %xmm13 /* g0s10 */
-	pslld $8, %xmm13 /* s0k_o_10_l = shl(g0s10) */
-	movdqa 304(%rsp), %xmm14 /* reload dbl_6 */
-	psrld $24, %xmm14 /* s0k_o_10_r = shr(dbl_6) */
-	por %xmm14, %xmm13 /* s0k_o_10 = or(s0k_o_10_l, s0k_o_10_r) */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm13 /* s0k_10 = and(s0k_o_10, modulus) */
-	movdqa 144(%rsp), %xmm14 /* reload g0s14 */
-	movdqa %xmm14, %xmm6 /* g0s14 */
-	pslld $20, %xmm6 /* s4k_o_10_l = shl(g0s14) */
-	movdqa 416(%rsp), %xmm14 /* reload dbl_16 */
-	movdqa %xmm14, %xmm10 /* dbl_16 */
-	psrld $12, %xmm10 /* s4k_o_10_r = shr(dbl_16) */
-	por %xmm10, %xmm6 /* s4k_o_10 = or(s4k_o_10_l, s4k_o_10_r) */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm6 /* s4k_10 = and(s4k_o_10, modulus) */
-	movdqa 608(%rsp), %xmm10 /* reload fb_4 */
-	movdqa %xmm10, %xmm14 /* fb_4 */
-	pslld $21, %xmm14 /* s10k_o_10_l = shl(fb_4) */
-	movdqa 688(%rsp), %xmm10 /* reload dbl_45 */
-	movdqa %xmm10, %xmm12 /* dbl_45 */
-	psrld $11, %xmm12 /* s10k_o_10_r = shr(dbl_45) */
-	por %xmm12, %xmm14 /* s10k_o_10 = or(s10k_o_10_l, s10k_o_10_r) */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm14 /* s10k_10 = and(s10k_o_10, modulus) */
-	movdqa %xmm5, %xmm12 /* fb_7 */
-	pslld $17, %xmm12 /* s13k_o_10_l = shl(fb_7) */
-	movdqa %xmm5, 304(%rsp) /* spill fb_7 */
-	movdqa %xmm2, %xmm5 /* dbl_72 */
-	psrld $15, %xmm5 /* s13k_o_10_r = shr(dbl_72) */
-	por %xmm5, %xmm12 /* s13k_o_10 = or(s13k_o_10_l, s13k_o_10_r) */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm12 /* s13k_10 = and(s13k_o_10, modulus) */
-	movdqa %xmm4, %xmm5 /* fb_9 */
-	pslld $15, %xmm5 /* s15k_o_10_l = shl(fb_9) */
-	movdqa %xmm2, 736(%rsp) /* spill dbl_72 */
-	movdqa %xmm3, %xmm2 /* dbl_90 */
-	psrld $17, %xmm2 /* s15k_o_10_r = shr(dbl_90) */
-	por %xmm2, %xmm5 /* s15k_o_10 = or(s15k_o_10_l, s15k_o_10_r) */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm5 /* s15k_10 = and(s15k_o_10, modulus) */
-	paddd %xmm6, %xmm13 /* fb0_s_20 = add(s0k_10, s4k_10) */
-	movdqa %xmm13, %xmm2 /* fb0_s_20 */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm2 /* fb0_m_20 = and(fb0_s_20, modulus) */
-	psrld $31, %xmm13 /* fb0_c_20 = shr(fb0_s_20) */
-	paddd %xmm13, %xmm2 /* fb0_20 = add(fb0_m_20, fb0_c_20) */
-	paddd %xmm12, %xmm14 /* fb0_s_21 = add(s10k_10, s13k_10) */
-	movdqa %xmm14, %xmm6 /* fb0_s_21 */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm6 /* fb0_m_21 = and(fb0_s_21, modulus) */
-	psrld $31, %xmm14 /* fb0_c_21 = shr(fb0_s_21) */
-	paddd %xmm14, %xmm6 /* fb0_21 = add(fb0_m_21, fb0_c_21) */
-	paddd %xmm6, %xmm2 /* fb1_s_10 = add(fb0_20, fb0_21) */
-	movdqa %xmm2, %xmm6 /* fb1_s_10 */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm6 /* fb1_m_10 = and(fb1_s_10, modulus) */
-	psrld $31, %xmm2 /* fb1_c_10 = shr(fb1_s_10) */
-	paddd %xmm2, %xmm6 /* fb1_10 = add(fb1_m_10, fb1_c_10) */
-	paddd %xmm5, %xmm6 /* fb2_s_10 = add(fb1_10, s15k_10) */
-	movdqa %xmm6, %xmm2 /* fb2_s_10 */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm2 /* fb2_m_10 = and(fb2_s_10, modulus) */
-	psrld $31, %xmm6 /* fb2_c_10 = shr(fb2_s_10) */
-	paddd %xmm6, %xmm2 /* fb2_10 = add(fb2_m_10, fb2_c_10) */
-	paddd %xmm11, %xmm2 /* fb_s_10 = add(fb2_10, g0s10) */
-	movdqa %xmm2, %xmm5 /* fb_s_10 */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm5 /* fb_m_10 = and(fb_s_10, modulus) */
-	psrld $31, %xmm2 /* fb_c_10 = shr(fb_s_10) */
-	paddd %xmm2, %xmm5 /* fb_10 = add(fb_m_10, fb_c_10) */
-
-	/* Round 11, lanes 0..3: BR, F (Z out), LFSR feedback. */
-	movdqa %xmm5, %xmm2 /* fb_10 */
-	paddd %xmm5, %xmm2 /* dbl_99 = add(fb_10, fb_10) */
-	movdqa %xmm2, %xmm6 /* dbl_99 */
-	pand %xmm9, %xmm6 /* x0_11_b = and(dbl_99, high16) */
-	movdqa %xmm9, %xmm11 /* high16 */
-	pandn %xmm4, %xmm11 /* x0_11_a = andnot(high16, fb_9) */
-	por %xmm11, %xmm6 /* x0_11 = or(x0_11_b, x0_11_a) */
-	movdqa 112(%rsp), %xmm11 /* reload fb_6 */
-	movdqa %xmm11, %xmm12 /* fb_6 */
-	pslld $16, %xmm12 /* x1_11_l = shl(fb_6) */
-	psrld $16, %xmm10 /* x1_11_r = shr(dbl_45) */
-	por %xmm10, %xmm12 /* x1_11 = or(x1_11_l, x1_11_r) */
-	pxor %xmm15, %xmm6 /* x0r1_11 = xor(x0_11, r1_10) */
-	paddd %xmm7, %xmm6 /* w_11 = add(x0r1_11, r2_10) */
-	pxor 496(%rsp), %xmm6 /* z_11 = xor(w_11, x1_2) */
-	paddd %xmm12, %xmm15 /* w1_11 = add(r1_10, x1_11) */
-	pxor 48(%rsp), %xmm7 /* w2_11 = xor(r2_10, x1_7) */
-	movdqa %xmm15, %xmm10 /* w1_11 */
-	pslld $16, %xmm10 /* l1in_11_l = shl(w1_11) */
-	movdqa %xmm7, %xmm13 /* w2_11 */
-	psrld $16, %xmm13 /* l1in_11_r = shr(w2_11) */
-	por %xmm13, %xmm10 /* l1in_11 = or(l1in_11_l, l1in_11_r) */
-	movdqa %xmm10, %xmm13 /* l1in_11 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl24(%rip), %xmm13 /* ur24_11 = lookup16(l1in_11, rotl24) */
-	movdqa %xmm10, %xmm14 /* l1in_11 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl8(%rip), %xmm14 /* ur8_11 = lookup16(l1in_11, rotl8) */
-	movdqa %xmm6, 48(%rsp) /* spill z_11 */
-	movdqa %xmm10, %xmm6 /* l1in_11 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl16(%rip), %xmm6 /* ur16_11 = lookup16(l1in_11, rotl16) */
-	movdqa %xmm12, 496(%rsp) /* spill x1_11 */
-	movdqa %xmm10, %xmm12 /* l1in_11 */
-	pxor %xmm14, %xmm12 /* ug_acc_11 = xor(l1in_11, ur8_11) */
-	pxor %xmm6, %xmm12 /* ug_11 = xor(ug_acc_11, ur16_11) */
-	movdqa %xmm12, %xmm6 /* ug_11 */
-	pslld $2, %xmm6 /* ur2_11_l = shl(ug_11) */
-	psrld $30, %xmm12 /* ur2_11_r = shr(ug_11) */
-	por %xmm12, %xmm6 /* ur2_11 = or(ur2_11_l, ur2_11_r) */
-	pxor %xmm13, %xmm10 /* u_acc_11 = xor(l1in_11, ur24_11) */
-	pxor %xmm6, %xmm10 /* u_11 = xor(u_acc_11, ur2_11) */
-	pslld $16, %xmm7 /* l2in_11_l = shl(w2_11) */
-	psrld $16, %xmm15 /* l2in_11_r = shr(w1_11) */
-	por %xmm15, %xmm7 /* l2in_11 = or(l2in_11_l, l2in_11_r) */
-	movdqa %xmm7, %xmm6 /* l2in_11 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl8(%rip), %xmm6 /* vr8_11 = lookup16(l2in_11, rotl8) */
-	movdqa %xmm7, %xmm12 /* l2in_11 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl16(%rip), %xmm12 /* vr16_11 = lookup16(l2in_11, rotl16) */
-	movdqa %xmm7, %xmm13 /* l2in_11 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl24(%rip), %xmm13 /* vr24_11 = lookup16(l2in_11, rotl24) */
-	movdqa %xmm6, %xmm14 /* vr8_11 */
-	pxor %xmm12, %xmm14 /* vg_acc_11 = xor(vr8_11, vr16_11) */
-	pxor %xmm13, %xmm14 /* vg_11 = xor(vg_acc_11, vr24_11) */
-	movdqa %xmm14, %xmm12 /* vg_11 */
-	pslld $6, %xmm12 /* vr6_11_l = shl(vg_11) */
-	psrld $26, %xmm14 /* vr6_11_r = shr(vg_11) */
-	por %xmm14, %xmm12 /* vr6_11 = or(vr6_11_l, vr6_11_r) */
-	pxor %xmm6, %xmm7 /* v_acc_11 = xor(l2in_11, vr8_11) */
-	pxor %xmm12, %xmm7 /* v_11 = xor(v_acc_11, vr6_11) */
-	movdqa %xmm7, %xmm6 /* v_11 */
-	psrlw $8, %xmm6 /* sb_in_x_sh_11 = shr(v_11) */
-	movdqa %xmm10, %xmm12 /* u_11 */
-	pand %xmm8, %xmm12 /* sb_in_x_11_b = and(u_11, odd_bytes) */
-	movdqa %xmm8, %xmm13 /* odd_bytes */
-	pandn %xmm6, %xmm13 /* sb_in_x_11_a = andnot(odd_bytes, sb_in_x_sh_11) */
-	por %xmm13, %xmm12 /* sb_in_x_11 = or(sb_in_x_11_b, sb_in_x_11_a) */
-	movdqa %xmm12, %xmm6 /* sb_in_x_11 */
-	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm6 /* sb_s0_xl_11 = and(sb_in_x_11, nibble_mask) */
-	psrlw $4, %xmm12 /* sb_s0_xs_11 = shr(sb_in_x_11) */
-	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm12 /* sb_s0_xh_11 = and(sb_s0_xs_11, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_s0_p1(%rip), %xmm13 /* s0_p1 = const() */
-	movdqa %xmm13, %xmm14 /* s0_p1 */
-	pshufb %xmm6, %xmm14 /* sb_s0_p1_11 = lookup16(s0_p1, sb_s0_xl_11) */
-	pxor %xmm12, %xmm14 /* sb_s0_t_11 = xor(sb_s0_p1_11, sb_s0_xh_11) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_s0_p2(%rip), %xmm12 /* s0_p2 = const() */
-	movdqa %xmm12, %xmm15 /* s0_p2 */
-	pshufb %xmm14, %xmm15 /* sb_s0_p2_11 = lookup16(s0_p2, sb_s0_t_11) */
-	pxor %xmm6, %xmm15 /* sb_s0_ol_11 = xor(sb_s0_p2_11, sb_s0_xl_11) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_s0_p3_rot(%rip), %xmm6 /* s0_p3_rot = const() */
-	movdqa %xmm6, %xmm11 /* s0_p3_rot */
-	pshufb %xmm15, %xmm11 /* sb_s0_p3_11 = lookup16(s0_p3_rot, sb_s0_ol_11) */
-	paddb %xmm14, %xmm14 /* sb_s0_t2_11 = add(sb_s0_t_11, sb_s0_t_11) */
-	pxor %xmm14, %xmm11 /* sb_s0_11 = xor(sb_s0_p3_11, sb_s0_t2_11) */
-	psllw $8, %xmm10 /* sb_in_y_sh_11 = shl(u_11) */
-	pand %xmm8, %xmm10 /* sb_in_y_11_b = and(sb_in_y_sh_11, odd_bytes) */
-	movdqa %xmm8, %xmm14 /* odd_bytes */
-	pandn %xmm7, %xmm14 /* sb_in_y_11_a = andnot(odd_bytes, v_11) */
-	por %xmm14, %xmm10 /* sb_in_y_11 = or(sb_in_y_11_b, sb_in_y_11_a) */
-	movdqa %xmm10, %xmm7 /* sb_in_y_11 */
-	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm7 /* sb_in_y_11_lo = and(sb_in_y_11, nibble_mask) */
-	psrlw $4, %xmm10 /* sb_in_y_11_sh = shr(sb_in_y_11) */
-	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm10 /* sb_in_y_11_hi = and(sb_in_y_11_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_lo(%rip), %xmm14 /* tbl_lo = const() */
-	movdqa %xmm14, %xmm15 /* tbl_lo */
-	pshufb %xmm7, %xmm15 /* sb_s1_k_11_l = lookup16(tbl_lo, sb_in_y_11_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_hi(%rip), %xmm7 /* tbl_hi = const() */
-	movdqa %xmm7, %xmm14 /* tbl_hi */
-	pshufb %xmm10, %xmm14 /* sb_s1_k_11_h = lookup16(tbl_hi, sb_in_y_11_hi) */
-	pxor %xmm14, %xmm15 /* sb_s1_k_11 = xor(sb_s1_k_11_l, sb_s1_k_11_h) */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_inv_shift_rows(%rip), %xmm15 /* sb_s1_11_sr = lookup16(sb_s1_k_11, inv_shift_rows) */
-	aesenclast .Lzuc_lanes_ssse3_aesni_1_aes_cancel_key(%rip), %xmm15 /* sb_s1_11_aes = aesenclast(sb_s1_11_sr, aes_cancel_key) */
-	movdqa %xmm15, %xmm10 /* sb_s1_11_aes */
-	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm10 /* sb_s1_11_aes_lo = and(sb_s1_11_aes, nibble_mask) */
-	psrlw $4, %xmm15 /* sb_s1_11_aes_sh = shr(sb_s1_11_aes) */
-	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm15 /* sb_s1_11_aes_hi = and(sb_s1_11_aes_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_lo_1(%rip), %xmm14 /* tbl_lo_1 = const() */
-	movdqa %xmm14, %xmm7 /* tbl_lo_1 */
-	pshufb %xmm10, %xmm7 /* sb_s1_11_l = lookup16(tbl_lo_1, sb_s1_11_aes_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_hi_1(%rip), %xmm10 /* tbl_hi_1 = const() */
-	movdqa %xmm10, %xmm14 /* tbl_hi_1 */
-	pshufb %xmm15, %xmm14 /* sb_s1_11_h = lookup16(tbl_hi_1, sb_s1_11_aes_hi) */
-	pxor %xmm14, %xmm7 /* sb_s1_11 = xor(sb_s1_11_l, sb_s1_11_h) */
-	movdqa %xmm7, %xmm14 /* sb_s1_11 */
-	psrlw $8, %xmm14 /* r1_sh_11 = shr(sb_s1_11) */
-	movdqa %xmm11, %xmm15 /* sb_s0_11 */
-	pand %xmm8, %xmm15 /* r1_11_b = and(sb_s0_11, odd_bytes) */
-	movdqa %xmm8, %xmm10 /* odd_bytes */
-	pandn %xmm14, %xmm10 /* r1_11_a = andnot(odd_bytes, r1_sh_11) */
-	por %xmm10, %xmm15 /* r1_11 = or(r1_11_b, r1_11_a) */
-	psllw $8, %xmm11 /* r2_sh_11 = shl(sb_s0_11) */
-	pand %xmm8, %xmm11 /* r2_11_b = and(r2_sh_11, odd_bytes) */
-	movdqa %xmm8, %xmm10 /* odd_bytes */
-	pandn %xmm7, %xmm10 /* r2_11_a = andnot(odd_bytes, sb_s1_11) */
-	por %xmm10, %xmm11 /* r2_11 = or(r2_11_b, r2_11_a) */
-	movdqa 384(%rsp), %xmm7 /* reload g0s11 */
-	movdqa %xmm7, %xmm10 /* g0s11 */
-	pslld $8, %xmm10 /* s0k_o_11_l = shl(g0s11) */
-	movdqa 16(%rsp), %xmm14 /* reload dbl_15 */
-	psrld $24, %xmm14 /* s0k_o_11_r = shr(dbl_15) */
-	por %xmm14, %xmm10 /* s0k_o_11 = or(s0k_o_11_l, s0k_o_11_r) */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm10 /* s0k_11 = and(s0k_o_11, modulus) */
-	movdqa 320(%rsp), %xmm14 /* reload g0s15 */
-	movdqa %xmm14, %xmm6 /* g0s15 */
-	pslld $20, %xmm6 /* s4k_o_11_l = shl(g0s15) */
-	movdqa 80(%rsp), %xmm14 /* reload dbl */
-	movdqa %xmm14, %xmm12 /* dbl */
-	psrld $12, %xmm12 /* s4k_o_11_r = shr(dbl) */
-	por %xmm12, %xmm6 /* s4k_o_11 = or(s4k_o_11_l, s4k_o_11_r) */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm6 /* s4k_11 = and(s4k_o_11, modulus) */
-	movdqa 224(%rsp), %xmm12 /* reload fb_5 */
-	movdqa %xmm12, %xmm14 /* fb_5 */
-	pslld $21, %xmm14 /* s10k_o_11_l = shl(fb_5) */
-	movdqa 704(%rsp), %xmm12 /* reload dbl_54 */
-	movdqa %xmm12, %xmm13 /* dbl_54 */
-	psrld $11, %xmm13 /* s10k_o_11_r = shr(dbl_54) */
-	por %xmm13, %xmm14 /* s10k_o_11 = or(s10k_o_11_l, s10k_o_11_r) */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm14 /* s10k_11 = and(s10k_o_11, modulus) */
-	movdqa %xmm1, %xmm13 /* fb_8 */
-	pslld $17, %xmm13 /* s13k_o_11_l = shl(fb_8) */
-	movdqa %xmm1, 16(%rsp) /* spill fb_8 */
-	movdqa %xmm0, %xmm1 /* dbl_81 */
-	psrld $15, %xmm1 /* s13k_o_11_r = shr(dbl_81) */
-	por %xmm1, %xmm13 /* s13k_o_11 = or(s13k_o_11_l, s13k_o_11_r) */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm13 /* s13k_11 = and(s13k_o_11, modulus) */
-	movdqa %xmm5, %xmm1 /* fb_10 */
-	pslld $15, %xmm1 /* s15k_o_11_l = shl(fb_10) */
-	movdqa %xmm0, 688(%rsp) /* spill dbl_81 */
-	movdqa %xmm2, %xmm0 /* dbl_99 */
-	psrld $17, %xmm0 /* s15k_o_11_r = shr(dbl_99) */
-	por %xmm0, %xmm1 /* s15k_o_11 = or(s15k_o_11_l, s15k_o_11_r) */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm1 /* s15k_11 = and(s15k_o_11, modulus) */
-	paddd %xmm6, %xmm10 /* fb0_s_22 = add(s0k_11, s4k_11) */
-	movdqa %xmm10, %xmm0 /* fb0_s_22 */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm0 /* fb0_m_22 = and(fb0_s_22, modulus) */
-	psrld $31, %xmm10 /* fb0_c_22 = shr(fb0_s_22) */
-	paddd %xmm10, %xmm0 /* fb0_22 = add(fb0_m_22, fb0_c_22) */
-	paddd %xmm13, %xmm14 /* fb0_s_23 = add(s10k_11, s13k_11) */
-	movdqa %xmm14, %xmm6 /* fb0_s_23 */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm6 /* fb0_m_23 = and(fb0_s_23, modulus) */
-	psrld $31, %xmm14 /* fb0_c_23 = shr(fb0_s_23) */
-	paddd %xmm14, %xmm6 /* fb0_23 = add(fb0_m_23, fb0_c_23) */
-	paddd %xmm6, %xmm0 /* fb1_s_11 = add(fb0_22, fb0_23) */
-	movdqa %xmm0, %xmm6 /* fb1_s_11 */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm6 /* fb1_m_11 = and(fb1_s_11, modulus) */
-	psrld $31, %xmm0 /* fb1_c_11 = shr(fb1_s_11) */
-	paddd %xmm0, %xmm6 /* fb1_11 = add(fb1_m_11, fb1_c_11) */
-	paddd %xmm1, %xmm6 /* fb2_s_11 = add(fb1_11, s15k_11) */
-	movdqa %xmm6, %xmm0 /* fb2_s_11 */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm0 /* fb2_m_11 = and(fb2_s_11, modulus) */
-	psrld $31, %xmm6 /* fb2_c_11 = shr(fb2_s_11) */
-	paddd %xmm6, %xmm0 /* fb2_11 = add(fb2_m_11, fb2_c_11) */
-	paddd %xmm7, %xmm0 /* fb_s_11 = add(fb2_11, g0s11) */
-	movdqa %xmm0, %xmm1 /* fb_s_11 */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm1 /* fb_m_11 = and(fb_s_11, modulus) */
-	psrld $31, %xmm0 /* fb_c_11 = shr(fb_s_11) */
-	paddd %xmm0, %xmm1 /* fb_11 = add(fb_m_11, fb_c_11) */
-
-	/* Round 12, lanes 0..3: BR, F (Z out), LFSR feedback. */
-	movdqa %xmm1, %xmm0 /* fb_11 */
-	paddd %xmm1, %xmm0 /* dbl_108 = add(fb_11, fb_11) */
-	movdqa %xmm0, %xmm6 /* dbl_108 */
-	pand %xmm9, %xmm6 /* x0_12_b = and(dbl_108, high16) */
-	movdqa %xmm9, %xmm7 /* high16 */
-	pandn %xmm5, %xmm7 /* x0_12_a = andnot(high16, fb_10) */
-	por %xmm7, %xmm6 /* x0_12 = or(x0_12_b, x0_12_a) */
-	movdqa 304(%rsp), %xmm7 /* reload fb_7 */
-	movdqa %xmm7, %xmm10 /* fb_7 */
-	pslld $16, %xmm10 /* x1_12_l = shl(fb_7) */
-	psrld $16, %xmm12 /* x1_12_r = shr(dbl_54) */
-	por %xmm12, %xmm10 /* x1_12 = or(x1_12_l, x1_12_r) */
-	pxor %xmm15, %xmm6 /* x0r1_12 = xor(x0_12, r1_11) */
-	paddd %xmm11, %xmm6 /* w_12 = add(x0r1_12, r2_11) */
-	pxor 592(%rsp), %xmm6 /* z_12 = xor(w_12, x1_3) */
-	paddd %xmm10, %xmm15 /* w1_12 = add(r1_11, x1_12) */
-	pxor 128(%rsp), %xmm11 /* w2_12 = xor(r2_11, x1_8) */
-	movdqa %xmm15, %xmm10 /* w1_12 */
-	pslld $16, %xmm10 /* l1in_12_l = shl(w1_12) */
-	movdqa %xmm11, %xmm12 /* w2_12 */
-	psrld $16, %xmm12 /* l1in_12_r = shr(w2_12) */
-	por %xmm12, %xmm10 /* l1in_12 = or(l1in_12_l, l1in_12_r) */
-	movdqa %xmm10, %xmm12 /* l1in_12 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl24(%rip), %xmm12 /* ur24_12 = lookup16(l1in_12, rotl24) */
-	movdqa %xmm10, %xmm13 /* l1in_12 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl8(%rip), %xmm13 /* ur8_12 = lookup16(l1in_12, rotl8) */
-	movdqa %xmm10, %xmm14 /* l1in_12 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl16(%rip), %xmm14 /* ur16_12 = lookup16(l1in_12, rotl16) */
-	movdqa %xmm6, 128(%rsp) /* spill z_12 */
-	movdqa %xmm10, %xmm6 /* l1in_12 */
-	pxor %xmm13, %xmm6 /* ug_acc_12 = xor(l1in_12, ur8_12) */
-	pxor %xmm14, %xmm6 /* ug_12 = xor(ug_acc_12, ur16_12) */
-	movdqa %xmm6, %xmm13 /* ug_12 */
-	pslld $2, %xmm13 /* ur2_12_l = shl(ug_12) */
-	psrld $30, %xmm6 /* ur2_12_r = shr(ug_12) */
-	por %xmm6, %xmm13 /* ur2_12 = or(ur2_12_l, ur2_12_r) */
-	pxor %xmm12, %xmm10 /* u_acc_12 = xor(l1in_12, ur24_12) */
-	pxor %xmm13, %xmm10 /* u_12 = xor(u_acc_12, ur2_12) */
-	pslld $16, %xmm11 /* l2in_12_l = shl(w2_12) */
-	psrld $16, %xmm15 /* l2in_12_r = shr(w1_12) */
-	por %xmm15, %xmm11 /* l2in_12 = or(l2in_12_l, l2in_12_r) */
-	movdqa %xmm11, %xmm6 /* l2in_12 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl8(%rip), %xmm6 /* vr8_12 = lookup16(l2in_12, rotl8) */
-	movdqa %xmm11, %xmm12 /* l2in_12 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl16(%rip), %xmm12 /* vr16_12 = lookup16(l2in_12, rotl16) */
-	movdqa %xmm11, %xmm13 /* l2in_12 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl24(%rip), %xmm13 /* vr24_12 = lookup16(l2in_12, rotl24) */
-	movdqa %xmm6, %xmm14 /* vr8_12 */
-	pxor %xmm12, %xmm14 /* vg_acc_12 = xor(vr8_12, vr16_12) */
-	pxor %xmm13, %xmm14 /* vg_12 = xor(vg_acc_12, vr24_12) */
-	movdqa %xmm14, %xmm12 /* vg_12 */
-	pslld $6, %xmm12 /* vr6_12_l = shl(vg_12) */
-	psrld $26, %xmm14 /* vr6_12_r = shr(vg_12) */
-	por %xmm14, %xmm12 /* vr6_12 = or(vr6_12_l, vr6_12_r) */
-	pxor %xmm6, %xmm11 /* v_acc_12 = xor(l2in_12, vr8_12) */
-	pxor %xmm12, %xmm11 /* v_12 = xor(v_acc_12, vr6_12) */
-	movdqa %xmm11, %xmm6 /* v_12 */
-	psrlw $8, %xmm6 /* sb_in_x_sh_12 = shr(v_12) */
-	movdqa %xmm10, %xmm12 /* u_12 */
-	pand %xmm8, %xmm12 /* sb_in_x_12_b = and(u_12, odd_bytes) */
-	movdqa %xmm8, %xmm13 /* odd_bytes */
-	pandn %xmm6, %xmm13 /* sb_in_x_12_a = andnot(odd_bytes, sb_in_x_sh_12) */
-	por %xmm13, %xmm12 /* sb_in_x_12 = or(sb_in_x_12_b, sb_in_x_12_a) */
-	movdqa %xmm12, %xmm6 /* sb_in_x_12 */
-	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm6 /* sb_s0_xl_12 = and(sb_in_x_12, nibble_mask) */
-	psrlw $4, %xmm12 /* sb_s0_xs_12 = shr(sb_in_x_12) */
-	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm12 /* sb_s0_xh_12 = and(sb_s0_xs_12, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_s0_p1(%rip), %xmm13 /* s0_p1 = const() */
-	movdqa %xmm13, %xmm14 /* s0_p1 */
-	pshufb %xmm6, %xmm14 /* sb_s0_p1_12 = lookup16(s0_p1, sb_s0_xl_12) */
-	pxor %xmm12, %xmm14 /* sb_s0_t_12 = xor(sb_s0_p1_12, sb_s0_xh_12) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_s0_p2(%rip), %xmm12 /* s0_p2 = const() */
-	movdqa %xmm12, %xmm15 /* s0_p2 */
-	pshufb %xmm14, %xmm15 /* sb_s0_p2_12 = lookup16(s0_p2, sb_s0_t_12) */
-	pxor %xmm6, %xmm15 /* sb_s0_ol_12 = xor(sb_s0_p2_12, sb_s0_xl_12) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_s0_p3_rot(%rip), %xmm6 /* s0_p3_rot = const() */
-	movdqa %xmm6, %xmm7 /* s0_p3_rot */
-	pshufb %xmm15, %xmm7 /* sb_s0_p3_12 = lookup16(s0_p3_rot, sb_s0_ol_12) */
-	paddb %xmm14, %xmm14 /* sb_s0_t2_12 = add(sb_s0_t_12, sb_s0_t_12) */
-	pxor %xmm14, %xmm7 /* sb_s0_12 = xor(sb_s0_p3_12, sb_s0_t2_12) */
-	psllw $8, %xmm10 /* sb_in_y_sh_12 = shl(u_12) */
-	pand %xmm8, %xmm10 /* sb_in_y_12_b = and(sb_in_y_sh_12, odd_bytes) */
-	movdqa %xmm8, %xmm14 /* odd_bytes */
-	pandn %xmm11, %xmm14 /* sb_in_y_12_a = andnot(odd_bytes, v_12) */
-	por %xmm14, %xmm10 /* sb_in_y_12 = or(sb_in_y_12_b, sb_in_y_12_a) */
-	movdqa %xmm10, %xmm11 /* sb_in_y_12 */
-	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm11 /* sb_in_y_12_lo = and(sb_in_y_12, nibble_mask) */
-	psrlw $4, %xmm10 /* sb_in_y_12_sh = shr(sb_in_y_12) */
-	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm10 /* sb_in_y_12_hi = and(sb_in_y_12_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_lo(%rip), %xmm14 /* tbl_lo = const() */
-	movdqa %xmm14, %xmm15 /* tbl_lo */
-	pshufb %xmm11, %xmm15 /* sb_s1_k_12_l = lookup16(tbl_lo, sb_in_y_12_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_hi(%rip), %xmm11 /* tbl_hi = const() */
-	movdqa %xmm11, %xmm14 /* tbl_hi */
-	pshufb %xmm10, %xmm14 /* sb_s1_k_12_h = lookup16(tbl_hi, sb_in_y_12_hi) */
-	pxor %xmm14, %xmm15 /* sb_s1_k_12 = xor(sb_s1_k_12_l, sb_s1_k_12_h) */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_inv_shift_rows(%rip), %xmm15 /* sb_s1_12_sr = lookup16(sb_s1_k_12, inv_shift_rows) */
-	aesenclast .Lzuc_lanes_ssse3_aesni_1_aes_cancel_key(%rip), %xmm15 /* sb_s1_12_aes = aesenclast(sb_s1_12_sr, aes_cancel_key) */
-	movdqa %xmm15, %xmm10 /* sb_s1_12_aes */
-	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm10 /* sb_s1_12_aes_lo = and(sb_s1_12_aes, nibble_mask) */
-	psrlw $4, %xmm15 /* sb_s1_12_aes_sh = shr(sb_s1_12_aes) */
-	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm15 /* sb_s1_12_aes_hi = and(sb_s1_12_aes_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_lo_1(%rip), %xmm14 /* tbl_lo_1 = const() */
-	movdqa %xmm14, %xmm11 /* tbl_lo_1 */
-	pshufb %xmm10, %xmm11 /* sb_s1_12_l = lookup16(tbl_lo_1, sb_s1_12_aes_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_hi_1(%rip), %xmm10 /* tbl_hi_1 = const() */
-	movdqa %xmm10, %xmm14 /* tbl_hi_1 */
-	pshufb %xmm15, %xmm14 /* sb_s1_12_h = lookup16(tbl_hi_1, sb_s1_12_aes_hi) */
-	pxor %xmm14, %xmm11 /* sb_s1_12 = xor(sb_s1_12_l, sb_s1_12_h) */
-	movdqa %xmm11, %xmm14 /* sb_s1_12 */
-	psrlw $8, %xmm14 /* r1_sh_12 = shr(sb_s1_12) */
-	movdqa %xmm7, %xmm15 /* sb_s0_12 */
-	pand %xmm8, %xmm15 /* r1_12_b = and(sb_s0_12, odd_bytes) */
-	movdqa %xmm8, %xmm10 /* odd_bytes */
-	pandn %xmm14, %xmm10 /* r1_12_a = andnot(odd_bytes, r1_sh_12) */
-	por %xmm10, %xmm15 /* r1_12 = or(r1_12_b, r1_12_a) */
-	psllw $8, %xmm7 /* r2_sh_12 = shl(sb_s0_12) */
-	pand %xmm8, %xmm7 /* r2_12_b = and(r2_sh_12, odd_bytes) */
-	movdqa %xmm8, %xmm10 /* odd_bytes */
-	pandn %xmm11, %xmm10 /* r2_12_a = andnot(odd_bytes, sb_s1_12) */
-	por %xmm10, %xmm7 /* r2_12 = or(r2_12_b, r2_12_a) */
-	movdqa 64(%rsp), %xmm10 /* reload g0s12 */
-	movdqa %xmm10, %xmm11 /* g0s12 */
-	pslld $8, %xmm11 /* s0k_o_12_l = shl(g0s12) */
-	movdqa 160(%rsp), %xmm14 /* reload dbl_24 */
-	psrld $24, %xmm14 /* s0k_o_12_r = shr(dbl_24) */
-	por %xmm14, %xmm11 /* s0k_o_12 = or(s0k_o_12_l, s0k_o_12_r) */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm11 /* s0k_12 = and(s0k_o_12, modulus) */
-	movdqa 448(%rsp), %xmm14 /* reload fb */
-	movdqa %xmm14, %xmm6 /* fb */
-	pslld $20, %xmm6 /* s4k_o_12_l = shl(fb) */
-	movdqa 432(%rsp), %xmm14 /* reload dbl_9 */
-	psrld $12, %xmm14 /* s4k_o_12_r = shr(dbl_9) */
-	por %xmm14, %xmm6 /* s4k_o_12 = or(s4k_o_12_l, s4k_o_12_r) */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm6 /* s4k_12 = and(s4k_o_12, modulus) */
-	movdqa 112(%rsp), %xmm14 /* reload fb_6 */
-	movdqa %xmm14, %xmm12 /* fb_6 */
-	pslld $21, %xmm12 /* s10k_o_12_l = shl(fb_6) */
-	movdqa 720(%rsp), %xmm14 /* reload dbl_63 */
-	movdqa %xmm14, %xmm13 /* dbl_63 */
-	psrld $11, %xmm13 /* s10k_o_12_r = shr(dbl_63) */
-	por %xmm13, %xmm12 /* s10k_o_12 = or(s10k_o_12_l, s10k_o_12_r) */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm12 /* s10k_12 = and(s10k_o_12, modulus) */
-	movdqa %xmm4, %xmm13 /* fb_9 */
-	pslld $17, %xmm13 /* s13k_o_12_l = shl(fb_9) */
-	movdqa %xmm4, 432(%rsp) /* spill fb_9 */
-	movdqa %xmm3, %xmm4 /* dbl_90 */
-	psrld $15, %xmm4 /* s13k_o_12_r = shr(dbl_90) */
-	por %xmm4, %xmm13 /* s13k_o_12 = or(s13k_o_12_l, s13k_o_12_r) */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm13 /* s13k_12 = and(s13k_o_12, modulus) */
-	movdqa %xmm1, %xmm4 /* fb_11 */
-	pslld $15, %xmm4 /* s15k_o_12_l = shl(fb_11) */
-	movdqa %xmm3, 160(%rsp) /* spill dbl_90 */
-	movdqa %xmm0, %xmm3 /* dbl_108 */
-	psrld $17, %xmm3 /* s15k_o_12_r = shr(dbl_108) */
-	por %xmm3, %xmm4 /* s15k_o_12 = or(s15k_o_12_l, s15k_o_12_r) */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm4 /* s15k_12 = and(s15k_o_12, modulus) */
-	paddd %xmm6, %xmm11 /* fb0_s_24 = add(s0k_12, s4k_12) */
-	movdqa %xmm11, %xmm3 /* fb0_s_24 */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm3 /* fb0_m_24 = and(fb0_s_24, modulus) */
-	psrld $31, %xmm11 /* fb0_c_24 = shr(fb0_s_24) */
-	paddd %xmm11, %xmm3 /* fb0_24 = add(fb0_m_24, fb0_c_24) */
-	paddd %xmm13, %xmm12 /* fb0_s_25 = add(s10k_12, s13k_12) */
-	movdqa %xmm12, %xmm6 /* fb0_s_25 */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm6 /* fb0_m_25 = and(fb0_s_25, modulus) */
-	psrld $31, %xmm12 /* fb0_c_25 = shr(fb0_s_25) */
-	paddd %xmm12, %xmm6 /* fb0_25 = add(fb0_m_25, fb0_c_25) */
-	paddd %xmm6, %xmm3 /* fb1_s_12 = add(fb0_24, fb0_25) */
-	movdqa %xmm3, %xmm6 /* fb1_s_12 */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm6 /* fb1_m_12 = and(fb1_s_12, modulus) */
-	psrld $31, %xmm3 /* fb1_c_12 = shr(fb1_s_12) */
-	paddd %xmm3, %xmm6 /* fb1_12 = add(fb1_m_12, fb1_c_12) */
-	paddd %xmm4, %xmm6 /* fb2_s_12 = add(fb1_12, s15k_12) */
-	movdqa %xmm6, %xmm3 /* fb2_s_12 */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm3 /* fb2_m_12 = and(fb2_s_12, modulus) */
-	psrld $31, %xmm6 /* fb2_c_12 = shr(fb2_s_12) */
-	paddd %xmm6, %xmm3 /* fb2_12 = add(fb2_m_12, fb2_c_12) */
-	paddd %xmm10, %xmm3 /* fb_s_12 = add(fb2_12, g0s12) */
-	movdqa %xmm3, %xmm4 /* fb_s_12 */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm4 /* fb_m_12 = and(fb_s_12, modulus) */
-	psrld $31, %xmm3 /* fb_c_12 = shr(fb_s_12) */
-	paddd %xmm3, %xmm4 /* fb_12 = add(fb_m_12, fb_c_12) */
-
-	/* Round 13, lanes 0..3: BR, F (Z out), LFSR feedback. */
-	movdqa %xmm4, %xmm3 /* fb_12 */
-	paddd %xmm4, %xmm3 /* dbl_117 = add(fb_12, fb_12) */
-	movdqa %xmm3, %xmm6 /* dbl_117 */
-	pand %xmm9, %xmm6 /* x0_13_b = and(dbl_117, high16) */
-	movdqa %xmm9, %xmm10 /* high16 */
-	pandn %xmm1, %xmm10 /* x0_13_a = andnot(high16, fb_11) */
-	por %xmm10, %xmm6 /* x0_13 = or(x0_13_b, x0_13_a) */
-	movdqa 16(%rsp), %xmm10 /* reload fb_8 */
-	movdqa %xmm10, %xmm11 /* fb_8 */
-	pslld $16, %xmm11 /* x1_13_l = shl(fb_8) */
-	psrld $16, %xmm14 /* x1_13_r = shr(dbl_63) */
-	por %xmm14, %xmm11 /* x1_13 = or(x1_13_l, x1_13_r) */
-	pxor %xmm15, %xmm6 /* x0r1_13 = xor(x0_13, r1_12) */
-	paddd %xmm7, %xmm6 /* w_13 = add(x0r1_13, r2_12) */
-	pxor 624(%rsp), %xmm6 /* z_13 = xor(w_13, x1_4) */
-	paddd %xmm11, %xmm15 /* w1_13 = add(r1_12, x1_13) */
-	pxor 32(%rsp), %xmm7 /* w2_13 = xor(r2_12, x1_9) */
-	movdqa %xmm15, %xmm11 /* w1_13 */
-	pslld $16, %xmm11 /* l1in_13_l = shl(w1_13) */
-	movdqa %xmm7, %xmm12 /* w2_13 */
-	psrld $16, %xmm12 /* l1in_13_r = shr(w2_13) */
-	por %xmm12, %xmm11 /* l1in_13 = or(l1in_13_l, l1in_13_r) */
-	movdqa %xmm11, %xmm12 /* l1in_13 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl24(%rip), %xmm12 /* ur24_13 = lookup16(l1in_13, rotl24) */
-	movdqa %xmm11, %xmm13 /* l1in_13 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl8(%rip), %xmm13 /* ur8_13 = lookup16(l1in_13, rotl8) */
-	movdqa %xmm11, %xmm14 /* l1in_13 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl16(%rip), %xmm14 /* ur16_13 = lookup16(l1in_13, rotl16) */
-	movdqa %xmm11, %xmm10 /* l1in_13 */
-	pxor %xmm13, %xmm10 /* ug_acc_13 = xor(l1in_13, ur8_13) */
-	pxor %xmm14, %xmm10 /* ug_13 = xor(ug_acc_13, ur16_13) */
-	movdqa %xmm10, %xmm13 /* ug_13 */
-	pslld $2, %xmm13 /* ur2_13_l = shl(ug_13) */
-	psrld $30, %xmm10 /* ur2_13_r = shr(ug_13) */
-	por %xmm10, %xmm13 /* ur2_13 = or(ur2_13_l, ur2_13_r) */
-	pxor %xmm12, %xmm11 /* u_acc_13 = xor(l1in_13, ur24_13) */
-	pxor %xmm13, %xmm11 /* u_13 = xor(u_acc_13, ur2_13) */
-	pslld $16, %xmm7 /* l2in_13_l = shl(w2_13) */
-	psrld $16, %xmm15 /* l2in_13_r = shr(w1_13) */
-	por %xmm15, %xmm7 /* l2in_13 = or(l2in_13_l, l2in_13_r) */
-	movdqa %xmm7, %xmm10 /* l2in_13 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl8(%rip), %xmm10 /* vr8_13 = lookup16(l2in_13, rotl8) */
-	movdqa %xmm7, %xmm12 /* l2in_13 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl16(%rip), %xmm12 /* vr16_13 = lookup16(l2in_13, rotl16) */
-	movdqa %xmm7, %xmm13 /* l2in_13 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl24(%rip), %xmm13 /* vr24_13 = lookup16(l2in_13, rotl24) */
-	movdqa %xmm10, %xmm14 /* vr8_13 */
-	pxor %xmm12, %xmm14 /* vg_acc_13 = xor(vr8_13, vr16_13) */
-	pxor %xmm13, %xmm14 /* vg_13 = xor(vg_acc_13, vr24_13) */
-	movdqa %xmm14, %xmm12 /* vg_13 */
-	pslld $6, %xmm12 /* vr6_13_l = shl(vg_13) */
-	psrld $26, %xmm14 /* vr6_13_r = shr(vg_13) */
-	por %xmm14, %xmm12 /* vr6_13 = or(vr6_13_l, vr6_13_r) */
-	pxor %xmm10, %xmm7 /* v_acc_13 = xor(l2in_13, vr8_13) */
-	pxor %xmm12, %xmm7 /* v_13 = xor(v_acc_13, vr6_13) */
-	movdqa %xmm7, %xmm10 /* v_13 */
-	psrlw $8, %xmm10 /* sb_in_x_sh_13 = shr(v_13) */
-	movdqa %xmm11, %xmm12 /* u_13 */
-	pand %xmm8, %xmm12 /* sb_in_x_13_b = and(u_13, odd_bytes) */
-	movdqa %xmm8, %xmm13 /* odd_bytes */
-	pandn %xmm10, %xmm13 /* sb_in_x_13_a = andnot(odd_bytes, sb_in_x_sh_13) */
-	por %xmm13, %xmm12 /* sb_in_x_13 = or(sb_in_x_13_b, sb_in_x_13_a) */
-	movdqa %xmm12, %xmm10 /* sb_in_x_13 */
-	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm10 /* sb_s0_xl_13 = and(sb_in_x_13, nibble_mask) */
-	psrlw $4, %xmm12 /* sb_s0_xs_13 = shr(sb_in_x_13) */
-	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm12 /* sb_s0_xh_13 = and(sb_s0_xs_13, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_s0_p1(%rip), %xmm13 /* s0_p1 = const() */
-	movdqa %xmm13, %xmm14 /* s0_p1 */
-	pshufb %xmm10, %xmm14 /* sb_s0_p1_13 = lookup16(s0_p1, sb_s0_xl_13) */
-	pxor %xmm12, %xmm14 /* sb_s0_t_13 = xor(sb_s0_p1_13, sb_s0_xh_13) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_s0_p2(%rip), %xmm12 /* s0_p2 = const() */
-	movdqa %xmm12, %xmm15 /* s0_p2 */
-	pshufb %xmm14, %xmm15 /* sb_s0_p2_13 = lookup16(s0_p2, sb_s0_t_13) */
-	pxor %xmm10, %xmm15 /* sb_s0_ol_13 = xor(sb_s0_p2_13, sb_s0_xl_13) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_s0_p3_rot(%rip), %xmm10 /* s0_p3_rot = const() */
-	movdqa %xmm6, 32(%rsp) /* spill z_13 */
-	movdqa %xmm10, %xmm6 /* s0_p3_rot */
-	pshufb %xmm15, %xmm6 /* sb_s0_p3_13 = lookup16(s0_p3_rot, sb_s0_ol_13) */
-	paddb %xmm14, %xmm14 /* sb_s0_t2_13 = add(sb_s0_t_13, sb_s0_t_13) */
-	pxor %xmm14, %xmm6 /* sb_s0_13 = xor(sb_s0_p3_13, sb_s0_t2_13) */
-	psllw $8, %xmm11 /* sb_in_y_sh_13 = shl(u_13) */
-	pand %xmm8, %xmm11 /* sb_in_y_13_b = and(sb_in_y_sh_13, odd_bytes) */
-	movdqa %xmm8, %xmm14 /* odd_bytes */
-	pandn %xmm7, %xmm14 /* sb_in_y_13_a = andnot(odd_bytes, v_13) */
-	por %xmm14, %xmm11 /* sb_in_y_13 = or(sb_in_y_13_b, sb_in_y_13_a) */
-	movdqa %xmm11, %xmm7 /* sb_in_y_13 */
-	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm7 /* sb_in_y_13_lo = and(sb_in_y_13, nibble_mask) */
-	psrlw $4, %xmm11 /* sb_in_y_13_sh = shr(sb_in_y_13) */
-	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm11 /* sb_in_y_13_hi = and(sb_in_y_13_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_lo(%rip), %xmm14 /* tbl_lo = const() */
-	movdqa %xmm14, %xmm15 /* tbl_lo */
-	pshufb %xmm7, %xmm15 /* sb_s1_k_13_l = lookup16(tbl_lo, sb_in_y_13_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_hi(%rip), %xmm7 /* tbl_hi = const() */
-	movdqa %xmm7, %xmm14 /* tbl_hi */
-	pshufb %xmm11, %xmm14 /* sb_s1_k_13_h = lookup16(tbl_hi, sb_in_y_13_hi) */
-	pxor %xmm14, %xmm15 /* sb_s1_k_13 = xor(sb_s1_k_13_l, sb_s1_k_13_h) */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_inv_shift_rows(%rip), %xmm15 /* sb_s1_13_sr = lookup16(sb_s1_k_13, inv_shift_rows) */
-	aesenclast .Lzuc_lanes_ssse3_aesni_1_aes_cancel_key(%rip), %xmm15 /* sb_s1_13_aes = aesenclast(sb_s1_13_sr, aes_cancel_key) */
-	movdqa %xmm15, %xmm11 /* sb_s1_13_aes */
-	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm11 /* sb_s1_13_aes_lo = and(sb_s1_13_aes, nibble_mask) */
-	psrlw $4, %xmm15 /* sb_s1_13_aes_sh = shr(sb_s1_13_aes) */
-	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm15 /* sb_s1_13_aes_hi = and(sb_s1_13_aes_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_lo_1(%rip), %xmm14 /* tbl_lo_1 = const() */
-	movdqa %xmm14, %xmm7 /* tbl_lo_1 */
-	pshufb %xmm11, %xmm7 /* sb_s1_13_l = lookup16(tbl_lo_1, sb_s1_13_aes_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_hi_1(%rip), %xmm11 /* tbl_hi_1 = const() */
-	movdqa %xmm11, %xmm14 /* tbl_hi_1 */
-	pshufb %xmm15, %xmm14 /* sb_s1_13_h = lookup16(tbl_hi_1, sb_s1_13_aes_hi) */
-	pxor %xmm14, %xmm7 /* sb_s1_13 = xor(sb_s1_13_l, sb_s1_13_h) */
-	movdqa %xmm7, %xmm14 /* sb_s1_13 */
-	psrlw $8, %xmm14 /* r1_sh_13 = shr(sb_s1_13) */
-	movdqa %xmm6, %xmm15 /* sb_s0_13 */
-	pand %xmm8, %xmm15 /* r1_13_b = and(sb_s0_13, odd_bytes) */
-	movdqa %xmm8, %xmm11 /* odd_bytes */
-	pandn %xmm14, %xmm11 /* r1_13_a = andnot(odd_bytes, r1_sh_13) */
-	por %xmm11, %xmm15 /* r1_13 = or(r1_13_b, r1_13_a) */
-	psllw $8, %xmm6 /* r2_sh_13 = shl(sb_s0_13) */
-	pand %xmm8, %xmm6 /* r2_13_b = and(r2_sh_13, odd_bytes) */
-	movdqa %xmm8, %xmm11 /* odd_bytes */
-	pandn %xmm7, %xmm11 /* r2_13_a = andnot(odd_bytes, sb_s1_13) */
-	por %xmm11, %xmm6 /* r2_13 = or(r2_13_b, r2_13_a) */
-	movdqa 288(%rsp), %xmm7 /* reload g0s13 */
-	movdqa %xmm7, %xmm11 /* g0s13 */
-	pslld $8, %xmm11 /* s0k_o_13_l = shl(g0s13) */
-	movdqa 272(%rsp), %xmm14 /* reload dbl_7 */
-	psrld $24, %xmm14 /* s0k_o_13_r = shr(dbl_7) */
-	por %xmm14, %xmm11 /* s0k_o_13 = or(s0k_o_13_l, s0k_o_13_r) */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm11 /* s0k_13 = and(s0k_o_13, modulus) */
-	movdqa 640(%rsp), %xmm14 /* reload fb_1 */
-	movdqa %xmm14, %xmm10 /* fb_1 */
-	pslld $20, %xmm10 /* s4k_o_13_l = shl(fb_1) */
-	movdqa 528(%rsp), %xmm14 /* reload dbl_18 */
-	psrld $12, %xmm14 /* s4k_o_13_r = shr(dbl_18) */
-	por %xmm14, %xmm10 /* s4k_o_13 = or(s4k_o_13_l, s4k_o_13_r) */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm10 /* s4k_13 = and(s4k_o_13, modulus) */
-	movdqa 304(%rsp), %xmm14 /* reload fb_7 */
-	movdqa %xmm14, %xmm12 /* fb_7 */
-	pslld $21, %xmm12 /* s10k_o_13_l = shl(fb_7) */
-	movdqa 736(%rsp), %xmm14 /* reload dbl_72 */
-	movdqa %xmm14, %xmm13 /* dbl_72 */
-	psrld $11, %xmm13 /* s10k_o_13_r = shr(dbl_72) */
-	por %xmm13, %xmm12 /* s10k_o_13 = or(s10k_o_13_l, s10k_o_13_r) */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm12 /* s10k_13 = and(s10k_o_13, modulus) */
-	movdqa %xmm5, %xmm13 /* fb_10 */
-	pslld $17, %xmm13 /* s13k_o_13_l = shl(fb_10) */
-	psrld $15, %xmm2 /* s13k_o_13_r = shr(dbl_99) */
-	por %xmm2, %xmm13 /* s13k_o_13 = or(s13k_o_13_l, s13k_o_13_r) */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm13 /* s13k_13 = and(s13k_o_13, modulus) */
-	movdqa %xmm4, %xmm2 /* fb_12 */
-	pslld $15, %xmm2 /* s15k_o_13_l = shl(fb_12) */
-	movdqa %xmm5, 528(%rsp) /* spill fb_10 */
-	movdqa %xmm3, %xmm5 /* dbl_117 */
-	psrld $17, %xmm5 /* s15k_o_13_r = shr(dbl_117) */
-	por %xmm5, %xmm2 /* s15k_o_13 = or(s15k_o_13_l, s15k_o_13_r) */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm2 /* s15k_13 = and(s15k_o_13, modulus) */
-	paddd %xmm10, %xmm11 /* fb0_s_26 = add(s0k_13, s4k_13) */
-	movdqa %xmm11, %xmm5 /* fb0_s_26 */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm5 /* fb0_m_26 = and(fb0_s_26, modulus) */
-	psrld $31, %xmm11 /* fb0_c_26 = shr(fb0_s_26) */
-	paddd %xmm11, %xmm5 /* fb0_26 = add(fb0_m_26, fb0_c_26) */
-	paddd %xmm13, %xmm12 /* fb0_s_27 = add(s10k_13, s13k_13) */
-	movdqa %xmm12, %xmm10 /* fb0_s_27 */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm10 /* fb0_m_27 = and(fb0_s_27, modulus) */
-	psrld $31, %xmm12 /* fb0_c_27 = shr(fb0_s_27) */
-	paddd %xmm12, %xmm10 /* fb0_27 = add(fb0_m_27, fb0_c_27) */
-	paddd %xmm10, %xmm5 /* fb1_s_13 = add(fb0_26, fb0_27) */
-	movdqa %xmm5, %xmm10 /* fb1_s_13 */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm10 /* fb1_m_13 = and(fb1_s_13, modulus) */
-	psrld $31, %xmm5 /* fb1_c_13 = shr(fb1_s_13) */
-	paddd %xmm5, %xmm10 /* fb1_13 = add(fb1_m_13, fb1_c_13) */
-	paddd %xmm2, %xmm10 /* fb2_s_13 = add(fb1_13, s15k_13) */
-	movdqa %xmm10, %xmm2 /* fb2_s_13 */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm2 /* fb2_m_13 = and(fb2_s_13, modulus) */
-	psrld $31, %xmm10 /* fb2_c_13 = shr(fb2_s_13) */
-	paddd %xmm10, %xmm2 /* fb2_13 = add(fb2_m_13, fb2_c_13) */
-	paddd %xmm7, %xmm2 /* fb_s_13 = add(fb2_13, g0s13) */
-	movdqa %xmm2, %xmm5 /* fb_s_13 */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm5 /* fb_m_13 = and(fb_s_13, modulus) */
-	psrld $31, %xmm2 /* fb_c_13 = shr(fb_s_13) */
-	paddd %xmm2, %xmm5 /* fb_13 = add(fb_m_13, fb_c_13) */
-
-	/* Round 14, lanes 0..3: BR, F (Z out), LFSR feedback. */
-	movdqa %xmm5, %xmm2 /* fb_13 */
-	paddd %xmm5, %xmm2 /* dbl_126 = add(fb_13, fb_13) */
-	movdqa %xmm2, %xmm7 /* dbl_126 */
-	pand %xmm9, %xmm7 /* x0_14_b = and(dbl_126, high16) */
-	movdqa %xmm9, %xmm10 /* high16 */
-	pandn %xmm4, %xmm10 /* x0_14_a = andnot(high16, fb_12) */
-	por %xmm10, %xmm7 /* x0_14 = or(x0_14_b, x0_14_a) */
-	movdqa 432(%rsp), %xmm10 /* reload fb_9 */
-	movdqa %xmm10, %xmm11 /* fb_9 */
-	pslld $16, %xmm11 /* x1_14_l = shl(fb_9) */
-	psrld $16, %xmm14 /* x1_14_r = shr(dbl_72) */
-	por %xmm14, %xmm11 /* x1_14 = or(x1_14_l, x1_14_r) */
-	pxor %xmm15, %xmm7 /* x0r1_14 = xor(x0_14, r1_13) */
-	paddd %xmm6, %xmm7 /* w_14 = add(x0r1_14, r2_13) */
-	pxor 256(%rsp), %xmm7 /* z_14 = xor(w_14, x1_5) */
-	paddd %xmm11, %xmm15 /* w1_14 = add(r1_13, x1_14) */
-	pxor 96(%rsp), %xmm6 /* w2_14 = xor(r2_13, x1_10) */
-	movdqa %xmm15, %xmm11 /* w1_14 */
-	pslld $16, %xmm11 /* l1in_14_l = shl(w1_14) */
-	movdqa %xmm6, %xmm12 /* w2_14 */
-	psrld $16, %xmm12 /* l1in_14_r = shr(w2_14) */
-	por %xmm12, %xmm11 /* l1in_14 = or(l1in_14_l, l1in_14_r) */
-	movdqa %xmm11, %xmm12 /* l1in_14 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl24(%rip), %xmm12 /* ur24_14 = lookup16(l1in_14, rotl24) */
-	movdqa %xmm11, %xmm13 /* l1in_14 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl8(%rip), %xmm13 /* ur8_14 = lookup16(l1in_14, rotl8) */
-	movdqa %xmm11, %xmm14 /* l1in_14 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl16(%rip), %xmm14 /* ur16_14 = lookup16(l1in_14, rotl16) */
-	movdqa %xmm11, %xmm10 /* l1in_14 */
-	pxor %xmm13, %xmm10 /* ug_acc_14 = xor(l1in_14, ur8_14) */
-	pxor %xmm14, %xmm10 /* ug_14 = xor(ug_acc_14, ur16_14) */
-	movdqa %xmm10, %xmm13 /* ug_14 */
-	pslld $2, %xmm13 /* ur2_14_l = shl(ug_14) */
-	psrld $30, %xmm10 /* ur2_14_r = shr(ug_14) */
-	por %xmm10, %xmm13 /* ur2_14 = or(ur2_14_l, ur2_14_r) */
-	pxor %xmm12, %xmm11 /* u_acc_14 = xor(l1in_14, ur24_14) */
-	pxor %xmm13, %xmm11 /* u_14 = xor(u_acc_14, ur2_14) */
-	pslld $16, %xmm6 /* l2in_14_l = shl(w2_14) */
-	psrld $16, %xmm15 /* l2in_14_r = shr(w1_14) */
-	por %xmm15, %xmm6 /* l2in_14 = or(l2in_14_l, l2in_14_r) */
-	movdqa %xmm6, %xmm10 /* l2in_14 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl8(%rip), %xmm10 /* vr8_14 = lookup16(l2in_14, rotl8) */
-	movdqa %xmm6, %xmm12 /* l2in_14 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl16(%rip), %xmm12 /* vr16_14 = lookup16(l2in_14, rotl16) */
-	movdqa %xmm6, %xmm13 /* l2in_14 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl24(%rip), %xmm13 /* vr24_14 = lookup16(l2in_14, rotl24) */
-	movdqa %xmm10, %xmm14 /* vr8_14 */
-	pxor %xmm12, %xmm14 /* vg_acc_14 = xor(vr8_14, vr16_14) */
-	pxor %xmm13, %xmm14 /* vg_14 = xor(vg_acc_14, vr24_14) */
-	movdqa %xmm14, %xmm12 /* vg_14 */
-	pslld $6, %xmm12 /* vr6_14_l = shl(vg_14) */
-	psrld $26, %xmm14 /* vr6_14_r = shr(vg_14) */
-	por %xmm14, %xmm12 /* vr6_14 = or(vr6_14_l, vr6_14_r) */
-	pxor %xmm10, %xmm6 /* v_acc_14 = xor(l2in_14, vr8_14) */
-	pxor %xmm12, %xmm6 /* v_14 = xor(v_acc_14, vr6_14) */
-	movdqa %xmm6, %xmm10 /* v_14 */
-	psrlw $8, %xmm10 /* sb_in_x_sh_14 = shr(v_14) */
-	movdqa %xmm11, %xmm12 /* u_14 */
-	pand %xmm8, %xmm12 /* sb_in_x_14_b = and(u_14, odd_bytes) */
-	movdqa %xmm8, %xmm13 /* odd_bytes */
-	pandn %xmm10, %xmm13 /* sb_in_x_14_a = andnot(odd_bytes, sb_in_x_sh_14) */
-	por %xmm13, %xmm12 /* sb_in_x_14 = or(sb_in_x_14_b, sb_in_x_14_a) */
-	movdqa %xmm12, %xmm10 /* sb_in_x_14 */
-	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm10 /* sb_s0_xl_14 = and(sb_in_x_14, nibble_mask) */
-	psrlw $4, %xmm12 /* sb_s0_xs_14 = shr(sb_in_x_14) */
-	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm12 /* sb_s0_xh_14 = and(sb_s0_xs_14, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_s0_p1(%rip), %xmm13 /* s0_p1 = const() */
-	movdqa %xmm13, %xmm14 /* s0_p1 */
-	pshufb %xmm10, %xmm14 /* sb_s0_p1_14 = lookup16(s0_p1, sb_s0_xl_14) */
-	pxor %xmm12, %xmm14 /* sb_s0_t_14 = xor(sb_s0_p1_14, sb_s0_xh_14) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_s0_p2(%rip), %xmm12 /* s0_p2 = const() */
-	movdqa %xmm12, %xmm15 /* s0_p2 */
-	pshufb %xmm14, %xmm15 /* sb_s0_p2_14 = lookup16(s0_p2, sb_s0_t_14) */
-	pxor %xmm10, %xmm15 /* sb_s0_ol_14 = xor(sb_s0_p2_14, sb_s0_xl_14) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_s0_p3_rot(%rip), %xmm10 /* s0_p3_rot = const() */
-	movdqa %xmm10, %xmm12 /* s0_p3_rot */
-	pshufb %xmm15, %xmm12 /* sb_s0_p3_14 = lookup16(s0_p3_rot, sb_s0_ol_14) */
-	paddb %xmm14, %xmm14 /* sb_s0_t2_14 = add(sb_s0_t_14, sb_s0_t_14) */
-	pxor %xmm14, %xmm12 /* sb_s0_14 = xor(sb_s0_p3_14, sb_s0_t2_14) */
-	psllw $8, %xmm11 /* sb_in_y_sh_14 = shl(u_14) */
-	pand %xmm8, %xmm11 /* sb_in_y_14_b = and(sb_in_y_sh_14, odd_bytes) */
-	movdqa %xmm8, %xmm14 /* odd_bytes */
-	pandn %xmm6, %xmm14 /* sb_in_y_14_a = andnot(odd_bytes, v_14) */
-	por %xmm14, %xmm11 /* sb_in_y_14 = or(sb_in_y_14_b, sb_in_y_14_a) */
-	movdqa %xmm11, %xmm6 /* sb_in_y_14 */
-	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm6 /* sb_in_y_14_lo = and(sb_in_y_14, nibble_mask) */
-	psrlw $4, %xmm11 /* sb_in_y_14_sh = shr(sb_in_y_14) */
-	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm11 /* sb_in_y_14_hi = and(sb_in_y_14_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_lo(%rip), %xmm14 /* tbl_lo = const() */
-	movdqa %xmm14, %xmm15 /* tbl_lo */
-	pshufb %xmm6, %xmm15 /* sb_s1_k_14_l = lookup16(tbl_lo, sb_in_y_14_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_hi(%rip), %xmm6 /* tbl_hi = const() */
-	movdqa %xmm6, %xmm14 /* tbl_hi */
-	pshufb %xmm11, %xmm14 /* sb_s1_k_14_h = lookup16(tbl_hi, sb_in_y_14_hi) */
-	pxor %xmm14, %xmm15 /* sb_s1_k_14 = xor(sb_s1_k_14_l, sb_s1_k_14_h) */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_inv_shift_rows(%rip), %xmm15 /* sb_s1_14_sr = lookup16(sb_s1_k_14, inv_shift_rows) */
-	aesenclast .Lzuc_lanes_ssse3_aesni_1_aes_cancel_key(%rip), %xmm15 /* sb_s1_14_aes = aesenclast(sb_s1_14_sr, aes_cancel_key) */
-	movdqa %xmm15, %xmm11 /* sb_s1_14_aes */
-	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm11 /* sb_s1_14_aes_lo = and(sb_s1_14_aes, nibble_mask) */
-	psrlw $4, %xmm15 /* sb_s1_14_aes_sh = shr(sb_s1_14_aes) */
-	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm15 /* sb_s1_14_aes_hi = and(sb_s1_14_aes_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_lo_1(%rip), %xmm14 /* tbl_lo_1 = const() */
-	movdqa %xmm14, %xmm6 /* tbl_lo_1 */
-	pshufb %xmm11, %xmm6 /* sb_s1_14_l = lookup16(tbl_lo_1, sb_s1_14_aes_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_hi_1(%rip), %xmm11 /* tbl_hi_1 = const() */
-	movdqa %xmm11, %xmm14 /* tbl_hi_1 */
-	pshufb %xmm15, %xmm14 /* sb_s1_14_h = lookup16(tbl_hi_1, sb_s1_14_aes_hi) */
-	pxor %xmm14, %xmm6 /* sb_s1_14 = xor(sb_s1_14_l, sb_s1_14_h) */
-	movdqa %xmm6, %xmm14 /* sb_s1_14 */
-	psrlw $8, %xmm14 /* r1_sh_14 = shr(sb_s1_14) */
-	movdqa %xmm12, %xmm15 /* sb_s0_14 */
-	pand %xmm8, %xmm15 /* r1_14_b = and(sb_s0_14, odd_bytes) */
-	movdqa %xmm8, %xmm11 /* odd_bytes */
-	pandn %xmm14, %xmm11 /* r1_14_a = andnot(odd_bytes, r1_sh_14) */
-	por %xmm11, %xmm15 /* r1_14 = or(r1_14_b, r1_14_a) */
-	psllw $8, %xmm12 /* r2_sh_14 = shl(sb_s0_14) */
-	pand %xmm8, %xmm12 /* r2_14_b = and(r2_sh_14, odd_bytes) */
-	movdqa %xmm8, %xmm11 /* odd_bytes */
-	pandn %xmm6, %xmm11 /* r2_14_a = andnot(odd_bytes, sb_s1_14) */
-	por %xmm11, %xmm12 /* r2_14 = or(r2_14_b, r2_14_a) */
-	movdqa 144(%rsp), %xmm6 /* reload g0s14 */
-	movdqa %xmm6, %xmm11 /* g0s14 */
-	pslld $8, %xmm11 /* s0k_o_14_l = shl(g0s14) */
-	movdqa 416(%rsp), %xmm14 /* reload dbl_16 */
-	psrld $24, %xmm14 /* s0k_o_14_r = shr(dbl_16) */
-	por %xmm14, %xmm11 /* s0k_o_14 = or(s0k_o_14_l, s0k_o_14_r) */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm11 /* s0k_14 = and(s0k_o_14, modulus) */
-	movdqa 400(%rsp), %xmm14 /* reload fb_2 */
-	movdqa %xmm14, %xmm10 /* fb_2 */
-	pslld $20, %xmm10 /* s4k_o_14_l = shl(fb_2) */
-	movdqa 656(%rsp), %xmm14 /* reload dbl_27 */
-	psrld $12, %xmm14 /* s4k_o_14_r = shr(dbl_27) */
-	por %xmm14, %xmm10 /* s4k_o_14 = or(s4k_o_14_l, s4k_o_14_r) */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm10 /* s4k_14 = and(s4k_o_14, modulus) */
-	movdqa 16(%rsp), %xmm14 /* reload fb_8 */
-	movdqa %xmm7, 656(%rsp) /* spill z_14 */
-	movdqa %xmm14, %xmm7 /* fb_8 */
-	pslld $21, %xmm7 /* s10k_o_14_l = shl(fb_8) */
-	movdqa 688(%rsp), %xmm14 /* reload dbl_81 */
-	movdqa %xmm14, %xmm13 /* dbl_81 */
-	psrld $11, %xmm13 /* s10k_o_14_r = shr(dbl_81) */
-	por %xmm13, %xmm7 /* s10k_o_14 = or(s10k_o_14_l, s10k_o_14_r) */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm7 /* s10k_14 = and(s10k_o_14, modulus) */
-	movdqa %xmm1, %xmm13 /* fb_11 */
-	pslld $17, %xmm13 /* s13k_o_14_l = shl(fb_11) */
-	psrld $15, %xmm0 /* s13k_o_14_r = shr(dbl_108) */
-	por %xmm0, %xmm13 /* s13k_o_14 = or(s13k_o_14_l, s13k_o_14_r) */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm13 /* s13k_14 = and(s13k_o_14, modulus) */
-	movdqa %xmm5, %xmm0 /* fb_13 */
-	pslld $15, %xmm0 /* s15k_o_14_l = shl(fb_13) */
-	psrld $17, %xmm2 /* s15k_o_14_r = shr(dbl_126) */
-	por %xmm2, %xmm0 /* s15k_o_14 = or(s15k_o_14_l, s15k_o_14_r) */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm0 /* s15k_14 = and(s15k_o_14, modulus) */
-	paddd %xmm10, %xmm11 /* fb0_s_28 = add(s0k_14, s4k_14) */
-	movdqa %xmm11, %xmm2 /* fb0_s_28 */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm2 /* fb0_m_28 = and(fb0_s_28, modulus) */
-	psrld $31, %xmm11 /* fb0_c_28 = shr(fb0_s_28) */
-	paddd %xmm11, %xmm2 /* fb0_28 = add(fb0_m_28, fb0_c_28) */
-	paddd %xmm13, %xmm7 /* fb0_s_29 = add(s10k_14, s13k_14) */
-	movdqa %xmm7, %xmm10 /* fb0_s_29 */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm10 /* fb0_m_29 = and(fb0_s_29, modulus) */
-	psrld $31, %xmm7 /* fb0_c_29 = shr(fb0_s_29) */
-	paddd %xmm7, %xmm10 /* fb0_29 = add(fb0_m_29, fb0_c_29) */
-	paddd %xmm10, %xmm2 /* fb1_s_14 = add(fb0_28, fb0_29) */
-	movdqa %xmm2, %xmm7 /* fb1_s_14 */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm7 /* fb1_m_14 = and(fb1_s_14, modulus) */
-	psrld $31, %xmm2 /* fb1_c_14 = shr(fb1_s_14) */
-	paddd %xmm2, %xmm7 /* fb1_14 = add(fb1_m_14, fb1_c_14) */
-	paddd %xmm0, %xmm7 /* fb2_s_14 = add(fb1_14, s15k_14) */
-	movdqa %xmm7, %xmm0 /* fb2_s_14 */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm0 /* fb2_m_14 = and(fb2_s_14, modulus) */
-	psrld $31, %xmm7 /* fb2_c_14 = shr(fb2_s_14) */
-	paddd %xmm7, %xmm0 /* fb2_14 = add(fb2_m_14, fb2_c_14) */
-	paddd %xmm6, %xmm0 /* fb_s_14 = add(fb2_14, g0s14) */
-	movdqa %xmm0, %xmm2 /* fb_s_14 */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm2 /* fb_m_14 = and(fb_s_14, modulus) */
-	psrld $31, %xmm0 /* fb_c_14 = shr(fb_s_14) */
-	paddd %xmm0, %xmm2 /* fb_14 = add(fb_m_14, fb_c_14) */
-
-	/* Round 15, lanes 0..3: BR, F (Z out), LFSR feedback. */
-	movdqa %xmm2, %xmm0 /* fb_14 */
-	paddd %xmm2, %xmm0 /* dbl_135 = add(fb_14, fb_14) */
-	movdqa %xmm0, %xmm6 /* dbl_135 */
-	pand %xmm9, %xmm6 /* x0_15_b = and(dbl_135, high16) */
-	pandn %xmm5, %xmm9 /* x0_15_a = andnot(high16, fb_13) */
-	por %xmm9, %xmm6 /* x0_15 = or(x0_15_b, x0_15_a) */
-	movdqa 528(%rsp), %xmm7 /* reload fb_10 */
-	movdqa %xmm7, %xmm9 /* fb_10 */
-	pslld $16, %xmm9 /* x1_15_l = shl(fb_10) */
-	psrld $16, %xmm14 /* x1_15_r = shr(dbl_81) */
-	por %xmm14, %xmm9 /* x1_15 = or(x1_15_l, x1_15_r) */
-	pxor %xmm15, %xmm6 /* x0r1_15 = xor(x0_15, r1_14) */
-	paddd %xmm12, %xmm6 /* w_15 = add(x0r1_15, r2_14) */
-	pxor 544(%rsp), %xmm6 /* z_15 = xor(w_15, x1_6) */
-	paddd %xmm9, %xmm15 /* w1_15 = add(r1_14, x1_15) */
-	pxor 496(%rsp), %xmm12 /* w2_15 = xor(r2_14, x1_11) */
-	movdqa %xmm15, %xmm9 /* w1_15 */
-	pslld $16, %xmm9 /* l1in_15_l = shl(w1_15) */
-	movdqa %xmm12, %xmm10 /* w2_15 */
-	psrld $16, %xmm10 /* l1in_15_r = shr(w2_15) */
-	por %xmm10, %xmm9 /* l1in_15 = or(l1in_15_l, l1in_15_r) */
-	movdqa %xmm9, %xmm10 /* l1in_15 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl24(%rip), %xmm10 /* ur24_15 = lookup16(l1in_15, rotl24) */
-	movdqa %xmm9, %xmm11 /* l1in_15 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl8(%rip), %xmm11 /* ur8_15 = lookup16(l1in_15, rotl8) */
-	movdqa %xmm9, %xmm13 /* l1in_15 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl16(%rip), %xmm13 /* ur16_15 = lookup16(l1in_15, rotl16) */
-	movdqa %xmm9, %xmm14 /* l1in_15 */
-	pxor %xmm11, %xmm14 /* ug_acc_15 = xor(l1in_15, ur8_15) */
-	pxor %xmm13, %xmm14 /* ug_15 = xor(ug_acc_15, ur16_15) */
-	movdqa %xmm14, %xmm11 /* ug_15 */
-	pslld $2, %xmm11 /* ur2_15_l = shl(ug_15) */
-	psrld $30, %xmm14 /* ur2_15_r = shr(ug_15) */
-	por %xmm14, %xmm11 /* ur2_15 = or(ur2_15_l, ur2_15_r) */
-	pxor %xmm10, %xmm9 /* u_acc_15 = xor(l1in_15, ur24_15) */
-	pxor %xmm11, %xmm9 /* u_15 = xor(u_acc_15, ur2_15) */
-	pslld $16, %xmm12 /* l2in_15_l = shl(w2_15) */
-	psrld $16, %xmm15 /* l2in_15_r = shr(w1_15) */
-	por %xmm15, %xmm12 /* l2in_15 = or(l2in_15_l, l2in_15_r) */
-	movdqa %xmm12, %xmm10 /* l2in_15 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl8(%rip), %xmm10 /* vr8_15 = lookup16(l2in_15, rotl8) */
-	movdqa %xmm12, %xmm11 /* l2in_15 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl16(%rip), %xmm11 /* vr16_15 = lookup16(l2in_15, rotl16) */
-	movdqa %xmm12, %xmm13 /* l2in_15 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_rotl24(%rip), %xmm13 /* vr24_15 = lookup16(l2in_15, rotl24) */
-	movdqa %xmm10, %xmm14 /* vr8_15 */
-	pxor %xmm11, %xmm14 /* vg_acc_15 = xor(vr8_15, vr16_15) */
-	pxor %xmm13, %xmm14 /* vg_15 = xor(vg_acc_15, vr24_15) */
-	movdqa %xmm14, %xmm11 /* vg_15 */
-	pslld $6, %xmm11 /* vr6_15_l = shl(vg_15) */
-	psrld $26, %xmm14 /* vr6_15_r = shr(vg_15) */
-	por %xmm14, %xmm11 /* vr6_15 = or(vr6_15_l, vr6_15_r) */
-	pxor %xmm10, %xmm12 /* v_acc_15 = xor(l2in_15, vr8_15) */
-	pxor %xmm11, %xmm12 /* v_15 = xor(v_acc_15, vr6_15) */
-	movdqa %xmm12, %xmm10 /* v_15 */
-	psrlw $8, %xmm10 /* sb_in_x_sh_15 = shr(v_15) */
-	movdqa %xmm9, %xmm11 /* u_15 */
-	pand %xmm8, %xmm11 /* sb_in_x_15_b = and(u_15, odd_bytes) */
-	movdqa %xmm8, %xmm13 /* odd_bytes */
-	pandn %xmm10, %xmm13 /* sb_in_x_15_a = andnot(odd_bytes, sb_in_x_sh_15) */
-	por %xmm13, %xmm11 /* sb_in_x_15 = or(sb_in_x_15_b, sb_in_x_15_a) */
-	movdqa %xmm11, %xmm10 /* sb_in_x_15 */
-	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm10 /* sb_s0_xl_15 = and(sb_in_x_15, nibble_mask) */
-	psrlw $4, %xmm11 /* sb_s0_xs_15 = shr(sb_in_x_15) */
-	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm11 /* sb_s0_xh_15 = and(sb_s0_xs_15, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_s0_p1(%rip), %xmm13 /* s0_p1 = const() */
-	pshufb %xmm10, %xmm13 /* sb_s0_p1_15 = lookup16(s0_p1, sb_s0_xl_15) */
-	pxor %xmm11, %xmm13 /* sb_s0_t_15 = xor(sb_s0_p1_15, sb_s0_xh_15) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_s0_p2(%rip), %xmm11 /* s0_p2 = const() */
-	pshufb %xmm13, %xmm11 /* sb_s0_p2_15 = lookup16(s0_p2, sb_s0_t_15) */
-	pxor %xmm10, %xmm11 /* sb_s0_ol_15 = xor(sb_s0_p2_15, sb_s0_xl_15) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_s0_p3_rot(%rip), %xmm10 /* s0_p3_rot = const() */
-	pshufb %xmm11, %xmm10 /* sb_s0_p3_15 = lookup16(s0_p3_rot, sb_s0_ol_15) */
-	paddb %xmm13, %xmm13 /* sb_s0_t2_15 = add(sb_s0_t_15, sb_s0_t_15) */
-	pxor %xmm13, %xmm10 /* sb_s0_15 = xor(sb_s0_p3_15, sb_s0_t2_15) */
-	psllw $8, %xmm9 /* sb_in_y_sh_15 = shl(u_15) */
-	pand %xmm8, %xmm9 /* sb_in_y_15_b = and(sb_in_y_sh_15, odd_bytes) */
-	movdqa %xmm8, %xmm11 /* odd_bytes */
-	pandn %xmm12, %xmm11 /* sb_in_y_15_a = andnot(odd_bytes, v_15) */
-	por %xmm11, %xmm9 /* sb_in_y_15 = or(sb_in_y_15_b, sb_in_y_15_a) */
-	movdqa %xmm9, %xmm11 /* sb_in_y_15 */
-	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm11 /* sb_in_y_15_lo = and(sb_in_y_15, nibble_mask) */
-	psrlw $4, %xmm9 /* sb_in_y_15_sh = shr(sb_in_y_15) */
-	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm9 /* sb_in_y_15_hi = and(sb_in_y_15_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_lo(%rip), %xmm12 /* tbl_lo = const() */
-	pshufb %xmm11, %xmm12 /* sb_s1_k_15_l = lookup16(tbl_lo, sb_in_y_15_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_hi(%rip), %xmm11 /* tbl_hi = const() */
-	pshufb %xmm9, %xmm11 /* sb_s1_k_15_h = lookup16(tbl_hi, sb_in_y_15_hi) */
-	pxor %xmm11, %xmm12 /* sb_s1_k_15 = xor(sb_s1_k_15_l, sb_s1_k_15_h) */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_inv_shift_rows(%rip), %xmm12 /* sb_s1_15_sr = lookup16(sb_s1_k_15, inv_shift_rows) */
-	aesenclast .Lzuc_lanes_ssse3_aesni_1_aes_cancel_key(%rip), %xmm12 /* sb_s1_15_aes = aesenclast(sb_s1_15_sr, aes_cancel_key) */
-	movdqa %xmm12, %xmm9 /* sb_s1_15_aes */
-	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm9 /* sb_s1_15_aes_lo = and(sb_s1_15_aes, nibble_mask) */
-	psrlw $4, %xmm12 /* sb_s1_15_aes_sh = shr(sb_s1_15_aes) */
-	pand .Lzuc_lanes_ssse3_aesni_1_nibble_mask(%rip), %xmm12 /* sb_s1_15_aes_hi = and(sb_s1_15_aes_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_lo_1(%rip), %xmm11 /* tbl_lo_1 = const() */
-	pshufb %xmm9, %xmm11 /* sb_s1_15_l = lookup16(tbl_lo_1, sb_s1_15_aes_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_1_tbl_hi_1(%rip), %xmm9 /* tbl_hi_1 = const() */
-	pshufb %xmm12, %xmm9 /* sb_s1_15_h = lookup16(tbl_hi_1, sb_s1_15_aes_hi) */
-	pxor %xmm9, %xmm11 /* sb_s1_15 = xor(sb_s1_15_l, sb_s1_15_h) */
-	movdqa %xmm11, %xmm9 /* sb_s1_15 */
-	psrlw $8, %xmm9 /* r1_sh_15 = shr(sb_s1_15) */
-	movdqa %xmm10, %xmm12 /* sb_s0_15 */
-	pand %xmm8, %xmm12 /* r1_15_b = and(sb_s0_15, odd_bytes) */
-	movdqa %xmm8, %xmm13 /* odd_bytes */
-	pandn %xmm9, %xmm13 /* r1_15_a = andnot(odd_bytes, r1_sh_15) */
-	por %xmm13, %xmm12 /* r1_15 = or(r1_15_b, r1_15_a) */
-	psllw $8, %xmm10 /* r2_sh_15 = shl(sb_s0_15) */
-	pand %xmm8, %xmm10 /* r2_15_b = and(r2_sh_15, odd_bytes) */
-	pandn %xmm11, %xmm8 /* r2_15_a = andnot(odd_bytes, sb_s1_15) */
-	por %xmm8, %xmm10 /* r2_15 = or(r2_15_b, r2_15_a) */
-	movdqa 320(%rsp), %xmm8 /* reload g0s15 */
-	movdqa %xmm8, %xmm9 /* g0s15 */
-	pslld $8, %xmm9 /* s0k_o_15_l = shl(g0s15) */
-	movdqa 80(%rsp), %xmm11 /* reload dbl */
-	psrld $24, %xmm11 /* s0k_o_15_r = shr(dbl) */
-	por %xmm11, %xmm9 /* s0k_o_15 = or(s0k_o_15_l, s0k_o_15_r) */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm9 /* s0k_15 = and(s0k_o_15, modulus) */
-	movdqa 512(%rsp), %xmm11 /* reload fb_3 */
-	movdqa %xmm11, %xmm13 /* fb_3 */
-	pslld $20, %xmm13 /* s4k_o_15_l = shl(fb_3) */
-	movdqa 672(%rsp), %xmm14 /* reload dbl_36 */
-	psrld $12, %xmm14 /* s4k_o_15_r = shr(dbl_36) */
-	por %xmm14, %xmm13 /* s4k_o_15 = or(s4k_o_15_l, s4k_o_15_r) */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm13 /* s4k_15 = and(s4k_o_15, modulus) */
-	movdqa 432(%rsp), %xmm14 /* reload fb_9 */
-	movdqa %xmm14, %xmm15 /* fb_9 */
-	pslld $21, %xmm15 /* s10k_o_15_l = shl(fb_9) */
-	movdqa 160(%rsp), %xmm7 /* reload dbl_90 */
-	psrld $11, %xmm7 /* s10k_o_15_r = shr(dbl_90) */
-	por %xmm7, %xmm15 /* s10k_o_15 = or(s10k_o_15_l, s10k_o_15_r) */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm15 /* s10k_15 = and(s10k_o_15, modulus) */
-	movdqa %xmm4, %xmm7 /* fb_12 */
-	pslld $17, %xmm7 /* s13k_o_15_l = shl(fb_12) */
-	psrld $15, %xmm3 /* s13k_o_15_r = shr(dbl_117) */
-	por %xmm3, %xmm7 /* s13k_o_15 = or(s13k_o_15_l, s13k_o_15_r) */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm7 /* s13k_15 = and(s13k_o_15, modulus) */
-	movdqa %xmm2, %xmm3 /* fb_14 */
-	pslld $15, %xmm3 /* s15k_o_15_l = shl(fb_14) */
-	psrld $17, %xmm0 /* s15k_o_15_r = shr(dbl_135) */
-	por %xmm0, %xmm3 /* s15k_o_15 = or(s15k_o_15_l, s15k_o_15_r) */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm3 /* s15k_15 = and(s15k_o_15, modulus) */
-	paddd %xmm13, %xmm9 /* fb0_s_30 = add(s0k_15, s4k_15) */
-	movdqa %xmm9, %xmm0 /* fb0_s_30 */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm0 /* fb0_m_30 = and(fb0_s_30, modulus) */
-	psrld $31, %xmm9 /* fb0_c_30 = shr(fb0_s_30) */
-	paddd %xmm9, %xmm0 /* fb0_30 = add(fb0_m_30, fb0_c_30) */
-	paddd %xmm7, %xmm15 /* fb0_s_31 = add(s10k_15, s13k_15) */
-	movdqa %xmm15, %xmm7 /* fb0_s_31 */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm7 /* fb0_m_31 = and(fb0_s_31, modulus) */
-	psrld $31, %xmm15 /* fb0_c_31 = shr(fb0_s_31) */
-	paddd %xmm15, %xmm7 /* fb0_31 = add(fb0_m_31, fb0_c_31) */
-	paddd %xmm7, %xmm0 /* fb1_s_15 = add(fb0_30, fb0_31) */
-	movdqa %xmm0, %xmm7 /* fb1_s_15 */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm7 /* fb1_m_15 = and(fb1_s_15, modulus) */
-	psrld $31, %xmm0 /* fb1_c_15 = shr(fb1_s_15) */
-	paddd %xmm0, %xmm7 /* fb1_15 = add(fb1_m_15, fb1_c_15) */
-	paddd %xmm3, %xmm7 /* fb2_s_15 = add(fb1_15, s15k_15) */
-	movdqa %xmm7, %xmm0 /* fb2_s_15 */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm0 /* fb2_m_15 = and(fb2_s_15, modulus) */
-	psrld $31, %xmm7 /* fb2_c_15 = shr(fb2_s_15) */
-	paddd %xmm7, %xmm0 /* fb2_15 = add(fb2_m_15, fb2_c_15) */
-	paddd %xmm8, %xmm0 /* fb_s_15 = add(fb2_15, g0s15) */
-	movdqa %xmm0, %xmm3 /* fb_s_15 */
-	pand .Lzuc_lanes_ssse3_aesni_1_modulus(%rip), %xmm3 /* fb_m_15 = and(fb_s_15, modulus) */
-	psrld $31, %xmm0 /* fb_c_15 = shr(fb_s_15) */
-	paddd %xmm0, %xmm3 /* fb_15 = add(fb_m_15, fb_c_15) */
-
-	/* Keystream of lanes 0..3: big-endian, transposed to 64 bytes per lane. */
-	movdqa 176(%rsp), %xmm0 /* reload z */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_bswap32(%rip), %xmm0 /* zbe = lookup16(z, bswap32) */
-	movdqa 336(%rsp), %xmm7 /* reload z_1 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_bswap32(%rip), %xmm7 /* zbe_1 = lookup16(z_1, bswap32) */
-	movdqa 464(%rsp), %xmm8 /* reload z_2 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_bswap32(%rip), %xmm8 /* zbe_2 = lookup16(z_2, bswap32) */
-	movdqa 560(%rsp), %xmm9 /* reload z_3 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_bswap32(%rip), %xmm9 /* zbe_3 = lookup16(z_3, bswap32) */
-	movdqa 0(%rsp), %xmm13 /* reload z_4 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_bswap32(%rip), %xmm13 /* zbe_4 = lookup16(z_4, bswap32) */
-	movdqa 192(%rsp), %xmm15 /* reload z_5 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_bswap32(%rip), %xmm15 /* zbe_5 = lookup16(z_5, bswap32) */
-	movdqa 352(%rsp), %xmm14 /* reload z_6 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_bswap32(%rip), %xmm14 /* zbe_6 = lookup16(z_6, bswap32) */
-	movdqa 480(%rsp), %xmm11 /* reload z_7 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_bswap32(%rip), %xmm11 /* zbe_7 = lookup16(z_7, bswap32) */
-	movdqa %xmm10, 480(%rsp) /* spill r2_15 */
-	movdqa 576(%rsp), %xmm10 /* reload z_8 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_bswap32(%rip), %xmm10 /* zbe_8 = lookup16(z_8, bswap32) */
-	movdqa %xmm12, 576(%rsp) /* spill r1_15 */
-	movdqa 208(%rsp), %xmm12 /* reload z_9 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_bswap32(%rip), %xmm12 /* zbe_9 = lookup16(z_9, bswap32) */
-	movdqa %xmm3, 208(%rsp) /* spill fb_15 */
-	movdqa 368(%rsp), %xmm3 /* reload z_10 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_bswap32(%rip), %xmm3 /* zbe_10 = lookup16(z_10, bswap32) */
-	movdqa %xmm2, 368(%rsp) /* spill fb_14 */
-	movdqa 48(%rsp), %xmm2 /* reload z_11 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_bswap32(%rip), %xmm2 /* zbe_11 = lookup16(z_11, bswap32) */
-	movdqa %xmm5, 48(%rsp) /* spill fb_13 */
-	movdqa 128(%rsp), %xmm5 /* reload z_12 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_bswap32(%rip), %xmm5 /* zbe_12 = lookup16(z_12, bswap32) */
-	movdqa %xmm4, 128(%rsp) /* spill fb_12 */
-	movdqa 32(%rsp), %xmm4 /* reload z_13 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_bswap32(%rip), %xmm4 /* zbe_13 = lookup16(z_13, bswap32) */
-	movdqa %xmm1, 32(%rsp) /* spill fb_11 */
-	movdqa 656(%rsp), %xmm1 /* reload z_14 */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_bswap32(%rip), %xmm1 /* zbe_14 = lookup16(z_14, bswap32) */
-	pshufb .Lzuc_lanes_ssse3_aesni_1_bswap32(%rip), %xmm6 /* zbe_15 = lookup16(z_15, bswap32) */
-	movdqa %xmm4, 656(%rsp) /* spill zbe_13 */
-	movdqa %xmm0, %xmm4 /* zbe */
-	punpckldq %xmm8, %xmm4 /* ztr0 = unpacklo(zbe, zbe_2) */
-	punpckhdq %xmm8, %xmm0 /* ztr0_1 = unpackhi(zbe, zbe_2) */
-	movdqa %xmm7, %xmm8 /* zbe_1 */
-	punpckldq %xmm9, %xmm8 /* ztr0_2 = unpacklo(zbe_1, zbe_3) */
-	punpckhdq %xmm9, %xmm7 /* ztr0_3 = unpackhi(zbe_1, zbe_3) */
-	movdqa %xmm4, %xmm9 /* ztr0 */
-	punpckldq %xmm8, %xmm9 /* ztr1 = unpacklo(ztr0, ztr0_2) */
-	punpckhdq %xmm8, %xmm4 /* ztr1_1 = unpackhi(ztr0, ztr0_2) */
-	movdqa %xmm0, %xmm8 /* ztr0_1 */
-	punpckldq %xmm7, %xmm8 /* ztr1_2 = unpacklo(ztr0_1, ztr0_3) */
-	punpckhdq %xmm7, %xmm0 /* ztr1_3 = unpackhi(ztr0_1, ztr0_3) */
-	movdqa %xmm13, %xmm7 /* zbe_4 */
-	punpckldq %xmm14, %xmm7 /* ztr0_4 = unpacklo(zbe_4, zbe_6) */
-	punpckhdq %xmm14, %xmm13 /* ztr0_5 = unpackhi(zbe_4, zbe_6) */
-	movdqa %xmm15, %xmm14 /* zbe_5 */
-	punpckldq %xmm11, %xmm14 /* ztr0_6 = unpacklo(zbe_5, zbe_7) */
-	punpckhdq %xmm11, %xmm15 /* ztr0_7 = unpackhi(zbe_5, zbe_7) */
-	movdqa %xmm7, %xmm11 /* ztr0_4 */
-	punpckldq %xmm14, %xmm11 /* ztr1_4 = unpacklo(ztr0_4, ztr0_6) */
-	punpckhdq %xmm14, %xmm7 /* ztr1_5 = unpackhi(ztr0_4, ztr0_6) */
-	movdqa %xmm13, %xmm14 /* ztr0_5 */
-	punpckldq %xmm15, %xmm14 /* ztr1_6 = unpacklo(ztr0_5, ztr0_7) */
-	punpckhdq %xmm15, %xmm13 /* ztr1_7 = unpackhi(ztr0_5, ztr0_7) */
-	movdqa %xmm10, %xmm15 /* zbe_8 */
-	punpckldq %xmm3, %xmm15 /* ztr0_8 = unpacklo(zbe_8, zbe_10) */
-	punpckhdq %xmm3, %xmm10 /* ztr0_9 = unpackhi(zbe_8, zbe_10) */
-	movdqa %xmm12, %xmm3 /* zbe_9 */
-	punpckldq %xmm2, %xmm3 /* ztr0_10 = unpacklo(zbe_9, zbe_11) */
-	punpckhdq %xmm2, %xmm12 /* ztr0_11 = unpackhi(zbe_9, zbe_11) */
-	movdqa %xmm15, %xmm2 /* ztr0_8 */
-	punpckldq %xmm3, %xmm2 /* ztr1_8 = unpacklo(ztr0_8, ztr0_10) */
-	punpckhdq %xmm3, %xmm15 /* ztr1_9 = unpackhi(ztr0_8, ztr0_10) */
-	movdqa %xmm10, %xmm3 /* ztr0_9 */
-	punpckldq %xmm12, %xmm3 /* ztr1_10 = unpacklo(ztr0_9, ztr0_11) */
-	punpckhdq %xmm12, %xmm10 /* ztr1_11 = unpackhi(ztr0_9, ztr0_11) */
-	movdqa %xmm5, %xmm12 /* zbe_12 */
-	punpckldq %xmm1, %xmm12 /* ztr0_12 = unpacklo(zbe_12, zbe_14) */
-	punpckhdq %xmm1, %xmm5 /* ztr0_13 = unpackhi(zbe_12, zbe_14) */
-	movdqa 656(%rsp), %xmm1 /* reload zbe_13 */
-	movdqa %xmm10, 352(%rsp) /* spill ztr1_11 */
-	movdqa %xmm1, %xmm10 /* zbe_13 */
-	punpckldq %xmm6, %xmm10 /* ztr0_14 = unpacklo(zbe_13, zbe_15) */
-	punpckhdq %xmm6, %xmm1 /* ztr0_15 = unpackhi(zbe_13, zbe_15) */
-	movdqa %xmm12, %xmm6 /* ztr0_12 */
-	punpckldq %xmm10, %xmm6 /* ztr1_12 = unpacklo(ztr0_12, ztr0_14) */
-	punpckhdq %xmm10, %xmm12 /* ztr1_13 = unpackhi(ztr0_12, ztr0_14) */
-	movdqa %xmm5, %xmm10 /* ztr0_13 */
-	punpckldq %xmm1, %xmm10 /* ztr1_14 = unpacklo(ztr0_13, ztr0_15) */
-	punpckhdq %xmm1, %xmm5 /* ztr1_15 = unpackhi(ztr0_13, ztr0_15) */
-	movq 0(%rsi), %rax
-	movdqu %xmm9, (%rax) /* store ztr1 */
-	movq 0(%rsi), %rax
-	movdqu %xmm11, 16(%rax) /* store ztr1_4 */
-	movq 0(%rsi), %rax
-	movdqu %xmm2, 32(%rax) /* store ztr1_8 */
-	movq 0(%rsi), %rax
-	movdqu %xmm6, 48(%rax) /* store ztr1_12 */
-	movq 8(%rsi), %rax
-	movdqu %xmm4, (%rax) /* store ztr1_1 */
-	movq 8(%rsi), %rax
-	movdqu %xmm7, 16(%rax) /* store ztr1_5 */
-	movq 8(%rsi), %rax
-	movdqu %xmm15, 32(%rax) /* store ztr1_9 */
-	movq 8(%rsi), %rax
-	movdqu %xmm12, 48(%rax) /* store ztr1_13 */
-	movq 16(%rsi), %rax
-	movdqu %xmm8, (%rax) /* store ztr1_2 */
-	movq 16(%rsi), %rax
-	movdqu %xmm14, 16(%rax) /* store ztr1_6 */
-	movq 16(%rsi), %rax
-	movdqu %xmm3, 32(%rax) /* store ztr1_10 */
-	movq 16(%rsi), %rax
-	movdqu %xmm10, 48(%rax) /* store ztr1_14 */
-	movq 24(%rsi), %rax
-	movdqu %xmm0, (%rax) /* store ztr1_3 */
-	movq 24(%rsi), %rax
-	movdqu %xmm13, 16(%rax) /* store ztr1_7 */
-	movdqa 352(%rsp), %xmm0 /* reload ztr1_11 */
-	movq 24(%rsi), %rax
-	movdqu %xmm0, 32(%rax) /* store ztr1_11 */
-	movq 24(%rsi), %rax
-	movdqu %xmm5, 48(%rax) /* store ztr1_15 */
-
-	/* Store the state back. */
-	movdqa 448(%rsp), %xmm0 /* reload fb */
-	movdqu %xmm0, (%rdi) /* store fb */
-	movdqa 640(%rsp), %xmm0 /* reload fb_1 */
-	movdqu %xmm0, 16(%rdi) /* store fb_1 */
-	movdqa 400(%rsp), %xmm0 /* reload fb_2 */
-	movdqu %xmm0, 32(%rdi) /* store fb_2 */
-	movdqa 512(%rsp), %xmm0 /* reload fb_3 */
-	movdqu %xmm0, 48(%rdi) /* store fb_3 */
-	movdqa 608(%rsp), %xmm0 /* reload fb_4 */
-	movdqu %xmm0, 64(%rdi) /* store fb_4 */
-	movdqa 224(%rsp), %xmm0 /* reload fb_5 */
-	movdqu %xmm0, 80(%rdi) /* store fb_5 */
-	movdqa 112(%rsp), %xmm0 /* reload fb_6 */
-	movdqu %xmm0, 96(%rdi) /* store fb_6 */
-	movdqa 304(%rsp), %xmm0 /* reload fb_7 */
-	movdqu %xmm0, 112(%rdi) /* store fb_7 */
-	movdqa 16(%rsp), %xmm0 /* reload fb_8 */
-	movdqu %xmm0, 128(%rdi) /* store fb_8 */
-	movdqa 432(%rsp), %xmm0 /* reload fb_9 */
-	movdqu %xmm0, 144(%rdi) /* store fb_9 */
-	movdqa 528(%rsp), %xmm0 /* reload fb_10 */
-	movdqu %xmm0, 160(%rdi) /* store fb_10 */
-	movdqa 32(%rsp), %xmm0 /* reload fb_11 */
-	movdqu %xmm0, 176(%rdi) /* store fb_11 */
-	movdqa 128(%rsp), %xmm0 /* reload fb_12 */
-	movdqu %xmm0, 192(%rdi) /* store fb_12 */
-	movdqa 48(%rsp), %xmm0 /* reload fb_13 */
-	movdqu %xmm0, 208(%rdi) /* store fb_13 */
-	movdqa 368(%rsp), %xmm0 /* reload fb_14 */
-	movdqu %xmm0, 224(%rdi) /* store fb_14 */
-	movdqa 208(%rsp), %xmm0 /* reload fb_15 */
-	movdqu %xmm0, 240(%rdi) /* store fb_15 */
-	movdqa 576(%rsp), %xmm0 /* reload r1_15 */
-	movdqu %xmm0, 256(%rdi) /* store r1_15 */
-	movdqa 480(%rsp), %xmm0 /* reload r2_15 */
-	movdqu %xmm0, 272(%rdi) /* store r2_15 */
-	leave
-	CFI_LEAVE();
-	ret_spec_stop;
-	CFI_ENDPROC();
-ELF(.size _gcry_zuc_lanes_ssse3_aesni_keystream,.-_gcry_zuc_lanes_ssse3_aesni_keystream;)
-
-/* _gcry_zuc_lanes_ssse3_aesni_keystream_xor: zuc_keystream128_xor, 3 arguments
- *   %rdi: state
- *   %rsi: out
- *   %rdx: src
- *   xmm0-15: vectors, as allocated (16 used)
- *   frame: 768 bytes (47 spill slots of 16 bytes)
- */
-	.globl _gcry_zuc_lanes_ssse3_aesni_keystream_xor
-ELF(.type _gcry_zuc_lanes_ssse3_aesni_keystream_xor,@function;)
-	.align 32
-_gcry_zuc_lanes_ssse3_aesni_keystream_xor:
 	CFI_STARTPROC();
 	push %rbp
 	CFI_PUSH(%rbp);
@@ -9852,6 +9801,3271 @@ _gcry_zuc_lanes_ssse3_aesni_keystream_xor:
 	movdqa %xmm5, %xmm10 /* ztr0_13 */
 	punpckldq %xmm1, %xmm10 /* ztr1_14 = unpacklo(ztr0_13, ztr0_15) */
 	punpckhdq %xmm1, %xmm5 /* ztr1_15 = unpackhi(ztr0_13, ztr0_15) */
+	movq 0(%rsi), %rax
+	movdqu %xmm9, (%rax) /* store ztr1 */
+	movq 0(%rsi), %rax
+	movdqu %xmm11, 16(%rax) /* store ztr1_4 */
+	movq 0(%rsi), %rax
+	movdqu %xmm2, 32(%rax) /* store ztr1_8 */
+	movq 0(%rsi), %rax
+	movdqu %xmm6, 48(%rax) /* store ztr1_12 */
+	movq 8(%rsi), %rax
+	movdqu %xmm4, (%rax) /* store ztr1_1 */
+	movq 8(%rsi), %rax
+	movdqu %xmm7, 16(%rax) /* store ztr1_5 */
+	movq 8(%rsi), %rax
+	movdqu %xmm15, 32(%rax) /* store ztr1_9 */
+	movq 8(%rsi), %rax
+	movdqu %xmm12, 48(%rax) /* store ztr1_13 */
+	movq 16(%rsi), %rax
+	movdqu %xmm8, (%rax) /* store ztr1_2 */
+	movq 16(%rsi), %rax
+	movdqu %xmm14, 16(%rax) /* store ztr1_6 */
+	movq 16(%rsi), %rax
+	movdqu %xmm3, 32(%rax) /* store ztr1_10 */
+	movq 16(%rsi), %rax
+	movdqu %xmm10, 48(%rax) /* store ztr1_14 */
+	movq 24(%rsi), %rax
+	movdqu %xmm0, (%rax) /* store ztr1_3 */
+	movq 24(%rsi), %rax
+	movdqu %xmm13, 16(%rax) /* store ztr1_7 */
+	movdqa 352(%rsp), %xmm0 /* reload ztr1_11 */
+	movq 24(%rsi), %rax
+	movdqu %xmm0, 32(%rax) /* store ztr1_11 */
+	movq 24(%rsi), %rax
+	movdqu %xmm5, 48(%rax) /* store ztr1_15 */
+
+	/* Store the state back. */
+	movdqa 448(%rsp), %xmm0 /* reload fb */
+	movdqu %xmm0, (%rdi) /* store fb */
+	movdqa 640(%rsp), %xmm0 /* reload fb_1 */
+	movdqu %xmm0, 16(%rdi) /* store fb_1 */
+	movdqa 400(%rsp), %xmm0 /* reload fb_2 */
+	movdqu %xmm0, 32(%rdi) /* store fb_2 */
+	movdqa 512(%rsp), %xmm0 /* reload fb_3 */
+	movdqu %xmm0, 48(%rdi) /* store fb_3 */
+	movdqa 608(%rsp), %xmm0 /* reload fb_4 */
+	movdqu %xmm0, 64(%rdi) /* store fb_4 */
+	movdqa 224(%rsp), %xmm0 /* reload fb_5 */
+	movdqu %xmm0, 80(%rdi) /* store fb_5 */
+	movdqa 112(%rsp), %xmm0 /* reload fb_6 */
+	movdqu %xmm0, 96(%rdi) /* store fb_6 */
+	movdqa 304(%rsp), %xmm0 /* reload fb_7 */
+	movdqu %xmm0, 112(%rdi) /* store fb_7 */
+	movdqa 16(%rsp), %xmm0 /* reload fb_8 */
+	movdqu %xmm0, 128(%rdi) /* store fb_8 */
+	movdqa 432(%rsp), %xmm0 /* reload fb_9 */
+	movdqu %xmm0, 144(%rdi) /* store fb_9 */
+	movdqa 528(%rsp), %xmm0 /* reload fb_10 */
+	movdqu %xmm0, 160(%rdi) /* store fb_10 */
+	movdqa 32(%rsp), %xmm0 /* reload fb_11 */
+	movdqu %xmm0, 176(%rdi) /* store fb_11 */
+	movdqa 128(%rsp), %xmm0 /* reload fb_12 */
+	movdqu %xmm0, 192(%rdi) /* store fb_12 */
+	movdqa 48(%rsp), %xmm0 /* reload fb_13 */
+	movdqu %xmm0, 208(%rdi) /* store fb_13 */
+	movdqa 368(%rsp), %xmm0 /* reload fb_14 */
+	movdqu %xmm0, 224(%rdi) /* store fb_14 */
+	movdqa 208(%rsp), %xmm0 /* reload fb_15 */
+	movdqu %xmm0, 240(%rdi) /* store fb_15 */
+	movdqa 576(%rsp), %xmm0 /* reload r1_15 */
+	movdqu %xmm0, 256(%rdi) /* store r1_15 */
+	movdqa 480(%rsp), %xmm0 /* reload r2_15 */
+	movdqu %xmm0, 272(%rdi) /* store r2_15 */
+	leave
+	CFI_LEAVE();
+	ret_spec_stop;
+	CFI_ENDPROC();
+ELF(.size _gcry_zuc_lanes_ssse3_aesni_keystream,.-_gcry_zuc_lanes_ssse3_aesni_keystream;)
+
+/* _gcry_zuc_lanes_ssse3_aesni_keystream_xor: zuc_keystream128_xor, 3 arguments
+ *   %rdi: state
+ *   %rsi: out
+ *   %rdx: src
+ *   xmm0-15: vectors, as allocated (16 used)
+ *   frame: 768 bytes (47 spill slots of 16 bytes)
+ */
+	.globl _gcry_zuc_lanes_ssse3_aesni_keystream_xor
+ELF(.type _gcry_zuc_lanes_ssse3_aesni_keystream_xor,@function;)
+	.align 32
+_gcry_zuc_lanes_ssse3_aesni_keystream_xor:
+	CFI_STARTPROC();
+	push %rbp
+	CFI_PUSH(%rbp);
+	mov %rsp, %rbp
+	CFI_DEF_CFA_REGISTER(%rbp);
+	and $-64, %rsp
+	sub $768, %rsp
+
+	/* Load the state of 4 lanes: one register per word. */
+	movdqu (%rdi), %xmm0 /* g0s0 = load() */
+	movdqu 16(%rdi), %xmm1 /* g0s1 = load() */
+	movdqu 32(%rdi), %xmm2 /* g0s2 = load() */
+	movdqu 48(%rdi), %xmm3 /* g0s3 = load() */
+	movdqu 64(%rdi), %xmm4 /* g0s4 = load() */
+	movdqu 80(%rdi), %xmm5 /* g0s5 = load() */
+	movdqu 96(%rdi), %xmm6 /* g0s6 = load() */
+	movdqu 112(%rdi), %xmm7 /* g0s7 = load() */
+	movdqu 128(%rdi), %xmm8 /* g0s8 = load() */
+	movdqu 144(%rdi), %xmm9 /* g0s9 = load() */
+	movdqu 160(%rdi), %xmm10 /* g0s10 = load() */
+	movdqu 176(%rdi), %xmm11 /* g0s11 = load() */
+	movdqu 192(%rdi), %xmm12 /* g0s12 = load() */
+	movdqu 208(%rdi), %xmm13 /* g0s13 = load() */
+	movdqu 224(%rdi), %xmm14 /* g0s14 = load() */
+	movdqu 240(%rdi), %xmm15 /* g0s15 = load() */
+	movdqa %xmm3, 0(%rsp) /* spill g0s3 */
+	movdqu 256(%rdi), %xmm3 /* g0r1 = load() */
+	movdqa %xmm1, 16(%rsp) /* spill g0s1 */
+	movdqu 272(%rdi), %xmm1 /* g0r2 = load() */
+
+	/* Round 0, lanes 0..3: BR, F (Z out), LFSR feedback. */
+	movdqa %xmm8, 32(%rsp) /* spill g0s8 */
+	movdqa %xmm15, %xmm8 /* g0s15 */
+	paddd %xmm15, %xmm8 /* dbl = add(g0s15, g0s15) */
+	movdqa %xmm6, 48(%rsp) /* spill g0s6 */
+	movdqa %xmm8, %xmm6 /* dbl */
+	pand .Lzuc_lanes_ssse3_aesni_3_high16(%rip), %xmm6 /* x0_b = and(dbl, high16) */
+	movdqa %xmm12, 64(%rsp) /* spill g0s12 */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_high16(%rip), %xmm12 /* high16 = const() */
+	movdqa %xmm8, 80(%rsp) /* spill dbl */
+	movdqa %xmm12, %xmm8 /* high16 */
+	pandn %xmm14, %xmm8 /* x0_a = andnot(high16, g0s14) */
+	por %xmm8, %xmm6 /* x0 = or(x0_b, x0_a) */
+	movdqa %xmm9, %xmm8 /* g0s9 */
+	paddd %xmm9, %xmm8 /* dbl_1 = add(g0s9, g0s9) */
+	movdqa %xmm9, 96(%rsp) /* spill g0s9 */
+	movdqa %xmm11, %xmm9 /* g0s11 */
+	pslld $16, %xmm9 /* x1_l = shl(g0s11) */
+	movdqa %xmm8, %xmm12 /* dbl_1 */
+	psrld $16, %xmm12 /* x1_r = shr(dbl_1) */
+	por %xmm12, %xmm9 /* x1 = or(x1_l, x1_r) */
+	movdqa %xmm5, %xmm12 /* g0s5 */
+	paddd %xmm5, %xmm12 /* dbl_2 = add(g0s5, g0s5) */
+	movdqa %xmm8, 112(%rsp) /* spill dbl_1 */
+	movdqa %xmm7, %xmm8 /* g0s7 */
+	pslld $16, %xmm8 /* x2_l = shl(g0s7) */
+	movdqa %xmm7, 128(%rsp) /* spill g0s7 */
+	movdqa %xmm12, %xmm7 /* dbl_2 */
+	psrld $16, %xmm7 /* x2_r = shr(dbl_2) */
+	por %xmm7, %xmm8 /* x2 = or(x2_l, x2_r) */
+	pxor %xmm3, %xmm6 /* x0r1 = xor(x0, g0r1) */
+	paddd %xmm1, %xmm6 /* w = add(x0r1, g0r2) */
+	movdqa %xmm0, %xmm7 /* g0s0 */
+	paddd %xmm0, %xmm7 /* dbl_3 = add(g0s0, g0s0) */
+	movdqa %xmm14, 144(%rsp) /* spill g0s14 */
+	movdqa %xmm2, %xmm14 /* g0s2 */
+	pslld $16, %xmm14 /* x3_l = shl(g0s2) */
+	movdqa %xmm2, 160(%rsp) /* spill g0s2 */
+	movdqa %xmm7, %xmm2 /* dbl_3 */
+	psrld $16, %xmm2 /* x3_r = shr(dbl_3) */
+	por %xmm2, %xmm14 /* x3 = or(x3_l, x3_r) */
+	pxor %xmm14, %xmm6 /* z = xor(w, x3) */
+	paddd %xmm9, %xmm3 /* w1 = add(g0r1, x1) */
+	pxor %xmm8, %xmm1 /* w2 = xor(g0r2, x2) */
+	movdqa %xmm3, %xmm2 /* w1 */
+	pslld $16, %xmm2 /* l1in_l = shl(w1) */
+	movdqa %xmm1, %xmm14 /* w2 */
+	psrld $16, %xmm14 /* l1in_r = shr(w2) */
+	por %xmm14, %xmm2 /* l1in = or(l1in_l, l1in_r) */
+	movdqa %xmm2, %xmm14 /* l1in */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl24(%rip), %xmm14 /* ur24 = lookup16(l1in, rotl24) */
+	movdqa %xmm6, 176(%rsp) /* spill z */
+	movdqa %xmm2, %xmm6 /* l1in */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl8(%rip), %xmm6 /* ur8 = lookup16(l1in, rotl8) */
+	movdqa %xmm8, 192(%rsp) /* spill x2 */
+	movdqa %xmm2, %xmm8 /* l1in */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl16(%rip), %xmm8 /* ur16 = lookup16(l1in, rotl16) */
+	movdqa %xmm9, 208(%rsp) /* spill x1 */
+	movdqa %xmm2, %xmm9 /* l1in */
+	pxor %xmm6, %xmm9 /* ug_acc = xor(l1in, ur8) */
+	pxor %xmm8, %xmm9 /* ug = xor(ug_acc, ur16) */
+	movdqa %xmm9, %xmm6 /* ug */
+	pslld $2, %xmm6 /* ur2_l = shl(ug) */
+	psrld $30, %xmm9 /* ur2_r = shr(ug) */
+	por %xmm9, %xmm6 /* ur2 = or(ur2_l, ur2_r) */
+	pxor %xmm14, %xmm2 /* u_acc = xor(l1in, ur24) */
+	pxor %xmm6, %xmm2 /* u = xor(u_acc, ur2) */
+	pslld $16, %xmm1 /* l2in_l = shl(w2) */
+	psrld $16, %xmm3 /* l2in_r = shr(w1) */
+	por %xmm3, %xmm1 /* l2in = or(l2in_l, l2in_r) */
+	movdqa %xmm1, %xmm3 /* l2in */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl8(%rip), %xmm3 /* vr8 = lookup16(l2in, rotl8) */
+	movdqa %xmm1, %xmm6 /* l2in */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl16(%rip), %xmm6 /* vr16 = lookup16(l2in, rotl16) */
+	movdqa %xmm1, %xmm8 /* l2in */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl24(%rip), %xmm8 /* vr24 = lookup16(l2in, rotl24) */
+	movdqa %xmm3, %xmm9 /* vr8 */
+	pxor %xmm6, %xmm9 /* vg_acc = xor(vr8, vr16) */
+	pxor %xmm8, %xmm9 /* vg = xor(vg_acc, vr24) */
+	movdqa %xmm9, %xmm6 /* vg */
+	pslld $6, %xmm6 /* vr6_l = shl(vg) */
+	psrld $26, %xmm9 /* vr6_r = shr(vg) */
+	por %xmm9, %xmm6 /* vr6 = or(vr6_l, vr6_r) */
+	pxor %xmm3, %xmm1 /* v_acc = xor(l2in, vr8) */
+	pxor %xmm6, %xmm1 /* v = xor(v_acc, vr6) */
+	movdqa %xmm1, %xmm3 /* v */
+	psrlw $8, %xmm3 /* sb_in_x_sh = shr(v) */
+	movdqa %xmm2, %xmm6 /* u */
+	pand .Lzuc_lanes_ssse3_aesni_3_odd_bytes(%rip), %xmm6 /* sb_in_x_b = and(u, odd_bytes) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_odd_bytes(%rip), %xmm8 /* odd_bytes = const() */
+	movdqa %xmm8, %xmm9 /* odd_bytes */
+	pandn %xmm3, %xmm9 /* sb_in_x_a = andnot(odd_bytes, sb_in_x_sh) */
+	por %xmm9, %xmm6 /* sb_in_x = or(sb_in_x_b, sb_in_x_a) */
+	movdqa %xmm6, %xmm3 /* sb_in_x */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm3 /* sb_s0_xl = and(sb_in_x, nibble_mask) */
+	psrlw $4, %xmm6 /* sb_s0_xs = shr(sb_in_x) */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm6 /* sb_s0_xh = and(sb_s0_xs, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_s0_p1(%rip), %xmm9 /* s0_p1 = const() */
+	movdqa %xmm9, %xmm14 /* s0_p1 */
+	pshufb %xmm3, %xmm14 /* sb_s0_p1 = lookup16(s0_p1, sb_s0_xl) */
+	pxor %xmm6, %xmm14 /* sb_s0_t = xor(sb_s0_p1, sb_s0_xh) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_s0_p2(%rip), %xmm6 /* s0_p2 = const() */
+	movdqa %xmm6, %xmm9 /* s0_p2 */
+	pshufb %xmm14, %xmm9 /* sb_s0_p2 = lookup16(s0_p2, sb_s0_t) */
+	pxor %xmm3, %xmm9 /* sb_s0_ol = xor(sb_s0_p2, sb_s0_xl) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_s0_p3_rot(%rip), %xmm3 /* s0_p3_rot = const() */
+	movdqa %xmm3, %xmm6 /* s0_p3_rot */
+	pshufb %xmm9, %xmm6 /* sb_s0_p3 = lookup16(s0_p3_rot, sb_s0_ol) */
+	paddb %xmm14, %xmm14 /* sb_s0_t2 = add(sb_s0_t, sb_s0_t) */
+	pxor %xmm14, %xmm6 /* sb_s0 = xor(sb_s0_p3, sb_s0_t2) */
+	psllw $8, %xmm2 /* sb_in_y_sh = shl(u) */
+	pand %xmm8, %xmm2 /* sb_in_y_b = and(sb_in_y_sh, odd_bytes) */
+	movdqa %xmm8, %xmm9 /* odd_bytes */
+	pandn %xmm1, %xmm9 /* sb_in_y_a = andnot(odd_bytes, v) */
+	por %xmm9, %xmm2 /* sb_in_y = or(sb_in_y_b, sb_in_y_a) */
+	movdqa %xmm2, %xmm1 /* sb_in_y */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm1 /* sb_in_y_lo = and(sb_in_y, nibble_mask) */
+	psrlw $4, %xmm2 /* sb_in_y_sh_1 = shr(sb_in_y) */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm2 /* sb_in_y_hi = and(sb_in_y_sh_1, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_tbl_lo(%rip), %xmm9 /* tbl_lo = const() */
+	movdqa %xmm9, %xmm14 /* tbl_lo */
+	pshufb %xmm1, %xmm14 /* sb_s1_k_l = lookup16(tbl_lo, sb_in_y_lo) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_tbl_hi(%rip), %xmm1 /* tbl_hi = const() */
+	movdqa %xmm1, %xmm9 /* tbl_hi */
+	pshufb %xmm2, %xmm9 /* sb_s1_k_h = lookup16(tbl_hi, sb_in_y_hi) */
+	pxor %xmm9, %xmm14 /* sb_s1_k = xor(sb_s1_k_l, sb_s1_k_h) */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_inv_shift_rows(%rip), %xmm14 /* sb_s1_sr = lookup16(sb_s1_k, inv_shift_rows) */
+	aesenclast .Lzuc_lanes_ssse3_aesni_3_aes_cancel_key(%rip), %xmm14 /* sb_s1_aes = aesenclast(sb_s1_sr, aes_cancel_key) */
+	movdqa %xmm14, %xmm2 /* sb_s1_aes */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm2 /* sb_s1_aes_lo = and(sb_s1_aes, nibble_mask) */
+	psrlw $4, %xmm14 /* sb_s1_aes_sh = shr(sb_s1_aes) */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm14 /* sb_s1_aes_hi = and(sb_s1_aes_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_tbl_lo_1(%rip), %xmm9 /* tbl_lo_1 = const() */
+	movdqa %xmm9, %xmm1 /* tbl_lo_1 */
+	pshufb %xmm2, %xmm1 /* sb_s1_l = lookup16(tbl_lo_1, sb_s1_aes_lo) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_tbl_hi_1(%rip), %xmm2 /* tbl_hi_1 = const() */
+	movdqa %xmm2, %xmm9 /* tbl_hi_1 */
+	pshufb %xmm14, %xmm9 /* sb_s1_h = lookup16(tbl_hi_1, sb_s1_aes_hi) */
+	pxor %xmm9, %xmm1 /* sb_s1 = xor(sb_s1_l, sb_s1_h) */
+	movdqa %xmm1, %xmm9 /* sb_s1 */
+	psrlw $8, %xmm9 /* r1_sh = shr(sb_s1) */
+	movdqa %xmm6, %xmm14 /* sb_s0 */
+	pand %xmm8, %xmm14 /* r1_b = and(sb_s0, odd_bytes) */
+	movdqa %xmm8, %xmm2 /* odd_bytes */
+	pandn %xmm9, %xmm2 /* r1_a = andnot(odd_bytes, r1_sh) */
+	por %xmm2, %xmm14 /* r1 = or(r1_b, r1_a) */
+	psllw $8, %xmm6 /* r2_sh = shl(sb_s0) */
+	pand %xmm8, %xmm6 /* r2_b = and(r2_sh, odd_bytes) */
+	movdqa %xmm8, %xmm2 /* odd_bytes */
+	pandn %xmm1, %xmm2 /* r2_a = andnot(odd_bytes, sb_s1) */
+	por %xmm2, %xmm6 /* r2 = or(r2_b, r2_a) */
+	movdqa %xmm0, %xmm1 /* g0s0 */
+	pslld $8, %xmm1 /* s0k_o_l = shl(g0s0) */
+	psrld $24, %xmm7 /* s0k_o_r = shr(dbl_3) */
+	por %xmm7, %xmm1 /* s0k_o = or(s0k_o_l, s0k_o_r) */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm1 /* s0k = and(s0k_o, modulus) */
+	movdqa %xmm4, %xmm2 /* g0s4 */
+	paddd %xmm4, %xmm2 /* dbl_5 = add(g0s4, g0s4) */
+	movdqa %xmm4, %xmm7 /* g0s4 */
+	pslld $20, %xmm7 /* s4k_o_l = shl(g0s4) */
+	movdqa %xmm2, %xmm9 /* dbl_5 */
+	psrld $12, %xmm9 /* s4k_o_r = shr(dbl_5) */
+	por %xmm9, %xmm7 /* s4k_o = or(s4k_o_l, s4k_o_r) */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm7 /* s4k = and(s4k_o, modulus) */
+	movdqa %xmm10, %xmm9 /* g0s10 */
+	paddd %xmm10, %xmm9 /* dbl_6 = add(g0s10, g0s10) */
+	movdqa %xmm2, 224(%rsp) /* spill dbl_5 */
+	movdqa %xmm10, %xmm2 /* g0s10 */
+	pslld $21, %xmm2 /* s10k_o_l = shl(g0s10) */
+	movdqa %xmm10, 240(%rsp) /* spill g0s10 */
+	movdqa %xmm9, %xmm10 /* dbl_6 */
+	psrld $11, %xmm10 /* s10k_o_r = shr(dbl_6) */
+	por %xmm10, %xmm2 /* s10k_o = or(s10k_o_l, s10k_o_r) */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm2 /* s10k = and(s10k_o, modulus) */
+	movdqa %xmm13, %xmm10 /* g0s13 */
+	paddd %xmm13, %xmm10 /* dbl_7 = add(g0s13, g0s13) */
+	movdqa %xmm13, %xmm3 /* g0s13 */
+	pslld $17, %xmm3 /* s13k_o_l = shl(g0s13) */
+	movdqa %xmm4, 256(%rsp) /* spill g0s4 */
+	movdqa %xmm10, %xmm4 /* dbl_7 */
+	psrld $15, %xmm4 /* s13k_o_r = shr(dbl_7) */
+	por %xmm4, %xmm3 /* s13k_o = or(s13k_o_l, s13k_o_r) */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm3 /* s13k = and(s13k_o, modulus) */
+	movdqa %xmm15, %xmm4 /* g0s15 */
+	pslld $15, %xmm4 /* s15k_o_l = shl(g0s15) */
+	movdqa %xmm10, 272(%rsp) /* spill dbl_7 */
+	movdqa 80(%rsp), %xmm10 /* reload dbl */
+	movdqa %xmm13, 288(%rsp) /* spill g0s13 */
+	movdqa %xmm10, %xmm13 /* dbl */
+	psrld $17, %xmm13 /* s15k_o_r = shr(dbl) */
+	por %xmm13, %xmm4 /* s15k_o = or(s15k_o_l, s15k_o_r) */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm4 /* s15k = and(s15k_o, modulus) */
+	paddd %xmm7, %xmm1 /* fb0_s = add(s0k, s4k) */
+	movdqa %xmm1, %xmm7 /* fb0_s */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm7 /* fb0_m = and(fb0_s, modulus) */
+	psrld $31, %xmm1 /* fb0_c = shr(fb0_s) */
+	paddd %xmm1, %xmm7 /* fb0 = add(fb0_m, fb0_c) */
+	paddd %xmm3, %xmm2 /* fb0_s_1 = add(s10k, s13k) */
+	movdqa %xmm2, %xmm1 /* fb0_s_1 */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm1 /* fb0_m_1 = and(fb0_s_1, modulus) */
+	psrld $31, %xmm2 /* fb0_c_1 = shr(fb0_s_1) */
+	paddd %xmm2, %xmm1 /* fb0_1 = add(fb0_m_1, fb0_c_1) */
+	paddd %xmm1, %xmm7 /* fb1_s = add(fb0, fb0_1) */
+	movdqa %xmm7, %xmm1 /* fb1_s */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm1 /* fb1_m = and(fb1_s, modulus) */
+	psrld $31, %xmm7 /* fb1_c = shr(fb1_s) */
+	paddd %xmm7, %xmm1 /* fb1 = add(fb1_m, fb1_c) */
+	paddd %xmm4, %xmm1 /* fb2_s = add(fb1, s15k) */
+	movdqa %xmm1, %xmm2 /* fb2_s */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm2 /* fb2_m = and(fb2_s, modulus) */
+	psrld $31, %xmm1 /* fb2_c = shr(fb2_s) */
+	paddd %xmm1, %xmm2 /* fb2 = add(fb2_m, fb2_c) */
+	paddd %xmm0, %xmm2 /* fb_s = add(fb2, g0s0) */
+	movdqa %xmm2, %xmm0 /* fb_s */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm0 /* fb_m = and(fb_s, modulus) */
+	psrld $31, %xmm2 /* fb_c = shr(fb_s) */
+	paddd %xmm2, %xmm0 /* fb = add(fb_m, fb_c) */
+
+	/* Round 1, lanes 0..3: BR, F (Z out), LFSR feedback. */
+	movdqa %xmm0, %xmm1 /* fb */
+	paddd %xmm0, %xmm1 /* dbl_9 = add(fb, fb) */
+	movdqa %xmm1, %xmm2 /* dbl_9 */
+	pand .Lzuc_lanes_ssse3_aesni_3_high16(%rip), %xmm2 /* x0_1_b = and(dbl_9, high16) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_high16(%rip), %xmm3 /* high16 = const() */
+	movdqa %xmm3, %xmm4 /* high16 */
+	pandn %xmm15, %xmm4 /* x0_1_a = andnot(high16, g0s15) */
+	por %xmm4, %xmm2 /* x0_1 = or(x0_1_b, x0_1_a) */
+	movdqa 64(%rsp), %xmm4 /* reload g0s12 */
+	movdqa %xmm4, %xmm7 /* g0s12 */
+	pslld $16, %xmm7 /* x1_1_l = shl(g0s12) */
+	movdqa %xmm9, %xmm13 /* dbl_6 */
+	psrld $16, %xmm13 /* x1_1_r = shr(dbl_6) */
+	por %xmm13, %xmm7 /* x1_1 = or(x1_1_l, x1_1_r) */
+	movdqa 48(%rsp), %xmm13 /* reload g0s6 */
+	movdqa %xmm9, 304(%rsp) /* spill dbl_6 */
+	movdqa %xmm13, %xmm9 /* g0s6 */
+	paddd %xmm13, %xmm9 /* dbl_11 = add(g0s6, g0s6) */
+	movdqa 32(%rsp), %xmm10 /* reload g0s8 */
+	movdqa %xmm10, %xmm4 /* g0s8 */
+	pslld $16, %xmm4 /* x2_1_l = shl(g0s8) */
+	movdqa %xmm9, %xmm10 /* dbl_11 */
+	psrld $16, %xmm10 /* x2_1_r = shr(dbl_11) */
+	por %xmm10, %xmm4 /* x2_1 = or(x2_1_l, x2_1_r) */
+	pxor %xmm14, %xmm2 /* x0r1_1 = xor(x0_1, r1) */
+	paddd %xmm6, %xmm2 /* w_1 = add(x0r1_1, r2) */
+	movdqa 16(%rsp), %xmm10 /* reload g0s1 */
+	movdqa %xmm10, %xmm13 /* g0s1 */
+	paddd %xmm10, %xmm13 /* dbl_12 = add(g0s1, g0s1) */
+	movdqa 0(%rsp), %xmm3 /* reload g0s3 */
+	movdqa %xmm15, 320(%rsp) /* spill g0s15 */
+	movdqa %xmm3, %xmm15 /* g0s3 */
+	pslld $16, %xmm15 /* x3_1_l = shl(g0s3) */
+	movdqa %xmm13, %xmm3 /* dbl_12 */
+	psrld $16, %xmm3 /* x3_1_r = shr(dbl_12) */
+	por %xmm3, %xmm15 /* x3_1 = or(x3_1_l, x3_1_r) */
+	pxor %xmm15, %xmm2 /* z_1 = xor(w_1, x3_1) */
+	paddd %xmm7, %xmm14 /* w1_1 = add(r1, x1_1) */
+	pxor %xmm4, %xmm6 /* w2_1 = xor(r2, x2_1) */
+	movdqa %xmm14, %xmm3 /* w1_1 */
+	pslld $16, %xmm3 /* l1in_1_l = shl(w1_1) */
+	movdqa %xmm6, %xmm15 /* w2_1 */
+	psrld $16, %xmm15 /* l1in_1_r = shr(w2_1) */
+	por %xmm15, %xmm3 /* l1in_1 = or(l1in_1_l, l1in_1_r) */
+	movdqa %xmm3, %xmm15 /* l1in_1 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl24(%rip), %xmm15 /* ur24_1 = lookup16(l1in_1, rotl24) */
+	movdqa %xmm2, 336(%rsp) /* spill z_1 */
+	movdqa %xmm3, %xmm2 /* l1in_1 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl8(%rip), %xmm2 /* ur8_1 = lookup16(l1in_1, rotl8) */
+	movdqa %xmm4, 352(%rsp) /* spill x2_1 */
+	movdqa %xmm3, %xmm4 /* l1in_1 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl16(%rip), %xmm4 /* ur16_1 = lookup16(l1in_1, rotl16) */
+	movdqa %xmm7, 368(%rsp) /* spill x1_1 */
+	movdqa %xmm3, %xmm7 /* l1in_1 */
+	pxor %xmm2, %xmm7 /* ug_acc_1 = xor(l1in_1, ur8_1) */
+	pxor %xmm4, %xmm7 /* ug_1 = xor(ug_acc_1, ur16_1) */
+	movdqa %xmm7, %xmm2 /* ug_1 */
+	pslld $2, %xmm2 /* ur2_1_l = shl(ug_1) */
+	psrld $30, %xmm7 /* ur2_1_r = shr(ug_1) */
+	por %xmm7, %xmm2 /* ur2_1 = or(ur2_1_l, ur2_1_r) */
+	pxor %xmm15, %xmm3 /* u_acc_1 = xor(l1in_1, ur24_1) */
+	pxor %xmm2, %xmm3 /* u_1 = xor(u_acc_1, ur2_1) */
+	pslld $16, %xmm6 /* l2in_1_l = shl(w2_1) */
+	psrld $16, %xmm14 /* l2in_1_r = shr(w1_1) */
+	por %xmm14, %xmm6 /* l2in_1 = or(l2in_1_l, l2in_1_r) */
+	movdqa %xmm6, %xmm2 /* l2in_1 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl8(%rip), %xmm2 /* vr8_1 = lookup16(l2in_1, rotl8) */
+	movdqa %xmm6, %xmm4 /* l2in_1 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl16(%rip), %xmm4 /* vr16_1 = lookup16(l2in_1, rotl16) */
+	movdqa %xmm6, %xmm7 /* l2in_1 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl24(%rip), %xmm7 /* vr24_1 = lookup16(l2in_1, rotl24) */
+	movdqa %xmm2, %xmm14 /* vr8_1 */
+	pxor %xmm4, %xmm14 /* vg_acc_1 = xor(vr8_1, vr16_1) */
+	pxor %xmm7, %xmm14 /* vg_1 = xor(vg_acc_1, vr24_1) */
+	movdqa %xmm14, %xmm4 /* vg_1 */
+	pslld $6, %xmm4 /* vr6_1_l = shl(vg_1) */
+	psrld $26, %xmm14 /* vr6_1_r = shr(vg_1) */
+	por %xmm14, %xmm4 /* vr6_1 = or(vr6_1_l, vr6_1_r) */
+	pxor %xmm2, %xmm6 /* v_acc_1 = xor(l2in_1, vr8_1) */
+	pxor %xmm4, %xmm6 /* v_1 = xor(v_acc_1, vr6_1) */
+	movdqa %xmm6, %xmm2 /* v_1 */
+	psrlw $8, %xmm2 /* sb_in_x_sh_1 = shr(v_1) */
+	movdqa %xmm3, %xmm4 /* u_1 */
+	pand %xmm8, %xmm4 /* sb_in_x_1_b = and(u_1, odd_bytes) */
+	movdqa %xmm8, %xmm7 /* odd_bytes */
+	pandn %xmm2, %xmm7 /* sb_in_x_1_a = andnot(odd_bytes, sb_in_x_sh_1) */
+	por %xmm7, %xmm4 /* sb_in_x_1 = or(sb_in_x_1_b, sb_in_x_1_a) */
+	movdqa %xmm4, %xmm2 /* sb_in_x_1 */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm2 /* sb_s0_xl_1 = and(sb_in_x_1, nibble_mask) */
+	psrlw $4, %xmm4 /* sb_s0_xs_1 = shr(sb_in_x_1) */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm4 /* sb_s0_xh_1 = and(sb_s0_xs_1, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_s0_p1(%rip), %xmm7 /* s0_p1 = const() */
+	movdqa %xmm7, %xmm14 /* s0_p1 */
+	pshufb %xmm2, %xmm14 /* sb_s0_p1_1 = lookup16(s0_p1, sb_s0_xl_1) */
+	pxor %xmm4, %xmm14 /* sb_s0_t_1 = xor(sb_s0_p1_1, sb_s0_xh_1) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_s0_p2(%rip), %xmm4 /* s0_p2 = const() */
+	movdqa %xmm4, %xmm15 /* s0_p2 */
+	pshufb %xmm14, %xmm15 /* sb_s0_p2_1 = lookup16(s0_p2, sb_s0_t_1) */
+	pxor %xmm2, %xmm15 /* sb_s0_ol_1 = xor(sb_s0_p2_1, sb_s0_xl_1) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_s0_p3_rot(%rip), %xmm2 /* s0_p3_rot = const() */
+	movdqa %xmm2, %xmm4 /* s0_p3_rot */
+	pshufb %xmm15, %xmm4 /* sb_s0_p3_1 = lookup16(s0_p3_rot, sb_s0_ol_1) */
+	paddb %xmm14, %xmm14 /* sb_s0_t2_1 = add(sb_s0_t_1, sb_s0_t_1) */
+	pxor %xmm14, %xmm4 /* sb_s0_1 = xor(sb_s0_p3_1, sb_s0_t2_1) */
+	psllw $8, %xmm3 /* sb_in_y_sh_1_1 = shl(u_1) */
+	pand %xmm8, %xmm3 /* sb_in_y_1_b = and(sb_in_y_sh_1_1, odd_bytes) */
+	movdqa %xmm8, %xmm14 /* odd_bytes */
+	pandn %xmm6, %xmm14 /* sb_in_y_1_a = andnot(odd_bytes, v_1) */
+	por %xmm14, %xmm3 /* sb_in_y_1 = or(sb_in_y_1_b, sb_in_y_1_a) */
+	movdqa %xmm3, %xmm6 /* sb_in_y_1 */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm6 /* sb_in_y_1_lo = and(sb_in_y_1, nibble_mask) */
+	psrlw $4, %xmm3 /* sb_in_y_1_sh = shr(sb_in_y_1) */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm3 /* sb_in_y_1_hi = and(sb_in_y_1_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_tbl_lo(%rip), %xmm14 /* tbl_lo = const() */
+	movdqa %xmm14, %xmm15 /* tbl_lo */
+	pshufb %xmm6, %xmm15 /* sb_s1_k_1_l = lookup16(tbl_lo, sb_in_y_1_lo) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_tbl_hi(%rip), %xmm6 /* tbl_hi = const() */
+	movdqa %xmm6, %xmm14 /* tbl_hi */
+	pshufb %xmm3, %xmm14 /* sb_s1_k_1_h = lookup16(tbl_hi, sb_in_y_1_hi) */
+	pxor %xmm14, %xmm15 /* sb_s1_k_1 = xor(sb_s1_k_1_l, sb_s1_k_1_h) */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_inv_shift_rows(%rip), %xmm15 /* sb_s1_1_sr = lookup16(sb_s1_k_1, inv_shift_rows) */
+	aesenclast .Lzuc_lanes_ssse3_aesni_3_aes_cancel_key(%rip), %xmm15 /* sb_s1_1_aes = aesenclast(sb_s1_1_sr, aes_cancel_key) */
+	movdqa %xmm15, %xmm3 /* sb_s1_1_aes */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm3 /* sb_s1_1_aes_lo = and(sb_s1_1_aes, nibble_mask) */
+	psrlw $4, %xmm15 /* sb_s1_1_aes_sh = shr(sb_s1_1_aes) */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm15 /* sb_s1_1_aes_hi = and(sb_s1_1_aes_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_tbl_lo_1(%rip), %xmm14 /* tbl_lo_1 = const() */
+	movdqa %xmm14, %xmm6 /* tbl_lo_1 */
+	pshufb %xmm3, %xmm6 /* sb_s1_1_l = lookup16(tbl_lo_1, sb_s1_1_aes_lo) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_tbl_hi_1(%rip), %xmm3 /* tbl_hi_1 = const() */
+	movdqa %xmm3, %xmm14 /* tbl_hi_1 */
+	pshufb %xmm15, %xmm14 /* sb_s1_1_h = lookup16(tbl_hi_1, sb_s1_1_aes_hi) */
+	pxor %xmm14, %xmm6 /* sb_s1_1 = xor(sb_s1_1_l, sb_s1_1_h) */
+	movdqa %xmm6, %xmm14 /* sb_s1_1 */
+	psrlw $8, %xmm14 /* r1_sh_1 = shr(sb_s1_1) */
+	movdqa %xmm4, %xmm15 /* sb_s0_1 */
+	pand %xmm8, %xmm15 /* r1_1_b = and(sb_s0_1, odd_bytes) */
+	movdqa %xmm8, %xmm3 /* odd_bytes */
+	pandn %xmm14, %xmm3 /* r1_1_a = andnot(odd_bytes, r1_sh_1) */
+	por %xmm3, %xmm15 /* r1_1 = or(r1_1_b, r1_1_a) */
+	psllw $8, %xmm4 /* r2_sh_1 = shl(sb_s0_1) */
+	pand %xmm8, %xmm4 /* r2_1_b = and(r2_sh_1, odd_bytes) */
+	movdqa %xmm8, %xmm3 /* odd_bytes */
+	pandn %xmm6, %xmm3 /* r2_1_a = andnot(odd_bytes, sb_s1_1) */
+	por %xmm3, %xmm4 /* r2_1 = or(r2_1_b, r2_1_a) */
+	movdqa %xmm10, %xmm3 /* g0s1 */
+	pslld $8, %xmm3 /* s0k_o_1_l = shl(g0s1) */
+	psrld $24, %xmm13 /* s0k_o_1_r = shr(dbl_12) */
+	por %xmm13, %xmm3 /* s0k_o_1 = or(s0k_o_1_l, s0k_o_1_r) */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm3 /* s0k_1 = and(s0k_o_1, modulus) */
+	movdqa %xmm5, %xmm6 /* g0s5 */
+	pslld $20, %xmm6 /* s4k_o_1_l = shl(g0s5) */
+	movdqa %xmm12, %xmm13 /* dbl_2 */
+	psrld $12, %xmm13 /* s4k_o_1_r = shr(dbl_2) */
+	por %xmm13, %xmm6 /* s4k_o_1 = or(s4k_o_1_l, s4k_o_1_r) */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm6 /* s4k_1 = and(s4k_o_1, modulus) */
+	movdqa %xmm11, %xmm13 /* g0s11 */
+	paddd %xmm11, %xmm13 /* dbl_15 = add(g0s11, g0s11) */
+	movdqa %xmm11, %xmm14 /* g0s11 */
+	pslld $21, %xmm14 /* s10k_o_1_l = shl(g0s11) */
+	movdqa %xmm11, 384(%rsp) /* spill g0s11 */
+	movdqa %xmm13, %xmm11 /* dbl_15 */
+	psrld $11, %xmm11 /* s10k_o_1_r = shr(dbl_15) */
+	por %xmm11, %xmm14 /* s10k_o_1 = or(s10k_o_1_l, s10k_o_1_r) */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm14 /* s10k_1 = and(s10k_o_1, modulus) */
+	movdqa 144(%rsp), %xmm11 /* reload g0s14 */
+	movdqa %xmm12, 400(%rsp) /* spill dbl_2 */
+	movdqa %xmm11, %xmm12 /* g0s14 */
+	paddd %xmm11, %xmm12 /* dbl_16 = add(g0s14, g0s14) */
+	movdqa %xmm11, %xmm2 /* g0s14 */
+	pslld $17, %xmm2 /* s13k_o_1_l = shl(g0s14) */
+	movdqa %xmm12, %xmm11 /* dbl_16 */
+	psrld $15, %xmm11 /* s13k_o_1_r = shr(dbl_16) */
+	por %xmm11, %xmm2 /* s13k_o_1 = or(s13k_o_1_l, s13k_o_1_r) */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm2 /* s13k_1 = and(s13k_o_1, modulus) */
+	movdqa %xmm0, %xmm11 /* fb */
+	pslld $15, %xmm11 /* s15k_o_1_l = shl(fb) */
+	movdqa %xmm12, 416(%rsp) /* spill dbl_16 */
+	movdqa %xmm1, %xmm12 /* dbl_9 */
+	psrld $17, %xmm12 /* s15k_o_1_r = shr(dbl_9) */
+	por %xmm12, %xmm11 /* s15k_o_1 = or(s15k_o_1_l, s15k_o_1_r) */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm11 /* s15k_1 = and(s15k_o_1, modulus) */
+	paddd %xmm6, %xmm3 /* fb0_s_2 = add(s0k_1, s4k_1) */
+	movdqa %xmm3, %xmm6 /* fb0_s_2 */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm6 /* fb0_m_2 = and(fb0_s_2, modulus) */
+	psrld $31, %xmm3 /* fb0_c_2 = shr(fb0_s_2) */
+	paddd %xmm3, %xmm6 /* fb0_2 = add(fb0_m_2, fb0_c_2) */
+	paddd %xmm2, %xmm14 /* fb0_s_3 = add(s10k_1, s13k_1) */
+	movdqa %xmm14, %xmm2 /* fb0_s_3 */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm2 /* fb0_m_3 = and(fb0_s_3, modulus) */
+	psrld $31, %xmm14 /* fb0_c_3 = shr(fb0_s_3) */
+	paddd %xmm14, %xmm2 /* fb0_3 = add(fb0_m_3, fb0_c_3) */
+	paddd %xmm2, %xmm6 /* fb1_s_1 = add(fb0_2, fb0_3) */
+	movdqa %xmm6, %xmm2 /* fb1_s_1 */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm2 /* fb1_m_1 = and(fb1_s_1, modulus) */
+	psrld $31, %xmm6 /* fb1_c_1 = shr(fb1_s_1) */
+	paddd %xmm6, %xmm2 /* fb1_1 = add(fb1_m_1, fb1_c_1) */
+	paddd %xmm11, %xmm2 /* fb2_s_1 = add(fb1_1, s15k_1) */
+	movdqa %xmm2, %xmm3 /* fb2_s_1 */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm3 /* fb2_m_1 = and(fb2_s_1, modulus) */
+	psrld $31, %xmm2 /* fb2_c_1 = shr(fb2_s_1) */
+	paddd %xmm2, %xmm3 /* fb2_1 = add(fb2_m_1, fb2_c_1) */
+	paddd %xmm10, %xmm3 /* fb_s_1 = add(fb2_1, g0s1) */
+	movdqa %xmm3, %xmm2 /* fb_s_1 */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm2 /* fb_m_1 = and(fb_s_1, modulus) */
+	psrld $31, %xmm3 /* fb_c_1 = shr(fb_s_1) */
+	paddd %xmm3, %xmm2 /* fb_1 = add(fb_m_1, fb_c_1) */
+
+	/* Round 2, lanes 0..3: BR, F (Z out), LFSR feedback. */
+	movdqa %xmm2, %xmm3 /* fb_1 */
+	paddd %xmm2, %xmm3 /* dbl_18 = add(fb_1, fb_1) */
+	movdqa %xmm3, %xmm6 /* dbl_18 */
+	pand .Lzuc_lanes_ssse3_aesni_3_high16(%rip), %xmm6 /* x0_2_b = and(dbl_18, high16) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_high16(%rip), %xmm10 /* high16 = const() */
+	movdqa %xmm10, %xmm11 /* high16 */
+	pandn %xmm0, %xmm11 /* x0_2_a = andnot(high16, fb) */
+	por %xmm11, %xmm6 /* x0_2 = or(x0_2_b, x0_2_a) */
+	movdqa 288(%rsp), %xmm11 /* reload g0s13 */
+	movdqa %xmm11, %xmm12 /* g0s13 */
+	pslld $16, %xmm12 /* x1_2_l = shl(g0s13) */
+	movdqa %xmm13, %xmm14 /* dbl_15 */
+	psrld $16, %xmm14 /* x1_2_r = shr(dbl_15) */
+	por %xmm14, %xmm12 /* x1_2 = or(x1_2_l, x1_2_r) */
+	movdqa 128(%rsp), %xmm14 /* reload g0s7 */
+	movdqa %xmm13, 16(%rsp) /* spill dbl_15 */
+	movdqa %xmm14, %xmm13 /* g0s7 */
+	paddd %xmm14, %xmm13 /* dbl_20 = add(g0s7, g0s7) */
+	movdqa 96(%rsp), %xmm11 /* reload g0s9 */
+	movdqa %xmm11, %xmm14 /* g0s9 */
+	pslld $16, %xmm14 /* x2_2_l = shl(g0s9) */
+	movdqa %xmm13, %xmm11 /* dbl_20 */
+	psrld $16, %xmm11 /* x2_2_r = shr(dbl_20) */
+	por %xmm11, %xmm14 /* x2_2 = or(x2_2_l, x2_2_r) */
+	pxor %xmm15, %xmm6 /* x0r1_2 = xor(x0_2, r1_1) */
+	paddd %xmm4, %xmm6 /* w_2 = add(x0r1_2, r2_1) */
+	movdqa 160(%rsp), %xmm11 /* reload g0s2 */
+	movdqa %xmm11, %xmm10 /* g0s2 */
+	paddd %xmm11, %xmm10 /* dbl_21 = add(g0s2, g0s2) */
+	movdqa %xmm1, 432(%rsp) /* spill dbl_9 */
+	movdqa 256(%rsp), %xmm1 /* reload g0s4 */
+	movdqa %xmm0, 448(%rsp) /* spill fb */
+	movdqa %xmm1, %xmm0 /* g0s4 */
+	pslld $16, %xmm0 /* x3_2_l = shl(g0s4) */
+	movdqa %xmm10, %xmm1 /* dbl_21 */
+	psrld $16, %xmm1 /* x3_2_r = shr(dbl_21) */
+	por %xmm1, %xmm0 /* x3_2 = or(x3_2_l, x3_2_r) */
+	pxor %xmm0, %xmm6 /* z_2 = xor(w_2, x3_2) */
+	paddd %xmm12, %xmm15 /* w1_2 = add(r1_1, x1_2) */
+	pxor %xmm14, %xmm4 /* w2_2 = xor(r2_1, x2_2) */
+	movdqa %xmm15, %xmm0 /* w1_2 */
+	pslld $16, %xmm0 /* l1in_2_l = shl(w1_2) */
+	movdqa %xmm4, %xmm1 /* w2_2 */
+	psrld $16, %xmm1 /* l1in_2_r = shr(w2_2) */
+	por %xmm1, %xmm0 /* l1in_2 = or(l1in_2_l, l1in_2_r) */
+	movdqa %xmm0, %xmm1 /* l1in_2 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl24(%rip), %xmm1 /* ur24_2 = lookup16(l1in_2, rotl24) */
+	movdqa %xmm6, 464(%rsp) /* spill z_2 */
+	movdqa %xmm0, %xmm6 /* l1in_2 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl8(%rip), %xmm6 /* ur8_2 = lookup16(l1in_2, rotl8) */
+	movdqa %xmm14, 480(%rsp) /* spill x2_2 */
+	movdqa %xmm0, %xmm14 /* l1in_2 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl16(%rip), %xmm14 /* ur16_2 = lookup16(l1in_2, rotl16) */
+	movdqa %xmm12, 496(%rsp) /* spill x1_2 */
+	movdqa %xmm0, %xmm12 /* l1in_2 */
+	pxor %xmm6, %xmm12 /* ug_acc_2 = xor(l1in_2, ur8_2) */
+	pxor %xmm14, %xmm12 /* ug_2 = xor(ug_acc_2, ur16_2) */
+	movdqa %xmm12, %xmm6 /* ug_2 */
+	pslld $2, %xmm6 /* ur2_2_l = shl(ug_2) */
+	psrld $30, %xmm12 /* ur2_2_r = shr(ug_2) */
+	por %xmm12, %xmm6 /* ur2_2 = or(ur2_2_l, ur2_2_r) */
+	pxor %xmm1, %xmm0 /* u_acc_2 = xor(l1in_2, ur24_2) */
+	pxor %xmm6, %xmm0 /* u_2 = xor(u_acc_2, ur2_2) */
+	pslld $16, %xmm4 /* l2in_2_l = shl(w2_2) */
+	psrld $16, %xmm15 /* l2in_2_r = shr(w1_2) */
+	por %xmm15, %xmm4 /* l2in_2 = or(l2in_2_l, l2in_2_r) */
+	movdqa %xmm4, %xmm1 /* l2in_2 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl8(%rip), %xmm1 /* vr8_2 = lookup16(l2in_2, rotl8) */
+	movdqa %xmm4, %xmm6 /* l2in_2 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl16(%rip), %xmm6 /* vr16_2 = lookup16(l2in_2, rotl16) */
+	movdqa %xmm4, %xmm12 /* l2in_2 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl24(%rip), %xmm12 /* vr24_2 = lookup16(l2in_2, rotl24) */
+	movdqa %xmm1, %xmm14 /* vr8_2 */
+	pxor %xmm6, %xmm14 /* vg_acc_2 = xor(vr8_2, vr16_2) */
+	pxor %xmm12, %xmm14 /* vg_2 = xor(vg_acc_2, vr24_2) */
+	movdqa %xmm14, %xmm6 /* vg_2 */
+	pslld $6, %xmm6 /* vr6_2_l = shl(vg_2) */
+	psrld $26, %xmm14 /* vr6_2_r = shr(vg_2) */
+	por %xmm14, %xmm6 /* vr6_2 = or(vr6_2_l, vr6_2_r) */
+	pxor %xmm1, %xmm4 /* v_acc_2 = xor(l2in_2, vr8_2) */
+	pxor %xmm6, %xmm4 /* v_2 = xor(v_acc_2, vr6_2) */
+	movdqa %xmm4, %xmm1 /* v_2 */
+	psrlw $8, %xmm1 /* sb_in_x_sh_2 = shr(v_2) */
+	movdqa %xmm0, %xmm6 /* u_2 */
+	pand %xmm8, %xmm6 /* sb_in_x_2_b = and(u_2, odd_bytes) */
+	movdqa %xmm8, %xmm12 /* odd_bytes */
+	pandn %xmm1, %xmm12 /* sb_in_x_2_a = andnot(odd_bytes, sb_in_x_sh_2) */
+	por %xmm12, %xmm6 /* sb_in_x_2 = or(sb_in_x_2_b, sb_in_x_2_a) */
+	movdqa %xmm6, %xmm1 /* sb_in_x_2 */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm1 /* sb_s0_xl_2 = and(sb_in_x_2, nibble_mask) */
+	psrlw $4, %xmm6 /* sb_s0_xs_2 = shr(sb_in_x_2) */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm6 /* sb_s0_xh_2 = and(sb_s0_xs_2, nibble_mask) */
+	movdqa %xmm7, %xmm12 /* s0_p1 */
+	pshufb %xmm1, %xmm12 /* sb_s0_p1_2 = lookup16(s0_p1, sb_s0_xl_2) */
+	pxor %xmm6, %xmm12 /* sb_s0_t_2 = xor(sb_s0_p1_2, sb_s0_xh_2) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_s0_p2(%rip), %xmm6 /* s0_p2 = const() */
+	movdqa %xmm6, %xmm14 /* s0_p2 */
+	pshufb %xmm12, %xmm14 /* sb_s0_p2_2 = lookup16(s0_p2, sb_s0_t_2) */
+	pxor %xmm1, %xmm14 /* sb_s0_ol_2 = xor(sb_s0_p2_2, sb_s0_xl_2) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_s0_p3_rot(%rip), %xmm1 /* s0_p3_rot = const() */
+	movdqa %xmm1, %xmm15 /* s0_p3_rot */
+	pshufb %xmm14, %xmm15 /* sb_s0_p3_2 = lookup16(s0_p3_rot, sb_s0_ol_2) */
+	paddb %xmm12, %xmm12 /* sb_s0_t2_2 = add(sb_s0_t_2, sb_s0_t_2) */
+	pxor %xmm12, %xmm15 /* sb_s0_2 = xor(sb_s0_p3_2, sb_s0_t2_2) */
+	psllw $8, %xmm0 /* sb_in_y_sh_2 = shl(u_2) */
+	pand %xmm8, %xmm0 /* sb_in_y_2_b = and(sb_in_y_sh_2, odd_bytes) */
+	movdqa %xmm8, %xmm12 /* odd_bytes */
+	pandn %xmm4, %xmm12 /* sb_in_y_2_a = andnot(odd_bytes, v_2) */
+	por %xmm12, %xmm0 /* sb_in_y_2 = or(sb_in_y_2_b, sb_in_y_2_a) */
+	movdqa %xmm0, %xmm4 /* sb_in_y_2 */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm4 /* sb_in_y_2_lo = and(sb_in_y_2, nibble_mask) */
+	psrlw $4, %xmm0 /* sb_in_y_2_sh = shr(sb_in_y_2) */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm0 /* sb_in_y_2_hi = and(sb_in_y_2_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_tbl_lo(%rip), %xmm12 /* tbl_lo = const() */
+	movdqa %xmm12, %xmm14 /* tbl_lo */
+	pshufb %xmm4, %xmm14 /* sb_s1_k_2_l = lookup16(tbl_lo, sb_in_y_2_lo) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_tbl_hi(%rip), %xmm4 /* tbl_hi = const() */
+	movdqa %xmm4, %xmm12 /* tbl_hi */
+	pshufb %xmm0, %xmm12 /* sb_s1_k_2_h = lookup16(tbl_hi, sb_in_y_2_hi) */
+	pxor %xmm12, %xmm14 /* sb_s1_k_2 = xor(sb_s1_k_2_l, sb_s1_k_2_h) */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_inv_shift_rows(%rip), %xmm14 /* sb_s1_2_sr = lookup16(sb_s1_k_2, inv_shift_rows) */
+	aesenclast .Lzuc_lanes_ssse3_aesni_3_aes_cancel_key(%rip), %xmm14 /* sb_s1_2_aes = aesenclast(sb_s1_2_sr, aes_cancel_key) */
+	movdqa %xmm14, %xmm0 /* sb_s1_2_aes */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm0 /* sb_s1_2_aes_lo = and(sb_s1_2_aes, nibble_mask) */
+	psrlw $4, %xmm14 /* sb_s1_2_aes_sh = shr(sb_s1_2_aes) */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm14 /* sb_s1_2_aes_hi = and(sb_s1_2_aes_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_tbl_lo_1(%rip), %xmm12 /* tbl_lo_1 = const() */
+	movdqa %xmm12, %xmm4 /* tbl_lo_1 */
+	pshufb %xmm0, %xmm4 /* sb_s1_2_l = lookup16(tbl_lo_1, sb_s1_2_aes_lo) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_tbl_hi_1(%rip), %xmm0 /* tbl_hi_1 = const() */
+	movdqa %xmm0, %xmm12 /* tbl_hi_1 */
+	pshufb %xmm14, %xmm12 /* sb_s1_2_h = lookup16(tbl_hi_1, sb_s1_2_aes_hi) */
+	pxor %xmm12, %xmm4 /* sb_s1_2 = xor(sb_s1_2_l, sb_s1_2_h) */
+	movdqa %xmm4, %xmm12 /* sb_s1_2 */
+	psrlw $8, %xmm12 /* r1_sh_2 = shr(sb_s1_2) */
+	movdqa %xmm15, %xmm14 /* sb_s0_2 */
+	pand %xmm8, %xmm14 /* r1_2_b = and(sb_s0_2, odd_bytes) */
+	movdqa %xmm8, %xmm0 /* odd_bytes */
+	pandn %xmm12, %xmm0 /* r1_2_a = andnot(odd_bytes, r1_sh_2) */
+	por %xmm0, %xmm14 /* r1_2 = or(r1_2_b, r1_2_a) */
+	psllw $8, %xmm15 /* r2_sh_2 = shl(sb_s0_2) */
+	pand %xmm8, %xmm15 /* r2_2_b = and(r2_sh_2, odd_bytes) */
+	movdqa %xmm8, %xmm0 /* odd_bytes */
+	pandn %xmm4, %xmm0 /* r2_2_a = andnot(odd_bytes, sb_s1_2) */
+	por %xmm0, %xmm15 /* r2_2 = or(r2_2_b, r2_2_a) */
+	movdqa %xmm11, %xmm0 /* g0s2 */
+	pslld $8, %xmm0 /* s0k_o_2_l = shl(g0s2) */
+	psrld $24, %xmm10 /* s0k_o_2_r = shr(dbl_21) */
+	por %xmm10, %xmm0 /* s0k_o_2 = or(s0k_o_2_l, s0k_o_2_r) */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm0 /* s0k_2 = and(s0k_o_2, modulus) */
+	movdqa 48(%rsp), %xmm4 /* reload g0s6 */
+	movdqa %xmm4, %xmm10 /* g0s6 */
+	pslld $20, %xmm10 /* s4k_o_2_l = shl(g0s6) */
+	movdqa %xmm9, %xmm12 /* dbl_11 */
+	psrld $12, %xmm12 /* s4k_o_2_r = shr(dbl_11) */
+	por %xmm12, %xmm10 /* s4k_o_2 = or(s4k_o_2_l, s4k_o_2_r) */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm10 /* s4k_2 = and(s4k_o_2, modulus) */
+	movdqa 64(%rsp), %xmm12 /* reload g0s12 */
+	movdqa %xmm9, 512(%rsp) /* spill dbl_11 */
+	movdqa %xmm12, %xmm9 /* g0s12 */
+	paddd %xmm12, %xmm9 /* dbl_24 = add(g0s12, g0s12) */
+	movdqa %xmm12, %xmm4 /* g0s12 */
+	pslld $21, %xmm4 /* s10k_o_2_l = shl(g0s12) */
+	movdqa %xmm9, %xmm12 /* dbl_24 */
+	psrld $11, %xmm12 /* s10k_o_2_r = shr(dbl_24) */
+	por %xmm12, %xmm4 /* s10k_o_2 = or(s10k_o_2_l, s10k_o_2_r) */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm4 /* s10k_2 = and(s10k_o_2, modulus) */
+	movdqa 320(%rsp), %xmm12 /* reload g0s15 */
+	movdqa %xmm12, %xmm1 /* g0s15 */
+	pslld $17, %xmm1 /* s13k_o_2_l = shl(g0s15) */
+	movdqa 80(%rsp), %xmm12 /* reload dbl */
+	movdqa %xmm12, %xmm6 /* dbl */
+	psrld $15, %xmm6 /* s13k_o_2_r = shr(dbl) */
+	por %xmm6, %xmm1 /* s13k_o_2 = or(s13k_o_2_l, s13k_o_2_r) */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm1 /* s13k_2 = and(s13k_o_2, modulus) */
+	movdqa %xmm2, %xmm6 /* fb_1 */
+	pslld $15, %xmm6 /* s15k_o_2_l = shl(fb_1) */
+	movdqa %xmm3, %xmm12 /* dbl_18 */
+	psrld $17, %xmm12 /* s15k_o_2_r = shr(dbl_18) */
+	por %xmm12, %xmm6 /* s15k_o_2 = or(s15k_o_2_l, s15k_o_2_r) */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm6 /* s15k_2 = and(s15k_o_2, modulus) */
+	paddd %xmm10, %xmm0 /* fb0_s_4 = add(s0k_2, s4k_2) */
+	movdqa %xmm0, %xmm10 /* fb0_s_4 */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm10 /* fb0_m_4 = and(fb0_s_4, modulus) */
+	psrld $31, %xmm0 /* fb0_c_4 = shr(fb0_s_4) */
+	paddd %xmm0, %xmm10 /* fb0_4 = add(fb0_m_4, fb0_c_4) */
+	paddd %xmm1, %xmm4 /* fb0_s_5 = add(s10k_2, s13k_2) */
+	movdqa %xmm4, %xmm0 /* fb0_s_5 */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm0 /* fb0_m_5 = and(fb0_s_5, modulus) */
+	psrld $31, %xmm4 /* fb0_c_5 = shr(fb0_s_5) */
+	paddd %xmm4, %xmm0 /* fb0_5 = add(fb0_m_5, fb0_c_5) */
+	paddd %xmm0, %xmm10 /* fb1_s_2 = add(fb0_4, fb0_5) */
+	movdqa %xmm10, %xmm0 /* fb1_s_2 */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm0 /* fb1_m_2 = and(fb1_s_2, modulus) */
+	psrld $31, %xmm10 /* fb1_c_2 = shr(fb1_s_2) */
+	paddd %xmm10, %xmm0 /* fb1_2 = add(fb1_m_2, fb1_c_2) */
+	paddd %xmm6, %xmm0 /* fb2_s_2 = add(fb1_2, s15k_2) */
+	movdqa %xmm0, %xmm1 /* fb2_s_2 */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm1 /* fb2_m_2 = and(fb2_s_2, modulus) */
+	psrld $31, %xmm0 /* fb2_c_2 = shr(fb2_s_2) */
+	paddd %xmm0, %xmm1 /* fb2_2 = add(fb2_m_2, fb2_c_2) */
+	paddd %xmm11, %xmm1 /* fb_s_2 = add(fb2_2, g0s2) */
+	movdqa %xmm1, %xmm0 /* fb_s_2 */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm0 /* fb_m_2 = and(fb_s_2, modulus) */
+	psrld $31, %xmm1 /* fb_c_2 = shr(fb_s_2) */
+	paddd %xmm1, %xmm0 /* fb_2 = add(fb_m_2, fb_c_2) */
+
+	/* Round 3, lanes 0..3: BR, F (Z out), LFSR feedback. */
+	movdqa %xmm0, %xmm1 /* fb_2 */
+	paddd %xmm0, %xmm1 /* dbl_27 = add(fb_2, fb_2) */
+	movdqa %xmm1, %xmm4 /* dbl_27 */
+	pand .Lzuc_lanes_ssse3_aesni_3_high16(%rip), %xmm4 /* x0_3_b = and(dbl_27, high16) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_high16(%rip), %xmm6 /* high16 = const() */
+	movdqa %xmm6, %xmm10 /* high16 */
+	pandn %xmm2, %xmm10 /* x0_3_a = andnot(high16, fb_1) */
+	por %xmm10, %xmm4 /* x0_3 = or(x0_3_b, x0_3_a) */
+	movdqa 144(%rsp), %xmm10 /* reload g0s14 */
+	movdqa %xmm10, %xmm11 /* g0s14 */
+	pslld $16, %xmm11 /* x1_3_l = shl(g0s14) */
+	movdqa %xmm9, %xmm12 /* dbl_24 */
+	psrld $16, %xmm12 /* x1_3_r = shr(dbl_24) */
+	por %xmm12, %xmm11 /* x1_3 = or(x1_3_l, x1_3_r) */
+	movdqa 32(%rsp), %xmm12 /* reload g0s8 */
+	movdqa %xmm9, 160(%rsp) /* spill dbl_24 */
+	movdqa %xmm12, %xmm9 /* g0s8 */
+	paddd %xmm12, %xmm9 /* dbl_29 = add(g0s8, g0s8) */
+	movdqa 240(%rsp), %xmm10 /* reload g0s10 */
+	movdqa %xmm10, %xmm12 /* g0s10 */
+	pslld $16, %xmm12 /* x2_3_l = shl(g0s10) */
+	movdqa %xmm9, %xmm10 /* dbl_29 */
+	psrld $16, %xmm10 /* x2_3_r = shr(dbl_29) */
+	por %xmm10, %xmm12 /* x2_3 = or(x2_3_l, x2_3_r) */
+	pxor %xmm14, %xmm4 /* x0r1_3 = xor(x0_3, r1_2) */
+	paddd %xmm15, %xmm4 /* w_3 = add(x0r1_3, r2_2) */
+	movdqa 0(%rsp), %xmm10 /* reload g0s3 */
+	movdqa %xmm10, %xmm6 /* g0s3 */
+	paddd %xmm10, %xmm6 /* dbl_30 = add(g0s3, g0s3) */
+	movdqa %xmm3, 528(%rsp) /* spill dbl_18 */
+	movdqa %xmm5, %xmm3 /* g0s5 */
+	pslld $16, %xmm3 /* x3_3_l = shl(g0s5) */
+	movdqa %xmm5, 544(%rsp) /* spill g0s5 */
+	movdqa %xmm6, %xmm5 /* dbl_30 */
+	psrld $16, %xmm5 /* x3_3_r = shr(dbl_30) */
+	por %xmm5, %xmm3 /* x3_3 = or(x3_3_l, x3_3_r) */
+	pxor %xmm3, %xmm4 /* z_3 = xor(w_3, x3_3) */
+	paddd %xmm11, %xmm14 /* w1_3 = add(r1_2, x1_3) */
+	pxor %xmm12, %xmm15 /* w2_3 = xor(r2_2, x2_3) */
+	movdqa %xmm14, %xmm3 /* w1_3 */
+	pslld $16, %xmm3 /* l1in_3_l = shl(w1_3) */
+	movdqa %xmm15, %xmm5 /* w2_3 */
+	psrld $16, %xmm5 /* l1in_3_r = shr(w2_3) */
+	por %xmm5, %xmm3 /* l1in_3 = or(l1in_3_l, l1in_3_r) */
+	movdqa %xmm3, %xmm5 /* l1in_3 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl24(%rip), %xmm5 /* ur24_3 = lookup16(l1in_3, rotl24) */
+	movdqa %xmm4, 560(%rsp) /* spill z_3 */
+	movdqa %xmm3, %xmm4 /* l1in_3 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl8(%rip), %xmm4 /* ur8_3 = lookup16(l1in_3, rotl8) */
+	movdqa %xmm12, 576(%rsp) /* spill x2_3 */
+	movdqa %xmm3, %xmm12 /* l1in_3 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl16(%rip), %xmm12 /* ur16_3 = lookup16(l1in_3, rotl16) */
+	movdqa %xmm11, 592(%rsp) /* spill x1_3 */
+	movdqa %xmm3, %xmm11 /* l1in_3 */
+	pxor %xmm4, %xmm11 /* ug_acc_3 = xor(l1in_3, ur8_3) */
+	pxor %xmm12, %xmm11 /* ug_3 = xor(ug_acc_3, ur16_3) */
+	movdqa %xmm11, %xmm4 /* ug_3 */
+	pslld $2, %xmm4 /* ur2_3_l = shl(ug_3) */
+	psrld $30, %xmm11 /* ur2_3_r = shr(ug_3) */
+	por %xmm11, %xmm4 /* ur2_3 = or(ur2_3_l, ur2_3_r) */
+	pxor %xmm5, %xmm3 /* u_acc_3 = xor(l1in_3, ur24_3) */
+	pxor %xmm4, %xmm3 /* u_3 = xor(u_acc_3, ur2_3) */
+	pslld $16, %xmm15 /* l2in_3_l = shl(w2_3) */
+	psrld $16, %xmm14 /* l2in_3_r = shr(w1_3) */
+	por %xmm14, %xmm15 /* l2in_3 = or(l2in_3_l, l2in_3_r) */
+	movdqa %xmm15, %xmm4 /* l2in_3 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl8(%rip), %xmm4 /* vr8_3 = lookup16(l2in_3, rotl8) */
+	movdqa %xmm15, %xmm5 /* l2in_3 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl16(%rip), %xmm5 /* vr16_3 = lookup16(l2in_3, rotl16) */
+	movdqa %xmm15, %xmm11 /* l2in_3 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl24(%rip), %xmm11 /* vr24_3 = lookup16(l2in_3, rotl24) */
+	movdqa %xmm4, %xmm12 /* vr8_3 */
+	pxor %xmm5, %xmm12 /* vg_acc_3 = xor(vr8_3, vr16_3) */
+	pxor %xmm11, %xmm12 /* vg_3 = xor(vg_acc_3, vr24_3) */
+	movdqa %xmm12, %xmm5 /* vg_3 */
+	pslld $6, %xmm5 /* vr6_3_l = shl(vg_3) */
+	psrld $26, %xmm12 /* vr6_3_r = shr(vg_3) */
+	por %xmm12, %xmm5 /* vr6_3 = or(vr6_3_l, vr6_3_r) */
+	pxor %xmm4, %xmm15 /* v_acc_3 = xor(l2in_3, vr8_3) */
+	pxor %xmm5, %xmm15 /* v_3 = xor(v_acc_3, vr6_3) */
+	movdqa %xmm15, %xmm4 /* v_3 */
+	psrlw $8, %xmm4 /* sb_in_x_sh_3 = shr(v_3) */
+	movdqa %xmm3, %xmm5 /* u_3 */
+	pand %xmm8, %xmm5 /* sb_in_x_3_b = and(u_3, odd_bytes) */
+	movdqa %xmm8, %xmm11 /* odd_bytes */
+	pandn %xmm4, %xmm11 /* sb_in_x_3_a = andnot(odd_bytes, sb_in_x_sh_3) */
+	por %xmm11, %xmm5 /* sb_in_x_3 = or(sb_in_x_3_b, sb_in_x_3_a) */
+	movdqa %xmm5, %xmm4 /* sb_in_x_3 */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm4 /* sb_s0_xl_3 = and(sb_in_x_3, nibble_mask) */
+	psrlw $4, %xmm5 /* sb_s0_xs_3 = shr(sb_in_x_3) */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm5 /* sb_s0_xh_3 = and(sb_s0_xs_3, nibble_mask) */
+	movdqa %xmm7, %xmm11 /* s0_p1 */
+	pshufb %xmm4, %xmm11 /* sb_s0_p1_3 = lookup16(s0_p1, sb_s0_xl_3) */
+	pxor %xmm5, %xmm11 /* sb_s0_t_3 = xor(sb_s0_p1_3, sb_s0_xh_3) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_s0_p2(%rip), %xmm5 /* s0_p2 = const() */
+	movdqa %xmm5, %xmm12 /* s0_p2 */
+	pshufb %xmm11, %xmm12 /* sb_s0_p2_3 = lookup16(s0_p2, sb_s0_t_3) */
+	pxor %xmm4, %xmm12 /* sb_s0_ol_3 = xor(sb_s0_p2_3, sb_s0_xl_3) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_s0_p3_rot(%rip), %xmm4 /* s0_p3_rot = const() */
+	movdqa %xmm4, %xmm14 /* s0_p3_rot */
+	pshufb %xmm12, %xmm14 /* sb_s0_p3_3 = lookup16(s0_p3_rot, sb_s0_ol_3) */
+	paddb %xmm11, %xmm11 /* sb_s0_t2_3 = add(sb_s0_t_3, sb_s0_t_3) */
+	pxor %xmm11, %xmm14 /* sb_s0_3 = xor(sb_s0_p3_3, sb_s0_t2_3) */
+	psllw $8, %xmm3 /* sb_in_y_sh_3 = shl(u_3) */
+	pand %xmm8, %xmm3 /* sb_in_y_3_b = and(sb_in_y_sh_3, odd_bytes) */
+	movdqa %xmm8, %xmm11 /* odd_bytes */
+	pandn %xmm15, %xmm11 /* sb_in_y_3_a = andnot(odd_bytes, v_3) */
+	por %xmm11, %xmm3 /* sb_in_y_3 = or(sb_in_y_3_b, sb_in_y_3_a) */
+	movdqa %xmm3, %xmm11 /* sb_in_y_3 */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm11 /* sb_in_y_3_lo = and(sb_in_y_3, nibble_mask) */
+	psrlw $4, %xmm3 /* sb_in_y_3_sh = shr(sb_in_y_3) */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm3 /* sb_in_y_3_hi = and(sb_in_y_3_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_tbl_lo(%rip), %xmm12 /* tbl_lo = const() */
+	movdqa %xmm12, %xmm15 /* tbl_lo */
+	pshufb %xmm11, %xmm15 /* sb_s1_k_3_l = lookup16(tbl_lo, sb_in_y_3_lo) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_tbl_hi(%rip), %xmm11 /* tbl_hi = const() */
+	movdqa %xmm11, %xmm12 /* tbl_hi */
+	pshufb %xmm3, %xmm12 /* sb_s1_k_3_h = lookup16(tbl_hi, sb_in_y_3_hi) */
+	pxor %xmm12, %xmm15 /* sb_s1_k_3 = xor(sb_s1_k_3_l, sb_s1_k_3_h) */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_inv_shift_rows(%rip), %xmm15 /* sb_s1_3_sr = lookup16(sb_s1_k_3, inv_shift_rows) */
+	aesenclast .Lzuc_lanes_ssse3_aesni_3_aes_cancel_key(%rip), %xmm15 /* sb_s1_3_aes = aesenclast(sb_s1_3_sr, aes_cancel_key) */
+	movdqa %xmm15, %xmm3 /* sb_s1_3_aes */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm3 /* sb_s1_3_aes_lo = and(sb_s1_3_aes, nibble_mask) */
+	psrlw $4, %xmm15 /* sb_s1_3_aes_sh = shr(sb_s1_3_aes) */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm15 /* sb_s1_3_aes_hi = and(sb_s1_3_aes_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_tbl_lo_1(%rip), %xmm12 /* tbl_lo_1 = const() */
+	movdqa %xmm12, %xmm11 /* tbl_lo_1 */
+	pshufb %xmm3, %xmm11 /* sb_s1_3_l = lookup16(tbl_lo_1, sb_s1_3_aes_lo) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_tbl_hi_1(%rip), %xmm3 /* tbl_hi_1 = const() */
+	movdqa %xmm3, %xmm12 /* tbl_hi_1 */
+	pshufb %xmm15, %xmm12 /* sb_s1_3_h = lookup16(tbl_hi_1, sb_s1_3_aes_hi) */
+	pxor %xmm12, %xmm11 /* sb_s1_3 = xor(sb_s1_3_l, sb_s1_3_h) */
+	movdqa %xmm11, %xmm12 /* sb_s1_3 */
+	psrlw $8, %xmm12 /* r1_sh_3 = shr(sb_s1_3) */
+	movdqa %xmm14, %xmm15 /* sb_s0_3 */
+	pand %xmm8, %xmm15 /* r1_3_b = and(sb_s0_3, odd_bytes) */
+	movdqa %xmm8, %xmm3 /* odd_bytes */
+	pandn %xmm12, %xmm3 /* r1_3_a = andnot(odd_bytes, r1_sh_3) */
+	por %xmm3, %xmm15 /* r1_3 = or(r1_3_b, r1_3_a) */
+	psllw $8, %xmm14 /* r2_sh_3 = shl(sb_s0_3) */
+	pand %xmm8, %xmm14 /* r2_3_b = and(r2_sh_3, odd_bytes) */
+	movdqa %xmm8, %xmm3 /* odd_bytes */
+	pandn %xmm11, %xmm3 /* r2_3_a = andnot(odd_bytes, sb_s1_3) */
+	por %xmm3, %xmm14 /* r2_3 = or(r2_3_b, r2_3_a) */
+	movdqa %xmm10, %xmm3 /* g0s3 */
+	pslld $8, %xmm3 /* s0k_o_3_l = shl(g0s3) */
+	psrld $24, %xmm6 /* s0k_o_3_r = shr(dbl_30) */
+	por %xmm6, %xmm3 /* s0k_o_3 = or(s0k_o_3_l, s0k_o_3_r) */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm3 /* s0k_3 = and(s0k_o_3, modulus) */
+	movdqa 128(%rsp), %xmm6 /* reload g0s7 */
+	movdqa %xmm6, %xmm11 /* g0s7 */
+	pslld $20, %xmm11 /* s4k_o_3_l = shl(g0s7) */
+	movdqa %xmm13, %xmm12 /* dbl_20 */
+	psrld $12, %xmm12 /* s4k_o_3_r = shr(dbl_20) */
+	por %xmm12, %xmm11 /* s4k_o_3 = or(s4k_o_3_l, s4k_o_3_r) */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm11 /* s4k_3 = and(s4k_o_3, modulus) */
+	movdqa 288(%rsp), %xmm12 /* reload g0s13 */
+	movdqa %xmm12, %xmm6 /* g0s13 */
+	pslld $21, %xmm6 /* s10k_o_3_l = shl(g0s13) */
+	movdqa 272(%rsp), %xmm12 /* reload dbl_7 */
+	movdqa %xmm13, 608(%rsp) /* spill dbl_20 */
+	movdqa %xmm12, %xmm13 /* dbl_7 */
+	psrld $11, %xmm13 /* s10k_o_3_r = shr(dbl_7) */
+	por %xmm13, %xmm6 /* s10k_o_3 = or(s10k_o_3_l, s10k_o_3_r) */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm6 /* s10k_3 = and(s10k_o_3, modulus) */
+	movdqa 448(%rsp), %xmm13 /* reload fb */
+	movdqa %xmm13, %xmm4 /* fb */
+	pslld $17, %xmm4 /* s13k_o_3_l = shl(fb) */
+	movdqa 432(%rsp), %xmm13 /* reload dbl_9 */
+	movdqa %xmm13, %xmm5 /* dbl_9 */
+	psrld $15, %xmm5 /* s13k_o_3_r = shr(dbl_9) */
+	por %xmm5, %xmm4 /* s13k_o_3 = or(s13k_o_3_l, s13k_o_3_r) */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm4 /* s13k_3 = and(s13k_o_3, modulus) */
+	movdqa %xmm0, %xmm5 /* fb_2 */
+	pslld $15, %xmm5 /* s15k_o_3_l = shl(fb_2) */
+	movdqa %xmm1, %xmm13 /* dbl_27 */
+	psrld $17, %xmm13 /* s15k_o_3_r = shr(dbl_27) */
+	por %xmm13, %xmm5 /* s15k_o_3 = or(s15k_o_3_l, s15k_o_3_r) */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm5 /* s15k_3 = and(s15k_o_3, modulus) */
+	paddd %xmm11, %xmm3 /* fb0_s_6 = add(s0k_3, s4k_3) */
+	movdqa %xmm3, %xmm11 /* fb0_s_6 */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm11 /* fb0_m_6 = and(fb0_s_6, modulus) */
+	psrld $31, %xmm3 /* fb0_c_6 = shr(fb0_s_6) */
+	paddd %xmm3, %xmm11 /* fb0_6 = add(fb0_m_6, fb0_c_6) */
+	paddd %xmm4, %xmm6 /* fb0_s_7 = add(s10k_3, s13k_3) */
+	movdqa %xmm6, %xmm3 /* fb0_s_7 */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm3 /* fb0_m_7 = and(fb0_s_7, modulus) */
+	psrld $31, %xmm6 /* fb0_c_7 = shr(fb0_s_7) */
+	paddd %xmm6, %xmm3 /* fb0_7 = add(fb0_m_7, fb0_c_7) */
+	paddd %xmm3, %xmm11 /* fb1_s_3 = add(fb0_6, fb0_7) */
+	movdqa %xmm11, %xmm3 /* fb1_s_3 */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm3 /* fb1_m_3 = and(fb1_s_3, modulus) */
+	psrld $31, %xmm11 /* fb1_c_3 = shr(fb1_s_3) */
+	paddd %xmm11, %xmm3 /* fb1_3 = add(fb1_m_3, fb1_c_3) */
+	paddd %xmm5, %xmm3 /* fb2_s_3 = add(fb1_3, s15k_3) */
+	movdqa %xmm3, %xmm4 /* fb2_s_3 */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm4 /* fb2_m_3 = and(fb2_s_3, modulus) */
+	psrld $31, %xmm3 /* fb2_c_3 = shr(fb2_s_3) */
+	paddd %xmm3, %xmm4 /* fb2_3 = add(fb2_m_3, fb2_c_3) */
+	paddd %xmm10, %xmm4 /* fb_s_3 = add(fb2_3, g0s3) */
+	movdqa %xmm4, %xmm3 /* fb_s_3 */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm3 /* fb_m_3 = and(fb_s_3, modulus) */
+	psrld $31, %xmm4 /* fb_c_3 = shr(fb_s_3) */
+	paddd %xmm4, %xmm3 /* fb_3 = add(fb_m_3, fb_c_3) */
+
+	/* Round 4, lanes 0..3: BR, F (Z out), LFSR feedback. */
+	movdqa %xmm3, %xmm4 /* fb_3 */
+	paddd %xmm3, %xmm4 /* dbl_36 = add(fb_3, fb_3) */
+	movdqa %xmm4, %xmm5 /* dbl_36 */
+	pand .Lzuc_lanes_ssse3_aesni_3_high16(%rip), %xmm5 /* x0_4_b = and(dbl_36, high16) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_high16(%rip), %xmm6 /* high16 = const() */
+	movdqa %xmm6, %xmm10 /* high16 */
+	pandn %xmm0, %xmm10 /* x0_4_a = andnot(high16, fb_2) */
+	por %xmm10, %xmm5 /* x0_4 = or(x0_4_b, x0_4_a) */
+	movdqa 320(%rsp), %xmm10 /* reload g0s15 */
+	movdqa %xmm10, %xmm11 /* g0s15 */
+	pslld $16, %xmm11 /* x1_4_l = shl(g0s15) */
+	movdqa %xmm12, %xmm13 /* dbl_7 */
+	psrld $16, %xmm13 /* x1_4_r = shr(dbl_7) */
+	por %xmm13, %xmm11 /* x1_4 = or(x1_4_l, x1_4_r) */
+	pxor %xmm15, %xmm5 /* x0r1_4 = xor(x0_4, r1_3) */
+	paddd %xmm14, %xmm5 /* w_4 = add(x0r1_4, r2_3) */
+	movdqa 48(%rsp), %xmm13 /* reload g0s6 */
+	movdqa %xmm13, %xmm12 /* g0s6 */
+	pslld $16, %xmm12 /* x3_4_l = shl(g0s6) */
+	movdqa 224(%rsp), %xmm13 /* reload dbl_5 */
+	movdqa %xmm13, %xmm10 /* dbl_5 */
+	psrld $16, %xmm10 /* x3_4_r = shr(dbl_5) */
+	por %xmm10, %xmm12 /* x3_4 = or(x3_4_l, x3_4_r) */
+	pxor %xmm12, %xmm5 /* z_4 = xor(w_4, x3_4) */
+	paddd %xmm11, %xmm15 /* w1_4 = add(r1_3, x1_4) */
+	pxor 208(%rsp), %xmm14 /* w2_4 = xor(r2_3, x1) */
+	movdqa %xmm15, %xmm10 /* w1_4 */
+	pslld $16, %xmm10 /* l1in_4_l = shl(w1_4) */
+	movdqa %xmm14, %xmm12 /* w2_4 */
+	psrld $16, %xmm12 /* l1in_4_r = shr(w2_4) */
+	por %xmm12, %xmm10 /* l1in_4 = or(l1in_4_l, l1in_4_r) */
+	movdqa %xmm10, %xmm12 /* l1in_4 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl24(%rip), %xmm12 /* ur24_4 = lookup16(l1in_4, rotl24) */
+	movdqa %xmm5, 0(%rsp) /* spill z_4 */
+	movdqa %xmm10, %xmm5 /* l1in_4 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl8(%rip), %xmm5 /* ur8_4 = lookup16(l1in_4, rotl8) */
+	movdqa %xmm11, 624(%rsp) /* spill x1_4 */
+	movdqa %xmm10, %xmm11 /* l1in_4 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl16(%rip), %xmm11 /* ur16_4 = lookup16(l1in_4, rotl16) */
+	movdqa %xmm10, %xmm6 /* l1in_4 */
+	pxor %xmm5, %xmm6 /* ug_acc_4 = xor(l1in_4, ur8_4) */
+	pxor %xmm11, %xmm6 /* ug_4 = xor(ug_acc_4, ur16_4) */
+	movdqa %xmm6, %xmm5 /* ug_4 */
+	pslld $2, %xmm5 /* ur2_4_l = shl(ug_4) */
+	psrld $30, %xmm6 /* ur2_4_r = shr(ug_4) */
+	por %xmm6, %xmm5 /* ur2_4 = or(ur2_4_l, ur2_4_r) */
+	pxor %xmm12, %xmm10 /* u_acc_4 = xor(l1in_4, ur24_4) */
+	pxor %xmm5, %xmm10 /* u_4 = xor(u_acc_4, ur2_4) */
+	pslld $16, %xmm14 /* l2in_4_l = shl(w2_4) */
+	psrld $16, %xmm15 /* l2in_4_r = shr(w1_4) */
+	por %xmm15, %xmm14 /* l2in_4 = or(l2in_4_l, l2in_4_r) */
+	movdqa %xmm14, %xmm5 /* l2in_4 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl8(%rip), %xmm5 /* vr8_4 = lookup16(l2in_4, rotl8) */
+	movdqa %xmm14, %xmm6 /* l2in_4 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl16(%rip), %xmm6 /* vr16_4 = lookup16(l2in_4, rotl16) */
+	movdqa %xmm14, %xmm11 /* l2in_4 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl24(%rip), %xmm11 /* vr24_4 = lookup16(l2in_4, rotl24) */
+	movdqa %xmm5, %xmm12 /* vr8_4 */
+	pxor %xmm6, %xmm12 /* vg_acc_4 = xor(vr8_4, vr16_4) */
+	pxor %xmm11, %xmm12 /* vg_4 = xor(vg_acc_4, vr24_4) */
+	movdqa %xmm12, %xmm6 /* vg_4 */
+	pslld $6, %xmm6 /* vr6_4_l = shl(vg_4) */
+	psrld $26, %xmm12 /* vr6_4_r = shr(vg_4) */
+	por %xmm12, %xmm6 /* vr6_4 = or(vr6_4_l, vr6_4_r) */
+	pxor %xmm5, %xmm14 /* v_acc_4 = xor(l2in_4, vr8_4) */
+	pxor %xmm6, %xmm14 /* v_4 = xor(v_acc_4, vr6_4) */
+	movdqa %xmm14, %xmm5 /* v_4 */
+	psrlw $8, %xmm5 /* sb_in_x_sh_4 = shr(v_4) */
+	movdqa %xmm10, %xmm6 /* u_4 */
+	pand %xmm8, %xmm6 /* sb_in_x_4_b = and(u_4, odd_bytes) */
+	movdqa %xmm8, %xmm11 /* odd_bytes */
+	pandn %xmm5, %xmm11 /* sb_in_x_4_a = andnot(odd_bytes, sb_in_x_sh_4) */
+	por %xmm11, %xmm6 /* sb_in_x_4 = or(sb_in_x_4_b, sb_in_x_4_a) */
+	movdqa %xmm6, %xmm5 /* sb_in_x_4 */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm5 /* sb_s0_xl_4 = and(sb_in_x_4, nibble_mask) */
+	psrlw $4, %xmm6 /* sb_s0_xs_4 = shr(sb_in_x_4) */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm6 /* sb_s0_xh_4 = and(sb_s0_xs_4, nibble_mask) */
+	movdqa %xmm7, %xmm11 /* s0_p1 */
+	pshufb %xmm5, %xmm11 /* sb_s0_p1_4 = lookup16(s0_p1, sb_s0_xl_4) */
+	pxor %xmm6, %xmm11 /* sb_s0_t_4 = xor(sb_s0_p1_4, sb_s0_xh_4) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_s0_p2(%rip), %xmm6 /* s0_p2 = const() */
+	movdqa %xmm6, %xmm12 /* s0_p2 */
+	pshufb %xmm11, %xmm12 /* sb_s0_p2_4 = lookup16(s0_p2, sb_s0_t_4) */
+	pxor %xmm5, %xmm12 /* sb_s0_ol_4 = xor(sb_s0_p2_4, sb_s0_xl_4) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_s0_p3_rot(%rip), %xmm5 /* s0_p3_rot = const() */
+	movdqa %xmm5, %xmm15 /* s0_p3_rot */
+	pshufb %xmm12, %xmm15 /* sb_s0_p3_4 = lookup16(s0_p3_rot, sb_s0_ol_4) */
+	paddb %xmm11, %xmm11 /* sb_s0_t2_4 = add(sb_s0_t_4, sb_s0_t_4) */
+	pxor %xmm11, %xmm15 /* sb_s0_4 = xor(sb_s0_p3_4, sb_s0_t2_4) */
+	psllw $8, %xmm10 /* sb_in_y_sh_4 = shl(u_4) */
+	pand %xmm8, %xmm10 /* sb_in_y_4_b = and(sb_in_y_sh_4, odd_bytes) */
+	movdqa %xmm8, %xmm11 /* odd_bytes */
+	pandn %xmm14, %xmm11 /* sb_in_y_4_a = andnot(odd_bytes, v_4) */
+	por %xmm11, %xmm10 /* sb_in_y_4 = or(sb_in_y_4_b, sb_in_y_4_a) */
+	movdqa %xmm10, %xmm11 /* sb_in_y_4 */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm11 /* sb_in_y_4_lo = and(sb_in_y_4, nibble_mask) */
+	psrlw $4, %xmm10 /* sb_in_y_4_sh = shr(sb_in_y_4) */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm10 /* sb_in_y_4_hi = and(sb_in_y_4_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_tbl_lo(%rip), %xmm12 /* tbl_lo = const() */
+	movdqa %xmm12, %xmm14 /* tbl_lo */
+	pshufb %xmm11, %xmm14 /* sb_s1_k_4_l = lookup16(tbl_lo, sb_in_y_4_lo) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_tbl_hi(%rip), %xmm11 /* tbl_hi = const() */
+	movdqa %xmm11, %xmm12 /* tbl_hi */
+	pshufb %xmm10, %xmm12 /* sb_s1_k_4_h = lookup16(tbl_hi, sb_in_y_4_hi) */
+	pxor %xmm12, %xmm14 /* sb_s1_k_4 = xor(sb_s1_k_4_l, sb_s1_k_4_h) */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_inv_shift_rows(%rip), %xmm14 /* sb_s1_4_sr = lookup16(sb_s1_k_4, inv_shift_rows) */
+	aesenclast .Lzuc_lanes_ssse3_aesni_3_aes_cancel_key(%rip), %xmm14 /* sb_s1_4_aes = aesenclast(sb_s1_4_sr, aes_cancel_key) */
+	movdqa %xmm14, %xmm10 /* sb_s1_4_aes */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm10 /* sb_s1_4_aes_lo = and(sb_s1_4_aes, nibble_mask) */
+	psrlw $4, %xmm14 /* sb_s1_4_aes_sh = shr(sb_s1_4_aes) */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm14 /* sb_s1_4_aes_hi = and(sb_s1_4_aes_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_tbl_lo_1(%rip), %xmm12 /* tbl_lo_1 = const() */
+	movdqa %xmm12, %xmm11 /* tbl_lo_1 */
+	pshufb %xmm10, %xmm11 /* sb_s1_4_l = lookup16(tbl_lo_1, sb_s1_4_aes_lo) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_tbl_hi_1(%rip), %xmm10 /* tbl_hi_1 = const() */
+	movdqa %xmm10, %xmm12 /* tbl_hi_1 */
+	pshufb %xmm14, %xmm12 /* sb_s1_4_h = lookup16(tbl_hi_1, sb_s1_4_aes_hi) */
+	pxor %xmm12, %xmm11 /* sb_s1_4 = xor(sb_s1_4_l, sb_s1_4_h) */
+	movdqa %xmm11, %xmm12 /* sb_s1_4 */
+	psrlw $8, %xmm12 /* r1_sh_4 = shr(sb_s1_4) */
+	movdqa %xmm15, %xmm14 /* sb_s0_4 */
+	pand %xmm8, %xmm14 /* r1_4_b = and(sb_s0_4, odd_bytes) */
+	movdqa %xmm8, %xmm10 /* odd_bytes */
+	pandn %xmm12, %xmm10 /* r1_4_a = andnot(odd_bytes, r1_sh_4) */
+	por %xmm10, %xmm14 /* r1_4 = or(r1_4_b, r1_4_a) */
+	psllw $8, %xmm15 /* r2_sh_4 = shl(sb_s0_4) */
+	pand %xmm8, %xmm15 /* r2_4_b = and(r2_sh_4, odd_bytes) */
+	movdqa %xmm8, %xmm10 /* odd_bytes */
+	pandn %xmm11, %xmm10 /* r2_4_a = andnot(odd_bytes, sb_s1_4) */
+	por %xmm10, %xmm15 /* r2_4 = or(r2_4_b, r2_4_a) */
+	movdqa 256(%rsp), %xmm10 /* reload g0s4 */
+	movdqa %xmm10, %xmm11 /* g0s4 */
+	pslld $8, %xmm11 /* s0k_o_4_l = shl(g0s4) */
+	psrld $24, %xmm13 /* s0k_o_4_r = shr(dbl_5) */
+	por %xmm13, %xmm11 /* s0k_o_4 = or(s0k_o_4_l, s0k_o_4_r) */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm11 /* s0k_4 = and(s0k_o_4, modulus) */
+	movdqa 32(%rsp), %xmm12 /* reload g0s8 */
+	movdqa %xmm12, %xmm13 /* g0s8 */
+	pslld $20, %xmm13 /* s4k_o_4_l = shl(g0s8) */
+	movdqa %xmm9, %xmm12 /* dbl_29 */
+	psrld $12, %xmm12 /* s4k_o_4_r = shr(dbl_29) */
+	por %xmm12, %xmm13 /* s4k_o_4 = or(s4k_o_4_l, s4k_o_4_r) */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm13 /* s4k_4 = and(s4k_o_4, modulus) */
+	movdqa 144(%rsp), %xmm12 /* reload g0s14 */
+	movdqa %xmm9, 224(%rsp) /* spill dbl_29 */
+	movdqa %xmm12, %xmm9 /* g0s14 */
+	pslld $21, %xmm9 /* s10k_o_4_l = shl(g0s14) */
+	movdqa 416(%rsp), %xmm12 /* reload dbl_16 */
+	movdqa %xmm12, %xmm5 /* dbl_16 */
+	psrld $11, %xmm5 /* s10k_o_4_r = shr(dbl_16) */
+	por %xmm5, %xmm9 /* s10k_o_4 = or(s10k_o_4_l, s10k_o_4_r) */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm9 /* s10k_4 = and(s10k_o_4, modulus) */
+	movdqa %xmm2, %xmm5 /* fb_1 */
+	pslld $17, %xmm5 /* s13k_o_4_l = shl(fb_1) */
+	movdqa %xmm2, 640(%rsp) /* spill fb_1 */
+	movdqa 528(%rsp), %xmm2 /* reload dbl_18 */
+	movdqa %xmm2, %xmm6 /* dbl_18 */
+	psrld $15, %xmm6 /* s13k_o_4_r = shr(dbl_18) */
+	por %xmm6, %xmm5 /* s13k_o_4 = or(s13k_o_4_l, s13k_o_4_r) */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm5 /* s13k_4 = and(s13k_o_4, modulus) */
+	movdqa %xmm3, %xmm6 /* fb_3 */
+	pslld $15, %xmm6 /* s15k_o_4_l = shl(fb_3) */
+	movdqa %xmm4, %xmm2 /* dbl_36 */
+	psrld $17, %xmm2 /* s15k_o_4_r = shr(dbl_36) */
+	por %xmm2, %xmm6 /* s15k_o_4 = or(s15k_o_4_l, s15k_o_4_r) */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm6 /* s15k_4 = and(s15k_o_4, modulus) */
+	paddd %xmm13, %xmm11 /* fb0_s_8 = add(s0k_4, s4k_4) */
+	movdqa %xmm11, %xmm2 /* fb0_s_8 */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm2 /* fb0_m_8 = and(fb0_s_8, modulus) */
+	psrld $31, %xmm11 /* fb0_c_8 = shr(fb0_s_8) */
+	paddd %xmm11, %xmm2 /* fb0_8 = add(fb0_m_8, fb0_c_8) */
+	paddd %xmm5, %xmm9 /* fb0_s_9 = add(s10k_4, s13k_4) */
+	movdqa %xmm9, %xmm5 /* fb0_s_9 */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm5 /* fb0_m_9 = and(fb0_s_9, modulus) */
+	psrld $31, %xmm9 /* fb0_c_9 = shr(fb0_s_9) */
+	paddd %xmm9, %xmm5 /* fb0_9 = add(fb0_m_9, fb0_c_9) */
+	paddd %xmm5, %xmm2 /* fb1_s_4 = add(fb0_8, fb0_9) */
+	movdqa %xmm2, %xmm5 /* fb1_s_4 */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm5 /* fb1_m_4 = and(fb1_s_4, modulus) */
+	psrld $31, %xmm2 /* fb1_c_4 = shr(fb1_s_4) */
+	paddd %xmm2, %xmm5 /* fb1_4 = add(fb1_m_4, fb1_c_4) */
+	paddd %xmm6, %xmm5 /* fb2_s_4 = add(fb1_4, s15k_4) */
+	movdqa %xmm5, %xmm2 /* fb2_s_4 */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm2 /* fb2_m_4 = and(fb2_s_4, modulus) */
+	psrld $31, %xmm5 /* fb2_c_4 = shr(fb2_s_4) */
+	paddd %xmm5, %xmm2 /* fb2_4 = add(fb2_m_4, fb2_c_4) */
+	paddd %xmm10, %xmm2 /* fb_s_4 = add(fb2_4, g0s4) */
+	movdqa %xmm2, %xmm5 /* fb_s_4 */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm5 /* fb_m_4 = and(fb_s_4, modulus) */
+	psrld $31, %xmm2 /* fb_c_4 = shr(fb_s_4) */
+	paddd %xmm2, %xmm5 /* fb_4 = add(fb_m_4, fb_c_4) */
+
+	/* Round 5, lanes 0..3: BR, F (Z out), LFSR feedback. */
+	movdqa %xmm5, %xmm2 /* fb_4 */
+	paddd %xmm5, %xmm2 /* dbl_45 = add(fb_4, fb_4) */
+	movdqa %xmm2, %xmm6 /* dbl_45 */
+	pand .Lzuc_lanes_ssse3_aesni_3_high16(%rip), %xmm6 /* x0_5_b = and(dbl_45, high16) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_high16(%rip), %xmm9 /* high16 = const() */
+	movdqa %xmm9, %xmm10 /* high16 */
+	pandn %xmm3, %xmm10 /* x0_5_a = andnot(high16, fb_3) */
+	por %xmm10, %xmm6 /* x0_5 = or(x0_5_b, x0_5_a) */
+	movdqa 448(%rsp), %xmm10 /* reload fb */
+	movdqa %xmm10, %xmm11 /* fb */
+	pslld $16, %xmm11 /* x1_5_l = shl(fb) */
+	movdqa %xmm12, %xmm13 /* dbl_16 */
+	psrld $16, %xmm13 /* x1_5_r = shr(dbl_16) */
+	por %xmm13, %xmm11 /* x1_5 = or(x1_5_l, x1_5_r) */
+	pxor %xmm14, %xmm6 /* x0r1_5 = xor(x0_5, r1_4) */
+	paddd %xmm15, %xmm6 /* w_5 = add(x0r1_5, r2_4) */
+	pxor 192(%rsp), %xmm6 /* z_5 = xor(w_5, x2) */
+	paddd %xmm11, %xmm14 /* w1_5 = add(r1_4, x1_5) */
+	pxor 368(%rsp), %xmm15 /* w2_5 = xor(r2_4, x1_1) */
+	movdqa %xmm14, %xmm13 /* w1_5 */
+	pslld $16, %xmm13 /* l1in_5_l = shl(w1_5) */
+	movdqa %xmm15, %xmm12 /* w2_5 */
+	psrld $16, %xmm12 /* l1in_5_r = shr(w2_5) */
+	por %xmm12, %xmm13 /* l1in_5 = or(l1in_5_l, l1in_5_r) */
+	movdqa %xmm13, %xmm12 /* l1in_5 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl24(%rip), %xmm12 /* ur24_5 = lookup16(l1in_5, rotl24) */
+	movdqa %xmm6, 192(%rsp) /* spill z_5 */
+	movdqa %xmm13, %xmm6 /* l1in_5 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl8(%rip), %xmm6 /* ur8_5 = lookup16(l1in_5, rotl8) */
+	movdqa %xmm11, 256(%rsp) /* spill x1_5 */
+	movdqa %xmm13, %xmm11 /* l1in_5 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl16(%rip), %xmm11 /* ur16_5 = lookup16(l1in_5, rotl16) */
+	movdqa %xmm13, %xmm10 /* l1in_5 */
+	pxor %xmm6, %xmm10 /* ug_acc_5 = xor(l1in_5, ur8_5) */
+	pxor %xmm11, %xmm10 /* ug_5 = xor(ug_acc_5, ur16_5) */
+	movdqa %xmm10, %xmm6 /* ug_5 */
+	pslld $2, %xmm6 /* ur2_5_l = shl(ug_5) */
+	psrld $30, %xmm10 /* ur2_5_r = shr(ug_5) */
+	por %xmm10, %xmm6 /* ur2_5 = or(ur2_5_l, ur2_5_r) */
+	pxor %xmm12, %xmm13 /* u_acc_5 = xor(l1in_5, ur24_5) */
+	pxor %xmm6, %xmm13 /* u_5 = xor(u_acc_5, ur2_5) */
+	pslld $16, %xmm15 /* l2in_5_l = shl(w2_5) */
+	psrld $16, %xmm14 /* l2in_5_r = shr(w1_5) */
+	por %xmm14, %xmm15 /* l2in_5 = or(l2in_5_l, l2in_5_r) */
+	movdqa %xmm15, %xmm6 /* l2in_5 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl8(%rip), %xmm6 /* vr8_5 = lookup16(l2in_5, rotl8) */
+	movdqa %xmm15, %xmm10 /* l2in_5 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl16(%rip), %xmm10 /* vr16_5 = lookup16(l2in_5, rotl16) */
+	movdqa %xmm15, %xmm11 /* l2in_5 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl24(%rip), %xmm11 /* vr24_5 = lookup16(l2in_5, rotl24) */
+	movdqa %xmm6, %xmm12 /* vr8_5 */
+	pxor %xmm10, %xmm12 /* vg_acc_5 = xor(vr8_5, vr16_5) */
+	pxor %xmm11, %xmm12 /* vg_5 = xor(vg_acc_5, vr24_5) */
+	movdqa %xmm12, %xmm10 /* vg_5 */
+	pslld $6, %xmm10 /* vr6_5_l = shl(vg_5) */
+	psrld $26, %xmm12 /* vr6_5_r = shr(vg_5) */
+	por %xmm12, %xmm10 /* vr6_5 = or(vr6_5_l, vr6_5_r) */
+	pxor %xmm6, %xmm15 /* v_acc_5 = xor(l2in_5, vr8_5) */
+	pxor %xmm10, %xmm15 /* v_5 = xor(v_acc_5, vr6_5) */
+	movdqa %xmm15, %xmm6 /* v_5 */
+	psrlw $8, %xmm6 /* sb_in_x_sh_5 = shr(v_5) */
+	movdqa %xmm13, %xmm10 /* u_5 */
+	pand %xmm8, %xmm10 /* sb_in_x_5_b = and(u_5, odd_bytes) */
+	movdqa %xmm8, %xmm11 /* odd_bytes */
+	pandn %xmm6, %xmm11 /* sb_in_x_5_a = andnot(odd_bytes, sb_in_x_sh_5) */
+	por %xmm11, %xmm10 /* sb_in_x_5 = or(sb_in_x_5_b, sb_in_x_5_a) */
+	movdqa %xmm10, %xmm6 /* sb_in_x_5 */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm6 /* sb_s0_xl_5 = and(sb_in_x_5, nibble_mask) */
+	psrlw $4, %xmm10 /* sb_s0_xs_5 = shr(sb_in_x_5) */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm10 /* sb_s0_xh_5 = and(sb_s0_xs_5, nibble_mask) */
+	movdqa %xmm7, %xmm11 /* s0_p1 */
+	pshufb %xmm6, %xmm11 /* sb_s0_p1_5 = lookup16(s0_p1, sb_s0_xl_5) */
+	pxor %xmm10, %xmm11 /* sb_s0_t_5 = xor(sb_s0_p1_5, sb_s0_xh_5) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_s0_p2(%rip), %xmm10 /* s0_p2 = const() */
+	movdqa %xmm10, %xmm12 /* s0_p2 */
+	pshufb %xmm11, %xmm12 /* sb_s0_p2_5 = lookup16(s0_p2, sb_s0_t_5) */
+	pxor %xmm6, %xmm12 /* sb_s0_ol_5 = xor(sb_s0_p2_5, sb_s0_xl_5) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_s0_p3_rot(%rip), %xmm6 /* s0_p3_rot = const() */
+	movdqa %xmm6, %xmm14 /* s0_p3_rot */
+	pshufb %xmm12, %xmm14 /* sb_s0_p3_5 = lookup16(s0_p3_rot, sb_s0_ol_5) */
+	paddb %xmm11, %xmm11 /* sb_s0_t2_5 = add(sb_s0_t_5, sb_s0_t_5) */
+	pxor %xmm11, %xmm14 /* sb_s0_5 = xor(sb_s0_p3_5, sb_s0_t2_5) */
+	psllw $8, %xmm13 /* sb_in_y_sh_5 = shl(u_5) */
+	pand %xmm8, %xmm13 /* sb_in_y_5_b = and(sb_in_y_sh_5, odd_bytes) */
+	movdqa %xmm8, %xmm11 /* odd_bytes */
+	pandn %xmm15, %xmm11 /* sb_in_y_5_a = andnot(odd_bytes, v_5) */
+	por %xmm11, %xmm13 /* sb_in_y_5 = or(sb_in_y_5_b, sb_in_y_5_a) */
+	movdqa %xmm13, %xmm11 /* sb_in_y_5 */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm11 /* sb_in_y_5_lo = and(sb_in_y_5, nibble_mask) */
+	psrlw $4, %xmm13 /* sb_in_y_5_sh = shr(sb_in_y_5) */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm13 /* sb_in_y_5_hi = and(sb_in_y_5_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_tbl_lo(%rip), %xmm12 /* tbl_lo = const() */
+	movdqa %xmm12, %xmm15 /* tbl_lo */
+	pshufb %xmm11, %xmm15 /* sb_s1_k_5_l = lookup16(tbl_lo, sb_in_y_5_lo) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_tbl_hi(%rip), %xmm11 /* tbl_hi = const() */
+	movdqa %xmm11, %xmm12 /* tbl_hi */
+	pshufb %xmm13, %xmm12 /* sb_s1_k_5_h = lookup16(tbl_hi, sb_in_y_5_hi) */
+	pxor %xmm12, %xmm15 /* sb_s1_k_5 = xor(sb_s1_k_5_l, sb_s1_k_5_h) */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_inv_shift_rows(%rip), %xmm15 /* sb_s1_5_sr = lookup16(sb_s1_k_5, inv_shift_rows) */
+	aesenclast .Lzuc_lanes_ssse3_aesni_3_aes_cancel_key(%rip), %xmm15 /* sb_s1_5_aes = aesenclast(sb_s1_5_sr, aes_cancel_key) */
+	movdqa %xmm15, %xmm12 /* sb_s1_5_aes */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm12 /* sb_s1_5_aes_lo = and(sb_s1_5_aes, nibble_mask) */
+	psrlw $4, %xmm15 /* sb_s1_5_aes_sh = shr(sb_s1_5_aes) */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm15 /* sb_s1_5_aes_hi = and(sb_s1_5_aes_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_tbl_lo_1(%rip), %xmm13 /* tbl_lo_1 = const() */
+	movdqa %xmm13, %xmm11 /* tbl_lo_1 */
+	pshufb %xmm12, %xmm11 /* sb_s1_5_l = lookup16(tbl_lo_1, sb_s1_5_aes_lo) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_tbl_hi_1(%rip), %xmm12 /* tbl_hi_1 = const() */
+	movdqa %xmm12, %xmm13 /* tbl_hi_1 */
+	pshufb %xmm15, %xmm13 /* sb_s1_5_h = lookup16(tbl_hi_1, sb_s1_5_aes_hi) */
+	pxor %xmm13, %xmm11 /* sb_s1_5 = xor(sb_s1_5_l, sb_s1_5_h) */
+	movdqa %xmm11, %xmm13 /* sb_s1_5 */
+	psrlw $8, %xmm13 /* r1_sh_5 = shr(sb_s1_5) */
+	movdqa %xmm14, %xmm15 /* sb_s0_5 */
+	pand %xmm8, %xmm15 /* r1_5_b = and(sb_s0_5, odd_bytes) */
+	movdqa %xmm8, %xmm12 /* odd_bytes */
+	pandn %xmm13, %xmm12 /* r1_5_a = andnot(odd_bytes, r1_sh_5) */
+	por %xmm12, %xmm15 /* r1_5 = or(r1_5_b, r1_5_a) */
+	psllw $8, %xmm14 /* r2_sh_5 = shl(sb_s0_5) */
+	pand %xmm8, %xmm14 /* r2_5_b = and(r2_sh_5, odd_bytes) */
+	movdqa %xmm8, %xmm12 /* odd_bytes */
+	pandn %xmm11, %xmm12 /* r2_5_a = andnot(odd_bytes, sb_s1_5) */
+	por %xmm12, %xmm14 /* r2_5 = or(r2_5_b, r2_5_a) */
+	movdqa 544(%rsp), %xmm11 /* reload g0s5 */
+	movdqa %xmm11, %xmm12 /* g0s5 */
+	pslld $8, %xmm12 /* s0k_o_5_l = shl(g0s5) */
+	movdqa 400(%rsp), %xmm13 /* reload dbl_2 */
+	psrld $24, %xmm13 /* s0k_o_5_r = shr(dbl_2) */
+	por %xmm13, %xmm12 /* s0k_o_5 = or(s0k_o_5_l, s0k_o_5_r) */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm12 /* s0k_5 = and(s0k_o_5, modulus) */
+	movdqa 96(%rsp), %xmm13 /* reload g0s9 */
+	movdqa %xmm13, %xmm6 /* g0s9 */
+	pslld $20, %xmm6 /* s4k_o_5_l = shl(g0s9) */
+	movdqa 112(%rsp), %xmm13 /* reload dbl_1 */
+	movdqa %xmm13, %xmm10 /* dbl_1 */
+	psrld $12, %xmm10 /* s4k_o_5_r = shr(dbl_1) */
+	por %xmm10, %xmm6 /* s4k_o_5 = or(s4k_o_5_l, s4k_o_5_r) */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm6 /* s4k_5 = and(s4k_o_5, modulus) */
+	movdqa 320(%rsp), %xmm10 /* reload g0s15 */
+	movdqa %xmm10, %xmm13 /* g0s15 */
+	pslld $21, %xmm13 /* s10k_o_5_l = shl(g0s15) */
+	movdqa 80(%rsp), %xmm10 /* reload dbl */
+	movdqa %xmm10, %xmm7 /* dbl */
+	psrld $11, %xmm7 /* s10k_o_5_r = shr(dbl) */
+	por %xmm7, %xmm13 /* s10k_o_5 = or(s10k_o_5_l, s10k_o_5_r) */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm13 /* s10k_5 = and(s10k_o_5, modulus) */
+	movdqa %xmm0, %xmm7 /* fb_2 */
+	pslld $17, %xmm7 /* s13k_o_5_l = shl(fb_2) */
+	movdqa %xmm0, 400(%rsp) /* spill fb_2 */
+	movdqa %xmm1, %xmm0 /* dbl_27 */
+	psrld $15, %xmm0 /* s13k_o_5_r = shr(dbl_27) */
+	por %xmm0, %xmm7 /* s13k_o_5 = or(s13k_o_5_l, s13k_o_5_r) */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm7 /* s13k_5 = and(s13k_o_5, modulus) */
+	movdqa %xmm5, %xmm0 /* fb_4 */
+	pslld $15, %xmm0 /* s15k_o_5_l = shl(fb_4) */
+	movdqa %xmm1, 656(%rsp) /* spill dbl_27 */
+	movdqa %xmm2, %xmm1 /* dbl_45 */
+	psrld $17, %xmm1 /* s15k_o_5_r = shr(dbl_45) */
+	por %xmm1, %xmm0 /* s15k_o_5 = or(s15k_o_5_l, s15k_o_5_r) */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm0 /* s15k_5 = and(s15k_o_5, modulus) */
+	paddd %xmm6, %xmm12 /* fb0_s_10 = add(s0k_5, s4k_5) */
+	movdqa %xmm12, %xmm1 /* fb0_s_10 */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm1 /* fb0_m_10 = and(fb0_s_10, modulus) */
+	psrld $31, %xmm12 /* fb0_c_10 = shr(fb0_s_10) */
+	paddd %xmm12, %xmm1 /* fb0_10 = add(fb0_m_10, fb0_c_10) */
+	paddd %xmm7, %xmm13 /* fb0_s_11 = add(s10k_5, s13k_5) */
+	movdqa %xmm13, %xmm6 /* fb0_s_11 */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm6 /* fb0_m_11 = and(fb0_s_11, modulus) */
+	psrld $31, %xmm13 /* fb0_c_11 = shr(fb0_s_11) */
+	paddd %xmm13, %xmm6 /* fb0_11 = add(fb0_m_11, fb0_c_11) */
+	paddd %xmm6, %xmm1 /* fb1_s_5 = add(fb0_10, fb0_11) */
+	movdqa %xmm1, %xmm6 /* fb1_s_5 */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm6 /* fb1_m_5 = and(fb1_s_5, modulus) */
+	psrld $31, %xmm1 /* fb1_c_5 = shr(fb1_s_5) */
+	paddd %xmm1, %xmm6 /* fb1_5 = add(fb1_m_5, fb1_c_5) */
+	paddd %xmm0, %xmm6 /* fb2_s_5 = add(fb1_5, s15k_5) */
+	movdqa %xmm6, %xmm0 /* fb2_s_5 */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm0 /* fb2_m_5 = and(fb2_s_5, modulus) */
+	psrld $31, %xmm6 /* fb2_c_5 = shr(fb2_s_5) */
+	paddd %xmm6, %xmm0 /* fb2_5 = add(fb2_m_5, fb2_c_5) */
+	paddd %xmm11, %xmm0 /* fb_s_5 = add(fb2_5, g0s5) */
+	movdqa %xmm0, %xmm1 /* fb_s_5 */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm1 /* fb_m_5 = and(fb_s_5, modulus) */
+	psrld $31, %xmm0 /* fb_c_5 = shr(fb_s_5) */
+	paddd %xmm0, %xmm1 /* fb_5 = add(fb_m_5, fb_c_5) */
+
+	/* Round 6, lanes 0..3: BR, F (Z out), LFSR feedback. */
+	movdqa %xmm1, %xmm0 /* fb_5 */
+	paddd %xmm1, %xmm0 /* dbl_54 = add(fb_5, fb_5) */
+	movdqa %xmm0, %xmm6 /* dbl_54 */
+	pand %xmm9, %xmm6 /* x0_6_b = and(dbl_54, high16) */
+	movdqa %xmm9, %xmm7 /* high16 */
+	pandn %xmm5, %xmm7 /* x0_6_a = andnot(high16, fb_4) */
+	por %xmm7, %xmm6 /* x0_6 = or(x0_6_b, x0_6_a) */
+	movdqa 640(%rsp), %xmm7 /* reload fb_1 */
+	movdqa %xmm7, %xmm11 /* fb_1 */
+	pslld $16, %xmm11 /* x1_6_l = shl(fb_1) */
+	movdqa %xmm10, %xmm12 /* dbl */
+	psrld $16, %xmm12 /* x1_6_r = shr(dbl) */
+	por %xmm12, %xmm11 /* x1_6 = or(x1_6_l, x1_6_r) */
+	pxor %xmm15, %xmm6 /* x0r1_6 = xor(x0_6, r1_5) */
+	paddd %xmm14, %xmm6 /* w_6 = add(x0r1_6, r2_5) */
+	pxor 352(%rsp), %xmm6 /* z_6 = xor(w_6, x2_1) */
+	paddd %xmm11, %xmm15 /* w1_6 = add(r1_5, x1_6) */
+	pxor 496(%rsp), %xmm14 /* w2_6 = xor(r2_5, x1_2) */
+	movdqa %xmm15, %xmm12 /* w1_6 */
+	pslld $16, %xmm12 /* l1in_6_l = shl(w1_6) */
+	movdqa %xmm14, %xmm13 /* w2_6 */
+	psrld $16, %xmm13 /* l1in_6_r = shr(w2_6) */
+	por %xmm13, %xmm12 /* l1in_6 = or(l1in_6_l, l1in_6_r) */
+	movdqa %xmm12, %xmm13 /* l1in_6 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl24(%rip), %xmm13 /* ur24_6 = lookup16(l1in_6, rotl24) */
+	movdqa %xmm12, %xmm10 /* l1in_6 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl8(%rip), %xmm10 /* ur8_6 = lookup16(l1in_6, rotl8) */
+	movdqa %xmm6, 352(%rsp) /* spill z_6 */
+	movdqa %xmm12, %xmm6 /* l1in_6 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl16(%rip), %xmm6 /* ur16_6 = lookup16(l1in_6, rotl16) */
+	movdqa %xmm11, 544(%rsp) /* spill x1_6 */
+	movdqa %xmm12, %xmm11 /* l1in_6 */
+	pxor %xmm10, %xmm11 /* ug_acc_6 = xor(l1in_6, ur8_6) */
+	pxor %xmm6, %xmm11 /* ug_6 = xor(ug_acc_6, ur16_6) */
+	movdqa %xmm11, %xmm6 /* ug_6 */
+	pslld $2, %xmm6 /* ur2_6_l = shl(ug_6) */
+	psrld $30, %xmm11 /* ur2_6_r = shr(ug_6) */
+	por %xmm11, %xmm6 /* ur2_6 = or(ur2_6_l, ur2_6_r) */
+	pxor %xmm13, %xmm12 /* u_acc_6 = xor(l1in_6, ur24_6) */
+	pxor %xmm6, %xmm12 /* u_6 = xor(u_acc_6, ur2_6) */
+	pslld $16, %xmm14 /* l2in_6_l = shl(w2_6) */
+	psrld $16, %xmm15 /* l2in_6_r = shr(w1_6) */
+	por %xmm15, %xmm14 /* l2in_6 = or(l2in_6_l, l2in_6_r) */
+	movdqa %xmm14, %xmm6 /* l2in_6 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl8(%rip), %xmm6 /* vr8_6 = lookup16(l2in_6, rotl8) */
+	movdqa %xmm14, %xmm10 /* l2in_6 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl16(%rip), %xmm10 /* vr16_6 = lookup16(l2in_6, rotl16) */
+	movdqa %xmm14, %xmm11 /* l2in_6 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl24(%rip), %xmm11 /* vr24_6 = lookup16(l2in_6, rotl24) */
+	movdqa %xmm6, %xmm13 /* vr8_6 */
+	pxor %xmm10, %xmm13 /* vg_acc_6 = xor(vr8_6, vr16_6) */
+	pxor %xmm11, %xmm13 /* vg_6 = xor(vg_acc_6, vr24_6) */
+	movdqa %xmm13, %xmm10 /* vg_6 */
+	pslld $6, %xmm10 /* vr6_6_l = shl(vg_6) */
+	psrld $26, %xmm13 /* vr6_6_r = shr(vg_6) */
+	por %xmm13, %xmm10 /* vr6_6 = or(vr6_6_l, vr6_6_r) */
+	pxor %xmm6, %xmm14 /* v_acc_6 = xor(l2in_6, vr8_6) */
+	pxor %xmm10, %xmm14 /* v_6 = xor(v_acc_6, vr6_6) */
+	movdqa %xmm14, %xmm6 /* v_6 */
+	psrlw $8, %xmm6 /* sb_in_x_sh_6 = shr(v_6) */
+	movdqa %xmm12, %xmm10 /* u_6 */
+	pand %xmm8, %xmm10 /* sb_in_x_6_b = and(u_6, odd_bytes) */
+	movdqa %xmm8, %xmm11 /* odd_bytes */
+	pandn %xmm6, %xmm11 /* sb_in_x_6_a = andnot(odd_bytes, sb_in_x_sh_6) */
+	por %xmm11, %xmm10 /* sb_in_x_6 = or(sb_in_x_6_b, sb_in_x_6_a) */
+	movdqa %xmm10, %xmm6 /* sb_in_x_6 */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm6 /* sb_s0_xl_6 = and(sb_in_x_6, nibble_mask) */
+	psrlw $4, %xmm10 /* sb_s0_xs_6 = shr(sb_in_x_6) */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm10 /* sb_s0_xh_6 = and(sb_s0_xs_6, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_s0_p1(%rip), %xmm11 /* s0_p1 = const() */
+	movdqa %xmm11, %xmm13 /* s0_p1 */
+	pshufb %xmm6, %xmm13 /* sb_s0_p1_6 = lookup16(s0_p1, sb_s0_xl_6) */
+	pxor %xmm10, %xmm13 /* sb_s0_t_6 = xor(sb_s0_p1_6, sb_s0_xh_6) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_s0_p2(%rip), %xmm10 /* s0_p2 = const() */
+	movdqa %xmm10, %xmm15 /* s0_p2 */
+	pshufb %xmm13, %xmm15 /* sb_s0_p2_6 = lookup16(s0_p2, sb_s0_t_6) */
+	pxor %xmm6, %xmm15 /* sb_s0_ol_6 = xor(sb_s0_p2_6, sb_s0_xl_6) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_s0_p3_rot(%rip), %xmm6 /* s0_p3_rot = const() */
+	movdqa %xmm6, %xmm7 /* s0_p3_rot */
+	pshufb %xmm15, %xmm7 /* sb_s0_p3_6 = lookup16(s0_p3_rot, sb_s0_ol_6) */
+	paddb %xmm13, %xmm13 /* sb_s0_t2_6 = add(sb_s0_t_6, sb_s0_t_6) */
+	pxor %xmm13, %xmm7 /* sb_s0_6 = xor(sb_s0_p3_6, sb_s0_t2_6) */
+	psllw $8, %xmm12 /* sb_in_y_sh_6 = shl(u_6) */
+	pand %xmm8, %xmm12 /* sb_in_y_6_b = and(sb_in_y_sh_6, odd_bytes) */
+	movdqa %xmm8, %xmm13 /* odd_bytes */
+	pandn %xmm14, %xmm13 /* sb_in_y_6_a = andnot(odd_bytes, v_6) */
+	por %xmm13, %xmm12 /* sb_in_y_6 = or(sb_in_y_6_b, sb_in_y_6_a) */
+	movdqa %xmm12, %xmm13 /* sb_in_y_6 */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm13 /* sb_in_y_6_lo = and(sb_in_y_6, nibble_mask) */
+	psrlw $4, %xmm12 /* sb_in_y_6_sh = shr(sb_in_y_6) */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm12 /* sb_in_y_6_hi = and(sb_in_y_6_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_tbl_lo(%rip), %xmm14 /* tbl_lo = const() */
+	movdqa %xmm14, %xmm15 /* tbl_lo */
+	pshufb %xmm13, %xmm15 /* sb_s1_k_6_l = lookup16(tbl_lo, sb_in_y_6_lo) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_tbl_hi(%rip), %xmm13 /* tbl_hi = const() */
+	movdqa %xmm13, %xmm14 /* tbl_hi */
+	pshufb %xmm12, %xmm14 /* sb_s1_k_6_h = lookup16(tbl_hi, sb_in_y_6_hi) */
+	pxor %xmm14, %xmm15 /* sb_s1_k_6 = xor(sb_s1_k_6_l, sb_s1_k_6_h) */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_inv_shift_rows(%rip), %xmm15 /* sb_s1_6_sr = lookup16(sb_s1_k_6, inv_shift_rows) */
+	aesenclast .Lzuc_lanes_ssse3_aesni_3_aes_cancel_key(%rip), %xmm15 /* sb_s1_6_aes = aesenclast(sb_s1_6_sr, aes_cancel_key) */
+	movdqa %xmm15, %xmm12 /* sb_s1_6_aes */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm12 /* sb_s1_6_aes_lo = and(sb_s1_6_aes, nibble_mask) */
+	psrlw $4, %xmm15 /* sb_s1_6_aes_sh = shr(sb_s1_6_aes) */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm15 /* sb_s1_6_aes_hi = and(sb_s1_6_aes_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_tbl_lo_1(%rip), %xmm14 /* tbl_lo_1 = const() */
+	movdqa %xmm14, %xmm13 /* tbl_lo_1 */
+	pshufb %xmm12, %xmm13 /* sb_s1_6_l = lookup16(tbl_lo_1, sb_s1_6_aes_lo) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_tbl_hi_1(%rip), %xmm12 /* tbl_hi_1 = const() */
+	movdqa %xmm12, %xmm14 /* tbl_hi_1 */
+	pshufb %xmm15, %xmm14 /* sb_s1_6_h = lookup16(tbl_hi_1, sb_s1_6_aes_hi) */
+	pxor %xmm14, %xmm13 /* sb_s1_6 = xor(sb_s1_6_l, sb_s1_6_h) */
+	movdqa %xmm13, %xmm14 /* sb_s1_6 */
+	psrlw $8, %xmm14 /* r1_sh_6 = shr(sb_s1_6) */
+	movdqa %xmm7, %xmm15 /* sb_s0_6 */
+	pand %xmm8, %xmm15 /* r1_6_b = and(sb_s0_6, odd_bytes) */
+	movdqa %xmm8, %xmm12 /* odd_bytes */
+	pandn %xmm14, %xmm12 /* r1_6_a = andnot(odd_bytes, r1_sh_6) */
+	por %xmm12, %xmm15 /* r1_6 = or(r1_6_b, r1_6_a) */
+	psllw $8, %xmm7 /* r2_sh_6 = shl(sb_s0_6) */
+	pand %xmm8, %xmm7 /* r2_6_b = and(r2_sh_6, odd_bytes) */
+	movdqa %xmm8, %xmm12 /* odd_bytes */
+	pandn %xmm13, %xmm12 /* r2_6_a = andnot(odd_bytes, sb_s1_6) */
+	por %xmm12, %xmm7 /* r2_6 = or(r2_6_b, r2_6_a) */
+	movdqa 48(%rsp), %xmm12 /* reload g0s6 */
+	movdqa %xmm12, %xmm13 /* g0s6 */
+	pslld $8, %xmm13 /* s0k_o_6_l = shl(g0s6) */
+	movdqa 512(%rsp), %xmm14 /* reload dbl_11 */
+	psrld $24, %xmm14 /* s0k_o_6_r = shr(dbl_11) */
+	por %xmm14, %xmm13 /* s0k_o_6 = or(s0k_o_6_l, s0k_o_6_r) */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm13 /* s0k_6 = and(s0k_o_6, modulus) */
+	movdqa 240(%rsp), %xmm14 /* reload g0s10 */
+	movdqa %xmm14, %xmm6 /* g0s10 */
+	pslld $20, %xmm6 /* s4k_o_6_l = shl(g0s10) */
+	movdqa 304(%rsp), %xmm14 /* reload dbl_6 */
+	movdqa %xmm14, %xmm10 /* dbl_6 */
+	psrld $12, %xmm10 /* s4k_o_6_r = shr(dbl_6) */
+	por %xmm10, %xmm6 /* s4k_o_6 = or(s4k_o_6_l, s4k_o_6_r) */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm6 /* s4k_6 = and(s4k_o_6, modulus) */
+	movdqa 448(%rsp), %xmm10 /* reload fb */
+	movdqa %xmm10, %xmm14 /* fb */
+	pslld $21, %xmm14 /* s10k_o_6_l = shl(fb) */
+	movdqa 432(%rsp), %xmm10 /* reload dbl_9 */
+	movdqa %xmm10, %xmm11 /* dbl_9 */
+	psrld $11, %xmm11 /* s10k_o_6_r = shr(dbl_9) */
+	por %xmm11, %xmm14 /* s10k_o_6 = or(s10k_o_6_l, s10k_o_6_r) */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm14 /* s10k_6 = and(s10k_o_6, modulus) */
+	movdqa %xmm3, %xmm11 /* fb_3 */
+	pslld $17, %xmm11 /* s13k_o_6_l = shl(fb_3) */
+	movdqa %xmm3, 512(%rsp) /* spill fb_3 */
+	movdqa %xmm4, %xmm3 /* dbl_36 */
+	psrld $15, %xmm3 /* s13k_o_6_r = shr(dbl_36) */
+	por %xmm3, %xmm11 /* s13k_o_6 = or(s13k_o_6_l, s13k_o_6_r) */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm11 /* s13k_6 = and(s13k_o_6, modulus) */
+	movdqa %xmm1, %xmm3 /* fb_5 */
+	pslld $15, %xmm3 /* s15k_o_6_l = shl(fb_5) */
+	movdqa %xmm4, 672(%rsp) /* spill dbl_36 */
+	movdqa %xmm0, %xmm4 /* dbl_54 */
+	psrld $17, %xmm4 /* s15k_o_6_r = shr(dbl_54) */
+	por %xmm4, %xmm3 /* s15k_o_6 = or(s15k_o_6_l, s15k_o_6_r) */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm3 /* s15k_6 = and(s15k_o_6, modulus) */
+	paddd %xmm6, %xmm13 /* fb0_s_12 = add(s0k_6, s4k_6) */
+	movdqa %xmm13, %xmm4 /* fb0_s_12 */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm4 /* fb0_m_12 = and(fb0_s_12, modulus) */
+	psrld $31, %xmm13 /* fb0_c_12 = shr(fb0_s_12) */
+	paddd %xmm13, %xmm4 /* fb0_12 = add(fb0_m_12, fb0_c_12) */
+	paddd %xmm11, %xmm14 /* fb0_s_13 = add(s10k_6, s13k_6) */
+	movdqa %xmm14, %xmm6 /* fb0_s_13 */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm6 /* fb0_m_13 = and(fb0_s_13, modulus) */
+	psrld $31, %xmm14 /* fb0_c_13 = shr(fb0_s_13) */
+	paddd %xmm14, %xmm6 /* fb0_13 = add(fb0_m_13, fb0_c_13) */
+	paddd %xmm6, %xmm4 /* fb1_s_6 = add(fb0_12, fb0_13) */
+	movdqa %xmm4, %xmm6 /* fb1_s_6 */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm6 /* fb1_m_6 = and(fb1_s_6, modulus) */
+	psrld $31, %xmm4 /* fb1_c_6 = shr(fb1_s_6) */
+	paddd %xmm4, %xmm6 /* fb1_6 = add(fb1_m_6, fb1_c_6) */
+	paddd %xmm3, %xmm6 /* fb2_s_6 = add(fb1_6, s15k_6) */
+	movdqa %xmm6, %xmm3 /* fb2_s_6 */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm3 /* fb2_m_6 = and(fb2_s_6, modulus) */
+	psrld $31, %xmm6 /* fb2_c_6 = shr(fb2_s_6) */
+	paddd %xmm6, %xmm3 /* fb2_6 = add(fb2_m_6, fb2_c_6) */
+	paddd %xmm12, %xmm3 /* fb_s_6 = add(fb2_6, g0s6) */
+	movdqa %xmm3, %xmm4 /* fb_s_6 */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm4 /* fb_m_6 = and(fb_s_6, modulus) */
+	psrld $31, %xmm3 /* fb_c_6 = shr(fb_s_6) */
+	paddd %xmm3, %xmm4 /* fb_6 = add(fb_m_6, fb_c_6) */
+
+	/* Round 7, lanes 0..3: BR, F (Z out), LFSR feedback. */
+	movdqa %xmm4, %xmm3 /* fb_6 */
+	paddd %xmm4, %xmm3 /* dbl_63 = add(fb_6, fb_6) */
+	movdqa %xmm3, %xmm6 /* dbl_63 */
+	pand %xmm9, %xmm6 /* x0_7_b = and(dbl_63, high16) */
+	movdqa %xmm9, %xmm11 /* high16 */
+	pandn %xmm1, %xmm11 /* x0_7_a = andnot(high16, fb_5) */
+	por %xmm11, %xmm6 /* x0_7 = or(x0_7_b, x0_7_a) */
+	movdqa 400(%rsp), %xmm11 /* reload fb_2 */
+	movdqa %xmm11, %xmm12 /* fb_2 */
+	pslld $16, %xmm12 /* x1_7_l = shl(fb_2) */
+	movdqa %xmm10, %xmm13 /* dbl_9 */
+	psrld $16, %xmm13 /* x1_7_r = shr(dbl_9) */
+	por %xmm13, %xmm12 /* x1_7 = or(x1_7_l, x1_7_r) */
+	pxor %xmm15, %xmm6 /* x0r1_7 = xor(x0_7, r1_6) */
+	paddd %xmm7, %xmm6 /* w_7 = add(x0r1_7, r2_6) */
+	pxor 480(%rsp), %xmm6 /* z_7 = xor(w_7, x2_2) */
+	paddd %xmm12, %xmm15 /* w1_7 = add(r1_6, x1_7) */
+	pxor 592(%rsp), %xmm7 /* w2_7 = xor(r2_6, x1_3) */
+	movdqa %xmm15, %xmm13 /* w1_7 */
+	pslld $16, %xmm13 /* l1in_7_l = shl(w1_7) */
+	movdqa %xmm7, %xmm14 /* w2_7 */
+	psrld $16, %xmm14 /* l1in_7_r = shr(w2_7) */
+	por %xmm14, %xmm13 /* l1in_7 = or(l1in_7_l, l1in_7_r) */
+	movdqa %xmm13, %xmm14 /* l1in_7 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl24(%rip), %xmm14 /* ur24_7 = lookup16(l1in_7, rotl24) */
+	movdqa %xmm13, %xmm10 /* l1in_7 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl8(%rip), %xmm10 /* ur8_7 = lookup16(l1in_7, rotl8) */
+	movdqa %xmm6, 480(%rsp) /* spill z_7 */
+	movdqa %xmm13, %xmm6 /* l1in_7 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl16(%rip), %xmm6 /* ur16_7 = lookup16(l1in_7, rotl16) */
+	movdqa %xmm12, 48(%rsp) /* spill x1_7 */
+	movdqa %xmm13, %xmm12 /* l1in_7 */
+	pxor %xmm10, %xmm12 /* ug_acc_7 = xor(l1in_7, ur8_7) */
+	pxor %xmm6, %xmm12 /* ug_7 = xor(ug_acc_7, ur16_7) */
+	movdqa %xmm12, %xmm6 /* ug_7 */
+	pslld $2, %xmm6 /* ur2_7_l = shl(ug_7) */
+	psrld $30, %xmm12 /* ur2_7_r = shr(ug_7) */
+	por %xmm12, %xmm6 /* ur2_7 = or(ur2_7_l, ur2_7_r) */
+	pxor %xmm14, %xmm13 /* u_acc_7 = xor(l1in_7, ur24_7) */
+	pxor %xmm6, %xmm13 /* u_7 = xor(u_acc_7, ur2_7) */
+	pslld $16, %xmm7 /* l2in_7_l = shl(w2_7) */
+	psrld $16, %xmm15 /* l2in_7_r = shr(w1_7) */
+	por %xmm15, %xmm7 /* l2in_7 = or(l2in_7_l, l2in_7_r) */
+	movdqa %xmm7, %xmm6 /* l2in_7 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl8(%rip), %xmm6 /* vr8_7 = lookup16(l2in_7, rotl8) */
+	movdqa %xmm7, %xmm10 /* l2in_7 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl16(%rip), %xmm10 /* vr16_7 = lookup16(l2in_7, rotl16) */
+	movdqa %xmm7, %xmm12 /* l2in_7 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl24(%rip), %xmm12 /* vr24_7 = lookup16(l2in_7, rotl24) */
+	movdqa %xmm6, %xmm14 /* vr8_7 */
+	pxor %xmm10, %xmm14 /* vg_acc_7 = xor(vr8_7, vr16_7) */
+	pxor %xmm12, %xmm14 /* vg_7 = xor(vg_acc_7, vr24_7) */
+	movdqa %xmm14, %xmm10 /* vg_7 */
+	pslld $6, %xmm10 /* vr6_7_l = shl(vg_7) */
+	psrld $26, %xmm14 /* vr6_7_r = shr(vg_7) */
+	por %xmm14, %xmm10 /* vr6_7 = or(vr6_7_l, vr6_7_r) */
+	pxor %xmm6, %xmm7 /* v_acc_7 = xor(l2in_7, vr8_7) */
+	pxor %xmm10, %xmm7 /* v_7 = xor(v_acc_7, vr6_7) */
+	movdqa %xmm7, %xmm6 /* v_7 */
+	psrlw $8, %xmm6 /* sb_in_x_sh_7 = shr(v_7) */
+	movdqa %xmm13, %xmm10 /* u_7 */
+	pand %xmm8, %xmm10 /* sb_in_x_7_b = and(u_7, odd_bytes) */
+	movdqa %xmm8, %xmm12 /* odd_bytes */
+	pandn %xmm6, %xmm12 /* sb_in_x_7_a = andnot(odd_bytes, sb_in_x_sh_7) */
+	por %xmm12, %xmm10 /* sb_in_x_7 = or(sb_in_x_7_b, sb_in_x_7_a) */
+	movdqa %xmm10, %xmm6 /* sb_in_x_7 */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm6 /* sb_s0_xl_7 = and(sb_in_x_7, nibble_mask) */
+	psrlw $4, %xmm10 /* sb_s0_xs_7 = shr(sb_in_x_7) */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm10 /* sb_s0_xh_7 = and(sb_s0_xs_7, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_s0_p1(%rip), %xmm12 /* s0_p1 = const() */
+	movdqa %xmm12, %xmm14 /* s0_p1 */
+	pshufb %xmm6, %xmm14 /* sb_s0_p1_7 = lookup16(s0_p1, sb_s0_xl_7) */
+	pxor %xmm10, %xmm14 /* sb_s0_t_7 = xor(sb_s0_p1_7, sb_s0_xh_7) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_s0_p2(%rip), %xmm10 /* s0_p2 = const() */
+	movdqa %xmm10, %xmm15 /* s0_p2 */
+	pshufb %xmm14, %xmm15 /* sb_s0_p2_7 = lookup16(s0_p2, sb_s0_t_7) */
+	pxor %xmm6, %xmm15 /* sb_s0_ol_7 = xor(sb_s0_p2_7, sb_s0_xl_7) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_s0_p3_rot(%rip), %xmm6 /* s0_p3_rot = const() */
+	movdqa %xmm6, %xmm11 /* s0_p3_rot */
+	pshufb %xmm15, %xmm11 /* sb_s0_p3_7 = lookup16(s0_p3_rot, sb_s0_ol_7) */
+	paddb %xmm14, %xmm14 /* sb_s0_t2_7 = add(sb_s0_t_7, sb_s0_t_7) */
+	pxor %xmm14, %xmm11 /* sb_s0_7 = xor(sb_s0_p3_7, sb_s0_t2_7) */
+	psllw $8, %xmm13 /* sb_in_y_sh_7 = shl(u_7) */
+	pand %xmm8, %xmm13 /* sb_in_y_7_b = and(sb_in_y_sh_7, odd_bytes) */
+	movdqa %xmm8, %xmm14 /* odd_bytes */
+	pandn %xmm7, %xmm14 /* sb_in_y_7_a = andnot(odd_bytes, v_7) */
+	por %xmm14, %xmm13 /* sb_in_y_7 = or(sb_in_y_7_b, sb_in_y_7_a) */
+	movdqa %xmm13, %xmm7 /* sb_in_y_7 */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm7 /* sb_in_y_7_lo = and(sb_in_y_7, nibble_mask) */
+	psrlw $4, %xmm13 /* sb_in_y_7_sh = shr(sb_in_y_7) */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm13 /* sb_in_y_7_hi = and(sb_in_y_7_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_tbl_lo(%rip), %xmm14 /* tbl_lo = const() */
+	movdqa %xmm14, %xmm15 /* tbl_lo */
+	pshufb %xmm7, %xmm15 /* sb_s1_k_7_l = lookup16(tbl_lo, sb_in_y_7_lo) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_tbl_hi(%rip), %xmm7 /* tbl_hi = const() */
+	movdqa %xmm7, %xmm14 /* tbl_hi */
+	pshufb %xmm13, %xmm14 /* sb_s1_k_7_h = lookup16(tbl_hi, sb_in_y_7_hi) */
+	pxor %xmm14, %xmm15 /* sb_s1_k_7 = xor(sb_s1_k_7_l, sb_s1_k_7_h) */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_inv_shift_rows(%rip), %xmm15 /* sb_s1_7_sr = lookup16(sb_s1_k_7, inv_shift_rows) */
+	aesenclast .Lzuc_lanes_ssse3_aesni_3_aes_cancel_key(%rip), %xmm15 /* sb_s1_7_aes = aesenclast(sb_s1_7_sr, aes_cancel_key) */
+	movdqa %xmm15, %xmm13 /* sb_s1_7_aes */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm13 /* sb_s1_7_aes_lo = and(sb_s1_7_aes, nibble_mask) */
+	psrlw $4, %xmm15 /* sb_s1_7_aes_sh = shr(sb_s1_7_aes) */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm15 /* sb_s1_7_aes_hi = and(sb_s1_7_aes_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_tbl_lo_1(%rip), %xmm14 /* tbl_lo_1 = const() */
+	movdqa %xmm14, %xmm7 /* tbl_lo_1 */
+	pshufb %xmm13, %xmm7 /* sb_s1_7_l = lookup16(tbl_lo_1, sb_s1_7_aes_lo) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_tbl_hi_1(%rip), %xmm13 /* tbl_hi_1 = const() */
+	movdqa %xmm13, %xmm14 /* tbl_hi_1 */
+	pshufb %xmm15, %xmm14 /* sb_s1_7_h = lookup16(tbl_hi_1, sb_s1_7_aes_hi) */
+	pxor %xmm14, %xmm7 /* sb_s1_7 = xor(sb_s1_7_l, sb_s1_7_h) */
+	movdqa %xmm7, %xmm14 /* sb_s1_7 */
+	psrlw $8, %xmm14 /* r1_sh_7 = shr(sb_s1_7) */
+	movdqa %xmm11, %xmm15 /* sb_s0_7 */
+	pand %xmm8, %xmm15 /* r1_7_b = and(sb_s0_7, odd_bytes) */
+	movdqa %xmm8, %xmm13 /* odd_bytes */
+	pandn %xmm14, %xmm13 /* r1_7_a = andnot(odd_bytes, r1_sh_7) */
+	por %xmm13, %xmm15 /* r1_7 = or(r1_7_b, r1_7_a) */
+	psllw $8, %xmm11 /* r2_sh_7 = shl(sb_s0_7) */
+	pand %xmm8, %xmm11 /* r2_7_b = and(r2_sh_7, odd_bytes) */
+	movdqa %xmm8, %xmm13 /* odd_bytes */
+	pandn %xmm7, %xmm13 /* r2_7_a = andnot(odd_bytes, sb_s1_7) */
+	por %xmm13, %xmm11 /* r2_7 = or(r2_7_b, r2_7_a) */
+	movdqa 128(%rsp), %xmm7 /* reload g0s7 */
+	movdqa %xmm7, %xmm13 /* g0s7 */
+	pslld $8, %xmm13 /* s0k_o_7_l = shl(g0s7) */
+	movdqa 608(%rsp), %xmm14 /* reload dbl_20 */
+	psrld $24, %xmm14 /* s0k_o_7_r = shr(dbl_20) */
+	por %xmm14, %xmm13 /* s0k_o_7 = or(s0k_o_7_l, s0k_o_7_r) */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm13 /* s0k_7 = and(s0k_o_7, modulus) */
+	movdqa 384(%rsp), %xmm14 /* reload g0s11 */
+	movdqa %xmm14, %xmm6 /* g0s11 */
+	pslld $20, %xmm6 /* s4k_o_7_l = shl(g0s11) */
+	movdqa 16(%rsp), %xmm14 /* reload dbl_15 */
+	movdqa %xmm14, %xmm10 /* dbl_15 */
+	psrld $12, %xmm10 /* s4k_o_7_r = shr(dbl_15) */
+	por %xmm10, %xmm6 /* s4k_o_7 = or(s4k_o_7_l, s4k_o_7_r) */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm6 /* s4k_7 = and(s4k_o_7, modulus) */
+	movdqa 640(%rsp), %xmm10 /* reload fb_1 */
+	movdqa %xmm10, %xmm14 /* fb_1 */
+	pslld $21, %xmm14 /* s10k_o_7_l = shl(fb_1) */
+	movdqa 528(%rsp), %xmm10 /* reload dbl_18 */
+	movdqa %xmm10, %xmm12 /* dbl_18 */
+	psrld $11, %xmm12 /* s10k_o_7_r = shr(dbl_18) */
+	por %xmm12, %xmm14 /* s10k_o_7 = or(s10k_o_7_l, s10k_o_7_r) */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm14 /* s10k_7 = and(s10k_o_7, modulus) */
+	movdqa %xmm5, %xmm12 /* fb_4 */
+	pslld $17, %xmm12 /* s13k_o_7_l = shl(fb_4) */
+	movdqa %xmm5, 608(%rsp) /* spill fb_4 */
+	movdqa %xmm2, %xmm5 /* dbl_45 */
+	psrld $15, %xmm5 /* s13k_o_7_r = shr(dbl_45) */
+	por %xmm5, %xmm12 /* s13k_o_7 = or(s13k_o_7_l, s13k_o_7_r) */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm12 /* s13k_7 = and(s13k_o_7, modulus) */
+	movdqa %xmm4, %xmm5 /* fb_6 */
+	pslld $15, %xmm5 /* s15k_o_7_l = shl(fb_6) */
+	movdqa %xmm2, 688(%rsp) /* spill dbl_45 */
+	movdqa %xmm3, %xmm2 /* dbl_63 */
+	psrld $17, %xmm2 /* s15k_o_7_r = shr(dbl_63) */
+	por %xmm2, %xmm5 /* s15k_o_7 = or(s15k_o_7_l, s15k_o_7_r) */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm5 /* s15k_7 = and(s15k_o_7, modulus) */
+	paddd %xmm6, %xmm13 /* fb0_s_14 = add(s0k_7, s4k_7) */
+	movdqa %xmm13, %xmm2 /* fb0_s_14 */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm2 /* fb0_m_14 = and(fb0_s_14, modulus) */
+	psrld $31, %xmm13 /* fb0_c_14 = shr(fb0_s_14) */
+	paddd %xmm13, %xmm2 /* fb0_14 = add(fb0_m_14, fb0_c_14) */
+	paddd %xmm12, %xmm14 /* fb0_s_15 = add(s10k_7, s13k_7) */
+	movdqa %xmm14, %xmm6 /* fb0_s_15 */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm6 /* fb0_m_15 = and(fb0_s_15, modulus) */
+	psrld $31, %xmm14 /* fb0_c_15 = shr(fb0_s_15) */
+	paddd %xmm14, %xmm6 /* fb0_15 = add(fb0_m_15, fb0_c_15) */
+	paddd %xmm6, %xmm2 /* fb1_s_7 = add(fb0_14, fb0_15) */
+	movdqa %xmm2, %xmm6 /* fb1_s_7 */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm6 /* fb1_m_7 = and(fb1_s_7, modulus) */
+	psrld $31, %xmm2 /* fb1_c_7 = shr(fb1_s_7) */
+	paddd %xmm2, %xmm6 /* fb1_7 = add(fb1_m_7, fb1_c_7) */
+	paddd %xmm5, %xmm6 /* fb2_s_7 = add(fb1_7, s15k_7) */
+	movdqa %xmm6, %xmm2 /* fb2_s_7 */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm2 /* fb2_m_7 = and(fb2_s_7, modulus) */
+	psrld $31, %xmm6 /* fb2_c_7 = shr(fb2_s_7) */
+	paddd %xmm6, %xmm2 /* fb2_7 = add(fb2_m_7, fb2_c_7) */
+	paddd %xmm7, %xmm2 /* fb_s_7 = add(fb2_7, g0s7) */
+	movdqa %xmm2, %xmm5 /* fb_s_7 */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm5 /* fb_m_7 = and(fb_s_7, modulus) */
+	psrld $31, %xmm2 /* fb_c_7 = shr(fb_s_7) */
+	paddd %xmm2, %xmm5 /* fb_7 = add(fb_m_7, fb_c_7) */
+
+	/* Round 8, lanes 0..3: BR, F (Z out), LFSR feedback. */
+	movdqa %xmm5, %xmm2 /* fb_7 */
+	paddd %xmm5, %xmm2 /* dbl_72 = add(fb_7, fb_7) */
+	movdqa %xmm2, %xmm6 /* dbl_72 */
+	pand %xmm9, %xmm6 /* x0_8_b = and(dbl_72, high16) */
+	movdqa %xmm9, %xmm7 /* high16 */
+	pandn %xmm4, %xmm7 /* x0_8_a = andnot(high16, fb_6) */
+	por %xmm7, %xmm6 /* x0_8 = or(x0_8_b, x0_8_a) */
+	movdqa 512(%rsp), %xmm7 /* reload fb_3 */
+	movdqa %xmm7, %xmm12 /* fb_3 */
+	pslld $16, %xmm12 /* x1_8_l = shl(fb_3) */
+	movdqa %xmm10, %xmm13 /* dbl_18 */
+	psrld $16, %xmm13 /* x1_8_r = shr(dbl_18) */
+	por %xmm13, %xmm12 /* x1_8 = or(x1_8_l, x1_8_r) */
+	pxor %xmm15, %xmm6 /* x0r1_8 = xor(x0_8, r1_7) */
+	paddd %xmm11, %xmm6 /* w_8 = add(x0r1_8, r2_7) */
+	pxor 576(%rsp), %xmm6 /* z_8 = xor(w_8, x2_3) */
+	paddd %xmm12, %xmm15 /* w1_8 = add(r1_7, x1_8) */
+	pxor 624(%rsp), %xmm11 /* w2_8 = xor(r2_7, x1_4) */
+	movdqa %xmm15, %xmm13 /* w1_8 */
+	pslld $16, %xmm13 /* l1in_8_l = shl(w1_8) */
+	movdqa %xmm11, %xmm14 /* w2_8 */
+	psrld $16, %xmm14 /* l1in_8_r = shr(w2_8) */
+	por %xmm14, %xmm13 /* l1in_8 = or(l1in_8_l, l1in_8_r) */
+	movdqa %xmm13, %xmm14 /* l1in_8 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl24(%rip), %xmm14 /* ur24_8 = lookup16(l1in_8, rotl24) */
+	movdqa %xmm13, %xmm10 /* l1in_8 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl8(%rip), %xmm10 /* ur8_8 = lookup16(l1in_8, rotl8) */
+	movdqa %xmm6, 576(%rsp) /* spill z_8 */
+	movdqa %xmm13, %xmm6 /* l1in_8 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl16(%rip), %xmm6 /* ur16_8 = lookup16(l1in_8, rotl16) */
+	movdqa %xmm12, 128(%rsp) /* spill x1_8 */
+	movdqa %xmm13, %xmm12 /* l1in_8 */
+	pxor %xmm10, %xmm12 /* ug_acc_8 = xor(l1in_8, ur8_8) */
+	pxor %xmm6, %xmm12 /* ug_8 = xor(ug_acc_8, ur16_8) */
+	movdqa %xmm12, %xmm6 /* ug_8 */
+	pslld $2, %xmm6 /* ur2_8_l = shl(ug_8) */
+	psrld $30, %xmm12 /* ur2_8_r = shr(ug_8) */
+	por %xmm12, %xmm6 /* ur2_8 = or(ur2_8_l, ur2_8_r) */
+	pxor %xmm14, %xmm13 /* u_acc_8 = xor(l1in_8, ur24_8) */
+	pxor %xmm6, %xmm13 /* u_8 = xor(u_acc_8, ur2_8) */
+	pslld $16, %xmm11 /* l2in_8_l = shl(w2_8) */
+	psrld $16, %xmm15 /* l2in_8_r = shr(w1_8) */
+	por %xmm15, %xmm11 /* l2in_8 = or(l2in_8_l, l2in_8_r) */
+	movdqa %xmm11, %xmm6 /* l2in_8 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl8(%rip), %xmm6 /* vr8_8 = lookup16(l2in_8, rotl8) */
+	movdqa %xmm11, %xmm10 /* l2in_8 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl16(%rip), %xmm10 /* vr16_8 = lookup16(l2in_8, rotl16) */
+	movdqa %xmm11, %xmm12 /* l2in_8 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl24(%rip), %xmm12 /* vr24_8 = lookup16(l2in_8, rotl24) */
+	movdqa %xmm6, %xmm14 /* vr8_8 */
+	pxor %xmm10, %xmm14 /* vg_acc_8 = xor(vr8_8, vr16_8) */
+	pxor %xmm12, %xmm14 /* vg_8 = xor(vg_acc_8, vr24_8) */
+	movdqa %xmm14, %xmm10 /* vg_8 */
+	pslld $6, %xmm10 /* vr6_8_l = shl(vg_8) */
+	psrld $26, %xmm14 /* vr6_8_r = shr(vg_8) */
+	por %xmm14, %xmm10 /* vr6_8 = or(vr6_8_l, vr6_8_r) */
+	pxor %xmm6, %xmm11 /* v_acc_8 = xor(l2in_8, vr8_8) */
+	pxor %xmm10, %xmm11 /* v_8 = xor(v_acc_8, vr6_8) */
+	movdqa %xmm11, %xmm6 /* v_8 */
+	psrlw $8, %xmm6 /* sb_in_x_sh_8 = shr(v_8) */
+	movdqa %xmm13, %xmm10 /* u_8 */
+	pand %xmm8, %xmm10 /* sb_in_x_8_b = and(u_8, odd_bytes) */
+	movdqa %xmm8, %xmm12 /* odd_bytes */
+	pandn %xmm6, %xmm12 /* sb_in_x_8_a = andnot(odd_bytes, sb_in_x_sh_8) */
+	por %xmm12, %xmm10 /* sb_in_x_8 = or(sb_in_x_8_b, sb_in_x_8_a) */
+	movdqa %xmm10, %xmm6 /* sb_in_x_8 */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm6 /* sb_s0_xl_8 = and(sb_in_x_8, nibble_mask) */
+	psrlw $4, %xmm10 /* sb_s0_xs_8 = shr(sb_in_x_8) */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm10 /* sb_s0_xh_8 = and(sb_s0_xs_8, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_s0_p1(%rip), %xmm12 /* s0_p1 = const() */
+	movdqa %xmm12, %xmm14 /* s0_p1 */
+	pshufb %xmm6, %xmm14 /* sb_s0_p1_8 = lookup16(s0_p1, sb_s0_xl_8) */
+	pxor %xmm10, %xmm14 /* sb_s0_t_8 = xor(sb_s0_p1_8, sb_s0_xh_8) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_s0_p2(%rip), %xmm10 /* s0_p2 = const() */
+	movdqa %xmm10, %xmm15 /* s0_p2 */
+	pshufb %xmm14, %xmm15 /* sb_s0_p2_8 = lookup16(s0_p2, sb_s0_t_8) */
+	pxor %xmm6, %xmm15 /* sb_s0_ol_8 = xor(sb_s0_p2_8, sb_s0_xl_8) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_s0_p3_rot(%rip), %xmm6 /* s0_p3_rot = const() */
+	movdqa %xmm6, %xmm7 /* s0_p3_rot */
+	pshufb %xmm15, %xmm7 /* sb_s0_p3_8 = lookup16(s0_p3_rot, sb_s0_ol_8) */
+	paddb %xmm14, %xmm14 /* sb_s0_t2_8 = add(sb_s0_t_8, sb_s0_t_8) */
+	pxor %xmm14, %xmm7 /* sb_s0_8 = xor(sb_s0_p3_8, sb_s0_t2_8) */
+	psllw $8, %xmm13 /* sb_in_y_sh_8 = shl(u_8) */
+	pand %xmm8, %xmm13 /* sb_in_y_8_b = and(sb_in_y_sh_8, odd_bytes) */
+	movdqa %xmm8, %xmm14 /* odd_bytes */
+	pandn %xmm11, %xmm14 /* sb_in_y_8_a = andnot(odd_bytes, v_8) */
+	por %xmm14, %xmm13 /* sb_in_y_8 = or(sb_in_y_8_b, sb_in_y_8_a) */
+	movdqa %xmm13, %xmm11 /* sb_in_y_8 */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm11 /* sb_in_y_8_lo = and(sb_in_y_8, nibble_mask) */
+	psrlw $4, %xmm13 /* sb_in_y_8_sh = shr(sb_in_y_8) */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm13 /* sb_in_y_8_hi = and(sb_in_y_8_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_tbl_lo(%rip), %xmm14 /* tbl_lo = const() */
+	movdqa %xmm14, %xmm15 /* tbl_lo */
+	pshufb %xmm11, %xmm15 /* sb_s1_k_8_l = lookup16(tbl_lo, sb_in_y_8_lo) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_tbl_hi(%rip), %xmm11 /* tbl_hi = const() */
+	movdqa %xmm11, %xmm14 /* tbl_hi */
+	pshufb %xmm13, %xmm14 /* sb_s1_k_8_h = lookup16(tbl_hi, sb_in_y_8_hi) */
+	pxor %xmm14, %xmm15 /* sb_s1_k_8 = xor(sb_s1_k_8_l, sb_s1_k_8_h) */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_inv_shift_rows(%rip), %xmm15 /* sb_s1_8_sr = lookup16(sb_s1_k_8, inv_shift_rows) */
+	aesenclast .Lzuc_lanes_ssse3_aesni_3_aes_cancel_key(%rip), %xmm15 /* sb_s1_8_aes = aesenclast(sb_s1_8_sr, aes_cancel_key) */
+	movdqa %xmm15, %xmm13 /* sb_s1_8_aes */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm13 /* sb_s1_8_aes_lo = and(sb_s1_8_aes, nibble_mask) */
+	psrlw $4, %xmm15 /* sb_s1_8_aes_sh = shr(sb_s1_8_aes) */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm15 /* sb_s1_8_aes_hi = and(sb_s1_8_aes_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_tbl_lo_1(%rip), %xmm14 /* tbl_lo_1 = const() */
+	movdqa %xmm14, %xmm11 /* tbl_lo_1 */
+	pshufb %xmm13, %xmm11 /* sb_s1_8_l = lookup16(tbl_lo_1, sb_s1_8_aes_lo) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_tbl_hi_1(%rip), %xmm13 /* tbl_hi_1 = const() */
+	movdqa %xmm13, %xmm14 /* tbl_hi_1 */
+	pshufb %xmm15, %xmm14 /* sb_s1_8_h = lookup16(tbl_hi_1, sb_s1_8_aes_hi) */
+	pxor %xmm14, %xmm11 /* sb_s1_8 = xor(sb_s1_8_l, sb_s1_8_h) */
+	movdqa %xmm11, %xmm14 /* sb_s1_8 */
+	psrlw $8, %xmm14 /* r1_sh_8 = shr(sb_s1_8) */
+	movdqa %xmm7, %xmm15 /* sb_s0_8 */
+	pand %xmm8, %xmm15 /* r1_8_b = and(sb_s0_8, odd_bytes) */
+	movdqa %xmm8, %xmm13 /* odd_bytes */
+	pandn %xmm14, %xmm13 /* r1_8_a = andnot(odd_bytes, r1_sh_8) */
+	por %xmm13, %xmm15 /* r1_8 = or(r1_8_b, r1_8_a) */
+	psllw $8, %xmm7 /* r2_sh_8 = shl(sb_s0_8) */
+	pand %xmm8, %xmm7 /* r2_8_b = and(r2_sh_8, odd_bytes) */
+	movdqa %xmm8, %xmm13 /* odd_bytes */
+	pandn %xmm11, %xmm13 /* r2_8_a = andnot(odd_bytes, sb_s1_8) */
+	por %xmm13, %xmm7 /* r2_8 = or(r2_8_b, r2_8_a) */
+	movdqa 32(%rsp), %xmm11 /* reload g0s8 */
+	movdqa %xmm11, %xmm13 /* g0s8 */
+	pslld $8, %xmm13 /* s0k_o_8_l = shl(g0s8) */
+	movdqa 224(%rsp), %xmm14 /* reload dbl_29 */
+	psrld $24, %xmm14 /* s0k_o_8_r = shr(dbl_29) */
+	por %xmm14, %xmm13 /* s0k_o_8 = or(s0k_o_8_l, s0k_o_8_r) */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm13 /* s0k_8 = and(s0k_o_8, modulus) */
+	movdqa 64(%rsp), %xmm14 /* reload g0s12 */
+	movdqa %xmm14, %xmm6 /* g0s12 */
+	pslld $20, %xmm6 /* s4k_o_8_l = shl(g0s12) */
+	movdqa 160(%rsp), %xmm14 /* reload dbl_24 */
+	movdqa %xmm14, %xmm10 /* dbl_24 */
+	psrld $12, %xmm10 /* s4k_o_8_r = shr(dbl_24) */
+	por %xmm10, %xmm6 /* s4k_o_8 = or(s4k_o_8_l, s4k_o_8_r) */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm6 /* s4k_8 = and(s4k_o_8, modulus) */
+	movdqa 400(%rsp), %xmm10 /* reload fb_2 */
+	movdqa %xmm10, %xmm14 /* fb_2 */
+	pslld $21, %xmm14 /* s10k_o_8_l = shl(fb_2) */
+	movdqa 656(%rsp), %xmm10 /* reload dbl_27 */
+	movdqa %xmm10, %xmm12 /* dbl_27 */
+	psrld $11, %xmm12 /* s10k_o_8_r = shr(dbl_27) */
+	por %xmm12, %xmm14 /* s10k_o_8 = or(s10k_o_8_l, s10k_o_8_r) */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm14 /* s10k_8 = and(s10k_o_8, modulus) */
+	movdqa %xmm1, %xmm12 /* fb_5 */
+	pslld $17, %xmm12 /* s13k_o_8_l = shl(fb_5) */
+	movdqa %xmm1, 224(%rsp) /* spill fb_5 */
+	movdqa %xmm0, %xmm1 /* dbl_54 */
+	psrld $15, %xmm1 /* s13k_o_8_r = shr(dbl_54) */
+	por %xmm1, %xmm12 /* s13k_o_8 = or(s13k_o_8_l, s13k_o_8_r) */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm12 /* s13k_8 = and(s13k_o_8, modulus) */
+	movdqa %xmm5, %xmm1 /* fb_7 */
+	pslld $15, %xmm1 /* s15k_o_8_l = shl(fb_7) */
+	movdqa %xmm0, 704(%rsp) /* spill dbl_54 */
+	movdqa %xmm2, %xmm0 /* dbl_72 */
+	psrld $17, %xmm0 /* s15k_o_8_r = shr(dbl_72) */
+	por %xmm0, %xmm1 /* s15k_o_8 = or(s15k_o_8_l, s15k_o_8_r) */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm1 /* s15k_8 = and(s15k_o_8, modulus) */
+	paddd %xmm6, %xmm13 /* fb0_s_16 = add(s0k_8, s4k_8) */
+	movdqa %xmm13, %xmm0 /* fb0_s_16 */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm0 /* fb0_m_16 = and(fb0_s_16, modulus) */
+	psrld $31, %xmm13 /* fb0_c_16 = shr(fb0_s_16) */
+	paddd %xmm13, %xmm0 /* fb0_16 = add(fb0_m_16, fb0_c_16) */
+	paddd %xmm12, %xmm14 /* fb0_s_17 = add(s10k_8, s13k_8) */
+	movdqa %xmm14, %xmm6 /* fb0_s_17 */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm6 /* fb0_m_17 = and(fb0_s_17, modulus) */
+	psrld $31, %xmm14 /* fb0_c_17 = shr(fb0_s_17) */
+	paddd %xmm14, %xmm6 /* fb0_17 = add(fb0_m_17, fb0_c_17) */
+	paddd %xmm6, %xmm0 /* fb1_s_8 = add(fb0_16, fb0_17) */
+	movdqa %xmm0, %xmm6 /* fb1_s_8 */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm6 /* fb1_m_8 = and(fb1_s_8, modulus) */
+	psrld $31, %xmm0 /* fb1_c_8 = shr(fb1_s_8) */
+	paddd %xmm0, %xmm6 /* fb1_8 = add(fb1_m_8, fb1_c_8) */
+	paddd %xmm1, %xmm6 /* fb2_s_8 = add(fb1_8, s15k_8) */
+	movdqa %xmm6, %xmm0 /* fb2_s_8 */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm0 /* fb2_m_8 = and(fb2_s_8, modulus) */
+	psrld $31, %xmm6 /* fb2_c_8 = shr(fb2_s_8) */
+	paddd %xmm6, %xmm0 /* fb2_8 = add(fb2_m_8, fb2_c_8) */
+	paddd %xmm11, %xmm0 /* fb_s_8 = add(fb2_8, g0s8) */
+	movdqa %xmm0, %xmm1 /* fb_s_8 */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm1 /* fb_m_8 = and(fb_s_8, modulus) */
+	psrld $31, %xmm0 /* fb_c_8 = shr(fb_s_8) */
+	paddd %xmm0, %xmm1 /* fb_8 = add(fb_m_8, fb_c_8) */
+
+	/* Round 9, lanes 0..3: BR, F (Z out), LFSR feedback. */
+	movdqa %xmm1, %xmm0 /* fb_8 */
+	paddd %xmm1, %xmm0 /* dbl_81 = add(fb_8, fb_8) */
+	movdqa %xmm0, %xmm6 /* dbl_81 */
+	pand %xmm9, %xmm6 /* x0_9_b = and(dbl_81, high16) */
+	movdqa %xmm9, %xmm11 /* high16 */
+	pandn %xmm5, %xmm11 /* x0_9_a = andnot(high16, fb_7) */
+	por %xmm11, %xmm6 /* x0_9 = or(x0_9_b, x0_9_a) */
+	movdqa 608(%rsp), %xmm11 /* reload fb_4 */
+	movdqa %xmm11, %xmm12 /* fb_4 */
+	pslld $16, %xmm12 /* x1_9_l = shl(fb_4) */
+	movdqa %xmm10, %xmm13 /* dbl_27 */
+	psrld $16, %xmm13 /* x1_9_r = shr(dbl_27) */
+	por %xmm13, %xmm12 /* x1_9 = or(x1_9_l, x1_9_r) */
+	pxor %xmm15, %xmm6 /* x0r1_9 = xor(x0_9, r1_8) */
+	paddd %xmm7, %xmm6 /* w_9 = add(x0r1_9, r2_8) */
+	pxor 208(%rsp), %xmm6 /* z_9 = xor(w_9, x1) */
+	paddd %xmm12, %xmm15 /* w1_9 = add(r1_8, x1_9) */
+	pxor 256(%rsp), %xmm7 /* w2_9 = xor(r2_8, x1_5) */
+	movdqa %xmm15, %xmm13 /* w1_9 */
+	pslld $16, %xmm13 /* l1in_9_l = shl(w1_9) */
+	movdqa %xmm7, %xmm14 /* w2_9 */
+	psrld $16, %xmm14 /* l1in_9_r = shr(w2_9) */
+	por %xmm14, %xmm13 /* l1in_9 = or(l1in_9_l, l1in_9_r) */
+	movdqa %xmm13, %xmm14 /* l1in_9 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl24(%rip), %xmm14 /* ur24_9 = lookup16(l1in_9, rotl24) */
+	movdqa %xmm13, %xmm10 /* l1in_9 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl8(%rip), %xmm10 /* ur8_9 = lookup16(l1in_9, rotl8) */
+	movdqa %xmm6, 208(%rsp) /* spill z_9 */
+	movdqa %xmm13, %xmm6 /* l1in_9 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl16(%rip), %xmm6 /* ur16_9 = lookup16(l1in_9, rotl16) */
+	movdqa %xmm12, 32(%rsp) /* spill x1_9 */
+	movdqa %xmm13, %xmm12 /* l1in_9 */
+	pxor %xmm10, %xmm12 /* ug_acc_9 = xor(l1in_9, ur8_9) */
+	pxor %xmm6, %xmm12 /* ug_9 = xor(ug_acc_9, ur16_9) */
+	movdqa %xmm12, %xmm6 /* ug_9 */
+	pslld $2, %xmm6 /* ur2_9_l = shl(ug_9) */
+	psrld $30, %xmm12 /* ur2_9_r = shr(ug_9) */
+	por %xmm12, %xmm6 /* ur2_9 = or(ur2_9_l, ur2_9_r) */
+	pxor %xmm14, %xmm13 /* u_acc_9 = xor(l1in_9, ur24_9) */
+	pxor %xmm6, %xmm13 /* u_9 = xor(u_acc_9, ur2_9) */
+	pslld $16, %xmm7 /* l2in_9_l = shl(w2_9) */
+	psrld $16, %xmm15 /* l2in_9_r = shr(w1_9) */
+	por %xmm15, %xmm7 /* l2in_9 = or(l2in_9_l, l2in_9_r) */
+	movdqa %xmm7, %xmm6 /* l2in_9 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl8(%rip), %xmm6 /* vr8_9 = lookup16(l2in_9, rotl8) */
+	movdqa %xmm7, %xmm10 /* l2in_9 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl16(%rip), %xmm10 /* vr16_9 = lookup16(l2in_9, rotl16) */
+	movdqa %xmm7, %xmm12 /* l2in_9 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl24(%rip), %xmm12 /* vr24_9 = lookup16(l2in_9, rotl24) */
+	movdqa %xmm6, %xmm14 /* vr8_9 */
+	pxor %xmm10, %xmm14 /* vg_acc_9 = xor(vr8_9, vr16_9) */
+	pxor %xmm12, %xmm14 /* vg_9 = xor(vg_acc_9, vr24_9) */
+	movdqa %xmm14, %xmm10 /* vg_9 */
+	pslld $6, %xmm10 /* vr6_9_l = shl(vg_9) */
+	psrld $26, %xmm14 /* vr6_9_r = shr(vg_9) */
+	por %xmm14, %xmm10 /* vr6_9 = or(vr6_9_l, vr6_9_r) */
+	pxor %xmm6, %xmm7 /* v_acc_9 = xor(l2in_9, vr8_9) */
+	pxor %xmm10, %xmm7 /* v_9 = xor(v_acc_9, vr6_9) */
+	movdqa %xmm7, %xmm6 /* v_9 */
+	psrlw $8, %xmm6 /* sb_in_x_sh_9 = shr(v_9) */
+	movdqa %xmm13, %xmm10 /* u_9 */
+	pand %xmm8, %xmm10 /* sb_in_x_9_b = and(u_9, odd_bytes) */
+	movdqa %xmm8, %xmm12 /* odd_bytes */
+	pandn %xmm6, %xmm12 /* sb_in_x_9_a = andnot(odd_bytes, sb_in_x_sh_9) */
+	por %xmm12, %xmm10 /* sb_in_x_9 = or(sb_in_x_9_b, sb_in_x_9_a) */
+	movdqa %xmm10, %xmm6 /* sb_in_x_9 */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm6 /* sb_s0_xl_9 = and(sb_in_x_9, nibble_mask) */
+	psrlw $4, %xmm10 /* sb_s0_xs_9 = shr(sb_in_x_9) */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm10 /* sb_s0_xh_9 = and(sb_s0_xs_9, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_s0_p1(%rip), %xmm12 /* s0_p1 = const() */
+	movdqa %xmm12, %xmm14 /* s0_p1 */
+	pshufb %xmm6, %xmm14 /* sb_s0_p1_9 = lookup16(s0_p1, sb_s0_xl_9) */
+	pxor %xmm10, %xmm14 /* sb_s0_t_9 = xor(sb_s0_p1_9, sb_s0_xh_9) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_s0_p2(%rip), %xmm10 /* s0_p2 = const() */
+	movdqa %xmm10, %xmm15 /* s0_p2 */
+	pshufb %xmm14, %xmm15 /* sb_s0_p2_9 = lookup16(s0_p2, sb_s0_t_9) */
+	pxor %xmm6, %xmm15 /* sb_s0_ol_9 = xor(sb_s0_p2_9, sb_s0_xl_9) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_s0_p3_rot(%rip), %xmm6 /* s0_p3_rot = const() */
+	movdqa %xmm6, %xmm11 /* s0_p3_rot */
+	pshufb %xmm15, %xmm11 /* sb_s0_p3_9 = lookup16(s0_p3_rot, sb_s0_ol_9) */
+	paddb %xmm14, %xmm14 /* sb_s0_t2_9 = add(sb_s0_t_9, sb_s0_t_9) */
+	pxor %xmm14, %xmm11 /* sb_s0_9 = xor(sb_s0_p3_9, sb_s0_t2_9) */
+	psllw $8, %xmm13 /* sb_in_y_sh_9 = shl(u_9) */
+	pand %xmm8, %xmm13 /* sb_in_y_9_b = and(sb_in_y_sh_9, odd_bytes) */
+	movdqa %xmm8, %xmm14 /* odd_bytes */
+	pandn %xmm7, %xmm14 /* sb_in_y_9_a = andnot(odd_bytes, v_9) */
+	por %xmm14, %xmm13 /* sb_in_y_9 = or(sb_in_y_9_b, sb_in_y_9_a) */
+	movdqa %xmm13, %xmm7 /* sb_in_y_9 */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm7 /* sb_in_y_9_lo = and(sb_in_y_9, nibble_mask) */
+	psrlw $4, %xmm13 /* sb_in_y_9_sh = shr(sb_in_y_9) */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm13 /* sb_in_y_9_hi = and(sb_in_y_9_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_tbl_lo(%rip), %xmm14 /* tbl_lo = const() */
+	movdqa %xmm14, %xmm15 /* tbl_lo */
+	pshufb %xmm7, %xmm15 /* sb_s1_k_9_l = lookup16(tbl_lo, sb_in_y_9_lo) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_tbl_hi(%rip), %xmm7 /* tbl_hi = const() */
+	movdqa %xmm7, %xmm14 /* tbl_hi */
+	pshufb %xmm13, %xmm14 /* sb_s1_k_9_h = lookup16(tbl_hi, sb_in_y_9_hi) */
+	pxor %xmm14, %xmm15 /* sb_s1_k_9 = xor(sb_s1_k_9_l, sb_s1_k_9_h) */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_inv_shift_rows(%rip), %xmm15 /* sb_s1_9_sr = lookup16(sb_s1_k_9, inv_shift_rows) */
+	aesenclast .Lzuc_lanes_ssse3_aesni_3_aes_cancel_key(%rip), %xmm15 /* sb_s1_9_aes = aesenclast(sb_s1_9_sr, aes_cancel_key) */
+	movdqa %xmm15, %xmm13 /* sb_s1_9_aes */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm13 /* sb_s1_9_aes_lo = and(sb_s1_9_aes, nibble_mask) */
+	psrlw $4, %xmm15 /* sb_s1_9_aes_sh = shr(sb_s1_9_aes) */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm15 /* sb_s1_9_aes_hi = and(sb_s1_9_aes_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_tbl_lo_1(%rip), %xmm14 /* tbl_lo_1 = const() */
+	movdqa %xmm14, %xmm7 /* tbl_lo_1 */
+	pshufb %xmm13, %xmm7 /* sb_s1_9_l = lookup16(tbl_lo_1, sb_s1_9_aes_lo) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_tbl_hi_1(%rip), %xmm13 /* tbl_hi_1 = const() */
+	movdqa %xmm13, %xmm14 /* tbl_hi_1 */
+	pshufb %xmm15, %xmm14 /* sb_s1_9_h = lookup16(tbl_hi_1, sb_s1_9_aes_hi) */
+	pxor %xmm14, %xmm7 /* sb_s1_9 = xor(sb_s1_9_l, sb_s1_9_h) */
+	movdqa %xmm7, %xmm14 /* sb_s1_9 */
+	psrlw $8, %xmm14 /* r1_sh_9 = shr(sb_s1_9) */
+	movdqa %xmm11, %xmm15 /* sb_s0_9 */
+	pand %xmm8, %xmm15 /* r1_9_b = and(sb_s0_9, odd_bytes) */
+	movdqa %xmm8, %xmm13 /* odd_bytes */
+	pandn %xmm14, %xmm13 /* r1_9_a = andnot(odd_bytes, r1_sh_9) */
+	por %xmm13, %xmm15 /* r1_9 = or(r1_9_b, r1_9_a) */
+	psllw $8, %xmm11 /* r2_sh_9 = shl(sb_s0_9) */
+	pand %xmm8, %xmm11 /* r2_9_b = and(r2_sh_9, odd_bytes) */
+	movdqa %xmm8, %xmm13 /* odd_bytes */
+	pandn %xmm7, %xmm13 /* r2_9_a = andnot(odd_bytes, sb_s1_9) */
+	por %xmm13, %xmm11 /* r2_9 = or(r2_9_b, r2_9_a) */
+	movdqa 96(%rsp), %xmm7 /* reload g0s9 */
+	movdqa %xmm7, %xmm13 /* g0s9 */
+	pslld $8, %xmm13 /* s0k_o_9_l = shl(g0s9) */
+	movdqa 112(%rsp), %xmm14 /* reload dbl_1 */
+	psrld $24, %xmm14 /* s0k_o_9_r = shr(dbl_1) */
+	por %xmm14, %xmm13 /* s0k_o_9 = or(s0k_o_9_l, s0k_o_9_r) */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm13 /* s0k_9 = and(s0k_o_9, modulus) */
+	movdqa 288(%rsp), %xmm14 /* reload g0s13 */
+	movdqa %xmm14, %xmm6 /* g0s13 */
+	pslld $20, %xmm6 /* s4k_o_9_l = shl(g0s13) */
+	movdqa 272(%rsp), %xmm14 /* reload dbl_7 */
+	movdqa %xmm14, %xmm10 /* dbl_7 */
+	psrld $12, %xmm10 /* s4k_o_9_r = shr(dbl_7) */
+	por %xmm10, %xmm6 /* s4k_o_9 = or(s4k_o_9_l, s4k_o_9_r) */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm6 /* s4k_9 = and(s4k_o_9, modulus) */
+	movdqa 512(%rsp), %xmm10 /* reload fb_3 */
+	movdqa %xmm10, %xmm14 /* fb_3 */
+	pslld $21, %xmm14 /* s10k_o_9_l = shl(fb_3) */
+	movdqa 672(%rsp), %xmm10 /* reload dbl_36 */
+	movdqa %xmm10, %xmm12 /* dbl_36 */
+	psrld $11, %xmm12 /* s10k_o_9_r = shr(dbl_36) */
+	por %xmm12, %xmm14 /* s10k_o_9 = or(s10k_o_9_l, s10k_o_9_r) */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm14 /* s10k_9 = and(s10k_o_9, modulus) */
+	movdqa %xmm4, %xmm12 /* fb_6 */
+	pslld $17, %xmm12 /* s13k_o_9_l = shl(fb_6) */
+	movdqa %xmm4, 112(%rsp) /* spill fb_6 */
+	movdqa %xmm3, %xmm4 /* dbl_63 */
+	psrld $15, %xmm4 /* s13k_o_9_r = shr(dbl_63) */
+	por %xmm4, %xmm12 /* s13k_o_9 = or(s13k_o_9_l, s13k_o_9_r) */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm12 /* s13k_9 = and(s13k_o_9, modulus) */
+	movdqa %xmm1, %xmm4 /* fb_8 */
+	pslld $15, %xmm4 /* s15k_o_9_l = shl(fb_8) */
+	movdqa %xmm3, 720(%rsp) /* spill dbl_63 */
+	movdqa %xmm0, %xmm3 /* dbl_81 */
+	psrld $17, %xmm3 /* s15k_o_9_r = shr(dbl_81) */
+	por %xmm3, %xmm4 /* s15k_o_9 = or(s15k_o_9_l, s15k_o_9_r) */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm4 /* s15k_9 = and(s15k_o_9, modulus) */
+	paddd %xmm6, %xmm13 /* fb0_s_18 = add(s0k_9, s4k_9) */
+	movdqa %xmm13, %xmm3 /* fb0_s_18 */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm3 /* fb0_m_18 = and(fb0_s_18, modulus) */
+	psrld $31, %xmm13 /* fb0_c_18 = shr(fb0_s_18) */
+	paddd %xmm13, %xmm3 /* fb0_18 = add(fb0_m_18, fb0_c_18) */
+	paddd %xmm12, %xmm14 /* fb0_s_19 = add(s10k_9, s13k_9) */
+	movdqa %xmm14, %xmm6 /* fb0_s_19 */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm6 /* fb0_m_19 = and(fb0_s_19, modulus) */
+	psrld $31, %xmm14 /* fb0_c_19 = shr(fb0_s_19) */
+	paddd %xmm14, %xmm6 /* fb0_19 = add(fb0_m_19, fb0_c_19) */
+	paddd %xmm6, %xmm3 /* fb1_s_9 = add(fb0_18, fb0_19) */
+	movdqa %xmm3, %xmm6 /* fb1_s_9 */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm6 /* fb1_m_9 = and(fb1_s_9, modulus) */
+	psrld $31, %xmm3 /* fb1_c_9 = shr(fb1_s_9) */
+	paddd %xmm3, %xmm6 /* fb1_9 = add(fb1_m_9, fb1_c_9) */
+	paddd %xmm4, %xmm6 /* fb2_s_9 = add(fb1_9, s15k_9) */
+	movdqa %xmm6, %xmm3 /* fb2_s_9 */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm3 /* fb2_m_9 = and(fb2_s_9, modulus) */
+	psrld $31, %xmm6 /* fb2_c_9 = shr(fb2_s_9) */
+	paddd %xmm6, %xmm3 /* fb2_9 = add(fb2_m_9, fb2_c_9) */
+	paddd %xmm7, %xmm3 /* fb_s_9 = add(fb2_9, g0s9) */
+	movdqa %xmm3, %xmm4 /* fb_s_9 */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm4 /* fb_m_9 = and(fb_s_9, modulus) */
+	psrld $31, %xmm3 /* fb_c_9 = shr(fb_s_9) */
+	paddd %xmm3, %xmm4 /* fb_9 = add(fb_m_9, fb_c_9) */
+
+	/* Round 10, lanes 0..3: BR, F (Z out), LFSR feedback. */
+	movdqa %xmm4, %xmm3 /* fb_9 */
+	paddd %xmm4, %xmm3 /* dbl_90 = add(fb_9, fb_9) */
+	movdqa %xmm3, %xmm6 /* dbl_90 */
+	pand %xmm9, %xmm6 /* x0_10_b = and(dbl_90, high16) */
+	movdqa %xmm9, %xmm7 /* high16 */
+	pandn %xmm1, %xmm7 /* x0_10_a = andnot(high16, fb_8) */
+	por %xmm7, %xmm6 /* x0_10 = or(x0_10_b, x0_10_a) */
+	movdqa 224(%rsp), %xmm7 /* reload fb_5 */
+	movdqa %xmm7, %xmm12 /* fb_5 */
+	pslld $16, %xmm12 /* x1_10_l = shl(fb_5) */
+	movdqa %xmm10, %xmm13 /* dbl_36 */
+	psrld $16, %xmm13 /* x1_10_r = shr(dbl_36) */
+	por %xmm13, %xmm12 /* x1_10 = or(x1_10_l, x1_10_r) */
+	pxor %xmm15, %xmm6 /* x0r1_10 = xor(x0_10, r1_9) */
+	paddd %xmm11, %xmm6 /* w_10 = add(x0r1_10, r2_9) */
+	pxor 368(%rsp), %xmm6 /* z_10 = xor(w_10, x1_1) */
+	paddd %xmm12, %xmm15 /* w1_10 = add(r1_9, x1_10) */
+	pxor 544(%rsp), %xmm11 /* w2_10 = xor(r2_9, x1_6) */
+	movdqa %xmm15, %xmm13 /* w1_10 */
+	pslld $16, %xmm13 /* l1in_10_l = shl(w1_10) */
+	movdqa %xmm11, %xmm14 /* w2_10 */
+	psrld $16, %xmm14 /* l1in_10_r = shr(w2_10) */
+	por %xmm14, %xmm13 /* l1in_10 = or(l1in_10_l, l1in_10_r) */
+	movdqa %xmm13, %xmm14 /* l1in_10 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl24(%rip), %xmm14 /* ur24_10 = lookup16(l1in_10, rotl24) */
+	movdqa %xmm13, %xmm10 /* l1in_10 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl8(%rip), %xmm10 /* ur8_10 = lookup16(l1in_10, rotl8) */
+	movdqa %xmm6, 368(%rsp) /* spill z_10 */
+	movdqa %xmm13, %xmm6 /* l1in_10 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl16(%rip), %xmm6 /* ur16_10 = lookup16(l1in_10, rotl16) */
+	movdqa %xmm12, 96(%rsp) /* spill x1_10 */
+	movdqa %xmm13, %xmm12 /* l1in_10 */
+	pxor %xmm10, %xmm12 /* ug_acc_10 = xor(l1in_10, ur8_10) */
+	pxor %xmm6, %xmm12 /* ug_10 = xor(ug_acc_10, ur16_10) */
+	movdqa %xmm12, %xmm6 /* ug_10 */
+	pslld $2, %xmm6 /* ur2_10_l = shl(ug_10) */
+	psrld $30, %xmm12 /* ur2_10_r = shr(ug_10) */
+	por %xmm12, %xmm6 /* ur2_10 = or(ur2_10_l, ur2_10_r) */
+	pxor %xmm14, %xmm13 /* u_acc_10 = xor(l1in_10, ur24_10) */
+	pxor %xmm6, %xmm13 /* u_10 = xor(u_acc_10, ur2_10) */
+	pslld $16, %xmm11 /* l2in_10_l = shl(w2_10) */
+	psrld $16, %xmm15 /* l2in_10_r = shr(w1_10) */
+	por %xmm15, %xmm11 /* l2in_10 = or(l2in_10_l, l2in_10_r) */
+	movdqa %xmm11, %xmm6 /* l2in_10 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl8(%rip), %xmm6 /* vr8_10 = lookup16(l2in_10, rotl8) */
+	movdqa %xmm11, %xmm10 /* l2in_10 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl16(%rip), %xmm10 /* vr16_10 = lookup16(l2in_10, rotl16) */
+	movdqa %xmm11, %xmm12 /* l2in_10 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl24(%rip), %xmm12 /* vr24_10 = lookup16(l2in_10, rotl24) */
+	movdqa %xmm6, %xmm14 /* vr8_10 */
+	pxor %xmm10, %xmm14 /* vg_acc_10 = xor(vr8_10, vr16_10) */
+	pxor %xmm12, %xmm14 /* vg_10 = xor(vg_acc_10, vr24_10) */
+	movdqa %xmm14, %xmm10 /* vg_10 */
+	pslld $6, %xmm10 /* vr6_10_l = shl(vg_10) */
+	psrld $26, %xmm14 /* vr6_10_r = shr(vg_10) */
+	por %xmm14, %xmm10 /* vr6_10 = or(vr6_10_l, vr6_10_r) */
+	pxor %xmm6, %xmm11 /* v_acc_10 = xor(l2in_10, vr8_10) */
+	pxor %xmm10, %xmm11 /* v_10 = xor(v_acc_10, vr6_10) */
+	movdqa %xmm11, %xmm6 /* v_10 */
+	psrlw $8, %xmm6 /* sb_in_x_sh_10 = shr(v_10) */
+	movdqa %xmm13, %xmm10 /* u_10 */
+	pand %xmm8, %xmm10 /* sb_in_x_10_b = and(u_10, odd_bytes) */
+	movdqa %xmm8, %xmm12 /* odd_bytes */
+	pandn %xmm6, %xmm12 /* sb_in_x_10_a = andnot(odd_bytes, sb_in_x_sh_10) */
+	por %xmm12, %xmm10 /* sb_in_x_10 = or(sb_in_x_10_b, sb_in_x_10_a) */
+	movdqa %xmm10, %xmm6 /* sb_in_x_10 */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm6 /* sb_s0_xl_10 = and(sb_in_x_10, nibble_mask) */
+	psrlw $4, %xmm10 /* sb_s0_xs_10 = shr(sb_in_x_10) */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm10 /* sb_s0_xh_10 = and(sb_s0_xs_10, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_s0_p1(%rip), %xmm12 /* s0_p1 = const() */
+	movdqa %xmm12, %xmm14 /* s0_p1 */
+	pshufb %xmm6, %xmm14 /* sb_s0_p1_10 = lookup16(s0_p1, sb_s0_xl_10) */
+	pxor %xmm10, %xmm14 /* sb_s0_t_10 = xor(sb_s0_p1_10, sb_s0_xh_10) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_s0_p2(%rip), %xmm10 /* s0_p2 = const() */
+	movdqa %xmm10, %xmm15 /* s0_p2 */
+	pshufb %xmm14, %xmm15 /* sb_s0_p2_10 = lookup16(s0_p2, sb_s0_t_10) */
+	pxor %xmm6, %xmm15 /* sb_s0_ol_10 = xor(sb_s0_p2_10, sb_s0_xl_10) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_s0_p3_rot(%rip), %xmm6 /* s0_p3_rot = const() */
+	movdqa %xmm6, %xmm7 /* s0_p3_rot */
+	pshufb %xmm15, %xmm7 /* sb_s0_p3_10 = lookup16(s0_p3_rot, sb_s0_ol_10) */
+	paddb %xmm14, %xmm14 /* sb_s0_t2_10 = add(sb_s0_t_10, sb_s0_t_10) */
+	pxor %xmm14, %xmm7 /* sb_s0_10 = xor(sb_s0_p3_10, sb_s0_t2_10) */
+	psllw $8, %xmm13 /* sb_in_y_sh_10 = shl(u_10) */
+	pand %xmm8, %xmm13 /* sb_in_y_10_b = and(sb_in_y_sh_10, odd_bytes) */
+	movdqa %xmm8, %xmm14 /* odd_bytes */
+	pandn %xmm11, %xmm14 /* sb_in_y_10_a = andnot(odd_bytes, v_10) */
+	por %xmm14, %xmm13 /* sb_in_y_10 = or(sb_in_y_10_b, sb_in_y_10_a) */
+	movdqa %xmm13, %xmm11 /* sb_in_y_10 */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm11 /* sb_in_y_10_lo = and(sb_in_y_10, nibble_mask) */
+	psrlw $4, %xmm13 /* sb_in_y_10_sh = shr(sb_in_y_10) */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm13 /* sb_in_y_10_hi = and(sb_in_y_10_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_tbl_lo(%rip), %xmm14 /* tbl_lo = const() */
+	movdqa %xmm14, %xmm15 /* tbl_lo */
+	pshufb %xmm11, %xmm15 /* sb_s1_k_10_l = lookup16(tbl_lo, sb_in_y_10_lo) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_tbl_hi(%rip), %xmm11 /* tbl_hi = const() */
+	movdqa %xmm11, %xmm14 /* tbl_hi */
+	pshufb %xmm13, %xmm14 /* sb_s1_k_10_h = lookup16(tbl_hi, sb_in_y_10_hi) */
+	pxor %xmm14, %xmm15 /* sb_s1_k_10 = xor(sb_s1_k_10_l, sb_s1_k_10_h) */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_inv_shift_rows(%rip), %xmm15 /* sb_s1_10_sr = lookup16(sb_s1_k_10, inv_shift_rows) */
+	aesenclast .Lzuc_lanes_ssse3_aesni_3_aes_cancel_key(%rip), %xmm15 /* sb_s1_10_aes = aesenclast(sb_s1_10_sr, aes_cancel_key) */
+	movdqa %xmm15, %xmm13 /* sb_s1_10_aes */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm13 /* sb_s1_10_aes_lo = and(sb_s1_10_aes, nibble_mask) */
+	psrlw $4, %xmm15 /* sb_s1_10_aes_sh = shr(sb_s1_10_aes) */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm15 /* sb_s1_10_aes_hi = and(sb_s1_10_aes_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_tbl_lo_1(%rip), %xmm14 /* tbl_lo_1 = const() */
+	movdqa %xmm14, %xmm11 /* tbl_lo_1 */
+	pshufb %xmm13, %xmm11 /* sb_s1_10_l = lookup16(tbl_lo_1, sb_s1_10_aes_lo) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_tbl_hi_1(%rip), %xmm13 /* tbl_hi_1 = const() */
+	movdqa %xmm13, %xmm14 /* tbl_hi_1 */
+	pshufb %xmm15, %xmm14 /* sb_s1_10_h = lookup16(tbl_hi_1, sb_s1_10_aes_hi) */
+	pxor %xmm14, %xmm11 /* sb_s1_10 = xor(sb_s1_10_l, sb_s1_10_h) */
+	movdqa %xmm11, %xmm14 /* sb_s1_10 */
+	psrlw $8, %xmm14 /* r1_sh_10 = shr(sb_s1_10) */
+	movdqa %xmm7, %xmm15 /* sb_s0_10 */
+	pand %xmm8, %xmm15 /* r1_10_b = and(sb_s0_10, odd_bytes) */
+	movdqa %xmm8, %xmm13 /* odd_bytes */
+	pandn %xmm14, %xmm13 /* r1_10_a = andnot(odd_bytes, r1_sh_10) */
+	por %xmm13, %xmm15 /* r1_10 = or(r1_10_b, r1_10_a) */
+	psllw $8, %xmm7 /* r2_sh_10 = shl(sb_s0_10) */
+	pand %xmm8, %xmm7 /* r2_10_b = and(r2_sh_10, odd_bytes) */
+	movdqa %xmm8, %xmm13 /* odd_bytes */
+	pandn %xmm11, %xmm13 /* r2_10_a = andnot(odd_bytes, sb_s1_10) */
+	por %xmm13, %xmm7 /* r2_10 = or(r2_10_b, r2_10_a) */
+	movdqa 240(%rsp), %xmm11 /* reload g0s10 */
+	movdqa %xmm11, %xmm13 /* g0s10 */
+	pslld $8, %xmm13 /* s0k_o_10_l = shl(g0s10) */
+	movdqa 304(%rsp), %xmm14 /* reload dbl_6 */
+	psrld $24, %xmm14 /* s0k_o_10_r = shr(dbl_6) */
+	por %xmm14, %xmm13 /* s0k_o_10 = or(s0k_o_10_l, s0k_o_10_r) */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm13 /* s0k_10 = and(s0k_o_10, modulus) */
+	movdqa 144(%rsp), %xmm14 /* reload g0s14 */
+	movdqa %xmm14, %xmm6 /* g0s14 */
+	pslld $20, %xmm6 /* s4k_o_10_l = shl(g0s14) */
+	movdqa 416(%rsp), %xmm14 /* reload dbl_16 */
+	movdqa %xmm14, %xmm10 /* dbl_16 */
+	psrld $12, %xmm10 /* s4k_o_10_r = shr(dbl_16) */
+	por %xmm10, %xmm6 /* s4k_o_10 = or(s4k_o_10_l, s4k_o_10_r) */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm6 /* s4k_10 = and(s4k_o_10, modulus) */
+	movdqa 608(%rsp), %xmm10 /* reload fb_4 */
+	movdqa %xmm10, %xmm14 /* fb_4 */
+	pslld $21, %xmm14 /* s10k_o_10_l = shl(fb_4) */
+	movdqa 688(%rsp), %xmm10 /* reload dbl_45 */
+	movdqa %xmm10, %xmm12 /* dbl_45 */
+	psrld $11, %xmm12 /* s10k_o_10_r = shr(dbl_45) */
+	por %xmm12, %xmm14 /* s10k_o_10 = or(s10k_o_10_l, s10k_o_10_r) */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm14 /* s10k_10 = and(s10k_o_10, modulus) */
+	movdqa %xmm5, %xmm12 /* fb_7 */
+	pslld $17, %xmm12 /* s13k_o_10_l = shl(fb_7) */
+	movdqa %xmm5, 304(%rsp) /* spill fb_7 */
+	movdqa %xmm2, %xmm5 /* dbl_72 */
+	psrld $15, %xmm5 /* s13k_o_10_r = shr(dbl_72) */
+	por %xmm5, %xmm12 /* s13k_o_10 = or(s13k_o_10_l, s13k_o_10_r) */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm12 /* s13k_10 = and(s13k_o_10, modulus) */
+	movdqa %xmm4, %xmm5 /* fb_9 */
+	pslld $15, %xmm5 /* s15k_o_10_l = shl(fb_9) */
+	movdqa %xmm2, 736(%rsp) /* spill dbl_72 */
+	movdqa %xmm3, %xmm2 /* dbl_90 */
+	psrld $17, %xmm2 /* s15k_o_10_r = shr(dbl_90) */
+	por %xmm2, %xmm5 /* s15k_o_10 = or(s15k_o_10_l, s15k_o_10_r) */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm5 /* s15k_10 = and(s15k_o_10, modulus) */
+	paddd %xmm6, %xmm13 /* fb0_s_20 = add(s0k_10, s4k_10) */
+	movdqa %xmm13, %xmm2 /* fb0_s_20 */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm2 /* fb0_m_20 = and(fb0_s_20, modulus) */
+	psrld $31, %xmm13 /* fb0_c_20 = shr(fb0_s_20) */
+	paddd %xmm13, %xmm2 /* fb0_20 = add(fb0_m_20, fb0_c_20) */
+	paddd %xmm12, %xmm14 /* fb0_s_21 = add(s10k_10, s13k_10) */
+	movdqa %xmm14, %xmm6 /* fb0_s_21 */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm6 /* fb0_m_21 = and(fb0_s_21, modulus) */
+	psrld $31, %xmm14 /* fb0_c_21 = shr(fb0_s_21) */
+	paddd %xmm14, %xmm6 /* fb0_21 = add(fb0_m_21, fb0_c_21) */
+	paddd %xmm6, %xmm2 /* fb1_s_10 = add(fb0_20, fb0_21) */
+	movdqa %xmm2, %xmm6 /* fb1_s_10 */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm6 /* fb1_m_10 = and(fb1_s_10, modulus) */
+	psrld $31, %xmm2 /* fb1_c_10 = shr(fb1_s_10) */
+	paddd %xmm2, %xmm6 /* fb1_10 = add(fb1_m_10, fb1_c_10) */
+	paddd %xmm5, %xmm6 /* fb2_s_10 = add(fb1_10, s15k_10) */
+	movdqa %xmm6, %xmm2 /* fb2_s_10 */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm2 /* fb2_m_10 = and(fb2_s_10, modulus) */
+	psrld $31, %xmm6 /* fb2_c_10 = shr(fb2_s_10) */
+	paddd %xmm6, %xmm2 /* fb2_10 = add(fb2_m_10, fb2_c_10) */
+	paddd %xmm11, %xmm2 /* fb_s_10 = add(fb2_10, g0s10) */
+	movdqa %xmm2, %xmm5 /* fb_s_10 */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm5 /* fb_m_10 = and(fb_s_10, modulus) */
+	psrld $31, %xmm2 /* fb_c_10 = shr(fb_s_10) */
+	paddd %xmm2, %xmm5 /* fb_10 = add(fb_m_10, fb_c_10) */
+
+	/* Round 11, lanes 0..3: BR, F (Z out), LFSR feedback. */
+	movdqa %xmm5, %xmm2 /* fb_10 */
+	paddd %xmm5, %xmm2 /* dbl_99 = add(fb_10, fb_10) */
+	movdqa %xmm2, %xmm6 /* dbl_99 */
+	pand %xmm9, %xmm6 /* x0_11_b = and(dbl_99, high16) */
+	movdqa %xmm9, %xmm11 /* high16 */
+	pandn %xmm4, %xmm11 /* x0_11_a = andnot(high16, fb_9) */
+	por %xmm11, %xmm6 /* x0_11 = or(x0_11_b, x0_11_a) */
+	movdqa 112(%rsp), %xmm11 /* reload fb_6 */
+	movdqa %xmm11, %xmm12 /* fb_6 */
+	pslld $16, %xmm12 /* x1_11_l = shl(fb_6) */
+	psrld $16, %xmm10 /* x1_11_r = shr(dbl_45) */
+	por %xmm10, %xmm12 /* x1_11 = or(x1_11_l, x1_11_r) */
+	pxor %xmm15, %xmm6 /* x0r1_11 = xor(x0_11, r1_10) */
+	paddd %xmm7, %xmm6 /* w_11 = add(x0r1_11, r2_10) */
+	pxor 496(%rsp), %xmm6 /* z_11 = xor(w_11, x1_2) */
+	paddd %xmm12, %xmm15 /* w1_11 = add(r1_10, x1_11) */
+	pxor 48(%rsp), %xmm7 /* w2_11 = xor(r2_10, x1_7) */
+	movdqa %xmm15, %xmm10 /* w1_11 */
+	pslld $16, %xmm10 /* l1in_11_l = shl(w1_11) */
+	movdqa %xmm7, %xmm13 /* w2_11 */
+	psrld $16, %xmm13 /* l1in_11_r = shr(w2_11) */
+	por %xmm13, %xmm10 /* l1in_11 = or(l1in_11_l, l1in_11_r) */
+	movdqa %xmm10, %xmm13 /* l1in_11 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl24(%rip), %xmm13 /* ur24_11 = lookup16(l1in_11, rotl24) */
+	movdqa %xmm10, %xmm14 /* l1in_11 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl8(%rip), %xmm14 /* ur8_11 = lookup16(l1in_11, rotl8) */
+	movdqa %xmm6, 48(%rsp) /* spill z_11 */
+	movdqa %xmm10, %xmm6 /* l1in_11 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl16(%rip), %xmm6 /* ur16_11 = lookup16(l1in_11, rotl16) */
+	movdqa %xmm12, 496(%rsp) /* spill x1_11 */
+	movdqa %xmm10, %xmm12 /* l1in_11 */
+	pxor %xmm14, %xmm12 /* ug_acc_11 = xor(l1in_11, ur8_11) */
+	pxor %xmm6, %xmm12 /* ug_11 = xor(ug_acc_11, ur16_11) */
+	movdqa %xmm12, %xmm6 /* ug_11 */
+	pslld $2, %xmm6 /* ur2_11_l = shl(ug_11) */
+	psrld $30, %xmm12 /* ur2_11_r = shr(ug_11) */
+	por %xmm12, %xmm6 /* ur2_11 = or(ur2_11_l, ur2_11_r) */
+	pxor %xmm13, %xmm10 /* u_acc_11 = xor(l1in_11, ur24_11) */
+	pxor %xmm6, %xmm10 /* u_11 = xor(u_acc_11, ur2_11) */
+	pslld $16, %xmm7 /* l2in_11_l = shl(w2_11) */
+	psrld $16, %xmm15 /* l2in_11_r = shr(w1_11) */
+	por %xmm15, %xmm7 /* l2in_11 = or(l2in_11_l, l2in_11_r) */
+	movdqa %xmm7, %xmm6 /* l2in_11 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl8(%rip), %xmm6 /* vr8_11 = lookup16(l2in_11, rotl8) */
+	movdqa %xmm7, %xmm12 /* l2in_11 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl16(%rip), %xmm12 /* vr16_11 = lookup16(l2in_11, rotl16) */
+	movdqa %xmm7, %xmm13 /* l2in_11 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl24(%rip), %xmm13 /* vr24_11 = lookup16(l2in_11, rotl24) */
+	movdqa %xmm6, %xmm14 /* vr8_11 */
+	pxor %xmm12, %xmm14 /* vg_acc_11 = xor(vr8_11, vr16_11) */
+	pxor %xmm13, %xmm14 /* vg_11 = xor(vg_acc_11, vr24_11) */
+	movdqa %xmm14, %xmm12 /* vg_11 */
+	pslld $6, %xmm12 /* vr6_11_l = shl(vg_11) */
+	psrld $26, %xmm14 /* vr6_11_r = shr(vg_11) */
+	por %xmm14, %xmm12 /* vr6_11 = or(vr6_11_l, vr6_11_r) */
+	pxor %xmm6, %xmm7 /* v_acc_11 = xor(l2in_11, vr8_11) */
+	pxor %xmm12, %xmm7 /* v_11 = xor(v_acc_11, vr6_11) */
+	movdqa %xmm7, %xmm6 /* v_11 */
+	psrlw $8, %xmm6 /* sb_in_x_sh_11 = shr(v_11) */
+	movdqa %xmm10, %xmm12 /* u_11 */
+	pand %xmm8, %xmm12 /* sb_in_x_11_b = and(u_11, odd_bytes) */
+	movdqa %xmm8, %xmm13 /* odd_bytes */
+	pandn %xmm6, %xmm13 /* sb_in_x_11_a = andnot(odd_bytes, sb_in_x_sh_11) */
+	por %xmm13, %xmm12 /* sb_in_x_11 = or(sb_in_x_11_b, sb_in_x_11_a) */
+	movdqa %xmm12, %xmm6 /* sb_in_x_11 */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm6 /* sb_s0_xl_11 = and(sb_in_x_11, nibble_mask) */
+	psrlw $4, %xmm12 /* sb_s0_xs_11 = shr(sb_in_x_11) */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm12 /* sb_s0_xh_11 = and(sb_s0_xs_11, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_s0_p1(%rip), %xmm13 /* s0_p1 = const() */
+	movdqa %xmm13, %xmm14 /* s0_p1 */
+	pshufb %xmm6, %xmm14 /* sb_s0_p1_11 = lookup16(s0_p1, sb_s0_xl_11) */
+	pxor %xmm12, %xmm14 /* sb_s0_t_11 = xor(sb_s0_p1_11, sb_s0_xh_11) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_s0_p2(%rip), %xmm12 /* s0_p2 = const() */
+	movdqa %xmm12, %xmm15 /* s0_p2 */
+	pshufb %xmm14, %xmm15 /* sb_s0_p2_11 = lookup16(s0_p2, sb_s0_t_11) */
+	pxor %xmm6, %xmm15 /* sb_s0_ol_11 = xor(sb_s0_p2_11, sb_s0_xl_11) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_s0_p3_rot(%rip), %xmm6 /* s0_p3_rot = const() */
+	movdqa %xmm6, %xmm11 /* s0_p3_rot */
+	pshufb %xmm15, %xmm11 /* sb_s0_p3_11 = lookup16(s0_p3_rot, sb_s0_ol_11) */
+	paddb %xmm14, %xmm14 /* sb_s0_t2_11 = add(sb_s0_t_11, sb_s0_t_11) */
+	pxor %xmm14, %xmm11 /* sb_s0_11 = xor(sb_s0_p3_11, sb_s0_t2_11) */
+	psllw $8, %xmm10 /* sb_in_y_sh_11 = shl(u_11) */
+	pand %xmm8, %xmm10 /* sb_in_y_11_b = and(sb_in_y_sh_11, odd_bytes) */
+	movdqa %xmm8, %xmm14 /* odd_bytes */
+	pandn %xmm7, %xmm14 /* sb_in_y_11_a = andnot(odd_bytes, v_11) */
+	por %xmm14, %xmm10 /* sb_in_y_11 = or(sb_in_y_11_b, sb_in_y_11_a) */
+	movdqa %xmm10, %xmm7 /* sb_in_y_11 */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm7 /* sb_in_y_11_lo = and(sb_in_y_11, nibble_mask) */
+	psrlw $4, %xmm10 /* sb_in_y_11_sh = shr(sb_in_y_11) */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm10 /* sb_in_y_11_hi = and(sb_in_y_11_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_tbl_lo(%rip), %xmm14 /* tbl_lo = const() */
+	movdqa %xmm14, %xmm15 /* tbl_lo */
+	pshufb %xmm7, %xmm15 /* sb_s1_k_11_l = lookup16(tbl_lo, sb_in_y_11_lo) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_tbl_hi(%rip), %xmm7 /* tbl_hi = const() */
+	movdqa %xmm7, %xmm14 /* tbl_hi */
+	pshufb %xmm10, %xmm14 /* sb_s1_k_11_h = lookup16(tbl_hi, sb_in_y_11_hi) */
+	pxor %xmm14, %xmm15 /* sb_s1_k_11 = xor(sb_s1_k_11_l, sb_s1_k_11_h) */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_inv_shift_rows(%rip), %xmm15 /* sb_s1_11_sr = lookup16(sb_s1_k_11, inv_shift_rows) */
+	aesenclast .Lzuc_lanes_ssse3_aesni_3_aes_cancel_key(%rip), %xmm15 /* sb_s1_11_aes = aesenclast(sb_s1_11_sr, aes_cancel_key) */
+	movdqa %xmm15, %xmm10 /* sb_s1_11_aes */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm10 /* sb_s1_11_aes_lo = and(sb_s1_11_aes, nibble_mask) */
+	psrlw $4, %xmm15 /* sb_s1_11_aes_sh = shr(sb_s1_11_aes) */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm15 /* sb_s1_11_aes_hi = and(sb_s1_11_aes_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_tbl_lo_1(%rip), %xmm14 /* tbl_lo_1 = const() */
+	movdqa %xmm14, %xmm7 /* tbl_lo_1 */
+	pshufb %xmm10, %xmm7 /* sb_s1_11_l = lookup16(tbl_lo_1, sb_s1_11_aes_lo) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_tbl_hi_1(%rip), %xmm10 /* tbl_hi_1 = const() */
+	movdqa %xmm10, %xmm14 /* tbl_hi_1 */
+	pshufb %xmm15, %xmm14 /* sb_s1_11_h = lookup16(tbl_hi_1, sb_s1_11_aes_hi) */
+	pxor %xmm14, %xmm7 /* sb_s1_11 = xor(sb_s1_11_l, sb_s1_11_h) */
+	movdqa %xmm7, %xmm14 /* sb_s1_11 */
+	psrlw $8, %xmm14 /* r1_sh_11 = shr(sb_s1_11) */
+	movdqa %xmm11, %xmm15 /* sb_s0_11 */
+	pand %xmm8, %xmm15 /* r1_11_b = and(sb_s0_11, odd_bytes) */
+	movdqa %xmm8, %xmm10 /* odd_bytes */
+	pandn %xmm14, %xmm10 /* r1_11_a = andnot(odd_bytes, r1_sh_11) */
+	por %xmm10, %xmm15 /* r1_11 = or(r1_11_b, r1_11_a) */
+	psllw $8, %xmm11 /* r2_sh_11 = shl(sb_s0_11) */
+	pand %xmm8, %xmm11 /* r2_11_b = and(r2_sh_11, odd_bytes) */
+	movdqa %xmm8, %xmm10 /* odd_bytes */
+	pandn %xmm7, %xmm10 /* r2_11_a = andnot(odd_bytes, sb_s1_11) */
+	por %xmm10, %xmm11 /* r2_11 = or(r2_11_b, r2_11_a) */
+	movdqa 384(%rsp), %xmm7 /* reload g0s11 */
+	movdqa %xmm7, %xmm10 /* g0s11 */
+	pslld $8, %xmm10 /* s0k_o_11_l = shl(g0s11) */
+	movdqa 16(%rsp), %xmm14 /* reload dbl_15 */
+	psrld $24, %xmm14 /* s0k_o_11_r = shr(dbl_15) */
+	por %xmm14, %xmm10 /* s0k_o_11 = or(s0k_o_11_l, s0k_o_11_r) */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm10 /* s0k_11 = and(s0k_o_11, modulus) */
+	movdqa 320(%rsp), %xmm14 /* reload g0s15 */
+	movdqa %xmm14, %xmm6 /* g0s15 */
+	pslld $20, %xmm6 /* s4k_o_11_l = shl(g0s15) */
+	movdqa 80(%rsp), %xmm14 /* reload dbl */
+	movdqa %xmm14, %xmm12 /* dbl */
+	psrld $12, %xmm12 /* s4k_o_11_r = shr(dbl) */
+	por %xmm12, %xmm6 /* s4k_o_11 = or(s4k_o_11_l, s4k_o_11_r) */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm6 /* s4k_11 = and(s4k_o_11, modulus) */
+	movdqa 224(%rsp), %xmm12 /* reload fb_5 */
+	movdqa %xmm12, %xmm14 /* fb_5 */
+	pslld $21, %xmm14 /* s10k_o_11_l = shl(fb_5) */
+	movdqa 704(%rsp), %xmm12 /* reload dbl_54 */
+	movdqa %xmm12, %xmm13 /* dbl_54 */
+	psrld $11, %xmm13 /* s10k_o_11_r = shr(dbl_54) */
+	por %xmm13, %xmm14 /* s10k_o_11 = or(s10k_o_11_l, s10k_o_11_r) */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm14 /* s10k_11 = and(s10k_o_11, modulus) */
+	movdqa %xmm1, %xmm13 /* fb_8 */
+	pslld $17, %xmm13 /* s13k_o_11_l = shl(fb_8) */
+	movdqa %xmm1, 16(%rsp) /* spill fb_8 */
+	movdqa %xmm0, %xmm1 /* dbl_81 */
+	psrld $15, %xmm1 /* s13k_o_11_r = shr(dbl_81) */
+	por %xmm1, %xmm13 /* s13k_o_11 = or(s13k_o_11_l, s13k_o_11_r) */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm13 /* s13k_11 = and(s13k_o_11, modulus) */
+	movdqa %xmm5, %xmm1 /* fb_10 */
+	pslld $15, %xmm1 /* s15k_o_11_l = shl(fb_10) */
+	movdqa %xmm0, 688(%rsp) /* spill dbl_81 */
+	movdqa %xmm2, %xmm0 /* dbl_99 */
+	psrld $17, %xmm0 /* s15k_o_11_r = shr(dbl_99) */
+	por %xmm0, %xmm1 /* s15k_o_11 = or(s15k_o_11_l, s15k_o_11_r) */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm1 /* s15k_11 = and(s15k_o_11, modulus) */
+	paddd %xmm6, %xmm10 /* fb0_s_22 = add(s0k_11, s4k_11) */
+	movdqa %xmm10, %xmm0 /* fb0_s_22 */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm0 /* fb0_m_22 = and(fb0_s_22, modulus) */
+	psrld $31, %xmm10 /* fb0_c_22 = shr(fb0_s_22) */
+	paddd %xmm10, %xmm0 /* fb0_22 = add(fb0_m_22, fb0_c_22) */
+	paddd %xmm13, %xmm14 /* fb0_s_23 = add(s10k_11, s13k_11) */
+	movdqa %xmm14, %xmm6 /* fb0_s_23 */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm6 /* fb0_m_23 = and(fb0_s_23, modulus) */
+	psrld $31, %xmm14 /* fb0_c_23 = shr(fb0_s_23) */
+	paddd %xmm14, %xmm6 /* fb0_23 = add(fb0_m_23, fb0_c_23) */
+	paddd %xmm6, %xmm0 /* fb1_s_11 = add(fb0_22, fb0_23) */
+	movdqa %xmm0, %xmm6 /* fb1_s_11 */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm6 /* fb1_m_11 = and(fb1_s_11, modulus) */
+	psrld $31, %xmm0 /* fb1_c_11 = shr(fb1_s_11) */
+	paddd %xmm0, %xmm6 /* fb1_11 = add(fb1_m_11, fb1_c_11) */
+	paddd %xmm1, %xmm6 /* fb2_s_11 = add(fb1_11, s15k_11) */
+	movdqa %xmm6, %xmm0 /* fb2_s_11 */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm0 /* fb2_m_11 = and(fb2_s_11, modulus) */
+	psrld $31, %xmm6 /* fb2_c_11 = shr(fb2_s_11) */
+	paddd %xmm6, %xmm0 /* fb2_11 = add(fb2_m_11, fb2_c_11) */
+	paddd %xmm7, %xmm0 /* fb_s_11 = add(fb2_11, g0s11) */
+	movdqa %xmm0, %xmm1 /* fb_s_11 */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm1 /* fb_m_11 = and(fb_s_11, modulus) */
+	psrld $31, %xmm0 /* fb_c_11 = shr(fb_s_11) */
+	paddd %xmm0, %xmm1 /* fb_11 = add(fb_m_11, fb_c_11) */
+
+	/* Round 12, lanes 0..3: BR, F (Z out), LFSR feedback. */
+	movdqa %xmm1, %xmm0 /* fb_11 */
+	paddd %xmm1, %xmm0 /* dbl_108 = add(fb_11, fb_11) */
+	movdqa %xmm0, %xmm6 /* dbl_108 */
+	pand %xmm9, %xmm6 /* x0_12_b = and(dbl_108, high16) */
+	movdqa %xmm9, %xmm7 /* high16 */
+	pandn %xmm5, %xmm7 /* x0_12_a = andnot(high16, fb_10) */
+	por %xmm7, %xmm6 /* x0_12 = or(x0_12_b, x0_12_a) */
+	movdqa 304(%rsp), %xmm7 /* reload fb_7 */
+	movdqa %xmm7, %xmm10 /* fb_7 */
+	pslld $16, %xmm10 /* x1_12_l = shl(fb_7) */
+	psrld $16, %xmm12 /* x1_12_r = shr(dbl_54) */
+	por %xmm12, %xmm10 /* x1_12 = or(x1_12_l, x1_12_r) */
+	pxor %xmm15, %xmm6 /* x0r1_12 = xor(x0_12, r1_11) */
+	paddd %xmm11, %xmm6 /* w_12 = add(x0r1_12, r2_11) */
+	pxor 592(%rsp), %xmm6 /* z_12 = xor(w_12, x1_3) */
+	paddd %xmm10, %xmm15 /* w1_12 = add(r1_11, x1_12) */
+	pxor 128(%rsp), %xmm11 /* w2_12 = xor(r2_11, x1_8) */
+	movdqa %xmm15, %xmm10 /* w1_12 */
+	pslld $16, %xmm10 /* l1in_12_l = shl(w1_12) */
+	movdqa %xmm11, %xmm12 /* w2_12 */
+	psrld $16, %xmm12 /* l1in_12_r = shr(w2_12) */
+	por %xmm12, %xmm10 /* l1in_12 = or(l1in_12_l, l1in_12_r) */
+	movdqa %xmm10, %xmm12 /* l1in_12 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl24(%rip), %xmm12 /* ur24_12 = lookup16(l1in_12, rotl24) */
+	movdqa %xmm10, %xmm13 /* l1in_12 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl8(%rip), %xmm13 /* ur8_12 = lookup16(l1in_12, rotl8) */
+	movdqa %xmm10, %xmm14 /* l1in_12 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl16(%rip), %xmm14 /* ur16_12 = lookup16(l1in_12, rotl16) */
+	movdqa %xmm6, 128(%rsp) /* spill z_12 */
+	movdqa %xmm10, %xmm6 /* l1in_12 */
+	pxor %xmm13, %xmm6 /* ug_acc_12 = xor(l1in_12, ur8_12) */
+	pxor %xmm14, %xmm6 /* ug_12 = xor(ug_acc_12, ur16_12) */
+	movdqa %xmm6, %xmm13 /* ug_12 */
+	pslld $2, %xmm13 /* ur2_12_l = shl(ug_12) */
+	psrld $30, %xmm6 /* ur2_12_r = shr(ug_12) */
+	por %xmm6, %xmm13 /* ur2_12 = or(ur2_12_l, ur2_12_r) */
+	pxor %xmm12, %xmm10 /* u_acc_12 = xor(l1in_12, ur24_12) */
+	pxor %xmm13, %xmm10 /* u_12 = xor(u_acc_12, ur2_12) */
+	pslld $16, %xmm11 /* l2in_12_l = shl(w2_12) */
+	psrld $16, %xmm15 /* l2in_12_r = shr(w1_12) */
+	por %xmm15, %xmm11 /* l2in_12 = or(l2in_12_l, l2in_12_r) */
+	movdqa %xmm11, %xmm6 /* l2in_12 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl8(%rip), %xmm6 /* vr8_12 = lookup16(l2in_12, rotl8) */
+	movdqa %xmm11, %xmm12 /* l2in_12 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl16(%rip), %xmm12 /* vr16_12 = lookup16(l2in_12, rotl16) */
+	movdqa %xmm11, %xmm13 /* l2in_12 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl24(%rip), %xmm13 /* vr24_12 = lookup16(l2in_12, rotl24) */
+	movdqa %xmm6, %xmm14 /* vr8_12 */
+	pxor %xmm12, %xmm14 /* vg_acc_12 = xor(vr8_12, vr16_12) */
+	pxor %xmm13, %xmm14 /* vg_12 = xor(vg_acc_12, vr24_12) */
+	movdqa %xmm14, %xmm12 /* vg_12 */
+	pslld $6, %xmm12 /* vr6_12_l = shl(vg_12) */
+	psrld $26, %xmm14 /* vr6_12_r = shr(vg_12) */
+	por %xmm14, %xmm12 /* vr6_12 = or(vr6_12_l, vr6_12_r) */
+	pxor %xmm6, %xmm11 /* v_acc_12 = xor(l2in_12, vr8_12) */
+	pxor %xmm12, %xmm11 /* v_12 = xor(v_acc_12, vr6_12) */
+	movdqa %xmm11, %xmm6 /* v_12 */
+	psrlw $8, %xmm6 /* sb_in_x_sh_12 = shr(v_12) */
+	movdqa %xmm10, %xmm12 /* u_12 */
+	pand %xmm8, %xmm12 /* sb_in_x_12_b = and(u_12, odd_bytes) */
+	movdqa %xmm8, %xmm13 /* odd_bytes */
+	pandn %xmm6, %xmm13 /* sb_in_x_12_a = andnot(odd_bytes, sb_in_x_sh_12) */
+	por %xmm13, %xmm12 /* sb_in_x_12 = or(sb_in_x_12_b, sb_in_x_12_a) */
+	movdqa %xmm12, %xmm6 /* sb_in_x_12 */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm6 /* sb_s0_xl_12 = and(sb_in_x_12, nibble_mask) */
+	psrlw $4, %xmm12 /* sb_s0_xs_12 = shr(sb_in_x_12) */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm12 /* sb_s0_xh_12 = and(sb_s0_xs_12, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_s0_p1(%rip), %xmm13 /* s0_p1 = const() */
+	movdqa %xmm13, %xmm14 /* s0_p1 */
+	pshufb %xmm6, %xmm14 /* sb_s0_p1_12 = lookup16(s0_p1, sb_s0_xl_12) */
+	pxor %xmm12, %xmm14 /* sb_s0_t_12 = xor(sb_s0_p1_12, sb_s0_xh_12) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_s0_p2(%rip), %xmm12 /* s0_p2 = const() */
+	movdqa %xmm12, %xmm15 /* s0_p2 */
+	pshufb %xmm14, %xmm15 /* sb_s0_p2_12 = lookup16(s0_p2, sb_s0_t_12) */
+	pxor %xmm6, %xmm15 /* sb_s0_ol_12 = xor(sb_s0_p2_12, sb_s0_xl_12) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_s0_p3_rot(%rip), %xmm6 /* s0_p3_rot = const() */
+	movdqa %xmm6, %xmm7 /* s0_p3_rot */
+	pshufb %xmm15, %xmm7 /* sb_s0_p3_12 = lookup16(s0_p3_rot, sb_s0_ol_12) */
+	paddb %xmm14, %xmm14 /* sb_s0_t2_12 = add(sb_s0_t_12, sb_s0_t_12) */
+	pxor %xmm14, %xmm7 /* sb_s0_12 = xor(sb_s0_p3_12, sb_s0_t2_12) */
+	psllw $8, %xmm10 /* sb_in_y_sh_12 = shl(u_12) */
+	pand %xmm8, %xmm10 /* sb_in_y_12_b = and(sb_in_y_sh_12, odd_bytes) */
+	movdqa %xmm8, %xmm14 /* odd_bytes */
+	pandn %xmm11, %xmm14 /* sb_in_y_12_a = andnot(odd_bytes, v_12) */
+	por %xmm14, %xmm10 /* sb_in_y_12 = or(sb_in_y_12_b, sb_in_y_12_a) */
+	movdqa %xmm10, %xmm11 /* sb_in_y_12 */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm11 /* sb_in_y_12_lo = and(sb_in_y_12, nibble_mask) */
+	psrlw $4, %xmm10 /* sb_in_y_12_sh = shr(sb_in_y_12) */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm10 /* sb_in_y_12_hi = and(sb_in_y_12_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_tbl_lo(%rip), %xmm14 /* tbl_lo = const() */
+	movdqa %xmm14, %xmm15 /* tbl_lo */
+	pshufb %xmm11, %xmm15 /* sb_s1_k_12_l = lookup16(tbl_lo, sb_in_y_12_lo) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_tbl_hi(%rip), %xmm11 /* tbl_hi = const() */
+	movdqa %xmm11, %xmm14 /* tbl_hi */
+	pshufb %xmm10, %xmm14 /* sb_s1_k_12_h = lookup16(tbl_hi, sb_in_y_12_hi) */
+	pxor %xmm14, %xmm15 /* sb_s1_k_12 = xor(sb_s1_k_12_l, sb_s1_k_12_h) */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_inv_shift_rows(%rip), %xmm15 /* sb_s1_12_sr = lookup16(sb_s1_k_12, inv_shift_rows) */
+	aesenclast .Lzuc_lanes_ssse3_aesni_3_aes_cancel_key(%rip), %xmm15 /* sb_s1_12_aes = aesenclast(sb_s1_12_sr, aes_cancel_key) */
+	movdqa %xmm15, %xmm10 /* sb_s1_12_aes */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm10 /* sb_s1_12_aes_lo = and(sb_s1_12_aes, nibble_mask) */
+	psrlw $4, %xmm15 /* sb_s1_12_aes_sh = shr(sb_s1_12_aes) */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm15 /* sb_s1_12_aes_hi = and(sb_s1_12_aes_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_tbl_lo_1(%rip), %xmm14 /* tbl_lo_1 = const() */
+	movdqa %xmm14, %xmm11 /* tbl_lo_1 */
+	pshufb %xmm10, %xmm11 /* sb_s1_12_l = lookup16(tbl_lo_1, sb_s1_12_aes_lo) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_tbl_hi_1(%rip), %xmm10 /* tbl_hi_1 = const() */
+	movdqa %xmm10, %xmm14 /* tbl_hi_1 */
+	pshufb %xmm15, %xmm14 /* sb_s1_12_h = lookup16(tbl_hi_1, sb_s1_12_aes_hi) */
+	pxor %xmm14, %xmm11 /* sb_s1_12 = xor(sb_s1_12_l, sb_s1_12_h) */
+	movdqa %xmm11, %xmm14 /* sb_s1_12 */
+	psrlw $8, %xmm14 /* r1_sh_12 = shr(sb_s1_12) */
+	movdqa %xmm7, %xmm15 /* sb_s0_12 */
+	pand %xmm8, %xmm15 /* r1_12_b = and(sb_s0_12, odd_bytes) */
+	movdqa %xmm8, %xmm10 /* odd_bytes */
+	pandn %xmm14, %xmm10 /* r1_12_a = andnot(odd_bytes, r1_sh_12) */
+	por %xmm10, %xmm15 /* r1_12 = or(r1_12_b, r1_12_a) */
+	psllw $8, %xmm7 /* r2_sh_12 = shl(sb_s0_12) */
+	pand %xmm8, %xmm7 /* r2_12_b = and(r2_sh_12, odd_bytes) */
+	movdqa %xmm8, %xmm10 /* odd_bytes */
+	pandn %xmm11, %xmm10 /* r2_12_a = andnot(odd_bytes, sb_s1_12) */
+	por %xmm10, %xmm7 /* r2_12 = or(r2_12_b, r2_12_a) */
+	movdqa 64(%rsp), %xmm10 /* reload g0s12 */
+	movdqa %xmm10, %xmm11 /* g0s12 */
+	pslld $8, %xmm11 /* s0k_o_12_l = shl(g0s12) */
+	movdqa 160(%rsp), %xmm14 /* reload dbl_24 */
+	psrld $24, %xmm14 /* s0k_o_12_r = shr(dbl_24) */
+	por %xmm14, %xmm11 /* s0k_o_12 = or(s0k_o_12_l, s0k_o_12_r) */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm11 /* s0k_12 = and(s0k_o_12, modulus) */
+	movdqa 448(%rsp), %xmm14 /* reload fb */
+	movdqa %xmm14, %xmm6 /* fb */
+	pslld $20, %xmm6 /* s4k_o_12_l = shl(fb) */
+	movdqa 432(%rsp), %xmm14 /* reload dbl_9 */
+	psrld $12, %xmm14 /* s4k_o_12_r = shr(dbl_9) */
+	por %xmm14, %xmm6 /* s4k_o_12 = or(s4k_o_12_l, s4k_o_12_r) */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm6 /* s4k_12 = and(s4k_o_12, modulus) */
+	movdqa 112(%rsp), %xmm14 /* reload fb_6 */
+	movdqa %xmm14, %xmm12 /* fb_6 */
+	pslld $21, %xmm12 /* s10k_o_12_l = shl(fb_6) */
+	movdqa 720(%rsp), %xmm14 /* reload dbl_63 */
+	movdqa %xmm14, %xmm13 /* dbl_63 */
+	psrld $11, %xmm13 /* s10k_o_12_r = shr(dbl_63) */
+	por %xmm13, %xmm12 /* s10k_o_12 = or(s10k_o_12_l, s10k_o_12_r) */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm12 /* s10k_12 = and(s10k_o_12, modulus) */
+	movdqa %xmm4, %xmm13 /* fb_9 */
+	pslld $17, %xmm13 /* s13k_o_12_l = shl(fb_9) */
+	movdqa %xmm4, 432(%rsp) /* spill fb_9 */
+	movdqa %xmm3, %xmm4 /* dbl_90 */
+	psrld $15, %xmm4 /* s13k_o_12_r = shr(dbl_90) */
+	por %xmm4, %xmm13 /* s13k_o_12 = or(s13k_o_12_l, s13k_o_12_r) */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm13 /* s13k_12 = and(s13k_o_12, modulus) */
+	movdqa %xmm1, %xmm4 /* fb_11 */
+	pslld $15, %xmm4 /* s15k_o_12_l = shl(fb_11) */
+	movdqa %xmm3, 160(%rsp) /* spill dbl_90 */
+	movdqa %xmm0, %xmm3 /* dbl_108 */
+	psrld $17, %xmm3 /* s15k_o_12_r = shr(dbl_108) */
+	por %xmm3, %xmm4 /* s15k_o_12 = or(s15k_o_12_l, s15k_o_12_r) */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm4 /* s15k_12 = and(s15k_o_12, modulus) */
+	paddd %xmm6, %xmm11 /* fb0_s_24 = add(s0k_12, s4k_12) */
+	movdqa %xmm11, %xmm3 /* fb0_s_24 */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm3 /* fb0_m_24 = and(fb0_s_24, modulus) */
+	psrld $31, %xmm11 /* fb0_c_24 = shr(fb0_s_24) */
+	paddd %xmm11, %xmm3 /* fb0_24 = add(fb0_m_24, fb0_c_24) */
+	paddd %xmm13, %xmm12 /* fb0_s_25 = add(s10k_12, s13k_12) */
+	movdqa %xmm12, %xmm6 /* fb0_s_25 */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm6 /* fb0_m_25 = and(fb0_s_25, modulus) */
+	psrld $31, %xmm12 /* fb0_c_25 = shr(fb0_s_25) */
+	paddd %xmm12, %xmm6 /* fb0_25 = add(fb0_m_25, fb0_c_25) */
+	paddd %xmm6, %xmm3 /* fb1_s_12 = add(fb0_24, fb0_25) */
+	movdqa %xmm3, %xmm6 /* fb1_s_12 */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm6 /* fb1_m_12 = and(fb1_s_12, modulus) */
+	psrld $31, %xmm3 /* fb1_c_12 = shr(fb1_s_12) */
+	paddd %xmm3, %xmm6 /* fb1_12 = add(fb1_m_12, fb1_c_12) */
+	paddd %xmm4, %xmm6 /* fb2_s_12 = add(fb1_12, s15k_12) */
+	movdqa %xmm6, %xmm3 /* fb2_s_12 */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm3 /* fb2_m_12 = and(fb2_s_12, modulus) */
+	psrld $31, %xmm6 /* fb2_c_12 = shr(fb2_s_12) */
+	paddd %xmm6, %xmm3 /* fb2_12 = add(fb2_m_12, fb2_c_12) */
+	paddd %xmm10, %xmm3 /* fb_s_12 = add(fb2_12, g0s12) */
+	movdqa %xmm3, %xmm4 /* fb_s_12 */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm4 /* fb_m_12 = and(fb_s_12, modulus) */
+	psrld $31, %xmm3 /* fb_c_12 = shr(fb_s_12) */
+	paddd %xmm3, %xmm4 /* fb_12 = add(fb_m_12, fb_c_12) */
+
+	/* Round 13, lanes 0..3: BR, F (Z out), LFSR feedback. */
+	movdqa %xmm4, %xmm3 /* fb_12 */
+	paddd %xmm4, %xmm3 /* dbl_117 = add(fb_12, fb_12) */
+	movdqa %xmm3, %xmm6 /* dbl_117 */
+	pand %xmm9, %xmm6 /* x0_13_b = and(dbl_117, high16) */
+	movdqa %xmm9, %xmm10 /* high16 */
+	pandn %xmm1, %xmm10 /* x0_13_a = andnot(high16, fb_11) */
+	por %xmm10, %xmm6 /* x0_13 = or(x0_13_b, x0_13_a) */
+	movdqa 16(%rsp), %xmm10 /* reload fb_8 */
+	movdqa %xmm10, %xmm11 /* fb_8 */
+	pslld $16, %xmm11 /* x1_13_l = shl(fb_8) */
+	psrld $16, %xmm14 /* x1_13_r = shr(dbl_63) */
+	por %xmm14, %xmm11 /* x1_13 = or(x1_13_l, x1_13_r) */
+	pxor %xmm15, %xmm6 /* x0r1_13 = xor(x0_13, r1_12) */
+	paddd %xmm7, %xmm6 /* w_13 = add(x0r1_13, r2_12) */
+	pxor 624(%rsp), %xmm6 /* z_13 = xor(w_13, x1_4) */
+	paddd %xmm11, %xmm15 /* w1_13 = add(r1_12, x1_13) */
+	pxor 32(%rsp), %xmm7 /* w2_13 = xor(r2_12, x1_9) */
+	movdqa %xmm15, %xmm11 /* w1_13 */
+	pslld $16, %xmm11 /* l1in_13_l = shl(w1_13) */
+	movdqa %xmm7, %xmm12 /* w2_13 */
+	psrld $16, %xmm12 /* l1in_13_r = shr(w2_13) */
+	por %xmm12, %xmm11 /* l1in_13 = or(l1in_13_l, l1in_13_r) */
+	movdqa %xmm11, %xmm12 /* l1in_13 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl24(%rip), %xmm12 /* ur24_13 = lookup16(l1in_13, rotl24) */
+	movdqa %xmm11, %xmm13 /* l1in_13 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl8(%rip), %xmm13 /* ur8_13 = lookup16(l1in_13, rotl8) */
+	movdqa %xmm11, %xmm14 /* l1in_13 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl16(%rip), %xmm14 /* ur16_13 = lookup16(l1in_13, rotl16) */
+	movdqa %xmm11, %xmm10 /* l1in_13 */
+	pxor %xmm13, %xmm10 /* ug_acc_13 = xor(l1in_13, ur8_13) */
+	pxor %xmm14, %xmm10 /* ug_13 = xor(ug_acc_13, ur16_13) */
+	movdqa %xmm10, %xmm13 /* ug_13 */
+	pslld $2, %xmm13 /* ur2_13_l = shl(ug_13) */
+	psrld $30, %xmm10 /* ur2_13_r = shr(ug_13) */
+	por %xmm10, %xmm13 /* ur2_13 = or(ur2_13_l, ur2_13_r) */
+	pxor %xmm12, %xmm11 /* u_acc_13 = xor(l1in_13, ur24_13) */
+	pxor %xmm13, %xmm11 /* u_13 = xor(u_acc_13, ur2_13) */
+	pslld $16, %xmm7 /* l2in_13_l = shl(w2_13) */
+	psrld $16, %xmm15 /* l2in_13_r = shr(w1_13) */
+	por %xmm15, %xmm7 /* l2in_13 = or(l2in_13_l, l2in_13_r) */
+	movdqa %xmm7, %xmm10 /* l2in_13 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl8(%rip), %xmm10 /* vr8_13 = lookup16(l2in_13, rotl8) */
+	movdqa %xmm7, %xmm12 /* l2in_13 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl16(%rip), %xmm12 /* vr16_13 = lookup16(l2in_13, rotl16) */
+	movdqa %xmm7, %xmm13 /* l2in_13 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl24(%rip), %xmm13 /* vr24_13 = lookup16(l2in_13, rotl24) */
+	movdqa %xmm10, %xmm14 /* vr8_13 */
+	pxor %xmm12, %xmm14 /* vg_acc_13 = xor(vr8_13, vr16_13) */
+	pxor %xmm13, %xmm14 /* vg_13 = xor(vg_acc_13, vr24_13) */
+	movdqa %xmm14, %xmm12 /* vg_13 */
+	pslld $6, %xmm12 /* vr6_13_l = shl(vg_13) */
+	psrld $26, %xmm14 /* vr6_13_r = shr(vg_13) */
+	por %xmm14, %xmm12 /* vr6_13 = or(vr6_13_l, vr6_13_r) */
+	pxor %xmm10, %xmm7 /* v_acc_13 = xor(l2in_13, vr8_13) */
+	pxor %xmm12, %xmm7 /* v_13 = xor(v_acc_13, vr6_13) */
+	movdqa %xmm7, %xmm10 /* v_13 */
+	psrlw $8, %xmm10 /* sb_in_x_sh_13 = shr(v_13) */
+	movdqa %xmm11, %xmm12 /* u_13 */
+	pand %xmm8, %xmm12 /* sb_in_x_13_b = and(u_13, odd_bytes) */
+	movdqa %xmm8, %xmm13 /* odd_bytes */
+	pandn %xmm10, %xmm13 /* sb_in_x_13_a = andnot(odd_bytes, sb_in_x_sh_13) */
+	por %xmm13, %xmm12 /* sb_in_x_13 = or(sb_in_x_13_b, sb_in_x_13_a) */
+	movdqa %xmm12, %xmm10 /* sb_in_x_13 */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm10 /* sb_s0_xl_13 = and(sb_in_x_13, nibble_mask) */
+	psrlw $4, %xmm12 /* sb_s0_xs_13 = shr(sb_in_x_13) */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm12 /* sb_s0_xh_13 = and(sb_s0_xs_13, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_s0_p1(%rip), %xmm13 /* s0_p1 = const() */
+	movdqa %xmm13, %xmm14 /* s0_p1 */
+	pshufb %xmm10, %xmm14 /* sb_s0_p1_13 = lookup16(s0_p1, sb_s0_xl_13) */
+	pxor %xmm12, %xmm14 /* sb_s0_t_13 = xor(sb_s0_p1_13, sb_s0_xh_13) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_s0_p2(%rip), %xmm12 /* s0_p2 = const() */
+	movdqa %xmm12, %xmm15 /* s0_p2 */
+	pshufb %xmm14, %xmm15 /* sb_s0_p2_13 = lookup16(s0_p2, sb_s0_t_13) */
+	pxor %xmm10, %xmm15 /* sb_s0_ol_13 = xor(sb_s0_p2_13, sb_s0_xl_13) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_s0_p3_rot(%rip), %xmm10 /* s0_p3_rot = const() */
+	movdqa %xmm6, 32(%rsp) /* spill z_13 */
+	movdqa %xmm10, %xmm6 /* s0_p3_rot */
+	pshufb %xmm15, %xmm6 /* sb_s0_p3_13 = lookup16(s0_p3_rot, sb_s0_ol_13) */
+	paddb %xmm14, %xmm14 /* sb_s0_t2_13 = add(sb_s0_t_13, sb_s0_t_13) */
+	pxor %xmm14, %xmm6 /* sb_s0_13 = xor(sb_s0_p3_13, sb_s0_t2_13) */
+	psllw $8, %xmm11 /* sb_in_y_sh_13 = shl(u_13) */
+	pand %xmm8, %xmm11 /* sb_in_y_13_b = and(sb_in_y_sh_13, odd_bytes) */
+	movdqa %xmm8, %xmm14 /* odd_bytes */
+	pandn %xmm7, %xmm14 /* sb_in_y_13_a = andnot(odd_bytes, v_13) */
+	por %xmm14, %xmm11 /* sb_in_y_13 = or(sb_in_y_13_b, sb_in_y_13_a) */
+	movdqa %xmm11, %xmm7 /* sb_in_y_13 */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm7 /* sb_in_y_13_lo = and(sb_in_y_13, nibble_mask) */
+	psrlw $4, %xmm11 /* sb_in_y_13_sh = shr(sb_in_y_13) */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm11 /* sb_in_y_13_hi = and(sb_in_y_13_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_tbl_lo(%rip), %xmm14 /* tbl_lo = const() */
+	movdqa %xmm14, %xmm15 /* tbl_lo */
+	pshufb %xmm7, %xmm15 /* sb_s1_k_13_l = lookup16(tbl_lo, sb_in_y_13_lo) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_tbl_hi(%rip), %xmm7 /* tbl_hi = const() */
+	movdqa %xmm7, %xmm14 /* tbl_hi */
+	pshufb %xmm11, %xmm14 /* sb_s1_k_13_h = lookup16(tbl_hi, sb_in_y_13_hi) */
+	pxor %xmm14, %xmm15 /* sb_s1_k_13 = xor(sb_s1_k_13_l, sb_s1_k_13_h) */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_inv_shift_rows(%rip), %xmm15 /* sb_s1_13_sr = lookup16(sb_s1_k_13, inv_shift_rows) */
+	aesenclast .Lzuc_lanes_ssse3_aesni_3_aes_cancel_key(%rip), %xmm15 /* sb_s1_13_aes = aesenclast(sb_s1_13_sr, aes_cancel_key) */
+	movdqa %xmm15, %xmm11 /* sb_s1_13_aes */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm11 /* sb_s1_13_aes_lo = and(sb_s1_13_aes, nibble_mask) */
+	psrlw $4, %xmm15 /* sb_s1_13_aes_sh = shr(sb_s1_13_aes) */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm15 /* sb_s1_13_aes_hi = and(sb_s1_13_aes_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_tbl_lo_1(%rip), %xmm14 /* tbl_lo_1 = const() */
+	movdqa %xmm14, %xmm7 /* tbl_lo_1 */
+	pshufb %xmm11, %xmm7 /* sb_s1_13_l = lookup16(tbl_lo_1, sb_s1_13_aes_lo) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_tbl_hi_1(%rip), %xmm11 /* tbl_hi_1 = const() */
+	movdqa %xmm11, %xmm14 /* tbl_hi_1 */
+	pshufb %xmm15, %xmm14 /* sb_s1_13_h = lookup16(tbl_hi_1, sb_s1_13_aes_hi) */
+	pxor %xmm14, %xmm7 /* sb_s1_13 = xor(sb_s1_13_l, sb_s1_13_h) */
+	movdqa %xmm7, %xmm14 /* sb_s1_13 */
+	psrlw $8, %xmm14 /* r1_sh_13 = shr(sb_s1_13) */
+	movdqa %xmm6, %xmm15 /* sb_s0_13 */
+	pand %xmm8, %xmm15 /* r1_13_b = and(sb_s0_13, odd_bytes) */
+	movdqa %xmm8, %xmm11 /* odd_bytes */
+	pandn %xmm14, %xmm11 /* r1_13_a = andnot(odd_bytes, r1_sh_13) */
+	por %xmm11, %xmm15 /* r1_13 = or(r1_13_b, r1_13_a) */
+	psllw $8, %xmm6 /* r2_sh_13 = shl(sb_s0_13) */
+	pand %xmm8, %xmm6 /* r2_13_b = and(r2_sh_13, odd_bytes) */
+	movdqa %xmm8, %xmm11 /* odd_bytes */
+	pandn %xmm7, %xmm11 /* r2_13_a = andnot(odd_bytes, sb_s1_13) */
+	por %xmm11, %xmm6 /* r2_13 = or(r2_13_b, r2_13_a) */
+	movdqa 288(%rsp), %xmm7 /* reload g0s13 */
+	movdqa %xmm7, %xmm11 /* g0s13 */
+	pslld $8, %xmm11 /* s0k_o_13_l = shl(g0s13) */
+	movdqa 272(%rsp), %xmm14 /* reload dbl_7 */
+	psrld $24, %xmm14 /* s0k_o_13_r = shr(dbl_7) */
+	por %xmm14, %xmm11 /* s0k_o_13 = or(s0k_o_13_l, s0k_o_13_r) */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm11 /* s0k_13 = and(s0k_o_13, modulus) */
+	movdqa 640(%rsp), %xmm14 /* reload fb_1 */
+	movdqa %xmm14, %xmm10 /* fb_1 */
+	pslld $20, %xmm10 /* s4k_o_13_l = shl(fb_1) */
+	movdqa 528(%rsp), %xmm14 /* reload dbl_18 */
+	psrld $12, %xmm14 /* s4k_o_13_r = shr(dbl_18) */
+	por %xmm14, %xmm10 /* s4k_o_13 = or(s4k_o_13_l, s4k_o_13_r) */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm10 /* s4k_13 = and(s4k_o_13, modulus) */
+	movdqa 304(%rsp), %xmm14 /* reload fb_7 */
+	movdqa %xmm14, %xmm12 /* fb_7 */
+	pslld $21, %xmm12 /* s10k_o_13_l = shl(fb_7) */
+	movdqa 736(%rsp), %xmm14 /* reload dbl_72 */
+	movdqa %xmm14, %xmm13 /* dbl_72 */
+	psrld $11, %xmm13 /* s10k_o_13_r = shr(dbl_72) */
+	por %xmm13, %xmm12 /* s10k_o_13 = or(s10k_o_13_l, s10k_o_13_r) */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm12 /* s10k_13 = and(s10k_o_13, modulus) */
+	movdqa %xmm5, %xmm13 /* fb_10 */
+	pslld $17, %xmm13 /* s13k_o_13_l = shl(fb_10) */
+	psrld $15, %xmm2 /* s13k_o_13_r = shr(dbl_99) */
+	por %xmm2, %xmm13 /* s13k_o_13 = or(s13k_o_13_l, s13k_o_13_r) */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm13 /* s13k_13 = and(s13k_o_13, modulus) */
+	movdqa %xmm4, %xmm2 /* fb_12 */
+	pslld $15, %xmm2 /* s15k_o_13_l = shl(fb_12) */
+	movdqa %xmm5, 528(%rsp) /* spill fb_10 */
+	movdqa %xmm3, %xmm5 /* dbl_117 */
+	psrld $17, %xmm5 /* s15k_o_13_r = shr(dbl_117) */
+	por %xmm5, %xmm2 /* s15k_o_13 = or(s15k_o_13_l, s15k_o_13_r) */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm2 /* s15k_13 = and(s15k_o_13, modulus) */
+	paddd %xmm10, %xmm11 /* fb0_s_26 = add(s0k_13, s4k_13) */
+	movdqa %xmm11, %xmm5 /* fb0_s_26 */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm5 /* fb0_m_26 = and(fb0_s_26, modulus) */
+	psrld $31, %xmm11 /* fb0_c_26 = shr(fb0_s_26) */
+	paddd %xmm11, %xmm5 /* fb0_26 = add(fb0_m_26, fb0_c_26) */
+	paddd %xmm13, %xmm12 /* fb0_s_27 = add(s10k_13, s13k_13) */
+	movdqa %xmm12, %xmm10 /* fb0_s_27 */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm10 /* fb0_m_27 = and(fb0_s_27, modulus) */
+	psrld $31, %xmm12 /* fb0_c_27 = shr(fb0_s_27) */
+	paddd %xmm12, %xmm10 /* fb0_27 = add(fb0_m_27, fb0_c_27) */
+	paddd %xmm10, %xmm5 /* fb1_s_13 = add(fb0_26, fb0_27) */
+	movdqa %xmm5, %xmm10 /* fb1_s_13 */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm10 /* fb1_m_13 = and(fb1_s_13, modulus) */
+	psrld $31, %xmm5 /* fb1_c_13 = shr(fb1_s_13) */
+	paddd %xmm5, %xmm10 /* fb1_13 = add(fb1_m_13, fb1_c_13) */
+	paddd %xmm2, %xmm10 /* fb2_s_13 = add(fb1_13, s15k_13) */
+	movdqa %xmm10, %xmm2 /* fb2_s_13 */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm2 /* fb2_m_13 = and(fb2_s_13, modulus) */
+	psrld $31, %xmm10 /* fb2_c_13 = shr(fb2_s_13) */
+	paddd %xmm10, %xmm2 /* fb2_13 = add(fb2_m_13, fb2_c_13) */
+	paddd %xmm7, %xmm2 /* fb_s_13 = add(fb2_13, g0s13) */
+	movdqa %xmm2, %xmm5 /* fb_s_13 */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm5 /* fb_m_13 = and(fb_s_13, modulus) */
+	psrld $31, %xmm2 /* fb_c_13 = shr(fb_s_13) */
+	paddd %xmm2, %xmm5 /* fb_13 = add(fb_m_13, fb_c_13) */
+
+	/* Round 14, lanes 0..3: BR, F (Z out), LFSR feedback. */
+	movdqa %xmm5, %xmm2 /* fb_13 */
+	paddd %xmm5, %xmm2 /* dbl_126 = add(fb_13, fb_13) */
+	movdqa %xmm2, %xmm7 /* dbl_126 */
+	pand %xmm9, %xmm7 /* x0_14_b = and(dbl_126, high16) */
+	movdqa %xmm9, %xmm10 /* high16 */
+	pandn %xmm4, %xmm10 /* x0_14_a = andnot(high16, fb_12) */
+	por %xmm10, %xmm7 /* x0_14 = or(x0_14_b, x0_14_a) */
+	movdqa 432(%rsp), %xmm10 /* reload fb_9 */
+	movdqa %xmm10, %xmm11 /* fb_9 */
+	pslld $16, %xmm11 /* x1_14_l = shl(fb_9) */
+	psrld $16, %xmm14 /* x1_14_r = shr(dbl_72) */
+	por %xmm14, %xmm11 /* x1_14 = or(x1_14_l, x1_14_r) */
+	pxor %xmm15, %xmm7 /* x0r1_14 = xor(x0_14, r1_13) */
+	paddd %xmm6, %xmm7 /* w_14 = add(x0r1_14, r2_13) */
+	pxor 256(%rsp), %xmm7 /* z_14 = xor(w_14, x1_5) */
+	paddd %xmm11, %xmm15 /* w1_14 = add(r1_13, x1_14) */
+	pxor 96(%rsp), %xmm6 /* w2_14 = xor(r2_13, x1_10) */
+	movdqa %xmm15, %xmm11 /* w1_14 */
+	pslld $16, %xmm11 /* l1in_14_l = shl(w1_14) */
+	movdqa %xmm6, %xmm12 /* w2_14 */
+	psrld $16, %xmm12 /* l1in_14_r = shr(w2_14) */
+	por %xmm12, %xmm11 /* l1in_14 = or(l1in_14_l, l1in_14_r) */
+	movdqa %xmm11, %xmm12 /* l1in_14 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl24(%rip), %xmm12 /* ur24_14 = lookup16(l1in_14, rotl24) */
+	movdqa %xmm11, %xmm13 /* l1in_14 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl8(%rip), %xmm13 /* ur8_14 = lookup16(l1in_14, rotl8) */
+	movdqa %xmm11, %xmm14 /* l1in_14 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl16(%rip), %xmm14 /* ur16_14 = lookup16(l1in_14, rotl16) */
+	movdqa %xmm11, %xmm10 /* l1in_14 */
+	pxor %xmm13, %xmm10 /* ug_acc_14 = xor(l1in_14, ur8_14) */
+	pxor %xmm14, %xmm10 /* ug_14 = xor(ug_acc_14, ur16_14) */
+	movdqa %xmm10, %xmm13 /* ug_14 */
+	pslld $2, %xmm13 /* ur2_14_l = shl(ug_14) */
+	psrld $30, %xmm10 /* ur2_14_r = shr(ug_14) */
+	por %xmm10, %xmm13 /* ur2_14 = or(ur2_14_l, ur2_14_r) */
+	pxor %xmm12, %xmm11 /* u_acc_14 = xor(l1in_14, ur24_14) */
+	pxor %xmm13, %xmm11 /* u_14 = xor(u_acc_14, ur2_14) */
+	pslld $16, %xmm6 /* l2in_14_l = shl(w2_14) */
+	psrld $16, %xmm15 /* l2in_14_r = shr(w1_14) */
+	por %xmm15, %xmm6 /* l2in_14 = or(l2in_14_l, l2in_14_r) */
+	movdqa %xmm6, %xmm10 /* l2in_14 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl8(%rip), %xmm10 /* vr8_14 = lookup16(l2in_14, rotl8) */
+	movdqa %xmm6, %xmm12 /* l2in_14 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl16(%rip), %xmm12 /* vr16_14 = lookup16(l2in_14, rotl16) */
+	movdqa %xmm6, %xmm13 /* l2in_14 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl24(%rip), %xmm13 /* vr24_14 = lookup16(l2in_14, rotl24) */
+	movdqa %xmm10, %xmm14 /* vr8_14 */
+	pxor %xmm12, %xmm14 /* vg_acc_14 = xor(vr8_14, vr16_14) */
+	pxor %xmm13, %xmm14 /* vg_14 = xor(vg_acc_14, vr24_14) */
+	movdqa %xmm14, %xmm12 /* vg_14 */
+	pslld $6, %xmm12 /* vr6_14_l = shl(vg_14) */
+	psrld $26, %xmm14 /* vr6_14_r = shr(vg_14) */
+	por %xmm14, %xmm12 /* vr6_14 = or(vr6_14_l, vr6_14_r) */
+	pxor %xmm10, %xmm6 /* v_acc_14 = xor(l2in_14, vr8_14) */
+	pxor %xmm12, %xmm6 /* v_14 = xor(v_acc_14, vr6_14) */
+	movdqa %xmm6, %xmm10 /* v_14 */
+	psrlw $8, %xmm10 /* sb_in_x_sh_14 = shr(v_14) */
+	movdqa %xmm11, %xmm12 /* u_14 */
+	pand %xmm8, %xmm12 /* sb_in_x_14_b = and(u_14, odd_bytes) */
+	movdqa %xmm8, %xmm13 /* odd_bytes */
+	pandn %xmm10, %xmm13 /* sb_in_x_14_a = andnot(odd_bytes, sb_in_x_sh_14) */
+	por %xmm13, %xmm12 /* sb_in_x_14 = or(sb_in_x_14_b, sb_in_x_14_a) */
+	movdqa %xmm12, %xmm10 /* sb_in_x_14 */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm10 /* sb_s0_xl_14 = and(sb_in_x_14, nibble_mask) */
+	psrlw $4, %xmm12 /* sb_s0_xs_14 = shr(sb_in_x_14) */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm12 /* sb_s0_xh_14 = and(sb_s0_xs_14, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_s0_p1(%rip), %xmm13 /* s0_p1 = const() */
+	movdqa %xmm13, %xmm14 /* s0_p1 */
+	pshufb %xmm10, %xmm14 /* sb_s0_p1_14 = lookup16(s0_p1, sb_s0_xl_14) */
+	pxor %xmm12, %xmm14 /* sb_s0_t_14 = xor(sb_s0_p1_14, sb_s0_xh_14) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_s0_p2(%rip), %xmm12 /* s0_p2 = const() */
+	movdqa %xmm12, %xmm15 /* s0_p2 */
+	pshufb %xmm14, %xmm15 /* sb_s0_p2_14 = lookup16(s0_p2, sb_s0_t_14) */
+	pxor %xmm10, %xmm15 /* sb_s0_ol_14 = xor(sb_s0_p2_14, sb_s0_xl_14) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_s0_p3_rot(%rip), %xmm10 /* s0_p3_rot = const() */
+	movdqa %xmm10, %xmm12 /* s0_p3_rot */
+	pshufb %xmm15, %xmm12 /* sb_s0_p3_14 = lookup16(s0_p3_rot, sb_s0_ol_14) */
+	paddb %xmm14, %xmm14 /* sb_s0_t2_14 = add(sb_s0_t_14, sb_s0_t_14) */
+	pxor %xmm14, %xmm12 /* sb_s0_14 = xor(sb_s0_p3_14, sb_s0_t2_14) */
+	psllw $8, %xmm11 /* sb_in_y_sh_14 = shl(u_14) */
+	pand %xmm8, %xmm11 /* sb_in_y_14_b = and(sb_in_y_sh_14, odd_bytes) */
+	movdqa %xmm8, %xmm14 /* odd_bytes */
+	pandn %xmm6, %xmm14 /* sb_in_y_14_a = andnot(odd_bytes, v_14) */
+	por %xmm14, %xmm11 /* sb_in_y_14 = or(sb_in_y_14_b, sb_in_y_14_a) */
+	movdqa %xmm11, %xmm6 /* sb_in_y_14 */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm6 /* sb_in_y_14_lo = and(sb_in_y_14, nibble_mask) */
+	psrlw $4, %xmm11 /* sb_in_y_14_sh = shr(sb_in_y_14) */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm11 /* sb_in_y_14_hi = and(sb_in_y_14_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_tbl_lo(%rip), %xmm14 /* tbl_lo = const() */
+	movdqa %xmm14, %xmm15 /* tbl_lo */
+	pshufb %xmm6, %xmm15 /* sb_s1_k_14_l = lookup16(tbl_lo, sb_in_y_14_lo) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_tbl_hi(%rip), %xmm6 /* tbl_hi = const() */
+	movdqa %xmm6, %xmm14 /* tbl_hi */
+	pshufb %xmm11, %xmm14 /* sb_s1_k_14_h = lookup16(tbl_hi, sb_in_y_14_hi) */
+	pxor %xmm14, %xmm15 /* sb_s1_k_14 = xor(sb_s1_k_14_l, sb_s1_k_14_h) */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_inv_shift_rows(%rip), %xmm15 /* sb_s1_14_sr = lookup16(sb_s1_k_14, inv_shift_rows) */
+	aesenclast .Lzuc_lanes_ssse3_aesni_3_aes_cancel_key(%rip), %xmm15 /* sb_s1_14_aes = aesenclast(sb_s1_14_sr, aes_cancel_key) */
+	movdqa %xmm15, %xmm11 /* sb_s1_14_aes */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm11 /* sb_s1_14_aes_lo = and(sb_s1_14_aes, nibble_mask) */
+	psrlw $4, %xmm15 /* sb_s1_14_aes_sh = shr(sb_s1_14_aes) */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm15 /* sb_s1_14_aes_hi = and(sb_s1_14_aes_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_tbl_lo_1(%rip), %xmm14 /* tbl_lo_1 = const() */
+	movdqa %xmm14, %xmm6 /* tbl_lo_1 */
+	pshufb %xmm11, %xmm6 /* sb_s1_14_l = lookup16(tbl_lo_1, sb_s1_14_aes_lo) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_tbl_hi_1(%rip), %xmm11 /* tbl_hi_1 = const() */
+	movdqa %xmm11, %xmm14 /* tbl_hi_1 */
+	pshufb %xmm15, %xmm14 /* sb_s1_14_h = lookup16(tbl_hi_1, sb_s1_14_aes_hi) */
+	pxor %xmm14, %xmm6 /* sb_s1_14 = xor(sb_s1_14_l, sb_s1_14_h) */
+	movdqa %xmm6, %xmm14 /* sb_s1_14 */
+	psrlw $8, %xmm14 /* r1_sh_14 = shr(sb_s1_14) */
+	movdqa %xmm12, %xmm15 /* sb_s0_14 */
+	pand %xmm8, %xmm15 /* r1_14_b = and(sb_s0_14, odd_bytes) */
+	movdqa %xmm8, %xmm11 /* odd_bytes */
+	pandn %xmm14, %xmm11 /* r1_14_a = andnot(odd_bytes, r1_sh_14) */
+	por %xmm11, %xmm15 /* r1_14 = or(r1_14_b, r1_14_a) */
+	psllw $8, %xmm12 /* r2_sh_14 = shl(sb_s0_14) */
+	pand %xmm8, %xmm12 /* r2_14_b = and(r2_sh_14, odd_bytes) */
+	movdqa %xmm8, %xmm11 /* odd_bytes */
+	pandn %xmm6, %xmm11 /* r2_14_a = andnot(odd_bytes, sb_s1_14) */
+	por %xmm11, %xmm12 /* r2_14 = or(r2_14_b, r2_14_a) */
+	movdqa 144(%rsp), %xmm6 /* reload g0s14 */
+	movdqa %xmm6, %xmm11 /* g0s14 */
+	pslld $8, %xmm11 /* s0k_o_14_l = shl(g0s14) */
+	movdqa 416(%rsp), %xmm14 /* reload dbl_16 */
+	psrld $24, %xmm14 /* s0k_o_14_r = shr(dbl_16) */
+	por %xmm14, %xmm11 /* s0k_o_14 = or(s0k_o_14_l, s0k_o_14_r) */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm11 /* s0k_14 = and(s0k_o_14, modulus) */
+	movdqa 400(%rsp), %xmm14 /* reload fb_2 */
+	movdqa %xmm14, %xmm10 /* fb_2 */
+	pslld $20, %xmm10 /* s4k_o_14_l = shl(fb_2) */
+	movdqa 656(%rsp), %xmm14 /* reload dbl_27 */
+	psrld $12, %xmm14 /* s4k_o_14_r = shr(dbl_27) */
+	por %xmm14, %xmm10 /* s4k_o_14 = or(s4k_o_14_l, s4k_o_14_r) */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm10 /* s4k_14 = and(s4k_o_14, modulus) */
+	movdqa 16(%rsp), %xmm14 /* reload fb_8 */
+	movdqa %xmm7, 656(%rsp) /* spill z_14 */
+	movdqa %xmm14, %xmm7 /* fb_8 */
+	pslld $21, %xmm7 /* s10k_o_14_l = shl(fb_8) */
+	movdqa 688(%rsp), %xmm14 /* reload dbl_81 */
+	movdqa %xmm14, %xmm13 /* dbl_81 */
+	psrld $11, %xmm13 /* s10k_o_14_r = shr(dbl_81) */
+	por %xmm13, %xmm7 /* s10k_o_14 = or(s10k_o_14_l, s10k_o_14_r) */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm7 /* s10k_14 = and(s10k_o_14, modulus) */
+	movdqa %xmm1, %xmm13 /* fb_11 */
+	pslld $17, %xmm13 /* s13k_o_14_l = shl(fb_11) */
+	psrld $15, %xmm0 /* s13k_o_14_r = shr(dbl_108) */
+	por %xmm0, %xmm13 /* s13k_o_14 = or(s13k_o_14_l, s13k_o_14_r) */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm13 /* s13k_14 = and(s13k_o_14, modulus) */
+	movdqa %xmm5, %xmm0 /* fb_13 */
+	pslld $15, %xmm0 /* s15k_o_14_l = shl(fb_13) */
+	psrld $17, %xmm2 /* s15k_o_14_r = shr(dbl_126) */
+	por %xmm2, %xmm0 /* s15k_o_14 = or(s15k_o_14_l, s15k_o_14_r) */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm0 /* s15k_14 = and(s15k_o_14, modulus) */
+	paddd %xmm10, %xmm11 /* fb0_s_28 = add(s0k_14, s4k_14) */
+	movdqa %xmm11, %xmm2 /* fb0_s_28 */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm2 /* fb0_m_28 = and(fb0_s_28, modulus) */
+	psrld $31, %xmm11 /* fb0_c_28 = shr(fb0_s_28) */
+	paddd %xmm11, %xmm2 /* fb0_28 = add(fb0_m_28, fb0_c_28) */
+	paddd %xmm13, %xmm7 /* fb0_s_29 = add(s10k_14, s13k_14) */
+	movdqa %xmm7, %xmm10 /* fb0_s_29 */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm10 /* fb0_m_29 = and(fb0_s_29, modulus) */
+	psrld $31, %xmm7 /* fb0_c_29 = shr(fb0_s_29) */
+	paddd %xmm7, %xmm10 /* fb0_29 = add(fb0_m_29, fb0_c_29) */
+	paddd %xmm10, %xmm2 /* fb1_s_14 = add(fb0_28, fb0_29) */
+	movdqa %xmm2, %xmm7 /* fb1_s_14 */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm7 /* fb1_m_14 = and(fb1_s_14, modulus) */
+	psrld $31, %xmm2 /* fb1_c_14 = shr(fb1_s_14) */
+	paddd %xmm2, %xmm7 /* fb1_14 = add(fb1_m_14, fb1_c_14) */
+	paddd %xmm0, %xmm7 /* fb2_s_14 = add(fb1_14, s15k_14) */
+	movdqa %xmm7, %xmm0 /* fb2_s_14 */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm0 /* fb2_m_14 = and(fb2_s_14, modulus) */
+	psrld $31, %xmm7 /* fb2_c_14 = shr(fb2_s_14) */
+	paddd %xmm7, %xmm0 /* fb2_14 = add(fb2_m_14, fb2_c_14) */
+	paddd %xmm6, %xmm0 /* fb_s_14 = add(fb2_14, g0s14) */
+	movdqa %xmm0, %xmm2 /* fb_s_14 */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm2 /* fb_m_14 = and(fb_s_14, modulus) */
+	psrld $31, %xmm0 /* fb_c_14 = shr(fb_s_14) */
+	paddd %xmm0, %xmm2 /* fb_14 = add(fb_m_14, fb_c_14) */
+
+	/* Round 15, lanes 0..3: BR, F (Z out), LFSR feedback. */
+	movdqa %xmm2, %xmm0 /* fb_14 */
+	paddd %xmm2, %xmm0 /* dbl_135 = add(fb_14, fb_14) */
+	movdqa %xmm0, %xmm6 /* dbl_135 */
+	pand %xmm9, %xmm6 /* x0_15_b = and(dbl_135, high16) */
+	pandn %xmm5, %xmm9 /* x0_15_a = andnot(high16, fb_13) */
+	por %xmm9, %xmm6 /* x0_15 = or(x0_15_b, x0_15_a) */
+	movdqa 528(%rsp), %xmm7 /* reload fb_10 */
+	movdqa %xmm7, %xmm9 /* fb_10 */
+	pslld $16, %xmm9 /* x1_15_l = shl(fb_10) */
+	psrld $16, %xmm14 /* x1_15_r = shr(dbl_81) */
+	por %xmm14, %xmm9 /* x1_15 = or(x1_15_l, x1_15_r) */
+	pxor %xmm15, %xmm6 /* x0r1_15 = xor(x0_15, r1_14) */
+	paddd %xmm12, %xmm6 /* w_15 = add(x0r1_15, r2_14) */
+	pxor 544(%rsp), %xmm6 /* z_15 = xor(w_15, x1_6) */
+	paddd %xmm9, %xmm15 /* w1_15 = add(r1_14, x1_15) */
+	pxor 496(%rsp), %xmm12 /* w2_15 = xor(r2_14, x1_11) */
+	movdqa %xmm15, %xmm9 /* w1_15 */
+	pslld $16, %xmm9 /* l1in_15_l = shl(w1_15) */
+	movdqa %xmm12, %xmm10 /* w2_15 */
+	psrld $16, %xmm10 /* l1in_15_r = shr(w2_15) */
+	por %xmm10, %xmm9 /* l1in_15 = or(l1in_15_l, l1in_15_r) */
+	movdqa %xmm9, %xmm10 /* l1in_15 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl24(%rip), %xmm10 /* ur24_15 = lookup16(l1in_15, rotl24) */
+	movdqa %xmm9, %xmm11 /* l1in_15 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl8(%rip), %xmm11 /* ur8_15 = lookup16(l1in_15, rotl8) */
+	movdqa %xmm9, %xmm13 /* l1in_15 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl16(%rip), %xmm13 /* ur16_15 = lookup16(l1in_15, rotl16) */
+	movdqa %xmm9, %xmm14 /* l1in_15 */
+	pxor %xmm11, %xmm14 /* ug_acc_15 = xor(l1in_15, ur8_15) */
+	pxor %xmm13, %xmm14 /* ug_15 = xor(ug_acc_15, ur16_15) */
+	movdqa %xmm14, %xmm11 /* ug_15 */
+	pslld $2, %xmm11 /* ur2_15_l = shl(ug_15) */
+	psrld $30, %xmm14 /* ur2_15_r = shr(ug_15) */
+	por %xmm14, %xmm11 /* ur2_15 = or(ur2_15_l, ur2_15_r) */
+	pxor %xmm10, %xmm9 /* u_acc_15 = xor(l1in_15, ur24_15) */
+	pxor %xmm11, %xmm9 /* u_15 = xor(u_acc_15, ur2_15) */
+	pslld $16, %xmm12 /* l2in_15_l = shl(w2_15) */
+	psrld $16, %xmm15 /* l2in_15_r = shr(w1_15) */
+	por %xmm15, %xmm12 /* l2in_15 = or(l2in_15_l, l2in_15_r) */
+	movdqa %xmm12, %xmm10 /* l2in_15 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl8(%rip), %xmm10 /* vr8_15 = lookup16(l2in_15, rotl8) */
+	movdqa %xmm12, %xmm11 /* l2in_15 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl16(%rip), %xmm11 /* vr16_15 = lookup16(l2in_15, rotl16) */
+	movdqa %xmm12, %xmm13 /* l2in_15 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl24(%rip), %xmm13 /* vr24_15 = lookup16(l2in_15, rotl24) */
+	movdqa %xmm10, %xmm14 /* vr8_15 */
+	pxor %xmm11, %xmm14 /* vg_acc_15 = xor(vr8_15, vr16_15) */
+	pxor %xmm13, %xmm14 /* vg_15 = xor(vg_acc_15, vr24_15) */
+	movdqa %xmm14, %xmm11 /* vg_15 */
+	pslld $6, %xmm11 /* vr6_15_l = shl(vg_15) */
+	psrld $26, %xmm14 /* vr6_15_r = shr(vg_15) */
+	por %xmm14, %xmm11 /* vr6_15 = or(vr6_15_l, vr6_15_r) */
+	pxor %xmm10, %xmm12 /* v_acc_15 = xor(l2in_15, vr8_15) */
+	pxor %xmm11, %xmm12 /* v_15 = xor(v_acc_15, vr6_15) */
+	movdqa %xmm12, %xmm10 /* v_15 */
+	psrlw $8, %xmm10 /* sb_in_x_sh_15 = shr(v_15) */
+	movdqa %xmm9, %xmm11 /* u_15 */
+	pand %xmm8, %xmm11 /* sb_in_x_15_b = and(u_15, odd_bytes) */
+	movdqa %xmm8, %xmm13 /* odd_bytes */
+	pandn %xmm10, %xmm13 /* sb_in_x_15_a = andnot(odd_bytes, sb_in_x_sh_15) */
+	por %xmm13, %xmm11 /* sb_in_x_15 = or(sb_in_x_15_b, sb_in_x_15_a) */
+	movdqa %xmm11, %xmm10 /* sb_in_x_15 */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm10 /* sb_s0_xl_15 = and(sb_in_x_15, nibble_mask) */
+	psrlw $4, %xmm11 /* sb_s0_xs_15 = shr(sb_in_x_15) */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm11 /* sb_s0_xh_15 = and(sb_s0_xs_15, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_s0_p1(%rip), %xmm13 /* s0_p1 = const() */
+	pshufb %xmm10, %xmm13 /* sb_s0_p1_15 = lookup16(s0_p1, sb_s0_xl_15) */
+	pxor %xmm11, %xmm13 /* sb_s0_t_15 = xor(sb_s0_p1_15, sb_s0_xh_15) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_s0_p2(%rip), %xmm11 /* s0_p2 = const() */
+	pshufb %xmm13, %xmm11 /* sb_s0_p2_15 = lookup16(s0_p2, sb_s0_t_15) */
+	pxor %xmm10, %xmm11 /* sb_s0_ol_15 = xor(sb_s0_p2_15, sb_s0_xl_15) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_s0_p3_rot(%rip), %xmm10 /* s0_p3_rot = const() */
+	pshufb %xmm11, %xmm10 /* sb_s0_p3_15 = lookup16(s0_p3_rot, sb_s0_ol_15) */
+	paddb %xmm13, %xmm13 /* sb_s0_t2_15 = add(sb_s0_t_15, sb_s0_t_15) */
+	pxor %xmm13, %xmm10 /* sb_s0_15 = xor(sb_s0_p3_15, sb_s0_t2_15) */
+	psllw $8, %xmm9 /* sb_in_y_sh_15 = shl(u_15) */
+	pand %xmm8, %xmm9 /* sb_in_y_15_b = and(sb_in_y_sh_15, odd_bytes) */
+	movdqa %xmm8, %xmm11 /* odd_bytes */
+	pandn %xmm12, %xmm11 /* sb_in_y_15_a = andnot(odd_bytes, v_15) */
+	por %xmm11, %xmm9 /* sb_in_y_15 = or(sb_in_y_15_b, sb_in_y_15_a) */
+	movdqa %xmm9, %xmm11 /* sb_in_y_15 */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm11 /* sb_in_y_15_lo = and(sb_in_y_15, nibble_mask) */
+	psrlw $4, %xmm9 /* sb_in_y_15_sh = shr(sb_in_y_15) */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm9 /* sb_in_y_15_hi = and(sb_in_y_15_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_tbl_lo(%rip), %xmm12 /* tbl_lo = const() */
+	pshufb %xmm11, %xmm12 /* sb_s1_k_15_l = lookup16(tbl_lo, sb_in_y_15_lo) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_tbl_hi(%rip), %xmm11 /* tbl_hi = const() */
+	pshufb %xmm9, %xmm11 /* sb_s1_k_15_h = lookup16(tbl_hi, sb_in_y_15_hi) */
+	pxor %xmm11, %xmm12 /* sb_s1_k_15 = xor(sb_s1_k_15_l, sb_s1_k_15_h) */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_inv_shift_rows(%rip), %xmm12 /* sb_s1_15_sr = lookup16(sb_s1_k_15, inv_shift_rows) */
+	aesenclast .Lzuc_lanes_ssse3_aesni_3_aes_cancel_key(%rip), %xmm12 /* sb_s1_15_aes = aesenclast(sb_s1_15_sr, aes_cancel_key) */
+	movdqa %xmm12, %xmm9 /* sb_s1_15_aes */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm9 /* sb_s1_15_aes_lo = and(sb_s1_15_aes, nibble_mask) */
+	psrlw $4, %xmm12 /* sb_s1_15_aes_sh = shr(sb_s1_15_aes) */
+	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm12 /* sb_s1_15_aes_hi = and(sb_s1_15_aes_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_tbl_lo_1(%rip), %xmm11 /* tbl_lo_1 = const() */
+	pshufb %xmm9, %xmm11 /* sb_s1_15_l = lookup16(tbl_lo_1, sb_s1_15_aes_lo) */
+	movdqa .Lzuc_lanes_ssse3_aesni_3_tbl_hi_1(%rip), %xmm9 /* tbl_hi_1 = const() */
+	pshufb %xmm12, %xmm9 /* sb_s1_15_h = lookup16(tbl_hi_1, sb_s1_15_aes_hi) */
+	pxor %xmm9, %xmm11 /* sb_s1_15 = xor(sb_s1_15_l, sb_s1_15_h) */
+	movdqa %xmm11, %xmm9 /* sb_s1_15 */
+	psrlw $8, %xmm9 /* r1_sh_15 = shr(sb_s1_15) */
+	movdqa %xmm10, %xmm12 /* sb_s0_15 */
+	pand %xmm8, %xmm12 /* r1_15_b = and(sb_s0_15, odd_bytes) */
+	movdqa %xmm8, %xmm13 /* odd_bytes */
+	pandn %xmm9, %xmm13 /* r1_15_a = andnot(odd_bytes, r1_sh_15) */
+	por %xmm13, %xmm12 /* r1_15 = or(r1_15_b, r1_15_a) */
+	psllw $8, %xmm10 /* r2_sh_15 = shl(sb_s0_15) */
+	pand %xmm8, %xmm10 /* r2_15_b = and(r2_sh_15, odd_bytes) */
+	pandn %xmm11, %xmm8 /* r2_15_a = andnot(odd_bytes, sb_s1_15) */
+	por %xmm8, %xmm10 /* r2_15 = or(r2_15_b, r2_15_a) */
+	movdqa 320(%rsp), %xmm8 /* reload g0s15 */
+	movdqa %xmm8, %xmm9 /* g0s15 */
+	pslld $8, %xmm9 /* s0k_o_15_l = shl(g0s15) */
+	movdqa 80(%rsp), %xmm11 /* reload dbl */
+	psrld $24, %xmm11 /* s0k_o_15_r = shr(dbl) */
+	por %xmm11, %xmm9 /* s0k_o_15 = or(s0k_o_15_l, s0k_o_15_r) */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm9 /* s0k_15 = and(s0k_o_15, modulus) */
+	movdqa 512(%rsp), %xmm11 /* reload fb_3 */
+	movdqa %xmm11, %xmm13 /* fb_3 */
+	pslld $20, %xmm13 /* s4k_o_15_l = shl(fb_3) */
+	movdqa 672(%rsp), %xmm14 /* reload dbl_36 */
+	psrld $12, %xmm14 /* s4k_o_15_r = shr(dbl_36) */
+	por %xmm14, %xmm13 /* s4k_o_15 = or(s4k_o_15_l, s4k_o_15_r) */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm13 /* s4k_15 = and(s4k_o_15, modulus) */
+	movdqa 432(%rsp), %xmm14 /* reload fb_9 */
+	movdqa %xmm14, %xmm15 /* fb_9 */
+	pslld $21, %xmm15 /* s10k_o_15_l = shl(fb_9) */
+	movdqa 160(%rsp), %xmm7 /* reload dbl_90 */
+	psrld $11, %xmm7 /* s10k_o_15_r = shr(dbl_90) */
+	por %xmm7, %xmm15 /* s10k_o_15 = or(s10k_o_15_l, s10k_o_15_r) */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm15 /* s10k_15 = and(s10k_o_15, modulus) */
+	movdqa %xmm4, %xmm7 /* fb_12 */
+	pslld $17, %xmm7 /* s13k_o_15_l = shl(fb_12) */
+	psrld $15, %xmm3 /* s13k_o_15_r = shr(dbl_117) */
+	por %xmm3, %xmm7 /* s13k_o_15 = or(s13k_o_15_l, s13k_o_15_r) */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm7 /* s13k_15 = and(s13k_o_15, modulus) */
+	movdqa %xmm2, %xmm3 /* fb_14 */
+	pslld $15, %xmm3 /* s15k_o_15_l = shl(fb_14) */
+	psrld $17, %xmm0 /* s15k_o_15_r = shr(dbl_135) */
+	por %xmm0, %xmm3 /* s15k_o_15 = or(s15k_o_15_l, s15k_o_15_r) */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm3 /* s15k_15 = and(s15k_o_15, modulus) */
+	paddd %xmm13, %xmm9 /* fb0_s_30 = add(s0k_15, s4k_15) */
+	movdqa %xmm9, %xmm0 /* fb0_s_30 */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm0 /* fb0_m_30 = and(fb0_s_30, modulus) */
+	psrld $31, %xmm9 /* fb0_c_30 = shr(fb0_s_30) */
+	paddd %xmm9, %xmm0 /* fb0_30 = add(fb0_m_30, fb0_c_30) */
+	paddd %xmm7, %xmm15 /* fb0_s_31 = add(s10k_15, s13k_15) */
+	movdqa %xmm15, %xmm7 /* fb0_s_31 */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm7 /* fb0_m_31 = and(fb0_s_31, modulus) */
+	psrld $31, %xmm15 /* fb0_c_31 = shr(fb0_s_31) */
+	paddd %xmm15, %xmm7 /* fb0_31 = add(fb0_m_31, fb0_c_31) */
+	paddd %xmm7, %xmm0 /* fb1_s_15 = add(fb0_30, fb0_31) */
+	movdqa %xmm0, %xmm7 /* fb1_s_15 */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm7 /* fb1_m_15 = and(fb1_s_15, modulus) */
+	psrld $31, %xmm0 /* fb1_c_15 = shr(fb1_s_15) */
+	paddd %xmm0, %xmm7 /* fb1_15 = add(fb1_m_15, fb1_c_15) */
+	paddd %xmm3, %xmm7 /* fb2_s_15 = add(fb1_15, s15k_15) */
+	movdqa %xmm7, %xmm0 /* fb2_s_15 */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm0 /* fb2_m_15 = and(fb2_s_15, modulus) */
+	psrld $31, %xmm7 /* fb2_c_15 = shr(fb2_s_15) */
+	paddd %xmm7, %xmm0 /* fb2_15 = add(fb2_m_15, fb2_c_15) */
+	paddd %xmm8, %xmm0 /* fb_s_15 = add(fb2_15, g0s15) */
+	movdqa %xmm0, %xmm3 /* fb_s_15 */
+	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm3 /* fb_m_15 = and(fb_s_15, modulus) */
+	psrld $31, %xmm0 /* fb_c_15 = shr(fb_s_15) */
+	paddd %xmm0, %xmm3 /* fb_15 = add(fb_m_15, fb_c_15) */
+
+	/* Keystream of lanes 0..3: big-endian, transposed to 64 bytes per lane. */
+	movdqa 176(%rsp), %xmm0 /* reload z */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_bswap32(%rip), %xmm0 /* zbe = lookup16(z, bswap32) */
+	movdqa 336(%rsp), %xmm7 /* reload z_1 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_bswap32(%rip), %xmm7 /* zbe_1 = lookup16(z_1, bswap32) */
+	movdqa 464(%rsp), %xmm8 /* reload z_2 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_bswap32(%rip), %xmm8 /* zbe_2 = lookup16(z_2, bswap32) */
+	movdqa 560(%rsp), %xmm9 /* reload z_3 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_bswap32(%rip), %xmm9 /* zbe_3 = lookup16(z_3, bswap32) */
+	movdqa 0(%rsp), %xmm13 /* reload z_4 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_bswap32(%rip), %xmm13 /* zbe_4 = lookup16(z_4, bswap32) */
+	movdqa 192(%rsp), %xmm15 /* reload z_5 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_bswap32(%rip), %xmm15 /* zbe_5 = lookup16(z_5, bswap32) */
+	movdqa 352(%rsp), %xmm14 /* reload z_6 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_bswap32(%rip), %xmm14 /* zbe_6 = lookup16(z_6, bswap32) */
+	movdqa 480(%rsp), %xmm11 /* reload z_7 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_bswap32(%rip), %xmm11 /* zbe_7 = lookup16(z_7, bswap32) */
+	movdqa %xmm10, 480(%rsp) /* spill r2_15 */
+	movdqa 576(%rsp), %xmm10 /* reload z_8 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_bswap32(%rip), %xmm10 /* zbe_8 = lookup16(z_8, bswap32) */
+	movdqa %xmm12, 576(%rsp) /* spill r1_15 */
+	movdqa 208(%rsp), %xmm12 /* reload z_9 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_bswap32(%rip), %xmm12 /* zbe_9 = lookup16(z_9, bswap32) */
+	movdqa %xmm3, 208(%rsp) /* spill fb_15 */
+	movdqa 368(%rsp), %xmm3 /* reload z_10 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_bswap32(%rip), %xmm3 /* zbe_10 = lookup16(z_10, bswap32) */
+	movdqa %xmm2, 368(%rsp) /* spill fb_14 */
+	movdqa 48(%rsp), %xmm2 /* reload z_11 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_bswap32(%rip), %xmm2 /* zbe_11 = lookup16(z_11, bswap32) */
+	movdqa %xmm5, 48(%rsp) /* spill fb_13 */
+	movdqa 128(%rsp), %xmm5 /* reload z_12 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_bswap32(%rip), %xmm5 /* zbe_12 = lookup16(z_12, bswap32) */
+	movdqa %xmm4, 128(%rsp) /* spill fb_12 */
+	movdqa 32(%rsp), %xmm4 /* reload z_13 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_bswap32(%rip), %xmm4 /* zbe_13 = lookup16(z_13, bswap32) */
+	movdqa %xmm1, 32(%rsp) /* spill fb_11 */
+	movdqa 656(%rsp), %xmm1 /* reload z_14 */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_bswap32(%rip), %xmm1 /* zbe_14 = lookup16(z_14, bswap32) */
+	pshufb .Lzuc_lanes_ssse3_aesni_3_bswap32(%rip), %xmm6 /* zbe_15 = lookup16(z_15, bswap32) */
+	movdqa %xmm4, 656(%rsp) /* spill zbe_13 */
+	movdqa %xmm0, %xmm4 /* zbe */
+	punpckldq %xmm8, %xmm4 /* ztr0 = unpacklo(zbe, zbe_2) */
+	punpckhdq %xmm8, %xmm0 /* ztr0_1 = unpackhi(zbe, zbe_2) */
+	movdqa %xmm7, %xmm8 /* zbe_1 */
+	punpckldq %xmm9, %xmm8 /* ztr0_2 = unpacklo(zbe_1, zbe_3) */
+	punpckhdq %xmm9, %xmm7 /* ztr0_3 = unpackhi(zbe_1, zbe_3) */
+	movdqa %xmm4, %xmm9 /* ztr0 */
+	punpckldq %xmm8, %xmm9 /* ztr1 = unpacklo(ztr0, ztr0_2) */
+	punpckhdq %xmm8, %xmm4 /* ztr1_1 = unpackhi(ztr0, ztr0_2) */
+	movdqa %xmm0, %xmm8 /* ztr0_1 */
+	punpckldq %xmm7, %xmm8 /* ztr1_2 = unpacklo(ztr0_1, ztr0_3) */
+	punpckhdq %xmm7, %xmm0 /* ztr1_3 = unpackhi(ztr0_1, ztr0_3) */
+	movdqa %xmm13, %xmm7 /* zbe_4 */
+	punpckldq %xmm14, %xmm7 /* ztr0_4 = unpacklo(zbe_4, zbe_6) */
+	punpckhdq %xmm14, %xmm13 /* ztr0_5 = unpackhi(zbe_4, zbe_6) */
+	movdqa %xmm15, %xmm14 /* zbe_5 */
+	punpckldq %xmm11, %xmm14 /* ztr0_6 = unpacklo(zbe_5, zbe_7) */
+	punpckhdq %xmm11, %xmm15 /* ztr0_7 = unpackhi(zbe_5, zbe_7) */
+	movdqa %xmm7, %xmm11 /* ztr0_4 */
+	punpckldq %xmm14, %xmm11 /* ztr1_4 = unpacklo(ztr0_4, ztr0_6) */
+	punpckhdq %xmm14, %xmm7 /* ztr1_5 = unpackhi(ztr0_4, ztr0_6) */
+	movdqa %xmm13, %xmm14 /* ztr0_5 */
+	punpckldq %xmm15, %xmm14 /* ztr1_6 = unpacklo(ztr0_5, ztr0_7) */
+	punpckhdq %xmm15, %xmm13 /* ztr1_7 = unpackhi(ztr0_5, ztr0_7) */
+	movdqa %xmm10, %xmm15 /* zbe_8 */
+	punpckldq %xmm3, %xmm15 /* ztr0_8 = unpacklo(zbe_8, zbe_10) */
+	punpckhdq %xmm3, %xmm10 /* ztr0_9 = unpackhi(zbe_8, zbe_10) */
+	movdqa %xmm12, %xmm3 /* zbe_9 */
+	punpckldq %xmm2, %xmm3 /* ztr0_10 = unpacklo(zbe_9, zbe_11) */
+	punpckhdq %xmm2, %xmm12 /* ztr0_11 = unpackhi(zbe_9, zbe_11) */
+	movdqa %xmm15, %xmm2 /* ztr0_8 */
+	punpckldq %xmm3, %xmm2 /* ztr1_8 = unpacklo(ztr0_8, ztr0_10) */
+	punpckhdq %xmm3, %xmm15 /* ztr1_9 = unpackhi(ztr0_8, ztr0_10) */
+	movdqa %xmm10, %xmm3 /* ztr0_9 */
+	punpckldq %xmm12, %xmm3 /* ztr1_10 = unpacklo(ztr0_9, ztr0_11) */
+	punpckhdq %xmm12, %xmm10 /* ztr1_11 = unpackhi(ztr0_9, ztr0_11) */
+	movdqa %xmm5, %xmm12 /* zbe_12 */
+	punpckldq %xmm1, %xmm12 /* ztr0_12 = unpacklo(zbe_12, zbe_14) */
+	punpckhdq %xmm1, %xmm5 /* ztr0_13 = unpackhi(zbe_12, zbe_14) */
+	movdqa 656(%rsp), %xmm1 /* reload zbe_13 */
+	movdqa %xmm10, 352(%rsp) /* spill ztr1_11 */
+	movdqa %xmm1, %xmm10 /* zbe_13 */
+	punpckldq %xmm6, %xmm10 /* ztr0_14 = unpacklo(zbe_13, zbe_15) */
+	punpckhdq %xmm6, %xmm1 /* ztr0_15 = unpackhi(zbe_13, zbe_15) */
+	movdqa %xmm12, %xmm6 /* ztr0_12 */
+	punpckldq %xmm10, %xmm6 /* ztr1_12 = unpacklo(ztr0_12, ztr0_14) */
+	punpckhdq %xmm10, %xmm12 /* ztr1_13 = unpackhi(ztr0_12, ztr0_14) */
+	movdqa %xmm5, %xmm10 /* ztr0_13 */
+	punpckldq %xmm1, %xmm10 /* ztr1_14 = unpacklo(ztr0_13, ztr0_15) */
+	punpckhdq %xmm1, %xmm5 /* ztr1_15 = unpackhi(ztr0_13, ztr0_15) */
 	movq 0(%rdx), %rax
 	movdqu (%rax), %xmm1 /* msg = load() */
 	pxor %xmm1, %xmm9 /* ct = xor(ztr1, msg) */
@@ -10022,9 +13236,9 @@ _gcry_zuc_lanes_ssse3_aesni_keystream_word:
 	paddd %xmm15, %xmm6 /* dbl = add(g0s15, g0s15) */
 	movdqa %xmm3, 48(%rsp) /* spill g0s3 */
 	movdqa %xmm6, %xmm3 /* dbl */
-	pand .Lzuc_lanes_ssse3_aesni_3_high16(%rip), %xmm3 /* x0_b = and(dbl, high16) */
+	pand .Lzuc_lanes_ssse3_aesni_4_high16(%rip), %xmm3 /* x0_b = and(dbl, high16) */
 	movdqa %xmm1, 64(%rsp) /* spill g0s1 */
-	movdqa .Lzuc_lanes_ssse3_aesni_3_high16(%rip), %xmm1 /* high16 = const() */
+	movdqa .Lzuc_lanes_ssse3_aesni_4_high16(%rip), %xmm1 /* high16 = const() */
 	pandn %xmm14, %xmm1 /* x0_a = andnot(high16, g0s14) */
 	por %xmm1, %xmm3 /* x0 = or(x0_b, x0_a) */
 	movdqa %xmm9, %xmm1 /* g0s9 */
@@ -10061,11 +13275,11 @@ _gcry_zuc_lanes_ssse3_aesni_keystream_word:
 	psrld $16, %xmm9 /* l1in_r = shr(w2) */
 	por %xmm9, %xmm7 /* l1in = or(l1in_l, l1in_r) */
 	movdqa %xmm7, %xmm9 /* l1in */
-	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl24(%rip), %xmm9 /* ur24 = lookup16(l1in, rotl24) */
+	pshufb .Lzuc_lanes_ssse3_aesni_4_rotl24(%rip), %xmm9 /* ur24 = lookup16(l1in, rotl24) */
 	movdqa %xmm7, %xmm11 /* l1in */
-	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl8(%rip), %xmm11 /* ur8 = lookup16(l1in, rotl8) */
+	pshufb .Lzuc_lanes_ssse3_aesni_4_rotl8(%rip), %xmm11 /* ur8 = lookup16(l1in, rotl8) */
 	movdqa %xmm7, %xmm14 /* l1in */
-	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl16(%rip), %xmm14 /* ur16 = lookup16(l1in, rotl16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_4_rotl16(%rip), %xmm14 /* ur16 = lookup16(l1in, rotl16) */
 	movdqa %xmm5, 144(%rsp) /* spill g0s5 */
 	movdqa %xmm7, %xmm5 /* l1in */
 	pxor %xmm11, %xmm5 /* ug_acc = xor(l1in, ur8) */
@@ -10080,11 +13294,11 @@ _gcry_zuc_lanes_ssse3_aesni_keystream_word:
 	psrld $16, %xmm12 /* l2in_r = shr(w1) */
 	por %xmm12, %xmm8 /* l2in = or(l2in_l, l2in_r) */
 	movdqa %xmm8, %xmm5 /* l2in */
-	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl8(%rip), %xmm5 /* vr8 = lookup16(l2in, rotl8) */
+	pshufb .Lzuc_lanes_ssse3_aesni_4_rotl8(%rip), %xmm5 /* vr8 = lookup16(l2in, rotl8) */
 	movdqa %xmm8, %xmm9 /* l2in */
-	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl16(%rip), %xmm9 /* vr16 = lookup16(l2in, rotl16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_4_rotl16(%rip), %xmm9 /* vr16 = lookup16(l2in, rotl16) */
 	movdqa %xmm8, %xmm11 /* l2in */
-	pshufb .Lzuc_lanes_ssse3_aesni_3_rotl24(%rip), %xmm11 /* vr24 = lookup16(l2in, rotl24) */
+	pshufb .Lzuc_lanes_ssse3_aesni_4_rotl24(%rip), %xmm11 /* vr24 = lookup16(l2in, rotl24) */
 	movdqa %xmm5, %xmm12 /* vr8 */
 	pxor %xmm9, %xmm12 /* vg_acc = xor(vr8, vr16) */
 	pxor %xmm11, %xmm12 /* vg = xor(vg_acc, vr24) */
@@ -10097,22 +13311,22 @@ _gcry_zuc_lanes_ssse3_aesni_keystream_word:
 	movdqa %xmm8, %xmm5 /* v */
 	psrlw $8, %xmm5 /* sb_in_x_sh = shr(v) */
 	movdqa %xmm7, %xmm9 /* u */
-	pand .Lzuc_lanes_ssse3_aesni_3_odd_bytes(%rip), %xmm9 /* sb_in_x_b = and(u, odd_bytes) */
-	movdqa .Lzuc_lanes_ssse3_aesni_3_odd_bytes(%rip), %xmm11 /* odd_bytes = const() */
+	pand .Lzuc_lanes_ssse3_aesni_4_odd_bytes(%rip), %xmm9 /* sb_in_x_b = and(u, odd_bytes) */
+	movdqa .Lzuc_lanes_ssse3_aesni_4_odd_bytes(%rip), %xmm11 /* odd_bytes = const() */
 	movdqa %xmm11, %xmm12 /* odd_bytes */
 	pandn %xmm5, %xmm12 /* sb_in_x_a = andnot(odd_bytes, sb_in_x_sh) */
 	por %xmm12, %xmm9 /* sb_in_x = or(sb_in_x_b, sb_in_x_a) */
 	movdqa %xmm9, %xmm5 /* sb_in_x */
-	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm5 /* sb_s0_xl = and(sb_in_x, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm5 /* sb_s0_xl = and(sb_in_x, nibble_mask) */
 	psrlw $4, %xmm9 /* sb_s0_xs = shr(sb_in_x) */
-	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm9 /* sb_s0_xh = and(sb_s0_xs, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_3_s0_p1(%rip), %xmm12 /* s0_p1 = const() */
+	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm9 /* sb_s0_xh = and(sb_s0_xs, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_4_s0_p1(%rip), %xmm12 /* s0_p1 = const() */
 	pshufb %xmm5, %xmm12 /* sb_s0_p1 = lookup16(s0_p1, sb_s0_xl) */
 	pxor %xmm9, %xmm12 /* sb_s0_t = xor(sb_s0_p1, sb_s0_xh) */
-	movdqa .Lzuc_lanes_ssse3_aesni_3_s0_p2(%rip), %xmm9 /* s0_p2 = const() */
+	movdqa .Lzuc_lanes_ssse3_aesni_4_s0_p2(%rip), %xmm9 /* s0_p2 = const() */
 	pshufb %xmm12, %xmm9 /* sb_s0_p2 = lookup16(s0_p2, sb_s0_t) */
 	pxor %xmm5, %xmm9 /* sb_s0_ol = xor(sb_s0_p2, sb_s0_xl) */
-	movdqa .Lzuc_lanes_ssse3_aesni_3_s0_p3_rot(%rip), %xmm5 /* s0_p3_rot = const() */
+	movdqa .Lzuc_lanes_ssse3_aesni_4_s0_p3_rot(%rip), %xmm5 /* s0_p3_rot = const() */
 	pshufb %xmm9, %xmm5 /* sb_s0_p3 = lookup16(s0_p3_rot, sb_s0_ol) */
 	paddb %xmm12, %xmm12 /* sb_s0_t2 = add(sb_s0_t, sb_s0_t) */
 	pxor %xmm12, %xmm5 /* sb_s0 = xor(sb_s0_p3, sb_s0_t2) */
@@ -10122,23 +13336,23 @@ _gcry_zuc_lanes_ssse3_aesni_keystream_word:
 	pandn %xmm8, %xmm9 /* sb_in_y_a = andnot(odd_bytes, v) */
 	por %xmm9, %xmm7 /* sb_in_y = or(sb_in_y_b, sb_in_y_a) */
 	movdqa %xmm7, %xmm8 /* sb_in_y */
-	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm8 /* sb_in_y_lo = and(sb_in_y, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm8 /* sb_in_y_lo = and(sb_in_y, nibble_mask) */
 	psrlw $4, %xmm7 /* sb_in_y_sh_1 = shr(sb_in_y) */
-	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm7 /* sb_in_y_hi = and(sb_in_y_sh_1, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_3_tbl_lo(%rip), %xmm9 /* tbl_lo = const() */
+	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm7 /* sb_in_y_hi = and(sb_in_y_sh_1, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_4_tbl_lo(%rip), %xmm9 /* tbl_lo = const() */
 	pshufb %xmm8, %xmm9 /* sb_s1_k_l = lookup16(tbl_lo, sb_in_y_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_3_tbl_hi(%rip), %xmm8 /* tbl_hi = const() */
+	movdqa .Lzuc_lanes_ssse3_aesni_4_tbl_hi(%rip), %xmm8 /* tbl_hi = const() */
 	pshufb %xmm7, %xmm8 /* sb_s1_k_h = lookup16(tbl_hi, sb_in_y_hi) */
 	pxor %xmm8, %xmm9 /* sb_s1_k = xor(sb_s1_k_l, sb_s1_k_h) */
-	pshufb .Lzuc_lanes_ssse3_aesni_3_inv_shift_rows(%rip), %xmm9 /* sb_s1_sr = lookup16(sb_s1_k, inv_shift_rows) */
-	aesenclast .Lzuc_lanes_ssse3_aesni_3_aes_cancel_key(%rip), %xmm9 /* sb_s1_aes = aesenclast(sb_s1_sr, aes_cancel_key) */
+	pshufb .Lzuc_lanes_ssse3_aesni_4_inv_shift_rows(%rip), %xmm9 /* sb_s1_sr = lookup16(sb_s1_k, inv_shift_rows) */
+	aesenclast .Lzuc_lanes_ssse3_aesni_4_aes_cancel_key(%rip), %xmm9 /* sb_s1_aes = aesenclast(sb_s1_sr, aes_cancel_key) */
 	movdqa %xmm9, %xmm7 /* sb_s1_aes */
-	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm7 /* sb_s1_aes_lo = and(sb_s1_aes, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm7 /* sb_s1_aes_lo = and(sb_s1_aes, nibble_mask) */
 	psrlw $4, %xmm9 /* sb_s1_aes_sh = shr(sb_s1_aes) */
-	pand .Lzuc_lanes_ssse3_aesni_3_nibble_mask(%rip), %xmm9 /* sb_s1_aes_hi = and(sb_s1_aes_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_3_tbl_lo_1(%rip), %xmm8 /* tbl_lo_1 = const() */
+	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm9 /* sb_s1_aes_hi = and(sb_s1_aes_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_4_tbl_lo_1(%rip), %xmm8 /* tbl_lo_1 = const() */
 	pshufb %xmm7, %xmm8 /* sb_s1_l = lookup16(tbl_lo_1, sb_s1_aes_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_3_tbl_hi_1(%rip), %xmm7 /* tbl_hi_1 = const() */
+	movdqa .Lzuc_lanes_ssse3_aesni_4_tbl_hi_1(%rip), %xmm7 /* tbl_hi_1 = const() */
 	pshufb %xmm9, %xmm7 /* sb_s1_h = lookup16(tbl_hi_1, sb_s1_aes_hi) */
 	pxor %xmm7, %xmm8 /* sb_s1 = xor(sb_s1_l, sb_s1_h) */
 	movdqa %xmm8, %xmm7 /* sb_s1 */
@@ -10156,56 +13370,56 @@ _gcry_zuc_lanes_ssse3_aesni_keystream_word:
 	pslld $8, %xmm7 /* s0k_o_l = shl(g0s0) */
 	psrld $24, %xmm1 /* s0k_o_r = shr(dbl_3) */
 	por %xmm1, %xmm7 /* s0k_o = or(s0k_o_l, s0k_o_r) */
-	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm7 /* s0k = and(s0k_o, modulus) */
+	pand .Lzuc_lanes_ssse3_aesni_4_modulus(%rip), %xmm7 /* s0k = and(s0k_o, modulus) */
 	movdqa %xmm4, %xmm1 /* g0s4 */
 	paddd %xmm4, %xmm1 /* dbl_5 = add(g0s4, g0s4) */
 	movdqa %xmm4, %xmm8 /* g0s4 */
 	pslld $20, %xmm8 /* s4k_o_l = shl(g0s4) */
 	psrld $12, %xmm1 /* s4k_o_r = shr(dbl_5) */
 	por %xmm1, %xmm8 /* s4k_o = or(s4k_o_l, s4k_o_r) */
-	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm8 /* s4k = and(s4k_o, modulus) */
+	pand .Lzuc_lanes_ssse3_aesni_4_modulus(%rip), %xmm8 /* s4k = and(s4k_o, modulus) */
 	movdqa %xmm10, %xmm1 /* g0s10 */
 	paddd %xmm10, %xmm1 /* dbl_6 = add(g0s10, g0s10) */
 	movdqa %xmm10, %xmm11 /* g0s10 */
 	pslld $21, %xmm11 /* s10k_o_l = shl(g0s10) */
 	psrld $11, %xmm1 /* s10k_o_r = shr(dbl_6) */
 	por %xmm1, %xmm11 /* s10k_o = or(s10k_o_l, s10k_o_r) */
-	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm11 /* s10k = and(s10k_o, modulus) */
+	pand .Lzuc_lanes_ssse3_aesni_4_modulus(%rip), %xmm11 /* s10k = and(s10k_o, modulus) */
 	movdqa %xmm13, %xmm1 /* g0s13 */
 	paddd %xmm13, %xmm1 /* dbl_7 = add(g0s13, g0s13) */
 	movdqa %xmm13, %xmm12 /* g0s13 */
 	pslld $17, %xmm12 /* s13k_o_l = shl(g0s13) */
 	psrld $15, %xmm1 /* s13k_o_r = shr(dbl_7) */
 	por %xmm1, %xmm12 /* s13k_o = or(s13k_o_l, s13k_o_r) */
-	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm12 /* s13k = and(s13k_o, modulus) */
+	pand .Lzuc_lanes_ssse3_aesni_4_modulus(%rip), %xmm12 /* s13k = and(s13k_o, modulus) */
 	movdqa %xmm15, %xmm1 /* g0s15 */
 	pslld $15, %xmm1 /* s15k_o_l = shl(g0s15) */
 	psrld $17, %xmm6 /* s15k_o_r = shr(dbl) */
 	por %xmm6, %xmm1 /* s15k_o = or(s15k_o_l, s15k_o_r) */
-	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm1 /* s15k = and(s15k_o, modulus) */
+	pand .Lzuc_lanes_ssse3_aesni_4_modulus(%rip), %xmm1 /* s15k = and(s15k_o, modulus) */
 	paddd %xmm8, %xmm7 /* fb0_s = add(s0k, s4k) */
 	movdqa %xmm7, %xmm6 /* fb0_s */
-	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm6 /* fb0_m = and(fb0_s, modulus) */
+	pand .Lzuc_lanes_ssse3_aesni_4_modulus(%rip), %xmm6 /* fb0_m = and(fb0_s, modulus) */
 	psrld $31, %xmm7 /* fb0_c = shr(fb0_s) */
 	paddd %xmm7, %xmm6 /* fb0 = add(fb0_m, fb0_c) */
 	paddd %xmm12, %xmm11 /* fb0_s_1 = add(s10k, s13k) */
 	movdqa %xmm11, %xmm7 /* fb0_s_1 */
-	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm7 /* fb0_m_1 = and(fb0_s_1, modulus) */
+	pand .Lzuc_lanes_ssse3_aesni_4_modulus(%rip), %xmm7 /* fb0_m_1 = and(fb0_s_1, modulus) */
 	psrld $31, %xmm11 /* fb0_c_1 = shr(fb0_s_1) */
 	paddd %xmm11, %xmm7 /* fb0_1 = add(fb0_m_1, fb0_c_1) */
 	paddd %xmm7, %xmm6 /* fb1_s = add(fb0, fb0_1) */
 	movdqa %xmm6, %xmm7 /* fb1_s */
-	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm7 /* fb1_m = and(fb1_s, modulus) */
+	pand .Lzuc_lanes_ssse3_aesni_4_modulus(%rip), %xmm7 /* fb1_m = and(fb1_s, modulus) */
 	psrld $31, %xmm6 /* fb1_c = shr(fb1_s) */
 	paddd %xmm6, %xmm7 /* fb1 = add(fb1_m, fb1_c) */
 	paddd %xmm1, %xmm7 /* fb2_s = add(fb1, s15k) */
 	movdqa %xmm7, %xmm1 /* fb2_s */
-	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm1 /* fb2_m = and(fb2_s, modulus) */
+	pand .Lzuc_lanes_ssse3_aesni_4_modulus(%rip), %xmm1 /* fb2_m = and(fb2_s, modulus) */
 	psrld $31, %xmm7 /* fb2_c = shr(fb2_s) */
 	paddd %xmm7, %xmm1 /* fb2 = add(fb2_m, fb2_c) */
 	paddd %xmm0, %xmm1 /* fb_s = add(fb2, g0s0) */
 	movdqa %xmm1, %xmm0 /* fb_s */
-	pand .Lzuc_lanes_ssse3_aesni_3_modulus(%rip), %xmm0 /* fb_m = and(fb_s, modulus) */
+	pand .Lzuc_lanes_ssse3_aesni_4_modulus(%rip), %xmm0 /* fb_m = and(fb_s, modulus) */
 	psrld $31, %xmm1 /* fb_c = shr(fb_s) */
 	paddd %xmm1, %xmm0 /* fb = add(fb_m, fb_c) */
 	movdqu %xmm3, (%rsi) /* store z */
@@ -10267,20 +13481,20 @@ _gcry_zuc_lanes_ssse3_aesni_mac_fold:
 	/* 32 chunks, 2 per step: block q of a step takes chunks 2q and 2q + 1. */
 	movdqu (%rsi), %xmm0 /* msg_1 = load() */
 	movdqa %xmm0, %xmm1 /* msg_1 */
-	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm1 /* msg_1_lo = and(msg_1, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_5_nibble_mask(%rip), %xmm1 /* msg_1_lo = and(msg_1, nibble_mask) */
 	psrlw $4, %xmm0 /* msg_1_sh = shr(msg_1) */
-	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm0 /* msg_1_hi = and(msg_1_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_4_tbl_lo(%rip), %xmm2 /* tbl_lo = const() */
+	pand .Lzuc_lanes_ssse3_aesni_5_nibble_mask(%rip), %xmm0 /* msg_1_hi = and(msg_1_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_5_tbl_lo(%rip), %xmm2 /* tbl_lo = const() */
 	movdqa %xmm2, %xmm3 /* tbl_lo */
 	pshufb %xmm1, %xmm3 /* m_l = lookup16(tbl_lo, msg_1_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_4_tbl_hi(%rip), %xmm1 /* tbl_hi = const() */
+	movdqa .Lzuc_lanes_ssse3_aesni_5_tbl_hi(%rip), %xmm1 /* tbl_hi = const() */
 	movdqa %xmm1, %xmm4 /* tbl_hi */
 	pshufb %xmm0, %xmm4 /* m_h = lookup16(tbl_hi, msg_1_hi) */
 	pxor %xmm4, %xmm3 /* m = xor(m_l, m_h) */
 	movdqu (%rdx), %xmm0 /* ks0 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm0 /* k0 = lookup16(ks0, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm0 /* k0 = lookup16(ks0, reverse16) */
 	movdqu 8(%rdx), %xmm4 /* ks1 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm4 /* k1 = lookup16(ks1, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm4 /* k1 = lookup16(ks1, reverse16) */
 	movdqa %xmm3, %xmm5 /* m */
 	pclmulqdq $0x10, %xmm0, %xmm5 /* p0 = clmul(m, k0) */
 	movdqa %xmm3, %xmm6 /* m */
@@ -10290,18 +13504,18 @@ _gcry_zuc_lanes_ssse3_aesni_mac_fold:
 	pclmulqdq $0x1, %xmm4, %xmm3 /* p1_1 = clmul(m, k1) */
 	movdqu 16(%rsi), %xmm0 /* msg_2 = load() */
 	movdqa %xmm0, %xmm4 /* msg_2 */
-	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm4 /* msg_2_lo = and(msg_2, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_5_nibble_mask(%rip), %xmm4 /* msg_2_lo = and(msg_2, nibble_mask) */
 	psrlw $4, %xmm0 /* msg_2_sh = shr(msg_2) */
-	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm0 /* msg_2_hi = and(msg_2_sh, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_5_nibble_mask(%rip), %xmm0 /* msg_2_hi = and(msg_2_sh, nibble_mask) */
 	movdqa %xmm2, %xmm8 /* tbl_lo */
 	pshufb %xmm4, %xmm8 /* m_1_l = lookup16(tbl_lo, msg_2_lo) */
 	movdqa %xmm1, %xmm4 /* tbl_hi */
 	pshufb %xmm0, %xmm4 /* m_1_h = lookup16(tbl_hi, msg_2_hi) */
 	pxor %xmm4, %xmm8 /* m_1 = xor(m_1_l, m_1_h) */
 	movdqu 16(%rdx), %xmm0 /* ks0_1 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm0 /* k0_1 = lookup16(ks0_1, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm0 /* k0_1 = lookup16(ks0_1, reverse16) */
 	movdqu 24(%rdx), %xmm4 /* ks1_1 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm4 /* k1_1 = lookup16(ks1_1, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm4 /* k1_1 = lookup16(ks1_1, reverse16) */
 	movdqa %xmm8, %xmm9 /* m_1 */
 	pclmulqdq $0x10, %xmm0, %xmm9 /* p0_2 = clmul(m_1, k0_1) */
 	movdqa %xmm8, %xmm10 /* m_1 */
@@ -10311,18 +13525,18 @@ _gcry_zuc_lanes_ssse3_aesni_mac_fold:
 	pclmulqdq $0x1, %xmm4, %xmm8 /* p1_3 = clmul(m_1, k1_1) */
 	movdqu 32(%rsi), %xmm0 /* msg_3 = load() */
 	movdqa %xmm0, %xmm4 /* msg_3 */
-	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm4 /* msg_3_lo = and(msg_3, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_5_nibble_mask(%rip), %xmm4 /* msg_3_lo = and(msg_3, nibble_mask) */
 	psrlw $4, %xmm0 /* msg_3_sh = shr(msg_3) */
-	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm0 /* msg_3_hi = and(msg_3_sh, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_5_nibble_mask(%rip), %xmm0 /* msg_3_hi = and(msg_3_sh, nibble_mask) */
 	movdqa %xmm2, %xmm12 /* tbl_lo */
 	pshufb %xmm4, %xmm12 /* m_2_l = lookup16(tbl_lo, msg_3_lo) */
 	movdqa %xmm1, %xmm4 /* tbl_hi */
 	pshufb %xmm0, %xmm4 /* m_2_h = lookup16(tbl_hi, msg_3_hi) */
 	pxor %xmm4, %xmm12 /* m_2 = xor(m_2_l, m_2_h) */
 	movdqu 32(%rdx), %xmm0 /* ks0_2 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm0 /* k0_2 = lookup16(ks0_2, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm0 /* k0_2 = lookup16(ks0_2, reverse16) */
 	movdqu 40(%rdx), %xmm4 /* ks1_2 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm4 /* k1_2 = lookup16(ks1_2, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm4 /* k1_2 = lookup16(ks1_2, reverse16) */
 	movdqa %xmm12, %xmm13 /* m_2 */
 	pclmulqdq $0x10, %xmm0, %xmm13 /* p0_4 = clmul(m_2, k0_2) */
 	movdqa %xmm12, %xmm14 /* m_2 */
@@ -10332,9 +13546,9 @@ _gcry_zuc_lanes_ssse3_aesni_mac_fold:
 	pclmulqdq $0x1, %xmm4, %xmm12 /* p1_5 = clmul(m_2, k1_2) */
 	movdqu 48(%rsi), %xmm0 /* msg_4 = load() */
 	movdqa %xmm0, %xmm4 /* msg_4 */
-	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm4 /* msg_4_lo = and(msg_4, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_5_nibble_mask(%rip), %xmm4 /* msg_4_lo = and(msg_4, nibble_mask) */
 	psrlw $4, %xmm0 /* msg_4_sh = shr(msg_4) */
-	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm0 /* msg_4_hi = and(msg_4_sh, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_5_nibble_mask(%rip), %xmm0 /* msg_4_hi = and(msg_4_sh, nibble_mask) */
 	movdqa %xmm12, 0(%rsp) /* spill p1_5 */
 	movdqa %xmm2, %xmm12 /* tbl_lo */
 	pshufb %xmm4, %xmm12 /* m_3_l = lookup16(tbl_lo, msg_4_lo) */
@@ -10342,9 +13556,9 @@ _gcry_zuc_lanes_ssse3_aesni_mac_fold:
 	pshufb %xmm0, %xmm4 /* m_3_h = lookup16(tbl_hi, msg_4_hi) */
 	pxor %xmm4, %xmm12 /* m_3 = xor(m_3_l, m_3_h) */
 	movdqu 48(%rdx), %xmm0 /* ks0_3 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm0 /* k0_3 = lookup16(ks0_3, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm0 /* k0_3 = lookup16(ks0_3, reverse16) */
 	movdqu 56(%rdx), %xmm4 /* ks1_3 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm4 /* k1_3 = lookup16(ks1_3, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm4 /* k1_3 = lookup16(ks1_3, reverse16) */
 	movdqa %xmm15, 16(%rsp) /* spill p1_4 */
 	movdqa %xmm12, %xmm15 /* m_3 */
 	pclmulqdq $0x10, %xmm0, %xmm15 /* p0_6 = clmul(m_3, k0_3) */
@@ -10357,9 +13571,9 @@ _gcry_zuc_lanes_ssse3_aesni_mac_fold:
 	pclmulqdq $0x1, %xmm4, %xmm12 /* p1_7 = clmul(m_3, k1_3) */
 	movdqu 64(%rsi), %xmm0 /* msg_5 = load() */
 	movdqa %xmm0, %xmm4 /* msg_5 */
-	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm4 /* msg_5_lo = and(msg_5, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_5_nibble_mask(%rip), %xmm4 /* msg_5_lo = and(msg_5, nibble_mask) */
 	psrlw $4, %xmm0 /* msg_5_sh = shr(msg_5) */
-	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm0 /* msg_5_hi = and(msg_5_sh, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_5_nibble_mask(%rip), %xmm0 /* msg_5_hi = and(msg_5_sh, nibble_mask) */
 	movdqa %xmm11, 64(%rsp) /* spill p1_6 */
 	movdqa %xmm2, %xmm11 /* tbl_lo */
 	pshufb %xmm4, %xmm11 /* m_4_l = lookup16(tbl_lo, msg_5_lo) */
@@ -10367,9 +13581,9 @@ _gcry_zuc_lanes_ssse3_aesni_mac_fold:
 	pshufb %xmm0, %xmm4 /* m_4_h = lookup16(tbl_hi, msg_5_hi) */
 	pxor %xmm4, %xmm11 /* m_4 = xor(m_4_l, m_4_h) */
 	movdqu 64(%rdx), %xmm0 /* ks0_4 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm0 /* k0_4 = lookup16(ks0_4, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm0 /* k0_4 = lookup16(ks0_4, reverse16) */
 	movdqu 72(%rdx), %xmm4 /* ks1_4 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm4 /* k1_4 = lookup16(ks1_4, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm4 /* k1_4 = lookup16(ks1_4, reverse16) */
 	movdqa %xmm12, 80(%rsp) /* spill p1_7 */
 	movdqa %xmm11, %xmm12 /* m_4 */
 	pclmulqdq $0x10, %xmm0, %xmm12 /* p0_8 = clmul(m_4, k0_4) */
@@ -10382,9 +13596,9 @@ _gcry_zuc_lanes_ssse3_aesni_mac_fold:
 	pclmulqdq $0x1, %xmm4, %xmm11 /* p1_9 = clmul(m_4, k1_4) */
 	movdqu 80(%rsi), %xmm0 /* msg_6 = load() */
 	movdqa %xmm0, %xmm4 /* msg_6 */
-	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm4 /* msg_6_lo = and(msg_6, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_5_nibble_mask(%rip), %xmm4 /* msg_6_lo = and(msg_6, nibble_mask) */
 	psrlw $4, %xmm0 /* msg_6_sh = shr(msg_6) */
-	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm0 /* msg_6_hi = and(msg_6_sh, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_5_nibble_mask(%rip), %xmm0 /* msg_6_hi = and(msg_6_sh, nibble_mask) */
 	movdqa %xmm7, 128(%rsp) /* spill p1_8 */
 	movdqa %xmm2, %xmm7 /* tbl_lo */
 	pshufb %xmm4, %xmm7 /* m_5_l = lookup16(tbl_lo, msg_6_lo) */
@@ -10392,9 +13606,9 @@ _gcry_zuc_lanes_ssse3_aesni_mac_fold:
 	pshufb %xmm0, %xmm4 /* m_5_h = lookup16(tbl_hi, msg_6_hi) */
 	pxor %xmm4, %xmm7 /* m_5 = xor(m_5_l, m_5_h) */
 	movdqu 80(%rdx), %xmm0 /* ks0_5 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm0 /* k0_5 = lookup16(ks0_5, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm0 /* k0_5 = lookup16(ks0_5, reverse16) */
 	movdqu 88(%rdx), %xmm4 /* ks1_5 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm4 /* k1_5 = lookup16(ks1_5, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm4 /* k1_5 = lookup16(ks1_5, reverse16) */
 	movdqa %xmm11, 144(%rsp) /* spill p1_9 */
 	movdqa %xmm7, %xmm11 /* m_5 */
 	pclmulqdq $0x10, %xmm0, %xmm11 /* p0_10 = clmul(m_5, k0_5) */
@@ -10407,9 +13621,9 @@ _gcry_zuc_lanes_ssse3_aesni_mac_fold:
 	pclmulqdq $0x1, %xmm4, %xmm7 /* p1_11 = clmul(m_5, k1_5) */
 	movdqu 96(%rsi), %xmm0 /* msg_7 = load() */
 	movdqa %xmm0, %xmm4 /* msg_7 */
-	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm4 /* msg_7_lo = and(msg_7, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_5_nibble_mask(%rip), %xmm4 /* msg_7_lo = and(msg_7, nibble_mask) */
 	psrlw $4, %xmm0 /* msg_7_sh = shr(msg_7) */
-	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm0 /* msg_7_hi = and(msg_7_sh, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_5_nibble_mask(%rip), %xmm0 /* msg_7_hi = and(msg_7_sh, nibble_mask) */
 	movdqa %xmm7, 192(%rsp) /* spill p1_11 */
 	movdqa %xmm2, %xmm7 /* tbl_lo */
 	pshufb %xmm4, %xmm7 /* m_6_l = lookup16(tbl_lo, msg_7_lo) */
@@ -10417,9 +13631,9 @@ _gcry_zuc_lanes_ssse3_aesni_mac_fold:
 	pshufb %xmm0, %xmm4 /* m_6_h = lookup16(tbl_hi, msg_7_hi) */
 	pxor %xmm4, %xmm7 /* m_6 = xor(m_6_l, m_6_h) */
 	movdqu 96(%rdx), %xmm0 /* ks0_6 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm0 /* k0_6 = lookup16(ks0_6, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm0 /* k0_6 = lookup16(ks0_6, reverse16) */
 	movdqu 104(%rdx), %xmm4 /* ks1_6 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm4 /* k1_6 = lookup16(ks1_6, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm4 /* k1_6 = lookup16(ks1_6, reverse16) */
 	movdqa %xmm11, 208(%rsp) /* spill p1_10 */
 	movdqa %xmm7, %xmm11 /* m_6 */
 	pclmulqdq $0x10, %xmm0, %xmm11 /* p0_12 = clmul(m_6, k0_6) */
@@ -10432,9 +13646,9 @@ _gcry_zuc_lanes_ssse3_aesni_mac_fold:
 	pclmulqdq $0x1, %xmm4, %xmm7 /* p1_13 = clmul(m_6, k1_6) */
 	movdqu 112(%rsi), %xmm0 /* msg_8 = load() */
 	movdqa %xmm0, %xmm4 /* msg_8 */
-	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm4 /* msg_8_lo = and(msg_8, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_5_nibble_mask(%rip), %xmm4 /* msg_8_lo = and(msg_8, nibble_mask) */
 	psrlw $4, %xmm0 /* msg_8_sh = shr(msg_8) */
-	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm0 /* msg_8_hi = and(msg_8_sh, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_5_nibble_mask(%rip), %xmm0 /* msg_8_hi = and(msg_8_sh, nibble_mask) */
 	movdqa %xmm7, 256(%rsp) /* spill p1_13 */
 	movdqa %xmm2, %xmm7 /* tbl_lo */
 	pshufb %xmm4, %xmm7 /* m_7_l = lookup16(tbl_lo, msg_8_lo) */
@@ -10442,9 +13656,9 @@ _gcry_zuc_lanes_ssse3_aesni_mac_fold:
 	pshufb %xmm0, %xmm4 /* m_7_h = lookup16(tbl_hi, msg_8_hi) */
 	pxor %xmm4, %xmm7 /* m_7 = xor(m_7_l, m_7_h) */
 	movdqu 112(%rdx), %xmm0 /* ks0_7 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm0 /* k0_7 = lookup16(ks0_7, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm0 /* k0_7 = lookup16(ks0_7, reverse16) */
 	movdqu 120(%rdx), %xmm4 /* ks1_7 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm4 /* k1_7 = lookup16(ks1_7, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm4 /* k1_7 = lookup16(ks1_7, reverse16) */
 	movdqa %xmm11, 272(%rsp) /* spill p1_12 */
 	movdqa %xmm7, %xmm11 /* m_7 */
 	pclmulqdq $0x10, %xmm0, %xmm11 /* p0_14 = clmul(m_7, k0_7) */
@@ -10457,9 +13671,9 @@ _gcry_zuc_lanes_ssse3_aesni_mac_fold:
 	pclmulqdq $0x1, %xmm4, %xmm7 /* p1_15 = clmul(m_7, k1_7) */
 	movdqu 128(%rsi), %xmm0 /* msg_9 = load() */
 	movdqa %xmm0, %xmm4 /* msg_9 */
-	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm4 /* msg_9_lo = and(msg_9, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_5_nibble_mask(%rip), %xmm4 /* msg_9_lo = and(msg_9, nibble_mask) */
 	psrlw $4, %xmm0 /* msg_9_sh = shr(msg_9) */
-	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm0 /* msg_9_hi = and(msg_9_sh, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_5_nibble_mask(%rip), %xmm0 /* msg_9_hi = and(msg_9_sh, nibble_mask) */
 	movdqa %xmm7, 320(%rsp) /* spill p1_15 */
 	movdqa %xmm2, %xmm7 /* tbl_lo */
 	pshufb %xmm4, %xmm7 /* m_8_l = lookup16(tbl_lo, msg_9_lo) */
@@ -10467,9 +13681,9 @@ _gcry_zuc_lanes_ssse3_aesni_mac_fold:
 	pshufb %xmm0, %xmm4 /* m_8_h = lookup16(tbl_hi, msg_9_hi) */
 	pxor %xmm4, %xmm7 /* m_8 = xor(m_8_l, m_8_h) */
 	movdqu 128(%rdx), %xmm0 /* ks0_8 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm0 /* k0_8 = lookup16(ks0_8, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm0 /* k0_8 = lookup16(ks0_8, reverse16) */
 	movdqu 136(%rdx), %xmm4 /* ks1_8 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm4 /* k1_8 = lookup16(ks1_8, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm4 /* k1_8 = lookup16(ks1_8, reverse16) */
 	movdqa %xmm11, 336(%rsp) /* spill p1_14 */
 	movdqa %xmm7, %xmm11 /* m_8 */
 	pclmulqdq $0x10, %xmm0, %xmm11 /* p0_16 = clmul(m_8, k0_8) */
@@ -10482,9 +13696,9 @@ _gcry_zuc_lanes_ssse3_aesni_mac_fold:
 	pclmulqdq $0x1, %xmm4, %xmm7 /* p1_17 = clmul(m_8, k1_8) */
 	movdqu 144(%rsi), %xmm0 /* msg_10 = load() */
 	movdqa %xmm0, %xmm4 /* msg_10 */
-	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm4 /* msg_10_lo = and(msg_10, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_5_nibble_mask(%rip), %xmm4 /* msg_10_lo = and(msg_10, nibble_mask) */
 	psrlw $4, %xmm0 /* msg_10_sh = shr(msg_10) */
-	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm0 /* msg_10_hi = and(msg_10_sh, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_5_nibble_mask(%rip), %xmm0 /* msg_10_hi = and(msg_10_sh, nibble_mask) */
 	movdqa %xmm7, 384(%rsp) /* spill p1_17 */
 	movdqa %xmm2, %xmm7 /* tbl_lo */
 	pshufb %xmm4, %xmm7 /* m_9_l = lookup16(tbl_lo, msg_10_lo) */
@@ -10492,9 +13706,9 @@ _gcry_zuc_lanes_ssse3_aesni_mac_fold:
 	pshufb %xmm0, %xmm4 /* m_9_h = lookup16(tbl_hi, msg_10_hi) */
 	pxor %xmm4, %xmm7 /* m_9 = xor(m_9_l, m_9_h) */
 	movdqu 144(%rdx), %xmm0 /* ks0_9 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm0 /* k0_9 = lookup16(ks0_9, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm0 /* k0_9 = lookup16(ks0_9, reverse16) */
 	movdqu 152(%rdx), %xmm4 /* ks1_9 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm4 /* k1_9 = lookup16(ks1_9, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm4 /* k1_9 = lookup16(ks1_9, reverse16) */
 	movdqa %xmm11, 400(%rsp) /* spill p1_16 */
 	movdqa %xmm7, %xmm11 /* m_9 */
 	pclmulqdq $0x10, %xmm0, %xmm11 /* p0_18 = clmul(m_9, k0_9) */
@@ -10507,9 +13721,9 @@ _gcry_zuc_lanes_ssse3_aesni_mac_fold:
 	pclmulqdq $0x1, %xmm4, %xmm7 /* p1_19 = clmul(m_9, k1_9) */
 	movdqu 160(%rsi), %xmm0 /* msg_11 = load() */
 	movdqa %xmm0, %xmm4 /* msg_11 */
-	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm4 /* msg_11_lo = and(msg_11, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_5_nibble_mask(%rip), %xmm4 /* msg_11_lo = and(msg_11, nibble_mask) */
 	psrlw $4, %xmm0 /* msg_11_sh = shr(msg_11) */
-	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm0 /* msg_11_hi = and(msg_11_sh, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_5_nibble_mask(%rip), %xmm0 /* msg_11_hi = and(msg_11_sh, nibble_mask) */
 	movdqa %xmm7, 448(%rsp) /* spill p1_19 */
 	movdqa %xmm2, %xmm7 /* tbl_lo */
 	pshufb %xmm4, %xmm7 /* m_10_l = lookup16(tbl_lo, msg_11_lo) */
@@ -10517,9 +13731,9 @@ _gcry_zuc_lanes_ssse3_aesni_mac_fold:
 	pshufb %xmm0, %xmm4 /* m_10_h = lookup16(tbl_hi, msg_11_hi) */
 	pxor %xmm4, %xmm7 /* m_10 = xor(m_10_l, m_10_h) */
 	movdqu 160(%rdx), %xmm0 /* ks0_10 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm0 /* k0_10 = lookup16(ks0_10, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm0 /* k0_10 = lookup16(ks0_10, reverse16) */
 	movdqu 168(%rdx), %xmm4 /* ks1_10 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm4 /* k1_10 = lookup16(ks1_10, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm4 /* k1_10 = lookup16(ks1_10, reverse16) */
 	movdqa %xmm11, 464(%rsp) /* spill p1_18 */
 	movdqa %xmm7, %xmm11 /* m_10 */
 	pclmulqdq $0x10, %xmm0, %xmm11 /* p0_20 = clmul(m_10, k0_10) */
@@ -10532,9 +13746,9 @@ _gcry_zuc_lanes_ssse3_aesni_mac_fold:
 	pclmulqdq $0x1, %xmm4, %xmm7 /* p1_21 = clmul(m_10, k1_10) */
 	movdqu 176(%rsi), %xmm0 /* msg_12 = load() */
 	movdqa %xmm0, %xmm4 /* msg_12 */
-	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm4 /* msg_12_lo = and(msg_12, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_5_nibble_mask(%rip), %xmm4 /* msg_12_lo = and(msg_12, nibble_mask) */
 	psrlw $4, %xmm0 /* msg_12_sh = shr(msg_12) */
-	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm0 /* msg_12_hi = and(msg_12_sh, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_5_nibble_mask(%rip), %xmm0 /* msg_12_hi = and(msg_12_sh, nibble_mask) */
 	movdqa %xmm7, 512(%rsp) /* spill p1_21 */
 	movdqa %xmm2, %xmm7 /* tbl_lo */
 	pshufb %xmm4, %xmm7 /* m_11_l = lookup16(tbl_lo, msg_12_lo) */
@@ -10542,9 +13756,9 @@ _gcry_zuc_lanes_ssse3_aesni_mac_fold:
 	pshufb %xmm0, %xmm4 /* m_11_h = lookup16(tbl_hi, msg_12_hi) */
 	pxor %xmm4, %xmm7 /* m_11 = xor(m_11_l, m_11_h) */
 	movdqu 176(%rdx), %xmm0 /* ks0_11 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm0 /* k0_11 = lookup16(ks0_11, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm0 /* k0_11 = lookup16(ks0_11, reverse16) */
 	movdqu 184(%rdx), %xmm4 /* ks1_11 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm4 /* k1_11 = lookup16(ks1_11, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm4 /* k1_11 = lookup16(ks1_11, reverse16) */
 	movdqa %xmm11, 528(%rsp) /* spill p1_20 */
 	movdqa %xmm7, %xmm11 /* m_11 */
 	pclmulqdq $0x10, %xmm0, %xmm11 /* p0_22 = clmul(m_11, k0_11) */
@@ -10557,9 +13771,9 @@ _gcry_zuc_lanes_ssse3_aesni_mac_fold:
 	pclmulqdq $0x1, %xmm4, %xmm7 /* p1_23 = clmul(m_11, k1_11) */
 	movdqu 192(%rsi), %xmm0 /* msg_13 = load() */
 	movdqa %xmm0, %xmm4 /* msg_13 */
-	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm4 /* msg_13_lo = and(msg_13, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_5_nibble_mask(%rip), %xmm4 /* msg_13_lo = and(msg_13, nibble_mask) */
 	psrlw $4, %xmm0 /* msg_13_sh = shr(msg_13) */
-	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm0 /* msg_13_hi = and(msg_13_sh, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_5_nibble_mask(%rip), %xmm0 /* msg_13_hi = and(msg_13_sh, nibble_mask) */
 	movdqa %xmm7, 576(%rsp) /* spill p1_23 */
 	movdqa %xmm2, %xmm7 /* tbl_lo */
 	pshufb %xmm4, %xmm7 /* m_12_l = lookup16(tbl_lo, msg_13_lo) */
@@ -10567,9 +13781,9 @@ _gcry_zuc_lanes_ssse3_aesni_mac_fold:
 	pshufb %xmm0, %xmm4 /* m_12_h = lookup16(tbl_hi, msg_13_hi) */
 	pxor %xmm4, %xmm7 /* m_12 = xor(m_12_l, m_12_h) */
 	movdqu 192(%rdx), %xmm0 /* ks0_12 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm0 /* k0_12 = lookup16(ks0_12, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm0 /* k0_12 = lookup16(ks0_12, reverse16) */
 	movdqu 200(%rdx), %xmm4 /* ks1_12 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm4 /* k1_12 = lookup16(ks1_12, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm4 /* k1_12 = lookup16(ks1_12, reverse16) */
 	movdqa %xmm11, 592(%rsp) /* spill p1_22 */
 	movdqa %xmm7, %xmm11 /* m_12 */
 	pclmulqdq $0x10, %xmm0, %xmm11 /* p0_24 = clmul(m_12, k0_12) */
@@ -10582,9 +13796,9 @@ _gcry_zuc_lanes_ssse3_aesni_mac_fold:
 	pclmulqdq $0x1, %xmm4, %xmm7 /* p1_25 = clmul(m_12, k1_12) */
 	movdqu 208(%rsi), %xmm0 /* msg_14 = load() */
 	movdqa %xmm0, %xmm4 /* msg_14 */
-	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm4 /* msg_14_lo = and(msg_14, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_5_nibble_mask(%rip), %xmm4 /* msg_14_lo = and(msg_14, nibble_mask) */
 	psrlw $4, %xmm0 /* msg_14_sh = shr(msg_14) */
-	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm0 /* msg_14_hi = and(msg_14_sh, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_5_nibble_mask(%rip), %xmm0 /* msg_14_hi = and(msg_14_sh, nibble_mask) */
 	movdqa %xmm7, 640(%rsp) /* spill p1_25 */
 	movdqa %xmm2, %xmm7 /* tbl_lo */
 	pshufb %xmm4, %xmm7 /* m_13_l = lookup16(tbl_lo, msg_14_lo) */
@@ -10592,9 +13806,9 @@ _gcry_zuc_lanes_ssse3_aesni_mac_fold:
 	pshufb %xmm0, %xmm4 /* m_13_h = lookup16(tbl_hi, msg_14_hi) */
 	pxor %xmm4, %xmm7 /* m_13 = xor(m_13_l, m_13_h) */
 	movdqu 208(%rdx), %xmm0 /* ks0_13 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm0 /* k0_13 = lookup16(ks0_13, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm0 /* k0_13 = lookup16(ks0_13, reverse16) */
 	movdqu 216(%rdx), %xmm4 /* ks1_13 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm4 /* k1_13 = lookup16(ks1_13, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm4 /* k1_13 = lookup16(ks1_13, reverse16) */
 	movdqa %xmm11, 656(%rsp) /* spill p1_24 */
 	movdqa %xmm7, %xmm11 /* m_13 */
 	pclmulqdq $0x10, %xmm0, %xmm11 /* p0_26 = clmul(m_13, k0_13) */
@@ -10607,9 +13821,9 @@ _gcry_zuc_lanes_ssse3_aesni_mac_fold:
 	pclmulqdq $0x1, %xmm4, %xmm7 /* p1_27 = clmul(m_13, k1_13) */
 	movdqu 224(%rsi), %xmm0 /* msg_15 = load() */
 	movdqa %xmm0, %xmm4 /* msg_15 */
-	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm4 /* msg_15_lo = and(msg_15, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_5_nibble_mask(%rip), %xmm4 /* msg_15_lo = and(msg_15, nibble_mask) */
 	psrlw $4, %xmm0 /* msg_15_sh = shr(msg_15) */
-	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm0 /* msg_15_hi = and(msg_15_sh, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_5_nibble_mask(%rip), %xmm0 /* msg_15_hi = and(msg_15_sh, nibble_mask) */
 	movdqa %xmm7, 704(%rsp) /* spill p1_27 */
 	movdqa %xmm2, %xmm7 /* tbl_lo */
 	pshufb %xmm4, %xmm7 /* m_14_l = lookup16(tbl_lo, msg_15_lo) */
@@ -10617,9 +13831,9 @@ _gcry_zuc_lanes_ssse3_aesni_mac_fold:
 	pshufb %xmm0, %xmm4 /* m_14_h = lookup16(tbl_hi, msg_15_hi) */
 	pxor %xmm4, %xmm7 /* m_14 = xor(m_14_l, m_14_h) */
 	movdqu 224(%rdx), %xmm0 /* ks0_14 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm0 /* k0_14 = lookup16(ks0_14, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm0 /* k0_14 = lookup16(ks0_14, reverse16) */
 	movdqu 232(%rdx), %xmm4 /* ks1_14 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm4 /* k1_14 = lookup16(ks1_14, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm4 /* k1_14 = lookup16(ks1_14, reverse16) */
 	movdqa %xmm11, 720(%rsp) /* spill p1_26 */
 	movdqa %xmm7, %xmm11 /* m_14 */
 	pclmulqdq $0x10, %xmm0, %xmm11 /* p0_28 = clmul(m_14, k0_14) */
@@ -10632,16 +13846,16 @@ _gcry_zuc_lanes_ssse3_aesni_mac_fold:
 	pclmulqdq $0x1, %xmm4, %xmm7 /* p1_29 = clmul(m_14, k1_14) */
 	movdqu 240(%rsi), %xmm0 /* msg_16 = load() */
 	movdqa %xmm0, %xmm4 /* msg_16 */
-	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm4 /* msg_16_lo = and(msg_16, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_5_nibble_mask(%rip), %xmm4 /* msg_16_lo = and(msg_16, nibble_mask) */
 	psrlw $4, %xmm0 /* msg_16_sh = shr(msg_16) */
-	pand .Lzuc_lanes_ssse3_aesni_4_nibble_mask(%rip), %xmm0 /* msg_16_hi = and(msg_16_sh, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_5_nibble_mask(%rip), %xmm0 /* msg_16_hi = and(msg_16_sh, nibble_mask) */
 	pshufb %xmm4, %xmm2 /* m_15_l = lookup16(tbl_lo, msg_16_lo) */
 	pshufb %xmm0, %xmm1 /* m_15_h = lookup16(tbl_hi, msg_16_hi) */
 	pxor %xmm1, %xmm2 /* m_15 = xor(m_15_l, m_15_h) */
 	movdqu 240(%rdx), %xmm0 /* ks0_15 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm0 /* k0_15 = lookup16(ks0_15, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm0 /* k0_15 = lookup16(ks0_15, reverse16) */
 	movdqu 248(%rdx), %xmm1 /* ks1_15 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_4_reverse16(%rip), %xmm1 /* k1_15 = lookup16(ks1_15, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm1 /* k1_15 = lookup16(ks1_15, reverse16) */
 	movdqa %xmm2, %xmm4 /* m_15 */
 	pclmulqdq $0x10, %xmm0, %xmm4 /* p0_30 = clmul(m_15, k0_15) */
 	movdqa %xmm7, 768(%rsp) /* spill p1_29 */
@@ -10778,22 +13992,22 @@ _gcry_zuc_lanes_ssse3_aesni_mac_fold_wide:
 	/* 32 chunks, 2 per step: block q of a step takes chunks 2q and 2q + 1. */
 	movdqu (%rsi), %xmm0 /* msg_1 = load() */
 	movdqa %xmm0, %xmm1 /* msg_1 */
-	pand .Lzuc_lanes_ssse3_aesni_5_nibble_mask(%rip), %xmm1 /* msg_1_lo = and(msg_1, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_6_nibble_mask(%rip), %xmm1 /* msg_1_lo = and(msg_1, nibble_mask) */
 	psrlw $4, %xmm0 /* msg_1_sh = shr(msg_1) */
-	pand .Lzuc_lanes_ssse3_aesni_5_nibble_mask(%rip), %xmm0 /* msg_1_hi = and(msg_1_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_5_tbl_lo(%rip), %xmm2 /* tbl_lo = const() */
+	pand .Lzuc_lanes_ssse3_aesni_6_nibble_mask(%rip), %xmm0 /* msg_1_hi = and(msg_1_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_6_tbl_lo(%rip), %xmm2 /* tbl_lo = const() */
 	movdqa %xmm2, %xmm3 /* tbl_lo */
 	pshufb %xmm1, %xmm3 /* m_l = lookup16(tbl_lo, msg_1_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_5_tbl_hi(%rip), %xmm1 /* tbl_hi = const() */
+	movdqa .Lzuc_lanes_ssse3_aesni_6_tbl_hi(%rip), %xmm1 /* tbl_hi = const() */
 	movdqa %xmm1, %xmm4 /* tbl_hi */
 	pshufb %xmm0, %xmm4 /* m_h = lookup16(tbl_hi, msg_1_hi) */
 	pxor %xmm4, %xmm3 /* m = xor(m_l, m_h) */
 	movdqu (%rdx), %xmm0 /* ks0 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm0 /* k0 = lookup16(ks0, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_6_reverse16(%rip), %xmm0 /* k0 = lookup16(ks0, reverse16) */
 	movdqu 8(%rdx), %xmm4 /* ks1 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm4 /* k1 = lookup16(ks1, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_6_reverse16(%rip), %xmm4 /* k1 = lookup16(ks1, reverse16) */
 	movdqu 16(%rdx), %xmm5 /* ks2 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm5 /* k2 = lookup16(ks2, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_6_reverse16(%rip), %xmm5 /* k2 = lookup16(ks2, reverse16) */
 	movdqa %xmm3, %xmm6 /* m */
 	pclmulqdq $0x10, %xmm0, %xmm6 /* p0 = clmul(m, k0) */
 	movdqa %xmm3, %xmm7 /* m */
@@ -10807,20 +14021,20 @@ _gcry_zuc_lanes_ssse3_aesni_mac_fold_wide:
 	pclmulqdq $0x1, %xmm5, %xmm3 /* p2_1 = clmul(m, k2) */
 	movdqu 16(%rsi), %xmm4 /* msg_2 = load() */
 	movdqa %xmm4, %xmm5 /* msg_2 */
-	pand .Lzuc_lanes_ssse3_aesni_5_nibble_mask(%rip), %xmm5 /* msg_2_lo = and(msg_2, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_6_nibble_mask(%rip), %xmm5 /* msg_2_lo = and(msg_2, nibble_mask) */
 	psrlw $4, %xmm4 /* msg_2_sh = shr(msg_2) */
-	pand .Lzuc_lanes_ssse3_aesni_5_nibble_mask(%rip), %xmm4 /* msg_2_hi = and(msg_2_sh, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_6_nibble_mask(%rip), %xmm4 /* msg_2_hi = and(msg_2_sh, nibble_mask) */
 	movdqa %xmm2, %xmm10 /* tbl_lo */
 	pshufb %xmm5, %xmm10 /* m_1_l = lookup16(tbl_lo, msg_2_lo) */
 	movdqa %xmm1, %xmm5 /* tbl_hi */
 	pshufb %xmm4, %xmm5 /* m_1_h = lookup16(tbl_hi, msg_2_hi) */
 	pxor %xmm5, %xmm10 /* m_1 = xor(m_1_l, m_1_h) */
 	movdqu 16(%rdx), %xmm4 /* ks0_1 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm4 /* k0_1 = lookup16(ks0_1, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_6_reverse16(%rip), %xmm4 /* k0_1 = lookup16(ks0_1, reverse16) */
 	movdqu 24(%rdx), %xmm5 /* ks1_1 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm5 /* k1_1 = lookup16(ks1_1, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_6_reverse16(%rip), %xmm5 /* k1_1 = lookup16(ks1_1, reverse16) */
 	movdqu 32(%rdx), %xmm11 /* ks2_1 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm11 /* k2_1 = lookup16(ks2_1, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_6_reverse16(%rip), %xmm11 /* k2_1 = lookup16(ks2_1, reverse16) */
 	movdqa %xmm10, %xmm12 /* m_1 */
 	pclmulqdq $0x10, %xmm4, %xmm12 /* p0_2 = clmul(m_1, k0_1) */
 	movdqa %xmm10, %xmm13 /* m_1 */
@@ -10834,9 +14048,9 @@ _gcry_zuc_lanes_ssse3_aesni_mac_fold_wide:
 	pclmulqdq $0x1, %xmm11, %xmm10 /* p2_3 = clmul(m_1, k2_1) */
 	movdqu 32(%rsi), %xmm5 /* msg_3 = load() */
 	movdqa %xmm5, %xmm11 /* msg_3 */
-	pand .Lzuc_lanes_ssse3_aesni_5_nibble_mask(%rip), %xmm11 /* msg_3_lo = and(msg_3, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_6_nibble_mask(%rip), %xmm11 /* msg_3_lo = and(msg_3, nibble_mask) */
 	psrlw $4, %xmm5 /* msg_3_sh = shr(msg_3) */
-	pand .Lzuc_lanes_ssse3_aesni_5_nibble_mask(%rip), %xmm5 /* msg_3_hi = and(msg_3_sh, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_6_nibble_mask(%rip), %xmm5 /* msg_3_hi = and(msg_3_sh, nibble_mask) */
 	movdqa %xmm10, 0(%rsp) /* spill p2_3 */
 	movdqa %xmm2, %xmm10 /* tbl_lo */
 	pshufb %xmm11, %xmm10 /* m_2_l = lookup16(tbl_lo, msg_3_lo) */
@@ -10844,12 +14058,12 @@ _gcry_zuc_lanes_ssse3_aesni_mac_fold_wide:
 	pshufb %xmm5, %xmm11 /* m_2_h = lookup16(tbl_hi, msg_3_hi) */
 	pxor %xmm11, %xmm10 /* m_2 = xor(m_2_l, m_2_h) */
 	movdqu 32(%rdx), %xmm5 /* ks0_2 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm5 /* k0_2 = lookup16(ks0_2, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_6_reverse16(%rip), %xmm5 /* k0_2 = lookup16(ks0_2, reverse16) */
 	movdqu 40(%rdx), %xmm11 /* ks1_2 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm11 /* k1_2 = lookup16(ks1_2, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_6_reverse16(%rip), %xmm11 /* k1_2 = lookup16(ks1_2, reverse16) */
 	movdqa %xmm15, 16(%rsp) /* spill p2_2 */
 	movdqu 48(%rdx), %xmm15 /* ks2_2 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm15 /* k2_2 = lookup16(ks2_2, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_6_reverse16(%rip), %xmm15 /* k2_2 = lookup16(ks2_2, reverse16) */
 	movdqa %xmm3, 32(%rsp) /* spill p2_1 */
 	movdqa %xmm10, %xmm3 /* m_2 */
 	pclmulqdq $0x10, %xmm5, %xmm3 /* p0_4 = clmul(m_2, k0_2) */
@@ -10867,9 +14081,9 @@ _gcry_zuc_lanes_ssse3_aesni_mac_fold_wide:
 	pclmulqdq $0x1, %xmm15, %xmm10 /* p2_5 = clmul(m_2, k2_2) */
 	movdqu 48(%rsi), %xmm11 /* msg_4 = load() */
 	movdqa %xmm11, %xmm15 /* msg_4 */
-	pand .Lzuc_lanes_ssse3_aesni_5_nibble_mask(%rip), %xmm15 /* msg_4_lo = and(msg_4, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_6_nibble_mask(%rip), %xmm15 /* msg_4_lo = and(msg_4, nibble_mask) */
 	psrlw $4, %xmm11 /* msg_4_sh = shr(msg_4) */
-	pand .Lzuc_lanes_ssse3_aesni_5_nibble_mask(%rip), %xmm11 /* msg_4_hi = and(msg_4_sh, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_6_nibble_mask(%rip), %xmm11 /* msg_4_hi = and(msg_4_sh, nibble_mask) */
 	movdqa %xmm4, 96(%rsp) /* spill p2_4 */
 	movdqa %xmm2, %xmm4 /* tbl_lo */
 	pshufb %xmm15, %xmm4 /* m_3_l = lookup16(tbl_lo, msg_4_lo) */
@@ -10877,12 +14091,12 @@ _gcry_zuc_lanes_ssse3_aesni_mac_fold_wide:
 	pshufb %xmm11, %xmm15 /* m_3_h = lookup16(tbl_hi, msg_4_hi) */
 	pxor %xmm15, %xmm4 /* m_3 = xor(m_3_l, m_3_h) */
 	movdqu 48(%rdx), %xmm11 /* ks0_3 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm11 /* k0_3 = lookup16(ks0_3, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_6_reverse16(%rip), %xmm11 /* k0_3 = lookup16(ks0_3, reverse16) */
 	movdqu 56(%rdx), %xmm15 /* ks1_3 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm15 /* k1_3 = lookup16(ks1_3, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_6_reverse16(%rip), %xmm15 /* k1_3 = lookup16(ks1_3, reverse16) */
 	movdqa %xmm10, 112(%rsp) /* spill p2_5 */
 	movdqu 64(%rdx), %xmm10 /* ks2_3 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm10 /* k2_3 = lookup16(ks2_3, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_6_reverse16(%rip), %xmm10 /* k2_3 = lookup16(ks2_3, reverse16) */
 	movdqa %xmm5, 128(%rsp) /* spill p1_5 */
 	movdqa %xmm4, %xmm5 /* m_3 */
 	pclmulqdq $0x10, %xmm11, %xmm5 /* p0_6 = clmul(m_3, k0_3) */
@@ -10900,9 +14114,9 @@ _gcry_zuc_lanes_ssse3_aesni_mac_fold_wide:
 	pclmulqdq $0x1, %xmm10, %xmm4 /* p2_7 = clmul(m_3, k2_3) */
 	movdqu 64(%rsi), %xmm10 /* msg_5 = load() */
 	movdqa %xmm10, %xmm15 /* msg_5 */
-	pand .Lzuc_lanes_ssse3_aesni_5_nibble_mask(%rip), %xmm15 /* msg_5_lo = and(msg_5, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_6_nibble_mask(%rip), %xmm15 /* msg_5_lo = and(msg_5, nibble_mask) */
 	psrlw $4, %xmm10 /* msg_5_sh = shr(msg_5) */
-	pand .Lzuc_lanes_ssse3_aesni_5_nibble_mask(%rip), %xmm10 /* msg_5_hi = and(msg_5_sh, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_6_nibble_mask(%rip), %xmm10 /* msg_5_hi = and(msg_5_sh, nibble_mask) */
 	movdqa %xmm0, 192(%rsp) /* spill p2_6 */
 	movdqa %xmm2, %xmm0 /* tbl_lo */
 	pshufb %xmm15, %xmm0 /* m_4_l = lookup16(tbl_lo, msg_5_lo) */
@@ -10910,12 +14124,12 @@ _gcry_zuc_lanes_ssse3_aesni_mac_fold_wide:
 	pshufb %xmm10, %xmm15 /* m_4_h = lookup16(tbl_hi, msg_5_hi) */
 	pxor %xmm15, %xmm0 /* m_4 = xor(m_4_l, m_4_h) */
 	movdqu 64(%rdx), %xmm10 /* ks0_4 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm10 /* k0_4 = lookup16(ks0_4, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_6_reverse16(%rip), %xmm10 /* k0_4 = lookup16(ks0_4, reverse16) */
 	movdqu 72(%rdx), %xmm15 /* ks1_4 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm15 /* k1_4 = lookup16(ks1_4, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_6_reverse16(%rip), %xmm15 /* k1_4 = lookup16(ks1_4, reverse16) */
 	movdqa %xmm4, 208(%rsp) /* spill p2_7 */
 	movdqu 80(%rdx), %xmm4 /* ks2_4 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm4 /* k2_4 = lookup16(ks2_4, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_6_reverse16(%rip), %xmm4 /* k2_4 = lookup16(ks2_4, reverse16) */
 	movdqa %xmm11, 224(%rsp) /* spill p1_7 */
 	movdqa %xmm0, %xmm11 /* m_4 */
 	pclmulqdq $0x10, %xmm10, %xmm11 /* p0_8 = clmul(m_4, k0_4) */
@@ -10933,9 +14147,9 @@ _gcry_zuc_lanes_ssse3_aesni_mac_fold_wide:
 	pclmulqdq $0x1, %xmm4, %xmm0 /* p2_9 = clmul(m_4, k2_4) */
 	movdqu 80(%rsi), %xmm4 /* msg_6 = load() */
 	movdqa %xmm4, %xmm15 /* msg_6 */
-	pand .Lzuc_lanes_ssse3_aesni_5_nibble_mask(%rip), %xmm15 /* msg_6_lo = and(msg_6, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_6_nibble_mask(%rip), %xmm15 /* msg_6_lo = and(msg_6, nibble_mask) */
 	psrlw $4, %xmm4 /* msg_6_sh = shr(msg_6) */
-	pand .Lzuc_lanes_ssse3_aesni_5_nibble_mask(%rip), %xmm4 /* msg_6_hi = and(msg_6_sh, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_6_nibble_mask(%rip), %xmm4 /* msg_6_hi = and(msg_6_sh, nibble_mask) */
 	movdqa %xmm0, 288(%rsp) /* spill p2_9 */
 	movdqa %xmm2, %xmm0 /* tbl_lo */
 	pshufb %xmm15, %xmm0 /* m_5_l = lookup16(tbl_lo, msg_6_lo) */
@@ -10943,12 +14157,12 @@ _gcry_zuc_lanes_ssse3_aesni_mac_fold_wide:
 	pshufb %xmm4, %xmm15 /* m_5_h = lookup16(tbl_hi, msg_6_hi) */
 	pxor %xmm15, %xmm0 /* m_5 = xor(m_5_l, m_5_h) */
 	movdqu 80(%rdx), %xmm4 /* ks0_5 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm4 /* k0_5 = lookup16(ks0_5, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_6_reverse16(%rip), %xmm4 /* k0_5 = lookup16(ks0_5, reverse16) */
 	movdqu 88(%rdx), %xmm15 /* ks1_5 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm15 /* k1_5 = lookup16(ks1_5, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_6_reverse16(%rip), %xmm15 /* k1_5 = lookup16(ks1_5, reverse16) */
 	movdqa %xmm8, 304(%rsp) /* spill p2_8 */
 	movdqu 96(%rdx), %xmm8 /* ks2_5 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm8 /* k2_5 = lookup16(ks2_5, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_6_reverse16(%rip), %xmm8 /* k2_5 = lookup16(ks2_5, reverse16) */
 	movdqa %xmm10, 320(%rsp) /* spill p1_9 */
 	movdqa %xmm0, %xmm10 /* m_5 */
 	pclmulqdq $0x10, %xmm4, %xmm10 /* p0_10 = clmul(m_5, k0_5) */
@@ -10966,9 +14180,9 @@ _gcry_zuc_lanes_ssse3_aesni_mac_fold_wide:
 	pclmulqdq $0x1, %xmm8, %xmm0 /* p2_11 = clmul(m_5, k2_5) */
 	movdqu 96(%rsi), %xmm8 /* msg_7 = load() */
 	movdqa %xmm8, %xmm15 /* msg_7 */
-	pand .Lzuc_lanes_ssse3_aesni_5_nibble_mask(%rip), %xmm15 /* msg_7_lo = and(msg_7, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_6_nibble_mask(%rip), %xmm15 /* msg_7_lo = and(msg_7, nibble_mask) */
 	psrlw $4, %xmm8 /* msg_7_sh = shr(msg_7) */
-	pand .Lzuc_lanes_ssse3_aesni_5_nibble_mask(%rip), %xmm8 /* msg_7_hi = and(msg_7_sh, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_6_nibble_mask(%rip), %xmm8 /* msg_7_hi = and(msg_7_sh, nibble_mask) */
 	movdqa %xmm0, 384(%rsp) /* spill p2_11 */
 	movdqa %xmm2, %xmm0 /* tbl_lo */
 	pshufb %xmm15, %xmm0 /* m_6_l = lookup16(tbl_lo, msg_7_lo) */
@@ -10976,12 +14190,12 @@ _gcry_zuc_lanes_ssse3_aesni_mac_fold_wide:
 	pshufb %xmm8, %xmm15 /* m_6_h = lookup16(tbl_hi, msg_7_hi) */
 	pxor %xmm15, %xmm0 /* m_6 = xor(m_6_l, m_6_h) */
 	movdqu 96(%rdx), %xmm8 /* ks0_6 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm8 /* k0_6 = lookup16(ks0_6, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_6_reverse16(%rip), %xmm8 /* k0_6 = lookup16(ks0_6, reverse16) */
 	movdqu 104(%rdx), %xmm15 /* ks1_6 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm15 /* k1_6 = lookup16(ks1_6, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_6_reverse16(%rip), %xmm15 /* k1_6 = lookup16(ks1_6, reverse16) */
 	movdqa %xmm4, 400(%rsp) /* spill p2_10 */
 	movdqu 112(%rdx), %xmm4 /* ks2_6 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm4 /* k2_6 = lookup16(ks2_6, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_6_reverse16(%rip), %xmm4 /* k2_6 = lookup16(ks2_6, reverse16) */
 	movdqa %xmm10, 416(%rsp) /* spill p1_10 */
 	movdqa %xmm0, %xmm10 /* m_6 */
 	pclmulqdq $0x10, %xmm8, %xmm10 /* p0_12 = clmul(m_6, k0_6) */
@@ -10999,9 +14213,9 @@ _gcry_zuc_lanes_ssse3_aesni_mac_fold_wide:
 	pclmulqdq $0x1, %xmm4, %xmm0 /* p2_13 = clmul(m_6, k2_6) */
 	movdqu 112(%rsi), %xmm4 /* msg_8 = load() */
 	movdqa %xmm4, %xmm15 /* msg_8 */
-	pand .Lzuc_lanes_ssse3_aesni_5_nibble_mask(%rip), %xmm15 /* msg_8_lo = and(msg_8, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_6_nibble_mask(%rip), %xmm15 /* msg_8_lo = and(msg_8, nibble_mask) */
 	psrlw $4, %xmm4 /* msg_8_sh = shr(msg_8) */
-	pand .Lzuc_lanes_ssse3_aesni_5_nibble_mask(%rip), %xmm4 /* msg_8_hi = and(msg_8_sh, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_6_nibble_mask(%rip), %xmm4 /* msg_8_hi = and(msg_8_sh, nibble_mask) */
 	movdqa %xmm0, 480(%rsp) /* spill p2_13 */
 	movdqa %xmm2, %xmm0 /* tbl_lo */
 	pshufb %xmm15, %xmm0 /* m_7_l = lookup16(tbl_lo, msg_8_lo) */
@@ -11009,12 +14223,12 @@ _gcry_zuc_lanes_ssse3_aesni_mac_fold_wide:
 	pshufb %xmm4, %xmm15 /* m_7_h = lookup16(tbl_hi, msg_8_hi) */
 	pxor %xmm15, %xmm0 /* m_7 = xor(m_7_l, m_7_h) */
 	movdqu 112(%rdx), %xmm4 /* ks0_7 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm4 /* k0_7 = lookup16(ks0_7, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_6_reverse16(%rip), %xmm4 /* k0_7 = lookup16(ks0_7, reverse16) */
 	movdqu 120(%rdx), %xmm15 /* ks1_7 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm15 /* k1_7 = lookup16(ks1_7, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_6_reverse16(%rip), %xmm15 /* k1_7 = lookup16(ks1_7, reverse16) */
 	movdqa %xmm8, 496(%rsp) /* spill p2_12 */
 	movdqu 128(%rdx), %xmm8 /* ks2_7 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm8 /* k2_7 = lookup16(ks2_7, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_6_reverse16(%rip), %xmm8 /* k2_7 = lookup16(ks2_7, reverse16) */
 	movdqa %xmm10, 512(%rsp) /* spill p1_12 */
 	movdqa %xmm0, %xmm10 /* m_7 */
 	pclmulqdq $0x10, %xmm4, %xmm10 /* p0_14 = clmul(m_7, k0_7) */
@@ -11032,9 +14246,9 @@ _gcry_zuc_lanes_ssse3_aesni_mac_fold_wide:
 	pclmulqdq $0x1, %xmm8, %xmm0 /* p2_15 = clmul(m_7, k2_7) */
 	movdqu 128(%rsi), %xmm8 /* msg_9 = load() */
 	movdqa %xmm8, %xmm15 /* msg_9 */
-	pand .Lzuc_lanes_ssse3_aesni_5_nibble_mask(%rip), %xmm15 /* msg_9_lo = and(msg_9, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_6_nibble_mask(%rip), %xmm15 /* msg_9_lo = and(msg_9, nibble_mask) */
 	psrlw $4, %xmm8 /* msg_9_sh = shr(msg_9) */
-	pand .Lzuc_lanes_ssse3_aesni_5_nibble_mask(%rip), %xmm8 /* msg_9_hi = and(msg_9_sh, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_6_nibble_mask(%rip), %xmm8 /* msg_9_hi = and(msg_9_sh, nibble_mask) */
 	movdqa %xmm0, 576(%rsp) /* spill p2_15 */
 	movdqa %xmm2, %xmm0 /* tbl_lo */
 	pshufb %xmm15, %xmm0 /* m_8_l = lookup16(tbl_lo, msg_9_lo) */
@@ -11042,12 +14256,12 @@ _gcry_zuc_lanes_ssse3_aesni_mac_fold_wide:
 	pshufb %xmm8, %xmm15 /* m_8_h = lookup16(tbl_hi, msg_9_hi) */
 	pxor %xmm15, %xmm0 /* m_8 = xor(m_8_l, m_8_h) */
 	movdqu 128(%rdx), %xmm8 /* ks0_8 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm8 /* k0_8 = lookup16(ks0_8, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_6_reverse16(%rip), %xmm8 /* k0_8 = lookup16(ks0_8, reverse16) */
 	movdqu 136(%rdx), %xmm15 /* ks1_8 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm15 /* k1_8 = lookup16(ks1_8, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_6_reverse16(%rip), %xmm15 /* k1_8 = lookup16(ks1_8, reverse16) */
 	movdqa %xmm4, 592(%rsp) /* spill p2_14 */
 	movdqu 144(%rdx), %xmm4 /* ks2_8 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm4 /* k2_8 = lookup16(ks2_8, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_6_reverse16(%rip), %xmm4 /* k2_8 = lookup16(ks2_8, reverse16) */
 	movdqa %xmm10, 608(%rsp) /* spill p1_14 */
 	movdqa %xmm0, %xmm10 /* m_8 */
 	pclmulqdq $0x10, %xmm8, %xmm10 /* p0_16 = clmul(m_8, k0_8) */
@@ -11065,9 +14279,9 @@ _gcry_zuc_lanes_ssse3_aesni_mac_fold_wide:
 	pclmulqdq $0x1, %xmm4, %xmm0 /* p2_17 = clmul(m_8, k2_8) */
 	movdqu 144(%rsi), %xmm4 /* msg_10 = load() */
 	movdqa %xmm4, %xmm15 /* msg_10 */
-	pand .Lzuc_lanes_ssse3_aesni_5_nibble_mask(%rip), %xmm15 /* msg_10_lo = and(msg_10, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_6_nibble_mask(%rip), %xmm15 /* msg_10_lo = and(msg_10, nibble_mask) */
 	psrlw $4, %xmm4 /* msg_10_sh = shr(msg_10) */
-	pand .Lzuc_lanes_ssse3_aesni_5_nibble_mask(%rip), %xmm4 /* msg_10_hi = and(msg_10_sh, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_6_nibble_mask(%rip), %xmm4 /* msg_10_hi = and(msg_10_sh, nibble_mask) */
 	movdqa %xmm0, 672(%rsp) /* spill p2_17 */
 	movdqa %xmm2, %xmm0 /* tbl_lo */
 	pshufb %xmm15, %xmm0 /* m_9_l = lookup16(tbl_lo, msg_10_lo) */
@@ -11075,12 +14289,12 @@ _gcry_zuc_lanes_ssse3_aesni_mac_fold_wide:
 	pshufb %xmm4, %xmm15 /* m_9_h = lookup16(tbl_hi, msg_10_hi) */
 	pxor %xmm15, %xmm0 /* m_9 = xor(m_9_l, m_9_h) */
 	movdqu 144(%rdx), %xmm4 /* ks0_9 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm4 /* k0_9 = lookup16(ks0_9, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_6_reverse16(%rip), %xmm4 /* k0_9 = lookup16(ks0_9, reverse16) */
 	movdqu 152(%rdx), %xmm15 /* ks1_9 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm15 /* k1_9 = lookup16(ks1_9, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_6_reverse16(%rip), %xmm15 /* k1_9 = lookup16(ks1_9, reverse16) */
 	movdqa %xmm8, 688(%rsp) /* spill p2_16 */
 	movdqu 160(%rdx), %xmm8 /* ks2_9 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm8 /* k2_9 = lookup16(ks2_9, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_6_reverse16(%rip), %xmm8 /* k2_9 = lookup16(ks2_9, reverse16) */
 	movdqa %xmm10, 704(%rsp) /* spill p1_16 */
 	movdqa %xmm0, %xmm10 /* m_9 */
 	pclmulqdq $0x10, %xmm4, %xmm10 /* p0_18 = clmul(m_9, k0_9) */
@@ -11098,9 +14312,9 @@ _gcry_zuc_lanes_ssse3_aesni_mac_fold_wide:
 	pclmulqdq $0x1, %xmm8, %xmm0 /* p2_19 = clmul(m_9, k2_9) */
 	movdqu 160(%rsi), %xmm8 /* msg_11 = load() */
 	movdqa %xmm8, %xmm15 /* msg_11 */
-	pand .Lzuc_lanes_ssse3_aesni_5_nibble_mask(%rip), %xmm15 /* msg_11_lo = and(msg_11, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_6_nibble_mask(%rip), %xmm15 /* msg_11_lo = and(msg_11, nibble_mask) */
 	psrlw $4, %xmm8 /* msg_11_sh = shr(msg_11) */
-	pand .Lzuc_lanes_ssse3_aesni_5_nibble_mask(%rip), %xmm8 /* msg_11_hi = and(msg_11_sh, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_6_nibble_mask(%rip), %xmm8 /* msg_11_hi = and(msg_11_sh, nibble_mask) */
 	movdqa %xmm0, 768(%rsp) /* spill p2_19 */
 	movdqa %xmm2, %xmm0 /* tbl_lo */
 	pshufb %xmm15, %xmm0 /* m_10_l = lookup16(tbl_lo, msg_11_lo) */
@@ -11108,12 +14322,12 @@ _gcry_zuc_lanes_ssse3_aesni_mac_fold_wide:
 	pshufb %xmm8, %xmm15 /* m_10_h = lookup16(tbl_hi, msg_11_hi) */
 	pxor %xmm15, %xmm0 /* m_10 = xor(m_10_l, m_10_h) */
 	movdqu 160(%rdx), %xmm8 /* ks0_10 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm8 /* k0_10 = lookup16(ks0_10, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_6_reverse16(%rip), %xmm8 /* k0_10 = lookup16(ks0_10, reverse16) */
 	movdqu 168(%rdx), %xmm15 /* ks1_10 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm15 /* k1_10 = lookup16(ks1_10, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_6_reverse16(%rip), %xmm15 /* k1_10 = lookup16(ks1_10, reverse16) */
 	movdqa %xmm4, 784(%rsp) /* spill p2_18 */
 	movdqu 176(%rdx), %xmm4 /* ks2_10 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm4 /* k2_10 = lookup16(ks2_10, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_6_reverse16(%rip), %xmm4 /* k2_10 = lookup16(ks2_10, reverse16) */
 	movdqa %xmm10, 800(%rsp) /* spill p1_18 */
 	movdqa %xmm0, %xmm10 /* m_10 */
 	pclmulqdq $0x10, %xmm8, %xmm10 /* p0_20 = clmul(m_10, k0_10) */
@@ -11131,9 +14345,9 @@ _gcry_zuc_lanes_ssse3_aesni_mac_fold_wide:
 	pclmulqdq $0x1, %xmm4, %xmm0 /* p2_21 = clmul(m_10, k2_10) */
 	movdqu 176(%rsi), %xmm4 /* msg_12 = load() */
 	movdqa %xmm4, %xmm15 /* msg_12 */
-	pand .Lzuc_lanes_ssse3_aesni_5_nibble_mask(%rip), %xmm15 /* msg_12_lo = and(msg_12, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_6_nibble_mask(%rip), %xmm15 /* msg_12_lo = and(msg_12, nibble_mask) */
 	psrlw $4, %xmm4 /* msg_12_sh = shr(msg_12) */
-	pand .Lzuc_lanes_ssse3_aesni_5_nibble_mask(%rip), %xmm4 /* msg_12_hi = and(msg_12_sh, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_6_nibble_mask(%rip), %xmm4 /* msg_12_hi = and(msg_12_sh, nibble_mask) */
 	movdqa %xmm0, 864(%rsp) /* spill p2_21 */
 	movdqa %xmm2, %xmm0 /* tbl_lo */
 	pshufb %xmm15, %xmm0 /* m_11_l = lookup16(tbl_lo, msg_12_lo) */
@@ -11141,12 +14355,12 @@ _gcry_zuc_lanes_ssse3_aesni_mac_fold_wide:
 	pshufb %xmm4, %xmm15 /* m_11_h = lookup16(tbl_hi, msg_12_hi) */
 	pxor %xmm15, %xmm0 /* m_11 = xor(m_11_l, m_11_h) */
 	movdqu 176(%rdx), %xmm4 /* ks0_11 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm4 /* k0_11 = lookup16(ks0_11, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_6_reverse16(%rip), %xmm4 /* k0_11 = lookup16(ks0_11, reverse16) */
 	movdqu 184(%rdx), %xmm15 /* ks1_11 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm15 /* k1_11 = lookup16(ks1_11, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_6_reverse16(%rip), %xmm15 /* k1_11 = lookup16(ks1_11, reverse16) */
 	movdqa %xmm8, 880(%rsp) /* spill p2_20 */
 	movdqu 192(%rdx), %xmm8 /* ks2_11 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm8 /* k2_11 = lookup16(ks2_11, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_6_reverse16(%rip), %xmm8 /* k2_11 = lookup16(ks2_11, reverse16) */
 	movdqa %xmm10, 896(%rsp) /* spill p1_20 */
 	movdqa %xmm0, %xmm10 /* m_11 */
 	pclmulqdq $0x10, %xmm4, %xmm10 /* p0_22 = clmul(m_11, k0_11) */
@@ -11164,9 +14378,9 @@ _gcry_zuc_lanes_ssse3_aesni_mac_fold_wide:
 	pclmulqdq $0x1, %xmm8, %xmm0 /* p2_23 = clmul(m_11, k2_11) */
 	movdqu 192(%rsi), %xmm8 /* msg_13 = load() */
 	movdqa %xmm8, %xmm15 /* msg_13 */
-	pand .Lzuc_lanes_ssse3_aesni_5_nibble_mask(%rip), %xmm15 /* msg_13_lo = and(msg_13, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_6_nibble_mask(%rip), %xmm15 /* msg_13_lo = and(msg_13, nibble_mask) */
 	psrlw $4, %xmm8 /* msg_13_sh = shr(msg_13) */
-	pand .Lzuc_lanes_ssse3_aesni_5_nibble_mask(%rip), %xmm8 /* msg_13_hi = and(msg_13_sh, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_6_nibble_mask(%rip), %xmm8 /* msg_13_hi = and(msg_13_sh, nibble_mask) */
 	movdqa %xmm0, 960(%rsp) /* spill p2_23 */
 	movdqa %xmm2, %xmm0 /* tbl_lo */
 	pshufb %xmm15, %xmm0 /* m_12_l = lookup16(tbl_lo, msg_13_lo) */
@@ -11174,12 +14388,12 @@ _gcry_zuc_lanes_ssse3_aesni_mac_fold_wide:
 	pshufb %xmm8, %xmm15 /* m_12_h = lookup16(tbl_hi, msg_13_hi) */
 	pxor %xmm15, %xmm0 /* m_12 = xor(m_12_l, m_12_h) */
 	movdqu 192(%rdx), %xmm8 /* ks0_12 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm8 /* k0_12 = lookup16(ks0_12, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_6_reverse16(%rip), %xmm8 /* k0_12 = lookup16(ks0_12, reverse16) */
 	movdqu 200(%rdx), %xmm15 /* ks1_12 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm15 /* k1_12 = lookup16(ks1_12, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_6_reverse16(%rip), %xmm15 /* k1_12 = lookup16(ks1_12, reverse16) */
 	movdqa %xmm4, 976(%rsp) /* spill p2_22 */
 	movdqu 208(%rdx), %xmm4 /* ks2_12 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm4 /* k2_12 = lookup16(ks2_12, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_6_reverse16(%rip), %xmm4 /* k2_12 = lookup16(ks2_12, reverse16) */
 	movdqa %xmm10, 992(%rsp) /* spill p1_22 */
 	movdqa %xmm0, %xmm10 /* m_12 */
 	pclmulqdq $0x10, %xmm8, %xmm10 /* p0_24 = clmul(m_12, k0_12) */
@@ -11197,9 +14411,9 @@ _gcry_zuc_lanes_ssse3_aesni_mac_fold_wide:
 	pclmulqdq $0x1, %xmm4, %xmm0 /* p2_25 = clmul(m_12, k2_12) */
 	movdqu 208(%rsi), %xmm4 /* msg_14 = load() */
 	movdqa %xmm4, %xmm15 /* msg_14 */
-	pand .Lzuc_lanes_ssse3_aesni_5_nibble_mask(%rip), %xmm15 /* msg_14_lo = and(msg_14, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_6_nibble_mask(%rip), %xmm15 /* msg_14_lo = and(msg_14, nibble_mask) */
 	psrlw $4, %xmm4 /* msg_14_sh = shr(msg_14) */
-	pand .Lzuc_lanes_ssse3_aesni_5_nibble_mask(%rip), %xmm4 /* msg_14_hi = and(msg_14_sh, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_6_nibble_mask(%rip), %xmm4 /* msg_14_hi = and(msg_14_sh, nibble_mask) */
 	movdqa %xmm0, 1056(%rsp) /* spill p2_25 */
 	movdqa %xmm2, %xmm0 /* tbl_lo */
 	pshufb %xmm15, %xmm0 /* m_13_l = lookup16(tbl_lo, msg_14_lo) */
@@ -11207,12 +14421,12 @@ _gcry_zuc_lanes_ssse3_aesni_mac_fold_wide:
 	pshufb %xmm4, %xmm15 /* m_13_h = lookup16(tbl_hi, msg_14_hi) */
 	pxor %xmm15, %xmm0 /* m_13 = xor(m_13_l, m_13_h) */
 	movdqu 208(%rdx), %xmm4 /* ks0_13 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm4 /* k0_13 = lookup16(ks0_13, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_6_reverse16(%rip), %xmm4 /* k0_13 = lookup16(ks0_13, reverse16) */
 	movdqu 216(%rdx), %xmm15 /* ks1_13 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm15 /* k1_13 = lookup16(ks1_13, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_6_reverse16(%rip), %xmm15 /* k1_13 = lookup16(ks1_13, reverse16) */
 	movdqa %xmm8, 1072(%rsp) /* spill p2_24 */
 	movdqu 224(%rdx), %xmm8 /* ks2_13 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm8 /* k2_13 = lookup16(ks2_13, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_6_reverse16(%rip), %xmm8 /* k2_13 = lookup16(ks2_13, reverse16) */
 	movdqa %xmm10, 1088(%rsp) /* spill p1_24 */
 	movdqa %xmm0, %xmm10 /* m_13 */
 	pclmulqdq $0x10, %xmm4, %xmm10 /* p0_26 = clmul(m_13, k0_13) */
@@ -11230,9 +14444,9 @@ _gcry_zuc_lanes_ssse3_aesni_mac_fold_wide:
 	pclmulqdq $0x1, %xmm8, %xmm0 /* p2_27 = clmul(m_13, k2_13) */
 	movdqu 224(%rsi), %xmm8 /* msg_15 = load() */
 	movdqa %xmm8, %xmm15 /* msg_15 */
-	pand .Lzuc_lanes_ssse3_aesni_5_nibble_mask(%rip), %xmm15 /* msg_15_lo = and(msg_15, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_6_nibble_mask(%rip), %xmm15 /* msg_15_lo = and(msg_15, nibble_mask) */
 	psrlw $4, %xmm8 /* msg_15_sh = shr(msg_15) */
-	pand .Lzuc_lanes_ssse3_aesni_5_nibble_mask(%rip), %xmm8 /* msg_15_hi = and(msg_15_sh, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_6_nibble_mask(%rip), %xmm8 /* msg_15_hi = and(msg_15_sh, nibble_mask) */
 	movdqa %xmm0, 1152(%rsp) /* spill p2_27 */
 	movdqa %xmm2, %xmm0 /* tbl_lo */
 	pshufb %xmm15, %xmm0 /* m_14_l = lookup16(tbl_lo, msg_15_lo) */
@@ -11240,12 +14454,12 @@ _gcry_zuc_lanes_ssse3_aesni_mac_fold_wide:
 	pshufb %xmm8, %xmm15 /* m_14_h = lookup16(tbl_hi, msg_15_hi) */
 	pxor %xmm15, %xmm0 /* m_14 = xor(m_14_l, m_14_h) */
 	movdqu 224(%rdx), %xmm8 /* ks0_14 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm8 /* k0_14 = lookup16(ks0_14, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_6_reverse16(%rip), %xmm8 /* k0_14 = lookup16(ks0_14, reverse16) */
 	movdqu 232(%rdx), %xmm15 /* ks1_14 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm15 /* k1_14 = lookup16(ks1_14, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_6_reverse16(%rip), %xmm15 /* k1_14 = lookup16(ks1_14, reverse16) */
 	movdqa %xmm4, 1168(%rsp) /* spill p2_26 */
 	movdqu 240(%rdx), %xmm4 /* ks2_14 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm4 /* k2_14 = lookup16(ks2_14, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_6_reverse16(%rip), %xmm4 /* k2_14 = lookup16(ks2_14, reverse16) */
 	movdqa %xmm10, 1184(%rsp) /* spill p1_26 */
 	movdqa %xmm0, %xmm10 /* m_14 */
 	pclmulqdq $0x10, %xmm8, %xmm10 /* p0_28 = clmul(m_14, k0_14) */
@@ -11263,18 +14477,18 @@ _gcry_zuc_lanes_ssse3_aesni_mac_fold_wide:
 	pclmulqdq $0x1, %xmm4, %xmm0 /* p2_29 = clmul(m_14, k2_14) */
 	movdqu 240(%rsi), %xmm4 /* msg_16 = load() */
 	movdqa %xmm4, %xmm15 /* msg_16 */
-	pand .Lzuc_lanes_ssse3_aesni_5_nibble_mask(%rip), %xmm15 /* msg_16_lo = and(msg_16, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_6_nibble_mask(%rip), %xmm15 /* msg_16_lo = and(msg_16, nibble_mask) */
 	psrlw $4, %xmm4 /* msg_16_sh = shr(msg_16) */
-	pand .Lzuc_lanes_ssse3_aesni_5_nibble_mask(%rip), %xmm4 /* msg_16_hi = and(msg_16_sh, nibble_mask) */
+	pand .Lzuc_lanes_ssse3_aesni_6_nibble_mask(%rip), %xmm4 /* msg_16_hi = and(msg_16_sh, nibble_mask) */
 	pshufb %xmm15, %xmm2 /* m_15_l = lookup16(tbl_lo, msg_16_lo) */
 	pshufb %xmm4, %xmm1 /* m_15_h = lookup16(tbl_hi, msg_16_hi) */
 	pxor %xmm1, %xmm2 /* m_15 = xor(m_15_l, m_15_h) */
 	movdqu 240(%rdx), %xmm1 /* ks0_15 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm1 /* k0_15 = lookup16(ks0_15, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_6_reverse16(%rip), %xmm1 /* k0_15 = lookup16(ks0_15, reverse16) */
 	movdqu 248(%rdx), %xmm4 /* ks1_15 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm4 /* k1_15 = lookup16(ks1_15, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_6_reverse16(%rip), %xmm4 /* k1_15 = lookup16(ks1_15, reverse16) */
 	movdqu 256(%rdx), %xmm15 /* ks2_15 = load() */
-	pshufb .Lzuc_lanes_ssse3_aesni_5_reverse16(%rip), %xmm15 /* k2_15 = lookup16(ks2_15, reverse16) */
+	pshufb .Lzuc_lanes_ssse3_aesni_6_reverse16(%rip), %xmm15 /* k2_15 = lookup16(ks2_15, reverse16) */
 	movdqa %xmm0, 1248(%rsp) /* spill p2_29 */
 	movdqa %xmm2, %xmm0 /* m_15 */
 	pclmulqdq $0x10, %xmm1, %xmm0 /* p0_30 = clmul(m_15, k0_15) */
@@ -11638,12 +14852,6 @@ SECTION_RODATA
 .Lzuc_lanes_ssse3_aesni_1_modulus:
 	.byte 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f
 
-/* bswap32: byte order reversal in each 32-bit word */
-SECTION_RODATA
-	.balign 16
-.Lzuc_lanes_ssse3_aesni_1_bswap32:
-	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
-
 /* high16: high 16 bits of every 32-bit word */
 SECTION_RODATA
 	.balign 16
@@ -11842,29 +15050,107 @@ SECTION_RODATA
 .Lzuc_lanes_ssse3_aesni_3_modulus:
 	.byte 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f
 
+/* bswap32: byte order reversal in each 32-bit word */
+SECTION_RODATA
+	.balign 16
+.Lzuc_lanes_ssse3_aesni_3_bswap32:
+	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
+
+/* high16: high 16 bits of every 32-bit word */
+SECTION_RODATA
+	.balign 16
+.Lzuc_lanes_ssse3_aesni_4_high16:
+	.byte 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff
+
+/* rotl24: rotate each 32-bit word left by 24 (byte shuffle) */
+SECTION_RODATA
+	.balign 16
+.Lzuc_lanes_ssse3_aesni_4_rotl24:
+	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
+
+/* rotl8: rotate each 32-bit word left by 8 (byte shuffle) */
+SECTION_RODATA
+	.balign 16
+.Lzuc_lanes_ssse3_aesni_4_rotl8:
+	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
+
+/* rotl16: rotate each 32-bit word left by 16 (byte shuffle) */
+SECTION_RODATA
+	.balign 16
+.Lzuc_lanes_ssse3_aesni_4_rotl16:
+	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
+
+/* odd_bytes: bytes 1 and 3 of every word (the S0 bytes) */
+SECTION_RODATA
+	.balign 16
+.Lzuc_lanes_ssse3_aesni_4_odd_bytes:
+	.byte 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff
+
 /* nibble_mask: low nibble of every byte */
 SECTION_RODATA
 	.balign 16
 .Lzuc_lanes_ssse3_aesni_4_nibble_mask:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 
-/* tbl_lo: bit i of every byte to bit 7 - i (gen/linalg/bits.py bit_reversal): low-nibble table (constant folded in) */
+/* s0_p1: S0 Feistel round 1: P1 (gen/specs/zuc.py) */
+SECTION_RODATA
+	.balign 16
+.Lzuc_lanes_ssse3_aesni_4_s0_p1:
+	.byte 0x09, 0x0f, 0x00, 0x0e, 0x0f, 0x0f, 0x02, 0x0a, 0x00, 0x04, 0x00, 0x0c, 0x07, 0x05, 0x03, 0x09
+
+/* s0_p2: S0 Feistel round 2: P2 */
+SECTION_RODATA
+	.balign 16
+.Lzuc_lanes_ssse3_aesni_4_s0_p2:
+	.byte 0x08, 0x0d, 0x06, 0x05, 0x07, 0x00, 0x0c, 0x04, 0x0b, 0x01, 0x0e, 0x0a, 0x0f, 0x03, 0x09, 0x02
+
+/* s0_p3_rot: S0 round 3 with the final rotation folded in: rotl8(v, 5) ^ (P3[v] << 1) */
+SECTION_RODATA
+	.balign 16
+.Lzuc_lanes_ssse3_aesni_4_s0_p3_rot:
+	.byte 0x04, 0x2c, 0x54, 0x6c, 0x80, 0xba, 0xd4, 0xfe, 0x07, 0x27, 0x5b, 0x6b, 0x81, 0xb3, 0xd9, 0xfb
+
+/* tbl_lo: S1 inner map K (isomorphism #0: ZUC field to AES field): low-nibble table (constant folded in) */
 SECTION_RODATA
 	.balign 16
 .Lzuc_lanes_ssse3_aesni_4_tbl_lo:
-	.byte 0x00, 0x80, 0x40, 0xc0, 0x20, 0xa0, 0x60, 0xe0, 0x10, 0x90, 0x50, 0xd0, 0x30, 0xb0, 0x70, 0xf0
+	.byte 0x00, 0x01, 0x32, 0x33, 0x73, 0x72, 0x41, 0x40, 0x75, 0x74, 0x47, 0x46, 0x06, 0x07, 0x34, 0x35
 
-/* tbl_hi: bit i of every byte to bit 7 - i (gen/linalg/bits.py bit_reversal): high-nibble table */
+/* tbl_hi: S1 inner map K (isomorphism #0: ZUC field to AES field): high-nibble table */
 SECTION_RODATA
 	.balign 16
 .Lzuc_lanes_ssse3_aesni_4_tbl_hi:
-	.byte 0x00, 0x08, 0x04, 0x0c, 0x02, 0x0a, 0x06, 0x0e, 0x01, 0x09, 0x05, 0x0d, 0x03, 0x0b, 0x07, 0x0f
+	.byte 0x00, 0xd9, 0xe8, 0x31, 0xcd, 0x14, 0x25, 0xfc, 0x2d, 0xf4, 0xc5, 0x1c, 0xe0, 0x39, 0x08, 0xd1
 
-/* reverse16: byte i <- byte 15 - i: 16 keystream bytes to (K1, K0) */
+/* inv_shift_rows: inverse ShiftRows (AESENCLAST's ShiftRows undone) */
 SECTION_RODATA
 	.balign 16
-.Lzuc_lanes_ssse3_aesni_4_reverse16:
-	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
+.Lzuc_lanes_ssse3_aesni_4_inv_shift_rows:
+	.byte 0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03
+
+/* aes_cancel_key: AESENCLAST key = SubBytes constant 0x63: cancels it */
+SECTION_RODATA
+	.balign 16
+.Lzuc_lanes_ssse3_aesni_4_aes_cancel_key:
+	.byte 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63
+
+/* tbl_lo_1: S1 outer map M·K^-1, constant 0x55, times A_aes^-1 (undoes SubBytes' affine): low-nibble table (constant folded in) */
+SECTION_RODATA
+	.balign 16
+.Lzuc_lanes_ssse3_aesni_4_tbl_lo_1:
+	.byte 0x55, 0x1a, 0xc5, 0x8a, 0x1e, 0x51, 0x8e, 0xc1, 0x62, 0x2d, 0xf2, 0xbd, 0x29, 0x66, 0xb9, 0xf6
+
+/* tbl_hi_1: S1 outer map M·K^-1, constant 0x55, times A_aes^-1 (undoes SubBytes' affine): high-nibble table */
+SECTION_RODATA
+	.balign 16
+.Lzuc_lanes_ssse3_aesni_4_tbl_hi_1:
+	.byte 0x00, 0x34, 0x42, 0x76, 0x36, 0x02, 0x74, 0x40, 0x66, 0x52, 0x24, 0x10, 0x50, 0x64, 0x12, 0x26
+
+/* modulus: 2^31 - 1 in every word */
+SECTION_RODATA
+	.balign 16
+.Lzuc_lanes_ssse3_aesni_4_modulus:
+	.byte 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f
 
 /* nibble_mask: low nibble of every byte */
 SECTION_RODATA
@@ -11888,6 +15174,30 @@ SECTION_RODATA
 SECTION_RODATA
 	.balign 16
 .Lzuc_lanes_ssse3_aesni_5_reverse16:
+	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
+
+/* nibble_mask: low nibble of every byte */
+SECTION_RODATA
+	.balign 16
+.Lzuc_lanes_ssse3_aesni_6_nibble_mask:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* tbl_lo: bit i of every byte to bit 7 - i (gen/linalg/bits.py bit_reversal): low-nibble table (constant folded in) */
+SECTION_RODATA
+	.balign 16
+.Lzuc_lanes_ssse3_aesni_6_tbl_lo:
+	.byte 0x00, 0x80, 0x40, 0xc0, 0x20, 0xa0, 0x60, 0xe0, 0x10, 0x90, 0x50, 0xd0, 0x30, 0xb0, 0x70, 0xf0
+
+/* tbl_hi: bit i of every byte to bit 7 - i (gen/linalg/bits.py bit_reversal): high-nibble table */
+SECTION_RODATA
+	.balign 16
+.Lzuc_lanes_ssse3_aesni_6_tbl_hi:
+	.byte 0x00, 0x08, 0x04, 0x0c, 0x02, 0x0a, 0x06, 0x0e, 0x01, 0x09, 0x05, 0x0d, 0x03, 0x0b, 0x07, 0x0f
+
+/* reverse16: byte i <- byte 15 - i: 16 keystream bytes to (K1, K0) */
+SECTION_RODATA
+	.balign 16
+.Lzuc_lanes_ssse3_aesni_6_reverse16:
 	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
 
 #endif /* __x86_64 */

@@ -7,7 +7,7 @@
 
 	.text
 
-/* zuc_lanes_neon_aes_init: zuc_init128, 1 argument
+/* zuc_lanes_neon_aes_init_more: zuc_init_more128, 1 argument
  *   x0: state
  *   x1: iterations of the r loop left
  *   x16, x17: a row pointer, an address or a constant's page
@@ -15,14 +15,14 @@
  *   frame: 496 bytes (27 spill slots of 16 bytes, d8, d9, d10, d11, d12, d13, d14, d15 saved)
  */
 	.p2align 4
-SYM_FUNC_START(zuc_lanes_neon_aes_init)
+SYM_FUNC_START(zuc_lanes_neon_aes_init_more)
 	sub sp, sp, #496
 	stp d8, d9, [sp] /* callee-saved: low halves */
 	stp d10, d11, [sp, #16] /* callee-saved: low halves */
 	stp d12, d13, [sp, #32] /* callee-saved: low halves */
 	stp d14, d15, [sp, #48] /* callee-saved: low halves */
 
-	/* Load the loaded key and IV of 4 lanes; R1 = R2 = 0. */
+	/* Load the state of 4 lanes. */
 	ldr q0, [x0] /* g0s0 = load() */
 	ldr q1, [x0, #16] /* g0s1 = load() */
 	ldr q2, [x0, #32] /* g0s2 = load() */
@@ -47,7 +47,7 @@ SYM_FUNC_START(zuc_lanes_neon_aes_init)
 	ldr q27, [x17, #:lo12:.Lzuc_lanes_neon_aes_0_modulus] /* modulus = const() */
 	str q2, [sp, #64] /* spill g0s2_1.2 */
 	str q3, [sp, #80] /* spill g0s3_1.2 */
-	mov x1, #2
+	mov x1, #1
 	.p2align 4
 .Lzuc_lanes_neon_aes_0_loop_r0:
 
@@ -1646,6 +1646,1748 @@ SYM_FUNC_START(zuc_lanes_neon_aes_init)
 	sli v17.4s, v22.4s, #16 /* l2in_15 = sli(l2in_15_r, w2_15) */
 	tbl v22.16b, {v21.16b}, v25.16b /* ur24_15 = lookup16(l1in_15, rotl24) */
 	eor v22.16b, v21.16b, v22.16b /* u_acc_15 = xor(l1in_15, ur24_15) */
+	tbl v23.16b, {v17.16b}, v25.16b /* vr24_15 = lookup16(l2in_15, rotl24) */
+	tbl v24.16b, {v21.16b}, v10.16b /* ur8_15 = lookup16(l1in_15, rotl8) */
+	eor v24.16b, v21.16b, v24.16b /* ug_acc_15 = xor(l1in_15, ur8_15) */
+	rev32 v21.8h, v21.8h /* ur16_15 = rev(l1in_15) */
+	eor v21.16b, v24.16b, v21.16b /* ug_15 = xor(ug_acc_15, ur16_15) */
+	tbl v24.16b, {v17.16b}, v10.16b /* vr8_15 = lookup16(l2in_15, rotl8) */
+	ushr v28.4s, v21.4s, #30 /* ur2_15_r = shr(ug_15) */
+	sli v28.4s, v21.4s, #2 /* ur2_15 = sli(ur2_15_r, ug_15) */
+	eor v21.16b, v22.16b, v28.16b /* u_15 = xor(u_acc_15, ur2_15) */
+	rev32 v22.8h, v17.8h /* vr16_15 = rev(l2in_15) */
+	eor v22.16b, v24.16b, v22.16b /* vg_acc_15 = xor(vr8_15, vr16_15) */
+	eor v22.16b, v22.16b, v23.16b /* vg_15 = xor(vg_acc_15, vr24_15) */
+	eor v17.16b, v17.16b, v24.16b /* v_acc_15 = xor(l2in_15, vr8_15) */
+	ushr v23.4s, v22.4s, #26 /* vr6_15_r = shr(vg_15) */
+	sli v23.4s, v22.4s, #6 /* vr6_15 = sli(vr6_15_r, vg_15) */
+	eor v17.16b, v17.16b, v23.16b /* v_15 = xor(v_acc_15, vr6_15) */
+	trn2 v22.16b, v17.16b, v21.16b /* sb_in_x_15 = trn(v_15, u_15) */
+	trn1 v17.16b, v17.16b, v21.16b /* sb_in_y_15 = trn(v_15, u_15) */
+	tbl v17.16b, {v17.16b}, v8.16b /* sb_s1_15_sr = lookup16(sb_in_y_15, inv_shift_rows) */
+	and v21.16b, v22.16b, v11.16b /* sb_s0_xl_15 = and(sb_in_x_15, nibble_mask) */
+	ushr v22.16b, v22.16b, #4 /* sb_s0_xh_15 = shr(sb_in_x_15) */
+	tbl v23.16b, {v13.16b}, v21.16b /* sb_s0_p1_15 = lookup16(s0_p1, sb_s0_xl_15) */
+	eor v22.16b, v23.16b, v22.16b /* sb_s0_t_15 = xor(sb_s0_p1_15, sb_s0_xh_15) */
+	tbl v23.16b, {v14.16b}, v22.16b /* sb_s0_p2_15 = lookup16(s0_p2, sb_s0_t_15) */
+	eor v21.16b, v23.16b, v21.16b /* sb_s0_ol_15 = xor(sb_s0_p2_15, sb_s0_xl_15) */
+	tbl v21.16b, {v15.16b}, v21.16b /* sb_s0_p3_15 = lookup16(s0_p3_rot, sb_s0_ol_15) */
+	add v22.16b, v22.16b, v22.16b /* sb_s0_t2_15 = add(sb_s0_t_15, sb_s0_t_15) */
+	eor v21.16b, v21.16b, v22.16b /* sb_s0_15 = xor(sb_s0_p3_15, sb_s0_t2_15) */
+	and v22.16b, v17.16b, v11.16b /* sb_s1_15_sr_lo = and(sb_s1_15_sr, nibble_mask) */
+	tbl v22.16b, {v9.16b}, v22.16b /* sb_s1_k_15_1_l = lookup16(tbl_lo, sb_s1_15_sr_lo) */
+	ushr v17.16b, v17.16b, #4 /* sb_s1_15_sr_hi = shr(sb_s1_15_sr) */
+	tbl v17.16b, {v12.16b}, v17.16b /* sb_s1_k_15_1_h = lookup16(tbl_hi, sb_s1_15_sr_hi) */
+	aese v22.16b, v17.16b /* sb_s1_15_aes = aese(sb_s1_k_15_1_l, sb_s1_k_15_1_h) */
+	and v17.16b, v22.16b, v11.16b /* sb_s1_15_aes_lo = and(sb_s1_15_aes, nibble_mask) */
+	tbl v17.16b, {v29.16b}, v17.16b /* sb_s1_15_l = lookup16(tbl_lo_1, sb_s1_15_aes_lo) */
+	ushr v22.16b, v22.16b, #4 /* sb_s1_15_aes_hi = shr(sb_s1_15_aes) */
+	tbl v22.16b, {v31.16b}, v22.16b /* sb_s1_15_h = lookup16(tbl_hi_1, sb_s1_15_aes_hi) */
+	eor v17.16b, v17.16b, v22.16b /* sb_s1_15 = xor(sb_s1_15_l, sb_s1_15_h) */
+	trn2 v22.16b, v17.16b, v21.16b /* r1_15 = trn(sb_s1_15, sb_s0_15) */
+	trn1 v17.16b, v17.16b, v21.16b /* r2_15 = trn(sb_s1_15, sb_s0_15) */
+	add v21.4s, v16.4s, v26.4s /* fb0_p_45 = add(fb0_s_45, minus_modulus) */
+	umin v16.4s, v16.4s, v21.4s /* fb0_45 = minu(fb0_s_45, fb0_p_45) */
+	add v21.4s, v18.4s, v26.4s /* fb0_p_46 = add(fb0_s_46, minus_modulus) */
+	umin v18.4s, v18.4s, v21.4s /* fb0_46 = minu(fb0_s_46, fb0_p_46) */
+	add v16.4s, v16.4s, v18.4s /* fb1_s_15 = add(fb0_45, fb0_46) */
+	add v18.4s, v20.4s, v26.4s /* fb0_p_47 = add(fb0_s_47, minus_modulus) */
+	umin v18.4s, v20.4s, v18.4s /* fb0_47 = minu(fb0_s_47, fb0_p_47) */
+	add v20.4s, v16.4s, v26.4s /* fb1_p_15 = add(fb1_s_15, minus_modulus) */
+	umin v16.4s, v16.4s, v20.4s /* fb1_15 = minu(fb1_s_15, fb1_p_15) */
+	add v16.4s, v16.4s, v18.4s /* fb2_s_15 = add(fb1_15, fb0_47) */
+	add v18.4s, v16.4s, v26.4s /* fb2_p_15 = add(fb2_s_15, minus_modulus) */
+	umin v16.4s, v16.4s, v18.4s /* fb2_15 = minu(fb2_s_15, fb2_p_15) */
+	ldr q18, [sp, #96] /* reload g0s15_1.2 */
+	add v16.4s, v16.4s, v18.4s /* fb_s_15 = add(fb2_15, g0s15_1) */
+	add v18.4s, v16.4s, v26.4s /* fb_p_15 = add(fb_s_15, minus_modulus) */
+	smax v16.4s, v16.4s, v18.4s /* fb_15 = maxs(fb_s_15, fb_p_15) */
+	mov v18.16b, v6.16b /* g0s10_1.3 */
+	ldr q6, [sp, #272] /* reload g0s6_1.3 */
+	mov v20.16b, v5.16b /* g0s12_1.3 */
+	ldr q5, [sp, #240] /* reload g0s5_1.3 */
+	mov v21.16b, v19.16b /* g0s13_1.3 */
+	mov v19.16b, v2.16b /* g0s11_1.3 */
+	mov v23.16b, v16.16b /* g0s15_1.3 */
+	mov v16.16b, v0.16b /* g0s8_1.3 */
+	ldr q0, [sp, #320] /* reload g0s0_1.3 */
+	mov v24.16b, v22.16b /* g0r1_1.3 */
+	mov v22.16b, v4.16b /* g0s14_1.3 */
+	ldr q4, [sp, #128] /* reload g0s4_1.3 */
+	mov v25.16b, v17.16b /* g0r2_1.3 */
+	mov v17.16b, v1.16b /* g0s9_1.3 */
+	ldr q1, [sp, #480] /* reload g0s1_1.3 */
+	subs x1, x1, #1
+	b.ne .Lzuc_lanes_neon_aes_0_loop_r0
+
+	/* Store the state. */
+	str q0, [x0] /* store g0s0_1 */
+	str q1, [x0, #16] /* store g0s1_1 */
+	ldr q0, [sp, #64] /* reload g0s2_1.2 */
+	str q0, [x0, #32] /* store g0s2_1 */
+	ldr q0, [sp, #80] /* reload g0s3_1.2 */
+	str q0, [x0, #48] /* store g0s3_1 */
+	str q4, [x0, #64] /* store g0s4_1 */
+	str q5, [x0, #80] /* store g0s5_1 */
+	str q6, [x0, #96] /* store g0s6_1 */
+	str q7, [x0, #112] /* store g0s7_1 */
+	str q16, [x0, #128] /* store g0s8_1 */
+	str q17, [x0, #144] /* store g0s9_1 */
+	str q18, [x0, #160] /* store g0s10_1 */
+	str q19, [x0, #176] /* store g0s11_1 */
+	str q20, [x0, #192] /* store g0s12_1 */
+	str q21, [x0, #208] /* store g0s13_1 */
+	str q22, [x0, #224] /* store g0s14_1 */
+	str q23, [x0, #240] /* store g0s15_1 */
+	str q24, [x0, #256] /* store g0r1_1 */
+	str q25, [x0, #272] /* store g0r2_1 */
+	ldp d8, d9, [sp]
+	ldp d10, d11, [sp, #16]
+	ldp d12, d13, [sp, #32]
+	ldp d14, d15, [sp, #48]
+	add sp, sp, #496
+	ret
+SYM_FUNC_END(zuc_lanes_neon_aes_init_more)
+
+/* zuc_lanes_neon_aes_init: zuc_init128, 1 argument
+ *   x0: state
+ *   x1: iterations of the r loop left
+ *   x16, x17: a row pointer, an address or a constant's page
+ *   vectors: v0-v31 (32 used)
+ *   frame: 496 bytes (27 spill slots of 16 bytes, d8, d9, d10, d11, d12, d13, d14, d15 saved)
+ */
+	.p2align 4
+SYM_FUNC_START(zuc_lanes_neon_aes_init)
+	sub sp, sp, #496
+	stp d8, d9, [sp] /* callee-saved: low halves */
+	stp d10, d11, [sp, #16] /* callee-saved: low halves */
+	stp d12, d13, [sp, #32] /* callee-saved: low halves */
+	stp d14, d15, [sp, #48] /* callee-saved: low halves */
+
+	/* Load the state of 4 lanes. */
+	ldr q0, [x0] /* g0s0 = load() */
+	ldr q1, [x0, #16] /* g0s1 = load() */
+	ldr q2, [x0, #32] /* g0s2 = load() */
+	ldr q3, [x0, #48] /* g0s3 = load() */
+	ldr q4, [x0, #64] /* g0s4 = load() */
+	ldr q5, [x0, #80] /* g0s5 = load() */
+	ldr q6, [x0, #96] /* g0s6 = load() */
+	ldr q7, [x0, #112] /* g0s7 = load() */
+	ldr q16, [x0, #128] /* g0s8 = load() */
+	ldr q17, [x0, #144] /* g0s9 = load() */
+	ldr q18, [x0, #160] /* g0s10 = load() */
+	ldr q19, [x0, #176] /* g0s11 = load() */
+	ldr q20, [x0, #192] /* g0s12 = load() */
+	ldr q21, [x0, #208] /* g0s13 = load() */
+	ldr q22, [x0, #224] /* g0s14 = load() */
+	ldr q23, [x0, #240] /* g0s15 = load() */
+	ldr q24, [x0, #256] /* g0r1 = load() */
+	ldr q25, [x0, #272] /* g0r2 = load() */
+	adrp x17, .Lzuc_lanes_neon_aes_1_minus_modulus
+	ldr q26, [x17, #:lo12:.Lzuc_lanes_neon_aes_1_minus_modulus] /* minus_modulus = const() */
+	adrp x17, .Lzuc_lanes_neon_aes_1_modulus
+	ldr q27, [x17, #:lo12:.Lzuc_lanes_neon_aes_1_modulus] /* modulus = const() */
+	str q2, [sp, #64] /* spill g0s2_1.2 */
+	str q3, [sp, #80] /* spill g0s3_1.2 */
+	mov x1, #2
+	.p2align 4
+.Lzuc_lanes_neon_aes_1_loop_r0:
+
+	/* Initialisation round 16r+0, lanes 0..: s16 = feedback + (W >> 1). */
+	add v2.4s, v23.4s, v23.4s /* dbl = add(g0s15_1, g0s15_1) */
+	adrp x17, .Lzuc_lanes_neon_aes_1_high16
+	ldr q3, [x17, #:lo12:.Lzuc_lanes_neon_aes_1_high16] /* high16 = const() */
+	mov v28.16b, v3.16b /* high16 */
+	bsl v28.16b, v2.16b, v22.16b /* x0 = bsl(high16, g0s14_1, dbl) */
+	eor v28.16b, v28.16b, v24.16b /* x0r1 = xor(x0, g0r1_1) */
+	add v28.4s, v28.4s, v25.4s /* w = add(x0r1, g0r2_1) */
+	ushr v28.4s, v28.4s, #1 /* w_half = shr(w) */
+	add v29.4s, v17.4s, v17.4s /* dbl_1 = add(g0s9_1, g0s9_1) */
+	ushr v30.4s, v29.4s, #16 /* x1_r = shr(dbl_1) */
+	sli v30.4s, v19.4s, #16 /* x1 = sli(x1_r, g0s11_1) */
+	add v31.4s, v5.4s, v5.4s /* dbl_2 = add(g0s5_1, g0s5_1) */
+	ushr v8.4s, v31.4s, #16 /* x2_r = shr(dbl_2) */
+	sli v8.4s, v7.4s, #16 /* x2 = sli(x2_r, g0s7_1) */
+	eor v25.16b, v25.16b, v8.16b /* w2 = xor(g0r2_1, x2) */
+	add v24.4s, v24.4s, v30.4s /* w1 = add(g0r1_1, x1) */
+	ushr v8.4s, v25.4s, #16 /* l1in_r = shr(w2) */
+	sli v8.4s, v24.4s, #16 /* l1in = sli(l1in_r, w1) */
+	ushr v24.4s, v24.4s, #16 /* l2in_r = shr(w1) */
+	sli v24.4s, v25.4s, #16 /* l2in = sli(l2in_r, w2) */
+	adrp x17, .Lzuc_lanes_neon_aes_1_rotl24
+	ldr q25, [x17, #:lo12:.Lzuc_lanes_neon_aes_1_rotl24] /* rotl24 = const() */
+	tbl v9.16b, {v8.16b}, v25.16b /* ur24 = lookup16(l1in, rotl24) */
+	eor v9.16b, v8.16b, v9.16b /* u_acc = xor(l1in, ur24) */
+	adrp x17, .Lzuc_lanes_neon_aes_1_rotl8
+	ldr q10, [x17, #:lo12:.Lzuc_lanes_neon_aes_1_rotl8] /* rotl8 = const() */
+	tbl v11.16b, {v8.16b}, v10.16b /* ur8 = lookup16(l1in, rotl8) */
+	eor v11.16b, v8.16b, v11.16b /* ug_acc = xor(l1in, ur8) */
+	rev32 v8.8h, v8.8h /* ur16 = rev(l1in) */
+	eor v8.16b, v11.16b, v8.16b /* ug = xor(ug_acc, ur16) */
+	ushr v11.4s, v8.4s, #30 /* ur2_r = shr(ug) */
+	sli v11.4s, v8.4s, #2 /* ur2 = sli(ur2_r, ug) */
+	eor v8.16b, v9.16b, v11.16b /* u = xor(u_acc, ur2) */
+	tbl v9.16b, {v24.16b}, v10.16b /* vr8 = lookup16(l2in, rotl8) */
+	rev32 v11.8h, v24.8h /* vr16 = rev(l2in) */
+	eor v11.16b, v9.16b, v11.16b /* vg_acc = xor(vr8, vr16) */
+	eor v9.16b, v24.16b, v9.16b /* v_acc = xor(l2in, vr8) */
+	tbl v24.16b, {v24.16b}, v25.16b /* vr24 = lookup16(l2in, rotl24) */
+	eor v24.16b, v11.16b, v24.16b /* vg = xor(vg_acc, vr24) */
+	ushr v11.4s, v24.4s, #26 /* vr6_r = shr(vg) */
+	sli v11.4s, v24.4s, #6 /* vr6 = sli(vr6_r, vg) */
+	eor v24.16b, v9.16b, v11.16b /* v = xor(v_acc, vr6) */
+	trn2 v9.16b, v24.16b, v8.16b /* sb_in_x = trn(v, u) */
+	trn1 v24.16b, v24.16b, v8.16b /* sb_in_y = trn(v, u) */
+	adrp x17, .Lzuc_lanes_neon_aes_1_inv_shift_rows
+	ldr q8, [x17, #:lo12:.Lzuc_lanes_neon_aes_1_inv_shift_rows] /* inv_shift_rows = const() */
+	tbl v24.16b, {v24.16b}, v8.16b /* sb_s1_sr = lookup16(sb_in_y, inv_shift_rows) */
+	adrp x17, .Lzuc_lanes_neon_aes_1_nibble_mask
+	ldr q11, [x17, #:lo12:.Lzuc_lanes_neon_aes_1_nibble_mask] /* nibble_mask = const() */
+	and v12.16b, v9.16b, v11.16b /* sb_s0_xl = and(sb_in_x, nibble_mask) */
+	ushr v9.16b, v9.16b, #4 /* sb_s0_xh = shr(sb_in_x) */
+	adrp x17, .Lzuc_lanes_neon_aes_1_s0_p1
+	ldr q13, [x17, #:lo12:.Lzuc_lanes_neon_aes_1_s0_p1] /* s0_p1 = const() */
+	tbl v14.16b, {v13.16b}, v12.16b /* sb_s0_p1 = lookup16(s0_p1, sb_s0_xl) */
+	eor v9.16b, v14.16b, v9.16b /* sb_s0_t = xor(sb_s0_p1, sb_s0_xh) */
+	adrp x17, .Lzuc_lanes_neon_aes_1_s0_p2
+	ldr q14, [x17, #:lo12:.Lzuc_lanes_neon_aes_1_s0_p2] /* s0_p2 = const() */
+	tbl v15.16b, {v14.16b}, v9.16b /* sb_s0_p2 = lookup16(s0_p2, sb_s0_t) */
+	eor v12.16b, v15.16b, v12.16b /* sb_s0_ol = xor(sb_s0_p2, sb_s0_xl) */
+	adrp x17, .Lzuc_lanes_neon_aes_1_s0_p3_rot
+	ldr q15, [x17, #:lo12:.Lzuc_lanes_neon_aes_1_s0_p3_rot] /* s0_p3_rot = const() */
+	tbl v12.16b, {v15.16b}, v12.16b /* sb_s0_p3 = lookup16(s0_p3_rot, sb_s0_ol) */
+	add v9.16b, v9.16b, v9.16b /* sb_s0_t2 = add(sb_s0_t, sb_s0_t) */
+	eor v9.16b, v12.16b, v9.16b /* sb_s0 = xor(sb_s0_p3, sb_s0_t2) */
+	and v12.16b, v24.16b, v11.16b /* sb_s1_sr_lo = and(sb_s1_sr, nibble_mask) */
+	ushr v24.16b, v24.16b, #4 /* sb_s1_sr_hi = shr(sb_s1_sr) */
+	str q29, [sp, #96] /* spill dbl_1 */
+	adrp x17, .Lzuc_lanes_neon_aes_1_tbl_lo
+	ldr q29, [x17, #:lo12:.Lzuc_lanes_neon_aes_1_tbl_lo] /* tbl_lo = const() */
+	tbl v12.16b, {v29.16b}, v12.16b /* sb_s1_k_1_l = lookup16(tbl_lo, sb_s1_sr_lo) */
+	str q30, [sp, #112] /* spill x1 */
+	adrp x17, .Lzuc_lanes_neon_aes_1_tbl_hi
+	ldr q30, [x17, #:lo12:.Lzuc_lanes_neon_aes_1_tbl_hi] /* tbl_hi = const() */
+	tbl v24.16b, {v30.16b}, v24.16b /* sb_s1_k_1_h = lookup16(tbl_hi, sb_s1_sr_hi) */
+	aese v12.16b, v24.16b /* sb_s1_aes = aese(sb_s1_k_1_l, sb_s1_k_1_h) */
+	and v24.16b, v12.16b, v11.16b /* sb_s1_aes_lo = and(sb_s1_aes, nibble_mask) */
+	ushr v12.16b, v12.16b, #4 /* sb_s1_aes_hi = shr(sb_s1_aes) */
+	adrp x17, .Lzuc_lanes_neon_aes_1_tbl_lo_1
+	ldr q30, [x17, #:lo12:.Lzuc_lanes_neon_aes_1_tbl_lo_1] /* tbl_lo_1 = const() */
+	tbl v24.16b, {v30.16b}, v24.16b /* sb_s1_l = lookup16(tbl_lo_1, sb_s1_aes_lo) */
+	adrp x17, .Lzuc_lanes_neon_aes_1_tbl_hi_1
+	ldr q30, [x17, #:lo12:.Lzuc_lanes_neon_aes_1_tbl_hi_1] /* tbl_hi_1 = const() */
+	tbl v12.16b, {v30.16b}, v12.16b /* sb_s1_h = lookup16(tbl_hi_1, sb_s1_aes_hi) */
+	eor v24.16b, v24.16b, v12.16b /* sb_s1 = xor(sb_s1_l, sb_s1_h) */
+	trn2 v12.16b, v24.16b, v9.16b /* r1 = trn(sb_s1, sb_s0) */
+	trn1 v24.16b, v24.16b, v9.16b /* r2 = trn(sb_s1, sb_s0) */
+	add v9.4s, v0.4s, v0.4s /* dbl_3 = add(g0s0_1, g0s0_1) */
+	ushr v9.4s, v9.4s, #24 /* s0k_o_r = shr(dbl_3) */
+	sli v9.4s, v0.4s, #8 /* s0k_o = sli(s0k_o_r, g0s0_1) */
+	and v9.16b, v9.16b, v27.16b /* s0k = and(s0k_o, modulus) */
+	add v30.4s, v4.4s, v4.4s /* dbl_4 = add(g0s4_1, g0s4_1) */
+	ushr v29.4s, v30.4s, #12 /* s4k_o_r = shr(dbl_4) */
+	sli v29.4s, v4.4s, #20 /* s4k_o = sli(s4k_o_r, g0s4_1) */
+	and v29.16b, v29.16b, v27.16b /* s4k = and(s4k_o, modulus) */
+	add v29.4s, v9.4s, v29.4s /* fb0_s = add(s0k, s4k) */
+	ushr v30.4s, v30.4s, #24 /* s0k_o_4_r = shr(dbl_4) */
+	sli v30.4s, v4.4s, #8 /* s0k_o_4 = sli(s0k_o_4_r, g0s4_1) */
+	and v30.16b, v30.16b, v27.16b /* s0k_4 = and(s0k_o_4, modulus) */
+	add v9.4s, v18.4s, v18.4s /* dbl_5 = add(g0s10_1, g0s10_1) */
+	str q4, [sp, #128] /* spill g0s4_1.2 */
+	ushr v4.4s, v9.4s, #11 /* s10k_o_r = shr(dbl_5) */
+	sli v4.4s, v18.4s, #21 /* s10k_o = sli(s10k_o_r, g0s10_1) */
+	and v4.16b, v4.16b, v27.16b /* s10k = and(s10k_o, modulus) */
+	str q30, [sp, #144] /* spill s0k_4 */
+	add v30.4s, v21.4s, v21.4s /* dbl_6 = add(g0s13_1, g0s13_1) */
+	str q30, [sp, #160] /* spill dbl_6 */
+	ushr v30.4s, v30.4s, #15 /* s13k_o_r = shr(dbl_6) */
+	sli v30.4s, v21.4s, #17 /* s13k_o = sli(s13k_o_r, g0s13_1) */
+	and v30.16b, v30.16b, v27.16b /* s13k = and(s13k_o, modulus) */
+	add v4.4s, v4.4s, v30.4s /* fb0_s_1 = add(s10k, s13k) */
+	ushr v30.4s, v2.4s, #17 /* s15k_o_r = shr(dbl) */
+	sli v30.4s, v23.4s, #15 /* s15k_o = sli(s15k_o_r, g0s15_1) */
+	and v30.16b, v30.16b, v27.16b /* s15k = and(s15k_o, modulus) */
+	add v28.4s, v30.4s, v28.4s /* fb0_s_2 = add(s15k, w_half) */
+	add v30.4s, v29.4s, v26.4s /* fb0_p = add(fb0_s, minus_modulus) */
+	umin v29.4s, v29.4s, v30.4s /* fb0 = minu(fb0_s, fb0_p) */
+	add v30.4s, v4.4s, v26.4s /* fb0_p_1 = add(fb0_s_1, minus_modulus) */
+	umin v4.4s, v4.4s, v30.4s /* fb0_1 = minu(fb0_s_1, fb0_p_1) */
+	add v4.4s, v29.4s, v4.4s /* fb1_s = add(fb0, fb0_1) */
+	add v29.4s, v28.4s, v26.4s /* fb0_p_2 = add(fb0_s_2, minus_modulus) */
+	umin v28.4s, v28.4s, v29.4s /* fb0_2 = minu(fb0_s_2, fb0_p_2) */
+	add v29.4s, v4.4s, v26.4s /* fb1_p = add(fb1_s, minus_modulus) */
+	umin v4.4s, v4.4s, v29.4s /* fb1 = minu(fb1_s, fb1_p) */
+	add v4.4s, v4.4s, v28.4s /* fb2_s = add(fb1, fb0_2) */
+	add v28.4s, v4.4s, v26.4s /* fb2_p = add(fb2_s, minus_modulus) */
+	umin v4.4s, v4.4s, v28.4s /* fb2 = minu(fb2_s, fb2_p) */
+	add v0.4s, v4.4s, v0.4s /* fb_s = add(fb2, g0s0_1) */
+	add v4.4s, v0.4s, v26.4s /* fb_p = add(fb_s, minus_modulus) */
+	smax v0.4s, v0.4s, v4.4s /* fb = maxs(fb_s, fb_p) */
+
+	/* Initialisation round 16r+1, lanes 0..: s16 = feedback + (W >> 1). */
+	add v4.4s, v0.4s, v0.4s /* dbl_8 = add(fb, fb) */
+	mov v28.16b, v3.16b /* high16 */
+	bsl v28.16b, v4.16b, v23.16b /* x0_1 = bsl(high16, g0s15_1, dbl_8) */
+	eor v28.16b, v28.16b, v12.16b /* x0r1_1 = xor(x0_1, r1) */
+	add v28.4s, v28.4s, v24.4s /* w_1 = add(x0r1_1, r2) */
+	ushr v28.4s, v28.4s, #1 /* w_half_1 = shr(w_1) */
+	ushr v29.4s, v9.4s, #16 /* x1_1_r = shr(dbl_5) */
+	sli v29.4s, v20.4s, #16 /* x1_1 = sli(x1_1_r, g0s12_1) */
+	add v30.4s, v12.4s, v29.4s /* w1_1 = add(r1, x1_1) */
+	add v12.4s, v6.4s, v6.4s /* dbl_10 = add(g0s6_1, g0s6_1) */
+	str q9, [sp, #176] /* spill dbl_5 */
+	ushr v9.4s, v12.4s, #16 /* x2_1_r = shr(dbl_10) */
+	sli v9.4s, v16.4s, #16 /* x2_1 = sli(x2_1_r, g0s8_1) */
+	eor v24.16b, v24.16b, v9.16b /* w2_1 = xor(r2, x2_1) */
+	ushr v9.4s, v24.4s, #16 /* l1in_1_r = shr(w2_1) */
+	sli v9.4s, v30.4s, #16 /* l1in_1 = sli(l1in_1_r, w1_1) */
+	ushr v30.4s, v30.4s, #16 /* l2in_1_r = shr(w1_1) */
+	sli v30.4s, v24.4s, #16 /* l2in_1 = sli(l2in_1_r, w2_1) */
+	tbl v24.16b, {v9.16b}, v25.16b /* ur24_1 = lookup16(l1in_1, rotl24) */
+	eor v24.16b, v9.16b, v24.16b /* u_acc_1 = xor(l1in_1, ur24_1) */
+	str q29, [sp, #192] /* spill x1_1 */
+	tbl v29.16b, {v9.16b}, v10.16b /* ur8_1 = lookup16(l1in_1, rotl8) */
+	eor v29.16b, v9.16b, v29.16b /* ug_acc_1 = xor(l1in_1, ur8_1) */
+	rev32 v9.8h, v9.8h /* ur16_1 = rev(l1in_1) */
+	eor v29.16b, v29.16b, v9.16b /* ug_1 = xor(ug_acc_1, ur16_1) */
+	ushr v9.4s, v29.4s, #30 /* ur2_1_r = shr(ug_1) */
+	sli v9.4s, v29.4s, #2 /* ur2_1 = sli(ur2_1_r, ug_1) */
+	eor v24.16b, v24.16b, v9.16b /* u_1 = xor(u_acc_1, ur2_1) */
+	tbl v29.16b, {v30.16b}, v10.16b /* vr8_1 = lookup16(l2in_1, rotl8) */
+	rev32 v9.8h, v30.8h /* vr16_1 = rev(l2in_1) */
+	eor v9.16b, v29.16b, v9.16b /* vg_acc_1 = xor(vr8_1, vr16_1) */
+	eor v29.16b, v30.16b, v29.16b /* v_acc_1 = xor(l2in_1, vr8_1) */
+	tbl v30.16b, {v30.16b}, v25.16b /* vr24_1 = lookup16(l2in_1, rotl24) */
+	eor v30.16b, v9.16b, v30.16b /* vg_1 = xor(vg_acc_1, vr24_1) */
+	ushr v9.4s, v30.4s, #26 /* vr6_1_r = shr(vg_1) */
+	sli v9.4s, v30.4s, #6 /* vr6_1 = sli(vr6_1_r, vg_1) */
+	eor v29.16b, v29.16b, v9.16b /* v_1 = xor(v_acc_1, vr6_1) */
+	trn2 v30.16b, v29.16b, v24.16b /* sb_in_x_1 = trn(v_1, u_1) */
+	trn1 v24.16b, v29.16b, v24.16b /* sb_in_y_1 = trn(v_1, u_1) */
+	tbl v24.16b, {v24.16b}, v8.16b /* sb_s1_1_sr = lookup16(sb_in_y_1, inv_shift_rows) */
+	and v29.16b, v30.16b, v11.16b /* sb_s0_xl_1 = and(sb_in_x_1, nibble_mask) */
+	ushr v30.16b, v30.16b, #4 /* sb_s0_xh_1 = shr(sb_in_x_1) */
+	tbl v9.16b, {v13.16b}, v29.16b /* sb_s0_p1_1 = lookup16(s0_p1, sb_s0_xl_1) */
+	eor v30.16b, v9.16b, v30.16b /* sb_s0_t_1 = xor(sb_s0_p1_1, sb_s0_xh_1) */
+	tbl v9.16b, {v14.16b}, v30.16b /* sb_s0_p2_1 = lookup16(s0_p2, sb_s0_t_1) */
+	eor v29.16b, v9.16b, v29.16b /* sb_s0_ol_1 = xor(sb_s0_p2_1, sb_s0_xl_1) */
+	tbl v29.16b, {v15.16b}, v29.16b /* sb_s0_p3_1 = lookup16(s0_p3_rot, sb_s0_ol_1) */
+	add v30.16b, v30.16b, v30.16b /* sb_s0_t2_1 = add(sb_s0_t_1, sb_s0_t_1) */
+	eor v29.16b, v29.16b, v30.16b /* sb_s0_1 = xor(sb_s0_p3_1, sb_s0_t2_1) */
+	and v30.16b, v24.16b, v11.16b /* sb_s1_1_sr_lo = and(sb_s1_1_sr, nibble_mask) */
+	ushr v24.16b, v24.16b, #4 /* sb_s1_1_sr_hi = shr(sb_s1_1_sr) */
+	adrp x17, .Lzuc_lanes_neon_aes_1_tbl_lo
+	ldr q9, [x17, #:lo12:.Lzuc_lanes_neon_aes_1_tbl_lo] /* tbl_lo = const() */
+	tbl v30.16b, {v9.16b}, v30.16b /* sb_s1_k_1_1_l = lookup16(tbl_lo, sb_s1_1_sr_lo) */
+	adrp x17, .Lzuc_lanes_neon_aes_1_tbl_hi
+	ldr q9, [x17, #:lo12:.Lzuc_lanes_neon_aes_1_tbl_hi] /* tbl_hi = const() */
+	tbl v24.16b, {v9.16b}, v24.16b /* sb_s1_k_1_1_h = lookup16(tbl_hi, sb_s1_1_sr_hi) */
+	aese v30.16b, v24.16b /* sb_s1_1_aes = aese(sb_s1_k_1_1_l, sb_s1_k_1_1_h) */
+	and v24.16b, v30.16b, v11.16b /* sb_s1_1_aes_lo = and(sb_s1_1_aes, nibble_mask) */
+	ushr v30.16b, v30.16b, #4 /* sb_s1_1_aes_hi = shr(sb_s1_1_aes) */
+	adrp x17, .Lzuc_lanes_neon_aes_1_tbl_lo_1
+	ldr q9, [x17, #:lo12:.Lzuc_lanes_neon_aes_1_tbl_lo_1] /* tbl_lo_1 = const() */
+	tbl v24.16b, {v9.16b}, v24.16b /* sb_s1_1_l = lookup16(tbl_lo_1, sb_s1_1_aes_lo) */
+	adrp x17, .Lzuc_lanes_neon_aes_1_tbl_hi_1
+	ldr q9, [x17, #:lo12:.Lzuc_lanes_neon_aes_1_tbl_hi_1] /* tbl_hi_1 = const() */
+	tbl v30.16b, {v9.16b}, v30.16b /* sb_s1_1_h = lookup16(tbl_hi_1, sb_s1_1_aes_hi) */
+	eor v24.16b, v24.16b, v30.16b /* sb_s1_1 = xor(sb_s1_1_l, sb_s1_1_h) */
+	trn2 v30.16b, v24.16b, v29.16b /* r1_1 = trn(sb_s1_1, sb_s0_1) */
+	trn1 v24.16b, v24.16b, v29.16b /* r2_1 = trn(sb_s1_1, sb_s0_1) */
+	add v29.4s, v1.4s, v1.4s /* dbl_11 = add(g0s1_1, g0s1_1) */
+	ushr v29.4s, v29.4s, #24 /* s0k_o_1_r = shr(dbl_11) */
+	sli v29.4s, v1.4s, #8 /* s0k_o_1 = sli(s0k_o_1_r, g0s1_1) */
+	and v29.16b, v29.16b, v27.16b /* s0k_1 = and(s0k_o_1, modulus) */
+	ushr v9.4s, v31.4s, #12 /* s4k_o_1_r = shr(dbl_2) */
+	sli v9.4s, v5.4s, #20 /* s4k_o_1 = sli(s4k_o_1_r, g0s5_1) */
+	and v9.16b, v9.16b, v27.16b /* s4k_1 = and(s4k_o_1, modulus) */
+	add v29.4s, v29.4s, v9.4s /* fb0_s_3 = add(s0k_1, s4k_1) */
+	ushr v31.4s, v31.4s, #24 /* s0k_o_5_r = shr(dbl_2) */
+	sli v31.4s, v5.4s, #8 /* s0k_o_5 = sli(s0k_o_5_r, g0s5_1) */
+	and v31.16b, v31.16b, v27.16b /* s0k_5 = and(s0k_o_5, modulus) */
+	add v9.4s, v19.4s, v19.4s /* dbl_13 = add(g0s11_1, g0s11_1) */
+	str q5, [sp, #208] /* spill g0s5_1.2 */
+	ushr v5.4s, v9.4s, #11 /* s10k_o_1_r = shr(dbl_13) */
+	sli v5.4s, v19.4s, #21 /* s10k_o_1 = sli(s10k_o_1_r, g0s11_1) */
+	and v5.16b, v5.16b, v27.16b /* s10k_1 = and(s10k_o_1, modulus) */
+	str q19, [sp, #224] /* spill g0s11_1.2 */
+	add v19.4s, v22.4s, v22.4s /* dbl_14 = add(g0s14_1, g0s14_1) */
+	str q31, [sp, #240] /* spill s0k_5 */
+	ushr v31.4s, v19.4s, #15 /* s13k_o_1_r = shr(dbl_14) */
+	sli v31.4s, v22.4s, #17 /* s13k_o_1 = sli(s13k_o_1_r, g0s14_1) */
+	and v31.16b, v31.16b, v27.16b /* s13k_1 = and(s13k_o_1, modulus) */
+	add v5.4s, v5.4s, v31.4s /* fb0_s_4 = add(s10k_1, s13k_1) */
+	ushr v31.4s, v4.4s, #17 /* s15k_o_1_r = shr(dbl_8) */
+	sli v31.4s, v0.4s, #15 /* s15k_o_1 = sli(s15k_o_1_r, fb) */
+	and v31.16b, v31.16b, v27.16b /* s15k_1 = and(s15k_o_1, modulus) */
+	add v28.4s, v31.4s, v28.4s /* fb0_s_5 = add(s15k_1, w_half_1) */
+	add v31.4s, v29.4s, v26.4s /* fb0_p_3 = add(fb0_s_3, minus_modulus) */
+	umin v29.4s, v29.4s, v31.4s /* fb0_3 = minu(fb0_s_3, fb0_p_3) */
+	add v31.4s, v5.4s, v26.4s /* fb0_p_4 = add(fb0_s_4, minus_modulus) */
+	umin v5.4s, v5.4s, v31.4s /* fb0_4 = minu(fb0_s_4, fb0_p_4) */
+	add v5.4s, v29.4s, v5.4s /* fb1_s_1 = add(fb0_3, fb0_4) */
+	add v29.4s, v28.4s, v26.4s /* fb0_p_5 = add(fb0_s_5, minus_modulus) */
+	umin v28.4s, v28.4s, v29.4s /* fb0_5 = minu(fb0_s_5, fb0_p_5) */
+	add v29.4s, v5.4s, v26.4s /* fb1_p_1 = add(fb1_s_1, minus_modulus) */
+	umin v5.4s, v5.4s, v29.4s /* fb1_1 = minu(fb1_s_1, fb1_p_1) */
+	add v5.4s, v5.4s, v28.4s /* fb2_s_1 = add(fb1_1, fb0_5) */
+	add v28.4s, v5.4s, v26.4s /* fb2_p_1 = add(fb2_s_1, minus_modulus) */
+	umin v5.4s, v5.4s, v28.4s /* fb2_1 = minu(fb2_s_1, fb2_p_1) */
+	add v1.4s, v5.4s, v1.4s /* fb_s_1 = add(fb2_1, g0s1_1) */
+	add v5.4s, v1.4s, v26.4s /* fb_p_1 = add(fb_s_1, minus_modulus) */
+	smax v1.4s, v1.4s, v5.4s /* fb_1 = maxs(fb_s_1, fb_p_1) */
+
+	/* Initialisation round 16r+2, lanes 0..: s16 = feedback + (W >> 1). */
+	add v5.4s, v1.4s, v1.4s /* dbl_16 = add(fb_1, fb_1) */
+	mov v28.16b, v3.16b /* high16 */
+	bsl v28.16b, v5.16b, v0.16b /* x0_2 = bsl(high16, fb, dbl_16) */
+	eor v28.16b, v28.16b, v30.16b /* x0r1_2 = xor(x0_2, r1_1) */
+	add v28.4s, v28.4s, v24.4s /* w_2 = add(x0r1_2, r2_1) */
+	ushr v28.4s, v28.4s, #1 /* w_half_2 = shr(w_2) */
+	ushr v29.4s, v9.4s, #16 /* x1_2_r = shr(dbl_13) */
+	sli v29.4s, v21.4s, #16 /* x1_2 = sli(x1_2_r, g0s13_1) */
+	add v30.4s, v30.4s, v29.4s /* w1_2 = add(r1_1, x1_2) */
+	add v31.4s, v7.4s, v7.4s /* dbl_18 = add(g0s7_1, g0s7_1) */
+	str q9, [sp, #256] /* spill dbl_13 */
+	ushr v9.4s, v31.4s, #16 /* x2_2_r = shr(dbl_18) */
+	sli v9.4s, v17.4s, #16 /* x2_2 = sli(x2_2_r, g0s9_1) */
+	eor v24.16b, v24.16b, v9.16b /* w2_2 = xor(r2_1, x2_2) */
+	ushr v9.4s, v24.4s, #16 /* l1in_2_r = shr(w2_2) */
+	sli v9.4s, v30.4s, #16 /* l1in_2 = sli(l1in_2_r, w1_2) */
+	ushr v30.4s, v30.4s, #16 /* l2in_2_r = shr(w1_2) */
+	sli v30.4s, v24.4s, #16 /* l2in_2 = sli(l2in_2_r, w2_2) */
+	tbl v24.16b, {v9.16b}, v25.16b /* ur24_2 = lookup16(l1in_2, rotl24) */
+	eor v24.16b, v9.16b, v24.16b /* u_acc_2 = xor(l1in_2, ur24_2) */
+	str q17, [sp, #272] /* spill g0s9_1.2 */
+	tbl v17.16b, {v9.16b}, v10.16b /* ur8_2 = lookup16(l1in_2, rotl8) */
+	eor v17.16b, v9.16b, v17.16b /* ug_acc_2 = xor(l1in_2, ur8_2) */
+	rev32 v9.8h, v9.8h /* ur16_2 = rev(l1in_2) */
+	eor v17.16b, v17.16b, v9.16b /* ug_2 = xor(ug_acc_2, ur16_2) */
+	ushr v9.4s, v17.4s, #30 /* ur2_2_r = shr(ug_2) */
+	sli v9.4s, v17.4s, #2 /* ur2_2 = sli(ur2_2_r, ug_2) */
+	eor v17.16b, v24.16b, v9.16b /* u_2 = xor(u_acc_2, ur2_2) */
+	tbl v24.16b, {v30.16b}, v10.16b /* vr8_2 = lookup16(l2in_2, rotl8) */
+	rev32 v9.8h, v30.8h /* vr16_2 = rev(l2in_2) */
+	eor v9.16b, v24.16b, v9.16b /* vg_acc_2 = xor(vr8_2, vr16_2) */
+	eor v24.16b, v30.16b, v24.16b /* v_acc_2 = xor(l2in_2, vr8_2) */
+	tbl v30.16b, {v30.16b}, v25.16b /* vr24_2 = lookup16(l2in_2, rotl24) */
+	eor v30.16b, v9.16b, v30.16b /* vg_2 = xor(vg_acc_2, vr24_2) */
+	ushr v9.4s, v30.4s, #26 /* vr6_2_r = shr(vg_2) */
+	sli v9.4s, v30.4s, #6 /* vr6_2 = sli(vr6_2_r, vg_2) */
+	eor v24.16b, v24.16b, v9.16b /* v_2 = xor(v_acc_2, vr6_2) */
+	trn2 v30.16b, v24.16b, v17.16b /* sb_in_x_2 = trn(v_2, u_2) */
+	trn1 v17.16b, v24.16b, v17.16b /* sb_in_y_2 = trn(v_2, u_2) */
+	tbl v17.16b, {v17.16b}, v8.16b /* sb_s1_2_sr = lookup16(sb_in_y_2, inv_shift_rows) */
+	and v24.16b, v30.16b, v11.16b /* sb_s0_xl_2 = and(sb_in_x_2, nibble_mask) */
+	ushr v30.16b, v30.16b, #4 /* sb_s0_xh_2 = shr(sb_in_x_2) */
+	tbl v9.16b, {v13.16b}, v24.16b /* sb_s0_p1_2 = lookup16(s0_p1, sb_s0_xl_2) */
+	eor v30.16b, v9.16b, v30.16b /* sb_s0_t_2 = xor(sb_s0_p1_2, sb_s0_xh_2) */
+	tbl v9.16b, {v14.16b}, v30.16b /* sb_s0_p2_2 = lookup16(s0_p2, sb_s0_t_2) */
+	eor v24.16b, v9.16b, v24.16b /* sb_s0_ol_2 = xor(sb_s0_p2_2, sb_s0_xl_2) */
+	tbl v24.16b, {v15.16b}, v24.16b /* sb_s0_p3_2 = lookup16(s0_p3_rot, sb_s0_ol_2) */
+	add v30.16b, v30.16b, v30.16b /* sb_s0_t2_2 = add(sb_s0_t_2, sb_s0_t_2) */
+	eor v24.16b, v24.16b, v30.16b /* sb_s0_2 = xor(sb_s0_p3_2, sb_s0_t2_2) */
+	and v30.16b, v17.16b, v11.16b /* sb_s1_2_sr_lo = and(sb_s1_2_sr, nibble_mask) */
+	ushr v17.16b, v17.16b, #4 /* sb_s1_2_sr_hi = shr(sb_s1_2_sr) */
+	adrp x17, .Lzuc_lanes_neon_aes_1_tbl_lo
+	ldr q9, [x17, #:lo12:.Lzuc_lanes_neon_aes_1_tbl_lo] /* tbl_lo = const() */
+	tbl v30.16b, {v9.16b}, v30.16b /* sb_s1_k_2_1_l = lookup16(tbl_lo, sb_s1_2_sr_lo) */
+	str q29, [sp, #288] /* spill x1_2 */
+	adrp x17, .Lzuc_lanes_neon_aes_1_tbl_hi
+	ldr q29, [x17, #:lo12:.Lzuc_lanes_neon_aes_1_tbl_hi] /* tbl_hi = const() */
+	tbl v17.16b, {v29.16b}, v17.16b /* sb_s1_k_2_1_h = lookup16(tbl_hi, sb_s1_2_sr_hi) */
+	aese v30.16b, v17.16b /* sb_s1_2_aes = aese(sb_s1_k_2_1_l, sb_s1_k_2_1_h) */
+	and v17.16b, v30.16b, v11.16b /* sb_s1_2_aes_lo = and(sb_s1_2_aes, nibble_mask) */
+	ushr v30.16b, v30.16b, #4 /* sb_s1_2_aes_hi = shr(sb_s1_2_aes) */
+	str q19, [sp, #304] /* spill dbl_14 */
+	adrp x17, .Lzuc_lanes_neon_aes_1_tbl_lo_1
+	ldr q19, [x17, #:lo12:.Lzuc_lanes_neon_aes_1_tbl_lo_1] /* tbl_lo_1 = const() */
+	tbl v17.16b, {v19.16b}, v17.16b /* sb_s1_2_l = lookup16(tbl_lo_1, sb_s1_2_aes_lo) */
+	adrp x17, .Lzuc_lanes_neon_aes_1_tbl_hi_1
+	ldr q19, [x17, #:lo12:.Lzuc_lanes_neon_aes_1_tbl_hi_1] /* tbl_hi_1 = const() */
+	tbl v30.16b, {v19.16b}, v30.16b /* sb_s1_2_h = lookup16(tbl_hi_1, sb_s1_2_aes_hi) */
+	eor v17.16b, v17.16b, v30.16b /* sb_s1_2 = xor(sb_s1_2_l, sb_s1_2_h) */
+	trn2 v30.16b, v17.16b, v24.16b /* r1_2 = trn(sb_s1_2, sb_s0_2) */
+	trn1 v17.16b, v17.16b, v24.16b /* r2_2 = trn(sb_s1_2, sb_s0_2) */
+	ldr q24, [sp, #64] /* reload g0s2_1.2 */
+	add v19.4s, v24.4s, v24.4s /* dbl_19 = add(g0s2_1, g0s2_1) */
+	ushr v19.4s, v19.4s, #24 /* s0k_o_2_r = shr(dbl_19) */
+	sli v19.4s, v24.4s, #8 /* s0k_o_2 = sli(s0k_o_2_r, g0s2_1) */
+	and v19.16b, v19.16b, v27.16b /* s0k_2 = and(s0k_o_2, modulus) */
+	ushr v29.4s, v12.4s, #12 /* s4k_o_2_r = shr(dbl_10) */
+	sli v29.4s, v6.4s, #20 /* s4k_o_2 = sli(s4k_o_2_r, g0s6_1) */
+	and v29.16b, v29.16b, v27.16b /* s4k_2 = and(s4k_o_2, modulus) */
+	add v19.4s, v19.4s, v29.4s /* fb0_s_6 = add(s0k_2, s4k_2) */
+	ushr v29.4s, v12.4s, #24 /* s0k_o_6_r = shr(dbl_10) */
+	sli v29.4s, v6.4s, #8 /* s0k_o_6 = sli(s0k_o_6_r, g0s6_1) */
+	and v29.16b, v29.16b, v27.16b /* s0k_6 = and(s0k_o_6, modulus) */
+	add v12.4s, v20.4s, v20.4s /* dbl_21 = add(g0s12_1, g0s12_1) */
+	str q6, [sp, #320] /* spill g0s6_1.2 */
+	ushr v6.4s, v12.4s, #11 /* s10k_o_2_r = shr(dbl_21) */
+	sli v6.4s, v20.4s, #21 /* s10k_o_2 = sli(s10k_o_2_r, g0s12_1) */
+	and v6.16b, v6.16b, v27.16b /* s10k_2 = and(s10k_o_2, modulus) */
+	str q20, [sp, #336] /* spill g0s12_1.2 */
+	ushr v20.4s, v2.4s, #15 /* s13k_o_2_r = shr(dbl) */
+	sli v20.4s, v23.4s, #17 /* s13k_o_2 = sli(s13k_o_2_r, g0s15_1) */
+	and v20.16b, v20.16b, v27.16b /* s13k_2 = and(s13k_o_2, modulus) */
+	add v6.4s, v6.4s, v20.4s /* fb0_s_7 = add(s10k_2, s13k_2) */
+	ushr v20.4s, v5.4s, #17 /* s15k_o_2_r = shr(dbl_16) */
+	sli v20.4s, v1.4s, #15 /* s15k_o_2 = sli(s15k_o_2_r, fb_1) */
+	and v20.16b, v20.16b, v27.16b /* s15k_2 = and(s15k_o_2, modulus) */
+	add v20.4s, v20.4s, v28.4s /* fb0_s_8 = add(s15k_2, w_half_2) */
+	add v28.4s, v19.4s, v26.4s /* fb0_p_6 = add(fb0_s_6, minus_modulus) */
+	umin v19.4s, v19.4s, v28.4s /* fb0_6 = minu(fb0_s_6, fb0_p_6) */
+	add v28.4s, v6.4s, v26.4s /* fb0_p_7 = add(fb0_s_7, minus_modulus) */
+	umin v6.4s, v6.4s, v28.4s /* fb0_7 = minu(fb0_s_7, fb0_p_7) */
+	add v6.4s, v19.4s, v6.4s /* fb1_s_2 = add(fb0_6, fb0_7) */
+	add v19.4s, v20.4s, v26.4s /* fb0_p_8 = add(fb0_s_8, minus_modulus) */
+	umin v19.4s, v20.4s, v19.4s /* fb0_8 = minu(fb0_s_8, fb0_p_8) */
+	add v20.4s, v6.4s, v26.4s /* fb1_p_2 = add(fb1_s_2, minus_modulus) */
+	umin v6.4s, v6.4s, v20.4s /* fb1_2 = minu(fb1_s_2, fb1_p_2) */
+	add v6.4s, v6.4s, v19.4s /* fb2_s_2 = add(fb1_2, fb0_8) */
+	add v19.4s, v6.4s, v26.4s /* fb2_p_2 = add(fb2_s_2, minus_modulus) */
+	umin v6.4s, v6.4s, v19.4s /* fb2_2 = minu(fb2_s_2, fb2_p_2) */
+	add v6.4s, v6.4s, v24.4s /* fb_s_2 = add(fb2_2, g0s2_1) */
+	add v19.4s, v6.4s, v26.4s /* fb_p_2 = add(fb_s_2, minus_modulus) */
+	smax v6.4s, v6.4s, v19.4s /* fb_2 = maxs(fb_s_2, fb_p_2) */
+
+	/* Initialisation round 16r+3, lanes 0..: s16 = feedback + (W >> 1). */
+	add v19.4s, v6.4s, v6.4s /* dbl_24 = add(fb_2, fb_2) */
+	mov v20.16b, v3.16b /* high16 */
+	bsl v20.16b, v19.16b, v1.16b /* x0_3 = bsl(high16, fb_1, dbl_24) */
+	eor v20.16b, v20.16b, v30.16b /* x0r1_3 = xor(x0_3, r1_2) */
+	add v20.4s, v20.4s, v17.4s /* w_3 = add(x0r1_3, r2_2) */
+	ushr v20.4s, v20.4s, #1 /* w_half_3 = shr(w_3) */
+	ushr v24.4s, v12.4s, #16 /* x1_3_r = shr(dbl_21) */
+	sli v24.4s, v22.4s, #16 /* x1_3 = sli(x1_3_r, g0s14_1) */
+	add v28.4s, v30.4s, v24.4s /* w1_3 = add(r1_2, x1_3) */
+	add v30.4s, v16.4s, v16.4s /* dbl_26 = add(g0s8_1, g0s8_1) */
+	str q12, [sp, #352] /* spill dbl_21 */
+	ushr v12.4s, v30.4s, #16 /* x2_3_r = shr(dbl_26) */
+	sli v12.4s, v18.4s, #16 /* x2_3 = sli(x2_3_r, g0s10_1) */
+	eor v17.16b, v17.16b, v12.16b /* w2_3 = xor(r2_2, x2_3) */
+	ushr v12.4s, v17.4s, #16 /* l1in_3_r = shr(w2_3) */
+	sli v12.4s, v28.4s, #16 /* l1in_3 = sli(l1in_3_r, w1_3) */
+	ushr v28.4s, v28.4s, #16 /* l2in_3_r = shr(w1_3) */
+	sli v28.4s, v17.4s, #16 /* l2in_3 = sli(l2in_3_r, w2_3) */
+	tbl v17.16b, {v12.16b}, v25.16b /* ur24_3 = lookup16(l1in_3, rotl24) */
+	eor v17.16b, v12.16b, v17.16b /* u_acc_3 = xor(l1in_3, ur24_3) */
+	str q29, [sp, #368] /* spill s0k_6 */
+	tbl v29.16b, {v12.16b}, v10.16b /* ur8_3 = lookup16(l1in_3, rotl8) */
+	eor v29.16b, v12.16b, v29.16b /* ug_acc_3 = xor(l1in_3, ur8_3) */
+	rev32 v12.8h, v12.8h /* ur16_3 = rev(l1in_3) */
+	eor v29.16b, v29.16b, v12.16b /* ug_3 = xor(ug_acc_3, ur16_3) */
+	ushr v12.4s, v29.4s, #30 /* ur2_3_r = shr(ug_3) */
+	sli v12.4s, v29.4s, #2 /* ur2_3 = sli(ur2_3_r, ug_3) */
+	eor v17.16b, v17.16b, v12.16b /* u_3 = xor(u_acc_3, ur2_3) */
+	tbl v29.16b, {v28.16b}, v10.16b /* vr8_3 = lookup16(l2in_3, rotl8) */
+	rev32 v12.8h, v28.8h /* vr16_3 = rev(l2in_3) */
+	eor v12.16b, v29.16b, v12.16b /* vg_acc_3 = xor(vr8_3, vr16_3) */
+	eor v29.16b, v28.16b, v29.16b /* v_acc_3 = xor(l2in_3, vr8_3) */
+	tbl v28.16b, {v28.16b}, v25.16b /* vr24_3 = lookup16(l2in_3, rotl24) */
+	eor v28.16b, v12.16b, v28.16b /* vg_3 = xor(vg_acc_3, vr24_3) */
+	ushr v12.4s, v28.4s, #26 /* vr6_3_r = shr(vg_3) */
+	sli v12.4s, v28.4s, #6 /* vr6_3 = sli(vr6_3_r, vg_3) */
+	eor v28.16b, v29.16b, v12.16b /* v_3 = xor(v_acc_3, vr6_3) */
+	trn2 v29.16b, v28.16b, v17.16b /* sb_in_x_3 = trn(v_3, u_3) */
+	trn1 v17.16b, v28.16b, v17.16b /* sb_in_y_3 = trn(v_3, u_3) */
+	tbl v17.16b, {v17.16b}, v8.16b /* sb_s1_3_sr = lookup16(sb_in_y_3, inv_shift_rows) */
+	and v28.16b, v29.16b, v11.16b /* sb_s0_xl_3 = and(sb_in_x_3, nibble_mask) */
+	ushr v29.16b, v29.16b, #4 /* sb_s0_xh_3 = shr(sb_in_x_3) */
+	tbl v12.16b, {v13.16b}, v28.16b /* sb_s0_p1_3 = lookup16(s0_p1, sb_s0_xl_3) */
+	eor v29.16b, v12.16b, v29.16b /* sb_s0_t_3 = xor(sb_s0_p1_3, sb_s0_xh_3) */
+	tbl v12.16b, {v14.16b}, v29.16b /* sb_s0_p2_3 = lookup16(s0_p2, sb_s0_t_3) */
+	eor v28.16b, v12.16b, v28.16b /* sb_s0_ol_3 = xor(sb_s0_p2_3, sb_s0_xl_3) */
+	tbl v28.16b, {v15.16b}, v28.16b /* sb_s0_p3_3 = lookup16(s0_p3_rot, sb_s0_ol_3) */
+	add v29.16b, v29.16b, v29.16b /* sb_s0_t2_3 = add(sb_s0_t_3, sb_s0_t_3) */
+	eor v28.16b, v28.16b, v29.16b /* sb_s0_3 = xor(sb_s0_p3_3, sb_s0_t2_3) */
+	and v29.16b, v17.16b, v11.16b /* sb_s1_3_sr_lo = and(sb_s1_3_sr, nibble_mask) */
+	ushr v17.16b, v17.16b, #4 /* sb_s1_3_sr_hi = shr(sb_s1_3_sr) */
+	tbl v29.16b, {v9.16b}, v29.16b /* sb_s1_k_3_1_l = lookup16(tbl_lo, sb_s1_3_sr_lo) */
+	adrp x17, .Lzuc_lanes_neon_aes_1_tbl_hi
+	ldr q12, [x17, #:lo12:.Lzuc_lanes_neon_aes_1_tbl_hi] /* tbl_hi = const() */
+	tbl v17.16b, {v12.16b}, v17.16b /* sb_s1_k_3_1_h = lookup16(tbl_hi, sb_s1_3_sr_hi) */
+	aese v29.16b, v17.16b /* sb_s1_3_aes = aese(sb_s1_k_3_1_l, sb_s1_k_3_1_h) */
+	and v17.16b, v29.16b, v11.16b /* sb_s1_3_aes_lo = and(sb_s1_3_aes, nibble_mask) */
+	ushr v29.16b, v29.16b, #4 /* sb_s1_3_aes_hi = shr(sb_s1_3_aes) */
+	str q18, [sp, #384] /* spill g0s10_1.2 */
+	adrp x17, .Lzuc_lanes_neon_aes_1_tbl_lo_1
+	ldr q18, [x17, #:lo12:.Lzuc_lanes_neon_aes_1_tbl_lo_1] /* tbl_lo_1 = const() */
+	tbl v17.16b, {v18.16b}, v17.16b /* sb_s1_3_l = lookup16(tbl_lo_1, sb_s1_3_aes_lo) */
+	str q24, [sp, #400] /* spill x1_3 */
+	adrp x17, .Lzuc_lanes_neon_aes_1_tbl_hi_1
+	ldr q24, [x17, #:lo12:.Lzuc_lanes_neon_aes_1_tbl_hi_1] /* tbl_hi_1 = const() */
+	tbl v29.16b, {v24.16b}, v29.16b /* sb_s1_3_h = lookup16(tbl_hi_1, sb_s1_3_aes_hi) */
+	eor v17.16b, v17.16b, v29.16b /* sb_s1_3 = xor(sb_s1_3_l, sb_s1_3_h) */
+	trn2 v29.16b, v17.16b, v28.16b /* r1_3 = trn(sb_s1_3, sb_s0_3) */
+	trn1 v17.16b, v17.16b, v28.16b /* r2_3 = trn(sb_s1_3, sb_s0_3) */
+	ldr q28, [sp, #112] /* reload x1 */
+	eor v28.16b, v17.16b, v28.16b /* w2_4 = xor(r2_3, x1) */
+	str q2, [sp, #112] /* spill dbl */
+	ldr q2, [sp, #80] /* reload g0s3_1.2 */
+	add v24.4s, v2.4s, v2.4s /* dbl_27 = add(g0s3_1, g0s3_1) */
+	ushr v24.4s, v24.4s, #24 /* s0k_o_3_r = shr(dbl_27) */
+	sli v24.4s, v2.4s, #8 /* s0k_o_3 = sli(s0k_o_3_r, g0s3_1) */
+	and v24.16b, v24.16b, v27.16b /* s0k_3 = and(s0k_o_3, modulus) */
+	ushr v18.4s, v31.4s, #12 /* s4k_o_3_r = shr(dbl_18) */
+	sli v18.4s, v7.4s, #20 /* s4k_o_3 = sli(s4k_o_3_r, g0s7_1) */
+	and v18.16b, v18.16b, v27.16b /* s4k_3 = and(s4k_o_3, modulus) */
+	add v18.4s, v24.4s, v18.4s /* fb0_s_9 = add(s0k_3, s4k_3) */
+	ushr v24.4s, v31.4s, #24 /* s0k_o_7_r = shr(dbl_18) */
+	sli v24.4s, v7.4s, #8 /* s0k_o_7 = sli(s0k_o_7_r, g0s7_1) */
+	and v24.16b, v24.16b, v27.16b /* s0k_7 = and(s0k_o_7, modulus) */
+	ldr q31, [sp, #160] /* reload dbl_6 */
+	str q7, [sp, #416] /* spill g0s7_1.2 */
+	ushr v7.4s, v31.4s, #11 /* s10k_o_3_r = shr(dbl_6) */
+	sli v7.4s, v21.4s, #21 /* s10k_o_3 = sli(s10k_o_3_r, g0s13_1) */
+	and v7.16b, v7.16b, v27.16b /* s10k_3 = and(s10k_o_3, modulus) */
+	str q21, [sp, #432] /* spill g0s13_1.2 */
+	ushr v21.4s, v4.4s, #15 /* s13k_o_3_r = shr(dbl_8) */
+	sli v21.4s, v0.4s, #17 /* s13k_o_3 = sli(s13k_o_3_r, fb) */
+	and v21.16b, v21.16b, v27.16b /* s13k_3 = and(s13k_o_3, modulus) */
+	add v7.4s, v7.4s, v21.4s /* fb0_s_10 = add(s10k_3, s13k_3) */
+	ushr v21.4s, v19.4s, #17 /* s15k_o_3_r = shr(dbl_24) */
+	sli v21.4s, v6.4s, #15 /* s15k_o_3 = sli(s15k_o_3_r, fb_2) */
+	and v21.16b, v21.16b, v27.16b /* s15k_3 = and(s15k_o_3, modulus) */
+	add v20.4s, v21.4s, v20.4s /* fb0_s_11 = add(s15k_3, w_half_3) */
+	add v21.4s, v18.4s, v26.4s /* fb0_p_9 = add(fb0_s_9, minus_modulus) */
+	umin v18.4s, v18.4s, v21.4s /* fb0_9 = minu(fb0_s_9, fb0_p_9) */
+	add v21.4s, v7.4s, v26.4s /* fb0_p_10 = add(fb0_s_10, minus_modulus) */
+	umin v7.4s, v7.4s, v21.4s /* fb0_10 = minu(fb0_s_10, fb0_p_10) */
+	add v7.4s, v18.4s, v7.4s /* fb1_s_3 = add(fb0_9, fb0_10) */
+	add v18.4s, v20.4s, v26.4s /* fb0_p_11 = add(fb0_s_11, minus_modulus) */
+	umin v18.4s, v20.4s, v18.4s /* fb0_11 = minu(fb0_s_11, fb0_p_11) */
+	add v20.4s, v7.4s, v26.4s /* fb1_p_3 = add(fb1_s_3, minus_modulus) */
+	umin v7.4s, v7.4s, v20.4s /* fb1_3 = minu(fb1_s_3, fb1_p_3) */
+	add v7.4s, v7.4s, v18.4s /* fb2_s_3 = add(fb1_3, fb0_11) */
+	add v18.4s, v7.4s, v26.4s /* fb2_p_3 = add(fb2_s_3, minus_modulus) */
+	umin v7.4s, v7.4s, v18.4s /* fb2_3 = minu(fb2_s_3, fb2_p_3) */
+	add v2.4s, v7.4s, v2.4s /* fb_s_3 = add(fb2_3, g0s3_1) */
+	add v7.4s, v2.4s, v26.4s /* fb_p_3 = add(fb_s_3, minus_modulus) */
+	smax v2.4s, v2.4s, v7.4s /* fb_3 = maxs(fb_s_3, fb_p_3) */
+
+	/* Initialisation round 16r+4, lanes 0..: s16 = feedback + (W >> 1). */
+	add v7.4s, v2.4s, v2.4s /* dbl_32 = add(fb_3, fb_3) */
+	mov v18.16b, v3.16b /* high16 */
+	bsl v18.16b, v7.16b, v6.16b /* x0_4 = bsl(high16, fb_2, dbl_32) */
+	eor v18.16b, v18.16b, v29.16b /* x0r1_4 = xor(x0_4, r1_3) */
+	add v17.4s, v18.4s, v17.4s /* w_4 = add(x0r1_4, r2_3) */
+	ushr v17.4s, v17.4s, #1 /* w_half_4 = shr(w_4) */
+	ushr v18.4s, v31.4s, #16 /* x1_4_r = shr(dbl_6) */
+	sli v18.4s, v23.4s, #16 /* x1_4 = sli(x1_4_r, g0s15_1) */
+	add v20.4s, v29.4s, v18.4s /* w1_4 = add(r1_3, x1_4) */
+	ushr v21.4s, v28.4s, #16 /* l1in_4_r = shr(w2_4) */
+	sli v21.4s, v20.4s, #16 /* l1in_4 = sli(l1in_4_r, w1_4) */
+	ushr v20.4s, v20.4s, #16 /* l2in_4_r = shr(w1_4) */
+	sli v20.4s, v28.4s, #16 /* l2in_4 = sli(l2in_4_r, w2_4) */
+	tbl v28.16b, {v21.16b}, v25.16b /* ur24_4 = lookup16(l1in_4, rotl24) */
+	eor v28.16b, v21.16b, v28.16b /* u_acc_4 = xor(l1in_4, ur24_4) */
+	tbl v29.16b, {v21.16b}, v10.16b /* ur8_4 = lookup16(l1in_4, rotl8) */
+	eor v29.16b, v21.16b, v29.16b /* ug_acc_4 = xor(l1in_4, ur8_4) */
+	rev32 v21.8h, v21.8h /* ur16_4 = rev(l1in_4) */
+	eor v21.16b, v29.16b, v21.16b /* ug_4 = xor(ug_acc_4, ur16_4) */
+	ushr v29.4s, v21.4s, #30 /* ur2_4_r = shr(ug_4) */
+	sli v29.4s, v21.4s, #2 /* ur2_4 = sli(ur2_4_r, ug_4) */
+	eor v21.16b, v28.16b, v29.16b /* u_4 = xor(u_acc_4, ur2_4) */
+	tbl v28.16b, {v20.16b}, v10.16b /* vr8_4 = lookup16(l2in_4, rotl8) */
+	rev32 v29.8h, v20.8h /* vr16_4 = rev(l2in_4) */
+	eor v29.16b, v28.16b, v29.16b /* vg_acc_4 = xor(vr8_4, vr16_4) */
+	eor v28.16b, v20.16b, v28.16b /* v_acc_4 = xor(l2in_4, vr8_4) */
+	tbl v20.16b, {v20.16b}, v25.16b /* vr24_4 = lookup16(l2in_4, rotl24) */
+	eor v20.16b, v29.16b, v20.16b /* vg_4 = xor(vg_acc_4, vr24_4) */
+	ushr v29.4s, v20.4s, #26 /* vr6_4_r = shr(vg_4) */
+	sli v29.4s, v20.4s, #6 /* vr6_4 = sli(vr6_4_r, vg_4) */
+	eor v20.16b, v28.16b, v29.16b /* v_4 = xor(v_acc_4, vr6_4) */
+	trn2 v28.16b, v20.16b, v21.16b /* sb_in_x_4 = trn(v_4, u_4) */
+	trn1 v20.16b, v20.16b, v21.16b /* sb_in_y_4 = trn(v_4, u_4) */
+	tbl v20.16b, {v20.16b}, v8.16b /* sb_s1_4_sr = lookup16(sb_in_y_4, inv_shift_rows) */
+	and v21.16b, v28.16b, v11.16b /* sb_s0_xl_4 = and(sb_in_x_4, nibble_mask) */
+	ushr v28.16b, v28.16b, #4 /* sb_s0_xh_4 = shr(sb_in_x_4) */
+	tbl v29.16b, {v13.16b}, v21.16b /* sb_s0_p1_4 = lookup16(s0_p1, sb_s0_xl_4) */
+	eor v28.16b, v29.16b, v28.16b /* sb_s0_t_4 = xor(sb_s0_p1_4, sb_s0_xh_4) */
+	tbl v29.16b, {v14.16b}, v28.16b /* sb_s0_p2_4 = lookup16(s0_p2, sb_s0_t_4) */
+	eor v21.16b, v29.16b, v21.16b /* sb_s0_ol_4 = xor(sb_s0_p2_4, sb_s0_xl_4) */
+	tbl v21.16b, {v15.16b}, v21.16b /* sb_s0_p3_4 = lookup16(s0_p3_rot, sb_s0_ol_4) */
+	add v28.16b, v28.16b, v28.16b /* sb_s0_t2_4 = add(sb_s0_t_4, sb_s0_t_4) */
+	eor v21.16b, v21.16b, v28.16b /* sb_s0_4 = xor(sb_s0_p3_4, sb_s0_t2_4) */
+	and v28.16b, v20.16b, v11.16b /* sb_s1_4_sr_lo = and(sb_s1_4_sr, nibble_mask) */
+	ushr v20.16b, v20.16b, #4 /* sb_s1_4_sr_hi = shr(sb_s1_4_sr) */
+	tbl v28.16b, {v9.16b}, v28.16b /* sb_s1_k_4_1_l = lookup16(tbl_lo, sb_s1_4_sr_lo) */
+	tbl v20.16b, {v12.16b}, v20.16b /* sb_s1_k_4_1_h = lookup16(tbl_hi, sb_s1_4_sr_hi) */
+	aese v28.16b, v20.16b /* sb_s1_4_aes = aese(sb_s1_k_4_1_l, sb_s1_k_4_1_h) */
+	and v20.16b, v28.16b, v11.16b /* sb_s1_4_aes_lo = and(sb_s1_4_aes, nibble_mask) */
+	ushr v28.16b, v28.16b, #4 /* sb_s1_4_aes_hi = shr(sb_s1_4_aes) */
+	adrp x17, .Lzuc_lanes_neon_aes_1_tbl_lo_1
+	ldr q29, [x17, #:lo12:.Lzuc_lanes_neon_aes_1_tbl_lo_1] /* tbl_lo_1 = const() */
+	tbl v20.16b, {v29.16b}, v20.16b /* sb_s1_4_l = lookup16(tbl_lo_1, sb_s1_4_aes_lo) */
+	adrp x17, .Lzuc_lanes_neon_aes_1_tbl_hi_1
+	ldr q31, [x17, #:lo12:.Lzuc_lanes_neon_aes_1_tbl_hi_1] /* tbl_hi_1 = const() */
+	tbl v28.16b, {v31.16b}, v28.16b /* sb_s1_4_h = lookup16(tbl_hi_1, sb_s1_4_aes_hi) */
+	eor v20.16b, v20.16b, v28.16b /* sb_s1_4 = xor(sb_s1_4_l, sb_s1_4_h) */
+	trn2 v28.16b, v20.16b, v21.16b /* r1_4 = trn(sb_s1_4, sb_s0_4) */
+	trn1 v20.16b, v20.16b, v21.16b /* r2_4 = trn(sb_s1_4, sb_s0_4) */
+	ldr q21, [sp, #192] /* reload x1_1 */
+	eor v21.16b, v20.16b, v21.16b /* w2_5 = xor(r2_4, x1_1) */
+	str q24, [sp, #192] /* spill s0k_7 */
+	ushr v24.4s, v30.4s, #12 /* s4k_o_4_r = shr(dbl_26) */
+	sli v24.4s, v16.4s, #20 /* s4k_o_4 = sli(s4k_o_4_r, g0s8_1) */
+	and v24.16b, v24.16b, v27.16b /* s4k_4 = and(s4k_o_4, modulus) */
+	str q18, [sp, #448] /* spill x1_4 */
+	ldr q18, [sp, #144] /* reload s0k_4 */
+	add v18.4s, v18.4s, v24.4s /* fb0_s_12 = add(s0k_4, s4k_4) */
+	ushr v24.4s, v30.4s, #24 /* s0k_o_8_r = shr(dbl_26) */
+	sli v24.4s, v16.4s, #8 /* s0k_o_8 = sli(s0k_o_8_r, g0s8_1) */
+	and v24.16b, v24.16b, v27.16b /* s0k_8 = and(s0k_o_8, modulus) */
+	ldr q30, [sp, #304] /* reload dbl_14 */
+	str q16, [sp, #144] /* spill g0s8_1.2 */
+	ushr v16.4s, v30.4s, #11 /* s10k_o_4_r = shr(dbl_14) */
+	sli v16.4s, v22.4s, #21 /* s10k_o_4 = sli(s10k_o_4_r, g0s14_1) */
+	and v16.16b, v16.16b, v27.16b /* s10k_4 = and(s10k_o_4, modulus) */
+	str q22, [sp, #464] /* spill g0s14_1.2 */
+	ushr v22.4s, v5.4s, #15 /* s13k_o_4_r = shr(dbl_16) */
+	sli v22.4s, v1.4s, #17 /* s13k_o_4 = sli(s13k_o_4_r, fb_1) */
+	and v22.16b, v22.16b, v27.16b /* s13k_4 = and(s13k_o_4, modulus) */
+	add v16.4s, v16.4s, v22.4s /* fb0_s_13 = add(s10k_4, s13k_4) */
+	ushr v22.4s, v7.4s, #17 /* s15k_o_4_r = shr(dbl_32) */
+	sli v22.4s, v2.4s, #15 /* s15k_o_4 = sli(s15k_o_4_r, fb_3) */
+	and v22.16b, v22.16b, v27.16b /* s15k_4 = and(s15k_o_4, modulus) */
+	add v17.4s, v22.4s, v17.4s /* fb0_s_14 = add(s15k_4, w_half_4) */
+	add v22.4s, v18.4s, v26.4s /* fb0_p_12 = add(fb0_s_12, minus_modulus) */
+	umin v18.4s, v18.4s, v22.4s /* fb0_12 = minu(fb0_s_12, fb0_p_12) */
+	add v22.4s, v16.4s, v26.4s /* fb0_p_13 = add(fb0_s_13, minus_modulus) */
+	umin v16.4s, v16.4s, v22.4s /* fb0_13 = minu(fb0_s_13, fb0_p_13) */
+	add v16.4s, v18.4s, v16.4s /* fb1_s_4 = add(fb0_12, fb0_13) */
+	add v18.4s, v17.4s, v26.4s /* fb0_p_14 = add(fb0_s_14, minus_modulus) */
+	umin v17.4s, v17.4s, v18.4s /* fb0_14 = minu(fb0_s_14, fb0_p_14) */
+	add v18.4s, v16.4s, v26.4s /* fb1_p_4 = add(fb1_s_4, minus_modulus) */
+	umin v16.4s, v16.4s, v18.4s /* fb1_4 = minu(fb1_s_4, fb1_p_4) */
+	add v16.4s, v16.4s, v17.4s /* fb2_s_4 = add(fb1_4, fb0_14) */
+	add v17.4s, v16.4s, v26.4s /* fb2_p_4 = add(fb2_s_4, minus_modulus) */
+	umin v16.4s, v16.4s, v17.4s /* fb2_4 = minu(fb2_s_4, fb2_p_4) */
+	ldr q17, [sp, #128] /* reload g0s4_1.2 */
+	add v16.4s, v16.4s, v17.4s /* fb_s_4 = add(fb2_4, g0s4_1) */
+	add v17.4s, v16.4s, v26.4s /* fb_p_4 = add(fb_s_4, minus_modulus) */
+	smax v16.4s, v16.4s, v17.4s /* fb_4 = maxs(fb_s_4, fb_p_4) */
+
+	/* Initialisation round 16r+5, lanes 0..: s16 = feedback + (W >> 1). */
+	add v17.4s, v16.4s, v16.4s /* dbl_40 = add(fb_4, fb_4) */
+	mov v18.16b, v3.16b /* high16 */
+	bsl v18.16b, v17.16b, v2.16b /* x0_5 = bsl(high16, fb_3, dbl_40) */
+	eor v18.16b, v18.16b, v28.16b /* x0r1_5 = xor(x0_5, r1_4) */
+	add v18.4s, v18.4s, v20.4s /* w_5 = add(x0r1_5, r2_4) */
+	ushr v18.4s, v18.4s, #1 /* w_half_5 = shr(w_5) */
+	ushr v20.4s, v30.4s, #16 /* x1_5_r = shr(dbl_14) */
+	sli v20.4s, v0.4s, #16 /* x1_5 = sli(x1_5_r, fb) */
+	add v22.4s, v28.4s, v20.4s /* w1_5 = add(r1_4, x1_5) */
+	ushr v28.4s, v21.4s, #16 /* l1in_5_r = shr(w2_5) */
+	sli v28.4s, v22.4s, #16 /* l1in_5 = sli(l1in_5_r, w1_5) */
+	ushr v22.4s, v22.4s, #16 /* l2in_5_r = shr(w1_5) */
+	sli v22.4s, v21.4s, #16 /* l2in_5 = sli(l2in_5_r, w2_5) */
+	tbl v21.16b, {v28.16b}, v25.16b /* ur24_5 = lookup16(l1in_5, rotl24) */
+	eor v21.16b, v28.16b, v21.16b /* u_acc_5 = xor(l1in_5, ur24_5) */
+	tbl v30.16b, {v28.16b}, v10.16b /* ur8_5 = lookup16(l1in_5, rotl8) */
+	eor v30.16b, v28.16b, v30.16b /* ug_acc_5 = xor(l1in_5, ur8_5) */
+	rev32 v28.8h, v28.8h /* ur16_5 = rev(l1in_5) */
+	eor v28.16b, v30.16b, v28.16b /* ug_5 = xor(ug_acc_5, ur16_5) */
+	ushr v30.4s, v28.4s, #30 /* ur2_5_r = shr(ug_5) */
+	sli v30.4s, v28.4s, #2 /* ur2_5 = sli(ur2_5_r, ug_5) */
+	eor v21.16b, v21.16b, v30.16b /* u_5 = xor(u_acc_5, ur2_5) */
+	tbl v28.16b, {v22.16b}, v10.16b /* vr8_5 = lookup16(l2in_5, rotl8) */
+	rev32 v30.8h, v22.8h /* vr16_5 = rev(l2in_5) */
+	eor v30.16b, v28.16b, v30.16b /* vg_acc_5 = xor(vr8_5, vr16_5) */
+	eor v28.16b, v22.16b, v28.16b /* v_acc_5 = xor(l2in_5, vr8_5) */
+	tbl v22.16b, {v22.16b}, v25.16b /* vr24_5 = lookup16(l2in_5, rotl24) */
+	eor v22.16b, v30.16b, v22.16b /* vg_5 = xor(vg_acc_5, vr24_5) */
+	ushr v30.4s, v22.4s, #26 /* vr6_5_r = shr(vg_5) */
+	sli v30.4s, v22.4s, #6 /* vr6_5 = sli(vr6_5_r, vg_5) */
+	eor v22.16b, v28.16b, v30.16b /* v_5 = xor(v_acc_5, vr6_5) */
+	trn2 v28.16b, v22.16b, v21.16b /* sb_in_x_5 = trn(v_5, u_5) */
+	trn1 v21.16b, v22.16b, v21.16b /* sb_in_y_5 = trn(v_5, u_5) */
+	tbl v21.16b, {v21.16b}, v8.16b /* sb_s1_5_sr = lookup16(sb_in_y_5, inv_shift_rows) */
+	and v22.16b, v28.16b, v11.16b /* sb_s0_xl_5 = and(sb_in_x_5, nibble_mask) */
+	ushr v28.16b, v28.16b, #4 /* sb_s0_xh_5 = shr(sb_in_x_5) */
+	tbl v30.16b, {v13.16b}, v22.16b /* sb_s0_p1_5 = lookup16(s0_p1, sb_s0_xl_5) */
+	eor v28.16b, v30.16b, v28.16b /* sb_s0_t_5 = xor(sb_s0_p1_5, sb_s0_xh_5) */
+	tbl v30.16b, {v14.16b}, v28.16b /* sb_s0_p2_5 = lookup16(s0_p2, sb_s0_t_5) */
+	eor v22.16b, v30.16b, v22.16b /* sb_s0_ol_5 = xor(sb_s0_p2_5, sb_s0_xl_5) */
+	tbl v22.16b, {v15.16b}, v22.16b /* sb_s0_p3_5 = lookup16(s0_p3_rot, sb_s0_ol_5) */
+	add v28.16b, v28.16b, v28.16b /* sb_s0_t2_5 = add(sb_s0_t_5, sb_s0_t_5) */
+	eor v22.16b, v22.16b, v28.16b /* sb_s0_5 = xor(sb_s0_p3_5, sb_s0_t2_5) */
+	and v28.16b, v21.16b, v11.16b /* sb_s1_5_sr_lo = and(sb_s1_5_sr, nibble_mask) */
+	ushr v21.16b, v21.16b, #4 /* sb_s1_5_sr_hi = shr(sb_s1_5_sr) */
+	tbl v28.16b, {v9.16b}, v28.16b /* sb_s1_k_5_1_l = lookup16(tbl_lo, sb_s1_5_sr_lo) */
+	tbl v21.16b, {v12.16b}, v21.16b /* sb_s1_k_5_1_h = lookup16(tbl_hi, sb_s1_5_sr_hi) */
+	aese v28.16b, v21.16b /* sb_s1_5_aes = aese(sb_s1_k_5_1_l, sb_s1_k_5_1_h) */
+	and v21.16b, v28.16b, v11.16b /* sb_s1_5_aes_lo = and(sb_s1_5_aes, nibble_mask) */
+	ushr v28.16b, v28.16b, #4 /* sb_s1_5_aes_hi = shr(sb_s1_5_aes) */
+	tbl v21.16b, {v29.16b}, v21.16b /* sb_s1_5_l = lookup16(tbl_lo_1, sb_s1_5_aes_lo) */
+	tbl v28.16b, {v31.16b}, v28.16b /* sb_s1_5_h = lookup16(tbl_hi_1, sb_s1_5_aes_hi) */
+	eor v21.16b, v21.16b, v28.16b /* sb_s1_5 = xor(sb_s1_5_l, sb_s1_5_h) */
+	trn2 v28.16b, v21.16b, v22.16b /* r1_5 = trn(sb_s1_5, sb_s0_5) */
+	trn1 v21.16b, v21.16b, v22.16b /* r2_5 = trn(sb_s1_5, sb_s0_5) */
+	ldr q22, [sp, #288] /* reload x1_2 */
+	eor v22.16b, v21.16b, v22.16b /* w2_6 = xor(r2_5, x1_2) */
+	ldr q30, [sp, #96] /* reload dbl_1 */
+	str q24, [sp, #288] /* spill s0k_8 */
+	ushr v24.4s, v30.4s, #12 /* s4k_o_5_r = shr(dbl_1) */
+	str q20, [sp, #128] /* spill x1_5 */
+	ldr q20, [sp, #272] /* reload g0s9_1.2 */
+	sli v24.4s, v20.4s, #20 /* s4k_o_5 = sli(s4k_o_5_r, g0s9_1) */
+	and v24.16b, v24.16b, v27.16b /* s4k_5 = and(s4k_o_5, modulus) */
+	str q5, [sp, #480] /* spill dbl_16 */
+	ldr q5, [sp, #240] /* reload s0k_5 */
+	add v5.4s, v5.4s, v24.4s /* fb0_s_15 = add(s0k_5, s4k_5) */
+	ushr v24.4s, v30.4s, #24 /* s0k_o_9_r = shr(dbl_1) */
+	sli v24.4s, v20.4s, #8 /* s0k_o_9 = sli(s0k_o_9_r, g0s9_1) */
+	and v24.16b, v24.16b, v27.16b /* s0k_9 = and(s0k_o_9, modulus) */
+	ldr q30, [sp, #112] /* reload dbl */
+	ushr v20.4s, v30.4s, #11 /* s10k_o_5_r = shr(dbl) */
+	sli v20.4s, v23.4s, #21 /* s10k_o_5 = sli(s10k_o_5_r, g0s15_1) */
+	and v20.16b, v20.16b, v27.16b /* s10k_5 = and(s10k_o_5, modulus) */
+	str q23, [sp, #96] /* spill g0s15_1.2 */
+	ushr v23.4s, v19.4s, #15 /* s13k_o_5_r = shr(dbl_24) */
+	sli v23.4s, v6.4s, #17 /* s13k_o_5 = sli(s13k_o_5_r, fb_2) */
+	and v23.16b, v23.16b, v27.16b /* s13k_5 = and(s13k_o_5, modulus) */
+	add v20.4s, v20.4s, v23.4s /* fb0_s_16 = add(s10k_5, s13k_5) */
+	ushr v23.4s, v17.4s, #17 /* s15k_o_5_r = shr(dbl_40) */
+	sli v23.4s, v16.4s, #15 /* s15k_o_5 = sli(s15k_o_5_r, fb_4) */
+	and v23.16b, v23.16b, v27.16b /* s15k_5 = and(s15k_o_5, modulus) */
+	add v18.4s, v23.4s, v18.4s /* fb0_s_17 = add(s15k_5, w_half_5) */
+	add v23.4s, v5.4s, v26.4s /* fb0_p_15 = add(fb0_s_15, minus_modulus) */
+	umin v5.4s, v5.4s, v23.4s /* fb0_15 = minu(fb0_s_15, fb0_p_15) */
+	add v23.4s, v20.4s, v26.4s /* fb0_p_16 = add(fb0_s_16, minus_modulus) */
+	umin v20.4s, v20.4s, v23.4s /* fb0_16 = minu(fb0_s_16, fb0_p_16) */
+	add v5.4s, v5.4s, v20.4s /* fb1_s_5 = add(fb0_15, fb0_16) */
+	add v20.4s, v18.4s, v26.4s /* fb0_p_17 = add(fb0_s_17, minus_modulus) */
+	umin v18.4s, v18.4s, v20.4s /* fb0_17 = minu(fb0_s_17, fb0_p_17) */
+	add v20.4s, v5.4s, v26.4s /* fb1_p_5 = add(fb1_s_5, minus_modulus) */
+	umin v5.4s, v5.4s, v20.4s /* fb1_5 = minu(fb1_s_5, fb1_p_5) */
+	add v5.4s, v5.4s, v18.4s /* fb2_s_5 = add(fb1_5, fb0_17) */
+	add v18.4s, v5.4s, v26.4s /* fb2_p_5 = add(fb2_s_5, minus_modulus) */
+	umin v5.4s, v5.4s, v18.4s /* fb2_5 = minu(fb2_s_5, fb2_p_5) */
+	ldr q18, [sp, #208] /* reload g0s5_1.2 */
+	add v5.4s, v5.4s, v18.4s /* fb_s_5 = add(fb2_5, g0s5_1) */
+	add v18.4s, v5.4s, v26.4s /* fb_p_5 = add(fb_s_5, minus_modulus) */
+	smax v5.4s, v5.4s, v18.4s /* fb_5 = maxs(fb_s_5, fb_p_5) */
+
+	/* Initialisation round 16r+6, lanes 0..: s16 = feedback + (W >> 1). */
+	add v18.4s, v5.4s, v5.4s /* dbl_48 = add(fb_5, fb_5) */
+	mov v20.16b, v3.16b /* high16 */
+	bsl v20.16b, v18.16b, v16.16b /* x0_6 = bsl(high16, fb_4, dbl_48) */
+	eor v20.16b, v20.16b, v28.16b /* x0r1_6 = xor(x0_6, r1_5) */
+	add v20.4s, v20.4s, v21.4s /* w_6 = add(x0r1_6, r2_5) */
+	ushr v20.4s, v20.4s, #1 /* w_half_6 = shr(w_6) */
+	ushr v21.4s, v30.4s, #16 /* x1_6_r = shr(dbl) */
+	sli v21.4s, v1.4s, #16 /* x1_6 = sli(x1_6_r, fb_1) */
+	add v23.4s, v28.4s, v21.4s /* w1_6 = add(r1_5, x1_6) */
+	ushr v28.4s, v22.4s, #16 /* l1in_6_r = shr(w2_6) */
+	sli v28.4s, v23.4s, #16 /* l1in_6 = sli(l1in_6_r, w1_6) */
+	ushr v23.4s, v23.4s, #16 /* l2in_6_r = shr(w1_6) */
+	sli v23.4s, v22.4s, #16 /* l2in_6 = sli(l2in_6_r, w2_6) */
+	tbl v22.16b, {v28.16b}, v25.16b /* ur24_6 = lookup16(l1in_6, rotl24) */
+	eor v22.16b, v28.16b, v22.16b /* u_acc_6 = xor(l1in_6, ur24_6) */
+	tbl v30.16b, {v28.16b}, v10.16b /* ur8_6 = lookup16(l1in_6, rotl8) */
+	eor v30.16b, v28.16b, v30.16b /* ug_acc_6 = xor(l1in_6, ur8_6) */
+	rev32 v28.8h, v28.8h /* ur16_6 = rev(l1in_6) */
+	eor v28.16b, v30.16b, v28.16b /* ug_6 = xor(ug_acc_6, ur16_6) */
+	ushr v30.4s, v28.4s, #30 /* ur2_6_r = shr(ug_6) */
+	sli v30.4s, v28.4s, #2 /* ur2_6 = sli(ur2_6_r, ug_6) */
+	eor v22.16b, v22.16b, v30.16b /* u_6 = xor(u_acc_6, ur2_6) */
+	tbl v28.16b, {v23.16b}, v10.16b /* vr8_6 = lookup16(l2in_6, rotl8) */
+	rev32 v30.8h, v23.8h /* vr16_6 = rev(l2in_6) */
+	eor v30.16b, v28.16b, v30.16b /* vg_acc_6 = xor(vr8_6, vr16_6) */
+	eor v28.16b, v23.16b, v28.16b /* v_acc_6 = xor(l2in_6, vr8_6) */
+	tbl v23.16b, {v23.16b}, v25.16b /* vr24_6 = lookup16(l2in_6, rotl24) */
+	eor v23.16b, v30.16b, v23.16b /* vg_6 = xor(vg_acc_6, vr24_6) */
+	ushr v30.4s, v23.4s, #26 /* vr6_6_r = shr(vg_6) */
+	sli v30.4s, v23.4s, #6 /* vr6_6 = sli(vr6_6_r, vg_6) */
+	eor v23.16b, v28.16b, v30.16b /* v_6 = xor(v_acc_6, vr6_6) */
+	trn2 v28.16b, v23.16b, v22.16b /* sb_in_x_6 = trn(v_6, u_6) */
+	trn1 v22.16b, v23.16b, v22.16b /* sb_in_y_6 = trn(v_6, u_6) */
+	tbl v22.16b, {v22.16b}, v8.16b /* sb_s1_6_sr = lookup16(sb_in_y_6, inv_shift_rows) */
+	and v23.16b, v28.16b, v11.16b /* sb_s0_xl_6 = and(sb_in_x_6, nibble_mask) */
+	ushr v28.16b, v28.16b, #4 /* sb_s0_xh_6 = shr(sb_in_x_6) */
+	tbl v30.16b, {v13.16b}, v23.16b /* sb_s0_p1_6 = lookup16(s0_p1, sb_s0_xl_6) */
+	eor v28.16b, v30.16b, v28.16b /* sb_s0_t_6 = xor(sb_s0_p1_6, sb_s0_xh_6) */
+	tbl v30.16b, {v14.16b}, v28.16b /* sb_s0_p2_6 = lookup16(s0_p2, sb_s0_t_6) */
+	eor v23.16b, v30.16b, v23.16b /* sb_s0_ol_6 = xor(sb_s0_p2_6, sb_s0_xl_6) */
+	tbl v23.16b, {v15.16b}, v23.16b /* sb_s0_p3_6 = lookup16(s0_p3_rot, sb_s0_ol_6) */
+	add v28.16b, v28.16b, v28.16b /* sb_s0_t2_6 = add(sb_s0_t_6, sb_s0_t_6) */
+	eor v23.16b, v23.16b, v28.16b /* sb_s0_6 = xor(sb_s0_p3_6, sb_s0_t2_6) */
+	and v28.16b, v22.16b, v11.16b /* sb_s1_6_sr_lo = and(sb_s1_6_sr, nibble_mask) */
+	ushr v22.16b, v22.16b, #4 /* sb_s1_6_sr_hi = shr(sb_s1_6_sr) */
+	tbl v28.16b, {v9.16b}, v28.16b /* sb_s1_k_6_1_l = lookup16(tbl_lo, sb_s1_6_sr_lo) */
+	tbl v22.16b, {v12.16b}, v22.16b /* sb_s1_k_6_1_h = lookup16(tbl_hi, sb_s1_6_sr_hi) */
+	aese v28.16b, v22.16b /* sb_s1_6_aes = aese(sb_s1_k_6_1_l, sb_s1_k_6_1_h) */
+	and v22.16b, v28.16b, v11.16b /* sb_s1_6_aes_lo = and(sb_s1_6_aes, nibble_mask) */
+	ushr v28.16b, v28.16b, #4 /* sb_s1_6_aes_hi = shr(sb_s1_6_aes) */
+	tbl v22.16b, {v29.16b}, v22.16b /* sb_s1_6_l = lookup16(tbl_lo_1, sb_s1_6_aes_lo) */
+	tbl v28.16b, {v31.16b}, v28.16b /* sb_s1_6_h = lookup16(tbl_hi_1, sb_s1_6_aes_hi) */
+	eor v22.16b, v22.16b, v28.16b /* sb_s1_6 = xor(sb_s1_6_l, sb_s1_6_h) */
+	trn2 v28.16b, v22.16b, v23.16b /* r1_6 = trn(sb_s1_6, sb_s0_6) */
+	trn1 v22.16b, v22.16b, v23.16b /* r2_6 = trn(sb_s1_6, sb_s0_6) */
+	ldr q23, [sp, #400] /* reload x1_3 */
+	eor v23.16b, v22.16b, v23.16b /* w2_7 = xor(r2_6, x1_3) */
+	ldr q30, [sp, #176] /* reload dbl_5 */
+	str q24, [sp, #400] /* spill s0k_9 */
+	ushr v24.4s, v30.4s, #12 /* s4k_o_6_r = shr(dbl_5) */
+	str q21, [sp, #208] /* spill x1_6 */
+	ldr q21, [sp, #384] /* reload g0s10_1.2 */
+	sli v24.4s, v21.4s, #20 /* s4k_o_6 = sli(s4k_o_6_r, g0s10_1) */
+	and v24.16b, v24.16b, v27.16b /* s4k_6 = and(s4k_o_6, modulus) */
+	str q19, [sp, #240] /* spill dbl_24 */
+	ldr q19, [sp, #368] /* reload s0k_6 */
+	add v19.4s, v19.4s, v24.4s /* fb0_s_18 = add(s0k_6, s4k_6) */
+	ushr v24.4s, v30.4s, #24 /* s0k_o_10_r = shr(dbl_5) */
+	sli v24.4s, v21.4s, #8 /* s0k_o_10 = sli(s0k_o_10_r, g0s10_1) */
+	and v24.16b, v24.16b, v27.16b /* s0k_10 = and(s0k_o_10, modulus) */
+	ushr v30.4s, v4.4s, #11 /* s10k_o_6_r = shr(dbl_8) */
+	sli v30.4s, v0.4s, #21 /* s10k_o_6 = sli(s10k_o_6_r, fb) */
+	and v30.16b, v30.16b, v27.16b /* s10k_6 = and(s10k_o_6, modulus) */
+	ushr v21.4s, v7.4s, #15 /* s13k_o_6_r = shr(dbl_32) */
+	sli v21.4s, v2.4s, #17 /* s13k_o_6 = sli(s13k_o_6_r, fb_3) */
+	and v21.16b, v21.16b, v27.16b /* s13k_6 = and(s13k_o_6, modulus) */
+	add v21.4s, v30.4s, v21.4s /* fb0_s_19 = add(s10k_6, s13k_6) */
+	ushr v30.4s, v18.4s, #17 /* s15k_o_6_r = shr(dbl_48) */
+	sli v30.4s, v5.4s, #15 /* s15k_o_6 = sli(s15k_o_6_r, fb_5) */
+	and v30.16b, v30.16b, v27.16b /* s15k_6 = and(s15k_o_6, modulus) */
+	add v20.4s, v30.4s, v20.4s /* fb0_s_20 = add(s15k_6, w_half_6) */
+	add v30.4s, v19.4s, v26.4s /* fb0_p_18 = add(fb0_s_18, minus_modulus) */
+	umin v19.4s, v19.4s, v30.4s /* fb0_18 = minu(fb0_s_18, fb0_p_18) */
+	add v30.4s, v21.4s, v26.4s /* fb0_p_19 = add(fb0_s_19, minus_modulus) */
+	umin v21.4s, v21.4s, v30.4s /* fb0_19 = minu(fb0_s_19, fb0_p_19) */
+	add v19.4s, v19.4s, v21.4s /* fb1_s_6 = add(fb0_18, fb0_19) */
+	add v21.4s, v20.4s, v26.4s /* fb0_p_20 = add(fb0_s_20, minus_modulus) */
+	umin v20.4s, v20.4s, v21.4s /* fb0_20 = minu(fb0_s_20, fb0_p_20) */
+	add v21.4s, v19.4s, v26.4s /* fb1_p_6 = add(fb1_s_6, minus_modulus) */
+	umin v19.4s, v19.4s, v21.4s /* fb1_6 = minu(fb1_s_6, fb1_p_6) */
+	add v19.4s, v19.4s, v20.4s /* fb2_s_6 = add(fb1_6, fb0_20) */
+	add v20.4s, v19.4s, v26.4s /* fb2_p_6 = add(fb2_s_6, minus_modulus) */
+	umin v19.4s, v19.4s, v20.4s /* fb2_6 = minu(fb2_s_6, fb2_p_6) */
+	ldr q20, [sp, #320] /* reload g0s6_1.2 */
+	add v19.4s, v19.4s, v20.4s /* fb_s_6 = add(fb2_6, g0s6_1) */
+	add v20.4s, v19.4s, v26.4s /* fb_p_6 = add(fb_s_6, minus_modulus) */
+	smax v19.4s, v19.4s, v20.4s /* fb_6 = maxs(fb_s_6, fb_p_6) */
+
+	/* Initialisation round 16r+7, lanes 0..: s16 = feedback + (W >> 1). */
+	add v20.4s, v19.4s, v19.4s /* dbl_56 = add(fb_6, fb_6) */
+	mov v21.16b, v3.16b /* high16 */
+	bsl v21.16b, v20.16b, v5.16b /* x0_7 = bsl(high16, fb_5, dbl_56) */
+	eor v21.16b, v21.16b, v28.16b /* x0r1_7 = xor(x0_7, r1_6) */
+	add v21.4s, v21.4s, v22.4s /* w_7 = add(x0r1_7, r2_6) */
+	ushr v21.4s, v21.4s, #1 /* w_half_7 = shr(w_7) */
+	ushr v22.4s, v4.4s, #16 /* x1_7_r = shr(dbl_8) */
+	sli v22.4s, v6.4s, #16 /* x1_7 = sli(x1_7_r, fb_2) */
+	add v28.4s, v28.4s, v22.4s /* w1_7 = add(r1_6, x1_7) */
+	ushr v4.4s, v4.4s, #12 /* s4k_o_12_r = shr(dbl_8) */
+	sli v4.4s, v0.4s, #20 /* s4k_o_12 = sli(s4k_o_12_r, fb) */
+	and v4.16b, v4.16b, v27.16b /* s4k_12 = and(s4k_o_12, modulus) */
+	ushr v30.4s, v23.4s, #16 /* l1in_7_r = shr(w2_7) */
+	sli v30.4s, v28.4s, #16 /* l1in_7 = sli(l1in_7_r, w1_7) */
+	ushr v28.4s, v28.4s, #16 /* l2in_7_r = shr(w1_7) */
+	sli v28.4s, v23.4s, #16 /* l2in_7 = sli(l2in_7_r, w2_7) */
+	tbl v23.16b, {v30.16b}, v25.16b /* ur24_7 = lookup16(l1in_7, rotl24) */
+	eor v23.16b, v30.16b, v23.16b /* u_acc_7 = xor(l1in_7, ur24_7) */
+	str q0, [sp, #320] /* spill g0s0_1.3 */
+	tbl v0.16b, {v30.16b}, v10.16b /* ur8_7 = lookup16(l1in_7, rotl8) */
+	eor v0.16b, v30.16b, v0.16b /* ug_acc_7 = xor(l1in_7, ur8_7) */
+	rev32 v30.8h, v30.8h /* ur16_7 = rev(l1in_7) */
+	eor v0.16b, v0.16b, v30.16b /* ug_7 = xor(ug_acc_7, ur16_7) */
+	ushr v30.4s, v0.4s, #30 /* ur2_7_r = shr(ug_7) */
+	sli v30.4s, v0.4s, #2 /* ur2_7 = sli(ur2_7_r, ug_7) */
+	eor v0.16b, v23.16b, v30.16b /* u_7 = xor(u_acc_7, ur2_7) */
+	tbl v23.16b, {v28.16b}, v10.16b /* vr8_7 = lookup16(l2in_7, rotl8) */
+	rev32 v30.8h, v28.8h /* vr16_7 = rev(l2in_7) */
+	eor v30.16b, v23.16b, v30.16b /* vg_acc_7 = xor(vr8_7, vr16_7) */
+	eor v23.16b, v28.16b, v23.16b /* v_acc_7 = xor(l2in_7, vr8_7) */
+	tbl v28.16b, {v28.16b}, v25.16b /* vr24_7 = lookup16(l2in_7, rotl24) */
+	eor v28.16b, v30.16b, v28.16b /* vg_7 = xor(vg_acc_7, vr24_7) */
+	ushr v30.4s, v28.4s, #26 /* vr6_7_r = shr(vg_7) */
+	sli v30.4s, v28.4s, #6 /* vr6_7 = sli(vr6_7_r, vg_7) */
+	eor v23.16b, v23.16b, v30.16b /* v_7 = xor(v_acc_7, vr6_7) */
+	trn2 v28.16b, v23.16b, v0.16b /* sb_in_x_7 = trn(v_7, u_7) */
+	trn1 v0.16b, v23.16b, v0.16b /* sb_in_y_7 = trn(v_7, u_7) */
+	tbl v0.16b, {v0.16b}, v8.16b /* sb_s1_7_sr = lookup16(sb_in_y_7, inv_shift_rows) */
+	and v23.16b, v28.16b, v11.16b /* sb_s0_xl_7 = and(sb_in_x_7, nibble_mask) */
+	ushr v28.16b, v28.16b, #4 /* sb_s0_xh_7 = shr(sb_in_x_7) */
+	tbl v30.16b, {v13.16b}, v23.16b /* sb_s0_p1_7 = lookup16(s0_p1, sb_s0_xl_7) */
+	eor v28.16b, v30.16b, v28.16b /* sb_s0_t_7 = xor(sb_s0_p1_7, sb_s0_xh_7) */
+	tbl v30.16b, {v14.16b}, v28.16b /* sb_s0_p2_7 = lookup16(s0_p2, sb_s0_t_7) */
+	eor v23.16b, v30.16b, v23.16b /* sb_s0_ol_7 = xor(sb_s0_p2_7, sb_s0_xl_7) */
+	tbl v23.16b, {v15.16b}, v23.16b /* sb_s0_p3_7 = lookup16(s0_p3_rot, sb_s0_ol_7) */
+	add v28.16b, v28.16b, v28.16b /* sb_s0_t2_7 = add(sb_s0_t_7, sb_s0_t_7) */
+	eor v23.16b, v23.16b, v28.16b /* sb_s0_7 = xor(sb_s0_p3_7, sb_s0_t2_7) */
+	and v28.16b, v0.16b, v11.16b /* sb_s1_7_sr_lo = and(sb_s1_7_sr, nibble_mask) */
+	ushr v0.16b, v0.16b, #4 /* sb_s1_7_sr_hi = shr(sb_s1_7_sr) */
+	tbl v28.16b, {v9.16b}, v28.16b /* sb_s1_k_7_1_l = lookup16(tbl_lo, sb_s1_7_sr_lo) */
+	tbl v0.16b, {v12.16b}, v0.16b /* sb_s1_k_7_1_h = lookup16(tbl_hi, sb_s1_7_sr_hi) */
+	aese v28.16b, v0.16b /* sb_s1_7_aes = aese(sb_s1_k_7_1_l, sb_s1_k_7_1_h) */
+	and v0.16b, v28.16b, v11.16b /* sb_s1_7_aes_lo = and(sb_s1_7_aes, nibble_mask) */
+	ushr v28.16b, v28.16b, #4 /* sb_s1_7_aes_hi = shr(sb_s1_7_aes) */
+	tbl v0.16b, {v29.16b}, v0.16b /* sb_s1_7_l = lookup16(tbl_lo_1, sb_s1_7_aes_lo) */
+	tbl v28.16b, {v31.16b}, v28.16b /* sb_s1_7_h = lookup16(tbl_hi_1, sb_s1_7_aes_hi) */
+	eor v0.16b, v0.16b, v28.16b /* sb_s1_7 = xor(sb_s1_7_l, sb_s1_7_h) */
+	trn2 v28.16b, v0.16b, v23.16b /* r1_7 = trn(sb_s1_7, sb_s0_7) */
+	trn1 v0.16b, v0.16b, v23.16b /* r2_7 = trn(sb_s1_7, sb_s0_7) */
+	ldr q23, [sp, #448] /* reload x1_4 */
+	eor v23.16b, v0.16b, v23.16b /* w2_8 = xor(r2_7, x1_4) */
+	ldr q30, [sp, #256] /* reload dbl_13 */
+	str q24, [sp, #448] /* spill s0k_10 */
+	ushr v24.4s, v30.4s, #12 /* s4k_o_7_r = shr(dbl_13) */
+	str q22, [sp, #176] /* spill x1_7 */
+	ldr q22, [sp, #224] /* reload g0s11_1.2 */
+	sli v24.4s, v22.4s, #20 /* s4k_o_7 = sli(s4k_o_7_r, g0s11_1) */
+	and v24.16b, v24.16b, v27.16b /* s4k_7 = and(s4k_o_7, modulus) */
+	str q7, [sp, #368] /* spill dbl_32 */
+	ldr q7, [sp, #192] /* reload s0k_7 */
+	add v7.4s, v7.4s, v24.4s /* fb0_s_21 = add(s0k_7, s4k_7) */
+	ushr v24.4s, v30.4s, #24 /* s0k_o_11_r = shr(dbl_13) */
+	sli v24.4s, v22.4s, #8 /* s0k_o_11 = sli(s0k_o_11_r, g0s11_1) */
+	and v24.16b, v24.16b, v27.16b /* s0k_11 = and(s0k_o_11, modulus) */
+	ldr q30, [sp, #480] /* reload dbl_16 */
+	ushr v22.4s, v30.4s, #11 /* s10k_o_7_r = shr(dbl_16) */
+	sli v22.4s, v1.4s, #21 /* s10k_o_7 = sli(s10k_o_7_r, fb_1) */
+	and v22.16b, v22.16b, v27.16b /* s10k_7 = and(s10k_o_7, modulus) */
+	str q24, [sp, #256] /* spill s0k_11 */
+	ushr v24.4s, v17.4s, #15 /* s13k_o_7_r = shr(dbl_40) */
+	sli v24.4s, v16.4s, #17 /* s13k_o_7 = sli(s13k_o_7_r, fb_4) */
+	and v24.16b, v24.16b, v27.16b /* s13k_7 = and(s13k_o_7, modulus) */
+	add v22.4s, v22.4s, v24.4s /* fb0_s_22 = add(s10k_7, s13k_7) */
+	ushr v24.4s, v20.4s, #17 /* s15k_o_7_r = shr(dbl_56) */
+	sli v24.4s, v19.4s, #15 /* s15k_o_7 = sli(s15k_o_7_r, fb_6) */
+	and v24.16b, v24.16b, v27.16b /* s15k_7 = and(s15k_o_7, modulus) */
+	add v21.4s, v24.4s, v21.4s /* fb0_s_23 = add(s15k_7, w_half_7) */
+	add v24.4s, v7.4s, v26.4s /* fb0_p_21 = add(fb0_s_21, minus_modulus) */
+	umin v7.4s, v7.4s, v24.4s /* fb0_21 = minu(fb0_s_21, fb0_p_21) */
+	add v24.4s, v22.4s, v26.4s /* fb0_p_22 = add(fb0_s_22, minus_modulus) */
+	umin v22.4s, v22.4s, v24.4s /* fb0_22 = minu(fb0_s_22, fb0_p_22) */
+	add v7.4s, v7.4s, v22.4s /* fb1_s_7 = add(fb0_21, fb0_22) */
+	add v22.4s, v21.4s, v26.4s /* fb0_p_23 = add(fb0_s_23, minus_modulus) */
+	umin v21.4s, v21.4s, v22.4s /* fb0_23 = minu(fb0_s_23, fb0_p_23) */
+	add v22.4s, v7.4s, v26.4s /* fb1_p_7 = add(fb1_s_7, minus_modulus) */
+	umin v7.4s, v7.4s, v22.4s /* fb1_7 = minu(fb1_s_7, fb1_p_7) */
+	add v7.4s, v7.4s, v21.4s /* fb2_s_7 = add(fb1_7, fb0_23) */
+	add v21.4s, v7.4s, v26.4s /* fb2_p_7 = add(fb2_s_7, minus_modulus) */
+	umin v7.4s, v7.4s, v21.4s /* fb2_7 = minu(fb2_s_7, fb2_p_7) */
+	ldr q21, [sp, #416] /* reload g0s7_1.2 */
+	add v7.4s, v7.4s, v21.4s /* fb_s_7 = add(fb2_7, g0s7_1) */
+	add v21.4s, v7.4s, v26.4s /* fb_p_7 = add(fb_s_7, minus_modulus) */
+	smax v7.4s, v7.4s, v21.4s /* fb_7 = maxs(fb_s_7, fb_p_7) */
+
+	/* Initialisation round 16r+8, lanes 0..: s16 = feedback + (W >> 1). */
+	add v21.4s, v7.4s, v7.4s /* dbl_64 = add(fb_7, fb_7) */
+	mov v22.16b, v3.16b /* high16 */
+	bsl v22.16b, v21.16b, v19.16b /* x0_8 = bsl(high16, fb_6, dbl_64) */
+	eor v22.16b, v22.16b, v28.16b /* x0r1_8 = xor(x0_8, r1_7) */
+	add v0.4s, v22.4s, v0.4s /* w_8 = add(x0r1_8, r2_7) */
+	ushr v0.4s, v0.4s, #1 /* w_half_8 = shr(w_8) */
+	ushr v22.4s, v30.4s, #16 /* x1_8_r = shr(dbl_16) */
+	sli v22.4s, v2.4s, #16 /* x1_8 = sli(x1_8_r, fb_3) */
+	add v24.4s, v28.4s, v22.4s /* w1_8 = add(r1_7, x1_8) */
+	ushr v28.4s, v30.4s, #12 /* s4k_o_13_r = shr(dbl_16) */
+	sli v28.4s, v1.4s, #20 /* s4k_o_13 = sli(s4k_o_13_r, fb_1) */
+	and v28.16b, v28.16b, v27.16b /* s4k_13 = and(s4k_o_13, modulus) */
+	ushr v30.4s, v23.4s, #16 /* l1in_8_r = shr(w2_8) */
+	sli v30.4s, v24.4s, #16 /* l1in_8 = sli(l1in_8_r, w1_8) */
+	ushr v24.4s, v24.4s, #16 /* l2in_8_r = shr(w1_8) */
+	sli v24.4s, v23.4s, #16 /* l2in_8 = sli(l2in_8_r, w2_8) */
+	tbl v23.16b, {v30.16b}, v25.16b /* ur24_8 = lookup16(l1in_8, rotl24) */
+	eor v23.16b, v30.16b, v23.16b /* u_acc_8 = xor(l1in_8, ur24_8) */
+	str q1, [sp, #480] /* spill g0s1_1.3 */
+	tbl v1.16b, {v30.16b}, v10.16b /* ur8_8 = lookup16(l1in_8, rotl8) */
+	eor v1.16b, v30.16b, v1.16b /* ug_acc_8 = xor(l1in_8, ur8_8) */
+	rev32 v30.8h, v30.8h /* ur16_8 = rev(l1in_8) */
+	eor v1.16b, v1.16b, v30.16b /* ug_8 = xor(ug_acc_8, ur16_8) */
+	ushr v30.4s, v1.4s, #30 /* ur2_8_r = shr(ug_8) */
+	sli v30.4s, v1.4s, #2 /* ur2_8 = sli(ur2_8_r, ug_8) */
+	eor v1.16b, v23.16b, v30.16b /* u_8 = xor(u_acc_8, ur2_8) */
+	tbl v23.16b, {v24.16b}, v10.16b /* vr8_8 = lookup16(l2in_8, rotl8) */
+	rev32 v30.8h, v24.8h /* vr16_8 = rev(l2in_8) */
+	eor v30.16b, v23.16b, v30.16b /* vg_acc_8 = xor(vr8_8, vr16_8) */
+	eor v23.16b, v24.16b, v23.16b /* v_acc_8 = xor(l2in_8, vr8_8) */
+	tbl v24.16b, {v24.16b}, v25.16b /* vr24_8 = lookup16(l2in_8, rotl24) */
+	eor v24.16b, v30.16b, v24.16b /* vg_8 = xor(vg_acc_8, vr24_8) */
+	ushr v30.4s, v24.4s, #26 /* vr6_8_r = shr(vg_8) */
+	sli v30.4s, v24.4s, #6 /* vr6_8 = sli(vr6_8_r, vg_8) */
+	eor v23.16b, v23.16b, v30.16b /* v_8 = xor(v_acc_8, vr6_8) */
+	trn2 v24.16b, v23.16b, v1.16b /* sb_in_x_8 = trn(v_8, u_8) */
+	trn1 v1.16b, v23.16b, v1.16b /* sb_in_y_8 = trn(v_8, u_8) */
+	tbl v1.16b, {v1.16b}, v8.16b /* sb_s1_8_sr = lookup16(sb_in_y_8, inv_shift_rows) */
+	and v23.16b, v24.16b, v11.16b /* sb_s0_xl_8 = and(sb_in_x_8, nibble_mask) */
+	ushr v24.16b, v24.16b, #4 /* sb_s0_xh_8 = shr(sb_in_x_8) */
+	tbl v30.16b, {v13.16b}, v23.16b /* sb_s0_p1_8 = lookup16(s0_p1, sb_s0_xl_8) */
+	eor v24.16b, v30.16b, v24.16b /* sb_s0_t_8 = xor(sb_s0_p1_8, sb_s0_xh_8) */
+	tbl v30.16b, {v14.16b}, v24.16b /* sb_s0_p2_8 = lookup16(s0_p2, sb_s0_t_8) */
+	eor v23.16b, v30.16b, v23.16b /* sb_s0_ol_8 = xor(sb_s0_p2_8, sb_s0_xl_8) */
+	tbl v23.16b, {v15.16b}, v23.16b /* sb_s0_p3_8 = lookup16(s0_p3_rot, sb_s0_ol_8) */
+	add v24.16b, v24.16b, v24.16b /* sb_s0_t2_8 = add(sb_s0_t_8, sb_s0_t_8) */
+	eor v23.16b, v23.16b, v24.16b /* sb_s0_8 = xor(sb_s0_p3_8, sb_s0_t2_8) */
+	and v24.16b, v1.16b, v11.16b /* sb_s1_8_sr_lo = and(sb_s1_8_sr, nibble_mask) */
+	ushr v1.16b, v1.16b, #4 /* sb_s1_8_sr_hi = shr(sb_s1_8_sr) */
+	tbl v24.16b, {v9.16b}, v24.16b /* sb_s1_k_8_1_l = lookup16(tbl_lo, sb_s1_8_sr_lo) */
+	tbl v1.16b, {v12.16b}, v1.16b /* sb_s1_k_8_1_h = lookup16(tbl_hi, sb_s1_8_sr_hi) */
+	aese v24.16b, v1.16b /* sb_s1_8_aes = aese(sb_s1_k_8_1_l, sb_s1_k_8_1_h) */
+	and v1.16b, v24.16b, v11.16b /* sb_s1_8_aes_lo = and(sb_s1_8_aes, nibble_mask) */
+	ushr v24.16b, v24.16b, #4 /* sb_s1_8_aes_hi = shr(sb_s1_8_aes) */
+	tbl v1.16b, {v29.16b}, v1.16b /* sb_s1_8_l = lookup16(tbl_lo_1, sb_s1_8_aes_lo) */
+	tbl v24.16b, {v31.16b}, v24.16b /* sb_s1_8_h = lookup16(tbl_hi_1, sb_s1_8_aes_hi) */
+	eor v1.16b, v1.16b, v24.16b /* sb_s1_8 = xor(sb_s1_8_l, sb_s1_8_h) */
+	trn2 v24.16b, v1.16b, v23.16b /* r1_8 = trn(sb_s1_8, sb_s0_8) */
+	trn1 v1.16b, v1.16b, v23.16b /* r2_8 = trn(sb_s1_8, sb_s0_8) */
+	ldr q23, [sp, #128] /* reload x1_5 */
+	eor v23.16b, v1.16b, v23.16b /* w2_9 = xor(r2_8, x1_5) */
+	ldr q30, [sp, #352] /* reload dbl_21 */
+	str q22, [sp, #128] /* spill x1_8 */
+	ushr v22.4s, v30.4s, #12 /* s4k_o_8_r = shr(dbl_21) */
+	str q17, [sp, #416] /* spill dbl_40 */
+	ldr q17, [sp, #336] /* reload g0s12_1.2 */
+	sli v22.4s, v17.4s, #20 /* s4k_o_8 = sli(s4k_o_8_r, g0s12_1) */
+	and v22.16b, v22.16b, v27.16b /* s4k_8 = and(s4k_o_8, modulus) */
+	ldr q31, [sp, #288] /* reload s0k_8 */
+	add v22.4s, v31.4s, v22.4s /* fb0_s_24 = add(s0k_8, s4k_8) */
+	ushr v30.4s, v30.4s, #24 /* s0k_o_12_r = shr(dbl_21) */
+	sli v30.4s, v17.4s, #8 /* s0k_o_12 = sli(s0k_o_12_r, g0s12_1) */
+	and v30.16b, v30.16b, v27.16b /* s0k_12 = and(s0k_o_12, modulus) */
+	add v4.4s, v30.4s, v4.4s /* fb0_s_36 = add(s0k_12, s4k_12) */
+	ldr q30, [sp, #240] /* reload dbl_24 */
+	ushr v31.4s, v30.4s, #11 /* s10k_o_8_r = shr(dbl_24) */
+	sli v31.4s, v6.4s, #21 /* s10k_o_8 = sli(s10k_o_8_r, fb_2) */
+	and v31.16b, v31.16b, v27.16b /* s10k_8 = and(s10k_o_8, modulus) */
+	ushr v17.4s, v18.4s, #15 /* s13k_o_8_r = shr(dbl_48) */
+	sli v17.4s, v5.4s, #17 /* s13k_o_8 = sli(s13k_o_8_r, fb_5) */
+	and v17.16b, v17.16b, v27.16b /* s13k_8 = and(s13k_o_8, modulus) */
+	add v17.4s, v31.4s, v17.4s /* fb0_s_25 = add(s10k_8, s13k_8) */
+	ushr v31.4s, v21.4s, #17 /* s15k_o_8_r = shr(dbl_64) */
+	sli v31.4s, v7.4s, #15 /* s15k_o_8 = sli(s15k_o_8_r, fb_7) */
+	and v31.16b, v31.16b, v27.16b /* s15k_8 = and(s15k_o_8, modulus) */
+	add v0.4s, v31.4s, v0.4s /* fb0_s_26 = add(s15k_8, w_half_8) */
+	add v31.4s, v22.4s, v26.4s /* fb0_p_24 = add(fb0_s_24, minus_modulus) */
+	umin v22.4s, v22.4s, v31.4s /* fb0_24 = minu(fb0_s_24, fb0_p_24) */
+	add v31.4s, v17.4s, v26.4s /* fb0_p_25 = add(fb0_s_25, minus_modulus) */
+	umin v17.4s, v17.4s, v31.4s /* fb0_25 = minu(fb0_s_25, fb0_p_25) */
+	add v17.4s, v22.4s, v17.4s /* fb1_s_8 = add(fb0_24, fb0_25) */
+	add v22.4s, v0.4s, v26.4s /* fb0_p_26 = add(fb0_s_26, minus_modulus) */
+	umin v0.4s, v0.4s, v22.4s /* fb0_26 = minu(fb0_s_26, fb0_p_26) */
+	add v22.4s, v17.4s, v26.4s /* fb1_p_8 = add(fb1_s_8, minus_modulus) */
+	umin v17.4s, v17.4s, v22.4s /* fb1_8 = minu(fb1_s_8, fb1_p_8) */
+	add v0.4s, v17.4s, v0.4s /* fb2_s_8 = add(fb1_8, fb0_26) */
+	add v17.4s, v0.4s, v26.4s /* fb2_p_8 = add(fb2_s_8, minus_modulus) */
+	umin v0.4s, v0.4s, v17.4s /* fb2_8 = minu(fb2_s_8, fb2_p_8) */
+	ldr q17, [sp, #144] /* reload g0s8_1.2 */
+	add v0.4s, v0.4s, v17.4s /* fb_s_8 = add(fb2_8, g0s8_1) */
+	add v17.4s, v0.4s, v26.4s /* fb_p_8 = add(fb_s_8, minus_modulus) */
+	smax v0.4s, v0.4s, v17.4s /* fb_8 = maxs(fb_s_8, fb_p_8) */
+
+	/* Initialisation round 16r+9, lanes 0..: s16 = feedback + (W >> 1). */
+	add v17.4s, v0.4s, v0.4s /* dbl_72 = add(fb_8, fb_8) */
+	mov v22.16b, v3.16b /* high16 */
+	bsl v22.16b, v17.16b, v7.16b /* x0_9 = bsl(high16, fb_7, dbl_72) */
+	eor v22.16b, v22.16b, v24.16b /* x0r1_9 = xor(x0_9, r1_8) */
+	add v1.4s, v22.4s, v1.4s /* w_9 = add(x0r1_9, r2_8) */
+	ushr v1.4s, v1.4s, #1 /* w_half_9 = shr(w_9) */
+	ushr v22.4s, v30.4s, #16 /* x1_9_r = shr(dbl_24) */
+	sli v22.4s, v16.4s, #16 /* x1_9 = sli(x1_9_r, fb_4) */
+	add v24.4s, v24.4s, v22.4s /* w1_9 = add(r1_8, x1_9) */
+	ushr v30.4s, v30.4s, #12 /* s4k_o_14_r = shr(dbl_24) */
+	sli v30.4s, v6.4s, #20 /* s4k_o_14 = sli(s4k_o_14_r, fb_2) */
+	and v30.16b, v30.16b, v27.16b /* s4k_14 = and(s4k_o_14, modulus) */
+	ushr v31.4s, v23.4s, #16 /* l1in_9_r = shr(w2_9) */
+	sli v31.4s, v24.4s, #16 /* l1in_9 = sli(l1in_9_r, w1_9) */
+	ushr v24.4s, v24.4s, #16 /* l2in_9_r = shr(w1_9) */
+	sli v24.4s, v23.4s, #16 /* l2in_9 = sli(l2in_9_r, w2_9) */
+	tbl v23.16b, {v31.16b}, v25.16b /* ur24_9 = lookup16(l1in_9, rotl24) */
+	eor v23.16b, v31.16b, v23.16b /* u_acc_9 = xor(l1in_9, ur24_9) */
+	str q6, [sp, #64] /* spill g0s2_1.3 */
+	tbl v6.16b, {v31.16b}, v10.16b /* ur8_9 = lookup16(l1in_9, rotl8) */
+	eor v6.16b, v31.16b, v6.16b /* ug_acc_9 = xor(l1in_9, ur8_9) */
+	rev32 v31.8h, v31.8h /* ur16_9 = rev(l1in_9) */
+	eor v6.16b, v6.16b, v31.16b /* ug_9 = xor(ug_acc_9, ur16_9) */
+	ushr v31.4s, v6.4s, #30 /* ur2_9_r = shr(ug_9) */
+	sli v31.4s, v6.4s, #2 /* ur2_9 = sli(ur2_9_r, ug_9) */
+	eor v6.16b, v23.16b, v31.16b /* u_9 = xor(u_acc_9, ur2_9) */
+	tbl v23.16b, {v24.16b}, v10.16b /* vr8_9 = lookup16(l2in_9, rotl8) */
+	rev32 v31.8h, v24.8h /* vr16_9 = rev(l2in_9) */
+	eor v31.16b, v23.16b, v31.16b /* vg_acc_9 = xor(vr8_9, vr16_9) */
+	eor v23.16b, v24.16b, v23.16b /* v_acc_9 = xor(l2in_9, vr8_9) */
+	tbl v24.16b, {v24.16b}, v25.16b /* vr24_9 = lookup16(l2in_9, rotl24) */
+	eor v24.16b, v31.16b, v24.16b /* vg_9 = xor(vg_acc_9, vr24_9) */
+	ushr v31.4s, v24.4s, #26 /* vr6_9_r = shr(vg_9) */
+	sli v31.4s, v24.4s, #6 /* vr6_9 = sli(vr6_9_r, vg_9) */
+	eor v23.16b, v23.16b, v31.16b /* v_9 = xor(v_acc_9, vr6_9) */
+	trn2 v24.16b, v23.16b, v6.16b /* sb_in_x_9 = trn(v_9, u_9) */
+	trn1 v6.16b, v23.16b, v6.16b /* sb_in_y_9 = trn(v_9, u_9) */
+	tbl v6.16b, {v6.16b}, v8.16b /* sb_s1_9_sr = lookup16(sb_in_y_9, inv_shift_rows) */
+	and v23.16b, v24.16b, v11.16b /* sb_s0_xl_9 = and(sb_in_x_9, nibble_mask) */
+	ushr v24.16b, v24.16b, #4 /* sb_s0_xh_9 = shr(sb_in_x_9) */
+	tbl v31.16b, {v13.16b}, v23.16b /* sb_s0_p1_9 = lookup16(s0_p1, sb_s0_xl_9) */
+	eor v24.16b, v31.16b, v24.16b /* sb_s0_t_9 = xor(sb_s0_p1_9, sb_s0_xh_9) */
+	tbl v31.16b, {v14.16b}, v24.16b /* sb_s0_p2_9 = lookup16(s0_p2, sb_s0_t_9) */
+	eor v23.16b, v31.16b, v23.16b /* sb_s0_ol_9 = xor(sb_s0_p2_9, sb_s0_xl_9) */
+	tbl v23.16b, {v15.16b}, v23.16b /* sb_s0_p3_9 = lookup16(s0_p3_rot, sb_s0_ol_9) */
+	add v24.16b, v24.16b, v24.16b /* sb_s0_t2_9 = add(sb_s0_t_9, sb_s0_t_9) */
+	eor v23.16b, v23.16b, v24.16b /* sb_s0_9 = xor(sb_s0_p3_9, sb_s0_t2_9) */
+	and v24.16b, v6.16b, v11.16b /* sb_s1_9_sr_lo = and(sb_s1_9_sr, nibble_mask) */
+	ushr v6.16b, v6.16b, #4 /* sb_s1_9_sr_hi = shr(sb_s1_9_sr) */
+	tbl v24.16b, {v9.16b}, v24.16b /* sb_s1_k_9_1_l = lookup16(tbl_lo, sb_s1_9_sr_lo) */
+	tbl v6.16b, {v12.16b}, v6.16b /* sb_s1_k_9_1_h = lookup16(tbl_hi, sb_s1_9_sr_hi) */
+	aese v24.16b, v6.16b /* sb_s1_9_aes = aese(sb_s1_k_9_1_l, sb_s1_k_9_1_h) */
+	and v6.16b, v24.16b, v11.16b /* sb_s1_9_aes_lo = and(sb_s1_9_aes, nibble_mask) */
+	ushr v24.16b, v24.16b, #4 /* sb_s1_9_aes_hi = shr(sb_s1_9_aes) */
+	tbl v6.16b, {v29.16b}, v6.16b /* sb_s1_9_l = lookup16(tbl_lo_1, sb_s1_9_aes_lo) */
+	adrp x17, .Lzuc_lanes_neon_aes_1_tbl_hi_1
+	ldr q31, [x17, #:lo12:.Lzuc_lanes_neon_aes_1_tbl_hi_1] /* tbl_hi_1 = const() */
+	tbl v24.16b, {v31.16b}, v24.16b /* sb_s1_9_h = lookup16(tbl_hi_1, sb_s1_9_aes_hi) */
+	eor v6.16b, v6.16b, v24.16b /* sb_s1_9 = xor(sb_s1_9_l, sb_s1_9_h) */
+	trn2 v24.16b, v6.16b, v23.16b /* r1_9 = trn(sb_s1_9, sb_s0_9) */
+	trn1 v6.16b, v6.16b, v23.16b /* r2_9 = trn(sb_s1_9, sb_s0_9) */
+	ldr q23, [sp, #208] /* reload x1_6 */
+	eor v23.16b, v6.16b, v23.16b /* w2_10 = xor(r2_9, x1_6) */
+	str q4, [sp, #208] /* spill fb0_s_36 */
+	ldr q4, [sp, #160] /* reload dbl_6 */
+	str q22, [sp, #240] /* spill x1_9 */
+	ushr v22.4s, v4.4s, #12 /* s4k_o_9_r = shr(dbl_6) */
+	str q18, [sp, #144] /* spill dbl_48 */
+	ldr q18, [sp, #432] /* reload g0s13_1.2 */
+	sli v22.4s, v18.4s, #20 /* s4k_o_9 = sli(s4k_o_9_r, g0s13_1) */
+	and v22.16b, v22.16b, v27.16b /* s4k_9 = and(s4k_o_9, modulus) */
+	ldr q31, [sp, #400] /* reload s0k_9 */
+	add v22.4s, v31.4s, v22.4s /* fb0_s_27 = add(s0k_9, s4k_9) */
+	ushr v4.4s, v4.4s, #24 /* s0k_o_13_r = shr(dbl_6) */
+	sli v4.4s, v18.4s, #8 /* s0k_o_13 = sli(s0k_o_13_r, g0s13_1) */
+	and v4.16b, v4.16b, v27.16b /* s0k_13 = and(s0k_o_13, modulus) */
+	add v4.4s, v4.4s, v28.4s /* fb0_s_39 = add(s0k_13, s4k_13) */
+	ldr q28, [sp, #368] /* reload dbl_32 */
+	ushr v31.4s, v28.4s, #11 /* s10k_o_9_r = shr(dbl_32) */
+	sli v31.4s, v2.4s, #21 /* s10k_o_9 = sli(s10k_o_9_r, fb_3) */
+	and v31.16b, v31.16b, v27.16b /* s10k_9 = and(s10k_o_9, modulus) */
+	ushr v18.4s, v20.4s, #15 /* s13k_o_9_r = shr(dbl_56) */
+	sli v18.4s, v19.4s, #17 /* s13k_o_9 = sli(s13k_o_9_r, fb_6) */
+	and v18.16b, v18.16b, v27.16b /* s13k_9 = and(s13k_o_9, modulus) */
+	add v18.4s, v31.4s, v18.4s /* fb0_s_28 = add(s10k_9, s13k_9) */
+	ushr v31.4s, v17.4s, #17 /* s15k_o_9_r = shr(dbl_72) */
+	sli v31.4s, v0.4s, #15 /* s15k_o_9 = sli(s15k_o_9_r, fb_8) */
+	and v31.16b, v31.16b, v27.16b /* s15k_9 = and(s15k_o_9, modulus) */
+	add v1.4s, v31.4s, v1.4s /* fb0_s_29 = add(s15k_9, w_half_9) */
+	add v31.4s, v22.4s, v26.4s /* fb0_p_27 = add(fb0_s_27, minus_modulus) */
+	umin v22.4s, v22.4s, v31.4s /* fb0_27 = minu(fb0_s_27, fb0_p_27) */
+	add v31.4s, v18.4s, v26.4s /* fb0_p_28 = add(fb0_s_28, minus_modulus) */
+	umin v18.4s, v18.4s, v31.4s /* fb0_28 = minu(fb0_s_28, fb0_p_28) */
+	add v18.4s, v22.4s, v18.4s /* fb1_s_9 = add(fb0_27, fb0_28) */
+	add v22.4s, v1.4s, v26.4s /* fb0_p_29 = add(fb0_s_29, minus_modulus) */
+	umin v1.4s, v1.4s, v22.4s /* fb0_29 = minu(fb0_s_29, fb0_p_29) */
+	add v22.4s, v18.4s, v26.4s /* fb1_p_9 = add(fb1_s_9, minus_modulus) */
+	umin v18.4s, v18.4s, v22.4s /* fb1_9 = minu(fb1_s_9, fb1_p_9) */
+	add v1.4s, v18.4s, v1.4s /* fb2_s_9 = add(fb1_9, fb0_29) */
+	add v18.4s, v1.4s, v26.4s /* fb2_p_9 = add(fb2_s_9, minus_modulus) */
+	umin v1.4s, v1.4s, v18.4s /* fb2_9 = minu(fb2_s_9, fb2_p_9) */
+	ldr q18, [sp, #272] /* reload g0s9_1.2 */
+	add v1.4s, v1.4s, v18.4s /* fb_s_9 = add(fb2_9, g0s9_1) */
+	add v18.4s, v1.4s, v26.4s /* fb_p_9 = add(fb_s_9, minus_modulus) */
+	smax v1.4s, v1.4s, v18.4s /* fb_9 = maxs(fb_s_9, fb_p_9) */
+
+	/* Initialisation round 16r+10, lanes 0..: s16 = feedback + (W >> 1). */
+	add v18.4s, v1.4s, v1.4s /* dbl_80 = add(fb_9, fb_9) */
+	mov v22.16b, v3.16b /* high16 */
+	bsl v22.16b, v18.16b, v0.16b /* x0_10 = bsl(high16, fb_8, dbl_80) */
+	eor v22.16b, v22.16b, v24.16b /* x0r1_10 = xor(x0_10, r1_9) */
+	add v6.4s, v22.4s, v6.4s /* w_10 = add(x0r1_10, r2_9) */
+	ushr v6.4s, v6.4s, #1 /* w_half_10 = shr(w_10) */
+	ushr v22.4s, v28.4s, #16 /* x1_10_r = shr(dbl_32) */
+	sli v22.4s, v5.4s, #16 /* x1_10 = sli(x1_10_r, fb_5) */
+	add v24.4s, v24.4s, v22.4s /* w1_10 = add(r1_9, x1_10) */
+	ushr v28.4s, v28.4s, #12 /* s4k_o_15_r = shr(dbl_32) */
+	sli v28.4s, v2.4s, #20 /* s4k_o_15 = sli(s4k_o_15_r, fb_3) */
+	and v28.16b, v28.16b, v27.16b /* s4k_15 = and(s4k_o_15, modulus) */
+	ushr v31.4s, v23.4s, #16 /* l1in_10_r = shr(w2_10) */
+	sli v31.4s, v24.4s, #16 /* l1in_10 = sli(l1in_10_r, w1_10) */
+	ushr v24.4s, v24.4s, #16 /* l2in_10_r = shr(w1_10) */
+	sli v24.4s, v23.4s, #16 /* l2in_10 = sli(l2in_10_r, w2_10) */
+	tbl v23.16b, {v31.16b}, v25.16b /* ur24_10 = lookup16(l1in_10, rotl24) */
+	eor v23.16b, v31.16b, v23.16b /* u_acc_10 = xor(l1in_10, ur24_10) */
+	str q2, [sp, #80] /* spill g0s3_1.3 */
+	tbl v2.16b, {v31.16b}, v10.16b /* ur8_10 = lookup16(l1in_10, rotl8) */
+	eor v2.16b, v31.16b, v2.16b /* ug_acc_10 = xor(l1in_10, ur8_10) */
+	rev32 v31.8h, v31.8h /* ur16_10 = rev(l1in_10) */
+	eor v2.16b, v2.16b, v31.16b /* ug_10 = xor(ug_acc_10, ur16_10) */
+	ushr v31.4s, v2.4s, #30 /* ur2_10_r = shr(ug_10) */
+	sli v31.4s, v2.4s, #2 /* ur2_10 = sli(ur2_10_r, ug_10) */
+	eor v2.16b, v23.16b, v31.16b /* u_10 = xor(u_acc_10, ur2_10) */
+	tbl v23.16b, {v24.16b}, v10.16b /* vr8_10 = lookup16(l2in_10, rotl8) */
+	rev32 v31.8h, v24.8h /* vr16_10 = rev(l2in_10) */
+	eor v31.16b, v23.16b, v31.16b /* vg_acc_10 = xor(vr8_10, vr16_10) */
+	eor v23.16b, v24.16b, v23.16b /* v_acc_10 = xor(l2in_10, vr8_10) */
+	tbl v24.16b, {v24.16b}, v25.16b /* vr24_10 = lookup16(l2in_10, rotl24) */
+	eor v24.16b, v31.16b, v24.16b /* vg_10 = xor(vg_acc_10, vr24_10) */
+	ushr v31.4s, v24.4s, #26 /* vr6_10_r = shr(vg_10) */
+	sli v31.4s, v24.4s, #6 /* vr6_10 = sli(vr6_10_r, vg_10) */
+	eor v23.16b, v23.16b, v31.16b /* v_10 = xor(v_acc_10, vr6_10) */
+	trn2 v24.16b, v23.16b, v2.16b /* sb_in_x_10 = trn(v_10, u_10) */
+	trn1 v2.16b, v23.16b, v2.16b /* sb_in_y_10 = trn(v_10, u_10) */
+	tbl v2.16b, {v2.16b}, v8.16b /* sb_s1_10_sr = lookup16(sb_in_y_10, inv_shift_rows) */
+	and v23.16b, v24.16b, v11.16b /* sb_s0_xl_10 = and(sb_in_x_10, nibble_mask) */
+	ushr v24.16b, v24.16b, #4 /* sb_s0_xh_10 = shr(sb_in_x_10) */
+	tbl v31.16b, {v13.16b}, v23.16b /* sb_s0_p1_10 = lookup16(s0_p1, sb_s0_xl_10) */
+	eor v24.16b, v31.16b, v24.16b /* sb_s0_t_10 = xor(sb_s0_p1_10, sb_s0_xh_10) */
+	tbl v31.16b, {v14.16b}, v24.16b /* sb_s0_p2_10 = lookup16(s0_p2, sb_s0_t_10) */
+	eor v23.16b, v31.16b, v23.16b /* sb_s0_ol_10 = xor(sb_s0_p2_10, sb_s0_xl_10) */
+	tbl v23.16b, {v15.16b}, v23.16b /* sb_s0_p3_10 = lookup16(s0_p3_rot, sb_s0_ol_10) */
+	add v24.16b, v24.16b, v24.16b /* sb_s0_t2_10 = add(sb_s0_t_10, sb_s0_t_10) */
+	eor v23.16b, v23.16b, v24.16b /* sb_s0_10 = xor(sb_s0_p3_10, sb_s0_t2_10) */
+	and v24.16b, v2.16b, v11.16b /* sb_s1_10_sr_lo = and(sb_s1_10_sr, nibble_mask) */
+	ushr v2.16b, v2.16b, #4 /* sb_s1_10_sr_hi = shr(sb_s1_10_sr) */
+	tbl v24.16b, {v9.16b}, v24.16b /* sb_s1_k_10_1_l = lookup16(tbl_lo, sb_s1_10_sr_lo) */
+	tbl v2.16b, {v12.16b}, v2.16b /* sb_s1_k_10_1_h = lookup16(tbl_hi, sb_s1_10_sr_hi) */
+	aese v24.16b, v2.16b /* sb_s1_10_aes = aese(sb_s1_k_10_1_l, sb_s1_k_10_1_h) */
+	and v2.16b, v24.16b, v11.16b /* sb_s1_10_aes_lo = and(sb_s1_10_aes, nibble_mask) */
+	ushr v24.16b, v24.16b, #4 /* sb_s1_10_aes_hi = shr(sb_s1_10_aes) */
+	tbl v2.16b, {v29.16b}, v2.16b /* sb_s1_10_l = lookup16(tbl_lo_1, sb_s1_10_aes_lo) */
+	adrp x17, .Lzuc_lanes_neon_aes_1_tbl_hi_1
+	ldr q31, [x17, #:lo12:.Lzuc_lanes_neon_aes_1_tbl_hi_1] /* tbl_hi_1 = const() */
+	tbl v24.16b, {v31.16b}, v24.16b /* sb_s1_10_h = lookup16(tbl_hi_1, sb_s1_10_aes_hi) */
+	eor v2.16b, v2.16b, v24.16b /* sb_s1_10 = xor(sb_s1_10_l, sb_s1_10_h) */
+	trn2 v24.16b, v2.16b, v23.16b /* r1_10 = trn(sb_s1_10, sb_s0_10) */
+	trn1 v2.16b, v2.16b, v23.16b /* r2_10 = trn(sb_s1_10, sb_s0_10) */
+	ldr q23, [sp, #176] /* reload x1_7 */
+	eor v23.16b, v2.16b, v23.16b /* w2_11 = xor(r2_10, x1_7) */
+	str q4, [sp, #176] /* spill fb0_s_39 */
+	ldr q4, [sp, #304] /* reload dbl_14 */
+	str q22, [sp, #368] /* spill x1_10 */
+	ushr v22.4s, v4.4s, #12 /* s4k_o_10_r = shr(dbl_14) */
+	str q20, [sp, #272] /* spill dbl_56 */
+	ldr q20, [sp, #464] /* reload g0s14_1.2 */
+	sli v22.4s, v20.4s, #20 /* s4k_o_10 = sli(s4k_o_10_r, g0s14_1) */
+	and v22.16b, v22.16b, v27.16b /* s4k_10 = and(s4k_o_10, modulus) */
+	ldr q31, [sp, #448] /* reload s0k_10 */
+	add v22.4s, v31.4s, v22.4s /* fb0_s_30 = add(s0k_10, s4k_10) */
+	ushr v4.4s, v4.4s, #24 /* s0k_o_14_r = shr(dbl_14) */
+	sli v4.4s, v20.4s, #8 /* s0k_o_14 = sli(s0k_o_14_r, g0s14_1) */
+	and v4.16b, v4.16b, v27.16b /* s0k_14 = and(s0k_o_14, modulus) */
+	add v4.4s, v4.4s, v30.4s /* fb0_s_42 = add(s0k_14, s4k_14) */
+	ldr q30, [sp, #416] /* reload dbl_40 */
+	ushr v31.4s, v30.4s, #11 /* s10k_o_10_r = shr(dbl_40) */
+	sli v31.4s, v16.4s, #21 /* s10k_o_10 = sli(s10k_o_10_r, fb_4) */
+	and v31.16b, v31.16b, v27.16b /* s10k_10 = and(s10k_o_10, modulus) */
+	ushr v30.4s, v30.4s, #16 /* x1_11_r = shr(dbl_40) */
+	sli v30.4s, v19.4s, #16 /* x1_11 = sli(x1_11_r, fb_6) */
+	ushr v20.4s, v21.4s, #15 /* s13k_o_10_r = shr(dbl_64) */
+	sli v20.4s, v7.4s, #17 /* s13k_o_10 = sli(s13k_o_10_r, fb_7) */
+	and v20.16b, v20.16b, v27.16b /* s13k_10 = and(s13k_o_10, modulus) */
+	add v20.4s, v31.4s, v20.4s /* fb0_s_31 = add(s10k_10, s13k_10) */
+	ushr v31.4s, v18.4s, #17 /* s15k_o_10_r = shr(dbl_80) */
+	sli v31.4s, v1.4s, #15 /* s15k_o_10 = sli(s15k_o_10_r, fb_9) */
+	and v31.16b, v31.16b, v27.16b /* s15k_10 = and(s15k_o_10, modulus) */
+	add v6.4s, v31.4s, v6.4s /* fb0_s_32 = add(s15k_10, w_half_10) */
+	add v31.4s, v22.4s, v26.4s /* fb0_p_30 = add(fb0_s_30, minus_modulus) */
+	umin v22.4s, v22.4s, v31.4s /* fb0_30 = minu(fb0_s_30, fb0_p_30) */
+	add v31.4s, v20.4s, v26.4s /* fb0_p_31 = add(fb0_s_31, minus_modulus) */
+	umin v20.4s, v20.4s, v31.4s /* fb0_31 = minu(fb0_s_31, fb0_p_31) */
+	add v20.4s, v22.4s, v20.4s /* fb1_s_10 = add(fb0_30, fb0_31) */
+	add v22.4s, v6.4s, v26.4s /* fb0_p_32 = add(fb0_s_32, minus_modulus) */
+	umin v6.4s, v6.4s, v22.4s /* fb0_32 = minu(fb0_s_32, fb0_p_32) */
+	add v22.4s, v20.4s, v26.4s /* fb1_p_10 = add(fb1_s_10, minus_modulus) */
+	umin v20.4s, v20.4s, v22.4s /* fb1_10 = minu(fb1_s_10, fb1_p_10) */
+	add v6.4s, v20.4s, v6.4s /* fb2_s_10 = add(fb1_10, fb0_32) */
+	add v20.4s, v6.4s, v26.4s /* fb2_p_10 = add(fb2_s_10, minus_modulus) */
+	umin v6.4s, v6.4s, v20.4s /* fb2_10 = minu(fb2_s_10, fb2_p_10) */
+	ldr q20, [sp, #384] /* reload g0s10_1.2 */
+	add v6.4s, v6.4s, v20.4s /* fb_s_10 = add(fb2_10, g0s10_1) */
+	add v20.4s, v6.4s, v26.4s /* fb_p_10 = add(fb_s_10, minus_modulus) */
+	smax v6.4s, v6.4s, v20.4s /* fb_10 = maxs(fb_s_10, fb_p_10) */
+
+	/* Initialisation round 16r+11, lanes 0..: s16 = feedback + (W >> 1). */
+	add v20.4s, v6.4s, v6.4s /* dbl_88 = add(fb_10, fb_10) */
+	mov v22.16b, v3.16b /* high16 */
+	bsl v22.16b, v20.16b, v1.16b /* x0_11 = bsl(high16, fb_9, dbl_88) */
+	eor v22.16b, v22.16b, v24.16b /* x0r1_11 = xor(x0_11, r1_10) */
+	add v2.4s, v22.4s, v2.4s /* w_11 = add(x0r1_11, r2_10) */
+	add v22.4s, v24.4s, v30.4s /* w1_11 = add(r1_10, x1_11) */
+	ushr v2.4s, v2.4s, #1 /* w_half_11 = shr(w_11) */
+	ushr v24.4s, v23.4s, #16 /* l1in_11_r = shr(w2_11) */
+	sli v24.4s, v22.4s, #16 /* l1in_11 = sli(l1in_11_r, w1_11) */
+	ushr v22.4s, v22.4s, #16 /* l2in_11_r = shr(w1_11) */
+	sli v22.4s, v23.4s, #16 /* l2in_11 = sli(l2in_11_r, w2_11) */
+	tbl v23.16b, {v24.16b}, v25.16b /* ur24_11 = lookup16(l1in_11, rotl24) */
+	eor v23.16b, v24.16b, v23.16b /* u_acc_11 = xor(l1in_11, ur24_11) */
+	tbl v31.16b, {v24.16b}, v10.16b /* ur8_11 = lookup16(l1in_11, rotl8) */
+	eor v31.16b, v24.16b, v31.16b /* ug_acc_11 = xor(l1in_11, ur8_11) */
+	rev32 v24.8h, v24.8h /* ur16_11 = rev(l1in_11) */
+	eor v24.16b, v31.16b, v24.16b /* ug_11 = xor(ug_acc_11, ur16_11) */
+	ushr v31.4s, v24.4s, #30 /* ur2_11_r = shr(ug_11) */
+	sli v31.4s, v24.4s, #2 /* ur2_11 = sli(ur2_11_r, ug_11) */
+	eor v23.16b, v23.16b, v31.16b /* u_11 = xor(u_acc_11, ur2_11) */
+	tbl v24.16b, {v22.16b}, v10.16b /* vr8_11 = lookup16(l2in_11, rotl8) */
+	rev32 v31.8h, v22.8h /* vr16_11 = rev(l2in_11) */
+	eor v31.16b, v24.16b, v31.16b /* vg_acc_11 = xor(vr8_11, vr16_11) */
+	eor v24.16b, v22.16b, v24.16b /* v_acc_11 = xor(l2in_11, vr8_11) */
+	tbl v22.16b, {v22.16b}, v25.16b /* vr24_11 = lookup16(l2in_11, rotl24) */
+	eor v22.16b, v31.16b, v22.16b /* vg_11 = xor(vg_acc_11, vr24_11) */
+	ushr v31.4s, v22.4s, #26 /* vr6_11_r = shr(vg_11) */
+	sli v31.4s, v22.4s, #6 /* vr6_11 = sli(vr6_11_r, vg_11) */
+	eor v22.16b, v24.16b, v31.16b /* v_11 = xor(v_acc_11, vr6_11) */
+	trn2 v24.16b, v22.16b, v23.16b /* sb_in_x_11 = trn(v_11, u_11) */
+	trn1 v22.16b, v22.16b, v23.16b /* sb_in_y_11 = trn(v_11, u_11) */
+	tbl v22.16b, {v22.16b}, v8.16b /* sb_s1_11_sr = lookup16(sb_in_y_11, inv_shift_rows) */
+	and v23.16b, v24.16b, v11.16b /* sb_s0_xl_11 = and(sb_in_x_11, nibble_mask) */
+	ushr v24.16b, v24.16b, #4 /* sb_s0_xh_11 = shr(sb_in_x_11) */
+	tbl v31.16b, {v13.16b}, v23.16b /* sb_s0_p1_11 = lookup16(s0_p1, sb_s0_xl_11) */
+	eor v24.16b, v31.16b, v24.16b /* sb_s0_t_11 = xor(sb_s0_p1_11, sb_s0_xh_11) */
+	tbl v31.16b, {v14.16b}, v24.16b /* sb_s0_p2_11 = lookup16(s0_p2, sb_s0_t_11) */
+	eor v23.16b, v31.16b, v23.16b /* sb_s0_ol_11 = xor(sb_s0_p2_11, sb_s0_xl_11) */
+	tbl v23.16b, {v15.16b}, v23.16b /* sb_s0_p3_11 = lookup16(s0_p3_rot, sb_s0_ol_11) */
+	add v24.16b, v24.16b, v24.16b /* sb_s0_t2_11 = add(sb_s0_t_11, sb_s0_t_11) */
+	eor v23.16b, v23.16b, v24.16b /* sb_s0_11 = xor(sb_s0_p3_11, sb_s0_t2_11) */
+	and v24.16b, v22.16b, v11.16b /* sb_s1_11_sr_lo = and(sb_s1_11_sr, nibble_mask) */
+	ushr v22.16b, v22.16b, #4 /* sb_s1_11_sr_hi = shr(sb_s1_11_sr) */
+	tbl v24.16b, {v9.16b}, v24.16b /* sb_s1_k_11_1_l = lookup16(tbl_lo, sb_s1_11_sr_lo) */
+	tbl v22.16b, {v12.16b}, v22.16b /* sb_s1_k_11_1_h = lookup16(tbl_hi, sb_s1_11_sr_hi) */
+	aese v24.16b, v22.16b /* sb_s1_11_aes = aese(sb_s1_k_11_1_l, sb_s1_k_11_1_h) */
+	and v22.16b, v24.16b, v11.16b /* sb_s1_11_aes_lo = and(sb_s1_11_aes, nibble_mask) */
+	ushr v24.16b, v24.16b, #4 /* sb_s1_11_aes_hi = shr(sb_s1_11_aes) */
+	tbl v22.16b, {v29.16b}, v22.16b /* sb_s1_11_l = lookup16(tbl_lo_1, sb_s1_11_aes_lo) */
+	adrp x17, .Lzuc_lanes_neon_aes_1_tbl_hi_1
+	ldr q31, [x17, #:lo12:.Lzuc_lanes_neon_aes_1_tbl_hi_1] /* tbl_hi_1 = const() */
+	tbl v24.16b, {v31.16b}, v24.16b /* sb_s1_11_h = lookup16(tbl_hi_1, sb_s1_11_aes_hi) */
+	eor v22.16b, v22.16b, v24.16b /* sb_s1_11 = xor(sb_s1_11_l, sb_s1_11_h) */
+	trn2 v24.16b, v22.16b, v23.16b /* r1_11 = trn(sb_s1_11, sb_s0_11) */
+	trn1 v22.16b, v22.16b, v23.16b /* r2_11 = trn(sb_s1_11, sb_s0_11) */
+	ldr q23, [sp, #128] /* reload x1_8 */
+	eor v23.16b, v22.16b, v23.16b /* w2_12 = xor(r2_11, x1_8) */
+	str q16, [sp, #128] /* spill g0s4_1.3 */
+	ldr q16, [sp, #112] /* reload dbl */
+	str q4, [sp, #384] /* spill fb0_s_42 */
+	ushr v4.4s, v16.4s, #12 /* s4k_o_11_r = shr(dbl) */
+	str q30, [sp, #416] /* spill x1_11 */
+	ldr q30, [sp, #96] /* reload g0s15_1.2 */
+	sli v4.4s, v30.4s, #20 /* s4k_o_11 = sli(s4k_o_11_r, g0s15_1) */
+	and v4.16b, v4.16b, v27.16b /* s4k_11 = and(s4k_o_11, modulus) */
+	str q21, [sp, #304] /* spill dbl_64 */
+	ldr q21, [sp, #256] /* reload s0k_11 */
+	add v4.4s, v21.4s, v4.4s /* fb0_s_33 = add(s0k_11, s4k_11) */
+	ushr v16.4s, v16.4s, #24 /* s0k_o_15_r = shr(dbl) */
+	sli v16.4s, v30.4s, #8 /* s0k_o_15 = sli(s0k_o_15_r, g0s15_1) */
+	and v16.16b, v16.16b, v27.16b /* s0k_15 = and(s0k_o_15, modulus) */
+	add v16.4s, v16.4s, v28.4s /* fb0_s_45 = add(s0k_15, s4k_15) */
+	ldr q21, [sp, #144] /* reload dbl_48 */
+	ushr v28.4s, v21.4s, #11 /* s10k_o_11_r = shr(dbl_48) */
+	sli v28.4s, v5.4s, #21 /* s10k_o_11 = sli(s10k_o_11_r, fb_5) */
+	and v28.16b, v28.16b, v27.16b /* s10k_11 = and(s10k_o_11, modulus) */
+	ushr v21.4s, v21.4s, #16 /* x1_12_r = shr(dbl_48) */
+	sli v21.4s, v7.4s, #16 /* x1_12 = sli(x1_12_r, fb_7) */
+	add v21.4s, v24.4s, v21.4s /* w1_12 = add(r1_11, x1_12) */
+	ushr v30.4s, v17.4s, #15 /* s13k_o_11_r = shr(dbl_72) */
+	sli v30.4s, v0.4s, #17 /* s13k_o_11 = sli(s13k_o_11_r, fb_8) */
+	and v30.16b, v30.16b, v27.16b /* s13k_11 = and(s13k_o_11, modulus) */
+	add v28.4s, v28.4s, v30.4s /* fb0_s_34 = add(s10k_11, s13k_11) */
+	ushr v30.4s, v20.4s, #17 /* s15k_o_11_r = shr(dbl_88) */
+	sli v30.4s, v6.4s, #15 /* s15k_o_11 = sli(s15k_o_11_r, fb_10) */
+	and v30.16b, v30.16b, v27.16b /* s15k_11 = and(s15k_o_11, modulus) */
+	add v2.4s, v30.4s, v2.4s /* fb0_s_35 = add(s15k_11, w_half_11) */
+	ushr v20.4s, v20.4s, #15 /* s13k_o_13_r = shr(dbl_88) */
+	sli v20.4s, v6.4s, #17 /* s13k_o_13 = sli(s13k_o_13_r, fb_10) */
+	and v20.16b, v20.16b, v27.16b /* s13k_13 = and(s13k_o_13, modulus) */
+	add v30.4s, v4.4s, v26.4s /* fb0_p_33 = add(fb0_s_33, minus_modulus) */
+	umin v4.4s, v4.4s, v30.4s /* fb0_33 = minu(fb0_s_33, fb0_p_33) */
+	add v30.4s, v28.4s, v26.4s /* fb0_p_34 = add(fb0_s_34, minus_modulus) */
+	umin v28.4s, v28.4s, v30.4s /* fb0_34 = minu(fb0_s_34, fb0_p_34) */
+	add v4.4s, v4.4s, v28.4s /* fb1_s_11 = add(fb0_33, fb0_34) */
+	add v28.4s, v2.4s, v26.4s /* fb0_p_35 = add(fb0_s_35, minus_modulus) */
+	umin v2.4s, v2.4s, v28.4s /* fb0_35 = minu(fb0_s_35, fb0_p_35) */
+	add v28.4s, v4.4s, v26.4s /* fb1_p_11 = add(fb1_s_11, minus_modulus) */
+	umin v4.4s, v4.4s, v28.4s /* fb1_11 = minu(fb1_s_11, fb1_p_11) */
+	add v2.4s, v4.4s, v2.4s /* fb2_s_11 = add(fb1_11, fb0_35) */
+	add v4.4s, v2.4s, v26.4s /* fb2_p_11 = add(fb2_s_11, minus_modulus) */
+	umin v2.4s, v2.4s, v4.4s /* fb2_11 = minu(fb2_s_11, fb2_p_11) */
+	ldr q4, [sp, #224] /* reload g0s11_1.2 */
+	add v2.4s, v2.4s, v4.4s /* fb_s_11 = add(fb2_11, g0s11_1) */
+	add v4.4s, v2.4s, v26.4s /* fb_p_11 = add(fb_s_11, minus_modulus) */
+	smax v2.4s, v2.4s, v4.4s /* fb_11 = maxs(fb_s_11, fb_p_11) */
+
+	/* Initialisation round 16r+12, lanes 0..: s16 = feedback + (W >> 1). */
+	add v4.4s, v2.4s, v2.4s /* dbl_96 = add(fb_11, fb_11) */
+	mov v28.16b, v3.16b /* high16 */
+	bsl v28.16b, v4.16b, v6.16b /* x0_12 = bsl(high16, fb_10, dbl_96) */
+	eor v24.16b, v28.16b, v24.16b /* x0r1_12 = xor(x0_12, r1_11) */
+	add v22.4s, v24.4s, v22.4s /* w_12 = add(x0r1_12, r2_11) */
+	ushr v22.4s, v22.4s, #1 /* w_half_12 = shr(w_12) */
+	ushr v24.4s, v23.4s, #16 /* l1in_12_r = shr(w2_12) */
+	sli v24.4s, v21.4s, #16 /* l1in_12 = sli(l1in_12_r, w1_12) */
+	ushr v21.4s, v21.4s, #16 /* l2in_12_r = shr(w1_12) */
+	sli v21.4s, v23.4s, #16 /* l2in_12 = sli(l2in_12_r, w2_12) */
+	tbl v23.16b, {v24.16b}, v25.16b /* ur24_12 = lookup16(l1in_12, rotl24) */
+	eor v23.16b, v24.16b, v23.16b /* u_acc_12 = xor(l1in_12, ur24_12) */
+	tbl v28.16b, {v24.16b}, v10.16b /* ur8_12 = lookup16(l1in_12, rotl8) */
+	eor v28.16b, v24.16b, v28.16b /* ug_acc_12 = xor(l1in_12, ur8_12) */
+	rev32 v24.8h, v24.8h /* ur16_12 = rev(l1in_12) */
+	eor v24.16b, v28.16b, v24.16b /* ug_12 = xor(ug_acc_12, ur16_12) */
+	ushr v28.4s, v24.4s, #30 /* ur2_12_r = shr(ug_12) */
+	sli v28.4s, v24.4s, #2 /* ur2_12 = sli(ur2_12_r, ug_12) */
+	eor v23.16b, v23.16b, v28.16b /* u_12 = xor(u_acc_12, ur2_12) */
+	tbl v24.16b, {v21.16b}, v10.16b /* vr8_12 = lookup16(l2in_12, rotl8) */
+	rev32 v28.8h, v21.8h /* vr16_12 = rev(l2in_12) */
+	eor v28.16b, v24.16b, v28.16b /* vg_acc_12 = xor(vr8_12, vr16_12) */
+	eor v24.16b, v21.16b, v24.16b /* v_acc_12 = xor(l2in_12, vr8_12) */
+	tbl v21.16b, {v21.16b}, v25.16b /* vr24_12 = lookup16(l2in_12, rotl24) */
+	eor v21.16b, v28.16b, v21.16b /* vg_12 = xor(vg_acc_12, vr24_12) */
+	ushr v28.4s, v21.4s, #26 /* vr6_12_r = shr(vg_12) */
+	sli v28.4s, v21.4s, #6 /* vr6_12 = sli(vr6_12_r, vg_12) */
+	eor v21.16b, v24.16b, v28.16b /* v_12 = xor(v_acc_12, vr6_12) */
+	trn2 v24.16b, v21.16b, v23.16b /* sb_in_x_12 = trn(v_12, u_12) */
+	trn1 v21.16b, v21.16b, v23.16b /* sb_in_y_12 = trn(v_12, u_12) */
+	tbl v21.16b, {v21.16b}, v8.16b /* sb_s1_12_sr = lookup16(sb_in_y_12, inv_shift_rows) */
+	and v23.16b, v24.16b, v11.16b /* sb_s0_xl_12 = and(sb_in_x_12, nibble_mask) */
+	ushr v24.16b, v24.16b, #4 /* sb_s0_xh_12 = shr(sb_in_x_12) */
+	tbl v28.16b, {v13.16b}, v23.16b /* sb_s0_p1_12 = lookup16(s0_p1, sb_s0_xl_12) */
+	eor v24.16b, v28.16b, v24.16b /* sb_s0_t_12 = xor(sb_s0_p1_12, sb_s0_xh_12) */
+	tbl v28.16b, {v14.16b}, v24.16b /* sb_s0_p2_12 = lookup16(s0_p2, sb_s0_t_12) */
+	eor v23.16b, v28.16b, v23.16b /* sb_s0_ol_12 = xor(sb_s0_p2_12, sb_s0_xl_12) */
+	tbl v23.16b, {v15.16b}, v23.16b /* sb_s0_p3_12 = lookup16(s0_p3_rot, sb_s0_ol_12) */
+	add v24.16b, v24.16b, v24.16b /* sb_s0_t2_12 = add(sb_s0_t_12, sb_s0_t_12) */
+	eor v23.16b, v23.16b, v24.16b /* sb_s0_12 = xor(sb_s0_p3_12, sb_s0_t2_12) */
+	and v24.16b, v21.16b, v11.16b /* sb_s1_12_sr_lo = and(sb_s1_12_sr, nibble_mask) */
+	ushr v21.16b, v21.16b, #4 /* sb_s1_12_sr_hi = shr(sb_s1_12_sr) */
+	tbl v24.16b, {v9.16b}, v24.16b /* sb_s1_k_12_1_l = lookup16(tbl_lo, sb_s1_12_sr_lo) */
+	tbl v21.16b, {v12.16b}, v21.16b /* sb_s1_k_12_1_h = lookup16(tbl_hi, sb_s1_12_sr_hi) */
+	aese v24.16b, v21.16b /* sb_s1_12_aes = aese(sb_s1_k_12_1_l, sb_s1_k_12_1_h) */
+	and v21.16b, v24.16b, v11.16b /* sb_s1_12_aes_lo = and(sb_s1_12_aes, nibble_mask) */
+	ushr v24.16b, v24.16b, #4 /* sb_s1_12_aes_hi = shr(sb_s1_12_aes) */
+	tbl v21.16b, {v29.16b}, v21.16b /* sb_s1_12_l = lookup16(tbl_lo_1, sb_s1_12_aes_lo) */
+	tbl v24.16b, {v31.16b}, v24.16b /* sb_s1_12_h = lookup16(tbl_hi_1, sb_s1_12_aes_hi) */
+	eor v21.16b, v21.16b, v24.16b /* sb_s1_12 = xor(sb_s1_12_l, sb_s1_12_h) */
+	trn2 v24.16b, v21.16b, v23.16b /* r1_12 = trn(sb_s1_12, sb_s0_12) */
+	trn1 v21.16b, v21.16b, v23.16b /* r2_12 = trn(sb_s1_12, sb_s0_12) */
+	ldr q23, [sp, #240] /* reload x1_9 */
+	eor v23.16b, v21.16b, v23.16b /* w2_13 = xor(r2_12, x1_9) */
+	ldr q28, [sp, #272] /* reload dbl_56 */
+	ushr v30.4s, v28.4s, #11 /* s10k_o_12_r = shr(dbl_56) */
+	sli v30.4s, v19.4s, #21 /* s10k_o_12 = sli(s10k_o_12_r, fb_6) */
+	and v30.16b, v30.16b, v27.16b /* s10k_12 = and(s10k_o_12, modulus) */
+	ushr v28.4s, v28.4s, #16 /* x1_13_r = shr(dbl_56) */
+	sli v28.4s, v0.4s, #16 /* x1_13 = sli(x1_13_r, fb_8) */
+	add v28.4s, v24.4s, v28.4s /* w1_13 = add(r1_12, x1_13) */
+	str q19, [sp, #272] /* spill g0s6_1.3 */
+	ushr v19.4s, v18.4s, #15 /* s13k_o_12_r = shr(dbl_80) */
+	sli v19.4s, v1.4s, #17 /* s13k_o_12 = sli(s13k_o_12_r, fb_9) */
+	and v19.16b, v19.16b, v27.16b /* s13k_12 = and(s13k_o_12, modulus) */
+	add v19.4s, v30.4s, v19.4s /* fb0_s_37 = add(s10k_12, s13k_12) */
+	ushr v18.4s, v18.4s, #11 /* s10k_o_15_r = shr(dbl_80) */
+	sli v18.4s, v1.4s, #21 /* s10k_o_15 = sli(s10k_o_15_r, fb_9) */
+	and v18.16b, v18.16b, v27.16b /* s10k_15 = and(s10k_o_15, modulus) */
+	ushr v30.4s, v4.4s, #17 /* s15k_o_12_r = shr(dbl_96) */
+	sli v30.4s, v2.4s, #15 /* s15k_o_12 = sli(s15k_o_12_r, fb_11) */
+	and v30.16b, v30.16b, v27.16b /* s15k_12 = and(s15k_o_12, modulus) */
+	add v22.4s, v30.4s, v22.4s /* fb0_s_38 = add(s15k_12, w_half_12) */
+	ushr v4.4s, v4.4s, #15 /* s13k_o_14_r = shr(dbl_96) */
+	sli v4.4s, v2.4s, #17 /* s13k_o_14 = sli(s13k_o_14_r, fb_11) */
+	and v4.16b, v4.16b, v27.16b /* s13k_14 = and(s13k_o_14, modulus) */
+	ldr q30, [sp, #208] /* reload fb0_s_36 */
+	str q5, [sp, #240] /* spill g0s5_1.3 */
+	add v5.4s, v30.4s, v26.4s /* fb0_p_36 = add(fb0_s_36, minus_modulus) */
+	umin v5.4s, v30.4s, v5.4s /* fb0_36 = minu(fb0_s_36, fb0_p_36) */
+	add v30.4s, v19.4s, v26.4s /* fb0_p_37 = add(fb0_s_37, minus_modulus) */
+	umin v19.4s, v19.4s, v30.4s /* fb0_37 = minu(fb0_s_37, fb0_p_37) */
+	add v5.4s, v5.4s, v19.4s /* fb1_s_12 = add(fb0_36, fb0_37) */
+	add v19.4s, v22.4s, v26.4s /* fb0_p_38 = add(fb0_s_38, minus_modulus) */
+	umin v19.4s, v22.4s, v19.4s /* fb0_38 = minu(fb0_s_38, fb0_p_38) */
+	add v22.4s, v5.4s, v26.4s /* fb1_p_12 = add(fb1_s_12, minus_modulus) */
+	umin v5.4s, v5.4s, v22.4s /* fb1_12 = minu(fb1_s_12, fb1_p_12) */
+	add v5.4s, v5.4s, v19.4s /* fb2_s_12 = add(fb1_12, fb0_38) */
+	add v19.4s, v5.4s, v26.4s /* fb2_p_12 = add(fb2_s_12, minus_modulus) */
+	umin v5.4s, v5.4s, v19.4s /* fb2_12 = minu(fb2_s_12, fb2_p_12) */
+	ldr q19, [sp, #336] /* reload g0s12_1.2 */
+	add v5.4s, v5.4s, v19.4s /* fb_s_12 = add(fb2_12, g0s12_1) */
+	add v19.4s, v5.4s, v26.4s /* fb_p_12 = add(fb_s_12, minus_modulus) */
+	smax v5.4s, v5.4s, v19.4s /* fb_12 = maxs(fb_s_12, fb_p_12) */
+
+	/* Initialisation round 16r+13, lanes 0..: s16 = feedback + (W >> 1). */
+	add v19.4s, v5.4s, v5.4s /* dbl_104 = add(fb_12, fb_12) */
+	mov v22.16b, v3.16b /* high16 */
+	bsl v22.16b, v19.16b, v2.16b /* x0_13 = bsl(high16, fb_11, dbl_104) */
+	eor v22.16b, v22.16b, v24.16b /* x0r1_13 = xor(x0_13, r1_12) */
+	add v21.4s, v22.4s, v21.4s /* w_13 = add(x0r1_13, r2_12) */
+	ushr v21.4s, v21.4s, #1 /* w_half_13 = shr(w_13) */
+	ushr v22.4s, v23.4s, #16 /* l1in_13_r = shr(w2_13) */
+	sli v22.4s, v28.4s, #16 /* l1in_13 = sli(l1in_13_r, w1_13) */
+	ushr v24.4s, v28.4s, #16 /* l2in_13_r = shr(w1_13) */
+	sli v24.4s, v23.4s, #16 /* l2in_13 = sli(l2in_13_r, w2_13) */
+	tbl v23.16b, {v22.16b}, v25.16b /* ur24_13 = lookup16(l1in_13, rotl24) */
+	eor v23.16b, v22.16b, v23.16b /* u_acc_13 = xor(l1in_13, ur24_13) */
+	tbl v28.16b, {v22.16b}, v10.16b /* ur8_13 = lookup16(l1in_13, rotl8) */
+	eor v28.16b, v22.16b, v28.16b /* ug_acc_13 = xor(l1in_13, ur8_13) */
+	rev32 v22.8h, v22.8h /* ur16_13 = rev(l1in_13) */
+	eor v22.16b, v28.16b, v22.16b /* ug_13 = xor(ug_acc_13, ur16_13) */
+	ushr v28.4s, v22.4s, #30 /* ur2_13_r = shr(ug_13) */
+	sli v28.4s, v22.4s, #2 /* ur2_13 = sli(ur2_13_r, ug_13) */
+	eor v22.16b, v23.16b, v28.16b /* u_13 = xor(u_acc_13, ur2_13) */
+	tbl v23.16b, {v24.16b}, v10.16b /* vr8_13 = lookup16(l2in_13, rotl8) */
+	rev32 v28.8h, v24.8h /* vr16_13 = rev(l2in_13) */
+	eor v28.16b, v23.16b, v28.16b /* vg_acc_13 = xor(vr8_13, vr16_13) */
+	eor v23.16b, v24.16b, v23.16b /* v_acc_13 = xor(l2in_13, vr8_13) */
+	tbl v24.16b, {v24.16b}, v25.16b /* vr24_13 = lookup16(l2in_13, rotl24) */
+	eor v24.16b, v28.16b, v24.16b /* vg_13 = xor(vg_acc_13, vr24_13) */
+	ushr v28.4s, v24.4s, #26 /* vr6_13_r = shr(vg_13) */
+	sli v28.4s, v24.4s, #6 /* vr6_13 = sli(vr6_13_r, vg_13) */
+	eor v23.16b, v23.16b, v28.16b /* v_13 = xor(v_acc_13, vr6_13) */
+	trn2 v24.16b, v23.16b, v22.16b /* sb_in_x_13 = trn(v_13, u_13) */
+	trn1 v22.16b, v23.16b, v22.16b /* sb_in_y_13 = trn(v_13, u_13) */
+	tbl v22.16b, {v22.16b}, v8.16b /* sb_s1_13_sr = lookup16(sb_in_y_13, inv_shift_rows) */
+	and v23.16b, v24.16b, v11.16b /* sb_s0_xl_13 = and(sb_in_x_13, nibble_mask) */
+	ushr v24.16b, v24.16b, #4 /* sb_s0_xh_13 = shr(sb_in_x_13) */
+	tbl v28.16b, {v13.16b}, v23.16b /* sb_s0_p1_13 = lookup16(s0_p1, sb_s0_xl_13) */
+	eor v24.16b, v28.16b, v24.16b /* sb_s0_t_13 = xor(sb_s0_p1_13, sb_s0_xh_13) */
+	tbl v28.16b, {v14.16b}, v24.16b /* sb_s0_p2_13 = lookup16(s0_p2, sb_s0_t_13) */
+	eor v23.16b, v28.16b, v23.16b /* sb_s0_ol_13 = xor(sb_s0_p2_13, sb_s0_xl_13) */
+	tbl v23.16b, {v15.16b}, v23.16b /* sb_s0_p3_13 = lookup16(s0_p3_rot, sb_s0_ol_13) */
+	add v24.16b, v24.16b, v24.16b /* sb_s0_t2_13 = add(sb_s0_t_13, sb_s0_t_13) */
+	eor v23.16b, v23.16b, v24.16b /* sb_s0_13 = xor(sb_s0_p3_13, sb_s0_t2_13) */
+	and v24.16b, v22.16b, v11.16b /* sb_s1_13_sr_lo = and(sb_s1_13_sr, nibble_mask) */
+	ushr v22.16b, v22.16b, #4 /* sb_s1_13_sr_hi = shr(sb_s1_13_sr) */
+	tbl v24.16b, {v9.16b}, v24.16b /* sb_s1_k_13_1_l = lookup16(tbl_lo, sb_s1_13_sr_lo) */
+	tbl v22.16b, {v12.16b}, v22.16b /* sb_s1_k_13_1_h = lookup16(tbl_hi, sb_s1_13_sr_hi) */
+	aese v24.16b, v22.16b /* sb_s1_13_aes = aese(sb_s1_k_13_1_l, sb_s1_k_13_1_h) */
+	and v22.16b, v24.16b, v11.16b /* sb_s1_13_aes_lo = and(sb_s1_13_aes, nibble_mask) */
+	ushr v24.16b, v24.16b, #4 /* sb_s1_13_aes_hi = shr(sb_s1_13_aes) */
+	tbl v22.16b, {v29.16b}, v22.16b /* sb_s1_13_l = lookup16(tbl_lo_1, sb_s1_13_aes_lo) */
+	tbl v24.16b, {v31.16b}, v24.16b /* sb_s1_13_h = lookup16(tbl_hi_1, sb_s1_13_aes_hi) */
+	eor v22.16b, v22.16b, v24.16b /* sb_s1_13 = xor(sb_s1_13_l, sb_s1_13_h) */
+	trn2 v24.16b, v22.16b, v23.16b /* r1_13 = trn(sb_s1_13, sb_s0_13) */
+	trn1 v22.16b, v22.16b, v23.16b /* r2_13 = trn(sb_s1_13, sb_s0_13) */
+	ldr q23, [sp, #368] /* reload x1_10 */
+	eor v23.16b, v22.16b, v23.16b /* w2_14 = xor(r2_13, x1_10) */
+	ldr q28, [sp, #304] /* reload dbl_64 */
+	ushr v30.4s, v28.4s, #11 /* s10k_o_13_r = shr(dbl_64) */
+	sli v30.4s, v7.4s, #21 /* s10k_o_13 = sli(s10k_o_13_r, fb_7) */
+	and v30.16b, v30.16b, v27.16b /* s10k_13 = and(s10k_o_13, modulus) */
+	add v20.4s, v30.4s, v20.4s /* fb0_s_40 = add(s10k_13, s13k_13) */
+	ushr v28.4s, v28.4s, #16 /* x1_14_r = shr(dbl_64) */
+	sli v28.4s, v1.4s, #16 /* x1_14 = sli(x1_14_r, fb_9) */
+	add v28.4s, v24.4s, v28.4s /* w1_14 = add(r1_13, x1_14) */
+	ushr v30.4s, v19.4s, #17 /* s15k_o_13_r = shr(dbl_104) */
+	sli v30.4s, v5.4s, #15 /* s15k_o_13 = sli(s15k_o_13_r, fb_12) */
+	and v30.16b, v30.16b, v27.16b /* s15k_13 = and(s15k_o_13, modulus) */
+	add v21.4s, v30.4s, v21.4s /* fb0_s_41 = add(s15k_13, w_half_13) */
+	ushr v19.4s, v19.4s, #15 /* s13k_o_15_r = shr(dbl_104) */
+	sli v19.4s, v5.4s, #17 /* s13k_o_15 = sli(s13k_o_15_r, fb_12) */
+	and v19.16b, v19.16b, v27.16b /* s13k_15 = and(s13k_o_15, modulus) */
+	add v18.4s, v18.4s, v19.4s /* fb0_s_46 = add(s10k_15, s13k_15) */
+	ldr q19, [sp, #176] /* reload fb0_s_39 */
+	add v30.4s, v19.4s, v26.4s /* fb0_p_39 = add(fb0_s_39, minus_modulus) */
+	umin v19.4s, v19.4s, v30.4s /* fb0_39 = minu(fb0_s_39, fb0_p_39) */
+	add v30.4s, v20.4s, v26.4s /* fb0_p_40 = add(fb0_s_40, minus_modulus) */
+	umin v20.4s, v20.4s, v30.4s /* fb0_40 = minu(fb0_s_40, fb0_p_40) */
+	add v19.4s, v19.4s, v20.4s /* fb1_s_13 = add(fb0_39, fb0_40) */
+	add v20.4s, v21.4s, v26.4s /* fb0_p_41 = add(fb0_s_41, minus_modulus) */
+	umin v20.4s, v21.4s, v20.4s /* fb0_41 = minu(fb0_s_41, fb0_p_41) */
+	add v21.4s, v19.4s, v26.4s /* fb1_p_13 = add(fb1_s_13, minus_modulus) */
+	umin v19.4s, v19.4s, v21.4s /* fb1_13 = minu(fb1_s_13, fb1_p_13) */
+	add v19.4s, v19.4s, v20.4s /* fb2_s_13 = add(fb1_13, fb0_41) */
+	add v20.4s, v19.4s, v26.4s /* fb2_p_13 = add(fb2_s_13, minus_modulus) */
+	umin v19.4s, v19.4s, v20.4s /* fb2_13 = minu(fb2_s_13, fb2_p_13) */
+	ldr q20, [sp, #432] /* reload g0s13_1.2 */
+	add v19.4s, v19.4s, v20.4s /* fb_s_13 = add(fb2_13, g0s13_1) */
+	add v20.4s, v19.4s, v26.4s /* fb_p_13 = add(fb_s_13, minus_modulus) */
+	smax v19.4s, v19.4s, v20.4s /* fb_13 = maxs(fb_s_13, fb_p_13) */
+
+	/* Initialisation round 16r+14, lanes 0..: s16 = feedback + (W >> 1). */
+	add v20.4s, v19.4s, v19.4s /* dbl_112 = add(fb_13, fb_13) */
+	mov v21.16b, v3.16b /* high16 */
+	bsl v21.16b, v20.16b, v5.16b /* x0_14 = bsl(high16, fb_12, dbl_112) */
+	eor v21.16b, v21.16b, v24.16b /* x0r1_14 = xor(x0_14, r1_13) */
+	add v21.4s, v21.4s, v22.4s /* w_14 = add(x0r1_14, r2_13) */
+	ushr v20.4s, v20.4s, #17 /* s15k_o_14_r = shr(dbl_112) */
+	sli v20.4s, v19.4s, #15 /* s15k_o_14 = sli(s15k_o_14_r, fb_13) */
+	and v20.16b, v20.16b, v27.16b /* s15k_14 = and(s15k_o_14, modulus) */
+	ushr v21.4s, v21.4s, #1 /* w_half_14 = shr(w_14) */
+	add v20.4s, v20.4s, v21.4s /* fb0_s_44 = add(s15k_14, w_half_14) */
+	ushr v21.4s, v23.4s, #16 /* l1in_14_r = shr(w2_14) */
+	sli v21.4s, v28.4s, #16 /* l1in_14 = sli(l1in_14_r, w1_14) */
+	ushr v22.4s, v28.4s, #16 /* l2in_14_r = shr(w1_14) */
+	sli v22.4s, v23.4s, #16 /* l2in_14 = sli(l2in_14_r, w2_14) */
+	tbl v23.16b, {v21.16b}, v25.16b /* ur24_14 = lookup16(l1in_14, rotl24) */
+	eor v23.16b, v21.16b, v23.16b /* u_acc_14 = xor(l1in_14, ur24_14) */
+	tbl v24.16b, {v21.16b}, v10.16b /* ur8_14 = lookup16(l1in_14, rotl8) */
+	eor v24.16b, v21.16b, v24.16b /* ug_acc_14 = xor(l1in_14, ur8_14) */
+	rev32 v21.8h, v21.8h /* ur16_14 = rev(l1in_14) */
+	eor v21.16b, v24.16b, v21.16b /* ug_14 = xor(ug_acc_14, ur16_14) */
+	ushr v24.4s, v21.4s, #30 /* ur2_14_r = shr(ug_14) */
+	sli v24.4s, v21.4s, #2 /* ur2_14 = sli(ur2_14_r, ug_14) */
+	eor v21.16b, v23.16b, v24.16b /* u_14 = xor(u_acc_14, ur2_14) */
+	tbl v23.16b, {v22.16b}, v10.16b /* vr8_14 = lookup16(l2in_14, rotl8) */
+	rev32 v24.8h, v22.8h /* vr16_14 = rev(l2in_14) */
+	eor v24.16b, v23.16b, v24.16b /* vg_acc_14 = xor(vr8_14, vr16_14) */
+	eor v23.16b, v22.16b, v23.16b /* v_acc_14 = xor(l2in_14, vr8_14) */
+	tbl v22.16b, {v22.16b}, v25.16b /* vr24_14 = lookup16(l2in_14, rotl24) */
+	eor v22.16b, v24.16b, v22.16b /* vg_14 = xor(vg_acc_14, vr24_14) */
+	ushr v24.4s, v22.4s, #26 /* vr6_14_r = shr(vg_14) */
+	sli v24.4s, v22.4s, #6 /* vr6_14 = sli(vr6_14_r, vg_14) */
+	eor v22.16b, v23.16b, v24.16b /* v_14 = xor(v_acc_14, vr6_14) */
+	trn2 v23.16b, v22.16b, v21.16b /* sb_in_x_14 = trn(v_14, u_14) */
+	trn1 v21.16b, v22.16b, v21.16b /* sb_in_y_14 = trn(v_14, u_14) */
+	tbl v21.16b, {v21.16b}, v8.16b /* sb_s1_14_sr = lookup16(sb_in_y_14, inv_shift_rows) */
+	and v22.16b, v23.16b, v11.16b /* sb_s0_xl_14 = and(sb_in_x_14, nibble_mask) */
+	ushr v23.16b, v23.16b, #4 /* sb_s0_xh_14 = shr(sb_in_x_14) */
+	tbl v24.16b, {v13.16b}, v22.16b /* sb_s0_p1_14 = lookup16(s0_p1, sb_s0_xl_14) */
+	eor v23.16b, v24.16b, v23.16b /* sb_s0_t_14 = xor(sb_s0_p1_14, sb_s0_xh_14) */
+	tbl v24.16b, {v14.16b}, v23.16b /* sb_s0_p2_14 = lookup16(s0_p2, sb_s0_t_14) */
+	eor v22.16b, v24.16b, v22.16b /* sb_s0_ol_14 = xor(sb_s0_p2_14, sb_s0_xl_14) */
+	tbl v22.16b, {v15.16b}, v22.16b /* sb_s0_p3_14 = lookup16(s0_p3_rot, sb_s0_ol_14) */
+	add v23.16b, v23.16b, v23.16b /* sb_s0_t2_14 = add(sb_s0_t_14, sb_s0_t_14) */
+	eor v22.16b, v22.16b, v23.16b /* sb_s0_14 = xor(sb_s0_p3_14, sb_s0_t2_14) */
+	and v23.16b, v21.16b, v11.16b /* sb_s1_14_sr_lo = and(sb_s1_14_sr, nibble_mask) */
+	ushr v21.16b, v21.16b, #4 /* sb_s1_14_sr_hi = shr(sb_s1_14_sr) */
+	tbl v23.16b, {v9.16b}, v23.16b /* sb_s1_k_14_1_l = lookup16(tbl_lo, sb_s1_14_sr_lo) */
+	tbl v21.16b, {v12.16b}, v21.16b /* sb_s1_k_14_1_h = lookup16(tbl_hi, sb_s1_14_sr_hi) */
+	aese v23.16b, v21.16b /* sb_s1_14_aes = aese(sb_s1_k_14_1_l, sb_s1_k_14_1_h) */
+	and v21.16b, v23.16b, v11.16b /* sb_s1_14_aes_lo = and(sb_s1_14_aes, nibble_mask) */
+	ushr v23.16b, v23.16b, #4 /* sb_s1_14_aes_hi = shr(sb_s1_14_aes) */
+	tbl v21.16b, {v29.16b}, v21.16b /* sb_s1_14_l = lookup16(tbl_lo_1, sb_s1_14_aes_lo) */
+	tbl v23.16b, {v31.16b}, v23.16b /* sb_s1_14_h = lookup16(tbl_hi_1, sb_s1_14_aes_hi) */
+	eor v21.16b, v21.16b, v23.16b /* sb_s1_14 = xor(sb_s1_14_l, sb_s1_14_h) */
+	trn2 v23.16b, v21.16b, v22.16b /* r1_14 = trn(sb_s1_14, sb_s0_14) */
+	trn1 v21.16b, v21.16b, v22.16b /* r2_14 = trn(sb_s1_14, sb_s0_14) */
+	ldr q22, [sp, #416] /* reload x1_11 */
+	eor v22.16b, v21.16b, v22.16b /* w2_15 = xor(r2_14, x1_11) */
+	ushr v24.4s, v17.4s, #11 /* s10k_o_14_r = shr(dbl_72) */
+	sli v24.4s, v0.4s, #21 /* s10k_o_14 = sli(s10k_o_14_r, fb_8) */
+	and v24.16b, v24.16b, v27.16b /* s10k_14 = and(s10k_o_14, modulus) */
+	add v4.4s, v24.4s, v4.4s /* fb0_s_43 = add(s10k_14, s13k_14) */
+	ushr v17.4s, v17.4s, #16 /* x1_15_r = shr(dbl_72) */
+	sli v17.4s, v6.4s, #16 /* x1_15 = sli(x1_15_r, fb_10) */
+	add v17.4s, v23.4s, v17.4s /* w1_15 = add(r1_14, x1_15) */
+	ldr q24, [sp, #384] /* reload fb0_s_42 */
+	add v28.4s, v24.4s, v26.4s /* fb0_p_42 = add(fb0_s_42, minus_modulus) */
+	umin v24.4s, v24.4s, v28.4s /* fb0_42 = minu(fb0_s_42, fb0_p_42) */
+	add v28.4s, v4.4s, v26.4s /* fb0_p_43 = add(fb0_s_43, minus_modulus) */
+	umin v4.4s, v4.4s, v28.4s /* fb0_43 = minu(fb0_s_43, fb0_p_43) */
+	add v4.4s, v24.4s, v4.4s /* fb1_s_14 = add(fb0_42, fb0_43) */
+	add v24.4s, v20.4s, v26.4s /* fb0_p_44 = add(fb0_s_44, minus_modulus) */
+	umin v20.4s, v20.4s, v24.4s /* fb0_44 = minu(fb0_s_44, fb0_p_44) */
+	add v24.4s, v4.4s, v26.4s /* fb1_p_14 = add(fb1_s_14, minus_modulus) */
+	umin v4.4s, v4.4s, v24.4s /* fb1_14 = minu(fb1_s_14, fb1_p_14) */
+	add v4.4s, v4.4s, v20.4s /* fb2_s_14 = add(fb1_14, fb0_44) */
+	add v20.4s, v4.4s, v26.4s /* fb2_p_14 = add(fb2_s_14, minus_modulus) */
+	umin v4.4s, v4.4s, v20.4s /* fb2_14 = minu(fb2_s_14, fb2_p_14) */
+	ldr q20, [sp, #464] /* reload g0s14_1.2 */
+	add v4.4s, v4.4s, v20.4s /* fb_s_14 = add(fb2_14, g0s14_1) */
+	add v20.4s, v4.4s, v26.4s /* fb_p_14 = add(fb_s_14, minus_modulus) */
+	smax v4.4s, v4.4s, v20.4s /* fb_14 = maxs(fb_s_14, fb_p_14) */
+
+	/* Initialisation round 16r+15, lanes 0..: s16 = feedback + (W >> 1). */
+	add v20.4s, v4.4s, v4.4s /* dbl_120 = add(fb_14, fb_14) */
+	mov v24.16b, v3.16b /* high16 */
+	bsl v24.16b, v20.16b, v19.16b /* x0_15 = bsl(high16, fb_13, dbl_120) */
+	eor v23.16b, v24.16b, v23.16b /* x0r1_15 = xor(x0_15, r1_14) */
+	add v21.4s, v23.4s, v21.4s /* w_15 = add(x0r1_15, r2_14) */
+	ushr v20.4s, v20.4s, #17 /* s15k_o_15_r = shr(dbl_120) */
+	sli v20.4s, v4.4s, #15 /* s15k_o_15 = sli(s15k_o_15_r, fb_14) */
+	and v20.16b, v20.16b, v27.16b /* s15k_15 = and(s15k_o_15, modulus) */
+	ushr v21.4s, v21.4s, #1 /* w_half_15 = shr(w_15) */
+	add v20.4s, v20.4s, v21.4s /* fb0_s_47 = add(s15k_15, w_half_15) */
+	ushr v21.4s, v22.4s, #16 /* l1in_15_r = shr(w2_15) */
+	sli v21.4s, v17.4s, #16 /* l1in_15 = sli(l1in_15_r, w1_15) */
+	ushr v17.4s, v17.4s, #16 /* l2in_15_r = shr(w1_15) */
+	sli v17.4s, v22.4s, #16 /* l2in_15 = sli(l2in_15_r, w2_15) */
+	tbl v22.16b, {v21.16b}, v25.16b /* ur24_15 = lookup16(l1in_15, rotl24) */
+	eor v22.16b, v21.16b, v22.16b /* u_acc_15 = xor(l1in_15, ur24_15) */
 	tbl v23.16b, {v21.16b}, v10.16b /* ur8_15 = lookup16(l1in_15, rotl8) */
 	eor v23.16b, v21.16b, v23.16b /* ug_acc_15 = xor(l1in_15, ur8_15) */
 	rev32 v21.8h, v21.8h /* ur16_15 = rev(l1in_15) */
@@ -1718,7 +3460,7 @@ SYM_FUNC_START(zuc_lanes_neon_aes_init)
 	mov v17.16b, v1.16b /* g0s9_1.3 */
 	ldr q1, [sp, #480] /* reload g0s1_1.3 */
 	subs x1, x1, #1
-	b.ne .Lzuc_lanes_neon_aes_0_loop_r0
+	b.ne .Lzuc_lanes_neon_aes_1_loop_r0
 
 	/* Store the state. */
 	str q1, [x0] /* store g0s1_1 */
@@ -1760,12 +3502,12 @@ SYM_FUNC_START(zuc_lanes_neon_aes_init)
 	sli v6.4s, v2.4s, #16 /* l1in_16 = sli(l1in_16_r, w1_16) */
 	ushr v2.4s, v2.4s, #16 /* l2in_16_r = shr(w1_16) */
 	sli v2.4s, v3.4s, #16 /* l2in_16 = sli(l2in_16_r, w2_16) */
-	adrp x17, .Lzuc_lanes_neon_aes_0_rotl24
-	ldr q3, [x17, #:lo12:.Lzuc_lanes_neon_aes_0_rotl24] /* rotl24 = const() */
+	adrp x17, .Lzuc_lanes_neon_aes_1_rotl24
+	ldr q3, [x17, #:lo12:.Lzuc_lanes_neon_aes_1_rotl24] /* rotl24 = const() */
 	tbl v7.16b, {v6.16b}, v3.16b /* ur24_16 = lookup16(l1in_16, rotl24) */
 	eor v7.16b, v6.16b, v7.16b /* u_acc_16 = xor(l1in_16, ur24_16) */
-	adrp x17, .Lzuc_lanes_neon_aes_0_rotl8
-	ldr q16, [x17, #:lo12:.Lzuc_lanes_neon_aes_0_rotl8] /* rotl8 = const() */
+	adrp x17, .Lzuc_lanes_neon_aes_1_rotl8
+	ldr q16, [x17, #:lo12:.Lzuc_lanes_neon_aes_1_rotl8] /* rotl8 = const() */
 	tbl v17.16b, {v6.16b}, v16.16b /* ur8_16 = lookup16(l1in_16, rotl8) */
 	eor v17.16b, v6.16b, v17.16b /* ug_acc_16 = xor(l1in_16, ur8_16) */
 	rev32 v6.8h, v6.8h /* ur16_16 = rev(l1in_16) */
@@ -1784,42 +3526,42 @@ SYM_FUNC_START(zuc_lanes_neon_aes_init)
 	eor v2.16b, v7.16b, v3.16b /* v_16 = xor(v_acc_16, vr6_16) */
 	trn2 v3.16b, v2.16b, v6.16b /* sb_in_x_16 = trn(v_16, u_16) */
 	trn1 v2.16b, v2.16b, v6.16b /* sb_in_y_16 = trn(v_16, u_16) */
-	adrp x17, .Lzuc_lanes_neon_aes_0_inv_shift_rows
-	ldr q6, [x17, #:lo12:.Lzuc_lanes_neon_aes_0_inv_shift_rows] /* inv_shift_rows = const() */
+	adrp x17, .Lzuc_lanes_neon_aes_1_inv_shift_rows
+	ldr q6, [x17, #:lo12:.Lzuc_lanes_neon_aes_1_inv_shift_rows] /* inv_shift_rows = const() */
 	tbl v2.16b, {v2.16b}, v6.16b /* sb_s1_16_sr = lookup16(sb_in_y_16, inv_shift_rows) */
-	adrp x17, .Lzuc_lanes_neon_aes_0_nibble_mask
-	ldr q6, [x17, #:lo12:.Lzuc_lanes_neon_aes_0_nibble_mask] /* nibble_mask = const() */
+	adrp x17, .Lzuc_lanes_neon_aes_1_nibble_mask
+	ldr q6, [x17, #:lo12:.Lzuc_lanes_neon_aes_1_nibble_mask] /* nibble_mask = const() */
 	and v7.16b, v3.16b, v6.16b /* sb_s0_xl_16 = and(sb_in_x_16, nibble_mask) */
 	ushr v3.16b, v3.16b, #4 /* sb_s0_xh_16 = shr(sb_in_x_16) */
-	adrp x17, .Lzuc_lanes_neon_aes_0_s0_p1
-	ldr q16, [x17, #:lo12:.Lzuc_lanes_neon_aes_0_s0_p1] /* s0_p1 = const() */
+	adrp x17, .Lzuc_lanes_neon_aes_1_s0_p1
+	ldr q16, [x17, #:lo12:.Lzuc_lanes_neon_aes_1_s0_p1] /* s0_p1 = const() */
 	tbl v16.16b, {v16.16b}, v7.16b /* sb_s0_p1_16 = lookup16(s0_p1, sb_s0_xl_16) */
 	eor v3.16b, v16.16b, v3.16b /* sb_s0_t_16 = xor(sb_s0_p1_16, sb_s0_xh_16) */
-	adrp x17, .Lzuc_lanes_neon_aes_0_s0_p2
-	ldr q16, [x17, #:lo12:.Lzuc_lanes_neon_aes_0_s0_p2] /* s0_p2 = const() */
+	adrp x17, .Lzuc_lanes_neon_aes_1_s0_p2
+	ldr q16, [x17, #:lo12:.Lzuc_lanes_neon_aes_1_s0_p2] /* s0_p2 = const() */
 	tbl v16.16b, {v16.16b}, v3.16b /* sb_s0_p2_16 = lookup16(s0_p2, sb_s0_t_16) */
 	eor v7.16b, v16.16b, v7.16b /* sb_s0_ol_16 = xor(sb_s0_p2_16, sb_s0_xl_16) */
-	adrp x17, .Lzuc_lanes_neon_aes_0_s0_p3_rot
-	ldr q16, [x17, #:lo12:.Lzuc_lanes_neon_aes_0_s0_p3_rot] /* s0_p3_rot = const() */
+	adrp x17, .Lzuc_lanes_neon_aes_1_s0_p3_rot
+	ldr q16, [x17, #:lo12:.Lzuc_lanes_neon_aes_1_s0_p3_rot] /* s0_p3_rot = const() */
 	tbl v7.16b, {v16.16b}, v7.16b /* sb_s0_p3_16 = lookup16(s0_p3_rot, sb_s0_ol_16) */
 	add v3.16b, v3.16b, v3.16b /* sb_s0_t2_16 = add(sb_s0_t_16, sb_s0_t_16) */
 	eor v3.16b, v7.16b, v3.16b /* sb_s0_16 = xor(sb_s0_p3_16, sb_s0_t2_16) */
 	and v7.16b, v2.16b, v6.16b /* sb_s1_16_sr_lo = and(sb_s1_16_sr, nibble_mask) */
 	ushr v2.16b, v2.16b, #4 /* sb_s1_16_sr_hi = shr(sb_s1_16_sr) */
-	adrp x17, .Lzuc_lanes_neon_aes_0_tbl_lo
-	ldr q16, [x17, #:lo12:.Lzuc_lanes_neon_aes_0_tbl_lo] /* tbl_lo = const() */
+	adrp x17, .Lzuc_lanes_neon_aes_1_tbl_lo
+	ldr q16, [x17, #:lo12:.Lzuc_lanes_neon_aes_1_tbl_lo] /* tbl_lo = const() */
 	tbl v7.16b, {v16.16b}, v7.16b /* sb_s1_k_16_1_l = lookup16(tbl_lo, sb_s1_16_sr_lo) */
-	adrp x17, .Lzuc_lanes_neon_aes_0_tbl_hi
-	ldr q16, [x17, #:lo12:.Lzuc_lanes_neon_aes_0_tbl_hi] /* tbl_hi = const() */
+	adrp x17, .Lzuc_lanes_neon_aes_1_tbl_hi
+	ldr q16, [x17, #:lo12:.Lzuc_lanes_neon_aes_1_tbl_hi] /* tbl_hi = const() */
 	tbl v2.16b, {v16.16b}, v2.16b /* sb_s1_k_16_1_h = lookup16(tbl_hi, sb_s1_16_sr_hi) */
 	aese v7.16b, v2.16b /* sb_s1_16_aes = aese(sb_s1_k_16_1_l, sb_s1_k_16_1_h) */
 	and v2.16b, v7.16b, v6.16b /* sb_s1_16_aes_lo = and(sb_s1_16_aes, nibble_mask) */
 	ushr v6.16b, v7.16b, #4 /* sb_s1_16_aes_hi = shr(sb_s1_16_aes) */
-	adrp x17, .Lzuc_lanes_neon_aes_0_tbl_lo_1
-	ldr q7, [x17, #:lo12:.Lzuc_lanes_neon_aes_0_tbl_lo_1] /* tbl_lo_1 = const() */
+	adrp x17, .Lzuc_lanes_neon_aes_1_tbl_lo_1
+	ldr q7, [x17, #:lo12:.Lzuc_lanes_neon_aes_1_tbl_lo_1] /* tbl_lo_1 = const() */
 	tbl v2.16b, {v7.16b}, v2.16b /* sb_s1_16_l = lookup16(tbl_lo_1, sb_s1_16_aes_lo) */
-	adrp x17, .Lzuc_lanes_neon_aes_0_tbl_hi_1
-	ldr q7, [x17, #:lo12:.Lzuc_lanes_neon_aes_0_tbl_hi_1] /* tbl_hi_1 = const() */
+	adrp x17, .Lzuc_lanes_neon_aes_1_tbl_hi_1
+	ldr q7, [x17, #:lo12:.Lzuc_lanes_neon_aes_1_tbl_hi_1] /* tbl_hi_1 = const() */
 	tbl v6.16b, {v7.16b}, v6.16b /* sb_s1_16_h = lookup16(tbl_hi_1, sb_s1_16_aes_hi) */
 	eor v2.16b, v2.16b, v6.16b /* sb_s1_16 = xor(sb_s1_16_l, sb_s1_16_h) */
 	trn2 v6.16b, v2.16b, v3.16b /* r1_16 = trn(sb_s1_16, sb_s0_16) */
@@ -1871,1803 +3613,6 @@ SYM_FUNC_END(zuc_lanes_neon_aes_init)
  */
 	.p2align 4
 SYM_FUNC_START(zuc_lanes_neon_aes_keystream)
-	sub sp, sp, #672
-	stp d8, d9, [sp] /* callee-saved: low halves */
-	stp d10, d11, [sp, #16] /* callee-saved: low halves */
-	stp d12, d13, [sp, #32] /* callee-saved: low halves */
-	stp d14, d15, [sp, #48] /* callee-saved: low halves */
-
-	/* Load the state of 4 lanes: one register per word. */
-	ldr q0, [x0] /* g0s0 = load() */
-	ldr q1, [x0, #16] /* g0s1 = load() */
-	ldr q2, [x0, #32] /* g0s2 = load() */
-	ldr q3, [x0, #48] /* g0s3 = load() */
-	ldr q4, [x0, #64] /* g0s4 = load() */
-	ldr q5, [x0, #80] /* g0s5 = load() */
-	ldr q6, [x0, #96] /* g0s6 = load() */
-	ldr q7, [x0, #112] /* g0s7 = load() */
-	ldr q16, [x0, #128] /* g0s8 = load() */
-	ldr q17, [x0, #144] /* g0s9 = load() */
-	ldr q18, [x0, #160] /* g0s10 = load() */
-	ldr q19, [x0, #176] /* g0s11 = load() */
-	ldr q20, [x0, #192] /* g0s12 = load() */
-	ldr q21, [x0, #208] /* g0s13 = load() */
-	ldr q22, [x0, #224] /* g0s14 = load() */
-	ldr q23, [x0, #240] /* g0s15 = load() */
-	ldr q24, [x0, #256] /* g0r1 = load() */
-	ldr q25, [x0, #272] /* g0r2 = load() */
-
-	/* Round 0, lanes 0..3: BR, F (Z out), LFSR feedback. */
-	add v26.4s, v23.4s, v23.4s /* dbl = add(g0s15, g0s15) */
-	adrp x17, .Lzuc_lanes_neon_aes_1_high16
-	ldr q27, [x17, #:lo12:.Lzuc_lanes_neon_aes_1_high16] /* high16 = const() */
-	mov v28.16b, v27.16b /* high16 */
-	bsl v28.16b, v26.16b, v22.16b /* x0 = bsl(high16, g0s14, dbl) */
-	eor v28.16b, v28.16b, v24.16b /* x0r1 = xor(x0, g0r1) */
-	add v28.4s, v28.4s, v25.4s /* w = add(x0r1, g0r2) */
-	add v29.4s, v17.4s, v17.4s /* dbl_1 = add(g0s9, g0s9) */
-	ushr v30.4s, v29.4s, #16 /* x1_r = shr(dbl_1) */
-	sli v30.4s, v19.4s, #16 /* x1 = sli(x1_r, g0s11) */
-	add v24.4s, v24.4s, v30.4s /* w1 = add(g0r1, x1) */
-	add v31.4s, v5.4s, v5.4s /* dbl_2 = add(g0s5, g0s5) */
-	ushr v8.4s, v31.4s, #16 /* x2_r = shr(dbl_2) */
-	sli v8.4s, v7.4s, #16 /* x2 = sli(x2_r, g0s7) */
-	eor v25.16b, v25.16b, v8.16b /* w2 = xor(g0r2, x2) */
-	add v9.4s, v0.4s, v0.4s /* dbl_3 = add(g0s0, g0s0) */
-	ushr v10.4s, v9.4s, #16 /* x3_r = shr(dbl_3) */
-	sli v10.4s, v2.4s, #16 /* x3 = sli(x3_r, g0s2) */
-	eor v28.16b, v28.16b, v10.16b /* z = xor(w, x3) */
-	ushr v9.4s, v9.4s, #24 /* s0k_o_r = shr(dbl_3) */
-	sli v9.4s, v0.4s, #8 /* s0k_o = sli(s0k_o_r, g0s0) */
-	adrp x17, .Lzuc_lanes_neon_aes_1_modulus
-	ldr q10, [x17, #:lo12:.Lzuc_lanes_neon_aes_1_modulus] /* modulus = const() */
-	and v9.16b, v9.16b, v10.16b /* s0k = and(s0k_o, modulus) */
-
-	/* Keystream of lanes 0..3: big-endian, transposed to 64 bytes per lane. */
-	rev32 v28.16b, v28.16b /* zbe = rev(z) */
-	ushr v11.4s, v25.4s, #16 /* l1in_r = shr(w2) */
-	sli v11.4s, v24.4s, #16 /* l1in = sli(l1in_r, w1) */
-	ushr v24.4s, v24.4s, #16 /* l2in_r = shr(w1) */
-	sli v24.4s, v25.4s, #16 /* l2in = sli(l2in_r, w2) */
-	adrp x17, .Lzuc_lanes_neon_aes_1_rotl24
-	ldr q25, [x17, #:lo12:.Lzuc_lanes_neon_aes_1_rotl24] /* rotl24 = const() */
-	tbl v12.16b, {v11.16b}, v25.16b /* ur24 = lookup16(l1in, rotl24) */
-	eor v12.16b, v11.16b, v12.16b /* u_acc = xor(l1in, ur24) */
-	adrp x17, .Lzuc_lanes_neon_aes_1_rotl8
-	ldr q13, [x17, #:lo12:.Lzuc_lanes_neon_aes_1_rotl8] /* rotl8 = const() */
-	tbl v14.16b, {v11.16b}, v13.16b /* ur8 = lookup16(l1in, rotl8) */
-	eor v14.16b, v11.16b, v14.16b /* ug_acc = xor(l1in, ur8) */
-	rev32 v11.8h, v11.8h /* ur16 = rev(l1in) */
-	eor v11.16b, v14.16b, v11.16b /* ug = xor(ug_acc, ur16) */
-	ushr v14.4s, v11.4s, #30 /* ur2_r = shr(ug) */
-	sli v14.4s, v11.4s, #2 /* ur2 = sli(ur2_r, ug) */
-	eor v11.16b, v12.16b, v14.16b /* u = xor(u_acc, ur2) */
-	tbl v12.16b, {v24.16b}, v13.16b /* vr8 = lookup16(l2in, rotl8) */
-	rev32 v14.8h, v24.8h /* vr16 = rev(l2in) */
-	eor v14.16b, v12.16b, v14.16b /* vg_acc = xor(vr8, vr16) */
-	eor v12.16b, v24.16b, v12.16b /* v_acc = xor(l2in, vr8) */
-	tbl v24.16b, {v24.16b}, v25.16b /* vr24 = lookup16(l2in, rotl24) */
-	eor v24.16b, v14.16b, v24.16b /* vg = xor(vg_acc, vr24) */
-	ushr v14.4s, v24.4s, #26 /* vr6_r = shr(vg) */
-	sli v14.4s, v24.4s, #6 /* vr6 = sli(vr6_r, vg) */
-	eor v24.16b, v12.16b, v14.16b /* v = xor(v_acc, vr6) */
-	trn2 v12.16b, v24.16b, v11.16b /* sb_in_x = trn(v, u) */
-	trn1 v24.16b, v24.16b, v11.16b /* sb_in_y = trn(v, u) */
-	adrp x17, .Lzuc_lanes_neon_aes_1_inv_shift_rows
-	ldr q11, [x17, #:lo12:.Lzuc_lanes_neon_aes_1_inv_shift_rows] /* inv_shift_rows = const() */
-	tbl v24.16b, {v24.16b}, v11.16b /* sb_s1_sr = lookup16(sb_in_y, inv_shift_rows) */
-	adrp x17, .Lzuc_lanes_neon_aes_1_nibble_mask
-	ldr q14, [x17, #:lo12:.Lzuc_lanes_neon_aes_1_nibble_mask] /* nibble_mask = const() */
-	and v15.16b, v12.16b, v14.16b /* sb_s0_xl = and(sb_in_x, nibble_mask) */
-	ushr v12.16b, v12.16b, #4 /* sb_s0_xh = shr(sb_in_x) */
-	str q28, [sp, #64] /* spill zbe */
-	adrp x17, .Lzuc_lanes_neon_aes_1_s0_p1
-	ldr q28, [x17, #:lo12:.Lzuc_lanes_neon_aes_1_s0_p1] /* s0_p1 = const() */
-	str q29, [sp, #80] /* spill dbl_1 */
-	tbl v29.16b, {v28.16b}, v15.16b /* sb_s0_p1 = lookup16(s0_p1, sb_s0_xl) */
-	eor v29.16b, v29.16b, v12.16b /* sb_s0_t = xor(sb_s0_p1, sb_s0_xh) */
-	adrp x17, .Lzuc_lanes_neon_aes_1_s0_p2
-	ldr q12, [x17, #:lo12:.Lzuc_lanes_neon_aes_1_s0_p2] /* s0_p2 = const() */
-	str q8, [sp, #96] /* spill x2 */
-	tbl v8.16b, {v12.16b}, v29.16b /* sb_s0_p2 = lookup16(s0_p2, sb_s0_t) */
-	eor v8.16b, v8.16b, v15.16b /* sb_s0_ol = xor(sb_s0_p2, sb_s0_xl) */
-	adrp x17, .Lzuc_lanes_neon_aes_1_s0_p3_rot
-	ldr q15, [x17, #:lo12:.Lzuc_lanes_neon_aes_1_s0_p3_rot] /* s0_p3_rot = const() */
-	tbl v8.16b, {v15.16b}, v8.16b /* sb_s0_p3 = lookup16(s0_p3_rot, sb_s0_ol) */
-	add v29.16b, v29.16b, v29.16b /* sb_s0_t2 = add(sb_s0_t, sb_s0_t) */
-	eor v29.16b, v8.16b, v29.16b /* sb_s0 = xor(sb_s0_p3, sb_s0_t2) */
-	and v8.16b, v24.16b, v14.16b /* sb_s1_sr_lo = and(sb_s1_sr, nibble_mask) */
-	ushr v24.16b, v24.16b, #4 /* sb_s1_sr_hi = shr(sb_s1_sr) */
-	str q30, [sp, #112] /* spill x1 */
-	adrp x17, .Lzuc_lanes_neon_aes_1_tbl_lo
-	ldr q30, [x17, #:lo12:.Lzuc_lanes_neon_aes_1_tbl_lo] /* tbl_lo = const() */
-	tbl v8.16b, {v30.16b}, v8.16b /* sb_s1_k_1_l = lookup16(tbl_lo, sb_s1_sr_lo) */
-	adrp x17, .Lzuc_lanes_neon_aes_1_tbl_hi
-	ldr q30, [x17, #:lo12:.Lzuc_lanes_neon_aes_1_tbl_hi] /* tbl_hi = const() */
-	tbl v24.16b, {v30.16b}, v24.16b /* sb_s1_k_1_h = lookup16(tbl_hi, sb_s1_sr_hi) */
-	aese v8.16b, v24.16b /* sb_s1_aes = aese(sb_s1_k_1_l, sb_s1_k_1_h) */
-	and v24.16b, v8.16b, v14.16b /* sb_s1_aes_lo = and(sb_s1_aes, nibble_mask) */
-	ushr v8.16b, v8.16b, #4 /* sb_s1_aes_hi = shr(sb_s1_aes) */
-	adrp x17, .Lzuc_lanes_neon_aes_1_tbl_lo_1
-	ldr q30, [x17, #:lo12:.Lzuc_lanes_neon_aes_1_tbl_lo_1] /* tbl_lo_1 = const() */
-	tbl v24.16b, {v30.16b}, v24.16b /* sb_s1_l = lookup16(tbl_lo_1, sb_s1_aes_lo) */
-	adrp x17, .Lzuc_lanes_neon_aes_1_tbl_hi_1
-	ldr q30, [x17, #:lo12:.Lzuc_lanes_neon_aes_1_tbl_hi_1] /* tbl_hi_1 = const() */
-	tbl v8.16b, {v30.16b}, v8.16b /* sb_s1_h = lookup16(tbl_hi_1, sb_s1_aes_hi) */
-	eor v24.16b, v24.16b, v8.16b /* sb_s1 = xor(sb_s1_l, sb_s1_h) */
-	trn2 v8.16b, v24.16b, v29.16b /* r1 = trn(sb_s1, sb_s0) */
-	trn1 v24.16b, v24.16b, v29.16b /* r2 = trn(sb_s1, sb_s0) */
-	add v29.4s, v4.4s, v4.4s /* dbl_5 = add(g0s4, g0s4) */
-	str q29, [sp, #128] /* spill dbl_5 */
-	ushr v29.4s, v29.4s, #12 /* s4k_o_r = shr(dbl_5) */
-	sli v29.4s, v4.4s, #20 /* s4k_o = sli(s4k_o_r, g0s4) */
-	and v29.16b, v29.16b, v10.16b /* s4k = and(s4k_o, modulus) */
-	add v29.4s, v9.4s, v29.4s /* fb0_s = add(s0k, s4k) */
-	add v9.4s, v18.4s, v18.4s /* dbl_6 = add(g0s10, g0s10) */
-	ushr v30.4s, v9.4s, #11 /* s10k_o_r = shr(dbl_6) */
-	sli v30.4s, v18.4s, #21 /* s10k_o = sli(s10k_o_r, g0s10) */
-	and v30.16b, v30.16b, v10.16b /* s10k = and(s10k_o, modulus) */
-	str q18, [sp, #144] /* spill g0s10 */
-	add v18.4s, v21.4s, v21.4s /* dbl_7 = add(g0s13, g0s13) */
-	str q18, [sp, #160] /* spill dbl_7 */
-	ushr v18.4s, v18.4s, #15 /* s13k_o_r = shr(dbl_7) */
-	sli v18.4s, v21.4s, #17 /* s13k_o = sli(s13k_o_r, g0s13) */
-	and v18.16b, v18.16b, v10.16b /* s13k = and(s13k_o, modulus) */
-	add v18.4s, v30.4s, v18.4s /* fb0_s_1 = add(s10k, s13k) */
-	ushr v30.4s, v26.4s, #17 /* s15k_o_r = shr(dbl) */
-	sli v30.4s, v23.4s, #15 /* s15k_o = sli(s15k_o_r, g0s15) */
-	and v30.16b, v30.16b, v10.16b /* s15k = and(s15k_o, modulus) */
-	str q26, [sp, #176] /* spill dbl */
-	adrp x17, .Lzuc_lanes_neon_aes_1_minus_modulus
-	ldr q26, [x17, #:lo12:.Lzuc_lanes_neon_aes_1_minus_modulus] /* minus_modulus = const() */
-	add v15.4s, v29.4s, v26.4s /* fb0_p = add(fb0_s, minus_modulus) */
-	umin v29.4s, v29.4s, v15.4s /* fb0 = minu(fb0_s, fb0_p) */
-	add v15.4s, v18.4s, v26.4s /* fb0_p_1 = add(fb0_s_1, minus_modulus) */
-	umin v18.4s, v18.4s, v15.4s /* fb0_1 = minu(fb0_s_1, fb0_p_1) */
-	add v18.4s, v29.4s, v18.4s /* fb1_s = add(fb0, fb0_1) */
-	add v29.4s, v18.4s, v26.4s /* fb1_p = add(fb1_s, minus_modulus) */
-	umin v18.4s, v18.4s, v29.4s /* fb1 = minu(fb1_s, fb1_p) */
-	add v18.4s, v18.4s, v30.4s /* fb2_s = add(fb1, s15k) */
-	add v29.4s, v18.4s, v26.4s /* fb2_p = add(fb2_s, minus_modulus) */
-	umin v18.4s, v18.4s, v29.4s /* fb2 = minu(fb2_s, fb2_p) */
-	add v0.4s, v18.4s, v0.4s /* fb_s = add(fb2, g0s0) */
-	add v18.4s, v0.4s, v26.4s /* fb_p = add(fb_s, minus_modulus) */
-	smax v0.4s, v0.4s, v18.4s /* fb = maxs(fb_s, fb_p) */
-
-	/* Round 1, lanes 0..3: BR, F (Z out), LFSR feedback. */
-	add v18.4s, v0.4s, v0.4s /* dbl_9 = add(fb, fb) */
-	mov v29.16b, v27.16b /* high16 */
-	bsl v29.16b, v18.16b, v23.16b /* x0_1 = bsl(high16, g0s15, dbl_9) */
-	eor v29.16b, v29.16b, v8.16b /* x0r1_1 = xor(x0_1, r1) */
-	add v29.4s, v29.4s, v24.4s /* w_1 = add(x0r1_1, r2) */
-	ushr v30.4s, v9.4s, #16 /* x1_1_r = shr(dbl_6) */
-	sli v30.4s, v20.4s, #16 /* x1_1 = sli(x1_1_r, g0s12) */
-	add v8.4s, v8.4s, v30.4s /* w1_1 = add(r1, x1_1) */
-	add v15.4s, v6.4s, v6.4s /* dbl_11 = add(g0s6, g0s6) */
-	str q9, [sp, #192] /* spill dbl_6 */
-	ushr v9.4s, v15.4s, #16 /* x2_1_r = shr(dbl_11) */
-	sli v9.4s, v16.4s, #16 /* x2_1 = sli(x2_1_r, g0s8) */
-	eor v24.16b, v24.16b, v9.16b /* w2_1 = xor(r2, x2_1) */
-	str q9, [sp, #208] /* spill x2_1 */
-	add v9.4s, v1.4s, v1.4s /* dbl_12 = add(g0s1, g0s1) */
-	str q30, [sp, #224] /* spill x1_1 */
-	ushr v30.4s, v9.4s, #16 /* x3_1_r = shr(dbl_12) */
-	sli v30.4s, v3.4s, #16 /* x3_1 = sli(x3_1_r, g0s3) */
-	eor v29.16b, v29.16b, v30.16b /* z_1 = xor(w_1, x3_1) */
-	ushr v30.4s, v9.4s, #24 /* s0k_o_1_r = shr(dbl_12) */
-	sli v30.4s, v1.4s, #8 /* s0k_o_1 = sli(s0k_o_1_r, g0s1) */
-	and v30.16b, v30.16b, v10.16b /* s0k_1 = and(s0k_o_1, modulus) */
-	rev32 v29.16b, v29.16b /* zbe_1 = rev(z_1) */
-	ushr v9.4s, v24.4s, #16 /* l1in_1_r = shr(w2_1) */
-	sli v9.4s, v8.4s, #16 /* l1in_1 = sli(l1in_1_r, w1_1) */
-	ushr v8.4s, v8.4s, #16 /* l2in_1_r = shr(w1_1) */
-	sli v8.4s, v24.4s, #16 /* l2in_1 = sli(l2in_1_r, w2_1) */
-	tbl v24.16b, {v9.16b}, v25.16b /* ur24_1 = lookup16(l1in_1, rotl24) */
-	eor v24.16b, v9.16b, v24.16b /* u_acc_1 = xor(l1in_1, ur24_1) */
-	str q29, [sp, #240] /* spill zbe_1 */
-	tbl v29.16b, {v9.16b}, v13.16b /* ur8_1 = lookup16(l1in_1, rotl8) */
-	eor v29.16b, v9.16b, v29.16b /* ug_acc_1 = xor(l1in_1, ur8_1) */
-	rev32 v9.8h, v9.8h /* ur16_1 = rev(l1in_1) */
-	eor v29.16b, v29.16b, v9.16b /* ug_1 = xor(ug_acc_1, ur16_1) */
-	ushr v9.4s, v29.4s, #30 /* ur2_1_r = shr(ug_1) */
-	sli v9.4s, v29.4s, #2 /* ur2_1 = sli(ur2_1_r, ug_1) */
-	eor v24.16b, v24.16b, v9.16b /* u_1 = xor(u_acc_1, ur2_1) */
-	tbl v29.16b, {v8.16b}, v13.16b /* vr8_1 = lookup16(l2in_1, rotl8) */
-	rev32 v9.8h, v8.8h /* vr16_1 = rev(l2in_1) */
-	eor v9.16b, v29.16b, v9.16b /* vg_acc_1 = xor(vr8_1, vr16_1) */
-	eor v29.16b, v8.16b, v29.16b /* v_acc_1 = xor(l2in_1, vr8_1) */
-	tbl v8.16b, {v8.16b}, v25.16b /* vr24_1 = lookup16(l2in_1, rotl24) */
-	eor v8.16b, v9.16b, v8.16b /* vg_1 = xor(vg_acc_1, vr24_1) */
-	ushr v9.4s, v8.4s, #26 /* vr6_1_r = shr(vg_1) */
-	sli v9.4s, v8.4s, #6 /* vr6_1 = sli(vr6_1_r, vg_1) */
-	eor v29.16b, v29.16b, v9.16b /* v_1 = xor(v_acc_1, vr6_1) */
-	trn2 v8.16b, v29.16b, v24.16b /* sb_in_x_1 = trn(v_1, u_1) */
-	trn1 v24.16b, v29.16b, v24.16b /* sb_in_y_1 = trn(v_1, u_1) */
-	tbl v24.16b, {v24.16b}, v11.16b /* sb_s1_1_sr = lookup16(sb_in_y_1, inv_shift_rows) */
-	and v29.16b, v8.16b, v14.16b /* sb_s0_xl_1 = and(sb_in_x_1, nibble_mask) */
-	ushr v8.16b, v8.16b, #4 /* sb_s0_xh_1 = shr(sb_in_x_1) */
-	tbl v9.16b, {v28.16b}, v29.16b /* sb_s0_p1_1 = lookup16(s0_p1, sb_s0_xl_1) */
-	eor v8.16b, v9.16b, v8.16b /* sb_s0_t_1 = xor(sb_s0_p1_1, sb_s0_xh_1) */
-	tbl v9.16b, {v12.16b}, v8.16b /* sb_s0_p2_1 = lookup16(s0_p2, sb_s0_t_1) */
-	eor v29.16b, v9.16b, v29.16b /* sb_s0_ol_1 = xor(sb_s0_p2_1, sb_s0_xl_1) */
-	adrp x17, .Lzuc_lanes_neon_aes_1_s0_p3_rot
-	ldr q9, [x17, #:lo12:.Lzuc_lanes_neon_aes_1_s0_p3_rot] /* s0_p3_rot = const() */
-	tbl v29.16b, {v9.16b}, v29.16b /* sb_s0_p3_1 = lookup16(s0_p3_rot, sb_s0_ol_1) */
-	add v8.16b, v8.16b, v8.16b /* sb_s0_t2_1 = add(sb_s0_t_1, sb_s0_t_1) */
-	eor v29.16b, v29.16b, v8.16b /* sb_s0_1 = xor(sb_s0_p3_1, sb_s0_t2_1) */
-	and v8.16b, v24.16b, v14.16b /* sb_s1_1_sr_lo = and(sb_s1_1_sr, nibble_mask) */
-	ushr v24.16b, v24.16b, #4 /* sb_s1_1_sr_hi = shr(sb_s1_1_sr) */
-	adrp x17, .Lzuc_lanes_neon_aes_1_tbl_lo
-	ldr q9, [x17, #:lo12:.Lzuc_lanes_neon_aes_1_tbl_lo] /* tbl_lo = const() */
-	tbl v8.16b, {v9.16b}, v8.16b /* sb_s1_k_1_1_l = lookup16(tbl_lo, sb_s1_1_sr_lo) */
-	adrp x17, .Lzuc_lanes_neon_aes_1_tbl_hi
-	ldr q9, [x17, #:lo12:.Lzuc_lanes_neon_aes_1_tbl_hi] /* tbl_hi = const() */
-	tbl v24.16b, {v9.16b}, v24.16b /* sb_s1_k_1_1_h = lookup16(tbl_hi, sb_s1_1_sr_hi) */
-	aese v8.16b, v24.16b /* sb_s1_1_aes = aese(sb_s1_k_1_1_l, sb_s1_k_1_1_h) */
-	and v24.16b, v8.16b, v14.16b /* sb_s1_1_aes_lo = and(sb_s1_1_aes, nibble_mask) */
-	ushr v8.16b, v8.16b, #4 /* sb_s1_1_aes_hi = shr(sb_s1_1_aes) */
-	adrp x17, .Lzuc_lanes_neon_aes_1_tbl_lo_1
-	ldr q9, [x17, #:lo12:.Lzuc_lanes_neon_aes_1_tbl_lo_1] /* tbl_lo_1 = const() */
-	tbl v24.16b, {v9.16b}, v24.16b /* sb_s1_1_l = lookup16(tbl_lo_1, sb_s1_1_aes_lo) */
-	adrp x17, .Lzuc_lanes_neon_aes_1_tbl_hi_1
-	ldr q9, [x17, #:lo12:.Lzuc_lanes_neon_aes_1_tbl_hi_1] /* tbl_hi_1 = const() */
-	tbl v8.16b, {v9.16b}, v8.16b /* sb_s1_1_h = lookup16(tbl_hi_1, sb_s1_1_aes_hi) */
-	eor v24.16b, v24.16b, v8.16b /* sb_s1_1 = xor(sb_s1_1_l, sb_s1_1_h) */
-	trn2 v8.16b, v24.16b, v29.16b /* r1_1 = trn(sb_s1_1, sb_s0_1) */
-	trn1 v24.16b, v24.16b, v29.16b /* r2_1 = trn(sb_s1_1, sb_s0_1) */
-	ushr v29.4s, v31.4s, #12 /* s4k_o_1_r = shr(dbl_2) */
-	sli v29.4s, v5.4s, #20 /* s4k_o_1 = sli(s4k_o_1_r, g0s5) */
-	and v29.16b, v29.16b, v10.16b /* s4k_1 = and(s4k_o_1, modulus) */
-	add v29.4s, v30.4s, v29.4s /* fb0_s_2 = add(s0k_1, s4k_1) */
-	ushr v30.4s, v31.4s, #24 /* s0k_o_5_r = shr(dbl_2) */
-	sli v30.4s, v5.4s, #8 /* s0k_o_5 = sli(s0k_o_5_r, g0s5) */
-	and v30.16b, v30.16b, v10.16b /* s0k_5 = and(s0k_o_5, modulus) */
-	add v31.4s, v19.4s, v19.4s /* dbl_15 = add(g0s11, g0s11) */
-	str q30, [sp, #256] /* spill s0k_5 */
-	ushr v30.4s, v31.4s, #11 /* s10k_o_1_r = shr(dbl_15) */
-	sli v30.4s, v19.4s, #21 /* s10k_o_1 = sli(s10k_o_1_r, g0s11) */
-	and v30.16b, v30.16b, v10.16b /* s10k_1 = and(s10k_o_1, modulus) */
-	str q19, [sp, #272] /* spill g0s11 */
-	add v19.4s, v22.4s, v22.4s /* dbl_16 = add(g0s14, g0s14) */
-	str q19, [sp, #288] /* spill dbl_16 */
-	ushr v19.4s, v19.4s, #15 /* s13k_o_1_r = shr(dbl_16) */
-	sli v19.4s, v22.4s, #17 /* s13k_o_1 = sli(s13k_o_1_r, g0s14) */
-	and v19.16b, v19.16b, v10.16b /* s13k_1 = and(s13k_o_1, modulus) */
-	add v19.4s, v30.4s, v19.4s /* fb0_s_3 = add(s10k_1, s13k_1) */
-	ushr v30.4s, v18.4s, #17 /* s15k_o_1_r = shr(dbl_9) */
-	sli v30.4s, v0.4s, #15 /* s15k_o_1 = sli(s15k_o_1_r, fb) */
-	and v30.16b, v30.16b, v10.16b /* s15k_1 = and(s15k_o_1, modulus) */
-	str q18, [sp, #304] /* spill dbl_9 */
-	add v18.4s, v29.4s, v26.4s /* fb0_p_2 = add(fb0_s_2, minus_modulus) */
-	umin v18.4s, v29.4s, v18.4s /* fb0_2 = minu(fb0_s_2, fb0_p_2) */
-	add v29.4s, v19.4s, v26.4s /* fb0_p_3 = add(fb0_s_3, minus_modulus) */
-	umin v19.4s, v19.4s, v29.4s /* fb0_3 = minu(fb0_s_3, fb0_p_3) */
-	add v18.4s, v18.4s, v19.4s /* fb1_s_1 = add(fb0_2, fb0_3) */
-	add v19.4s, v18.4s, v26.4s /* fb1_p_1 = add(fb1_s_1, minus_modulus) */
-	umin v18.4s, v18.4s, v19.4s /* fb1_1 = minu(fb1_s_1, fb1_p_1) */
-	add v18.4s, v18.4s, v30.4s /* fb2_s_1 = add(fb1_1, s15k_1) */
-	add v19.4s, v18.4s, v26.4s /* fb2_p_1 = add(fb2_s_1, minus_modulus) */
-	umin v18.4s, v18.4s, v19.4s /* fb2_1 = minu(fb2_s_1, fb2_p_1) */
-	add v1.4s, v18.4s, v1.4s /* fb_s_1 = add(fb2_1, g0s1) */
-	add v18.4s, v1.4s, v26.4s /* fb_p_1 = add(fb_s_1, minus_modulus) */
-	smax v1.4s, v1.4s, v18.4s /* fb_1 = maxs(fb_s_1, fb_p_1) */
-
-	/* Round 2, lanes 0..3: BR, F (Z out), LFSR feedback. */
-	add v18.4s, v1.4s, v1.4s /* dbl_18 = add(fb_1, fb_1) */
-	mov v19.16b, v27.16b /* high16 */
-	bsl v19.16b, v18.16b, v0.16b /* x0_2 = bsl(high16, fb, dbl_18) */
-	eor v19.16b, v19.16b, v8.16b /* x0r1_2 = xor(x0_2, r1_1) */
-	add v19.4s, v19.4s, v24.4s /* w_2 = add(x0r1_2, r2_1) */
-	ushr v29.4s, v31.4s, #16 /* x1_2_r = shr(dbl_15) */
-	sli v29.4s, v21.4s, #16 /* x1_2 = sli(x1_2_r, g0s13) */
-	add v30.4s, v8.4s, v29.4s /* w1_2 = add(r1_1, x1_2) */
-	add v8.4s, v7.4s, v7.4s /* dbl_20 = add(g0s7, g0s7) */
-	str q31, [sp, #320] /* spill dbl_15 */
-	ushr v31.4s, v8.4s, #16 /* x2_2_r = shr(dbl_20) */
-	sli v31.4s, v17.4s, #16 /* x2_2 = sli(x2_2_r, g0s9) */
-	eor v24.16b, v24.16b, v31.16b /* w2_2 = xor(r2_1, x2_2) */
-	str q31, [sp, #336] /* spill x2_2 */
-	add v31.4s, v2.4s, v2.4s /* dbl_21 = add(g0s2, g0s2) */
-	str q29, [sp, #352] /* spill x1_2 */
-	ushr v29.4s, v31.4s, #16 /* x3_2_r = shr(dbl_21) */
-	sli v29.4s, v4.4s, #16 /* x3_2 = sli(x3_2_r, g0s4) */
-	eor v19.16b, v19.16b, v29.16b /* z_2 = xor(w_2, x3_2) */
-	ushr v29.4s, v31.4s, #24 /* s0k_o_2_r = shr(dbl_21) */
-	sli v29.4s, v2.4s, #8 /* s0k_o_2 = sli(s0k_o_2_r, g0s2) */
-	and v29.16b, v29.16b, v10.16b /* s0k_2 = and(s0k_o_2, modulus) */
-	rev32 v19.16b, v19.16b /* zbe_2 = rev(z_2) */
-	ushr v31.4s, v24.4s, #16 /* l1in_2_r = shr(w2_2) */
-	sli v31.4s, v30.4s, #16 /* l1in_2 = sli(l1in_2_r, w1_2) */
-	ushr v30.4s, v30.4s, #16 /* l2in_2_r = shr(w1_2) */
-	sli v30.4s, v24.4s, #16 /* l2in_2 = sli(l2in_2_r, w2_2) */
-	tbl v24.16b, {v31.16b}, v25.16b /* ur24_2 = lookup16(l1in_2, rotl24) */
-	eor v24.16b, v31.16b, v24.16b /* u_acc_2 = xor(l1in_2, ur24_2) */
-	str q19, [sp, #368] /* spill zbe_2 */
-	tbl v19.16b, {v31.16b}, v13.16b /* ur8_2 = lookup16(l1in_2, rotl8) */
-	eor v19.16b, v31.16b, v19.16b /* ug_acc_2 = xor(l1in_2, ur8_2) */
-	rev32 v31.8h, v31.8h /* ur16_2 = rev(l1in_2) */
-	eor v19.16b, v19.16b, v31.16b /* ug_2 = xor(ug_acc_2, ur16_2) */
-	ushr v31.4s, v19.4s, #30 /* ur2_2_r = shr(ug_2) */
-	sli v31.4s, v19.4s, #2 /* ur2_2 = sli(ur2_2_r, ug_2) */
-	eor v19.16b, v24.16b, v31.16b /* u_2 = xor(u_acc_2, ur2_2) */
-	tbl v24.16b, {v30.16b}, v13.16b /* vr8_2 = lookup16(l2in_2, rotl8) */
-	rev32 v31.8h, v30.8h /* vr16_2 = rev(l2in_2) */
-	eor v31.16b, v24.16b, v31.16b /* vg_acc_2 = xor(vr8_2, vr16_2) */
-	eor v24.16b, v30.16b, v24.16b /* v_acc_2 = xor(l2in_2, vr8_2) */
-	tbl v30.16b, {v30.16b}, v25.16b /* vr24_2 = lookup16(l2in_2, rotl24) */
-	eor v30.16b, v31.16b, v30.16b /* vg_2 = xor(vg_acc_2, vr24_2) */
-	ushr v31.4s, v30.4s, #26 /* vr6_2_r = shr(vg_2) */
-	sli v31.4s, v30.4s, #6 /* vr6_2 = sli(vr6_2_r, vg_2) */
-	eor v24.16b, v24.16b, v31.16b /* v_2 = xor(v_acc_2, vr6_2) */
-	trn2 v30.16b, v24.16b, v19.16b /* sb_in_x_2 = trn(v_2, u_2) */
-	trn1 v19.16b, v24.16b, v19.16b /* sb_in_y_2 = trn(v_2, u_2) */
-	tbl v19.16b, {v19.16b}, v11.16b /* sb_s1_2_sr = lookup16(sb_in_y_2, inv_shift_rows) */
-	and v24.16b, v30.16b, v14.16b /* sb_s0_xl_2 = and(sb_in_x_2, nibble_mask) */
-	ushr v30.16b, v30.16b, #4 /* sb_s0_xh_2 = shr(sb_in_x_2) */
-	tbl v31.16b, {v28.16b}, v24.16b /* sb_s0_p1_2 = lookup16(s0_p1, sb_s0_xl_2) */
-	eor v30.16b, v31.16b, v30.16b /* sb_s0_t_2 = xor(sb_s0_p1_2, sb_s0_xh_2) */
-	tbl v31.16b, {v12.16b}, v30.16b /* sb_s0_p2_2 = lookup16(s0_p2, sb_s0_t_2) */
-	eor v24.16b, v31.16b, v24.16b /* sb_s0_ol_2 = xor(sb_s0_p2_2, sb_s0_xl_2) */
-	adrp x17, .Lzuc_lanes_neon_aes_1_s0_p3_rot
-	ldr q31, [x17, #:lo12:.Lzuc_lanes_neon_aes_1_s0_p3_rot] /* s0_p3_rot = const() */
-	tbl v24.16b, {v31.16b}, v24.16b /* sb_s0_p3_2 = lookup16(s0_p3_rot, sb_s0_ol_2) */
-	add v30.16b, v30.16b, v30.16b /* sb_s0_t2_2 = add(sb_s0_t_2, sb_s0_t_2) */
-	eor v24.16b, v24.16b, v30.16b /* sb_s0_2 = xor(sb_s0_p3_2, sb_s0_t2_2) */
-	and v30.16b, v19.16b, v14.16b /* sb_s1_2_sr_lo = and(sb_s1_2_sr, nibble_mask) */
-	ushr v19.16b, v19.16b, #4 /* sb_s1_2_sr_hi = shr(sb_s1_2_sr) */
-	str q17, [sp, #384] /* spill g0s9 */
-	adrp x17, .Lzuc_lanes_neon_aes_1_tbl_lo
-	ldr q17, [x17, #:lo12:.Lzuc_lanes_neon_aes_1_tbl_lo] /* tbl_lo = const() */
-	tbl v30.16b, {v17.16b}, v30.16b /* sb_s1_k_2_1_l = lookup16(tbl_lo, sb_s1_2_sr_lo) */
-	adrp x17, .Lzuc_lanes_neon_aes_1_tbl_hi
-	ldr q17, [x17, #:lo12:.Lzuc_lanes_neon_aes_1_tbl_hi] /* tbl_hi = const() */
-	tbl v19.16b, {v17.16b}, v19.16b /* sb_s1_k_2_1_h = lookup16(tbl_hi, sb_s1_2_sr_hi) */
-	aese v30.16b, v19.16b /* sb_s1_2_aes = aese(sb_s1_k_2_1_l, sb_s1_k_2_1_h) */
-	and v19.16b, v30.16b, v14.16b /* sb_s1_2_aes_lo = and(sb_s1_2_aes, nibble_mask) */
-	ushr v30.16b, v30.16b, #4 /* sb_s1_2_aes_hi = shr(sb_s1_2_aes) */
-	adrp x17, .Lzuc_lanes_neon_aes_1_tbl_lo_1
-	ldr q17, [x17, #:lo12:.Lzuc_lanes_neon_aes_1_tbl_lo_1] /* tbl_lo_1 = const() */
-	tbl v19.16b, {v17.16b}, v19.16b /* sb_s1_2_l = lookup16(tbl_lo_1, sb_s1_2_aes_lo) */
-	tbl v30.16b, {v9.16b}, v30.16b /* sb_s1_2_h = lookup16(tbl_hi_1, sb_s1_2_aes_hi) */
-	eor v19.16b, v19.16b, v30.16b /* sb_s1_2 = xor(sb_s1_2_l, sb_s1_2_h) */
-	trn2 v30.16b, v19.16b, v24.16b /* r1_2 = trn(sb_s1_2, sb_s0_2) */
-	trn1 v19.16b, v19.16b, v24.16b /* r2_2 = trn(sb_s1_2, sb_s0_2) */
-	ushr v24.4s, v15.4s, #12 /* s4k_o_2_r = shr(dbl_11) */
-	sli v24.4s, v6.4s, #20 /* s4k_o_2 = sli(s4k_o_2_r, g0s6) */
-	and v24.16b, v24.16b, v10.16b /* s4k_2 = and(s4k_o_2, modulus) */
-	add v24.4s, v29.4s, v24.4s /* fb0_s_4 = add(s0k_2, s4k_2) */
-	ushr v29.4s, v15.4s, #24 /* s0k_o_6_r = shr(dbl_11) */
-	sli v29.4s, v6.4s, #8 /* s0k_o_6 = sli(s0k_o_6_r, g0s6) */
-	and v29.16b, v29.16b, v10.16b /* s0k_6 = and(s0k_o_6, modulus) */
-	add v15.4s, v20.4s, v20.4s /* dbl_24 = add(g0s12, g0s12) */
-	str q29, [sp, #400] /* spill s0k_6 */
-	ushr v29.4s, v15.4s, #11 /* s10k_o_2_r = shr(dbl_24) */
-	sli v29.4s, v20.4s, #21 /* s10k_o_2 = sli(s10k_o_2_r, g0s12) */
-	and v29.16b, v29.16b, v10.16b /* s10k_2 = and(s10k_o_2, modulus) */
-	str q20, [sp, #416] /* spill g0s12 */
-	ldr q20, [sp, #176] /* reload dbl */
-	ushr v20.4s, v20.4s, #15 /* s13k_o_2_r = shr(dbl) */
-	sli v20.4s, v23.4s, #17 /* s13k_o_2 = sli(s13k_o_2_r, g0s15) */
-	and v20.16b, v20.16b, v10.16b /* s13k_2 = and(s13k_o_2, modulus) */
-	add v20.4s, v29.4s, v20.4s /* fb0_s_5 = add(s10k_2, s13k_2) */
-	ushr v29.4s, v18.4s, #17 /* s15k_o_2_r = shr(dbl_18) */
-	sli v29.4s, v1.4s, #15 /* s15k_o_2 = sli(s15k_o_2_r, fb_1) */
-	and v29.16b, v29.16b, v10.16b /* s15k_2 = and(s15k_o_2, modulus) */
-	str q18, [sp, #432] /* spill dbl_18 */
-	add v18.4s, v24.4s, v26.4s /* fb0_p_4 = add(fb0_s_4, minus_modulus) */
-	umin v18.4s, v24.4s, v18.4s /* fb0_4 = minu(fb0_s_4, fb0_p_4) */
-	add v24.4s, v20.4s, v26.4s /* fb0_p_5 = add(fb0_s_5, minus_modulus) */
-	umin v20.4s, v20.4s, v24.4s /* fb0_5 = minu(fb0_s_5, fb0_p_5) */
-	add v18.4s, v18.4s, v20.4s /* fb1_s_2 = add(fb0_4, fb0_5) */
-	add v20.4s, v18.4s, v26.4s /* fb1_p_2 = add(fb1_s_2, minus_modulus) */
-	umin v18.4s, v18.4s, v20.4s /* fb1_2 = minu(fb1_s_2, fb1_p_2) */
-	add v18.4s, v18.4s, v29.4s /* fb2_s_2 = add(fb1_2, s15k_2) */
-	add v20.4s, v18.4s, v26.4s /* fb2_p_2 = add(fb2_s_2, minus_modulus) */
-	umin v18.4s, v18.4s, v20.4s /* fb2_2 = minu(fb2_s_2, fb2_p_2) */
-	add v2.4s, v18.4s, v2.4s /* fb_s_2 = add(fb2_2, g0s2) */
-	add v18.4s, v2.4s, v26.4s /* fb_p_2 = add(fb_s_2, minus_modulus) */
-	smax v2.4s, v2.4s, v18.4s /* fb_2 = maxs(fb_s_2, fb_p_2) */
-
-	/* Round 3, lanes 0..3: BR, F (Z out), LFSR feedback. */
-	add v18.4s, v2.4s, v2.4s /* dbl_27 = add(fb_2, fb_2) */
-	mov v20.16b, v27.16b /* high16 */
-	bsl v20.16b, v18.16b, v1.16b /* x0_3 = bsl(high16, fb_1, dbl_27) */
-	eor v20.16b, v20.16b, v30.16b /* x0r1_3 = xor(x0_3, r1_2) */
-	add v20.4s, v20.4s, v19.4s /* w_3 = add(x0r1_3, r2_2) */
-	ushr v24.4s, v15.4s, #16 /* x1_3_r = shr(dbl_24) */
-	sli v24.4s, v22.4s, #16 /* x1_3 = sli(x1_3_r, g0s14) */
-	add v29.4s, v30.4s, v24.4s /* w1_3 = add(r1_2, x1_3) */
-	add v30.4s, v16.4s, v16.4s /* dbl_29 = add(g0s8, g0s8) */
-	str q15, [sp, #448] /* spill dbl_24 */
-	ushr v15.4s, v30.4s, #16 /* x2_3_r = shr(dbl_29) */
-	str q24, [sp, #464] /* spill x1_3 */
-	ldr q24, [sp, #144] /* reload g0s10 */
-	sli v15.4s, v24.4s, #16 /* x2_3 = sli(x2_3_r, g0s10) */
-	eor v19.16b, v19.16b, v15.16b /* w2_3 = xor(r2_2, x2_3) */
-	add v24.4s, v3.4s, v3.4s /* dbl_30 = add(g0s3, g0s3) */
-	str q15, [sp, #480] /* spill x2_3 */
-	ushr v15.4s, v24.4s, #16 /* x3_3_r = shr(dbl_30) */
-	sli v15.4s, v5.4s, #16 /* x3_3 = sli(x3_3_r, g0s5) */
-	eor v20.16b, v20.16b, v15.16b /* z_3 = xor(w_3, x3_3) */
-	ushr v24.4s, v24.4s, #24 /* s0k_o_3_r = shr(dbl_30) */
-	sli v24.4s, v3.4s, #8 /* s0k_o_3 = sli(s0k_o_3_r, g0s3) */
-	and v24.16b, v24.16b, v10.16b /* s0k_3 = and(s0k_o_3, modulus) */
-	rev32 v20.16b, v20.16b /* zbe_3 = rev(z_3) */
-	ushr v15.4s, v19.4s, #16 /* l1in_3_r = shr(w2_3) */
-	sli v15.4s, v29.4s, #16 /* l1in_3 = sli(l1in_3_r, w1_3) */
-	ushr v29.4s, v29.4s, #16 /* l2in_3_r = shr(w1_3) */
-	sli v29.4s, v19.4s, #16 /* l2in_3 = sli(l2in_3_r, w2_3) */
-	tbl v19.16b, {v15.16b}, v25.16b /* ur24_3 = lookup16(l1in_3, rotl24) */
-	eor v19.16b, v15.16b, v19.16b /* u_acc_3 = xor(l1in_3, ur24_3) */
-	str q20, [sp, #496] /* spill zbe_3 */
-	tbl v20.16b, {v15.16b}, v13.16b /* ur8_3 = lookup16(l1in_3, rotl8) */
-	eor v20.16b, v15.16b, v20.16b /* ug_acc_3 = xor(l1in_3, ur8_3) */
-	rev32 v15.8h, v15.8h /* ur16_3 = rev(l1in_3) */
-	eor v20.16b, v20.16b, v15.16b /* ug_3 = xor(ug_acc_3, ur16_3) */
-	ushr v15.4s, v20.4s, #30 /* ur2_3_r = shr(ug_3) */
-	sli v15.4s, v20.4s, #2 /* ur2_3 = sli(ur2_3_r, ug_3) */
-	eor v19.16b, v19.16b, v15.16b /* u_3 = xor(u_acc_3, ur2_3) */
-	tbl v20.16b, {v29.16b}, v13.16b /* vr8_3 = lookup16(l2in_3, rotl8) */
-	rev32 v15.8h, v29.8h /* vr16_3 = rev(l2in_3) */
-	eor v15.16b, v20.16b, v15.16b /* vg_acc_3 = xor(vr8_3, vr16_3) */
-	eor v20.16b, v29.16b, v20.16b /* v_acc_3 = xor(l2in_3, vr8_3) */
-	tbl v29.16b, {v29.16b}, v25.16b /* vr24_3 = lookup16(l2in_3, rotl24) */
-	eor v29.16b, v15.16b, v29.16b /* vg_3 = xor(vg_acc_3, vr24_3) */
-	ushr v15.4s, v29.4s, #26 /* vr6_3_r = shr(vg_3) */
-	sli v15.4s, v29.4s, #6 /* vr6_3 = sli(vr6_3_r, vg_3) */
-	eor v20.16b, v20.16b, v15.16b /* v_3 = xor(v_acc_3, vr6_3) */
-	trn2 v29.16b, v20.16b, v19.16b /* sb_in_x_3 = trn(v_3, u_3) */
-	trn1 v19.16b, v20.16b, v19.16b /* sb_in_y_3 = trn(v_3, u_3) */
-	tbl v19.16b, {v19.16b}, v11.16b /* sb_s1_3_sr = lookup16(sb_in_y_3, inv_shift_rows) */
-	and v20.16b, v29.16b, v14.16b /* sb_s0_xl_3 = and(sb_in_x_3, nibble_mask) */
-	ushr v29.16b, v29.16b, #4 /* sb_s0_xh_3 = shr(sb_in_x_3) */
-	tbl v15.16b, {v28.16b}, v20.16b /* sb_s0_p1_3 = lookup16(s0_p1, sb_s0_xl_3) */
-	eor v29.16b, v15.16b, v29.16b /* sb_s0_t_3 = xor(sb_s0_p1_3, sb_s0_xh_3) */
-	tbl v15.16b, {v12.16b}, v29.16b /* sb_s0_p2_3 = lookup16(s0_p2, sb_s0_t_3) */
-	eor v20.16b, v15.16b, v20.16b /* sb_s0_ol_3 = xor(sb_s0_p2_3, sb_s0_xl_3) */
-	tbl v20.16b, {v31.16b}, v20.16b /* sb_s0_p3_3 = lookup16(s0_p3_rot, sb_s0_ol_3) */
-	add v29.16b, v29.16b, v29.16b /* sb_s0_t2_3 = add(sb_s0_t_3, sb_s0_t_3) */
-	eor v20.16b, v20.16b, v29.16b /* sb_s0_3 = xor(sb_s0_p3_3, sb_s0_t2_3) */
-	and v29.16b, v19.16b, v14.16b /* sb_s1_3_sr_lo = and(sb_s1_3_sr, nibble_mask) */
-	ushr v19.16b, v19.16b, #4 /* sb_s1_3_sr_hi = shr(sb_s1_3_sr) */
-	adrp x17, .Lzuc_lanes_neon_aes_1_tbl_lo
-	ldr q15, [x17, #:lo12:.Lzuc_lanes_neon_aes_1_tbl_lo] /* tbl_lo = const() */
-	tbl v29.16b, {v15.16b}, v29.16b /* sb_s1_k_3_1_l = lookup16(tbl_lo, sb_s1_3_sr_lo) */
-	str q5, [sp, #512] /* spill g0s5 */
-	adrp x17, .Lzuc_lanes_neon_aes_1_tbl_hi
-	ldr q5, [x17, #:lo12:.Lzuc_lanes_neon_aes_1_tbl_hi] /* tbl_hi = const() */
-	tbl v19.16b, {v5.16b}, v19.16b /* sb_s1_k_3_1_h = lookup16(tbl_hi, sb_s1_3_sr_hi) */
-	aese v29.16b, v19.16b /* sb_s1_3_aes = aese(sb_s1_k_3_1_l, sb_s1_k_3_1_h) */
-	and v19.16b, v29.16b, v14.16b /* sb_s1_3_aes_lo = and(sb_s1_3_aes, nibble_mask) */
-	ushr v29.16b, v29.16b, #4 /* sb_s1_3_aes_hi = shr(sb_s1_3_aes) */
-	tbl v19.16b, {v17.16b}, v19.16b /* sb_s1_3_l = lookup16(tbl_lo_1, sb_s1_3_aes_lo) */
-	tbl v29.16b, {v9.16b}, v29.16b /* sb_s1_3_h = lookup16(tbl_hi_1, sb_s1_3_aes_hi) */
-	eor v19.16b, v19.16b, v29.16b /* sb_s1_3 = xor(sb_s1_3_l, sb_s1_3_h) */
-	trn2 v29.16b, v19.16b, v20.16b /* r1_3 = trn(sb_s1_3, sb_s0_3) */
-	trn1 v19.16b, v19.16b, v20.16b /* r2_3 = trn(sb_s1_3, sb_s0_3) */
-	ushr v20.4s, v8.4s, #12 /* s4k_o_3_r = shr(dbl_20) */
-	sli v20.4s, v7.4s, #20 /* s4k_o_3 = sli(s4k_o_3_r, g0s7) */
-	and v20.16b, v20.16b, v10.16b /* s4k_3 = and(s4k_o_3, modulus) */
-	add v20.4s, v24.4s, v20.4s /* fb0_s_6 = add(s0k_3, s4k_3) */
-	ushr v24.4s, v8.4s, #24 /* s0k_o_7_r = shr(dbl_20) */
-	sli v24.4s, v7.4s, #8 /* s0k_o_7 = sli(s0k_o_7_r, g0s7) */
-	and v24.16b, v24.16b, v10.16b /* s0k_7 = and(s0k_o_7, modulus) */
-	ldr q8, [sp, #160] /* reload dbl_7 */
-	str q7, [sp, #528] /* spill g0s7 */
-	ushr v7.4s, v8.4s, #11 /* s10k_o_3_r = shr(dbl_7) */
-	sli v7.4s, v21.4s, #21 /* s10k_o_3 = sli(s10k_o_3_r, g0s13) */
-	and v7.16b, v7.16b, v10.16b /* s10k_3 = and(s10k_o_3, modulus) */
-	str q21, [sp, #544] /* spill g0s13 */
-	ldr q21, [sp, #304] /* reload dbl_9 */
-	ushr v21.4s, v21.4s, #15 /* s13k_o_3_r = shr(dbl_9) */
-	sli v21.4s, v0.4s, #17 /* s13k_o_3 = sli(s13k_o_3_r, fb) */
-	and v21.16b, v21.16b, v10.16b /* s13k_3 = and(s13k_o_3, modulus) */
-	add v7.4s, v7.4s, v21.4s /* fb0_s_7 = add(s10k_3, s13k_3) */
-	ushr v21.4s, v18.4s, #17 /* s15k_o_3_r = shr(dbl_27) */
-	sli v21.4s, v2.4s, #15 /* s15k_o_3 = sli(s15k_o_3_r, fb_2) */
-	and v21.16b, v21.16b, v10.16b /* s15k_3 = and(s15k_o_3, modulus) */
-	str q24, [sp, #560] /* spill s0k_7 */
-	add v24.4s, v20.4s, v26.4s /* fb0_p_6 = add(fb0_s_6, minus_modulus) */
-	umin v20.4s, v20.4s, v24.4s /* fb0_6 = minu(fb0_s_6, fb0_p_6) */
-	add v24.4s, v7.4s, v26.4s /* fb0_p_7 = add(fb0_s_7, minus_modulus) */
-	umin v7.4s, v7.4s, v24.4s /* fb0_7 = minu(fb0_s_7, fb0_p_7) */
-	add v7.4s, v20.4s, v7.4s /* fb1_s_3 = add(fb0_6, fb0_7) */
-	add v20.4s, v7.4s, v26.4s /* fb1_p_3 = add(fb1_s_3, minus_modulus) */
-	umin v7.4s, v7.4s, v20.4s /* fb1_3 = minu(fb1_s_3, fb1_p_3) */
-	add v7.4s, v7.4s, v21.4s /* fb2_s_3 = add(fb1_3, s15k_3) */
-	add v20.4s, v7.4s, v26.4s /* fb2_p_3 = add(fb2_s_3, minus_modulus) */
-	umin v7.4s, v7.4s, v20.4s /* fb2_3 = minu(fb2_s_3, fb2_p_3) */
-	add v3.4s, v7.4s, v3.4s /* fb_s_3 = add(fb2_3, g0s3) */
-	add v7.4s, v3.4s, v26.4s /* fb_p_3 = add(fb_s_3, minus_modulus) */
-	smax v3.4s, v3.4s, v7.4s /* fb_3 = maxs(fb_s_3, fb_p_3) */
-
-	/* Round 4, lanes 0..3: BR, F (Z out), LFSR feedback. */
-	add v7.4s, v3.4s, v3.4s /* dbl_36 = add(fb_3, fb_3) */
-	mov v20.16b, v27.16b /* high16 */
-	bsl v20.16b, v7.16b, v2.16b /* x0_4 = bsl(high16, fb_2, dbl_36) */
-	eor v20.16b, v20.16b, v29.16b /* x0r1_4 = xor(x0_4, r1_3) */
-	add v20.4s, v20.4s, v19.4s /* w_4 = add(x0r1_4, r2_3) */
-	ldr q21, [sp, #112] /* reload x1 */
-	eor v19.16b, v19.16b, v21.16b /* w2_4 = xor(r2_3, x1) */
-	ushr v24.4s, v8.4s, #16 /* x1_4_r = shr(dbl_7) */
-	sli v24.4s, v23.4s, #16 /* x1_4 = sli(x1_4_r, g0s15) */
-	add v29.4s, v29.4s, v24.4s /* w1_4 = add(r1_3, x1_4) */
-	ldr q8, [sp, #128] /* reload dbl_5 */
-	ushr v21.4s, v8.4s, #16 /* x3_4_r = shr(dbl_5) */
-	sli v21.4s, v6.4s, #16 /* x3_4 = sli(x3_4_r, g0s6) */
-	eor v20.16b, v20.16b, v21.16b /* z_4 = xor(w_4, x3_4) */
-	ushr v21.4s, v8.4s, #24 /* s0k_o_4_r = shr(dbl_5) */
-	sli v21.4s, v4.4s, #8 /* s0k_o_4 = sli(s0k_o_4_r, g0s4) */
-	and v21.16b, v21.16b, v10.16b /* s0k_4 = and(s0k_o_4, modulus) */
-	rev32 v20.16b, v20.16b /* zbe_4 = rev(z_4) */
-	ushr v8.4s, v19.4s, #16 /* l1in_4_r = shr(w2_4) */
-	sli v8.4s, v29.4s, #16 /* l1in_4 = sli(l1in_4_r, w1_4) */
-	ushr v29.4s, v29.4s, #16 /* l2in_4_r = shr(w1_4) */
-	sli v29.4s, v19.4s, #16 /* l2in_4 = sli(l2in_4_r, w2_4) */
-	tbl v19.16b, {v8.16b}, v25.16b /* ur24_4 = lookup16(l1in_4, rotl24) */
-	eor v19.16b, v8.16b, v19.16b /* u_acc_4 = xor(l1in_4, ur24_4) */
-	str q20, [sp, #128] /* spill zbe_4 */
-	tbl v20.16b, {v8.16b}, v13.16b /* ur8_4 = lookup16(l1in_4, rotl8) */
-	eor v20.16b, v8.16b, v20.16b /* ug_acc_4 = xor(l1in_4, ur8_4) */
-	rev32 v8.8h, v8.8h /* ur16_4 = rev(l1in_4) */
-	eor v20.16b, v20.16b, v8.16b /* ug_4 = xor(ug_acc_4, ur16_4) */
-	ushr v8.4s, v20.4s, #30 /* ur2_4_r = shr(ug_4) */
-	sli v8.4s, v20.4s, #2 /* ur2_4 = sli(ur2_4_r, ug_4) */
-	eor v19.16b, v19.16b, v8.16b /* u_4 = xor(u_acc_4, ur2_4) */
-	tbl v20.16b, {v29.16b}, v13.16b /* vr8_4 = lookup16(l2in_4, rotl8) */
-	rev32 v8.8h, v29.8h /* vr16_4 = rev(l2in_4) */
-	eor v8.16b, v20.16b, v8.16b /* vg_acc_4 = xor(vr8_4, vr16_4) */
-	eor v20.16b, v29.16b, v20.16b /* v_acc_4 = xor(l2in_4, vr8_4) */
-	tbl v29.16b, {v29.16b}, v25.16b /* vr24_4 = lookup16(l2in_4, rotl24) */
-	eor v29.16b, v8.16b, v29.16b /* vg_4 = xor(vg_acc_4, vr24_4) */
-	ushr v8.4s, v29.4s, #26 /* vr6_4_r = shr(vg_4) */
-	sli v8.4s, v29.4s, #6 /* vr6_4 = sli(vr6_4_r, vg_4) */
-	eor v20.16b, v20.16b, v8.16b /* v_4 = xor(v_acc_4, vr6_4) */
-	trn2 v29.16b, v20.16b, v19.16b /* sb_in_x_4 = trn(v_4, u_4) */
-	trn1 v19.16b, v20.16b, v19.16b /* sb_in_y_4 = trn(v_4, u_4) */
-	tbl v19.16b, {v19.16b}, v11.16b /* sb_s1_4_sr = lookup16(sb_in_y_4, inv_shift_rows) */
-	and v20.16b, v29.16b, v14.16b /* sb_s0_xl_4 = and(sb_in_x_4, nibble_mask) */
-	ushr v29.16b, v29.16b, #4 /* sb_s0_xh_4 = shr(sb_in_x_4) */
-	tbl v8.16b, {v28.16b}, v20.16b /* sb_s0_p1_4 = lookup16(s0_p1, sb_s0_xl_4) */
-	eor v29.16b, v8.16b, v29.16b /* sb_s0_t_4 = xor(sb_s0_p1_4, sb_s0_xh_4) */
-	tbl v8.16b, {v12.16b}, v29.16b /* sb_s0_p2_4 = lookup16(s0_p2, sb_s0_t_4) */
-	eor v20.16b, v8.16b, v20.16b /* sb_s0_ol_4 = xor(sb_s0_p2_4, sb_s0_xl_4) */
-	tbl v20.16b, {v31.16b}, v20.16b /* sb_s0_p3_4 = lookup16(s0_p3_rot, sb_s0_ol_4) */
-	add v29.16b, v29.16b, v29.16b /* sb_s0_t2_4 = add(sb_s0_t_4, sb_s0_t_4) */
-	eor v20.16b, v20.16b, v29.16b /* sb_s0_4 = xor(sb_s0_p3_4, sb_s0_t2_4) */
-	and v29.16b, v19.16b, v14.16b /* sb_s1_4_sr_lo = and(sb_s1_4_sr, nibble_mask) */
-	ushr v19.16b, v19.16b, #4 /* sb_s1_4_sr_hi = shr(sb_s1_4_sr) */
-	tbl v29.16b, {v15.16b}, v29.16b /* sb_s1_k_4_1_l = lookup16(tbl_lo, sb_s1_4_sr_lo) */
-	tbl v19.16b, {v5.16b}, v19.16b /* sb_s1_k_4_1_h = lookup16(tbl_hi, sb_s1_4_sr_hi) */
-	aese v29.16b, v19.16b /* sb_s1_4_aes = aese(sb_s1_k_4_1_l, sb_s1_k_4_1_h) */
-	and v19.16b, v29.16b, v14.16b /* sb_s1_4_aes_lo = and(sb_s1_4_aes, nibble_mask) */
-	ushr v29.16b, v29.16b, #4 /* sb_s1_4_aes_hi = shr(sb_s1_4_aes) */
-	tbl v19.16b, {v17.16b}, v19.16b /* sb_s1_4_l = lookup16(tbl_lo_1, sb_s1_4_aes_lo) */
-	tbl v29.16b, {v9.16b}, v29.16b /* sb_s1_4_h = lookup16(tbl_hi_1, sb_s1_4_aes_hi) */
-	eor v19.16b, v19.16b, v29.16b /* sb_s1_4 = xor(sb_s1_4_l, sb_s1_4_h) */
-	trn2 v29.16b, v19.16b, v20.16b /* r1_4 = trn(sb_s1_4, sb_s0_4) */
-	trn1 v19.16b, v19.16b, v20.16b /* r2_4 = trn(sb_s1_4, sb_s0_4) */
-	ushr v20.4s, v30.4s, #12 /* s4k_o_4_r = shr(dbl_29) */
-	sli v20.4s, v16.4s, #20 /* s4k_o_4 = sli(s4k_o_4_r, g0s8) */
-	and v20.16b, v20.16b, v10.16b /* s4k_4 = and(s4k_o_4, modulus) */
-	add v20.4s, v21.4s, v20.4s /* fb0_s_8 = add(s0k_4, s4k_4) */
-	ushr v21.4s, v30.4s, #24 /* s0k_o_8_r = shr(dbl_29) */
-	sli v21.4s, v16.4s, #8 /* s0k_o_8 = sli(s0k_o_8_r, g0s8) */
-	and v21.16b, v21.16b, v10.16b /* s0k_8 = and(s0k_o_8, modulus) */
-	ldr q30, [sp, #288] /* reload dbl_16 */
-	ushr v8.4s, v30.4s, #11 /* s10k_o_4_r = shr(dbl_16) */
-	sli v8.4s, v22.4s, #21 /* s10k_o_4 = sli(s10k_o_4_r, g0s14) */
-	and v8.16b, v8.16b, v10.16b /* s10k_4 = and(s10k_o_4, modulus) */
-	str q22, [sp, #576] /* spill g0s14 */
-	ldr q22, [sp, #432] /* reload dbl_18 */
-	ushr v22.4s, v22.4s, #15 /* s13k_o_4_r = shr(dbl_18) */
-	sli v22.4s, v1.4s, #17 /* s13k_o_4 = sli(s13k_o_4_r, fb_1) */
-	and v22.16b, v22.16b, v10.16b /* s13k_4 = and(s13k_o_4, modulus) */
-	add v22.4s, v8.4s, v22.4s /* fb0_s_9 = add(s10k_4, s13k_4) */
-	ushr v8.4s, v7.4s, #17 /* s15k_o_4_r = shr(dbl_36) */
-	sli v8.4s, v3.4s, #15 /* s15k_o_4 = sli(s15k_o_4_r, fb_3) */
-	and v8.16b, v8.16b, v10.16b /* s15k_4 = and(s15k_o_4, modulus) */
-	str q16, [sp, #592] /* spill g0s8 */
-	add v16.4s, v20.4s, v26.4s /* fb0_p_8 = add(fb0_s_8, minus_modulus) */
-	umin v16.4s, v20.4s, v16.4s /* fb0_8 = minu(fb0_s_8, fb0_p_8) */
-	add v20.4s, v22.4s, v26.4s /* fb0_p_9 = add(fb0_s_9, minus_modulus) */
-	umin v20.4s, v22.4s, v20.4s /* fb0_9 = minu(fb0_s_9, fb0_p_9) */
-	add v16.4s, v16.4s, v20.4s /* fb1_s_4 = add(fb0_8, fb0_9) */
-	add v20.4s, v16.4s, v26.4s /* fb1_p_4 = add(fb1_s_4, minus_modulus) */
-	umin v16.4s, v16.4s, v20.4s /* fb1_4 = minu(fb1_s_4, fb1_p_4) */
-	add v16.4s, v16.4s, v8.4s /* fb2_s_4 = add(fb1_4, s15k_4) */
-	add v20.4s, v16.4s, v26.4s /* fb2_p_4 = add(fb2_s_4, minus_modulus) */
-	umin v16.4s, v16.4s, v20.4s /* fb2_4 = minu(fb2_s_4, fb2_p_4) */
-	add v4.4s, v16.4s, v4.4s /* fb_s_4 = add(fb2_4, g0s4) */
-	add v16.4s, v4.4s, v26.4s /* fb_p_4 = add(fb_s_4, minus_modulus) */
-	smax v4.4s, v4.4s, v16.4s /* fb_4 = maxs(fb_s_4, fb_p_4) */
-
-	/* Round 5, lanes 0..3: BR, F (Z out), LFSR feedback. */
-	add v16.4s, v4.4s, v4.4s /* dbl_45 = add(fb_4, fb_4) */
-	mov v20.16b, v27.16b /* high16 */
-	bsl v20.16b, v16.16b, v3.16b /* x0_5 = bsl(high16, fb_3, dbl_45) */
-	eor v20.16b, v20.16b, v29.16b /* x0r1_5 = xor(x0_5, r1_4) */
-	add v20.4s, v20.4s, v19.4s /* w_5 = add(x0r1_5, r2_4) */
-	ldr q22, [sp, #96] /* reload x2 */
-	eor v20.16b, v20.16b, v22.16b /* z_5 = xor(w_5, x2) */
-	ldr q22, [sp, #224] /* reload x1_1 */
-	eor v19.16b, v19.16b, v22.16b /* w2_5 = xor(r2_4, x1_1) */
-	rev32 v20.16b, v20.16b /* zbe_5 = rev(z_5) */
-	ushr v8.4s, v30.4s, #16 /* x1_5_r = shr(dbl_16) */
-	sli v8.4s, v0.4s, #16 /* x1_5 = sli(x1_5_r, fb) */
-	add v29.4s, v29.4s, v8.4s /* w1_5 = add(r1_4, x1_5) */
-	ushr v30.4s, v19.4s, #16 /* l1in_5_r = shr(w2_5) */
-	sli v30.4s, v29.4s, #16 /* l1in_5 = sli(l1in_5_r, w1_5) */
-	ushr v29.4s, v29.4s, #16 /* l2in_5_r = shr(w1_5) */
-	sli v29.4s, v19.4s, #16 /* l2in_5 = sli(l2in_5_r, w2_5) */
-	tbl v19.16b, {v30.16b}, v25.16b /* ur24_5 = lookup16(l1in_5, rotl24) */
-	eor v19.16b, v30.16b, v19.16b /* u_acc_5 = xor(l1in_5, ur24_5) */
-	str q20, [sp, #96] /* spill zbe_5 */
-	tbl v20.16b, {v30.16b}, v13.16b /* ur8_5 = lookup16(l1in_5, rotl8) */
-	eor v20.16b, v30.16b, v20.16b /* ug_acc_5 = xor(l1in_5, ur8_5) */
-	rev32 v30.8h, v30.8h /* ur16_5 = rev(l1in_5) */
-	eor v20.16b, v20.16b, v30.16b /* ug_5 = xor(ug_acc_5, ur16_5) */
-	ushr v30.4s, v20.4s, #30 /* ur2_5_r = shr(ug_5) */
-	sli v30.4s, v20.4s, #2 /* ur2_5 = sli(ur2_5_r, ug_5) */
-	eor v19.16b, v19.16b, v30.16b /* u_5 = xor(u_acc_5, ur2_5) */
-	tbl v20.16b, {v29.16b}, v13.16b /* vr8_5 = lookup16(l2in_5, rotl8) */
-	rev32 v30.8h, v29.8h /* vr16_5 = rev(l2in_5) */
-	eor v30.16b, v20.16b, v30.16b /* vg_acc_5 = xor(vr8_5, vr16_5) */
-	eor v20.16b, v29.16b, v20.16b /* v_acc_5 = xor(l2in_5, vr8_5) */
-	tbl v29.16b, {v29.16b}, v25.16b /* vr24_5 = lookup16(l2in_5, rotl24) */
-	eor v29.16b, v30.16b, v29.16b /* vg_5 = xor(vg_acc_5, vr24_5) */
-	ushr v30.4s, v29.4s, #26 /* vr6_5_r = shr(vg_5) */
-	sli v30.4s, v29.4s, #6 /* vr6_5 = sli(vr6_5_r, vg_5) */
-	eor v20.16b, v20.16b, v30.16b /* v_5 = xor(v_acc_5, vr6_5) */
-	trn2 v29.16b, v20.16b, v19.16b /* sb_in_x_5 = trn(v_5, u_5) */
-	trn1 v19.16b, v20.16b, v19.16b /* sb_in_y_5 = trn(v_5, u_5) */
-	tbl v19.16b, {v19.16b}, v11.16b /* sb_s1_5_sr = lookup16(sb_in_y_5, inv_shift_rows) */
-	and v20.16b, v29.16b, v14.16b /* sb_s0_xl_5 = and(sb_in_x_5, nibble_mask) */
-	ushr v29.16b, v29.16b, #4 /* sb_s0_xh_5 = shr(sb_in_x_5) */
-	tbl v30.16b, {v28.16b}, v20.16b /* sb_s0_p1_5 = lookup16(s0_p1, sb_s0_xl_5) */
-	eor v29.16b, v30.16b, v29.16b /* sb_s0_t_5 = xor(sb_s0_p1_5, sb_s0_xh_5) */
-	tbl v30.16b, {v12.16b}, v29.16b /* sb_s0_p2_5 = lookup16(s0_p2, sb_s0_t_5) */
-	eor v20.16b, v30.16b, v20.16b /* sb_s0_ol_5 = xor(sb_s0_p2_5, sb_s0_xl_5) */
-	tbl v20.16b, {v31.16b}, v20.16b /* sb_s0_p3_5 = lookup16(s0_p3_rot, sb_s0_ol_5) */
-	add v29.16b, v29.16b, v29.16b /* sb_s0_t2_5 = add(sb_s0_t_5, sb_s0_t_5) */
-	eor v20.16b, v20.16b, v29.16b /* sb_s0_5 = xor(sb_s0_p3_5, sb_s0_t2_5) */
-	and v29.16b, v19.16b, v14.16b /* sb_s1_5_sr_lo = and(sb_s1_5_sr, nibble_mask) */
-	ushr v19.16b, v19.16b, #4 /* sb_s1_5_sr_hi = shr(sb_s1_5_sr) */
-	tbl v29.16b, {v15.16b}, v29.16b /* sb_s1_k_5_1_l = lookup16(tbl_lo, sb_s1_5_sr_lo) */
-	tbl v19.16b, {v5.16b}, v19.16b /* sb_s1_k_5_1_h = lookup16(tbl_hi, sb_s1_5_sr_hi) */
-	aese v29.16b, v19.16b /* sb_s1_5_aes = aese(sb_s1_k_5_1_l, sb_s1_k_5_1_h) */
-	and v19.16b, v29.16b, v14.16b /* sb_s1_5_aes_lo = and(sb_s1_5_aes, nibble_mask) */
-	ushr v29.16b, v29.16b, #4 /* sb_s1_5_aes_hi = shr(sb_s1_5_aes) */
-	tbl v19.16b, {v17.16b}, v19.16b /* sb_s1_5_l = lookup16(tbl_lo_1, sb_s1_5_aes_lo) */
-	tbl v29.16b, {v9.16b}, v29.16b /* sb_s1_5_h = lookup16(tbl_hi_1, sb_s1_5_aes_hi) */
-	eor v19.16b, v19.16b, v29.16b /* sb_s1_5 = xor(sb_s1_5_l, sb_s1_5_h) */
-	trn2 v29.16b, v19.16b, v20.16b /* r1_5 = trn(sb_s1_5, sb_s0_5) */
-	trn1 v19.16b, v19.16b, v20.16b /* r2_5 = trn(sb_s1_5, sb_s0_5) */
-	ldr q20, [sp, #80] /* reload dbl_1 */
-	ushr v30.4s, v20.4s, #12 /* s4k_o_5_r = shr(dbl_1) */
-	ldr q22, [sp, #384] /* reload g0s9 */
-	sli v30.4s, v22.4s, #20 /* s4k_o_5 = sli(s4k_o_5_r, g0s9) */
-	and v30.16b, v30.16b, v10.16b /* s4k_5 = and(s4k_o_5, modulus) */
-	str q8, [sp, #608] /* spill x1_5 */
-	ldr q8, [sp, #256] /* reload s0k_5 */
-	add v30.4s, v8.4s, v30.4s /* fb0_s_10 = add(s0k_5, s4k_5) */
-	ushr v20.4s, v20.4s, #24 /* s0k_o_9_r = shr(dbl_1) */
-	sli v20.4s, v22.4s, #8 /* s0k_o_9 = sli(s0k_o_9_r, g0s9) */
-	and v20.16b, v20.16b, v10.16b /* s0k_9 = and(s0k_o_9, modulus) */
-	ldr q8, [sp, #176] /* reload dbl */
-	ushr v22.4s, v8.4s, #11 /* s10k_o_5_r = shr(dbl) */
-	sli v22.4s, v23.4s, #21 /* s10k_o_5 = sli(s10k_o_5_r, g0s15) */
-	and v22.16b, v22.16b, v10.16b /* s10k_5 = and(s10k_o_5, modulus) */
-	str q23, [sp, #80] /* spill g0s15 */
-	ushr v23.4s, v18.4s, #15 /* s13k_o_5_r = shr(dbl_27) */
-	sli v23.4s, v2.4s, #17 /* s13k_o_5 = sli(s13k_o_5_r, fb_2) */
-	and v23.16b, v23.16b, v10.16b /* s13k_5 = and(s13k_o_5, modulus) */
-	add v22.4s, v22.4s, v23.4s /* fb0_s_11 = add(s10k_5, s13k_5) */
-	ushr v23.4s, v16.4s, #17 /* s15k_o_5_r = shr(dbl_45) */
-	sli v23.4s, v4.4s, #15 /* s15k_o_5 = sli(s15k_o_5_r, fb_4) */
-	and v23.16b, v23.16b, v10.16b /* s15k_5 = and(s15k_o_5, modulus) */
-	str q20, [sp, #256] /* spill s0k_9 */
-	add v20.4s, v30.4s, v26.4s /* fb0_p_10 = add(fb0_s_10, minus_modulus) */
-	umin v20.4s, v30.4s, v20.4s /* fb0_10 = minu(fb0_s_10, fb0_p_10) */
-	add v30.4s, v22.4s, v26.4s /* fb0_p_11 = add(fb0_s_11, minus_modulus) */
-	umin v22.4s, v22.4s, v30.4s /* fb0_11 = minu(fb0_s_11, fb0_p_11) */
-	add v20.4s, v20.4s, v22.4s /* fb1_s_5 = add(fb0_10, fb0_11) */
-	add v22.4s, v20.4s, v26.4s /* fb1_p_5 = add(fb1_s_5, minus_modulus) */
-	umin v20.4s, v20.4s, v22.4s /* fb1_5 = minu(fb1_s_5, fb1_p_5) */
-	add v20.4s, v20.4s, v23.4s /* fb2_s_5 = add(fb1_5, s15k_5) */
-	add v22.4s, v20.4s, v26.4s /* fb2_p_5 = add(fb2_s_5, minus_modulus) */
-	umin v20.4s, v20.4s, v22.4s /* fb2_5 = minu(fb2_s_5, fb2_p_5) */
-	ldr q22, [sp, #512] /* reload g0s5 */
-	add v20.4s, v20.4s, v22.4s /* fb_s_5 = add(fb2_5, g0s5) */
-	add v22.4s, v20.4s, v26.4s /* fb_p_5 = add(fb_s_5, minus_modulus) */
-	smax v20.4s, v20.4s, v22.4s /* fb_5 = maxs(fb_s_5, fb_p_5) */
-
-	/* Round 6, lanes 0..3: BR, F (Z out), LFSR feedback. */
-	add v22.4s, v20.4s, v20.4s /* dbl_54 = add(fb_5, fb_5) */
-	mov v23.16b, v27.16b /* high16 */
-	bsl v23.16b, v22.16b, v4.16b /* x0_6 = bsl(high16, fb_4, dbl_54) */
-	eor v23.16b, v23.16b, v29.16b /* x0r1_6 = xor(x0_6, r1_5) */
-	add v23.4s, v23.4s, v19.4s /* w_6 = add(x0r1_6, r2_5) */
-	ldr q30, [sp, #208] /* reload x2_1 */
-	eor v23.16b, v23.16b, v30.16b /* z_6 = xor(w_6, x2_1) */
-	ldr q30, [sp, #352] /* reload x1_2 */
-	eor v19.16b, v19.16b, v30.16b /* w2_6 = xor(r2_5, x1_2) */
-	rev32 v23.16b, v23.16b /* zbe_6 = rev(z_6) */
-	ushr v8.4s, v8.4s, #16 /* x1_6_r = shr(dbl) */
-	sli v8.4s, v1.4s, #16 /* x1_6 = sli(x1_6_r, fb_1) */
-	add v29.4s, v29.4s, v8.4s /* w1_6 = add(r1_5, x1_6) */
-	ushr v30.4s, v19.4s, #16 /* l1in_6_r = shr(w2_6) */
-	sli v30.4s, v29.4s, #16 /* l1in_6 = sli(l1in_6_r, w1_6) */
-	ushr v29.4s, v29.4s, #16 /* l2in_6_r = shr(w1_6) */
-	sli v29.4s, v19.4s, #16 /* l2in_6 = sli(l2in_6_r, w2_6) */
-	tbl v19.16b, {v30.16b}, v25.16b /* ur24_6 = lookup16(l1in_6, rotl24) */
-	eor v19.16b, v30.16b, v19.16b /* u_acc_6 = xor(l1in_6, ur24_6) */
-	str q23, [sp, #208] /* spill zbe_6 */
-	tbl v23.16b, {v30.16b}, v13.16b /* ur8_6 = lookup16(l1in_6, rotl8) */
-	eor v23.16b, v30.16b, v23.16b /* ug_acc_6 = xor(l1in_6, ur8_6) */
-	rev32 v30.8h, v30.8h /* ur16_6 = rev(l1in_6) */
-	eor v23.16b, v23.16b, v30.16b /* ug_6 = xor(ug_acc_6, ur16_6) */
-	ushr v30.4s, v23.4s, #30 /* ur2_6_r = shr(ug_6) */
-	sli v30.4s, v23.4s, #2 /* ur2_6 = sli(ur2_6_r, ug_6) */
-	eor v19.16b, v19.16b, v30.16b /* u_6 = xor(u_acc_6, ur2_6) */
-	tbl v23.16b, {v29.16b}, v13.16b /* vr8_6 = lookup16(l2in_6, rotl8) */
-	rev32 v30.8h, v29.8h /* vr16_6 = rev(l2in_6) */
-	eor v30.16b, v23.16b, v30.16b /* vg_acc_6 = xor(vr8_6, vr16_6) */
-	eor v23.16b, v29.16b, v23.16b /* v_acc_6 = xor(l2in_6, vr8_6) */
-	tbl v29.16b, {v29.16b}, v25.16b /* vr24_6 = lookup16(l2in_6, rotl24) */
-	eor v29.16b, v30.16b, v29.16b /* vg_6 = xor(vg_acc_6, vr24_6) */
-	ushr v30.4s, v29.4s, #26 /* vr6_6_r = shr(vg_6) */
-	sli v30.4s, v29.4s, #6 /* vr6_6 = sli(vr6_6_r, vg_6) */
-	eor v23.16b, v23.16b, v30.16b /* v_6 = xor(v_acc_6, vr6_6) */
-	trn2 v29.16b, v23.16b, v19.16b /* sb_in_x_6 = trn(v_6, u_6) */
-	trn1 v19.16b, v23.16b, v19.16b /* sb_in_y_6 = trn(v_6, u_6) */
-	tbl v19.16b, {v19.16b}, v11.16b /* sb_s1_6_sr = lookup16(sb_in_y_6, inv_shift_rows) */
-	and v23.16b, v29.16b, v14.16b /* sb_s0_xl_6 = and(sb_in_x_6, nibble_mask) */
-	ushr v29.16b, v29.16b, #4 /* sb_s0_xh_6 = shr(sb_in_x_6) */
-	tbl v30.16b, {v28.16b}, v23.16b /* sb_s0_p1_6 = lookup16(s0_p1, sb_s0_xl_6) */
-	eor v29.16b, v30.16b, v29.16b /* sb_s0_t_6 = xor(sb_s0_p1_6, sb_s0_xh_6) */
-	tbl v30.16b, {v12.16b}, v29.16b /* sb_s0_p2_6 = lookup16(s0_p2, sb_s0_t_6) */
-	eor v23.16b, v30.16b, v23.16b /* sb_s0_ol_6 = xor(sb_s0_p2_6, sb_s0_xl_6) */
-	tbl v23.16b, {v31.16b}, v23.16b /* sb_s0_p3_6 = lookup16(s0_p3_rot, sb_s0_ol_6) */
-	add v29.16b, v29.16b, v29.16b /* sb_s0_t2_6 = add(sb_s0_t_6, sb_s0_t_6) */
-	eor v23.16b, v23.16b, v29.16b /* sb_s0_6 = xor(sb_s0_p3_6, sb_s0_t2_6) */
-	and v29.16b, v19.16b, v14.16b /* sb_s1_6_sr_lo = and(sb_s1_6_sr, nibble_mask) */
-	ushr v19.16b, v19.16b, #4 /* sb_s1_6_sr_hi = shr(sb_s1_6_sr) */
-	tbl v29.16b, {v15.16b}, v29.16b /* sb_s1_k_6_1_l = lookup16(tbl_lo, sb_s1_6_sr_lo) */
-	tbl v19.16b, {v5.16b}, v19.16b /* sb_s1_k_6_1_h = lookup16(tbl_hi, sb_s1_6_sr_hi) */
-	aese v29.16b, v19.16b /* sb_s1_6_aes = aese(sb_s1_k_6_1_l, sb_s1_k_6_1_h) */
-	and v19.16b, v29.16b, v14.16b /* sb_s1_6_aes_lo = and(sb_s1_6_aes, nibble_mask) */
-	ushr v29.16b, v29.16b, #4 /* sb_s1_6_aes_hi = shr(sb_s1_6_aes) */
-	tbl v19.16b, {v17.16b}, v19.16b /* sb_s1_6_l = lookup16(tbl_lo_1, sb_s1_6_aes_lo) */
-	tbl v29.16b, {v9.16b}, v29.16b /* sb_s1_6_h = lookup16(tbl_hi_1, sb_s1_6_aes_hi) */
-	eor v19.16b, v19.16b, v29.16b /* sb_s1_6 = xor(sb_s1_6_l, sb_s1_6_h) */
-	trn2 v29.16b, v19.16b, v23.16b /* r1_6 = trn(sb_s1_6, sb_s0_6) */
-	trn1 v19.16b, v19.16b, v23.16b /* r2_6 = trn(sb_s1_6, sb_s0_6) */
-	ldr q23, [sp, #192] /* reload dbl_6 */
-	ushr v30.4s, v23.4s, #12 /* s4k_o_6_r = shr(dbl_6) */
-	str q8, [sp, #512] /* spill x1_6 */
-	ldr q8, [sp, #144] /* reload g0s10 */
-	sli v30.4s, v8.4s, #20 /* s4k_o_6 = sli(s4k_o_6_r, g0s10) */
-	and v30.16b, v30.16b, v10.16b /* s4k_6 = and(s4k_o_6, modulus) */
-	str q18, [sp, #624] /* spill dbl_27 */
-	ldr q18, [sp, #400] /* reload s0k_6 */
-	add v18.4s, v18.4s, v30.4s /* fb0_s_12 = add(s0k_6, s4k_6) */
-	ushr v23.4s, v23.4s, #24 /* s0k_o_10_r = shr(dbl_6) */
-	sli v23.4s, v8.4s, #8 /* s0k_o_10 = sli(s0k_o_10_r, g0s10) */
-	and v23.16b, v23.16b, v10.16b /* s0k_10 = and(s0k_o_10, modulus) */
-	ldr q30, [sp, #304] /* reload dbl_9 */
-	ushr v8.4s, v30.4s, #11 /* s10k_o_6_r = shr(dbl_9) */
-	sli v8.4s, v0.4s, #21 /* s10k_o_6 = sli(s10k_o_6_r, fb) */
-	and v8.16b, v8.16b, v10.16b /* s10k_6 = and(s10k_o_6, modulus) */
-	str q23, [sp, #192] /* spill s0k_10 */
-	ushr v23.4s, v7.4s, #15 /* s13k_o_6_r = shr(dbl_36) */
-	sli v23.4s, v3.4s, #17 /* s13k_o_6 = sli(s13k_o_6_r, fb_3) */
-	and v23.16b, v23.16b, v10.16b /* s13k_6 = and(s13k_o_6, modulus) */
-	add v23.4s, v8.4s, v23.4s /* fb0_s_13 = add(s10k_6, s13k_6) */
-	ushr v8.4s, v22.4s, #17 /* s15k_o_6_r = shr(dbl_54) */
-	sli v8.4s, v20.4s, #15 /* s15k_o_6 = sli(s15k_o_6_r, fb_5) */
-	and v8.16b, v8.16b, v10.16b /* s15k_6 = and(s15k_o_6, modulus) */
-	str q7, [sp, #400] /* spill dbl_36 */
-	add v7.4s, v18.4s, v26.4s /* fb0_p_12 = add(fb0_s_12, minus_modulus) */
-	umin v7.4s, v18.4s, v7.4s /* fb0_12 = minu(fb0_s_12, fb0_p_12) */
-	add v18.4s, v23.4s, v26.4s /* fb0_p_13 = add(fb0_s_13, minus_modulus) */
-	umin v18.4s, v23.4s, v18.4s /* fb0_13 = minu(fb0_s_13, fb0_p_13) */
-	add v7.4s, v7.4s, v18.4s /* fb1_s_6 = add(fb0_12, fb0_13) */
-	add v18.4s, v7.4s, v26.4s /* fb1_p_6 = add(fb1_s_6, minus_modulus) */
-	umin v7.4s, v7.4s, v18.4s /* fb1_6 = minu(fb1_s_6, fb1_p_6) */
-	add v7.4s, v7.4s, v8.4s /* fb2_s_6 = add(fb1_6, s15k_6) */
-	add v18.4s, v7.4s, v26.4s /* fb2_p_6 = add(fb2_s_6, minus_modulus) */
-	umin v7.4s, v7.4s, v18.4s /* fb2_6 = minu(fb2_s_6, fb2_p_6) */
-	add v6.4s, v7.4s, v6.4s /* fb_s_6 = add(fb2_6, g0s6) */
-	add v7.4s, v6.4s, v26.4s /* fb_p_6 = add(fb_s_6, minus_modulus) */
-	smax v6.4s, v6.4s, v7.4s /* fb_6 = maxs(fb_s_6, fb_p_6) */
-
-	/* Round 7, lanes 0..3: BR, F (Z out), LFSR feedback. */
-	add v7.4s, v6.4s, v6.4s /* dbl_63 = add(fb_6, fb_6) */
-	mov v18.16b, v27.16b /* high16 */
-	bsl v18.16b, v7.16b, v20.16b /* x0_7 = bsl(high16, fb_5, dbl_63) */
-	eor v18.16b, v18.16b, v29.16b /* x0r1_7 = xor(x0_7, r1_6) */
-	add v18.4s, v18.4s, v19.4s /* w_7 = add(x0r1_7, r2_6) */
-	ldr q23, [sp, #336] /* reload x2_2 */
-	eor v18.16b, v18.16b, v23.16b /* z_7 = xor(w_7, x2_2) */
-	ldr q23, [sp, #464] /* reload x1_3 */
-	eor v19.16b, v19.16b, v23.16b /* w2_7 = xor(r2_6, x1_3) */
-	rev32 v18.16b, v18.16b /* zbe_7 = rev(z_7) */
-	ushr v8.4s, v30.4s, #16 /* x1_7_r = shr(dbl_9) */
-	sli v8.4s, v2.4s, #16 /* x1_7 = sli(x1_7_r, fb_2) */
-	add v29.4s, v29.4s, v8.4s /* w1_7 = add(r1_6, x1_7) */
-	ushr v30.4s, v30.4s, #12 /* s4k_o_12_r = shr(dbl_9) */
-	sli v30.4s, v0.4s, #20 /* s4k_o_12 = sli(s4k_o_12_r, fb) */
-	and v30.16b, v30.16b, v10.16b /* s4k_12 = and(s4k_o_12, modulus) */
-	ushr v23.4s, v19.4s, #16 /* l1in_7_r = shr(w2_7) */
-	sli v23.4s, v29.4s, #16 /* l1in_7 = sli(l1in_7_r, w1_7) */
-	ushr v29.4s, v29.4s, #16 /* l2in_7_r = shr(w1_7) */
-	sli v29.4s, v19.4s, #16 /* l2in_7 = sli(l2in_7_r, w2_7) */
-	tbl v19.16b, {v23.16b}, v25.16b /* ur24_7 = lookup16(l1in_7, rotl24) */
-	eor v19.16b, v23.16b, v19.16b /* u_acc_7 = xor(l1in_7, ur24_7) */
-	str q0, [sp, #304] /* spill fb */
-	tbl v0.16b, {v23.16b}, v13.16b /* ur8_7 = lookup16(l1in_7, rotl8) */
-	eor v0.16b, v23.16b, v0.16b /* ug_acc_7 = xor(l1in_7, ur8_7) */
-	rev32 v23.8h, v23.8h /* ur16_7 = rev(l1in_7) */
-	eor v0.16b, v0.16b, v23.16b /* ug_7 = xor(ug_acc_7, ur16_7) */
-	ushr v23.4s, v0.4s, #30 /* ur2_7_r = shr(ug_7) */
-	sli v23.4s, v0.4s, #2 /* ur2_7 = sli(ur2_7_r, ug_7) */
-	eor v0.16b, v19.16b, v23.16b /* u_7 = xor(u_acc_7, ur2_7) */
-	tbl v19.16b, {v29.16b}, v13.16b /* vr8_7 = lookup16(l2in_7, rotl8) */
-	rev32 v23.8h, v29.8h /* vr16_7 = rev(l2in_7) */
-	eor v23.16b, v19.16b, v23.16b /* vg_acc_7 = xor(vr8_7, vr16_7) */
-	eor v19.16b, v29.16b, v19.16b /* v_acc_7 = xor(l2in_7, vr8_7) */
-	tbl v29.16b, {v29.16b}, v25.16b /* vr24_7 = lookup16(l2in_7, rotl24) */
-	eor v23.16b, v23.16b, v29.16b /* vg_7 = xor(vg_acc_7, vr24_7) */
-	ushr v29.4s, v23.4s, #26 /* vr6_7_r = shr(vg_7) */
-	sli v29.4s, v23.4s, #6 /* vr6_7 = sli(vr6_7_r, vg_7) */
-	eor v19.16b, v19.16b, v29.16b /* v_7 = xor(v_acc_7, vr6_7) */
-	trn2 v23.16b, v19.16b, v0.16b /* sb_in_x_7 = trn(v_7, u_7) */
-	trn1 v0.16b, v19.16b, v0.16b /* sb_in_y_7 = trn(v_7, u_7) */
-	tbl v0.16b, {v0.16b}, v11.16b /* sb_s1_7_sr = lookup16(sb_in_y_7, inv_shift_rows) */
-	and v19.16b, v23.16b, v14.16b /* sb_s0_xl_7 = and(sb_in_x_7, nibble_mask) */
-	ushr v23.16b, v23.16b, #4 /* sb_s0_xh_7 = shr(sb_in_x_7) */
-	tbl v29.16b, {v28.16b}, v19.16b /* sb_s0_p1_7 = lookup16(s0_p1, sb_s0_xl_7) */
-	eor v23.16b, v29.16b, v23.16b /* sb_s0_t_7 = xor(sb_s0_p1_7, sb_s0_xh_7) */
-	tbl v29.16b, {v12.16b}, v23.16b /* sb_s0_p2_7 = lookup16(s0_p2, sb_s0_t_7) */
-	eor v19.16b, v29.16b, v19.16b /* sb_s0_ol_7 = xor(sb_s0_p2_7, sb_s0_xl_7) */
-	tbl v19.16b, {v31.16b}, v19.16b /* sb_s0_p3_7 = lookup16(s0_p3_rot, sb_s0_ol_7) */
-	add v23.16b, v23.16b, v23.16b /* sb_s0_t2_7 = add(sb_s0_t_7, sb_s0_t_7) */
-	eor v19.16b, v19.16b, v23.16b /* sb_s0_7 = xor(sb_s0_p3_7, sb_s0_t2_7) */
-	and v23.16b, v0.16b, v14.16b /* sb_s1_7_sr_lo = and(sb_s1_7_sr, nibble_mask) */
-	ushr v0.16b, v0.16b, #4 /* sb_s1_7_sr_hi = shr(sb_s1_7_sr) */
-	tbl v23.16b, {v15.16b}, v23.16b /* sb_s1_k_7_1_l = lookup16(tbl_lo, sb_s1_7_sr_lo) */
-	tbl v0.16b, {v5.16b}, v0.16b /* sb_s1_k_7_1_h = lookup16(tbl_hi, sb_s1_7_sr_hi) */
-	aese v23.16b, v0.16b /* sb_s1_7_aes = aese(sb_s1_k_7_1_l, sb_s1_k_7_1_h) */
-	and v0.16b, v23.16b, v14.16b /* sb_s1_7_aes_lo = and(sb_s1_7_aes, nibble_mask) */
-	ushr v23.16b, v23.16b, #4 /* sb_s1_7_aes_hi = shr(sb_s1_7_aes) */
-	tbl v0.16b, {v17.16b}, v0.16b /* sb_s1_7_l = lookup16(tbl_lo_1, sb_s1_7_aes_lo) */
-	tbl v23.16b, {v9.16b}, v23.16b /* sb_s1_7_h = lookup16(tbl_hi_1, sb_s1_7_aes_hi) */
-	eor v0.16b, v0.16b, v23.16b /* sb_s1_7 = xor(sb_s1_7_l, sb_s1_7_h) */
-	trn2 v23.16b, v0.16b, v19.16b /* r1_7 = trn(sb_s1_7, sb_s0_7) */
-	trn1 v0.16b, v0.16b, v19.16b /* r2_7 = trn(sb_s1_7, sb_s0_7) */
-	ldr q19, [sp, #320] /* reload dbl_15 */
-	ushr v29.4s, v19.4s, #12 /* s4k_o_7_r = shr(dbl_15) */
-	str q18, [sp, #336] /* spill zbe_7 */
-	ldr q18, [sp, #272] /* reload g0s11 */
-	sli v29.4s, v18.4s, #20 /* s4k_o_7 = sli(s4k_o_7_r, g0s11) */
-	and v29.16b, v29.16b, v10.16b /* s4k_7 = and(s4k_o_7, modulus) */
-	str q8, [sp, #640] /* spill x1_7 */
-	ldr q8, [sp, #560] /* reload s0k_7 */
-	add v29.4s, v8.4s, v29.4s /* fb0_s_14 = add(s0k_7, s4k_7) */
-	ushr v19.4s, v19.4s, #24 /* s0k_o_11_r = shr(dbl_15) */
-	sli v19.4s, v18.4s, #8 /* s0k_o_11 = sli(s0k_o_11_r, g0s11) */
-	and v19.16b, v19.16b, v10.16b /* s0k_11 = and(s0k_o_11, modulus) */
-	ldr q8, [sp, #432] /* reload dbl_18 */
-	ushr v18.4s, v8.4s, #11 /* s10k_o_7_r = shr(dbl_18) */
-	sli v18.4s, v1.4s, #21 /* s10k_o_7 = sli(s10k_o_7_r, fb_1) */
-	and v18.16b, v18.16b, v10.16b /* s10k_7 = and(s10k_o_7, modulus) */
-	str q19, [sp, #320] /* spill s0k_11 */
-	ushr v19.4s, v16.4s, #15 /* s13k_o_7_r = shr(dbl_45) */
-	sli v19.4s, v4.4s, #17 /* s13k_o_7 = sli(s13k_o_7_r, fb_4) */
-	and v19.16b, v19.16b, v10.16b /* s13k_7 = and(s13k_o_7, modulus) */
-	add v18.4s, v18.4s, v19.4s /* fb0_s_15 = add(s10k_7, s13k_7) */
-	ushr v19.4s, v7.4s, #17 /* s15k_o_7_r = shr(dbl_63) */
-	sli v19.4s, v6.4s, #15 /* s15k_o_7 = sli(s15k_o_7_r, fb_6) */
-	and v19.16b, v19.16b, v10.16b /* s15k_7 = and(s15k_o_7, modulus) */
-	str q16, [sp, #560] /* spill dbl_45 */
-	add v16.4s, v29.4s, v26.4s /* fb0_p_14 = add(fb0_s_14, minus_modulus) */
-	umin v16.4s, v29.4s, v16.4s /* fb0_14 = minu(fb0_s_14, fb0_p_14) */
-	add v29.4s, v18.4s, v26.4s /* fb0_p_15 = add(fb0_s_15, minus_modulus) */
-	umin v18.4s, v18.4s, v29.4s /* fb0_15 = minu(fb0_s_15, fb0_p_15) */
-	add v16.4s, v16.4s, v18.4s /* fb1_s_7 = add(fb0_14, fb0_15) */
-	add v18.4s, v16.4s, v26.4s /* fb1_p_7 = add(fb1_s_7, minus_modulus) */
-	umin v16.4s, v16.4s, v18.4s /* fb1_7 = minu(fb1_s_7, fb1_p_7) */
-	add v16.4s, v16.4s, v19.4s /* fb2_s_7 = add(fb1_7, s15k_7) */
-	add v18.4s, v16.4s, v26.4s /* fb2_p_7 = add(fb2_s_7, minus_modulus) */
-	umin v16.4s, v16.4s, v18.4s /* fb2_7 = minu(fb2_s_7, fb2_p_7) */
-	ldr q18, [sp, #528] /* reload g0s7 */
-	add v16.4s, v16.4s, v18.4s /* fb_s_7 = add(fb2_7, g0s7) */
-	add v18.4s, v16.4s, v26.4s /* fb_p_7 = add(fb_s_7, minus_modulus) */
-	smax v16.4s, v16.4s, v18.4s /* fb_7 = maxs(fb_s_7, fb_p_7) */
-
-	/* Round 8, lanes 0..3: BR, F (Z out), LFSR feedback. */
-	add v18.4s, v16.4s, v16.4s /* dbl_72 = add(fb_7, fb_7) */
-	mov v19.16b, v27.16b /* high16 */
-	bsl v19.16b, v18.16b, v6.16b /* x0_8 = bsl(high16, fb_6, dbl_72) */
-	eor v19.16b, v19.16b, v23.16b /* x0r1_8 = xor(x0_8, r1_7) */
-	add v19.4s, v19.4s, v0.4s /* w_8 = add(x0r1_8, r2_7) */
-	ldr q29, [sp, #480] /* reload x2_3 */
-	eor v19.16b, v19.16b, v29.16b /* z_8 = xor(w_8, x2_3) */
-	eor v0.16b, v0.16b, v24.16b /* w2_8 = xor(r2_7, x1_4) */
-	rev32 v19.16b, v19.16b /* zbe_8 = rev(z_8) */
-	ushr v29.4s, v8.4s, #16 /* x1_8_r = shr(dbl_18) */
-	sli v29.4s, v3.4s, #16 /* x1_8 = sli(x1_8_r, fb_3) */
-	add v23.4s, v23.4s, v29.4s /* w1_8 = add(r1_7, x1_8) */
-	ushr v8.4s, v8.4s, #12 /* s4k_o_13_r = shr(dbl_18) */
-	sli v8.4s, v1.4s, #20 /* s4k_o_13 = sli(s4k_o_13_r, fb_1) */
-	and v8.16b, v8.16b, v10.16b /* s4k_13 = and(s4k_o_13, modulus) */
-	str q1, [sp, #432] /* spill fb_1 */
-	ushr v1.4s, v0.4s, #16 /* l1in_8_r = shr(w2_8) */
-	sli v1.4s, v23.4s, #16 /* l1in_8 = sli(l1in_8_r, w1_8) */
-	ushr v23.4s, v23.4s, #16 /* l2in_8_r = shr(w1_8) */
-	sli v23.4s, v0.4s, #16 /* l2in_8 = sli(l2in_8_r, w2_8) */
-	tbl v0.16b, {v1.16b}, v25.16b /* ur24_8 = lookup16(l1in_8, rotl24) */
-	eor v0.16b, v1.16b, v0.16b /* u_acc_8 = xor(l1in_8, ur24_8) */
-	str q19, [sp, #480] /* spill zbe_8 */
-	tbl v19.16b, {v1.16b}, v13.16b /* ur8_8 = lookup16(l1in_8, rotl8) */
-	eor v19.16b, v1.16b, v19.16b /* ug_acc_8 = xor(l1in_8, ur8_8) */
-	rev32 v1.8h, v1.8h /* ur16_8 = rev(l1in_8) */
-	eor v1.16b, v19.16b, v1.16b /* ug_8 = xor(ug_acc_8, ur16_8) */
-	ushr v19.4s, v1.4s, #30 /* ur2_8_r = shr(ug_8) */
-	sli v19.4s, v1.4s, #2 /* ur2_8 = sli(ur2_8_r, ug_8) */
-	eor v0.16b, v0.16b, v19.16b /* u_8 = xor(u_acc_8, ur2_8) */
-	tbl v1.16b, {v23.16b}, v13.16b /* vr8_8 = lookup16(l2in_8, rotl8) */
-	rev32 v19.8h, v23.8h /* vr16_8 = rev(l2in_8) */
-	eor v19.16b, v1.16b, v19.16b /* vg_acc_8 = xor(vr8_8, vr16_8) */
-	eor v1.16b, v23.16b, v1.16b /* v_acc_8 = xor(l2in_8, vr8_8) */
-	tbl v23.16b, {v23.16b}, v25.16b /* vr24_8 = lookup16(l2in_8, rotl24) */
-	eor v19.16b, v19.16b, v23.16b /* vg_8 = xor(vg_acc_8, vr24_8) */
-	ushr v23.4s, v19.4s, #26 /* vr6_8_r = shr(vg_8) */
-	sli v23.4s, v19.4s, #6 /* vr6_8 = sli(vr6_8_r, vg_8) */
-	eor v1.16b, v1.16b, v23.16b /* v_8 = xor(v_acc_8, vr6_8) */
-	trn2 v19.16b, v1.16b, v0.16b /* sb_in_x_8 = trn(v_8, u_8) */
-	trn1 v0.16b, v1.16b, v0.16b /* sb_in_y_8 = trn(v_8, u_8) */
-	tbl v0.16b, {v0.16b}, v11.16b /* sb_s1_8_sr = lookup16(sb_in_y_8, inv_shift_rows) */
-	and v1.16b, v19.16b, v14.16b /* sb_s0_xl_8 = and(sb_in_x_8, nibble_mask) */
-	ushr v19.16b, v19.16b, #4 /* sb_s0_xh_8 = shr(sb_in_x_8) */
-	tbl v23.16b, {v28.16b}, v1.16b /* sb_s0_p1_8 = lookup16(s0_p1, sb_s0_xl_8) */
-	eor v19.16b, v23.16b, v19.16b /* sb_s0_t_8 = xor(sb_s0_p1_8, sb_s0_xh_8) */
-	tbl v23.16b, {v12.16b}, v19.16b /* sb_s0_p2_8 = lookup16(s0_p2, sb_s0_t_8) */
-	eor v1.16b, v23.16b, v1.16b /* sb_s0_ol_8 = xor(sb_s0_p2_8, sb_s0_xl_8) */
-	tbl v1.16b, {v31.16b}, v1.16b /* sb_s0_p3_8 = lookup16(s0_p3_rot, sb_s0_ol_8) */
-	add v19.16b, v19.16b, v19.16b /* sb_s0_t2_8 = add(sb_s0_t_8, sb_s0_t_8) */
-	eor v1.16b, v1.16b, v19.16b /* sb_s0_8 = xor(sb_s0_p3_8, sb_s0_t2_8) */
-	and v19.16b, v0.16b, v14.16b /* sb_s1_8_sr_lo = and(sb_s1_8_sr, nibble_mask) */
-	ushr v0.16b, v0.16b, #4 /* sb_s1_8_sr_hi = shr(sb_s1_8_sr) */
-	tbl v19.16b, {v15.16b}, v19.16b /* sb_s1_k_8_1_l = lookup16(tbl_lo, sb_s1_8_sr_lo) */
-	tbl v0.16b, {v5.16b}, v0.16b /* sb_s1_k_8_1_h = lookup16(tbl_hi, sb_s1_8_sr_hi) */
-	aese v19.16b, v0.16b /* sb_s1_8_aes = aese(sb_s1_k_8_1_l, sb_s1_k_8_1_h) */
-	and v0.16b, v19.16b, v14.16b /* sb_s1_8_aes_lo = and(sb_s1_8_aes, nibble_mask) */
-	ushr v19.16b, v19.16b, #4 /* sb_s1_8_aes_hi = shr(sb_s1_8_aes) */
-	tbl v0.16b, {v17.16b}, v0.16b /* sb_s1_8_l = lookup16(tbl_lo_1, sb_s1_8_aes_lo) */
-	tbl v19.16b, {v9.16b}, v19.16b /* sb_s1_8_h = lookup16(tbl_hi_1, sb_s1_8_aes_hi) */
-	eor v0.16b, v0.16b, v19.16b /* sb_s1_8 = xor(sb_s1_8_l, sb_s1_8_h) */
-	trn2 v19.16b, v0.16b, v1.16b /* r1_8 = trn(sb_s1_8, sb_s0_8) */
-	trn1 v0.16b, v0.16b, v1.16b /* r2_8 = trn(sb_s1_8, sb_s0_8) */
-	ldr q1, [sp, #448] /* reload dbl_24 */
-	ushr v23.4s, v1.4s, #12 /* s4k_o_8_r = shr(dbl_24) */
-	str q24, [sp, #528] /* spill x1_4 */
-	ldr q24, [sp, #416] /* reload g0s12 */
-	sli v23.4s, v24.4s, #20 /* s4k_o_8 = sli(s4k_o_8_r, g0s12) */
-	and v23.16b, v23.16b, v10.16b /* s4k_8 = and(s4k_o_8, modulus) */
-	add v21.4s, v21.4s, v23.4s /* fb0_s_16 = add(s0k_8, s4k_8) */
-	ushr v1.4s, v1.4s, #24 /* s0k_o_12_r = shr(dbl_24) */
-	sli v1.4s, v24.4s, #8 /* s0k_o_12 = sli(s0k_o_12_r, g0s12) */
-	and v1.16b, v1.16b, v10.16b /* s0k_12 = and(s0k_o_12, modulus) */
-	add v1.4s, v1.4s, v30.4s /* fb0_s_24 = add(s0k_12, s4k_12) */
-	ldr q23, [sp, #624] /* reload dbl_27 */
-	ushr v30.4s, v23.4s, #11 /* s10k_o_8_r = shr(dbl_27) */
-	sli v30.4s, v2.4s, #21 /* s10k_o_8 = sli(s10k_o_8_r, fb_2) */
-	and v30.16b, v30.16b, v10.16b /* s10k_8 = and(s10k_o_8, modulus) */
-	ushr v24.4s, v22.4s, #15 /* s13k_o_8_r = shr(dbl_54) */
-	sli v24.4s, v20.4s, #17 /* s13k_o_8 = sli(s13k_o_8_r, fb_5) */
-	and v24.16b, v24.16b, v10.16b /* s13k_8 = and(s13k_o_8, modulus) */
-	add v24.4s, v30.4s, v24.4s /* fb0_s_17 = add(s10k_8, s13k_8) */
-	ushr v30.4s, v18.4s, #17 /* s15k_o_8_r = shr(dbl_72) */
-	sli v30.4s, v16.4s, #15 /* s15k_o_8 = sli(s15k_o_8_r, fb_7) */
-	and v30.16b, v30.16b, v10.16b /* s15k_8 = and(s15k_o_8, modulus) */
-	str q1, [sp, #448] /* spill fb0_s_24 */
-	add v1.4s, v21.4s, v26.4s /* fb0_p_16 = add(fb0_s_16, minus_modulus) */
-	umin v1.4s, v21.4s, v1.4s /* fb0_16 = minu(fb0_s_16, fb0_p_16) */
-	add v21.4s, v24.4s, v26.4s /* fb0_p_17 = add(fb0_s_17, minus_modulus) */
-	umin v21.4s, v24.4s, v21.4s /* fb0_17 = minu(fb0_s_17, fb0_p_17) */
-	add v1.4s, v1.4s, v21.4s /* fb1_s_8 = add(fb0_16, fb0_17) */
-	add v21.4s, v1.4s, v26.4s /* fb1_p_8 = add(fb1_s_8, minus_modulus) */
-	umin v1.4s, v1.4s, v21.4s /* fb1_8 = minu(fb1_s_8, fb1_p_8) */
-	add v1.4s, v1.4s, v30.4s /* fb2_s_8 = add(fb1_8, s15k_8) */
-	add v21.4s, v1.4s, v26.4s /* fb2_p_8 = add(fb2_s_8, minus_modulus) */
-	umin v1.4s, v1.4s, v21.4s /* fb2_8 = minu(fb2_s_8, fb2_p_8) */
-	ldr q21, [sp, #592] /* reload g0s8 */
-	add v1.4s, v1.4s, v21.4s /* fb_s_8 = add(fb2_8, g0s8) */
-	add v21.4s, v1.4s, v26.4s /* fb_p_8 = add(fb_s_8, minus_modulus) */
-	smax v1.4s, v1.4s, v21.4s /* fb_8 = maxs(fb_s_8, fb_p_8) */
-
-	/* Round 9, lanes 0..3: BR, F (Z out), LFSR feedback. */
-	add v21.4s, v1.4s, v1.4s /* dbl_81 = add(fb_8, fb_8) */
-	mov v24.16b, v27.16b /* high16 */
-	bsl v24.16b, v21.16b, v16.16b /* x0_9 = bsl(high16, fb_7, dbl_81) */
-	eor v24.16b, v24.16b, v19.16b /* x0r1_9 = xor(x0_9, r1_8) */
-	add v24.4s, v24.4s, v0.4s /* w_9 = add(x0r1_9, r2_8) */
-	ldr q30, [sp, #112] /* reload x1 */
-	eor v24.16b, v24.16b, v30.16b /* z_9 = xor(w_9, x1) */
-	ldr q30, [sp, #608] /* reload x1_5 */
-	eor v0.16b, v0.16b, v30.16b /* w2_9 = xor(r2_8, x1_5) */
-	rev32 v24.16b, v24.16b /* zbe_9 = rev(z_9) */
-	ushr v30.4s, v23.4s, #16 /* x1_9_r = shr(dbl_27) */
-	sli v30.4s, v4.4s, #16 /* x1_9 = sli(x1_9_r, fb_4) */
-	add v19.4s, v19.4s, v30.4s /* w1_9 = add(r1_8, x1_9) */
-	ushr v23.4s, v23.4s, #12 /* s4k_o_14_r = shr(dbl_27) */
-	sli v23.4s, v2.4s, #20 /* s4k_o_14 = sli(s4k_o_14_r, fb_2) */
-	and v23.16b, v23.16b, v10.16b /* s4k_14 = and(s4k_o_14, modulus) */
-	str q2, [sp, #624] /* spill fb_2 */
-	ushr v2.4s, v0.4s, #16 /* l1in_9_r = shr(w2_9) */
-	sli v2.4s, v19.4s, #16 /* l1in_9 = sli(l1in_9_r, w1_9) */
-	ushr v19.4s, v19.4s, #16 /* l2in_9_r = shr(w1_9) */
-	sli v19.4s, v0.4s, #16 /* l2in_9 = sli(l2in_9_r, w2_9) */
-	tbl v0.16b, {v2.16b}, v25.16b /* ur24_9 = lookup16(l1in_9, rotl24) */
-	eor v0.16b, v2.16b, v0.16b /* u_acc_9 = xor(l1in_9, ur24_9) */
-	str q24, [sp, #112] /* spill zbe_9 */
-	tbl v24.16b, {v2.16b}, v13.16b /* ur8_9 = lookup16(l1in_9, rotl8) */
-	eor v24.16b, v2.16b, v24.16b /* ug_acc_9 = xor(l1in_9, ur8_9) */
-	rev32 v2.8h, v2.8h /* ur16_9 = rev(l1in_9) */
-	eor v2.16b, v24.16b, v2.16b /* ug_9 = xor(ug_acc_9, ur16_9) */
-	ushr v24.4s, v2.4s, #30 /* ur2_9_r = shr(ug_9) */
-	sli v24.4s, v2.4s, #2 /* ur2_9 = sli(ur2_9_r, ug_9) */
-	eor v0.16b, v0.16b, v24.16b /* u_9 = xor(u_acc_9, ur2_9) */
-	tbl v2.16b, {v19.16b}, v13.16b /* vr8_9 = lookup16(l2in_9, rotl8) */
-	rev32 v24.8h, v19.8h /* vr16_9 = rev(l2in_9) */
-	eor v24.16b, v2.16b, v24.16b /* vg_acc_9 = xor(vr8_9, vr16_9) */
-	eor v2.16b, v19.16b, v2.16b /* v_acc_9 = xor(l2in_9, vr8_9) */
-	tbl v19.16b, {v19.16b}, v25.16b /* vr24_9 = lookup16(l2in_9, rotl24) */
-	eor v19.16b, v24.16b, v19.16b /* vg_9 = xor(vg_acc_9, vr24_9) */
-	ushr v24.4s, v19.4s, #26 /* vr6_9_r = shr(vg_9) */
-	sli v24.4s, v19.4s, #6 /* vr6_9 = sli(vr6_9_r, vg_9) */
-	eor v2.16b, v2.16b, v24.16b /* v_9 = xor(v_acc_9, vr6_9) */
-	trn2 v19.16b, v2.16b, v0.16b /* sb_in_x_9 = trn(v_9, u_9) */
-	trn1 v0.16b, v2.16b, v0.16b /* sb_in_y_9 = trn(v_9, u_9) */
-	tbl v0.16b, {v0.16b}, v11.16b /* sb_s1_9_sr = lookup16(sb_in_y_9, inv_shift_rows) */
-	and v2.16b, v19.16b, v14.16b /* sb_s0_xl_9 = and(sb_in_x_9, nibble_mask) */
-	ushr v19.16b, v19.16b, #4 /* sb_s0_xh_9 = shr(sb_in_x_9) */
-	tbl v24.16b, {v28.16b}, v2.16b /* sb_s0_p1_9 = lookup16(s0_p1, sb_s0_xl_9) */
-	eor v19.16b, v24.16b, v19.16b /* sb_s0_t_9 = xor(sb_s0_p1_9, sb_s0_xh_9) */
-	tbl v24.16b, {v12.16b}, v19.16b /* sb_s0_p2_9 = lookup16(s0_p2, sb_s0_t_9) */
-	eor v2.16b, v24.16b, v2.16b /* sb_s0_ol_9 = xor(sb_s0_p2_9, sb_s0_xl_9) */
-	tbl v2.16b, {v31.16b}, v2.16b /* sb_s0_p3_9 = lookup16(s0_p3_rot, sb_s0_ol_9) */
-	add v19.16b, v19.16b, v19.16b /* sb_s0_t2_9 = add(sb_s0_t_9, sb_s0_t_9) */
-	eor v2.16b, v2.16b, v19.16b /* sb_s0_9 = xor(sb_s0_p3_9, sb_s0_t2_9) */
-	and v19.16b, v0.16b, v14.16b /* sb_s1_9_sr_lo = and(sb_s1_9_sr, nibble_mask) */
-	ushr v0.16b, v0.16b, #4 /* sb_s1_9_sr_hi = shr(sb_s1_9_sr) */
-	tbl v19.16b, {v15.16b}, v19.16b /* sb_s1_k_9_1_l = lookup16(tbl_lo, sb_s1_9_sr_lo) */
-	tbl v0.16b, {v5.16b}, v0.16b /* sb_s1_k_9_1_h = lookup16(tbl_hi, sb_s1_9_sr_hi) */
-	aese v19.16b, v0.16b /* sb_s1_9_aes = aese(sb_s1_k_9_1_l, sb_s1_k_9_1_h) */
-	and v0.16b, v19.16b, v14.16b /* sb_s1_9_aes_lo = and(sb_s1_9_aes, nibble_mask) */
-	ushr v19.16b, v19.16b, #4 /* sb_s1_9_aes_hi = shr(sb_s1_9_aes) */
-	tbl v0.16b, {v17.16b}, v0.16b /* sb_s1_9_l = lookup16(tbl_lo_1, sb_s1_9_aes_lo) */
-	tbl v19.16b, {v9.16b}, v19.16b /* sb_s1_9_h = lookup16(tbl_hi_1, sb_s1_9_aes_hi) */
-	eor v0.16b, v0.16b, v19.16b /* sb_s1_9 = xor(sb_s1_9_l, sb_s1_9_h) */
-	trn2 v19.16b, v0.16b, v2.16b /* r1_9 = trn(sb_s1_9, sb_s0_9) */
-	trn1 v0.16b, v0.16b, v2.16b /* r2_9 = trn(sb_s1_9, sb_s0_9) */
-	ldr q2, [sp, #160] /* reload dbl_7 */
-	ushr v24.4s, v2.4s, #12 /* s4k_o_9_r = shr(dbl_7) */
-	str q30, [sp, #592] /* spill x1_9 */
-	ldr q30, [sp, #544] /* reload g0s13 */
-	sli v24.4s, v30.4s, #20 /* s4k_o_9 = sli(s4k_o_9_r, g0s13) */
-	and v24.16b, v24.16b, v10.16b /* s4k_9 = and(s4k_o_9, modulus) */
-	str q22, [sp, #656] /* spill dbl_54 */
-	ldr q22, [sp, #256] /* reload s0k_9 */
-	add v22.4s, v22.4s, v24.4s /* fb0_s_18 = add(s0k_9, s4k_9) */
-	ushr v2.4s, v2.4s, #24 /* s0k_o_13_r = shr(dbl_7) */
-	sli v2.4s, v30.4s, #8 /* s0k_o_13 = sli(s0k_o_13_r, g0s13) */
-	and v2.16b, v2.16b, v10.16b /* s0k_13 = and(s0k_o_13, modulus) */
-	add v2.4s, v2.4s, v8.4s /* fb0_s_26 = add(s0k_13, s4k_13) */
-	ldr q24, [sp, #400] /* reload dbl_36 */
-	ushr v8.4s, v24.4s, #11 /* s10k_o_9_r = shr(dbl_36) */
-	sli v8.4s, v3.4s, #21 /* s10k_o_9 = sli(s10k_o_9_r, fb_3) */
-	and v8.16b, v8.16b, v10.16b /* s10k_9 = and(s10k_o_9, modulus) */
-	ushr v30.4s, v7.4s, #15 /* s13k_o_9_r = shr(dbl_63) */
-	sli v30.4s, v6.4s, #17 /* s13k_o_9 = sli(s13k_o_9_r, fb_6) */
-	and v30.16b, v30.16b, v10.16b /* s13k_9 = and(s13k_o_9, modulus) */
-	add v30.4s, v8.4s, v30.4s /* fb0_s_19 = add(s10k_9, s13k_9) */
-	ushr v8.4s, v21.4s, #17 /* s15k_o_9_r = shr(dbl_81) */
-	sli v8.4s, v1.4s, #15 /* s15k_o_9 = sli(s15k_o_9_r, fb_8) */
-	and v8.16b, v8.16b, v10.16b /* s15k_9 = and(s15k_o_9, modulus) */
-	str q2, [sp, #160] /* spill fb0_s_26 */
-	add v2.4s, v22.4s, v26.4s /* fb0_p_18 = add(fb0_s_18, minus_modulus) */
-	umin v2.4s, v22.4s, v2.4s /* fb0_18 = minu(fb0_s_18, fb0_p_18) */
-	add v22.4s, v30.4s, v26.4s /* fb0_p_19 = add(fb0_s_19, minus_modulus) */
-	umin v22.4s, v30.4s, v22.4s /* fb0_19 = minu(fb0_s_19, fb0_p_19) */
-	add v2.4s, v2.4s, v22.4s /* fb1_s_9 = add(fb0_18, fb0_19) */
-	add v22.4s, v2.4s, v26.4s /* fb1_p_9 = add(fb1_s_9, minus_modulus) */
-	umin v2.4s, v2.4s, v22.4s /* fb1_9 = minu(fb1_s_9, fb1_p_9) */
-	add v2.4s, v2.4s, v8.4s /* fb2_s_9 = add(fb1_9, s15k_9) */
-	add v22.4s, v2.4s, v26.4s /* fb2_p_9 = add(fb2_s_9, minus_modulus) */
-	umin v2.4s, v2.4s, v22.4s /* fb2_9 = minu(fb2_s_9, fb2_p_9) */
-	ldr q22, [sp, #384] /* reload g0s9 */
-	add v2.4s, v2.4s, v22.4s /* fb_s_9 = add(fb2_9, g0s9) */
-	add v22.4s, v2.4s, v26.4s /* fb_p_9 = add(fb_s_9, minus_modulus) */
-	smax v2.4s, v2.4s, v22.4s /* fb_9 = maxs(fb_s_9, fb_p_9) */
-
-	/* Round 10, lanes 0..3: BR, F (Z out), LFSR feedback. */
-	add v22.4s, v2.4s, v2.4s /* dbl_90 = add(fb_9, fb_9) */
-	mov v30.16b, v27.16b /* high16 */
-	bsl v30.16b, v22.16b, v1.16b /* x0_10 = bsl(high16, fb_8, dbl_90) */
-	eor v30.16b, v30.16b, v19.16b /* x0r1_10 = xor(x0_10, r1_9) */
-	add v30.4s, v30.4s, v0.4s /* w_10 = add(x0r1_10, r2_9) */
-	ldr q8, [sp, #224] /* reload x1_1 */
-	eor v30.16b, v30.16b, v8.16b /* z_10 = xor(w_10, x1_1) */
-	ldr q8, [sp, #512] /* reload x1_6 */
-	eor v0.16b, v0.16b, v8.16b /* w2_10 = xor(r2_9, x1_6) */
-	rev32 v30.16b, v30.16b /* zbe_10 = rev(z_10) */
-	ushr v8.4s, v24.4s, #16 /* x1_10_r = shr(dbl_36) */
-	sli v8.4s, v20.4s, #16 /* x1_10 = sli(x1_10_r, fb_5) */
-	add v19.4s, v19.4s, v8.4s /* w1_10 = add(r1_9, x1_10) */
-	ushr v24.4s, v24.4s, #12 /* s4k_o_15_r = shr(dbl_36) */
-	sli v24.4s, v3.4s, #20 /* s4k_o_15 = sli(s4k_o_15_r, fb_3) */
-	and v24.16b, v24.16b, v10.16b /* s4k_15 = and(s4k_o_15, modulus) */
-	str q3, [sp, #400] /* spill fb_3 */
-	ushr v3.4s, v0.4s, #16 /* l1in_10_r = shr(w2_10) */
-	sli v3.4s, v19.4s, #16 /* l1in_10 = sli(l1in_10_r, w1_10) */
-	ushr v19.4s, v19.4s, #16 /* l2in_10_r = shr(w1_10) */
-	sli v19.4s, v0.4s, #16 /* l2in_10 = sli(l2in_10_r, w2_10) */
-	tbl v0.16b, {v3.16b}, v25.16b /* ur24_10 = lookup16(l1in_10, rotl24) */
-	eor v0.16b, v3.16b, v0.16b /* u_acc_10 = xor(l1in_10, ur24_10) */
-	str q30, [sp, #224] /* spill zbe_10 */
-	tbl v30.16b, {v3.16b}, v13.16b /* ur8_10 = lookup16(l1in_10, rotl8) */
-	eor v30.16b, v3.16b, v30.16b /* ug_acc_10 = xor(l1in_10, ur8_10) */
-	rev32 v3.8h, v3.8h /* ur16_10 = rev(l1in_10) */
-	eor v3.16b, v30.16b, v3.16b /* ug_10 = xor(ug_acc_10, ur16_10) */
-	ushr v30.4s, v3.4s, #30 /* ur2_10_r = shr(ug_10) */
-	sli v30.4s, v3.4s, #2 /* ur2_10 = sli(ur2_10_r, ug_10) */
-	eor v0.16b, v0.16b, v30.16b /* u_10 = xor(u_acc_10, ur2_10) */
-	tbl v3.16b, {v19.16b}, v13.16b /* vr8_10 = lookup16(l2in_10, rotl8) */
-	rev32 v30.8h, v19.8h /* vr16_10 = rev(l2in_10) */
-	eor v30.16b, v3.16b, v30.16b /* vg_acc_10 = xor(vr8_10, vr16_10) */
-	eor v3.16b, v19.16b, v3.16b /* v_acc_10 = xor(l2in_10, vr8_10) */
-	tbl v19.16b, {v19.16b}, v25.16b /* vr24_10 = lookup16(l2in_10, rotl24) */
-	eor v19.16b, v30.16b, v19.16b /* vg_10 = xor(vg_acc_10, vr24_10) */
-	ushr v30.4s, v19.4s, #26 /* vr6_10_r = shr(vg_10) */
-	sli v30.4s, v19.4s, #6 /* vr6_10 = sli(vr6_10_r, vg_10) */
-	eor v3.16b, v3.16b, v30.16b /* v_10 = xor(v_acc_10, vr6_10) */
-	trn2 v19.16b, v3.16b, v0.16b /* sb_in_x_10 = trn(v_10, u_10) */
-	trn1 v0.16b, v3.16b, v0.16b /* sb_in_y_10 = trn(v_10, u_10) */
-	tbl v0.16b, {v0.16b}, v11.16b /* sb_s1_10_sr = lookup16(sb_in_y_10, inv_shift_rows) */
-	and v3.16b, v19.16b, v14.16b /* sb_s0_xl_10 = and(sb_in_x_10, nibble_mask) */
-	ushr v19.16b, v19.16b, #4 /* sb_s0_xh_10 = shr(sb_in_x_10) */
-	tbl v30.16b, {v28.16b}, v3.16b /* sb_s0_p1_10 = lookup16(s0_p1, sb_s0_xl_10) */
-	eor v19.16b, v30.16b, v19.16b /* sb_s0_t_10 = xor(sb_s0_p1_10, sb_s0_xh_10) */
-	tbl v30.16b, {v12.16b}, v19.16b /* sb_s0_p2_10 = lookup16(s0_p2, sb_s0_t_10) */
-	eor v3.16b, v30.16b, v3.16b /* sb_s0_ol_10 = xor(sb_s0_p2_10, sb_s0_xl_10) */
-	tbl v3.16b, {v31.16b}, v3.16b /* sb_s0_p3_10 = lookup16(s0_p3_rot, sb_s0_ol_10) */
-	add v19.16b, v19.16b, v19.16b /* sb_s0_t2_10 = add(sb_s0_t_10, sb_s0_t_10) */
-	eor v3.16b, v3.16b, v19.16b /* sb_s0_10 = xor(sb_s0_p3_10, sb_s0_t2_10) */
-	and v19.16b, v0.16b, v14.16b /* sb_s1_10_sr_lo = and(sb_s1_10_sr, nibble_mask) */
-	ushr v0.16b, v0.16b, #4 /* sb_s1_10_sr_hi = shr(sb_s1_10_sr) */
-	tbl v19.16b, {v15.16b}, v19.16b /* sb_s1_k_10_1_l = lookup16(tbl_lo, sb_s1_10_sr_lo) */
-	tbl v0.16b, {v5.16b}, v0.16b /* sb_s1_k_10_1_h = lookup16(tbl_hi, sb_s1_10_sr_hi) */
-	aese v19.16b, v0.16b /* sb_s1_10_aes = aese(sb_s1_k_10_1_l, sb_s1_k_10_1_h) */
-	and v0.16b, v19.16b, v14.16b /* sb_s1_10_aes_lo = and(sb_s1_10_aes, nibble_mask) */
-	ushr v19.16b, v19.16b, #4 /* sb_s1_10_aes_hi = shr(sb_s1_10_aes) */
-	tbl v0.16b, {v17.16b}, v0.16b /* sb_s1_10_l = lookup16(tbl_lo_1, sb_s1_10_aes_lo) */
-	tbl v19.16b, {v9.16b}, v19.16b /* sb_s1_10_h = lookup16(tbl_hi_1, sb_s1_10_aes_hi) */
-	eor v0.16b, v0.16b, v19.16b /* sb_s1_10 = xor(sb_s1_10_l, sb_s1_10_h) */
-	trn2 v19.16b, v0.16b, v3.16b /* r1_10 = trn(sb_s1_10, sb_s0_10) */
-	trn1 v0.16b, v0.16b, v3.16b /* r2_10 = trn(sb_s1_10, sb_s0_10) */
-	ldr q3, [sp, #640] /* reload x1_7 */
-	eor v3.16b, v0.16b, v3.16b /* w2_11 = xor(r2_10, x1_7) */
-	ldr q30, [sp, #288] /* reload dbl_16 */
-	str q8, [sp, #640] /* spill x1_10 */
-	ushr v8.4s, v30.4s, #12 /* s4k_o_10_r = shr(dbl_16) */
-	str q7, [sp, #384] /* spill dbl_63 */
-	ldr q7, [sp, #576] /* reload g0s14 */
-	sli v8.4s, v7.4s, #20 /* s4k_o_10 = sli(s4k_o_10_r, g0s14) */
-	and v8.16b, v8.16b, v10.16b /* s4k_10 = and(s4k_o_10, modulus) */
-	ldr q9, [sp, #192] /* reload s0k_10 */
-	add v8.4s, v9.4s, v8.4s /* fb0_s_20 = add(s0k_10, s4k_10) */
-	ushr v30.4s, v30.4s, #24 /* s0k_o_14_r = shr(dbl_16) */
-	sli v30.4s, v7.4s, #8 /* s0k_o_14 = sli(s0k_o_14_r, g0s14) */
-	and v30.16b, v30.16b, v10.16b /* s0k_14 = and(s0k_o_14, modulus) */
-	add v23.4s, v30.4s, v23.4s /* fb0_s_28 = add(s0k_14, s4k_14) */
-	ldr q30, [sp, #560] /* reload dbl_45 */
-	ushr v9.4s, v30.4s, #11 /* s10k_o_10_r = shr(dbl_45) */
-	sli v9.4s, v4.4s, #21 /* s10k_o_10 = sli(s10k_o_10_r, fb_4) */
-	and v9.16b, v9.16b, v10.16b /* s10k_10 = and(s10k_o_10, modulus) */
-	ushr v30.4s, v30.4s, #16 /* x1_11_r = shr(dbl_45) */
-	sli v30.4s, v6.4s, #16 /* x1_11 = sli(x1_11_r, fb_6) */
-	ushr v7.4s, v18.4s, #15 /* s13k_o_10_r = shr(dbl_72) */
-	sli v7.4s, v16.4s, #17 /* s13k_o_10 = sli(s13k_o_10_r, fb_7) */
-	and v7.16b, v7.16b, v10.16b /* s13k_10 = and(s13k_o_10, modulus) */
-	add v7.4s, v9.4s, v7.4s /* fb0_s_21 = add(s10k_10, s13k_10) */
-	ushr v9.4s, v22.4s, #17 /* s15k_o_10_r = shr(dbl_90) */
-	sli v9.4s, v2.4s, #15 /* s15k_o_10 = sli(s15k_o_10_r, fb_9) */
-	and v9.16b, v9.16b, v10.16b /* s15k_10 = and(s15k_o_10, modulus) */
-	str q4, [sp, #560] /* spill fb_4 */
-	add v4.4s, v8.4s, v26.4s /* fb0_p_20 = add(fb0_s_20, minus_modulus) */
-	umin v4.4s, v8.4s, v4.4s /* fb0_20 = minu(fb0_s_20, fb0_p_20) */
-	add v8.4s, v7.4s, v26.4s /* fb0_p_21 = add(fb0_s_21, minus_modulus) */
-	umin v7.4s, v7.4s, v8.4s /* fb0_21 = minu(fb0_s_21, fb0_p_21) */
-	add v4.4s, v4.4s, v7.4s /* fb1_s_10 = add(fb0_20, fb0_21) */
-	add v7.4s, v4.4s, v26.4s /* fb1_p_10 = add(fb1_s_10, minus_modulus) */
-	umin v4.4s, v4.4s, v7.4s /* fb1_10 = minu(fb1_s_10, fb1_p_10) */
-	add v4.4s, v4.4s, v9.4s /* fb2_s_10 = add(fb1_10, s15k_10) */
-	add v7.4s, v4.4s, v26.4s /* fb2_p_10 = add(fb2_s_10, minus_modulus) */
-	umin v4.4s, v4.4s, v7.4s /* fb2_10 = minu(fb2_s_10, fb2_p_10) */
-	ldr q7, [sp, #144] /* reload g0s10 */
-	add v4.4s, v4.4s, v7.4s /* fb_s_10 = add(fb2_10, g0s10) */
-	add v7.4s, v4.4s, v26.4s /* fb_p_10 = add(fb_s_10, minus_modulus) */
-	smax v4.4s, v4.4s, v7.4s /* fb_10 = maxs(fb_s_10, fb_p_10) */
-
-	/* Round 11, lanes 0..3: BR, F (Z out), LFSR feedback. */
-	add v7.4s, v4.4s, v4.4s /* dbl_99 = add(fb_10, fb_10) */
-	mov v8.16b, v27.16b /* high16 */
-	bsl v8.16b, v7.16b, v2.16b /* x0_11 = bsl(high16, fb_9, dbl_99) */
-	eor v8.16b, v8.16b, v19.16b /* x0r1_11 = xor(x0_11, r1_10) */
-	add v0.4s, v8.4s, v0.4s /* w_11 = add(x0r1_11, r2_10) */
-	ldr q8, [sp, #352] /* reload x1_2 */
-	eor v0.16b, v0.16b, v8.16b /* z_11 = xor(w_11, x1_2) */
-	add v19.4s, v19.4s, v30.4s /* w1_11 = add(r1_10, x1_11) */
-	rev32 v0.16b, v0.16b /* zbe_11 = rev(z_11) */
-	ushr v8.4s, v3.4s, #16 /* l1in_11_r = shr(w2_11) */
-	sli v8.4s, v19.4s, #16 /* l1in_11 = sli(l1in_11_r, w1_11) */
-	ushr v19.4s, v19.4s, #16 /* l2in_11_r = shr(w1_11) */
-	sli v19.4s, v3.4s, #16 /* l2in_11 = sli(l2in_11_r, w2_11) */
-	tbl v3.16b, {v8.16b}, v25.16b /* ur24_11 = lookup16(l1in_11, rotl24) */
-	eor v3.16b, v8.16b, v3.16b /* u_acc_11 = xor(l1in_11, ur24_11) */
-	tbl v9.16b, {v8.16b}, v13.16b /* ur8_11 = lookup16(l1in_11, rotl8) */
-	eor v9.16b, v8.16b, v9.16b /* ug_acc_11 = xor(l1in_11, ur8_11) */
-	rev32 v8.8h, v8.8h /* ur16_11 = rev(l1in_11) */
-	eor v8.16b, v9.16b, v8.16b /* ug_11 = xor(ug_acc_11, ur16_11) */
-	ushr v9.4s, v8.4s, #30 /* ur2_11_r = shr(ug_11) */
-	sli v9.4s, v8.4s, #2 /* ur2_11 = sli(ur2_11_r, ug_11) */
-	eor v3.16b, v3.16b, v9.16b /* u_11 = xor(u_acc_11, ur2_11) */
-	tbl v8.16b, {v19.16b}, v13.16b /* vr8_11 = lookup16(l2in_11, rotl8) */
-	rev32 v9.8h, v19.8h /* vr16_11 = rev(l2in_11) */
-	eor v9.16b, v8.16b, v9.16b /* vg_acc_11 = xor(vr8_11, vr16_11) */
-	eor v8.16b, v19.16b, v8.16b /* v_acc_11 = xor(l2in_11, vr8_11) */
-	tbl v19.16b, {v19.16b}, v25.16b /* vr24_11 = lookup16(l2in_11, rotl24) */
-	eor v19.16b, v9.16b, v19.16b /* vg_11 = xor(vg_acc_11, vr24_11) */
-	ushr v9.4s, v19.4s, #26 /* vr6_11_r = shr(vg_11) */
-	sli v9.4s, v19.4s, #6 /* vr6_11 = sli(vr6_11_r, vg_11) */
-	eor v19.16b, v8.16b, v9.16b /* v_11 = xor(v_acc_11, vr6_11) */
-	trn2 v8.16b, v19.16b, v3.16b /* sb_in_x_11 = trn(v_11, u_11) */
-	trn1 v3.16b, v19.16b, v3.16b /* sb_in_y_11 = trn(v_11, u_11) */
-	tbl v3.16b, {v3.16b}, v11.16b /* sb_s1_11_sr = lookup16(sb_in_y_11, inv_shift_rows) */
-	and v19.16b, v8.16b, v14.16b /* sb_s0_xl_11 = and(sb_in_x_11, nibble_mask) */
-	ushr v8.16b, v8.16b, #4 /* sb_s0_xh_11 = shr(sb_in_x_11) */
-	tbl v9.16b, {v28.16b}, v19.16b /* sb_s0_p1_11 = lookup16(s0_p1, sb_s0_xl_11) */
-	eor v8.16b, v9.16b, v8.16b /* sb_s0_t_11 = xor(sb_s0_p1_11, sb_s0_xh_11) */
-	tbl v9.16b, {v12.16b}, v8.16b /* sb_s0_p2_11 = lookup16(s0_p2, sb_s0_t_11) */
-	eor v19.16b, v9.16b, v19.16b /* sb_s0_ol_11 = xor(sb_s0_p2_11, sb_s0_xl_11) */
-	tbl v19.16b, {v31.16b}, v19.16b /* sb_s0_p3_11 = lookup16(s0_p3_rot, sb_s0_ol_11) */
-	add v8.16b, v8.16b, v8.16b /* sb_s0_t2_11 = add(sb_s0_t_11, sb_s0_t_11) */
-	eor v19.16b, v19.16b, v8.16b /* sb_s0_11 = xor(sb_s0_p3_11, sb_s0_t2_11) */
-	and v8.16b, v3.16b, v14.16b /* sb_s1_11_sr_lo = and(sb_s1_11_sr, nibble_mask) */
-	ushr v3.16b, v3.16b, #4 /* sb_s1_11_sr_hi = shr(sb_s1_11_sr) */
-	tbl v8.16b, {v15.16b}, v8.16b /* sb_s1_k_11_1_l = lookup16(tbl_lo, sb_s1_11_sr_lo) */
-	tbl v3.16b, {v5.16b}, v3.16b /* sb_s1_k_11_1_h = lookup16(tbl_hi, sb_s1_11_sr_hi) */
-	aese v8.16b, v3.16b /* sb_s1_11_aes = aese(sb_s1_k_11_1_l, sb_s1_k_11_1_h) */
-	and v3.16b, v8.16b, v14.16b /* sb_s1_11_aes_lo = and(sb_s1_11_aes, nibble_mask) */
-	ushr v8.16b, v8.16b, #4 /* sb_s1_11_aes_hi = shr(sb_s1_11_aes) */
-	tbl v3.16b, {v17.16b}, v3.16b /* sb_s1_11_l = lookup16(tbl_lo_1, sb_s1_11_aes_lo) */
-	adrp x17, .Lzuc_lanes_neon_aes_1_tbl_hi_1
-	ldr q9, [x17, #:lo12:.Lzuc_lanes_neon_aes_1_tbl_hi_1] /* tbl_hi_1 = const() */
-	tbl v8.16b, {v9.16b}, v8.16b /* sb_s1_11_h = lookup16(tbl_hi_1, sb_s1_11_aes_hi) */
-	eor v3.16b, v3.16b, v8.16b /* sb_s1_11 = xor(sb_s1_11_l, sb_s1_11_h) */
-	trn2 v8.16b, v3.16b, v19.16b /* r1_11 = trn(sb_s1_11, sb_s0_11) */
-	trn1 v3.16b, v3.16b, v19.16b /* r2_11 = trn(sb_s1_11, sb_s0_11) */
-	eor v19.16b, v3.16b, v29.16b /* w2_12 = xor(r2_11, x1_8) */
-	ldr q29, [sp, #176] /* reload dbl */
-	str q0, [sp, #352] /* spill zbe_11 */
-	ushr v0.4s, v29.4s, #12 /* s4k_o_11_r = shr(dbl) */
-	str q23, [sp, #144] /* spill fb0_s_28 */
-	ldr q23, [sp, #80] /* reload g0s15 */
-	sli v0.4s, v23.4s, #20 /* s4k_o_11 = sli(s4k_o_11_r, g0s15) */
-	and v0.16b, v0.16b, v10.16b /* s4k_11 = and(s4k_o_11, modulus) */
-	str q30, [sp, #288] /* spill x1_11 */
-	ldr q30, [sp, #320] /* reload s0k_11 */
-	add v0.4s, v30.4s, v0.4s /* fb0_s_22 = add(s0k_11, s4k_11) */
-	ushr v29.4s, v29.4s, #24 /* s0k_o_15_r = shr(dbl) */
-	sli v29.4s, v23.4s, #8 /* s0k_o_15 = sli(s0k_o_15_r, g0s15) */
-	and v29.16b, v29.16b, v10.16b /* s0k_15 = and(s0k_o_15, modulus) */
-	add v24.4s, v29.4s, v24.4s /* fb0_s_30 = add(s0k_15, s4k_15) */
-	ldr q29, [sp, #656] /* reload dbl_54 */
-	ushr v30.4s, v29.4s, #11 /* s10k_o_11_r = shr(dbl_54) */
-	sli v30.4s, v20.4s, #21 /* s10k_o_11 = sli(s10k_o_11_r, fb_5) */
-	and v30.16b, v30.16b, v10.16b /* s10k_11 = and(s10k_o_11, modulus) */
-	ushr v29.4s, v29.4s, #16 /* x1_12_r = shr(dbl_54) */
-	sli v29.4s, v16.4s, #16 /* x1_12 = sli(x1_12_r, fb_7) */
-	add v29.4s, v8.4s, v29.4s /* w1_12 = add(r1_11, x1_12) */
-	ushr v23.4s, v21.4s, #15 /* s13k_o_11_r = shr(dbl_81) */
-	sli v23.4s, v1.4s, #17 /* s13k_o_11 = sli(s13k_o_11_r, fb_8) */
-	and v23.16b, v23.16b, v10.16b /* s13k_11 = and(s13k_o_11, modulus) */
-	add v23.4s, v30.4s, v23.4s /* fb0_s_23 = add(s10k_11, s13k_11) */
-	ushr v30.4s, v7.4s, #17 /* s15k_o_11_r = shr(dbl_99) */
-	sli v30.4s, v4.4s, #15 /* s15k_o_11 = sli(s15k_o_11_r, fb_10) */
-	and v30.16b, v30.16b, v10.16b /* s15k_11 = and(s15k_o_11, modulus) */
-	ushr v7.4s, v7.4s, #15 /* s13k_o_13_r = shr(dbl_99) */
-	sli v7.4s, v4.4s, #17 /* s13k_o_13 = sli(s13k_o_13_r, fb_10) */
-	and v7.16b, v7.16b, v10.16b /* s13k_13 = and(s13k_o_13, modulus) */
-	str q20, [sp, #656] /* spill fb_5 */
-	add v20.4s, v0.4s, v26.4s /* fb0_p_22 = add(fb0_s_22, minus_modulus) */
-	umin v0.4s, v0.4s, v20.4s /* fb0_22 = minu(fb0_s_22, fb0_p_22) */
-	add v20.4s, v23.4s, v26.4s /* fb0_p_23 = add(fb0_s_23, minus_modulus) */
-	umin v20.4s, v23.4s, v20.4s /* fb0_23 = minu(fb0_s_23, fb0_p_23) */
-	add v0.4s, v0.4s, v20.4s /* fb1_s_11 = add(fb0_22, fb0_23) */
-	add v20.4s, v0.4s, v26.4s /* fb1_p_11 = add(fb1_s_11, minus_modulus) */
-	umin v0.4s, v0.4s, v20.4s /* fb1_11 = minu(fb1_s_11, fb1_p_11) */
-	add v0.4s, v0.4s, v30.4s /* fb2_s_11 = add(fb1_11, s15k_11) */
-	add v20.4s, v0.4s, v26.4s /* fb2_p_11 = add(fb2_s_11, minus_modulus) */
-	umin v0.4s, v0.4s, v20.4s /* fb2_11 = minu(fb2_s_11, fb2_p_11) */
-	ldr q20, [sp, #272] /* reload g0s11 */
-	add v0.4s, v0.4s, v20.4s /* fb_s_11 = add(fb2_11, g0s11) */
-	add v20.4s, v0.4s, v26.4s /* fb_p_11 = add(fb_s_11, minus_modulus) */
-	smax v0.4s, v0.4s, v20.4s /* fb_11 = maxs(fb_s_11, fb_p_11) */
-
-	/* Round 12, lanes 0..3: BR, F (Z out), LFSR feedback. */
-	add v20.4s, v0.4s, v0.4s /* dbl_108 = add(fb_11, fb_11) */
-	mov v23.16b, v27.16b /* high16 */
-	bsl v23.16b, v20.16b, v4.16b /* x0_12 = bsl(high16, fb_10, dbl_108) */
-	eor v23.16b, v23.16b, v8.16b /* x0r1_12 = xor(x0_12, r1_11) */
-	add v3.4s, v23.4s, v3.4s /* w_12 = add(x0r1_12, r2_11) */
-	ldr q23, [sp, #464] /* reload x1_3 */
-	eor v3.16b, v3.16b, v23.16b /* z_12 = xor(w_12, x1_3) */
-	rev32 v3.16b, v3.16b /* zbe_12 = rev(z_12) */
-	ushr v23.4s, v19.4s, #16 /* l1in_12_r = shr(w2_12) */
-	sli v23.4s, v29.4s, #16 /* l1in_12 = sli(l1in_12_r, w1_12) */
-	ushr v29.4s, v29.4s, #16 /* l2in_12_r = shr(w1_12) */
-	sli v29.4s, v19.4s, #16 /* l2in_12 = sli(l2in_12_r, w2_12) */
-	tbl v19.16b, {v23.16b}, v25.16b /* ur24_12 = lookup16(l1in_12, rotl24) */
-	eor v19.16b, v23.16b, v19.16b /* u_acc_12 = xor(l1in_12, ur24_12) */
-	tbl v30.16b, {v23.16b}, v13.16b /* ur8_12 = lookup16(l1in_12, rotl8) */
-	eor v30.16b, v23.16b, v30.16b /* ug_acc_12 = xor(l1in_12, ur8_12) */
-	rev32 v23.8h, v23.8h /* ur16_12 = rev(l1in_12) */
-	eor v23.16b, v30.16b, v23.16b /* ug_12 = xor(ug_acc_12, ur16_12) */
-	ushr v30.4s, v23.4s, #30 /* ur2_12_r = shr(ug_12) */
-	sli v30.4s, v23.4s, #2 /* ur2_12 = sli(ur2_12_r, ug_12) */
-	eor v19.16b, v19.16b, v30.16b /* u_12 = xor(u_acc_12, ur2_12) */
-	tbl v23.16b, {v29.16b}, v13.16b /* vr8_12 = lookup16(l2in_12, rotl8) */
-	rev32 v30.8h, v29.8h /* vr16_12 = rev(l2in_12) */
-	eor v30.16b, v23.16b, v30.16b /* vg_acc_12 = xor(vr8_12, vr16_12) */
-	eor v23.16b, v29.16b, v23.16b /* v_acc_12 = xor(l2in_12, vr8_12) */
-	tbl v29.16b, {v29.16b}, v25.16b /* vr24_12 = lookup16(l2in_12, rotl24) */
-	eor v29.16b, v30.16b, v29.16b /* vg_12 = xor(vg_acc_12, vr24_12) */
-	ushr v30.4s, v29.4s, #26 /* vr6_12_r = shr(vg_12) */
-	sli v30.4s, v29.4s, #6 /* vr6_12 = sli(vr6_12_r, vg_12) */
-	eor v23.16b, v23.16b, v30.16b /* v_12 = xor(v_acc_12, vr6_12) */
-	trn2 v29.16b, v23.16b, v19.16b /* sb_in_x_12 = trn(v_12, u_12) */
-	trn1 v19.16b, v23.16b, v19.16b /* sb_in_y_12 = trn(v_12, u_12) */
-	tbl v19.16b, {v19.16b}, v11.16b /* sb_s1_12_sr = lookup16(sb_in_y_12, inv_shift_rows) */
-	and v23.16b, v29.16b, v14.16b /* sb_s0_xl_12 = and(sb_in_x_12, nibble_mask) */
-	ushr v29.16b, v29.16b, #4 /* sb_s0_xh_12 = shr(sb_in_x_12) */
-	tbl v30.16b, {v28.16b}, v23.16b /* sb_s0_p1_12 = lookup16(s0_p1, sb_s0_xl_12) */
-	eor v29.16b, v30.16b, v29.16b /* sb_s0_t_12 = xor(sb_s0_p1_12, sb_s0_xh_12) */
-	tbl v30.16b, {v12.16b}, v29.16b /* sb_s0_p2_12 = lookup16(s0_p2, sb_s0_t_12) */
-	eor v23.16b, v30.16b, v23.16b /* sb_s0_ol_12 = xor(sb_s0_p2_12, sb_s0_xl_12) */
-	tbl v23.16b, {v31.16b}, v23.16b /* sb_s0_p3_12 = lookup16(s0_p3_rot, sb_s0_ol_12) */
-	add v29.16b, v29.16b, v29.16b /* sb_s0_t2_12 = add(sb_s0_t_12, sb_s0_t_12) */
-	eor v23.16b, v23.16b, v29.16b /* sb_s0_12 = xor(sb_s0_p3_12, sb_s0_t2_12) */
-	and v29.16b, v19.16b, v14.16b /* sb_s1_12_sr_lo = and(sb_s1_12_sr, nibble_mask) */
-	ushr v19.16b, v19.16b, #4 /* sb_s1_12_sr_hi = shr(sb_s1_12_sr) */
-	tbl v29.16b, {v15.16b}, v29.16b /* sb_s1_k_12_1_l = lookup16(tbl_lo, sb_s1_12_sr_lo) */
-	tbl v19.16b, {v5.16b}, v19.16b /* sb_s1_k_12_1_h = lookup16(tbl_hi, sb_s1_12_sr_hi) */
-	aese v29.16b, v19.16b /* sb_s1_12_aes = aese(sb_s1_k_12_1_l, sb_s1_k_12_1_h) */
-	and v19.16b, v29.16b, v14.16b /* sb_s1_12_aes_lo = and(sb_s1_12_aes, nibble_mask) */
-	ushr v29.16b, v29.16b, #4 /* sb_s1_12_aes_hi = shr(sb_s1_12_aes) */
-	tbl v19.16b, {v17.16b}, v19.16b /* sb_s1_12_l = lookup16(tbl_lo_1, sb_s1_12_aes_lo) */
-	tbl v29.16b, {v9.16b}, v29.16b /* sb_s1_12_h = lookup16(tbl_hi_1, sb_s1_12_aes_hi) */
-	eor v19.16b, v19.16b, v29.16b /* sb_s1_12 = xor(sb_s1_12_l, sb_s1_12_h) */
-	trn2 v29.16b, v19.16b, v23.16b /* r1_12 = trn(sb_s1_12, sb_s0_12) */
-	trn1 v19.16b, v19.16b, v23.16b /* r2_12 = trn(sb_s1_12, sb_s0_12) */
-	ldr q23, [sp, #592] /* reload x1_9 */
-	eor v23.16b, v19.16b, v23.16b /* w2_13 = xor(r2_12, x1_9) */
-	ldr q30, [sp, #384] /* reload dbl_63 */
-	ushr v8.4s, v30.4s, #11 /* s10k_o_12_r = shr(dbl_63) */
-	sli v8.4s, v6.4s, #21 /* s10k_o_12 = sli(s10k_o_12_r, fb_6) */
-	and v8.16b, v8.16b, v10.16b /* s10k_12 = and(s10k_o_12, modulus) */
-	ushr v30.4s, v30.4s, #16 /* x1_13_r = shr(dbl_63) */
-	sli v30.4s, v1.4s, #16 /* x1_13 = sli(x1_13_r, fb_8) */
-	add v30.4s, v29.4s, v30.4s /* w1_13 = add(r1_12, x1_13) */
-	str q6, [sp, #384] /* spill fb_6 */
-	ushr v6.4s, v22.4s, #15 /* s13k_o_12_r = shr(dbl_90) */
-	sli v6.4s, v2.4s, #17 /* s13k_o_12 = sli(s13k_o_12_r, fb_9) */
-	and v6.16b, v6.16b, v10.16b /* s13k_12 = and(s13k_o_12, modulus) */
-	add v6.4s, v8.4s, v6.4s /* fb0_s_25 = add(s10k_12, s13k_12) */
-	ushr v22.4s, v22.4s, #11 /* s10k_o_15_r = shr(dbl_90) */
-	sli v22.4s, v2.4s, #21 /* s10k_o_15 = sli(s10k_o_15_r, fb_9) */
-	and v22.16b, v22.16b, v10.16b /* s10k_15 = and(s10k_o_15, modulus) */
-	ushr v8.4s, v20.4s, #17 /* s15k_o_12_r = shr(dbl_108) */
-	sli v8.4s, v0.4s, #15 /* s15k_o_12 = sli(s15k_o_12_r, fb_11) */
-	and v8.16b, v8.16b, v10.16b /* s15k_12 = and(s15k_o_12, modulus) */
-	ushr v20.4s, v20.4s, #15 /* s13k_o_14_r = shr(dbl_108) */
-	sli v20.4s, v0.4s, #17 /* s13k_o_14 = sli(s13k_o_14_r, fb_11) */
-	and v20.16b, v20.16b, v10.16b /* s13k_14 = and(s13k_o_14, modulus) */
-	str q3, [sp, #592] /* spill zbe_12 */
-	ldr q3, [sp, #448] /* reload fb0_s_24 */
-	str q24, [sp, #464] /* spill fb0_s_30 */
-	add v24.4s, v3.4s, v26.4s /* fb0_p_24 = add(fb0_s_24, minus_modulus) */
-	umin v3.4s, v3.4s, v24.4s /* fb0_24 = minu(fb0_s_24, fb0_p_24) */
-	add v24.4s, v6.4s, v26.4s /* fb0_p_25 = add(fb0_s_25, minus_modulus) */
-	umin v6.4s, v6.4s, v24.4s /* fb0_25 = minu(fb0_s_25, fb0_p_25) */
-	add v3.4s, v3.4s, v6.4s /* fb1_s_12 = add(fb0_24, fb0_25) */
-	add v6.4s, v3.4s, v26.4s /* fb1_p_12 = add(fb1_s_12, minus_modulus) */
-	umin v3.4s, v3.4s, v6.4s /* fb1_12 = minu(fb1_s_12, fb1_p_12) */
-	add v3.4s, v3.4s, v8.4s /* fb2_s_12 = add(fb1_12, s15k_12) */
-	add v6.4s, v3.4s, v26.4s /* fb2_p_12 = add(fb2_s_12, minus_modulus) */
-	umin v3.4s, v3.4s, v6.4s /* fb2_12 = minu(fb2_s_12, fb2_p_12) */
-	ldr q6, [sp, #416] /* reload g0s12 */
-	add v3.4s, v3.4s, v6.4s /* fb_s_12 = add(fb2_12, g0s12) */
-	add v6.4s, v3.4s, v26.4s /* fb_p_12 = add(fb_s_12, minus_modulus) */
-	smax v3.4s, v3.4s, v6.4s /* fb_12 = maxs(fb_s_12, fb_p_12) */
-
-	/* Round 13, lanes 0..3: BR, F (Z out), LFSR feedback. */
-	add v6.4s, v3.4s, v3.4s /* dbl_117 = add(fb_12, fb_12) */
-	mov v24.16b, v27.16b /* high16 */
-	bsl v24.16b, v6.16b, v0.16b /* x0_13 = bsl(high16, fb_11, dbl_117) */
-	eor v24.16b, v24.16b, v29.16b /* x0r1_13 = xor(x0_13, r1_12) */
-	add v19.4s, v24.4s, v19.4s /* w_13 = add(x0r1_13, r2_12) */
-	ldr q24, [sp, #528] /* reload x1_4 */
-	eor v19.16b, v19.16b, v24.16b /* z_13 = xor(w_13, x1_4) */
-	rev32 v19.16b, v19.16b /* zbe_13 = rev(z_13) */
-	ushr v24.4s, v23.4s, #16 /* l1in_13_r = shr(w2_13) */
-	sli v24.4s, v30.4s, #16 /* l1in_13 = sli(l1in_13_r, w1_13) */
-	ushr v29.4s, v30.4s, #16 /* l2in_13_r = shr(w1_13) */
-	sli v29.4s, v23.4s, #16 /* l2in_13 = sli(l2in_13_r, w2_13) */
-	tbl v23.16b, {v24.16b}, v25.16b /* ur24_13 = lookup16(l1in_13, rotl24) */
-	eor v23.16b, v24.16b, v23.16b /* u_acc_13 = xor(l1in_13, ur24_13) */
-	tbl v30.16b, {v24.16b}, v13.16b /* ur8_13 = lookup16(l1in_13, rotl8) */
-	eor v30.16b, v24.16b, v30.16b /* ug_acc_13 = xor(l1in_13, ur8_13) */
-	rev32 v24.8h, v24.8h /* ur16_13 = rev(l1in_13) */
-	eor v24.16b, v30.16b, v24.16b /* ug_13 = xor(ug_acc_13, ur16_13) */
-	ushr v30.4s, v24.4s, #30 /* ur2_13_r = shr(ug_13) */
-	sli v30.4s, v24.4s, #2 /* ur2_13 = sli(ur2_13_r, ug_13) */
-	eor v23.16b, v23.16b, v30.16b /* u_13 = xor(u_acc_13, ur2_13) */
-	tbl v24.16b, {v29.16b}, v13.16b /* vr8_13 = lookup16(l2in_13, rotl8) */
-	rev32 v30.8h, v29.8h /* vr16_13 = rev(l2in_13) */
-	eor v30.16b, v24.16b, v30.16b /* vg_acc_13 = xor(vr8_13, vr16_13) */
-	eor v24.16b, v29.16b, v24.16b /* v_acc_13 = xor(l2in_13, vr8_13) */
-	tbl v29.16b, {v29.16b}, v25.16b /* vr24_13 = lookup16(l2in_13, rotl24) */
-	eor v29.16b, v30.16b, v29.16b /* vg_13 = xor(vg_acc_13, vr24_13) */
-	ushr v30.4s, v29.4s, #26 /* vr6_13_r = shr(vg_13) */
-	sli v30.4s, v29.4s, #6 /* vr6_13 = sli(vr6_13_r, vg_13) */
-	eor v24.16b, v24.16b, v30.16b /* v_13 = xor(v_acc_13, vr6_13) */
-	trn2 v29.16b, v24.16b, v23.16b /* sb_in_x_13 = trn(v_13, u_13) */
-	trn1 v23.16b, v24.16b, v23.16b /* sb_in_y_13 = trn(v_13, u_13) */
-	tbl v23.16b, {v23.16b}, v11.16b /* sb_s1_13_sr = lookup16(sb_in_y_13, inv_shift_rows) */
-	and v24.16b, v29.16b, v14.16b /* sb_s0_xl_13 = and(sb_in_x_13, nibble_mask) */
-	ushr v29.16b, v29.16b, #4 /* sb_s0_xh_13 = shr(sb_in_x_13) */
-	tbl v30.16b, {v28.16b}, v24.16b /* sb_s0_p1_13 = lookup16(s0_p1, sb_s0_xl_13) */
-	eor v29.16b, v30.16b, v29.16b /* sb_s0_t_13 = xor(sb_s0_p1_13, sb_s0_xh_13) */
-	tbl v30.16b, {v12.16b}, v29.16b /* sb_s0_p2_13 = lookup16(s0_p2, sb_s0_t_13) */
-	eor v24.16b, v30.16b, v24.16b /* sb_s0_ol_13 = xor(sb_s0_p2_13, sb_s0_xl_13) */
-	tbl v24.16b, {v31.16b}, v24.16b /* sb_s0_p3_13 = lookup16(s0_p3_rot, sb_s0_ol_13) */
-	add v29.16b, v29.16b, v29.16b /* sb_s0_t2_13 = add(sb_s0_t_13, sb_s0_t_13) */
-	eor v24.16b, v24.16b, v29.16b /* sb_s0_13 = xor(sb_s0_p3_13, sb_s0_t2_13) */
-	and v29.16b, v23.16b, v14.16b /* sb_s1_13_sr_lo = and(sb_s1_13_sr, nibble_mask) */
-	ushr v23.16b, v23.16b, #4 /* sb_s1_13_sr_hi = shr(sb_s1_13_sr) */
-	tbl v29.16b, {v15.16b}, v29.16b /* sb_s1_k_13_1_l = lookup16(tbl_lo, sb_s1_13_sr_lo) */
-	tbl v23.16b, {v5.16b}, v23.16b /* sb_s1_k_13_1_h = lookup16(tbl_hi, sb_s1_13_sr_hi) */
-	aese v29.16b, v23.16b /* sb_s1_13_aes = aese(sb_s1_k_13_1_l, sb_s1_k_13_1_h) */
-	and v23.16b, v29.16b, v14.16b /* sb_s1_13_aes_lo = and(sb_s1_13_aes, nibble_mask) */
-	ushr v29.16b, v29.16b, #4 /* sb_s1_13_aes_hi = shr(sb_s1_13_aes) */
-	tbl v23.16b, {v17.16b}, v23.16b /* sb_s1_13_l = lookup16(tbl_lo_1, sb_s1_13_aes_lo) */
-	tbl v29.16b, {v9.16b}, v29.16b /* sb_s1_13_h = lookup16(tbl_hi_1, sb_s1_13_aes_hi) */
-	eor v23.16b, v23.16b, v29.16b /* sb_s1_13 = xor(sb_s1_13_l, sb_s1_13_h) */
-	trn2 v29.16b, v23.16b, v24.16b /* r1_13 = trn(sb_s1_13, sb_s0_13) */
-	trn1 v23.16b, v23.16b, v24.16b /* r2_13 = trn(sb_s1_13, sb_s0_13) */
-	ldr q24, [sp, #640] /* reload x1_10 */
-	eor v24.16b, v23.16b, v24.16b /* w2_14 = xor(r2_13, x1_10) */
-	ushr v30.4s, v18.4s, #11 /* s10k_o_13_r = shr(dbl_72) */
-	sli v30.4s, v16.4s, #21 /* s10k_o_13 = sli(s10k_o_13_r, fb_7) */
-	and v30.16b, v30.16b, v10.16b /* s10k_13 = and(s10k_o_13, modulus) */
-	add v7.4s, v30.4s, v7.4s /* fb0_s_27 = add(s10k_13, s13k_13) */
-	ushr v18.4s, v18.4s, #16 /* x1_14_r = shr(dbl_72) */
-	sli v18.4s, v2.4s, #16 /* x1_14 = sli(x1_14_r, fb_9) */
-	add v18.4s, v29.4s, v18.4s /* w1_14 = add(r1_13, x1_14) */
-	ushr v30.4s, v6.4s, #17 /* s15k_o_13_r = shr(dbl_117) */
-	sli v30.4s, v3.4s, #15 /* s15k_o_13 = sli(s15k_o_13_r, fb_12) */
-	and v30.16b, v30.16b, v10.16b /* s15k_13 = and(s15k_o_13, modulus) */
-	ushr v6.4s, v6.4s, #15 /* s13k_o_15_r = shr(dbl_117) */
-	sli v6.4s, v3.4s, #17 /* s13k_o_15 = sli(s13k_o_15_r, fb_12) */
-	and v6.16b, v6.16b, v10.16b /* s13k_15 = and(s13k_o_15, modulus) */
-	add v6.4s, v22.4s, v6.4s /* fb0_s_31 = add(s10k_15, s13k_15) */
-	ldr q22, [sp, #160] /* reload fb0_s_26 */
-	add v8.4s, v22.4s, v26.4s /* fb0_p_26 = add(fb0_s_26, minus_modulus) */
-	umin v22.4s, v22.4s, v8.4s /* fb0_26 = minu(fb0_s_26, fb0_p_26) */
-	add v8.4s, v7.4s, v26.4s /* fb0_p_27 = add(fb0_s_27, minus_modulus) */
-	umin v7.4s, v7.4s, v8.4s /* fb0_27 = minu(fb0_s_27, fb0_p_27) */
-	add v7.4s, v22.4s, v7.4s /* fb1_s_13 = add(fb0_26, fb0_27) */
-	add v22.4s, v7.4s, v26.4s /* fb1_p_13 = add(fb1_s_13, minus_modulus) */
-	umin v7.4s, v7.4s, v22.4s /* fb1_13 = minu(fb1_s_13, fb1_p_13) */
-	add v7.4s, v7.4s, v30.4s /* fb2_s_13 = add(fb1_13, s15k_13) */
-	add v22.4s, v7.4s, v26.4s /* fb2_p_13 = add(fb2_s_13, minus_modulus) */
-	umin v7.4s, v7.4s, v22.4s /* fb2_13 = minu(fb2_s_13, fb2_p_13) */
-	ldr q22, [sp, #544] /* reload g0s13 */
-	add v7.4s, v7.4s, v22.4s /* fb_s_13 = add(fb2_13, g0s13) */
-	add v22.4s, v7.4s, v26.4s /* fb_p_13 = add(fb_s_13, minus_modulus) */
-	smax v7.4s, v7.4s, v22.4s /* fb_13 = maxs(fb_s_13, fb_p_13) */
-
-	/* Round 14, lanes 0..3: BR, F (Z out), LFSR feedback. */
-	add v22.4s, v7.4s, v7.4s /* dbl_126 = add(fb_13, fb_13) */
-	mov v30.16b, v27.16b /* high16 */
-	bsl v30.16b, v22.16b, v3.16b /* x0_14 = bsl(high16, fb_12, dbl_126) */
-	eor v29.16b, v30.16b, v29.16b /* x0r1_14 = xor(x0_14, r1_13) */
-	add v23.4s, v29.4s, v23.4s /* w_14 = add(x0r1_14, r2_13) */
-	ldr q29, [sp, #608] /* reload x1_5 */
-	eor v23.16b, v23.16b, v29.16b /* z_14 = xor(w_14, x1_5) */
-	ushr v22.4s, v22.4s, #17 /* s15k_o_14_r = shr(dbl_126) */
-	sli v22.4s, v7.4s, #15 /* s15k_o_14 = sli(s15k_o_14_r, fb_13) */
-	and v22.16b, v22.16b, v10.16b /* s15k_14 = and(s15k_o_14, modulus) */
-	rev32 v23.16b, v23.16b /* zbe_14 = rev(z_14) */
-	ushr v29.4s, v24.4s, #16 /* l1in_14_r = shr(w2_14) */
-	sli v29.4s, v18.4s, #16 /* l1in_14 = sli(l1in_14_r, w1_14) */
-	ushr v18.4s, v18.4s, #16 /* l2in_14_r = shr(w1_14) */
-	sli v18.4s, v24.4s, #16 /* l2in_14 = sli(l2in_14_r, w2_14) */
-	tbl v24.16b, {v29.16b}, v25.16b /* ur24_14 = lookup16(l1in_14, rotl24) */
-	eor v24.16b, v29.16b, v24.16b /* u_acc_14 = xor(l1in_14, ur24_14) */
-	tbl v30.16b, {v29.16b}, v13.16b /* ur8_14 = lookup16(l1in_14, rotl8) */
-	eor v30.16b, v29.16b, v30.16b /* ug_acc_14 = xor(l1in_14, ur8_14) */
-	rev32 v29.8h, v29.8h /* ur16_14 = rev(l1in_14) */
-	eor v29.16b, v30.16b, v29.16b /* ug_14 = xor(ug_acc_14, ur16_14) */
-	ushr v30.4s, v29.4s, #30 /* ur2_14_r = shr(ug_14) */
-	sli v30.4s, v29.4s, #2 /* ur2_14 = sli(ur2_14_r, ug_14) */
-	eor v24.16b, v24.16b, v30.16b /* u_14 = xor(u_acc_14, ur2_14) */
-	tbl v29.16b, {v18.16b}, v13.16b /* vr8_14 = lookup16(l2in_14, rotl8) */
-	rev32 v30.8h, v18.8h /* vr16_14 = rev(l2in_14) */
-	eor v30.16b, v29.16b, v30.16b /* vg_acc_14 = xor(vr8_14, vr16_14) */
-	eor v29.16b, v18.16b, v29.16b /* v_acc_14 = xor(l2in_14, vr8_14) */
-	tbl v18.16b, {v18.16b}, v25.16b /* vr24_14 = lookup16(l2in_14, rotl24) */
-	eor v18.16b, v30.16b, v18.16b /* vg_14 = xor(vg_acc_14, vr24_14) */
-	ushr v30.4s, v18.4s, #26 /* vr6_14_r = shr(vg_14) */
-	sli v30.4s, v18.4s, #6 /* vr6_14 = sli(vr6_14_r, vg_14) */
-	eor v18.16b, v29.16b, v30.16b /* v_14 = xor(v_acc_14, vr6_14) */
-	trn2 v29.16b, v18.16b, v24.16b /* sb_in_x_14 = trn(v_14, u_14) */
-	trn1 v18.16b, v18.16b, v24.16b /* sb_in_y_14 = trn(v_14, u_14) */
-	tbl v18.16b, {v18.16b}, v11.16b /* sb_s1_14_sr = lookup16(sb_in_y_14, inv_shift_rows) */
-	and v24.16b, v29.16b, v14.16b /* sb_s0_xl_14 = and(sb_in_x_14, nibble_mask) */
-	ushr v29.16b, v29.16b, #4 /* sb_s0_xh_14 = shr(sb_in_x_14) */
-	tbl v30.16b, {v28.16b}, v24.16b /* sb_s0_p1_14 = lookup16(s0_p1, sb_s0_xl_14) */
-	eor v29.16b, v30.16b, v29.16b /* sb_s0_t_14 = xor(sb_s0_p1_14, sb_s0_xh_14) */
-	tbl v30.16b, {v12.16b}, v29.16b /* sb_s0_p2_14 = lookup16(s0_p2, sb_s0_t_14) */
-	eor v24.16b, v30.16b, v24.16b /* sb_s0_ol_14 = xor(sb_s0_p2_14, sb_s0_xl_14) */
-	tbl v24.16b, {v31.16b}, v24.16b /* sb_s0_p3_14 = lookup16(s0_p3_rot, sb_s0_ol_14) */
-	add v29.16b, v29.16b, v29.16b /* sb_s0_t2_14 = add(sb_s0_t_14, sb_s0_t_14) */
-	eor v24.16b, v24.16b, v29.16b /* sb_s0_14 = xor(sb_s0_p3_14, sb_s0_t2_14) */
-	and v29.16b, v18.16b, v14.16b /* sb_s1_14_sr_lo = and(sb_s1_14_sr, nibble_mask) */
-	ushr v18.16b, v18.16b, #4 /* sb_s1_14_sr_hi = shr(sb_s1_14_sr) */
-	tbl v29.16b, {v15.16b}, v29.16b /* sb_s1_k_14_1_l = lookup16(tbl_lo, sb_s1_14_sr_lo) */
-	tbl v18.16b, {v5.16b}, v18.16b /* sb_s1_k_14_1_h = lookup16(tbl_hi, sb_s1_14_sr_hi) */
-	aese v29.16b, v18.16b /* sb_s1_14_aes = aese(sb_s1_k_14_1_l, sb_s1_k_14_1_h) */
-	and v18.16b, v29.16b, v14.16b /* sb_s1_14_aes_lo = and(sb_s1_14_aes, nibble_mask) */
-	ushr v29.16b, v29.16b, #4 /* sb_s1_14_aes_hi = shr(sb_s1_14_aes) */
-	tbl v18.16b, {v17.16b}, v18.16b /* sb_s1_14_l = lookup16(tbl_lo_1, sb_s1_14_aes_lo) */
-	tbl v29.16b, {v9.16b}, v29.16b /* sb_s1_14_h = lookup16(tbl_hi_1, sb_s1_14_aes_hi) */
-	eor v18.16b, v18.16b, v29.16b /* sb_s1_14 = xor(sb_s1_14_l, sb_s1_14_h) */
-	trn2 v29.16b, v18.16b, v24.16b /* r1_14 = trn(sb_s1_14, sb_s0_14) */
-	trn1 v18.16b, v18.16b, v24.16b /* r2_14 = trn(sb_s1_14, sb_s0_14) */
-	ldr q24, [sp, #288] /* reload x1_11 */
-	eor v24.16b, v18.16b, v24.16b /* w2_15 = xor(r2_14, x1_11) */
-	ushr v30.4s, v21.4s, #11 /* s10k_o_14_r = shr(dbl_81) */
-	sli v30.4s, v1.4s, #21 /* s10k_o_14 = sli(s10k_o_14_r, fb_8) */
-	and v30.16b, v30.16b, v10.16b /* s10k_14 = and(s10k_o_14, modulus) */
-	add v20.4s, v30.4s, v20.4s /* fb0_s_29 = add(s10k_14, s13k_14) */
-	ushr v21.4s, v21.4s, #16 /* x1_15_r = shr(dbl_81) */
-	sli v21.4s, v4.4s, #16 /* x1_15 = sli(x1_15_r, fb_10) */
-	add v21.4s, v29.4s, v21.4s /* w1_15 = add(r1_14, x1_15) */
-	ldr q30, [sp, #144] /* reload fb0_s_28 */
-	add v8.4s, v30.4s, v26.4s /* fb0_p_28 = add(fb0_s_28, minus_modulus) */
-	umin v30.4s, v30.4s, v8.4s /* fb0_28 = minu(fb0_s_28, fb0_p_28) */
-	add v8.4s, v20.4s, v26.4s /* fb0_p_29 = add(fb0_s_29, minus_modulus) */
-	umin v20.4s, v20.4s, v8.4s /* fb0_29 = minu(fb0_s_29, fb0_p_29) */
-	add v20.4s, v30.4s, v20.4s /* fb1_s_14 = add(fb0_28, fb0_29) */
-	add v30.4s, v20.4s, v26.4s /* fb1_p_14 = add(fb1_s_14, minus_modulus) */
-	umin v20.4s, v20.4s, v30.4s /* fb1_14 = minu(fb1_s_14, fb1_p_14) */
-	add v20.4s, v20.4s, v22.4s /* fb2_s_14 = add(fb1_14, s15k_14) */
-	add v22.4s, v20.4s, v26.4s /* fb2_p_14 = add(fb2_s_14, minus_modulus) */
-	umin v20.4s, v20.4s, v22.4s /* fb2_14 = minu(fb2_s_14, fb2_p_14) */
-	ldr q22, [sp, #576] /* reload g0s14 */
-	add v20.4s, v20.4s, v22.4s /* fb_s_14 = add(fb2_14, g0s14) */
-	add v22.4s, v20.4s, v26.4s /* fb_p_14 = add(fb_s_14, minus_modulus) */
-	smax v20.4s, v20.4s, v22.4s /* fb_14 = maxs(fb_s_14, fb_p_14) */
-
-	/* Round 15, lanes 0..3: BR, F (Z out), LFSR feedback. */
-	add v22.4s, v20.4s, v20.4s /* dbl_135 = add(fb_14, fb_14) */
-	bsl v27.16b, v22.16b, v7.16b /* x0_15 = bsl(high16, fb_13, dbl_135) */
-	eor v27.16b, v27.16b, v29.16b /* x0r1_15 = xor(x0_15, r1_14) */
-	add v18.4s, v27.4s, v18.4s /* w_15 = add(x0r1_15, r2_14) */
-	ldr q27, [sp, #512] /* reload x1_6 */
-	eor v18.16b, v18.16b, v27.16b /* z_15 = xor(w_15, x1_6) */
-	ushr v22.4s, v22.4s, #17 /* s15k_o_15_r = shr(dbl_135) */
-	sli v22.4s, v20.4s, #15 /* s15k_o_15 = sli(s15k_o_15_r, fb_14) */
-	and v22.16b, v22.16b, v10.16b /* s15k_15 = and(s15k_o_15, modulus) */
-	rev32 v18.16b, v18.16b /* zbe_15 = rev(z_15) */
-	ushr v27.4s, v24.4s, #16 /* l1in_15_r = shr(w2_15) */
-	sli v27.4s, v21.4s, #16 /* l1in_15 = sli(l1in_15_r, w1_15) */
-	ushr v21.4s, v21.4s, #16 /* l2in_15_r = shr(w1_15) */
-	sli v21.4s, v24.4s, #16 /* l2in_15 = sli(l2in_15_r, w2_15) */
-	tbl v24.16b, {v27.16b}, v25.16b /* ur24_15 = lookup16(l1in_15, rotl24) */
-	eor v24.16b, v27.16b, v24.16b /* u_acc_15 = xor(l1in_15, ur24_15) */
-	tbl v25.16b, {v21.16b}, v25.16b /* vr24_15 = lookup16(l2in_15, rotl24) */
-	tbl v29.16b, {v27.16b}, v13.16b /* ur8_15 = lookup16(l1in_15, rotl8) */
-	eor v29.16b, v27.16b, v29.16b /* ug_acc_15 = xor(l1in_15, ur8_15) */
-	rev32 v27.8h, v27.8h /* ur16_15 = rev(l1in_15) */
-	eor v27.16b, v29.16b, v27.16b /* ug_15 = xor(ug_acc_15, ur16_15) */
-	tbl v29.16b, {v21.16b}, v13.16b /* vr8_15 = lookup16(l2in_15, rotl8) */
-	ushr v30.4s, v27.4s, #30 /* ur2_15_r = shr(ug_15) */
-	sli v30.4s, v27.4s, #2 /* ur2_15 = sli(ur2_15_r, ug_15) */
-	eor v24.16b, v24.16b, v30.16b /* u_15 = xor(u_acc_15, ur2_15) */
-	rev32 v27.8h, v21.8h /* vr16_15 = rev(l2in_15) */
-	eor v27.16b, v29.16b, v27.16b /* vg_acc_15 = xor(vr8_15, vr16_15) */
-	eor v25.16b, v27.16b, v25.16b /* vg_15 = xor(vg_acc_15, vr24_15) */
-	eor v21.16b, v21.16b, v29.16b /* v_acc_15 = xor(l2in_15, vr8_15) */
-	ushr v27.4s, v25.4s, #26 /* vr6_15_r = shr(vg_15) */
-	sli v27.4s, v25.4s, #6 /* vr6_15 = sli(vr6_15_r, vg_15) */
-	eor v21.16b, v21.16b, v27.16b /* v_15 = xor(v_acc_15, vr6_15) */
-	trn2 v25.16b, v21.16b, v24.16b /* sb_in_x_15 = trn(v_15, u_15) */
-	trn1 v21.16b, v21.16b, v24.16b /* sb_in_y_15 = trn(v_15, u_15) */
-	tbl v21.16b, {v21.16b}, v11.16b /* sb_s1_15_sr = lookup16(sb_in_y_15, inv_shift_rows) */
-	and v24.16b, v25.16b, v14.16b /* sb_s0_xl_15 = and(sb_in_x_15, nibble_mask) */
-	ushr v25.16b, v25.16b, #4 /* sb_s0_xh_15 = shr(sb_in_x_15) */
-	tbl v27.16b, {v28.16b}, v24.16b /* sb_s0_p1_15 = lookup16(s0_p1, sb_s0_xl_15) */
-	eor v25.16b, v27.16b, v25.16b /* sb_s0_t_15 = xor(sb_s0_p1_15, sb_s0_xh_15) */
-	tbl v27.16b, {v12.16b}, v25.16b /* sb_s0_p2_15 = lookup16(s0_p2, sb_s0_t_15) */
-	eor v24.16b, v27.16b, v24.16b /* sb_s0_ol_15 = xor(sb_s0_p2_15, sb_s0_xl_15) */
-	tbl v24.16b, {v31.16b}, v24.16b /* sb_s0_p3_15 = lookup16(s0_p3_rot, sb_s0_ol_15) */
-	add v25.16b, v25.16b, v25.16b /* sb_s0_t2_15 = add(sb_s0_t_15, sb_s0_t_15) */
-	eor v24.16b, v24.16b, v25.16b /* sb_s0_15 = xor(sb_s0_p3_15, sb_s0_t2_15) */
-	and v25.16b, v21.16b, v14.16b /* sb_s1_15_sr_lo = and(sb_s1_15_sr, nibble_mask) */
-	tbl v25.16b, {v15.16b}, v25.16b /* sb_s1_k_15_1_l = lookup16(tbl_lo, sb_s1_15_sr_lo) */
-	ushr v21.16b, v21.16b, #4 /* sb_s1_15_sr_hi = shr(sb_s1_15_sr) */
-	tbl v5.16b, {v5.16b}, v21.16b /* sb_s1_k_15_1_h = lookup16(tbl_hi, sb_s1_15_sr_hi) */
-	aese v25.16b, v5.16b /* sb_s1_15_aes = aese(sb_s1_k_15_1_l, sb_s1_k_15_1_h) */
-	and v5.16b, v25.16b, v14.16b /* sb_s1_15_aes_lo = and(sb_s1_15_aes, nibble_mask) */
-	tbl v5.16b, {v17.16b}, v5.16b /* sb_s1_15_l = lookup16(tbl_lo_1, sb_s1_15_aes_lo) */
-	ushr v17.16b, v25.16b, #4 /* sb_s1_15_aes_hi = shr(sb_s1_15_aes) */
-	tbl v17.16b, {v9.16b}, v17.16b /* sb_s1_15_h = lookup16(tbl_hi_1, sb_s1_15_aes_hi) */
-	eor v5.16b, v5.16b, v17.16b /* sb_s1_15 = xor(sb_s1_15_l, sb_s1_15_h) */
-	trn2 v17.16b, v5.16b, v24.16b /* r1_15 = trn(sb_s1_15, sb_s0_15) */
-	trn1 v5.16b, v5.16b, v24.16b /* r2_15 = trn(sb_s1_15, sb_s0_15) */
-	ldr q21, [sp, #464] /* reload fb0_s_30 */
-	add v24.4s, v21.4s, v26.4s /* fb0_p_30 = add(fb0_s_30, minus_modulus) */
-	umin v21.4s, v21.4s, v24.4s /* fb0_30 = minu(fb0_s_30, fb0_p_30) */
-	add v24.4s, v6.4s, v26.4s /* fb0_p_31 = add(fb0_s_31, minus_modulus) */
-	umin v6.4s, v6.4s, v24.4s /* fb0_31 = minu(fb0_s_31, fb0_p_31) */
-	add v6.4s, v21.4s, v6.4s /* fb1_s_15 = add(fb0_30, fb0_31) */
-	add v21.4s, v6.4s, v26.4s /* fb1_p_15 = add(fb1_s_15, minus_modulus) */
-	umin v6.4s, v6.4s, v21.4s /* fb1_15 = minu(fb1_s_15, fb1_p_15) */
-	add v6.4s, v6.4s, v22.4s /* fb2_s_15 = add(fb1_15, s15k_15) */
-	add v21.4s, v6.4s, v26.4s /* fb2_p_15 = add(fb2_s_15, minus_modulus) */
-	umin v6.4s, v6.4s, v21.4s /* fb2_15 = minu(fb2_s_15, fb2_p_15) */
-	ldr q21, [sp, #80] /* reload g0s15 */
-	add v6.4s, v6.4s, v21.4s /* fb_s_15 = add(fb2_15, g0s15) */
-	add v21.4s, v6.4s, v26.4s /* fb_p_15 = add(fb_s_15, minus_modulus) */
-	smax v6.4s, v6.4s, v21.4s /* fb_15 = maxs(fb_s_15, fb_p_15) */
-	ldr q21, [sp, #64] /* reload zbe */
-	ldr q22, [sp, #368] /* reload zbe_2 */
-	zip1 v24.4s, v21.4s, v22.4s /* ztr0 = unpacklo(zbe, zbe_2) */
-	zip2 v21.4s, v21.4s, v22.4s /* ztr0_1 = unpackhi(zbe, zbe_2) */
-	ldr q22, [sp, #240] /* reload zbe_1 */
-	ldr q25, [sp, #496] /* reload zbe_3 */
-	zip1 v26.4s, v22.4s, v25.4s /* ztr0_2 = unpacklo(zbe_1, zbe_3) */
-	zip2 v22.4s, v22.4s, v25.4s /* ztr0_3 = unpackhi(zbe_1, zbe_3) */
-	zip1 v25.4s, v24.4s, v26.4s /* ztr1 = unpacklo(ztr0, ztr0_2) */
-	zip2 v24.4s, v24.4s, v26.4s /* ztr1_1 = unpackhi(ztr0, ztr0_2) */
-	ldr x16, [x1, #0]
-	str q25, [x16] /* store ztr1 */
-	zip1 v25.4s, v21.4s, v22.4s /* ztr1_2 = unpacklo(ztr0_1, ztr0_3) */
-	zip2 v21.4s, v21.4s, v22.4s /* ztr1_3 = unpackhi(ztr0_1, ztr0_3) */
-	ldr q22, [sp, #128] /* reload zbe_4 */
-	ldr q26, [sp, #208] /* reload zbe_6 */
-	zip1 v27.4s, v22.4s, v26.4s /* ztr0_4 = unpacklo(zbe_4, zbe_6) */
-	zip2 v22.4s, v22.4s, v26.4s /* ztr0_5 = unpackhi(zbe_4, zbe_6) */
-	ldr q26, [sp, #96] /* reload zbe_5 */
-	ldr q28, [sp, #336] /* reload zbe_7 */
-	zip1 v29.4s, v26.4s, v28.4s /* ztr0_6 = unpacklo(zbe_5, zbe_7) */
-	zip2 v26.4s, v26.4s, v28.4s /* ztr0_7 = unpackhi(zbe_5, zbe_7) */
-	zip1 v28.4s, v27.4s, v29.4s /* ztr1_4 = unpacklo(ztr0_4, ztr0_6) */
-	zip2 v27.4s, v27.4s, v29.4s /* ztr1_5 = unpackhi(ztr0_4, ztr0_6) */
-	ldr x16, [x1, #0]
-	str q28, [x16, #16] /* store ztr1_4 */
-	zip1 v28.4s, v22.4s, v26.4s /* ztr1_6 = unpacklo(ztr0_5, ztr0_7) */
-	zip2 v22.4s, v22.4s, v26.4s /* ztr1_7 = unpackhi(ztr0_5, ztr0_7) */
-	ldr q26, [sp, #480] /* reload zbe_8 */
-	ldr q29, [sp, #224] /* reload zbe_10 */
-	zip1 v30.4s, v26.4s, v29.4s /* ztr0_8 = unpacklo(zbe_8, zbe_10) */
-	zip2 v26.4s, v26.4s, v29.4s /* ztr0_9 = unpackhi(zbe_8, zbe_10) */
-	ldr q29, [sp, #112] /* reload zbe_9 */
-	ldr q31, [sp, #352] /* reload zbe_11 */
-	zip1 v8.4s, v29.4s, v31.4s /* ztr0_10 = unpacklo(zbe_9, zbe_11) */
-	zip2 v29.4s, v29.4s, v31.4s /* ztr0_11 = unpackhi(zbe_9, zbe_11) */
-	zip1 v31.4s, v30.4s, v8.4s /* ztr1_8 = unpacklo(ztr0_8, ztr0_10) */
-	zip2 v30.4s, v30.4s, v8.4s /* ztr1_9 = unpackhi(ztr0_8, ztr0_10) */
-	ldr x16, [x1, #0]
-	str q31, [x16, #32] /* store ztr1_8 */
-	zip1 v31.4s, v26.4s, v29.4s /* ztr1_10 = unpacklo(ztr0_9, ztr0_11) */
-	zip2 v26.4s, v26.4s, v29.4s /* ztr1_11 = unpackhi(ztr0_9, ztr0_11) */
-	ldr q29, [sp, #592] /* reload zbe_12 */
-	zip1 v8.4s, v29.4s, v23.4s /* ztr0_12 = unpacklo(zbe_12, zbe_14) */
-	zip2 v23.4s, v29.4s, v23.4s /* ztr0_13 = unpackhi(zbe_12, zbe_14) */
-	zip1 v29.4s, v19.4s, v18.4s /* ztr0_14 = unpacklo(zbe_13, zbe_15) */
-	zip2 v18.4s, v19.4s, v18.4s /* ztr0_15 = unpackhi(zbe_13, zbe_15) */
-	zip1 v19.4s, v8.4s, v29.4s /* ztr1_12 = unpacklo(ztr0_12, ztr0_14) */
-	zip2 v29.4s, v8.4s, v29.4s /* ztr1_13 = unpackhi(ztr0_12, ztr0_14) */
-	ldr x16, [x1, #0]
-	str q19, [x16, #48] /* store ztr1_12 */
-	ldr x16, [x1, #8]
-	str q24, [x16] /* store ztr1_1 */
-	ldr x16, [x1, #8]
-	str q27, [x16, #16] /* store ztr1_5 */
-	ldr x16, [x1, #8]
-	str q30, [x16, #32] /* store ztr1_9 */
-	ldr x16, [x1, #8]
-	str q29, [x16, #48] /* store ztr1_13 */
-	ldr x16, [x1, #16]
-	str q25, [x16] /* store ztr1_2 */
-	ldr x16, [x1, #16]
-	str q28, [x16, #16] /* store ztr1_6 */
-	ldr x16, [x1, #16]
-	str q31, [x16, #32] /* store ztr1_10 */
-	zip1 v19.4s, v23.4s, v18.4s /* ztr1_14 = unpacklo(ztr0_13, ztr0_15) */
-	zip2 v18.4s, v23.4s, v18.4s /* ztr1_15 = unpackhi(ztr0_13, ztr0_15) */
-	ldr x16, [x1, #16]
-	str q19, [x16, #48] /* store ztr1_14 */
-	ldr x16, [x1, #24]
-	str q21, [x16] /* store ztr1_3 */
-	ldr x16, [x1, #24]
-	str q22, [x16, #16] /* store ztr1_7 */
-	ldr x16, [x1, #24]
-	str q26, [x16, #32] /* store ztr1_11 */
-	ldr x16, [x1, #24]
-	str q18, [x16, #48] /* store ztr1_15 */
-
-	/* Store the state back. */
-	ldr q18, [sp, #304] /* reload fb */
-	str q18, [x0] /* store fb */
-	ldr q18, [sp, #432] /* reload fb_1 */
-	str q18, [x0, #16] /* store fb_1 */
-	ldr q18, [sp, #624] /* reload fb_2 */
-	str q18, [x0, #32] /* store fb_2 */
-	ldr q18, [sp, #400] /* reload fb_3 */
-	str q18, [x0, #48] /* store fb_3 */
-	ldr q18, [sp, #560] /* reload fb_4 */
-	str q18, [x0, #64] /* store fb_4 */
-	ldr q18, [sp, #656] /* reload fb_5 */
-	str q18, [x0, #80] /* store fb_5 */
-	ldr q18, [sp, #384] /* reload fb_6 */
-	str q18, [x0, #96] /* store fb_6 */
-	str q16, [x0, #112] /* store fb_7 */
-	str q1, [x0, #128] /* store fb_8 */
-	str q2, [x0, #144] /* store fb_9 */
-	str q4, [x0, #160] /* store fb_10 */
-	str q0, [x0, #176] /* store fb_11 */
-	str q3, [x0, #192] /* store fb_12 */
-	str q7, [x0, #208] /* store fb_13 */
-	str q20, [x0, #224] /* store fb_14 */
-	str q6, [x0, #240] /* store fb_15 */
-	str q17, [x0, #256] /* store r1_15 */
-	str q5, [x0, #272] /* store r2_15 */
-	ldp d8, d9, [sp]
-	ldp d10, d11, [sp, #16]
-	ldp d12, d13, [sp, #32]
-	ldp d14, d15, [sp, #48]
-	add sp, sp, #672
-	ret
-SYM_FUNC_END(zuc_lanes_neon_aes_keystream)
-
-/* zuc_lanes_neon_aes_keystream_xor: zuc_keystream128_xor, 3 arguments
- *   x0: state
- *   x1: out
- *   x2: src
- *   x16, x17: a row pointer, an address or a constant's page
- *   vectors: v0-v31 (32 used)
- *   frame: 672 bytes (38 spill slots of 16 bytes, d8, d9, d10, d11, d12, d13, d14, d15 saved)
- */
-	.p2align 4
-SYM_FUNC_START(zuc_lanes_neon_aes_keystream_xor)
 	sub sp, sp, #672
 	stp d8, d9, [sp] /* callee-saved: low halves */
 	stp d10, d11, [sp, #16] /* callee-saved: low halves */
@@ -5353,6 +5298,1803 @@ SYM_FUNC_START(zuc_lanes_neon_aes_keystream_xor)
 	zip2 v22.4s, v22.4s, v25.4s /* ztr0_3 = unpackhi(zbe_1, zbe_3) */
 	zip1 v25.4s, v24.4s, v26.4s /* ztr1 = unpacklo(ztr0, ztr0_2) */
 	zip2 v24.4s, v24.4s, v26.4s /* ztr1_1 = unpackhi(ztr0, ztr0_2) */
+	ldr x16, [x1, #0]
+	str q25, [x16] /* store ztr1 */
+	zip1 v25.4s, v21.4s, v22.4s /* ztr1_2 = unpacklo(ztr0_1, ztr0_3) */
+	zip2 v21.4s, v21.4s, v22.4s /* ztr1_3 = unpackhi(ztr0_1, ztr0_3) */
+	ldr q22, [sp, #128] /* reload zbe_4 */
+	ldr q26, [sp, #208] /* reload zbe_6 */
+	zip1 v27.4s, v22.4s, v26.4s /* ztr0_4 = unpacklo(zbe_4, zbe_6) */
+	zip2 v22.4s, v22.4s, v26.4s /* ztr0_5 = unpackhi(zbe_4, zbe_6) */
+	ldr q26, [sp, #96] /* reload zbe_5 */
+	ldr q28, [sp, #336] /* reload zbe_7 */
+	zip1 v29.4s, v26.4s, v28.4s /* ztr0_6 = unpacklo(zbe_5, zbe_7) */
+	zip2 v26.4s, v26.4s, v28.4s /* ztr0_7 = unpackhi(zbe_5, zbe_7) */
+	zip1 v28.4s, v27.4s, v29.4s /* ztr1_4 = unpacklo(ztr0_4, ztr0_6) */
+	zip2 v27.4s, v27.4s, v29.4s /* ztr1_5 = unpackhi(ztr0_4, ztr0_6) */
+	ldr x16, [x1, #0]
+	str q28, [x16, #16] /* store ztr1_4 */
+	zip1 v28.4s, v22.4s, v26.4s /* ztr1_6 = unpacklo(ztr0_5, ztr0_7) */
+	zip2 v22.4s, v22.4s, v26.4s /* ztr1_7 = unpackhi(ztr0_5, ztr0_7) */
+	ldr q26, [sp, #480] /* reload zbe_8 */
+	ldr q29, [sp, #224] /* reload zbe_10 */
+	zip1 v30.4s, v26.4s, v29.4s /* ztr0_8 = unpacklo(zbe_8, zbe_10) */
+	zip2 v26.4s, v26.4s, v29.4s /* ztr0_9 = unpackhi(zbe_8, zbe_10) */
+	ldr q29, [sp, #112] /* reload zbe_9 */
+	ldr q31, [sp, #352] /* reload zbe_11 */
+	zip1 v8.4s, v29.4s, v31.4s /* ztr0_10 = unpacklo(zbe_9, zbe_11) */
+	zip2 v29.4s, v29.4s, v31.4s /* ztr0_11 = unpackhi(zbe_9, zbe_11) */
+	zip1 v31.4s, v30.4s, v8.4s /* ztr1_8 = unpacklo(ztr0_8, ztr0_10) */
+	zip2 v30.4s, v30.4s, v8.4s /* ztr1_9 = unpackhi(ztr0_8, ztr0_10) */
+	ldr x16, [x1, #0]
+	str q31, [x16, #32] /* store ztr1_8 */
+	zip1 v31.4s, v26.4s, v29.4s /* ztr1_10 = unpacklo(ztr0_9, ztr0_11) */
+	zip2 v26.4s, v26.4s, v29.4s /* ztr1_11 = unpackhi(ztr0_9, ztr0_11) */
+	ldr q29, [sp, #592] /* reload zbe_12 */
+	zip1 v8.4s, v29.4s, v23.4s /* ztr0_12 = unpacklo(zbe_12, zbe_14) */
+	zip2 v23.4s, v29.4s, v23.4s /* ztr0_13 = unpackhi(zbe_12, zbe_14) */
+	zip1 v29.4s, v19.4s, v18.4s /* ztr0_14 = unpacklo(zbe_13, zbe_15) */
+	zip2 v18.4s, v19.4s, v18.4s /* ztr0_15 = unpackhi(zbe_13, zbe_15) */
+	zip1 v19.4s, v8.4s, v29.4s /* ztr1_12 = unpacklo(ztr0_12, ztr0_14) */
+	zip2 v29.4s, v8.4s, v29.4s /* ztr1_13 = unpackhi(ztr0_12, ztr0_14) */
+	ldr x16, [x1, #0]
+	str q19, [x16, #48] /* store ztr1_12 */
+	ldr x16, [x1, #8]
+	str q24, [x16] /* store ztr1_1 */
+	ldr x16, [x1, #8]
+	str q27, [x16, #16] /* store ztr1_5 */
+	ldr x16, [x1, #8]
+	str q30, [x16, #32] /* store ztr1_9 */
+	ldr x16, [x1, #8]
+	str q29, [x16, #48] /* store ztr1_13 */
+	ldr x16, [x1, #16]
+	str q25, [x16] /* store ztr1_2 */
+	ldr x16, [x1, #16]
+	str q28, [x16, #16] /* store ztr1_6 */
+	ldr x16, [x1, #16]
+	str q31, [x16, #32] /* store ztr1_10 */
+	zip1 v19.4s, v23.4s, v18.4s /* ztr1_14 = unpacklo(ztr0_13, ztr0_15) */
+	zip2 v18.4s, v23.4s, v18.4s /* ztr1_15 = unpackhi(ztr0_13, ztr0_15) */
+	ldr x16, [x1, #16]
+	str q19, [x16, #48] /* store ztr1_14 */
+	ldr x16, [x1, #24]
+	str q21, [x16] /* store ztr1_3 */
+	ldr x16, [x1, #24]
+	str q22, [x16, #16] /* store ztr1_7 */
+	ldr x16, [x1, #24]
+	str q26, [x16, #32] /* store ztr1_11 */
+	ldr x16, [x1, #24]
+	str q18, [x16, #48] /* store ztr1_15 */
+
+	/* Store the state back. */
+	ldr q18, [sp, #304] /* reload fb */
+	str q18, [x0] /* store fb */
+	ldr q18, [sp, #432] /* reload fb_1 */
+	str q18, [x0, #16] /* store fb_1 */
+	ldr q18, [sp, #624] /* reload fb_2 */
+	str q18, [x0, #32] /* store fb_2 */
+	ldr q18, [sp, #400] /* reload fb_3 */
+	str q18, [x0, #48] /* store fb_3 */
+	ldr q18, [sp, #560] /* reload fb_4 */
+	str q18, [x0, #64] /* store fb_4 */
+	ldr q18, [sp, #656] /* reload fb_5 */
+	str q18, [x0, #80] /* store fb_5 */
+	ldr q18, [sp, #384] /* reload fb_6 */
+	str q18, [x0, #96] /* store fb_6 */
+	str q16, [x0, #112] /* store fb_7 */
+	str q1, [x0, #128] /* store fb_8 */
+	str q2, [x0, #144] /* store fb_9 */
+	str q4, [x0, #160] /* store fb_10 */
+	str q0, [x0, #176] /* store fb_11 */
+	str q3, [x0, #192] /* store fb_12 */
+	str q7, [x0, #208] /* store fb_13 */
+	str q20, [x0, #224] /* store fb_14 */
+	str q6, [x0, #240] /* store fb_15 */
+	str q17, [x0, #256] /* store r1_15 */
+	str q5, [x0, #272] /* store r2_15 */
+	ldp d8, d9, [sp]
+	ldp d10, d11, [sp, #16]
+	ldp d12, d13, [sp, #32]
+	ldp d14, d15, [sp, #48]
+	add sp, sp, #672
+	ret
+SYM_FUNC_END(zuc_lanes_neon_aes_keystream)
+
+/* zuc_lanes_neon_aes_keystream_xor: zuc_keystream128_xor, 3 arguments
+ *   x0: state
+ *   x1: out
+ *   x2: src
+ *   x16, x17: a row pointer, an address or a constant's page
+ *   vectors: v0-v31 (32 used)
+ *   frame: 672 bytes (38 spill slots of 16 bytes, d8, d9, d10, d11, d12, d13, d14, d15 saved)
+ */
+	.p2align 4
+SYM_FUNC_START(zuc_lanes_neon_aes_keystream_xor)
+	sub sp, sp, #672
+	stp d8, d9, [sp] /* callee-saved: low halves */
+	stp d10, d11, [sp, #16] /* callee-saved: low halves */
+	stp d12, d13, [sp, #32] /* callee-saved: low halves */
+	stp d14, d15, [sp, #48] /* callee-saved: low halves */
+
+	/* Load the state of 4 lanes: one register per word. */
+	ldr q0, [x0] /* g0s0 = load() */
+	ldr q1, [x0, #16] /* g0s1 = load() */
+	ldr q2, [x0, #32] /* g0s2 = load() */
+	ldr q3, [x0, #48] /* g0s3 = load() */
+	ldr q4, [x0, #64] /* g0s4 = load() */
+	ldr q5, [x0, #80] /* g0s5 = load() */
+	ldr q6, [x0, #96] /* g0s6 = load() */
+	ldr q7, [x0, #112] /* g0s7 = load() */
+	ldr q16, [x0, #128] /* g0s8 = load() */
+	ldr q17, [x0, #144] /* g0s9 = load() */
+	ldr q18, [x0, #160] /* g0s10 = load() */
+	ldr q19, [x0, #176] /* g0s11 = load() */
+	ldr q20, [x0, #192] /* g0s12 = load() */
+	ldr q21, [x0, #208] /* g0s13 = load() */
+	ldr q22, [x0, #224] /* g0s14 = load() */
+	ldr q23, [x0, #240] /* g0s15 = load() */
+	ldr q24, [x0, #256] /* g0r1 = load() */
+	ldr q25, [x0, #272] /* g0r2 = load() */
+
+	/* Round 0, lanes 0..3: BR, F (Z out), LFSR feedback. */
+	add v26.4s, v23.4s, v23.4s /* dbl = add(g0s15, g0s15) */
+	adrp x17, .Lzuc_lanes_neon_aes_3_high16
+	ldr q27, [x17, #:lo12:.Lzuc_lanes_neon_aes_3_high16] /* high16 = const() */
+	mov v28.16b, v27.16b /* high16 */
+	bsl v28.16b, v26.16b, v22.16b /* x0 = bsl(high16, g0s14, dbl) */
+	eor v28.16b, v28.16b, v24.16b /* x0r1 = xor(x0, g0r1) */
+	add v28.4s, v28.4s, v25.4s /* w = add(x0r1, g0r2) */
+	add v29.4s, v17.4s, v17.4s /* dbl_1 = add(g0s9, g0s9) */
+	ushr v30.4s, v29.4s, #16 /* x1_r = shr(dbl_1) */
+	sli v30.4s, v19.4s, #16 /* x1 = sli(x1_r, g0s11) */
+	add v24.4s, v24.4s, v30.4s /* w1 = add(g0r1, x1) */
+	add v31.4s, v5.4s, v5.4s /* dbl_2 = add(g0s5, g0s5) */
+	ushr v8.4s, v31.4s, #16 /* x2_r = shr(dbl_2) */
+	sli v8.4s, v7.4s, #16 /* x2 = sli(x2_r, g0s7) */
+	eor v25.16b, v25.16b, v8.16b /* w2 = xor(g0r2, x2) */
+	add v9.4s, v0.4s, v0.4s /* dbl_3 = add(g0s0, g0s0) */
+	ushr v10.4s, v9.4s, #16 /* x3_r = shr(dbl_3) */
+	sli v10.4s, v2.4s, #16 /* x3 = sli(x3_r, g0s2) */
+	eor v28.16b, v28.16b, v10.16b /* z = xor(w, x3) */
+	ushr v9.4s, v9.4s, #24 /* s0k_o_r = shr(dbl_3) */
+	sli v9.4s, v0.4s, #8 /* s0k_o = sli(s0k_o_r, g0s0) */
+	adrp x17, .Lzuc_lanes_neon_aes_3_modulus
+	ldr q10, [x17, #:lo12:.Lzuc_lanes_neon_aes_3_modulus] /* modulus = const() */
+	and v9.16b, v9.16b, v10.16b /* s0k = and(s0k_o, modulus) */
+
+	/* Keystream of lanes 0..3: big-endian, transposed to 64 bytes per lane. */
+	rev32 v28.16b, v28.16b /* zbe = rev(z) */
+	ushr v11.4s, v25.4s, #16 /* l1in_r = shr(w2) */
+	sli v11.4s, v24.4s, #16 /* l1in = sli(l1in_r, w1) */
+	ushr v24.4s, v24.4s, #16 /* l2in_r = shr(w1) */
+	sli v24.4s, v25.4s, #16 /* l2in = sli(l2in_r, w2) */
+	adrp x17, .Lzuc_lanes_neon_aes_3_rotl24
+	ldr q25, [x17, #:lo12:.Lzuc_lanes_neon_aes_3_rotl24] /* rotl24 = const() */
+	tbl v12.16b, {v11.16b}, v25.16b /* ur24 = lookup16(l1in, rotl24) */
+	eor v12.16b, v11.16b, v12.16b /* u_acc = xor(l1in, ur24) */
+	adrp x17, .Lzuc_lanes_neon_aes_3_rotl8
+	ldr q13, [x17, #:lo12:.Lzuc_lanes_neon_aes_3_rotl8] /* rotl8 = const() */
+	tbl v14.16b, {v11.16b}, v13.16b /* ur8 = lookup16(l1in, rotl8) */
+	eor v14.16b, v11.16b, v14.16b /* ug_acc = xor(l1in, ur8) */
+	rev32 v11.8h, v11.8h /* ur16 = rev(l1in) */
+	eor v11.16b, v14.16b, v11.16b /* ug = xor(ug_acc, ur16) */
+	ushr v14.4s, v11.4s, #30 /* ur2_r = shr(ug) */
+	sli v14.4s, v11.4s, #2 /* ur2 = sli(ur2_r, ug) */
+	eor v11.16b, v12.16b, v14.16b /* u = xor(u_acc, ur2) */
+	tbl v12.16b, {v24.16b}, v13.16b /* vr8 = lookup16(l2in, rotl8) */
+	rev32 v14.8h, v24.8h /* vr16 = rev(l2in) */
+	eor v14.16b, v12.16b, v14.16b /* vg_acc = xor(vr8, vr16) */
+	eor v12.16b, v24.16b, v12.16b /* v_acc = xor(l2in, vr8) */
+	tbl v24.16b, {v24.16b}, v25.16b /* vr24 = lookup16(l2in, rotl24) */
+	eor v24.16b, v14.16b, v24.16b /* vg = xor(vg_acc, vr24) */
+	ushr v14.4s, v24.4s, #26 /* vr6_r = shr(vg) */
+	sli v14.4s, v24.4s, #6 /* vr6 = sli(vr6_r, vg) */
+	eor v24.16b, v12.16b, v14.16b /* v = xor(v_acc, vr6) */
+	trn2 v12.16b, v24.16b, v11.16b /* sb_in_x = trn(v, u) */
+	trn1 v24.16b, v24.16b, v11.16b /* sb_in_y = trn(v, u) */
+	adrp x17, .Lzuc_lanes_neon_aes_3_inv_shift_rows
+	ldr q11, [x17, #:lo12:.Lzuc_lanes_neon_aes_3_inv_shift_rows] /* inv_shift_rows = const() */
+	tbl v24.16b, {v24.16b}, v11.16b /* sb_s1_sr = lookup16(sb_in_y, inv_shift_rows) */
+	adrp x17, .Lzuc_lanes_neon_aes_3_nibble_mask
+	ldr q14, [x17, #:lo12:.Lzuc_lanes_neon_aes_3_nibble_mask] /* nibble_mask = const() */
+	and v15.16b, v12.16b, v14.16b /* sb_s0_xl = and(sb_in_x, nibble_mask) */
+	ushr v12.16b, v12.16b, #4 /* sb_s0_xh = shr(sb_in_x) */
+	str q28, [sp, #64] /* spill zbe */
+	adrp x17, .Lzuc_lanes_neon_aes_3_s0_p1
+	ldr q28, [x17, #:lo12:.Lzuc_lanes_neon_aes_3_s0_p1] /* s0_p1 = const() */
+	str q29, [sp, #80] /* spill dbl_1 */
+	tbl v29.16b, {v28.16b}, v15.16b /* sb_s0_p1 = lookup16(s0_p1, sb_s0_xl) */
+	eor v29.16b, v29.16b, v12.16b /* sb_s0_t = xor(sb_s0_p1, sb_s0_xh) */
+	adrp x17, .Lzuc_lanes_neon_aes_3_s0_p2
+	ldr q12, [x17, #:lo12:.Lzuc_lanes_neon_aes_3_s0_p2] /* s0_p2 = const() */
+	str q8, [sp, #96] /* spill x2 */
+	tbl v8.16b, {v12.16b}, v29.16b /* sb_s0_p2 = lookup16(s0_p2, sb_s0_t) */
+	eor v8.16b, v8.16b, v15.16b /* sb_s0_ol = xor(sb_s0_p2, sb_s0_xl) */
+	adrp x17, .Lzuc_lanes_neon_aes_3_s0_p3_rot
+	ldr q15, [x17, #:lo12:.Lzuc_lanes_neon_aes_3_s0_p3_rot] /* s0_p3_rot = const() */
+	tbl v8.16b, {v15.16b}, v8.16b /* sb_s0_p3 = lookup16(s0_p3_rot, sb_s0_ol) */
+	add v29.16b, v29.16b, v29.16b /* sb_s0_t2 = add(sb_s0_t, sb_s0_t) */
+	eor v29.16b, v8.16b, v29.16b /* sb_s0 = xor(sb_s0_p3, sb_s0_t2) */
+	and v8.16b, v24.16b, v14.16b /* sb_s1_sr_lo = and(sb_s1_sr, nibble_mask) */
+	ushr v24.16b, v24.16b, #4 /* sb_s1_sr_hi = shr(sb_s1_sr) */
+	str q30, [sp, #112] /* spill x1 */
+	adrp x17, .Lzuc_lanes_neon_aes_3_tbl_lo
+	ldr q30, [x17, #:lo12:.Lzuc_lanes_neon_aes_3_tbl_lo] /* tbl_lo = const() */
+	tbl v8.16b, {v30.16b}, v8.16b /* sb_s1_k_1_l = lookup16(tbl_lo, sb_s1_sr_lo) */
+	adrp x17, .Lzuc_lanes_neon_aes_3_tbl_hi
+	ldr q30, [x17, #:lo12:.Lzuc_lanes_neon_aes_3_tbl_hi] /* tbl_hi = const() */
+	tbl v24.16b, {v30.16b}, v24.16b /* sb_s1_k_1_h = lookup16(tbl_hi, sb_s1_sr_hi) */
+	aese v8.16b, v24.16b /* sb_s1_aes = aese(sb_s1_k_1_l, sb_s1_k_1_h) */
+	and v24.16b, v8.16b, v14.16b /* sb_s1_aes_lo = and(sb_s1_aes, nibble_mask) */
+	ushr v8.16b, v8.16b, #4 /* sb_s1_aes_hi = shr(sb_s1_aes) */
+	adrp x17, .Lzuc_lanes_neon_aes_3_tbl_lo_1
+	ldr q30, [x17, #:lo12:.Lzuc_lanes_neon_aes_3_tbl_lo_1] /* tbl_lo_1 = const() */
+	tbl v24.16b, {v30.16b}, v24.16b /* sb_s1_l = lookup16(tbl_lo_1, sb_s1_aes_lo) */
+	adrp x17, .Lzuc_lanes_neon_aes_3_tbl_hi_1
+	ldr q30, [x17, #:lo12:.Lzuc_lanes_neon_aes_3_tbl_hi_1] /* tbl_hi_1 = const() */
+	tbl v8.16b, {v30.16b}, v8.16b /* sb_s1_h = lookup16(tbl_hi_1, sb_s1_aes_hi) */
+	eor v24.16b, v24.16b, v8.16b /* sb_s1 = xor(sb_s1_l, sb_s1_h) */
+	trn2 v8.16b, v24.16b, v29.16b /* r1 = trn(sb_s1, sb_s0) */
+	trn1 v24.16b, v24.16b, v29.16b /* r2 = trn(sb_s1, sb_s0) */
+	add v29.4s, v4.4s, v4.4s /* dbl_5 = add(g0s4, g0s4) */
+	str q29, [sp, #128] /* spill dbl_5 */
+	ushr v29.4s, v29.4s, #12 /* s4k_o_r = shr(dbl_5) */
+	sli v29.4s, v4.4s, #20 /* s4k_o = sli(s4k_o_r, g0s4) */
+	and v29.16b, v29.16b, v10.16b /* s4k = and(s4k_o, modulus) */
+	add v29.4s, v9.4s, v29.4s /* fb0_s = add(s0k, s4k) */
+	add v9.4s, v18.4s, v18.4s /* dbl_6 = add(g0s10, g0s10) */
+	ushr v30.4s, v9.4s, #11 /* s10k_o_r = shr(dbl_6) */
+	sli v30.4s, v18.4s, #21 /* s10k_o = sli(s10k_o_r, g0s10) */
+	and v30.16b, v30.16b, v10.16b /* s10k = and(s10k_o, modulus) */
+	str q18, [sp, #144] /* spill g0s10 */
+	add v18.4s, v21.4s, v21.4s /* dbl_7 = add(g0s13, g0s13) */
+	str q18, [sp, #160] /* spill dbl_7 */
+	ushr v18.4s, v18.4s, #15 /* s13k_o_r = shr(dbl_7) */
+	sli v18.4s, v21.4s, #17 /* s13k_o = sli(s13k_o_r, g0s13) */
+	and v18.16b, v18.16b, v10.16b /* s13k = and(s13k_o, modulus) */
+	add v18.4s, v30.4s, v18.4s /* fb0_s_1 = add(s10k, s13k) */
+	ushr v30.4s, v26.4s, #17 /* s15k_o_r = shr(dbl) */
+	sli v30.4s, v23.4s, #15 /* s15k_o = sli(s15k_o_r, g0s15) */
+	and v30.16b, v30.16b, v10.16b /* s15k = and(s15k_o, modulus) */
+	str q26, [sp, #176] /* spill dbl */
+	adrp x17, .Lzuc_lanes_neon_aes_3_minus_modulus
+	ldr q26, [x17, #:lo12:.Lzuc_lanes_neon_aes_3_minus_modulus] /* minus_modulus = const() */
+	add v15.4s, v29.4s, v26.4s /* fb0_p = add(fb0_s, minus_modulus) */
+	umin v29.4s, v29.4s, v15.4s /* fb0 = minu(fb0_s, fb0_p) */
+	add v15.4s, v18.4s, v26.4s /* fb0_p_1 = add(fb0_s_1, minus_modulus) */
+	umin v18.4s, v18.4s, v15.4s /* fb0_1 = minu(fb0_s_1, fb0_p_1) */
+	add v18.4s, v29.4s, v18.4s /* fb1_s = add(fb0, fb0_1) */
+	add v29.4s, v18.4s, v26.4s /* fb1_p = add(fb1_s, minus_modulus) */
+	umin v18.4s, v18.4s, v29.4s /* fb1 = minu(fb1_s, fb1_p) */
+	add v18.4s, v18.4s, v30.4s /* fb2_s = add(fb1, s15k) */
+	add v29.4s, v18.4s, v26.4s /* fb2_p = add(fb2_s, minus_modulus) */
+	umin v18.4s, v18.4s, v29.4s /* fb2 = minu(fb2_s, fb2_p) */
+	add v0.4s, v18.4s, v0.4s /* fb_s = add(fb2, g0s0) */
+	add v18.4s, v0.4s, v26.4s /* fb_p = add(fb_s, minus_modulus) */
+	smax v0.4s, v0.4s, v18.4s /* fb = maxs(fb_s, fb_p) */
+
+	/* Round 1, lanes 0..3: BR, F (Z out), LFSR feedback. */
+	add v18.4s, v0.4s, v0.4s /* dbl_9 = add(fb, fb) */
+	mov v29.16b, v27.16b /* high16 */
+	bsl v29.16b, v18.16b, v23.16b /* x0_1 = bsl(high16, g0s15, dbl_9) */
+	eor v29.16b, v29.16b, v8.16b /* x0r1_1 = xor(x0_1, r1) */
+	add v29.4s, v29.4s, v24.4s /* w_1 = add(x0r1_1, r2) */
+	ushr v30.4s, v9.4s, #16 /* x1_1_r = shr(dbl_6) */
+	sli v30.4s, v20.4s, #16 /* x1_1 = sli(x1_1_r, g0s12) */
+	add v8.4s, v8.4s, v30.4s /* w1_1 = add(r1, x1_1) */
+	add v15.4s, v6.4s, v6.4s /* dbl_11 = add(g0s6, g0s6) */
+	str q9, [sp, #192] /* spill dbl_6 */
+	ushr v9.4s, v15.4s, #16 /* x2_1_r = shr(dbl_11) */
+	sli v9.4s, v16.4s, #16 /* x2_1 = sli(x2_1_r, g0s8) */
+	eor v24.16b, v24.16b, v9.16b /* w2_1 = xor(r2, x2_1) */
+	str q9, [sp, #208] /* spill x2_1 */
+	add v9.4s, v1.4s, v1.4s /* dbl_12 = add(g0s1, g0s1) */
+	str q30, [sp, #224] /* spill x1_1 */
+	ushr v30.4s, v9.4s, #16 /* x3_1_r = shr(dbl_12) */
+	sli v30.4s, v3.4s, #16 /* x3_1 = sli(x3_1_r, g0s3) */
+	eor v29.16b, v29.16b, v30.16b /* z_1 = xor(w_1, x3_1) */
+	ushr v30.4s, v9.4s, #24 /* s0k_o_1_r = shr(dbl_12) */
+	sli v30.4s, v1.4s, #8 /* s0k_o_1 = sli(s0k_o_1_r, g0s1) */
+	and v30.16b, v30.16b, v10.16b /* s0k_1 = and(s0k_o_1, modulus) */
+	rev32 v29.16b, v29.16b /* zbe_1 = rev(z_1) */
+	ushr v9.4s, v24.4s, #16 /* l1in_1_r = shr(w2_1) */
+	sli v9.4s, v8.4s, #16 /* l1in_1 = sli(l1in_1_r, w1_1) */
+	ushr v8.4s, v8.4s, #16 /* l2in_1_r = shr(w1_1) */
+	sli v8.4s, v24.4s, #16 /* l2in_1 = sli(l2in_1_r, w2_1) */
+	tbl v24.16b, {v9.16b}, v25.16b /* ur24_1 = lookup16(l1in_1, rotl24) */
+	eor v24.16b, v9.16b, v24.16b /* u_acc_1 = xor(l1in_1, ur24_1) */
+	str q29, [sp, #240] /* spill zbe_1 */
+	tbl v29.16b, {v9.16b}, v13.16b /* ur8_1 = lookup16(l1in_1, rotl8) */
+	eor v29.16b, v9.16b, v29.16b /* ug_acc_1 = xor(l1in_1, ur8_1) */
+	rev32 v9.8h, v9.8h /* ur16_1 = rev(l1in_1) */
+	eor v29.16b, v29.16b, v9.16b /* ug_1 = xor(ug_acc_1, ur16_1) */
+	ushr v9.4s, v29.4s, #30 /* ur2_1_r = shr(ug_1) */
+	sli v9.4s, v29.4s, #2 /* ur2_1 = sli(ur2_1_r, ug_1) */
+	eor v24.16b, v24.16b, v9.16b /* u_1 = xor(u_acc_1, ur2_1) */
+	tbl v29.16b, {v8.16b}, v13.16b /* vr8_1 = lookup16(l2in_1, rotl8) */
+	rev32 v9.8h, v8.8h /* vr16_1 = rev(l2in_1) */
+	eor v9.16b, v29.16b, v9.16b /* vg_acc_1 = xor(vr8_1, vr16_1) */
+	eor v29.16b, v8.16b, v29.16b /* v_acc_1 = xor(l2in_1, vr8_1) */
+	tbl v8.16b, {v8.16b}, v25.16b /* vr24_1 = lookup16(l2in_1, rotl24) */
+	eor v8.16b, v9.16b, v8.16b /* vg_1 = xor(vg_acc_1, vr24_1) */
+	ushr v9.4s, v8.4s, #26 /* vr6_1_r = shr(vg_1) */
+	sli v9.4s, v8.4s, #6 /* vr6_1 = sli(vr6_1_r, vg_1) */
+	eor v29.16b, v29.16b, v9.16b /* v_1 = xor(v_acc_1, vr6_1) */
+	trn2 v8.16b, v29.16b, v24.16b /* sb_in_x_1 = trn(v_1, u_1) */
+	trn1 v24.16b, v29.16b, v24.16b /* sb_in_y_1 = trn(v_1, u_1) */
+	tbl v24.16b, {v24.16b}, v11.16b /* sb_s1_1_sr = lookup16(sb_in_y_1, inv_shift_rows) */
+	and v29.16b, v8.16b, v14.16b /* sb_s0_xl_1 = and(sb_in_x_1, nibble_mask) */
+	ushr v8.16b, v8.16b, #4 /* sb_s0_xh_1 = shr(sb_in_x_1) */
+	tbl v9.16b, {v28.16b}, v29.16b /* sb_s0_p1_1 = lookup16(s0_p1, sb_s0_xl_1) */
+	eor v8.16b, v9.16b, v8.16b /* sb_s0_t_1 = xor(sb_s0_p1_1, sb_s0_xh_1) */
+	tbl v9.16b, {v12.16b}, v8.16b /* sb_s0_p2_1 = lookup16(s0_p2, sb_s0_t_1) */
+	eor v29.16b, v9.16b, v29.16b /* sb_s0_ol_1 = xor(sb_s0_p2_1, sb_s0_xl_1) */
+	adrp x17, .Lzuc_lanes_neon_aes_3_s0_p3_rot
+	ldr q9, [x17, #:lo12:.Lzuc_lanes_neon_aes_3_s0_p3_rot] /* s0_p3_rot = const() */
+	tbl v29.16b, {v9.16b}, v29.16b /* sb_s0_p3_1 = lookup16(s0_p3_rot, sb_s0_ol_1) */
+	add v8.16b, v8.16b, v8.16b /* sb_s0_t2_1 = add(sb_s0_t_1, sb_s0_t_1) */
+	eor v29.16b, v29.16b, v8.16b /* sb_s0_1 = xor(sb_s0_p3_1, sb_s0_t2_1) */
+	and v8.16b, v24.16b, v14.16b /* sb_s1_1_sr_lo = and(sb_s1_1_sr, nibble_mask) */
+	ushr v24.16b, v24.16b, #4 /* sb_s1_1_sr_hi = shr(sb_s1_1_sr) */
+	adrp x17, .Lzuc_lanes_neon_aes_3_tbl_lo
+	ldr q9, [x17, #:lo12:.Lzuc_lanes_neon_aes_3_tbl_lo] /* tbl_lo = const() */
+	tbl v8.16b, {v9.16b}, v8.16b /* sb_s1_k_1_1_l = lookup16(tbl_lo, sb_s1_1_sr_lo) */
+	adrp x17, .Lzuc_lanes_neon_aes_3_tbl_hi
+	ldr q9, [x17, #:lo12:.Lzuc_lanes_neon_aes_3_tbl_hi] /* tbl_hi = const() */
+	tbl v24.16b, {v9.16b}, v24.16b /* sb_s1_k_1_1_h = lookup16(tbl_hi, sb_s1_1_sr_hi) */
+	aese v8.16b, v24.16b /* sb_s1_1_aes = aese(sb_s1_k_1_1_l, sb_s1_k_1_1_h) */
+	and v24.16b, v8.16b, v14.16b /* sb_s1_1_aes_lo = and(sb_s1_1_aes, nibble_mask) */
+	ushr v8.16b, v8.16b, #4 /* sb_s1_1_aes_hi = shr(sb_s1_1_aes) */
+	adrp x17, .Lzuc_lanes_neon_aes_3_tbl_lo_1
+	ldr q9, [x17, #:lo12:.Lzuc_lanes_neon_aes_3_tbl_lo_1] /* tbl_lo_1 = const() */
+	tbl v24.16b, {v9.16b}, v24.16b /* sb_s1_1_l = lookup16(tbl_lo_1, sb_s1_1_aes_lo) */
+	adrp x17, .Lzuc_lanes_neon_aes_3_tbl_hi_1
+	ldr q9, [x17, #:lo12:.Lzuc_lanes_neon_aes_3_tbl_hi_1] /* tbl_hi_1 = const() */
+	tbl v8.16b, {v9.16b}, v8.16b /* sb_s1_1_h = lookup16(tbl_hi_1, sb_s1_1_aes_hi) */
+	eor v24.16b, v24.16b, v8.16b /* sb_s1_1 = xor(sb_s1_1_l, sb_s1_1_h) */
+	trn2 v8.16b, v24.16b, v29.16b /* r1_1 = trn(sb_s1_1, sb_s0_1) */
+	trn1 v24.16b, v24.16b, v29.16b /* r2_1 = trn(sb_s1_1, sb_s0_1) */
+	ushr v29.4s, v31.4s, #12 /* s4k_o_1_r = shr(dbl_2) */
+	sli v29.4s, v5.4s, #20 /* s4k_o_1 = sli(s4k_o_1_r, g0s5) */
+	and v29.16b, v29.16b, v10.16b /* s4k_1 = and(s4k_o_1, modulus) */
+	add v29.4s, v30.4s, v29.4s /* fb0_s_2 = add(s0k_1, s4k_1) */
+	ushr v30.4s, v31.4s, #24 /* s0k_o_5_r = shr(dbl_2) */
+	sli v30.4s, v5.4s, #8 /* s0k_o_5 = sli(s0k_o_5_r, g0s5) */
+	and v30.16b, v30.16b, v10.16b /* s0k_5 = and(s0k_o_5, modulus) */
+	add v31.4s, v19.4s, v19.4s /* dbl_15 = add(g0s11, g0s11) */
+	str q30, [sp, #256] /* spill s0k_5 */
+	ushr v30.4s, v31.4s, #11 /* s10k_o_1_r = shr(dbl_15) */
+	sli v30.4s, v19.4s, #21 /* s10k_o_1 = sli(s10k_o_1_r, g0s11) */
+	and v30.16b, v30.16b, v10.16b /* s10k_1 = and(s10k_o_1, modulus) */
+	str q19, [sp, #272] /* spill g0s11 */
+	add v19.4s, v22.4s, v22.4s /* dbl_16 = add(g0s14, g0s14) */
+	str q19, [sp, #288] /* spill dbl_16 */
+	ushr v19.4s, v19.4s, #15 /* s13k_o_1_r = shr(dbl_16) */
+	sli v19.4s, v22.4s, #17 /* s13k_o_1 = sli(s13k_o_1_r, g0s14) */
+	and v19.16b, v19.16b, v10.16b /* s13k_1 = and(s13k_o_1, modulus) */
+	add v19.4s, v30.4s, v19.4s /* fb0_s_3 = add(s10k_1, s13k_1) */
+	ushr v30.4s, v18.4s, #17 /* s15k_o_1_r = shr(dbl_9) */
+	sli v30.4s, v0.4s, #15 /* s15k_o_1 = sli(s15k_o_1_r, fb) */
+	and v30.16b, v30.16b, v10.16b /* s15k_1 = and(s15k_o_1, modulus) */
+	str q18, [sp, #304] /* spill dbl_9 */
+	add v18.4s, v29.4s, v26.4s /* fb0_p_2 = add(fb0_s_2, minus_modulus) */
+	umin v18.4s, v29.4s, v18.4s /* fb0_2 = minu(fb0_s_2, fb0_p_2) */
+	add v29.4s, v19.4s, v26.4s /* fb0_p_3 = add(fb0_s_3, minus_modulus) */
+	umin v19.4s, v19.4s, v29.4s /* fb0_3 = minu(fb0_s_3, fb0_p_3) */
+	add v18.4s, v18.4s, v19.4s /* fb1_s_1 = add(fb0_2, fb0_3) */
+	add v19.4s, v18.4s, v26.4s /* fb1_p_1 = add(fb1_s_1, minus_modulus) */
+	umin v18.4s, v18.4s, v19.4s /* fb1_1 = minu(fb1_s_1, fb1_p_1) */
+	add v18.4s, v18.4s, v30.4s /* fb2_s_1 = add(fb1_1, s15k_1) */
+	add v19.4s, v18.4s, v26.4s /* fb2_p_1 = add(fb2_s_1, minus_modulus) */
+	umin v18.4s, v18.4s, v19.4s /* fb2_1 = minu(fb2_s_1, fb2_p_1) */
+	add v1.4s, v18.4s, v1.4s /* fb_s_1 = add(fb2_1, g0s1) */
+	add v18.4s, v1.4s, v26.4s /* fb_p_1 = add(fb_s_1, minus_modulus) */
+	smax v1.4s, v1.4s, v18.4s /* fb_1 = maxs(fb_s_1, fb_p_1) */
+
+	/* Round 2, lanes 0..3: BR, F (Z out), LFSR feedback. */
+	add v18.4s, v1.4s, v1.4s /* dbl_18 = add(fb_1, fb_1) */
+	mov v19.16b, v27.16b /* high16 */
+	bsl v19.16b, v18.16b, v0.16b /* x0_2 = bsl(high16, fb, dbl_18) */
+	eor v19.16b, v19.16b, v8.16b /* x0r1_2 = xor(x0_2, r1_1) */
+	add v19.4s, v19.4s, v24.4s /* w_2 = add(x0r1_2, r2_1) */
+	ushr v29.4s, v31.4s, #16 /* x1_2_r = shr(dbl_15) */
+	sli v29.4s, v21.4s, #16 /* x1_2 = sli(x1_2_r, g0s13) */
+	add v30.4s, v8.4s, v29.4s /* w1_2 = add(r1_1, x1_2) */
+	add v8.4s, v7.4s, v7.4s /* dbl_20 = add(g0s7, g0s7) */
+	str q31, [sp, #320] /* spill dbl_15 */
+	ushr v31.4s, v8.4s, #16 /* x2_2_r = shr(dbl_20) */
+	sli v31.4s, v17.4s, #16 /* x2_2 = sli(x2_2_r, g0s9) */
+	eor v24.16b, v24.16b, v31.16b /* w2_2 = xor(r2_1, x2_2) */
+	str q31, [sp, #336] /* spill x2_2 */
+	add v31.4s, v2.4s, v2.4s /* dbl_21 = add(g0s2, g0s2) */
+	str q29, [sp, #352] /* spill x1_2 */
+	ushr v29.4s, v31.4s, #16 /* x3_2_r = shr(dbl_21) */
+	sli v29.4s, v4.4s, #16 /* x3_2 = sli(x3_2_r, g0s4) */
+	eor v19.16b, v19.16b, v29.16b /* z_2 = xor(w_2, x3_2) */
+	ushr v29.4s, v31.4s, #24 /* s0k_o_2_r = shr(dbl_21) */
+	sli v29.4s, v2.4s, #8 /* s0k_o_2 = sli(s0k_o_2_r, g0s2) */
+	and v29.16b, v29.16b, v10.16b /* s0k_2 = and(s0k_o_2, modulus) */
+	rev32 v19.16b, v19.16b /* zbe_2 = rev(z_2) */
+	ushr v31.4s, v24.4s, #16 /* l1in_2_r = shr(w2_2) */
+	sli v31.4s, v30.4s, #16 /* l1in_2 = sli(l1in_2_r, w1_2) */
+	ushr v30.4s, v30.4s, #16 /* l2in_2_r = shr(w1_2) */
+	sli v30.4s, v24.4s, #16 /* l2in_2 = sli(l2in_2_r, w2_2) */
+	tbl v24.16b, {v31.16b}, v25.16b /* ur24_2 = lookup16(l1in_2, rotl24) */
+	eor v24.16b, v31.16b, v24.16b /* u_acc_2 = xor(l1in_2, ur24_2) */
+	str q19, [sp, #368] /* spill zbe_2 */
+	tbl v19.16b, {v31.16b}, v13.16b /* ur8_2 = lookup16(l1in_2, rotl8) */
+	eor v19.16b, v31.16b, v19.16b /* ug_acc_2 = xor(l1in_2, ur8_2) */
+	rev32 v31.8h, v31.8h /* ur16_2 = rev(l1in_2) */
+	eor v19.16b, v19.16b, v31.16b /* ug_2 = xor(ug_acc_2, ur16_2) */
+	ushr v31.4s, v19.4s, #30 /* ur2_2_r = shr(ug_2) */
+	sli v31.4s, v19.4s, #2 /* ur2_2 = sli(ur2_2_r, ug_2) */
+	eor v19.16b, v24.16b, v31.16b /* u_2 = xor(u_acc_2, ur2_2) */
+	tbl v24.16b, {v30.16b}, v13.16b /* vr8_2 = lookup16(l2in_2, rotl8) */
+	rev32 v31.8h, v30.8h /* vr16_2 = rev(l2in_2) */
+	eor v31.16b, v24.16b, v31.16b /* vg_acc_2 = xor(vr8_2, vr16_2) */
+	eor v24.16b, v30.16b, v24.16b /* v_acc_2 = xor(l2in_2, vr8_2) */
+	tbl v30.16b, {v30.16b}, v25.16b /* vr24_2 = lookup16(l2in_2, rotl24) */
+	eor v30.16b, v31.16b, v30.16b /* vg_2 = xor(vg_acc_2, vr24_2) */
+	ushr v31.4s, v30.4s, #26 /* vr6_2_r = shr(vg_2) */
+	sli v31.4s, v30.4s, #6 /* vr6_2 = sli(vr6_2_r, vg_2) */
+	eor v24.16b, v24.16b, v31.16b /* v_2 = xor(v_acc_2, vr6_2) */
+	trn2 v30.16b, v24.16b, v19.16b /* sb_in_x_2 = trn(v_2, u_2) */
+	trn1 v19.16b, v24.16b, v19.16b /* sb_in_y_2 = trn(v_2, u_2) */
+	tbl v19.16b, {v19.16b}, v11.16b /* sb_s1_2_sr = lookup16(sb_in_y_2, inv_shift_rows) */
+	and v24.16b, v30.16b, v14.16b /* sb_s0_xl_2 = and(sb_in_x_2, nibble_mask) */
+	ushr v30.16b, v30.16b, #4 /* sb_s0_xh_2 = shr(sb_in_x_2) */
+	tbl v31.16b, {v28.16b}, v24.16b /* sb_s0_p1_2 = lookup16(s0_p1, sb_s0_xl_2) */
+	eor v30.16b, v31.16b, v30.16b /* sb_s0_t_2 = xor(sb_s0_p1_2, sb_s0_xh_2) */
+	tbl v31.16b, {v12.16b}, v30.16b /* sb_s0_p2_2 = lookup16(s0_p2, sb_s0_t_2) */
+	eor v24.16b, v31.16b, v24.16b /* sb_s0_ol_2 = xor(sb_s0_p2_2, sb_s0_xl_2) */
+	adrp x17, .Lzuc_lanes_neon_aes_3_s0_p3_rot
+	ldr q31, [x17, #:lo12:.Lzuc_lanes_neon_aes_3_s0_p3_rot] /* s0_p3_rot = const() */
+	tbl v24.16b, {v31.16b}, v24.16b /* sb_s0_p3_2 = lookup16(s0_p3_rot, sb_s0_ol_2) */
+	add v30.16b, v30.16b, v30.16b /* sb_s0_t2_2 = add(sb_s0_t_2, sb_s0_t_2) */
+	eor v24.16b, v24.16b, v30.16b /* sb_s0_2 = xor(sb_s0_p3_2, sb_s0_t2_2) */
+	and v30.16b, v19.16b, v14.16b /* sb_s1_2_sr_lo = and(sb_s1_2_sr, nibble_mask) */
+	ushr v19.16b, v19.16b, #4 /* sb_s1_2_sr_hi = shr(sb_s1_2_sr) */
+	str q17, [sp, #384] /* spill g0s9 */
+	adrp x17, .Lzuc_lanes_neon_aes_3_tbl_lo
+	ldr q17, [x17, #:lo12:.Lzuc_lanes_neon_aes_3_tbl_lo] /* tbl_lo = const() */
+	tbl v30.16b, {v17.16b}, v30.16b /* sb_s1_k_2_1_l = lookup16(tbl_lo, sb_s1_2_sr_lo) */
+	adrp x17, .Lzuc_lanes_neon_aes_3_tbl_hi
+	ldr q17, [x17, #:lo12:.Lzuc_lanes_neon_aes_3_tbl_hi] /* tbl_hi = const() */
+	tbl v19.16b, {v17.16b}, v19.16b /* sb_s1_k_2_1_h = lookup16(tbl_hi, sb_s1_2_sr_hi) */
+	aese v30.16b, v19.16b /* sb_s1_2_aes = aese(sb_s1_k_2_1_l, sb_s1_k_2_1_h) */
+	and v19.16b, v30.16b, v14.16b /* sb_s1_2_aes_lo = and(sb_s1_2_aes, nibble_mask) */
+	ushr v30.16b, v30.16b, #4 /* sb_s1_2_aes_hi = shr(sb_s1_2_aes) */
+	adrp x17, .Lzuc_lanes_neon_aes_3_tbl_lo_1
+	ldr q17, [x17, #:lo12:.Lzuc_lanes_neon_aes_3_tbl_lo_1] /* tbl_lo_1 = const() */
+	tbl v19.16b, {v17.16b}, v19.16b /* sb_s1_2_l = lookup16(tbl_lo_1, sb_s1_2_aes_lo) */
+	tbl v30.16b, {v9.16b}, v30.16b /* sb_s1_2_h = lookup16(tbl_hi_1, sb_s1_2_aes_hi) */
+	eor v19.16b, v19.16b, v30.16b /* sb_s1_2 = xor(sb_s1_2_l, sb_s1_2_h) */
+	trn2 v30.16b, v19.16b, v24.16b /* r1_2 = trn(sb_s1_2, sb_s0_2) */
+	trn1 v19.16b, v19.16b, v24.16b /* r2_2 = trn(sb_s1_2, sb_s0_2) */
+	ushr v24.4s, v15.4s, #12 /* s4k_o_2_r = shr(dbl_11) */
+	sli v24.4s, v6.4s, #20 /* s4k_o_2 = sli(s4k_o_2_r, g0s6) */
+	and v24.16b, v24.16b, v10.16b /* s4k_2 = and(s4k_o_2, modulus) */
+	add v24.4s, v29.4s, v24.4s /* fb0_s_4 = add(s0k_2, s4k_2) */
+	ushr v29.4s, v15.4s, #24 /* s0k_o_6_r = shr(dbl_11) */
+	sli v29.4s, v6.4s, #8 /* s0k_o_6 = sli(s0k_o_6_r, g0s6) */
+	and v29.16b, v29.16b, v10.16b /* s0k_6 = and(s0k_o_6, modulus) */
+	add v15.4s, v20.4s, v20.4s /* dbl_24 = add(g0s12, g0s12) */
+	str q29, [sp, #400] /* spill s0k_6 */
+	ushr v29.4s, v15.4s, #11 /* s10k_o_2_r = shr(dbl_24) */
+	sli v29.4s, v20.4s, #21 /* s10k_o_2 = sli(s10k_o_2_r, g0s12) */
+	and v29.16b, v29.16b, v10.16b /* s10k_2 = and(s10k_o_2, modulus) */
+	str q20, [sp, #416] /* spill g0s12 */
+	ldr q20, [sp, #176] /* reload dbl */
+	ushr v20.4s, v20.4s, #15 /* s13k_o_2_r = shr(dbl) */
+	sli v20.4s, v23.4s, #17 /* s13k_o_2 = sli(s13k_o_2_r, g0s15) */
+	and v20.16b, v20.16b, v10.16b /* s13k_2 = and(s13k_o_2, modulus) */
+	add v20.4s, v29.4s, v20.4s /* fb0_s_5 = add(s10k_2, s13k_2) */
+	ushr v29.4s, v18.4s, #17 /* s15k_o_2_r = shr(dbl_18) */
+	sli v29.4s, v1.4s, #15 /* s15k_o_2 = sli(s15k_o_2_r, fb_1) */
+	and v29.16b, v29.16b, v10.16b /* s15k_2 = and(s15k_o_2, modulus) */
+	str q18, [sp, #432] /* spill dbl_18 */
+	add v18.4s, v24.4s, v26.4s /* fb0_p_4 = add(fb0_s_4, minus_modulus) */
+	umin v18.4s, v24.4s, v18.4s /* fb0_4 = minu(fb0_s_4, fb0_p_4) */
+	add v24.4s, v20.4s, v26.4s /* fb0_p_5 = add(fb0_s_5, minus_modulus) */
+	umin v20.4s, v20.4s, v24.4s /* fb0_5 = minu(fb0_s_5, fb0_p_5) */
+	add v18.4s, v18.4s, v20.4s /* fb1_s_2 = add(fb0_4, fb0_5) */
+	add v20.4s, v18.4s, v26.4s /* fb1_p_2 = add(fb1_s_2, minus_modulus) */
+	umin v18.4s, v18.4s, v20.4s /* fb1_2 = minu(fb1_s_2, fb1_p_2) */
+	add v18.4s, v18.4s, v29.4s /* fb2_s_2 = add(fb1_2, s15k_2) */
+	add v20.4s, v18.4s, v26.4s /* fb2_p_2 = add(fb2_s_2, minus_modulus) */
+	umin v18.4s, v18.4s, v20.4s /* fb2_2 = minu(fb2_s_2, fb2_p_2) */
+	add v2.4s, v18.4s, v2.4s /* fb_s_2 = add(fb2_2, g0s2) */
+	add v18.4s, v2.4s, v26.4s /* fb_p_2 = add(fb_s_2, minus_modulus) */
+	smax v2.4s, v2.4s, v18.4s /* fb_2 = maxs(fb_s_2, fb_p_2) */
+
+	/* Round 3, lanes 0..3: BR, F (Z out), LFSR feedback. */
+	add v18.4s, v2.4s, v2.4s /* dbl_27 = add(fb_2, fb_2) */
+	mov v20.16b, v27.16b /* high16 */
+	bsl v20.16b, v18.16b, v1.16b /* x0_3 = bsl(high16, fb_1, dbl_27) */
+	eor v20.16b, v20.16b, v30.16b /* x0r1_3 = xor(x0_3, r1_2) */
+	add v20.4s, v20.4s, v19.4s /* w_3 = add(x0r1_3, r2_2) */
+	ushr v24.4s, v15.4s, #16 /* x1_3_r = shr(dbl_24) */
+	sli v24.4s, v22.4s, #16 /* x1_3 = sli(x1_3_r, g0s14) */
+	add v29.4s, v30.4s, v24.4s /* w1_3 = add(r1_2, x1_3) */
+	add v30.4s, v16.4s, v16.4s /* dbl_29 = add(g0s8, g0s8) */
+	str q15, [sp, #448] /* spill dbl_24 */
+	ushr v15.4s, v30.4s, #16 /* x2_3_r = shr(dbl_29) */
+	str q24, [sp, #464] /* spill x1_3 */
+	ldr q24, [sp, #144] /* reload g0s10 */
+	sli v15.4s, v24.4s, #16 /* x2_3 = sli(x2_3_r, g0s10) */
+	eor v19.16b, v19.16b, v15.16b /* w2_3 = xor(r2_2, x2_3) */
+	add v24.4s, v3.4s, v3.4s /* dbl_30 = add(g0s3, g0s3) */
+	str q15, [sp, #480] /* spill x2_3 */
+	ushr v15.4s, v24.4s, #16 /* x3_3_r = shr(dbl_30) */
+	sli v15.4s, v5.4s, #16 /* x3_3 = sli(x3_3_r, g0s5) */
+	eor v20.16b, v20.16b, v15.16b /* z_3 = xor(w_3, x3_3) */
+	ushr v24.4s, v24.4s, #24 /* s0k_o_3_r = shr(dbl_30) */
+	sli v24.4s, v3.4s, #8 /* s0k_o_3 = sli(s0k_o_3_r, g0s3) */
+	and v24.16b, v24.16b, v10.16b /* s0k_3 = and(s0k_o_3, modulus) */
+	rev32 v20.16b, v20.16b /* zbe_3 = rev(z_3) */
+	ushr v15.4s, v19.4s, #16 /* l1in_3_r = shr(w2_3) */
+	sli v15.4s, v29.4s, #16 /* l1in_3 = sli(l1in_3_r, w1_3) */
+	ushr v29.4s, v29.4s, #16 /* l2in_3_r = shr(w1_3) */
+	sli v29.4s, v19.4s, #16 /* l2in_3 = sli(l2in_3_r, w2_3) */
+	tbl v19.16b, {v15.16b}, v25.16b /* ur24_3 = lookup16(l1in_3, rotl24) */
+	eor v19.16b, v15.16b, v19.16b /* u_acc_3 = xor(l1in_3, ur24_3) */
+	str q20, [sp, #496] /* spill zbe_3 */
+	tbl v20.16b, {v15.16b}, v13.16b /* ur8_3 = lookup16(l1in_3, rotl8) */
+	eor v20.16b, v15.16b, v20.16b /* ug_acc_3 = xor(l1in_3, ur8_3) */
+	rev32 v15.8h, v15.8h /* ur16_3 = rev(l1in_3) */
+	eor v20.16b, v20.16b, v15.16b /* ug_3 = xor(ug_acc_3, ur16_3) */
+	ushr v15.4s, v20.4s, #30 /* ur2_3_r = shr(ug_3) */
+	sli v15.4s, v20.4s, #2 /* ur2_3 = sli(ur2_3_r, ug_3) */
+	eor v19.16b, v19.16b, v15.16b /* u_3 = xor(u_acc_3, ur2_3) */
+	tbl v20.16b, {v29.16b}, v13.16b /* vr8_3 = lookup16(l2in_3, rotl8) */
+	rev32 v15.8h, v29.8h /* vr16_3 = rev(l2in_3) */
+	eor v15.16b, v20.16b, v15.16b /* vg_acc_3 = xor(vr8_3, vr16_3) */
+	eor v20.16b, v29.16b, v20.16b /* v_acc_3 = xor(l2in_3, vr8_3) */
+	tbl v29.16b, {v29.16b}, v25.16b /* vr24_3 = lookup16(l2in_3, rotl24) */
+	eor v29.16b, v15.16b, v29.16b /* vg_3 = xor(vg_acc_3, vr24_3) */
+	ushr v15.4s, v29.4s, #26 /* vr6_3_r = shr(vg_3) */
+	sli v15.4s, v29.4s, #6 /* vr6_3 = sli(vr6_3_r, vg_3) */
+	eor v20.16b, v20.16b, v15.16b /* v_3 = xor(v_acc_3, vr6_3) */
+	trn2 v29.16b, v20.16b, v19.16b /* sb_in_x_3 = trn(v_3, u_3) */
+	trn1 v19.16b, v20.16b, v19.16b /* sb_in_y_3 = trn(v_3, u_3) */
+	tbl v19.16b, {v19.16b}, v11.16b /* sb_s1_3_sr = lookup16(sb_in_y_3, inv_shift_rows) */
+	and v20.16b, v29.16b, v14.16b /* sb_s0_xl_3 = and(sb_in_x_3, nibble_mask) */
+	ushr v29.16b, v29.16b, #4 /* sb_s0_xh_3 = shr(sb_in_x_3) */
+	tbl v15.16b, {v28.16b}, v20.16b /* sb_s0_p1_3 = lookup16(s0_p1, sb_s0_xl_3) */
+	eor v29.16b, v15.16b, v29.16b /* sb_s0_t_3 = xor(sb_s0_p1_3, sb_s0_xh_3) */
+	tbl v15.16b, {v12.16b}, v29.16b /* sb_s0_p2_3 = lookup16(s0_p2, sb_s0_t_3) */
+	eor v20.16b, v15.16b, v20.16b /* sb_s0_ol_3 = xor(sb_s0_p2_3, sb_s0_xl_3) */
+	tbl v20.16b, {v31.16b}, v20.16b /* sb_s0_p3_3 = lookup16(s0_p3_rot, sb_s0_ol_3) */
+	add v29.16b, v29.16b, v29.16b /* sb_s0_t2_3 = add(sb_s0_t_3, sb_s0_t_3) */
+	eor v20.16b, v20.16b, v29.16b /* sb_s0_3 = xor(sb_s0_p3_3, sb_s0_t2_3) */
+	and v29.16b, v19.16b, v14.16b /* sb_s1_3_sr_lo = and(sb_s1_3_sr, nibble_mask) */
+	ushr v19.16b, v19.16b, #4 /* sb_s1_3_sr_hi = shr(sb_s1_3_sr) */
+	adrp x17, .Lzuc_lanes_neon_aes_3_tbl_lo
+	ldr q15, [x17, #:lo12:.Lzuc_lanes_neon_aes_3_tbl_lo] /* tbl_lo = const() */
+	tbl v29.16b, {v15.16b}, v29.16b /* sb_s1_k_3_1_l = lookup16(tbl_lo, sb_s1_3_sr_lo) */
+	str q5, [sp, #512] /* spill g0s5 */
+	adrp x17, .Lzuc_lanes_neon_aes_3_tbl_hi
+	ldr q5, [x17, #:lo12:.Lzuc_lanes_neon_aes_3_tbl_hi] /* tbl_hi = const() */
+	tbl v19.16b, {v5.16b}, v19.16b /* sb_s1_k_3_1_h = lookup16(tbl_hi, sb_s1_3_sr_hi) */
+	aese v29.16b, v19.16b /* sb_s1_3_aes = aese(sb_s1_k_3_1_l, sb_s1_k_3_1_h) */
+	and v19.16b, v29.16b, v14.16b /* sb_s1_3_aes_lo = and(sb_s1_3_aes, nibble_mask) */
+	ushr v29.16b, v29.16b, #4 /* sb_s1_3_aes_hi = shr(sb_s1_3_aes) */
+	tbl v19.16b, {v17.16b}, v19.16b /* sb_s1_3_l = lookup16(tbl_lo_1, sb_s1_3_aes_lo) */
+	tbl v29.16b, {v9.16b}, v29.16b /* sb_s1_3_h = lookup16(tbl_hi_1, sb_s1_3_aes_hi) */
+	eor v19.16b, v19.16b, v29.16b /* sb_s1_3 = xor(sb_s1_3_l, sb_s1_3_h) */
+	trn2 v29.16b, v19.16b, v20.16b /* r1_3 = trn(sb_s1_3, sb_s0_3) */
+	trn1 v19.16b, v19.16b, v20.16b /* r2_3 = trn(sb_s1_3, sb_s0_3) */
+	ushr v20.4s, v8.4s, #12 /* s4k_o_3_r = shr(dbl_20) */
+	sli v20.4s, v7.4s, #20 /* s4k_o_3 = sli(s4k_o_3_r, g0s7) */
+	and v20.16b, v20.16b, v10.16b /* s4k_3 = and(s4k_o_3, modulus) */
+	add v20.4s, v24.4s, v20.4s /* fb0_s_6 = add(s0k_3, s4k_3) */
+	ushr v24.4s, v8.4s, #24 /* s0k_o_7_r = shr(dbl_20) */
+	sli v24.4s, v7.4s, #8 /* s0k_o_7 = sli(s0k_o_7_r, g0s7) */
+	and v24.16b, v24.16b, v10.16b /* s0k_7 = and(s0k_o_7, modulus) */
+	ldr q8, [sp, #160] /* reload dbl_7 */
+	str q7, [sp, #528] /* spill g0s7 */
+	ushr v7.4s, v8.4s, #11 /* s10k_o_3_r = shr(dbl_7) */
+	sli v7.4s, v21.4s, #21 /* s10k_o_3 = sli(s10k_o_3_r, g0s13) */
+	and v7.16b, v7.16b, v10.16b /* s10k_3 = and(s10k_o_3, modulus) */
+	str q21, [sp, #544] /* spill g0s13 */
+	ldr q21, [sp, #304] /* reload dbl_9 */
+	ushr v21.4s, v21.4s, #15 /* s13k_o_3_r = shr(dbl_9) */
+	sli v21.4s, v0.4s, #17 /* s13k_o_3 = sli(s13k_o_3_r, fb) */
+	and v21.16b, v21.16b, v10.16b /* s13k_3 = and(s13k_o_3, modulus) */
+	add v7.4s, v7.4s, v21.4s /* fb0_s_7 = add(s10k_3, s13k_3) */
+	ushr v21.4s, v18.4s, #17 /* s15k_o_3_r = shr(dbl_27) */
+	sli v21.4s, v2.4s, #15 /* s15k_o_3 = sli(s15k_o_3_r, fb_2) */
+	and v21.16b, v21.16b, v10.16b /* s15k_3 = and(s15k_o_3, modulus) */
+	str q24, [sp, #560] /* spill s0k_7 */
+	add v24.4s, v20.4s, v26.4s /* fb0_p_6 = add(fb0_s_6, minus_modulus) */
+	umin v20.4s, v20.4s, v24.4s /* fb0_6 = minu(fb0_s_6, fb0_p_6) */
+	add v24.4s, v7.4s, v26.4s /* fb0_p_7 = add(fb0_s_7, minus_modulus) */
+	umin v7.4s, v7.4s, v24.4s /* fb0_7 = minu(fb0_s_7, fb0_p_7) */
+	add v7.4s, v20.4s, v7.4s /* fb1_s_3 = add(fb0_6, fb0_7) */
+	add v20.4s, v7.4s, v26.4s /* fb1_p_3 = add(fb1_s_3, minus_modulus) */
+	umin v7.4s, v7.4s, v20.4s /* fb1_3 = minu(fb1_s_3, fb1_p_3) */
+	add v7.4s, v7.4s, v21.4s /* fb2_s_3 = add(fb1_3, s15k_3) */
+	add v20.4s, v7.4s, v26.4s /* fb2_p_3 = add(fb2_s_3, minus_modulus) */
+	umin v7.4s, v7.4s, v20.4s /* fb2_3 = minu(fb2_s_3, fb2_p_3) */
+	add v3.4s, v7.4s, v3.4s /* fb_s_3 = add(fb2_3, g0s3) */
+	add v7.4s, v3.4s, v26.4s /* fb_p_3 = add(fb_s_3, minus_modulus) */
+	smax v3.4s, v3.4s, v7.4s /* fb_3 = maxs(fb_s_3, fb_p_3) */
+
+	/* Round 4, lanes 0..3: BR, F (Z out), LFSR feedback. */
+	add v7.4s, v3.4s, v3.4s /* dbl_36 = add(fb_3, fb_3) */
+	mov v20.16b, v27.16b /* high16 */
+	bsl v20.16b, v7.16b, v2.16b /* x0_4 = bsl(high16, fb_2, dbl_36) */
+	eor v20.16b, v20.16b, v29.16b /* x0r1_4 = xor(x0_4, r1_3) */
+	add v20.4s, v20.4s, v19.4s /* w_4 = add(x0r1_4, r2_3) */
+	ldr q21, [sp, #112] /* reload x1 */
+	eor v19.16b, v19.16b, v21.16b /* w2_4 = xor(r2_3, x1) */
+	ushr v24.4s, v8.4s, #16 /* x1_4_r = shr(dbl_7) */
+	sli v24.4s, v23.4s, #16 /* x1_4 = sli(x1_4_r, g0s15) */
+	add v29.4s, v29.4s, v24.4s /* w1_4 = add(r1_3, x1_4) */
+	ldr q8, [sp, #128] /* reload dbl_5 */
+	ushr v21.4s, v8.4s, #16 /* x3_4_r = shr(dbl_5) */
+	sli v21.4s, v6.4s, #16 /* x3_4 = sli(x3_4_r, g0s6) */
+	eor v20.16b, v20.16b, v21.16b /* z_4 = xor(w_4, x3_4) */
+	ushr v21.4s, v8.4s, #24 /* s0k_o_4_r = shr(dbl_5) */
+	sli v21.4s, v4.4s, #8 /* s0k_o_4 = sli(s0k_o_4_r, g0s4) */
+	and v21.16b, v21.16b, v10.16b /* s0k_4 = and(s0k_o_4, modulus) */
+	rev32 v20.16b, v20.16b /* zbe_4 = rev(z_4) */
+	ushr v8.4s, v19.4s, #16 /* l1in_4_r = shr(w2_4) */
+	sli v8.4s, v29.4s, #16 /* l1in_4 = sli(l1in_4_r, w1_4) */
+	ushr v29.4s, v29.4s, #16 /* l2in_4_r = shr(w1_4) */
+	sli v29.4s, v19.4s, #16 /* l2in_4 = sli(l2in_4_r, w2_4) */
+	tbl v19.16b, {v8.16b}, v25.16b /* ur24_4 = lookup16(l1in_4, rotl24) */
+	eor v19.16b, v8.16b, v19.16b /* u_acc_4 = xor(l1in_4, ur24_4) */
+	str q20, [sp, #128] /* spill zbe_4 */
+	tbl v20.16b, {v8.16b}, v13.16b /* ur8_4 = lookup16(l1in_4, rotl8) */
+	eor v20.16b, v8.16b, v20.16b /* ug_acc_4 = xor(l1in_4, ur8_4) */
+	rev32 v8.8h, v8.8h /* ur16_4 = rev(l1in_4) */
+	eor v20.16b, v20.16b, v8.16b /* ug_4 = xor(ug_acc_4, ur16_4) */
+	ushr v8.4s, v20.4s, #30 /* ur2_4_r = shr(ug_4) */
+	sli v8.4s, v20.4s, #2 /* ur2_4 = sli(ur2_4_r, ug_4) */
+	eor v19.16b, v19.16b, v8.16b /* u_4 = xor(u_acc_4, ur2_4) */
+	tbl v20.16b, {v29.16b}, v13.16b /* vr8_4 = lookup16(l2in_4, rotl8) */
+	rev32 v8.8h, v29.8h /* vr16_4 = rev(l2in_4) */
+	eor v8.16b, v20.16b, v8.16b /* vg_acc_4 = xor(vr8_4, vr16_4) */
+	eor v20.16b, v29.16b, v20.16b /* v_acc_4 = xor(l2in_4, vr8_4) */
+	tbl v29.16b, {v29.16b}, v25.16b /* vr24_4 = lookup16(l2in_4, rotl24) */
+	eor v29.16b, v8.16b, v29.16b /* vg_4 = xor(vg_acc_4, vr24_4) */
+	ushr v8.4s, v29.4s, #26 /* vr6_4_r = shr(vg_4) */
+	sli v8.4s, v29.4s, #6 /* vr6_4 = sli(vr6_4_r, vg_4) */
+	eor v20.16b, v20.16b, v8.16b /* v_4 = xor(v_acc_4, vr6_4) */
+	trn2 v29.16b, v20.16b, v19.16b /* sb_in_x_4 = trn(v_4, u_4) */
+	trn1 v19.16b, v20.16b, v19.16b /* sb_in_y_4 = trn(v_4, u_4) */
+	tbl v19.16b, {v19.16b}, v11.16b /* sb_s1_4_sr = lookup16(sb_in_y_4, inv_shift_rows) */
+	and v20.16b, v29.16b, v14.16b /* sb_s0_xl_4 = and(sb_in_x_4, nibble_mask) */
+	ushr v29.16b, v29.16b, #4 /* sb_s0_xh_4 = shr(sb_in_x_4) */
+	tbl v8.16b, {v28.16b}, v20.16b /* sb_s0_p1_4 = lookup16(s0_p1, sb_s0_xl_4) */
+	eor v29.16b, v8.16b, v29.16b /* sb_s0_t_4 = xor(sb_s0_p1_4, sb_s0_xh_4) */
+	tbl v8.16b, {v12.16b}, v29.16b /* sb_s0_p2_4 = lookup16(s0_p2, sb_s0_t_4) */
+	eor v20.16b, v8.16b, v20.16b /* sb_s0_ol_4 = xor(sb_s0_p2_4, sb_s0_xl_4) */
+	tbl v20.16b, {v31.16b}, v20.16b /* sb_s0_p3_4 = lookup16(s0_p3_rot, sb_s0_ol_4) */
+	add v29.16b, v29.16b, v29.16b /* sb_s0_t2_4 = add(sb_s0_t_4, sb_s0_t_4) */
+	eor v20.16b, v20.16b, v29.16b /* sb_s0_4 = xor(sb_s0_p3_4, sb_s0_t2_4) */
+	and v29.16b, v19.16b, v14.16b /* sb_s1_4_sr_lo = and(sb_s1_4_sr, nibble_mask) */
+	ushr v19.16b, v19.16b, #4 /* sb_s1_4_sr_hi = shr(sb_s1_4_sr) */
+	tbl v29.16b, {v15.16b}, v29.16b /* sb_s1_k_4_1_l = lookup16(tbl_lo, sb_s1_4_sr_lo) */
+	tbl v19.16b, {v5.16b}, v19.16b /* sb_s1_k_4_1_h = lookup16(tbl_hi, sb_s1_4_sr_hi) */
+	aese v29.16b, v19.16b /* sb_s1_4_aes = aese(sb_s1_k_4_1_l, sb_s1_k_4_1_h) */
+	and v19.16b, v29.16b, v14.16b /* sb_s1_4_aes_lo = and(sb_s1_4_aes, nibble_mask) */
+	ushr v29.16b, v29.16b, #4 /* sb_s1_4_aes_hi = shr(sb_s1_4_aes) */
+	tbl v19.16b, {v17.16b}, v19.16b /* sb_s1_4_l = lookup16(tbl_lo_1, sb_s1_4_aes_lo) */
+	tbl v29.16b, {v9.16b}, v29.16b /* sb_s1_4_h = lookup16(tbl_hi_1, sb_s1_4_aes_hi) */
+	eor v19.16b, v19.16b, v29.16b /* sb_s1_4 = xor(sb_s1_4_l, sb_s1_4_h) */
+	trn2 v29.16b, v19.16b, v20.16b /* r1_4 = trn(sb_s1_4, sb_s0_4) */
+	trn1 v19.16b, v19.16b, v20.16b /* r2_4 = trn(sb_s1_4, sb_s0_4) */
+	ushr v20.4s, v30.4s, #12 /* s4k_o_4_r = shr(dbl_29) */
+	sli v20.4s, v16.4s, #20 /* s4k_o_4 = sli(s4k_o_4_r, g0s8) */
+	and v20.16b, v20.16b, v10.16b /* s4k_4 = and(s4k_o_4, modulus) */
+	add v20.4s, v21.4s, v20.4s /* fb0_s_8 = add(s0k_4, s4k_4) */
+	ushr v21.4s, v30.4s, #24 /* s0k_o_8_r = shr(dbl_29) */
+	sli v21.4s, v16.4s, #8 /* s0k_o_8 = sli(s0k_o_8_r, g0s8) */
+	and v21.16b, v21.16b, v10.16b /* s0k_8 = and(s0k_o_8, modulus) */
+	ldr q30, [sp, #288] /* reload dbl_16 */
+	ushr v8.4s, v30.4s, #11 /* s10k_o_4_r = shr(dbl_16) */
+	sli v8.4s, v22.4s, #21 /* s10k_o_4 = sli(s10k_o_4_r, g0s14) */
+	and v8.16b, v8.16b, v10.16b /* s10k_4 = and(s10k_o_4, modulus) */
+	str q22, [sp, #576] /* spill g0s14 */
+	ldr q22, [sp, #432] /* reload dbl_18 */
+	ushr v22.4s, v22.4s, #15 /* s13k_o_4_r = shr(dbl_18) */
+	sli v22.4s, v1.4s, #17 /* s13k_o_4 = sli(s13k_o_4_r, fb_1) */
+	and v22.16b, v22.16b, v10.16b /* s13k_4 = and(s13k_o_4, modulus) */
+	add v22.4s, v8.4s, v22.4s /* fb0_s_9 = add(s10k_4, s13k_4) */
+	ushr v8.4s, v7.4s, #17 /* s15k_o_4_r = shr(dbl_36) */
+	sli v8.4s, v3.4s, #15 /* s15k_o_4 = sli(s15k_o_4_r, fb_3) */
+	and v8.16b, v8.16b, v10.16b /* s15k_4 = and(s15k_o_4, modulus) */
+	str q16, [sp, #592] /* spill g0s8 */
+	add v16.4s, v20.4s, v26.4s /* fb0_p_8 = add(fb0_s_8, minus_modulus) */
+	umin v16.4s, v20.4s, v16.4s /* fb0_8 = minu(fb0_s_8, fb0_p_8) */
+	add v20.4s, v22.4s, v26.4s /* fb0_p_9 = add(fb0_s_9, minus_modulus) */
+	umin v20.4s, v22.4s, v20.4s /* fb0_9 = minu(fb0_s_9, fb0_p_9) */
+	add v16.4s, v16.4s, v20.4s /* fb1_s_4 = add(fb0_8, fb0_9) */
+	add v20.4s, v16.4s, v26.4s /* fb1_p_4 = add(fb1_s_4, minus_modulus) */
+	umin v16.4s, v16.4s, v20.4s /* fb1_4 = minu(fb1_s_4, fb1_p_4) */
+	add v16.4s, v16.4s, v8.4s /* fb2_s_4 = add(fb1_4, s15k_4) */
+	add v20.4s, v16.4s, v26.4s /* fb2_p_4 = add(fb2_s_4, minus_modulus) */
+	umin v16.4s, v16.4s, v20.4s /* fb2_4 = minu(fb2_s_4, fb2_p_4) */
+	add v4.4s, v16.4s, v4.4s /* fb_s_4 = add(fb2_4, g0s4) */
+	add v16.4s, v4.4s, v26.4s /* fb_p_4 = add(fb_s_4, minus_modulus) */
+	smax v4.4s, v4.4s, v16.4s /* fb_4 = maxs(fb_s_4, fb_p_4) */
+
+	/* Round 5, lanes 0..3: BR, F (Z out), LFSR feedback. */
+	add v16.4s, v4.4s, v4.4s /* dbl_45 = add(fb_4, fb_4) */
+	mov v20.16b, v27.16b /* high16 */
+	bsl v20.16b, v16.16b, v3.16b /* x0_5 = bsl(high16, fb_3, dbl_45) */
+	eor v20.16b, v20.16b, v29.16b /* x0r1_5 = xor(x0_5, r1_4) */
+	add v20.4s, v20.4s, v19.4s /* w_5 = add(x0r1_5, r2_4) */
+	ldr q22, [sp, #96] /* reload x2 */
+	eor v20.16b, v20.16b, v22.16b /* z_5 = xor(w_5, x2) */
+	ldr q22, [sp, #224] /* reload x1_1 */
+	eor v19.16b, v19.16b, v22.16b /* w2_5 = xor(r2_4, x1_1) */
+	rev32 v20.16b, v20.16b /* zbe_5 = rev(z_5) */
+	ushr v8.4s, v30.4s, #16 /* x1_5_r = shr(dbl_16) */
+	sli v8.4s, v0.4s, #16 /* x1_5 = sli(x1_5_r, fb) */
+	add v29.4s, v29.4s, v8.4s /* w1_5 = add(r1_4, x1_5) */
+	ushr v30.4s, v19.4s, #16 /* l1in_5_r = shr(w2_5) */
+	sli v30.4s, v29.4s, #16 /* l1in_5 = sli(l1in_5_r, w1_5) */
+	ushr v29.4s, v29.4s, #16 /* l2in_5_r = shr(w1_5) */
+	sli v29.4s, v19.4s, #16 /* l2in_5 = sli(l2in_5_r, w2_5) */
+	tbl v19.16b, {v30.16b}, v25.16b /* ur24_5 = lookup16(l1in_5, rotl24) */
+	eor v19.16b, v30.16b, v19.16b /* u_acc_5 = xor(l1in_5, ur24_5) */
+	str q20, [sp, #96] /* spill zbe_5 */
+	tbl v20.16b, {v30.16b}, v13.16b /* ur8_5 = lookup16(l1in_5, rotl8) */
+	eor v20.16b, v30.16b, v20.16b /* ug_acc_5 = xor(l1in_5, ur8_5) */
+	rev32 v30.8h, v30.8h /* ur16_5 = rev(l1in_5) */
+	eor v20.16b, v20.16b, v30.16b /* ug_5 = xor(ug_acc_5, ur16_5) */
+	ushr v30.4s, v20.4s, #30 /* ur2_5_r = shr(ug_5) */
+	sli v30.4s, v20.4s, #2 /* ur2_5 = sli(ur2_5_r, ug_5) */
+	eor v19.16b, v19.16b, v30.16b /* u_5 = xor(u_acc_5, ur2_5) */
+	tbl v20.16b, {v29.16b}, v13.16b /* vr8_5 = lookup16(l2in_5, rotl8) */
+	rev32 v30.8h, v29.8h /* vr16_5 = rev(l2in_5) */
+	eor v30.16b, v20.16b, v30.16b /* vg_acc_5 = xor(vr8_5, vr16_5) */
+	eor v20.16b, v29.16b, v20.16b /* v_acc_5 = xor(l2in_5, vr8_5) */
+	tbl v29.16b, {v29.16b}, v25.16b /* vr24_5 = lookup16(l2in_5, rotl24) */
+	eor v29.16b, v30.16b, v29.16b /* vg_5 = xor(vg_acc_5, vr24_5) */
+	ushr v30.4s, v29.4s, #26 /* vr6_5_r = shr(vg_5) */
+	sli v30.4s, v29.4s, #6 /* vr6_5 = sli(vr6_5_r, vg_5) */
+	eor v20.16b, v20.16b, v30.16b /* v_5 = xor(v_acc_5, vr6_5) */
+	trn2 v29.16b, v20.16b, v19.16b /* sb_in_x_5 = trn(v_5, u_5) */
+	trn1 v19.16b, v20.16b, v19.16b /* sb_in_y_5 = trn(v_5, u_5) */
+	tbl v19.16b, {v19.16b}, v11.16b /* sb_s1_5_sr = lookup16(sb_in_y_5, inv_shift_rows) */
+	and v20.16b, v29.16b, v14.16b /* sb_s0_xl_5 = and(sb_in_x_5, nibble_mask) */
+	ushr v29.16b, v29.16b, #4 /* sb_s0_xh_5 = shr(sb_in_x_5) */
+	tbl v30.16b, {v28.16b}, v20.16b /* sb_s0_p1_5 = lookup16(s0_p1, sb_s0_xl_5) */
+	eor v29.16b, v30.16b, v29.16b /* sb_s0_t_5 = xor(sb_s0_p1_5, sb_s0_xh_5) */
+	tbl v30.16b, {v12.16b}, v29.16b /* sb_s0_p2_5 = lookup16(s0_p2, sb_s0_t_5) */
+	eor v20.16b, v30.16b, v20.16b /* sb_s0_ol_5 = xor(sb_s0_p2_5, sb_s0_xl_5) */
+	tbl v20.16b, {v31.16b}, v20.16b /* sb_s0_p3_5 = lookup16(s0_p3_rot, sb_s0_ol_5) */
+	add v29.16b, v29.16b, v29.16b /* sb_s0_t2_5 = add(sb_s0_t_5, sb_s0_t_5) */
+	eor v20.16b, v20.16b, v29.16b /* sb_s0_5 = xor(sb_s0_p3_5, sb_s0_t2_5) */
+	and v29.16b, v19.16b, v14.16b /* sb_s1_5_sr_lo = and(sb_s1_5_sr, nibble_mask) */
+	ushr v19.16b, v19.16b, #4 /* sb_s1_5_sr_hi = shr(sb_s1_5_sr) */
+	tbl v29.16b, {v15.16b}, v29.16b /* sb_s1_k_5_1_l = lookup16(tbl_lo, sb_s1_5_sr_lo) */
+	tbl v19.16b, {v5.16b}, v19.16b /* sb_s1_k_5_1_h = lookup16(tbl_hi, sb_s1_5_sr_hi) */
+	aese v29.16b, v19.16b /* sb_s1_5_aes = aese(sb_s1_k_5_1_l, sb_s1_k_5_1_h) */
+	and v19.16b, v29.16b, v14.16b /* sb_s1_5_aes_lo = and(sb_s1_5_aes, nibble_mask) */
+	ushr v29.16b, v29.16b, #4 /* sb_s1_5_aes_hi = shr(sb_s1_5_aes) */
+	tbl v19.16b, {v17.16b}, v19.16b /* sb_s1_5_l = lookup16(tbl_lo_1, sb_s1_5_aes_lo) */
+	tbl v29.16b, {v9.16b}, v29.16b /* sb_s1_5_h = lookup16(tbl_hi_1, sb_s1_5_aes_hi) */
+	eor v19.16b, v19.16b, v29.16b /* sb_s1_5 = xor(sb_s1_5_l, sb_s1_5_h) */
+	trn2 v29.16b, v19.16b, v20.16b /* r1_5 = trn(sb_s1_5, sb_s0_5) */
+	trn1 v19.16b, v19.16b, v20.16b /* r2_5 = trn(sb_s1_5, sb_s0_5) */
+	ldr q20, [sp, #80] /* reload dbl_1 */
+	ushr v30.4s, v20.4s, #12 /* s4k_o_5_r = shr(dbl_1) */
+	ldr q22, [sp, #384] /* reload g0s9 */
+	sli v30.4s, v22.4s, #20 /* s4k_o_5 = sli(s4k_o_5_r, g0s9) */
+	and v30.16b, v30.16b, v10.16b /* s4k_5 = and(s4k_o_5, modulus) */
+	str q8, [sp, #608] /* spill x1_5 */
+	ldr q8, [sp, #256] /* reload s0k_5 */
+	add v30.4s, v8.4s, v30.4s /* fb0_s_10 = add(s0k_5, s4k_5) */
+	ushr v20.4s, v20.4s, #24 /* s0k_o_9_r = shr(dbl_1) */
+	sli v20.4s, v22.4s, #8 /* s0k_o_9 = sli(s0k_o_9_r, g0s9) */
+	and v20.16b, v20.16b, v10.16b /* s0k_9 = and(s0k_o_9, modulus) */
+	ldr q8, [sp, #176] /* reload dbl */
+	ushr v22.4s, v8.4s, #11 /* s10k_o_5_r = shr(dbl) */
+	sli v22.4s, v23.4s, #21 /* s10k_o_5 = sli(s10k_o_5_r, g0s15) */
+	and v22.16b, v22.16b, v10.16b /* s10k_5 = and(s10k_o_5, modulus) */
+	str q23, [sp, #80] /* spill g0s15 */
+	ushr v23.4s, v18.4s, #15 /* s13k_o_5_r = shr(dbl_27) */
+	sli v23.4s, v2.4s, #17 /* s13k_o_5 = sli(s13k_o_5_r, fb_2) */
+	and v23.16b, v23.16b, v10.16b /* s13k_5 = and(s13k_o_5, modulus) */
+	add v22.4s, v22.4s, v23.4s /* fb0_s_11 = add(s10k_5, s13k_5) */
+	ushr v23.4s, v16.4s, #17 /* s15k_o_5_r = shr(dbl_45) */
+	sli v23.4s, v4.4s, #15 /* s15k_o_5 = sli(s15k_o_5_r, fb_4) */
+	and v23.16b, v23.16b, v10.16b /* s15k_5 = and(s15k_o_5, modulus) */
+	str q20, [sp, #256] /* spill s0k_9 */
+	add v20.4s, v30.4s, v26.4s /* fb0_p_10 = add(fb0_s_10, minus_modulus) */
+	umin v20.4s, v30.4s, v20.4s /* fb0_10 = minu(fb0_s_10, fb0_p_10) */
+	add v30.4s, v22.4s, v26.4s /* fb0_p_11 = add(fb0_s_11, minus_modulus) */
+	umin v22.4s, v22.4s, v30.4s /* fb0_11 = minu(fb0_s_11, fb0_p_11) */
+	add v20.4s, v20.4s, v22.4s /* fb1_s_5 = add(fb0_10, fb0_11) */
+	add v22.4s, v20.4s, v26.4s /* fb1_p_5 = add(fb1_s_5, minus_modulus) */
+	umin v20.4s, v20.4s, v22.4s /* fb1_5 = minu(fb1_s_5, fb1_p_5) */
+	add v20.4s, v20.4s, v23.4s /* fb2_s_5 = add(fb1_5, s15k_5) */
+	add v22.4s, v20.4s, v26.4s /* fb2_p_5 = add(fb2_s_5, minus_modulus) */
+	umin v20.4s, v20.4s, v22.4s /* fb2_5 = minu(fb2_s_5, fb2_p_5) */
+	ldr q22, [sp, #512] /* reload g0s5 */
+	add v20.4s, v20.4s, v22.4s /* fb_s_5 = add(fb2_5, g0s5) */
+	add v22.4s, v20.4s, v26.4s /* fb_p_5 = add(fb_s_5, minus_modulus) */
+	smax v20.4s, v20.4s, v22.4s /* fb_5 = maxs(fb_s_5, fb_p_5) */
+
+	/* Round 6, lanes 0..3: BR, F (Z out), LFSR feedback. */
+	add v22.4s, v20.4s, v20.4s /* dbl_54 = add(fb_5, fb_5) */
+	mov v23.16b, v27.16b /* high16 */
+	bsl v23.16b, v22.16b, v4.16b /* x0_6 = bsl(high16, fb_4, dbl_54) */
+	eor v23.16b, v23.16b, v29.16b /* x0r1_6 = xor(x0_6, r1_5) */
+	add v23.4s, v23.4s, v19.4s /* w_6 = add(x0r1_6, r2_5) */
+	ldr q30, [sp, #208] /* reload x2_1 */
+	eor v23.16b, v23.16b, v30.16b /* z_6 = xor(w_6, x2_1) */
+	ldr q30, [sp, #352] /* reload x1_2 */
+	eor v19.16b, v19.16b, v30.16b /* w2_6 = xor(r2_5, x1_2) */
+	rev32 v23.16b, v23.16b /* zbe_6 = rev(z_6) */
+	ushr v8.4s, v8.4s, #16 /* x1_6_r = shr(dbl) */
+	sli v8.4s, v1.4s, #16 /* x1_6 = sli(x1_6_r, fb_1) */
+	add v29.4s, v29.4s, v8.4s /* w1_6 = add(r1_5, x1_6) */
+	ushr v30.4s, v19.4s, #16 /* l1in_6_r = shr(w2_6) */
+	sli v30.4s, v29.4s, #16 /* l1in_6 = sli(l1in_6_r, w1_6) */
+	ushr v29.4s, v29.4s, #16 /* l2in_6_r = shr(w1_6) */
+	sli v29.4s, v19.4s, #16 /* l2in_6 = sli(l2in_6_r, w2_6) */
+	tbl v19.16b, {v30.16b}, v25.16b /* ur24_6 = lookup16(l1in_6, rotl24) */
+	eor v19.16b, v30.16b, v19.16b /* u_acc_6 = xor(l1in_6, ur24_6) */
+	str q23, [sp, #208] /* spill zbe_6 */
+	tbl v23.16b, {v30.16b}, v13.16b /* ur8_6 = lookup16(l1in_6, rotl8) */
+	eor v23.16b, v30.16b, v23.16b /* ug_acc_6 = xor(l1in_6, ur8_6) */
+	rev32 v30.8h, v30.8h /* ur16_6 = rev(l1in_6) */
+	eor v23.16b, v23.16b, v30.16b /* ug_6 = xor(ug_acc_6, ur16_6) */
+	ushr v30.4s, v23.4s, #30 /* ur2_6_r = shr(ug_6) */
+	sli v30.4s, v23.4s, #2 /* ur2_6 = sli(ur2_6_r, ug_6) */
+	eor v19.16b, v19.16b, v30.16b /* u_6 = xor(u_acc_6, ur2_6) */
+	tbl v23.16b, {v29.16b}, v13.16b /* vr8_6 = lookup16(l2in_6, rotl8) */
+	rev32 v30.8h, v29.8h /* vr16_6 = rev(l2in_6) */
+	eor v30.16b, v23.16b, v30.16b /* vg_acc_6 = xor(vr8_6, vr16_6) */
+	eor v23.16b, v29.16b, v23.16b /* v_acc_6 = xor(l2in_6, vr8_6) */
+	tbl v29.16b, {v29.16b}, v25.16b /* vr24_6 = lookup16(l2in_6, rotl24) */
+	eor v29.16b, v30.16b, v29.16b /* vg_6 = xor(vg_acc_6, vr24_6) */
+	ushr v30.4s, v29.4s, #26 /* vr6_6_r = shr(vg_6) */
+	sli v30.4s, v29.4s, #6 /* vr6_6 = sli(vr6_6_r, vg_6) */
+	eor v23.16b, v23.16b, v30.16b /* v_6 = xor(v_acc_6, vr6_6) */
+	trn2 v29.16b, v23.16b, v19.16b /* sb_in_x_6 = trn(v_6, u_6) */
+	trn1 v19.16b, v23.16b, v19.16b /* sb_in_y_6 = trn(v_6, u_6) */
+	tbl v19.16b, {v19.16b}, v11.16b /* sb_s1_6_sr = lookup16(sb_in_y_6, inv_shift_rows) */
+	and v23.16b, v29.16b, v14.16b /* sb_s0_xl_6 = and(sb_in_x_6, nibble_mask) */
+	ushr v29.16b, v29.16b, #4 /* sb_s0_xh_6 = shr(sb_in_x_6) */
+	tbl v30.16b, {v28.16b}, v23.16b /* sb_s0_p1_6 = lookup16(s0_p1, sb_s0_xl_6) */
+	eor v29.16b, v30.16b, v29.16b /* sb_s0_t_6 = xor(sb_s0_p1_6, sb_s0_xh_6) */
+	tbl v30.16b, {v12.16b}, v29.16b /* sb_s0_p2_6 = lookup16(s0_p2, sb_s0_t_6) */
+	eor v23.16b, v30.16b, v23.16b /* sb_s0_ol_6 = xor(sb_s0_p2_6, sb_s0_xl_6) */
+	tbl v23.16b, {v31.16b}, v23.16b /* sb_s0_p3_6 = lookup16(s0_p3_rot, sb_s0_ol_6) */
+	add v29.16b, v29.16b, v29.16b /* sb_s0_t2_6 = add(sb_s0_t_6, sb_s0_t_6) */
+	eor v23.16b, v23.16b, v29.16b /* sb_s0_6 = xor(sb_s0_p3_6, sb_s0_t2_6) */
+	and v29.16b, v19.16b, v14.16b /* sb_s1_6_sr_lo = and(sb_s1_6_sr, nibble_mask) */
+	ushr v19.16b, v19.16b, #4 /* sb_s1_6_sr_hi = shr(sb_s1_6_sr) */
+	tbl v29.16b, {v15.16b}, v29.16b /* sb_s1_k_6_1_l = lookup16(tbl_lo, sb_s1_6_sr_lo) */
+	tbl v19.16b, {v5.16b}, v19.16b /* sb_s1_k_6_1_h = lookup16(tbl_hi, sb_s1_6_sr_hi) */
+	aese v29.16b, v19.16b /* sb_s1_6_aes = aese(sb_s1_k_6_1_l, sb_s1_k_6_1_h) */
+	and v19.16b, v29.16b, v14.16b /* sb_s1_6_aes_lo = and(sb_s1_6_aes, nibble_mask) */
+	ushr v29.16b, v29.16b, #4 /* sb_s1_6_aes_hi = shr(sb_s1_6_aes) */
+	tbl v19.16b, {v17.16b}, v19.16b /* sb_s1_6_l = lookup16(tbl_lo_1, sb_s1_6_aes_lo) */
+	tbl v29.16b, {v9.16b}, v29.16b /* sb_s1_6_h = lookup16(tbl_hi_1, sb_s1_6_aes_hi) */
+	eor v19.16b, v19.16b, v29.16b /* sb_s1_6 = xor(sb_s1_6_l, sb_s1_6_h) */
+	trn2 v29.16b, v19.16b, v23.16b /* r1_6 = trn(sb_s1_6, sb_s0_6) */
+	trn1 v19.16b, v19.16b, v23.16b /* r2_6 = trn(sb_s1_6, sb_s0_6) */
+	ldr q23, [sp, #192] /* reload dbl_6 */
+	ushr v30.4s, v23.4s, #12 /* s4k_o_6_r = shr(dbl_6) */
+	str q8, [sp, #512] /* spill x1_6 */
+	ldr q8, [sp, #144] /* reload g0s10 */
+	sli v30.4s, v8.4s, #20 /* s4k_o_6 = sli(s4k_o_6_r, g0s10) */
+	and v30.16b, v30.16b, v10.16b /* s4k_6 = and(s4k_o_6, modulus) */
+	str q18, [sp, #624] /* spill dbl_27 */
+	ldr q18, [sp, #400] /* reload s0k_6 */
+	add v18.4s, v18.4s, v30.4s /* fb0_s_12 = add(s0k_6, s4k_6) */
+	ushr v23.4s, v23.4s, #24 /* s0k_o_10_r = shr(dbl_6) */
+	sli v23.4s, v8.4s, #8 /* s0k_o_10 = sli(s0k_o_10_r, g0s10) */
+	and v23.16b, v23.16b, v10.16b /* s0k_10 = and(s0k_o_10, modulus) */
+	ldr q30, [sp, #304] /* reload dbl_9 */
+	ushr v8.4s, v30.4s, #11 /* s10k_o_6_r = shr(dbl_9) */
+	sli v8.4s, v0.4s, #21 /* s10k_o_6 = sli(s10k_o_6_r, fb) */
+	and v8.16b, v8.16b, v10.16b /* s10k_6 = and(s10k_o_6, modulus) */
+	str q23, [sp, #192] /* spill s0k_10 */
+	ushr v23.4s, v7.4s, #15 /* s13k_o_6_r = shr(dbl_36) */
+	sli v23.4s, v3.4s, #17 /* s13k_o_6 = sli(s13k_o_6_r, fb_3) */
+	and v23.16b, v23.16b, v10.16b /* s13k_6 = and(s13k_o_6, modulus) */
+	add v23.4s, v8.4s, v23.4s /* fb0_s_13 = add(s10k_6, s13k_6) */
+	ushr v8.4s, v22.4s, #17 /* s15k_o_6_r = shr(dbl_54) */
+	sli v8.4s, v20.4s, #15 /* s15k_o_6 = sli(s15k_o_6_r, fb_5) */
+	and v8.16b, v8.16b, v10.16b /* s15k_6 = and(s15k_o_6, modulus) */
+	str q7, [sp, #400] /* spill dbl_36 */
+	add v7.4s, v18.4s, v26.4s /* fb0_p_12 = add(fb0_s_12, minus_modulus) */
+	umin v7.4s, v18.4s, v7.4s /* fb0_12 = minu(fb0_s_12, fb0_p_12) */
+	add v18.4s, v23.4s, v26.4s /* fb0_p_13 = add(fb0_s_13, minus_modulus) */
+	umin v18.4s, v23.4s, v18.4s /* fb0_13 = minu(fb0_s_13, fb0_p_13) */
+	add v7.4s, v7.4s, v18.4s /* fb1_s_6 = add(fb0_12, fb0_13) */
+	add v18.4s, v7.4s, v26.4s /* fb1_p_6 = add(fb1_s_6, minus_modulus) */
+	umin v7.4s, v7.4s, v18.4s /* fb1_6 = minu(fb1_s_6, fb1_p_6) */
+	add v7.4s, v7.4s, v8.4s /* fb2_s_6 = add(fb1_6, s15k_6) */
+	add v18.4s, v7.4s, v26.4s /* fb2_p_6 = add(fb2_s_6, minus_modulus) */
+	umin v7.4s, v7.4s, v18.4s /* fb2_6 = minu(fb2_s_6, fb2_p_6) */
+	add v6.4s, v7.4s, v6.4s /* fb_s_6 = add(fb2_6, g0s6) */
+	add v7.4s, v6.4s, v26.4s /* fb_p_6 = add(fb_s_6, minus_modulus) */
+	smax v6.4s, v6.4s, v7.4s /* fb_6 = maxs(fb_s_6, fb_p_6) */
+
+	/* Round 7, lanes 0..3: BR, F (Z out), LFSR feedback. */
+	add v7.4s, v6.4s, v6.4s /* dbl_63 = add(fb_6, fb_6) */
+	mov v18.16b, v27.16b /* high16 */
+	bsl v18.16b, v7.16b, v20.16b /* x0_7 = bsl(high16, fb_5, dbl_63) */
+	eor v18.16b, v18.16b, v29.16b /* x0r1_7 = xor(x0_7, r1_6) */
+	add v18.4s, v18.4s, v19.4s /* w_7 = add(x0r1_7, r2_6) */
+	ldr q23, [sp, #336] /* reload x2_2 */
+	eor v18.16b, v18.16b, v23.16b /* z_7 = xor(w_7, x2_2) */
+	ldr q23, [sp, #464] /* reload x1_3 */
+	eor v19.16b, v19.16b, v23.16b /* w2_7 = xor(r2_6, x1_3) */
+	rev32 v18.16b, v18.16b /* zbe_7 = rev(z_7) */
+	ushr v8.4s, v30.4s, #16 /* x1_7_r = shr(dbl_9) */
+	sli v8.4s, v2.4s, #16 /* x1_7 = sli(x1_7_r, fb_2) */
+	add v29.4s, v29.4s, v8.4s /* w1_7 = add(r1_6, x1_7) */
+	ushr v30.4s, v30.4s, #12 /* s4k_o_12_r = shr(dbl_9) */
+	sli v30.4s, v0.4s, #20 /* s4k_o_12 = sli(s4k_o_12_r, fb) */
+	and v30.16b, v30.16b, v10.16b /* s4k_12 = and(s4k_o_12, modulus) */
+	ushr v23.4s, v19.4s, #16 /* l1in_7_r = shr(w2_7) */
+	sli v23.4s, v29.4s, #16 /* l1in_7 = sli(l1in_7_r, w1_7) */
+	ushr v29.4s, v29.4s, #16 /* l2in_7_r = shr(w1_7) */
+	sli v29.4s, v19.4s, #16 /* l2in_7 = sli(l2in_7_r, w2_7) */
+	tbl v19.16b, {v23.16b}, v25.16b /* ur24_7 = lookup16(l1in_7, rotl24) */
+	eor v19.16b, v23.16b, v19.16b /* u_acc_7 = xor(l1in_7, ur24_7) */
+	str q0, [sp, #304] /* spill fb */
+	tbl v0.16b, {v23.16b}, v13.16b /* ur8_7 = lookup16(l1in_7, rotl8) */
+	eor v0.16b, v23.16b, v0.16b /* ug_acc_7 = xor(l1in_7, ur8_7) */
+	rev32 v23.8h, v23.8h /* ur16_7 = rev(l1in_7) */
+	eor v0.16b, v0.16b, v23.16b /* ug_7 = xor(ug_acc_7, ur16_7) */
+	ushr v23.4s, v0.4s, #30 /* ur2_7_r = shr(ug_7) */
+	sli v23.4s, v0.4s, #2 /* ur2_7 = sli(ur2_7_r, ug_7) */
+	eor v0.16b, v19.16b, v23.16b /* u_7 = xor(u_acc_7, ur2_7) */
+	tbl v19.16b, {v29.16b}, v13.16b /* vr8_7 = lookup16(l2in_7, rotl8) */
+	rev32 v23.8h, v29.8h /* vr16_7 = rev(l2in_7) */
+	eor v23.16b, v19.16b, v23.16b /* vg_acc_7 = xor(vr8_7, vr16_7) */
+	eor v19.16b, v29.16b, v19.16b /* v_acc_7 = xor(l2in_7, vr8_7) */
+	tbl v29.16b, {v29.16b}, v25.16b /* vr24_7 = lookup16(l2in_7, rotl24) */
+	eor v23.16b, v23.16b, v29.16b /* vg_7 = xor(vg_acc_7, vr24_7) */
+	ushr v29.4s, v23.4s, #26 /* vr6_7_r = shr(vg_7) */
+	sli v29.4s, v23.4s, #6 /* vr6_7 = sli(vr6_7_r, vg_7) */
+	eor v19.16b, v19.16b, v29.16b /* v_7 = xor(v_acc_7, vr6_7) */
+	trn2 v23.16b, v19.16b, v0.16b /* sb_in_x_7 = trn(v_7, u_7) */
+	trn1 v0.16b, v19.16b, v0.16b /* sb_in_y_7 = trn(v_7, u_7) */
+	tbl v0.16b, {v0.16b}, v11.16b /* sb_s1_7_sr = lookup16(sb_in_y_7, inv_shift_rows) */
+	and v19.16b, v23.16b, v14.16b /* sb_s0_xl_7 = and(sb_in_x_7, nibble_mask) */
+	ushr v23.16b, v23.16b, #4 /* sb_s0_xh_7 = shr(sb_in_x_7) */
+	tbl v29.16b, {v28.16b}, v19.16b /* sb_s0_p1_7 = lookup16(s0_p1, sb_s0_xl_7) */
+	eor v23.16b, v29.16b, v23.16b /* sb_s0_t_7 = xor(sb_s0_p1_7, sb_s0_xh_7) */
+	tbl v29.16b, {v12.16b}, v23.16b /* sb_s0_p2_7 = lookup16(s0_p2, sb_s0_t_7) */
+	eor v19.16b, v29.16b, v19.16b /* sb_s0_ol_7 = xor(sb_s0_p2_7, sb_s0_xl_7) */
+	tbl v19.16b, {v31.16b}, v19.16b /* sb_s0_p3_7 = lookup16(s0_p3_rot, sb_s0_ol_7) */
+	add v23.16b, v23.16b, v23.16b /* sb_s0_t2_7 = add(sb_s0_t_7, sb_s0_t_7) */
+	eor v19.16b, v19.16b, v23.16b /* sb_s0_7 = xor(sb_s0_p3_7, sb_s0_t2_7) */
+	and v23.16b, v0.16b, v14.16b /* sb_s1_7_sr_lo = and(sb_s1_7_sr, nibble_mask) */
+	ushr v0.16b, v0.16b, #4 /* sb_s1_7_sr_hi = shr(sb_s1_7_sr) */
+	tbl v23.16b, {v15.16b}, v23.16b /* sb_s1_k_7_1_l = lookup16(tbl_lo, sb_s1_7_sr_lo) */
+	tbl v0.16b, {v5.16b}, v0.16b /* sb_s1_k_7_1_h = lookup16(tbl_hi, sb_s1_7_sr_hi) */
+	aese v23.16b, v0.16b /* sb_s1_7_aes = aese(sb_s1_k_7_1_l, sb_s1_k_7_1_h) */
+	and v0.16b, v23.16b, v14.16b /* sb_s1_7_aes_lo = and(sb_s1_7_aes, nibble_mask) */
+	ushr v23.16b, v23.16b, #4 /* sb_s1_7_aes_hi = shr(sb_s1_7_aes) */
+	tbl v0.16b, {v17.16b}, v0.16b /* sb_s1_7_l = lookup16(tbl_lo_1, sb_s1_7_aes_lo) */
+	tbl v23.16b, {v9.16b}, v23.16b /* sb_s1_7_h = lookup16(tbl_hi_1, sb_s1_7_aes_hi) */
+	eor v0.16b, v0.16b, v23.16b /* sb_s1_7 = xor(sb_s1_7_l, sb_s1_7_h) */
+	trn2 v23.16b, v0.16b, v19.16b /* r1_7 = trn(sb_s1_7, sb_s0_7) */
+	trn1 v0.16b, v0.16b, v19.16b /* r2_7 = trn(sb_s1_7, sb_s0_7) */
+	ldr q19, [sp, #320] /* reload dbl_15 */
+	ushr v29.4s, v19.4s, #12 /* s4k_o_7_r = shr(dbl_15) */
+	str q18, [sp, #336] /* spill zbe_7 */
+	ldr q18, [sp, #272] /* reload g0s11 */
+	sli v29.4s, v18.4s, #20 /* s4k_o_7 = sli(s4k_o_7_r, g0s11) */
+	and v29.16b, v29.16b, v10.16b /* s4k_7 = and(s4k_o_7, modulus) */
+	str q8, [sp, #640] /* spill x1_7 */
+	ldr q8, [sp, #560] /* reload s0k_7 */
+	add v29.4s, v8.4s, v29.4s /* fb0_s_14 = add(s0k_7, s4k_7) */
+	ushr v19.4s, v19.4s, #24 /* s0k_o_11_r = shr(dbl_15) */
+	sli v19.4s, v18.4s, #8 /* s0k_o_11 = sli(s0k_o_11_r, g0s11) */
+	and v19.16b, v19.16b, v10.16b /* s0k_11 = and(s0k_o_11, modulus) */
+	ldr q8, [sp, #432] /* reload dbl_18 */
+	ushr v18.4s, v8.4s, #11 /* s10k_o_7_r = shr(dbl_18) */
+	sli v18.4s, v1.4s, #21 /* s10k_o_7 = sli(s10k_o_7_r, fb_1) */
+	and v18.16b, v18.16b, v10.16b /* s10k_7 = and(s10k_o_7, modulus) */
+	str q19, [sp, #320] /* spill s0k_11 */
+	ushr v19.4s, v16.4s, #15 /* s13k_o_7_r = shr(dbl_45) */
+	sli v19.4s, v4.4s, #17 /* s13k_o_7 = sli(s13k_o_7_r, fb_4) */
+	and v19.16b, v19.16b, v10.16b /* s13k_7 = and(s13k_o_7, modulus) */
+	add v18.4s, v18.4s, v19.4s /* fb0_s_15 = add(s10k_7, s13k_7) */
+	ushr v19.4s, v7.4s, #17 /* s15k_o_7_r = shr(dbl_63) */
+	sli v19.4s, v6.4s, #15 /* s15k_o_7 = sli(s15k_o_7_r, fb_6) */
+	and v19.16b, v19.16b, v10.16b /* s15k_7 = and(s15k_o_7, modulus) */
+	str q16, [sp, #560] /* spill dbl_45 */
+	add v16.4s, v29.4s, v26.4s /* fb0_p_14 = add(fb0_s_14, minus_modulus) */
+	umin v16.4s, v29.4s, v16.4s /* fb0_14 = minu(fb0_s_14, fb0_p_14) */
+	add v29.4s, v18.4s, v26.4s /* fb0_p_15 = add(fb0_s_15, minus_modulus) */
+	umin v18.4s, v18.4s, v29.4s /* fb0_15 = minu(fb0_s_15, fb0_p_15) */
+	add v16.4s, v16.4s, v18.4s /* fb1_s_7 = add(fb0_14, fb0_15) */
+	add v18.4s, v16.4s, v26.4s /* fb1_p_7 = add(fb1_s_7, minus_modulus) */
+	umin v16.4s, v16.4s, v18.4s /* fb1_7 = minu(fb1_s_7, fb1_p_7) */
+	add v16.4s, v16.4s, v19.4s /* fb2_s_7 = add(fb1_7, s15k_7) */
+	add v18.4s, v16.4s, v26.4s /* fb2_p_7 = add(fb2_s_7, minus_modulus) */
+	umin v16.4s, v16.4s, v18.4s /* fb2_7 = minu(fb2_s_7, fb2_p_7) */
+	ldr q18, [sp, #528] /* reload g0s7 */
+	add v16.4s, v16.4s, v18.4s /* fb_s_7 = add(fb2_7, g0s7) */
+	add v18.4s, v16.4s, v26.4s /* fb_p_7 = add(fb_s_7, minus_modulus) */
+	smax v16.4s, v16.4s, v18.4s /* fb_7 = maxs(fb_s_7, fb_p_7) */
+
+	/* Round 8, lanes 0..3: BR, F (Z out), LFSR feedback. */
+	add v18.4s, v16.4s, v16.4s /* dbl_72 = add(fb_7, fb_7) */
+	mov v19.16b, v27.16b /* high16 */
+	bsl v19.16b, v18.16b, v6.16b /* x0_8 = bsl(high16, fb_6, dbl_72) */
+	eor v19.16b, v19.16b, v23.16b /* x0r1_8 = xor(x0_8, r1_7) */
+	add v19.4s, v19.4s, v0.4s /* w_8 = add(x0r1_8, r2_7) */
+	ldr q29, [sp, #480] /* reload x2_3 */
+	eor v19.16b, v19.16b, v29.16b /* z_8 = xor(w_8, x2_3) */
+	eor v0.16b, v0.16b, v24.16b /* w2_8 = xor(r2_7, x1_4) */
+	rev32 v19.16b, v19.16b /* zbe_8 = rev(z_8) */
+	ushr v29.4s, v8.4s, #16 /* x1_8_r = shr(dbl_18) */
+	sli v29.4s, v3.4s, #16 /* x1_8 = sli(x1_8_r, fb_3) */
+	add v23.4s, v23.4s, v29.4s /* w1_8 = add(r1_7, x1_8) */
+	ushr v8.4s, v8.4s, #12 /* s4k_o_13_r = shr(dbl_18) */
+	sli v8.4s, v1.4s, #20 /* s4k_o_13 = sli(s4k_o_13_r, fb_1) */
+	and v8.16b, v8.16b, v10.16b /* s4k_13 = and(s4k_o_13, modulus) */
+	str q1, [sp, #432] /* spill fb_1 */
+	ushr v1.4s, v0.4s, #16 /* l1in_8_r = shr(w2_8) */
+	sli v1.4s, v23.4s, #16 /* l1in_8 = sli(l1in_8_r, w1_8) */
+	ushr v23.4s, v23.4s, #16 /* l2in_8_r = shr(w1_8) */
+	sli v23.4s, v0.4s, #16 /* l2in_8 = sli(l2in_8_r, w2_8) */
+	tbl v0.16b, {v1.16b}, v25.16b /* ur24_8 = lookup16(l1in_8, rotl24) */
+	eor v0.16b, v1.16b, v0.16b /* u_acc_8 = xor(l1in_8, ur24_8) */
+	str q19, [sp, #480] /* spill zbe_8 */
+	tbl v19.16b, {v1.16b}, v13.16b /* ur8_8 = lookup16(l1in_8, rotl8) */
+	eor v19.16b, v1.16b, v19.16b /* ug_acc_8 = xor(l1in_8, ur8_8) */
+	rev32 v1.8h, v1.8h /* ur16_8 = rev(l1in_8) */
+	eor v1.16b, v19.16b, v1.16b /* ug_8 = xor(ug_acc_8, ur16_8) */
+	ushr v19.4s, v1.4s, #30 /* ur2_8_r = shr(ug_8) */
+	sli v19.4s, v1.4s, #2 /* ur2_8 = sli(ur2_8_r, ug_8) */
+	eor v0.16b, v0.16b, v19.16b /* u_8 = xor(u_acc_8, ur2_8) */
+	tbl v1.16b, {v23.16b}, v13.16b /* vr8_8 = lookup16(l2in_8, rotl8) */
+	rev32 v19.8h, v23.8h /* vr16_8 = rev(l2in_8) */
+	eor v19.16b, v1.16b, v19.16b /* vg_acc_8 = xor(vr8_8, vr16_8) */
+	eor v1.16b, v23.16b, v1.16b /* v_acc_8 = xor(l2in_8, vr8_8) */
+	tbl v23.16b, {v23.16b}, v25.16b /* vr24_8 = lookup16(l2in_8, rotl24) */
+	eor v19.16b, v19.16b, v23.16b /* vg_8 = xor(vg_acc_8, vr24_8) */
+	ushr v23.4s, v19.4s, #26 /* vr6_8_r = shr(vg_8) */
+	sli v23.4s, v19.4s, #6 /* vr6_8 = sli(vr6_8_r, vg_8) */
+	eor v1.16b, v1.16b, v23.16b /* v_8 = xor(v_acc_8, vr6_8) */
+	trn2 v19.16b, v1.16b, v0.16b /* sb_in_x_8 = trn(v_8, u_8) */
+	trn1 v0.16b, v1.16b, v0.16b /* sb_in_y_8 = trn(v_8, u_8) */
+	tbl v0.16b, {v0.16b}, v11.16b /* sb_s1_8_sr = lookup16(sb_in_y_8, inv_shift_rows) */
+	and v1.16b, v19.16b, v14.16b /* sb_s0_xl_8 = and(sb_in_x_8, nibble_mask) */
+	ushr v19.16b, v19.16b, #4 /* sb_s0_xh_8 = shr(sb_in_x_8) */
+	tbl v23.16b, {v28.16b}, v1.16b /* sb_s0_p1_8 = lookup16(s0_p1, sb_s0_xl_8) */
+	eor v19.16b, v23.16b, v19.16b /* sb_s0_t_8 = xor(sb_s0_p1_8, sb_s0_xh_8) */
+	tbl v23.16b, {v12.16b}, v19.16b /* sb_s0_p2_8 = lookup16(s0_p2, sb_s0_t_8) */
+	eor v1.16b, v23.16b, v1.16b /* sb_s0_ol_8 = xor(sb_s0_p2_8, sb_s0_xl_8) */
+	tbl v1.16b, {v31.16b}, v1.16b /* sb_s0_p3_8 = lookup16(s0_p3_rot, sb_s0_ol_8) */
+	add v19.16b, v19.16b, v19.16b /* sb_s0_t2_8 = add(sb_s0_t_8, sb_s0_t_8) */
+	eor v1.16b, v1.16b, v19.16b /* sb_s0_8 = xor(sb_s0_p3_8, sb_s0_t2_8) */
+	and v19.16b, v0.16b, v14.16b /* sb_s1_8_sr_lo = and(sb_s1_8_sr, nibble_mask) */
+	ushr v0.16b, v0.16b, #4 /* sb_s1_8_sr_hi = shr(sb_s1_8_sr) */
+	tbl v19.16b, {v15.16b}, v19.16b /* sb_s1_k_8_1_l = lookup16(tbl_lo, sb_s1_8_sr_lo) */
+	tbl v0.16b, {v5.16b}, v0.16b /* sb_s1_k_8_1_h = lookup16(tbl_hi, sb_s1_8_sr_hi) */
+	aese v19.16b, v0.16b /* sb_s1_8_aes = aese(sb_s1_k_8_1_l, sb_s1_k_8_1_h) */
+	and v0.16b, v19.16b, v14.16b /* sb_s1_8_aes_lo = and(sb_s1_8_aes, nibble_mask) */
+	ushr v19.16b, v19.16b, #4 /* sb_s1_8_aes_hi = shr(sb_s1_8_aes) */
+	tbl v0.16b, {v17.16b}, v0.16b /* sb_s1_8_l = lookup16(tbl_lo_1, sb_s1_8_aes_lo) */
+	tbl v19.16b, {v9.16b}, v19.16b /* sb_s1_8_h = lookup16(tbl_hi_1, sb_s1_8_aes_hi) */
+	eor v0.16b, v0.16b, v19.16b /* sb_s1_8 = xor(sb_s1_8_l, sb_s1_8_h) */
+	trn2 v19.16b, v0.16b, v1.16b /* r1_8 = trn(sb_s1_8, sb_s0_8) */
+	trn1 v0.16b, v0.16b, v1.16b /* r2_8 = trn(sb_s1_8, sb_s0_8) */
+	ldr q1, [sp, #448] /* reload dbl_24 */
+	ushr v23.4s, v1.4s, #12 /* s4k_o_8_r = shr(dbl_24) */
+	str q24, [sp, #528] /* spill x1_4 */
+	ldr q24, [sp, #416] /* reload g0s12 */
+	sli v23.4s, v24.4s, #20 /* s4k_o_8 = sli(s4k_o_8_r, g0s12) */
+	and v23.16b, v23.16b, v10.16b /* s4k_8 = and(s4k_o_8, modulus) */
+	add v21.4s, v21.4s, v23.4s /* fb0_s_16 = add(s0k_8, s4k_8) */
+	ushr v1.4s, v1.4s, #24 /* s0k_o_12_r = shr(dbl_24) */
+	sli v1.4s, v24.4s, #8 /* s0k_o_12 = sli(s0k_o_12_r, g0s12) */
+	and v1.16b, v1.16b, v10.16b /* s0k_12 = and(s0k_o_12, modulus) */
+	add v1.4s, v1.4s, v30.4s /* fb0_s_24 = add(s0k_12, s4k_12) */
+	ldr q23, [sp, #624] /* reload dbl_27 */
+	ushr v30.4s, v23.4s, #11 /* s10k_o_8_r = shr(dbl_27) */
+	sli v30.4s, v2.4s, #21 /* s10k_o_8 = sli(s10k_o_8_r, fb_2) */
+	and v30.16b, v30.16b, v10.16b /* s10k_8 = and(s10k_o_8, modulus) */
+	ushr v24.4s, v22.4s, #15 /* s13k_o_8_r = shr(dbl_54) */
+	sli v24.4s, v20.4s, #17 /* s13k_o_8 = sli(s13k_o_8_r, fb_5) */
+	and v24.16b, v24.16b, v10.16b /* s13k_8 = and(s13k_o_8, modulus) */
+	add v24.4s, v30.4s, v24.4s /* fb0_s_17 = add(s10k_8, s13k_8) */
+	ushr v30.4s, v18.4s, #17 /* s15k_o_8_r = shr(dbl_72) */
+	sli v30.4s, v16.4s, #15 /* s15k_o_8 = sli(s15k_o_8_r, fb_7) */
+	and v30.16b, v30.16b, v10.16b /* s15k_8 = and(s15k_o_8, modulus) */
+	str q1, [sp, #448] /* spill fb0_s_24 */
+	add v1.4s, v21.4s, v26.4s /* fb0_p_16 = add(fb0_s_16, minus_modulus) */
+	umin v1.4s, v21.4s, v1.4s /* fb0_16 = minu(fb0_s_16, fb0_p_16) */
+	add v21.4s, v24.4s, v26.4s /* fb0_p_17 = add(fb0_s_17, minus_modulus) */
+	umin v21.4s, v24.4s, v21.4s /* fb0_17 = minu(fb0_s_17, fb0_p_17) */
+	add v1.4s, v1.4s, v21.4s /* fb1_s_8 = add(fb0_16, fb0_17) */
+	add v21.4s, v1.4s, v26.4s /* fb1_p_8 = add(fb1_s_8, minus_modulus) */
+	umin v1.4s, v1.4s, v21.4s /* fb1_8 = minu(fb1_s_8, fb1_p_8) */
+	add v1.4s, v1.4s, v30.4s /* fb2_s_8 = add(fb1_8, s15k_8) */
+	add v21.4s, v1.4s, v26.4s /* fb2_p_8 = add(fb2_s_8, minus_modulus) */
+	umin v1.4s, v1.4s, v21.4s /* fb2_8 = minu(fb2_s_8, fb2_p_8) */
+	ldr q21, [sp, #592] /* reload g0s8 */
+	add v1.4s, v1.4s, v21.4s /* fb_s_8 = add(fb2_8, g0s8) */
+	add v21.4s, v1.4s, v26.4s /* fb_p_8 = add(fb_s_8, minus_modulus) */
+	smax v1.4s, v1.4s, v21.4s /* fb_8 = maxs(fb_s_8, fb_p_8) */
+
+	/* Round 9, lanes 0..3: BR, F (Z out), LFSR feedback. */
+	add v21.4s, v1.4s, v1.4s /* dbl_81 = add(fb_8, fb_8) */
+	mov v24.16b, v27.16b /* high16 */
+	bsl v24.16b, v21.16b, v16.16b /* x0_9 = bsl(high16, fb_7, dbl_81) */
+	eor v24.16b, v24.16b, v19.16b /* x0r1_9 = xor(x0_9, r1_8) */
+	add v24.4s, v24.4s, v0.4s /* w_9 = add(x0r1_9, r2_8) */
+	ldr q30, [sp, #112] /* reload x1 */
+	eor v24.16b, v24.16b, v30.16b /* z_9 = xor(w_9, x1) */
+	ldr q30, [sp, #608] /* reload x1_5 */
+	eor v0.16b, v0.16b, v30.16b /* w2_9 = xor(r2_8, x1_5) */
+	rev32 v24.16b, v24.16b /* zbe_9 = rev(z_9) */
+	ushr v30.4s, v23.4s, #16 /* x1_9_r = shr(dbl_27) */
+	sli v30.4s, v4.4s, #16 /* x1_9 = sli(x1_9_r, fb_4) */
+	add v19.4s, v19.4s, v30.4s /* w1_9 = add(r1_8, x1_9) */
+	ushr v23.4s, v23.4s, #12 /* s4k_o_14_r = shr(dbl_27) */
+	sli v23.4s, v2.4s, #20 /* s4k_o_14 = sli(s4k_o_14_r, fb_2) */
+	and v23.16b, v23.16b, v10.16b /* s4k_14 = and(s4k_o_14, modulus) */
+	str q2, [sp, #624] /* spill fb_2 */
+	ushr v2.4s, v0.4s, #16 /* l1in_9_r = shr(w2_9) */
+	sli v2.4s, v19.4s, #16 /* l1in_9 = sli(l1in_9_r, w1_9) */
+	ushr v19.4s, v19.4s, #16 /* l2in_9_r = shr(w1_9) */
+	sli v19.4s, v0.4s, #16 /* l2in_9 = sli(l2in_9_r, w2_9) */
+	tbl v0.16b, {v2.16b}, v25.16b /* ur24_9 = lookup16(l1in_9, rotl24) */
+	eor v0.16b, v2.16b, v0.16b /* u_acc_9 = xor(l1in_9, ur24_9) */
+	str q24, [sp, #112] /* spill zbe_9 */
+	tbl v24.16b, {v2.16b}, v13.16b /* ur8_9 = lookup16(l1in_9, rotl8) */
+	eor v24.16b, v2.16b, v24.16b /* ug_acc_9 = xor(l1in_9, ur8_9) */
+	rev32 v2.8h, v2.8h /* ur16_9 = rev(l1in_9) */
+	eor v2.16b, v24.16b, v2.16b /* ug_9 = xor(ug_acc_9, ur16_9) */
+	ushr v24.4s, v2.4s, #30 /* ur2_9_r = shr(ug_9) */
+	sli v24.4s, v2.4s, #2 /* ur2_9 = sli(ur2_9_r, ug_9) */
+	eor v0.16b, v0.16b, v24.16b /* u_9 = xor(u_acc_9, ur2_9) */
+	tbl v2.16b, {v19.16b}, v13.16b /* vr8_9 = lookup16(l2in_9, rotl8) */
+	rev32 v24.8h, v19.8h /* vr16_9 = rev(l2in_9) */
+	eor v24.16b, v2.16b, v24.16b /* vg_acc_9 = xor(vr8_9, vr16_9) */
+	eor v2.16b, v19.16b, v2.16b /* v_acc_9 = xor(l2in_9, vr8_9) */
+	tbl v19.16b, {v19.16b}, v25.16b /* vr24_9 = lookup16(l2in_9, rotl24) */
+	eor v19.16b, v24.16b, v19.16b /* vg_9 = xor(vg_acc_9, vr24_9) */
+	ushr v24.4s, v19.4s, #26 /* vr6_9_r = shr(vg_9) */
+	sli v24.4s, v19.4s, #6 /* vr6_9 = sli(vr6_9_r, vg_9) */
+	eor v2.16b, v2.16b, v24.16b /* v_9 = xor(v_acc_9, vr6_9) */
+	trn2 v19.16b, v2.16b, v0.16b /* sb_in_x_9 = trn(v_9, u_9) */
+	trn1 v0.16b, v2.16b, v0.16b /* sb_in_y_9 = trn(v_9, u_9) */
+	tbl v0.16b, {v0.16b}, v11.16b /* sb_s1_9_sr = lookup16(sb_in_y_9, inv_shift_rows) */
+	and v2.16b, v19.16b, v14.16b /* sb_s0_xl_9 = and(sb_in_x_9, nibble_mask) */
+	ushr v19.16b, v19.16b, #4 /* sb_s0_xh_9 = shr(sb_in_x_9) */
+	tbl v24.16b, {v28.16b}, v2.16b /* sb_s0_p1_9 = lookup16(s0_p1, sb_s0_xl_9) */
+	eor v19.16b, v24.16b, v19.16b /* sb_s0_t_9 = xor(sb_s0_p1_9, sb_s0_xh_9) */
+	tbl v24.16b, {v12.16b}, v19.16b /* sb_s0_p2_9 = lookup16(s0_p2, sb_s0_t_9) */
+	eor v2.16b, v24.16b, v2.16b /* sb_s0_ol_9 = xor(sb_s0_p2_9, sb_s0_xl_9) */
+	tbl v2.16b, {v31.16b}, v2.16b /* sb_s0_p3_9 = lookup16(s0_p3_rot, sb_s0_ol_9) */
+	add v19.16b, v19.16b, v19.16b /* sb_s0_t2_9 = add(sb_s0_t_9, sb_s0_t_9) */
+	eor v2.16b, v2.16b, v19.16b /* sb_s0_9 = xor(sb_s0_p3_9, sb_s0_t2_9) */
+	and v19.16b, v0.16b, v14.16b /* sb_s1_9_sr_lo = and(sb_s1_9_sr, nibble_mask) */
+	ushr v0.16b, v0.16b, #4 /* sb_s1_9_sr_hi = shr(sb_s1_9_sr) */
+	tbl v19.16b, {v15.16b}, v19.16b /* sb_s1_k_9_1_l = lookup16(tbl_lo, sb_s1_9_sr_lo) */
+	tbl v0.16b, {v5.16b}, v0.16b /* sb_s1_k_9_1_h = lookup16(tbl_hi, sb_s1_9_sr_hi) */
+	aese v19.16b, v0.16b /* sb_s1_9_aes = aese(sb_s1_k_9_1_l, sb_s1_k_9_1_h) */
+	and v0.16b, v19.16b, v14.16b /* sb_s1_9_aes_lo = and(sb_s1_9_aes, nibble_mask) */
+	ushr v19.16b, v19.16b, #4 /* sb_s1_9_aes_hi = shr(sb_s1_9_aes) */
+	tbl v0.16b, {v17.16b}, v0.16b /* sb_s1_9_l = lookup16(tbl_lo_1, sb_s1_9_aes_lo) */
+	tbl v19.16b, {v9.16b}, v19.16b /* sb_s1_9_h = lookup16(tbl_hi_1, sb_s1_9_aes_hi) */
+	eor v0.16b, v0.16b, v19.16b /* sb_s1_9 = xor(sb_s1_9_l, sb_s1_9_h) */
+	trn2 v19.16b, v0.16b, v2.16b /* r1_9 = trn(sb_s1_9, sb_s0_9) */
+	trn1 v0.16b, v0.16b, v2.16b /* r2_9 = trn(sb_s1_9, sb_s0_9) */
+	ldr q2, [sp, #160] /* reload dbl_7 */
+	ushr v24.4s, v2.4s, #12 /* s4k_o_9_r = shr(dbl_7) */
+	str q30, [sp, #592] /* spill x1_9 */
+	ldr q30, [sp, #544] /* reload g0s13 */
+	sli v24.4s, v30.4s, #20 /* s4k_o_9 = sli(s4k_o_9_r, g0s13) */
+	and v24.16b, v24.16b, v10.16b /* s4k_9 = and(s4k_o_9, modulus) */
+	str q22, [sp, #656] /* spill dbl_54 */
+	ldr q22, [sp, #256] /* reload s0k_9 */
+	add v22.4s, v22.4s, v24.4s /* fb0_s_18 = add(s0k_9, s4k_9) */
+	ushr v2.4s, v2.4s, #24 /* s0k_o_13_r = shr(dbl_7) */
+	sli v2.4s, v30.4s, #8 /* s0k_o_13 = sli(s0k_o_13_r, g0s13) */
+	and v2.16b, v2.16b, v10.16b /* s0k_13 = and(s0k_o_13, modulus) */
+	add v2.4s, v2.4s, v8.4s /* fb0_s_26 = add(s0k_13, s4k_13) */
+	ldr q24, [sp, #400] /* reload dbl_36 */
+	ushr v8.4s, v24.4s, #11 /* s10k_o_9_r = shr(dbl_36) */
+	sli v8.4s, v3.4s, #21 /* s10k_o_9 = sli(s10k_o_9_r, fb_3) */
+	and v8.16b, v8.16b, v10.16b /* s10k_9 = and(s10k_o_9, modulus) */
+	ushr v30.4s, v7.4s, #15 /* s13k_o_9_r = shr(dbl_63) */
+	sli v30.4s, v6.4s, #17 /* s13k_o_9 = sli(s13k_o_9_r, fb_6) */
+	and v30.16b, v30.16b, v10.16b /* s13k_9 = and(s13k_o_9, modulus) */
+	add v30.4s, v8.4s, v30.4s /* fb0_s_19 = add(s10k_9, s13k_9) */
+	ushr v8.4s, v21.4s, #17 /* s15k_o_9_r = shr(dbl_81) */
+	sli v8.4s, v1.4s, #15 /* s15k_o_9 = sli(s15k_o_9_r, fb_8) */
+	and v8.16b, v8.16b, v10.16b /* s15k_9 = and(s15k_o_9, modulus) */
+	str q2, [sp, #160] /* spill fb0_s_26 */
+	add v2.4s, v22.4s, v26.4s /* fb0_p_18 = add(fb0_s_18, minus_modulus) */
+	umin v2.4s, v22.4s, v2.4s /* fb0_18 = minu(fb0_s_18, fb0_p_18) */
+	add v22.4s, v30.4s, v26.4s /* fb0_p_19 = add(fb0_s_19, minus_modulus) */
+	umin v22.4s, v30.4s, v22.4s /* fb0_19 = minu(fb0_s_19, fb0_p_19) */
+	add v2.4s, v2.4s, v22.4s /* fb1_s_9 = add(fb0_18, fb0_19) */
+	add v22.4s, v2.4s, v26.4s /* fb1_p_9 = add(fb1_s_9, minus_modulus) */
+	umin v2.4s, v2.4s, v22.4s /* fb1_9 = minu(fb1_s_9, fb1_p_9) */
+	add v2.4s, v2.4s, v8.4s /* fb2_s_9 = add(fb1_9, s15k_9) */
+	add v22.4s, v2.4s, v26.4s /* fb2_p_9 = add(fb2_s_9, minus_modulus) */
+	umin v2.4s, v2.4s, v22.4s /* fb2_9 = minu(fb2_s_9, fb2_p_9) */
+	ldr q22, [sp, #384] /* reload g0s9 */
+	add v2.4s, v2.4s, v22.4s /* fb_s_9 = add(fb2_9, g0s9) */
+	add v22.4s, v2.4s, v26.4s /* fb_p_9 = add(fb_s_9, minus_modulus) */
+	smax v2.4s, v2.4s, v22.4s /* fb_9 = maxs(fb_s_9, fb_p_9) */
+
+	/* Round 10, lanes 0..3: BR, F (Z out), LFSR feedback. */
+	add v22.4s, v2.4s, v2.4s /* dbl_90 = add(fb_9, fb_9) */
+	mov v30.16b, v27.16b /* high16 */
+	bsl v30.16b, v22.16b, v1.16b /* x0_10 = bsl(high16, fb_8, dbl_90) */
+	eor v30.16b, v30.16b, v19.16b /* x0r1_10 = xor(x0_10, r1_9) */
+	add v30.4s, v30.4s, v0.4s /* w_10 = add(x0r1_10, r2_9) */
+	ldr q8, [sp, #224] /* reload x1_1 */
+	eor v30.16b, v30.16b, v8.16b /* z_10 = xor(w_10, x1_1) */
+	ldr q8, [sp, #512] /* reload x1_6 */
+	eor v0.16b, v0.16b, v8.16b /* w2_10 = xor(r2_9, x1_6) */
+	rev32 v30.16b, v30.16b /* zbe_10 = rev(z_10) */
+	ushr v8.4s, v24.4s, #16 /* x1_10_r = shr(dbl_36) */
+	sli v8.4s, v20.4s, #16 /* x1_10 = sli(x1_10_r, fb_5) */
+	add v19.4s, v19.4s, v8.4s /* w1_10 = add(r1_9, x1_10) */
+	ushr v24.4s, v24.4s, #12 /* s4k_o_15_r = shr(dbl_36) */
+	sli v24.4s, v3.4s, #20 /* s4k_o_15 = sli(s4k_o_15_r, fb_3) */
+	and v24.16b, v24.16b, v10.16b /* s4k_15 = and(s4k_o_15, modulus) */
+	str q3, [sp, #400] /* spill fb_3 */
+	ushr v3.4s, v0.4s, #16 /* l1in_10_r = shr(w2_10) */
+	sli v3.4s, v19.4s, #16 /* l1in_10 = sli(l1in_10_r, w1_10) */
+	ushr v19.4s, v19.4s, #16 /* l2in_10_r = shr(w1_10) */
+	sli v19.4s, v0.4s, #16 /* l2in_10 = sli(l2in_10_r, w2_10) */
+	tbl v0.16b, {v3.16b}, v25.16b /* ur24_10 = lookup16(l1in_10, rotl24) */
+	eor v0.16b, v3.16b, v0.16b /* u_acc_10 = xor(l1in_10, ur24_10) */
+	str q30, [sp, #224] /* spill zbe_10 */
+	tbl v30.16b, {v3.16b}, v13.16b /* ur8_10 = lookup16(l1in_10, rotl8) */
+	eor v30.16b, v3.16b, v30.16b /* ug_acc_10 = xor(l1in_10, ur8_10) */
+	rev32 v3.8h, v3.8h /* ur16_10 = rev(l1in_10) */
+	eor v3.16b, v30.16b, v3.16b /* ug_10 = xor(ug_acc_10, ur16_10) */
+	ushr v30.4s, v3.4s, #30 /* ur2_10_r = shr(ug_10) */
+	sli v30.4s, v3.4s, #2 /* ur2_10 = sli(ur2_10_r, ug_10) */
+	eor v0.16b, v0.16b, v30.16b /* u_10 = xor(u_acc_10, ur2_10) */
+	tbl v3.16b, {v19.16b}, v13.16b /* vr8_10 = lookup16(l2in_10, rotl8) */
+	rev32 v30.8h, v19.8h /* vr16_10 = rev(l2in_10) */
+	eor v30.16b, v3.16b, v30.16b /* vg_acc_10 = xor(vr8_10, vr16_10) */
+	eor v3.16b, v19.16b, v3.16b /* v_acc_10 = xor(l2in_10, vr8_10) */
+	tbl v19.16b, {v19.16b}, v25.16b /* vr24_10 = lookup16(l2in_10, rotl24) */
+	eor v19.16b, v30.16b, v19.16b /* vg_10 = xor(vg_acc_10, vr24_10) */
+	ushr v30.4s, v19.4s, #26 /* vr6_10_r = shr(vg_10) */
+	sli v30.4s, v19.4s, #6 /* vr6_10 = sli(vr6_10_r, vg_10) */
+	eor v3.16b, v3.16b, v30.16b /* v_10 = xor(v_acc_10, vr6_10) */
+	trn2 v19.16b, v3.16b, v0.16b /* sb_in_x_10 = trn(v_10, u_10) */
+	trn1 v0.16b, v3.16b, v0.16b /* sb_in_y_10 = trn(v_10, u_10) */
+	tbl v0.16b, {v0.16b}, v11.16b /* sb_s1_10_sr = lookup16(sb_in_y_10, inv_shift_rows) */
+	and v3.16b, v19.16b, v14.16b /* sb_s0_xl_10 = and(sb_in_x_10, nibble_mask) */
+	ushr v19.16b, v19.16b, #4 /* sb_s0_xh_10 = shr(sb_in_x_10) */
+	tbl v30.16b, {v28.16b}, v3.16b /* sb_s0_p1_10 = lookup16(s0_p1, sb_s0_xl_10) */
+	eor v19.16b, v30.16b, v19.16b /* sb_s0_t_10 = xor(sb_s0_p1_10, sb_s0_xh_10) */
+	tbl v30.16b, {v12.16b}, v19.16b /* sb_s0_p2_10 = lookup16(s0_p2, sb_s0_t_10) */
+	eor v3.16b, v30.16b, v3.16b /* sb_s0_ol_10 = xor(sb_s0_p2_10, sb_s0_xl_10) */
+	tbl v3.16b, {v31.16b}, v3.16b /* sb_s0_p3_10 = lookup16(s0_p3_rot, sb_s0_ol_10) */
+	add v19.16b, v19.16b, v19.16b /* sb_s0_t2_10 = add(sb_s0_t_10, sb_s0_t_10) */
+	eor v3.16b, v3.16b, v19.16b /* sb_s0_10 = xor(sb_s0_p3_10, sb_s0_t2_10) */
+	and v19.16b, v0.16b, v14.16b /* sb_s1_10_sr_lo = and(sb_s1_10_sr, nibble_mask) */
+	ushr v0.16b, v0.16b, #4 /* sb_s1_10_sr_hi = shr(sb_s1_10_sr) */
+	tbl v19.16b, {v15.16b}, v19.16b /* sb_s1_k_10_1_l = lookup16(tbl_lo, sb_s1_10_sr_lo) */
+	tbl v0.16b, {v5.16b}, v0.16b /* sb_s1_k_10_1_h = lookup16(tbl_hi, sb_s1_10_sr_hi) */
+	aese v19.16b, v0.16b /* sb_s1_10_aes = aese(sb_s1_k_10_1_l, sb_s1_k_10_1_h) */
+	and v0.16b, v19.16b, v14.16b /* sb_s1_10_aes_lo = and(sb_s1_10_aes, nibble_mask) */
+	ushr v19.16b, v19.16b, #4 /* sb_s1_10_aes_hi = shr(sb_s1_10_aes) */
+	tbl v0.16b, {v17.16b}, v0.16b /* sb_s1_10_l = lookup16(tbl_lo_1, sb_s1_10_aes_lo) */
+	tbl v19.16b, {v9.16b}, v19.16b /* sb_s1_10_h = lookup16(tbl_hi_1, sb_s1_10_aes_hi) */
+	eor v0.16b, v0.16b, v19.16b /* sb_s1_10 = xor(sb_s1_10_l, sb_s1_10_h) */
+	trn2 v19.16b, v0.16b, v3.16b /* r1_10 = trn(sb_s1_10, sb_s0_10) */
+	trn1 v0.16b, v0.16b, v3.16b /* r2_10 = trn(sb_s1_10, sb_s0_10) */
+	ldr q3, [sp, #640] /* reload x1_7 */
+	eor v3.16b, v0.16b, v3.16b /* w2_11 = xor(r2_10, x1_7) */
+	ldr q30, [sp, #288] /* reload dbl_16 */
+	str q8, [sp, #640] /* spill x1_10 */
+	ushr v8.4s, v30.4s, #12 /* s4k_o_10_r = shr(dbl_16) */
+	str q7, [sp, #384] /* spill dbl_63 */
+	ldr q7, [sp, #576] /* reload g0s14 */
+	sli v8.4s, v7.4s, #20 /* s4k_o_10 = sli(s4k_o_10_r, g0s14) */
+	and v8.16b, v8.16b, v10.16b /* s4k_10 = and(s4k_o_10, modulus) */
+	ldr q9, [sp, #192] /* reload s0k_10 */
+	add v8.4s, v9.4s, v8.4s /* fb0_s_20 = add(s0k_10, s4k_10) */
+	ushr v30.4s, v30.4s, #24 /* s0k_o_14_r = shr(dbl_16) */
+	sli v30.4s, v7.4s, #8 /* s0k_o_14 = sli(s0k_o_14_r, g0s14) */
+	and v30.16b, v30.16b, v10.16b /* s0k_14 = and(s0k_o_14, modulus) */
+	add v23.4s, v30.4s, v23.4s /* fb0_s_28 = add(s0k_14, s4k_14) */
+	ldr q30, [sp, #560] /* reload dbl_45 */
+	ushr v9.4s, v30.4s, #11 /* s10k_o_10_r = shr(dbl_45) */
+	sli v9.4s, v4.4s, #21 /* s10k_o_10 = sli(s10k_o_10_r, fb_4) */
+	and v9.16b, v9.16b, v10.16b /* s10k_10 = and(s10k_o_10, modulus) */
+	ushr v30.4s, v30.4s, #16 /* x1_11_r = shr(dbl_45) */
+	sli v30.4s, v6.4s, #16 /* x1_11 = sli(x1_11_r, fb_6) */
+	ushr v7.4s, v18.4s, #15 /* s13k_o_10_r = shr(dbl_72) */
+	sli v7.4s, v16.4s, #17 /* s13k_o_10 = sli(s13k_o_10_r, fb_7) */
+	and v7.16b, v7.16b, v10.16b /* s13k_10 = and(s13k_o_10, modulus) */
+	add v7.4s, v9.4s, v7.4s /* fb0_s_21 = add(s10k_10, s13k_10) */
+	ushr v9.4s, v22.4s, #17 /* s15k_o_10_r = shr(dbl_90) */
+	sli v9.4s, v2.4s, #15 /* s15k_o_10 = sli(s15k_o_10_r, fb_9) */
+	and v9.16b, v9.16b, v10.16b /* s15k_10 = and(s15k_o_10, modulus) */
+	str q4, [sp, #560] /* spill fb_4 */
+	add v4.4s, v8.4s, v26.4s /* fb0_p_20 = add(fb0_s_20, minus_modulus) */
+	umin v4.4s, v8.4s, v4.4s /* fb0_20 = minu(fb0_s_20, fb0_p_20) */
+	add v8.4s, v7.4s, v26.4s /* fb0_p_21 = add(fb0_s_21, minus_modulus) */
+	umin v7.4s, v7.4s, v8.4s /* fb0_21 = minu(fb0_s_21, fb0_p_21) */
+	add v4.4s, v4.4s, v7.4s /* fb1_s_10 = add(fb0_20, fb0_21) */
+	add v7.4s, v4.4s, v26.4s /* fb1_p_10 = add(fb1_s_10, minus_modulus) */
+	umin v4.4s, v4.4s, v7.4s /* fb1_10 = minu(fb1_s_10, fb1_p_10) */
+	add v4.4s, v4.4s, v9.4s /* fb2_s_10 = add(fb1_10, s15k_10) */
+	add v7.4s, v4.4s, v26.4s /* fb2_p_10 = add(fb2_s_10, minus_modulus) */
+	umin v4.4s, v4.4s, v7.4s /* fb2_10 = minu(fb2_s_10, fb2_p_10) */
+	ldr q7, [sp, #144] /* reload g0s10 */
+	add v4.4s, v4.4s, v7.4s /* fb_s_10 = add(fb2_10, g0s10) */
+	add v7.4s, v4.4s, v26.4s /* fb_p_10 = add(fb_s_10, minus_modulus) */
+	smax v4.4s, v4.4s, v7.4s /* fb_10 = maxs(fb_s_10, fb_p_10) */
+
+	/* Round 11, lanes 0..3: BR, F (Z out), LFSR feedback. */
+	add v7.4s, v4.4s, v4.4s /* dbl_99 = add(fb_10, fb_10) */
+	mov v8.16b, v27.16b /* high16 */
+	bsl v8.16b, v7.16b, v2.16b /* x0_11 = bsl(high16, fb_9, dbl_99) */
+	eor v8.16b, v8.16b, v19.16b /* x0r1_11 = xor(x0_11, r1_10) */
+	add v0.4s, v8.4s, v0.4s /* w_11 = add(x0r1_11, r2_10) */
+	ldr q8, [sp, #352] /* reload x1_2 */
+	eor v0.16b, v0.16b, v8.16b /* z_11 = xor(w_11, x1_2) */
+	add v19.4s, v19.4s, v30.4s /* w1_11 = add(r1_10, x1_11) */
+	rev32 v0.16b, v0.16b /* zbe_11 = rev(z_11) */
+	ushr v8.4s, v3.4s, #16 /* l1in_11_r = shr(w2_11) */
+	sli v8.4s, v19.4s, #16 /* l1in_11 = sli(l1in_11_r, w1_11) */
+	ushr v19.4s, v19.4s, #16 /* l2in_11_r = shr(w1_11) */
+	sli v19.4s, v3.4s, #16 /* l2in_11 = sli(l2in_11_r, w2_11) */
+	tbl v3.16b, {v8.16b}, v25.16b /* ur24_11 = lookup16(l1in_11, rotl24) */
+	eor v3.16b, v8.16b, v3.16b /* u_acc_11 = xor(l1in_11, ur24_11) */
+	tbl v9.16b, {v8.16b}, v13.16b /* ur8_11 = lookup16(l1in_11, rotl8) */
+	eor v9.16b, v8.16b, v9.16b /* ug_acc_11 = xor(l1in_11, ur8_11) */
+	rev32 v8.8h, v8.8h /* ur16_11 = rev(l1in_11) */
+	eor v8.16b, v9.16b, v8.16b /* ug_11 = xor(ug_acc_11, ur16_11) */
+	ushr v9.4s, v8.4s, #30 /* ur2_11_r = shr(ug_11) */
+	sli v9.4s, v8.4s, #2 /* ur2_11 = sli(ur2_11_r, ug_11) */
+	eor v3.16b, v3.16b, v9.16b /* u_11 = xor(u_acc_11, ur2_11) */
+	tbl v8.16b, {v19.16b}, v13.16b /* vr8_11 = lookup16(l2in_11, rotl8) */
+	rev32 v9.8h, v19.8h /* vr16_11 = rev(l2in_11) */
+	eor v9.16b, v8.16b, v9.16b /* vg_acc_11 = xor(vr8_11, vr16_11) */
+	eor v8.16b, v19.16b, v8.16b /* v_acc_11 = xor(l2in_11, vr8_11) */
+	tbl v19.16b, {v19.16b}, v25.16b /* vr24_11 = lookup16(l2in_11, rotl24) */
+	eor v19.16b, v9.16b, v19.16b /* vg_11 = xor(vg_acc_11, vr24_11) */
+	ushr v9.4s, v19.4s, #26 /* vr6_11_r = shr(vg_11) */
+	sli v9.4s, v19.4s, #6 /* vr6_11 = sli(vr6_11_r, vg_11) */
+	eor v19.16b, v8.16b, v9.16b /* v_11 = xor(v_acc_11, vr6_11) */
+	trn2 v8.16b, v19.16b, v3.16b /* sb_in_x_11 = trn(v_11, u_11) */
+	trn1 v3.16b, v19.16b, v3.16b /* sb_in_y_11 = trn(v_11, u_11) */
+	tbl v3.16b, {v3.16b}, v11.16b /* sb_s1_11_sr = lookup16(sb_in_y_11, inv_shift_rows) */
+	and v19.16b, v8.16b, v14.16b /* sb_s0_xl_11 = and(sb_in_x_11, nibble_mask) */
+	ushr v8.16b, v8.16b, #4 /* sb_s0_xh_11 = shr(sb_in_x_11) */
+	tbl v9.16b, {v28.16b}, v19.16b /* sb_s0_p1_11 = lookup16(s0_p1, sb_s0_xl_11) */
+	eor v8.16b, v9.16b, v8.16b /* sb_s0_t_11 = xor(sb_s0_p1_11, sb_s0_xh_11) */
+	tbl v9.16b, {v12.16b}, v8.16b /* sb_s0_p2_11 = lookup16(s0_p2, sb_s0_t_11) */
+	eor v19.16b, v9.16b, v19.16b /* sb_s0_ol_11 = xor(sb_s0_p2_11, sb_s0_xl_11) */
+	tbl v19.16b, {v31.16b}, v19.16b /* sb_s0_p3_11 = lookup16(s0_p3_rot, sb_s0_ol_11) */
+	add v8.16b, v8.16b, v8.16b /* sb_s0_t2_11 = add(sb_s0_t_11, sb_s0_t_11) */
+	eor v19.16b, v19.16b, v8.16b /* sb_s0_11 = xor(sb_s0_p3_11, sb_s0_t2_11) */
+	and v8.16b, v3.16b, v14.16b /* sb_s1_11_sr_lo = and(sb_s1_11_sr, nibble_mask) */
+	ushr v3.16b, v3.16b, #4 /* sb_s1_11_sr_hi = shr(sb_s1_11_sr) */
+	tbl v8.16b, {v15.16b}, v8.16b /* sb_s1_k_11_1_l = lookup16(tbl_lo, sb_s1_11_sr_lo) */
+	tbl v3.16b, {v5.16b}, v3.16b /* sb_s1_k_11_1_h = lookup16(tbl_hi, sb_s1_11_sr_hi) */
+	aese v8.16b, v3.16b /* sb_s1_11_aes = aese(sb_s1_k_11_1_l, sb_s1_k_11_1_h) */
+	and v3.16b, v8.16b, v14.16b /* sb_s1_11_aes_lo = and(sb_s1_11_aes, nibble_mask) */
+	ushr v8.16b, v8.16b, #4 /* sb_s1_11_aes_hi = shr(sb_s1_11_aes) */
+	tbl v3.16b, {v17.16b}, v3.16b /* sb_s1_11_l = lookup16(tbl_lo_1, sb_s1_11_aes_lo) */
+	adrp x17, .Lzuc_lanes_neon_aes_3_tbl_hi_1
+	ldr q9, [x17, #:lo12:.Lzuc_lanes_neon_aes_3_tbl_hi_1] /* tbl_hi_1 = const() */
+	tbl v8.16b, {v9.16b}, v8.16b /* sb_s1_11_h = lookup16(tbl_hi_1, sb_s1_11_aes_hi) */
+	eor v3.16b, v3.16b, v8.16b /* sb_s1_11 = xor(sb_s1_11_l, sb_s1_11_h) */
+	trn2 v8.16b, v3.16b, v19.16b /* r1_11 = trn(sb_s1_11, sb_s0_11) */
+	trn1 v3.16b, v3.16b, v19.16b /* r2_11 = trn(sb_s1_11, sb_s0_11) */
+	eor v19.16b, v3.16b, v29.16b /* w2_12 = xor(r2_11, x1_8) */
+	ldr q29, [sp, #176] /* reload dbl */
+	str q0, [sp, #352] /* spill zbe_11 */
+	ushr v0.4s, v29.4s, #12 /* s4k_o_11_r = shr(dbl) */
+	str q23, [sp, #144] /* spill fb0_s_28 */
+	ldr q23, [sp, #80] /* reload g0s15 */
+	sli v0.4s, v23.4s, #20 /* s4k_o_11 = sli(s4k_o_11_r, g0s15) */
+	and v0.16b, v0.16b, v10.16b /* s4k_11 = and(s4k_o_11, modulus) */
+	str q30, [sp, #288] /* spill x1_11 */
+	ldr q30, [sp, #320] /* reload s0k_11 */
+	add v0.4s, v30.4s, v0.4s /* fb0_s_22 = add(s0k_11, s4k_11) */
+	ushr v29.4s, v29.4s, #24 /* s0k_o_15_r = shr(dbl) */
+	sli v29.4s, v23.4s, #8 /* s0k_o_15 = sli(s0k_o_15_r, g0s15) */
+	and v29.16b, v29.16b, v10.16b /* s0k_15 = and(s0k_o_15, modulus) */
+	add v24.4s, v29.4s, v24.4s /* fb0_s_30 = add(s0k_15, s4k_15) */
+	ldr q29, [sp, #656] /* reload dbl_54 */
+	ushr v30.4s, v29.4s, #11 /* s10k_o_11_r = shr(dbl_54) */
+	sli v30.4s, v20.4s, #21 /* s10k_o_11 = sli(s10k_o_11_r, fb_5) */
+	and v30.16b, v30.16b, v10.16b /* s10k_11 = and(s10k_o_11, modulus) */
+	ushr v29.4s, v29.4s, #16 /* x1_12_r = shr(dbl_54) */
+	sli v29.4s, v16.4s, #16 /* x1_12 = sli(x1_12_r, fb_7) */
+	add v29.4s, v8.4s, v29.4s /* w1_12 = add(r1_11, x1_12) */
+	ushr v23.4s, v21.4s, #15 /* s13k_o_11_r = shr(dbl_81) */
+	sli v23.4s, v1.4s, #17 /* s13k_o_11 = sli(s13k_o_11_r, fb_8) */
+	and v23.16b, v23.16b, v10.16b /* s13k_11 = and(s13k_o_11, modulus) */
+	add v23.4s, v30.4s, v23.4s /* fb0_s_23 = add(s10k_11, s13k_11) */
+	ushr v30.4s, v7.4s, #17 /* s15k_o_11_r = shr(dbl_99) */
+	sli v30.4s, v4.4s, #15 /* s15k_o_11 = sli(s15k_o_11_r, fb_10) */
+	and v30.16b, v30.16b, v10.16b /* s15k_11 = and(s15k_o_11, modulus) */
+	ushr v7.4s, v7.4s, #15 /* s13k_o_13_r = shr(dbl_99) */
+	sli v7.4s, v4.4s, #17 /* s13k_o_13 = sli(s13k_o_13_r, fb_10) */
+	and v7.16b, v7.16b, v10.16b /* s13k_13 = and(s13k_o_13, modulus) */
+	str q20, [sp, #656] /* spill fb_5 */
+	add v20.4s, v0.4s, v26.4s /* fb0_p_22 = add(fb0_s_22, minus_modulus) */
+	umin v0.4s, v0.4s, v20.4s /* fb0_22 = minu(fb0_s_22, fb0_p_22) */
+	add v20.4s, v23.4s, v26.4s /* fb0_p_23 = add(fb0_s_23, minus_modulus) */
+	umin v20.4s, v23.4s, v20.4s /* fb0_23 = minu(fb0_s_23, fb0_p_23) */
+	add v0.4s, v0.4s, v20.4s /* fb1_s_11 = add(fb0_22, fb0_23) */
+	add v20.4s, v0.4s, v26.4s /* fb1_p_11 = add(fb1_s_11, minus_modulus) */
+	umin v0.4s, v0.4s, v20.4s /* fb1_11 = minu(fb1_s_11, fb1_p_11) */
+	add v0.4s, v0.4s, v30.4s /* fb2_s_11 = add(fb1_11, s15k_11) */
+	add v20.4s, v0.4s, v26.4s /* fb2_p_11 = add(fb2_s_11, minus_modulus) */
+	umin v0.4s, v0.4s, v20.4s /* fb2_11 = minu(fb2_s_11, fb2_p_11) */
+	ldr q20, [sp, #272] /* reload g0s11 */
+	add v0.4s, v0.4s, v20.4s /* fb_s_11 = add(fb2_11, g0s11) */
+	add v20.4s, v0.4s, v26.4s /* fb_p_11 = add(fb_s_11, minus_modulus) */
+	smax v0.4s, v0.4s, v20.4s /* fb_11 = maxs(fb_s_11, fb_p_11) */
+
+	/* Round 12, lanes 0..3: BR, F (Z out), LFSR feedback. */
+	add v20.4s, v0.4s, v0.4s /* dbl_108 = add(fb_11, fb_11) */
+	mov v23.16b, v27.16b /* high16 */
+	bsl v23.16b, v20.16b, v4.16b /* x0_12 = bsl(high16, fb_10, dbl_108) */
+	eor v23.16b, v23.16b, v8.16b /* x0r1_12 = xor(x0_12, r1_11) */
+	add v3.4s, v23.4s, v3.4s /* w_12 = add(x0r1_12, r2_11) */
+	ldr q23, [sp, #464] /* reload x1_3 */
+	eor v3.16b, v3.16b, v23.16b /* z_12 = xor(w_12, x1_3) */
+	rev32 v3.16b, v3.16b /* zbe_12 = rev(z_12) */
+	ushr v23.4s, v19.4s, #16 /* l1in_12_r = shr(w2_12) */
+	sli v23.4s, v29.4s, #16 /* l1in_12 = sli(l1in_12_r, w1_12) */
+	ushr v29.4s, v29.4s, #16 /* l2in_12_r = shr(w1_12) */
+	sli v29.4s, v19.4s, #16 /* l2in_12 = sli(l2in_12_r, w2_12) */
+	tbl v19.16b, {v23.16b}, v25.16b /* ur24_12 = lookup16(l1in_12, rotl24) */
+	eor v19.16b, v23.16b, v19.16b /* u_acc_12 = xor(l1in_12, ur24_12) */
+	tbl v30.16b, {v23.16b}, v13.16b /* ur8_12 = lookup16(l1in_12, rotl8) */
+	eor v30.16b, v23.16b, v30.16b /* ug_acc_12 = xor(l1in_12, ur8_12) */
+	rev32 v23.8h, v23.8h /* ur16_12 = rev(l1in_12) */
+	eor v23.16b, v30.16b, v23.16b /* ug_12 = xor(ug_acc_12, ur16_12) */
+	ushr v30.4s, v23.4s, #30 /* ur2_12_r = shr(ug_12) */
+	sli v30.4s, v23.4s, #2 /* ur2_12 = sli(ur2_12_r, ug_12) */
+	eor v19.16b, v19.16b, v30.16b /* u_12 = xor(u_acc_12, ur2_12) */
+	tbl v23.16b, {v29.16b}, v13.16b /* vr8_12 = lookup16(l2in_12, rotl8) */
+	rev32 v30.8h, v29.8h /* vr16_12 = rev(l2in_12) */
+	eor v30.16b, v23.16b, v30.16b /* vg_acc_12 = xor(vr8_12, vr16_12) */
+	eor v23.16b, v29.16b, v23.16b /* v_acc_12 = xor(l2in_12, vr8_12) */
+	tbl v29.16b, {v29.16b}, v25.16b /* vr24_12 = lookup16(l2in_12, rotl24) */
+	eor v29.16b, v30.16b, v29.16b /* vg_12 = xor(vg_acc_12, vr24_12) */
+	ushr v30.4s, v29.4s, #26 /* vr6_12_r = shr(vg_12) */
+	sli v30.4s, v29.4s, #6 /* vr6_12 = sli(vr6_12_r, vg_12) */
+	eor v23.16b, v23.16b, v30.16b /* v_12 = xor(v_acc_12, vr6_12) */
+	trn2 v29.16b, v23.16b, v19.16b /* sb_in_x_12 = trn(v_12, u_12) */
+	trn1 v19.16b, v23.16b, v19.16b /* sb_in_y_12 = trn(v_12, u_12) */
+	tbl v19.16b, {v19.16b}, v11.16b /* sb_s1_12_sr = lookup16(sb_in_y_12, inv_shift_rows) */
+	and v23.16b, v29.16b, v14.16b /* sb_s0_xl_12 = and(sb_in_x_12, nibble_mask) */
+	ushr v29.16b, v29.16b, #4 /* sb_s0_xh_12 = shr(sb_in_x_12) */
+	tbl v30.16b, {v28.16b}, v23.16b /* sb_s0_p1_12 = lookup16(s0_p1, sb_s0_xl_12) */
+	eor v29.16b, v30.16b, v29.16b /* sb_s0_t_12 = xor(sb_s0_p1_12, sb_s0_xh_12) */
+	tbl v30.16b, {v12.16b}, v29.16b /* sb_s0_p2_12 = lookup16(s0_p2, sb_s0_t_12) */
+	eor v23.16b, v30.16b, v23.16b /* sb_s0_ol_12 = xor(sb_s0_p2_12, sb_s0_xl_12) */
+	tbl v23.16b, {v31.16b}, v23.16b /* sb_s0_p3_12 = lookup16(s0_p3_rot, sb_s0_ol_12) */
+	add v29.16b, v29.16b, v29.16b /* sb_s0_t2_12 = add(sb_s0_t_12, sb_s0_t_12) */
+	eor v23.16b, v23.16b, v29.16b /* sb_s0_12 = xor(sb_s0_p3_12, sb_s0_t2_12) */
+	and v29.16b, v19.16b, v14.16b /* sb_s1_12_sr_lo = and(sb_s1_12_sr, nibble_mask) */
+	ushr v19.16b, v19.16b, #4 /* sb_s1_12_sr_hi = shr(sb_s1_12_sr) */
+	tbl v29.16b, {v15.16b}, v29.16b /* sb_s1_k_12_1_l = lookup16(tbl_lo, sb_s1_12_sr_lo) */
+	tbl v19.16b, {v5.16b}, v19.16b /* sb_s1_k_12_1_h = lookup16(tbl_hi, sb_s1_12_sr_hi) */
+	aese v29.16b, v19.16b /* sb_s1_12_aes = aese(sb_s1_k_12_1_l, sb_s1_k_12_1_h) */
+	and v19.16b, v29.16b, v14.16b /* sb_s1_12_aes_lo = and(sb_s1_12_aes, nibble_mask) */
+	ushr v29.16b, v29.16b, #4 /* sb_s1_12_aes_hi = shr(sb_s1_12_aes) */
+	tbl v19.16b, {v17.16b}, v19.16b /* sb_s1_12_l = lookup16(tbl_lo_1, sb_s1_12_aes_lo) */
+	tbl v29.16b, {v9.16b}, v29.16b /* sb_s1_12_h = lookup16(tbl_hi_1, sb_s1_12_aes_hi) */
+	eor v19.16b, v19.16b, v29.16b /* sb_s1_12 = xor(sb_s1_12_l, sb_s1_12_h) */
+	trn2 v29.16b, v19.16b, v23.16b /* r1_12 = trn(sb_s1_12, sb_s0_12) */
+	trn1 v19.16b, v19.16b, v23.16b /* r2_12 = trn(sb_s1_12, sb_s0_12) */
+	ldr q23, [sp, #592] /* reload x1_9 */
+	eor v23.16b, v19.16b, v23.16b /* w2_13 = xor(r2_12, x1_9) */
+	ldr q30, [sp, #384] /* reload dbl_63 */
+	ushr v8.4s, v30.4s, #11 /* s10k_o_12_r = shr(dbl_63) */
+	sli v8.4s, v6.4s, #21 /* s10k_o_12 = sli(s10k_o_12_r, fb_6) */
+	and v8.16b, v8.16b, v10.16b /* s10k_12 = and(s10k_o_12, modulus) */
+	ushr v30.4s, v30.4s, #16 /* x1_13_r = shr(dbl_63) */
+	sli v30.4s, v1.4s, #16 /* x1_13 = sli(x1_13_r, fb_8) */
+	add v30.4s, v29.4s, v30.4s /* w1_13 = add(r1_12, x1_13) */
+	str q6, [sp, #384] /* spill fb_6 */
+	ushr v6.4s, v22.4s, #15 /* s13k_o_12_r = shr(dbl_90) */
+	sli v6.4s, v2.4s, #17 /* s13k_o_12 = sli(s13k_o_12_r, fb_9) */
+	and v6.16b, v6.16b, v10.16b /* s13k_12 = and(s13k_o_12, modulus) */
+	add v6.4s, v8.4s, v6.4s /* fb0_s_25 = add(s10k_12, s13k_12) */
+	ushr v22.4s, v22.4s, #11 /* s10k_o_15_r = shr(dbl_90) */
+	sli v22.4s, v2.4s, #21 /* s10k_o_15 = sli(s10k_o_15_r, fb_9) */
+	and v22.16b, v22.16b, v10.16b /* s10k_15 = and(s10k_o_15, modulus) */
+	ushr v8.4s, v20.4s, #17 /* s15k_o_12_r = shr(dbl_108) */
+	sli v8.4s, v0.4s, #15 /* s15k_o_12 = sli(s15k_o_12_r, fb_11) */
+	and v8.16b, v8.16b, v10.16b /* s15k_12 = and(s15k_o_12, modulus) */
+	ushr v20.4s, v20.4s, #15 /* s13k_o_14_r = shr(dbl_108) */
+	sli v20.4s, v0.4s, #17 /* s13k_o_14 = sli(s13k_o_14_r, fb_11) */
+	and v20.16b, v20.16b, v10.16b /* s13k_14 = and(s13k_o_14, modulus) */
+	str q3, [sp, #592] /* spill zbe_12 */
+	ldr q3, [sp, #448] /* reload fb0_s_24 */
+	str q24, [sp, #464] /* spill fb0_s_30 */
+	add v24.4s, v3.4s, v26.4s /* fb0_p_24 = add(fb0_s_24, minus_modulus) */
+	umin v3.4s, v3.4s, v24.4s /* fb0_24 = minu(fb0_s_24, fb0_p_24) */
+	add v24.4s, v6.4s, v26.4s /* fb0_p_25 = add(fb0_s_25, minus_modulus) */
+	umin v6.4s, v6.4s, v24.4s /* fb0_25 = minu(fb0_s_25, fb0_p_25) */
+	add v3.4s, v3.4s, v6.4s /* fb1_s_12 = add(fb0_24, fb0_25) */
+	add v6.4s, v3.4s, v26.4s /* fb1_p_12 = add(fb1_s_12, minus_modulus) */
+	umin v3.4s, v3.4s, v6.4s /* fb1_12 = minu(fb1_s_12, fb1_p_12) */
+	add v3.4s, v3.4s, v8.4s /* fb2_s_12 = add(fb1_12, s15k_12) */
+	add v6.4s, v3.4s, v26.4s /* fb2_p_12 = add(fb2_s_12, minus_modulus) */
+	umin v3.4s, v3.4s, v6.4s /* fb2_12 = minu(fb2_s_12, fb2_p_12) */
+	ldr q6, [sp, #416] /* reload g0s12 */
+	add v3.4s, v3.4s, v6.4s /* fb_s_12 = add(fb2_12, g0s12) */
+	add v6.4s, v3.4s, v26.4s /* fb_p_12 = add(fb_s_12, minus_modulus) */
+	smax v3.4s, v3.4s, v6.4s /* fb_12 = maxs(fb_s_12, fb_p_12) */
+
+	/* Round 13, lanes 0..3: BR, F (Z out), LFSR feedback. */
+	add v6.4s, v3.4s, v3.4s /* dbl_117 = add(fb_12, fb_12) */
+	mov v24.16b, v27.16b /* high16 */
+	bsl v24.16b, v6.16b, v0.16b /* x0_13 = bsl(high16, fb_11, dbl_117) */
+	eor v24.16b, v24.16b, v29.16b /* x0r1_13 = xor(x0_13, r1_12) */
+	add v19.4s, v24.4s, v19.4s /* w_13 = add(x0r1_13, r2_12) */
+	ldr q24, [sp, #528] /* reload x1_4 */
+	eor v19.16b, v19.16b, v24.16b /* z_13 = xor(w_13, x1_4) */
+	rev32 v19.16b, v19.16b /* zbe_13 = rev(z_13) */
+	ushr v24.4s, v23.4s, #16 /* l1in_13_r = shr(w2_13) */
+	sli v24.4s, v30.4s, #16 /* l1in_13 = sli(l1in_13_r, w1_13) */
+	ushr v29.4s, v30.4s, #16 /* l2in_13_r = shr(w1_13) */
+	sli v29.4s, v23.4s, #16 /* l2in_13 = sli(l2in_13_r, w2_13) */
+	tbl v23.16b, {v24.16b}, v25.16b /* ur24_13 = lookup16(l1in_13, rotl24) */
+	eor v23.16b, v24.16b, v23.16b /* u_acc_13 = xor(l1in_13, ur24_13) */
+	tbl v30.16b, {v24.16b}, v13.16b /* ur8_13 = lookup16(l1in_13, rotl8) */
+	eor v30.16b, v24.16b, v30.16b /* ug_acc_13 = xor(l1in_13, ur8_13) */
+	rev32 v24.8h, v24.8h /* ur16_13 = rev(l1in_13) */
+	eor v24.16b, v30.16b, v24.16b /* ug_13 = xor(ug_acc_13, ur16_13) */
+	ushr v30.4s, v24.4s, #30 /* ur2_13_r = shr(ug_13) */
+	sli v30.4s, v24.4s, #2 /* ur2_13 = sli(ur2_13_r, ug_13) */
+	eor v23.16b, v23.16b, v30.16b /* u_13 = xor(u_acc_13, ur2_13) */
+	tbl v24.16b, {v29.16b}, v13.16b /* vr8_13 = lookup16(l2in_13, rotl8) */
+	rev32 v30.8h, v29.8h /* vr16_13 = rev(l2in_13) */
+	eor v30.16b, v24.16b, v30.16b /* vg_acc_13 = xor(vr8_13, vr16_13) */
+	eor v24.16b, v29.16b, v24.16b /* v_acc_13 = xor(l2in_13, vr8_13) */
+	tbl v29.16b, {v29.16b}, v25.16b /* vr24_13 = lookup16(l2in_13, rotl24) */
+	eor v29.16b, v30.16b, v29.16b /* vg_13 = xor(vg_acc_13, vr24_13) */
+	ushr v30.4s, v29.4s, #26 /* vr6_13_r = shr(vg_13) */
+	sli v30.4s, v29.4s, #6 /* vr6_13 = sli(vr6_13_r, vg_13) */
+	eor v24.16b, v24.16b, v30.16b /* v_13 = xor(v_acc_13, vr6_13) */
+	trn2 v29.16b, v24.16b, v23.16b /* sb_in_x_13 = trn(v_13, u_13) */
+	trn1 v23.16b, v24.16b, v23.16b /* sb_in_y_13 = trn(v_13, u_13) */
+	tbl v23.16b, {v23.16b}, v11.16b /* sb_s1_13_sr = lookup16(sb_in_y_13, inv_shift_rows) */
+	and v24.16b, v29.16b, v14.16b /* sb_s0_xl_13 = and(sb_in_x_13, nibble_mask) */
+	ushr v29.16b, v29.16b, #4 /* sb_s0_xh_13 = shr(sb_in_x_13) */
+	tbl v30.16b, {v28.16b}, v24.16b /* sb_s0_p1_13 = lookup16(s0_p1, sb_s0_xl_13) */
+	eor v29.16b, v30.16b, v29.16b /* sb_s0_t_13 = xor(sb_s0_p1_13, sb_s0_xh_13) */
+	tbl v30.16b, {v12.16b}, v29.16b /* sb_s0_p2_13 = lookup16(s0_p2, sb_s0_t_13) */
+	eor v24.16b, v30.16b, v24.16b /* sb_s0_ol_13 = xor(sb_s0_p2_13, sb_s0_xl_13) */
+	tbl v24.16b, {v31.16b}, v24.16b /* sb_s0_p3_13 = lookup16(s0_p3_rot, sb_s0_ol_13) */
+	add v29.16b, v29.16b, v29.16b /* sb_s0_t2_13 = add(sb_s0_t_13, sb_s0_t_13) */
+	eor v24.16b, v24.16b, v29.16b /* sb_s0_13 = xor(sb_s0_p3_13, sb_s0_t2_13) */
+	and v29.16b, v23.16b, v14.16b /* sb_s1_13_sr_lo = and(sb_s1_13_sr, nibble_mask) */
+	ushr v23.16b, v23.16b, #4 /* sb_s1_13_sr_hi = shr(sb_s1_13_sr) */
+	tbl v29.16b, {v15.16b}, v29.16b /* sb_s1_k_13_1_l = lookup16(tbl_lo, sb_s1_13_sr_lo) */
+	tbl v23.16b, {v5.16b}, v23.16b /* sb_s1_k_13_1_h = lookup16(tbl_hi, sb_s1_13_sr_hi) */
+	aese v29.16b, v23.16b /* sb_s1_13_aes = aese(sb_s1_k_13_1_l, sb_s1_k_13_1_h) */
+	and v23.16b, v29.16b, v14.16b /* sb_s1_13_aes_lo = and(sb_s1_13_aes, nibble_mask) */
+	ushr v29.16b, v29.16b, #4 /* sb_s1_13_aes_hi = shr(sb_s1_13_aes) */
+	tbl v23.16b, {v17.16b}, v23.16b /* sb_s1_13_l = lookup16(tbl_lo_1, sb_s1_13_aes_lo) */
+	tbl v29.16b, {v9.16b}, v29.16b /* sb_s1_13_h = lookup16(tbl_hi_1, sb_s1_13_aes_hi) */
+	eor v23.16b, v23.16b, v29.16b /* sb_s1_13 = xor(sb_s1_13_l, sb_s1_13_h) */
+	trn2 v29.16b, v23.16b, v24.16b /* r1_13 = trn(sb_s1_13, sb_s0_13) */
+	trn1 v23.16b, v23.16b, v24.16b /* r2_13 = trn(sb_s1_13, sb_s0_13) */
+	ldr q24, [sp, #640] /* reload x1_10 */
+	eor v24.16b, v23.16b, v24.16b /* w2_14 = xor(r2_13, x1_10) */
+	ushr v30.4s, v18.4s, #11 /* s10k_o_13_r = shr(dbl_72) */
+	sli v30.4s, v16.4s, #21 /* s10k_o_13 = sli(s10k_o_13_r, fb_7) */
+	and v30.16b, v30.16b, v10.16b /* s10k_13 = and(s10k_o_13, modulus) */
+	add v7.4s, v30.4s, v7.4s /* fb0_s_27 = add(s10k_13, s13k_13) */
+	ushr v18.4s, v18.4s, #16 /* x1_14_r = shr(dbl_72) */
+	sli v18.4s, v2.4s, #16 /* x1_14 = sli(x1_14_r, fb_9) */
+	add v18.4s, v29.4s, v18.4s /* w1_14 = add(r1_13, x1_14) */
+	ushr v30.4s, v6.4s, #17 /* s15k_o_13_r = shr(dbl_117) */
+	sli v30.4s, v3.4s, #15 /* s15k_o_13 = sli(s15k_o_13_r, fb_12) */
+	and v30.16b, v30.16b, v10.16b /* s15k_13 = and(s15k_o_13, modulus) */
+	ushr v6.4s, v6.4s, #15 /* s13k_o_15_r = shr(dbl_117) */
+	sli v6.4s, v3.4s, #17 /* s13k_o_15 = sli(s13k_o_15_r, fb_12) */
+	and v6.16b, v6.16b, v10.16b /* s13k_15 = and(s13k_o_15, modulus) */
+	add v6.4s, v22.4s, v6.4s /* fb0_s_31 = add(s10k_15, s13k_15) */
+	ldr q22, [sp, #160] /* reload fb0_s_26 */
+	add v8.4s, v22.4s, v26.4s /* fb0_p_26 = add(fb0_s_26, minus_modulus) */
+	umin v22.4s, v22.4s, v8.4s /* fb0_26 = minu(fb0_s_26, fb0_p_26) */
+	add v8.4s, v7.4s, v26.4s /* fb0_p_27 = add(fb0_s_27, minus_modulus) */
+	umin v7.4s, v7.4s, v8.4s /* fb0_27 = minu(fb0_s_27, fb0_p_27) */
+	add v7.4s, v22.4s, v7.4s /* fb1_s_13 = add(fb0_26, fb0_27) */
+	add v22.4s, v7.4s, v26.4s /* fb1_p_13 = add(fb1_s_13, minus_modulus) */
+	umin v7.4s, v7.4s, v22.4s /* fb1_13 = minu(fb1_s_13, fb1_p_13) */
+	add v7.4s, v7.4s, v30.4s /* fb2_s_13 = add(fb1_13, s15k_13) */
+	add v22.4s, v7.4s, v26.4s /* fb2_p_13 = add(fb2_s_13, minus_modulus) */
+	umin v7.4s, v7.4s, v22.4s /* fb2_13 = minu(fb2_s_13, fb2_p_13) */
+	ldr q22, [sp, #544] /* reload g0s13 */
+	add v7.4s, v7.4s, v22.4s /* fb_s_13 = add(fb2_13, g0s13) */
+	add v22.4s, v7.4s, v26.4s /* fb_p_13 = add(fb_s_13, minus_modulus) */
+	smax v7.4s, v7.4s, v22.4s /* fb_13 = maxs(fb_s_13, fb_p_13) */
+
+	/* Round 14, lanes 0..3: BR, F (Z out), LFSR feedback. */
+	add v22.4s, v7.4s, v7.4s /* dbl_126 = add(fb_13, fb_13) */
+	mov v30.16b, v27.16b /* high16 */
+	bsl v30.16b, v22.16b, v3.16b /* x0_14 = bsl(high16, fb_12, dbl_126) */
+	eor v29.16b, v30.16b, v29.16b /* x0r1_14 = xor(x0_14, r1_13) */
+	add v23.4s, v29.4s, v23.4s /* w_14 = add(x0r1_14, r2_13) */
+	ldr q29, [sp, #608] /* reload x1_5 */
+	eor v23.16b, v23.16b, v29.16b /* z_14 = xor(w_14, x1_5) */
+	ushr v22.4s, v22.4s, #17 /* s15k_o_14_r = shr(dbl_126) */
+	sli v22.4s, v7.4s, #15 /* s15k_o_14 = sli(s15k_o_14_r, fb_13) */
+	and v22.16b, v22.16b, v10.16b /* s15k_14 = and(s15k_o_14, modulus) */
+	rev32 v23.16b, v23.16b /* zbe_14 = rev(z_14) */
+	ushr v29.4s, v24.4s, #16 /* l1in_14_r = shr(w2_14) */
+	sli v29.4s, v18.4s, #16 /* l1in_14 = sli(l1in_14_r, w1_14) */
+	ushr v18.4s, v18.4s, #16 /* l2in_14_r = shr(w1_14) */
+	sli v18.4s, v24.4s, #16 /* l2in_14 = sli(l2in_14_r, w2_14) */
+	tbl v24.16b, {v29.16b}, v25.16b /* ur24_14 = lookup16(l1in_14, rotl24) */
+	eor v24.16b, v29.16b, v24.16b /* u_acc_14 = xor(l1in_14, ur24_14) */
+	tbl v30.16b, {v29.16b}, v13.16b /* ur8_14 = lookup16(l1in_14, rotl8) */
+	eor v30.16b, v29.16b, v30.16b /* ug_acc_14 = xor(l1in_14, ur8_14) */
+	rev32 v29.8h, v29.8h /* ur16_14 = rev(l1in_14) */
+	eor v29.16b, v30.16b, v29.16b /* ug_14 = xor(ug_acc_14, ur16_14) */
+	ushr v30.4s, v29.4s, #30 /* ur2_14_r = shr(ug_14) */
+	sli v30.4s, v29.4s, #2 /* ur2_14 = sli(ur2_14_r, ug_14) */
+	eor v24.16b, v24.16b, v30.16b /* u_14 = xor(u_acc_14, ur2_14) */
+	tbl v29.16b, {v18.16b}, v13.16b /* vr8_14 = lookup16(l2in_14, rotl8) */
+	rev32 v30.8h, v18.8h /* vr16_14 = rev(l2in_14) */
+	eor v30.16b, v29.16b, v30.16b /* vg_acc_14 = xor(vr8_14, vr16_14) */
+	eor v29.16b, v18.16b, v29.16b /* v_acc_14 = xor(l2in_14, vr8_14) */
+	tbl v18.16b, {v18.16b}, v25.16b /* vr24_14 = lookup16(l2in_14, rotl24) */
+	eor v18.16b, v30.16b, v18.16b /* vg_14 = xor(vg_acc_14, vr24_14) */
+	ushr v30.4s, v18.4s, #26 /* vr6_14_r = shr(vg_14) */
+	sli v30.4s, v18.4s, #6 /* vr6_14 = sli(vr6_14_r, vg_14) */
+	eor v18.16b, v29.16b, v30.16b /* v_14 = xor(v_acc_14, vr6_14) */
+	trn2 v29.16b, v18.16b, v24.16b /* sb_in_x_14 = trn(v_14, u_14) */
+	trn1 v18.16b, v18.16b, v24.16b /* sb_in_y_14 = trn(v_14, u_14) */
+	tbl v18.16b, {v18.16b}, v11.16b /* sb_s1_14_sr = lookup16(sb_in_y_14, inv_shift_rows) */
+	and v24.16b, v29.16b, v14.16b /* sb_s0_xl_14 = and(sb_in_x_14, nibble_mask) */
+	ushr v29.16b, v29.16b, #4 /* sb_s0_xh_14 = shr(sb_in_x_14) */
+	tbl v30.16b, {v28.16b}, v24.16b /* sb_s0_p1_14 = lookup16(s0_p1, sb_s0_xl_14) */
+	eor v29.16b, v30.16b, v29.16b /* sb_s0_t_14 = xor(sb_s0_p1_14, sb_s0_xh_14) */
+	tbl v30.16b, {v12.16b}, v29.16b /* sb_s0_p2_14 = lookup16(s0_p2, sb_s0_t_14) */
+	eor v24.16b, v30.16b, v24.16b /* sb_s0_ol_14 = xor(sb_s0_p2_14, sb_s0_xl_14) */
+	tbl v24.16b, {v31.16b}, v24.16b /* sb_s0_p3_14 = lookup16(s0_p3_rot, sb_s0_ol_14) */
+	add v29.16b, v29.16b, v29.16b /* sb_s0_t2_14 = add(sb_s0_t_14, sb_s0_t_14) */
+	eor v24.16b, v24.16b, v29.16b /* sb_s0_14 = xor(sb_s0_p3_14, sb_s0_t2_14) */
+	and v29.16b, v18.16b, v14.16b /* sb_s1_14_sr_lo = and(sb_s1_14_sr, nibble_mask) */
+	ushr v18.16b, v18.16b, #4 /* sb_s1_14_sr_hi = shr(sb_s1_14_sr) */
+	tbl v29.16b, {v15.16b}, v29.16b /* sb_s1_k_14_1_l = lookup16(tbl_lo, sb_s1_14_sr_lo) */
+	tbl v18.16b, {v5.16b}, v18.16b /* sb_s1_k_14_1_h = lookup16(tbl_hi, sb_s1_14_sr_hi) */
+	aese v29.16b, v18.16b /* sb_s1_14_aes = aese(sb_s1_k_14_1_l, sb_s1_k_14_1_h) */
+	and v18.16b, v29.16b, v14.16b /* sb_s1_14_aes_lo = and(sb_s1_14_aes, nibble_mask) */
+	ushr v29.16b, v29.16b, #4 /* sb_s1_14_aes_hi = shr(sb_s1_14_aes) */
+	tbl v18.16b, {v17.16b}, v18.16b /* sb_s1_14_l = lookup16(tbl_lo_1, sb_s1_14_aes_lo) */
+	tbl v29.16b, {v9.16b}, v29.16b /* sb_s1_14_h = lookup16(tbl_hi_1, sb_s1_14_aes_hi) */
+	eor v18.16b, v18.16b, v29.16b /* sb_s1_14 = xor(sb_s1_14_l, sb_s1_14_h) */
+	trn2 v29.16b, v18.16b, v24.16b /* r1_14 = trn(sb_s1_14, sb_s0_14) */
+	trn1 v18.16b, v18.16b, v24.16b /* r2_14 = trn(sb_s1_14, sb_s0_14) */
+	ldr q24, [sp, #288] /* reload x1_11 */
+	eor v24.16b, v18.16b, v24.16b /* w2_15 = xor(r2_14, x1_11) */
+	ushr v30.4s, v21.4s, #11 /* s10k_o_14_r = shr(dbl_81) */
+	sli v30.4s, v1.4s, #21 /* s10k_o_14 = sli(s10k_o_14_r, fb_8) */
+	and v30.16b, v30.16b, v10.16b /* s10k_14 = and(s10k_o_14, modulus) */
+	add v20.4s, v30.4s, v20.4s /* fb0_s_29 = add(s10k_14, s13k_14) */
+	ushr v21.4s, v21.4s, #16 /* x1_15_r = shr(dbl_81) */
+	sli v21.4s, v4.4s, #16 /* x1_15 = sli(x1_15_r, fb_10) */
+	add v21.4s, v29.4s, v21.4s /* w1_15 = add(r1_14, x1_15) */
+	ldr q30, [sp, #144] /* reload fb0_s_28 */
+	add v8.4s, v30.4s, v26.4s /* fb0_p_28 = add(fb0_s_28, minus_modulus) */
+	umin v30.4s, v30.4s, v8.4s /* fb0_28 = minu(fb0_s_28, fb0_p_28) */
+	add v8.4s, v20.4s, v26.4s /* fb0_p_29 = add(fb0_s_29, minus_modulus) */
+	umin v20.4s, v20.4s, v8.4s /* fb0_29 = minu(fb0_s_29, fb0_p_29) */
+	add v20.4s, v30.4s, v20.4s /* fb1_s_14 = add(fb0_28, fb0_29) */
+	add v30.4s, v20.4s, v26.4s /* fb1_p_14 = add(fb1_s_14, minus_modulus) */
+	umin v20.4s, v20.4s, v30.4s /* fb1_14 = minu(fb1_s_14, fb1_p_14) */
+	add v20.4s, v20.4s, v22.4s /* fb2_s_14 = add(fb1_14, s15k_14) */
+	add v22.4s, v20.4s, v26.4s /* fb2_p_14 = add(fb2_s_14, minus_modulus) */
+	umin v20.4s, v20.4s, v22.4s /* fb2_14 = minu(fb2_s_14, fb2_p_14) */
+	ldr q22, [sp, #576] /* reload g0s14 */
+	add v20.4s, v20.4s, v22.4s /* fb_s_14 = add(fb2_14, g0s14) */
+	add v22.4s, v20.4s, v26.4s /* fb_p_14 = add(fb_s_14, minus_modulus) */
+	smax v20.4s, v20.4s, v22.4s /* fb_14 = maxs(fb_s_14, fb_p_14) */
+
+	/* Round 15, lanes 0..3: BR, F (Z out), LFSR feedback. */
+	add v22.4s, v20.4s, v20.4s /* dbl_135 = add(fb_14, fb_14) */
+	bsl v27.16b, v22.16b, v7.16b /* x0_15 = bsl(high16, fb_13, dbl_135) */
+	eor v27.16b, v27.16b, v29.16b /* x0r1_15 = xor(x0_15, r1_14) */
+	add v18.4s, v27.4s, v18.4s /* w_15 = add(x0r1_15, r2_14) */
+	ldr q27, [sp, #512] /* reload x1_6 */
+	eor v18.16b, v18.16b, v27.16b /* z_15 = xor(w_15, x1_6) */
+	ushr v22.4s, v22.4s, #17 /* s15k_o_15_r = shr(dbl_135) */
+	sli v22.4s, v20.4s, #15 /* s15k_o_15 = sli(s15k_o_15_r, fb_14) */
+	and v22.16b, v22.16b, v10.16b /* s15k_15 = and(s15k_o_15, modulus) */
+	rev32 v18.16b, v18.16b /* zbe_15 = rev(z_15) */
+	ushr v27.4s, v24.4s, #16 /* l1in_15_r = shr(w2_15) */
+	sli v27.4s, v21.4s, #16 /* l1in_15 = sli(l1in_15_r, w1_15) */
+	ushr v21.4s, v21.4s, #16 /* l2in_15_r = shr(w1_15) */
+	sli v21.4s, v24.4s, #16 /* l2in_15 = sli(l2in_15_r, w2_15) */
+	tbl v24.16b, {v27.16b}, v25.16b /* ur24_15 = lookup16(l1in_15, rotl24) */
+	eor v24.16b, v27.16b, v24.16b /* u_acc_15 = xor(l1in_15, ur24_15) */
+	tbl v25.16b, {v21.16b}, v25.16b /* vr24_15 = lookup16(l2in_15, rotl24) */
+	tbl v29.16b, {v27.16b}, v13.16b /* ur8_15 = lookup16(l1in_15, rotl8) */
+	eor v29.16b, v27.16b, v29.16b /* ug_acc_15 = xor(l1in_15, ur8_15) */
+	rev32 v27.8h, v27.8h /* ur16_15 = rev(l1in_15) */
+	eor v27.16b, v29.16b, v27.16b /* ug_15 = xor(ug_acc_15, ur16_15) */
+	tbl v29.16b, {v21.16b}, v13.16b /* vr8_15 = lookup16(l2in_15, rotl8) */
+	ushr v30.4s, v27.4s, #30 /* ur2_15_r = shr(ug_15) */
+	sli v30.4s, v27.4s, #2 /* ur2_15 = sli(ur2_15_r, ug_15) */
+	eor v24.16b, v24.16b, v30.16b /* u_15 = xor(u_acc_15, ur2_15) */
+	rev32 v27.8h, v21.8h /* vr16_15 = rev(l2in_15) */
+	eor v27.16b, v29.16b, v27.16b /* vg_acc_15 = xor(vr8_15, vr16_15) */
+	eor v25.16b, v27.16b, v25.16b /* vg_15 = xor(vg_acc_15, vr24_15) */
+	eor v21.16b, v21.16b, v29.16b /* v_acc_15 = xor(l2in_15, vr8_15) */
+	ushr v27.4s, v25.4s, #26 /* vr6_15_r = shr(vg_15) */
+	sli v27.4s, v25.4s, #6 /* vr6_15 = sli(vr6_15_r, vg_15) */
+	eor v21.16b, v21.16b, v27.16b /* v_15 = xor(v_acc_15, vr6_15) */
+	trn2 v25.16b, v21.16b, v24.16b /* sb_in_x_15 = trn(v_15, u_15) */
+	trn1 v21.16b, v21.16b, v24.16b /* sb_in_y_15 = trn(v_15, u_15) */
+	tbl v21.16b, {v21.16b}, v11.16b /* sb_s1_15_sr = lookup16(sb_in_y_15, inv_shift_rows) */
+	and v24.16b, v25.16b, v14.16b /* sb_s0_xl_15 = and(sb_in_x_15, nibble_mask) */
+	ushr v25.16b, v25.16b, #4 /* sb_s0_xh_15 = shr(sb_in_x_15) */
+	tbl v27.16b, {v28.16b}, v24.16b /* sb_s0_p1_15 = lookup16(s0_p1, sb_s0_xl_15) */
+	eor v25.16b, v27.16b, v25.16b /* sb_s0_t_15 = xor(sb_s0_p1_15, sb_s0_xh_15) */
+	tbl v27.16b, {v12.16b}, v25.16b /* sb_s0_p2_15 = lookup16(s0_p2, sb_s0_t_15) */
+	eor v24.16b, v27.16b, v24.16b /* sb_s0_ol_15 = xor(sb_s0_p2_15, sb_s0_xl_15) */
+	tbl v24.16b, {v31.16b}, v24.16b /* sb_s0_p3_15 = lookup16(s0_p3_rot, sb_s0_ol_15) */
+	add v25.16b, v25.16b, v25.16b /* sb_s0_t2_15 = add(sb_s0_t_15, sb_s0_t_15) */
+	eor v24.16b, v24.16b, v25.16b /* sb_s0_15 = xor(sb_s0_p3_15, sb_s0_t2_15) */
+	and v25.16b, v21.16b, v14.16b /* sb_s1_15_sr_lo = and(sb_s1_15_sr, nibble_mask) */
+	tbl v25.16b, {v15.16b}, v25.16b /* sb_s1_k_15_1_l = lookup16(tbl_lo, sb_s1_15_sr_lo) */
+	ushr v21.16b, v21.16b, #4 /* sb_s1_15_sr_hi = shr(sb_s1_15_sr) */
+	tbl v5.16b, {v5.16b}, v21.16b /* sb_s1_k_15_1_h = lookup16(tbl_hi, sb_s1_15_sr_hi) */
+	aese v25.16b, v5.16b /* sb_s1_15_aes = aese(sb_s1_k_15_1_l, sb_s1_k_15_1_h) */
+	and v5.16b, v25.16b, v14.16b /* sb_s1_15_aes_lo = and(sb_s1_15_aes, nibble_mask) */
+	tbl v5.16b, {v17.16b}, v5.16b /* sb_s1_15_l = lookup16(tbl_lo_1, sb_s1_15_aes_lo) */
+	ushr v17.16b, v25.16b, #4 /* sb_s1_15_aes_hi = shr(sb_s1_15_aes) */
+	tbl v17.16b, {v9.16b}, v17.16b /* sb_s1_15_h = lookup16(tbl_hi_1, sb_s1_15_aes_hi) */
+	eor v5.16b, v5.16b, v17.16b /* sb_s1_15 = xor(sb_s1_15_l, sb_s1_15_h) */
+	trn2 v17.16b, v5.16b, v24.16b /* r1_15 = trn(sb_s1_15, sb_s0_15) */
+	trn1 v5.16b, v5.16b, v24.16b /* r2_15 = trn(sb_s1_15, sb_s0_15) */
+	ldr q21, [sp, #464] /* reload fb0_s_30 */
+	add v24.4s, v21.4s, v26.4s /* fb0_p_30 = add(fb0_s_30, minus_modulus) */
+	umin v21.4s, v21.4s, v24.4s /* fb0_30 = minu(fb0_s_30, fb0_p_30) */
+	add v24.4s, v6.4s, v26.4s /* fb0_p_31 = add(fb0_s_31, minus_modulus) */
+	umin v6.4s, v6.4s, v24.4s /* fb0_31 = minu(fb0_s_31, fb0_p_31) */
+	add v6.4s, v21.4s, v6.4s /* fb1_s_15 = add(fb0_30, fb0_31) */
+	add v21.4s, v6.4s, v26.4s /* fb1_p_15 = add(fb1_s_15, minus_modulus) */
+	umin v6.4s, v6.4s, v21.4s /* fb1_15 = minu(fb1_s_15, fb1_p_15) */
+	add v6.4s, v6.4s, v22.4s /* fb2_s_15 = add(fb1_15, s15k_15) */
+	add v21.4s, v6.4s, v26.4s /* fb2_p_15 = add(fb2_s_15, minus_modulus) */
+	umin v6.4s, v6.4s, v21.4s /* fb2_15 = minu(fb2_s_15, fb2_p_15) */
+	ldr q21, [sp, #80] /* reload g0s15 */
+	add v6.4s, v6.4s, v21.4s /* fb_s_15 = add(fb2_15, g0s15) */
+	add v21.4s, v6.4s, v26.4s /* fb_p_15 = add(fb_s_15, minus_modulus) */
+	smax v6.4s, v6.4s, v21.4s /* fb_15 = maxs(fb_s_15, fb_p_15) */
+	ldr q21, [sp, #64] /* reload zbe */
+	ldr q22, [sp, #368] /* reload zbe_2 */
+	zip1 v24.4s, v21.4s, v22.4s /* ztr0 = unpacklo(zbe, zbe_2) */
+	zip2 v21.4s, v21.4s, v22.4s /* ztr0_1 = unpackhi(zbe, zbe_2) */
+	ldr q22, [sp, #240] /* reload zbe_1 */
+	ldr q25, [sp, #496] /* reload zbe_3 */
+	zip1 v26.4s, v22.4s, v25.4s /* ztr0_2 = unpacklo(zbe_1, zbe_3) */
+	zip2 v22.4s, v22.4s, v25.4s /* ztr0_3 = unpackhi(zbe_1, zbe_3) */
+	zip1 v25.4s, v24.4s, v26.4s /* ztr1 = unpacklo(ztr0, ztr0_2) */
+	zip2 v24.4s, v24.4s, v26.4s /* ztr1_1 = unpackhi(ztr0, ztr0_2) */
 	zip1 v26.4s, v21.4s, v22.4s /* ztr1_2 = unpacklo(ztr0_1, ztr0_3) */
 	zip2 v21.4s, v21.4s, v22.4s /* ztr1_3 = unpackhi(ztr0_1, ztr0_3) */
 	ldr q22, [sp, #128] /* reload zbe_4 */
@@ -5535,15 +7277,15 @@ SYM_FUNC_START(zuc_lanes_neon_aes_keystream_word)
 
 	/* Round 0, lanes 0..3: BR, F (Z out), LFSR feedback. */
 	add v26.4s, v23.4s, v23.4s /* dbl = add(g0s15, g0s15) */
-	adrp x17, .Lzuc_lanes_neon_aes_3_high16
-	ldr q27, [x17, #:lo12:.Lzuc_lanes_neon_aes_3_high16] /* high16 = const() */
+	adrp x17, .Lzuc_lanes_neon_aes_4_high16
+	ldr q27, [x17, #:lo12:.Lzuc_lanes_neon_aes_4_high16] /* high16 = const() */
 	bsl v27.16b, v26.16b, v22.16b /* x0 = bsl(high16, g0s14, dbl) */
 	eor v27.16b, v27.16b, v24.16b /* x0r1 = xor(x0, g0r1) */
 	add v27.4s, v27.4s, v25.4s /* w = add(x0r1, g0r2) */
 	ushr v26.4s, v26.4s, #17 /* s15k_o_r = shr(dbl) */
 	sli v26.4s, v23.4s, #15 /* s15k_o = sli(s15k_o_r, g0s15) */
-	adrp x17, .Lzuc_lanes_neon_aes_3_modulus
-	ldr q28, [x17, #:lo12:.Lzuc_lanes_neon_aes_3_modulus] /* modulus = const() */
+	adrp x17, .Lzuc_lanes_neon_aes_4_modulus
+	ldr q28, [x17, #:lo12:.Lzuc_lanes_neon_aes_4_modulus] /* modulus = const() */
 	and v26.16b, v26.16b, v28.16b /* s15k = and(s15k_o, modulus) */
 	add v29.4s, v17.4s, v17.4s /* dbl_1 = add(g0s9, g0s9) */
 	ushr v29.4s, v29.4s, #16 /* x1_r = shr(dbl_1) */
@@ -5582,13 +7324,13 @@ SYM_FUNC_START(zuc_lanes_neon_aes_keystream_word)
 	sli v2.4s, v24.4s, #16 /* l1in = sli(l1in_r, w1) */
 	ushr v3.4s, v24.4s, #16 /* l2in_r = shr(w1) */
 	sli v3.4s, v25.4s, #16 /* l2in = sli(l2in_r, w2) */
-	adrp x17, .Lzuc_lanes_neon_aes_3_rotl24
-	ldr q5, [x17, #:lo12:.Lzuc_lanes_neon_aes_3_rotl24] /* rotl24 = const() */
+	adrp x17, .Lzuc_lanes_neon_aes_4_rotl24
+	ldr q5, [x17, #:lo12:.Lzuc_lanes_neon_aes_4_rotl24] /* rotl24 = const() */
 	tbl v6.16b, {v2.16b}, v5.16b /* ur24 = lookup16(l1in, rotl24) */
 	eor v6.16b, v2.16b, v6.16b /* u_acc = xor(l1in, ur24) */
 	tbl v5.16b, {v3.16b}, v5.16b /* vr24 = lookup16(l2in, rotl24) */
-	adrp x17, .Lzuc_lanes_neon_aes_3_rotl8
-	ldr q7, [x17, #:lo12:.Lzuc_lanes_neon_aes_3_rotl8] /* rotl8 = const() */
+	adrp x17, .Lzuc_lanes_neon_aes_4_rotl8
+	ldr q7, [x17, #:lo12:.Lzuc_lanes_neon_aes_4_rotl8] /* rotl8 = const() */
 	tbl v16.16b, {v2.16b}, v7.16b /* ur8 = lookup16(l1in, rotl8) */
 	eor v16.16b, v2.16b, v16.16b /* ug_acc = xor(l1in, ur8) */
 	rev32 v2.8h, v2.8h /* ur16 = rev(l1in) */
@@ -5606,42 +7348,42 @@ SYM_FUNC_START(zuc_lanes_neon_aes_keystream_word)
 	eor v3.16b, v3.16b, v6.16b /* v = xor(v_acc, vr6) */
 	trn2 v5.16b, v3.16b, v2.16b /* sb_in_x = trn(v, u) */
 	trn1 v2.16b, v3.16b, v2.16b /* sb_in_y = trn(v, u) */
-	adrp x17, .Lzuc_lanes_neon_aes_3_inv_shift_rows
-	ldr q3, [x17, #:lo12:.Lzuc_lanes_neon_aes_3_inv_shift_rows] /* inv_shift_rows = const() */
+	adrp x17, .Lzuc_lanes_neon_aes_4_inv_shift_rows
+	ldr q3, [x17, #:lo12:.Lzuc_lanes_neon_aes_4_inv_shift_rows] /* inv_shift_rows = const() */
 	tbl v2.16b, {v2.16b}, v3.16b /* sb_s1_sr = lookup16(sb_in_y, inv_shift_rows) */
-	adrp x17, .Lzuc_lanes_neon_aes_3_nibble_mask
-	ldr q3, [x17, #:lo12:.Lzuc_lanes_neon_aes_3_nibble_mask] /* nibble_mask = const() */
+	adrp x17, .Lzuc_lanes_neon_aes_4_nibble_mask
+	ldr q3, [x17, #:lo12:.Lzuc_lanes_neon_aes_4_nibble_mask] /* nibble_mask = const() */
 	and v6.16b, v5.16b, v3.16b /* sb_s0_xl = and(sb_in_x, nibble_mask) */
 	ushr v5.16b, v5.16b, #4 /* sb_s0_xh = shr(sb_in_x) */
-	adrp x17, .Lzuc_lanes_neon_aes_3_s0_p1
-	ldr q7, [x17, #:lo12:.Lzuc_lanes_neon_aes_3_s0_p1] /* s0_p1 = const() */
+	adrp x17, .Lzuc_lanes_neon_aes_4_s0_p1
+	ldr q7, [x17, #:lo12:.Lzuc_lanes_neon_aes_4_s0_p1] /* s0_p1 = const() */
 	tbl v7.16b, {v7.16b}, v6.16b /* sb_s0_p1 = lookup16(s0_p1, sb_s0_xl) */
 	eor v5.16b, v7.16b, v5.16b /* sb_s0_t = xor(sb_s0_p1, sb_s0_xh) */
-	adrp x17, .Lzuc_lanes_neon_aes_3_s0_p2
-	ldr q7, [x17, #:lo12:.Lzuc_lanes_neon_aes_3_s0_p2] /* s0_p2 = const() */
+	adrp x17, .Lzuc_lanes_neon_aes_4_s0_p2
+	ldr q7, [x17, #:lo12:.Lzuc_lanes_neon_aes_4_s0_p2] /* s0_p2 = const() */
 	tbl v7.16b, {v7.16b}, v5.16b /* sb_s0_p2 = lookup16(s0_p2, sb_s0_t) */
 	eor v6.16b, v7.16b, v6.16b /* sb_s0_ol = xor(sb_s0_p2, sb_s0_xl) */
-	adrp x17, .Lzuc_lanes_neon_aes_3_s0_p3_rot
-	ldr q7, [x17, #:lo12:.Lzuc_lanes_neon_aes_3_s0_p3_rot] /* s0_p3_rot = const() */
+	adrp x17, .Lzuc_lanes_neon_aes_4_s0_p3_rot
+	ldr q7, [x17, #:lo12:.Lzuc_lanes_neon_aes_4_s0_p3_rot] /* s0_p3_rot = const() */
 	tbl v6.16b, {v7.16b}, v6.16b /* sb_s0_p3 = lookup16(s0_p3_rot, sb_s0_ol) */
 	add v5.16b, v5.16b, v5.16b /* sb_s0_t2 = add(sb_s0_t, sb_s0_t) */
 	eor v5.16b, v6.16b, v5.16b /* sb_s0 = xor(sb_s0_p3, sb_s0_t2) */
 	and v6.16b, v2.16b, v3.16b /* sb_s1_sr_lo = and(sb_s1_sr, nibble_mask) */
-	adrp x17, .Lzuc_lanes_neon_aes_3_tbl_lo
-	ldr q7, [x17, #:lo12:.Lzuc_lanes_neon_aes_3_tbl_lo] /* tbl_lo = const() */
+	adrp x17, .Lzuc_lanes_neon_aes_4_tbl_lo
+	ldr q7, [x17, #:lo12:.Lzuc_lanes_neon_aes_4_tbl_lo] /* tbl_lo = const() */
 	tbl v6.16b, {v7.16b}, v6.16b /* sb_s1_k_1_l = lookup16(tbl_lo, sb_s1_sr_lo) */
 	ushr v2.16b, v2.16b, #4 /* sb_s1_sr_hi = shr(sb_s1_sr) */
-	adrp x17, .Lzuc_lanes_neon_aes_3_tbl_hi
-	ldr q7, [x17, #:lo12:.Lzuc_lanes_neon_aes_3_tbl_hi] /* tbl_hi = const() */
+	adrp x17, .Lzuc_lanes_neon_aes_4_tbl_hi
+	ldr q7, [x17, #:lo12:.Lzuc_lanes_neon_aes_4_tbl_hi] /* tbl_hi = const() */
 	tbl v2.16b, {v7.16b}, v2.16b /* sb_s1_k_1_h = lookup16(tbl_hi, sb_s1_sr_hi) */
 	aese v6.16b, v2.16b /* sb_s1_aes = aese(sb_s1_k_1_l, sb_s1_k_1_h) */
 	and v2.16b, v6.16b, v3.16b /* sb_s1_aes_lo = and(sb_s1_aes, nibble_mask) */
-	adrp x17, .Lzuc_lanes_neon_aes_3_tbl_lo_1
-	ldr q3, [x17, #:lo12:.Lzuc_lanes_neon_aes_3_tbl_lo_1] /* tbl_lo_1 = const() */
+	adrp x17, .Lzuc_lanes_neon_aes_4_tbl_lo_1
+	ldr q3, [x17, #:lo12:.Lzuc_lanes_neon_aes_4_tbl_lo_1] /* tbl_lo_1 = const() */
 	tbl v2.16b, {v3.16b}, v2.16b /* sb_s1_l = lookup16(tbl_lo_1, sb_s1_aes_lo) */
 	ushr v3.16b, v6.16b, #4 /* sb_s1_aes_hi = shr(sb_s1_aes) */
-	adrp x17, .Lzuc_lanes_neon_aes_3_tbl_hi_1
-	ldr q6, [x17, #:lo12:.Lzuc_lanes_neon_aes_3_tbl_hi_1] /* tbl_hi_1 = const() */
+	adrp x17, .Lzuc_lanes_neon_aes_4_tbl_hi_1
+	ldr q6, [x17, #:lo12:.Lzuc_lanes_neon_aes_4_tbl_hi_1] /* tbl_hi_1 = const() */
 	tbl v3.16b, {v6.16b}, v3.16b /* sb_s1_h = lookup16(tbl_hi_1, sb_s1_aes_hi) */
 	eor v2.16b, v2.16b, v3.16b /* sb_s1 = xor(sb_s1_l, sb_s1_h) */
 	trn2 v3.16b, v2.16b, v5.16b /* r1 = trn(sb_s1, sb_s0) */
@@ -5660,8 +7402,8 @@ SYM_FUNC_START(zuc_lanes_neon_aes_keystream_word)
 	sli v5.4s, v21.4s, #17 /* s13k_o = sli(s13k_o_r, g0s13) */
 	and v5.16b, v5.16b, v28.16b /* s13k = and(s13k_o, modulus) */
 	add v4.4s, v4.4s, v5.4s /* fb0_s_1 = add(s10k, s13k) */
-	adrp x17, .Lzuc_lanes_neon_aes_3_minus_modulus
-	ldr q5, [x17, #:lo12:.Lzuc_lanes_neon_aes_3_minus_modulus] /* minus_modulus = const() */
+	adrp x17, .Lzuc_lanes_neon_aes_4_minus_modulus
+	ldr q5, [x17, #:lo12:.Lzuc_lanes_neon_aes_4_minus_modulus] /* minus_modulus = const() */
 	add v6.4s, v1.4s, v5.4s /* fb0_p = add(fb0_s, minus_modulus) */
 	umin v1.4s, v1.4s, v6.4s /* fb0 = minu(fb0_s, fb0_p) */
 	add v6.4s, v4.4s, v5.4s /* fb0_p_1 = add(fb0_s_1, minus_modulus) */
@@ -5696,13 +7438,13 @@ SYM_FUNC_START(zuc_lanes_neon_aes_mac_fold)
 	ldr q0, [x1] /* msg_1 = load() */
 	rbit v0.16b, v0.16b /* m = rbit(msg_1) */
 	ldr q1, [x2] /* ks0 = load() */
-	adrp x17, .Lzuc_lanes_neon_aes_4_reverse16
-	ldr q2, [x17, #:lo12:.Lzuc_lanes_neon_aes_4_reverse16] /* reverse16 = const() */
+	adrp x17, .Lzuc_lanes_neon_aes_5_reverse16
+	ldr q2, [x17, #:lo12:.Lzuc_lanes_neon_aes_5_reverse16] /* reverse16 = const() */
 	tbl v1.16b, {v1.16b}, v2.16b /* k0 = lookup16(ks0, reverse16) */
 	ldur q3, [x2, #8] /* ks1 = load() */
 	tbl v3.16b, {v3.16b}, v2.16b /* k1 = lookup16(ks1, reverse16) */
-	adrp x17, .Lzuc_lanes_neon_aes_4_swap_qwords
-	ldr q4, [x17, #:lo12:.Lzuc_lanes_neon_aes_4_swap_qwords] /* swap_qwords = const() */
+	adrp x17, .Lzuc_lanes_neon_aes_5_swap_qwords
+	ldr q4, [x17, #:lo12:.Lzuc_lanes_neon_aes_5_swap_qwords] /* swap_qwords = const() */
 	tbl v5.16b, {v0.16b}, v4.16b /* m_swap = lookup16(m, swap_qwords) */
 	pmull2 v6.1q, v5.2d, v1.2d /* p0 = clmul(m_swap, k0) */
 	pmull v1.1q, v0.1d, v1.1d /* p1 = clmul(m, k0) */
@@ -5961,15 +7703,15 @@ SYM_FUNC_START(zuc_lanes_neon_aes_mac_fold_wide)
 	ldr q0, [x1] /* msg_1 = load() */
 	rbit v0.16b, v0.16b /* m = rbit(msg_1) */
 	ldr q1, [x2] /* ks0 = load() */
-	adrp x17, .Lzuc_lanes_neon_aes_5_reverse16
-	ldr q2, [x17, #:lo12:.Lzuc_lanes_neon_aes_5_reverse16] /* reverse16 = const() */
+	adrp x17, .Lzuc_lanes_neon_aes_6_reverse16
+	ldr q2, [x17, #:lo12:.Lzuc_lanes_neon_aes_6_reverse16] /* reverse16 = const() */
 	tbl v1.16b, {v1.16b}, v2.16b /* k0 = lookup16(ks0, reverse16) */
 	ldur q3, [x2, #8] /* ks1 = load() */
 	tbl v3.16b, {v3.16b}, v2.16b /* k1 = lookup16(ks1, reverse16) */
 	ldr q4, [x2, #16] /* ks2 = load() */
 	tbl v4.16b, {v4.16b}, v2.16b /* k2 = lookup16(ks2, reverse16) */
-	adrp x17, .Lzuc_lanes_neon_aes_5_swap_qwords
-	ldr q5, [x17, #:lo12:.Lzuc_lanes_neon_aes_5_swap_qwords] /* swap_qwords = const() */
+	adrp x17, .Lzuc_lanes_neon_aes_6_swap_qwords
+	ldr q5, [x17, #:lo12:.Lzuc_lanes_neon_aes_6_swap_qwords] /* swap_qwords = const() */
 	tbl v6.16b, {v0.16b}, v5.16b /* m_swap = lookup16(m, swap_qwords) */
 	pmull v4.1q, v6.1d, v4.1d /* p2_1 = clmul(m_swap, k2) */
 	pmull2 v7.1q, v6.2d, v1.2d /* p0 = clmul(m_swap, k0) */
@@ -6393,17 +8135,23 @@ SYM_FUNC_END(zuc_lanes_neon_aes_mac_fold_wide)
 .Lzuc_lanes_neon_aes_0_tbl_hi_1:
 	.byte 0x00, 0x34, 0x42, 0x76, 0x36, 0x02, 0x74, 0x40, 0x66, 0x52, 0x24, 0x10, 0x50, 0x64, 0x12, 0x26
 
-/* high16: high 16 bits of every 32-bit word */
-	.section .rodata.cst16.zuc_lanes_neon_aes_1_high16, "aM", %progbits, 16
+/* minus_modulus: -(2^31 - 1) mod 2^32 in every word */
+	.section .rodata.cst16.zuc_lanes_neon_aes_1_minus_modulus, "aM", %progbits, 16
 	.balign 16
-.Lzuc_lanes_neon_aes_1_high16:
-	.byte 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff
+.Lzuc_lanes_neon_aes_1_minus_modulus:
+	.byte 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80
 
 /* modulus: 2^31 - 1 in every word */
 	.section .rodata.cst16.zuc_lanes_neon_aes_1_modulus, "aM", %progbits, 16
 	.balign 16
 .Lzuc_lanes_neon_aes_1_modulus:
 	.byte 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f
+
+/* high16: high 16 bits of every 32-bit word */
+	.section .rodata.cst16.zuc_lanes_neon_aes_1_high16, "aM", %progbits, 16
+	.balign 16
+.Lzuc_lanes_neon_aes_1_high16:
+	.byte 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff
 
 /* rotl24: rotate each 32-bit word left by 24 (byte shuffle) */
 	.section .rodata.cst16.zuc_lanes_neon_aes_1_rotl24, "aM", %progbits, 16
@@ -6470,12 +8218,6 @@ SYM_FUNC_END(zuc_lanes_neon_aes_mac_fold_wide)
 	.balign 16
 .Lzuc_lanes_neon_aes_1_tbl_hi_1:
 	.byte 0x00, 0x34, 0x42, 0x76, 0x36, 0x02, 0x74, 0x40, 0x66, 0x52, 0x24, 0x10, 0x50, 0x64, 0x12, 0x26
-
-/* minus_modulus: -(2^31 - 1) mod 2^32 in every word */
-	.section .rodata.cst16.zuc_lanes_neon_aes_1_minus_modulus, "aM", %progbits, 16
-	.balign 16
-.Lzuc_lanes_neon_aes_1_minus_modulus:
-	.byte 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80
 
 /* high16: high 16 bits of every 32-bit word */
 	.section .rodata.cst16.zuc_lanes_neon_aes_2_high16, "aM", %progbits, 16
@@ -6645,17 +8387,89 @@ SYM_FUNC_END(zuc_lanes_neon_aes_mac_fold_wide)
 .Lzuc_lanes_neon_aes_3_minus_modulus:
 	.byte 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80
 
-/* reverse16: byte i <- byte 15 - i: 16 keystream bytes to (K1, K0) */
-	.section .rodata.cst16.zuc_lanes_neon_aes_4_reverse16, "aM", %progbits, 16
+/* high16: high 16 bits of every 32-bit word */
+	.section .rodata.cst16.zuc_lanes_neon_aes_4_high16, "aM", %progbits, 16
 	.balign 16
-.Lzuc_lanes_neon_aes_4_reverse16:
-	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
+.Lzuc_lanes_neon_aes_4_high16:
+	.byte 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff
 
-/* swap_qwords: the two 64-bit halves exchanged */
-	.section .rodata.cst16.zuc_lanes_neon_aes_4_swap_qwords, "aM", %progbits, 16
+/* modulus: 2^31 - 1 in every word */
+	.section .rodata.cst16.zuc_lanes_neon_aes_4_modulus, "aM", %progbits, 16
 	.balign 16
-.Lzuc_lanes_neon_aes_4_swap_qwords:
-	.byte 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07
+.Lzuc_lanes_neon_aes_4_modulus:
+	.byte 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f
+
+/* rotl24: rotate each 32-bit word left by 24 (byte shuffle) */
+	.section .rodata.cst16.zuc_lanes_neon_aes_4_rotl24, "aM", %progbits, 16
+	.balign 16
+.Lzuc_lanes_neon_aes_4_rotl24:
+	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
+
+/* rotl8: rotate each 32-bit word left by 8 (byte shuffle) */
+	.section .rodata.cst16.zuc_lanes_neon_aes_4_rotl8, "aM", %progbits, 16
+	.balign 16
+.Lzuc_lanes_neon_aes_4_rotl8:
+	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
+
+/* inv_shift_rows: inverse ShiftRows (AESE's ShiftRows undone) */
+	.section .rodata.cst16.zuc_lanes_neon_aes_4_inv_shift_rows, "aM", %progbits, 16
+	.balign 16
+.Lzuc_lanes_neon_aes_4_inv_shift_rows:
+	.byte 0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03
+
+/* nibble_mask: low nibble of every byte */
+	.section .rodata.cst16.zuc_lanes_neon_aes_4_nibble_mask, "aM", %progbits, 16
+	.balign 16
+.Lzuc_lanes_neon_aes_4_nibble_mask:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* s0_p1: S0 Feistel round 1: P1 (gen/specs/zuc.py) */
+	.section .rodata.cst16.zuc_lanes_neon_aes_4_s0_p1, "aM", %progbits, 16
+	.balign 16
+.Lzuc_lanes_neon_aes_4_s0_p1:
+	.byte 0x09, 0x0f, 0x00, 0x0e, 0x0f, 0x0f, 0x02, 0x0a, 0x00, 0x04, 0x00, 0x0c, 0x07, 0x05, 0x03, 0x09
+
+/* s0_p2: S0 Feistel round 2: P2 */
+	.section .rodata.cst16.zuc_lanes_neon_aes_4_s0_p2, "aM", %progbits, 16
+	.balign 16
+.Lzuc_lanes_neon_aes_4_s0_p2:
+	.byte 0x08, 0x0d, 0x06, 0x05, 0x07, 0x00, 0x0c, 0x04, 0x0b, 0x01, 0x0e, 0x0a, 0x0f, 0x03, 0x09, 0x02
+
+/* s0_p3_rot: S0 round 3 with the final rotation folded in: rotl8(v, 5) ^ (P3[v] << 1) */
+	.section .rodata.cst16.zuc_lanes_neon_aes_4_s0_p3_rot, "aM", %progbits, 16
+	.balign 16
+.Lzuc_lanes_neon_aes_4_s0_p3_rot:
+	.byte 0x04, 0x2c, 0x54, 0x6c, 0x80, 0xba, 0xd4, 0xfe, 0x07, 0x27, 0x5b, 0x6b, 0x81, 0xb3, 0xd9, 0xfb
+
+/* tbl_lo: S1 inner map K (isomorphism #0: ZUC field to AES field): low-nibble table (constant folded in) */
+	.section .rodata.cst16.zuc_lanes_neon_aes_4_tbl_lo, "aM", %progbits, 16
+	.balign 16
+.Lzuc_lanes_neon_aes_4_tbl_lo:
+	.byte 0x00, 0x01, 0x32, 0x33, 0x73, 0x72, 0x41, 0x40, 0x75, 0x74, 0x47, 0x46, 0x06, 0x07, 0x34, 0x35
+
+/* tbl_hi: S1 inner map K (isomorphism #0: ZUC field to AES field): high-nibble table */
+	.section .rodata.cst16.zuc_lanes_neon_aes_4_tbl_hi, "aM", %progbits, 16
+	.balign 16
+.Lzuc_lanes_neon_aes_4_tbl_hi:
+	.byte 0x00, 0xd9, 0xe8, 0x31, 0xcd, 0x14, 0x25, 0xfc, 0x2d, 0xf4, 0xc5, 0x1c, 0xe0, 0x39, 0x08, 0xd1
+
+/* tbl_lo_1: S1 outer map M·K^-1, constant 0x55, after undoing SubBytes' affine map: low-nibble table (constant folded in) */
+	.section .rodata.cst16.zuc_lanes_neon_aes_4_tbl_lo_1, "aM", %progbits, 16
+	.balign 16
+.Lzuc_lanes_neon_aes_4_tbl_lo_1:
+	.byte 0xfe, 0xb1, 0x6e, 0x21, 0xb5, 0xfa, 0x25, 0x6a, 0xc9, 0x86, 0x59, 0x16, 0x82, 0xcd, 0x12, 0x5d
+
+/* tbl_hi_1: S1 outer map M·K^-1, constant 0x55, after undoing SubBytes' affine map: high-nibble table */
+	.section .rodata.cst16.zuc_lanes_neon_aes_4_tbl_hi_1, "aM", %progbits, 16
+	.balign 16
+.Lzuc_lanes_neon_aes_4_tbl_hi_1:
+	.byte 0x00, 0x34, 0x42, 0x76, 0x36, 0x02, 0x74, 0x40, 0x66, 0x52, 0x24, 0x10, 0x50, 0x64, 0x12, 0x26
+
+/* minus_modulus: -(2^31 - 1) mod 2^32 in every word */
+	.section .rodata.cst16.zuc_lanes_neon_aes_4_minus_modulus, "aM", %progbits, 16
+	.balign 16
+.Lzuc_lanes_neon_aes_4_minus_modulus:
+	.byte 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80
 
 /* reverse16: byte i <- byte 15 - i: 16 keystream bytes to (K1, K0) */
 	.section .rodata.cst16.zuc_lanes_neon_aes_5_reverse16, "aM", %progbits, 16
@@ -6667,4 +8481,16 @@ SYM_FUNC_END(zuc_lanes_neon_aes_mac_fold_wide)
 	.section .rodata.cst16.zuc_lanes_neon_aes_5_swap_qwords, "aM", %progbits, 16
 	.balign 16
 .Lzuc_lanes_neon_aes_5_swap_qwords:
+	.byte 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07
+
+/* reverse16: byte i <- byte 15 - i: 16 keystream bytes to (K1, K0) */
+	.section .rodata.cst16.zuc_lanes_neon_aes_6_reverse16, "aM", %progbits, 16
+	.balign 16
+.Lzuc_lanes_neon_aes_6_reverse16:
+	.byte 0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00
+
+/* swap_qwords: the two 64-bit halves exchanged */
+	.section .rodata.cst16.zuc_lanes_neon_aes_6_swap_qwords, "aM", %progbits, 16
+	.balign 16
+.Lzuc_lanes_neon_aes_6_swap_qwords:
 	.byte 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07
