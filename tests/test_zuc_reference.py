@@ -215,3 +215,39 @@ def test_nea6_errors():
         ref.encrypt(zuc.NEA6, bytes(16), bytes(16), b"", 0)
     with pytest.raises(SpecError, match="one set of constants"):
         ref.keystream_words(zuc.NEA6, bytes(32), bytes(16), 1, tag_bits=32)
+
+
+def test_nia6_and_nca6_vectors(zuc_vectors):
+    """3GPP's NIA6 (17) and NCA6 (20) vectors through the POLYVAL reference:
+    tags of 4..16 bytes, empty messages and AAD among them; NCA6 decrypts
+    back and refuses a changed tag, AAD or ciphertext."""
+    from gen.kernels import zuc_nxa6_reference as nxa6
+    nia, nca = zuc_vectors["nia6_mac"], zuc_vectors["nca6"]
+    assert (len(nia), len(nca)) == (17, 20)
+    for v in nia:
+        key, iv, msg, tag = (bytes.fromhex(v[k]) for k in ("key", "iv", "message", "tag"))
+        assert nxa6.nia6(key, iv, msg, len(tag)) == tag
+        assert iv[0] == 8 * len(tag)
+    assert {len(v["tag"]) // 2 for v in nia + nca} >= {4, 16}
+    assert any(not v["plaintext"] for v in nca) and any(not v["aad"] for v in nca)
+    for v in nca:
+        key, iv, aad, pt, ct, tag = (bytes.fromhex(v[k]) for k in ("key", "iv", "aad", "plaintext", "ciphertext", "tag"))
+        assert nxa6.nca6_encrypt(key, iv, aad, pt, len(tag)) == (ct, tag)
+        assert iv[0] == 8 * len(tag) + 4
+        assert nxa6.nca6_decrypt(key, iv, aad, ct, tag) == pt
+        assert nxa6.nca6_decrypt(key, iv, aad + b"\x00", ct, tag) is None
+        assert nxa6.nca6_decrypt(key, iv, aad, ct, bytes([tag[0] ^ 1]) + tag[1:]) is None
+        if ct:
+            assert nxa6.nca6_decrypt(key, iv, aad, bytes([ct[0] ^ 0x80]) + ct[1:], tag) is None
+
+
+def test_polyval_is_rfc_8452s():
+    """RFC 8452 Appendix A's POLYVAL example, and dot's identity element x^128."""
+    from gen.kernels import zuc_nxa6_reference as nxa6
+    h = bytes.fromhex("25629347589242761d31f826ba4b757b")
+    blocks = bytes.fromhex("4f4f95668c83dfb6401762bb2d01a262" "d1a24ddd2721d006bbe45f20d3c9f362")
+    assert nxa6.polyval(h, blocks) == bytes.fromhex("f7a3b47b846119fae5b7866cf5e5b77e")
+    x128 = (1 << 127) | (1 << 126) | (1 << 121) | 1  # x^128 reduced by x^128 + x^127 + x^126 + x^121 + 1
+    assert nxa6.polyval(x128.to_bytes(16, "little"), h) == h
+    with pytest.raises(SpecError, match="4..16 bytes"):
+        nxa6.nia6(bytes(32), bytes(16), b"", 3)
