@@ -17,7 +17,7 @@ def _rotl(x, r, width):
     return ((x << r) | (x >> (width - r))) & ((1 << width) - 1)
 
 
-def _equations_matrix(equations):
+def equations_matrix(equations):
     """The spec's bit equations (bit 1 = most significant) as a BitMatrix (bit 0 = least)."""
     return BitMatrix([sum(1 << (8 - j) for j in sources) for sources in reversed(equations)], 8)
 
@@ -38,7 +38,7 @@ def s1_table():
     field = Field(camellia.FIELD_POLY)
     to_field = BitMatrix.from_columns(tower_basis(), 8)
     from_field = to_field.inverse()
-    f, h = _equations_matrix(camellia.F_EQUATIONS), _equations_matrix(camellia.H_EQUATIONS)
+    f, h = equations_matrix(camellia.F_EQUATIONS), equations_matrix(camellia.H_EQUATIONS)
     table = []
     for x in range(256):
         y = from_field.apply(field.inv(to_field.apply(f.apply(x ^ camellia.S1_INPUT_CONSTANT))))
