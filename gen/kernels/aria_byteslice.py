@@ -24,7 +24,7 @@ from ..ir import Builder, Index
 from ..linalg import AffineMap, BitMatrix
 from ..linalg.gf2n import Field
 from ..specs import aria
-from .transpose import transpose
+from .transpose import load_byte_sliced, store_byte_sliced
 
 KEY_WORD_BYTES = 4   # a round key byte is stored as a 32-bit word holding it four times
 
@@ -72,19 +72,11 @@ def program(bits, key_bytes, groups=1):
     word at 4 (16 r + j)."""
     rounds = aria.ROUNDS[key_bytes]
     forms = sbox_forms()
-    row_bytes = bits // 8
     blocks = 16 * (bits // 128) * groups
     b = Builder(f"aria{8 * key_bytes}_byteslice{bits}", bits, ("rk", "in", "out"))
 
     b.comment(f"Load {blocks} blocks and transpose: register j = byte j of every block.")
-    states = []
-    for g in range(groups):
-        rows = [b.load("in", (16 * g + k) * row_bytes, "row") for k in range(16)]
-        cols = transpose(b, rows, 8, "tr")
-        x = [b.var(f"g{g}x{j}" if groups > 1 else f"x{j}") for j in range(16)]
-        for j in range(16):
-            b.assign(x[j], cols[j])
-        states.append(x)
+    states = load_byte_sliced(b, "in", groups, bits)
 
     def key(round_index, loop_stride=0):
         steps = (("r", loop_stride),) if loop_stride else ()
@@ -126,10 +118,7 @@ def program(bits, key_bytes, groups=1):
         add_key(x, after)
 
     b.comment("Transpose back and store.")
-    for g, x in enumerate(states):
-        rows = transpose(b, list(x), 8, "tro")
-        for k in range(16):
-            b.store("out", (16 * g + k) * row_bytes, rows[k])
+    store_byte_sliced(b, "out", states, bits)
     return b.finish(batch_blocks=blocks, key_form="bytes4", strategy="byteslice", rounds=rounds)
 
 

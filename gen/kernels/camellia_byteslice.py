@@ -26,7 +26,7 @@ from ..linalg import AffineMap, BitMatrix, field_isomorphisms
 from ..linalg.gf2n import Field
 from ..specs import aes, camellia
 from .camellia_reference import equations_matrix, tower_basis
-from .transpose import transpose
+from .transpose import load_byte_sliced, store_byte_sliced
 
 KEY_WORD_BYTES = 4        # a subkey byte is stored as a 32-bit word holding it four times
 SUBKEY_BYTES = 8
@@ -76,7 +76,6 @@ def program(bits, key_bytes, groups=1, isomorphism=0):
     rounds = camellia.ROUNDS[key_bytes]
     sections = rounds // ROUNDS_PER_SECTION
     forms = sbox_forms(isomorphism)
-    row_bytes = bits // 8
     blocks = 16 * (bits // 128) * groups
     per_section = ROUNDS_PER_SECTION + 2                 # subkeys a loop pass reads
     b = Builder(f"camellia{8 * key_bytes}_byteslice{bits}", bits, ("rk", "in", "out"))
@@ -87,14 +86,7 @@ def program(bits, key_bytes, groups=1, isomorphism=0):
                           uniform=True) for j in range(SUBKEY_BYTES)]
 
     b.comment(f"Load {blocks} blocks and transpose: register j = byte j of every block; L = 0..7, R = 8..15.")
-    states = []
-    for g in range(groups):
-        rows = [b.load("in", (16 * g + k) * row_bytes, "row") for k in range(16)]
-        cols = transpose(b, rows, 8, "tr")
-        x = [b.var(f"g{g}x{j}" if groups > 1 else f"x{j}") for j in range(16)]
-        for j in range(16):
-            b.assign(x[j], cols[j])
-        states.append(x)
+    states = load_byte_sliced(b, "in", groups, bits)
 
     def xor_key(regs, keys):
         for r, k in zip(regs, keys):
@@ -150,10 +142,8 @@ def program(bits, key_bytes, groups=1, isomorphism=0):
     last = 2 + per_section * (sections - 1)
     b.comment("The last six rounds, then C = (R ^ kw3) || (L ^ kw4).")
     six_rounds(last, 0)
-    for g, x in enumerate(states):
+    for x in states:
         xor_key(x[8:], subkey(last + ROUNDS_PER_SECTION))
         xor_key(x[:8], subkey(last + ROUNDS_PER_SECTION + 1))
-        rows = transpose(b, x[8:] + x[:8], 8, "tro")
-        for k in range(16):
-            b.store("out", (16 * g + k) * row_bytes, rows[k])
+    store_byte_sliced(b, "out", [x[8:] + x[:8] for x in states], bits)
     return b.finish(batch_blocks=blocks, key_form="bytes4", strategy="byteslice", rounds=rounds)

@@ -1,4 +1,5 @@
-"""Transpositions with in-lane unpacks, shared by the sliced kernels.
+"""Transpositions with in-lane unpacks, shared by the sliced kernels, and the
+byte-sliced load and store built on them.
 
 One stage maps registers (old[i], old[i + n/2]) to (new[2i], new[2i+1]) by
 unpacklo/unpackhi of `lane`-bit elements.  With register index bits r and
@@ -49,3 +50,28 @@ def join_halves256(b, lows, highs, hint):
     per_register = blocks // 2  # 256-bit elements
     return (b.blocks128(lows, highs, picks(range(per_register)), hint),
             b.blocks128(lows, highs, picks(range(per_register, blocks)), hint))
+
+
+def load_byte_sliced(b, param, groups, bits):
+    """Each group's 16 registers (variables) holding byte j of its 16 * bits/128
+    blocks in register j: 16 rows loaded from `param` and transposed in-lane."""
+    row_bytes = bits // 8
+    states = []
+    for g in range(groups):
+        rows = [b.load(param, (16 * g + k) * row_bytes, "row") for k in range(16)]
+        cols = transpose(b, rows, 8, "tr")
+        x = [b.var(f"g{g}x{j}" if groups > 1 else f"x{j}") for j in range(16)]
+        for j in range(16):
+            b.assign(x[j], cols[j])
+        states.append(x)
+    return states
+
+
+def store_byte_sliced(b, param, states, bits):
+    """load_byte_sliced's inverse: each group's 16 registers (byte j of every
+    block in register j, in the order given) transposed back and stored."""
+    row_bytes = bits // 8
+    for g, x in enumerate(states):
+        rows = transpose(b, list(x), 8, "tro")
+        for k in range(16):
+            b.store(param, (16 * g + k) * row_bytes, rows[k])
