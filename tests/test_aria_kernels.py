@@ -13,7 +13,7 @@ from gen.backends import SIMD_TARGETS, kernels
 from gen.ir import ct_check, run
 from gen.ir.opcodes import ABSTRACT
 from gen.ir.program import Loop, Op
-from gen.kernels import aria_byteslice, aria_reference as ref
+from gen.kernels import aria_byteslice, aria_key_schedule, aria_reference as ref
 from gen.specs import aria
 
 # The targets whose lowering has an inversion in AES's field: SM4's byte-sliced ones.
@@ -74,3 +74,19 @@ def test_gfni_rounds_are_one_instruction_per_sbox_where_the_map_is_outer_only():
     ops = [s.opcode for s in loop.body if isinstance(s, Op)]
     assert loop.count == (aria.ROUNDS[16] - 2) // 2
     assert ops.count("gf2p8affineinv") == 2 * 16 and ops.count("gf2p8affine") == 2 * 8
+
+
+@pytest.mark.parametrize("target", INVERSION_TARGETS)
+def test_key_schedule_program_writes_both_key_sets_and_is_constant_time(target):
+    """ek_1..ek_(n+1) and the decryption keys, in the kernels' form, from the
+    key schedule's own program (gen/kernels/aria_key_schedule.py)."""
+    t = SIMD_TARGETS[target]
+    for key_bytes in aria.KEY_BYTES:
+        program = t.lower(aria_key_schedule.program(key_bytes))
+        key = random.Random(key_bytes).randbytes(key_bytes)
+        size = (aria.ROUNDS[key_bytes] + 1) * aria.BLOCK_BYTES * aria_byteslice.KEY_WORD_BYTES
+        memory = {"key": bytearray(key), "ek": bytearray(size), "dk": bytearray(size)}
+        run(program, memory)
+        assert memory["ek"] == aria_byteslice.round_key_bytes(ref.encryption_keys(key))
+        assert memory["dk"] == aria_byteslice.round_key_bytes(ref.decryption_keys(key))
+        assert ct_check.secret_sources(program) and ct_check.check(program) == []

@@ -3,7 +3,7 @@
 import pytest
 from hypothesis import given, strategies as st
 
-from gen.linalg.shuffle import (ZERO_INDEX, byteswap_mask, check_permutation, compose_masks,
+from gen.linalg.shuffle import (ZERO_INDEX, byte_xor_shuffles, byteswap_mask, check_permutation, compose_masks,
                                 inverse_permutation, is_permutation, permutation_mask, pshufb,
                                 rotate_words_mask)
 
@@ -94,3 +94,20 @@ def test_permutation_errors_are_clear():
         permutation_mask(list(range(15)))
     with pytest.raises(ValueError):
         permutation_mask([16] + list(range(15)))
+
+
+@given(st.lists(st.lists(st.integers(0, 15), unique=True, max_size=9), min_size=16, max_size=16))
+def test_byte_xor_shuffles_cover_each_source_once_in_as_few_as_the_busiest_byte(sources):
+    perms = byte_xor_shuffles(sources)
+    degree = max([len(row) for row in sources] + [sum(j in row for row in sources) for j in range(16)])
+    assert len(perms) == degree
+    for i in range(16):
+        assert sorted(p[i] for p in perms if p[i] is not None) == sorted(sources[i])
+    for p in perms:
+        used = [j for j in p if j is not None]
+        assert len(used) == len(set(used))
+
+
+def test_byte_xor_shuffles_refuse_a_repeated_source():
+    with pytest.raises(ValueError, match="distinct input bytes"):
+        byte_xor_shuffles([[1, 1]] + [[]] * 15)

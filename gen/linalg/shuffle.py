@@ -184,3 +184,38 @@ def deinterleave_mask() -> bytes:
     bytes to its high 8: undoes the byte interleave of unpacklo/unpackhi_epi8
     (after it, a 64-bit unpack of two such registers gives back the inputs)."""
     return permutation_mask([*range(0, LANE_BYTES, 2), *range(1, LANE_BYTES, 2)])
+
+
+def byte_xor_shuffles(sources: Sequence[Sequence[int]], n: int = 16) -> tuple[tuple[Optional[int], ...], ...]:
+    """A byte-wise linear map, output byte i = XOR of input bytes sources[i], as
+    few partial permutations as its busiest byte needs (output byte j of
+    permutation k = input byte perm_k[j], or None for zero): the map is the XOR of
+    the shuffled copies.  That many suffice by König's edge-colouring theorem;
+    the colouring here flips alternating paths (each input byte and each output
+    byte in at most one edge of a colour)."""
+    edges = [(i, j) for i, row in enumerate(sources) for j in row]
+    if len(set(edges)) != len(edges) or any(not 0 <= x < n for e in edges for x in e) or len(sources) != n:
+        raise ValueError(f"sources must list distinct input bytes 0..{n - 1} for each of {n} output bytes")
+    colours = max([len(row) for row in sources] + [sum(j == x for _, j in edges) for x in range(n)] + [0])
+    out_colour: list[dict[int, int]] = [{} for _ in range(n)]   # output byte -> colour -> input byte
+    in_colour: list[dict[int, int]] = [{} for _ in range(n)]    # input byte -> colour -> output byte
+    for i, j in edges:
+        a = next(c for c in range(colours) if c not in out_colour[i])
+        b = next(c for c in range(colours) if c not in in_colour[j])
+        if a != b:
+            # Flip colours a and b along the path from input j that alternates a, b, a, ...
+            path, node, side, colour = [], j, "in", a
+            while True:
+                table = in_colour if side == "in" else out_colour
+                if colour not in table[node]:
+                    break
+                nxt = table[node][colour]
+                path.append((node, nxt, side, colour) if side == "in" else (nxt, node, "in", colour))
+                node, side, colour = nxt, "out" if side == "in" else "in", b if colour == a else a
+            for jj, ii, _, c in path:
+                del in_colour[jj][c], out_colour[ii][c]
+            for jj, ii, _, c in path:
+                c2 = b if c == a else a
+                in_colour[jj][c2], out_colour[ii][c2] = ii, jj
+        out_colour[i][a], in_colour[j][a] = j, i
+    return tuple(tuple(out_colour[i].get(c) for i in range(n)) for c in range(colours))
