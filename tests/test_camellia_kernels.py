@@ -13,7 +13,7 @@ from gen.backends import SIMD_TARGETS, kernels
 from gen.ir import ct_check, run
 from gen.ir.opcodes import ABSTRACT
 from gen.ir.program import Op
-from gen.kernels import camellia_byteslice, camellia_reference as ref
+from gen.kernels import camellia_byteslice, camellia_key_schedule, camellia_reference as ref
 from gen.linalg.gf2n import Field
 from gen.specs import aes, camellia
 
@@ -73,4 +73,21 @@ def test_lowered_programs_match_reference_and_are_constant_time(target):
         program = t.lower(camellia_byteslice.program(t.bits, key_bytes))
         assert not {s.opcode for s in program.walk() if isinstance(s, Op)} & ABSTRACT
         check(program, key_bytes, seed=len(target) + key_bytes)
+        assert ct_check.secret_sources(program) and ct_check.check(program) == []
+
+
+@pytest.mark.parametrize("target", INVERSION_TARGETS)
+def test_key_schedule_program_writes_both_orders_and_is_constant_time(target):
+    """The subkeys in the byte-sliced program's order and in the decryption
+    order, from the key schedule's own program (gen/kernels/camellia_key_schedule.py)."""
+    t = SIMD_TARGETS[target]
+    for key_bytes in camellia.KEY_BYTES:
+        program = t.lower(camellia_key_schedule.program(key_bytes))
+        key = random.Random(key_bytes).randbytes(key_bytes)
+        keys = ref.subkeys(key)
+        want = camellia_byteslice.subkey_bytes(keys, key_bytes)
+        memory = {"key": bytearray(key), "ek": bytearray(len(want)), "dk": bytearray(len(want))}
+        run(program, memory)
+        assert memory["ek"] == want
+        assert memory["dk"] == camellia_byteslice.subkey_bytes(decryption_order(keys), key_bytes)
         assert ct_check.secret_sources(program) and ct_check.check(program) == []

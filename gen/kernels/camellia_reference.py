@@ -96,10 +96,9 @@ def subkeys(key):
     ka, kb = _ka_kb(kl, kr)
     sources = {"KL": kl, "KR": kr, "KA": ka, "KB": kb}
     out = {"kw": [], "k": [], "kl": []}
-    for name, source, rotation, *half in camellia.subkeys(len(bytes(key))):
+    for kind, _, source, rotation, *half in camellia.subkeys(len(bytes(key))):
         value = _rotl(sources[source], rotation, 128)
-        halves = {"L": [value >> 64], "R": [value & MASK64]}[half[0]] if half else [value >> 64, value & MASK64]
-        out[name.rstrip("0123456789")] += halves
+        out[kind] += {"L": [value >> 64], "R": [value & MASK64]}[half[0]] if half else [value >> 64, value & MASK64]
     return out
 
 

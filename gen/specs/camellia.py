@@ -50,19 +50,20 @@ SIGMA_PRIMES = (2, 3, 5, 7, 11, 13)
 SIGMA_FIRST_DIGIT = 2                    # hex digits 2..17 after the point
 SIGMA_BITS = 64
 
-# Subkeys: (name, source, rotation) takes both halves of source <<< rotation as
-# name1, name2; (name, source, rotation, "L" or "R") one half.  In the order the
-# cipher uses them: whitening kw, round keys k, FL keys kl.
+# Subkeys: (kind, n, source, rotation) takes both halves of source <<< rotation
+# as kind_n and kind_(n+1) (1-based, as the specification numbers them);
+# (kind, n, source, rotation, "L" or "R") one half as kind_n.  Kinds: kw
+# (whitening), k (rounds), kl (FL layers).
 SUBKEYS_128 = (
-    ("kw12", "KL", 0), ("k12", "KA", 0), ("k34", "KL", 15), ("k56", "KA", 15), ("kl12", "KA", 30),
-    ("k78", "KL", 45), ("k9", "KA", 45, "L"), ("k10", "KL", 60, "R"), ("k1112", "KA", 60), ("kl34", "KL", 77),
-    ("k1314", "KL", 94), ("k1516", "KA", 94), ("k1718", "KL", 111), ("kw34", "KA", 111),
+    ("kw", 1, "KL", 0), ("k", 1, "KA", 0), ("k", 3, "KL", 15), ("k", 5, "KA", 15), ("kl", 1, "KA", 30),
+    ("k", 7, "KL", 45), ("k", 9, "KA", 45, "L"), ("k", 10, "KL", 60, "R"), ("k", 11, "KA", 60), ("kl", 3, "KL", 77),
+    ("k", 13, "KL", 94), ("k", 15, "KA", 94), ("k", 17, "KL", 111), ("kw", 3, "KA", 111),
 )
 SUBKEYS_256 = (
-    ("kw12", "KL", 0), ("k12", "KB", 0), ("k34", "KR", 15), ("k56", "KA", 15), ("kl12", "KR", 30),
-    ("k78", "KB", 30), ("k910", "KL", 45), ("k1112", "KA", 45), ("kl34", "KL", 60), ("k1314", "KR", 60),
-    ("k1516", "KB", 60), ("k1718", "KL", 77), ("kl56", "KA", 77), ("k1920", "KR", 94), ("k2122", "KA", 94),
-    ("k2324", "KL", 111), ("kw34", "KB", 111),
+    ("kw", 1, "KL", 0), ("k", 1, "KB", 0), ("k", 3, "KR", 15), ("k", 5, "KA", 15), ("kl", 1, "KR", 30),
+    ("k", 7, "KB", 30), ("k", 9, "KL", 45), ("k", 11, "KA", 45), ("kl", 3, "KL", 60), ("k", 13, "KR", 60),
+    ("k", 15, "KB", 60), ("k", 17, "KL", 77), ("kl", 5, "KA", 77), ("k", 19, "KR", 94), ("k", 21, "KA", 94),
+    ("k", 23, "KL", 111), ("kw", 3, "KB", 111),
 )
 
 
