@@ -36,13 +36,7 @@ def program(key_bytes):
         return diffuse(substitute(b.xor(x, key, "d"), layer))
 
     b.comment("KL || KR: the key padded with zeros to 256 bits.")
-    kl = b.load("key", 0, "kl")
-    if key_bytes == BLOCK:
-        kr = block128.const(b, bytes(BLOCK), "zero", "KR of a 128-bit key")
-    else:
-        tail = b.load("key", key_bytes - BLOCK, "kt")
-        offset = 2 * BLOCK - key_bytes
-        kr = block128.shuffle(b, tail, [j + offset if j + offset < BLOCK else None for j in range(BLOCK)], "kr")
+    kl, kr = block128.key_halves(b, key_bytes)
     ck = [block128.const(b, c.to_bytes(BLOCK, "big"), f"ck{i + 1}",
                          f"CK{i + 1} (C1..C3 from 1/pi, in this key length's order)")
           for i, c in enumerate(aria.key_constants(key_bytes))]

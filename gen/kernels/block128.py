@@ -52,3 +52,15 @@ def store_key_form(b, param, offset, value, first=0, count=BYTES):
     for q in range(count // 4):
         picks = [first + 4 * q + t for t in range(4) for _ in range(KEY_WORD_BYTES)]
         b.store(param, offset + 4 * q * KEY_WORD_BYTES, shuffle(b, value, picks, f"{param}x"))
+
+
+def key_halves(b, key_bytes):
+    """A 16-, 24- or 32-byte key at param "key" as two registers: its first 16
+    bytes, and the rest at the start of the second, zeros after (a load of the
+    key's last 16 bytes, moved down: nothing past the key is read)."""
+    first = b.load("key", 0, "kl")
+    if key_bytes == BYTES:
+        return first, const(b, bytes(BYTES), "zero", "no key bytes past 16")
+    tail = b.load("key", key_bytes - BYTES, "kt")
+    offset = 2 * BYTES - key_bytes
+    return first, shuffle(b, tail, [j + offset if j + offset < BYTES else None for j in range(BYTES)], "kr")

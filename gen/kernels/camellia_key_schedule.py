@@ -51,17 +51,10 @@ def program(key_bytes):
         return b.xor(d, block128.xor_map(b, s, sources, "p"), "d")
 
     b.comment("KL, KR: a 24-byte key's KR is its last 8 bytes, then their complement.")
-    kl = b.load("key", 0, "kl")
-    if key_bytes == BLOCK:
-        kr = block128.const(b, bytes(BLOCK), "zero", "KR of a 128-bit key")
-    else:
-        tail = b.load("key", key_bytes - BLOCK, "kt")
-        offset = 2 * BLOCK - key_bytes
-        if key_bytes == 24:
-            low = block128.shuffle(b, tail, [offset + (j % HALF) for j in range(BLOCK)], "krr")
-            kr = b.xor(low, block128.const(b, bytes(HALF) + b"\xff" * HALF, "not_low", "the complement's half"), "kr")
-        else:
-            kr = tail
+    kl, kr = block128.key_halves(b, key_bytes)
+    if key_bytes == 24:
+        kr = b.xor(block128.shuffle(b, kr, [j % HALF for j in range(BLOCK)], "krr"),
+                   block128.const(b, bytes(HALF) + b"\xff" * HALF, "not_low", "the complement's half"), "kr")
     b.comment("KA, and KB for 24- and 32-byte keys.")
     d = b.xor(kl, kr, "d")
     d = f_into(d, 0, camellia.sigma(1))
