@@ -209,3 +209,36 @@ def test_compiled_programs_match_the_reference(target, tmp_path):
     if "key" in programs:
         assert run_compiled(programs["key"], target, {"table": bytes(len(powers)), "h": h}, "table",
                             tmp_path / "key") == powers
+
+
+def polyval_step(update, key, h, y0, msg, bits):
+    """y after one POLYVAL step from y0 over msg (16 blocks), with key's table of h."""
+    memory = {"table": bytearray(16 * ghash.BLOCKS), "h": bytearray(h)}
+    run(key, memory)
+    state = {"y": bytearray(y0 + bytes(bits // 8 - 16)), "table": memory["table"], "msg": bytearray(msg)}
+    run(update, state)
+    return bytes(state["y"])
+
+
+@pytest.mark.parametrize("bits", WIDTHS)
+def test_polyval_is_the_update_without_reflection(bits):
+    """POLYVAL (RFC 8452) through update_program(polyval=True) and its table of
+    dot powers, against the RFC-checked reference (gen/kernels/zuc_nxa6_reference.py),
+    continuing from a state: every block of y holds it."""
+    from gen.kernels import zuc_nxa6_reference as nxa6
+    rng = random.Random(bits)
+    h, y0, msg = rng.randbytes(16), rng.randbytes(16), rng.randbytes(16 * ghash.BLOCKS)
+    got = polyval_step(ghash.update_program(bits, polyval=True), ghash.key_program(polyval=True), h, y0, msg, bits)
+    want = nxa6.polyval(h, bytes(a ^ b for a, b in zip(msg, y0)) + msg[16:])
+    assert got == want * (bits // 128)
+
+
+@pytest.mark.parametrize("target", [t for t in CLMUL_TARGETS if t.form == "c"], ids=lambda t: t.name)
+def test_lowered_polyval_matches_and_is_constant_time(target):
+    from gen.kernels import zuc_nxa6_reference as nxa6
+    update = target.lower(ghash.update_program(target.bits, polyval=True))
+    key = target.lower(ghash.key_program(polyval=True))
+    assert not ct_check.check(update) and not ct_check.check(key)
+    rng = random.Random(target.name)
+    h, msg = rng.randbytes(16), rng.randbytes(16 * ghash.BLOCKS)
+    assert polyval_step(update, key, h, bytes(16), msg, target.bits)[:16] == nxa6.polyval(h, msg)

@@ -48,6 +48,14 @@ forms that those targets' flags do not ask for).  On a target without a
 carry-less multiply the shift-and-mask legalization makes a step of 8 blocks
 some 13,500 operations: correct and constant-time, far from fast.
 
+POLYVAL (RFC 8452) is this computation without the reflection: its blocks
+are little-endian polynomials already, reduced modulo the same Q, and
+dot(a, b) = a b y^-128 is the product the step makes.  So POLYVAL's update is
+the same program with no byte reversal of the blocks and y kept in the
+register's own order, and its table holds the dot powers H_k = H^k y^(-128 (k-1))
+(H_1 = H as loaded, H_(a+b) = H_a H_b y^-128, the same product and
+reduction): `polyval=True` below.  ZUC-NIA6 and NCA6 hash with it.
+
 A step of m < n blocks (a message's last blocks) reads the last m entries of
 the same table, T_m .. T_1: one table serves the steps of every length.
 Each product is four clmuls; Karatsuba's three (with (t0 xor t1) kept in the
@@ -199,7 +207,7 @@ def _add_blocks(b, value, hint):
 Y_ORDERS = ("gcm", "phi")
 
 
-def update_program(bits=128, blocks=BLOCKS, steps=1, y_order="gcm"):
+def update_program(bits=128, blocks=BLOCKS, steps=1, y_order="gcm", polyval=False):
     """`steps` aggregated steps, each Y <- (Y xor X_1) H^n xor X_2 H^(n-1) ...
     xor X_n H, n = `blocks`, Y carried from step to step in a register.
     params (y, table, msg): y is bits / 8 bytes, the program reads Y (in
@@ -207,7 +215,11 @@ def update_program(bits=128, blocks=BLOCKS, steps=1, y_order="gcm"):
     order) into every 16-byte block of it; table holds T_n .. T_1 (16 bytes
     each, key_program's form); msg the steps * n blocks.
     Several steps in one program are GCM's stitched form: a chain of steps
-    beside a batch of CTR rounds (gen/ir/stitch.py)."""
+    beside a batch of CTR rounds (gen/ir/stitch.py).
+    polyval: POLYVAL's update (blocks and y little-endian, unreflected; the
+    table key_program(polyval=True) makes; y_order is then "phi")."""
+    if polyval:
+        y_order = "phi"
     if y_order not in Y_ORDERS:
         raise ValueError(f"y in {y_order!r} order: the orders are {Y_ORDERS}")
     per_register = bits // BLOCK_BITS
@@ -216,7 +228,7 @@ def update_program(bits=128, blocks=BLOCKS, steps=1, y_order="gcm"):
                          f"({per_register} blocks each)")
     if steps < 1:
         raise ValueError(f"GHASH in {steps} steps")
-    name = f"ghash_update{bits}_n{blocks}" + (f"_x{steps}" if steps > 1 else "")
+    name = f"{'polyval' if polyval else 'ghash'}_update{bits}_n{blocks}" + (f"_x{steps}" if steps > 1 else "")
     b = Builder(name, bits, ("y", "table", "msg"))
     reverse = b.const(REVERSE_BYTES, "reverse16", "byte i <- byte 15 - i: GCM bytes to the reflected form phi")
     first = None
@@ -234,7 +246,9 @@ def update_program(bits=128, blocks=BLOCKS, steps=1, y_order="gcm"):
                   f"{blocks} blocks, {per_register} per register: block i times T_(n - i), products unreduced.")
         terms = {"lo": [], "mid": [], "hi": []}
         for r in range(per_step):
-            z = b.lookup16(b.load("msg", (step * per_step + r) * bits // 8, "x"), reverse, "z")
+            z = b.load("msg", (step * per_step + r) * bits // 8, "x")
+            if not polyval:
+                z = b.lookup16(z, reverse, "z")
             if r == 0:
                 z = b.xor(z, y, "z1_y")
             _products(b, z, b.load("table", r * bits // 8, "h"), terms)
@@ -246,7 +260,7 @@ def update_program(bits=128, blocks=BLOCKS, steps=1, y_order="gcm"):
         lo, hi = (_add_blocks(b, half, name) for half, name in zip(_halves_of_sum(b, terms), ("s_lo", "s_hi")))
         y = _reduce(b, lo, hi)
     b.store("y", 0, b.lookup16(y, reverse, "y_next") if y_order == "gcm" else y)
-    return b.finish(blocks=blocks, steps=steps, y_order=y_order)
+    return b.finish(blocks=blocks, steps=steps, y_order=y_order, polyval=polyval)
 
 
 def _product_reduced(b, a, t, hint):
@@ -257,18 +271,22 @@ def _product_reduced(b, a, t, hint):
     return _reduce_sums(b, terms)
 
 
-def key_program(blocks=BLOCKS):
+def key_program(blocks=BLOCKS, polyval=False):
     """The table update_program reads, from H = E_K(0): params (table, h); h is
-    16 bytes (GCM order), table receives T_n .. T_1, T_k at byte 16 (n - k)."""
+    16 bytes (GCM order), table receives T_n .. T_1, T_k at byte 16 (n - k).
+    polyval: POLYVAL's table, the dot powers H_n .. H_1 of its key h."""
     if blocks < 1:
         raise ValueError(f"a table of {blocks} powers")
-    b = Builder(f"ghash_powers_n{blocks}", BLOCK_BITS, ("table", "h"))
-    reverse = b.const(REVERSE_BYTES, "reverse16", "byte i <- byte 15 - i: GCM bytes to the reflected form phi")
-    start = b.const(key_form_multiplier().to_bytes(gf128.BLOCK_BYTES, "little"), "y129",
-                    "y^129 mod Q: phi(H) times it, reduced, is T_1 = phi(H) y (gen/kernels/ghash.py)")
-    powers = {1: _product_reduced(b, b.lookup16(b.load("h", 0, "h"), reverse, "phi_h"), start, "T_1 = phi(H) y")}
+    b = Builder(f"{'polyval' if polyval else 'ghash'}_powers_n{blocks}", BLOCK_BITS, ("table", "h"))
+    if polyval:
+        powers = {1: b.load("h", 0, "h")}
+    else:
+        reverse = b.const(REVERSE_BYTES, "reverse16", "byte i <- byte 15 - i: GCM bytes to the reflected form phi")
+        start = b.const(key_form_multiplier().to_bytes(gf128.BLOCK_BYTES, "little"), "y129",
+                        "y^129 mod Q: phi(H) times it, reduced, is T_1 = phi(H) y (gen/kernels/ghash.py)")
+        powers = {1: _product_reduced(b, b.lookup16(b.load("h", 0, "h"), reverse, "phi_h"), start, "T_1 = phi(H) y")}
     for k in range(2, blocks + 1):
         powers[k] = _product_reduced(b, powers[k - k // 2], powers[k // 2], f"T_{k} = T_{k - k // 2} T_{k // 2}")
     for k, value in powers.items():
         b.store("table", gf128.BLOCK_BYTES * (blocks - k), value)
-    return b.finish(blocks=blocks)
+    return b.finish(blocks=blocks, polyval=polyval)
