@@ -439,7 +439,7 @@ def target_status_lines(ws, proc):  # "# target native|emulated|unavailable"
 
 def impl_status_lines(ws, proc):
     lines = [l for l in proc.stdout.splitlines() if not l.startswith("dispatch ")]  # defaults: test_dispatch.py
-    assert lines and all(re.fullmatch(r"(sm4|zuc128|zuc256|ublock\d+_\d+) [a-z0-9]+ [a-z0-9_]+ (native|emulated|unavailable)", l)
+    assert lines and all(re.fullmatch(r"(sm4|zuc128|zuc256|zuc_nea6|ublock\d+_\d+) [a-z0-9]+ [a-z0-9_]+ (native|emulated|unavailable)", l)
                          for l in lines), lines
     assert any(re.fullmatch(r"dispatch sm4 bulk \w+ (record|feature-order).*", l) for l in proc.stdout.splitlines())
     assert any(re.fullmatch(r"sm4 byteslice \w+_asm \w+", l) for l in lines), "no assembly twin listed"

@@ -95,7 +95,8 @@ def isa_headers():
 
 def files(ciphers):
     """{path relative to generated/: contents} for the build of all `ciphers`."""
-    native = list(SHARED_SOURCES) + [f for c in ciphers for f in c.native]
+    # A source two ciphers compile (the GF(2^128) key side: SM4's modes, ZUC-NIA6) once.
+    native = list(dict.fromkeys([*SHARED_SOURCES, *(f for c in ciphers for f in c.native)]))
     portable = [f for f in native if f.arch is None]
     per_arch = [(arch, files) for arch in ARCHES if (files := [f for f in native if f.arch == arch.name])]
     make_prov = provenance(["templates/"], comment="make")

@@ -79,15 +79,21 @@ KEY_FILES, KEY_FILES_C = listed(key_targets(), "gf128")
 
 def key_file(target):
     """{path: text} of kc_gf128_<target>.c (and its twin's .S): GHASH's powers
-    H^n .. H^1 in the step's key form, and CMAC's K1, K2 from L = E_K(0)."""
+    H^n .. H^1 in the step's key form, CMAC's K1, K2 from L = E_K(0), and
+    POLYVAL's table, step and one-block step (ZUC-NIA6's hash)."""
     prefix = f"kc_gf128_{target.name}"
     bodies = KernelBodies(target, prefix)
     powers = bodies(target.lower(ghash.key_program()), "ghash_powers")
     subkeys = bodies(target.lower(gf128_double.cmac_subkeys_program(8 * BLOCK_BYTES)), "cmac_subkeys")
+    polyval = {"polyval_powers": bodies(target.lower(ghash.key_program(polyval=True)), "polyval_powers"),
+               "polyval_step": bodies(target.lower(ghash.update_program(BLOCK_BYTES * 8, polyval=True)),
+                                      "polyval_step"),
+               "polyval_block": bodies(target.lower(ghash.update_program(BLOCK_BYTES * 8, blocks=1, polyval=True)),
+                                       "polyval_block")}
     origin = provenance(SOURCES + [target.source])
     text = render("kc_gf128_key.c.j2", provenance=origin, target=target, prefix=prefix,
                   module_doc=inspect.getdoc(ghash).splitlines()[:1], ghash_blocks=ghash.BLOCKS,
-                  powers=powers, subkeys=subkeys, **target_facts(target))
+                  powers=powers, subkeys=subkeys, **polyval, **target_facts(target))
     return {f"src/{prefix}.c": text, **bodies.assembly(origin, DOWNSTREAM)}
 
 

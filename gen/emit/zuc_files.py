@@ -4,9 +4,9 @@ lanes kernels of zuc_kernel_files."""
 
 import re
 
-from ..kernels import zuc_mac, zuc_reference
+from ..kernels import zuc_mac, zuc_nxa6_reference, zuc_reference
 from ..specs import zuc
-from . import registry, zuc_kernel_files
+from . import gf128_files, registry, zuc_kernel_files
 from .build_files import CipherSources, EmulatedUnit, SourceFile, kernel_sources
 from .render import hex_rows, provenance, render
 
@@ -68,6 +68,7 @@ def sources():
     kernel with its own, the SIMDe unit with the emulable kernels."""
     native = [SourceFile("zuc_core", ""), SourceFile("zuc_reference_scalar", "")]
     native += [f for impl, target in zuc_kernel_files.registry_kernels() for f in kernel_sources(f"zuc_{impl}", target)]
+    native += gf128_files.sources()  # NIA6's POLYVAL
     return CipherSources(tuple(native),
                          EmulatedUnit("zuc_emulated", tuple(f"zuc_{i}.c" for i in zuc_kernel_files.EMULABLE)))
 
@@ -79,7 +80,8 @@ def files(choices):
     out = dict(zuc_kernel_files.kernel_files(choices))
     out["include/zuc.h"] = render("zuc.h.j2", provenance=c_prov, impls=impl_names(), lanes_max=LANES_MAX,
                                   init_more_rounds=zuc_reference.INIT_MORE_ROUNDS,
-                                  init_rounds_nea6=zuc.init_rounds(zuc.NEA6), iv_bytes_nea6=zuc.IV_BYTES_NEA6)
+                                  init_rounds_nea6=zuc.init_rounds(zuc.NEA6), iv_bytes_nea6=zuc.IV_BYTES_NEA6,
+                                  nia6_tag_bytes=(zuc_nxa6_reference.TAG_BYTES[0], zuc_nxa6_reference.TAG_BYTES[-1]))
     out["src/zuc_internal.h"] = render("zuc_internal.h.j2", provenance=c_prov, fold_chunks=zuc_mac.FOLD_CHUNKS)
     out["src/zuc_core.c"] = render(
         "zuc_core.c.j2", provenance=c_prov, key_bytes=zuc.KEY_BYTES, cells=zuc.LFSR_CELLS,
@@ -88,7 +90,9 @@ def files(choices):
         d256=[(tag, ", ".join(f"0x{v:02x}" for v in row)) for tag, row in sorted(zuc.D256.items())],
         load256=_load_lines(zuc.KEY_LOADING_256), load_nea6=_load_lines(zuc.KEY_LOADING_NEA6),
         d_nea6=", ".join(f"0x{v:02x}" for v in zuc.D_NEA6), key_bytes_nea6=zuc.KEY_BYTES[zuc.NEA6],
-        iv_bytes_nea6=zuc.IV_BYTES_NEA6, init_more_rounds=zuc_reference.INIT_MORE_ROUNDS, registry=registry.sections(zuc_kernel_files.registry_kernels()),
+        iv_bytes_nea6=zuc.IV_BYTES_NEA6, init_more_rounds=zuc_reference.INIT_MORE_ROUNDS,
+        nia6_keystream_words=zuc_nxa6_reference.KEY_BLOCKS * zuc_nxa6_reference.BLOCK // 4,
+        nia6_tag_bytes=(zuc_nxa6_reference.TAG_BYTES[0], zuc_nxa6_reference.TAG_BYTES[-1]), registry=registry.sections(zuc_kernel_files.registry_kernels()),
         **_iv_layout())
     out["src/zuc_reference_scalar.c"] = render(
         "zuc_reference_scalar.c.j2", provenance=c_prov, lanes=REFERENCE_LANES, s0_rows=s0_rows, s1_rows=s1_rows,

@@ -99,6 +99,15 @@ int zuc_encrypt(zuc_variant variant, const uint8_t *key, size_t key_len, const u
 int zuc_mac(zuc_variant variant, const uint8_t *key, size_t key_len, const uint8_t *iv, size_t iv_len,
             const uint8_t *msg, size_t bits, unsigned tag_bits, uint8_t *tag);
 
+/* 3GPP's ZUC-NIA6 (integrity) of msg (`bytes` whole bytes, at most
+ * ZUC_MAC_MAX_BITS / 8) under a 32-byte key and a 16-byte IV, as given (its byte
+ * 0 carries the tag length, as 3GPP builds it): POLYVAL (RFC 8452) over the
+ * message with NEA6's first keystream words as its keys.  Writes tag_bytes
+ * (4..16) bytes.  Needs a carry-less multiply (PCLMULQDQ, PMULL): ZUC_ERR_NO_IMPL
+ * without one. */
+int zuc_nia6(const uint8_t *key, size_t key_len, const uint8_t *iv, size_t iv_len, const uint8_t *msg, size_t bytes,
+             size_t tag_bytes, uint8_t *tag);
+
 /* ---- kernels ------------------------------------------------------------------ */
 
 /* Lane-parallel state: word i (s0..s15, then R1, R2) of lane j lives at

@@ -95,6 +95,13 @@ typedef struct kc_gf128_keys {
     void (*ghash_powers)(uint8_t *table, const uint8_t *h);
     /* k1k2 (32 bytes) <- CMAC's K1 || K2 (NIST SP 800-38B), from L = E_K(0^128) */
     void (*cmac_subkeys)(const uint8_t *l, uint8_t *k1k2);
+    /* POLYVAL (RFC 8452; gen/kernels/ghash.py polyval=True), y and blocks in its own
+     * little-endian form: table <- the dot powers H_n .. H_1 of h; y <- the hash
+     * from y over n blocks (table from polyval_powers); y <- dot(y ^ block, key),
+     * key the 16 bytes at table (H_1 = table + 16 (n - 1), or any other key). */
+    void (*polyval_powers)(uint8_t *table, const uint8_t *h);
+    void (*polyval_step)(uint8_t y[16], const uint8_t *table, const uint8_t *msg);
+    void (*polyval_block)(uint8_t y[16], const uint8_t *table, const uint8_t *msg);
 } kc_gf128_keys;
 
 /* The first key side of this build's architecture whose CPU check passes, or

@@ -6,7 +6,9 @@
  * The key side of the GF(2^128) modes on target `neon_aes`: NEON TBL nibble tables + AESE, 128-bit vectors.
  * GHASH's table of 16 powers of H (gen/kernels/ghash.py key_program) and
  * CMAC's subkeys (gen/kernels/gf128_double.py cmac_subkeys_program), one
- * register each.  Lowered with: fuse_affine_chain, drop_identity_affine, affine_inv_via_aese; fuse_affine_chain, drop_identity_affine, bit_reversal_by_rbit, rotate_bytes_by_shuffle, rotate_by_shift_insert, shld_by_shift_insert, select_as_trn, select_by_bsl, clmul_by_pmull; affine_via_nibble_tables; mask_after_byte_shift, lookup_as_rev, aese_takes_xor.
+ * register each; and POLYVAL (RFC 8452: the same programs without GHASH's
+ * reflection, polyval=True), its table and its steps of 16 blocks and of one
+ * block, for ZUC-NIA6's hash.  Lowered with: fuse_affine_chain, drop_identity_affine, affine_inv_via_aese; fuse_affine_chain, drop_identity_affine, bit_reversal_by_rbit, rotate_bytes_by_shuffle, rotate_by_shift_insert, shld_by_shift_insert, select_as_trn, select_by_bsl, clmul_by_pmull; affine_via_nibble_tables; mask_after_byte_shift, lookup_as_rev, aese_takes_xor.
  */
 #include "kc_cpu.h"
 #include "kc_neon.h"
@@ -317,6 +319,483 @@ static void kc_gf128_neon_aes_cmac_subkeys(const uint8_t *l, uint8_t *out)
     vst1q_u8(out + 16, k2_out);
 }
 
+/* table <- POLYVAL's dot powers H_n .. H_1 of h. */
+static void kc_gf128_neon_aes_polyval_powers(uint8_t *table, const uint8_t *h)
+{
+    /* c = (Q - y^128 - 1) / y^64, Q = GHASH's polynomial reversed (gen/kernels/ghash.py fold) */
+    static const uint8_t fold_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xc2, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xc2};
+    const uint8x16_t fold = vld1q_u8(fold_bytes);
+    /* (a0, a1) -> (a1, a0) */
+    static const uint8_t swap_halves_bytes[16] = {0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07};
+    const uint8x16_t swap_halves = vld1q_u8(swap_halves_bytes);
+    const uint8x16_t h_1 = vld1q_u8(h);
+    const uint8x16_t lo = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(h_1), 0), vgetq_lane_p64(vreinterpretq_p64_u8(h_1), 0)));
+    const uint8x16_t h_1_swap = vqtbl1q_u8(h_1, swap_halves);
+    const uint8x16_t mid = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(h_1_swap), vreinterpretq_p64_u8(h_1)));
+    const uint8x16_t mid_1 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(h_1_swap), 0), vgetq_lane_p64(vreinterpretq_p64_u8(h_1), 0)));
+    const uint8x16_t hi = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(h_1), vreinterpretq_p64_u8(h_1)));
+
+    /* T_2 = T_1 T_1 */
+    const uint8x16_t mid_sum_acc = veorq_u8(mid, mid_1);
+    const uint8x16_t fold_lo = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(lo), 0), vgetq_lane_p64(vreinterpretq_p64_u8(fold), 0)));
+    const uint8x16_t fold_mid = veorq_u8(fold_lo, mid_sum_acc);
+    const uint8x16_t fold_mid_sw = vqtbl1q_u8(fold_mid, swap_halves);
+    const uint8x16_t w = veorq_u8(lo, fold_mid_sw);
+    const uint8x16_t fold_hi = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(w), vreinterpretq_p64_u8(fold)));
+    const uint8x16_t w_hi = veorq_u8(w, hi);
+    const uint8x16_t reduced = veorq_u8(w_hi, fold_hi);
+    const uint8x16_t lo_1 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(reduced), 0), vgetq_lane_p64(vreinterpretq_p64_u8(h_1), 0)));
+    const uint8x16_t reduced_swap = vqtbl1q_u8(reduced, swap_halves);
+    const uint8x16_t mid_2 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(reduced_swap), vreinterpretq_p64_u8(h_1)));
+    const uint8x16_t mid_3 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(reduced_swap), 0), vgetq_lane_p64(vreinterpretq_p64_u8(h_1), 0)));
+    const uint8x16_t hi_1 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(reduced), vreinterpretq_p64_u8(h_1)));
+
+    /* T_3 = T_2 T_1 */
+    const uint8x16_t mid_sum_acc_1 = veorq_u8(mid_2, mid_3);
+    const uint8x16_t fold_lo_1 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(lo_1), 0), vgetq_lane_p64(vreinterpretq_p64_u8(fold), 0)));
+    const uint8x16_t fold_mid_1 = veorq_u8(fold_lo_1, mid_sum_acc_1);
+    const uint8x16_t fold_mid_sw_1 = vqtbl1q_u8(fold_mid_1, swap_halves);
+    const uint8x16_t w_1 = veorq_u8(lo_1, fold_mid_sw_1);
+    const uint8x16_t fold_hi_1 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(w_1), vreinterpretq_p64_u8(fold)));
+    const uint8x16_t w_hi_1 = veorq_u8(w_1, hi_1);
+    const uint8x16_t reduced_1 = veorq_u8(w_hi_1, fold_hi_1);
+    const uint8x16_t lo_2 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(reduced), 0), vgetq_lane_p64(vreinterpretq_p64_u8(reduced), 0)));
+    const uint8x16_t mid_4 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(reduced_swap), vreinterpretq_p64_u8(reduced)));
+    const uint8x16_t mid_5 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(reduced_swap), 0), vgetq_lane_p64(vreinterpretq_p64_u8(reduced), 0)));
+    const uint8x16_t hi_2 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(reduced), vreinterpretq_p64_u8(reduced)));
+
+    /* T_4 = T_2 T_2 */
+    const uint8x16_t mid_sum_acc_2 = veorq_u8(mid_4, mid_5);
+    const uint8x16_t fold_lo_2 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(lo_2), 0), vgetq_lane_p64(vreinterpretq_p64_u8(fold), 0)));
+    const uint8x16_t fold_mid_2 = veorq_u8(fold_lo_2, mid_sum_acc_2);
+    const uint8x16_t fold_mid_sw_2 = vqtbl1q_u8(fold_mid_2, swap_halves);
+    const uint8x16_t w_2 = veorq_u8(lo_2, fold_mid_sw_2);
+    const uint8x16_t fold_hi_2 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(w_2), vreinterpretq_p64_u8(fold)));
+    const uint8x16_t w_hi_2 = veorq_u8(w_2, hi_2);
+    const uint8x16_t reduced_2 = veorq_u8(w_hi_2, fold_hi_2);
+    const uint8x16_t lo_3 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(reduced_1), 0), vgetq_lane_p64(vreinterpretq_p64_u8(reduced), 0)));
+    const uint8x16_t reduced_1_swap = vqtbl1q_u8(reduced_1, swap_halves);
+    const uint8x16_t mid_6 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(reduced_1_swap), vreinterpretq_p64_u8(reduced)));
+    const uint8x16_t mid_7 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(reduced_1_swap), 0), vgetq_lane_p64(vreinterpretq_p64_u8(reduced), 0)));
+    const uint8x16_t hi_3 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(reduced_1), vreinterpretq_p64_u8(reduced)));
+
+    /* T_5 = T_3 T_2 */
+    const uint8x16_t mid_sum_acc_3 = veorq_u8(mid_6, mid_7);
+    const uint8x16_t fold_lo_3 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(lo_3), 0), vgetq_lane_p64(vreinterpretq_p64_u8(fold), 0)));
+    const uint8x16_t fold_mid_3 = veorq_u8(fold_lo_3, mid_sum_acc_3);
+    const uint8x16_t fold_mid_sw_3 = vqtbl1q_u8(fold_mid_3, swap_halves);
+    const uint8x16_t w_3 = veorq_u8(lo_3, fold_mid_sw_3);
+    const uint8x16_t fold_hi_3 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(w_3), vreinterpretq_p64_u8(fold)));
+    const uint8x16_t w_hi_3 = veorq_u8(w_3, hi_3);
+    const uint8x16_t reduced_3 = veorq_u8(w_hi_3, fold_hi_3);
+    const uint8x16_t lo_4 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(reduced_1), 0), vgetq_lane_p64(vreinterpretq_p64_u8(reduced_1), 0)));
+    const uint8x16_t mid_8 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(reduced_1_swap), vreinterpretq_p64_u8(reduced_1)));
+    const uint8x16_t mid_9 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(reduced_1_swap), 0), vgetq_lane_p64(vreinterpretq_p64_u8(reduced_1), 0)));
+    const uint8x16_t hi_4 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(reduced_1), vreinterpretq_p64_u8(reduced_1)));
+
+    /* T_6 = T_3 T_3 */
+    const uint8x16_t mid_sum_acc_4 = veorq_u8(mid_8, mid_9);
+    const uint8x16_t fold_lo_4 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(lo_4), 0), vgetq_lane_p64(vreinterpretq_p64_u8(fold), 0)));
+    const uint8x16_t fold_mid_4 = veorq_u8(fold_lo_4, mid_sum_acc_4);
+    const uint8x16_t fold_mid_sw_4 = vqtbl1q_u8(fold_mid_4, swap_halves);
+    const uint8x16_t w_4 = veorq_u8(lo_4, fold_mid_sw_4);
+    const uint8x16_t fold_hi_4 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(w_4), vreinterpretq_p64_u8(fold)));
+    const uint8x16_t w_hi_4 = veorq_u8(w_4, hi_4);
+    const uint8x16_t reduced_4 = veorq_u8(w_hi_4, fold_hi_4);
+    const uint8x16_t lo_5 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(reduced_2), 0), vgetq_lane_p64(vreinterpretq_p64_u8(reduced_1), 0)));
+    const uint8x16_t reduced_2_swap = vqtbl1q_u8(reduced_2, swap_halves);
+    const uint8x16_t mid_10 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(reduced_2_swap), vreinterpretq_p64_u8(reduced_1)));
+    const uint8x16_t mid_11 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(reduced_2_swap), 0), vgetq_lane_p64(vreinterpretq_p64_u8(reduced_1), 0)));
+    const uint8x16_t hi_5 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(reduced_2), vreinterpretq_p64_u8(reduced_1)));
+
+    /* T_7 = T_4 T_3 */
+    const uint8x16_t mid_sum_acc_5 = veorq_u8(mid_10, mid_11);
+    const uint8x16_t fold_lo_5 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(lo_5), 0), vgetq_lane_p64(vreinterpretq_p64_u8(fold), 0)));
+    const uint8x16_t fold_mid_5 = veorq_u8(fold_lo_5, mid_sum_acc_5);
+    const uint8x16_t fold_mid_sw_5 = vqtbl1q_u8(fold_mid_5, swap_halves);
+    const uint8x16_t w_5 = veorq_u8(lo_5, fold_mid_sw_5);
+    const uint8x16_t fold_hi_5 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(w_5), vreinterpretq_p64_u8(fold)));
+    const uint8x16_t w_hi_5 = veorq_u8(w_5, hi_5);
+    const uint8x16_t reduced_5 = veorq_u8(w_hi_5, fold_hi_5);
+    const uint8x16_t lo_6 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(reduced_2), 0), vgetq_lane_p64(vreinterpretq_p64_u8(reduced_2), 0)));
+    const uint8x16_t mid_12 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(reduced_2_swap), vreinterpretq_p64_u8(reduced_2)));
+    const uint8x16_t mid_13 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(reduced_2_swap), 0), vgetq_lane_p64(vreinterpretq_p64_u8(reduced_2), 0)));
+    const uint8x16_t hi_6 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(reduced_2), vreinterpretq_p64_u8(reduced_2)));
+
+    /* T_8 = T_4 T_4 */
+    const uint8x16_t mid_sum_acc_6 = veorq_u8(mid_12, mid_13);
+    const uint8x16_t fold_lo_6 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(lo_6), 0), vgetq_lane_p64(vreinterpretq_p64_u8(fold), 0)));
+    const uint8x16_t fold_mid_6 = veorq_u8(fold_lo_6, mid_sum_acc_6);
+    const uint8x16_t fold_mid_sw_6 = vqtbl1q_u8(fold_mid_6, swap_halves);
+    const uint8x16_t w_6 = veorq_u8(lo_6, fold_mid_sw_6);
+    const uint8x16_t fold_hi_6 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(w_6), vreinterpretq_p64_u8(fold)));
+    const uint8x16_t w_hi_6 = veorq_u8(w_6, hi_6);
+    const uint8x16_t reduced_6 = veorq_u8(w_hi_6, fold_hi_6);
+    const uint8x16_t lo_7 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(reduced_3), 0), vgetq_lane_p64(vreinterpretq_p64_u8(reduced_2), 0)));
+    const uint8x16_t reduced_3_swap = vqtbl1q_u8(reduced_3, swap_halves);
+    const uint8x16_t mid_14 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(reduced_3_swap), vreinterpretq_p64_u8(reduced_2)));
+    const uint8x16_t mid_15 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(reduced_3_swap), 0), vgetq_lane_p64(vreinterpretq_p64_u8(reduced_2), 0)));
+    const uint8x16_t hi_7 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(reduced_3), vreinterpretq_p64_u8(reduced_2)));
+
+    /* T_9 = T_5 T_4 */
+    const uint8x16_t mid_sum_acc_7 = veorq_u8(mid_14, mid_15);
+    const uint8x16_t fold_lo_7 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(lo_7), 0), vgetq_lane_p64(vreinterpretq_p64_u8(fold), 0)));
+    const uint8x16_t fold_mid_7 = veorq_u8(fold_lo_7, mid_sum_acc_7);
+    const uint8x16_t fold_mid_sw_7 = vqtbl1q_u8(fold_mid_7, swap_halves);
+    const uint8x16_t w_7 = veorq_u8(lo_7, fold_mid_sw_7);
+    const uint8x16_t fold_hi_7 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(w_7), vreinterpretq_p64_u8(fold)));
+    const uint8x16_t w_hi_7 = veorq_u8(w_7, hi_7);
+    const uint8x16_t reduced_7 = veorq_u8(w_hi_7, fold_hi_7);
+    const uint8x16_t lo_8 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(reduced_3), 0), vgetq_lane_p64(vreinterpretq_p64_u8(reduced_3), 0)));
+    const uint8x16_t mid_16 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(reduced_3_swap), vreinterpretq_p64_u8(reduced_3)));
+    const uint8x16_t mid_17 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(reduced_3_swap), 0), vgetq_lane_p64(vreinterpretq_p64_u8(reduced_3), 0)));
+    const uint8x16_t hi_8 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(reduced_3), vreinterpretq_p64_u8(reduced_3)));
+
+    /* T_10 = T_5 T_5 */
+    const uint8x16_t mid_sum_acc_8 = veorq_u8(mid_16, mid_17);
+    const uint8x16_t fold_lo_8 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(lo_8), 0), vgetq_lane_p64(vreinterpretq_p64_u8(fold), 0)));
+    const uint8x16_t fold_mid_8 = veorq_u8(fold_lo_8, mid_sum_acc_8);
+    const uint8x16_t fold_mid_sw_8 = vqtbl1q_u8(fold_mid_8, swap_halves);
+    const uint8x16_t w_8 = veorq_u8(lo_8, fold_mid_sw_8);
+    const uint8x16_t fold_hi_8 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(w_8), vreinterpretq_p64_u8(fold)));
+    const uint8x16_t w_hi_8 = veorq_u8(w_8, hi_8);
+    const uint8x16_t reduced_8 = veorq_u8(w_hi_8, fold_hi_8);
+    const uint8x16_t lo_9 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(reduced_4), 0), vgetq_lane_p64(vreinterpretq_p64_u8(reduced_3), 0)));
+    const uint8x16_t reduced_4_swap = vqtbl1q_u8(reduced_4, swap_halves);
+    const uint8x16_t mid_18 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(reduced_4_swap), vreinterpretq_p64_u8(reduced_3)));
+    const uint8x16_t mid_19 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(reduced_4_swap), 0), vgetq_lane_p64(vreinterpretq_p64_u8(reduced_3), 0)));
+    const uint8x16_t hi_9 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(reduced_4), vreinterpretq_p64_u8(reduced_3)));
+
+    /* T_11 = T_6 T_5 */
+    const uint8x16_t mid_sum_acc_9 = veorq_u8(mid_18, mid_19);
+    const uint8x16_t fold_lo_9 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(lo_9), 0), vgetq_lane_p64(vreinterpretq_p64_u8(fold), 0)));
+    const uint8x16_t fold_mid_9 = veorq_u8(fold_lo_9, mid_sum_acc_9);
+    const uint8x16_t fold_mid_sw_9 = vqtbl1q_u8(fold_mid_9, swap_halves);
+    const uint8x16_t w_9 = veorq_u8(lo_9, fold_mid_sw_9);
+    const uint8x16_t fold_hi_9 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(w_9), vreinterpretq_p64_u8(fold)));
+    const uint8x16_t w_hi_9 = veorq_u8(w_9, hi_9);
+    const uint8x16_t reduced_9 = veorq_u8(w_hi_9, fold_hi_9);
+    const uint8x16_t lo_10 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(reduced_4), 0), vgetq_lane_p64(vreinterpretq_p64_u8(reduced_4), 0)));
+    const uint8x16_t mid_20 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(reduced_4_swap), vreinterpretq_p64_u8(reduced_4)));
+    const uint8x16_t mid_21 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(reduced_4_swap), 0), vgetq_lane_p64(vreinterpretq_p64_u8(reduced_4), 0)));
+    const uint8x16_t hi_10 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(reduced_4), vreinterpretq_p64_u8(reduced_4)));
+
+    /* T_12 = T_6 T_6 */
+    const uint8x16_t mid_sum_acc_10 = veorq_u8(mid_20, mid_21);
+    const uint8x16_t fold_lo_10 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(lo_10), 0), vgetq_lane_p64(vreinterpretq_p64_u8(fold), 0)));
+    const uint8x16_t fold_mid_10 = veorq_u8(fold_lo_10, mid_sum_acc_10);
+    const uint8x16_t fold_mid_sw_10 = vqtbl1q_u8(fold_mid_10, swap_halves);
+    const uint8x16_t w_10 = veorq_u8(lo_10, fold_mid_sw_10);
+    const uint8x16_t fold_hi_10 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(w_10), vreinterpretq_p64_u8(fold)));
+    const uint8x16_t w_hi_10 = veorq_u8(w_10, hi_10);
+    const uint8x16_t reduced_10 = veorq_u8(w_hi_10, fold_hi_10);
+    const uint8x16_t lo_11 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(reduced_5), 0), vgetq_lane_p64(vreinterpretq_p64_u8(reduced_4), 0)));
+    const uint8x16_t reduced_5_swap = vqtbl1q_u8(reduced_5, swap_halves);
+    const uint8x16_t mid_22 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(reduced_5_swap), vreinterpretq_p64_u8(reduced_4)));
+    const uint8x16_t mid_23 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(reduced_5_swap), 0), vgetq_lane_p64(vreinterpretq_p64_u8(reduced_4), 0)));
+    const uint8x16_t hi_11 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(reduced_5), vreinterpretq_p64_u8(reduced_4)));
+
+    /* T_13 = T_7 T_6 */
+    const uint8x16_t mid_sum_acc_11 = veorq_u8(mid_22, mid_23);
+    const uint8x16_t fold_lo_11 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(lo_11), 0), vgetq_lane_p64(vreinterpretq_p64_u8(fold), 0)));
+    const uint8x16_t fold_mid_11 = veorq_u8(fold_lo_11, mid_sum_acc_11);
+    const uint8x16_t fold_mid_sw_11 = vqtbl1q_u8(fold_mid_11, swap_halves);
+    const uint8x16_t w_11 = veorq_u8(lo_11, fold_mid_sw_11);
+    const uint8x16_t fold_hi_11 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(w_11), vreinterpretq_p64_u8(fold)));
+    const uint8x16_t w_hi_11 = veorq_u8(w_11, hi_11);
+    const uint8x16_t reduced_11 = veorq_u8(w_hi_11, fold_hi_11);
+    const uint8x16_t lo_12 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(reduced_5), 0), vgetq_lane_p64(vreinterpretq_p64_u8(reduced_5), 0)));
+    const uint8x16_t mid_24 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(reduced_5_swap), vreinterpretq_p64_u8(reduced_5)));
+    const uint8x16_t mid_25 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(reduced_5_swap), 0), vgetq_lane_p64(vreinterpretq_p64_u8(reduced_5), 0)));
+    const uint8x16_t hi_12 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(reduced_5), vreinterpretq_p64_u8(reduced_5)));
+
+    /* T_14 = T_7 T_7 */
+    const uint8x16_t mid_sum_acc_12 = veorq_u8(mid_24, mid_25);
+    const uint8x16_t fold_lo_12 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(lo_12), 0), vgetq_lane_p64(vreinterpretq_p64_u8(fold), 0)));
+    const uint8x16_t fold_mid_12 = veorq_u8(fold_lo_12, mid_sum_acc_12);
+    const uint8x16_t fold_mid_sw_12 = vqtbl1q_u8(fold_mid_12, swap_halves);
+    const uint8x16_t w_12 = veorq_u8(lo_12, fold_mid_sw_12);
+    const uint8x16_t fold_hi_12 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(w_12), vreinterpretq_p64_u8(fold)));
+    const uint8x16_t w_hi_12 = veorq_u8(w_12, hi_12);
+    const uint8x16_t reduced_12 = veorq_u8(w_hi_12, fold_hi_12);
+    const uint8x16_t lo_13 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(reduced_6), 0), vgetq_lane_p64(vreinterpretq_p64_u8(reduced_5), 0)));
+    const uint8x16_t reduced_6_swap = vqtbl1q_u8(reduced_6, swap_halves);
+    const uint8x16_t mid_26 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(reduced_6_swap), vreinterpretq_p64_u8(reduced_5)));
+    const uint8x16_t mid_27 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(reduced_6_swap), 0), vgetq_lane_p64(vreinterpretq_p64_u8(reduced_5), 0)));
+    const uint8x16_t hi_13 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(reduced_6), vreinterpretq_p64_u8(reduced_5)));
+
+    /* T_15 = T_8 T_7 */
+    const uint8x16_t mid_sum_acc_13 = veorq_u8(mid_26, mid_27);
+    const uint8x16_t fold_lo_13 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(lo_13), 0), vgetq_lane_p64(vreinterpretq_p64_u8(fold), 0)));
+    const uint8x16_t fold_mid_13 = veorq_u8(fold_lo_13, mid_sum_acc_13);
+    const uint8x16_t fold_mid_sw_13 = vqtbl1q_u8(fold_mid_13, swap_halves);
+    const uint8x16_t w_13 = veorq_u8(lo_13, fold_mid_sw_13);
+    const uint8x16_t fold_hi_13 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(w_13), vreinterpretq_p64_u8(fold)));
+    const uint8x16_t w_hi_13 = veorq_u8(w_13, hi_13);
+    const uint8x16_t reduced_13 = veorq_u8(w_hi_13, fold_hi_13);
+    const uint8x16_t lo_14 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(reduced_6), 0), vgetq_lane_p64(vreinterpretq_p64_u8(reduced_6), 0)));
+    const uint8x16_t mid_28 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(reduced_6_swap), vreinterpretq_p64_u8(reduced_6)));
+    const uint8x16_t mid_29 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(reduced_6_swap), 0), vgetq_lane_p64(vreinterpretq_p64_u8(reduced_6), 0)));
+    const uint8x16_t hi_14 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(reduced_6), vreinterpretq_p64_u8(reduced_6)));
+
+    /* T_16 = T_8 T_8 */
+    const uint8x16_t mid_sum_acc_14 = veorq_u8(mid_28, mid_29);
+    const uint8x16_t fold_lo_14 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(lo_14), 0), vgetq_lane_p64(vreinterpretq_p64_u8(fold), 0)));
+    const uint8x16_t fold_mid_14 = veorq_u8(fold_lo_14, mid_sum_acc_14);
+    const uint8x16_t fold_mid_sw_14 = vqtbl1q_u8(fold_mid_14, swap_halves);
+    const uint8x16_t w_14 = veorq_u8(lo_14, fold_mid_sw_14);
+    const uint8x16_t fold_hi_14 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(w_14), vreinterpretq_p64_u8(fold)));
+    const uint8x16_t w_hi_14 = veorq_u8(w_14, hi_14);
+    const uint8x16_t reduced_14 = veorq_u8(w_hi_14, fold_hi_14);
+    vst1q_u8(table + 240, h_1);
+    vst1q_u8(table + 224, reduced);
+    vst1q_u8(table + 208, reduced_1);
+    vst1q_u8(table + 192, reduced_2);
+    vst1q_u8(table + 176, reduced_3);
+    vst1q_u8(table + 160, reduced_4);
+    vst1q_u8(table + 144, reduced_5);
+    vst1q_u8(table + 128, reduced_6);
+    vst1q_u8(table + 112, reduced_7);
+    vst1q_u8(table + 96, reduced_8);
+    vst1q_u8(table + 80, reduced_9);
+    vst1q_u8(table + 64, reduced_10);
+    vst1q_u8(table + 48, reduced_11);
+    vst1q_u8(table + 32, reduced_12);
+    vst1q_u8(table + 16, reduced_13);
+    vst1q_u8(table, reduced_14);
+}
+
+/* y <- POLYVAL from y over the 16 blocks at msg, table from polyval_powers. */
+static void kc_gf128_neon_aes_polyval_step(uint8_t *y, const uint8_t *table, const uint8_t *msg)
+{
+    /* c = (Q - y^128 - 1) / y^64, Q = GHASH's polynomial reversed (gen/kernels/ghash.py fold) */
+    static const uint8_t fold_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xc2, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xc2};
+    const uint8x16_t fold = vld1q_u8(fold_bytes);
+    /* (a0, a1) -> (a1, a0) */
+    static const uint8_t swap_halves_bytes[16] = {0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07};
+    const uint8x16_t swap_halves = vld1q_u8(swap_halves_bytes);
+    const uint8x16_t y_1 = vld1q_u8(y);
+
+    /* 16 blocks, 1 per register: block i times T_(n - i), products unreduced. */
+    const uint8x16_t x = vld1q_u8(msg);
+    const uint8x16_t z1_y = veorq_u8(x, y_1);
+    const uint8x16_t h = vld1q_u8(table);
+    const uint8x16_t lo = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(z1_y), 0), vgetq_lane_p64(vreinterpretq_p64_u8(h), 0)));
+    const uint8x16_t z1_y_swap = vqtbl1q_u8(z1_y, swap_halves);
+    const uint8x16_t mid = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(z1_y_swap), vreinterpretq_p64_u8(h)));
+    const uint8x16_t mid_1 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(z1_y_swap), 0), vgetq_lane_p64(vreinterpretq_p64_u8(h), 0)));
+    const uint8x16_t hi = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(z1_y), vreinterpretq_p64_u8(h)));
+    const uint8x16_t x_1 = vld1q_u8(msg + 16);
+    const uint8x16_t h_1 = vld1q_u8(table + 16);
+    const uint8x16_t lo_1 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(x_1), 0), vgetq_lane_p64(vreinterpretq_p64_u8(h_1), 0)));
+    const uint8x16_t x_1_swap = vqtbl1q_u8(x_1, swap_halves);
+    const uint8x16_t mid_2 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(x_1_swap), vreinterpretq_p64_u8(h_1)));
+    const uint8x16_t mid_3 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(x_1_swap), 0), vgetq_lane_p64(vreinterpretq_p64_u8(h_1), 0)));
+    const uint8x16_t hi_1 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(x_1), vreinterpretq_p64_u8(h_1)));
+    const uint8x16_t x_2 = vld1q_u8(msg + 32);
+    const uint8x16_t h_2 = vld1q_u8(table + 32);
+    const uint8x16_t lo_2 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(x_2), 0), vgetq_lane_p64(vreinterpretq_p64_u8(h_2), 0)));
+    const uint8x16_t x_2_swap = vqtbl1q_u8(x_2, swap_halves);
+    const uint8x16_t mid_4 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(x_2_swap), vreinterpretq_p64_u8(h_2)));
+    const uint8x16_t mid_5 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(x_2_swap), 0), vgetq_lane_p64(vreinterpretq_p64_u8(h_2), 0)));
+    const uint8x16_t hi_2 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(x_2), vreinterpretq_p64_u8(h_2)));
+    const uint8x16_t x_3 = vld1q_u8(msg + 48);
+    const uint8x16_t h_3 = vld1q_u8(table + 48);
+    const uint8x16_t lo_3 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(x_3), 0), vgetq_lane_p64(vreinterpretq_p64_u8(h_3), 0)));
+    const uint8x16_t x_3_swap = vqtbl1q_u8(x_3, swap_halves);
+    const uint8x16_t mid_6 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(x_3_swap), vreinterpretq_p64_u8(h_3)));
+    const uint8x16_t mid_7 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(x_3_swap), 0), vgetq_lane_p64(vreinterpretq_p64_u8(h_3), 0)));
+    const uint8x16_t hi_3 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(x_3), vreinterpretq_p64_u8(h_3)));
+    const uint8x16_t x_4 = vld1q_u8(msg + 64);
+    const uint8x16_t h_4 = vld1q_u8(table + 64);
+    const uint8x16_t lo_4 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(x_4), 0), vgetq_lane_p64(vreinterpretq_p64_u8(h_4), 0)));
+    const uint8x16_t x_4_swap = vqtbl1q_u8(x_4, swap_halves);
+    const uint8x16_t mid_8 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(x_4_swap), vreinterpretq_p64_u8(h_4)));
+    const uint8x16_t mid_9 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(x_4_swap), 0), vgetq_lane_p64(vreinterpretq_p64_u8(h_4), 0)));
+    const uint8x16_t hi_4 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(x_4), vreinterpretq_p64_u8(h_4)));
+    const uint8x16_t x_5 = vld1q_u8(msg + 80);
+    const uint8x16_t h_5 = vld1q_u8(table + 80);
+    const uint8x16_t lo_5 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(x_5), 0), vgetq_lane_p64(vreinterpretq_p64_u8(h_5), 0)));
+    const uint8x16_t x_5_swap = vqtbl1q_u8(x_5, swap_halves);
+    const uint8x16_t mid_10 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(x_5_swap), vreinterpretq_p64_u8(h_5)));
+    const uint8x16_t mid_11 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(x_5_swap), 0), vgetq_lane_p64(vreinterpretq_p64_u8(h_5), 0)));
+    const uint8x16_t hi_5 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(x_5), vreinterpretq_p64_u8(h_5)));
+    const uint8x16_t x_6 = vld1q_u8(msg + 96);
+    const uint8x16_t h_6 = vld1q_u8(table + 96);
+    const uint8x16_t lo_6 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(x_6), 0), vgetq_lane_p64(vreinterpretq_p64_u8(h_6), 0)));
+    const uint8x16_t x_6_swap = vqtbl1q_u8(x_6, swap_halves);
+    const uint8x16_t mid_12 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(x_6_swap), vreinterpretq_p64_u8(h_6)));
+    const uint8x16_t mid_13 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(x_6_swap), 0), vgetq_lane_p64(vreinterpretq_p64_u8(h_6), 0)));
+    const uint8x16_t hi_6 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(x_6), vreinterpretq_p64_u8(h_6)));
+    const uint8x16_t x_7 = vld1q_u8(msg + 112);
+    const uint8x16_t h_7 = vld1q_u8(table + 112);
+    const uint8x16_t lo_7 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(x_7), 0), vgetq_lane_p64(vreinterpretq_p64_u8(h_7), 0)));
+    const uint8x16_t x_7_swap = vqtbl1q_u8(x_7, swap_halves);
+    const uint8x16_t mid_14 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(x_7_swap), vreinterpretq_p64_u8(h_7)));
+    const uint8x16_t mid_15 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(x_7_swap), 0), vgetq_lane_p64(vreinterpretq_p64_u8(h_7), 0)));
+    const uint8x16_t hi_7 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(x_7), vreinterpretq_p64_u8(h_7)));
+    const uint8x16_t x_8 = vld1q_u8(msg + 128);
+    const uint8x16_t h_8 = vld1q_u8(table + 128);
+    const uint8x16_t lo_8 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(x_8), 0), vgetq_lane_p64(vreinterpretq_p64_u8(h_8), 0)));
+    const uint8x16_t x_8_swap = vqtbl1q_u8(x_8, swap_halves);
+    const uint8x16_t mid_16 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(x_8_swap), vreinterpretq_p64_u8(h_8)));
+    const uint8x16_t mid_17 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(x_8_swap), 0), vgetq_lane_p64(vreinterpretq_p64_u8(h_8), 0)));
+    const uint8x16_t hi_8 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(x_8), vreinterpretq_p64_u8(h_8)));
+    const uint8x16_t x_9 = vld1q_u8(msg + 144);
+    const uint8x16_t h_9 = vld1q_u8(table + 144);
+    const uint8x16_t lo_9 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(x_9), 0), vgetq_lane_p64(vreinterpretq_p64_u8(h_9), 0)));
+    const uint8x16_t x_9_swap = vqtbl1q_u8(x_9, swap_halves);
+    const uint8x16_t mid_18 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(x_9_swap), vreinterpretq_p64_u8(h_9)));
+    const uint8x16_t mid_19 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(x_9_swap), 0), vgetq_lane_p64(vreinterpretq_p64_u8(h_9), 0)));
+    const uint8x16_t hi_9 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(x_9), vreinterpretq_p64_u8(h_9)));
+    const uint8x16_t x_10 = vld1q_u8(msg + 160);
+    const uint8x16_t h_10 = vld1q_u8(table + 160);
+    const uint8x16_t lo_10 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(x_10), 0), vgetq_lane_p64(vreinterpretq_p64_u8(h_10), 0)));
+    const uint8x16_t x_10_swap = vqtbl1q_u8(x_10, swap_halves);
+    const uint8x16_t mid_20 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(x_10_swap), vreinterpretq_p64_u8(h_10)));
+    const uint8x16_t mid_21 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(x_10_swap), 0), vgetq_lane_p64(vreinterpretq_p64_u8(h_10), 0)));
+    const uint8x16_t hi_10 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(x_10), vreinterpretq_p64_u8(h_10)));
+    const uint8x16_t x_11 = vld1q_u8(msg + 176);
+    const uint8x16_t h_11 = vld1q_u8(table + 176);
+    const uint8x16_t lo_11 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(x_11), 0), vgetq_lane_p64(vreinterpretq_p64_u8(h_11), 0)));
+    const uint8x16_t x_11_swap = vqtbl1q_u8(x_11, swap_halves);
+    const uint8x16_t mid_22 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(x_11_swap), vreinterpretq_p64_u8(h_11)));
+    const uint8x16_t mid_23 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(x_11_swap), 0), vgetq_lane_p64(vreinterpretq_p64_u8(h_11), 0)));
+    const uint8x16_t hi_11 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(x_11), vreinterpretq_p64_u8(h_11)));
+    const uint8x16_t x_12 = vld1q_u8(msg + 192);
+    const uint8x16_t h_12 = vld1q_u8(table + 192);
+    const uint8x16_t lo_12 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(x_12), 0), vgetq_lane_p64(vreinterpretq_p64_u8(h_12), 0)));
+    const uint8x16_t x_12_swap = vqtbl1q_u8(x_12, swap_halves);
+    const uint8x16_t mid_24 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(x_12_swap), vreinterpretq_p64_u8(h_12)));
+    const uint8x16_t mid_25 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(x_12_swap), 0), vgetq_lane_p64(vreinterpretq_p64_u8(h_12), 0)));
+    const uint8x16_t hi_12 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(x_12), vreinterpretq_p64_u8(h_12)));
+    const uint8x16_t x_13 = vld1q_u8(msg + 208);
+    const uint8x16_t h_13 = vld1q_u8(table + 208);
+    const uint8x16_t lo_13 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(x_13), 0), vgetq_lane_p64(vreinterpretq_p64_u8(h_13), 0)));
+    const uint8x16_t x_13_swap = vqtbl1q_u8(x_13, swap_halves);
+    const uint8x16_t mid_26 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(x_13_swap), vreinterpretq_p64_u8(h_13)));
+    const uint8x16_t mid_27 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(x_13_swap), 0), vgetq_lane_p64(vreinterpretq_p64_u8(h_13), 0)));
+    const uint8x16_t hi_13 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(x_13), vreinterpretq_p64_u8(h_13)));
+    const uint8x16_t x_14 = vld1q_u8(msg + 224);
+    const uint8x16_t h_14 = vld1q_u8(table + 224);
+    const uint8x16_t lo_14 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(x_14), 0), vgetq_lane_p64(vreinterpretq_p64_u8(h_14), 0)));
+    const uint8x16_t x_14_swap = vqtbl1q_u8(x_14, swap_halves);
+    const uint8x16_t mid_28 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(x_14_swap), vreinterpretq_p64_u8(h_14)));
+    const uint8x16_t mid_29 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(x_14_swap), 0), vgetq_lane_p64(vreinterpretq_p64_u8(h_14), 0)));
+    const uint8x16_t hi_14 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(x_14), vreinterpretq_p64_u8(h_14)));
+    const uint8x16_t x_15 = vld1q_u8(msg + 240);
+    const uint8x16_t h_15 = vld1q_u8(table + 240);
+    const uint8x16_t lo_15 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(x_15), 0), vgetq_lane_p64(vreinterpretq_p64_u8(h_15), 0)));
+    const uint8x16_t x_15_swap = vqtbl1q_u8(x_15, swap_halves);
+    const uint8x16_t mid_30 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(x_15_swap), vreinterpretq_p64_u8(h_15)));
+    const uint8x16_t mid_31 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(x_15_swap), 0), vgetq_lane_p64(vreinterpretq_p64_u8(h_15), 0)));
+    const uint8x16_t hi_15 = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(x_15), vreinterpretq_p64_u8(h_15)));
+
+    /* The sums and one reduction. */
+    const uint8x16_t lo_sum_acc = veorq_u8(lo, lo_1);
+    const uint8x16_t lo_sum_acc_1 = veorq_u8(lo_2, lo_3);
+    const uint8x16_t lo_sum_acc_2 = veorq_u8(lo_4, lo_5);
+    const uint8x16_t lo_sum_acc_3 = veorq_u8(lo_6, lo_7);
+    const uint8x16_t lo_sum_acc_4 = veorq_u8(lo_8, lo_9);
+    const uint8x16_t lo_sum_acc_5 = veorq_u8(lo_10, lo_11);
+    const uint8x16_t lo_sum_acc_6 = veorq_u8(lo_12, lo_13);
+    const uint8x16_t lo_sum_acc_7 = veorq_u8(lo_14, lo_15);
+    const uint8x16_t lo_sum_acc_8 = veorq_u8(lo_sum_acc, lo_sum_acc_1);
+    const uint8x16_t lo_sum_acc_9 = veorq_u8(lo_sum_acc_2, lo_sum_acc_3);
+    const uint8x16_t lo_sum_acc_10 = veorq_u8(lo_sum_acc_4, lo_sum_acc_5);
+    const uint8x16_t lo_sum_acc_11 = veorq_u8(lo_sum_acc_6, lo_sum_acc_7);
+    const uint8x16_t lo_sum_acc_12 = veorq_u8(lo_sum_acc_8, lo_sum_acc_9);
+    const uint8x16_t lo_sum_acc_13 = veorq_u8(lo_sum_acc_10, lo_sum_acc_11);
+    const uint8x16_t lo_sum_acc_14 = veorq_u8(lo_sum_acc_12, lo_sum_acc_13);
+    const uint8x16_t mid_sum_acc = veorq_u8(mid, mid_1);
+    const uint8x16_t mid_sum_acc_1 = veorq_u8(mid_2, mid_3);
+    const uint8x16_t mid_sum_acc_2 = veorq_u8(mid_4, mid_5);
+    const uint8x16_t mid_sum_acc_3 = veorq_u8(mid_6, mid_7);
+    const uint8x16_t mid_sum_acc_4 = veorq_u8(mid_8, mid_9);
+    const uint8x16_t mid_sum_acc_5 = veorq_u8(mid_10, mid_11);
+    const uint8x16_t mid_sum_acc_6 = veorq_u8(mid_12, mid_13);
+    const uint8x16_t mid_sum_acc_7 = veorq_u8(mid_14, mid_15);
+    const uint8x16_t mid_sum_acc_8 = veorq_u8(mid_16, mid_17);
+    const uint8x16_t mid_sum_acc_9 = veorq_u8(mid_18, mid_19);
+    const uint8x16_t mid_sum_acc_10 = veorq_u8(mid_20, mid_21);
+    const uint8x16_t mid_sum_acc_11 = veorq_u8(mid_22, mid_23);
+    const uint8x16_t mid_sum_acc_12 = veorq_u8(mid_24, mid_25);
+    const uint8x16_t mid_sum_acc_13 = veorq_u8(mid_26, mid_27);
+    const uint8x16_t mid_sum_acc_14 = veorq_u8(mid_28, mid_29);
+    const uint8x16_t mid_sum_acc_15 = veorq_u8(mid_30, mid_31);
+    const uint8x16_t mid_sum_acc_16 = veorq_u8(mid_sum_acc, mid_sum_acc_1);
+    const uint8x16_t mid_sum_acc_17 = veorq_u8(mid_sum_acc_2, mid_sum_acc_3);
+    const uint8x16_t mid_sum_acc_18 = veorq_u8(mid_sum_acc_4, mid_sum_acc_5);
+    const uint8x16_t mid_sum_acc_19 = veorq_u8(mid_sum_acc_6, mid_sum_acc_7);
+    const uint8x16_t mid_sum_acc_20 = veorq_u8(mid_sum_acc_8, mid_sum_acc_9);
+    const uint8x16_t mid_sum_acc_21 = veorq_u8(mid_sum_acc_10, mid_sum_acc_11);
+    const uint8x16_t mid_sum_acc_22 = veorq_u8(mid_sum_acc_12, mid_sum_acc_13);
+    const uint8x16_t mid_sum_acc_23 = veorq_u8(mid_sum_acc_14, mid_sum_acc_15);
+    const uint8x16_t mid_sum_acc_24 = veorq_u8(mid_sum_acc_16, mid_sum_acc_17);
+    const uint8x16_t mid_sum_acc_25 = veorq_u8(mid_sum_acc_18, mid_sum_acc_19);
+    const uint8x16_t mid_sum_acc_26 = veorq_u8(mid_sum_acc_20, mid_sum_acc_21);
+    const uint8x16_t mid_sum_acc_27 = veorq_u8(mid_sum_acc_22, mid_sum_acc_23);
+    const uint8x16_t mid_sum_acc_28 = veorq_u8(mid_sum_acc_24, mid_sum_acc_25);
+    const uint8x16_t mid_sum_acc_29 = veorq_u8(mid_sum_acc_26, mid_sum_acc_27);
+    const uint8x16_t mid_sum_acc_30 = veorq_u8(mid_sum_acc_28, mid_sum_acc_29);
+    const uint8x16_t hi_sum_acc = veorq_u8(hi, hi_1);
+    const uint8x16_t hi_sum_acc_1 = veorq_u8(hi_2, hi_3);
+    const uint8x16_t hi_sum_acc_2 = veorq_u8(hi_4, hi_5);
+    const uint8x16_t hi_sum_acc_3 = veorq_u8(hi_6, hi_7);
+    const uint8x16_t hi_sum_acc_4 = veorq_u8(hi_8, hi_9);
+    const uint8x16_t hi_sum_acc_5 = veorq_u8(hi_10, hi_11);
+    const uint8x16_t hi_sum_acc_6 = veorq_u8(hi_12, hi_13);
+    const uint8x16_t hi_sum_acc_7 = veorq_u8(hi_14, hi_15);
+    const uint8x16_t hi_sum_acc_8 = veorq_u8(hi_sum_acc, hi_sum_acc_1);
+    const uint8x16_t hi_sum_acc_9 = veorq_u8(hi_sum_acc_2, hi_sum_acc_3);
+    const uint8x16_t hi_sum_acc_10 = veorq_u8(hi_sum_acc_4, hi_sum_acc_5);
+    const uint8x16_t hi_sum_acc_11 = veorq_u8(hi_sum_acc_6, hi_sum_acc_7);
+    const uint8x16_t hi_sum_acc_12 = veorq_u8(hi_sum_acc_8, hi_sum_acc_9);
+    const uint8x16_t hi_sum_acc_13 = veorq_u8(hi_sum_acc_10, hi_sum_acc_11);
+    const uint8x16_t hi_sum_acc_14 = veorq_u8(hi_sum_acc_12, hi_sum_acc_13);
+    const uint8x16_t fold_lo = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(lo_sum_acc_14), 0), vgetq_lane_p64(vreinterpretq_p64_u8(fold), 0)));
+    const uint8x16_t fold_mid = veorq_u8(fold_lo, mid_sum_acc_30);
+    const uint8x16_t fold_mid_sw = vqtbl1q_u8(fold_mid, swap_halves);
+    const uint8x16_t w = veorq_u8(lo_sum_acc_14, fold_mid_sw);
+    const uint8x16_t fold_hi = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(w), vreinterpretq_p64_u8(fold)));
+    const uint8x16_t w_hi = veorq_u8(w, hi_sum_acc_14);
+    const uint8x16_t reduced = veorq_u8(w_hi, fold_hi);
+    vst1q_u8(y, reduced);
+}
+
+/* y <- dot(y ^ msg, table[0..15]): one POLYVAL block with key table[0..15]. */
+static void kc_gf128_neon_aes_polyval_block(uint8_t *y, const uint8_t *table, const uint8_t *msg)
+{
+    /* c = (Q - y^128 - 1) / y^64, Q = GHASH's polynomial reversed (gen/kernels/ghash.py fold) */
+    static const uint8_t fold_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xc2, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xc2};
+    const uint8x16_t fold = vld1q_u8(fold_bytes);
+    /* (a0, a1) -> (a1, a0) */
+    static const uint8_t swap_halves_bytes[16] = {0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07};
+    const uint8x16_t swap_halves = vld1q_u8(swap_halves_bytes);
+    const uint8x16_t y_1 = vld1q_u8(y);
+
+    /* 1 blocks, 1 per register: block i times T_(n - i), products unreduced. */
+    const uint8x16_t x = vld1q_u8(msg);
+    const uint8x16_t z1_y = veorq_u8(x, y_1);
+    const uint8x16_t h = vld1q_u8(table);
+    const uint8x16_t lo = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(z1_y), 0), vgetq_lane_p64(vreinterpretq_p64_u8(h), 0)));
+    const uint8x16_t z1_y_swap = vqtbl1q_u8(z1_y, swap_halves);
+    const uint8x16_t mid = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(z1_y_swap), vreinterpretq_p64_u8(h)));
+    const uint8x16_t mid_1 = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(z1_y_swap), 0), vgetq_lane_p64(vreinterpretq_p64_u8(h), 0)));
+    const uint8x16_t hi = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(z1_y), vreinterpretq_p64_u8(h)));
+
+    /* The sums and one reduction. */
+    const uint8x16_t mid_sum_acc = veorq_u8(mid, mid_1);
+    const uint8x16_t fold_lo = vreinterpretq_u8_p128(vmull_p64(vgetq_lane_p64(vreinterpretq_p64_u8(lo), 0), vgetq_lane_p64(vreinterpretq_p64_u8(fold), 0)));
+    const uint8x16_t fold_mid = veorq_u8(fold_lo, mid_sum_acc);
+    const uint8x16_t fold_mid_sw = vqtbl1q_u8(fold_mid, swap_halves);
+    const uint8x16_t w = veorq_u8(lo, fold_mid_sw);
+    const uint8x16_t fold_hi = vreinterpretq_u8_p128(vmull_high_p64(vreinterpretq_p64_u8(w), vreinterpretq_p64_u8(fold)));
+    const uint8x16_t w_hi = veorq_u8(w, hi);
+    const uint8x16_t reduced = veorq_u8(w_hi, fold_hi);
+    vst1q_u8(y, reduced);
+}
+
 static int kc_gf128_neon_aes_cpu_supported(void)
 {
     return kc_cpu_has(KC_CPU_ASIMD | KC_CPU_ARM_AES | KC_CPU_ARM_PMULL);
@@ -327,4 +806,7 @@ const kc_gf128_keys kc_gf128_neon_aes = {
     .cpu_supported = kc_gf128_neon_aes_cpu_supported,
     .ghash_powers = kc_gf128_neon_aes_ghash_powers,
     .cmac_subkeys = kc_gf128_neon_aes_cmac_subkeys,
+    .polyval_powers = kc_gf128_neon_aes_polyval_powers,
+    .polyval_step = kc_gf128_neon_aes_polyval_step,
+    .polyval_block = kc_gf128_neon_aes_polyval_block,
 };

@@ -323,6 +323,587 @@ kc_gf128_neon_aes_cmac_subkeys_asm:
 	ret
 	.size kc_gf128_neon_aes_cmac_subkeys_asm, .-kc_gf128_neon_aes_cmac_subkeys_asm
 
+/* kc_gf128_neon_aes_polyval_powers_asm: polyval_powers_n16, 2 arguments
+ *   x0: table
+ *   x1: h
+ *   x16, x17: a row pointer, an address or a constant's page
+ *   vectors: v0-v7, v16-v28 (21 used)
+ *   frame: 0 bytes (0 spill slots of 16 bytes)
+ */
+	.globl kc_gf128_neon_aes_polyval_powers_asm
+	.hidden kc_gf128_neon_aes_polyval_powers_asm
+	.type kc_gf128_neon_aes_polyval_powers_asm, %function
+	.p2align 4
+kc_gf128_neon_aes_polyval_powers_asm:
+	ldr q0, [x1] /* h_1 = load() */
+	pmull v1.1q, v0.1d, v0.1d /* lo = clmul(h_1, h_1) */
+	adrp x17, .Lkc_gf128_neon_aes_asm_2_swap_halves
+	ldr q2, [x17, #:lo12:.Lkc_gf128_neon_aes_asm_2_swap_halves] /* swap_halves = const() */
+	tbl v3.16b, {v0.16b}, v2.16b /* h_1_swap = lookup16(h_1, swap_halves) */
+	pmull2 v4.1q, v3.2d, v0.2d /* mid = clmul(h_1_swap, h_1) */
+	pmull v3.1q, v3.1d, v0.1d /* mid_1 = clmul(h_1_swap, h_1) */
+	pmull2 v5.1q, v0.2d, v0.2d /* hi = clmul(h_1, h_1) */
+
+	/* T_2 = T_1 T_1 */
+	eor v3.16b, v4.16b, v3.16b /* mid_sum_acc = xor(mid, mid_1) */
+	adrp x17, .Lkc_gf128_neon_aes_asm_2_fold
+	ldr q4, [x17, #:lo12:.Lkc_gf128_neon_aes_asm_2_fold] /* fold = const() */
+	pmull v6.1q, v1.1d, v4.1d /* fold_lo = clmul(lo, fold) */
+	eor v3.16b, v6.16b, v3.16b /* fold_mid = xor(fold_lo, mid_sum_acc) */
+	tbl v3.16b, {v3.16b}, v2.16b /* fold_mid_sw = lookup16(fold_mid, swap_halves) */
+	eor v1.16b, v1.16b, v3.16b /* w = xor(lo, fold_mid_sw) */
+	pmull2 v3.1q, v1.2d, v4.2d /* fold_hi = clmul(w, fold) */
+	eor v1.16b, v1.16b, v5.16b /* w_hi = xor(w, hi) */
+	eor v1.16b, v1.16b, v3.16b /* reduced = xor(w_hi, fold_hi) */
+	pmull v3.1q, v1.1d, v0.1d /* lo_1 = clmul(reduced, h_1) */
+	tbl v5.16b, {v1.16b}, v2.16b /* reduced_swap = lookup16(reduced, swap_halves) */
+	pmull2 v6.1q, v5.2d, v0.2d /* mid_2 = clmul(reduced_swap, h_1) */
+	pmull v7.1q, v5.1d, v0.1d /* mid_3 = clmul(reduced_swap, h_1) */
+	pmull2 v16.1q, v1.2d, v0.2d /* hi_1 = clmul(reduced, h_1) */
+
+	/* T_3 = T_2 T_1 */
+	eor v6.16b, v6.16b, v7.16b /* mid_sum_acc_1 = xor(mid_2, mid_3) */
+	pmull v7.1q, v3.1d, v4.1d /* fold_lo_1 = clmul(lo_1, fold) */
+	eor v6.16b, v7.16b, v6.16b /* fold_mid_1 = xor(fold_lo_1, mid_sum_acc_1) */
+	tbl v6.16b, {v6.16b}, v2.16b /* fold_mid_sw_1 = lookup16(fold_mid_1, swap_halves) */
+	eor v3.16b, v3.16b, v6.16b /* w_1 = xor(lo_1, fold_mid_sw_1) */
+	pmull2 v6.1q, v3.2d, v4.2d /* fold_hi_1 = clmul(w_1, fold) */
+	eor v3.16b, v3.16b, v16.16b /* w_hi_1 = xor(w_1, hi_1) */
+	eor v3.16b, v3.16b, v6.16b /* reduced_1 = xor(w_hi_1, fold_hi_1) */
+	pmull v6.1q, v1.1d, v1.1d /* lo_2 = clmul(reduced, reduced) */
+	pmull2 v7.1q, v5.2d, v1.2d /* mid_4 = clmul(reduced_swap, reduced) */
+	pmull v5.1q, v5.1d, v1.1d /* mid_5 = clmul(reduced_swap, reduced) */
+	pmull2 v16.1q, v1.2d, v1.2d /* hi_2 = clmul(reduced, reduced) */
+
+	/* T_4 = T_2 T_2 */
+	eor v5.16b, v7.16b, v5.16b /* mid_sum_acc_2 = xor(mid_4, mid_5) */
+	pmull v7.1q, v6.1d, v4.1d /* fold_lo_2 = clmul(lo_2, fold) */
+	eor v5.16b, v7.16b, v5.16b /* fold_mid_2 = xor(fold_lo_2, mid_sum_acc_2) */
+	tbl v5.16b, {v5.16b}, v2.16b /* fold_mid_sw_2 = lookup16(fold_mid_2, swap_halves) */
+	eor v5.16b, v6.16b, v5.16b /* w_2 = xor(lo_2, fold_mid_sw_2) */
+	pmull2 v6.1q, v5.2d, v4.2d /* fold_hi_2 = clmul(w_2, fold) */
+	eor v5.16b, v5.16b, v16.16b /* w_hi_2 = xor(w_2, hi_2) */
+	eor v5.16b, v5.16b, v6.16b /* reduced_2 = xor(w_hi_2, fold_hi_2) */
+	pmull v6.1q, v3.1d, v1.1d /* lo_3 = clmul(reduced_1, reduced) */
+	tbl v7.16b, {v3.16b}, v2.16b /* reduced_1_swap = lookup16(reduced_1, swap_halves) */
+	pmull2 v16.1q, v7.2d, v1.2d /* mid_6 = clmul(reduced_1_swap, reduced) */
+	pmull v17.1q, v7.1d, v1.1d /* mid_7 = clmul(reduced_1_swap, reduced) */
+	pmull2 v18.1q, v3.2d, v1.2d /* hi_3 = clmul(reduced_1, reduced) */
+
+	/* T_5 = T_3 T_2 */
+	eor v16.16b, v16.16b, v17.16b /* mid_sum_acc_3 = xor(mid_6, mid_7) */
+	pmull v17.1q, v6.1d, v4.1d /* fold_lo_3 = clmul(lo_3, fold) */
+	eor v16.16b, v17.16b, v16.16b /* fold_mid_3 = xor(fold_lo_3, mid_sum_acc_3) */
+	tbl v16.16b, {v16.16b}, v2.16b /* fold_mid_sw_3 = lookup16(fold_mid_3, swap_halves) */
+	eor v6.16b, v6.16b, v16.16b /* w_3 = xor(lo_3, fold_mid_sw_3) */
+	pmull2 v16.1q, v6.2d, v4.2d /* fold_hi_3 = clmul(w_3, fold) */
+	eor v6.16b, v6.16b, v18.16b /* w_hi_3 = xor(w_3, hi_3) */
+	eor v6.16b, v6.16b, v16.16b /* reduced_3 = xor(w_hi_3, fold_hi_3) */
+	pmull v16.1q, v3.1d, v3.1d /* lo_4 = clmul(reduced_1, reduced_1) */
+	pmull2 v17.1q, v7.2d, v3.2d /* mid_8 = clmul(reduced_1_swap, reduced_1) */
+	pmull v7.1q, v7.1d, v3.1d /* mid_9 = clmul(reduced_1_swap, reduced_1) */
+	pmull2 v18.1q, v3.2d, v3.2d /* hi_4 = clmul(reduced_1, reduced_1) */
+
+	/* T_6 = T_3 T_3 */
+	eor v7.16b, v17.16b, v7.16b /* mid_sum_acc_4 = xor(mid_8, mid_9) */
+	pmull v17.1q, v16.1d, v4.1d /* fold_lo_4 = clmul(lo_4, fold) */
+	eor v7.16b, v17.16b, v7.16b /* fold_mid_4 = xor(fold_lo_4, mid_sum_acc_4) */
+	tbl v7.16b, {v7.16b}, v2.16b /* fold_mid_sw_4 = lookup16(fold_mid_4, swap_halves) */
+	eor v7.16b, v16.16b, v7.16b /* w_4 = xor(lo_4, fold_mid_sw_4) */
+	pmull2 v16.1q, v7.2d, v4.2d /* fold_hi_4 = clmul(w_4, fold) */
+	eor v7.16b, v7.16b, v18.16b /* w_hi_4 = xor(w_4, hi_4) */
+	eor v7.16b, v7.16b, v16.16b /* reduced_4 = xor(w_hi_4, fold_hi_4) */
+	pmull v16.1q, v5.1d, v3.1d /* lo_5 = clmul(reduced_2, reduced_1) */
+	tbl v17.16b, {v5.16b}, v2.16b /* reduced_2_swap = lookup16(reduced_2, swap_halves) */
+	pmull2 v18.1q, v17.2d, v3.2d /* mid_10 = clmul(reduced_2_swap, reduced_1) */
+	pmull v19.1q, v17.1d, v3.1d /* mid_11 = clmul(reduced_2_swap, reduced_1) */
+	pmull2 v20.1q, v5.2d, v3.2d /* hi_5 = clmul(reduced_2, reduced_1) */
+
+	/* T_7 = T_4 T_3 */
+	eor v18.16b, v18.16b, v19.16b /* mid_sum_acc_5 = xor(mid_10, mid_11) */
+	pmull v19.1q, v16.1d, v4.1d /* fold_lo_5 = clmul(lo_5, fold) */
+	eor v18.16b, v19.16b, v18.16b /* fold_mid_5 = xor(fold_lo_5, mid_sum_acc_5) */
+	tbl v18.16b, {v18.16b}, v2.16b /* fold_mid_sw_5 = lookup16(fold_mid_5, swap_halves) */
+	eor v16.16b, v16.16b, v18.16b /* w_5 = xor(lo_5, fold_mid_sw_5) */
+	pmull2 v18.1q, v16.2d, v4.2d /* fold_hi_5 = clmul(w_5, fold) */
+	eor v16.16b, v16.16b, v20.16b /* w_hi_5 = xor(w_5, hi_5) */
+	eor v16.16b, v16.16b, v18.16b /* reduced_5 = xor(w_hi_5, fold_hi_5) */
+	pmull v18.1q, v5.1d, v5.1d /* lo_6 = clmul(reduced_2, reduced_2) */
+	pmull2 v19.1q, v17.2d, v5.2d /* mid_12 = clmul(reduced_2_swap, reduced_2) */
+	pmull v17.1q, v17.1d, v5.1d /* mid_13 = clmul(reduced_2_swap, reduced_2) */
+	pmull2 v20.1q, v5.2d, v5.2d /* hi_6 = clmul(reduced_2, reduced_2) */
+
+	/* T_8 = T_4 T_4 */
+	eor v17.16b, v19.16b, v17.16b /* mid_sum_acc_6 = xor(mid_12, mid_13) */
+	pmull v19.1q, v18.1d, v4.1d /* fold_lo_6 = clmul(lo_6, fold) */
+	eor v17.16b, v19.16b, v17.16b /* fold_mid_6 = xor(fold_lo_6, mid_sum_acc_6) */
+	tbl v17.16b, {v17.16b}, v2.16b /* fold_mid_sw_6 = lookup16(fold_mid_6, swap_halves) */
+	eor v17.16b, v18.16b, v17.16b /* w_6 = xor(lo_6, fold_mid_sw_6) */
+	pmull2 v18.1q, v17.2d, v4.2d /* fold_hi_6 = clmul(w_6, fold) */
+	eor v17.16b, v17.16b, v20.16b /* w_hi_6 = xor(w_6, hi_6) */
+	eor v17.16b, v17.16b, v18.16b /* reduced_6 = xor(w_hi_6, fold_hi_6) */
+	pmull v18.1q, v6.1d, v5.1d /* lo_7 = clmul(reduced_3, reduced_2) */
+	tbl v19.16b, {v6.16b}, v2.16b /* reduced_3_swap = lookup16(reduced_3, swap_halves) */
+	pmull2 v20.1q, v19.2d, v5.2d /* mid_14 = clmul(reduced_3_swap, reduced_2) */
+	pmull v21.1q, v19.1d, v5.1d /* mid_15 = clmul(reduced_3_swap, reduced_2) */
+	pmull2 v22.1q, v6.2d, v5.2d /* hi_7 = clmul(reduced_3, reduced_2) */
+
+	/* T_9 = T_5 T_4 */
+	eor v20.16b, v20.16b, v21.16b /* mid_sum_acc_7 = xor(mid_14, mid_15) */
+	pmull v21.1q, v18.1d, v4.1d /* fold_lo_7 = clmul(lo_7, fold) */
+	eor v20.16b, v21.16b, v20.16b /* fold_mid_7 = xor(fold_lo_7, mid_sum_acc_7) */
+	tbl v20.16b, {v20.16b}, v2.16b /* fold_mid_sw_7 = lookup16(fold_mid_7, swap_halves) */
+	eor v18.16b, v18.16b, v20.16b /* w_7 = xor(lo_7, fold_mid_sw_7) */
+	pmull2 v20.1q, v18.2d, v4.2d /* fold_hi_7 = clmul(w_7, fold) */
+	eor v18.16b, v18.16b, v22.16b /* w_hi_7 = xor(w_7, hi_7) */
+	eor v18.16b, v18.16b, v20.16b /* reduced_7 = xor(w_hi_7, fold_hi_7) */
+	pmull v20.1q, v6.1d, v6.1d /* lo_8 = clmul(reduced_3, reduced_3) */
+	pmull2 v21.1q, v19.2d, v6.2d /* mid_16 = clmul(reduced_3_swap, reduced_3) */
+	pmull v19.1q, v19.1d, v6.1d /* mid_17 = clmul(reduced_3_swap, reduced_3) */
+	pmull2 v22.1q, v6.2d, v6.2d /* hi_8 = clmul(reduced_3, reduced_3) */
+
+	/* T_10 = T_5 T_5 */
+	eor v19.16b, v21.16b, v19.16b /* mid_sum_acc_8 = xor(mid_16, mid_17) */
+	pmull v21.1q, v20.1d, v4.1d /* fold_lo_8 = clmul(lo_8, fold) */
+	eor v19.16b, v21.16b, v19.16b /* fold_mid_8 = xor(fold_lo_8, mid_sum_acc_8) */
+	tbl v19.16b, {v19.16b}, v2.16b /* fold_mid_sw_8 = lookup16(fold_mid_8, swap_halves) */
+	eor v19.16b, v20.16b, v19.16b /* w_8 = xor(lo_8, fold_mid_sw_8) */
+	pmull2 v20.1q, v19.2d, v4.2d /* fold_hi_8 = clmul(w_8, fold) */
+	eor v19.16b, v19.16b, v22.16b /* w_hi_8 = xor(w_8, hi_8) */
+	eor v19.16b, v19.16b, v20.16b /* reduced_8 = xor(w_hi_8, fold_hi_8) */
+	pmull v20.1q, v7.1d, v6.1d /* lo_9 = clmul(reduced_4, reduced_3) */
+	tbl v21.16b, {v7.16b}, v2.16b /* reduced_4_swap = lookup16(reduced_4, swap_halves) */
+	pmull2 v22.1q, v21.2d, v6.2d /* mid_18 = clmul(reduced_4_swap, reduced_3) */
+	pmull v23.1q, v21.1d, v6.1d /* mid_19 = clmul(reduced_4_swap, reduced_3) */
+	pmull2 v24.1q, v7.2d, v6.2d /* hi_9 = clmul(reduced_4, reduced_3) */
+
+	/* T_11 = T_6 T_5 */
+	eor v22.16b, v22.16b, v23.16b /* mid_sum_acc_9 = xor(mid_18, mid_19) */
+	pmull v23.1q, v20.1d, v4.1d /* fold_lo_9 = clmul(lo_9, fold) */
+	eor v22.16b, v23.16b, v22.16b /* fold_mid_9 = xor(fold_lo_9, mid_sum_acc_9) */
+	tbl v22.16b, {v22.16b}, v2.16b /* fold_mid_sw_9 = lookup16(fold_mid_9, swap_halves) */
+	eor v20.16b, v20.16b, v22.16b /* w_9 = xor(lo_9, fold_mid_sw_9) */
+	pmull2 v22.1q, v20.2d, v4.2d /* fold_hi_9 = clmul(w_9, fold) */
+	eor v20.16b, v20.16b, v24.16b /* w_hi_9 = xor(w_9, hi_9) */
+	eor v20.16b, v20.16b, v22.16b /* reduced_9 = xor(w_hi_9, fold_hi_9) */
+	pmull v22.1q, v7.1d, v7.1d /* lo_10 = clmul(reduced_4, reduced_4) */
+	pmull2 v23.1q, v21.2d, v7.2d /* mid_20 = clmul(reduced_4_swap, reduced_4) */
+	pmull v21.1q, v21.1d, v7.1d /* mid_21 = clmul(reduced_4_swap, reduced_4) */
+	pmull2 v24.1q, v7.2d, v7.2d /* hi_10 = clmul(reduced_4, reduced_4) */
+
+	/* T_12 = T_6 T_6 */
+	eor v21.16b, v23.16b, v21.16b /* mid_sum_acc_10 = xor(mid_20, mid_21) */
+	pmull v23.1q, v22.1d, v4.1d /* fold_lo_10 = clmul(lo_10, fold) */
+	eor v21.16b, v23.16b, v21.16b /* fold_mid_10 = xor(fold_lo_10, mid_sum_acc_10) */
+	tbl v21.16b, {v21.16b}, v2.16b /* fold_mid_sw_10 = lookup16(fold_mid_10, swap_halves) */
+	eor v21.16b, v22.16b, v21.16b /* w_10 = xor(lo_10, fold_mid_sw_10) */
+	pmull2 v22.1q, v21.2d, v4.2d /* fold_hi_10 = clmul(w_10, fold) */
+	eor v21.16b, v21.16b, v24.16b /* w_hi_10 = xor(w_10, hi_10) */
+	eor v21.16b, v21.16b, v22.16b /* reduced_10 = xor(w_hi_10, fold_hi_10) */
+	pmull v22.1q, v16.1d, v7.1d /* lo_11 = clmul(reduced_5, reduced_4) */
+	tbl v23.16b, {v16.16b}, v2.16b /* reduced_5_swap = lookup16(reduced_5, swap_halves) */
+	pmull2 v24.1q, v23.2d, v7.2d /* mid_22 = clmul(reduced_5_swap, reduced_4) */
+	pmull v25.1q, v23.1d, v7.1d /* mid_23 = clmul(reduced_5_swap, reduced_4) */
+	pmull2 v26.1q, v16.2d, v7.2d /* hi_11 = clmul(reduced_5, reduced_4) */
+
+	/* T_13 = T_7 T_6 */
+	eor v24.16b, v24.16b, v25.16b /* mid_sum_acc_11 = xor(mid_22, mid_23) */
+	pmull v25.1q, v22.1d, v4.1d /* fold_lo_11 = clmul(lo_11, fold) */
+	eor v24.16b, v25.16b, v24.16b /* fold_mid_11 = xor(fold_lo_11, mid_sum_acc_11) */
+	tbl v24.16b, {v24.16b}, v2.16b /* fold_mid_sw_11 = lookup16(fold_mid_11, swap_halves) */
+	eor v22.16b, v22.16b, v24.16b /* w_11 = xor(lo_11, fold_mid_sw_11) */
+	pmull2 v24.1q, v22.2d, v4.2d /* fold_hi_11 = clmul(w_11, fold) */
+	eor v22.16b, v22.16b, v26.16b /* w_hi_11 = xor(w_11, hi_11) */
+	eor v22.16b, v22.16b, v24.16b /* reduced_11 = xor(w_hi_11, fold_hi_11) */
+	pmull v24.1q, v16.1d, v16.1d /* lo_12 = clmul(reduced_5, reduced_5) */
+	pmull2 v25.1q, v23.2d, v16.2d /* mid_24 = clmul(reduced_5_swap, reduced_5) */
+	pmull v23.1q, v23.1d, v16.1d /* mid_25 = clmul(reduced_5_swap, reduced_5) */
+	pmull2 v26.1q, v16.2d, v16.2d /* hi_12 = clmul(reduced_5, reduced_5) */
+
+	/* T_14 = T_7 T_7 */
+	eor v23.16b, v25.16b, v23.16b /* mid_sum_acc_12 = xor(mid_24, mid_25) */
+	pmull v25.1q, v24.1d, v4.1d /* fold_lo_12 = clmul(lo_12, fold) */
+	eor v23.16b, v25.16b, v23.16b /* fold_mid_12 = xor(fold_lo_12, mid_sum_acc_12) */
+	tbl v23.16b, {v23.16b}, v2.16b /* fold_mid_sw_12 = lookup16(fold_mid_12, swap_halves) */
+	eor v23.16b, v24.16b, v23.16b /* w_12 = xor(lo_12, fold_mid_sw_12) */
+	pmull2 v24.1q, v23.2d, v4.2d /* fold_hi_12 = clmul(w_12, fold) */
+	eor v23.16b, v23.16b, v26.16b /* w_hi_12 = xor(w_12, hi_12) */
+	eor v23.16b, v23.16b, v24.16b /* reduced_12 = xor(w_hi_12, fold_hi_12) */
+	pmull v24.1q, v17.1d, v16.1d /* lo_13 = clmul(reduced_6, reduced_5) */
+	tbl v25.16b, {v17.16b}, v2.16b /* reduced_6_swap = lookup16(reduced_6, swap_halves) */
+	pmull2 v26.1q, v25.2d, v16.2d /* mid_26 = clmul(reduced_6_swap, reduced_5) */
+	pmull v27.1q, v25.1d, v16.1d /* mid_27 = clmul(reduced_6_swap, reduced_5) */
+	pmull2 v28.1q, v17.2d, v16.2d /* hi_13 = clmul(reduced_6, reduced_5) */
+
+	/* T_15 = T_8 T_7 */
+	eor v26.16b, v26.16b, v27.16b /* mid_sum_acc_13 = xor(mid_26, mid_27) */
+	pmull v27.1q, v24.1d, v4.1d /* fold_lo_13 = clmul(lo_13, fold) */
+	eor v26.16b, v27.16b, v26.16b /* fold_mid_13 = xor(fold_lo_13, mid_sum_acc_13) */
+	tbl v26.16b, {v26.16b}, v2.16b /* fold_mid_sw_13 = lookup16(fold_mid_13, swap_halves) */
+	eor v24.16b, v24.16b, v26.16b /* w_13 = xor(lo_13, fold_mid_sw_13) */
+	pmull2 v26.1q, v24.2d, v4.2d /* fold_hi_13 = clmul(w_13, fold) */
+	eor v24.16b, v24.16b, v28.16b /* w_hi_13 = xor(w_13, hi_13) */
+	eor v24.16b, v24.16b, v26.16b /* reduced_13 = xor(w_hi_13, fold_hi_13) */
+	pmull v26.1q, v17.1d, v17.1d /* lo_14 = clmul(reduced_6, reduced_6) */
+	pmull2 v27.1q, v25.2d, v17.2d /* mid_28 = clmul(reduced_6_swap, reduced_6) */
+	pmull v25.1q, v25.1d, v17.1d /* mid_29 = clmul(reduced_6_swap, reduced_6) */
+	pmull2 v28.1q, v17.2d, v17.2d /* hi_14 = clmul(reduced_6, reduced_6) */
+
+	/* T_16 = T_8 T_8 */
+	eor v25.16b, v27.16b, v25.16b /* mid_sum_acc_14 = xor(mid_28, mid_29) */
+	pmull v27.1q, v26.1d, v4.1d /* fold_lo_14 = clmul(lo_14, fold) */
+	eor v25.16b, v27.16b, v25.16b /* fold_mid_14 = xor(fold_lo_14, mid_sum_acc_14) */
+	tbl v2.16b, {v25.16b}, v2.16b /* fold_mid_sw_14 = lookup16(fold_mid_14, swap_halves) */
+	eor v2.16b, v26.16b, v2.16b /* w_14 = xor(lo_14, fold_mid_sw_14) */
+	pmull2 v4.1q, v2.2d, v4.2d /* fold_hi_14 = clmul(w_14, fold) */
+	eor v2.16b, v2.16b, v28.16b /* w_hi_14 = xor(w_14, hi_14) */
+	eor v2.16b, v2.16b, v4.16b /* reduced_14 = xor(w_hi_14, fold_hi_14) */
+	str q0, [x0, #240] /* store h_1 */
+	str q1, [x0, #224] /* store reduced */
+	str q3, [x0, #208] /* store reduced_1 */
+	str q5, [x0, #192] /* store reduced_2 */
+	str q6, [x0, #176] /* store reduced_3 */
+	str q7, [x0, #160] /* store reduced_4 */
+	str q16, [x0, #144] /* store reduced_5 */
+	str q17, [x0, #128] /* store reduced_6 */
+	str q18, [x0, #112] /* store reduced_7 */
+	str q19, [x0, #96] /* store reduced_8 */
+	str q20, [x0, #80] /* store reduced_9 */
+	str q21, [x0, #64] /* store reduced_10 */
+	str q22, [x0, #48] /* store reduced_11 */
+	str q23, [x0, #32] /* store reduced_12 */
+	str q24, [x0, #16] /* store reduced_13 */
+	str q2, [x0] /* store reduced_14 */
+	ret
+	.size kc_gf128_neon_aes_polyval_powers_asm, .-kc_gf128_neon_aes_polyval_powers_asm
+
+/* kc_gf128_neon_aes_polyval_step_asm: polyval_update128_n16, 3 arguments
+ *   x0: y
+ *   x1: table
+ *   x2: msg
+ *   x16, x17: a row pointer, an address or a constant's page
+ *   vectors: v0-v31 (32 used)
+ *   frame: 592 bytes (33 spill slots of 16 bytes, d8, d9, d10, d11, d12, d13, d14, d15 saved)
+ */
+	.globl kc_gf128_neon_aes_polyval_step_asm
+	.hidden kc_gf128_neon_aes_polyval_step_asm
+	.type kc_gf128_neon_aes_polyval_step_asm, %function
+	.p2align 4
+kc_gf128_neon_aes_polyval_step_asm:
+	sub sp, sp, #592
+	stp d8, d9, [sp] /* callee-saved: low halves */
+	stp d10, d11, [sp, #16] /* callee-saved: low halves */
+	stp d12, d13, [sp, #32] /* callee-saved: low halves */
+	stp d14, d15, [sp, #48] /* callee-saved: low halves */
+	ldr q0, [x0] /* y_1 = bcast128() */
+
+	/* 16 blocks, 1 per register: block i times T_(n - i), products unreduced. */
+	ldr q1, [x2] /* x = load() */
+	eor v0.16b, v1.16b, v0.16b /* z1_y = xor(x, y_1) */
+	ldr q1, [x1] /* h = load() */
+	pmull v2.1q, v0.1d, v1.1d /* lo = clmul(z1_y, h) */
+	adrp x17, .Lkc_gf128_neon_aes_asm_3_swap_halves
+	ldr q3, [x17, #:lo12:.Lkc_gf128_neon_aes_asm_3_swap_halves] /* swap_halves = const() */
+	tbl v4.16b, {v0.16b}, v3.16b /* z1_y_swap = lookup16(z1_y, swap_halves) */
+	pmull2 v5.1q, v4.2d, v1.2d /* mid = clmul(z1_y_swap, h) */
+	pmull v4.1q, v4.1d, v1.1d /* mid_1 = clmul(z1_y_swap, h) */
+	pmull2 v0.1q, v0.2d, v1.2d /* hi = clmul(z1_y, h) */
+	ldr q1, [x2, #16] /* x_1 = load() */
+	ldr q6, [x1, #16] /* h_1 = load() */
+	pmull v7.1q, v1.1d, v6.1d /* lo_1 = clmul(x_1, h_1) */
+	tbl v16.16b, {v1.16b}, v3.16b /* x_1_swap = lookup16(x_1, swap_halves) */
+	pmull2 v17.1q, v16.2d, v6.2d /* mid_2 = clmul(x_1_swap, h_1) */
+	pmull v16.1q, v16.1d, v6.1d /* mid_3 = clmul(x_1_swap, h_1) */
+	pmull2 v1.1q, v1.2d, v6.2d /* hi_1 = clmul(x_1, h_1) */
+	ldr q6, [x2, #32] /* x_2 = load() */
+	ldr q18, [x1, #32] /* h_2 = load() */
+	pmull v19.1q, v6.1d, v18.1d /* lo_2 = clmul(x_2, h_2) */
+	tbl v20.16b, {v6.16b}, v3.16b /* x_2_swap = lookup16(x_2, swap_halves) */
+	pmull2 v21.1q, v20.2d, v18.2d /* mid_4 = clmul(x_2_swap, h_2) */
+	pmull v20.1q, v20.1d, v18.1d /* mid_5 = clmul(x_2_swap, h_2) */
+	pmull2 v6.1q, v6.2d, v18.2d /* hi_2 = clmul(x_2, h_2) */
+	ldr q18, [x2, #48] /* x_3 = load() */
+	ldr q22, [x1, #48] /* h_3 = load() */
+	pmull v23.1q, v18.1d, v22.1d /* lo_3 = clmul(x_3, h_3) */
+	tbl v24.16b, {v18.16b}, v3.16b /* x_3_swap = lookup16(x_3, swap_halves) */
+	pmull2 v25.1q, v24.2d, v22.2d /* mid_6 = clmul(x_3_swap, h_3) */
+	pmull v24.1q, v24.1d, v22.1d /* mid_7 = clmul(x_3_swap, h_3) */
+	pmull2 v18.1q, v18.2d, v22.2d /* hi_3 = clmul(x_3, h_3) */
+	ldr q22, [x2, #64] /* x_4 = load() */
+	ldr q26, [x1, #64] /* h_4 = load() */
+	pmull v27.1q, v22.1d, v26.1d /* lo_4 = clmul(x_4, h_4) */
+	tbl v28.16b, {v22.16b}, v3.16b /* x_4_swap = lookup16(x_4, swap_halves) */
+	pmull2 v29.1q, v28.2d, v26.2d /* mid_8 = clmul(x_4_swap, h_4) */
+	pmull v28.1q, v28.1d, v26.1d /* mid_9 = clmul(x_4_swap, h_4) */
+	pmull2 v22.1q, v22.2d, v26.2d /* hi_4 = clmul(x_4, h_4) */
+	ldr q26, [x2, #80] /* x_5 = load() */
+	ldr q30, [x1, #80] /* h_5 = load() */
+	pmull v31.1q, v26.1d, v30.1d /* lo_5 = clmul(x_5, h_5) */
+	tbl v8.16b, {v26.16b}, v3.16b /* x_5_swap = lookup16(x_5, swap_halves) */
+	pmull2 v9.1q, v8.2d, v30.2d /* mid_10 = clmul(x_5_swap, h_5) */
+	pmull v8.1q, v8.1d, v30.1d /* mid_11 = clmul(x_5_swap, h_5) */
+	pmull2 v26.1q, v26.2d, v30.2d /* hi_5 = clmul(x_5, h_5) */
+	ldr q30, [x2, #96] /* x_6 = load() */
+	ldr q10, [x1, #96] /* h_6 = load() */
+	pmull v11.1q, v30.1d, v10.1d /* lo_6 = clmul(x_6, h_6) */
+	tbl v12.16b, {v30.16b}, v3.16b /* x_6_swap = lookup16(x_6, swap_halves) */
+	pmull2 v13.1q, v12.2d, v10.2d /* mid_12 = clmul(x_6_swap, h_6) */
+	pmull v12.1q, v12.1d, v10.1d /* mid_13 = clmul(x_6_swap, h_6) */
+	pmull2 v30.1q, v30.2d, v10.2d /* hi_6 = clmul(x_6, h_6) */
+	ldr q10, [x2, #112] /* x_7 = load() */
+	ldr q14, [x1, #112] /* h_7 = load() */
+	pmull v15.1q, v10.1d, v14.1d /* lo_7 = clmul(x_7, h_7) */
+	str q30, [sp, #64] /* spill hi_6 */
+	tbl v30.16b, {v10.16b}, v3.16b /* x_7_swap = lookup16(x_7, swap_halves) */
+	str q22, [sp, #80] /* spill hi_4 */
+	pmull2 v22.1q, v30.2d, v14.2d /* mid_14 = clmul(x_7_swap, h_7) */
+	pmull v30.1q, v30.1d, v14.1d /* mid_15 = clmul(x_7_swap, h_7) */
+	pmull2 v10.1q, v10.2d, v14.2d /* hi_7 = clmul(x_7, h_7) */
+	ldr q14, [x2, #128] /* x_8 = load() */
+	str q10, [sp, #96] /* spill hi_7 */
+	ldr q10, [x1, #128] /* h_8 = load() */
+	str q26, [sp, #112] /* spill hi_5 */
+	pmull v26.1q, v14.1d, v10.1d /* lo_8 = clmul(x_8, h_8) */
+	str q6, [sp, #128] /* spill hi_2 */
+	tbl v6.16b, {v14.16b}, v3.16b /* x_8_swap = lookup16(x_8, swap_halves) */
+	str q18, [sp, #144] /* spill hi_3 */
+	pmull2 v18.1q, v6.2d, v10.2d /* mid_16 = clmul(x_8_swap, h_8) */
+	pmull v6.1q, v6.1d, v10.1d /* mid_17 = clmul(x_8_swap, h_8) */
+	pmull2 v10.1q, v14.2d, v10.2d /* hi_8 = clmul(x_8, h_8) */
+	ldr q14, [x2, #144] /* x_9 = load() */
+	str q10, [sp, #160] /* spill hi_8 */
+	ldr q10, [x1, #144] /* h_9 = load() */
+	str q0, [sp, #176] /* spill hi */
+	pmull v0.1q, v14.1d, v10.1d /* lo_9 = clmul(x_9, h_9) */
+	str q1, [sp, #192] /* spill hi_1 */
+	tbl v1.16b, {v14.16b}, v3.16b /* x_9_swap = lookup16(x_9, swap_halves) */
+	str q6, [sp, #208] /* spill mid_17 */
+	pmull2 v6.1q, v1.2d, v10.2d /* mid_18 = clmul(x_9_swap, h_9) */
+	pmull v1.1q, v1.1d, v10.1d /* mid_19 = clmul(x_9_swap, h_9) */
+	pmull2 v10.1q, v14.2d, v10.2d /* hi_9 = clmul(x_9, h_9) */
+	ldr q14, [x2, #160] /* x_10 = load() */
+	str q10, [sp, #224] /* spill hi_9 */
+	ldr q10, [x1, #160] /* h_10 = load() */
+	str q1, [sp, #240] /* spill mid_19 */
+	pmull v1.1q, v14.1d, v10.1d /* lo_10 = clmul(x_10, h_10) */
+	str q6, [sp, #256] /* spill mid_18 */
+	tbl v6.16b, {v14.16b}, v3.16b /* x_10_swap = lookup16(x_10, swap_halves) */
+	str q18, [sp, #272] /* spill mid_16 */
+	pmull2 v18.1q, v6.2d, v10.2d /* mid_20 = clmul(x_10_swap, h_10) */
+	pmull v6.1q, v6.1d, v10.1d /* mid_21 = clmul(x_10_swap, h_10) */
+	pmull2 v10.1q, v14.2d, v10.2d /* hi_10 = clmul(x_10, h_10) */
+	ldr q14, [x2, #176] /* x_11 = load() */
+	str q10, [sp, #288] /* spill hi_10 */
+	ldr q10, [x1, #176] /* h_11 = load() */
+	str q6, [sp, #304] /* spill mid_21 */
+	pmull v6.1q, v14.1d, v10.1d /* lo_11 = clmul(x_11, h_11) */
+	str q18, [sp, #320] /* spill mid_20 */
+	tbl v18.16b, {v14.16b}, v3.16b /* x_11_swap = lookup16(x_11, swap_halves) */
+	str q22, [sp, #336] /* spill mid_14 */
+	pmull2 v22.1q, v18.2d, v10.2d /* mid_22 = clmul(x_11_swap, h_11) */
+	pmull v18.1q, v18.1d, v10.1d /* mid_23 = clmul(x_11_swap, h_11) */
+	pmull2 v10.1q, v14.2d, v10.2d /* hi_11 = clmul(x_11, h_11) */
+	ldr q14, [x2, #192] /* x_12 = load() */
+	str q10, [sp, #352] /* spill hi_11 */
+	ldr q10, [x1, #192] /* h_12 = load() */
+	str q18, [sp, #368] /* spill mid_23 */
+	pmull v18.1q, v14.1d, v10.1d /* lo_12 = clmul(x_12, h_12) */
+	str q22, [sp, #384] /* spill mid_22 */
+	tbl v22.16b, {v14.16b}, v3.16b /* x_12_swap = lookup16(x_12, swap_halves) */
+	str q30, [sp, #400] /* spill mid_15 */
+	pmull2 v30.1q, v22.2d, v10.2d /* mid_24 = clmul(x_12_swap, h_12) */
+	pmull v22.1q, v22.1d, v10.1d /* mid_25 = clmul(x_12_swap, h_12) */
+	pmull2 v10.1q, v14.2d, v10.2d /* hi_12 = clmul(x_12, h_12) */
+	ldr q14, [x2, #208] /* x_13 = load() */
+	str q10, [sp, #416] /* spill hi_12 */
+	ldr q10, [x1, #208] /* h_13 = load() */
+	str q22, [sp, #432] /* spill mid_25 */
+	pmull v22.1q, v14.1d, v10.1d /* lo_13 = clmul(x_13, h_13) */
+	str q30, [sp, #448] /* spill mid_24 */
+	tbl v30.16b, {v14.16b}, v3.16b /* x_13_swap = lookup16(x_13, swap_halves) */
+	str q12, [sp, #464] /* spill mid_13 */
+	pmull2 v12.1q, v30.2d, v10.2d /* mid_26 = clmul(x_13_swap, h_13) */
+	pmull v30.1q, v30.1d, v10.1d /* mid_27 = clmul(x_13_swap, h_13) */
+	pmull2 v10.1q, v14.2d, v10.2d /* hi_13 = clmul(x_13, h_13) */
+	ldr q14, [x2, #224] /* x_14 = load() */
+	str q10, [sp, #480] /* spill hi_13 */
+	ldr q10, [x1, #224] /* h_14 = load() */
+	str q30, [sp, #496] /* spill mid_27 */
+	pmull v30.1q, v14.1d, v10.1d /* lo_14 = clmul(x_14, h_14) */
+	str q12, [sp, #512] /* spill mid_26 */
+	tbl v12.16b, {v14.16b}, v3.16b /* x_14_swap = lookup16(x_14, swap_halves) */
+	str q13, [sp, #528] /* spill mid_12 */
+	pmull2 v13.1q, v12.2d, v10.2d /* mid_28 = clmul(x_14_swap, h_14) */
+	pmull v12.1q, v12.1d, v10.1d /* mid_29 = clmul(x_14_swap, h_14) */
+	pmull2 v10.1q, v14.2d, v10.2d /* hi_14 = clmul(x_14, h_14) */
+	ldr q14, [x2, #240] /* x_15 = load() */
+	str q10, [sp, #544] /* spill hi_14 */
+	ldr q10, [x1, #240] /* h_15 = load() */
+	str q12, [sp, #560] /* spill mid_29 */
+	pmull v12.1q, v14.1d, v10.1d /* lo_15 = clmul(x_15, h_15) */
+	tbl v3.16b, {v14.16b}, v3.16b /* x_15_swap = lookup16(x_15, swap_halves) */
+	str q13, [sp, #576] /* spill mid_28 */
+	pmull2 v13.1q, v3.2d, v10.2d /* mid_30 = clmul(x_15_swap, h_15) */
+	pmull v3.1q, v3.1d, v10.1d /* mid_31 = clmul(x_15_swap, h_15) */
+	pmull2 v10.1q, v14.2d, v10.2d /* hi_15 = clmul(x_15, h_15) */
+
+	/* The sums and one reduction. */
+	eor v2.16b, v2.16b, v7.16b /* lo_sum_acc = xor(lo, lo_1) */
+	eor v7.16b, v19.16b, v23.16b /* lo_sum_acc_1 = xor(lo_2, lo_3) */
+	eor v19.16b, v27.16b, v31.16b /* lo_sum_acc_2 = xor(lo_4, lo_5) */
+	eor v23.16b, v11.16b, v15.16b /* lo_sum_acc_3 = xor(lo_6, lo_7) */
+	eor v0.16b, v26.16b, v0.16b /* lo_sum_acc_4 = xor(lo_8, lo_9) */
+	eor v1.16b, v1.16b, v6.16b /* lo_sum_acc_5 = xor(lo_10, lo_11) */
+	eor v6.16b, v18.16b, v22.16b /* lo_sum_acc_6 = xor(lo_12, lo_13) */
+	eor v18.16b, v30.16b, v12.16b /* lo_sum_acc_7 = xor(lo_14, lo_15) */
+	eor v2.16b, v2.16b, v7.16b /* lo_sum_acc_8 = xor(lo_sum_acc, lo_sum_acc_1) */
+	eor v7.16b, v19.16b, v23.16b /* lo_sum_acc_9 = xor(lo_sum_acc_2, lo_sum_acc_3) */
+	eor v0.16b, v0.16b, v1.16b /* lo_sum_acc_10 = xor(lo_sum_acc_4, lo_sum_acc_5) */
+	eor v1.16b, v6.16b, v18.16b /* lo_sum_acc_11 = xor(lo_sum_acc_6, lo_sum_acc_7) */
+	eor v2.16b, v2.16b, v7.16b /* lo_sum_acc_12 = xor(lo_sum_acc_8, lo_sum_acc_9) */
+	eor v0.16b, v0.16b, v1.16b /* lo_sum_acc_13 = xor(lo_sum_acc_10, lo_sum_acc_11) */
+	eor v0.16b, v2.16b, v0.16b /* lo_sum_acc_14 = xor(lo_sum_acc_12, lo_sum_acc_13) */
+	eor v1.16b, v5.16b, v4.16b /* mid_sum_acc = xor(mid, mid_1) */
+	eor v2.16b, v17.16b, v16.16b /* mid_sum_acc_1 = xor(mid_2, mid_3) */
+	eor v4.16b, v21.16b, v20.16b /* mid_sum_acc_2 = xor(mid_4, mid_5) */
+	eor v5.16b, v25.16b, v24.16b /* mid_sum_acc_3 = xor(mid_6, mid_7) */
+	eor v6.16b, v29.16b, v28.16b /* mid_sum_acc_4 = xor(mid_8, mid_9) */
+	eor v7.16b, v9.16b, v8.16b /* mid_sum_acc_5 = xor(mid_10, mid_11) */
+	ldr q16, [sp, #528] /* reload mid_12 */
+	ldr q17, [sp, #464] /* reload mid_13 */
+	eor v16.16b, v16.16b, v17.16b /* mid_sum_acc_6 = xor(mid_12, mid_13) */
+	ldr q17, [sp, #336] /* reload mid_14 */
+	ldr q18, [sp, #400] /* reload mid_15 */
+	eor v17.16b, v17.16b, v18.16b /* mid_sum_acc_7 = xor(mid_14, mid_15) */
+	ldr q18, [sp, #272] /* reload mid_16 */
+	ldr q19, [sp, #208] /* reload mid_17 */
+	eor v18.16b, v18.16b, v19.16b /* mid_sum_acc_8 = xor(mid_16, mid_17) */
+	ldr q19, [sp, #256] /* reload mid_18 */
+	ldr q20, [sp, #240] /* reload mid_19 */
+	eor v19.16b, v19.16b, v20.16b /* mid_sum_acc_9 = xor(mid_18, mid_19) */
+	ldr q20, [sp, #320] /* reload mid_20 */
+	ldr q21, [sp, #304] /* reload mid_21 */
+	eor v20.16b, v20.16b, v21.16b /* mid_sum_acc_10 = xor(mid_20, mid_21) */
+	ldr q21, [sp, #384] /* reload mid_22 */
+	ldr q22, [sp, #368] /* reload mid_23 */
+	eor v21.16b, v21.16b, v22.16b /* mid_sum_acc_11 = xor(mid_22, mid_23) */
+	ldr q22, [sp, #448] /* reload mid_24 */
+	ldr q23, [sp, #432] /* reload mid_25 */
+	eor v22.16b, v22.16b, v23.16b /* mid_sum_acc_12 = xor(mid_24, mid_25) */
+	ldr q23, [sp, #512] /* reload mid_26 */
+	ldr q24, [sp, #496] /* reload mid_27 */
+	eor v23.16b, v23.16b, v24.16b /* mid_sum_acc_13 = xor(mid_26, mid_27) */
+	ldr q24, [sp, #576] /* reload mid_28 */
+	ldr q25, [sp, #560] /* reload mid_29 */
+	eor v24.16b, v24.16b, v25.16b /* mid_sum_acc_14 = xor(mid_28, mid_29) */
+	eor v3.16b, v13.16b, v3.16b /* mid_sum_acc_15 = xor(mid_30, mid_31) */
+	eor v1.16b, v1.16b, v2.16b /* mid_sum_acc_16 = xor(mid_sum_acc, mid_sum_acc_1) */
+	eor v2.16b, v4.16b, v5.16b /* mid_sum_acc_17 = xor(mid_sum_acc_2, mid_sum_acc_3) */
+	eor v4.16b, v6.16b, v7.16b /* mid_sum_acc_18 = xor(mid_sum_acc_4, mid_sum_acc_5) */
+	eor v5.16b, v16.16b, v17.16b /* mid_sum_acc_19 = xor(mid_sum_acc_6, mid_sum_acc_7) */
+	eor v6.16b, v18.16b, v19.16b /* mid_sum_acc_20 = xor(mid_sum_acc_8, mid_sum_acc_9) */
+	eor v7.16b, v20.16b, v21.16b /* mid_sum_acc_21 = xor(mid_sum_acc_10, mid_sum_acc_11) */
+	eor v16.16b, v22.16b, v23.16b /* mid_sum_acc_22 = xor(mid_sum_acc_12, mid_sum_acc_13) */
+	eor v3.16b, v24.16b, v3.16b /* mid_sum_acc_23 = xor(mid_sum_acc_14, mid_sum_acc_15) */
+	eor v1.16b, v1.16b, v2.16b /* mid_sum_acc_24 = xor(mid_sum_acc_16, mid_sum_acc_17) */
+	eor v2.16b, v4.16b, v5.16b /* mid_sum_acc_25 = xor(mid_sum_acc_18, mid_sum_acc_19) */
+	eor v4.16b, v6.16b, v7.16b /* mid_sum_acc_26 = xor(mid_sum_acc_20, mid_sum_acc_21) */
+	eor v3.16b, v16.16b, v3.16b /* mid_sum_acc_27 = xor(mid_sum_acc_22, mid_sum_acc_23) */
+	eor v1.16b, v1.16b, v2.16b /* mid_sum_acc_28 = xor(mid_sum_acc_24, mid_sum_acc_25) */
+	eor v2.16b, v4.16b, v3.16b /* mid_sum_acc_29 = xor(mid_sum_acc_26, mid_sum_acc_27) */
+	eor v1.16b, v1.16b, v2.16b /* mid_sum_acc_30 = xor(mid_sum_acc_28, mid_sum_acc_29) */
+	ldr q2, [sp, #176] /* reload hi */
+	ldr q3, [sp, #192] /* reload hi_1 */
+	eor v2.16b, v2.16b, v3.16b /* hi_sum_acc = xor(hi, hi_1) */
+	ldr q3, [sp, #128] /* reload hi_2 */
+	ldr q4, [sp, #144] /* reload hi_3 */
+	eor v3.16b, v3.16b, v4.16b /* hi_sum_acc_1 = xor(hi_2, hi_3) */
+	ldr q4, [sp, #80] /* reload hi_4 */
+	ldr q5, [sp, #112] /* reload hi_5 */
+	eor v4.16b, v4.16b, v5.16b /* hi_sum_acc_2 = xor(hi_4, hi_5) */
+	ldr q5, [sp, #64] /* reload hi_6 */
+	ldr q6, [sp, #96] /* reload hi_7 */
+	eor v5.16b, v5.16b, v6.16b /* hi_sum_acc_3 = xor(hi_6, hi_7) */
+	ldr q6, [sp, #160] /* reload hi_8 */
+	ldr q7, [sp, #224] /* reload hi_9 */
+	eor v6.16b, v6.16b, v7.16b /* hi_sum_acc_4 = xor(hi_8, hi_9) */
+	ldr q7, [sp, #288] /* reload hi_10 */
+	ldr q16, [sp, #352] /* reload hi_11 */
+	eor v7.16b, v7.16b, v16.16b /* hi_sum_acc_5 = xor(hi_10, hi_11) */
+	ldr q16, [sp, #416] /* reload hi_12 */
+	ldr q17, [sp, #480] /* reload hi_13 */
+	eor v16.16b, v16.16b, v17.16b /* hi_sum_acc_6 = xor(hi_12, hi_13) */
+	ldr q17, [sp, #544] /* reload hi_14 */
+	eor v17.16b, v17.16b, v10.16b /* hi_sum_acc_7 = xor(hi_14, hi_15) */
+	eor v2.16b, v2.16b, v3.16b /* hi_sum_acc_8 = xor(hi_sum_acc, hi_sum_acc_1) */
+	eor v3.16b, v4.16b, v5.16b /* hi_sum_acc_9 = xor(hi_sum_acc_2, hi_sum_acc_3) */
+	eor v4.16b, v6.16b, v7.16b /* hi_sum_acc_10 = xor(hi_sum_acc_4, hi_sum_acc_5) */
+	eor v5.16b, v16.16b, v17.16b /* hi_sum_acc_11 = xor(hi_sum_acc_6, hi_sum_acc_7) */
+	eor v2.16b, v2.16b, v3.16b /* hi_sum_acc_12 = xor(hi_sum_acc_8, hi_sum_acc_9) */
+	eor v3.16b, v4.16b, v5.16b /* hi_sum_acc_13 = xor(hi_sum_acc_10, hi_sum_acc_11) */
+	eor v2.16b, v2.16b, v3.16b /* hi_sum_acc_14 = xor(hi_sum_acc_12, hi_sum_acc_13) */
+	adrp x17, .Lkc_gf128_neon_aes_asm_3_fold
+	ldr q3, [x17, #:lo12:.Lkc_gf128_neon_aes_asm_3_fold] /* fold = const() */
+	pmull v4.1q, v0.1d, v3.1d /* fold_lo = clmul(lo_sum_acc_14, fold) */
+	eor v1.16b, v4.16b, v1.16b /* fold_mid = xor(fold_lo, mid_sum_acc_30) */
+	adrp x17, .Lkc_gf128_neon_aes_asm_3_swap_halves
+	ldr q4, [x17, #:lo12:.Lkc_gf128_neon_aes_asm_3_swap_halves] /* swap_halves = const() */
+	tbl v1.16b, {v1.16b}, v4.16b /* fold_mid_sw = lookup16(fold_mid, swap_halves) */
+	eor v0.16b, v0.16b, v1.16b /* w = xor(lo_sum_acc_14, fold_mid_sw) */
+	pmull2 v1.1q, v0.2d, v3.2d /* fold_hi = clmul(w, fold) */
+	eor v0.16b, v0.16b, v2.16b /* w_hi = xor(w, hi_sum_acc_14) */
+	eor v0.16b, v0.16b, v1.16b /* reduced = xor(w_hi, fold_hi) */
+	str q0, [x0] /* store reduced */
+	ldp d8, d9, [sp]
+	ldp d10, d11, [sp, #16]
+	ldp d12, d13, [sp, #32]
+	ldp d14, d15, [sp, #48]
+	add sp, sp, #592
+	ret
+	.size kc_gf128_neon_aes_polyval_step_asm, .-kc_gf128_neon_aes_polyval_step_asm
+
+/* kc_gf128_neon_aes_polyval_block_asm: polyval_update128_n1, 3 arguments
+ *   x0: y
+ *   x1: table
+ *   x2: msg
+ *   x16, x17: a row pointer, an address or a constant's page
+ *   vectors: v0-v5 (6 used)
+ *   frame: 0 bytes (0 spill slots of 16 bytes)
+ */
+	.globl kc_gf128_neon_aes_polyval_block_asm
+	.hidden kc_gf128_neon_aes_polyval_block_asm
+	.type kc_gf128_neon_aes_polyval_block_asm, %function
+	.p2align 4
+kc_gf128_neon_aes_polyval_block_asm:
+	ldr q0, [x0] /* y_1 = bcast128() */
+
+	/* 1 blocks, 1 per register: block i times T_(n - i), products unreduced. */
+	ldr q1, [x2] /* x = load() */
+	eor v0.16b, v1.16b, v0.16b /* z1_y = xor(x, y_1) */
+	ldr q1, [x1] /* h = load() */
+	pmull v2.1q, v0.1d, v1.1d /* lo = clmul(z1_y, h) */
+	adrp x17, .Lkc_gf128_neon_aes_asm_4_swap_halves
+	ldr q3, [x17, #:lo12:.Lkc_gf128_neon_aes_asm_4_swap_halves] /* swap_halves = const() */
+	tbl v4.16b, {v0.16b}, v3.16b /* z1_y_swap = lookup16(z1_y, swap_halves) */
+	pmull2 v5.1q, v4.2d, v1.2d /* mid = clmul(z1_y_swap, h) */
+	pmull v4.1q, v4.1d, v1.1d /* mid_1 = clmul(z1_y_swap, h) */
+	pmull2 v0.1q, v0.2d, v1.2d /* hi = clmul(z1_y, h) */
+
+	/* The sums and one reduction. */
+	eor v1.16b, v5.16b, v4.16b /* mid_sum_acc = xor(mid, mid_1) */
+	adrp x17, .Lkc_gf128_neon_aes_asm_4_fold
+	ldr q4, [x17, #:lo12:.Lkc_gf128_neon_aes_asm_4_fold] /* fold = const() */
+	pmull v5.1q, v2.1d, v4.1d /* fold_lo = clmul(lo, fold) */
+	eor v1.16b, v5.16b, v1.16b /* fold_mid = xor(fold_lo, mid_sum_acc) */
+	tbl v1.16b, {v1.16b}, v3.16b /* fold_mid_sw = lookup16(fold_mid, swap_halves) */
+	eor v1.16b, v2.16b, v1.16b /* w = xor(lo, fold_mid_sw) */
+	pmull2 v2.1q, v1.2d, v4.2d /* fold_hi = clmul(w, fold) */
+	eor v0.16b, v1.16b, v0.16b /* w_hi = xor(w, hi) */
+	eor v0.16b, v0.16b, v2.16b /* reduced = xor(w_hi, fold_hi) */
+	str q0, [x0] /* store reduced */
+	ret
+	.size kc_gf128_neon_aes_polyval_block_asm, .-kc_gf128_neon_aes_polyval_block_asm
+
 /* reverse16: byte i <- byte 15 - i: GCM bytes to the reflected form phi */
 	.section .rodata
 	.balign 16
@@ -370,5 +951,41 @@ kc_gf128_neon_aes_cmac_subkeys_asm:
 	.balign 16
 .Lkc_gf128_neon_aes_asm_1_reduce_x1:
 	.byte 0x00, 0x87, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
+/* swap_halves: (a0, a1) -> (a1, a0) */
+	.section .rodata
+	.balign 16
+.Lkc_gf128_neon_aes_asm_2_swap_halves:
+	.byte 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07
+
+/* fold: c = (Q - y^128 - 1) / y^64, Q = GHASH's polynomial reversed (gen/kernels/ghash.py fold) */
+	.section .rodata
+	.balign 16
+.Lkc_gf128_neon_aes_asm_2_fold:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xc2, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xc2
+
+/* swap_halves: (a0, a1) -> (a1, a0) */
+	.section .rodata
+	.balign 16
+.Lkc_gf128_neon_aes_asm_3_swap_halves:
+	.byte 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07
+
+/* fold: c = (Q - y^128 - 1) / y^64, Q = GHASH's polynomial reversed (gen/kernels/ghash.py fold) */
+	.section .rodata
+	.balign 16
+.Lkc_gf128_neon_aes_asm_3_fold:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xc2, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xc2
+
+/* swap_halves: (a0, a1) -> (a1, a0) */
+	.section .rodata
+	.balign 16
+.Lkc_gf128_neon_aes_asm_4_swap_halves:
+	.byte 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07
+
+/* fold: c = (Q - y^128 - 1) / y^64, Q = GHASH's polynomial reversed (gen/kernels/ghash.py fold) */
+	.section .rodata
+	.balign 16
+.Lkc_gf128_neon_aes_asm_4_fold:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xc2, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xc2
 
 	.section .note.GNU-stack,"",%progbits

@@ -6,7 +6,9 @@
  * The key side of the GF(2^128) modes on target `neon_aes_asm`: NEON TBL nibble tables + AESE, 128-bit vectors; assembly, registers allocated by gen/backends/regalloc.py.
  * GHASH's table of 16 powers of H (gen/kernels/ghash.py key_program) and
  * CMAC's subkeys (gen/kernels/gf128_double.py cmac_subkeys_program), one
- * register each.  Lowered with: fuse_affine_chain, drop_identity_affine, affine_inv_via_aese; fuse_affine_chain, drop_identity_affine, bit_reversal_by_rbit, rotate_bytes_by_shuffle, rotate_by_shift_insert, shld_by_shift_insert, select_as_trn, select_by_bsl, clmul_by_pmull; affine_via_nibble_tables; mask_after_byte_shift, lookup_as_rev, aese_takes_xor.
+ * register each; and POLYVAL (RFC 8452: the same programs without GHASH's
+ * reflection, polyval=True), its table and its steps of 16 blocks and of one
+ * block, for ZUC-NIA6's hash.  Lowered with: fuse_affine_chain, drop_identity_affine, affine_inv_via_aese; fuse_affine_chain, drop_identity_affine, bit_reversal_by_rbit, rotate_bytes_by_shuffle, rotate_by_shift_insert, shld_by_shift_insert, select_as_trn, select_by_bsl, clmul_by_pmull; affine_via_nibble_tables; mask_after_byte_shift, lookup_as_rev, aese_takes_xor.
  */
 #include "kc_cpu.h"
 #include "kc_neon.h"
@@ -28,6 +30,30 @@ static void kc_gf128_neon_aes_asm_cmac_subkeys(const uint8_t *l, uint8_t *out)
     kc_gf128_neon_aes_cmac_subkeys_asm(l, out);
 }
 
+/* table <- POLYVAL's dot powers H_n .. H_1 of h. */
+static void kc_gf128_neon_aes_asm_polyval_powers(uint8_t *table, const uint8_t *h)
+{
+    /* kc_gf128_neon_aes_asm.S: the same lowered program, in assembly (registers allocated by gen/backends/regalloc.py). */
+    void kc_gf128_neon_aes_polyval_powers_asm(const void *table, const void *h);
+    kc_gf128_neon_aes_polyval_powers_asm(table, h);
+}
+
+/* y <- POLYVAL from y over the 16 blocks at msg, table from polyval_powers. */
+static void kc_gf128_neon_aes_asm_polyval_step(uint8_t *y, const uint8_t *table, const uint8_t *msg)
+{
+    /* kc_gf128_neon_aes_asm.S: the same lowered program, in assembly (registers allocated by gen/backends/regalloc.py). */
+    void kc_gf128_neon_aes_polyval_step_asm(const void *y, const void *table, const void *msg);
+    kc_gf128_neon_aes_polyval_step_asm(y, table, msg);
+}
+
+/* y <- dot(y ^ msg, table[0..15]): one POLYVAL block with key table[0..15]. */
+static void kc_gf128_neon_aes_asm_polyval_block(uint8_t *y, const uint8_t *table, const uint8_t *msg)
+{
+    /* kc_gf128_neon_aes_asm.S: the same lowered program, in assembly (registers allocated by gen/backends/regalloc.py). */
+    void kc_gf128_neon_aes_polyval_block_asm(const void *y, const void *table, const void *msg);
+    kc_gf128_neon_aes_polyval_block_asm(y, table, msg);
+}
+
 static int kc_gf128_neon_aes_asm_cpu_supported(void)
 {
     return kc_cpu_has(KC_CPU_ASIMD | KC_CPU_ARM_AES | KC_CPU_ARM_PMULL);
@@ -38,4 +64,7 @@ const kc_gf128_keys kc_gf128_neon_aes_asm = {
     .cpu_supported = kc_gf128_neon_aes_asm_cpu_supported,
     .ghash_powers = kc_gf128_neon_aes_asm_ghash_powers,
     .cmac_subkeys = kc_gf128_neon_aes_asm_cmac_subkeys,
+    .polyval_powers = kc_gf128_neon_aes_asm_polyval_powers,
+    .polyval_step = kc_gf128_neon_aes_asm_polyval_step,
+    .polyval_block = kc_gf128_neon_aes_asm_polyval_block,
 };

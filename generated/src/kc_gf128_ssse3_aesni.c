@@ -6,7 +6,9 @@
  * The key side of the GF(2^128) modes on target `ssse3_aesni`: SSSE3 pshufb nibble tables + AES-NI AESENCLAST, 128-bit vectors.
  * GHASH's table of 16 powers of H (gen/kernels/ghash.py key_program) and
  * CMAC's subkeys (gen/kernels/gf128_double.py cmac_subkeys_program), one
- * register each.  Lowered with: fuse_affine_chain, drop_identity_affine, affine_inv_via_aesenclast; fuse_affine_chain, drop_identity_affine, rotate_bytes_by_shuffle, rotate_by_shifts, shld_by_shifts, select_by_masks; affine_via_nibble_tables; byte_shift_by_word_shift.
+ * register each; and POLYVAL (RFC 8452: the same programs without GHASH's
+ * reflection, polyval=True), its table and its steps of 16 blocks and of one
+ * block, for ZUC-NIA6's hash.  Lowered with: fuse_affine_chain, drop_identity_affine, affine_inv_via_aesenclast; fuse_affine_chain, drop_identity_affine, rotate_bytes_by_shuffle, rotate_by_shifts, shld_by_shifts, select_by_masks; affine_via_nibble_tables; byte_shift_by_word_shift.
  */
 #include "kc_cpu.h"
 #include "kc_x86.h"
@@ -308,6 +310,458 @@ static void kc_gf128_ssse3_aesni_cmac_subkeys(const uint8_t *l, uint8_t *out)
     _mm_storeu_si128((void *)(out + 16), k2_out);
 }
 
+/* table <- POLYVAL's dot powers H_n .. H_1 of h. */
+static void kc_gf128_ssse3_aesni_polyval_powers(uint8_t *table, const uint8_t *h)
+{
+    /* c = (Q - y^128 - 1) / y^64, Q = GHASH's polynomial reversed (gen/kernels/ghash.py fold) */
+    static const uint8_t fold_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xc2, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xc2};
+    const __m128i fold = kc_bcast16_128(fold_bytes);
+    /* (a0, a1) -> (a1, a0) */
+    static const uint8_t swap_halves_bytes[16] = {0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07};
+    const __m128i swap_halves = kc_bcast16_128(swap_halves_bytes);
+    const __m128i h_1 = _mm_loadu_si128((const void *)(h));
+    const __m128i lo = _mm_clmulepi64_si128(h_1, h_1, 0x00);
+    const __m128i mid = _mm_clmulepi64_si128(h_1, h_1, 0x10);
+    const __m128i mid_1 = _mm_clmulepi64_si128(h_1, h_1, 0x01);
+    const __m128i hi = _mm_clmulepi64_si128(h_1, h_1, 0x11);
+
+    /* T_2 = T_1 T_1 */
+    const __m128i mid_sum_acc = _mm_xor_si128(mid, mid_1);
+    const __m128i fold_lo = _mm_clmulepi64_si128(lo, fold, 0x00);
+    const __m128i fold_mid = _mm_xor_si128(fold_lo, mid_sum_acc);
+    const __m128i fold_mid_sw = _mm_shuffle_epi8(fold_mid, swap_halves);
+    const __m128i w = _mm_xor_si128(lo, fold_mid_sw);
+    const __m128i fold_hi = _mm_clmulepi64_si128(w, fold, 0x11);
+    const __m128i w_hi = _mm_xor_si128(w, hi);
+    const __m128i reduced = _mm_xor_si128(w_hi, fold_hi);
+    const __m128i lo_1 = _mm_clmulepi64_si128(reduced, h_1, 0x00);
+    const __m128i mid_2 = _mm_clmulepi64_si128(reduced, h_1, 0x10);
+    const __m128i mid_3 = _mm_clmulepi64_si128(reduced, h_1, 0x01);
+    const __m128i hi_1 = _mm_clmulepi64_si128(reduced, h_1, 0x11);
+
+    /* T_3 = T_2 T_1 */
+    const __m128i mid_sum_acc_1 = _mm_xor_si128(mid_2, mid_3);
+    const __m128i fold_lo_1 = _mm_clmulepi64_si128(lo_1, fold, 0x00);
+    const __m128i fold_mid_1 = _mm_xor_si128(fold_lo_1, mid_sum_acc_1);
+    const __m128i fold_mid_sw_1 = _mm_shuffle_epi8(fold_mid_1, swap_halves);
+    const __m128i w_1 = _mm_xor_si128(lo_1, fold_mid_sw_1);
+    const __m128i fold_hi_1 = _mm_clmulepi64_si128(w_1, fold, 0x11);
+    const __m128i w_hi_1 = _mm_xor_si128(w_1, hi_1);
+    const __m128i reduced_1 = _mm_xor_si128(w_hi_1, fold_hi_1);
+    const __m128i lo_2 = _mm_clmulepi64_si128(reduced, reduced, 0x00);
+    const __m128i mid_4 = _mm_clmulepi64_si128(reduced, reduced, 0x10);
+    const __m128i mid_5 = _mm_clmulepi64_si128(reduced, reduced, 0x01);
+    const __m128i hi_2 = _mm_clmulepi64_si128(reduced, reduced, 0x11);
+
+    /* T_4 = T_2 T_2 */
+    const __m128i mid_sum_acc_2 = _mm_xor_si128(mid_4, mid_5);
+    const __m128i fold_lo_2 = _mm_clmulepi64_si128(lo_2, fold, 0x00);
+    const __m128i fold_mid_2 = _mm_xor_si128(fold_lo_2, mid_sum_acc_2);
+    const __m128i fold_mid_sw_2 = _mm_shuffle_epi8(fold_mid_2, swap_halves);
+    const __m128i w_2 = _mm_xor_si128(lo_2, fold_mid_sw_2);
+    const __m128i fold_hi_2 = _mm_clmulepi64_si128(w_2, fold, 0x11);
+    const __m128i w_hi_2 = _mm_xor_si128(w_2, hi_2);
+    const __m128i reduced_2 = _mm_xor_si128(w_hi_2, fold_hi_2);
+    const __m128i lo_3 = _mm_clmulepi64_si128(reduced_1, reduced, 0x00);
+    const __m128i mid_6 = _mm_clmulepi64_si128(reduced_1, reduced, 0x10);
+    const __m128i mid_7 = _mm_clmulepi64_si128(reduced_1, reduced, 0x01);
+    const __m128i hi_3 = _mm_clmulepi64_si128(reduced_1, reduced, 0x11);
+
+    /* T_5 = T_3 T_2 */
+    const __m128i mid_sum_acc_3 = _mm_xor_si128(mid_6, mid_7);
+    const __m128i fold_lo_3 = _mm_clmulepi64_si128(lo_3, fold, 0x00);
+    const __m128i fold_mid_3 = _mm_xor_si128(fold_lo_3, mid_sum_acc_3);
+    const __m128i fold_mid_sw_3 = _mm_shuffle_epi8(fold_mid_3, swap_halves);
+    const __m128i w_3 = _mm_xor_si128(lo_3, fold_mid_sw_3);
+    const __m128i fold_hi_3 = _mm_clmulepi64_si128(w_3, fold, 0x11);
+    const __m128i w_hi_3 = _mm_xor_si128(w_3, hi_3);
+    const __m128i reduced_3 = _mm_xor_si128(w_hi_3, fold_hi_3);
+    const __m128i lo_4 = _mm_clmulepi64_si128(reduced_1, reduced_1, 0x00);
+    const __m128i mid_8 = _mm_clmulepi64_si128(reduced_1, reduced_1, 0x10);
+    const __m128i mid_9 = _mm_clmulepi64_si128(reduced_1, reduced_1, 0x01);
+    const __m128i hi_4 = _mm_clmulepi64_si128(reduced_1, reduced_1, 0x11);
+
+    /* T_6 = T_3 T_3 */
+    const __m128i mid_sum_acc_4 = _mm_xor_si128(mid_8, mid_9);
+    const __m128i fold_lo_4 = _mm_clmulepi64_si128(lo_4, fold, 0x00);
+    const __m128i fold_mid_4 = _mm_xor_si128(fold_lo_4, mid_sum_acc_4);
+    const __m128i fold_mid_sw_4 = _mm_shuffle_epi8(fold_mid_4, swap_halves);
+    const __m128i w_4 = _mm_xor_si128(lo_4, fold_mid_sw_4);
+    const __m128i fold_hi_4 = _mm_clmulepi64_si128(w_4, fold, 0x11);
+    const __m128i w_hi_4 = _mm_xor_si128(w_4, hi_4);
+    const __m128i reduced_4 = _mm_xor_si128(w_hi_4, fold_hi_4);
+    const __m128i lo_5 = _mm_clmulepi64_si128(reduced_2, reduced_1, 0x00);
+    const __m128i mid_10 = _mm_clmulepi64_si128(reduced_2, reduced_1, 0x10);
+    const __m128i mid_11 = _mm_clmulepi64_si128(reduced_2, reduced_1, 0x01);
+    const __m128i hi_5 = _mm_clmulepi64_si128(reduced_2, reduced_1, 0x11);
+
+    /* T_7 = T_4 T_3 */
+    const __m128i mid_sum_acc_5 = _mm_xor_si128(mid_10, mid_11);
+    const __m128i fold_lo_5 = _mm_clmulepi64_si128(lo_5, fold, 0x00);
+    const __m128i fold_mid_5 = _mm_xor_si128(fold_lo_5, mid_sum_acc_5);
+    const __m128i fold_mid_sw_5 = _mm_shuffle_epi8(fold_mid_5, swap_halves);
+    const __m128i w_5 = _mm_xor_si128(lo_5, fold_mid_sw_5);
+    const __m128i fold_hi_5 = _mm_clmulepi64_si128(w_5, fold, 0x11);
+    const __m128i w_hi_5 = _mm_xor_si128(w_5, hi_5);
+    const __m128i reduced_5 = _mm_xor_si128(w_hi_5, fold_hi_5);
+    const __m128i lo_6 = _mm_clmulepi64_si128(reduced_2, reduced_2, 0x00);
+    const __m128i mid_12 = _mm_clmulepi64_si128(reduced_2, reduced_2, 0x10);
+    const __m128i mid_13 = _mm_clmulepi64_si128(reduced_2, reduced_2, 0x01);
+    const __m128i hi_6 = _mm_clmulepi64_si128(reduced_2, reduced_2, 0x11);
+
+    /* T_8 = T_4 T_4 */
+    const __m128i mid_sum_acc_6 = _mm_xor_si128(mid_12, mid_13);
+    const __m128i fold_lo_6 = _mm_clmulepi64_si128(lo_6, fold, 0x00);
+    const __m128i fold_mid_6 = _mm_xor_si128(fold_lo_6, mid_sum_acc_6);
+    const __m128i fold_mid_sw_6 = _mm_shuffle_epi8(fold_mid_6, swap_halves);
+    const __m128i w_6 = _mm_xor_si128(lo_6, fold_mid_sw_6);
+    const __m128i fold_hi_6 = _mm_clmulepi64_si128(w_6, fold, 0x11);
+    const __m128i w_hi_6 = _mm_xor_si128(w_6, hi_6);
+    const __m128i reduced_6 = _mm_xor_si128(w_hi_6, fold_hi_6);
+    const __m128i lo_7 = _mm_clmulepi64_si128(reduced_3, reduced_2, 0x00);
+    const __m128i mid_14 = _mm_clmulepi64_si128(reduced_3, reduced_2, 0x10);
+    const __m128i mid_15 = _mm_clmulepi64_si128(reduced_3, reduced_2, 0x01);
+    const __m128i hi_7 = _mm_clmulepi64_si128(reduced_3, reduced_2, 0x11);
+
+    /* T_9 = T_5 T_4 */
+    const __m128i mid_sum_acc_7 = _mm_xor_si128(mid_14, mid_15);
+    const __m128i fold_lo_7 = _mm_clmulepi64_si128(lo_7, fold, 0x00);
+    const __m128i fold_mid_7 = _mm_xor_si128(fold_lo_7, mid_sum_acc_7);
+    const __m128i fold_mid_sw_7 = _mm_shuffle_epi8(fold_mid_7, swap_halves);
+    const __m128i w_7 = _mm_xor_si128(lo_7, fold_mid_sw_7);
+    const __m128i fold_hi_7 = _mm_clmulepi64_si128(w_7, fold, 0x11);
+    const __m128i w_hi_7 = _mm_xor_si128(w_7, hi_7);
+    const __m128i reduced_7 = _mm_xor_si128(w_hi_7, fold_hi_7);
+    const __m128i lo_8 = _mm_clmulepi64_si128(reduced_3, reduced_3, 0x00);
+    const __m128i mid_16 = _mm_clmulepi64_si128(reduced_3, reduced_3, 0x10);
+    const __m128i mid_17 = _mm_clmulepi64_si128(reduced_3, reduced_3, 0x01);
+    const __m128i hi_8 = _mm_clmulepi64_si128(reduced_3, reduced_3, 0x11);
+
+    /* T_10 = T_5 T_5 */
+    const __m128i mid_sum_acc_8 = _mm_xor_si128(mid_16, mid_17);
+    const __m128i fold_lo_8 = _mm_clmulepi64_si128(lo_8, fold, 0x00);
+    const __m128i fold_mid_8 = _mm_xor_si128(fold_lo_8, mid_sum_acc_8);
+    const __m128i fold_mid_sw_8 = _mm_shuffle_epi8(fold_mid_8, swap_halves);
+    const __m128i w_8 = _mm_xor_si128(lo_8, fold_mid_sw_8);
+    const __m128i fold_hi_8 = _mm_clmulepi64_si128(w_8, fold, 0x11);
+    const __m128i w_hi_8 = _mm_xor_si128(w_8, hi_8);
+    const __m128i reduced_8 = _mm_xor_si128(w_hi_8, fold_hi_8);
+    const __m128i lo_9 = _mm_clmulepi64_si128(reduced_4, reduced_3, 0x00);
+    const __m128i mid_18 = _mm_clmulepi64_si128(reduced_4, reduced_3, 0x10);
+    const __m128i mid_19 = _mm_clmulepi64_si128(reduced_4, reduced_3, 0x01);
+    const __m128i hi_9 = _mm_clmulepi64_si128(reduced_4, reduced_3, 0x11);
+
+    /* T_11 = T_6 T_5 */
+    const __m128i mid_sum_acc_9 = _mm_xor_si128(mid_18, mid_19);
+    const __m128i fold_lo_9 = _mm_clmulepi64_si128(lo_9, fold, 0x00);
+    const __m128i fold_mid_9 = _mm_xor_si128(fold_lo_9, mid_sum_acc_9);
+    const __m128i fold_mid_sw_9 = _mm_shuffle_epi8(fold_mid_9, swap_halves);
+    const __m128i w_9 = _mm_xor_si128(lo_9, fold_mid_sw_9);
+    const __m128i fold_hi_9 = _mm_clmulepi64_si128(w_9, fold, 0x11);
+    const __m128i w_hi_9 = _mm_xor_si128(w_9, hi_9);
+    const __m128i reduced_9 = _mm_xor_si128(w_hi_9, fold_hi_9);
+    const __m128i lo_10 = _mm_clmulepi64_si128(reduced_4, reduced_4, 0x00);
+    const __m128i mid_20 = _mm_clmulepi64_si128(reduced_4, reduced_4, 0x10);
+    const __m128i mid_21 = _mm_clmulepi64_si128(reduced_4, reduced_4, 0x01);
+    const __m128i hi_10 = _mm_clmulepi64_si128(reduced_4, reduced_4, 0x11);
+
+    /* T_12 = T_6 T_6 */
+    const __m128i mid_sum_acc_10 = _mm_xor_si128(mid_20, mid_21);
+    const __m128i fold_lo_10 = _mm_clmulepi64_si128(lo_10, fold, 0x00);
+    const __m128i fold_mid_10 = _mm_xor_si128(fold_lo_10, mid_sum_acc_10);
+    const __m128i fold_mid_sw_10 = _mm_shuffle_epi8(fold_mid_10, swap_halves);
+    const __m128i w_10 = _mm_xor_si128(lo_10, fold_mid_sw_10);
+    const __m128i fold_hi_10 = _mm_clmulepi64_si128(w_10, fold, 0x11);
+    const __m128i w_hi_10 = _mm_xor_si128(w_10, hi_10);
+    const __m128i reduced_10 = _mm_xor_si128(w_hi_10, fold_hi_10);
+    const __m128i lo_11 = _mm_clmulepi64_si128(reduced_5, reduced_4, 0x00);
+    const __m128i mid_22 = _mm_clmulepi64_si128(reduced_5, reduced_4, 0x10);
+    const __m128i mid_23 = _mm_clmulepi64_si128(reduced_5, reduced_4, 0x01);
+    const __m128i hi_11 = _mm_clmulepi64_si128(reduced_5, reduced_4, 0x11);
+
+    /* T_13 = T_7 T_6 */
+    const __m128i mid_sum_acc_11 = _mm_xor_si128(mid_22, mid_23);
+    const __m128i fold_lo_11 = _mm_clmulepi64_si128(lo_11, fold, 0x00);
+    const __m128i fold_mid_11 = _mm_xor_si128(fold_lo_11, mid_sum_acc_11);
+    const __m128i fold_mid_sw_11 = _mm_shuffle_epi8(fold_mid_11, swap_halves);
+    const __m128i w_11 = _mm_xor_si128(lo_11, fold_mid_sw_11);
+    const __m128i fold_hi_11 = _mm_clmulepi64_si128(w_11, fold, 0x11);
+    const __m128i w_hi_11 = _mm_xor_si128(w_11, hi_11);
+    const __m128i reduced_11 = _mm_xor_si128(w_hi_11, fold_hi_11);
+    const __m128i lo_12 = _mm_clmulepi64_si128(reduced_5, reduced_5, 0x00);
+    const __m128i mid_24 = _mm_clmulepi64_si128(reduced_5, reduced_5, 0x10);
+    const __m128i mid_25 = _mm_clmulepi64_si128(reduced_5, reduced_5, 0x01);
+    const __m128i hi_12 = _mm_clmulepi64_si128(reduced_5, reduced_5, 0x11);
+
+    /* T_14 = T_7 T_7 */
+    const __m128i mid_sum_acc_12 = _mm_xor_si128(mid_24, mid_25);
+    const __m128i fold_lo_12 = _mm_clmulepi64_si128(lo_12, fold, 0x00);
+    const __m128i fold_mid_12 = _mm_xor_si128(fold_lo_12, mid_sum_acc_12);
+    const __m128i fold_mid_sw_12 = _mm_shuffle_epi8(fold_mid_12, swap_halves);
+    const __m128i w_12 = _mm_xor_si128(lo_12, fold_mid_sw_12);
+    const __m128i fold_hi_12 = _mm_clmulepi64_si128(w_12, fold, 0x11);
+    const __m128i w_hi_12 = _mm_xor_si128(w_12, hi_12);
+    const __m128i reduced_12 = _mm_xor_si128(w_hi_12, fold_hi_12);
+    const __m128i lo_13 = _mm_clmulepi64_si128(reduced_6, reduced_5, 0x00);
+    const __m128i mid_26 = _mm_clmulepi64_si128(reduced_6, reduced_5, 0x10);
+    const __m128i mid_27 = _mm_clmulepi64_si128(reduced_6, reduced_5, 0x01);
+    const __m128i hi_13 = _mm_clmulepi64_si128(reduced_6, reduced_5, 0x11);
+
+    /* T_15 = T_8 T_7 */
+    const __m128i mid_sum_acc_13 = _mm_xor_si128(mid_26, mid_27);
+    const __m128i fold_lo_13 = _mm_clmulepi64_si128(lo_13, fold, 0x00);
+    const __m128i fold_mid_13 = _mm_xor_si128(fold_lo_13, mid_sum_acc_13);
+    const __m128i fold_mid_sw_13 = _mm_shuffle_epi8(fold_mid_13, swap_halves);
+    const __m128i w_13 = _mm_xor_si128(lo_13, fold_mid_sw_13);
+    const __m128i fold_hi_13 = _mm_clmulepi64_si128(w_13, fold, 0x11);
+    const __m128i w_hi_13 = _mm_xor_si128(w_13, hi_13);
+    const __m128i reduced_13 = _mm_xor_si128(w_hi_13, fold_hi_13);
+    const __m128i lo_14 = _mm_clmulepi64_si128(reduced_6, reduced_6, 0x00);
+    const __m128i mid_28 = _mm_clmulepi64_si128(reduced_6, reduced_6, 0x10);
+    const __m128i mid_29 = _mm_clmulepi64_si128(reduced_6, reduced_6, 0x01);
+    const __m128i hi_14 = _mm_clmulepi64_si128(reduced_6, reduced_6, 0x11);
+
+    /* T_16 = T_8 T_8 */
+    const __m128i mid_sum_acc_14 = _mm_xor_si128(mid_28, mid_29);
+    const __m128i fold_lo_14 = _mm_clmulepi64_si128(lo_14, fold, 0x00);
+    const __m128i fold_mid_14 = _mm_xor_si128(fold_lo_14, mid_sum_acc_14);
+    const __m128i fold_mid_sw_14 = _mm_shuffle_epi8(fold_mid_14, swap_halves);
+    const __m128i w_14 = _mm_xor_si128(lo_14, fold_mid_sw_14);
+    const __m128i fold_hi_14 = _mm_clmulepi64_si128(w_14, fold, 0x11);
+    const __m128i w_hi_14 = _mm_xor_si128(w_14, hi_14);
+    const __m128i reduced_14 = _mm_xor_si128(w_hi_14, fold_hi_14);
+    _mm_storeu_si128((void *)(table + 240), h_1);
+    _mm_storeu_si128((void *)(table + 224), reduced);
+    _mm_storeu_si128((void *)(table + 208), reduced_1);
+    _mm_storeu_si128((void *)(table + 192), reduced_2);
+    _mm_storeu_si128((void *)(table + 176), reduced_3);
+    _mm_storeu_si128((void *)(table + 160), reduced_4);
+    _mm_storeu_si128((void *)(table + 144), reduced_5);
+    _mm_storeu_si128((void *)(table + 128), reduced_6);
+    _mm_storeu_si128((void *)(table + 112), reduced_7);
+    _mm_storeu_si128((void *)(table + 96), reduced_8);
+    _mm_storeu_si128((void *)(table + 80), reduced_9);
+    _mm_storeu_si128((void *)(table + 64), reduced_10);
+    _mm_storeu_si128((void *)(table + 48), reduced_11);
+    _mm_storeu_si128((void *)(table + 32), reduced_12);
+    _mm_storeu_si128((void *)(table + 16), reduced_13);
+    _mm_storeu_si128((void *)(table), reduced_14);
+}
+
+/* y <- POLYVAL from y over the 16 blocks at msg, table from polyval_powers. */
+static void kc_gf128_ssse3_aesni_polyval_step(uint8_t *y, const uint8_t *table, const uint8_t *msg)
+{
+    /* c = (Q - y^128 - 1) / y^64, Q = GHASH's polynomial reversed (gen/kernels/ghash.py fold) */
+    static const uint8_t fold_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xc2, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xc2};
+    const __m128i fold = kc_bcast16_128(fold_bytes);
+    /* (a0, a1) -> (a1, a0) */
+    static const uint8_t swap_halves_bytes[16] = {0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07};
+    const __m128i swap_halves = kc_bcast16_128(swap_halves_bytes);
+    const __m128i y_1 = kc_bcast16_128(y);
+
+    /* 16 blocks, 1 per register: block i times T_(n - i), products unreduced. */
+    const __m128i x = _mm_loadu_si128((const void *)(msg));
+    const __m128i z1_y = _mm_xor_si128(x, y_1);
+    const __m128i h = _mm_loadu_si128((const void *)(table));
+    const __m128i lo = _mm_clmulepi64_si128(z1_y, h, 0x00);
+    const __m128i mid = _mm_clmulepi64_si128(z1_y, h, 0x10);
+    const __m128i mid_1 = _mm_clmulepi64_si128(z1_y, h, 0x01);
+    const __m128i hi = _mm_clmulepi64_si128(z1_y, h, 0x11);
+    const __m128i x_1 = _mm_loadu_si128((const void *)(msg + 16));
+    const __m128i h_1 = _mm_loadu_si128((const void *)(table + 16));
+    const __m128i lo_1 = _mm_clmulepi64_si128(x_1, h_1, 0x00);
+    const __m128i mid_2 = _mm_clmulepi64_si128(x_1, h_1, 0x10);
+    const __m128i mid_3 = _mm_clmulepi64_si128(x_1, h_1, 0x01);
+    const __m128i hi_1 = _mm_clmulepi64_si128(x_1, h_1, 0x11);
+    const __m128i x_2 = _mm_loadu_si128((const void *)(msg + 32));
+    const __m128i h_2 = _mm_loadu_si128((const void *)(table + 32));
+    const __m128i lo_2 = _mm_clmulepi64_si128(x_2, h_2, 0x00);
+    const __m128i mid_4 = _mm_clmulepi64_si128(x_2, h_2, 0x10);
+    const __m128i mid_5 = _mm_clmulepi64_si128(x_2, h_2, 0x01);
+    const __m128i hi_2 = _mm_clmulepi64_si128(x_2, h_2, 0x11);
+    const __m128i x_3 = _mm_loadu_si128((const void *)(msg + 48));
+    const __m128i h_3 = _mm_loadu_si128((const void *)(table + 48));
+    const __m128i lo_3 = _mm_clmulepi64_si128(x_3, h_3, 0x00);
+    const __m128i mid_6 = _mm_clmulepi64_si128(x_3, h_3, 0x10);
+    const __m128i mid_7 = _mm_clmulepi64_si128(x_3, h_3, 0x01);
+    const __m128i hi_3 = _mm_clmulepi64_si128(x_3, h_3, 0x11);
+    const __m128i x_4 = _mm_loadu_si128((const void *)(msg + 64));
+    const __m128i h_4 = _mm_loadu_si128((const void *)(table + 64));
+    const __m128i lo_4 = _mm_clmulepi64_si128(x_4, h_4, 0x00);
+    const __m128i mid_8 = _mm_clmulepi64_si128(x_4, h_4, 0x10);
+    const __m128i mid_9 = _mm_clmulepi64_si128(x_4, h_4, 0x01);
+    const __m128i hi_4 = _mm_clmulepi64_si128(x_4, h_4, 0x11);
+    const __m128i x_5 = _mm_loadu_si128((const void *)(msg + 80));
+    const __m128i h_5 = _mm_loadu_si128((const void *)(table + 80));
+    const __m128i lo_5 = _mm_clmulepi64_si128(x_5, h_5, 0x00);
+    const __m128i mid_10 = _mm_clmulepi64_si128(x_5, h_5, 0x10);
+    const __m128i mid_11 = _mm_clmulepi64_si128(x_5, h_5, 0x01);
+    const __m128i hi_5 = _mm_clmulepi64_si128(x_5, h_5, 0x11);
+    const __m128i x_6 = _mm_loadu_si128((const void *)(msg + 96));
+    const __m128i h_6 = _mm_loadu_si128((const void *)(table + 96));
+    const __m128i lo_6 = _mm_clmulepi64_si128(x_6, h_6, 0x00);
+    const __m128i mid_12 = _mm_clmulepi64_si128(x_6, h_6, 0x10);
+    const __m128i mid_13 = _mm_clmulepi64_si128(x_6, h_6, 0x01);
+    const __m128i hi_6 = _mm_clmulepi64_si128(x_6, h_6, 0x11);
+    const __m128i x_7 = _mm_loadu_si128((const void *)(msg + 112));
+    const __m128i h_7 = _mm_loadu_si128((const void *)(table + 112));
+    const __m128i lo_7 = _mm_clmulepi64_si128(x_7, h_7, 0x00);
+    const __m128i mid_14 = _mm_clmulepi64_si128(x_7, h_7, 0x10);
+    const __m128i mid_15 = _mm_clmulepi64_si128(x_7, h_7, 0x01);
+    const __m128i hi_7 = _mm_clmulepi64_si128(x_7, h_7, 0x11);
+    const __m128i x_8 = _mm_loadu_si128((const void *)(msg + 128));
+    const __m128i h_8 = _mm_loadu_si128((const void *)(table + 128));
+    const __m128i lo_8 = _mm_clmulepi64_si128(x_8, h_8, 0x00);
+    const __m128i mid_16 = _mm_clmulepi64_si128(x_8, h_8, 0x10);
+    const __m128i mid_17 = _mm_clmulepi64_si128(x_8, h_8, 0x01);
+    const __m128i hi_8 = _mm_clmulepi64_si128(x_8, h_8, 0x11);
+    const __m128i x_9 = _mm_loadu_si128((const void *)(msg + 144));
+    const __m128i h_9 = _mm_loadu_si128((const void *)(table + 144));
+    const __m128i lo_9 = _mm_clmulepi64_si128(x_9, h_9, 0x00);
+    const __m128i mid_18 = _mm_clmulepi64_si128(x_9, h_9, 0x10);
+    const __m128i mid_19 = _mm_clmulepi64_si128(x_9, h_9, 0x01);
+    const __m128i hi_9 = _mm_clmulepi64_si128(x_9, h_9, 0x11);
+    const __m128i x_10 = _mm_loadu_si128((const void *)(msg + 160));
+    const __m128i h_10 = _mm_loadu_si128((const void *)(table + 160));
+    const __m128i lo_10 = _mm_clmulepi64_si128(x_10, h_10, 0x00);
+    const __m128i mid_20 = _mm_clmulepi64_si128(x_10, h_10, 0x10);
+    const __m128i mid_21 = _mm_clmulepi64_si128(x_10, h_10, 0x01);
+    const __m128i hi_10 = _mm_clmulepi64_si128(x_10, h_10, 0x11);
+    const __m128i x_11 = _mm_loadu_si128((const void *)(msg + 176));
+    const __m128i h_11 = _mm_loadu_si128((const void *)(table + 176));
+    const __m128i lo_11 = _mm_clmulepi64_si128(x_11, h_11, 0x00);
+    const __m128i mid_22 = _mm_clmulepi64_si128(x_11, h_11, 0x10);
+    const __m128i mid_23 = _mm_clmulepi64_si128(x_11, h_11, 0x01);
+    const __m128i hi_11 = _mm_clmulepi64_si128(x_11, h_11, 0x11);
+    const __m128i x_12 = _mm_loadu_si128((const void *)(msg + 192));
+    const __m128i h_12 = _mm_loadu_si128((const void *)(table + 192));
+    const __m128i lo_12 = _mm_clmulepi64_si128(x_12, h_12, 0x00);
+    const __m128i mid_24 = _mm_clmulepi64_si128(x_12, h_12, 0x10);
+    const __m128i mid_25 = _mm_clmulepi64_si128(x_12, h_12, 0x01);
+    const __m128i hi_12 = _mm_clmulepi64_si128(x_12, h_12, 0x11);
+    const __m128i x_13 = _mm_loadu_si128((const void *)(msg + 208));
+    const __m128i h_13 = _mm_loadu_si128((const void *)(table + 208));
+    const __m128i lo_13 = _mm_clmulepi64_si128(x_13, h_13, 0x00);
+    const __m128i mid_26 = _mm_clmulepi64_si128(x_13, h_13, 0x10);
+    const __m128i mid_27 = _mm_clmulepi64_si128(x_13, h_13, 0x01);
+    const __m128i hi_13 = _mm_clmulepi64_si128(x_13, h_13, 0x11);
+    const __m128i x_14 = _mm_loadu_si128((const void *)(msg + 224));
+    const __m128i h_14 = _mm_loadu_si128((const void *)(table + 224));
+    const __m128i lo_14 = _mm_clmulepi64_si128(x_14, h_14, 0x00);
+    const __m128i mid_28 = _mm_clmulepi64_si128(x_14, h_14, 0x10);
+    const __m128i mid_29 = _mm_clmulepi64_si128(x_14, h_14, 0x01);
+    const __m128i hi_14 = _mm_clmulepi64_si128(x_14, h_14, 0x11);
+    const __m128i x_15 = _mm_loadu_si128((const void *)(msg + 240));
+    const __m128i h_15 = _mm_loadu_si128((const void *)(table + 240));
+    const __m128i lo_15 = _mm_clmulepi64_si128(x_15, h_15, 0x00);
+    const __m128i mid_30 = _mm_clmulepi64_si128(x_15, h_15, 0x10);
+    const __m128i mid_31 = _mm_clmulepi64_si128(x_15, h_15, 0x01);
+    const __m128i hi_15 = _mm_clmulepi64_si128(x_15, h_15, 0x11);
+
+    /* The sums and one reduction. */
+    const __m128i lo_sum_acc = _mm_xor_si128(lo, lo_1);
+    const __m128i lo_sum_acc_1 = _mm_xor_si128(lo_2, lo_3);
+    const __m128i lo_sum_acc_2 = _mm_xor_si128(lo_4, lo_5);
+    const __m128i lo_sum_acc_3 = _mm_xor_si128(lo_6, lo_7);
+    const __m128i lo_sum_acc_4 = _mm_xor_si128(lo_8, lo_9);
+    const __m128i lo_sum_acc_5 = _mm_xor_si128(lo_10, lo_11);
+    const __m128i lo_sum_acc_6 = _mm_xor_si128(lo_12, lo_13);
+    const __m128i lo_sum_acc_7 = _mm_xor_si128(lo_14, lo_15);
+    const __m128i lo_sum_acc_8 = _mm_xor_si128(lo_sum_acc, lo_sum_acc_1);
+    const __m128i lo_sum_acc_9 = _mm_xor_si128(lo_sum_acc_2, lo_sum_acc_3);
+    const __m128i lo_sum_acc_10 = _mm_xor_si128(lo_sum_acc_4, lo_sum_acc_5);
+    const __m128i lo_sum_acc_11 = _mm_xor_si128(lo_sum_acc_6, lo_sum_acc_7);
+    const __m128i lo_sum_acc_12 = _mm_xor_si128(lo_sum_acc_8, lo_sum_acc_9);
+    const __m128i lo_sum_acc_13 = _mm_xor_si128(lo_sum_acc_10, lo_sum_acc_11);
+    const __m128i lo_sum_acc_14 = _mm_xor_si128(lo_sum_acc_12, lo_sum_acc_13);
+    const __m128i mid_sum_acc = _mm_xor_si128(mid, mid_1);
+    const __m128i mid_sum_acc_1 = _mm_xor_si128(mid_2, mid_3);
+    const __m128i mid_sum_acc_2 = _mm_xor_si128(mid_4, mid_5);
+    const __m128i mid_sum_acc_3 = _mm_xor_si128(mid_6, mid_7);
+    const __m128i mid_sum_acc_4 = _mm_xor_si128(mid_8, mid_9);
+    const __m128i mid_sum_acc_5 = _mm_xor_si128(mid_10, mid_11);
+    const __m128i mid_sum_acc_6 = _mm_xor_si128(mid_12, mid_13);
+    const __m128i mid_sum_acc_7 = _mm_xor_si128(mid_14, mid_15);
+    const __m128i mid_sum_acc_8 = _mm_xor_si128(mid_16, mid_17);
+    const __m128i mid_sum_acc_9 = _mm_xor_si128(mid_18, mid_19);
+    const __m128i mid_sum_acc_10 = _mm_xor_si128(mid_20, mid_21);
+    const __m128i mid_sum_acc_11 = _mm_xor_si128(mid_22, mid_23);
+    const __m128i mid_sum_acc_12 = _mm_xor_si128(mid_24, mid_25);
+    const __m128i mid_sum_acc_13 = _mm_xor_si128(mid_26, mid_27);
+    const __m128i mid_sum_acc_14 = _mm_xor_si128(mid_28, mid_29);
+    const __m128i mid_sum_acc_15 = _mm_xor_si128(mid_30, mid_31);
+    const __m128i mid_sum_acc_16 = _mm_xor_si128(mid_sum_acc, mid_sum_acc_1);
+    const __m128i mid_sum_acc_17 = _mm_xor_si128(mid_sum_acc_2, mid_sum_acc_3);
+    const __m128i mid_sum_acc_18 = _mm_xor_si128(mid_sum_acc_4, mid_sum_acc_5);
+    const __m128i mid_sum_acc_19 = _mm_xor_si128(mid_sum_acc_6, mid_sum_acc_7);
+    const __m128i mid_sum_acc_20 = _mm_xor_si128(mid_sum_acc_8, mid_sum_acc_9);
+    const __m128i mid_sum_acc_21 = _mm_xor_si128(mid_sum_acc_10, mid_sum_acc_11);
+    const __m128i mid_sum_acc_22 = _mm_xor_si128(mid_sum_acc_12, mid_sum_acc_13);
+    const __m128i mid_sum_acc_23 = _mm_xor_si128(mid_sum_acc_14, mid_sum_acc_15);
+    const __m128i mid_sum_acc_24 = _mm_xor_si128(mid_sum_acc_16, mid_sum_acc_17);
+    const __m128i mid_sum_acc_25 = _mm_xor_si128(mid_sum_acc_18, mid_sum_acc_19);
+    const __m128i mid_sum_acc_26 = _mm_xor_si128(mid_sum_acc_20, mid_sum_acc_21);
+    const __m128i mid_sum_acc_27 = _mm_xor_si128(mid_sum_acc_22, mid_sum_acc_23);
+    const __m128i mid_sum_acc_28 = _mm_xor_si128(mid_sum_acc_24, mid_sum_acc_25);
+    const __m128i mid_sum_acc_29 = _mm_xor_si128(mid_sum_acc_26, mid_sum_acc_27);
+    const __m128i mid_sum_acc_30 = _mm_xor_si128(mid_sum_acc_28, mid_sum_acc_29);
+    const __m128i hi_sum_acc = _mm_xor_si128(hi, hi_1);
+    const __m128i hi_sum_acc_1 = _mm_xor_si128(hi_2, hi_3);
+    const __m128i hi_sum_acc_2 = _mm_xor_si128(hi_4, hi_5);
+    const __m128i hi_sum_acc_3 = _mm_xor_si128(hi_6, hi_7);
+    const __m128i hi_sum_acc_4 = _mm_xor_si128(hi_8, hi_9);
+    const __m128i hi_sum_acc_5 = _mm_xor_si128(hi_10, hi_11);
+    const __m128i hi_sum_acc_6 = _mm_xor_si128(hi_12, hi_13);
+    const __m128i hi_sum_acc_7 = _mm_xor_si128(hi_14, hi_15);
+    const __m128i hi_sum_acc_8 = _mm_xor_si128(hi_sum_acc, hi_sum_acc_1);
+    const __m128i hi_sum_acc_9 = _mm_xor_si128(hi_sum_acc_2, hi_sum_acc_3);
+    const __m128i hi_sum_acc_10 = _mm_xor_si128(hi_sum_acc_4, hi_sum_acc_5);
+    const __m128i hi_sum_acc_11 = _mm_xor_si128(hi_sum_acc_6, hi_sum_acc_7);
+    const __m128i hi_sum_acc_12 = _mm_xor_si128(hi_sum_acc_8, hi_sum_acc_9);
+    const __m128i hi_sum_acc_13 = _mm_xor_si128(hi_sum_acc_10, hi_sum_acc_11);
+    const __m128i hi_sum_acc_14 = _mm_xor_si128(hi_sum_acc_12, hi_sum_acc_13);
+    const __m128i fold_lo = _mm_clmulepi64_si128(lo_sum_acc_14, fold, 0x00);
+    const __m128i fold_mid = _mm_xor_si128(fold_lo, mid_sum_acc_30);
+    const __m128i fold_mid_sw = _mm_shuffle_epi8(fold_mid, swap_halves);
+    const __m128i w = _mm_xor_si128(lo_sum_acc_14, fold_mid_sw);
+    const __m128i fold_hi = _mm_clmulepi64_si128(w, fold, 0x11);
+    const __m128i w_hi = _mm_xor_si128(w, hi_sum_acc_14);
+    const __m128i reduced = _mm_xor_si128(w_hi, fold_hi);
+    _mm_storeu_si128((void *)(y), reduced);
+}
+
+/* y <- dot(y ^ msg, table[0..15]): one POLYVAL block with key table[0..15]. */
+static void kc_gf128_ssse3_aesni_polyval_block(uint8_t *y, const uint8_t *table, const uint8_t *msg)
+{
+    /* c = (Q - y^128 - 1) / y^64, Q = GHASH's polynomial reversed (gen/kernels/ghash.py fold) */
+    static const uint8_t fold_bytes[16] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xc2, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xc2};
+    const __m128i fold = kc_bcast16_128(fold_bytes);
+    /* (a0, a1) -> (a1, a0) */
+    static const uint8_t swap_halves_bytes[16] = {0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07};
+    const __m128i swap_halves = kc_bcast16_128(swap_halves_bytes);
+    const __m128i y_1 = kc_bcast16_128(y);
+
+    /* 1 blocks, 1 per register: block i times T_(n - i), products unreduced. */
+    const __m128i x = _mm_loadu_si128((const void *)(msg));
+    const __m128i z1_y = _mm_xor_si128(x, y_1);
+    const __m128i h = _mm_loadu_si128((const void *)(table));
+    const __m128i lo = _mm_clmulepi64_si128(z1_y, h, 0x00);
+    const __m128i mid = _mm_clmulepi64_si128(z1_y, h, 0x10);
+    const __m128i mid_1 = _mm_clmulepi64_si128(z1_y, h, 0x01);
+    const __m128i hi = _mm_clmulepi64_si128(z1_y, h, 0x11);
+
+    /* The sums and one reduction. */
+    const __m128i mid_sum_acc = _mm_xor_si128(mid, mid_1);
+    const __m128i fold_lo = _mm_clmulepi64_si128(lo, fold, 0x00);
+    const __m128i fold_mid = _mm_xor_si128(fold_lo, mid_sum_acc);
+    const __m128i fold_mid_sw = _mm_shuffle_epi8(fold_mid, swap_halves);
+    const __m128i w = _mm_xor_si128(lo, fold_mid_sw);
+    const __m128i fold_hi = _mm_clmulepi64_si128(w, fold, 0x11);
+    const __m128i w_hi = _mm_xor_si128(w, hi);
+    const __m128i reduced = _mm_xor_si128(w_hi, fold_hi);
+    _mm_storeu_si128((void *)(y), reduced);
+}
+
 static int kc_gf128_ssse3_aesni_cpu_supported(void)
 {
     return kc_cpu_has(KC_CPU_SSSE3 | KC_CPU_AES | KC_CPU_PCLMUL);
@@ -318,4 +772,7 @@ const kc_gf128_keys kc_gf128_ssse3_aesni = {
     .cpu_supported = kc_gf128_ssse3_aesni_cpu_supported,
     .ghash_powers = kc_gf128_ssse3_aesni_ghash_powers,
     .cmac_subkeys = kc_gf128_ssse3_aesni_cmac_subkeys,
+    .polyval_powers = kc_gf128_ssse3_aesni_polyval_powers,
+    .polyval_step = kc_gf128_ssse3_aesni_polyval_step,
+    .polyval_block = kc_gf128_ssse3_aesni_polyval_block,
 };

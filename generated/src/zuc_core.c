@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "kc_cpu.h"
+#include "kc_gf128.h"
 #include "kc_wipe.h"
 #include "kc_xor.h"
 #include "zuc.h"
@@ -476,6 +477,62 @@ int zuc_mac(zuc_variant variant, const uint8_t *key, size_t key_len, const uint8
         return status;
     return zuc_mac_lanes(one_stream_impl(), ZUC_MAC_CLMUL, variant, 1, &key, &iv, iv_len, &msg, &bits, tag_bits,
                          &tag);
+}
+
+/* ---- ZUC-NIA6 ----------------------------------------------------------------- */
+
+/* 3GPP's NIA6 (gen/kernels/zuc_nxa6_reference.py): H, Q, P are NEA6's first
+ * 12 keystream words; the tag is dot(POLYVAL_H(M) ^ L, Q) ^ P truncated,
+ * L = 64 zero bits then M's length in bits, little-endian.  POLYVAL runs
+ * through the key-side file's programs (kc_gf128.h): steps of
+ * KC_GHASH_BLOCKS blocks, then single blocks, the last one zero-padded. */
+int zuc_nia6(const uint8_t *key, size_t key_len, const uint8_t *iv, size_t iv_len, const uint8_t *msg, size_t bytes,
+             size_t tag_bytes, uint8_t *tag)
+{
+    int status = check_parameters(ZUC_NEA6, key_len, iv_len, 0, 0);
+    if (status != ZUC_OK)
+        return status;
+    if (tag_bytes < 4 || tag_bytes > 16)
+        return ZUC_ERR_TAG_LENGTH;
+    if (bytes > ZUC_MAC_MAX_BITS / 8)
+        return ZUC_ERR_MESSAGE_LENGTH;
+    if (key == NULL || iv == NULL || tag == NULL || (msg == NULL && bytes))
+        return ZUC_ERR_ARGUMENT;
+    const kc_gf128_keys *gf = kc_gf128_keys_native();
+    if (gf == NULL)
+        return ZUC_ERR_NO_IMPL;
+    zuc_state st;
+    uint32_t words[12];
+    if ((status = zuc_init(&st, ZUC_NEA6, key, key_len, iv, iv_len, 0)) != ZUC_OK)
+        return status;
+    zuc_keystream(&st, words, 12);
+    uint8_t hqp[4 * 12], table[KC_GHASH_TABLE_BYTES], y[16] = {0}, block[16] = {0};
+    for (int i = 0; i < 12; i++)
+        store_be32(hqp + 4 * i, words[i]);
+    const uint8_t *h1 = table + 16 * (KC_GHASH_BLOCKS - 1), *q = hqp + 16, *p = hqp + 32;
+    gf->polyval_powers(table, hqp);
+    const uint64_t bits = 8 * (uint64_t)bytes;
+    for (; bytes >= 16 * KC_GHASH_BLOCKS; bytes -= 16 * KC_GHASH_BLOCKS, msg += 16 * KC_GHASH_BLOCKS)
+        gf->polyval_step(y, table, msg);
+    for (; bytes >= 16; bytes -= 16, msg += 16)
+        gf->polyval_block(y, h1, msg);
+    if (bytes) {
+        memcpy(block, msg, bytes);
+        gf->polyval_block(y, h1, block);
+        memset(block, 0, sizeof block);
+    }
+    for (int i = 0; i < 8; i++)
+        block[8 + i] = (uint8_t)(bits >> (8 * i));
+    gf->polyval_block(y, q, block);
+    for (size_t i = 0; i < tag_bytes; i++)
+        tag[i] = (uint8_t)(y[i] ^ p[i]);
+    kc_wipe(&st, sizeof st);
+    kc_wipe(words, sizeof words);
+    kc_wipe(hqp, sizeof hqp);
+    kc_wipe(table, sizeof table);
+    kc_wipe(y, sizeof y);
+    kc_wipe(block, sizeof block);
+    return ZUC_OK;
 }
 
 /* ---- many streams: the batch ------------------------------------------------------ */

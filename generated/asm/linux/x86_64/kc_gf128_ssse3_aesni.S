@@ -404,6 +404,699 @@ SYM_FUNC_START(kc_gf128_ssse3_aesni_cmac_subkeys)
 	RET
 SYM_FUNC_END(kc_gf128_ssse3_aesni_cmac_subkeys)
 
+/* kc_gf128_ssse3_aesni_polyval_powers: polyval_powers_n16, 2 arguments
+ *   %rdi: table
+ *   %rsi: h
+ *   xmm0-15: vectors, as allocated (16 used)
+ *   frame: 64 bytes (3 spill slots of 16 bytes)
+ */
+	.p2align 5
+SYM_FUNC_START(kc_gf128_ssse3_aesni_polyval_powers)
+	push %rbp
+	mov %rsp, %rbp
+	and $-64, %rsp
+	sub $64, %rsp
+	movdqu (%rsi), %xmm0 /* h_1 = load() */
+	movdqa %xmm0, %xmm1 /* h_1 */
+	pclmulqdq $0x0, %xmm0, %xmm1 /* lo = clmul(h_1, h_1) */
+	movdqa %xmm0, %xmm2 /* h_1 */
+	pclmulqdq $0x10, %xmm0, %xmm2 /* mid = clmul(h_1, h_1) */
+	movdqa %xmm0, %xmm3 /* h_1 */
+	pclmulqdq $0x1, %xmm0, %xmm3 /* mid_1 = clmul(h_1, h_1) */
+	movdqa %xmm0, %xmm4 /* h_1 */
+	pclmulqdq $0x11, %xmm0, %xmm4 /* hi = clmul(h_1, h_1) */
+
+	/* T_2 = T_1 T_1 */
+	pxor %xmm3, %xmm2 /* mid_sum_acc = xor(mid, mid_1) */
+	movdqa %xmm1, %xmm3 /* lo */
+	pclmulqdq $0x0, .Lkc_gf128_ssse3_aesni_2_fold(%rip), %xmm3 /* fold_lo = clmul(lo, fold) */
+	pxor %xmm2, %xmm3 /* fold_mid = xor(fold_lo, mid_sum_acc) */
+	pshufb .Lkc_gf128_ssse3_aesni_2_swap_halves(%rip), %xmm3 /* fold_mid_sw = lookup16(fold_mid, swap_halves) */
+	pxor %xmm3, %xmm1 /* w = xor(lo, fold_mid_sw) */
+	movdqa %xmm1, %xmm2 /* w */
+	pclmulqdq $0x11, .Lkc_gf128_ssse3_aesni_2_fold(%rip), %xmm2 /* fold_hi = clmul(w, fold) */
+	pxor %xmm4, %xmm1 /* w_hi = xor(w, hi) */
+	pxor %xmm2, %xmm1 /* reduced = xor(w_hi, fold_hi) */
+	movdqa %xmm1, %xmm2 /* reduced */
+	pclmulqdq $0x0, %xmm0, %xmm2 /* lo_1 = clmul(reduced, h_1) */
+	movdqa %xmm1, %xmm3 /* reduced */
+	pclmulqdq $0x10, %xmm0, %xmm3 /* mid_2 = clmul(reduced, h_1) */
+	movdqa %xmm1, %xmm4 /* reduced */
+	pclmulqdq $0x1, %xmm0, %xmm4 /* mid_3 = clmul(reduced, h_1) */
+	movdqa %xmm1, %xmm5 /* reduced */
+	pclmulqdq $0x11, %xmm0, %xmm5 /* hi_1 = clmul(reduced, h_1) */
+
+	/* T_3 = T_2 T_1 */
+	pxor %xmm4, %xmm3 /* mid_sum_acc_1 = xor(mid_2, mid_3) */
+	movdqa %xmm2, %xmm4 /* lo_1 */
+	pclmulqdq $0x0, .Lkc_gf128_ssse3_aesni_2_fold(%rip), %xmm4 /* fold_lo_1 = clmul(lo_1, fold) */
+	pxor %xmm3, %xmm4 /* fold_mid_1 = xor(fold_lo_1, mid_sum_acc_1) */
+	pshufb .Lkc_gf128_ssse3_aesni_2_swap_halves(%rip), %xmm4 /* fold_mid_sw_1 = lookup16(fold_mid_1, swap_halves) */
+	pxor %xmm4, %xmm2 /* w_1 = xor(lo_1, fold_mid_sw_1) */
+	movdqa %xmm2, %xmm3 /* w_1 */
+	pclmulqdq $0x11, .Lkc_gf128_ssse3_aesni_2_fold(%rip), %xmm3 /* fold_hi_1 = clmul(w_1, fold) */
+	pxor %xmm5, %xmm2 /* w_hi_1 = xor(w_1, hi_1) */
+	pxor %xmm3, %xmm2 /* reduced_1 = xor(w_hi_1, fold_hi_1) */
+	movdqa %xmm1, %xmm3 /* reduced */
+	pclmulqdq $0x0, %xmm1, %xmm3 /* lo_2 = clmul(reduced, reduced) */
+	movdqa %xmm1, %xmm4 /* reduced */
+	pclmulqdq $0x10, %xmm1, %xmm4 /* mid_4 = clmul(reduced, reduced) */
+	movdqa %xmm1, %xmm5 /* reduced */
+	pclmulqdq $0x1, %xmm1, %xmm5 /* mid_5 = clmul(reduced, reduced) */
+	movdqa %xmm1, %xmm6 /* reduced */
+	pclmulqdq $0x11, %xmm1, %xmm6 /* hi_2 = clmul(reduced, reduced) */
+
+	/* T_4 = T_2 T_2 */
+	pxor %xmm5, %xmm4 /* mid_sum_acc_2 = xor(mid_4, mid_5) */
+	movdqa %xmm3, %xmm5 /* lo_2 */
+	pclmulqdq $0x0, .Lkc_gf128_ssse3_aesni_2_fold(%rip), %xmm5 /* fold_lo_2 = clmul(lo_2, fold) */
+	pxor %xmm4, %xmm5 /* fold_mid_2 = xor(fold_lo_2, mid_sum_acc_2) */
+	pshufb .Lkc_gf128_ssse3_aesni_2_swap_halves(%rip), %xmm5 /* fold_mid_sw_2 = lookup16(fold_mid_2, swap_halves) */
+	pxor %xmm5, %xmm3 /* w_2 = xor(lo_2, fold_mid_sw_2) */
+	movdqa %xmm3, %xmm4 /* w_2 */
+	pclmulqdq $0x11, .Lkc_gf128_ssse3_aesni_2_fold(%rip), %xmm4 /* fold_hi_2 = clmul(w_2, fold) */
+	pxor %xmm6, %xmm3 /* w_hi_2 = xor(w_2, hi_2) */
+	pxor %xmm4, %xmm3 /* reduced_2 = xor(w_hi_2, fold_hi_2) */
+	movdqa %xmm2, %xmm4 /* reduced_1 */
+	pclmulqdq $0x0, %xmm1, %xmm4 /* lo_3 = clmul(reduced_1, reduced) */
+	movdqa %xmm2, %xmm5 /* reduced_1 */
+	pclmulqdq $0x10, %xmm1, %xmm5 /* mid_6 = clmul(reduced_1, reduced) */
+	movdqa %xmm2, %xmm6 /* reduced_1 */
+	pclmulqdq $0x1, %xmm1, %xmm6 /* mid_7 = clmul(reduced_1, reduced) */
+	movdqa %xmm2, %xmm7 /* reduced_1 */
+	pclmulqdq $0x11, %xmm1, %xmm7 /* hi_3 = clmul(reduced_1, reduced) */
+
+	/* T_5 = T_3 T_2 */
+	pxor %xmm6, %xmm5 /* mid_sum_acc_3 = xor(mid_6, mid_7) */
+	movdqa %xmm4, %xmm6 /* lo_3 */
+	pclmulqdq $0x0, .Lkc_gf128_ssse3_aesni_2_fold(%rip), %xmm6 /* fold_lo_3 = clmul(lo_3, fold) */
+	pxor %xmm5, %xmm6 /* fold_mid_3 = xor(fold_lo_3, mid_sum_acc_3) */
+	pshufb .Lkc_gf128_ssse3_aesni_2_swap_halves(%rip), %xmm6 /* fold_mid_sw_3 = lookup16(fold_mid_3, swap_halves) */
+	pxor %xmm6, %xmm4 /* w_3 = xor(lo_3, fold_mid_sw_3) */
+	movdqa %xmm4, %xmm5 /* w_3 */
+	pclmulqdq $0x11, .Lkc_gf128_ssse3_aesni_2_fold(%rip), %xmm5 /* fold_hi_3 = clmul(w_3, fold) */
+	pxor %xmm7, %xmm4 /* w_hi_3 = xor(w_3, hi_3) */
+	pxor %xmm5, %xmm4 /* reduced_3 = xor(w_hi_3, fold_hi_3) */
+	movdqa %xmm2, %xmm5 /* reduced_1 */
+	pclmulqdq $0x0, %xmm2, %xmm5 /* lo_4 = clmul(reduced_1, reduced_1) */
+	movdqa %xmm2, %xmm6 /* reduced_1 */
+	pclmulqdq $0x10, %xmm2, %xmm6 /* mid_8 = clmul(reduced_1, reduced_1) */
+	movdqa %xmm2, %xmm7 /* reduced_1 */
+	pclmulqdq $0x1, %xmm2, %xmm7 /* mid_9 = clmul(reduced_1, reduced_1) */
+	movdqa %xmm2, %xmm8 /* reduced_1 */
+	pclmulqdq $0x11, %xmm2, %xmm8 /* hi_4 = clmul(reduced_1, reduced_1) */
+
+	/* T_6 = T_3 T_3 */
+	pxor %xmm7, %xmm6 /* mid_sum_acc_4 = xor(mid_8, mid_9) */
+	movdqa %xmm5, %xmm7 /* lo_4 */
+	pclmulqdq $0x0, .Lkc_gf128_ssse3_aesni_2_fold(%rip), %xmm7 /* fold_lo_4 = clmul(lo_4, fold) */
+	pxor %xmm6, %xmm7 /* fold_mid_4 = xor(fold_lo_4, mid_sum_acc_4) */
+	pshufb .Lkc_gf128_ssse3_aesni_2_swap_halves(%rip), %xmm7 /* fold_mid_sw_4 = lookup16(fold_mid_4, swap_halves) */
+	pxor %xmm7, %xmm5 /* w_4 = xor(lo_4, fold_mid_sw_4) */
+	movdqa %xmm5, %xmm6 /* w_4 */
+	pclmulqdq $0x11, .Lkc_gf128_ssse3_aesni_2_fold(%rip), %xmm6 /* fold_hi_4 = clmul(w_4, fold) */
+	pxor %xmm8, %xmm5 /* w_hi_4 = xor(w_4, hi_4) */
+	pxor %xmm6, %xmm5 /* reduced_4 = xor(w_hi_4, fold_hi_4) */
+	movdqa %xmm3, %xmm6 /* reduced_2 */
+	pclmulqdq $0x0, %xmm2, %xmm6 /* lo_5 = clmul(reduced_2, reduced_1) */
+	movdqa %xmm3, %xmm7 /* reduced_2 */
+	pclmulqdq $0x10, %xmm2, %xmm7 /* mid_10 = clmul(reduced_2, reduced_1) */
+	movdqa %xmm3, %xmm8 /* reduced_2 */
+	pclmulqdq $0x1, %xmm2, %xmm8 /* mid_11 = clmul(reduced_2, reduced_1) */
+	movdqa %xmm3, %xmm9 /* reduced_2 */
+	pclmulqdq $0x11, %xmm2, %xmm9 /* hi_5 = clmul(reduced_2, reduced_1) */
+
+	/* T_7 = T_4 T_3 */
+	pxor %xmm8, %xmm7 /* mid_sum_acc_5 = xor(mid_10, mid_11) */
+	movdqa %xmm6, %xmm8 /* lo_5 */
+	pclmulqdq $0x0, .Lkc_gf128_ssse3_aesni_2_fold(%rip), %xmm8 /* fold_lo_5 = clmul(lo_5, fold) */
+	pxor %xmm7, %xmm8 /* fold_mid_5 = xor(fold_lo_5, mid_sum_acc_5) */
+	pshufb .Lkc_gf128_ssse3_aesni_2_swap_halves(%rip), %xmm8 /* fold_mid_sw_5 = lookup16(fold_mid_5, swap_halves) */
+	pxor %xmm8, %xmm6 /* w_5 = xor(lo_5, fold_mid_sw_5) */
+	movdqa %xmm6, %xmm7 /* w_5 */
+	pclmulqdq $0x11, .Lkc_gf128_ssse3_aesni_2_fold(%rip), %xmm7 /* fold_hi_5 = clmul(w_5, fold) */
+	pxor %xmm9, %xmm6 /* w_hi_5 = xor(w_5, hi_5) */
+	pxor %xmm7, %xmm6 /* reduced_5 = xor(w_hi_5, fold_hi_5) */
+	movdqa %xmm3, %xmm7 /* reduced_2 */
+	pclmulqdq $0x0, %xmm3, %xmm7 /* lo_6 = clmul(reduced_2, reduced_2) */
+	movdqa %xmm3, %xmm8 /* reduced_2 */
+	pclmulqdq $0x10, %xmm3, %xmm8 /* mid_12 = clmul(reduced_2, reduced_2) */
+	movdqa %xmm3, %xmm9 /* reduced_2 */
+	pclmulqdq $0x1, %xmm3, %xmm9 /* mid_13 = clmul(reduced_2, reduced_2) */
+	movdqa %xmm3, %xmm10 /* reduced_2 */
+	pclmulqdq $0x11, %xmm3, %xmm10 /* hi_6 = clmul(reduced_2, reduced_2) */
+
+	/* T_8 = T_4 T_4 */
+	pxor %xmm9, %xmm8 /* mid_sum_acc_6 = xor(mid_12, mid_13) */
+	movdqa %xmm7, %xmm9 /* lo_6 */
+	pclmulqdq $0x0, .Lkc_gf128_ssse3_aesni_2_fold(%rip), %xmm9 /* fold_lo_6 = clmul(lo_6, fold) */
+	pxor %xmm8, %xmm9 /* fold_mid_6 = xor(fold_lo_6, mid_sum_acc_6) */
+	pshufb .Lkc_gf128_ssse3_aesni_2_swap_halves(%rip), %xmm9 /* fold_mid_sw_6 = lookup16(fold_mid_6, swap_halves) */
+	pxor %xmm9, %xmm7 /* w_6 = xor(lo_6, fold_mid_sw_6) */
+	movdqa %xmm7, %xmm8 /* w_6 */
+	pclmulqdq $0x11, .Lkc_gf128_ssse3_aesni_2_fold(%rip), %xmm8 /* fold_hi_6 = clmul(w_6, fold) */
+	pxor %xmm10, %xmm7 /* w_hi_6 = xor(w_6, hi_6) */
+	pxor %xmm8, %xmm7 /* reduced_6 = xor(w_hi_6, fold_hi_6) */
+	movdqa %xmm4, %xmm8 /* reduced_3 */
+	pclmulqdq $0x0, %xmm3, %xmm8 /* lo_7 = clmul(reduced_3, reduced_2) */
+	movdqa %xmm4, %xmm9 /* reduced_3 */
+	pclmulqdq $0x10, %xmm3, %xmm9 /* mid_14 = clmul(reduced_3, reduced_2) */
+	movdqa %xmm4, %xmm10 /* reduced_3 */
+	pclmulqdq $0x1, %xmm3, %xmm10 /* mid_15 = clmul(reduced_3, reduced_2) */
+	movdqa %xmm4, %xmm11 /* reduced_3 */
+	pclmulqdq $0x11, %xmm3, %xmm11 /* hi_7 = clmul(reduced_3, reduced_2) */
+
+	/* T_9 = T_5 T_4 */
+	pxor %xmm10, %xmm9 /* mid_sum_acc_7 = xor(mid_14, mid_15) */
+	movdqa %xmm8, %xmm10 /* lo_7 */
+	pclmulqdq $0x0, .Lkc_gf128_ssse3_aesni_2_fold(%rip), %xmm10 /* fold_lo_7 = clmul(lo_7, fold) */
+	pxor %xmm9, %xmm10 /* fold_mid_7 = xor(fold_lo_7, mid_sum_acc_7) */
+	pshufb .Lkc_gf128_ssse3_aesni_2_swap_halves(%rip), %xmm10 /* fold_mid_sw_7 = lookup16(fold_mid_7, swap_halves) */
+	pxor %xmm10, %xmm8 /* w_7 = xor(lo_7, fold_mid_sw_7) */
+	movdqa %xmm8, %xmm9 /* w_7 */
+	pclmulqdq $0x11, .Lkc_gf128_ssse3_aesni_2_fold(%rip), %xmm9 /* fold_hi_7 = clmul(w_7, fold) */
+	pxor %xmm11, %xmm8 /* w_hi_7 = xor(w_7, hi_7) */
+	pxor %xmm9, %xmm8 /* reduced_7 = xor(w_hi_7, fold_hi_7) */
+	movdqa %xmm4, %xmm9 /* reduced_3 */
+	pclmulqdq $0x0, %xmm4, %xmm9 /* lo_8 = clmul(reduced_3, reduced_3) */
+	movdqa %xmm4, %xmm10 /* reduced_3 */
+	pclmulqdq $0x10, %xmm4, %xmm10 /* mid_16 = clmul(reduced_3, reduced_3) */
+	movdqa %xmm4, %xmm11 /* reduced_3 */
+	pclmulqdq $0x1, %xmm4, %xmm11 /* mid_17 = clmul(reduced_3, reduced_3) */
+	movdqa %xmm4, %xmm12 /* reduced_3 */
+	pclmulqdq $0x11, %xmm4, %xmm12 /* hi_8 = clmul(reduced_3, reduced_3) */
+
+	/* T_10 = T_5 T_5 */
+	pxor %xmm11, %xmm10 /* mid_sum_acc_8 = xor(mid_16, mid_17) */
+	movdqa %xmm9, %xmm11 /* lo_8 */
+	pclmulqdq $0x0, .Lkc_gf128_ssse3_aesni_2_fold(%rip), %xmm11 /* fold_lo_8 = clmul(lo_8, fold) */
+	pxor %xmm10, %xmm11 /* fold_mid_8 = xor(fold_lo_8, mid_sum_acc_8) */
+	pshufb .Lkc_gf128_ssse3_aesni_2_swap_halves(%rip), %xmm11 /* fold_mid_sw_8 = lookup16(fold_mid_8, swap_halves) */
+	pxor %xmm11, %xmm9 /* w_8 = xor(lo_8, fold_mid_sw_8) */
+	movdqa %xmm9, %xmm10 /* w_8 */
+	pclmulqdq $0x11, .Lkc_gf128_ssse3_aesni_2_fold(%rip), %xmm10 /* fold_hi_8 = clmul(w_8, fold) */
+	pxor %xmm12, %xmm9 /* w_hi_8 = xor(w_8, hi_8) */
+	pxor %xmm10, %xmm9 /* reduced_8 = xor(w_hi_8, fold_hi_8) */
+	movdqa %xmm5, %xmm10 /* reduced_4 */
+	pclmulqdq $0x0, %xmm4, %xmm10 /* lo_9 = clmul(reduced_4, reduced_3) */
+	movdqa %xmm5, %xmm11 /* reduced_4 */
+	pclmulqdq $0x10, %xmm4, %xmm11 /* mid_18 = clmul(reduced_4, reduced_3) */
+	movdqa %xmm5, %xmm12 /* reduced_4 */
+	pclmulqdq $0x1, %xmm4, %xmm12 /* mid_19 = clmul(reduced_4, reduced_3) */
+	movdqa %xmm5, %xmm13 /* reduced_4 */
+	pclmulqdq $0x11, %xmm4, %xmm13 /* hi_9 = clmul(reduced_4, reduced_3) */
+
+	/* T_11 = T_6 T_5 */
+	pxor %xmm12, %xmm11 /* mid_sum_acc_9 = xor(mid_18, mid_19) */
+	movdqa %xmm10, %xmm12 /* lo_9 */
+	pclmulqdq $0x0, .Lkc_gf128_ssse3_aesni_2_fold(%rip), %xmm12 /* fold_lo_9 = clmul(lo_9, fold) */
+	pxor %xmm11, %xmm12 /* fold_mid_9 = xor(fold_lo_9, mid_sum_acc_9) */
+	pshufb .Lkc_gf128_ssse3_aesni_2_swap_halves(%rip), %xmm12 /* fold_mid_sw_9 = lookup16(fold_mid_9, swap_halves) */
+	pxor %xmm12, %xmm10 /* w_9 = xor(lo_9, fold_mid_sw_9) */
+	movdqa %xmm10, %xmm11 /* w_9 */
+	pclmulqdq $0x11, .Lkc_gf128_ssse3_aesni_2_fold(%rip), %xmm11 /* fold_hi_9 = clmul(w_9, fold) */
+	pxor %xmm13, %xmm10 /* w_hi_9 = xor(w_9, hi_9) */
+	pxor %xmm11, %xmm10 /* reduced_9 = xor(w_hi_9, fold_hi_9) */
+	movdqa %xmm5, %xmm11 /* reduced_4 */
+	pclmulqdq $0x0, %xmm5, %xmm11 /* lo_10 = clmul(reduced_4, reduced_4) */
+	movdqa %xmm5, %xmm12 /* reduced_4 */
+	pclmulqdq $0x10, %xmm5, %xmm12 /* mid_20 = clmul(reduced_4, reduced_4) */
+	movdqa %xmm5, %xmm13 /* reduced_4 */
+	pclmulqdq $0x1, %xmm5, %xmm13 /* mid_21 = clmul(reduced_4, reduced_4) */
+	movdqa %xmm5, %xmm14 /* reduced_4 */
+	pclmulqdq $0x11, %xmm5, %xmm14 /* hi_10 = clmul(reduced_4, reduced_4) */
+
+	/* T_12 = T_6 T_6 */
+	pxor %xmm13, %xmm12 /* mid_sum_acc_10 = xor(mid_20, mid_21) */
+	movdqa %xmm11, %xmm13 /* lo_10 */
+	pclmulqdq $0x0, .Lkc_gf128_ssse3_aesni_2_fold(%rip), %xmm13 /* fold_lo_10 = clmul(lo_10, fold) */
+	pxor %xmm12, %xmm13 /* fold_mid_10 = xor(fold_lo_10, mid_sum_acc_10) */
+	pshufb .Lkc_gf128_ssse3_aesni_2_swap_halves(%rip), %xmm13 /* fold_mid_sw_10 = lookup16(fold_mid_10, swap_halves) */
+	pxor %xmm13, %xmm11 /* w_10 = xor(lo_10, fold_mid_sw_10) */
+	movdqa %xmm11, %xmm12 /* w_10 */
+	pclmulqdq $0x11, .Lkc_gf128_ssse3_aesni_2_fold(%rip), %xmm12 /* fold_hi_10 = clmul(w_10, fold) */
+	pxor %xmm14, %xmm11 /* w_hi_10 = xor(w_10, hi_10) */
+	pxor %xmm12, %xmm11 /* reduced_10 = xor(w_hi_10, fold_hi_10) */
+	movdqa %xmm6, %xmm12 /* reduced_5 */
+	pclmulqdq $0x0, %xmm5, %xmm12 /* lo_11 = clmul(reduced_5, reduced_4) */
+	movdqa %xmm6, %xmm13 /* reduced_5 */
+	pclmulqdq $0x10, %xmm5, %xmm13 /* mid_22 = clmul(reduced_5, reduced_4) */
+	movdqa %xmm6, %xmm14 /* reduced_5 */
+	pclmulqdq $0x1, %xmm5, %xmm14 /* mid_23 = clmul(reduced_5, reduced_4) */
+	movdqa %xmm6, %xmm15 /* reduced_5 */
+	pclmulqdq $0x11, %xmm5, %xmm15 /* hi_11 = clmul(reduced_5, reduced_4) */
+
+	/* T_13 = T_7 T_6 */
+	pxor %xmm14, %xmm13 /* mid_sum_acc_11 = xor(mid_22, mid_23) */
+	movdqa %xmm12, %xmm14 /* lo_11 */
+	pclmulqdq $0x0, .Lkc_gf128_ssse3_aesni_2_fold(%rip), %xmm14 /* fold_lo_11 = clmul(lo_11, fold) */
+	pxor %xmm13, %xmm14 /* fold_mid_11 = xor(fold_lo_11, mid_sum_acc_11) */
+	pshufb .Lkc_gf128_ssse3_aesni_2_swap_halves(%rip), %xmm14 /* fold_mid_sw_11 = lookup16(fold_mid_11, swap_halves) */
+	pxor %xmm14, %xmm12 /* w_11 = xor(lo_11, fold_mid_sw_11) */
+	movdqa %xmm12, %xmm13 /* w_11 */
+	pclmulqdq $0x11, .Lkc_gf128_ssse3_aesni_2_fold(%rip), %xmm13 /* fold_hi_11 = clmul(w_11, fold) */
+	pxor %xmm15, %xmm12 /* w_hi_11 = xor(w_11, hi_11) */
+	pxor %xmm13, %xmm12 /* reduced_11 = xor(w_hi_11, fold_hi_11) */
+	movdqa %xmm6, %xmm13 /* reduced_5 */
+	pclmulqdq $0x0, %xmm6, %xmm13 /* lo_12 = clmul(reduced_5, reduced_5) */
+	movdqa %xmm6, %xmm14 /* reduced_5 */
+	pclmulqdq $0x10, %xmm6, %xmm14 /* mid_24 = clmul(reduced_5, reduced_5) */
+	movdqa %xmm6, %xmm15 /* reduced_5 */
+	pclmulqdq $0x1, %xmm6, %xmm15 /* mid_25 = clmul(reduced_5, reduced_5) */
+	movdqa %xmm12, 0(%rsp) /* spill reduced_11 */
+	movdqa %xmm6, %xmm12 /* reduced_5 */
+	pclmulqdq $0x11, %xmm6, %xmm12 /* hi_12 = clmul(reduced_5, reduced_5) */
+
+	/* T_14 = T_7 T_7 */
+	pxor %xmm15, %xmm14 /* mid_sum_acc_12 = xor(mid_24, mid_25) */
+	movdqa %xmm13, %xmm15 /* lo_12 */
+	pclmulqdq $0x0, .Lkc_gf128_ssse3_aesni_2_fold(%rip), %xmm15 /* fold_lo_12 = clmul(lo_12, fold) */
+	pxor %xmm14, %xmm15 /* fold_mid_12 = xor(fold_lo_12, mid_sum_acc_12) */
+	pshufb .Lkc_gf128_ssse3_aesni_2_swap_halves(%rip), %xmm15 /* fold_mid_sw_12 = lookup16(fold_mid_12, swap_halves) */
+	pxor %xmm15, %xmm13 /* w_12 = xor(lo_12, fold_mid_sw_12) */
+	movdqa %xmm13, %xmm14 /* w_12 */
+	pclmulqdq $0x11, .Lkc_gf128_ssse3_aesni_2_fold(%rip), %xmm14 /* fold_hi_12 = clmul(w_12, fold) */
+	pxor %xmm12, %xmm13 /* w_hi_12 = xor(w_12, hi_12) */
+	pxor %xmm14, %xmm13 /* reduced_12 = xor(w_hi_12, fold_hi_12) */
+	movdqa %xmm7, %xmm12 /* reduced_6 */
+	pclmulqdq $0x0, %xmm6, %xmm12 /* lo_13 = clmul(reduced_6, reduced_5) */
+	movdqa %xmm7, %xmm14 /* reduced_6 */
+	pclmulqdq $0x10, %xmm6, %xmm14 /* mid_26 = clmul(reduced_6, reduced_5) */
+	movdqa %xmm7, %xmm15 /* reduced_6 */
+	pclmulqdq $0x1, %xmm6, %xmm15 /* mid_27 = clmul(reduced_6, reduced_5) */
+	movdqa %xmm13, 16(%rsp) /* spill reduced_12 */
+	movdqa %xmm7, %xmm13 /* reduced_6 */
+	pclmulqdq $0x11, %xmm6, %xmm13 /* hi_13 = clmul(reduced_6, reduced_5) */
+
+	/* T_15 = T_8 T_7 */
+	pxor %xmm15, %xmm14 /* mid_sum_acc_13 = xor(mid_26, mid_27) */
+	movdqa %xmm12, %xmm15 /* lo_13 */
+	pclmulqdq $0x0, .Lkc_gf128_ssse3_aesni_2_fold(%rip), %xmm15 /* fold_lo_13 = clmul(lo_13, fold) */
+	pxor %xmm14, %xmm15 /* fold_mid_13 = xor(fold_lo_13, mid_sum_acc_13) */
+	pshufb .Lkc_gf128_ssse3_aesni_2_swap_halves(%rip), %xmm15 /* fold_mid_sw_13 = lookup16(fold_mid_13, swap_halves) */
+	pxor %xmm15, %xmm12 /* w_13 = xor(lo_13, fold_mid_sw_13) */
+	movdqa %xmm12, %xmm14 /* w_13 */
+	pclmulqdq $0x11, .Lkc_gf128_ssse3_aesni_2_fold(%rip), %xmm14 /* fold_hi_13 = clmul(w_13, fold) */
+	pxor %xmm13, %xmm12 /* w_hi_13 = xor(w_13, hi_13) */
+	pxor %xmm14, %xmm12 /* reduced_13 = xor(w_hi_13, fold_hi_13) */
+	movdqa %xmm7, %xmm13 /* reduced_6 */
+	pclmulqdq $0x0, %xmm7, %xmm13 /* lo_14 = clmul(reduced_6, reduced_6) */
+	movdqa %xmm7, %xmm14 /* reduced_6 */
+	pclmulqdq $0x10, %xmm7, %xmm14 /* mid_28 = clmul(reduced_6, reduced_6) */
+	movdqa %xmm7, %xmm15 /* reduced_6 */
+	pclmulqdq $0x1, %xmm7, %xmm15 /* mid_29 = clmul(reduced_6, reduced_6) */
+	movdqa %xmm12, 32(%rsp) /* spill reduced_13 */
+	movdqa %xmm7, %xmm12 /* reduced_6 */
+	pclmulqdq $0x11, %xmm7, %xmm12 /* hi_14 = clmul(reduced_6, reduced_6) */
+
+	/* T_16 = T_8 T_8 */
+	pxor %xmm15, %xmm14 /* mid_sum_acc_14 = xor(mid_28, mid_29) */
+	movdqa %xmm13, %xmm15 /* lo_14 */
+	pclmulqdq $0x0, .Lkc_gf128_ssse3_aesni_2_fold(%rip), %xmm15 /* fold_lo_14 = clmul(lo_14, fold) */
+	pxor %xmm14, %xmm15 /* fold_mid_14 = xor(fold_lo_14, mid_sum_acc_14) */
+	pshufb .Lkc_gf128_ssse3_aesni_2_swap_halves(%rip), %xmm15 /* fold_mid_sw_14 = lookup16(fold_mid_14, swap_halves) */
+	pxor %xmm15, %xmm13 /* w_14 = xor(lo_14, fold_mid_sw_14) */
+	movdqa %xmm13, %xmm14 /* w_14 */
+	pclmulqdq $0x11, .Lkc_gf128_ssse3_aesni_2_fold(%rip), %xmm14 /* fold_hi_14 = clmul(w_14, fold) */
+	pxor %xmm12, %xmm13 /* w_hi_14 = xor(w_14, hi_14) */
+	pxor %xmm14, %xmm13 /* reduced_14 = xor(w_hi_14, fold_hi_14) */
+	movdqu %xmm0, 240(%rdi) /* store h_1 */
+	movdqu %xmm1, 224(%rdi) /* store reduced */
+	movdqu %xmm2, 208(%rdi) /* store reduced_1 */
+	movdqu %xmm3, 192(%rdi) /* store reduced_2 */
+	movdqu %xmm4, 176(%rdi) /* store reduced_3 */
+	movdqu %xmm5, 160(%rdi) /* store reduced_4 */
+	movdqu %xmm6, 144(%rdi) /* store reduced_5 */
+	movdqu %xmm7, 128(%rdi) /* store reduced_6 */
+	movdqu %xmm8, 112(%rdi) /* store reduced_7 */
+	movdqu %xmm9, 96(%rdi) /* store reduced_8 */
+	movdqu %xmm10, 80(%rdi) /* store reduced_9 */
+	movdqu %xmm11, 64(%rdi) /* store reduced_10 */
+	movdqa 0(%rsp), %xmm0 /* reload reduced_11 */
+	movdqu %xmm0, 48(%rdi) /* store reduced_11 */
+	movdqa 16(%rsp), %xmm0 /* reload reduced_12 */
+	movdqu %xmm0, 32(%rdi) /* store reduced_12 */
+	movdqa 32(%rsp), %xmm0 /* reload reduced_13 */
+	movdqu %xmm0, 16(%rdi) /* store reduced_13 */
+	movdqu %xmm13, (%rdi) /* store reduced_14 */
+	mov %rbp, %rsp
+	pop %rbp
+	RET
+SYM_FUNC_END(kc_gf128_ssse3_aesni_polyval_powers)
+
+/* kc_gf128_ssse3_aesni_polyval_step: polyval_update128_n16, 3 arguments
+ *   %rdi: y
+ *   %rsi: table
+ *   %rdx: msg
+ *   xmm0-15: vectors, as allocated (16 used)
+ *   frame: 832 bytes (49 spill slots of 16 bytes)
+ */
+	.p2align 5
+SYM_FUNC_START(kc_gf128_ssse3_aesni_polyval_step)
+	push %rbp
+	mov %rsp, %rbp
+	and $-64, %rsp
+	sub $832, %rsp
+	movdqu (%rdi), %xmm0 /* y_1 = bcast128() */
+
+	/* 16 blocks, 1 per register: block i times T_(n - i), products unreduced. */
+	movdqu (%rdx), %xmm1 /* x = load() */
+	pxor %xmm0, %xmm1 /* z1_y = xor(x, y_1) */
+	movdqu (%rsi), %xmm0 /* h = load() */
+	movdqa %xmm1, %xmm2 /* z1_y */
+	pclmulqdq $0x0, %xmm0, %xmm2 /* lo = clmul(z1_y, h) */
+	movdqa %xmm1, %xmm3 /* z1_y */
+	pclmulqdq $0x10, %xmm0, %xmm3 /* mid = clmul(z1_y, h) */
+	movdqa %xmm1, %xmm4 /* z1_y */
+	pclmulqdq $0x1, %xmm0, %xmm4 /* mid_1 = clmul(z1_y, h) */
+	pclmulqdq $0x11, %xmm0, %xmm1 /* hi = clmul(z1_y, h) */
+	movdqu 16(%rdx), %xmm0 /* x_1 = load() */
+	movdqu 16(%rsi), %xmm5 /* h_1 = load() */
+	movdqa %xmm0, %xmm6 /* x_1 */
+	pclmulqdq $0x0, %xmm5, %xmm6 /* lo_1 = clmul(x_1, h_1) */
+	movdqa %xmm0, %xmm7 /* x_1 */
+	pclmulqdq $0x10, %xmm5, %xmm7 /* mid_2 = clmul(x_1, h_1) */
+	movdqa %xmm0, %xmm8 /* x_1 */
+	pclmulqdq $0x1, %xmm5, %xmm8 /* mid_3 = clmul(x_1, h_1) */
+	pclmulqdq $0x11, %xmm5, %xmm0 /* hi_1 = clmul(x_1, h_1) */
+	movdqu 32(%rdx), %xmm5 /* x_2 = load() */
+	movdqu 32(%rsi), %xmm9 /* h_2 = load() */
+	movdqa %xmm5, %xmm10 /* x_2 */
+	pclmulqdq $0x0, %xmm9, %xmm10 /* lo_2 = clmul(x_2, h_2) */
+	movdqa %xmm5, %xmm11 /* x_2 */
+	pclmulqdq $0x10, %xmm9, %xmm11 /* mid_4 = clmul(x_2, h_2) */
+	movdqa %xmm5, %xmm12 /* x_2 */
+	pclmulqdq $0x1, %xmm9, %xmm12 /* mid_5 = clmul(x_2, h_2) */
+	pclmulqdq $0x11, %xmm9, %xmm5 /* hi_2 = clmul(x_2, h_2) */
+	movdqu 48(%rdx), %xmm9 /* x_3 = load() */
+	movdqu 48(%rsi), %xmm13 /* h_3 = load() */
+	movdqa %xmm9, %xmm14 /* x_3 */
+	pclmulqdq $0x0, %xmm13, %xmm14 /* lo_3 = clmul(x_3, h_3) */
+	movdqa %xmm9, %xmm15 /* x_3 */
+	pclmulqdq $0x10, %xmm13, %xmm15 /* mid_6 = clmul(x_3, h_3) */
+	movdqa %xmm5, 0(%rsp) /* spill hi_2 */
+	movdqa %xmm9, %xmm5 /* x_3 */
+	pclmulqdq $0x1, %xmm13, %xmm5 /* mid_7 = clmul(x_3, h_3) */
+	pclmulqdq $0x11, %xmm13, %xmm9 /* hi_3 = clmul(x_3, h_3) */
+	movdqu 64(%rdx), %xmm13 /* x_4 = load() */
+	movdqa %xmm9, 16(%rsp) /* spill hi_3 */
+	movdqu 64(%rsi), %xmm9 /* h_4 = load() */
+	movdqa %xmm0, 32(%rsp) /* spill hi_1 */
+	movdqa %xmm13, %xmm0 /* x_4 */
+	pclmulqdq $0x0, %xmm9, %xmm0 /* lo_4 = clmul(x_4, h_4) */
+	movdqa %xmm1, 48(%rsp) /* spill hi */
+	movdqa %xmm13, %xmm1 /* x_4 */
+	pclmulqdq $0x10, %xmm9, %xmm1 /* mid_8 = clmul(x_4, h_4) */
+	movdqa %xmm1, 64(%rsp) /* spill mid_8 */
+	movdqa %xmm13, %xmm1 /* x_4 */
+	pclmulqdq $0x1, %xmm9, %xmm1 /* mid_9 = clmul(x_4, h_4) */
+	pclmulqdq $0x11, %xmm9, %xmm13 /* hi_4 = clmul(x_4, h_4) */
+	movdqu 80(%rdx), %xmm9 /* x_5 = load() */
+	movdqa %xmm13, 80(%rsp) /* spill hi_4 */
+	movdqu 80(%rsi), %xmm13 /* h_5 = load() */
+	movdqa %xmm1, 96(%rsp) /* spill mid_9 */
+	movdqa %xmm9, %xmm1 /* x_5 */
+	pclmulqdq $0x0, %xmm13, %xmm1 /* lo_5 = clmul(x_5, h_5) */
+	movdqa %xmm5, 112(%rsp) /* spill mid_7 */
+	movdqa %xmm9, %xmm5 /* x_5 */
+	pclmulqdq $0x10, %xmm13, %xmm5 /* mid_10 = clmul(x_5, h_5) */
+	movdqa %xmm5, 128(%rsp) /* spill mid_10 */
+	movdqa %xmm9, %xmm5 /* x_5 */
+	pclmulqdq $0x1, %xmm13, %xmm5 /* mid_11 = clmul(x_5, h_5) */
+	pclmulqdq $0x11, %xmm13, %xmm9 /* hi_5 = clmul(x_5, h_5) */
+	movdqu 96(%rdx), %xmm13 /* x_6 = load() */
+	movdqa %xmm9, 144(%rsp) /* spill hi_5 */
+	movdqu 96(%rsi), %xmm9 /* h_6 = load() */
+	movdqa %xmm5, 160(%rsp) /* spill mid_11 */
+	movdqa %xmm13, %xmm5 /* x_6 */
+	pclmulqdq $0x0, %xmm9, %xmm5 /* lo_6 = clmul(x_6, h_6) */
+	movdqa %xmm15, 176(%rsp) /* spill mid_6 */
+	movdqa %xmm13, %xmm15 /* x_6 */
+	pclmulqdq $0x10, %xmm9, %xmm15 /* mid_12 = clmul(x_6, h_6) */
+	movdqa %xmm15, 192(%rsp) /* spill mid_12 */
+	movdqa %xmm13, %xmm15 /* x_6 */
+	pclmulqdq $0x1, %xmm9, %xmm15 /* mid_13 = clmul(x_6, h_6) */
+	pclmulqdq $0x11, %xmm9, %xmm13 /* hi_6 = clmul(x_6, h_6) */
+	movdqu 112(%rdx), %xmm9 /* x_7 = load() */
+	movdqa %xmm13, 208(%rsp) /* spill hi_6 */
+	movdqu 112(%rsi), %xmm13 /* h_7 = load() */
+	movdqa %xmm15, 224(%rsp) /* spill mid_13 */
+	movdqa %xmm9, %xmm15 /* x_7 */
+	pclmulqdq $0x0, %xmm13, %xmm15 /* lo_7 = clmul(x_7, h_7) */
+	movdqa %xmm11, 240(%rsp) /* spill mid_4 */
+	movdqa %xmm9, %xmm11 /* x_7 */
+	pclmulqdq $0x10, %xmm13, %xmm11 /* mid_14 = clmul(x_7, h_7) */
+	movdqa %xmm11, 256(%rsp) /* spill mid_14 */
+	movdqa %xmm9, %xmm11 /* x_7 */
+	pclmulqdq $0x1, %xmm13, %xmm11 /* mid_15 = clmul(x_7, h_7) */
+	pclmulqdq $0x11, %xmm13, %xmm9 /* hi_7 = clmul(x_7, h_7) */
+	movdqu 128(%rdx), %xmm13 /* x_8 = load() */
+	movdqa %xmm9, 272(%rsp) /* spill hi_7 */
+	movdqu 128(%rsi), %xmm9 /* h_8 = load() */
+	movdqa %xmm11, 288(%rsp) /* spill mid_15 */
+	movdqa %xmm13, %xmm11 /* x_8 */
+	pclmulqdq $0x0, %xmm9, %xmm11 /* lo_8 = clmul(x_8, h_8) */
+	movdqa %xmm12, 304(%rsp) /* spill mid_5 */
+	movdqa %xmm13, %xmm12 /* x_8 */
+	pclmulqdq $0x10, %xmm9, %xmm12 /* mid_16 = clmul(x_8, h_8) */
+	movdqa %xmm12, 320(%rsp) /* spill mid_16 */
+	movdqa %xmm13, %xmm12 /* x_8 */
+	pclmulqdq $0x1, %xmm9, %xmm12 /* mid_17 = clmul(x_8, h_8) */
+	pclmulqdq $0x11, %xmm9, %xmm13 /* hi_8 = clmul(x_8, h_8) */
+	movdqu 144(%rdx), %xmm9 /* x_9 = load() */
+	movdqa %xmm13, 336(%rsp) /* spill hi_8 */
+	movdqu 144(%rsi), %xmm13 /* h_9 = load() */
+	movdqa %xmm12, 352(%rsp) /* spill mid_17 */
+	movdqa %xmm9, %xmm12 /* x_9 */
+	pclmulqdq $0x0, %xmm13, %xmm12 /* lo_9 = clmul(x_9, h_9) */
+	movdqa %xmm7, 368(%rsp) /* spill mid_2 */
+	movdqa %xmm9, %xmm7 /* x_9 */
+	pclmulqdq $0x10, %xmm13, %xmm7 /* mid_18 = clmul(x_9, h_9) */
+	movdqa %xmm7, 384(%rsp) /* spill mid_18 */
+	movdqa %xmm9, %xmm7 /* x_9 */
+	pclmulqdq $0x1, %xmm13, %xmm7 /* mid_19 = clmul(x_9, h_9) */
+	pclmulqdq $0x11, %xmm13, %xmm9 /* hi_9 = clmul(x_9, h_9) */
+	movdqu 160(%rdx), %xmm13 /* x_10 = load() */
+	movdqa %xmm9, 400(%rsp) /* spill hi_9 */
+	movdqu 160(%rsi), %xmm9 /* h_10 = load() */
+	movdqa %xmm7, 416(%rsp) /* spill mid_19 */
+	movdqa %xmm13, %xmm7 /* x_10 */
+	pclmulqdq $0x0, %xmm9, %xmm7 /* lo_10 = clmul(x_10, h_10) */
+	movdqa %xmm8, 432(%rsp) /* spill mid_3 */
+	movdqa %xmm13, %xmm8 /* x_10 */
+	pclmulqdq $0x10, %xmm9, %xmm8 /* mid_20 = clmul(x_10, h_10) */
+	movdqa %xmm8, 448(%rsp) /* spill mid_20 */
+	movdqa %xmm13, %xmm8 /* x_10 */
+	pclmulqdq $0x1, %xmm9, %xmm8 /* mid_21 = clmul(x_10, h_10) */
+	pclmulqdq $0x11, %xmm9, %xmm13 /* hi_10 = clmul(x_10, h_10) */
+	movdqu 176(%rdx), %xmm9 /* x_11 = load() */
+	movdqa %xmm13, 464(%rsp) /* spill hi_10 */
+	movdqu 176(%rsi), %xmm13 /* h_11 = load() */
+	movdqa %xmm8, 480(%rsp) /* spill mid_21 */
+	movdqa %xmm9, %xmm8 /* x_11 */
+	pclmulqdq $0x0, %xmm13, %xmm8 /* lo_11 = clmul(x_11, h_11) */
+	movdqa %xmm3, 496(%rsp) /* spill mid */
+	movdqa %xmm9, %xmm3 /* x_11 */
+	pclmulqdq $0x10, %xmm13, %xmm3 /* mid_22 = clmul(x_11, h_11) */
+	movdqa %xmm3, 512(%rsp) /* spill mid_22 */
+	movdqa %xmm9, %xmm3 /* x_11 */
+	pclmulqdq $0x1, %xmm13, %xmm3 /* mid_23 = clmul(x_11, h_11) */
+	pclmulqdq $0x11, %xmm13, %xmm9 /* hi_11 = clmul(x_11, h_11) */
+	movdqu 192(%rdx), %xmm13 /* x_12 = load() */
+	movdqa %xmm9, 528(%rsp) /* spill hi_11 */
+	movdqu 192(%rsi), %xmm9 /* h_12 = load() */
+	movdqa %xmm3, 544(%rsp) /* spill mid_23 */
+	movdqa %xmm13, %xmm3 /* x_12 */
+	pclmulqdq $0x0, %xmm9, %xmm3 /* lo_12 = clmul(x_12, h_12) */
+	movdqa %xmm4, 560(%rsp) /* spill mid_1 */
+	movdqa %xmm13, %xmm4 /* x_12 */
+	pclmulqdq $0x10, %xmm9, %xmm4 /* mid_24 = clmul(x_12, h_12) */
+	movdqa %xmm4, 576(%rsp) /* spill mid_24 */
+	movdqa %xmm13, %xmm4 /* x_12 */
+	pclmulqdq $0x1, %xmm9, %xmm4 /* mid_25 = clmul(x_12, h_12) */
+	pclmulqdq $0x11, %xmm9, %xmm13 /* hi_12 = clmul(x_12, h_12) */
+	movdqu 208(%rdx), %xmm9 /* x_13 = load() */
+	movdqa %xmm13, 592(%rsp) /* spill hi_12 */
+	movdqu 208(%rsi), %xmm13 /* h_13 = load() */
+	movdqa %xmm4, 608(%rsp) /* spill mid_25 */
+	movdqa %xmm9, %xmm4 /* x_13 */
+	pclmulqdq $0x0, %xmm13, %xmm4 /* lo_13 = clmul(x_13, h_13) */
+	movdqa %xmm3, 624(%rsp) /* spill lo_12 */
+	movdqa %xmm9, %xmm3 /* x_13 */
+	pclmulqdq $0x10, %xmm13, %xmm3 /* mid_26 = clmul(x_13, h_13) */
+	movdqa %xmm3, 640(%rsp) /* spill mid_26 */
+	movdqa %xmm9, %xmm3 /* x_13 */
+	pclmulqdq $0x1, %xmm13, %xmm3 /* mid_27 = clmul(x_13, h_13) */
+	pclmulqdq $0x11, %xmm13, %xmm9 /* hi_13 = clmul(x_13, h_13) */
+	movdqu 224(%rdx), %xmm13 /* x_14 = load() */
+	movdqa %xmm9, 656(%rsp) /* spill hi_13 */
+	movdqu 224(%rsi), %xmm9 /* h_14 = load() */
+	movdqa %xmm3, 672(%rsp) /* spill mid_27 */
+	movdqa %xmm13, %xmm3 /* x_14 */
+	pclmulqdq $0x0, %xmm9, %xmm3 /* lo_14 = clmul(x_14, h_14) */
+	movdqa %xmm3, 688(%rsp) /* spill lo_14 */
+	movdqa %xmm13, %xmm3 /* x_14 */
+	pclmulqdq $0x10, %xmm9, %xmm3 /* mid_28 = clmul(x_14, h_14) */
+	movdqa %xmm3, 704(%rsp) /* spill mid_28 */
+	movdqa %xmm13, %xmm3 /* x_14 */
+	pclmulqdq $0x1, %xmm9, %xmm3 /* mid_29 = clmul(x_14, h_14) */
+	pclmulqdq $0x11, %xmm9, %xmm13 /* hi_14 = clmul(x_14, h_14) */
+	movdqu 240(%rdx), %xmm9 /* x_15 = load() */
+	movdqa %xmm13, 720(%rsp) /* spill hi_14 */
+	movdqu 240(%rsi), %xmm13 /* h_15 = load() */
+	movdqa %xmm3, 736(%rsp) /* spill mid_29 */
+	movdqa %xmm9, %xmm3 /* x_15 */
+	pclmulqdq $0x0, %xmm13, %xmm3 /* lo_15 = clmul(x_15, h_15) */
+	movdqa %xmm3, 752(%rsp) /* spill lo_15 */
+	movdqa %xmm9, %xmm3 /* x_15 */
+	pclmulqdq $0x10, %xmm13, %xmm3 /* mid_30 = clmul(x_15, h_15) */
+	movdqa %xmm3, 768(%rsp) /* spill mid_30 */
+	movdqa %xmm9, %xmm3 /* x_15 */
+	pclmulqdq $0x1, %xmm13, %xmm3 /* mid_31 = clmul(x_15, h_15) */
+	pclmulqdq $0x11, %xmm13, %xmm9 /* hi_15 = clmul(x_15, h_15) */
+
+	/* The sums and one reduction. */
+	pxor %xmm6, %xmm2 /* lo_sum_acc = xor(lo, lo_1) */
+	pxor %xmm14, %xmm10 /* lo_sum_acc_1 = xor(lo_2, lo_3) */
+	pxor %xmm1, %xmm0 /* lo_sum_acc_2 = xor(lo_4, lo_5) */
+	pxor %xmm15, %xmm5 /* lo_sum_acc_3 = xor(lo_6, lo_7) */
+	pxor %xmm12, %xmm11 /* lo_sum_acc_4 = xor(lo_8, lo_9) */
+	pxor %xmm8, %xmm7 /* lo_sum_acc_5 = xor(lo_10, lo_11) */
+	pxor 624(%rsp), %xmm4 /* lo_sum_acc_6 = xor(lo_13, lo_12) */
+	movdqa 688(%rsp), %xmm1 /* reload lo_14 */
+	pxor 752(%rsp), %xmm1 /* lo_sum_acc_7 = xor(lo_14, lo_15) */
+	pxor %xmm10, %xmm2 /* lo_sum_acc_8 = xor(lo_sum_acc, lo_sum_acc_1) */
+	pxor %xmm5, %xmm0 /* lo_sum_acc_9 = xor(lo_sum_acc_2, lo_sum_acc_3) */
+	pxor %xmm7, %xmm11 /* lo_sum_acc_10 = xor(lo_sum_acc_4, lo_sum_acc_5) */
+	pxor %xmm1, %xmm4 /* lo_sum_acc_11 = xor(lo_sum_acc_6, lo_sum_acc_7) */
+	pxor %xmm0, %xmm2 /* lo_sum_acc_12 = xor(lo_sum_acc_8, lo_sum_acc_9) */
+	pxor %xmm4, %xmm11 /* lo_sum_acc_13 = xor(lo_sum_acc_10, lo_sum_acc_11) */
+	pxor %xmm11, %xmm2 /* lo_sum_acc_14 = xor(lo_sum_acc_12, lo_sum_acc_13) */
+	movdqa 496(%rsp), %xmm0 /* reload mid */
+	pxor 560(%rsp), %xmm0 /* mid_sum_acc = xor(mid, mid_1) */
+	movdqa 368(%rsp), %xmm1 /* reload mid_2 */
+	pxor 432(%rsp), %xmm1 /* mid_sum_acc_1 = xor(mid_2, mid_3) */
+	movdqa 240(%rsp), %xmm4 /* reload mid_4 */
+	pxor 304(%rsp), %xmm4 /* mid_sum_acc_2 = xor(mid_4, mid_5) */
+	movdqa 176(%rsp), %xmm5 /* reload mid_6 */
+	pxor 112(%rsp), %xmm5 /* mid_sum_acc_3 = xor(mid_6, mid_7) */
+	movdqa 64(%rsp), %xmm6 /* reload mid_8 */
+	pxor 96(%rsp), %xmm6 /* mid_sum_acc_4 = xor(mid_8, mid_9) */
+	movdqa 128(%rsp), %xmm7 /* reload mid_10 */
+	pxor 160(%rsp), %xmm7 /* mid_sum_acc_5 = xor(mid_10, mid_11) */
+	movdqa 192(%rsp), %xmm8 /* reload mid_12 */
+	pxor 224(%rsp), %xmm8 /* mid_sum_acc_6 = xor(mid_12, mid_13) */
+	movdqa 256(%rsp), %xmm10 /* reload mid_14 */
+	pxor 288(%rsp), %xmm10 /* mid_sum_acc_7 = xor(mid_14, mid_15) */
+	movdqa 320(%rsp), %xmm11 /* reload mid_16 */
+	pxor 352(%rsp), %xmm11 /* mid_sum_acc_8 = xor(mid_16, mid_17) */
+	movdqa 384(%rsp), %xmm12 /* reload mid_18 */
+	pxor 416(%rsp), %xmm12 /* mid_sum_acc_9 = xor(mid_18, mid_19) */
+	movdqa 448(%rsp), %xmm13 /* reload mid_20 */
+	pxor 480(%rsp), %xmm13 /* mid_sum_acc_10 = xor(mid_20, mid_21) */
+	movdqa 512(%rsp), %xmm14 /* reload mid_22 */
+	pxor 544(%rsp), %xmm14 /* mid_sum_acc_11 = xor(mid_22, mid_23) */
+	movdqa 576(%rsp), %xmm15 /* reload mid_24 */
+	pxor 608(%rsp), %xmm15 /* mid_sum_acc_12 = xor(mid_24, mid_25) */
+	movdqa %xmm2, 608(%rsp) /* spill lo_sum_acc_14 */
+	movdqa 640(%rsp), %xmm2 /* reload mid_26 */
+	pxor 672(%rsp), %xmm2 /* mid_sum_acc_13 = xor(mid_26, mid_27) */
+	movdqa %xmm9, 672(%rsp) /* spill hi_15 */
+	movdqa 704(%rsp), %xmm9 /* reload mid_28 */
+	pxor 736(%rsp), %xmm9 /* mid_sum_acc_14 = xor(mid_28, mid_29) */
+	pxor 768(%rsp), %xmm3 /* mid_sum_acc_15 = xor(mid_31, mid_30) */
+	pxor %xmm1, %xmm0 /* mid_sum_acc_16 = xor(mid_sum_acc, mid_sum_acc_1) */
+	pxor %xmm5, %xmm4 /* mid_sum_acc_17 = xor(mid_sum_acc_2, mid_sum_acc_3) */
+	pxor %xmm7, %xmm6 /* mid_sum_acc_18 = xor(mid_sum_acc_4, mid_sum_acc_5) */
+	pxor %xmm10, %xmm8 /* mid_sum_acc_19 = xor(mid_sum_acc_6, mid_sum_acc_7) */
+	pxor %xmm12, %xmm11 /* mid_sum_acc_20 = xor(mid_sum_acc_8, mid_sum_acc_9) */
+	pxor %xmm14, %xmm13 /* mid_sum_acc_21 = xor(mid_sum_acc_10, mid_sum_acc_11) */
+	pxor %xmm2, %xmm15 /* mid_sum_acc_22 = xor(mid_sum_acc_12, mid_sum_acc_13) */
+	pxor %xmm3, %xmm9 /* mid_sum_acc_23 = xor(mid_sum_acc_14, mid_sum_acc_15) */
+	pxor %xmm4, %xmm0 /* mid_sum_acc_24 = xor(mid_sum_acc_16, mid_sum_acc_17) */
+	pxor %xmm8, %xmm6 /* mid_sum_acc_25 = xor(mid_sum_acc_18, mid_sum_acc_19) */
+	pxor %xmm13, %xmm11 /* mid_sum_acc_26 = xor(mid_sum_acc_20, mid_sum_acc_21) */
+	pxor %xmm9, %xmm15 /* mid_sum_acc_27 = xor(mid_sum_acc_22, mid_sum_acc_23) */
+	pxor %xmm6, %xmm0 /* mid_sum_acc_28 = xor(mid_sum_acc_24, mid_sum_acc_25) */
+	pxor %xmm15, %xmm11 /* mid_sum_acc_29 = xor(mid_sum_acc_26, mid_sum_acc_27) */
+	pxor %xmm11, %xmm0 /* mid_sum_acc_30 = xor(mid_sum_acc_28, mid_sum_acc_29) */
+	movdqa 48(%rsp), %xmm1 /* reload hi */
+	pxor 32(%rsp), %xmm1 /* hi_sum_acc = xor(hi, hi_1) */
+	movdqa 0(%rsp), %xmm2 /* reload hi_2 */
+	pxor 16(%rsp), %xmm2 /* hi_sum_acc_1 = xor(hi_2, hi_3) */
+	movdqa 80(%rsp), %xmm3 /* reload hi_4 */
+	pxor 144(%rsp), %xmm3 /* hi_sum_acc_2 = xor(hi_4, hi_5) */
+	movdqa 208(%rsp), %xmm4 /* reload hi_6 */
+	pxor 272(%rsp), %xmm4 /* hi_sum_acc_3 = xor(hi_6, hi_7) */
+	movdqa 336(%rsp), %xmm5 /* reload hi_8 */
+	pxor 400(%rsp), %xmm5 /* hi_sum_acc_4 = xor(hi_8, hi_9) */
+	movdqa 464(%rsp), %xmm6 /* reload hi_10 */
+	pxor 528(%rsp), %xmm6 /* hi_sum_acc_5 = xor(hi_10, hi_11) */
+	movdqa 592(%rsp), %xmm7 /* reload hi_12 */
+	pxor 656(%rsp), %xmm7 /* hi_sum_acc_6 = xor(hi_12, hi_13) */
+	movdqa 720(%rsp), %xmm8 /* reload hi_14 */
+	pxor 672(%rsp), %xmm8 /* hi_sum_acc_7 = xor(hi_14, hi_15) */
+	pxor %xmm2, %xmm1 /* hi_sum_acc_8 = xor(hi_sum_acc, hi_sum_acc_1) */
+	pxor %xmm4, %xmm3 /* hi_sum_acc_9 = xor(hi_sum_acc_2, hi_sum_acc_3) */
+	pxor %xmm6, %xmm5 /* hi_sum_acc_10 = xor(hi_sum_acc_4, hi_sum_acc_5) */
+	pxor %xmm8, %xmm7 /* hi_sum_acc_11 = xor(hi_sum_acc_6, hi_sum_acc_7) */
+	pxor %xmm3, %xmm1 /* hi_sum_acc_12 = xor(hi_sum_acc_8, hi_sum_acc_9) */
+	pxor %xmm7, %xmm5 /* hi_sum_acc_13 = xor(hi_sum_acc_10, hi_sum_acc_11) */
+	pxor %xmm5, %xmm1 /* hi_sum_acc_14 = xor(hi_sum_acc_12, hi_sum_acc_13) */
+	movdqa 608(%rsp), %xmm2 /* reload lo_sum_acc_14 */
+	movdqa %xmm2, %xmm3 /* lo_sum_acc_14 */
+	pclmulqdq $0x0, .Lkc_gf128_ssse3_aesni_3_fold(%rip), %xmm3 /* fold_lo = clmul(lo_sum_acc_14, fold) */
+	pxor %xmm0, %xmm3 /* fold_mid = xor(fold_lo, mid_sum_acc_30) */
+	pshufb .Lkc_gf128_ssse3_aesni_3_swap_halves(%rip), %xmm3 /* fold_mid_sw = lookup16(fold_mid, swap_halves) */
+	pxor %xmm3, %xmm2 /* w = xor(lo_sum_acc_14, fold_mid_sw) */
+	movdqa %xmm2, %xmm0 /* w */
+	pclmulqdq $0x11, .Lkc_gf128_ssse3_aesni_3_fold(%rip), %xmm0 /* fold_hi = clmul(w, fold) */
+	pxor %xmm1, %xmm2 /* w_hi = xor(w, hi_sum_acc_14) */
+	pxor %xmm0, %xmm2 /* reduced = xor(w_hi, fold_hi) */
+	movdqu %xmm2, (%rdi) /* store reduced */
+	mov %rbp, %rsp
+	pop %rbp
+	RET
+SYM_FUNC_END(kc_gf128_ssse3_aesni_polyval_step)
+
+/* kc_gf128_ssse3_aesni_polyval_block: polyval_update128_n1, 3 arguments
+ *   %rdi: y
+ *   %rsi: table
+ *   %rdx: msg
+ *   xmm0-4: vectors, as allocated (5 used)
+ *   frame: 0 bytes (0 spill slots of 16 bytes)
+ */
+	.p2align 5
+SYM_FUNC_START(kc_gf128_ssse3_aesni_polyval_block)
+	movdqu (%rdi), %xmm0 /* y_1 = bcast128() */
+
+	/* 1 blocks, 1 per register: block i times T_(n - i), products unreduced. */
+	movdqu (%rdx), %xmm1 /* x = load() */
+	pxor %xmm0, %xmm1 /* z1_y = xor(x, y_1) */
+	movdqu (%rsi), %xmm0 /* h = load() */
+	movdqa %xmm1, %xmm2 /* z1_y */
+	pclmulqdq $0x0, %xmm0, %xmm2 /* lo = clmul(z1_y, h) */
+	movdqa %xmm1, %xmm3 /* z1_y */
+	pclmulqdq $0x10, %xmm0, %xmm3 /* mid = clmul(z1_y, h) */
+	movdqa %xmm1, %xmm4 /* z1_y */
+	pclmulqdq $0x1, %xmm0, %xmm4 /* mid_1 = clmul(z1_y, h) */
+	pclmulqdq $0x11, %xmm0, %xmm1 /* hi = clmul(z1_y, h) */
+
+	/* The sums and one reduction. */
+	pxor %xmm4, %xmm3 /* mid_sum_acc = xor(mid, mid_1) */
+	movdqa %xmm2, %xmm0 /* lo */
+	pclmulqdq $0x0, .Lkc_gf128_ssse3_aesni_4_fold(%rip), %xmm0 /* fold_lo = clmul(lo, fold) */
+	pxor %xmm3, %xmm0 /* fold_mid = xor(fold_lo, mid_sum_acc) */
+	pshufb .Lkc_gf128_ssse3_aesni_4_swap_halves(%rip), %xmm0 /* fold_mid_sw = lookup16(fold_mid, swap_halves) */
+	pxor %xmm0, %xmm2 /* w = xor(lo, fold_mid_sw) */
+	movdqa %xmm2, %xmm0 /* w */
+	pclmulqdq $0x11, .Lkc_gf128_ssse3_aesni_4_fold(%rip), %xmm0 /* fold_hi = clmul(w, fold) */
+	pxor %xmm1, %xmm2 /* w_hi = xor(w, hi) */
+	pxor %xmm0, %xmm2 /* reduced = xor(w_hi, fold_hi) */
+	movdqu %xmm2, (%rdi) /* store reduced */
+	RET
+SYM_FUNC_END(kc_gf128_ssse3_aesni_polyval_block)
+
 /* reverse16: byte i <- byte 15 - i: GCM bytes to the reflected form phi */
 	.section .rodata.cst16.kc_gf128_ssse3_aesni_0_reverse16, "aM", @progbits, 16
 	.balign 16
@@ -451,3 +1144,39 @@ SYM_FUNC_END(kc_gf128_ssse3_aesni_cmac_subkeys)
 	.balign 16
 .Lkc_gf128_ssse3_aesni_1_reduce_x1:
 	.byte 0x00, 0x87, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
+/* fold: c = (Q - y^128 - 1) / y^64, Q = GHASH's polynomial reversed (gen/kernels/ghash.py fold) */
+	.section .rodata.cst16.kc_gf128_ssse3_aesni_2_fold, "aM", @progbits, 16
+	.balign 16
+.Lkc_gf128_ssse3_aesni_2_fold:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xc2, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xc2
+
+/* swap_halves: (a0, a1) -> (a1, a0) */
+	.section .rodata.cst16.kc_gf128_ssse3_aesni_2_swap_halves, "aM", @progbits, 16
+	.balign 16
+.Lkc_gf128_ssse3_aesni_2_swap_halves:
+	.byte 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07
+
+/* fold: c = (Q - y^128 - 1) / y^64, Q = GHASH's polynomial reversed (gen/kernels/ghash.py fold) */
+	.section .rodata.cst16.kc_gf128_ssse3_aesni_3_fold, "aM", @progbits, 16
+	.balign 16
+.Lkc_gf128_ssse3_aesni_3_fold:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xc2, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xc2
+
+/* swap_halves: (a0, a1) -> (a1, a0) */
+	.section .rodata.cst16.kc_gf128_ssse3_aesni_3_swap_halves, "aM", @progbits, 16
+	.balign 16
+.Lkc_gf128_ssse3_aesni_3_swap_halves:
+	.byte 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07
+
+/* fold: c = (Q - y^128 - 1) / y^64, Q = GHASH's polynomial reversed (gen/kernels/ghash.py fold) */
+	.section .rodata.cst16.kc_gf128_ssse3_aesni_4_fold, "aM", @progbits, 16
+	.balign 16
+.Lkc_gf128_ssse3_aesni_4_fold:
+	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xc2, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xc2
+
+/* swap_halves: (a0, a1) -> (a1, a0) */
+	.section .rodata.cst16.kc_gf128_ssse3_aesni_4_swap_halves, "aM", @progbits, 16
+	.balign 16
+.Lkc_gf128_ssse3_aesni_4_swap_halves:
+	.byte 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07
