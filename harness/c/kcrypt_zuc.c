@@ -55,9 +55,17 @@ static int read_iv(const char *name, const char *hex, char *err, size_t err_size
                        job.iv_len, job.iv_len == 1 ? "" : "s");
 }
 
-/* --tag for mac: 32 (default), 64 or 128; ZUC-128 has only 32. */
+/* --tag for mac: 32 (default), 64 or 128; ZUC-128 has only 32; ZUC-NEA6's
+ * NIA6 any whole number of bytes from 4 to 16. */
 static int read_tag(const char *name, const char *text, char *err, size_t err_size) {
   uint64_t tag = 32;
+  if (job.variant == ZUC_NEA6) {
+    if (text && (kc_parse_count(text, &tag) != 0 || tag % 8 || tag < 32 || tag > 128))
+      return kc_error(err, err_size, "%s mac (NIA6): --tag must be 32 to 128 bits in steps of 8, got '%s'",
+                      name, text);
+    job.tag_bits = (unsigned)tag;
+    return 0;
+  }
   if (text && (kc_parse_count(text, &tag) != 0 || (tag != 32 && tag != 64 && tag != 128)))
     return kc_error(err, err_size, "--tag must be 32, 64 or 128 (bits), got '%s'", text);
   job.tag_bits = (unsigned)tag;
@@ -89,9 +97,6 @@ static int zuc_prepare(const kc_desc *d, const kc_variant *v, const kc_args *a, 
   const char *name = v->name;
   job.variant = (zuc_variant)v->id;
   job.mac = strcmp(a->mode, "mac") == 0;
-  if (job.variant == ZUC_NEA6 && strcmp(a->mode, "enc") != 0)
-    return kc_error(err, err_size, "unknown %s mode '%s' (known: enc; NIA6, its MAC, is not zuc256's)",
-                    name, a->mode);
   if (!job.mac && strcmp(a->mode, "enc") != 0)
     return kc_error(err, err_size, "unknown %s mode '%s' (known: enc, mac)", name, a->mode);
   char who[64];
@@ -111,11 +116,21 @@ static int zuc_prepare(const kc_desc *d, const kc_variant *v, const kc_args *a, 
   job.bits_given = a->bits != NULL;
   if (a->bits && kc_parse_count(a->bits, &job.bits) != 0)
     return kc_error(err, err_size, "--bits needs a non-negative decimal number, got '%s'", a->bits);
+  /* NIA6: one call on the whole message, whole bytes, one method. */
+  if (job.variant == ZUC_NEA6 && job.mac) {
+    if (job.one_shot)
+      return kc_error(err, err_size, "--mac-method is for zuc128/zuc256 mac; %s mac (NIA6) has one", name);
+    if (job.bits_given && job.bits % 8)
+      return kc_error(err, err_size, "%s mac (NIA6) takes whole bytes: --bits %" PRIu64 " is not a multiple of 8",
+                      name, job.bits);
+    job.one_shot = 1;
+  }
 
   /* The library judges what is left (e.g. a 25-byte IV with a top bit set
    * in IV17..IV24), before any input is read. */
   zuc_state probe;
-  int rc = zuc_init(&probe, job.variant, job.key, key_len, job.iv, job.iv_len, job.tag_bits);
+  int rc = zuc_init(&probe, job.variant, job.key, key_len, job.iv, job.iv_len,
+                    job.variant == ZUC_NEA6 ? 0 : job.tag_bits);
   memset(&probe, 0, sizeof probe);
   if (rc != ZUC_OK) return kc_error(err, err_size, "%s: %s", name, zuc_strerror(rc));
 
@@ -155,8 +170,8 @@ static size_t tag_line(const uint8_t *tag, uint8_t *out) {
   return 2 * n + 1;
 }
 
-/* mac with --mac-method: keeps the piece; after the last, one call of
- * zuc_mac_lanes with one stream over all of it. */
+/* mac with --mac-method, and NIA6: keeps the piece; after the last, one call
+ * of zuc_mac_lanes with one stream over all of it (NIA6: of zuc_nia6). */
 static int one_shot_mac(const uint8_t *in, size_t len, int last, uint8_t *out, size_t *out_len,
                         char *err, size_t err_size) {
   if (kc_gather(&job.whole, in, len, "--mac-method's whole input", err, err_size) != 0) return -1;
@@ -166,6 +181,12 @@ static int one_shot_mac(const uint8_t *in, size_t len, int last, uint8_t *out, s
   size_t bits; /* job.seen stays 0 on this path: the whole input is one piece */
   if (last_bits(job.whole.len, &bits, err, err_size) != 0) return -1;
   uint8_t tag[16];
+  if (job.variant == ZUC_NEA6) {
+    int rc = zuc_nia6(job.key, 32, job.iv, job.iv_len, job.whole.data, bits / 8, job.tag_bits / 8, tag);
+    if (lib_rc(rc, "zuc_nia6", err, err_size) != 0) return -1;
+    *out_len = tag_line(tag, out);
+    return 0;
+  }
   const uint8_t *keys[1] = {job.key}, *ivs[1] = {job.iv}, *msgs[1] = {job.whole.data};
   uint8_t *tags[1] = {tag};
   int rc = zuc_mac_lanes(job.impl, job.method, job.variant, 1, keys, ivs, job.iv_len, msgs, &bits,
