@@ -48,7 +48,8 @@ GCM_TAG_BYTES = range(4, 17)       # NIST SP 800-38D 5.2.1.2 (4..16 as the issue
 CCM_NONCE_BYTES = range(7, 14)     # NIST SP 800-38C A.1
 CCM_TAG_BYTES = range(4, 17, 2)
 XTS_RULES = ("ieee", "gb")         # kc_xts_rule's order: IEEE Std 1619, GB/T 17964-2021
-ZUC_GROUPS = ("zuc128_keystream", "zuc256_keystream", "zuc128_mac", "zuc256_mac", "nea6_encrypt")
+ZUC_GROUPS = ("zuc128_keystream", "zuc256_keystream", "zuc128_mac", "zuc256_mac", "nea6_encrypt", "nia6_mac")
+NIA6_TAG_BYTES = range(4, 17)
 ZUC_KEY_BYTES = {128: 16, 256: 32, "NEA6": 32}
 ZUC_IV_BYTES_NEA6 = 16
 ZUC_TAGS = (32, 64, 128)          # zuc_vector.tag[]'s order
@@ -249,14 +250,19 @@ def pack_iv23(iv25):
 def zuc_vector(o, group, index, where):
     """One vector in each of its IV forms: ZUC-128's 16-byte IV; ZUC-256's
     25-byte one and its 23-byte form, given or packed; ZUC-NEA6's 16 bytes."""
-    variant = 128 if group.startswith("zuc128") else 256 if group.startswith("zuc256") else "NEA6"
+    variant = 128 if group.startswith("zuc128") else 256 if group.startswith("zuc256") else "NEA6"  # NIA6: NEA6's
     source = label_source(o)
     label = f"{group} #{index + 1} ({source if source is not None else 'no source'})"
     v = {"label": label, "variant": variant,
          "key": hex_bytes(o, "key", where, ZUC_KEY_BYTES[variant]),
          "iv": hex_bytes(o, "iv25", where, 25) if variant == 256 else hex_bytes(o, "iv", where, 16),
-         "keystream": None, "msg": None, "ct": None, "bits": 0, "tags": {}}
-    if group.endswith("_encrypt"):
+         "keystream": None, "msg": None, "ct": None, "bits": 0, "tags": {}, "nia6_tag": None}
+    if group == "nia6_mac":
+        v["msg"] = hex_bytes(o, "message", where)
+        v["bits"] = 8 * len(v["msg"])
+        v["nia6_tag"] = hex_bytes(o, "tag", where)
+        in_range(where, "the NIA6 tag", len(v["nia6_tag"]), NIA6_TAG_BYTES)
+    elif group.endswith("_encrypt"):
         v["msg"] = hex_bytes(o, "plaintext", where)
         v["ct"] = hex_bytes(o, "ciphertext", where, len(v["msg"]))
         v["bits"] = message_bits(o, v["msg"], where)
@@ -393,6 +399,9 @@ def zuc_entry(w, name, v):
     elif v["ct"] is not None:
         fields += [f".msg = {w.array(name + '_msg', v['msg'])}", f".ct = {w.array(name + '_ct', v['ct'])}",
                    f".bits = {v['bits']}"]
+    elif v["nia6_tag"] is not None:
+        fields += [f".msg = {w.array(name + '_msg', v['msg'])}", f".bits = {v['bits']}",
+                   f".nia6_tag = {c_bytes(v['nia6_tag'])}", f".nia6_tag_bytes = {len(v['nia6_tag'])}"]
     else:
         fields += [f".msg = {w.array(name + '_msg', v['msg'])}", f".bits = {v['bits']}",
                    ".has_tag = {" + ", ".join(str(int(t in v["tags"])) for t in ZUC_TAGS) + "}",

@@ -100,6 +100,8 @@ BAD = {
     "nea6 bits past the bytes": ("zuc", "nea6_encrypt", 1, set_("bits", 8),
                                  "zuc.json: nea6_encrypt vector #2: 'bits' must be an integer no larger than 8 x the "
                                  "message bytes, and the message no longer than its bits' bytes"),
+    "nia6 tag short": ("zuc", "nia6_mac", 0, set_("tag", "00" * 3),
+                       "zuc.json: nia6_mac vector #1: the NIA6 tag is 3 bytes, not 4..16"),
     "nea6 unused bits": ("zuc", "nea6_encrypt", 7, set_("ciphertext", "df"),
                          "zuc.json: nea6_encrypt vector #8: the ciphertext's unused low bits"),
     "zuc group missing": ("zuc", "zuc128_mac", None, del_("zuc128_mac"),
@@ -272,6 +274,7 @@ int main(void) {
     else {
       printf(" %zu", v->bits), hex(v->msg, (v->bits + 7) / 8);
       if (v->ct) printf(" ct"), hex(v->ct, (v->bits + 7) / 8);
+      if (v->nia6_tag_bytes) printf(" nia6"), hex(v->nia6_tag, v->nia6_tag_bytes);
       for (int k = 0; k < KC_ZUC_TAGS; k++) if (v->has_tag[k]) printf(" %d", k), hex(v->tag[k], 4 << k);
     }
     putchar('\n');
@@ -333,14 +336,16 @@ def expected(folder, docs):
                 lines.append(line + "".join(f" {w}" for w in v.get("round_keys_first_last", [])))
         lines += mode_lines(name, doc)
     zuc = []
-    for group in ("zuc128_keystream", "zuc256_keystream", "zuc128_mac", "zuc256_mac", "nea6_encrypt"):
+    for group in ("zuc128_keystream", "zuc256_keystream", "zuc128_mac", "zuc256_mac", "nea6_encrypt", "nia6_mac"):
         for i, v in enumerate(docs["zuc"][group]):
-            variant = 6 if group == "nea6_encrypt" else int(group[3:6])  # zuc_variant's values
+            variant = 6 if group in ("nea6_encrypt", "nia6_mac") else int(group[3:6])  # zuc_variant's values
             head = f"{group} #{i + 1} ({v['source'][:60]})"
             if group.endswith("keystream"):
                 rest = " " + "".join(v["keystream"]).lower()
             elif group.endswith("encrypt"):
                 rest = f" {v['bits']} {v['plaintext'].lower()} ct {v['ciphertext'].lower()}"
+            elif group == "nia6_mac":
+                rest = f" {4 * len(v['message'])} {v['message'].lower()} nia6 {v['tag'].lower()}"
             else:
                 rest = f" {v['bits']} {v['message'][:2 * ((v['bits'] + 7) // 8)].lower()}" + "".join(
                     f" {k} {v[t].lower()}" for k, t in enumerate(("tag32", "tag64", "tag128")) if t in v)
@@ -356,11 +361,11 @@ def expected(folder, docs):
 def test_tables_carry_what_the_files_say(tmp_path):
     got = printed(VECTORS, tmp_path)
     assert got == expected(VECTORS.resolve(), official())
-    # the counts verify reports: 4 SM4, 8 uBlock, 35 ZUC entries (IV forms apart, 18 of NEA6); SM4's
+    # the counts verify reports: 4 SM4, 8 uBlock, 52 ZUC entries (IV forms apart, 18 of NEA6, 17 of NIA6); SM4's
     # 273 mode vectors (GCM: RFC 8998's and 102 of Wycheproof's; CCM: RFC 8998's and 162
     # of Wycheproof's; 3 XTS, 3 CMAC, 1 CBC-MAC), none for uBlock
     assert [line.split()[:2] for line in got if line.split()[1].isdigit()] == [
-        ["sm4", "4"], ["modes", "273"], ["ublock", "8"], ["modes", "0"], ["zuc", "35"]]
+        ["sm4", "4"], ["modes", "273"], ["ublock", "8"], ["modes", "0"], ["zuc", "52"]]
     assert sum(line.endswith(" 1") for line in got if line.startswith("sm4 gcm ")) == 27
 
 

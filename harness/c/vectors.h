@@ -47,6 +47,8 @@ typedef struct zuc_vector {
   size_t ks_bytes;
   const uint8_t *msg; /* MAC and encryption vectors */
   const uint8_t *ct;  /* encryption vectors: msg encrypted, `bits` bits */
+  uint8_t nia6_tag[16]; /* NIA6 vectors (ZUC-NEA6's MAC, zuc_nia6): the tag, ... */
+  size_t nia6_tag_bytes; /* ... this many bytes (0: not one) */
   size_t bits;
   int has_tag[KC_ZUC_TAGS];
   uint8_t tag[KC_ZUC_TAGS][16];

@@ -336,6 +336,12 @@ static void api_vectors(verify_section *sec) {
       for (size_t i = 0; ok && i < n; i++) ok = words[i] == zuc_be32(v->keystream + 4 * i);
       VERIFY_COUNT(sec, vectors, ok, "%s: zuc_init + zuc_keystream wrong (rc %d)", v->label, rc);
     }
+    if (v->nia6_tag_bytes) {
+      uint8_t tag[16];
+      int rc = zuc_nia6(v->key, 32, v->iv, v->iv_len, v->msg, v->bits / 8, v->nia6_tag_bytes, tag);
+      VERIFY_COUNT(sec, vectors, rc == ZUC_OK && memcmp(tag, v->nia6_tag, v->nia6_tag_bytes) == 0,
+                   "%s: zuc_nia6 differs from the vector (rc %d)", v->label, rc);
+    }
     for (int t = -1; t < KC_ZUC_TAGS; t++) {
       if (!has_case(v, t)) continue;
       zuc_op op = vector_case(v, t, ZUC_MAC_CLMUL, s, 1, 0);
