@@ -17,6 +17,8 @@ from gen.kernels import camellia_byteslice, camellia_key_schedule, camellia_refe
 from gen.linalg.gf2n import Field
 from gen.specs import aes, camellia
 
+from block_programs import check_both_directions
+
 INVERSION_TARGETS = sorted({t for s, t in kernels("sm4") if s == "byteslice"})
 
 
@@ -25,19 +27,11 @@ def decryption_order(keys):
 
 
 def check(program, key_bytes, seed):
-    rng = random.Random(seed)
-    key = rng.randbytes(key_bytes)
-    n = program.info["batch_blocks"] * camellia.BLOCK_BYTES
-    data = rng.randbytes(n)
+    key = random.Random(seed).randbytes(key_bytes)
     keys = ref.subkeys(key)
-    memory = {"rk": camellia_byteslice.subkey_bytes(keys, key_bytes), "in": bytearray(data), "out": bytearray(n)}
-    run(program, memory)
-    want = b"".join(ref.encrypt_block(key, data[i:i + 16]) for i in range(0, n, 16))
-    assert bytes(memory["out"]) == want
-    back = {"rk": camellia_byteslice.subkey_bytes(decryption_order(keys), key_bytes), "in": bytearray(want),
-            "out": bytearray(n)}
-    run(program, back)
-    assert bytes(back["out"]) == data
+    check_both_directions(program, camellia_byteslice.subkey_bytes(keys, key_bytes),
+                          camellia_byteslice.subkey_bytes(decryption_order(keys), key_bytes),
+                          lambda block: ref.encrypt_block(key, block), seed)
 
 
 @pytest.mark.parametrize("isomorphism", range(8))
