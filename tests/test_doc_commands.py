@@ -291,6 +291,8 @@ INSTANCES = {
         f"build/kcrypt zuc256 enc -k {KEY32} -i {IV23} < in > out"],
     "build/kcrypt zuc_nea6 enc -k KEYHEX -i IV16HEX < in > out": [
         f"build/kcrypt zuc_nea6 enc -k {KEY32} -i {IV16} < in > out"],
+    "build/kcrypt zuc_nea6 mac -k KEYHEX -i IV16HEX --tag 128 < in": [
+        f"build/kcrypt zuc_nea6 mac -k {KEY32} -i {IV16} --tag 128 < in"],
     "build/kcrypt zuc256 mac -k KEYHEX -i IVHEX --tag 64 [--bits N] < in": [
         f"build/kcrypt zuc256 mac -k {KEY32} -i {IV25} --tag 64 < in",
         f"build/kcrypt zuc256 mac -k {KEY32} -i {IV23} --tag 64 --bits 1001 < in"],
@@ -512,6 +514,7 @@ EXPECT = {
     f"build/kcrypt sm4 cmac -k {SM4_KEY} < in": hex_tag(128),
     f"build/kcrypt zuc256 mac -k {KEY32} -i {IV25} --tag 64 < in": hex_tag(64),
     f"build/kcrypt zuc256 mac -k {KEY32} -i {IV23} --tag 64 --bits 1001 < in": hex_tag(64),
+    f"build/kcrypt zuc_nea6 mac -k {KEY32} -i {IV16} --tag 128 < in": hex_tag(128),
     "build/bench --quick --json build/bench.json": bench_report,
     "build/bench --help": help_text,
     "make -C generated BUILD=$PWD/out": library("out/libkcrypt.a", "Advanced Micro Devices X86-64"),
