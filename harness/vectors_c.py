@@ -250,7 +250,7 @@ def pack_iv23(iv25):
 def zuc_vector(o, group, index, where):
     """One vector in each of its IV forms: ZUC-128's 16-byte IV; ZUC-256's
     25-byte one and its 23-byte form, given or packed; ZUC-NEA6's 16 bytes."""
-    variant = 128 if group.startswith("zuc128") else 256 if group.startswith("zuc256") else "NEA6"  # NIA6: NEA6's
+    variant = 128 if group.startswith("zuc128") else 256 if group.startswith("zuc256") else "NEA6"  # NIA6 too
     source = label_source(o)
     label = f"{group} #{index + 1} ({source if source is not None else 'no source'})"
     v = {"label": label, "variant": variant,

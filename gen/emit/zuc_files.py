@@ -78,10 +78,10 @@ def files(choices):
     c_prov = provenance(SPEC_SOURCES + ["templates/"])
     s0_rows, s1_rows = hex_rows(zuc.s0_table()), hex_rows(zuc.s1_table())
     out = dict(zuc_kernel_files.kernel_files(choices))
+    nea6 = dict(init_more_rounds=zuc_reference.INIT_MORE_ROUNDS, iv_bytes_nea6=zuc.IV_BYTES_NEA6,
+                nia6_tag_bytes=(zuc_nxa6_reference.TAG_BYTES[0], zuc_nxa6_reference.TAG_BYTES[-1]))
     out["include/zuc.h"] = render("zuc.h.j2", provenance=c_prov, impls=impl_names(), lanes_max=LANES_MAX,
-                                  init_more_rounds=zuc_reference.INIT_MORE_ROUNDS,
-                                  init_rounds_nea6=zuc.init_rounds(zuc.NEA6), iv_bytes_nea6=zuc.IV_BYTES_NEA6,
-                                  nia6_tag_bytes=(zuc_nxa6_reference.TAG_BYTES[0], zuc_nxa6_reference.TAG_BYTES[-1]))
+                                  init_rounds_nea6=zuc.init_rounds(zuc.NEA6), **nea6)
     out["src/zuc_internal.h"] = render("zuc_internal.h.j2", provenance=c_prov, fold_chunks=zuc_mac.FOLD_CHUNKS)
     out["src/zuc_core.c"] = render(
         "zuc_core.c.j2", provenance=c_prov, key_bytes=zuc.KEY_BYTES, cells=zuc.LFSR_CELLS,
@@ -90,14 +90,13 @@ def files(choices):
         d256=[(tag, ", ".join(f"0x{v:02x}" for v in row)) for tag, row in sorted(zuc.D256.items())],
         load256=_load_lines(zuc.KEY_LOADING_256), load_nea6=_load_lines(zuc.KEY_LOADING_NEA6),
         d_nea6=", ".join(f"0x{v:02x}" for v in zuc.D_NEA6), key_bytes_nea6=zuc.KEY_BYTES[zuc.NEA6],
-        iv_bytes_nea6=zuc.IV_BYTES_NEA6, init_more_rounds=zuc_reference.INIT_MORE_ROUNDS,
         nia6_keystream_words=zuc_nxa6_reference.KEY_BLOCKS * zuc_nxa6_reference.BLOCK // 4,
-        nia6_tag_bytes=(zuc_nxa6_reference.TAG_BYTES[0], zuc_nxa6_reference.TAG_BYTES[-1]), registry=registry.sections(zuc_kernel_files.registry_kernels()),
-        **_iv_layout())
+        registry=registry.sections(zuc_kernel_files.registry_kernels()), **nea6, **_iv_layout())
     out["src/zuc_reference_scalar.c"] = render(
         "zuc_reference_scalar.c.j2", provenance=c_prov, lanes=REFERENCE_LANES, s0_rows=s0_rows, s1_rows=s1_rows,
         s0_rotation=zuc.S0_ROTATION, s1_constant=zuc.S1_CONSTANT, s1_field=zuc.S1_FIELD_POLY,
-        init_rounds=zuc.INIT_ROUNDS, init_more_rounds=zuc_reference.INIT_MORE_ROUNDS, modulus=zuc.LFSR_MODULUS, cells=zuc.LFSR_CELLS, l1_rotations=zuc.L1_ROTATIONS,
+        init_rounds=zuc.INIT_ROUNDS, init_more_rounds=zuc_reference.INIT_MORE_ROUNDS, modulus=zuc.LFSR_MODULUS,
+        cells=zuc.LFSR_CELLS, l1_rotations=zuc.L1_ROTATIONS,
         l2_rotations=zuc.L2_ROTATIONS, feedback_terms=_feedback_terms(), feedback_formula=_feedback_formula())
     emulable = list(zuc_kernel_files.EMULABLE)
     out["src/zuc_emulated.c"] = render("zuc_emulated.c.j2", provenance=c_prov, impls=emulable,

@@ -46,8 +46,8 @@ def keystream_forms(strategy, target, choices):
 
 def lowered_programs(target, strategy, choices):
     """The kernel's functions, lowered for `target`: the initialisation
-    rounds (NEA6's 16 more, then the 32 every variant runs), a keystream block, the block XORed into the lanes' messages
-    (the encryption's one pass), one round's keystream word (the one-stream
+    rounds (NEA6's 16 more, then the 32 every variant runs), a keystream
+    block, the block XORed into the lanes' messages (the encryption's one pass), one round's keystream word (the one-stream
     keystream's last n mod 16 words), and the MACs' carry-less folds at the
     target's width (zuc_mac: mac_fold for 32- and 64-bit tags, mac_fold_wide
     for 128-bit ones)."""

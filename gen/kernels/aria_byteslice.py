@@ -32,37 +32,25 @@ KEY_WORD_BYTES = 4   # a round key byte is stored as a 32-bit word holding it fo
 @lru_cache(maxsize=None)
 def sbox_forms():
     """{S-box number: (inner AffineMap or None, outer AffineMap)} with
-    SB(x) = outer(inv(inner(x))), derived from the spec's maps."""
+    SB(x) = outer(inv(inner(x))), derived from the spec's maps: SB1 and SB2 are
+    M x^e ^ c with e = -2^k, that is (M F^k) inv(x) ^ c, F the squaring map;
+    SB3 and SB4, their inverses, are F^k' inv(M^-1 (y ^ c)) with -2^k' = 1/e."""
     field = Field(aria.FIELD_POLY)
-    frobenius = field.frobenius_matrix()
-    identity = BitMatrix.identity(8)
 
-    def power(m, k):
-        out = identity
-        for _ in range(k):
-            out = out @ m
-        return out
+    def frobenius(exponent):
+        """F^k as a matrix, for x^exponent = inv(x)^(2^k) on GF(2^8)*."""
+        k = next((k for k in range(8) if (exponent + (1 << k)) % 255 == 0), None)
+        if k is None:
+            raise ValueError(f"x^{exponent} is no Frobenius power of the inverse")
+        return BitMatrix.from_function(lambda x: field.pow(x, 1 << k), 8, 8)
 
-    sb1 = AffineMap(BitMatrix.from_columns(aria.SB1_COLUMNS, 8), aria.SB1_CONSTANT)
-    b = AffineMap(BitMatrix.from_columns(aria.SB2_COLUMNS, 8), aria.SB2_CONSTANT)
-    # x^247 = inv(x)^(2^3) and x^223 = inv(x)^(2^5): 247 * 8 = 223 * 32 = 1 (mod 255) times -1.
-    frob_sb2, frob_sb4 = _frobenius_power(aria.SB2_EXPONENT), _frobenius_power(_inverse_exponent(aria.SB2_EXPONENT))
-    return {1: (None, sb1),
-            2: (None, AffineMap(b.linear @ power(frobenius, frob_sb2), b.constant)),
-            3: (sb1.inverse(), AffineMap(identity, 0)),
-            4: (b.inverse(), AffineMap(power(frobenius, frob_sb4), 0))}
-
-
-def _inverse_exponent(e):
-    return pow(e, -1, 255)
-
-
-def _frobenius_power(e):
-    """k with x^e = inv(x)^(2^k) on GF(2^8)*: e = -2^k (mod 255)."""
-    for k in range(8):
-        if (e + (1 << k)) % 255 == 0:
-            return k
-    raise ValueError(f"x^{e} is no Frobenius power of the inverse")
+    forms = {}
+    for number, columns, exponent, constant in ((1, aria.SB1_COLUMNS, aria.SB1_EXPONENT, aria.SB1_CONSTANT),
+                                                 (2, aria.SB2_COLUMNS, aria.SB2_EXPONENT, aria.SB2_CONSTANT)):
+        direct = AffineMap(BitMatrix.from_columns(columns, 8), constant)
+        forms[number] = (None, AffineMap(direct.linear @ frobenius(exponent % 255), constant))
+        forms[number + 2] = (direct.inverse(), AffineMap(frobenius(pow(exponent % 255, -1, 255)), 0))
+    return forms
 
 
 def program(bits, key_bytes, groups=1):

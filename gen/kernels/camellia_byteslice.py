@@ -51,25 +51,23 @@ def sbox_forms(isomorphism=0):
 
 
 def subkey_order(key_bytes):
-    """The subkeys as the program reads them: kw1, kw2, then per section six
-    round keys and (but after the last) the two FL keys, then kw3, kw4."""
-    rounds = camellia.ROUNDS[key_bytes]
-    order = ["kw0", "kw1"]
-    for section in range(rounds // ROUNDS_PER_SECTION):
-        order += [f"k{ROUNDS_PER_SECTION * section + i}" for i in range(ROUNDS_PER_SECTION)]
-        if section < rounds // ROUNDS_PER_SECTION - 1:
-            order += [f"kl{2 * section}", f"kl{2 * section + 1}"]
-    return order + ["kw2", "kw3"]
+    """The subkeys as the program reads them, as (kind, index) into
+    camellia_reference.subkeys' form: kw1, kw2, then per section six round keys
+    and (but after the last) the two FL keys, then kw3, kw4."""
+    sections = camellia.ROUNDS[key_bytes] // ROUNDS_PER_SECTION
+    order = [("kw", 0), ("kw", 1)]
+    for section in range(sections):
+        order += [("k", ROUNDS_PER_SECTION * section + i) for i in range(ROUNDS_PER_SECTION)]
+        if section < sections - 1:
+            order += [("kl", 2 * section), ("kl", 2 * section + 1)]
+    return order + [("kw", 2), ("kw", 3)]
 
 
 def subkey_bytes(keys, key_bytes):
     """The rk parameter from camellia_reference.subkeys' form (or its decryption
     order): each byte of each 64-bit subkey as a 32-bit word of four copies."""
-    flat = []
-    for name in subkey_order(key_bytes):
-        kind, index = name.rstrip("0123456789"), int(name.lstrip("kwl"))
-        flat.append(keys[kind][index])
-    return bytearray(b for k in flat for b in k.to_bytes(SUBKEY_BYTES, "big") for _ in range(KEY_WORD_BYTES))
+    return bytearray(b for kind, index in subkey_order(key_bytes)
+                     for b in keys[kind][index].to_bytes(SUBKEY_BYTES, "big") for _ in range(KEY_WORD_BYTES))
 
 
 def program(bits, key_bytes, groups=1, isomorphism=0):

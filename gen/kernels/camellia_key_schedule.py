@@ -16,19 +16,19 @@ from ..ir import Builder
 from ..specs import camellia
 from . import block128
 from .camellia_byteslice import SUBKEY_BYTES, sbox_forms, subkey_order
+from .camellia_reference import decryption_subkeys
 
 BLOCK = camellia.BLOCK_BYTES
 HALF = BLOCK // 2
 
 
-def decryption_names(key_bytes):
-    """The subkey each position of the decryption order takes, by the names of
-    subkey_order: kw3, kw4, kw1, kw2; the round keys and FL keys reversed."""
+def decryption_order(key_bytes):
+    """The (kind, index) each position of subkey_order takes in the decryption
+    order: camellia_reference's reordering applied to the subkeys' names."""
     order = subkey_order(key_bytes)
-    rounds, fl = [n for n in order if n.startswith("k") and n[1].isdigit()], [n for n in order if n.startswith("kl")]
-    swap = {**dict(zip(rounds, reversed(rounds))), **dict(zip(fl, reversed(fl))),
-            "kw0": "kw2", "kw1": "kw3", "kw2": "kw0", "kw3": "kw1"}
-    return [swap[n] for n in order]
+    names = {kind: [(kind, i) for i in range(sum(k == kind for k, _ in order))] for kind in ("kw", "k", "kl")}
+    reordered = decryption_subkeys(names)
+    return [reordered[kind][index] for kind, index in order]
 
 
 def program(key_bytes):
@@ -74,9 +74,9 @@ def program(key_bytes):
         value = block128.rotl(b, sources[source], rotation)
         parts = [(0 if half[0] == "L" else HALF)] if half else [0, HALF]
         for k, first in enumerate(parts):
-            halves[f"{kind}{n - 1 + k}"] = (value, first)
+            halves[kind, n - 1 + k] = (value, first)
     size = SUBKEY_BYTES * block128.KEY_WORD_BYTES
-    for param, names in (("ek", subkey_order(key_bytes)), ("dk", decryption_names(key_bytes))):
+    for param, names in (("ek", subkey_order(key_bytes)), ("dk", decryption_order(key_bytes))):
         for position, name in enumerate(names):
             value, first = halves[name]
             block128.store_key_form(b, param, position * size, value, first, HALF)

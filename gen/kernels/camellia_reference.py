@@ -102,13 +102,17 @@ def subkeys(key):
     return out
 
 
-def _crypt(keys, block, decrypt):
+def decryption_subkeys(keys):
+    """subkeys' form in the decryption order (the specification's section 3.3):
+    kw3, kw4, kw1, kw2; the round keys and the FL keys reversed."""
+    return {"kw": keys["kw"][2:] + keys["kw"][:2], "k": keys["k"][::-1], "kl": keys["kl"][::-1]}
+
+
+def _crypt(keys, block):
     block = bytes(block)
     if len(block) != camellia.BLOCK_BYTES:
         raise SpecError(f"a Camellia block is {camellia.BLOCK_BYTES} bytes, not {len(block)}")
     kw, k, klk = keys["kw"], keys["k"], keys["kl"]
-    if decrypt:
-        kw, k, klk = kw[2:] + kw[:2], k[::-1], klk[::-1]
     m = int.from_bytes(block, "big")
     left, right = (m >> 64) ^ kw[0], (m & MASK64) ^ kw[1]
     for r, key in enumerate(k, 1):
@@ -120,8 +124,8 @@ def _crypt(keys, block, decrypt):
 
 
 def encrypt_block(key, block):
-    return _crypt(subkeys(key), block, False)
+    return _crypt(subkeys(key), block)
 
 
 def decrypt_block(key, block):
-    return _crypt(subkeys(key), block, True)
+    return _crypt(decryption_subkeys(subkeys(key)), block)

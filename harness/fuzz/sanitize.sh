@@ -17,13 +17,13 @@
 #    harness_build fixture asks for uses them too): generated/ (libkcrypt.a
 #    with the cores, every C kernel and the assembly twins) and kcrypt,
 #    verify, bench.  The SIMDe builds (libkcrypt_emulated.a) are the slowest
-#    sources there are under ASan (the build step took 524 s with them, 44 s
-#    without, on a Zen 5; SIMDe's vectors are stack arrays ASan instruments),
-#    and they compile the same kernel sources as the native build: they are
-#    built (EMULATED=1) only where they check a kernel the native build
-#    cannot run here, i.e. when the sanitized kcrypt, built without them,
-#    lists a target of this architecture that is not native
-#    (SANITIZE_EMULATED=auto, the default; 1: always, 0: never).  The assembly twins (.S) are
+#    sources there are under ASan (SIMDe's vectors are stack arrays ASan
+#    instruments; docs/verification.md has the times), and they compile the
+#    same kernel sources as the native build: they are built (EMULATED=1)
+#    only where they check a kernel the native build cannot run here, i.e.
+#    when the sanitized kcrypt, built without them, lists a target of this
+#    architecture that is not native (SANITIZE_EMULATED=auto, the default;
+#    1: always, 0: never).  The assembly twins (.S) are
 #    assembled as usual: ASan cannot instrument hand-written assembly, so
 #    their own loads and stores are unchecked here; the C around them (the
 #    _asm.c entry points, the modes) is checked, and the fuzz targets check
